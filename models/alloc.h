@@ -1,0 +1,101 @@
+/* alloc.h - the interface every allocator policy implements.
+ *
+ * One policy = one file models/alloc_NAME.c exporting `const struct alloc_ops *alloc_NAME_ops(void)`
+ * (STYLE.md: SQLite mem5, Lua's lua_Alloc). The table in models/policies.c maps names to getters.
+ *
+ * A policy manages the address space of one memory level. It takes memory from the device only
+ * through env->dev_alloc / env->dev_free (so the level can count reserved bytes and place regions
+ * in the device address model), and reports every block it hands out as (address, size, handle).
+ * Addresses are offsets in the level's device address space [0, capacity).
+ * A policy knows nothing about traces, YAML or output formats. */
+#ifndef AM_ALLOC_H
+#define AM_ALLOC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../sim/common.h"
+#include "opts.h"
+
+/* What the memory level offers a policy. */
+typedef struct alloc_env {
+    void *ctx;
+    uint64_t capacity;    /* bytes in the device address space */
+    uint64_t granularity; /* device allocation granularity, bytes (>= 1) */
+    /* Take `bytes` from the device: 0 and *addr on success, -1 when refused (capacity, fault
+     * injection). Regions are placed first-fit from address 0 unless the level holds a recorded
+     * address hint for the next device allocation (see mem_hint_device_addr). */
+    int (*dev_alloc)(void *ctx, uint64_t bytes, uint64_t *addr);
+    void (*dev_free)(void *ctx, uint64_t addr, uint64_t bytes);
+    /* Optional event log (regions, allocator-specific lines); may be NULL. */
+    void (*log)(void *ctx, const char *line);
+} alloc_env;
+
+typedef struct alloc_req {
+    uint64_t bytes;  /* requested bytes, > 0 */
+    uint32_t stream; /* stream the allocation is ordered on */
+} alloc_req;
+
+typedef struct alloc_out {
+    uint64_t addr;   /* offset in the level's device address space */
+    uint64_t size;   /* bytes the policy gave (chunk or block size) */
+    uint64_t handle; /* opaque, passed back to free */
+} alloc_out;
+
+/* A block as walk() reports it. */
+typedef struct alloc_block {
+    uint64_t addr, size;
+    uint64_t requested; /* 0 for free blocks */
+    int in_use;         /* 1 allocated, 0 free (cached), 2 freed but pending (stream-ordered) */
+    uint64_t region;    /* start address of the region/segment that holds it */
+} alloc_block;
+
+/* Where a policy reports its own statistics, under the real system's names. */
+typedef struct stat_sink {
+    void *ctx;
+    void (*u64)(void *ctx, const char *name, uint64_t v);
+    void (*cur_peak)(void *ctx, const char *name, uint64_t current, uint64_t peak);
+    void (*real)(void *ctx, const char *name, double v, int is_null);
+} stat_sink;
+
+enum { ALLOC_OK = 0, ALLOC_OOM = 1 };
+
+struct alloc_ops {
+    const char *name;
+    const char *summary;      /* one line for --help and the README */
+    const opt_desc *opts;     /* NULL-key terminated */
+    size_t opts_size;         /* sizeof the policy's options struct */
+    /* Create a policy instance. opts points at a filled options struct. */
+    int (*create)(void **st, const alloc_env *env, const void *opts, am_error *err);
+    void (*destroy)(void *st);
+    /* ALLOC_OK and *o, or ALLOC_OOM (state unchanged except statistics). */
+    int (*alloc)(void *st, const alloc_req *r, alloc_out *o);
+    /* Release a block (handle from alloc): its memory is reusable from now on. */
+    void (*free)(void *st, uint64_t handle);
+    /* Optional two-phase release (PyTorch's free_requested): the tensor is dropped but the
+     * block waits for pending stream uses; free() follows later. NULL: the engine calls only
+     * free(), at completion. */
+    void (*free_requested)(void *st, uint64_t handle);
+    /* Largest free byte range the policy could hand out without asking the device. */
+    uint64_t (*largest_free)(void *st);
+    void (*stats)(void *st, const stat_sink *sink);
+    /* Visit every block (free and in use) in address order. */
+    void (*walk)(void *st, void (*fn)(void *arg, const alloc_block *b), void *arg);
+    /* Number of broken invariants (0 = consistent); describes the first in err. */
+    int (*check)(void *st, am_error *err);
+    /* Optional: called once at the end of a run (e.g. BFC logs its statistics). */
+    void (*finish)(void *st);
+    /* Optional: 1 when these options ask for recorded segment addresses (the memory level then
+     * honours the engine's hints, see memory.h). */
+    int (*recorded_addresses)(const void *opts);
+    /* Optional: 1 when a failed request may wait up to *wait for frees later on the timeline
+     * (BFC's retry-after-free option); the engine implements the waiting. */
+    int (*retry_after_free)(const void *opts, am_ps *wait);
+};
+
+/* models/policies.c */
+const struct alloc_ops *alloc_find(const char *name);
+/* NULL-terminated list of all policies, in a fixed order. */
+const struct alloc_ops *const *alloc_all(void);
+
+#endif

@@ -1,0 +1,534 @@
+/* alloc_bfc.c - TensorFlow / XLA / JAX's BFC allocator (best-fit with coalescing), exact.
+ *
+ * Reference: ../shared/specs/allocators.md section 1, written from tsl's
+ * tsl/framework/bfc_allocator.{h,cc}. Rules reproduced here:
+ *   - a request of n bytes becomes R = round up n to 256; n = 0 is refused by the engine;
+ *   - free chunks sit in 21 bins ordered by (size, address); the search starts at bin(R) and
+ *     takes the first chunk with size >= R. Because bins partition sizes in ascending order,
+ *     that is exactly the lower bound of (R, 0) in one (size, address)-ordered set, which is
+ *     what we keep (bin numbers are still computed for statistics and checks);
+ *   - the allocation takes the low end; the chunk is split when size >= 2R or
+ *     size - R >= max_internal_fragmentation (128 MiB, or fragmentation_fraction * limit);
+ *   - a freed chunk merges with its next neighbour, then its previous one (same region only);
+ *   - on a miss the pool grows by a region (Extend): available = round down (limit - pool) to
+ *     256; fail if R > available; double the region size until >= R; take min(region size,
+ *     available); on device refusal back off by 0.9 (single-precision float, truncated, rounded
+ *     up to 256) until it fits or drops below R; if the size did not have to grow, double it
+ *     afterwards. The first region size is round up min(limit, 2 MiB) with allow_growth, else
+ *     the whole limit (taken at the first request);
+ *   - with garbage_collection, a miss that Extend cannot serve gives back every region whose
+ *     chunks are all free (when that could make room) and extends again;
+ *   - with region_coalescing, a region that starts where the previous one ends extends it and
+ *     its chunk links to (and merges with) that region's last chunk.
+ * Statistics keep TensorFlow's names (num_allocs, bytes_in_use, peak_bytes_in_use,
+ * largest_alloc_size, pool_bytes, peak_pool_bytes, bytes_limit, largest_free_block_bytes) and
+ * BFC's fragmentation metric (free - largest free chunk) / free. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "ordset.h"
+
+#define BFC_MIN 256ULL              /* kMinAllocationSize: request and address granularity */
+#define BFC_BINS 21
+#define BFC_DEFAULT_MAX_FRAG (128ULL << 20)
+
+struct bfc_opts {
+    uint64_t memory_limit;        /* bytes; 0 = use memory_fraction */
+    double memory_fraction;       /* of the device capacity */
+    int allow_growth;
+    int garbage_collection;
+    double fragmentation_fraction;
+    int region_coalescing;
+    int retry_after_free;         /* engine: failed requests wait for frees */
+    am_ps retry_wait;             /* longest simulated wait */
+};
+
+static const opt_desc bfc_opt_table[] = {
+    {"memory_limit", OPT_SIZE, offsetof(struct bfc_opts, memory_limit), "0",
+     "pool cap in bytes; 0 = memory_fraction of capacity (memory_limit wins when both are set)",
+     NULL, 0, 0},
+    {"memory_fraction", OPT_FRACTION, offsetof(struct bfc_opts, memory_fraction), "0.75",
+     "pool cap as a fraction of total device memory (JAX default 0.75)", NULL, 0, 0},
+    {"allow_growth", OPT_BOOL, offsetof(struct bfc_opts, allow_growth), "false",
+     "grow the pool by doubling regions from 2 MiB instead of one region of the limit", NULL,
+     0, 0},
+    {"garbage_collection", OPT_BOOL, offsetof(struct bfc_opts, garbage_collection), "false",
+     "on a miss, give back completely free regions and retry", NULL, 0, 0},
+    {"fragmentation_fraction", OPT_FRACTION, offsetof(struct bfc_opts, fragmentation_fraction),
+     "0", "split when the remainder >= this fraction of the limit (0: 128 MiB)", NULL, 0, 0},
+    {"region_coalescing", OPT_BOOL, offsetof(struct bfc_opts, region_coalescing), "false",
+     "a region adjacent to the previous one extends it", NULL, 0, 0},
+    {"retry_after_free", OPT_BOOL, offsetof(struct bfc_opts, retry_after_free), "false",
+     "a failed request waits for frees later on the timeline before it fails", NULL, 0, 0},
+    {"retry_wait", OPT_TIME, offsetof(struct bfc_opts, retry_wait), "10s",
+     "longest simulated wait of a retried request", NULL, 0, 0},
+    {NULL, OPT_BOOL, 0, NULL, NULL, NULL, 0, 0},
+};
+
+typedef struct chunk chunk;
+struct chunk {
+    os_node node;       /* free-set membership: k1 = size, k2 = address */
+    uint64_t addr;      /* device address */
+    uint64_t size;      /* bytes, multiple of 256 */
+    uint64_t requested; /* bytes asked for; 0 when free */
+    chunk *prev, *next; /* address neighbours inside the region */
+    struct region *region;
+    int in_use;
+};
+
+typedef struct region {
+    uint64_t addr, size;
+    chunk *first;
+} region;
+
+#define SLAB_CHUNKS 1024
+typedef struct slab {
+    struct slab *next;
+    chunk c[SLAB_CHUNKS];
+} slab;
+
+typedef struct bfc {
+    alloc_env env;
+    struct bfc_opts o;
+    uint64_t limit;              /* memory_limit in bytes */
+    uint64_t max_frag;           /* max_internal_fragmentation_bytes */
+    uint64_t curr_region;        /* curr_region_allocation_bytes_ */
+    os_tree free_set;            /* free chunks by (size, address) */
+    region **regions;            /* sorted by address */
+    size_t nregions, cap_regions;
+    slab *slabs;
+    chunk *spare;                /* unused chunk records */
+    /* statistics */
+    uint64_t num_allocs, bytes_in_use, peak_bytes_in_use, largest_alloc_size;
+    uint64_t pool_bytes, peak_pool_bytes, ooms, gc_runs, regions_freed;
+} bfc;
+
+static inline uint64_t round256(uint64_t n) { return am_round_up(n, BFC_MIN); }
+
+/* Bin of a size: min(20, floor(log2(max(s, 256) / 256))). */
+static int bfc_bin(uint64_t s)
+{
+    uint64_t v = (s < BFC_MIN ? BFC_MIN : s) >> 8;
+    int b = 63 - __builtin_clzll(v);
+    return b < BFC_BINS - 1 ? b : BFC_BINS - 1;
+}
+
+static chunk *chunk_new(bfc *b)
+{
+    if (!b->spare) {
+        slab *s = am_calloc(1, sizeof *s);
+        s->next = b->slabs;
+        b->slabs = s;
+        for (int i = SLAB_CHUNKS - 1; i >= 0; i--) {
+            s->c[i].next = b->spare;
+            b->spare = &s->c[i];
+        }
+    }
+    chunk *c = b->spare;
+    b->spare = c->next;
+    memset(c, 0, sizeof *c);
+    return c;
+}
+
+static void chunk_put(bfc *b, chunk *c)
+{
+    c->next = b->spare;
+    c->size = 0;
+    b->spare = c;
+}
+
+static void bin_insert(bfc *b, chunk *c)
+{
+    c->node.k1 = c->size;
+    c->node.k2 = c->addr;
+    c->node.val = c->size;
+    os_insert(&b->free_set, &c->node);
+}
+
+static void bin_remove(bfc *b, chunk *c) { os_remove(&b->free_set, &c->node); }
+
+/* Merge c2 (the next neighbour) into c1; both are out of the free set. */
+static void merge(bfc *b, chunk *c1, chunk *c2)
+{
+    c1->size += c2->size;
+    c1->next = c2->next;
+    if (c2->next)
+        c2->next->prev = c1;
+    chunk_put(b, c2);
+}
+
+/* TryToCoalesce: next first, then previous; returns the resulting chunk (not in the set). */
+static chunk *coalesce(bfc *b, chunk *c)
+{
+    if (c->next && !c->next->in_use) {
+        bin_remove(b, c->next);
+        merge(b, c, c->next);
+    }
+    if (c->prev && !c->prev->in_use) {
+        chunk *p = c->prev;
+        bin_remove(b, p);
+        merge(b, p, c);
+        c = p;
+    }
+    return c;
+}
+
+static void log_region(bfc *b, char tag, uint64_t addr, uint64_t size)
+{
+    if (b->env.log) {
+        char line[96];
+        snprintf(line, sizeof line, "%c %" PRIu64 " %" PRIu64, tag, addr, size);
+        b->env.log(b->env.ctx, line);
+    }
+}
+
+static region *region_insert(bfc *b, uint64_t addr, uint64_t size)
+{
+    if (b->nregions == b->cap_regions) {
+        b->cap_regions = b->cap_regions ? 2 * b->cap_regions : 16;
+        b->regions = am_realloc(b->regions, b->cap_regions * sizeof *b->regions);
+    }
+    size_t i = b->nregions;
+    while (i > 0 && b->regions[i - 1]->addr > addr)
+        i--;
+    memmove(&b->regions[i + 1], &b->regions[i], (b->nregions - i) * sizeof *b->regions);
+    b->nregions++;
+    region *r = am_malloc(sizeof *r);
+    *r = (region){addr, size, NULL};
+    b->regions[i] = r;
+    return r;
+}
+
+static int region_used(const region *r)
+{
+    for (const chunk *c = r->first; c; c = c->next)
+        if (c->in_use)
+            return 1;
+    return 0;
+}
+
+/* Extend: grow the pool by one region able to hold `rounded` bytes. */
+static int extend(bfc *b, uint64_t rounded)
+{
+    uint64_t avail = b->limit > b->pool_bytes ? b->limit - b->pool_bytes : 0;
+    avail = am_round_down(avail, BFC_MIN);
+    if (rounded > avail)
+        return 0;
+    int increased = 0;
+    while (rounded > b->curr_region) {
+        b->curr_region *= 2;
+        increased = 1;
+    }
+    uint64_t bytes = AM_MIN(b->curr_region, avail), addr = 0;
+    int got = b->env.dev_alloc(b->env.ctx, bytes, &addr) == 0;
+    while (!got) {
+        float f = (float)bytes * 0.9f; /* kBackpedalFactor is a float */
+        bytes = round256((uint64_t)f);
+        if (bytes < rounded)
+            break;
+        got = b->env.dev_alloc(b->env.ctx, bytes, &addr) == 0;
+    }
+    if (!got)
+        return 0;
+    if (!increased)
+        b->curr_region *= 2;
+    b->pool_bytes += bytes;
+    if (b->pool_bytes > b->peak_pool_bytes)
+        b->peak_pool_bytes = b->pool_bytes;
+
+    chunk *c = chunk_new(b);
+    c->addr = addr;
+    c->size = bytes;
+    region *r = NULL;
+    if (b->o.region_coalescing) {
+        for (size_t i = 0; i < b->nregions; i++)
+            if (b->regions[i]->addr + b->regions[i]->size == addr) {
+                r = b->regions[i];
+                break;
+            }
+    }
+    if (r) {
+        r->size += bytes;
+        chunk *last = r->first;
+        while (last->next)
+            last = last->next;
+        last->next = c;
+        c->prev = last;
+        c->region = r;
+    } else {
+        r = region_insert(b, addr, bytes);
+        r->first = c;
+        c->region = r;
+    }
+    bin_insert(b, coalesce(b, c));
+    return 1;
+}
+
+/* FindChunkPtr: smallest free chunk >= rounded, lowest address among equals. */
+static chunk *find_chunk(bfc *b, uint64_t rounded, uint64_t requested)
+{
+    os_node *n = os_lower_bound(&b->free_set, rounded, 0);
+    if (!n)
+        return NULL;
+    chunk *c = (chunk *)n;
+    bin_remove(b, c);
+    if (c->size >= 2 * rounded || c->size - rounded >= b->max_frag) {
+        chunk *rest = chunk_new(b);
+        rest->addr = c->addr + rounded;
+        rest->size = c->size - rounded;
+        rest->region = c->region;
+        rest->prev = c;
+        rest->next = c->next;
+        if (c->next)
+            c->next->prev = rest;
+        c->next = rest;
+        c->size = rounded;
+        bin_insert(b, rest);
+    }
+    c->in_use = 1;
+    c->requested = requested;
+    b->num_allocs++;
+    b->bytes_in_use += c->size;
+    if (b->bytes_in_use > b->peak_bytes_in_use)
+        b->peak_bytes_in_use = b->bytes_in_use;
+    if (c->size > b->largest_alloc_size)
+        b->largest_alloc_size = c->size;
+    return c;
+}
+
+/* DeallocateFreeRegions: give back every region with no chunk in use, if that could help. */
+static int gc_regions(bfc *b, uint64_t rounded)
+{
+    if (!b->o.garbage_collection)
+        return 0;
+    uint64_t total_free = 0;
+    for (size_t i = 0; i < b->nregions; i++)
+        if (!region_used(b->regions[i]))
+            total_free += b->regions[i]->size;
+    if (total_free == 0)
+        return 0;
+    if (rounded > b->limit - b->pool_bytes + total_free)
+        return 0;
+    size_t keep = 0;
+    for (size_t i = 0; i < b->nregions; i++) {
+        region *r = b->regions[i];
+        if (region_used(r)) {
+            b->regions[keep++] = r;
+            continue;
+        }
+        for (chunk *c = r->first, *nx; c; c = nx) {
+            nx = c->next;
+            bin_remove(b, c);
+            chunk_put(b, c);
+        }
+        b->env.dev_free(b->env.ctx, r->addr, r->size);
+        b->pool_bytes -= r->size;
+        b->regions_freed++;
+        free(r);
+    }
+    b->nregions = keep;
+    b->gc_runs++;
+    return 1;
+}
+
+static int bfc_alloc(void *st, const alloc_req *r, alloc_out *o)
+{
+    bfc *b = st;
+    uint64_t rounded = round256(r->bytes);
+    chunk *c = find_chunk(b, rounded, r->bytes);
+    if (!c && extend(b, rounded))
+        c = find_chunk(b, rounded, r->bytes);
+    if (!c && gc_regions(b, rounded) && extend(b, rounded))
+        c = find_chunk(b, rounded, r->bytes);
+    if (!c) {
+        b->ooms++;
+        return ALLOC_OOM;
+    }
+    o->addr = c->addr;
+    o->size = c->size;
+    o->handle = (uint64_t)(uintptr_t)c;
+    return ALLOC_OK;
+}
+
+static void bfc_free(void *st, uint64_t handle)
+{
+    bfc *b = st;
+    chunk *c = (chunk *)(uintptr_t)handle;
+    c->in_use = 0;
+    c->requested = 0;
+    b->bytes_in_use -= c->size;
+    bin_insert(b, coalesce(b, c));
+}
+
+static uint64_t bfc_largest_free(void *st)
+{
+    os_node *n = os_last(&((bfc *)st)->free_set);
+    return n ? n->k1 : 0;
+}
+
+static void bfc_stats(void *st, const stat_sink *s)
+{
+    bfc *b = st;
+    uint64_t largest = bfc_largest_free(b);
+    s->u64(s->ctx, "num_allocs", b->num_allocs);
+    s->u64(s->ctx, "bytes_in_use", b->bytes_in_use);
+    s->u64(s->ctx, "peak_bytes_in_use", b->peak_bytes_in_use);
+    s->u64(s->ctx, "largest_alloc_size", b->largest_alloc_size);
+    s->u64(s->ctx, "pool_bytes", b->pool_bytes);
+    s->u64(s->ctx, "peak_pool_bytes", b->peak_pool_bytes);
+    s->u64(s->ctx, "bytes_limit", b->limit);
+    s->u64(s->ctx, "largest_free_block_bytes", largest);
+    uint64_t free_b = b->pool_bytes - b->bytes_in_use;
+    s->real(s->ctx, "fragmentation", free_b ? (double)(free_b - largest) / (double)free_b : 0,
+            free_b == 0);
+    s->u64(s->ctx, "num_regions", b->nregions);
+    s->u64(s->ctx, "ooms", b->ooms);
+    s->u64(s->ctx, "gc_runs", b->gc_runs);
+    s->u64(s->ctx, "regions_freed", b->regions_freed);
+}
+
+static void bfc_walk(void *st, void (*fn)(void *arg, const alloc_block *blk), void *arg)
+{
+    bfc *b = st;
+    for (size_t i = 0; i < b->nregions; i++)
+        for (chunk *c = b->regions[i]->first; c; c = c->next) {
+            alloc_block blk = {c->addr, c->size, c->requested, c->in_use, b->regions[i]->addr};
+            fn(arg, &blk);
+        }
+}
+
+#define BAD(...) (bad++, am_fail(err, AM_EINTERNAL, __VA_ARGS__))
+
+static int bfc_check(void *st, am_error *err)
+{
+    bfc *b = st;
+    int bad = 0;
+    uint64_t pool = 0, in_use = 0;
+    size_t nfree = 0;
+    for (size_t i = 0; i < b->nregions; i++) {
+        region *r = b->regions[i];
+        uint64_t at = r->addr;
+        pool += r->size;
+        if (i > 0 && b->regions[i - 1]->addr + b->regions[i - 1]->size > r->addr)
+            BAD("bfc: regions overlap at %" PRIu64, r->addr);
+        for (chunk *c = r->first; c; c = c->next) {
+            if (c->addr != at || c->region != r || c->size == 0 || c->size % BFC_MIN ||
+                (c->next && c->next->prev != c))
+                BAD("bfc: chunk at %" PRIu64 " breaks the tiling of region %" PRIu64, c->addr,
+                    r->addr);
+            if (c->in_use) {
+                in_use += c->size;
+            } else {
+                nfree++;
+                if (c->node.k1 != c->size || c->node.k2 != c->addr)
+                    BAD("bfc: free chunk %" PRIu64 " misfiled", c->addr);
+                if (c->next && !c->next->in_use)
+                    BAD("bfc: free neighbours at %" PRIu64 " not coalesced", c->addr);
+            }
+            at += c->size;
+        }
+        if (at != r->addr + r->size)
+            BAD("bfc: chunks of region %" PRIu64 " do not fill it", r->addr);
+    }
+    if (pool != b->pool_bytes || in_use != b->bytes_in_use || nfree != b->free_set.n ||
+        os_check(&b->free_set))
+        BAD("bfc: statistics disagree with a walk (pool %" PRIu64 "/%" PRIu64 ", in use %" PRIu64
+            "/%" PRIu64 ", free chunks %zu/%zu)",
+            pool, b->pool_bytes, in_use, b->bytes_in_use, nfree, b->free_set.n);
+    if (b->pool_bytes > b->limit)
+        BAD("bfc: pool of %" PRIu64 " bytes above the limit", b->pool_bytes);
+    return bad;
+}
+
+static void bfc_finish(void *st)
+{
+    bfc *b = st;
+    if (!b->env.log)
+        return;
+    uint64_t largest = bfc_largest_free(b), free_b = b->pool_bytes - b->bytes_in_use;
+    char line[512];
+    snprintf(line, sizeof line,
+             "S bytes_in_use=%" PRIu64 " peak_bytes_in_use=%" PRIu64 " num_allocs=%" PRIu64
+             " largest_alloc_size=%" PRIu64 " pool_bytes=%" PRIu64 " peak_pool_bytes=%" PRIu64
+             " largest_free_chunk=%" PRIu64 " fragmentation=%.9f ooms=%" PRIu64,
+             b->bytes_in_use, b->peak_bytes_in_use, b->num_allocs, b->largest_alloc_size,
+             b->pool_bytes, b->peak_pool_bytes, largest,
+             free_b ? (double)(free_b - largest) / (double)free_b : 0.0, b->ooms);
+    b->env.log(b->env.ctx, line);
+    /* Teardown: the allocator gives every region back (logged; state kept for the report). */
+    for (size_t i = 0; i < b->nregions; i++)
+        log_region(b, 'G', b->regions[i]->addr, b->regions[i]->size);
+}
+
+static int bfc_create(void **out, const alloc_env *env, const void *opts, am_error *err)
+{
+    static const struct bfc_opts defaults = {0, 0.75, 0, 0, 0, 0, 0, 10 * AM_PS_PER_S};
+    const struct bfc_opts *o = opts ? opts : &defaults;
+    bfc *b = am_calloc(1, sizeof *b);
+    b->env = *env;
+    b->o = *o;
+    b->limit = o->memory_limit ? o->memory_limit
+                               : (uint64_t)((double)env->capacity * o->memory_fraction);
+    if (b->limit < BFC_MIN) {
+        uint64_t lim = b->limit;
+        free(b);
+        return am_fail(err, AM_EINPUT, "bfc: memory limit of %" PRIu64 " bytes is below 256 bytes",
+                       lim);
+    }
+    b->max_frag = o->fragmentation_fraction > 0
+                      ? (uint64_t)((double)b->limit * o->fragmentation_fraction)
+                      : BFC_DEFAULT_MAX_FRAG;
+    b->curr_region = o->allow_growth ? round256(AM_MIN(b->limit, 2ULL << 20)) : round256(b->limit);
+    *out = b;
+    return 0;
+}
+
+static void bfc_destroy(void *st)
+{
+    bfc *b = st;
+    while (b->slabs) {
+        slab *s = b->slabs;
+        b->slabs = s->next;
+        free(s);
+    }
+    for (size_t i = 0; i < b->nregions; i++)
+        free(b->regions[i]);
+    free(b->regions);
+    free(b);
+}
+
+static int bfc_retry(const void *opts, am_ps *wait)
+{
+    const struct bfc_opts *o = opts;
+    if (!o || !o->retry_after_free)
+        return 0;
+    *wait = o->retry_wait;
+    return 1;
+}
+
+static const struct alloc_ops bfc_ops = {
+    .name = "bfc",
+    .summary = "TensorFlow/XLA/JAX best-fit with coalescing, exact (regions, bins, growth, GC)",
+    .opts = bfc_opt_table,
+    .opts_size = sizeof(struct bfc_opts),
+    .create = bfc_create,
+    .destroy = bfc_destroy,
+    .alloc = bfc_alloc,
+    .free = bfc_free,
+    .largest_free = bfc_largest_free,
+    .stats = bfc_stats,
+    .walk = bfc_walk,
+    .check = bfc_check,
+    .finish = bfc_finish,
+    .retry_after_free = bfc_retry,
+};
+
+const struct alloc_ops *alloc_bfc_ops(void);
+const struct alloc_ops *alloc_bfc_ops(void) { return &bfc_ops; }
+
+/* bfc_bin is exported for the unit tests through this accessor. */
+int alloc_bfc_bin(uint64_t size);
+int alloc_bfc_bin(uint64_t size) { return bfc_bin(size); }

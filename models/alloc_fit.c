@@ -1,0 +1,310 @@
+/* alloc_fit.c - baseline policies: address-ordered best fit and first fit, with coalescing.
+ *
+ * Both take one arena of the level's whole capacity from the device at the first request (so
+ * reserved memory is the capacity from then on, as a preallocating runtime would) and place
+ * blocks inside it. Requests round up to `alignment` (default 256 bytes, BFC's granularity).
+ *   best_fit:  the smallest free block that fits, lowest address among equal sizes
+ *              (a (size, address)-ordered set, one lower_bound);
+ *   first_fit: the lowest-addressed free block that fits (address-ordered set whose subtree
+ *              maximum of block sizes finds it in O(log n)).
+ * The allocation takes the low end of the block; the remainder stays free. A freed block
+ * merges with free neighbours at once. Every free block is in both sets. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "ordset.h"
+
+struct fit_opts {
+    uint64_t alignment; /* bytes */
+};
+
+static const opt_desc fit_opt_table[] = {
+    {"alignment", OPT_SIZE, offsetof(struct fit_opts, alignment), "256",
+     "requests round up to this many bytes", NULL, 0, 0},
+    {NULL, OPT_BOOL, 0, NULL, NULL, NULL, 0, 0},
+};
+
+typedef struct fblock {
+    os_node by_size; /* free: (size, addr) */
+    os_node by_addr; /* free: (addr), val = size */
+    uint64_t addr, size, requested;
+    struct fblock *next_spare;
+} fblock;
+
+#define FSLAB 1024
+typedef struct fslab {
+    struct fslab *next;
+    fblock b[FSLAB];
+} fslab;
+
+typedef struct fit {
+    alloc_env env;
+    uint64_t align;
+    int first_fit;
+    int have_arena;
+    uint64_t arena_addr, arena_size;
+    os_tree by_size, by_addr;
+    fslab *slabs;
+    fblock *spare;
+    uint64_t in_use_bytes, peak_in_use, num_allocs, ooms, live;
+} fit;
+
+#define FB_OF_ADDR(n) ((fblock *)(void *)((char *)(n) - offsetof(fblock, by_addr)))
+
+static fblock *fb_new(fit *f)
+{
+    if (!f->spare) {
+        fslab *s = am_calloc(1, sizeof *s);
+        s->next = f->slabs;
+        f->slabs = s;
+        for (int i = FSLAB - 1; i >= 0; i--) {
+            s->b[i].next_spare = f->spare;
+            f->spare = &s->b[i];
+        }
+    }
+    fblock *b = f->spare;
+    f->spare = b->next_spare;
+    memset(b, 0, sizeof *b);
+    return b;
+}
+
+static void fb_put(fit *f, fblock *b)
+{
+    b->next_spare = f->spare;
+    f->spare = b;
+}
+
+static void free_insert(fit *f, fblock *b)
+{
+    b->by_size.k1 = b->size;
+    b->by_size.k2 = b->addr;
+    b->by_size.val = b->size;
+    os_insert(&f->by_size, &b->by_size);
+    b->by_addr.k1 = b->addr;
+    b->by_addr.k2 = 0;
+    b->by_addr.val = b->size;
+    os_insert(&f->by_addr, &b->by_addr);
+}
+
+static void free_remove(fit *f, fblock *b)
+{
+    os_remove(&f->by_size, &b->by_size);
+    os_remove(&f->by_addr, &b->by_addr);
+}
+
+static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
+{
+    fit *f = st;
+    if (!f->have_arena) {
+        if (f->env.dev_alloc(f->env.ctx, f->env.capacity, &f->arena_addr) != 0) {
+            f->ooms++;
+            return ALLOC_OOM;
+        }
+        f->have_arena = 1;
+        f->arena_size = f->env.capacity;
+        fblock *b = fb_new(f);
+        b->addr = f->arena_addr;
+        b->size = f->arena_size;
+        free_insert(f, b);
+    }
+    uint64_t need = am_round_up(r->bytes, f->align);
+    os_node *n;
+    fblock *b;
+    if (f->first_fit) {
+        n = os_first_fit(&f->by_addr, need);
+        b = n ? FB_OF_ADDR(n) : NULL;
+    } else {
+        n = os_lower_bound(&f->by_size, need, 0);
+        b = (fblock *)n;
+    }
+    if (!b || need < r->bytes) {
+        f->ooms++;
+        return ALLOC_OOM;
+    }
+    free_remove(f, b);
+    if (b->size > need) {
+        fblock *rest = fb_new(f);
+        rest->addr = b->addr + need;
+        rest->size = b->size - need;
+        free_insert(f, rest);
+        b->size = need;
+    }
+    b->requested = r->bytes;
+    f->in_use_bytes += b->size;
+    if (f->in_use_bytes > f->peak_in_use)
+        f->peak_in_use = f->in_use_bytes;
+    f->num_allocs++;
+    f->live++;
+    o->addr = b->addr;
+    o->size = b->size;
+    o->handle = (uint64_t)(uintptr_t)b;
+    return ALLOC_OK;
+}
+
+static void fit_free(void *st, uint64_t handle)
+{
+    fit *f = st;
+    fblock *b = (fblock *)(uintptr_t)handle;
+    f->in_use_bytes -= b->size;
+    f->live--;
+    b->requested = 0;
+    os_node *p = os_floor(&f->by_addr, b->addr, 0);
+    if (p && p->k1 + p->val == b->addr) {
+        fblock *pb = FB_OF_ADDR(p);
+        free_remove(f, pb);
+        pb->size += b->size;
+        fb_put(f, b);
+        b = pb;
+    }
+    os_node *nx = os_lower_bound(&f->by_addr, b->addr + b->size, 0);
+    if (nx && nx->k1 == b->addr + b->size) {
+        fblock *nb = FB_OF_ADDR(nx);
+        free_remove(f, nb);
+        b->size += nb->size;
+        fb_put(f, nb);
+    }
+    free_insert(f, b);
+}
+
+static uint64_t fit_largest_free(void *st)
+{
+    os_node *n = os_last(&((fit *)st)->by_size);
+    return n ? n->k1 : 0;
+}
+
+static void fit_stats(void *st, const stat_sink *s)
+{
+    fit *f = st;
+    s->cur_peak(s->ctx, "bytes_in_use", f->in_use_bytes, f->peak_in_use);
+    s->u64(s->ctx, "arena_bytes", f->have_arena ? f->arena_size : 0);
+    s->u64(s->ctx, "num_allocs", f->num_allocs);
+    s->u64(s->ctx, "free_blocks", f->by_size.n);
+    s->u64(s->ctx, "largest_free_block_bytes", fit_largest_free(f));
+    s->u64(s->ctx, "ooms", f->ooms);
+}
+
+/* Walk: free blocks come from the address set; used blocks are the gaps between them. */
+static void fit_walk(void *st, void (*fn)(void *arg, const alloc_block *b), void *arg)
+{
+    fit *f = st;
+    if (!f->have_arena)
+        return;
+    uint64_t at = f->arena_addr, end = f->arena_addr + f->arena_size;
+    for (os_node *n = os_first(&f->by_addr); at < end; n = n ? os_next(n) : NULL) {
+        uint64_t fs = n ? n->k1 : end;
+        if (fs > at) {
+            alloc_block u = {at, fs - at, 0, 1, f->arena_addr}; /* one or more used blocks */
+            fn(arg, &u);
+        }
+        if (!n)
+            break;
+        alloc_block fb = {n->k1, n->val, 0, 0, f->arena_addr};
+        fn(arg, &fb);
+        at = n->k1 + n->val;
+    }
+}
+
+static int fit_check(void *st, am_error *err)
+{
+    fit *f = st;
+    int bad = 0;
+    uint64_t free_bytes = 0, last_end = 0;
+    int first = 1;
+    if (os_check(&f->by_size) || os_check(&f->by_addr) || f->by_size.n != f->by_addr.n) {
+        bad++;
+        am_fail(err, AM_EINTERNAL, "%s: free sets corrupt", f->first_fit ? "first_fit" : "best_fit");
+    }
+    for (os_node *n = os_first(&f->by_addr); n; n = os_next(n)) {
+        fblock *b = FB_OF_ADDR(n);
+        if (n->val != b->size || b->by_size.k1 != b->size || b->by_size.k2 != b->addr ||
+            (!first && n->k1 <= last_end) || n->k1 < f->arena_addr ||
+            n->k1 + n->val > f->arena_addr + f->arena_size) {
+            bad++;
+            am_fail(err, AM_EINTERNAL, "fit: free block at %" PRIu64 " misplaced, overlapping "
+                    "or not coalesced", n->k1);
+        }
+        first = 0;
+        last_end = n->k1 + n->val;
+        free_bytes += n->val;
+    }
+    if (f->have_arena && free_bytes + f->in_use_bytes != f->arena_size) {
+        bad++;
+        am_fail(err, AM_EINTERNAL, "fit: free %" PRIu64 " + in use %" PRIu64 " != arena %" PRIu64,
+                free_bytes, f->in_use_bytes, f->arena_size);
+    }
+    return bad;
+}
+
+static int fit_create_common(void **out, const alloc_env *env, const void *opts, int first,
+                             am_error *err)
+{
+    const struct fit_opts *o = opts;
+    fit *f = am_calloc(1, sizeof *f);
+    f->env = *env;
+    f->align = o && o->alignment ? o->alignment : 256;
+    f->first_fit = first;
+    if (env->capacity == 0) {
+        free(f);
+        return am_fail(err, AM_EINPUT, "fit: capacity is 0 bytes");
+    }
+    *out = f;
+    return 0;
+}
+
+static int best_create(void **out, const alloc_env *env, const void *opts, am_error *err)
+{
+    return fit_create_common(out, env, opts, 0, err);
+}
+
+static int first_create(void **out, const alloc_env *env, const void *opts, am_error *err)
+{
+    return fit_create_common(out, env, opts, 1, err);
+}
+
+static void fit_destroy(void *st)
+{
+    fit *f = st;
+    while (f->slabs) {
+        fslab *s = f->slabs;
+        f->slabs = s->next;
+        free(s);
+    }
+    free(f);
+}
+
+static const struct alloc_ops best_fit_ops = {
+    .name = "best_fit",
+    .summary = "address-ordered best fit with coalescing in one arena of the capacity (baseline)",
+    .opts = fit_opt_table,
+    .opts_size = sizeof(struct fit_opts),
+    .create = best_create,
+    .destroy = fit_destroy,
+    .alloc = fit_alloc,
+    .free = fit_free,
+    .largest_free = fit_largest_free,
+    .stats = fit_stats,
+    .walk = fit_walk,
+    .check = fit_check,
+};
+
+static const struct alloc_ops first_fit_ops = {
+    .name = "first_fit",
+    .summary = "lowest-address first fit with coalescing in one arena of the capacity (baseline)",
+    .opts = fit_opt_table,
+    .opts_size = sizeof(struct fit_opts),
+    .create = first_create,
+    .destroy = fit_destroy,
+    .alloc = fit_alloc,
+    .free = fit_free,
+    .largest_free = fit_largest_free,
+    .stats = fit_stats,
+    .walk = fit_walk,
+    .check = fit_check,
+};
+
+const struct alloc_ops *alloc_best_fit_ops(void);
+const struct alloc_ops *alloc_best_fit_ops(void) { return &best_fit_ops; }
+const struct alloc_ops *alloc_first_fit_ops(void);
+const struct alloc_ops *alloc_first_fit_ops(void) { return &first_fit_ops; }

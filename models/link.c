@@ -1,0 +1,162 @@
+/* link.c - processor-sharing transfer channel (see link.h). */
+#include "link.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+__extension__ typedef unsigned __int128 u128;
+
+typedef struct xfer {
+    uint64_t tag, bytes, seq;
+    am_ps submit, data_at; /* data phase starts at data_at */
+    u128 rem;              /* remaining work, bytes x 1e12 */
+} xfer;
+
+struct link_chan {
+    uint64_t bw;           /* effective bytes per second, > 0 */
+    am_ps latency;
+    uint32_t conc;
+    am_ps now;             /* time the state below describes */
+    xfer *fl;              /* in flight, in submission order */
+    size_t nfl, capfl;
+    xfer *q;               /* waiting behind the concurrency limit (FIFO ring) */
+    size_t qh, qn, capq;
+    uint64_t seq;
+    link_stats st;
+};
+
+link_chan *link_create(uint64_t bandwidth_bps, am_ps latency, uint32_t concurrency)
+{
+    link_chan *l = am_calloc(1, sizeof *l);
+    l->bw = bandwidth_bps ? bandwidth_bps : 1;
+    l->latency = latency;
+    l->conc = concurrency;
+    return l;
+}
+
+void link_destroy(link_chan *l)
+{
+    if (!l)
+        return;
+    free(l->fl);
+    free(l->q);
+    free(l);
+}
+
+static unsigned data_count(const link_chan *l)
+{
+    unsigned n = 0;
+    for (size_t i = 0; i < l->nfl; i++)
+        n += l->fl[i].data_at <= l->now;
+    return n;
+}
+
+static void start(link_chan *l, xfer x)
+{
+    if (l->nfl == l->capfl) {
+        l->capfl = l->capfl ? 2 * l->capfl : 8;
+        l->fl = am_realloc(l->fl, l->capfl * sizeof *l->fl);
+    }
+    l->st.wait_ps += l->now - x.submit;
+    x.data_at = l->now + l->latency;
+    l->fl[l->nfl++] = x;
+    if (l->nfl > l->st.max_in_flight)
+        l->st.max_in_flight = (uint32_t)l->nfl;
+}
+
+/* Move the clock to t (no completion may fall before t: the caller advanced first). */
+static void account(link_chan *l, am_ps t)
+{
+    if (t <= l->now)
+        return;
+    if (l->nfl)
+        l->st.busy_ps += t - l->now;
+    unsigned n = data_count(l);
+    if (n) {
+        u128 done = (u128)(t - l->now) * l->bw / n;
+        for (size_t i = 0; i < l->nfl; i++)
+            if (l->fl[i].data_at <= l->now)
+                l->fl[i].rem = l->fl[i].rem > done ? l->fl[i].rem - done : 0;
+    }
+    l->now = t;
+}
+
+void link_submit(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag)
+{
+    account(l, now);
+    xfer x = {tag, bytes, l->seq++, l->now, 0, (u128)bytes * AM_PS_PER_S};
+    l->st.bytes += bytes;
+    l->st.count++;
+    if (l->conc && l->nfl >= l->conc) {
+        if (l->qn == l->capq) {
+            size_t nc = l->capq ? 2 * l->capq : 8;
+            xfer *nq = am_malloc(nc * sizeof *nq);
+            for (size_t i = 0; i < l->qn; i++)
+                nq[i] = l->q[(l->qh + i) % l->capq];
+            free(l->q);
+            l->q = nq;
+            l->qh = 0;
+            l->capq = nc;
+        }
+        l->q[(l->qh + l->qn++) % l->capq] = x;
+        return;
+    }
+    start(l, x);
+}
+
+am_ps link_next_time(const link_chan *l)
+{
+    if (l->nfl == 0)
+        return AM_TIME_NONE;
+    am_ps next = AM_TIME_NONE;
+    unsigned n = data_count(l);
+    for (size_t i = 0; i < l->nfl; i++) {
+        const xfer *x = &l->fl[i];
+        am_ps t;
+        if (x->data_at > l->now)
+            t = x->data_at;
+        else {
+            u128 need = (x->rem * n + l->bw - 1) / l->bw;
+            t = l->now + (am_ps)need;
+        }
+        if (t < next)
+            next = t;
+    }
+    return next;
+}
+
+int link_advance(link_chan *l, am_ps t, uint64_t *tags, int max)
+{
+    int got = 0;
+    for (;;) {
+        am_ps next = link_next_time(l);
+        if (next == AM_TIME_NONE || next > t) {
+            account(l, t);
+            return got;
+        }
+        account(l, next);
+        /* Complete finished data-phase transfers, in submission order. */
+        size_t k = 0;
+        for (size_t i = 0; i < l->nfl; i++) {
+            xfer *x = &l->fl[i];
+            if (x->data_at <= l->now && x->rem == 0 && got < max) {
+                tags[got++] = x->tag;
+                l->st.sum_ps += l->now - x->submit;
+            } else {
+                l->fl[k++] = *x;
+            }
+        }
+        l->nfl = k;
+        while (l->qn && (!l->conc || l->nfl < l->conc)) {
+            xfer x = l->q[l->qh];
+            l->qh = (l->qh + 1) % l->capq;
+            l->qn--;
+            start(l, x);
+        }
+        if (got == max)
+            return got;
+    }
+}
+
+const link_stats *link_get_stats(const link_chan *l) { return &l->st; }
+int link_in_flight(const link_chan *l) { return (int)(l->nfl + l->qn); }

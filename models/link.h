@@ -1,0 +1,39 @@
+/* link.h - a transfer path between two memory levels, one direction (a "channel").
+ *
+ * Model: a transfer spends `latency` first (no bandwidth used), then moves its bytes while
+ * sharing the channel's effective bandwidth (peak x efficiency) equally with every other
+ * transfer in its data phase (processor sharing). At most `concurrency` transfers are in flight
+ * (0 = no limit); later ones wait in FIFO order. Alone, a transfer of B bytes takes exactly
+ * latency + ceil(B * 1e12 / bandwidth) picoseconds; two equal transfers started together each
+ * take latency + 2 B / bandwidth. Work is tracked in integer units of byte x 1e12 so that the
+ * arithmetic is exact to the picosecond and deterministic. */
+#ifndef AM_LINK_H
+#define AM_LINK_H
+
+#include <stdint.h>
+
+#include "../sim/common.h"
+
+typedef struct link_chan link_chan;
+
+typedef struct link_stats {
+    uint64_t bytes, count;
+    am_ps busy_ps;     /* time with at least one transfer in flight */
+    am_ps sum_ps;      /* sum of transfer durations (submit to completion) */
+    am_ps wait_ps;     /* time transfers spent queued behind the concurrency limit */
+    uint32_t max_in_flight;
+} link_stats;
+
+link_chan *link_create(uint64_t bandwidth_bps, am_ps latency, uint32_t concurrency);
+void link_destroy(link_chan *l);
+/* Submit a transfer at time `now` (>= every earlier call's time). `tag` comes back on completion. */
+void link_submit(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag);
+/* Time of the next completion or phase change, AM_TIME_NONE when idle. */
+am_ps link_next_time(const link_chan *l);
+/* Advance to time t (>= last time); store up to max completed tags (in completion order, ties
+ * in submission order) and return how many completed. Call again while it returns max. */
+int link_advance(link_chan *l, am_ps t, uint64_t *tags, int max);
+const link_stats *link_get_stats(const link_chan *l);
+int link_in_flight(const link_chan *l);
+
+#endif

@@ -1,0 +1,384 @@
+/* memory.c - a memory level: device address model, policy instance, counters and metrics.
+ *
+ * Device address model (allocators.md section 1): the level's address space is [0, capacity);
+ * policies take regions/segments through dev_alloc, which places them first-fit from address 0
+ * among the free extents (an address-ordered treap whose subtree maximum finds the first gap
+ * that fits in O(log n)); dev_free returns the range and merges it with free neighbours.
+ * With recorded addresses (PyTorch snapshots) the space is the whole 64-bit range and a device
+ * allocation made under a hint takes the recorded segment that contains the hinted address.
+ *
+ * Metrics (allocators.md section 6) are updated after every allocation and free: live
+ * (requested) bytes, allocated (given) bytes and reserved bytes with their peaks, reserved minus
+ * allocated when reserved first reaches its peak, internal fragmentation, and external
+ * fragmentation 1 - largest_free / (reserved - allocated). */
+#include "memory.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ordset.h"
+
+typedef struct extent {
+    os_node node; /* k1 = start address, val = length */
+} extent;
+
+struct mem_level {
+    char name[64], kind[32];
+    uint64_t capacity, granularity;
+    const struct alloc_ops *policy;
+    void *st;
+    alloc_env env;
+    FILE *log;
+    int recorded;          /* sparse 64-bit space, honour hints */
+    uint64_t hint;         /* TR_NO_ADDR-like UINT64_MAX when none */
+    os_tree free_ext;      /* free device extents by address */
+    os_tree recorded_segs; /* recorded segments: k1 = address, val = size */
+    extent *spare;         /* free list of extent nodes */
+    unsigned fail_next;
+    mem_metrics m;
+    uint64_t peak_reserved_event; /* reserved peak seen at the end of an event */
+};
+
+static extent *ext_new(mem_level *m)
+{
+    extent *e = m->spare;
+    if (e) {
+        m->spare = (extent *)(void *)e->node.l;
+        return e;
+    }
+    return am_calloc(1, sizeof *e);
+}
+
+static void ext_put(mem_level *m, extent *e)
+{
+    e->node.l = (os_node *)(void *)m->spare;
+    m->spare = e;
+}
+
+/* Carve [addr, addr+len) out of free extent e (which contains it). */
+static void carve(mem_level *m, extent *e, uint64_t addr, uint64_t len)
+{
+    uint64_t s = e->node.k1, end = s + e->node.val;
+    if (addr == s) {
+        os_remove(&m->free_ext, &e->node);
+        if (end > addr + len) {
+            e->node.k1 = addr + len;
+            e->node.val = end - addr - len;
+            os_insert(&m->free_ext, &e->node);
+        } else
+            ext_put(m, e);
+        return;
+    }
+    os_set_val(&m->free_ext, &e->node, addr - s);
+    if (end > addr + len) {
+        extent *t = ext_new(m);
+        t->node.k1 = addr + len;
+        t->node.k2 = 0;
+        t->node.val = end - addr - len;
+        os_insert(&m->free_ext, &t->node);
+    }
+}
+
+/* Free extent containing [addr, addr+len), or NULL. */
+static extent *find_free(mem_level *m, uint64_t addr, uint64_t len)
+{
+    os_node *n = os_floor(&m->free_ext, addr, 0);
+    if (!n || n->k1 + n->val < addr + len || addr + len < addr)
+        return NULL;
+    return (extent *)n;
+}
+
+static void log_line(mem_level *m, const char *line)
+{
+    if (m->log)
+        fprintf(m->log, "%s\n", line);
+}
+
+static int dev_alloc(void *ctx, uint64_t bytes, uint64_t *addr)
+{
+    mem_level *m = ctx;
+    if (bytes == 0)
+        return -1;
+    if (m->fail_next) {
+        m->fail_next--;
+        m->m.device_refusals++;
+        return -1;
+    }
+    if (bytes > m->capacity || m->m.reserved_bytes > m->capacity - bytes) {
+        m->m.device_refusals++;
+        return -1;
+    }
+    extent *e = NULL;
+    uint64_t at = 0;
+    if (m->recorded && m->hint != UINT64_MAX) {
+        os_node *s = os_floor(&m->recorded_segs, m->hint, UINT64_MAX);
+        if (s && m->hint < s->k1 + s->val && s->val == bytes &&
+            (e = find_free(m, s->k1, bytes)) != NULL)
+            at = s->k1;
+    }
+    if (!e) {
+        os_node *n = os_first_fit(&m->free_ext, bytes);
+        if (!n) {
+            m->m.device_refusals++;
+            return -1;
+        }
+        e = (extent *)n;
+        at = n->k1;
+    }
+    carve(m, e, at, bytes);
+    *addr = at;
+    m->m.reserved_bytes += bytes;
+    m->m.device_allocs++;
+    if (m->m.reserved_bytes > m->m.peak_reserved_bytes)
+        m->m.peak_reserved_bytes = m->m.reserved_bytes;
+    if (m->log)
+        fprintf(m->log, "R %" PRIu64 " %" PRIu64 "\n", at, bytes);
+    return 0;
+}
+
+static void dev_free(void *ctx, uint64_t addr, uint64_t bytes)
+{
+    mem_level *m = ctx;
+    if (m->log)
+        fprintf(m->log, "G %" PRIu64 " %" PRIu64 "\n", addr, bytes);
+    m->m.reserved_bytes -= bytes;
+    m->m.device_frees++;
+    /* Merge with the free neighbours. */
+    os_node *prev = os_floor(&m->free_ext, addr, 0);
+    os_node *next = os_lower_bound(&m->free_ext, addr, 0);
+    if (prev && prev->k1 + prev->val == addr) {
+        os_set_val(&m->free_ext, prev, prev->val + bytes);
+        if (next && next->k1 == addr + bytes) {
+            os_set_val(&m->free_ext, prev, prev->val + next->val);
+            os_remove(&m->free_ext, next);
+            ext_put(m, (extent *)next);
+        }
+        return;
+    }
+    if (next && next->k1 == addr + bytes) {
+        os_remove(&m->free_ext, next);
+        next->k1 = addr;
+        next->val += bytes;
+        os_insert(&m->free_ext, next);
+        return;
+    }
+    extent *e = ext_new(m);
+    e->node.k1 = addr;
+    e->node.k2 = 0;
+    e->node.val = bytes;
+    os_insert(&m->free_ext, &e->node);
+}
+
+static void env_log(void *ctx, const char *line) { log_line(ctx, line); }
+
+int mem_create(mem_level **out, const mem_params *p, am_error *err)
+{
+    mem_level *m = am_calloc(1, sizeof *m);
+    snprintf(m->name, sizeof m->name, "%s", p->name ? p->name : "mem");
+    snprintf(m->kind, sizeof m->kind, "%s", p->kind ? p->kind : "other");
+    m->capacity = p->capacity;
+    m->granularity = p->granularity ? p->granularity : 1;
+    m->policy = p->policy;
+    m->log = p->log;
+    m->recorded = p->recorded_addresses;
+    m->hint = UINT64_MAX;
+    extent *e = ext_new(m);
+    e->node.k1 = 0;
+    e->node.val = m->recorded ? UINT64_MAX : m->capacity;
+    if (e->node.val)
+        os_insert(&m->free_ext, &e->node);
+    else
+        ext_put(m, e);
+    m->env = (alloc_env){.ctx = m, .capacity = m->capacity, .granularity = m->granularity,
+                         .dev_alloc = dev_alloc, .dev_free = dev_free,
+                         .log = p->log ? env_log : NULL};
+    if (m->policy->create(&m->st, &m->env, p->policy_opts, err) != 0) {
+        mem_destroy(m);
+        return -1;
+    }
+    *out = m;
+    return 0;
+}
+
+static void free_tree(os_tree *t)
+{
+    os_node *n = t->root;
+    /* Post-order without recursion: detach leaves one by one. */
+    while (n) {
+        if (n->l)
+            n = n->l;
+        else if (n->r)
+            n = n->r;
+        else {
+            os_node *p = n->p;
+            if (p) {
+                if (p->l == n)
+                    p->l = NULL;
+                else
+                    p->r = NULL;
+            }
+            free(n);
+            n = p;
+        }
+    }
+    t->root = NULL;
+    t->n = 0;
+}
+
+void mem_destroy(mem_level *m)
+{
+    if (!m)
+        return;
+    if (m->st)
+        m->policy->destroy(m->st);
+    free_tree(&m->free_ext);
+    free_tree(&m->recorded_segs);
+    while (m->spare) {
+        extent *e = m->spare;
+        m->spare = (extent *)(void *)e->node.l;
+        free(e);
+    }
+    free(m);
+}
+
+/* After every event: peaks and section-6 metrics. */
+static void update_metrics(mem_level *m)
+{
+    mem_metrics *s = &m->m;
+    if (s->allocated_bytes > s->peak_allocated_bytes)
+        s->peak_allocated_bytes = s->allocated_bytes;
+    uint64_t internal = s->allocated_bytes - s->live_bytes;
+    if (internal > s->max_internal_frag)
+        s->max_internal_frag = internal;
+    if (s->reserved_bytes > m->peak_reserved_event) {
+        m->peak_reserved_event = s->reserved_bytes;
+        s->reserved_unallocated_at_peak = s->reserved_bytes - s->allocated_bytes;
+    }
+    uint64_t total_free = s->reserved_bytes > s->allocated_bytes
+                              ? s->reserved_bytes - s->allocated_bytes : 0;
+    if (total_free) {
+        uint64_t largest = m->policy->largest_free(m->st);
+        double ext = 1.0 - (double)largest / (double)total_free;
+        if (ext < 0)
+            ext = 0;
+        if (!s->have_external_frag || ext > s->max_external_frag)
+            s->max_external_frag = ext;
+        s->have_external_frag = 1;
+    }
+}
+
+int mem_alloc(mem_level *m, const alloc_req *r, alloc_out *o)
+{
+    int rc = m->policy->alloc(m->st, r, o);
+    if (rc != ALLOC_OK) {
+        m->m.ooms++;
+        update_metrics(m);
+        return ALLOC_OOM;
+    }
+    mem_metrics *s = &m->m;
+    s->allocs++;
+    s->live_bytes += r->bytes;
+    s->allocated_bytes += o->size;
+    s->live_count++;
+    if (s->live_count > s->peak_live_count)
+        s->peak_live_count = s->live_count;
+    if (s->live_bytes > s->peak_live_bytes) {
+        s->peak_live_bytes = s->live_bytes;
+        s->internal_frag_at_peak_live = s->allocated_bytes - s->live_bytes;
+    }
+    update_metrics(m);
+    return ALLOC_OK;
+}
+
+void mem_free_requested(mem_level *m, uint64_t handle, uint64_t requested, uint64_t given)
+{
+    if (m->policy->free_requested)
+        m->policy->free_requested(m->st, handle);
+    m->m.live_bytes -= requested;
+    m->m.allocated_bytes -= given;
+    m->m.live_count--;
+    update_metrics(m);
+}
+
+void mem_free(mem_level *m, uint64_t handle, uint64_t requested, uint64_t given,
+              int requested_done)
+{
+    m->policy->free(m->st, handle);
+    m->m.frees++;
+    if (!requested_done) {
+        m->m.live_bytes -= requested;
+        m->m.allocated_bytes -= given;
+        m->m.live_count--;
+    }
+    update_metrics(m);
+}
+
+void mem_note_recorded_segment(mem_level *m, uint64_t addr, uint64_t bytes)
+{
+    if (os_lower_bound(&m->recorded_segs, addr, 0) &&
+        os_lower_bound(&m->recorded_segs, addr, 0)->k1 == addr)
+        return; /* already known */
+    os_node *n = am_calloc(1, sizeof *n);
+    n->k1 = addr;
+    n->val = bytes;
+    os_insert(&m->recorded_segs, n);
+}
+
+void mem_hint(mem_level *m, uint64_t addr) { m->hint = addr; }
+
+void mem_fail_next_device_allocs(mem_level *m, unsigned n) { m->fail_next = n; }
+
+int mem_check(mem_level *m, am_error *err)
+{
+    int bad = m->policy->check(m->st, err);
+    if (os_check(&m->free_ext)) {
+        bad++;
+        am_fail(err, AM_EINTERNAL, "%s: device extent tree corrupt", m->name);
+    }
+    uint64_t free_sum = 0, last_end = 0;
+    int first = 1;
+    for (os_node *n = os_first(&m->free_ext); n; n = os_next(n)) {
+        if (!first && n->k1 <= last_end) {
+            bad++;
+            am_fail(err, AM_EINTERNAL, "%s: free device extents at %" PRIu64 " touch or overlap",
+                    m->name, n->k1);
+        }
+        first = 0;
+        last_end = n->k1 + n->val;
+        free_sum += n->val;
+    }
+    uint64_t space = m->recorded ? UINT64_MAX : m->capacity;
+    if (free_sum + m->m.reserved_bytes != space) {
+        bad++;
+        am_fail(err, AM_EINTERNAL,
+                "%s: free device bytes %" PRIu64 " + reserved %" PRIu64 " != address space %" PRIu64,
+                m->name, free_sum, m->m.reserved_bytes, space);
+    }
+    if (m->m.allocated_bytes > m->m.reserved_bytes && m->policy->name[0] != 'o') {
+        bad++;
+        am_fail(err, AM_EINTERNAL, "%s: allocated %" PRIu64 " > reserved %" PRIu64, m->name,
+                m->m.allocated_bytes, m->m.reserved_bytes);
+    }
+    return bad;
+}
+
+void mem_finish(mem_level *m)
+{
+    if (m->policy->finish)
+        m->policy->finish(m->st);
+}
+
+const mem_metrics *mem_get_metrics(const mem_level *m) { return &m->m; }
+const char *mem_name(const mem_level *m) { return m->name; }
+const char *mem_kind(const mem_level *m) { return m->kind; }
+uint64_t mem_capacity(const mem_level *m) { return m->capacity; }
+const struct alloc_ops *mem_policy(const mem_level *m) { return m->policy; }
+void *mem_policy_state(mem_level *m) { return m->st; }
+uint64_t mem_largest_free(mem_level *m) { return m->policy->largest_free(m->st); }
+
+uint64_t mem_free_in_reserved(const mem_level *m)
+{
+    return m->m.reserved_bytes > m->m.allocated_bytes
+               ? m->m.reserved_bytes - m->m.allocated_bytes : 0;
+}

@@ -1,0 +1,85 @@
+/* memory.h - a memory level: capacity, device address space, its allocator and its counters.
+ *
+ * The device address model (allocators.md section 1): regions/segments that a policy takes from
+ * the device are placed first-fit from address 0 of [0, capacity); given-back ranges become free
+ * again. The level counts reserved bytes (what the policy holds from the device), live bytes
+ * (sum of live request sizes) and allocated bytes (sum of given sizes), with their peaks, and
+ * computes the metrics of allocators.md section 6.
+ *
+ * Recorded placement (PyTorch snapshots, `segment_addresses: recorded`): the engine tells the
+ * level which device segments the recording had (mem_note_recorded_segment) and, before each
+ * allocation, the address the recording gave it (mem_hint). A device allocation made while a
+ * hint is set takes the recorded segment that contains the hinted address, if that segment has
+ * the requested size and its range is free; otherwise it falls back to first fit. */
+#ifndef AM_MEMORY_H
+#define AM_MEMORY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../sim/common.h"
+#include "alloc.h"
+
+typedef struct mem_level mem_level;
+
+typedef struct mem_params {
+    const char *name;
+    const char *kind;
+    uint64_t capacity;            /* bytes */
+    uint64_t granularity;         /* bytes, >= 1 */
+    const struct alloc_ops *policy;
+    const void *policy_opts;
+    int recorded_addresses;       /* honour hints (see above) */
+    FILE *log;                    /* optional allocator event log (R/G/A/OOM/S lines) */
+} mem_params;
+
+int mem_create(mem_level **m, const mem_params *p, am_error *err);
+void mem_destroy(mem_level *m);
+
+/* Allocate for a request; ALLOC_OK with *o, or ALLOC_OOM. Updates counters and metrics. */
+int mem_alloc(mem_level *m, const alloc_req *r, alloc_out *o);
+/* Two-phase free support: free_requested then free (free alone does both). */
+void mem_free_requested(mem_level *m, uint64_t handle, uint64_t requested, uint64_t given);
+void mem_free(mem_level *m, uint64_t handle, uint64_t requested, uint64_t given, int requested_done);
+
+/* Recorded placement hints. */
+void mem_note_recorded_segment(mem_level *m, uint64_t addr, uint64_t bytes);
+void mem_hint(mem_level *m, uint64_t addr); /* TR_NO_ADDR clears */
+
+/* Fault injection for tests: refuse the next n device allocations. */
+void mem_fail_next_device_allocs(mem_level *m, unsigned n);
+
+/* Run the policy's invariant check plus the level's own (reserved = sum of device ranges). */
+int mem_check(mem_level *m, am_error *err);
+
+/* End of run: let the policy log its final lines, then give back nothing (state is kept for
+ * reporting). */
+void mem_finish(mem_level *m);
+
+/* Counters and section-6 metrics. */
+typedef struct mem_metrics {
+    uint64_t live_bytes, peak_live_bytes;           /* sum of requested sizes */
+    uint64_t allocated_bytes, peak_allocated_bytes; /* sum of given sizes */
+    uint64_t reserved_bytes, peak_reserved_bytes;   /* held from the device */
+    uint64_t reserved_unallocated_at_peak;          /* reserved - allocated when reserved first
+                                                       reached its peak */
+    uint64_t internal_frag_at_peak_live;            /* given - requested, at peak live */
+    uint64_t max_internal_frag;
+    double max_external_frag;                       /* max over events of 1 - largest/total free */
+    int have_external_frag;
+    uint64_t live_count, peak_live_count;
+    uint64_t allocs, frees, ooms;
+    uint64_t device_allocs, device_frees, device_refusals;
+} mem_metrics;
+
+const mem_metrics *mem_get_metrics(const mem_level *m);
+const char *mem_name(const mem_level *m);
+const char *mem_kind(const mem_level *m);
+uint64_t mem_capacity(const mem_level *m);
+const struct alloc_ops *mem_policy(const mem_level *m);
+void *mem_policy_state(mem_level *m);
+uint64_t mem_largest_free(mem_level *m);
+/* Free bytes inside reserved memory: reserved - allocated. */
+uint64_t mem_free_in_reserved(const mem_level *m);
+
+#endif

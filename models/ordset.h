@@ -1,0 +1,45 @@
+/* ordset.h - an intrusive ordered set (treap with parent links) keyed by (k1, k2).
+ *
+ * Used by the policies and the device address model: free chunks ordered by (size, address)
+ * give BFC's and the caching allocator's best fit with one lower_bound; free extents ordered by
+ * address with `val` = length give first fit through the subtree maximum `aug`.
+ * Priorities are a hash of the keys, so the shape (and every run) is deterministic.
+ * All operations are O(log n) expected; no allocation happens here (nodes are embedded). */
+#ifndef AM_ORDSET_H
+#define AM_ORDSET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct os_node {
+    struct os_node *l, *r, *p;
+    uint64_t k1, k2; /* order key */
+    uint64_t val;    /* per-node value (e.g. extent length) */
+    uint64_t aug;    /* max val in this subtree (maintained) */
+    uint32_t pri;
+} os_node;
+
+typedef struct os_tree {
+    os_node *root;
+    size_t n;
+} os_tree;
+
+/* Insert a node whose k1, k2 and val are set; keys must be unique. */
+void os_insert(os_tree *t, os_node *x);
+void os_remove(os_tree *t, os_node *x);
+/* Change val of a node in the tree (keys unchanged). */
+void os_set_val(os_tree *t, os_node *x, uint64_t val);
+/* First node with key >= (k1, k2), or NULL. */
+os_node *os_lower_bound(const os_tree *t, uint64_t k1, uint64_t k2);
+/* Last node with key <= (k1, k2), or NULL. */
+os_node *os_floor(const os_tree *t, uint64_t k1, uint64_t k2);
+/* Lowest-key node with val >= len, or NULL (uses aug). */
+os_node *os_first_fit(const os_tree *t, uint64_t len);
+os_node *os_first(const os_tree *t);
+os_node *os_last(const os_tree *t);
+os_node *os_next(const os_node *x);
+os_node *os_prev(const os_node *x);
+/* Invariant check (BST order, heap order, parent links, aug, count): 0 when consistent. */
+int os_check(const os_tree *t);
+
+#endif

@@ -1,0 +1,79 @@
+/* common.c - error formatting and checked host allocation (see common.h). */
+#include "common.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int am_fail(am_error *e, int status, const char *fmt, ...)
+{
+    if (!e)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    e->status = status;
+    return -1;
+}
+
+int am_fail_at(am_error *e, const char *file, unsigned long line, unsigned long col,
+               const char *fmt, ...)
+{
+    if (!e)
+        return -1;
+    int n;
+    if (col)
+        n = snprintf(e->msg, sizeof e->msg, "%s:%lu:%lu: ", file, line, col);
+    else
+        n = snprintf(e->msg, sizeof e->msg, "%s:%lu: ", file, line);
+    if (n < 0 || (size_t)n >= sizeof e->msg)
+        n = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg + n, sizeof e->msg - (size_t)n, fmt, ap);
+    va_end(ap);
+    e->status = AM_EINPUT;
+    return -1;
+}
+
+static void oom_exit(size_t n)
+{
+    fprintf(stderr, "amsim: host out of memory (asked for %zu bytes)\n", n);
+    exit(AM_EINTERNAL);
+}
+
+void *am_malloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        oom_exit(n);
+    return p;
+}
+
+void *am_calloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        oom_exit(n * size);
+    return p;
+}
+
+void *am_realloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        oom_exit(n);
+    return q;
+}
+
+char *am_strndup(const char *s, size_t n)
+{
+    char *d = am_malloc(n + 1);
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
+char *am_strdup(const char *s) { return am_strndup(s, strlen(s)); }

@@ -1,0 +1,51 @@
+/* common.h - shared basics: simulated time, error reporting, checked host allocation.
+ *
+ * Every module returns a status and, on failure, leaves a ready-to-print message in an
+ * am_error. Input problems carry "FILE:LINE:COLUMN: message" (status AM_EINPUT, exit 1);
+ * problems of amsim itself are AM_EINTERNAL (exit 2). A simulated out-of-memory is never an
+ * error: it is a result that the report counts. */
+#ifndef AM_COMMON_H
+#define AM_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define AM_VERSION "0.1.0"
+
+/* Simulated time is an integer count of picoseconds (2^64 ps is about 213 days). */
+typedef uint64_t am_ps;
+#define AM_PS_PER_NS 1000ULL
+#define AM_PS_PER_US 1000000ULL
+#define AM_PS_PER_MS 1000000000ULL
+#define AM_PS_PER_S  1000000000000ULL
+#define AM_TIME_NONE UINT64_MAX /* "no timestamp" */
+
+enum { AM_OK = 0, AM_EINPUT = 1, AM_EINTERNAL = 2, AM_EOOMFAIL = 3 };
+
+typedef struct am_error {
+    int status;      /* AM_EINPUT or AM_EINTERNAL once set; AM_OK while clean */
+    char msg[1024];  /* complete message, no trailing newline */
+} am_error;
+
+/* Set *e (if non-NULL) and return -1. */
+int am_fail(am_error *e, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Input error at a position: "file:line:col: message" (col 0 prints "file:line: message"). */
+int am_fail_at(am_error *e, const char *file, unsigned long line, unsigned long col,
+               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Host allocation that never returns NULL: on failure prints and exits with status 2. */
+void *am_malloc(size_t n);
+void *am_calloc(size_t n, size_t size);
+void *am_realloc(void *p, size_t n);
+char *am_strdup(const char *s);
+char *am_strndup(const char *s, size_t n);
+
+#define AM_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define AM_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define AM_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static inline uint64_t am_round_up(uint64_t n, uint64_t k) { return (n + k - 1) / k * k; }
+static inline uint64_t am_round_down(uint64_t n, uint64_t k) { return n / k * k; }
+
+#endif

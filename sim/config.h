@@ -1,0 +1,132 @@
+/* config.h - YAML configs -> validated config structs.
+ *
+ * Loading: the YAML file (libyaml) becomes a tree of nodes that remember file:line:column;
+ * `device: NAME` merges configs/devices/NAME.yaml underneath it key by key (the user's keys win);
+ * `--set PATH=VALUE` overrides are applied on top; then the tree is validated against the
+ * schema (unknown keys and wrong types are errors naming file:line:column and the key path) and
+ * converted into the structs below. The effective config (merged tree with defaults filled in)
+ * can be written back as YAML.
+ *
+ * Schema (version 1):
+ *   version: 1                       required
+ *   device: NAME                     optional preset from configs/devices/
+ *   default_memory: NAME             level that traces use when they name none (default: first)
+ *   memories:                        map name -> level (at least one)
+ *     NAME:
+ *       kind: hbm|host|host_pinned|vmem|smem|cmem|accumulator|shared|other   (default other)
+ *       capacity: SIZE               required
+ *       granularity: SIZE            device allocation granularity (default 1B)
+ *       allocator:                   (default policy best_fit)
+ *         policy: NAME               any registered policy (models/policies.c)
+ *         ...                        that policy's keys (models/alloc_*.c option tables); keys of
+ *                                    other registered policies are accepted and ignored, so that
+ *                                    `--policy` and `compare` can switch policies
+ *   links:                           map name -> link
+ *     NAME:
+ *       from: LEVEL, to: LEVEL       required
+ *       bandwidth: BANDWIDTH         peak, required
+ *       efficiency: FRACTION         achieved / peak (default 1)
+ *       latency: TIME                per transfer (default 0)
+ *       concurrency: N               transfers in flight at once, others queue (default 0 = no limit)
+ *       duplex: BOOL                 true: each direction has the full bandwidth (default true)
+ *   trace:
+ *     lifetimes: half_open|inclusive (lifetime CSVs; default half_open)
+ *     time_unit: TIME                one tick of lifetime CSV time and unitless trace times (default 1ns)
+ *   engine:
+ *     queue_depth: N                 operations a stream holds before the host blocks (default 1024)
+ *   report:
+ *     timeline_interval: TIME        sampling period for --timeline (default 0 = every event)
+ *     max_oom_events: N              OOM events listed in the JSON (default 16)
+ */
+#ifndef AM_CONFIG_H
+#define AM_CONFIG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../models/alloc.h"
+#include "common.h"
+
+#define CFG_MAX_LEVELS 16
+#define CFG_MAX_LINKS 32
+#define CFG_NAME_MAX 64
+
+/* A node of the YAML tree. */
+typedef enum { CFG_SCALAR, CFG_MAP, CFG_SEQ } cfg_kind;
+typedef struct cfg_node cfg_node;
+struct cfg_node {
+    cfg_kind kind;
+    char *value;          /* CFG_SCALAR: text */
+    char *key;            /* key in the parent map, or NULL */
+    const char *file;     /* where it was written (interned, lives as long as the tree) */
+    unsigned long line, col; /* 1-based; 0 for nodes made by --set or defaults */
+    cfg_node *child;      /* first child (MAP/SEQ) */
+    cfg_node *next;       /* next sibling */
+};
+
+typedef struct cfg_level {
+    char name[CFG_NAME_MAX];
+    char kind[CFG_NAME_MAX];
+    uint64_t capacity;    /* bytes */
+    uint64_t granularity; /* bytes */
+    const struct alloc_ops *policy;
+    void *policy_opts;    /* the policy's options struct (policy->opts_size bytes) */
+    const cfg_node *node; /* the level's map, for positions in messages */
+} cfg_level;
+
+typedef struct cfg_link {
+    char name[CFG_NAME_MAX];
+    int from, to;         /* level indices */
+    uint64_t bandwidth;   /* peak, bytes per second */
+    double efficiency;    /* 0 < e <= 1 */
+    am_ps latency;
+    uint32_t concurrency; /* 0 = unlimited */
+    int duplex;
+} cfg_link;
+
+typedef struct am_config {
+    cfg_node *root;       /* the effective tree */
+    char path[1024];      /* config file */
+    char device[CFG_NAME_MAX];
+    int nlevels;
+    cfg_level levels[CFG_MAX_LEVELS];
+    int default_level;
+    int nlinks;
+    cfg_link links[CFG_MAX_LINKS];
+    struct {
+        int lifetimes_inclusive;
+        am_ps time_unit;
+    } trace;
+    struct {
+        uint32_t queue_depth;
+    } engine;
+    struct {
+        am_ps timeline_interval;
+        uint32_t max_oom_events;
+    } report;
+} am_config;
+
+/* Load, merge the device preset, apply overrides ("PATH=VALUE" strings) and validate.
+ * On error returns -1 with "file:line:col: message" in err; *cfg is untouched. */
+int cfg_load(am_config **cfg, const char *path, const char *const *sets, int nsets,
+             am_error *err);
+/* Same from a YAML string (name is used in messages). */
+int cfg_load_string(am_config **cfg, const char *name, const char *yaml,
+                    const char *const *sets, int nsets, am_error *err);
+void cfg_free(am_config *cfg);
+/* Write the effective config as YAML. */
+int cfg_write_yaml(const am_config *cfg, FILE *f);
+/* Index of a level by name, or -1. */
+int cfg_level_index(const am_config *cfg, const char *name, size_t len);
+/* The node at a dotted path ("memories.hbm.capacity") under root, or NULL. */
+const cfg_node *cfg_get(const cfg_node *root, const char *path);
+
+/* Validate a map against an option table and fill dst (used for policy options). Keys in
+ * `also_ok` (NULL-terminated, may be NULL) are accepted and ignored. */
+int cfg_apply_opts(const cfg_node *map, const char *path, const opt_desc *opts, void *dst,
+                   const char *const *also_ok, am_error *err);
+
+/* Where device presets are searched, in order: $AMSIM_DEVICES, DIR_OF_CONFIG/devices,
+ * DIR_OF_CONFIG/../configs/devices, the source tree's configs/devices (compile-time). */
+
+#endif

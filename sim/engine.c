@@ -1,0 +1,815 @@
+/* engine.c - discrete-event replay of a trace against memory levels and links (see engine.h).
+ *
+ * Structures: a hash map from trace buffer id to its live allocation (open addressing, linear
+ * probing, backward-shift deletion: no tombstones, O(1) expected, no per-event allocation);
+ * per-stream FIFO rings of queued operations; a binary heap of device-side events ordered by
+ * (time, sequence); one processor-sharing channel per link direction (models/link.c). */
+#include "engine.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../models/link.h"
+
+#define MAX_STREAMS 65536
+
+/* ---- id -> allocation map ---------------------------------------------------------------- */
+
+enum { ST_EMPTY = 0, ST_LIVE = 1, ST_REQ_FREED = 2, ST_OOM = 3 };
+
+typedef struct slot {
+    uint64_t id;
+    uint64_t handle, addr, requested, given;
+    unsigned long line;  /* where it was allocated */
+    int32_t level;
+    uint8_t state;
+} slot;
+
+typedef struct idmap {
+    slot *s;
+    size_t cap, n; /* cap is a power of two */
+} idmap;
+
+static inline size_t id_hash(uint64_t id)
+{
+    id ^= id >> 33;
+    id *= 0xff51afd7ed558ccdULL;
+    id ^= id >> 33;
+    return (size_t)id;
+}
+
+static void idmap_grow(idmap *m)
+{
+    size_t oc = m->cap;
+    slot *os = m->s;
+    m->cap = oc ? oc * 2 : 1024;
+    m->s = am_calloc(m->cap, sizeof *m->s);
+    m->n = 0;
+    for (size_t i = 0; i < oc; i++)
+        if (os[i].state != ST_EMPTY) {
+            size_t j = id_hash(os[i].id) & (m->cap - 1);
+            while (m->s[j].state != ST_EMPTY)
+                j = (j + 1) & (m->cap - 1);
+            m->s[j] = os[i];
+            m->n++;
+        }
+    free(os);
+}
+
+static slot *idmap_find(const idmap *m, uint64_t id)
+{
+    if (!m->cap)
+        return NULL;
+    for (size_t j = id_hash(id) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
+        if (m->s[j].state == ST_EMPTY)
+            return NULL;
+        if (m->s[j].id == id)
+            return &m->s[j];
+    }
+}
+
+/* Slot for a new id (must be absent). */
+static slot *idmap_put(idmap *m, uint64_t id)
+{
+    if (2 * (m->n + 1) > m->cap)
+        idmap_grow(m);
+    size_t j = id_hash(id) & (m->cap - 1);
+    while (m->s[j].state != ST_EMPTY)
+        j = (j + 1) & (m->cap - 1);
+    m->s[j].id = id;
+    m->n++;
+    return &m->s[j];
+}
+
+static void idmap_del(idmap *m, slot *x)
+{
+    size_t mask = m->cap - 1, i = (size_t)(x - m->s);
+    for (size_t j = (i + 1) & mask; m->s[j].state != ST_EMPTY; j = (j + 1) & mask) {
+        size_t h = id_hash(m->s[j].id) & mask;
+        /* Move j back to i when its home is not in the cyclic range (i, j]. */
+        if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
+            m->s[i] = m->s[j];
+            i = j;
+        }
+    }
+    m->s[i].state = ST_EMPTY;
+    m->n--;
+}
+
+/* ---- streams, events, heap --------------------------------------------------------------- */
+
+enum { OP_COMPUTE, OP_XFER, OP_RECORD, OP_WAIT };
+
+typedef struct op {
+    uint8_t kind;
+    uint32_t chan;     /* OP_XFER */
+    uint64_t arg;      /* duration ps, bytes, or event id */
+    uint64_t gen;      /* OP_WAIT: generation of the record it waits for */
+    am_ps issue;       /* host time it was issued */
+} op;
+
+typedef struct stream {
+    op *q;
+    size_t head, len, cap;
+    int busy;
+    int used;
+    am_ps busy_ps, last_done;
+    uint64_t ops;
+} stream;
+
+typedef struct evrec {
+    uint64_t id, recorded, fired; /* generations */
+    int used;
+} evrec;
+
+typedef struct hev {
+    am_ps t;
+    uint64_t seq;
+    uint32_t stream;
+    uint8_t kind; /* 0 op done, 1 wake */
+} hev;
+
+typedef struct chan {
+    link_chan *l;
+    int link, dir;
+} chan;
+
+struct sim {
+    const am_config *cfg;
+    sim_opts o;
+    int nlevels;
+    mem_level *lv[CFG_MAX_LEVELS];
+    idmap ids;
+    stream *st;
+    size_t nst;
+    evrec *ev;
+    size_t evcap, evn;
+    hev *heap;
+    size_t hn, hcap;
+    uint64_t hseq;
+    chan ch[2 * CFG_MAX_LINKS];
+    int nch;
+    am_ps host, now; /* host clock; device-side clock */
+    uint64_t seq;    /* trace event index */
+    sim_summary sum;
+    sim_oom *ooms;
+    size_t nooms;
+    am_ps next_sample;
+    char buf[256];
+};
+
+static void heap_push(sim *s, am_ps t, uint32_t sid, uint8_t kind)
+{
+    if (s->hn == s->hcap) {
+        s->hcap = s->hcap ? 2 * s->hcap : 64;
+        s->heap = am_realloc(s->heap, s->hcap * sizeof *s->heap);
+    }
+    hev e = {t, s->hseq++, sid, kind};
+    size_t i = s->hn++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (s->heap[p].t < e.t || (s->heap[p].t == e.t && s->heap[p].seq < e.seq))
+            break;
+        s->heap[i] = s->heap[p];
+        i = p;
+    }
+    s->heap[i] = e;
+}
+
+static hev heap_pop(sim *s)
+{
+    hev top = s->heap[0], last = s->heap[--s->hn];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= s->hn)
+            break;
+        if (c + 1 < s->hn && (s->heap[c + 1].t < s->heap[c].t ||
+                              (s->heap[c + 1].t == s->heap[c].t && s->heap[c + 1].seq < s->heap[c].seq)))
+            c++;
+        if (last.t < s->heap[c].t || (last.t == s->heap[c].t && last.seq < s->heap[c].seq))
+            break;
+        s->heap[i] = s->heap[c];
+        i = c;
+    }
+    if (s->hn)
+        s->heap[i] = last;
+    return top;
+}
+
+static evrec *ev_get(sim *s, uint64_t id, int create)
+{
+    if (create && 2 * (s->evn + 1) > s->evcap) {
+        size_t oc = s->evcap;
+        evrec *old = s->ev;
+        s->evcap = oc ? 2 * oc : 64;
+        s->ev = am_calloc(s->evcap, sizeof *s->ev);
+        for (size_t i = 0; i < oc; i++)
+            if (old[i].used) {
+                size_t j = id_hash(old[i].id) & (s->evcap - 1);
+                while (s->ev[j].used)
+                    j = (j + 1) & (s->evcap - 1);
+                s->ev[j] = old[i];
+            }
+        free(old);
+    }
+    if (!s->evcap)
+        return NULL;
+    size_t j = id_hash(id) & (s->evcap - 1);
+    while (s->ev[j].used) {
+        if (s->ev[j].id == id)
+            return &s->ev[j];
+        j = (j + 1) & (s->evcap - 1);
+    }
+    if (!create)
+        return NULL;
+    s->ev[j] = (evrec){id, 0, 0, 1};
+    s->evn++;
+    return &s->ev[j];
+}
+
+static stream *get_stream(sim *s, uint32_t id)
+{
+    if (id >= s->nst) {
+        size_t n = s->nst ? s->nst : 4;
+        while (n <= id)
+            n *= 2;
+        s->st = am_realloc(s->st, n * sizeof *s->st);
+        memset(s->st + s->nst, 0, (n - s->nst) * sizeof *s->st);
+        s->nst = n;
+    }
+    s->st[id].used = 1;
+    return &s->st[id];
+}
+
+static op *st_head(stream *q) { return &q->q[q->head]; }
+
+static void st_pop(stream *q)
+{
+    q->head = (q->head + 1) % q->cap;
+    q->len--;
+}
+
+static void st_push(stream *q, op o)
+{
+    if (q->len == q->cap) {
+        size_t nc = q->cap ? 2 * q->cap : 16;
+        op *n = am_malloc(nc * sizeof *n);
+        for (size_t i = 0; i < q->len; i++)
+            n[i] = q->q[(q->head + i) % q->cap];
+        free(q->q);
+        q->q = n;
+        q->head = 0;
+        q->cap = nc;
+    }
+    q->q[(q->head + q->len++) % q->cap] = o;
+}
+
+/* Start what stream `id` can start at the device clock. */
+static void kick(sim *s, uint32_t id)
+{
+    stream *q = &s->st[id];
+    while (!q->busy && q->len) {
+        op *h = st_head(q);
+        if (h->issue > s->now) {
+            heap_push(s, h->issue, id, 1);
+            return;
+        }
+        switch (h->kind) {
+        case OP_COMPUTE:
+            q->busy = 1;
+            heap_push(s, s->now + h->arg, id, 0);
+            return;
+        case OP_XFER:
+            q->busy = 1;
+            link_submit(s->ch[h->chan].l, s->now, h->arg, id);
+            return;
+        case OP_RECORD: {
+            evrec *e = ev_get(s, h->arg, 0); /* exists: recorded at issue */
+            if (e && h->gen > e->fired)
+                e->fired = h->gen;
+            /* Wake streams waiting on it (through the heap: no recursion). */
+            for (size_t i = 0; i < s->nst; i++) {
+                stream *w = &s->st[i];
+                if (i != id && w->len && !w->busy && st_head(w)->kind == OP_WAIT &&
+                    st_head(w)->arg == h->arg)
+                    heap_push(s, s->now, (uint32_t)i, 1);
+            }
+            q->ops++;
+            q->last_done = s->now;
+            st_pop(q);
+            break;
+        }
+        case OP_WAIT: {
+            evrec *e = ev_get(s, h->arg, 0);
+            if (e && e->fired < h->gen)
+                return; /* woken by the record */
+            q->ops++;
+            st_pop(q);
+            break;
+        }
+        }
+    }
+}
+
+static void op_done(sim *s, uint32_t id, am_ps started_hint)
+{
+    stream *q = &s->st[id];
+    (void)started_hint;
+    q->busy = 0;
+    q->ops++;
+    q->last_done = s->now;
+    st_pop(q);
+    kick(s, id);
+}
+
+/* Process the next device-side event if it is at or before `limit`: 1 if one was. */
+static int des_step(sim *s, am_ps limit)
+{
+    am_ps tl = AM_TIME_NONE;
+    int cl = -1;
+    for (int i = 0; i < s->nch; i++) {
+        am_ps t = link_next_time(s->ch[i].l);
+        if (t < tl) {
+            tl = t;
+            cl = i;
+        }
+    }
+    am_ps th = s->hn ? s->heap[0].t : AM_TIME_NONE;
+    if (tl == AM_TIME_NONE && th == AM_TIME_NONE)
+        return 0;
+    if (tl <= th) {
+        if (tl > limit)
+            return 0;
+        s->now = tl;
+        uint64_t tags[16];
+        int n = link_advance(s->ch[cl].l, tl, tags, 16);
+        for (int i = 0; i < n; i++)
+            op_done(s, (uint32_t)tags[i], 0);
+        return 1;
+    }
+    if (th > limit)
+        return 0;
+    hev e = heap_pop(s);
+    s->now = e.t;
+    if (e.kind == 0)
+        op_done(s, e.stream, 0);
+    else
+        kick(s, e.stream);
+    return 1;
+}
+
+static void des_run_until(sim *s, am_ps t)
+{
+    while (des_step(s, t)) {
+    }
+    if (s->now < t)
+        s->now = t;
+}
+
+static int stream_idle(const stream *q) { return q->len == 0 && !q->busy; }
+
+/* Host blocks until the stream (or all, TR_ALL) has drained. */
+static void host_sync(sim *s, uint32_t id)
+{
+    am_ps before = s->host;
+    for (;;) {
+        int idle = 1;
+        if (id == TR_ALL) {
+            for (size_t i = 0; i < s->nst && idle; i++)
+                idle = stream_idle(&s->st[i]);
+        } else if (id < s->nst)
+            idle = stream_idle(&s->st[id]);
+        if (idle || !des_step(s, AM_TIME_NONE - 1))
+            break;
+    }
+    if (s->now > s->host)
+        s->host = s->now;
+    s->sum.stall += s->host - before;
+}
+
+/* ---- outputs ----------------------------------------------------------------------------- */
+
+static char *fmt_u64(char *p, uint64_t v)
+{
+    char t[24];
+    int n = 0;
+    do {
+        t[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = t[--n];
+    return p;
+}
+
+static void placement_row(sim *s, uint64_t id, int level, const alloc_out *o, uint64_t req,
+                          int ok)
+{
+    if (!s->o.placements)
+        return;
+    char *p = s->buf;
+    p = fmt_u64(p, s->seq);
+    *p++ = ',';
+    p = fmt_u64(p, id);
+    *p++ = ',';
+    const char *name = s->cfg->levels[level].name;
+    size_t n = strlen(name);
+    memcpy(p, name, n);
+    p += n;
+    *p++ = ',';
+    if (ok)
+        p = fmt_u64(p, o->addr);
+    *p++ = ',';
+    p = fmt_u64(p, req);
+    *p++ = ',';
+    if (ok)
+        p = fmt_u64(p, o->size);
+    memcpy(p, ok ? ",ok\n" : ",oom\n", ok ? 4 : 5);
+    p += ok ? 4 : 5;
+    fwrite(s->buf, 1, (size_t)(p - s->buf), s->o.placements);
+}
+
+static void timeline_row(sim *s, int level)
+{
+    if (!s->o.timeline)
+        return;
+    am_ps iv = s->cfg->report.timeline_interval;
+    if (iv) {
+        if (s->host < s->next_sample)
+            return;
+        s->next_sample = (s->host / iv + 1) * iv;
+    }
+    const mem_metrics *m = mem_get_metrics(s->lv[level]);
+    fprintf(s->o.timeline, "%" PRIu64 ",%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+            s->host, s->seq, s->cfg->levels[level].name, m->live_bytes, m->allocated_bytes,
+            m->reserved_bytes);
+}
+
+static void log_prefix(sim *s, int level)
+{
+    if (s->nlevels > 1)
+        fprintf(s->o.log, "%s: ", s->cfg->levels[level].name);
+}
+
+/* ---- trace events ------------------------------------------------------------------------ */
+
+static int check_all(sim *s, const char *file, const tr_event *ev, am_error *err)
+{
+    for (int i = 0; i < s->nlevels; i++) {
+        am_error e = {0};
+        if (mem_check(s->lv[i], &e))
+            return am_fail(err, AM_EINTERNAL, "%s:%lu: invariant broken after this event: %s",
+                           file, ev->line, e.msg);
+    }
+    return 0;
+}
+
+static int level_ok(sim *s, int level, const char *file, const tr_event *ev, am_error *err)
+{
+    if (level < 0 || level >= s->nlevels)
+        return am_fail_at(err, file, ev->line, ev->col, "memory level index %d out of range",
+                          level);
+    return 0;
+}
+
+static int warn_or_fail(sim *s, am_error *err, const char *file, const tr_event *ev,
+                        const char *what, uint64_t id)
+{
+    if (s->o.lenient) {
+        s->sum.warnings++;
+        return 0;
+    }
+    return am_fail_at(err, file, ev->line, ev->col, "%s %" PRIu64 "%s", what, id,
+                      " (use --lenient to count and skip such events)");
+}
+
+static void record_oom(sim *s, const tr_event *ev, int level)
+{
+    s->sum.ooms++;
+    if (s->nooms < s->cfg->report.max_oom_events) {
+        mem_level *m = s->lv[level];
+        const mem_metrics *mm = mem_get_metrics(m);
+        s->ooms[s->nooms++] = (sim_oom){s->seq, ev->id, level, ev->bytes, mem_free_in_reserved(m),
+                                        mem_largest_free(m),
+                                        mem_capacity(m) > mm->reserved_bytes
+                                            ? mem_capacity(m) - mm->reserved_bytes : 0,
+                                        s->host};
+    }
+}
+
+static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
+{
+    int level = ev->level;
+    if (level_ok(s, level, file, ev, err))
+        return -1;
+    if (ev->bytes == 0)
+        return warn_or_fail(s, err, file, ev, "allocation of 0 bytes for id", ev->id);
+    slot *x = idmap_find(&s->ids, ev->id);
+    if (x && x->state != ST_OOM)
+        return am_fail_at(err, file, ev->line, ev->col,
+                          "duplicate id %" PRIu64 ": still allocated (line %lu)", ev->id, x->line);
+    if (x)
+        idmap_del(&s->ids, x);
+    mem_level *m = s->lv[level];
+    mem_hint(m, ev->addr);
+    alloc_req r = {ev->bytes, ev->stream};
+    alloc_out o = {0, 0, 0};
+    int rc = mem_alloc(m, &r, &o);
+    mem_hint(m, TR_NO_ADDR);
+    s->sum.allocs++;
+    x = idmap_put(&s->ids, ev->id);
+    x->line = ev->line;
+    x->level = level;
+    x->requested = ev->bytes;
+    if (rc == ALLOC_OK) {
+        x->state = ST_LIVE;
+        x->handle = o.handle;
+        x->addr = o.addr;
+        x->given = o.size;
+    } else {
+        x->state = ST_OOM;
+        record_oom(s, ev, level);
+    }
+    if (s->sum.validating && ev->addr != TR_NO_ADDR) {
+        s->sum.recorded_allocs++;
+        if (rc == ALLOC_OK && o.addr == ev->addr)
+            s->sum.address_matches++;
+        else if (!s->sum.have_mismatch) {
+            s->sum.have_mismatch = 1;
+            s->sum.mismatch_seq = s->seq;
+            s->sum.mismatch_id = ev->id;
+            s->sum.mismatch_recorded = ev->addr;
+            s->sum.mismatch_simulated = rc == ALLOC_OK ? o.addr : TR_NO_ADDR;
+        }
+    }
+    placement_row(s, ev->id, level, &o, ev->bytes, rc == ALLOC_OK);
+    if (s->o.log) {
+        log_prefix(s, level);
+        if (rc == ALLOC_OK)
+            fprintf(s->o.log, "A %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", ev->id, o.addr, o.size);
+        else
+            fprintf(s->o.log, "OOM %" PRIu64 " %" PRIu64 "\n", ev->id, ev->bytes);
+    }
+    timeline_row(s, level);
+    return 0;
+}
+
+static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
+{
+    slot *x = idmap_find(&s->ids, ev->id);
+    if (!x)
+        return warn_or_fail(s, err, file, ev, "free of unknown id", ev->id);
+    int level = x->level;
+    switch (ev->kind) {
+    case TR_FREE_REQUESTED:
+        if (x->state == ST_OOM) {
+            s->sum.frees_after_oom++;
+            return 0; /* the completion removes it */
+        }
+        if (x->state != ST_LIVE)
+            return warn_or_fail(s, err, file, ev, "second free request of id", ev->id);
+        mem_free_requested(s->lv[level], x->handle, x->requested, x->given);
+        x->state = ST_REQ_FREED;
+        s->sum.frees++;
+        break;
+    default: /* TR_FREE, TR_FREE_COMPLETED */
+        if (x->state == ST_OOM) {
+            if (ev->kind == TR_FREE)
+                s->sum.frees_after_oom++;
+            idmap_del(&s->ids, x);
+            return 0;
+        }
+        if (x->state == ST_LIVE)
+            s->sum.frees++;
+        mem_free(s->lv[level], x->handle, x->requested, x->given, x->state == ST_REQ_FREED);
+        idmap_del(&s->ids, x);
+        break;
+    }
+    timeline_row(s, level);
+    return 0;
+}
+
+static int find_chan(sim *s, int from, int to)
+{
+    for (int i = 0; i < s->nch; i++) {
+        const cfg_link *l = &s->cfg->links[s->ch[i].link];
+        int a = s->ch[i].dir ? l->to : l->from, b = s->ch[i].dir ? l->from : l->to;
+        if (a == from && b == to)
+            return i;
+        if (!l->duplex && a == to && b == from)
+            return i;
+    }
+    return -1;
+}
+
+static int enqueue(sim *s, const tr_event *ev, op o, const char *file, am_error *err)
+{
+    if (ev->stream >= MAX_STREAMS)
+        return am_fail_at(err, file, ev->line, ev->col, "stream %u above the limit of %d streams",
+                          ev->stream, MAX_STREAMS - 1);
+    stream *q = get_stream(s, ev->stream);
+    o.issue = s->host;
+    if (s->cfg->engine.queue_depth && q->len >= s->cfg->engine.queue_depth) {
+        /* The host blocks until the stream retires an operation. */
+        am_ps before = s->host;
+        while (q->len >= s->cfg->engine.queue_depth && des_step(s, AM_TIME_NONE - 1)) {
+        }
+        if (s->now > s->host)
+            s->host = s->now;
+        s->sum.stall += s->host - before;
+        o.issue = s->host;
+    }
+    st_push(q, o);
+    kick(s, ev->stream);
+    return 0;
+}
+
+int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
+{
+    if (ev->time != AM_TIME_NONE && ev->time > s->host)
+        s->host = ev->time;
+    if (s->hn || s->nch)
+        des_run_until(s, s->host);
+    s->sum.events++;
+    int rc = 0;
+    switch (ev->kind) {
+    case TR_ALLOC:
+        rc = do_alloc(s, ev, file, err);
+        break;
+    case TR_FREE:
+    case TR_FREE_REQUESTED:
+    case TR_FREE_COMPLETED:
+        rc = do_free(s, ev, file, err);
+        break;
+    case TR_TRANSFER: {
+        if (level_ok(s, ev->level, file, ev, err) || level_ok(s, ev->dst_level, file, ev, err))
+            return -1;
+        int c = find_chan(s, ev->level, ev->dst_level);
+        if (c < 0)
+            return am_fail_at(err, file, ev->line, ev->col,
+                              "no link from '%s' to '%s' in the config", s->cfg->levels[ev->level].name,
+                              s->cfg->levels[ev->dst_level].name);
+        s->sum.transfers++;
+        rc = enqueue(s, ev, (op){OP_XFER, (uint32_t)c, ev->bytes, 0, 0}, file, err);
+        break;
+    }
+    case TR_COMPUTE:
+        s->sum.computes++;
+        rc = enqueue(s, ev, (op){OP_COMPUTE, 0, ev->duration, 0, 0}, file, err);
+        break;
+    case TR_RECORD: {
+        evrec *e = ev_get(s, ev->arg, 1);
+        uint64_t gen = e ? ++e->recorded : 0;
+        rc = enqueue(s, ev, (op){OP_RECORD, 0, ev->arg, gen, 0}, file, err);
+        break;
+    }
+    case TR_WAIT: {
+        evrec *e = ev_get(s, ev->arg, 0);
+        if (!e || !e->recorded)
+            return am_fail_at(err, file, ev->line, ev->col,
+                              "wait on event %" PRIu64 ", which was never recorded", ev->arg);
+        rc = enqueue(s, ev, (op){OP_WAIT, 0, ev->arg, e->recorded, 0}, file, err);
+        break;
+    }
+    case TR_SYNC:
+        host_sync(s, ev->stream);
+        break;
+    case TR_SEGMENT_ALLOC:
+        if (level_ok(s, ev->level, file, ev, err))
+            return -1;
+        mem_note_recorded_segment(s->lv[ev->level], ev->addr, ev->bytes);
+        s->sum.segment_events_recorded++;
+        break;
+    case TR_SEGMENT_FREE:
+        s->sum.segment_events_recorded++;
+        break;
+    case TR_OOM_RECORDED:
+        s->sum.recorded_ooms++;
+        break;
+    default:
+        return am_fail(err, AM_EINTERNAL, "%s:%lu: unknown event kind %d", file, ev->line,
+                       (int)ev->kind);
+    }
+    if (rc == 0 && s->o.check)
+        rc = check_all(s, file, ev, err);
+    s->seq++;
+    return rc;
+}
+
+int sim_finish(sim *s, am_error *err)
+{
+    (void)err;
+    host_sync(s, TR_ALL);
+    s->sum.makespan = s->now > s->host ? s->now : s->host;
+    s->sum.host_time = s->host;
+    for (int i = 0; i < s->nlevels; i++) {
+        if (s->o.log && s->nlevels > 1)
+            fprintf(s->o.log, "# level %s\n", mem_name(s->lv[i]));
+        mem_finish(s->lv[i]);
+    }
+    return 0;
+}
+
+int sim_run(sim *s, trace *t, am_error *err)
+{
+    tr_event ev;
+    int rc;
+    const char *file = trace_path(t);
+    s->sum.validating = strcmp(trace_format(t), "pytorch_snapshot") == 0;
+    int show = s->o.progress && isatty(2);
+    while ((rc = trace_next(t, &ev, err)) == 1) {
+        if (sim_event(s, &ev, file, err) != 0)
+            return -1;
+        if (show && (s->seq & 0xFFFFF) == 0)
+            fprintf(stderr, "\ramsim: %" PRIu64 " events", s->seq);
+    }
+    if (show)
+        fprintf(stderr, "\r\033[K");
+    if (rc < 0)
+        return -1;
+    return sim_finish(s, err);
+}
+
+/* ---- life cycle and results -------------------------------------------------------------- */
+
+int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err)
+{
+    sim *s = am_calloc(1, sizeof *s);
+    s->cfg = cfg;
+    s->o = *o;
+    s->nlevels = cfg->nlevels;
+    for (int i = 0; i < cfg->nlevels; i++) {
+        const cfg_level *L = &cfg->levels[i];
+        int rec = L->policy->recorded_addresses && L->policy->recorded_addresses(L->policy_opts);
+        mem_params p = {L->name, L->kind, L->capacity, L->granularity, L->policy,
+                        L->policy_opts, rec, o->log};
+        if (mem_create(&s->lv[i], &p, err) != 0) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            am_fail(err, err->status, "%s: memory level '%s': %s", cfg->path, L->name, msg);
+            sim_destroy(s);
+            return -1;
+        }
+    }
+    for (int i = 0; i < cfg->nlinks; i++) {
+        const cfg_link *L = &cfg->links[i];
+        uint64_t bw = (uint64_t)((double)L->bandwidth * L->efficiency);
+        for (int d = 0; d < (L->duplex && L->from != L->to ? 2 : 1); d++) {
+            s->ch[s->nch].l = link_create(bw, L->latency, L->concurrency);
+            s->ch[s->nch].link = i;
+            s->ch[s->nch].dir = d;
+            s->nch++;
+        }
+    }
+    s->ooms = am_calloc(cfg->report.max_oom_events ? cfg->report.max_oom_events : 1,
+                        sizeof *s->ooms);
+    if (o->placements)
+        fputs("seq,id,level,address,requested,allocated,status\n", o->placements);
+    if (o->timeline)
+        fputs("time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes\n", o->timeline);
+    *out = s;
+    return 0;
+}
+
+void sim_destroy(sim *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->nlevels; i++)
+        mem_destroy(s->lv[i]);
+    for (int i = 0; i < s->nch; i++)
+        link_destroy(s->ch[i].l);
+    for (size_t i = 0; i < s->nst; i++)
+        free(s->st[i].q);
+    free(s->st);
+    free(s->ev);
+    free(s->heap);
+    free(s->ids.s);
+    free(s->ooms);
+    free(s);
+}
+
+int sim_nlevels(const sim *s) { return s->nlevels; }
+mem_level *sim_level(const sim *s, int i) { return s->lv[i]; }
+const am_config *sim_config(const sim *s) { return s->cfg; }
+const sim_summary *sim_get_summary(const sim *s) { return &s->sum; }
+
+size_t sim_ooms(const sim *s, const sim_oom **list)
+{
+    *list = s->ooms;
+    return s->nooms;
+}
+
+int sim_links(const sim *s, sim_link_result *out, int max)
+{
+    int n = 0;
+    for (int i = 0; i < s->nch && n < max; i++) {
+        const cfg_link *L = &s->cfg->links[s->ch[i].link];
+        out[n++] = (sim_link_result){L->name, L->from, L->to, s->ch[i].dir,
+                                     link_get_stats(s->ch[i].l)};
+    }
+    return n;
+}

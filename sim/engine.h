@@ -1,0 +1,77 @@
+/* engine.h - the discrete-event engine: replays trace events against memory levels and links.
+ *
+ * Timing model (traces/FORMAT.md, "Timing"): the trace is the host's issue order. The host
+ * clock starts at 0 and moves to an event's timestamp when it has one (timestamps are earliest
+ * issue times). Allocations and frees run on the host at issue time, in trace order, as the
+ * framework allocators do. Compute, transfer, record and wait operations are queued on their
+ * stream and run there in order: a compute occupies the stream for its duration, a transfer
+ * occupies its link (latency + bytes / shared bandwidth), a wait holds the stream until the
+ * recorded event has fired. The host blocks (and its clock advances) on `sync` and when a
+ * stream's queue holds engine.queue_depth operations. Device-side events are processed in
+ * (time, sequence) order, so runs are deterministic. */
+#ifndef AM_ENGINE_H
+#define AM_ENGINE_H
+
+#include <stdio.h>
+
+#include "../models/memory.h"
+#include "config.h"
+#include "trace.h"
+
+typedef struct sim sim;
+
+typedef struct sim_opts {
+    FILE *placements;      /* CSV: seq,id,level,address,requested,allocated,status */
+    FILE *timeline;        /* CSV samples */
+    FILE *log;             /* allocator event log (R/G/A/OOM/S lines) */
+    int check;             /* run every invariant check after every event */
+    int lenient;           /* recoverable trace problems become counted warnings */
+    int progress;          /* progress line on stderr */
+} sim_opts;
+
+int sim_create(sim **s, const am_config *cfg, const sim_opts *o, am_error *err);
+void sim_destroy(sim *s);
+/* Replay a whole trace: 0, or -1 with err (input errors carry file:line:col). */
+int sim_run(sim *s, trace *t, am_error *err);
+/* One event (for tests and embedders); `file` names the trace in messages. */
+int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err);
+/* End of trace: drain streams and links, finish policies. */
+int sim_finish(sim *s, am_error *err);
+
+/* Results. */
+int sim_nlevels(const sim *s);
+mem_level *sim_level(const sim *s, int i);
+const am_config *sim_config(const sim *s);
+
+typedef struct sim_oom {
+    uint64_t seq, id;
+    int level;
+    uint64_t requested, free_bytes, largest_free_block, unreserved_bytes;
+    am_ps time;
+} sim_oom;
+
+typedef struct sim_link_result {
+    const char *name;
+    int from, to, dir; /* dir 0: from -> to, 1: to -> from */
+    const struct link_stats *st;
+} sim_link_result;
+
+typedef struct sim_summary {
+    uint64_t events, allocs, frees, transfers, computes, ooms;
+    uint64_t frees_after_oom;    /* frees of buffers whose allocation failed (skipped) */
+    uint64_t warnings;           /* --lenient: recoverable problems counted */
+    am_ps makespan, stall, host_time;
+    /* validation against recorded addresses */
+    int validating;
+    uint64_t recorded_allocs, address_matches;
+    uint64_t segment_events_recorded, segment_events_matched;
+    int have_mismatch;
+    uint64_t mismatch_seq, mismatch_id, mismatch_recorded, mismatch_simulated;
+    uint64_t recorded_ooms;
+} sim_summary;
+
+const sim_summary *sim_get_summary(const sim *s);
+size_t sim_ooms(const sim *s, const sim_oom **list);
+int sim_links(const sim *s, sim_link_result *out, int max);
+
+#endif

@@ -1,0 +1,147 @@
+/* json.c - streaming JSON writer (see json.h). Reals print with up to 12 significant digits
+ * ("%.12g"), which is deterministic for the same value on every run. */
+#include "json.h"
+
+#include <math.h>
+
+void json_init(json_w *w, FILE *f, int pretty)
+{
+    w->f = f;
+    w->depth = 0;
+    w->first[0] = 1;
+    w->pretty = pretty;
+    w->after_key = 0;
+}
+
+static void indent(json_w *w)
+{
+    if (!w->pretty)
+        return;
+    fputc('\n', w->f);
+    for (int i = 0; i < w->depth; i++)
+        fputs("  ", w->f);
+}
+
+/* Before a value inside an array, or a key inside an object. */
+static void sep(json_w *w)
+{
+    if (w->depth == 0)
+        return;
+    if (!w->first[w->depth])
+        fputc(',', w->f);
+    w->first[w->depth] = 0;
+    indent(w);
+}
+
+static void value_prefix(json_w *w)
+{
+    if (w->after_key)
+        w->after_key = 0;
+    else
+        sep(w);
+}
+
+static void open(json_w *w, char c)
+{
+    value_prefix(w);
+    fputc(c, w->f);
+    if (w->depth < 63)
+        w->depth++;
+    w->first[w->depth] = 1;
+}
+
+static void close_(json_w *w, char c)
+{
+    int empty = w->first[w->depth];
+    if (w->depth > 0)
+        w->depth--;
+    if (!empty)
+        indent(w);
+    fputc(c, w->f);
+    if (w->depth == 0 && w->pretty)
+        fputc('\n', w->f);
+}
+
+void json_obj(json_w *w) { open(w, '{'); }
+void json_end_obj(json_w *w) { close_(w, '}'); }
+void json_arr(json_w *w) { open(w, '['); }
+void json_end_arr(json_w *w) { close_(w, ']'); }
+
+void json_escape(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        default:
+            if (*p < 0x20)
+                fprintf(f, "\\u%04x", *p);
+            else
+                fputc(*p, f);
+        }
+    }
+}
+
+void json_key(json_w *w, const char *k)
+{
+    sep(w);
+    fputc('"', w->f);
+    json_escape(w->f, k);
+    fputs(w->pretty ? "\": " : "\":", w->f);
+    w->after_key = 1;
+}
+
+void json_str(json_w *w, const char *s)
+{
+    value_prefix(w);
+    if (!s) {
+        fputs("null", w->f);
+        return;
+    }
+    fputc('"', w->f);
+    json_escape(w->f, s);
+    fputc('"', w->f);
+}
+
+void json_u64(json_w *w, uint64_t v)
+{
+    value_prefix(w);
+    fprintf(w->f, "%llu", (unsigned long long)v);
+}
+
+void json_i64(json_w *w, int64_t v)
+{
+    value_prefix(w);
+    fprintf(w->f, "%lld", (long long)v);
+}
+
+void json_real(json_w *w, double v)
+{
+    value_prefix(w);
+    if (!isfinite(v))
+        fputs("null", w->f);
+    else if (v == 0)
+        fputs("0", w->f);
+    else
+        fprintf(w->f, "%.12g", v);
+}
+
+void json_bool(json_w *w, int v)
+{
+    value_prefix(w);
+    fputs(v ? "true" : "false", w->f);
+}
+
+void json_null(json_w *w)
+{
+    value_prefix(w);
+    fputs("null", w->f);
+}
+
+void json_kstr(json_w *w, const char *k, const char *s) { json_key(w, k); json_str(w, s); }
+void json_ku64(json_w *w, const char *k, uint64_t v) { json_key(w, k); json_u64(w, v); }
+void json_kreal(json_w *w, const char *k, double v) { json_key(w, k); json_real(w, v); }
+void json_kbool(json_w *w, const char *k, int v) { json_key(w, k); json_bool(w, v); }

@@ -1,0 +1,36 @@
+/* json.h - a small streaming JSON writer with deterministic number formatting. */
+#ifndef AM_JSON_H
+#define AM_JSON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct json_w {
+    FILE *f;
+    int depth;
+    int first[64]; /* first element at each depth */
+    int pretty;
+    int after_key; /* the next value follows a key directly */
+} json_w;
+
+void json_init(json_w *w, FILE *f, int pretty);
+void json_obj(json_w *w);  /* { */
+void json_end_obj(json_w *w);
+void json_arr(json_w *w);  /* [ */
+void json_end_arr(json_w *w);
+void json_key(json_w *w, const char *k);
+void json_str(json_w *w, const char *s);
+void json_u64(json_w *w, uint64_t v);
+void json_i64(json_w *w, int64_t v);
+void json_real(json_w *w, double v); /* non-finite -> null */
+void json_bool(json_w *w, int v);
+void json_null(json_w *w);
+/* key + value shorthands */
+void json_kstr(json_w *w, const char *k, const char *s);
+void json_ku64(json_w *w, const char *k, uint64_t v);
+void json_kreal(json_w *w, const char *k, double v);
+void json_kbool(json_w *w, const char *k, int v);
+/* Write a string with JSON escaping (no quotes added) to f. */
+void json_escape(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,359 @@
+/* main.c - argv -> config -> run -> report; nothing else.
+ * Exit status: 0 run completed (simulated OOMs are results), 1 bad usage, config or trace,
+ * 2 internal error, 3 out of memory with --fail-on-oom. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common.h"
+#include "config.h"
+#include "engine.h"
+#include "outfile.h"
+#include "report.h"
+#include "trace.h"
+
+#define MAX_SETS 256
+
+typedef struct run_args {
+    const char *config, *trace, *policy;
+    const char *sets[MAX_SETS + 1];
+    int nsets;
+    const char *json, *placements, *timeline, *log, *outdir;
+    int quiet, check, lenient, fail_on_oom, device;
+} run_args;
+
+static const char *prog = "amsim";
+
+static void usage_main(FILE *f)
+{
+    fprintf(f,
+            "usage: amsim COMMAND [options]\n"
+            "commands:\n"
+            "  run -c CONFIG -t TRACE [options]   replay one trace and report\n"
+            "  check FILE...                      validate configs or traces without running\n"
+            "  policies                           list the allocator policies\n"
+            "options: amsim COMMAND --help; amsim --version\n");
+}
+
+static void usage_run(FILE *f)
+{
+    fprintf(f,
+            "usage: amsim run -c CONFIG -t TRACE [options]\n"
+            "  -c, --config FILE       YAML config (configs/default.yaml)\n"
+            "  -t, --trace FILE        trace: native, lifetime CSV or PyTorch snapshot (by content)\n"
+            "  --policy NAME           allocator policy of the default memory level\n"
+            "  --set PATH=VALUE        override a config key (repeatable), e.g.\n"
+            "                          memories.hbm.allocator.memory_limit=1GiB\n"
+            "  --json FILE             summary JSON\n"
+            "  --placements FILE       one CSV row per allocation request\n"
+            "  --timeline FILE         memory over time (CSV)\n"
+            "  --log FILE              allocator event log (R/G/A/OOM/S lines, BFC oracle format)\n"
+            "  -o DIR                  write report.txt, summary.json, placements.csv,\n"
+            "                          timeline.csv and effective_config.yaml into DIR\n"
+            "  --device N              PyTorch snapshot: which device's trace (default 0)\n"
+            "  --check                 run every invariant check after every event\n"
+            "  --lenient               count and skip recoverable trace problems\n"
+            "  --fail-on-oom           exit with status 3 when any allocation ran out of memory\n"
+            "  -q, --quiet             no text report on standard output\n");
+}
+
+static int need_arg(int i, int argc, char **argv)
+{
+    if (i + 1 >= argc) {
+        fprintf(stderr, "%s: option %s needs a value\n", prog, argv[i]);
+        return 0;
+    }
+    return 1;
+}
+
+static int is_opt(const char *s, const char *short_, const char *long_)
+{
+    return (short_ && strcmp(s, short_) == 0) || strcmp(s, long_) == 0;
+}
+
+/* 0 ok, 1 usage error, -1 help printed */
+static int parse_run(int argc, char **argv, run_args *a)
+{
+    memset(a, 0, sizeof *a);
+    for (int i = 0; i < argc; i++) {
+        const char *s = argv[i];
+        if (is_opt(s, "-h", "--help"))
+            return -1;
+        else if (is_opt(s, "-q", "--quiet"))
+            a->quiet = 1;
+        else if (is_opt(s, NULL, "--check"))
+            a->check = 1;
+        else if (is_opt(s, NULL, "--lenient"))
+            a->lenient = 1;
+        else if (is_opt(s, NULL, "--fail-on-oom"))
+            a->fail_on_oom = 1;
+        else if (is_opt(s, "-c", "--config") || is_opt(s, "-t", "--trace") || is_opt(s, NULL, "--policy") ||
+                 is_opt(s, NULL, "--set") || is_opt(s, NULL, "--json") || is_opt(s, NULL, "--placements") ||
+                 is_opt(s, NULL, "--timeline") || is_opt(s, NULL, "--log") || is_opt(s, "-o", "--out") ||
+                 is_opt(s, NULL, "--device")) {
+            if (!need_arg(i, argc, argv))
+                return 1;
+            const char *v = argv[++i];
+            if (is_opt(s, "-c", "--config"))
+                a->config = v;
+            else if (is_opt(s, "-t", "--trace"))
+                a->trace = v;
+            else if (is_opt(s, NULL, "--policy"))
+                a->policy = v;
+            else if (is_opt(s, NULL, "--set")) {
+                if (a->nsets == MAX_SETS) {
+                    fprintf(stderr, "%s: more than %d --set options\n", prog, MAX_SETS);
+                    return 1;
+                }
+                a->sets[a->nsets++] = v;
+            } else if (is_opt(s, NULL, "--json"))
+                a->json = v;
+            else if (is_opt(s, NULL, "--placements"))
+                a->placements = v;
+            else if (is_opt(s, NULL, "--timeline"))
+                a->timeline = v;
+            else if (is_opt(s, NULL, "--log"))
+                a->log = v;
+            else if (is_opt(s, "-o", "--out"))
+                a->outdir = v;
+            else {
+                char *end;
+                errno = 0;
+                long d = strtol(v, &end, 10);
+                if (errno || *end || d < 0 || d > 1024) {
+                    fprintf(stderr, "%s: --device takes a device number 0..1024, not '%s'\n",
+                            prog, v);
+                    return 1;
+                }
+                a->device = (int)d;
+            }
+        } else {
+            fprintf(stderr, "%s run: unknown option '%s' (see amsim run --help)\n", prog, s);
+            return 1;
+        }
+    }
+    if (!a->config || !a->trace) {
+        fprintf(stderr, "%s run: -c CONFIG and -t TRACE are required (see amsim run --help)\n",
+                prog);
+        return 1;
+    }
+    return 0;
+}
+
+/* Load the config, applying --policy to the default memory level. */
+static int load_config(const run_args *a, am_config **cfg, am_error *err)
+{
+    if (cfg_load(cfg, a->config, a->sets, a->nsets, err) != 0)
+        return -1;
+    if (!a->policy)
+        return 0;
+    const char *sets[MAX_SETS + 2];
+    char pol[256];
+    snprintf(pol, sizeof pol, "memories.%s.allocator.policy=%s",
+             (*cfg)->levels[(*cfg)->default_level].name, a->policy);
+    memcpy(sets, a->sets, (size_t)a->nsets * sizeof *sets);
+    sets[a->nsets] = pol;
+    cfg_free(*cfg);
+    *cfg = NULL;
+    return cfg_load(cfg, a->config, sets, a->nsets + 1, err);
+}
+
+static char *join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = am_malloc(n);
+    snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    run_args a;
+    int pr = parse_run(argc, argv, &a);
+    if (pr) {
+        if (pr < 0)
+            usage_run(stdout);
+        return pr < 0 ? 0 : 1;
+    }
+    am_error err = {0};
+    am_config *cfg = NULL;
+    trace *t = NULL;
+    sim *s = NULL;
+    outfile *oj = NULL, *op = NULL, *ot = NULL, *ol = NULL, *orep = NULL, *ocfg = NULL;
+    char *paths[6] = {0};
+    int status = 0;
+    if (a.outdir) {
+        if (mkdir(a.outdir, 0777) != 0 && errno != EEXIST) {
+            am_fail(&err, AM_EINPUT, "%s: cannot create directory: %s", a.outdir, strerror(errno));
+            goto fail;
+        }
+        paths[0] = join(a.outdir, "summary.json");
+        paths[1] = join(a.outdir, "placements.csv");
+        paths[2] = join(a.outdir, "timeline.csv");
+        paths[3] = join(a.outdir, "report.txt");
+        paths[4] = join(a.outdir, "effective_config.yaml");
+        if (!a.json)
+            a.json = paths[0];
+        if (!a.placements)
+            a.placements = paths[1];
+        if (!a.timeline)
+            a.timeline = paths[2];
+    }
+    if (load_config(&a, &cfg, &err) != 0)
+        goto fail;
+    const char *names[CFG_MAX_LEVELS];
+    for (int i = 0; i < cfg->nlevels; i++)
+        names[i] = cfg->levels[i].name;
+    trace_opts to = {names, cfg->nlevels, cfg->default_level, cfg->trace.lifetimes_inclusive,
+                     cfg->trace.time_unit, a.device};
+    if (trace_open(&t, a.trace, &to, &err) != 0)
+        goto fail;
+    if (out_open(&oj, a.json, &err) || out_open(&op, a.placements, &err) ||
+        out_open(&ot, a.timeline, &err) || out_open(&ol, a.log, &err) ||
+        out_open(&orep, paths[3], &err) || out_open(&ocfg, paths[4], &err))
+        goto fail;
+    sim_opts so = {out_fp(op), out_fp(ot), out_fp(ol), a.check, a.lenient, !a.quiet};
+    if (sim_create(&s, cfg, &so, &err) != 0 || sim_run(s, t, &err) != 0)
+        goto fail;
+    report_trace rt = {a.trace, trace_format(t), sim_get_summary(s)->events, trace_skipped(t)};
+    if (oj)
+        report_json(out_fp(oj), s, &rt);
+    if (orep)
+        report_text(out_fp(orep), s, &rt);
+    if (ocfg)
+        cfg_write_yaml(cfg, out_fp(ocfg));
+    if (out_commit(oj, &err) | out_commit(op, &err) | out_commit(ot, &err) |
+        out_commit(ol, &err) | out_commit(orep, &err) | out_commit(ocfg, &err)) {
+        oj = op = ot = ol = orep = ocfg = NULL;
+        goto fail;
+    }
+    oj = op = ot = ol = orep = ocfg = NULL;
+    if (!a.quiet)
+        report_text(stdout, s, &rt);
+    if (a.fail_on_oom && sim_get_summary(s)->ooms)
+        status = AM_EOOMFAIL;
+    goto done;
+fail:
+    out_abort(oj), out_abort(op), out_abort(ot), out_abort(ol), out_abort(orep), out_abort(ocfg);
+    fprintf(stderr, "%s: %s\n", prog, err.msg[0] ? err.msg : "failed");
+    status = err.status ? err.status : AM_EINTERNAL;
+done:
+    sim_destroy(s);
+    trace_close(t);
+    cfg_free(cfg);
+    for (int i = 0; i < 6; i++)
+        free(paths[i]);
+    return status;
+}
+
+/* check FILE...: a file whose first line is "version:" or that parses as YAML config is a
+ * config; anything else is read as a trace (against a one-level default config). */
+static int cmd_check(int argc, char **argv)
+{
+    if (argc == 0 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
+        fprintf(argc ? stdout : stderr, "usage: amsim check [-c CONFIG] FILE...\n"
+                "  validates configs (YAML) and traces without running them; traces are read\n"
+                "  against CONFIG's memory levels (default: levels hbm and host)\n");
+        return argc ? 0 : 1;
+    }
+    int bad = 0, i = 0;
+    am_config *base = NULL;
+    am_error err = {0};
+    if (strcmp(argv[0], "-c") == 0) {
+        if (argc < 2) {
+            fprintf(stderr, "%s check: -c needs a config\n", prog);
+            return 1;
+        }
+        if (cfg_load(&base, argv[1], NULL, 0, &err) != 0) {
+            fprintf(stderr, "%s: %s\n", prog, err.msg);
+            return 1;
+        }
+        i = 2;
+    } else if (cfg_load_string(&base, "<builtin>",
+                               "version: 1\nmemories:\n  hbm: {capacity: 80GiB}\n"
+                               "  host: {capacity: 1TiB}\n", NULL, 0, &err) != 0) {
+        fprintf(stderr, "%s: %s\n", prog, err.msg);
+        return 2;
+    }
+    for (; i < argc; i++) {
+        FILE *f = fopen(argv[i], "rb");
+        char head[16] = {0};
+        size_t n = f ? fread(head, 1, sizeof head - 1, f) : 0;
+        if (f)
+            fclose(f);
+        int is_yaml = n >= 8 && strncmp(head, "version:", 8) == 0;
+        memset(&err, 0, sizeof err);
+        if (is_yaml) {
+            am_config *c = NULL;
+            if (cfg_load(&c, argv[i], NULL, 0, &err) != 0) {
+                fprintf(stderr, "%s: %s\n", prog, err.msg);
+                bad = 1;
+            } else
+                printf("%s: config ok (%d memory levels, %d links)\n", argv[i], c->nlevels,
+                       c->nlinks);
+            cfg_free(c);
+            continue;
+        }
+        const char *names[CFG_MAX_LEVELS];
+        for (int k = 0; k < base->nlevels; k++)
+            names[k] = base->levels[k].name;
+        trace_opts to = {names, base->nlevels, base->default_level, 0, AM_PS_PER_NS, 0};
+        trace *t = NULL;
+        tr_event ev;
+        uint64_t events = 0;
+        int rc = trace_open(&t, argv[i], &to, &err);
+        while (rc == 0 && (rc = trace_next(t, &ev, &err)) == 1)
+            events++;
+        if (rc < 0) {
+            fprintf(stderr, "%s: %s\n", prog, err.msg);
+            bad = 1;
+        } else
+            printf("%s: trace ok (%s, %llu events, %llu rows skipped)\n", argv[i],
+                   trace_format(t), (unsigned long long)events,
+                   (unsigned long long)trace_skipped(t));
+        trace_close(t);
+    }
+    cfg_free(base);
+    return bad;
+}
+
+static int cmd_policies(void)
+{
+    for (const struct alloc_ops *const *p = alloc_all(); *p; p++) {
+        printf("%-12s %s\n", (*p)->name, (*p)->summary);
+        for (const opt_desc *o = (*p)->opts; o && o->key; o++)
+            printf("    %-28s default %-10s %s\n", o->key, o->def ? o->def : "-",
+                   o->help ? o->help : "");
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    out_install_signals();
+    atexit(out_abort_all);
+    if (argc < 2) {
+        usage_main(stderr);
+        return 1;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("amsim %s\n", AM_VERSION);
+        return 0;
+    }
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage_main(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc - 2, argv + 2);
+    if (strcmp(cmd, "check") == 0)
+        return cmd_check(argc - 2, argv + 2);
+    if (strcmp(cmd, "policies") == 0)
+        return cmd_policies();
+    fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
+    usage_main(stderr);
+    return 1;
+}

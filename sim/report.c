@@ -1,0 +1,330 @@
+/* report.c - text and JSON reports of a run.
+ *
+ * Metrics (allocators.md section 6): peak_live_bytes (max of live request sizes),
+ * peak_reserved_bytes (max held from the device), utilization = peak_live / peak_reserved,
+ * fragmentation_ratio = 1 - utilization, reserved_unallocated_at_peak (reserved - allocated
+ * when reserved first reached its peak), internal_fragmentation_bytes (given - requested over
+ * live allocations, at the peak of live bytes; the maximum over time is reported too) and
+ * max_external_fragmentation (max over events of 1 - largest free block / free bytes inside
+ * reserved memory). Every number printed in text carries its unit. */
+#include "report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "../models/link.h"
+#include "json.h"
+#include "units.h"
+
+void report_level_metrics(mem_level *m, level_metrics *o)
+{
+    const mem_metrics *mm = mem_get_metrics(m);
+    o->peak_live = mm->peak_live_bytes;
+    o->peak_reserved = mm->peak_reserved_bytes;
+    o->reserved_unallocated_at_peak = mm->reserved_unallocated_at_peak;
+    o->internal_frag = mm->internal_frag_at_peak_live;
+    o->max_internal_frag = mm->max_internal_frag;
+    o->utilization = mm->peak_reserved_bytes
+                         ? (double)mm->peak_live_bytes / (double)mm->peak_reserved_bytes : (double)NAN;
+    o->fragmentation_ratio = isnan(o->utilization) ? (double)NAN : 1.0 - o->utilization;
+    o->max_external_frag = mm->have_external_frag ? mm->max_external_frag : (double)NAN;
+}
+
+static double secs(am_ps t) { return (double)t / (double)AM_PS_PER_S; }
+
+/* ---- text -------------------------------------------------------------------------------- */
+
+static const char *pct(char *b, size_t n, double v)
+{
+    if (isnan(v))
+        snprintf(b, n, "n/a");
+    else
+        snprintf(b, n, "%.1f %%", 100.0 * v);
+    return b;
+}
+
+void report_text(FILE *f, sim *s, const report_trace *t)
+{
+    const am_config *cfg = sim_config(s);
+    const sim_summary *su = sim_get_summary(s);
+    char a[32], b[32], c[32], d[32], e[32], g[32];
+    fprintf(f, "amsim %s: %s (%s, %" PRIu64 " events, %" PRIu64 " rows skipped)\n", AM_VERSION,
+            t->path, t->format, t->events, t->skipped);
+    fprintf(f, "config %s%s%s\n\n", cfg->path, cfg->device[0] ? ", device " : "", cfg->device);
+    fprintf(f, "%-8s %-10s %12s %12s %14s %12s %11s %6s\n", "level", "policy", "capacity",
+            "peak live", "peak reserved", "utilization", "frag ratio", "OOMs");
+    for (int i = 0; i < sim_nlevels(s); i++) {
+        mem_level *m = sim_level(s, i);
+        const mem_metrics *mm = mem_get_metrics(m);
+        if (mm->allocs == 0 && mm->ooms == 0 && sim_nlevels(s) > 1)
+            continue;
+        level_metrics lm;
+        report_level_metrics(m, &lm);
+        fprintf(f, "%-8s %-10s %12s %12s %14s %12s %11s %6" PRIu64 "\n", mem_name(m),
+                mem_policy(m)->name, units_fmt_size(a, sizeof a, mem_capacity(m)),
+                units_fmt_size(b, sizeof b, lm.peak_live),
+                units_fmt_size(c, sizeof c, lm.peak_reserved), pct(d, sizeof d, lm.utilization),
+                pct(e, sizeof e, lm.fragmentation_ratio), mm->ooms);
+    }
+    fprintf(f, "\n");
+    for (int i = 0; i < sim_nlevels(s); i++) {
+        mem_level *m = sim_level(s, i);
+        const mem_metrics *mm = mem_get_metrics(m);
+        if (mm->allocs == 0 && mm->ooms == 0)
+            continue;
+        level_metrics lm;
+        report_level_metrics(m, &lm);
+        fprintf(f, "%s: %" PRIu64 " allocations, %" PRIu64 " frees, %" PRIu64
+                " out of memory; reserved but unallocated at the reserved peak %s; "
+                "internal fragmentation at peak live %s; max external fragmentation %s; "
+                "%" PRIu64 " device allocations\n",
+                mem_name(m), mm->allocs, mm->frees, mm->ooms,
+                units_fmt_size(a, sizeof a, lm.reserved_unallocated_at_peak),
+                units_fmt_size(b, sizeof b, lm.internal_frag), pct(c, sizeof c, lm.max_external_frag),
+                mm->device_allocs);
+    }
+    sim_link_result lr[2 * CFG_MAX_LINKS];
+    int nl = sim_links(s, lr, 2 * CFG_MAX_LINKS), header = 0;
+    for (int i = 0; i < nl; i++) {
+        const link_stats *st = lr[i].st;
+        if (!st->count)
+            continue;
+        if (!header++)
+            fprintf(f, "\n%-14s %-16s %12s %10s %12s %14s\n", "link", "direction", "bytes",
+                    "transfers", "busy", "achieved");
+        int from = lr[i].dir ? lr[i].to : lr[i].from, to = lr[i].dir ? lr[i].from : lr[i].to;
+        char dir[2 * CFG_NAME_MAX + 4];
+        snprintf(dir, sizeof dir, "%s>%s", cfg->levels[from].name, cfg->levels[to].name);
+        fprintf(f, "%-14s %-16s %12s %10" PRIu64 " %12s %14s\n", lr[i].name, dir,
+                units_fmt_size(a, sizeof a, st->bytes), st->count,
+                units_fmt_time(b, sizeof b, st->busy_ps),
+                units_fmt_bandwidth(c, sizeof c,
+                                    st->busy_ps ? (double)st->bytes / secs(st->busy_ps) : 0));
+    }
+    fprintf(f, "\nmakespan %s, host stalled %s, %" PRIu64 " transfers, %" PRIu64
+            " compute operations\n",
+            units_fmt_time(a, sizeof a, su->makespan), units_fmt_time(b, sizeof b, su->stall),
+            su->transfers, su->computes);
+    if (su->ooms)
+        fprintf(f, "out of memory: %" PRIu64 " allocation requests failed (the run continued)\n",
+                su->ooms);
+    if (su->frees_after_oom)
+        fprintf(f, "%" PRIu64 " frees of buffers whose allocation failed were skipped\n",
+                su->frees_after_oom);
+    if (su->warnings)
+        fprintf(f, "%" PRIu64 " trace problems counted and skipped (--lenient)\n", su->warnings);
+    if (su->validating) {
+        fprintf(f, "validation: %" PRIu64 " of %" PRIu64 " allocations at the recorded address",
+                su->address_matches, su->recorded_allocs);
+        if (su->have_mismatch)
+            fprintf(f, "; first mismatch: event %" PRIu64 " (id %" PRIu64 ") recorded 0x%" PRIx64
+                    ", simulated %s%" PRIx64, su->mismatch_seq, su->mismatch_id,
+                    su->mismatch_recorded, su->mismatch_simulated == UINT64_MAX ? "none " : "0x",
+                    su->mismatch_simulated == UINT64_MAX ? 0 : su->mismatch_simulated);
+        fprintf(f, "\n");
+    }
+    (void)g;
+}
+
+/* ---- JSON -------------------------------------------------------------------------------- */
+
+typedef struct sink_ctx {
+    json_w *w;
+} sink_ctx;
+
+static void sk_u64(void *c, const char *name, uint64_t v) { json_ku64(((sink_ctx *)c)->w, name, v); }
+
+static void sk_cur_peak(void *c, const char *name, uint64_t cur, uint64_t peak)
+{
+    json_w *w = ((sink_ctx *)c)->w;
+    json_key(w, name);
+    json_obj(w);
+    json_ku64(w, "current", cur);
+    json_ku64(w, "peak", peak);
+    json_end_obj(w);
+}
+
+static void sk_real(void *c, const char *name, double v, int is_null)
+{
+    json_w *w = ((sink_ctx *)c)->w;
+    json_key(w, name);
+    if (is_null)
+        json_null(w);
+    else
+        json_real(w, v);
+}
+
+/* The effective config tree as JSON (scalars stay strings, as written). */
+static void tree_json(json_w *w, const cfg_node *n)
+{
+    switch (n->kind) {
+    case CFG_SCALAR:
+        json_str(w, n->value);
+        break;
+    case CFG_MAP:
+        json_obj(w);
+        for (const cfg_node *c = n->child; c; c = c->next) {
+            json_key(w, c->key ? c->key : "");
+            tree_json(w, c);
+        }
+        json_end_obj(w);
+        break;
+    case CFG_SEQ:
+        json_arr(w);
+        for (const cfg_node *c = n->child; c; c = c->next)
+            tree_json(w, c);
+        json_end_arr(w);
+        break;
+    }
+}
+
+void report_json(FILE *f, sim *s, const report_trace *t)
+{
+    const am_config *cfg = sim_config(s);
+    const sim_summary *su = sim_get_summary(s);
+    json_w w;
+    json_init(&w, f, 1);
+    json_obj(&w);
+    json_kstr(&w, "amsim_version", AM_VERSION);
+    json_key(&w, "config");
+    if (cfg->root)
+        tree_json(&w, cfg->root);
+    else
+        json_null(&w);
+    json_key(&w, "trace");
+    json_obj(&w);
+    json_kstr(&w, "path", t->path);
+    json_kstr(&w, "format", t->format);
+    json_ku64(&w, "events", t->events);
+    json_ku64(&w, "skipped", t->skipped);
+    json_end_obj(&w);
+
+    json_key(&w, "levels");
+    json_obj(&w);
+    for (int i = 0; i < sim_nlevels(s); i++) {
+        mem_level *m = sim_level(s, i);
+        const mem_metrics *mm = mem_get_metrics(m);
+        level_metrics lm;
+        report_level_metrics(m, &lm);
+        json_key(&w, mem_name(m));
+        json_obj(&w);
+        json_kstr(&w, "policy", mem_policy(m)->name);
+        json_kstr(&w, "kind", mem_kind(m));
+        json_ku64(&w, "capacity", mem_capacity(m));
+        json_ku64(&w, "peak_live_bytes", lm.peak_live);
+        json_ku64(&w, "peak_reserved_bytes", lm.peak_reserved);
+        json_ku64(&w, "peak_allocated_bytes", mm->peak_allocated_bytes);
+        json_kreal(&w, "utilization", lm.utilization);
+        json_kreal(&w, "fragmentation_ratio", lm.fragmentation_ratio);
+        json_ku64(&w, "reserved_unallocated_at_peak", lm.reserved_unallocated_at_peak);
+        json_ku64(&w, "internal_fragmentation_bytes", lm.internal_frag);
+        json_ku64(&w, "max_internal_fragmentation_bytes", lm.max_internal_frag);
+        json_kreal(&w, "max_external_fragmentation", lm.max_external_frag);
+        json_ku64(&w, "ooms", mm->ooms);
+        json_ku64(&w, "allocs", mm->allocs);
+        json_ku64(&w, "frees", mm->frees);
+        json_ku64(&w, "live_bytes", mm->live_bytes);
+        json_ku64(&w, "reserved_bytes", mm->reserved_bytes);
+        json_ku64(&w, "peak_live_buffers", mm->peak_live_count);
+        json_ku64(&w, "device_allocs", mm->device_allocs);
+        json_ku64(&w, "device_frees", mm->device_frees);
+        json_key(&w, "stats");
+        json_obj(&w);
+        sink_ctx sc = {&w};
+        stat_sink sink = {&sc, sk_u64, sk_cur_peak, sk_real};
+        mem_policy(m)->stats(mem_policy_state(m), &sink);
+        json_end_obj(&w);
+        json_end_obj(&w);
+    }
+    json_end_obj(&w);
+
+    const sim_oom *oo;
+    size_t no = sim_ooms(s, &oo);
+    json_key(&w, "oom_events");
+    json_arr(&w);
+    for (size_t i = 0; i < no; i++) {
+        json_obj(&w);
+        json_ku64(&w, "seq", oo[i].seq);
+        json_ku64(&w, "id", oo[i].id);
+        json_kstr(&w, "level", cfg->levels[oo[i].level].name);
+        json_ku64(&w, "requested", oo[i].requested);
+        json_ku64(&w, "free_bytes", oo[i].free_bytes);
+        json_ku64(&w, "largest_free_block", oo[i].largest_free_block);
+        json_ku64(&w, "unreserved_bytes", oo[i].unreserved_bytes);
+        json_kreal(&w, "time_seconds", secs(oo[i].time));
+        json_end_obj(&w);
+    }
+    json_end_arr(&w);
+    json_ku64(&w, "ooms", su->ooms);
+
+    sim_link_result lr[2 * CFG_MAX_LINKS];
+    int nl = sim_links(s, lr, 2 * CFG_MAX_LINKS);
+    json_key(&w, "transfers");
+    json_obj(&w);
+    for (int i = 0; i < nl; i++) {
+        const link_stats *st = lr[i].st;
+        int from = lr[i].dir ? lr[i].to : lr[i].from, to = lr[i].dir ? lr[i].from : lr[i].to;
+        char key[3 * CFG_NAME_MAX + 8];
+        snprintf(key, sizeof key, "%s:%s>%s", lr[i].name, cfg->levels[from].name,
+                 cfg->levels[to].name);
+        json_key(&w, key);
+        json_obj(&w);
+        json_kstr(&w, "link", lr[i].name);
+        json_kstr(&w, "from", cfg->levels[from].name);
+        json_kstr(&w, "to", cfg->levels[to].name);
+        json_ku64(&w, "bytes", st->bytes);
+        json_ku64(&w, "count", st->count);
+        json_kreal(&w, "busy_seconds", secs(st->busy_ps));
+        json_kreal(&w, "seconds", secs(st->sum_ps));
+        json_kreal(&w, "queued_seconds", secs(st->wait_ps));
+        json_kreal(&w, "achieved_bytes_per_second",
+                   st->busy_ps ? (double)st->bytes / secs(st->busy_ps) : 0);
+        json_end_obj(&w);
+    }
+    json_end_obj(&w);
+    json_key(&w, "defrag");
+    json_obj(&w);
+    json_ku64(&w, "runs", 0);
+    json_ku64(&w, "bytes_moved", 0);
+    json_kreal(&w, "seconds", 0);
+    json_end_obj(&w);
+    json_kreal(&w, "makespan_seconds", secs(su->makespan));
+    json_kreal(&w, "stall_seconds", secs(su->stall));
+    json_kreal(&w, "host_seconds", secs(su->host_time));
+    json_key(&w, "events");
+    json_obj(&w);
+    json_ku64(&w, "total", su->events);
+    json_ku64(&w, "allocs", su->allocs);
+    json_ku64(&w, "frees", su->frees);
+    json_ku64(&w, "transfers", su->transfers);
+    json_ku64(&w, "computes", su->computes);
+    json_ku64(&w, "frees_after_oom", su->frees_after_oom);
+    json_ku64(&w, "warnings", su->warnings);
+    json_end_obj(&w);
+    if (su->validating) {
+        json_key(&w, "validation");
+        json_obj(&w);
+        json_ku64(&w, "recorded_allocs", su->recorded_allocs);
+        json_ku64(&w, "address_matches", su->address_matches);
+        json_ku64(&w, "segment_events_recorded", su->segment_events_recorded);
+        json_ku64(&w, "segment_events_matched", su->segment_events_matched);
+        json_ku64(&w, "recorded_ooms", su->recorded_ooms);
+        json_key(&w, "first_mismatch");
+        if (su->have_mismatch) {
+            json_obj(&w);
+            json_ku64(&w, "seq", su->mismatch_seq);
+            json_ku64(&w, "id", su->mismatch_id);
+            json_ku64(&w, "recorded_address", su->mismatch_recorded);
+            json_key(&w, "simulated_address");
+            if (su->mismatch_simulated == UINT64_MAX)
+                json_null(&w);
+            else
+                json_u64(&w, su->mismatch_simulated);
+            json_end_obj(&w);
+        } else
+            json_null(&w);
+        json_end_obj(&w);
+    }
+    json_end_obj(&w);
+}

@@ -1,0 +1,78 @@
+/* trace.h - trace readers behind one iterator.
+ *
+ * Formats are detected by content, never by file name:
+ *   native text   first non-blank line "amsim-trace v1"           (traces/FORMAT.md)
+ *   lifetime CSV  header line starting "id,lower,upper,size"        (optional ",offset")
+ *   PyTorch snapshot  pickle (first byte 0x80, protocol 2..5)      (allocators.md section 4)
+ * gzip-compressed files (1f 8b) are read transparently (when the gzip reader is built in).
+ *
+ * A reader yields events in replay order. It resolves memory-level names against the names the
+ * config gives it and reports unknown ones as input errors with file:line:column. The native
+ * reader streams (bounded memory); a lifetime CSV must be read whole because its events are
+ * sorted (contract.md: by time, frees before allocs at equal time, ties in row order). */
+#ifndef AM_TRACE_H
+#define AM_TRACE_H
+
+#include <stdint.h>
+
+#include "common.h"
+
+typedef enum tr_kind {
+    TR_ALLOC = 1,      /* id, bytes, level, stream [, name] [, addr = recorded address] */
+    TR_FREE,           /* id: release now (both phases) */
+    TR_FREE_REQUESTED, /* id: tensor dropped, block pending (PyTorch free_requested) */
+    TR_FREE_COMPLETED, /* id: block returned to the pool (PyTorch free_completed) */
+    TR_TRANSFER,       /* level -> dst_level, bytes, stream [, id = buffer] */
+    TR_COMPUTE,        /* duration (ps), stream */
+    TR_RECORD,         /* event (arg) recorded on stream */
+    TR_WAIT,           /* stream waits for event (arg) */
+    TR_SYNC,           /* host waits for stream (or all streams when stream == TR_ALL) */
+    TR_SEGMENT_ALLOC,  /* recorded device allocation: addr, bytes, level (validation/hints) */
+    TR_SEGMENT_FREE,   /* recorded device free: addr, bytes, level */
+    TR_OOM_RECORDED    /* the recording saw an out-of-memory here: bytes */
+} tr_kind;
+
+#define TR_ALL UINT32_MAX      /* TR_SYNC on every stream */
+#define TR_NO_ADDR UINT64_MAX  /* no recorded address */
+
+typedef struct tr_event {
+    tr_kind kind;
+    uint32_t stream;
+    int32_t level;       /* level index in the config; the default level when the trace names none */
+    int32_t dst_level;   /* TR_TRANSFER */
+    uint64_t id;         /* buffer id (TR_ALLOC/FREE*, optional for TR_TRANSFER: TR_NO_ADDR = none) */
+    uint64_t bytes;
+    am_ps time;          /* earliest start (ps), AM_TIME_NONE when the trace gives none */
+    am_ps duration;      /* TR_COMPUTE */
+    uint64_t arg;        /* TR_RECORD/TR_WAIT: event id */
+    uint64_t addr;       /* recorded address or CSV offset, TR_NO_ADDR when absent */
+    const char *name;    /* optional tag, NULL when absent; valid until the next trace_next */
+    unsigned long line;  /* source position of the event, for messages */
+    unsigned long col;
+    int declared;        /* TR_SEGMENT_ALLOC: 1 = declaration of a segment the recording had
+                            (note it for recorded placement; not an allocation now, not a
+                            validation event); 0 = the recording allocated it here */
+} tr_event;
+
+typedef struct trace_opts {
+    const char *const *level_names; /* config level names, index = level index */
+    int nlevels;
+    int default_level;
+    int lifetimes_inclusive;        /* lifetime CSV: [lower, upper] instead of [lower, upper) */
+    am_ps time_unit;                /* ps per CSV tick / unitless native time (default 1 ns) */
+    int device;                     /* PyTorch snapshot: which device's trace (default 0) */
+} trace_opts;
+
+typedef struct trace trace;
+
+int trace_open(trace **t, const char *path, const trace_opts *o, am_error *err);
+/* 1 and *ev filled, 0 at the end, -1 on error (err set, file:line:col). */
+int trace_next(trace *t, tr_event *ev, am_error *err);
+void trace_close(trace *t);
+/* "native", "lifetime_csv", "pytorch_snapshot" */
+const char *trace_format(const trace *t);
+const char *trace_path(const trace *t);
+/* Rows skipped by rule (CSV: upper <= lower or size 0), counted. */
+uint64_t trace_skipped(const trace *t);
+
+#endif

@@ -1,0 +1,34 @@
+/* trace_impl.h - what each trace reader provides to the trace.c dispatcher (internal). */
+#ifndef AM_TRACE_IMPL_H
+#define AM_TRACE_IMPL_H
+
+#include <stdio.h>
+
+#include "trace.h"
+
+struct trace_reader {
+    const char *format; /* "native", "lifetime_csv", "pytorch_snapshot", ... */
+    int (*next)(trace *t, tr_event *ev, am_error *err);
+    void (*close)(trace *t); /* frees t->impl */
+};
+
+struct trace {
+    const struct trace_reader *reader;
+    char *path;
+    trace_opts opts;
+    FILE *f;          /* open stream positioned at the start of the file (reader owns reads) */
+    uint64_t skipped;
+    void *impl;       /* reader state */
+};
+
+/* Each opens t->impl from t->f (already detected, rewound to the start) and sets t->reader.
+ * 0, or -1 with err; on failure t->impl is either NULL or owned by t->reader->close (trace.c
+ * calls close when t->reader is set, otherwise free(t->impl)). */
+int trace_native_open(trace *t, am_error *err);
+int trace_csv_open(trace *t, am_error *err);
+int trace_pickle_open(trace *t, am_error *err);
+
+/* Resolve a level name (len bytes, need not be NUL-terminated) against t->opts; -1 if unknown. */
+int trace_level_lookup(const trace *t, const char *name, size_t len);
+
+#endif

@@ -1,0 +1,35 @@
+/* units.h - quantities with units, as configs and traces write them.
+ *
+ * Sizes: B, KiB, MiB, GiB, TiB (powers of 1024) and KB, MB, GB, TB (powers of 1000); a plain
+ * number is bytes. Bandwidths: B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s; a plain
+ * number is bytes per second. Times: ps, ns, us, ms, s; a plain number is seconds. Fractional
+ * values are allowed ("1.5GiB", "2.5us") when the result is a whole number of the base unit
+ * after rounding to nearest; negative values, overflow and trailing garbage are refused.
+ * Parsing never depends on the C locale. */
+#ifndef AM_UNITS_H
+#define AM_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common.h"
+
+/* Each returns 0 and stores the value, or -1 and a short reason in *why (static string). */
+int units_size(const char *s, uint64_t *bytes, const char **why);
+int units_bandwidth(const char *s, uint64_t *bytes_per_s, const char **why);
+int units_time(const char *s, am_ps *ps, const char **why);
+/* Same, with an explicit default unit for plain numbers (e.g. traces use ns). */
+int units_time_default(const char *s, am_ps unit_ps, am_ps *ps, const char **why);
+/* A plain non-negative decimal integer, no sign, no unit; -1 on overflow or garbage. */
+int units_u64(const char *s, size_t len, uint64_t *v);
+/* A finite real number ("0.75", "1e-3"), locale independent. */
+int units_real(const char *s, double *v, const char **why);
+
+/* Printing with units into buf (returns buf): "80.00 GiB", "1.50 MiB", "512 B". */
+char *units_fmt_size(char *buf, size_t n, uint64_t bytes);
+/* "3.350 TB/s" */
+char *units_fmt_bandwidth(char *buf, size_t n, double bytes_per_s);
+/* "12.500 us" - picks ps/ns/us/ms/s */
+char *units_fmt_time(char *buf, size_t n, am_ps ps);
+
+#endif
