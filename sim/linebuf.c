@@ -1,0 +1,83 @@
+/* linebuf.c - chunked line reader for the trace readers (see linebuf.h).
+ *
+ * The buffer holds buf[pos, end) unread bytes. A line is found with memchr; when the rest of the
+ * buffer holds no newline the unread tail is moved to the front and the buffer refilled with
+ * one fread. Since a line may not exceed max_line bytes, a tail longer than that without a
+ * newline is reported as too long before any refill, so the buffer never grows. */
+#include "linebuf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+void linebuf_init(linebuf *lb, FILE *f, size_t max_line)
+{
+    memset(lb, 0, sizeof *lb);
+    lb->f = f;
+    lb->buf = am_malloc((size_t)LINEBUF_CHUNK + 1);
+    lb->max_line = max_line < LINEBUF_CHUNK - 2 ? max_line : LINEBUF_CHUNK - 2;
+}
+
+void linebuf_free(linebuf *lb)
+{
+    free(lb->buf);
+    lb->buf = NULL;
+}
+
+/* Move the unread tail to the front and read more; 0, or LINEBUF_EREAD. */
+static int linebuf_fill(linebuf *lb)
+{
+    size_t avail = lb->end - lb->pos;
+    if (lb->pos) {
+        memmove(lb->buf, lb->buf + lb->pos, avail);
+        lb->pos = 0;
+        lb->end = avail;
+    }
+    size_t r = fread(lb->buf + lb->end, 1, LINEBUF_CHUNK - lb->end, lb->f);
+    lb->end += r;
+    if (r == 0) {
+        if (ferror(lb->f))
+            return LINEBUF_EREAD;
+        lb->eof = 1;
+    }
+    return 0;
+}
+
+int linebuf_next(linebuf *lb, char **line, size_t *len)
+{
+    if (!lb->started) {
+        lb->started = 1;
+        while (!lb->eof && lb->end < 3)
+            if (linebuf_fill(lb))
+                return LINEBUF_EREAD;
+        if (lb->end >= 3 && memcmp(lb->buf, "\xEF\xBB\xBF", 3) == 0)
+            lb->pos = 3;
+    }
+    for (;;) {
+        char *s = lb->buf + lb->pos;
+        size_t avail = lb->end - lb->pos;
+        char *nl = avail ? memchr(s, '\n', avail) : NULL;
+        if (nl || (lb->eof && avail)) {
+            size_t n = nl ? (size_t)(nl - s) : avail;
+            lb->pos += nl ? n + 1 : n;
+            lb->line++;
+            if (n && s[n - 1] == '\r')
+                n--;
+            if (n > lb->max_line)
+                return LINEBUF_TOOLONG;
+            s[n] = 0; /* the '\n', the '\r', or the spare byte after the data */
+            *line = s;
+            *len = n;
+            return 1;
+        }
+        if (lb->eof)
+            return 0;
+        if (avail > lb->max_line + 1) { /* + 1: a '\r' may still come */
+            lb->line++;
+            return LINEBUF_TOOLONG;
+        }
+        if (linebuf_fill(lb))
+            return LINEBUF_EREAD;
+    }
+}

@@ -1,0 +1,156 @@
+/* trace.c - opens a trace, detects its format by content and dispatches to its reader.
+ *
+ * Detection (never by file name; see traces/FORMAT.md):
+ *   first byte 0x80                        PyTorch snapshot pickle  -> trace_pickle_open
+ *   first bytes 1f 8b                      gzip: refused with a hint (no gzip reader built in)
+ *   otherwise the first line that is neither blank nor a '#' comment decides:
+ *     first token "amsim-trace"           native text                -> trace_native_open
+ *     starts with "id,lower,upper,size"   lifetime CSV               -> trace_csv_open
+ *   anything else                          "unrecognised trace format"
+ * After detection the file is rewound and the reader reads it from the start. Problems with the
+ * path itself (missing, a directory, unreadable, empty) are input errors "PATH: reason". */
+#include "trace.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "linebuf.h"
+#include "trace_impl.h"
+
+#define TRACE_EXPECTED "expected 'amsim-trace v1', a lifetime CSV header 'id,lower,upper,size' " \
+                       "or a PyTorch snapshot pickle"
+
+enum trace_fmt { TRACE_F_UNKNOWN, TRACE_F_NATIVE, TRACE_F_CSV, TRACE_F_PICKLE };
+
+/* Classify a text file by its first line that is neither blank nor a comment. */
+static int trace_detect_text(trace *t, enum trace_fmt *fmt, am_error *err)
+{
+    linebuf lb;
+    linebuf_init(&lb, t->f, LINEBUF_MAX_LINE);
+    char *line;
+    size_t len;
+    int r;
+    *fmt = TRACE_F_UNKNOWN;
+    while ((r = linebuf_next(&lb, &line, &len)) == 1) {
+        const char *p = line;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == 0 || *p == '#')
+            continue;
+        if (strncmp(p, "amsim-trace", 11) == 0 && (p[11] == 0 || p[11] == ' ' || p[11] == '\t'))
+            *fmt = TRACE_F_NATIVE;
+        else if (strncmp(p, "id,lower,upper,size", 19) == 0)
+            *fmt = TRACE_F_CSV;
+        break;
+    }
+    linebuf_free(&lb);
+    if (r == LINEBUF_EREAD)
+        return am_fail(err, AM_EINPUT, "%s: read error: %s", t->path, strerror(errno));
+    if (r == 0)
+        return am_fail(err, AM_EINPUT, "%s: no trace content (only blank lines and comments; "
+                       TRACE_EXPECTED ")", t->path);
+    /* r == 1 with an unknown first line, or a first line too long for any format */
+    return 0;
+}
+
+int trace_open(trace **tp, const char *path, const trace_opts *o, am_error *err)
+{
+    *tp = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return am_fail(err, AM_EINPUT, "%s: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return am_fail(err, AM_EINPUT, "%s: %s", path, strerror(EISDIR));
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return am_fail(err, AM_EINPUT, "%s: %s", path, strerror(errno));
+
+    trace *t = am_calloc(1, sizeof *t);
+    t->path = am_strdup(path);
+    t->f = f;
+    if (o)
+        t->opts = *o;
+    if (t->opts.time_unit == 0)
+        t->opts.time_unit = AM_PS_PER_NS;
+    if (t->opts.nlevels < 0)
+        t->opts.nlevels = 0;
+
+    unsigned char magic[2];
+    size_t got = fread(magic, 1, sizeof magic, f);
+    enum trace_fmt fmt = TRACE_F_UNKNOWN;
+    if (got == 0) {
+        if (ferror(f))
+            am_fail(err, AM_EINPUT, "%s: read error: %s", path, strerror(errno));
+        else
+            am_fail(err, AM_EINPUT, "%s: empty file (" TRACE_EXPECTED ")", path);
+        goto fail;
+    }
+    if (magic[0] == 0x80) {
+        fmt = TRACE_F_PICKLE;
+    } else if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+        am_fail(err, AM_EINPUT, "%s: gzip-compressed trace: this build reads uncompressed "
+                "traces only; decompress it first (gunzip)", path);
+        goto fail;
+    } else {
+        if (fseek(f, 0, SEEK_SET) != 0) {
+            am_fail(err, AM_EINPUT, "%s: cannot rewind: %s", path, strerror(errno));
+            goto fail;
+        }
+        if (trace_detect_text(t, &fmt, err))
+            goto fail;
+    }
+    if (fmt == TRACE_F_UNKNOWN) {
+        am_fail(err, AM_EINPUT, "%s: unrecognised trace format (" TRACE_EXPECTED ")", path);
+        goto fail;
+    }
+    if (fseek(f, 0, SEEK_SET) != 0) {
+        am_fail(err, AM_EINPUT, "%s: cannot rewind: %s", path, strerror(errno));
+        goto fail;
+    }
+    clearerr(f);
+    int rc = fmt == TRACE_F_NATIVE ? trace_native_open(t, err)
+           : fmt == TRACE_F_CSV    ? trace_csv_open(t, err)
+                                   : trace_pickle_open(t, err);
+    if (rc)
+        goto fail;
+    *tp = t;
+    return 0;
+fail:
+    trace_close(t);
+    return -1;
+}
+
+int trace_next(trace *t, tr_event *ev, am_error *err)
+{
+    return t->reader->next(t, ev, err);
+}
+
+void trace_close(trace *t)
+{
+    if (!t)
+        return;
+    if (t->reader && t->reader->close)
+        t->reader->close(t);
+    else
+        free(t->impl);
+    if (t->f)
+        fclose(t->f);
+    free(t->path);
+    free(t);
+}
+
+const char *trace_format(const trace *t) { return t->reader ? t->reader->format : "unknown"; }
+const char *trace_path(const trace *t) { return t->path; }
+uint64_t trace_skipped(const trace *t) { return t->skipped; }
+
+int trace_level_lookup(const trace *t, const char *name, size_t len)
+{
+    for (int i = 0; i < t->opts.nlevels; i++) {
+        const char *n = t->opts.level_names[i];
+        if (n && strncmp(n, name, len) == 0 && n[len] == 0)
+            return i;
+    }
+    return -1;
+}

@@ -1,0 +1,426 @@
+/* trace_native.c - reader of the native text trace format, version 1 (traces/FORMAT.md).
+ *
+ * One event per line: an op (or its one-letter alias), positional fields, then optional
+ * key=value fields, separated by spaces or tabs. '#' starts a comment (a whole line, or after
+ * whitespace at the end of a line); blank lines are ignored. The first line that is neither
+ * blank nor a comment is the header "amsim-trace v1 [time_unit=TIME]".
+ *
+ * Rules checked here (each failure is "file:line:col: message", the column pointing at the
+ * offending token, or at the value of a key=value field): unknown ops, missing or extra
+ * positional fields, unknown or repeated keys, numbers that are not unsigned integers or
+ * overflow, sizes and times with bad units, unknown level names, names longer than
+ * NATIVE_NAME_MAX or holding control characters, lines longer than LINEBUF_MAX_LINE, and at=
+ * times that decrease. What needs the whole run (duplicate ids, frees of unknown ids, waits on
+ * events never recorded) is the engine's to check.
+ *
+ * Streaming: lines come from a linebuf (one 1 MiB buffer) and are cut into tokens in place, so
+ * memory is bounded whatever the file size and ev->name points into the buffer (valid until the
+ * next call). The hot path has no allocation, no sscanf and no locale-dependent parsing: plain
+ * integers take linebuf_u64; only values with units go through units.c. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linebuf.h"
+#include "trace_impl.h"
+#include "units.h"
+
+#define NATIVE_NAME_MAX 255 /* bytes of a name= value */
+
+/* key=value fields, as bits */
+enum { NK_LEVEL = 1, NK_STREAM = 2, NK_NAME = 4, NK_AT = 8, NK_ID = 16, NK_ADDR = 32 };
+/* positional field kinds */
+enum { NP_ID, NP_BYTES, NP_SRC, NP_DST, NP_DURATION, NP_EVENT, NP_ADDR };
+static const char *const native_pos_names[] = {"ID", "BYTES", "SRC", "DST", "DURATION", "EVENT",
+                                               "ADDR"};
+
+typedef struct native_op {
+    const char *name;
+    char alias;             /* one-letter alias, 0 for none */
+    tr_kind kind;
+    int npos;
+    unsigned char pos[3];
+    unsigned keys;          /* allowed NK_ bits */
+    const char *allowed;    /* the same, for messages */
+    const char *usage;
+} native_op;
+
+static const native_op native_ops[] = {
+    {"alloc", 'a', TR_ALLOC, 2, {NP_ID, NP_BYTES, 0}, NK_LEVEL | NK_STREAM | NK_NAME | NK_AT | NK_ADDR,
+     "level, stream, name, at, addr", "alloc ID BYTES [level=NAME] [stream=S] [name=TAG] [at=TIME] [addr=N]"},
+    {"free", 'f', TR_FREE, 1, {NP_ID, 0, 0}, NK_STREAM | NK_AT, "stream, at",
+     "free ID [stream=S] [at=TIME]"},
+    {"transfer", 't', TR_TRANSFER, 3, {NP_SRC, NP_DST, NP_BYTES}, NK_STREAM | NK_ID | NK_NAME | NK_AT,
+     "stream, id, name, at", "transfer SRC DST BYTES [stream=S] [id=ID] [name=TAG] [at=TIME]"},
+    {"compute", 'c', TR_COMPUTE, 1, {NP_DURATION, 0, 0}, NK_STREAM | NK_NAME | NK_AT,
+     "stream, name, at", "compute DURATION [stream=S] [name=TAG] [at=TIME]"},
+    {"record", 'r', TR_RECORD, 1, {NP_EVENT, 0, 0}, NK_STREAM | NK_AT, "stream, at",
+     "record EVENT [stream=S] [at=TIME]"},
+    {"wait", 'w', TR_WAIT, 1, {NP_EVENT, 0, 0}, NK_STREAM | NK_AT, "stream, at",
+     "wait EVENT [stream=S] [at=TIME]"},
+    {"sync", 0, TR_SYNC, 0, {0, 0, 0}, NK_STREAM | NK_AT, "stream, at", "sync [stream=S] [at=TIME]"},
+    {"free_requested", 0, TR_FREE_REQUESTED, 1, {NP_ID, 0, 0}, NK_STREAM | NK_AT, "stream, at",
+     "free_requested ID [stream=S] [at=TIME]"},
+    {"free_completed", 0, TR_FREE_COMPLETED, 1, {NP_ID, 0, 0}, NK_STREAM | NK_AT, "stream, at",
+     "free_completed ID [stream=S] [at=TIME]"},
+    {"segment_alloc", 0, TR_SEGMENT_ALLOC, 2, {NP_ADDR, NP_BYTES, 0}, NK_LEVEL | NK_STREAM | NK_AT,
+     "level, stream, at", "segment_alloc ADDR BYTES [level=NAME] [stream=S] [at=TIME]"},
+    {"segment_free", 0, TR_SEGMENT_FREE, 2, {NP_ADDR, NP_BYTES, 0}, NK_LEVEL | NK_STREAM | NK_AT,
+     "level, stream, at", "segment_free ADDR BYTES [level=NAME] [stream=S] [at=TIME]"},
+    {"oom", 0, TR_OOM_RECORDED, 1, {NP_BYTES, 0, 0}, NK_LEVEL | NK_STREAM | NK_AT,
+     "level, stream, at", "oom BYTES [level=NAME] [stream=S] [at=TIME]"},
+};
+
+typedef struct native {
+    linebuf lb;
+    am_ps unit;      /* ps per unitless time */
+    am_ps last_at;   /* latest at= so far (ps) */
+    int have_at;
+} native;
+
+static int native_next(trace *t, tr_event *ev, am_error *err);
+static void native_close(trace *t);
+
+static const struct trace_reader native_reader = {"native", native_next, native_close};
+
+static inline int native_ws(char c) { return c == ' ' || c == '\t'; }
+
+/* Next whitespace-separated token of [*p, e), NUL-terminated in place; NULL at the end of the
+ * line or at a '#' comment. */
+static inline char *native_token(char **p, char *e, size_t *len)
+{
+    char *s = *p;
+    while (s < e && native_ws(*s))
+        s++;
+    if (s == e || *s == '#') {
+        *p = e;
+        return NULL;
+    }
+    char *tok = s;
+    while (s < e && !native_ws(*s))
+        s++;
+    *len = (size_t)(s - tok);
+    if (s < e)
+        *s++ = 0;
+    *p = s;
+    return tok;
+}
+
+static const char *native_u64_why(const char *s, int r)
+{
+    if (r == 2)
+        return "out of range (max 18446744073709551615)";
+    if (s[0] == '-' && s[1] >= '0' && s[1] <= '9')
+        return "negative";
+    return "not an unsigned integer";
+}
+
+/* Error at column col of the current line. */
+#define NFAIL(col, ...) am_fail_at(err, t->path, n->lb.line, (unsigned long)(col), __VA_ARGS__)
+
+static int native_u64(trace *t, native *n, const char *what, const char *s, size_t len,
+                      unsigned long col, uint64_t *v, am_error *err)
+{
+    int r = linebuf_u64(s, len, v);
+    if (r)
+        return NFAIL(col, "bad %s '%s': %s", what, s, native_u64_why(s, r));
+    return 0;
+}
+
+static int native_size(trace *t, native *n, const char *what, const char *s, size_t len,
+                       unsigned long col, uint64_t *v, am_error *err)
+{
+    int r = linebuf_u64(s, len, v);
+    if (r == 0)
+        return 0;
+    const char *why = "not a size";
+    if (r == 1 && units_size(s, v, &why) == 0)
+        return 0;
+    return NFAIL(col, "bad %s '%s': %s", what, s, r == 2 ? native_u64_why(s, r) : why);
+}
+
+static int native_time(trace *t, native *n, const char *what, const char *s, size_t len,
+                       unsigned long col, am_ps *v, am_error *err)
+{
+    uint64_t x;
+    int r = linebuf_u64(s, len, &x);
+    if (r == 0) {
+        if (x && n->unit > UINT64_MAX / x)
+            return NFAIL(col, "bad %s '%s': out of range (more than 2^64 ps)", what, s);
+        *v = x * n->unit;
+        return 0;
+    }
+    const char *why = "not a time";
+    if (r == 1 && units_time_default(s, n->unit, v, &why) == 0)
+        return 0;
+    return NFAIL(col, "bad %s '%s': %s", what, s, r == 2 ? "out of range (more than 2^64 ps)" : why);
+}
+
+static int native_level(trace *t, native *n, const char *s, size_t len, unsigned long col,
+                        int32_t *lvl, am_error *err)
+{
+    int l = trace_level_lookup(t, s, len);
+    if (l >= 0) {
+        *lvl = l;
+        return 0;
+    }
+    if (t->opts.nlevels <= 0)
+        return NFAIL(col, "unknown level '%s' (no memory levels configured)", s);
+    char known[512];
+    size_t k = 0;
+    known[0] = 0;
+    for (int i = 0; i < t->opts.nlevels && k < sizeof known; i++) {
+        int w = snprintf(known + k, sizeof known - k, "%s%s", i ? ", " : "",
+                         t->opts.level_names[i] ? t->opts.level_names[i] : "?");
+        if (w < 0)
+            break;
+        k += (size_t)w;
+    }
+    return NFAIL(col, "unknown level '%s' (configured: %s)", s, known);
+}
+
+static int native_positional(trace *t, native *n, int kind, char *s, size_t len,
+                             unsigned long col, tr_event *ev, am_error *err)
+{
+    const char *what = native_pos_names[kind];
+    switch (kind) {
+    case NP_ID: return native_u64(t, n, what, s, len, col, &ev->id, err);
+    case NP_BYTES: return native_size(t, n, what, s, len, col, &ev->bytes, err);
+    case NP_SRC: return native_level(t, n, s, len, col, &ev->level, err);
+    case NP_DST: return native_level(t, n, s, len, col, &ev->dst_level, err);
+    case NP_DURATION: return native_time(t, n, what, s, len, col, &ev->duration, err);
+    case NP_EVENT: return native_u64(t, n, what, s, len, col, &ev->arg, err);
+    default: return native_u64(t, n, what, s, len, col, &ev->addr, err);
+    }
+}
+
+static unsigned native_key(const char *k, size_t len)
+{
+    switch (len) {
+    case 2:
+        return memcmp(k, "at", 2) == 0 ? NK_AT : memcmp(k, "id", 2) == 0 ? NK_ID : 0;
+    case 4:
+        return memcmp(k, "name", 4) == 0 ? NK_NAME : memcmp(k, "addr", 4) == 0 ? NK_ADDR : 0;
+    case 5:
+        return memcmp(k, "level", 5) == 0 ? NK_LEVEL : 0;
+    case 6:
+        return memcmp(k, "stream", 6) == 0 ? NK_STREAM : 0;
+    default:
+        return 0;
+    }
+}
+
+static int native_keyval(trace *t, native *n, unsigned key, char *v, size_t len,
+                         unsigned long col, tr_event *ev, am_error *err)
+{
+    uint64_t x;
+    switch (key) {
+    case NK_LEVEL:
+        return native_level(t, n, v, len, col, &ev->level, err);
+    case NK_STREAM: {
+        int r = linebuf_u64(v, len, &x);
+        if (r)
+            return NFAIL(col, "bad stream '%s': %s", v,
+                         r == 2 ? "out of range (max 4294967294)" : native_u64_why(v, r));
+        if (x >= TR_ALL)
+            return NFAIL(col, "bad stream '%s': out of range (max 4294967294)", v);
+        ev->stream = (uint32_t)x;
+        return 0;
+    }
+    case NK_NAME:
+        if (len > NATIVE_NAME_MAX)
+            return NFAIL(col, "name too long (%zu bytes, limit %d)", len, NATIVE_NAME_MAX);
+        for (size_t i = 0; i < len; i++)
+            if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+                return NFAIL(col + i, "name contains a control character");
+        ev->name = v;
+        return 0;
+    case NK_AT:
+        if (native_time(t, n, "at", v, len, col, &ev->time, err))
+            return -1;
+        if (n->have_at && ev->time < n->last_at)
+            return NFAIL(col, "time goes backwards: %llu ps < previous %llu ps",
+                         (unsigned long long)ev->time, (unsigned long long)n->last_at);
+        n->last_at = ev->time;
+        n->have_at = 1;
+        return 0;
+    case NK_ID:
+        return native_u64(t, n, "id", v, len, col, &ev->id, err);
+    default:
+        return native_u64(t, n, "addr", v, len, col, &ev->addr, err);
+    }
+}
+
+static const native_op *native_find_op(const char *s, size_t len)
+{
+    for (size_t i = 0; i < AM_ARRAY_LEN(native_ops); i++) {
+        const native_op *op = &native_ops[i];
+        if (len == 1 ? op->alias == s[0] : (strncmp(op->name, s, len) == 0 && !op->name[len]))
+            return op;
+    }
+    return NULL;
+}
+
+/* Parse one event line; 1 with *ev, 0 for a blank or comment line, -1 on error. */
+static int native_parse(trace *t, native *n, char *line, size_t len, tr_event *ev, am_error *err)
+{
+    char *p = line, *e = line + len;
+    size_t tl;
+    char *tok = native_token(&p, e, &tl);
+    if (!tok)
+        return 0;
+    unsigned long col = (unsigned long)(tok - line) + 1;
+    const native_op *op = native_find_op(tok, tl);
+    if (!op)
+        return NFAIL(col, "unknown op '%s' (expected alloc, free, transfer, compute, record, wait, "
+                     "sync, free_requested, free_completed, segment_alloc, segment_free or oom)", tok);
+    memset(ev, 0, sizeof *ev);
+    ev->kind = op->kind;
+    ev->level = t->opts.default_level;
+    ev->dst_level = -1;
+    ev->id = TR_NO_ADDR;
+    ev->addr = TR_NO_ADDR;
+    ev->time = AM_TIME_NONE;
+    ev->line = n->lb.line;
+    ev->col = col;
+
+    int npos = 0;
+    unsigned seen = 0;
+    while ((tok = native_token(&p, e, &tl)) != NULL) {
+        col = (unsigned long)(tok - line) + 1;
+        char *eq = memchr(tok, '=', tl);
+        if (!eq) {
+            if (npos == op->npos)
+                return NFAIL(col, "unexpected field '%s' (usage: %s)", tok, op->usage);
+            if (native_positional(t, n, op->pos[npos], tok, tl, col, ev, err))
+                return -1;
+            npos++;
+            continue;
+        }
+        if (npos < op->npos)
+            return NFAIL(col, "missing %s before '%s' (usage: %s)",
+                         native_pos_names[op->pos[npos]], tok, op->usage);
+        size_t kl = (size_t)(eq - tok);
+        unsigned key = native_key(tok, kl);
+        if (!(key & op->keys))
+            return NFAIL(col, "unknown field '%.*s' for %s (allowed: %s)", (int)kl, tok, op->name,
+                         op->allowed);
+        if (seen & key)
+            return NFAIL(col, "duplicate field '%.*s'", (int)kl, tok);
+        seen |= key;
+        char *v = eq + 1;
+        size_t vl = tl - kl - 1;
+        unsigned long vcol = col + kl + 1;
+        if (vl == 0)
+            return NFAIL(vcol, "missing value after '%s'", tok);
+        if (native_keyval(t, n, key, v, vl, vcol, ev, err))
+            return -1;
+    }
+    if (npos < op->npos)
+        return NFAIL(len + 1, "missing %s (usage: %s)", native_pos_names[op->pos[npos]], op->usage);
+    if (op->kind == TR_SYNC && !(seen & NK_STREAM))
+        ev->stream = TR_ALL;
+    return 1;
+}
+
+/* Next line from the buffer: 1, 0 at the end, -1 (err set) when too long or unreadable. */
+static int native_line(trace *t, native *n, char **line, size_t *len, am_error *err)
+{
+    int r = linebuf_next(&n->lb, line, len);
+    if (r == LINEBUF_TOOLONG)
+        return NFAIL(n->lb.max_line + 1, "line too long (limit %zu bytes)", n->lb.max_line);
+    if (r == LINEBUF_EREAD)
+        return am_fail_at(err, t->path, n->lb.line + 1, 0, "read error: %s", strerror(errno));
+    return r;
+}
+
+/* The header "amsim-trace v1 [time_unit=TIME]". */
+static int native_header(trace *t, native *n, char *line, size_t len, am_error *err)
+{
+    char *p = line, *e = line + len;
+    size_t tl;
+    char *tok = native_token(&p, e, &tl); /* "amsim-trace", checked by the detector */
+    if (!tok || strcmp(tok, "amsim-trace") != 0)
+        return NFAIL(tok ? (unsigned long)(tok - line) + 1 : 1, "expected the header 'amsim-trace v1'");
+    tok = native_token(&p, e, &tl);
+    if (!tok)
+        return NFAIL(len + 1, "missing version after 'amsim-trace' (expected v1)");
+    if (strcmp(tok, "v1") != 0)
+        return NFAIL((unsigned long)(tok - line) + 1,
+                     "unsupported trace version '%s' (this amsim reads v1)", tok);
+    while ((tok = native_token(&p, e, &tl)) != NULL) {
+        unsigned long col = (unsigned long)(tok - line) + 1;
+        if (strncmp(tok, "time_unit=", 10) != 0) {
+            if (!memchr(tok, '=', tl))
+                return NFAIL(col, "unexpected header field '%s' (allowed: time_unit=TIME)", tok);
+            return NFAIL(col, "unknown header field '%.*s' (allowed: time_unit)",
+                         (int)((char *)memchr(tok, '=', tl) - tok), tok);
+        }
+        const char *v = tok + 10, *why = "not a time";
+        am_ps u;
+        col += 10;
+        if (!*v)
+            return NFAIL(col, "missing value after 'time_unit='");
+        char last = v[strlen(v) - 1];
+        if (!((last >= 'a' && last <= 'z') || (last >= 'A' && last <= 'Z')))
+            return NFAIL(col, "time_unit '%s' needs a unit (ps, ns, us, ms or s)", v);
+        char one[64];
+        if ((v[0] >= 'a' && v[0] <= 'z') && strlen(v) < sizeof one - 1) {
+            snprintf(one, sizeof one, "1%s", v); /* a bare unit: time_unit=us */
+            v = one;
+        }
+        if (units_time(v, &u, &why) != 0)
+            return NFAIL(col, "bad time_unit '%s': %s", tok + 10, why);
+        if (u == 0)
+            return NFAIL(col, "time_unit must be at least 1 ps");
+        n->unit = u;
+    }
+    return 0;
+}
+
+int trace_native_open(trace *t, am_error *err)
+{
+    native *n = am_calloc(1, sizeof *n);
+    linebuf_init(&n->lb, t->f, LINEBUF_MAX_LINE);
+    n->unit = t->opts.time_unit ? t->opts.time_unit : AM_PS_PER_NS;
+    t->impl = n;
+    t->reader = &native_reader;
+    char *line;
+    size_t len;
+    int r;
+    while ((r = native_line(t, n, &line, &len, err)) == 1) {
+        char *p = line;
+        while (native_ws(*p))
+            p++;
+        if (*p && *p != '#')
+            return native_header(t, n, line, len, err);
+    }
+    if (r == 0)
+        return am_fail_at(err, t->path, n->lb.line, 0, "missing header 'amsim-trace v1'");
+    return -1;
+}
+
+static int native_next(trace *t, tr_event *ev, am_error *err)
+{
+    native *n = t->impl;
+    char *line;
+    size_t len;
+    int r;
+    while ((r = native_line(t, n, &line, &len, err)) == 1) {
+        r = native_parse(t, n, line, len, ev, err);
+        if (r)
+            return r;
+    }
+    return r;
+}
+
+static void native_close(trace *t)
+{
+    native *n = t->impl;
+    if (!n)
+        return;
+    linebuf_free(&n->lb);
+    free(n);
+    t->impl = NULL;
+}
