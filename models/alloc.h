@@ -91,6 +91,10 @@ struct alloc_ops {
     /* Optional: 1 when a failed request may wait up to *wait for frees later on the timeline
      * (BFC's retry-after-free option); the engine implements the waiting. */
     int (*retry_after_free)(const void *opts, am_ps *wait);
+    /* Optional: simulated time the host spent inside the policy (device calls such as
+     * cudaMalloc/cudaFree, pool growth) since the last call; returns it and resets it to 0.
+     * The engine charges it to the host clock after every allocation and free. */
+    am_ps (*take_latency)(void *st);
 };
 
 /* models/policies.c */

@@ -268,11 +268,20 @@ static void update_metrics(mem_level *m)
     }
 }
 
+void mem_count_oom(mem_level *m) { m->m.ooms++; }
+
 int mem_alloc(mem_level *m, const alloc_req *r, alloc_out *o)
+{
+    int rc = mem_alloc_attempt(m, r, o);
+    if (rc != ALLOC_OK)
+        m->m.ooms++;
+    return rc;
+}
+
+int mem_alloc_attempt(mem_level *m, const alloc_req *r, alloc_out *o)
 {
     int rc = m->policy->alloc(m->st, r, o);
     if (rc != ALLOC_OK) {
-        m->m.ooms++;
         update_metrics(m);
         return ALLOC_OOM;
     }
@@ -314,6 +323,15 @@ void mem_free(mem_level *m, uint64_t handle, uint64_t requested, uint64_t given,
     update_metrics(m);
 }
 
+am_ps mem_take_latency(mem_level *m)
+{
+    if (!m->policy->take_latency)
+        return 0;
+    am_ps t = m->policy->take_latency(m->st);
+    m->m.allocator_ps += t;
+    return t;
+}
+
 void mem_note_recorded_segment(mem_level *m, uint64_t addr, uint64_t bytes)
 {
     if (os_lower_bound(&m->recorded_segs, addr, 0) &&
@@ -326,6 +344,14 @@ void mem_note_recorded_segment(mem_level *m, uint64_t addr, uint64_t bytes)
 }
 
 void mem_hint(mem_level *m, uint64_t addr) { m->hint = addr; }
+
+int mem_device_range_held(const mem_level *m, uint64_t addr, uint64_t bytes)
+{
+    if (bytes == 0 || addr + bytes < addr)
+        return 0;
+    const os_node *n = os_floor(&m->free_ext, addr + bytes - 1, UINT64_MAX);
+    return !n || n->k1 + n->val <= addr;
+}
 
 void mem_fail_next_device_allocs(mem_level *m, unsigned n) { m->fail_next = n; }
 
@@ -355,7 +381,7 @@ int mem_check(mem_level *m, am_error *err)
                 "%s: free device bytes %" PRIu64 " + reserved %" PRIu64 " != address space %" PRIu64,
                 m->name, free_sum, m->m.reserved_bytes, space);
     }
-    if (m->m.allocated_bytes > m->m.reserved_bytes && m->policy->name[0] != 'o') {
+    if (m->m.allocated_bytes > m->m.reserved_bytes) {
         bad++;
         am_fail(err, AM_EINTERNAL, "%s: allocated %" PRIu64 " > reserved %" PRIu64, m->name,
                 m->m.allocated_bytes, m->m.reserved_bytes);

@@ -38,13 +38,23 @@ void mem_destroy(mem_level *m);
 
 /* Allocate for a request; ALLOC_OK with *o, or ALLOC_OOM. Updates counters and metrics. */
 int mem_alloc(mem_level *m, const alloc_req *r, alloc_out *o);
+/* The same, but a failure is not counted as an out-of-memory result (a request that will be
+ * retried); mem_count_oom counts it when it finally fails. */
+int mem_alloc_attempt(mem_level *m, const alloc_req *r, alloc_out *o);
+void mem_count_oom(mem_level *m);
 /* Two-phase free support: free_requested then free (free alone does both). */
 void mem_free_requested(mem_level *m, uint64_t handle, uint64_t requested, uint64_t given);
 void mem_free(mem_level *m, uint64_t handle, uint64_t requested, uint64_t given, int requested_done);
 
+/* Host time the last allocation or free spent in the policy (device calls), 0 for most. */
+am_ps mem_take_latency(mem_level *m);
+
 /* Recorded placement hints. */
 void mem_note_recorded_segment(mem_level *m, uint64_t addr, uint64_t bytes);
 void mem_hint(mem_level *m, uint64_t addr); /* TR_NO_ADDR clears */
+/* 1 when every byte of [addr, addr+bytes) is held from the device (validation of recorded
+ * segment events). */
+int mem_device_range_held(const mem_level *m, uint64_t addr, uint64_t bytes);
 
 /* Fault injection for tests: refuse the next n device allocations. */
 void mem_fail_next_device_allocs(mem_level *m, unsigned n);
@@ -70,6 +80,7 @@ typedef struct mem_metrics {
     uint64_t live_count, peak_live_count;
     uint64_t allocs, frees, ooms;
     uint64_t device_allocs, device_frees, device_refusals;
+    am_ps allocator_ps;                             /* host time spent in the policy */
 } mem_metrics;
 
 const mem_metrics *mem_get_metrics(const mem_level *m);

@@ -6,6 +6,7 @@
 const struct alloc_ops *alloc_bfc_ops(void);
 const struct alloc_ops *alloc_best_fit_ops(void);
 const struct alloc_ops *alloc_first_fit_ops(void);
+const struct alloc_ops *alloc_caching_ops(void);
 
 typedef const struct alloc_ops *(*ops_getter)(void);
 
@@ -13,6 +14,7 @@ static const ops_getter getters[] = {
     alloc_bfc_ops,
     alloc_best_fit_ops,
     alloc_first_fit_ops,
+    alloc_caching_ops,
 };
 
 const struct alloc_ops *const *alloc_all(void)

@@ -17,7 +17,7 @@
 
 /* ---- id -> allocation map ---------------------------------------------------------------- */
 
-enum { ST_EMPTY = 0, ST_LIVE = 1, ST_REQ_FREED = 2, ST_OOM = 3 };
+enum { ST_EMPTY = 0, ST_LIVE = 1, ST_REQ_FREED = 2, ST_OOM = 3, ST_PENDING = 4 };
 
 typedef struct slot {
     uint64_t id;
@@ -136,11 +136,27 @@ typedef struct chan {
     int link, dir;
 } chan;
 
+/* A failed request waiting for frees (retry-after-free). */
+typedef struct pending {
+    uint64_t id, bytes, seq, addr;
+    uint32_t stream;
+    unsigned long line;
+    am_ps deadline;
+} pending;
+
+typedef struct level_rt {
+    int retry;          /* policy waits for frees on failure */
+    am_ps retry_wait;
+    pending *p;
+    size_t n, cap;
+} level_rt;
+
 struct sim {
     const am_config *cfg;
     sim_opts o;
     int nlevels;
     mem_level *lv[CFG_MAX_LEVELS];
+    level_rt rt[CFG_MAX_LEVELS];
     idmap ids;
     stream *st;
     size_t nst;
@@ -405,13 +421,13 @@ static char *fmt_u64(char *p, uint64_t v)
     return p;
 }
 
-static void placement_row(sim *s, uint64_t id, int level, const alloc_out *o, uint64_t req,
-                          int ok)
+static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const alloc_out *o,
+                          uint64_t req, int ok)
 {
     if (!s->o.placements)
         return;
     char *p = s->buf;
-    p = fmt_u64(p, s->seq);
+    p = fmt_u64(p, seq);
     *p++ = ',';
     p = fmt_u64(p, id);
     *p++ = ',';
@@ -486,17 +502,110 @@ static int warn_or_fail(sim *s, am_error *err, const char *file, const tr_event 
                       " (use --lenient to count and skip such events)");
 }
 
-static void record_oom(sim *s, const tr_event *ev, int level)
+static void record_oom(sim *s, uint64_t seq, uint64_t id, uint64_t bytes, int level)
 {
     s->sum.ooms++;
     if (s->nooms < s->cfg->report.max_oom_events) {
         mem_level *m = s->lv[level];
         const mem_metrics *mm = mem_get_metrics(m);
-        s->ooms[s->nooms++] = (sim_oom){s->seq, ev->id, level, ev->bytes, mem_free_in_reserved(m),
+        s->ooms[s->nooms++] = (sim_oom){seq, id, level, bytes, mem_free_in_reserved(m),
                                         mem_largest_free(m),
                                         mem_capacity(m) > mm->reserved_bytes
                                             ? mem_capacity(m) - mm->reserved_bytes : 0,
                                         s->host};
+    }
+}
+
+/* Charge the host time the policy spent (device calls) to the host clock. */
+static void charge(sim *s, mem_level *m)
+{
+    am_ps t = mem_take_latency(m);
+    s->host += t;
+    s->sum.allocator += t;
+}
+
+static void validate(sim *s, uint64_t seq, uint64_t id, uint64_t recorded, int ok, uint64_t addr,
+                     unsigned long line)
+{
+    if (!s->sum.validating || recorded == TR_NO_ADDR || line == 0)
+        return;
+    s->sum.recorded_allocs++;
+    if (ok && addr == recorded) {
+        s->sum.address_matches++;
+    } else if (!s->sum.have_mismatch) {
+        s->sum.have_mismatch = 1;
+        s->sum.mismatch_seq = seq;
+        s->sum.mismatch_id = id;
+        s->sum.mismatch_recorded = recorded;
+        s->sum.mismatch_simulated = ok ? addr : TR_NO_ADDR;
+    }
+}
+
+/* The outcome of a request (now, or after waiting): map entry, outputs, log. */
+static void settle(sim *s, slot *x, uint64_t seq, uint64_t bytes, uint64_t recorded, int level,
+                   int ok, const alloc_out *o)
+{
+    if (ok) {
+        x->state = ST_LIVE;
+        x->handle = o->handle;
+        x->addr = o->addr;
+        x->given = o->size;
+    } else {
+        x->state = ST_OOM;
+        mem_count_oom(s->lv[level]);
+        record_oom(s, seq, x->id, bytes, level);
+    }
+    validate(s, seq, x->id, recorded, ok, ok ? o->addr : 0, x->line);
+    placement_row(s, seq, x->id, level, o, bytes, ok);
+    if (s->o.log) {
+        log_prefix(s, level);
+        if (ok)
+            fprintf(s->o.log, "A %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", x->id, o->addr, o->size);
+        else
+            fprintf(s->o.log, "OOM %" PRIu64 " %" PRIu64 "\n", x->id, bytes);
+    }
+    timeline_row(s, level);
+}
+
+/* Retry waiting requests of a level after a free, in arrival order. */
+static void retry_pending(sim *s, int level)
+{
+    level_rt *rt = &s->rt[level];
+    size_t k = 0;
+    for (size_t i = 0; i < rt->n; i++) {
+        pending *p = &rt->p[i];
+        alloc_req r = {p->bytes, p->stream};
+        alloc_out o = {0, 0, 0};
+        mem_hint(s->lv[level], p->addr);
+        int rc = mem_alloc_attempt(s->lv[level], &r, &o);
+        mem_hint(s->lv[level], TR_NO_ADDR);
+        charge(s, s->lv[level]);
+        if (rc == ALLOC_OK) {
+            slot *x = idmap_find(&s->ids, p->id);
+            settle(s, x, p->seq, p->bytes, p->addr, level, 1, &o);
+            s->sum.retries_succeeded++;
+        } else
+            rt->p[k++] = *p;
+    }
+    rt->n = k;
+}
+
+/* Fail waiting requests whose wait ran out before `now` (all of them when force). */
+static void expire_pending(sim *s, am_ps now, int force)
+{
+    for (int l = 0; l < s->nlevels; l++) {
+        level_rt *rt = &s->rt[l];
+        size_t k = 0;
+        for (size_t i = 0; i < rt->n; i++) {
+            pending *p = &rt->p[i];
+            if (force || p->deadline < now) {
+                slot *x = idmap_find(&s->ids, p->id);
+                alloc_out o = {0, 0, 0};
+                settle(s, x, p->seq, p->bytes, p->addr, l, 0, &o);
+            } else
+                rt->p[k++] = *p;
+        }
+        rt->n = k;
     }
 }
 
@@ -517,44 +626,43 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
     mem_hint(m, ev->addr);
     alloc_req r = {ev->bytes, ev->stream};
     alloc_out o = {0, 0, 0};
-    int rc = mem_alloc(m, &r, &o);
+    int rc = mem_alloc_attempt(m, &r, &o);
     mem_hint(m, TR_NO_ADDR);
+    charge(s, m);
     s->sum.allocs++;
     x = idmap_put(&s->ids, ev->id);
     x->line = ev->line;
     x->level = level;
     x->requested = ev->bytes;
-    if (rc == ALLOC_OK) {
-        x->state = ST_LIVE;
-        x->handle = o.handle;
-        x->addr = o.addr;
-        x->given = o.size;
-    } else {
-        x->state = ST_OOM;
-        record_oom(s, ev, level);
-    }
-    if (s->sum.validating && ev->addr != TR_NO_ADDR) {
-        s->sum.recorded_allocs++;
-        if (rc == ALLOC_OK && o.addr == ev->addr)
-            s->sum.address_matches++;
-        else if (!s->sum.have_mismatch) {
-            s->sum.have_mismatch = 1;
-            s->sum.mismatch_seq = s->seq;
-            s->sum.mismatch_id = ev->id;
-            s->sum.mismatch_recorded = ev->addr;
-            s->sum.mismatch_simulated = rc == ALLOC_OK ? o.addr : TR_NO_ADDR;
+    level_rt *rt = &s->rt[level];
+    if (rc != ALLOC_OK && rt->retry) {
+        /* Wait for frees later on the timeline (allocators.md section 1, "retry"). */
+        if (rt->n == rt->cap) {
+            rt->cap = rt->cap ? 2 * rt->cap : 8;
+            rt->p = am_realloc(rt->p, rt->cap * sizeof *rt->p);
         }
+        rt->p[rt->n++] = (pending){ev->id, ev->bytes, s->seq, ev->addr, ev->stream, ev->line,
+                                   s->host + rt->retry_wait};
+        x->state = ST_PENDING;
+        s->sum.retries++;
+        return 0;
     }
-    placement_row(s, ev->id, level, &o, ev->bytes, rc == ALLOC_OK);
-    if (s->o.log) {
-        log_prefix(s, level);
-        if (rc == ALLOC_OK)
-            fprintf(s->o.log, "A %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", ev->id, o.addr, o.size);
-        else
-            fprintf(s->o.log, "OOM %" PRIu64 " %" PRIu64 "\n", ev->id, ev->bytes);
-    }
-    timeline_row(s, level);
+    settle(s, x, s->seq, ev->bytes, ev->addr, level, rc == ALLOC_OK, &o);
     return 0;
+}
+
+static void expire_pending_id(sim *s, slot *x)
+{
+    level_rt *rt = &s->rt[x->level];
+    for (size_t i = 0; i < rt->n; i++)
+        if (rt->p[i].id == x->id) {
+            pending p = rt->p[i];
+            memmove(&rt->p[i], &rt->p[i + 1], (rt->n - i - 1) * sizeof *rt->p);
+            rt->n--;
+            alloc_out o = {0, 0, 0};
+            settle(s, x, p.seq, p.bytes, p.addr, x->level, 0, &o);
+            return;
+        }
 }
 
 static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
@@ -563,6 +671,11 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
     if (!x)
         return warn_or_fail(s, err, file, ev, "free of unknown id", ev->id);
     int level = x->level;
+    if (x->state == ST_PENDING) {
+        /* Freed before its wait ended: the request failed. */
+        expire_pending_id(s, x);
+        x = idmap_find(&s->ids, ev->id);
+    }
     switch (ev->kind) {
     case TR_FREE_REQUESTED:
         if (x->state == ST_OOM) {
@@ -572,6 +685,7 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
         if (x->state != ST_LIVE)
             return warn_or_fail(s, err, file, ev, "second free request of id", ev->id);
         mem_free_requested(s->lv[level], x->handle, x->requested, x->given);
+        charge(s, s->lv[level]);
         x->state = ST_REQ_FREED;
         s->sum.frees++;
         break;
@@ -585,7 +699,10 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
         if (x->state == ST_LIVE)
             s->sum.frees++;
         mem_free(s->lv[level], x->handle, x->requested, x->given, x->state == ST_REQ_FREED);
+        charge(s, s->lv[level]);
         idmap_del(&s->ids, x);
+        if (s->rt[level].n)
+            retry_pending(s, level);
         break;
     }
     timeline_row(s, level);
@@ -633,6 +750,8 @@ int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
         s->host = ev->time;
     if (s->hn || s->nch)
         des_run_until(s, s->host);
+    if (s->sum.retries > s->sum.retries_succeeded)
+        expire_pending(s, s->host, 0);
     s->sum.events++;
     int rc = 0;
     switch (ev->kind) {
@@ -681,10 +800,18 @@ int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
         if (level_ok(s, ev->level, file, ev, err))
             return -1;
         mem_note_recorded_segment(s->lv[ev->level], ev->addr, ev->bytes);
-        s->sum.segment_events_recorded++;
+        if (!ev->declared) {
+            s->sum.segment_events_recorded++;
+            if (mem_device_range_held(s->lv[ev->level], ev->addr, ev->bytes))
+                s->sum.segment_events_matched++;
+        }
         break;
     case TR_SEGMENT_FREE:
         s->sum.segment_events_recorded++;
+        if (level_ok(s, ev->level, file, ev, err))
+            return -1;
+        if (!mem_device_range_held(s->lv[ev->level], ev->addr, ev->bytes))
+            s->sum.segment_events_matched++;
         break;
     case TR_OOM_RECORDED:
         s->sum.recorded_ooms++;
@@ -702,6 +829,7 @@ int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
 int sim_finish(sim *s, am_error *err)
 {
     (void)err;
+    expire_pending(s, 0, 1);
     host_sync(s, TR_ALL);
     s->sum.makespan = s->now > s->host ? s->now : s->host;
     s->sum.host_time = s->host;
@@ -754,6 +882,11 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
             return -1;
         }
     }
+    for (int i = 0; i < cfg->nlevels; i++) {
+        const cfg_level *L = &cfg->levels[i];
+        if (L->policy->retry_after_free)
+            s->rt[i].retry = L->policy->retry_after_free(L->policy_opts, &s->rt[i].retry_wait);
+    }
     for (int i = 0; i < cfg->nlinks; i++) {
         const cfg_link *L = &cfg->links[i];
         uint64_t bw = (uint64_t)((double)L->bandwidth * L->efficiency);
@@ -778,8 +911,10 @@ void sim_destroy(sim *s)
 {
     if (!s)
         return;
-    for (int i = 0; i < s->nlevels; i++)
+    for (int i = 0; i < s->nlevels; i++) {
         mem_destroy(s->lv[i]);
+        free(s->rt[i].p);
+    }
     for (int i = 0; i < s->nch; i++)
         link_destroy(s->ch[i].l);
     for (size_t i = 0; i < s->nst; i++)

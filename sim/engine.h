@@ -61,6 +61,8 @@ typedef struct sim_summary {
     uint64_t frees_after_oom;    /* frees of buffers whose allocation failed (skipped) */
     uint64_t warnings;           /* --lenient: recoverable problems counted */
     am_ps makespan, stall, host_time;
+    am_ps allocator;             /* host time spent in allocator device calls */
+    uint64_t retries, retries_succeeded; /* requests that waited for frees, and got memory */
     /* validation against recorded addresses */
     int validating;
     uint64_t recorded_allocs, address_matches;

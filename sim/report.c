@@ -109,6 +109,11 @@ void report_text(FILE *f, sim *s, const report_trace *t)
     if (su->ooms)
         fprintf(f, "out of memory: %" PRIu64 " allocation requests failed (the run continued)\n",
                 su->ooms);
+    if (su->retries)
+        fprintf(f, "%" PRIu64 " failed requests waited for frees; %" PRIu64 " then got memory\n",
+                su->retries, su->retries_succeeded);
+    if (su->allocator)
+        fprintf(f, "time in allocator device calls %s\n", units_fmt_time(g, sizeof g, su->allocator));
     if (su->frees_after_oom)
         fprintf(f, "%" PRIu64 " frees of buffers whose allocation failed were skipped\n",
                 su->frees_after_oom);
@@ -124,7 +129,6 @@ void report_text(FILE *f, sim *s, const report_trace *t)
                     su->mismatch_simulated == UINT64_MAX ? 0 : su->mismatch_simulated);
         fprintf(f, "\n");
     }
-    (void)g;
 }
 
 /* ---- JSON -------------------------------------------------------------------------------- */
@@ -229,6 +233,7 @@ void report_json(FILE *f, sim *s, const report_trace *t)
         json_ku64(&w, "peak_live_buffers", mm->peak_live_count);
         json_ku64(&w, "device_allocs", mm->device_allocs);
         json_ku64(&w, "device_frees", mm->device_frees);
+        json_kreal(&w, "allocator_seconds", secs(mm->allocator_ps));
         json_key(&w, "stats");
         json_obj(&w);
         sink_ctx sc = {&w};
@@ -292,6 +297,7 @@ void report_json(FILE *f, sim *s, const report_trace *t)
     json_kreal(&w, "makespan_seconds", secs(su->makespan));
     json_kreal(&w, "stall_seconds", secs(su->stall));
     json_kreal(&w, "host_seconds", secs(su->host_time));
+    json_kreal(&w, "allocator_seconds", secs(su->allocator));
     json_key(&w, "events");
     json_obj(&w);
     json_ku64(&w, "total", su->events);
@@ -301,6 +307,8 @@ void report_json(FILE *f, sim *s, const report_trace *t)
     json_ku64(&w, "computes", su->computes);
     json_ku64(&w, "frees_after_oom", su->frees_after_oom);
     json_ku64(&w, "warnings", su->warnings);
+    json_ku64(&w, "retried_requests", su->retries);
+    json_ku64(&w, "retries_succeeded", su->retries_succeeded);
     json_end_obj(&w);
     if (su->validating) {
         json_key(&w, "validation");

@@ -1,0 +1,965 @@
+/* alloc_caching.c - PyTorch's CUDA caching allocator, exact (allocators.md section 3).
+ *
+ * Model of c10/cuda/CUDACachingAllocator.cpp (about v2.5):
+ *  - a request is rounded (512 B, or a roundup_power2_divisions step) and served from the small
+ *    pool (<= 1 MiB) or the large pool;
+ *  - each pool keeps its free blocks ordered by (stream, size, address); the first block of the
+ *    request's stream with size >= request is the only candidate, refused by the max_split_size /
+ *    max_non_split_rounding rules;
+ *  - the block's low end is given out; the rest is split off by the pool's split rule;
+ *  - on a miss: garbage collection (when a memory fraction and a threshold are set), a new
+ *    segment from the device (2 MiB small, 20 MiB for requests under 10 MiB, else rounded up to
+ *    2 MiB), release of oversize blocks (max_split_size set), release of every completely free
+ *    segment and one retry (num_alloc_retries), else out of memory (num_ooms);
+ *  - free is two-phase: free_requested drops allocated bytes, free (completion) returns the block
+ *    and merges it with free neighbours of the same segment.
+ * Expandable segments: one virtual range per (pool, stream) of 1.125 x capacity rounded to the
+ * page (2 MiB small, 20 MiB large). The range's addresses are virtual: they live above
+ * CACH_VA_BASE, outside the level's device addresses. Each mapped page is a physical device
+ * allocation of one page through env->dev_alloc, so the level counts reserved bytes exactly as
+ * PyTorch does (mapped pages); its physical address is kept only to give it back.
+ *
+ * Data structures: free blocks in one ordset per (pool, stream) keyed (size, address); unmapped
+ * expandable ranges in one per (pool, stream) keyed (address); segments in an ordset keyed by
+ * address (walk). A block pointer is the handle given to the caller. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "ordset.h"
+
+#define CACH_MIN_BLOCK 512ULL               /* kMinBlockSize */
+#define CACH_SMALL_SIZE (1ULL << 20)        /* kSmallSize: largest small-pool request */
+#define CACH_SMALL_BUFFER (2ULL << 20)      /* kSmallBuffer: small segment */
+#define CACH_LARGE_BUFFER (20ULL << 20)     /* kLargeBuffer: segment for mid-size requests */
+#define CACH_MIN_LARGE_ALLOC (10ULL << 20)  /* kMinLargeAlloc */
+#define CACH_ROUND_LARGE (2ULL << 20)       /* kRoundLarge */
+#define CACH_DIVISIONS 16                   /* power-of-two intervals 1 MiB .. 64 GiB */
+#define CACH_VA_BASE (1ULL << 56)           /* expandable virtual ranges start here */
+#define CACH_NO_LIMIT UINT64_MAX
+
+enum { POOL_SMALL = 0, POOL_LARGE = 1 };
+enum { B_FREE = 0, B_ALLOC = 1, B_PENDING = 2 };
+
+typedef struct cach_opts {
+    uint64_t max_split_size;         /* bytes; UINT64_MAX = unlimited */
+    uint64_t max_non_split_rounding; /* bytes */
+    uint64_t divisions[CACH_DIVISIONS]; /* roundup_power2_divisions, 0/1 = off */
+    size_t ndivisions;
+    int expandable_segments;
+    double gc_threshold;             /* fraction of the allowed memory, 0 = off */
+    double memory_fraction;          /* fraction of capacity, 0 = off */
+    int segment_addresses;           /* 0 synthetic, 1 recorded (the engine hints; no effect here) */
+    int research_after_release;      /* 1: search the pool again after releasing cached blocks */
+} cach_opts;
+
+static const char *const seg_addr_values[] = {"synthetic", "recorded", NULL};
+
+static const opt_desc cach_opt_table[] = {
+    {"max_split_size", OPT_SIZE_OR_UNLIMITED, offsetof(cach_opts, max_split_size), "unlimited",
+     "blocks at or above this size are never split (bytes; unlimited)", NULL, 0, 0},
+    {"max_non_split_rounding", OPT_SIZE, offsetof(cach_opts, max_non_split_rounding), "20MiB",
+     "an oversize request refuses a cached block this much larger or more (bytes)", NULL, 0, 0},
+    {"roundup_power2_divisions", OPT_UINT_LIST, offsetof(cach_opts, divisions), "0",
+     "divisions per power-of-two interval 1MiB..64GiB (16 values, or one for all; 0 = off)",
+     NULL, CACH_DIVISIONS, offsetof(cach_opts, ndivisions)},
+    {"expandable_segments", OPT_BOOL, offsetof(cach_opts, expandable_segments), "false",
+     "one growing virtual segment per stream and pool, mapped in pages", NULL, 0, 0},
+    {"garbage_collection_threshold", OPT_FRACTION, offsetof(cach_opts, gc_threshold), "0",
+     "free old cached blocks when reserved exceeds this fraction of the allowed memory (0 = off)",
+     NULL, 0, 0},
+    {"memory_fraction", OPT_FRACTION, offsetof(cach_opts, memory_fraction), "0",
+     "cap on reserved bytes as a fraction of capacity (0 = off)", NULL, 0, 0},
+    {"segment_addresses", OPT_ENUM, offsetof(cach_opts, segment_addresses), "synthetic",
+     "recorded: new segments take the recording's addresses (snapshots); synthetic: first fit",
+     seg_addr_values, 0, 0},
+    {"research_after_release", OPT_BOOL, offsetof(cach_opts, research_after_release), "false",
+     "search the pool again after releasing cached blocks (the real allocator does not)",
+     NULL, 0, 0},
+    {NULL, OPT_BOOL, 0, NULL, NULL, NULL, 0, 0},
+};
+
+typedef struct cseg cseg;
+
+typedef struct cblock {
+    os_node node;            /* free tree (k1 size, k2 addr) or unmapped tree (k1 addr) */
+    uint64_t addr, size;     /* bytes */
+    uint64_t requested;      /* bytes asked for, 0 when free */
+    struct cblock *prev, *next; /* neighbours inside the segment, address order */
+    cseg *seg;
+    uint64_t gc_base;        /* pool lookup count when the block entered the pool */
+    uint32_t stream;
+    uint8_t state;           /* B_FREE, B_ALLOC, B_PENDING */
+    uint8_t mapped;          /* 0: an unmapped range of an expandable segment */
+    uint8_t in_tree;         /* in its pool's free tree or unmapped tree */
+    uint8_t split_counted;   /* counted in inactive_split_bytes */
+} cblock;
+
+struct cseg {
+    os_node node;            /* segments tree, k1 = address */
+    uint64_t addr, size;     /* bytes */
+    int pool;
+    uint32_t stream;
+    cblock *head;            /* lowest block */
+    int expandable;
+    uint64_t page;           /* expandable: page bytes */
+    uint64_t *phys;          /* expandable: physical address per page, UINT64_MAX unmapped */
+};
+
+/* Per pool: free and unmapped trees per stream, and the lookup counter used for block age. */
+typedef struct cpool {
+    os_tree *free;           /* [nstreams] */
+    os_tree *unmapped;       /* [nstreams], expandable segments only */
+    cseg **expseg;           /* [nstreams], expandable segment of each stream */
+    size_t nstreams;
+    uint64_t lookups;        /* get_free_blocks_call_count (only counted with GC on) */
+} cpool;
+
+typedef struct cstat { uint64_t cur, peak; } cstat;
+
+typedef struct cach {
+    alloc_env env;
+    cach_opts o;
+    cpool pool[2];
+    os_tree segs;
+    uint64_t allowed;        /* memory_fraction cap, bytes; CACH_NO_LIMIT without a fraction */
+    uint64_t total_reserved; /* total_allocated_memory: segment bytes or mapped pages */
+    uint64_t next_va;        /* next expandable virtual range */
+    cstat allocation, segment, active, inactive_split;   /* counts */
+    cstat allocated_bytes, reserved_bytes, active_bytes, inactive_split_bytes, requested_bytes;
+    uint64_t num_alloc_retries, num_ooms, num_device_alloc, num_device_free;
+} cach;
+
+static void st_add(cstat *s, uint64_t v)
+{
+    s->cur += v;
+    if (s->cur > s->peak)
+        s->peak = s->cur;
+}
+
+static void st_sub(cstat *s, uint64_t v) { s->cur -= v; }
+
+/* ---- rounding and sizes (round_size, get_allocation_size) ---- */
+
+static uint64_t floor_log2(uint64_t x) { return 63 - (uint64_t)__builtin_clzll(x); }
+
+static uint64_t divisions_for(const cach *c, uint64_t size)
+{
+    if (c->o.ndivisions == 0)
+        return 0;
+    if (c->o.ndivisions == 1)
+        return c->o.divisions[0];
+    int64_t idx = (int64_t)floor_log2(size) - 20;
+    idx = idx < 0 ? 0 : idx > CACH_DIVISIONS - 1 ? CACH_DIVISIONS - 1 : idx;
+    return (size_t)idx < c->o.ndivisions ? c->o.divisions[idx] : 0;
+}
+
+static uint64_t cach_round(const cach *c, uint64_t size)
+{
+    if (size < CACH_MIN_BLOCK)
+        return CACH_MIN_BLOCK;
+    uint64_t div = divisions_for(c, size);
+    if (div > 1 && size > CACH_MIN_BLOCK * div) {
+        /* roundup_power2_next_division: the interval is cut in 2^floor(log2 div) steps. */
+        if ((size & (size - 1)) == 0)
+            return size;
+        uint64_t p2 = 1ULL << floor_log2(size);
+        uint64_t step = p2 >> floor_log2(div);
+        if (step == 0)
+            return p2 << 1;
+        uint64_t lo = size & ~(step - 1);
+        return lo == size ? size : lo + step;
+    }
+    return am_round_up(size, CACH_MIN_BLOCK);
+}
+
+static uint64_t segment_size(uint64_t rounded)
+{
+    if (rounded <= CACH_SMALL_SIZE)
+        return CACH_SMALL_BUFFER;
+    if (rounded < CACH_MIN_LARGE_ALLOC)
+        return CACH_LARGE_BUFFER;
+    return am_round_up(rounded, CACH_ROUND_LARGE);
+}
+
+/* ---- pools ---- */
+
+static void ensure_stream(cpool *p, uint32_t s)
+{
+    if (s < p->nstreams)
+        return;
+    size_t n = AM_MAX((size_t)s + 1, 2 * p->nstreams);
+    p->free = am_realloc(p->free, n * sizeof *p->free);
+    p->unmapped = am_realloc(p->unmapped, n * sizeof *p->unmapped);
+    p->expseg = am_realloc(p->expseg, n * sizeof *p->expseg);
+    for (size_t i = p->nstreams; i < n; i++) {
+        p->free[i] = (os_tree){NULL, 0};
+        p->unmapped[i] = (os_tree){NULL, 0};
+        p->expseg[i] = NULL;
+    }
+    p->nstreams = n;
+}
+
+static int is_split(const cblock *b) { return b->prev || b->next; }
+
+/* Insert a free mapped block into its pool (insert_into_blocks). */
+static void pool_insert(cach *c, cblock *b)
+{
+    cpool *p = &c->pool[b->seg->pool];
+    ensure_stream(p, b->stream);
+    b->node.k1 = b->size;
+    b->node.k2 = b->addr;
+    b->node.val = 0;
+    os_insert(&p->free[b->stream], &b->node);
+    b->in_tree = 1;
+    b->gc_base = p->lookups;
+    /* inactive_split: free pieces of partly used (non-expandable) segments */
+    b->split_counted = !b->seg->expandable && is_split(b);
+    if (b->split_counted) {
+        st_add(&c->inactive_split_bytes, b->size);
+        st_add(&c->inactive_split, 1);
+    }
+}
+
+static void pool_remove(cach *c, cblock *b)
+{
+    os_remove(&c->pool[b->seg->pool].free[b->stream], &b->node);
+    b->in_tree = 0;
+    if (b->split_counted) {
+        st_sub(&c->inactive_split_bytes, b->size);
+        st_sub(&c->inactive_split, 1);
+        b->split_counted = 0;
+    }
+}
+
+static void unmapped_insert(cach *c, cblock *b)
+{
+    cpool *p = &c->pool[b->seg->pool];
+    b->node.k1 = b->addr;
+    b->node.k2 = 0;
+    os_insert(&p->unmapped[b->stream], &b->node);
+    b->in_tree = 1;
+}
+
+static void unmapped_remove(cach *c, cblock *b)
+{
+    os_remove(&c->pool[b->seg->pool].unmapped[b->stream], &b->node);
+    b->in_tree = 0;
+}
+
+static cblock *block_new(cseg *s, uint64_t addr, uint64_t size)
+{
+    cblock *b = am_calloc(1, sizeof *b);
+    b->addr = addr;
+    b->size = size;
+    b->seg = s;
+    b->stream = s->stream;
+    b->mapped = 1;
+    return b;
+}
+
+/* Unlink b from its segment's block list. */
+static void unlink_block(cblock *b)
+{
+    if (b->prev)
+        b->prev->next = b->next;
+    else
+        b->seg->head = b->next;
+    if (b->next)
+        b->next->prev = b->prev;
+}
+
+/* try_merge_blocks: absorb src (a neighbour of dst) when it is free and equally mapped. */
+static void try_merge(cach *c, cblock *dst, cblock *src)
+{
+    if (!src || src->state != B_FREE || src->mapped != dst->mapped)
+        return;
+    if (src->mapped)
+        pool_remove(c, src);
+    else
+        unmapped_remove(c, src);
+    if (dst->prev == src)
+        dst->addr = src->addr;
+    dst->size += src->size;
+    unlink_block(src);
+    free(src);
+}
+
+/* ---- device segments ---- */
+
+static cseg *seg_new(cach *c, uint64_t addr, uint64_t size, int pool, uint32_t stream)
+{
+    cseg *s = am_calloc(1, sizeof *s);
+    s->addr = addr;
+    s->size = size;
+    s->pool = pool;
+    s->stream = stream;
+    s->node.k1 = addr;
+    os_insert(&c->segs, &s->node);
+    return s;
+}
+
+static void seg_delete(cach *c, cseg *s)
+{
+    os_remove(&c->segs, &s->node);
+    free(s->phys);
+    free(s);
+}
+
+/* release_block: give a whole free (non-expandable) segment back to the device. */
+static void release_segment(cach *c, cblock *b)
+{
+    cseg *s = b->seg;
+    pool_remove(c, b);
+    c->env.dev_free(c->env.ctx, s->addr, s->size);
+    c->total_reserved -= s->size;
+    st_sub(&c->segment, 1);
+    st_sub(&c->reserved_bytes, s->size);
+    c->num_device_free++;
+    free(b);
+    seg_delete(c, s);
+}
+
+/* Lower the expandable segment's mapped pages in [lo, hi) (page aligned). */
+static int map_pages(cach *c, cseg *s, uint64_t lo, uint64_t hi)
+{
+    uint64_t first = (lo - s->addr) / s->page, last = (hi - s->addr) / s->page;
+    for (uint64_t i = first; i < last; i++) {
+        uint64_t pa;
+        if (c->env.dev_alloc(c->env.ctx, s->page, &pa) < 0) {
+            /* unwind the pages mapped by this call */
+            for (uint64_t j = first; j < i; j++) {
+                c->env.dev_free(c->env.ctx, s->phys[j], s->page);
+                s->phys[j] = UINT64_MAX;
+            }
+            return -1;
+        }
+        s->phys[i] = pa;
+    }
+    return 0;
+}
+
+static void unmap_pages(cach *c, cseg *s, uint64_t lo, uint64_t hi)
+{
+    for (uint64_t i = (lo - s->addr) / s->page; i < (hi - s->addr) / s->page; i++) {
+        c->env.dev_free(c->env.ctx, s->phys[i], s->page);
+        s->phys[i] = UINT64_MAX;
+    }
+}
+
+/* map_block: map the pages covering [b->addr, b->addr + size) of an unmapped block; the mapped
+ * part becomes a free block of the pool (merged with free mapped neighbours). */
+static cblock *map_block(cach *c, cblock *b, uint64_t size)
+{
+    cseg *s = b->seg;
+    uint64_t len = AM_MIN(am_round_up(size, s->page), b->size);
+    if (map_pages(c, s, b->addr, b->addr + len) < 0)
+        return NULL;
+    unmapped_remove(c, b);
+    b->mapped = 1;
+    if (len < b->size) {
+        cblock *rest = block_new(s, b->addr + len, b->size - len);
+        rest->mapped = 0;
+        rest->stream = b->stream;
+        rest->prev = b;
+        rest->next = b->next;
+        if (b->next)
+            b->next->prev = rest;
+        b->next = rest;
+        unmapped_insert(c, rest);
+        b->size = len;
+    }
+    try_merge(c, b, b->prev);
+    try_merge(c, b, b->next);
+    pool_insert(c, b);
+    c->total_reserved += len;
+    st_add(&c->reserved_bytes, len);
+    c->num_device_alloc++;
+    return b;
+}
+
+/* unmap_block: unmap the whole pages inside a free mapped block of an expandable segment. */
+static void unmap_block(cach *c, cblock *b)
+{
+    cseg *s = b->seg;
+    uint64_t lo = s->addr + am_round_up(b->addr - s->addr, s->page);
+    uint64_t hi = s->addr + am_round_down(b->addr + b->size - s->addr, s->page);
+    if (hi <= lo)
+        return;
+    pool_remove(c, b);
+    if (lo > b->addr) { /* free mapped head stays */
+        cblock *h = block_new(s, b->addr, lo - b->addr);
+        h->stream = b->stream;
+        h->prev = b->prev;
+        h->next = b;
+        if (b->prev)
+            b->prev->next = h;
+        else
+            s->head = h;
+        b->prev = h;
+        pool_insert(c, h);
+    }
+    if (b->addr + b->size > hi) { /* free mapped tail stays */
+        cblock *t = block_new(s, hi, b->addr + b->size - hi);
+        t->stream = b->stream;
+        t->prev = b;
+        t->next = b->next;
+        if (b->next)
+            b->next->prev = t;
+        b->next = t;
+        pool_insert(c, t);
+    }
+    unmap_pages(c, s, lo, hi);
+    b->addr = lo;
+    b->size = hi - lo;
+    b->mapped = 0;
+    try_merge(c, b, b->prev);
+    try_merge(c, b, b->next);
+    unmapped_insert(c, b);
+    c->total_reserved -= hi - lo;
+    st_sub(&c->reserved_bytes, hi - lo);
+    c->num_device_free++;
+}
+
+/* ---- the search (get_free_block) ---- */
+
+typedef struct params {
+    uint64_t size;       /* rounded request */
+    uint64_t requested;  /* as asked */
+    uint64_t alloc_size; /* segment size on a miss */
+    uint32_t stream;
+    int pool;
+    cblock *block;       /* found or new block */
+} params;
+
+static int gc_on(const cach *c) { return c->o.memory_fraction > 0 && c->o.gc_threshold > 0; }
+
+/* expandable_size: a free block followed by an unmapped range can grow into it. */
+static uint64_t exp_size(const cblock *b)
+{
+    return b->size + (b->next && !b->next->mapped ? b->next->size : 0);
+}
+
+static int get_free_block(cach *c, params *p)
+{
+    cpool *pl = &c->pool[p->pool];
+    if (gc_on(c))
+        pl->lookups++;
+    ensure_stream(pl, p->stream);
+    os_node *n = os_lower_bound(&pl->free[p->stream], p->size, 0);
+    if (!n)
+        return 0;
+    cblock *b = (cblock *)n;
+    if (b->seg->expandable) {
+        /* Best fit by the size the block could expand to. */
+        os_node *nx = os_next(n);
+        while (b->seg->expandable && nx && exp_size((cblock *)nx) < exp_size(b)) {
+            b = (cblock *)nx;
+            nx = os_next(nx);
+        }
+    }
+    uint64_t mss = c->o.max_split_size;
+    if (p->size < mss && b->size >= mss)
+        return 0; /* no oversize block for a small request */
+    if (p->size >= mss && b->size >= p->size + c->o.max_non_split_rounding)
+        return 0; /* no much larger block for an oversize request */
+    pool_remove(c, b);
+    p->block = b;
+    return 1;
+}
+
+/* ---- releasing cached memory ---- */
+
+/* garbage_collect_cached_blocks: release unsplit free large-pool blocks of at least average
+ * age (age = pool lookups since the block entered the pool), until enough is reclaimed. */
+static void garbage_collect(cach *c)
+{
+    uint64_t threshold = (uint64_t)(c->o.gc_threshold * (double)c->allowed);
+    if (c->total_reserved <= threshold)
+        return;
+    uint64_t target = c->total_reserved - threshold, reclaimed = 0, total_age = 0, count = 0;
+    cpool *pl = &c->pool[POOL_LARGE];
+    for (size_t s = 0; s < pl->nstreams; s++)
+        for (os_node *n = os_first(&pl->free[s]); n; n = os_next(n)) {
+            cblock *b = (cblock *)n;
+            if (!is_split(b)) {
+                total_age += pl->lookups - b->gc_base;
+                count++;
+            }
+        }
+    int freed = 1;
+    while (reclaimed < target && freed && count > 0) {
+        double age_threshold = (double)total_age / (double)count;
+        freed = 0;
+        for (size_t s = 0; s < pl->nstreams; s++) {
+            os_node *n = os_first(&pl->free[s]);
+            while (n) {
+                cblock *b = (cblock *)n;
+                n = os_next(n);
+                uint64_t age = pl->lookups - b->gc_base;
+                if (!is_split(b) && !b->seg->expandable && (double)age >= age_threshold) {
+                    freed = 1;
+                    reclaimed += b->size;
+                    total_age -= age;
+                    count--;
+                    release_segment(c, b);
+                }
+            }
+        }
+    }
+}
+
+/* release_available_cached_blocks (max_split_size set): free one oversize block that fits, or
+ * several oversize blocks, largest first, until the request's size is covered. */
+static int release_available(cach *c, const params *p)
+{
+    uint64_t mss = c->o.max_split_size;
+    if (mss == CACH_NO_LIMIT)
+        return 0;
+    cpool *pl = &c->pool[p->pool];
+    os_tree *t = &pl->free[p->stream];
+    uint64_t key = p->size < mss ? mss : p->size;
+    os_node *n = os_lower_bound(t, key, 0);
+    if (n) {
+        cblock *b = (cblock *)n;
+        if (is_split(b) || b->seg->expandable)
+            return 0; /* only whole non-expandable segments can go back */
+        release_segment(c, b);
+        return 1;
+    }
+    uint64_t released = 0;
+    n = os_last(t);
+    while (n && released < key && ((cblock *)n)->size >= mss) {
+        cblock *b = (cblock *)n;
+        n = os_prev(n);
+        if (!b->seg->expandable && !is_split(b)) {
+            released += b->size;
+            release_segment(c, b);
+        }
+    }
+    return released >= key;
+}
+
+/* release_cached_blocks (empty_cache): every completely free segment goes back, large pool
+ * first, in (stream, size, address) order; expandable segments unmap their free pages.
+ * Pending (stream-ordered) frees are not forced to complete here: the engine owns them. */
+static void release_cached(cach *c)
+{
+    for (int pi = POOL_LARGE; pi >= POOL_SMALL; pi--) {
+        cpool *pl = &c->pool[pi];
+        for (size_t s = 0; s < pl->nstreams; s++) {
+            size_t nun = 0, cap = 0;
+            cblock **to_unmap = NULL;
+            os_node *n = os_first(&pl->free[s]);
+            while (n) {
+                cblock *b = (cblock *)n;
+                n = os_next(n);
+                if (b->seg->expandable) {
+                    if (nun == cap) {
+                        cap = cap ? 2 * cap : 16;
+                        to_unmap = am_realloc(to_unmap, cap * sizeof *to_unmap);
+                    }
+                    to_unmap[nun++] = b;
+                } else if (!is_split(b)) {
+                    release_segment(c, b);
+                }
+            }
+            for (size_t i = 0; i < nun; i++)
+                unmap_block(c, to_unmap[i]);
+            free(to_unmap);
+        }
+    }
+}
+
+/* ---- new memory (alloc_block in the real code) ---- */
+
+static cseg *expandable_segment(cach *c, int pool, uint32_t stream)
+{
+    cpool *pl = &c->pool[pool];
+    ensure_stream(pl, stream);
+    if (pl->expseg[stream])
+        return pl->expseg[stream];
+    uint64_t page = pool == POOL_SMALL ? CACH_SMALL_BUFFER : CACH_LARGE_BUFFER;
+    uint64_t size = am_round_up(c->env.capacity / 8 * 9, page);
+    cseg *s = seg_new(c, c->next_va, size, pool, stream);
+    c->next_va += am_round_up(size, 1ULL << 40);
+    s->expandable = 1;
+    s->page = page;
+    s->phys = am_malloc((size / page) * sizeof *s->phys);
+    for (uint64_t i = 0; i < size / page; i++)
+        s->phys[i] = UINT64_MAX;
+    cblock *b = block_new(s, s->addr, size);
+    b->mapped = 0;
+    s->head = b;
+    unmapped_insert(c, b);
+    pl->expseg[stream] = s;
+    return s;
+}
+
+static int allocatable(const cblock *b) { return b && b->state == B_FREE; }
+
+/* try_allocate_expandable_block: find the lowest unmapped range (with a free mapped block
+ * just before it) that offers size bytes, map pages into it and take the resulting block. */
+static cblock *alloc_expandable(cach *c, const params *p)
+{
+    cseg *s = expandable_segment(c, p->pool, p->stream);
+    cpool *pl = &c->pool[p->pool];
+    cblock *cand = NULL;
+    for (os_node *n = os_first(&pl->unmapped[p->stream]); n && !cand; n = os_next(n)) {
+        cblock *b = (cblock *)n;
+        if (allocatable(b->prev))
+            b = b->prev;
+        uint64_t bytes = 0;
+        for (cblock *x = b; x && bytes < p->size && allocatable(x); x = x->next)
+            bytes += x->size;
+        if (bytes >= p->size)
+            cand = b;
+    }
+    if (!cand)
+        return NULL; /* the virtual range is exhausted */
+    (void)s;
+    if (!cand->mapped && !(cand = map_block(c, cand, AM_MIN(cand->size, p->size))))
+        return NULL;
+    while (cand->size < p->size) {
+        /* invariant: free mapped -> unmapped; map more of the unmapped range */
+        cblock *nx = cand->next;
+        uint64_t rem = p->size - cand->size;
+        cblock *m = map_block(c, nx, AM_MIN(rem, nx->size));
+        if (!m)
+            return NULL;
+        cand = m;
+    }
+    pool_remove(c, cand);
+    return cand;
+}
+
+static int new_memory(cach *c, params *p, int is_retry)
+{
+    if (is_retry)
+        c->num_alloc_retries++;
+    if (c->allowed != CACH_NO_LIMIT && c->total_reserved + p->alloc_size > c->allowed)
+        return 0;
+    if (c->o.expandable_segments) {
+        p->block = alloc_expandable(c, p);
+        return p->block != NULL;
+    }
+    uint64_t addr;
+    if (c->env.dev_alloc(c->env.ctx, p->alloc_size, &addr) < 0)
+        return 0;
+    c->total_reserved += p->alloc_size;
+    st_add(&c->segment, 1);
+    st_add(&c->reserved_bytes, p->alloc_size);
+    c->num_device_alloc++;
+    cseg *s = seg_new(c, addr, p->alloc_size, p->pool, p->stream);
+    cblock *b = block_new(s, addr, p->alloc_size);
+    s->head = b;
+    p->block = b;
+    return 1;
+}
+
+/* should_split: 512-byte rule for the small pool and expandable segments; the large pool
+ * splits only for requests under max_split_size leaving more than 1 MiB. */
+static int should_split(const cach *c, const cblock *b, uint64_t size)
+{
+    uint64_t rem = b->size - size;
+    if (b->seg->pool == POOL_SMALL || b->seg->expandable)
+        return rem >= CACH_MIN_BLOCK;
+    return size < c->o.max_split_size && rem > CACH_SMALL_SIZE;
+}
+
+/* alloc_found_block: take the low end of the block; the rest returns to the pool. */
+static cblock *take_block(cach *c, params *p)
+{
+    cblock *b = p->block;
+    if (should_split(c, b, p->size)) {
+        cblock *rest = block_new(b->seg, b->addr + p->size, b->size - p->size);
+        rest->stream = b->stream;
+        rest->prev = b;
+        rest->next = b->next;
+        if (b->next)
+            b->next->prev = rest;
+        b->next = rest;
+        b->size = p->size;
+        pool_insert(c, rest);
+    }
+    b->state = B_ALLOC;
+    b->requested = p->requested;
+    st_add(&c->allocation, 1);
+    st_add(&c->allocated_bytes, b->size);
+    st_add(&c->active, 1);
+    st_add(&c->active_bytes, b->size);
+    st_add(&c->requested_bytes, b->requested);
+    return b;
+}
+
+static int cach_alloc(void *st, const alloc_req *r, alloc_out *o)
+{
+    cach *c = st;
+    params p = {0};
+    p.requested = r->bytes;
+    p.size = cach_round(c, r->bytes);
+    p.pool = p.size <= CACH_SMALL_SIZE ? POOL_SMALL : POOL_LARGE;
+    p.alloc_size = segment_size(p.size);
+    p.stream = r->stream;
+    int found = get_free_block(c, &p);
+    if (!found) {
+        if (gc_on(c))
+            garbage_collect(c);
+        found = new_memory(c, &p, 0);
+        if (!found && release_available(c, &p))
+            found = new_memory(c, &p, 0);
+        if (!found) {
+            release_cached(c);
+            /* The real allocator goes straight to the device here (no new pool search). */
+            found = (c->o.research_after_release && get_free_block(c, &p)) ||
+                    new_memory(c, &p, 1);
+        }
+    }
+    if (!found) {
+        c->num_ooms++;
+        return ALLOC_OOM;
+    }
+    cblock *b = take_block(c, &p);
+    o->addr = b->addr;
+    o->size = b->size;
+    o->handle = (uint64_t)(uintptr_t)b;
+    return ALLOC_OK;
+}
+
+/* free(): the tensor is dropped; the block stays active until free_block. */
+static void cach_free_requested(void *st, uint64_t handle)
+{
+    cach *c = st;
+    cblock *b = (cblock *)(uintptr_t)handle;
+    if (b->state != B_ALLOC)
+        return;
+    b->state = B_PENDING;
+    st_sub(&c->allocation, 1);
+    st_sub(&c->allocated_bytes, b->size);
+}
+
+/* free_block(): merge with free neighbours of the segment and return to the pool. */
+static void cach_free(void *st, uint64_t handle)
+{
+    cach *c = st;
+    cblock *b = (cblock *)(uintptr_t)handle;
+    if (b->state == B_ALLOC)
+        cach_free_requested(st, handle);
+    uint64_t size = b->size;
+    st_sub(&c->active, 1);
+    st_sub(&c->active_bytes, size);
+    st_sub(&c->requested_bytes, b->requested);
+    b->state = B_FREE;
+    b->requested = 0;
+    try_merge(c, b, b->prev);
+    try_merge(c, b, b->next);
+    pool_insert(c, b);
+}
+
+/* ---- lifecycle, statistics, walk, check ---- */
+
+static int cach_create(void **out, const alloc_env *env, const void *opts, am_error *err)
+{
+    const cach_opts *o = opts;
+    for (size_t i = 0; i < o->ndivisions; i++)
+        if (o->divisions[i] > 1 && (o->divisions[i] & (o->divisions[i] - 1)))
+            return am_fail(err, AM_EINPUT, "caching: roundup_power2_divisions must be powers "
+                           "of two (got %llu)", (unsigned long long)o->divisions[i]);
+    if (o->gc_threshold > 0 && o->memory_fraction <= 0)
+        return am_fail(err, AM_EINPUT, "caching: garbage_collection_threshold needs "
+                       "memory_fraction (the allowed memory it is a fraction of)");
+    cach *c = am_calloc(1, sizeof *c);
+    c->env = *env;
+    c->o = *o;
+    c->allowed = o->memory_fraction > 0
+                     ? (uint64_t)(o->memory_fraction * (double)env->capacity) : CACH_NO_LIMIT;
+    c->next_va = CACH_VA_BASE;
+    *out = c;
+    return 0;
+}
+
+static void cach_destroy(void *st)
+{
+    cach *c = st;
+    if (!c)
+        return;
+    os_node *n;
+    while ((n = os_first(&c->segs)) != NULL) { /* unlink first: traversal reads parents */
+        cseg *s = (cseg *)n;
+        os_remove(&c->segs, n);
+        for (cblock *b = s->head, *nx; b; b = nx) {
+            nx = b->next;
+            free(b);
+        }
+        free(s->phys);
+        free(s);
+    }
+    for (int i = 0; i < 2; i++) {
+        free(c->pool[i].free);
+        free(c->pool[i].unmapped);
+        free(c->pool[i].expseg);
+    }
+    free(c);
+}
+
+static uint64_t cach_largest_free(void *st)
+{
+    cach *c = st;
+    uint64_t best = 0;
+    for (int i = 0; i < 2; i++)
+        for (size_t s = 0; s < c->pool[i].nstreams; s++) {
+            os_node *n = os_last(&c->pool[i].free[s]);
+            if (n && n->k1 > best)
+                best = n->k1;
+        }
+    return best;
+}
+
+static void cach_stats(void *st, const stat_sink *k)
+{
+    cach *c = st;
+    const struct { const char *name; const cstat *s; } cp[] = {
+        {"allocated_bytes", &c->allocated_bytes}, {"reserved_bytes", &c->reserved_bytes},
+        {"active_bytes", &c->active_bytes}, {"requested_bytes", &c->requested_bytes},
+        {"inactive_split_bytes", &c->inactive_split_bytes}, {"allocation", &c->allocation},
+        {"segment", &c->segment}, {"active", &c->active},
+        {"inactive_split", &c->inactive_split},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(cp); i++)
+        k->cur_peak(k->ctx, cp[i].name, cp[i].s->cur, cp[i].s->peak);
+    k->u64(k->ctx, "num_alloc_retries", c->num_alloc_retries);
+    k->u64(k->ctx, "num_ooms", c->num_ooms);
+    k->u64(k->ctx, "num_device_alloc", c->num_device_alloc);
+    k->u64(k->ctx, "num_device_free", c->num_device_free);
+}
+
+static void cach_walk(void *st, void (*fn)(void *arg, const alloc_block *b), void *arg)
+{
+    cach *c = st;
+    for (os_node *n = os_first(&c->segs); n; n = os_next(n)) {
+        cseg *s = (cseg *)n;
+        for (cblock *b = s->head; b; b = b->next) {
+            if (!b->mapped)
+                continue; /* address space without memory */
+            alloc_block ab = {b->addr, b->size, b->requested,
+                              b->state == B_FREE ? 0 : b->state == B_ALLOC ? 1 : 2, s->addr};
+            fn(arg, &ab);
+        }
+    }
+}
+
+#define BAD(...) do { if (!bad++) am_fail(err, AM_EINTERNAL, "caching: " __VA_ARGS__); } while (0)
+
+static int cach_check(void *st, am_error *err)
+{
+    cach *c = st;
+    int bad = 0;
+    uint64_t reserved = 0, allocated = 0, active = 0, requested = 0, isplit = 0, nseg = 0;
+    uint64_t prev_end = 0, nfree[2] = {0, 0};
+    for (os_node *n = os_first(&c->segs); n; n = os_next(n)) {
+        cseg *s = (cseg *)n;
+        if (s->addr < prev_end)
+            BAD("segment at %llu overlaps the previous one", (unsigned long long)s->addr);
+        prev_end = s->addr + s->size;
+        if (!s->expandable) {
+            reserved += s->size;
+            nseg++;
+        }
+        uint64_t at = s->addr;
+        for (cblock *b = s->head; b; b = b->next) {
+            if (b->addr != at || b->size == 0 || b->seg != s)
+                BAD("blocks do not tile segment %llu at %llu", (unsigned long long)s->addr,
+                    (unsigned long long)at);
+            if (b->next && b->next->prev != b)
+                BAD("broken block links at %llu", (unsigned long long)b->addr);
+            at += b->size;
+            if (!b->mapped) {
+                if (!b->in_tree || b->state != B_FREE)
+                    BAD("unmapped range at %llu not in its set", (unsigned long long)b->addr);
+                continue;
+            }
+            if (s->expandable)
+                reserved += b->size;
+            if (b->state == B_FREE) {
+                nfree[s->pool]++;
+                if (!b->in_tree)
+                    BAD("free block at %llu not in its pool", (unsigned long long)b->addr);
+                if (b->next && b->next->state == B_FREE && b->next->mapped)
+                    BAD("free neighbours not merged at %llu", (unsigned long long)b->addr);
+                if (!s->expandable && is_split(b))
+                    isplit += b->size;
+            } else {
+                if (b->in_tree)
+                    BAD("used block at %llu in a pool", (unsigned long long)b->addr);
+                active += b->size;
+                requested += b->requested;
+                if (b->state == B_ALLOC)
+                    allocated += b->size;
+            }
+        }
+        if (at != s->addr + s->size)
+            BAD("blocks of segment %llu end at %llu", (unsigned long long)s->addr,
+                (unsigned long long)at);
+    }
+    for (int i = 0; i < 2; i++) {
+        uint64_t n = 0;
+        for (size_t s = 0; s < c->pool[i].nstreams; s++) {
+            n += c->pool[i].free[s].n;
+            if (os_check(&c->pool[i].free[s]) || os_check(&c->pool[i].unmapped[s]))
+                BAD("pool tree inconsistent");
+            for (os_node *x = os_first(&c->pool[i].free[s]); x; x = os_next(x)) {
+                cblock *b = (cblock *)x;
+                if (b->seg->pool != i || b->stream != s || b->state != B_FREE ||
+                    x->k1 != b->size || x->k2 != b->addr)
+                    BAD("block %llu in the wrong pool set", (unsigned long long)b->addr);
+            }
+        }
+        if (n != nfree[i])
+            BAD("pool %d holds %llu blocks, %llu are free", i, (unsigned long long)n,
+                (unsigned long long)nfree[i]);
+    }
+    if (reserved != c->reserved_bytes.cur || reserved != c->total_reserved)
+        BAD("reserved_bytes %llu, segments hold %llu", (unsigned long long)c->reserved_bytes.cur,
+            (unsigned long long)reserved);
+    if (allocated != c->allocated_bytes.cur)
+        BAD("allocated_bytes %llu, blocks hold %llu", (unsigned long long)c->allocated_bytes.cur,
+            (unsigned long long)allocated);
+    if (active != c->active_bytes.cur || requested != c->requested_bytes.cur)
+        BAD("active/requested bytes differ from a walk");
+    if (isplit != c->inactive_split_bytes.cur)
+        BAD("inactive_split_bytes %llu, walk %llu",
+            (unsigned long long)c->inactive_split_bytes.cur, (unsigned long long)isplit);
+    if (nseg != c->segment.cur)
+        BAD("segment count %llu, walk %llu", (unsigned long long)c->segment.cur,
+            (unsigned long long)nseg);
+    return bad;
+}
+
+/* segment_addresses: recorded asks the memory level to honour the engine's address hints. */
+static int cach_recorded(const void *opts)
+{
+    return opts && ((const cach_opts *)opts)->segment_addresses == 1;
+}
+
+static const struct alloc_ops cach_ops = {
+    .name = "caching",
+    .summary = "PyTorch CUDA caching allocator (exact: pools, splits, segments, retries)",
+    .opts = cach_opt_table,
+    .opts_size = sizeof(cach_opts),
+    .create = cach_create,
+    .destroy = cach_destroy,
+    .alloc = cach_alloc,
+    .free = cach_free,
+    .free_requested = cach_free_requested,
+    .largest_free = cach_largest_free,
+    .stats = cach_stats,
+    .walk = cach_walk,
+    .check = cach_check,
+    .finish = NULL,
+    .recorded_addresses = cach_recorded,
+};
+
+const struct alloc_ops *alloc_caching_ops(void);
+const struct alloc_ops *alloc_caching_ops(void) { return &cach_ops; }

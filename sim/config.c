@@ -1,0 +1,1481 @@
+/* config.c - YAML configs -> validated config structs (schema in config.h).
+ *
+ * Four passes, each leaving file:line:column on every node so that any later error can point at
+ * the text that caused it:
+ *   1. parse: libyaml events -> a tree of cfg_node (maps, sequences, scalars as text). Anchors
+ *      and aliases (alias bombs), nesting deeper than CFG_MAX_DEPTH, duplicate or non-scalar
+ *      keys and multiple documents are refused here;
+ *   2. --set PATH=VALUE overrides are applied to the user's tree (so `--set device=X` works);
+ *   3. `device: NAME` merges configs/devices/NAME.yaml underneath: the preset supplies the key
+ *      order, the user's keys replace it key by key (maps recursively, scalars and sequences
+ *      whole), user-only keys are appended;
+ *   4. validation walks the schema, converts values through units.c and option tables (opts.h),
+ *      and appends every missing default to the tree in schema order, so that the tree is the
+ *      full effective config that cfg_write_yaml prints.
+ * Scalars are kept as text; nothing depends on YAML 1.1 typing or on the C locale. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "units.h"
+
+#ifndef AMSIM_SOURCE_DIR
+#define AMSIM_SOURCE_DIR "."
+#endif
+
+#define CFG_MAX_DEPTH 64                /* nested maps/sequences accepted in a file */
+#define CFG_MAX_FILE (64u << 20)        /* bytes of YAML read from one file */
+#define CFG_PATH_MAX 512                /* key paths in messages */
+#define CFG_DEFAULT_FILE "(default)"    /* file name of nodes added as defaults */
+
+/* File names referenced by nodes ("interned": one copy each, freed with the config). */
+typedef struct cfg_pool {
+    char **s;
+    size_t n, cap;
+} cfg_pool;
+
+/* What cfg_load hands out: the public struct first, so cfg_free can find the rest. */
+typedef struct cfg_owner {
+    am_config pub;
+    cfg_pool pool;
+} cfg_owner;
+
+/* The pool's copy of s (made on first use). Linear search: a config has a handful of files. */
+static const char *pool_intern(cfg_pool *p, const char *s)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (strcmp(p->s[i], s) == 0)
+            return p->s[i];
+    if (p->n == p->cap) {
+        p->cap = p->cap ? p->cap * 2 : 8;
+        p->s = am_realloc(p->s, p->cap * sizeof *p->s);
+    }
+    return p->s[p->n++] = am_strdup(s);
+}
+
+/* Free every string; nodes pointing into the pool must be gone first. */
+static void pool_free(cfg_pool *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        free(p->s[i]);
+    free(p->s);
+    p->s = NULL;
+    p->n = p->cap = 0;
+}
+
+/* ---- nodes ---------------------------------------------------------------------------- */
+
+/* A detached node with no key, value or children; file must be interned or static. */
+static cfg_node *node_new(cfg_kind kind, const char *file, unsigned long line, unsigned long col)
+{
+    cfg_node *n = am_calloc(1, sizeof *n);
+    n->kind = kind;
+    n->file = file;
+    n->line = line;
+    n->col = col;
+    return n;
+}
+
+/* A scalar made by amsim (default or --set): it has no position (line 0). */
+static cfg_node *node_scalar(const char *value, const char *file)
+{
+    cfg_node *n = node_new(CFG_SCALAR, file, 0, 0);
+    n->value = am_strdup(value);
+    return n;
+}
+
+/* Free n and everything under it (not its siblings). */
+static void node_free(cfg_node *n)
+{
+    if (!n)
+        return;
+    cfg_node *c = n->child;
+    while (c) {
+        cfg_node *next = c->next;
+        node_free(c);
+        c = next;
+    }
+    free(n->value);
+    free(n->key);
+    free(n);
+}
+
+/* The child of map with this key, or NULL (also when map is not a map). */
+static cfg_node *map_get(const cfg_node *map, const char *key)
+{
+    if (!map || map->kind != CFG_MAP)
+        return NULL;
+    for (cfg_node *c = map->child; c; c = c->next)
+        if (c->key && strcmp(c->key, key) == 0)
+            return c;
+    return NULL;
+}
+
+/* Children keep file order: append at the tail (lists are short, no tail pointer kept). */
+static void node_append(cfg_node *parent, cfg_node *child)
+{
+    cfg_node **pp = &parent->child;
+    while (*pp)
+        pp = &(*pp)->next;
+    *pp = child;
+}
+
+/* Append `key: child` to map. */
+static cfg_node *map_add(cfg_node *map, const char *key, cfg_node *child)
+{
+    child->key = am_strdup(key);
+    node_append(map, child);
+    return child;
+}
+
+/* Give n (and its subtree) a new origin: used for --set values. */
+static void node_relocate(cfg_node *n, const char *file)
+{
+    for (; n; n = n->next) {
+        n->file = file;
+        n->line = n->col = 0;
+        node_relocate(n->child, file);
+    }
+}
+
+/* An empty scalar ("key:" with nothing after it) where a map is expected is an empty map. */
+static int as_map(cfg_node *n)
+{
+    if (n->kind == CFG_SCALAR && n->value && !n->value[0]) {
+        free(n->value);
+        n->value = NULL;
+        n->kind = CFG_MAP;
+    }
+    return n->kind == CFG_MAP;
+}
+
+/* The word messages use for a node kind ("expected a map, not a list"). */
+static const char *kind_name(cfg_kind k)
+{
+    return k == CFG_MAP ? "map" : k == CFG_SEQ ? "list" : "scalar";
+}
+
+/* Entries of a map or items of a list. */
+static size_t count_children(const cfg_node *n)
+{
+    size_t k = 0;
+    for (const cfg_node *c = n->child; c; c = c->next)
+        k++;
+    return k;
+}
+
+/* Report an error at a node: "file:line:col: msg", or "ORIGIN: msg" for nodes made by --set
+ * and defaults (line 0). */
+__attribute__((format(printf, 3, 4)))
+static int node_fail(am_error *e, const cfg_node *n, const char *fmt, ...)
+{
+    char msg[sizeof e->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (n && n->line)
+        return am_fail_at(e, n->file, n->line, n->col, "%s", msg);
+    if (n && n->file)
+        return am_fail(e, AM_EINPUT, "%s: %s", n->file, msg);
+    return am_fail(e, AM_EINPUT, "%s", msg);
+}
+
+/* "a.b" + "c" -> "a.b.c" (truncated silently: only used in messages). */
+static void join_path(char *out, size_t n, const char *parent, const char *key)
+{
+    int r = parent && *parent ? snprintf(out, n, "%s.%s", parent, key)
+                              : snprintf(out, n, "%s", key);
+    if (r < 0)
+        out[0] = 0;
+}
+
+/* ---- pass 1: YAML text -> tree ------------------------------------------------------- */
+
+typedef struct frame {
+    cfg_node *node;           /* open map or sequence */
+    char *key;                /* map: key read, value pending */
+    unsigned long kline, kcol;
+} frame;
+
+/* libyaml's own words for a syntax error, at its (0-based, so +1) problem mark; the context
+ * ("while parsing a block mapping") and where it started follow in parentheses. */
+static int yaml_fail(am_error *e, const char *file, const yaml_parser_t *p)
+{
+    const char *prob = p->problem ? p->problem : "malformed YAML";
+    if (p->error == YAML_MEMORY_ERROR)
+        return am_fail(e, AM_EINTERNAL, "%s: libyaml ran out of memory", file);
+    if (p->error == YAML_READER_ERROR)
+        return am_fail(e, AM_EINPUT, "%s: %s at byte %zu", file, prob, p->problem_offset);
+    if (p->context)
+        return am_fail_at(e, file, p->problem_mark.line + 1, p->problem_mark.column + 1,
+                          "%s (%s at line %lu, column %lu)", prob, p->context,
+                          (unsigned long)p->context_mark.line + 1,
+                          (unsigned long)p->context_mark.column + 1);
+    return am_fail_at(e, file, p->problem_mark.line + 1, p->problem_mark.column + 1, "%s",
+                      prob);
+}
+
+/* Hang n under the innermost open collection (or make it the root). Frees n on error. */
+static int attach(frame *st, int depth, cfg_node **root, cfg_node *n, am_error *e)
+{
+    if (depth == 0) {
+        *root = n;
+        return 0;
+    }
+    frame *f = &st[depth - 1];
+    if (f->node->kind == CFG_MAP) {
+        /* the value takes over the pending key and its position (errors point at keys) */
+        n->key = f->key;
+        n->line = f->kline;
+        n->col = f->kcol;
+        f->key = NULL;
+        const cfg_node *dup = map_get(f->node, n->key);
+        if (dup) {
+            node_fail(e, n, "duplicate key '%s' (first at line %lu)", n->key, dup->line);
+            node_free(n);
+            return -1;
+        }
+    }
+    node_append(f->node, n);
+    return 0;
+}
+
+/* Parse buf as one YAML document; *out is NULL for an empty document. `file` must outlive the
+ * tree (interned). */
+static int tree_parse(const char *file, const char *buf, size_t len, cfg_node **out,
+                      am_error *e)
+{
+    yaml_parser_t p;
+    yaml_event_t ev;
+    frame st[CFG_MAX_DEPTH];
+    int depth = 0, ndocs = 0, done = 0, have_ev = 0;
+    cfg_node *root = NULL;
+
+    if (!yaml_parser_initialize(&p))
+        return am_fail(e, AM_EINTERNAL, "%s: cannot initialise libyaml", file);
+    yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
+    /* One event at a time; st[] holds the open maps and lists (bounded, so no recursion and no
+     * unbounded memory on hostile input). Each event is deleted before the next is read. */
+    while (!done) {
+        if (!yaml_parser_parse(&p, &ev)) {
+            yaml_fail(e, file, &p);
+            goto err;
+        }
+        have_ev = 1;
+        unsigned long line = ev.start_mark.line + 1, col = ev.start_mark.column + 1;
+        const yaml_char_t *anchor = NULL;
+        frame *top = depth ? &st[depth - 1] : NULL;
+        /* inside a map, events alternate key, value; want_key: this event is a key */
+        int want_key = top && top->node->kind == CFG_MAP && !top->key;
+        cfg_node *n = NULL;
+
+        switch (ev.type) {
+        case YAML_STREAM_END_EVENT:
+            done = 1;
+            break;
+        case YAML_DOCUMENT_START_EVENT:
+            if (ndocs++) {
+                am_fail_at(e, file, line, col,
+                           "a config holds one YAML document; found a second one");
+                goto err;
+            }
+            break;
+        case YAML_ALIAS_EVENT:
+            am_fail_at(e, file, line, col,
+                       "YAML aliases (*%s) are not supported in amsim configs; write the "
+                       "value out", (const char *)ev.data.alias.anchor);
+            goto err;
+        case YAML_SCALAR_EVENT:
+            /* text is kept as written; tags and quoting style are not interpreted */
+            anchor = ev.data.scalar.anchor;
+            if (anchor)
+                break;
+            if (want_key) {
+                top->key = am_strndup((const char *)ev.data.scalar.value, ev.data.scalar.length);
+                top->kline = line;
+                top->kcol = col;
+                break;
+            }
+            n = node_new(CFG_SCALAR, file, line, col);
+            n->value = am_strndup((const char *)ev.data.scalar.value, ev.data.scalar.length);
+            if (attach(st, depth, &root, n, e) < 0)
+                goto err;
+            break;
+        case YAML_MAPPING_START_EVENT:
+        case YAML_SEQUENCE_START_EVENT:
+            anchor = ev.type == YAML_MAPPING_START_EVENT ? ev.data.mapping_start.anchor
+                                                         : ev.data.sequence_start.anchor;
+            if (anchor)
+                break;
+            if (want_key) {
+                am_fail_at(e, file, line, col, "map keys must be plain scalars, not a %s",
+                           ev.type == YAML_MAPPING_START_EVENT ? "map" : "list");
+                goto err;
+            }
+            if (depth == CFG_MAX_DEPTH) {
+                am_fail_at(e, file, line, col, "nesting deeper than %d levels",
+                           CFG_MAX_DEPTH);
+                goto err;
+            }
+            n = node_new(ev.type == YAML_MAPPING_START_EVENT ? CFG_MAP : CFG_SEQ, file, line,
+                         col);
+            if (attach(st, depth, &root, n, e) < 0)
+                goto err;
+            st[depth].node = n;
+            st[depth].key = NULL;
+            depth++;
+            break;
+        case YAML_MAPPING_END_EVENT:
+        case YAML_SEQUENCE_END_EVENT:
+            depth--; /* libyaml guarantees balance */
+            break;
+        default: /* stream start, document end: nothing to build */
+            break;
+        }
+        /* Anchors are refused where they are defined, before any alias can expand them. */
+        if (anchor) {
+            am_fail_at(e, file, line, col,
+                       "YAML anchors (&%s) are not supported in amsim configs; write the value "
+                       "out", (const char *)anchor);
+            goto err;
+        }
+        yaml_event_delete(&ev);
+        have_ev = 0;
+    }
+    yaml_parser_delete(&p);
+    *out = root;
+    return 0;
+err:
+    /* open collections are already attached under root; only pending keys are loose */
+    if (have_ev)
+        yaml_event_delete(&ev);
+    yaml_parser_delete(&p);
+    for (int i = 0; i < depth; i++)
+        free(st[i].key);
+    node_free(root);
+    return -1;
+}
+
+/* ---- pass 2 and 3: --set and preset merge -------------------------------------------- */
+
+/* Move src's entries into dst (both maps): dst keeps its order, src's keys replace dst's key
+ * by key (maps merged recursively), src-only keys are appended. src is left empty. */
+static void merge_maps(cfg_node *dst, cfg_node *src)
+{
+    cfg_node *c = src->child;
+    src->child = NULL;
+    dst->file = src->file; /* the user wrote this map: point messages there */
+    dst->line = src->line;
+    dst->col = src->col;
+    while (c) {
+        cfg_node *next = c->next, **pp = &dst->child;
+        c->next = NULL;
+        while (*pp && strcmp((*pp)->key, c->key) != 0)
+            pp = &(*pp)->next;
+        if (!*pp) { /* only the user has it: append */
+            *pp = c;
+        } else if ((*pp)->kind == CFG_MAP && as_map(c)) { /* both maps: key by key */
+            merge_maps(*pp, c);
+            node_free(c);
+        } else { /* scalar or list: the user's node replaces the preset's in place */
+            c->next = (*pp)->next;
+            (*pp)->next = NULL;
+            node_free(*pp);
+            *pp = c;
+        }
+        c = next;
+    }
+}
+
+/* Apply one "PATH=VALUE" to the (user's) tree. */
+static int apply_set(cfg_node *root, const char *set, cfg_pool *pool, am_error *e)
+{
+    char origin[CFG_PATH_MAX + 16];
+    const char *eq = strchr(set, '=');
+    cfg_node *val = NULL;
+    char *path = NULL;
+
+    snprintf(origin, sizeof origin, "--set '%s'", set);
+    const char *file = pool_intern(pool, origin);
+    if (!eq || eq == set)
+        return am_fail(e, AM_EINPUT, "%s: expected PATH=VALUE (e.g. "
+                       "memories.hbm.capacity=40GiB)", file);
+    /* Every dot-separated key must be non-empty ("a..b", ".a", "a." are refused). */
+    path = am_strndup(set, (size_t)(eq - set));
+    for (const char *s = path;; s++) {
+        if (*s == '.' || !*s) {
+            if (s == path || s[-1] == '.' || (*s == '.' && !s[1])) {
+                am_fail(e, AM_EINPUT, "%s: empty key in path '%s'", file, path);
+                goto err;
+            }
+            if (!*s)
+                break;
+        }
+    }
+    /* The value is YAML: "1GiB", "\"quoted\"", "[1, 2]" and "{a: 1}" all work. */
+    am_error perr = {0, ""};
+    if (tree_parse(file, eq + 1, strlen(eq + 1), &val, &perr) < 0) {
+        /* drop the ":line:col" that libyaml's position adds inside a one-line value */
+        const char *why = perr.msg + strlen(file);
+        while (*why == ':' || (*why >= '0' && *why <= '9'))
+            why++;
+        am_fail(e, perr.status, "%s: bad value:%s", file, why);
+        goto err;
+    }
+    if (!val) /* "key=" sets an empty value */
+        val = node_scalar("", file);
+    node_relocate(val, file); /* messages then name the --set, not a line */
+
+    /* Walk PATH, creating maps as needed; the last key gets the value. */
+    cfg_node *cur = root;
+    char *seg = path;
+    for (;;) {
+        char *dot = strchr(seg, '.');
+        if (dot)
+            *dot = 0;
+        cfg_node **pp = &cur->child;
+        while (*pp && strcmp((*pp)->key, seg) != 0)
+            pp = &(*pp)->next;
+        if (!dot) { /* last key: replace in place, or append */
+            val->key = am_strdup(seg);
+            if (*pp) {
+                val->next = (*pp)->next;
+                (*pp)->next = NULL;
+                node_free(*pp);
+            }
+            *pp = val;
+            val = NULL;
+            break;
+        }
+        if (!*pp) {
+            *pp = node_new(CFG_MAP, file, 0, 0);
+            (*pp)->key = am_strdup(seg);
+        } else if (!as_map(*pp)) {
+            am_fail(e, AM_EINPUT, "%s: '%.*s' is a %s, not a map", file,
+                    (int)(dot - path), set, kind_name((*pp)->kind));
+            goto err;
+        }
+        cur = *pp;
+        *dot = '.';
+        seg = dot + 1;
+    }
+    free(path);
+    return 0;
+err:
+    free(path);
+    node_free(val);
+    return -1;
+}
+
+/* ---- option tables ------------------------------------------------------------------- */
+
+/* a equals the lowercase word b, ignoring ASCII case in a (locale independent). */
+static int lower_eq(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        char ca = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a;
+        if (ca != *b)
+            return 0;
+    }
+    return *a == *b;
+}
+
+/* YAML 1.1 booleans, any case: true/yes/on and false/no/off. */
+static int parse_bool(const char *s, int *v)
+{
+    static const char *const yes[] = {"true", "yes", "on"}, *const no[] = {"false", "no", "off"};
+    for (size_t i = 0; i < AM_ARRAY_LEN(yes); i++) {
+        if (lower_eq(s, yes[i]))
+            return *v = 1, 0;
+        if (lower_eq(s, no[i]))
+            return *v = 0, 0;
+    }
+    return -1;
+}
+
+/* Edit distance for did-you-mean (keys are short; longer ones are not compared). */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), row[CFG_NAME_MAX + 1];
+    if (la > CFG_NAME_MAX || lb > CFG_NAME_MAX)
+        return SIZE_MAX;
+    /* Levenshtein with a single row: row[j] = distance(a[0..i), b[0..j)) */
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            best = AM_MIN(best, up + 1);
+            best = AM_MIN(best, row[j - 1] + 1);
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* Closest candidate to key among the option table's keys and the extra names, or NULL. */
+static const char *suggest(const char *key, const opt_desc *opts, const char *const *extra)
+{
+    size_t limit = strlen(key) <= 4 ? 1 : 2, best = SIZE_MAX;
+    const char *pick = NULL;
+    for (const opt_desc *o = opts; o && o->key; o++) {
+        size_t d = edit_distance(key, o->key);
+        if (d <= limit && d < best)
+            best = d, pick = o->key;
+    }
+    for (const char *const *x = extra; x && *x; x++) {
+        size_t d = edit_distance(key, *x);
+        if (d <= limit && d < best)
+            best = d, pick = *x;
+    }
+    return pick;
+}
+
+/* "unknown key 'a.b.c' (did you mean 'x'?)" at the key's position. */
+static int fail_unknown_key(am_error *e, const cfg_node *n, const char *path,
+                            const opt_desc *opts, const char *const *extra)
+{
+    char full[CFG_PATH_MAX];
+    join_path(full, sizeof full, path, n->key);
+    const char *s = suggest(n->key, opts, extra);
+    if (s)
+        return node_fail(e, n, "unknown key '%s' (did you mean '%s'?)", full, s);
+    return node_fail(e, n, "unknown key '%s'", full);
+}
+
+/* Bytes an option occupies in its options struct (what a NULL default zeroes). */
+static size_t opt_width(const opt_desc *o)
+{
+    switch (o->type) {
+    case OPT_BOOL:
+    case OPT_ENUM:
+        return sizeof(int);
+    case OPT_REAL:
+    case OPT_FRACTION:
+        return sizeof(double);
+    case OPT_STRING:
+        return OPT_STRING_MAX;
+    case OPT_UINT_LIST:
+        return o->list_max * sizeof(uint64_t);
+    default:
+        return sizeof(uint64_t);
+    }
+}
+
+/* Parse node n as option o (path names it in messages) and store into dst (may be NULL). */
+static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, void *dst,
+                     am_error *e)
+{
+    uint64_t u = 0;
+    double r = 0;
+    int b = 0;
+    const char *why = NULL;
+
+    /* Lists first: the only type that accepts a sequence (a scalar is a one-element list). */
+    if (o->type == OPT_UINT_LIST) {
+        size_t cnt = n->kind == CFG_SCALAR ? 1 : count_children(n);
+        if (n->kind == CFG_MAP)
+            return node_fail(e, n, "%s: expected a list of integers, not a map", path);
+        if (cnt > o->list_max)
+            return node_fail(e, n, "%s: at most %zu values, got %zu", path, o->list_max, cnt);
+        const cfg_node *it = n->kind == CFG_SCALAR ? n : n->child;
+        for (size_t i = 0; i < cnt; i++, it = it->next) {
+            if (it->kind != CFG_SCALAR || units_u64(it->value, strlen(it->value), &u) < 0)
+                return node_fail(e, n, "%s: item %zu: expected a non-negative integer", path,
+                                 i + 1);
+            if (dst)
+                memcpy((char *)dst + o->offset + i * sizeof u, &u, sizeof u);
+        }
+        if (dst)
+            memcpy((char *)dst + o->count_offset, &cnt, sizeof cnt);
+        return 0;
+    }
+    if (n->kind != CFG_SCALAR)
+        return node_fail(e, n, "%s: expected a single value, not a %s", path,
+                         kind_name(n->kind));
+    /* Parse into u, r or b by type; stored below in the field's own width. */
+    const char *s = n->value;
+    switch (o->type) {
+    case OPT_SIZE:
+    case OPT_SIZE_OR_UNLIMITED:
+        if (o->type == OPT_SIZE_OR_UNLIMITED &&
+            (lower_eq(s, "unlimited") || lower_eq(s, "none") || strcmp(s, "-1") == 0))
+            u = UINT64_MAX;
+        else if (units_size(s, &u, &why) < 0)
+            return node_fail(e, n, "%s: bad size '%s': %s", path, s, why);
+        break;
+    case OPT_BANDWIDTH:
+        if (units_bandwidth(s, &u, &why) < 0)
+            return node_fail(e, n, "%s: bad bandwidth '%s': %s", path, s, why);
+        break;
+    case OPT_TIME:
+        if (units_time(s, &u, &why) < 0)
+            return node_fail(e, n, "%s: bad time '%s': %s", path, s, why);
+        break;
+    case OPT_UINT:
+        if (units_u64(s, strlen(s), &u) < 0)
+            return node_fail(e, n, "%s: expected a non-negative integer, got '%s'", path, s);
+        break;
+    case OPT_BOOL:
+        if (parse_bool(s, &b) < 0)
+            return node_fail(e, n, "%s: expected true or false, got '%s'", path, s);
+        break;
+    case OPT_REAL:
+    case OPT_FRACTION:
+        if (units_real(s, &r, &why) < 0)
+            return node_fail(e, n, "%s: bad number '%s': %s", path, s, why);
+        if (o->type == OPT_FRACTION && !(r >= 0.0 && r <= 1.0))
+            return node_fail(e, n, "%s: expected a fraction between 0 and 1, got '%s'", path,
+                             s);
+        break;
+    case OPT_ENUM: {
+        /* b ends as the index; the list of names is built for the message */
+        char list[512] = "";
+        for (b = 0; o->enum_values && o->enum_values[b]; b++) {
+            if (strcmp(s, o->enum_values[b]) == 0)
+                break;
+            size_t k = strlen(list);
+            snprintf(list + k, sizeof list - k, "%s%s", b ? ", " : "", o->enum_values[b]);
+        }
+        if (!o->enum_values || !o->enum_values[b]) {
+            for (int j = b; o->enum_values && o->enum_values[j]; j++) {
+                size_t k = strlen(list);
+                snprintf(list + k, sizeof list - k, "%s%s", j ? ", " : "", o->enum_values[j]);
+            }
+            return node_fail(e, n, "%s: '%s' is not one of: %s", path, s, list);
+        }
+        break;
+    }
+    case OPT_STRING:
+        if (strlen(s) >= OPT_STRING_MAX)
+            return node_fail(e, n, "%s: longer than %d characters", path, OPT_STRING_MAX - 1);
+        if (dst) {
+            memset((char *)dst + o->offset, 0, OPT_STRING_MAX);
+            memcpy((char *)dst + o->offset, s, strlen(s));
+        }
+        return 0;
+    case OPT_UINT_LIST:
+        break;
+    }
+    if (!dst) /* validation only (a policy without options struct) */
+        return 0;
+    /* memcpy: the table gives offsets, not types the compiler can check */
+    char *at = (char *)dst + o->offset;
+    if (o->type == OPT_BOOL || o->type == OPT_ENUM)
+        memcpy(at, &b, sizeof b);
+    else if (o->type == OPT_REAL || o->type == OPT_FRACTION)
+        memcpy(at, &r, sizeof r);
+    else
+        memcpy(at, &u, sizeof u);
+    return 0;
+}
+
+/* A node from an option's default text: "[1, 2]" is a list, anything else a scalar. */
+static cfg_node *node_from_text(const char *text, const char *file)
+{
+    size_t len = strlen(text);
+    if (len < 2 || text[0] != '[' || text[len - 1] != ']')
+        return node_scalar(text, file);
+    /* split "[a, b]" at commas, trimming blanks; empty items are skipped */
+    cfg_node *seq = node_new(CFG_SEQ, file, 0, 0);
+    const char *p = text + 1, *end = text + len - 1;
+    while (p < end) {
+        const char *q = p;
+        while (q < end && *q != ',')
+            q++;
+        const char *a = p, *z = q;
+        while (a < z && *a == ' ')
+            a++;
+        while (z > a && z[-1] == ' ')
+            z--;
+        if (z > a) {
+            cfg_node *it = node_new(CFG_SCALAR, file, 0, 0);
+            it->value = am_strndup(a, (size_t)(z - a));
+            node_append(seq, it);
+        }
+        p = q + 1;
+    }
+    return seq;
+}
+
+/* Text standing for "zero" when an option has no default (so the effective config lists it). */
+static const char *zero_text(const opt_desc *o)
+{
+    switch (o->type) {
+    case OPT_BOOL:
+        return "false";
+    case OPT_ENUM:
+        return o->enum_values && o->enum_values[0] ? o->enum_values[0] : NULL;
+    case OPT_STRING:
+        return "";
+    case OPT_UINT_LIST:
+        return "[]";
+    default:
+        return "0";
+    }
+}
+
+int cfg_apply_opts(const cfg_node *map, const char *path, const opt_desc *opts, void *dst,
+                   const char *const *also_ok, am_error *err)
+{
+    char full[CFG_PATH_MAX];
+
+    /* Defaults first (NULL default = zero), so the map only overrides. */
+    for (const opt_desc *o = opts; o && o->key; o++) {
+        if (dst) {
+            memset((char *)dst + o->offset, 0, opt_width(o));
+            if (o->type == OPT_UINT_LIST)
+                memset((char *)dst + o->count_offset, 0, sizeof(size_t));
+        }
+        if (!o->def)
+            continue;
+        cfg_node *d = node_from_text(o->def, CFG_DEFAULT_FILE);
+        join_path(full, sizeof full, path, o->key);
+        am_error tmp = {0, ""};
+        int rc = opt_parse(d, full, o, dst, &tmp);
+        node_free(d);
+        if (rc < 0)
+            return am_fail(err, AM_EINTERNAL, "option table: invalid default for %s (%s)", full,
+                           tmp.msg);
+    }
+    if (!map)
+        return 0;
+    if (map->kind != CFG_MAP)
+        return node_fail(err, map, "%s: expected a map, not a %s", path, kind_name(map->kind));
+    /* Each key: an option (parsed), an accepted extra (ignored) or an error. */
+    for (const cfg_node *c = map->child; c; c = c->next) {
+        const opt_desc *o = opts;
+        while (o && o->key && strcmp(o->key, c->key) != 0)
+            o++;
+        if (o && o->key) {
+            join_path(full, sizeof full, path, c->key);
+            if (opt_parse(c, full, o, dst, err) < 0)
+                return -1;
+            continue;
+        }
+        const char *const *x = also_ok;
+        while (x && *x && strcmp(*x, c->key) != 0)
+            x++;
+        if (!x || !*x)
+            return fail_unknown_key(err, c, path, opts, also_ok);
+    }
+    return 0;
+}
+
+/* Append a default node for every option missing from map (schema order). With zero_fill,
+ * options without a default are listed with their zero value too. */
+static void fill_defaults(cfg_node *map, const opt_desc *opts, int zero_fill)
+{
+    for (const opt_desc *o = opts; o && o->key; o++) {
+        if (map_get(map, o->key))
+            continue;
+        const char *text = o->def ? o->def : zero_fill ? zero_text(o) : NULL;
+        if (text)
+            map_add(map, o->key, node_from_text(text, CFG_DEFAULT_FILE));
+    }
+}
+
+/* ---- pass 4: schema ------------------------------------------------------------------ */
+
+/* The schema's own sections are option tables too, so one validator serves them and the
+ * policies. Keys whose default is NULL are required (checked by the builders below). */
+#define OPTD(k, t, s, f, d, h) {k, t, offsetof(s, f), d, h, NULL, 0, 0}
+#define OPTE(k, s, f, d, h, v) {k, OPT_ENUM, offsetof(s, f), d, h, v, 0, 0}
+#define OPT_END {NULL, OPT_UINT, 0, NULL, NULL, NULL, 0, 0}
+
+typedef struct level_opts {
+    int kind;
+    uint64_t capacity, granularity;
+} level_opts;
+
+static const char *const level_kinds[] = {"hbm",  "host",        "host_pinned", "vmem",  "smem",
+                                          "cmem", "accumulator", "shared",      "other", NULL};
+static const opt_desc level_desc[] = {
+    OPTE("kind", level_opts, kind, "other", "what the memory is", level_kinds),
+    OPTD("capacity", OPT_SIZE, level_opts, capacity, NULL, "bytes (required)"),
+    OPTD("granularity", OPT_SIZE, level_opts, granularity, "1B", "device allocation unit, bytes"),
+    OPT_END,
+};
+
+typedef struct link_opts {
+    char from[OPT_STRING_MAX], to[OPT_STRING_MAX];
+    uint64_t bandwidth;
+    double efficiency;
+    am_ps latency;
+    uint64_t concurrency;
+    int duplex;
+} link_opts;
+
+static const opt_desc link_desc[] = {
+    OPTD("from", OPT_STRING, link_opts, from, NULL, "source memory (required)"),
+    OPTD("to", OPT_STRING, link_opts, to, NULL, "destination memory (required)"),
+    OPTD("bandwidth", OPT_BANDWIDTH, link_opts, bandwidth, NULL, "peak, bytes/s (required)"),
+    OPTD("efficiency", OPT_FRACTION, link_opts, efficiency, "1", "achieved / peak"),
+    OPTD("latency", OPT_TIME, link_opts, latency, "0", "per transfer"),
+    OPTD("concurrency", OPT_UINT, link_opts, concurrency, "0", "transfers in flight, 0 = any"),
+    OPTD("duplex", OPT_BOOL, link_opts, duplex, "true", "full bandwidth each way"),
+    OPT_END,
+};
+
+typedef struct misc_opts {
+    int lifetimes;
+    am_ps time_unit, timeline_interval;
+    uint64_t queue_depth, max_oom_events;
+} misc_opts;
+
+static const char *const lifetime_kinds[] = {"half_open", "inclusive", NULL};
+static const opt_desc trace_desc[] = {
+    OPTE("lifetimes", misc_opts, lifetimes, "half_open", "lifetime CSV intervals",
+         lifetime_kinds),
+    OPTD("time_unit", OPT_TIME, misc_opts, time_unit, "1ns", "one tick of trace time"),
+    OPT_END,
+};
+static const opt_desc engine_desc[] = {
+    OPTD("queue_depth", OPT_UINT, misc_opts, queue_depth, "1024", "operations per stream"),
+    OPT_END,
+};
+static const opt_desc report_desc[] = {
+    OPTD("timeline_interval", OPT_TIME, misc_opts, timeline_interval, "0", "0 = every event"),
+    OPTD("max_oom_events", OPT_UINT, misc_opts, max_oom_events, "16", "listed in the JSON"),
+    OPT_END,
+};
+
+static const char *const top_keys[] = {"version", "device", "default_memory", "memories",
+                                       "links",   "trace",  "engine",         "report", NULL};
+
+/* Memory, link and device names: 1..CFG_NAME_MAX-1 of [A-Za-z0-9_-] (also keeps device
+ * names from walking out of the preset directory). */
+static int valid_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= CFG_NAME_MAX)
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_' || *s == '-'))
+            return 0;
+    return 1;
+}
+
+/* valid_name, or an error naming what kind of name it was. */
+static int check_name(am_error *e, const cfg_node *n, const char *what, const char *name)
+{
+    if (valid_name(name))
+        return 0;
+    return node_fail(e, n, "invalid %s name '%s' (1 to %d characters of A-Z a-z 0-9 _ -)", what,
+                     name, CFG_NAME_MAX - 1);
+}
+
+/* The section `key` of root as a map (an empty one is added when absent). */
+static cfg_node *section(cfg_node *root, const char *key, am_error *e)
+{
+    cfg_node *n = map_get(root, key);
+    if (!n)
+        return map_add(root, key, node_new(CFG_MAP, CFG_DEFAULT_FILE, 0, 0));
+    if (!as_map(n)) {
+        node_fail(e, n, "%s: expected a map, not a %s", key, kind_name(n->kind));
+        return NULL;
+    }
+    return n;
+}
+
+/* "a, b, c" of the registered policies. */
+static void policy_list(char *buf, size_t n)
+{
+    buf[0] = 0;
+    for (const struct alloc_ops *const *p = alloc_all(); p && *p; p++) {
+        size_t k = strlen(buf);
+        snprintf(buf + k, n - k, "%s%s", k ? ", " : "", (*p)->name);
+    }
+}
+
+/* The allocator section of one level: policy, its options struct, defaults in the tree. */
+static int level_allocator(cfg_level *lv, cfg_node *lnode, const char *lpath, am_error *e)
+{
+    char apath[CFG_PATH_MAX], list[1024];
+    const char **also = NULL;
+    int rc = -1;
+
+    join_path(apath, sizeof apath, lpath, "allocator");
+    cfg_node *a = map_get(lnode, "allocator");
+    if (!a)
+        a = map_add(lnode, "allocator", node_new(CFG_MAP, CFG_DEFAULT_FILE, 0, 0));
+    else if (!as_map(a))
+        return node_fail(e, a, "%s: expected a map, not a %s", apath, kind_name(a->kind));
+    cfg_node *pn = map_get(a, "policy");
+    if (!pn)
+        pn = map_add(a, "policy", node_scalar("best_fit", CFG_DEFAULT_FILE));
+    if (pn->kind != CFG_SCALAR)
+        return node_fail(e, pn, "%s.policy: expected a policy name, not a %s", apath,
+                         kind_name(pn->kind));
+    lv->policy = alloc_find(pn->value);
+    if (!lv->policy) {
+        policy_list(list, sizeof list);
+        return node_fail(e, pn, "%s.policy: unknown allocator policy '%s' (registered: %s)",
+                         apath, pn->value, list);
+    }
+    /* Keys of the other policies are accepted and ignored (--policy, compare): also[] is
+     * "policy" followed by every key of every registered table (duplicates are harmless). */
+    size_t nalso = 1;
+    for (const struct alloc_ops *const *p = alloc_all(); p && *p; p++)
+        for (const opt_desc *o = (*p)->opts; o && o->key; o++)
+            nalso++;
+    also = am_calloc(nalso + 1, sizeof *also);
+    nalso = 0;
+    also[nalso++] = "policy";
+    for (const struct alloc_ops *const *p = alloc_all(); p && *p; p++)
+        for (const opt_desc *o = (*p)->opts; o && o->key; o++)
+            also[nalso++] = o->key;
+    /* zeroed so padding compares equal and a policy without options keeps NULL */
+    if (lv->policy->opts_size)
+        lv->policy_opts = am_calloc(1, lv->policy->opts_size);
+    if (cfg_apply_opts(a, apath, lv->policy->opts, lv->policy_opts, also, e) < 0)
+        goto err;
+    fill_defaults(a, lv->policy->opts, 1);
+    rc = 0;
+err:
+    free(also);
+    return rc;
+}
+
+/* memories: one cfg_level per entry, in tree order (the preset's order after a merge). */
+static int build_levels(am_config *c, cfg_node *root, am_error *e)
+{
+    cfg_node *mem = map_get(root, "memories");
+    char path[CFG_PATH_MAX];
+    if (!mem)
+        return node_fail(e, root, "missing required key 'memories' (at least one memory)");
+    if (!as_map(mem) || !mem->child)
+        return node_fail(e, mem, "memories: expected a map of at least one memory");
+    for (cfg_node *ln = mem->child; ln; ln = ln->next) {
+        if (c->nlevels == CFG_MAX_LEVELS)
+            return node_fail(e, ln, "memories: more than %d memories", CFG_MAX_LEVELS);
+        if (check_name(e, ln, "memory", ln->key) < 0)
+            return -1;
+        join_path(path, sizeof path, "memories", ln->key);
+        if (!as_map(ln))
+            return node_fail(e, ln, "%s: expected a map, not a %s", path, kind_name(ln->kind));
+        cfg_level *lv = &c->levels[c->nlevels++];
+        static const char *const also[] = {"allocator", NULL};
+        level_opts lo;
+        strcpy(lv->name, ln->key);
+        lv->node = ln;
+        if (cfg_apply_opts(ln, path, level_desc, &lo, also, e) < 0)
+            return -1;
+        /* required and range checks the option table cannot express */
+        if (!map_get(ln, "capacity"))
+            return node_fail(e, ln, "%s: missing required key 'capacity'", path);
+        if (lo.capacity == 0)
+            return node_fail(e, map_get(ln, "capacity"), "%s.capacity: must be > 0", path);
+        if (lo.granularity == 0)
+            return node_fail(e, map_get(ln, "granularity"), "%s.granularity: must be > 0",
+                             path);
+        snprintf(lv->kind, sizeof lv->kind, "%s", level_kinds[lo.kind]);
+        lv->capacity = lo.capacity;
+        lv->granularity = lo.granularity;
+        fill_defaults(ln, level_desc, 0);
+        if (level_allocator(lv, ln, path, e) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* "hbm, host" for messages about unknown memory names. */
+static void level_names(const am_config *c, char *buf, size_t n)
+{
+    buf[0] = 0;
+    for (int i = 0; i < c->nlevels; i++) {
+        size_t k = strlen(buf);
+        snprintf(buf + k, n - k, "%s%s", i ? ", " : "", c->levels[i].name);
+    }
+}
+
+/* links: each names two existing memories (from == to is a copy within one memory). */
+static int build_links(am_config *c, cfg_node *root, am_error *e)
+{
+    char path[CFG_PATH_MAX], names[1024];
+    cfg_node *links = section(root, "links", e);
+    if (!links)
+        return -1;
+    for (cfg_node *kn = links->child; kn; kn = kn->next) {
+        if (c->nlinks == CFG_MAX_LINKS)
+            return node_fail(e, kn, "links: more than %d links", CFG_MAX_LINKS);
+        if (check_name(e, kn, "link", kn->key) < 0)
+            return -1;
+        join_path(path, sizeof path, "links", kn->key);
+        if (!as_map(kn))
+            return node_fail(e, kn, "%s: expected a map, not a %s", path, kind_name(kn->kind));
+        link_opts lo;
+        if (cfg_apply_opts(kn, path, link_desc, &lo, NULL, e) < 0)
+            return -1;
+        static const char *const required[] = {"from", "to", "bandwidth"};
+        for (size_t i = 0; i < AM_ARRAY_LEN(required); i++)
+            if (!map_get(kn, required[i]))
+                return node_fail(e, kn, "%s: missing required key '%s'", path, required[i]);
+        /* both ends must be memories built above */
+        cfg_link *l = &c->links[c->nlinks++];
+        strcpy(l->name, kn->key);
+        l->from = cfg_level_index(c, lo.from, strlen(lo.from));
+        l->to = cfg_level_index(c, lo.to, strlen(lo.to));
+        if (l->from < 0 || l->to < 0) {
+            const char *end = l->from < 0 ? "from" : "to";
+            level_names(c, names, sizeof names);
+            return node_fail(e, map_get(kn, end), "%s.%s: unknown memory '%s' (memories: %s)",
+                             path, end, l->from < 0 ? lo.from : lo.to, names);
+        }
+        if (lo.bandwidth == 0)
+            return node_fail(e, map_get(kn, "bandwidth"), "%s.bandwidth: must be > 0", path);
+        if (!(lo.efficiency > 0.0))
+            return node_fail(e, map_get(kn, "efficiency"), "%s.efficiency: must be > 0", path);
+        if (lo.concurrency > UINT32_MAX)
+            return node_fail(e, map_get(kn, "concurrency"), "%s.concurrency: too large", path);
+        l->bandwidth = lo.bandwidth;
+        l->efficiency = lo.efficiency;
+        l->latency = lo.latency;
+        l->concurrency = (uint32_t)lo.concurrency;
+        l->duplex = lo.duplex;
+        fill_defaults(kn, link_desc, 0);
+    }
+    return 0;
+}
+
+/* trace:, engine:, report: sections. */
+static int build_misc(am_config *c, cfg_node *root, am_error *e)
+{
+    static const struct {
+        const char *key;
+        const opt_desc *desc;
+    } secs[] = {{"trace", trace_desc}, {"engine", engine_desc}, {"report", report_desc}};
+    misc_opts mo;
+    memset(&mo, 0, sizeof mo);
+    for (size_t i = 0; i < AM_ARRAY_LEN(secs); i++) {
+        cfg_node *s = section(root, secs[i].key, e);
+        if (!s || cfg_apply_opts(s, secs[i].key, secs[i].desc, &mo, NULL, e) < 0)
+            return -1;
+        fill_defaults(s, secs[i].desc, 0);
+    }
+    if (mo.time_unit == 0)
+        return node_fail(e, map_get(map_get(root, "trace"), "time_unit"),
+                         "trace.time_unit: must be > 0");
+    if (mo.queue_depth == 0 || mo.queue_depth > UINT32_MAX)
+        return node_fail(e, map_get(map_get(root, "engine"), "queue_depth"),
+                         "engine.queue_depth: must be between 1 and %u", UINT32_MAX);
+    if (mo.max_oom_events > UINT32_MAX)
+        return node_fail(e, map_get(map_get(root, "report"), "max_oom_events"),
+                         "report.max_oom_events: too large");
+    c->trace.lifetimes_inclusive = mo.lifetimes == 1;
+    c->trace.time_unit = mo.time_unit;
+    c->engine.queue_depth = (uint32_t)mo.queue_depth;
+    c->report.timeline_interval = mo.timeline_interval;
+    c->report.max_oom_events = (uint32_t)mo.max_oom_events;
+    return 0;
+}
+
+/* version must be 1; required in a config, optional in a preset. */
+static int check_version(const cfg_node *root, am_error *e, int required)
+{
+    const cfg_node *v = map_get(root, "version");
+    uint64_t n;
+    if (!v)
+        return required ? node_fail(e, root, "missing required key 'version' (supported "
+                                    "versions: 1)") : 0;
+    if (v->kind != CFG_SCALAR || units_u64(v->value, strlen(v->value), &n) < 0 || n != 1)
+        return node_fail(e, v, "unsupported config version '%s' (supported versions: 1)",
+                         v->kind == CFG_SCALAR ? v->value : kind_name(v->kind));
+    return 0;
+}
+
+/* Put the top-level keys in schema order (a preset merge would otherwise leave the user's
+ * version and device after the preset's memories). Levels keep their order. */
+static void sort_top(cfg_node *root)
+{
+    cfg_node *sorted = NULL, **tail = &sorted;
+    for (const char *const *t = top_keys; *t; t++) {
+        cfg_node **pp = &root->child;
+        while (*pp && strcmp((*pp)->key, *t) != 0)
+            pp = &(*pp)->next;
+        if (*pp) {
+            cfg_node *n = *pp;
+            *pp = n->next;
+            n->next = NULL;
+            *tail = n;
+            tail = &n->next;
+        }
+    }
+    *tail = root->child; /* nothing is left after validation; kept for safety */
+    root->child = sorted;
+}
+
+/* Validate the merged tree and fill the structs (and the tree's defaults). */
+static int build(am_config *c, cfg_node *root, am_error *e)
+{
+    /* unknown top-level keys first: a typo there explains later "missing" errors */
+    for (const cfg_node *k = root->child; k; k = k->next) {
+        const char *const *t = top_keys;
+        while (*t && strcmp(*t, k->key) != 0)
+            t++;
+        if (!*t)
+            return fail_unknown_key(e, k, "", NULL, top_keys);
+    }
+    if (check_version(root, e, 1) < 0)
+        return -1;
+    const cfg_node *dev = map_get(root, "device");
+    if (dev) /* checked when the preset was merged */
+        snprintf(c->device, sizeof c->device, "%s", dev->value);
+    if (build_levels(c, root, e) < 0)
+        return -1;
+    /* default_memory: written or the first memory, and then in the tree either way */
+    cfg_node *dm = map_get(root, "default_memory");
+    if (!dm) {
+        map_add(root, "default_memory", node_scalar(c->levels[0].name, CFG_DEFAULT_FILE));
+        c->default_level = 0;
+    } else {
+        char names[1024];
+        if (dm->kind != CFG_SCALAR)
+            return node_fail(e, dm, "default_memory: expected a memory name, not a %s",
+                             kind_name(dm->kind));
+        c->default_level = cfg_level_index(c, dm->value, strlen(dm->value));
+        level_names(c, names, sizeof names);
+        if (c->default_level < 0)
+            return node_fail(e, dm, "default_memory: unknown memory '%s' (memories: %s)",
+                             dm->value, names);
+    }
+    if (build_links(c, root, e) < 0 || build_misc(c, root, e) < 0)
+        return -1;
+    sort_top(root);
+    return 0;
+}
+
+/* ---- device presets ------------------------------------------------------------------ */
+
+#define CFG_MAX_DIRS 12
+
+/* The preset directories in search order (config.h); returns how many. */
+static int preset_dirs(const char *cfgdir, char dirs[][1024])
+{
+    int n = 0;
+    const char *env = getenv("AMSIM_DEVICES");
+    while (env && *env && n < CFG_MAX_DIRS - 3) {
+        size_t len = strcspn(env, ":");
+        if (len && len < 1024) {
+            memcpy(dirs[n], env, len);
+            dirs[n++][len] = 0;
+        }
+        env += len + (env[len] == ':');
+    }
+    if (cfgdir) {
+        snprintf(dirs[n++], 1024, "%s/devices", cfgdir);
+        snprintf(dirs[n++], 1024, "%s/../configs/devices", cfgdir);
+    }
+    snprintf(dirs[n++], 1024, "%s/configs/devices", AMSIM_SOURCE_DIR);
+    return n;
+}
+
+/* qsort comparator for an array of C strings. */
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "a, b" of the presets found in dirs (deduplicated, sorted). */
+static void preset_list(char dirs[][1024], int ndirs, char *buf, size_t bufn)
+{
+    char *names[128];
+    size_t n = 0;
+    for (int i = 0; i < ndirs; i++) {
+        DIR *d = opendir(dirs[i]);
+        struct dirent *de;
+        while (d && (de = readdir(d)) != NULL) {
+            size_t len = strlen(de->d_name);
+            if (len <= 5 || strcmp(de->d_name + len - 5, ".yaml") != 0 || n == 128)
+                continue;
+            char *name = am_strndup(de->d_name, len - 5);
+            size_t j = 0;
+            while (j < n && strcmp(names[j], name) != 0)
+                j++;
+            if (j < n || !valid_name(name))
+                free(name);
+            else
+                names[n++] = name;
+        }
+        if (d)
+            closedir(d);
+    }
+    qsort(names, n, sizeof names[0], cmp_str);
+    buf[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = strlen(buf);
+        snprintf(buf + k, bufn - k, "%s%s", i ? ", " : "", names[i]);
+        free(names[i]);
+    }
+    if (!n)
+        snprintf(buf, bufn, "none found");
+}
+
+/* The whole file into *buf (caller frees), at most CFG_MAX_FILE bytes. */
+static int read_file(const char *path, char **buf, size_t *len, am_error *e)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return am_fail(e, AM_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 4096, n = 0, r;
+    char *b = am_malloc(cap);
+    while ((r = fread(b + n, 1, cap - n, f)) > 0) {
+        n += r;
+        if (n > CFG_MAX_FILE) {
+            fclose(f);
+            free(b);
+            return am_fail(e, AM_EINPUT, "%s: larger than %u bytes", path, CFG_MAX_FILE);
+        }
+        if (n == cap)
+            b = am_realloc(b, cap *= 2);
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(b);
+        return am_fail(e, AM_EINPUT, "%s: read error", path);
+    }
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+/* Parse a file into a tree whose file names live in pool. */
+static int parse_file(const char *path, cfg_pool *pool, cfg_node **out, am_error *e)
+{
+    char *buf;
+    size_t len;
+    if (read_file(path, &buf, &len, e) < 0)
+        return -1;
+    int rc = tree_parse(pool_intern(pool, path), buf, len, out, e);
+    free(buf);
+    return rc;
+}
+
+/* If the user tree names a device, merge its preset underneath; *root may change. */
+static int merge_preset(cfg_node **root, const char *cfgdir, cfg_pool *pool, am_error *e)
+{
+    char dirs[CFG_MAX_DIRS][1024], path[1200], list[2048];
+    const cfg_node *dev = map_get(*root, "device");
+    cfg_node *pre = NULL;
+    if (!dev)
+        return 0;
+    if (dev->kind != CFG_SCALAR)
+        return node_fail(e, dev, "device: expected a preset name, not a %s",
+                         kind_name(dev->kind));
+    if (check_name(e, dev, "device", dev->value) < 0)
+        return -1;
+    /* first readable NAME.yaml in search order wins */
+    int ndirs = preset_dirs(cfgdir, dirs), i = 0;
+    for (; i < ndirs; i++) {
+        int w = snprintf(path, sizeof path, "%s/%s.yaml", dirs[i], dev->value);
+        if (w > 0 && (size_t)w < sizeof path && access(path, R_OK) == 0)
+            break;
+    }
+    if (i == ndirs) {
+        preset_list(dirs, ndirs, list, sizeof list);
+        return node_fail(e, dev, "unknown device '%s' (available: %s)", dev->value, list);
+    }
+    if (parse_file(path, pool, &pre, e) < 0)
+        return -1;
+    if (!pre)
+        pre = node_new(CFG_MAP, pool_intern(pool, path), 1, 1);
+    if (!as_map(pre)) {
+        node_fail(e, pre, "a device preset must be a map, not a %s", kind_name(pre->kind));
+        goto err;
+    }
+    if (map_get(pre, "device")) {
+        node_fail(e, map_get(pre, "device"), "a device preset cannot name another device");
+        goto err;
+    }
+    if (check_version(pre, e, 0) < 0)
+        goto err;
+    /* the preset becomes the root; the user's tree is folded into it and freed */
+    merge_maps(pre, *root);
+    node_free(*root);
+    *root = pre;
+    return 0;
+err:
+    node_free(pre);
+    return -1;
+}
+
+/* ---- entry points -------------------------------------------------------------------- */
+
+/* The four passes on one YAML text. cfgdir: directory of the config file (NULL for strings),
+ * for the preset search. Builds into a fresh owner; on error everything is freed. */
+static int load(am_config **out, const char *name, const char *yaml, size_t len,
+                const char *cfgdir, const char *const *sets, int nsets, am_error *err)
+{
+    cfg_owner *o = am_calloc(1, sizeof *o);
+    am_config *c = &o->pub;
+    cfg_node *root = NULL;
+    const char *file = pool_intern(&o->pool, name);
+
+    snprintf(c->path, sizeof c->path, "%s", name);
+    if (tree_parse(file, yaml, len, &root, err) < 0)
+        goto err;
+    if (!root) /* an empty file is an empty map (and then misses 'version') */
+        root = node_new(CFG_MAP, file, 0, 0);
+    c->root = root; /* from here on cfg_free releases it */
+    if (!as_map(root)) {
+        node_fail(err, root, "a config must be a map of keys (version, memories, ...), not a %s",
+                  kind_name(root->kind));
+        goto err;
+    }
+    for (int i = 0; i < nsets; i++)
+        if (apply_set(root, sets[i], &o->pool, err) < 0)
+            goto err;
+    if (merge_preset(&c->root, cfgdir, &o->pool, err) < 0)
+        goto err;
+    if (build(c, c->root, err) < 0)
+        goto err;
+    *out = c;
+    return 0;
+err:
+    cfg_free(c);
+    return -1;
+}
+
+int cfg_load(am_config **cfg, const char *path, const char *const *sets, int nsets,
+             am_error *err)
+{
+    char *buf, dir[1024];
+    size_t len;
+    if (read_file(path, &buf, &len, err) < 0)
+        return -1;
+    /* the config's directory, for DIR/devices and DIR/../configs/devices */
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash == path ? 1 : slash - path), path);
+    int rc = load(cfg, path, buf, len, dir, sets, nsets, err);
+    free(buf);
+    return rc;
+}
+
+int cfg_load_string(am_config **cfg, const char *name, const char *yaml,
+                    const char *const *sets, int nsets, am_error *err)
+{
+    return load(cfg, name, yaml, strlen(yaml), NULL, sets, nsets, err);
+}
+
+void cfg_free(am_config *cfg)
+{
+    if (!cfg)
+        return;
+    cfg_owner *o = (cfg_owner *)cfg;
+    for (int i = 0; i < CFG_MAX_LEVELS; i++)
+        free(cfg->levels[i].policy_opts);
+    node_free(cfg->root);
+    pool_free(&o->pool);
+    free(o);
+}
+
+int cfg_level_index(const am_config *cfg, const char *name, size_t len)
+{
+    for (int i = 0; i < cfg->nlevels; i++)
+        if (strlen(cfg->levels[i].name) == len && memcmp(cfg->levels[i].name, name, len) == 0)
+            return i;
+    return -1;
+}
+
+const cfg_node *cfg_get(const cfg_node *root, const char *path)
+{
+    const cfg_node *n = root;
+    while (n && *path) {
+        size_t len = strcspn(path, ".");
+        const cfg_node *c = n->kind == CFG_MAP ? n->child : NULL;
+        while (c && !(strlen(c->key) == len && memcmp(c->key, path, len) == 0))
+            c = c->next;
+        n = c;
+        path += len + (path[len] == '.');
+    }
+    return n;
+}
+
+/* ---- writing ------------------------------------------------------------------------- */
+
+/* Plain when unambiguous (names, numbers with units), double-quoted otherwise. */
+static void write_scalar(FILE *f, const char *s)
+{
+    int plain = *s && strcmp(s, "-") != 0 && strncmp(s, "---", 3) != 0 &&
+                strncmp(s, "...", 3) != 0;
+    for (const char *p = s; plain && *p; p++)
+        plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                (*p >= '0' && *p <= '9') || strchr("_./+-", *p);
+    if (plain) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+/* One node on one line: scalar, [a, b] or {k: v}. */
+static void write_flow(FILE *f, const cfg_node *n)
+{
+    if (n->kind == CFG_SCALAR) {
+        write_scalar(f, n->value);
+        return;
+    }
+    fputc(n->kind == CFG_MAP ? '{' : '[', f);
+    for (const cfg_node *c = n->child; c; c = c->next) {
+        if (c != n->child)
+            fputs(", ", f);
+        if (n->kind == CFG_MAP) {
+            write_scalar(f, c->key);
+            fputs(": ", f);
+        }
+        write_flow(f, c);
+    }
+    fputc(n->kind == CFG_MAP ? '}' : ']', f);
+}
+
+/* Maps in block style; lists and anything inside them in flow style. */
+static void write_block(FILE *f, const cfg_node *map, int indent)
+{
+    for (const cfg_node *c = map->child; c; c = c->next) {
+        fprintf(f, "%*s", indent, "");
+        write_scalar(f, c->key);
+        fputc(':', f);
+        if (c->kind == CFG_MAP && c->child) {
+            fputc('\n', f);
+            write_block(f, c, indent + 2);
+            continue;
+        }
+        fputc(' ', f);
+        write_flow(f, c);
+        fputc('\n', f);
+    }
+}
+
+int cfg_write_yaml(const am_config *cfg, FILE *f)
+{
+    fprintf(f, "# amsim %s effective config: preset merged, --set applied, defaults filled\n",
+            AM_VERSION);
+    if (cfg->root && cfg->root->kind == CFG_MAP)
+        write_block(f, cfg->root, 0);
+    return ferror(f) ? -1 : 0;
+}

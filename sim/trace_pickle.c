@@ -1,0 +1,667 @@
+/* trace_pickle.c - PyTorch memory snapshots as traces (allocators.md section 4).
+ *
+ * The file is read whole by the restricted unpickler (pickle.h) and turned into an array of
+ * events for one device (t->opts.device):
+ *
+ *  1. Declarations: one TR_SEGMENT_ALLOC with declared = 1 for every segment the recording
+ *     shows (dump-time `segments`, and the addresses of `segment_*` trace entries), so that the
+ *     engine can note them for recorded placement (mem_note_recorded_segment).
+ *  2. Prologue: the state at the start of the trace, recovered by walking the trace backwards
+ *     from the dump-time segments (undo alloc: the block becomes free and merges; undo
+ *     free_requested: pending -> allocated; undo free_completed: carve the block back out of
+ *     the free space, with the rounded request size, and in the large pool absorb a gap of at
+ *     most 1 MiB up to the next used block; undo segment_alloc / segment_free: drop / add the
+ *     segment). Segments existing at the start are recreated with allocations the caching
+ *     allocator serves exactly: per segment (address order) one allocation that creates it
+ *     (512 B for a small segment, the segment size for a large one; the hint is the segment
+ *     address) and is freed at once, then allocations tiling it in address order (one per
+ *     block; small-segment blocks in pieces of at most 1 MiB so the small pool serves them);
+ *     only the segment being tiled has free space, so best fit takes exactly the next piece.
+ *     When every segment is tiled, the blocks free at the start are freed (their pieces merge)
+ *     and the pending ones get their free_requested. Live blocks keep their recorded addresses.
+ *     Every segment of the start state is recreated, entirely free ones too: the trace does not
+ *     allocate them, so they existed (cached) before it. The shared snapshots need this: they
+ *     start after the model was built, with cached free segments that best fit picks.
+ *     Limits: with max_split_size or roundup_power2_divisions set the tiling may not
+ *     reproduce the state exactly; free gaps <= 1 MiB inside large segments cannot be tiled.
+ *  3. The trace: alloc -> TR_ALLOC (fresh id, recorded address, requested size), free_requested
+ *     and free_completed -> TR_FREE_REQUESTED / TR_FREE_COMPLETED of the live allocation at that
+ *     address (frees of unknown addresses are skipped and counted), segment_alloc/_map ->
+ *     TR_SEGMENT_ALLOC, segment_free/_unmap -> TR_SEGMENT_FREE, oom -> TR_OOM_RECORDED.
+ *
+ * Streams: CUDA stream handles become small integers in order of first appearance (trace
+ * entries first, then segments); stream 0 stays 0. Times: time_us relative to the first
+ * entry that has one, in ps (absolute microseconds since the epoch would overflow 64-bit ps);
+ * prologue events have time 0. Event positions (`line`) are 1-based trace entry numbers; 0 for
+ * prologue events. Messages on bad input: "PATH: byte N: ..." from the unpickler, else
+ * "PATH: device_traces[D][I]: ..." naming the offending entry. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pickle.h"
+#include "trace_impl.h"
+
+#define TP_MIN_BLOCK 512ULL
+#define TP_SMALL_SIZE (1ULL << 20)
+#define TP_SMALL_SEGMENT (2ULL << 20)
+
+enum { A_ALLOC, A_FREE_REQ, A_FREE_DONE, A_SEG_ALLOC, A_SEG_FREE, A_OOM, A_OTHER };
+enum { S_FREE, S_ALLOC, S_PENDING };
+
+typedef struct tp_entry {
+    int action;
+    uint64_t addr, size;
+    uint32_t stream;
+    am_ps time;
+} tp_entry;
+
+typedef struct tp_block {
+    uint64_t addr, size, requested;
+    int state;
+} tp_block;
+
+typedef struct tp_seg {
+    uint64_t addr, size;
+    uint32_t stream;
+    int small;
+    tp_block *b;      /* blocks in address order, tiling the segment */
+    size_t nb, cap;
+} tp_seg;
+
+typedef struct tp_state {
+    tp_seg *s;        /* segments in address order */
+    size_t n, cap;
+} tp_state;
+
+typedef struct tp_impl {
+    tr_event *ev;
+    size_t n, cap, next;
+} tp_impl;
+
+/* ---- small helpers ---- */
+
+static void emit(tp_impl *im, const tr_event *e)
+{
+    if (im->n == im->cap) {
+        im->cap = im->cap ? 2 * im->cap : 1024;
+        im->ev = am_realloc(im->ev, im->cap * sizeof *im->ev);
+    }
+    im->ev[im->n++] = *e;
+}
+
+static uint64_t round512(uint64_t n) { return n < TP_MIN_BLOCK ? TP_MIN_BLOCK : am_round_up(n, TP_MIN_BLOCK); }
+
+/* Streams: handle -> small integer by first appearance. */
+typedef struct tp_streams { int64_t *h; size_t n; } tp_streams;
+
+static uint32_t stream_id(tp_streams *st, int64_t h)
+{
+    if (h == 0)
+        return 0;
+    for (size_t i = 0; i < st->n; i++)
+        if (st->h[i] == h)
+            return (uint32_t)i + 1;
+    st->h = am_realloc(st->h, (st->n + 1) * sizeof *st->h);
+    st->h[st->n++] = h;
+    return (uint32_t)st->n;
+}
+
+/* addr -> live allocation id: open addressing with tombstones, sized for every insert. */
+typedef struct tp_live { uint64_t *key, *val; size_t mask; } tp_live;
+#define TP_EMPTY UINT64_MAX
+#define TP_TOMB (UINT64_MAX - 1)
+
+static void live_init(tp_live *l, size_t inserts)
+{
+    size_t cap = 16;
+    while (cap < 2 * inserts + 16)
+        cap *= 2;
+    l->key = am_malloc(cap * sizeof *l->key);
+    l->val = am_malloc(cap * sizeof *l->val);
+    for (size_t i = 0; i < cap; i++)
+        l->key[i] = TP_EMPTY;
+    l->mask = cap - 1;
+}
+
+static size_t live_hash(uint64_t a) { return (size_t)((a >> 9) * 0x9E3779B97F4A7C15ULL >> 20); }
+
+static void live_put(tp_live *l, uint64_t addr, uint64_t id)
+{
+    size_t i = live_hash(addr) & l->mask;
+    while (l->key[i] != TP_EMPTY && l->key[i] != TP_TOMB && l->key[i] != addr)
+        i = (i + 1) & l->mask;
+    l->key[i] = addr;
+    l->val[i] = id;
+}
+
+/* Remove and return the id at addr, or UINT64_MAX. */
+static uint64_t live_get(tp_live *l, uint64_t addr, int take)
+{
+    size_t i = live_hash(addr) & l->mask;
+    while (l->key[i] != TP_EMPTY) {
+        if (l->key[i] == addr) {
+            if (take)
+                l->key[i] = TP_TOMB;
+            return l->val[i];
+        }
+        i = (i + 1) & l->mask;
+    }
+    return UINT64_MAX;
+}
+
+/* ---- the state walked backwards ---- */
+
+static tp_seg *seg_find(tp_state *s, uint64_t addr)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->s[mid].addr + s->s[mid].size <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->n && s->s[lo].addr <= addr ? &s->s[lo] : NULL;
+}
+
+static void blk_insert(tp_seg *g, size_t at, tp_block b)
+{
+    if (g->nb == g->cap) {
+        g->cap = g->cap ? 2 * g->cap : 8;
+        g->b = am_realloc(g->b, g->cap * sizeof *g->b);
+    }
+    memmove(g->b + at + 1, g->b + at, (g->nb - at) * sizeof *g->b);
+    g->b[at] = b;
+    g->nb++;
+}
+
+static void blk_erase(tp_seg *g, size_t at)
+{
+    memmove(g->b + at, g->b + at + 1, (g->nb - at - 1) * sizeof *g->b);
+    g->nb--;
+}
+
+/* Index of the block containing addr (segments are tiled). */
+static size_t blk_find(const tp_seg *g, uint64_t addr)
+{
+    size_t lo = 0, hi = g->nb;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (g->b[mid].addr + g->b[mid].size <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static tp_seg *seg_add(tp_state *s, uint64_t addr, uint64_t size, uint32_t stream, int small)
+{
+    size_t at = 0;
+    while (at < s->n && s->s[at].addr < addr)
+        at++;
+    if (at < s->n && s->s[at].addr == addr)
+        return NULL; /* already there */
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 64;
+        s->s = am_realloc(s->s, s->cap * sizeof *s->s);
+    }
+    memmove(s->s + at + 1, s->s + at, (s->n - at) * sizeof *s->s);
+    s->s[at] = (tp_seg){addr, size, stream, small, NULL, 0, 0};
+    s->n++;
+    return &s->s[at];
+}
+
+/* Make block i free and merge it with free neighbours. */
+static void blk_free_merge(tp_seg *g, size_t i)
+{
+    g->b[i].state = S_FREE;
+    g->b[i].requested = 0;
+    if (i + 1 < g->nb && g->b[i + 1].state == S_FREE) {
+        g->b[i].size += g->b[i + 1].size;
+        blk_erase(g, i + 1);
+    }
+    if (i > 0 && g->b[i - 1].state == S_FREE) {
+        g->b[i - 1].size += g->b[i].size;
+        blk_erase(g, i);
+    }
+}
+
+/* Undo one trace entry. Returns 0, or 1 when it did not fit the state (ignored). */
+static int undo(tp_state *s, const tp_entry *e)
+{
+    tp_seg *g;
+    size_t i;
+    switch (e->action) {
+    case A_ALLOC: /* the block did not exist before: free it */
+        if (!(g = seg_find(s, e->addr)))
+            return 1;
+        i = blk_find(g, e->addr);
+        if (i >= g->nb || g->b[i].addr != e->addr || g->b[i].state != S_ALLOC)
+            return 1;
+        blk_free_merge(g, i);
+        return 0;
+    case A_FREE_REQ: /* pending -> allocated */
+        if (!(g = seg_find(s, e->addr)))
+            return 1;
+        i = blk_find(g, e->addr);
+        if (i >= g->nb || g->b[i].addr != e->addr || g->b[i].state != S_PENDING)
+            return 1;
+        g->b[i].state = S_ALLOC;
+        return 0;
+    case A_FREE_DONE: { /* carve the block back out of free space */
+        if (!(g = seg_find(s, e->addr)))
+            return 1;
+        i = blk_find(g, e->addr);
+        if (i >= g->nb || g->b[i].state != S_FREE)
+            return 1;
+        tp_block f = g->b[i];
+        uint64_t size = round512(e->size);
+        if (e->addr + size > f.addr + f.size)
+            return 1;
+        uint64_t tail = f.addr + f.size - (e->addr + size);
+        if (!g->small && tail > 0 && tail <= TP_SMALL_SIZE)
+            size += tail; /* an unsplit remainder stayed inside the block */
+        tp_block nb = {e->addr, size, e->size, S_PENDING};
+        blk_erase(g, i);
+        size_t at = i;
+        if (e->addr > f.addr) {
+            blk_insert(g, at++, (tp_block){f.addr, e->addr - f.addr, 0, S_FREE});
+        }
+        blk_insert(g, at++, nb);
+        if (e->addr + size < f.addr + f.size)
+            blk_insert(g, at, (tp_block){e->addr + size, f.addr + f.size - e->addr - size, 0,
+                                         S_FREE});
+        return 0;
+    }
+    case A_SEG_ALLOC: /* the segment did not exist before */
+        if (!(g = seg_find(s, e->addr)) || g->addr != e->addr)
+            return 1;
+        free(g->b);
+        i = (size_t)(g - s->s);
+        memmove(s->s + i, s->s + i + 1, (s->n - i - 1) * sizeof *s->s);
+        s->n--;
+        return 0;
+    case A_SEG_FREE: /* the segment existed, entirely free */
+        if (!(g = seg_add(s, e->addr, e->size, e->stream, e->size == TP_SMALL_SEGMENT)))
+            return 1;
+        blk_insert(g, 0, (tp_block){e->addr, e->size, 0, S_FREE});
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* ---- reading the snapshot ---- */
+
+static int get_u64(const pkl_value *d, const char *key, uint64_t *out)
+{
+    int64_t v;
+    if (pkl_int(pkl_get(d, key), &v) < 0 || v < 0)
+        return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+static int action_of(const pkl_value *a)
+{
+    static const struct { const char *s; int a; } map[] = {
+        {"alloc", A_ALLOC}, {"free_requested", A_FREE_REQ}, {"free_completed", A_FREE_DONE},
+        {"segment_alloc", A_SEG_ALLOC}, {"segment_map", A_SEG_ALLOC},
+        {"segment_free", A_SEG_FREE}, {"segment_unmap", A_SEG_FREE}, {"oom", A_OOM},
+    };
+    if (!a || a->type != PKL_STR)
+        return -1;
+    for (size_t i = 0; i < AM_ARRAY_LEN(map); i++)
+        if (strcmp(a->s, map[i].s) == 0)
+            return map[i].a;
+    return A_OTHER; /* snapshot, and actions of newer versions: ignored */
+}
+
+static int read_entries(trace *t, const pkl_value *list, int dev, tp_streams *st,
+                        tp_entry **out, size_t *nout, am_error *err)
+{
+    tp_entry *e = am_calloc(list->len ? list->len : 1, sizeof *e);
+    int64_t t0 = 0;
+    int have_t0 = 0;
+    for (size_t i = 0; i < list->len; i++) {
+        const pkl_value *d = list->items[i];
+        tp_entry *x = &e[i];
+        int64_t stream = 0, tu;
+        x->action = action_of(pkl_get(d, "action"));
+        if (d->type != PKL_DICT || x->action < 0) {
+            free(e);
+            return am_fail(err, AM_EINPUT, "%s: device_traces[%d][%zu]: not a trace entry "
+                           "(a dict with a string 'action')", t->path, dev, i);
+        }
+        int bad = get_u64(d, "size", &x->size) < 0;
+        if (x->action == A_OOM)
+            x->addr = TR_NO_ADDR;
+        else if (x->action != A_OTHER)
+            bad |= get_u64(d, "addr", &x->addr) < 0;
+        if (pkl_get(d, "stream") && pkl_int(pkl_get(d, "stream"), &stream) < 0)
+            bad = 1;
+        if (bad && x->action != A_OTHER) {
+            free(e);
+            return am_fail(err, AM_EINPUT, "%s: device_traces[%d][%zu]: '%s' entry lacks a "
+                           "non-negative integer 'addr' or 'size'", t->path, dev, i,
+                           pkl_get(d, "action")->s);
+        }
+        x->stream = stream_id(st, stream);
+        x->time = AM_TIME_NONE;
+        if (pkl_int(pkl_get(d, "time_us"), &tu) == 0) {
+            if (!have_t0) {
+                t0 = tu;
+                have_t0 = 1;
+            }
+            x->time = tu >= t0 ? (am_ps)(tu - t0) * AM_PS_PER_US : 0;
+        }
+    }
+    *out = e;
+    *nout = list->len;
+    return 0;
+}
+
+static const char *const state_names[] = {"inactive", "active_allocated", "active_pending_free"};
+
+static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *st,
+                         tp_state *s, am_error *err)
+{
+    for (size_t i = 0; i < segs->len; i++) {
+        const pkl_value *d = segs->items[i];
+        uint64_t addr, size;
+        int64_t sdev = 0, stream = 0;
+        const pkl_value *blocks = pkl_get(d, "blocks"), *type = pkl_get(d, "segment_type");
+        if (d->type != PKL_DICT || get_u64(d, "address", &addr) < 0 ||
+            get_u64(d, "total_size", &size) < 0 || !blocks || blocks->type != PKL_LIST)
+            return am_fail(err, AM_EINPUT, "%s: segments[%zu]: not a segment (needs "
+                           "'address', 'total_size' and a list 'blocks')", t->path, i);
+        pkl_int(pkl_get(d, "device"), &sdev);
+        if (sdev != dev)
+            continue;
+        pkl_int(pkl_get(d, "stream"), &stream);
+        int small = type && type->type == PKL_STR ? strcmp(type->s, "small") == 0
+                                                  : size == TP_SMALL_SEGMENT;
+        tp_seg *g = seg_add(s, addr, size, stream_id(st, stream), small);
+        if (!g)
+            return am_fail(err, AM_EINPUT, "%s: segments[%zu]: a second segment at address "
+                           "%llu", t->path, i, (unsigned long long)addr);
+        uint64_t at = addr;
+        for (size_t j = 0; j < blocks->len; j++) {
+            const pkl_value *b = blocks->items[j], *sv = pkl_get(b, "state");
+            tp_block x = {0, 0, 0, S_FREE};
+            if (get_u64(b, "address", &x.addr) < 0 || get_u64(b, "size", &x.size) < 0 ||
+                x.addr != at || x.size == 0 || !sv || sv->type != PKL_STR)
+                return am_fail(err, AM_EINPUT, "%s: segments[%zu].blocks[%zu]: blocks must "
+                               "tile the segment in address order", t->path, i, j);
+            get_u64(b, "requested_size", &x.requested);
+            for (int k = 0; k < 3; k++)
+                if (strcmp(sv->s, state_names[k]) == 0)
+                    x.state = k;
+            if (x.state == S_FREE)
+                x.requested = 0;
+            at += x.size;
+            /* merge adjacent free blocks (the real allocator never leaves them apart) */
+            if (g->nb && x.state == S_FREE && g->b[g->nb - 1].state == S_FREE)
+                g->b[g->nb - 1].size += x.size;
+            else
+                blk_insert(g, g->nb, x);
+        }
+        if (at != addr + size)
+            return am_fail(err, AM_EINPUT, "%s: segments[%zu]: blocks cover %llu of %llu "
+                           "bytes", t->path, i, (unsigned long long)(at - addr),
+                           (unsigned long long)size);
+    }
+    return 0;
+}
+
+/* ---- building the event array ---- */
+
+static void ev_base(tr_event *e, const trace *t, tr_kind k)
+{
+    memset(e, 0, sizeof *e);
+    e->kind = k;
+    e->level = t->opts.default_level;
+    e->dst_level = -1;
+    e->addr = TR_NO_ADDR;
+    e->time = 0;
+}
+
+static void build_prologue(trace *t, tp_impl *im, tp_state *s, uint64_t *next_id,
+                           tp_live *live)
+{
+    tr_event e;
+    /* Every segment of the start state is created: one the trace does not allocate existed
+     * before it, even when entirely free (a cached segment that best fit may pick). */
+    size_t nmade = 0;
+    tp_seg **made = am_malloc((s->n ? s->n : 1) * sizeof *made);
+    for (size_t i = 0; i < s->n; i++)
+        made[nmade++] = &s->s[i];
+    /* Block ids of the tiling, to free the ones free at the start afterwards. */
+    size_t nt = 0;
+    for (size_t i = 0; i < nmade; i++)
+        nt += made[i]->nb;
+    uint64_t *tile_id = am_malloc((nt ? nt : 1) * sizeof *tile_id);
+    size_t k = 0;
+    for (size_t i = 0; i < nmade; i++) {
+        tp_seg *g = made[i];
+        ev_base(&e, t, TR_ALLOC); /* creates the segment at its recorded address */
+        e.id = (*next_id)++;
+        e.bytes = g->small ? TP_MIN_BLOCK : g->size;
+        e.addr = g->addr;
+        e.stream = g->stream;
+        emit(im, &e);
+        uint64_t creator = e.id;
+        ev_base(&e, t, TR_FREE);
+        e.id = creator;
+        e.stream = g->stream;
+        emit(im, &e);
+        for (size_t j = 0; j < g->nb; j++) {
+            /* small-pool pieces must stay <= 1 MiB to be served by the small pool */
+            uint64_t piece = g->small ? TP_SMALL_SIZE : g->b[j].size;
+            tile_id[k++] = *next_id;
+            for (uint64_t off = 0; off < g->b[j].size; off += piece) {
+                ev_base(&e, t, TR_ALLOC);
+                e.id = (*next_id)++;
+                e.bytes = AM_MIN(piece, g->b[j].size - off);
+                e.addr = g->b[j].addr + off;
+                e.stream = g->stream;
+                emit(im, &e);
+            }
+        }
+    }
+    k = 0;
+    for (size_t i = 0; i < nmade; i++)
+        for (size_t j = 0; j < made[i]->nb; j++, k++) {
+            const tp_block *b = &made[i]->b[j];
+            if (b->state == S_FREE) {
+                /* free every piece of the block; they merge back into one */
+                uint64_t piece = made[i]->small ? TP_SMALL_SIZE : b->size;
+                for (uint64_t off = 0, id = tile_id[k]; off < b->size; off += piece, id++) {
+                    ev_base(&e, t, TR_FREE);
+                    e.id = id;
+                    e.stream = made[i]->stream;
+                    emit(im, &e);
+                }
+                continue;
+            } else {
+                live_put(live, b->addr, tile_id[k]);
+                if (b->state == S_ALLOC)
+                    continue;
+                ev_base(&e, t, TR_FREE_REQUESTED);
+            }
+            e.id = tile_id[k];
+            e.stream = made[i]->stream;
+            emit(im, &e);
+        }
+    free(tile_id);
+    free(made);
+}
+
+static void build_trace(trace *t, tp_impl *im, const tp_entry *en, size_t n, uint64_t *next_id,
+                        tp_live *live)
+{
+    tr_event e;
+    for (size_t i = 0; i < n; i++) {
+        const tp_entry *x = &en[i];
+        uint64_t id;
+        switch (x->action) {
+        case A_ALLOC:
+            ev_base(&e, t, TR_ALLOC);
+            e.id = (*next_id)++;
+            e.bytes = x->size;
+            e.addr = x->addr;
+            live_get(live, x->addr, 1); /* a stale entry would shadow the new one */
+            live_put(live, x->addr, e.id);
+            break;
+        case A_FREE_REQ:
+        case A_FREE_DONE:
+            id = live_get(live, x->addr, x->action == A_FREE_DONE);
+            if (id == UINT64_MAX) {
+                t->skipped++;
+                continue;
+            }
+            ev_base(&e, t, x->action == A_FREE_REQ ? TR_FREE_REQUESTED : TR_FREE_COMPLETED);
+            e.id = id;
+            break;
+        case A_SEG_ALLOC:
+        case A_SEG_FREE:
+            ev_base(&e, t, x->action == A_SEG_ALLOC ? TR_SEGMENT_ALLOC : TR_SEGMENT_FREE);
+            e.bytes = x->size;
+            e.addr = x->addr;
+            break;
+        case A_OOM:
+            ev_base(&e, t, TR_OOM_RECORDED);
+            e.bytes = x->size;
+            break;
+        default:
+            continue;
+        }
+        e.stream = x->stream;
+        e.time = x->time;
+        e.line = i + 1;
+        emit(im, &e);
+    }
+}
+
+static void declare(trace *t, tp_impl *im, uint64_t addr, uint64_t size, uint32_t stream)
+{
+    tr_event e;
+    ev_base(&e, t, TR_SEGMENT_ALLOC);
+    e.declared = 1;
+    e.addr = addr;
+    e.bytes = size;
+    e.stream = stream;
+    emit(im, &e);
+}
+
+/* From a parsed document to the event array. */
+static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
+{
+    const pkl_value *segs = pkl_get(root, "segments"), *dt = pkl_get(root, "device_traces");
+    if (!root || root->type != PKL_DICT || !segs || segs->type != PKL_LIST || !dt ||
+        dt->type != PKL_LIST)
+        return am_fail(err, AM_EINPUT, "%s: not a PyTorch memory snapshot: the top-level "
+                       "value is a %s, expected a dict with lists 'segments' and "
+                       "'device_traces'", t->path, root ? pkl_type_name(root->type) : "nothing");
+    int dev = t->opts.device;
+    if (dev < 0 || (size_t)dev >= dt->len)
+        return am_fail(err, AM_EINPUT, "%s: device %d: the snapshot has traces for %zu "
+                       "device%s (0..%zu)", t->path, dev, dt->len, dt->len == 1 ? "" : "s",
+                       dt->len ? dt->len - 1 : 0);
+    const pkl_value *list = dt->items[dev];
+    if (list->type != PKL_LIST)
+        return am_fail(err, AM_EINPUT, "%s: device_traces[%d] is a %s, expected a list",
+                       t->path, dev, pkl_type_name(list->type));
+    tp_streams st = {NULL, 0};
+    tp_state s = {NULL, 0, 0};
+    tp_entry *en = NULL;
+    size_t n = 0;
+    int rc = -1;
+    if (read_entries(t, list, dev, &st, &en, &n, err) < 0 ||
+        read_segments(t, segs, dev, &st, &s, err) < 0)
+        goto out;
+    /* 1. declarations: dump-time segments and segment_* addresses */
+    for (size_t i = 0; i < s.n; i++)
+        declare(t, im, s.s[i].addr, s.s[i].size, s.s[i].stream);
+    for (size_t i = 0; i < n; i++)
+        if ((en[i].action == A_SEG_ALLOC || en[i].action == A_SEG_FREE) &&
+            !seg_find(&s, en[i].addr))
+            declare(t, im, en[i].addr, en[i].size, en[i].stream);
+    /* 2. walk backwards to the state at the start */
+    for (size_t i = n; i-- > 0;)
+        t->skipped += (uint64_t)undo(&s, &en[i]); /* entries that do not fit the state */
+    uint64_t next_id = 1, nblocks = 0;
+    for (size_t i = 0; i < s.n; i++)
+        nblocks += s.s[i].nb;
+    tp_live live;
+    live_init(&live, n + nblocks);
+    build_prologue(t, im, &s, &next_id, &live);
+    /* 3. the trace itself */
+    build_trace(t, im, en, n, &next_id, &live);
+    free(live.key);
+    free(live.val);
+    rc = 0;
+out:
+    for (size_t i = 0; i < s.n; i++)
+        free(s.s[i].b);
+    free(s.s);
+    free(st.h);
+    free(en);
+    return rc;
+}
+
+/* ---- reader table ---- */
+
+static int tp_next(trace *t, tr_event *ev, am_error *err)
+{
+    tp_impl *im = t->impl;
+    if (im->next >= im->n)
+        return 0;
+    *ev = im->ev[im->next++];
+    return 1;
+}
+
+static void tp_close(trace *t)
+{
+    tp_impl *im = t->impl;
+    if (im)
+        free(im->ev);
+    free(im);
+    t->impl = NULL;
+}
+
+static const struct trace_reader tp_reader = {"pytorch_snapshot", tp_next, tp_close};
+
+int trace_pickle_open(trace *t, am_error *err)
+{
+    size_t cap = 1 << 16, len = 0, r;
+    unsigned char *buf = am_malloc(cap);
+    while ((r = fread(buf + len, 1, cap - len, t->f)) > 0) {
+        len += r;
+        if (len == cap)
+            buf = am_realloc(buf, cap *= 2);
+    }
+    if (ferror(t->f)) {
+        free(buf);
+        return am_fail(err, AM_EINPUT, "%s: read error", t->path);
+    }
+    pkl_doc *doc;
+    if (pkl_parse(buf, len, t->path, &doc, err) < 0) {
+        free(buf);
+        return -1;
+    }
+    free(buf);
+    tp_impl *im = am_calloc(1, sizeof *im);
+    if (build(t, pkl_root(doc), im, err) < 0) {
+        pkl_free(doc);
+        free(im->ev);
+        free(im);
+        return -1;
+    }
+    pkl_free(doc);
+    t->impl = im;
+    t->reader = &tp_reader;
+    return 0;
+}

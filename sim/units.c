@@ -1,0 +1,338 @@
+/* units.c - quantities with units: parsing "80GiB", "3.35TB/s", "2us" and printing them back.
+ *
+ * Parsing is exact and locale independent: a number is read as an integer mantissa (at most 26
+ * significant digits; further integer digits only raise the exponent, further fraction digits
+ * are dropped) and a decimal exponent, then multiplied by the unit's integer factor and scaled
+ * by the power of ten in 128-bit integer arithmetic, rounding to nearest (ties up). So "80GiB"
+ * is 85899345920 and "1.5GiB" is 1610612736 exactly, with no floating point involved.
+ * Unit names are case sensitive and limited to the ones units.h lists ("b" is not bytes). */
+#include "units.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifndef __SIZEOF_INT128__
+#error "units.c needs a 128-bit integer type (gcc or clang on a 64-bit target)"
+#endif
+__extension__ typedef unsigned __int128 u128;
+
+typedef struct unit {
+    const char *name;
+    uint64_t mul; /* base units (bytes, bytes/s or ps) per one of this unit */
+} unit_def;
+
+#define KI 1024ULL
+#define KD 1000ULL
+
+static const unit_def size_units[] = {
+    {"B", 1},           {"KiB", KI},      {"MiB", KI * KI},      {"GiB", KI * KI * KI},
+    {"TiB", KI * KI * KI * KI}, {"KB", KD}, {"MB", KD * KD}, {"GB", KD * KD * KD},
+    {"TB", KD * KD * KD * KD},  {NULL, 0},
+};
+
+static const unit_def bw_units[] = {
+    {"B/s", 1},          {"KB/s", KD},        {"MB/s", KD * KD},        {"GB/s", KD * KD * KD},
+    {"TB/s", KD * KD * KD * KD}, {"KiB/s", KI}, {"MiB/s", KI * KI}, {"GiB/s", KI * KI * KI},
+    {"TiB/s", KI * KI * KI * KI}, {NULL, 0},
+};
+
+static const unit_def time_units[] = {
+    {"ps", 1}, {"ns", AM_PS_PER_NS}, {"us", AM_PS_PER_US}, {"ms", AM_PS_PER_MS}, {"s", AM_PS_PER_S},
+    {NULL, 0},
+};
+
+/* A parsed decimal: value = mant * 10^exp, negative when neg. */
+#define MANT_ROOM ((u128)10000000000000ULL * 1000000000000ULL) /* 10^25 */
+typedef struct decnum {
+    u128 mant; /* at most 26 significant digits (< 10^26, so mant * 2^40 fits) */
+    int exp;
+    int neg;
+} decnum;
+
+/* ASCII only: <ctype.h> would consult the locale. */
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int is_space(char c) { return c == ' ' || c == '\t'; }
+
+/* Read a decimal number at s; returns the first character after it, or NULL (no digits). */
+static const char *parse_dec(const char *s, decnum *d)
+{
+    int digits = 0, frac = 0;
+    d->mant = 0;
+    d->exp = 0;
+    d->neg = 0;
+    if (*s == '-' || *s == '+')
+        d->neg = *s++ == '-';
+    /* digits with at most one '.'; a second '.' ends the number (and is refused later) */
+    for (;; s++) {
+        if (*s == '.' && !frac) {
+            frac = 1;
+            continue;
+        }
+        if (!is_digit(*s))
+            break;
+        digits++;
+        if (d->mant < MANT_ROOM) { /* room for one more digit */
+            d->mant = d->mant * 10 + (unsigned)(*s - '0');
+            d->exp -= frac;
+        } else if (!frac) {
+            d->exp++; /* integer digit beyond precision: keep the magnitude */
+        }
+    }
+    if (!digits)
+        return NULL;
+    /* Exponent only when digits follow ("1e3", "2E-2"); "1e" is left to the unit check. */
+    if ((*s == 'e' || *s == 'E') &&
+        (is_digit(s[1]) || ((s[1] == '-' || s[1] == '+') && is_digit(s[2])))) {
+        int eneg = 0, e = 0;
+        s++;
+        if (*s == '-' || *s == '+')
+            eneg = *s++ == '-';
+        for (; is_digit(*s); s++)
+            if (e < 100000)
+                e = e * 10 + (*s - '0');
+        d->exp += eneg ? -e : e;
+    }
+    return s;
+}
+
+/* mant * mul * 10^exp rounded to nearest, or -1 when it does not fit in 64 bits. */
+static int scale(u128 mant, int exp, uint64_t mul, uint64_t *out)
+{
+    u128 v = mant * mul; /* < 10^26 * 2^40 < 2^127 */
+    if (v == 0) {
+        *out = 0;
+        return 0;
+    }
+    if (exp >= 0) {
+        /* check before each step so that v * 10 cannot wrap 128 bits */
+        for (int i = 0; i < exp; i++) {
+            if (v > UINT64_MAX)
+                return -1;
+            v *= 10;
+        }
+    } else if (exp < -38) {
+        v = 0; /* v < 2^127 < 10^39 / 2: below one half of the base unit */
+    } else {
+        /* divide by 10^-exp (fits: 10^38 < 2^127) and round half up on the remainder */
+        u128 p = 1;
+        for (int i = 0; i < -exp; i++)
+            p *= 10;
+        u128 q = v / p, r = v % p;
+        v = q + (r * 2 >= p); /* r < p < 2^127: no overflow */
+    }
+    if (v > UINT64_MAX)
+        return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+/* Shared by the three parsers: number, optional blanks, unit from the table (or plain_mul). */
+static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_mul, uint64_t *out,
+                          const char **why, const char *unit_why)
+{
+    const char *dummy;
+    if (!why)
+        why = &dummy;
+    if (!s) {
+        *why = "empty value";
+        return -1;
+    }
+    while (is_space(*s))
+        s++;
+    if (!*s) {
+        *why = "empty value";
+        return -1;
+    }
+    decnum d;
+    const char *p = parse_dec(s, &d);
+    if (!p) {
+        *why = "not a number";
+        return -1;
+    }
+    /* "1.5.3", "1-2": number characters right after a number are a malformed number */
+    if (*p == '.' || is_digit(*p) || *p == '-' || *p == '+') {
+        *why = "malformed number";
+        return -1;
+    }
+    while (is_space(*p))
+        p++;
+    /* the unit is the rest, without trailing blanks, matched exactly (case sensitive) */
+    size_t n = strlen(p);
+    while (n && is_space(p[n - 1]))
+        n--;
+    uint64_t mul = 0;
+    if (n == 0) {
+        mul = plain_mul;
+    } else {
+        for (const unit_def *u = units; u->name; u++)
+            if (strlen(u->name) == n && memcmp(u->name, p, n) == 0)
+                mul = u->mul;
+        if (!mul) {
+            *why = unit_why;
+            return -1;
+        }
+    }
+    /* "-0" is zero, not negative */
+    if (d.neg && d.mant) {
+        *why = "negative values are not allowed";
+        return -1;
+    }
+    if (scale(d.mant, d.exp, mul, out) < 0) {
+        *why = "value too large (does not fit in 64 bits)";
+        return -1;
+    }
+    return 0;
+}
+
+int units_size(const char *s, uint64_t *bytes, const char **why)
+{
+    return parse_quantity(s, size_units, 1, bytes, why,
+                          "unknown unit (sizes: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)");
+}
+
+int units_bandwidth(const char *s, uint64_t *bytes_per_s, const char **why)
+{
+    return parse_quantity(s, bw_units, 1, bytes_per_s, why,
+                          "unknown unit (bandwidths: B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, "
+                          "GiB/s, TiB/s)");
+}
+
+int units_time_default(const char *s, am_ps unit_ps, am_ps *ps, const char **why)
+{
+    return parse_quantity(s, time_units, unit_ps, ps, why,
+                          "unknown unit (times: ps, ns, us, ms, s)");
+}
+
+int units_time(const char *s, am_ps *ps, const char **why)
+{
+    return units_time_default(s, AM_PS_PER_S, ps, why);
+}
+
+int units_u64(const char *s, size_t len, uint64_t *v)
+{
+    /* *v is written only on success */
+    uint64_t x = 0;
+    if (!s || len == 0)
+        return -1;
+    for (size_t i = 0; i < len; i++) {
+        if (!is_digit(s[i]))
+            return -1;
+        uint64_t d = (uint64_t)(s[i] - '0');
+        if (x > (UINT64_MAX - d) / 10)
+            return -1;
+        x = x * 10 + d;
+    }
+    *v = x;
+    return 0;
+}
+
+int units_real(const char *s, double *v, const char **why)
+{
+    const char *dummy;
+    if (!why)
+        why = &dummy;
+    if (!s || !*s) {
+        *why = "empty value";
+        return -1;
+    }
+    decnum d;
+    const char *p = parse_dec(s, &d);
+    if (!p) {
+        *why = "not a number";
+        return -1;
+    }
+    if (*p) {
+        *why = "malformed number";
+        return -1;
+    }
+    /* Exact when the mantissa and the power of ten are both exact doubles (the common case);
+     * otherwise scaled step by step (within a few ulps). */
+    double x = (double)d.mant;
+    int e = d.exp;
+    if (x != 0.0) {
+        while (e > 22 && isfinite(x)) { /* stops at infinity, refused below */
+            x *= 1e22;
+            e -= 22;
+        }
+        while (e < -22 && x != 0.0) {
+            x /= 1e22;
+            e += 22;
+        }
+        static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+        if (e >= -22 && e <= 22)
+            x = e >= 0 ? x * p10[e] : x / p10[-e];
+    }
+    if (!isfinite(x)) {
+        *why = "value too large";
+        return -1;
+    }
+    *v = d.neg ? -x : x;
+    return 0;
+}
+
+/* whole.frac with `places` decimals (1..3) of n / unit, rounded, into buf. */
+static char *fmt_fixed(char *buf, size_t n, uint64_t v, uint64_t unit, int places,
+                       const char *name)
+{
+    /* integer arithmetic: exact for every 64-bit value, and a fraction that rounds up to
+     * one whole unit carries ("1023.999 KiB" prints "1024.00 KiB") */
+    uint64_t scale10 = places == 2 ? 100 : places == 3 ? 1000 : 10;
+    uint64_t whole = v / unit;
+    u128 frac = ((u128)(v % unit) * scale10 + unit / 2) / unit;
+    if (frac >= scale10) {
+        whole++;
+        frac -= scale10;
+    }
+    snprintf(buf, n, "%llu.%0*llu %s", (unsigned long long)whole, places,
+             (unsigned long long)frac, name);
+    return buf;
+}
+
+char *units_fmt_size(char *buf, size_t n, uint64_t bytes)
+{
+    static const char *const names[] = {"KiB", "MiB", "GiB", "TiB"};
+    if (bytes < KI) {
+        snprintf(buf, n, "%llu B", (unsigned long long)bytes);
+        return buf;
+    }
+    /* the largest binary unit not above the value, up to TiB */
+    uint64_t unit = KI;
+    int i = 0;
+    while (i < 3 && bytes >= unit * KI) {
+        unit *= KI;
+        i++;
+    }
+    return fmt_fixed(buf, n, bytes, unit, 2, names[i]);
+}
+
+char *units_fmt_bandwidth(char *buf, size_t n, double bytes_per_s)
+{
+    static const char *const names[] = {"B/s", "KB/s", "MB/s", "GB/s", "TB/s"};
+    /* decimal units, as bandwidths are quoted by vendors (GB/s, TB/s) */
+    double v = bytes_per_s;
+    int i = 0;
+    while (i < 4 && (v >= 1000.0 || v <= -1000.0)) {
+        v /= 1000.0;
+        i++;
+    }
+    snprintf(buf, n, "%.3f %s", v, names[i]);
+    return buf;
+}
+
+char *units_fmt_time(char *buf, size_t n, am_ps ps)
+{
+    if (ps < AM_PS_PER_NS) {
+        snprintf(buf, n, "%llu ps", (unsigned long long)ps);
+        return buf;
+    }
+    if (ps < AM_PS_PER_US)
+        return fmt_fixed(buf, n, ps, AM_PS_PER_NS, 3, "ns");
+    if (ps < AM_PS_PER_MS)
+        return fmt_fixed(buf, n, ps, AM_PS_PER_US, 3, "us");
+    if (ps < AM_PS_PER_S)
+        return fmt_fixed(buf, n, ps, AM_PS_PER_MS, 3, "ms");
+    return fmt_fixed(buf, n, ps, AM_PS_PER_S, 3, "s");
+}

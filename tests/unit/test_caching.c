@@ -1,0 +1,465 @@
+/* test_caching.c - the PyTorch caching allocator (allocators.md section 3), rule by rule with
+ * exact addresses, and the two shared snapshots replayed at their recorded addresses. The
+ * policy runs under the real memory level (first fit from 0; recorded-segment hints). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../models/alloc.h"
+#include "../../models/memory.h"
+#include "../../sim/trace_impl.h"
+#include "testutil.h"
+
+#define MiB (1ULL << 20)
+
+const struct alloc_ops *alloc_caching_ops(void);
+
+/* ---- options through the policy's own table ---- */
+
+typedef struct copt { const char *key; uint64_t u; double d; } copt;
+
+static void *make_opts(const copt *set, size_t n)
+{
+    const struct alloc_ops *ops = alloc_caching_ops();
+    char *o = calloc(1, ops->opts_size);
+    /* defaults of section 3 */
+    const copt defs[] = {{"max_split_size", UINT64_MAX, 0},
+                         {"max_non_split_rounding", 20 * MiB, 0}};
+    for (int pass = 0; pass < 2; pass++) {
+        const copt *v = pass ? set : defs;
+        size_t m = pass ? n : AM_ARRAY_LEN(defs);
+        for (size_t i = 0; i < m; i++) {
+            const opt_desc *d = ops->opts;
+            while (d->key && strcmp(d->key, v[i].key) != 0)
+                d++;
+            CU_ASSERT_PTR_NOT_NULL_FATAL(d->key);
+            switch (d->type) {
+            case OPT_BOOL:
+            case OPT_ENUM: *(int *)(o + d->offset) = (int)v[i].u; break;
+            case OPT_FRACTION:
+            case OPT_REAL: *(double *)(o + d->offset) = v[i].d; break;
+            case OPT_UINT_LIST:
+                *(uint64_t *)(o + d->offset) = v[i].u;
+                *(size_t *)(o + d->count_offset) = 1;
+                break;
+            default: *(uint64_t *)(o + d->offset) = v[i].u; break;
+            }
+        }
+    }
+    return o;
+}
+
+typedef struct fx {
+    mem_level *m;
+    void *opts;
+} fx;
+
+static void fx_open(fx *f, uint64_t capacity, int recorded, const copt *set, size_t n)
+{
+    f->opts = make_opts(set, n);
+    mem_params p = {.name = "hbm", .capacity = capacity, .granularity = 1,
+                    .policy = alloc_caching_ops(), .policy_opts = f->opts,
+                    .recorded_addresses = recorded};
+    am_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(mem_create(&f->m, &p, &err), 0);
+}
+
+static void fx_check(fx *f)
+{
+    am_error err = {0};
+    int bad = mem_check(f->m, &err);
+    if (bad)
+        printf("\ncheck: %s\n", err.msg);
+    CU_ASSERT_EQUAL(bad, 0);
+}
+
+static void fx_close(fx *f)
+{
+    mem_destroy(f->m);
+    free(f->opts);
+}
+
+/* Allocate and return the address (UINT64_MAX on OOM); *out receives the block. */
+static uint64_t al(fx *f, uint64_t bytes, uint32_t stream, alloc_out *out)
+{
+    alloc_req r = {bytes, stream};
+    alloc_out o = {0};
+    int rc = mem_alloc(f->m, &r, &o);
+    fx_check(f);
+    if (out)
+        *out = o;
+    return rc == ALLOC_OK ? o.addr : UINT64_MAX;
+}
+
+static void fr(fx *f, const alloc_out *o, uint64_t bytes)
+{
+    mem_free(f->m, o->handle, bytes, o->size, 0);
+    fx_check(f);
+}
+
+/* A policy statistic by name (current value; peak into *peak). */
+typedef struct statq { const char *name; uint64_t cur, peak; int found; } statq;
+static void sq_u64(void *ctx, const char *name, uint64_t v)
+{
+    statq *q = ctx;
+    if (strcmp(q->name, name) == 0) {
+        q->cur = q->peak = v;
+        q->found = 1;
+    }
+}
+static void sq_cp(void *ctx, const char *name, uint64_t c, uint64_t p)
+{
+    statq *q = ctx;
+    if (strcmp(q->name, name) == 0) {
+        q->cur = c;
+        q->peak = p;
+        q->found = 1;
+    }
+}
+static void sq_real(void *ctx, const char *name, double v, int is_null) {}
+
+static uint64_t stat(fx *f, const char *name)
+{
+    statq q = {name, 0, 0, 0};
+    stat_sink k = {&q, sq_u64, sq_cp, sq_real};
+    alloc_caching_ops()->stats(mem_policy_state(f->m), &k);
+    CU_ASSERT(q.found);
+    return q.cur;
+}
+
+/* ---- rules of section 3 ---- */
+
+static void test_rounding(void)
+{
+    fx f;
+    alloc_out o;
+    fx_open(&f, 1ULL << 30, 0, NULL, 0);
+    CU_ASSERT_EQUAL(al(&f, 1, 0, &o), 0);
+    CU_ASSERT_EQUAL(o.size, 512);
+    CU_ASSERT_EQUAL(al(&f, 513, 0, &o), 512);
+    CU_ASSERT_EQUAL(o.size, 1024);
+    CU_ASSERT_EQUAL(al(&f, 1363148, 0, &o), 2 * MiB); /* large pool: a new 20 MiB segment */
+    CU_ASSERT_EQUAL(o.size, 1363456);                 /* 512 rounding only */
+    fx_close(&f);
+
+    copt d4[] = {{"roundup_power2_divisions", 4, 0}};
+    fx_open(&f, 1ULL << 30, 0, d4, 1);
+    al(&f, 1363148, 0, &o); /* 1 MiB interval in 4 steps of 256 KiB */
+    CU_ASSERT_EQUAL(o.size, 1572864);
+    al(&f, 2 * MiB, 0, &o); /* a power of two stays */
+    CU_ASSERT_EQUAL(o.size, 2 * MiB);
+    al(&f, 1500, 0, &o); /* not above 512 * divisions: 512 rounding */
+    CU_ASSERT_EQUAL(o.size, 1536);
+    al(&f, 3000, 0, &o); /* 2 KiB interval in 4 steps of 512 */
+    CU_ASSERT_EQUAL(o.size, 3072);
+    al(&f, 5 * MiB + 1, 0, &o); /* 4 MiB interval, 1 MiB steps */
+    CU_ASSERT_EQUAL(o.size, 6 * MiB);
+    fx_close(&f);
+}
+
+static void test_pools_and_segments(void)
+{
+    fx f;
+    alloc_out o;
+    fx_open(&f, 1ULL << 30, 0, NULL, 0);
+    const mem_metrics *mm = mem_get_metrics(f.m);
+    CU_ASSERT_EQUAL(al(&f, MiB, 0, &o), 0); /* small pool: 2 MiB segment */
+    CU_ASSERT_EQUAL(mm->reserved_bytes, 2 * MiB);
+    CU_ASSERT_EQUAL(al(&f, MiB + 1, 0, &o), 2 * MiB); /* large: 20 MiB segment */
+    CU_ASSERT_EQUAL(mm->reserved_bytes, 22 * MiB);
+    /* other streams, so that each request needs a new segment */
+    CU_ASSERT_EQUAL(al(&f, 10 * MiB, 1, &o), 22 * MiB); /* exactly 10 MiB: its own size */
+    CU_ASSERT_EQUAL(mm->reserved_bytes, 32 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 11 * MiB, 2, &o), 32 * MiB); /* rounded up to 2 MiB */
+    CU_ASSERT_EQUAL(mm->reserved_bytes, 44 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 10 * MiB - 512, 3, &o), 44 * MiB); /* under 10 MiB: 20 MiB */
+    CU_ASSERT_EQUAL(mm->reserved_bytes, 64 * MiB);
+    CU_ASSERT_EQUAL(stat(&f, "segment"), 5);
+    CU_ASSERT_EQUAL(stat(&f, "num_device_alloc"), 5);
+    fx_close(&f);
+}
+
+static void test_best_fit(void)
+{
+    fx f;
+    alloc_out a[6], o;
+    fx_open(&f, 1ULL << 30, 0, NULL, 0);
+    const uint64_t sz[6] = {8192, 512, 4096, 512, 4096, 512};
+    uint64_t at = 0;
+    for (int i = 0; i < 6; i++) {
+        CU_ASSERT_EQUAL(al(&f, sz[i], 0, &a[i]), at);
+        at += sz[i];
+    }
+    fr(&f, &a[0], 8192);
+    fr(&f, &a[2], 4096);
+    fr(&f, &a[4], 4096);
+    CU_ASSERT_EQUAL(al(&f, 4000, 0, &o), 8704);  /* smallest fit, lowest address */
+    CU_ASSERT_EQUAL(al(&f, 4096, 0, &o), 13312); /* the other 4 KiB block */
+    CU_ASSERT_EQUAL(al(&f, 5000, 0, &o), 0);     /* 8 KiB block, split */
+    CU_ASSERT_EQUAL(al(&f, 3072, 0, &o), 5120);  /* its remainder (3 KiB) */
+    /* another stream never takes stream 0's blocks */
+    CU_ASSERT_EQUAL(al(&f, 512, 1, &o), 2 * MiB);
+    fx_close(&f);
+}
+
+static void test_oversize(void)
+{
+    fx f;
+    alloc_out a, b, c, d;
+    copt mss[] = {{"max_split_size", 24 * MiB, 0}};
+    fx_open(&f, 1ULL << 30, 0, mss, 1);
+    CU_ASSERT_EQUAL(al(&f, 50 * MiB, 0, &a), 0);
+    fr(&f, &a, 50 * MiB);
+    /* request under max_split_size refuses a block at or above it */
+    CU_ASSERT_EQUAL(al(&f, 12 * MiB, 0, &b), 50 * MiB);
+    /* oversize request refuses a block 20 MiB (max_non_split_rounding) or more larger */
+    CU_ASSERT_EQUAL(al(&f, 25 * MiB, 0, &c), 62 * MiB);
+    CU_ASSERT_EQUAL(c.size, 26 * MiB);
+    fr(&f, &c, 25 * MiB);
+    /* 31 MiB takes the 50 MiB block whole (19 MiB more, and oversize blocks never split) */
+    CU_ASSERT_EQUAL(al(&f, 31 * MiB, 0, &d), 0);
+    CU_ASSERT_EQUAL(d.size, 50 * MiB);
+    fx_close(&f);
+}
+
+static void test_split_rules(void)
+{
+    fx f;
+    alloc_out o;
+    fx_open(&f, 1ULL << 30, 0, NULL, 0);
+    CU_ASSERT_EQUAL(al(&f, 2 * MiB, 0, &o), 0); /* large: remainder 18 MiB > 1 MiB splits */
+    CU_ASSERT_EQUAL(o.size, 2 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 17 * MiB + MiB / 2, 0, &o), 2 * MiB);
+    CU_ASSERT_EQUAL(o.size, 18 * MiB); /* remainder 512 KiB <= 1 MiB stays inside */
+    CU_ASSERT_EQUAL(al(&f, MiB, 0, &o), 20 * MiB); /* small: 512-byte rule */
+    CU_ASSERT_EQUAL(o.size, MiB);
+    CU_ASSERT_EQUAL(al(&f, MiB - 512, 0, &o), 21 * MiB);
+    CU_ASSERT_EQUAL(o.size, MiB - 512);
+    CU_ASSERT_EQUAL(al(&f, 512, 0, &o), 22 * MiB - 512);
+    CU_ASSERT_EQUAL(stat(&f, "inactive_split_bytes"), 0);
+    fx_close(&f);
+}
+
+static void count_blocks(void *arg, const alloc_block *b) { (*(int *)arg)++; }
+
+static void test_merge_and_two_phase(void)
+{
+    fx f;
+    alloc_out a, b, c, d;
+    fx_open(&f, 1ULL << 30, 0, NULL, 0);
+    al(&f, 1000, 0, &a);
+    al(&f, 512, 0, &b);
+    al(&f, 512, 0, &c);
+    CU_ASSERT_EQUAL(stat(&f, "allocated_bytes"), 2048);
+    CU_ASSERT_EQUAL(stat(&f, "requested_bytes"), 2024);
+    /* free_requested: allocated drops now, the block stays active and unusable */
+    mem_free_requested(f.m, a.handle, 1000, a.size);
+    fx_check(&f);
+    CU_ASSERT_EQUAL(stat(&f, "allocated_bytes"), 1024);
+    CU_ASSERT_EQUAL(stat(&f, "active_bytes"), 2048);
+    CU_ASSERT_EQUAL(al(&f, 1024, 0, &d), 2048);
+    mem_free(f.m, a.handle, 1000, a.size, 1);
+    fx_check(&f);
+    CU_ASSERT_EQUAL(stat(&f, "active_bytes"), 2048);
+    /* a's block and the segment's tail are free pieces of a used segment */
+    CU_ASSERT_EQUAL(stat(&f, "inactive_split_bytes"), 1024 + 2 * MiB - 3072);
+    fr(&f, &c, 512);
+    fr(&f, &d, 1024); /* merges with c's block and the tail */
+    fr(&f, &b, 512);  /* merges both ways: one free 2 MiB block */
+    int n = 0;
+    alloc_caching_ops()->walk(mem_policy_state(f.m), count_blocks, &n);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_EQUAL(mem_largest_free(f.m), 2 * MiB);
+    CU_ASSERT_EQUAL(stat(&f, "inactive_split_bytes"), 0);
+    fx_close(&f);
+}
+
+static void test_miss_sequence(void)
+{
+    fx f;
+    alloc_out a, b, c;
+    fx_open(&f, 64 * MiB, 0, NULL, 0);
+    al(&f, 30 * MiB, 0, &a);
+    fr(&f, &a, 30 * MiB);
+    /* 30 + 40 > 64: release the free segment, count a retry, then succeed at 0 */
+    CU_ASSERT_EQUAL(al(&f, 40 * MiB, 0, &b), 0);
+    CU_ASSERT_EQUAL(stat(&f, "num_alloc_retries"), 1);
+    CU_ASSERT_EQUAL(stat(&f, "num_device_free"), 1);
+    /* nothing left to release: out of memory after one more retry */
+    CU_ASSERT_EQUAL(al(&f, 30 * MiB, 0, &c), UINT64_MAX);
+    CU_ASSERT_EQUAL(stat(&f, "num_ooms"), 1);
+    CU_ASSERT_EQUAL(stat(&f, "num_alloc_retries"), 2);
+    CU_ASSERT_EQUAL(mem_get_metrics(f.m)->ooms, 1);
+    fx_close(&f);
+
+    /* max_split_size set: oversize cached blocks go back first, largest first, no retry */
+    copt mss[] = {{"max_split_size", 8 * MiB, 0}};
+    fx_open(&f, 64 * MiB, 0, mss, 1);
+    al(&f, 30 * MiB, 0, &a);
+    al(&f, 20 * MiB, 0, &b);
+    fr(&f, &a, 30 * MiB);
+    fr(&f, &b, 20 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 40 * MiB, 0, &c), 0);
+    CU_ASSERT_EQUAL(stat(&f, "num_alloc_retries"), 0);
+    CU_ASSERT_EQUAL(stat(&f, "num_device_free"), 2);
+    fx_close(&f);
+
+    /* device refusals (fault injection) reach the same path */
+    fx_open(&f, 1ULL << 30, 0, NULL, 0);
+    mem_fail_next_device_allocs(f.m, 2);
+    CU_ASSERT_EQUAL(al(&f, 512, 0, &a), UINT64_MAX);
+    CU_ASSERT_EQUAL(stat(&f, "num_ooms"), 1);
+    CU_ASSERT_EQUAL(al(&f, 512, 0, &a), 0);
+    fx_close(&f);
+}
+
+static void test_memory_fraction_and_gc(void)
+{
+    fx f;
+    alloc_out a, b, c;
+    copt frac[] = {{"memory_fraction", 0, 0.5}};
+    fx_open(&f, 100 * MiB, 0, frac, 1);
+    CU_ASSERT_EQUAL(al(&f, 40 * MiB, 0, &a), 0);
+    CU_ASSERT_EQUAL(al(&f, 12 * MiB, 0, &b), UINT64_MAX); /* 40 + 12 > 50 */
+    fx_close(&f);
+
+    copt gc[] = {{"memory_fraction", 0, 0.5}, {"garbage_collection_threshold", 0, 0.5}};
+    fx_open(&f, 100 * MiB, 0, gc, 2);
+    CU_ASSERT_EQUAL(al(&f, 20 * MiB, 0, &a), 0);
+    fr(&f, &a, 20 * MiB); /* entered the pool after 1 lookup */
+    CU_ASSERT_EQUAL(al(&f, 22 * MiB, 0, &b), 20 * MiB);
+    fr(&f, &b, 22 * MiB); /* after 2 lookups */
+    /* 3rd lookup misses; reserved 42 > 25 MiB: ages 2 and 1, average 1.5: the 20 MiB block
+     * goes, which reclaims enough; the new 24 MiB segment goes first fit at 42 MiB */
+    CU_ASSERT_EQUAL(al(&f, 24 * MiB, 0, &c), 42 * MiB);
+    CU_ASSERT_EQUAL(stat(&f, "num_device_free"), 1);
+    CU_ASSERT_EQUAL(stat(&f, "reserved_bytes"), 46 * MiB);
+    fx_close(&f);
+}
+
+static void test_expandable(void)
+{
+    fx f;
+    alloc_out a, b, c, d;
+    const uint64_t va = 1ULL << 56, large = va + (1ULL << 40);
+    copt ex[] = {{"expandable_segments", 1, 0}};
+    fx_open(&f, 64 * MiB, 0, ex, 1);
+    const mem_metrics *mm = mem_get_metrics(f.m);
+    CU_ASSERT_EQUAL(al(&f, MiB, 0, &a), va); /* one 2 MiB page of the small range */
+    CU_ASSERT_EQUAL(mm->reserved_bytes, 2 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 3 * MiB, 0, &b), large); /* one 20 MiB page of the large range */
+    CU_ASSERT_EQUAL(mm->reserved_bytes, 22 * MiB);
+    /* 30 MiB: the free 17 MiB tail grows by one more page; 512-byte split rule */
+    CU_ASSERT_EQUAL(al(&f, 30 * MiB, 0, &c), large + 3 * MiB);
+    CU_ASSERT_EQUAL(c.size, 30 * MiB);
+    CU_ASSERT_EQUAL(mm->reserved_bytes, 42 * MiB);
+    fr(&f, &c, 30 * MiB);
+    /* 100 MiB exceeds the range: release unmaps the free whole page [20, 40) MiB, then OOM */
+    CU_ASSERT_EQUAL(al(&f, 100 * MiB, 0, &d), UINT64_MAX);
+    CU_ASSERT_EQUAL(mm->reserved_bytes, 22 * MiB);
+    CU_ASSERT_EQUAL(stat(&f, "reserved_bytes"), 22 * MiB);
+    CU_ASSERT_EQUAL(stat(&f, "num_ooms"), 1);
+    /* mapping again reuses the lowest address */
+    CU_ASSERT_EQUAL(al(&f, 30 * MiB, 0, &c), large + 3 * MiB);
+    fx_close(&f);
+}
+
+/* ---- the shared snapshots, replayed at their recorded addresses ---- */
+
+typedef struct live { uint64_t handle, requested, given; int ok; } live;
+
+static void replay(const char *name, uint64_t expect_allocs)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "pytorch-snapshots/%s", name);
+    const char *path = tu_shared(rel);
+    if (!path)
+        return;
+    trace t = {0};
+    t.path = (char *)(uintptr_t)path;
+    t.f = fopen(path, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t.f);
+    am_error err = {0};
+    int rc = trace_pickle_open(&t, &err);
+    if (rc)
+        printf("\n%s\n", err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    copt rec[] = {{"segment_addresses", 1, 0}};
+    fx f;
+    fx_open(&f, 80ULL << 30, 1, rec, 1);
+    size_t cap = 1 << 16;
+    live *lv = calloc(cap, sizeof *lv);
+    tr_event e;
+    uint64_t allocs = 0, matches = 0, trace_allocs = 0, checks_bad = 0;
+    while ((rc = t.reader->next(&t, &e, &err)) == 1) {
+        if (e.kind == TR_SEGMENT_ALLOC && e.declared) {
+            mem_note_recorded_segment(f.m, e.addr, e.bytes);
+            continue;
+        }
+        if (e.kind == TR_ALLOC) {
+            while (e.id >= cap) {
+                lv = realloc(lv, 2 * cap * sizeof *lv);
+                memset(lv + cap, 0, cap * sizeof *lv);
+                cap *= 2;
+            }
+            alloc_req r = {e.bytes, e.stream};
+            alloc_out o = {0};
+            mem_hint(f.m, e.addr);
+            int st = mem_alloc(f.m, &r, &o);
+            mem_hint(f.m, TR_NO_ADDR);
+            lv[e.id] = (live){o.handle, e.bytes, o.size, st == ALLOC_OK};
+            allocs++;
+            if (e.line) { /* an allocation of the trace itself, not of the prologue */
+                trace_allocs++;
+                matches += st == ALLOC_OK && o.addr == e.addr;
+            }
+        } else if (e.kind == TR_FREE || e.kind == TR_FREE_REQUESTED ||
+                   e.kind == TR_FREE_COMPLETED) {
+            live *l = &lv[e.id];
+            if (!l->ok)
+                continue;
+            if (e.kind == TR_FREE_REQUESTED)
+                mem_free_requested(f.m, l->handle, l->requested, l->given);
+            else
+                mem_free(f.m, l->handle, l->requested, l->given, e.kind == TR_FREE_COMPLETED);
+        }
+        if (mem_check(f.m, &err))
+            checks_bad++;
+    }
+    CU_ASSERT_EQUAL(rc, 0);
+    printf("\n  %s: %llu of %llu allocations at their recorded address\n", name,
+           (unsigned long long)matches, (unsigned long long)trace_allocs);
+    CU_ASSERT_EQUAL(trace_allocs, expect_allocs);
+    CU_ASSERT_EQUAL(matches, expect_allocs);
+    CU_ASSERT_EQUAL(checks_bad, 0);
+    free(lv);
+    fx_close(&f);
+    t.reader->close(&t);
+    fclose(t.f);
+}
+
+static void test_snapshot_magma(void)
+{
+    replay("MAGMA27_assignment2-systems_memory_snapshot.pickle", 1721);
+}
+
+static void test_snapshot_bcrafton(void)
+{
+    replay("bcrafton_assignment2-systems_memory_snapshot.pickle", 2162);
+}
+
+void suite_caching(void)
+{
+    TU_SUITE("caching",
+             {"rounding and power-of-two divisions", test_rounding},
+             {"pools and segment sizes", test_pools_and_segments},
+             {"best fit by (stream, size, address)", test_best_fit},
+             {"oversize refusals", test_oversize},
+             {"split rules", test_split_rules},
+             {"merge on free and two-phase free", test_merge_and_two_phase},
+             {"miss sequence, retries, OOM", test_miss_sequence},
+             {"memory fraction and garbage collection", test_memory_fraction_and_gc},
+             {"expandable segments map and unmap", test_expandable},
+             {"snapshot MAGMA27 at recorded addresses", test_snapshot_magma},
+             {"snapshot bcrafton at recorded addresses", test_snapshot_bcrafton});
+}

@@ -1,0 +1,927 @@
+/* test_config.c - YAML config loading: structs, presets, --set, defaults, every error message,
+ * and the effective config written back and loaded again. Works against whatever policy table
+ * models/policies.c registers, as long as it has "bfc" (with the options named in
+ * configs/devices/h100.yaml) and "best_fit". */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../../sim/config.h"
+#include "testutil.h"
+
+#define GiB (1024ULL * 1024 * 1024)
+#define MiB (1024ULL * 1024)
+
+/* Print what went wrong before the assertion fails, so a failing run explains itself. */
+#define ASSERT_HAS(msg, part) do { \
+        const char *m_ = (msg), *p_ = (part); \
+        if (!strstr(m_, p_)) \
+            printf("\n  message:  %s\n  expected: %s\n", m_, p_); \
+        CU_ASSERT_PTR_NOT_NULL(strstr(m_, p_)); \
+    } while (0)
+#define ASSERT_MSG(msg, exact) do { \
+        const char *m_ = (msg), *x_ = (exact); \
+        if (strcmp(m_, x_) != 0) \
+            printf("\n  message:  %s\n  expected: %s\n", m_, x_); \
+        CU_ASSERT_STRING_EQUAL(m_, x_); \
+    } while (0)
+
+static am_config *load_ok(const char *yaml, const char *const *sets, int nsets)
+{
+    am_config *c = NULL;
+    am_error e = {0, ""};
+    int rc = cfg_load_string(&c, "t.yaml", yaml, sets, nsets, &e);
+    if (rc != 0)
+        printf("\n  unexpected error: %s\n", e.msg);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_EQUAL(e.status, AM_OK);
+    return rc == 0 ? c : NULL;
+}
+
+static am_config *file_ok(const char *path, const char *const *sets, int nsets)
+{
+    am_config *c = NULL;
+    am_error e = {0, ""};
+    int rc = cfg_load(&c, path, sets, nsets, &e);
+    if (rc != 0)
+        printf("\n  unexpected error: %s\n", e.msg);
+    CU_ASSERT_EQUAL(rc, 0);
+    return rc == 0 ? c : NULL;
+}
+
+/* The load must fail with an input error and leave *cfg untouched; returns the message. */
+static const char *load_err(const char *yaml, const char *const *sets, int nsets)
+{
+    static am_error e;
+    static am_config sentinel;
+    am_config *c = &sentinel;
+    memset(&e, 0, sizeof e);
+    int rc = cfg_load_string(&c, "t.yaml", yaml, sets, nsets, &e);
+    CU_ASSERT_EQUAL(rc, -1);
+    CU_ASSERT_EQUAL(e.status, AM_EINPUT);
+    CU_ASSERT_PTR_EQUAL(c, &sentinel);
+    if (rc == 0 && c != &sentinel)
+        cfg_free(c);
+    return e.msg;
+}
+
+/* A policy option's value in the level's options struct, found through its option table. */
+static double pol_num(const cfg_level *lv, const char *key)
+{
+    for (const opt_desc *o = lv->policy->opts; o && o->key; o++) {
+        if (strcmp(o->key, key) != 0)
+            continue;
+        const char *at = (const char *)lv->policy_opts + o->offset;
+        int i;
+        double d;
+        uint64_t u;
+        switch (o->type) {
+        case OPT_BOOL:
+        case OPT_ENUM:
+            memcpy(&i, at, sizeof i);
+            return i;
+        case OPT_REAL:
+        case OPT_FRACTION:
+            memcpy(&d, at, sizeof d);
+            return d;
+        case OPT_STRING:
+        case OPT_UINT_LIST:
+            CU_FAIL("pol_num: not a number option");
+            return -1;
+        default:
+            memcpy(&u, at, sizeof u);
+            return (double)u;
+        }
+    }
+    printf("\n  policy %s has no option %s\n", lv->policy->name, key);
+    CU_FAIL("no such policy option");
+    return -1;
+}
+
+static const char *val(const am_config *c, const char *path)
+{
+    const cfg_node *n = cfg_get(c->root, path);
+    if (!n)
+        printf("\n  no node at %s\n", path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+    CU_ASSERT_EQUAL_FATAL(n->kind, CFG_SCALAR);
+    return n->value;
+}
+
+/* tu_tmpdir()/devices, where cfg_load of a config in tu_tmpdir() finds presets. */
+static void write_preset(const char *dir, const char *name, const char *text)
+{
+    char d[512], f[600];
+    snprintf(d, sizeof d, "%s/%s", tu_tmpdir(), dir);
+    mkdir(d, 0777);
+    snprintf(f, sizeof f, "%s/%s.yaml", dir, name);
+    tu_write(f, text);
+}
+
+static const char *const valid_yaml =
+    "version: 1\n"
+    "default_memory: hbm\n"
+    "memories:\n"
+    "  host:\n"
+    "    kind: host_pinned\n"
+    "    capacity: 512GiB\n"
+    "  hbm:\n"
+    "    kind: hbm\n"
+    "    capacity: 80GiB\n"
+    "    granularity: 2MiB\n"
+    "    allocator:\n"
+    "      policy: bfc\n"
+    "      memory_limit: 60GiB\n"
+    "      allow_growth: true\n"
+    "      retry_wait: 5ms\n"
+    "links:\n"
+    "  h2d:\n"
+    "    from: host\n"
+    "    to: hbm\n"
+    "    bandwidth: 64GB/s\n"
+    "    efficiency: 0.85\n"
+    "    latency: 2us\n"
+    "    concurrency: 2\n"
+    "    duplex: no\n"
+    "trace:\n"
+    "  lifetimes: inclusive\n"
+    "  time_unit: 1us\n"
+    "engine:\n"
+    "  queue_depth: 8\n"
+    "report:\n"
+    "  timeline_interval: 1ms\n"
+    "  max_oom_events: 3\n";
+
+static void test_valid(void)
+{
+    am_config *c = load_ok(valid_yaml, NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_STRING_EQUAL(c->path, "t.yaml");
+    CU_ASSERT_STRING_EQUAL(c->device, "");
+    CU_ASSERT_EQUAL_FATAL(c->nlevels, 2);
+    const cfg_level *host = &c->levels[0], *hbm = &c->levels[1];
+    CU_ASSERT_STRING_EQUAL(host->name, "host");
+    CU_ASSERT_STRING_EQUAL(host->kind, "host_pinned");
+    CU_ASSERT_EQUAL(host->capacity, 512 * GiB);
+    CU_ASSERT_EQUAL(host->granularity, 1);
+    CU_ASSERT_PTR_EQUAL(host->policy, alloc_find("best_fit"));
+    CU_ASSERT_PTR_EQUAL(host->node, cfg_get(c->root, "memories.host"));
+    CU_ASSERT_STRING_EQUAL(hbm->name, "hbm");
+    CU_ASSERT_STRING_EQUAL(hbm->kind, "hbm");
+    CU_ASSERT_EQUAL(hbm->capacity, 85899345920ULL);
+    CU_ASSERT_EQUAL(hbm->granularity, 2 * MiB);
+    CU_ASSERT_PTR_EQUAL_FATAL(hbm->policy, alloc_find("bfc"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(hbm->policy_opts);
+    CU_ASSERT_DOUBLE_EQUAL(pol_num(hbm, "memory_limit"), (double)(60 * GiB), 0);
+    CU_ASSERT_DOUBLE_EQUAL(pol_num(hbm, "allow_growth"), 1, 0);
+    CU_ASSERT_DOUBLE_EQUAL(pol_num(hbm, "memory_fraction"), 0.75, 0); /* BFC's default */
+    CU_ASSERT_DOUBLE_EQUAL(pol_num(hbm, "retry_wait"), 5e9, 0);
+    CU_ASSERT_EQUAL(c->default_level, 1);
+    CU_ASSERT_EQUAL(cfg_level_index(c, "hbm", 3), 1);
+    CU_ASSERT_EQUAL(cfg_level_index(c, "hostile", 4), 0); /* only len characters count */
+    CU_ASSERT_EQUAL(cfg_level_index(c, "hb", 2), -1);
+
+    CU_ASSERT_EQUAL_FATAL(c->nlinks, 1);
+    const cfg_link *l = &c->links[0];
+    CU_ASSERT_STRING_EQUAL(l->name, "h2d");
+    CU_ASSERT_EQUAL(l->from, 0);
+    CU_ASSERT_EQUAL(l->to, 1);
+    CU_ASSERT_EQUAL(l->bandwidth, 64000000000ULL);
+    CU_ASSERT_DOUBLE_EQUAL(l->efficiency, 0.85, 0);
+    CU_ASSERT_EQUAL(l->latency, 2 * AM_PS_PER_US);
+    CU_ASSERT_EQUAL(l->concurrency, 2);
+    CU_ASSERT_EQUAL(l->duplex, 0);
+
+    CU_ASSERT_EQUAL(c->trace.lifetimes_inclusive, 1);
+    CU_ASSERT_EQUAL(c->trace.time_unit, AM_PS_PER_US);
+    CU_ASSERT_EQUAL(c->engine.queue_depth, 8);
+    CU_ASSERT_EQUAL(c->report.timeline_interval, AM_PS_PER_MS);
+    CU_ASSERT_EQUAL(c->report.max_oom_events, 3);
+
+    /* positions are 1-based and point at the key */
+    const cfg_node *cap = cfg_get(c->root, "memories.hbm.capacity");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cap);
+    CU_ASSERT_STRING_EQUAL(cap->file, "t.yaml");
+    CU_ASSERT_EQUAL(cap->line, 9);
+    CU_ASSERT_EQUAL(cap->col, 5);
+    CU_ASSERT_PTR_NULL(cfg_get(c->root, "memories.hbm.nothing"));
+    CU_ASSERT_PTR_NULL(cfg_get(c->root, "memories.hbm.capacity.deeper"));
+    cfg_free(c);
+    cfg_free(NULL);
+}
+
+static void test_defaults(void)
+{
+    am_config *c = load_ok("version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n", NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_EQUAL_FATAL(c->nlevels, 1);
+    CU_ASSERT_STRING_EQUAL(c->levels[0].kind, "other");
+    CU_ASSERT_EQUAL(c->levels[0].granularity, 1);
+    CU_ASSERT_PTR_EQUAL(c->levels[0].policy, alloc_find("best_fit"));
+    CU_ASSERT_EQUAL(c->default_level, 0);
+    CU_ASSERT_EQUAL(c->nlinks, 0);
+    CU_ASSERT_EQUAL(c->trace.lifetimes_inclusive, 0);
+    CU_ASSERT_EQUAL(c->trace.time_unit, AM_PS_PER_NS);
+    CU_ASSERT_EQUAL(c->engine.queue_depth, 1024);
+    CU_ASSERT_EQUAL(c->report.timeline_interval, 0);
+    CU_ASSERT_EQUAL(c->report.max_oom_events, 16);
+    /* the defaults are in the effective tree, marked as made by amsim (line 0) */
+    CU_ASSERT_STRING_EQUAL(val(c, "default_memory"), "hbm");
+    CU_ASSERT_STRING_EQUAL(val(c, "memories.hbm.kind"), "other");
+    CU_ASSERT_STRING_EQUAL(val(c, "memories.hbm.granularity"), "1B");
+    CU_ASSERT_STRING_EQUAL(val(c, "memories.hbm.allocator.policy"), "best_fit");
+    CU_ASSERT_STRING_EQUAL(val(c, "trace.lifetimes"), "half_open");
+    CU_ASSERT_STRING_EQUAL(val(c, "trace.time_unit"), "1ns");
+    CU_ASSERT_STRING_EQUAL(val(c, "engine.queue_depth"), "1024");
+    CU_ASSERT_STRING_EQUAL(val(c, "report.max_oom_events"), "16");
+    CU_ASSERT_EQUAL(cfg_get(c->root, "trace.time_unit")->line, 0);
+    const cfg_node *links = cfg_get(c->root, "links");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(links);
+    CU_ASSERT_EQUAL(links->kind, CFG_MAP);
+    CU_ASSERT_PTR_NULL(links->child);
+    cfg_free(c);
+
+    /* a link's defaults */
+    c = load_ok("version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\nlinks:\n"
+                "  l: {from: hbm, to: hbm, bandwidth: 1GB/s}\n", NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_DOUBLE_EQUAL(c->links[0].efficiency, 1, 0);
+    CU_ASSERT_EQUAL(c->links[0].latency, 0);
+    CU_ASSERT_EQUAL(c->links[0].concurrency, 0);
+    CU_ASSERT_EQUAL(c->links[0].duplex, 1);
+    CU_ASSERT_STRING_EQUAL(val(c, "links.l.efficiency"), "1");
+    CU_ASSERT_STRING_EQUAL(val(c, "links.l.latency"), "0");
+    CU_ASSERT_STRING_EQUAL(val(c, "links.l.concurrency"), "0");
+    CU_ASSERT_STRING_EQUAL(val(c, "links.l.duplex"), "true");
+    /* top-level keys in schema order */
+    static const char *const order[] = {"version", "default_memory", "memories", "links",
+                                        "trace", "engine", "report"};
+    const cfg_node *k = c->root->child;
+    for (size_t i = 0; i < AM_ARRAY_LEN(order); i++, k = k->next) {
+        CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+        CU_ASSERT_STRING_EQUAL(k->key, order[i]);
+    }
+    CU_ASSERT_PTR_NULL(k);
+    cfg_free(c);
+
+    /* a policy's option defaults are all listed, each the default of its table */
+    c = load_ok("version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n"
+                "      policy: bfc\n", NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    const cfg_node *a = cfg_get(c->root, "memories.hbm.allocator");
+    for (const opt_desc *o = c->levels[0].policy->opts; o && o->key; o++) {
+        const cfg_node *n = cfg_get(a, o->key);
+        CU_ASSERT_PTR_NOT_NULL(n);
+        if (n && o->def)
+            CU_ASSERT_STRING_EQUAL(n->value, o->def);
+    }
+    CU_ASSERT_DOUBLE_EQUAL(pol_num(&c->levels[0], "memory_fraction"), 0.75, 0);
+    cfg_free(c);
+
+    /* "key:" with nothing after it is an empty map where a map is expected */
+    c = load_ok("version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n"
+                "trace:\n", NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_PTR_EQUAL(c->levels[0].policy, alloc_find("best_fit"));
+    cfg_free(c);
+}
+
+static const char *const testdev_yaml =
+    "# a preset for the tests\n"
+    "version: 1\n"
+    "memories:\n"
+    "  hbm:\n"
+    "    kind: hbm\n"
+    "    capacity: 16GiB\n"
+    "    allocator:\n"
+    "      policy: bfc\n"
+    "      memory_fraction: 0.5\n"
+    "      garbage_collection: true\n"
+    "  host:\n"
+    "    kind: host\n"
+    "    capacity: 64GiB\n"
+    "links:\n"
+    "  h2d: {from: host, to: hbm, bandwidth: 10GB/s, latency: 3us}\n";
+
+static const char *const merge_yaml =
+    "version: 1\n"
+    "device: testdev\n"
+    "memories:\n"
+    "  hbm:\n"
+    "    allocator:\n"
+    "      allow_growth: true\n"
+    "    capacity: 8GiB\n"
+    "  extra:\n"
+    "    capacity: 1MiB\n"
+    "links:\n"
+    "  h2d:\n"
+    "    bandwidth: 20GB/s\n";
+
+static void test_preset_merge(void)
+{
+    write_preset("devices", "testdev", testdev_yaml);
+    const char *path = tu_write("merge.yaml", merge_yaml);
+    am_config *c = file_ok(path, NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_STRING_EQUAL(c->device, "testdev");
+    CU_ASSERT_EQUAL_FATAL(c->nlevels, 3);
+    /* the preset's order, then the user's new levels */
+    CU_ASSERT_STRING_EQUAL(c->levels[0].name, "hbm");
+    CU_ASSERT_STRING_EQUAL(c->levels[1].name, "host");
+    CU_ASSERT_STRING_EQUAL(c->levels[2].name, "extra");
+    const cfg_level *hbm = &c->levels[0];
+    CU_ASSERT_STRING_EQUAL(hbm->kind, "hbm");        /* preset */
+    CU_ASSERT_EQUAL(hbm->capacity, 8 * GiB);         /* user wins */
+    CU_ASSERT_PTR_EQUAL_FATAL(hbm->policy, alloc_find("bfc")); /* preset */
+    CU_ASSERT_DOUBLE_EQUAL(pol_num(hbm, "memory_fraction"), 0.5, 0);  /* preset */
+    CU_ASSERT_DOUBLE_EQUAL(pol_num(hbm, "garbage_collection"), 1, 0); /* preset */
+    CU_ASSERT_DOUBLE_EQUAL(pol_num(hbm, "allow_growth"), 1, 0);       /* user */
+    CU_ASSERT_EQUAL(c->levels[1].capacity, 64 * GiB);
+    CU_ASSERT_EQUAL(c->levels[2].capacity, 1 * MiB);
+    CU_ASSERT_PTR_EQUAL(c->levels[2].policy, alloc_find("best_fit"));
+    CU_ASSERT_EQUAL_FATAL(c->nlinks, 1);
+    CU_ASSERT_EQUAL(c->links[0].bandwidth, 20000000000ULL);   /* user */
+    CU_ASSERT_EQUAL(c->links[0].latency, 3 * AM_PS_PER_US);   /* preset */
+    CU_ASSERT_EQUAL(c->links[0].from, 1);
+    CU_ASSERT_EQUAL(c->links[0].to, 0);
+    /* each node remembers which file it came from; a merged map is the user's */
+    const cfg_node *n = cfg_get(c->root, "memories.hbm");
+    CU_ASSERT_STRING_EQUAL(n->file, path);
+    CU_ASSERT_EQUAL(n->line, 4);
+    n = cfg_get(c->root, "memories.hbm.capacity");
+    CU_ASSERT_STRING_EQUAL(n->file, path);
+    CU_ASSERT_EQUAL(n->line, 7);
+    n = cfg_get(c->root, "memories.host.capacity");
+    CU_ASSERT_PTR_NOT_NULL(strstr(n->file, "devices/testdev.yaml"));
+    CU_ASSERT_EQUAL(n->line, 13);
+    cfg_free(c);
+
+    /* an error inside a preset points into the preset */
+    write_preset("devices", "broken", "version: 1\nmemories:\n  hbm:\n    capacity: 1 parsec\n");
+    path = tu_write("broken.yaml", "version: 1\ndevice: broken\n");
+    am_error e = {0, ""};
+    CU_ASSERT_EQUAL(cfg_load(&c, path, NULL, 0, &e), -1);
+    ASSERT_HAS(e.msg, "devices/broken.yaml:4:5: memories.hbm.capacity: bad size '1 parsec'");
+    /* a preset may not chain to another one */
+    write_preset("devices", "chain", "device: testdev\n");
+    path = tu_write("chain.yaml", "version: 1\ndevice: chain\n");
+    CU_ASSERT_EQUAL(cfg_load(&c, path, NULL, 0, &e), -1);
+    ASSERT_HAS(e.msg, "devices/chain.yaml:1:1: a device preset cannot name another device");
+}
+
+/* $AMSIM_DEVICES is searched first, before the source tree's presets. */
+static void test_preset_env(void)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/envdev", tu_tmpdir());
+    write_preset("envdev", "h100", "memories:\n  hbm:\n    capacity: 3GiB\n");
+    setenv("AMSIM_DEVICES", dir, 1);
+    am_config *c = load_ok("version: 1\ndevice: h100\n", NULL, 0);
+    unsetenv("AMSIM_DEVICES");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_EQUAL_FATAL(c->nlevels, 1);
+    CU_ASSERT_EQUAL(c->levels[0].capacity, 3 * GiB);
+    cfg_free(c);
+    c = load_ok("version: 1\ndevice: h100\n", NULL, 0); /* the shipped one again */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_EQUAL(c->levels[0].capacity, 80 * GiB);
+    cfg_free(c);
+}
+
+static void test_shipped(void)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/configs/default.yaml", tu_top());
+    am_config *c = file_ok(path, NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_STRING_EQUAL(c->device, "h100");
+    int hbm = cfg_level_index(c, "hbm", 3), host = cfg_level_index(c, "host", 4);
+    CU_ASSERT_FATAL(hbm >= 0 && host >= 0);
+    CU_ASSERT_EQUAL(c->default_level, hbm);
+    CU_ASSERT_EQUAL(c->levels[hbm].capacity, 80 * GiB);
+    CU_ASSERT_PTR_EQUAL_FATAL(c->levels[hbm].policy, alloc_find("bfc"));
+    CU_ASSERT_DOUBLE_EQUAL(pol_num(&c->levels[hbm], "allow_growth"), 1, 0);
+    CU_ASSERT_DOUBLE_EQUAL(pol_num(&c->levels[hbm], "memory_fraction"), 0.75, 0);
+    int h2d = -1, copy = -1;
+    for (int i = 0; i < c->nlinks; i++) {
+        if (c->links[i].from == host && c->links[i].to == hbm)
+            h2d = i;
+        if (c->links[i].from == hbm && c->links[i].to == hbm)
+            copy = i;
+    }
+    CU_ASSERT_FATAL(h2d >= 0 && copy >= 0);
+    CU_ASSERT_EQUAL(c->links[h2d].bandwidth, 64000000000ULL);
+    CU_ASSERT_DOUBLE_EQUAL(c->links[h2d].efficiency, 0.85, 0);
+    CU_ASSERT_EQUAL(c->links[copy].bandwidth, 3350000000000ULL);
+    cfg_free(c);
+
+    c = load_ok("version: 1\ndevice: tpu-v5e\n", NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    static const struct {
+        const char *name;
+        uint64_t bytes;
+    } want[] = {{"hbm", 16000000000ULL}, {"vmem", 128 * MiB}, {"smem", MiB},
+                {"accumulator", 256 * 1024}, {"host", 0}};
+    for (size_t i = 0; i < AM_ARRAY_LEN(want); i++) {
+        int k = cfg_level_index(c, want[i].name, strlen(want[i].name));
+        CU_ASSERT_FATAL(k >= 0);
+        if (want[i].bytes)
+            CU_ASSERT_EQUAL(c->levels[k].capacity, want[i].bytes);
+    }
+    int dma = -1;
+    for (int i = 0; i < c->nlinks; i++)
+        if (c->links[i].from == cfg_level_index(c, "hbm", 3) &&
+            c->links[i].to == cfg_level_index(c, "vmem", 4))
+            dma = i;
+    CU_ASSERT_FATAL(dma >= 0);
+    CU_ASSERT_EQUAL(c->links[dma].bandwidth, 819000000000ULL);
+    cfg_free(c);
+}
+
+static void test_set(void)
+{
+    const char *const sets[] = {
+        "memories.hbm.capacity=40GiB",
+        "memories.hbm.allocator.memory_limit=1GiB", /* not in the user's file: created */
+        "memories.scratch.capacity=1MiB",           /* a new level, maps created on the way */
+        "links.pcie.latency=5us",
+        "engine.queue_depth=\"16\"",                /* YAML quoting is understood */
+        "trace.lifetimes=inclusive",
+    };
+    am_config *c = load_ok("version: 1\ndevice: h100\n", sets, (int)AM_ARRAY_LEN(sets));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    int hbm = cfg_level_index(c, "hbm", 3), s = cfg_level_index(c, "scratch", 7);
+    CU_ASSERT_FATAL(hbm >= 0 && s >= 0);
+    CU_ASSERT_EQUAL(c->levels[hbm].capacity, 40 * GiB);
+    CU_ASSERT_DOUBLE_EQUAL(pol_num(&c->levels[hbm], "memory_limit"), (double)GiB, 0);
+    CU_ASSERT_DOUBLE_EQUAL(pol_num(&c->levels[hbm], "memory_fraction"), 0.75, 0); /* preset */
+    CU_ASSERT_EQUAL(c->levels[s].capacity, MiB);
+    CU_ASSERT_EQUAL(c->engine.queue_depth, 16);
+    CU_ASSERT_EQUAL(c->trace.lifetimes_inclusive, 1);
+    int pcie = -1;
+    for (int i = 0; i < c->nlinks; i++)
+        if (strcmp(c->links[i].name, "pcie") == 0)
+            pcie = i;
+    CU_ASSERT_FATAL(pcie >= 0);
+    CU_ASSERT_EQUAL(c->links[pcie].latency, 5 * AM_PS_PER_US);
+    const cfg_node *n = cfg_get(c->root, "memories.hbm.capacity");
+    CU_ASSERT_STRING_EQUAL(n->file, "--set 'memories.hbm.capacity=40GiB'");
+    CU_ASSERT_EQUAL(n->line, 0);
+    cfg_free(c);
+
+    /* --set device= chooses the preset; the last --set of a key wins */
+    const char *const dev[] = {"device=tpu-v5e", "memories.vmem.capacity=1MiB",
+                               "memories.vmem.capacity=2MiB"};
+    c = load_ok("version: 1\ndevice: h100\n", dev, 3);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_STRING_EQUAL(c->device, "tpu-v5e");
+    int v = cfg_level_index(c, "vmem", 4);
+    CU_ASSERT_FATAL(v >= 0);
+    CU_ASSERT_EQUAL(c->levels[v].capacity, 2 * MiB);
+    cfg_free(c);
+
+    /* a list value replaces the whole node */
+    const char *const lst[] = {"memories.hbm.capacity=[1, 2]"};
+    ASSERT_MSG(load_err("version: 1\ndevice: h100\n", lst, 1),
+               "--set 'memories.hbm.capacity=[1, 2]': memories.hbm.capacity: expected a single "
+               "value, not a list");
+}
+
+static void test_set_errors(void)
+{
+    const char *yaml = "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n";
+    static const struct {
+        const char *set, *msg;
+    } cases[] = {
+        {"memories.hbm.capasity=1GiB",
+         "--set 'memories.hbm.capasity=1GiB': unknown key 'memories.hbm.capasity' (did you "
+         "mean 'capacity'?)"},
+        {"memories.hbm.capacity=12parsecs",
+         "--set 'memories.hbm.capacity=12parsecs': memories.hbm.capacity: bad size '12parsecs': "
+         "unknown unit (sizes: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"},
+        {"nonsense", "--set 'nonsense': expected PATH=VALUE (e.g. memories.hbm.capacity=40GiB)"},
+        {"=3", "--set '=3': expected PATH=VALUE (e.g. memories.hbm.capacity=40GiB)"},
+        {"memories..hbm=1", "--set 'memories..hbm=1': empty key in path 'memories..hbm'"},
+        {"memories.=1", "--set 'memories.=1': empty key in path 'memories.'"},
+        {".x=1", "--set '.x=1': empty key in path '.x'"},
+        {"version.x=1", "--set 'version.x=1': 'version' is a scalar, not a map"},
+        {"memories.hbm.capacity.x=1",
+         "--set 'memories.hbm.capacity.x=1': 'memories.hbm.capacity' is a scalar, not a map"},
+        {"colour=red", "--set 'colour=red': unknown key 'colour'"},
+        {"memories.hbm.allocator.policy=nope",
+         "--set 'memories.hbm.allocator.policy=nope': memories.hbm.allocator.policy: unknown "
+         "allocator policy 'nope' (registered: "},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        const char *const one[] = {cases[i].set};
+        const char *m = load_err(yaml, one, 1);
+        CU_ASSERT_EQUAL(strncmp(m, cases[i].msg, strlen(cases[i].msg)), 0);
+        if (strncmp(m, cases[i].msg, strlen(cases[i].msg)) != 0)
+            printf("\n  message:  %s\n  expected: %s\n", m, cases[i].msg);
+    }
+    const char *const bad[] = {"memories.hbm.capacity=[1,"};
+    ASSERT_MSG(load_err(yaml, bad, 1), "--set 'memories.hbm.capacity=[1,': bad value: did not "
+               "find expected node content (while parsing a flow node at line 2, column 1)");
+}
+
+/* One error case: the YAML, and the exact message (or its start, with prefix set). */
+typedef struct err_case {
+    const char *yaml, *msg;
+    int prefix;
+} err_case;
+
+static void test_errors(void)
+{
+    static const err_case cases[] = {
+        /* unknown keys, with a suggestion when one is close */
+        {"version: 1\nmemories:\n  hbm:\n    capasity: 80GiB\n",
+         "t.yaml:4:5: unknown key 'memories.hbm.capasity' (did you mean 'capacity'?)", 0},
+        {"version: 1\nmemries:\n  hbm:\n    capacity: 80GiB\n",
+         "t.yaml:2:1: unknown key 'memries' (did you mean 'memories'?)", 0},
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n      policy: bfc\n"
+         "      memory_limt: 1GiB\n",
+         "t.yaml:7:7: unknown key 'memories.hbm.allocator.memory_limt' (did you mean "
+         "'memory_limit'?)", 0},
+        {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\nlinks:\n  l: {from: hbm, to: hbm, "
+         "bandwidth: 1GB/s, speed: 3}\n",
+         "t.yaml:5:45: unknown key 'links.l.speed'", 0},
+        {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\nzzzzzzzz: 1\n",
+         "t.yaml:4:1: unknown key 'zzzzzzzz'", 0},
+        /* wrong types */
+        {"version: 1\nmemories:\n  hbm:\n    capacity: [1, 2]\n",
+         "t.yaml:4:5: memories.hbm.capacity: expected a single value, not a list", 0},
+        {"version: 1\nmemories: 5\n", "t.yaml:2:1: memories: expected a map of at least one "
+         "memory", 0},
+        {"version: 1\nmemories:\n  hbm: 5\n", "t.yaml:3:3: memories.hbm: expected a map, not a "
+         "scalar", 0},
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n      policy: bfc\n"
+         "      allow_growth: maybe\n",
+         "t.yaml:7:7: memories.hbm.allocator.allow_growth: expected true or false, got 'maybe'",
+         0},
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n      policy: bfc\n"
+         "      memory_fraction: 1.5\n",
+         "t.yaml:7:7: memories.hbm.allocator.memory_fraction: expected a fraction between 0 and "
+         "1, got '1.5'", 0},
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    kind: gpu\n",
+         "t.yaml:5:5: memories.hbm.kind: 'gpu' is not one of: hbm, host, host_pinned, vmem, "
+         "smem, cmem, accumulator, shared, other", 0},
+        {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\nengine: {queue_depth: -3}\n",
+         "t.yaml:4:10: engine.queue_depth: expected a non-negative integer, got '-3'", 0},
+        {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\nengine: {queue_depth: 0}\n",
+         "t.yaml:4:10: engine.queue_depth: must be between 1 and 4294967295", 0},
+        {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\ntrace: [1]\n",
+         "t.yaml:4:1: trace: expected a map, not a list", 0},
+        {"- 1\n", "t.yaml:1:1: a config must be a map of keys (version, memories, ...), not a "
+         "list", 0},
+        /* bad units */
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 80GiBs\n",
+         "t.yaml:4:5: memories.hbm.capacity: bad size '80GiBs': unknown unit (sizes: B, KiB, "
+         "MiB, GiB, TiB, KB, MB, GB, TB)", 0},
+        {"version: 1\nmemories:\n  hbm:\n    capacity: -1GiB\n",
+         "t.yaml:4:5: memories.hbm.capacity: bad size '-1GiB': negative values are not allowed",
+         0},
+        {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\nlinks:\n  l:\n    from: hbm\n"
+         "    to: hbm\n    bandwidth: 3GB\n",
+         "t.yaml:8:5: links.l.bandwidth: bad bandwidth '3GB': unknown unit", 1},
+        {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\nreport:\n  timeline_interval: 3 days\n",
+         "t.yaml:5:3: report.timeline_interval: bad time '3 days': unknown unit", 1},
+        /* required values */
+        {"version: 1\nmemories:\n  hbm:\n    kind: hbm\n",
+         "t.yaml:3:3: memories.hbm: missing required key 'capacity'", 0},
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 0\n",
+         "t.yaml:4:5: memories.hbm.capacity: must be > 0", 0},
+        {"version: 1\n", "t.yaml:1:1: missing required key 'memories' (at least one memory)", 0},
+        {"version: 1\nmemories: {}\n", "t.yaml:2:1: memories: expected a map of at least one "
+         "memory", 0},
+        {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\nlinks:\n  l: {from: hbm, to: hbm}\n",
+         "t.yaml:5:3: links.l: missing required key 'bandwidth'", 0},
+        {"version: 1\nmemories:\n  bad name: {capacity: 1GiB}\n",
+         "t.yaml:3:3: invalid memory name 'bad name' (1 to 63 characters of A-Z a-z 0-9 _ -)", 0},
+        /* names that must exist */
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n      policy: nope\n",
+         "t.yaml:6:7: memories.hbm.allocator.policy: unknown allocator policy 'nope' "
+         "(registered: ", 1},
+        {"version: 1\ndevice: nosuch\n", "t.yaml:2:1: unknown device 'nosuch' (available: ", 1},
+        {"version: 1\ndevice: ../x\n", "t.yaml:2:1: invalid device name '../x'", 1},
+        {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\n  host: {capacity: 1GiB}\nlinks:\n"
+         "  l:\n    from: host\n    to: gpu\n    bandwidth: 1GB/s\n",
+         "t.yaml:8:5: links.l.to: unknown memory 'gpu' (memories: hbm, host)", 0},
+        {"version: 1\ndefault_memory: hbn\nmemories:\n  hbm: {capacity: 1GiB}\n",
+         "t.yaml:2:1: default_memory: unknown memory 'hbn' (memories: hbm)", 0},
+        /* versions */
+        {"version: 2\nmemories:\n  hbm: {capacity: 1GiB}\n",
+         "t.yaml:1:1: unsupported config version '2' (supported versions: 1)", 0},
+        {"memories:\n  hbm: {capacity: 1GiB}\n",
+         "t.yaml:1:1: missing required key 'version' (supported versions: 1)", 0},
+        {"", "t.yaml: missing required key 'version' (supported versions: 1)", 0},
+        /* YAML features refused by the reader */
+        {"version: &v 1\nmemories: *v\n",
+         "t.yaml:1:10: YAML anchors (&v) are not supported in amsim configs; write the value "
+         "out", 0},
+        {"a: &a [1, 2]\nb: [*a, *a, *a]\n", "t.yaml:1:4: YAML anchors (&a)", 1},
+        {"version: 1\nx: *v\n", "t.yaml:2:4: YAML aliases (*v) are not supported", 1},
+        {"version: 1\nversion: 1\n", "t.yaml:2:1: duplicate key 'version' (first at line 1)",
+         0},
+        {"version: 1\nmemories:\n  hbm: {capacity: 1GiB, capacity: 2GiB}\n",
+         "t.yaml:3:25: duplicate key 'capacity' (first at line 3)", 0},
+        {"version: 1\n---\nversion: 1\n",
+         "t.yaml:2:1: a config holds one YAML document; found a second one", 0},
+        {"? [a]\n: 1\n", "t.yaml:1:3: map keys must be plain scalars, not a list", 0},
+        /* syntax errors as libyaml words them, at file:line:col */
+        {"version: 1\n  bad: indent\n",
+         "t.yaml:2:6: mapping values are not allowed in this context", 0},
+        {"version: 1\nmemories:\n  hbm: [1,\n", "t.yaml:4:1: did not find expected node content",
+         1},
+        {"version: \"1\n", "t.yaml:2:1: found unexpected end of stream", 1},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        const char *m = load_err(cases[i].yaml, NULL, 0);
+        size_t n = strlen(cases[i].msg);
+        int ok = cases[i].prefix ? strncmp(m, cases[i].msg, n) == 0 : strcmp(m, cases[i].msg) == 0;
+        if (!ok)
+            printf("\n  case %zu\n  message:  %s\n  expected: %s\n", i, m, cases[i].msg);
+        CU_ASSERT(ok);
+    }
+    /* the lists in messages name what exists */
+    const char *m = load_err("version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n"
+                             "      policy: nope\n", NULL, 0);
+    ASSERT_HAS(m, "bfc");
+    ASSERT_HAS(m, "best_fit");
+    m = load_err("version: 1\ndevice: nosuch\n", NULL, 0);
+    ASSERT_HAS(m, "h100");
+    ASSERT_HAS(m, "tpu-v5e");
+
+    /* nesting deeper than 64 */
+    char deep[256];
+    memset(deep, '[', 70);
+    memcpy(deep + 70, "1", 2);
+    ASSERT_MSG(load_err(deep, NULL, 0), "t.yaml:1:65: nesting deeper than 64 levels");
+
+    /* a file that cannot be read */
+    am_config *c = NULL;
+    am_error e = {0, ""};
+    CU_ASSERT_EQUAL(cfg_load(&c, "/nonexistent/amsim.yaml", NULL, 0, &e), -1);
+    ASSERT_HAS(e.msg, "/nonexistent/amsim.yaml: cannot open: ");
+    CU_ASSERT_PTR_NULL(c);
+}
+
+/* Keys of the other registered policies are accepted (and ignored) under any policy. */
+static void test_other_policy_keys(void)
+{
+    const struct alloc_ops *const *all = alloc_all();
+    const struct alloc_ops *bf = alloc_find("best_fit");
+    const char *foreign = NULL;
+    /* a boolean option of another policy that best_fit does not have */
+    for (; *all && !foreign; all++) {
+        if (*all == bf)
+            continue;
+        for (const opt_desc *o = (*all)->opts; o && o->key && !foreign; o++) {
+            int mine = 0;
+            for (const opt_desc *b = bf->opts; b && b->key; b++)
+                mine |= strcmp(b->key, o->key) == 0;
+            if (!mine && o->type == OPT_BOOL)
+                foreign = o->key;
+        }
+    }
+    CU_ASSERT_PTR_NOT_NULL_FATAL(foreign);
+    char yaml[512];
+    snprintf(yaml, sizeof yaml, "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n"
+             "    allocator:\n      policy: best_fit\n      %s: true\n", foreign);
+    am_config *c = load_ok(yaml, NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_PTR_EQUAL(c->levels[0].policy, bf);
+    if (!bf->opts_size)
+        CU_ASSERT_PTR_NULL(c->levels[0].policy_opts);
+    cfg_free(c);
+    /* and switching the policy with --set keeps the file loadable */
+    const char *const sw[] = {"memories.hbm.allocator.policy=bfc"};
+    c = load_ok(yaml, sw, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_PTR_EQUAL(c->levels[0].policy, alloc_find("bfc"));
+    cfg_free(c);
+}
+
+/* Every option type through cfg_apply_opts, with a table of our own. */
+typedef struct all_opts {
+    uint64_t size, unl, bw;
+    am_ps t;
+    int b;
+    uint64_t u;
+    double r, f;
+    int en;
+    char str[OPT_STRING_MAX];
+    uint64_t list[3];
+    size_t nlist;
+} all_opts;
+
+static const char *const colours[] = {"red", "green", "blue", NULL};
+static const opt_desc all_desc[] = {
+    {"size", OPT_SIZE, offsetof(all_opts, size), "1KiB", "", NULL, 0, 0},
+    {"unl", OPT_SIZE_OR_UNLIMITED, offsetof(all_opts, unl), "unlimited", "", NULL, 0, 0},
+    {"bw", OPT_BANDWIDTH, offsetof(all_opts, bw), "1GB/s", "", NULL, 0, 0},
+    {"t", OPT_TIME, offsetof(all_opts, t), "1us", "", NULL, 0, 0},
+    {"b", OPT_BOOL, offsetof(all_opts, b), "yes", "", NULL, 0, 0},
+    {"u", OPT_UINT, offsetof(all_opts, u), "7", "", NULL, 0, 0},
+    {"r", OPT_REAL, offsetof(all_opts, r), "-2.5", "", NULL, 0, 0},
+    {"f", OPT_FRACTION, offsetof(all_opts, f), NULL, "", NULL, 0, 0},
+    {"en", OPT_ENUM, offsetof(all_opts, en), "green", "", colours, 0, 0},
+    {"str", OPT_STRING, offsetof(all_opts, str), "hello", "", NULL, 0, 0},
+    {"list", OPT_UINT_LIST, offsetof(all_opts, list), "[1, 2]", "", NULL, 3,
+     offsetof(all_opts, nlist)},
+    {NULL, OPT_UINT, 0, NULL, NULL, NULL, 0, 0},
+};
+
+static void test_apply_opts(void)
+{
+    all_opts o;
+    am_error e = {0, ""};
+    memset(&o, 0xAB, sizeof o);
+    /* no map: every default (NULL default = zero) */
+    CU_ASSERT_EQUAL_FATAL(cfg_apply_opts(NULL, "p", all_desc, &o, NULL, &e), 0);
+    CU_ASSERT_EQUAL(o.size, 1024);
+    CU_ASSERT_EQUAL(o.unl, UINT64_MAX);
+    CU_ASSERT_EQUAL(o.bw, 1000000000ULL);
+    CU_ASSERT_EQUAL(o.t, AM_PS_PER_US);
+    CU_ASSERT_EQUAL(o.b, 1);
+    CU_ASSERT_EQUAL(o.u, 7);
+    CU_ASSERT_DOUBLE_EQUAL(o.r, -2.5, 0);
+    CU_ASSERT_DOUBLE_EQUAL(o.f, 0, 0);
+    CU_ASSERT_EQUAL(o.en, 1);
+    CU_ASSERT_STRING_EQUAL(o.str, "hello");
+    CU_ASSERT_EQUAL(o.nlist, 2);
+    CU_ASSERT_EQUAL(o.list[0], 1);
+    CU_ASSERT_EQUAL(o.list[1], 2);
+
+    /* a map written by hand: every type, plus an ignored key */
+    cfg_node it[3] = {{CFG_SCALAR, (char *)(uintptr_t)"5", NULL, "m", 2, 9, NULL, &it[1]},
+                      {CFG_SCALAR, (char *)(uintptr_t)"6", NULL, "m", 2, 12, NULL, &it[2]},
+                      {CFG_SCALAR, (char *)(uintptr_t)"7", NULL, "m", 2, 15, NULL, NULL}};
+    cfg_node kv[12];
+    static const char *const keys[] = {"size", "unl", "bw", "t", "b", "u", "r",
+                                       "f", "en", "str", "list", "other"};
+    static const char *const vals[] = {"2MiB", "none", "3TB/s", "4ms", "off", "9", "1e3",
+                                       "0.25", "blue", "x y", NULL, "whatever"};
+    for (int i = 0; i < 12; i++) {
+        cfg_node n = {vals[i] ? CFG_SCALAR : CFG_SEQ, (char *)(uintptr_t)vals[i],
+                      (char *)(uintptr_t)keys[i], "m", (unsigned long)i + 1, 3,
+                      vals[i] ? NULL : it, i < 11 ? &kv[i + 1] : NULL};
+        kv[i] = n;
+    }
+    cfg_node map = {CFG_MAP, NULL, NULL, "m", 1, 1, kv, NULL};
+    static const char *const ok[] = {"other", NULL};
+    CU_ASSERT_EQUAL_FATAL(cfg_apply_opts(&map, "p", all_desc, &o, ok, &e), 0);
+    CU_ASSERT_EQUAL(o.size, 2 * MiB);
+    CU_ASSERT_EQUAL(o.unl, UINT64_MAX);
+    CU_ASSERT_EQUAL(o.bw, 3000000000000ULL);
+    CU_ASSERT_EQUAL(o.t, 4 * AM_PS_PER_MS);
+    CU_ASSERT_EQUAL(o.b, 0);
+    CU_ASSERT_EQUAL(o.u, 9);
+    CU_ASSERT_DOUBLE_EQUAL(o.r, 1000, 0);
+    CU_ASSERT_DOUBLE_EQUAL(o.f, 0.25, 0);
+    CU_ASSERT_EQUAL(o.en, 2);
+    CU_ASSERT_STRING_EQUAL(o.str, "x y");
+    CU_ASSERT_EQUAL(o.nlist, 3);
+    CU_ASSERT_EQUAL(o.list[2], 7);
+
+    /* without also_ok the extra key is refused, with its path */
+    CU_ASSERT_EQUAL(cfg_apply_opts(&map, "p", all_desc, &o, NULL, &e), -1);
+    ASSERT_MSG(e.msg, "m:12:3: unknown key 'p.other'");
+    /* a scalar is a one-element list; four elements are too many */
+    kv[10].kind = CFG_SCALAR;
+    kv[10].value = (char *)(uintptr_t)"42";
+    kv[10].child = NULL;
+    CU_ASSERT_EQUAL(cfg_apply_opts(&map, "p", all_desc, &o, ok, &e), 0);
+    CU_ASSERT_EQUAL(o.nlist, 1);
+    CU_ASSERT_EQUAL(o.list[0], 42);
+    cfg_node four = {CFG_SCALAR, (char *)(uintptr_t)"8", NULL, "m", 2, 18, NULL, NULL};
+    it[2].next = &four;
+    kv[10].kind = CFG_SEQ;
+    kv[10].value = NULL;
+    kv[10].child = it;
+    CU_ASSERT_EQUAL(cfg_apply_opts(&map, "p", all_desc, &o, ok, &e), -1);
+    ASSERT_MSG(e.msg, "m:11:3: p.list: at most 3 values, got 4");
+    it[2].next = NULL;
+    kv[8].value = (char *)(uintptr_t)"mauve";
+    CU_ASSERT_EQUAL(cfg_apply_opts(&map, "p", all_desc, &o, ok, &e), -1);
+    ASSERT_MSG(e.msg, "m:9:3: p.en: 'mauve' is not one of: red, green, blue");
+    kv[8].value = (char *)(uintptr_t)"red";
+    char longstr[OPT_STRING_MAX + 1];
+    memset(longstr, 'x', OPT_STRING_MAX);
+    longstr[OPT_STRING_MAX] = 0;
+    kv[9].value = longstr;
+    CU_ASSERT_EQUAL(cfg_apply_opts(&map, "p", all_desc, &o, ok, &e), -1);
+    ASSERT_MSG(e.msg, "m:10:3: p.str: longer than 63 characters");
+    kv[9].value = (char *)(uintptr_t)"ok";
+    kv[6].value = (char *)(uintptr_t)"1,5";
+    CU_ASSERT_EQUAL(cfg_apply_opts(&map, "p", all_desc, &o, ok, &e), -1);
+    ASSERT_MSG(e.msg, "m:7:3: p.r: bad number '1,5': malformed number");
+    kv[6].value = (char *)(uintptr_t)"1";
+    CU_ASSERT_EQUAL(cfg_apply_opts(&map, "p", all_desc, &o, ok, &e), 0);
+    CU_ASSERT_EQUAL(o.en, 0);
+}
+
+/* Write the effective config, load it again: the same structs, the same text. */
+static char *effective_text(const am_config *c)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(cfg_write_yaml(c, f), 0);
+    fclose(f);
+    return buf;
+}
+
+static void same_config(const am_config *a, const am_config *b)
+{
+    CU_ASSERT_STRING_EQUAL(a->device, b->device);
+    CU_ASSERT_EQUAL_FATAL(a->nlevels, b->nlevels);
+    for (int i = 0; i < a->nlevels; i++) {
+        const cfg_level *x = &a->levels[i], *y = &b->levels[i];
+        CU_ASSERT_STRING_EQUAL(x->name, y->name);
+        CU_ASSERT_STRING_EQUAL(x->kind, y->kind);
+        CU_ASSERT_EQUAL(x->capacity, y->capacity);
+        CU_ASSERT_EQUAL(x->granularity, y->granularity);
+        CU_ASSERT_PTR_EQUAL_FATAL(x->policy, y->policy);
+        if (x->policy->opts_size)
+            CU_ASSERT_EQUAL(memcmp(x->policy_opts, y->policy_opts, x->policy->opts_size), 0);
+    }
+    CU_ASSERT_EQUAL(a->default_level, b->default_level);
+    CU_ASSERT_EQUAL_FATAL(a->nlinks, b->nlinks);
+    for (int i = 0; i < a->nlinks; i++) {
+        const cfg_link *x = &a->links[i], *y = &b->links[i];
+        CU_ASSERT_STRING_EQUAL(x->name, y->name);
+        CU_ASSERT_EQUAL(x->from, y->from);
+        CU_ASSERT_EQUAL(x->to, y->to);
+        CU_ASSERT_EQUAL(x->bandwidth, y->bandwidth);
+        CU_ASSERT_DOUBLE_EQUAL(x->efficiency, y->efficiency, 0);
+        CU_ASSERT_EQUAL(x->latency, y->latency);
+        CU_ASSERT_EQUAL(x->concurrency, y->concurrency);
+        CU_ASSERT_EQUAL(x->duplex, y->duplex);
+    }
+    CU_ASSERT_EQUAL(a->trace.lifetimes_inclusive, b->trace.lifetimes_inclusive);
+    CU_ASSERT_EQUAL(a->trace.time_unit, b->trace.time_unit);
+    CU_ASSERT_EQUAL(a->engine.queue_depth, b->engine.queue_depth);
+    CU_ASSERT_EQUAL(a->report.timeline_interval, b->report.timeline_interval);
+    CU_ASSERT_EQUAL(a->report.max_oom_events, b->report.max_oom_events);
+}
+
+static void round_trip(am_config *c, const char *name)
+{
+    char *t1 = effective_text(c);
+    const char *path = tu_write(name, t1);
+    am_config *d = file_ok(path, NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    same_config(c, d);
+    char *t2 = effective_text(d);
+    if (strcmp(t1, t2) != 0)
+        printf("\n  first:\n%s\n  second:\n%s\n", t1, t2);
+    CU_ASSERT_STRING_EQUAL(t1, t2);
+    free(t1);
+    free(t2);
+    cfg_free(d);
+}
+
+static void test_round_trip(void)
+{
+    am_config *c = load_ok(valid_yaml, NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    round_trip(c, "rt1.yaml");
+    cfg_free(c);
+
+    write_preset("devices", "testdev", testdev_yaml);
+    const char *const sets[] = {"memories.hbm.allocator.memory_limit=3GiB",
+                                "links.h2d.efficiency=0.5", "report.max_oom_events=9"};
+    c = file_ok(tu_write("merge.yaml", merge_yaml), sets, 3);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    round_trip(c, "rt2.yaml");
+    cfg_free(c);
+
+    /* scalars that need quoting survive the trip */
+    c = load_ok("version: 1\nmemories:\n  hbm:\n    capacity: \"1 GiB\"\n    kind: \"hbm\"\n",
+                NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    round_trip(c, "rt3.yaml");
+    char *t = effective_text(c);
+    ASSERT_HAS(t, "    capacity: \"1 GiB\"\n");
+    ASSERT_HAS(t, "\nversion: 1\n");
+    free(t);
+    cfg_free(c);
+
+    char path[1024];
+    snprintf(path, sizeof path, "%s/configs/default.yaml", tu_top());
+    c = file_ok(path, NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    round_trip(c, "rt4.yaml");
+    cfg_free(c);
+}
+
+void suite_config(void)
+{
+    TU_SUITE("config", {"valid", test_valid}, {"defaults", test_defaults},
+             {"preset_merge", test_preset_merge}, {"preset_env", test_preset_env},
+             {"shipped", test_shipped}, {"set", test_set}, {"set_errors", test_set_errors},
+             {"errors", test_errors}, {"other_policy_keys", test_other_policy_keys},
+             {"apply_opts", test_apply_opts}, {"round_trip", test_round_trip});
+}

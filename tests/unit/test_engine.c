@@ -1,0 +1,306 @@
+/* test_engine.c - the discrete-event engine with analytic answers: one transfer takes latency +
+ * bytes / bandwidth exactly; concurrent transfers share a link; a concurrency limit queues;
+ * duplex directions are independent; compute, record/wait, timestamps, sync and the stream
+ * queue depth move the clocks as FORMAT.md says; trace errors carry file:line:col; runs are
+ * deterministic; and the retry-after-free option waits for frees on the timeline. */
+#define _GNU_SOURCE
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../models/link.h"
+#include "../../sim/config.h"
+#include "../../sim/engine.h"
+#include "testutil.h"
+
+#define US AM_PS_PER_US
+
+#define BASE_YAML \
+    "version: 1\n" \
+    "memories:\n" \
+    "  hbm: {capacity: 1GiB, allocator: {policy: best_fit}}\n" \
+    "  host: {capacity: 1GiB, allocator: {policy: best_fit}}\n" \
+    "links:\n" \
+    "  pcie: {from: host, to: hbm, bandwidth: 10GB/s, latency: %s, duplex: %s, concurrency: %s}\n" \
+    "engine: {queue_depth: %s}\n"
+
+typedef struct run {
+    am_config *cfg;
+    sim *s;
+    am_error err;
+} run;
+
+static void start(run *r, const char *latency, const char *duplex, const char *conc,
+                  const char *depth)
+{
+    char y[1024];
+    snprintf(y, sizeof y, BASE_YAML, latency, duplex, conc, depth);
+    memset(r, 0, sizeof *r);
+    int rc = cfg_load_string(&r->cfg, "engine.yaml", y, NULL, 0, &r->err);
+    if (rc)
+        fprintf(stderr, "%s\n", r->err.msg);
+    CU_ASSERT_FATAL(rc == 0);
+    sim_opts so = {NULL, NULL, NULL, 1, 0, 0};
+    CU_ASSERT_FATAL(sim_create(&r->s, r->cfg, &so, &r->err) == 0);
+}
+
+static int ev(run *r, tr_event e)
+{
+    if (e.line == 0)
+        e.line = 1;
+    if (e.kind == TR_ALLOC && e.addr == 0)
+        e.addr = TR_NO_ADDR;
+    if (e.time == 0)
+        e.time = AM_TIME_NONE;
+    int rc = sim_event(r->s, &e, "t.trace", &r->err);
+    return rc;
+}
+
+static void finish(run *r) { CU_ASSERT(sim_finish(r->s, &r->err) == 0); }
+
+static void stop(run *r)
+{
+    sim_destroy(r->s);
+    cfg_free(r->cfg);
+}
+
+/* hbm is level 0, host level 1 */
+#define XFER(stream_, from, to, bytes_, at) \
+    (tr_event){.kind = TR_TRANSFER, .stream = stream_, .level = from, .dst_level = to, \
+               .bytes = bytes_, .time = at, .id = TR_NO_ADDR}
+
+static void test_single_transfer(void)
+{
+    run r;
+    start(&r, "1us", "true", "0", "1024");
+    CU_ASSERT(ev(&r, XFER(0, 1, 0, 1000000, 0)) == 0);
+    finish(&r);
+    /* 1 us + 1e6 B / 1e10 B/s = 101 us exactly */
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, 101 * US);
+    sim_link_result lr[4];
+    int n = sim_links(r.s, lr, 4);
+    CU_ASSERT_EQUAL(n, 2);
+    CU_ASSERT_EQUAL(lr[0].st->bytes, 1000000);
+    CU_ASSERT_EQUAL(lr[0].st->busy_ps, 101 * US);
+    stop(&r);
+    /* Not a round number: 12345 B at 10 GB/s = 1234.5 ns -> 1234500 ps */
+    start(&r, "0", "true", "0", "1024");
+    ev(&r, XFER(0, 1, 0, 12345, 0));
+    finish(&r);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, 1234500);
+    stop(&r);
+}
+
+static void test_concurrent_share(void)
+{
+    run r;
+    start(&r, "1us", "true", "0", "1024");
+    ev(&r, XFER(0, 1, 0, 1000000, 0));
+    ev(&r, XFER(1, 1, 0, 1000000, 0));
+    finish(&r);
+    /* both in their data phase together: 2e6 B at 10 GB/s = 200 us, + 1 us latency */
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, 201 * US);
+    sim_link_result lr[4];
+    sim_links(r.s, lr, 4);
+    CU_ASSERT_EQUAL(lr[0].st->sum_ps, 402 * US); /* each took twice as long */
+    CU_ASSERT_EQUAL(lr[0].st->busy_ps, 201 * US);
+    stop(&r);
+
+    /* Staggered: T1 2e6 B at t=0; T2 1e6 B at t=50 us. T1 alone does 0.5e6 B by 50 us; they
+     * share 5 GB/s each: T2 ends at 250 us; T1's last 0.5e6 B alone take 50 us: 300 us. */
+    start(&r, "0", "true", "0", "1024");
+    ev(&r, XFER(0, 1, 0, 2000000, 0));
+    ev(&r, XFER(1, 1, 0, 1000000, 50 * US));
+    finish(&r);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, 300 * US);
+    sim_link_result lr2[4];
+    sim_links(r.s, lr2, 4);
+    CU_ASSERT_EQUAL(lr2[0].st->sum_ps, 300 * US + 200 * US);
+    stop(&r);
+}
+
+static void test_duplex_and_limit(void)
+{
+    run r;
+    start(&r, "1us", "true", "0", "1024");
+    ev(&r, XFER(0, 1, 0, 1000000, 0));
+    ev(&r, XFER(1, 0, 1, 1000000, 0));
+    finish(&r);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, 101 * US); /* directions independent */
+    stop(&r);
+    start(&r, "1us", "false", "0", "1024");
+    ev(&r, XFER(0, 1, 0, 1000000, 0));
+    ev(&r, XFER(1, 0, 1, 1000000, 0));
+    finish(&r);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, 201 * US); /* half duplex: shared */
+    stop(&r);
+    start(&r, "1us", "true", "1", "1024");
+    ev(&r, XFER(0, 1, 0, 1000000, 0));
+    ev(&r, XFER(1, 1, 0, 1000000, 0));
+    finish(&r);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, 202 * US); /* one at a time */
+    sim_link_result lr[4];
+    sim_links(r.s, lr, 4);
+    CU_ASSERT_EQUAL(lr[0].st->wait_ps, 101 * US);
+    stop(&r);
+}
+
+static void test_streams_and_events(void)
+{
+    run r;
+    start(&r, "0", "true", "0", "1024");
+    ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 0, .duration = 10 * US});
+    ev(&r, (tr_event){.kind = TR_RECORD, .stream = 0, .arg = 7});
+    ev(&r, (tr_event){.kind = TR_WAIT, .stream = 1, .arg = 7});
+    ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 1, .duration = 5 * US});
+    ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 2, .duration = 3 * US});
+    finish(&r);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, 15 * US);
+    stop(&r);
+
+    /* A timestamp is an earliest start; sync blocks the host until streams drain. */
+    start(&r, "0", "true", "0", "1024");
+    ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 0, .duration = 10 * US, .time = 100 * US});
+    ev(&r, (tr_event){.kind = TR_SYNC, .stream = TR_ALL});
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->stall, 10 * US);
+    ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 0, .duration = 1 * US});
+    finish(&r);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, 111 * US);
+    stop(&r);
+
+    /* Queue depth 2: the third operation blocks the host until the first retires. */
+    start(&r, "0", "true", "0", "2");
+    for (int i = 0; i < 3; i++)
+        ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 0, .duration = 10 * US});
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->stall, 10 * US);
+    finish(&r);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, 30 * US);
+    stop(&r);
+}
+
+static void test_trace_errors(void)
+{
+    run r;
+    start(&r, "0", "true", "0", "1024");
+    CU_ASSERT_EQUAL(ev(&r, (tr_event){.kind = TR_WAIT, .stream = 1, .arg = 3, .line = 12, .col = 1}), -1);
+    CU_ASSERT_STRING_EQUAL(r.err.msg, "t.trace:12:1: wait on event 3, which was never recorded");
+    CU_ASSERT_EQUAL(r.err.status, AM_EINPUT);
+    CU_ASSERT_EQUAL(ev(&r, (tr_event){.kind = TR_ALLOC, .id = 5, .bytes = 100, .line = 13}), 0);
+    CU_ASSERT_EQUAL(ev(&r, (tr_event){.kind = TR_ALLOC, .id = 5, .bytes = 100, .line = 14, .col = 7}), -1);
+    CU_ASSERT_STRING_EQUAL(r.err.msg, "t.trace:14:7: duplicate id 5: still allocated (line 13)");
+    CU_ASSERT_EQUAL(ev(&r, (tr_event){.kind = TR_FREE, .id = 6, .line = 15, .col = 6}), -1);
+    CU_ASSERT_STRING_EQUAL(r.err.msg, "t.trace:15:6: free of unknown id 6 (use --lenient to count "
+                                      "and skip such events)");
+    CU_ASSERT_EQUAL(ev(&r, (tr_event){.kind = TR_TRANSFER, .level = 0, .dst_level = 0, .bytes = 1,
+                                      .line = 16, .col = 1}), -1);
+    CU_ASSERT_STRING_EQUAL(r.err.msg, "t.trace:16:1: no link from 'hbm' to 'hbm' in the config");
+    stop(&r);
+}
+
+/* BFC's retry-after-free: a failed request waits for frees within retry_wait. */
+static void test_retry_after_free(void)
+{
+    for (int k = 0; k < 2; k++) {
+        char y[512];
+        snprintf(y, sizeof y,
+                 "version: 1\nmemories:\n  hbm:\n    capacity: 4MiB\n    allocator:\n"
+                 "      policy: bfc\n      memory_limit: 1MiB\n      retry_after_free: true\n"
+                 "      retry_wait: %s\n", k ? "500ms" : "2s");
+        am_config *cfg = NULL;
+        am_error err = {0};
+        CU_ASSERT_FATAL(cfg_load_string(&cfg, "r.yaml", y, NULL, 0, &err) == 0);
+        char *pl = NULL;
+        size_t pn = 0;
+        FILE *pf = open_memstream(&pl, &pn);
+        sim *s = NULL;
+        sim_opts so = {pf, NULL, NULL, 1, 0, 0};
+        CU_ASSERT_FATAL(sim_create(&s, cfg, &so, &err) == 0);
+        tr_event a = {.kind = TR_ALLOC, .id = 1, .bytes = 1 << 20, .time = AM_TIME_NONE,
+                      .addr = TR_NO_ADDR, .line = 1};
+        CU_ASSERT(sim_event(s, &a, "r", &err) == 0);
+        a.id = 2;
+        a.bytes = 1 << 19;
+        a.line = 2;
+        CU_ASSERT(sim_event(s, &a, "r", &err) == 0); /* fails, waits */
+        tr_event f = {.kind = TR_FREE, .id = 1, .time = AM_PS_PER_S, .line = 3};
+        CU_ASSERT(sim_event(s, &f, "r", &err) == 0);
+        CU_ASSERT(sim_finish(s, &err) == 0);
+        fclose(pf);
+        const sim_summary *su = sim_get_summary(s);
+        CU_ASSERT_EQUAL(su->retries, 1);
+        if (k == 0) {
+            CU_ASSERT_EQUAL(su->retries_succeeded, 1);
+            CU_ASSERT_EQUAL(su->ooms, 0);
+            CU_ASSERT_STRING_EQUAL(pl, "seq,id,level,address,requested,allocated,status\n"
+                                       "0,1,hbm,0,1048576,1048576,ok\n"
+                                       "1,2,hbm,0,524288,524288,ok\n");
+        } else {
+            CU_ASSERT_EQUAL(su->retries_succeeded, 0);
+            CU_ASSERT_EQUAL(su->ooms, 1);
+            CU_ASSERT_STRING_EQUAL(pl, "seq,id,level,address,requested,allocated,status\n"
+                                       "0,1,hbm,0,1048576,1048576,ok\n"
+                                       "1,2,hbm,,524288,,oom\n");
+        }
+        free(pl);
+        sim_destroy(s);
+        cfg_free(cfg);
+    }
+}
+
+/* The same inputs give byte-identical outputs (the shipped GPU trace, run twice). */
+static void test_determinism(void)
+{
+    char args[4096], *o1 = NULL, *o2 = NULL;
+    const char *d = tu_tmpdir();
+    for (int i = 0; i < 2; i++) {
+        snprintf(args, sizeof args,
+                 "run -q -c %s/configs/default.yaml -t %s/traces/gpu_train_step.trace "
+                 "--json %s/d%d.json --placements %s/d%d.csv --timeline %s/t%d.csv",
+                 tu_top(), tu_top(), d, i, d, i, d, i);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    }
+    const char *names[][2] = {{"d0.json", "d1.json"}, {"d0.csv", "d1.csv"}, {"t0.csv", "t1.csv"}};
+    for (size_t k = 0; k < 3; k++) {
+        char p1[600], p2[600];
+        snprintf(p1, sizeof p1, "%s/%s", d, names[k][0]);
+        snprintf(p2, sizeof p2, "%s/%s", d, names[k][1]);
+        size_t n1 = 0, n2 = 0;
+        o1 = tu_slurp(p1, &n1);
+        o2 = tu_slurp(p2, &n2);
+        CU_ASSERT_PTR_NOT_NULL(o1);
+        CU_ASSERT(o1 && o2 && n1 == n2 && n1 > 100 && memcmp(o1, o2, n1) == 0);
+        free(o1);
+        free(o2);
+    }
+}
+
+/* link.c alone: completion order and exact times. */
+static void test_link_model(void)
+{
+    link_chan *l = link_create(1000000000000ULL, 0, 0); /* 1 TB/s: 1 byte per ps */
+    link_submit(l, 0, 1000, 1);
+    link_submit(l, 0, 3000, 2);
+    CU_ASSERT_EQUAL(link_next_time(l), 2000); /* both at half rate: 1000 B done at 2000 ps */
+    uint64_t tags[4];
+    CU_ASSERT_EQUAL(link_advance(l, 2000, tags, 4), 1);
+    CU_ASSERT_EQUAL(tags[0], 1);
+    CU_ASSERT_EQUAL(link_next_time(l), 4000); /* 2000 B left alone at full rate */
+    CU_ASSERT_EQUAL(link_advance(l, 10000, tags, 4), 1);
+    CU_ASSERT_EQUAL(tags[0], 2);
+    CU_ASSERT_EQUAL(link_next_time(l), AM_TIME_NONE);
+    CU_ASSERT_EQUAL(link_get_stats(l)->busy_ps, 4000);
+    link_destroy(l);
+}
+
+void suite_engine(void)
+{
+    TU_SUITE("engine", {"one transfer: latency + bytes / bandwidth", test_single_transfer},
+             {"concurrent transfers share bandwidth", test_concurrent_share},
+             {"duplex, half duplex, concurrency limit", test_duplex_and_limit},
+             {"streams, events, timestamps, sync, queue depth", test_streams_and_events},
+             {"trace errors with file:line:col", test_trace_errors},
+             {"retry after free", test_retry_after_free},
+             {"deterministic outputs", test_determinism},
+             {"link model arithmetic", test_link_model});
+}

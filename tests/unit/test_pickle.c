@@ -1,0 +1,379 @@
+/* test_pickle.c - the restricted unpickler (sim/pickle.c) on hostile input built byte by byte,
+ * and the snapshot reader (sim/trace_pickle.c) on small hand-built snapshots, including the
+ * backward walk that recovers the state at the start of a trace (allocators.md section 4). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../sim/pickle.h"
+#include "../../sim/trace_impl.h"
+#include "testutil.h"
+
+/* ---- a tiny pickle writer ---- */
+
+typedef struct pw { unsigned char *b; size_t n, cap; } pw;
+
+static void wb(pw *w, unsigned char c)
+{
+    if (w->n == w->cap) {
+        w->cap = w->cap ? 2 * w->cap : 256;
+        w->b = realloc(w->b, w->cap);
+    }
+    w->b[w->n++] = c;
+}
+
+static void wstr(pw *w, const char *s)
+{
+    size_t n = strlen(s);
+    wb(w, 0x8c); /* SHORT_BINUNICODE */
+    wb(w, (unsigned char)n);
+    for (size_t i = 0; i < n; i++)
+        wb(w, (unsigned char)s[i]);
+}
+
+static void wint(pw *w, uint64_t v)
+{
+    if (v < (1ULL << 31)) {
+        wb(w, 'J');
+        for (int i = 0; i < 4; i++)
+            wb(w, (unsigned char)(v >> (8 * i)));
+        return;
+    }
+    wb(w, 0x8a); /* LONG1, 8 bytes, top bit clear */
+    wb(w, 8);
+    for (int i = 0; i < 8; i++)
+        wb(w, (unsigned char)(v >> (8 * i)));
+}
+
+static void wkv_int(pw *w, const char *k, uint64_t v) { wstr(w, k); wint(w, v); }
+static void wkv_str(pw *w, const char *k, const char *v) { wstr(w, k); wstr(w, v); }
+
+/* Parse w's bytes; returns status and copies the message. */
+static int parse(const pw *w, char *msg, pkl_doc **doc)
+{
+    am_error err = {0};
+    pkl_doc *d = NULL;
+    int rc = pkl_parse(w->b, w->n, "t.pickle", &d, &err);
+    if (msg)
+        snprintf(msg, 1024, "%s", rc ? err.msg : "");
+    if (doc)
+        *doc = d;
+    else
+        pkl_free(d);
+    return rc ? err.status : AM_OK;
+}
+
+static void expect_refusal(const unsigned char *bytes, size_t n, const char *msg)
+{
+    pw w = {0};
+    for (size_t i = 0; i < n; i++)
+        wb(&w, bytes[i]);
+    char got[1024];
+    CU_ASSERT_EQUAL(parse(&w, got, NULL), AM_EINPUT);
+    if (strstr(got, msg) == NULL)
+        printf("\nexpected \"%s\"\n     got \"%s\"\n", msg, got);
+    CU_ASSERT_PTR_NOT_NULL(strstr(got, msg));
+    free(w.b);
+}
+
+/* ---- hostile input ---- */
+
+static void test_refused_opcodes(void)
+{
+    const struct { unsigned char op; const char *name; } ops[] = {
+        {'c', "GLOBAL"}, {0x93, "STACK_GLOBAL"}, {'R', "REDUCE"}, {'b', "BUILD"},
+        {'i', "INST"}, {'o', "OBJ"}, {0x81, "NEWOBJ"}, {0x92, "NEWOBJ_EX"},
+        {'P', "PERSID"}, {'Q', "BINPERSID"}, {0x82, "EXT1"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(ops); i++) {
+        unsigned char b[] = {0x80, 4, 'N', ops[i].op, 0, 0, 0, 0, '.'};
+        char msg[256];
+        snprintf(msg, sizeof msg, "t.pickle: byte 3: pickle opcode %s ", ops[i].name);
+        expect_refusal(b, sizeof b, msg);
+    }
+    unsigned char sg[] = {0x80, 4, 0x8c, 1, 'o', 0x8c, 1, 's', 0x93, '.'};
+    expect_refusal(sg, sizeof sg, "t.pickle: byte 8: pickle opcode STACK_GLOBAL loads a class; "
+                                  "a memory snapshot holds only plain data, refusing to read it");
+}
+
+static void test_truncated_and_lengths(void)
+{
+    unsigned char trunc[] = {0x80, 4, '}', 0x8c, 3, 'a', 'b'};
+    expect_refusal(trunc, sizeof trunc,
+                   "t.pickle: byte 3: pickle opcode SHORT_BINUNICODE declares 3 bytes but only "
+                   "2 remain");
+    unsigned char nostop[] = {0x80, 4, ']'};
+    expect_refusal(nostop, sizeof nostop, "byte 3: the file ends before the STOP opcode");
+    unsigned char huge[] = {0x80, 4, 'X', 0xff, 0xff, 0xff, 0x7f, 'a', '.'};
+    expect_refusal(huge, sizeof huge, "byte 2: pickle opcode BINUNICODE declares 2147483647 "
+                                      "bytes but only 2 remain");
+    unsigned char huge8[] = {0x80, 4, 0x8e, 0, 0, 0, 0, 0, 0, 0, 0x80, '.'};
+    expect_refusal(huge8, sizeof huge8, "pickle opcode BINBYTES8 declares");
+    unsigned char frame[] = {0x80, 4, 0x95, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 'N', '.'};
+    expect_refusal(frame, sizeof frame, "pickle opcode FRAME declares 65535 bytes");
+    unsigned char op_trunc[] = {0x80, 4, 'J', 1, 2};
+    expect_refusal(op_trunc, sizeof op_trunc, "pickle opcode BININT: the file ends inside");
+    unsigned char unknown[] = {0x80, 4, 0xfe, '.'};
+    expect_refusal(unknown, sizeof unknown, "byte 2: unknown or unsupported pickle opcode 0xfe");
+    unsigned char proto1[] = {0x80, 1, 'N', '.'};
+    expect_refusal(proto1, sizeof proto1, "pickle protocol 1 is not supported");
+}
+
+static void test_nesting_bombs(void)
+{
+    pw w = {0};
+    wb(&w, 0x80);
+    wb(&w, 4);
+    for (int i = 0; i < 100000; i++)
+        wb(&w, ']');
+    for (int i = 0; i < 99999; i++)
+        wb(&w, 'a');
+    wb(&w, '.');
+    char msg[1024];
+    CU_ASSERT_EQUAL(parse(&w, msg, NULL), AM_EINPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "containers nested more than 1000 deep"));
+    w.n = 2;
+    for (int i = 0; i < 100000; i++)
+        wb(&w, '(');
+    wb(&w, '.');
+    CU_ASSERT_EQUAL(parse(&w, msg, NULL), AM_EINPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "byte 1002: more than 1000 open MARKs"));
+    free(w.b);
+}
+
+static void test_memo_bigint_types(void)
+{
+    unsigned char unset[] = {0x80, 4, ']', 0x94, 'h', 5, '.'};
+    expect_refusal(unset, sizeof unset,
+                   "t.pickle: byte 4: pickle opcode BINGET refers to memo slot 5, which is unset");
+    unsigned char lunset[] = {0x80, 4, 'j', 0, 0, 1, 0, '.'};
+    expect_refusal(lunset, sizeof lunset, "LONG_BINGET refers to memo slot 65536");
+    unsigned char big[] = {0x80, 4, 0x8a, 9, 0, 0, 0, 0, 0, 0, 0, 0, 1, '.'};
+    expect_refusal(big, sizeof big, "byte 2: pickle opcode LONG1: integer wider than 64 bits");
+    unsigned char big2[] = {0x80, 4, 0x8a, 9, 0, 0, 0, 0, 0, 0, 0, 0x80, 0, '.'}; /* 2^63 */
+    expect_refusal(big2, sizeof big2, "integer wider than 64 bits");
+    /* negative numbers of fewer bytes sign-extend; 2^63 - 1 fits */
+    pw w = {0};
+    const unsigned char good[] = {0x80, 4, ']', 0x94, '(', 0x8a, 1, 0xff, 0x8a, 8, 0xff, 0xff,
+                                  0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 'J', 0xfe, 0xff, 0xff,
+                                  0xff, 'h', 0, 'e', '.'};
+    for (size_t i = 0; i < sizeof good; i++)
+        wb(&w, good[i]);
+    pkl_doc *d;
+    CU_ASSERT_EQUAL_FATAL(parse(&w, NULL, &d), AM_OK);
+    const pkl_value *r = pkl_root(d);
+    CU_ASSERT_EQUAL_FATAL(r->type, PKL_LIST);
+    CU_ASSERT_EQUAL_FATAL(r->len, 4);
+    CU_ASSERT_EQUAL(r->items[0]->i, -1);
+    CU_ASSERT_EQUAL(r->items[1]->i, INT64_MAX);
+    CU_ASSERT_EQUAL(r->items[2]->i, -2);
+    CU_ASSERT_PTR_EQUAL(r->items[3], r); /* memo sharing: the list holds itself */
+    pkl_free(d);
+    free(w.b);
+}
+
+/* ---- snapshots built by hand ---- */
+
+/* One segment and a trace, as a snapshot pickle in the temp directory. */
+typedef struct sblock { uint64_t off, size, req; const char *state; } sblock;
+typedef struct sentry { const char *action; uint64_t off, size; } sentry;
+
+static const char *write_snapshot(const char *name, uint64_t base, uint64_t segsize,
+                                  const sblock *b, size_t nb, const sentry *e, size_t ne)
+{
+    pw w = {0};
+    wb(&w, 0x80);
+    wb(&w, 4);
+    wb(&w, '}');
+    wb(&w, '(');
+    wstr(&w, "segments");
+    wb(&w, ']');
+    wb(&w, '(');
+    wb(&w, '}');
+    wb(&w, '(');
+    wkv_int(&w, "device", 0);
+    wkv_int(&w, "address", base);
+    wkv_int(&w, "total_size", segsize);
+    wkv_int(&w, "stream", 0);
+    wkv_str(&w, "segment_type", segsize == (2u << 20) ? "small" : "large");
+    wstr(&w, "blocks");
+    wb(&w, ']');
+    wb(&w, '(');
+    for (size_t i = 0; i < nb; i++) {
+        wb(&w, '}');
+        wb(&w, '(');
+        wkv_int(&w, "address", base + b[i].off);
+        wkv_int(&w, "size", b[i].size);
+        wkv_int(&w, "requested_size", b[i].req);
+        wkv_str(&w, "state", b[i].state);
+        wb(&w, 'u');
+    }
+    wb(&w, 'e');
+    wb(&w, 'u');
+    wb(&w, 'e');
+    wstr(&w, "device_traces");
+    wb(&w, ']');
+    wb(&w, ']');
+    wb(&w, '(');
+    for (size_t i = 0; i < ne; i++) {
+        wb(&w, '}');
+        wb(&w, '(');
+        wkv_str(&w, "action", e[i].action);
+        wkv_int(&w, "addr", base + e[i].off);
+        wkv_int(&w, "size", e[i].size);
+        wkv_int(&w, "stream", 0);
+        wkv_int(&w, "time_us", 1000 + i);
+        wb(&w, 'u');
+    }
+    wb(&w, 'e');
+    wb(&w, 'a');
+    wb(&w, 'u');
+    wb(&w, '.');
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", tu_tmpdir(), name);
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fwrite(w.b, 1, w.n, f);
+    fclose(f);
+    free(w.b);
+    return path;
+}
+
+/* Open with the snapshot reader; events into ev[] (at most cap). -1 and msg on error. */
+static int read_events(const char *path, int device, tr_event *ev, size_t cap, size_t *n,
+                       char *msg)
+{
+    trace t = {0};
+    t.path = (char *)(uintptr_t)path;
+    t.opts.device = device;
+    t.f = fopen(path, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t.f);
+    am_error err = {0};
+    int rc = trace_pickle_open(&t, &err);
+    *n = 0;
+    if (rc == 0) {
+        tr_event e;
+        while (t.reader->next(&t, &e, &err) == 1)
+            if (*n < cap)
+                ev[(*n)++] = e;
+        t.reader->close(&t);
+    } else {
+        snprintf(msg, 1024, "%s", err.msg);
+        CU_ASSERT_EQUAL(err.status, AM_EINPUT);
+    }
+    fclose(t.f);
+    return rc;
+}
+
+#define MB (1ULL << 20)
+
+/* A whole run on one small segment: declaration, creation, then the trace as recorded. */
+static void test_round_trip(void)
+{
+    const uint64_t base = 47294971904ULL;
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 0, 1000}, {"free_requested", 0, 1000},
+                        {"free_completed", 0, 1000}, {"oom", 0, 4096}};
+    const char *path = write_snapshot("rt.pickle", base, 2 * MB, b, 1, e, 4);
+    tr_event ev[32];
+    size_t n;
+    char msg[1024];
+    CU_ASSERT_EQUAL_FATAL(read_events(path, 0, ev, 32, &n, msg), 0);
+    /* declaration; creator alloc + free; the free 2 MiB tiled in two 1 MiB pieces and
+     * freed; the four trace entries */
+    CU_ASSERT_EQUAL_FATAL(n, 1 + 2 + 2 + 2 + 4);
+    CU_ASSERT_EQUAL(ev[0].kind, TR_SEGMENT_ALLOC);
+    CU_ASSERT_EQUAL(ev[0].declared, 1);
+    CU_ASSERT_EQUAL(ev[0].addr, base);
+    CU_ASSERT_EQUAL(ev[0].bytes, 2 * MB);
+    CU_ASSERT_EQUAL(ev[1].kind, TR_ALLOC);
+    CU_ASSERT_EQUAL(ev[1].bytes, 512);
+    CU_ASSERT_EQUAL(ev[1].addr, base);
+    CU_ASSERT_EQUAL(ev[2].kind, TR_FREE);
+    CU_ASSERT_EQUAL(ev[3].addr, base);
+    CU_ASSERT_EQUAL(ev[4].addr, base + MB);
+    CU_ASSERT_EQUAL(ev[5].kind, TR_FREE);
+    CU_ASSERT_EQUAL(ev[6].kind, TR_FREE);
+    const tr_event *a = &ev[7];
+    CU_ASSERT_EQUAL(a->kind, TR_ALLOC);
+    CU_ASSERT_EQUAL(a->bytes, 1000);
+    CU_ASSERT_EQUAL(a->addr, base);
+    CU_ASSERT_EQUAL(a->time, 0);
+    CU_ASSERT_EQUAL(a->line, 1);
+    CU_ASSERT_EQUAL(ev[8].kind, TR_FREE_REQUESTED);
+    CU_ASSERT_EQUAL(ev[8].id, a->id);
+    CU_ASSERT_EQUAL(ev[8].time, AM_PS_PER_US);
+    CU_ASSERT_EQUAL(ev[9].kind, TR_FREE_COMPLETED);
+    CU_ASSERT_EQUAL(ev[9].id, a->id);
+    CU_ASSERT_EQUAL(ev[10].kind, TR_OOM_RECORDED);
+    CU_ASSERT_EQUAL(ev[10].bytes, 4096);
+    /* device out of range */
+    CU_ASSERT_EQUAL(read_events(path, 1, ev, 32, &n, msg), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "rt.pickle: device 1: the snapshot has traces for 1 "
+                                       "device (0..0)"));
+}
+
+/* The trace starts mid-run: a block allocated before it is freed during it, another is still
+ * live at the dump. The backward walk recreates both at their addresses. */
+static void test_backward_walk(void)
+{
+    const uint64_t base = 1ULL << 30;
+    const sblock b[] = {{0, 4 * MB, 4 * MB, "active_allocated"},
+                        {4 * MB, 16 * MB, 0, "inactive"}};
+    const sentry e[] = {{"free_requested", 6 * MB, 3 * MB}, {"free_completed", 6 * MB, 3 * MB},
+                        {"alloc", 4 * MB, 2 * MB}, {"free_requested", 4 * MB, 2 * MB},
+                        {"free_completed", 4 * MB, 2 * MB}};
+    const char *path = write_snapshot("bw.pickle", base, 20 * MB, b, 2, e, 5);
+    tr_event ev[32];
+    size_t n;
+    char msg[1024];
+    CU_ASSERT_EQUAL_FATAL(read_events(path, 0, ev, 32, &n, msg), 0);
+    /* start state: [0,4) live, [4,6) free, [6,9) live (freed in the trace), [9,20) free */
+    const struct { tr_kind k; uint64_t off, bytes; } want[] = {
+        {TR_SEGMENT_ALLOC, 0, 20 * MB}, {TR_ALLOC, 0, 20 * MB}, {TR_FREE, 0, 0},
+        {TR_ALLOC, 0, 4 * MB}, {TR_ALLOC, 4 * MB, 2 * MB}, {TR_ALLOC, 6 * MB, 3 * MB},
+        {TR_ALLOC, 9 * MB, 11 * MB}, {TR_FREE, 0, 0}, {TR_FREE, 0, 0},
+        {TR_FREE_REQUESTED, 0, 0}, {TR_FREE_COMPLETED, 0, 0}, {TR_ALLOC, 4 * MB, 2 * MB},
+        {TR_FREE_REQUESTED, 0, 0}, {TR_FREE_COMPLETED, 0, 0}};
+    CU_ASSERT_EQUAL_FATAL(n, AM_ARRAY_LEN(want));
+    for (size_t i = 0; i < n; i++) {
+        CU_ASSERT_EQUAL(ev[i].kind, want[i].k);
+        if (want[i].k == TR_ALLOC || want[i].k == TR_SEGMENT_ALLOC) {
+            CU_ASSERT_EQUAL(ev[i].addr, base + want[i].off);
+            CU_ASSERT_EQUAL(ev[i].bytes, want[i].bytes);
+        }
+    }
+    CU_ASSERT_EQUAL(ev[7].id, ev[4].id);  /* the free gaps go back */
+    CU_ASSERT_EQUAL(ev[8].id, ev[6].id);
+    CU_ASSERT_EQUAL(ev[9].id, ev[5].id);  /* the trace frees the pre-trace block */
+    CU_ASSERT_EQUAL(ev[10].id, ev[5].id);
+}
+
+static void test_wrong_top_level(void)
+{
+    static const unsigned char lst[] = {0x80, 4, ']', '.'};
+    char path[512];
+    snprintf(path, sizeof path, "%s/list.pickle", tu_tmpdir());
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fwrite(lst, 1, sizeof lst, f);
+    fclose(f);
+    tr_event ev[4];
+    size_t n;
+    char msg[1024];
+    CU_ASSERT_EQUAL(read_events(path, 0, ev, 4, &n, msg), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "list.pickle: not a PyTorch memory snapshot: the "
+                                       "top-level value is a list"));
+}
+
+void suite_pickle(void)
+{
+    TU_SUITE("pickle",
+             {"refuses class-loading and calling opcodes", test_refused_opcodes},
+             {"refuses truncation and oversized lengths", test_truncated_and_lengths},
+             {"refuses nesting bombs", test_nesting_bombs},
+             {"memo, big integers, sharing", test_memo_bigint_types},
+             {"snapshot round trip", test_round_trip},
+             {"backward walk to the trace start", test_backward_walk},
+             {"wrong top-level type", test_wrong_top_level});
+}

@@ -1,0 +1,242 @@
+/* test_units.c - sizes, bandwidths and times: exact parsing, every unit, refusals, printing. */
+#include <locale.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../../sim/units.h"
+#include "testutil.h"
+
+/* Parse s as a size and return it; fails the test when refused. */
+static uint64_t size_ok(const char *s)
+{
+    uint64_t v = 12345;
+    const char *why = NULL;
+    CU_ASSERT_EQUAL_FATAL(units_size(s, &v, &why), 0);
+    CU_ASSERT_PTR_NULL(why);
+    return v;
+}
+
+static uint64_t bw_ok(const char *s)
+{
+    uint64_t v = 12345;
+    CU_ASSERT_EQUAL_FATAL(units_bandwidth(s, &v, NULL), 0);
+    return v;
+}
+
+static am_ps time_ok(const char *s)
+{
+    am_ps v = 12345;
+    CU_ASSERT_EQUAL_FATAL(units_time(s, &v, NULL), 0);
+    return v;
+}
+
+/* The parse must be refused, with a reason containing `part`, and must not touch the output. */
+static void size_bad(const char *s, const char *part)
+{
+    uint64_t v = 777;
+    const char *why = NULL;
+    CU_ASSERT_EQUAL(units_size(s, &v, &why), -1);
+    CU_ASSERT_EQUAL(v, 777);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, part));
+}
+
+static void test_sizes_exact(void)
+{
+    CU_ASSERT_EQUAL(size_ok("80GiB"), 85899345920ULL);
+    CU_ASSERT_EQUAL(size_ok("1.5GiB"), 1610612736ULL);
+    CU_ASSERT_EQUAL(size_ok("512"), 512);
+    CU_ASSERT_EQUAL(size_ok("0"), 0);
+    CU_ASSERT_EQUAL(size_ok("7B"), 7);
+    CU_ASSERT_EQUAL(size_ok("1KiB"), 1024);
+    CU_ASSERT_EQUAL(size_ok("2MiB"), 2097152);
+    CU_ASSERT_EQUAL(size_ok("3TiB"), 3298534883328ULL);
+    CU_ASSERT_EQUAL(size_ok("1KB"), 1000);
+    CU_ASSERT_EQUAL(size_ok("4MB"), 4000000);
+    CU_ASSERT_EQUAL(size_ok("16GB"), 16000000000ULL);
+    CU_ASSERT_EQUAL(size_ok("2TB"), 2000000000000ULL);
+    CU_ASSERT_EQUAL(size_ok("80 GiB"), 85899345920ULL); /* blank before the unit */
+    CU_ASSERT_EQUAL(size_ok("0.25KiB"), 256);
+    CU_ASSERT_EQUAL(size_ok("1e3"), 1000);
+    CU_ASSERT_EQUAL(size_ok("1.5e3MB"), 1500000000ULL);
+    CU_ASSERT_EQUAL(size_ok("2E-3MB"), 2000);
+    CU_ASSERT_EQUAL(size_ok("18446744073709551615"), UINT64_MAX);
+    CU_ASSERT_EQUAL(size_ok("16777215.99999999999TiB"), 18446744073709551605ULL);
+    /* rounding to the nearest byte, ties up */
+    CU_ASSERT_EQUAL(size_ok("1.4"), 1);
+    CU_ASSERT_EQUAL(size_ok("1.5"), 2);
+    CU_ASSERT_EQUAL(size_ok("0.0001KB"), 0);
+    /* digits beyond 19 significant ones keep the magnitude */
+    CU_ASSERT_EQUAL(size_ok("000000000000000000000000001GiB"), 1073741824ULL);
+    CU_ASSERT_EQUAL(size_ok("0.000000000000000000000000001TB"), 0);
+}
+
+static void test_sizes_refused(void)
+{
+    size_bad("-1GiB", "negative");
+    size_bad("-5", "negative");
+    size_bad("20000000000000000000", "too large");
+    size_bad("18446744073709551616", "too large");
+    size_bad("16777216TiB", "too large");
+    size_bad("16777215.99999999999999TiB", "too large"); /* rounds up to 2^64 */
+    size_bad("1e30", "too large");
+    size_bad("1.5.3GiB", "malformed");
+    size_bad("12 parsecs", "unknown unit");
+    size_bad("", "empty");
+    size_bad("   ", "empty");
+    size_bad("GiB", "not a number");
+    size_bad(".", "not a number");
+    size_bad("1gib", "unknown unit");
+    size_bad("1b", "unknown unit"); /* lowercase b is bits elsewhere: refused */
+    size_bad("1kB", "unknown unit");
+    size_bad("1GiB/s", "unknown unit");
+    size_bad("1GiBx", "unknown unit");
+    size_bad("1e", "unknown unit");
+    size_bad("1,5GiB", "unknown unit");
+    size_bad("0x10", "unknown unit");
+    size_bad("inf", "not a number");
+    size_bad("1 2", "unknown unit");
+    uint64_t v;
+    CU_ASSERT_EQUAL(units_size(NULL, &v, NULL), -1);
+}
+
+static void test_bandwidth(void)
+{
+    CU_ASSERT_EQUAL(bw_ok("3.35TB/s"), 3350000000000ULL);
+    CU_ASSERT_EQUAL(bw_ok("64GB/s"), 64000000000ULL);
+    CU_ASSERT_EQUAL(bw_ok("819GB/s"), 819000000000ULL);
+    CU_ASSERT_EQUAL(bw_ok("10B/s"), 10);
+    CU_ASSERT_EQUAL(bw_ok("1KB/s"), 1000);
+    CU_ASSERT_EQUAL(bw_ok("1MB/s"), 1000000);
+    CU_ASSERT_EQUAL(bw_ok("1KiB/s"), 1024);
+    CU_ASSERT_EQUAL(bw_ok("1MiB/s"), 1048576);
+    CU_ASSERT_EQUAL(bw_ok("2GiB/s"), 2147483648ULL);
+    CU_ASSERT_EQUAL(bw_ok("1TiB/s"), 1099511627776ULL);
+    CU_ASSERT_EQUAL(bw_ok("1000"), 1000);
+    uint64_t v = 5;
+    const char *why = NULL;
+    CU_ASSERT_EQUAL(units_bandwidth("3GB", &v, &why), -1);
+    CU_ASSERT(why && strstr(why, "unknown unit"));
+    CU_ASSERT_EQUAL(units_bandwidth("-3GB/s", &v, &why), -1);
+    CU_ASSERT_EQUAL(units_bandwidth("3gb/s", &v, &why), -1);
+    CU_ASSERT_EQUAL(v, 5);
+}
+
+static void test_times(void)
+{
+    CU_ASSERT_EQUAL(time_ok("2us"), 2000000ULL);
+    CU_ASSERT_EQUAL(time_ok("7ps"), 7);
+    CU_ASSERT_EQUAL(time_ok("1ns"), 1000);
+    CU_ASSERT_EQUAL(time_ok("2.5us"), 2500000ULL);
+    CU_ASSERT_EQUAL(time_ok("3ms"), 3000000000ULL);
+    CU_ASSERT_EQUAL(time_ok("10s"), 10000000000000ULL);
+    CU_ASSERT_EQUAL(time_ok("1.5"), 1500000000000ULL); /* plain number: seconds */
+    CU_ASSERT_EQUAL(time_ok("0"), 0);
+    CU_ASSERT_EQUAL(time_ok("0.0004ns"), 0);
+    CU_ASSERT_EQUAL(time_ok("0.0005ns"), 1);
+    am_ps v = 9;
+    CU_ASSERT_EQUAL(units_time_default("250", AM_PS_PER_NS, &v, NULL), 0);
+    CU_ASSERT_EQUAL(v, 250000);
+    CU_ASSERT_EQUAL(units_time_default("2us", AM_PS_PER_NS, &v, NULL), 0);
+    CU_ASSERT_EQUAL(v, 2000000);
+    const char *why = NULL;
+    v = 9;
+    CU_ASSERT_EQUAL(units_time("3 days", &v, &why), -1);
+    CU_ASSERT(why && strstr(why, "unknown unit"));
+    CU_ASSERT_EQUAL(units_time("-1us", &v, &why), -1);
+    CU_ASSERT_EQUAL(units_time("1US", &v, &why), -1);
+    CU_ASSERT_EQUAL(units_time("20000000s", &v, &why), -1); /* 2e19 ps > 2^64 */
+    CU_ASSERT_EQUAL(v, 9);
+}
+
+static void test_u64_and_real(void)
+{
+    uint64_t v = 3;
+    CU_ASSERT_EQUAL(units_u64("123", 3, &v), 0);
+    CU_ASSERT_EQUAL(v, 123);
+    CU_ASSERT_EQUAL(units_u64("12345", 2, &v), 0); /* only len characters */
+    CU_ASSERT_EQUAL(v, 12);
+    CU_ASSERT_EQUAL(units_u64("18446744073709551615", 20, &v), 0);
+    CU_ASSERT_EQUAL(v, UINT64_MAX);
+    v = 3;
+    CU_ASSERT_EQUAL(units_u64("18446744073709551616", 20, &v), -1);
+    CU_ASSERT_EQUAL(units_u64("", 0, &v), -1);
+    CU_ASSERT_EQUAL(units_u64("-1", 2, &v), -1);
+    CU_ASSERT_EQUAL(units_u64("1.0", 3, &v), -1);
+    CU_ASSERT_EQUAL(units_u64("1 ", 2, &v), -1);
+    CU_ASSERT_EQUAL(v, 3);
+
+    double d = 0;
+    CU_ASSERT_EQUAL(units_real("0.75", &d, NULL), 0);
+    CU_ASSERT_DOUBLE_EQUAL(d, 0.75, 0);
+    CU_ASSERT_EQUAL(units_real("1e-3", &d, NULL), 0);
+    CU_ASSERT_DOUBLE_EQUAL(d, 0.001, 0);
+    CU_ASSERT_EQUAL(units_real("-2.5", &d, NULL), 0);
+    CU_ASSERT_DOUBLE_EQUAL(d, -2.5, 0);
+    CU_ASSERT_EQUAL(units_real("0.1", &d, NULL), 0);
+    CU_ASSERT_DOUBLE_EQUAL(d, 0.1, 0); /* correctly rounded, not 0.1000000000000000055 +- ulp */
+    CU_ASSERT_EQUAL(units_real("1e300", &d, NULL), 0);
+    CU_ASSERT_DOUBLE_EQUAL(d, 1e300, 1e286);
+    const char *why = NULL;
+    d = 4;
+    CU_ASSERT_EQUAL(units_real("1e400", &d, &why), -1);
+    CU_ASSERT_EQUAL(units_real("nan", &d, &why), -1);
+    CU_ASSERT_EQUAL(units_real("0.5x", &d, &why), -1);
+    CU_ASSERT_EQUAL(units_real("", &d, &why), -1);
+    CU_ASSERT_EQUAL(units_real("1..2", &d, &why), -1);
+    CU_ASSERT_DOUBLE_EQUAL(d, 4, 0);
+}
+
+/* A locale with a decimal comma must not change parsing (when such a locale is installed). */
+static void test_locale_independent(void)
+{
+    static const char *const locs[] = {"de_DE.UTF-8", "fr_FR.UTF-8", "C.UTF-8"};
+    const char *set = NULL;
+    for (size_t i = 0; i < AM_ARRAY_LEN(locs) && !set; i++)
+        set = setlocale(LC_NUMERIC, locs[i]);
+    uint64_t v = 0;
+    double d = 0;
+    CU_ASSERT_EQUAL(units_size("1.5GiB", &v, NULL), 0);
+    CU_ASSERT_EQUAL(v, 1610612736ULL);
+    CU_ASSERT_EQUAL(units_real("0.75", &d, NULL), 0);
+    CU_ASSERT_DOUBLE_EQUAL(d, 0.75, 0);
+    setlocale(LC_NUMERIC, "C");
+}
+
+static void test_format(void)
+{
+    char b[64];
+    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 85899345920ULL), "80.00 GiB");
+    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 512), "512 B");
+    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 0), "0 B");
+    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 1023), "1023 B");
+    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 1024), "1.00 KiB");
+    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 1572864), "1.50 MiB");
+    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 1048575), "1024.00 KiB"); /* rounds */
+    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 3298534883328ULL), "3.00 TiB");
+    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, UINT64_MAX), "16777216.00 TiB");
+    CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 3.35e12), "3.350 TB/s");
+    CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 64e9), "64.000 GB/s");
+    CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 12.0), "12.000 B/s");
+    CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 12500000), "12.500 us");
+    CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 999), "999 ps");
+    CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 1000), "1.000 ns");
+    CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 2500000000ULL), "2.500 ms");
+    CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 1500000000000ULL), "1.500 s");
+    CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 3600 * AM_PS_PER_S), "3600.000 s");
+    /* small buffers are truncated, never overrun */
+    char small[6];
+    CU_ASSERT_STRING_EQUAL(units_fmt_size(small, sizeof small, 85899345920ULL), "80.00");
+    /* what is printed parses back */
+    uint64_t v;
+    CU_ASSERT_EQUAL(units_size(units_fmt_size(b, sizeof b, 1572864), &v, NULL), 0);
+    CU_ASSERT_EQUAL(v, 1572864);
+}
+
+void suite_units(void)
+{
+    TU_SUITE("units", {"sizes_exact", test_sizes_exact}, {"sizes_refused", test_sizes_refused},
+             {"bandwidth", test_bandwidth}, {"times", test_times},
+             {"u64_and_real", test_u64_and_real}, {"locale", test_locale_independent},
+             {"format", test_format});
+}
