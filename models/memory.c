@@ -30,6 +30,8 @@ struct mem_level {
     void *st;
     alloc_env env;
     FILE *log;
+    void (*on_device)(void *ctx, int alloc, uint64_t addr, uint64_t bytes);
+    void *on_device_ctx;
     int recorded;          /* sparse 64-bit space, honour hints */
     uint64_t hint;         /* TR_NO_ADDR-like UINT64_MAX when none */
     os_tree free_ext;      /* free device extents by address */
@@ -134,6 +136,8 @@ static int dev_alloc(void *ctx, uint64_t bytes, uint64_t *addr)
         m->m.peak_reserved_bytes = m->m.reserved_bytes;
     if (m->log)
         fprintf(m->log, "R %" PRIu64 " %" PRIu64 "\n", at, bytes);
+    if (m->on_device)
+        m->on_device(m->on_device_ctx, 1, at, bytes);
     return 0;
 }
 
@@ -142,6 +146,8 @@ static void dev_free(void *ctx, uint64_t addr, uint64_t bytes)
     mem_level *m = ctx;
     if (m->log)
         fprintf(m->log, "G %" PRIu64 " %" PRIu64 "\n", addr, bytes);
+    if (m->on_device)
+        m->on_device(m->on_device_ctx, 0, addr, bytes);
     m->m.reserved_bytes -= bytes;
     m->m.device_frees++;
     /* Merge with the free neighbours. */
@@ -181,6 +187,8 @@ int mem_create(mem_level **out, const mem_params *p, am_error *err)
     m->granularity = p->granularity ? p->granularity : 1;
     m->policy = p->policy;
     m->log = p->log;
+    m->on_device = p->on_device;
+    m->on_device_ctx = p->on_device_ctx;
     m->recorded = p->recorded_addresses;
     m->hint = UINT64_MAX;
     extent *e = ext_new(m);

@@ -24,6 +24,7 @@ typedef struct slot {
     uint64_t handle, addr, requested, given;
     unsigned long line;  /* where it was allocated */
     int32_t level;
+    uint32_t stream;
     uint8_t state;
 } slot;
 
@@ -115,6 +116,7 @@ typedef struct stream {
     size_t head, len, cap;
     int busy;
     int used;
+    am_ps started;       /* start of the operation in progress */
     am_ps busy_ps, last_done;
     uint64_t ops;
 } stream;
@@ -151,9 +153,16 @@ typedef struct level_rt {
     size_t n, cap;
 } level_rt;
 
+typedef struct devctx {
+    struct sim *s;
+    int level;
+} devctx;
+
 struct sim {
     const am_config *cfg;
     sim_opts o;
+    const sim_observer *obs;
+    devctx dctx[CFG_MAX_LEVELS];
     int nlevels;
     mem_level *lv[CFG_MAX_LEVELS];
     level_rt rt[CFG_MAX_LEVELS];
@@ -296,10 +305,12 @@ static void kick(sim *s, uint32_t id)
         switch (h->kind) {
         case OP_COMPUTE:
             q->busy = 1;
+            q->started = s->now;
             heap_push(s, s->now + h->arg, id, 0);
             return;
         case OP_XFER:
             q->busy = 1;
+            q->started = s->now;
             link_submit(s->ch[h->chan].l, s->now, h->arg, id);
             return;
         case OP_RECORD: {
@@ -334,6 +345,12 @@ static void op_done(sim *s, uint32_t id, am_ps started_hint)
 {
     stream *q = &s->st[id];
     (void)started_hint;
+    if (s->obs && s->obs->op) {
+        const op *h = st_head(q);
+        s->obs->op(s->obs->ctx, id, q->started, s->now, h->kind == OP_XFER ? (int)h->chan : -1,
+                   h->kind == OP_XFER ? h->arg : 0);
+    }
+    q->busy_ps += s->now - q->started;
     q->busy = 0;
     q->ops++;
     q->last_done = s->now;
@@ -450,6 +467,8 @@ static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const al
 
 static void timeline_row(sim *s, int level)
 {
+    if (s->obs && s->obs->counters)
+        s->obs->counters(s->obs->ctx, s->host, level, mem_get_metrics(s->lv[level]));
     if (!s->o.timeline)
         return;
     am_ps iv = s->cfg->report.timeline_interval;
@@ -556,6 +575,9 @@ static void settle(sim *s, slot *x, uint64_t seq, uint64_t bytes, uint64_t recor
         record_oom(s, seq, x->id, bytes, level);
     }
     validate(s, seq, x->id, recorded, ok, ok ? o->addr : 0, x->line);
+    if (s->obs && s->obs->alloc)
+        s->obs->alloc(s->obs->ctx, s->host, seq, x->id, level, x->stream, ok ? o->addr : 0, bytes,
+                      ok ? o->size : 0, ok);
     placement_row(s, seq, x->id, level, o, bytes, ok);
     if (s->o.log) {
         log_prefix(s, level);
@@ -633,6 +655,7 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
     x = idmap_put(&s->ids, ev->id);
     x->line = ev->line;
     x->level = level;
+    x->stream = ev->stream;
     x->requested = ev->bytes;
     level_rt *rt = &s->rt[level];
     if (rc != ALLOC_OK && rt->retry) {
@@ -686,6 +709,9 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
             return warn_or_fail(s, err, file, ev, "second free request of id", ev->id);
         mem_free_requested(s->lv[level], x->handle, x->requested, x->given);
         charge(s, s->lv[level]);
+        if (s->obs && s->obs->free)
+            s->obs->free(s->obs->ctx, s->host, x->id, level, x->stream, x->addr, x->requested,
+                         x->given, 1);
         x->state = ST_REQ_FREED;
         s->sum.frees++;
         break;
@@ -700,6 +726,9 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
             s->sum.frees++;
         mem_free(s->lv[level], x->handle, x->requested, x->given, x->state == ST_REQ_FREED);
         charge(s, s->lv[level]);
+        if (s->obs && s->obs->free)
+            s->obs->free(s->obs->ctx, s->host, x->id, level, x->stream, x->addr, x->requested,
+                         x->given, x->state == ST_REQ_FREED ? 2 : 0);
         idmap_del(&s->ids, x);
         if (s->rt[level].n)
             retry_pending(s, level);
@@ -863,17 +892,27 @@ int sim_run(sim *s, trace *t, am_error *err)
 
 /* ---- life cycle and results -------------------------------------------------------------- */
 
+static void on_device(void *ctx, int alloc, uint64_t addr, uint64_t bytes)
+{
+    devctx *d = ctx;
+    const sim_observer *obs = d->s->obs;
+    if (obs && obs->device)
+        obs->device(obs->ctx, d->s->host, d->level, alloc, addr, bytes);
+}
+
 int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err)
 {
     sim *s = am_calloc(1, sizeof *s);
     s->cfg = cfg;
     s->o = *o;
+    s->obs = o->observer;
     s->nlevels = cfg->nlevels;
     for (int i = 0; i < cfg->nlevels; i++) {
         const cfg_level *L = &cfg->levels[i];
         int rec = L->policy->recorded_addresses && L->policy->recorded_addresses(L->policy_opts);
+        s->dctx[i] = (devctx){s, i};
         mem_params p = {L->name, L->kind, L->capacity, L->granularity, L->policy,
-                        L->policy_opts, rec, o->log};
+                        L->policy_opts, rec, o->log, s->obs ? on_device : NULL, &s->dctx[i]};
         if (mem_create(&s->lv[i], &p, err) != 0) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);
@@ -928,6 +967,7 @@ void sim_destroy(sim *s)
 }
 
 int sim_nlevels(const sim *s) { return s->nlevels; }
+am_ps sim_host_time(const sim *s) { return s->host; }
 mem_level *sim_level(const sim *s, int i) { return s->lv[i]; }
 const am_config *sim_config(const sim *s) { return s->cfg; }
 const sim_summary *sim_get_summary(const sim *s) { return &s->sum; }

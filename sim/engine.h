@@ -20,6 +20,24 @@
 
 typedef struct sim sim;
 
+/* Optional observer of a run (exporters: Chrome/Perfetto trace, PyTorch snapshot). Every
+ * callback may be NULL; times are simulated picoseconds. Called in simulation order. */
+typedef struct sim_observer {
+    void *ctx;
+    /* An allocation request settled (ok = 0: out of memory; addr/size then 0). */
+    void (*alloc)(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
+                  uint64_t addr, uint64_t requested, uint64_t size, int ok);
+    /* phase: 0 free (both phases), 1 free_requested, 2 free_completed */
+    void (*free)(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream, uint64_t addr,
+                 uint64_t requested, uint64_t size, int phase);
+    /* The policy took (alloc = 1) or gave back a device range. */
+    void (*device)(void *ctx, am_ps t, int level, int alloc, uint64_t addr, uint64_t bytes);
+    /* After every allocation or free: the level's counters. */
+    void (*counters)(void *ctx, am_ps t, int level, const mem_metrics *m);
+    /* A compute (chan = -1) or transfer (chan = link channel index) finished on a stream. */
+    void (*op)(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes);
+} sim_observer;
+
 typedef struct sim_opts {
     FILE *placements;      /* CSV: seq,id,level,address,requested,allocated,status */
     FILE *timeline;        /* CSV samples */
@@ -27,6 +45,7 @@ typedef struct sim_opts {
     int check;             /* run every invariant check after every event */
     int lenient;           /* recoverable trace problems become counted warnings */
     int progress;          /* progress line on stderr */
+    const sim_observer *observer; /* may be NULL */
 } sim_opts;
 
 int sim_create(sim **s, const am_config *cfg, const sim_opts *o, am_error *err);
@@ -75,5 +94,7 @@ typedef struct sim_summary {
 const sim_summary *sim_get_summary(const sim *s);
 size_t sim_ooms(const sim *s, const sim_oom **list);
 int sim_links(const sim *s, sim_link_result *out, int max);
+/* Current simulated host time (the clock allocations happen at). */
+am_ps sim_host_time(const sim *s);
 
 #endif

@@ -5,16 +5,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "common.h"
 #include "config.h"
 #include "engine.h"
 #include "outfile.h"
 #include "report.h"
+#include "run.h"
 #include "trace.h"
 
-#define MAX_SETS 256
+#define MAX_SETS RUN_MAX_SETS
 
 typedef struct run_args {
     const char *config, *trace, *policy;
@@ -142,110 +142,25 @@ static int parse_run(int argc, char **argv, run_args *a)
     return 0;
 }
 
-/* Load the config, applying --policy to the default memory level. */
-static int load_config(const run_args *a, am_config **cfg, am_error *err)
-{
-    if (cfg_load(cfg, a->config, a->sets, a->nsets, err) != 0)
-        return -1;
-    if (!a->policy)
-        return 0;
-    const char *sets[MAX_SETS + 2];
-    char pol[256];
-    snprintf(pol, sizeof pol, "memories.%s.allocator.policy=%s",
-             (*cfg)->levels[(*cfg)->default_level].name, a->policy);
-    memcpy(sets, a->sets, (size_t)a->nsets * sizeof *sets);
-    sets[a->nsets] = pol;
-    cfg_free(*cfg);
-    *cfg = NULL;
-    return cfg_load(cfg, a->config, sets, a->nsets + 1, err);
-}
-
-static char *join(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = am_malloc(n);
-    snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
 static int cmd_run(int argc, char **argv)
 {
     run_args a;
     int pr = parse_run(argc, argv, &a);
-    if (pr) {
-        if (pr < 0)
-            usage_run(stdout);
-        return pr < 0 ? 0 : 1;
-    }
+    if (pr)
+        return pr < 0 ? (usage_run(stdout), 0) : 1;
+    run_spec sp = {.config = a.config, .trace = a.trace, .policy = a.policy, .nsets = a.nsets,
+                   .json = a.json, .placements = a.placements, .timeline = a.timeline,
+                   .log = a.log, .outdir = a.outdir, .text = a.quiet ? NULL : stdout,
+                   .check = a.check, .lenient = a.lenient, .device = a.device,
+                   .progress = !a.quiet};
+    memcpy(sp.sets, a.sets, (size_t)a.nsets * sizeof *a.sets);
     am_error err = {0};
-    am_config *cfg = NULL;
-    trace *t = NULL;
-    sim *s = NULL;
-    outfile *oj = NULL, *op = NULL, *ot = NULL, *ol = NULL, *orep = NULL, *ocfg = NULL;
-    char *paths[6] = {0};
-    int status = 0;
-    if (a.outdir) {
-        if (mkdir(a.outdir, 0777) != 0 && errno != EEXIST) {
-            am_fail(&err, AM_EINPUT, "%s: cannot create directory: %s", a.outdir, strerror(errno));
-            goto fail;
-        }
-        paths[0] = join(a.outdir, "summary.json");
-        paths[1] = join(a.outdir, "placements.csv");
-        paths[2] = join(a.outdir, "timeline.csv");
-        paths[3] = join(a.outdir, "report.txt");
-        paths[4] = join(a.outdir, "effective_config.yaml");
-        if (!a.json)
-            a.json = paths[0];
-        if (!a.placements)
-            a.placements = paths[1];
-        if (!a.timeline)
-            a.timeline = paths[2];
+    uint64_t ooms = 0;
+    if (run_once(&sp, NULL, NULL, &ooms, &err) != 0) {
+        fprintf(stderr, "%s: %s\n", prog, err.msg[0] ? err.msg : "failed");
+        return err.status ? err.status : AM_EINTERNAL;
     }
-    if (load_config(&a, &cfg, &err) != 0)
-        goto fail;
-    const char *names[CFG_MAX_LEVELS];
-    for (int i = 0; i < cfg->nlevels; i++)
-        names[i] = cfg->levels[i].name;
-    trace_opts to = {names, cfg->nlevels, cfg->default_level, cfg->trace.lifetimes_inclusive,
-                     cfg->trace.time_unit, a.device};
-    if (trace_open(&t, a.trace, &to, &err) != 0)
-        goto fail;
-    if (out_open(&oj, a.json, &err) || out_open(&op, a.placements, &err) ||
-        out_open(&ot, a.timeline, &err) || out_open(&ol, a.log, &err) ||
-        out_open(&orep, paths[3], &err) || out_open(&ocfg, paths[4], &err))
-        goto fail;
-    sim_opts so = {out_fp(op), out_fp(ot), out_fp(ol), a.check, a.lenient, !a.quiet};
-    if (sim_create(&s, cfg, &so, &err) != 0 || sim_run(s, t, &err) != 0)
-        goto fail;
-    report_trace rt = {a.trace, trace_format(t), sim_get_summary(s)->events, trace_skipped(t)};
-    if (oj)
-        report_json(out_fp(oj), s, &rt);
-    if (orep)
-        report_text(out_fp(orep), s, &rt);
-    if (ocfg)
-        cfg_write_yaml(cfg, out_fp(ocfg));
-    if (out_commit(oj, &err) | out_commit(op, &err) | out_commit(ot, &err) |
-        out_commit(ol, &err) | out_commit(orep, &err) | out_commit(ocfg, &err)) {
-        oj = op = ot = ol = orep = ocfg = NULL;
-        goto fail;
-    }
-    oj = op = ot = ol = orep = ocfg = NULL;
-    if (!a.quiet)
-        report_text(stdout, s, &rt);
-    if (a.fail_on_oom && sim_get_summary(s)->ooms)
-        status = AM_EOOMFAIL;
-    goto done;
-fail:
-    out_abort(oj), out_abort(op), out_abort(ot), out_abort(ol), out_abort(orep), out_abort(ocfg);
-    fprintf(stderr, "%s: %s\n", prog, err.msg[0] ? err.msg : "failed");
-    status = err.status ? err.status : AM_EINTERNAL;
-done:
-    sim_destroy(s);
-    trace_close(t);
-    cfg_free(cfg);
-    for (int i = 0; i < 6; i++)
-        free(paths[i]);
-    return status;
+    return a.fail_on_oom && ooms ? AM_EOOMFAIL : 0;
 }
 
 /* check FILE...: a file whose first line is "version:" or that parses as YAML config is a

@@ -1,0 +1,440 @@
+/* alloc_cuda_async.c - a MODEL of CUDA's stream-ordered pool allocator (cudaMallocAsync), as JAX
+ * uses it with XLA_PYTHON_CLIENT_ALLOCATOR=cuda_async.
+ *
+ * Reference: ../shared/specs/allocators.md section 2: requests are exact sizes (no 256-byte
+ * rounding in its statistics); the pool keeps freed memory up to a release threshold of
+ * memory_fraction * total device memory; growing the pool mid-run costs time.
+ * CUDA's internal algorithm is NOT public. What follows is a model with stated assumptions:
+ *   - Statistics count exact request sizes. Inside the pool a block occupies the request rounded
+ *     up to `alignment` (512 bytes by default, an assumption), and that footprint is the size
+ *     reported to the level (so the level's allocated <= reserved stays physical).
+ *   - The pool grows from the device in chunks of round_up(need, pool_granularity) bytes
+ *     (2 MiB default, an assumption; then rounded to the device granularity); each growth
+ *     charges `grow_latency` of host time (20 us default, an assumption) through take_latency.
+ *     Chunks never merge with each other.
+ *   - Placement inside the pool is best fit over all chunks: the smallest free block that fits,
+ *     lowest address among equal sizes; the block's low end is taken and the rest stays free.
+ *     A freed block merges with free address neighbours in its chunk at once.
+ *   - Any stream may reuse any freed block: the ordering of cross-stream reuse (CUDA's event
+ *     dependencies, cudaMemPoolReuse* attributes) is not modelled.
+ *   - After a free, while the reserved pool exceeds `release_threshold` (0 = memory_fraction *
+ *     capacity, JAX's setting; memory_fraction defaults to 0.75), completely free chunks are
+ *     returned to the device, highest address first. (CUDA trims at synchronisation points;
+ *     the engine has none, so the trim happens at the free.)
+ *   - When the device refuses a growth and `trim_on_oom` is on, every completely free chunk is
+ *     returned and the growth is tried once more before the request fails (assumption). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "ordset.h"
+
+struct ca_opts {
+    uint64_t pool_granularity;  /* bytes per growth step */
+    am_ps grow_latency;         /* host time per growth (device allocation) */
+    uint64_t release_threshold; /* bytes; 0 = memory_fraction * capacity */
+    double memory_fraction;     /* of capacity, for the default threshold */
+    uint64_t alignment;         /* bytes, block footprint inside the pool */
+    int trim_on_oom;
+};
+
+static const opt_desc ca_opt_table[] = {
+    {"pool_granularity", OPT_SIZE, offsetof(struct ca_opts, pool_granularity), "2MiB",
+     "bytes the pool grows by at least, per device allocation (assumed)", NULL, 0, 0},
+    {"grow_latency", OPT_TIME, offsetof(struct ca_opts, grow_latency), "20us",
+     "host time of one pool growth, a device allocation (assumed)", NULL, 0, 0},
+    {"release_threshold", OPT_SIZE, offsetof(struct ca_opts, release_threshold), "0",
+     "bytes the pool keeps cached after frees; 0 = memory_fraction of capacity", NULL, 0, 0},
+    {"memory_fraction", OPT_FRACTION, offsetof(struct ca_opts, memory_fraction), "0.75",
+     "default release threshold as a fraction of total device memory (JAX default 0.75)", NULL,
+     0, 0},
+    {"alignment", OPT_SIZE, offsetof(struct ca_opts, alignment), "512",
+     "bytes a block occupies are the request rounded up to this (assumed; stats stay exact)",
+     NULL, 0, 0},
+    {"trim_on_oom", OPT_BOOL, offsetof(struct ca_opts, trim_on_oom), "true",
+     "on a refused growth, return completely free chunks and grow once more (assumed)", NULL,
+     0, 0},
+    {NULL, OPT_BOOL, 0, NULL, NULL, NULL, 0, 0},
+};
+
+typedef struct cchunk cchunk;
+
+typedef struct cblock {
+    os_node node;            /* free set: k1 = size, k2 = address */
+    uint64_t addr, size;     /* footprint, multiple of the alignment (except a chunk's tail) */
+    uint64_t requested;      /* exact bytes; 0 when free */
+    int in_use;
+    struct cblock *prev, *next; /* address neighbours inside the chunk */
+    cchunk *chunk;
+} cblock;
+
+struct cchunk {
+    os_node node;     /* chunk set: k1 = address, val = size */
+    os_node idle;     /* idle set (no block in use): k1 = address */
+    uint64_t live;    /* blocks in use */
+    cblock *first;
+    cchunk *next_spare;
+};
+
+#define CSLAB 1024
+typedef struct cslab {
+    struct cslab *next;
+    cblock b[CSLAB];
+} cslab;
+
+typedef struct ca {
+    alloc_env env;
+    struct ca_opts o;
+    uint64_t threshold;      /* bytes */
+    os_tree free_set;        /* free blocks by (size, address) */
+    os_tree chunks;          /* every chunk, by address */
+    os_tree idle;            /* chunks with no block in use, by address */
+    cslab *slabs;
+    cblock *spare;
+    cchunk *spare_chunks;
+    am_ps pending;
+    /* statistics: bytes are exact request sizes */
+    uint64_t bytes_in_use, peak_bytes_in_use, footprint_in_use;
+    uint64_t pool_bytes, peak_pool_bytes, largest_alloc_size;
+    uint64_t num_allocs, num_grows, num_releases, ooms;
+} ca;
+
+#define CH_OF_NODE(n) ((cchunk *)(void *)((char *)(n) - offsetof(cchunk, node)))
+#define CH_OF_IDLE(n) ((cchunk *)(void *)((char *)(n) - offsetof(cchunk, idle)))
+
+static cblock *cb_new(ca *c)
+{
+    if (!c->spare) {
+        cslab *s = am_calloc(1, sizeof *s);
+        s->next = c->slabs;
+        c->slabs = s;
+        for (int i = CSLAB - 1; i >= 0; i--) {
+            s->b[i].next = c->spare;
+            c->spare = &s->b[i];
+        }
+    }
+    cblock *b = c->spare;
+    c->spare = b->next;
+    memset(b, 0, sizeof *b);
+    return b;
+}
+
+static void cb_put(ca *c, cblock *b)
+{
+    b->next = c->spare;
+    c->spare = b;
+}
+
+static void free_insert(ca *c, cblock *b)
+{
+    b->node.k1 = b->size;
+    b->node.k2 = b->addr;
+    b->node.val = b->size;
+    os_insert(&c->free_set, &b->node);
+}
+
+static void log_chunk(ca *c, const char *what, const cchunk *ch)
+{
+    if (c->env.log) {
+        char line[96];
+        snprintf(line, sizeof line, "S cuda_async %s %" PRIu64 " %" PRIu64, what, ch->node.k1,
+                 ch->node.val);
+        c->env.log(c->env.ctx, line);
+    }
+}
+
+/* Return an idle chunk (one free block covering it) to the device. */
+static void release_chunk(ca *c, cchunk *ch)
+{
+    cblock *b = ch->first;
+    os_remove(&c->free_set, &b->node);
+    cb_put(c, b);
+    os_remove(&c->idle, &ch->idle);
+    os_remove(&c->chunks, &ch->node);
+    c->env.dev_free(c->env.ctx, ch->node.k1, ch->node.val);
+    c->pool_bytes -= ch->node.val;
+    c->num_releases++;
+    ch->next_spare = c->spare_chunks;
+    c->spare_chunks = ch;
+}
+
+/* Release idle chunks, highest address first, while the pool is above `keep` bytes. */
+static void trim(ca *c, uint64_t keep)
+{
+    while (c->pool_bytes > keep && c->idle.n)
+        release_chunk(c, CH_OF_IDLE(os_last(&c->idle)));
+}
+
+/* Grow the pool by one chunk of at least `need` bytes; 0 on success. */
+static int grow(ca *c, uint64_t need)
+{
+    uint64_t bytes = am_round_up(am_round_up(need, c->o.pool_granularity), c->env.granularity);
+    uint64_t addr;
+    if (bytes < need)
+        return -1;
+    c->pending += c->o.grow_latency;
+    if (c->env.dev_alloc(c->env.ctx, bytes, &addr) != 0) {
+        if (!c->o.trim_on_oom || !c->idle.n)
+            return -1;
+        trim(c, 0);
+        c->pending += c->o.grow_latency;
+        if (c->env.dev_alloc(c->env.ctx, bytes, &addr) != 0)
+            return -1;
+    }
+    cchunk *ch = c->spare_chunks;
+    if (ch)
+        c->spare_chunks = ch->next_spare;
+    else
+        ch = am_malloc(sizeof *ch);
+    memset(ch, 0, sizeof *ch);
+    ch->node.k1 = addr;
+    ch->node.val = bytes;
+    os_insert(&c->chunks, &ch->node);
+    ch->idle.k1 = addr;
+    os_insert(&c->idle, &ch->idle);
+    cblock *b = cb_new(c);
+    b->addr = addr;
+    b->size = bytes;
+    b->chunk = ch;
+    ch->first = b;
+    free_insert(c, b);
+    c->pool_bytes += bytes;
+    if (c->pool_bytes > c->peak_pool_bytes)
+        c->peak_pool_bytes = c->pool_bytes;
+    c->num_grows++;
+    log_chunk(c, "grow", ch);
+    return 0;
+}
+
+static int ca_alloc(void *st, const alloc_req *r, alloc_out *o)
+{
+    ca *c = st;
+    uint64_t need = am_round_up(r->bytes, c->o.alignment);
+    if (need < r->bytes) {
+        c->ooms++;
+        return ALLOC_OOM;
+    }
+    os_node *n = os_lower_bound(&c->free_set, need, 0);
+    if (!n) {
+        if (grow(c, need) != 0) {
+            c->ooms++;
+            return ALLOC_OOM;
+        }
+        n = os_lower_bound(&c->free_set, need, 0);
+    }
+    cblock *b = (cblock *)n;
+    os_remove(&c->free_set, &b->node);
+    if (b->size > need) {
+        cblock *rest = cb_new(c);
+        rest->addr = b->addr + need;
+        rest->size = b->size - need;
+        rest->chunk = b->chunk;
+        rest->prev = b;
+        rest->next = b->next;
+        if (b->next)
+            b->next->prev = rest;
+        b->next = rest;
+        b->size = need;
+        free_insert(c, rest);
+    }
+    if (b->chunk->live++ == 0)
+        os_remove(&c->idle, &b->chunk->idle);
+    b->in_use = 1;
+    b->requested = r->bytes;
+    c->bytes_in_use += r->bytes;
+    c->footprint_in_use += b->size;
+    if (c->bytes_in_use > c->peak_bytes_in_use)
+        c->peak_bytes_in_use = c->bytes_in_use;
+    if (r->bytes > c->largest_alloc_size)
+        c->largest_alloc_size = r->bytes;
+    c->num_allocs++;
+    o->addr = b->addr;
+    o->size = b->size;
+    o->handle = (uint64_t)(uintptr_t)b;
+    return ALLOC_OK;
+}
+
+static void ca_free(void *st, uint64_t handle)
+{
+    ca *c = st;
+    cblock *b = (cblock *)(uintptr_t)handle;
+    cchunk *ch = b->chunk;
+    c->bytes_in_use -= b->requested;
+    c->footprint_in_use -= b->size;
+    b->in_use = 0;
+    b->requested = 0;
+    cblock *nx = b->next;
+    if (nx && !nx->in_use) {
+        os_remove(&c->free_set, &nx->node);
+        b->size += nx->size;
+        b->next = nx->next;
+        if (nx->next)
+            nx->next->prev = b;
+        cb_put(c, nx);
+    }
+    cblock *pv = b->prev;
+    if (pv && !pv->in_use) {
+        os_remove(&c->free_set, &pv->node);
+        pv->size += b->size;
+        pv->next = b->next;
+        if (b->next)
+            b->next->prev = pv;
+        cb_put(c, b);
+        b = pv;
+    }
+    free_insert(c, b);
+    if (--ch->live == 0)
+        os_insert(&c->idle, &ch->idle);
+    trim(c, c->threshold);
+}
+
+static uint64_t ca_largest_free(void *st)
+{
+    os_node *n = os_last(&((ca *)st)->free_set);
+    return n ? n->k1 : 0;
+}
+
+static void ca_stats(void *st, const stat_sink *s)
+{
+    ca *c = st;
+    s->cur_peak(s->ctx, "bytes_in_use", c->bytes_in_use, c->peak_bytes_in_use);
+    s->cur_peak(s->ctx, "pool_bytes", c->pool_bytes, c->peak_pool_bytes);
+    s->u64(s->ctx, "num_allocs", c->num_allocs);
+    s->u64(s->ctx, "largest_alloc_size", c->largest_alloc_size);
+    s->u64(s->ctx, "release_threshold", c->threshold);
+    s->u64(s->ctx, "num_pool_grows", c->num_grows);
+    s->u64(s->ctx, "num_pool_releases", c->num_releases);
+    s->u64(s->ctx, "largest_free_block_bytes", ca_largest_free(c));
+    s->u64(s->ctx, "num_ooms", c->ooms);
+}
+
+static void ca_walk(void *st, void (*fn)(void *arg, const alloc_block *b), void *arg)
+{
+    ca *c = st;
+    for (os_node *n = os_first(&c->chunks); n; n = os_next(n))
+        for (const cblock *b = CH_OF_NODE(n)->first; b; b = b->next) {
+            alloc_block a = {b->addr, b->size, b->requested, b->in_use, n->k1};
+            fn(arg, &a);
+        }
+}
+
+static int ca_check(void *st, am_error *err)
+{
+    ca *c = st;
+    int bad = 0;
+    uint64_t pool = 0, used = 0, exact = 0, nfree = 0, nidle = 0;
+    if (os_check(&c->free_set) || os_check(&c->chunks) || os_check(&c->idle)) {
+        bad++;
+        am_fail(err, AM_EINTERNAL, "cuda_async: sets corrupt");
+    }
+    for (os_node *n = os_first(&c->chunks); n; n = os_next(n)) {
+        const cchunk *ch = CH_OF_NODE(n);
+        uint64_t at = n->k1, live = 0;
+        const cblock *prev = NULL;
+        for (const cblock *b = ch->first; b; prev = b, b = b->next) {
+            if (b->addr != at || b->chunk != ch || b->prev != prev || b->size == 0 ||
+                (!b->in_use && prev && !prev->in_use) ||
+                (!b->in_use && (b->node.k1 != b->size || b->node.k2 != b->addr)) ||
+                (b->in_use && (b->requested == 0 || b->requested > b->size))) {
+                bad++;
+                am_fail(err, AM_EINTERNAL, "cuda_async: block at %" PRIu64 " misplaced, not "
+                        "coalesced or mis-keyed", b->addr);
+            }
+            at += b->size;
+            if (b->in_use) {
+                live++;
+                used += b->size;
+                exact += b->requested;
+            } else
+                nfree++;
+        }
+        if (at != n->k1 + n->val || live != ch->live) {
+            bad++;
+            am_fail(err, AM_EINTERNAL, "cuda_async: chunk at %" PRIu64 " not tiled by its blocks "
+                    "or live count off", n->k1);
+        }
+        nidle += live == 0;
+        pool += n->val;
+    }
+    if (pool != c->pool_bytes || used != c->footprint_in_use || exact != c->bytes_in_use ||
+        nfree != c->free_set.n || nidle != c->idle.n) {
+        bad++;
+        am_fail(err, AM_EINTERNAL, "cuda_async: pool %" PRIu64 "/%" PRIu64 ", in use %" PRIu64
+                "/%" PRIu64 ", free blocks or idle chunks inconsistent", pool, c->pool_bytes,
+                exact, c->bytes_in_use);
+    }
+    return bad;
+}
+
+static am_ps ca_take_latency(void *st)
+{
+    ca *c = st;
+    am_ps t = c->pending;
+    c->pending = 0;
+    return t;
+}
+
+static int ca_create(void **out, const alloc_env *env, const void *opts, am_error *err)
+{
+    static const struct ca_opts defaults = {2ULL << 20, 20 * AM_PS_PER_US, 0, 0.75, 512, 1};
+    const struct ca_opts *o = opts ? opts : &defaults;
+    if (env->capacity == 0)
+        return am_fail(err, AM_EINPUT, "cuda_async: capacity is 0 bytes");
+    if (o->alignment == 0 || o->pool_granularity == 0 || o->pool_granularity % o->alignment)
+        return am_fail(err, AM_EINPUT, "cuda_async: pool_granularity (%" PRIu64 " bytes) must be "
+                       "a non-zero multiple of alignment (%" PRIu64 " bytes)", o->pool_granularity,
+                       o->alignment);
+    ca *c = am_calloc(1, sizeof *c);
+    c->env = *env;
+    if (c->env.granularity == 0)
+        c->env.granularity = 1;
+    c->o = *o;
+    c->threshold = o->release_threshold
+                       ? o->release_threshold
+                       : (uint64_t)((double)env->capacity * o->memory_fraction);
+    *out = c;
+    return 0;
+}
+
+static void ca_destroy(void *st)
+{
+    ca *c = st;
+    while (c->slabs) {
+        cslab *s = c->slabs;
+        c->slabs = s->next;
+        free(s);
+    }
+    os_node *n;
+    while ((n = os_first(&c->chunks)) != NULL) {
+        os_remove(&c->chunks, n);
+        free(CH_OF_NODE(n));
+    }
+    while (c->spare_chunks) {
+        cchunk *ch = c->spare_chunks;
+        c->spare_chunks = ch->next_spare;
+        free(ch);
+    }
+    free(c);
+}
+
+static const struct alloc_ops ca_ops = {
+    .name = "cuda_async",
+    .summary = "model of CUDA's stream-ordered pool (cudaMallocAsync): exact-size stats, chunked "
+               "growth with latency, release threshold",
+    .opts = ca_opt_table,
+    .opts_size = sizeof(struct ca_opts),
+    .create = ca_create,
+    .destroy = ca_destroy,
+    .alloc = ca_alloc,
+    .free = ca_free,
+    .largest_free = ca_largest_free,
+    .stats = ca_stats,
+    .walk = ca_walk,
+    .check = ca_check,
+    .take_latency = ca_take_latency,
+};
+
+const struct alloc_ops *alloc_cuda_async_ops(void);
+const struct alloc_ops *alloc_cuda_async_ops(void) { return &ca_ops; }

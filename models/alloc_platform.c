@@ -1,0 +1,226 @@
+/* alloc_platform.c - JAX's "platform" allocator (XLA_PYTHON_CLIENT_ALLOCATOR=platform).
+ *
+ * Reference: ../shared/specs/allocators.md section 2. One device allocation per buffer and one
+ * device free per release, with no caching and no rounding beyond the device granularity: a
+ * request of n bytes takes round_up(n, env->granularity) bytes from the device (placed first fit
+ * by the level's device address model) and gives them back as soon as it is freed. Reserved
+ * memory therefore equals memory in use, and utilization is limited only by that rounding.
+ *
+ * Cost: every device call is slow ("cudaMalloc/cudaFree are tens to hundreds of microseconds",
+ * allocators.md section 2). Each allocation charges `alloc_latency` and each free `free_latency`
+ * of host time through take_latency. The 20 us defaults are an ASSUMPTION at the low end of that
+ * range, not a measurement. A refused allocation is a device call too and is charged as well.
+ *
+ * Live buffers sit in an address-ordered set so walk() reports them in address order. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "ordset.h"
+
+struct plat_opts {
+    am_ps alloc_latency; /* host time per device allocation (cudaMalloc) */
+    am_ps free_latency;  /* host time per device free (cudaFree) */
+};
+
+static const opt_desc plat_opt_table[] = {
+    {"alloc_latency", OPT_TIME, offsetof(struct plat_opts, alloc_latency), "20us",
+     "host time of one device allocation, cudaMalloc (assumed; tens to hundreds of us)", NULL,
+     0, 0},
+    {"free_latency", OPT_TIME, offsetof(struct plat_opts, free_latency), "20us",
+     "host time of one device free, cudaFree (assumed; tens to hundreds of us)", NULL, 0, 0},
+    {NULL, OPT_BOOL, 0, NULL, NULL, NULL, 0, 0},
+};
+
+typedef struct pbuf {
+    os_node node;       /* live set: k1 = address, val = bytes (rounded to the granularity) */
+    uint64_t requested; /* bytes asked for */
+    struct pbuf *next_spare;
+} pbuf;
+
+#define PSLAB 1024
+typedef struct pslab {
+    struct pslab *next;
+    pbuf b[PSLAB];
+} pslab;
+
+typedef struct plat {
+    alloc_env env;
+    struct plat_opts o;
+    os_tree live;        /* live buffers by address */
+    pslab *slabs;
+    pbuf *spare;
+    am_ps pending;       /* host time not yet taken by the engine */
+    uint64_t bytes_in_use, peak_bytes_in_use; /* rounded sizes = reserved bytes */
+    uint64_t num_allocs, num_device_alloc, num_device_free, ooms;
+} plat;
+
+static pbuf *pb_new(plat *p)
+{
+    if (!p->spare) {
+        pslab *s = am_calloc(1, sizeof *s);
+        s->next = p->slabs;
+        p->slabs = s;
+        for (int i = PSLAB - 1; i >= 0; i--) {
+            s->b[i].next_spare = p->spare;
+            p->spare = &s->b[i];
+        }
+    }
+    pbuf *b = p->spare;
+    p->spare = b->next_spare;
+    memset(b, 0, sizeof *b);
+    return b;
+}
+
+static void pb_put(plat *p, pbuf *b)
+{
+    b->next_spare = p->spare;
+    p->spare = b;
+}
+
+static int plat_alloc(void *st, const alloc_req *r, alloc_out *o)
+{
+    plat *p = st;
+    uint64_t bytes = am_round_up(r->bytes, p->env.granularity);
+    uint64_t addr;
+    p->pending += p->o.alloc_latency;
+    if (bytes < r->bytes || p->env.dev_alloc(p->env.ctx, bytes, &addr) != 0) {
+        p->ooms++;
+        return ALLOC_OOM;
+    }
+    p->num_device_alloc++;
+    p->num_allocs++;
+    pbuf *b = pb_new(p);
+    b->node.k1 = addr;
+    b->node.val = bytes;
+    b->requested = r->bytes;
+    os_insert(&p->live, &b->node);
+    p->bytes_in_use += bytes;
+    if (p->bytes_in_use > p->peak_bytes_in_use)
+        p->peak_bytes_in_use = p->bytes_in_use;
+    o->addr = addr;
+    o->size = bytes;
+    o->handle = (uint64_t)(uintptr_t)b;
+    return ALLOC_OK;
+}
+
+static void plat_free(void *st, uint64_t handle)
+{
+    plat *p = st;
+    pbuf *b = (pbuf *)(uintptr_t)handle;
+    os_remove(&p->live, &b->node);
+    p->env.dev_free(p->env.ctx, b->node.k1, b->node.val);
+    p->bytes_in_use -= b->node.val;
+    p->num_device_free++;
+    p->pending += p->o.free_latency;
+    pb_put(p, b);
+}
+
+/* Nothing is cached: every byte held from the device is in use. */
+static uint64_t plat_largest_free(void *st)
+{
+    (void)st;
+    return 0;
+}
+
+static void plat_stats(void *st, const stat_sink *s)
+{
+    plat *p = st;
+    s->cur_peak(s->ctx, "bytes_in_use", p->bytes_in_use, p->peak_bytes_in_use);
+    s->u64(s->ctx, "num_allocs", p->num_allocs);
+    s->u64(s->ctx, "num_device_alloc", p->num_device_alloc);
+    s->u64(s->ctx, "num_device_free", p->num_device_free);
+    s->u64(s->ctx, "num_ooms", p->ooms);
+}
+
+static void plat_walk(void *st, void (*fn)(void *arg, const alloc_block *b), void *arg)
+{
+    plat *p = st;
+    for (os_node *n = os_first(&p->live); n; n = os_next(n)) {
+        const pbuf *b = (const pbuf *)n;
+        alloc_block a = {n->k1, n->val, b->requested, 1, n->k1};
+        fn(arg, &a);
+    }
+}
+
+static int plat_check(void *st, am_error *err)
+{
+    plat *p = st;
+    int bad = 0;
+    uint64_t sum = 0, last_end = 0;
+    if (os_check(&p->live)) {
+        bad++;
+        am_fail(err, AM_EINTERNAL, "platform: live set corrupt");
+    }
+    for (os_node *n = os_first(&p->live); n; n = os_next(n)) {
+        const pbuf *b = (const pbuf *)n;
+        if (n->k1 < last_end || n->val % p->env.granularity || b->requested > n->val ||
+            b->requested == 0) {
+            bad++;
+            am_fail(err, AM_EINTERNAL, "platform: buffer at %" PRIu64 " overlaps, is unrounded "
+                    "or smaller than its request", n->k1);
+        }
+        last_end = n->k1 + n->val;
+        sum += n->val;
+    }
+    if (sum != p->bytes_in_use || p->live.n != p->num_device_alloc - p->num_device_free) {
+        bad++;
+        am_fail(err, AM_EINTERNAL, "platform: live bytes %" PRIu64 " != bytes_in_use %" PRIu64
+                " or live count off", sum, p->bytes_in_use);
+    }
+    return bad;
+}
+
+static am_ps plat_take_latency(void *st)
+{
+    plat *p = st;
+    am_ps t = p->pending;
+    p->pending = 0;
+    return t;
+}
+
+static int plat_create(void **out, const alloc_env *env, const void *opts, am_error *err)
+{
+    static const struct plat_opts defaults = {20 * AM_PS_PER_US, 20 * AM_PS_PER_US};
+    if (env->capacity == 0)
+        return am_fail(err, AM_EINPUT, "platform: capacity is 0 bytes");
+    plat *p = am_calloc(1, sizeof *p);
+    p->env = *env;
+    if (p->env.granularity == 0)
+        p->env.granularity = 1;
+    p->o = opts ? *(const struct plat_opts *)opts : defaults;
+    *out = p;
+    return 0;
+}
+
+static void plat_destroy(void *st)
+{
+    plat *p = st;
+    while (p->slabs) {
+        pslab *s = p->slabs;
+        p->slabs = s->next;
+        free(s);
+    }
+    free(p);
+}
+
+static const struct alloc_ops plat_ops = {
+    .name = "platform",
+    .summary = "JAX platform allocator: one device allocation per buffer, freed at once, no "
+               "caching, device-call latency",
+    .opts = plat_opt_table,
+    .opts_size = sizeof(struct plat_opts),
+    .create = plat_create,
+    .destroy = plat_destroy,
+    .alloc = plat_alloc,
+    .free = plat_free,
+    .largest_free = plat_largest_free,
+    .stats = plat_stats,
+    .walk = plat_walk,
+    .check = plat_check,
+    .take_latency = plat_take_latency,
+};
+
+const struct alloc_ops *alloc_platform_ops(void);
+const struct alloc_ops *alloc_platform_ops(void) { return &plat_ops; }

@@ -1,0 +1,108 @@
+/* run.c - one replay from file names to outputs (see run.h). */
+#include "run.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "config.h"
+#include "outfile.h"
+#include "trace.h"
+
+int run_load_config(const run_spec *sp, am_config **cfg, am_error *err)
+{
+    if (cfg_load(cfg, sp->config, sp->sets, sp->nsets, err) != 0)
+        return -1;
+    if (!sp->policy)
+        return 0;
+    /* --policy: the same config with the default level's policy replaced. */
+    const char *sets[RUN_MAX_SETS + 2];
+    char pol[256];
+    snprintf(pol, sizeof pol, "memories.%s.allocator.policy=%s",
+             (*cfg)->levels[(*cfg)->default_level].name, sp->policy);
+    memcpy(sets, sp->sets, (size_t)sp->nsets * sizeof *sets);
+    sets[sp->nsets] = pol;
+    cfg_free(*cfg);
+    *cfg = NULL;
+    return cfg_load(cfg, sp->config, sets, sp->nsets + 1, err);
+}
+
+static char *join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = am_malloc(n);
+    snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+enum { O_JSON, O_PLACE, O_TIMELINE, O_LOG, O_REPORT, O_CONFIG, O_N };
+
+int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am_error *err)
+{
+    am_config *cfg = NULL;
+    trace *t = NULL;
+    sim *s = NULL;
+    outfile *o[O_N] = {0};
+    const char *path[O_N] = {sp->json, sp->placements, sp->timeline, sp->log, NULL, NULL};
+    char *owned[O_N] = {0};
+    int rc = -1;
+    if (sp->outdir) {
+        static const char *names[O_N] = {"summary.json", "placements.csv", "timeline.csv", NULL,
+                                         "report.txt", "effective_config.yaml"};
+        if (mkdir(sp->outdir, 0777) != 0 && errno != EEXIST) {
+            am_fail(err, AM_EINPUT, "%s: cannot create directory: %s", sp->outdir, strerror(errno));
+            goto out;
+        }
+        for (int i = 0; i < O_N; i++)
+            if (names[i] && !path[i])
+                path[i] = owned[i] = join(sp->outdir, names[i]);
+    }
+    if (run_load_config(sp, &cfg, err) != 0)
+        goto out;
+    const char *lnames[CFG_MAX_LEVELS];
+    for (int i = 0; i < cfg->nlevels; i++)
+        lnames[i] = cfg->levels[i].name;
+    trace_opts to = {lnames, cfg->nlevels, cfg->default_level, cfg->trace.lifetimes_inclusive,
+                     cfg->trace.time_unit, sp->device};
+    if (trace_open(&t, sp->trace, &to, err) != 0)
+        goto out;
+    for (int i = 0; i < O_N; i++)
+        if (out_open(&o[i], path[i], err) != 0)
+            goto out;
+    sim_opts so = {.placements = out_fp(o[O_PLACE]), .timeline = out_fp(o[O_TIMELINE]),
+                   .log = out_fp(o[O_LOG]), .check = sp->check, .lenient = sp->lenient,
+                   .progress = sp->progress, .observer = sp->observer};
+    if (sim_create(&s, cfg, &so, err) != 0 || sim_run(s, t, err) != 0)
+        goto out;
+    report_trace rt = {sp->trace, trace_format(t), sim_get_summary(s)->events, trace_skipped(t)};
+    if (o[O_JSON])
+        report_json(out_fp(o[O_JSON]), s, &rt);
+    if (o[O_REPORT])
+        report_text(out_fp(o[O_REPORT]), s, &rt);
+    if (o[O_CONFIG])
+        cfg_write_yaml(cfg, out_fp(o[O_CONFIG]));
+    int bad = 0;
+    for (int i = 0; i < O_N; i++) {
+        bad |= out_commit(o[i], err) != 0;
+        o[i] = NULL;
+    }
+    if (bad)
+        goto out;
+    if (sp->text)
+        report_text(sp->text, s, &rt);
+    if (ooms)
+        *ooms = sim_get_summary(s)->ooms;
+    if (done)
+        done(ctx, s, &rt);
+    rc = 0;
+out:
+    for (int i = 0; i < O_N; i++) {
+        out_abort(o[i]);
+        free(owned[i]);
+    }
+    sim_destroy(s);
+    trace_close(t);
+    cfg_free(cfg);
+    return rc;
+}

@@ -1,0 +1,35 @@
+/* run.h - one replay from file names to outputs: the pipeline that `amsim run`, `compare`,
+ * `mincap` and `batch` share (config -> trace -> engine -> reports, outputs written atomically). */
+#ifndef AM_RUN_H
+#define AM_RUN_H
+
+#include <stdio.h>
+
+#include "engine.h"
+#include "report.h"
+
+#define RUN_MAX_SETS 256
+
+typedef struct run_spec {
+    const char *config, *trace;
+    const char *policy;          /* allocator policy of the default level, or NULL */
+    const char *sets[RUN_MAX_SETS + 2];
+    int nsets;
+    const char *json, *placements, *timeline, *log; /* output files or NULL ("-": stdout) */
+    const char *outdir;          /* all outputs + effective_config.yaml + report.txt */
+    FILE *text;                  /* text report destination, or NULL */
+    int check, lenient, device, progress;
+    const sim_observer *observer;
+} run_spec;
+
+/* Called after the replay, before anything is freed: read results from s. */
+typedef void (*run_done_fn)(void *ctx, sim *s, const report_trace *t);
+
+/* 0 when the run completed (OOMs are results); -1 with err otherwise. *ooms gets the number of
+ * failed allocation requests when not NULL. */
+int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am_error *err);
+
+/* Load the config of a spec (with --policy applied), for callers that need it before running. */
+int run_load_config(const run_spec *sp, am_config **cfg, am_error *err);
+
+#endif
