@@ -1,8 +1,11 @@
 /* alloc_fit.c - baseline policies: address-ordered best fit and first fit, with coalescing.
  *
- * Both take one arena of the level's whole capacity from the device at the first request (so
- * reserved memory is the capacity from then on, as a preallocating runtime would) and place
- * blocks inside it. Requests round up to `alignment` (default 256 bytes, BFC's granularity).
+ * Both manage one heap over the level's address space [0, capacity) and place blocks inside it.
+ * Device memory is committed like a heap's break: the first time a block reaches above the
+ * committed top, the top grows by whole `commit_granularity` steps (default 2 MiB) taken from
+ * the device (contiguous, since this policy is the level's only user), and it never shrinks.
+ * So reserved memory is the heap's high-water mark, which is what the baseline costs.
+ * Requests round up to `alignment` (default 256 bytes, BFC's granularity).
  *   best_fit:  the smallest free block that fits, lowest address among equal sizes
  *              (a (size, address)-ordered set, one lower_bound);
  *   first_fit: the lowest-addressed free block that fits (address-ordered set whose subtree
@@ -17,12 +20,15 @@
 #include "ordset.h"
 
 struct fit_opts {
-    uint64_t alignment; /* bytes */
+    uint64_t alignment;   /* bytes */
+    uint64_t commit;      /* commit granularity, bytes */
 };
 
 static const opt_desc fit_opt_table[] = {
     {"alignment", OPT_SIZE, offsetof(struct fit_opts, alignment), "256",
      "requests round up to this many bytes", NULL, 0, 0},
+    {"commit_granularity", OPT_SIZE, offsetof(struct fit_opts, commit), "2MiB",
+     "the heap top grows from the device in steps of this many bytes", NULL, 0, 0},
     {NULL, OPT_BOOL, 0, NULL, NULL, NULL, 0, 0},
 };
 
@@ -41,7 +47,8 @@ typedef struct fslab {
 
 typedef struct fit {
     alloc_env env;
-    uint64_t align;
+    uint64_t align, commit;
+    uint64_t top;         /* committed bytes from address 0 */
     int first_fit;
     int have_arena;
     uint64_t arena_addr, arena_size;
@@ -98,11 +105,8 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
 {
     fit *f = st;
     if (!f->have_arena) {
-        if (f->env.dev_alloc(f->env.ctx, f->env.capacity, &f->arena_addr) != 0) {
-            f->ooms++;
-            return ALLOC_OOM;
-        }
         f->have_arena = 1;
+        f->arena_addr = 0;
         f->arena_size = f->env.capacity;
         fblock *b = fb_new(f);
         b->addr = f->arena_addr;
@@ -122,6 +126,20 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
     if (!b || need < r->bytes) {
         f->ooms++;
         return ALLOC_OOM;
+    }
+    if (b->addr + need > f->top) {
+        /* Grow the committed top (contiguous: the device model is first fit from 0). */
+        uint64_t want = AM_MIN(am_round_up(b->addr + need, f->commit), f->arena_size), at = 0;
+        if (f->env.dev_alloc(f->env.ctx, want - f->top, &at) != 0) {
+            f->ooms++;
+            return ALLOC_OOM;
+        }
+        if (at != f->top) { /* someone else holds device memory above our top */
+            f->env.dev_free(f->env.ctx, at, want - f->top);
+            f->ooms++;
+            return ALLOC_OOM;
+        }
+        f->top = want;
     }
     free_remove(f, b);
     if (b->size > need) {
@@ -178,7 +196,7 @@ static void fit_stats(void *st, const stat_sink *s)
 {
     fit *f = st;
     s->cur_peak(s->ctx, "bytes_in_use", f->in_use_bytes, f->peak_in_use);
-    s->u64(s->ctx, "arena_bytes", f->have_arena ? f->arena_size : 0);
+    s->u64(s->ctx, "committed_bytes", f->top);
     s->u64(s->ctx, "num_allocs", f->num_allocs);
     s->u64(s->ctx, "free_blocks", f->by_size.n);
     s->u64(s->ctx, "largest_free_block_bytes", fit_largest_free(f));
@@ -244,6 +262,7 @@ static int fit_create_common(void **out, const alloc_env *env, const void *opts,
     fit *f = am_calloc(1, sizeof *f);
     f->env = *env;
     f->align = o && o->alignment ? o->alignment : 256;
+    f->commit = o && o->commit ? o->commit : 2ULL << 20;
     f->first_fit = first;
     if (env->capacity == 0) {
         free(f);

@@ -26,12 +26,15 @@ typedef struct run_args {
 
 static const char *prog = "amsim";
 
+int cmd_compare(int argc, char **argv);
+
 static void usage_main(FILE *f)
 {
     fprintf(f,
             "usage: amsim COMMAND [options]\n"
             "commands:\n"
             "  run -c CONFIG -t TRACE [options]   replay one trace and report\n"
+            "  compare -c CONFIG -t TRACE --policies a,b,c   one trace under several policies\n"
             "  check FILE...                      validate configs or traces without running\n"
             "  policies                           list the allocator policies\n"
             "options: amsim COMMAND --help; amsim --version\n");
@@ -266,6 +269,8 @@ int main(int argc, char **argv)
         return cmd_run(argc - 2, argv + 2);
     if (strcmp(cmd, "check") == 0)
         return cmd_check(argc - 2, argv + 2);
+    if (strcmp(cmd, "compare") == 0)
+        return cmd_compare(argc - 2, argv + 2);
     if (strcmp(cmd, "policies") == 0)
         return cmd_policies();
     fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);

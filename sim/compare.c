@@ -1,0 +1,192 @@
+/* compare.c - `amsim compare`: the same trace under several policies, one table side by side.
+ * For the default memory level of each run: peak live (the lower bound any placement needs),
+ * peak reserved and its gap to peak live, utilization, fragmentation ratio, out-of-memory
+ * count, device calls (allocations + frees from the device) and host time spent in allocator
+ * device calls. `--json FILE` writes the same figures for machines. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "outfile.h"
+#include "run.h"
+#include "units.h"
+
+#define CMP_MAX 32
+
+typedef struct cmp_row {
+    char policy[64];
+    int ok;
+    char error[512];
+    uint64_t peak_live, peak_reserved, ooms, device_calls, allocs;
+    double utilization, frag, alloc_seconds, makespan;
+} cmp_row;
+
+static void collect(void *ctx, sim *s, const report_trace *t)
+{
+    (void)t;
+    cmp_row *r = ctx;
+    const am_config *cfg = sim_config(s);
+    mem_level *m = sim_level(s, cfg->default_level);
+    const mem_metrics *mm = mem_get_metrics(m);
+    level_metrics lm;
+    report_level_metrics(m, &lm);
+    r->peak_live = lm.peak_live;
+    r->peak_reserved = lm.peak_reserved;
+    r->utilization = lm.utilization;
+    r->frag = lm.fragmentation_ratio;
+    r->ooms = mm->ooms;
+    r->allocs = mm->allocs;
+    r->device_calls = mm->device_allocs + mm->device_frees;
+    r->alloc_seconds = (double)mm->allocator_ps / (double)AM_PS_PER_S;
+    r->makespan = (double)sim_get_summary(s)->makespan / (double)AM_PS_PER_S;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: amsim compare -c CONFIG -t TRACE --policies a,b,c [--set PATH=VALUE]...\n"
+               "                     [--json FILE] [--lenient]\n"
+               "  replays TRACE once per policy (on the default memory level) and prints one\n"
+               "  table: peak live, peak reserved, gap, utilization, fragmentation ratio, OOMs,\n"
+               "  device calls and time in allocator device calls\n");
+}
+
+int cmd_compare(int argc, char **argv);
+int cmd_compare(int argc, char **argv)
+{
+    run_spec sp;
+    memset(&sp, 0, sizeof sp);
+    const char *policies = NULL, *json = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(a, "--lenient")) {
+            sp.lenient = 1;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "amsim compare: unknown option or missing value: '%s'\n", a);
+            return 1;
+        }
+        const char *v = argv[++i];
+        if (!strcmp(a, "-c") || !strcmp(a, "--config"))
+            sp.config = v;
+        else if (!strcmp(a, "-t") || !strcmp(a, "--trace"))
+            sp.trace = v;
+        else if (!strcmp(a, "--policies"))
+            policies = v;
+        else if (!strcmp(a, "--json"))
+            json = v;
+        else if (!strcmp(a, "--set") && sp.nsets < RUN_MAX_SETS)
+            sp.sets[sp.nsets++] = v;
+        else {
+            fprintf(stderr, "amsim compare: unknown option '%s' (see amsim compare --help)\n", a);
+            return 1;
+        }
+    }
+    if (!sp.config || !sp.trace || !policies) {
+        fprintf(stderr, "amsim compare: -c CONFIG, -t TRACE and --policies are required\n");
+        return 1;
+    }
+    static cmp_row rows[CMP_MAX];
+    int n = 0;
+    char *list = am_strdup(policies), *save = NULL;
+    for (char *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+        if (n == CMP_MAX) {
+            fprintf(stderr, "amsim compare: at most %d policies\n", CMP_MAX);
+            free(list);
+            return 1;
+        }
+        cmp_row *r = &rows[n++];
+        memset(r, 0, sizeof *r);
+        snprintf(r->policy, sizeof r->policy, "%s", p);
+        if (!alloc_find(p)) {
+            fprintf(stderr, "amsim compare: unknown policy '%s' (see amsim policies)\n", p);
+            free(list);
+            return 1;
+        }
+        sp.policy = r->policy;
+        am_error err = {0};
+        if (run_once(&sp, collect, r, NULL, &err) == 0)
+            r->ok = 1;
+        else {
+            snprintf(r->error, sizeof r->error, "%.500s", err.msg);
+            if (err.status == AM_EINPUT && strstr(err.msg, sp.trace)) {
+                /* The trace itself is bad: every policy would fail the same way. */
+                fprintf(stderr, "amsim: %s\n", err.msg);
+                free(list);
+                return 1;
+            }
+        }
+    }
+    free(list);
+    char a[32], b[32], c[32], d[32];
+    printf("%-11s %12s %14s %12s %11s %10s %6s %12s %14s\n", "policy", "peak live",
+           "peak reserved", "gap", "utilization", "frag", "OOMs", "device calls", "alloc time");
+    for (int i = 0; i < n; i++) {
+        cmp_row *r = &rows[i];
+        if (!r->ok) {
+            printf("%-11s failed: %s\n", r->policy, r->error);
+            continue;
+        }
+        char ut[16], fr[16];
+        snprintf(ut, sizeof ut, "%.1f %%", 100 * r->utilization);
+        snprintf(fr, sizeof fr, "%.1f %%", 100 * r->frag);
+        printf("%-11s %12s %14s %12s %11s %10s %6llu %12llu %14s\n", r->policy,
+               units_fmt_size(a, sizeof a, r->peak_live),
+               units_fmt_size(b, sizeof b, r->peak_reserved),
+               units_fmt_size(c, sizeof c, r->peak_reserved > r->peak_live
+                                               ? r->peak_reserved - r->peak_live : 0),
+               r->peak_reserved ? ut : "n/a", r->peak_reserved ? fr : "n/a",
+               (unsigned long long)r->ooms, (unsigned long long)r->device_calls,
+               units_fmt_time(d, sizeof d, (am_ps)(r->alloc_seconds * (double)AM_PS_PER_S)));
+    }
+    printf("peak live is the lower bound on any placement; gap = peak reserved - peak live\n");
+    if (!json)
+        return 0;
+    outfile *o = NULL;
+    am_error err = {0};
+    if (out_open(&o, json, &err) != 0) {
+        fprintf(stderr, "amsim: %s\n", err.msg);
+        return 1;
+    }
+    json_w w;
+    json_init(&w, out_fp(o), 1);
+    json_obj(&w);
+    json_kstr(&w, "amsim_version", AM_VERSION);
+    json_kstr(&w, "trace", sp.trace);
+    json_kstr(&w, "config", sp.config);
+    json_key(&w, "policies");
+    json_obj(&w);
+    for (int i = 0; i < n; i++) {
+        cmp_row *r = &rows[i];
+        json_key(&w, r->policy);
+        json_obj(&w);
+        json_kbool(&w, "ok", r->ok);
+        if (!r->ok)
+            json_kstr(&w, "error", r->error);
+        else {
+            json_ku64(&w, "peak_live_bytes", r->peak_live);
+            json_ku64(&w, "peak_reserved_bytes", r->peak_reserved);
+            json_ku64(&w, "gap_bytes", r->peak_reserved > r->peak_live
+                                           ? r->peak_reserved - r->peak_live : 0);
+            json_kreal(&w, "utilization", r->utilization);
+            json_kreal(&w, "fragmentation_ratio", r->frag);
+            json_ku64(&w, "ooms", r->ooms);
+            json_ku64(&w, "device_calls", r->device_calls);
+            json_kreal(&w, "allocator_seconds", r->alloc_seconds);
+            json_kreal(&w, "makespan_seconds", r->makespan);
+        }
+        json_end_obj(&w);
+    }
+    json_end_obj(&w);
+    json_end_obj(&w);
+    if (out_commit(o, &err) != 0) {
+        fprintf(stderr, "amsim: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}
