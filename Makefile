@@ -9,7 +9,7 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wpoi
 SRCDIR  := $(abspath .)
 CPPFLAGS += -MMD -MP -D_POSIX_C_SOURCE=200809L -DAMSIM_SOURCE_DIR='"$(SRCDIR)"'
 ALLCFLAGS = -std=c11 $(WARN) $(CFLAGS) $(CPPFLAGS)
-LIBS    := -lyaml -lgsl -lgslcblas -lm
+LIBS    := -lyaml -lgsl -lgslcblas -lm -lz
 TESTLIBS := -lcunit
 
 LIB_SRC := $(filter-out sim/main.c,$(wildcard sim/*.c)) $(wildcard models/*.c)
@@ -17,9 +17,9 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/unit/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
-DEB_PKGS := libyaml-dev libgsl-dev libcunit1-dev gnuplot-nox
+DEB_PKGS := libyaml-dev libgsl-dev libcunit1-dev gnuplot-nox zlib1g-dev
 
-.PHONY: all deps run test asan clean bench help check-oracles
+.PHONY: all deps run test asan clean bench help check-oracles regen-golden
 all: $(BUILD)/amsim $(BUILD)/libamsim.a
 
 $(BUILD)/%.o: %.c
@@ -69,3 +69,48 @@ help:
 	@echo "targets: deps all run test asan bench check-oracles clean"
 
 -include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/sim/main.d
+
+# ---- robustness: fuzzing and valgrind (appended block) ----
+# `make fuzz` builds libFuzzer harnesses (tests/fuzz/fuzz_NAME.c) with clang, ASan and UBSan in
+# build-fuzz/ and runs each for FUZZ_SECONDS on its seed corpus tests/fuzz/corpus/NAME/ (new
+# inputs go to build-fuzz/corpus/NAME/, crashes to build-fuzz/crash-NAME-*); `make fuzz-smoke`
+# runs each for 10 s (CI). A crash makes the target fail after all harnesses ran.
+# `make valgrind-run` runs `make run` under valgrind memcheck (status 9 on any error or leak).
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := native csv pickle config
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS  := -O1 -g $(FUZZ_SAN)
+FUZZ_FLAGS   ?= -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+
+.PHONY: fuzz fuzz-build fuzz-smoke valgrind-run
+fuzz-build:
+	$(MAKE) BUILD=build-fuzz CC=$(FUZZ_CC) OPT=-O1 CFLAGS="$(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link" \
+	  build-fuzz/libamsim.a
+	@for t in $(FUZZ_TARGETS); do \
+	  echo "$(FUZZ_CC) -o build-fuzz/fuzz_$$t tests/fuzz/fuzz_$$t.c"; \
+	  $(FUZZ_CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(FUZZ_CFLAGS) -fsanitize=fuzzer \
+	    -o build-fuzz/fuzz_$$t tests/fuzz/fuzz_$$t.c build-fuzz/libamsim.a $(LIBS) || exit 1; \
+	done
+
+fuzz: fuzz-build
+	@st=0; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p build-fuzz/corpus/$$t; \
+	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
+	  build-fuzz/fuzz_$$t $(FUZZ_FLAGS) -max_total_time=$(FUZZ_SECONDS) \
+	    -artifact_prefix=build-fuzz/crash-$$t- build-fuzz/corpus/$$t tests/fuzz/corpus/$$t \
+	    || { echo "fuzz_$$t: FAILED (see build-fuzz/crash-$$t-*)"; st=1; }; \
+	done; exit $$st
+
+fuzz-smoke:
+	$(MAKE) fuzz FUZZ_SECONDS=10
+
+valgrind-run: $(BUILD)/amsim
+	valgrind --leak-check=full --error-exitcode=9 \
+	  $(BUILD)/amsim run -c configs/default.yaml -t traces/gpu_train_step.trace
+# ---- end of the robustness block ----
+
+# Rewrites tests/golden/*.golden from the current build (review the diff before committing).
+regen-golden: $(BUILD)/amsim $(BUILD)/test_amsim
+	cd tests/unit && AMSIM_REGEN_GOLDEN=1 AMSIM=$(abspath $(BUILD)/amsim) $(abspath $(BUILD)/test_amsim) >/dev/null; \
+	  git -C $(SRCDIR) diff --stat -- tests/golden

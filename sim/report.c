@@ -52,7 +52,7 @@ void report_text(FILE *f, sim *s, const report_trace *t)
     fprintf(f, "amsim %s: %s (%s, %" PRIu64 " events, %" PRIu64 " rows skipped)\n", AM_VERSION,
             t->path, t->format, t->events, t->skipped);
     fprintf(f, "config %s%s%s\n\n", cfg->path, cfg->device[0] ? ", device " : "", cfg->device);
-    fprintf(f, "%-8s %-10s %12s %12s %14s %12s %11s %6s\n", "level", "policy", "capacity",
+    fprintf(f, "%-12s %-10s %12s %12s %14s %12s %11s %6s\n", "level", "policy", "capacity",
             "peak live", "peak reserved", "utilization", "frag ratio", "OOMs");
     for (int i = 0; i < sim_nlevels(s); i++) {
         mem_level *m = sim_level(s, i);
@@ -61,7 +61,7 @@ void report_text(FILE *f, sim *s, const report_trace *t)
             continue;
         level_metrics lm;
         report_level_metrics(m, &lm);
-        fprintf(f, "%-8s %-10s %12s %12s %14s %12s %11s %6" PRIu64 "\n", mem_name(m),
+        fprintf(f, "%-12s %-10s %12s %12s %14s %12s %11s %6" PRIu64 "\n", mem_name(m),
                 mem_policy(m)->name, units_fmt_size(a, sizeof a, mem_capacity(m)),
                 units_fmt_size(b, sizeof b, lm.peak_live),
                 units_fmt_size(c, sizeof c, lm.peak_reserved), pct(d, sizeof d, lm.utilization),
