@@ -481,6 +481,7 @@ static int bfc_create(void **out, const alloc_env *env, const void *opts, am_err
     b->max_frag = o->fragmentation_fraction > 0
                       ? (uint64_t)((double)b->limit * o->fragmentation_fraction)
                       : BFC_DEFAULT_MAX_FRAG;
+    b->free_set.no_aug = 1;
     b->curr_region = o->allow_growth ? round256(AM_MIN(b->limit, 2ULL << 20)) : round256(b->limit);
     *out = b;
     return 0;

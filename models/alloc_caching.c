@@ -195,8 +195,8 @@ static void ensure_stream(cpool *p, uint32_t s)
     p->unmapped = am_realloc(p->unmapped, n * sizeof *p->unmapped);
     p->expseg = am_realloc(p->expseg, n * sizeof *p->expseg);
     for (size_t i = p->nstreams; i < n; i++) {
-        p->free[i] = (os_tree){NULL, 0};
-        p->unmapped[i] = (os_tree){NULL, 0};
+        p->free[i] = (os_tree){.no_aug = 1};  /* best fit only: no subtree maximum */
+        p->unmapped[i] = (os_tree){.root = NULL};
         p->expseg[i] = NULL;
     }
     p->nstreams = n;

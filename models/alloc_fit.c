@@ -141,13 +141,23 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
         }
         f->top = want;
     }
-    free_remove(f, b);
     if (b->size > need) {
-        fblock *rest = fb_new(f);
-        rest->addr = b->addr + need;
-        rest->size = b->size - need;
-        free_insert(f, rest);
-        b->size = need;
+        /* The free block keeps the high part: same place in address order, new size. */
+        fblock *used = fb_new(f);
+        used->addr = b->addr;
+        used->size = need;
+        os_remove(&f->by_size, &b->by_size);
+        b->addr += need;
+        b->size -= need;
+        os_rekey_in_place(&b->by_addr, b->addr, 0);
+        os_set_val(&f->by_addr, &b->by_addr, b->size);
+        b->by_size.k1 = b->size;
+        b->by_size.k2 = b->addr;
+        b->by_size.val = b->size;
+        os_insert(&f->by_size, &b->by_size);
+        b = used;
+    } else {
+        free_remove(f, b);
     }
     b->requested = r->bytes;
     f->in_use_bytes += b->size;
@@ -161,6 +171,16 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
     return ALLOC_OK;
 }
 
+/* Re-file a free block in the size set after its size or address changed. */
+static void resize(fit *f, fblock *x)
+{
+    os_remove(&f->by_size, &x->by_size);
+    x->by_size.k1 = x->size;
+    x->by_size.k2 = x->addr;
+    x->by_size.val = x->size;
+    os_insert(&f->by_size, &x->by_size);
+}
+
 static void fit_free(void *st, uint64_t handle)
 {
     fit *f = st;
@@ -169,21 +189,31 @@ static void fit_free(void *st, uint64_t handle)
     f->live--;
     b->requested = 0;
     os_node *p = os_floor(&f->by_addr, b->addr, 0);
-    if (p && p->k1 + p->val == b->addr) {
-        fblock *pb = FB_OF_ADDR(p);
-        free_remove(f, pb);
+    os_node *nx = os_lower_bound(&f->by_addr, b->addr + b->size, 0);
+    fblock *pb = p && p->k1 + p->val == b->addr ? FB_OF_ADDR(p) : NULL;
+    fblock *nb = nx && nx->k1 == b->addr + b->size ? FB_OF_ADDR(nx) : NULL;
+    if (pb) {
+        /* Grow the previous free block over b (and the next one): its address order holds. */
         pb->size += b->size;
         fb_put(f, b);
-        b = pb;
+        if (nb) {
+            pb->size += nb->size;
+            free_remove(f, nb);
+            fb_put(f, nb);
+        }
+        os_set_val(&f->by_addr, &pb->by_addr, pb->size);
+        resize(f, pb);
+    } else if (nb) {
+        /* The next free block starts earlier now, still after every lower free block. */
+        nb->addr = b->addr;
+        nb->size += b->size;
+        fb_put(f, b);
+        os_rekey_in_place(&nb->by_addr, nb->addr, 0);
+        os_set_val(&f->by_addr, &nb->by_addr, nb->size);
+        resize(f, nb);
+    } else {
+        free_insert(f, b);
     }
-    os_node *nx = os_lower_bound(&f->by_addr, b->addr + b->size, 0);
-    if (nx && nx->k1 == b->addr + b->size) {
-        fblock *nb = FB_OF_ADDR(nx);
-        free_remove(f, nb);
-        b->size += nb->size;
-        fb_put(f, nb);
-    }
-    free_insert(f, b);
 }
 
 static uint64_t fit_largest_free(void *st)
@@ -264,6 +294,8 @@ static int fit_create_common(void **out, const alloc_env *env, const void *opts,
     f->align = o && o->alignment ? o->alignment : 256;
     f->commit = o && o->commit ? o->commit : 2ULL << 20;
     f->first_fit = first;
+    f->by_size.no_aug = 1;      /* best fit: lower bound only */
+    f->by_addr.no_aug = !first; /* first fit needs the subtree maximum of sizes */
     if (env->capacity == 0) {
         free(f);
         return am_fail(err, AM_EINPUT, "fit: capacity is 0 bytes");

@@ -27,8 +27,10 @@ static inline void pull(os_node *x)
     x->aug = a;
 }
 
-static void pull_up(os_node *x)
+static void pull_up(const os_tree *t, os_node *x)
 {
+    if (t->no_aug)
+        return;
     for (; x; x = x->p)
         pull(x);
 }
@@ -62,8 +64,10 @@ static void rotate_up(os_tree *t, os_node *x)
     }
     p->p = x;
     replace_child(t, g, p, x);
-    pull(p);
-    pull(x);
+    if (!t->no_aug) {
+        pull(p);
+        pull(x);
+    }
 }
 
 void os_insert(os_tree *t, os_node *x)
@@ -79,27 +83,30 @@ void os_insert(os_tree *t, os_node *x)
     *link = x;
     x->p = p;
     t->n++;
-    pull_up(p);
+    if (!t->max || !key_lt(x->k1, x->k2, t->max->k1, t->max->k2))
+        t->max = x;
+    pull_up(t, p);
     while (x->p && x->p->pri < x->pri)
         rotate_up(t, x);
 }
 
 void os_remove(os_tree *t, os_node *x)
 {
+    if (t->max == x)
+        t->max = os_prev(x);
     while (x->l && x->r)
         rotate_up(t, x->l->pri > x->r->pri ? x->l : x->r);
     os_node *c = x->l ? x->l : x->r, *p = x->p;
     replace_child(t, p, x, c);
-    pull_up(p);
+    pull_up(t, p);
     x->l = x->r = x->p = NULL;
     t->n--;
 }
 
 void os_set_val(os_tree *t, os_node *x, uint64_t val)
 {
-    (void)t;
     x->val = val;
-    pull_up(x);
+    pull_up(t, x);
 }
 
 os_node *os_lower_bound(const os_tree *t, uint64_t k1, uint64_t k2)
@@ -133,6 +140,8 @@ os_node *os_floor(const os_tree *t, uint64_t k1, uint64_t k2)
 os_node *os_first_fit(const os_tree *t, uint64_t len)
 {
     os_node *x = t->root;
+    if (t->no_aug)
+        return NULL; /* not maintained: a caller error, caught by os_check */
     if (!x || x->aug < len)
         return NULL;
     for (;;) {
@@ -153,13 +162,7 @@ os_node *os_first(const os_tree *t)
     return x;
 }
 
-os_node *os_last(const os_tree *t)
-{
-    os_node *x = t->root;
-    while (x && x->r)
-        x = x->r;
-    return x;
-}
+os_node *os_last(const os_tree *t) { return t->max; }
 
 os_node *os_next(const os_node *x)
 {
@@ -187,7 +190,7 @@ os_node *os_prev(const os_node *x)
     return x->p;
 }
 
-static size_t check_rec(const os_node *x, int *bad)
+static size_t check_rec(const os_node *x, int no_aug, int *bad)
 {
     if (!x)
         return 0;
@@ -204,9 +207,9 @@ static size_t check_rec(const os_node *x, int *bad)
         if (x->r->aug > a)
             a = x->r->aug;
     }
-    if (a != x->aug)
+    if (!no_aug && a != x->aug)
         (*bad)++;
-    return 1 + check_rec(x->l, bad) + check_rec(x->r, bad);
+    return 1 + check_rec(x->l, no_aug, bad) + check_rec(x->r, no_aug, bad);
 }
 
 int os_check(const os_tree *t)
@@ -214,7 +217,12 @@ int os_check(const os_tree *t)
     int bad = 0;
     if (t->root && t->root->p)
         bad++;
-    if (check_rec(t->root, &bad) != t->n)
+    if (check_rec(t->root, t->no_aug, &bad) != t->n)
+        bad++;
+    os_node *last = t->root;
+    while (last && last->r)
+        last = last->r;
+    if (last != t->max)
         bad++;
     return bad;
 }

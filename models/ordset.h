@@ -22,11 +22,21 @@ typedef struct os_node {
 typedef struct os_tree {
     os_node *root;
     size_t n;
+    int no_aug;     /* set to 1 before first use when os_first_fit is never needed: skips the
+                       subtree-maximum upkeep (a walk to the root on every change) */
+    os_node *max;   /* the last node, kept current (os_last is O(1)) */
 } os_tree;
 
 /* Insert a node whose k1, k2 and val are set; keys must be unique. */
 void os_insert(os_tree *t, os_node *x);
 void os_remove(os_tree *t, os_node *x);
+/* Change a node's key in place when the caller knows its order among the other nodes does not
+ * change (e.g. a free extent whose start moves but stays between its neighbours). */
+static inline void os_rekey_in_place(os_node *x, uint64_t k1, uint64_t k2)
+{
+    x->k1 = k1;
+    x->k2 = k2;
+}
 /* Change val of a node in the tree (keys unchanged). */
 void os_set_val(os_tree *t, os_node *x, uint64_t val);
 /* First node with key >= (k1, k2), or NULL. */
