@@ -24,7 +24,6 @@
  *   - When the device refuses a growth and `trim_on_oom` is on, every completely free chunk is
  *     returned and the growth is tried once more before the request fails (assumption). */
 #include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,16 +134,6 @@ static void free_insert(ca *c, cblock *b)
     os_insert(&c->free_set, &b->node);
 }
 
-static void log_chunk(ca *c, const char *what, const cchunk *ch)
-{
-    if (c->env.log) {
-        char line[96];
-        snprintf(line, sizeof line, "S cuda_async %s %" PRIu64 " %" PRIu64, what, ch->node.k1,
-                 ch->node.val);
-        c->env.log(c->env.ctx, line);
-    }
-}
-
 /* Return an idle chunk (one free block covering it) to the device. */
 static void release_chunk(ca *c, cchunk *ch)
 {
@@ -204,7 +193,6 @@ static int grow(ca *c, uint64_t need)
     if (c->pool_bytes > c->peak_pool_bytes)
         c->peak_pool_bytes = c->pool_bytes;
     c->num_grows++;
-    log_chunk(c, "grow", ch);
     return 0;
 }
 
@@ -391,6 +379,7 @@ static int ca_create(void **out, const alloc_env *env, const void *opts, am_erro
     if (c->env.granularity == 0)
         c->env.granularity = 1;
     c->o = *o;
+    c->free_set.no_aug = c->chunks.no_aug = c->idle.no_aug = 1; /* no first fit here */
     c->threshold = o->release_threshold
                        ? o->release_threshold
                        : (uint64_t)((double)env->capacity * o->memory_fraction);

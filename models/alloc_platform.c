@@ -190,6 +190,7 @@ static int plat_create(void **out, const alloc_env *env, const void *opts, am_er
     if (p->env.granularity == 0)
         p->env.granularity = 1;
     p->o = opts ? *(const struct plat_opts *)opts : defaults;
+    p->live.no_aug = 1;
     *out = p;
     return 0;
 }

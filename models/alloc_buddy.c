@@ -1,0 +1,364 @@
+/* alloc_buddy.c - a binary buddy system (Knowlton 1965; Knuth, TAOCP vol. 1, 2.5).
+ *
+ * One arena of the capacity (rounded down to `min_block`) is taken from the device at the first
+ * request and never given back. The arena is covered from its start by the largest
+ * power-of-two blocks that fit (a capacity that is not a power of two gives several top-level
+ * blocks: 96 MiB is 64 MiB at offset 0 and 32 MiB at 64 MiB). Block sizes are min_block * 2^k
+ * ("order" k); a block of order k sits at an offset (from the arena start) that is a multiple
+ * of its size, and its buddy is at offset XOR size.
+ *   alloc: a request takes the smallest block of size >= the request (so up to half of a block
+ *          can be internal fragmentation; the engine reports it from given vs requested). The
+ *          free list of that order, or failing that of the next larger order that has a block,
+ *          gives its lowest-addressed block; a larger block is split in halves, the lower half
+ *          kept and the upper half put on the free list of its order, down to the wanted order.
+ *   free:  the block merges with its buddy while the buddy is free with the same order and the
+ *          merged block stays inside its top-level block.
+ * Free lists are address-ordered sets (one per order), so the choice is deterministic and each
+ * step is O(log n); every block also sits in an address-ordered set for walk() and check(). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "ordset.h"
+
+#define BUDDY_ORDERS 64
+
+struct buddy_opts {
+    uint64_t min_block; /* bytes, a power of two */
+};
+
+static const opt_desc buddy_opt_table[] = {
+    {"min_block", OPT_SIZE, offsetof(struct buddy_opts, min_block), "256",
+     "smallest block in bytes (a power of two); requests round up to a power-of-two multiple",
+     NULL, 0, 0},
+    {NULL, OPT_BOOL, 0, NULL, NULL, NULL, 0, 0},
+};
+
+typedef struct bblk {
+    os_node fnode;      /* free list of its order: k1 = address */
+    os_node anode;      /* every block: k1 = address, val = size in bytes */
+    uint64_t requested; /* bytes asked for; 0 when free */
+    int order;          /* size = min_block << order */
+    int in_use;
+    struct bblk *next_spare;
+} bblk;
+
+#define BSLAB 1024
+typedef struct bslab {
+    struct bslab *next;
+    bblk b[BSLAB];
+} bslab;
+
+typedef struct buddy {
+    alloc_env env;
+    uint64_t min;              /* min_block, bytes */
+    int min_log2;
+    int have_arena;
+    uint64_t base, arena;      /* arena start address and bytes (multiple of min) */
+    int max_order;             /* order of the largest top-level block */
+    os_tree free_list[BUDDY_ORDERS];
+    os_tree all;
+    bslab *slabs;
+    bblk *spare;
+    uint64_t bytes_in_use, peak_bytes_in_use, num_allocs, num_splits, num_merges, ooms;
+} buddy;
+
+#define BB_OF_F(n) ((bblk *)(void *)((char *)(n) - offsetof(bblk, fnode)))
+#define BB_OF_A(n) ((bblk *)(void *)((char *)(n) - offsetof(bblk, anode)))
+
+static bblk *bb_new(buddy *d)
+{
+    if (!d->spare) {
+        bslab *s = am_calloc(1, sizeof *s);
+        s->next = d->slabs;
+        d->slabs = s;
+        for (int i = BSLAB - 1; i >= 0; i--) {
+            s->b[i].next_spare = d->spare;
+            d->spare = &s->b[i];
+        }
+    }
+    bblk *b = d->spare;
+    d->spare = b->next_spare;
+    memset(b, 0, sizeof *b);
+    return b;
+}
+
+static void bb_put(buddy *d, bblk *b)
+{
+    b->next_spare = d->spare;
+    d->spare = b;
+}
+
+static uint64_t bsize(const buddy *d, int order) { return d->min << order; }
+
+/* Order of the top-level block that holds arena offset rel (rel < arena). */
+static int top_order(const buddy *d, uint64_t rel)
+{
+    uint64_t units = d->arena >> d->min_log2, at = 0;
+    for (int k = 63; k >= 0; k--)
+        if (units >> k & 1) {
+            at += bsize(d, k);
+            if (rel < at)
+                return k;
+        }
+    return -1;
+}
+
+static void free_put(buddy *d, bblk *b)
+{
+    b->in_use = 0;
+    b->requested = 0;
+    b->fnode.k1 = b->anode.k1;
+    os_insert(&d->free_list[b->order], &b->fnode);
+}
+
+/* A new free block of `order` at addr, in both sets. */
+static void block_add(buddy *d, uint64_t addr, int order)
+{
+    bblk *b = bb_new(d);
+    b->order = order;
+    b->anode.k1 = addr;
+    b->anode.val = bsize(d, order);
+    os_insert(&d->all, &b->anode);
+    free_put(d, b);
+}
+
+static int take_arena(buddy *d)
+{
+    uint64_t arena = am_round_down(d->env.capacity, d->min);
+    if (d->env.dev_alloc(d->env.ctx, arena, &d->base) != 0)
+        return -1;
+    d->have_arena = 1;
+    d->arena = arena;
+    uint64_t units = arena >> d->min_log2, at = d->base;
+    d->max_order = -1;
+    for (int k = 63; k >= 0; k--)
+        if (units >> k & 1) {
+            if (d->max_order < 0)
+                d->max_order = k;
+            block_add(d, at, k);
+            at += bsize(d, k);
+        }
+    return 0;
+}
+
+/* Order of the smallest block that holds `bytes`, or -1 when none can. */
+static int order_for(const buddy *d, uint64_t bytes)
+{
+    uint64_t units = (bytes - 1) >> d->min_log2; /* ceil(bytes / min) - 1 */
+    int k = units ? 64 - __builtin_clzll(units) : 0;
+    return k <= d->max_order ? k : -1;
+}
+
+static int buddy_alloc(void *st, const alloc_req *r, alloc_out *o)
+{
+    buddy *d = st;
+    if (!d->have_arena && take_arena(d) != 0) {
+        d->ooms++;
+        return ALLOC_OOM;
+    }
+    int k = order_for(d, r->bytes), j = k;
+    while (j >= 0 && j <= d->max_order && d->free_list[j].n == 0)
+        j++;
+    if (k < 0 || j > d->max_order) {
+        d->ooms++;
+        return ALLOC_OOM;
+    }
+    bblk *b = BB_OF_F(os_first(&d->free_list[j]));
+    os_remove(&d->free_list[j], &b->fnode);
+    while (j > k) { /* keep the lower half, free the upper half */
+        j--;
+        block_add(d, b->anode.k1 + bsize(d, j), j);
+        d->num_splits++;
+    }
+    b->order = k;
+    os_set_val(&d->all, &b->anode, bsize(d, k));
+    b->in_use = 1;
+    b->requested = r->bytes;
+    d->bytes_in_use += bsize(d, k);
+    if (d->bytes_in_use > d->peak_bytes_in_use)
+        d->peak_bytes_in_use = d->bytes_in_use;
+    d->num_allocs++;
+    o->addr = b->anode.k1;
+    o->size = bsize(d, k);
+    o->handle = (uint64_t)(uintptr_t)b;
+    return ALLOC_OK;
+}
+
+/* The free block of `order` at addr, or NULL. */
+static bblk *free_at(buddy *d, uint64_t addr, int order)
+{
+    os_node *n = os_lower_bound(&d->free_list[order], addr, 0);
+    return n && n->k1 == addr ? BB_OF_F(n) : NULL;
+}
+
+static void buddy_free(void *st, uint64_t handle)
+{
+    buddy *d = st;
+    bblk *b = (bblk *)(uintptr_t)handle;
+    d->bytes_in_use -= bsize(d, b->order);
+    uint64_t rel = b->anode.k1 - d->base;
+    int top = top_order(d, rel);
+    while (b->order < top) {
+        uint64_t brel = rel ^ bsize(d, b->order);
+        bblk *y = free_at(d, d->base + brel, b->order);
+        if (!y)
+            break;
+        os_remove(&d->free_list[y->order], &y->fnode);
+        bblk *lo = brel < rel ? y : b, *hi = brel < rel ? b : y;
+        os_remove(&d->all, &hi->anode);
+        bb_put(d, hi);
+        lo->order++;
+        os_set_val(&d->all, &lo->anode, bsize(d, lo->order));
+        b = lo;
+        rel = b->anode.k1 - d->base;
+        d->num_merges++;
+    }
+    free_put(d, b);
+}
+
+static uint64_t buddy_largest_free(void *st)
+{
+    buddy *d = st;
+    for (int k = d->have_arena ? d->max_order : -1; k >= 0; k--)
+        if (d->free_list[k].n)
+            return bsize(d, k);
+    return 0;
+}
+
+static void buddy_stats(void *st, const stat_sink *s)
+{
+    buddy *d = st;
+    uint64_t nfree = 0;
+    for (int k = 0; k < BUDDY_ORDERS; k++)
+        nfree += d->free_list[k].n;
+    s->cur_peak(s->ctx, "bytes_in_use", d->bytes_in_use, d->peak_bytes_in_use);
+    s->u64(s->ctx, "arena_bytes", d->have_arena ? d->arena : 0);
+    s->u64(s->ctx, "num_allocs", d->num_allocs);
+    s->u64(s->ctx, "num_splits", d->num_splits);
+    s->u64(s->ctx, "num_merges", d->num_merges);
+    s->u64(s->ctx, "free_blocks", nfree);
+    s->u64(s->ctx, "largest_free_block_bytes", buddy_largest_free(d));
+    s->u64(s->ctx, "num_ooms", d->ooms);
+}
+
+static void buddy_walk(void *st, void (*fn)(void *arg, const alloc_block *b), void *arg)
+{
+    buddy *d = st;
+    for (os_node *n = os_first(&d->all); n; n = os_next(n)) {
+        const bblk *b = BB_OF_A(n);
+        alloc_block a = {n->k1, n->val, b->requested, b->in_use, d->base};
+        fn(arg, &a);
+    }
+}
+
+static int buddy_check(void *st, am_error *err)
+{
+    buddy *d = st;
+    int bad = 0;
+    uint64_t at = d->base, used = 0, nfree = 0, nlisted = 0;
+    if (os_check(&d->all)) {
+        bad++;
+        am_fail(err, AM_EINTERNAL, "buddy: block set corrupt");
+    }
+    for (int k = 0; k < BUDDY_ORDERS; k++) {
+        nlisted += d->free_list[k].n;
+        if (os_check(&d->free_list[k]) || (d->free_list[k].n && k > d->max_order)) {
+            bad++;
+            am_fail(err, AM_EINTERNAL, "buddy: free list of order %d corrupt", k);
+        }
+    }
+    for (os_node *n = os_first(&d->all); n; n = os_next(n)) {
+        const bblk *b = BB_OF_A(n);
+        uint64_t rel = n->k1 - d->base, size = bsize(d, b->order);
+        int top = top_order(d, rel);
+        if (n->k1 != at || n->val != size || rel % size || b->order > top) {
+            bad++;
+            am_fail(err, AM_EINTERNAL, "buddy: block at %" PRIu64 " of %" PRIu64 " bytes "
+                    "misplaced or misaligned", n->k1, n->val);
+        }
+        if (b->in_use) {
+            used += size;
+            if (b->requested == 0 || b->requested > size ||
+                (b->order > 0 && b->requested <= size / 2)) {
+                bad++;
+                am_fail(err, AM_EINTERNAL, "buddy: block at %" PRIu64 " is not the smallest "
+                        "that holds its %" PRIu64 "-byte request", n->k1, b->requested);
+            }
+        } else {
+            nfree++;
+            if (free_at(d, n->k1, b->order) != b) {
+                bad++;
+                am_fail(err, AM_EINTERNAL, "buddy: free block at %" PRIu64 " not on its list",
+                        n->k1);
+            }
+            if (b->order < top && free_at(d, d->base + (rel ^ size), b->order)) {
+                bad++;
+                am_fail(err, AM_EINTERNAL, "buddy: free block at %" PRIu64 " and its buddy "
+                        "are not merged", n->k1);
+            }
+        }
+        at += size;
+    }
+    if ((d->have_arena && at != d->base + d->arena) || used != d->bytes_in_use ||
+        nfree != nlisted) {
+        bad++;
+        am_fail(err, AM_EINTERNAL, "buddy: blocks do not tile the arena, in use %" PRIu64
+                " != %" PRIu64 ", or %" PRIu64 " free blocks vs %" PRIu64 " listed", used,
+                d->bytes_in_use, nfree, nlisted);
+    }
+    return bad;
+}
+
+static int buddy_create(void **out, const alloc_env *env, const void *opts, am_error *err)
+{
+    const struct buddy_opts *o = opts;
+    uint64_t min = o && o->min_block ? o->min_block : 256;
+    if (min & (min - 1))
+        return am_fail(err, AM_EINPUT, "buddy: min_block of %" PRIu64 " bytes is not a power "
+                       "of two", min);
+    if (env->capacity < min)
+        return am_fail(err, AM_EINPUT, "buddy: capacity of %" PRIu64 " bytes is below min_block "
+                       "(%" PRIu64 " bytes)", env->capacity, min);
+    buddy *d = am_calloc(1, sizeof *d);
+    d->env = *env;
+    d->min = min;
+    d->min_log2 = __builtin_ctzll(min);
+    d->max_order = -1;
+    d->all.no_aug = 1; /* exact-key lookups only */
+    for (int k = 0; k < BUDDY_ORDERS; k++)
+        d->free_list[k].no_aug = 1;
+    *out = d;
+    return 0;
+}
+
+static void buddy_destroy(void *st)
+{
+    buddy *d = st;
+    while (d->slabs) {
+        bslab *s = d->slabs;
+        d->slabs = s->next;
+        free(s);
+    }
+    free(d);
+}
+
+static const struct alloc_ops buddy_ops = {
+    .name = "buddy",
+    .summary = "binary buddy system over one arena of the capacity (power-of-two blocks, "
+               "lowest address first)",
+    .opts = buddy_opt_table,
+    .opts_size = sizeof(struct buddy_opts),
+    .create = buddy_create,
+    .destroy = buddy_destroy,
+    .alloc = buddy_alloc,
+    .free = buddy_free,
+    .largest_free = buddy_largest_free,
+    .stats = buddy_stats,
+    .walk = buddy_walk,
+    .check = buddy_check,
+};
+
+const struct alloc_ops *alloc_buddy_ops(void);
+const struct alloc_ops *alloc_buddy_ops(void) { return &buddy_ops; }

@@ -1,0 +1,341 @@
+/* alloc_prealloc.c - the "prealloc arena" baseline of allocators.md section 2.
+ *
+ * One region of the limit (`memory_limit`, or `memory_fraction` of the capacity, 0.75 by
+ * default as JAX preallocates; capped at the capacity and rounded down to the alignment) is
+ * taken from the device at the first request and never given back. Requests round up to
+ * `alignment` (256 bytes). Inside the region:
+ *   bump:      addresses only grow. A request takes [top, top + size) and fails when it does
+ *              not fit below the region's end; freed blocks are not reused until every block
+ *              is free, at which point top resets to the region's start.
+ *   first_fit: the lowest-addressed free block that fits (address-ordered set whose subtree
+ *              maximum of block sizes finds it in O(log n)); the low end is taken and a freed
+ *              block merges with its free neighbours at once.
+ * Live blocks sit in an address-ordered set in both modes; walk() reports the gaps between
+ * them as free blocks (in bump mode, gaps below top are free but unusable until the reset). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "ordset.h"
+
+enum { PRE_BUMP = 0, PRE_FIRST_FIT = 1 };
+static const char *const pre_modes[] = {"bump", "first_fit", NULL};
+
+struct pre_opts {
+    uint64_t memory_limit;   /* bytes; 0 = memory_fraction of capacity */
+    double memory_fraction;  /* of capacity */
+    int mode;                /* PRE_BUMP or PRE_FIRST_FIT */
+    uint64_t alignment;      /* bytes */
+};
+
+static const opt_desc pre_opt_table[] = {
+    {"memory_limit", OPT_SIZE, offsetof(struct pre_opts, memory_limit), "0",
+     "arena size in bytes; 0 = memory_fraction of capacity", NULL, 0, 0},
+    {"memory_fraction", OPT_FRACTION, offsetof(struct pre_opts, memory_fraction), "0.75",
+     "arena size as a fraction of total device memory (JAX preallocation default 0.75)", NULL,
+     0, 0},
+    {"mode", OPT_ENUM, offsetof(struct pre_opts, mode), "first_fit",
+     "placement inside the arena: bump (reset when empty) or first_fit (coalescing)",
+     pre_modes, 0, 0},
+    {"alignment", OPT_SIZE, offsetof(struct pre_opts, alignment), "256",
+     "requests round up to this many bytes", NULL, 0, 0},
+    {NULL, OPT_BOOL, 0, NULL, NULL, NULL, 0, 0},
+};
+
+typedef struct pblk {
+    os_node node;        /* live set or free set: k1 = address, val = size (bytes) */
+    uint64_t requested;  /* bytes asked for; 0 for free blocks */
+    struct pblk *next_spare;
+} pblk;
+
+#define PRE_SLAB 1024
+typedef struct pre_slab {
+    struct pre_slab *next;
+    pblk b[PRE_SLAB];
+} pre_slab;
+
+typedef struct pre {
+    alloc_env env;
+    struct pre_opts o;
+    uint64_t limit;            /* arena bytes */
+    int have_arena;
+    uint64_t start, end;       /* arena [start, end) */
+    uint64_t top;              /* bump: next free address */
+    os_tree live;              /* live blocks by address */
+    os_tree free_set;          /* first_fit: free blocks by address, val = size */
+    pre_slab *slabs;
+    pblk *spare;
+    uint64_t bytes_in_use, peak_bytes_in_use, num_allocs, num_resets, ooms;
+} pre;
+
+static pblk *pk_new(pre *p)
+{
+    if (!p->spare) {
+        pre_slab *s = am_calloc(1, sizeof *s);
+        s->next = p->slabs;
+        p->slabs = s;
+        for (int i = PRE_SLAB - 1; i >= 0; i--) {
+            s->b[i].next_spare = p->spare;
+            p->spare = &s->b[i];
+        }
+    }
+    pblk *b = p->spare;
+    p->spare = b->next_spare;
+    memset(b, 0, sizeof *b);
+    return b;
+}
+
+static void pk_put(pre *p, pblk *b)
+{
+    b->next_spare = p->spare;
+    p->spare = b;
+}
+
+static pblk *free_new(pre *p, uint64_t addr, uint64_t size)
+{
+    pblk *b = pk_new(p);
+    b->node.k1 = addr;
+    b->node.val = size;
+    os_insert(&p->free_set, &b->node);
+    return b;
+}
+
+static int pre_alloc(void *st, const alloc_req *r, alloc_out *o)
+{
+    pre *p = st;
+    if (!p->have_arena) {
+        if (p->env.dev_alloc(p->env.ctx, p->limit, &p->start) != 0) {
+            p->ooms++;
+            return ALLOC_OOM;
+        }
+        p->have_arena = 1;
+        p->end = p->start + p->limit;
+        p->top = p->start;
+        if (p->o.mode == PRE_FIRST_FIT)
+            free_new(p, p->start, p->limit);
+    }
+    uint64_t need = am_round_up(r->bytes, p->o.alignment), addr;
+    if (need < r->bytes) {
+        p->ooms++;
+        return ALLOC_OOM;
+    }
+    if (p->o.mode == PRE_BUMP) {
+        if (need > p->end - p->top) {
+            p->ooms++;
+            return ALLOC_OOM;
+        }
+        addr = p->top;
+        p->top += need;
+    } else {
+        os_node *n = os_first_fit(&p->free_set, need);
+        if (!n) {
+            p->ooms++;
+            return ALLOC_OOM;
+        }
+        addr = n->k1;
+        if (n->val == need) {
+            os_remove(&p->free_set, n);
+            pk_put(p, (pblk *)n);
+        } else { /* keep the node: it moves up by need (its order among free blocks holds) */
+            os_remove(&p->free_set, n);
+            n->k1 += need;
+            n->val -= need;
+            os_insert(&p->free_set, n);
+        }
+    }
+    pblk *b = pk_new(p);
+    b->node.k1 = addr;
+    b->node.val = need;
+    b->requested = r->bytes;
+    os_insert(&p->live, &b->node);
+    p->bytes_in_use += need;
+    if (p->bytes_in_use > p->peak_bytes_in_use)
+        p->peak_bytes_in_use = p->bytes_in_use;
+    p->num_allocs++;
+    o->addr = addr;
+    o->size = need;
+    o->handle = (uint64_t)(uintptr_t)b;
+    return ALLOC_OK;
+}
+
+static void pre_free(void *st, uint64_t handle)
+{
+    pre *p = st;
+    pblk *b = (pblk *)(uintptr_t)handle;
+    uint64_t addr = b->node.k1, size = b->node.val;
+    os_remove(&p->live, &b->node);
+    pk_put(p, b);
+    p->bytes_in_use -= size;
+    if (p->o.mode == PRE_BUMP) {
+        if (p->live.n == 0 && p->top != p->start) {
+            p->top = p->start;
+            p->num_resets++;
+        }
+        return;
+    }
+    os_node *pv = os_floor(&p->free_set, addr, 0);
+    os_node *nx = os_lower_bound(&p->free_set, addr + size, 0);
+    if (nx && nx->k1 != addr + size)
+        nx = NULL;
+    if (pv && pv->k1 + pv->val == addr) {
+        os_set_val(&p->free_set, pv, pv->val + size + (nx ? nx->val : 0));
+        if (nx) {
+            os_remove(&p->free_set, nx);
+            pk_put(p, (pblk *)nx);
+        }
+    } else if (nx) {
+        os_remove(&p->free_set, nx);
+        nx->k1 = addr;
+        nx->val += size;
+        os_insert(&p->free_set, nx);
+    } else
+        free_new(p, addr, size);
+}
+
+static uint64_t pre_largest_free(void *st)
+{
+    pre *p = st;
+    if (!p->have_arena)
+        return 0;
+    if (p->o.mode == PRE_BUMP)
+        return p->end - p->top;
+    return p->free_set.root ? p->free_set.root->aug : 0;
+}
+
+static void pre_stats(void *st, const stat_sink *s)
+{
+    pre *p = st;
+    s->cur_peak(s->ctx, "bytes_in_use", p->bytes_in_use, p->peak_bytes_in_use);
+    s->u64(s->ctx, "arena_bytes", p->have_arena ? p->limit : 0);
+    s->u64(s->ctx, "bytes_limit", p->limit);
+    s->u64(s->ctx, "num_allocs", p->num_allocs);
+    if (p->o.mode == PRE_BUMP)
+        s->u64(s->ctx, "num_bump_resets", p->num_resets);
+    s->u64(s->ctx, "largest_free_block_bytes", pre_largest_free(p));
+    s->u64(s->ctx, "num_ooms", p->ooms);
+}
+
+static void pre_walk(void *st, void (*fn)(void *arg, const alloc_block *b), void *arg)
+{
+    pre *p = st;
+    if (!p->have_arena)
+        return;
+    uint64_t at = p->start;
+    for (os_node *n = os_first(&p->live); n; n = os_next(n)) {
+        if (n->k1 > at) {
+            alloc_block g = {at, n->k1 - at, 0, 0, p->start};
+            fn(arg, &g);
+        }
+        alloc_block u = {n->k1, n->val, ((pblk *)n)->requested, 1, p->start};
+        fn(arg, &u);
+        at = n->k1 + n->val;
+    }
+    if (at < p->end) {
+        alloc_block g = {at, p->end - at, 0, 0, p->start};
+        fn(arg, &g);
+    }
+}
+
+static int pre_check(void *st, am_error *err)
+{
+    pre *p = st;
+    int bad = 0;
+    if (os_check(&p->live) || os_check(&p->free_set)) {
+        bad++;
+        am_fail(err, AM_EINTERNAL, "prealloc: sets corrupt");
+    }
+    if (!p->have_arena)
+        return bad + (p->live.n != 0);
+    uint64_t at = p->start, sum = 0;
+    os_node *f = os_first(&p->free_set);
+    for (os_node *n = os_first(&p->live);; n = os_next(n)) {
+        uint64_t next = n ? n->k1 : p->end;
+        if (next < at || (n && (n->val == 0 || next + n->val > p->end))) {
+            bad++;
+            am_fail(err, AM_EINTERNAL, "prealloc: block at %" PRIu64 " overlaps or leaves the "
+                    "arena", next);
+        }
+        if (p->o.mode == PRE_FIRST_FIT && next > at) { /* the gap must be one free block */
+            if (!f || f->k1 != at || f->val != next - at) {
+                bad++;
+                am_fail(err, AM_EINTERNAL, "prealloc: gap [%" PRIu64 ", %" PRIu64 ") is not one "
+                        "free block", at, next);
+            } else
+                f = os_next(f);
+        }
+        if (!n)
+            break;
+        sum += n->val;
+        at = n->k1 + n->val;
+    }
+    if (p->o.mode == PRE_FIRST_FIT && f) {
+        bad++;
+        am_fail(err, AM_EINTERNAL, "prealloc: free block at %" PRIu64 " overlaps a live block",
+                f->k1);
+    }
+    if (p->o.mode == PRE_BUMP && (at > p->top || p->top > p->end ||
+                                  (p->live.n == 0 && p->top != p->start))) {
+        bad++;
+        am_fail(err, AM_EINTERNAL, "prealloc: bump pointer %" PRIu64 " below a live block, past "
+                "the end or not reset", p->top);
+    }
+    if (sum != p->bytes_in_use) {
+        bad++;
+        am_fail(err, AM_EINTERNAL, "prealloc: live bytes %" PRIu64 " != bytes_in_use %" PRIu64,
+                sum, p->bytes_in_use);
+    }
+    return bad;
+}
+
+static int pre_create(void **out, const alloc_env *env, const void *opts, am_error *err)
+{
+    static const struct pre_opts defaults = {0, 0.75, PRE_FIRST_FIT, 256};
+    const struct pre_opts *o = opts ? opts : &defaults;
+    uint64_t align = o->alignment ? o->alignment : 256;
+    uint64_t limit = o->memory_limit ? o->memory_limit
+                                     : (uint64_t)((double)env->capacity * o->memory_fraction);
+    limit = am_round_down(AM_MIN(limit, env->capacity), align);
+    if (limit == 0)
+        return am_fail(err, AM_EINPUT, "prealloc: arena of 0 bytes (memory_limit or "
+                       "memory_fraction of a %" PRIu64 "-byte capacity, rounded down to %" PRIu64
+                       " bytes)", env->capacity, align);
+    pre *p = am_calloc(1, sizeof *p);
+    p->env = *env;
+    p->o = *o;
+    p->o.alignment = align;
+    p->limit = limit;
+    p->live.no_aug = 1; /* free_set keeps its subtree maximum for first fit */
+    *out = p;
+    return 0;
+}
+
+static void pre_destroy(void *st)
+{
+    pre *p = st;
+    while (p->slabs) {
+        pre_slab *s = p->slabs;
+        p->slabs = s->next;
+        free(s);
+    }
+    free(p);
+}
+
+static const struct alloc_ops pre_ops = {
+    .name = "prealloc",
+    .summary = "one arena of the limit taken at the first request; bump or first fit inside "
+               "(baseline)",
+    .opts = pre_opt_table,
+    .opts_size = sizeof(struct pre_opts),
+    .create = pre_create,
+    .destroy = pre_destroy,
+    .alloc = pre_alloc,
+    .free = pre_free,
+    .largest_free = pre_largest_free,
+    .stats = pre_stats,
+    .walk = pre_walk,
+    .check = pre_check,
+};
+
+const struct alloc_ops *alloc_prealloc_ops(void);
+const struct alloc_ops *alloc_prealloc_ops(void) { return &pre_ops; }

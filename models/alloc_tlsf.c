@@ -1,0 +1,411 @@
+/* alloc_tlsf.c - Two-Level Segregated Fit (M. Masmano, I. Ripoll, A. Crespo, J. Real, "TLSF: a
+ * new dynamic memory allocator for real-time systems", ECRTS 2004), written from the paper's
+ * algorithm description.
+ *
+ * One arena of the capacity (rounded down to `alignment`) is taken from the device at the first
+ * request. Block sizes are multiples of `alignment` (256 bytes by default), which is also the
+ * smallest block. Free blocks are kept in segregated lists indexed by two levels:
+ *   first level  fl = floor(log2(size)), for sizes >= SMALL = 32 * alignment;
+ *   second level sl = the next SL_LOG2 = 5 bits below the top bit: (size >> (fl - 5)) - 32,
+ *                so each power-of-two range splits into SL_COUNT = 32 equal lists.
+ *   Sizes below SMALL form one linear class (reported as fl = 0) of 32 lists of width
+ *   `alignment`: sl = size / alignment.
+ * A bitmap of non-empty first levels and one of non-empty second levels per first level give
+ * the search in O(1) (find-first-set). The search uses "good fit": the request is rounded up to
+ * the next list boundary (size + 2^(fl-5) - 1 for sizes >= SMALL) before mapping, so every block
+ * in the list found is large enough and the head of the list is taken without scanning; the
+ * price is that a block in the request's own list that would fit is not considered.
+ * The chosen block is split when the remainder is at least one `alignment`; the remainder goes
+ * back to its list. A freed block merges at once with free physical neighbours (the boundary
+ * tags of the paper are the prev/next physical links here), then goes to the head of its list.
+ * A (size, address)-ordered set of free blocks serves only the simulator's largest_free metric;
+ * it is not part of TLSF and never steers placement. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "ordset.h"
+
+#define TL_SL_LOG2 5
+#define TL_SL_COUNT (1 << TL_SL_LOG2)
+#define TL_ROWS 64
+
+struct tlsf_opts {
+    uint64_t alignment; /* bytes, a power of two */
+};
+
+static const opt_desc tlsf_opt_table[] = {
+    {"alignment", OPT_SIZE, offsetof(struct tlsf_opts, alignment), "256",
+     "block granularity and smallest block in bytes (a power of two)", NULL, 0, 0},
+    {NULL, OPT_BOOL, 0, NULL, NULL, NULL, 0, 0},
+};
+
+typedef struct tblk {
+    os_node snode;                    /* free: (size, address), for largest_free only */
+    uint64_t addr, size;              /* bytes, size a multiple of the alignment */
+    uint64_t requested;               /* bytes asked for; 0 when free */
+    int is_free;
+    int row, sl;                      /* free: the list it is on */
+    struct tblk *prev_phys, *next_phys;
+    struct tblk *prev_free, *next_free; /* free list links; next_free also chains spares */
+} tblk;
+
+#define TSLAB 1024
+typedef struct tslab {
+    struct tslab *next;
+    tblk b[TSLAB];
+} tslab;
+
+typedef struct tlsf {
+    alloc_env env;
+    uint64_t align;
+    int align_log2, small_log2;         /* SMALL = 2^small_log2 = 32 * alignment */
+    int have_arena;
+    uint64_t base, arena;
+    tblk *first;                        /* lowest block of the arena */
+    uint64_t fl_bitmap;                 /* bit r: row r has a non-empty list */
+    uint32_t sl_bitmap[TL_ROWS];        /* bit s: list (r, s) is non-empty */
+    tblk *heads[TL_ROWS][TL_SL_COUNT];
+    os_tree by_size;
+    tslab *slabs;
+    tblk *spare;
+    uint64_t nfree;
+    uint64_t bytes_in_use, peak_bytes_in_use, num_allocs, ooms;
+} tlsf;
+
+/* Row and second-level index of a size. Row 0 is the linear class below SMALL; row r >= 1 holds
+ * floor(log2 size) = small_log2 + r - 1. */
+static void map(int align_log2, uint64_t size, int *row, int *sl)
+{
+    int small_log2 = align_log2 + TL_SL_LOG2;
+    if (size < (1ULL << small_log2)) {
+        *row = 0;
+        *sl = (int)(size >> align_log2);
+        return;
+    }
+    int fl = 63 - __builtin_clzll(size);
+    *sl = (int)((size >> (fl - TL_SL_LOG2)) - TL_SL_COUNT);
+    *row = fl - small_log2 + 1;
+}
+
+/* Good fit: round a size up to the next list boundary (0 on overflow). */
+static uint64_t round_search(int align_log2, uint64_t size)
+{
+    if (size < (1ULL << (align_log2 + TL_SL_LOG2)))
+        return size;
+    uint64_t step = 1ULL << (63 - __builtin_clzll(size) - TL_SL_LOG2);
+    return size + (step - 1) < size ? 0 : size + (step - 1);
+}
+
+static tblk *tb_new(tlsf *t)
+{
+    if (!t->spare) {
+        tslab *s = am_calloc(1, sizeof *s);
+        s->next = t->slabs;
+        t->slabs = s;
+        for (int i = TSLAB - 1; i >= 0; i--) {
+            s->b[i].next_free = t->spare;
+            t->spare = &s->b[i];
+        }
+    }
+    tblk *b = t->spare;
+    t->spare = b->next_free;
+    memset(b, 0, sizeof *b);
+    return b;
+}
+
+static void tb_put(tlsf *t, tblk *b)
+{
+    b->next_free = t->spare;
+    t->spare = b;
+}
+
+static void list_insert(tlsf *t, tblk *b)
+{
+    map(t->align_log2, b->size, &b->row, &b->sl);
+    tblk **h = &t->heads[b->row][b->sl];
+    b->is_free = 1;
+    b->requested = 0;
+    b->prev_free = NULL;
+    b->next_free = *h;
+    if (*h)
+        (*h)->prev_free = b;
+    *h = b;
+    t->fl_bitmap |= 1ULL << b->row;
+    t->sl_bitmap[b->row] |= 1U << b->sl;
+    b->snode.k1 = b->size;
+    b->snode.k2 = b->addr;
+    os_insert(&t->by_size, &b->snode);
+    t->nfree++;
+}
+
+static void list_remove(tlsf *t, tblk *b)
+{
+    if (b->prev_free)
+        b->prev_free->next_free = b->next_free;
+    else
+        t->heads[b->row][b->sl] = b->next_free;
+    if (b->next_free)
+        b->next_free->prev_free = b->prev_free;
+    if (!t->heads[b->row][b->sl]) {
+        t->sl_bitmap[b->row] &= ~(1U << b->sl);
+        if (!t->sl_bitmap[b->row])
+            t->fl_bitmap &= ~(1ULL << b->row);
+    }
+    os_remove(&t->by_size, &b->snode);
+    b->is_free = 0;
+    b->prev_free = b->next_free = NULL;
+    t->nfree--;
+}
+
+/* Head of the first non-empty list at or above (row, sl), or NULL. */
+static tblk *find_suitable(tlsf *t, int row, int sl)
+{
+    uint32_t sl_map = t->sl_bitmap[row] & (~0U << sl);
+    if (!sl_map) {
+        uint64_t fl_map = row + 1 < TL_ROWS ? t->fl_bitmap & (~0ULL << (row + 1)) : 0;
+        if (!fl_map)
+            return NULL;
+        row = __builtin_ctzll(fl_map);
+        sl_map = t->sl_bitmap[row];
+    }
+    return t->heads[row][__builtin_ctz(sl_map)];
+}
+
+static int take_arena(tlsf *t)
+{
+    uint64_t arena = am_round_down(t->env.capacity, t->align);
+    if (t->env.dev_alloc(t->env.ctx, arena, &t->base) != 0)
+        return -1;
+    t->have_arena = 1;
+    t->arena = arena;
+    tblk *b = tb_new(t);
+    b->addr = t->base;
+    b->size = arena;
+    t->first = b;
+    list_insert(t, b);
+    return 0;
+}
+
+static int tlsf_alloc(void *st, const alloc_req *r, alloc_out *o)
+{
+    tlsf *t = st;
+    if (!t->have_arena && take_arena(t) != 0) {
+        t->ooms++;
+        return ALLOC_OOM;
+    }
+    uint64_t need = am_round_up(r->bytes, t->align);
+    uint64_t want = need < r->bytes ? 0 : round_search(t->align_log2, need);
+    int row, sl;
+    tblk *b = NULL;
+    if (want) {
+        map(t->align_log2, want, &row, &sl);
+        b = find_suitable(t, row, sl);
+    }
+    if (!b) {
+        t->ooms++;
+        return ALLOC_OOM;
+    }
+    list_remove(t, b);
+    if (b->size - need >= t->align) {
+        tblk *rest = tb_new(t);
+        rest->addr = b->addr + need;
+        rest->size = b->size - need;
+        rest->prev_phys = b;
+        rest->next_phys = b->next_phys;
+        if (b->next_phys)
+            b->next_phys->prev_phys = rest;
+        b->next_phys = rest;
+        b->size = need;
+        list_insert(t, rest);
+    }
+    b->requested = r->bytes;
+    t->bytes_in_use += b->size;
+    if (t->bytes_in_use > t->peak_bytes_in_use)
+        t->peak_bytes_in_use = t->bytes_in_use;
+    t->num_allocs++;
+    o->addr = b->addr;
+    o->size = b->size;
+    o->handle = (uint64_t)(uintptr_t)b;
+    return ALLOC_OK;
+}
+
+/* Absorb b's next physical neighbour n (free, off its list) into b. */
+static void absorb(tlsf *t, tblk *b, tblk *n)
+{
+    b->size += n->size;
+    b->next_phys = n->next_phys;
+    if (n->next_phys)
+        n->next_phys->prev_phys = b;
+    tb_put(t, n);
+}
+
+static void tlsf_free(void *st, uint64_t handle)
+{
+    tlsf *t = st;
+    tblk *b = (tblk *)(uintptr_t)handle;
+    t->bytes_in_use -= b->size;
+    b->requested = 0;
+    if (b->prev_phys && b->prev_phys->is_free) {
+        tblk *p = b->prev_phys;
+        list_remove(t, p);
+        absorb(t, p, b);
+        b = p;
+    }
+    if (b->next_phys && b->next_phys->is_free) {
+        list_remove(t, b->next_phys);
+        absorb(t, b, b->next_phys);
+    }
+    list_insert(t, b);
+}
+
+static uint64_t tlsf_largest_free(void *st)
+{
+    os_node *n = os_last(&((tlsf *)st)->by_size);
+    return n ? n->k1 : 0;
+}
+
+static void tlsf_stats(void *st, const stat_sink *s)
+{
+    tlsf *t = st;
+    s->cur_peak(s->ctx, "bytes_in_use", t->bytes_in_use, t->peak_bytes_in_use);
+    s->u64(s->ctx, "arena_bytes", t->have_arena ? t->arena : 0);
+    s->u64(s->ctx, "num_allocs", t->num_allocs);
+    s->u64(s->ctx, "free_blocks", t->nfree);
+    s->u64(s->ctx, "largest_free_block_bytes", tlsf_largest_free(t));
+    s->u64(s->ctx, "num_ooms", t->ooms);
+}
+
+static void tlsf_walk(void *st, void (*fn)(void *arg, const alloc_block *b), void *arg)
+{
+    tlsf *t = st;
+    for (const tblk *b = t->first; b; b = b->next_phys) {
+        alloc_block a = {b->addr, b->size, b->requested, !b->is_free, t->base};
+        fn(arg, &a);
+    }
+}
+
+static int tlsf_check(void *st, am_error *err)
+{
+    tlsf *t = st;
+    int bad = 0;
+    uint64_t at = t->base, used = 0, nfree = 0, nlisted = 0;
+    if (os_check(&t->by_size) || t->by_size.n != t->nfree) {
+        bad++;
+        am_fail(err, AM_EINTERNAL, "tlsf: size set corrupt");
+    }
+    for (const tblk *b = t->first, *prev = NULL; b; prev = b, b = b->next_phys) {
+        if (b->addr != at || b->prev_phys != prev || b->size == 0 || b->size % t->align) {
+            bad++;
+            am_fail(err, AM_EINTERNAL, "tlsf: block at %" PRIu64 " breaks the physical chain",
+                    b->addr);
+        }
+        if (b->is_free) {
+            int row, sl;
+            map(t->align_log2, b->size, &row, &sl);
+            nfree++;
+            if (row != b->row || sl != b->sl || (prev && prev->is_free)) {
+                bad++;
+                am_fail(err, AM_EINTERNAL, "tlsf: free block at %" PRIu64 " on list (%d, %d) "
+                        "instead of (%d, %d), or not coalesced", b->addr, b->row, b->sl, row, sl);
+            }
+        } else {
+            used += b->size;
+            if (b->requested == 0 || b->requested > b->size) {
+                bad++;
+                am_fail(err, AM_EINTERNAL, "tlsf: used block at %" PRIu64 " smaller than its "
+                        "request", b->addr);
+            }
+        }
+        at += b->size;
+    }
+    for (int r = 0; r < TL_ROWS; r++) {
+        uint32_t expect = 0;
+        for (int s = 0; s < TL_SL_COUNT; s++) {
+            const tblk *prev = NULL;
+            for (const tblk *b = t->heads[r][s]; b; prev = b, b = b->next_free) {
+                nlisted++;
+                if (!b->is_free || b->row != r || b->sl != s || b->prev_free != prev) {
+                    bad++;
+                    am_fail(err, AM_EINTERNAL, "tlsf: list (%d, %d) holds a wrong block", r, s);
+                }
+            }
+            if (t->heads[r][s])
+                expect |= 1U << s;
+        }
+        if (t->sl_bitmap[r] != expect || !(t->fl_bitmap >> r & 1) != !expect) {
+            bad++;
+            am_fail(err, AM_EINTERNAL, "tlsf: bitmaps of row %d disagree with its lists", r);
+        }
+    }
+    if ((t->have_arena && at != t->base + t->arena) || used != t->bytes_in_use ||
+        nfree != nlisted || nfree != t->nfree) {
+        bad++;
+        am_fail(err, AM_EINTERNAL, "tlsf: blocks do not tile the arena, in use %" PRIu64
+                " != %" PRIu64 ", or free count off", used, t->bytes_in_use);
+    }
+    return bad;
+}
+
+static int tlsf_create(void **out, const alloc_env *env, const void *opts, am_error *err)
+{
+    const struct tlsf_opts *o = opts;
+    uint64_t align = o && o->alignment ? o->alignment : 256;
+    if ((align & (align - 1)) || align > (1ULL << 40))
+        return am_fail(err, AM_EINPUT, "tlsf: alignment of %" PRIu64 " bytes is not a power of "
+                       "two up to 1 TiB", align);
+    if (env->capacity < align)
+        return am_fail(err, AM_EINPUT, "tlsf: capacity of %" PRIu64 " bytes is below the "
+                       "alignment (%" PRIu64 " bytes)", env->capacity, align);
+    tlsf *t = am_calloc(1, sizeof *t);
+    t->env = *env;
+    t->align = align;
+    t->align_log2 = __builtin_ctzll(align);
+    t->small_log2 = t->align_log2 + TL_SL_LOG2;
+    t->by_size.no_aug = 1;
+    *out = t;
+    return 0;
+}
+
+static void tlsf_destroy(void *st)
+{
+    tlsf *t = st;
+    while (t->slabs) {
+        tslab *s = t->slabs;
+        t->slabs = s->next;
+        free(s);
+    }
+    free(t);
+}
+
+static const struct alloc_ops tlsf_ops = {
+    .name = "tlsf",
+    .summary = "Two-Level Segregated Fit (Masmano et al. 2004): O(1) good fit with immediate "
+               "coalescing, one arena of the capacity",
+    .opts = tlsf_opt_table,
+    .opts_size = sizeof(struct tlsf_opts),
+    .create = tlsf_create,
+    .destroy = tlsf_destroy,
+    .alloc = tlsf_alloc,
+    .free = tlsf_free,
+    .largest_free = tlsf_largest_free,
+    .stats = tlsf_stats,
+    .walk = tlsf_walk,
+    .check = tlsf_check,
+};
+
+const struct alloc_ops *alloc_tlsf_ops(void);
+const struct alloc_ops *alloc_tlsf_ops(void) { return &tlsf_ops; }
+
+/* For the unit tests: the list of a size with the given alignment (fl = floor(log2 size), or 0
+ * for the linear class below 32 * alignment), after good-fit rounding when `search` is set. */
+void alloc_tlsf_map(uint64_t size, uint64_t alignment, int search, int *fl, int *sl);
+void alloc_tlsf_map(uint64_t size, uint64_t alignment, int search, int *fl, int *sl)
+{
+    int al = __builtin_ctzll(alignment), row;
+    if (search)
+        size = round_search(al, size);
+    map(al, size, &row, sl);
+    *fl = row ? row + al + TL_SL_LOG2 - 1 : 0;
+}

@@ -1,0 +1,842 @@
+/* test_policies.c - (a) a conformance suite run against every registered policy: seeded random
+ * alloc/free replays with mem_check() after every event and the test's own bookkeeping (live
+ * blocks never overlap, every block lies in a range the level holds from the device according
+ * to its R/G log lines, allocated <= reserved <= capacity, walk() agrees with the counters and
+ * the policy's in-use statistic, freed memory is reusable, device refusals are survived);
+ * (b) exact tests of platform, cuda_async, prealloc, buddy and tlsf. */
+#define _GNU_SOURCE
+#include <CUnit/CUnit.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../models/memory.h"
+#include "../../sim/config.h"
+#include "testutil.h"
+
+void alloc_tlsf_map(uint64_t size, uint64_t alignment, int search, int *fl, int *sl);
+
+#define KiB (1ULL << 10)
+#define MiB (1ULL << 20)
+#define NONE UINT64_MAX
+
+typedef struct lvl {
+    am_config *cfg;
+    mem_level *m;
+    FILE *log;
+    char *logbuf;
+    size_t loglen, logpos; /* logpos: how far the R/G parser has read */
+} lvl;
+
+/* A one-level memory from YAML: level keys (indented under the level) and allocator keys. */
+static int mk2(lvl *L, const char *policy, const char *level_keys, const char *keys)
+{
+    char y[2048];
+    snprintf(y, sizeof y,
+             "version: 1\nmemories:\n  hbm:\n%s    allocator:\n      policy: %s\n%s",
+             level_keys, policy, keys ? keys : "");
+    am_error err = {0};
+    memset(L, 0, sizeof *L);
+    int rc = cfg_load_string(&L->cfg, "test.yaml", y, NULL, 0, &err);
+    if (rc) {
+        fprintf(stderr, "\nconfig (%s): %s\n", policy, err.msg);
+        return -1;
+    }
+    L->log = open_memstream(&L->logbuf, &L->loglen);
+    const cfg_level *c = &L->cfg->levels[0];
+    mem_params p = {.name = c->name, .kind = c->kind, .capacity = c->capacity,
+                    .granularity = c->granularity, .policy = c->policy,
+                    .policy_opts = c->policy_opts, .log = L->log};
+    rc = mem_create(&L->m, &p, &err);
+    if (rc) {
+        fprintf(stderr, "\nmem (%s): %s\n", policy, err.msg);
+        fclose(L->log);
+        free(L->logbuf);
+        cfg_free(L->cfg);
+        return -1;
+    }
+    return 0;
+}
+
+static void mk(lvl *L, const char *policy, const char *capacity, const char *keys)
+{
+    char lk[128];
+    snprintf(lk, sizeof lk, "    capacity: %s\n", capacity);
+    CU_ASSERT_FATAL(mk2(L, policy, lk, keys) == 0);
+}
+
+static void done(lvl *L)
+{
+    mem_destroy(L->m);
+    fclose(L->log);
+    free(L->logbuf);
+    cfg_free(L->cfg);
+}
+
+static int check(lvl *L)
+{
+    am_error e = {0};
+    int bad = mem_check(L->m, &e);
+    if (bad)
+        fprintf(stderr, "\ncheck (%s): %s\n", mem_policy(L->m)->name, e.msg);
+    return bad;
+}
+
+/* Allocate; the address, or NONE on OOM. *size and *handle get the block. */
+static uint64_t A(lvl *L, uint64_t bytes, uint64_t *size, uint64_t *handle)
+{
+    alloc_req r = {bytes, 0};
+    alloc_out o;
+    int rc = mem_alloc(L->m, &r, &o);
+    CU_ASSERT(check(L) == 0);
+    if (rc != ALLOC_OK)
+        return NONE;
+    if (size)
+        *size = o.size;
+    if (handle)
+        *handle = o.handle;
+    return o.addr;
+}
+
+static void F(lvl *L, uint64_t handle, uint64_t req, uint64_t given)
+{
+    mem_free(L->m, handle, req, given, 0);
+    CU_ASSERT(check(L) == 0);
+}
+
+/* Log text written since the last call. */
+static const char *newlog(lvl *L)
+{
+    static char buf[4096];
+    fflush(L->log);
+    size_t n = L->loglen - L->logpos;
+    if (n >= sizeof buf)
+        n = sizeof buf - 1;
+    memcpy(buf, L->logbuf ? L->logbuf + L->logpos : "", n);
+    buf[n] = 0;
+    L->logpos = L->loglen;
+    return buf;
+}
+
+/* ---- statistics ---- */
+
+typedef struct kv {
+    const char *k;
+    uint64_t v, peak;
+} kv;
+static kv stats[64];
+static int nstats;
+static void s_u64(void *c, const char *n, uint64_t v)
+{
+    (void)c;
+    if (nstats < 64)
+        stats[nstats++] = (kv){n, v, v};
+}
+static void s_cp(void *c, const char *n, uint64_t v, uint64_t p)
+{
+    (void)c;
+    if (nstats < 64)
+        stats[nstats++] = (kv){n, v, p};
+}
+static void s_real(void *c, const char *n, double v, int isnull)
+{
+    (void)c;
+    (void)v;
+    (void)isnull;
+    if (nstats < 64)
+        stats[nstats++] = (kv){n, 0, 0};
+}
+
+/* The statistic, or NULL when the policy does not report it. */
+static const kv *stat_opt(lvl *L, const char *name)
+{
+    nstats = 0;
+    stat_sink s = {NULL, s_u64, s_cp, s_real};
+    mem_policy(L->m)->stats(mem_policy_state(L->m), &s);
+    for (int i = 0; i < nstats; i++)
+        if (strcmp(stats[i].k, name) == 0)
+            return &stats[i];
+    return NULL;
+}
+
+static kv stat(lvl *L, const char *name)
+{
+    const kv *s = stat_opt(L, name);
+    if (!s) {
+        fprintf(stderr, "\nstatistic %s missing\n", name);
+        CU_FAIL("statistic missing");
+        return (kv){name, NONE, NONE};
+    }
+    return *s;
+}
+
+/* ---- (a) conformance ---- */
+
+typedef struct range {
+    uint64_t addr, size;
+} range;
+
+typedef struct live {
+    uint64_t addr, size, req, handle;
+} live;
+
+typedef struct conf {
+    lvl L;
+    const char *policy;
+    range held[4096];   /* device ranges from the R/G lines */
+    size_t nheld;
+    live *lv;
+    size_t nlv, cap;
+    int bad;            /* failures found by the bookkeeping */
+    char kinds[8][160]; /* kinds already printed */
+    int nkinds;
+} conf;
+
+/* Count a failure; print the first of each kind (up to 8 kinds). */
+static void conf_fail(conf *C, const char *what, uint64_t a, uint64_t b)
+{
+    C->bad++;
+    for (int i = 0; i < C->nkinds; i++)
+        if (strcmp(C->kinds[i], what) == 0)
+            return;
+    if (C->nkinds < 8) {
+        snprintf(C->kinds[C->nkinds++], sizeof C->kinds[0], "%s", what);
+        fprintf(stderr, "\n%s: %s (%" PRIu64 ", %" PRIu64 ")\n", C->policy, what, a, b);
+    }
+}
+
+static int overlaps(uint64_t a, uint64_t as, uint64_t b, uint64_t bs)
+{
+    return a < b + bs && b < a + as;
+}
+
+/* Parse new R/G lines: R adds a held range, G must give back exactly a held one that holds no
+ * live block. */
+static void conf_log(conf *C)
+{
+    const char *s = newlog(&C->L);
+    while (*s) {
+        uint64_t a, n;
+        char tag;
+        if (sscanf(s, "%c %" SCNu64 " %" SCNu64, &tag, &a, &n) == 3 && (tag == 'R' || tag == 'G')) {
+            if (tag == 'R') {
+                for (size_t i = 0; i < C->nheld; i++)
+                    if (overlaps(a, n, C->held[i].addr, C->held[i].size))
+                        conf_fail(C, "device range overlaps a held one", a, n);
+                if (C->nheld < AM_ARRAY_LEN(C->held))
+                    C->held[C->nheld++] = (range){a, n};
+            } else {
+                size_t i = 0;
+                while (i < C->nheld && (C->held[i].addr != a || C->held[i].size != n))
+                    i++;
+                if (i == C->nheld)
+                    conf_fail(C, "G line for a range not held", a, n);
+                else
+                    C->held[i] = C->held[--C->nheld];
+                for (size_t k = 0; k < C->nlv; k++)
+                    if (overlaps(a, n, C->lv[k].addr, C->lv[k].size))
+                        conf_fail(C, "range given back while a block in it is live", a,
+                                  C->lv[k].addr);
+            }
+        }
+        const char *nl = strchr(s, '\n');
+        if (!nl)
+            break;
+        s = nl + 1;
+    }
+}
+
+/* [a, a + n) is covered by held ranges (adjacent ranges count as one: a heap break or region
+ * coalescing grows a policy's memory contiguously). */
+static int inside_held(const conf *C, uint64_t a, uint64_t n)
+{
+    uint64_t at = a, end = a + n;
+    for (int progress = 1; progress && at < end;) {
+        progress = 0;
+        for (size_t i = 0; i < C->nheld; i++)
+            if (at >= C->held[i].addr && at < C->held[i].addr + C->held[i].size) {
+                at = C->held[i].addr + C->held[i].size;
+                progress = 1;
+            }
+    }
+    return at >= end;
+}
+
+static void conf_counters(conf *C)
+{
+    const mem_metrics *mm = mem_get_metrics(C->L.m);
+    uint64_t held = 0;
+    for (size_t i = 0; i < C->nheld; i++)
+        held += C->held[i].size;
+    if (mm->allocated_bytes > mm->reserved_bytes || mm->reserved_bytes > mem_capacity(C->L.m))
+        conf_fail(C, "allocated <= reserved <= capacity broken", mm->allocated_bytes,
+                  mm->reserved_bytes);
+    if (held != mm->reserved_bytes)
+        conf_fail(C, "R/G lines disagree with reserved bytes", held, mm->reserved_bytes);
+    if (mem_largest_free(C->L.m) > mm->reserved_bytes - mm->allocated_bytes)
+        conf_fail(C, "largest free block exceeds the free bytes", mem_largest_free(C->L.m),
+                  mm->reserved_bytes - mm->allocated_bytes);
+    if (mm->live_count != C->nlv)
+        conf_fail(C, "live count differs from the test's", mm->live_count, C->nlv);
+}
+
+typedef struct walkst {
+    conf *C;
+    range used[8192];
+    size_t nused;
+    uint64_t used_sum, end;
+    int first;
+} walkst;
+
+static void walk_fn(void *arg, const alloc_block *b)
+{
+    walkst *w = arg;
+    if (!w->first && b->addr < w->end)
+        conf_fail(w->C, "walk: blocks out of order or overlapping", b->addr, w->end);
+    w->first = 0;
+    w->end = b->addr + b->size;
+    if (b->in_use) {
+        if (!inside_held(w->C, b->addr, b->size))
+            conf_fail(w->C, "walk: in-use block outside the held device ranges", b->addr,
+                      b->size);
+        w->used_sum += b->size;
+        if (w->nused < AM_ARRAY_LEN(w->used))
+            w->used[w->nused++] = (range){b->addr, b->size};
+    }
+}
+
+/* walk() against the counters, the test's live blocks and the policy's in-use statistic. */
+static void conf_walk(conf *C)
+{
+    static walkst w;
+    memset(&w, 0, sizeof w);
+    w.C = C;
+    w.first = 1;
+    mem_policy(C->L.m)->walk(mem_policy_state(C->L.m), walk_fn, &w);
+    const mem_metrics *mm = mem_get_metrics(C->L.m);
+    if (w.used_sum != mm->allocated_bytes)
+        conf_fail(C, "walk: in-use bytes != allocated bytes", w.used_sum, mm->allocated_bytes);
+    for (size_t k = 0; k < C->nlv; k++) { /* each live block inside one in-use walk block */
+        size_t lo = 0, hi = w.nused;
+        while (hi - lo > 1) {
+            size_t mid = (lo + hi) / 2;
+            if (w.used[mid].addr <= C->lv[k].addr)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        if (!w.nused || w.nused == AM_ARRAY_LEN(w.used))
+            break;
+        if (!(C->lv[k].addr >= w.used[lo].addr &&
+              C->lv[k].addr + C->lv[k].size <= w.used[lo].addr + w.used[lo].size))
+            conf_fail(C, "walk: a live block is not inside an in-use block", C->lv[k].addr,
+                      C->lv[k].size);
+    }
+    /* The policy's own in-use statistic, under the real system's name. cuda_async counts exact
+     * request sizes; the others count the blocks they gave. */
+    const kv *s = stat_opt(&C->L, "bytes_in_use");
+    if (!s)
+        s = stat_opt(&C->L, "allocated_bytes");
+    if (s) {
+        uint64_t want = strcmp(C->policy, "cuda_async") == 0 ? mm->live_bytes
+                                                             : mm->allocated_bytes;
+        if (s->v != want)
+            conf_fail(C, "in-use statistic disagrees with the blocks", s->v, want);
+    }
+}
+
+static uint64_t xs_state;
+static uint64_t xs(void)
+{
+    xs_state ^= xs_state << 13;
+    xs_state ^= xs_state >> 7;
+    xs_state ^= xs_state << 17;
+    return xs_state;
+}
+
+static int conf_alloc(conf *C, uint64_t bytes)
+{
+    alloc_req r = {bytes, (uint32_t)(xs() % 2)};
+    alloc_out o;
+    int rc = mem_alloc(C->L.m, &r, &o);
+    conf_log(C);
+    if (rc != ALLOC_OK)
+        return 0;
+    if (o.size < bytes)
+        conf_fail(C, "given size below the request", o.size, bytes);
+    for (size_t k = 0; k < C->nlv; k++)
+        if (overlaps(o.addr, o.size, C->lv[k].addr, C->lv[k].size))
+            conf_fail(C, "live blocks overlap", o.addr, C->lv[k].addr);
+    if (!inside_held(C, o.addr, o.size))
+        conf_fail(C, "block outside the held device ranges", o.addr, o.size);
+    if (C->nlv == C->cap) {
+        C->cap = C->cap ? 2 * C->cap : 256;
+        C->lv = am_realloc(C->lv, C->cap * sizeof *C->lv);
+    }
+    C->lv[C->nlv++] = (live){o.addr, o.size, bytes, o.handle};
+    return 1;
+}
+
+static void conf_free(conf *C, size_t k)
+{
+    live x = C->lv[k];
+    C->lv[k] = C->lv[--C->nlv];
+    mem_free(C->L.m, x.handle, x.req, x.size, 0);
+    conf_log(C);
+}
+
+static void conf_step_checks(conf *C, int step)
+{
+    am_error e = {0};
+    if (mem_check(C->L.m, &e) != 0)
+        conf_fail(C, e.msg, (uint64_t)step, 0);
+    conf_counters(C);
+}
+
+/* One seeded replay of `steps` events against a level of the policy. */
+static void conformance_run(const char *policy, const char *capacity, const char *keys,
+                            uint64_t seed, int steps)
+{
+    static conf C;
+    memset(&C, 0, sizeof C);
+    C.policy = policy;
+    char lk[128];
+    snprintf(lk, sizeof lk, "    capacity: %s\n", capacity);
+    if (mk2(&C.L, policy, lk, keys) != 0) {
+        CU_FAIL("level could not be built");
+        return;
+    }
+    xs_state = seed;
+    /* A device refusal at the very first request: survived, state consistent. */
+    mem_fail_next_device_allocs(C.L.m, 1);
+    uint64_t first = 0;
+    if (conf_alloc(&C, 4096))
+        first = 4096;
+    conf_step_checks(&C, -1);
+    mem_fail_next_device_allocs(C.L.m, 0);
+    uint64_t cap = mem_capacity(C.L.m);
+    for (int i = 0; i < steps; i++) {
+        const mem_metrics *mm = mem_get_metrics(C.L.m);
+        int want_alloc = C.nlv == 0 || (xs() % 100) < (mm->live_bytes < cap / 3 ? 60u : 35u);
+        if (want_alloc) {
+            unsigned e = (unsigned)(xs() % 23);      /* 1 B .. 4 MiB, log-uniform */
+            uint64_t bytes = 1 + xs() % (1ULL << e);
+            if (conf_alloc(&C, bytes) && !first)
+                first = bytes;
+        } else
+            conf_free(&C, (size_t)(xs() % C.nlv));
+        conf_step_checks(&C, i);
+        if (i % 50 == 0)
+            conf_walk(&C);
+    }
+    conf_walk(&C);
+    /* Free everything: nothing is live, and memory is reusable. */
+    while (C.nlv)
+        conf_free(&C, C.nlv - 1);
+    conf_step_checks(&C, steps);
+    conf_walk(&C);
+    const mem_metrics *mm = mem_get_metrics(C.L.m);
+    if (mm->allocated_bytes || mm->live_bytes)
+        conf_fail(&C, "bytes still counted after freeing everything", mm->allocated_bytes,
+                  mm->live_bytes);
+    if (!first || !conf_alloc(&C, first))
+        conf_fail(&C, "the first request no longer fits after freeing everything", first, 0);
+    if (!conf_alloc(&C, 64 * MiB))
+        conf_fail(&C, "64 MiB does not fit in an empty level", 64 * MiB, 0);
+    conf_step_checks(&C, steps + 1);
+    conf_walk(&C);
+    while (C.nlv)
+        conf_free(&C, C.nlv - 1);
+    conf_step_checks(&C, steps + 2);
+    if (C.bad)
+        fprintf(stderr, "\nconformance %s [%s] seed %" PRIu64 ": %d failures\n", policy,
+                keys ? keys : "", seed, C.bad);
+    CU_ASSERT_EQUAL(C.bad, 0);
+    free(C.lv);
+    done(&C.L);
+}
+
+/* Policies that cannot run without a plan (an offline placement needs every lifetime). */
+static int needs_plan(const struct alloc_ops *p)
+{
+    return p->set_plan != NULL || strcmp(p->name, "offline") == 0;
+}
+
+static void test_conformance_all(void)
+{
+    int n = 0;
+    for (const struct alloc_ops *const *p = alloc_all(); *p; p++) {
+        if (needs_plan(*p)) {
+            printf("\n  conformance: skipping %s (needs a plan)", (*p)->name);
+            continue;
+        }
+        for (uint64_t seed = 1; seed <= 2; seed++)
+            conformance_run((*p)->name, "256MiB", NULL, seed * 0x9E3779B97F4A7C15ULL, 3000);
+        n++;
+    }
+    CU_ASSERT(n >= 8); /* bfc, best_fit, first_fit and this suite's five at least */
+}
+
+/* Non-default options that reach other paths. */
+static void test_conformance_variants(void)
+{
+    conformance_run("prealloc", "256MiB", "      mode: bump\n", 7, 3000);
+    conformance_run("cuda_async", "256MiB", "      release_threshold: 1\n", 8, 3000);
+    conformance_run("cuda_async", "256MiB", "      alignment: 256\n      pool_granularity: 1MiB\n",
+                    9, 3000);
+    conformance_run("buddy", "200MiB", "      min_block: 4KiB\n", 10, 3000); /* not 2^n */
+    conformance_run("tlsf", "200MiB", "      alignment: 512\n", 11, 3000);
+    if (alloc_find("bfc"))
+        conformance_run("bfc", "256MiB", "      allow_growth: true\n      garbage_collection: true\n",
+                        12, 3000);
+}
+
+/* The conformance bookkeeping must be able to fail: a level whose log claims a range that was
+ * never given makes conf_log complain. */
+static void test_conformance_can_fail(void)
+{
+    static conf C;
+    memset(&C, 0, sizeof C);
+    C.policy = "platform";
+    mk(&C.L, "platform", "1MiB", NULL);
+    CU_ASSERT(conf_alloc(&C, 1000));
+    fprintf(C.L.log, "G 999 1\n"); /* forged give-back of a range never held */
+    conf_log(&C);
+    CU_ASSERT(C.bad > 0);
+    C.nheld = 0; /* forget the held range: the live block is now outside */
+    int before = C.bad;
+    conf_walk(&C);
+    CU_ASSERT(C.bad > before);
+    fprintf(stderr, "\n(the failures printed above were provoked on purpose)\n");
+    while (C.nlv)
+        conf_free(&C, 0);
+    free(C.lv);
+    done(&C.L);
+}
+
+/* ---- (b) exact tests ---- */
+
+static void test_platform(void)
+{
+    lvl L;
+    CU_ASSERT_FATAL(mk2(&L, "platform", "    capacity: 16MiB\n    granularity: 2MiB\n",
+                        "      alloc_latency: 30us\n      free_latency: 50us\n") == 0);
+    uint64_t s1, h1, s2, h2, s3, h3;
+    CU_ASSERT_EQUAL(mem_get_metrics(L.m)->reserved_bytes, 0);
+    CU_ASSERT_EQUAL(A(&L, 1000, &s1, &h1), 0);
+    CU_ASSERT_EQUAL(s1, 2 * MiB);
+    CU_ASSERT_STRING_EQUAL(newlog(&L), "R 0 2097152\n");
+    CU_ASSERT_EQUAL(mem_take_latency(L.m), 30 * AM_PS_PER_US);
+    CU_ASSERT_EQUAL(mem_take_latency(L.m), 0);
+    CU_ASSERT_EQUAL(A(&L, 3 * MiB, &s2, &h2), 2 * MiB);
+    CU_ASSERT_EQUAL(s2, 4 * MiB);
+    CU_ASSERT_STRING_EQUAL(newlog(&L), "R 2097152 4194304\n");
+    CU_ASSERT_EQUAL(mem_take_latency(L.m), 30 * AM_PS_PER_US);
+    F(&L, h1, 1000, s1);
+    CU_ASSERT_STRING_EQUAL(newlog(&L), "G 0 2097152\n");
+    CU_ASSERT_EQUAL(mem_take_latency(L.m), 50 * AM_PS_PER_US);
+    CU_ASSERT_EQUAL(mem_get_metrics(L.m)->reserved_bytes, 4 * MiB);
+    /* The freed range is the device's again: first fit puts the next buffer there. */
+    CU_ASSERT_EQUAL(A(&L, 2 * MiB, &s3, &h3), 0);
+    CU_ASSERT_STRING_EQUAL(newlog(&L), "R 0 2097152\n");
+    CU_ASSERT_EQUAL(stat(&L, "num_device_alloc").v, 3);
+    CU_ASSERT_EQUAL(stat(&L, "num_device_free").v, 1);
+    CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").v, 6 * MiB);
+    CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").peak, 6 * MiB);
+    (void)mem_take_latency(L.m);
+    /* Out of device memory: a failed device call, still charged. */
+    CU_ASSERT_EQUAL(A(&L, 12 * MiB, NULL, NULL), NONE);
+    CU_ASSERT_STRING_EQUAL(newlog(&L), "");
+    CU_ASSERT_EQUAL(mem_take_latency(L.m), 30 * AM_PS_PER_US);
+    CU_ASSERT_EQUAL(mem_largest_free(L.m), 0);
+    F(&L, h2, 3 * MiB, s2);
+    F(&L, h3, 2 * MiB, s3);
+    CU_ASSERT_EQUAL(mem_take_latency(L.m), 100 * AM_PS_PER_US);
+    CU_ASSERT_EQUAL(mem_get_metrics(L.m)->reserved_bytes, 0);
+    CU_ASSERT_EQUAL(mem_get_metrics(L.m)->peak_reserved_bytes, 6 * MiB);
+    CU_ASSERT_EQUAL(stat(&L, "num_device_free").v, 3);
+    done(&L);
+}
+
+static void test_cuda_async(void)
+{
+    lvl L;
+    mk(&L, "cuda_async", "64MiB",
+       "      pool_granularity: 2MiB\n      release_threshold: 4MiB\n      grow_latency: 10us\n");
+    uint64_t s1, h1, s2, h2, s3, h3;
+    CU_ASSERT_EQUAL(A(&L, 1000, &s1, &h1), 0);
+    CU_ASSERT_EQUAL(s1, 1024); /* footprint: 512-byte alignment */
+    CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").v, 1000); /* statistics: exact */
+    CU_ASSERT_STRING_EQUAL(newlog(&L), "R 0 2097152\n");
+    CU_ASSERT_EQUAL(mem_take_latency(L.m), 10 * AM_PS_PER_US);
+    /* 3 MiB does not fit the 2 MiB chunk: a 4 MiB chunk (rounded to the granularity). */
+    CU_ASSERT_EQUAL(A(&L, 3 * MiB, &s2, &h2), 2 * MiB);
+    CU_ASSERT_EQUAL(s2, 3 * MiB);
+    CU_ASSERT_STRING_EQUAL(newlog(&L), "R 2097152 4194304\n");
+    CU_ASSERT_EQUAL(mem_take_latency(L.m), 10 * AM_PS_PER_US);
+    /* Best fit: the exact 1 MiB tail of the second chunk, not the first chunk's 2 MiB - 1 KiB. */
+    CU_ASSERT_EQUAL(A(&L, MiB, &s3, &h3), 5 * MiB);
+    CU_ASSERT_EQUAL(mem_take_latency(L.m), 0);
+    CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").v, 1000 + 4 * MiB);
+    CU_ASSERT_EQUAL(stat(&L, "pool_bytes").v, 6 * MiB);
+    CU_ASSERT_EQUAL(stat(&L, "largest_alloc_size").v, 3 * MiB);
+    /* Pool 6 MiB > threshold 4 MiB, but the second chunk still holds a live block. */
+    F(&L, h2, 3 * MiB, s2);
+    CU_ASSERT_STRING_EQUAL(newlog(&L), "");
+    CU_ASSERT_EQUAL(mem_get_metrics(L.m)->reserved_bytes, 6 * MiB);
+    /* Now it is idle: returned, and the pool is at 2 MiB. */
+    F(&L, h3, MiB, s3);
+    CU_ASSERT_STRING_EQUAL(newlog(&L), "G 2097152 4194304\n");
+    CU_ASSERT_EQUAL(mem_get_metrics(L.m)->reserved_bytes, 2 * MiB);
+    /* Below the threshold: an idle chunk stays cached. */
+    F(&L, h1, 1000, s1);
+    CU_ASSERT_STRING_EQUAL(newlog(&L), "");
+    CU_ASSERT_EQUAL(mem_get_metrics(L.m)->reserved_bytes, 2 * MiB);
+    CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").v, 0);
+    CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").peak, 1000 + 4 * MiB);
+    CU_ASSERT_EQUAL(stat(&L, "num_pool_releases").v, 1);
+    /* Reuse from the cache costs nothing. */
+    CU_ASSERT_EQUAL(A(&L, 1, &s1, &h1), 0);
+    CU_ASSERT_EQUAL(s1, 512);
+    CU_ASSERT_EQUAL(mem_take_latency(L.m), 0);
+    CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").v, 1);
+    F(&L, h1, 1, s1);
+    done(&L);
+
+    /* Default threshold: memory_fraction * capacity. */
+    mk(&L, "cuda_async", "64MiB", "      memory_fraction: 0.5\n");
+    CU_ASSERT_EQUAL(stat(&L, "release_threshold").v, 32 * MiB);
+    done(&L);
+    mk(&L, "cuda_async", "64MiB", NULL);
+    CU_ASSERT_EQUAL(stat(&L, "release_threshold").v, 48 * MiB);
+    done(&L);
+
+    /* A refused growth gives back idle chunks and grows once more. */
+    mk(&L, "cuda_async", "8MiB", "      release_threshold: 8MiB\n");
+    CU_ASSERT_EQUAL(A(&L, 6 * MiB, &s1, &h1), 0);
+    F(&L, h1, 6 * MiB, s1);
+    CU_ASSERT_EQUAL(mem_get_metrics(L.m)->reserved_bytes, 6 * MiB); /* cached */
+    newlog(&L);
+    CU_ASSERT_EQUAL(A(&L, 7 * MiB, &s2, &h2), 0);
+    CU_ASSERT_STRING_EQUAL(newlog(&L), "G 0 6291456\nR 0 8388608\n");
+    F(&L, h2, 7 * MiB, s2);
+    done(&L);
+}
+
+static void test_prealloc(void)
+{
+    lvl L;
+    uint64_t s1, h1, s2, h2, s3, h3;
+    mk(&L, "prealloc", "1GiB", "      memory_limit: 100MiB\n");
+    CU_ASSERT_EQUAL(mem_get_metrics(L.m)->reserved_bytes, 0); /* nothing before a request */
+    CU_ASSERT_EQUAL(A(&L, 1, &s1, &h1), 0);
+    CU_ASSERT_EQUAL(s1, 256);
+    CU_ASSERT_STRING_EQUAL(newlog(&L), "R 0 104857600\n");
+    CU_ASSERT_EQUAL(A(&L, 1000, &s2, &h2), 256);
+    CU_ASSERT_EQUAL(s2, 1024);
+    F(&L, h1, 1, s1);
+    CU_ASSERT_EQUAL(A(&L, 200, &s3, &h3), 0); /* first fit reuses the hole */
+    CU_ASSERT_EQUAL(A(&L, 100 * MiB, NULL, NULL), NONE);
+    CU_ASSERT_STRING_EQUAL(newlog(&L), ""); /* one region, ever */
+    CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").v, 256 + 1024);
+    F(&L, h2, 1000, s2);
+    F(&L, h3, 200, s3);
+    CU_ASSERT_EQUAL(mem_largest_free(L.m), 100 * MiB);
+    CU_ASSERT_EQUAL(mem_get_metrics(L.m)->reserved_bytes, 100 * MiB);
+    done(&L);
+
+    mk(&L, "prealloc", "1GiB", NULL); /* memory_fraction 0.75 */
+    CU_ASSERT_EQUAL(A(&L, 1, &s1, &h1), 0);
+    CU_ASSERT_STRING_EQUAL(newlog(&L), "R 0 805306368\n");
+    CU_ASSERT_EQUAL(stat(&L, "arena_bytes").v, 768 * MiB);
+    F(&L, h1, 1, s1);
+    done(&L);
+
+    mk(&L, "prealloc", "16MiB", "      memory_limit: 1MiB\n      mode: bump\n");
+    uint64_t a = A(&L, 256 * KiB, &s1, &h1), b = A(&L, 256 * KiB, &s2, &h2);
+    CU_ASSERT_EQUAL(a, 0);
+    CU_ASSERT_EQUAL(b, 256 * KiB);
+    F(&L, h1, 256 * KiB, s1);
+    CU_ASSERT_EQUAL(A(&L, 256 * KiB, &s1, &h1), 512 * KiB); /* no reuse below top */
+    CU_ASSERT_EQUAL(mem_largest_free(L.m), 256 * KiB);
+    CU_ASSERT_EQUAL(A(&L, 512 * KiB, NULL, NULL), NONE);   /* only 256 KiB above top */
+    CU_ASSERT_EQUAL(A(&L, 100, &s3, &h3), 768 * KiB);
+    F(&L, h2, 256 * KiB, s2);
+    F(&L, h1, 256 * KiB, s1);
+    CU_ASSERT_EQUAL(stat(&L, "num_bump_resets").v, 0);
+    F(&L, h3, 100, s3); /* the last one: top resets */
+    CU_ASSERT_EQUAL(stat(&L, "num_bump_resets").v, 1);
+    CU_ASSERT_EQUAL(mem_largest_free(L.m), MiB);
+    CU_ASSERT_EQUAL(A(&L, MiB, &s1, &h1), 0);
+    F(&L, h1, MiB, s1);
+    done(&L);
+}
+
+static void test_buddy(void)
+{
+    lvl L;
+    uint64_t s1, h1, s2, h2, s3, h3;
+    mk(&L, "buddy", "1MiB", NULL);
+    CU_ASSERT_EQUAL(A(&L, 1000, &s1, &h1), 0);
+    CU_ASSERT_EQUAL(s1, 1024);
+    CU_ASSERT_STRING_EQUAL(newlog(&L), "R 0 1048576\n");
+    CU_ASSERT_EQUAL(stat(&L, "num_splits").v, 10); /* 1 MiB down to 1 KiB */
+    CU_ASSERT_EQUAL(A(&L, 3000, &s2, &h2), 4096);
+    CU_ASSERT_EQUAL(s2, 4096);
+    /* 256 B: the smallest free block is 1 KiB at 1024, split twice. */
+    CU_ASSERT_EQUAL(A(&L, 256, &s3, &h3), 1024);
+    CU_ASSERT_EQUAL(s3, 256);
+    CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").v, 1024 + 4096 + 256);
+    CU_ASSERT_EQUAL(stat(&L, "free_blocks").v, 2 + 8); /* 256@1280, 512@1536; 2K@2K, 8K..512K */
+    /* Freeing 0: its buddy (1 KiB at 1024) is split, so no merge. */
+    F(&L, h1, 1000, s1);
+    CU_ASSERT_EQUAL(stat(&L, "num_merges").v, 0);
+    /* Freeing 1024: 256+256, 512+512, 1K+1K, 2K+2K -> 4 KiB at 0; its buddy at 4096 is used. */
+    F(&L, h3, 256, s3);
+    CU_ASSERT_EQUAL(stat(&L, "num_merges").v, 4);
+    CU_ASSERT_EQUAL(A(&L, 4096, &s1, &h1), 0);
+    F(&L, h1, 4096, s1);
+    F(&L, h2, 3000, s2);
+    CU_ASSERT_EQUAL(stat(&L, "free_blocks").v, 1);
+    CU_ASSERT_EQUAL(mem_largest_free(L.m), MiB);
+    CU_ASSERT_EQUAL(A(&L, MiB + 1, NULL, NULL), NONE);
+    done(&L);
+
+    /* 3 MiB is not a power of two: top-level blocks of 2 MiB at 0 and 1 MiB at 2 MiB. */
+    mk(&L, "buddy", "3MiB", NULL);
+    CU_ASSERT_EQUAL(A(&L, 1536 * KiB, &s1, &h1), 0);
+    CU_ASSERT_EQUAL(s1, 2 * MiB);
+    CU_ASSERT_EQUAL(A(&L, 600 * KiB, &s2, &h2), 2 * MiB);
+    CU_ASSERT_EQUAL(s2, MiB);
+    CU_ASSERT_EQUAL(A(&L, 1, NULL, NULL), NONE);
+    F(&L, h1, 1536 * KiB, s1);
+    F(&L, h2, 600 * KiB, s2);
+    CU_ASSERT_EQUAL(stat(&L, "free_blocks").v, 2); /* the top levels never merge */
+    CU_ASSERT_EQUAL(mem_largest_free(L.m), 2 * MiB);
+    CU_ASSERT_EQUAL(A(&L, 2 * MiB + 1, NULL, NULL), NONE);
+    /* A small block goes to the lowest address of the smallest order that has one: 2 MiB. */
+    CU_ASSERT_EQUAL(A(&L, 512 * KiB, &s1, &h1), 2 * MiB);
+    F(&L, h1, 512 * KiB, s1);
+    done(&L);
+
+    /* Two free blocks of one order (not buddies): the lower address is taken. */
+    mk(&L, "buddy", "1MiB", NULL);
+    uint64_t hb[4], sb[4];
+    for (int i = 0; i < 4; i++)
+        CU_ASSERT_EQUAL(A(&L, 1024, &sb[i], &hb[i]), 1024 * (uint64_t)i);
+    F(&L, hb[2], 1024, sb[2]);
+    F(&L, hb[0], 1024, sb[0]);
+    CU_ASSERT_EQUAL(stat(&L, "num_merges").v, 0);
+    CU_ASSERT_EQUAL(A(&L, 1000, &sb[0], &hb[0]), 0);
+    CU_ASSERT_EQUAL(A(&L, 1000, &sb[2], &hb[2]), 2048);
+    for (int i = 0; i < 4; i++)
+        F(&L, hb[i], 1000, sb[i]);
+    CU_ASSERT_EQUAL(stat(&L, "free_blocks").v, 1);
+    done(&L);
+
+    mk(&L, "buddy", "1MiB", "      min_block: 4KiB\n");
+    CU_ASSERT_EQUAL(A(&L, 1, &s1, &h1), 0);
+    CU_ASSERT_EQUAL(s1, 4096);
+    F(&L, h1, 1, s1);
+    done(&L);
+}
+
+static void test_tlsf(void)
+{
+    int fl, sl;
+    /* Mapping with alignment 256 (SMALL = 8 KiB): linear class below, then log2 with 32 lists. */
+    alloc_tlsf_map(256, 256, 0, &fl, &sl);
+    CU_ASSERT(fl == 0 && sl == 1);
+    alloc_tlsf_map(8000, 256, 0, &fl, &sl);
+    CU_ASSERT(fl == 0 && sl == 31);
+    alloc_tlsf_map(8192, 256, 0, &fl, &sl);
+    CU_ASSERT(fl == 13 && sl == 0);
+    alloc_tlsf_map(12288, 256, 0, &fl, &sl);
+    CU_ASSERT(fl == 13 && sl == 16);
+    alloc_tlsf_map(MiB + 1, 256, 0, &fl, &sl);
+    CU_ASSERT(fl == 20 && sl == 0);
+    alloc_tlsf_map(2 * MiB - 1, 256, 0, &fl, &sl);
+    CU_ASSERT(fl == 20 && sl == 31);
+    /* Good fit: round up to the next list boundary before mapping. */
+    alloc_tlsf_map(8192, 256, 1, &fl, &sl);
+    CU_ASSERT(fl == 13 && sl == 0);
+    alloc_tlsf_map(8193, 256, 1, &fl, &sl);
+    CU_ASSERT(fl == 13 && sl == 1);
+    alloc_tlsf_map(65792, 256, 1, &fl, &sl);
+    CU_ASSERT(fl == 16 && sl == 1);
+    alloc_tlsf_map(2 * MiB - 1, 256, 1, &fl, &sl);
+    CU_ASSERT(fl == 21 && sl == 0);
+    alloc_tlsf_map(1000, 256, 1, &fl, &sl);
+    CU_ASSERT(fl == 0 && sl == 3);
+
+    lvl L;
+    uint64_t s1, h1, s2, h2, s3, h3, s4, h4;
+    mk(&L, "tlsf", "1MiB", NULL);
+    /* A free block of 65 KiB (list (16, 0), [64 KiB, 66 KiB)) behind a separator. */
+    CU_ASSERT_EQUAL(A(&L, 66560, &s1, &h1), 0);
+    CU_ASSERT_STRING_EQUAL(newlog(&L), "R 0 1048576\n");
+    CU_ASSERT_EQUAL(A(&L, 1, &s2, &h2), 66560);
+    F(&L, h1, 66560, s1);
+    /* 65792 B would fit it, but good fit searches from list (16, 1): the arena's rest. */
+    CU_ASSERT_EQUAL(A(&L, 65792, &s3, &h3), 66816);
+    /* 64 KiB searches list (16, 0) and takes the 65 KiB block, split. */
+    CU_ASSERT_EQUAL(A(&L, 65536, &s4, &h4), 0);
+    CU_ASSERT_EQUAL(s4, 65536);
+    CU_ASSERT_EQUAL(stat(&L, "free_blocks").v, 2); /* 1 KiB at 64 KiB, the arena's tail */
+    F(&L, h3, 65792, s3);
+    F(&L, h4, 65536, s4);
+    F(&L, h2, 1, s2);
+    /* Everything coalesced back into one block. */
+    CU_ASSERT_EQUAL(stat(&L, "free_blocks").v, 1);
+    CU_ASSERT_EQUAL(mem_largest_free(L.m), MiB);
+    done(&L);
+
+    /* Coalescing with both neighbours, and LIFO heads within a list. */
+    mk(&L, "tlsf", "1MiB", NULL);
+    uint64_t h[4], s[4];
+    CU_ASSERT_EQUAL(A(&L, 1000, &s[0], &h[0]), 0);
+    CU_ASSERT_EQUAL(A(&L, 1000, &s[1], &h[1]), 1024);
+    CU_ASSERT_EQUAL(A(&L, 1000, &s[2], &h[2]), 2048);
+    CU_ASSERT_EQUAL(A(&L, 1000, &s[3], &h[3]), 3072);
+    F(&L, h[0], 1000, s[0]);
+    F(&L, h[2], 1000, s[2]);
+    CU_ASSERT_EQUAL(stat(&L, "free_blocks").v, 3);
+    CU_ASSERT_EQUAL(A(&L, 1000, &s[2], &h[2]), 2048); /* the most recently freed of list (0, 4) */
+    F(&L, h[2], 1000, s[2]);
+    F(&L, h[1], 1000, s[1]); /* merges with 0 and 2048 */
+    CU_ASSERT_EQUAL(stat(&L, "free_blocks").v, 2);
+    CU_ASSERT_EQUAL(mem_largest_free(L.m), MiB - 4096);
+    CU_ASSERT_EQUAL(A(&L, 3072, &s[0], &h[0]), 0); /* the merged 3 KiB block, exact list */
+    F(&L, h[0], 3072, s[0]);
+    F(&L, h[3], 1000, s[3]);
+    CU_ASSERT_EQUAL(stat(&L, "free_blocks").v, 1);
+    CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").v, 0);
+    CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").peak, 4096);
+    done(&L);
+}
+
+/* Bad options are input errors, not crashes. */
+static void test_bad_options(void)
+{
+    lvl L;
+    CU_ASSERT(mk2(&L, "buddy", "    capacity: 1MiB\n", "      min_block: 300\n") != 0);
+    CU_ASSERT(mk2(&L, "tlsf", "    capacity: 1MiB\n", "      alignment: 384\n") != 0);
+    CU_ASSERT(mk2(&L, "cuda_async", "    capacity: 1MiB\n",
+                  "      pool_granularity: 1000\n") != 0);
+    CU_ASSERT(mk2(&L, "prealloc", "    capacity: 1MiB\n", "      mode: stack\n") != 0);
+    CU_ASSERT(mk2(&L, "prealloc", "    capacity: 1MiB\n", "      memory_fraction: 0\n") != 0);
+}
+
+void suite_policies(void)
+{
+    TU_SUITE("policies", {"conformance: every registered policy", test_conformance_all},
+             {"conformance: option variants", test_conformance_variants},
+             {"conformance checks can fail", test_conformance_can_fail},
+             {"platform: one device call per buffer, latency", test_platform},
+             {"cuda_async: chunks, release threshold, exact stats", test_cuda_async},
+             {"prealloc: one region, first fit and bump reset", test_prealloc},
+             {"buddy: exact addresses, splits and merges", test_buddy},
+             {"tlsf: mapping, good fit, coalescing", test_tlsf},
+             {"bad options are input errors", test_bad_options});
+}
