@@ -1,0 +1,311 @@
+/* test_devices.c - the shipped device presets (configs/devices/NAME.yaml), loaded as a user
+ * config does ("version: 1\ndevice: NAME"): exact capacities of every level the preset defines,
+ * exact host-link peak and efficiency, the policy of every level, that every link joins two
+ * existing levels, that no preset writes memory_fraction (it would leak into `--policy caching`),
+ * that each preset file also loads on its own, and that each device runs its shipped example
+ * trace without an out-of-memory. The figures and their sources are in the YAML comments and
+ * ../shared/specs/hardware.md; a change to a preset must change this table too. */
+#define _GNU_SOURCE
+#include <CUnit/CUnit.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../sim/config.h"
+#include "../../sim/run.h"
+#include "testutil.h"
+
+#define KiB (1ULL << 10)
+#define MiB (1ULL << 20)
+#define GiB (1ULL << 30)
+#define GB 1000000000ULL
+
+/* One level a preset must have: its name, capacity in bytes and allocator policy. */
+typedef struct want_level {
+    const char *name;
+    uint64_t capacity;
+    const char *policy;
+} want_level;
+
+/* One link a preset must have, found by name: endpoints, peak bytes/s, efficiency, duplex. */
+typedef struct want_link {
+    const char *name, *from, *to;
+    uint64_t bandwidth;
+    double efficiency;
+    int duplex;
+} want_link;
+
+typedef struct want_device {
+    const char *name;
+    const char *trace; /* shipped example trace the device must run without OOM */
+    int nlevels, nlinks; /* exact counts: a level or link added or lost is noticed */
+    want_level levels[8];
+    want_link host_link; /* host -> hbm (pinned) */
+    want_link links[6];  /* further links checked exactly (name NULL ends) */
+} want_device;
+
+#define GPU_TRACE "traces/gpu_train_step.trace"
+#define TPU_TRACE "traces/tpu_step.trace"
+
+/* GPU presets: hbm (bfc), host (pinned, platform), host_pageable (platform), smem (best_fit). */
+#define GPU_LEVELS(hbm, host, smem)                                                          \
+    {{"hbm", hbm, "bfc"}, {"host", host, "platform"}, {"host_pageable", host, "platform"},  \
+     {"smem", smem, "best_fit"}}
+
+static const want_device devices[] = {
+    {"a100-80gb", GPU_TRACE, 4, 4, GPU_LEVELS(80 * GiB, 512 * GiB, 164 * KiB),
+     {"pcie", "host", "hbm", 32 * GB, 0.85, 1},
+     {{"pcie_pageable", "host_pageable", "hbm", 32 * GB, 0.5, 1},
+      {"hbm_copy", "hbm", "hbm", 2039 * GB, 0.425, 1},
+      {"sm_load", "hbm", "smem", 2039 * GB, 0.85, 0}}},
+    {"h100", GPU_TRACE, 4, 4, GPU_LEVELS(80 * GiB, 512 * GiB, 228 * KiB),
+     {"pcie", "host", "hbm", 64 * GB, 0.85, 1},
+     {{"pcie_pageable", "host_pageable", "hbm", 64 * GB, 0.5, 1},
+      {"hbm_copy", "hbm", "hbm", 3350 * GB, 0.425, 1},
+      {"sm_load", "hbm", "smem", 3350 * GB, 0.85, 0}}},
+    {"h200", GPU_TRACE, 4, 4, GPU_LEVELS(141 * GiB, 512 * GiB, 228 * KiB),
+     {"pcie", "host", "hbm", 64 * GB, 0.85, 1},
+     {{"pcie_pageable", "host_pageable", "hbm", 64 * GB, 0.5, 1},
+      {"hbm_copy", "hbm", "hbm", 4800 * GB, 0.425, 1},
+      {"sm_load", "hbm", "smem", 4800 * GB, 0.85, 0}}},
+    {"b200", GPU_TRACE, 4, 4, GPU_LEVELS(178 * GiB, 512 * GiB, 228 * KiB),
+     {"pcie", "host", "hbm", 64 * GB, 0.85, 1},
+     {{"pcie_pageable", "host_pageable", "hbm", 64 * GB, 0.5, 1},
+      {"hbm_copy", "hbm", "hbm", 8000 * GB, 0.425, 1},
+      {"sm_load", "hbm", "smem", 8000 * GB, 0.85, 0}}},
+    {"gh200", GPU_TRACE, 4, 4, GPU_LEVELS(96 * GiB, 480 * GiB, 228 * KiB),
+     {"c2c", "host", "hbm", 450 * GB, 0.85, 1},
+     {{"c2c_pageable", "host_pageable", "hbm", 450 * GB, 0.5, 1},
+      {"hbm_copy", "hbm", "hbm", 3000 * GB, 0.425, 1},
+      {"sm_load", "hbm", "smem", 3000 * GB, 0.85, 0}}},
+    {"tpu-v4", TPU_TRACE, 6, 4,
+     {{"hbm", 32 * GiB, "bfc"}, {"vmem", 16 * MiB, "best_fit"}, {"smem", MiB, "best_fit"},
+      {"cmem", 128 * MiB, "best_fit"}, {"accumulator", 256 * KiB, "best_fit"},
+      {"host", 192 * GiB, "platform"}},
+     {"pcie", "host", "hbm", 16 * GB, 0.85, 1},
+     {{"dma", "hbm", "vmem", 1230 * GB, 0.85, 0},
+      {"cmem_dma", "hbm", "cmem", 1230 * GB, 0.85, 0},
+      {"mxu", "vmem", "accumulator", 3072 * GB, 1.0, 1}}},
+    {"tpu-v5e", TPU_TRACE, 5, 3,
+     {{"hbm", 16 * GB, "bfc"}, {"vmem", 128 * MiB, "best_fit"}, {"smem", MiB, "best_fit"},
+      {"accumulator", 256 * KiB, "best_fit"}, {"host", 192 * GiB, "platform"}},
+     {"pcie", "host", "hbm", 15 * GB, 0.85, 1},
+     {{"dma", "hbm", "vmem", 819 * GB, 0.85, 0},
+      {"mxu", "vmem", "accumulator", 3072 * GB, 1.0, 1}}},
+    {"tpu-v5p", TPU_TRACE, 5, 3,
+     {{"hbm", 95 * GiB, "bfc"}, {"vmem", 64 * MiB, "best_fit"}, {"smem", MiB, "best_fit"},
+      {"accumulator", 256 * KiB, "best_fit"}, {"host", 192 * GiB, "platform"}},
+     {"pcie", "host", "hbm", 15 * GB, 0.85, 1},
+     {{"dma", "hbm", "vmem", 2460 * GB, 0.85, 0},
+      {"mxu", "vmem", "accumulator", 3072 * GB, 1.0, 1}}},
+    {"tpu-v6e", TPU_TRACE, 5, 3,
+     {{"hbm", 32 * GB, "bfc"}, {"vmem", 128 * MiB, "best_fit"}, {"smem", MiB, "best_fit"},
+      {"accumulator", 512 * KiB, "best_fit"}, {"host", 192 * GiB, "platform"}},
+     {"pcie", "host", "hbm", 32 * GB, 0.85, 1},
+     {{"dma", "hbm", "vmem", 1638 * GB, 0.85, 0},
+      {"mxu", "vmem", "accumulator", 3072 * GB, 1.0, 1}}},
+    {"tpu7x", TPU_TRACE, 5, 3,
+     {{"hbm", 192 * GiB, "bfc"}, {"vmem", 64 * MiB, "best_fit"}, {"smem", MiB, "best_fit"},
+      {"accumulator", 2 * MiB, "best_fit"}, {"host", 192 * GiB, "platform"}},
+     {"pcie", "host", "hbm", 32 * GB, 0.85, 1},
+     {{"dma", "hbm", "vmem", 7380 * GB, 0.85, 0},
+      {"mxu", "vmem", "accumulator", 3072 * GB, 1.0, 1}}},
+};
+
+#define NDEV (sizeof devices / sizeof devices[0])
+
+static am_config *load_device(const char *name, const char *const *sets, int nsets)
+{
+    char y[256];
+    snprintf(y, sizeof y, "version: 1\ndevice: %s\n", name);
+    am_config *c = NULL;
+    am_error err = {0};
+    if (cfg_load_string(&c, "devices-test.yaml", y, sets, nsets, &err) != 0) {
+        printf("\n  device %s: %s\n", name, err.msg);
+        return NULL;
+    }
+    return c;
+}
+
+static int link_index(const am_config *c, const char *name)
+{
+    for (int i = 0; i < c->nlinks; i++)
+        if (strcmp(c->links[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static int level_index(const am_config *c, const char *name)
+{
+    return cfg_level_index(c, name, strlen(name));
+}
+
+/* The link named w->name exists with exactly the expected endpoints and figures. */
+static void check_link(const want_device *d, const am_config *c, const want_link *w)
+{
+    int k = link_index(c, w->name);
+    if (k < 0) {
+        printf("\n  %s: no link '%s'\n", d->name, w->name);
+        CU_FAIL("expected link missing");
+        return;
+    }
+    const cfg_link *l = &c->links[k];
+    int from = level_index(c, w->from), to = level_index(c, w->to);
+    if (l->from != from || l->to != to || l->bandwidth != w->bandwidth ||
+        l->efficiency != w->efficiency || !l->duplex != !w->duplex) {
+        printf("\n  %s link %s: %d->%d %" PRIu64 " B/s eff %g duplex %d; want %s(%d)->%s(%d) "
+               "%" PRIu64 " B/s eff %g duplex %d\n",
+               d->name, w->name, l->from, l->to, l->bandwidth, l->efficiency, l->duplex,
+               w->from, from, w->to, to, w->bandwidth, w->efficiency, w->duplex);
+        CU_FAIL("link figures differ");
+    }
+}
+
+/* Capacities, policies, counts and links of every preset, exactly. */
+static void test_figures(void)
+{
+    for (size_t i = 0; i < NDEV; i++) {
+        const want_device *d = &devices[i];
+        am_config *c = load_device(d->name, NULL, 0);
+        CU_ASSERT_PTR_NOT_NULL(c);
+        if (!c)
+            continue;
+        CU_ASSERT_STRING_EQUAL(c->device, d->name);
+        CU_ASSERT_EQUAL(c->nlevels, d->nlevels);
+        CU_ASSERT_EQUAL(c->nlinks, d->nlinks);
+        CU_ASSERT_EQUAL(c->default_level, level_index(c, "hbm"));
+        for (int k = 0; k < d->nlevels; k++) {
+            const want_level *w = &d->levels[k];
+            int li = level_index(c, w->name);
+            if (li < 0) {
+                printf("\n  %s: no level '%s'\n", d->name, w->name);
+                CU_FAIL("expected level missing");
+                continue;
+            }
+            const cfg_level *lv = &c->levels[li];
+            if (lv->capacity != w->capacity) {
+                printf("\n  %s.%s: capacity %" PRIu64 ", want %" PRIu64 "\n", d->name, w->name,
+                       lv->capacity, w->capacity);
+                CU_FAIL("capacity differs");
+            }
+            CU_ASSERT_PTR_NOT_NULL(lv->policy);
+            if (lv->policy && strcmp(lv->policy->name, w->policy) != 0) {
+                printf("\n  %s.%s: policy %s, want %s\n", d->name, w->name, lv->policy->name,
+                       w->policy);
+                CU_FAIL("policy differs");
+            }
+        }
+        check_link(d, c, &d->host_link);
+        for (const want_link *w = d->links; w->name; w++)
+            check_link(d, c, w);
+        cfg_free(c);
+    }
+}
+
+/* Every level has a policy and every link joins two levels of the config, whatever the table
+ * above says (a preset edited without updating the table still passes through here). */
+static void test_structure(void)
+{
+    for (size_t i = 0; i < NDEV; i++) {
+        am_config *c = load_device(devices[i].name, NULL, 0);
+        CU_ASSERT_PTR_NOT_NULL(c);
+        if (!c)
+            continue;
+        for (int k = 0; k < c->nlevels; k++) {
+            CU_ASSERT_PTR_NOT_NULL(c->levels[k].policy);
+            CU_ASSERT(c->levels[k].capacity > 0);
+            CU_ASSERT(c->levels[k].granularity > 0);
+        }
+        for (int k = 0; k < c->nlinks; k++) {
+            const cfg_link *l = &c->links[k];
+            CU_ASSERT(l->from >= 0 && l->from < c->nlevels);
+            CU_ASSERT(l->to >= 0 && l->to < c->nlevels);
+            CU_ASSERT(l->bandwidth > 0);
+            CU_ASSERT(l->efficiency > 0 && l->efficiency <= 1);
+        }
+        cfg_free(c);
+    }
+}
+
+/* No preset writes memory_fraction: BFC's 0.75 comes from its default (line 0), and switching
+ * hbm to the caching policy leaves caching's own default (0 = no cap). */
+static void test_no_memory_fraction(void)
+{
+    static const char *const to_caching[] = {"memories.hbm.allocator.policy=caching"};
+    for (size_t i = 0; i < NDEV; i++) {
+        am_config *c = load_device(devices[i].name, NULL, 0);
+        CU_ASSERT_PTR_NOT_NULL(c);
+        if (!c)
+            continue;
+        const cfg_node *n = cfg_get(c->root, "memories.hbm.allocator.memory_fraction");
+        CU_ASSERT_PTR_NOT_NULL(n);
+        if (n) {
+            CU_ASSERT_EQUAL(n->line, 0); /* filled in from the policy default */
+            CU_ASSERT_STRING_EQUAL(n->value, "0.75");
+        }
+        cfg_free(c);
+        c = load_device(devices[i].name, to_caching, 1);
+        CU_ASSERT_PTR_NOT_NULL(c);
+        if (!c)
+            continue;
+        n = cfg_get(c->root, "memories.hbm.allocator.memory_fraction");
+        CU_ASSERT_PTR_NOT_NULL(n);
+        if (n && strcmp(n->value, "0") != 0) {
+            printf("\n  %s --policy caching: memory_fraction %s\n", devices[i].name, n->value);
+            CU_FAIL("memory_fraction leaks into the caching policy");
+        }
+        cfg_free(c);
+    }
+}
+
+/* Each preset file is a complete config by itself (it carries version: 1). */
+static void test_files_load(void)
+{
+    for (size_t i = 0; i < NDEV; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/configs/devices/%s.yaml", tu_top(), devices[i].name);
+        am_config *c = NULL;
+        am_error err = {0};
+        int rc = cfg_load(&c, path, NULL, 0, &err);
+        if (rc)
+            printf("\n  %s: %s\n", path, err.msg);
+        CU_ASSERT_EQUAL(rc, 0);
+        if (c)
+            CU_ASSERT_EQUAL(c->nlevels, devices[i].nlevels);
+        cfg_free(c);
+    }
+}
+
+/* Each device replays its shipped example trace (every level and link the trace names exists)
+ * without an out-of-memory. */
+static void test_runs(void)
+{
+    for (size_t i = 0; i < NDEV; i++) {
+        char name[128], yaml[128], tpath[1024];
+        snprintf(name, sizeof name, "cfg_%s.yaml", devices[i].name);
+        snprintf(yaml, sizeof yaml, "version: 1\ndevice: %s\n", devices[i].name);
+        snprintf(tpath, sizeof tpath, "%s/%s", tu_top(), devices[i].trace);
+        run_spec sp;
+        memset(&sp, 0, sizeof sp);
+        sp.config = tu_write(name, yaml);
+        sp.trace = tpath;
+        sp.check = 1;
+        uint64_t ooms = UINT64_MAX;
+        am_error err = {0};
+        int rc = run_once(&sp, NULL, NULL, &ooms, &err);
+        if (rc)
+            printf("\n  %s on %s: %s\n", devices[i].name, devices[i].trace, err.msg);
+        CU_ASSERT_EQUAL(rc, 0);
+        CU_ASSERT_EQUAL(ooms, 0);
+    }
+}
+
+void suite_devices(void)
+{
+    TU_SUITE("devices", {"preset figures exact", test_figures},
+             {"levels have policies, links join levels", test_structure},
+             {"memory_fraction left to the policy", test_no_memory_fraction},
+             {"preset files load alone", test_files_load},
+             {"shipped traces run", test_runs});
+}
