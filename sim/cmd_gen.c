@@ -1,0 +1,250 @@
+/* cmd_gen.c - `amsim gen KIND [options] -o OUT`: option tables -> gen.c generators.
+ *
+ * Each kind has a table of options (name, type, field offset, unit, help); --help prints the
+ * table with the defaults the *_defaults function sets. Output is written atomically
+ * (outfile.h); "-o -" writes to standard output. */
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+#include "outfile.h"
+
+typedef enum { GO_U64, GO_DBL, GO_STR, GO_FLAG } go_type;
+
+typedef struct gen_opt {
+    const char *name;   /* without the leading "--" */
+    go_type type;
+    size_t off;         /* offset in the options struct */
+    const char *unit;
+    const char *help;
+} gen_opt;
+
+#define TO(f) offsetof(gen_train_opts, f)
+static const gen_opt train_opts[] = {
+    {"layers", GO_U64, TO(layers), "", "transformer layers"},
+    {"hidden", GO_U64, TO(hidden), "", "hidden size h"},
+    {"heads", GO_U64, TO(heads), "", "attention heads a (divides hidden)"},
+    {"seq", GO_U64, TO(seq), "tokens", "sequence length s"},
+    {"vocab", GO_U64, TO(vocab), "tokens", "vocabulary V (embedding tied with the head)"},
+    {"micro-batch", GO_U64, TO(micro_batch), "sequences", "micro-batch size b"},
+    {"micro-batches", GO_U64, TO(micro_batches), "", "micro-batches per step (gradient accumulation)"},
+    {"steps", GO_U64, TO(steps), "", "training steps"},
+    {"dp", GO_U64, TO(dp), "ranks", "data-parallel ranks: optimizer states / dp (ZeRO-1), all-reduce"},
+    {"dtype", GO_STR, TO(dtype), "", "fp32 | bf16 | fp16 (weights, grads, activations)"},
+    {"offload-optimizer", GO_FLAG, TO(offload_optimizer), "", "optimizer states and Adam on the host"},
+    {"recompute", GO_FLAG, TO(recompute), "", "keep layer inputs only, recompute in backward"},
+    {"tflops", GO_DBL, TO(tflops), "TFLOP/s", "device peak (H100 SXM dense BF16, NVIDIA datasheet)"},
+    {"mfu", GO_DBL, TO(mfu), "fraction", "achieved fraction of the peak"},
+    {"hbm-gbps", GO_DBL, TO(hbm_gbps), "GB/s", "HBM bandwidth for memory-bound ops (H100: 3350)"},
+    {"host-adam-gbps", GO_DBL, TO(host_adam_gbps), "GB/s", "host Adam throughput (assumption)"},
+    {"jitter", GO_DBL, TO(jitter), "fraction", "std deviation of compute durations (seeded)"},
+    {"seed", GO_U64, TO(seed), "", "gsl_rng_mt19937 seed"},
+    {NULL, 0, 0, NULL, NULL}};
+#undef TO
+
+#define SO(f) offsetof(gen_serve_opts, f)
+static const gen_opt serve_opts[] = {
+    {"layers", GO_U64, SO(layers), "", "transformer layers"},
+    {"hidden", GO_U64, SO(hidden), "", "hidden size h"},
+    {"kv-heads", GO_U64, SO(kv_heads), "", "key/value heads (GQA)"},
+    {"head-dim", GO_U64, SO(head_dim), "", "dimension per head"},
+    {"vocab", GO_U64, SO(vocab), "tokens", "vocabulary"},
+    {"dtype", GO_STR, SO(dtype), "", "fp32 | bf16 | fp16 (weights and KV cache)"},
+    {"requests", GO_U64, SO(requests), "", "number of requests"},
+    {"max-batch", GO_U64, SO(max_batch), "requests", "running requests at most (continuous batching)"},
+    {"rate", GO_DBL, SO(rate), "1/s", "mean arrival rate (Poisson)"},
+    {"prompt-mu", GO_DBL, SO(prompt_mu), "ln tokens", "prompt length lognormal mu"},
+    {"prompt-sigma", GO_DBL, SO(prompt_sigma), "", "prompt length lognormal sigma"},
+    {"output-mu", GO_DBL, SO(output_mu), "ln tokens", "output length lognormal mu"},
+    {"output-sigma", GO_DBL, SO(output_sigma), "", "output length lognormal sigma"},
+    {"max-prompt", GO_U64, SO(max_prompt), "tokens", "prompt length clamp"},
+    {"max-output", GO_U64, SO(max_output), "tokens", "output length clamp"},
+    {"kv-block", GO_U64, SO(kv_block), "tokens", "KV block size; 0 = grow per token (free + alloc)"},
+    {"tflops", GO_DBL, SO(tflops), "TFLOP/s", "device peak (H100 SXM dense BF16, NVIDIA datasheet)"},
+    {"mfu", GO_DBL, SO(mfu), "fraction", "achieved fraction of the peak"},
+    {"hbm-gbps", GO_DBL, SO(hbm_gbps), "GB/s", "HBM bandwidth (decode is memory bound)"},
+    {"seed", GO_U64, SO(seed), "", "gsl_rng_mt19937 seed"},
+    {NULL, 0, 0, NULL, NULL}};
+#undef SO
+
+#define KO(f) offsetof(gen_kernel_opts, f)
+static const gen_opt kernel_opts[] = {
+    {"m", GO_U64, KO(m), "elements", "rows of A and C"},
+    {"n", GO_U64, KO(n), "elements", "columns of B and C"},
+    {"k", GO_U64, KO(k), "elements", "columns of A, rows of B"},
+    {"tm", GO_U64, KO(tm), "elements", "tile rows"},
+    {"tn", GO_U64, KO(tn), "elements", "tile columns"},
+    {"tk", GO_U64, KO(tk), "elements", "tile depth"},
+    {"dtype", GO_STR, KO(dtype), "", "fp32 | bf16 | fp16 (A, B, C; accumulator fp32)"},
+    {"tflops", GO_DBL, KO(tflops), "TFLOP/s", "peak: 4 MXU x 128x128 x 2 x 1.5 GHz (TPU v5e)"},
+    {"mfu", GO_DBL, KO(mfu), "fraction", "achieved fraction of the peak"},
+    {"jitter", GO_DBL, KO(jitter), "fraction", "std deviation of compute durations (seeded)"},
+    {"seed", GO_U64, KO(seed), "", "gsl_rng_mt19937 seed"},
+    {NULL, 0, 0, NULL, NULL}};
+#undef KO
+
+static void gen_usage_main(FILE *f)
+{
+    fprintf(f, "usage: amsim gen KIND [options] -o OUT\n"
+               "kinds:\n"
+               "  train    training steps of a decoder-only transformer (Adam, data parallel)\n"
+               "  serve    LLM inference: Poisson arrivals, growing KV caches\n"
+               "  kernel   tiled TPU matmul, HBM -> VMEM -> accumulator, double-buffered\n"
+               "options: amsim gen KIND --help\n");
+}
+
+static void gen_usage(FILE *f, const char *kind, const gen_opt *t, const void *defs)
+{
+    fprintf(f, "usage: amsim gen %s [options] -o OUT   (OUT \"-\": standard output)\n", kind);
+    for (; t->name; t++) {
+        const char *p = (const char *)defs + t->off;
+        char def[64];
+        switch (t->type) {
+        case GO_U64: {
+            uint64_t v;
+            memcpy(&v, p, sizeof v);
+            snprintf(def, sizeof def, "%llu", (unsigned long long)v);
+            break;
+        }
+        case GO_DBL: {
+            double v;
+            memcpy(&v, p, sizeof v);
+            snprintf(def, sizeof def, "%g", v);
+            break;
+        }
+        case GO_STR: {
+            const char *v;
+            memcpy(&v, p, sizeof v);
+            snprintf(def, sizeof def, "%s", v);
+            break;
+        }
+        default:
+            snprintf(def, sizeof def, "off");
+        }
+        char opt[48];
+        snprintf(opt, sizeof opt, "--%s%s", t->name, t->type == GO_FLAG ? "" : " X");
+        fprintf(f, "  %-22s %-9s default %-8s %s\n", opt, t->unit, def, t->help);
+    }
+}
+
+/* Parse argv into opts; 0 ok, 1 usage error, -1 help printed. */
+static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *table, void *opts,
+                     const void *defs, const char **out)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+            gen_usage(stdout, kind, table, defs);
+            return -1;
+        }
+        if (!strcmp(s, "-o") || !strcmp(s, "--out")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "amsim gen: option %s needs a value\n", s);
+                return 1;
+            }
+            *out = argv[++i];
+            continue;
+        }
+        const gen_opt *t = NULL;
+        if (!strncmp(s, "--", 2))
+            for (const gen_opt *x = table; x->name; x++)
+                if (!strcmp(s + 2, x->name))
+                    t = x;
+        if (!t) {
+            fprintf(stderr, "amsim gen %s: unknown option '%s' (see amsim gen %s --help)\n", kind,
+                    s, kind);
+            return 1;
+        }
+        char *p = (char *)opts + t->off;
+        if (t->type == GO_FLAG) {
+            int one = 1;
+            memcpy(p, &one, sizeof one);
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "amsim gen: option %s needs a value\n", s);
+            return 1;
+        }
+        const char *v = argv[++i];
+        char *end;
+        errno = 0;
+        if (t->type == GO_U64) {
+            unsigned long long x = strtoull(v, &end, 10);
+            if (errno || *end || end == v || v[0] == '-') {
+                fprintf(stderr, "amsim gen %s: --%s takes an unsigned integer, not '%s'\n", kind,
+                        t->name, v);
+                return 1;
+            }
+            uint64_t u = x;
+            memcpy(p, &u, sizeof u);
+        } else if (t->type == GO_DBL) {
+            double x = strtod(v, &end);
+            if (errno || *end || end == v || !isfinite(x)) {
+                fprintf(stderr, "amsim gen %s: --%s takes a number, not '%s'\n", kind, t->name, v);
+                return 1;
+            }
+            memcpy(p, &x, sizeof x);
+        } else {
+            memcpy(p, &v, sizeof v);
+        }
+    }
+    if (!*out) {
+        fprintf(stderr, "amsim gen %s: -o OUT is required (see amsim gen %s --help)\n", kind, kind);
+        return 1;
+    }
+    return 0;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+    if (argc < 1 || !strcmp(argv[0], "-h") || !strcmp(argv[0], "--help")) {
+        gen_usage_main(argc ? stdout : stderr);
+        return argc ? 0 : 1;
+    }
+    const char *kind = argv[0], *out = NULL;
+    gen_train_opts to, tdef;
+    gen_serve_opts so, sdef;
+    gen_kernel_opts ko, kdef;
+    gen_train_defaults(&to);
+    gen_train_defaults(&tdef);
+    gen_serve_defaults(&so);
+    gen_serve_defaults(&sdef);
+    gen_kernel_defaults(&ko);
+    gen_kernel_defaults(&kdef);
+    int pr;
+    if (!strcmp(kind, "train"))
+        pr = gen_parse(argc - 1, argv + 1, kind, train_opts, &to, &tdef, &out);
+    else if (!strcmp(kind, "serve"))
+        pr = gen_parse(argc - 1, argv + 1, kind, serve_opts, &so, &sdef, &out);
+    else if (!strcmp(kind, "kernel"))
+        pr = gen_parse(argc - 1, argv + 1, kind, kernel_opts, &ko, &kdef, &out);
+    else {
+        fprintf(stderr, "amsim gen: unknown kind '%s'\n", kind);
+        gen_usage_main(stderr);
+        return 1;
+    }
+    if (pr)
+        return pr < 0 ? 0 : 1;
+    am_error err = {0};
+    outfile *o = NULL;
+    int rc = out_open(&o, out, &err);
+    if (rc == 0) {
+        FILE *f = out_fp(o);
+        rc = !strcmp(kind, "train") ? gen_train(&to, f, &err)
+           : !strcmp(kind, "serve") ? gen_serve(&so, f, &err)
+                                    : gen_kernel(&ko, f, &err);
+    }
+    if (rc == 0) {
+        rc = out_commit(o, &err);
+        o = NULL;
+    }
+    out_abort(o);
+    if (rc) {
+        fprintf(stderr, "amsim: %s\n", err.msg[0] ? err.msg : "gen failed");
+        return err.status ? err.status : AM_EINTERNAL;
+    }
+    return 0;
+}

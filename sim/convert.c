@@ -1,0 +1,292 @@
+/* convert.c - `amsim convert IN -o OUT [--to native|csv|binary]`.
+ *
+ * Reads any supported trace (native, lifetime CSV, PyTorch snapshot; gzip-compressed or not)
+ * through the trace API and writes:
+ *   native  every event as one line (trace_write.c): replaying the output gives the same run as
+ *           replaying the input (same placements, same validation against recorded addresses:
+ *           recorded addresses become addr=, segment declarations declared=1, times at= in ps);
+ *   csv     a lifetime CSV `id,lower,upper,size[,offset]` of the allocations of the default
+ *           memory level only: lower = index of the alloc event, upper = index of the event
+ *           that returned the memory (free or free_completed; free_requested does not), both
+ *           counted over all events of the input from 0, so the lifetime is half-open
+ *           [lower, upper) in event-index units; buffers never freed end at the number of events.
+ *           Indices are unique, so the CSV replay order (by time, frees first at equal time) is
+ *           the input's order of allocations and frees. Everything else (transfers, compute,
+ *           streams, timestamps, other levels, segment and oom records) does not survive; the
+ *           number of dropped events is printed on stderr. The offset column is written when
+ *           every kept allocation has a recorded address. Ids are kept unless the input reuses
+ *           an id after its free (a CSV needs unique ids): then rows are numbered from 0.
+ * Level names come from the config (-c; default: a built-in config with levels hbm, host,
+ * vmem, smem and accumulator, default hbm). */
+#include "convert.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "outfile.h"
+#include "trace.h"
+#include "trace_bin.h"
+#include "trace_write.h"
+
+#define CV_MAX_SETS 64
+
+static const char cv_builtin[] =
+    "version: 1\ndefault_memory: hbm\nmemories:\n  hbm: {capacity: 1TiB}\n"
+    "  host: {capacity: 1TiB}\n  vmem: {capacity: 1TiB}\n  smem: {capacity: 1TiB}\n"
+    "  accumulator: {capacity: 1TiB}\n";
+
+static void cv_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: amsim convert IN -o OUT [options]\n"
+            "  IN                  trace: native, lifetime CSV or PyTorch snapshot (by content;\n"
+            "                      gzip-compressed is fine)\n"
+            "  -o, --out FILE      output (\"-\": standard output); written atomically\n"
+            "  --to native|csv     output format (default native). csv: lifetime CSV of the\n"
+            "                      default level's allocations and frees only, lifetimes in\n"
+            "                      event-index units [lower, upper)\n"
+            "  --to binary         the compact binary form (traces/FORMAT.md, \"Binary format\n"
+            "                      v1\"): every event, read several times faster\n"
+            "  -c, --config FILE   config whose memory level names the trace uses (default: a\n"
+            "                      built-in one with hbm, host, vmem, smem, accumulator)\n"
+            "  --set PATH=VALUE    config override (repeatable), e.g. trace.time_unit=1us for\n"
+            "                      the tick of an input lifetime CSV\n"
+            "  --device N          PyTorch snapshot: which device's trace (default 0)\n");
+}
+
+typedef struct cv_row {
+    uint64_t id, lower, upper, size, addr;
+} cv_row;
+
+/* Open slots by buffer id: a small open-addressing map id -> row index + 1. */
+typedef struct cv_map {
+    uint64_t *key;
+    size_t *val, cap, n;
+} cv_map;
+
+static size_t cv_hash(uint64_t k, size_t cap) { return (size_t)(k * 0x9E3779B97F4A7C15ULL) & (cap - 1); }
+
+static void cv_put(cv_map *m, uint64_t k, size_t v);
+
+static void cv_grow(cv_map *m)
+{
+    cv_map old = *m;
+    m->cap = old.cap ? old.cap * 2 : 1024;
+    m->key = am_calloc(m->cap, sizeof *m->key);
+    m->val = am_calloc(m->cap, sizeof *m->val);
+    m->n = 0;
+    for (size_t i = 0; i < old.cap; i++)
+        if (old.val[i])
+            cv_put(m, old.key[i], old.val[i]);
+    free(old.key);
+    free(old.val);
+}
+
+/* v == 0 deletes (tombstones are avoided by re-inserting the cluster). */
+static void cv_put(cv_map *m, uint64_t k, size_t v)
+{
+    if ((m->n + 1) * 2 > m->cap)
+        cv_grow(m);
+    size_t i = cv_hash(k, m->cap);
+    while (m->val[i] && m->key[i] != k)
+        i = (i + 1) & (m->cap - 1);
+    if (v) {
+        if (!m->val[i])
+            m->n++;
+        m->key[i] = k;
+        m->val[i] = v;
+        return;
+    }
+    if (!m->val[i])
+        return;
+    m->val[i] = 0;
+    m->n--;
+    for (size_t j = (i + 1) & (m->cap - 1); m->val[j]; j = (j + 1) & (m->cap - 1)) {
+        uint64_t kk = m->key[j];
+        size_t vv = m->val[j];
+        m->val[j] = 0;
+        m->n--;
+        cv_put(m, kk, vv);
+    }
+}
+
+static size_t cv_get(const cv_map *m, uint64_t k)
+{
+    if (!m->cap)
+        return 0;
+    for (size_t i = cv_hash(k, m->cap); m->val[i]; i = (i + 1) & (m->cap - 1))
+        if (m->key[i] == k)
+            return m->val[i];
+    return 0;
+}
+
+/* The lifetime CSV of a trace (see the file comment). */
+static int cv_to_csv(trace *t, FILE *out, int deflevel, am_error *err)
+{
+    cv_row *rows = NULL;
+    size_t n = 0, cap = 0;
+    cv_map live = {0}, seen = {0};
+    uint64_t idx = 0, dropped = 0, other_level = 0;
+    int reused = 0, all_addr = 1, r;
+    tr_event ev;
+    while ((r = trace_next(t, &ev, err)) == 1) {
+        uint64_t i = idx++;
+        if (ev.kind == TR_ALLOC) {
+            if (ev.level != deflevel) {
+                other_level++;
+                continue;
+            }
+            if (n == cap)
+                rows = am_realloc(rows, (cap = cap ? cap * 2 : 1024) * sizeof *rows);
+            rows[n] = (cv_row){ev.id, i, UINT64_MAX, ev.bytes, ev.addr};
+            if (cv_get(&seen, ev.id))
+                reused = 1;
+            cv_put(&seen, ev.id, 1);
+            if (ev.addr == TR_NO_ADDR)
+                all_addr = 0;
+            cv_put(&live, ev.id, ++n);
+        } else if (ev.kind == TR_FREE || ev.kind == TR_FREE_COMPLETED) {
+            size_t k = cv_get(&live, ev.id);
+            if (k) {
+                rows[k - 1].upper = i;
+                cv_put(&live, ev.id, 0);
+            }
+        } else if (ev.kind != TR_FREE_REQUESTED) {
+            dropped++;
+        }
+    }
+    if (r == 0) {
+        fprintf(out, "id,lower,upper,size%s\n", all_addr && n ? ",offset" : "");
+        for (size_t k = 0; k < n; k++) {
+            cv_row *x = &rows[k];
+            fprintf(out, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, reused ? (uint64_t)k : x->id,
+                    x->lower, x->upper == UINT64_MAX ? idx : x->upper, x->size);
+            if (all_addr)
+                fprintf(out, ",%" PRIu64, x->addr);
+            fputc('\n', out);
+        }
+        fprintf(stderr, "amsim convert: lifetime CSV keeps allocations and frees only: %zu "
+                "buffers written; %" PRIu64 " other events and %" PRIu64 " allocations of "
+                "other levels dropped%s\n", n, dropped, other_level,
+                reused ? "; ids renumbered from 0 (the input reuses ids)" : "");
+    }
+    free(rows);
+    free(live.key);
+    free(live.val);
+    free(seen.key);
+    free(seen.val);
+    return r < 0 ? -1 : 0;
+}
+
+static int cv_to_native(trace *t, FILE *out, const am_config *cfg, const char *in, am_error *err)
+{
+    const char *names[CFG_MAX_LEVELS];
+    for (int i = 0; i < cfg->nlevels; i++)
+        names[i] = cfg->levels[i].name;
+    char comment[1200];
+    snprintf(comment, sizeof comment, "converted by amsim convert from %s (%s)", in,
+             trace_format(t));
+    tw_writer w;
+    tw_init(&w, out, names, cfg->nlevels, comment);
+    tr_event ev;
+    int r;
+    while ((r = trace_next(t, &ev, err)) == 1)
+        if (tw_event(&w, &ev, err) != 0)
+            return -1;
+    return r < 0 ? -1 : 0;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+    const char *in = NULL, *outp = NULL, *to = "native", *cfgp = NULL;
+    const char *sets[CV_MAX_SETS];
+    int nsets = 0, device = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+            cv_usage(stdout);
+            return 0;
+        }
+        int takes = !strcmp(s, "-o") || !strcmp(s, "--out") || !strcmp(s, "--to") ||
+                    !strcmp(s, "-c") || !strcmp(s, "--config") || !strcmp(s, "--set") ||
+                    !strcmp(s, "--device");
+        if (takes && i + 1 >= argc) {
+            fprintf(stderr, "amsim convert: option %s needs a value\n", s);
+            return 1;
+        }
+        if (!strcmp(s, "-o") || !strcmp(s, "--out"))
+            outp = argv[++i];
+        else if (!strcmp(s, "--to"))
+            to = argv[++i];
+        else if (!strcmp(s, "-c") || !strcmp(s, "--config"))
+            cfgp = argv[++i];
+        else if (!strcmp(s, "--set")) {
+            if (nsets == CV_MAX_SETS) {
+                fprintf(stderr, "amsim convert: more than %d --set options\n", CV_MAX_SETS);
+                return 1;
+            }
+            sets[nsets++] = argv[++i];
+        } else if (!strcmp(s, "--device")) {
+            char *e;
+            errno = 0;
+            long d = strtol(argv[++i], &e, 10);
+            if (errno || *e || d < 0 || d > 1024) {
+                fprintf(stderr, "amsim convert: --device takes 0..1024, not '%s'\n", argv[i]);
+                return 1;
+            }
+            device = (int)d;
+        } else if (s[0] == '-' && s[1]) {
+            fprintf(stderr, "amsim convert: unknown option '%s' (see amsim convert --help)\n", s);
+            return 1;
+        } else if (!in)
+            in = s;
+        else {
+            fprintf(stderr, "amsim convert: one input only ('%s' and '%s')\n", in, s);
+            return 1;
+        }
+    }
+    if (!in || !outp) {
+        fprintf(stderr, "amsim convert: IN and -o OUT are required (see amsim convert --help)\n");
+        return 1;
+    }
+    int csv = !strcmp(to, "csv"), bin = !strcmp(to, "binary");
+    if (!csv && !bin && strcmp(to, "native") != 0) {
+        fprintf(stderr, "amsim convert: --to takes native, csv or binary, not '%s'\n", to);
+        return 1;
+    }
+    am_error err = {0};
+    am_config *cfg = NULL;
+    trace *t = NULL;
+    outfile *o = NULL;
+    int rc = cfgp ? cfg_load(&cfg, cfgp, sets, nsets, &err)
+                  : cfg_load_string(&cfg, "<builtin>", cv_builtin, sets, nsets, &err);
+    const char *names[CFG_MAX_LEVELS]; /* the trace keeps a pointer: lives until the end */
+    if (rc == 0) {
+        for (int i = 0; i < cfg->nlevels; i++)
+            names[i] = cfg->levels[i].name;
+        trace_opts topt = {names, cfg->nlevels, cfg->default_level,
+                           cfg->trace.lifetimes_inclusive, cfg->trace.time_unit, device};
+        rc = trace_open(&t, in, &topt, &err);
+    }
+    if (rc == 0)
+        rc = out_open(&o, outp, &err);
+    if (rc == 0)
+        rc = csv   ? cv_to_csv(t, out_fp(o), cfg->default_level, &err)
+             : bin ? trace_bin_write(out_fp(o), t, &err) /* sim/trace_bin.c */
+                   : cv_to_native(t, out_fp(o), cfg, in, &err);
+    if (rc == 0) {
+        rc = out_commit(o, &err);
+        o = NULL;
+    }
+    out_abort(o);
+    trace_close(t);
+    cfg_free(cfg);
+    if (rc != 0) {
+        fprintf(stderr, "amsim: %s\n", err.msg[0] ? err.msg : "convert failed");
+        return err.status ? err.status : AM_EINTERNAL;
+    }
+    return 0;
+}

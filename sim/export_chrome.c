@@ -1,0 +1,165 @@
+/* export_chrome.c - Chrome / Perfetto trace-event JSON (see export_chrome.h).
+ *
+ * Format: the JSON object form {"traceEvents": [...], "displayTimeUnit": "ns"} of the Trace
+ * Event Format (Google, "Trace Event Format" document; Perfetto reads it as "JSON trace").
+ * Events written:
+ *   ph "M"  process_name / thread_name metadata (pid 1 "amsim device"; tid = stream number for
+ *           streams, AM_CHROME_LINK_TID + channel for link channels)
+ *   ph "X"  complete events: name, ts, dur (microseconds), pid, tid, args {bytes, link}
+ *   ph "C"  counters: name "memory <level>", args {"live": bytes, "reserved": bytes}
+ *   ph "i"  instant events with "s": "p" (process scope): out-of-memory
+ * Link channels are numbered as the engine creates them (engine.c, sim_create): per config
+ * link in order, direction from->to, then to->from when the link is duplex between two
+ * different levels. The file is streamed as the run goes: memory does not grow with it. */
+#include "export_chrome.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "outfile.h"
+
+#define AM_CHROME_LINK_TID 1000000u
+#define CHROME_MAX_STREAMS_NAMED 4096 /* streams beyond this still get slices, no name */
+
+struct chrome_exp {
+    outfile *o;
+    FILE *f;
+    const am_config *cfg;
+    sim_observer obs;
+    int first;                                  /* no event written yet */
+    char chan_name[2 * CFG_MAX_LINKS][2 * CFG_NAME_MAX + 16];
+    int nchan;
+    unsigned char chan_named[2 * CFG_MAX_LINKS];
+    unsigned char stream_named[CHROME_MAX_STREAMS_NAMED];
+};
+
+/* ps -> microseconds with 6 decimals, exact */
+static void ch_us(FILE *f, am_ps t)
+{
+    fprintf(f, "%" PRIu64 ".%06" PRIu64, (uint64_t)(t / AM_PS_PER_US), (uint64_t)(t % AM_PS_PER_US));
+}
+
+static void ch_begin(chrome_exp *x)
+{
+    fputs(x->first ? "\n" : ",\n", x->f);
+    x->first = 0;
+}
+
+static void ch_thread_name(chrome_exp *x, uint32_t tid, const char *name, uint32_t sort)
+{
+    ch_begin(x);
+    fprintf(x->f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":0,\"pid\":1,\"tid\":%" PRIu32
+            ",\"args\":{\"name\":\"%s\"}}", tid, name);
+    ch_begin(x);
+    fprintf(x->f, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"ts\":0,\"pid\":1,\"tid\":%"
+            PRIu32 ",\"args\":{\"sort_index\":%" PRIu32 "}}", tid, sort);
+}
+
+static void ch_op(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes)
+{
+    chrome_exp *x = ctx;
+    if (stream < CHROME_MAX_STREAMS_NAMED && !x->stream_named[stream]) {
+        char n[32];
+        snprintf(n, sizeof n, "stream %" PRIu32, stream);
+        ch_thread_name(x, stream, n, stream);
+        x->stream_named[stream] = 1;
+    }
+    int is_link = chan >= 0 && chan < x->nchan;
+    const char *name = chan < 0 ? "compute" : is_link ? x->chan_name[chan] : "transfer";
+    uint32_t tids[2] = {stream, is_link ? AM_CHROME_LINK_TID + (uint32_t)chan : 0};
+    if (is_link && !x->chan_named[chan]) {
+        char n[2 * CFG_NAME_MAX + 24];
+        snprintf(n, sizeof n, "link %s", x->chan_name[chan]);
+        ch_thread_name(x, tids[1], n, AM_CHROME_LINK_TID + (uint32_t)chan);
+        x->chan_named[chan] = 1;
+    }
+    for (int k = 0; k < 1 + is_link; k++) {
+        ch_begin(x);
+        fprintf(x->f, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":", name,
+                chan < 0 ? "compute" : "transfer");
+        ch_us(x->f, start);
+        fputs(",\"dur\":", x->f);
+        ch_us(x->f, end - start);
+        fprintf(x->f, ",\"pid\":1,\"tid\":%" PRIu32 ",\"args\":{", tids[k]);
+        if (chan >= 0)
+            fprintf(x->f, "\"bytes\":%" PRIu64 ",\"stream\":%" PRIu32, bytes, stream);
+        fputs("}}", x->f);
+    }
+}
+
+static void ch_counters(void *ctx, am_ps t, int level, const mem_metrics *m)
+{
+    chrome_exp *x = ctx;
+    ch_begin(x);
+    fprintf(x->f, "{\"name\":\"memory %s\",\"ph\":\"C\",\"ts\":", x->cfg->levels[level].name);
+    ch_us(x->f, t);
+    fprintf(x->f, ",\"pid\":1,\"tid\":0,\"args\":{\"live\":%" PRIu64 ",\"reserved\":%" PRIu64 "}}",
+            m->live_bytes, m->reserved_bytes);
+}
+
+static void ch_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
+                     uint64_t addr, uint64_t requested, uint64_t size, int ok)
+{
+    chrome_exp *x = ctx;
+    if (ok)
+        return;
+    ch_begin(x);
+    fprintf(x->f, "{\"name\":\"out of memory %s\",\"cat\":\"oom\",\"ph\":\"i\",\"s\":\"p\","
+            "\"ts\":", x->cfg->levels[level].name);
+    ch_us(x->f, t);
+    fprintf(x->f, ",\"pid\":1,\"tid\":%" PRIu32 ",\"args\":{\"seq\":%" PRIu64 ",\"id\":%" PRIu64
+            ",\"requested\":%" PRIu64 "}}", stream, seq, id, requested);
+}
+
+int chrome_open(chrome_exp **xp, const char *path, const am_config *cfg, am_error *err)
+{
+    *xp = NULL;
+    if (!path)
+        return 0;
+    chrome_exp *x = am_calloc(1, sizeof *x);
+    if (out_open(&x->o, path, err) != 0) {
+        free(x);
+        return -1;
+    }
+    x->f = out_fp(x->o);
+    x->cfg = cfg;
+    x->first = 1;
+    for (int i = 0; i < cfg->nlinks; i++) {
+        const cfg_link *L = &cfg->links[i];
+        for (int d = 0; d < (L->duplex && L->from != L->to ? 2 : 1); d++) {
+            int a = d ? L->to : L->from, b = d ? L->from : L->to;
+            snprintf(x->chan_name[x->nchan], sizeof x->chan_name[0], "%s %s>%s", L->name,
+                     cfg->levels[a].name, cfg->levels[b].name);
+            x->nchan++;
+        }
+    }
+    x->obs = (sim_observer){.ctx = x, .alloc = ch_alloc, .counters = ch_counters, .op = ch_op};
+    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"amsim " AM_VERSION "\"},"
+          "\"traceEvents\":[", x->f);
+    ch_begin(x);
+    fputs("{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":0,\"pid\":1,\"tid\":0,"
+          "\"args\":{\"name\":\"amsim device\"}}", x->f);
+    *xp = x;
+    return 0;
+}
+
+const sim_observer *chrome_observer(chrome_exp *x) { return x ? &x->obs : NULL; }
+
+int chrome_close(chrome_exp *x, am_error *err)
+{
+    if (!x)
+        return 0;
+    fputs("\n]}\n", x->f);
+    int rc = out_commit(x->o, err);
+    free(x);
+    return rc;
+}
+
+void chrome_abort(chrome_exp *x)
+{
+    if (!x)
+        return;
+    out_abort(x->o);
+    free(x);
+}

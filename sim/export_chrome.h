@@ -1,0 +1,24 @@
+/* export_chrome.h - the simulated run as a Chrome / Perfetto trace-event JSON file
+ * (`amsim run --chrome-trace FILE`; open it at ui.perfetto.dev or chrome://tracing).
+ *
+ * An engine observer (engine.h): one track (thread) per stream and per link channel with
+ * compute and transfer operations as complete ("X") slices, memory counters ("C") per level
+ * (live and reserved bytes) after every allocation and free, and an instant ("i") for every
+ * out-of-memory. Times are microseconds with picosecond decimals. Written atomically. */
+#ifndef AM_EXPORT_CHROME_H
+#define AM_EXPORT_CHROME_H
+
+#include "config.h"
+#include "engine.h"
+
+typedef struct chrome_exp chrome_exp;
+
+/* NULL path: *x = NULL, nothing written. cfg must outlive the exporter. */
+int chrome_open(chrome_exp **x, const char *path, const am_config *cfg, am_error *err);
+const sim_observer *chrome_observer(chrome_exp *x);
+/* Finish the JSON and rename it into place; frees x (NULL is fine). */
+int chrome_close(chrome_exp *x, am_error *err);
+/* Drop the output (error paths); frees x (NULL is fine). */
+void chrome_abort(chrome_exp *x);
+
+#endif

@@ -1,0 +1,294 @@
+/* export_snapshot.c - PyTorch memory snapshot writer (see export_snapshot.h).
+ *
+ * During the run the observer appends one record per trace entry (default level only). At the
+ * end the state is recovered from them: per address, the last alloc / free_requested /
+ * free_completed decides whether a block is active_allocated, active_pending_free or gone
+ * (live blocks never share an address); per device range, the last segment_alloc or
+ * segment_free decides whether the segment exists. Each existing segment's blocks are its live
+ * blocks in address order with the gaps as "inactive" blocks, so they tile it (what
+ * trace_pickle.c requires). Segments of exactly 2 MiB are "small" (the caching allocator's
+ * small pool), others "large".
+ *
+ * Pickle (protocol 4, no framing, no memo): dicts are EMPTY_DICT MARK k v ... SETITEMS, lists
+ * EMPTY_LIST MARK ... APPENDS, strings SHORT_BINUNICODE / BINUNICODE, integers BININT1 /
+ * BININT2 / BININT or LONG1 (8 bytes, two's complement) beyond 32 bits. time_us is the
+ * simulated time in whole microseconds. */
+#include "export_snapshot.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "outfile.h"
+
+enum { SA_ALLOC, SA_FREE_REQ, SA_FREE_DONE, SA_SEG_ALLOC, SA_SEG_FREE, SA_OOM };
+static const char *const sa_names[] = {"alloc", "free_requested", "free_completed",
+                                       "segment_alloc", "segment_free", "oom"};
+
+typedef struct snap_rec {
+    int action;
+    uint32_t stream;
+    uint64_t addr, size, given; /* size: requested (alloc, oom) or segment bytes; given: block */
+    am_ps t;
+} snap_rec;
+
+struct snap_exp {
+    outfile *o;
+    const am_config *cfg;
+    sim_observer obs;
+    snap_rec *r;
+    size_t n, cap;
+};
+
+static void sn_push(snap_exp *x, snap_rec r)
+{
+    if (x->n == x->cap)
+        x->r = am_realloc(x->r, (x->cap = x->cap ? x->cap * 2 : 4096) * sizeof *x->r);
+    x->r[x->n++] = r;
+}
+
+static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
+                     uint64_t addr, uint64_t requested, uint64_t size, int ok)
+{
+    snap_exp *x = ctx;
+    if (level != x->cfg->default_level)
+        return;
+    sn_push(x, (snap_rec){ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, t});
+}
+
+static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream, uint64_t addr,
+                    uint64_t requested, uint64_t size, int phase)
+{
+    snap_exp *x = ctx;
+    if (level != x->cfg->default_level)
+        return;
+    if (phase != 2)
+        sn_push(x, (snap_rec){SA_FREE_REQ, stream, addr, requested, size, t});
+    if (phase != 1)
+        sn_push(x, (snap_rec){SA_FREE_DONE, stream, addr, requested, size, t});
+}
+
+static void sn_device(void *ctx, am_ps t, int level, int alloc, uint64_t addr, uint64_t bytes)
+{
+    snap_exp *x = ctx;
+    if (level != x->cfg->default_level)
+        return;
+    sn_push(x, (snap_rec){alloc ? SA_SEG_ALLOC : SA_SEG_FREE, 0, addr, bytes, bytes, t});
+}
+
+int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *err)
+{
+    *xp = NULL;
+    if (!path)
+        return 0;
+    snap_exp *x = am_calloc(1, sizeof *x);
+    if (out_open(&x->o, path, err) != 0) {
+        free(x);
+        return -1;
+    }
+    x->cfg = cfg;
+    x->obs = (sim_observer){.ctx = x, .alloc = sn_alloc, .free = sn_free, .device = sn_device};
+    *xp = x;
+    return 0;
+}
+
+const sim_observer *snap_observer(snap_exp *x) { return x ? &x->obs : NULL; }
+
+/* ---- pickle emitters ---- */
+
+static void pk_str(FILE *f, const char *s)
+{
+    size_t n = strlen(s);
+    if (n < 256) {
+        fputc(0x8c, f);
+        fputc((int)n, f);
+    } else {
+        fputc('X', f);
+        for (int i = 0; i < 4; i++)
+            fputc((int)((n >> (8 * i)) & 0xff), f);
+    }
+    fwrite(s, 1, n, f);
+}
+
+static void pk_int(FILE *f, int64_t v)
+{
+    if (v >= 0 && v < 256) {
+        fputc('K', f);
+        fputc((int)v, f);
+    } else if (v >= 0 && v < 65536) {
+        fputc('M', f);
+        fputc((int)(v & 0xff), f);
+        fputc((int)(v >> 8), f);
+    } else if (v >= INT32_MIN && v <= INT32_MAX) {
+        uint32_t u = (uint32_t)(int32_t)v;
+        fputc('J', f);
+        for (int i = 0; i < 4; i++)
+            fputc((int)((u >> (8 * i)) & 0xff), f);
+    } else {
+        uint64_t u = (uint64_t)v;
+        fputc(0x8a, f); /* LONG1, 8 bytes little-endian two's complement */
+        fputc(8, f);
+        for (int i = 0; i < 8; i++)
+            fputc((int)((u >> (8 * i)) & 0xff), f);
+    }
+}
+
+/* unsigned values above INT64_MAX do not occur (addresses and sizes of a level < 2^63) */
+static void pk_u64(FILE *f, uint64_t v) { pk_int(f, v > INT64_MAX ? INT64_MAX : (int64_t)v); }
+
+static void pk_kstr(FILE *f, const char *k, const char *v) { pk_str(f, k); pk_str(f, v); }
+static void pk_kint(FILE *f, const char *k, uint64_t v) { pk_str(f, k); pk_u64(f, v); }
+static void pk_dict_begin(FILE *f) { fputc('}', f); fputc('(', f); }
+static void pk_dict_end(FILE *f) { fputc('u', f); }
+static void pk_list_begin(FILE *f) { fputc(']', f); fputc('(', f); }
+static void pk_list_end(FILE *f) { fputc('e', f); }
+static void pk_empty_list(FILE *f) { fputc(']', f); }
+
+/* ---- end state ---- */
+
+typedef struct sn_key {
+    uint64_t addr;
+    size_t i;
+} sn_key;
+
+static int sn_key_cmp(const void *a, const void *b)
+{
+    const sn_key *x = a, *y = b;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Indices of the records of `kinds` (bit mask of actions) that are still in effect at the end,
+ * the last record per address deciding; sorted by address. Returns the count. */
+static size_t sn_final(const snap_exp *x, unsigned kinds, unsigned live_kinds, sn_key **out)
+{
+    sn_key *k = am_malloc((x->n ? x->n : 1) * sizeof *k);
+    size_t n = 0, m = 0;
+    for (size_t i = 0; i < x->n; i++)
+        if (kinds & (1u << x->r[i].action))
+            k[n++] = (sn_key){x->r[i].addr, i};
+    qsort(k, n, sizeof *k, sn_key_cmp);
+    for (size_t i = 0; i < n; i++)
+        if ((i + 1 == n || k[i + 1].addr != k[i].addr) &&
+            (live_kinds & (1u << x->r[k[i].i].action)))
+            k[m++] = k[i];
+    *out = k;
+    return m;
+}
+
+static void sn_block(FILE *f, uint64_t addr, uint64_t size, uint64_t requested, const char *state)
+{
+    pk_dict_begin(f);
+    pk_kint(f, "address", addr);
+    pk_kint(f, "size", size);
+    pk_kint(f, "requested_size", requested);
+    pk_kstr(f, "state", state);
+    pk_str(f, "frames");
+    pk_empty_list(f);
+    pk_dict_end(f);
+}
+
+static void sn_write(snap_exp *x, FILE *f)
+{
+    sn_key *blk, *seg;
+    size_t nb = sn_final(x, 1u << SA_ALLOC | 1u << SA_FREE_REQ | 1u << SA_FREE_DONE,
+                         1u << SA_ALLOC | 1u << SA_FREE_REQ, &blk);
+    size_t ns = sn_final(x, 1u << SA_SEG_ALLOC | 1u << SA_SEG_FREE, 1u << SA_SEG_ALLOC, &seg);
+    fputc(0x80, f);
+    fputc(4, f);
+    pk_dict_begin(f);
+    pk_str(f, "segments");
+    pk_list_begin(f);
+    size_t b = 0;
+    for (size_t s = 0; s < ns; s++) {
+        const snap_rec *g = &x->r[seg[s].i];
+        uint64_t end = g->addr + g->size, alloc_sz = 0, active = 0, req = 0;
+        while (b < nb && x->r[blk[b].i].addr < g->addr)
+            b++; /* blocks outside any segment (not expected): left out */
+        size_t b0 = b;
+        for (; b < nb && x->r[blk[b].i].addr < end; b++) {
+            const snap_rec *r = &x->r[blk[b].i];
+            active += r->given;
+            req += r->size;
+            if (r->action == SA_ALLOC)
+                alloc_sz += r->given;
+        }
+        pk_dict_begin(f);
+        pk_kint(f, "device", 0);
+        pk_kint(f, "address", g->addr);
+        pk_kint(f, "total_size", g->size);
+        pk_kint(f, "allocated_size", alloc_sz);
+        pk_kint(f, "active_size", active);
+        pk_kint(f, "requested_size", req);
+        pk_kint(f, "stream", 0);
+        pk_kstr(f, "segment_type", g->size == (2u << 20) ? "small" : "large");
+        pk_str(f, "is_expandable");
+        fputc(0x89, f);
+        pk_str(f, "frames");
+        pk_empty_list(f);
+        pk_str(f, "blocks");
+        pk_list_begin(f);
+        uint64_t at = g->addr;
+        for (size_t j = b0; j < b; j++) {
+            const snap_rec *r = &x->r[blk[j].i];
+            if (r->addr > at)
+                sn_block(f, at, r->addr - at, 0, "inactive");
+            sn_block(f, r->addr, r->given, r->size,
+                     r->action == SA_ALLOC ? "active_allocated" : "active_pending_free");
+            at = r->addr + r->given;
+        }
+        if (at < end)
+            sn_block(f, at, end - at, 0, "inactive");
+        pk_list_end(f);
+        pk_dict_end(f);
+    }
+    pk_list_end(f);
+    pk_str(f, "device_traces");
+    pk_list_begin(f);
+    pk_list_begin(f);
+    for (size_t i = 0; i < x->n; i++) {
+        const snap_rec *r = &x->r[i];
+        pk_dict_begin(f);
+        pk_kstr(f, "action", sa_names[r->action]);
+        if (r->action == SA_OOM)
+            pk_kint(f, "device_free", 0);
+        else
+            pk_kint(f, "addr", r->addr);
+        pk_kint(f, "size", r->size);
+        pk_kint(f, "stream", r->stream);
+        pk_kint(f, "time_us", r->t / AM_PS_PER_US);
+        pk_str(f, "frames");
+        pk_empty_list(f);
+        pk_dict_end(f);
+    }
+    pk_list_end(f);
+    pk_list_end(f);
+    pk_str(f, "allocator_settings");
+    fputc('}', f);
+    pk_str(f, "external_annotations");
+    pk_empty_list(f);
+    pk_dict_end(f);
+    fputc('.', f);
+    free(blk);
+    free(seg);
+}
+
+int snap_close(snap_exp *x, am_error *err)
+{
+    if (!x)
+        return 0;
+    sn_write(x, out_fp(x->o));
+    int rc = out_commit(x->o, err);
+    free(x->r);
+    free(x);
+    return rc;
+}
+
+void snap_abort(snap_exp *x)
+{
+    if (!x)
+        return;
+    out_abort(x->o);
+    free(x->r);
+    free(x);
+}

@@ -1,0 +1,25 @@
+/* export_snapshot.h - the simulated run as a PyTorch memory snapshot pickle
+ * (`amsim run --pytorch-snapshot FILE`; allocators.md section 4).
+ *
+ * An engine observer recording the default memory level (as device 0): device_traces entries
+ * alloc, free_requested, free_completed (a plain free gives both), segment_alloc,
+ * segment_free and oom, and at the end the `segments` with their blocks. Pickle protocol 4 of
+ * builtins only (dict, list, str, int, bool, None), so python3's pickle.load and amsim's own
+ * restricted reader (trace_pickle.c) read it; PyTorch's viewer (pytorch.org/memory_viz) too.
+ * Written atomically when closed. */
+#ifndef AM_EXPORT_SNAPSHOT_H
+#define AM_EXPORT_SNAPSHOT_H
+
+#include "config.h"
+#include "engine.h"
+
+typedef struct snap_exp snap_exp;
+
+/* NULL path: *x = NULL. cfg must outlive the exporter. */
+int snap_open(snap_exp **x, const char *path, const am_config *cfg, am_error *err);
+const sim_observer *snap_observer(snap_exp *x);
+/* Write the pickle and rename it into place; frees x (NULL is fine). */
+int snap_close(snap_exp *x, am_error *err);
+void snap_abort(snap_exp *x);
+
+#endif

@@ -1,0 +1,710 @@
+/* gen.c - synthetic workload traces in the native format (see gen.h).
+ *
+ * Every trace starts with "amsim-trace v1 time_unit=ps" and comment lines giving the options
+ * and the memory the generator expects, so a trace documents how it was made. Compute
+ * durations come from FLOP counts over a device peak times an efficiency:
+ *     duration (ps) = FLOPs / (tflops * mfu)          (1 TFLOP/s = 1 FLOP/ps)
+ * optionally scaled by a seeded jitter factor 1 + N(0, jitter), clamped to [0.5, 1.5].
+ * Memory-bound operations take bytes / bandwidth. Buffer and event ids are never reused.
+ *
+ * train - one or more training steps of a decoder-only transformer (GPT-style: L layers,
+ *   hidden h, a heads, sequence s, micro-batch b, vocabulary V, element size d bytes).
+ *   Parameters: per layer 12h^2 + 13h (QKV 3h^2+3h, output h^2+h, MLP 8h^2+5h, two layer norms
+ *   4h), embedding V*h (tied with the output head), final layer norm 2h.
+ *   Persistent on hbm: weights P*d, gradients P*d (one contiguous buffer per tensor, kept
+ *   across steps as Megatron-LM's grad buffer is). Adam states: fp32 master (omitted when the
+ *   dtype is fp32) + m + v, 4 bytes each, per tensor ceil(P_t / dp) elements (ZeRO-1: each of
+ *   the dp ranks holds 1/dp of the states); on host with --offload-optimizer.
+ *   Activations per layer and micro-batch (Korthikanti et al. 2022, "Reducing Activation
+ *   Recomputation in Large Transformer Models", table 2: 34sbh + 5as^2b bytes at 16 bit),
+ *   as explicit tensors (S = s*b*h elements, A = a*s^2*b elements):
+ *     ln1_in, qkv_in, q, k, v, proj_in, ln2_in, fc1_in   8 x S*d
+ *     gelu_in, gelu_out                                   2 x 4S*d
+ *     attn_out_mask, mlp_mask (dropout, 1 byte)           2 x S
+ *     softmax_out, attn_drop (A*d each), attn_mask (A)    2 x A*d + A
+ *   R = 16*S*d + 2*S + 2*A*d + A per layer (= 34sbh + 5as^2b at d = 2). The layer input
+ *   ln1_in is the previous layer's output (the embedding output for layer 0).
+ *   Temporaries: attention scores (A*d, freed after the softmax) in forward; in backward
+ *   d_mlp (4S*d), d_scores (A*d) one after the other, then dx (S*d); logits and their gradient
+ *   (s*b*V*d each) at the head; the batch (int32 tokens and labels: 8*s*b bytes) per
+ *   micro-batch. With --recompute only ln1_in is kept per layer and the other 13 tensors are
+ *   allocated again (and recomputed) at the start of that layer's backward.
+ *   Peak live bytes on hbm, closed form (gen_train_totals_of):
+ *     saved  = recompute ? L*S*d : L*R
+ *     head   = saved + S*d + sbV*d + max(sbV*d, S*d)         (x_L, logits, dlogits | dy)
+ *     layer  = recompute ? L*S*d + R + max(4S*d, A*d)         (backward of the last layer)
+ *                        : L*R + S*d + max(4S*d, A*d)
+ *     peak   = weights + grads + (offload ? 0 : optimizer) + 8sb + max(head, layer)
+ *   (the forward peaks are below these: each forward allocation is a subset of the saved state
+ *   at the backward of the same layer). FLOPs: per layer forward 24bsh^2 + 4bs^2h, head 2bshV,
+ *   backward twice the forward (Narayanan et al. 2021). Streams: 0 compute, 1 copies (batch
+ *   host->hbm, offload traffic), 2 communication, 3 the host optimizer (offload). With dp > 1
+ *   each layer's gradients are all-reduced after its last backward (ring volume
+ *   2(dp-1)/dp * bytes) and the updated weights all-gathered after the optimizer
+ *   ((dp-1)/dp * bytes), as hbm -> hbm transfers on stream 2: the config's hbm->hbm link stands
+ *   in for the interconnect (configs/devices/h100.yaml: hbm_copy; give it NVLink figures for a
+ *   realistic time). The optimizer update is memory bound: ceil(P_t/dp) * (2d + 8k) bytes (k
+ *   states read and written, gradient read, weight written) over the HBM bandwidth.
+ *
+ * serve - LLM inference with continuous batching. Requests arrive as a Poisson process
+ *   (exponential gaps of mean 1/rate), prompt and output lengths are lognormal (rounded, at
+ *   least 1, clamped). Each iteration admits arrived requests up to max_batch, runs the
+ *   prefill of the new ones and one decode token for the running ones, and ends with a sync
+ *   (the host samples the tokens). Weights per layer (10h^2 + 2h*kv_heads*head_dim)*d, embedding
+ *   V*h*d. KV cache: one buffer set per request for all layers, 2*L*kv_heads*head_dim*d bytes
+ *   per token; kv_block = 0 grows it per token like realloc (allocate the larger buffer, then
+ *   free the old one), kv_block = T allocates T-token blocks as needed (paged attention). A
+ *   request frees its cache when its last token is out. Per iteration a workspace
+ *   tokens*4h*d + sequences*V*d (MLP intermediate and logits). Durations: prefill
+ *   2*P*tokens FLOPs; decode max(FLOPs, (weights + KV bytes read) / HBM bandwidth). Iterations
+ *   carry at= with the generator's clock, so idle gaps between arrivals appear.
+ *
+ * kernel - a tiled matmul C[M,N] = A[M,K] B[K,N] on a TPU (levels hbm, vmem, accumulator of
+ *   configs/devices/tpu-v5e.yaml). A, B and C live in hbm; vmem holds two A tiles, two B tiles
+ *   and two output tiles (double buffering); the accumulator one fp32 tm x tn tile per output
+ *   tile. Step s (output tile, k block) waits for its DMA (stream 1) and computes on stream 0
+ *   (operands vmem -> accumulator over the MXU link, 2*tm*tn*tk FLOPs) while stream 1 already
+ *   loads step s+1 into the other buffer (after step s-1, which used it, completed: record /
+ *   wait). A finished tile goes accumulator -> vmem (stream 0) and vmem -> hbm on stream 2,
+ *   double-buffered the same way. Peak default 197 TFLOP/s: 4 MXUs x 128 x 128 MACs x 2 FLOPs
+ *   x 1.5 GHz (MXU count from hardware.md; the 1.5 GHz clock is the assumption of
+ *   tpu-v5e.yaml). */
+#include "gen.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- shared writer state ---- */
+
+typedef struct gctx {
+    FILE *f;
+    gsl_rng *r;
+    uint64_t next_id, next_ev;
+    double jitter;
+    double flops_per_ps; /* tflops * mfu */
+} gctx;
+
+unsigned gen_dtype_bytes(const char *dtype)
+{
+    if (!dtype)
+        return 0;
+    if (!strcmp(dtype, "fp32"))
+        return 4;
+    if (!strcmp(dtype, "bf16") || !strcmp(dtype, "fp16"))
+        return 2;
+    return 0;
+}
+
+static void g_init(gctx *g, FILE *f, uint64_t seed, double jitter, double tflops, double mfu)
+{
+    memset(g, 0, sizeof *g);
+    g->f = f;
+    g->r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(g->r, (unsigned long)seed);
+    g->next_id = 1;
+    g->next_ev = 1;
+    g->jitter = jitter;
+    g->flops_per_ps = tflops * mfu;
+    fputs("amsim-trace v1 time_unit=ps\n", f);
+}
+
+static void g_done(gctx *g) { gsl_rng_free(g->r); }
+
+static double g_jitter(gctx *g)
+{
+    if (g->jitter <= 0)
+        return 1.0;
+    double x = 1.0 + gsl_ran_gaussian(g->r, g->jitter);
+    return x < 0.5 ? 0.5 : x > 1.5 ? 1.5 : x;
+}
+
+/* Duration (ps, at least 1) of `flops` at the device's achieved rate, jittered. */
+static uint64_t g_flops_ps(gctx *g, double flops)
+{
+    double ps = flops / g->flops_per_ps * g_jitter(g);
+    return ps < 1 ? 1 : (uint64_t)llround(ps);
+}
+
+/* Duration (ps) of moving `bytes` at gbps GB/s, jittered. */
+static uint64_t g_bytes_ps(gctx *g, double bytes, double gbps)
+{
+    double ps = bytes * 1000.0 / gbps * g_jitter(g);
+    return ps < 1 ? 1 : (uint64_t)llround(ps);
+}
+
+static uint64_t g_alloc(gctx *g, uint64_t bytes, const char *level, uint32_t stream,
+                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static uint64_t g_alloc(gctx *g, uint64_t bytes, const char *level, uint32_t stream,
+                        const char *fmt, ...)
+{
+    uint64_t id = g->next_id++;
+    fprintf(g->f, "alloc %" PRIu64 " %" PRIu64 " level=%s", id, bytes, level);
+    if (stream)
+        fprintf(g->f, " stream=%" PRIu32, stream);
+    fputs(" name=", g->f);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(g->f, fmt, ap);
+    va_end(ap);
+    fputc('\n', g->f);
+    return id;
+}
+
+static void g_free(gctx *g, uint64_t id) { fprintf(g->f, "free %" PRIu64 "\n", id); }
+
+static void g_compute(gctx *g, uint64_t ps, uint32_t stream, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void g_compute(gctx *g, uint64_t ps, uint32_t stream, const char *fmt, ...)
+{
+    fprintf(g->f, "compute %" PRIu64, ps);
+    if (stream)
+        fprintf(g->f, " stream=%" PRIu32, stream);
+    fputs(" name=", g->f);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(g->f, fmt, ap);
+    va_end(ap);
+    fputc('\n', g->f);
+}
+
+static void g_xfer(gctx *g, const char *src, const char *dst, uint64_t bytes, uint32_t stream,
+                   uint64_t id, const char *name)
+{
+    if (!bytes)
+        return;
+    fprintf(g->f, "transfer %s %s %" PRIu64 " stream=%" PRIu32, src, dst, bytes, stream);
+    if (id)
+        fprintf(g->f, " id=%" PRIu64, id);
+    fprintf(g->f, " name=%s\n", name);
+}
+
+/* record a new event on `stream`; returns its id */
+static uint64_t g_record(gctx *g, uint32_t stream)
+{
+    uint64_t e = g->next_ev++;
+    fprintf(g->f, "record %" PRIu64 " stream=%" PRIu32 "\n", e, stream);
+    return e;
+}
+
+static void g_wait(gctx *g, uint64_t ev, uint32_t stream)
+{
+    fprintf(g->f, "wait %" PRIu64 " stream=%" PRIu32 "\n", ev, stream);
+}
+
+/* stream `from` -> stream `to` ordering point */
+static void g_join(gctx *g, uint32_t from, uint32_t to) { g_wait(g, g_record(g, from), to); }
+
+/* ==== train ==== */
+
+void gen_train_defaults(gen_train_opts *o)
+{
+    *o = (gen_train_opts){.layers = 4, .hidden = 1024, .heads = 16, .seq = 1024, .vocab = 32000,
+                          .micro_batch = 4, .micro_batches = 1, .steps = 1, .dp = 1,
+                          .dtype = "bf16", .tflops = 989.0, .mfu = 0.4, .hbm_gbps = 3350.0,
+                          .host_adam_gbps = 20.0, .jitter = 0.02, .seed = 1};
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+static int train_check(const gen_train_opts *o, am_error *err)
+{
+    if (!o->layers || !o->hidden || !o->heads || !o->seq || !o->vocab || !o->micro_batch ||
+        !o->micro_batches || !o->steps || !o->dp)
+        return am_fail(err, AM_EINPUT, "gen train: layers, hidden, heads, seq, vocab, "
+                       "micro-batch, micro-batches, steps and dp must be at least 1");
+    if (o->hidden % o->heads)
+        return am_fail(err, AM_EINPUT, "gen train: hidden (%" PRIu64 ") must be a multiple of "
+                       "heads (%" PRIu64 ")", o->hidden, o->heads);
+    if (!gen_dtype_bytes(o->dtype))
+        return am_fail(err, AM_EINPUT, "gen train: dtype '%s' (expected fp32, bf16 or fp16)",
+                       o->dtype ? o->dtype : "");
+    if (!(o->tflops > 0) || !(o->mfu > 0) || o->mfu > 1 || !(o->hbm_gbps > 0) ||
+        !(o->host_adam_gbps > 0) || !(o->jitter >= 0) || o->jitter > 0.5)
+        return am_fail(err, AM_EINPUT, "gen train: tflops, hbm-gbps and host-adam-gbps must be "
+                       "> 0, mfu in (0, 1], jitter in [0, 0.5]");
+    /* keep every size well inside 64 bits */
+    double big = (double)o->seq * (double)o->seq * (double)o->micro_batch * (double)o->heads +
+                 (double)o->hidden * (double)o->hidden * (double)o->layers +
+                 (double)o->seq * (double)o->micro_batch * (double)o->vocab;
+    if (big * 64 > 1e18)
+        return am_fail(err, AM_EINPUT, "gen train: model or batch too large");
+    return 0;
+}
+
+int gen_train_totals_of(const gen_train_opts *o, gen_train_totals *t, am_error *err)
+{
+    if (train_check(o, err))
+        return -1;
+    memset(t, 0, sizeof *t);
+    uint64_t d = gen_dtype_bytes(o->dtype), h = o->hidden, L = o->layers, V = o->vocab;
+    uint64_t s = o->seq, b = o->micro_batch, a = o->heads, k = d == 4 ? 2 : 3;
+    uint64_t pl = 12 * h * h + 13 * h;
+    t->params = L * pl + V * h + 2 * h;
+    t->weights = t->params * d;
+    t->grads = t->params * d;
+    t->optimizer = k * 4 * (L * ceil_div(pl, o->dp) + ceil_div(V * h, o->dp) +
+                            ceil_div(2 * h, o->dp));
+    uint64_t S = s * b * h, A = a * s * s * b, sbV = s * b * V;
+    uint64_t R = 16 * S * d + 2 * S + 2 * A * d + A;
+    t->act_per_layer = R;
+    uint64_t saved = o->recompute ? L * S * d : L * R;
+    uint64_t head = saved + S * d + sbV * d + AM_MAX(sbV * d, S * d);
+    uint64_t layer = o->recompute ? L * S * d + R + AM_MAX(4 * S * d, A * d)
+                                  : L * R + S * d + AM_MAX(4 * S * d, A * d);
+    t->transient_peak = 8 * s * b + AM_MAX(head, layer);
+    t->hbm_peak_live = t->weights + t->grads + (o->offload_optimizer ? 0 : t->optimizer) +
+                       t->transient_peak;
+    t->host_peak_live = o->offload_optimizer ? t->optimizer : 0;
+    return 0;
+}
+
+/* The 14 saved tensors of a layer, in allocation order (index 0 = ln1_in). */
+enum { T_LN1_IN, T_QKV_IN, T_Q, T_K, T_V, T_SOFTMAX, T_ATTN_MASK, T_ATTN_DROP, T_PROJ_IN,
+       T_ATTN_OUT_MASK, T_LN2_IN, T_FC1_IN, T_GELU_IN, T_GELU_OUT, T_MLP_MASK, T_N };
+
+typedef struct train_dims {
+    uint64_t d, S, A, sb, h, s, b, V;
+} train_dims;
+
+/* Forward of layer i from tensor 1 on (ln1_in exists): allocates its saved tensors into ids[]
+ * and, unless recomputing, its output (returned; the next layer's input). */
+static uint64_t train_layer_fwd(gctx *g, const train_dims *m, uint64_t i, uint64_t *ids,
+                                int recomputing)
+{
+    const char *tag = recomputing ? "recompute" : "fwd";
+    uint64_t d = m->d, S = m->S, A = m->A, h = m->h, bs = m->sb;
+    double sbh2 = (double)bs * (double)h * (double)h, bs2h = (double)bs * (double)m->s * (double)h;
+    ids[T_QKV_IN] = g_alloc(g, S * d, "hbm", 0, "L%" PRIu64 ".qkv_in", i);
+    ids[T_Q] = g_alloc(g, S * d, "hbm", 0, "L%" PRIu64 ".q", i);
+    ids[T_K] = g_alloc(g, S * d, "hbm", 0, "L%" PRIu64 ".k", i);
+    ids[T_V] = g_alloc(g, S * d, "hbm", 0, "L%" PRIu64 ".v", i);
+    g_compute(g, g_flops_ps(g, 6 * sbh2), 0, "L%" PRIu64 ".qkv.%s", i, tag);
+    uint64_t scores = g_alloc(g, A * d, "hbm", 0, "L%" PRIu64 ".scores", i);
+    g_compute(g, g_flops_ps(g, 2 * bs2h), 0, "L%" PRIu64 ".qk.%s", i, tag);
+    ids[T_SOFTMAX] = g_alloc(g, A * d, "hbm", 0, "L%" PRIu64 ".softmax_out", i);
+    g_free(g, scores);
+    ids[T_ATTN_MASK] = g_alloc(g, A, "hbm", 0, "L%" PRIu64 ".attn_mask", i);
+    ids[T_ATTN_DROP] = g_alloc(g, A * d, "hbm", 0, "L%" PRIu64 ".attn_drop", i);
+    ids[T_PROJ_IN] = g_alloc(g, S * d, "hbm", 0, "L%" PRIu64 ".proj_in", i);
+    g_compute(g, g_flops_ps(g, 2 * bs2h), 0, "L%" PRIu64 ".av.%s", i, tag);
+    ids[T_ATTN_OUT_MASK] = g_alloc(g, S, "hbm", 0, "L%" PRIu64 ".attn_out_mask", i);
+    ids[T_LN2_IN] = g_alloc(g, S * d, "hbm", 0, "L%" PRIu64 ".ln2_in", i);
+    g_compute(g, g_flops_ps(g, 2 * sbh2), 0, "L%" PRIu64 ".proj.%s", i, tag);
+    ids[T_FC1_IN] = g_alloc(g, S * d, "hbm", 0, "L%" PRIu64 ".fc1_in", i);
+    ids[T_GELU_IN] = g_alloc(g, 4 * S * d, "hbm", 0, "L%" PRIu64 ".gelu_in", i);
+    g_compute(g, g_flops_ps(g, 8 * sbh2), 0, "L%" PRIu64 ".fc1.%s", i, tag);
+    ids[T_GELU_OUT] = g_alloc(g, 4 * S * d, "hbm", 0, "L%" PRIu64 ".gelu_out", i);
+    ids[T_MLP_MASK] = g_alloc(g, S, "hbm", 0, "L%" PRIu64 ".mlp_mask", i);
+    uint64_t out = 0;
+    if (!recomputing)
+        out = g_alloc(g, S * d, "hbm", 0, "L%" PRIu64 ".ln1_in", i + 1);
+    g_compute(g, g_flops_ps(g, 8 * sbh2), 0, "L%" PRIu64 ".fc2.%s", i, tag);
+    return out;
+}
+
+int gen_train(const gen_train_opts *o, FILE *f, am_error *err)
+{
+    gen_train_totals tt;
+    if (gen_train_totals_of(o, &tt, err))
+        return -1;
+    gctx g;
+    g_init(&g, f, o->seed, o->jitter, o->tflops, o->mfu);
+    uint64_t d = gen_dtype_bytes(o->dtype), h = o->hidden, L = o->layers, V = o->vocab;
+    uint64_t s = o->seq, b = o->micro_batch, a = o->heads, dp = o->dp, k = d == 4 ? 2 : 3;
+    train_dims m = {d, s * b * h, a * s * s * b, s * b, h, s, b, V};
+    fprintf(f, "# amsim gen train: layers=%" PRIu64 " hidden=%" PRIu64 " heads=%" PRIu64
+            " seq=%" PRIu64 " vocab=%" PRIu64 " micro_batch=%" PRIu64 " micro_batches=%" PRIu64
+            " steps=%" PRIu64 " dp=%" PRIu64 " dtype=%s%s%s tflops=%g mfu=%g seed=%" PRIu64 "\n",
+            L, h, a, s, V, b, o->micro_batches, o->steps, dp, o->dtype,
+            o->offload_optimizer ? " offload_optimizer" : "", o->recompute ? " recompute" : "",
+            o->tflops, o->mfu, o->seed);
+    fprintf(f, "# closed form (bytes): params=%" PRIu64 " weights=%" PRIu64 " grads=%" PRIu64
+            " optimizer=%" PRIu64 "%s activations_per_layer=%" PRIu64 " hbm_peak_live=%" PRIu64
+            " host_peak_live=%" PRIu64 "\n", tt.params, tt.weights, tt.grads, tt.optimizer,
+            o->offload_optimizer ? "(host)" : "", tt.act_per_layer, tt.hbm_peak_live,
+            tt.host_peak_live);
+    fputs("# streams: 0 compute, 1 copies, 2 communication, 3 host optimizer\n", f);
+
+    /* persistent tensors: t = 0 embedding, 1..L layers, L+1 final layer norm */
+    uint64_t nt = L + 2;
+    uint64_t *W = am_calloc(nt, sizeof *W), *G = am_calloc(nt, sizeof *G);
+    uint64_t *O = am_calloc(nt * 3, sizeof *O), *P = am_calloc(nt, sizeof *P);
+    uint64_t *ar = am_calloc(nt, sizeof *ar);
+    char tname[64];
+    const char *olevel = o->offload_optimizer ? "host" : "hbm";
+    static const char *const sname[3] = {"master", "adam_m", "adam_v"};
+    for (uint64_t t = 0; t < nt; t++) {
+        P[t] = t == 0 ? V * h : t == nt - 1 ? 2 * h : 12 * h * h + 13 * h;
+        if (t == 0)
+            snprintf(tname, sizeof tname, "embed");
+        else if (t == nt - 1)
+            snprintf(tname, sizeof tname, "ln_f");
+        else
+            snprintf(tname, sizeof tname, "L%" PRIu64, t - 1);
+        W[t] = g_alloc(&g, P[t] * d, "hbm", 0, "%s.weight", tname);
+        G[t] = g_alloc(&g, P[t] * d, "hbm", 0, "%s.grad", tname);
+        for (uint64_t j = 3 - k; j < 3; j++)
+            O[t * 3 + j] = g_alloc(&g, 4 * ceil_div(P[t], dp), olevel, 0, "%s.%s", tname,
+                                   sname[j]);
+    }
+    uint64_t *act = am_calloc(L * T_N, sizeof *act);
+    double sbh = (double)(s * b) * (double)h, sbhV = sbh * (double)V;
+    for (uint64_t step = 0; step < o->steps; step++) {
+        fprintf(f, "# ---- step %" PRIu64 " ----\n", step);
+        for (uint64_t mb = 0; mb < o->micro_batches; mb++) {
+            int last_mb = mb + 1 == o->micro_batches;
+            fprintf(f, "# micro-batch %" PRIu64 ": forward\n", mb);
+            uint64_t batch = g_alloc(&g, 8 * s * b, "hbm", 1, "batch");
+            g_xfer(&g, "host", "hbm", 8 * s * b, 1, batch, "h2d.batch");
+            g_join(&g, 1, 0);
+            uint64_t x = g_alloc(&g, m.S * d, "hbm", 0, "L0.ln1_in");
+            g_compute(&g, g_bytes_ps(&g, (double)(m.S * d), o->hbm_gbps), 0, "embed.fwd");
+            for (uint64_t i = 0; i < L; i++) {
+                uint64_t *ids = &act[i * T_N];
+                ids[T_LN1_IN] = x;
+                x = train_layer_fwd(&g, &m, i, ids, 0);
+                if (o->recompute)
+                    for (int j = 1; j < T_N; j++)
+                        g_free(&g, ids[j]);
+            }
+            uint64_t logits = g_alloc(&g, s * b * V * d, "hbm", 0, "logits");
+            g_compute(&g, g_flops_ps(&g, 2 * sbhV), 0, "head.fwd");
+            fprintf(f, "# micro-batch %" PRIu64 ": backward\n", mb);
+            uint64_t dlogits = g_alloc(&g, s * b * V * d, "hbm", 0, "dlogits");
+            g_compute(&g, g_bytes_ps(&g, 2.0 * (double)(s * b * V * d), o->hbm_gbps), 0,
+                      "loss.bwd");
+            g_free(&g, logits);
+            uint64_t dy = g_alloc(&g, m.S * d, "hbm", 0, "L%" PRIu64 ".dy", L - 1);
+            g_compute(&g, g_flops_ps(&g, 4 * sbhV), 0, "head.bwd");
+            g_free(&g, dlogits);
+            g_free(&g, x);
+            for (uint64_t i = L; i-- > 0;) {
+                uint64_t *ids = &act[i * T_N];
+                double sbh2 = sbh * (double)h, bs2h = sbh * (double)s;
+                if (o->recompute)
+                    train_layer_fwd(&g, &m, i, ids, 1);
+                uint64_t t1 = g_alloc(&g, 4 * m.S * d, "hbm", 0, "L%" PRIu64 ".d_mlp", i);
+                g_compute(&g, g_flops_ps(&g, 32 * sbh2), 0, "L%" PRIu64 ".mlp.bwd", i);
+                g_free(&g, t1);
+                t1 = g_alloc(&g, m.A * d, "hbm", 0, "L%" PRIu64 ".d_scores", i);
+                g_compute(&g, g_flops_ps(&g, 16 * sbh2 + 8 * bs2h), 0, "L%" PRIu64 ".attn.bwd",
+                          i);
+                g_free(&g, t1);
+                uint64_t dx = g_alloc(&g, m.S * d, "hbm", 0, "L%" PRIu64 ".dx", i);
+                g_compute(&g, g_bytes_ps(&g, 3.0 * (double)(m.S * d), o->hbm_gbps), 0,
+                          "L%" PRIu64 ".ln1.bwd", i);
+                for (int j = 0; j < T_N; j++)
+                    g_free(&g, ids[j]);
+                g_free(&g, dy);
+                dy = dx;
+                if (last_mb && dp > 1) {
+                    g_join(&g, 0, 2);
+                    g_xfer(&g, "hbm", "hbm", 2 * (dp - 1) * P[i + 1] * d / dp, 2, G[i + 1],
+                           "allreduce.grad");
+                    ar[i + 1] = g_record(&g, 2);
+                }
+            }
+            g_compute(&g, g_bytes_ps(&g, 2.0 * (double)(m.S * d), o->hbm_gbps), 0, "embed.bwd");
+            g_free(&g, dy);
+            g_free(&g, batch);
+            if (last_mb && dp > 1) {
+                g_join(&g, 0, 2);
+                g_xfer(&g, "hbm", "hbm", 2 * (dp - 1) * (P[0] + P[nt - 1]) * d / dp, 2, G[0],
+                       "allreduce.grad");
+                ar[0] = ar[nt - 1] = g_record(&g, 2);
+            }
+        }
+        fprintf(f, "# optimizer (Adam%s)\n", o->offload_optimizer ? ", on the host" : "");
+        if (dp > 1)
+            g_wait(&g, ar[0], 0); /* the last all-reduce: stream 2 runs them in order */
+        for (uint64_t t = 0; t < nt; t++) {
+            uint64_t shard = ceil_div(P[t], dp);
+            double bytes = (double)shard * (double)(2 * d + 8 * k);
+            if (!o->offload_optimizer) {
+                g_compute(&g, g_bytes_ps(&g, bytes, o->hbm_gbps), 0, "adam");
+                continue;
+            }
+            g_xfer(&g, "hbm", "host", shard * d, 1, G[t], "d2h.grad");
+            g_join(&g, 1, 3);
+            g_compute(&g, g_bytes_ps(&g, bytes, o->host_adam_gbps), 3, "adam.host");
+            g_join(&g, 3, 1);
+            g_xfer(&g, "host", "hbm", shard * d, 1, W[t], "h2d.weight");
+        }
+        if (o->offload_optimizer)
+            g_join(&g, 1, 0);
+        if (dp > 1) {
+            uint64_t wb = 0;
+            for (uint64_t t = 0; t < nt; t++)
+                wb += P[t] * d;
+            g_join(&g, 0, 2);
+            g_xfer(&g, "hbm", "hbm", (dp - 1) * wb / dp, 2, 0, "allgather.weights");
+            g_join(&g, 2, 0);
+        }
+        fputs("sync\n", f);
+    }
+    fputs("# end: release the model\n", f);
+    for (uint64_t t = nt; t-- > 0;) {
+        for (uint64_t j = 3 - k; j < 3; j++)
+            g_free(&g, O[t * 3 + j]);
+        g_free(&g, G[t]);
+        g_free(&g, W[t]);
+    }
+    free(act);
+    free(W);
+    free(G);
+    free(O);
+    free(P);
+    free(ar);
+    g_done(&g);
+    return 0;
+}
+
+/* ==== serve ==== */
+
+void gen_serve_defaults(gen_serve_opts *o)
+{
+    *o = (gen_serve_opts){.layers = 32, .hidden = 4096, .kv_heads = 8, .head_dim = 128,
+                          .vocab = 32000, .dtype = "bf16", .requests = 100, .max_batch = 16,
+                          .rate = 4.0, .prompt_mu = 5.5, .prompt_sigma = 0.8, .output_mu = 4.5,
+                          .output_sigma = 0.8, .max_prompt = 4096, .max_output = 2048,
+                          .kv_block = 16, .tflops = 989.0, .mfu = 0.4, .hbm_gbps = 3350.0,
+                          .seed = 1};
+}
+
+typedef struct sreq {
+    am_ps arrival;       /* ps */
+    uint64_t prompt, output; /* tokens */
+    uint64_t len;        /* tokens in the KV cache */
+    uint64_t generated;  /* output tokens so far */
+    uint64_t *blocks;    /* block ids (kv_block > 0) or the one buffer id (kv_block = 0) */
+    uint64_t nblocks;
+} sreq;
+
+static uint64_t lognormal_tokens(gsl_rng *r, double mu, double sigma, uint64_t max)
+{
+    double x = gsl_ran_lognormal(r, mu, sigma);
+    uint64_t n = x < 1 ? 1 : (uint64_t)llround(x);
+    return n > max ? max : n;
+}
+
+int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err)
+{
+    uint64_t d = gen_dtype_bytes(o->dtype);
+    if (!d)
+        return am_fail(err, AM_EINPUT, "gen serve: dtype '%s' (expected fp32, bf16 or fp16)",
+                       o->dtype ? o->dtype : "");
+    if (!o->layers || !o->hidden || !o->kv_heads || !o->head_dim || !o->vocab || !o->requests ||
+        !o->max_batch || !o->max_prompt || !o->max_output || !(o->rate > 0) ||
+        !(o->prompt_sigma >= 0) || !(o->output_sigma >= 0) || !(o->tflops > 0) ||
+        !(o->mfu > 0) || o->mfu > 1 || !(o->hbm_gbps > 0))
+        return am_fail(err, AM_EINPUT, "gen serve: sizes, counts, rate, tflops and hbm-gbps "
+                       "must be > 0, sigmas >= 0, mfu in (0, 1]");
+    if ((double)o->layers * (double)o->hidden * (double)o->hidden > 1e15 ||
+        (double)o->requests > 1e7)
+        return am_fail(err, AM_EINPUT, "gen serve: model or request count too large");
+    gctx g;
+    g_init(&g, f, o->seed, 0, o->tflops, o->mfu);
+    uint64_t L = o->layers, h = o->hidden, V = o->vocab;
+    uint64_t bpt = 2 * L * o->kv_heads * o->head_dim * d; /* KV bytes per token */
+    uint64_t pl = 10 * h * h + 2 * h * o->kv_heads * o->head_dim, P = L * pl + V * h;
+    uint64_t T = o->kv_block;
+    fprintf(f, "# amsim gen serve: layers=%" PRIu64 " hidden=%" PRIu64 " kv_heads=%" PRIu64
+            " head_dim=%" PRIu64 " vocab=%" PRIu64 " dtype=%s requests=%" PRIu64
+            " max_batch=%" PRIu64 " rate=%g/s prompt=lognormal(%g,%g) output=lognormal(%g,%g)"
+            " kv_block=%" PRIu64 " seed=%" PRIu64 "\n", L, h, o->kv_heads, o->head_dim, V,
+            o->dtype, o->requests, o->max_batch, o->rate, o->prompt_mu, o->prompt_sigma,
+            o->output_mu, o->output_sigma, T, o->seed);
+    fprintf(f, "# weights %" PRIu64 " bytes, KV cache %" PRIu64 " bytes per token\n", P * d, bpt);
+    uint64_t nreq = o->requests;
+    sreq *rq = am_calloc(nreq, sizeof *rq);
+    double clock_s = 0;
+    for (uint64_t i = 0; i < nreq; i++) {
+        clock_s += gsl_ran_exponential(g.r, 1.0 / o->rate);
+        rq[i].arrival = (am_ps)llround(clock_s * 1e12);
+        rq[i].prompt = lognormal_tokens(g.r, o->prompt_mu, o->prompt_sigma, o->max_prompt);
+        rq[i].output = lognormal_tokens(g.r, o->output_mu, o->output_sigma, o->max_output);
+        uint64_t maxlen = rq[i].prompt + rq[i].output;
+        rq[i].blocks = am_calloc(T ? ceil_div(maxlen, T) + 1 : 1, sizeof *rq[i].blocks);
+    }
+    for (uint64_t l = 0; l < L; l++)
+        g_alloc(&g, pl * d, "hbm", 0, "L%" PRIu64 ".weight", l);
+    g_alloc(&g, V * h * d, "hbm", 0, "embed.weight");
+    uint64_t *run = am_calloc(o->max_batch, sizeof *run);
+    uint64_t nrun = 0, next = 0, done = 0, iter = 0;
+    am_ps now = 0;
+    while (done < nreq) {
+        if (!nrun && next < nreq && rq[next].arrival > now)
+            now = rq[next].arrival; /* idle until the next request */
+        fprintf(f, "# iteration %" PRIu64 " at %.6f s\n", iter, (double)now / 1e12);
+        fprintf(f, "sync stream=0 at=%" PRIu64 "\n", now);
+        /* decode: one more token in each running request's cache */
+        uint64_t ctx = 0, ndecode = nrun, newtok = 0, nnew = 0;
+        for (uint64_t j = 0; j < nrun; j++) {
+            sreq *r = &rq[run[j]];
+            if (T == 0) {
+                uint64_t old = r->blocks[0];
+                r->blocks[0] = g_alloc(&g, (r->len + 1) * bpt, "hbm", 0, "kv.r%" PRIu64, run[j]);
+                g_free(&g, old);
+            } else if (r->len % T == 0) {
+                uint64_t nb = r->nblocks++;
+                r->blocks[nb] = g_alloc(&g, T * bpt, "hbm", 0, "kv.r%" PRIu64 ".b%" PRIu64,
+                                        run[j], nb);
+            }
+            r->len++;
+            ctx += r->len;
+        }
+        /* admit and prefill the requests that have arrived */
+        while (nrun < o->max_batch && next < nreq && rq[next].arrival <= now) {
+            sreq *r = &rq[next];
+            if (T == 0) {
+                r->blocks[0] = g_alloc(&g, r->prompt * bpt, "hbm", 0, "kv.r%" PRIu64, next);
+                r->nblocks = 1;
+            } else {
+                for (uint64_t k = 0; k < ceil_div(r->prompt, T); k++)
+                    r->blocks[r->nblocks++] = g_alloc(&g, T * bpt, "hbm", 0, "kv.r%" PRIu64
+                                                      ".b%" PRIu64, next, k);
+            }
+            r->len = r->prompt;
+            newtok += r->prompt;
+            nnew++;
+            run[nrun++] = next++;
+        }
+        uint64_t tokens = newtok + ndecode, seqs = nnew + ndecode;
+        uint64_t ws = g_alloc(&g, tokens * 4 * h * d + seqs * V * d, "hbm", 0, "workspace");
+        double flops = 2.0 * (double)P * (double)tokens +
+                       4.0 * (double)L * (double)h * (double)ctx;
+        uint64_t dur = g_flops_ps(&g, flops);
+        if (ndecode) {
+            uint64_t mem = g_bytes_ps(&g, (double)(P * d) + (double)ctx * (double)bpt, o->hbm_gbps);
+            dur = mem > dur ? mem : dur;
+        }
+        g_compute(&g, dur, 0, "%s%s", nnew ? "prefill" : "", ndecode ? (nnew ? "+decode" : "decode") : "");
+        g_free(&g, ws);
+        now += dur;
+        /* every running request produced a token; finished ones release their cache */
+        uint64_t keep = 0;
+        for (uint64_t j = 0; j < nrun; j++) {
+            sreq *r = &rq[run[j]];
+            r->generated++;
+            if (r->generated >= r->output) {
+                for (uint64_t k = 0; k < r->nblocks; k++)
+                    g_free(&g, r->blocks[k]);
+                r->nblocks = 0;
+                done++;
+            } else {
+                run[keep++] = run[j];
+            }
+        }
+        nrun = keep;
+        iter++;
+    }
+    fprintf(f, "sync at=%" PRIu64 "\n", now);
+    for (uint64_t i = 0; i < nreq; i++)
+        free(rq[i].blocks);
+    free(rq);
+    free(run);
+    g_done(&g);
+    return 0;
+}
+
+/* ==== kernel ==== */
+
+void gen_kernel_defaults(gen_kernel_opts *o)
+{
+    *o = (gen_kernel_opts){.m = 1024, .n = 1024, .k = 1024, .tm = 128, .tn = 128, .tk = 128,
+                           .dtype = "bf16", .tflops = 197.0, .mfu = 0.8, .jitter = 0.02,
+                           .seed = 1};
+}
+
+int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err)
+{
+    uint64_t d = gen_dtype_bytes(o->dtype);
+    if (!d)
+        return am_fail(err, AM_EINPUT, "gen kernel: dtype '%s' (expected fp32, bf16 or fp16)",
+                       o->dtype ? o->dtype : "");
+    if (!o->m || !o->n || !o->k || !o->tm || !o->tn || !o->tk || !(o->tflops > 0) ||
+        !(o->mfu > 0) || o->mfu > 1 || !(o->jitter >= 0) || o->jitter > 0.5)
+        return am_fail(err, AM_EINPUT, "gen kernel: dimensions and tiles must be >= 1, tflops "
+                       "> 0, mfu in (0, 1], jitter in [0, 0.5]");
+    uint64_t tm = AM_MIN(o->tm, o->m), tn = AM_MIN(o->tn, o->n), tk = AM_MIN(o->tk, o->k);
+    uint64_t mi = ceil_div(o->m, tm), nj = ceil_div(o->n, tn), nk = ceil_div(o->k, tk);
+    if ((double)mi * (double)nj * (double)nk > 1e7)
+        return am_fail(err, AM_EINPUT, "gen kernel: more than 10^7 tile steps");
+    gctx g;
+    g_init(&g, f, o->seed, o->jitter, o->tflops, o->mfu);
+    fprintf(f, "# amsim gen kernel: matmul M=%" PRIu64 " N=%" PRIu64 " K=%" PRIu64 " tiles %"
+            PRIu64 "x%" PRIu64 "x%" PRIu64 " dtype=%s tflops=%g mfu=%g seed=%" PRIu64 "\n",
+            o->m, o->n, o->k, tm, tn, tk, o->dtype, o->tflops, o->mfu, o->seed);
+    fputs("# streams: 0 MXU compute, 1 DMA hbm->vmem (prefetch), 2 DMA vmem->hbm (writeback)\n", f);
+    uint64_t A = g_alloc(&g, o->m * o->k * d, "hbm", 0, "A");
+    uint64_t B = g_alloc(&g, o->k * o->n * d, "hbm", 0, "B");
+    uint64_t C = g_alloc(&g, o->m * o->n * d, "hbm", 0, "C");
+    uint64_t va[2], vb[2], vo[2];
+    for (int i = 0; i < 2; i++) {
+        va[i] = g_alloc(&g, tm * tk * d, "vmem", 0, "a_tile%d", i);
+        vb[i] = g_alloc(&g, tk * tn * d, "vmem", 0, "b_tile%d", i);
+        vo[i] = g_alloc(&g, tm * tn * d, "vmem", 0, "out_tile%d", i);
+    }
+    uint64_t steps = mi * nj * nk, ev_load[2] = {0, 0}, ev_comp_prev = 0, ev_wb[2] = {0, 0};
+    uint64_t acc = 0;
+    /* dimensions of step s's tiles */
+#define KSTEP(s, M_, N_, K_)                                                                  \
+    do {                                                                                      \
+        uint64_t t_ = (s) / nk, i_ = t_ / nj, j_ = t_ % nj, k_ = (s) % nk;                    \
+        M_ = AM_MIN(tm, o->m - i_ * tm);                                                      \
+        N_ = AM_MIN(tn, o->n - j_ * tn);                                                      \
+        K_ = AM_MIN(tk, o->k - k_ * tk);                                                      \
+    } while (0)
+    uint64_t sm, sn, sk;
+    KSTEP(0, sm, sn, sk);
+    g_xfer(&g, "hbm", "vmem", sm * sk * d, 1, va[0], "dma.a");
+    g_xfer(&g, "hbm", "vmem", sk * sn * d, 1, vb[0], "dma.b");
+    ev_load[0] = g_record(&g, 1);
+    for (uint64_t s = 0; s < steps; s++) {
+        uint64_t tile = s / nk, kk = s % nk;
+        int slot = (int)(s & 1);
+        if (s + 1 < steps) { /* prefetch step s+1 into the other buffers */
+            uint64_t pm, pn, pk;
+            KSTEP(s + 1, pm, pn, pk);
+            if (s >= 1)
+                g_wait(&g, ev_comp_prev, 1); /* step s-1 has finished with them */
+            g_xfer(&g, "hbm", "vmem", pm * pk * d, 1, va[!slot], "dma.a");
+            g_xfer(&g, "hbm", "vmem", pk * pn * d, 1, vb[!slot], "dma.b");
+            ev_load[!slot] = g_record(&g, 1);
+        }
+        KSTEP(s, sm, sn, sk);
+        if (kk == 0)
+            acc = g_alloc(&g, sm * sn * 4, "accumulator", 0, "acc.t%" PRIu64, tile);
+        g_wait(&g, ev_load[slot], 0);
+        g_xfer(&g, "vmem", "accumulator", (sm * sk + sk * sn) * d, 0, acc, "mxu.in");
+        g_compute(&g, g_flops_ps(&g, 2.0 * (double)sm * (double)sn * (double)sk), 0, "matmul");
+        ev_comp_prev = g_record(&g, 0);
+        if (kk + 1 == nk) { /* tile done: accumulator -> vmem -> hbm, double-buffered */
+            int os = (int)(tile & 1);
+            if (tile >= 2)
+                g_wait(&g, ev_wb[os], 0);
+            g_xfer(&g, "accumulator", "vmem", sm * sn * d, 0, vo[os], "acc.out");
+            g_free(&g, acc);
+            g_join(&g, 0, 2);
+            g_xfer(&g, "vmem", "hbm", sm * sn * d, 2, C, "writeback");
+            ev_wb[os] = g_record(&g, 2);
+        }
+    }
+#undef KSTEP
+    fputs("sync\n", f);
+    for (int i = 1; i >= 0; i--) {
+        g_free(&g, vo[i]);
+        g_free(&g, vb[i]);
+        g_free(&g, va[i]);
+    }
+    g_free(&g, C);
+    g_free(&g, B);
+    g_free(&g, A);
+    g_done(&g);
+    return 0;
+}

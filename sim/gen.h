@@ -1,0 +1,83 @@
+/* gen.h - synthetic workload traces (`amsim gen KIND`), written in the native format.
+ *
+ * Each generator takes an options struct (fill it with its *_defaults function first) and a
+ * FILE*, and writes one native trace (traces/FORMAT.md). Runs are reproducible: every random
+ * number comes from one GSL Mersenne Twister (gsl_rng_mt19937) seeded with `seed`, so the same
+ * options give the same bytes. The models behind each kind are described in gen.c. */
+#ifndef AM_GEN_H
+#define AM_GEN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common.h"
+
+/* Element size of a dtype name (fp32 4, bf16 2, fp16 2); 0 when unknown. */
+unsigned gen_dtype_bytes(const char *dtype);
+
+/* ---- train: steps of a decoder-only transformer (data parallel, Adam) ---- */
+typedef struct gen_train_opts {
+    uint64_t layers, hidden, heads, seq, vocab;
+    uint64_t micro_batch, micro_batches, steps;
+    uint64_t dp;                 /* data-parallel ranks; optimizer states sharded by dp (ZeRO-1) */
+    const char *dtype;           /* weights, gradients, activations: fp32 | bf16 | fp16 */
+    int offload_optimizer;       /* optimizer states in host memory, Adam on the host */
+    int recompute;               /* keep only layer inputs; recompute the layer in backward */
+    double tflops;               /* device peak, TFLOP/s */
+    double mfu;                  /* achieved fraction of the peak */
+    double hbm_gbps;             /* HBM bandwidth for the (memory-bound) optimizer, GB/s */
+    double host_adam_gbps;       /* host optimizer throughput (offload), GB/s of state */
+    double jitter;               /* relative standard deviation of compute durations */
+    uint64_t seed;
+} gen_train_opts;
+
+/* The memory the train trace asks for, in closed form (bytes; see gen.c for the formulas). */
+typedef struct gen_train_totals {
+    uint64_t params;             /* model parameters */
+    uint64_t weights, grads;     /* hbm, persistent */
+    uint64_t optimizer;          /* master + m + v (sharded by dp); on host when offloaded */
+    uint64_t act_per_layer;      /* saved activations of one layer, one micro-batch */
+    uint64_t transient_peak;     /* peak of the per-micro-batch buffers */
+    uint64_t hbm_peak_live;      /* peak live bytes on hbm */
+    uint64_t host_peak_live;     /* peak live bytes on host */
+} gen_train_totals;
+
+void gen_train_defaults(gen_train_opts *o);
+/* 0, or -1 with err for options out of range. */
+int gen_train_totals_of(const gen_train_opts *o, gen_train_totals *t, am_error *err);
+int gen_train(const gen_train_opts *o, FILE *f, am_error *err);
+
+/* ---- serve: LLM inference with continuous batching ---- */
+typedef struct gen_serve_opts {
+    uint64_t layers, hidden, kv_heads, head_dim, vocab;
+    const char *dtype;
+    uint64_t requests, max_batch;
+    double rate;                 /* request arrivals per second (Poisson) */
+    double prompt_mu, prompt_sigma; /* prompt length ~ lognormal(mu, sigma) tokens */
+    double output_mu, output_sigma; /* output length ~ lognormal(mu, sigma) tokens */
+    uint64_t max_prompt, max_output; /* clamps, tokens */
+    uint64_t kv_block;           /* tokens per KV block; 0 = grow per token (free + alloc) */
+    double tflops, mfu, hbm_gbps;
+    uint64_t seed;
+} gen_serve_opts;
+
+void gen_serve_defaults(gen_serve_opts *o);
+int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err);
+
+/* ---- kernel: a tiled TPU matmul C[M,N] = A[M,K] B[K,N], double-buffered ---- */
+typedef struct gen_kernel_opts {
+    uint64_t m, n, k;            /* matrix dimensions, elements */
+    uint64_t tm, tn, tk;         /* tile dimensions, elements */
+    const char *dtype;           /* A, B and C; the accumulator is fp32 */
+    double tflops, mfu;
+    double jitter;
+    uint64_t seed;
+} gen_kernel_opts;
+
+void gen_kernel_defaults(gen_kernel_opts *o);
+int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err);
+
+/* `amsim gen KIND [options] -o OUT` (argv without the command name); the exit status. */
+int cmd_gen(int argc, char **argv);
+
+#endif

@@ -1,0 +1,53 @@
+/* observer_mux.c - forwards every observer callback to each chained observer, in order. */
+#include "observer_mux.h"
+
+#include <string.h>
+
+#define MUX_EACH(m, cb, ...)                                                                  \
+    for (int i_ = 0; i_ < (m)->n; i_++)                                                       \
+        if ((m)->to[i_]->cb)                                                                  \
+            (m)->to[i_]->cb((m)->to[i_]->ctx, __VA_ARGS__)
+
+static void mux_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
+                      uint64_t addr, uint64_t requested, uint64_t size, int ok)
+{
+    obs_mux *m = ctx;
+    MUX_EACH(m, alloc, t, seq, id, level, stream, addr, requested, size, ok);
+}
+
+static void mux_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream, uint64_t addr,
+                     uint64_t requested, uint64_t size, int phase)
+{
+    obs_mux *m = ctx;
+    MUX_EACH(m, free, t, id, level, stream, addr, requested, size, phase);
+}
+
+static void mux_device(void *ctx, am_ps t, int level, int alloc, uint64_t addr, uint64_t bytes)
+{
+    obs_mux *m = ctx;
+    MUX_EACH(m, device, t, level, alloc, addr, bytes);
+}
+
+static void mux_counters(void *ctx, am_ps t, int level, const mem_metrics *mm)
+{
+    obs_mux *m = ctx;
+    MUX_EACH(m, counters, t, level, mm);
+}
+
+static void mux_op(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes)
+{
+    obs_mux *m = ctx;
+    MUX_EACH(m, op, stream, start, end, chan, bytes);
+}
+
+const sim_observer *obs_mux_init(obs_mux *m, const sim_observer *const *list, int n)
+{
+    memset(m, 0, sizeof *m);
+    for (int i = 0; i < n && m->n < OBS_MUX_MAX; i++)
+        if (list[i])
+            m->to[m->n++] = list[i];
+    if (m->n <= 1)
+        return m->n ? m->to[0] : NULL;
+    m->obs = (sim_observer){m, mux_alloc, mux_free, mux_device, mux_counters, mux_op};
+    return &m->obs;
+}

@@ -1,0 +1,109 @@
+/* trace_write.c - native text trace writer (see trace_write.h). */
+#include "trace_write.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+void tw_init(tw_writer *w, FILE *f, const char *const *level_names, int nlevels,
+             const char *comment)
+{
+    memset(w, 0, sizeof *w);
+    w->f = f;
+    w->level_names = level_names;
+    w->nlevels = nlevels;
+    fputs("amsim-trace v1 time_unit=ps\n", f);
+    while (comment && *comment) {
+        const char *nl = strchr(comment, '\n');
+        size_t n = nl ? (size_t)(nl - comment) : strlen(comment);
+        fprintf(f, "# %.*s\n", (int)n, comment);
+        comment += n + (nl != NULL);
+    }
+}
+
+static const char *tw_level(tw_writer *w, int l)
+{
+    return l >= 0 && l < w->nlevels ? w->level_names[l] : NULL;
+}
+
+int tw_event(tw_writer *w, const tr_event *ev, am_error *err)
+{
+    static const char *const ops[] = {
+        [TR_ALLOC] = "alloc", [TR_FREE] = "free", [TR_FREE_REQUESTED] = "free_requested",
+        [TR_FREE_COMPLETED] = "free_completed", [TR_TRANSFER] = "transfer",
+        [TR_COMPUTE] = "compute", [TR_RECORD] = "record", [TR_WAIT] = "wait", [TR_SYNC] = "sync",
+        [TR_SEGMENT_ALLOC] = "segment_alloc", [TR_SEGMENT_FREE] = "segment_free",
+        [TR_OOM_RECORDED] = "oom", [TR_USE] = "use"};
+    FILE *f = w->f;
+    if ((int)ev->kind < TR_ALLOC || (int)ev->kind > TR_USE)
+        return am_fail(err, AM_EINTERNAL, "trace writer: unknown event kind %d", (int)ev->kind);
+    const char *lv = tw_level(w, ev->level);
+    int needs_level = ev->kind == TR_ALLOC || ev->kind == TR_TRANSFER ||
+                      ev->kind == TR_SEGMENT_ALLOC || ev->kind == TR_SEGMENT_FREE ||
+                      ev->kind == TR_OOM_RECORDED;
+    if (needs_level && !lv)
+        return am_fail(err, AM_EINTERNAL, "trace writer: event of line %lu names level %d, "
+                       "which the config does not have", ev->line, (int)ev->level);
+    fputs(ops[ev->kind], f);
+    switch (ev->kind) {
+    case TR_ALLOC:
+        fprintf(f, " %" PRIu64 " %" PRIu64 " level=%s", ev->id, ev->bytes, lv);
+        if (ev->addr != TR_NO_ADDR)
+            fprintf(f, " addr=%" PRIu64, ev->addr);
+        if (ev->has_donate)
+            fprintf(f, " donate=%" PRIu64, ev->donate);
+        if (ev->line == 0)
+            fputs(" prologue=1", f); /* start-state recovery (snapshot reader): not validated */
+        break;
+    case TR_FREE:
+    case TR_USE:
+    case TR_FREE_REQUESTED:
+    case TR_FREE_COMPLETED:
+        fprintf(f, " %" PRIu64, ev->id);
+        break;
+    case TR_TRANSFER: {
+        const char *dst = tw_level(w, ev->dst_level);
+        if (!dst)
+            return am_fail(err, AM_EINTERNAL, "trace writer: transfer of line %lu to level %d, "
+                           "which the config does not have", ev->line, (int)ev->dst_level);
+        fprintf(f, " %s %s %" PRIu64, lv, dst, ev->bytes);
+        if (ev->id != TR_NO_ADDR)
+            fprintf(f, " id=%" PRIu64, ev->id);
+        if (ev->has_into)
+            fprintf(f, " into=%" PRIu64, ev->into);
+        if (ev->implicit)
+            fputs(" implicit=1", f);
+        break;
+    }
+    case TR_COMPUTE:
+        fprintf(f, " %" PRIu64, ev->duration);
+        break;
+    case TR_RECORD:
+    case TR_WAIT:
+        fprintf(f, " %" PRIu64, ev->arg);
+        break;
+    case TR_SYNC:
+        break;
+    case TR_SEGMENT_ALLOC:
+    case TR_SEGMENT_FREE:
+        fprintf(f, " %" PRIu64 " %" PRIu64 " level=%s", ev->addr, ev->bytes, lv);
+        if (ev->kind == TR_SEGMENT_ALLOC && ev->declared)
+            fputs(" declared=1", f);
+        break;
+    default: /* TR_OOM_RECORDED */
+        fprintf(f, " %" PRIu64 " level=%s", ev->bytes, lv);
+        break;
+    }
+    if (!(ev->kind == TR_SYNC && ev->stream == TR_ALL) && ev->stream != 0)
+        fprintf(f, " stream=%" PRIu32, ev->stream);
+    if (ev->kind == TR_SYNC && ev->stream == 0)
+        fputs(" stream=0", f);
+    if (ev->name && (ev->kind == TR_ALLOC || ev->kind == TR_TRANSFER || ev->kind == TR_COMPUTE))
+        fprintf(f, " name=%s", ev->name);
+    if (ev->time != AM_TIME_NONE) {
+        am_ps at = ev->time < w->last_at ? w->last_at : ev->time;
+        fprintf(f, " at=%" PRIu64, at);
+        w->last_at = at;
+    }
+    fputc('\n', f);
+    return 0;
+}

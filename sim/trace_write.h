@@ -1,0 +1,31 @@
+/* trace_write.h - the native text trace writer (traces/FORMAT.md, version 1).
+ *
+ * Writes every event kind the native reader accepts, so that reading the output gives the same
+ * events back (kind, stream, levels, id, bytes, time, duration, event id, recorded address,
+ * name, declared, into, implicit, donate; an alloc with line 0 - the snapshot reader's
+ * start-state recovery - is marked prologue=1 so that it stays out of validation): `amsim convert` and the generators use it. Times are written in picoseconds
+ * under a `time_unit=ps` header, so nothing is rounded. at= times that would decrease (a
+ * recording whose clock stepped back) are clamped to the previous one: the engine's host clock
+ * never goes backwards, so the replay is the same. */
+#ifndef AM_TRACE_WRITE_H
+#define AM_TRACE_WRITE_H
+
+#include <stdio.h>
+
+#include "trace.h"
+
+typedef struct tw_writer {
+    FILE *f;
+    const char *const *level_names; /* index = level index of the events */
+    int nlevels;
+    am_ps last_at;                  /* latest at= written (ps) */
+} tw_writer;
+
+/* Start a native trace on f: the header line, then `# comment` lines for each line of
+ * comment (may be NULL). */
+void tw_init(tw_writer *w, FILE *f, const char *const *level_names, int nlevels,
+             const char *comment);
+/* One event as one line; 0, or -1 (err set) for a level index with no name. */
+int tw_event(tw_writer *w, const tr_event *ev, am_error *err);
+
+#endif

@@ -1,0 +1,197 @@
+/* test_export.c - the run exporters: the Chrome / Perfetto JSON parses (python3's json) and
+ * every event carries the fields the trace-event format requires (name, ph, ts, pid, tid; dur
+ * for "X"; args for "C"; s for "i"); the PyTorch snapshot loads with python3's pickle and,
+ * read back by amsim's own reader, gives exactly the allocation, free, segment and oom events
+ * the run produced. */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../sim/engine.h"
+#include "../../sim/gen.h"
+#include "../../sim/run.h"
+#include "../../sim/trace.h"
+#include "testutil.h"
+
+#define EXP_YAML                                                                              \
+    "version: 1\n"                                                                            \
+    "default_memory: hbm\n"                                                                   \
+    "memories:\n"                                                                             \
+    "  hbm: {capacity: 16MiB, granularity: 2MiB, allocator: {policy: caching}}\n"             \
+    "  host: {capacity: 1TiB, allocator: {policy: best_fit}}\n"                               \
+    "links:\n"                                                                                \
+    "  pcie: {from: host, to: hbm, bandwidth: 64GB/s, latency: 2us}\n"                        \
+    "  nvlink: {from: hbm, to: hbm, bandwidth: 450GB/s}\n"
+
+static int have_python(void) { return system("python3 -c pass >/dev/null 2>&1") == 0; }
+
+static const char *train_trace(void)
+{
+    static char p[512];
+    snprintf(p, sizeof p, "%s/exp.trace", tu_tmpdir());
+    gen_train_opts o;
+    gen_train_defaults(&o);
+    o.layers = 2;
+    o.hidden = 256;
+    o.heads = 4;
+    o.seq = 128;
+    o.vocab = 1000;
+    o.micro_batch = 4;
+    o.micro_batches = 2;
+    o.dp = 2;
+    FILE *f = fopen(p, "w");
+    am_error err = {0};
+    CU_ASSERT_FATAL(f && gen_train(&o, f, &err) == 0);
+    fclose(f);
+    return p;
+}
+
+static const char *checker =
+    "import json, sys\n"
+    "d = json.load(open(sys.argv[1]))\n"
+    "ev = d['traceEvents']\n"
+    "bad = 0\n"
+    "phs = set()\n"
+    "for e in ev:\n"
+    "    phs.add(e['ph'])\n"
+    "    for k in ('name', 'ph', 'ts', 'pid', 'tid'):\n"
+    "        if k not in e: bad += 1\n"
+    "    if e['ph'] == 'X' and not ('dur' in e and e['dur'] >= 0): bad += 1\n"
+    "    if e['ph'] == 'C' and not isinstance(e.get('args'), dict): bad += 1\n"
+    "    if e['ph'] == 'i' and e.get('s') not in ('g', 'p', 't'): bad += 1\n"
+    "need = set(sys.argv[2])\n"
+    "sys.exit(1 if bad or not need <= phs else 0)\n";
+
+static void test_chrome(void)
+{
+    if (!have_python()) {
+        printf("skipped: python3 not found\n");
+        return;
+    }
+    const char *cfg = tu_write("exp.yaml", EXP_YAML), *py = tu_write("check.py", checker);
+    char out[512], cmd[2048];
+    snprintf(out, sizeof out, "%s/t.json", tu_tmpdir());
+    /* caching on 16 MiB: the run has out-of-memory events too */
+    run_spec sp = {.config = cfg, .trace = train_trace(), .chrome_trace = out};
+    am_error err = {0};
+    CU_ASSERT_FATAL(run_once(&sp, NULL, NULL, NULL, &err) == 0);
+    snprintf(cmd, sizeof cmd, "python3 '%s' '%s' XCMi", py, out);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+    /* one track per stream (0, 1, 2) and per used link */
+    char *text = tu_slurp(out, NULL);
+    CU_ASSERT_FATAL(text != NULL);
+    CU_ASSERT(strstr(text, "\"name\":\"stream 2\"") != NULL);
+    CU_ASSERT(strstr(text, "\"name\":\"link pcie host>hbm\"") != NULL);
+    CU_ASSERT(strstr(text, "\"name\":\"link nvlink hbm>hbm\"") != NULL);
+    CU_ASSERT(strstr(text, "\"name\":\"memory hbm\"") != NULL);
+    free(text);
+}
+
+/* What the run did, as the snapshot should record it. */
+typedef struct rec {
+    int kind; /* tr_kind */
+    uint64_t addr, size;
+} rec;
+typedef struct recs {
+    rec *r;
+    size_t n, cap;
+    int level;
+} recs;
+
+static void push(recs *x, int kind, uint64_t addr, uint64_t size)
+{
+    if (x->n == x->cap)
+        x->r = realloc(x->r, (x->cap = x->cap ? 2 * x->cap : 1024) * sizeof *x->r);
+    x->r[x->n++] = (rec){kind, addr, size};
+}
+
+static void o_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
+                    uint64_t addr, uint64_t requested, uint64_t size, int ok)
+{
+    recs *x = ctx;
+    if (level == x->level)
+        push(x, ok ? TR_ALLOC : TR_OOM_RECORDED, ok ? addr : TR_NO_ADDR, requested);
+}
+
+static void o_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream, uint64_t addr,
+                   uint64_t requested, uint64_t size, int phase)
+{
+    recs *x = ctx;
+    if (level != x->level)
+        return;
+    if (phase != 2)
+        push(x, TR_FREE_REQUESTED, addr, 0);
+    if (phase != 1)
+        push(x, TR_FREE_COMPLETED, addr, 0);
+}
+
+static void o_device(void *ctx, am_ps t, int level, int alloc, uint64_t addr, uint64_t bytes)
+{
+    recs *x = ctx;
+    if (level == x->level)
+        push(x, alloc ? TR_SEGMENT_ALLOC : TR_SEGMENT_FREE, addr, bytes);
+}
+
+static void test_snapshot(void)
+{
+    const char *cfg = tu_write("exp.yaml", EXP_YAML);
+    char out[512];
+    snprintf(out, sizeof out, "%s/t.pickle", tu_tmpdir());
+    recs seen = {NULL, 0, 0, 0};
+    sim_observer obs = {.ctx = &seen, .alloc = o_alloc, .free = o_free, .device = o_device};
+    run_spec sp = {.config = cfg, .trace = train_trace(), .pytorch_snapshot = out,
+                   .observer = &obs};
+    am_error err = {0};
+    CU_ASSERT_FATAL(run_once(&sp, NULL, NULL, NULL, &err) == 0);
+    CU_ASSERT(seen.n > 100);
+    if (have_python()) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "python3 -c \"import pickle,sys; d = pickle.load(open(sys.argv[1], "
+                 "'rb')); sys.exit(0 if len(d['device_traces']) == 1 and d['allocator_settings'] == {}"
+                 " and d['external_annotations'] == [] else 1)\" '%s'", out);
+        CU_ASSERT_EQUAL(system(cmd), 0);
+    }
+    /* read back with amsim's reader: declarations first, then exactly the observed events */
+    static const char *const lv[] = {"hbm", "host"};
+    trace_opts to = {lv, 2, 0, 0, AM_PS_PER_NS, 0};
+    trace *t = NULL;
+    CU_ASSERT_FATAL(trace_open(&t, out, &to, &err) == 0);
+    tr_event ev;
+    size_t k = 0;
+    int r, mismatch = 0;
+    uint64_t ooms = 0;
+    while ((r = trace_next(t, &ev, &err)) == 1) {
+        if (ev.kind == TR_SEGMENT_ALLOC && ev.declared)
+            continue;
+        CU_ASSERT(ev.line != 0); /* no start-state prologue: the run started empty */
+        if (k >= seen.n) {
+            mismatch++;
+            break;
+        }
+        const rec *x = &seen.r[k++];
+        if ((int)ev.kind != x->kind)
+            mismatch++;
+        else if (ev.kind == TR_ALLOC && (ev.addr != x->addr || ev.bytes != x->size))
+            mismatch++;
+        else if ((ev.kind == TR_SEGMENT_ALLOC || ev.kind == TR_SEGMENT_FREE) &&
+                 (ev.addr != x->addr || ev.bytes != x->size))
+            mismatch++;
+        else if (ev.kind == TR_OOM_RECORDED && ev.bytes != x->size)
+            mismatch++;
+        ooms += ev.kind == TR_OOM_RECORDED;
+    }
+    CU_ASSERT_EQUAL(r, 0);
+    CU_ASSERT_EQUAL(mismatch, 0);
+    CU_ASSERT_EQUAL(k, seen.n);
+    CU_ASSERT_EQUAL(trace_skipped(t), 0);
+    CU_ASSERT(ooms > 0); /* 16 MiB is too small for this step */
+    trace_close(t);
+    free(seen.r);
+}
+
+void suite_export(void)
+{
+    TU_SUITE("export", {"chrome trace is valid trace-event JSON", test_chrome},
+             {"pytorch snapshot reads back with the same events", test_snapshot});
+}

@@ -1,0 +1,252 @@
+/* test_gen.c - the workload generators (sim/gen.c): the same seed gives the same bytes and
+ * another seed other bytes; a generated training step replayed by the engine peaks at exactly
+ * the closed-form live bytes (weights + gradients + Adam states + saved activations + the
+ * largest backward temporaries), computed here independently of gen.c; serve and kernel
+ * traces replay and free what they allocate. */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../sim/engine.h"
+#include "../../sim/gen.h"
+#include "../../sim/run.h"
+#include "testutil.h"
+
+#define GEN_YAML                                                                              \
+    "version: 1\n"                                                                            \
+    "default_memory: hbm\n"                                                                   \
+    "memories:\n"                                                                             \
+    "  hbm: {capacity: 1TiB, allocator: {policy: best_fit}}\n"                                \
+    "  host: {capacity: 1TiB, allocator: {policy: best_fit}}\n"                               \
+    "links:\n"                                                                                \
+    "  pcie: {from: host, to: hbm, bandwidth: 64GB/s}\n"                                      \
+    "  nvlink: {from: hbm, to: hbm, bandwidth: 450GB/s}\n"
+
+typedef struct peaks {
+    uint64_t live[8], end_live[8];
+    int n;
+} peaks;
+
+static void grab(void *ctx, sim *s, const report_trace *t)
+{
+    peaks *p = ctx;
+    p->n = sim_nlevels(s);
+    for (int i = 0; i < p->n && i < 8; i++) {
+        const mem_metrics *m = mem_get_metrics(sim_level(s, i));
+        p->live[i] = m->peak_live_bytes;
+        p->end_live[i] = m->live_bytes;
+    }
+}
+
+/* Replay trace under config path; 0 and peaks, or -1. */
+static int replay(const char *config, const char *tpath, peaks *p)
+{
+    run_spec sp = {.config = config, .trace = tpath};
+    am_error err = {0};
+    memset(p, 0, sizeof *p);
+    int rc = run_once(&sp, grab, p, NULL, &err);
+    if (rc)
+        fprintf(stderr, "replay %s: %s\n", tpath, err.msg);
+    return rc;
+}
+
+typedef int (*gen_fn)(const void *o, FILE *f, am_error *err);
+static int g_train(const void *o, FILE *f, am_error *e) { return gen_train(o, f, e); }
+static int g_serve(const void *o, FILE *f, am_error *e) { return gen_serve(o, f, e); }
+static int g_kernel(const void *o, FILE *f, am_error *e) { return gen_kernel(o, f, e); }
+
+static const char *gen_file(const char *name, gen_fn fn, const void *o)
+{
+    static char path[8][512];
+    static int k;
+    char *p = path[k++ % 8];
+    snprintf(p, sizeof path[0], "%s/%s", tu_tmpdir(), name);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    am_error err = {0};
+    int rc = fn(o, f, &err);
+    if (rc)
+        fprintf(stderr, "%s: %s\n", name, err.msg);
+    CU_ASSERT(rc == 0);
+    fclose(f);
+    return p;
+}
+
+static void small_train(gen_train_opts *o)
+{
+    gen_train_defaults(o);
+    o->layers = 3;
+    o->hidden = 64;
+    o->heads = 4;
+    o->seq = 32;
+    o->vocab = 100;
+    o->micro_batch = 2;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    size_t na, nb;
+    char *x = tu_slurp(a, &na), *y = tu_slurp(b, &nb);
+    int same = x && y && na == nb && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+static void test_deterministic(void)
+{
+    gen_train_opts t;
+    gen_serve_opts s;
+    gen_kernel_opts k;
+    small_train(&t);
+    gen_serve_defaults(&s);
+    s.layers = 2;
+    s.hidden = 128;
+    s.requests = 10;
+    gen_kernel_defaults(&k);
+    k.m = k.n = k.k = 256;
+    struct { gen_fn fn; void *o; uint64_t *seed; const char *name; } kinds[] = {
+        {g_train, &t, &t.seed, "train"}, {g_serve, &s, &s.seed, "serve"},
+        {g_kernel, &k, &k.seed, "kernel"}};
+    for (size_t i = 0; i < AM_ARRAY_LEN(kinds); i++) {
+        char n1[64], n2[64], n3[64];
+        snprintf(n1, sizeof n1, "%s.a", kinds[i].name);
+        snprintf(n2, sizeof n2, "%s.b", kinds[i].name);
+        snprintf(n3, sizeof n3, "%s.c", kinds[i].name);
+        *kinds[i].seed = 7;
+        const char *a = gen_file(n1, kinds[i].fn, kinds[i].o);
+        const char *b = gen_file(n2, kinds[i].fn, kinds[i].o);
+        *kinds[i].seed = 8;
+        const char *c = gen_file(n3, kinds[i].fn, kinds[i].o);
+        CU_ASSERT(same_file(a, b));
+        CU_ASSERT(!same_file(a, c));
+    }
+}
+
+/* The closed form, written out again here (gen.c's comment has the same formulas). */
+static void expect_train(const gen_train_opts *o, uint64_t *hbm, uint64_t *host)
+{
+    uint64_t d = strcmp(o->dtype, "fp32") == 0 ? 4 : 2, h = o->hidden, L = o->layers;
+    uint64_t V = o->vocab, s = o->seq, b = o->micro_batch, a = o->heads, dp = o->dp;
+    uint64_t k = d == 4 ? 2 : 3; /* fp32 master copy only for 16-bit training */
+    uint64_t pl = 12 * h * h + 13 * h, P = L * pl + V * h + 2 * h;
+    uint64_t opt = k * 4 * (L * ((pl + dp - 1) / dp) + (V * h + dp - 1) / dp + (2 * h + dp - 1) / dp);
+    uint64_t S = s * b * h, A = a * s * s * b, R = 16 * S * d + 2 * S + 2 * A * d + A;
+    if (d == 2)
+        CU_ASSERT_EQUAL(R, 34 * s * b * h + 5 * a * s * s * b); /* Korthikanti et al. */
+    uint64_t saved = o->recompute ? L * S * d : L * R;
+    uint64_t head = saved + S * d + s * b * V * d + AM_MAX(s * b * V * d, S * d);
+    uint64_t layer = (o->recompute ? L * S * d + R : L * R + S * d) + AM_MAX(4 * S * d, A * d);
+    *hbm = 2 * P * d + (o->offload_optimizer ? 0 : opt) + 8 * s * b + AM_MAX(head, layer);
+    *host = o->offload_optimizer ? opt : 0;
+}
+
+static void check_train(const gen_train_opts *o, const char *name)
+{
+    const char *cfg = tu_write("gen.yaml", GEN_YAML);
+    const char *tr = gen_file(name, g_train, o);
+    peaks p;
+    CU_ASSERT_FATAL(replay(cfg, tr, &p) == 0);
+    uint64_t hbm, host;
+    expect_train(o, &hbm, &host);
+    gen_train_totals tt;
+    am_error err = {0};
+    CU_ASSERT_FATAL(gen_train_totals_of(o, &tt, &err) == 0);
+    if (p.live[0] != hbm || p.live[1] != host)
+        fprintf(stderr, "%s: hbm peak %llu (closed form %llu), host %llu (%llu)\n", name,
+                (unsigned long long)p.live[0], (unsigned long long)hbm,
+                (unsigned long long)p.live[1], (unsigned long long)host);
+    CU_ASSERT_EQUAL(p.live[0], hbm);
+    CU_ASSERT_EQUAL(p.live[1], host);
+    CU_ASSERT_EQUAL(tt.hbm_peak_live, hbm);
+    CU_ASSERT_EQUAL(tt.host_peak_live, host);
+    CU_ASSERT_EQUAL(p.end_live[0], 0); /* everything freed at the end */
+    CU_ASSERT_EQUAL(p.end_live[1], 0);
+}
+
+static void test_train_closed_form(void)
+{
+    gen_train_opts o;
+    small_train(&o);
+    /* a known configuration by hand: L=3 h=64 a=4 s=32 b=2 V=100 bf16:
+     * params 3*(12*4096+13*64) + 6400 + 128 = 156480; weights = grads = 312960;
+     * Adam 3 states * 4 B * 156480 = 1877760; S = 4096, A = 8192, R = 34*4096 + 5*8192 = 180224;
+     * head = 3R + 8192 + 12800 + 12800 = 574464, layer = 3R + 8192 + 32768 = 581632;
+     * peak = 312960 * 2 + 1877760 + 512 + 581632 = 3085824 */
+    uint64_t hbm, host;
+    expect_train(&o, &hbm, &host);
+    CU_ASSERT_EQUAL(hbm, 3085824);
+    check_train(&o, "train.bf16");
+    o.recompute = 1;
+    check_train(&o, "train.recompute");
+    o.recompute = 0;
+    o.offload_optimizer = 1;
+    o.dp = 3;
+    o.micro_batches = 2;
+    o.steps = 2;
+    check_train(&o, "train.offload.dp3");
+    small_train(&o);
+    o.dtype = "fp32";
+    o.seq = 64; /* attention scores dominate the backward temporaries */
+    o.vocab = 20;
+    o.dp = 2;
+    check_train(&o, "train.fp32.dp2");
+    o.recompute = 1;
+    check_train(&o, "train.fp32.recompute");
+}
+
+static void test_serve_frees(void)
+{
+    const char *cfg = tu_write("gen.yaml", GEN_YAML);
+    gen_serve_opts o;
+    gen_serve_defaults(&o);
+    o.layers = 2;
+    o.hidden = 128;
+    o.kv_heads = 2;
+    o.head_dim = 32;
+    o.vocab = 500;
+    o.requests = 30;
+    o.rate = 100;
+    uint64_t weights = (2 * (10 * 128 * 128 + 2 * 128 * 2 * 32) + 500 * 128) * 2;
+    for (uint64_t blk = 0; blk <= 16; blk += 16) {
+        o.kv_block = blk;
+        peaks p;
+        CU_ASSERT_FATAL(replay(cfg, gen_file(blk ? "serve.paged" : "serve.per_token", g_serve, &o),
+                               &p) == 0);
+        CU_ASSERT_EQUAL(p.end_live[0], weights); /* every KV cache and workspace freed */
+        CU_ASSERT(p.live[0] > weights);
+    }
+    o.rate = -1;
+    am_error err = {0};
+    FILE *f = fopen("/dev/null", "w");
+    CU_ASSERT(gen_serve(&o, f, &err) == -1 && err.status == AM_EINPUT);
+    fclose(f);
+}
+
+static void test_kernel_buffers(void)
+{
+    char cfg[1024];
+    snprintf(cfg, sizeof cfg, "%s/configs/devices/tpu-v5e.yaml", tu_top());
+    gen_kernel_opts o;
+    gen_kernel_defaults(&o);
+    o.m = 512;
+    o.n = 384;
+    o.k = 256;
+    peaks p;
+    CU_ASSERT_FATAL(replay(cfg, gen_file("kernel", g_kernel, &o), &p) == 0);
+    /* levels of tpu-v5e.yaml: hbm, vmem, smem, accumulator, host */
+    CU_ASSERT_EQUAL(p.live[0], (512 * 256 + 256 * 384 + 512 * 384) * 2);
+    CU_ASSERT_EQUAL(p.live[1], 2 * (128 * 128 * 3) * 2); /* two A, B and output tiles */
+    CU_ASSERT_EQUAL(p.live[3], 128 * 128 * 4);           /* one fp32 accumulator tile */
+    for (int i = 0; i < p.n; i++)
+        CU_ASSERT_EQUAL(p.end_live[i], 0);
+}
+
+void suite_gen(void)
+{
+    TU_SUITE("gen", {"same seed same bytes, other seed other bytes", test_deterministic},
+             {"train peak live equals the closed form", test_train_closed_form},
+             {"serve frees every KV cache", test_serve_frees},
+             {"kernel double buffers", test_kernel_buffers});
+}
