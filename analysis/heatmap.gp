@@ -1,0 +1,20 @@
+# heatmap.gp - a metric over two sweep axes. Inputs: data = file with lines "XI YI VALUE" (XI, YI:
+# 0-based indices of the axis values), xlabels / ylabels = the axis values (one word each),
+# xname / yname = axis names, zname = metric name, out = "plot.svg", ttl = title.
+if (!exists("ttl")) ttl = "heat map"
+set terminal svg size 820,520 dynamic noenhanced font "sans,11" background rgb "white"
+set output out
+set title ttl
+set xlabel xname noenhanced
+set ylabel yname noenhanced
+set cblabel zname noenhanced
+set xrange [-0.5:words(xlabels)-0.5]
+set yrange [-0.5:words(ylabels)-0.5]
+set xtics () 
+set ytics ()
+do for [i=1:words(xlabels)] { set xtics add (word(xlabels, i) i-1) }
+do for [i=1:words(ylabels)] { set ytics add (word(ylabels, i) i-1) }
+set palette rgbformulae 33,13,10
+set style fill solid 1.0 noborder
+plot data using 1:2:(0.5):(0.5):3 with boxxyerror fc palette notitle, \
+     data using 1:2:(sprintf("%.3g", $3)) with labels font ",9" notitle

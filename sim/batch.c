@@ -1,0 +1,1876 @@
+/* batch.c - `amsim batch`: a sweep file expands into a matrix of runs that worker processes
+ * replay, one folder per run, and one results.csv with a row per run.
+ *
+ * Sweep file (YAML, documented in configs/sweeps/README.md):
+ *   kind: matrix | regress        (default matrix)
+ *   name: TEXT                    (optional)
+ *   base: CONFIG                  the config every run starts from (relative to the sweep file)
+ *   set: {PATH: VALUE, ...}       fixed overrides for every run
+ *   policies: [a, b]              allocator policies of the default level (optional)
+ *   traces: [PATH|GLOB|DIR, ...]  relative to the sweep file (a single string is allowed)
+ *   axes: {PATH: [v1, v2] | {values: [...]} | {from: A, to: B, step: S} | {from, to, factor}}
+ *   seeds: [1, 2, 3]              with generate: {kind: K, args: [...]}: one generated trace
+ *                                 per seed (`amsim gen K --seed S ARGS -o RUNDIR/gen.trace`)
+ *   exclude: [{policy: caching, PATH: VALUE, trace: GLOB, seed: S}, ...]
+ *   outputs: {timeline: BOOL, placements: BOOL}
+ *   expectations: DIR             (kind regress) DIR/<trace file name>.expect
+ * The matrix is the product trace x policy x axis 1 x ... x axis n x seed, the last varying
+ * fastest; excluded combinations are dropped before numbering, so run ids are 1..N.
+ *
+ * Execution: the parent forks one worker process per run, at most -j at once (a crash or hang
+ * of one run cannot take the batch down: the parent records it). A run writes its outputs
+ * atomically into DIR/runs/NNNN-NAME/ and then, last, result.txt (the done marker: the run's
+ * identity key, status, error and every metric). A rerun skips folders whose result.txt has the
+ * same key and status ok; failed runs are tried again. results.csv is always rebuilt from the
+ * run folders, in run-id order, with DIR/matrix.tsv (the full matrix, identical in every shard)
+ * giving the identity columns; `--merge` runs the same builder over several shard folders, so a
+ * merged results.csv is byte-identical to an unsharded one. */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <glob.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <yaml.h>
+
+#include "batch.h"
+#include "config.h"
+#include "outfile.h"
+#include "report.h"
+#include "run.h"
+#include "units.h"
+
+#define SW_MAX_AXES 16
+#define SW_MAX_SETS 128
+
+static const char *prog = "amsim batch";
+
+/* ---- small helpers ---------------------------------------------------------------------- */
+
+typedef struct strlist {
+    char **v;
+    int n, cap;
+} strlist;
+
+static void sl_push(strlist *l, char *s)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 8;
+        l->v = am_realloc(l->v, (size_t)l->cap * sizeof *l->v);
+    }
+    l->v[l->n++] = s;
+}
+
+static void sl_free(strlist *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = am_malloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int mkdir_p(const char *path)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0, r;
+    char *b = am_malloc(cap);
+    while ((r = fread(b + n, 1, cap - n - 1, f)) > 0) {
+        n += r;
+        if (n + 1 == cap)
+            b = am_realloc(b, cap *= 2);
+    }
+    fclose(f);
+    b[n] = 0;
+    return b;
+}
+
+/* Write text to path atomically. */
+static int write_atomic(const char *path, const char *text, am_error *err)
+{
+    outfile *o;
+    if (out_open(&o, path, err) != 0)
+        return -1;
+    fputs(text, out_fp(o));
+    return out_commit(o, err);
+}
+
+/* One line of a value: newlines and tabs become spaces. */
+static void one_line(char *s)
+{
+    for (; *s; s++)
+        if (*s == '\n' || *s == '\r' || *s == '\t')
+            *s = ' ';
+}
+
+/* ---- YAML (libyaml document API) -------------------------------------------------------- */
+
+typedef struct ydoc {
+    yaml_document_t d;
+    const char *file;
+} ydoc;
+
+static yaml_node_t *ynode(ydoc *y, int i) { return i ? yaml_document_get_node(&y->d, i) : NULL; }
+
+static int yfail(am_error *e, ydoc *y, const yaml_node_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int yfail(am_error *e, ydoc *y, const yaml_node_t *n, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return am_fail_at(e, y->file, n ? n->start_mark.line + 1 : 0, n ? n->start_mark.column + 1 : 0,
+                      "%s", msg);
+}
+
+static const char *yscalar(const yaml_node_t *n)
+{
+    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* A scalar or a sequence of scalars as a list of strings. */
+static int ystrings(ydoc *y, yaml_node_t *n, const char *what, strlist *out, am_error *err)
+{
+    if (n->type == YAML_SCALAR_NODE) {
+        sl_push(out, am_strdup(yscalar(n)));
+        return 0;
+    }
+    if (n->type != YAML_SEQUENCE_NODE)
+        return yfail(err, y, n, "%s: expected a value or a list of values", what);
+    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+        yaml_node_t *c = ynode(y, *it);
+        if (!yscalar(c))
+            return yfail(err, y, c, "%s: list items must be plain values", what);
+        sl_push(out, am_strdup(yscalar(c)));
+    }
+    return 0;
+}
+
+/* ---- the sweep -------------------------------------------------------------------------- */
+
+typedef struct sw_axis {
+    char *path;
+    strlist vals;
+} sw_axis;
+
+typedef struct sw_excl {
+    strlist keys, vals;
+} sw_excl;
+
+typedef struct sweep {
+    char *file, *dir;
+    char *name;
+    int regress;
+    char *base;
+    strlist sets;              /* "PATH=VALUE" */
+    strlist policies;          /* may be empty: the config's own */
+    strlist traces, trace_disp;
+    int naxes;
+    sw_axis axes[SW_MAX_AXES];
+    strlist seeds;
+    char *gen_kind, *gen_disp; /* gen_disp: "gen:KIND", the trace column of generated runs */
+    strlist gen_args;
+    int nexcl;
+    sw_excl *excl;
+    char *expect_dir;
+    int timeline, placements;
+} sweep;
+
+typedef struct sw_run {
+    int id;                    /* 1-based */
+    int trace, policy, seed;   /* indices; -1 when the dimension is empty */
+    int ax[SW_MAX_AXES];
+    char folder[128];
+    char *key;
+} sw_run;
+
+static void sweep_free(sweep *s)
+{
+    free(s->file);
+    free(s->dir);
+    free(s->name);
+    free(s->base);
+    sl_free(&s->sets);
+    sl_free(&s->policies);
+    sl_free(&s->traces);
+    sl_free(&s->trace_disp);
+    for (int i = 0; i < s->naxes; i++) {
+        free(s->axes[i].path);
+        sl_free(&s->axes[i].vals);
+    }
+    sl_free(&s->seeds);
+    free(s->gen_kind);
+    free(s->gen_disp);
+    sl_free(&s->gen_args);
+    for (int i = 0; i < s->nexcl; i++) {
+        sl_free(&s->excl[i].keys);
+        sl_free(&s->excl[i].vals);
+    }
+    free(s->excl);
+    free(s->expect_dir);
+}
+
+static char *rel_path(const sweep *s, const char *p)
+{
+    if (p[0] == '/' || !s->dir[0])
+        return am_strdup(p);
+    return xprintf("%s/%s", s->dir, p);
+}
+
+/* Exact size formatting for axis values: the largest binary unit that divides. */
+static char *fmt_size_exact(uint64_t v)
+{
+    static const struct { const char *u; uint64_t f; } us[] = {
+        {"TiB", 1ULL << 40}, {"GiB", 1ULL << 30}, {"MiB", 1ULL << 20}, {"KiB", 1ULL << 10}};
+    for (size_t i = 0; i < AM_ARRAY_LEN(us); i++)
+        if (v && v % us[i].f == 0)
+            return xprintf("%" PRIu64 "%s", v / us[i].f, us[i].u);
+    return xprintf("%" PRIu64, v);
+}
+
+static char *fmt_time_exact(am_ps v)
+{
+    static const struct { const char *u; uint64_t f; } us[] = {
+        {"s", AM_PS_PER_S}, {"ms", AM_PS_PER_MS}, {"us", AM_PS_PER_US}, {"ns", AM_PS_PER_NS}};
+    for (size_t i = 0; i < AM_ARRAY_LEN(us); i++)
+        if (v && v % us[i].f == 0)
+            return xprintf("%" PRIu64 "%s", v / us[i].f, us[i].u);
+    return xprintf("%" PRIu64 "ps", v);
+}
+
+static int has_alpha(const char *s)
+{
+    for (; *s; s++)
+        if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z'))
+            return 1;
+    return 0;
+}
+
+#define SW_MAX_VALUES 100000
+
+/* {from, to, step} or {from, to, factor}: sizes (with units), times (with units) or numbers. */
+static int expand_range(ydoc *y, yaml_node_t *n, const char *from, const char *to,
+                        const char *step, const char *factor, strlist *out, am_error *err)
+{
+    const char *why;
+    const char *inc = step ? step : factor;
+    uint64_t a, b, c;
+    int units = has_alpha(from) || has_alpha(to) || (step && has_alpha(step));
+    if (units && units_size(from, &a, &why) == 0 && units_size(to, &b, &why) == 0 &&
+        (factor || units_size(step, &c, &why) == 0)) {
+        double fac = 0;
+        if (factor && (units_real(factor, &fac, &why) != 0 || fac <= 1))
+            return yfail(err, y, n, "range: factor must be a number > 1, not '%s'", factor);
+        if (step && c == 0)
+            return yfail(err, y, n, "range: step must be > 0 ('%s')", step);
+        for (uint64_t v = a; v <= b;) {
+            if (out->n >= SW_MAX_VALUES)
+                return yfail(err, y, n, "range: more than %s values", "100000");
+            sl_push(out, fmt_size_exact(v));
+            uint64_t nv = step ? v + c : (uint64_t)ceil((double)v * fac);
+            if (nv <= v)
+                break;
+            v = nv;
+        }
+        return 0;
+    }
+    am_ps ta, tb, tc;
+    if (units && units_time(from, &ta, &why) == 0 && units_time(to, &tb, &why) == 0 &&
+        (factor || units_time(step, &tc, &why) == 0)) {
+        double fac = 0;
+        if (factor && (units_real(factor, &fac, &why) != 0 || fac <= 1))
+            return yfail(err, y, n, "range: factor must be a number > 1, not '%s'", factor);
+        if (step && tc == 0)
+            return yfail(err, y, n, "range: step must be > 0 ('%s')", step);
+        for (am_ps v = ta; v <= tb;) {
+            if (out->n >= SW_MAX_VALUES)
+                return yfail(err, y, n, "range: more than %s values", "100000");
+            sl_push(out, fmt_time_exact(v));
+            am_ps nv = step ? v + tc : (am_ps)ceil((double)v * fac);
+            if (nv <= v)
+                break;
+            v = nv;
+        }
+        return 0;
+    }
+    double da, db, dc;
+    if (units_real(from, &da, &why) != 0)
+        return yfail(err, y, n, "range: 'from' is not a size, time or number: '%s'", from);
+    if (units_real(to, &db, &why) != 0)
+        return yfail(err, y, n, "range: 'to' is not a size, time or number: '%s'", to);
+    if (units_real(inc, &dc, &why) != 0 || (step ? dc <= 0 : dc <= 1))
+        return yfail(err, y, n, "range: step must be > 0 and factor > 1, not '%s'", inc);
+    for (long k = 0;; k++) {
+        double v = step ? da + (double)k * dc : da * pow(dc, (double)k);
+        if (v > db * (1 + 1e-12) + 1e-300)
+            break;
+        if (out->n >= SW_MAX_VALUES)
+            return yfail(err, y, n, "range: more than %s values", "100000");
+        sl_push(out, xprintf("%.10g", v));
+    }
+    return 0;
+}
+
+static int parse_axis(ydoc *y, const char *path, yaml_node_t *n, sw_axis *ax, am_error *err)
+{
+    ax->path = am_strdup(path);
+    if (n->type != YAML_MAPPING_NODE) {
+        if (ystrings(y, n, path, &ax->vals, err) != 0)
+            return -1;
+    } else {
+        const char *from = NULL, *to = NULL, *step = NULL, *factor = NULL;
+        for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+            yaml_node_t *k = ynode(y, p->key), *v = ynode(y, p->value);
+            const char *ks = yscalar(k);
+            if (ks && strcmp(ks, "values") == 0) {
+                if (ystrings(y, v, path, &ax->vals, err) != 0)
+                    return -1;
+                continue;
+            }
+            const char **dst = !ks ? NULL : strcmp(ks, "from") == 0 ? &from
+                             : strcmp(ks, "to") == 0 ? &to : strcmp(ks, "step") == 0 ? &step
+                             : strcmp(ks, "factor") == 0 ? &factor : NULL;
+            if (!dst)
+                return yfail(err, y, k, "axis: unknown key '%s' (values, from, to, step, factor)",
+                             ks ? ks : "?");
+            if (!yscalar(v))
+                return yfail(err, y, v, "axis: '%s' must be a plain value", ks);
+            *dst = yscalar(v);
+        }
+        if (from || to || step || factor) {
+            if (ax->vals.n)
+                return yfail(err, y, n, "axis %s: give either values or a range", path);
+            if (!from || !to || (!step == !factor))
+                return yfail(err, y, n, "axis %s: a range needs from, to and one of step, factor",
+                             path);
+            if (expand_range(y, n, from, to, step, factor, &ax->vals, err) != 0)
+                return -1;
+        }
+    }
+    if (!ax->vals.n)
+        return yfail(err, y, n, "axis %s: no values", path);
+    return 0;
+}
+
+static int is_trace_file(const char *name)
+{
+    size_t n = strlen(name);
+    static const char *skip[] = {".md", ".expect", ".yaml", ".yml", ".txt"};
+    if (name[0] == '.')
+        return 0;
+    for (size_t i = 0; i < AM_ARRAY_LEN(skip); i++) {
+        size_t k = strlen(skip[i]);
+        if (n > k && strcmp(name + n - k, skip[i]) == 0)
+            return 0;
+    }
+    return 1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Add the traces a pattern names: a directory (its trace files), a glob or a path. */
+static int add_traces(sweep *s, ydoc *y, yaml_node_t *n, const char *pat, am_error *err)
+{
+    char *full = rel_path(s, pat);
+    size_t pre = s->dir[0] && pat[0] != '/' ? strlen(s->dir) + 1 : 0;
+    struct stat st;
+    if (stat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(full);
+        strlist names = {0};
+        struct dirent *e;
+        while (d && (e = readdir(d)))
+            if (is_trace_file(e->d_name))
+                sl_push(&names, am_strdup(e->d_name));
+        if (d)
+            closedir(d);
+        if (names.n)
+            qsort(names.v, (size_t)names.n, sizeof *names.v, cmp_str);
+        for (int i = 0; i < names.n; i++) {
+            char *p = xprintf("%s/%s", full, names.v[i]);
+            if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
+                sl_push(&s->traces, p);
+                sl_push(&s->trace_disp, am_strdup(p + pre));
+            } else
+                free(p);
+        }
+        sl_free(&names);
+        free(full);
+        return 0;
+    }
+    glob_t g;
+    int rc = glob(full, 0, NULL, &g);
+    if (rc == GLOB_NOMATCH) {
+        free(full);
+        return yfail(err, y, n, "traces: no file matches '%s'", pat);
+    }
+    if (rc != 0) {
+        free(full);
+        return yfail(err, y, n, "traces: cannot expand '%s'", pat);
+    }
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        sl_push(&s->traces, am_strdup(g.gl_pathv[i]));
+        sl_push(&s->trace_disp, am_strdup(g.gl_pathv[i] + pre));
+    }
+    globfree(&g);
+    free(full);
+    return 0;
+}
+
+static int sweep_load(sweep *s, const char *file, am_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->file = am_strdup(file);
+    const char *slash = strrchr(file, '/');
+    s->dir = slash ? am_strndup(file, (size_t)(slash - file)) : am_strdup("");
+    if (slash && slash == file) {
+        free(s->dir);
+        s->dir = am_strdup("/");
+    }
+    FILE *f = fopen(file, "rb");
+    if (!f)
+        return am_fail(err, AM_EINPUT, "%s: cannot read: %s", file, strerror(errno));
+    yaml_parser_t p;
+    ydoc y = {.file = s->file};
+    int rc = -1;
+    if (!yaml_parser_initialize(&p)) {
+        fclose(f);
+        return am_fail(err, AM_EINTERNAL, "libyaml: cannot initialize");
+    }
+    yaml_parser_set_input_file(&p, f);
+    if (!yaml_parser_load(&p, &y.d)) {
+        am_fail_at(err, file, p.problem_mark.line + 1, p.problem_mark.column + 1, "%s",
+                   p.problem ? p.problem : "YAML syntax error");
+        yaml_parser_delete(&p);
+        fclose(f);
+        return -1;
+    }
+    yaml_parser_delete(&p);
+    fclose(f);
+    yaml_node_t *root = yaml_document_get_root_node(&y.d);
+    if (!root || root->type != YAML_MAPPING_NODE) {
+        am_fail_at(err, file, 1, 1, "a sweep file is a YAML map (base, traces, policies, axes...)");
+        goto out;
+    }
+    yaml_node_t *traces_node = NULL;
+    for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top;
+         pr++) {
+        yaml_node_t *k = ynode(&y, pr->key), *v = ynode(&y, pr->value);
+        const char *ks = yscalar(k);
+        if (!ks) {
+            yfail(err, &y, k, "%s", "keys must be plain names");
+            goto out;
+        }
+        if (strcmp(ks, "kind") == 0) {
+            const char *kv = yscalar(v);
+            if (!kv || (strcmp(kv, "matrix") && strcmp(kv, "regress"))) {
+                yfail(err, &y, v, "kind: '%s' (matrix or regress)", kv ? kv : "?");
+                goto out;
+            }
+            s->regress = strcmp(kv, "regress") == 0;
+        } else if (strcmp(ks, "name") == 0 || strcmp(ks, "base") == 0 ||
+                   strcmp(ks, "expectations") == 0) {
+            if (!yscalar(v)) {
+                yfail(err, &y, v, "%s: expected a plain value", ks);
+                goto out;
+            }
+            if (ks[0] == 'n')
+                s->name = am_strdup(yscalar(v));
+            else if (ks[0] == 'b')
+                s->base = rel_path(s, yscalar(v));
+            else
+                s->expect_dir = rel_path(s, yscalar(v));
+        } else if (strcmp(ks, "policies") == 0) {
+            if (ystrings(&y, v, ks, &s->policies, err) != 0)
+                goto out;
+            for (int i = 0; i < s->policies.n; i++)
+                if (!alloc_find(s->policies.v[i])) {
+                    yfail(err, &y, v, "policies: unknown policy '%s' (see amsim policies)",
+                          s->policies.v[i]);
+                    goto out;
+                }
+        } else if (strcmp(ks, "traces") == 0) {
+            traces_node = v;
+            strlist pats = {0};
+            if (ystrings(&y, v, ks, &pats, err) != 0) {
+                sl_free(&pats);
+                goto out;
+            }
+            for (int i = 0; i < pats.n; i++)
+                if (add_traces(s, &y, v, pats.v[i], err) != 0) {
+                    sl_free(&pats);
+                    goto out;
+                }
+            sl_free(&pats);
+        } else if (strcmp(ks, "seeds") == 0) {
+            if (ystrings(&y, v, ks, &s->seeds, err) != 0)
+                goto out;
+        } else if (strcmp(ks, "set") == 0) {
+            if (v->type != YAML_MAPPING_NODE) {
+                yfail(err, &y, v, "%s", "set: expected a map PATH: VALUE");
+                goto out;
+            }
+            for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
+                 q++) {
+                const char *a = yscalar(ynode(&y, q->key)), *b = yscalar(ynode(&y, q->value));
+                if (!a || !b || s->sets.n >= SW_MAX_SETS) {
+                    yfail(err, &y, ynode(&y, q->key), "%s", "set: PATH: VALUE with plain values");
+                    goto out;
+                }
+                sl_push(&s->sets, xprintf("%s=%s", a, b));
+            }
+        } else if (strcmp(ks, "axes") == 0) {
+            if (v->type != YAML_MAPPING_NODE) {
+                yfail(err, &y, v, "%s", "axes: expected a map PATH: VALUES");
+                goto out;
+            }
+            for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
+                 q++) {
+                const char *a = yscalar(ynode(&y, q->key));
+                if (!a || s->naxes == SW_MAX_AXES) {
+                    yfail(err, &y, ynode(&y, q->key), "%s", "axes: too many axes or bad key");
+                    goto out;
+                }
+                if (strcmp(a, "policy") == 0 || strcmp(a, "trace") == 0 || strcmp(a, "seed") == 0) {
+                    yfail(err, &y, ynode(&y, q->key), "axes: '%s' has its own key (policies, "
+                          "traces, seeds)", a);
+                    goto out;
+                }
+                if (parse_axis(&y, a, ynode(&y, q->value), &s->axes[s->naxes], err) != 0) {
+                    s->naxes++;
+                    goto out;
+                }
+                s->naxes++;
+            }
+        } else if (strcmp(ks, "generate") == 0) {
+            if (v->type != YAML_MAPPING_NODE) {
+                yfail(err, &y, v, "%s", "generate: expected {kind: KIND, args: [...]}");
+                goto out;
+            }
+            for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
+                 q++) {
+                const char *a = yscalar(ynode(&y, q->key));
+                yaml_node_t *gv = ynode(&y, q->value);
+                if (a && strcmp(a, "kind") == 0 && yscalar(gv))
+                    s->gen_kind = am_strdup(yscalar(gv));
+                else if (a && strcmp(a, "args") == 0) {
+                    if (ystrings(&y, gv, "generate.args", &s->gen_args, err) != 0)
+                        goto out;
+                } else {
+                    yfail(err, &y, ynode(&y, q->key), "generate: unknown key '%s' (kind, args)",
+                          a ? a : "?");
+                    goto out;
+                }
+            }
+        } else if (strcmp(ks, "outputs") == 0) {
+            if (v->type != YAML_MAPPING_NODE) {
+                yfail(err, &y, v, "%s", "outputs: expected {timeline: BOOL, placements: BOOL}");
+                goto out;
+            }
+            for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
+                 q++) {
+                const char *a = yscalar(ynode(&y, q->key)), *b = yscalar(ynode(&y, q->value));
+                int on = b && (strcmp(b, "true") == 0 || strcmp(b, "yes") == 0 || strcmp(b, "on") == 0);
+                if (a && strcmp(a, "timeline") == 0)
+                    s->timeline = on;
+                else if (a && strcmp(a, "placements") == 0)
+                    s->placements = on;
+                else {
+                    yfail(err, &y, ynode(&y, q->key), "outputs: unknown key '%s'", a ? a : "?");
+                    goto out;
+                }
+            }
+        } else if (strcmp(ks, "exclude") == 0) {
+            if (v->type != YAML_SEQUENCE_NODE) {
+                yfail(err, &y, v, "%s", "exclude: expected a list of maps");
+                goto out;
+            }
+            int n = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
+            s->excl = am_calloc((size_t)n + 1, sizeof *s->excl);
+            for (int i = 0; i < n; i++) {
+                yaml_node_t *e = ynode(&y, v->data.sequence.items.start[i]);
+                if (!e || e->type != YAML_MAPPING_NODE) {
+                    yfail(err, &y, e, "%s", "exclude: each item is a map {KEY: VALUE}");
+                    goto out;
+                }
+                sw_excl *x = &s->excl[s->nexcl++];
+                for (yaml_node_pair_t *q = e->data.mapping.pairs.start;
+                     q < e->data.mapping.pairs.top; q++) {
+                    const char *a = yscalar(ynode(&y, q->key)), *b = yscalar(ynode(&y, q->value));
+                    if (!a || !b) {
+                        yfail(err, &y, ynode(&y, q->key), "%s", "exclude: plain KEY: VALUE pairs");
+                        goto out;
+                    }
+                    sl_push(&x->keys, am_strdup(a));
+                    sl_push(&x->vals, am_strdup(b));
+                }
+            }
+        } else {
+            yfail(err, &y, k, "unknown key '%s' (kind, name, base, set, policies, traces, axes, "
+                  "seeds, generate, exclude, outputs, expectations)", ks);
+            goto out;
+        }
+    }
+    if (!s->base) {
+        am_fail_at(err, file, 1, 1, "missing 'base: CONFIG'");
+        goto out;
+    }
+    if (s->seeds.n && !s->gen_kind) {
+        am_fail_at(err, file, 1, 1, "seeds need 'generate: {kind: KIND, args: [...]}' (the "
+                   "seed selects a generated trace)");
+        goto out;
+    }
+    if (s->gen_kind)
+        s->gen_disp = xprintf("gen:%s", s->gen_kind);
+    if (s->gen_kind && s->traces.n) {
+        am_fail_at(err, file, 1, 1, "give either traces or generate, not both");
+        goto out;
+    }
+    if (!s->gen_kind && !s->traces.n) {
+        yfail(err, &y, traces_node ? traces_node : root, "%s", "no traces (traces: [PATH|GLOB|DIR])");
+        goto out;
+    }
+    if (s->regress && !s->expect_dir) {
+        am_fail_at(err, file, 1, 1, "kind: regress needs 'expectations: DIR'");
+        goto out;
+    }
+    /* exclusions name known dimensions */
+    for (int i = 0; i < s->nexcl; i++)
+        for (int k = 0; k < s->excl[i].keys.n; k++) {
+            const char *key = s->excl[i].keys.v[k];
+            int ok = !strcmp(key, "policy") || !strcmp(key, "trace") || !strcmp(key, "seed");
+            for (int a = 0; a < s->naxes && !ok; a++)
+                ok = strcmp(key, s->axes[a].path) == 0;
+            if (!ok) {
+                am_fail_at(err, file, 1, 1, "exclude: '%s' is not an axis, policy, trace or seed",
+                           key);
+                goto out;
+            }
+        }
+    rc = 0;
+out:
+    yaml_document_delete(&y.d);
+    return rc;
+}
+
+/* ---- the matrix ------------------------------------------------------------------------- */
+
+/* Values match as text, as sizes (1GiB = 1073741824) or as numbers; traces also by glob. */
+static int value_match(const char *pat, const char *v, int is_trace)
+{
+    if (strcmp(pat, v) == 0)
+        return 1;
+    if (is_trace) {
+        const char *base = strrchr(v, '/');
+        return fnmatch(pat, v, 0) == 0 || (base && fnmatch(pat, base + 1, 0) == 0);
+    }
+    const char *why;
+    uint64_t a, b;
+    if (units_size(pat, &a, &why) == 0 && units_size(v, &b, &why) == 0)
+        return a == b;
+    double x, y;
+    if (units_real(pat, &x, &why) == 0 && units_real(v, &y, &why) == 0)
+        return x == y;
+    return 0;
+}
+
+static const char *run_trace_disp(const sweep *s, const sw_run *r)
+{
+    return r->trace >= 0 ? s->trace_disp.v[r->trace] : s->gen_disp;
+}
+
+static int excluded(const sweep *s, const sw_run *r)
+{
+    for (int i = 0; i < s->nexcl; i++) {
+        const sw_excl *x = &s->excl[i];
+        int all = 1;
+        for (int k = 0; k < x->keys.n && all; k++) {
+            const char *key = x->keys.v[k], *pat = x->vals.v[k];
+            if (!strcmp(key, "policy"))
+                all = r->policy >= 0 && value_match(pat, s->policies.v[r->policy], 0);
+            else if (!strcmp(key, "trace"))
+                all = value_match(pat, run_trace_disp(s, r), 1);
+            else if (!strcmp(key, "seed"))
+                all = r->seed >= 0 && value_match(pat, s->seeds.v[r->seed], 0);
+            else
+                for (int a = 0; a < s->naxes; a++)
+                    if (!strcmp(key, s->axes[a].path))
+                        all = value_match(pat, s->axes[a].vals.v[r->ax[a]], 0);
+        }
+        if (all)
+            return 1;
+    }
+    return 0;
+}
+
+static void sanitize(char *dst, size_t n, const char *src)
+{
+    size_t k = 0;
+    for (; *src && k + 1 < n; src++) {
+        char c = *src;
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '.' || c == '_' || c == '-' || c == '=';
+        dst[k++] = ok ? c : '_';
+    }
+    dst[k] = 0;
+}
+
+static void run_name(const sweep *s, sw_run *r)
+{
+    char buf[512], part[160];
+    size_t k = 0;
+    buf[0] = 0;
+    if (r->trace >= 0) {
+        const char *t = s->trace_disp.v[r->trace], *b = strrchr(t, '/');
+        snprintf(part, sizeof part, "%s", b ? b + 1 : t);
+        char *dot = strchr(part, '.');
+        if (dot && dot != part)
+            *dot = 0;
+        k += (size_t)snprintf(buf + k, sizeof buf - k, "%s", part);
+    }
+    if (r->policy >= 0)
+        k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s", k ? "-" : "",
+                              s->policies.v[r->policy]);
+    for (int a = 0; a < s->naxes && k < sizeof buf; a++) {
+        const char *p = s->axes[a].path, *last = strrchr(p, '.');
+        k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s=%s", k ? "-" : "", last ? last + 1 : p,
+                              s->axes[a].vals.v[r->ax[a]]);
+    }
+    if (r->seed >= 0 && k < sizeof buf)
+        snprintf(buf + k, sizeof buf - k, "%ss%s", k ? "-" : "", s->seeds.v[r->seed]);
+    char clean[96];
+    sanitize(clean, sizeof clean, buf[0] ? buf : "run");
+    snprintf(r->folder, sizeof r->folder, "%04d-%s", r->id, clean);
+}
+
+static char *run_key(const sweep *s, const sw_run *r)
+{
+    char *k = xprintf("trace=%s;policy=%s", run_trace_disp(s, r),
+                      r->policy >= 0 ? s->policies.v[r->policy] : "");
+    for (int a = 0; a < s->naxes; a++) {
+        char *n = xprintf("%s;%s=%s", k, s->axes[a].path, s->axes[a].vals.v[r->ax[a]]);
+        free(k);
+        k = n;
+    }
+    if (r->seed >= 0) {
+        char *n = xprintf("%s;seed=%s", k, s->seeds.v[r->seed]);
+        free(k);
+        k = n;
+    }
+    return k;
+}
+
+/* Expand the product; order: trace, policy, axes (first outermost), seed (fastest). */
+static int matrix_expand(const sweep *s, sw_run **out)
+{
+    int nt = s->traces.n ? s->traces.n : 1, np = s->policies.n ? s->policies.n : 1;
+    int ns = s->seeds.n ? s->seeds.n : 1;
+    long total = (long)nt * np * ns;
+    for (int a = 0; a < s->naxes; a++) {
+        total *= s->axes[a].vals.n;
+        if (total > 10000000)
+            return -1;
+    }
+    sw_run *v = am_calloc((size_t)total + 1, sizeof *v);
+    int n = 0;
+    for (long i = 0; i < total; i++) {
+        sw_run r = {0};
+        long rem = i;
+        r.seed = s->seeds.n ? (int)(rem % ns) : -1;
+        rem /= ns;
+        for (int a = s->naxes - 1; a >= 0; a--) {
+            r.ax[a] = (int)(rem % s->axes[a].vals.n);
+            rem /= s->axes[a].vals.n;
+        }
+        r.policy = s->policies.n ? (int)(rem % np) : -1;
+        rem /= np;
+        r.trace = s->traces.n ? (int)rem : -1;
+        if (excluded(s, &r))
+            continue;
+        r.id = n + 1;
+        run_name(s, &r);
+        r.key = run_key(s, &r);
+        v[n++] = r;
+    }
+    *out = v;
+    return n;
+}
+
+static void matrix_free(sw_run *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(v[i].key);
+    free(v);
+}
+
+/* matrix.tsv: the identity columns of every run, the same in every shard. */
+static char *matrix_text(const sweep *s, const sw_run *v, int n)
+{
+    char *buf;
+    size_t len;
+    FILE *f = open_memstream(&buf, &len);
+    fprintf(f, "#amsim-matrix v1\t%d\n", n);
+    fprintf(f, "run_id\trun");
+    for (int a = 0; a < s->naxes; a++)
+        fprintf(f, "\t%s", s->axes[a].path);
+    fprintf(f, "\tpolicy\ttrace%s\tkey\n", s->seeds.n ? "\tseed" : "");
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%d\t%s", v[i].id, v[i].folder);
+        for (int a = 0; a < s->naxes; a++)
+            fprintf(f, "\t%s", s->axes[a].vals.v[v[i].ax[a]]);
+        fprintf(f, "\t%s\t%s", v[i].policy >= 0 ? s->policies.v[v[i].policy] : "",
+                run_trace_disp(s, &v[i]));
+        if (s->seeds.n)
+            fprintf(f, "\t%s", s->seeds.v[v[i].seed]);
+        fprintf(f, "\t%s\n", v[i].key);
+    }
+    fclose(f);
+    return buf;
+}
+
+/* ---- one run (in a worker process) ------------------------------------------------------ */
+
+typedef struct run_ctx {
+    FILE *m;          /* metric lines "m.NAME=VALUE" */
+    const char *dir;
+    char policy[64];
+    am_error err;
+    int failed;
+} run_ctx;
+
+static void put_real(FILE *f, const char *name, double v)
+{
+    if (isnan(v) || isinf(v))
+        fprintf(f, "m.%s=\n", name);
+    else
+        fprintf(f, "m.%s=%.12g\n", name, v);
+}
+
+typedef struct stat_ctx {
+    FILE *f;
+    const char *level;
+} stat_ctx;
+
+static void st_u64(void *c, const char *name, uint64_t v)
+{
+    stat_ctx *x = c;
+    fprintf(x->f, "m.%s.stats.%s=%" PRIu64 "\n", x->level, name, v);
+}
+
+static void st_cur_peak(void *c, const char *name, uint64_t cur, uint64_t peak)
+{
+    stat_ctx *x = c;
+    fprintf(x->f, "m.%s.stats.%s.current=%" PRIu64 "\n", x->level, name, cur);
+    fprintf(x->f, "m.%s.stats.%s.peak=%" PRIu64 "\n", x->level, name, peak);
+}
+
+static void st_real(void *c, const char *name, double v, int is_null)
+{
+    stat_ctx *x = c;
+    char key[256];
+    snprintf(key, sizeof key, "%s.stats.%s", x->level, name);
+    put_real(x->f, key, is_null ? (double)NAN : v);
+}
+
+static double secs(am_ps t) { return (double)t / (double)AM_PS_PER_S; }
+
+static void collect(void *ctx, sim *s, const report_trace *t)
+{
+    run_ctx *rc = ctx;
+    FILE *f = rc->m;
+    const am_config *cfg = sim_config(s);
+    const sim_summary *su = sim_get_summary(s);
+    snprintf(rc->policy, sizeof rc->policy, "%s",
+             mem_policy(sim_level(s, cfg->default_level))->name);
+    fprintf(f, "m.events=%" PRIu64 "\n", t->events);
+    fprintf(f, "m.ooms=%" PRIu64 "\n", su->ooms);
+    put_real(f, "makespan_seconds", secs(su->makespan));
+    put_real(f, "stall_seconds", secs(su->stall));
+    put_real(f, "allocator_seconds", secs(su->allocator));
+    for (int i = 0; i < sim_nlevels(s); i++) {
+        mem_level *m = sim_level(s, i);
+        const mem_metrics *mm = mem_get_metrics(m);
+        const char *L = mem_name(m);
+        level_metrics lm;
+        char k[256];
+        report_level_metrics(m, &lm);
+        fprintf(f, "m.%s.capacity=%" PRIu64 "\n", L, mem_capacity(m));
+        fprintf(f, "m.%s.peak_live_bytes=%" PRIu64 "\n", L, lm.peak_live);
+        fprintf(f, "m.%s.peak_reserved_bytes=%" PRIu64 "\n", L, lm.peak_reserved);
+        fprintf(f, "m.%s.peak_allocated_bytes=%" PRIu64 "\n", L, mm->peak_allocated_bytes);
+        snprintf(k, sizeof k, "%s.utilization", L);
+        put_real(f, k, lm.utilization);
+        snprintf(k, sizeof k, "%s.fragmentation_ratio", L);
+        put_real(f, k, lm.fragmentation_ratio);
+        fprintf(f, "m.%s.reserved_unallocated_at_peak=%" PRIu64 "\n", L,
+                lm.reserved_unallocated_at_peak);
+        fprintf(f, "m.%s.internal_fragmentation_bytes=%" PRIu64 "\n", L, lm.internal_frag);
+        snprintf(k, sizeof k, "%s.max_external_fragmentation", L);
+        put_real(f, k, lm.max_external_frag);
+        fprintf(f, "m.%s.ooms=%" PRIu64 "\n", L, mm->ooms);
+        fprintf(f, "m.%s.allocs=%" PRIu64 "\n", L, mm->allocs);
+        fprintf(f, "m.%s.device_allocs=%" PRIu64 "\n", L, mm->device_allocs);
+        fprintf(f, "m.%s.device_frees=%" PRIu64 "\n", L, mm->device_frees);
+        if (i == cfg->default_level) {
+            stat_ctx sc = {f, L};
+            stat_sink sink = {&sc, st_u64, st_cur_peak, st_real};
+            mem_policy(m)->stats(mem_policy_state(m), &sink);
+        }
+    }
+    /* the effective config, written atomically next to the other outputs */
+    char *p = xprintf("%s/effective_config.yaml", rc->dir);
+    outfile *o;
+    if (out_open(&o, p, &rc->err) != 0 || (cfg_write_yaml(cfg, out_fp(o)), out_commit(o, &rc->err)) != 0)
+        rc->failed = 1;
+    free(p);
+}
+
+typedef struct batch {
+    sweep sw;
+    sw_run *runs;
+    int nruns;
+    const char *out;
+    int jobs, shard_k, shard_n;
+    int timeline, placements, quiet, update_expect;
+    double timeout;
+    const char *self;          /* path of this executable, for `amsim gen` */
+} batch;
+
+static char *run_dir(const batch *b, const sw_run *r)
+{
+    return xprintf("%s/runs/%s", b->out, r->folder);
+}
+
+/* Write result.txt, the done marker (last file of a run). */
+static int write_result(const char *dir, const sw_run *r, const char *status, const char *error,
+                        const char *policy, const char *metrics, am_error *err)
+{
+    char *e = am_strdup(error ? error : "");
+    one_line(e);
+    char *text = xprintf("amsim-result v1\nid=%d\nkey=%s\nstatus=%s\nerror=%s\npolicy=%s\n%s",
+                         r->id, r->key, status, e, policy ? policy : "", metrics ? metrics : "");
+    char *p = xprintf("%s/result.txt", dir);
+    int rc = write_atomic(p, text, err);
+    free(p);
+    free(text);
+    free(e);
+    return rc;
+}
+
+/* Run `amsim gen KIND --seed S ARGS -o OUT` (the generator is another command). */
+static int gen_trace(const batch *b, const sw_run *r, const char *out, am_error *err)
+{
+    const sweep *s = &b->sw;
+    int argc = 0;
+    char **argv = am_calloc((size_t)s->gen_args.n + 8, sizeof *argv);
+    char *seed = am_strdup(s->seeds.v[r->seed]);
+    argv[argc++] = (char *)(uintptr_t)b->self;
+    argv[argc++] = (char *)(uintptr_t)"gen";
+    argv[argc++] = s->gen_kind;
+    argv[argc++] = (char *)(uintptr_t)"--seed";
+    argv[argc++] = seed;
+    for (int i = 0; i < s->gen_args.n; i++)
+        argv[argc++] = s->gen_args.v[i];
+    argv[argc++] = (char *)(uintptr_t)"-o";
+    argv[argc++] = (char *)(uintptr_t)out;
+    argv[argc] = NULL;
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout))
+            _exit(127);
+        execv(b->self, argv);
+        _exit(127);
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) < 0)
+        st = -1;
+    free(argv);
+    free(seed);
+    if (st != 0)
+        return am_fail(err, AM_EINPUT, "amsim gen %s --seed %s failed (status %d%s)", s->gen_kind,
+                       s->seeds.v[r->seed], WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+                       WIFEXITED(st) && WEXITSTATUS(st) == 1 ? "; does `amsim gen` exist?" : "");
+    return 0;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *b = strrchr(p, '/');
+    return b ? b + 1 : p;
+}
+
+/* The worker: one run into its folder; returns the exit status of the worker process. */
+static int run_child(const batch *b, const sw_run *r)
+{
+    const sweep *s = &b->sw;
+    char *dir = run_dir(b, r);
+    am_error err = {0};
+    run_ctx rc = {0};
+    char *mbuf = NULL;
+    size_t mlen = 0;
+    char *sets_own[SW_MAX_AXES];
+    int nown = 0;
+    char *gen_path = NULL, *exp_path = NULL, *json = NULL, *rep = NULL, *pl = NULL, *tl = NULL;
+    outfile *report = NULL;
+    int status = 1, res = -1;
+    const char *st_word = "failed";
+    run_spec sp = {0};
+    if (mkdir_p(dir) != 0) {
+        am_fail(&err, AM_EINPUT, "%s: cannot create: %s", dir, strerror(errno));
+        goto done;
+    }
+    sp.config = s->base;
+    sp.policy = r->policy >= 0 ? s->policies.v[r->policy] : NULL;
+    for (int i = 0; i < s->sets.n; i++)
+        sp.sets[sp.nsets++] = s->sets.v[i];
+    for (int a = 0; a < s->naxes; a++) {
+        sets_own[nown] = xprintf("%s=%s", s->axes[a].path, s->axes[a].vals.v[r->ax[a]]);
+        sp.sets[sp.nsets++] = sets_own[nown++];
+    }
+    if (r->seed >= 0) {
+        gen_path = xprintf("%s/gen.trace", dir);
+        if (gen_trace(b, r, gen_path, &err) != 0)
+            goto done;
+        sp.trace = gen_path;
+    } else
+        sp.trace = s->traces.v[r->trace];
+    if (s->regress) {
+        exp_path = xprintf("%s/%s%s%s.expect", s->expect_dir, base_name(sp.trace),
+                           sp.policy ? "." : "", sp.policy ? sp.policy : "");
+        if (b->update_expect) {
+            sp.save_expect = exp_path;
+            if (mkdir_p(s->expect_dir) != 0) {
+                am_fail(&err, AM_EINPUT, "%s: cannot create: %s", s->expect_dir, strerror(errno));
+                goto done;
+            }
+        }
+        else
+            sp.expect = exp_path;
+    }
+    json = xprintf("%s/summary.json", dir);
+    rep = xprintf("%s/report.txt", dir);
+    sp.json = json;
+    if (b->placements || s->placements)
+        sp.placements = pl = xprintf("%s/placements.csv", dir);
+    if (b->timeline || s->timeline)
+        sp.timeline = tl = xprintf("%s/timeline.csv", dir);
+    if (out_open(&report, rep, &err) != 0)
+        goto done;
+    sp.text = out_fp(report);
+    rc.m = open_memstream(&mbuf, &mlen);
+    rc.dir = dir;
+    res = run_once(&sp, collect, &rc, NULL, &err);
+    fclose(rc.m);
+    rc.m = NULL;
+    if (res == 0 && rc.failed)
+        err = rc.err, res = -1;
+    if (res == 0 || err.status == AM_EOOMFAIL) {
+        /* a deviation from an expectation still produced every output */
+        if (out_commit(report, &err) != 0) {
+            report = NULL;
+            goto done;
+        }
+        report = NULL;
+        if (res == 0) {
+            status = 0;
+            st_word = "ok";
+        } else {
+            status = 3;
+            st_word = "deviation";
+        }
+    }
+done:
+    out_abort(report);
+    if (write_result(dir, r, st_word, status == 0 ? "" : err.msg[0] ? err.msg : "failed",
+                     rc.policy, mbuf, &err) != 0)
+        status = 2;
+    free(mbuf);
+    for (int a = 0; a < nown; a++)
+        free(sets_own[a]);
+    free(gen_path);
+    free(exp_path);
+    free(json);
+    free(rep);
+    free(pl);
+    free(tl);
+    free(dir);
+    return status;
+}
+
+/* ---- the results table ------------------------------------------------------------------ */
+
+typedef struct kv {
+    char *k, *v;
+} kv;
+
+typedef struct result {
+    int have;
+    char *status, *error, *policy, *key;
+    kv *m;
+    int nm;
+} result;
+
+static void result_free(result *r)
+{
+    free(r->status);
+    free(r->error);
+    free(r->policy);
+    free(r->key);
+    for (int i = 0; i < r->nm; i++) {
+        free(r->m[i].k);
+        free(r->m[i].v);
+    }
+    free(r->m);
+    memset(r, 0, sizeof *r);
+}
+
+static int result_read(const char *dir, const char *folder, result *r)
+{
+    memset(r, 0, sizeof *r);
+    char *p = xprintf("%s/runs/%s/result.txt", dir, folder);
+    char *text = slurp(p);
+    free(p);
+    if (!text || strncmp(text, "amsim-result v1\n", 16) != 0) {
+        free(text);
+        return -1;
+    }
+    int cap = 0;
+    for (char *line = text, *nl; *line; line = nl) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl++ = 0;
+        else
+            nl = line + strlen(line);
+        char *eq = strchr(line, '=');
+        if (!eq)
+            continue;
+        *eq = 0;
+        const char *v = eq + 1;
+        if (strncmp(line, "m.", 2) == 0) {
+            if (r->nm == cap)
+                r->m = am_realloc(r->m, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *r->m);
+            r->m[r->nm].k = am_strdup(line + 2);
+            r->m[r->nm++].v = am_strdup(v);
+        } else if (!strcmp(line, "status"))
+            r->status = am_strdup(v);
+        else if (!strcmp(line, "error"))
+            r->error = am_strdup(v);
+        else if (!strcmp(line, "policy"))
+            r->policy = am_strdup(v);
+        else if (!strcmp(line, "key"))
+            r->key = am_strdup(v);
+    }
+    free(text);
+    r->have = r->status && r->key;
+    if (!r->have)
+        result_free(r);
+    return r->have ? 0 : -1;
+}
+
+/* A parsed matrix.tsv. */
+typedef struct matrix {
+    int n;              /* runs */
+    int ncols;          /* identity columns: run_id, run, axes..., policy, trace, [seed] */
+    char **cols;
+    char ***rows;       /* rows[i][c], and rows[i][ncols] = key */
+    char *text;
+} matrix;
+
+static void matrix_tsv_free(matrix *m)
+{
+    for (int i = 0; i < m->n; i++)
+        free(m->rows[i]);
+    free(m->rows);
+    free(m->cols);
+    free(m->text);
+    memset(m, 0, sizeof *m);
+}
+
+static int split_tabs(char *line, char **out, int max)
+{
+    int n = 0;
+    for (char *p = line;; p++) {
+        if (n < max)
+            out[n] = p;
+        n++;
+        p = strchr(p, '\t');
+        if (!p)
+            break;
+        *p = 0;
+    }
+    return n;
+}
+
+static int matrix_read(const char *dir, matrix *m, am_error *err)
+{
+    memset(m, 0, sizeof *m);
+    char *p = xprintf("%s/matrix.tsv", dir);
+    m->text = slurp(p);
+    if (!m->text) {
+        am_fail(err, AM_EINPUT, "%s: cannot read (not a batch output folder?)", p);
+        free(p);
+        return -1;
+    }
+    char *work = am_strdup(m->text);
+    char *save = work, *line = strtok(work, "\n");
+    int total = 0;
+    if (!line || sscanf(line, "#amsim-matrix v1\t%d", &total) != 1 || total < 0) {
+        am_fail(err, AM_EINPUT, "%s: not an amsim matrix file", p);
+        goto bad;
+    }
+    line = strtok(NULL, "\n");
+    if (!line)
+        goto bad;
+    char *tmp[SW_MAX_AXES + 8];
+    int nc = split_tabs(line, tmp, SW_MAX_AXES + 8);
+    if (nc > SW_MAX_AXES + 8 || nc < 5)
+        goto bad;
+    m->ncols = nc - 1; /* the last column is the key */
+    m->cols = am_calloc((size_t)nc, sizeof *m->cols);
+    for (int c = 0; c < nc; c++)
+        m->cols[c] = tmp[c];
+    m->rows = am_calloc((size_t)total + 1, sizeof *m->rows);
+    while ((line = strtok(NULL, "\n")) && m->n < total) {
+        char **row = am_calloc((size_t)nc + 1, sizeof *row);
+        if (split_tabs(line, row, nc) != nc) {
+            free(row);
+            am_fail(err, AM_EINPUT, "%s: bad line for run %d", p, m->n + 1);
+            goto bad;
+        }
+        m->rows[m->n++] = row;
+    }
+    if (m->n != total) {
+        am_fail(err, AM_EINPUT, "%s: %d runs listed, %d expected", p, m->n, total);
+        goto bad;
+    }
+    free(m->text);
+    m->text = save; /* keeps the strings the rows point into */
+    free(p);
+    return 0;
+bad:
+    if (!err->msg[0])
+        am_fail(err, AM_EINPUT, "%s: malformed", p);
+    free(save);
+    matrix_tsv_free(m);
+    free(p);
+    return -1;
+}
+
+/* A new metric column goes after the last column of the same level (the text before the first
+ * dot), so that the columns of a level stay together when policies add statistics. */
+static void insert_col(strlist *l, const char *k)
+{
+    const char *dot = strchr(k, '.');
+    size_t pre = dot ? (size_t)(dot - k) + 1 : 0;
+    int at = l->n;
+    if (pre)
+        for (int c = l->n - 1; c >= 0; c--)
+            if (strncmp(l->v[c], k, pre) == 0) {
+                at = c + 1;
+                break;
+            }
+    sl_push(l, NULL);
+    memmove(l->v + at + 1, l->v + at, (size_t)(l->n - 1 - at) * sizeof *l->v);
+    l->v[at] = am_strdup(k);
+}
+
+/* Build results.csv from run folders in dirs[] (first folder holding a matching result wins).
+ * shard_n > 0: only the runs of shard k. Returns the number of runs without a result. */
+static int build_csv(const char *const *dirs, int ndirs, const char *out_path, int shard_k,
+                     int shard_n, int *nfailed, am_error *err)
+{
+    matrix m;
+    if (matrix_read(dirs[0], &m, err) != 0)
+        return -1;
+    for (int d = 1; d < ndirs; d++) {
+        char *p = xprintf("%s/matrix.tsv", dirs[d]);
+        char *t = slurp(p);
+        char *p0 = xprintf("%s/matrix.tsv", dirs[0]);
+        char *t0 = slurp(p0);
+        int same = t && t0 && strcmp(t, t0) == 0;
+        free(t);
+        free(t0);
+        free(p0);
+        if (!same) {
+            am_fail(err, AM_EINPUT, "%s: not the same study as %s (matrix.tsv differs)", p,
+                    dirs[0]);
+            free(p);
+            matrix_tsv_free(&m);
+            return -1;
+        }
+        free(p);
+    }
+    result *res = am_calloc((size_t)m.n + 1, sizeof *res);
+    int missing = 0, failed = 0;
+    /* metric columns: union in run order, first appearance */
+    strlist mcols = {0};
+    for (int i = 0; i < m.n; i++) {
+        if (shard_n && i % shard_n != shard_k - 1)
+            continue;
+        for (int d = 0; d < ndirs; d++) {
+            if (result_read(dirs[d], m.rows[i][1], &res[i]) == 0) {
+                if (strcmp(res[i].key, m.rows[i][m.ncols]) == 0)
+                    break;
+                result_free(&res[i]);
+            }
+        }
+        if (!res[i].have) {
+            missing++;
+            continue;
+        }
+        if (strcmp(res[i].status, "ok") != 0)
+            failed++;
+        for (int k = 0; k < res[i].nm; k++) {
+            int found = 0;
+            for (int c = mcols.n - 1; c >= 0 && !found; c--)
+                found = strcmp(mcols.v[c], res[i].m[k].k) == 0;
+            if (!found)
+                insert_col(&mcols, res[i].m[k].k);
+        }
+    }
+    outfile *o;
+    int rc = -1;
+    if (out_open(&o, out_path, err) == 0) {
+        FILE *f = out_fp(o);
+        int pol_col = -1;
+        for (int c = 0; c < m.ncols; c++) {
+            if (strcmp(m.cols[c], "policy") == 0)
+                pol_col = c;
+            if (c)
+                fputc(',', f);
+            rtable_put_field(f, m.cols[c]);
+        }
+        fputs(",status,error", f);
+        for (int c = 0; c < mcols.n; c++) {
+            fputc(',', f);
+            rtable_put_field(f, mcols.v[c]);
+        }
+        fputc('\n', f);
+        for (int i = 0; i < m.n; i++) {
+            if (shard_n && i % shard_n != shard_k - 1)
+                continue;
+            for (int c = 0; c < m.ncols; c++) {
+                if (c)
+                    fputc(',', f);
+                const char *v = m.rows[i][c];
+                if (c == pol_col && !v[0] && res[i].have && res[i].policy)
+                    v = res[i].policy; /* the config's own policy */
+                rtable_put_field(f, v);
+            }
+            fputc(',', f);
+            rtable_put_field(f, res[i].have ? res[i].status : "missing");
+            fputc(',', f);
+            rtable_put_field(f, res[i].have ? res[i].error : "no result in any folder");
+            /* metrics: columns in mcols order (a small linear search per column) */
+            for (int c = 0; c < mcols.n; c++) {
+                fputc(',', f);
+                for (int k = 0; res[i].have && k < res[i].nm; k++)
+                    if (strcmp(res[i].m[k].k, mcols.v[c]) == 0) {
+                        rtable_put_field(f, res[i].m[k].v);
+                        break;
+                    }
+            }
+            fputc('\n', f);
+        }
+        rc = out_commit(o, err) == 0 ? missing : -1;
+    }
+    for (int i = 0; i < m.n; i++)
+        result_free(&res[i]);
+    free(res);
+    sl_free(&mcols);
+    matrix_tsv_free(&m);
+    if (nfailed)
+        *nfailed = failed;
+    return rc;
+}
+
+/* ---- the scheduler ---------------------------------------------------------------------- */
+
+static int run_is_done(const batch *b, const sw_run *r)
+{
+    result x;
+    if (result_read(b->out, r->folder, &x) != 0)
+        return 0;
+    int done = strcmp(x.key, r->key) == 0 && strcmp(x.status, "ok") == 0;
+    result_free(&x);
+    return done;
+}
+
+static void progress(int done, int total, int failed, double t0, int final)
+{
+    double el = now_s() - t0;
+    int width = 30, fill = total ? done * width / total : width;
+    char bar[64];
+    for (int i = 0; i < width; i++)
+        bar[i] = i < fill ? '#' : '.';
+    bar[width] = 0;
+    fprintf(stderr, "\r[%s] %d/%d runs, %d failed, ", bar, done, total, failed);
+    if (done && done < total)
+        fprintf(stderr, "~%.0f s left   ", el / done * (total - done));
+    else
+        fprintf(stderr, "%.1f s        ", el);
+    if (final)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+typedef struct slot {
+    pid_t pid;
+    int run;
+} slot;
+
+static const char *sig_name(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return " (SIGSEGV)";
+    case SIGABRT: return " (SIGABRT)";
+    case SIGKILL: return " (SIGKILL)";
+    case SIGALRM: return " (timeout)";
+    case SIGBUS: return " (SIGBUS)";
+    case SIGFPE: return " (SIGFPE)";
+    default: return "";
+    }
+}
+
+/* On SIGINT/SIGTERM the parent passes the signal to its workers (each removes its temporaries,
+ * sim/outfile.h) and then runs the previous handler (which removes the parent's and exits). */
+#define BATCH_MAX_WORKERS 4096
+static volatile pid_t worker_pids[BATCH_MAX_WORKERS];
+static int nworker_slots;
+static struct sigaction old_int, old_term;
+
+static void on_signal(int sig)
+{
+    for (int i = 0; i < nworker_slots; i++)
+        if (worker_pids[i] > 0)
+            kill(worker_pids[i], SIGTERM);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    raise(sig);
+}
+
+static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
+{
+    int *todo = am_malloc(((size_t)b->nruns + 1) * sizeof *todo), ntodo = 0, mine = 0;
+    for (int i = 0; i < b->nruns; i++) {
+        if (b->shard_n && i % b->shard_n != b->shard_k - 1)
+            continue;
+        mine++;
+        if (run_is_done(b, &b->runs[i]))
+            (*nskipped)++;
+        else
+            todo[ntodo++] = i;
+    }
+    int tty = !b->quiet && isatty(2);
+    slot *sl = am_calloc((size_t)b->jobs, sizeof *sl);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    nworker_slots = b->jobs;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    int next = 0, active = 0, done = 0, failed = 0;
+    double t0 = now_s();
+    if (tty)
+        progress(0, ntodo, 0, t0, 0);
+    fflush(NULL);
+    while (next < ntodo || active) {
+        while (next < ntodo && active < b->jobs) {
+            int i = todo[next++];
+            pid_t pid = fork();
+            if (pid < 0) {
+                fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
+                next--;
+                break;
+            }
+            if (pid == 0) {
+                sigaction(SIGINT, &old_int, NULL);
+                sigaction(SIGTERM, &old_term, NULL);
+                signal(SIGALRM, SIG_DFL);
+                if (b->timeout > 0)
+                    alarm((unsigned)ceil(b->timeout));
+                int st = run_child(b, &b->runs[i]);
+                fflush(NULL);
+                _exit(st);
+            }
+            for (int k = 0; k < b->jobs; k++)
+                if (!sl[k].pid) {
+                    sl[k].pid = pid;
+                    worker_pids[k] = pid;
+                    sl[k].run = i;
+                    break;
+                }
+            active++;
+        }
+        if (!active)
+            break;
+        int st;
+        pid_t pid = waitpid(-1, &st, 0);
+        if (pid < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        for (int k = 0; k < b->jobs; k++) {
+            if (sl[k].pid != pid)
+                continue;
+            sl[k].pid = 0;
+            worker_pids[k] = 0;
+            active--;
+            done++;
+            const sw_run *r = &b->runs[sl[k].run];
+            int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+            if (!ok)
+                failed++;
+            /* a worker that died before writing its marker: record why */
+            result x;
+            char *dir = run_dir(b, r);
+            if (result_read(b->out, r->folder, &x) != 0 || strcmp(x.key, r->key) != 0 ||
+                (!ok && strcmp(x.status, "ok") == 0)) {
+                char msg[128];
+                am_error e2 = {0};
+                if (WIFSIGNALED(st))
+                    snprintf(msg, sizeof msg, "worker killed by signal %d%s", WTERMSIG(st),
+                             sig_name(WTERMSIG(st)));
+                else
+                    snprintf(msg, sizeof msg, "worker exited with status %d and no result",
+                             WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+                mkdir_p(dir);
+                if (write_result(dir, r, "failed", msg, NULL, NULL, &e2) != 0)
+                    fprintf(stderr, "%s: %s\n", prog, e2.msg);
+            }
+            result_free(&x);
+            free(dir);
+            break;
+        }
+        if (tty)
+            progress(done, ntodo, failed, t0, 0);
+    }
+    if (tty)
+        progress(done, ntodo, failed, t0, 1);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    nworker_slots = 0;
+    free(sl);
+    free(todo);
+    *nran = done;
+    (void)nfailed;
+    return mine;
+}
+
+/* ---- the command ------------------------------------------------------------------------ */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: amsim batch SWEEP.yaml -o DIR [-j N] [--shard K/N] [options]\n"
+            "       amsim batch --merge DIR... -o OUT\n"
+            "  runs the matrix of a sweep file (configs/sweeps/README.md) on N worker processes,\n"
+            "  one folder per run (DIR/runs/NNNN-NAME/) and DIR/results.csv, one row per run\n"
+            "  -j, --jobs N          worker processes (default: online CPUs)\n"
+            "  --shard K/N           only runs i (1-based) with (i-1) mod N = K-1; K is 1..N\n"
+            "  --merge DIR...        combine shard folders: OUT/results.csv (OUT ending in .csv:\n"
+            "                        that file), byte-identical to an unsharded run\n"
+            "  --placements          also write placements.csv per run\n"
+            "  --timeline            also write timeline.csv per run (report plots use it)\n"
+            "  --timeout SECONDS     a run that takes longer is killed and recorded as failed\n"
+            "  --list                print the matrix (id, folder, key) and exit\n"
+            "  --update-expectations kind regress: write the expectations instead of checking\n"
+            "  -q, --quiet           no progress bar or summary line\n"
+            "a rerun with the same -o skips runs that finished (status ok) and retries the rest.\n"
+            "exit status: 0 every run ok, 1 some runs failed (or bad input), 3 (regress) a\n"
+            "deviation from an expectation\n");
+}
+
+static int merge(int argc, char **argv, const char *out)
+{
+    if (!argc || !out) {
+        fprintf(stderr, "%s: --merge DIR... -o OUT\n", prog);
+        return 1;
+    }
+    size_t ol = strlen(out);
+    int is_csv = ol > 4 && strcmp(out + ol - 4, ".csv") == 0;
+    char *path = is_csv ? am_strdup(out) : xprintf("%s/results.csv", out);
+    am_error err = {0};
+    int failed = 0, rc;
+    if (!is_csv && mkdir_p(out) != 0) {
+        fprintf(stderr, "%s: %s: cannot create: %s\n", prog, out, strerror(errno));
+        free(path);
+        return 1;
+    }
+    rc = build_csv((const char *const *)argv, argc, path, 0, 0, &failed, &err);
+    if (rc < 0) {
+        fprintf(stderr, "%s: %s\n", prog, err.msg);
+        free(path);
+        return 1;
+    }
+    if (!is_csv) {
+        /* OUT becomes a study folder: matrix.tsv and runs/ linking to the shards' folders */
+        char *src = xprintf("%s/matrix.tsv", argv[0]), *dst = xprintf("%s/matrix.tsv", out);
+        char *t = slurp(src);
+        if (t && write_atomic(dst, t, &err) != 0)
+            fprintf(stderr, "%s: %s\n", prog, err.msg);
+        free(t);
+        free(src);
+        free(dst);
+        char *runs = xprintf("%s/runs", out);
+        mkdir_p(runs);
+        for (int d = 0; d < argc; d++) {
+            char *rd = xprintf("%s/runs", argv[d]);
+            DIR *dp = opendir(rd);
+            struct dirent *e;
+            char real[PATH_MAX];
+            while (dp && (e = readdir(dp))) {
+                if (e->d_name[0] == '.')
+                    continue;
+                char *from = xprintf("%s/%s", rd, e->d_name);
+                char *res = xprintf("%s/result.txt", from);
+                char *to = xprintf("%s/%s", runs, e->d_name);
+                struct stat st;
+                if (access(res, R_OK) == 0 && lstat(to, &st) != 0 && realpath(from, real))
+                    if (symlink(real, to) != 0)
+                        fprintf(stderr, "%s: %s: %s\n", prog, to, strerror(errno));
+                free(from);
+                free(res);
+                free(to);
+            }
+            if (dp)
+                closedir(dp);
+            free(rd);
+        }
+        free(runs);
+    }
+    if (rc > 0)
+        fprintf(stderr, "%s: %d runs have no result in any of the folders (status 'missing')\n",
+                prog, rc);
+    printf("%s: merged %d folders%s%s\n", path, argc, failed ? ", runs failed: " : "",
+           failed ? "see the status column" : "");
+    free(path);
+    return rc > 0 || failed ? 1 : 0;
+}
+
+int cmd_batch(int argc, char **argv)
+{
+    batch b = {0};
+    const char *file = NULL;
+    int do_merge = 0, list = 0, nmerge = 0;
+    char **mdirs = am_calloc((size_t)argc + 1, sizeof *mdirs);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    b.jobs = ncpu > 0 ? (int)ncpu : 1;
+    b.self = "/proc/self/exe";
+    int rc = 1;
+    for (int i = 0; i < argc; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+            usage(stdout);
+            rc = 0;
+            goto out;
+        } else if (!strcmp(s, "-q") || !strcmp(s, "--quiet"))
+            b.quiet = 1;
+        else if (!strcmp(s, "--placements"))
+            b.placements = 1;
+        else if (!strcmp(s, "--timeline"))
+            b.timeline = 1;
+        else if (!strcmp(s, "--list"))
+            list = 1;
+        else if (!strcmp(s, "--update-expectations"))
+            b.update_expect = 1;
+        else if (!strcmp(s, "--merge"))
+            do_merge = 1;
+        else if (!strcmp(s, "-o") || !strcmp(s, "--out") || !strcmp(s, "-j") ||
+                 !strcmp(s, "--jobs") || !strcmp(s, "--shard") || !strcmp(s, "--timeout")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "%s: %s needs a value\n", prog, s);
+                goto out;
+            }
+            const char *v = argv[++i];
+            char *end;
+            if (s[1] == 'o' || !strcmp(s, "--out"))
+                b.out = v;
+            else if (!strcmp(s, "--timeout")) {
+                b.timeout = strtod(v, &end);
+                if (*end || !(b.timeout > 0)) {
+                    fprintf(stderr, "%s: --timeout takes seconds > 0, not '%s'\n", prog, v);
+                    goto out;
+                }
+            } else if (!strcmp(s, "--shard")) {
+                if (sscanf(v, "%d/%d", &b.shard_k, &b.shard_n) != 2 || b.shard_n < 1 ||
+                    b.shard_k < 1 || b.shard_k > b.shard_n) {
+                    fprintf(stderr, "%s: --shard K/N with 1 <= K <= N, not '%s'\n", prog, v);
+                    goto out;
+                }
+            } else {
+                long j = strtol(v, &end, 10);
+                if (*end || j < 1 || j > 4096) {
+                    fprintf(stderr, "%s: -j takes a number of workers 1..4096, not '%s'\n", prog, v);
+                    goto out;
+                }
+                b.jobs = (int)j;
+            }
+        } else if (s[0] == '-' && s[1]) {
+            fprintf(stderr, "%s: unknown option '%s' (see amsim batch --help)\n", prog, s);
+            goto out;
+        } else if (do_merge)
+            mdirs[nmerge++] = argv[i];
+        else if (!file)
+            file = s;
+        else {
+            fprintf(stderr, "%s: one sweep file only ('%s')\n", prog, s);
+            goto out;
+        }
+    }
+    if (do_merge) {
+        if (file)
+            mdirs[nmerge++] = (char *)(uintptr_t)file;
+        rc = merge(nmerge, mdirs, b.out);
+        goto out;
+    }
+    if (!file || (!b.out && !list)) {
+        fprintf(stderr, "%s: SWEEP.yaml and -o DIR are required (see amsim batch --help)\n", prog);
+        goto out;
+    }
+    am_error err = {0};
+    if (sweep_load(&b.sw, file, &err) != 0) {
+        fprintf(stderr, "amsim: %s\n", err.msg);
+        sweep_free(&b.sw);
+        goto out;
+    }
+    b.nruns = matrix_expand(&b.sw, &b.runs);
+    if (b.nruns < 0) {
+        fprintf(stderr, "%s: the matrix has more than 10 million runs\n", prog);
+        sweep_free(&b.sw);
+        goto out;
+    }
+    if (list) {
+        for (int i = 0; i < b.nruns; i++)
+            if (!b.shard_n || i % b.shard_n == b.shard_k - 1)
+                printf("%d\t%s\t%s\n", b.runs[i].id, b.runs[i].folder, b.runs[i].key);
+        rc = 0;
+        goto done;
+    }
+    /* the config must load before anything runs (one clear error instead of N failed runs) */
+    {
+        am_config *cfg = NULL;
+        if (cfg_load(&cfg, b.sw.base, NULL, 0, &err) != 0) {
+            fprintf(stderr, "amsim: %s\n", err.msg);
+            goto done;
+        }
+        cfg_free(cfg);
+    }
+    char *runs = xprintf("%s/runs", b.out);
+    if (mkdir_p(runs) != 0) {
+        fprintf(stderr, "%s: %s: cannot create: %s\n", prog, runs, strerror(errno));
+        free(runs);
+        goto done;
+    }
+    free(runs);
+    char *mt = matrix_text(&b.sw, b.runs, b.nruns);
+    char *mp = xprintf("%s/matrix.tsv", b.out);
+    char *old = slurp(mp);
+    if (old && strcmp(old, mt) != 0 && !b.quiet)
+        fprintf(stderr, "%s: %s: the sweep changed since the last run; runs whose key changed "
+                "run again\n", prog, mp);
+    int wrc = (!old || strcmp(old, mt) != 0) ? write_atomic(mp, mt, &err) : 0;
+    free(old);
+    free(mt);
+    free(mp);
+    if (wrc != 0) {
+        fprintf(stderr, "amsim: %s\n", err.msg);
+        goto done;
+    }
+    int nfailed = 0, nskipped = 0, nran = 0;
+    double t0 = now_s();
+    int mine = run_all(&b, &nfailed, &nskipped, &nran);
+    char *csv = xprintf("%s/results.csv", b.out);
+    const char *dirs[1] = {b.out};
+    int failed = 0;
+    int missing = build_csv(dirs, 1, csv, b.shard_k, b.shard_n, &failed, &err);
+    if (missing < 0)
+        fprintf(stderr, "amsim: %s\n", err.msg);
+    else if (!b.quiet)
+        fprintf(stderr, "%s: %d runs%s: %d run now, %d finished before; %d failed; %s (%.1f s)\n",
+                prog, mine, b.shard_n ? " in this shard" : "", nran, nskipped, failed, csv,
+                now_s() - t0);
+    free(csv);
+    if (missing != 0)
+        rc = 1;
+    else if (failed) {
+        /* regress: deviations give 3 unless something failed outright */
+        rc = 3;
+        matrix mm;
+        (void)mm;
+        for (int i = 0; i < b.nruns; i++) {
+            if (b.shard_n && i % b.shard_n != b.shard_k - 1)
+                continue;
+            result x;
+            if (result_read(b.out, b.runs[i].folder, &x) == 0) {
+                if (strcmp(x.status, "ok") && strcmp(x.status, "deviation"))
+                    rc = 1;
+                result_free(&x);
+            } else
+                rc = 1;
+        }
+    } else
+        rc = 0;
+done:
+    matrix_free(b.runs, b.nruns);
+    sweep_free(&b.sw);
+out:
+    free(mdirs);
+    return rc;
+}

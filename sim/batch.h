@@ -1,0 +1,42 @@
+/* batch.h - studies over many runs: sweeps (batch), minimum capacity search (mincap),
+ * statistics over results (stats) and the HTML report (report). Each command takes the
+ * arguments after its name and returns the process exit status (0 ok, 1 usage or input,
+ * 2 internal, 3 a deviation from an expectation where that applies). */
+#ifndef AM_BATCH_H
+#define AM_BATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* amsim batch SWEEP.yaml [-j N] [--shard K/N] -o DIR; amsim batch --merge DIR... -o OUT */
+int cmd_batch(int argc, char **argv);
+/* amsim mincap -c CONFIG -t TRACE [--policies a,b] [--granularity BYTES] [--json FILE] */
+int cmd_mincap(int argc, char **argv);
+/* amsim stats results.csv --metric M --by COLUMN [--paired a,b] */
+int cmd_stats(int argc, char **argv);
+/* amsim report DIR: DIR/report.html */
+int cmd_report(int argc, char **argv);
+
+/* ---- results tables (sim/results.c): CSV as written by batch, read back for analysis ---- */
+
+typedef struct rtable {
+    int ncols, nrows;
+    char **cols;   /* header names */
+    char ***rows;  /* rows[r][c], "" when absent */
+} rtable;
+
+/* Read a CSV file with a header line (RFC 4180 quoting). 0 or -1 with a message in err
+ * (errsz bytes). */
+int rtable_read(rtable *t, const char *path, char *err, size_t errsz);
+void rtable_free(rtable *t);
+/* Column index by name, or -1. */
+int rtable_col(const rtable *t, const char *name);
+/* Write one CSV field, quoted when it holds a comma, quote, CR or LF. */
+void rtable_put_field(FILE *f, const char *s);
+
+/* FNV-1a 64-bit hash, continued from h (start with RT_FNV_OFFSET). */
+#define RT_FNV_OFFSET 14695981039346656037ULL
+uint64_t rt_fnv1a(uint64_t h, const void *p, size_t n);
+
+#endif

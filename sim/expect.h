@@ -1,0 +1,35 @@
+/* expect.h - regression checks of a run against a stored expectation (`amsim run --expect FILE`,
+ * `--save-expect FILE`, sweeps of kind regress).
+ *
+ * An expectation file is text, one `KEY=VALUE` per line ('#' starts a comment):
+ *   amsim-expect v1                        first line
+ *   LEVEL.peak_live_bytes=1635780096       metrics per memory level: peak_live_bytes,
+ *   LEVEL.peak_reserved_bytes=...          peak_reserved_bytes, ooms, fragmentation_ratio,
+ *   LEVEL.ooms=0                           and the policy's statistics LEVEL.stats.NAME
+ *   LEVEL.fragmentation_ratio=0.2382805    (LEVEL.stats.NAME.current / .peak for pairs);
+ *   placements.rows=57                     rows of the placements CSV, and the FNV-1a 64 hash
+ *   placements.fnv1a64=0x1234abcd...       of its rows (header excluded, each row with its \n)
+ *   KEY.tolerance=exact | abs:X | rel:X    optional per metric; without one: exact for
+ *                                          integers, rel:1e-9 for reals
+ * `null` is the value of an undefined real (e.g. BFC fragmentation with no free memory).
+ * A metric moves when |got - expected| exceeds the tolerance (rel: X * max(|got|, |expected|)),
+ * or one of them is null and the other not, or the metric is missing from the run. */
+#ifndef AM_EXPECT_H
+#define AM_EXPECT_H
+
+#include "engine.h"
+
+typedef struct expect_ctx expect_ctx;
+
+/* Prepare checking against `expect` (read now, may be NULL) and/or saving to `save` (may be
+ * NULL). `inner` is the caller's observer (may be NULL): expect_observer() forwards to it.
+ * 0, or -1 with err (AM_EINPUT: unreadable or malformed expectation). */
+int expect_begin(expect_ctx **x, const char *expect, const char *save, const am_config *cfg,
+                 const sim_observer *inner, am_error *err);
+const sim_observer *expect_observer(expect_ctx *x);
+/* After the run: save and/or compare. 0 when nothing moved; -1 with err->status AM_EOOMFAIL (3)
+ * and a message naming every metric that moved, or another status on I/O errors. */
+int expect_finish(expect_ctx *x, sim *s, am_error *err);
+void expect_free(expect_ctx *x);
+
+#endif

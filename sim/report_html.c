@@ -1,0 +1,524 @@
+/* report_html.c - `amsim report DIR`: DIR/report.html, one self-contained page with the results
+ * tables and inline SVG plots of a batch output folder. It reads only outputs: DIR/results.csv
+ * and, when the runs wrote them (batch --timeline), DIR/runs/NAME/timeline.csv. Plots are drawn by
+ * the gnuplot scripts in analysis/ (found in $AMSIM_ANALYSIS, else the source tree's analysis/),
+ * run through popen with `set terminal svg`:
+ *   peak_reserved.gp            mean peak reserved (and peak live) per policy
+ *   memory_over_time.gp         live vs reserved over time, one line per policy, per trace
+ *   fragmentation_over_time.gp  1 - allocated / reserved over time, per trace
+ *   heatmap.gp                  the default level's peak reserved over the first two axes */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "batch.h"
+#include "common.h"
+#include "outfile.h"
+#include "units.h"
+
+#ifndef AMSIM_SOURCE_DIR
+#define AMSIM_SOURCE_DIR "."
+#endif
+
+#define RH_MAX_PLOT_TRACES 4
+#define RH_MAX_LINES 8
+
+static const char *prog = "amsim report";
+
+static void html_esc(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0, r;
+    char *b = am_malloc(cap);
+    while ((r = fread(b + n, 1, cap - n - 1, f)) > 0) {
+        n += r;
+        if (n + 1 == cap)
+            b = am_realloc(b, cap *= 2);
+    }
+    fclose(f);
+    b[n] = 0;
+    return b;
+}
+
+typedef struct ctx {
+    const char *dir;
+    char tmp[256];
+    char scripts[1024];
+    FILE *html;
+    int nplots, failed;
+    rtable t;
+    int c_run, c_policy, c_trace, c_status, c_axis0, naxes;
+    char level[128];
+} ctx;
+
+/* Words for gnuplot: no spaces or quotes inside. */
+static void word(char *dst, size_t n, const char *src)
+{
+    size_t k = 0;
+    for (; *src && k + 1 < n; src++)
+        dst[k++] = (*src == ' ' || *src == '"' || *src == '\'' || *src == '\t') ? '_' : *src;
+    dst[k] = 0;
+}
+
+/* Run a script with variable assignments; embed the SVG it wrote. */
+static void plot(ctx *c, const char *script, const char *vars, const char *caption)
+{
+    char out[512], cmd[64];
+    snprintf(out, sizeof out, "%s/plot%d.svg", c->tmp, c->nplots++);
+    snprintf(cmd, sizeof cmd, "gnuplot");
+    FILE *g = popen(cmd, "w");
+    if (!g) {
+        fprintf(stderr, "%s: cannot run gnuplot: %s\n", prog, strerror(errno));
+        c->failed++;
+        return;
+    }
+    fprintf(g, "out = \"%s\"\n%s\nload \"%s/%s\"\n", out, vars, c->scripts, script);
+    int st = pclose(g);
+    char *svg = st == 0 ? read_all(out) : NULL;
+    char *start = svg ? strstr(svg, "<svg") : NULL;
+    if (!start) {
+        fprintf(stderr, "%s: gnuplot failed on %s (status %d)\n", prog, script, st);
+        c->failed++;
+        fprintf(c->html, "<p class=err>plot failed: %s</p>\n", script);
+        free(svg);
+        return;
+    }
+    fprintf(c->html, "<figure>\n%s\n<figcaption>", start);
+    html_esc(c->html, caption);
+    fprintf(c->html, "</figcaption></figure>\n");
+    free(svg);
+    unlink(out);
+}
+
+static int ok_row(const ctx *c, int r)
+{
+    return c->c_status < 0 || strcmp(c->t.rows[r][c->c_status], "ok") == 0;
+}
+
+static const char *cell(const ctx *c, int r, const char *col)
+{
+    int k = rtable_col(&c->t, col);
+    return k >= 0 ? c->t.rows[r][k] : "";
+}
+
+static void fmt_metric(char *b, size_t n, const char *col, const char *v)
+{
+    char *end;
+    double x = strtod(v, &end);
+    size_t l = strlen(col);
+    if (!*v || *end) {
+        snprintf(b, n, "%s", v);
+        return;
+    }
+    if (l > 6 && strcmp(col + l - 6, "_bytes") == 0 && x >= 0) {
+        units_fmt_size(b, n, (uint64_t)x);
+        return;
+    }
+    if (strstr(col, "ratio") || strstr(col, "utilization") || strstr(col, "fragmentation")) {
+        snprintf(b, n, "%.1f %%", 100 * x);
+        return;
+    }
+    if (l > 8 && strcmp(col + l - 8, "_seconds") == 0) {
+        units_fmt_time(b, n, (am_ps)(x * 1e12 + 0.5));
+        return;
+    }
+    snprintf(b, n, "%s", v);
+}
+
+static void results_table(ctx *c)
+{
+    static const char *metrics[] = {"peak_live_bytes", "peak_reserved_bytes", "fragmentation_ratio",
+                                    "max_external_fragmentation", "ooms"};
+    FILE *f = c->html;
+    fprintf(f, "<h2>Runs</h2>\n<table>\n<tr>");
+    int last_id = c->c_status;
+    for (int k = 0; k < last_id + 1; k++) {
+        fputs("<th>", f);
+        html_esc(f, c->t.cols[k]);
+        fputs("</th>", f);
+    }
+    for (size_t m = 0; m < AM_ARRAY_LEN(metrics); m++)
+        fprintf(f, "<th>%s %s</th>", c->level, metrics[m]);
+    fputs("<th>makespan</th><th>error</th></tr>\n", f);
+    for (int r = 0; r < c->t.nrows; r++) {
+        fprintf(f, "<tr%s>", ok_row(c, r) ? "" : " class=bad");
+        for (int k = 0; k < last_id + 1; k++) {
+            fputs("<td>", f);
+            html_esc(f, c->t.rows[r][k]);
+            fputs("</td>", f);
+        }
+        for (size_t m = 0; m < AM_ARRAY_LEN(metrics); m++) {
+            char col[256], b[64];
+            snprintf(col, sizeof col, "%s.%s", c->level, metrics[m]);
+            fmt_metric(b, sizeof b, col, cell(c, r, col));
+            fputs("<td class=num>", f);
+            html_esc(f, b);
+            fputs("</td>", f);
+        }
+        char b[64];
+        fmt_metric(b, sizeof b, "makespan_seconds", cell(c, r, "makespan_seconds"));
+        fprintf(f, "<td class=num>%s</td><td>", b);
+        html_esc(f, cell(c, r, "error"));
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+/* Mean peak reserved / peak live per policy: a table and a bar chart. */
+static void policy_summary(ctx *c)
+{
+    char reserved[256], live[256], frag[256];
+    snprintf(reserved, sizeof reserved, "%s.peak_reserved_bytes", c->level);
+    snprintf(live, sizeof live, "%s.peak_live_bytes", c->level);
+    snprintf(frag, sizeof frag, "%s.fragmentation_ratio", c->level);
+    int cr = rtable_col(&c->t, reserved), cl = rtable_col(&c->t, live), cf = rtable_col(&c->t, frag);
+    if (cr < 0 || cl < 0 || c->c_policy < 0)
+        return;
+    char names[32][64];
+    double sr[32] = {0}, sl[32] = {0}, sf[32] = {0};
+    int n[32] = {0}, np = 0;
+    for (int r = 0; r < c->t.nrows; r++) {
+        if (!ok_row(c, r))
+            continue;
+        const char *p = c->t.rows[r][c->c_policy];
+        int k = 0;
+        while (k < np && strcmp(names[k], p) != 0)
+            k++;
+        if (k == np) {
+            if (np == 32)
+                continue;
+            snprintf(names[np++], sizeof names[0], "%s", p);
+        }
+        sr[k] += atof(c->t.rows[r][cr]);
+        sl[k] += atof(c->t.rows[r][cl]);
+        sf[k] += cf >= 0 ? atof(c->t.rows[r][cf]) : 0;
+        n[k]++;
+    }
+    if (!np)
+        return;
+    FILE *f = c->html;
+    fprintf(f, "<h2>Per policy (%s, mean over successful runs)</h2>\n<table>\n"
+               "<tr><th>policy</th><th>runs</th><th>peak live</th><th>peak reserved</th>"
+               "<th>fragmentation ratio</th></tr>\n", c->level);
+    char data[512];
+    snprintf(data, sizeof data, "%s/policies.dat", c->tmp);
+    FILE *d = fopen(data, "w");
+    for (int k = 0; k < np; k++) {
+        char a[32], b[32], w[64];
+        fprintf(f, "<tr><td>");
+        html_esc(f, names[k]);
+        fprintf(f, "</td><td class=num>%d</td><td class=num>%s</td><td class=num>%s</td>"
+                   "<td class=num>%.1f %%</td></tr>\n", n[k],
+                units_fmt_size(a, sizeof a, (uint64_t)(sl[k] / n[k])),
+                units_fmt_size(b, sizeof b, (uint64_t)(sr[k] / n[k])), 100 * sf[k] / n[k]);
+        word(w, sizeof w, names[k][0] ? names[k] : "config");
+        if (d)
+            fprintf(d, "%s %.17g %.17g\n", w, sr[k] / n[k], sl[k] / n[k]);
+    }
+    fputs("</table>\n", f);
+    if (d) {
+        fclose(d);
+        char vars[1024];
+        snprintf(vars, sizeof vars, "data = \"%s\"\nttl = \"peak reserved per policy (%s)\"",
+                 data, c->level);
+        plot(c, "peak_reserved.gp", vars, "Peak reserved (and peak live) bytes per policy, "
+             "mean over the successful runs.");
+    }
+}
+
+/* Timeline of one level -> "time_us live reserved allocated" lines. 0 when written. */
+static int timeline_dat(ctx *c, const char *run, const char *out)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/runs/%s/timeline.csv", c->dir, run);
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return -1;
+    FILE *o = fopen(out, "w");
+    if (!o) {
+        fclose(in);
+        return -1;
+    }
+    char line[1024];
+    int rows = 0;
+    size_t ll = strlen(c->level);
+    while (fgets(line, sizeof line, in)) {
+        /* time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes */
+        char *f[8];
+        int n = 0;
+        for (char *p = line; n < 8;) {
+            f[n++] = p;
+            p = strchr(p, ',');
+            if (!p)
+                break;
+            *p++ = 0;
+        }
+        if (n < 6 || strlen(f[2]) != ll || strcmp(f[2], c->level) != 0)
+            continue;
+        f[5][strcspn(f[5], "\r\n")] = 0;
+        fprintf(o, "%.6f %s %s %s\n", strtod(f[0], NULL) / 1e6, f[3], f[5], f[4]);
+        rows++;
+    }
+    fclose(in);
+    fclose(o);
+    return rows ? 0 : -1;
+}
+
+static void timelines(ctx *c)
+{
+    if (c->c_trace < 0 || c->c_run < 0)
+        return;
+    char traces[RH_MAX_PLOT_TRACES][512];
+    int nt = 0, header = 0;
+    for (int r = 0; r < c->t.nrows && nt < RH_MAX_PLOT_TRACES; r++) {
+        const char *tr = c->t.rows[r][c->c_trace];
+        int k = 0;
+        while (k < nt && strcmp(traces[k], tr) != 0)
+            k++;
+        if (k < nt)
+            continue;
+        snprintf(traces[nt++], sizeof traces[0], "%s", tr);
+    }
+    for (int k = 0; k < nt; k++) {
+        /* the first successful run of each policy on this trace */
+        char files[RH_MAX_LINES * 300] = "", titles[RH_MAX_LINES * 70] = "";
+        char seen[RH_MAX_LINES][64];
+        int nl = 0;
+        for (int r = 0; r < c->t.nrows && nl < RH_MAX_LINES; r++) {
+            if (!ok_row(c, r) || strcmp(c->t.rows[r][c->c_trace], traces[k]) != 0)
+                continue;
+            const char *p = c->c_policy >= 0 ? c->t.rows[r][c->c_policy] : "run";
+            int dup = 0;
+            for (int q = 0; q < nl && !dup; q++)
+                dup = strcmp(seen[q], p) == 0;
+            if (dup)
+                continue;
+            char dat[300], w[64];
+            snprintf(dat, sizeof dat, "%s/tl%d_%d.dat", c->tmp, k, nl);
+            if (timeline_dat(c, c->t.rows[r][c->c_run], dat) != 0)
+                continue;
+            snprintf(seen[nl++], sizeof seen[0], "%s", p);
+            word(w, sizeof w, p[0] ? p : "run");
+            strcat(files, dat);
+            strcat(files, " ");
+            strcat(titles, w);
+            strcat(titles, " ");
+        }
+        if (!nl)
+            continue;
+        if (!header++)
+            fprintf(c->html, "<h2>Memory over time (%s)</h2>\n", c->level);
+        char vars[RH_MAX_LINES * 400 + 1024], tw[256], cap[700];
+        word(tw, sizeof tw, traces[k]);
+        snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\nttl = \"%s: live vs reserved\"",
+                 files, titles, tw);
+        snprintf(cap, sizeof cap, "%.400s: reserved (solid) and live (dashed) bytes of %.100s over "
+                 "simulated time, first run of each policy.", traces[k], c->level);
+        plot(c, "memory_over_time.gp", vars, cap);
+        snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\nttl = \"%s: fragmentation\"",
+                 files, titles, tw);
+        snprintf(cap, sizeof cap, "%.400s: share of reserved memory not allocated, over time.",
+                 traces[k]);
+        plot(c, "fragmentation_over_time.gp", vars, cap);
+    }
+    if (!header)
+        fprintf(c->html, "<p>No timelines: run the batch with <code>--timeline</code> (or "
+                         "<code>outputs: {timeline: true}</code>) for memory-over-time plots.</p>\n");
+}
+
+/* Two axes: the default level's peak reserved over (axis 1, axis 2) for the first policy and
+ * trace, other axes at their first value. */
+static void heatmap(ctx *c)
+{
+    if (c->naxes < 2)
+        return;
+    int ax = c->c_axis0, ay = c->c_axis0 + 1;
+    char metric[256];
+    snprintf(metric, sizeof metric, "%s.peak_reserved_bytes", c->level);
+    int cm = rtable_col(&c->t, metric);
+    if (cm < 0 || !c->t.nrows)
+        return;
+    char xv[64][64], yv[64][64];
+    int nx = 0, ny = 0;
+    char data[512];
+    snprintf(data, sizeof data, "%s/heat.dat", c->tmp);
+    FILE *d = fopen(data, "w");
+    if (!d)
+        return;
+    int pts = 0;
+    for (int r = 0; r < c->t.nrows; r++) {
+        int same = 1;
+        for (int k = 0; k < c->t.ncols && k <= c->c_status; k++) {
+            if (k == ax || k == ay || k == c->c_run || k == c->c_status ||
+                strcmp(c->t.cols[k], "run_id") == 0)
+                continue;
+            same = strcmp(c->t.rows[r][k], c->t.rows[0][k]) == 0 && same;
+        }
+        /* axes beyond the first two and policy/trace/seed stay at row 0's values */
+        if (!same || !ok_row(c, r))
+            continue;
+        int i = 0, j = 0;
+        while (i < nx && strcmp(xv[i], c->t.rows[r][ax]) != 0)
+            i++;
+        if (i == nx && nx < 64)
+            word(xv[nx++], sizeof xv[0], c->t.rows[r][ax]);
+        while (j < ny && strcmp(yv[j], c->t.rows[r][ay]) != 0)
+            j++;
+        if (j == ny && ny < 64)
+            word(yv[ny++], sizeof yv[0], c->t.rows[r][ay]);
+        if (i < 64 && j < 64) {
+            fprintf(d, "%d %d %.17g\n", i, j, atof(c->t.rows[r][cm]) / 1048576.0);
+            pts++;
+        }
+    }
+    fclose(d);
+    if (!pts)
+        return;
+    char xl[64 * 65] = "", yl[64 * 65] = "";
+    for (int i = 0; i < nx; i++) {
+        strcat(xl, xv[i]);
+        strcat(xl, " ");
+    }
+    for (int j = 0; j < ny; j++) {
+        strcat(yl, yv[j]);
+        strcat(yl, " ");
+    }
+    char vars[12000];
+    snprintf(vars, sizeof vars,
+             "data = \"%s\"\nxlabels = \"%s\"\nylabels = \"%s\"\nxname = \"%s\"\nyname = \"%s\"\n"
+             "zname = \"%s (MiB)\"\nttl = \"peak reserved (MiB)\"", data, xl, yl,
+             c->t.cols[ax], c->t.cols[ay], metric);
+    fprintf(c->html, "<h2>Two-axis sweep</h2>\n");
+    plot(c, "heatmap.gp", vars, "Peak reserved MiB over the first two axes (other dimensions at "
+         "the first run's values).");
+}
+
+static void rm_tmp(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char p[600];
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.') {
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            unlink(p);
+        }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+int cmd_report(int argc, char **argv)
+{
+    if (argc != 1 || !strcmp(argv[0], "-h") || !strcmp(argv[0], "--help")) {
+        fprintf(argc == 1 ? stdout : stderr,
+                "usage: amsim report DIR\n"
+                "  writes DIR/report.html from DIR/results.csv (amsim batch) and the runs'\n"
+                "  timeline.csv files: tables and inline SVG plots drawn by gnuplot with the\n"
+                "  scripts in analysis/ ($AMSIM_ANALYSIS overrides where they are)\n");
+        return argc == 1 ? 0 : 1;
+    }
+    ctx c = {0};
+    c.dir = argv[0];
+    const char *env = getenv("AMSIM_ANALYSIS");
+    snprintf(c.scripts, sizeof c.scripts, "%s", env ? env : AMSIM_SOURCE_DIR "/analysis");
+    char csv[1024], msg[512];
+    snprintf(csv, sizeof csv, "%s/results.csv", c.dir);
+    if (rtable_read(&c.t, csv, msg, sizeof msg) != 0) {
+        fprintf(stderr, "amsim: %s\n", msg);
+        return 1;
+    }
+    char probe[1100];
+    snprintf(probe, sizeof probe, "%s/peak_reserved.gp", c.scripts);
+    if (access(probe, R_OK) != 0) {
+        fprintf(stderr, "%s: %s: gnuplot scripts not found (set AMSIM_ANALYSIS)\n", prog, probe);
+        rtable_free(&c.t);
+        return 1;
+    }
+    c.c_run = rtable_col(&c.t, "run");
+    c.c_policy = rtable_col(&c.t, "policy");
+    c.c_trace = rtable_col(&c.t, "trace");
+    c.c_status = rtable_col(&c.t, "status");
+    c.c_axis0 = c.c_run + 1;
+    c.naxes = c.c_policy > c.c_run && c.c_run >= 0 ? c.c_policy - c.c_run - 1 : 0;
+    /* the default level: the one whose policy statistics are in the table */
+    for (int k = 0; k < c.t.ncols && !c.level[0]; k++) {
+        const char *s = strstr(c.t.cols[k], ".stats.");
+        if (s)
+            snprintf(c.level, sizeof c.level, "%.*s", (int)(s - c.t.cols[k]), c.t.cols[k]);
+    }
+    for (int k = 0; k < c.t.ncols && !c.level[0]; k++) {
+        const char *s = strstr(c.t.cols[k], ".peak_reserved_bytes");
+        if (s)
+            snprintf(c.level, sizeof c.level, "%.*s", (int)(s - c.t.cols[k]), c.t.cols[k]);
+    }
+    snprintf(c.tmp, sizeof c.tmp, "/tmp/amsim-report-XXXXXX");
+    if (!mkdtemp(c.tmp)) {
+        fprintf(stderr, "%s: mkdtemp: %s\n", prog, strerror(errno));
+        rtable_free(&c.t);
+        return 2;
+    }
+    char out[1024];
+    snprintf(out, sizeof out, "%s/report.html", c.dir);
+    outfile *o;
+    am_error err = {0};
+    int rc = 1;
+    if (out_open(&o, out, &err) != 0) {
+        fprintf(stderr, "amsim: %s\n", err.msg);
+        goto done;
+    }
+    c.html = out_fp(o);
+    int ok = 0;
+    for (int r = 0; r < c.t.nrows; r++)
+        ok += ok_row(&c, r);
+    fprintf(c.html,
+            "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>\n<title>amsim report: ");
+    html_esc(c.html, c.dir);
+    fprintf(c.html,
+            "</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:1400px}"
+            "table{border-collapse:collapse;font-size:13px;margin:1em 0}"
+            "td,th{border:1px solid #bbb;padding:2px 6px}td.num{text-align:right}"
+            "tr.bad{background:#fdd}figure{margin:1em 0}svg{max-width:100%%;height:auto}"
+            ".err{color:#b00}</style></head><body>\n<h1>amsim study: ");
+    html_esc(c.html, c.dir);
+    fprintf(c.html, "</h1>\n<p>%d runs, %d succeeded; default memory level <b>", c.t.nrows, ok);
+    html_esc(c.html, c.level[0] ? c.level : "?");
+    fprintf(c.html, "</b>. Generated by amsim %s from results.csv.</p>\n", AM_VERSION);
+    if (c.level[0]) {
+        policy_summary(&c);
+        timelines(&c);
+        heatmap(&c);
+    }
+    results_table(&c);
+    fprintf(c.html, "</body></html>\n");
+    if (out_commit(o, &err) != 0)
+        fprintf(stderr, "amsim: %s\n", err.msg);
+    else {
+        rc = c.failed ? 2 : 0;
+        printf("%s: %d plots%s\n", out, c.nplots - c.failed, c.failed ? " (some failed)" : "");
+    }
+done:
+    rm_tmp(c.tmp);
+    rtable_free(&c.t);
+    return rc;
+}

@@ -1,0 +1,317 @@
+/* stats.c - `amsim stats`: statistics of one metric of a results table, grouped by a column
+ * (typically policy, across seeds or traces), with GSL:
+ *   mean (gsl_stats_mean), sample standard deviation (gsl_stats_sd, n - 1 in the denominator),
+ *   95% confidence interval of the mean: mean +- t(0.975, n - 1) * sd / sqrt(n), with the
+ *   quantile from gsl_cdf_tdist_Pinv;
+ *   --paired a,b: a paired t-test on the differences a - b of rows that agree on every
+ *   identifying column (default: the columns between `run` and `status` except the grouping
+ *   column, i.e. the axes, trace and seed; --pair-on COLS to choose): t = mean(d) / (sd(d) /
+ *   sqrt(n)), n - 1 degrees of freedom, two-sided p = 2 Q_t(|t|) (gsl_cdf_tdist_Q).
+ * Only rows with status ok are used when the table has a status column; empty cells are
+ * skipped. The input is a CSV file only (analysis never reaches into the engine). */
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch.h"
+#include "common.h"
+#include "json.h"
+#include "outfile.h"
+
+static const char *prog = "amsim stats";
+
+typedef struct group {
+    char *name;
+    double *v;
+    int n;
+} group;
+
+typedef struct summary {
+    int n;
+    double mean, sd, lo, hi, half;
+} summary;
+
+static void summarize(const double *v, int n, summary *s)
+{
+    s->n = n;
+    s->mean = n ? gsl_stats_mean(v, 1, (size_t)n) : (double)NAN;
+    s->sd = n > 1 ? gsl_stats_sd(v, 1, (size_t)n) : (double)NAN;
+    s->half = n > 1 ? gsl_cdf_tdist_Pinv(0.975, n - 1) * s->sd / sqrt((double)n) : (double)NAN;
+    s->lo = s->mean - s->half;
+    s->hi = s->mean + s->half;
+}
+
+static int parse_num(const char *s, double *v)
+{
+    char *end;
+    if (!*s)
+        return -1;
+    *v = strtod(s, &end);
+    return *end || isnan(*v) ? -1 : 0;
+}
+
+static const char *unit_of(const char *metric)
+{
+    size_t n = strlen(metric);
+    if (n > 6 && strcmp(metric + n - 6, "_bytes") == 0)
+        return "bytes";
+    if (n > 8 && strcmp(metric + n - 8, "_seconds") == 0)
+        return "seconds";
+    if (strstr(metric, "ratio") || strstr(metric, "utilization") || strstr(metric, "fragmentation"))
+        return "fraction";
+    return "as in the table";
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: amsim stats RESULTS.csv --metric M [--by COLUMN] [--paired A,B]\n"
+            "                   [--pair-on COL,COL...] [--json FILE]\n"
+            "  per group of COLUMN (default policy): n, mean, sample sd and the 95%% confidence\n"
+            "  interval of the mean (t distribution); --paired: paired t-test of A - B over rows\n"
+            "  that agree on the identifying columns (axes, trace, seed; or --pair-on)\n");
+}
+
+static void put_num(FILE *f, double v)
+{
+    if (isnan(v) || isinf(v))
+        fprintf(f, "%14s", "n/a");
+    else
+        fprintf(f, "%14.6g", v);
+}
+
+int cmd_stats(int argc, char **argv)
+{
+    const char *file = NULL, *metric = NULL, *by = "policy", *paired = NULL, *pair_on = NULL;
+    const char *json = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+            usage(stdout);
+            return 0;
+        }
+        if (s[0] == '-' && s[1]) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "%s: %s needs a value\n", prog, s);
+                return 1;
+            }
+            const char *v = argv[++i];
+            if (!strcmp(s, "--metric"))
+                metric = v;
+            else if (!strcmp(s, "--by"))
+                by = v;
+            else if (!strcmp(s, "--paired"))
+                paired = v;
+            else if (!strcmp(s, "--pair-on"))
+                pair_on = v;
+            else if (!strcmp(s, "--json"))
+                json = v;
+            else {
+                fprintf(stderr, "%s: unknown option '%s' (see amsim stats --help)\n", prog, s);
+                return 1;
+            }
+        } else if (!file)
+            file = s;
+        else {
+            fprintf(stderr, "%s: one results file only\n", prog);
+            return 1;
+        }
+    }
+    if (!file || !metric) {
+        fprintf(stderr, "%s: RESULTS.csv and --metric M are required\n", prog);
+        return 1;
+    }
+    rtable t;
+    char msg[512];
+    if (rtable_read(&t, file, msg, sizeof msg) != 0) {
+        fprintf(stderr, "amsim: %s\n", msg);
+        return 1;
+    }
+    int rc = 1;
+    int mc = rtable_col(&t, metric), bc = rtable_col(&t, by), sc = rtable_col(&t, "status");
+    group *g = am_calloc((size_t)t.nrows + 1, sizeof *g);
+    int ng = 0;
+    int *keycols = am_calloc((size_t)t.ncols + 1, sizeof *keycols), nk = 0;
+    char *ka = NULL, *kb = NULL;
+    outfile *o = NULL;
+    if (mc < 0 || bc < 0) {
+        fprintf(stderr, "%s: %s: no column '%s'\n", prog, file, mc < 0 ? metric : by);
+        goto out;
+    }
+    for (int r = 0; r < t.nrows; r++) {
+        double v;
+        if ((sc >= 0 && strcmp(t.rows[r][sc], "ok") != 0) || parse_num(t.rows[r][mc], &v) != 0)
+            continue;
+        int k = 0;
+        while (k < ng && strcmp(g[k].name, t.rows[r][bc]) != 0)
+            k++;
+        if (k == ng) {
+            g[ng].name = t.rows[r][bc];
+            g[ng++].v = am_calloc((size_t)t.nrows, sizeof(double));
+        }
+        g[k].v[g[k].n++] = v;
+    }
+    FILE *jf = NULL;
+    json_w w;
+    am_error err = {0};
+    if (json) {
+        if (out_open(&o, json, &err) != 0) {
+            fprintf(stderr, "amsim: %s\n", err.msg);
+            goto out;
+        }
+        jf = out_fp(o);
+        json_init(&w, jf, 1);
+        json_obj(&w);
+        json_kstr(&w, "metric", metric);
+        json_kstr(&w, "by", by);
+        json_key(&w, "groups");
+        json_obj(&w);
+    }
+    printf("%s by %s (unit: %s; 95%% CI of the mean, t distribution)\n", metric, by,
+           unit_of(metric));
+    printf("%-16s %5s %14s %14s %14s %14s\n", by, "n", "mean", "sd", "ci95 low", "ci95 high");
+    for (int k = 0; k < ng; k++) {
+        summary s;
+        summarize(g[k].v, g[k].n, &s);
+        printf("%-16s %5d ", g[k].name, s.n);
+        put_num(stdout, s.mean);
+        fputc(' ', stdout);
+        put_num(stdout, s.sd);
+        fputc(' ', stdout);
+        put_num(stdout, s.lo);
+        fputc(' ', stdout);
+        put_num(stdout, s.hi);
+        fputc('\n', stdout);
+        if (jf) {
+            json_key(&w, g[k].name);
+            json_obj(&w);
+            json_ku64(&w, "n", (uint64_t)s.n);
+            json_kreal(&w, "mean", s.mean);
+            json_kreal(&w, "sd", s.sd);
+            json_kreal(&w, "ci95_low", s.lo);
+            json_kreal(&w, "ci95_high", s.hi);
+            json_end_obj(&w);
+        }
+    }
+    if (jf)
+        json_end_obj(&w);
+    if (paired) {
+        ka = am_strdup(paired);
+        char *comma = strchr(ka, ',');
+        if (!comma || !comma[1] || comma == ka) {
+            fprintf(stderr, "%s: --paired A,B names two groups\n", prog);
+            goto out;
+        }
+        *comma = 0;
+        kb = comma + 1;
+        /* identifying columns */
+        if (pair_on) {
+            char *dup = am_strdup(pair_on), *save = NULL;
+            for (char *c = strtok_r(dup, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
+                int ci = rtable_col(&t, c);
+                if (ci < 0) {
+                    fprintf(stderr, "%s: --pair-on: no column '%s'\n", prog, c);
+                    free(dup);
+                    goto out;
+                }
+                keycols[nk++] = ci;
+            }
+            free(dup);
+        } else {
+            if (sc < 0) {
+                fprintf(stderr, "%s: no status column: name the identifying columns with "
+                        "--pair-on\n", prog);
+                goto out;
+            }
+            for (int c = 0; c < sc; c++)
+                if (c != bc && strcmp(t.cols[c], "run_id") && strcmp(t.cols[c], "run"))
+                    keycols[nk++] = c;
+        }
+        double *d = am_calloc((size_t)t.nrows + 1, sizeof *d);
+        int nd = 0, unmatched = 0;
+        for (int r = 0; r < t.nrows; r++) {
+            double va, vb;
+            if (strcmp(t.rows[r][bc], ka) || (sc >= 0 && strcmp(t.rows[r][sc], "ok")) ||
+                parse_num(t.rows[r][mc], &va))
+                continue;
+            int found = 0;
+            for (int q = 0; q < t.nrows && !found; q++) {
+                if (strcmp(t.rows[q][bc], kb) || (sc >= 0 && strcmp(t.rows[q][sc], "ok")) ||
+                    parse_num(t.rows[q][mc], &vb))
+                    continue;
+                int same = 1;
+                for (int k = 0; k < nk && same; k++)
+                    same = strcmp(t.rows[r][keycols[k]], t.rows[q][keycols[k]]) == 0;
+                if (same) {
+                    d[nd++] = va - vb;
+                    found = 1;
+                }
+            }
+            unmatched += !found;
+        }
+        summary s;
+        summarize(d, nd, &s);
+        double tv = (double)NAN, p = (double)NAN;
+        int df = nd - 1;
+        if (nd > 1) {
+            if (s.sd > 0) {
+                tv = s.mean / (s.sd / sqrt((double)nd));
+                p = 2 * gsl_cdf_tdist_Q(fabs(tv), df);
+            } else {
+                tv = s.mean == 0 ? 0 : s.mean > 0 ? (double)INFINITY : -(double)INFINITY;
+                p = s.mean == 0 ? 1 : 0;
+            }
+        }
+        printf("\npaired %s - %s on %d pairs (%d rows of %s without a partner)\n", ka, kb, nd,
+               unmatched, ka);
+        printf("  mean difference ");
+        put_num(stdout, s.mean);
+        printf("  sd ");
+        put_num(stdout, s.sd);
+        printf("\n  95%% CI          ");
+        put_num(stdout, s.lo);
+        printf(" .. ");
+        put_num(stdout, s.hi);
+        printf("\n  t = %.6g, df = %d, two-sided p = %.6g\n", tv, df, p);
+        if (jf) {
+            json_key(&w, "paired");
+            json_obj(&w);
+            json_kstr(&w, "a", ka);
+            json_kstr(&w, "b", kb);
+            json_ku64(&w, "pairs", (uint64_t)nd);
+            json_kreal(&w, "mean_difference", s.mean);
+            json_kreal(&w, "sd", s.sd);
+            json_kreal(&w, "ci95_low", s.lo);
+            json_kreal(&w, "ci95_high", s.hi);
+            json_kreal(&w, "t", tv);
+            json_ku64(&w, "df", (uint64_t)(df > 0 ? df : 0));
+            json_kreal(&w, "p_two_sided", p);
+            json_end_obj(&w);
+        }
+        free(d);
+    }
+    if (jf) {
+        json_end_obj(&w);
+        fputc('\n', jf);
+        if (out_commit(o, &err) != 0) {
+            o = NULL;
+            fprintf(stderr, "amsim: %s\n", err.msg);
+            goto out;
+        }
+        o = NULL;
+    }
+    rc = ng ? 0 : 1;
+    if (!ng)
+        fprintf(stderr, "%s: no row has a number in column '%s'\n", prog, metric);
+out:
+    out_abort(o);
+    for (int k = 0; k < ng; k++)
+        free(g[k].v);
+    free(g);
+    free(keycols);
+    free(ka);
+    rtable_free(&t);
+    return rc;
+}

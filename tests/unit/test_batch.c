@@ -1,0 +1,432 @@
+/* test_batch.c - studies: sweep matrix expansion, resume, failure isolation, shards + merge,
+ * statistics against hand-computed values, plots, mincap, expectations (sim/batch.c, mincap.c,
+ * stats.c, report_html.c, expect.c), all through the amsim binary. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static char *path_in_tmp(const char *name)
+{
+    static char buf[8][1024];
+    static int k;
+    char *p = buf[k++ % 8];
+    snprintf(p, sizeof buf[0], "%s/%s", tu_tmpdir(), name);
+    return p;
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; s && *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+static int count_substr(const char *s, const char *sub)
+{
+    int n = 0;
+    for (const char *p = s; p && (p = strstr(p, sub)); p += strlen(sub))
+        n++;
+    return n;
+}
+
+/* A small study on the shipped GPU trace: 2 policies x 3 limits, one value bad. */
+static const char *small_sweep(const char *name, int with_bad)
+{
+    static char text[2048];
+    snprintf(text, sizeof text,
+             "name: small\n"
+             "base: %s/configs/default.yaml\n"
+             "traces: [%s/traces/gpu_train_step.trace]\n"
+             "policies: [bfc, caching]\n"
+             "axes:\n"
+             "  memories.hbm.allocator.memory_limit: [1GiB, %s, 2GiB]\n",
+             tu_top(), tu_top(), with_bad ? "bogus" : "1536MiB");
+    return tu_write(name, text);
+}
+
+static void test_matrix_expansion(void)
+{
+    char text[2048];
+    /* two traces of our own (the shipped set grows): a.trace, b.trace */
+    char sub[1024], f[1100];
+    snprintf(sub, sizeof sub, "%s/expand_traces", tu_tmpdir());
+    mkdir(sub, 0777);
+    for (int i = 0; i < 2; i++) {
+        snprintf(f, sizeof f, "%s/%c.trace", sub, 'a' + i);
+        FILE *fp = fopen(f, "w");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+        fprintf(fp, "amsim-trace v1\nalloc 1 %dMiB\nfree 1\n", i + 1);
+        fclose(fp);
+    }
+    snprintf(text, sizeof text,
+             "base: %s/configs/default.yaml\n"
+             "traces: ['%s/*.trace']\n"
+             "policies: [bfc, caching]\n"
+             "axes:\n"
+             "  memories.hbm.capacity: [1GiB, 2GiB]\n"
+             "  memories.hbm.allocator.max_split_size: {from: 1MiB, to: 3MiB, step: 1MiB}\n"
+             "exclude:\n"
+             "  - {policy: caching, memories.hbm.capacity: 1073741824}\n",
+             tu_top(), sub);
+    const char *sw = tu_write("expand.yaml", text);
+    char args[1200], *out = NULL;
+    snprintf(args, sizeof args, "batch '%s' --list", sw);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    /* 2 traces x 2 policies x 2 capacities x 3 sizes = 24, minus caching at 1 GiB: 2 x 3 = 6 */
+    CU_ASSERT_EQUAL(count_lines(out), 18);
+    /* order: trace, policy, axes in file order, the last fastest; ids from 1 */
+    char *l1 = out, *l2 = out ? strchr(out, '\n') + 1 : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l2);
+    static const char w1[] = "1\t0001-a-bfc-capacity=1GiB-max_split_size=1MiB\t";
+    static const char w2[] = "2\t0002-a-bfc-capacity=1GiB-max_split_size=2MiB\t";
+    CU_ASSERT(strncmp(l1, w1, sizeof w1 - 1) == 0);
+    CU_ASSERT(strncmp(l2, w2, sizeof w2 - 1) == 0);
+    CU_ASSERT(strstr(out, "\n7\t0007-a-caching-capacity=2GiB-max_split_size=1MiB\t") != NULL);
+    CU_ASSERT(strstr(out, "\n10\t0010-b-bfc-capacity=1GiB-max_split_size=1MiB\t") != NULL);
+    CU_ASSERT(strstr(out, "caching;memories.hbm.capacity=1GiB") == NULL);
+    free(out);
+    /* a shard lists runs i with (i - 1) mod N = K - 1 */
+    snprintf(args, sizeof args, "batch '%s' --list --shard 2/4", sw);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_EQUAL(count_lines(out), 5); /* 2, 6, 10, 14, 18 */
+    CU_ASSERT(out && strncmp(out, "2\t", 2) == 0 && strstr(out, "\n18\t"));
+    free(out);
+}
+
+static void test_sweep_errors(void)
+{
+    char text[1024], args[1200], *err = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [%s/traces/gpu_train_step.trace]\n"
+             "policies: [nonesuch]\n", tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' -o '%s'", tu_write("bad.yaml", text), path_in_tmp("bad"));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "bad.yaml:3:") && strstr(err, "nonesuch"));
+    free(err);
+}
+
+static void test_resume_and_failure_isolation(void)
+{
+    const char *sw = small_sweep("small_bad.yaml", 1);
+    const char *dir = path_in_tmp("resume");
+    char args[1200], *err = NULL;
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -j 2", sw, dir);
+    /* exit 1: some runs failed, but every run was recorded */
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    free(err);
+    char csv[1100];
+    snprintf(csv, sizeof csv, "%s/results.csv", dir);
+    char *t = tu_slurp(csv, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_EQUAL(count_lines(t), 7);
+    CU_ASSERT_EQUAL(count_substr(t, ",ok,"), 4);
+    CU_ASSERT_EQUAL(count_substr(t, ",failed,"), 2);
+    CU_ASSERT(strstr(t, "bad size 'bogus'") != NULL);
+    /* rows in run-id order */
+    CU_ASSERT(strstr(t, "\n1,0001-") && strstr(t, "\n6,0006-") &&
+              strstr(t, "\n1,0001-") < strstr(t, "\n6,0006-"));
+    free(t);
+    /* resume: the finished runs are not executed again (their marker keeps its inode), the
+     * failed ones are tried again */
+    char marker[1200];
+    snprintf(marker, sizeof marker, "%s/runs/0001-gpu_train_step-bfc-memory_limit=1GiB/result.txt", dir);
+    struct stat a, b;
+    CU_ASSERT_EQUAL_FATAL(stat(marker, &a), 0);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "2 run now, 4 finished before"));
+    free(err);
+    CU_ASSERT_EQUAL_FATAL(stat(marker, &b), 0);
+    CU_ASSERT_EQUAL(a.st_ino, b.st_ino);
+    CU_ASSERT_EQUAL(a.st_mtime, b.st_mtime);
+    /* a half-written run (no marker) runs again */
+    unlink(marker);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "3 run now, 3 finished before"));
+    free(err);
+    /* the outputs of a run */
+    char p[1200];
+    snprintf(p, sizeof p, "%s/runs/0001-gpu_train_step-bfc-memory_limit=1GiB/summary.json", dir);
+    CU_ASSERT_EQUAL(access(p, R_OK), 0);
+    snprintf(p, sizeof p, "%s/runs/0001-gpu_train_step-bfc-memory_limit=1GiB/effective_config.yaml", dir);
+    CU_ASSERT_EQUAL(access(p, R_OK), 0);
+    snprintf(p, sizeof p, "%s/runs/0001-gpu_train_step-bfc-memory_limit=1GiB/placements.csv", dir);
+    CU_ASSERT_NOT_EQUAL(access(p, R_OK), 0); /* only with --placements */
+}
+
+static void test_shard_merge(void)
+{
+    const char *sw = small_sweep("small_ok.yaml", 0);
+    char args[4096], *err = NULL;
+    const char *whole = path_in_tmp("whole"), *merged = path_in_tmp("merged");
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -j 1 -q", sw, whole);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char cmd[4096];
+    int have_parallel = system("command -v parallel >/dev/null 2>&1") == 0;
+    if (have_parallel)
+        snprintf(cmd, sizeof cmd, "parallel --will-cite -j 2 '%s' batch '%s' -o '%s/shard{}' "
+                 "--shard {}/2 -j 1 -q ::: 1 2", bin, sw, tu_tmpdir());
+    else {
+        printf("\nskipped: GNU parallel is absent (apt-get install parallel); shards run one "
+               "after the other\n");
+        snprintf(cmd, sizeof cmd, "for k in 1 2; do '%s' batch '%s' -o '%s/shard'$k --shard $k/2 "
+                 "-q || exit 1; done", bin, sw, tu_tmpdir());
+    }
+    CU_ASSERT_EQUAL(system(cmd), 0);
+    snprintf(args, sizeof args, "batch --merge '%s/shard1' '%s/shard2' -o '%s'", tu_tmpdir(),
+             tu_tmpdir(), merged);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+    free(err);
+    char a[1200], b[1200];
+    snprintf(a, sizeof a, "%s/results.csv", whole);
+    snprintf(b, sizeof b, "%s/results.csv", merged);
+    size_t la = 0, lb = 0;
+    char *ta = tu_slurp(a, &la), *tb = tu_slurp(b, &lb);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ta);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tb);
+    CU_ASSERT_EQUAL(la, lb);
+    CU_ASSERT(la == lb && memcmp(ta, tb, la) == 0); /* byte-identical */
+    CU_ASSERT_EQUAL(count_lines(ta), 7);
+    free(ta);
+    free(tb);
+    /* one shard alone is incomplete: merge says so */
+    snprintf(args, sizeof args, "batch --merge '%s/shard1' -o '%s'", tu_tmpdir(),
+             path_in_tmp("half.csv"));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "3 runs have no result"));
+    free(err);
+}
+
+/* Student t CDF for 3 degrees of freedom, closed form (by hand, independent of GSL). */
+static double tcdf3(double t)
+{
+    return 0.5 + (t / (sqrt(3.0) * (1 + t * t / 3)) + atan(t / sqrt(3.0))) / M_PI;
+}
+
+static double json_num(const char *j, const char *section, const char *key)
+{
+    const char *s = section ? strstr(j, section) : j;
+    char k[128];
+    snprintf(k, sizeof k, "\"%s\": ", key);
+    s = s ? strstr(s, k) : NULL;
+    return s ? strtod(s + strlen(k), NULL) : (double)NAN;
+}
+
+static void test_stats(void)
+{
+    const char *csv = tu_write("stats.csv",
+                               "run_id,run,policy,trace,seed,status,error,m\n"
+                               "1,a1,a,t,1,ok,,1\n2,a2,a,t,2,ok,,2\n3,a3,a,t,3,ok,,3\n"
+                               "4,a4,a,t,4,ok,,4\n5,b1,b,t,1,ok,,2\n6,b2,b,t,2,ok,,2\n"
+                               "7,b3,b,t,3,ok,,5\n8,b4,b,t,4,ok,,5\n9,b5,b,t,5,failed,x,100\n");
+    char args[1200], *out = NULL;
+    const char *js = path_in_tmp("stats.json");
+    snprintf(args, sizeof args, "stats '%s' --metric m --by policy --paired a,b --json '%s'", csv, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    free(out);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    /* a: 1 2 3 4: mean 2.5, sd sqrt(5/3), CI 2.5 +- t(0.975,3) sd / 2, t(0.975,3) = 3.182446305 */
+    double sd = sqrt(5.0 / 3), half = 3.182446305284263 * sd / 2;
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"a\"", "mean"), 2.5, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"a\"", "sd"), sd, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"a\"", "ci95_low"), 2.5 - half, 1e-8);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"a\"", "ci95_high"), 2.5 + half, 1e-8);
+    /* b: the failed row is left out: 2 2 5 5: mean 3.5, sd sqrt(3) */
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"b\"", "mean"), 3.5, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"b\"", "sd"), sqrt(3.0), 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"b\"", "n"), 4, 0);
+    /* paired by seed: d = -1 0 -2 -1: mean -1, sd sqrt(2/3), t = -1 / (sd / 2) = -sqrt(6) */
+    double t = -sqrt(6.0), p = 2 * (1 - tcdf3(sqrt(6.0)));
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"paired\"", "mean_difference"), -1, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"paired\"", "t"), t, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"paired\"", "df"), 3, 0);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"paired\"", "p_two_sided"), p, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(p, 0.0917, 1e-3); /* sanity of the closed form */
+    free(j);
+}
+
+static void test_report_plots(void)
+{
+    char text[2048], args[1200], *out = NULL, *err = NULL;
+    snprintf(text, sizeof text,
+             "base: %s/configs/default.yaml\n"
+             "traces: [%s/traces/gpu_train_step.trace]\n"
+             "policies: [bfc, caching]\n"
+             "axes:\n"
+             "  memories.hbm.allocator.garbage_collection: [false, true]\n"
+             "  memories.hbm.allocator.memory_limit: [1GiB, 2GiB]\n"
+             "outputs: {timeline: true}\n", tu_top(), tu_top());
+    const char *sw = tu_write("plots.yaml", text);
+    const char *dir = path_in_tmp("plots");
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, dir);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "report '%s'", dir);
+    int st = tu_amsim(args, &out, &err);
+    CU_ASSERT_EQUAL(st, 0);
+    if (st)
+        printf("\nreport: %s\n", err ? err : "");
+    free(out);
+    free(err);
+    char p[1200];
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    char *h = tu_slurp(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    /* bar chart + memory over time + fragmentation + heat map, each an inline SVG with paths */
+    CU_ASSERT(count_substr(h, "<svg") >= 4);
+    CU_ASSERT(count_substr(h, "<path") + count_substr(h, "<polyline") > 10);
+    CU_ASSERT(strstr(h, "<?xml") == NULL); /* inline, not a document inside a document */
+    CU_ASSERT(strstr(h, "</html>") != NULL);
+    CU_ASSERT(strstr(h, "plot failed") == NULL);
+
+    /* headless browser: the page renders its plots (skipped without chromium) */
+    if (access("/usr/bin/chromium", X_OK) != 0) {
+        printf("\nskipped: /usr/bin/chromium is absent (apt-get install chromium); the HTML "
+               "report is not rendered in a browser\n");
+        free(h);
+        return;
+    }
+    char cmd[4096], dom[1200];
+    snprintf(dom, sizeof dom, "%s/dom.html", tu_tmpdir());
+    snprintf(cmd, sizeof cmd,
+             "ud=$(mktemp -d) && timeout 120 /usr/bin/chromium --headless --no-sandbox --disable-gpu "
+             "--disable-background-networking --disable-component-update --disable-sync "
+             "--no-first-run --user-data-dir=$ud --window-size=1200,2000 --dump-dom "
+             "'file://%s' > '%s' 2>/dev/null; st=$?; rm -rf $ud; exit $st", p, dom);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+    char *d = tu_slurp(dom, NULL);
+    CU_ASSERT(d && count_substr(d, "<svg") >= 4 && count_substr(d, "<path") > 10);
+    free(d);
+    free(h);
+}
+
+static void test_mincap(void)
+{
+    /* best_fit: 1 (0..10) at 0, 2 (0..5) at 4 KiB, 3 (0..10) at 8 KiB; 2 freed at 5 leaves a
+     * 4 KiB hole, so 4 (5..10, 8 KiB) must go at 12 KiB: capacity 20 KiB although peak live is
+     * 16 KiB. */
+    const char *cfg = tu_write("mc.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: 1MiB\n"
+                                          "    allocator: {policy: best_fit}\n");
+    const char *tr = tu_write("mc.csv", "id,lower,upper,size\n1,0,10,4096\n2,0,5,4096\n"
+                                        "3,0,10,4096\n4,5,10,8192\n");
+    const char *js = path_in_tmp("mc.json");
+    char args[1200], *out = NULL;
+    snprintf(args, sizeof args, "mincap -c '%s' -t '%s' --policies best_fit,bfc --granularity 4KiB "
+             "--json '%s'", cfg, tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "16.00 KiB") && strstr(out, "ok (no OOM at min"));
+    free(out);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT(strstr(j, "\"peak_live_bytes\": 16384") != NULL);
+    CU_ASSERT(strstr(j, "\"granularity\": 4096") != NULL);
+    CU_ASSERT(strstr(j, "\"best_fit\": {") != NULL);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"best_fit\"", "min_bytes"), 20480, 0);
+    CU_ASSERT(strstr(j, "\"knob\": \"capacity\"") && strstr(j, "\"knob\": \"memory_limit\""));
+    CU_ASSERT(json_num(j, "\"bfc\"", "min_bytes") >= 16384);
+    free(j);
+}
+
+static void test_expect(void)
+{
+    const char *ex = path_in_tmp("gpu.expect");
+    char args[2048], *err = NULL;
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s/traces/gpu_train_step.trace' "
+             "--save-expect '%s'", tu_top(), tu_top(), ex);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *t = tu_slurp(ex, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT(strncmp(t, "amsim-expect v1\n", 16) == 0);
+    CU_ASSERT(strstr(t, "hbm.peak_reserved_bytes.tolerance=exact") != NULL);
+    CU_ASSERT(strstr(t, "hbm.fragmentation_ratio.tolerance=rel:1e-9") != NULL);
+    CU_ASSERT(strstr(t, "placements.fnv1a64=0x") != NULL);
+    /* the same run holds */
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s/traces/gpu_train_step.trace' "
+             "--expect '%s'", tu_top(), tu_top(), ex);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    /* another limit moves peak reserved and the placements: status 3, the metric named */
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s/traces/gpu_train_step.trace' "
+             "--set memories.hbm.allocator.allow_growth=false --expect '%s'", tu_top(), tu_top(), ex);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 3);
+    CU_ASSERT(err && strstr(err, "hbm.peak_reserved_bytes: expected 2147483648"));
+    free(err);
+    /* another policy places differently: the placements digest moves */
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s/traces/gpu_train_step.trace' "
+             "--policy caching --expect '%s'", tu_top(), tu_top(), ex);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 3);
+    CU_ASSERT(err && strstr(err, "placements.fnv1a64: expected 0x"));
+    free(err);
+    /* a tolerance wide enough lets a real metric move */
+    char *edited = malloc(strlen(t) + 64);
+    char *k = strstr(t, "hbm.fragmentation_ratio=");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+    size_t pre = (size_t)(k - t);
+    memcpy(edited, t, pre);
+    const char *nl = strchr(k, '\n');
+    sprintf(edited + pre, "hbm.fragmentation_ratio=0.2383%s", nl);
+    const char *ex2 = tu_write("gpu2.expect", edited);
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s/traces/gpu_train_step.trace' "
+             "--expect '%s'", tu_top(), tu_top(), ex2);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 3); /* rel:1e-9 does not cover 0.2383 */
+    CU_ASSERT(err && strstr(err, "hbm.fragmentation_ratio: expected 0.2383"));
+    free(err);
+    char *k2 = strstr(edited, "hbm.fragmentation_ratio.tolerance=rel:1e-9");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(k2);
+    memcpy(k2 + strlen("hbm.fragmentation_ratio.tolerance="), "abs:1e-3", 8);
+    ex2 = tu_write("gpu3.expect", edited);
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s/traces/gpu_train_step.trace' "
+             "--expect '%s'", tu_top(), tu_top(), ex2);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    free(edited);
+    free(t);
+}
+
+static void test_regress_sweep(void)
+{
+    char text[2048], args[2048], *err = NULL;
+    const char *tdir = path_in_tmp("rtraces"), *edir = path_in_tmp("rexp");
+    mkdir(tdir, 0777);
+    mkdir(edir, 0777);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cp '%s/traces/gpu_train_step.trace' '%s/'", tu_top(), tdir);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    snprintf(text, sizeof text, "kind: regress\nbase: %s/configs/default.yaml\ntraces: %s\n"
+             "expectations: %s\n", tu_top(), tdir, edir);
+    const char *sw = tu_write("regress.yaml", text);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' --update-expectations -q", sw,
+             path_in_tmp("reg0"));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, path_in_tmp("reg1"));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    /* the recorded behaviour changes: a deviation, status 3, named in results.csv */
+    snprintf(text, sizeof text, "kind: regress\nbase: %s/configs/default.yaml\ntraces: %s\n"
+             "expectations: %s\nset: {memories.hbm.allocator.allow_growth: false}\n", tu_top(),
+             tdir, edir);
+    sw = tu_write("regress2.yaml", text);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, path_in_tmp("reg2"));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 3);
+    free(err);
+    char p[1200];
+    snprintf(p, sizeof p, "%s/results.csv", path_in_tmp("reg2"));
+    char *t = tu_slurp(p, NULL);
+    CU_ASSERT(t && strstr(t, ",deviation,") && strstr(t, "hbm.peak_reserved_bytes"));
+    free(t);
+}
+
+void suite_batch(void)
+{
+    TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
+             {"sweep errors name file:line", test_sweep_errors},
+             {"resume and failure isolation", test_resume_and_failure_isolation},
+             {"shards under GNU parallel + merge = unsharded", test_shard_merge},
+             {"statistics against hand-computed values", test_stats},
+             {"report.html plots (and headless browser)", test_report_plots},
+             {"mincap known answer", test_mincap}, {"expectations hold and fail", test_expect},
+             {"regress sweep", test_regress_sweep});
+}
