@@ -17,7 +17,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/unit/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
-DEB_PKGS := libyaml-dev libgsl-dev libcunit1-dev gnuplot-nox zlib1g-dev
+DEB_PKGS := libyaml-dev libgsl-dev libcunit1-dev gnuplot-nox zlib1g-dev parallel
 
 .PHONY: all deps run test asan clean bench help check-oracles regen-golden
 all: $(BUILD)/amsim $(BUILD)/libamsim.a
@@ -97,7 +97,7 @@ fuzz: fuzz-build
 	@st=0; for t in $(FUZZ_TARGETS); do \
 	  mkdir -p build-fuzz/corpus/$$t; \
 	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
-	  build-fuzz/fuzz_$$t $(FUZZ_FLAGS) -max_total_time=$(FUZZ_SECONDS) \
+	  build-fuzz/fuzz_$$t $(FUZZ_FLAGS) -max_total_time=$(FUZZ_SECONDS) -dict=tests/fuzz/$$t.dict \
 	    -artifact_prefix=build-fuzz/crash-$$t- build-fuzz/corpus/$$t tests/fuzz/corpus/$$t \
 	    || { echo "fuzz_$$t: FAILED (see build-fuzz/crash-$$t-*)"; st=1; }; \
 	done; exit $$st
@@ -114,3 +114,20 @@ valgrind-run: $(BUILD)/amsim
 regen-golden: $(BUILD)/amsim $(BUILD)/test_amsim
 	cd tests/unit && AMSIM_REGEN_GOLDEN=1 AMSIM=$(abspath $(BUILD)/amsim) $(abspath $(BUILD)/test_amsim) >/dev/null; \
 	  git -C $(SRCDIR) diff --stat -- tests/golden
+
+# ---- benchmarks (appended block) ----
+# `make bench` builds build/amsim-bench (bench/bench.c against the library) and runs it: it generates
+# its inputs in a temporary directory (never in the repository), prints events/s per policy end
+# to end, ns per operation at 1k..1M live buffers, peak memory, reader rates and the batch
+# speed-up, and writes bench/results/LATEST.txt (the previous file is compared, then kept as
+# bench/results/PREVIOUS.txt). BENCH_ARGS=--quick skips the 10M/50M traces (a few seconds).
+BENCH_ARGS ?=
+$(BUILD)/amsim-bench: $(BUILD)/bench/bench.o $(BUILD)/libamsim.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+bench: $(BUILD)/amsim-bench $(BUILD)/amsim
+	$(BUILD)/amsim-bench --amsim $(BUILD)/amsim --config configs/default.yaml \
+	  --results bench/results/LATEST.txt $(BENCH_ARGS)
+
+-include $(BUILD)/bench/bench.d
+# ---- end of the benchmarks block ----

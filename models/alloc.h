@@ -16,6 +16,7 @@
 
 #include "../sim/common.h"
 #include "opts.h"
+#include "plan.h"
 
 /* What the memory level offers a policy. */
 typedef struct alloc_env {
@@ -95,6 +96,11 @@ struct alloc_ops {
      * cudaMalloc/cudaFree, pool growth) since the last call; returns it and resets it to 0.
      * The engine charges it to the host clock after every allocation and free. */
     am_ps (*take_latency)(void *st);
+    /* Optional: the policy plans offline and needs every buffer's lifetime before the run
+     * (the `offline` policy). bufs lists this level's allocation requests in request order
+     * (sim/prepass.h); the policy copies what it needs. Called once, after create and before
+     * the first alloc; 0, or -1 with err. */
+    int (*set_plan)(void *st, const plan_buf *bufs, size_t n, am_error *err);
 };
 
 /* models/policies.c */

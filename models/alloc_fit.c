@@ -7,7 +7,7 @@
  * So reserved memory is the heap's high-water mark, which is what the baseline costs.
  * Requests round up to `alignment` (default 256 bytes, BFC's granularity).
  *   best_fit:  the smallest free block that fits, lowest address among equal sizes
- *              (a (size, address)-ordered set, one lower_bound);
+ *              (a (size, address)-ordered B+-tree, models/btree.h, one lower_bound);
  *   first_fit: the lowest-addressed free block that fits (address-ordered set whose subtree
  *              maximum of block sizes finds it in O(log n)).
  * The allocation takes the low end of the block; the remainder stays free. A freed block
@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "btree.h"
 #include "ordset.h"
 
 struct fit_opts {
@@ -33,7 +34,7 @@ static const opt_desc fit_opt_table[] = {
 };
 
 typedef struct fblock {
-    os_node by_size; /* free: (size, addr) */
+    uint64_t key_size, key_addr; /* free: its key in by_size ((size, addr) when filed) */
     os_node by_addr; /* free: (addr), val = size */
     uint64_t addr, size, requested;
     struct fblock *next_spare;
@@ -52,7 +53,8 @@ typedef struct fit {
     int first_fit;
     int have_arena;
     uint64_t arena_addr, arena_size;
-    os_tree by_size, by_addr;
+    bt_tree by_size;      /* free blocks by (size, addr) -> fblock */
+    os_tree by_addr;      /* free blocks by address, val = size (first fit: subtree maximum) */
     fslab *slabs;
     fblock *spare;
     uint64_t in_use_bytes, peak_in_use, num_allocs, ooms, live;
@@ -83,12 +85,18 @@ static void fb_put(fit *f, fblock *b)
     f->spare = b;
 }
 
+static void size_insert(fit *f, fblock *b)
+{
+    b->key_size = b->size;
+    b->key_addr = b->addr;
+    bt_insert(&f->by_size, b->size, b->addr, b);
+}
+
+static void size_remove(fit *f, fblock *b) { bt_remove(&f->by_size, b->key_size, b->key_addr); }
+
 static void free_insert(fit *f, fblock *b)
 {
-    b->by_size.k1 = b->size;
-    b->by_size.k2 = b->addr;
-    b->by_size.val = b->size;
-    os_insert(&f->by_size, &b->by_size);
+    size_insert(f, b);
     b->by_addr.k1 = b->addr;
     b->by_addr.k2 = 0;
     b->by_addr.val = b->size;
@@ -97,7 +105,7 @@ static void free_insert(fit *f, fblock *b)
 
 static void free_remove(fit *f, fblock *b)
 {
-    os_remove(&f->by_size, &b->by_size);
+    size_remove(f, b);
     os_remove(&f->by_addr, &b->by_addr);
 }
 
@@ -120,8 +128,7 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
         n = os_first_fit(&f->by_addr, need);
         b = n ? FB_OF_ADDR(n) : NULL;
     } else {
-        n = os_lower_bound(&f->by_size, need, 0);
-        b = (fblock *)n;
+        b = bt_lower_bound(&f->by_size, need, 0, NULL);
     }
     if (!b || need < r->bytes) {
         f->ooms++;
@@ -146,15 +153,12 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
         fblock *used = fb_new(f);
         used->addr = b->addr;
         used->size = need;
-        os_remove(&f->by_size, &b->by_size);
+        size_remove(f, b);
         b->addr += need;
         b->size -= need;
         os_rekey_in_place(&b->by_addr, b->addr, 0);
         os_set_val(&f->by_addr, &b->by_addr, b->size);
-        b->by_size.k1 = b->size;
-        b->by_size.k2 = b->addr;
-        b->by_size.val = b->size;
-        os_insert(&f->by_size, &b->by_size);
+        size_insert(f, b);
         b = used;
     } else {
         free_remove(f, b);
@@ -174,11 +178,8 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
 /* Re-file a free block in the size set after its size or address changed. */
 static void resize(fit *f, fblock *x)
 {
-    os_remove(&f->by_size, &x->by_size);
-    x->by_size.k1 = x->size;
-    x->by_size.k2 = x->addr;
-    x->by_size.val = x->size;
-    os_insert(&f->by_size, &x->by_size);
+    size_remove(f, x);
+    size_insert(f, x);
 }
 
 static void fit_free(void *st, uint64_t handle)
@@ -216,10 +217,20 @@ static void fit_free(void *st, uint64_t handle)
     }
 }
 
+/* Largest free range usable without asking the device: the free block that reaches above the
+ * committed top counts only up to the top. */
 static uint64_t fit_largest_free(void *st)
 {
-    os_node *n = os_last(&((fit *)st)->by_size);
-    return n ? n->k1 : 0;
+    fit *f = st;
+    bt_iter it;
+    const fblock *b = bt_last(&f->by_size, &it);
+    if (!b)
+        return 0;
+    if (b->addr + b->size <= f->top)
+        return b->size;
+    uint64_t capped = f->top > b->addr ? f->top - b->addr : 0;
+    const fblock *p = bt_prev(&it);
+    return p && p->size > capped ? p->size : capped;
 }
 
 static void fit_stats(void *st, const stat_sink *s)
@@ -260,13 +271,14 @@ static int fit_check(void *st, am_error *err)
     int bad = 0;
     uint64_t free_bytes = 0, last_end = 0;
     int first = 1;
-    if (os_check(&f->by_size) || os_check(&f->by_addr) || f->by_size.n != f->by_addr.n) {
+    if (bt_check(&f->by_size) || os_check(&f->by_addr) || f->by_size.n != f->by_addr.n) {
         bad++;
         am_fail(err, AM_EINTERNAL, "%s: free sets corrupt", f->first_fit ? "first_fit" : "best_fit");
     }
     for (os_node *n = os_first(&f->by_addr); n; n = os_next(n)) {
         fblock *b = FB_OF_ADDR(n);
-        if (n->val != b->size || b->by_size.k1 != b->size || b->by_size.k2 != b->addr ||
+        if (n->val != b->size || b->key_size != b->size || b->key_addr != b->addr ||
+            bt_find(&f->by_size, b->size, b->addr) != b ||
             (!first && n->k1 <= last_end) || n->k1 < f->arena_addr ||
             n->k1 + n->val > f->arena_addr + f->arena_size) {
             bad++;
@@ -294,7 +306,6 @@ static int fit_create_common(void **out, const alloc_env *env, const void *opts,
     f->align = o && o->alignment ? o->alignment : 256;
     f->commit = o && o->commit ? o->commit : 2ULL << 20;
     f->first_fit = first;
-    f->by_size.no_aug = 1;      /* best fit: lower bound only */
     f->by_addr.no_aug = !first; /* first fit needs the subtree maximum of sizes */
     if (env->capacity == 0) {
         free(f);
@@ -317,6 +328,7 @@ static int first_create(void **out, const alloc_env *env, const void *opts, am_e
 static void fit_destroy(void *st)
 {
     fit *f = st;
+    bt_destroy(&f->by_size);
     while (f->slabs) {
         fslab *s = f->slabs;
         f->slabs = s->next;

@@ -38,6 +38,7 @@ struct mem_level {
     os_tree recorded_segs; /* recorded segments: k1 = address, val = size */
     extent *spare;         /* free list of extent nodes */
     unsigned fail_next;
+    int quiet;
     mem_metrics m;
     uint64_t peak_reserved_event; /* reserved peak seen at the end of an event */
 };
@@ -254,6 +255,8 @@ void mem_destroy(mem_level *m)
 static void update_metrics(mem_level *m)
 {
     mem_metrics *s = &m->m;
+    if (m->quiet)
+        return;
     if (s->allocated_bytes > s->peak_allocated_bytes)
         s->peak_allocated_bytes = s->allocated_bytes;
     uint64_t internal = s->allocated_bytes - s->live_bytes;
@@ -294,13 +297,14 @@ int mem_alloc_attempt(mem_level *m, const alloc_req *r, alloc_out *o)
         return ALLOC_OOM;
     }
     mem_metrics *s = &m->m;
-    s->allocs++;
+    if (!m->quiet)
+        s->allocs++;
     s->live_bytes += r->bytes;
     s->allocated_bytes += o->size;
     s->live_count++;
     if (s->live_count > s->peak_live_count)
         s->peak_live_count = s->live_count;
-    if (s->live_bytes > s->peak_live_bytes) {
+    if (s->live_bytes > s->peak_live_bytes && !m->quiet) {
         s->peak_live_bytes = s->live_bytes;
         s->internal_frag_at_peak_live = s->allocated_bytes - s->live_bytes;
     }
@@ -322,7 +326,8 @@ void mem_free(mem_level *m, uint64_t handle, uint64_t requested, uint64_t given,
               int requested_done)
 {
     m->policy->free(m->st, handle);
-    m->m.frees++;
+    if (!m->quiet)
+        m->m.frees++;
     if (!requested_done) {
         m->m.live_bytes -= requested;
         m->m.allocated_bytes -= given;
@@ -362,6 +367,13 @@ int mem_device_range_held(const mem_level *m, uint64_t addr, uint64_t bytes)
 }
 
 void mem_fail_next_device_allocs(mem_level *m, unsigned n) { m->fail_next = n; }
+
+void mem_set_quiet(mem_level *m, int quiet)
+{
+    m->quiet = quiet;
+    if (!quiet)
+        update_metrics(m);
+}
 
 int mem_check(mem_level *m, am_error *err)
 {

@@ -59,6 +59,10 @@ void mem_hint(mem_level *m, uint64_t addr); /* TR_NO_ADDR clears */
  * segment events). */
 int mem_device_range_held(const mem_level *m, uint64_t addr, uint64_t bytes);
 
+/* While quiet, allocations and frees update counters but not peaks or fragmentation metrics
+ * (the engine's defragmentation frees and re-places every live block in one step). */
+void mem_set_quiet(mem_level *m, int quiet);
+
 /* Fault injection for tests: refuse the next n device allocations. */
 void mem_fail_next_device_allocs(mem_level *m, unsigned n);
 

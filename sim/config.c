@@ -797,7 +797,12 @@ static void fill_defaults(cfg_node *map, const opt_desc *opts, int zero_fill)
 typedef struct level_opts {
     int kind;
     uint64_t capacity, granularity;
+    int on_oom, spill_victim;
+    char spill_host[OPT_STRING_MAX];
 } level_opts;
+
+static const char *const on_oom_kinds[] = {"fail", "spill_to_host", NULL};
+static const char *const victim_kinds[] = {"lru", "largest", NULL};
 
 static const char *const level_kinds[] = {"hbm",  "host",        "host_pinned", "vmem",  "smem",
                                           "cmem", "accumulator", "shared",      "other", NULL};
@@ -805,6 +810,27 @@ static const opt_desc level_desc[] = {
     OPTE("kind", level_opts, kind, "other", "what the memory is", level_kinds),
     OPTD("capacity", OPT_SIZE, level_opts, capacity, NULL, "bytes (required)"),
     OPTD("granularity", OPT_SIZE, level_opts, granularity, "1B", "device allocation unit, bytes"),
+    OPTE("on_oom", level_opts, on_oom, "fail", "fail, or spill_to_host", on_oom_kinds),
+    OPTE("spill_victim", level_opts, spill_victim, "lru", "lru or largest first", victim_kinds),
+    OPTD("spill_host", OPT_STRING, level_opts, spill_host, "", "host level for spills"),
+    OPT_END,
+};
+
+typedef struct defrag_opts {
+    int mode, trigger;
+    double threshold;
+    uint64_t every;
+    char host[OPT_STRING_MAX];
+} defrag_opts;
+
+static const char *const defrag_modes[] = {"none", "compact", "host_roundtrip", NULL};
+static const char *const defrag_triggers[] = {"on_oom", "threshold", "every", NULL};
+static const opt_desc defrag_desc[] = {
+    OPTE("mode", defrag_opts, mode, "none", "none, compact or host_roundtrip", defrag_modes),
+    OPTE("trigger", defrag_opts, trigger, "on_oom", "on_oom, threshold or every", defrag_triggers),
+    OPTD("threshold", OPT_FRACTION, defrag_opts, threshold, "0.5", "external fragmentation"),
+    OPTD("every", OPT_UINT, defrag_opts, every, "1000", "allocations between runs"),
+    OPTD("host", OPT_STRING, defrag_opts, host, "", "host level for host_roundtrip"),
     OPT_END,
 };
 
@@ -829,6 +855,7 @@ static const opt_desc link_desc[] = {
 };
 
 typedef struct misc_opts {
+    int guard[3];
     int lifetimes;
     am_ps time_unit, timeline_interval;
     uint64_t queue_depth, max_oom_events;
@@ -839,6 +866,15 @@ static const opt_desc trace_desc[] = {
     OPTE("lifetimes", misc_opts, lifetimes, "half_open", "lifetime CSV intervals",
          lifetime_kinds),
     OPTD("time_unit", OPT_TIME, misc_opts, time_unit, "1ns", "one tick of trace time"),
+    OPT_END,
+};
+static const char *const guard_kinds[] = {"allow", "log", "disallow", "log_explicit",
+                                          "disallow_explicit", NULL};
+static const opt_desc guard_desc[] = {
+    OPTE("host_to_device", misc_opts, guard[0], "allow", "implicit host-to-device", guard_kinds),
+    OPTE("device_to_host", misc_opts, guard[1], "allow", "implicit device-to-host", guard_kinds),
+    OPTE("device_to_device", misc_opts, guard[2], "allow", "implicit device-to-device",
+         guard_kinds),
     OPT_END,
 };
 static const opt_desc engine_desc[] = {
@@ -852,7 +888,8 @@ static const opt_desc report_desc[] = {
 };
 
 static const char *const top_keys[] = {"version", "device", "default_memory", "memories",
-                                       "links",   "trace",  "engine",         "report", NULL};
+                                       "links",   "trace",  "engine",         "report",
+                                       "transfer_guard", NULL};
 
 /* Memory, link and device names: 1..CFG_NAME_MAX-1 of [A-Za-z0-9_-] (also keeps device
  * names from walking out of the preset directory). */
@@ -967,7 +1004,7 @@ static int build_levels(am_config *c, cfg_node *root, am_error *e)
         if (!as_map(ln))
             return node_fail(e, ln, "%s: expected a map, not a %s", path, kind_name(ln->kind));
         cfg_level *lv = &c->levels[c->nlevels++];
-        static const char *const also[] = {"allocator", NULL};
+        static const char *const also[] = {"allocator", "defrag", NULL};
         level_opts lo;
         strcpy(lv->name, ln->key);
         lv->node = ln;
@@ -984,9 +1021,77 @@ static int build_levels(am_config *c, cfg_node *root, am_error *e)
         snprintf(lv->kind, sizeof lv->kind, "%s", level_kinds[lo.kind]);
         lv->capacity = lo.capacity;
         lv->granularity = lo.granularity;
+        lv->on_oom = lo.on_oom;
+        lv->spill_victim = lo.spill_victim;
+        lv->spill_host = -1;
+        lv->defrag.host = -1;
         fill_defaults(ln, level_desc, 0);
+        char dpath[CFG_PATH_MAX];
+        join_path(dpath, sizeof dpath, path, "defrag");
+        cfg_node *dn = map_get(ln, "defrag");
+        if (!dn)
+            dn = map_add(ln, "defrag", node_new(CFG_MAP, CFG_DEFAULT_FILE, 0, 0));
+        else if (!as_map(dn))
+            return node_fail(e, dn, "%s: expected a map, not a %s", dpath, kind_name(dn->kind));
+        defrag_opts dopt;
+        if (cfg_apply_opts(dn, dpath, defrag_desc, &dopt, NULL, e) < 0)
+            return -1;
+        fill_defaults(dn, defrag_desc, 0);
+        lv->defrag.mode = dopt.mode;
+        lv->defrag.trigger = dopt.trigger;
+        lv->defrag.threshold = dopt.threshold;
+        lv->defrag.every = dopt.every;
+        if (dopt.trigger == 2 && dopt.every == 0)
+            return node_fail(e, map_get(dn, "every"), "%s.every: must be > 0", dpath);
         if (level_allocator(lv, ln, path, e) < 0)
             return -1;
+    }
+    return 0;
+}
+
+/* The host level a level spills to or round-trips through: named, or the first host memory. */
+static int host_level(am_config *c, int self, const cfg_node *named, const char *path, am_error *e)
+{
+    if (named && named->kind == CFG_SCALAR && named->value[0]) {
+        int i = cfg_level_index(c, named->value, strlen(named->value));
+        if (i < 0 || i == self)
+            return node_fail(e, named, "%s: '%s' is not another memory", path, named->value);
+        return i;
+    }
+    for (int i = 0; i < c->nlevels; i++)
+        if (i != self && (strcmp(c->levels[i].kind, "host") == 0 ||
+                          strcmp(c->levels[i].kind, "host_pinned") == 0))
+            return i;
+    return -2; /* none */
+}
+
+/* Spill and defragmentation settings that name other memories. */
+static int build_hierarchy(am_config *c, am_error *e)
+{
+    char path[CFG_PATH_MAX];
+    for (int i = 0; i < c->nlevels; i++) {
+        cfg_level *lv = &c->levels[i];
+        cfg_node *ln = (cfg_node *)(uintptr_t)lv->node;
+        join_path(path, sizeof path, "memories", lv->name);
+        char p2[CFG_PATH_MAX];
+        join_path(p2, sizeof p2, path, "spill_host");
+        int h = host_level(c, i, map_get(ln, "spill_host"), p2, e);
+        if (h == -1)
+            return -1;
+        lv->spill_host = h >= 0 ? h : -1;
+        if (lv->on_oom == CFG_ON_OOM_SPILL && h < 0)
+            return node_fail(e, map_get(ln, "on_oom"),
+                             "%s.on_oom: spill_to_host needs a host memory (kind host or "
+                             "host_pinned, or spill_host)", path);
+        join_path(p2, sizeof p2, path, "defrag.host");
+        h = host_level(c, i, map_get(map_get(ln, "defrag"), "host"), p2, e);
+        if (h == -1)
+            return -1;
+        lv->defrag.host = h >= 0 ? h : -1;
+        if (lv->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP && h < 0)
+            return node_fail(e, map_get(map_get(ln, "defrag"), "mode"),
+                             "%s.defrag.mode: host_roundtrip needs a host memory (kind host or "
+                             "host_pinned, or defrag.host)", path);
     }
     return 0;
 }
@@ -1056,7 +1161,10 @@ static int build_misc(am_config *c, cfg_node *root, am_error *e)
     static const struct {
         const char *key;
         const opt_desc *desc;
-    } secs[] = {{"trace", trace_desc}, {"engine", engine_desc}, {"report", report_desc}};
+    } secs[] = {{"trace", trace_desc},
+                {"engine", engine_desc},
+                {"report", report_desc},
+                {"transfer_guard", guard_desc}};
     misc_opts mo;
     memset(&mo, 0, sizeof mo);
     for (size_t i = 0; i < AM_ARRAY_LEN(secs); i++) {
@@ -1074,6 +1182,8 @@ static int build_misc(am_config *c, cfg_node *root, am_error *e)
     if (mo.max_oom_events > UINT32_MAX)
         return node_fail(e, map_get(map_get(root, "report"), "max_oom_events"),
                          "report.max_oom_events: too large");
+    for (int i = 0; i < 3; i++)
+        c->guard[i] = mo.guard[i];
     c->trace.lifetimes_inclusive = mo.lifetimes == 1;
     c->trace.time_unit = mo.time_unit;
     c->engine.queue_depth = (uint32_t)mo.queue_depth;
@@ -1151,7 +1261,7 @@ static int build(am_config *c, cfg_node *root, am_error *e)
             return node_fail(e, dm, "default_memory: unknown memory '%s' (memories: %s)",
                              dm->value, names);
     }
-    if (build_links(c, root, e) < 0 || build_misc(c, root, e) < 0)
+    if (build_hierarchy(c, e) < 0 || build_links(c, root, e) < 0 || build_misc(c, root, e) < 0)
         return -1;
     sort_top(root);
     return 0;
@@ -1241,11 +1351,11 @@ static int read_file(const char *path, char **buf, size_t *len, am_error *e)
         if (n == cap)
             b = am_realloc(b, cap *= 2);
     }
-    int bad = ferror(f);
+    int bad = ferror(f), saved = errno; /* a directory opens but fails to read: EISDIR */
     fclose(f);
     if (bad) {
         free(b);
-        return am_fail(e, AM_EINPUT, "%s: read error", path);
+        return am_fail(e, AM_EINPUT, "%s: read error: %s", path, strerror(saved));
     }
     *buf = b;
     *len = n;

@@ -29,6 +29,18 @@
  *       latency: TIME                per transfer (default 0)
  *       concurrency: N               transfers in flight at once, others queue (default 0 = no limit)
  *       duplex: BOOL                 true: each direction has the full bandwidth (default true)
+ *       on_oom: fail|spill_to_host   spill_to_host evicts buffers to a host level (default fail)
+ *       spill_victim: lru|largest    which buffers go first (default lru)
+ *       spill_host: LEVEL            default: the first host or host_pinned memory
+ *       defrag:
+ *         mode: none|compact|host_roundtrip   (default none)
+ *         trigger: on_oom|threshold|every      (default on_oom)
+ *         threshold: FRACTION        external fragmentation that triggers (default 0.5)
+ *         every: N                   allocations between runs (default 1000)
+ *         host: LEVEL                host_roundtrip: host memory (default: the first host one)
+ *   transfer_guard:                  jax.transfer_guard per direction, for implicit transfers:
+ *     host_to_device: allow|log|disallow|log_explicit|disallow_explicit   (default allow)
+ *     device_to_host: ...            device_to_device: ...
  *   trace:
  *     lifetimes: half_open|inclusive (lifetime CSVs; default half_open)
  *     time_unit: TIME                one tick of lifetime CSV time and unitless trace times (default 1ns)
@@ -72,7 +84,26 @@ typedef struct cfg_level {
     const struct alloc_ops *policy;
     void *policy_opts;    /* the policy's options struct (policy->opts_size bytes) */
     const cfg_node *node; /* the level's map, for positions in messages */
+    int on_oom;           /* CFG_ON_OOM_FAIL or CFG_ON_OOM_SPILL */
+    int spill_victim;     /* CFG_VICTIM_LRU or CFG_VICTIM_LARGEST */
+    int spill_host;       /* level that takes spilled buffers, -1 = none */
+    struct {
+        int mode;         /* CFG_DEFRAG_NONE, _COMPACT, _HOST_ROUNDTRIP */
+        int trigger;      /* CFG_TRIGGER_ON_OOM, _THRESHOLD, _EVERY */
+        double threshold; /* external fragmentation that triggers (THRESHOLD) */
+        uint64_t every;   /* allocations between runs (EVERY) */
+        int host;         /* host level for host_roundtrip, -1 = none */
+    } defrag;
 } cfg_level;
+
+enum { CFG_ON_OOM_FAIL, CFG_ON_OOM_SPILL };
+enum { CFG_VICTIM_LRU, CFG_VICTIM_LARGEST };
+enum { CFG_DEFRAG_NONE, CFG_DEFRAG_COMPACT, CFG_DEFRAG_HOST_ROUNDTRIP };
+enum { CFG_TRIGGER_ON_OOM, CFG_TRIGGER_THRESHOLD, CFG_TRIGGER_EVERY };
+/* transfer guard levels (jax.transfer_guard) and directions */
+enum { CFG_GUARD_ALLOW, CFG_GUARD_LOG, CFG_GUARD_DISALLOW, CFG_GUARD_LOG_EXPLICIT,
+       CFG_GUARD_DISALLOW_EXPLICIT };
+enum { CFG_DIR_H2D, CFG_DIR_D2H, CFG_DIR_D2D };
 
 typedef struct cfg_link {
     char name[CFG_NAME_MAX];
@@ -100,6 +131,7 @@ typedef struct am_config {
     struct {
         uint32_t queue_depth;
     } engine;
+    int guard[3];         /* transfer guard level per direction (CFG_DIR_*) */
     struct {
         am_ps timeline_interval;
         uint32_t max_oom_events;

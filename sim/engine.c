@@ -17,12 +17,17 @@
 
 /* ---- id -> allocation map ---------------------------------------------------------------- */
 
-enum { ST_EMPTY = 0, ST_LIVE = 1, ST_REQ_FREED = 2, ST_OOM = 3, ST_PENDING = 4 };
+enum { ST_EMPTY = 0, ST_LIVE = 1, ST_REQ_FREED = 2, ST_OOM = 3, ST_PENDING = 4, ST_SPILLED = 5,
+       ST_RESTORING = 6, /* spilled, coming back: not a victim while room is made */
+       ST_DROPPED = 7    /* dropped while spilled; its free_completed is still accepted */ };
 
 typedef struct slot {
     uint64_t id;
     uint64_t handle, addr, requested, given;
     unsigned long line;  /* where it was allocated */
+    uint64_t last_use;   /* event index of the last use (LRU spilling) */
+    uint64_t host_handle;/* ST_SPILLED: its copy on the spill host level */
+    uint64_t host_given;
     int32_t level;
     uint32_t stream;
     uint8_t state;
@@ -147,6 +152,8 @@ typedef struct pending {
 } pending;
 
 typedef struct level_rt {
+    uint64_t allocs_since_defrag;
+    int relocatable;    /* the policy can have its blocks re-placed (no offline plan) */
     int retry;          /* policy waits for frees on failure */
     am_ps retry_wait;
     pending *p;
@@ -631,6 +638,232 @@ static void expire_pending(sim *s, am_ps now, int force)
     }
 }
 
+
+/* ---- hierarchy: defragmentation, spilling, donation, transfer guard ----------------------- */
+
+static int find_chan(sim *s, int from, int to);
+
+/* One transfer alone on a channel: latency + ceil(bytes x 1e12 / effective bandwidth). */
+static am_ps xfer_alone(const sim *s, int c, uint64_t bytes)
+{
+    if (c < 0)
+        return 0;
+    const cfg_link *L = &s->cfg->links[s->ch[c].link];
+    uint64_t bw = (uint64_t)((double)L->bandwidth * L->efficiency);
+    __extension__ unsigned __int128 w = (unsigned __int128)bytes * AM_PS_PER_S;
+    return L->latency + (am_ps)((w + (bw ? bw : 1) - 1) / (bw ? bw : 1));
+}
+
+/* The host waits for a synchronous runtime action (defragmentation, spilling). */
+static void host_block(sim *s, am_ps t)
+{
+    s->host += t;
+    s->sum.stall += t;
+}
+
+/* Live buffers of a level (pointers into the id map: valid until the map changes). */
+static size_t live_on(sim *s, int level, slot ***out)
+{
+    size_t n = 0, cap = 64;
+    slot **v = am_malloc(cap * sizeof *v);
+    for (size_t i = 0; i < s->ids.cap; i++) {
+        slot *x = &s->ids.s[i];
+        if (x->state == ST_LIVE && x->level == level) {
+            if (n == cap)
+                v = am_realloc(v, (cap *= 2) * sizeof *v);
+            v[n++] = x;
+        }
+    }
+    *out = v;
+    return n;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+    const slot *x = *(slot *const *)a, *y = *(slot *const *)b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Defragment a level: every live buffer is released and placed again in address order, which
+ * packs them toward low addresses (compaction), and the copies are charged: compact moves each
+ * buffer whose address changed over the level's own copy link; host_roundtrip copies every live
+ * buffer to the host memory and back (JAX's explicit defragment). The host waits for it. */
+static void defrag(sim *s, int level)
+{
+    const cfg_level *L = &s->cfg->levels[level];
+    if (!s->rt[level].relocatable) {
+        s->sum.defrag.unsupported++;
+        return;
+    }
+    mem_level *m = s->lv[level];
+    slot **v;
+    size_t n = live_on(s, level, &v);
+    qsort(v, n, sizeof *v, by_addr);
+    mem_set_quiet(m, 1);
+    for (size_t i = 0; i < n; i++)
+        mem_free(m, v[i]->handle, v[i]->requested, v[i]->given, 0);
+    uint64_t moved = 0, all = 0;
+    am_ps t = 0;
+    int self = find_chan(s, level, level);
+    int d2h = L->defrag.host >= 0 ? find_chan(s, level, L->defrag.host) : -1;
+    int h2d = L->defrag.host >= 0 ? find_chan(s, L->defrag.host, level) : -1;
+    for (size_t i = 0; i < n; i++) {
+        slot *x = v[i];
+        alloc_req r = {x->requested, x->stream};
+        alloc_out o = {0, 0, 0};
+        if (mem_alloc_attempt(m, &r, &o) != ALLOC_OK) {
+            /* Could not be placed again: the buffer is lost, an out-of-memory result. */
+            s->sum.defrag.failures++;
+            x->state = ST_OOM;
+            mem_count_oom(m);
+            record_oom(s, s->seq, x->id, x->requested, level);
+            continue;
+        }
+        all += x->given;
+        if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP) {
+            t += xfer_alone(s, d2h, x->given) + xfer_alone(s, h2d, x->given);
+        } else if (o.addr != x->addr) {
+            moved += x->given;
+            s->sum.defrag.buffers_moved++;
+            t += xfer_alone(s, self, x->given);
+        }
+        x->addr = o.addr;
+        x->handle = o.handle;
+        x->given = o.size;
+    }
+    mem_set_quiet(m, 0);
+    free(v);
+    charge(s, m);
+    if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP) {
+        moved = 2 * all;
+        s->sum.defrag.buffers_moved += n;
+    }
+    s->sum.defrag.runs++;
+    s->sum.defrag.bytes_moved += moved;
+    s->sum.defrag.time += t;
+    host_block(s, t);
+    s->rt[level].allocs_since_defrag = 0;
+}
+
+/* Evict one buffer of `level` to its spill host (LRU or largest first); 1 if one went. */
+static int spill_one(sim *s, int level)
+{
+    const cfg_level *L = &s->cfg->levels[level];
+    int host = L->spill_host;
+    slot **v, *best = NULL;
+    size_t n = live_on(s, level, &v);
+    for (size_t i = 0; i < n; i++) {
+        slot *x = v[i];
+        if (!best)
+            best = x;
+        else if (L->spill_victim == CFG_VICTIM_LARGEST
+                     ? (x->given > best->given ||
+                        (x->given == best->given && x->last_use < best->last_use))
+                     : x->last_use < best->last_use)
+            best = x;
+    }
+    free(v);
+    if (!best || host < 0)
+        return 0;
+    alloc_req r = {best->requested, 0};
+    alloc_out o = {0, 0, 0};
+    if (mem_alloc_attempt(s->lv[host], &r, &o) != ALLOC_OK) {
+        s->sum.spill.failures++;
+        return 0;
+    }
+    charge(s, s->lv[host]);
+    am_ps t = xfer_alone(s, find_chan(s, level, host), best->requested);
+    mem_free(s->lv[level], best->handle, best->requested, best->given, 0);
+    charge(s, s->lv[level]);
+    best->state = ST_SPILLED;
+    best->host_handle = o.handle;
+    best->host_given = o.size;
+    s->sum.spill.evictions++;
+    s->sum.spill.bytes_out += best->requested;
+    s->sum.spill.time += t;
+    host_block(s, t);
+    timeline_row(s, level);
+    return 1;
+}
+
+/* After a failed attempt: defragment (on_oom trigger) and spill (on_oom: spill_to_host) until
+ * the request fits or nothing more helps. Returns the final attempt's result. */
+static int recover(sim *s, int level, const alloc_req *r, alloc_out *o)
+{
+    const cfg_level *L = &s->cfg->levels[level];
+    mem_level *m = s->lv[level];
+    if (L->defrag.mode != CFG_DEFRAG_NONE && L->defrag.trigger == CFG_TRIGGER_ON_OOM) {
+        uint64_t before = s->sum.defrag.runs;
+        defrag(s, level);
+        if (s->sum.defrag.runs > before && mem_alloc_attempt(m, r, o) == ALLOC_OK) {
+            charge(s, m);
+            s->sum.defrag.ooms_avoided++;
+            return ALLOC_OK;
+        }
+    }
+    if (L->on_oom == CFG_ON_OOM_SPILL) {
+        while (spill_one(s, level)) {
+            if (mem_alloc_attempt(m, r, o) == ALLOC_OK) {
+                charge(s, m);
+                s->sum.spill.ooms_avoided++;
+                return ALLOC_OK;
+            }
+        }
+    }
+    return ALLOC_OOM;
+}
+
+/* A spilled buffer is used: bring it back from the host (spilling others if needed). */
+static int restore(sim *s, slot *x)
+{
+    int level = x->level, host = s->cfg->levels[level].spill_host;
+    alloc_req r = {x->requested, x->stream};
+    alloc_out o = {0, 0, 0};
+    mem_level *m = s->lv[level];
+    int rc = mem_alloc_attempt(m, &r, &o);
+    charge(s, m);
+    if (rc != ALLOC_OK) {
+        x->state = ST_RESTORING;
+        rc = recover(s, level, &r, &o);
+        x->state = ST_SPILLED;
+    }
+    if (rc != ALLOC_OK) {
+        s->sum.spill.failures++;
+        return -1;
+    }
+    am_ps t = xfer_alone(s, find_chan(s, host, level), x->requested);
+    mem_free(s->lv[host], x->host_handle, x->requested, x->host_given, 0);
+    charge(s, s->lv[host]);
+    x->state = ST_LIVE;
+    x->handle = o.handle;
+    x->addr = o.addr;
+    x->given = o.size;
+    x->last_use = s->seq;
+    s->sum.spill.restores++;
+    s->sum.spill.bytes_in += x->requested;
+    s->sum.spill.time += t;
+    host_block(s, t);
+    timeline_row(s, level);
+    return 0;
+}
+
+/* Defragmentation triggered by a threshold or a count, checked after each allocation. */
+static void maybe_defrag(sim *s, int level)
+{
+    const cfg_level *L = &s->cfg->levels[level];
+    if (L->defrag.mode == CFG_DEFRAG_NONE || L->defrag.trigger == CFG_TRIGGER_ON_OOM)
+        return;
+    level_rt *rt = &s->rt[level];
+    if (++rt->allocs_since_defrag < L->defrag.every)
+        return;
+    if (L->defrag.trigger == CFG_TRIGGER_THRESHOLD) {
+        uint64_t fr = mem_free_in_reserved(s->lv[level]);
+        if (!fr || 1.0 - (double)mem_largest_free(s->lv[level]) / (double)fr <= L->defrag.threshold)
+            return;
+    }
+    defrag(s, level);
+}
+
 static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
 {
     int level = ev->level;
@@ -644,6 +877,34 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
                           "duplicate id %" PRIu64 ": still allocated (line %lu)", ev->id, x->line);
     if (x)
         idmap_del(&s->ids, x);
+    if (ev->has_donate) {
+        /* Buffer donation: the output takes over the donated buffer when level and size match
+         * (an ownership transfer: no allocation, no copy). */
+        slot *d = idmap_find(&s->ids, ev->donate);
+        if (d && d->state == ST_LIVE && d->level == level && d->requested == ev->bytes &&
+            ev->donate != ev->id) {
+            slot keep = *d;
+            idmap_del(&s->ids, d);
+            x = idmap_put(&s->ids, ev->id);
+            *x = keep;
+            x->id = ev->id;
+            x->line = ev->line;
+            x->stream = ev->stream;
+            x->last_use = s->seq;
+            s->sum.allocs++;
+            s->sum.donations_matched++;
+            alloc_out o = {keep.addr, keep.given, keep.handle};
+            placement_row(s, s->seq, ev->id, level, &o, ev->bytes, 1);
+            if (s->obs && s->obs->free)
+                s->obs->free(s->obs->ctx, s->host, ev->donate, level, keep.stream, keep.addr,
+                             keep.requested, keep.given, 0);
+            if (s->obs && s->obs->alloc)
+                s->obs->alloc(s->obs->ctx, s->host, s->seq, ev->id, level, ev->stream, keep.addr,
+                              ev->bytes, keep.given, 1);
+            return 0;
+        }
+        s->sum.donations_unmatched++;
+    }
     mem_level *m = s->lv[level];
     mem_hint(m, ev->addr);
     alloc_req r = {ev->bytes, ev->stream};
@@ -651,12 +912,15 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
     int rc = mem_alloc_attempt(m, &r, &o);
     mem_hint(m, TR_NO_ADDR);
     charge(s, m);
+    if (rc != ALLOC_OK)
+        rc = recover(s, level, &r, &o);
     s->sum.allocs++;
     x = idmap_put(&s->ids, ev->id);
     x->line = ev->line;
     x->level = level;
     x->stream = ev->stream;
     x->requested = ev->bytes;
+    x->last_use = s->seq;
     level_rt *rt = &s->rt[level];
     if (rc != ALLOC_OK && rt->retry) {
         /* Wait for frees later on the timeline (allocators.md section 1, "retry"). */
@@ -671,6 +935,8 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
         return 0;
     }
     settle(s, x, s->seq, ev->bytes, ev->addr, level, rc == ALLOC_OK, &o);
+    if (rc == ALLOC_OK)
+        maybe_defrag(s, level);
     return 0;
 }
 
@@ -698,6 +964,24 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
         /* Freed before its wait ended: the request failed. */
         expire_pending_id(s, x);
         x = idmap_find(&s->ids, ev->id);
+    }
+    if (x->state == ST_SPILLED) {
+        /* Dropped while on the host: free the host copy; a later completion is accepted. */
+        int host = s->cfg->levels[level].spill_host;
+        mem_free(s->lv[host], x->host_handle, x->requested, x->host_given, 0);
+        charge(s, s->lv[host]);
+        s->sum.frees++;
+        if (ev->kind == TR_FREE_REQUESTED)
+            x->state = ST_DROPPED;
+        else
+            idmap_del(&s->ids, x);
+        return 0;
+    }
+    if (x->state == ST_DROPPED) {
+        if (ev->kind == TR_FREE_REQUESTED)
+            return warn_or_fail(s, err, file, ev, "second free request of id", ev->id);
+        idmap_del(&s->ids, x);
+        return 0;
     }
     switch (ev->kind) {
     case TR_FREE_REQUESTED:
@@ -773,6 +1057,49 @@ static int enqueue(sim *s, const tr_event *ev, op o, const char *file, am_error 
     return 0;
 }
 
+static int is_host(const sim *s, int level)
+{
+    const char *k = s->cfg->levels[level].kind;
+    return strcmp(k, "host") == 0 || strcmp(k, "host_pinned") == 0;
+}
+
+/* jax.transfer_guard: 1 when the transfer may happen (counted and maybe logged), 0 rejected. */
+static int guard_allows(sim *s, const tr_event *ev, const char *file)
+{
+    int hs = is_host(s, ev->level), hd = is_host(s, ev->dst_level);
+    if (hs && hd)
+        return 1;
+    int dir = hs ? CFG_DIR_H2D : hd ? CFG_DIR_D2H : CFG_DIR_D2D;
+    int g = s->cfg->guard[dir];
+    static const char *const names[] = {"host-to-device", "device-to-host", "device-to-device"};
+    if (ev->implicit)
+        s->sum.guard_implicit[dir]++;
+    int applies = ev->implicit || g == CFG_GUARD_LOG_EXPLICIT || g == CFG_GUARD_DISALLOW_EXPLICIT;
+    if (!applies || g == CFG_GUARD_ALLOW)
+        return 1;
+    if (g == CFG_GUARD_DISALLOW || g == CFG_GUARD_DISALLOW_EXPLICIT) {
+        s->sum.guard_rejected[dir]++;
+        return 0;
+    }
+    if (s->sum.guard_logged[dir]++ < 10)
+        fprintf(stderr, "amsim: transfer guard: %s %s transfer of %" PRIu64 " bytes at %s:%lu\n",
+                ev->implicit ? "implicit" : "explicit", names[dir], ev->bytes, file, ev->line);
+    return 1;
+}
+
+/* A buffer is used: LRU order, and a spilled buffer comes back first. 0, or -1 when it could
+ * not come back (counted). */
+static int use_buffer(sim *s, uint64_t id)
+{
+    slot *x = idmap_find(&s->ids, id);
+    if (!x)
+        return 0;
+    x->last_use = s->seq;
+    if (x->state == ST_SPILLED)
+        return restore(s, x);
+    return 0;
+}
+
 int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
 {
     if (ev->time != AM_TIME_NONE && ev->time > s->host)
@@ -800,8 +1127,36 @@ int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
             return am_fail_at(err, file, ev->line, ev->col,
                               "no link from '%s' to '%s' in the config", s->cfg->levels[ev->level].name,
                               s->cfg->levels[ev->dst_level].name);
+        if (!guard_allows(s, ev, file))
+            break;
+        if (ev->id != TR_NO_ADDR && use_buffer(s, ev->id) < 0)
+            break; /* a spilled source that could not come back: counted */
+        if (ev->has_into) {
+            /* A transfer into a level allocates its destination buffer first. */
+            tr_event a = *ev;
+            a.kind = TR_ALLOC;
+            a.id = ev->into;
+            a.level = ev->dst_level;
+            a.addr = TR_NO_ADDR;
+            a.has_donate = 0;
+            if (do_alloc(s, &a, file, err) != 0)
+                return -1;
+            slot *x = idmap_find(&s->ids, ev->into);
+            if (!x || x->state != ST_LIVE) {
+                s->sum.into_failed++;
+                break;
+            }
+            s->sum.into_allocs++;
+        }
         s->sum.transfers++;
         rc = enqueue(s, ev, (op){OP_XFER, (uint32_t)c, ev->bytes, 0, 0}, file, err);
+        break;
+    }
+    case TR_USE: {
+        slot *x = idmap_find(&s->ids, ev->id);
+        if (!x)
+            return warn_or_fail(s, err, file, ev, "use of unknown id", ev->id);
+        use_buffer(s, ev->id);
         break;
     }
     case TR_COMPUTE:
@@ -878,6 +1233,10 @@ int sim_run(sim *s, trace *t, am_error *err)
     s->sum.validating = strcmp(trace_format(t), "pytorch_snapshot") == 0;
     int show = s->o.progress && isatty(2);
     while ((rc = trace_next(t, &ev, err)) == 1) {
+        /* a native trace with recorded addresses (amsim convert of a snapshot) validates too */
+        if (!s->sum.validating && ev.kind == TR_ALLOC && ev.addr != TR_NO_ADDR && ev.line &&
+            strcmp(trace_format(t), "native") == 0)
+            s->sum.validating = 1;
         if (sim_event(s, &ev, file, err) != 0)
             return -1;
         if (show && (s->seq & 0xFFFFF) == 0)
@@ -925,6 +1284,7 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
         const cfg_level *L = &cfg->levels[i];
         if (L->policy->retry_after_free)
             s->rt[i].retry = L->policy->retry_after_free(L->policy_opts, &s->rt[i].retry_wait);
+        s->rt[i].relocatable = L->policy->set_plan == NULL;
     }
     for (int i = 0; i < cfg->nlinks; i++) {
         const cfg_link *L = &cfg->links[i];

@@ -89,6 +89,18 @@ typedef struct sim_summary {
     int have_mismatch;
     uint64_t mismatch_seq, mismatch_id, mismatch_recorded, mismatch_simulated;
     uint64_t recorded_ooms;
+    /* hierarchy features, summed over levels */
+    struct {
+        uint64_t runs, bytes_moved, buffers_moved, ooms_avoided, failures, unsupported;
+        am_ps time;
+    } defrag;
+    struct {
+        uint64_t evictions, bytes_out, restores, bytes_in, ooms_avoided, failures;
+        am_ps time;
+    } spill;
+    uint64_t donations_matched, donations_unmatched;
+    uint64_t into_allocs, into_failed;   /* transfers that allocated their destination */
+    uint64_t guard_implicit[3], guard_logged[3], guard_rejected[3]; /* per CFG_DIR_* */
 } sim_summary;
 
 const sim_summary *sim_get_summary(const sim *s);

@@ -7,8 +7,11 @@
 #include <string.h>
 
 #include "common.h"
+#include "batch.h"
 #include "config.h"
+#include "convert.h"
 #include "engine.h"
+#include "gen.h"
 #include "outfile.h"
 #include "report.h"
 #include "run.h"
@@ -21,6 +24,8 @@ typedef struct run_args {
     const char *sets[MAX_SETS + 1];
     int nsets;
     const char *json, *placements, *timeline, *log, *outdir;
+    const char *expect, *save_expect;
+    const char *chrome_trace, *pytorch_snapshot;
     int quiet, check, lenient, fail_on_oom, device;
 } run_args;
 
@@ -36,6 +41,12 @@ static void usage_main(FILE *f)
             "  run -c CONFIG -t TRACE [options]   replay one trace and report\n"
             "  compare -c CONFIG -t TRACE --policies a,b,c   one trace under several policies\n"
             "  check FILE...                      validate configs or traces without running\n"
+            "  batch SWEEP.yaml -o DIR [-j N]     run a sweep (matrix of runs), results.csv\n"
+            "  mincap -c CONFIG -t TRACE          smallest memory without OOM, per policy\n"
+            "  stats RESULTS.csv --metric M       mean, sd, 95%% CI by policy; paired t-test\n"
+            "  report DIR                         DIR/report.html with tables and plots\n"
+            "  convert IN -o OUT [--to native|csv] convert a trace (any format) to native or CSV\n"
+            "  gen KIND [options] -o OUT          synthetic traces: train, serve, kernel\n"
             "  policies                           list the allocator policies\n"
             "options: amsim COMMAND --help; amsim --version\n");
 }
@@ -52,6 +63,8 @@ static void usage_run(FILE *f)
             "  --json FILE             summary JSON\n"
             "  --placements FILE       one CSV row per allocation request\n"
             "  --timeline FILE         memory over time (CSV)\n"
+            "  --chrome-trace FILE     Perfetto / chrome://tracing JSON (streams, links, memory)\n"
+            "  --pytorch-snapshot FILE the run as a PyTorch memory snapshot pickle (default level)\n"
             "  --log FILE              allocator event log (R/G/A/OOM/S lines, BFC oracle format)\n"
             "  -o DIR                  write report.txt, summary.json, placements.csv,\n"
             "                          timeline.csv and effective_config.yaml into DIR\n"
@@ -59,6 +72,9 @@ static void usage_run(FILE *f)
             "  --check                 run every invariant check after every event\n"
             "  --lenient               count and skip recoverable trace problems\n"
             "  --fail-on-oom           exit with status 3 when any allocation ran out of memory\n"
+            "  --expect FILE           compare metrics and placements digest with an expectation\n"
+            "                          (sim/expect.h); status 3 and what moved on a deviation\n"
+            "  --save-expect FILE      write this run's expectation (exact integers, reals 1e-9)\n"
             "  -q, --quiet             no text report on standard output\n");
 }
 
@@ -93,8 +109,10 @@ static int parse_run(int argc, char **argv, run_args *a)
         else if (is_opt(s, NULL, "--fail-on-oom"))
             a->fail_on_oom = 1;
         else if (is_opt(s, "-c", "--config") || is_opt(s, "-t", "--trace") || is_opt(s, NULL, "--policy") ||
-                 is_opt(s, NULL, "--set") || is_opt(s, NULL, "--json") || is_opt(s, NULL, "--placements") ||
-                 is_opt(s, NULL, "--timeline") || is_opt(s, NULL, "--log") || is_opt(s, "-o", "--out") ||
+                 is_opt(s, NULL, "--set") || is_opt(s, NULL, "--json") ||
+                 is_opt(s, NULL, "--expect") || is_opt(s, NULL, "--save-expect") || is_opt(s, NULL, "--placements") ||
+                 is_opt(s, NULL, "--timeline") || is_opt(s, NULL, "--chrome-trace") ||
+                 is_opt(s, NULL, "--pytorch-snapshot") || is_opt(s, NULL, "--log") || is_opt(s, "-o", "--out") ||
                  is_opt(s, NULL, "--device")) {
             if (!need_arg(i, argc, argv))
                 return 1;
@@ -117,8 +135,16 @@ static int parse_run(int argc, char **argv, run_args *a)
                 a->placements = v;
             else if (is_opt(s, NULL, "--timeline"))
                 a->timeline = v;
+            else if (is_opt(s, NULL, "--chrome-trace"))
+                a->chrome_trace = v;
+            else if (is_opt(s, NULL, "--pytorch-snapshot"))
+                a->pytorch_snapshot = v;
             else if (is_opt(s, NULL, "--log"))
                 a->log = v;
+            else if (is_opt(s, NULL, "--expect"))
+                a->expect = v;
+            else if (is_opt(s, NULL, "--save-expect"))
+                a->save_expect = v;
             else if (is_opt(s, "-o", "--out"))
                 a->outdir = v;
             else {
@@ -153,7 +179,9 @@ static int cmd_run(int argc, char **argv)
         return pr < 0 ? (usage_run(stdout), 0) : 1;
     run_spec sp = {.config = a.config, .trace = a.trace, .policy = a.policy, .nsets = a.nsets,
                    .json = a.json, .placements = a.placements, .timeline = a.timeline,
-                   .log = a.log, .outdir = a.outdir, .text = a.quiet ? NULL : stdout,
+                   .chrome_trace = a.chrome_trace, .pytorch_snapshot = a.pytorch_snapshot,
+                   .log = a.log, .outdir = a.outdir,
+                   .expect = a.expect, .save_expect = a.save_expect, .text = a.quiet ? NULL : stdout,
                    .check = a.check, .lenient = a.lenient, .device = a.device,
                    .progress = !a.quiet};
     memcpy(sp.sets, a.sets, (size_t)a.nsets * sizeof *a.sets);
@@ -166,8 +194,26 @@ static int cmd_run(int argc, char **argv)
     return a.fail_on_oom && ooms ? AM_EOOMFAIL : 0;
 }
 
-/* check FILE...: a file whose first line is "version:" or that parses as YAML config is a
- * config; anything else is read as a trace (against a one-level default config). */
+/* A config file: its first line that is neither blank nor a '#' comment starts "version:". */
+static int looks_like_config(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char line[256];
+    int yes = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        const char *p = line + strspn(line, " \t");
+        if (*p == '#' || *p == '\n' || *p == '\r' || *p == 0)
+            continue;
+        yes = strncmp(p, "version:", 8) == 0;
+        break;
+    }
+    if (f)
+        fclose(f);
+    return yes;
+}
+
+/* check FILE...: configs (see looks_like_config) are validated as configs; anything else is
+ * read as a trace against CONFIG's levels (default: hbm and host). */
 static int cmd_check(int argc, char **argv)
 {
     if (argc == 0 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
@@ -196,12 +242,7 @@ static int cmd_check(int argc, char **argv)
         return 2;
     }
     for (; i < argc; i++) {
-        FILE *f = fopen(argv[i], "rb");
-        char head[16] = {0};
-        size_t n = f ? fread(head, 1, sizeof head - 1, f) : 0;
-        if (f)
-            fclose(f);
-        int is_yaml = n >= 8 && strncmp(head, "version:", 8) == 0;
+        int is_yaml = looks_like_config(argv[i]);
         memset(&err, 0, sizeof err);
         if (is_yaml) {
             am_config *c = NULL;
@@ -222,8 +263,9 @@ static int cmd_check(int argc, char **argv)
         tr_event ev;
         uint64_t events = 0;
         int rc = trace_open(&t, argv[i], &to, &err);
-        while (rc == 0 && (rc = trace_next(t, &ev, &err)) == 1)
-            events++;
+        if (rc == 0)
+            while ((rc = trace_next(t, &ev, &err)) == 1)
+                events++;
         if (rc < 0) {
             fprintf(stderr, "%s: %s\n", prog, err.msg);
             bad = 1;
@@ -269,10 +311,22 @@ int main(int argc, char **argv)
         return cmd_run(argc - 2, argv + 2);
     if (strcmp(cmd, "check") == 0)
         return cmd_check(argc - 2, argv + 2);
+    if (strcmp(cmd, "gen") == 0)
+        return cmd_gen(argc - 2, argv + 2);
+    if (strcmp(cmd, "convert") == 0)
+        return cmd_convert(argc - 2, argv + 2);
     if (strcmp(cmd, "compare") == 0)
         return cmd_compare(argc - 2, argv + 2);
     if (strcmp(cmd, "policies") == 0)
         return cmd_policies();
+    if (strcmp(cmd, "batch") == 0)
+        return cmd_batch(argc - 2, argv + 2);
+    if (strcmp(cmd, "mincap") == 0)
+        return cmd_mincap(argc - 2, argv + 2);
+    if (strcmp(cmd, "stats") == 0)
+        return cmd_stats(argc - 2, argv + 2);
+    if (strcmp(cmd, "report") == 0)
+        return cmd_report(argc - 2, argv + 2);
     fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
     usage_main(stderr);
     return 1;

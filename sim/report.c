@@ -109,6 +109,30 @@ void report_text(FILE *f, sim *s, const report_trace *t)
     if (su->ooms)
         fprintf(f, "out of memory: %" PRIu64 " allocation requests failed (the run continued)\n",
                 su->ooms);
+    if (su->defrag.runs || su->defrag.unsupported)
+        fprintf(f, "defragmentation: %" PRIu64 " runs moved %s (%" PRIu64 " buffers) in %s; "
+                "%" PRIu64 " out-of-memory events avoided, %" PRIu64 " buffers lost%s\n",
+                su->defrag.runs, units_fmt_size(a, sizeof a, su->defrag.bytes_moved),
+                su->defrag.buffers_moved, units_fmt_time(b, sizeof b, su->defrag.time),
+                su->defrag.ooms_avoided, su->defrag.failures,
+                su->defrag.unsupported ? "; the policy cannot relocate blocks (offline plan)" : "");
+    if (su->spill.evictions || su->spill.failures)
+        fprintf(f, "spilling: %" PRIu64 " buffers (%s) out to host, %" PRIu64 " (%s) back, %s; "
+                "%" PRIu64 " out-of-memory events avoided, %" PRIu64 " failed\n",
+                su->spill.evictions, units_fmt_size(a, sizeof a, su->spill.bytes_out),
+                su->spill.restores, units_fmt_size(b, sizeof b, su->spill.bytes_in),
+                units_fmt_time(c, sizeof c, su->spill.time), su->spill.ooms_avoided,
+                su->spill.failures);
+    if (su->donations_matched || su->donations_unmatched)
+        fprintf(f, "buffer donation: %" PRIu64 " matched, %" PRIu64 " unmatched\n",
+                su->donations_matched, su->donations_unmatched);
+    for (int k = 0; k < 3; k++) {
+        static const char *const dn[] = {"host-to-device", "device-to-host", "device-to-device"};
+        if (su->guard_implicit[k] || su->guard_rejected[k])
+            fprintf(f, "transfer guard, %s: %" PRIu64 " implicit, %" PRIu64 " logged, %" PRIu64
+                    " rejected\n", dn[k], su->guard_implicit[k], su->guard_logged[k],
+                    su->guard_rejected[k]);
+    }
     if (su->retries)
         fprintf(f, "%" PRIu64 " failed requests waited for frees; %" PRIu64 " then got memory\n",
                 su->retries, su->retries_succeeded);
@@ -290,9 +314,51 @@ void report_json(FILE *f, sim *s, const report_trace *t)
     json_end_obj(&w);
     json_key(&w, "defrag");
     json_obj(&w);
-    json_ku64(&w, "runs", 0);
-    json_ku64(&w, "bytes_moved", 0);
-    json_kreal(&w, "seconds", 0);
+    json_ku64(&w, "runs", su->defrag.runs);
+    json_ku64(&w, "bytes_moved", su->defrag.bytes_moved);
+    json_ku64(&w, "buffers_moved", su->defrag.buffers_moved);
+    json_kreal(&w, "seconds", secs(su->defrag.time));
+    json_ku64(&w, "ooms_avoided", su->defrag.ooms_avoided);
+    json_ku64(&w, "failures", su->defrag.failures);
+    json_ku64(&w, "unsupported", su->defrag.unsupported);
+    json_key(&w, "not_relocatable");
+    json_arr(&w);
+    for (int i = 0; i < sim_nlevels(s); i++)
+        if (cfg->levels[i].defrag.mode != CFG_DEFRAG_NONE && mem_policy(sim_level(s, i))->set_plan)
+            json_str(&w, cfg->levels[i].name);
+    json_end_arr(&w);
+    json_end_obj(&w);
+    json_key(&w, "spill");
+    json_obj(&w);
+    json_ku64(&w, "evictions", su->spill.evictions);
+    json_ku64(&w, "bytes_out", su->spill.bytes_out);
+    json_ku64(&w, "restores", su->spill.restores);
+    json_ku64(&w, "bytes_in", su->spill.bytes_in);
+    json_kreal(&w, "seconds", secs(su->spill.time));
+    json_ku64(&w, "ooms_avoided", su->spill.ooms_avoided);
+    json_ku64(&w, "failures", su->spill.failures);
+    json_end_obj(&w);
+    json_key(&w, "donation");
+    json_obj(&w);
+    json_ku64(&w, "matched", su->donations_matched);
+    json_ku64(&w, "unmatched", su->donations_unmatched);
+    json_end_obj(&w);
+    json_key(&w, "transfer_into");
+    json_obj(&w);
+    json_ku64(&w, "allocated", su->into_allocs);
+    json_ku64(&w, "failed", su->into_failed);
+    json_end_obj(&w);
+    static const char *const dirs[] = {"host_to_device", "device_to_host", "device_to_device"};
+    json_key(&w, "transfer_guard");
+    json_obj(&w);
+    for (int d = 0; d < 3; d++) {
+        json_key(&w, dirs[d]);
+        json_obj(&w);
+        json_ku64(&w, "implicit", su->guard_implicit[d]);
+        json_ku64(&w, "logged", su->guard_logged[d]);
+        json_ku64(&w, "rejected", su->guard_rejected[d]);
+        json_end_obj(&w);
+    }
     json_end_obj(&w);
     json_kreal(&w, "makespan_seconds", secs(su->makespan));
     json_kreal(&w, "stall_seconds", secs(su->stall));

@@ -7,7 +7,12 @@
 #include <sys/stat.h>
 
 #include "config.h"
+#include "expect.h"
+#include "export_chrome.h"
+#include "export_snapshot.h"
+#include "observer_mux.h"
 #include "outfile.h"
+#include "prepass.h"
 #include "trace.h"
 
 int run_load_config(const run_spec *sp, am_config **cfg, am_error *err)
@@ -43,6 +48,10 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
     am_config *cfg = NULL;
     trace *t = NULL;
     sim *s = NULL;
+    expect_ctx *xp = NULL;
+    chrome_exp *cx = NULL;
+    snap_exp *sx = NULL;
+    obs_mux mux;
     outfile *o[O_N] = {0};
     const char *path[O_N] = {sp->json, sp->placements, sp->timeline, sp->log, NULL, NULL};
     char *owned[O_N] = {0};
@@ -70,10 +79,22 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
     for (int i = 0; i < O_N; i++)
         if (out_open(&o[i], path[i], err) != 0)
             goto out;
+    /* exporters (--chrome-trace, --pytorch-snapshot) chained after the caller's observer */
+    if (chrome_open(&cx, sp->chrome_trace, cfg, err) != 0 ||
+        snap_open(&sx, sp->pytorch_snapshot, cfg, err) != 0)
+        goto out;
+    const sim_observer *chain[3] = {sp->observer, chrome_observer(cx), snap_observer(sx)};
+    const sim_observer *obs = obs_mux_init(&mux, chain, 3);
+    if ((sp->expect || sp->save_expect) &&
+        expect_begin(&xp, sp->expect, sp->save_expect, cfg, obs, err) != 0)
+        goto out;
     sim_opts so = {.placements = out_fp(o[O_PLACE]), .timeline = out_fp(o[O_TIMELINE]),
                    .log = out_fp(o[O_LOG]), .check = sp->check, .lenient = sp->lenient,
-                   .progress = sp->progress, .observer = sp->observer};
-    if (sim_create(&s, cfg, &so, err) != 0 || sim_run(s, t, err) != 0)
+                   .progress = sp->progress,
+                   .observer = xp ? expect_observer(xp) : obs};
+    /* offline policies plan from every lifetime: one extra read of the trace (sim/prepass.h) */
+    if (sim_create(&s, cfg, &so, err) != 0 || prepass_attach(s, cfg, sp->trace, &to, err) != 0 ||
+        sim_run(s, t, err) != 0)
         goto out;
     report_trace rt = {sp->trace, trace_format(t), sim_get_summary(s)->events, trace_skipped(t)};
     if (o[O_JSON])
@@ -82,7 +103,10 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
         report_text(out_fp(o[O_REPORT]), s, &rt);
     if (o[O_CONFIG])
         cfg_write_yaml(cfg, out_fp(o[O_CONFIG]));
-    int bad = 0;
+    int bad = chrome_close(cx, err) != 0;
+    bad |= snap_close(sx, err) != 0;
+    cx = NULL;
+    sx = NULL;
     for (int i = 0; i < O_N; i++) {
         bad |= out_commit(o[i], err) != 0;
         o[i] = NULL;
@@ -95,12 +119,17 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
         *ooms = sim_get_summary(s)->ooms;
     if (done)
         done(ctx, s, &rt);
+    if (xp && expect_finish(xp, s, err) != 0) /* a deviation: status 3, outputs are written */
+        goto out;
     rc = 0;
 out:
     for (int i = 0; i < O_N; i++) {
         out_abort(o[i]);
         free(owned[i]);
     }
+    expect_free(xp);
+    chrome_abort(cx);
+    snap_abort(sx);
     sim_destroy(s);
     trace_close(t);
     cfg_free(cfg);

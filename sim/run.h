@@ -20,6 +20,8 @@ typedef struct run_spec {
     FILE *text;                  /* text report destination, or NULL */
     int check, lenient, device, progress;
     const sim_observer *observer;
+    const char *chrome_trace, *pytorch_snapshot; /* exporter outputs or NULL (export_*.h) */
+    const char *expect, *save_expect; /* regression expectation files or NULL (sim/expect.h) */
 } run_spec;
 
 /* Called after the replay, before anything is freed: read results from s. */

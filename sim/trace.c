@@ -2,7 +2,10 @@
  *
  * Detection (never by file name; see traces/FORMAT.md):
  *   first byte 0x80                        PyTorch snapshot pickle  -> trace_pickle_open
- *   first bytes 1f 8b                      gzip: refused with a hint (no gzip reader built in)
+ *   first bytes "AMSB"                     binary trace form v1     -> trace_bin_open
+ *   first bytes 1f 8b                      gzip: the file is reopened through a decompressing
+ *                                          FILE* (trace_gz.c) and detected again from the
+ *                                          decompressed bytes (gzip inside gzip is refused)
  *   otherwise the first line that is neither blank nor a '#' comment decides:
  *     first token "amsim-trace"           native text                -> trace_native_open
  *     starts with "id,lower,upper,size"   lifetime CSV               -> trace_csv_open
@@ -17,12 +20,14 @@
 #include <sys/stat.h>
 
 #include "linebuf.h"
+#include "trace_bin.h"
+#include "trace_gz.h"
 #include "trace_impl.h"
 
 #define TRACE_EXPECTED "expected 'amsim-trace v1', a lifetime CSV header 'id,lower,upper,size' " \
                        "or a PyTorch snapshot pickle"
 
-enum trace_fmt { TRACE_F_UNKNOWN, TRACE_F_NATIVE, TRACE_F_CSV, TRACE_F_PICKLE };
+enum trace_fmt { TRACE_F_UNKNOWN, TRACE_F_NATIVE, TRACE_F_CSV, TRACE_F_PICKLE, TRACE_F_BIN };
 
 /* Classify a text file by its first line that is neither blank nor a comment. */
 static int trace_detect_text(trace *t, enum trace_fmt *fmt, am_error *err)
@@ -77,21 +82,37 @@ int trace_open(trace **tp, const char *path, const trace_opts *o, am_error *err)
     if (t->opts.nlevels < 0)
         t->opts.nlevels = 0;
 
-    unsigned char magic[2];
+    unsigned char magic[4]; /* enough for every format's magic bytes */
     size_t got = fread(magic, 1, sizeof magic, f);
     enum trace_fmt fmt = TRACE_F_UNKNOWN;
+    int gz = 0;
+    if (trace_gz_magic(magic, got)) {
+        /* gzip: read on through a decompressing stream and peek at its first bytes */
+        fclose(f);
+        t->f = f = trace_gz_open(path);
+        if (!f) {
+            am_fail(err, AM_EINPUT, "%s: %s", path, strerror(errno));
+            goto fail;
+        }
+        gz = 1;
+        got = fread(magic, 1, sizeof magic, f);
+    }
     if (got == 0) {
+        const char *what = gz ? "gzip-compressed trace: " : "";
         if (ferror(f))
-            am_fail(err, AM_EINPUT, "%s: read error: %s", path, strerror(errno));
+            am_fail(err, AM_EINPUT, "%s: %sread error: %s", path, what,
+                    gz ? "corrupt or truncated compressed data" : strerror(errno));
         else
-            am_fail(err, AM_EINPUT, "%s: empty file (" TRACE_EXPECTED ")", path);
+            am_fail(err, AM_EINPUT, "%s: %sempty file (" TRACE_EXPECTED ")", path, what);
         goto fail;
     }
     if (magic[0] == 0x80) {
         fmt = TRACE_F_PICKLE;
-    } else if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
-        am_fail(err, AM_EINPUT, "%s: gzip-compressed trace: this build reads uncompressed "
-                "traces only; decompress it first (gunzip)", path);
+    } else if (trace_bin_magic(magic, got)) {
+        fmt = TRACE_F_BIN;
+    } else if (trace_gz_magic(magic, got)) {
+        am_fail(err, AM_EINPUT, "%s: gzip-compressed trace holding gzip-compressed data: "
+                "decompress it once first (gunzip)", path);
         goto fail;
     } else {
         if (fseek(f, 0, SEEK_SET) != 0) {
@@ -112,6 +133,7 @@ int trace_open(trace **tp, const char *path, const trace_opts *o, am_error *err)
     clearerr(f);
     int rc = fmt == TRACE_F_NATIVE ? trace_native_open(t, err)
            : fmt == TRACE_F_CSV    ? trace_csv_open(t, err)
+           : fmt == TRACE_F_BIN    ? trace_bin_open(t, err)
                                    : trace_pickle_open(t, err);
     if (rc)
         goto fail;
@@ -149,7 +171,7 @@ int trace_level_lookup(const trace *t, const char *name, size_t len)
 {
     for (int i = 0; i < t->opts.nlevels; i++) {
         const char *n = t->opts.level_names[i];
-        if (n && strncmp(n, name, len) == 0 && n[len] == 0)
+        if (n && strlen(n) == len && memcmp(n, name, len) == 0) /* name may hold NUL bytes */
             return i;
     }
     return -1;

@@ -29,7 +29,8 @@ typedef enum tr_kind {
     TR_SYNC,           /* host waits for stream (or all streams when stream == TR_ALL) */
     TR_SEGMENT_ALLOC,  /* recorded device allocation: addr, bytes, level (validation/hints) */
     TR_SEGMENT_FREE,   /* recorded device free: addr, bytes, level */
-    TR_OOM_RECORDED    /* the recording saw an out-of-memory here: bytes */
+    TR_OOM_RECORDED,   /* the recording saw an out-of-memory here: bytes */
+    TR_USE             /* buffer id is used now (brings a spilled buffer back; LRU order) */
 } tr_kind;
 
 #define TR_ALL UINT32_MAX      /* TR_SYNC on every stream */
@@ -52,6 +53,11 @@ typedef struct tr_event {
     int declared;        /* TR_SEGMENT_ALLOC: 1 = declaration of a segment the recording had
                             (note it for recorded placement; not an allocation now, not a
                             validation event); 0 = the recording allocated it here */
+    /* Hierarchy fields (zero when absent, so readers that do not set them stay correct): */
+    uint8_t implicit;    /* TR_TRANSFER: an implicit transfer (transfer guard applies) */
+    uint8_t has_into;    /* TR_TRANSFER: allocate buffer `into` at the destination first */
+    uint8_t has_donate;  /* TR_ALLOC: take over buffer `donate` (buffer donation) */
+    uint64_t into, donate;
 } tr_event;
 
 typedef struct trace_opts {

@@ -29,7 +29,9 @@
 #define NATIVE_NAME_MAX 255 /* bytes of a name= value */
 
 /* key=value fields, as bits */
-enum { NK_LEVEL = 1, NK_STREAM = 2, NK_NAME = 4, NK_AT = 8, NK_ID = 16, NK_ADDR = 32 };
+enum { NK_LEVEL = 1, NK_STREAM = 2, NK_NAME = 4, NK_AT = 8, NK_ID = 16, NK_ADDR = 32,
+       NK_DECLARED = 64, NK_INTO = 128, NK_IMPLICIT = 256, NK_DONATE = 512,
+       NK_PROLOGUE = 1024 };
 /* positional field kinds */
 enum { NP_ID, NP_BYTES, NP_SRC, NP_DST, NP_DURATION, NP_EVENT, NP_ADDR };
 static const char *const native_pos_names[] = {"ID", "BYTES", "SRC", "DST", "DURATION", "EVENT",
@@ -47,12 +49,17 @@ typedef struct native_op {
 } native_op;
 
 static const native_op native_ops[] = {
-    {"alloc", 'a', TR_ALLOC, 2, {NP_ID, NP_BYTES, 0}, NK_LEVEL | NK_STREAM | NK_NAME | NK_AT | NK_ADDR,
-     "level, stream, name, at, addr", "alloc ID BYTES [level=NAME] [stream=S] [name=TAG] [at=TIME] [addr=N]"},
+    {"alloc", 'a', TR_ALLOC, 2, {NP_ID, NP_BYTES, 0},
+     NK_LEVEL | NK_STREAM | NK_NAME | NK_AT | NK_ADDR | NK_DONATE | NK_PROLOGUE,
+     "level, stream, name, at, addr, donate, prologue",
+     "alloc ID BYTES [level=NAME] [stream=S] [name=TAG] [at=TIME] [addr=N] [donate=ID] "
+     "[prologue=0|1]"},
     {"free", 'f', TR_FREE, 1, {NP_ID, 0, 0}, NK_STREAM | NK_AT, "stream, at",
      "free ID [stream=S] [at=TIME]"},
-    {"transfer", 't', TR_TRANSFER, 3, {NP_SRC, NP_DST, NP_BYTES}, NK_STREAM | NK_ID | NK_NAME | NK_AT,
-     "stream, id, name, at", "transfer SRC DST BYTES [stream=S] [id=ID] [name=TAG] [at=TIME]"},
+    {"transfer", 't', TR_TRANSFER, 3, {NP_SRC, NP_DST, NP_BYTES},
+     NK_STREAM | NK_ID | NK_NAME | NK_AT | NK_INTO | NK_IMPLICIT,
+     "stream, id, name, at, into, implicit",
+     "transfer SRC DST BYTES [stream=S] [id=ID] [name=TAG] [at=TIME] [into=ID] [implicit=0|1]"},
     {"compute", 'c', TR_COMPUTE, 1, {NP_DURATION, 0, 0}, NK_STREAM | NK_NAME | NK_AT,
      "stream, name, at", "compute DURATION [stream=S] [name=TAG] [at=TIME]"},
     {"record", 'r', TR_RECORD, 1, {NP_EVENT, 0, 0}, NK_STREAM | NK_AT, "stream, at",
@@ -64,12 +71,15 @@ static const native_op native_ops[] = {
      "free_requested ID [stream=S] [at=TIME]"},
     {"free_completed", 0, TR_FREE_COMPLETED, 1, {NP_ID, 0, 0}, NK_STREAM | NK_AT, "stream, at",
      "free_completed ID [stream=S] [at=TIME]"},
-    {"segment_alloc", 0, TR_SEGMENT_ALLOC, 2, {NP_ADDR, NP_BYTES, 0}, NK_LEVEL | NK_STREAM | NK_AT,
-     "level, stream, at", "segment_alloc ADDR BYTES [level=NAME] [stream=S] [at=TIME]"},
+    {"segment_alloc", 0, TR_SEGMENT_ALLOC, 2, {NP_ADDR, NP_BYTES, 0},
+     NK_LEVEL | NK_STREAM | NK_AT | NK_DECLARED, "level, stream, at, declared",
+     "segment_alloc ADDR BYTES [level=NAME] [stream=S] [at=TIME] [declared=0|1]"},
     {"segment_free", 0, TR_SEGMENT_FREE, 2, {NP_ADDR, NP_BYTES, 0}, NK_LEVEL | NK_STREAM | NK_AT,
      "level, stream, at", "segment_free ADDR BYTES [level=NAME] [stream=S] [at=TIME]"},
     {"oom", 0, TR_OOM_RECORDED, 1, {NP_BYTES, 0, 0}, NK_LEVEL | NK_STREAM | NK_AT,
      "level, stream, at", "oom BYTES [level=NAME] [stream=S] [at=TIME]"},
+    {"use", 'u', TR_USE, 1, {NP_ID, 0, 0}, NK_STREAM | NK_AT, "stream, at",
+     "use ID [stream=S] [at=TIME]"},
 };
 
 typedef struct native {
@@ -201,11 +211,19 @@ static unsigned native_key(const char *k, size_t len)
     case 2:
         return memcmp(k, "at", 2) == 0 ? NK_AT : memcmp(k, "id", 2) == 0 ? NK_ID : 0;
     case 4:
-        return memcmp(k, "name", 4) == 0 ? NK_NAME : memcmp(k, "addr", 4) == 0 ? NK_ADDR : 0;
+        return memcmp(k, "name", 4) == 0   ? NK_NAME
+               : memcmp(k, "addr", 4) == 0 ? NK_ADDR
+               : memcmp(k, "into", 4) == 0 ? NK_INTO
+                                           : 0;
     case 5:
         return memcmp(k, "level", 5) == 0 ? NK_LEVEL : 0;
     case 6:
-        return memcmp(k, "stream", 6) == 0 ? NK_STREAM : 0;
+        return memcmp(k, "stream", 6) == 0 ? NK_STREAM : memcmp(k, "donate", 6) == 0 ? NK_DONATE : 0;
+    case 8:
+        return memcmp(k, "declared", 8) == 0   ? NK_DECLARED
+               : memcmp(k, "implicit", 8) == 0 ? NK_IMPLICIT
+               : memcmp(k, "prologue", 8) == 0 ? NK_PROLOGUE
+                                               : 0;
     default:
         return 0;
     }
@@ -247,6 +265,29 @@ static int native_keyval(trace *t, native *n, unsigned key, char *v, size_t len,
         return 0;
     case NK_ID:
         return native_u64(t, n, "id", v, len, col, &ev->id, err);
+    case NK_DECLARED:
+        if (len != 1 || (v[0] != '0' && v[0] != '1'))
+            return NFAIL(col, "bad declared '%s': expected 0 or 1", v);
+        ev->declared = v[0] == '1';
+        return 0;
+    case NK_PROLOGUE: /* recreates the recording's start state: line 0, as the snapshot
+                         reader's prologue, so that the engine does not validate it */
+        if (len != 1 || (v[0] != '0' && v[0] != '1'))
+            return NFAIL(col, "bad prologue '%s': expected 0 or 1", v);
+        if (v[0] == '1')
+            ev->line = 0;
+        return 0;
+    case NK_IMPLICIT:
+        if (len != 1 || (v[0] != '0' && v[0] != '1'))
+            return NFAIL(col, "bad implicit '%s': expected 0 or 1", v);
+        ev->implicit = v[0] == '1';
+        return 0;
+    case NK_INTO:
+        ev->has_into = 1;
+        return native_u64(t, n, "into", v, len, col, &ev->into, err);
+    case NK_DONATE:
+        ev->has_donate = 1;
+        return native_u64(t, n, "donate", v, len, col, &ev->donate, err);
     default:
         return native_u64(t, n, "addr", v, len, col, &ev->addr, err);
     }
@@ -256,7 +297,7 @@ static const native_op *native_find_op(const char *s, size_t len)
 {
     for (size_t i = 0; i < AM_ARRAY_LEN(native_ops); i++) {
         const native_op *op = &native_ops[i];
-        if (len == 1 ? op->alias == s[0] : (strncmp(op->name, s, len) == 0 && !op->name[len]))
+        if (len == 1 ? op->alias == s[0] : (strlen(op->name) == len && memcmp(op->name, s, len) == 0))
             return op;
     }
     return NULL;
@@ -274,7 +315,8 @@ static int native_parse(trace *t, native *n, char *line, size_t len, tr_event *e
     const native_op *op = native_find_op(tok, tl);
     if (!op)
         return NFAIL(col, "unknown op '%s' (expected alloc, free, transfer, compute, record, wait, "
-                     "sync, free_requested, free_completed, segment_alloc, segment_free or oom)", tok);
+                     "sync, use, free_requested, free_completed, segment_alloc, segment_free or "
+                     "oom)", tok);
     memset(ev, 0, sizeof *ev);
     ev->kind = op->kind;
     ev->level = t->opts.default_level;

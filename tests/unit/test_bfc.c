@@ -39,8 +39,9 @@ static void mk(lvl *L, const char *capacity, const char *keys)
     CU_ASSERT_FATAL(rc == 0);
     L->log = open_memstream(&L->logbuf, &L->loglen);
     const cfg_level *c = &L->cfg->levels[0];
-    mem_params p = {c->name, c->kind, c->capacity, c->granularity, c->policy, c->policy_opts, 0,
-                    L->log};
+    mem_params p = {.name = c->name, .kind = c->kind, .capacity = c->capacity,
+                    .granularity = c->granularity, .policy = c->policy,
+                    .policy_opts = c->policy_opts, .log = L->log};
     rc = mem_create(&L->m, &p, &err);
     if (rc)
         fprintf(stderr, "mem: %s\n", err.msg);

@@ -256,7 +256,7 @@ static void test_defaults(void)
     CU_ASSERT_STRING_EQUAL(val(c, "links.l.duplex"), "true");
     /* top-level keys in schema order */
     static const char *const order[] = {"version", "default_memory", "memories", "links",
-                                        "trace", "engine", "report"};
+                                        "trace", "engine", "report", "transfer_guard"};
     const cfg_node *k = c->root->child;
     for (size_t i = 0; i < AM_ARRAY_LEN(order); i++, k = k->next) {
         CU_ASSERT_PTR_NOT_NULL_FATAL(k);

@@ -41,7 +41,7 @@ static void start(run *r, const char *latency, const char *duplex, const char *c
     if (rc)
         fprintf(stderr, "%s\n", r->err.msg);
     CU_ASSERT_FATAL(rc == 0);
-    sim_opts so = {NULL, NULL, NULL, 1, 0, 0};
+    sim_opts so = {.check = 1};
     CU_ASSERT_FATAL(sim_create(&r->s, r->cfg, &so, &r->err) == 0);
 }
 
@@ -214,7 +214,7 @@ static void test_retry_after_free(void)
         size_t pn = 0;
         FILE *pf = open_memstream(&pl, &pn);
         sim *s = NULL;
-        sim_opts so = {pf, NULL, NULL, 1, 0, 0};
+        sim_opts so = {.placements = pf, .check = 1};
         CU_ASSERT_FATAL(sim_create(&s, cfg, &so, &err) == 0);
         tr_event a = {.kind = TR_ALLOC, .id = 1, .bytes = 1 << 20, .time = AM_TIME_NONE,
                       .addr = TR_NO_ADDR, .line = 1};

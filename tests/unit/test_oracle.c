@@ -74,7 +74,7 @@ static int run_vector(const char *vec_path, char *why, size_t whylen)
         goto out;
     }
     trace_opts to = {names, 1, 0, cfg->trace.lifetimes_inclusive, cfg->trace.time_unit, 0};
-    sim_opts so = {NULL, NULL, log, 0, 0, 0};
+    sim_opts so = {.log = log};
     if (trace_open(&t, csv, &to, &err) || sim_create(&s, cfg, &so, &err) || sim_run(s, t, &err)) {
         snprintf(why, whylen, "run: %.600s", err.msg);
         rc = 1;

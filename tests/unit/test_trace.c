@@ -222,13 +222,14 @@ static void test_native_errors(void)
 {
     expect_error("e1.trace", HDR "alloc 1 10\nmalloc 2 10\n",
                  "3:1: unknown op 'malloc' (expected alloc, free, transfer, compute, record, wait, "
-                 "sync, free_requested, free_completed, segment_alloc, segment_free or oom)");
+                 "sync, use, free_requested, free_completed, segment_alloc, segment_free or "
+                 "oom)");
     expect_error("e2.trace", HDR "alloc 1\n",
                  "2:8: missing BYTES (usage: alloc ID BYTES [level=NAME] [stream=S] [name=TAG] "
-                 "[at=TIME] [addr=N])");
+                 "[at=TIME] [addr=N] [donate=ID] [prologue=0|1])");
     expect_error("e3.trace", HDR "transfer hbm host stream=1\n",
                  "2:19: missing BYTES before 'stream=1' (usage: transfer SRC DST BYTES [stream=S] "
-                 "[id=ID] [name=TAG] [at=TIME])");
+                 "[id=ID] [name=TAG] [at=TIME] [into=ID] [implicit=0|1])");
     expect_error("e3b.trace", HDR "transfer hbm 10\n", "2:14: unknown level '10' (configured: hbm, host, vmem)");
     expect_error("e4.trace", HDR "free 1 2\n", "2:8: unexpected field '2' (usage: free ID [stream=S] [at=TIME])");
     expect_error("e5.trace", HDR "alloc x1 10\n", "2:7: bad ID 'x1': not an unsigned integer");
@@ -238,7 +239,7 @@ static void test_native_errors(void)
     expect_error("e8.trace", HDR "free 18446744073709551615\nrecord 99999999999999999999x\n",
                  "3:8: bad EVENT '99999999999999999999x': not an unsigned integer");
     expect_error("e9.trace", HDR "alloc 1 10 level=hbm colour=red\n",
-                 "2:22: unknown field 'colour' for alloc (allowed: level, stream, name, at, addr)");
+                 "2:22: unknown field 'colour' for alloc (allowed: level, stream, name, at, addr, donate, prologue)");
     expect_error("e10.trace", HDR "free 1 level=hbm\n",
                  "2:8: unknown field 'level' for free (allowed: stream, at)");
     expect_error("e11.trace", HDR "compute 5 stream=1 stream=2\n", "2:20: duplicate field 'stream'");
@@ -260,7 +261,7 @@ static void test_native_errors(void)
     expect_error("e21.trace", HDR "transfer host hbm 10 id=a\n", "2:25: bad id 'a': not an unsigned integer");
     expect_error("e22.trace", HDR "alloc 1 10 addr=0x10\n", "2:17: bad addr '0x10': not an unsigned integer");
     expect_error("e23.trace", HDR "alloc 1 10 =5\n",
-                 "2:12: unknown field '' for alloc (allowed: level, stream, name, at, addr)");
+                 "2:12: unknown field '' for alloc (allowed: level, stream, name, at, addr, donate, prologue)");
     expect_error("e24.trace", HDR "alloc 1 10 name=a\001b\n", "2:18: name contains a control character");
     /* header problems */
     expect_error("h1.trace", "amsim-trace v2\n", "1:13: unsupported trace version 'v2' (this amsim reads v1)");

@@ -1,0 +1,264 @@
+/* test_hierarchy.c - memory-hierarchy features with analytic answers: compaction moves exactly
+ * the bytes a hand-computed case needs and turns a known out-of-memory into a success (and its
+ * copies cost latency + bytes / bandwidth each); a host round trip copies every live buffer both
+ * ways; a spill round trip costs exactly two transfers; a double-buffered pipeline of N tiles
+ * has the closed-form makespan; VMEM and SMEM capacities are enforced; buffer donation, the
+ * transfer guard and transfers that allocate their destination. */
+#define _GNU_SOURCE
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../sim/config.h"
+#include "../../sim/engine.h"
+#include "testutil.h"
+
+#define US AM_PS_PER_US
+#define KiB 1024ULL
+
+typedef struct hrun {
+    am_config *cfg;
+    sim *s;
+    am_error err;
+    char *pl;
+    size_t pn;
+    FILE *pf;
+    unsigned long line;
+} hrun;
+
+static void hstart(hrun *r, const char *yaml)
+{
+    memset(r, 0, sizeof *r);
+    int rc = cfg_load_string(&r->cfg, "h.yaml", yaml, NULL, 0, &r->err);
+    if (rc)
+        fprintf(stderr, "\n%s\n", r->err.msg);
+    CU_ASSERT_FATAL(rc == 0);
+    r->pf = open_memstream(&r->pl, &r->pn);
+    sim_opts so = {.placements = r->pf, .check = 1};
+    CU_ASSERT_FATAL(sim_create(&r->s, r->cfg, &so, &r->err) == 0);
+}
+
+static int hev(hrun *r, tr_event e)
+{
+    e.line = ++r->line;
+    if (e.time == 0)
+        e.time = AM_TIME_NONE;
+    if (e.kind == TR_ALLOC || e.kind == TR_TRANSFER) {
+        if (e.addr == 0)
+            e.addr = TR_NO_ADDR;
+    }
+    if (e.kind == TR_TRANSFER && e.id == 0)
+        e.id = TR_NO_ADDR;
+    int rc = sim_event(r->s, &e, "h.trace", &r->err);
+    if (rc)
+        fprintf(stderr, "\n%s\n", r->err.msg);
+    return rc;
+}
+
+static void hstop(hrun *r)
+{
+    sim_destroy(r->s);
+    cfg_free(r->cfg);
+    fclose(r->pf);
+    free(r->pl);
+}
+
+#define ALLOC(id_, bytes_, lvl) (tr_event){.kind = TR_ALLOC, .id = id_, .bytes = bytes_, .level = lvl}
+#define FREE(id_) (tr_event){.kind = TR_FREE, .id = id_}
+
+/* Last placement row's address (CSV column 4). */
+static long long last_addr(hrun *r)
+{
+    fflush(r->pf);
+    char *p = r->pl + strlen(r->pl) - 1;
+    while (p > r->pl && p[-1] != '\n')
+        p--;
+    int k = 0;
+    while (*p && k < 3)
+        k += *p++ == ',';
+    return *p == ',' ? -1 : atoll(p);
+}
+
+#define HBM_1MIB(extra)                                                                   \
+    "version: 1\nmemories:\n  hbm:\n    capacity: 1MiB\n    allocator: {policy: best_fit, " \
+    "commit_granularity: 256KiB}\n" extra                                                  \
+    "  host: {kind: host, capacity: 1GiB, allocator: {policy: best_fit}}\n"                 \
+    "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"              \
+    "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
+
+/* Four 256 KiB buffers fill 1 MiB; freeing the 1st and 3rd leaves two holes; a 512 KiB request
+ * fails until compaction moves the 2nd and 4th down: 512 KiB moved in two copies. */
+static void test_compaction(void)
+{
+    hrun r;
+    hstart(&r, HBM_1MIB("    defrag: {mode: compact, trigger: on_oom}\n"));
+    for (int i = 1; i <= 4; i++)
+        CU_ASSERT(hev(&r, ALLOC((uint64_t)i, 256 * KiB, 0)) == 0);
+    hev(&r, FREE(1));
+    hev(&r, FREE(3));
+    CU_ASSERT(hev(&r, ALLOC(5, 512 * KiB, 0)) == 0);
+    CU_ASSERT_EQUAL(last_addr(&r), 512 * KiB);
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->ooms, 0);
+    CU_ASSERT_EQUAL(su->defrag.runs, 1);
+    CU_ASSERT_EQUAL(su->defrag.ooms_avoided, 1);
+    CU_ASSERT_EQUAL(su->defrag.bytes_moved, 512 * KiB);
+    CU_ASSERT_EQUAL(su->defrag.buffers_moved, 2);
+    /* each copy: 1 us + 262144 B / 1e9 B/s = 263.144 us */
+    CU_ASSERT_EQUAL(su->defrag.time, 2 * (US + 262144000));
+    CU_ASSERT_EQUAL(su->stall, su->defrag.time);
+    /* buffers 2 and 4 were moved: freeing them and reallocating the whole space works */
+    hev(&r, FREE(2));
+    hev(&r, FREE(4));
+    hev(&r, FREE(5));
+    CU_ASSERT(hev(&r, ALLOC(6, 1024 * KiB, 0)) == 0);
+    CU_ASSERT_EQUAL(last_addr(&r), 0);
+    hstop(&r);
+
+    /* Without defragmentation the same request runs out of memory. */
+    hstart(&r, HBM_1MIB(""));
+    for (int i = 1; i <= 4; i++)
+        hev(&r, ALLOC((uint64_t)i, 256 * KiB, 0));
+    hev(&r, FREE(1));
+    hev(&r, FREE(3));
+    hev(&r, ALLOC(5, 512 * KiB, 0));
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->ooms, 1);
+    CU_ASSERT_EQUAL(last_addr(&r), -1);
+    hstop(&r);
+}
+
+static void test_host_roundtrip(void)
+{
+    hrun r;
+    hstart(&r, HBM_1MIB("    defrag: {mode: host_roundtrip, trigger: on_oom}\n"));
+    for (int i = 1; i <= 4; i++)
+        hev(&r, ALLOC((uint64_t)i, 256 * KiB, 0));
+    hev(&r, FREE(1));
+    hev(&r, FREE(3));
+    CU_ASSERT(hev(&r, ALLOC(5, 512 * KiB, 0)) == 0);
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->defrag.bytes_moved, 2 * 512 * KiB); /* every live byte, both ways */
+    CU_ASSERT_EQUAL(su->defrag.time, 4 * (US + 262144000));
+    CU_ASSERT_EQUAL(su->ooms, 0);
+    hstop(&r);
+}
+
+/* Spill the LRU buffer to the host, then use it again: exactly two transfers. */
+static void test_spill_round_trip(void)
+{
+    hrun r;
+    hstart(&r, HBM_1MIB("    on_oom: spill_to_host\n"));
+    CU_ASSERT(hev(&r, ALLOC(1, 768 * KiB, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(2, 512 * KiB, 0)) == 0); /* spills 1 */
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->spill.evictions, 1);
+    CU_ASSERT_EQUAL(su->spill.ooms_avoided, 1);
+    CU_ASSERT_EQUAL(su->ooms, 0);
+    hev(&r, FREE(2));
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_USE, .id = 1}) == 0); /* comes back */
+    CU_ASSERT_EQUAL(su->spill.restores, 1);
+    CU_ASSERT_EQUAL(su->spill.bytes_out, 768 * KiB);
+    CU_ASSERT_EQUAL(su->spill.bytes_in, 768 * KiB);
+    /* one transfer each way: 1 us + 786432 B / 1e9 B/s = 787.432 us */
+    CU_ASSERT_EQUAL(su->spill.time, 2 * (US + 786432000));
+    CU_ASSERT(hev(&r, FREE(1)) == 0);
+    hstop(&r);
+}
+
+/* N tiles double-buffered: copies on stream 1, compute on stream 0. Makespan is
+ * N*X + C when transfers dominate and X + N*C when compute does (not N*(X+C)). */
+static void test_double_buffering(void)
+{
+    static const char *y = "version: 1\nmemories:\n  hbm: {capacity: 1GiB}\n"
+                           "  vmem: {capacity: 16MiB}\n"
+                           "links:\n  dma: {from: hbm, to: vmem, bandwidth: 1GB/s}\n";
+    for (int k = 0; k < 2; k++) {
+        const uint64_t N = 8, X = 10 * US, C = k ? 25 * US : 4 * US;
+        hrun r;
+        hstart(&r, y);
+        for (uint64_t i = 0; i < N; i++) {
+            if (i >= 2)
+                hev(&r, (tr_event){.kind = TR_WAIT, .stream = 1, .arg = 1000 + i - 2});
+            hev(&r, (tr_event){.kind = TR_TRANSFER, .stream = 1, .level = 0, .dst_level = 1,
+                               .bytes = 10000});
+            hev(&r, (tr_event){.kind = TR_RECORD, .stream = 1, .arg = i});
+            hev(&r, (tr_event){.kind = TR_WAIT, .stream = 0, .arg = i});
+            hev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 0, .duration = C});
+            hev(&r, (tr_event){.kind = TR_RECORD, .stream = 0, .arg = 1000 + i});
+        }
+        CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+        am_ps want = k ? X + N * C : N * X + C;
+        CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, want);
+        CU_ASSERT(sim_get_summary(r.s)->makespan < N * (X + C));
+        hstop(&r);
+    }
+}
+
+static void test_tpu_capacities(void)
+{
+    hrun r;
+    hstart(&r, "version: 1\ndevice: tpu-v5e\n");
+    int vmem = cfg_level_index(r.cfg, "vmem", 4), smem = cfg_level_index(r.cfg, "smem", 4);
+    CU_ASSERT_FATAL(vmem >= 0 && smem >= 0);
+    uint64_t vcap = r.cfg->levels[vmem].capacity, scap = r.cfg->levels[smem].capacity;
+    CU_ASSERT_EQUAL(vcap, 128ULL << 20);
+    CU_ASSERT_EQUAL(scap, 1ULL << 20);
+    hev(&r, ALLOC(1, vcap + 1, vmem));
+    hev(&r, ALLOC(2, scap + 1, smem));
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->ooms, 2);
+    hev(&r, ALLOC(3, vcap, vmem));
+    hev(&r, ALLOC(4, scap, smem));
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->ooms, 2);
+    hev(&r, ALLOC(5, 256, smem));
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->ooms, 3);
+    hstop(&r);
+}
+
+static void test_donation_guard_into(void)
+{
+    hrun r;
+    hstart(&r, HBM_1MIB("") "transfer_guard: {host_to_device: disallow, device_to_host: log}\n");
+    hev(&r, ALLOC(1, 1000, 0));
+    long long a1 = last_addr(&r);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_ALLOC, .id = 2, .bytes = 1000, .has_donate = 1,
+                                 .donate = 1}) == 0);
+    CU_ASSERT_EQUAL(last_addr(&r), a1); /* the same buffer, no new allocation */
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_ALLOC, .id = 3, .bytes = 500, .has_donate = 1,
+                                 .donate = 2}) == 0); /* size differs: unmatched */
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->donations_matched, 1);
+    CU_ASSERT_EQUAL(su->donations_unmatched, 1);
+    CU_ASSERT_EQUAL(mem_get_metrics(sim_level(r.s, 0))->live_count, 2);
+    /* 1 is gone (donated), 2 owns the buffer */
+    CU_ASSERT(hev(&r, FREE(2)) == 0);
+    /* implicit host-to-device: disallowed; explicit: allowed; device-to-host implicit: logged */
+    hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 1, .dst_level = 0, .bytes = 100, .implicit = 1});
+    hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 1, .dst_level = 0, .bytes = 100});
+    hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 0, .dst_level = 1, .bytes = 100, .implicit = 1});
+    CU_ASSERT_EQUAL(su->guard_implicit[CFG_DIR_H2D], 1);
+    CU_ASSERT_EQUAL(su->guard_rejected[CFG_DIR_H2D], 1);
+    CU_ASSERT_EQUAL(su->guard_logged[CFG_DIR_D2H], 1);
+    CU_ASSERT_EQUAL(su->transfers, 2);
+    /* a transfer into hbm allocates its destination first; when it does not fit, no copy */
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 1, .dst_level = 0, .bytes = 4096,
+                                 .has_into = 1, .into = 9}) == 0);
+    CU_ASSERT_EQUAL(su->into_allocs, 1);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 1, .dst_level = 0,
+                                 .bytes = 2048 * KiB, .has_into = 1, .into = 10}) == 0);
+    CU_ASSERT_EQUAL(su->into_failed, 1);
+    CU_ASSERT_EQUAL(su->transfers, 3);
+    CU_ASSERT(hev(&r, FREE(9)) == 0);
+    CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+    hstop(&r);
+}
+
+void suite_hierarchy(void)
+{
+    TU_SUITE("hierarchy", {"compaction: bytes moved, OOM avoided", test_compaction},
+             {"host round-trip defragmentation", test_host_roundtrip},
+             {"spill round trip costs two transfers", test_spill_round_trip},
+             {"double-buffered pipeline makespan", test_double_buffering},
+             {"VMEM and SMEM capacities", test_tpu_capacities},
+             {"donation, transfer guard, transfer into", test_donation_guard_into});
+}
