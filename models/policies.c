@@ -6,7 +6,13 @@
 const struct alloc_ops *alloc_bfc_ops(void);
 const struct alloc_ops *alloc_best_fit_ops(void);
 const struct alloc_ops *alloc_first_fit_ops(void);
+const struct alloc_ops *alloc_platform_ops(void);
+const struct alloc_ops *alloc_cuda_async_ops(void);
+const struct alloc_ops *alloc_prealloc_ops(void);
+const struct alloc_ops *alloc_buddy_ops(void);
+const struct alloc_ops *alloc_tlsf_ops(void);
 const struct alloc_ops *alloc_caching_ops(void);
+const struct alloc_ops *alloc_offline_ops(void);
 
 typedef const struct alloc_ops *(*ops_getter)(void);
 
@@ -14,7 +20,13 @@ static const ops_getter getters[] = {
     alloc_bfc_ops,
     alloc_best_fit_ops,
     alloc_first_fit_ops,
+    alloc_platform_ops,
+    alloc_cuda_async_ops,
+    alloc_prealloc_ops,
+    alloc_buddy_ops,
+    alloc_tlsf_ops,
     alloc_caching_ops,
+    alloc_offline_ops,
 };
 
 const struct alloc_ops *const *alloc_all(void)

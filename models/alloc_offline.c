@@ -1,0 +1,340 @@
+/* alloc_offline.c - the `offline` policy: placement planned before the run from every buffer's
+ * lifetime (allocators.md section 5), then replayed.
+ *
+ * Before the run the engine hands the policy this level's allocation requests with their
+ * lifetimes (set_plan, built by sim/prepass.c). The policy plans offsets with models/plan.c:
+ *   greedy   XLA's decreasing-size best fit;
+ *   optimal  the exact search (MiniMalloc's branch and bound) for the lowest height, which must
+ *            be proven optimal within time_limit (else the run fails with the best it found);
+ *   auto     the lowest height found within time_limit, never worse than greedy.
+ * Every plan is verified (no two buffers live at the same time share a byte) before use.
+ * At the first request it takes one arena of the plan's height from the device, so peak
+ * reserved memory is the plan's height, and serves the k-th request at the k-th planned
+ * offset. A request whose size differs from the plan's is an internal error: it fails (counted
+ * as an out-of-memory and a mismatch). free() only records that the block is gone: the plan
+ * already reuses its bytes. Without a plan every request fails, and check() says why. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "ordset.h"
+#include "plan.h"
+
+enum { PLANNER_AUTO, PLANNER_GREEDY, PLANNER_OPTIMAL };
+static const char *const planner_values[] = {"auto", "greedy", "optimal", NULL};
+
+struct off_opts {
+    int planner;
+    am_ps time_limit;   /* ps; 0 = no limit */
+    uint64_t alignment; /* bytes */
+};
+
+static const opt_desc off_opt_table[] = {
+    {"planner", OPT_ENUM, offsetof(struct off_opts, planner), "auto",
+     "greedy: decreasing-size best fit; optimal: exact search, proven within time_limit; "
+     "auto: the best found within time_limit", planner_values, 0, 0},
+    {"time_limit", OPT_TIME, offsetof(struct off_opts, time_limit), "60s",
+     "host time the exact search may take per memory level (0 = no limit)", NULL, 0, 0},
+    {"alignment", OPT_SIZE, offsetof(struct off_opts, alignment), "1",
+     "planned sizes round up to this many bytes", NULL, 0, 0},
+    {NULL, OPT_BOOL, 0, NULL, NULL, NULL, 0, 0},
+};
+
+typedef struct oblk {
+    os_node by_addr; /* live blocks: (addr, request index) */
+    uint64_t addr, size, requested;
+    int live;
+} oblk;
+
+typedef struct offline {
+    alloc_env env;
+    struct off_opts o;
+    int have_plan;
+    size_t n, next;      /* planned requests; index of the next request */
+    uint64_t *requested; /* per request: planned request bytes */
+    uint64_t *offset;    /* per request: planned offset in the arena */
+    uint64_t *given;     /* per request: bytes given (rounded to alignment) */
+    oblk *blk;
+    plan_result res;
+    int have_arena, arena_refused;
+    uint64_t arena_addr, arena_size;
+    os_tree live;
+    uint64_t in_use, peak_in_use, num_allocs, ooms, mismatches, unplanned;
+} offline;
+
+#define OB_OF(n) ((oblk *)(void *)((char *)(n) - offsetof(oblk, by_addr)))
+
+static void off_log(offline *f, const char *line)
+{
+    if (f->env.log)
+        f->env.log(f->env.ctx, line);
+}
+
+static int off_create(void **out, const alloc_env *env, const void *opts, am_error *err)
+{
+    offline *f = am_calloc(1, sizeof *f);
+    f->env = *env;
+    if (opts)
+        f->o = *(const struct off_opts *)opts;
+    else
+        f->o = (struct off_opts){PLANNER_AUTO, 60 * AM_PS_PER_S, 1};
+    if (f->o.alignment == 0)
+        f->o.alignment = 1;
+    *out = f;
+    return 0;
+}
+
+static void off_drop_plan(offline *f)
+{
+    free(f->requested);
+    free(f->offset);
+    free(f->given);
+    free(f->blk);
+    f->requested = f->offset = f->given = NULL;
+    f->blk = NULL;
+    f->have_plan = 0;
+}
+
+static void off_destroy(void *st)
+{
+    offline *f = st;
+    off_drop_plan(f);
+    free(f);
+}
+
+static int off_set_plan(void *st, const plan_buf *bufs, size_t n, am_error *err)
+{
+    offline *f = st;
+    if (f->next || f->have_arena)
+        return am_fail(err, AM_EINTERNAL, "offline: plan set after the run started");
+    off_drop_plan(f);
+    plan_buf *p = am_malloc((n + 1) * sizeof *p);
+    for (size_t i = 0; i < n; i++) {
+        p[i] = bufs[i];
+        if (p[i].size > UINT64_MAX - f->o.alignment) {
+            free(p);
+            return am_fail(err, AM_EINPUT, "offline: request %zu of %" PRIu64 " bytes is too "
+                           "large", i, bufs[i].size);
+        }
+        p[i].size = am_round_up(p[i].size, f->o.alignment);
+    }
+    double limit = (double)f->o.time_limit / (double)AM_PS_PER_S;
+    memset(&f->res, 0, sizeof f->res);
+    if (f->o.planner == PLANNER_GREEDY) {
+        f->res.peak_live = plan_peak_live(p, n);
+        f->res.height = f->res.greedy_height = plan_greedy(p, n);
+        f->res.proven_optimal = f->res.height <= f->res.peak_live;
+    } else {
+        plan_best(p, n, f->env.capacity, limit, &f->res);
+    }
+    char why[512];
+    if (plan_verify(p, n, UINT64_MAX, why, sizeof why) != 0) {
+        free(p);
+        return am_fail(err, AM_EINTERNAL, "offline: planner produced an overlap: %s", why);
+    }
+    if (f->o.planner == PLANNER_OPTIMAL && !f->res.proven_optimal) {
+        uint64_t h = f->res.height, lb = f->res.peak_live;
+        free(p);
+        return am_fail(err, AM_EINPUT, "offline: planner optimal: no proof of optimality within "
+                       "time_limit %.3g s (best height %" PRIu64 " bytes, lower bound %" PRIu64
+                       " bytes); raise time_limit or use planner: auto", limit, h, lb);
+    }
+    f->n = n;
+    f->requested = am_malloc((n + 1) * sizeof *f->requested);
+    f->offset = am_malloc((n + 1) * sizeof *f->offset);
+    f->given = am_malloc((n + 1) * sizeof *f->given);
+    f->blk = am_calloc(n + 1, sizeof *f->blk);
+    for (size_t i = 0; i < n; i++) {
+        f->requested[i] = bufs[i].size;
+        f->offset[i] = p[i].offset;
+        f->given[i] = p[i].size;
+    }
+    free(p);
+    f->have_plan = 1;
+    char line[256];
+    snprintf(line, sizeof line, "P buffers=%zu height=%" PRIu64 " lower_bound=%" PRIu64
+             " greedy=%" PRIu64 " optimal=%d", n, f->res.height, f->res.peak_live,
+             f->res.greedy_height, f->res.proven_optimal);
+    off_log(f, line);
+    return 0;
+}
+
+static int off_alloc(void *st, const alloc_req *r, alloc_out *o)
+{
+    offline *f = st;
+    if (!f->have_plan) {
+        if (!f->unplanned)
+            off_log(f, "offline: no plan set; this policy needs every lifetime before the run "
+                       "(sim/prepass.h)");
+        f->unplanned++;
+        f->ooms++;
+        return ALLOC_OOM;
+    }
+    size_t k = f->next++;
+    if (k >= f->n || r->bytes != f->requested[k]) {
+        f->mismatches++;
+        f->ooms++;
+        return ALLOC_OOM;
+    }
+    if (!f->have_arena) {
+        uint64_t h = f->res.height;
+        if (f->arena_refused || h == 0 || f->env.dev_alloc(f->env.ctx, h, &f->arena_addr) != 0) {
+            f->arena_refused = 1;
+            f->ooms++;
+            return ALLOC_OOM;
+        }
+        f->have_arena = 1;
+        f->arena_size = h;
+    }
+    oblk *b = &f->blk[k];
+    b->addr = f->arena_addr + f->offset[k];
+    b->size = f->given[k];
+    b->requested = r->bytes;
+    b->live = 1;
+    b->by_addr.k1 = b->addr;
+    b->by_addr.k2 = k;
+    b->by_addr.val = b->size;
+    os_insert(&f->live, &b->by_addr);
+    f->in_use += b->size;
+    if (f->in_use > f->peak_in_use)
+        f->peak_in_use = f->in_use;
+    f->num_allocs++;
+    o->addr = b->addr;
+    o->size = b->size;
+    o->handle = k + 1;
+    return ALLOC_OK;
+}
+
+static void off_free(void *st, uint64_t handle)
+{
+    offline *f = st;
+    if (handle == 0 || handle > f->n)
+        return;
+    oblk *b = &f->blk[handle - 1];
+    if (!b->live)
+        return;
+    os_remove(&f->live, &b->by_addr);
+    b->live = 0;
+    f->in_use -= b->size;
+}
+
+/* Free ranges of the arena: the gaps between live blocks, in address order. */
+static uint64_t off_largest_free(void *st)
+{
+    offline *f = st;
+    if (!f->have_arena)
+        return 0;
+    uint64_t at = f->arena_addr, end = f->arena_addr + f->arena_size, best = 0;
+    for (os_node *n = os_first(&f->live); n; n = os_next(n)) {
+        if (n->k1 > at && n->k1 - at > best)
+            best = n->k1 - at;
+        if (n->k1 + n->val > at)
+            at = n->k1 + n->val;
+    }
+    if (end > at && end - at > best)
+        best = end - at;
+    return best;
+}
+
+static void off_stats(void *st, const stat_sink *s)
+{
+    offline *f = st;
+    s->cur_peak(s->ctx, "bytes_in_use", f->in_use, f->peak_in_use);
+    s->u64(s->ctx, "arena_bytes", f->have_arena ? f->arena_size : 0);
+    s->u64(s->ctx, "num_allocs", f->num_allocs);
+    s->u64(s->ctx, "plan_buffers", f->n);
+    s->u64(s->ctx, "plan_height_bytes", f->res.height);
+    s->u64(s->ctx, "plan_lower_bound_bytes", f->res.peak_live);
+    s->u64(s->ctx, "plan_gap_bytes", f->res.height - AM_MIN(f->res.height, f->res.peak_live));
+    s->real(s->ctx, "plan_gap_fraction",
+            f->res.peak_live ? (double)(f->res.height - AM_MIN(f->res.height, f->res.peak_live)) /
+                               (double)f->res.peak_live : 0.0, !f->have_plan || !f->res.peak_live);
+    s->u64(s->ctx, "greedy_height_bytes", f->res.greedy_height);
+    s->u64(s->ctx, "plan_proven_optimal", (uint64_t)f->res.proven_optimal);
+    s->u64(s->ctx, "plan_searches", (uint64_t)f->res.searches);
+    s->u64(s->ctx, "plan_mismatches", f->mismatches);
+    s->u64(s->ctx, "unplanned_requests", f->unplanned);
+    s->u64(s->ctx, "ooms", f->ooms);
+}
+
+static void off_walk(void *st, void (*fn)(void *arg, const alloc_block *b), void *arg)
+{
+    offline *f = st;
+    if (!f->have_arena)
+        return;
+    uint64_t at = f->arena_addr, end = f->arena_addr + f->arena_size;
+    for (os_node *n = os_first(&f->live); n; n = os_next(n)) {
+        oblk *b = OB_OF(n);
+        if (b->addr > at) {
+            alloc_block g = {at, b->addr - at, 0, 0, f->arena_addr};
+            fn(arg, &g);
+        }
+        alloc_block u = {b->addr, b->size, b->requested, 1, f->arena_addr};
+        fn(arg, &u);
+        if (b->addr + b->size > at)
+            at = b->addr + b->size;
+    }
+    if (end > at) {
+        alloc_block g = {at, end - at, 0, 0, f->arena_addr};
+        fn(arg, &g);
+    }
+}
+
+static int off_check(void *st, am_error *err)
+{
+    offline *f = st;
+    int bad = 0;
+    if (f->unplanned) {
+        if (!bad++)
+            am_fail(err, AM_EINPUT, "offline: %" PRIu64 " requests arrived without a plan (the "
+                "policy needs every lifetime before the run: sim/prepass.h prepass_attach)",
+                f->unplanned);
+    }
+    if (os_check(&f->live)) {
+        if (!bad++)
+            am_fail(err, AM_EINTERNAL, "offline: live set corrupt");
+    }
+    uint64_t last_end = 0, sum = 0;
+    for (os_node *n = os_first(&f->live); n; n = os_next(n)) {
+        oblk *b = OB_OF(n);
+        size_t k = (size_t)n->k2;
+        if (b->addr < last_end || b->addr < f->arena_addr ||
+            b->addr + b->size > f->arena_addr + f->arena_size ||
+            b->addr != f->arena_addr + f->offset[k]) {
+            if (!bad++)
+                am_fail(err, AM_EINTERNAL, "offline: live block %zu at %" PRIu64 " (%" PRIu64
+                    " bytes) overlaps its neighbour, leaves the arena or is off its plan", k,
+                    b->addr, b->size);
+        }
+        last_end = AM_MAX(last_end, b->addr + b->size);
+        sum += b->size;
+    }
+    if (sum != f->in_use) {
+        if (!bad++)
+            am_fail(err, AM_EINTERNAL, "offline: live blocks hold %" PRIu64 " bytes, counted %" PRIu64,
+                sum, f->in_use);
+    }
+    return bad;
+}
+
+static const struct alloc_ops offline_ops = {
+    .name = "offline",
+    .summary = "placement planned before the run from every lifetime (greedy best fit or exact "
+               "search), one arena of the plan's height",
+    .opts = off_opt_table,
+    .opts_size = sizeof(struct off_opts),
+    .create = off_create,
+    .destroy = off_destroy,
+    .alloc = off_alloc,
+    .free = off_free,
+    .largest_free = off_largest_free,
+    .stats = off_stats,
+    .walk = off_walk,
+    .check = off_check,
+    .set_plan = off_set_plan,
+};
+
+const struct alloc_ops *alloc_offline_ops(void);
+const struct alloc_ops *alloc_offline_ops(void) { return &offline_ops; }

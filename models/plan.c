@@ -1,0 +1,881 @@
+/* plan.c - offline placement planners (allocators.md section 5).
+ *
+ * plan_peak_live: a sweep over lifetime endpoints (ends before starts at equal times, since
+ *   lifetimes are half-open).
+ * plan_greedy: XLA's GlobalDecreasingSizeBestFitHeap. Placed buffers are kept in one array
+ *   sorted by offset, so the buffers that overlap a new one in time come out in address order
+ *   by a linear filter, and the gaps between them are read off directly: O(n) per buffer.
+ * plan_optimal: the branch and bound of MiniMalloc (Moffitt, "MiniMalloc: A Lightweight Memory
+ *   Allocator for Hardware-Accelerated Machine Learning", ASPLOS 2023), written from the paper's
+ *   description:
+ *   - sections: one per distinct end time, holding the buffers live just before it. Two buffers
+ *     overlap in time exactly when they share a section, and each buffer covers a contiguous
+ *     range of sections.
+ *   - canonical placements: every feasible placement can be pushed down until no buffer can
+ *     move lower; in that form, taking buffers by increasing offset, each sits at its minimum
+ *     offset (the top of the buffers below it that overlap it in time). So the search only
+ *     places buffers in non-decreasing (offset, preorder) order, each at its minimum offset.
+ *   - dominance: a candidate whose offset is at or above the lowest top (min offset + size) of
+ *     any unplaced buffer would leave a gap that buffer could drop into; skipped.
+ *   - section inference: in every section, max(floor, current offset) + the unplaced bytes in it
+ *     must fit the capacity; a section's floor is the top of its placed buffers, raised to the
+ *     lowest minimum offset of its unplaced buffers.
+ *   - dynamic decomposition: when no unplaced buffer crosses between two adjacent sections any
+ *     more, the two sides are solved as independent subproblems.
+ *   - static preorder by (lifetime width, area, section total) in three permutations, plus
+ *     three with clock-free widths (sections spanned), tried round robin with a node limit that
+ *     doubles, so one bad ordering cannot stall the search.
+ *   All state changes are undone through logs; nothing is allocated per node except the
+ *   candidate list (one shared stack). */
+#include "plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../sim/common.h"
+
+static int live(const plan_buf *b) { return b->size > 0 && b->start < b->end; }
+
+/* ---- peak live ---- */
+
+typedef struct pl_ev {
+    uint64_t t;
+    int is_start;     /* ends (0) sort before starts (1) at equal time */
+    uint64_t size;
+} pl_ev;
+
+static int pl_ev_cmp(const void *a, const void *b)
+{
+    const pl_ev *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->is_start - y->is_start;
+}
+
+uint64_t plan_peak_live(const plan_buf *b, size_t n)
+{
+    pl_ev *ev = am_malloc((2 * n + 1) * sizeof *ev);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!live(&b[i]))
+            continue;
+        ev[m++] = (pl_ev){b[i].start, 1, b[i].size};
+        ev[m++] = (pl_ev){b[i].end, 0, b[i].size};
+    }
+    qsort(ev, m, sizeof *ev, pl_ev_cmp);
+    uint64_t cur = 0, peak = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (ev[i].is_start) {
+            cur += ev[i].size;
+            if (cur > peak)
+                peak = cur;
+        } else {
+            cur -= ev[i].size;
+        }
+    }
+    free(ev);
+    return peak;
+}
+
+uint64_t plan_height(const plan_buf *b, size_t n)
+{
+    uint64_t h = 0;
+    for (size_t i = 0; i < n; i++)
+        if (live(&b[i]) && b[i].offset + b[i].size > h)
+            h = b[i].offset + b[i].size;
+    return h;
+}
+
+/* ---- a merge sort of int indices with a context (qsort has none in C11) ---- */
+
+typedef int (*idx_cmp)(const void *ctx, int a, int b);
+
+static void msort_idx(int *v, int *tmp, size_t n, idx_cmp cmp, const void *ctx)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    msort_idx(v, tmp, h, cmp, ctx);
+    msort_idx(v + h, tmp, n - h, cmp, ctx);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = cmp(ctx, v[j], v[i]) < 0 ? v[j++] : v[i++];
+    while (i < h)
+        tmp[k++] = v[i++];
+    while (j < n)
+        tmp[k++] = v[j++];
+    memcpy(v, tmp, n * sizeof *v);
+}
+
+/* ---- greedy ---- */
+
+static int greedy_cmp(const void *ctx, int a, int b)
+{
+    const plan_buf *p = ctx;
+    if (p[a].size != p[b].size)
+        return p[a].size > p[b].size ? -1 : 1;
+    uint64_t la = p[a].end - p[a].start, lb = p[b].end - p[b].start;
+    if (la != lb)
+        return la > lb ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+uint64_t plan_greedy(plan_buf *b, size_t n)
+{
+    int *order = am_malloc((n + 1) * sizeof *order);
+    int *tmp = am_malloc((n + 1) * sizeof *tmp);
+    int *placed = am_malloc((n + 1) * sizeof *placed); /* by offset, then placement order */
+    size_t m = 0, np = 0;
+    for (size_t i = 0; i < n; i++) {
+        b[i].offset = 0;
+        if (live(&b[i]))
+            order[m++] = (int)i;
+    }
+    msort_idx(order, tmp, m, greedy_cmp, b);
+    uint64_t height = 0;
+    for (size_t k = 0; k < m; k++) {
+        plan_buf *x = &b[order[k]];
+        uint64_t top = 0, best_off = 0, best_gap = UINT64_MAX;
+        int found = 0;
+        for (size_t j = 0; j < np; j++) {
+            const plan_buf *p = &b[placed[j]];
+            if (!(p->start < x->end && x->start < p->end))
+                continue;
+            if (p->offset > top) {
+                uint64_t gap = p->offset - top;
+                if (gap >= x->size && gap < best_gap) {
+                    best_gap = gap;
+                    best_off = top;
+                    found = 1;
+                }
+            }
+            if (p->offset + p->size > top)
+                top = p->offset + p->size;
+        }
+        x->offset = found ? best_off : top;
+        /* insert after every placed buffer with offset <= x's */
+        size_t lo = 0, hi = np;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (b[placed[mid]].offset <= x->offset)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        memmove(placed + lo + 1, placed + lo, (np - lo) * sizeof *placed);
+        placed[lo] = order[k];
+        np++;
+        if (x->offset + x->size > height)
+            height = x->offset + x->size;
+    }
+    free(order);
+    free(tmp);
+    free(placed);
+    return height;
+}
+
+/* ---- verification ---- */
+
+static int verify_cmp(const void *ctx, int a, int b)
+{
+    const plan_buf *p = ctx;
+    if (p[a].start != p[b].start)
+        return p[a].start < p[b].start ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+int plan_verify(const plan_buf *b, size_t n, uint64_t capacity, char *why, size_t len)
+{
+    int *order = am_malloc((n + 1) * sizeof *order);
+    int *tmp = am_malloc((n + 1) * sizeof *tmp);
+    int *act = am_malloc((n + 1) * sizeof *act);
+    size_t m = 0, na = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!live(&b[i]))
+            continue;
+        if (b[i].offset > UINT64_MAX - b[i].size || b[i].offset + b[i].size > capacity) {
+            if (why)
+                snprintf(why, len, "buffer %zu [%llu, %llu) does not fit in %llu bytes", i,
+                         (unsigned long long)b[i].offset,
+                         (unsigned long long)(b[i].offset + b[i].size),
+                         (unsigned long long)capacity);
+            rc = -1;
+            goto out;
+        }
+        order[m++] = (int)i;
+    }
+    msort_idx(order, tmp, m, verify_cmp, b);
+    /* Sweep by start time; `act` holds the buffers still live at the current start. */
+    for (size_t k = 0; k < m; k++) {
+        const plan_buf *x = &b[order[k]];
+        size_t keep = 0;
+        for (size_t j = 0; j < na; j++) {
+            const plan_buf *y = &b[act[j]];
+            if (y->end <= x->start)
+                continue; /* ended; drop it */
+            act[keep++] = act[j];
+            if (x->offset < y->offset + y->size && y->offset < x->offset + x->size) {
+                if (why)
+                    snprintf(why, len, "buffers %d and %d overlap: lifetimes [%llu, %llu) and "
+                             "[%llu, %llu), addresses [%llu, %llu) and [%llu, %llu)", act[j],
+                             order[k], (unsigned long long)y->start,
+                             (unsigned long long)y->end, (unsigned long long)x->start,
+                             (unsigned long long)x->end, (unsigned long long)y->offset,
+                             (unsigned long long)(y->offset + y->size),
+                             (unsigned long long)x->offset,
+                             (unsigned long long)(x->offset + x->size));
+                rc = -1;
+                goto out;
+            }
+        }
+        na = keep;
+        act[na++] = order[k];
+    }
+out:
+    free(order);
+    free(tmp);
+    free(act);
+    return rc;
+}
+
+/* ---- exact search (MiniMalloc) ---- */
+
+enum { S_NOTFOUND = 0, S_FOUND = 1, S_TIMEOUT = -1, S_ABORT = -2 };
+
+typedef struct ulog {
+    int idx;
+    uint64_t v;
+} ulog;
+
+typedef struct cand {
+    uint64_t off; /* the buffer's minimum offset */
+    int pre;      /* index in the partition's preorder */
+} cand;
+
+typedef struct srch {
+    int n;                    /* buffers in the search (live ones) */
+    int nsec;
+    uint64_t cap;             /* bytes */
+    uint64_t *size, *width;   /* bytes; lifetime length */
+    int *slo, *shi;           /* section range [slo, shi) */
+    int *ovl_at, *ovl;        /* CSR: buffers overlapping each buffer in time */
+    int *mem_at, *mem;        /* CSR: buffers in each section */
+    uint64_t *floor, *total;  /* per section: lowest free offset, unplaced bytes */
+    int *cuts;                /* per section boundary s|s+1: unplaced buffers crossing it */
+    uint64_t *minoff, *sol;   /* per buffer */
+    unsigned char *placed;
+    unsigned *stamp;          /* per section, for deduplicating affected sections */
+    unsigned stampv;
+    int *aff;
+    ulog *olog, *slog;
+    size_t nolog, capolog, nslog, capslog;
+    cand *cst;
+    size_t ncst, capcst;
+    const char *heur;         /* preorder keys, e.g. "WAT" */
+    uint64_t nodes, node_limit;
+    struct timespec deadline;
+    int have_deadline;
+} srch;
+
+typedef struct part {
+    const int *bufs; /* unplaced buffers at creation, in preorder */
+    int nb;
+    int slo, shi;    /* section range */
+} part;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int past_deadline(const srch *s)
+{
+    if (!s->have_deadline)
+        return 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec > s->deadline.tv_sec ||
+           (ts.tv_sec == s->deadline.tv_sec && ts.tv_nsec >= s->deadline.tv_nsec);
+}
+
+static void olog_push(srch *s, int idx, uint64_t v)
+{
+    if (s->nolog == s->capolog) {
+        s->capolog = s->capolog ? 2 * s->capolog : 1024;
+        s->olog = am_realloc(s->olog, s->capolog * sizeof *s->olog);
+    }
+    s->olog[s->nolog++] = (ulog){idx, v};
+}
+
+static void slog_push(srch *s, int idx, uint64_t v)
+{
+    if (s->nslog == s->capslog) {
+        s->capslog = s->capslog ? 2 * s->capslog : 1024;
+        s->slog = am_realloc(s->slog, s->capslog * sizeof *s->slog);
+    }
+    s->slog[s->nslog++] = (ulog){idx, v};
+}
+
+/* Preorder: descending by each key letter in turn, then buffer index. */
+typedef struct pre_ctx {
+    const srch *s;
+    const uint64_t *tot; /* per buffer: the largest unplaced total among its sections */
+} pre_ctx;
+
+static int pre_cmp(const void *ctx, int a, int b)
+{
+    const pre_ctx *c = ctx;
+    const srch *s = c->s;
+    for (const char *h = s->heur; *h; h++) {
+        long double x, y;
+        switch (*h) {
+        case 'W': x = (long double)s->width[a]; y = (long double)s->width[b]; break;
+        case 'A':
+            x = (long double)s->width[a] * (long double)s->size[a];
+            y = (long double)s->width[b] * (long double)s->size[b];
+            break;
+        case 'C':
+            x = (long double)(s->shi[a] - s->slo[a]);
+            y = (long double)(s->shi[b] - s->slo[b]);
+            break;
+        case 'B':
+            x = (long double)(s->shi[a] - s->slo[a]) * (long double)s->size[a];
+            y = (long double)(s->shi[b] - s->slo[b]) * (long double)s->size[b];
+            break;
+        case 'T': x = (long double)c->tot[a]; y = (long double)c->tot[b]; break;
+        default: x = (long double)s->size[a]; y = (long double)s->size[b]; break;
+        }
+        if (x != y)
+            return x > y ? -1 : 1;
+    }
+    return a < b ? -1 : a > b;
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+    const cand *x = a, *y = b;
+    if (x->off != y->off)
+        return x->off < y->off ? -1 : 1;
+    return x->pre - y->pre;
+}
+
+static int subsolve(srch *s, int *bufs, int nb, int slo, int shi, uint64_t *tot, int *tmp);
+static int search(srch *s, const part *p, uint64_t last_off, int last_pre);
+
+/* Place buffer b at off and propagate: raise the minimum offsets of the unplaced buffers that
+ * overlap it, the floors and totals of its sections, and the floors of sections whose unplaced
+ * buffers all moved up. Logs every change. */
+static void place(srch *s, int b, uint64_t off)
+{
+    uint64_t h = off + s->size[b];
+    s->placed[b] = 1;
+    s->sol[b] = off;
+    if (++s->stampv == 0) {
+        memset(s->stamp, 0, (size_t)s->nsec * sizeof *s->stamp);
+        s->stampv = 1;
+    }
+    int naff = 0;
+    for (int k = s->ovl_at[b]; k < s->ovl_at[b + 1]; k++) {
+        int c = s->ovl[k];
+        if (s->placed[c] || s->minoff[c] >= h)
+            continue;
+        olog_push(s, c, s->minoff[c]);
+        s->minoff[c] = h;
+        for (int q = s->slo[c]; q < s->shi[c]; q++)
+            if (s->stamp[q] != s->stampv) {
+                s->stamp[q] = s->stampv;
+                s->aff[naff++] = q;
+            }
+    }
+    for (int q = s->slo[b]; q < s->shi[b]; q++) {
+        slog_push(s, q, s->floor[q]);
+        if (s->floor[q] < h)
+            s->floor[q] = h;
+        s->total[q] -= s->size[b];
+    }
+    for (int i = 0; i < naff; i++) {
+        int q = s->aff[i];
+        uint64_t lo = UINT64_MAX;
+        for (int k = s->mem_at[q]; k < s->mem_at[q + 1]; k++) {
+            int c = s->mem[k];
+            if (!s->placed[c] && s->minoff[c] < lo)
+                lo = s->minoff[c];
+        }
+        if (lo != UINT64_MAX && s->floor[q] < lo) {
+            slog_push(s, q, s->floor[q]);
+            s->floor[q] = lo;
+        }
+    }
+}
+
+static void unplace(srch *s, int b, size_t olog_mark, size_t slog_mark)
+{
+    while (s->nslog > slog_mark) {
+        ulog u = s->slog[--s->nslog];
+        s->floor[u.idx] = u.v;
+    }
+    while (s->nolog > olog_mark) {
+        ulog u = s->olog[--s->nolog];
+        s->minoff[u.idx] = u.v;
+    }
+    for (int q = s->slo[b]; q < s->shi[b]; q++)
+        s->total[q] += s->size[b];
+    s->placed[b] = 0;
+}
+
+/* Section inference with a monotonic floor: nothing unplaced goes below `off` any more. */
+static int consistent(const srch *s, const part *p, uint64_t off)
+{
+    for (int q = p->slo; q < p->shi; q++) {
+        uint64_t f = s->floor[q] > off ? s->floor[q] : off;
+        if (s->total[q] > s->cap || f > s->cap - s->total[q])
+            return 0;
+    }
+    return 1;
+}
+
+/* After placing b (preorder index pre) at off: split at the section boundaries no unplaced
+ * buffer crosses any more, or continue in the same partition. */
+static int decompose(srch *s, const part *p, int b, uint64_t off, int pre)
+{
+    int *cps = NULL, ncps = 0;
+    for (int q = s->slo[b]; q + 1 < s->shi[b]; q++)
+        if (--s->cuts[q] == 0) {
+            if (!cps)
+                cps = am_malloc((size_t)(s->shi[b] - s->slo[b] + 2) * sizeof *cps);
+            cps[ncps++] = q + 1;
+        }
+    int rc;
+    if (ncps == 0) {
+        rc = search(s, p, off, pre);
+    } else {
+        int *sub = am_malloc(((size_t)p->nb * 2 + 2) * sizeof *sub);
+        int *tmp = sub + p->nb + 1;
+        uint64_t *tot = NULL;
+        rc = S_FOUND;
+        for (int c = 0; c <= ncps && rc == S_FOUND; c++) {
+            int lo = c == 0 ? p->slo : cps[c - 1], hi = c == ncps ? p->shi : cps[c];
+            int ns = 0;
+            for (int i = 0; i < p->nb; i++) {
+                int x = p->bufs[i];
+                if (!s->placed[x] && s->slo[x] < hi && lo < s->shi[x])
+                    sub[ns++] = x;
+            }
+            if (ns == 0)
+                continue;
+            if (!tot)
+                tot = am_malloc((size_t)s->n * sizeof *tot);
+            rc = subsolve(s, sub, ns, lo, hi, tot, tmp);
+        }
+        free(tot);
+        free(sub);
+    }
+    for (int q = s->slo[b]; q + 1 < s->shi[b]; q++)
+        s->cuts[q]++;
+    free(cps);
+    return rc;
+}
+
+static int search(srch *s, const part *p, uint64_t last_off, int last_pre)
+{
+    if (s->node_limit && s->nodes >= s->node_limit)
+        return S_ABORT;
+    s->nodes++;
+    if ((s->nodes & 127) == 0 && past_deadline(s))
+        return S_TIMEOUT;
+    size_t base = s->ncst;
+    uint64_t min_top = UINT64_MAX;
+    int any = 0;
+    for (int i = 0; i < p->nb; i++) {
+        int b = p->bufs[i];
+        if (s->placed[b])
+            continue;
+        any = 1;
+        uint64_t mo = s->minoff[b];
+        if (mo + s->size[b] < min_top)
+            min_top = mo + s->size[b];
+        if (mo < last_off || (mo == last_off && i < last_pre))
+            continue; /* canonical order */
+        if (s->ncst == s->capcst) {
+            s->capcst = s->capcst ? 2 * s->capcst : 1024;
+            s->cst = am_realloc(s->cst, s->capcst * sizeof *s->cst);
+        }
+        s->cst[s->ncst++] = (cand){mo, i};
+    }
+    if (!any)
+        return S_FOUND;
+    /* dominance: a candidate at or above some unplaced buffer's lowest top leaves a gap */
+    size_t keep = base;
+    for (size_t k = base; k < s->ncst; k++)
+        if (s->cst[k].off < min_top)
+            s->cst[keep++] = s->cst[k];
+    s->ncst = keep;
+    qsort(s->cst + base, s->ncst - base, sizeof *s->cst, cand_cmp);
+    size_t end = s->ncst;
+    int rc = S_NOTFOUND;
+    for (size_t k = base; k < end && rc == S_NOTFOUND; k++) {
+        cand c = s->cst[k];
+        int b = p->bufs[c.pre];
+        size_t om = s->nolog, sm = s->nslog;
+        place(s, b, c.off);
+        if (consistent(s, p, c.off))
+            rc = decompose(s, p, b, c.off, c.pre);
+        unplace(s, b, om, sm);
+    }
+    s->ncst = base;
+    return rc;
+}
+
+/* Solve one partition: the unplaced buffers bufs (scratch, reordered here) in sections
+ * [slo, shi). tot and tmp are scratch of n and nb entries. */
+static int subsolve(srch *s, int *bufs, int nb, int slo, int shi, uint64_t *tot, int *tmp)
+{
+    for (int i = 0; i < nb; i++) {
+        int b = bufs[i];
+        uint64_t t = 0;
+        for (int q = s->slo[b]; q < s->shi[b]; q++)
+            if (s->total[q] > t)
+                t = s->total[q];
+        tot[b] = t;
+    }
+    pre_ctx pc = {s, tot};
+    msort_idx(bufs, tmp, (size_t)nb, pre_cmp, &pc);
+    part p = {bufs, nb, slo, shi};
+    return search(s, &p, 0, 0);
+}
+
+/* Every live buffer as a search entry; sections; overlap and member tables. 0, or -1 when the
+ * tables would be too large. */
+static int ucmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int slo_cmp(const void *ctx, int a, int b)
+{
+    const srch *s = ctx;
+    if (s->slo[a] != s->slo[b])
+        return s->slo[a] < s->slo[b] ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+#define PLAN_MAX_ENTRIES (64u << 20) /* overlap/member table entries the search may build */
+
+static int srch_build(srch *s, const plan_buf *b, const int *map, int n)
+{
+    uint64_t *ends = am_malloc(((size_t)n + 1) * sizeof *ends);
+    for (int i = 0; i < n; i++)
+        ends[i] = b[map[i]].end;
+    qsort(ends, (size_t)n, sizeof *ends, ucmp);
+    uint64_t *starts = am_malloc(((size_t)n + 1) * sizeof *starts);
+    for (int i = 0; i < n; i++)
+        starts[i] = b[map[i]].start;
+    qsort(starts, (size_t)n, sizeof *starts, ucmp);
+    /* Keep the section at end time e only when some buffer starts in [previous end time, e):
+     * otherwise it is a subset of the one before. What is left are the maximal sets of
+     * buffers live together, the same whatever the clock (times or event indices). */
+    int ns = 0, at = 0;
+    uint64_t prev = 0;
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && ends[i] == ends[i - 1])
+            continue;
+        while (at < n && starts[at] < prev)
+            at++;
+        if (i == 0 || (at < n && starts[at] < ends[i]))
+            ends[ns++] = ends[i];
+        prev = ends[i];
+    }
+    free(starts);
+    s->n = n;
+    s->nsec = ns;
+    s->size = am_malloc(((size_t)n + 1) * sizeof *s->size);
+    s->width = am_malloc(((size_t)n + 1) * sizeof *s->width);
+    s->slo = am_malloc(((size_t)n + 1) * sizeof *s->slo);
+    s->shi = am_malloc(((size_t)n + 1) * sizeof *s->shi);
+    size_t members = 0;
+    int spans = 1; /* use the span hints only when every buffer has one */
+    for (int i = 0; i < n; i++)
+        if (b[map[i]].span == 0)
+            spans = 0;
+    for (int i = 0; i < n; i++) {
+        const plan_buf *x = &b[map[i]];
+        s->size[i] = x->size;
+        s->width[i] = spans ? x->span : x->end - x->start;
+        int lo = 0, hi = ns; /* first section whose end time is > start */
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (ends[mid] > x->start)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        s->slo[i] = lo;
+        hi = ns;
+        while (lo < hi) { /* past the last section ending at or before x->end */
+            int mid = (lo + hi) / 2;
+            if (ends[mid] > x->end)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        s->shi[i] = lo;
+        members += (size_t)(s->shi[i] - s->slo[i]);
+    }
+    free(ends);
+    if (members > PLAN_MAX_ENTRIES)
+        return -1;
+    /* section members (CSR) */
+    s->mem_at = am_calloc((size_t)ns + 2, sizeof *s->mem_at);
+    s->mem = am_malloc((members + 1) * sizeof *s->mem);
+    for (int i = 0; i < n; i++)
+        for (int q = s->slo[i]; q < s->shi[i]; q++)
+            s->mem_at[q + 1]++;
+    for (int q = 0; q < ns; q++)
+        s->mem_at[q + 1] += s->mem_at[q];
+    int *fill = am_malloc(((size_t)ns + 1) * sizeof *fill);
+    memcpy(fill, s->mem_at, (size_t)ns * sizeof *fill);
+    for (int i = 0; i < n; i++)
+        for (int q = s->slo[i]; q < s->shi[i]; q++)
+            s->mem[fill[q]++] = i;
+    free(fill);
+    /* overlaps: i and j share a section iff their section ranges intersect. Sorted by
+     * (slo, index), each pair is met once: from the earlier one, while slo_j < shi_i. */
+    int *ord = am_malloc(((size_t)n + 1) * sizeof *ord);
+    int *tmp = am_malloc(((size_t)n + 1) * sizeof *tmp);
+    for (int i = 0; i < n; i++)
+        ord[i] = i;
+    msort_idx(ord, tmp, (size_t)n, slo_cmp, s);
+    s->ovl_at = am_calloc((size_t)n + 2, sizeof *s->ovl_at);
+    size_t pairs = 0;
+    for (int a = 0; a < n; a++) {
+        int i = ord[a];
+        for (int c = a + 1; c < n && s->slo[ord[c]] < s->shi[i]; c++) {
+            s->ovl_at[i + 1]++;
+            s->ovl_at[ord[c] + 1]++;
+            if ((pairs += 2) > PLAN_MAX_ENTRIES) {
+                free(ord);
+                free(tmp);
+                return -1;
+            }
+        }
+    }
+    for (int i = 0; i < n; i++)
+        s->ovl_at[i + 1] += s->ovl_at[i];
+    s->ovl = am_malloc((pairs + 1) * sizeof *s->ovl);
+    memcpy(tmp, s->ovl_at, (size_t)n * sizeof *tmp);
+    for (int a = 0; a < n; a++) {
+        int i = ord[a];
+        for (int c = a + 1; c < n && s->slo[ord[c]] < s->shi[i]; c++) {
+            int j = ord[c];
+            s->ovl[tmp[i]++] = j;
+            s->ovl[tmp[j]++] = i;
+        }
+    }
+    free(ord);
+    free(tmp);
+    s->floor = am_calloc((size_t)ns + 1, sizeof *s->floor);
+    s->total = am_calloc((size_t)ns + 1, sizeof *s->total);
+    s->cuts = am_calloc((size_t)ns + 1, sizeof *s->cuts);
+    s->stamp = am_calloc((size_t)ns + 1, sizeof *s->stamp);
+    s->aff = am_malloc(((size_t)ns + 1) * sizeof *s->aff);
+    for (int i = 0; i < n; i++) {
+        for (int q = s->slo[i]; q < s->shi[i]; q++)
+            s->total[q] += s->size[i];
+        for (int q = s->slo[i]; q + 1 < s->shi[i]; q++)
+            s->cuts[q]++;
+    }
+    s->minoff = am_calloc((size_t)n + 1, sizeof *s->minoff);
+    s->sol = am_calloc((size_t)n + 1, sizeof *s->sol);
+    s->placed = am_calloc((size_t)n + 1, 1);
+    return 0;
+}
+
+static void srch_free(srch *s)
+{
+    free(s->size), free(s->width), free(s->slo), free(s->shi), free(s->ovl_at), free(s->ovl);
+    free(s->mem_at), free(s->mem), free(s->floor), free(s->total), free(s->cuts);
+    free(s->minoff), free(s->sol), free(s->placed), free(s->stamp), free(s->aff);
+    free(s->olog), free(s->slog), free(s->cst);
+}
+
+/* One full attempt with the current heuristic and node limit over the static partitions. */
+static int solve_all(srch *s)
+{
+    int *bufs = am_malloc(((size_t)s->n * 2 + 2) * sizeof *bufs);
+    int *tmp = bufs + s->n + 1;
+    uint64_t *tot = am_malloc(((size_t)s->n + 1) * sizeof *tot);
+    int rc = S_FOUND;
+    int lo = 0;
+    for (int q = 0; q < s->nsec && rc == S_FOUND; q++) {
+        if (q + 1 < s->nsec && s->cuts[q] > 0)
+            continue;
+        /* sections [lo, q] form one partition */
+        int nb = 0;
+        for (int i = 0; i < s->n; i++)
+            if (s->slo[i] >= lo && s->slo[i] <= q)
+                bufs[nb++] = i;
+        if (nb)
+            rc = subsolve(s, bufs, nb, lo, q + 1, tot, tmp);
+        lo = q + 1;
+    }
+    free(bufs);
+    free(tot);
+    return rc;
+}
+
+int plan_optimal(plan_buf *b, size_t n, uint64_t capacity, double time_limit_s,
+                 uint64_t *height)
+{
+    if (n > (size_t)(1 << 28))
+        return -1;
+    int *map = am_malloc((n + 1) * sizeof *map);
+    int m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (live(&b[i])) {
+            if (b[i].size > capacity) {
+                free(map);
+                return 0;
+            }
+            map[m++] = (int)i;
+        }
+    srch s;
+    memset(&s, 0, sizeof s);
+    s.cap = capacity;
+    int rc = S_NOTFOUND;
+    if (srch_build(&s, b, map, m) != 0) {
+        rc = S_TIMEOUT;
+        goto out;
+    }
+    for (int q = 0; q < s.nsec; q++)
+        if (s.total[q] > capacity)
+            goto out; /* peak live exceeds the capacity */
+    if (time_limit_s > 0) {
+        double dl = now_s() + time_limit_s;
+        s.deadline.tv_sec = (time_t)dl;
+        s.deadline.tv_nsec = (long)((dl - (double)(time_t)dl) * 1e9);
+        s.have_deadline = 1;
+    }
+    /* MiniMalloc's three preorders (lifetime width W, area A, section total T), then the same
+     * with the clock-free width C (sections spanned) and area B (size x sections): widths in
+     * event indices order buffers differently from widths in time, and neither set alone
+     * solves every challenging instance in both clocks. */
+    static const char *const heur[] = {"WAT", "TAW", "TWA", "CBT", "TBC", "TCB"};
+    for (uint64_t limit = (uint64_t)m + 1;; limit *= 2) {
+        int aborted = 0;
+        for (size_t h = 0; h < AM_ARRAY_LEN(heur); h++) {
+            s.heur = heur[h];
+            s.node_limit = limit;
+            s.nodes = 0;
+            rc = solve_all(&s);
+            if (rc != S_ABORT)
+                goto done;
+            aborted = 1;
+        }
+        if (past_deadline(&s)) {
+            rc = S_TIMEOUT;
+            goto done;
+        }
+        if (!aborted || limit > UINT64_MAX / 4)
+            break;
+    }
+done:
+    if (rc == S_FOUND) {
+        /* never report a placement that overlaps: verify on a copy first */
+        plan_buf *c = am_malloc((n + 1) * sizeof *c);
+        memcpy(c, b, n * sizeof *c);
+        for (size_t i = 0; i < n; i++)
+            c[i].offset = 0;
+        for (int i = 0; i < m; i++)
+            c[map[i]].offset = s.sol[i];
+        char why[256];
+        if (plan_verify(c, n, capacity, why, sizeof why) != 0) {
+            fprintf(stderr, "plan_optimal: internal error, rejected placement: %s\n", why);
+            rc = S_TIMEOUT;
+        } else {
+            memcpy(b, c, n * sizeof *b);
+            if (height)
+                *height = plan_height(b, n);
+        }
+        free(c);
+    }
+out:
+    srch_free(&s);
+    free(map);
+    return rc == S_FOUND ? 1 : rc == S_NOTFOUND ? 0 : -1;
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+void plan_best(plan_buf *b, size_t n, uint64_t capacity, double time_limit_s, plan_result *r)
+{
+    memset(r, 0, sizeof *r);
+    double t0 = now_s();
+    r->peak_live = plan_peak_live(b, n);
+    r->greedy_height = r->height = plan_greedy(b, n);
+    /* Pushed-down placements have heights that are sums of sizes: multiples of their gcd. */
+    uint64_t g = 0;
+    for (size_t i = 0; i < n; i++)
+        if (live(&b[i]))
+            g = gcd64(b[i].size, g);
+    if (g == 0)
+        g = 1;
+    uint64_t lo = r->peak_live; /* every height below lo is impossible (or given up on) */
+    plan_buf *c = am_malloc((n + 1) * sizeof *c);
+    int first = 1, tried_cap = 0;
+    for (;;) {
+        lo = am_round_up(lo, g);
+        if (lo >= r->height)
+            break;
+        double left = time_limit_s > 0 ? time_limit_s - (now_s() - t0) : 0;
+        if (time_limit_s > 0 && left <= 0.001) {
+            r->timed_out = 1;
+            break;
+        }
+        /* The bound itself first (most sets are tight), with a quarter of the budget; then
+         * bisection in steps of g, sharing what is left among the probes still expected. */
+        uint64_t cap = lo, steps = (r->height - lo) / g;
+        double budget = left / 4;
+        if (!first && !tried_cap && capacity < r->height && capacity >= lo) {
+            cap = am_round_down(capacity, g); /* fitting the device comes next */
+            budget = left / 2;
+            tried_cap = 1;
+        } else if (!first) {
+            cap = lo + (steps - 1) / 2 * g;
+            int probes = 1;
+            while (steps >>= 1)
+                probes++;
+            budget = left / probes;
+        }
+        if (time_limit_s <= 0)
+            budget = 0;
+        first = 0;
+        memcpy(c, b, n * sizeof *c);
+        uint64_t h = 0;
+        int rc = plan_optimal(c, n, cap, budget, &h);
+        r->searches++;
+        if (rc == 1) {
+            memcpy(b, c, n * sizeof *b);
+            r->height = h;
+        } else {
+            if (rc < 0)
+                r->timed_out = 1;
+            lo = cap + 1;
+        }
+    }
+    r->proven_optimal = !r->timed_out || r->height <= r->peak_live;
+    free(c);
+}

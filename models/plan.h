@@ -1,0 +1,62 @@
+/* plan.h - offline placement: with every buffer's lifetime known, give each an address offset
+ * so that buffers live at the same time never share bytes, and the height (highest byte used)
+ * is small (allocators.md section 5).
+ *
+ * Pure functions from a buffer list to offsets: no I/O, no traces, no policies. Lifetimes are
+ * half-open [start, end) in any integer clock (event indices, CSV ticks); two buffers conflict
+ * when their lifetimes intersect. A buffer of size 0 or with an empty lifetime (start >= end)
+ * conflicts with nothing and is placed at offset 0. */
+#ifndef AM_PLAN_H
+#define AM_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct plan_buf {
+    uint64_t start, end; /* half-open lifetime [start, end), event index or time */
+    uint64_t size;       /* bytes */
+    uint64_t offset;     /* bytes from the base of the arena (written by the planners) */
+    uint64_t span;       /* optional: lifetime length in trace time when start/end are event
+                            indices; only orders the exact search (0: use end - start) */
+} plan_buf;
+
+/* Peak live bytes: the maximum over time of the summed sizes of the buffers live at that time.
+ * No placement can be lower, so it is the lower bound every policy is measured against. */
+uint64_t plan_peak_live(const plan_buf *b, size_t n);
+
+/* Height of the current offsets: max(offset + size) over buffers that are ever live. */
+uint64_t plan_height(const plan_buf *b, size_t n);
+
+/* XLA heap simulator's global decreasing-size best fit: buffers by size descending (ties: longer
+ * lifetime first, then input order); each goes into the smallest gap, among the buffers already
+ * placed that overlap it in time, that fits it (lowest offset among equal gaps), else on top of
+ * them. Writes every offset and returns the height. O(n^2) time, O(n) memory. */
+uint64_t plan_greedy(plan_buf *b, size_t n);
+
+/* Exact search for a placement of height <= capacity (MiniMalloc's branch and bound, see
+ * plan.c). Returns 1 when found (offsets written, *height set, the placement verified),
+ * 0 when proven impossible, -1 when time_limit_s (<= 0: none) ran out or the instance is too
+ * large for the search's overlap tables. Offsets are untouched unless it returns 1. */
+int plan_optimal(plan_buf *b, size_t n, uint64_t capacity, double time_limit_s,
+                 uint64_t *height);
+
+/* 0 when no two buffers live at the same time share an address and every buffer fits below
+ * capacity (UINT64_MAX: no limit); otherwise -1 and the first problem in why (may be NULL). */
+int plan_verify(const plan_buf *b, size_t n, uint64_t capacity, char *why, size_t len);
+
+/* The lowest placement found within a time budget: the greedy plan first, then exact searches
+ * for lower heights: the peak-live bound itself, then (when the best so far exceeds it) the
+ * capacity, then bisection between the highest height proven impossible (or given up on) and
+ * the best found. Offsets are always written (never worse than greedy). */
+typedef struct plan_result {
+    uint64_t height;        /* bytes, of the placement written */
+    uint64_t peak_live;     /* bytes, the lower bound */
+    uint64_t greedy_height; /* bytes */
+    int proven_optimal;     /* 1 when no lower height is possible */
+    int searches;           /* exact searches run */
+    int timed_out;          /* 1 when a search ran out of time (the result may not be optimal) */
+} plan_result;
+
+void plan_best(plan_buf *b, size_t n, uint64_t capacity, double time_limit_s, plan_result *r);
+
+#endif

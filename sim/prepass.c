@@ -1,0 +1,194 @@
+/* prepass.c - one read of a trace to build per-level buffer lists for offline planning.
+ *
+ * Live buffer ids map to (level, index in that level's list) through an open-addressing hash
+ * table with linear probing and backward-shift deletion, so ids may be reused after a free. */
+#include "prepass.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct pp_slot {
+    uint64_t id;
+    int32_t level; /* -1: empty */
+    size_t idx;
+    am_ps t0; /* time of the allocation, AM_TIME_NONE when the trace gives none */
+} pp_slot;
+
+typedef struct pp_map {
+    pp_slot *s;
+    size_t cap, n; /* cap a power of two */
+} pp_map;
+
+static size_t pp_hash(uint64_t id, size_t cap)
+{
+    id ^= id >> 33;
+    id *= 0xff51afd7ed558ccdULL;
+    id ^= id >> 33;
+    return (size_t)id & (cap - 1);
+}
+
+static void pp_init(pp_map *m, size_t cap)
+{
+    m->cap = cap;
+    m->n = 0;
+    m->s = am_malloc(cap * sizeof *m->s);
+    for (size_t i = 0; i < cap; i++)
+        m->s[i].level = -1;
+}
+
+static pp_slot *pp_find(pp_map *m, uint64_t id)
+{
+    for (size_t i = pp_hash(id, m->cap);; i = (i + 1) & (m->cap - 1)) {
+        if (m->s[i].level < 0)
+            return NULL;
+        if (m->s[i].id == id)
+            return &m->s[i];
+    }
+}
+
+static void pp_put(pp_map *m, uint64_t id, int32_t level, size_t idx, am_ps t0);
+
+static void pp_grow(pp_map *m)
+{
+    pp_map old = *m;
+    pp_init(m, old.cap * 2);
+    for (size_t i = 0; i < old.cap; i++)
+        if (old.s[i].level >= 0)
+            pp_put(m, old.s[i].id, old.s[i].level, old.s[i].idx, old.s[i].t0);
+    free(old.s);
+}
+
+/* Insert or replace. */
+static void pp_put(pp_map *m, uint64_t id, int32_t level, size_t idx, am_ps t0)
+{
+    if (2 * (m->n + 1) > m->cap)
+        pp_grow(m);
+    size_t i = pp_hash(id, m->cap);
+    while (m->s[i].level >= 0 && m->s[i].id != id)
+        i = (i + 1) & (m->cap - 1);
+    if (m->s[i].level < 0)
+        m->n++;
+    m->s[i] = (pp_slot){id, level, idx, t0};
+}
+
+static void pp_del(pp_map *m, pp_slot *x)
+{
+    size_t i = (size_t)(x - m->s), j = i;
+    m->s[i].level = -1;
+    m->n--;
+    for (;;) {
+        j = (j + 1) & (m->cap - 1);
+        if (m->s[j].level < 0)
+            return;
+        size_t home = pp_hash(m->s[j].id, m->cap);
+        /* move j back to the hole at i unless its home lies cyclically in (i, j] */
+        if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+            m->s[i] = m->s[j];
+            m->s[j].level = -1;
+            i = j;
+        }
+    }
+}
+
+int prepass_collect(const char *trace_path, const trace_opts *o, int nlevels,
+                    plan_buf **per_level, size_t *counts, am_error *err)
+{
+    size_t *cap = am_calloc((size_t)nlevels + 1, sizeof *cap);
+    for (int i = 0; i < nlevels; i++) {
+        per_level[i] = NULL;
+        counts[i] = 0;
+    }
+    trace *t = NULL;
+    pp_map m;
+    pp_init(&m, 1024);
+    int rc = -1;
+    if (trace_open(&t, trace_path, o, err) != 0)
+        goto out;
+    tr_event ev;
+    uint64_t index = 0;
+    am_ps last = AM_TIME_NONE;
+    int r;
+    while ((r = trace_next(t, &ev, err)) == 1) {
+        if (ev.kind == TR_ALLOC && ev.level >= 0 && ev.level < nlevels) {
+            int l = ev.level;
+            if (counts[l] == cap[l]) {
+                cap[l] = cap[l] ? 2 * cap[l] : 256;
+                per_level[l] = am_realloc(per_level[l], cap[l] * sizeof **per_level);
+            }
+            /* a still-live id allocated again: the old buffer stays live to the end */
+            per_level[l][counts[l]] = (plan_buf){index, UINT64_MAX, ev.bytes, 0, 0};
+            pp_put(&m, ev.id, l, counts[l], ev.time);
+            counts[l]++;
+        } else if (ev.kind == TR_FREE || ev.kind == TR_FREE_COMPLETED) {
+            pp_slot *x = pp_find(&m, ev.id);
+            if (x) { /* frees of unknown ids are the engine's to report */
+                plan_buf *p = &per_level[x->level][x->idx];
+                p->end = index;
+                if (x->t0 != AM_TIME_NONE && ev.time != AM_TIME_NONE && ev.time > x->t0)
+                    p->span = ev.time - x->t0;
+                pp_del(&m, x);
+            }
+        }
+        if (ev.time != AM_TIME_NONE && (last == AM_TIME_NONE || ev.time > last))
+            last = ev.time;
+        index++;
+    }
+    if (r < 0)
+        goto out;
+    /* never freed: live to the end of the trace */
+    for (size_t i = 0; i < m.cap; i++) {
+        pp_slot *x = &m.s[i];
+        if (x->level < 0)
+            continue;
+        plan_buf *p = &per_level[x->level][x->idx];
+        p->end = index;
+        if (x->t0 != AM_TIME_NONE && last != AM_TIME_NONE && last > x->t0)
+            p->span = last - x->t0;
+    }
+    for (int l = 0; l < nlevels; l++)
+        for (size_t i = 0; i < counts[l]; i++)
+            if (per_level[l][i].end == UINT64_MAX)
+                per_level[l][i].end = index; /* an id allocated again while live */
+    rc = 0;
+out:
+    if (rc != 0)
+        for (int i = 0; i < nlevels; i++) {
+            free(per_level[i]);
+            per_level[i] = NULL;
+            counts[i] = 0;
+        }
+    trace_close(t);
+    free(m.s);
+    free(cap);
+    return rc;
+}
+
+int prepass_attach(sim *s, const am_config *cfg, const char *trace_path, const trace_opts *o,
+                   am_error *err)
+{
+    int n = sim_nlevels(s);
+    if (cfg && cfg->nlevels < n)
+        n = cfg->nlevels;
+    int need = 0;
+    for (int i = 0; i < n; i++) {
+        const struct alloc_ops *ops = mem_policy(sim_level(s, i));
+        if (ops && ops->set_plan)
+            need = 1;
+    }
+    if (!need)
+        return 0;
+    plan_buf **lists = am_calloc((size_t)n + 1, sizeof *lists);
+    size_t *counts = am_calloc((size_t)n + 1, sizeof *counts);
+    int rc = prepass_collect(trace_path, o, n, lists, counts, err);
+    for (int i = 0; i < n && rc == 0; i++) {
+        mem_level *m = sim_level(s, i);
+        const struct alloc_ops *ops = mem_policy(m);
+        if (ops && ops->set_plan && ops->set_plan(mem_policy_state(m), lists[i], counts[i], err))
+            rc = -1;
+    }
+    for (int i = 0; i < n; i++)
+        free(lists[i]);
+    free(lists);
+    free(counts);
+    return rc;
+}

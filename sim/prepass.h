@@ -1,0 +1,33 @@
+/* prepass.h - read a trace once before the run to learn every buffer's lifetime, for the
+ * policies that plan offline (the `offline` policy, allocators.md section 5).
+ *
+ * Lifetimes are counted in trace events: a buffer lives from the index of its allocation event
+ * to the index of its free (TR_FREE, or TR_FREE_COMPLETED after a two-phase release), or to the
+ * total event count when it is never freed. Event indices preserve the replay order, so two
+ * buffers overlap in this clock exactly when they are live at the same time in the run.
+ * When the trace has timestamps, plan_buf.span gets the lifetime in trace time (ps), which
+ * only guides the exact search's ordering. */
+#ifndef AM_PREPASS_H
+#define AM_PREPASS_H
+
+#include <stddef.h>
+
+#include "../models/plan.h"
+#include "common.h"
+#include "config.h"
+#include "engine.h"
+#include "trace.h"
+
+/* One buffer per TR_ALLOC, per level (ev.level in [0, nlevels)), in allocation-request order.
+ * per_level[i] (caller frees, NULL when empty) and counts[i] are filled for every level.
+ * 0, or -1 with err (trace errors carry file:line:col). */
+int prepass_collect(const char *trace_path, const trace_opts *o, int nlevels,
+                    plan_buf **per_level, size_t *counts, am_error *err);
+
+/* For every level of s whose policy plans offline (alloc_ops.set_plan), collect the trace's
+ * buffers (one extra read of the trace, only when some level needs it) and hand each such
+ * level its list. Call after sim_create and before sim_run. 0, or -1 with err. */
+int prepass_attach(sim *s, const am_config *cfg, const char *trace_path, const trace_opts *o,
+                   am_error *err);
+
+#endif

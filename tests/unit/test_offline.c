@@ -1,0 +1,337 @@
+/* test_offline.c - offline placement (allocators.md section 5): the peak-live lower bound, the
+ * greedy planner's exact offsets, the verifier, the exact search on MiniMalloc's challenging
+ * set (all eleven must fit in 1 MiB; the seconds per instance are printed, not asserted), the
+ * prepass over a lifetime CSV, and an end-to-end run of the `offline` policy. */
+#include <CUnit/CUnit.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../models/plan.h"
+#include "../../sim/prepass.h"
+#include "testutil.h"
+
+#define MM_CAP 1048576ULL
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A lifetime CSV through the project's own reader (replay order, event-index lifetimes). */
+static plan_buf *load_csv(const char *path, size_t *n)
+{
+    static const char *const names[] = {"hbm"};
+    trace_opts o = {names, 1, 0, 0, AM_PS_PER_NS, 0};
+    plan_buf *per[1] = {NULL};
+    size_t counts[1] = {0};
+    am_error err = {0};
+    int rc = prepass_collect(path, &o, 1, per, counts, &err);
+    if (rc)
+        fprintf(stderr, "\nprepass: %s\n", err.msg);
+    CU_ASSERT_EQUAL(rc, 0);
+    *n = counts[0];
+    return per[0];
+}
+
+/* The same file with its own [lower, upper) times, in row order. */
+static plan_buf *load_times(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char line[256];
+    size_t cap = 256, m = 0;
+    plan_buf *b = malloc(cap * sizeof *b);
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long id, lo, up, sz;
+        if (sscanf(line, "%llu,%llu,%llu,%llu", &id, &lo, &up, &sz) != 4)
+            continue;
+        if (m == cap)
+            b = realloc(b, (cap *= 2) * sizeof *b);
+        b[m++] = (plan_buf){lo, up, sz, 0, 0};
+    }
+    fclose(f);
+    *n = m;
+    return b;
+}
+
+static void test_peak_live(void)
+{
+    plan_buf a[] = {{0, 10, 100, 0, 0}, {5, 15, 200, 0, 0}, {10, 20, 50, 0, 0}};
+    CU_ASSERT_EQUAL(plan_peak_live(a, 3), 300); /* [5, 10) */
+    /* half-open: one ends where the next starts, so they never add up */
+    plan_buf b[] = {{0, 5, 100, 0, 0}, {5, 10, 100, 0, 0}, {10, 11, 70, 0, 0}};
+    CU_ASSERT_EQUAL(plan_peak_live(b, 3), 100);
+    /* empty lifetimes and zero sizes count for nothing */
+    plan_buf c[] = {{3, 3, 500, 0, 0}, {0, 4, 0, 0, 0}, {1, 2, 7, 0, 0}};
+    CU_ASSERT_EQUAL(plan_peak_live(c, 3), 7);
+    CU_ASSERT_EQUAL(plan_peak_live(NULL, 0), 0);
+}
+
+/* Size order A(100) B(90) C(80) D(70) E(30) F(20); each in the smallest fitting gap among the
+ * placed buffers overlapping it, else on top of them. */
+static void test_greedy_offsets(void)
+{
+    plan_buf b[] = {
+        {0, 2, 100, 9, 0}, /* A: first, at 0 */
+        {0, 10, 90, 9, 0}, /* B: on top of A: 100 */
+        {8, 10, 80, 9, 0}, /* C: overlaps only B [100,190): the gap [0,100) */
+        {0, 10, 70, 9, 0}, /* D: overlaps A, C at 0 and B: on top, 190 */
+        {4, 6, 30, 9, 0},  /* E: overlaps B, D: the gap [0,100) */
+        {3, 7, 20, 9, 0},  /* F: overlaps E [0,30), B, D: the gap [30,100) */
+    };
+    CU_ASSERT_EQUAL(plan_greedy(b, 6), 260);
+    uint64_t want[] = {0, 100, 0, 190, 0, 30};
+    for (int i = 0; i < 6; i++)
+        CU_ASSERT_EQUAL(b[i].offset, want[i]);
+    CU_ASSERT_EQUAL(plan_verify(b, 6, 260, NULL, 0), 0);
+    /* best fit: the 10-byte buffer takes the 10-byte gap, not the lower 50-byte one */
+    plan_buf g[] = {
+        {0, 10, 100, 0, 0}, /* 0 */
+        {2, 10, 60, 0, 0},  /* 100 */
+        {0, 2, 50, 0, 0},   /* 100: overlaps the first only */
+        {0, 10, 40, 0, 0},  /* on top: 160 */
+        {0, 1, 30, 0, 0},   /* overlaps 0, 2, 3: gap [150,160) too small: top 200 */
+        {2, 3, 10, 0, 0},   /* overlaps 0 [0,100), 1 [100,160), 3 [160,200): top 200 */
+    };
+    plan_greedy(g, 6);
+    CU_ASSERT_EQUAL(g[0].offset, 0);
+    CU_ASSERT_EQUAL(g[1].offset, 100);
+    CU_ASSERT_EQUAL(g[2].offset, 100);
+    CU_ASSERT_EQUAL(g[3].offset, 160);
+    CU_ASSERT_EQUAL(g[4].offset, 200);
+    CU_ASSERT_EQUAL(g[5].offset, 200);
+    plan_buf h[] = {
+        {0, 10, 100, 0, 0}, /* 0 */
+        {0, 1, 50, 0, 0},   /* 100 */
+        {0, 10, 40, 0, 0},  /* 150 */
+        {0, 1, 20, 0, 0},   /* 190 */
+        {0, 10, 15, 0, 0},  /* 210 */
+        {5, 6, 10, 0, 0},   /* gaps [100,150) (50) and [190,210) (20): best fit 190 */
+    };
+    plan_greedy(h, 6);
+    CU_ASSERT_EQUAL(h[4].offset, 210);
+    CU_ASSERT_EQUAL(h[5].offset, 190);
+    CU_ASSERT_EQUAL(plan_verify(h, 6, UINT64_MAX, NULL, 0), 0);
+}
+
+static void test_verify(void)
+{
+    char why[256] = "";
+    plan_buf a[] = {{0, 10, 100, 0, 0}, {5, 15, 100, 50, 0}};
+    CU_ASSERT_EQUAL(plan_verify(a, 2, UINT64_MAX, why, sizeof why), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "overlap"));
+    a[1].offset = 100; /* side by side */
+    CU_ASSERT_EQUAL(plan_verify(a, 2, 200, why, sizeof why), 0);
+    CU_ASSERT_EQUAL(plan_verify(a, 2, 199, why, sizeof why), -1); /* over the capacity */
+    a[1] = (plan_buf){10, 15, 100, 0, 0}; /* same bytes, one after the other */
+    CU_ASSERT_EQUAL(plan_verify(a, 2, 100, why, sizeof why), 0);
+    /* an overlap found after other buffers ended (the sweep drops them) */
+    plan_buf b[] = {{0, 2, 10, 0, 0}, {3, 9, 10, 0, 0}, {1, 3, 10, 10, 0}, {5, 6, 10, 5, 0}};
+    CU_ASSERT_EQUAL(plan_verify(b, 4, UINT64_MAX, why, sizeof why), -1);
+}
+
+static const char *const mm_names = "ABCDEFGHIJK";
+
+static void test_greedy_minimalloc(void)
+{
+    const char *p = tu_shared("minimalloc/challenging/A.1048576.csv");
+    if (!p)
+        return;
+    size_t n = 0;
+    plan_buf *b = load_times(p, &n);
+    CU_ASSERT_FATAL(b && n == 154);
+    uint64_t live = plan_peak_live(b, n), h = plan_greedy(b, n);
+    CU_ASSERT_EQUAL(live, MM_CAP);
+    CU_ASSERT(h >= live);
+    CU_ASSERT_EQUAL(plan_height(b, n), h);
+    CU_ASSERT_EQUAL(plan_verify(b, n, h, NULL, 0), 0);
+    /* the same instance in event-index clock: the same bound and the same greedy height */
+    size_t m = 0;
+    plan_buf *e = load_csv(p, &m);
+    CU_ASSERT_FATAL(e && m == n);
+    CU_ASSERT_EQUAL(plan_peak_live(e, m), live);
+    CU_ASSERT_EQUAL(plan_greedy(e, m), h);
+    free(b);
+    free(e);
+}
+
+/* All eleven challenging instances in 1 MiB, each within a generous budget (the acceptance
+ * bound is 60 s; the time is printed). */
+static void test_optimal_minimalloc(void)
+{
+    char rel[128];
+    for (const char *c = mm_names; *c; c++) {
+        snprintf(rel, sizeof rel, "minimalloc/challenging/%c.1048576.csv", *c);
+        const char *p = tu_shared(rel);
+        if (!p)
+            return;
+        size_t n = 0;
+        plan_buf *b = load_times(p, &n);
+        CU_ASSERT_FATAL(b != NULL);
+        uint64_t live = plan_peak_live(b, n), h = 0;
+        uint64_t greedy = plan_greedy(b, n);
+        double t0 = now_s();
+        int rc = plan_optimal(b, n, MM_CAP, 300.0, &h);
+        double dt = now_s() - t0;
+        char why[256] = "";
+        int ok = rc == 1 ? plan_verify(b, n, MM_CAP, why, sizeof why) : -1;
+        printf("\n    %c: %3zu buffers, peak live %7" PRIu64 ", greedy %7" PRIu64 ", search %7"
+               PRIu64 " in %.2f s%s", *c, n, live, greedy, h, dt, ok ? " FAILED" : "");
+        CU_ASSERT_EQUAL(rc, 1);
+        CU_ASSERT_EQUAL(ok, 0);
+        CU_ASSERT(h <= MM_CAP && h >= live);
+        free(b);
+    }
+    printf("\n");
+}
+
+static void test_optimal_small(void)
+{
+    /* tight: two pairs that must interleave */
+    plan_buf a[] = {{0, 4, 2, 0, 0}, {0, 2, 1, 0, 0}, {2, 4, 1, 0, 0}, {1, 3, 1, 0, 0}};
+    uint64_t h = 0;
+    CU_ASSERT_EQUAL(plan_peak_live(a, 4), 4);
+    CU_ASSERT_EQUAL(plan_optimal(a, 4, 4, 10.0, &h), 1);
+    CU_ASSERT_EQUAL(h, 4);
+    CU_ASSERT_EQUAL(plan_verify(a, 4, 4, NULL, 0), 0);
+    /* proven impossible: more live than the capacity, and a buffer wider than it */
+    plan_buf b[] = {{0, 4, 40, 7, 0}, {1, 5, 40, 7, 0}, {2, 6, 40, 7, 0}};
+    CU_ASSERT_EQUAL(plan_optimal(b, 3, 100, 10.0, &h), 0);
+    CU_ASSERT_EQUAL(b[0].offset, 7); /* untouched */
+    plan_buf c[] = {{0, 1, 101, 0, 0}};
+    CU_ASSERT_EQUAL(plan_optimal(c, 1, 100, 10.0, &h), 0);
+    CU_ASSERT_EQUAL(plan_optimal(b, 3, 120, 10.0, &h), 1);
+    CU_ASSERT_EQUAL(h, 120);
+    /* plan_best: greedy is beaten and the bound reached */
+    const char *p = tu_shared("minimalloc/challenging/C.1048576.csv");
+    if (!p)
+        return;
+    size_t n = 0;
+    plan_buf *d = load_times(p, &n);
+    plan_result r;
+    plan_best(d, n, MM_CAP, 60.0, &r);
+    CU_ASSERT(r.height < r.greedy_height);
+    CU_ASSERT(r.height >= r.peak_live && r.height <= MM_CAP);
+    CU_ASSERT_EQUAL(plan_height(d, n), r.height);
+    CU_ASSERT_EQUAL(plan_verify(d, n, r.height, NULL, 0), 0);
+    free(d);
+}
+
+/* prepass: event-index lifetimes per level, in request order; ids reused after a free. */
+static void test_prepass(void)
+{
+    const char *p = tu_write("pp.trace",
+        "amsim-trace v1\n"
+        "alloc 1 100\n"
+        "alloc 2 200 level=host\n"
+        "free 1\n"
+        "alloc 1 300\n"
+        "free 2\n");
+    static const char *const names[] = {"hbm", "host"};
+    trace_opts o = {names, 2, 0, 0, AM_PS_PER_NS, 0};
+    plan_buf *per[2] = {NULL, NULL};
+    size_t counts[2] = {0, 0};
+    am_error err = {0};
+    int rc = prepass_collect(p, &o, 2, per, counts, &err);
+    if (rc)
+        fprintf(stderr, "\nprepass: %s\n", err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_EQUAL_FATAL(counts[0], 2);
+    CU_ASSERT_EQUAL_FATAL(counts[1], 1);
+    CU_ASSERT(per[0][0].start == 0 && per[0][0].end == 2 && per[0][0].size == 100);
+    CU_ASSERT(per[0][1].start == 3 && per[0][1].end == 5 && per[0][1].size == 300); /* never freed */
+    CU_ASSERT(per[1][0].start == 1 && per[1][0].end == 4 && per[1][0].size == 200);
+    free(per[0]);
+    free(per[1]);
+}
+
+static uint64_t json_u64_after(const char *s, const char *key)
+{
+    char k[128];
+    snprintf(k, sizeof k, "\"%s\": ", key);
+    const char *p = s ? strstr(s, k) : NULL;
+    return p ? strtoull(p + strlen(k), NULL, 10) : UINT64_MAX;
+}
+
+/* The offline policy through the engine: no out-of-memory, peak reserved = planned height. */
+static void test_end_to_end(void)
+{
+    const char *csv = tu_write("e2e.csv",
+        "id,lower,upper,size\n"
+        "0,0,10,4096\n"
+        "1,0,4,2048\n"
+        "2,4,10,1024\n"
+        "3,2,6,1024\n"
+        "4,6,12,3072\n"
+        "5,8,12,1024\n");
+    const char *dir = tu_tmpdir();
+    for (int k = 0; k < 3; k++) {
+        static const char *const planner[] = {"greedy", "optimal", "auto"};
+        char y[512];
+        snprintf(y, sizeof y, "version: 1\nmemories:\n  hbm:\n    capacity: 1MiB\n"
+                 "    allocator:\n      policy: offline\n      planner: %s\n"
+                 "      time_limit: 10s\n", planner[k]);
+        const char *cfg = tu_write("offline.yaml", y);
+        char args[2048], jpath[600];
+        snprintf(jpath, sizeof jpath, "%s/off%d.json", dir, k);
+        snprintf(args, sizeof args, "run -q --check -c %s -t %s --json %s", cfg, csv, jpath);
+        char *out = NULL, *errout = NULL;
+        int rc = tu_amsim(args, &out, &errout);
+        if (rc)
+            fprintf(stderr, "\namsim %s: %s\n", args, errout ? errout : "");
+        CU_ASSERT_EQUAL(rc, 0);
+        free(out);
+        free(errout);
+        char *j = tu_slurp(jpath, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        uint64_t reserved = json_u64_after(j, "peak_reserved_bytes");
+        uint64_t height = json_u64_after(j, "plan_height_bytes");
+        uint64_t bound = json_u64_after(j, "plan_lower_bound_bytes");
+        CU_ASSERT_EQUAL(json_u64_after(j, "ooms"), 0);
+        CU_ASSERT_EQUAL(json_u64_after(j, "peak_live_bytes"), 9216);
+        CU_ASSERT_EQUAL(bound, 9216);
+        CU_ASSERT_EQUAL(reserved, height);
+        if (k > 0)
+            CU_ASSERT_EQUAL(height, 9216); /* the search reaches the bound */
+        free(j);
+    }
+}
+
+/* Without a plan (a level created outside the run command) every request fails and check()
+ * says why. */
+static void test_no_plan(void)
+{
+    const struct alloc_ops *ops = alloc_find("offline");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+    CU_ASSERT_PTR_NOT_NULL(ops->set_plan);
+    alloc_env env = {NULL, 1 << 20, 1, NULL, NULL, NULL};
+    void *st = NULL;
+    am_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(ops->create(&st, &env, NULL, &err), 0);
+    alloc_req r = {64, 0};
+    alloc_out o;
+    CU_ASSERT_EQUAL(ops->alloc(st, &r, &o), ALLOC_OOM);
+    CU_ASSERT(ops->check(st, &err) > 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "without a plan"));
+    ops->destroy(st);
+}
+
+void suite_offline(void)
+{
+    TU_SUITE("offline",
+             {"peak live bytes", test_peak_live},
+             {"greedy best fit offsets", test_greedy_offsets},
+             {"verify catches overlaps", test_verify},
+             {"greedy on MiniMalloc A", test_greedy_minimalloc},
+             {"exact search: small and infeasible", test_optimal_small},
+             {"exact search: MiniMalloc challenging A-K in 1 MiB", test_optimal_minimalloc},
+             {"prepass lifetimes", test_prepass},
+             {"offline policy end to end", test_end_to_end},
+             {"offline policy without a plan", test_no_plan});
+}
