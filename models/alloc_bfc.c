@@ -6,7 +6,7 @@
  *   - free chunks sit in 21 bins ordered by (size, address); the search starts at bin(R) and
  *     takes the first chunk with size >= R. Because bins partition sizes in ascending order,
  *     that is exactly the lower bound of (R, 0) in one (size, address)-ordered set, which is
- *     what we keep (bin numbers are still computed for statistics and checks);
+ *     what we keep (a B+-tree, models/btree.h: four nodes deep at a million free chunks) (bin numbers are still computed for statistics and checks);
  *   - the allocation takes the low end; the chunk is split when size >= 2R or
  *     size - R >= max_internal_fragmentation (128 MiB, or fragmentation_fraction * limit);
  *   - a freed chunk merges with its next neighbour, then its previous one (same region only);
@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "ordset.h"
+#include "btree.h"
 
 #define BFC_MIN 256ULL              /* kMinAllocationSize: request and address granularity */
 #define BFC_BINS 21
@@ -70,7 +70,6 @@ static const opt_desc bfc_opt_table[] = {
 
 typedef struct chunk chunk;
 struct chunk {
-    os_node node;       /* free-set membership: k1 = size, k2 = address */
     uint64_t addr;      /* device address */
     uint64_t size;      /* bytes, multiple of 256 */
     uint64_t requested; /* bytes asked for; 0 when free */
@@ -96,7 +95,7 @@ typedef struct bfc {
     uint64_t limit;              /* memory_limit in bytes */
     uint64_t max_frag;           /* max_internal_fragmentation_bytes */
     uint64_t curr_region;        /* curr_region_allocation_bytes_ */
-    os_tree free_set;            /* free chunks by (size, address) */
+    bt_tree free_set;            /* free chunks by (size, address) -> chunk */
     region **regions;            /* sorted by address */
     size_t nregions, cap_regions;
     slab *slabs;
@@ -140,15 +139,10 @@ static void chunk_put(bfc *b, chunk *c)
     b->spare = c;
 }
 
-static void bin_insert(bfc *b, chunk *c)
-{
-    c->node.k1 = c->size;
-    c->node.k2 = c->addr;
-    c->node.val = c->size;
-    os_insert(&b->free_set, &c->node);
-}
+/* The free set is keyed by (size, address): a free chunk must leave it before either changes. */
+static void bin_insert(bfc *b, chunk *c) { bt_insert(&b->free_set, c->size, c->addr, c); }
 
-static void bin_remove(bfc *b, chunk *c) { os_remove(&b->free_set, &c->node); }
+static void bin_remove(bfc *b, chunk *c) { bt_remove(&b->free_set, c->size, c->addr); }
 
 /* Merge c2 (the next neighbour) into c1; both are out of the free set. */
 static void merge(bfc *b, chunk *c1, chunk *c2)
@@ -270,10 +264,9 @@ static int extend(bfc *b, uint64_t rounded)
 /* FindChunkPtr: smallest free chunk >= rounded, lowest address among equals. */
 static chunk *find_chunk(bfc *b, uint64_t rounded, uint64_t requested)
 {
-    os_node *n = os_lower_bound(&b->free_set, rounded, 0);
-    if (!n)
+    chunk *c = bt_lower_bound(&b->free_set, rounded, 0, NULL);
+    if (!c)
         return NULL;
-    chunk *c = (chunk *)n;
     bin_remove(b, c);
     if (c->size >= 2 * rounded || c->size - rounded >= b->max_frag) {
         chunk *rest = chunk_new(b);
@@ -365,8 +358,8 @@ static void bfc_free(void *st, uint64_t handle)
 
 static uint64_t bfc_largest_free(void *st)
 {
-    os_node *n = os_last(&((bfc *)st)->free_set);
-    return n ? n->k1 : 0;
+    const chunk *c = bt_last(&((bfc *)st)->free_set, NULL);
+    return c ? c->size : 0;
 }
 
 static void bfc_stats(void *st, const stat_sink *s)
@@ -423,7 +416,7 @@ static int bfc_check(void *st, am_error *err)
                 in_use += c->size;
             } else {
                 nfree++;
-                if (c->node.k1 != c->size || c->node.k2 != c->addr)
+                if (bt_find(&b->free_set, c->size, c->addr) != c)
                     BAD("bfc: free chunk %" PRIu64 " misfiled", c->addr);
                 if (c->next && !c->next->in_use)
                     BAD("bfc: free neighbours at %" PRIu64 " not coalesced", c->addr);
@@ -434,7 +427,7 @@ static int bfc_check(void *st, am_error *err)
             BAD("bfc: chunks of region %" PRIu64 " do not fill it", r->addr);
     }
     if (pool != b->pool_bytes || in_use != b->bytes_in_use || nfree != b->free_set.n ||
-        os_check(&b->free_set))
+        bt_check(&b->free_set))
         BAD("bfc: statistics disagree with a walk (pool %" PRIu64 "/%" PRIu64 ", in use %" PRIu64
             "/%" PRIu64 ", free chunks %zu/%zu)",
             pool, b->pool_bytes, in_use, b->bytes_in_use, nfree, b->free_set.n);
@@ -481,7 +474,6 @@ static int bfc_create(void **out, const alloc_env *env, const void *opts, am_err
     b->max_frag = o->fragmentation_fraction > 0
                       ? (uint64_t)((double)b->limit * o->fragmentation_fraction)
                       : BFC_DEFAULT_MAX_FRAG;
-    b->free_set.no_aug = 1;
     b->curr_region = o->allow_growth ? round256(AM_MIN(b->limit, 2ULL << 20)) : round256(b->limit);
     *out = b;
     return 0;
@@ -490,6 +482,7 @@ static int bfc_create(void **out, const alloc_env *env, const void *opts, am_err
 static void bfc_destroy(void *st)
 {
     bfc *b = st;
+    bt_destroy(&b->free_set);
     while (b->slabs) {
         slab *s = b->slabs;
         b->slabs = s->next;

@@ -1,0 +1,409 @@
+/* btree.c - B+-tree keyed by (k1, k2) with pointer values (see btree.h).
+ *
+ * Layout: every node holds n keys in k1[]/k2[]. A leaf holds n (key, value) pairs in key order.
+ * An inner node holds n children; k[i] (i >= 1) is a lower bound of every key under kid[i] and
+ * greater than every key under kid[i - 1]; k[0] is not used (its lower bound is the parent's
+ * separator). A search descends into the last child whose separator is <= the key.
+ * Separators are not updated when keys are removed: a stale separator still splits the two
+ * children correctly. Nodes split when they reach BT_ORDER entries (two halves of BT_ORDER / 2)
+ * and a non-root node that drops below BT_MIN entries borrows from a sibling (evening the two
+ * out) or merges with it when both fit in one node with room to spare, so a node holds
+ * BT_MIN .. BT_ORDER - 1 entries between operations. Insert and remove are recursive (the depth
+ * is at most log8(n) + 1, in practice log24(n) + 1: 5 levels for 10^7 keys). */
+#include "btree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/common.h"
+
+#define BT_MIN (BT_ORDER / 4) /* fewest entries of a non-root node */
+
+struct bt_node {
+    uint64_t k1[BT_ORDER], k2[BT_ORDER];
+    union {
+        void *val[BT_ORDER];      /* leaf */
+        bt_node *kid[BT_ORDER];   /* inner node */
+    } u;
+    bt_node *prev, *next;         /* leaves: neighbours in key order; spare list: next */
+    int n;                        /* entries */
+    int leaf;
+};
+
+static inline int key_lt(uint64_t a1, uint64_t a2, uint64_t b1, uint64_t b2)
+{
+    return a1 < b1 || (a1 == b1 && a2 < b2);
+}
+
+/* Index of the first key >= (k1, k2) in x->k[0, n). */
+static inline int node_lb(const bt_node *x, uint64_t k1, uint64_t k2)
+{
+    int l = 0, h = x->n;
+    while (l < h) {
+        int m = (l + h) >> 1;
+        if (key_lt(x->k1[m], x->k2[m], k1, k2))
+            l = m + 1;
+        else
+            h = m;
+    }
+    return l;
+}
+
+/* Child of inner node x whose range holds (k1, k2): the last i >= 1 with k[i] <= key, or 0. */
+static inline int node_child(const bt_node *x, uint64_t k1, uint64_t k2)
+{
+    int l = 1, h = x->n; /* first i >= 1 with key < k[i] */
+    while (l < h) {
+        int m = (l + h) >> 1;
+        if (key_lt(k1, k2, x->k1[m], x->k2[m]))
+            h = m;
+        else
+            l = m + 1;
+    }
+    return l - 1;
+}
+
+static bt_node *node_new(bt_tree *t, int leaf)
+{
+    bt_node *x = t->spare;
+    if (x)
+        t->spare = x->next;
+    else
+        x = am_malloc(sizeof *x);
+    x->n = 0;
+    x->leaf = leaf;
+    x->prev = x->next = NULL;
+    return x;
+}
+
+static void node_put(bt_tree *t, bt_node *x)
+{
+    x->next = t->spare;
+    t->spare = x;
+}
+
+/* Move entries [from, from + cnt) of src to position at of dst (dst has room). */
+static void node_move(bt_node *dst, int at, bt_node *src, int from, int cnt)
+{
+    size_t tail = (size_t)(dst->n - at), rest = (size_t)(src->n - from - cnt), c = (size_t)cnt;
+    memmove(&dst->k1[at + cnt], &dst->k1[at], tail * sizeof dst->k1[0]);
+    memmove(&dst->k2[at + cnt], &dst->k2[at], tail * sizeof dst->k2[0]);
+    memmove(&dst->u.val[at + cnt], &dst->u.val[at], tail * sizeof dst->u.val[0]);
+    memcpy(&dst->k1[at], &src->k1[from], c * sizeof dst->k1[0]);
+    memcpy(&dst->k2[at], &src->k2[from], c * sizeof dst->k2[0]);
+    memcpy(&dst->u.val[at], &src->u.val[from], c * sizeof dst->u.val[0]);
+    dst->n += cnt;
+    memmove(&src->k1[from], &src->k1[from + cnt], rest * sizeof src->k1[0]);
+    memmove(&src->k2[from], &src->k2[from + cnt], rest * sizeof src->k2[0]);
+    memmove(&src->u.val[from], &src->u.val[from + cnt], rest * sizeof src->u.val[0]);
+    src->n -= cnt;
+}
+
+/* Put (k1, k2, p) at index i of x (x->n < BT_ORDER). */
+static inline void node_put_at(bt_node *x, int i, uint64_t k1, uint64_t k2, void *p)
+{
+    size_t m = (size_t)(x->n - i);
+    if (m) {
+        memmove(&x->k1[i + 1], &x->k1[i], m * sizeof x->k1[0]);
+        memmove(&x->k2[i + 1], &x->k2[i], m * sizeof x->k2[0]);
+        memmove(&x->u.val[i + 1], &x->u.val[i], m * sizeof x->u.val[0]);
+    }
+    x->k1[i] = k1;
+    x->k2[i] = k2;
+    x->u.val[i] = p;
+    x->n++;
+}
+
+static inline void node_del_at(bt_node *x, int i)
+{
+    size_t m = (size_t)(x->n - i - 1);
+    if (m) {
+        memmove(&x->k1[i], &x->k1[i + 1], m * sizeof x->k1[0]);
+        memmove(&x->k2[i], &x->k2[i + 1], m * sizeof x->k2[0]);
+        memmove(&x->u.val[i], &x->u.val[i + 1], m * sizeof x->u.val[0]);
+    }
+    x->n--;
+}
+
+/* Split a full node: its upper half moves to a new right sibling, which is returned. */
+static bt_node *node_split(bt_tree *t, bt_node *x)
+{
+    bt_node *r = node_new(t, x->leaf);
+    node_move(r, 0, x, x->n / 2, x->n - x->n / 2);
+    if (x->leaf) {
+        r->next = x->next;
+        if (r->next)
+            r->next->prev = r;
+        r->prev = x;
+        x->next = r;
+    }
+    return r; /* r->k[0] is the separator: its first key, or its first child's bound */
+}
+
+/* Insert under x; returns a new right sibling of x when x split, else NULL. */
+static bt_node *ins(bt_tree *t, bt_node *x, uint64_t k1, uint64_t k2, void *val)
+{
+    if (x->leaf) {
+        node_put_at(x, node_lb(x, k1, k2), k1, k2, val);
+    } else {
+        int c = node_child(x, k1, k2);
+        bt_node *r = ins(t, x->u.kid[c], k1, k2, val);
+        if (!r)
+            return NULL;
+        node_put_at(x, c + 1, r->k1[0], r->k2[0], r);
+    }
+    return x->n == BT_ORDER ? node_split(t, x) : NULL;
+}
+
+void bt_insert(bt_tree *t, uint64_t k1, uint64_t k2, void *val)
+{
+    if (!t->root) {
+        t->root = node_new(t, 1);
+        t->height = 1;
+    }
+    bt_node *r = ins(t, t->root, k1, k2, val);
+    t->n++;
+    if (r) {
+        bt_node *root = node_new(t, 0);
+        root->k1[0] = root->k2[0] = 0;
+        root->u.kid[0] = t->root;
+        root->k1[1] = r->k1[0];
+        root->k2[1] = r->k2[0];
+        root->u.kid[1] = r;
+        root->n = 2;
+        t->root = root;
+        t->height++;
+    }
+}
+
+/* Child c of inner node x has fewer than BT_MIN entries: merge it with a sibling when both fit
+ * in one node, else even the two out. */
+static void fix_child(bt_tree *t, bt_node *x, int c)
+{
+    int li = c > 0 ? c - 1 : c, ri = li + 1; /* the pair (left, right) */
+    bt_node *l = x->u.kid[li], *r = x->u.kid[ri];
+    if (!r->leaf) { /* r's first child takes its lower bound from the separator */
+        r->k1[0] = x->k1[ri];
+        r->k2[0] = x->k2[ri];
+    }
+    if (l->n + r->n < BT_ORDER) {
+        node_move(l, l->n, r, 0, r->n);
+        if (r->leaf) {
+            l->next = r->next;
+            if (l->next)
+                l->next->prev = l;
+        }
+        node_put(t, r);
+        node_del_at(x, ri);
+        return;
+    }
+    if (l->n < r->n)
+        node_move(l, l->n, r, 0, (r->n - l->n) / 2);
+    else
+        node_move(r, 0, l, l->n - (l->n - r->n) / 2, (l->n - r->n) / 2);
+    x->k1[ri] = r->k1[0];
+    x->k2[ri] = r->k2[0];
+}
+
+static void *del(bt_tree *t, bt_node *x, uint64_t k1, uint64_t k2)
+{
+    if (x->leaf) {
+        int i = node_lb(x, k1, k2);
+        if (i == x->n || x->k1[i] != k1 || x->k2[i] != k2)
+            return NULL;
+        void *v = x->u.val[i];
+        node_del_at(x, i);
+        return v;
+    }
+    int c = node_child(x, k1, k2);
+    void *v = del(t, x->u.kid[c], k1, k2);
+    if (v && x->u.kid[c]->n < BT_MIN)
+        fix_child(t, x, c);
+    return v;
+}
+
+void *bt_remove(bt_tree *t, uint64_t k1, uint64_t k2)
+{
+    if (!t->root)
+        return NULL;
+    void *v = del(t, t->root, k1, k2);
+    if (!v)
+        return NULL;
+    t->n--;
+    bt_node *root = t->root;
+    if (!root->leaf && root->n == 1) {
+        t->root = root->u.kid[0];
+        t->height--;
+        node_put(t, root);
+    } else if (root->leaf && root->n == 0) {
+        node_put(t, root);
+        t->root = NULL;
+        t->height = 0;
+    }
+    return v;
+}
+
+void *bt_find(const bt_tree *t, uint64_t k1, uint64_t k2)
+{
+    const bt_node *x = t->root;
+    if (!x)
+        return NULL;
+    while (!x->leaf)
+        x = x->u.kid[node_child(x, k1, k2)];
+    int i = node_lb(x, k1, k2);
+    return i < x->n && x->k1[i] == k1 && x->k2[i] == k2 ? x->u.val[i] : NULL;
+}
+
+void *bt_lower_bound(const bt_tree *t, uint64_t k1, uint64_t k2, bt_iter *it)
+{
+    bt_node *x = t->root;
+    if (!x)
+        return NULL;
+    while (!x->leaf)
+        x = x->u.kid[node_child(x, k1, k2)];
+    int i = node_lb(x, k1, k2);
+    if (i == x->n) { /* every key here is smaller: the answer starts the next leaf */
+        x = x->next;
+        i = 0;
+        if (!x)
+            return NULL;
+    }
+    if (it) {
+        it->leaf = x;
+        it->i = i;
+    }
+    return x->u.val[i];
+}
+
+void *bt_first(const bt_tree *t, bt_iter *it)
+{
+    bt_node *x = t->root;
+    if (!x)
+        return NULL;
+    while (!x->leaf)
+        x = x->u.kid[0];
+    if (it) {
+        it->leaf = x;
+        it->i = 0;
+    }
+    return x->u.val[0];
+}
+
+void *bt_last(const bt_tree *t, bt_iter *it)
+{
+    bt_node *x = t->root;
+    if (!x)
+        return NULL;
+    while (!x->leaf)
+        x = x->u.kid[x->n - 1];
+    if (it) {
+        it->leaf = x;
+        it->i = x->n - 1;
+    }
+    return x->u.val[x->n - 1];
+}
+
+void *bt_next(bt_iter *it)
+{
+    if (!it->leaf)
+        return NULL;
+    if (++it->i == it->leaf->n) {
+        it->leaf = it->leaf->next;
+        it->i = 0;
+        if (!it->leaf)
+            return NULL;
+    }
+    return it->leaf->u.val[it->i];
+}
+
+void *bt_prev(bt_iter *it)
+{
+    if (!it->leaf)
+        return NULL;
+    if (it->i-- == 0) {
+        it->leaf = it->leaf->prev;
+        if (!it->leaf)
+            return NULL;
+        it->i = it->leaf->n - 1;
+    }
+    return it->leaf->u.val[it->i];
+}
+
+uint64_t bt_k1(const bt_iter *it) { return it->leaf->k1[it->i]; }
+uint64_t bt_k2(const bt_iter *it) { return it->leaf->k2[it->i]; }
+void *bt_val(const bt_iter *it) { return it->leaf->u.val[it->i]; }
+
+static void free_rec(bt_node *x)
+{
+    if (!x->leaf)
+        for (int i = 0; i < x->n; i++)
+            free_rec(x->u.kid[i]);
+    free(x);
+}
+
+void bt_destroy(bt_tree *t)
+{
+    if (t->root)
+        free_rec(t->root);
+    while (t->spare) {
+        bt_node *x = t->spare;
+        t->spare = x->next;
+        free(x);
+    }
+    t->root = NULL;
+    t->n = 0;
+    t->height = 0;
+}
+
+/* ---- invariant check ---- */
+
+typedef struct bt_chk {
+    int bad;
+    size_t n;
+    const bt_node *last_leaf;
+} bt_chk;
+
+typedef struct bt_bound {
+    int set;
+    uint64_t k1, k2;
+} bt_bound;
+
+/* Check the subtree x whose keys must lie in [lo, hi) (a bound is absent when not set). */
+static void check_rec(const bt_tree *t, const bt_node *x, int depth, bt_bound lo, bt_bound hi,
+                      bt_chk *c)
+{
+    if (x->n < (x == t->root ? (x->leaf ? 1 : 2) : BT_MIN) || x->n >= BT_ORDER)
+        c->bad++;
+    if (x->leaf) {
+        if (depth != t->height || x->prev != c->last_leaf ||
+            (c->last_leaf && c->last_leaf->next != x))
+            c->bad++;
+        c->last_leaf = x;
+        for (int i = 0; i < x->n; i++)
+            if ((i && !key_lt(x->k1[i - 1], x->k2[i - 1], x->k1[i], x->k2[i])) ||
+                (lo.set && key_lt(x->k1[i], x->k2[i], lo.k1, lo.k2)) ||
+                (hi.set && !key_lt(x->k1[i], x->k2[i], hi.k1, hi.k2)))
+                c->bad++;
+        c->n += (size_t)x->n;
+        return;
+    }
+    for (int i = 0; i < x->n; i++) {
+        if (i > 1 && !key_lt(x->k1[i - 1], x->k2[i - 1], x->k1[i], x->k2[i]))
+            c->bad++;
+        bt_bound l = i ? (bt_bound){1, x->k1[i], x->k2[i]} : lo;
+        bt_bound h = i + 1 < x->n ? (bt_bound){1, x->k1[i + 1], x->k2[i + 1]} : hi;
+        check_rec(t, x->u.kid[i], depth + 1, l, h, c);
+    }
+}
+
+int bt_check(const bt_tree *t)
+{
+    bt_chk c = {0, 0, NULL};
+    if (!t->root)
+        return t->n != 0 || t->height != 0;
+    bt_bound none = {0, 0, 0};
+    check_rec(t, t->root, 1, none, none, &c);
+    if (c.n != t->n || (c.last_leaf && c.last_leaf->next))
+        c.bad++;
+    return c.bad;
+}

@@ -1,0 +1,538 @@
+/* trace_bin.c - reader and writer of the binary trace form, version 1 (traces/FORMAT.md,
+ * "Binary format v1"; trace_bin.h).
+ *
+ * Layout: "AMSB", version byte 1, flags byte 0, two reserved zero bytes; a varint count of level
+ * names and the names (varint length + bytes); then one record per event and an end record.
+ * A record is an opcode byte (kind in bits 0-3, then STREAM, TIME, EXT and LEVEL flags), the
+ * changed state (level index, stream, time delta) the flags announce, the kind's positional
+ * fields as LEB128 varints (buffer ids as a zig-zag delta from the previous id), and with EXT a
+ * varint of extension bits and their fields (name, recorded address, transfer id, declared,
+ * prologue, into, donate, implicit). The end record (opcode 0) carries the record count, so a
+ * truncated file is an error, never a shorter run.
+ *
+ * Reading streams through one 1 MiB buffer (memory bounded whatever the file size); a record
+ * is decoded with at most one bounds check per varint and no per-byte branching beyond the
+ * varint loop. Errors are "FILE:RECORD: message" (the record number stands for the line). */
+#include "trace_bin.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_impl.h"
+
+#define BIN_CHUNK (1u << 20)   /* bytes of the read buffer */
+#define BIN_SLACK 4096u        /* refill when fewer bytes than this remain (a record is less) */
+#define BIN_NAME_MAX 255       /* bytes of a name, as native name= */
+#define BIN_MAX_LEVELS 4096
+
+/* opcode flags */
+enum { BF_KIND = 0x0f, BF_STREAM = 0x10, BF_TIME = 0x20, BF_EXT = 0x40, BF_LEVEL = 0x80 };
+/* extension bits */
+enum { BX_NAME = 1, BX_ADDR = 2, BX_ID = 4, BX_DECLARED = 8, BX_PROLOGUE = 16, BX_INTO = 32,
+       BX_DONATE = 64, BX_IMPLICIT = 128 };
+
+int trace_bin_magic(const unsigned char *p, size_t n)
+{
+    return n >= 4 && memcmp(p, TRACE_BIN_MAGIC, 4) == 0;
+}
+
+/* Kinds whose events carry a memory level (the others get the default level, as native). */
+static int kind_has_level(int k)
+{
+    return k == TR_ALLOC || k == TR_TRANSFER || k == TR_SEGMENT_ALLOC || k == TR_SEGMENT_FREE ||
+           k == TR_OOM_RECORDED;
+}
+
+static inline uint64_t zz_enc(uint64_t d) { return (d << 1) ^ (uint64_t)-(int64_t)(d >> 63); }
+static inline uint64_t zz_dec(uint64_t z) { return (z >> 1) ^ (uint64_t)-(int64_t)(z & 1); }
+
+/* ---- writer ------------------------------------------------------------------------------ */
+
+typedef struct bout {
+    FILE *f;
+    unsigned char buf[1 << 16];
+    size_t n;
+    int failed;
+} bout;
+
+static void bo_flush(bout *o)
+{
+    if (o->n && fwrite(o->buf, 1, o->n, o->f) != o->n)
+        o->failed = 1;
+    o->n = 0;
+}
+
+static inline void bo_byte(bout *o, unsigned b)
+{
+    if (o->n == sizeof o->buf)
+        bo_flush(o);
+    o->buf[o->n++] = (unsigned char)b;
+}
+
+static inline void bo_uv(bout *o, uint64_t v)
+{
+    if (o->n + 10 > sizeof o->buf)
+        bo_flush(o);
+    while (v >= 0x80) {
+        o->buf[o->n++] = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    o->buf[o->n++] = (unsigned char)v;
+}
+
+static void bo_bytes(bout *o, const void *p, size_t len)
+{
+    const unsigned char *s = p;
+    for (size_t i = 0; i < len; i++)
+        bo_byte(o, s[i]);
+}
+
+typedef struct bstate {
+    int32_t level;  /* table index of the current level, -1 before the first */
+    uint32_t stream;
+    uint64_t id;    /* previous buffer id (delta base) */
+    am_ps time;     /* previous time (ps) */
+} bstate;
+
+int trace_bin_write(FILE *out, trace *in, am_error *err)
+{
+    static bout o; /* 64 KiB: not on the stack */
+    const trace_opts *to = &in->opts;
+    o.f = out;
+    o.n = 0;
+    o.failed = 0;
+    bo_bytes(&o, TRACE_BIN_MAGIC, 4);
+    bo_byte(&o, TRACE_BIN_VERSION);
+    bo_byte(&o, 0);
+    bo_byte(&o, 0);
+    bo_byte(&o, 0);
+    bo_uv(&o, (uint64_t)(to->nlevels > 0 ? to->nlevels : 0));
+    for (int i = 0; i < to->nlevels; i++) {
+        const char *nm = to->level_names[i] ? to->level_names[i] : "";
+        bo_uv(&o, strlen(nm));
+        bo_bytes(&o, nm, strlen(nm));
+    }
+    bstate st = {-1, 0, 0, 0};
+    unsigned long long count = 0;
+    tr_event ev;
+    int r;
+    while ((r = trace_next(in, &ev, err)) == 1) {
+        int k = (int)ev.kind;
+        if (k < TR_ALLOC || k > TR_USE)
+            return am_fail(err, AM_EINTERNAL, "binary trace writer: unknown event kind %d", k);
+        unsigned op = (unsigned)k, ext = 0;
+        if (kind_has_level(k)) {
+            if (ev.level < 0 || ev.level >= to->nlevels)
+                return am_fail(err, AM_EINTERNAL, "binary trace writer: event of line %lu names "
+                               "level %d, which the config does not have", ev.line, (int)ev.level);
+            if (ev.level != st.level)
+                op |= BF_LEVEL;
+        }
+        if (k == TR_TRANSFER && (ev.dst_level < 0 || ev.dst_level >= to->nlevels))
+            return am_fail(err, AM_EINTERNAL, "binary trace writer: transfer of line %lu to level "
+                           "%d, which the config does not have", ev.line, (int)ev.dst_level);
+        if (ev.stream != st.stream)
+            op |= BF_STREAM;
+        am_ps at = ev.time;
+        if (at != AM_TIME_NONE) {
+            op |= BF_TIME;
+            if (at < st.time) /* clamp as the native writer does: the host clock never goes back */
+                at = st.time;
+        }
+        if (ev.name)
+            ext |= BX_NAME;
+        if (k == TR_ALLOC && ev.addr != TR_NO_ADDR)
+            ext |= BX_ADDR;
+        if (k == TR_TRANSFER && ev.id != TR_NO_ADDR)
+            ext |= BX_ID;
+        if (k == TR_SEGMENT_ALLOC && ev.declared)
+            ext |= BX_DECLARED;
+        if (k == TR_ALLOC && ev.line == 0)
+            ext |= BX_PROLOGUE;
+        if (ev.has_into)
+            ext |= BX_INTO;
+        if (ev.has_donate)
+            ext |= BX_DONATE;
+        if (ev.implicit)
+            ext |= BX_IMPLICIT;
+        if (ext)
+            op |= BF_EXT;
+        bo_byte(&o, op);
+        if (op & BF_LEVEL)
+            bo_uv(&o, (uint64_t)(st.level = ev.level));
+        if (op & BF_STREAM)
+            bo_uv(&o, st.stream = ev.stream);
+        if (op & BF_TIME) {
+            bo_uv(&o, at - st.time);
+            st.time = at;
+        }
+        switch (k) {
+        case TR_ALLOC:
+            bo_uv(&o, zz_enc(ev.id - st.id));
+            st.id = ev.id;
+            bo_uv(&o, ev.bytes);
+            break;
+        case TR_FREE:
+        case TR_FREE_REQUESTED:
+        case TR_FREE_COMPLETED:
+        case TR_USE:
+            bo_uv(&o, zz_enc(ev.id - st.id));
+            st.id = ev.id;
+            break;
+        case TR_TRANSFER:
+            bo_uv(&o, (uint64_t)ev.dst_level);
+            bo_uv(&o, ev.bytes);
+            break;
+        case TR_COMPUTE:
+            bo_uv(&o, ev.duration);
+            break;
+        case TR_RECORD:
+        case TR_WAIT:
+            bo_uv(&o, ev.arg);
+            break;
+        case TR_SYNC:
+            break;
+        case TR_SEGMENT_ALLOC:
+        case TR_SEGMENT_FREE:
+            bo_uv(&o, ev.addr);
+            bo_uv(&o, ev.bytes);
+            break;
+        default: /* TR_OOM_RECORDED */
+            bo_uv(&o, ev.bytes);
+            break;
+        }
+        if (ext) {
+            bo_uv(&o, ext);
+            if (ext & BX_NAME) {
+                size_t len = strlen(ev.name);
+                bo_uv(&o, len);
+                bo_bytes(&o, ev.name, len);
+            }
+            if (ext & BX_ADDR)
+                bo_uv(&o, ev.addr);
+            if (ext & BX_ID)
+                bo_uv(&o, ev.id);
+            if (ext & BX_INTO)
+                bo_uv(&o, ev.into);
+            if (ext & BX_DONATE)
+                bo_uv(&o, ev.donate);
+        }
+        count++;
+    }
+    if (r < 0)
+        return -1;
+    bo_byte(&o, 0); /* end record */
+    bo_uv(&o, count);
+    bo_flush(&o);
+    if (o.failed || fflush(out) != 0 || ferror(out))
+        return am_fail(err, AM_EINPUT, "binary trace writer: write error: %s", strerror(errno));
+    return 0;
+}
+
+/* ---- reader ------------------------------------------------------------------------------ */
+
+typedef struct binr {
+    unsigned char *buf;     /* BIN_CHUNK bytes */
+    size_t pos, end;        /* unread bytes buf[pos, end) */
+    int eof, done;
+    unsigned long rec;      /* records read */
+    size_t nlv;
+    int32_t *lvmap;         /* table index -> config level, -1 unknown */
+    char **lvname;          /* table names, for messages */
+    bstate st;
+    char name[BIN_NAME_MAX + 1];
+} binr;
+
+static int bin_next(trace *t, tr_event *ev, am_error *err);
+static void bin_close(trace *t);
+
+static const struct trace_reader bin_reader = {"binary", bin_next, bin_close};
+
+#define BFAIL(...) am_fail_at(err, t->path, b->rec, 0, __VA_ARGS__)
+
+/* Keep at least BIN_SLACK unread bytes in the buffer unless the file ends first. */
+static int bin_fill(trace *t, binr *b, am_error *err)
+{
+    size_t avail = b->end - b->pos;
+    if (b->eof || avail >= BIN_SLACK)
+        return 0;
+    memmove(b->buf, b->buf + b->pos, avail);
+    b->pos = 0;
+    b->end = avail;
+    while (!b->eof && b->end < BIN_CHUNK) {
+        size_t r = fread(b->buf + b->end, 1, BIN_CHUNK - b->end, t->f);
+        b->end += r;
+        if (r == 0) {
+            if (ferror(t->f))
+                return am_fail_at(err, t->path, b->rec + 1, 0, "read error: %s", strerror(errno));
+            b->eof = 1;
+        }
+    }
+    return 0;
+}
+
+/* LEB128 varint from [*pp, e): 0 and *v, or -1 when truncated or longer than 64 bits. */
+static inline int get_uv(const unsigned char **pp, const unsigned char *e, uint64_t *v)
+{
+    const unsigned char *p = *pp;
+    if (p < e && *p < 0x80) {
+        *v = *p;
+        *pp = p + 1;
+        return 0;
+    }
+    uint64_t x = 0;
+    for (unsigned s = 0; p < e && s < 64; s += 7) {
+        unsigned c = *p++;
+        if (s == 63 && c > 1)
+            return -1;
+        x |= (uint64_t)(c & 0x7f) << s;
+        if (!(c & 0x80)) {
+            *v = x;
+            *pp = p;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int bin_level(trace *t, binr *b, uint64_t idx, int32_t *out, am_error *err)
+{
+    if (idx >= b->nlv)
+        return BFAIL("bad level index %llu (the file names %zu levels)", (unsigned long long)idx,
+                     b->nlv);
+    if (b->lvmap[idx] >= 0) {
+        *out = b->lvmap[idx];
+        return 0;
+    }
+    char known[512];
+    size_t k = 0;
+    known[0] = 0;
+    for (int i = 0; i < t->opts.nlevels && k < sizeof known; i++) {
+        int w = snprintf(known + k, sizeof known - k, "%s%s", i ? ", " : "",
+                         t->opts.level_names[i] ? t->opts.level_names[i] : "?");
+        if (w < 0)
+            break;
+        k += (size_t)w;
+    }
+    return BFAIL("unknown level '%s' (configured: %s)", b->lvname[idx],
+                 t->opts.nlevels > 0 ? known : "none");
+}
+
+int trace_bin_open(trace *t, am_error *err)
+{
+    binr *b = am_calloc(1, sizeof *b);
+    b->buf = am_malloc(BIN_CHUNK);
+    b->st.level = -1;
+    t->impl = b;
+    t->reader = &bin_reader;
+    if (bin_fill(t, b, err))
+        return -1;
+    const unsigned char *p = b->buf + b->pos, *e = b->buf + b->end;
+    if (e - p < 8 || !trace_bin_magic(p, 8))
+        return am_fail(err, AM_EINPUT, "%s: truncated binary trace header", t->path);
+    if (p[4] != TRACE_BIN_VERSION)
+        return am_fail(err, AM_EINPUT, "%s: unsupported binary trace version %u (this amsim "
+                       "reads %d)", t->path, p[4], TRACE_BIN_VERSION);
+    if (p[5] || p[6] || p[7])
+        return am_fail(err, AM_EINPUT, "%s: binary trace header: unknown flags", t->path);
+    p += 8;
+    uint64_t n;
+    if (get_uv(&p, e, &n) || n > BIN_MAX_LEVELS)
+        return am_fail(err, AM_EINPUT, "%s: binary trace header: bad level table", t->path);
+    b->nlv = (size_t)n;
+    b->lvmap = am_calloc(b->nlv ? b->nlv : 1, sizeof *b->lvmap);
+    b->lvname = am_calloc(b->nlv ? b->nlv : 1, sizeof *b->lvname);
+    for (size_t i = 0; i < b->nlv; i++) {
+        uint64_t len;
+        if (get_uv(&p, e, &len) || len > BIN_NAME_MAX || (uint64_t)(e - p) < len)
+            return am_fail(err, AM_EINPUT, "%s: binary trace header: bad level name", t->path);
+        b->lvname[i] = am_malloc((size_t)len + 1);
+        memcpy(b->lvname[i], p, (size_t)len);
+        b->lvname[i][len] = 0;
+        b->lvmap[i] = trace_level_lookup(t, (const char *)p, (size_t)len);
+        p += len;
+    }
+    b->pos = (size_t)(p - b->buf);
+    return 0;
+}
+
+#define GET(v)                                                                 \
+    do {                                                                       \
+        if (get_uv(&p, e, &(v)))                                               \
+            return BFAIL("truncated or malformed record");                     \
+    } while (0)
+
+static int bin_next(trace *t, tr_event *ev, am_error *err)
+{
+    binr *b = t->impl;
+    if (b->done)
+        return 0;
+    if (b->end - b->pos < BIN_SLACK && bin_fill(t, b, err))
+        return -1;
+    const unsigned char *p = b->buf + b->pos, *e = b->buf + b->end;
+    b->rec++;
+    if (p == e)
+        return BFAIL("truncated binary trace: no end record after %lu records", b->rec - 1);
+    unsigned op = *p++;
+    if (op == 0) { /* end record: the count, then nothing */
+        uint64_t n;
+        b->rec--;
+        GET(n);
+        if (n != b->rec)
+            return BFAIL("end record counts %llu records, the file holds %lu",
+                         (unsigned long long)n, b->rec);
+        b->pos = (size_t)(p - b->buf);
+        if (b->pos != b->end || !b->eof) {
+            if (bin_fill(t, b, err))
+                return -1;
+            if (b->pos != b->end)
+                return BFAIL("data after the end record");
+        }
+        b->done = 1;
+        return 0;
+    }
+    int k = (int)(op & BF_KIND);
+    if (k < TR_ALLOC || k > TR_USE)
+        return BFAIL("bad record kind %d (opcode 0x%02x)", k, op);
+    uint64_t v;
+    if (op & BF_LEVEL) {
+        GET(v);
+        if (v >= b->nlv)
+            return BFAIL("bad level index %llu (the file names %zu levels)", (unsigned long long)v,
+                         b->nlv);
+        b->st.level = (int32_t)v;
+    }
+    if (op & BF_STREAM) {
+        GET(v);
+        if (v > TR_ALL)
+            return BFAIL("bad stream %llu: out of range (max 4294967294)", (unsigned long long)v);
+        b->st.stream = (uint32_t)v;
+    }
+    if (b->st.stream == TR_ALL && k != TR_SYNC)
+        return BFAIL("bad stream 4294967295: out of range (max 4294967294)");
+    ev->kind = (tr_kind)k;
+    ev->stream = b->st.stream;
+    ev->level = t->opts.default_level;
+    ev->dst_level = -1;
+    ev->id = TR_NO_ADDR;
+    ev->bytes = 0;
+    ev->time = AM_TIME_NONE;
+    ev->duration = 0;
+    ev->arg = 0;
+    ev->addr = TR_NO_ADDR;
+    ev->name = NULL;
+    ev->line = b->rec;
+    ev->col = 0;
+    ev->declared = 0;
+    ev->implicit = 0;
+    ev->has_into = 0;
+    ev->has_donate = 0;
+    ev->into = 0;
+    ev->donate = 0;
+    if (op & BF_TIME) {
+        GET(v);
+        if (b->st.time + v < b->st.time)
+            return BFAIL("time out of range (more than 2^64 ps)");
+        b->st.time += v;
+        ev->time = b->st.time;
+    }
+    if (kind_has_level(k)) {
+        if (b->st.level < 0)
+            return BFAIL("record names no level");
+        if (bin_level(t, b, (uint64_t)b->st.level, &ev->level, err))
+            return -1;
+    }
+    switch (k) {
+    case TR_ALLOC:
+        GET(v);
+        ev->id = b->st.id += zz_dec(v);
+        GET(ev->bytes);
+        break;
+    case TR_FREE:
+    case TR_FREE_REQUESTED:
+    case TR_FREE_COMPLETED:
+    case TR_USE:
+        GET(v);
+        ev->id = b->st.id += zz_dec(v);
+        break;
+    case TR_TRANSFER:
+        GET(v);
+        if (bin_level(t, b, v, &ev->dst_level, err))
+            return -1;
+        GET(ev->bytes);
+        break;
+    case TR_COMPUTE:
+        GET(ev->duration);
+        break;
+    case TR_RECORD:
+    case TR_WAIT:
+        GET(ev->arg);
+        break;
+    case TR_SYNC:
+        break;
+    case TR_SEGMENT_ALLOC:
+    case TR_SEGMENT_FREE:
+        GET(ev->addr);
+        GET(ev->bytes);
+        break;
+    default: /* TR_OOM_RECORDED */
+        GET(ev->bytes);
+        break;
+    }
+    if (op & BF_EXT) {
+        uint64_t x;
+        GET(x);
+        if (x > 0xff)
+            return BFAIL("unknown extension bits 0x%llx", (unsigned long long)x);
+        if (x & BX_NAME) {
+            GET(v);
+            if (v == 0 || v > BIN_NAME_MAX)
+                return BFAIL("bad name length %llu (1 to %d bytes)", (unsigned long long)v,
+                             BIN_NAME_MAX);
+            if ((uint64_t)(e - p) < v)
+                return BFAIL("truncated or malformed record");
+            for (size_t i = 0; i < v; i++) {
+                unsigned char c = p[i];
+                if (c < 0x20 || c == 0x7f)
+                    return BFAIL("name contains a control character");
+                b->name[i] = (char)c;
+            }
+            b->name[v] = 0;
+            p += v;
+            ev->name = b->name;
+        }
+        if (x & BX_ADDR)
+            GET(ev->addr);
+        if (x & BX_ID)
+            GET(ev->id);
+        if (x & BX_INTO) {
+            GET(ev->into);
+            ev->has_into = 1;
+        }
+        if (x & BX_DONATE) {
+            GET(ev->donate);
+            ev->has_donate = 1;
+        }
+        ev->declared = (x & BX_DECLARED) != 0;
+        ev->implicit = (x & BX_IMPLICIT) != 0;
+        if (x & BX_PROLOGUE)
+            ev->line = 0;
+    }
+    b->pos = (size_t)(p - b->buf);
+    return 1;
+}
+
+static void bin_close(trace *t)
+{
+    binr *b = t->impl;
+    if (!b)
+        return;
+    for (size_t i = 0; i < b->nlv; i++)
+        free(b->lvname[i]);
+    free(b->lvname);
+    free(b->lvmap);
+    free(b->buf);
+    free(b);
+    t->impl = NULL;
+}

@@ -1,0 +1,146 @@
+/* test_btree.c - the B+-tree (models/btree.c) against the treap (models/ordset.c) it replaces in
+ * the free sets: seeded random inserts, removals, lower bounds, first/last and iteration in
+ * both directions, with both structures' invariant checks, at sizes that exercise splits,
+ * borrowing, merging and a root that grows and shrinks. */
+#include <CUnit/CUnit.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "../../models/btree.h"
+#include "../../models/ordset.h"
+#include "testutil.h"
+
+static uint64_t rng(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+typedef struct item {
+    os_node node; /* first: an os_node pointer is the item's */
+    int in;
+} item;
+
+/* One run: `cap` items with k1 from [0, k1_range) (many ties, as sizes have) and distinct k2;
+ * `steps` random operations (filling during the first third, draining during the last),
+ * comparing every answer with the treap's; invariant checks every check_every steps. */
+static void run(uint64_t seed, size_t cap, size_t steps, uint64_t k1_range, size_t check_every)
+{
+    item *it = calloc(cap, sizeof *it);
+    os_tree ot = {.no_aug = 1};
+    bt_tree bt = {0};
+    int bad = 0;
+    for (size_t i = 0; i < cap; i++) {
+        it[i].node.k1 = rng(&seed) % k1_range;
+        it[i].node.k2 = i * 7 + 3;
+    }
+    for (size_t s = 0; s < steps; s++) {
+        uint64_t r = rng(&seed);
+        item *x = &it[r % cap];
+        unsigned q = (unsigned)((r >> 40) % 4);
+        int want_in = s < steps / 3 ? q != 0 : s > 2 * steps / 3 ? q == 0 : q & 1;
+        if (want_in && !x->in) {
+            os_insert(&ot, &x->node);
+            bt_insert(&bt, x->node.k1, x->node.k2, x);
+            x->in = 1;
+        } else if (!want_in && x->in) {
+            os_remove(&ot, &x->node);
+            if (bt_remove(&bt, x->node.k1, x->node.k2) != x)
+                bad++;
+            x->in = 0;
+        } else if (!x->in && bt_remove(&bt, x->node.k1, x->node.k2) != NULL) {
+            bad++;
+        }
+        uint64_t q1 = rng(&seed) % (k1_range + 1), q2 = rng(&seed) % (cap * 7 + 8);
+        bt_iter bi;
+        item *a = (item *)(void *)os_lower_bound(&ot, q1, q2);
+        item *b = bt_lower_bound(&bt, q1, q2, &bi);
+        if (a != b || (b && (bt_k1(&bi) != b->node.k1 || bt_k2(&bi) != b->node.k2 ||
+                             bt_val(&bi) != b)))
+            bad++;
+        if (b) { /* a few steps both ways from the lower bound */
+            os_node *on = &a->node, *op = &a->node;
+            bt_iter bn = bi, bp = bi;
+            for (int k = 0; k < 3; k++) {
+                on = on ? os_next(on) : NULL;
+                op = op ? os_prev(op) : NULL;
+                if ((void *)on != bt_next(&bn) || (void *)op != bt_prev(&bp))
+                    bad++;
+            }
+        }
+        if ((void *)os_first(&ot) != bt_first(&bt, NULL) ||
+            (void *)os_last(&ot) != bt_last(&bt, NULL))
+            bad++;
+        if (bt.n != ot.n || bt_find(&bt, x->node.k1, x->node.k2) != (x->in ? x : NULL))
+            bad++;
+        if (s % check_every == 0 && (bt_check(&bt) || os_check(&ot)))
+            bad++;
+    }
+    /* full iteration both ways */
+    bt_iter i;
+    os_node *o = os_first(&ot);
+    for (void *v = bt_first(&bt, &i); v || o; v = bt_next(&i), o = o ? os_next(o) : NULL)
+        if (v != (void *)o) {
+            bad++;
+            break;
+        }
+    o = os_last(&ot);
+    for (void *v = bt_last(&bt, &i); v || o; v = bt_prev(&i), o = o ? os_prev(o) : NULL)
+        if (v != (void *)o) {
+            bad++;
+            break;
+        }
+    if (bt_check(&bt))
+        bad++;
+    /* drain completely: the root must collapse to empty */
+    for (size_t k = 0; k < cap; k++)
+        if (it[k].in && bt_remove(&bt, it[k].node.k1, it[k].node.k2) != &it[k])
+            bad++;
+    if (bt.n != 0 || bt.root != NULL || bt_check(&bt))
+        bad++;
+    CU_ASSERT_EQUAL(bad, 0);
+    bt_destroy(&bt);
+    free(it);
+}
+
+static void test_small(void)
+{
+    for (uint64_t seed = 1; seed <= 20; seed++)
+        run(seed, 1 + seed * 3, 2000, 5, 1);
+}
+
+static void test_medium(void)
+{
+    run(42, 3000, 60000, 40, 97);
+    run(43, 3000, 60000, 1ULL << 40, 97);
+}
+
+static void test_large(void) { run(7, 200000, 600000, 1000, 50021); }
+
+static void test_empty(void)
+{
+    bt_tree t = {0};
+    bt_iter i;
+    int v;
+    CU_ASSERT_PTR_NULL(bt_first(&t, &i));
+    CU_ASSERT_PTR_NULL(bt_last(&t, NULL));
+    CU_ASSERT_PTR_NULL(bt_lower_bound(&t, 0, 0, &i));
+    CU_ASSERT_PTR_NULL(bt_remove(&t, 1, 2));
+    CU_ASSERT_EQUAL(bt_check(&t), 0);
+    bt_insert(&t, 5, 5, &v);
+    CU_ASSERT_PTR_NULL(bt_lower_bound(&t, 5, 6, NULL));
+    CU_ASSERT_PTR_EQUAL(bt_lower_bound(&t, 5, 5, NULL), &v);
+    CU_ASSERT_PTR_EQUAL(bt_remove(&t, 5, 5), &v);
+    CU_ASSERT_EQUAL(bt_check(&t), 0);
+    bt_destroy(&t);
+}
+
+void suite_btree(void)
+{
+    TU_SUITE("btree", {"empty and single key", test_empty},
+             {"small trees against the treap", test_small},
+             {"medium trees against the treap", test_medium},
+             {"200k keys against the treap", test_large});
+}
