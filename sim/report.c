@@ -242,6 +242,9 @@ void report_json(FILE *f, sim *s, const report_trace *t)
         json_ku64(&w, "capacity", mem_capacity(m));
         json_ku64(&w, "peak_live_bytes", lm.peak_live);
         json_ku64(&w, "peak_reserved_bytes", lm.peak_reserved);
+        /* peak live is the lower bound on any placement: the policy's gap to it */
+        json_ku64(&w, "gap_to_lower_bound_bytes",
+                  lm.peak_reserved > lm.peak_live ? lm.peak_reserved - lm.peak_live : 0);
         json_ku64(&w, "peak_allocated_bytes", mm->peak_allocated_bytes);
         json_kreal(&w, "utilization", lm.utilization);
         json_kreal(&w, "fragmentation_ratio", lm.fragmentation_ratio);
