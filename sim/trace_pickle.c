@@ -559,17 +559,25 @@ static void declare(trace *t, tp_impl *im, uint64_t addr, uint64_t size, uint32_
 /* From a parsed document to the event array. */
 static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
 {
-    const pkl_value *segs = pkl_get(root, "segments"), *dt = pkl_get(root, "device_traces");
-    if (!root || root->type != PKL_DICT || !segs || segs->type != PKL_LIST || !dt ||
-        dt->type != PKL_LIST)
+    if (!root || root->type != PKL_DICT)
         return am_fail(err, AM_EINPUT, "%s: not a PyTorch memory snapshot: the top-level "
                        "value is a %s, expected a dict with lists 'segments' and "
                        "'device_traces'", t->path, root ? pkl_type_name(root->type) : "nothing");
+    const pkl_value *segs = pkl_get(root, "segments"), *dt = pkl_get(root, "device_traces");
+    static const char *const keys[] = {"segments", "device_traces"};
+    const pkl_value *vals[] = {segs, dt};
+    for (int k = 0; k < 2; k++)
+        if (!vals[k] || vals[k]->type != PKL_LIST)
+            return am_fail(err, AM_EINPUT, "%s: not a PyTorch memory snapshot: '%s' is %s%s, "
+                           "expected a list", t->path, keys[k], vals[k] ? "a " : "missing",
+                           vals[k] ? pkl_type_name(vals[k]->type) : "");
     int dev = t->opts.device;
+    if (dt->len == 0)
+        return am_fail(err, AM_EINPUT, "%s: the snapshot has no device traces", t->path);
     if (dev < 0 || (size_t)dev >= dt->len)
         return am_fail(err, AM_EINPUT, "%s: device %d: the snapshot has traces for %zu "
                        "device%s (0..%zu)", t->path, dev, dt->len, dt->len == 1 ? "" : "s",
-                       dt->len ? dt->len - 1 : 0);
+                       dt->len - 1);
     const pkl_value *list = dt->items[dev];
     if (list->type != PKL_LIST)
         return am_fail(err, AM_EINPUT, "%s: device_traces[%d] is a %s, expected a list",
