@@ -29,10 +29,13 @@
  * previous one, and the old file is kept as PREVIOUS.txt next to it.
  *
  * usage: build/amsim-bench [--amsim PATH] [--config YAML] [--results FILE] [--quick]
- *   --quick skips the 10M and 50M traces and the largest populations (a smoke run). */
+ *                          [--only e2e,read,mem,batch,micro]
+ *   --quick skips the 10M and 50M traces and the largest populations (a smoke run);
+ *   --only runs some sections (the results file then holds only their figures). */
 #define _DEFAULT_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -57,6 +60,18 @@ static const char *amsim_bin = "build/amsim";
 static const char *config_path = "configs/default.yaml";
 static const char *results_path = "bench/results/LATEST.txt";
 static int quick;
+static const char *only_sections; /* comma list of sections to run (e2e, read, mem, batch, micro); NULL = all */
+
+static int want(const char *section)
+{
+    if (!only_sections)
+        return 1;
+    size_t n = strlen(section);
+    for (const char *p = only_sections; (p = strstr(p, section)) != NULL; p += n)
+        if ((p == only_sections || p[-1] == ',') && (p[n] == 0 || p[n] == ','))
+            return 1;
+    return 0;
+}
 static char tmpdir[400];
 
 /* ---- small helpers ------------------------------------------------------------------------ */
@@ -497,8 +512,11 @@ static uint64_t write_csv(const char *path, uint64_t nbuf, uint64_t seed)
 typedef struct runres {
     double wall;   /* s */
     long rss_kb;   /* peak resident set, KiB */
-    int status;    /* exit status, or 128 + signal */
+    int status;    /* exit status, or 128 + signal; RUN_TIMEOUT when killed for taking too long */
 } runres;
+
+#define RUN_TIMEOUT 999
+static double run_limit = 60; /* s of wall time a child may take */
 
 static runres run_cmd(const char *const *argv, const char *errfile)
 {
@@ -519,15 +537,25 @@ static runres run_cmd(const char *const *argv, const char *errfile)
         execv(argv[0], (char *const *)(uintptr_t)argv);
         _exit(127);
     }
-    int st = 0;
+    int st = 0, killed = 0;
     struct rusage ru;
-    if (wait4(pid, &st, 0, &ru) < 0) {
-        perror("bench: wait4");
-        return r;
+    for (;;) {
+        pid_t w = wait4(pid, &st, WNOHANG, &ru);
+        if (w == pid)
+            break;
+        if (w < 0) {
+            perror("bench: wait4");
+            return r;
+        }
+        if (!killed && now_s() - t0 > run_limit) {
+            kill(pid, SIGKILL);
+            killed = 1;
+        }
+        usleep(2000);
     }
     r.wall = now_s() - t0;
     r.rss_kb = ru.ru_maxrss;
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    r.status = killed ? RUN_TIMEOUT : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     return r;
 }
 
@@ -590,7 +618,7 @@ static int policy_named(const char *name, const char *const *list)
 static void bench_end_to_end(const char *label, const char *tpath, uint64_t events,
                              const char *const *only, int reps)
 {
-    printf("\n== end to end: %s (%" PRIu64 " events, %.1f MB native text), amsim run -q "
+    printf("\n== end to end: %s (%" PRIu64 " events, %.1f MB on disk), amsim run -q "
            "on one core ==\n", label, events, (double)file_size(tpath) / 1e6);
     printf("%-12s %18s %18s %14s\n", "policy", "with placements", "without outputs", "peak RSS");
     for (const struct alloc_ops *const *p = alloc_all(); *p; p++) {
@@ -598,6 +626,10 @@ static void bench_end_to_end(const char *label, const char *tpath, uint64_t even
         if (only && !policy_named(name, only))
             continue;
         runres a = run_amsim(tpath, name, 1, reps);
+        if (a.status == RUN_TIMEOUT) {
+            printf("%-12s did not finish within %.0f s: no figure\n", name, run_limit);
+            continue;
+        }
         if (a.status != 0) {
             printf("%-12s failed with status %d", name, a.status);
             print_run_error();
@@ -726,7 +758,7 @@ static void bench_micro(void)
     printf("%-12s", "policy");
     for (int i = 0; i < npops; i++)
         printf(" %9zu lifo %9zu rand", pops[i], pops[i]);
-    printf(" %13s\n", "1M/1k (rand)");
+    printf(" %13s\n", npops == 4 ? "1M/1k (rand)" : "100k/1k rand");
     for (const struct alloc_ops *const *p = alloc_all(); *p; p++) {
         double first = 0, last = 0;
         printf("%-12s", (*p)->name);
@@ -942,12 +974,15 @@ int main(int argc, char **argv)
             config_path = argv[++i];
         else if (!strcmp(argv[i], "--results") && i + 1 < argc)
             results_path = argv[++i];
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            only_sections = argv[++i];
         else {
-            fprintf(stderr, "usage: bench [--amsim PATH] [--config YAML] [--results FILE] "
-                            "[--quick]\n");
+            fprintf(stderr, "usage: amsim-bench [--amsim PATH] [--config YAML] [--results FILE] "
+                            "[--quick] [--only e2e,read,mem,batch,micro]\n");
             return 1;
         }
     }
+    setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows line by line even into a file */
     if (access(amsim_bin, X_OK) != 0) {
         fprintf(stderr, "bench: no amsim at %s (make first)\n", amsim_bin);
         return 1;
@@ -972,25 +1007,31 @@ int main(int argc, char **argv)
     double t0 = now_s();
     const char *t1m = tmp_path("train-1M.trace"), *t10m = tmp_path("train-10M.trace");
     const char *s1m = tmp_path("serve-1M.trace"), *c1m = tmp_path("lifetimes-1M.csv");
+    int big = !quick && (want("e2e") || want("read"));
     uint64_t n1m = write_train(t1m, 1000000, 1);
     uint64_t ns = write_serve(s1m, 1000000, 2);
     uint64_t nc = write_csv(c1m, 1000000, 3);
-    uint64_t n10m = quick ? 0 : write_train(t10m, 10000000, 10);
+    uint64_t n10m = big ? write_train(t10m, 10000000, 10) : 0;
     printf("generated in %.1f s: train-1M %.1f MB, serve-1M %.1f MB, lifetimes-1M.csv %.1f MB%s\n",
            now_s() - t0, (double)file_size(t1m) / 1e6, (double)file_size(s1m) / 1e6,
-           (double)file_size(c1m) / 1e6, quick ? "" : ", train-10M");
+           (double)file_size(c1m) / 1e6, big ? ", train-10M" : "");
 
     static const char *const main3[] = {"bfc", "caching", "best_fit", NULL};
-    bench_end_to_end("train-1M", t1m, n1m, NULL, 3);
-    if (!quick)
-        bench_end_to_end("train-10M", t10m, n10m, main3, 1);
-    bench_end_to_end("serve-1M", s1m, ns, main3, 2);
-    bench_end_to_end("lifetimes-1M", c1m, nc, main3, 2);
-    bench_readers(quick ? t1m : t10m, cfg);
-    if (!quick)
+    if (want("e2e")) {
+        bench_end_to_end("train-1M", t1m, n1m, NULL, 3);
+        if (big)
+            bench_end_to_end("train-10M", t10m, n10m, main3, 1);
+        bench_end_to_end("serve-1M", s1m, ns, main3, 2);
+        bench_end_to_end("lifetimes-1M", c1m, nc, main3, 2);
+    }
+    if (want("read"))
+        bench_readers(big ? t10m : t1m, cfg);
+    if (want("mem") && !quick)
         bench_memory(t1m);
-    bench_batch(t1m);
-    bench_micro();
+    if (want("batch"))
+        bench_batch(t1m);
+    if (want("micro"))
+        bench_micro();
 
     print_comparison();
     write_results();

@@ -264,10 +264,9 @@ static int extend(bfc *b, uint64_t rounded)
 /* FindChunkPtr: smallest free chunk >= rounded, lowest address among equals. */
 static chunk *find_chunk(bfc *b, uint64_t rounded, uint64_t requested)
 {
-    chunk *c = bt_lower_bound(&b->free_set, rounded, 0, NULL);
+    chunk *c = bt_remove_lower_bound(&b->free_set, rounded, 0); /* found and taken out */
     if (!c)
         return NULL;
-    bin_remove(b, c);
     if (c->size >= 2 * rounded || c->size - rounded >= b->max_frag) {
         chunk *rest = chunk_new(b);
         rest->addr = c->addr + rounded;

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "btree.h"
 #include "ordset.h"
 
 #define CACH_MIN_BLOCK 512ULL               /* kMinBlockSize */
@@ -84,7 +85,8 @@ static const opt_desc cach_opt_table[] = {
 typedef struct cseg cseg;
 
 typedef struct cblock {
-    os_node node;            /* free tree (k1 size, k2 addr) or unmapped tree (k1 addr) */
+    os_node node;            /* unmapped tree (k1 addr) */
+    uint64_t key_size, key_addr; /* its key in the free tree (size, addr when filed) */
     uint64_t addr, size;     /* bytes */
     uint64_t requested;      /* bytes asked for, 0 when free */
     struct cblock *prev, *next; /* neighbours inside the segment, address order */
@@ -108,9 +110,15 @@ struct cseg {
     uint64_t *phys;          /* expandable: physical address per page, UINT64_MAX unmapped */
 };
 
+#define CB_SLAB 1024
+typedef struct cb_slab {
+    struct cb_slab *next;
+    cblock b[CB_SLAB];
+} cb_slab;
+
 /* Per pool: free and unmapped trees per stream, and the lookup counter used for block age. */
 typedef struct cpool {
-    os_tree *free;           /* [nstreams] */
+    bt_tree *free;           /* [nstreams]: free blocks by (size, addr) -> cblock (B+-tree) */
     os_tree *unmapped;       /* [nstreams], expandable segments only */
     cseg **expseg;           /* [nstreams], expandable segment of each stream */
     size_t nstreams;
@@ -130,6 +138,8 @@ typedef struct cach {
     cstat allocation, segment, active, inactive_split;   /* counts */
     cstat allocated_bytes, reserved_bytes, active_bytes, inactive_split_bytes, requested_bytes;
     uint64_t num_alloc_retries, num_ooms, num_device_alloc, num_device_free;
+    cb_slab *slabs;          /* block records */
+    cblock *spare;           /* unused block records, linked by next */
 } cach;
 
 static void st_add(cstat *s, uint64_t v)
@@ -195,7 +205,7 @@ static void ensure_stream(cpool *p, uint32_t s)
     p->unmapped = am_realloc(p->unmapped, n * sizeof *p->unmapped);
     p->expseg = am_realloc(p->expseg, n * sizeof *p->expseg);
     for (size_t i = p->nstreams; i < n; i++) {
-        p->free[i] = (os_tree){.no_aug = 1};  /* best fit only: no subtree maximum */
+        p->free[i] = (bt_tree){0};
         p->unmapped[i] = (os_tree){.root = NULL};
         p->expseg[i] = NULL;
     }
@@ -209,10 +219,9 @@ static void pool_insert(cach *c, cblock *b)
 {
     cpool *p = &c->pool[b->seg->pool];
     ensure_stream(p, b->stream);
-    b->node.k1 = b->size;
-    b->node.k2 = b->addr;
-    b->node.val = 0;
-    os_insert(&p->free[b->stream], &b->node);
+    b->key_size = b->size;
+    b->key_addr = b->addr;
+    bt_insert(&p->free[b->stream], b->size, b->addr, b);
     b->in_tree = 1;
     b->gc_base = p->lookups;
     /* inactive_split: free pieces of partly used (non-expandable) segments */
@@ -225,13 +234,30 @@ static void pool_insert(cach *c, cblock *b)
 
 static void pool_remove(cach *c, cblock *b)
 {
-    os_remove(&c->pool[b->seg->pool].free[b->stream], &b->node);
+    bt_remove(&c->pool[b->seg->pool].free[b->stream], b->key_size, b->key_addr);
     b->in_tree = 0;
     if (b->split_counted) {
         st_sub(&c->inactive_split_bytes, b->size);
         st_sub(&c->inactive_split, 1);
         b->split_counted = 0;
     }
+}
+
+/* The free block after / before b in its tree's key order, valid whether or not b is still in
+ * the tree (walks that release blocks step by key, since releasing changes the tree). */
+static cblock *free_after(const bt_tree *t, const cblock *b)
+{
+    bt_iter it;
+    cblock *x = bt_lower_bound(t, b->key_size, b->key_addr, &it);
+    return x == b ? bt_next(&it) : x;
+}
+
+static cblock *free_before(const bt_tree *t, const cblock *b)
+{
+    bt_iter it;
+    if (!bt_lower_bound(t, b->key_size, b->key_addr, &it))
+        return bt_last(t, NULL);
+    return bt_prev(&it);
 }
 
 static void unmapped_insert(cach *c, cblock *b)
@@ -249,15 +275,34 @@ static void unmapped_remove(cach *c, cblock *b)
     b->in_tree = 0;
 }
 
-static cblock *block_new(cseg *s, uint64_t addr, uint64_t size)
+/* Block records come from slabs of CB_SLAB through a free list (a split or merge per event
+ * made malloc and free a tenth of the run). */
+static cblock *block_new(cach *c, cseg *s, uint64_t addr, uint64_t size)
 {
-    cblock *b = am_calloc(1, sizeof *b);
+    if (!c->spare) {
+        cb_slab *sl = am_malloc(sizeof *sl);
+        sl->next = c->slabs;
+        c->slabs = sl;
+        for (int i = CB_SLAB - 1; i >= 0; i--) {
+            sl->b[i].next = c->spare;
+            c->spare = &sl->b[i];
+        }
+    }
+    cblock *b = c->spare;
+    c->spare = b->next;
+    memset(b, 0, sizeof *b);
     b->addr = addr;
     b->size = size;
     b->seg = s;
     b->stream = s->stream;
     b->mapped = 1;
     return b;
+}
+
+static void block_put(cach *c, cblock *b)
+{
+    b->next = c->spare;
+    c->spare = b;
 }
 
 /* Unlink b from its segment's block list. */
@@ -284,7 +329,7 @@ static void try_merge(cach *c, cblock *dst, cblock *src)
         dst->addr = src->addr;
     dst->size += src->size;
     unlink_block(src);
-    free(src);
+    block_put(c, src);
 }
 
 /* ---- device segments ---- */
@@ -318,7 +363,7 @@ static void release_segment(cach *c, cblock *b)
     st_sub(&c->segment, 1);
     st_sub(&c->reserved_bytes, s->size);
     c->num_device_free++;
-    free(b);
+    block_put(c, b);
     seg_delete(c, s);
 }
 
@@ -360,7 +405,7 @@ static cblock *map_block(cach *c, cblock *b, uint64_t size)
     unmapped_remove(c, b);
     b->mapped = 1;
     if (len < b->size) {
-        cblock *rest = block_new(s, b->addr + len, b->size - len);
+        cblock *rest = block_new(c, s, b->addr + len, b->size - len);
         rest->mapped = 0;
         rest->stream = b->stream;
         rest->prev = b;
@@ -390,7 +435,7 @@ static void unmap_block(cach *c, cblock *b)
         return;
     pool_remove(c, b);
     if (lo > b->addr) { /* free mapped head stays */
-        cblock *h = block_new(s, b->addr, lo - b->addr);
+        cblock *h = block_new(c, s, b->addr, lo - b->addr);
         h->stream = b->stream;
         h->prev = b->prev;
         h->next = b;
@@ -402,7 +447,7 @@ static void unmap_block(cach *c, cblock *b)
         pool_insert(c, h);
     }
     if (b->addr + b->size > hi) { /* free mapped tail stays */
-        cblock *t = block_new(s, hi, b->addr + b->size - hi);
+        cblock *t = block_new(c, s, hi, b->addr + b->size - hi);
         t->stream = b->stream;
         t->prev = b;
         t->next = b->next;
@@ -448,16 +493,16 @@ static int get_free_block(cach *c, params *p)
     if (gc_on(c))
         pl->lookups++;
     ensure_stream(pl, p->stream);
-    os_node *n = os_lower_bound(&pl->free[p->stream], p->size, 0);
-    if (!n)
+    bt_iter it;
+    cblock *b = bt_lower_bound(&pl->free[p->stream], p->size, 0, &it);
+    if (!b)
         return 0;
-    cblock *b = (cblock *)n;
     if (b->seg->expandable) {
         /* Best fit by the size the block could expand to. */
-        os_node *nx = os_next(n);
-        while (b->seg->expandable && nx && exp_size((cblock *)nx) < exp_size(b)) {
-            b = (cblock *)nx;
-            nx = os_next(nx);
+        cblock *nx = bt_next(&it);
+        while (b->seg->expandable && nx && exp_size(nx) < exp_size(b)) {
+            b = nx;
+            nx = bt_next(&it);
         }
     }
     uint64_t mss = c->o.max_split_size;
@@ -481,23 +526,22 @@ static void garbage_collect(cach *c)
         return;
     uint64_t target = c->total_reserved - threshold, reclaimed = 0, total_age = 0, count = 0;
     cpool *pl = &c->pool[POOL_LARGE];
-    for (size_t s = 0; s < pl->nstreams; s++)
-        for (os_node *n = os_first(&pl->free[s]); n; n = os_next(n)) {
-            cblock *b = (cblock *)n;
+    for (size_t s = 0; s < pl->nstreams; s++) {
+        bt_iter it;
+        for (cblock *b = bt_first(&pl->free[s], &it); b; b = bt_next(&it))
             if (!is_split(b)) {
                 total_age += pl->lookups - b->gc_base;
                 count++;
             }
-        }
+    }
     int freed = 1;
     while (reclaimed < target && freed && count > 0) {
         double age_threshold = (double)total_age / (double)count;
         freed = 0;
         for (size_t s = 0; s < pl->nstreams; s++) {
-            os_node *n = os_first(&pl->free[s]);
-            while (n) {
-                cblock *b = (cblock *)n;
-                n = os_next(n);
+            /* in key order; a released block leaves the tree, so step by key, not iterator */
+            for (cblock *b = bt_first(&pl->free[s], NULL), *nb; b; b = nb) {
+                nb = free_after(&pl->free[s], b);
                 uint64_t age = pl->lookups - b->gc_base;
                 if (!is_split(b) && !b->seg->expandable && (double)age >= age_threshold) {
                     freed = 1;
@@ -519,25 +563,24 @@ static int release_available(cach *c, const params *p)
     if (mss == CACH_NO_LIMIT)
         return 0;
     cpool *pl = &c->pool[p->pool];
-    os_tree *t = &pl->free[p->stream];
+    bt_tree *t = &pl->free[p->stream];
     uint64_t key = p->size < mss ? mss : p->size;
-    os_node *n = os_lower_bound(t, key, 0);
-    if (n) {
-        cblock *b = (cblock *)n;
+    cblock *b = bt_lower_bound(t, key, 0, NULL);
+    if (b) {
         if (is_split(b) || b->seg->expandable)
             return 0; /* only whole non-expandable segments can go back */
         release_segment(c, b);
         return 1;
     }
     uint64_t released = 0;
-    n = os_last(t);
-    while (n && released < key && ((cblock *)n)->size >= mss) {
-        cblock *b = (cblock *)n;
-        n = os_prev(n);
+    b = bt_last(t, NULL);
+    while (b && released < key && b->size >= mss) {
+        cblock *pb = free_before(t, b);
         if (!b->seg->expandable && !is_split(b)) {
             released += b->size;
             release_segment(c, b);
         }
+        b = pb;
     }
     return released >= key;
 }
@@ -552,10 +595,8 @@ static void release_cached(cach *c)
         for (size_t s = 0; s < pl->nstreams; s++) {
             size_t nun = 0, cap = 0;
             cblock **to_unmap = NULL;
-            os_node *n = os_first(&pl->free[s]);
-            while (n) {
-                cblock *b = (cblock *)n;
-                n = os_next(n);
+            for (cblock *b = bt_first(&pl->free[s], NULL), *nb; b; b = nb) {
+                nb = free_after(&pl->free[s], b);
                 if (b->seg->expandable) {
                     if (nun == cap) {
                         cap = cap ? 2 * cap : 16;
@@ -590,7 +631,7 @@ static cseg *expandable_segment(cach *c, int pool, uint32_t stream)
     s->phys = am_malloc((size / page) * sizeof *s->phys);
     for (uint64_t i = 0; i < size / page; i++)
         s->phys[i] = UINT64_MAX;
-    cblock *b = block_new(s, s->addr, size);
+    cblock *b = block_new(c, s, s->addr, size);
     b->mapped = 0;
     s->head = b;
     unmapped_insert(c, b);
@@ -653,7 +694,7 @@ static int new_memory(cach *c, params *p, int is_retry)
     st_add(&c->reserved_bytes, p->alloc_size);
     c->num_device_alloc++;
     cseg *s = seg_new(c, addr, p->alloc_size, p->pool, p->stream);
-    cblock *b = block_new(s, addr, p->alloc_size);
+    cblock *b = block_new(c, s, addr, p->alloc_size);
     s->head = b;
     p->block = b;
     return 1;
@@ -674,7 +715,7 @@ static cblock *take_block(cach *c, params *p)
 {
     cblock *b = p->block;
     if (should_split(c, b, p->size)) {
-        cblock *rest = block_new(b->seg, b->addr + p->size, b->size - p->size);
+        cblock *rest = block_new(c, b->seg, b->addr + p->size, b->size - p->size);
         rest->stream = b->stream;
         rest->prev = b;
         rest->next = b->next;
@@ -789,17 +830,20 @@ static void cach_destroy(void *st)
     while ((n = os_first(&c->segs)) != NULL) { /* unlink first: traversal reads parents */
         cseg *s = (cseg *)n;
         os_remove(&c->segs, n);
-        for (cblock *b = s->head, *nx; b; b = nx) {
-            nx = b->next;
-            free(b);
-        }
         free(s->phys);
         free(s);
     }
     for (int i = 0; i < 2; i++) {
+        for (size_t s = 0; s < c->pool[i].nstreams; s++)
+            bt_destroy(&c->pool[i].free[s]);
         free(c->pool[i].free);
         free(c->pool[i].unmapped);
         free(c->pool[i].expseg);
+    }
+    while (c->slabs) {
+        cb_slab *sl = c->slabs;
+        c->slabs = sl->next;
+        free(sl);
     }
     free(c);
 }
@@ -810,9 +854,9 @@ static uint64_t cach_largest_free(void *st)
     uint64_t best = 0;
     for (int i = 0; i < 2; i++)
         for (size_t s = 0; s < c->pool[i].nstreams; s++) {
-            os_node *n = os_last(&c->pool[i].free[s]);
-            if (n && n->k1 > best)
-                best = n->k1;
+            const cblock *b = bt_last(&c->pool[i].free[s], NULL);
+            if (b && b->size > best)
+                best = b->size;
         }
     return best;
 }
@@ -907,12 +951,13 @@ static int cach_check(void *st, am_error *err)
         uint64_t n = 0;
         for (size_t s = 0; s < c->pool[i].nstreams; s++) {
             n += c->pool[i].free[s].n;
-            if (os_check(&c->pool[i].free[s]) || os_check(&c->pool[i].unmapped[s]))
+            if (bt_check(&c->pool[i].free[s]) || os_check(&c->pool[i].unmapped[s]))
                 BAD("pool tree inconsistent");
-            for (os_node *x = os_first(&c->pool[i].free[s]); x; x = os_next(x)) {
-                cblock *b = (cblock *)x;
+            bt_iter it;
+            for (cblock *b = bt_first(&c->pool[i].free[s], &it); b; b = bt_next(&it)) {
                 if (b->seg->pool != i || b->stream != s || b->state != B_FREE ||
-                    x->k1 != b->size || x->k2 != b->addr)
+                    bt_k1(&it) != b->size || bt_k2(&it) != b->addr || b->key_size != b->size ||
+                    b->key_addr != b->addr)
                     BAD("block %llu in the wrong pool set", (unsigned long long)b->addr);
             }
         }

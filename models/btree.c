@@ -1,7 +1,8 @@
 /* btree.c - B+-tree keyed by (k1, k2) with pointer values (see btree.h).
  *
- * Layout: every node holds n keys in k1[]/k2[]. A leaf holds n (key, value) pairs in key order.
- * An inner node holds n children; k[i] (i >= 1) is a lower bound of every key under kid[i] and
+ * Layout: every node holds n entries e[] (key k1, k2 and a pointer). A leaf holds n (key, value)
+ * pairs in key order.
+ * An inner node holds n children; e[i].k (i >= 1) is a lower bound of every key under kid[i] and
  * greater than every key under kid[i - 1]; k[0] is not used (its lower bound is the parent's
  * separator). A search descends into the last child whose separator is <= the key.
  * Separators are not updated when keys are removed: a stale separator still splits the two
@@ -19,29 +20,34 @@
 
 #define BT_MIN (BT_ORDER / 4) /* fewest entries of a non-root node */
 
+/* One entry: a key and the value (leaf) or child (inner node). Entries are kept together so
+ * that shifting them is one memmove and a probe touches one cache line. */
+typedef struct bt_ent {
+    uint64_t k1, k2;
+    void *p;                      /* leaf: the value; inner node: the child (bt_node *) */
+} bt_ent;
+
 struct bt_node {
-    uint64_t k1[BT_ORDER], k2[BT_ORDER];
-    union {
-        void *val[BT_ORDER];      /* leaf */
-        bt_node *kid[BT_ORDER];   /* inner node */
-    } u;
-    bt_node *prev, *next;         /* leaves: neighbours in key order; spare list: next */
     int n;                        /* entries */
     int leaf;
+    bt_node *prev, *next;         /* leaves: neighbours in key order; spare list: next */
+    bt_ent e[BT_ORDER];
 };
+
+#define KID(x, i) ((bt_node *)(x)->e[i].p)
 
 static inline int key_lt(uint64_t a1, uint64_t a2, uint64_t b1, uint64_t b2)
 {
     return a1 < b1 || (a1 == b1 && a2 < b2);
 }
 
-/* Index of the first key >= (k1, k2) in x->k[0, n). */
+/* Index of the first key >= (k1, k2) in x->e[0, n) (binary search). */
 static inline int node_lb(const bt_node *x, uint64_t k1, uint64_t k2)
 {
     int l = 0, h = x->n;
     while (l < h) {
         int m = (l + h) >> 1;
-        if (key_lt(x->k1[m], x->k2[m], k1, k2))
+        if (key_lt(x->e[m].k1, x->e[m].k2, k1, k2))
             l = m + 1;
         else
             h = m;
@@ -49,13 +55,13 @@ static inline int node_lb(const bt_node *x, uint64_t k1, uint64_t k2)
     return l;
 }
 
-/* Child of inner node x whose range holds (k1, k2): the last i >= 1 with k[i] <= key, or 0. */
+/* Child of inner node x whose range holds (k1, k2): the last i >= 1 with e[i] <= key, or 0. */
 static inline int node_child(const bt_node *x, uint64_t k1, uint64_t k2)
 {
-    int l = 1, h = x->n; /* first i >= 1 with key < k[i] */
+    int l = 1, h = x->n; /* first i >= 1 with key < e[i] */
     while (l < h) {
         int m = (l + h) >> 1;
-        if (key_lt(k1, k2, x->k1[m], x->k2[m]))
+        if (key_lt(k1, k2, x->e[m].k1, x->e[m].k2))
             h = m;
         else
             l = m + 1;
@@ -86,42 +92,27 @@ static void node_put(bt_tree *t, bt_node *x)
 static void node_move(bt_node *dst, int at, bt_node *src, int from, int cnt)
 {
     size_t tail = (size_t)(dst->n - at), rest = (size_t)(src->n - from - cnt), c = (size_t)cnt;
-    memmove(&dst->k1[at + cnt], &dst->k1[at], tail * sizeof dst->k1[0]);
-    memmove(&dst->k2[at + cnt], &dst->k2[at], tail * sizeof dst->k2[0]);
-    memmove(&dst->u.val[at + cnt], &dst->u.val[at], tail * sizeof dst->u.val[0]);
-    memcpy(&dst->k1[at], &src->k1[from], c * sizeof dst->k1[0]);
-    memcpy(&dst->k2[at], &src->k2[from], c * sizeof dst->k2[0]);
-    memcpy(&dst->u.val[at], &src->u.val[from], c * sizeof dst->u.val[0]);
+    memmove(&dst->e[at + cnt], &dst->e[at], tail * sizeof dst->e[0]);
+    memcpy(&dst->e[at], &src->e[from], c * sizeof dst->e[0]);
     dst->n += cnt;
-    memmove(&src->k1[from], &src->k1[from + cnt], rest * sizeof src->k1[0]);
-    memmove(&src->k2[from], &src->k2[from + cnt], rest * sizeof src->k2[0]);
-    memmove(&src->u.val[from], &src->u.val[from + cnt], rest * sizeof src->u.val[0]);
+    memmove(&src->e[from], &src->e[from + cnt], rest * sizeof src->e[0]);
     src->n -= cnt;
 }
 
 /* Put (k1, k2, p) at index i of x (x->n < BT_ORDER). */
+/* Shifts by one entry are short (a node holds at most BT_ORDER): plain loops, no library call. */
 static inline void node_put_at(bt_node *x, int i, uint64_t k1, uint64_t k2, void *p)
 {
-    size_t m = (size_t)(x->n - i);
-    if (m) {
-        memmove(&x->k1[i + 1], &x->k1[i], m * sizeof x->k1[0]);
-        memmove(&x->k2[i + 1], &x->k2[i], m * sizeof x->k2[0]);
-        memmove(&x->u.val[i + 1], &x->u.val[i], m * sizeof x->u.val[0]);
-    }
-    x->k1[i] = k1;
-    x->k2[i] = k2;
-    x->u.val[i] = p;
+    for (int j = x->n; j > i; j--)
+        x->e[j] = x->e[j - 1];
+    x->e[i] = (bt_ent){k1, k2, p};
     x->n++;
 }
 
 static inline void node_del_at(bt_node *x, int i)
 {
-    size_t m = (size_t)(x->n - i - 1);
-    if (m) {
-        memmove(&x->k1[i], &x->k1[i + 1], m * sizeof x->k1[0]);
-        memmove(&x->k2[i], &x->k2[i + 1], m * sizeof x->k2[0]);
-        memmove(&x->u.val[i], &x->u.val[i + 1], m * sizeof x->u.val[0]);
-    }
+    for (int j = i + 1; j < x->n; j++)
+        x->e[j - 1] = x->e[j];
     x->n--;
 }
 
@@ -134,6 +125,8 @@ static bt_node *node_split(bt_tree *t, bt_node *x)
         r->next = x->next;
         if (r->next)
             r->next->prev = r;
+        else
+            t->last = r;
         r->prev = x;
         x->next = r;
     }
@@ -147,10 +140,10 @@ static bt_node *ins(bt_tree *t, bt_node *x, uint64_t k1, uint64_t k2, void *val)
         node_put_at(x, node_lb(x, k1, k2), k1, k2, val);
     } else {
         int c = node_child(x, k1, k2);
-        bt_node *r = ins(t, x->u.kid[c], k1, k2, val);
+        bt_node *r = ins(t, KID(x, c), k1, k2, val);
         if (!r)
             return NULL;
-        node_put_at(x, c + 1, r->k1[0], r->k2[0], r);
+        node_put_at(x, c + 1, r->e[0].k1, r->e[0].k2, r);
     }
     return x->n == BT_ORDER ? node_split(t, x) : NULL;
 }
@@ -158,18 +151,18 @@ static bt_node *ins(bt_tree *t, bt_node *x, uint64_t k1, uint64_t k2, void *val)
 void bt_insert(bt_tree *t, uint64_t k1, uint64_t k2, void *val)
 {
     if (!t->root) {
-        t->root = node_new(t, 1);
+        t->root = t->last = node_new(t, 1);
         t->height = 1;
     }
     bt_node *r = ins(t, t->root, k1, k2, val);
     t->n++;
     if (r) {
         bt_node *root = node_new(t, 0);
-        root->k1[0] = root->k2[0] = 0;
-        root->u.kid[0] = t->root;
-        root->k1[1] = r->k1[0];
-        root->k2[1] = r->k2[0];
-        root->u.kid[1] = r;
+        root->e[0].k1 = root->e[0].k2 = 0;
+        root->e[0].p = t->root;
+        root->e[1].k1 = r->e[0].k1;
+        root->e[1].k2 = r->e[0].k2;
+        root->e[1].p = r;
         root->n = 2;
         t->root = root;
         t->height++;
@@ -181,10 +174,10 @@ void bt_insert(bt_tree *t, uint64_t k1, uint64_t k2, void *val)
 static void fix_child(bt_tree *t, bt_node *x, int c)
 {
     int li = c > 0 ? c - 1 : c, ri = li + 1; /* the pair (left, right) */
-    bt_node *l = x->u.kid[li], *r = x->u.kid[ri];
+    bt_node *l = KID(x, li), *r = KID(x, ri);
     if (!r->leaf) { /* r's first child takes its lower bound from the separator */
-        r->k1[0] = x->k1[ri];
-        r->k2[0] = x->k2[ri];
+        r->e[0].k1 = x->e[ri].k1;
+        r->e[0].k2 = x->e[ri].k2;
     }
     if (l->n + r->n < BT_ORDER) {
         node_move(l, l->n, r, 0, r->n);
@@ -192,6 +185,8 @@ static void fix_child(bt_tree *t, bt_node *x, int c)
             l->next = r->next;
             if (l->next)
                 l->next->prev = l;
+            else
+                t->last = l;
         }
         node_put(t, r);
         node_del_at(x, ri);
@@ -201,46 +196,66 @@ static void fix_child(bt_tree *t, bt_node *x, int c)
         node_move(l, l->n, r, 0, (r->n - l->n) / 2);
     else
         node_move(r, 0, l, l->n - (l->n - r->n) / 2, (l->n - r->n) / 2);
-    x->k1[ri] = r->k1[0];
-    x->k2[ri] = r->k2[0];
+    x->e[ri].k1 = r->e[0].k1;
+    x->e[ri].k2 = r->e[0].k2;
 }
 
-static void *del(bt_tree *t, bt_node *x, uint64_t k1, uint64_t k2)
+/* Remove (k1, k2) under x, or with lb set the first key >= (k1, k2) when it is in the leaf the
+ * descent reaches (*miss set when it would start the next leaf). Returns the value or NULL. */
+static void *del(bt_tree *t, bt_node *x, uint64_t k1, uint64_t k2, int lb, int *miss)
 {
     if (x->leaf) {
         int i = node_lb(x, k1, k2);
-        if (i == x->n || x->k1[i] != k1 || x->k2[i] != k2)
+        if (i == x->n) {
+            *miss = lb;
             return NULL;
-        void *v = x->u.val[i];
+        }
+        if (!lb && (x->e[i].k1 != k1 || x->e[i].k2 != k2))
+            return NULL;
+        void *v = x->e[i].p;
         node_del_at(x, i);
         return v;
     }
     int c = node_child(x, k1, k2);
-    void *v = del(t, x->u.kid[c], k1, k2);
-    if (v && x->u.kid[c]->n < BT_MIN)
+    void *v = del(t, KID(x, c), k1, k2, lb, miss);
+    if (v && KID(x, c)->n < BT_MIN)
         fix_child(t, x, c);
     return v;
 }
 
-void *bt_remove(bt_tree *t, uint64_t k1, uint64_t k2)
+static void *remove_top(bt_tree *t, uint64_t k1, uint64_t k2, int lb)
 {
     if (!t->root)
         return NULL;
-    void *v = del(t, t->root, k1, k2);
+    int miss = 0;
+    void *v = del(t, t->root, k1, k2, lb, &miss);
+    if (miss) { /* the answer starts the next leaf: find its key, remove that */
+        bt_iter it;
+        if (!bt_lower_bound(t, k1, k2, &it))
+            return NULL;
+        return remove_top(t, bt_k1(&it), bt_k2(&it), 0);
+    }
     if (!v)
         return NULL;
     t->n--;
     bt_node *root = t->root;
     if (!root->leaf && root->n == 1) {
-        t->root = root->u.kid[0];
+        t->root = KID(root, 0);
         t->height--;
         node_put(t, root);
     } else if (root->leaf && root->n == 0) {
         node_put(t, root);
-        t->root = NULL;
+        t->root = t->last = NULL;
         t->height = 0;
     }
     return v;
+}
+
+void *bt_remove(bt_tree *t, uint64_t k1, uint64_t k2) { return remove_top(t, k1, k2, 0); }
+
+void *bt_remove_lower_bound(bt_tree *t, uint64_t k1, uint64_t k2)
+{
+    return remove_top(t, k1, k2, 1);
 }
 
 void *bt_find(const bt_tree *t, uint64_t k1, uint64_t k2)
@@ -249,9 +264,9 @@ void *bt_find(const bt_tree *t, uint64_t k1, uint64_t k2)
     if (!x)
         return NULL;
     while (!x->leaf)
-        x = x->u.kid[node_child(x, k1, k2)];
+        x = KID(x, node_child(x, k1, k2));
     int i = node_lb(x, k1, k2);
-    return i < x->n && x->k1[i] == k1 && x->k2[i] == k2 ? x->u.val[i] : NULL;
+    return i < x->n && x->e[i].k1 == k1 && x->e[i].k2 == k2 ? x->e[i].p : NULL;
 }
 
 void *bt_lower_bound(const bt_tree *t, uint64_t k1, uint64_t k2, bt_iter *it)
@@ -260,7 +275,7 @@ void *bt_lower_bound(const bt_tree *t, uint64_t k1, uint64_t k2, bt_iter *it)
     if (!x)
         return NULL;
     while (!x->leaf)
-        x = x->u.kid[node_child(x, k1, k2)];
+        x = KID(x, node_child(x, k1, k2));
     int i = node_lb(x, k1, k2);
     if (i == x->n) { /* every key here is smaller: the answer starts the next leaf */
         x = x->next;
@@ -272,7 +287,7 @@ void *bt_lower_bound(const bt_tree *t, uint64_t k1, uint64_t k2, bt_iter *it)
         it->leaf = x;
         it->i = i;
     }
-    return x->u.val[i];
+    return x->e[i].p;
 }
 
 void *bt_first(const bt_tree *t, bt_iter *it)
@@ -281,26 +296,24 @@ void *bt_first(const bt_tree *t, bt_iter *it)
     if (!x)
         return NULL;
     while (!x->leaf)
-        x = x->u.kid[0];
+        x = KID(x, 0);
     if (it) {
         it->leaf = x;
         it->i = 0;
     }
-    return x->u.val[0];
+    return x->e[0].p;
 }
 
 void *bt_last(const bt_tree *t, bt_iter *it)
 {
-    bt_node *x = t->root;
+    bt_node *x = t->last; /* kept current: O(1), the policies' largest_free runs every event */
     if (!x)
         return NULL;
-    while (!x->leaf)
-        x = x->u.kid[x->n - 1];
     if (it) {
         it->leaf = x;
         it->i = x->n - 1;
     }
-    return x->u.val[x->n - 1];
+    return x->e[x->n - 1].p;
 }
 
 void *bt_next(bt_iter *it)
@@ -313,7 +326,7 @@ void *bt_next(bt_iter *it)
         if (!it->leaf)
             return NULL;
     }
-    return it->leaf->u.val[it->i];
+    return it->leaf->e[it->i].p;
 }
 
 void *bt_prev(bt_iter *it)
@@ -326,18 +339,18 @@ void *bt_prev(bt_iter *it)
             return NULL;
         it->i = it->leaf->n - 1;
     }
-    return it->leaf->u.val[it->i];
+    return it->leaf->e[it->i].p;
 }
 
-uint64_t bt_k1(const bt_iter *it) { return it->leaf->k1[it->i]; }
-uint64_t bt_k2(const bt_iter *it) { return it->leaf->k2[it->i]; }
-void *bt_val(const bt_iter *it) { return it->leaf->u.val[it->i]; }
+uint64_t bt_k1(const bt_iter *it) { return it->leaf->e[it->i].k1; }
+uint64_t bt_k2(const bt_iter *it) { return it->leaf->e[it->i].k2; }
+void *bt_val(const bt_iter *it) { return it->leaf->e[it->i].p; }
 
 static void free_rec(bt_node *x)
 {
     if (!x->leaf)
         for (int i = 0; i < x->n; i++)
-            free_rec(x->u.kid[i]);
+            free_rec(KID(x, i));
     free(x);
 }
 
@@ -350,7 +363,7 @@ void bt_destroy(bt_tree *t)
         t->spare = x->next;
         free(x);
     }
-    t->root = NULL;
+    t->root = t->last = NULL;
     t->n = 0;
     t->height = 0;
 }
@@ -380,19 +393,19 @@ static void check_rec(const bt_tree *t, const bt_node *x, int depth, bt_bound lo
             c->bad++;
         c->last_leaf = x;
         for (int i = 0; i < x->n; i++)
-            if ((i && !key_lt(x->k1[i - 1], x->k2[i - 1], x->k1[i], x->k2[i])) ||
-                (lo.set && key_lt(x->k1[i], x->k2[i], lo.k1, lo.k2)) ||
-                (hi.set && !key_lt(x->k1[i], x->k2[i], hi.k1, hi.k2)))
+            if ((i && !key_lt(x->e[i - 1].k1, x->e[i - 1].k2, x->e[i].k1, x->e[i].k2)) ||
+                (lo.set && key_lt(x->e[i].k1, x->e[i].k2, lo.k1, lo.k2)) ||
+                (hi.set && !key_lt(x->e[i].k1, x->e[i].k2, hi.k1, hi.k2)))
                 c->bad++;
         c->n += (size_t)x->n;
         return;
     }
     for (int i = 0; i < x->n; i++) {
-        if (i > 1 && !key_lt(x->k1[i - 1], x->k2[i - 1], x->k1[i], x->k2[i]))
+        if (i > 1 && !key_lt(x->e[i - 1].k1, x->e[i - 1].k2, x->e[i].k1, x->e[i].k2))
             c->bad++;
-        bt_bound l = i ? (bt_bound){1, x->k1[i], x->k2[i]} : lo;
-        bt_bound h = i + 1 < x->n ? (bt_bound){1, x->k1[i + 1], x->k2[i + 1]} : hi;
-        check_rec(t, x->u.kid[i], depth + 1, l, h, c);
+        bt_bound l = i ? (bt_bound){1, x->e[i].k1, x->e[i].k2} : lo;
+        bt_bound h = i + 1 < x->n ? (bt_bound){1, x->e[i + 1].k1, x->e[i + 1].k2} : hi;
+        check_rec(t, KID(x, i), depth + 1, l, h, c);
     }
 }
 
@@ -400,10 +413,10 @@ int bt_check(const bt_tree *t)
 {
     bt_chk c = {0, 0, NULL};
     if (!t->root)
-        return t->n != 0 || t->height != 0;
+        return t->n != 0 || t->height != 0 || t->last != NULL;
     bt_bound none = {0, 0, 0};
     check_rec(t, t->root, 1, none, none, &c);
-    if (c.n != t->n || (c.last_leaf && c.last_leaf->next))
+    if (c.n != t->n || (c.last_leaf && c.last_leaf->next) || c.last_leaf != t->last)
         c.bad++;
     return c.bad;
 }

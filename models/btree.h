@@ -22,6 +22,7 @@ typedef struct bt_node bt_node;
 
 typedef struct bt_tree {
     bt_node *root;  /* NULL when empty */
+    bt_node *last;  /* the rightmost leaf (bt_last in O(1)), NULL when empty */
     bt_node *spare; /* recycled nodes */
     size_t n;       /* keys */
     int height;     /* 1 = the root is a leaf */
@@ -39,6 +40,9 @@ void bt_destroy(bt_tree *t);
 void bt_insert(bt_tree *t, uint64_t k1, uint64_t k2, void *val);
 /* Remove (k1, k2); returns its value, or NULL when absent. */
 void *bt_remove(bt_tree *t, uint64_t k1, uint64_t k2);
+/* Remove the first key >= (k1, k2) and return its value (NULL when there is none): a best-fit
+ * take in one descent instead of bt_lower_bound + bt_remove. */
+void *bt_remove_lower_bound(bt_tree *t, uint64_t k1, uint64_t k2);
 /* Value of (k1, k2), or NULL. */
 void *bt_find(const bt_tree *t, uint64_t k1, uint64_t k2);
 /* First key >= (k1, k2): its value (NULL when none) and, if it is not NULL, its position. */

@@ -841,6 +841,7 @@ typedef struct link_opts {
     am_ps latency;
     uint64_t concurrency;
     int duplex;
+    double energy;
 } link_opts;
 
 static const opt_desc link_desc[] = {
@@ -851,6 +852,7 @@ static const opt_desc link_desc[] = {
     OPTD("latency", OPT_TIME, link_opts, latency, "0", "per transfer"),
     OPTD("concurrency", OPT_UINT, link_opts, concurrency, "0", "transfers in flight, 0 = any"),
     OPTD("duplex", OPT_BOOL, link_opts, duplex, "true", "full bandwidth each way"),
+    OPTD("energy_per_byte", OPT_REAL, link_opts, energy, "0", "picojoules per byte moved, 0 = unknown"),
     OPT_END,
 };
 
@@ -1150,6 +1152,10 @@ static int build_links(am_config *c, cfg_node *root, am_error *e)
         l->latency = lo.latency;
         l->concurrency = (uint32_t)lo.concurrency;
         l->duplex = lo.duplex;
+        if (lo.energy < 0)
+            return node_fail(e, map_get(kn, "energy_per_byte"), "%s.energy_per_byte: must be >= 0",
+                             path);
+        l->energy_pj_per_byte = lo.energy;
         fill_defaults(kn, link_desc, 0);
     }
     return 0;

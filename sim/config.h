@@ -29,6 +29,7 @@
  *       latency: TIME                per transfer (default 0)
  *       concurrency: N               transfers in flight at once, others queue (default 0 = no limit)
  *       duplex: BOOL                 true: each direction has the full bandwidth (default true)
+ *       energy_per_byte: REAL        picojoules per byte moved, when a device file gives it (default 0)
  *       on_oom: fail|spill_to_host   spill_to_host evicts buffers to a host level (default fail)
  *       spill_victim: lru|largest    which buffers go first (default lru)
  *       spill_host: LEVEL            default: the first host or host_pinned memory
@@ -113,6 +114,7 @@ typedef struct cfg_link {
     am_ps latency;
     uint32_t concurrency; /* 0 = unlimited */
     int duplex;
+    double energy_pj_per_byte; /* 0 = not given */
 } cfg_link;
 
 typedef struct am_config {

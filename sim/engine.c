@@ -1344,7 +1344,7 @@ int sim_links(const sim *s, sim_link_result *out, int max)
     for (int i = 0; i < s->nch && n < max; i++) {
         const cfg_link *L = &s->cfg->links[s->ch[i].link];
         out[n++] = (sim_link_result){L->name, L->from, L->to, s->ch[i].dir,
-                                     link_get_stats(s->ch[i].l)};
+                                     link_get_stats(s->ch[i].l), s->ch[i].link};
     }
     return n;
 }

@@ -73,6 +73,7 @@ typedef struct sim_link_result {
     const char *name;
     int from, to, dir; /* dir 0: from -> to, 1: to -> from */
     const struct link_stats *st;
+    int link;          /* index in the config's links */
 } sim_link_result;
 
 typedef struct sim_summary {

@@ -1,6 +1,7 @@
 /* linebuf.c - chunked line reader for the trace readers (see linebuf.h).
  *
- * The buffer holds buf[pos, end) unread bytes. A line is found with memchr; when the rest of the
+ * The buffer holds buf[pos, end) unread bytes. A line is found with linebuf_find_nl (a word-wise
+ * search, linebuf.h; the common case is inlined there as linebuf_next); when the rest of the
  * buffer holds no newline the unread tail is moved to the front and the buffer refilled with
  * one fread. Since a line may not exceed max_line bytes, a tail longer than that without a
  * newline is reported as too long before any refill, so the buffer never grows. */
@@ -15,7 +16,9 @@ void linebuf_init(linebuf *lb, FILE *f, size_t max_line)
 {
     memset(lb, 0, sizeof *lb);
     lb->f = f;
-    lb->buf = am_malloc((size_t)LINEBUF_CHUNK + 1);
+    /* zeroed: the word-wise newline search may read bytes past the data (never using them),
+       and they must be defined for valgrind */
+    lb->buf = am_calloc(1, (size_t)LINEBUF_CHUNK + 1 + LINEBUF_PAD);
     lb->max_line = max_line < LINEBUF_CHUNK - 2 ? max_line : LINEBUF_CHUNK - 2;
 }
 
@@ -44,7 +47,7 @@ static int linebuf_fill(linebuf *lb)
     return 0;
 }
 
-int linebuf_next(linebuf *lb, char **line, size_t *len)
+int linebuf_next_slow(linebuf *lb, char **line, size_t *len)
 {
     if (!lb->started) {
         lb->started = 1;
@@ -57,7 +60,7 @@ int linebuf_next(linebuf *lb, char **line, size_t *len)
     for (;;) {
         char *s = lb->buf + lb->pos;
         size_t avail = lb->end - lb->pos;
-        char *nl = avail ? memchr(s, '\n', avail) : NULL;
+        char *nl = avail ? linebuf_find_nl(s, avail) : NULL;
         if (nl || (lb->eof && avail)) {
             size_t n = nl ? (size_t)(nl - s) : avail;
             lb->pos += nl ? n + 1 : n;

@@ -96,11 +96,15 @@ void report_text(FILE *f, sim *s, const report_trace *t)
         int from = lr[i].dir ? lr[i].to : lr[i].from, to = lr[i].dir ? lr[i].from : lr[i].to;
         char dir[2 * CFG_NAME_MAX + 4];
         snprintf(dir, sizeof dir, "%s>%s", cfg->levels[from].name, cfg->levels[to].name);
-        fprintf(f, "%-14s %-16s %12s %10" PRIu64 " %12s %14s\n", lr[i].name, dir,
+        fprintf(f, "%-14s %-16s %12s %10" PRIu64 " %12s %14s", lr[i].name, dir,
                 units_fmt_size(a, sizeof a, st->bytes), st->count,
                 units_fmt_time(b, sizeof b, st->busy_ps),
                 units_fmt_bandwidth(c, sizeof c,
                                     st->busy_ps ? (double)st->bytes / secs(st->busy_ps) : 0));
+        double epb = cfg->links[lr[i].link].energy_pj_per_byte;
+        if (epb > 0)
+            fprintf(f, " %12.6f mJ", (double)st->bytes * epb * 1e-9);
+        fputc('\n', f);
     }
     fprintf(f, "\nmakespan %s, host stalled %s, %" PRIu64 " transfers, %" PRIu64
             " compute operations\n",
@@ -312,6 +316,12 @@ void report_json(FILE *f, sim *s, const report_trace *t)
         json_kreal(&w, "queued_seconds", secs(st->wait_ps));
         json_kreal(&w, "achieved_bytes_per_second",
                    st->busy_ps ? (double)st->bytes / secs(st->busy_ps) : 0);
+        double epb = cfg->links[lr[i].link].energy_pj_per_byte;
+        json_key(&w, "energy_joules");
+        if (epb > 0)
+            json_real(&w, (double)st->bytes * epb * 1e-12);
+        else
+            json_null(&w);
         json_end_obj(&w);
     }
     json_end_obj(&w);

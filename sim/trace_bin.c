@@ -38,10 +38,10 @@ int trace_bin_magic(const unsigned char *p, size_t n)
 }
 
 /* Kinds whose events carry a memory level (the others get the default level, as native). */
-static int kind_has_level(int k)
+static inline int kind_has_level(int k)
 {
-    return k == TR_ALLOC || k == TR_TRANSFER || k == TR_SEGMENT_ALLOC || k == TR_SEGMENT_FREE ||
-           k == TR_OOM_RECORDED;
+    return ((1u << k) & (1u << TR_ALLOC | 1u << TR_TRANSFER | 1u << TR_SEGMENT_ALLOC |
+                         1u << TR_SEGMENT_FREE | 1u << TR_OOM_RECORDED)) != 0;
 }
 
 static inline uint64_t zz_enc(uint64_t d) { return (d << 1) ^ (uint64_t)-(int64_t)(d >> 63); }
@@ -241,6 +241,8 @@ typedef struct binr {
     int32_t *lvmap;         /* table index -> config level, -1 unknown */
     char **lvname;          /* table names, for messages */
     bstate st;
+    int32_t cur;            /* config level of st.level (-1: none or unknown) */
+    tr_event blank;         /* an event with every field absent */
     char name[BIN_NAME_MAX + 1];
 } binr;
 
@@ -324,6 +326,12 @@ int trace_bin_open(trace *t, am_error *err)
     binr *b = am_calloc(1, sizeof *b);
     b->buf = am_malloc(BIN_CHUNK);
     b->st.level = -1;
+    b->cur = -1;
+    b->blank.level = t->opts.default_level;
+    b->blank.dst_level = -1;
+    b->blank.id = TR_NO_ADDR;
+    b->blank.addr = TR_NO_ADDR;
+    b->blank.time = AM_TIME_NONE;
     t->impl = b;
     t->reader = &bin_reader;
     if (bin_fill(t, b, err))
@@ -402,6 +410,7 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
             return BFAIL("bad level index %llu (the file names %zu levels)", (unsigned long long)v,
                          b->nlv);
         b->st.level = (int32_t)v;
+        b->cur = b->lvmap[v];
     }
     if (op & BF_STREAM) {
         GET(v);
@@ -411,25 +420,10 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
     }
     if (b->st.stream == TR_ALL && k != TR_SYNC)
         return BFAIL("bad stream 4294967295: out of range (max 4294967294)");
+    *ev = b->blank; /* every field absent (a struct copy; fields added later start zero) */
     ev->kind = (tr_kind)k;
     ev->stream = b->st.stream;
-    ev->level = t->opts.default_level;
-    ev->dst_level = -1;
-    ev->id = TR_NO_ADDR;
-    ev->bytes = 0;
-    ev->time = AM_TIME_NONE;
-    ev->duration = 0;
-    ev->arg = 0;
-    ev->addr = TR_NO_ADDR;
-    ev->name = NULL;
     ev->line = b->rec;
-    ev->col = 0;
-    ev->declared = 0;
-    ev->implicit = 0;
-    ev->has_into = 0;
-    ev->has_donate = 0;
-    ev->into = 0;
-    ev->donate = 0;
     if (op & BF_TIME) {
         GET(v);
         if (b->st.time + v < b->st.time)
@@ -440,8 +434,9 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
     if (kind_has_level(k)) {
         if (b->st.level < 0)
             return BFAIL("record names no level");
-        if (bin_level(t, b, (uint64_t)b->st.level, &ev->level, err))
-            return -1;
+        if (b->cur < 0 && bin_level(t, b, (uint64_t)b->st.level, &ev->level, err))
+            return -1; /* a name the config does not have: the message */
+        ev->level = b->cur;
     }
     switch (k) {
     case TR_ALLOC:

@@ -84,6 +84,7 @@ static const native_op native_ops[] = {
 
 typedef struct native {
     linebuf lb;
+    tr_event blank;  /* an event with every field absent (native_ev_init copies it) */
     am_ps unit;      /* ps per unitless time */
     am_ps last_at;   /* latest at= so far (ps) */
     int have_at;
@@ -297,15 +298,105 @@ static const native_op *native_find_op(const char *s, size_t len)
 {
     for (size_t i = 0; i < AM_ARRAY_LEN(native_ops); i++) {
         const native_op *op = &native_ops[i];
-        if (len == 1 ? op->alias == s[0] : (strlen(op->name) == len && memcmp(op->name, s, len) == 0))
-            return op;
+        if (len == 1) {
+            if (op->alias == s[0])
+                return op;
+        } else if (op->name[0] == s[0] && strlen(op->name) == len &&
+                   memcmp(op->name, s, len) == 0) {
+            return op; /* dispatched on the first character: no string work for the others */
+        }
     }
     return NULL;
+}
+
+/* What every event starts as (kind and source position set, everything else absent). */
+static inline void native_ev_init(const trace *t, const native *n, tr_event *ev, tr_kind kind,
+                                  unsigned long col)
+{
+    *ev = n->blank; /* a struct copy: a memset here compiled to a slow `rep stos` per line */
+    ev->kind = kind;
+    ev->line = n->lb.line;
+    ev->col = col;
+}
+
+/* 1 to 19 decimal digits at p, followed by the end of the line or a space or tab: the position
+ * after them and *v; NULL otherwise (the general path decides). 19 digits cannot overflow.
+ * The first eight bytes are converted at once (SWAR): this reads up to eight bytes from p even
+ * past e, which the line buffer allows (the line's NUL at e stops the digits, and the buffer
+ * has LINEBUF_PAD bytes after its end). */
+static inline const char *native_fast_u64(const char *p, const char *e, uint64_t *v)
+{
+    const char *s = p;
+    uint64_t x = 0;
+    unsigned d;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t w;
+    memcpy(&w, p, 8);
+    w -= 0x3030303030303030ULL; /* digit values; exact up to the first non-digit byte */
+    uint64_t nd = (w | (w + 0x7676767676767676ULL)) & 0x8080808080808080ULL; /* not 0..9 */
+    unsigned len = nd ? (unsigned)__builtin_ctzll(nd) >> 3 : 8;
+    if (len == 0)
+        return NULL;
+    w <<= (8 - len) * 8; /* the digits to the high bytes: zero bytes are leading zeros */
+    w = ((w * 2561) >> 8) & 0x00FF00FF00FF00FFULL;      /* pairs of digits */
+    w = ((w * 6553601) >> 16) & 0x0000FFFF0000FFFFULL;  /* groups of four */
+    x = (w * 42949672960001ULL) >> 32;                  /* all eight */
+    p += len;
+    if (len < 8)
+        goto end;
+#endif
+    while (p < e && (d = (unsigned)(unsigned char)*p - '0') <= 9) {
+        x = x * 10 + d;
+        p++;
+    }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+end:
+#endif
+    if (p == s || p - s > 19 || (p < e && !native_ws(*p)))
+        return NULL;
+    *v = x;
+    return p;
+}
+
+/* The lines that make up nearly every trace, "alloc ID BYTES" and "free ID" (or "a", "f"), with
+ * plain integers, one space or tab between fields and nothing else: parsed straight into *ev
+ * without cutting the line into tokens. 1 when the line was one of those; 0 otherwise, with the
+ * line untouched, so the general parser handles it (and reports every error exactly). */
+static inline int native_fast(const trace *t, const native *n, const char *line, size_t len,
+                              tr_event *ev)
+{
+    const char *p = line, *e = line + len;
+    tr_kind kind;
+    uint64_t id, bytes = 0;
+    if (len >= 3 && native_ws(p[1]) && (p[0] == 'a' || p[0] == 'f')) {
+        kind = p[0] == 'a' ? TR_ALLOC : TR_FREE;
+        p += 2;
+    } else if (len >= 7 && memcmp(p, "alloc", 5) == 0 && native_ws(p[5])) {
+        kind = TR_ALLOC;
+        p += 6;
+    } else if (len >= 6 && memcmp(p, "free", 4) == 0 && native_ws(p[4])) {
+        kind = TR_FREE;
+        p += 5;
+    } else {
+        return 0;
+    }
+    if (!(p = native_fast_u64(p, e, &id)))
+        return 0;
+    if (kind == TR_ALLOC && (p == e || !(p = native_fast_u64(p + 1, e, &bytes))))
+        return 0;
+    if (p != e)
+        return 0;
+    native_ev_init(t, n, ev, kind, 1);
+    ev->id = id;
+    ev->bytes = bytes;
+    return 1;
 }
 
 /* Parse one event line; 1 with *ev, 0 for a blank or comment line, -1 on error. */
 static int native_parse(trace *t, native *n, char *line, size_t len, tr_event *ev, am_error *err)
 {
+    if (native_fast(t, n, line, len, ev))
+        return 1;
     char *p = line, *e = line + len;
     size_t tl;
     char *tok = native_token(&p, e, &tl);
@@ -317,15 +408,7 @@ static int native_parse(trace *t, native *n, char *line, size_t len, tr_event *e
         return NFAIL(col, "unknown op '%s' (expected alloc, free, transfer, compute, record, wait, "
                      "sync, use, free_requested, free_completed, segment_alloc, segment_free or "
                      "oom)", tok);
-    memset(ev, 0, sizeof *ev);
-    ev->kind = op->kind;
-    ev->level = t->opts.default_level;
-    ev->dst_level = -1;
-    ev->id = TR_NO_ADDR;
-    ev->addr = TR_NO_ADDR;
-    ev->time = AM_TIME_NONE;
-    ev->line = n->lb.line;
-    ev->col = col;
+    native_ev_init(t, n, ev, op->kind, col);
 
     int npos = 0;
     unsigned seen = 0;
@@ -426,6 +509,12 @@ int trace_native_open(trace *t, am_error *err)
     native *n = am_calloc(1, sizeof *n);
     linebuf_init(&n->lb, t->f, LINEBUF_MAX_LINE);
     n->unit = t->opts.time_unit ? t->opts.time_unit : AM_PS_PER_NS;
+    memset(&n->blank, 0, sizeof n->blank);
+    n->blank.level = t->opts.default_level;
+    n->blank.dst_level = -1;
+    n->blank.id = TR_NO_ADDR;
+    n->blank.addr = TR_NO_ADDR;
+    n->blank.time = AM_TIME_NONE;
     t->impl = n;
     t->reader = &native_reader;
     char *line;

@@ -52,6 +52,15 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t k1_range, size
             x->in = 0;
         } else if (!x->in && bt_remove(&bt, x->node.k1, x->node.k2) != NULL) {
             bad++;
+        } else if ((r >> 20) % 8 == 0) { /* a best-fit take: remove the lower bound of a key */
+            uint64_t t1 = rng(&seed) % (k1_range + 1), t2 = rng(&seed) % (cap * 7 + 8);
+            item *a = (item *)(void *)os_lower_bound(&ot, t1, t2);
+            if (a) {
+                os_remove(&ot, &a->node);
+                a->in = 0;
+            }
+            if (bt_remove_lower_bound(&bt, t1, t2) != a)
+                bad++;
         }
         uint64_t q1 = rng(&seed) % (k1_range + 1), q2 = rng(&seed) % (cap * 7 + 8);
         bt_iter bi;

@@ -275,6 +275,23 @@ static void test_determinism(void)
     }
 }
 
+/* energy_per_byte on a link: bytes x pJ/byte in the JSON (8,389,632 B x 10 pJ). */
+static void test_link_energy(void)
+{
+    char args[4096], *out = NULL;
+    snprintf(args, sizeof args,
+             "run -q -c %s/configs/default.yaml -t %s/traces/gpu_train_step.trace "
+             "--set links.pcie.energy_per_byte=10 --json %s/energy.json",
+             tu_top(), tu_top(), tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char path[600];
+    snprintf(path, sizeof path, "%s/energy.json", tu_tmpdir());
+    out = tu_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"energy_joules\": 8.389632e-05"));
+    free(out);
+}
+
 /* link.c alone: completion order and exact times. */
 static void test_link_model(void)
 {
@@ -302,5 +319,6 @@ void suite_engine(void)
              {"trace errors with file:line:col", test_trace_errors},
              {"retry after free", test_retry_after_free},
              {"deterministic outputs", test_determinism},
-             {"link model arithmetic", test_link_model});
+             {"link model arithmetic", test_link_model},
+             {"energy per byte", test_link_energy});
 }
