@@ -183,6 +183,9 @@ struct sim {
     uint64_t hseq;
     chan ch[2 * CFG_MAX_LINKS];
     int nch;
+    uint64_t inflight;   /* transfers submitted to links and not yet retired */
+    char *pbuf;          /* placement rows waiting to be written */
+    size_t pn;
     am_ps host, now; /* host clock; device-side clock */
     uint64_t seq;    /* trace event index */
     sim_summary sum;
@@ -319,6 +322,7 @@ static void kick(sim *s, uint32_t id)
             q->busy = 1;
             q->started = s->now;
             link_submit(s->ch[h->chan].l, s->now, h->arg, id);
+            s->inflight++;
             return;
         case OP_RECORD: {
             evrec *e = ev_get(s, h->arg, 0); /* exists: recorded at issue */
@@ -386,6 +390,7 @@ static int des_step(sim *s, am_ps limit)
         s->now = tl;
         uint64_t tags[16];
         int n = link_advance(s->ch[cl].l, tl, tags, 16);
+        s->inflight -= (uint64_t)n;
         for (int i = 0; i < n; i++)
             op_done(s, (uint32_t)tags[i], 0);
         return 1;
@@ -432,17 +437,27 @@ static void host_sync(sim *s, uint32_t id)
 
 /* ---- outputs ----------------------------------------------------------------------------- */
 
+/* Decimal digits of v at p, two at a time from the end of a scratch buffer; returns the end. */
 static char *fmt_u64(char *p, uint64_t v)
 {
-    char t[24];
-    int n = 0;
-    do {
-        t[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *p++ = t[--n];
-    return p;
+    static const char d2[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                             "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                             "8081828384858687888990919293949596979899";
+    char t[24], *e = t + sizeof t, *q = e;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        q -= 2;
+        memcpy(q, d2 + 2 * r, 2);
+    }
+    if (v >= 10) {
+        q -= 2;
+        memcpy(q, d2 + 2 * v, 2);
+    } else
+        *--q = (char)('0' + v);
+    size_t n = (size_t)(e - q);
+    memcpy(p, q, n);
+    return p + n;
 }
 
 static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const alloc_out *o,
@@ -450,7 +465,14 @@ static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const al
 {
     if (!s->o.placements)
         return;
-    char *p = s->buf;
+    if (!s->pbuf)
+        s->pbuf = am_malloc(1 << 16);
+    if (s->pn > (1 << 16) - 256) {
+        fwrite(s->pbuf, 1, s->pn, s->o.placements);
+        s->pn = 0;
+    }
+    char *p = s->pbuf + s->pn;
+    char *start = p;
     p = fmt_u64(p, seq);
     *p++ = ',';
     p = fmt_u64(p, id);
@@ -469,7 +491,7 @@ static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const al
         p = fmt_u64(p, o->size);
     memcpy(p, ok ? ",ok\n" : ",oom\n", ok ? 4 : 5);
     p += ok ? 4 : 5;
-    fwrite(s->buf, 1, (size_t)(p - s->buf), s->o.placements);
+    s->pn += (size_t)(p - start);
 }
 
 static void timeline_row(sim *s, int level)
@@ -1104,8 +1126,10 @@ int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
 {
     if (ev->time != AM_TIME_NONE && ev->time > s->host)
         s->host = ev->time;
-    if (s->hn || s->nch)
+    if (s->hn || s->inflight)
         des_run_until(s, s->host);
+    else if (s->now < s->host)
+        s->now = s->host; /* what des_run_until does when no device event is pending */
     if (s->sum.retries > s->sum.retries_succeeded)
         expire_pending(s, s->host, 0);
     s->sum.events++;
@@ -1210,11 +1234,22 @@ int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
     return rc;
 }
 
+void sim_flush(sim *s)
+{
+    if (s->pn) {
+        fwrite(s->pbuf, 1, s->pn, s->o.placements);
+        s->pn = 0;
+    }
+    if (s->o.placements)
+        fflush(s->o.placements);
+}
+
 int sim_finish(sim *s, am_error *err)
 {
     (void)err;
     expire_pending(s, 0, 1);
     host_sync(s, TR_ALL);
+    sim_flush(s);
     s->sum.makespan = s->now > s->host ? s->now : s->host;
     s->sum.host_time = s->host;
     for (int i = 0; i < s->nlevels; i++) {
@@ -1230,12 +1265,14 @@ int sim_run(sim *s, trace *t, am_error *err)
     tr_event ev;
     int rc;
     const char *file = trace_path(t);
-    s->sum.validating = strcmp(trace_format(t), "pytorch_snapshot") == 0;
+    const char *fmt = trace_format(t);
+    s->sum.validating = strcmp(fmt, "pytorch_snapshot") == 0;
+    /* a native or binary trace with recorded addresses (amsim convert of a snapshot) too */
+    int may_validate = strcmp(fmt, "native") == 0 || strcmp(fmt, "binary") == 0;
     int show = s->o.progress && isatty(2);
     while ((rc = trace_next(t, &ev, err)) == 1) {
-        /* a native trace with recorded addresses (amsim convert of a snapshot) validates too */
-        if (!s->sum.validating && ev.kind == TR_ALLOC && ev.addr != TR_NO_ADDR && ev.line &&
-            strcmp(trace_format(t), "native") == 0)
+        if (may_validate && !s->sum.validating && ev.kind == TR_ALLOC && ev.addr != TR_NO_ADDR &&
+            ev.line)
             s->sum.validating = 1;
         if (sim_event(s, &ev, file, err) != 0)
             return -1;
@@ -1323,6 +1360,7 @@ void sim_destroy(sim *s)
     free(s->heap);
     free(s->ids.s);
     free(s->ooms);
+    free(s->pbuf);
     free(s);
 }
 

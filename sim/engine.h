@@ -54,6 +54,8 @@ void sim_destroy(sim *s);
 int sim_run(sim *s, trace *t, am_error *err);
 /* One event (for tests and embedders); `file` names the trace in messages. */
 int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err);
+/* Write placement rows buffered so far (sim_finish does it too). */
+void sim_flush(sim *s);
 /* End of trace: drain streams and links, finish policies. */
 int sim_finish(sim *s, am_error *err);
 

@@ -70,6 +70,7 @@ static void hstop(hrun *r)
 /* Last placement row's address (CSV column 4). */
 static long long last_addr(hrun *r)
 {
+    sim_flush(r->s);
     fflush(r->pf);
     char *p = r->pl + strlen(r->pl) - 1;
     while (p > r->pl && p[-1] != '\n')
