@@ -45,7 +45,7 @@ static void usage_main(FILE *f)
             "  mincap -c CONFIG -t TRACE          smallest memory without OOM, per policy\n"
             "  stats RESULTS.csv --metric M       mean, sd, 95%% CI by policy; paired t-test\n"
             "  report DIR                         DIR/report.html with tables and plots\n"
-            "  convert IN -o OUT [--to native|csv] convert a trace (any format) to native or CSV\n"
+            "  convert IN -o OUT [--to native|csv|binary]  a trace in any format to another\n"
             "  gen KIND [options] -o OUT          synthetic traces: train, serve, kernel\n"
             "  policies                           list the allocator policies\n"
             "options: amsim COMMAND --help; amsim --version\n");

@@ -284,10 +284,69 @@ static void test_gzip(void)
     trace_close(t);
 }
 
+/* Binary form: native -> binary -> native gives the same lines as native -> native, the
+ * binary replay gives the same placements, and a truncated binary file is refused. */
+static void test_binary(void)
+{
+    const char *d = tu_tmpdir();
+    char args[4096];
+    static const char *traces[] = {"traces/gpu_train_step.trace", "traces/gen_serve_small.trace"};
+    for (size_t k = 0; k < 2; k++) {
+        snprintf(args, sizeof args, "convert %s/%s -o %s/b.amsb --to binary", tu_top(), traces[k], d);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+        snprintf(args, sizeof args, "convert %s/b.amsb -o %s/b.trace", d, d);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+        snprintf(args, sizeof args, "convert %s/%s -o %s/n.trace", tu_top(), traces[k], d);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+        char p1[600], p2[600];
+        snprintf(p1, sizeof p1, "%s/b.trace", d);
+        snprintf(p2, sizeof p2, "%s/n.trace", d);
+        size_t n1 = 0, n2 = 0;
+        char *a = tu_slurp(p1, &n1), *b = tu_slurp(p2, &n2);
+        /* the same events; only the "converted from" comment (line 2) names the source */
+        const char *ea = a ? strchr(strchr(a, '\n') + 1, '\n') : NULL;
+        const char *eb = b ? strchr(strchr(b, '\n') + 1, '\n') : NULL;
+        CU_ASSERT(ea && eb && strlen(ea) > 100 && strcmp(ea, eb) == 0);
+        free(a);
+        free(b);
+        for (int f = 0; f < 2; f++) {
+            snprintf(args, sizeof args,
+                     "run -q -c %s/configs/default.yaml -t %s/%s --placements %s/pl%d.csv",
+                     tu_top(), d, f ? "b.amsb" : "n.trace", d, f);
+            CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+        }
+        snprintf(p1, sizeof p1, "%s/pl0.csv", d);
+        snprintf(p2, sizeof p2, "%s/pl1.csv", d);
+        a = tu_slurp(p1, &n1);
+        b = tu_slurp(p2, &n2);
+        CU_ASSERT(a && b && n1 == n2 && n1 > 100 && memcmp(a, b, n1) == 0);
+        free(a);
+        free(b);
+    }
+    /* cut the binary file short: an input error, not a shorter replay */
+    char src[600], cut[600];
+    snprintf(src, sizeof src, "%s/b.amsb", d);
+    snprintf(cut, sizeof cut, "%s/cut.amsb", d);
+    size_t n = 0;
+    char *bin = tu_slurp(src, &n);
+    CU_ASSERT_FATAL(bin && n > 64);
+    FILE *f = fopen(cut, "wb");
+    CU_ASSERT_FATAL(f != NULL);
+    fwrite(bin, 1, n / 2, f);
+    fclose(f);
+    free(bin);
+    char *err = NULL;
+    snprintf(args, sizeof args, "run -q -c %s/configs/default.yaml -t %s", tu_top(), cut);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "cut.amsb"));
+    free(err);
+}
+
 void suite_convert(void)
 {
     TU_SUITE("convert", {"native -> csv -> native: same placements", test_native_csv_native},
              {"snapshot -> native: same validation", test_snapshot_native},
              {"native writer round-trips every field", test_writer_fields},
-             {"gzip inputs read transparently", test_gzip});
+             {"gzip inputs read transparently", test_gzip},
+             {"binary form round trip and truncation", test_binary});
 }
