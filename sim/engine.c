@@ -763,6 +763,8 @@ static void defrag(sim *s, int level)
     s->sum.defrag.runs++;
     s->sum.defrag.bytes_moved += moved;
     s->sum.defrag.time += t;
+    if (s->obs && s->obs->action)
+        s->obs->action(s->obs->ctx, "defrag", level, s->host, s->host + t, moved);
     host_block(s, t);
     s->rt[level].allocs_since_defrag = 0;
 }
@@ -803,6 +805,8 @@ static int spill_one(sim *s, int level)
     s->sum.spill.evictions++;
     s->sum.spill.bytes_out += best->requested;
     s->sum.spill.time += t;
+    if (s->obs && s->obs->action)
+        s->obs->action(s->obs->ctx, "spill", level, s->host, s->host + t, best->requested);
     host_block(s, t);
     timeline_row(s, level);
     return 1;
@@ -864,6 +868,8 @@ static int restore(sim *s, slot *x)
     s->sum.spill.restores++;
     s->sum.spill.bytes_in += x->requested;
     s->sum.spill.time += t;
+    if (s->obs && s->obs->action)
+        s->obs->action(s->obs->ctx, "restore", level, s->host, s->host + t, x->requested);
     host_block(s, t);
     timeline_row(s, level);
     return 0;

@@ -36,6 +36,9 @@ typedef struct sim_observer {
     void (*counters)(void *ctx, am_ps t, int level, const mem_metrics *m);
     /* A compute (chan = -1) or transfer (chan = link channel index) finished on a stream. */
     void (*op)(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes);
+    /* A runtime action on a level: what = "defrag" (bytes moved) or "spill" / "restore"
+     * (bytes copied); it occupied the host from start to end. */
+    void (*action)(void *ctx, const char *what, int level, am_ps start, am_ps end, uint64_t bytes);
 } sim_observer;
 
 typedef struct sim_opts {

@@ -153,6 +153,14 @@ static int check_tol(const char *t)
     return -1;
 }
 
+static void fwd_action(void *ctx, const char *what, int level, am_ps start, am_ps end,
+                       uint64_t bytes)
+{
+    expect_ctx *x = ctx;
+    if (x->inner && x->inner->action)
+        x->inner->action(x->inner->ctx, what, level, start, end, bytes);
+}
+
 static int load(expect_ctx *x, const char *path, am_error *err)
 {
     FILE *f = fopen(path, "r");
@@ -221,7 +229,7 @@ int expect_begin(expect_ctx **xp, const char *expect, const char *save, const am
     x->hash = RT_FNV_OFFSET;
     x->expect_path = expect ? am_strdup(expect) : NULL;
     x->save_path = save ? am_strdup(save) : NULL;
-    x->obs = (sim_observer){x, fwd_alloc, fwd_free, fwd_device, fwd_counters, fwd_op};
+    x->obs = (sim_observer){x, fwd_alloc, fwd_free, fwd_device, fwd_counters, fwd_op, fwd_action};
     if (expect && load(x, expect, err) != 0) {
         expect_free(x);
         *xp = NULL;

@@ -7,7 +7,8 @@
  *           streams, AM_CHROME_LINK_TID + channel for link channels)
  *   ph "X"  complete events: name, ts, dur (microseconds), pid, tid, args {bytes, link}
  *   ph "C"  counters: name "memory <level>", args {"live": bytes, "reserved": bytes}
- *   ph "i"  instant events with "s": "p" (process scope): out-of-memory
+ *   ph "i"  instant events with "s": "p" (process scope): out-of-memory, defragmentation,
+ *           spilling (the latter two also as "X" slices for the time the host waited)
  * Link channels are numbered as the engine creates them (engine.c, sim_create): per config
  * link in order, direction from->to, then to->from when the link is duplex between two
  * different levels. The file is streamed as the run goes: memory does not grow with it. */
@@ -112,6 +113,26 @@ static void ch_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
             ",\"requested\":%" PRIu64 "}}", stream, seq, id, requested);
 }
 
+/* Defragmentation and spilling: an instant on the level's memory track plus a slice for the
+ * time the host waited. */
+static void ch_action(void *ctx, const char *what, int level, am_ps start, am_ps end,
+                      uint64_t bytes)
+{
+    chrome_exp *x = ctx;
+    ch_begin(x);
+    fprintf(x->f, "{\"name\":\"%s %s\",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"p\",\"ts\":", what,
+            x->cfg->levels[level].name, what);
+    ch_us(x->f, start);
+    fprintf(x->f, ",\"pid\":1,\"tid\":0,\"args\":{\"bytes\":%" PRIu64 "}}", bytes);
+    ch_begin(x);
+    fprintf(x->f, "{\"name\":\"%s %s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":", what,
+            x->cfg->levels[level].name, what);
+    ch_us(x->f, start);
+    fprintf(x->f, ",\"dur\":");
+    ch_us(x->f, end - start);
+    fprintf(x->f, ",\"pid\":1,\"tid\":0,\"args\":{\"bytes\":%" PRIu64 "}}", bytes);
+}
+
 int chrome_open(chrome_exp **xp, const char *path, const am_config *cfg, am_error *err)
 {
     *xp = NULL;
@@ -134,7 +155,8 @@ int chrome_open(chrome_exp **xp, const char *path, const am_config *cfg, am_erro
             x->nchan++;
         }
     }
-    x->obs = (sim_observer){.ctx = x, .alloc = ch_alloc, .counters = ch_counters, .op = ch_op};
+    x->obs = (sim_observer){.ctx = x, .alloc = ch_alloc, .counters = ch_counters, .op = ch_op,
+                            .action = ch_action};
     fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"amsim " AM_VERSION "\"},"
           "\"traceEvents\":[", x->f);
     ch_begin(x);

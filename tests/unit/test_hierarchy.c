@@ -254,6 +254,30 @@ static void test_donation_guard_into(void)
     hstop(&r);
 }
 
+/* The shipped spill example: spills and restores appear in the Chrome trace. */
+static void test_spill_in_chrome_trace(void)
+{
+    char args[4096];
+    snprintf(args, sizeof args,
+             "run -q -c %s/configs/examples/gpu_spill.yaml -t %s/traces/gpu_spill_step.trace "
+             "--chrome-trace %s/spill.json --json %s/spill_summary.json",
+             tu_top(), tu_top(), tu_tmpdir(), tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char p[600];
+    snprintf(p, sizeof p, "%s/spill.json", tu_tmpdir());
+    char *j = tu_slurp(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_PTR_NOT_NULL(strstr(j, "\"cat\":\"spill\",\"ph\":\"i\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(j, "\"cat\":\"restore\",\"ph\":\"X\""));
+    free(j);
+    snprintf(p, sizeof p, "%s/spill_summary.json", tu_tmpdir());
+    j = tu_slurp(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_PTR_NOT_NULL(strstr(j, "\"evictions\": 14"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(j, "\"ooms\": 0"));
+    free(j);
+}
+
 void suite_hierarchy(void)
 {
     TU_SUITE("hierarchy", {"compaction: bytes moved, OOM avoided", test_compaction},
@@ -261,5 +285,6 @@ void suite_hierarchy(void)
              {"spill round trip costs two transfers", test_spill_round_trip},
              {"double-buffered pipeline makespan", test_double_buffering},
              {"VMEM and SMEM capacities", test_tpu_capacities},
-             {"donation, transfer guard, transfer into", test_donation_guard_into});
+             {"donation, transfer guard, transfer into", test_donation_guard_into},
+             {"spills in the Chrome trace", test_spill_in_chrome_trace});
 }
