@@ -118,23 +118,6 @@ static int mkdir_p(const char *path)
     return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0, r;
-    char *b = am_malloc(cap);
-    while ((r = fread(b + n, 1, cap - n - 1, f)) > 0) {
-        n += r;
-        if (n + 1 == cap)
-            b = am_realloc(b, cap *= 2);
-    }
-    fclose(f);
-    b[n] = 0;
-    return b;
-}
-
 /* Write text to path atomically. */
 static int write_atomic(const char *path, const char *text, am_error *err)
 {
@@ -1182,7 +1165,7 @@ static int result_read(const char *dir, const char *folder, result *r)
 {
     memset(r, 0, sizeof *r);
     char *p = xprintf("%s/runs/%s/result.txt", dir, folder);
-    char *text = slurp(p);
+    char *text = am_slurp(p);
     free(p);
     if (!text || strncmp(text, "amsim-result v1\n", 16) != 0) {
         free(text);
@@ -1259,7 +1242,7 @@ static int matrix_read(const char *dir, matrix *m, am_error *err)
 {
     memset(m, 0, sizeof *m);
     char *p = xprintf("%s/matrix.tsv", dir);
-    m->text = slurp(p);
+    m->text = am_slurp(p);
     if (!m->text) {
         am_fail(err, AM_EINPUT, "%s: cannot read (not a batch output folder?)", p);
         free(p);
@@ -1338,9 +1321,9 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
         return -1;
     for (int d = 1; d < ndirs; d++) {
         char *p = xprintf("%s/matrix.tsv", dirs[d]);
-        char *t = slurp(p);
+        char *t = am_slurp(p);
         char *p0 = xprintf("%s/matrix.tsv", dirs[0]);
-        char *t0 = slurp(p0);
+        char *t0 = am_slurp(p0);
         int same = t && t0 && strcmp(t, t0) == 0;
         free(t);
         free(t0);
@@ -1662,7 +1645,7 @@ static int merge(int argc, char **argv, const char *out)
     if (!is_csv) {
         /* OUT becomes a study folder: matrix.tsv and runs/ linking to the shards' folders */
         char *src = xprintf("%s/matrix.tsv", argv[0]), *dst = xprintf("%s/matrix.tsv", out);
-        char *t = slurp(src);
+        char *t = am_slurp(src);
         if (t && write_atomic(dst, t, &err) != 0)
             fprintf(stderr, "%s: %s\n", prog, err.msg);
         free(t);
@@ -1821,7 +1804,7 @@ int cmd_batch(int argc, char **argv)
     free(runs);
     char *mt = matrix_text(&b.sw, b.runs, b.nruns);
     char *mp = xprintf("%s/matrix.tsv", b.out);
-    char *old = slurp(mp);
+    char *old = am_slurp(mp);
     if (old && strcmp(old, mt) != 0 && !b.quiet)
         fprintf(stderr, "%s: %s: the sweep changed since the last run; runs whose key changed "
                 "run again\n", prog, mp);

@@ -77,3 +77,20 @@ char *am_strndup(const char *s, size_t n)
 }
 
 char *am_strdup(const char *s) { return am_strndup(s, strlen(s)); }
+
+char *am_slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0, r;
+    char *b = am_malloc(cap);
+    while ((r = fread(b + n, 1, cap - n - 1, f)) > 0) {
+        n += r;
+        if (n + 1 == cap)
+            b = am_realloc(b, cap *= 2);
+    }
+    fclose(f);
+    b[n] = 0;
+    return b;
+}

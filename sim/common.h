@@ -41,6 +41,9 @@ void *am_realloc(void *p, size_t n);
 char *am_strdup(const char *s);
 char *am_strndup(const char *s, size_t n);
 
+/* A whole file as a NUL-terminated string (NULL when it cannot be opened); caller frees. */
+char *am_slurp(const char *path);
+
 #define AM_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define AM_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define AM_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

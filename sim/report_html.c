@@ -43,23 +43,6 @@ static void html_esc(FILE *f, const char *s)
     }
 }
 
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0, r;
-    char *b = am_malloc(cap);
-    while ((r = fread(b + n, 1, cap - n - 1, f)) > 0) {
-        n += r;
-        if (n + 1 == cap)
-            b = am_realloc(b, cap *= 2);
-    }
-    fclose(f);
-    b[n] = 0;
-    return b;
-}
-
 typedef struct ctx {
     const char *dir;
     char tmp[256];
@@ -94,7 +77,7 @@ static void plot(ctx *c, const char *script, const char *vars, const char *capti
     }
     fprintf(g, "out = \"%s\"\n%s\nload \"%s/%s\"\n", out, vars, c->scripts, script);
     int st = pclose(g);
-    char *svg = st == 0 ? read_all(out) : NULL;
+    char *svg = st == 0 ? am_slurp(out) : NULL;
     char *start = svg ? strstr(svg, "<svg") : NULL;
     if (!start) {
         fprintf(stderr, "%s: gnuplot failed on %s (status %d)\n", prog, script, st);

@@ -167,6 +167,21 @@ const char *trace_format(const trace *t) { return t->reader ? t->reader->format 
 const char *trace_path(const trace *t) { return t->path; }
 uint64_t trace_skipped(const trace *t) { return t->skipped; }
 
+void trace_level_list(const trace *t, char *buf, size_t n)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    for (int i = 0; i < t->opts.nlevels && k < n; i++) {
+        int w = snprintf(buf + k, n - k, "%s%s", i ? ", " : "",
+                         t->opts.level_names[i] ? t->opts.level_names[i] : "?");
+        if (w < 0)
+            break;
+        k += (size_t)w;
+    }
+    if (t->opts.nlevels <= 0)
+        snprintf(buf, n, "none");
+}
+
 int trace_level_lookup(const trace *t, const char *name, size_t len)
 {
     for (int i = 0; i < t->opts.nlevels; i++) {

@@ -308,17 +308,8 @@ static int bin_level(trace *t, binr *b, uint64_t idx, int32_t *out, am_error *er
         return 0;
     }
     char known[512];
-    size_t k = 0;
-    known[0] = 0;
-    for (int i = 0; i < t->opts.nlevels && k < sizeof known; i++) {
-        int w = snprintf(known + k, sizeof known - k, "%s%s", i ? ", " : "",
-                         t->opts.level_names[i] ? t->opts.level_names[i] : "?");
-        if (w < 0)
-            break;
-        k += (size_t)w;
-    }
-    return BFAIL("unknown level '%s' (configured: %s)", b->lvname[idx],
-                 t->opts.nlevels > 0 ? known : "none");
+    trace_level_list(t, known, sizeof known);
+    return BFAIL("unknown level '%s' (configured: %s)", b->lvname[idx], known);
 }
 
 int trace_bin_open(trace *t, am_error *err)

@@ -30,5 +30,7 @@ int trace_pickle_open(trace *t, am_error *err);
 
 /* Resolve a level name (len bytes, need not be NUL-terminated) against t->opts; -1 if unknown. */
 int trace_level_lookup(const trace *t, const char *name, size_t len);
+/* "hbm, host" (the configured level names) for messages; "none" when there are none. */
+void trace_level_list(const trace *t, char *buf, size_t n);
 
 #endif

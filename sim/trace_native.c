@@ -179,15 +179,7 @@ static int native_level(trace *t, native *n, const char *s, size_t len, unsigned
     if (t->opts.nlevels <= 0)
         return NFAIL(col, "unknown level '%s' (no memory levels configured)", s);
     char known[512];
-    size_t k = 0;
-    known[0] = 0;
-    for (int i = 0; i < t->opts.nlevels && k < sizeof known; i++) {
-        int w = snprintf(known + k, sizeof known - k, "%s%s", i ? ", " : "",
-                         t->opts.level_names[i] ? t->opts.level_names[i] : "?");
-        if (w < 0)
-            break;
-        k += (size_t)w;
-    }
+    trace_level_list(t, known, sizeof known);
     return NFAIL(col, "unknown level '%s' (configured: %s)", s, known);
 }
 
