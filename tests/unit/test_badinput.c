@@ -686,11 +686,11 @@ static void sigterm_removes_temporaries(void)
     snprintf(tpath, sizeof tpath, "%s/big.trace", tu_tmpdir());
     snprintf(ppath, sizeof ppath, "%s/placements.csv", dir);
     snprintf(epath, sizeof epath, "%s/../sig.stderr", dir);
-    /* ~2M lines: 1M alloc/free pairs, rotating ids over 64 live buffers */
+    /* ~4M lines: 2M alloc/free pairs (well over 0.3 s of replay on this machine) */
     FILE *f = fopen(tpath, "w");
     CU_ASSERT_FATAL(f != NULL);
     fputs(H, f);
-    for (unsigned i = 0; i < 1000000; i++)
+    for (unsigned i = 0; i < 2000000; i++)
         fprintf(f, "alloc %u %uKiB\nfree %u\n", i, 1 + i % 64, i);
     CU_ASSERT_FATAL(fclose(f) == 0);
 
@@ -716,12 +716,18 @@ static void sigterm_removes_temporaries(void)
         CU_ASSERT_EQUAL(dir_count(dir, ".tmp."), 1); /* the run is writing its temporary */
         kill(pid, SIGTERM);
         CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
-        CU_ASSERT(WIFSIGNALED(st) ? WTERMSIG(st) == SIGTERM : WEXITSTATUS(st) != 0);
-        char *err = tu_slurp(epath, NULL);
-        CU_ASSERT(err && strstr(err, "amsim: interrupted; partial outputs removed") != NULL);
-        free(err);
         CU_ASSERT_EQUAL(dir_count(dir, ".tmp."), 0);
-        CU_ASSERT_EQUAL(dir_count(dir, NULL), 0);
+        if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+            /* finished in the instant between the check and the signal: complete output */
+            printf("\nnote: the SIGTERM test run finished just before the signal\n");
+            CU_ASSERT_EQUAL(dir_count(dir, NULL), 1);
+        } else {
+            CU_ASSERT(WIFSIGNALED(st) ? WTERMSIG(st) == SIGTERM : WEXITSTATUS(st) != 0);
+            char *err = tu_slurp(epath, NULL);
+            CU_ASSERT(err && strstr(err, "amsim: interrupted; partial outputs removed") != NULL);
+            free(err);
+            CU_ASSERT_EQUAL(dir_count(dir, NULL), 0);
+        }
     } else {
         /* the machine finished 2M lines in 0.3 s: nothing to interrupt, but nothing half-done */
         printf("\nnote: the SIGTERM test run finished before the signal (status %d)\n", st);
