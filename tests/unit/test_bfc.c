@@ -10,82 +10,23 @@
 
 #include "../../models/memory.h"
 #include "../../sim/config.h"
+#include "testlevel.h"
 #include "testutil.h"
 
 int alloc_bfc_bin(uint64_t size);
 
-typedef struct lvl {
-    am_config *cfg;
-    mem_level *m;
-    FILE *log;
-    char *logbuf;
-    size_t loglen;
-} lvl;
+typedef tl_level lvl;
 
 #define MiB (1ULL << 20)
 
 /* A one-level BFC from YAML allocator keys (indented under allocator:). */
 static void mk(lvl *L, const char *capacity, const char *keys)
 {
-    char y[2048];
-    snprintf(y, sizeof y,
-             "version: 1\nmemories:\n  hbm:\n    capacity: %s\n    allocator:\n      policy: bfc\n%s",
-             capacity, keys);
-    am_error err = {0};
-    memset(L, 0, sizeof *L);
-    int rc = cfg_load_string(&L->cfg, "test.yaml", y, NULL, 0, &err);
-    if (rc)
-        fprintf(stderr, "config: %s\n", err.msg);
-    CU_ASSERT_FATAL(rc == 0);
-    L->log = open_memstream(&L->logbuf, &L->loglen);
-    const cfg_level *c = &L->cfg->levels[0];
-    mem_params p = {.name = c->name, .kind = c->kind, .capacity = c->capacity,
-                    .granularity = c->granularity, .policy = c->policy,
-                    .policy_opts = c->policy_opts, .log = L->log};
-    rc = mem_create(&L->m, &p, &err);
-    if (rc)
-        fprintf(stderr, "mem: %s\n", err.msg);
-    CU_ASSERT_FATAL(rc == 0);
+    char lk[128];
+    snprintf(lk, sizeof lk, "    capacity: %s\n", capacity);
+    CU_ASSERT_FATAL(tl_open(L, "bfc", lk, keys) == 0);
 }
 
-static void done(lvl *L)
-{
-    mem_destroy(L->m);
-    fclose(L->log);
-    free(L->logbuf);
-    cfg_free(L->cfg);
-}
-
-static int check(lvl *L)
-{
-    am_error e = {0};
-    int bad = mem_check(L->m, &e);
-    if (bad)
-        fprintf(stderr, "\ncheck: %s\n", e.msg);
-    return bad;
-}
-
-/* Allocate and return the address (UINT64_MAX on OOM); *size gets the chunk size. */
-static uint64_t A(lvl *L, uint64_t bytes, uint64_t *size, uint64_t *handle)
-{
-    alloc_req r = {bytes, 0};
-    alloc_out o;
-    int rc = mem_alloc(L->m, &r, &o);
-    CU_ASSERT(check(L) == 0);
-    if (rc != ALLOC_OK)
-        return UINT64_MAX;
-    if (size)
-        *size = o.size;
-    if (handle)
-        *handle = o.handle;
-    return o.addr;
-}
-
-static void F(lvl *L, uint64_t handle, uint64_t req, uint64_t given)
-{
-    mem_free(L->m, handle, req, given, 0);
-    CU_ASSERT(check(L) == 0);
-}
 
 /* Everything logged so far, as one string. */
 static const char *logtext(lvl *L)
@@ -94,28 +35,15 @@ static const char *logtext(lvl *L)
     return L->logbuf ? L->logbuf : "";
 }
 
-typedef struct kv {
-    const char *k;
-    uint64_t v;
-    double r;
-    int isnull;
-} kv;
-static kv stats[32];
-static int nstats;
-static void s_u64(void *c, const char *n, uint64_t v) { (void)c; stats[nstats++] = (kv){n, v, 0, 0}; }
-static void s_cp(void *c, const char *n, uint64_t v, uint64_t p) { (void)c; (void)p; stats[nstats++] = (kv){n, v, 0, 0}; }
-static void s_real(void *c, const char *n, double v, int isnull) { (void)c; stats[nstats++] = (kv){n, 0, v, isnull}; }
+typedef tl_stat kv;
 
 static kv stat(lvl *L, const char *name)
 {
-    nstats = 0;
-    stat_sink s = {NULL, s_u64, s_cp, s_real};
-    mem_policy(L->m)->stats(mem_policy_state(L->m), &s);
-    for (int i = 0; i < nstats; i++)
-        if (strcmp(stats[i].k, name) == 0)
-            return stats[i];
+    const tl_stat *st = tl_stat_find(L, name);
+    if (st)
+        return *st;
     CU_FAIL("statistic missing");
-    return (kv){name, UINT64_MAX, 0, 1};
+    return (kv){name, UINT64_MAX, UINT64_MAX, 0, 1};
 }
 
 static void test_rounding(void)
@@ -123,16 +51,16 @@ static void test_rounding(void)
     lvl L;
     mk(&L, "64MiB", "      memory_limit: 8MiB\n      allow_growth: true\n");
     uint64_t sz, h;
-    CU_ASSERT_EQUAL(A(&L, 1, &sz, &h), 0);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1, &sz, &h), 0);
     CU_ASSERT_EQUAL(sz, 256);
-    CU_ASSERT_EQUAL(A(&L, 256, &sz, &h), 256);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 256, &sz, &h), 256);
     CU_ASSERT_EQUAL(sz, 256);
-    CU_ASSERT_EQUAL(A(&L, 257, &sz, &h), 512);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 257, &sz, &h), 512);
     CU_ASSERT_EQUAL(sz, 512);
-    CU_ASSERT_EQUAL(A(&L, 1000, &sz, &h), 1024);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1000, &sz, &h), 1024);
     CU_ASSERT_EQUAL(sz, 1024);
     CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").v, 256 + 256 + 512 + 1024);
-    done(&L);
+    tl_close(&L);
 }
 
 static void test_bins(void)
@@ -159,21 +87,21 @@ static void test_best_fit_tie_break(void)
     uint64_t sizes[7] = {1024, 256, 512, 256, 512, 256, 2048};
     uint64_t at[7];
     for (int i = 0; i < 7; i++)
-        at[i] = A(&L, sizes[i], &sz, &h[i]);
+        at[i] = tl_alloc(&L, sizes[i], &sz, &h[i]);
     CU_ASSERT_EQUAL(at[2], 1280);
     CU_ASSERT_EQUAL(at[4], 2048);
-    F(&L, h[0], 1024, 1024);
-    F(&L, h[4], 512, 512);
-    F(&L, h[2], 512, 512);
+    tl_free(&L, h[0], 1024, 1024);
+    tl_free(&L, h[4], 512, 512);
+    tl_free(&L, h[2], 512, 512);
     /* 512-byte request: two 512 chunks at 1280 and 2048 and a 1024 at 0: lowest 512 wins. */
-    CU_ASSERT_EQUAL(A(&L, 400, &sz, NULL), 1280);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 400, &sz, NULL), 1280);
     CU_ASSERT_EQUAL(sz, 512);
-    CU_ASSERT_EQUAL(A(&L, 512, &sz, NULL), 2048);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 512, &sz, NULL), 2048);
     /* 600 bytes -> 768: the 1024 chunk at 0 is the smallest that fits; it is not split
      * (1024 < 2 * 768), so the whole chunk is handed out. */
-    CU_ASSERT_EQUAL(A(&L, 600, &sz, NULL), 0);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 600, &sz, NULL), 0);
     CU_ASSERT_EQUAL(sz, 1024);
-    done(&L);
+    tl_close(&L);
 }
 
 /* Split when size >= 2R; otherwise the whole chunk; or when the remainder >= the
@@ -183,26 +111,26 @@ static void test_split_rules(void)
     lvl L;
     mk(&L, "64MiB", "      memory_limit: 2MiB\n");
     uint64_t sz, h1, h2, h3;
-    A(&L, 1536, &sz, &h1);        /* [0,1536) */
-    A(&L, 256, &sz, &h2);         /* separator */
-    F(&L, h1, 1536, 1536);        /* free chunk of 1536 at 0 */
-    CU_ASSERT_EQUAL(A(&L, 1024, &sz, &h3), 0); /* 1536 < 2048: no split */
+    tl_alloc(&L, 1536, &sz, &h1);        /* [0,1536) */
+    tl_alloc(&L, 256, &sz, &h2);         /* separator */
+    tl_free(&L, h1, 1536, 1536);        /* free chunk of 1536 at 0 */
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1024, &sz, &h3), 0); /* 1536 < 2048: no split */
     CU_ASSERT_EQUAL(sz, 1536);
     CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").v, 1536 + 256);
-    F(&L, h3, 1024, 1536);
-    CU_ASSERT_EQUAL(A(&L, 768, &sz, &h3), 0); /* 1536 >= 2 * 768: split */
+    tl_free(&L, h3, 1024, 1536);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 768, &sz, &h3), 0); /* 1536 >= 2 * 768: split */
     CU_ASSERT_EQUAL(sz, 768);
-    CU_ASSERT_EQUAL(A(&L, 768, &sz, NULL), 768);
-    done(&L);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 768, &sz, NULL), 768);
+    tl_close(&L);
 
     /* fragmentation_fraction: limit 1 MiB x 0.001 = 1048 bytes -> remainders >= 1048 split. */
     mk(&L, "64MiB", "      memory_limit: 1MiB\n      fragmentation_fraction: 0.001\n");
-    A(&L, 3072, &sz, &h1);
-    A(&L, 256, &sz, &h2);
-    F(&L, h1, 3072, 3072);
-    CU_ASSERT_EQUAL(A(&L, 1792, &sz, NULL), 0); /* 3072 < 3584 but 1280 >= 1048: split */
+    tl_alloc(&L, 3072, &sz, &h1);
+    tl_alloc(&L, 256, &sz, &h2);
+    tl_free(&L, h1, 3072, 3072);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1792, &sz, NULL), 0); /* 3072 < 3584 but 1280 >= 1048: split */
     CU_ASSERT_EQUAL(sz, 1792);
-    done(&L);
+    tl_close(&L);
 }
 
 /* A freed chunk merges with next, then previous. */
@@ -212,14 +140,14 @@ static void test_coalescing(void)
     mk(&L, "64MiB", "      memory_limit: 2MiB\n");
     uint64_t sz, h[4];
     for (int i = 0; i < 4; i++)
-        A(&L, 1024, &sz, &h[i]);
-    F(&L, h[0], 1024, 1024);
-    F(&L, h[2], 1024, 1024);
+        tl_alloc(&L, 1024, &sz, &h[i]);
+    tl_free(&L, h[0], 1024, 1024);
+    tl_free(&L, h[2], 1024, 1024);
     /* free 1: merges with 2 (next), then 0 (previous): one chunk [0, 3072). */
-    F(&L, h[1], 1024, 1024);
-    CU_ASSERT_EQUAL(A(&L, 3072, &sz, NULL), 0);
+    tl_free(&L, h[1], 1024, 1024);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 3072, &sz, NULL), 0);
     CU_ASSERT_EQUAL(sz, 3072);
-    done(&L);
+    tl_close(&L);
 }
 
 /* allow_growth: regions of 2, 4, 8 MiB...; a large request doubles until it fits and does not
@@ -229,29 +157,29 @@ static void test_region_doubling(void)
     lvl L;
     mk(&L, "1GiB", "      memory_limit: 64MiB\n      allow_growth: true\n");
     uint64_t sz;
-    CU_ASSERT_EQUAL(A(&L, 2 * MiB, &sz, NULL), 0);            /* region 2 MiB, next 4 MiB */
-    CU_ASSERT_EQUAL(A(&L, MiB, &sz, NULL), 2 * MiB);          /* region 4 MiB, next 8 MiB */
-    CU_ASSERT_EQUAL(A(&L, 3 * MiB, &sz, NULL), 3 * MiB);      /* fits the 4 MiB region */
+    CU_ASSERT_EQUAL(tl_alloc(&L, 2 * MiB, &sz, NULL), 0);            /* region 2 MiB, next 4 MiB */
+    CU_ASSERT_EQUAL(tl_alloc(&L, MiB, &sz, NULL), 2 * MiB);          /* region 4 MiB, next 8 MiB */
+    CU_ASSERT_EQUAL(tl_alloc(&L, 3 * MiB, &sz, NULL), 3 * MiB);      /* fits the 4 MiB region */
     /* 8 -> 16 -> 32: a 32 MiB region; 32 < 2 x 20 and 12 MiB < 128 MiB: not split */
-    CU_ASSERT_EQUAL(A(&L, 20 * MiB, &sz, NULL), 6 * MiB);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 20 * MiB, &sz, NULL), 6 * MiB);
     CU_ASSERT_EQUAL(sz, 32 * MiB);
     /* the region size stays 32 MiB (it grew); 26 MiB of limit remain: a 26 MiB region */
-    CU_ASSERT_EQUAL(A(&L, 13 * MiB, &sz, NULL), 38 * MiB);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 13 * MiB, &sz, NULL), 38 * MiB);
     CU_ASSERT_EQUAL(sz, 13 * MiB);
-    CU_ASSERT_EQUAL(A(&L, MiB, &sz, NULL), 51 * MiB);
+    CU_ASSERT_EQUAL(tl_alloc(&L, MiB, &sz, NULL), 51 * MiB);
     CU_ASSERT_STRING_EQUAL(logtext(&L), "R 0 2097152\nR 2097152 4194304\nR 6291456 33554432\n"
                                         "R 39845888 27262976\n");
     CU_ASSERT_EQUAL(stat(&L, "pool_bytes").v, 64 * MiB);
-    CU_ASSERT_EQUAL(A(&L, 13 * MiB, &sz, NULL), UINT64_MAX); /* 12 MiB free, limit reached */
-    done(&L);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 13 * MiB, &sz, NULL), UINT64_MAX); /* 12 MiB free, limit reached */
+    tl_close(&L);
 
     /* Without allow_growth: one region of the whole limit at the first request. */
     mk(&L, "1GiB", "      memory_limit: 10MiB\n");
-    CU_ASSERT_EQUAL(A(&L, 300, &sz, NULL), 0);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 300, &sz, NULL), 0);
     CU_ASSERT_STRING_EQUAL(logtext(&L), "R 0 10485760\n");
-    CU_ASSERT_EQUAL(A(&L, 10 * MiB, &sz, NULL), UINT64_MAX); /* limit reached: out of memory */
+    CU_ASSERT_EQUAL(tl_alloc(&L, 10 * MiB, &sz, NULL), UINT64_MAX); /* limit reached: out of memory */
     CU_ASSERT_EQUAL(stat(&L, "ooms").v, 1);
-    done(&L);
+    tl_close(&L);
 }
 
 /* The device refuses a region: back off by 0.9 (float), round up to 256, until it fits. */
@@ -260,14 +188,14 @@ static void test_backoff(void)
     lvl L;
     mk(&L, "5MiB", "      memory_limit: 16MiB\n      allow_growth: true\n");
     uint64_t sz, h;
-    CU_ASSERT_EQUAL(A(&L, 2 * MiB, &sz, &h), 0);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 2 * MiB, &sz, &h), 0);
     /* next region 4 MiB; 3 MiB of device left: 4 MiB -> 3774976 -> 3397632 -> 3057920 */
-    CU_ASSERT_EQUAL(A(&L, MiB, &sz, NULL), 2 * MiB);
+    CU_ASSERT_EQUAL(tl_alloc(&L, MiB, &sz, NULL), 2 * MiB);
     CU_ASSERT_STRING_EQUAL(logtext(&L), "R 0 2097152\nR 2097152 3057920\n");
     CU_ASSERT_EQUAL(stat(&L, "pool_bytes").v, 2 * MiB + 3057920);
     /* Backing off below the request fails the request. */
-    CU_ASSERT_EQUAL(A(&L, 2 * MiB, &sz, NULL), UINT64_MAX);
-    done(&L);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 2 * MiB, &sz, NULL), UINT64_MAX);
+    tl_close(&L);
 }
 
 /* garbage_collection: free regions are given back and the pool grows again. */
@@ -279,12 +207,12 @@ static void test_garbage_collection(void)
                             "      garbage_collection: true\n"
                           : "      memory_limit: 8MiB\n      allow_growth: true\n");
         uint64_t sz, h1, h2;
-        A(&L, 2 * MiB, &sz, &h1); /* R 0 2MiB */
-        A(&L, 4 * MiB, &sz, &h2); /* R 2MiB 4MiB */
-        F(&L, h1, 2 * MiB, 2 * MiB);
-        F(&L, h2, 4 * MiB, 4 * MiB);
+        tl_alloc(&L, 2 * MiB, &sz, &h1); /* R 0 2MiB */
+        tl_alloc(&L, 4 * MiB, &sz, &h2); /* R 2MiB 4MiB */
+        tl_free(&L, h1, 2 * MiB, 2 * MiB);
+        tl_free(&L, h2, 4 * MiB, 4 * MiB);
         /* 7 MiB: no chunk; only 2 MiB of limit left; with GC both free regions go back. */
-        uint64_t at = A(&L, 7 * MiB, &sz, NULL);
+        uint64_t at = tl_alloc(&L, 7 * MiB, &sz, NULL);
         if (gc) {
             CU_ASSERT_EQUAL(at, 0);
             CU_ASSERT_STRING_EQUAL(logtext(&L), "R 0 2097152\nR 2097152 4194304\nG 0 2097152\n"
@@ -295,7 +223,7 @@ static void test_garbage_collection(void)
             CU_ASSERT_EQUAL(at, UINT64_MAX);
             CU_ASSERT_EQUAL(stat(&L, "ooms").v, 1);
         }
-        done(&L);
+        tl_close(&L);
     }
 }
 
@@ -304,13 +232,13 @@ static void test_statistics_and_fragmentation(void)
     lvl L;
     mk(&L, "64MiB", "      memory_limit: 2MiB\n");
     uint64_t sz, h[3];
-    A(&L, 1000, &sz, &h[0]);   /* 1024 */
-    A(&L, 5000, &sz, &h[1]);   /* 5120 */
-    A(&L, 100, &sz, &h[2]);    /* 256 */
+    tl_alloc(&L, 1000, &sz, &h[0]);   /* 1024 */
+    tl_alloc(&L, 5000, &sz, &h[1]);   /* 5120 */
+    tl_alloc(&L, 100, &sz, &h[2]);    /* 256 */
     CU_ASSERT_EQUAL(stat(&L, "num_allocs").v, 3);
     CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").v, 6400);
     CU_ASSERT_EQUAL(stat(&L, "largest_alloc_size").v, 5120);
-    F(&L, h[1], 5000, 5120);
+    tl_free(&L, h[1], 5000, 5120);
     CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").v, 1280);
     CU_ASSERT_EQUAL(stat(&L, "peak_bytes_in_use").v, 6400);
     CU_ASSERT_EQUAL(stat(&L, "pool_bytes").v, 2 * MiB);
@@ -320,13 +248,13 @@ static void test_statistics_and_fragmentation(void)
     kv fr = stat(&L, "fragmentation");
     CU_ASSERT_FALSE(fr.isnull);
     CU_ASSERT_DOUBLE_EQUAL(fr.r, 5120.0 / 2095872.0, 1e-15);
-    done(&L);
+    tl_close(&L);
 
     /* No free memory: the metric is undefined (null). */
     mk(&L, "64MiB", "      memory_limit: 1MiB\n");
-    A(&L, MiB, &sz, NULL);
+    tl_alloc(&L, MiB, &sz, NULL);
     CU_ASSERT_TRUE(stat(&L, "fragmentation").isnull);
-    done(&L);
+    tl_close(&L);
 }
 
 static void test_memory_fraction(void)
@@ -334,14 +262,14 @@ static void test_memory_fraction(void)
     lvl L;
     mk(&L, "1000MiB", "      memory_fraction: 0.5\n");
     uint64_t sz;
-    A(&L, 1, &sz, NULL);
+    tl_alloc(&L, 1, &sz, NULL);
     CU_ASSERT_EQUAL(stat(&L, "bytes_limit").v, 500 * MiB);
     CU_ASSERT_STRING_EQUAL(logtext(&L), "R 0 524288000\n");
-    done(&L);
+    tl_close(&L);
     /* memory_limit wins over memory_fraction */
     mk(&L, "1000MiB", "      memory_fraction: 0.5\n      memory_limit: 3MiB\n");
     CU_ASSERT_EQUAL(stat(&L, "bytes_limit").v, 3 * MiB);
-    done(&L);
+    tl_close(&L);
 }
 
 /* region_coalescing: an adjacent region extends the previous one, and its chunk merges with
@@ -352,16 +280,16 @@ static void test_region_coalescing(void)
     mk(&L, "1GiB", "      memory_limit: 16MiB\n      allow_growth: true\n"
                    "      region_coalescing: true\n");
     uint64_t sz, h1;
-    A(&L, MiB, &sz, &h1);              /* R 0 2MiB; chunk [0,1MiB) + free [1MiB,2MiB) */
+    tl_alloc(&L, MiB, &sz, &h1);              /* R 0 2MiB; chunk [0,1MiB) + free [1MiB,2MiB) */
     /* 3 MiB: R 2MiB 4MiB adjacent -> merged with the free 1 MiB tail: [1MiB, 6MiB) free */
-    CU_ASSERT_EQUAL(A(&L, 3 * MiB, &sz, NULL), MiB);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 3 * MiB, &sz, NULL), MiB);
     CU_ASSERT_EQUAL(stat(&L, "num_regions").v, 1);
-    done(&L);
+    tl_close(&L);
     mk(&L, "1GiB", "      memory_limit: 16MiB\n      allow_growth: true\n");
-    A(&L, MiB, &sz, &h1);
-    CU_ASSERT_EQUAL(A(&L, 3 * MiB, &sz, NULL), 2 * MiB); /* no coalescing: new region */
+    tl_alloc(&L, MiB, &sz, &h1);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 3 * MiB, &sz, NULL), 2 * MiB); /* no coalescing: new region */
     CU_ASSERT_EQUAL(stat(&L, "num_regions").v, 2);
-    done(&L);
+    tl_close(&L);
 }
 
 /* Seeded random replay (xorshift), invariant check after every step, no overlaps. */
@@ -384,11 +312,11 @@ static void test_stress(void)
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
             int i = (int)(x % N);
             if (req[i]) {
-                F(&L, h[i], req[i], sz[i]);
+                tl_free(&L, h[i], req[i], sz[i]);
                 req[i] = 0;
             } else {
                 uint64_t r = 1 + (x >> 20) % ((x >> 60) < 2 ? 4 * MiB : 64 * 1024);
-                uint64_t a = A(&L, r, &sz[i], &h[i]);
+                uint64_t a = tl_alloc(&L, r, &sz[i], &h[i]);
                 if (a == UINT64_MAX) {
                     ooms++;
                     continue;
@@ -402,7 +330,7 @@ static void test_stress(void)
         }
         CU_ASSERT_EQUAL(failures, 0);
         CU_ASSERT(ooms < 6000);
-        done(&L);
+        tl_close(&L);
     }
 }
 

@@ -13,6 +13,7 @@
 
 #include "../../models/memory.h"
 #include "../../sim/config.h"
+#include "testlevel.h"
 #include "testutil.h"
 
 void alloc_tlsf_map(uint64_t size, uint64_t alignment, int search, int *fl, int *sl);
@@ -21,89 +22,16 @@ void alloc_tlsf_map(uint64_t size, uint64_t alignment, int search, int *fl, int 
 #define MiB (1ULL << 20)
 #define NONE UINT64_MAX
 
-typedef struct lvl {
-    am_config *cfg;
-    mem_level *m;
-    FILE *log;
-    char *logbuf;
-    size_t loglen, logpos; /* logpos: how far the R/G parser has read */
-} lvl;
+typedef tl_level lvl;
 
-/* A one-level memory from YAML: level keys (indented under the level) and allocator keys. */
-static int mk2(lvl *L, const char *policy, const char *level_keys, const char *keys)
-{
-    char y[2048];
-    snprintf(y, sizeof y,
-             "version: 1\nmemories:\n  hbm:\n%s    allocator:\n      policy: %s\n%s",
-             level_keys, policy, keys ? keys : "");
-    am_error err = {0};
-    memset(L, 0, sizeof *L);
-    int rc = cfg_load_string(&L->cfg, "test.yaml", y, NULL, 0, &err);
-    if (rc) {
-        fprintf(stderr, "\nconfig (%s): %s\n", policy, err.msg);
-        return -1;
-    }
-    L->log = open_memstream(&L->logbuf, &L->loglen);
-    const cfg_level *c = &L->cfg->levels[0];
-    mem_params p = {.name = c->name, .kind = c->kind, .capacity = c->capacity,
-                    .granularity = c->granularity, .policy = c->policy,
-                    .policy_opts = c->policy_opts, .log = L->log};
-    rc = mem_create(&L->m, &p, &err);
-    if (rc) {
-        fprintf(stderr, "\nmem (%s): %s\n", policy, err.msg);
-        fclose(L->log);
-        free(L->logbuf);
-        cfg_free(L->cfg);
-        return -1;
-    }
-    return 0;
-}
 
 static void mk(lvl *L, const char *policy, const char *capacity, const char *keys)
 {
     char lk[128];
     snprintf(lk, sizeof lk, "    capacity: %s\n", capacity);
-    CU_ASSERT_FATAL(mk2(L, policy, lk, keys) == 0);
+    CU_ASSERT_FATAL(tl_open(L, policy, lk, keys) == 0);
 }
 
-static void done(lvl *L)
-{
-    mem_destroy(L->m);
-    fclose(L->log);
-    free(L->logbuf);
-    cfg_free(L->cfg);
-}
-
-static int check(lvl *L)
-{
-    am_error e = {0};
-    int bad = mem_check(L->m, &e);
-    if (bad)
-        fprintf(stderr, "\ncheck (%s): %s\n", mem_policy(L->m)->name, e.msg);
-    return bad;
-}
-
-/* Allocate; the address, or NONE on OOM. *size and *handle get the block. */
-static uint64_t A(lvl *L, uint64_t bytes, uint64_t *size, uint64_t *handle)
-{
-    alloc_req r = {bytes, 0};
-    alloc_out o;
-    int rc = mem_alloc(L->m, &r, &o);
-    CU_ASSERT(check(L) == 0);
-    if (rc != ALLOC_OK)
-        return NONE;
-    if (size)
-        *size = o.size;
-    if (handle)
-        *handle = o.handle;
-    return o.addr;
-}
-
-static void F(lvl *L, uint64_t handle, uint64_t req, uint64_t given)
-{
-    mem_free(L->m, handle, req, given, 0);
-    CU_ASSERT(check(L) == 0);
-}
 
 /* Log text written since the last call. */
 static const char *newlog(lvl *L)
@@ -121,52 +49,15 @@ static const char *newlog(lvl *L)
 
 /* ---- statistics ---- */
 
-typedef struct kv {
-    const char *k;
-    uint64_t v, peak;
-} kv;
-static kv stats[64];
-static int nstats;
-static void s_u64(void *c, const char *n, uint64_t v)
-{
-    (void)c;
-    if (nstats < 64)
-        stats[nstats++] = (kv){n, v, v};
-}
-static void s_cp(void *c, const char *n, uint64_t v, uint64_t p)
-{
-    (void)c;
-    if (nstats < 64)
-        stats[nstats++] = (kv){n, v, p};
-}
-static void s_real(void *c, const char *n, double v, int isnull)
-{
-    (void)c;
-    (void)v;
-    (void)isnull;
-    if (nstats < 64)
-        stats[nstats++] = (kv){n, 0, 0};
-}
-
-/* The statistic, or NULL when the policy does not report it. */
-static const kv *stat_opt(lvl *L, const char *name)
-{
-    nstats = 0;
-    stat_sink s = {NULL, s_u64, s_cp, s_real};
-    mem_policy(L->m)->stats(mem_policy_state(L->m), &s);
-    for (int i = 0; i < nstats; i++)
-        if (strcmp(stats[i].k, name) == 0)
-            return &stats[i];
-    return NULL;
-}
+typedef tl_stat kv;
 
 static kv stat(lvl *L, const char *name)
 {
-    const kv *s = stat_opt(L, name);
+    const kv *s = tl_stat_find(L, name);
     if (!s) {
         fprintf(stderr, "\nstatistic %s missing\n", name);
         CU_FAIL("statistic missing");
-        return (kv){name, NONE, NONE};
+        return (kv){name, NONE, NONE, 0, 1};
     }
     return *s;
 }
@@ -335,9 +226,9 @@ static void conf_walk(conf *C)
     }
     /* The policy's own in-use statistic, under the real system's name. cuda_async counts exact
      * request sizes; the others count the blocks they gave. */
-    const kv *s = stat_opt(&C->L, "bytes_in_use");
+    const kv *s = tl_stat_find(&C->L, "bytes_in_use");
     if (!s)
-        s = stat_opt(&C->L, "allocated_bytes");
+        s = tl_stat_find(&C->L, "allocated_bytes");
     if (s) {
         uint64_t want = strcmp(C->policy, "cuda_async") == 0 ? mm->live_bytes
                                                              : mm->allocated_bytes;
@@ -403,7 +294,7 @@ static void conformance_run(const char *policy, const char *capacity, const char
     C.policy = policy;
     char lk[128];
     snprintf(lk, sizeof lk, "    capacity: %s\n", capacity);
-    if (mk2(&C.L, policy, lk, keys) != 0) {
+    if (tl_open(&C.L, policy, lk, keys) != 0) {
         CU_FAIL("level could not be built");
         return;
     }
@@ -454,7 +345,7 @@ static void conformance_run(const char *policy, const char *capacity, const char
                 keys ? keys : "", seed, C.bad);
     CU_ASSERT_EQUAL(C.bad, 0);
     free(C.lv);
-    done(&C.L);
+    tl_close(&C.L);
 }
 
 /* Policies that cannot run without a plan (an offline placement needs every lifetime). */
@@ -512,7 +403,7 @@ static void test_conformance_can_fail(void)
     while (C.nlv)
         conf_free(&C, 0);
     free(C.lv);
-    done(&C.L);
+    tl_close(&C.L);
 }
 
 /* ---- (b) exact tests ---- */
@@ -520,25 +411,25 @@ static void test_conformance_can_fail(void)
 static void test_platform(void)
 {
     lvl L;
-    CU_ASSERT_FATAL(mk2(&L, "platform", "    capacity: 16MiB\n    granularity: 2MiB\n",
+    CU_ASSERT_FATAL(tl_open(&L, "platform", "    capacity: 16MiB\n    granularity: 2MiB\n",
                         "      alloc_latency: 30us\n      free_latency: 50us\n") == 0);
     uint64_t s1, h1, s2, h2, s3, h3;
     CU_ASSERT_EQUAL(mem_get_metrics(L.m)->reserved_bytes, 0);
-    CU_ASSERT_EQUAL(A(&L, 1000, &s1, &h1), 0);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1000, &s1, &h1), 0);
     CU_ASSERT_EQUAL(s1, 2 * MiB);
     CU_ASSERT_STRING_EQUAL(newlog(&L), "R 0 2097152\n");
     CU_ASSERT_EQUAL(mem_take_latency(L.m), 30 * AM_PS_PER_US);
     CU_ASSERT_EQUAL(mem_take_latency(L.m), 0);
-    CU_ASSERT_EQUAL(A(&L, 3 * MiB, &s2, &h2), 2 * MiB);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 3 * MiB, &s2, &h2), 2 * MiB);
     CU_ASSERT_EQUAL(s2, 4 * MiB);
     CU_ASSERT_STRING_EQUAL(newlog(&L), "R 2097152 4194304\n");
     CU_ASSERT_EQUAL(mem_take_latency(L.m), 30 * AM_PS_PER_US);
-    F(&L, h1, 1000, s1);
+    tl_free(&L, h1, 1000, s1);
     CU_ASSERT_STRING_EQUAL(newlog(&L), "G 0 2097152\n");
     CU_ASSERT_EQUAL(mem_take_latency(L.m), 50 * AM_PS_PER_US);
     CU_ASSERT_EQUAL(mem_get_metrics(L.m)->reserved_bytes, 4 * MiB);
     /* The freed range is the device's again: first fit puts the next buffer there. */
-    CU_ASSERT_EQUAL(A(&L, 2 * MiB, &s3, &h3), 0);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 2 * MiB, &s3, &h3), 0);
     CU_ASSERT_STRING_EQUAL(newlog(&L), "R 0 2097152\n");
     CU_ASSERT_EQUAL(stat(&L, "num_device_alloc").v, 3);
     CU_ASSERT_EQUAL(stat(&L, "num_device_free").v, 1);
@@ -546,17 +437,17 @@ static void test_platform(void)
     CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").peak, 6 * MiB);
     (void)mem_take_latency(L.m);
     /* Out of device memory: a failed device call, still charged. */
-    CU_ASSERT_EQUAL(A(&L, 12 * MiB, NULL, NULL), NONE);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 12 * MiB, NULL, NULL), NONE);
     CU_ASSERT_STRING_EQUAL(newlog(&L), "");
     CU_ASSERT_EQUAL(mem_take_latency(L.m), 30 * AM_PS_PER_US);
     CU_ASSERT_EQUAL(mem_largest_free(L.m), 0);
-    F(&L, h2, 3 * MiB, s2);
-    F(&L, h3, 2 * MiB, s3);
+    tl_free(&L, h2, 3 * MiB, s2);
+    tl_free(&L, h3, 2 * MiB, s3);
     CU_ASSERT_EQUAL(mem_take_latency(L.m), 100 * AM_PS_PER_US);
     CU_ASSERT_EQUAL(mem_get_metrics(L.m)->reserved_bytes, 0);
     CU_ASSERT_EQUAL(mem_get_metrics(L.m)->peak_reserved_bytes, 6 * MiB);
     CU_ASSERT_EQUAL(stat(&L, "num_device_free").v, 3);
-    done(&L);
+    tl_close(&L);
 }
 
 static void test_cuda_async(void)
@@ -565,63 +456,63 @@ static void test_cuda_async(void)
     mk(&L, "cuda_async", "64MiB",
        "      pool_granularity: 2MiB\n      release_threshold: 4MiB\n      grow_latency: 10us\n");
     uint64_t s1, h1, s2, h2, s3, h3;
-    CU_ASSERT_EQUAL(A(&L, 1000, &s1, &h1), 0);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1000, &s1, &h1), 0);
     CU_ASSERT_EQUAL(s1, 1024); /* footprint: 512-byte alignment */
     CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").v, 1000); /* statistics: exact */
     CU_ASSERT_STRING_EQUAL(newlog(&L), "R 0 2097152\n");
     CU_ASSERT_EQUAL(mem_take_latency(L.m), 10 * AM_PS_PER_US);
     /* 3 MiB does not fit the 2 MiB chunk: a 4 MiB chunk (rounded to the granularity). */
-    CU_ASSERT_EQUAL(A(&L, 3 * MiB, &s2, &h2), 2 * MiB);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 3 * MiB, &s2, &h2), 2 * MiB);
     CU_ASSERT_EQUAL(s2, 3 * MiB);
     CU_ASSERT_STRING_EQUAL(newlog(&L), "R 2097152 4194304\n");
     CU_ASSERT_EQUAL(mem_take_latency(L.m), 10 * AM_PS_PER_US);
     /* Best fit: the exact 1 MiB tail of the second chunk, not the first chunk's 2 MiB - 1 KiB. */
-    CU_ASSERT_EQUAL(A(&L, MiB, &s3, &h3), 5 * MiB);
+    CU_ASSERT_EQUAL(tl_alloc(&L, MiB, &s3, &h3), 5 * MiB);
     CU_ASSERT_EQUAL(mem_take_latency(L.m), 0);
     CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").v, 1000 + 4 * MiB);
     CU_ASSERT_EQUAL(stat(&L, "pool_bytes").v, 6 * MiB);
     CU_ASSERT_EQUAL(stat(&L, "largest_alloc_size").v, 3 * MiB);
     /* Pool 6 MiB > threshold 4 MiB, but the second chunk still holds a live block. */
-    F(&L, h2, 3 * MiB, s2);
+    tl_free(&L, h2, 3 * MiB, s2);
     CU_ASSERT_STRING_EQUAL(newlog(&L), "");
     CU_ASSERT_EQUAL(mem_get_metrics(L.m)->reserved_bytes, 6 * MiB);
     /* Now it is idle: returned, and the pool is at 2 MiB. */
-    F(&L, h3, MiB, s3);
+    tl_free(&L, h3, MiB, s3);
     CU_ASSERT_STRING_EQUAL(newlog(&L), "G 2097152 4194304\n");
     CU_ASSERT_EQUAL(mem_get_metrics(L.m)->reserved_bytes, 2 * MiB);
     /* Below the threshold: an idle chunk stays cached. */
-    F(&L, h1, 1000, s1);
+    tl_free(&L, h1, 1000, s1);
     CU_ASSERT_STRING_EQUAL(newlog(&L), "");
     CU_ASSERT_EQUAL(mem_get_metrics(L.m)->reserved_bytes, 2 * MiB);
     CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").v, 0);
     CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").peak, 1000 + 4 * MiB);
     CU_ASSERT_EQUAL(stat(&L, "num_pool_releases").v, 1);
     /* Reuse from the cache costs nothing. */
-    CU_ASSERT_EQUAL(A(&L, 1, &s1, &h1), 0);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1, &s1, &h1), 0);
     CU_ASSERT_EQUAL(s1, 512);
     CU_ASSERT_EQUAL(mem_take_latency(L.m), 0);
     CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").v, 1);
-    F(&L, h1, 1, s1);
-    done(&L);
+    tl_free(&L, h1, 1, s1);
+    tl_close(&L);
 
     /* Default threshold: memory_fraction * capacity. */
     mk(&L, "cuda_async", "64MiB", "      memory_fraction: 0.5\n");
     CU_ASSERT_EQUAL(stat(&L, "release_threshold").v, 32 * MiB);
-    done(&L);
+    tl_close(&L);
     mk(&L, "cuda_async", "64MiB", NULL);
     CU_ASSERT_EQUAL(stat(&L, "release_threshold").v, 48 * MiB);
-    done(&L);
+    tl_close(&L);
 
     /* A refused growth gives back idle chunks and grows once more. */
     mk(&L, "cuda_async", "8MiB", "      release_threshold: 8MiB\n");
-    CU_ASSERT_EQUAL(A(&L, 6 * MiB, &s1, &h1), 0);
-    F(&L, h1, 6 * MiB, s1);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 6 * MiB, &s1, &h1), 0);
+    tl_free(&L, h1, 6 * MiB, s1);
     CU_ASSERT_EQUAL(mem_get_metrics(L.m)->reserved_bytes, 6 * MiB); /* cached */
     newlog(&L);
-    CU_ASSERT_EQUAL(A(&L, 7 * MiB, &s2, &h2), 0);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 7 * MiB, &s2, &h2), 0);
     CU_ASSERT_STRING_EQUAL(newlog(&L), "G 0 6291456\nR 0 8388608\n");
-    F(&L, h2, 7 * MiB, s2);
-    done(&L);
+    tl_free(&L, h2, 7 * MiB, s2);
+    tl_close(&L);
 }
 
 static void test_prealloc(void)
@@ -630,47 +521,47 @@ static void test_prealloc(void)
     uint64_t s1, h1, s2, h2, s3, h3;
     mk(&L, "prealloc", "1GiB", "      memory_limit: 100MiB\n");
     CU_ASSERT_EQUAL(mem_get_metrics(L.m)->reserved_bytes, 0); /* nothing before a request */
-    CU_ASSERT_EQUAL(A(&L, 1, &s1, &h1), 0);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1, &s1, &h1), 0);
     CU_ASSERT_EQUAL(s1, 256);
     CU_ASSERT_STRING_EQUAL(newlog(&L), "R 0 104857600\n");
-    CU_ASSERT_EQUAL(A(&L, 1000, &s2, &h2), 256);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1000, &s2, &h2), 256);
     CU_ASSERT_EQUAL(s2, 1024);
-    F(&L, h1, 1, s1);
-    CU_ASSERT_EQUAL(A(&L, 200, &s3, &h3), 0); /* first fit reuses the hole */
-    CU_ASSERT_EQUAL(A(&L, 100 * MiB, NULL, NULL), NONE);
+    tl_free(&L, h1, 1, s1);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 200, &s3, &h3), 0); /* first fit reuses the hole */
+    CU_ASSERT_EQUAL(tl_alloc(&L, 100 * MiB, NULL, NULL), NONE);
     CU_ASSERT_STRING_EQUAL(newlog(&L), ""); /* one region, ever */
     CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").v, 256 + 1024);
-    F(&L, h2, 1000, s2);
-    F(&L, h3, 200, s3);
+    tl_free(&L, h2, 1000, s2);
+    tl_free(&L, h3, 200, s3);
     CU_ASSERT_EQUAL(mem_largest_free(L.m), 100 * MiB);
     CU_ASSERT_EQUAL(mem_get_metrics(L.m)->reserved_bytes, 100 * MiB);
-    done(&L);
+    tl_close(&L);
 
     mk(&L, "prealloc", "1GiB", NULL); /* memory_fraction 0.75 */
-    CU_ASSERT_EQUAL(A(&L, 1, &s1, &h1), 0);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1, &s1, &h1), 0);
     CU_ASSERT_STRING_EQUAL(newlog(&L), "R 0 805306368\n");
     CU_ASSERT_EQUAL(stat(&L, "arena_bytes").v, 768 * MiB);
-    F(&L, h1, 1, s1);
-    done(&L);
+    tl_free(&L, h1, 1, s1);
+    tl_close(&L);
 
     mk(&L, "prealloc", "16MiB", "      memory_limit: 1MiB\n      mode: bump\n");
-    uint64_t a = A(&L, 256 * KiB, &s1, &h1), b = A(&L, 256 * KiB, &s2, &h2);
+    uint64_t a = tl_alloc(&L, 256 * KiB, &s1, &h1), b = tl_alloc(&L, 256 * KiB, &s2, &h2);
     CU_ASSERT_EQUAL(a, 0);
     CU_ASSERT_EQUAL(b, 256 * KiB);
-    F(&L, h1, 256 * KiB, s1);
-    CU_ASSERT_EQUAL(A(&L, 256 * KiB, &s1, &h1), 512 * KiB); /* no reuse below top */
+    tl_free(&L, h1, 256 * KiB, s1);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 256 * KiB, &s1, &h1), 512 * KiB); /* no reuse below top */
     CU_ASSERT_EQUAL(mem_largest_free(L.m), 256 * KiB);
-    CU_ASSERT_EQUAL(A(&L, 512 * KiB, NULL, NULL), NONE);   /* only 256 KiB above top */
-    CU_ASSERT_EQUAL(A(&L, 100, &s3, &h3), 768 * KiB);
-    F(&L, h2, 256 * KiB, s2);
-    F(&L, h1, 256 * KiB, s1);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 512 * KiB, NULL, NULL), NONE);   /* only 256 KiB above top */
+    CU_ASSERT_EQUAL(tl_alloc(&L, 100, &s3, &h3), 768 * KiB);
+    tl_free(&L, h2, 256 * KiB, s2);
+    tl_free(&L, h1, 256 * KiB, s1);
     CU_ASSERT_EQUAL(stat(&L, "num_bump_resets").v, 0);
-    F(&L, h3, 100, s3); /* the last one: top resets */
+    tl_free(&L, h3, 100, s3); /* the last one: top resets */
     CU_ASSERT_EQUAL(stat(&L, "num_bump_resets").v, 1);
     CU_ASSERT_EQUAL(mem_largest_free(L.m), MiB);
-    CU_ASSERT_EQUAL(A(&L, MiB, &s1, &h1), 0);
-    F(&L, h1, MiB, s1);
-    done(&L);
+    CU_ASSERT_EQUAL(tl_alloc(&L, MiB, &s1, &h1), 0);
+    tl_free(&L, h1, MiB, s1);
+    tl_close(&L);
 }
 
 static void test_buddy(void)
@@ -678,68 +569,68 @@ static void test_buddy(void)
     lvl L;
     uint64_t s1, h1, s2, h2, s3, h3;
     mk(&L, "buddy", "1MiB", NULL);
-    CU_ASSERT_EQUAL(A(&L, 1000, &s1, &h1), 0);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1000, &s1, &h1), 0);
     CU_ASSERT_EQUAL(s1, 1024);
     CU_ASSERT_STRING_EQUAL(newlog(&L), "R 0 1048576\n");
     CU_ASSERT_EQUAL(stat(&L, "num_splits").v, 10); /* 1 MiB down to 1 KiB */
-    CU_ASSERT_EQUAL(A(&L, 3000, &s2, &h2), 4096);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 3000, &s2, &h2), 4096);
     CU_ASSERT_EQUAL(s2, 4096);
     /* 256 B: the smallest free block is 1 KiB at 1024, split twice. */
-    CU_ASSERT_EQUAL(A(&L, 256, &s3, &h3), 1024);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 256, &s3, &h3), 1024);
     CU_ASSERT_EQUAL(s3, 256);
     CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").v, 1024 + 4096 + 256);
     CU_ASSERT_EQUAL(stat(&L, "free_blocks").v, 2 + 8); /* 256@1280, 512@1536; 2K@2K, 8K..512K */
     /* Freeing 0: its buddy (1 KiB at 1024) is split, so no merge. */
-    F(&L, h1, 1000, s1);
+    tl_free(&L, h1, 1000, s1);
     CU_ASSERT_EQUAL(stat(&L, "num_merges").v, 0);
     /* Freeing 1024: 256+256, 512+512, 1K+1K, 2K+2K -> 4 KiB at 0; its buddy at 4096 is used. */
-    F(&L, h3, 256, s3);
+    tl_free(&L, h3, 256, s3);
     CU_ASSERT_EQUAL(stat(&L, "num_merges").v, 4);
-    CU_ASSERT_EQUAL(A(&L, 4096, &s1, &h1), 0);
-    F(&L, h1, 4096, s1);
-    F(&L, h2, 3000, s2);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 4096, &s1, &h1), 0);
+    tl_free(&L, h1, 4096, s1);
+    tl_free(&L, h2, 3000, s2);
     CU_ASSERT_EQUAL(stat(&L, "free_blocks").v, 1);
     CU_ASSERT_EQUAL(mem_largest_free(L.m), MiB);
-    CU_ASSERT_EQUAL(A(&L, MiB + 1, NULL, NULL), NONE);
-    done(&L);
+    CU_ASSERT_EQUAL(tl_alloc(&L, MiB + 1, NULL, NULL), NONE);
+    tl_close(&L);
 
     /* 3 MiB is not a power of two: top-level blocks of 2 MiB at 0 and 1 MiB at 2 MiB. */
     mk(&L, "buddy", "3MiB", NULL);
-    CU_ASSERT_EQUAL(A(&L, 1536 * KiB, &s1, &h1), 0);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1536 * KiB, &s1, &h1), 0);
     CU_ASSERT_EQUAL(s1, 2 * MiB);
-    CU_ASSERT_EQUAL(A(&L, 600 * KiB, &s2, &h2), 2 * MiB);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 600 * KiB, &s2, &h2), 2 * MiB);
     CU_ASSERT_EQUAL(s2, MiB);
-    CU_ASSERT_EQUAL(A(&L, 1, NULL, NULL), NONE);
-    F(&L, h1, 1536 * KiB, s1);
-    F(&L, h2, 600 * KiB, s2);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1, NULL, NULL), NONE);
+    tl_free(&L, h1, 1536 * KiB, s1);
+    tl_free(&L, h2, 600 * KiB, s2);
     CU_ASSERT_EQUAL(stat(&L, "free_blocks").v, 2); /* the top levels never merge */
     CU_ASSERT_EQUAL(mem_largest_free(L.m), 2 * MiB);
-    CU_ASSERT_EQUAL(A(&L, 2 * MiB + 1, NULL, NULL), NONE);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 2 * MiB + 1, NULL, NULL), NONE);
     /* A small block goes to the lowest address of the smallest order that has one: 2 MiB. */
-    CU_ASSERT_EQUAL(A(&L, 512 * KiB, &s1, &h1), 2 * MiB);
-    F(&L, h1, 512 * KiB, s1);
-    done(&L);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 512 * KiB, &s1, &h1), 2 * MiB);
+    tl_free(&L, h1, 512 * KiB, s1);
+    tl_close(&L);
 
     /* Two free blocks of one order (not buddies): the lower address is taken. */
     mk(&L, "buddy", "1MiB", NULL);
     uint64_t hb[4], sb[4];
     for (int i = 0; i < 4; i++)
-        CU_ASSERT_EQUAL(A(&L, 1024, &sb[i], &hb[i]), 1024 * (uint64_t)i);
-    F(&L, hb[2], 1024, sb[2]);
-    F(&L, hb[0], 1024, sb[0]);
+        CU_ASSERT_EQUAL(tl_alloc(&L, 1024, &sb[i], &hb[i]), 1024 * (uint64_t)i);
+    tl_free(&L, hb[2], 1024, sb[2]);
+    tl_free(&L, hb[0], 1024, sb[0]);
     CU_ASSERT_EQUAL(stat(&L, "num_merges").v, 0);
-    CU_ASSERT_EQUAL(A(&L, 1000, &sb[0], &hb[0]), 0);
-    CU_ASSERT_EQUAL(A(&L, 1000, &sb[2], &hb[2]), 2048);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1000, &sb[0], &hb[0]), 0);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1000, &sb[2], &hb[2]), 2048);
     for (int i = 0; i < 4; i++)
-        F(&L, hb[i], 1000, sb[i]);
+        tl_free(&L, hb[i], 1000, sb[i]);
     CU_ASSERT_EQUAL(stat(&L, "free_blocks").v, 1);
-    done(&L);
+    tl_close(&L);
 
     mk(&L, "buddy", "1MiB", "      min_block: 4KiB\n");
-    CU_ASSERT_EQUAL(A(&L, 1, &s1, &h1), 0);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1, &s1, &h1), 0);
     CU_ASSERT_EQUAL(s1, 4096);
-    F(&L, h1, 1, s1);
-    done(&L);
+    tl_free(&L, h1, 1, s1);
+    tl_close(&L);
 }
 
 static void test_tlsf(void)
@@ -774,58 +665,58 @@ static void test_tlsf(void)
     uint64_t s1, h1, s2, h2, s3, h3, s4, h4;
     mk(&L, "tlsf", "1MiB", NULL);
     /* A free block of 65 KiB (list (16, 0), [64 KiB, 66 KiB)) behind a separator. */
-    CU_ASSERT_EQUAL(A(&L, 66560, &s1, &h1), 0);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 66560, &s1, &h1), 0);
     CU_ASSERT_STRING_EQUAL(newlog(&L), "R 0 1048576\n");
-    CU_ASSERT_EQUAL(A(&L, 1, &s2, &h2), 66560);
-    F(&L, h1, 66560, s1);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1, &s2, &h2), 66560);
+    tl_free(&L, h1, 66560, s1);
     /* 65792 B would fit it, but good fit searches from list (16, 1): the arena's rest. */
-    CU_ASSERT_EQUAL(A(&L, 65792, &s3, &h3), 66816);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 65792, &s3, &h3), 66816);
     /* 64 KiB searches list (16, 0) and takes the 65 KiB block, split. */
-    CU_ASSERT_EQUAL(A(&L, 65536, &s4, &h4), 0);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 65536, &s4, &h4), 0);
     CU_ASSERT_EQUAL(s4, 65536);
     CU_ASSERT_EQUAL(stat(&L, "free_blocks").v, 2); /* 1 KiB at 64 KiB, the arena's tail */
-    F(&L, h3, 65792, s3);
-    F(&L, h4, 65536, s4);
-    F(&L, h2, 1, s2);
+    tl_free(&L, h3, 65792, s3);
+    tl_free(&L, h4, 65536, s4);
+    tl_free(&L, h2, 1, s2);
     /* Everything coalesced back into one block. */
     CU_ASSERT_EQUAL(stat(&L, "free_blocks").v, 1);
     CU_ASSERT_EQUAL(mem_largest_free(L.m), MiB);
-    done(&L);
+    tl_close(&L);
 
     /* Coalescing with both neighbours, and LIFO heads within a list. */
     mk(&L, "tlsf", "1MiB", NULL);
     uint64_t h[4], s[4];
-    CU_ASSERT_EQUAL(A(&L, 1000, &s[0], &h[0]), 0);
-    CU_ASSERT_EQUAL(A(&L, 1000, &s[1], &h[1]), 1024);
-    CU_ASSERT_EQUAL(A(&L, 1000, &s[2], &h[2]), 2048);
-    CU_ASSERT_EQUAL(A(&L, 1000, &s[3], &h[3]), 3072);
-    F(&L, h[0], 1000, s[0]);
-    F(&L, h[2], 1000, s[2]);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1000, &s[0], &h[0]), 0);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1000, &s[1], &h[1]), 1024);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1000, &s[2], &h[2]), 2048);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1000, &s[3], &h[3]), 3072);
+    tl_free(&L, h[0], 1000, s[0]);
+    tl_free(&L, h[2], 1000, s[2]);
     CU_ASSERT_EQUAL(stat(&L, "free_blocks").v, 3);
-    CU_ASSERT_EQUAL(A(&L, 1000, &s[2], &h[2]), 2048); /* the most recently freed of list (0, 4) */
-    F(&L, h[2], 1000, s[2]);
-    F(&L, h[1], 1000, s[1]); /* merges with 0 and 2048 */
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1000, &s[2], &h[2]), 2048); /* the most recently freed of list (0, 4) */
+    tl_free(&L, h[2], 1000, s[2]);
+    tl_free(&L, h[1], 1000, s[1]); /* merges with 0 and 2048 */
     CU_ASSERT_EQUAL(stat(&L, "free_blocks").v, 2);
     CU_ASSERT_EQUAL(mem_largest_free(L.m), MiB - 4096);
-    CU_ASSERT_EQUAL(A(&L, 3072, &s[0], &h[0]), 0); /* the merged 3 KiB block, exact list */
-    F(&L, h[0], 3072, s[0]);
-    F(&L, h[3], 1000, s[3]);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 3072, &s[0], &h[0]), 0); /* the merged 3 KiB block, exact list */
+    tl_free(&L, h[0], 3072, s[0]);
+    tl_free(&L, h[3], 1000, s[3]);
     CU_ASSERT_EQUAL(stat(&L, "free_blocks").v, 1);
     CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").v, 0);
     CU_ASSERT_EQUAL(stat(&L, "bytes_in_use").peak, 4096);
-    done(&L);
+    tl_close(&L);
 }
 
 /* Bad options are input errors, not crashes. */
 static void test_bad_options(void)
 {
     lvl L;
-    CU_ASSERT(mk2(&L, "buddy", "    capacity: 1MiB\n", "      min_block: 300\n") != 0);
-    CU_ASSERT(mk2(&L, "tlsf", "    capacity: 1MiB\n", "      alignment: 384\n") != 0);
-    CU_ASSERT(mk2(&L, "cuda_async", "    capacity: 1MiB\n",
+    CU_ASSERT(tl_open(&L, "buddy", "    capacity: 1MiB\n", "      min_block: 300\n") != 0);
+    CU_ASSERT(tl_open(&L, "tlsf", "    capacity: 1MiB\n", "      alignment: 384\n") != 0);
+    CU_ASSERT(tl_open(&L, "cuda_async", "    capacity: 1MiB\n",
                   "      pool_granularity: 1000\n") != 0);
-    CU_ASSERT(mk2(&L, "prealloc", "    capacity: 1MiB\n", "      mode: stack\n") != 0);
-    CU_ASSERT(mk2(&L, "prealloc", "    capacity: 1MiB\n", "      memory_fraction: 0\n") != 0);
+    CU_ASSERT(tl_open(&L, "prealloc", "    capacity: 1MiB\n", "      mode: stack\n") != 0);
+    CU_ASSERT(tl_open(&L, "prealloc", "    capacity: 1MiB\n", "      memory_fraction: 0\n") != 0);
 }
 
 void suite_policies(void)
