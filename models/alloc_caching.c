@@ -316,6 +316,20 @@ static void unlink_block(cblock *b)
         b->next->prev = b->prev;
 }
 
+/* Split b at `at` bytes: a new block for the high part, linked after b; returns it. */
+static cblock *split_after(cach *c, cblock *b, uint64_t at)
+{
+    cblock *rest = block_new(c, b->seg, b->addr + at, b->size - at);
+    rest->stream = b->stream;
+    rest->prev = b;
+    rest->next = b->next;
+    if (b->next)
+        b->next->prev = rest;
+    b->next = rest;
+    b->size = at;
+    return rest;
+}
+
 /* try_merge_blocks: absorb src (a neighbour of dst) when it is free and equally mapped. */
 static void try_merge(cach *c, cblock *dst, cblock *src)
 {
@@ -405,16 +419,9 @@ static cblock *map_block(cach *c, cblock *b, uint64_t size)
     unmapped_remove(c, b);
     b->mapped = 1;
     if (len < b->size) {
-        cblock *rest = block_new(c, s, b->addr + len, b->size - len);
+        cblock *rest = split_after(c, b, len);
         rest->mapped = 0;
-        rest->stream = b->stream;
-        rest->prev = b;
-        rest->next = b->next;
-        if (b->next)
-            b->next->prev = rest;
-        b->next = rest;
         unmapped_insert(c, rest);
-        b->size = len;
     }
     try_merge(c, b, b->prev);
     try_merge(c, b, b->next);
@@ -446,16 +453,8 @@ static void unmap_block(cach *c, cblock *b)
         b->prev = h;
         pool_insert(c, h);
     }
-    if (b->addr + b->size > hi) { /* free mapped tail stays */
-        cblock *t = block_new(c, s, hi, b->addr + b->size - hi);
-        t->stream = b->stream;
-        t->prev = b;
-        t->next = b->next;
-        if (b->next)
-            b->next->prev = t;
-        b->next = t;
-        pool_insert(c, t);
-    }
+    if (b->addr + b->size > hi) /* free mapped tail stays */
+        pool_insert(c, split_after(c, b, hi - b->addr));
     unmap_pages(c, s, lo, hi);
     b->addr = lo;
     b->size = hi - lo;
@@ -714,17 +713,8 @@ static int should_split(const cach *c, const cblock *b, uint64_t size)
 static cblock *take_block(cach *c, params *p)
 {
     cblock *b = p->block;
-    if (should_split(c, b, p->size)) {
-        cblock *rest = block_new(c, b->seg, b->addr + p->size, b->size - p->size);
-        rest->stream = b->stream;
-        rest->prev = b;
-        rest->next = b->next;
-        if (b->next)
-            b->next->prev = rest;
-        b->next = rest;
-        b->size = p->size;
-        pool_insert(c, rest);
-    }
+    if (should_split(c, b, p->size))
+        pool_insert(c, split_after(c, b, p->size));
     b->state = B_ALLOC;
     b->requested = p->requested;
     st_add(&c->allocation, 1);
