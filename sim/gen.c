@@ -139,19 +139,27 @@ static uint64_t g_bytes_ps(gctx *g, double bytes, double gbps)
 
 static uint64_t g_alloc(gctx *g, uint64_t bytes, const char *level, uint32_t stream,
                         const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* The common end of a line: " stream=S" (when not 0), " name=...", newline. */
+static void g_tail(gctx *g, uint32_t stream, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+static void g_tail(gctx *g, uint32_t stream, const char *fmt, va_list ap)
+{
+    if (stream)
+        fprintf(g->f, " stream=%" PRIu32, stream);
+    fputs(" name=", g->f);
+    vfprintf(g->f, fmt, ap);
+    fputc('\n', g->f);
+}
+
 static uint64_t g_alloc(gctx *g, uint64_t bytes, const char *level, uint32_t stream,
                         const char *fmt, ...)
 {
     uint64_t id = g->next_id++;
     fprintf(g->f, "alloc %" PRIu64 " %" PRIu64 " level=%s", id, bytes, level);
-    if (stream)
-        fprintf(g->f, " stream=%" PRIu32, stream);
-    fputs(" name=", g->f);
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(g->f, fmt, ap);
+    g_tail(g, stream, fmt, ap);
     va_end(ap);
-    fputc('\n', g->f);
     return id;
 }
 
@@ -162,14 +170,10 @@ static void g_compute(gctx *g, uint64_t ps, uint32_t stream, const char *fmt, ..
 static void g_compute(gctx *g, uint64_t ps, uint32_t stream, const char *fmt, ...)
 {
     fprintf(g->f, "compute %" PRIu64, ps);
-    if (stream)
-        fprintf(g->f, " stream=%" PRIu32, stream);
-    fputs(" name=", g->f);
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(g->f, fmt, ap);
+    g_tail(g, stream, fmt, ap);
     va_end(ap);
-    fputc('\n', g->f);
 }
 
 static void g_xfer(gctx *g, const char *src, const char *dst, uint64_t bytes, uint32_t stream,
