@@ -120,10 +120,7 @@ typedef struct stream {
     op *q;
     size_t head, len, cap;
     int busy;
-    int used;
     am_ps started;       /* start of the operation in progress */
-    am_ps busy_ps, last_done;
-    uint64_t ops;
 } stream;
 
 typedef struct evrec {
@@ -275,7 +272,6 @@ static stream *get_stream(sim *s, uint32_t id)
         memset(s->st + s->nst, 0, (n - s->nst) * sizeof *s->st);
         s->nst = n;
     }
-    s->st[id].used = 1;
     return &s->st[id];
 }
 
@@ -335,8 +331,6 @@ static void kick(sim *s, uint32_t id)
                     st_head(w)->arg == h->arg)
                     heap_push(s, s->now, (uint32_t)i, 1);
             }
-            q->ops++;
-            q->last_done = s->now;
             st_pop(q);
             break;
         }
@@ -344,7 +338,6 @@ static void kick(sim *s, uint32_t id)
             evrec *e = ev_get(s, h->arg, 0);
             if (e && e->fired < h->gen)
                 return; /* woken by the record */
-            q->ops++;
             st_pop(q);
             break;
         }
@@ -352,19 +345,15 @@ static void kick(sim *s, uint32_t id)
     }
 }
 
-static void op_done(sim *s, uint32_t id, am_ps started_hint)
+static void op_done(sim *s, uint32_t id)
 {
     stream *q = &s->st[id];
-    (void)started_hint;
     if (s->obs && s->obs->op) {
         const op *h = st_head(q);
         s->obs->op(s->obs->ctx, id, q->started, s->now, h->kind == OP_XFER ? (int)h->chan : -1,
                    h->kind == OP_XFER ? h->arg : 0);
     }
-    q->busy_ps += s->now - q->started;
     q->busy = 0;
-    q->ops++;
-    q->last_done = s->now;
     st_pop(q);
     kick(s, id);
 }
@@ -392,7 +381,7 @@ static int des_step(sim *s, am_ps limit)
         int n = link_advance(s->ch[cl].l, tl, tags, 16);
         s->inflight -= (uint64_t)n;
         for (int i = 0; i < n; i++)
-            op_done(s, (uint32_t)tags[i], 0);
+            op_done(s, (uint32_t)tags[i]);
         return 1;
     }
     if (th > limit)
@@ -400,7 +389,7 @@ static int des_step(sim *s, am_ps limit)
     hev e = heap_pop(s);
     s->now = e.t;
     if (e.kind == 0)
-        op_done(s, e.stream, 0);
+        op_done(s, e.stream);
     else
         kick(s, e.stream);
     return 1;
@@ -653,6 +642,7 @@ static void expire_pending(sim *s, am_ps now, int force)
                 slot *x = idmap_find(&s->ids, p->id);
                 alloc_out o = {0, 0, 0};
                 settle(s, x, p->seq, p->bytes, p->addr, l, 0, &o);
+                s->sum.retries_failed++;
             } else
                 rt->p[k++] = *p;
         }
@@ -978,6 +968,7 @@ static void expire_pending_id(sim *s, slot *x)
             rt->n--;
             alloc_out o = {0, 0, 0};
             settle(s, x, p.seq, p.bytes, p.addr, x->level, 0, &o);
+            s->sum.retries_failed++;
             return;
         }
 }
@@ -1136,7 +1127,7 @@ int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
         des_run_until(s, s->host);
     else if (s->now < s->host)
         s->now = s->host; /* what des_run_until does when no device event is pending */
-    if (s->sum.retries > s->sum.retries_succeeded)
+    if (s->sum.retries > s->sum.retries_succeeded + s->sum.retries_failed) /* some wait */
         expire_pending(s, s->host, 0);
     s->sum.events++;
     int rc = 0;

@@ -87,7 +87,8 @@ typedef struct sim_summary {
     uint64_t warnings;           /* --lenient: recoverable problems counted */
     am_ps makespan, stall, host_time;
     am_ps allocator;             /* host time spent in allocator device calls */
-    uint64_t retries, retries_succeeded; /* requests that waited for frees, and got memory */
+    uint64_t retries, retries_succeeded, retries_failed; /* requests that waited for frees;
+                                                            got memory; ran out of time */
     /* validation against recorded addresses */
     int validating;
     uint64_t recorded_allocs, address_matches;
