@@ -347,8 +347,8 @@ am_ps mem_take_latency(mem_level *m)
 
 void mem_note_recorded_segment(mem_level *m, uint64_t addr, uint64_t bytes)
 {
-    if (os_lower_bound(&m->recorded_segs, addr, 0) &&
-        os_lower_bound(&m->recorded_segs, addr, 0)->k1 == addr)
+    const os_node *known = os_lower_bound(&m->recorded_segs, addr, 0);
+    if (known && known->k1 == addr)
         return; /* already known */
     os_node *n = am_calloc(1, sizeof *n);
     n->k1 = addr;
