@@ -953,9 +953,11 @@ static void bench_batch(const char *tpath)
 
 /* ---- main --------------------------------------------------------------------------------- */
 
+static int keep_inputs; /* --keep: leave the generated inputs for profiling */
+
 static void cleanup(void)
 {
-    if (!tmpdir[0])
+    if (!tmpdir[0] || keep_inputs)
         return;
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
@@ -974,11 +976,13 @@ int main(int argc, char **argv)
             config_path = argv[++i];
         else if (!strcmp(argv[i], "--results") && i + 1 < argc)
             results_path = argv[++i];
+        else if (!strcmp(argv[i], "--keep"))
+            keep_inputs = 1;
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only_sections = argv[++i];
         else {
             fprintf(stderr, "usage: amsim-bench [--amsim PATH] [--config YAML] [--results FILE] "
-                            "[--quick] [--only e2e,read,mem,batch,micro]\n");
+                            "[--quick] [--keep] [--only e2e,read,mem,batch,micro]\n");
             return 1;
         }
     }
@@ -1002,7 +1006,7 @@ int main(int argc, char **argv)
     }
     load_previous();
     describe_machine();
-    printf("inputs generated in %s (removed at the end)\n", tmpdir);
+    printf("inputs generated in %s (%s at the end)\n", tmpdir, keep_inputs ? "kept" : "removed");
 
     double t0 = now_s();
     const char *t1m = tmp_path("train-1M.trace"), *t10m = tmp_path("train-10M.trace");

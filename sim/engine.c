@@ -426,61 +426,88 @@ static void host_sync(sim *s, uint32_t id)
 
 /* ---- outputs ----------------------------------------------------------------------------- */
 
-/* Decimal digits of v at p, two at a time from the end of a scratch buffer; returns the end. */
-static char *fmt_u64(char *p, uint64_t v)
+static const char digit_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* Exactly eight digits of v < 10^8 at p: four independent pairs in 32-bit arithmetic. */
+static inline void put8(char *p, uint32_t v)
 {
-    static const char d2[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                             "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                             "8081828384858687888990919293949596979899";
-    char t[24], *e = t + sizeof t, *q = e;
-    while (v >= 100) {
-        unsigned r = (unsigned)(v % 100);
-        v /= 100;
-        q -= 2;
-        memcpy(q, d2 + 2 * r, 2);
-    }
-    if (v >= 10) {
-        q -= 2;
-        memcpy(q, d2 + 2 * v, 2);
-    } else
-        *--q = (char)('0' + v);
-    size_t n = (size_t)(e - q);
-    memcpy(p, q, n);
-    return p + n;
+    uint32_t a = v / 10000, b = v % 10000;
+    memcpy(p, digit_pairs + 2 * (a / 100), 2);
+    memcpy(p + 2, digit_pairs + 2 * (a % 100), 2);
+    memcpy(p + 4, digit_pairs + 2 * (b / 100), 2);
+    memcpy(p + 6, digit_pairs + 2 * (b % 100), 2);
 }
 
+/* Decimal digits of v ending just before e; returns where they start. Writing backwards needs no
+ * digit count; eight digits at a time while the number is long, then pairs in 32-bit arithmetic. */
+static inline char *rfmt_u64(char *e, uint64_t v)
+{
+    while (v >= 100000000) {
+        e -= 8;
+        put8(e, (uint32_t)(v % 100000000));
+        v /= 100000000;
+    }
+    uint32_t x = (uint32_t)v;
+    while (x >= 100) {
+        e -= 2;
+        memcpy(e, digit_pairs + 2 * (x % 100), 2);
+        x /= 100;
+    }
+    if (x >= 10) {
+        e -= 2;
+        memcpy(e, digit_pairs + 2 * x, 2);
+    } else
+        *--e = (char)('0' + x);
+    return e;
+}
+
+enum { PBUF = 1 << 16, PROW = 256, PCOPY = 64 }; /* placement buffer, longest row, copy block */
+
+/* One placements.csv row. It is built backwards in a scratch buffer (numbers come out last digit
+ * first) and copied in blocks of PCOPY bytes: the buffer keeps PROW + PCOPY bytes of room, and a
+ * block's bytes past the row are overwritten by the next one. */
 static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const alloc_out *o,
                           uint64_t req, int ok)
 {
     if (!s->o.placements)
         return;
     if (!s->pbuf)
-        s->pbuf = am_malloc(1 << 16);
-    if (s->pn > (1 << 16) - 256) {
+        s->pbuf = am_malloc(PBUF);
+    if (s->pn > PBUF - PROW - PCOPY) {
         fwrite(s->pbuf, 1, s->pn, s->o.placements);
         s->pn = 0;
     }
+    char t[PROW + PCOPY], *e = t + PROW, *q = e;
+    if (ok) {
+        q -= 4;
+        memcpy(q, ",ok\n", 4);
+        q = rfmt_u64(q, o->size);
+    } else {
+        q -= 5;
+        memcpy(q, ",oom\n", 5);
+    }
+    *--q = ',';
+    q = rfmt_u64(q, req);
+    *--q = ',';
+    if (ok)
+        q = rfmt_u64(q, o->addr);
+    *--q = ',';
+    const char *name = s->cfg->levels[level].name; /* under CFG_NAME_MAX bytes */
+    size_t nl = strlen(name);
+    q -= nl;
+    memcpy(q, name, nl);
+    *--q = ',';
+    q = rfmt_u64(q, id);
+    *--q = ',';
+    q = rfmt_u64(q, seq);
+    size_t n = (size_t)(e - q);
     char *p = s->pbuf + s->pn;
-    char *start = p;
-    p = fmt_u64(p, seq);
-    *p++ = ',';
-    p = fmt_u64(p, id);
-    *p++ = ',';
-    const char *name = s->cfg->levels[level].name;
-    size_t n = strlen(name);
-    memcpy(p, name, n);
-    p += n;
-    *p++ = ',';
-    if (ok)
-        p = fmt_u64(p, o->addr);
-    *p++ = ',';
-    p = fmt_u64(p, req);
-    *p++ = ',';
-    if (ok)
-        p = fmt_u64(p, o->size);
-    memcpy(p, ok ? ",ok\n" : ",oom\n", ok ? 4 : 5);
-    p += ok ? 4 : 5;
-    s->pn += (size_t)(p - start);
+    for (size_t k = 0; k < n; k += PCOPY)
+        memcpy(p + k, q + k, PCOPY);
+    s->pn += n;
 }
 
 static void timeline_row(sim *s, int level)

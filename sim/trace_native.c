@@ -311,12 +311,11 @@ static inline void native_ev_init(const trace *t, const native *n, tr_event *ev,
     ev->col = col;
 }
 
-/* 1 to 19 decimal digits at p, followed by the end of the line or a space or tab: the position
- * after them and *v; NULL otherwise (the general path decides). 19 digits cannot overflow.
- * The first eight bytes are converted at once (SWAR): this reads up to eight bytes from p even
- * past e, which the line buffer allows (the line's NUL at e stops the digits, and the buffer
- * has LINEBUF_PAD bytes after its end). */
-static inline const char *native_fast_u64(const char *p, const char *e, uint64_t *v)
+/* 1 to 19 decimal digits at p (19 cannot overflow), stopping at the first non-digit or at e:
+ * the position after them and *v; NULL when there are none or too many. The first eight bytes are
+ * converted at once (SWAR): this reads up to eight bytes from p even past e, which both callers
+ * allow (the line buffer has LINEBUF_PAD bytes after its end; native_direct keeps a margin). */
+static inline const char *native_digits(const char *p, const char *e, uint64_t *v)
 {
     const char *s = p;
     uint64_t x = 0;
@@ -344,9 +343,19 @@ static inline const char *native_fast_u64(const char *p, const char *e, uint64_t
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 end:
 #endif
-    if (p == s || p - s > 19 || (p < e && !native_ws(*p)))
+    if (p == s || p - s > 19)
         return NULL;
     *v = x;
+    return p;
+}
+
+/* native_digits followed by the end of the line or a space or tab; NULL otherwise (the general
+ * path decides). */
+static inline const char *native_fast_u64(const char *p, const char *e, uint64_t *v)
+{
+    p = native_digits(p, e, v);
+    if (!p || (p < e && !native_ws(*p)))
+        return NULL;
     return p;
 }
 
@@ -378,6 +387,51 @@ static inline int native_fast(const trace *t, const native *n, const char *line,
         return 0;
     if (p != e)
         return 0;
+    native_ev_init(t, n, ev, kind, 1);
+    ev->id = id;
+    ev->bytes = bytes;
+    return 1;
+}
+
+/* The same lines straight from the read buffer, before they are cut out as lines: no search for
+ * the newline, no NUL written. Only when the buffer holds at least NATIVE_DIRECT bytes past the
+ * position, so every read here (the longest such line is under 56 bytes, plus an eight-byte word)
+ * stays inside the data. 1 with *ev and the line consumed; 0 with nothing changed, and the
+ * line-by-line path takes it. */
+#define NATIVE_DIRECT 64
+
+static inline int native_direct(const trace *t, native *n, tr_event *ev)
+{
+    linebuf *lb = &n->lb;
+    if (!lb->started || lb->end - lb->pos < NATIVE_DIRECT)
+        return 0;
+    const char *s = lb->buf + lb->pos, *p = s;
+    tr_kind kind;
+    uint64_t id, bytes = 0;
+    if (native_ws(p[1]) && (p[0] == 'a' || p[0] == 'f')) {
+        kind = p[0] == 'a' ? TR_ALLOC : TR_FREE;
+        p += 2;
+    } else if (memcmp(p, "alloc", 5) == 0 && native_ws(p[5])) {
+        kind = TR_ALLOC;
+        p += 6;
+    } else if (memcmp(p, "free", 4) == 0 && native_ws(p[4])) {
+        kind = TR_FREE;
+        p += 5;
+    } else {
+        return 0;
+    }
+    if (!(p = native_digits(p, s + NATIVE_DIRECT - 8, &id)))
+        return 0;
+    if (kind == TR_ALLOC) {
+        if (!native_ws(*p) || !(p = native_digits(p + 1, s + NATIVE_DIRECT - 8, &bytes)))
+            return 0;
+    }
+    if (*p == '\r')
+        p++;
+    if (*p != '\n')
+        return 0;
+    lb->pos += (size_t)(p + 1 - s);
+    lb->line++;
     native_ev_init(t, n, ev, kind, 1);
     ev->id = id;
     ev->bytes = bytes;
@@ -527,6 +581,8 @@ int trace_native_open(trace *t, am_error *err)
 static int native_next(trace *t, tr_event *ev, am_error *err)
 {
     native *n = t->impl;
+    if (native_direct(t, n, ev))
+        return 1;
     char *line;
     size_t len;
     int r;
