@@ -232,9 +232,15 @@ static void pool_insert(cach *c, cblock *b)
     }
 }
 
-static void pool_remove(cach *c, cblock *b)
+/* Take a free block out of its pool; `at` is its position when the caller has it (one less
+ * descent), else NULL. */
+static void pool_remove_at(cach *c, cblock *b, const bt_iter *at)
 {
-    bt_remove(&c->pool[b->seg->pool].free[b->stream], b->key_size, b->key_addr);
+    bt_tree *t = &c->pool[b->seg->pool].free[b->stream];
+    if (at)
+        bt_remove_at(t, at);
+    else
+        bt_remove(t, b->key_size, b->key_addr);
     b->in_tree = 0;
     if (b->split_counted) {
         st_sub(&c->inactive_split_bytes, b->size);
@@ -242,6 +248,8 @@ static void pool_remove(cach *c, cblock *b)
         b->split_counted = 0;
     }
 }
+
+static void pool_remove(cach *c, cblock *b) { pool_remove_at(c, b, NULL); }
 
 /* The free block after / before b in its tree's key order, valid whether or not b is still in
  * the tree (walks that release blocks step by key, since releasing changes the tree). */
@@ -509,7 +517,7 @@ static int get_free_block(cach *c, params *p)
         return 0; /* no oversize block for a small request */
     if (p->size >= mss && b->size >= p->size + c->o.max_non_split_rounding)
         return 0; /* no much larger block for an oversize request */
-    pool_remove(c, b);
+    pool_remove_at(c, b, &it);
     p->block = b;
     return 1;
 }

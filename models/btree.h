@@ -43,6 +43,9 @@ void *bt_remove(bt_tree *t, uint64_t k1, uint64_t k2);
 /* Remove the first key >= (k1, k2) and return its value (NULL when there is none): a best-fit
  * take in one descent instead of bt_lower_bound + bt_remove. */
 void *bt_remove_lower_bound(bt_tree *t, uint64_t k1, uint64_t k2);
+/* Remove the key at a valid position (from bt_lower_bound, bt_next...) and return its value:
+ * no descent when its leaf keeps enough keys. The iterator is then invalid. */
+void *bt_remove_at(bt_tree *t, const bt_iter *it);
 /* Value of (k1, k2), or NULL. */
 void *bt_find(const bt_tree *t, uint64_t k1, uint64_t k2);
 /* First key >= (k1, k2): its value (NULL when none) and, if it is not NULL, its position. */

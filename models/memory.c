@@ -41,6 +41,7 @@ struct mem_level {
     int quiet;
     mem_metrics m;
     uint64_t peak_reserved_event; /* reserved peak seen at the end of an event */
+    uint64_t ext_largest, ext_free; /* the event of max_external_frag: largest free, free bytes */
 };
 
 static extent *ext_new(mem_level *m)
@@ -270,11 +271,24 @@ static void update_metrics(mem_level *m)
                               ? s->reserved_bytes - s->allocated_bytes : 0;
     if (total_free) {
         uint64_t largest = m->policy->largest_free(m->st);
-        double ext = 1.0 - (double)largest / (double)total_free;
-        if (ext < 0)
-            ext = 0;
-        if (!s->have_external_frag || ext > s->max_external_frag)
-            s->max_external_frag = ext;
+        /* 1 - largest/free grows when largest/free shrinks: compared exactly in integers
+         * (largest * free_max < largest_max * free), the division done only for a new maximum.
+         * Below 2^53 bytes the rounded quotient is monotone in the exact one, so the maximum is
+         * the same double the per-event division gave; above, the division decides. */
+        int more;
+        if (!s->have_external_frag)
+            more = 1;
+        else if ((total_free | largest | m->ext_free | m->ext_largest) >> 53)
+            more = 1.0 - (double)largest / (double)total_free > s->max_external_frag;
+        else
+            more = (unsigned __int128)largest * m->ext_free <
+                   (unsigned __int128)m->ext_largest * total_free;
+        if (more) {
+            double ext = 1.0 - (double)largest / (double)total_free;
+            s->max_external_frag = ext < 0 ? 0 : ext;
+            m->ext_largest = largest;
+            m->ext_free = total_free;
+        }
         s->have_external_frag = 1;
     }
 }

@@ -22,20 +22,35 @@ enum { ST_EMPTY = 0, ST_LIVE = 1, ST_REQ_FREED = 2, ST_OOM = 3, ST_PENDING = 4, 
        ST_DROPPED = 7    /* dropped while spilled; its free_completed is still accepted */ };
 
 typedef struct slot {
-    uint64_t id;
+    uint64_t id;         /* id and state first: the fields a lookup reads share a cache line */
+    uint8_t state;
+    int32_t level;
+    uint32_t stream;
+    uint32_t self;       /* index in the slot pool */
     uint64_t handle, addr, requested, given;
     unsigned long line;  /* where it was allocated */
     uint64_t last_use;   /* event index of the last use (LRU spilling) */
     uint64_t host_handle;/* ST_SPILLED: its copy on the spill host level */
     uint64_t host_given;
-    int32_t level;
-    uint32_t stream;
-    uint8_t state;
 } slot;
 
+/* The map is split in two so that a lookup stays in the first-level cache: an open-addressing
+ * table (linear probing, at most half full) of 8-byte entries, and the slots themselves in a pool
+ * of fixed blocks, reused last-freed-first (a new allocation takes the slot the last free left,
+ * which is still cached). An entry is (low 32 bits of the id's hash) << 32 | (slot index + 1),
+ * 0 when empty: the hash bits give the entry's home position (backward-shift deletion) and a tag
+ * that skips most non-matching slots without reading them. The table places entries exactly as
+ * a table of slots would (same hash, probing and growth), so iterating it gives the same order.
+ * Slots never move: a pointer stays valid until its id is deleted. */
+enum { IDBLK_SHIFT = 8, IDBLK = 1 << IDBLK_SHIFT }; /* slots per pool block */
+
 typedef struct idmap {
-    slot *s;
-    size_t cap, n; /* cap is a power of two */
+    uint64_t *t;
+    size_t cap, n;   /* cap is a power of two */
+    slot **blk;      /* pool blocks of IDBLK slots */
+    size_t nblk;
+    uint32_t used;   /* slots ever handed out */
+    uint32_t freel;  /* first free slot index + 1, 0 = none; a free slot's handle links on */
 } idmap;
 
 static inline size_t id_hash(uint64_t id)
@@ -46,62 +61,108 @@ static inline size_t id_hash(uint64_t id)
     return (size_t)id;
 }
 
+static inline slot *idmap_slot(const idmap *m, uint64_t e)
+{
+    uint32_t i = (uint32_t)e - 1;
+    return &m->blk[i >> IDBLK_SHIFT][i & (IDBLK - 1)];
+}
+
 static void idmap_grow(idmap *m)
 {
     size_t oc = m->cap;
-    slot *os = m->s;
+    uint64_t *ot = m->t;
     m->cap = oc ? oc * 2 : 1024;
-    m->s = am_calloc(m->cap, sizeof *m->s);
-    m->n = 0;
+    m->t = am_calloc(m->cap, sizeof *m->t);
     for (size_t i = 0; i < oc; i++)
-        if (os[i].state != ST_EMPTY) {
-            size_t j = id_hash(os[i].id) & (m->cap - 1);
-            while (m->s[j].state != ST_EMPTY)
+        if (ot[i]) {
+            size_t j = (size_t)(ot[i] >> 32) & (m->cap - 1);
+            while (m->t[j])
                 j = (j + 1) & (m->cap - 1);
-            m->s[j] = os[i];
-            m->n++;
+            m->t[j] = ot[i];
         }
-    free(os);
+    free(ot);
 }
 
 static slot *idmap_find(const idmap *m, uint64_t id)
 {
     if (!m->cap)
         return NULL;
-    for (size_t j = id_hash(id) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
-        if (m->s[j].state == ST_EMPTY)
+    size_t h = id_hash(id);
+    uint32_t tag = (uint32_t)h;
+    for (size_t j = h & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
+        uint64_t e = m->t[j];
+        if (!e)
             return NULL;
-        if (m->s[j].id == id)
-            return &m->s[j];
+        if ((uint32_t)(e >> 32) == tag) {
+            slot *x = idmap_slot(m, e);
+            if (x->id == id)
+                return x;
+        }
     }
 }
 
-/* Slot for a new id (must be absent). */
+/* A fresh slot for a new id (the id must be absent): state empty, sizes and handles 0. */
 static slot *idmap_put(idmap *m, uint64_t id)
 {
     if (2 * (m->n + 1) > m->cap)
         idmap_grow(m);
-    size_t j = id_hash(id) & (m->cap - 1);
-    while (m->s[j].state != ST_EMPTY)
+    uint32_t i;
+    if (m->freel) {
+        i = m->freel - 1;
+        m->freel = (uint32_t)idmap_slot(m, m->freel)->handle;
+    } else {
+        if (m->used == UINT32_MAX - 1) { /* 350 GB of slots: memory runs out long before */
+            fprintf(stderr, "amsim: more than %u buffers live at once\n", UINT32_MAX - 1);
+            exit(2);
+        }
+        i = m->used++;
+        if ((i >> IDBLK_SHIFT) == m->nblk) {
+            m->blk = am_realloc(m->blk, (m->nblk + 1) * sizeof *m->blk);
+            m->blk[m->nblk++] = am_malloc(IDBLK * sizeof(slot));
+        }
+    }
+    size_t h = id_hash(id);
+    size_t j = h & (m->cap - 1);
+    while (m->t[j])
         j = (j + 1) & (m->cap - 1);
-    m->s[j].id = id;
+    m->t[j] = (uint64_t)(uint32_t)h << 32 | ((uint64_t)i + 1);
     m->n++;
-    return &m->s[j];
+    slot *x = idmap_slot(m, (uint64_t)i + 1);
+    x->id = id; /* the caller sets the rest (field by field: a struct clear is a slow rep stos) */
+    x->self = i;
+    x->state = ST_EMPTY;
+    x->handle = x->addr = x->requested = x->given = 0;
+    x->host_handle = x->host_given = 0;
+    return x;
 }
 
 static void idmap_del(idmap *m, slot *x)
 {
-    size_t mask = m->cap - 1, i = (size_t)(x - m->s);
-    for (size_t j = (i + 1) & mask; m->s[j].state != ST_EMPTY; j = (j + 1) & mask) {
-        size_t h = id_hash(m->s[j].id) & mask;
+    size_t mask = m->cap - 1, i = id_hash(x->id) & mask;
+    uint64_t mine = (uint64_t)x->self + 1;
+    while ((uint32_t)m->t[i] != mine)
+        i = (i + 1) & mask;
+    for (size_t j = (i + 1) & mask; m->t[j]; j = (j + 1) & mask) {
+        size_t h = (size_t)(m->t[j] >> 32) & mask;
         /* Move j back to i when its home is not in the cyclic range (i, j]. */
         if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
-            m->s[i] = m->s[j];
+            m->t[i] = m->t[j];
             i = j;
         }
     }
-    m->s[i].state = ST_EMPTY;
+    m->t[i] = 0;
     m->n--;
+    x->state = ST_EMPTY;
+    x->handle = m->freel;
+    m->freel = (uint32_t)mine;
+}
+
+static void idmap_free(idmap *m)
+{
+    for (size_t i = 0; i < m->nblk; i++)
+        free(m->blk[i]);
+    free(m->blk);
+    free(m->t);
 }
 
 /* ---- streams, events, heap --------------------------------------------------------------- */
@@ -706,7 +767,9 @@ static size_t live_on(sim *s, int level, slot ***out)
     size_t n = 0, cap = 64;
     slot **v = am_malloc(cap * sizeof *v);
     for (size_t i = 0; i < s->ids.cap; i++) {
-        slot *x = &s->ids.s[i];
+        if (!s->ids.t[i])
+            continue;
+        slot *x = idmap_slot(&s->ids, s->ids.t[i]);
         if (x->state == ST_LIVE && x->level == level) {
             if (n == cap)
                 v = am_realloc(v, (cap *= 2) * sizeof *v);
@@ -1382,7 +1445,7 @@ void sim_destroy(sim *s)
     free(s->st);
     free(s->ev);
     free(s->heap);
-    free(s->ids.s);
+    idmap_free(&s->ids);
     free(s->ooms);
     free(s->pbuf);
     free(s);

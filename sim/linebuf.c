@@ -37,7 +37,13 @@ static int linebuf_fill(linebuf *lb)
         lb->pos = 0;
         lb->end = avail;
     }
-    size_t r = fread(lb->buf + lb->end, 1, LINEBUF_CHUNK - lb->end, lb->f);
+    /* At most LINEBUF_STEP per read: a small window that stays in the processor's caches (a
+     * whole-buffer read would push the simulator's own data out of them); the full buffer is for
+     * long lines. */
+    size_t want = LINEBUF_CHUNK - lb->end;
+    if (want > LINEBUF_STEP && lb->end < LINEBUF_STEP)
+        want = LINEBUF_STEP;
+    size_t r = fread(lb->buf + lb->end, 1, want, lb->f);
     lb->end += r;
     if (r == 0) {
         if (ferror(lb->f))

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #define LINEBUF_CHUNK (1u << 20)    /* bytes of the read buffer */
+#define LINEBUF_STEP (1u << 16)     /* bytes asked of one read while the buffer holds little */
 #define LINEBUF_MAX_LINE 65536u     /* default line limit (bytes, without the newline) */
 #define LINEBUF_PAD 16u             /* readable bytes after the buffer's end (word-wise search) */
 

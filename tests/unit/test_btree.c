@@ -1,6 +1,6 @@
 /* test_btree.c - the B+-tree (models/btree.c) against the treap (models/ordset.c) it replaces in
  * the free sets: seeded random inserts, removals, lower bounds, first/last and iteration in
- * both directions, with both structures' invariant checks, at sizes that exercise splits,
+ * both directions, removal at an iterator, with both structures' invariant checks, at sizes that exercise splits,
  * borrowing, merging and a root that grows and shrinks. */
 #include <CUnit/CUnit.h>
 #include <stdint.h>
@@ -61,6 +61,24 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t k1_range, size
             }
             if (bt_remove_lower_bound(&bt, t1, t2) != a)
                 bad++;
+        } else if ((r >> 20) % 8 == 1) { /* a take at an iterator (lower bound, a step on) */
+            uint64_t t1 = rng(&seed) % (k1_range + 1), t2 = rng(&seed) % (cap * 7 + 8);
+            os_node *on = os_lower_bound(&ot, t1, t2);
+            bt_iter at;
+            void *bv = bt_lower_bound(&bt, t1, t2, &at);
+            if (on && (r >> 24) % 2) {
+                on = os_next(on);
+                bv = bt_next(&at);
+            }
+            if ((void *)on != bv)
+                bad++;
+            else if (on) {
+                item *a = (item *)(void *)on;
+                os_remove(&ot, &a->node);
+                a->in = 0;
+                if (bt_remove_at(&bt, &at) != a)
+                    bad++;
+            }
         }
         uint64_t q1 = rng(&seed) % (k1_range + 1), q2 = rng(&seed) % (cap * 7 + 8);
         bt_iter bi;
