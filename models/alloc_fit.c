@@ -11,7 +11,9 @@
  *   first_fit: the lowest-addressed free block that fits (address-ordered set whose subtree
  *              maximum of block sizes finds it in O(log n)).
  * The allocation takes the low end of the block; the remainder stays free. A freed block
- * merges with free neighbours at once. Every free block is in both sets. */
+ * merges with free neighbours at once. Every block, used or free, is linked to its address
+ * neighbours (the blocks tile the arena), so a free finds what to merge with in O(1); every free
+ * block is in the size set, and for first fit also in the address set. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +37,10 @@ static const opt_desc fit_opt_table[] = {
 
 typedef struct fblock {
     uint64_t key_size, key_addr; /* free: its key in by_size ((size, addr) when filed) */
-    os_node by_addr; /* free: (addr), val = size */
+    os_node by_addr; /* first fit, free: (addr), val = size */
     uint64_t addr, size, requested;
+    struct fblock *prev, *next; /* the blocks just below and above (NULL at the arena's ends) */
+    int is_free;
     struct fblock *next_spare;
 } fblock;
 
@@ -54,7 +58,8 @@ typedef struct fit {
     int have_arena;
     uint64_t arena_addr, arena_size;
     bt_tree by_size;      /* free blocks by (size, addr) -> fblock */
-    os_tree by_addr;      /* free blocks by address, val = size (first fit: subtree maximum) */
+    os_tree by_addr;      /* first fit: free blocks by address, val = size, subtree maximum */
+    fblock *head;         /* the lowest block (at arena_addr) */
     fslab *slabs;
     fblock *spare;
     uint64_t in_use_bytes, peak_in_use, num_allocs, ooms, live;
@@ -97,16 +102,41 @@ static void size_remove(fit *f, fblock *b) { bt_remove(&f->by_size, b->key_size,
 static void free_insert(fit *f, fblock *b)
 {
     size_insert(f, b);
-    b->by_addr.k1 = b->addr;
-    b->by_addr.k2 = 0;
-    b->by_addr.val = b->size;
-    os_insert(&f->by_addr, &b->by_addr);
+    b->is_free = 1;
+    if (f->first_fit) {
+        b->by_addr.k1 = b->addr;
+        b->by_addr.k2 = 0;
+        b->by_addr.val = b->size;
+        os_insert(&f->by_addr, &b->by_addr);
+    }
 }
 
 static void free_remove(fit *f, fblock *b)
 {
     size_remove(f, b);
-    os_remove(&f->by_addr, &b->by_addr);
+    b->is_free = 0;
+    if (f->first_fit)
+        os_remove(&f->by_addr, &b->by_addr);
+}
+
+/* A free block's address or size changed (first fit's address set keeps its place in order). */
+static void addr_update(fit *f, fblock *b)
+{
+    if (f->first_fit) {
+        os_rekey_in_place(&b->by_addr, b->addr, 0);
+        os_set_val(&f->by_addr, &b->by_addr, b->size);
+    }
+}
+
+/* Take x out of the address chain (it was merged into a neighbour). */
+static void unlink_block(fit *f, fblock *x)
+{
+    if (x->prev)
+        x->prev->next = x->next;
+    else
+        f->head = x->next;
+    if (x->next)
+        x->next->prev = x->prev;
 }
 
 static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
@@ -120,6 +150,7 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
         b->addr = f->arena_addr;
         b->size = f->arena_size;
         free_insert(f, b);
+        f->head = b;
     }
     uint64_t need = am_round_up(r->bytes, f->align);
     os_node *n;
@@ -153,11 +184,17 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
         fblock *used = fb_new(f);
         used->addr = b->addr;
         used->size = need;
+        used->prev = b->prev;
+        used->next = b;
+        if (b->prev)
+            b->prev->next = used;
+        else
+            f->head = used;
+        b->prev = used;
         size_remove(f, b);
         b->addr += need;
         b->size -= need;
-        os_rekey_in_place(&b->by_addr, b->addr, 0);
-        os_set_val(&f->by_addr, &b->by_addr, b->size);
+        addr_update(f, b);
         size_insert(f, b);
         b = used;
     } else {
@@ -189,28 +226,28 @@ static void fit_free(void *st, uint64_t handle)
     f->in_use_bytes -= b->size;
     f->live--;
     b->requested = 0;
-    os_node *p = os_floor(&f->by_addr, b->addr, 0);
-    os_node *nx = os_lower_bound(&f->by_addr, b->addr + b->size, 0);
-    fblock *pb = p && p->k1 + p->val == b->addr ? FB_OF_ADDR(p) : NULL;
-    fblock *nb = nx && nx->k1 == b->addr + b->size ? FB_OF_ADDR(nx) : NULL;
+    fblock *pb = b->prev && b->prev->is_free ? b->prev : NULL;
+    fblock *nb = b->next && b->next->is_free ? b->next : NULL;
     if (pb) {
         /* Grow the previous free block over b (and the next one): its address order holds. */
         pb->size += b->size;
+        unlink_block(f, b);
         fb_put(f, b);
         if (nb) {
             pb->size += nb->size;
             free_remove(f, nb);
+            unlink_block(f, nb);
             fb_put(f, nb);
         }
-        os_set_val(&f->by_addr, &pb->by_addr, pb->size);
+        addr_update(f, pb);
         resize(f, pb);
     } else if (nb) {
         /* The next free block starts earlier now, still after every lower free block. */
         nb->addr = b->addr;
         nb->size += b->size;
+        unlink_block(f, b);
         fb_put(f, b);
-        os_rekey_in_place(&nb->by_addr, nb->addr, 0);
-        os_set_val(&f->by_addr, &nb->by_addr, nb->size);
+        addr_update(f, nb);
         resize(f, nb);
     } else {
         free_insert(f, b);
@@ -244,24 +281,30 @@ static void fit_stats(void *st, const stat_sink *s)
     s->u64(s->ctx, "ooms", f->ooms);
 }
 
-/* Walk: free blocks come from the address set; used blocks are the gaps between them. */
+/* Walk the address chain: each free block, and each run of used blocks as one. */
 static void fit_walk(void *st, void (*fn)(void *arg, const alloc_block *b), void *arg)
 {
     fit *f = st;
     if (!f->have_arena)
         return;
-    uint64_t at = f->arena_addr, end = f->arena_addr + f->arena_size;
-    for (os_node *n = os_first(&f->by_addr); at < end; n = n ? os_next(n) : NULL) {
-        uint64_t fs = n ? n->k1 : end;
-        if (fs > at) {
-            alloc_block u = {at, fs - at, 0, 1, f->arena_addr}; /* one or more used blocks */
-            fn(arg, &u);
+    uint64_t run = 0; /* bytes of used blocks since the last free one */
+    for (const fblock *x = f->head; x; x = x->next) {
+        if (!x->is_free) {
+            run += x->size;
+            continue;
         }
-        if (!n)
-            break;
-        alloc_block fb = {n->k1, n->val, 0, 0, f->arena_addr};
+        if (run) {
+            alloc_block u = {x->addr - run, run, 0, 1, f->arena_addr}; /* one or more used blocks */
+            fn(arg, &u);
+            run = 0;
+        }
+        alloc_block fb = {x->addr, x->size, 0, 0, f->arena_addr};
         fn(arg, &fb);
-        at = n->k1 + n->val;
+    }
+    if (run) {
+        uint64_t end = f->arena_addr + f->arena_size;
+        alloc_block u = {end - run, run, 0, 1, f->arena_addr};
+        fn(arg, &u);
     }
 }
 
@@ -269,30 +312,43 @@ static int fit_check(void *st, am_error *err)
 {
     fit *f = st;
     int bad = 0;
-    uint64_t free_bytes = 0, last_end = 0;
-    int first = 1;
-    if (bt_check(&f->by_size) || os_check(&f->by_addr) || f->by_size.n != f->by_addr.n) {
+    uint64_t used_bytes = 0, at = f->arena_addr;
+    size_t nfree = 0;
+    if (bt_check(&f->by_size) || (f->first_fit && (os_check(&f->by_addr) ||
+                                                   f->by_size.n != f->by_addr.n))) {
         bad++;
         am_fail(err, AM_EINTERNAL, "%s: free sets corrupt", f->first_fit ? "first_fit" : "best_fit");
     }
-    for (os_node *n = os_first(&f->by_addr); n; n = os_next(n)) {
-        fblock *b = FB_OF_ADDR(n);
-        if (n->val != b->size || b->key_size != b->size || b->key_addr != b->addr ||
-            bt_find(&f->by_size, b->size, b->addr) != b ||
-            (!first && n->k1 <= last_end) || n->k1 < f->arena_addr ||
-            n->k1 + n->val > f->arena_addr + f->arena_size) {
+    const fblock *last = NULL;
+    for (const fblock *x = f->head; x; last = x, x = x->next) {
+        if (x->addr != at || x->prev != last || x->size == 0 ||
+            (x->is_free && last && last->is_free)) {
             bad++;
-            am_fail(err, AM_EINTERNAL, "fit: free block at %" PRIu64 " misplaced, overlapping "
-                    "or not coalesced", n->k1);
+            am_fail(err, AM_EINTERNAL, "fit: block at %" PRIu64 " does not follow the one below "
+                    "it, is empty, or is a free block not merged with a free neighbour", x->addr);
+            break;
         }
-        first = 0;
-        last_end = n->k1 + n->val;
-        free_bytes += n->val;
+        at += x->size;
+        if (!x->is_free) {
+            used_bytes += x->size;
+            continue;
+        }
+        nfree++;
+        if (x->key_size != x->size || x->key_addr != x->addr ||
+            bt_find(&f->by_size, x->size, x->addr) != x ||
+            (f->first_fit && (x->by_addr.k1 != x->addr || x->by_addr.val != x->size))) {
+            bad++;
+            am_fail(err, AM_EINTERNAL, "fit: free block at %" PRIu64 " filed under another key",
+                    x->addr);
+        }
     }
-    if (f->have_arena && free_bytes + f->in_use_bytes != f->arena_size) {
+    if (f->have_arena && (at != f->arena_addr + f->arena_size || nfree != f->by_size.n ||
+                          used_bytes != f->in_use_bytes)) {
         bad++;
-        am_fail(err, AM_EINTERNAL, "fit: free %" PRIu64 " + in use %" PRIu64 " != arena %" PRIu64,
-                free_bytes, f->in_use_bytes, f->arena_size);
+        am_fail(err, AM_EINTERNAL, "fit: blocks end at %" PRIu64 " (arena end %" PRIu64 "), %zu "
+                "free blocks chained (%zu filed), %" PRIu64 " bytes used (%" PRIu64 " counted)",
+                at, f->arena_addr + f->arena_size, nfree, f->by_size.n, used_bytes,
+                f->in_use_bytes);
     }
     return bad;
 }
