@@ -97,7 +97,14 @@ static void size_insert(fit *f, fblock *b)
     bt_insert(&f->by_size, b->size, b->addr, b);
 }
 
-static void size_remove(fit *f, fblock *b) { bt_remove(&f->by_size, b->key_size, b->key_addr); }
+/* Out of the size set; `at` is its position there when the caller has it (no descent), or NULL. */
+static void size_remove(fit *f, fblock *b, const bt_iter *at)
+{
+    if (at)
+        bt_remove_at(&f->by_size, at);
+    else
+        bt_remove(&f->by_size, b->key_size, b->key_addr);
+}
 
 static void free_insert(fit *f, fblock *b)
 {
@@ -111,9 +118,9 @@ static void free_insert(fit *f, fblock *b)
     }
 }
 
-static void free_remove(fit *f, fblock *b)
+static void free_remove(fit *f, fblock *b, const bt_iter *at)
 {
-    size_remove(f, b);
+    size_remove(f, b, at);
     b->is_free = 0;
     if (f->first_fit)
         os_remove(&f->by_addr, &b->by_addr);
@@ -153,13 +160,14 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
         f->head = b;
     }
     uint64_t need = am_round_up(r->bytes, f->align);
-    os_node *n;
     fblock *b;
+    bt_iter it, *pos = NULL; /* best fit: where b is in the size set */
     if (f->first_fit) {
-        n = os_first_fit(&f->by_addr, need);
+        os_node *n = os_first_fit(&f->by_addr, need);
         b = n ? FB_OF_ADDR(n) : NULL;
     } else {
-        b = bt_lower_bound(&f->by_size, need, 0, NULL);
+        b = bt_lower_bound(&f->by_size, need, 0, &it);
+        pos = &it;
     }
     if (!b || need < r->bytes) {
         f->ooms++;
@@ -191,14 +199,14 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
         else
             f->head = used;
         b->prev = used;
-        size_remove(f, b);
+        size_remove(f, b, pos);
         b->addr += need;
         b->size -= need;
         addr_update(f, b);
         size_insert(f, b);
         b = used;
     } else {
-        free_remove(f, b);
+        free_remove(f, b, pos);
     }
     b->requested = r->bytes;
     f->in_use_bytes += b->size;
@@ -215,7 +223,7 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
 /* Re-file a free block in the size set after its size or address changed. */
 static void resize(fit *f, fblock *x)
 {
-    size_remove(f, x);
+    size_remove(f, x, NULL);
     size_insert(f, x);
 }
 
@@ -235,7 +243,7 @@ static void fit_free(void *st, uint64_t handle)
         fb_put(f, b);
         if (nb) {
             pb->size += nb->size;
-            free_remove(f, nb);
+            free_remove(f, nb, NULL);
             unlink_block(f, nb);
             fb_put(f, nb);
         }
