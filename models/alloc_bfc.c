@@ -357,8 +357,7 @@ static void bfc_free(void *st, uint64_t handle)
 
 static uint64_t bfc_largest_free(void *st)
 {
-    const chunk *c = bt_last(&((bfc *)st)->free_set, NULL);
-    return c ? c->size : 0;
+    return bt_last_k1(&((bfc *)st)->free_set); /* a free chunk's key is (size, address) */
 }
 
 static void bfc_stats(void *st, const stat_sink *s)

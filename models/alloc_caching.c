@@ -852,9 +852,9 @@ static uint64_t cach_largest_free(void *st)
     uint64_t best = 0;
     for (int i = 0; i < 2; i++)
         for (size_t s = 0; s < c->pool[i].nstreams; s++) {
-            const cblock *b = bt_last(&c->pool[i].free[s], NULL);
-            if (b && b->size > best)
-                best = b->size;
+            uint64_t k = bt_last_k1(&c->pool[i].free[s]); /* key (size, addr) of a free block */
+            if (k > best)
+                best = k;
         }
     return best;
 }

@@ -329,6 +329,8 @@ void *bt_last(const bt_tree *t, bt_iter *it)
     return x->e[x->n - 1].p;
 }
 
+uint64_t bt_last_k1(const bt_tree *t) { return t->last ? t->last->e[t->last->n - 1].k1 : 0; }
+
 void *bt_next(bt_iter *it)
 {
     if (!it->leaf)

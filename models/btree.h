@@ -53,6 +53,8 @@ void *bt_lower_bound(const bt_tree *t, uint64_t k1, uint64_t k2, bt_iter *it);
 /* Smallest / largest key's value (NULL when empty); it may be NULL. */
 void *bt_first(const bt_tree *t, bt_iter *it);
 void *bt_last(const bt_tree *t, bt_iter *it);
+/* k1 of the largest key, 0 when empty: O(1), without touching the value. */
+uint64_t bt_last_k1(const bt_tree *t);
 /* Step to the next / previous key: its value, or NULL past the end (it->leaf becomes NULL). */
 void *bt_next(bt_iter *it);
 void *bt_prev(bt_iter *it);
