@@ -230,6 +230,7 @@ struct sim {
     devctx dctx[CFG_MAX_LEVELS];
     int nlevels;
     mem_level *lv[CFG_MAX_LEVELS];
+    size_t name_len[CFG_MAX_LEVELS]; /* strlen of each level's name (placement rows) */
     level_rt rt[CFG_MAX_LEVELS];
     idmap ids;
     stream *st;
@@ -525,11 +526,35 @@ static inline char *rfmt_u64(char *e, uint64_t v)
     return e;
 }
 
-enum { PBUF = 1 << 16, PROW = 256, PCOPY = 64 }; /* placement buffer, longest row, copy block */
+/* Decimal digits in v: bits times log10(2) (1233 / 4096) is the count or one less, and one
+ * comparison with a power of ten says which. */
+static inline size_t ndigits(uint64_t v)
+{
+    static const uint64_t p10[20] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL,
+        1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
+        1000000000000ULL, 10000000000000ULL, 100000000000000ULL, 1000000000000000ULL,
+        10000000000000000ULL, 100000000000000000ULL, 1000000000000000000ULL,
+        10000000000000000000ULL};
+    v |= 1;
+    size_t n = ((size_t)(64 - __builtin_clzll(v)) * 1233) >> 12;
+    return n + (v >= p10[n]);
+}
 
-/* One placements.csv row. It is built backwards in a scratch buffer (numbers come out last digit
- * first) and copied in blocks of PCOPY bytes: the buffer keeps PROW + PCOPY bytes of room, and a
- * block's bytes past the row are overwritten by the next one. */
+/* v in decimal at p; returns the end. */
+static inline char *put_u64(char *p, uint64_t v)
+{
+    p += ndigits(v);
+    rfmt_u64(p, v);
+    return p;
+}
+
+/* Room a row may take: five 20-digit numbers, a level name read as a whole CFG_NAME_MAX array,
+ * separators and status. */
+enum { PBUF = 1 << 16, PROW = 5 * 20 + CFG_NAME_MAX + 16 };
+
+/* One placements.csv row, written in place: each number's length is counted first, then its
+ * digits go backwards from its end (no copy through a scratch buffer, whose small stores a
+ * wide copy would wait for). */
 static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const alloc_out *o,
                           uint64_t req, int ok)
 {
@@ -537,38 +562,32 @@ static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const al
         return;
     if (!s->pbuf)
         s->pbuf = am_malloc(PBUF);
-    if (s->pn > PBUF - PROW - PCOPY) {
+    if (s->pn > PBUF - PROW) {
         fwrite(s->pbuf, 1, s->pn, s->o.placements);
         s->pn = 0;
     }
-    char t[PROW + PCOPY], *e = t + PROW, *q = e;
-    if (ok) {
-        q -= 4;
-        memcpy(q, ",ok\n", 4);
-        q = rfmt_u64(q, o->size);
-    } else {
-        q -= 5;
-        memcpy(q, ",oom\n", 5);
-    }
-    *--q = ',';
-    q = rfmt_u64(q, req);
-    *--q = ',';
+    char *p = s->pbuf + s->pn, *start = p;
+    p = put_u64(p, seq);
+    *p++ = ',';
+    p = put_u64(p, id);
+    *p++ = ',';
+    memcpy(p, s->cfg->levels[level].name, CFG_NAME_MAX); /* fixed size: no call; the rest */
+    p += s->name_len[level];                             /* is overwritten */
+    *p++ = ',';
     if (ok)
-        q = rfmt_u64(q, o->addr);
-    *--q = ',';
-    const char *name = s->cfg->levels[level].name; /* under CFG_NAME_MAX bytes */
-    size_t nl = strlen(name);
-    q -= nl;
-    memcpy(q, name, nl);
-    *--q = ',';
-    q = rfmt_u64(q, id);
-    *--q = ',';
-    q = rfmt_u64(q, seq);
-    size_t n = (size_t)(e - q);
-    char *p = s->pbuf + s->pn;
-    for (size_t k = 0; k < n; k += PCOPY)
-        memcpy(p + k, q + k, PCOPY);
-    s->pn += n;
+        p = put_u64(p, o->addr);
+    *p++ = ',';
+    p = put_u64(p, req);
+    *p++ = ',';
+    if (ok) {
+        p = put_u64(p, o->size);
+        memcpy(p, ",ok\n", 4);
+        p += 4;
+    } else {
+        memcpy(p, ",oom\n", 5);
+        p += 5;
+    }
+    s->pn += (size_t)(p - start);
 }
 
 static void timeline_row(sim *s, int level)
@@ -1394,6 +1413,7 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
         const cfg_level *L = &cfg->levels[i];
         int rec = L->policy->recorded_addresses && L->policy->recorded_addresses(L->policy_opts);
         s->dctx[i] = (devctx){s, i};
+        s->name_len[i] = strlen(L->name);
         mem_params p = {L->name, L->kind, L->capacity, L->granularity, L->policy,
                         L->policy_opts, rec, o->log, s->obs ? on_device : NULL, &s->dctx[i]};
         if (mem_create(&s->lv[i], &p, err) != 0) {
