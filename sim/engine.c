@@ -1013,7 +1013,9 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
             slot keep = *d;
             idmap_del(&s->ids, d);
             x = idmap_put(&s->ids, ev->id);
+            uint32_t self = x->self;
             *x = keep;
+            x->self = self;
             x->id = ev->id;
             x->line = ev->line;
             x->stream = ev->stream;
