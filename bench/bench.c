@@ -626,37 +626,61 @@ static void bench_end_to_end(const char *label, const char *tpath, uint64_t even
                              const char *const *only, int reps)
 {
     printf("\n== end to end: %s (%" PRIu64 " events, %.1f MB on disk), amsim run -q "
-           "on one core ==\n", label, events, (double)file_size(tpath) / 1e6);
+           "on one core, best of %d ==\n", label, events, (double)file_size(tpath) / 1e6, reps);
     printf("%-12s %18s %18s %14s\n", "policy", "with placements", "without outputs", "peak RSS");
-    for (const struct alloc_ops *const *p = alloc_all(); *p; p++) {
-        const char *name = (*p)->name;
-        if (only && !policy_named(name, only))
-            continue;
-        runres a = run_amsim(tpath, name, 1, reps);
-        if (a.status == RUN_TIMEOUT) {
+    enum { NPOL = 32 };
+    const char *names[NPOL];
+    runres a[NPOL], b[NPOL];
+    int np = 0;
+    for (const struct alloc_ops *const *p = alloc_all(); *p && np < NPOL; p++)
+        if (!only || policy_named((*p)->name, only)) {
+            names[np] = (*p)->name;
+            a[np] = b[np] = (runres){1e30, 1e30, 0, 0};
+            np++;
+        }
+    /* Round robin (each policy once per round, best of the rounds): a slow spell of a shared
+     * machine then costs one round of every policy, not all the runs of one. */
+    for (int rep = 0; rep < reps; rep++)
+        for (int i = 0; i < np; i++) {
+            if (a[i].status != 0 || b[i].status != 0)
+                continue;
+            runres ra = run_amsim(tpath, names[i], 1, 1);
+            if (ra.status != 0) {
+                a[i].status = ra.status;
+                continue;
+            }
+            runres rb = run_amsim(tpath, names[i], 0, 1);
+            if (rb.status != 0) {
+                b[i].status = rb.status;
+                continue;
+            }
+            a[i].wall = AM_MIN(a[i].wall, ra.wall);
+            a[i].cpu = AM_MIN(a[i].cpu, ra.cpu);
+            b[i].wall = AM_MIN(b[i].wall, rb.wall);
+            b[i].cpu = AM_MIN(b[i].cpu, rb.cpu);
+            b[i].rss_kb = AM_MAX(b[i].rss_kb, rb.rss_kb);
+        }
+    for (int i = 0; i < np; i++) {
+        const char *name = names[i];
+        if (a[i].status == RUN_TIMEOUT || b[i].status == RUN_TIMEOUT) {
             printf("%-12s did not finish within %.0f s: no figure\n", name, run_limit);
             continue;
         }
-        if (a.status != 0) {
-            printf("%-12s failed with status %d", name, a.status);
+        if (a[i].status != 0 || b[i].status != 0) {
+            printf("%-12s failed with status %d", name, a[i].status ? a[i].status : b[i].status);
             print_run_error();
             printf("\n");
             continue;
         }
-        runres b = run_amsim(tpath, name, 0, reps);
-        if (b.status != 0) {
-            printf("%-12s failed with status %d\n", name, b.status);
-            continue;
-        }
-        double ra = (double)events / a.wall / 1e6, rb = (double)events / b.wall / 1e6;
+        double ra = (double)events / a[i].wall / 1e6, rb = (double)events / b[i].wall / 1e6;
         printf("%-12s %12.2f M ev/s %12.2f M ev/s %11.1f MiB\n", name, ra, rb,
-               (double)b.rss_kb / 1024.0);
+               (double)b[i].rss_kb / 1024.0);
         put("Mevents/s", ra, "e2e.%s.%s.placements", label, name);
         put("Mevents/s", rb, "e2e.%s.%s.no_outputs", label, name);
         /* the same per second of processor time: what a machine without other load gives */
-        put("Mevents/s", (double)events / a.cpu / 1e6, "e2e.%s.%s.placements_cpu", label, name);
-        put("Mevents/s", (double)events / b.cpu / 1e6, "e2e.%s.%s.no_outputs_cpu", label, name);
-        put("MiB", (double)b.rss_kb / 1024.0, "e2e.%s.%s.peak_rss", label, name);
+        put("Mevents/s", (double)events / a[i].cpu / 1e6, "e2e.%s.%s.placements_cpu", label, name);
+        put("Mevents/s", (double)events / b[i].cpu / 1e6, "e2e.%s.%s.no_outputs_cpu", label, name);
+        put("MiB", (double)b[i].rss_kb / 1024.0, "e2e.%s.%s.peak_rss", label, name);
     }
 }
 
@@ -1053,11 +1077,11 @@ int main(int argc, char **argv)
 
     static const char *const main3[] = {"bfc", "caching", "best_fit", NULL};
     if (want("e2e")) {
-        bench_end_to_end("train-1M", t1m, n1m, NULL, 5);
+        bench_end_to_end("train-1M", t1m, n1m, NULL, 7);
         if (big)
-            bench_end_to_end("train-10M", t10m, n10m, main3, 1);
-        bench_end_to_end("serve-1M", s1m, ns, main3, 2);
-        bench_end_to_end("lifetimes-1M", c1m, nc, main3, 2);
+            bench_end_to_end("train-10M", t10m, n10m, main3, 2);
+        bench_end_to_end("serve-1M", s1m, ns, main3, 5);
+        bench_end_to_end("lifetimes-1M", c1m, nc, main3, 3);
     }
     if (want("read"))
         bench_readers(big ? t10m : t1m, cfg);
