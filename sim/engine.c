@@ -550,7 +550,7 @@ static inline char *put_u64(char *p, uint64_t v)
 
 /* Room a row may take: five 20-digit numbers, a level name read as a whole CFG_NAME_MAX array,
  * separators and status. */
-enum { PBUF = 1 << 16, PROW = 5 * 20 + CFG_NAME_MAX + 16 };
+enum { PBUF = 1 << 18, PROW = 5 * 20 + CFG_NAME_MAX + 16 };
 
 /* One placements.csv row, written in place: each number's length is counted first, then its
  * digits go backwards from its end (no copy through a scratch buffer, whose small stores a
