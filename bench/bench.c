@@ -16,11 +16,13 @@
  *                         memory check, deleted right after.
  * Measured:
  *   end to end, per policy of alloc_all(): events/s of the built binary (`amsim run`, a child
- *     process: reading, simulating and writing placements to a file; and without outputs),
- *     and its peak resident memory (wait4 rusage);
+ *     process: reading, simulating and writing placements to a new file; and without outputs),
+ *     best of several rounds over the policies, by wall clock and by processor time (the
+ *     *_cpu figures), and its peak resident memory (wait4 rusage);
  *   per-operation cost of the memory level (in process, mem_alloc/mem_free): fill to N live
  *     buffers (N = 1k, 10k, 100k, 1M), then time alloc+free pairs at that population, both
- *     "lifo" (free the buffer just allocated) and "random" (free a uniformly chosen live one);
+ *     "lifo" (free the buffer just allocated) and "random" (free a uniformly chosen live one),
+ *     the fastest of five rounds;
  *   peak RSS of a 50M-event run against a 1M-event one (bfc);
  *   reader rates in process (trace_open + trace_next loop): native text and binary form;
  *   `amsim batch` of 8 runs with -j1 and -j2, when the batch command exists.
@@ -28,9 +30,10 @@
  * "key = value unit"; when RESULTS already exists each figure is printed with its ratio to the
  * previous one, and the old file is kept as PREVIOUS.txt next to it.
  *
- * usage: build/amsim-bench [--amsim PATH] [--config YAML] [--results FILE] [--quick]
+ * usage: build/amsim-bench [--amsim PATH] [--config YAML] [--results FILE] [--quick] [--keep]
  *                          [--only e2e,read,mem,batch,micro]
  *   --quick skips the 10M and 50M traces and the largest populations (a smoke run);
+ *   --keep leaves the generated inputs in the temporary directory (for profiling);
  *   --only runs some sections (the results file then holds only their figures). */
 #define _DEFAULT_SOURCE
 #include <errno.h>

@@ -19,9 +19,9 @@
  * allocation of one page through env->dev_alloc, so the level counts reserved bytes exactly as
  * PyTorch does (mapped pages); its physical address is kept only to give it back.
  *
- * Data structures: free blocks in one ordset per (pool, stream) keyed (size, address); unmapped
- * expandable ranges in one per (pool, stream) keyed (address); segments in an ordset keyed by
- * address (walk). A block pointer is the handle given to the caller. */
+ * Data structures: free blocks in one B+-tree per (pool, stream) keyed (size, address); unmapped
+ * expandable ranges in an ordset per (pool, stream) keyed (address); segments in an ordset keyed
+ * by address (walk). A block pointer is the handle given to the caller. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
