@@ -747,55 +747,42 @@ static int micro_one(const struct alloc_ops *ops, size_t n, size_t pairs, double
      * round's (the machine may be shared: a slower round measured someone else's load). */
     enum { MICRO_ROUNDS = 5 };
     size_t per = pairs / MICRO_ROUNDS ? pairs / MICRO_ROUNDS : 1;
-    /* lifo: allocate, then free that buffer */
-    *ns_lifo = 1e30;
-    for (int round = 0; round < MICRO_ROUNDS; round++) {
-        size_t done = 0;
-        t0 = now_s();
-        for (; done < per; done++) {
-            alloc_req r = {micro_size(), 0};
-            alloc_out o;
-            if (mem_alloc(m, &r, &o) != ALLOC_OK) {
-                printf(" (out of memory at %zu live buffers)", n);
-                rc = -1;
-                goto out;
-            }
-            mem_free(m, o.handle, r.bytes, o.size, 0);
-            if ((done & 0x3fff) == 0x3fff && now_s() - t0 > 2)
-                break;
-        }
-        double ns = (now_s() - t0) * 1e9 / (double)(done ? done : 1);
-        if (ns < *ns_lifo)
-            *ns_lifo = ns;
-    }
-    /* random: allocate a new buffer, free a uniformly chosen live one. The victim is drawn one
-     * step ahead and its entry in this harness's own table prefetched: that table (24 bytes per
-     * live buffer) is not amsim's, and its cache miss would otherwise be counted as amsim's. */
+    /* lifo (mode 0): allocate, then free that buffer. random (mode 1): allocate a new buffer,
+     * free a uniformly chosen live one; the victim is drawn one step ahead and its entry in this
+     * harness's own table prefetched: that table (24 bytes per live buffer) is not amsim's, and
+     * its cache miss would otherwise be counted as amsim's. */
     size_t vnext = (size_t)(rnd() % (n + 1));
-    *ns_rand = 1e30;
-    for (int round = 0; round < MICRO_ROUNDS; round++) {
-        size_t done = 0;
-        t0 = now_s();
-        for (; done < per; done++) {
-            alloc_req r = {micro_size(), 0};
-            alloc_out o;
-            if (mem_alloc(m, &r, &o) != ALLOC_OK) {
-                printf(" (out of memory at %zu live buffers)", n);
-                rc = -1;
-                goto out;
+    for (int mode = 0; mode < 2; mode++) {
+        double *best = mode ? ns_rand : ns_lifo;
+        *best = 1e30;
+        for (int round = 0; round < MICRO_ROUNDS; round++) {
+            size_t done = 0;
+            t0 = now_s();
+            for (; done < per; done++) {
+                alloc_req r = {micro_size(), 0};
+                alloc_out o;
+                if (mem_alloc(m, &r, &o) != ALLOC_OK) {
+                    printf(" (out of memory at %zu live buffers)", n);
+                    rc = -1;
+                    goto out;
+                }
+                if (mode == 0) {
+                    mem_free(m, o.handle, r.bytes, o.size, 0);
+                } else {
+                    lv[n] = (live){o.handle, r.bytes, o.size};
+                    size_t v = vnext;
+                    vnext = (size_t)(rnd() % (n + 1));
+                    __builtin_prefetch(&lv[vnext]);
+                    mem_free(m, lv[v].handle, lv[v].requested, lv[v].given, 0);
+                    lv[v] = lv[n];
+                }
+                if ((done & 0x3fff) == 0x3fff && now_s() - t0 > 2)
+                    break;
             }
-            lv[n] = (live){o.handle, r.bytes, o.size};
-            size_t v = vnext;
-            vnext = (size_t)(rnd() % (n + 1));
-            __builtin_prefetch(&lv[vnext]);
-            mem_free(m, lv[v].handle, lv[v].requested, lv[v].given, 0);
-            lv[v] = lv[n];
-            if ((done & 0x3fff) == 0x3fff && now_s() - t0 > 2)
-                break;
+            double ns = (now_s() - t0) * 1e9 / (double)(done ? done : 1);
+            if (ns < *best)
+                *best = ns;
         }
-        double ns = (now_s() - t0) * 1e9 / (double)(done ? done : 1);
-        if (ns < *ns_rand)
-            *ns_rand = ns;
     }
 out:
     free(lv);
