@@ -5,6 +5,7 @@
  * row order) on hand-made rows and against the allocation order of every BFC oracle vector in
  * ../shared/data/bfc-oracle (skipped when ../shared is absent). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,7 +297,7 @@ static void test_limits(void)
     snprintf(buf, sizeof buf, HDR "alloc 1 10 name=%s\n", nm);
     tr_event e[2];
     am_error err;
-    CU_ASSERT_EQUAL(parse("n2.trace", buf, e, 2, &err), 1);
+    CU_ASSERT_EQUAL_FATAL(parse("n2.trace", buf, e, 2, &err), 1);
     CU_ASSERT_EQUAL(strlen(e[0].name), 255);
 
     /* a line of 65536 bytes is read, 65537 is an error (not truncated) */
@@ -352,6 +353,103 @@ static void test_streaming(void)
     CU_ASSERT_EQUAL(i, N);
     CU_ASSERT_EQUAL(bad, 0);
     trace_close(t);
+}
+
+/* The alloc/free fast path (parsed straight from the read buffer when 64 bytes or more are
+ * left) against what the generator wrote: short and long op names, tabs, CRLF, leading zeros,
+ * 19-digit numbers, and lines the fast path must hand to the general parser (a unit on a size,
+ * a trailing comment, trailing blanks, a key=value field), interleaved, across read chunks. */
+static void test_fast_path(void)
+{
+    const long N = 150000;
+    char path[512];
+    snprintf(path, sizeof path, "%s/fast.trace", tu_tmpdir());
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(HDR, f);
+    uint64_t *id = malloc((size_t)N * sizeof *id), *bytes = malloc((size_t)N * sizeof *bytes);
+    int *kind = malloc((size_t)N * sizeof *kind);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(id && bytes && kind);
+    uint64_t x = 88172645463325252ULL;
+    for (long i = 0; i < N; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        unsigned form = (unsigned)(x % 11);
+        kind[i] = (x >> 8) & 1 ? TR_FREE : TR_ALLOC;
+        id[i] = (x >> 16) % 5 == 0 ? 9999999999999999999ULL - (uint64_t)i : (uint64_t)i;
+        bytes[i] = kind[i] == TR_ALLOC ? ((x >> 24) % 3 == 0 ? (x >> 20) : (x >> 40) + 1) : 0;
+        const char *op = kind[i] == TR_ALLOC ? (form & 1 ? "a" : "alloc") : (form & 1 ? "f" : "free");
+        char num[48] = "";
+        if (kind[i] == TR_ALLOC)
+            snprintf(num, sizeof num, form == 4 ? "\t00%" PRIu64 : " %" PRIu64, bytes[i]);
+        switch (form) {
+        case 7: /* a unit: the general parser */
+            if (kind[i] == TR_ALLOC) {
+                bytes[i] = ((x >> 20) % 1000 + 1) * 1024;
+                snprintf(num, sizeof num, " %" PRIu64 "KiB", bytes[i] / 1024);
+            }
+            fprintf(f, "%s %" PRIu64 "%s\n", op, id[i], num);
+            break;
+        case 8: /* a trailing comment */
+            fprintf(f, "%s %" PRIu64 "%s   # note %ld\n", op, id[i], num, i);
+            break;
+        case 9: /* CRLF */
+            fprintf(f, "%s\t%" PRIu64 "%s\r\n", op, id[i], num);
+            break;
+        case 10: /* a field */
+            fprintf(f, "%s %" PRIu64 "%s stream=0 \n", op, id[i], num);
+            break;
+        default:
+            fprintf(f, "%s %" PRIu64 "%s\n", op, id[i], num);
+        }
+    }
+    fclose(f);
+    trace_opts o = topts();
+    trace *t;
+    am_error err;
+    CU_ASSERT_EQUAL_FATAL(trace_open(&t, path, &o, &err), 0);
+    tr_event ev;
+    long i = 0, bad = 0;
+    int r;
+    while ((r = trace_next(t, &ev, &err)) == 1) {
+        if (i >= N || (int)ev.kind != kind[i] || ev.id != id[i] || ev.bytes != bytes[i] ||
+            ev.line != (unsigned long)i + 2 || ev.level != 0 || ev.stream != 0 || ev.name ||
+            ev.time != AM_TIME_NONE || ev.addr != TR_NO_ADDR) {
+            if (bad++ < 3)
+                printf("\n  event %ld (line %lu): kind %d id %" PRIu64 " bytes %" PRIu64, i, ev.line,
+                       (int)ev.kind, ev.id, ev.bytes);
+        }
+        i++;
+    }
+    if (r != 0)
+        printf("\n  %s", err.msg);
+    CU_ASSERT_EQUAL(r, 0);
+    CU_ASSERT_EQUAL(i, N);
+    CU_ASSERT_EQUAL(bad, 0);
+    trace_close(t);
+    free(id);
+    free(bytes);
+    free(kind);
+    /* Errors in the middle of a long file, where the fast path is active, keep line and column:
+     * a 20-digit id (overflow), a second number on a free, a letter glued to a number. */
+    static const struct { const char *line, *want; } bad_lines[] = {
+        {"alloc 99999999999999999999 8",
+         "1002:7: bad ID '99999999999999999999': out of range (max 18446744073709551615)"},
+        {"free 5 6", "1002:8: unexpected field '6' (usage: free ID [stream=S] [at=TIME])"},
+        {"alloc 7 12x",
+         "1002:9: bad BYTES '12x': unknown unit (sizes: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"},
+    };
+    for (size_t k = 0; k < sizeof bad_lines / sizeof bad_lines[0]; k++) {
+        char *text = malloc(64 * 1024);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+        size_t n = (size_t)snprintf(text, 64 * 1024, HDR);
+        for (int j = 0; j < 1000; j++)
+            n += (size_t)snprintf(text + n, 64 * 1024 - n, "alloc %d 4096\n", j + 100);
+        snprintf(text + n, 64 * 1024 - n, "%s\nfree 100\nfree 101\nfree 102\n", bad_lines[k].line);
+        char name[32];
+        snprintf(name, sizeof name, "fastbad%zu.trace", k);
+        expect_error(name, text, bad_lines[k].want);
+        free(text);
+    }
 }
 
 static void test_detection(void)
@@ -653,6 +751,7 @@ void suite_trace(void)
              {"native errors", test_native_errors},
              {"name and line limits", test_limits},
              {"native streaming across chunks", test_streaming},
+             {"native alloc/free fast path", test_fast_path},
              {"detection by content", test_detection},
              {"csv replay order", test_csv_order},
              {"csv inclusive, offset, skipped", test_csv_inclusive_offset},
