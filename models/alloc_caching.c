@@ -138,6 +138,8 @@ typedef struct cach {
     cstat allocation, segment, active, inactive_split;   /* counts */
     cstat allocated_bytes, reserved_bytes, active_bytes, inactive_split_bytes, requested_bytes;
     uint64_t num_alloc_retries, num_ooms, num_device_alloc, num_device_free;
+    uint64_t largest;        /* size of the largest free mapped block, unless largest_stale */
+    int largest_stale;       /* a block of that size left the pools: recount on the next ask */
     cb_slab *slabs;          /* block records */
     cblock *spare;           /* unused block records, linked by next */
 } cach;
@@ -222,6 +224,8 @@ static void pool_insert(cach *c, cblock *b)
     b->key_size = b->size;
     b->key_addr = b->addr;
     bt_insert(&p->free[b->stream], b->size, b->addr, b);
+    if (b->size > c->largest)
+        c->largest = b->size;
     b->in_tree = 1;
     b->gc_base = p->lookups;
     /* inactive_split: free pieces of partly used (non-expandable) segments */
@@ -241,6 +245,8 @@ static void pool_remove_at(cach *c, cblock *b, const bt_iter *at)
         bt_remove_at(t, at);
     else
         bt_remove(t, b->key_size, b->key_addr);
+    if (b->key_size == c->largest)
+        c->largest_stale = 1; /* maybe the only one that large: recount when asked */
     b->in_tree = 0;
     if (b->split_counted) {
         st_sub(&c->inactive_split_bytes, b->size);
@@ -849,6 +855,8 @@ static void cach_destroy(void *st)
 static uint64_t cach_largest_free(void *st)
 {
     cach *c = st;
+    if (!c->largest_stale)
+        return c->largest;
     uint64_t best = 0;
     for (int i = 0; i < 2; i++)
         for (size_t s = 0; s < c->pool[i].nstreams; s++) {
@@ -856,6 +864,8 @@ static uint64_t cach_largest_free(void *st)
             if (k > best)
                 best = k;
         }
+    c->largest = best;
+    c->largest_stale = 0;
     return best;
 }
 
