@@ -541,16 +541,49 @@ static inline size_t ndigits(uint64_t v)
 }
 
 /* v in decimal at p; returns the end. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The eight decimal digits of v < 10^8 as ASCII in one word, most significant digit in the lowest
+ * byte (so a little-endian store writes them in reading order). Lanes split by multiplications:
+ * two 4-digit halves in 32-bit lanes, then 2-digit pairs in 16-bit lanes (x / 100 as
+ * x * 10486 >> 20, exact below 10^4), then single digits in bytes (x / 10 as x * 103 >> 10,
+ * exact below 100); no lane's product reaches the next lane. */
+static inline uint64_t digits8(uint32_t v)
+{
+    uint64_t hi = v / 10000, m = hi | (uint64_t)(v - (uint32_t)hi * 10000) << 32;
+    uint64_t q = ((m * 10486) >> 20) & 0x0000007F0000007FULL;
+    m = (m - q * 100) << 16 | q;
+    uint64_t t = ((m * 103) >> 10) & 0x000F000F000F000FULL;
+    m = (m - t * 10) << 8 | t;
+    return m | 0x3030303030303030ULL;
+}
+
+/* v in decimal at p; returns the end. Writes whole 8-byte words: up to seven bytes past the end
+ * are scratch, overwritten by what follows (the row buffer keeps room). */
+static inline char *put_u64(char *p, uint64_t v)
+{
+    if (v >= 100000000) {
+        p = put_u64(p, v / 100000000);
+        uint64_t w = digits8((uint32_t)(v % 100000000));
+        memcpy(p, &w, 8);
+        return p + 8;
+    }
+    size_t n = ndigits(v);
+    uint64_t w = digits8((uint32_t)v) >> ((8 - n) * 8); /* drop the leading zeros */
+    memcpy(p, &w, 8);
+    return p + n;
+}
+#else
 static inline char *put_u64(char *p, uint64_t v)
 {
     p += ndigits(v);
     rfmt_u64(p, v);
     return p;
 }
+#endif
 
 /* Room a row may take: five 20-digit numbers, a level name read as a whole CFG_NAME_MAX array,
- * separators and status. */
-enum { PBUF = 1 << 18, PROW = 5 * 20 + CFG_NAME_MAX + 16 };
+ * separators and status, and the scratch bytes put_u64's word stores leave past the end. */
+enum { PBUF = 1 << 18, PROW = 5 * 20 + CFG_NAME_MAX + 32 };
 
 /* One placements.csv row, written in place: each number's length is counted first, then its
  * digits go backwards from its end (no copy through a scratch buffer, whose small stores a
