@@ -5,6 +5,7 @@
  * deterministic; and the retry-after-free option waits for frees on the timeline. */
 #define _GNU_SOURCE
 #include <CUnit/CUnit.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,49 @@ static void test_trace_errors(void)
     stop(&r);
 }
 
+/* placements.csv rows carry numbers of every length exactly: ids of 1 to 20 digits, addresses
+ * past 10^8, and a request of 2^64 - 1 bytes that fails; a long level name. */
+static void test_placement_numbers(void)
+{
+    const char *y = "version: 1\nmemories:\n  a_rather_long_memory_name_of_forty_chars_x:\n"
+                    "    capacity: 64GiB\n    allocator:\n      policy: best_fit\n"
+                    "      alignment: 1\n";
+    am_config *cfg = NULL;
+    am_error err = {0};
+    CU_ASSERT_FATAL(cfg_load_string(&cfg, "p.yaml", y, NULL, 0, &err) == 0);
+    char *pl = NULL;
+    size_t pn = 0;
+    FILE *pf = open_memstream(&pl, &pn);
+    sim *s = NULL;
+    sim_opts so = {.placements = pf, .check = 1};
+    CU_ASSERT_FATAL(sim_create(&s, cfg, &so, &err) == 0);
+    char want[8192] = "seq,id,level,address,requested,allocated,status\n";
+    size_t wn = strlen(want);
+    uint64_t id = 7, addr = 0;
+    for (int k = 0; k < 20; k++, id = id * 10 + 3) { /* 1 to 20 digits */
+        uint64_t bytes = 1 + (uint64_t)k * 123456789;
+        tr_event a = {.kind = TR_ALLOC, .id = id, .bytes = bytes, .time = AM_TIME_NONE,
+                      .addr = TR_NO_ADDR, .line = (unsigned long)k + 1};
+        CU_ASSERT(sim_event(s, &a, "p", &err) == 0);
+        wn += (size_t)snprintf(want + wn, sizeof want - wn,
+                               "%d,%" PRIu64 ",a_rather_long_memory_name_of_forty_chars_x,%" PRIu64
+                               ",%" PRIu64 ",%" PRIu64 ",ok\n", k, id, addr, bytes, bytes);
+        addr += bytes;
+    }
+    tr_event big = {.kind = TR_ALLOC, .id = UINT64_MAX - 1, .bytes = UINT64_MAX,
+                    .time = AM_TIME_NONE, .addr = TR_NO_ADDR, .line = 21};
+    CU_ASSERT(sim_event(s, &big, "p", &err) == 0);
+    wn += (size_t)snprintf(want + wn, sizeof want - wn,
+                           "20,18446744073709551614,a_rather_long_memory_name_of_forty_chars_x,,"
+                           "18446744073709551615,,oom\n");
+    CU_ASSERT(sim_finish(s, &err) == 0);
+    fclose(pf);
+    CU_ASSERT_STRING_EQUAL(pl, want);
+    free(pl);
+    sim_destroy(s);
+    cfg_free(cfg);
+}
+
 /* BFC's retry-after-free: a failed request waits for frees within retry_wait. */
 static void test_retry_after_free(void)
 {
@@ -318,6 +362,7 @@ void suite_engine(void)
              {"streams, events, timestamps, sync, queue depth", test_streams_and_events},
              {"trace errors with file:line:col", test_trace_errors},
              {"retry after free", test_retry_after_free},
+             {"placement rows: numbers of every length", test_placement_numbers},
              {"deterministic outputs", test_determinism},
              {"link model arithmetic", test_link_model},
              {"energy per byte", test_link_energy});
