@@ -199,6 +199,41 @@ static void test_trace_errors(void)
     stop(&r);
 }
 
+/* A simulator on the config YAML writing placements to memory (*pl after fclose(*pf)). */
+typedef struct placed {
+    am_config *cfg;
+    sim *s;
+    FILE *pf;
+    char *pl;
+    size_t pn;
+    am_error err;
+} placed;
+
+static int placed_start(placed *r, const char *yaml)
+{
+    memset(r, 0, sizeof *r);
+    if (cfg_load_string(&r->cfg, "p.yaml", yaml, NULL, 0, &r->err) != 0)
+        return -1;
+    r->pf = open_memstream(&r->pl, &r->pn);
+    sim_opts so = {.placements = r->pf, .check = 1};
+    return r->pf ? sim_create(&r->s, r->cfg, &so, &r->err) : -1;
+}
+
+/* Finish the run, close the placements; the caller reads r->pl, then placed_stop. */
+static int placed_finish(placed *r)
+{
+    int rc = sim_finish(r->s, &r->err);
+    fclose(r->pf);
+    return rc;
+}
+
+static void placed_stop(placed *r)
+{
+    free(r->pl);
+    sim_destroy(r->s);
+    cfg_free(r->cfg);
+}
+
 /* placements.csv rows carry numbers of every length exactly: ids of 1 to 20 digits, addresses
  * past 10^8, and a request of 2^64 - 1 bytes that fails; a long level name. */
 static void test_placement_numbers(void)
@@ -206,15 +241,8 @@ static void test_placement_numbers(void)
     const char *y = "version: 1\nmemories:\n  a_rather_long_memory_name_of_forty_chars_x:\n"
                     "    capacity: 64GiB\n    allocator:\n      policy: best_fit\n"
                     "      alignment: 1\n";
-    am_config *cfg = NULL;
-    am_error err = {0};
-    CU_ASSERT_FATAL(cfg_load_string(&cfg, "p.yaml", y, NULL, 0, &err) == 0);
-    char *pl = NULL;
-    size_t pn = 0;
-    FILE *pf = open_memstream(&pl, &pn);
-    sim *s = NULL;
-    sim_opts so = {.placements = pf, .check = 1};
-    CU_ASSERT_FATAL(sim_create(&s, cfg, &so, &err) == 0);
+    placed r;
+    CU_ASSERT_FATAL(placed_start(&r, y) == 0);
     char want[8192] = "seq,id,level,address,requested,allocated,status\n";
     size_t wn = strlen(want);
     uint64_t id = 7, addr = 0;
@@ -222,7 +250,7 @@ static void test_placement_numbers(void)
         uint64_t bytes = 1 + (uint64_t)k * 123456789;
         tr_event a = {.kind = TR_ALLOC, .id = id, .bytes = bytes, .time = AM_TIME_NONE,
                       .addr = TR_NO_ADDR, .line = (unsigned long)k + 1};
-        CU_ASSERT(sim_event(s, &a, "p", &err) == 0);
+        CU_ASSERT(sim_event(r.s, &a, "p", &r.err) == 0);
         wn += (size_t)snprintf(want + wn, sizeof want - wn,
                                "%d,%" PRIu64 ",a_rather_long_memory_name_of_forty_chars_x,%" PRIu64
                                ",%" PRIu64 ",%" PRIu64 ",ok\n", k, id, addr, bytes, bytes);
@@ -230,16 +258,13 @@ static void test_placement_numbers(void)
     }
     tr_event big = {.kind = TR_ALLOC, .id = UINT64_MAX - 1, .bytes = UINT64_MAX,
                     .time = AM_TIME_NONE, .addr = TR_NO_ADDR, .line = 21};
-    CU_ASSERT(sim_event(s, &big, "p", &err) == 0);
+    CU_ASSERT(sim_event(r.s, &big, "p", &r.err) == 0);
     wn += (size_t)snprintf(want + wn, sizeof want - wn,
                            "20,18446744073709551614,a_rather_long_memory_name_of_forty_chars_x,,"
                            "18446744073709551615,,oom\n");
-    CU_ASSERT(sim_finish(s, &err) == 0);
-    fclose(pf);
-    CU_ASSERT_STRING_EQUAL(pl, want);
-    free(pl);
-    sim_destroy(s);
-    cfg_free(cfg);
+    CU_ASSERT(placed_finish(&r) == 0);
+    CU_ASSERT_STRING_EQUAL(r.pl, want);
+    placed_stop(&r);
 }
 
 /* BFC's retry-after-free: a failed request waits for frees within retry_wait. */
@@ -251,44 +276,34 @@ static void test_retry_after_free(void)
                  "version: 1\nmemories:\n  hbm:\n    capacity: 4MiB\n    allocator:\n"
                  "      policy: bfc\n      memory_limit: 1MiB\n      retry_after_free: true\n"
                  "      retry_wait: %s\n", k ? "500ms" : "2s");
-        am_config *cfg = NULL;
-        am_error err = {0};
-        CU_ASSERT_FATAL(cfg_load_string(&cfg, "r.yaml", y, NULL, 0, &err) == 0);
-        char *pl = NULL;
-        size_t pn = 0;
-        FILE *pf = open_memstream(&pl, &pn);
-        sim *s = NULL;
-        sim_opts so = {.placements = pf, .check = 1};
-        CU_ASSERT_FATAL(sim_create(&s, cfg, &so, &err) == 0);
+        placed r;
+        CU_ASSERT_FATAL(placed_start(&r, y) == 0);
         tr_event a = {.kind = TR_ALLOC, .id = 1, .bytes = 1 << 20, .time = AM_TIME_NONE,
                       .addr = TR_NO_ADDR, .line = 1};
-        CU_ASSERT(sim_event(s, &a, "r", &err) == 0);
+        CU_ASSERT(sim_event(r.s, &a, "r", &r.err) == 0);
         a.id = 2;
         a.bytes = 1 << 19;
         a.line = 2;
-        CU_ASSERT(sim_event(s, &a, "r", &err) == 0); /* fails, waits */
+        CU_ASSERT(sim_event(r.s, &a, "r", &r.err) == 0); /* fails, waits */
         tr_event f = {.kind = TR_FREE, .id = 1, .time = AM_PS_PER_S, .line = 3};
-        CU_ASSERT(sim_event(s, &f, "r", &err) == 0);
-        CU_ASSERT(sim_finish(s, &err) == 0);
-        fclose(pf);
-        const sim_summary *su = sim_get_summary(s);
+        CU_ASSERT(sim_event(r.s, &f, "r", &r.err) == 0);
+        CU_ASSERT(placed_finish(&r) == 0);
+        const sim_summary *su = sim_get_summary(r.s);
         CU_ASSERT_EQUAL(su->retries, 1);
         if (k == 0) {
             CU_ASSERT_EQUAL(su->retries_succeeded, 1);
             CU_ASSERT_EQUAL(su->ooms, 0);
-            CU_ASSERT_STRING_EQUAL(pl, "seq,id,level,address,requested,allocated,status\n"
+            CU_ASSERT_STRING_EQUAL(r.pl, "seq,id,level,address,requested,allocated,status\n"
                                        "0,1,hbm,0,1048576,1048576,ok\n"
                                        "1,2,hbm,0,524288,524288,ok\n");
         } else {
             CU_ASSERT_EQUAL(su->retries_succeeded, 0);
             CU_ASSERT_EQUAL(su->ooms, 1);
-            CU_ASSERT_STRING_EQUAL(pl, "seq,id,level,address,requested,allocated,status\n"
+            CU_ASSERT_STRING_EQUAL(r.pl, "seq,id,level,address,requested,allocated,status\n"
                                        "0,1,hbm,0,1048576,1048576,ok\n"
                                        "1,2,hbm,,524288,,oom\n");
         }
-        free(pl);
-        sim_destroy(s);
-        cfg_free(cfg);
+        placed_stop(&r);
     }
 }
 
