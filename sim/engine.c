@@ -38,8 +38,8 @@ typedef struct slot {
  * table (linear probing, at most half full) of 8-byte entries, and the slots themselves in a pool
  * of fixed blocks, reused last-freed-first (a new allocation takes the slot the last free left,
  * which is still cached). An entry is (low 32 bits of the id's hash) << 32 | (slot index + 1),
- * 0 when empty: the hash bits give the entry's home position (backward-shift deletion) and a tag
- * that skips most non-matching slots without reading them. The table places entries exactly as
+ * 0 when empty: the hash bits give the entry's home position (backward-shift deletion; tables
+ * stay far below 2^32 entries) and a tag that skips most non-matching slots without reading them. The table places entries exactly as
  * a table of slots would (same hash, probing and growth), so iterating it gives the same order.
  * Slots never move: a pointer stays valid until its id is deleted. */
 enum { IDBLK_SHIFT = 8, IDBLK = 1 << IDBLK_SHIFT }; /* slots per pool block */
@@ -488,44 +488,6 @@ static void host_sync(sim *s, uint32_t id)
 
 /* ---- outputs ----------------------------------------------------------------------------- */
 
-static const char digit_pairs[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-/* Exactly eight digits of v < 10^8 at p: four independent pairs in 32-bit arithmetic. */
-static inline void put8(char *p, uint32_t v)
-{
-    uint32_t a = v / 10000, b = v % 10000;
-    memcpy(p, digit_pairs + 2 * (a / 100), 2);
-    memcpy(p + 2, digit_pairs + 2 * (a % 100), 2);
-    memcpy(p + 4, digit_pairs + 2 * (b / 100), 2);
-    memcpy(p + 6, digit_pairs + 2 * (b % 100), 2);
-}
-
-/* Decimal digits of v ending just before e; returns where they start. Writing backwards needs no
- * digit count; eight digits at a time while the number is long, then pairs in 32-bit arithmetic. */
-static inline char *rfmt_u64(char *e, uint64_t v)
-{
-    while (v >= 100000000) {
-        e -= 8;
-        put8(e, (uint32_t)(v % 100000000));
-        v /= 100000000;
-    }
-    uint32_t x = (uint32_t)v;
-    while (x >= 100) {
-        e -= 2;
-        memcpy(e, digit_pairs + 2 * (x % 100), 2);
-        x /= 100;
-    }
-    if (x >= 10) {
-        e -= 2;
-        memcpy(e, digit_pairs + 2 * x, 2);
-    } else
-        *--e = (char)('0' + x);
-    return e;
-}
-
 /* Decimal digits in v: bits times log10(2) (1233 / 4096) is the count or one less, and one
  * comparison with a power of ten says which. */
 static inline size_t ndigits(uint64_t v)
@@ -540,7 +502,6 @@ static inline size_t ndigits(uint64_t v)
     return n + (v >= p10[n]);
 }
 
-/* v in decimal at p; returns the end. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /* The eight decimal digits of v < 10^8 as ASCII in one word, most significant digit in the lowest
  * byte (so a little-endian store writes them in reading order). Lanes split by multiplications:
@@ -573,11 +534,25 @@ static inline char *put_u64(char *p, uint64_t v)
     return p + n;
 }
 #else
+/* v in decimal at p; returns the end: the digit count first, then the digits two at a time
+ * backwards from the end. */
 static inline char *put_u64(char *p, uint64_t v)
 {
-    p += ndigits(v);
-    rfmt_u64(p, v);
-    return p;
+    static const char pairs[] =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+        "8081828384858687888990919293949596979899";
+    char *e = p + ndigits(v), *q = e;
+    while (v >= 100) {
+        q -= 2;
+        memcpy(q, pairs + 2 * (v % 100), 2);
+        v /= 100;
+    }
+    if (v >= 10)
+        memcpy(q - 2, pairs + 2 * v, 2);
+    else
+        q[-1] = (char)('0' + v);
+    return e;
 }
 #endif
 
@@ -585,9 +560,8 @@ static inline char *put_u64(char *p, uint64_t v)
  * separators and status, and the scratch bytes put_u64's word stores leave past the end. */
 enum { PBUF = 1 << 18, PROW = 5 * 20 + CFG_NAME_MAX + 32 };
 
-/* One placements.csv row, written in place: each number's length is counted first, then its
- * digits go backwards from its end (no copy through a scratch buffer, whose small stores a
- * wide copy would wait for). */
+/* One placements.csv row, written in place in the output buffer (no copy through a scratch
+ * buffer, whose small stores a wide copy would wait for). */
 static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const alloc_out *o,
                           uint64_t req, int ok)
 {
