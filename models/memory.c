@@ -274,15 +274,18 @@ static void update_metrics(mem_level *m)
         /* 1 - largest/free grows when largest/free shrinks: compared exactly in integers
          * (largest * free_max < largest_max * free), the division done only for a new maximum.
          * Below 2^53 bytes the rounded quotient is monotone in the exact one, so the maximum is
-         * the same double the per-event division gave; above, the division decides. */
+         * the same double the per-event division gave; above (or without 128-bit integers), the
+         * division decides. */
         int more;
         if (!s->have_external_frag)
             more = 1;
-        else if ((total_free | largest | m->ext_free | m->ext_largest) >> 53)
-            more = 1.0 - (double)largest / (double)total_free > s->max_external_frag;
-        else
+#ifdef __SIZEOF_INT128__
+        else if (!((total_free | largest | m->ext_free | m->ext_largest) >> 53))
             more = (unsigned __int128)largest * m->ext_free <
                    (unsigned __int128)m->ext_largest * total_free;
+#endif
+        else
+            more = 1.0 - (double)largest / (double)total_free > s->max_external_frag;
         if (more) {
             double ext = 1.0 - (double)largest / (double)total_free;
             s->max_external_frag = ext < 0 ? 0 : ext;

@@ -82,6 +82,8 @@ typedef struct conf {
     int bad;            /* failures found by the bookkeeping */
     char kinds[8][160]; /* kinds already printed */
     int nkinds;
+    double ext_max;     /* max external fragmentation recomputed after every event, by the */
+    int have_ext;       /* definition (allocators.md section 6) in floating point */
 } conf;
 
 /* Count a failure; print the first of each kind (up to 8 kinds). */
@@ -246,12 +248,28 @@ static uint64_t xs(void)
     return xs_state;
 }
 
+/* After every event: the maximum external fragmentation by its definition (allocators.md
+ * section 6), in floating point, to compare with the level's own running maximum at the end. */
+static void conf_ext(conf *C)
+{
+    uint64_t total = mem_free_in_reserved(C->L.m);
+    if (!total)
+        return;
+    double ext = 1.0 - (double)mem_largest_free(C->L.m) / (double)total;
+    if (ext < 0)
+        ext = 0;
+    if (!C->have_ext || ext > C->ext_max)
+        C->ext_max = ext;
+    C->have_ext = 1;
+}
+
 static int conf_alloc(conf *C, uint64_t bytes)
 {
     alloc_req r = {bytes, (uint32_t)(xs() % 2)};
     alloc_out o;
     int rc = mem_alloc(C->L.m, &r, &o);
     conf_log(C);
+    conf_ext(C);
     if (rc != ALLOC_OK)
         return 0;
     if (o.size < bytes)
@@ -275,6 +293,7 @@ static void conf_free(conf *C, size_t k)
     C->lv[k] = C->lv[--C->nlv];
     mem_free(C->L.m, x.handle, x.req, x.size, 0);
     conf_log(C);
+    conf_ext(C);
 }
 
 static void conf_step_checks(conf *C, int step)
@@ -340,6 +359,12 @@ static void conformance_run(const char *policy, const char *capacity, const char
     while (C.nlv)
         conf_free(&C, C.nlv - 1);
     conf_step_checks(&C, steps + 2);
+    /* the level's running maximum (kept with integer comparisons) is the same double */
+    mm = mem_get_metrics(C.L.m);
+    if (mm->have_external_frag != C.have_ext || (C.have_ext && mm->max_external_frag != C.ext_max))
+        conf_fail(&C, "max external fragmentation differs from its definition (ppm: level, "
+                  "recomputed)", (uint64_t)(mm->max_external_frag * 1e6),
+                  (uint64_t)(C.ext_max * 1e6));
     if (C.bad)
         fprintf(stderr, "\nconformance %s [%s] seed %" PRIu64 ": %d failures\n", policy,
                 keys ? keys : "", seed, C.bad);
