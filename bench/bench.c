@@ -565,54 +565,50 @@ static runres run_cmd(const char *const *argv, const char *errfile)
     return r;
 }
 
-/* amsim run on a trace with a policy; placements to a file or no outputs; best of `reps`. */
-static runres run_amsim(const char *tpath, const char *policy, int placements, int reps)
+/* One amsim run on a trace with a policy; placements to a file or no outputs. */
+static runres run_amsim(const char *tpath, const char *policy, int placements)
 {
-    runres best = {1e30, 1e30, 0, -1};
-    for (int i = 0; i < reps; i++) {
-        const char *argv[16];
-        int a = 0;
-        argv[a++] = amsim_bin;
-        argv[a++] = "run";
-        argv[a++] = "-q";
-        argv[a++] = "-c";
-        argv[a++] = config_path;
-        argv[a++] = "-t";
-        argv[a++] = tpath;
-        argv[a++] = "--policy";
-        argv[a++] = policy;
-        if (placements) {
-            /* a new file each time: replacing a file by rename makes ext4 flush it first */
-            argv[a++] = "--placements";
-            argv[a++] = tmp_path("placements.csv");
-            unlink(argv[a - 1]);
-        }
-        argv[a] = NULL;
-        runres r = run_cmd(argv, tmp_path("run.err"));
-        if (r.status != 0)
-            return r;
-        if (r.wall < best.wall)
-            best.wall = r.wall;
-        if (r.cpu < best.cpu)
-            best.cpu = r.cpu;
-        if (r.rss_kb > best.rss_kb)
-            best.rss_kb = r.rss_kb;
-        best.status = 0;
+    const char *argv[16];
+    int a = 0;
+    argv[a++] = amsim_bin;
+    argv[a++] = "run";
+    argv[a++] = "-q";
+    argv[a++] = "-c";
+    argv[a++] = config_path;
+    argv[a++] = "-t";
+    argv[a++] = tpath;
+    argv[a++] = "--policy";
+    argv[a++] = policy;
+    if (placements) {
+        /* a new file each time: replacing a file by rename makes ext4 flush it first */
+        argv[a++] = "--placements";
+        argv[a++] = tmp_path("placements.csv");
+        unlink(argv[a - 1]);
     }
-    return best;
+    argv[a] = NULL;
+    return run_cmd(argv, tmp_path("run.err"));
 }
 
-static void print_run_error(void)
+/* The first line of the last run's standard error ("no message" when empty), into line. */
+static void last_run_error(char *line, size_t n)
 {
     FILE *f = fopen(tmp_path("run.err"), "r");
-    char line[512] = "";
+    line[0] = 0;
     if (f) {
-        if (!fgets(line, sizeof line, f))
+        if (!fgets(line, (int)n, f))
             line[0] = 0;
         fclose(f);
     }
     line[strcspn(line, "\n")] = 0;
-    printf("   (%s)", line[0] ? line : "no message");
+    if (!line[0])
+        snprintf(line, n, "no message");
+}
+
+static void print_run_error(void)
+{
+    char line[512];
+    last_run_error(line, sizeof line);
+    printf("   (%s)", line);
 }
 
 /* ---- end to end --------------------------------------------------------------------------- */
@@ -634,6 +630,7 @@ static void bench_end_to_end(const char *label, const char *tpath, uint64_t even
     enum { NPOL = 32 };
     const char *names[NPOL];
     runres a[NPOL], b[NPOL];
+    char why[NPOL][256]; /* a failed run's message, kept before the next run overwrites it */
     int np = 0;
     for (const struct alloc_ops *const *p = alloc_all(); *p && np < NPOL; p++)
         if (!only || policy_named((*p)->name, only)) {
@@ -647,14 +644,16 @@ static void bench_end_to_end(const char *label, const char *tpath, uint64_t even
         for (int i = 0; i < np; i++) {
             if (a[i].status != 0 || b[i].status != 0)
                 continue;
-            runres ra = run_amsim(tpath, names[i], 1, 1);
+            runres ra = run_amsim(tpath, names[i], 1);
             if (ra.status != 0) {
                 a[i].status = ra.status;
+                last_run_error(why[i], sizeof why[i]);
                 continue;
             }
-            runres rb = run_amsim(tpath, names[i], 0, 1);
+            runres rb = run_amsim(tpath, names[i], 0);
             if (rb.status != 0) {
                 b[i].status = rb.status;
+                last_run_error(why[i], sizeof why[i]);
                 continue;
             }
             a[i].wall = AM_MIN(a[i].wall, ra.wall);
@@ -670,9 +669,8 @@ static void bench_end_to_end(const char *label, const char *tpath, uint64_t even
             continue;
         }
         if (a[i].status != 0 || b[i].status != 0) {
-            printf("%-12s failed with status %d", name, a[i].status ? a[i].status : b[i].status);
-            print_run_error();
-            printf("\n");
+            printf("%-12s failed with status %d   (%s)\n", name,
+                   a[i].status ? a[i].status : b[i].status, why[i]);
             continue;
         }
         double ra = (double)events / a[i].wall / 1e6, rb = (double)events / b[i].wall / 1e6;
@@ -931,7 +929,7 @@ static void bench_memory(const char *t1m)
     uint64_t n50 = write_train(t50, 50000000, 50);
     printf("  generated %" PRIu64 " events (%.0f MB) by streaming in %.1f s\n", n50,
            (double)file_size(t50) / 1e6, now_s() - t0);
-    runres a = run_amsim(t1m, "bfc", 0, 1), b = run_amsim(t50, "bfc", 0, 1);
+    runres a = run_amsim(t1m, "bfc", 0), b = run_amsim(t50, "bfc", 0);
     if (a.status == 0 && b.status == 0) {
         printf("  1M events: peak RSS %.1f MiB; 50M events: peak RSS %.1f MiB (%.2fx), "
                "%.2f M events/s\n", (double)a.rss_kb / 1024.0, (double)b.rss_kb / 1024.0,

@@ -182,6 +182,16 @@ void trace_level_list(const trace *t, char *buf, size_t n)
         snprintf(buf, n, "none");
 }
 
+void trace_blank_event(const trace *t, tr_event *ev)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->level = t->opts.default_level;
+    ev->dst_level = -1;
+    ev->id = TR_NO_ADDR;
+    ev->addr = TR_NO_ADDR;
+    ev->time = AM_TIME_NONE;
+}
+
 int trace_level_lookup(const trace *t, const char *name, size_t len)
 {
     for (int i = 0; i < t->opts.nlevels; i++) {

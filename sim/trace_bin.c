@@ -318,11 +318,7 @@ int trace_bin_open(trace *t, am_error *err)
     b->buf = am_malloc(BIN_CHUNK);
     b->st.level = -1;
     b->cur = -1;
-    b->blank.level = t->opts.default_level;
-    b->blank.dst_level = -1;
-    b->blank.id = TR_NO_ADDR;
-    b->blank.addr = TR_NO_ADDR;
-    b->blank.time = AM_TIME_NONE;
+    trace_blank_event(t, &b->blank);
     t->impl = b;
     t->reader = &bin_reader;
     if (bin_fill(t, b, err))

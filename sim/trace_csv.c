@@ -239,10 +239,8 @@ static int csv_next(trace *t, tr_event *ev, am_error *err)
         return 0;
     const csv_ev *e = &c->evs[c->next++];
     const csv_row *row = &c->rows[e->ord & (CSV_ALLOC_BIT - 1)];
-    memset(ev, 0, sizeof *ev);
+    trace_blank_event(t, ev);
     ev->kind = (e->ord & CSV_ALLOC_BIT) ? TR_ALLOC : TR_FREE;
-    ev->level = t->opts.default_level;
-    ev->dst_level = -1;
     ev->id = row->v[0];
     ev->bytes = row->v[3];
     ev->time = e->time;

@@ -28,6 +28,9 @@ int trace_native_open(trace *t, am_error *err);
 int trace_csv_open(trace *t, am_error *err);
 int trace_pickle_open(trace *t, am_error *err);
 
+/* What an event is before its reader fills it: every field zero or absent (no id, address, time
+ * or destination), on the default level. */
+void trace_blank_event(const trace *t, tr_event *ev);
 /* Resolve a level name (len bytes, need not be NUL-terminated) against t->opts; -1 if unknown. */
 int trace_level_lookup(const trace *t, const char *name, size_t len);
 /* "hbm, host" (the configured level names) for messages; "none" when there are none. */

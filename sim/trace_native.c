@@ -555,12 +555,7 @@ int trace_native_open(trace *t, am_error *err)
     native *n = am_calloc(1, sizeof *n);
     linebuf_init(&n->lb, t->f, LINEBUF_MAX_LINE);
     n->unit = t->opts.time_unit ? t->opts.time_unit : AM_PS_PER_NS;
-    memset(&n->blank, 0, sizeof n->blank);
-    n->blank.level = t->opts.default_level;
-    n->blank.dst_level = -1;
-    n->blank.id = TR_NO_ADDR;
-    n->blank.addr = TR_NO_ADDR;
-    n->blank.time = AM_TIME_NONE;
+    trace_blank_event(t, &n->blank);
     t->impl = n;
     t->reader = &native_reader;
     char *line;

@@ -3,18 +3,3 @@
  * tests/fuzz/corpus/csv/. Format detection is by content, so inputs the fuzzer mutates into
  * another format reach that reader too. */
 #include "fuzz_trace_common.h"
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    fz_init_path();
-    return 0;
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    fz_replay(data, size, 0);
-    return 0;
-}

@@ -1,4 +1,6 @@
-/* fuzz_trace_common.h - shared body of the trace reader harnesses (libFuzzer).
+/* fuzz_trace_common.h - the trace reader harness (libFuzzer), shared by fuzz_native, fuzz_csv
+ * and fuzz_pickle: they differ only in seed corpus and dictionary (formats are detected by
+ * content, so each reaches every reader).
  *
  * trace_open() takes a path (it stats the file, detects the format by content and rewinds),
  * so each input is written to one private temporary file (created once per process, removed
@@ -40,7 +42,7 @@ static void fz_init_path(void)
 }
 
 /* Write data to the temp file (truncating) and replay it through the trace iterator. */
-static void fz_replay(const uint8_t *data, size_t size, int device)
+static void fz_replay(const uint8_t *data, size_t size)
 {
     FILE *f = fopen(fz_path, "wb");
     if (!f)
@@ -52,7 +54,7 @@ static void fz_replay(const uint8_t *data, size_t size, int device)
 
     static const char *const levels[] = {"hbm", "host", "vmem", "smem", "accumulator"};
     trace_opts o = {.level_names = levels, .nlevels = 5, .default_level = 0,
-                    .time_unit = 0, .device = device};
+                    .time_unit = 0, .device = 0};
     am_error err = {0};
     trace *t = NULL;
     if (trace_open(&t, fz_path, &o, &err) != 0) {
@@ -74,6 +76,23 @@ static void fz_replay(const uint8_t *data, size_t size, int device)
     (void)trace_skipped(t);
     trace_close(t);
     (void)n;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    fz_init_path();
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fz_replay(data, size);
+    return 0;
 }
 
 #endif
