@@ -30,6 +30,7 @@
 
 #include "alloc.h"
 #include "btree.h"
+#include "recpool.h"
 
 #define BFC_MIN 256ULL              /* kMinAllocationSize: request and address granularity */
 #define BFC_BINS 21
@@ -83,12 +84,6 @@ typedef struct region {
     chunk *first;
 } region;
 
-#define SLAB_CHUNKS 1024
-typedef struct slab {
-    struct slab *next;
-    chunk c[SLAB_CHUNKS];
-} slab;
-
 typedef struct bfc {
     alloc_env env;
     struct bfc_opts o;
@@ -98,8 +93,7 @@ typedef struct bfc {
     bt_tree free_set;            /* free chunks by (size, address) -> chunk */
     region **regions;            /* sorted by address */
     size_t nregions, cap_regions;
-    slab *slabs;
-    chunk *spare;                /* unused chunk records */
+    recpool chunks;              /* chunk records */
     /* statistics */
     uint64_t num_allocs, bytes_in_use, peak_bytes_in_use, largest_alloc_size;
     uint64_t pool_bytes, peak_pool_bytes, ooms, gc_runs, regions_freed;
@@ -115,29 +109,9 @@ static int bfc_bin(uint64_t s)
     return b < BFC_BINS - 1 ? b : BFC_BINS - 1;
 }
 
-static chunk *chunk_new(bfc *b)
-{
-    if (!b->spare) {
-        slab *s = am_calloc(1, sizeof *s);
-        s->next = b->slabs;
-        b->slabs = s;
-        for (int i = SLAB_CHUNKS - 1; i >= 0; i--) {
-            s->c[i].next = b->spare;
-            b->spare = &s->c[i];
-        }
-    }
-    chunk *c = b->spare;
-    b->spare = c->next;
-    memset(c, 0, sizeof *c);
-    return c;
-}
+static chunk *chunk_new(bfc *b) { return recpool_get(&b->chunks); }
 
-static void chunk_put(bfc *b, chunk *c)
-{
-    c->next = b->spare;
-    c->size = 0;
-    b->spare = c;
-}
+static void chunk_put(bfc *b, chunk *c) { recpool_put(&b->chunks, c); }
 
 /* The free set is keyed by (size, address): a free chunk must leave it before either changes. */
 static void bin_insert(bfc *b, chunk *c) { bt_insert(&b->free_set, c->size, c->addr, c); }
@@ -459,6 +433,7 @@ static int bfc_create(void **out, const alloc_env *env, const void *opts, am_err
     static const struct bfc_opts defaults = {0, 0.75, 0, 0, 0, 0, 0, 10 * AM_PS_PER_S};
     const struct bfc_opts *o = opts ? opts : &defaults;
     bfc *b = am_calloc(1, sizeof *b);
+    recpool_init(&b->chunks, sizeof(chunk));
     b->env = *env;
     b->o = *o;
     b->limit = o->memory_limit ? o->memory_limit
@@ -481,11 +456,7 @@ static void bfc_destroy(void *st)
 {
     bfc *b = st;
     bt_destroy(&b->free_set);
-    while (b->slabs) {
-        slab *s = b->slabs;
-        b->slabs = s->next;
-        free(s);
-    }
+    recpool_destroy(&b->chunks);
     for (size_t i = 0; i < b->nregions; i++)
         free(b->regions[i]);
     free(b->regions);

@@ -21,6 +21,7 @@
 
 #include "alloc.h"
 #include "ordset.h"
+#include "recpool.h"
 
 #define BUDDY_ORDERS 64
 
@@ -41,14 +42,7 @@ typedef struct bblk {
     uint64_t requested; /* bytes asked for; 0 when free */
     int order;          /* size = min_block << order */
     int in_use;
-    struct bblk *next_spare;
 } bblk;
-
-#define BSLAB 1024
-typedef struct bslab {
-    struct bslab *next;
-    bblk b[BSLAB];
-} bslab;
 
 typedef struct buddy {
     alloc_env env;
@@ -59,36 +53,16 @@ typedef struct buddy {
     int max_order;             /* order of the largest top-level block */
     os_tree free_list[BUDDY_ORDERS];
     os_tree all;
-    bslab *slabs;
-    bblk *spare;
+    recpool recs; /* bblk records */
     uint64_t bytes_in_use, peak_bytes_in_use, num_allocs, num_splits, num_merges, ooms;
 } buddy;
 
 #define BB_OF_F(n) ((bblk *)(void *)((char *)(n) - offsetof(bblk, fnode)))
 #define BB_OF_A(n) ((bblk *)(void *)((char *)(n) - offsetof(bblk, anode)))
 
-static bblk *bb_new(buddy *d)
-{
-    if (!d->spare) {
-        bslab *s = am_calloc(1, sizeof *s);
-        s->next = d->slabs;
-        d->slabs = s;
-        for (int i = BSLAB - 1; i >= 0; i--) {
-            s->b[i].next_spare = d->spare;
-            d->spare = &s->b[i];
-        }
-    }
-    bblk *b = d->spare;
-    d->spare = b->next_spare;
-    memset(b, 0, sizeof *b);
-    return b;
-}
+static bblk *bb_new(buddy *d) { return recpool_get(&d->recs); }
 
-static void bb_put(buddy *d, bblk *b)
-{
-    b->next_spare = d->spare;
-    d->spare = b;
-}
+static void bb_put(buddy *d, bblk *b) { recpool_put(&d->recs, b); }
 
 static uint64_t bsize(const buddy *d, int order) { return d->min << order; }
 
@@ -322,6 +296,7 @@ static int buddy_create(void **out, const alloc_env *env, const void *opts, am_e
         return am_fail(err, AM_EINPUT, "buddy: capacity of %" PRIu64 " bytes is below min_block "
                        "(%" PRIu64 " bytes)", env->capacity, min);
     buddy *d = am_calloc(1, sizeof *d);
+    recpool_init(&d->recs, sizeof(bblk));
     d->env = *env;
     d->min = min;
     d->min_log2 = __builtin_ctzll(min);
@@ -336,11 +311,7 @@ static int buddy_create(void **out, const alloc_env *env, const void *opts, am_e
 static void buddy_destroy(void *st)
 {
     buddy *d = st;
-    while (d->slabs) {
-        bslab *s = d->slabs;
-        d->slabs = s->next;
-        free(s);
-    }
+    recpool_destroy(&d->recs);
     free(d);
 }
 

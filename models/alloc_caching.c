@@ -29,6 +29,7 @@
 
 #include "alloc.h"
 #include "btree.h"
+#include "recpool.h"
 #include "ordset.h"
 
 #define CACH_MIN_BLOCK 512ULL               /* kMinBlockSize */
@@ -110,12 +111,6 @@ struct cseg {
     uint64_t *phys;          /* expandable: physical address per page, UINT64_MAX unmapped */
 };
 
-#define CB_SLAB 1024
-typedef struct cb_slab {
-    struct cb_slab *next;
-    cblock b[CB_SLAB];
-} cb_slab;
-
 /* Per pool: free and unmapped trees per stream, and the lookup counter used for block age. */
 typedef struct cpool {
     bt_tree *free;           /* [nstreams]: free blocks by (size, addr) -> cblock (B+-tree) */
@@ -140,8 +135,7 @@ typedef struct cach {
     uint64_t num_alloc_retries, num_ooms, num_device_alloc, num_device_free;
     uint64_t largest;        /* size of the largest free mapped block, unless largest_stale */
     int largest_stale;       /* a block of that size left the pools: recount on the next ask */
-    cb_slab *slabs;          /* block records */
-    cblock *spare;           /* unused block records, linked by next */
+    recpool blocks;          /* block records */
 } cach;
 
 static void st_add(cstat *s, uint64_t v)
@@ -289,22 +283,11 @@ static void unmapped_remove(cach *c, cblock *b)
     b->in_tree = 0;
 }
 
-/* Block records come from slabs of CB_SLAB through a free list (a split or merge per event
- * made malloc and free a tenth of the run). */
+/* Block records come from a record pool (a split or merge per event made malloc and free a
+ * tenth of the run). */
 static cblock *block_new(cach *c, cseg *s, uint64_t addr, uint64_t size)
 {
-    if (!c->spare) {
-        cb_slab *sl = am_malloc(sizeof *sl);
-        sl->next = c->slabs;
-        c->slabs = sl;
-        for (int i = CB_SLAB - 1; i >= 0; i--) {
-            sl->b[i].next = c->spare;
-            c->spare = &sl->b[i];
-        }
-    }
-    cblock *b = c->spare;
-    c->spare = b->next;
-    memset(b, 0, sizeof *b);
+    cblock *b = recpool_get(&c->blocks);
     b->addr = addr;
     b->size = size;
     b->seg = s;
@@ -313,11 +296,7 @@ static cblock *block_new(cach *c, cseg *s, uint64_t addr, uint64_t size)
     return b;
 }
 
-static void block_put(cach *c, cblock *b)
-{
-    b->next = c->spare;
-    c->spare = b;
-}
+static void block_put(cach *c, cblock *b) { recpool_put(&c->blocks, b); }
 
 /* Unlink b from its segment's block list. */
 static void unlink_block(cblock *b)
@@ -816,6 +795,7 @@ static int cach_create(void **out, const alloc_env *env, const void *opts, am_er
         return am_fail(err, AM_EINPUT, "caching: garbage_collection_threshold needs "
                        "memory_fraction (the allowed memory it is a fraction of)");
     cach *c = am_calloc(1, sizeof *c);
+    recpool_init(&c->blocks, sizeof(cblock));
     c->env = *env;
     c->o = *o;
     c->allowed = o->memory_fraction > 0
@@ -844,11 +824,7 @@ static void cach_destroy(void *st)
         free(c->pool[i].unmapped);
         free(c->pool[i].expseg);
     }
-    while (c->slabs) {
-        cb_slab *sl = c->slabs;
-        c->slabs = sl->next;
-        free(sl);
-    }
+    recpool_destroy(&c->blocks);
     free(c);
 }
 

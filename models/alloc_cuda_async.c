@@ -29,6 +29,7 @@
 
 #include "alloc.h"
 #include "ordset.h"
+#include "recpool.h"
 
 struct ca_opts {
     uint64_t pool_granularity;  /* bytes per growth step */
@@ -74,14 +75,7 @@ struct cchunk {
     os_node idle;     /* idle set (no block in use): k1 = address */
     uint64_t live;    /* blocks in use */
     cblock *first;
-    cchunk *next_spare;
 };
-
-#define CSLAB 1024
-typedef struct cslab {
-    struct cslab *next;
-    cblock b[CSLAB];
-} cslab;
 
 typedef struct ca {
     alloc_env env;
@@ -90,9 +84,8 @@ typedef struct ca {
     os_tree free_set;        /* free blocks by (size, address) */
     os_tree chunks;          /* every chunk, by address */
     os_tree idle;            /* chunks with no block in use, by address */
-    cslab *slabs;
-    cblock *spare;
-    cchunk *spare_chunks;
+    recpool recs; /* cblock records */
+    recpool chunk_recs; /* cchunk records */
     am_ps pending;
     /* statistics: bytes are exact request sizes */
     uint64_t bytes_in_use, peak_bytes_in_use, footprint_in_use;
@@ -103,28 +96,9 @@ typedef struct ca {
 #define CH_OF_NODE(n) ((cchunk *)(void *)((char *)(n) - offsetof(cchunk, node)))
 #define CH_OF_IDLE(n) ((cchunk *)(void *)((char *)(n) - offsetof(cchunk, idle)))
 
-static cblock *cb_new(ca *c)
-{
-    if (!c->spare) {
-        cslab *s = am_calloc(1, sizeof *s);
-        s->next = c->slabs;
-        c->slabs = s;
-        for (int i = CSLAB - 1; i >= 0; i--) {
-            s->b[i].next = c->spare;
-            c->spare = &s->b[i];
-        }
-    }
-    cblock *b = c->spare;
-    c->spare = b->next;
-    memset(b, 0, sizeof *b);
-    return b;
-}
+static cblock *cb_new(ca *c) { return recpool_get(&c->recs); }
 
-static void cb_put(ca *c, cblock *b)
-{
-    b->next = c->spare;
-    c->spare = b;
-}
+static void cb_put(ca *c, cblock *b) { recpool_put(&c->recs, b); }
 
 static void free_insert(ca *c, cblock *b)
 {
@@ -145,8 +119,7 @@ static void release_chunk(ca *c, cchunk *ch)
     c->env.dev_free(c->env.ctx, ch->node.k1, ch->node.val);
     c->pool_bytes -= ch->node.val;
     c->num_releases++;
-    ch->next_spare = c->spare_chunks;
-    c->spare_chunks = ch;
+    recpool_put(&c->chunk_recs, ch);
 }
 
 /* Release idle chunks, highest address first, while the pool is above `keep` bytes. */
@@ -172,12 +145,7 @@ static int grow(ca *c, uint64_t need)
         if (c->env.dev_alloc(c->env.ctx, bytes, &addr) != 0)
             return -1;
     }
-    cchunk *ch = c->spare_chunks;
-    if (ch)
-        c->spare_chunks = ch->next_spare;
-    else
-        ch = am_malloc(sizeof *ch);
-    memset(ch, 0, sizeof *ch);
+    cchunk *ch = recpool_get(&c->chunk_recs);
     ch->node.k1 = addr;
     ch->node.val = bytes;
     os_insert(&c->chunks, &ch->node);
@@ -375,6 +343,8 @@ static int ca_create(void **out, const alloc_env *env, const void *opts, am_erro
                        "a non-zero multiple of alignment (%" PRIu64 " bytes)", o->pool_granularity,
                        o->alignment);
     ca *c = am_calloc(1, sizeof *c);
+    recpool_init(&c->recs, sizeof(cblock));
+    recpool_init(&c->chunk_recs, sizeof(cchunk));
     c->env = *env;
     if (c->env.granularity == 0)
         c->env.granularity = 1;
@@ -390,21 +360,8 @@ static int ca_create(void **out, const alloc_env *env, const void *opts, am_erro
 static void ca_destroy(void *st)
 {
     ca *c = st;
-    while (c->slabs) {
-        cslab *s = c->slabs;
-        c->slabs = s->next;
-        free(s);
-    }
-    os_node *n;
-    while ((n = os_first(&c->chunks)) != NULL) {
-        os_remove(&c->chunks, n);
-        free(CH_OF_NODE(n));
-    }
-    while (c->spare_chunks) {
-        cchunk *ch = c->spare_chunks;
-        c->spare_chunks = ch->next_spare;
-        free(ch);
-    }
+    recpool_destroy(&c->recs);
+    recpool_destroy(&c->chunk_recs);
     free(c);
 }
 

@@ -21,6 +21,7 @@
 #include "alloc.h"
 #include "btree.h"
 #include "ordset.h"
+#include "recpool.h"
 
 struct fit_opts {
     uint64_t alignment;   /* bytes */
@@ -41,14 +42,7 @@ typedef struct fblock {
     uint64_t addr, size, requested;
     struct fblock *prev, *next; /* the blocks just below and above (NULL at the arena's ends) */
     int is_free;
-    struct fblock *next_spare;
 } fblock;
-
-#define FSLAB 1024
-typedef struct fslab {
-    struct fslab *next;
-    fblock b[FSLAB];
-} fslab;
 
 typedef struct fit {
     alloc_env env;
@@ -60,35 +54,15 @@ typedef struct fit {
     bt_tree by_size;      /* free blocks by (size, addr) -> fblock */
     os_tree by_addr;      /* first fit: free blocks by address, val = size, subtree maximum */
     fblock *head;         /* the lowest block (at arena_addr) */
-    fslab *slabs;
-    fblock *spare;
+    recpool recs; /* fblock records */
     uint64_t in_use_bytes, peak_in_use, num_allocs, ooms, live;
 } fit;
 
 #define FB_OF_ADDR(n) ((fblock *)(void *)((char *)(n) - offsetof(fblock, by_addr)))
 
-static fblock *fb_new(fit *f)
-{
-    if (!f->spare) {
-        fslab *s = am_calloc(1, sizeof *s);
-        s->next = f->slabs;
-        f->slabs = s;
-        for (int i = FSLAB - 1; i >= 0; i--) {
-            s->b[i].next_spare = f->spare;
-            f->spare = &s->b[i];
-        }
-    }
-    fblock *b = f->spare;
-    f->spare = b->next_spare;
-    memset(b, 0, sizeof *b);
-    return b;
-}
+static fblock *fb_new(fit *f) { return recpool_get(&f->recs); }
 
-static void fb_put(fit *f, fblock *b)
-{
-    b->next_spare = f->spare;
-    f->spare = b;
-}
+static void fb_put(fit *f, fblock *b) { recpool_put(&f->recs, b); }
 
 static void size_insert(fit *f, fblock *b)
 {
@@ -366,6 +340,7 @@ static int fit_create_common(void **out, const alloc_env *env, const void *opts,
 {
     const struct fit_opts *o = opts;
     fit *f = am_calloc(1, sizeof *f);
+    recpool_init(&f->recs, sizeof(fblock));
     f->env = *env;
     f->align = o && o->alignment ? o->alignment : 256;
     f->commit = o && o->commit ? o->commit : 2ULL << 20;
@@ -393,11 +368,7 @@ static void fit_destroy(void *st)
 {
     fit *f = st;
     bt_destroy(&f->by_size);
-    while (f->slabs) {
-        fslab *s = f->slabs;
-        f->slabs = s->next;
-        free(s);
-    }
+    recpool_destroy(&f->recs);
     free(f);
 }
 

@@ -18,6 +18,7 @@
 
 #include "alloc.h"
 #include "ordset.h"
+#include "recpool.h"
 
 struct plat_opts {
     am_ps alloc_latency; /* host time per device allocation (cudaMalloc) */
@@ -36,48 +37,21 @@ static const opt_desc plat_opt_table[] = {
 typedef struct pbuf {
     os_node node;       /* live set: k1 = address, val = bytes (rounded to the granularity) */
     uint64_t requested; /* bytes asked for */
-    struct pbuf *next_spare;
 } pbuf;
-
-#define PSLAB 1024
-typedef struct pslab {
-    struct pslab *next;
-    pbuf b[PSLAB];
-} pslab;
 
 typedef struct plat {
     alloc_env env;
     struct plat_opts o;
     os_tree live;        /* live buffers by address */
-    pslab *slabs;
-    pbuf *spare;
+    recpool recs; /* pbuf records */
     am_ps pending;       /* host time not yet taken by the engine */
     uint64_t bytes_in_use, peak_bytes_in_use; /* rounded sizes = reserved bytes */
     uint64_t num_allocs, num_device_alloc, num_device_free, ooms;
 } plat;
 
-static pbuf *pb_new(plat *p)
-{
-    if (!p->spare) {
-        pslab *s = am_calloc(1, sizeof *s);
-        s->next = p->slabs;
-        p->slabs = s;
-        for (int i = PSLAB - 1; i >= 0; i--) {
-            s->b[i].next_spare = p->spare;
-            p->spare = &s->b[i];
-        }
-    }
-    pbuf *b = p->spare;
-    p->spare = b->next_spare;
-    memset(b, 0, sizeof *b);
-    return b;
-}
+static pbuf *pb_new(plat *p) { return recpool_get(&p->recs); }
 
-static void pb_put(plat *p, pbuf *b)
-{
-    b->next_spare = p->spare;
-    p->spare = b;
-}
+static void pb_put(plat *p, pbuf *b) { recpool_put(&p->recs, b); }
 
 static int plat_alloc(void *st, const alloc_req *r, alloc_out *o)
 {
@@ -186,6 +160,7 @@ static int plat_create(void **out, const alloc_env *env, const void *opts, am_er
     if (env->capacity == 0)
         return am_fail(err, AM_EINPUT, "platform: capacity is 0 bytes");
     plat *p = am_calloc(1, sizeof *p);
+    recpool_init(&p->recs, sizeof(pbuf));
     p->env = *env;
     if (p->env.granularity == 0)
         p->env.granularity = 1;
@@ -198,11 +173,7 @@ static int plat_create(void **out, const alloc_env *env, const void *opts, am_er
 static void plat_destroy(void *st)
 {
     plat *p = st;
-    while (p->slabs) {
-        pslab *s = p->slabs;
-        p->slabs = s->next;
-        free(s);
-    }
+    recpool_destroy(&p->recs);
     free(p);
 }
 

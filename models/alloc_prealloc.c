@@ -18,6 +18,7 @@
 
 #include "alloc.h"
 #include "ordset.h"
+#include "recpool.h"
 
 enum { PRE_BUMP = 0, PRE_FIRST_FIT = 1 };
 static const char *const pre_modes[] = {"bump", "first_fit", NULL};
@@ -46,14 +47,7 @@ static const opt_desc pre_opt_table[] = {
 typedef struct pblk {
     os_node node;        /* live set or free set: k1 = address, val = size (bytes) */
     uint64_t requested;  /* bytes asked for; 0 for free blocks */
-    struct pblk *next_spare;
 } pblk;
-
-#define PRE_SLAB 1024
-typedef struct pre_slab {
-    struct pre_slab *next;
-    pblk b[PRE_SLAB];
-} pre_slab;
 
 typedef struct pre {
     alloc_env env;
@@ -64,33 +58,13 @@ typedef struct pre {
     uint64_t top;              /* bump: next free address */
     os_tree live;              /* live blocks by address */
     os_tree free_set;          /* first_fit: free blocks by address, val = size */
-    pre_slab *slabs;
-    pblk *spare;
+    recpool recs; /* pblk records */
     uint64_t bytes_in_use, peak_bytes_in_use, num_allocs, num_resets, ooms;
 } pre;
 
-static pblk *pk_new(pre *p)
-{
-    if (!p->spare) {
-        pre_slab *s = am_calloc(1, sizeof *s);
-        s->next = p->slabs;
-        p->slabs = s;
-        for (int i = PRE_SLAB - 1; i >= 0; i--) {
-            s->b[i].next_spare = p->spare;
-            p->spare = &s->b[i];
-        }
-    }
-    pblk *b = p->spare;
-    p->spare = b->next_spare;
-    memset(b, 0, sizeof *b);
-    return b;
-}
+static pblk *pk_new(pre *p) { return recpool_get(&p->recs); }
 
-static void pk_put(pre *p, pblk *b)
-{
-    b->next_spare = p->spare;
-    p->spare = b;
-}
+static void pk_put(pre *p, pblk *b) { recpool_put(&p->recs, b); }
 
 static pblk *free_new(pre *p, uint64_t addr, uint64_t size)
 {
@@ -301,6 +275,7 @@ static int pre_create(void **out, const alloc_env *env, const void *opts, am_err
                        "memory_fraction of a %" PRIu64 "-byte capacity, rounded down to %" PRIu64
                        " bytes)", env->capacity, align);
     pre *p = am_calloc(1, sizeof *p);
+    recpool_init(&p->recs, sizeof(pblk));
     p->env = *env;
     p->o = *o;
     p->o.alignment = align;
@@ -313,11 +288,7 @@ static int pre_create(void **out, const alloc_env *env, const void *opts, am_err
 static void pre_destroy(void *st)
 {
     pre *p = st;
-    while (p->slabs) {
-        pre_slab *s = p->slabs;
-        p->slabs = s->next;
-        free(s);
-    }
+    recpool_destroy(&p->recs);
     free(p);
 }
 

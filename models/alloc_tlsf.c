@@ -26,6 +26,7 @@
 
 #include "alloc.h"
 #include "ordset.h"
+#include "recpool.h"
 
 #define TL_SL_LOG2 5
 #define TL_SL_COUNT (1 << TL_SL_LOG2)
@@ -51,12 +52,6 @@ typedef struct tblk {
     struct tblk *prev_free, *next_free; /* free list links; next_free also chains spares */
 } tblk;
 
-#define TSLAB 1024
-typedef struct tslab {
-    struct tslab *next;
-    tblk b[TSLAB];
-} tslab;
-
 typedef struct tlsf {
     alloc_env env;
     uint64_t align;
@@ -68,8 +63,7 @@ typedef struct tlsf {
     uint32_t sl_bitmap[TL_ROWS];        /* bit s: list (r, s) is non-empty */
     tblk *heads[TL_ROWS][TL_SL_COUNT];
     os_tree by_size;
-    tslab *slabs;
-    tblk *spare;
+    recpool recs; /* tblk records */
     uint64_t nfree;
     uint64_t bytes_in_use, peak_bytes_in_use, num_allocs, ooms;
 } tlsf;
@@ -98,28 +92,9 @@ static uint64_t round_search(int align_log2, uint64_t size)
     return size + (step - 1) < size ? 0 : size + (step - 1);
 }
 
-static tblk *tb_new(tlsf *t)
-{
-    if (!t->spare) {
-        tslab *s = am_calloc(1, sizeof *s);
-        s->next = t->slabs;
-        t->slabs = s;
-        for (int i = TSLAB - 1; i >= 0; i--) {
-            s->b[i].next_free = t->spare;
-            t->spare = &s->b[i];
-        }
-    }
-    tblk *b = t->spare;
-    t->spare = b->next_free;
-    memset(b, 0, sizeof *b);
-    return b;
-}
+static tblk *tb_new(tlsf *t) { return recpool_get(&t->recs); }
 
-static void tb_put(tlsf *t, tblk *b)
-{
-    b->next_free = t->spare;
-    t->spare = b;
-}
+static void tb_put(tlsf *t, tblk *b) { recpool_put(&t->recs, b); }
 
 static void list_insert(tlsf *t, tblk *b)
 {
@@ -359,6 +334,7 @@ static int tlsf_create(void **out, const alloc_env *env, const void *opts, am_er
         return am_fail(err, AM_EINPUT, "tlsf: capacity of %" PRIu64 " bytes is below the "
                        "alignment (%" PRIu64 " bytes)", env->capacity, align);
     tlsf *t = am_calloc(1, sizeof *t);
+    recpool_init(&t->recs, sizeof(tblk));
     t->env = *env;
     t->align = align;
     t->align_log2 = __builtin_ctzll(align);
@@ -371,11 +347,7 @@ static int tlsf_create(void **out, const alloc_env *env, const void *opts, am_er
 static void tlsf_destroy(void *st)
 {
     tlsf *t = st;
-    while (t->slabs) {
-        tslab *s = t->slabs;
-        t->slabs = s->next;
-        free(s);
-    }
+    recpool_destroy(&t->recs);
     free(t);
 }
 
