@@ -60,27 +60,6 @@ static const char *prog = "amsim batch";
 
 /* ---- small helpers ---------------------------------------------------------------------- */
 
-typedef struct strlist {
-    char **v;
-    int n, cap;
-} strlist;
-
-static void sl_push(strlist *l, char *s)
-{
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 8;
-        l->v = am_realloc(l->v, (size_t)l->cap * sizeof *l->v);
-    }
-    l->v[l->n++] = s;
-}
-
-static void sl_free(strlist *l)
-{
-    for (int i = 0; i < l->n; i++)
-        free(l->v[i]);
-    free(l->v);
-    memset(l, 0, sizeof *l);
-}
 
 static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *xprintf(const char *fmt, ...)

@@ -94,3 +94,20 @@ char *am_slurp(const char *path)
     b[n] = 0;
     return b;
 }
+
+void sl_push(strlist *l, char *s)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 8;
+        l->v = am_realloc(l->v, (size_t)l->cap * sizeof *l->v);
+    }
+    l->v[l->n++] = s;
+}
+
+void sl_free(strlist *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}

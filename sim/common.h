@@ -44,6 +44,16 @@ char *am_strndup(const char *s, size_t n);
 /* A whole file as a NUL-terminated string (NULL when it cannot be opened); caller frees. */
 char *am_slurp(const char *path);
 
+/* A growable list of owned strings; {0} is empty. */
+typedef struct strlist {
+    char **v;
+    int n, cap;
+} strlist;
+/* Append s (the list takes it). */
+void sl_push(strlist *l, char *s);
+/* Free every string and the list; it is empty again. */
+void sl_free(strlist *l);
+
 #define AM_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define AM_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define AM_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

@@ -34,23 +34,7 @@ void rtable_put_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* A growable list of strings. */
-typedef struct strv {
-    char **v;
-    int n, cap;
-} strv;
-
-static void strv_push(strv *a, char *s)
-{
-    if (a->n == a->cap) {
-        a->cap = a->cap ? 2 * a->cap : 16;
-        a->v = am_realloc(a->v, (size_t)a->cap * sizeof *a->v);
-    }
-    a->v[a->n++] = s;
-}
-
-/* Parse one record starting at *p; returns 1 with fields, 0 at end of input. */
-static int record(const char **p, strv *out)
+static int record(const char **p, strlist *out)
 {
     const char *s = *p;
     if (!*s)
@@ -88,7 +72,7 @@ static int record(const char **p, strv *out)
             fld[n++] = c;
         }
         fld[n] = 0;
-        strv_push(out, am_strdup(fld));
+        sl_push(out, am_strdup(fld));
         if (*s == ',') {
             s++;
             continue;
@@ -107,22 +91,13 @@ static int record(const char **p, strv *out)
 int rtable_read(rtable *t, const char *path, char *err, size_t errsz)
 {
     memset(t, 0, sizeof *t);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    char *buf = am_slurp(path);
+    if (!buf) {
         snprintf(err, errsz, "%s: cannot read: %s", path, strerror(errno));
         return -1;
     }
-    size_t cap = 1 << 16, n = 0, r;
-    char *buf = am_malloc(cap);
-    while ((r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += r;
-        if (n + 1 == cap)
-            buf = am_realloc(buf, cap *= 2);
-    }
-    fclose(f);
-    buf[n] = 0;
     const char *p = buf;
-    strv h = {0};
+    strlist h = {0};
     if (!record(&p, &h)) {
         free(buf);
         snprintf(err, errsz, "%s: empty file (no header line)", path);
@@ -132,7 +107,7 @@ int rtable_read(rtable *t, const char *path, char *err, size_t errsz)
     t->ncols = h.n;
     int rcap = 0;
     for (;;) {
-        strv row = {0};
+        strlist row = {0};
         if (!record(&p, &row))
             break;
         if (row.n == 1 && !row.v[0][0]) { /* blank line */
@@ -141,7 +116,7 @@ int rtable_read(rtable *t, const char *path, char *err, size_t errsz)
             continue;
         }
         while (row.n < t->ncols)
-            strv_push(&row, am_strdup(""));
+            sl_push(&row, am_strdup(""));
         for (int i = t->ncols; i < row.n; i++)
             free(row.v[i]);
         if (t->nrows == rcap) {
