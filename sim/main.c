@@ -279,8 +279,10 @@ static int cmd_check(int argc, char **argv)
     return bad;
 }
 
-static int cmd_policies(void)
+static int cmd_policies(int argc, char **argv)
 {
+    (void)argc;
+    (void)argv;
     for (const struct alloc_ops *const *p = alloc_all(); *p; p++) {
         printf("%-12s %s\n", (*p)->name, (*p)->summary);
         for (const opt_desc *o = (*p)->opts; o && o->key; o++)
@@ -307,26 +309,16 @@ int main(int argc, char **argv)
         usage_main(stdout);
         return 0;
     }
-    if (strcmp(cmd, "run") == 0)
-        return cmd_run(argc - 2, argv + 2);
-    if (strcmp(cmd, "check") == 0)
-        return cmd_check(argc - 2, argv + 2);
-    if (strcmp(cmd, "gen") == 0)
-        return cmd_gen(argc - 2, argv + 2);
-    if (strcmp(cmd, "convert") == 0)
-        return cmd_convert(argc - 2, argv + 2);
-    if (strcmp(cmd, "compare") == 0)
-        return cmd_compare(argc - 2, argv + 2);
-    if (strcmp(cmd, "policies") == 0)
-        return cmd_policies();
-    if (strcmp(cmd, "batch") == 0)
-        return cmd_batch(argc - 2, argv + 2);
-    if (strcmp(cmd, "mincap") == 0)
-        return cmd_mincap(argc - 2, argv + 2);
-    if (strcmp(cmd, "stats") == 0)
-        return cmd_stats(argc - 2, argv + 2);
-    if (strcmp(cmd, "report") == 0)
-        return cmd_report(argc - 2, argv + 2);
+    static const struct {
+        const char *name;
+        int (*fn)(int argc, char **argv); /* the arguments after the command name */
+    } cmds[] = {{"run", cmd_run},         {"check", cmd_check},     {"gen", cmd_gen},
+                {"convert", cmd_convert}, {"compare", cmd_compare}, {"policies", cmd_policies},
+                {"batch", cmd_batch},     {"mincap", cmd_mincap},   {"stats", cmd_stats},
+                {"report", cmd_report}};
+    for (size_t i = 0; i < AM_ARRAY_LEN(cmds); i++)
+        if (strcmp(cmd, cmds[i].name) == 0)
+            return cmds[i].fn(argc - 2, argv + 2);
     fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
     usage_main(stderr);
     return 1;
