@@ -268,10 +268,18 @@ static int expand_range(ydoc *y, yaml_node_t *n, const char *from, const char *t
 {
     const char *why;
     const char *inc = step ? step : factor;
-    uint64_t a, b, c;
+    /* With units: sizes, else times (both exact integers, written back with their largest
+     * exact unit); without: plain numbers. */
+    static const struct {
+        int (*parse)(const char *s, uint64_t *v, const char **why);
+        char *(*fmt)(uint64_t v);
+    } kinds[] = {{units_size, fmt_size_exact}, {units_time, fmt_time_exact}};
     int units = has_alpha(from) || has_alpha(to) || (step && has_alpha(step));
-    if (units && units_size(from, &a, &why) == 0 && units_size(to, &b, &why) == 0 &&
-        (factor || units_size(step, &c, &why) == 0)) {
+    for (size_t k = 0; units && k < AM_ARRAY_LEN(kinds); k++) {
+        uint64_t a, b, c = 0;
+        if (kinds[k].parse(from, &a, &why) != 0 || kinds[k].parse(to, &b, &why) != 0 ||
+            (!factor && kinds[k].parse(step, &c, &why) != 0))
+            continue;
         double fac = 0;
         if (factor && (units_real(factor, &fac, &why) != 0 || fac <= 1))
             return yfail(err, y, n, "range: factor must be a number > 1, not '%s'", factor);
@@ -280,27 +288,8 @@ static int expand_range(ydoc *y, yaml_node_t *n, const char *from, const char *t
         for (uint64_t v = a; v <= b;) {
             if (out->n >= SW_MAX_VALUES)
                 return yfail(err, y, n, "range: more than %s values", "100000");
-            sl_push(out, fmt_size_exact(v));
+            sl_push(out, kinds[k].fmt(v));
             uint64_t nv = step ? v + c : (uint64_t)ceil((double)v * fac);
-            if (nv <= v)
-                break;
-            v = nv;
-        }
-        return 0;
-    }
-    am_ps ta, tb, tc;
-    if (units && units_time(from, &ta, &why) == 0 && units_time(to, &tb, &why) == 0 &&
-        (factor || units_time(step, &tc, &why) == 0)) {
-        double fac = 0;
-        if (factor && (units_real(factor, &fac, &why) != 0 || fac <= 1))
-            return yfail(err, y, n, "range: factor must be a number > 1, not '%s'", factor);
-        if (step && tc == 0)
-            return yfail(err, y, n, "range: step must be > 0 ('%s')", step);
-        for (am_ps v = ta; v <= tb;) {
-            if (out->n >= SW_MAX_VALUES)
-                return yfail(err, y, n, "range: more than %s values", "100000");
-            sl_push(out, fmt_time_exact(v));
-            am_ps nv = step ? v + tc : (am_ps)ceil((double)v * fac);
             if (nv <= v)
                 break;
             v = nv;

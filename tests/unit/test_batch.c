@@ -100,6 +100,26 @@ static void test_matrix_expansion(void)
     free(out);
 }
 
+/* Ranges of times (by a factor, written back in their largest exact unit) and of plain
+ * numbers expand as listed. */
+static void test_range_kinds(void)
+{
+    char text[1024], args[1200], *out = NULL;
+    snprintf(text, sizeof text,
+             "base: %s/configs/default.yaml\ntraces: [%s/traces/gpu_train_step.trace]\n"
+             "policies: [bfc]\naxes:\n"
+             "  memories.hbm.allocator.retry_wait: {from: 500us, to: 4ms, factor: 2}\n"
+             "  memories.hbm.allocator.memory_fraction: {from: 0.5, to: 0.7, step: 0.1}\n",
+             tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("ranges.yaml", text));
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_EQUAL(count_lines(out), 12); /* 500us 1ms 2ms 4ms x 0.5 0.6 0.7 */
+    CU_ASSERT(out && strstr(out, "1\t0001-gpu_train_step-bfc-retry_wait=500us-memory_fraction=0.5\t"));
+    CU_ASSERT(out && strstr(out, "\t0006-gpu_train_step-bfc-retry_wait=1ms-memory_fraction=0.7\t"));
+    CU_ASSERT(out && strstr(out, "\t0012-gpu_train_step-bfc-retry_wait=4ms-memory_fraction=0.7\t"));
+    free(out);
+}
+
 static void test_sweep_errors(void)
 {
     char text[1024], args[1200], *err = NULL;
@@ -422,6 +442,7 @@ static void test_regress_sweep(void)
 void suite_batch(void)
 {
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
+             {"ranges of times and numbers", test_range_kinds},
              {"sweep errors name file:line", test_sweep_errors},
              {"resume and failure isolation", test_resume_and_failure_isolation},
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
