@@ -243,7 +243,7 @@ struct sim {
     chan ch[2 * CFG_MAX_LINKS];
     int nch;
     uint64_t inflight;   /* transfers submitted to links and not yet retired */
-    char *pbuf;          /* placement rows waiting to be written */
+    char *pbuf;          /* placement rows waiting to be written (PBUF bytes, with placements) */
     size_t pn;
     am_ps host, now; /* host clock; device-side clock */
     uint64_t seq;    /* trace event index */
@@ -567,8 +567,6 @@ static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const al
 {
     if (!s->o.placements)
         return;
-    if (!s->pbuf)
-        s->pbuf = am_malloc(PBUF);
     if (s->pn > PBUF - PROW) {
         fwrite(s->pbuf, 1, s->pn, s->o.placements);
         s->pn = 0;
@@ -1417,6 +1415,8 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
     s->cfg = cfg;
     s->o = *o;
     s->obs = o->observer;
+    if (o->placements)
+        s->pbuf = am_malloc(PBUF);
     s->nlevels = cfg->nlevels;
     for (int i = 0; i < cfg->nlevels; i++) {
         const cfg_level *L = &cfg->levels[i];
