@@ -31,10 +31,11 @@
  * previous one, and the old file is kept as PREVIOUS.txt next to it.
  *
  * usage: build/amsim-bench [--amsim PATH] [--config YAML] [--results FILE] [--quick] [--keep]
- *                          [--only e2e,read,mem,batch,micro]
+ *                          [--only e2e,read,mem,batch,micro] [--policies P1,P2...]
  *   --quick skips the 10M and 50M traces and the largest populations (a smoke run);
  *   --keep leaves the generated inputs in the temporary directory (for profiling);
- *   --only runs some sections (the results file then holds only their figures). */
+ *   --only runs some sections (the results file then holds only their figures);
+ *   --policies limits the end-to-end and per-operation sections to the policies listed. */
 #define _DEFAULT_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -64,16 +65,23 @@ static const char *config_path = "configs/default.yaml";
 static const char *results_path = "bench/results/LATEST.txt";
 static int quick;
 static const char *only_sections; /* comma list of sections to run (e2e, read, mem, batch, micro); NULL = all */
+static const char *only_policies; /* --policies: comma list for e2e and micro; NULL = all */
+
+/* Whether `name` is in the comma list `list` (a NULL list holds everything). */
+static int in_list(const char *list, const char *name)
+{
+    if (!list)
+        return 1;
+    size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == 0 || p[n] == ','))
+            return 1;
+    return 0;
+}
 
 static int want(const char *section)
 {
-    if (!only_sections)
-        return 1;
-    size_t n = strlen(section);
-    for (const char *p = only_sections; (p = strstr(p, section)) != NULL; p += n)
-        if ((p == only_sections || p[-1] == ',') && (p[n] == 0 || p[n] == ','))
-            return 1;
-    return 0;
+    return in_list(only_sections, section);
 }
 static char tmpdir[400];
 
@@ -633,7 +641,7 @@ static void bench_end_to_end(const char *label, const char *tpath, uint64_t even
     char why[NPOL][256]; /* a failed run's message, kept before the next run overwrites it */
     int np = 0;
     for (const struct alloc_ops *const *p = alloc_all(); *p && np < NPOL; p++)
-        if (!only || policy_named((*p)->name, only)) {
+        if ((!only || policy_named((*p)->name, only)) && in_list(only_policies, (*p)->name)) {
             names[np] = (*p)->name;
             a[np] = b[np] = (runres){1e30, 1e30, 0, 0};
             np++;
@@ -801,6 +809,8 @@ static void bench_micro(void)
         printf(" %9zu lifo %9zu rand", pops[i], pops[i]);
     printf(" %13s\n", npops == 4 ? "1M/1k (rand)" : "100k/1k rand");
     for (const struct alloc_ops *const *p = alloc_all(); *p; p++) {
+        if (!in_list(only_policies, (*p)->name))
+            continue;
         double first = 0, last = 0;
         printf("%-12s", (*p)->name);
         fflush(stdout);
@@ -1030,9 +1040,12 @@ int main(int argc, char **argv)
             keep_inputs = 1;
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only_sections = argv[++i];
+        else if (!strcmp(argv[i], "--policies") && i + 1 < argc)
+            only_policies = argv[++i];
         else {
             fprintf(stderr, "usage: amsim-bench [--amsim PATH] [--config YAML] [--results FILE] "
-                            "[--quick] [--keep] [--only e2e,read,mem,batch,micro]\n");
+                            "[--quick] [--keep] [--only e2e,read,mem,batch,micro] "
+                            "[--policies bfc,caching,...]\n");
             return 1;
         }
     }

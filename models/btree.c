@@ -30,7 +30,7 @@ typedef struct bt_ent {
 struct bt_node {
     int n;                        /* entries */
     int leaf;
-    bt_node *prev, *next;         /* leaves: neighbours in key order; spare list: next */
+    bt_node *prev, *next;         /* leaves: neighbours in key order */
     bt_ent e[BT_ORDER];
 };
 
@@ -68,21 +68,16 @@ static inline int node_child(const bt_node *x, uint64_t k1, uint64_t k2)
 
 static bt_node *node_new(bt_tree *t, int leaf)
 {
-    bt_node *x = t->spare;
-    if (x)
-        t->spare = x->next;
-    else
-        x = am_malloc(sizeof *x);
-    x->n = 0;
+    if (!t->nodes.size) /* an all-zero tree is empty and valid: its pool starts here */
+        recpool_init(&t->nodes, sizeof(bt_node));
+    bt_node *x = recpool_get(&t->nodes); /* zeroed: n 0, no neighbours */
     x->leaf = leaf;
-    x->prev = x->next = NULL;
     return x;
 }
 
 static void node_put(bt_tree *t, bt_node *x)
 {
-    x->next = t->spare;
-    t->spare = x;
+    recpool_put(&t->nodes, x);
 }
 
 /* Move entries [from, from + cnt) of src to position at of dst (dst has room). */
@@ -361,23 +356,9 @@ uint64_t bt_k1(const bt_iter *it) { return it->leaf->e[it->i].k1; }
 uint64_t bt_k2(const bt_iter *it) { return it->leaf->e[it->i].k2; }
 void *bt_val(const bt_iter *it) { return it->leaf->e[it->i].p; }
 
-static void free_rec(bt_node *x)
-{
-    if (!x->leaf)
-        for (int i = 0; i < x->n; i++)
-            free_rec(KID(x, i));
-    free(x);
-}
-
 void bt_destroy(bt_tree *t)
 {
-    if (t->root)
-        free_rec(t->root);
-    while (t->spare) {
-        bt_node *x = t->spare;
-        t->spare = x->next;
-        free(x);
-    }
+    recpool_destroy(&t->nodes); /* every node, in the tree or spare */
     t->root = t->last = NULL;
     t->n = 0;
     t->height = 0;

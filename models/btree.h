@@ -7,14 +7,16 @@
  * nodes. Keys live in the tree (not in the caller's record), values are the caller's pointers.
  * Leaves are linked in key order for iteration. No operation looks at the values.
  *
- * Node memory comes from malloc (one node per ~24 keys) and is recycled through a spare list;
- * bt_destroy frees it. Every operation is O(log n). Iterators are invalidated by any insert or
+ * Node memory comes from the tree's own record pool (recpool.h: one node per ~24 keys, slabs
+ * that grow with the tree, huge pages for big ones); bt_destroy frees it. Every operation is O(log n). Iterators are invalidated by any insert or
  * remove (re-find by key after changing the tree). */
 #ifndef AM_BTREE_H
 #define AM_BTREE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "recpool.h"
 
 #define BT_ORDER 32 /* most keys (leaf) or children (inner node) per node */
 
@@ -23,7 +25,7 @@ typedef struct bt_node bt_node;
 typedef struct bt_tree {
     bt_node *root;  /* NULL when empty */
     bt_node *last;  /* the rightmost leaf (bt_last in O(1)), NULL when empty */
-    bt_node *spare; /* recycled nodes */
+    recpool nodes;  /* node memory (set up by the first insert) */
     size_t n;       /* keys */
     int height;     /* 1 = the root is a leaf */
 } bt_tree;

@@ -1,5 +1,6 @@
 /* recpool.c - fixed-size record pool (see recpool.h). A slab is a header (the link to the next slab,
- * padded to the strictest alignment) followed by POOL_SLAB records. */
+ * padded to the strictest alignment) followed by as many records as fit its size (at least
+ * one). */
 #include "recpool.h"
 
 #include <stdalign.h>
@@ -16,15 +17,23 @@ void recpool_init(recpool *p, size_t size)
     p->size = size < sizeof(void *) ? sizeof(void *) : size;
     p->spare = NULL;
     p->slabs = NULL;
+    p->next = 0;
 }
 
 void *recpool_get(recpool *p)
 {
     if (!p->spare) {
-        char *s = am_malloc(SLAB_HEAD + POOL_SLAB * p->size);
+        size_t bytes = p->next ? p->next : POOL_SLAB_MIN;
+        p->next = bytes < POOL_SLAB_MAX ? 2 * bytes : POOL_SLAB_MAX;
+        size_t n = (bytes - SLAB_HEAD) / p->size;
+        if (n == 0) { /* a record bigger than the slab: a slab of one */
+            n = 1;
+            bytes = SLAB_HEAD + p->size;
+        }
+        char *s = am_malloc_large(bytes);
         memcpy(s, &p->slabs, sizeof p->slabs);
         p->slabs = s;
-        for (size_t i = POOL_SLAB; i-- > 0;) /* the slab's first record is taken first */
+        for (size_t i = n; i-- > 0;) /* the slab's first record is taken first */
             recpool_put(p, s + SLAB_HEAD + i * p->size);
     }
     void *x = p->spare;
@@ -47,4 +56,5 @@ void recpool_destroy(recpool *p)
         free(s);
     }
     p->spare = NULL;
+    p->next = 0;
 }

@@ -1,18 +1,22 @@
-/* recpool.h - fixed-size records (the policies' blocks and chunks): taken from slabs of
- * POOL_SLAB records, zeroed when taken, returned to a free list (the last returned is the next
- * taken, still in cache), and all freed at once with the pool. A free record's first bytes hold
- * the list link; nothing else of it is kept. No per-record malloc on the hot path. */
+/* recpool.h - fixed-size records (the policies' blocks and chunks, the B+-trees' nodes): taken
+ * from slabs, zeroed when taken, returned to a free list (the last returned is the next taken,
+ * still in cache), and all freed at once with the pool. A free record's first bytes hold the list
+ * link; nothing else of it is kept. No per-record malloc on the hot path. Slabs double from
+ * POOL_SLAB_MIN to POOL_SLAB_MAX bytes: a small run keeps a small footprint, a large population
+ * sits in few big slabs, which from 2 MiB up are backed by huge pages (am_malloc_large). */
 #ifndef AM_RECPOOL_H
 #define AM_RECPOOL_H
 
 #include <stddef.h>
 
-#define POOL_SLAB 1024 /* records per slab */
+#define POOL_SLAB_MIN ((size_t)16 << 10) /* bytes of the first slab */
+#define POOL_SLAB_MAX ((size_t)4 << 20)  /* bytes of a slab at most (and of every later one) */
 
 typedef struct recpool {
     size_t size;  /* bytes per record, at least a pointer's */
     void *spare;  /* free records */
     void *slabs;  /* every slab, linked through its header */
+    size_t next;  /* bytes of the next slab (0: POOL_SLAB_MIN) */
 } recpool;
 
 /* An empty pool of records of `size` bytes (sizeof the record type). */

@@ -1,10 +1,12 @@
 /* common.c - error formatting and checked host allocation (see common.h). */
+#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #include "common.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 int am_fail(am_error *e, int status, const char *fmt, ...)
 {
@@ -57,6 +59,20 @@ void *am_calloc(size_t n, size_t size)
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (!p)
         oom_exit(n * size);
+    return p;
+}
+
+void *am_malloc_large(size_t n)
+{
+    if (n < AM_HUGE_BLOCK)
+        return am_malloc(n);
+    void *p = NULL;
+    if (posix_memalign(&p, AM_HUGE_BLOCK, n) != 0)
+        oom_exit(n);
+#ifdef MADV_HUGEPAGE
+    /* advice only: where huge pages are off or exhausted the block stays in small pages */
+    (void)madvise(p, n & ~(AM_HUGE_BLOCK - 1), MADV_HUGEPAGE);
+#endif
     return p;
 }
 

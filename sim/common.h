@@ -38,6 +38,12 @@ int am_fail_at(am_error *e, const char *file, unsigned long line, unsigned long 
 void *am_malloc(size_t n);
 void *am_calloc(size_t n, size_t size);
 void *am_realloc(void *p, size_t n);
+/* A block for a large table of small records (n bytes, freed with free()). From 2 MiB up it is
+ * aligned to 2 MiB and the kernel is asked to back it with huge pages (Linux transparent huge
+ * pages, "madvise" mode): records reached at random over hundreds of megabytes then cost one
+ * TLB entry per 2 MiB instead of per 4 KiB. Smaller blocks are plain malloc. */
+#define AM_HUGE_BLOCK ((size_t)2 << 20)
+void *am_malloc_large(size_t n);
 char *am_strdup(const char *s);
 char *am_strndup(const char *s, size_t n);
 
