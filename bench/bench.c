@@ -32,10 +32,13 @@
  *
  * usage: build/amsim-bench [--amsim PATH] [--config YAML] [--results FILE] [--quick] [--keep]
  *                          [--only e2e,read,mem,batch,micro] [--policies P1,P2...]
+ *                          [--write-inputs DIR]
  *   --quick skips the 10M and 50M traces and the largest populations (a smoke run);
  *   --keep leaves the generated inputs in the temporary directory (for profiling);
  *   --only runs some sections (the results file then holds only their figures);
- *   --policies limits the end-to-end and per-operation sections to the policies listed. */
+ *   --policies limits the end-to-end and per-operation sections to the policies listed;
+ *   --write-inputs writes train-1M, serve-1M and lifetimes-1M into DIR and stops (inputs for
+ *     profiling by hand: perf, callgrind). */
 #define _DEFAULT_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -1014,6 +1017,7 @@ static void bench_batch(const char *tpath)
 /* ---- main --------------------------------------------------------------------------------- */
 
 static int keep_inputs; /* --keep: leave the generated inputs for profiling */
+static const char *inputs_dir; /* --write-inputs: write the 1M-event inputs there and stop */
 
 static void cleanup(void)
 {
@@ -1042,14 +1046,27 @@ int main(int argc, char **argv)
             only_sections = argv[++i];
         else if (!strcmp(argv[i], "--policies") && i + 1 < argc)
             only_policies = argv[++i];
+        else if (!strcmp(argv[i], "--write-inputs") && i + 1 < argc)
+            inputs_dir = argv[++i];
         else {
             fprintf(stderr, "usage: amsim-bench [--amsim PATH] [--config YAML] [--results FILE] "
                             "[--quick] [--keep] [--only e2e,read,mem,batch,micro] "
-                            "[--policies bfc,caching,...]\n");
+                            "[--policies bfc,caching,...] [--write-inputs DIR]\n");
             return 1;
         }
     }
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows line by line even into a file */
+    if (inputs_dir) { /* the same generators and seeds as a bench run; nothing is measured */
+        char p[3][4096];
+        snprintf(p[0], sizeof p[0], "%s/train-1M.trace", inputs_dir);
+        snprintf(p[1], sizeof p[1], "%s/serve-1M.trace", inputs_dir);
+        snprintf(p[2], sizeof p[2], "%s/lifetimes-1M.csv", inputs_dir);
+        uint64_t n[3] = {write_train(p[0], 1000000, 1), write_serve(p[1], 1000000, 2),
+                         write_csv(p[2], 1000000, 3)};
+        for (int i = 0; i < 3; i++)
+            printf("%s: %" PRIu64 " events, %.1f MB\n", p[i], n[i], (double)file_size(p[i]) / 1e6);
+        return 0;
+    }
     if (access(amsim_bin, X_OK) != 0) {
         fprintf(stderr, "bench: no amsim at %s (make first)\n", amsim_bin);
         return 1;
