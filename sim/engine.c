@@ -51,6 +51,7 @@ typedef struct idmap {
     size_t nblk;
     uint32_t used;   /* slots ever handed out */
     uint32_t freel;  /* first free slot index + 1, 0 = none; a free slot's handle links on */
+    uint64_t gen;    /* changes with every put, delete or growth (positions from a find) */
 } idmap;
 
 static inline size_t id_hash(uint64_t id)
@@ -83,7 +84,9 @@ static void idmap_grow(idmap *m)
     free(ot);
 }
 
-static slot *idmap_find(const idmap *m, uint64_t id)
+/* The slot of id, or NULL; *pos is where the search stopped: the id's entry, or the empty entry
+ * a put of id would fill. The position stays valid while the map's generation is unchanged. */
+static inline slot *idmap_find_at(const idmap *m, uint64_t id, size_t *pos)
 {
     if (!m->cap)
         return NULL;
@@ -91,6 +94,7 @@ static slot *idmap_find(const idmap *m, uint64_t id)
     uint32_t tag = (uint32_t)h;
     for (size_t j = h & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
         uint64_t e = m->t[j];
+        *pos = j;
         if (!e)
             return NULL;
         if ((uint32_t)(e >> 32) == tag) {
@@ -101,11 +105,21 @@ static slot *idmap_find(const idmap *m, uint64_t id)
     }
 }
 
-/* A fresh slot for a new id (the id must be absent): state empty, sizes and handles 0. */
-static slot *idmap_put(idmap *m, uint64_t id)
+static slot *idmap_find(const idmap *m, uint64_t id)
 {
-    if (2 * (m->n + 1) > m->cap)
+    size_t pos;
+    return idmap_find_at(m, id, &pos);
+}
+
+/* A fresh slot for a new id (the id must be absent): state empty, sizes and handles 0. pos is
+ * the empty entry idmap_find_at gave at generation gen (used when nothing changed since and the
+ * table need not grow), or SIZE_MAX. */
+static slot *idmap_put_at(idmap *m, uint64_t id, size_t pos, uint64_t gen)
+{
+    if (2 * (m->n + 1) > m->cap) {
         idmap_grow(m);
+        pos = SIZE_MAX;
+    }
     uint32_t i;
     if (m->freel) {
         i = m->freel - 1;
@@ -122,11 +136,15 @@ static slot *idmap_put(idmap *m, uint64_t id)
         }
     }
     size_t h = id_hash(id);
-    size_t j = h & (m->cap - 1);
-    while (m->t[j])
-        j = (j + 1) & (m->cap - 1);
+    size_t j = pos;
+    if (pos == SIZE_MAX || gen != m->gen) {
+        j = h & (m->cap - 1);
+        while (m->t[j])
+            j = (j + 1) & (m->cap - 1);
+    }
     m->t[j] = (uint64_t)(uint32_t)h << 32 | ((uint64_t)i + 1);
     m->n++;
+    m->gen++;
     slot *x = idmap_slot(m, (uint64_t)i + 1);
     x->id = id; /* the caller sets the rest (field by field: a struct clear is a slow rep stos) */
     x->self = i;
@@ -136,12 +154,18 @@ static slot *idmap_put(idmap *m, uint64_t id)
     return x;
 }
 
-static void idmap_del(idmap *m, slot *x)
+static slot *idmap_put(idmap *m, uint64_t id) { return idmap_put_at(m, id, SIZE_MAX, 0); }
+
+/* Remove x; pos is its entry as idmap_find_at gave it at generation gen, or SIZE_MAX. */
+static void idmap_del_at(idmap *m, slot *x, size_t pos, uint64_t gen)
 {
-    size_t mask = m->cap - 1, i = id_hash(x->id) & mask;
+    size_t mask = m->cap - 1, i = pos;
     uint64_t mine = (uint64_t)x->self + 1;
-    while ((uint32_t)m->t[i] != mine)
-        i = (i + 1) & mask;
+    if (pos == SIZE_MAX || gen != m->gen) {
+        i = id_hash(x->id) & mask;
+        while ((uint32_t)m->t[i] != mine)
+            i = (i + 1) & mask;
+    }
     for (size_t j = (i + 1) & mask; m->t[j]; j = (j + 1) & mask) {
         size_t h = (size_t)(m->t[j] >> 32) & mask;
         /* Move j back to i when its home is not in the cyclic range (i, j]. */
@@ -152,10 +176,13 @@ static void idmap_del(idmap *m, slot *x)
     }
     m->t[i] = 0;
     m->n--;
+    m->gen++;
     x->state = ST_EMPTY;
     x->handle = m->freel;
     m->freel = (uint32_t)mine;
 }
+
+static void idmap_del(idmap *m, slot *x) { idmap_del_at(m, x, SIZE_MAX, 0); }
 
 static void idmap_free(idmap *m)
 {
@@ -1003,7 +1030,9 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
         return -1;
     if (ev->bytes == 0)
         return warn_or_fail(s, err, file, ev, "allocation of 0 bytes for id", ev->id);
-    slot *x = idmap_find(&s->ids, ev->id);
+    size_t pos = SIZE_MAX;
+    slot *x = idmap_find_at(&s->ids, ev->id, &pos);
+    uint64_t gen = s->ids.gen;
     if (x && x->state != ST_OOM)
         return am_fail_at(err, file, ev->line, ev->col,
                           "duplicate id %" PRIu64 ": still allocated (line %lu)", ev->id, x->line);
@@ -1049,7 +1078,7 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
     if (rc != ALLOC_OK)
         rc = recover(s, level, &r, &o);
     s->sum.allocs++;
-    x = idmap_put(&s->ids, ev->id);
+    x = idmap_put_at(&s->ids, ev->id, pos, gen); /* re-probes when the map changed meanwhile */
     x->line = ev->line;
     x->level = level;
     x->stream = ev->stream;
@@ -1091,14 +1120,16 @@ static void expire_pending_id(sim *s, slot *x)
 
 static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
 {
-    slot *x = idmap_find(&s->ids, ev->id);
+    size_t pos = SIZE_MAX;
+    slot *x = idmap_find_at(&s->ids, ev->id, &pos);
+    uint64_t gen = s->ids.gen;
     if (!x)
         return warn_or_fail(s, err, file, ev, "free of unknown id", ev->id);
     int level = x->level;
     if (x->state == ST_PENDING) {
         /* Freed before its wait ended: the request failed. */
-        expire_pending_id(s, x);
-        x = idmap_find(&s->ids, ev->id);
+        expire_pending_id(s, x); /* settles x as out of memory: the slot stays in the map */
+        gen = s->ids.gen;
     }
     if (x->state == ST_SPILLED) {
         /* Dropped while on the host: free the host copy; a later completion is accepted. */
@@ -1148,7 +1179,7 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
         if (s->obs && s->obs->free)
             s->obs->free(s->obs->ctx, s->host, x->id, level, x->stream, x->addr, x->requested,
                          x->given, x->state == ST_REQ_FREED ? 2 : 0);
-        idmap_del(&s->ids, x);
+        idmap_del_at(&s->ids, x, pos, gen);
         if (s->rt[level].n)
             retry_pending(s, level);
         break;
