@@ -128,20 +128,34 @@ static void merge(bfc *b, chunk *c1, chunk *c2)
     chunk_put(b, c2);
 }
 
-/* TryToCoalesce: next first, then previous; returns the resulting chunk (not in the set). */
-static chunk *coalesce(bfc *b, chunk *c)
+/* TryToCoalesce, then InsertFreeChunkIntoBin: c (free, not in the set) absorbs a free next
+ * neighbour, then a free previous one absorbs it, and the result is filed. The set entry of the
+ * last neighbour merged is re-keyed to the result (no second descent when it stays in its
+ * leaf) instead of being removed and the result inserted. */
+static void coalesce_insert(bfc *b, chunk *c)
 {
-    if (c->next && !c->next->in_use) {
-        bin_remove(b, c->next);
-        merge(b, c, c->next);
-    }
-    if (c->prev && !c->prev->in_use) {
-        chunk *p = c->prev;
-        bin_remove(b, p);
+    chunk *n = c->next && !c->next->in_use ? c->next : NULL;
+    chunk *p = c->prev && !c->prev->in_use ? c->prev : NULL;
+    uint64_t ks, ka; /* the key re-used */
+    if (n) {
+        ks = n->size;
+        ka = n->addr;
+        merge(b, c, n);
+        if (p) {
+            bin_remove(b, p);
+            merge(b, p, c);
+            c = p;
+        }
+    } else if (p) {
+        ks = p->size;
+        ka = p->addr;
         merge(b, p, c);
         c = p;
+    } else {
+        bin_insert(b, c);
+        return;
     }
-    return c;
+    bt_rekey(&b->free_set, ks, ka, c->size, c->addr, c);
 }
 
 static void log_region(bfc *b, char tag, uint64_t addr, uint64_t size)
@@ -231,17 +245,19 @@ static int extend(bfc *b, uint64_t rounded)
         r->first = c;
         c->region = r;
     }
-    bin_insert(b, coalesce(b, c));
+    coalesce_insert(b, c);
     return 1;
 }
 
 /* FindChunkPtr: smallest free chunk >= rounded, lowest address among equals. */
 static chunk *find_chunk(bfc *b, uint64_t rounded, uint64_t requested)
 {
-    chunk *c = bt_remove_lower_bound(&b->free_set, rounded, 0); /* found and taken out */
+    bt_iter it;
+    chunk *c = bt_lower_bound(&b->free_set, rounded, 0, &it);
     if (!c)
         return NULL;
     if (c->size >= 2 * rounded || c->size - rounded >= b->max_frag) {
+        /* the remainder takes c's entry in the free set */
         chunk *rest = chunk_new(b);
         rest->addr = c->addr + rounded;
         rest->size = c->size - rounded;
@@ -252,7 +268,9 @@ static chunk *find_chunk(bfc *b, uint64_t rounded, uint64_t requested)
             c->next->prev = rest;
         c->next = rest;
         c->size = rounded;
-        bin_insert(b, rest);
+        bt_rekey_at(&b->free_set, &it, rest->size, rest->addr, rest);
+    } else {
+        bt_remove_at(&b->free_set, &it);
     }
     c->in_use = 1;
     c->requested = requested;
@@ -326,7 +344,7 @@ static void bfc_free(void *st, uint64_t handle)
     c->in_use = 0;
     c->requested = 0;
     b->bytes_in_use -= c->size;
-    bin_insert(b, coalesce(b, c));
+    coalesce_insert(b, c);
 }
 
 static uint64_t bfc_largest_free(void *st)

@@ -210,18 +210,16 @@ static void ensure_stream(cpool *p, uint32_t s)
 
 static int is_split(const cblock *b) { return b->prev || b->next; }
 
-/* Insert a free mapped block into its pool (insert_into_blocks). */
-static void pool_insert(cach *c, cblock *b)
+/* What a free mapped block entering its pool changes besides the tree: its key, the largest
+ * free block, its age and the inactive-split counts. */
+static void pool_note(cach *c, cblock *b)
 {
-    cpool *p = &c->pool[b->seg->pool];
-    ensure_stream(p, b->stream);
     b->key_size = b->size;
     b->key_addr = b->addr;
-    bt_insert(&p->free[b->stream], b->size, b->addr, b);
     if (b->size > c->largest)
         c->largest = b->size;
     b->in_tree = 1;
-    b->gc_base = p->lookups;
+    b->gc_base = c->pool[b->seg->pool].lookups;
     /* inactive_split: free pieces of partly used (non-expandable) segments */
     b->split_counted = !b->seg->expandable && is_split(b);
     if (b->split_counted) {
@@ -230,15 +228,9 @@ static void pool_insert(cach *c, cblock *b)
     }
 }
 
-/* Take a free block out of its pool; `at` is its position when the caller has it (one less
- * descent), else NULL. */
-static void pool_remove_at(cach *c, cblock *b, const bt_iter *at)
+/* ... and a block leaving it (its size still the filed one). */
+static void pool_forget(cach *c, cblock *b)
 {
-    bt_tree *t = &c->pool[b->seg->pool].free[b->stream];
-    if (at)
-        bt_remove_at(t, at);
-    else
-        bt_remove(t, b->key_size, b->key_addr);
     if (b->key_size == c->largest)
         c->largest_stale = 1; /* maybe the only one that large: recount when asked */
     b->in_tree = 0;
@@ -247,6 +239,27 @@ static void pool_remove_at(cach *c, cblock *b, const bt_iter *at)
         st_sub(&c->inactive_split, 1);
         b->split_counted = 0;
     }
+}
+
+static bt_tree *pool_tree(cach *c, const cblock *b) { return &c->pool[b->seg->pool].free[b->stream]; }
+
+/* Insert a free mapped block into its pool (insert_into_blocks). */
+static void pool_insert(cach *c, cblock *b)
+{
+    ensure_stream(&c->pool[b->seg->pool], b->stream);
+    bt_insert(pool_tree(c, b), b->size, b->addr, b);
+    pool_note(c, b);
+}
+
+/* Take a free block out of its pool; `at` is its position when the caller has it (one less
+ * descent), else NULL. */
+static void pool_remove_at(cach *c, cblock *b, const bt_iter *at)
+{
+    if (at)
+        bt_remove_at(pool_tree(c, b), at);
+    else
+        bt_remove(pool_tree(c, b), b->key_size, b->key_addr);
+    pool_forget(c, b);
 }
 
 static void pool_remove(cach *c, cblock *b) { pool_remove_at(c, b, NULL); }
@@ -323,12 +336,20 @@ static cblock *split_after(cach *c, cblock *b, uint64_t at)
     return rest;
 }
 
-/* try_merge_blocks: absorb src (a neighbour of dst) when it is free and equally mapped. */
-static void try_merge(cach *c, cblock *dst, cblock *src)
+static int mergeable(const cblock *dst, const cblock *src)
 {
-    if (!src || src->state != B_FREE || src->mapped != dst->mapped)
+    return src && src->state == B_FREE && src->mapped == dst->mapped;
+}
+
+/* try_merge_blocks: absorb src (a neighbour of dst) when it is free and equally mapped. With
+ * keep, a mapped src's tree entry stays for the caller to re-key (its counts are updated). */
+static void try_merge_keep(cach *c, cblock *dst, cblock *src, int keep)
+{
+    if (!mergeable(dst, src))
         return;
-    if (src->mapped)
+    if (src->mapped && keep)
+        pool_forget(c, src);
+    else if (src->mapped)
         pool_remove(c, src);
     else
         unmapped_remove(c, src);
@@ -338,6 +359,8 @@ static void try_merge(cach *c, cblock *dst, cblock *src)
     unlink_block(src);
     block_put(c, src);
 }
+
+static void try_merge(cach *c, cblock *dst, cblock *src) { try_merge_keep(c, dst, src, 0); }
 
 /* ---- device segments ---- */
 
@@ -469,6 +492,8 @@ typedef struct params {
     uint32_t stream;
     int pool;
     cblock *block;       /* found or new block */
+    int filed;           /* block is still in its pool's tree, at `at` */
+    bt_iter at;
 } params;
 
 static int gc_on(const cach *c) { return c->o.memory_fraction > 0 && c->o.gc_threshold > 0; }
@@ -502,8 +527,9 @@ static int get_free_block(cach *c, params *p)
         return 0; /* no oversize block for a small request */
     if (p->size >= mss && b->size >= p->size + c->o.max_non_split_rounding)
         return 0; /* no much larger block for an oversize request */
-    pool_remove_at(c, b, &it);
-    p->block = b;
+    p->block = b; /* still filed: take_block takes it out (or hands its entry to the rest) */
+    p->at = it;
+    p->filed = 1;
     return 1;
 }
 
@@ -706,8 +732,20 @@ static int should_split(const cach *c, const cblock *b, uint64_t size)
 static cblock *take_block(cach *c, params *p)
 {
     cblock *b = p->block;
-    if (should_split(c, b, p->size))
+    int split = should_split(c, b, p->size);
+    if (p->filed) { /* found in the pool: the rest, if any, takes its tree entry */
+        pool_forget(c, b);
+        p->filed = 0;
+        if (split) {
+            cblock *rest = split_after(c, b, p->size);
+            bt_rekey_at(pool_tree(c, rest), &p->at, rest->size, rest->addr, rest);
+            pool_note(c, rest);
+        } else {
+            bt_remove_at(pool_tree(c, b), &p->at);
+        }
+    } else if (split) {
         pool_insert(c, split_after(c, b, p->size));
+    }
     b->state = B_ALLOC;
     b->requested = p->requested;
     st_add(&c->allocation, 1);
@@ -777,9 +815,17 @@ static void cach_free(void *st, uint64_t handle)
     st_sub(&c->requested_bytes, b->requested);
     b->state = B_FREE;
     b->requested = 0;
-    try_merge(c, b, b->prev);
-    try_merge(c, b, b->next);
-    pool_insert(c, b);
+    /* The tree entry of the last neighbour merged (next, else previous) is re-keyed to b. */
+    cblock *keep = mergeable(b, b->next) ? b->next : mergeable(b, b->prev) ? b->prev : NULL;
+    if (!keep) {
+        pool_insert(c, b);
+        return;
+    }
+    uint64_t ks = keep->key_size, ka = keep->key_addr;
+    try_merge_keep(c, b, b->prev, keep == b->prev);
+    try_merge_keep(c, b, b->next, 1);
+    bt_rekey(pool_tree(c, b), ks, ka, b->size, b->addr, b);
+    pool_note(c, b);
 }
 
 /* ---- lifecycle, statistics, walk, check ---- */

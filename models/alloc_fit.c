@@ -80,6 +80,18 @@ static void size_remove(fit *f, fblock *b, const bt_iter *at)
         bt_remove(&f->by_size, b->key_size, b->key_addr);
 }
 
+/* Re-file a free block in the size set after its size or address changed; `at` is its position
+ * there when the caller has it, or NULL. */
+static void resize(fit *f, fblock *x, const bt_iter *at)
+{
+    if (at)
+        bt_rekey_at(&f->by_size, at, x->size, x->addr, x);
+    else
+        bt_rekey(&f->by_size, x->key_size, x->key_addr, x->size, x->addr, x);
+    x->key_size = x->size;
+    x->key_addr = x->addr;
+}
+
 static void free_insert(fit *f, fblock *b)
 {
     size_insert(f, b);
@@ -173,11 +185,10 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
         else
             f->head = used;
         b->prev = used;
-        size_remove(f, b, pos);
         b->addr += need;
         b->size -= need;
         addr_update(f, b);
-        size_insert(f, b);
+        resize(f, b, pos);
         b = used;
     } else {
         free_remove(f, b, pos);
@@ -192,13 +203,6 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
     o->size = b->size;
     o->handle = (uint64_t)(uintptr_t)b;
     return ALLOC_OK;
-}
-
-/* Re-file a free block in the size set after its size or address changed. */
-static void resize(fit *f, fblock *x)
-{
-    size_remove(f, x, NULL);
-    size_insert(f, x);
 }
 
 static void fit_free(void *st, uint64_t handle)
@@ -222,7 +226,7 @@ static void fit_free(void *st, uint64_t handle)
             fb_put(f, nb);
         }
         addr_update(f, pb);
-        resize(f, pb);
+        resize(f, pb, NULL);
     } else if (nb) {
         /* The next free block starts earlier now, still after every lower free block. */
         nb->addr = b->addr;
@@ -230,7 +234,7 @@ static void fit_free(void *st, uint64_t handle)
         unlink_block(f, b);
         fb_put(f, b);
         addr_update(f, nb);
-        resize(f, nb);
+        resize(f, nb, NULL);
     } else {
         free_insert(f, b);
     }

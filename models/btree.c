@@ -261,6 +261,45 @@ void *bt_remove_at(bt_tree *t, const bt_iter *it)
     return v;
 }
 
+void bt_rekey_at(bt_tree *t, const bt_iter *it, uint64_t k1, uint64_t k2, void *val)
+{
+    bt_node *x = it->leaf;
+    int i = it->i, n = x->n;
+    bt_ent *e = x->e;
+    /* The leaf may hold keys in [its separator, the next leaf's separator), and its first and
+     * last keys (the one changing included) lie in that range: a new key between them belongs
+     * here too; the first leaf has no lower bound and the last no upper one. */
+    int lo_ok = !x->prev || !key_lt(k1, k2, e[0].k1, e[0].k2);
+    int hi_ok = !x->next || !key_lt(e[n - 1].k1, e[n - 1].k2, k1, k2);
+    if (!lo_ok || !hi_ok) {
+        bt_remove_at(t, it);
+        bt_insert(t, k1, k2, val);
+        return;
+    }
+    bt_ent moved = {k1, k2, val};
+    if (key_lt(e[i].k1, e[i].k2, k1, k2)) { /* larger: entries after it step down */
+        while (i + 1 < n && key_lt(e[i + 1].k1, e[i + 1].k2, k1, k2)) {
+            e[i] = e[i + 1];
+            i++;
+        }
+    } else { /* smaller: entries before it step up */
+        while (i > 0 && key_lt(k1, k2, e[i - 1].k1, e[i - 1].k2)) {
+            e[i] = e[i - 1];
+            i--;
+        }
+    }
+    e[i] = moved;
+}
+
+void bt_rekey(bt_tree *t, uint64_t o1, uint64_t o2, uint64_t k1, uint64_t k2, void *val)
+{
+    bt_node *x = t->root;
+    while (!x->leaf)
+        x = KID(x, node_child(x, o1, o2));
+    bt_iter it = {x, node_lb(x, o1, o2)};
+    bt_rekey_at(t, &it, k1, k2, val);
+}
+
 void *bt_remove_lower_bound(bt_tree *t, uint64_t k1, uint64_t k2)
 {
     return remove_top(t, k1, k2, 1);

@@ -48,6 +48,15 @@ void *bt_remove_lower_bound(bt_tree *t, uint64_t k1, uint64_t k2);
 /* Remove the key at a valid position (from bt_lower_bound, bt_next...) and return its value:
  * no descent when its leaf keeps enough keys. The iterator is then invalid. */
 void *bt_remove_at(bt_tree *t, const bt_iter *it);
+/* Replace the entry at a valid position by (k1, k2) -> val, the key absent from the tree: a free
+ * block that grew or shrank, or took a neighbour's place. When the new key still lies between
+ * the first and the last key of that leaf (or beyond them at the tree's ends) the entry only
+ * moves inside the leaf, without a descent; otherwise it is removed and inserted again. The
+ * iterator is then invalid. */
+void bt_rekey_at(bt_tree *t, const bt_iter *it, uint64_t k1, uint64_t k2, void *val);
+/* The same for the present key (o1, o2): one descent to it, and no second one when the entry can
+ * stay in its leaf. */
+void bt_rekey(bt_tree *t, uint64_t o1, uint64_t o2, uint64_t k1, uint64_t k2, void *val);
 /* Value of (k1, k2), or NULL. */
 void *bt_find(const bt_tree *t, uint64_t k1, uint64_t k2);
 /* First key >= (k1, k2): its value (NULL when none) and, if it is not NULL, its position. */

@@ -1,7 +1,8 @@
 /* test_btree.c - the B+-tree (models/btree.c) against the treap (models/ordset.c) it replaces in
  * the free sets: seeded random inserts, removals, lower bounds, first/last and iteration in
- * both directions, removal at an iterator, with both structures' invariant checks, at sizes that exercise splits,
- * borrowing, merging and a root that grows and shrinks. */
+ * both directions, removal at an iterator, re-keying (inside a leaf and across leaves), with both
+ * structures' invariant checks, at sizes that exercise splits, borrowing, merging and a root that
+ * grows and shrinks. */
 #include <CUnit/CUnit.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -78,6 +79,33 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t k1_range, size
                 a->in = 0;
                 if (bt_remove_at(&bt, &at) != a)
                     bad++;
+            }
+        } else if ((r >> 20) % 8 == 2 && x->in) { /* a block grew or shrank: re-key it */
+            uint64_t d = rng(&seed), k1 = x->node.k1;
+            if (d % 2) /* near the old key (a move inside its leaf), or anywhere */
+                k1 = (d >> 8) % 2 ? k1 + (d >> 16) % 4 : k1 - (k1 ? (d >> 16) % (k1 + 1) % 4 : 0);
+            else
+                k1 = (d >> 8) % k1_range;
+            uint64_t o1 = x->node.k1;
+            os_remove(&ot, &x->node);
+            x->node.k1 = k1; /* k2 is the item's own: the new key is absent */
+            os_insert(&ot, &x->node);
+            bt_rekey(&bt, o1, x->node.k2, k1, x->node.k2, x);
+        } else if ((r >> 20) % 8 == 3) { /* a block's entry handed to another (a split's rest) */
+            uint64_t t1 = rng(&seed) % (k1_range + 1), t2 = rng(&seed) % (cap * 7 + 8);
+            item *y = &it[rng(&seed) % cap];
+            bt_iter at;
+            item *a = (item *)(void *)os_lower_bound(&ot, t1, t2);
+            if ((void *)a != bt_lower_bound(&bt, t1, t2, &at))
+                bad++;
+            else if (a && !y->in) {
+                if ((r >> 24) % 2) /* near the old key */
+                    y->node.k1 = a->node.k1 - (a->node.k1 && (r >> 25) % 2);
+                os_remove(&ot, &a->node);
+                a->in = 0;
+                os_insert(&ot, &y->node);
+                y->in = 1;
+                bt_rekey_at(&bt, &at, y->node.k1, y->node.k2, y);
             }
         }
         uint64_t q1 = rng(&seed) % (k1_range + 1), q2 = rng(&seed) % (cap * 7 + 8);
