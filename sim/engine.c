@@ -515,6 +515,57 @@ static void host_sync(sim *s, uint32_t id)
 
 /* ---- outputs ----------------------------------------------------------------------------- */
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The eight decimal digit values (0..9) of v < 10^8 in one word, most significant digit in the
+ * lowest byte (so a little-endian store writes them in reading order). Lanes split by
+ * multiplications: two 4-digit halves in 32-bit lanes, then 2-digit pairs in 16-bit lanes (x / 100
+ * as x * 10486 >> 20, exact below 10^4), then single digits in bytes (x / 10 as x * 103 >> 10,
+ * exact below 100); no lane's product reaches the next lane. */
+static inline uint64_t digits8(uint32_t v)
+{
+    uint64_t hi = v / 10000, m = hi | (uint64_t)(v - (uint32_t)hi * 10000) << 32;
+    uint64_t q = ((m * 10486) >> 20) & 0x0000007F0000007FULL;
+    m = (m - q * 100) << 16 | q;
+    uint64_t t = ((m * 103) >> 10) & 0x000F000F000F000FULL;
+    return (m - t * 10) << 8 | t;
+}
+
+/* v < 10^8 in decimal at p without leading zeros; returns the end. The leading zeros are the
+ * zero bytes at the word's low end (v = 0 keeps one). Writes a whole 8-byte word: bytes past the
+ * end are scratch, overwritten by what follows (the row buffer keeps room). */
+static inline char *put_u8d(char *p, uint32_t v)
+{
+    uint64_t m = digits8(v);
+    unsigned lz = m ? (unsigned)__builtin_ctzll(m) >> 3 : 7;
+    uint64_t w = (m | 0x3030303030303030ULL) >> (lz * 8);
+    memcpy(p, &w, 8);
+    return p + 8 - lz;
+}
+
+/* All eight digits of v < 10^8, leading zeros included. */
+static inline char *put_8d(char *p, uint32_t v)
+{
+    uint64_t w = digits8(v) | 0x3030303030303030ULL;
+    memcpy(p, &w, 8);
+    return p + 8;
+}
+
+/* v in decimal at p; returns the end (numbers of up to 20 digits as up to three words). */
+static inline char *put_u64(char *p, uint64_t v)
+{
+    if (v < 100000000)
+        return put_u8d(p, (uint32_t)v);
+    uint64_t hi = v / 100000000;
+    uint32_t lo = (uint32_t)(v - hi * 100000000);
+    if (hi < 100000000)
+        p = put_u8d(p, (uint32_t)hi);
+    else {
+        p = put_u8d(p, (uint32_t)(hi / 100000000)); /* at most 1844 */
+        p = put_8d(p, (uint32_t)(hi % 100000000));
+    }
+    return put_8d(p, lo);
+}
+#else
 /* Decimal digits in v: bits times log10(2) (1233 / 4096) is the count or one less, and one
  * comparison with a power of ten says which. */
 static inline size_t ndigits(uint64_t v)
@@ -529,38 +580,6 @@ static inline size_t ndigits(uint64_t v)
     return n + (v >= p10[n]);
 }
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-/* The eight decimal digits of v < 10^8 as ASCII in one word, most significant digit in the lowest
- * byte (so a little-endian store writes them in reading order). Lanes split by multiplications:
- * two 4-digit halves in 32-bit lanes, then 2-digit pairs in 16-bit lanes (x / 100 as
- * x * 10486 >> 20, exact below 10^4), then single digits in bytes (x / 10 as x * 103 >> 10,
- * exact below 100); no lane's product reaches the next lane. */
-static inline uint64_t digits8(uint32_t v)
-{
-    uint64_t hi = v / 10000, m = hi | (uint64_t)(v - (uint32_t)hi * 10000) << 32;
-    uint64_t q = ((m * 10486) >> 20) & 0x0000007F0000007FULL;
-    m = (m - q * 100) << 16 | q;
-    uint64_t t = ((m * 103) >> 10) & 0x000F000F000F000FULL;
-    m = (m - t * 10) << 8 | t;
-    return m | 0x3030303030303030ULL;
-}
-
-/* v in decimal at p; returns the end. Writes whole 8-byte words: up to seven bytes past the end
- * are scratch, overwritten by what follows (the row buffer keeps room). */
-static inline char *put_u64(char *p, uint64_t v)
-{
-    if (v >= 100000000) {
-        p = put_u64(p, v / 100000000);
-        uint64_t w = digits8((uint32_t)(v % 100000000));
-        memcpy(p, &w, 8);
-        return p + 8;
-    }
-    size_t n = ndigits(v);
-    uint64_t w = digits8((uint32_t)v) >> ((8 - n) * 8); /* drop the leading zeros */
-    memcpy(p, &w, 8);
-    return p + n;
-}
-#else
 /* v in decimal at p; returns the end: the digit count first, then the digits two at a time
  * backwards from the end. */
 static inline char *put_u64(char *p, uint64_t v)
