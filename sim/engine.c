@@ -258,6 +258,7 @@ struct sim {
     int nlevels;
     mem_level *lv[CFG_MAX_LEVELS];
     size_t name_len[CFG_MAX_LEVELS]; /* strlen of each level's name (placement rows) */
+    uint8_t lat[CFG_MAX_LEVELS];     /* the level's policy charges a latency per call */
     level_rt rt[CFG_MAX_LEVELS];
     idmap ids;
     stream *st;
@@ -641,7 +642,7 @@ static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const al
     s->pn += (size_t)(p - start);
 }
 
-static void timeline_row(sim *s, int level)
+static void timeline_row_out(sim *s, int level)
 {
     if (s->obs && s->obs->counters)
         s->obs->counters(s->obs->ctx, s->host, level, mem_get_metrics(s->lv[level]));
@@ -657,6 +658,13 @@ static void timeline_row(sim *s, int level)
     fprintf(s->o.timeline, "%" PRIu64 ",%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
             s->host, s->seq, s->cfg->levels[level].name, m->live_bytes, m->allocated_bytes,
             m->reserved_bytes);
+}
+
+/* After every allocation and free: the observer's counters and a timeline row, when wanted. */
+static inline void timeline_row(sim *s, int level)
+{
+    if (s->obs || s->o.timeline)
+        timeline_row_out(s, level);
 }
 
 static void log_prefix(sim *s, int level)
@@ -712,9 +720,12 @@ static void record_oom(sim *s, uint64_t seq, uint64_t id, uint64_t bytes, int le
 }
 
 /* Charge the host time the policy spent (device calls) to the host clock. */
-static void charge(sim *s, mem_level *m)
+/* The host pays the allocator's own latency (policies that model one: s->lat). */
+static inline void charge(sim *s, int level)
 {
-    am_ps t = mem_take_latency(m);
+    if (!s->lat[level])
+        return;
+    am_ps t = mem_take_latency(s->lv[level]);
     s->host += t;
     s->sum.allocator += t;
 }
@@ -777,7 +788,7 @@ static void retry_pending(sim *s, int level)
         mem_hint(s->lv[level], p->addr);
         int rc = mem_alloc_attempt(s->lv[level], &r, &o);
         mem_hint(s->lv[level], TR_NO_ADDR);
-        charge(s, s->lv[level]);
+        charge(s, level);
         if (rc == ALLOC_OK) {
             slot *x = idmap_find(&s->ids, p->id);
             settle(s, x, p->seq, p->bytes, p->addr, level, 1, &o);
@@ -905,7 +916,7 @@ static void defrag(sim *s, int level)
     }
     mem_set_quiet(m, 0);
     free(v);
-    charge(s, m);
+    charge(s, level);
     if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP) {
         moved = 2 * all;
         s->sum.defrag.buffers_moved += n;
@@ -945,10 +956,10 @@ static int spill_one(sim *s, int level)
         s->sum.spill.failures++;
         return 0;
     }
-    charge(s, s->lv[host]);
+    charge(s, host);
     am_ps t = xfer_alone(s, find_chan(s, level, host), best->requested);
     mem_free(s->lv[level], best->handle, best->requested, best->given, 0);
-    charge(s, s->lv[level]);
+    charge(s, level);
     best->state = ST_SPILLED;
     best->host_handle = o.handle;
     best->host_given = o.size;
@@ -972,7 +983,7 @@ static int recover(sim *s, int level, const alloc_req *r, alloc_out *o)
         uint64_t before = s->sum.defrag.runs;
         defrag(s, level);
         if (s->sum.defrag.runs > before && mem_alloc_attempt(m, r, o) == ALLOC_OK) {
-            charge(s, m);
+            charge(s, level);
             s->sum.defrag.ooms_avoided++;
             return ALLOC_OK;
         }
@@ -980,7 +991,7 @@ static int recover(sim *s, int level, const alloc_req *r, alloc_out *o)
     if (L->on_oom == CFG_ON_OOM_SPILL) {
         while (spill_one(s, level)) {
             if (mem_alloc_attempt(m, r, o) == ALLOC_OK) {
-                charge(s, m);
+                charge(s, level);
                 s->sum.spill.ooms_avoided++;
                 return ALLOC_OK;
             }
@@ -997,7 +1008,7 @@ static int restore(sim *s, slot *x)
     alloc_out o = {0, 0, 0};
     mem_level *m = s->lv[level];
     int rc = mem_alloc_attempt(m, &r, &o);
-    charge(s, m);
+    charge(s, level);
     if (rc != ALLOC_OK) {
         x->state = ST_RESTORING;
         rc = recover(s, level, &r, &o);
@@ -1009,7 +1020,7 @@ static int restore(sim *s, slot *x)
     }
     am_ps t = xfer_alone(s, find_chan(s, host, level), x->requested);
     mem_free(s->lv[host], x->host_handle, x->requested, x->host_given, 0);
-    charge(s, s->lv[host]);
+    charge(s, host);
     x->state = ST_LIVE;
     x->handle = o.handle;
     x->addr = o.addr;
@@ -1088,12 +1099,14 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
         s->sum.donations_unmatched++;
     }
     mem_level *m = s->lv[level];
-    mem_hint(m, ev->addr);
+    if (ev->addr != TR_NO_ADDR)
+        mem_hint(m, ev->addr);
     alloc_req r = {ev->bytes, ev->stream};
     alloc_out o = {0, 0, 0};
     int rc = mem_alloc_attempt(m, &r, &o);
-    mem_hint(m, TR_NO_ADDR);
-    charge(s, m);
+    if (ev->addr != TR_NO_ADDR)
+        mem_hint(m, TR_NO_ADDR);
+    charge(s, level);
     if (rc != ALLOC_OK)
         rc = recover(s, level, &r, &o);
     s->sum.allocs++;
@@ -1154,7 +1167,7 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
         /* Dropped while on the host: free the host copy; a later completion is accepted. */
         int host = s->cfg->levels[level].spill_host;
         mem_free(s->lv[host], x->host_handle, x->requested, x->host_given, 0);
-        charge(s, s->lv[host]);
+        charge(s, host);
         s->sum.frees++;
         if (ev->kind == TR_FREE_REQUESTED)
             x->state = ST_DROPPED;
@@ -1177,7 +1190,7 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
         if (x->state != ST_LIVE)
             return warn_or_fail(s, err, file, ev, "second free request of id", ev->id);
         mem_free_requested(s->lv[level], x->handle, x->requested, x->given);
-        charge(s, s->lv[level]);
+        charge(s, level);
         if (s->obs && s->obs->free)
             s->obs->free(s->obs->ctx, s->host, x->id, level, x->stream, x->addr, x->requested,
                          x->given, 1);
@@ -1194,7 +1207,7 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
         if (x->state == ST_LIVE)
             s->sum.frees++;
         mem_free(s->lv[level], x->handle, x->requested, x->given, x->state == ST_REQ_FREED);
-        charge(s, s->lv[level]);
+        charge(s, level);
         if (s->obs && s->obs->free)
             s->obs->free(s->obs->ctx, s->host, x->id, level, x->stream, x->addr, x->requested,
                          x->given, x->state == ST_REQ_FREED ? 2 : 0);
@@ -1285,23 +1298,13 @@ static int use_buffer(sim *s, uint64_t id)
     return 0;
 }
 
-int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
+/* Every event but an allocation or a free (sim_event's rare cases, kept out of its hot path).
+ * Sets *stop when sim_event must return the result at once (an error before the event counted). */
+static int other_event(sim *s, const tr_event *ev, const char *file, am_error *err, int *stop)
 {
-    if (ev->time != AM_TIME_NONE && ev->time > s->host)
-        s->host = ev->time;
-    if (s->hn || s->inflight)
-        des_run_until(s, s->host);
-    else if (s->now < s->host)
-        s->now = s->host; /* what des_run_until does when no device event is pending */
-    if (s->sum.retries > s->sum.retries_succeeded + s->sum.retries_failed) /* some wait */
-        expire_pending(s, s->host, 0);
-    s->sum.events++;
     int rc = 0;
+    *stop = 1;
     switch (ev->kind) {
-    case TR_ALLOC:
-        rc = do_alloc(s, ev, file, err);
-        break;
-    case TR_FREE:
     case TR_FREE_REQUESTED:
     case TR_FREE_COMPLETED:
         rc = do_free(s, ev, file, err);
@@ -1391,6 +1394,32 @@ int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
         return am_fail(err, AM_EINTERNAL, "%s:%lu: unknown event kind %d", file, ev->line,
                        (int)ev->kind);
     }
+    *stop = 0;
+    return rc;
+}
+
+int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
+{
+    if (ev->time != AM_TIME_NONE && ev->time > s->host)
+        s->host = ev->time;
+    if (s->hn || s->inflight)
+        des_run_until(s, s->host);
+    else if (s->now < s->host)
+        s->now = s->host; /* what des_run_until does when no device event is pending */
+    if (s->sum.retries > s->sum.retries_succeeded + s->sum.retries_failed) /* some wait */
+        expire_pending(s, s->host, 0);
+    s->sum.events++;
+    int rc;
+    if (ev->kind == TR_ALLOC) {
+        rc = do_alloc(s, ev, file, err);
+    } else if (ev->kind == TR_FREE) {
+        rc = do_free(s, ev, file, err);
+    } else {
+        int stop;
+        rc = other_event(s, ev, file, err, &stop);
+        if (stop)
+            return rc;
+    }
     if (rc == 0 && s->o.check)
         rc = check_all(s, file, ev, err);
     s->seq++;
@@ -1473,6 +1502,7 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
         int rec = L->policy->recorded_addresses && L->policy->recorded_addresses(L->policy_opts);
         s->dctx[i] = (devctx){s, i};
         s->name_len[i] = strlen(L->name);
+        s->lat[i] = L->policy->take_latency != NULL;
         mem_params p = {L->name, L->kind, L->capacity, L->granularity, L->policy,
                         L->policy_opts, rec, o->log, s->obs ? on_device : NULL, &s->dctx[i]};
         if (mem_create(&s->lv[i], &p, err) != 0) {
