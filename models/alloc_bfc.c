@@ -109,7 +109,12 @@ static int bfc_bin(uint64_t s)
     return b < BFC_BINS - 1 ? b : BFC_BINS - 1;
 }
 
-static chunk *chunk_new(bfc *b) { return recpool_get(&b->chunks); }
+static chunk *chunk_new(bfc *b)
+{
+    chunk *c = recpool_take(&b->chunks);
+    memset(c, 0, sizeof *c);
+    return c;
+}
 
 static void chunk_put(bfc *b, chunk *c) { recpool_put(&b->chunks, c); }
 

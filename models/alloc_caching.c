@@ -192,10 +192,8 @@ static uint64_t segment_size(uint64_t rounded)
 
 /* ---- pools ---- */
 
-static void ensure_stream(cpool *p, uint32_t s)
+static AM_NOINLINE void grow_streams(cpool *p, uint32_t s)
 {
-    if (s < p->nstreams)
-        return;
     size_t n = AM_MAX((size_t)s + 1, 2 * p->nstreams);
     p->free = am_realloc(p->free, n * sizeof *p->free);
     p->unmapped = am_realloc(p->unmapped, n * sizeof *p->unmapped);
@@ -206,6 +204,13 @@ static void ensure_stream(cpool *p, uint32_t s)
         p->expseg[i] = NULL;
     }
     p->nstreams = n;
+}
+
+/* The per-stream trees of a pool reach stream s (a new stream's are empty). */
+static inline void ensure_stream(cpool *p, uint32_t s)
+{
+    if (s >= p->nstreams)
+        grow_streams(p, s);
 }
 
 static int is_split(const cblock *b) { return b->prev || b->next; }
@@ -300,12 +305,22 @@ static void unmapped_remove(cach *c, cblock *b)
  * tenth of the run). */
 static cblock *block_new(cach *c, cseg *s, uint64_t addr, uint64_t size)
 {
-    cblock *b = recpool_get(&c->blocks);
+    cblock *b = recpool_take(&c->blocks);
+    /* every field set here, one by one: a whole-record clear of this size compiles to a slow
+     * `rep stos` (a new field must be added here too) */
+    b->node = (os_node){0};
+    b->key_size = b->key_addr = 0;
     b->addr = addr;
     b->size = size;
+    b->requested = 0;
+    b->prev = b->next = NULL;
     b->seg = s;
+    b->gc_base = 0;
     b->stream = s->stream;
+    b->state = B_FREE;
     b->mapped = 1;
+    b->in_tree = 0;
+    b->split_counted = 0;
     return b;
 }
 

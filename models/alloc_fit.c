@@ -60,7 +60,12 @@ typedef struct fit {
 
 #define FB_OF_ADDR(n) ((fblock *)(void *)((char *)(n) - offsetof(fblock, by_addr)))
 
-static fblock *fb_new(fit *f) { return recpool_get(&f->recs); }
+static fblock *fb_new(fit *f)
+{
+    fblock *b = recpool_take(&f->recs);
+    memset(b, 0, sizeof *b);
+    return b;
+}
 
 static void fb_put(fit *f, fblock *b) { recpool_put(&f->recs, b); }
 

@@ -20,32 +20,20 @@ void recpool_init(recpool *p, size_t size)
     p->next = 0;
 }
 
-void *recpool_get(recpool *p)
+void recpool_grow(recpool *p)
 {
-    if (!p->spare) {
-        size_t bytes = p->next ? p->next : POOL_SLAB_MIN;
-        p->next = bytes < POOL_SLAB_MAX ? 2 * bytes : POOL_SLAB_MAX;
-        size_t n = (bytes - SLAB_HEAD) / p->size;
-        if (n == 0) { /* a record bigger than the slab: a slab of one */
-            n = 1;
-            bytes = SLAB_HEAD + p->size;
-        }
-        char *s = am_malloc_large(bytes);
-        memcpy(s, &p->slabs, sizeof p->slabs);
-        p->slabs = s;
-        for (size_t i = n; i-- > 0;) /* the slab's first record is taken first */
-            recpool_put(p, s + SLAB_HEAD + i * p->size);
+    size_t bytes = p->next ? p->next : POOL_SLAB_MIN;
+    p->next = bytes < POOL_SLAB_MAX ? 2 * bytes : POOL_SLAB_MAX;
+    size_t n = (bytes - SLAB_HEAD) / p->size;
+    if (n == 0) { /* a record bigger than the slab: a slab of one */
+        n = 1;
+        bytes = SLAB_HEAD + p->size;
     }
-    void *x = p->spare;
-    memcpy(&p->spare, x, sizeof p->spare);
-    memset(x, 0, p->size);
-    return x;
-}
-
-void recpool_put(recpool *p, void *x)
-{
-    memcpy(x, &p->spare, sizeof p->spare);
-    p->spare = x;
+    char *s = am_malloc_large(bytes);
+    memcpy(s, &p->slabs, sizeof p->slabs);
+    p->slabs = s;
+    for (size_t i = n; i-- > 0;) /* the slab's first record is taken first */
+        recpool_put(p, s + SLAB_HEAD + i * p->size);
 }
 
 void recpool_destroy(recpool *p)

@@ -8,6 +8,7 @@
 #define AM_RECPOOL_H
 
 #include <stddef.h>
+#include <string.h>
 
 #define POOL_SLAB_MIN ((size_t)16 << 10) /* bytes of the first slab */
 #define POOL_SLAB_MAX ((size_t)4 << 20)  /* bytes of a slab at most (and of every later one) */
@@ -21,10 +22,34 @@ typedef struct recpool {
 
 /* An empty pool of records of `size` bytes (sizeof the record type). */
 void recpool_init(recpool *p, size_t size);
+/* Add a slab's records to the free list (recpool_get's slow path). */
+void recpool_grow(recpool *p);
+
+/* A record, not cleared (the caller sets every field, or clears it with its type's size, which
+ * the compiler can do in line where a variable-size memset is a library call). */
+static inline void *recpool_take(recpool *p)
+{
+    if (!p->spare)
+        recpool_grow(p);
+    void *x = p->spare;
+    memcpy(&p->spare, x, sizeof p->spare);
+    return x;
+}
+
 /* A zeroed record. */
-void *recpool_get(recpool *p);
+static inline void *recpool_get(recpool *p)
+{
+    void *x = recpool_take(p);
+    memset(x, 0, p->size);
+    return x;
+}
+
 /* Give a record back (x from recpool_get of the same pool). */
-void recpool_put(recpool *p, void *x);
+static inline void recpool_put(recpool *p, void *x)
+{
+    memcpy(x, &p->spare, sizeof p->spare);
+    p->spare = x;
+}
 /* Free every slab; the pool is empty again (records handed out are gone too). */
 void recpool_destroy(recpool *p);
 

@@ -64,6 +64,12 @@ void sl_free(strlist *l);
 #define AM_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define AM_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The per-event path: small helpers the compiler must inline (its size limits otherwise leave
+ * a call, with its register saves, per number formatted or slot filled), and rare cases kept
+ * out of line. GCC and Clang spell these the same. */
+#define AM_ALWAYS_INLINE static inline __attribute__((always_inline))
+#define AM_NOINLINE __attribute__((noinline))
+
 static inline uint64_t am_round_up(uint64_t n, uint64_t k) { return (n + k - 1) / k * k; }
 static inline uint64_t am_round_down(uint64_t n, uint64_t k) { return n / k * k; }
 

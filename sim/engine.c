@@ -522,7 +522,7 @@ static void host_sync(sim *s, uint32_t id)
  * multiplications: two 4-digit halves in 32-bit lanes, then 2-digit pairs in 16-bit lanes (x / 100
  * as x * 10486 >> 20, exact below 10^4), then single digits in bytes (x / 10 as x * 103 >> 10,
  * exact below 100); no lane's product reaches the next lane. */
-static inline uint64_t digits8(uint32_t v)
+AM_ALWAYS_INLINE uint64_t digits8(uint32_t v)
 {
     uint64_t hi = v / 10000, m = hi | (uint64_t)(v - (uint32_t)hi * 10000) << 32;
     uint64_t q = ((m * 10486) >> 20) & 0x0000007F0000007FULL;
@@ -534,7 +534,7 @@ static inline uint64_t digits8(uint32_t v)
 /* v < 10^8 in decimal at p without leading zeros; returns the end. The leading zeros are the
  * zero bytes at the word's low end (v = 0 keeps one). Writes a whole 8-byte word: bytes past the
  * end are scratch, overwritten by what follows (the row buffer keeps room). */
-static inline char *put_u8d(char *p, uint32_t v)
+AM_ALWAYS_INLINE char *put_u8d(char *p, uint32_t v)
 {
     uint64_t m = digits8(v);
     unsigned lz = m ? (unsigned)__builtin_ctzll(m) >> 3 : 7;
@@ -544,18 +544,16 @@ static inline char *put_u8d(char *p, uint32_t v)
 }
 
 /* All eight digits of v < 10^8, leading zeros included. */
-static inline char *put_8d(char *p, uint32_t v)
+AM_ALWAYS_INLINE char *put_8d(char *p, uint32_t v)
 {
     uint64_t w = digits8(v) | 0x3030303030303030ULL;
     memcpy(p, &w, 8);
     return p + 8;
 }
 
-/* v in decimal at p; returns the end (numbers of up to 20 digits as up to three words). */
-static inline char *put_u64(char *p, uint64_t v)
+/* v >= 10^8 in decimal at p (two or three words); returns the end. */
+static AM_NOINLINE char *put_u64_long(char *p, uint64_t v)
 {
-    if (v < 100000000)
-        return put_u8d(p, (uint32_t)v);
     uint64_t hi = v / 100000000;
     uint32_t lo = (uint32_t)(v - hi * 100000000);
     if (hi < 100000000)
@@ -565,6 +563,12 @@ static inline char *put_u64(char *p, uint64_t v)
         p = put_8d(p, (uint32_t)(hi % 100000000));
     }
     return put_8d(p, lo);
+}
+
+/* v in decimal at p; returns the end. */
+AM_ALWAYS_INLINE char *put_u64(char *p, uint64_t v)
+{
+    return v < 100000000 ? put_u8d(p, (uint32_t)v) : put_u64_long(p, v);
 }
 #else
 /* Decimal digits in v: bits times log10(2) (1233 / 4096) is the count or one less, and one

@@ -573,11 +573,10 @@ int trace_native_open(trace *t, am_error *err)
     return -1;
 }
 
-static int native_next(trace *t, tr_event *ev, am_error *err)
+/* Everything but the direct path: line by line, through the general parser. */
+static __attribute__((noinline)) int native_next_lines(trace *t, native *n, tr_event *ev,
+                                                       am_error *err)
 {
-    native *n = t->impl;
-    if (native_direct(t, n, ev))
-        return 1;
     char *line;
     size_t len;
     int r;
@@ -587,6 +586,14 @@ static int native_next(trace *t, tr_event *ev, am_error *err)
             return r;
     }
     return r;
+}
+
+static int native_next(trace *t, tr_event *ev, am_error *err)
+{
+    native *n = t->impl;
+    if (native_direct(t, n, ev))
+        return 1;
+    return native_next_lines(t, n, ev, err);
 }
 
 static void native_close(trace *t)
