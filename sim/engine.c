@@ -1057,6 +1057,9 @@ static void maybe_defrag(sim *s, int level)
     defrag(s, level);
 }
 
+AM_ALWAYS_INLINE int alloc_tail(sim *s, const tr_event *ev, int level, alloc_req *r,
+                                alloc_out *o, int rc, size_t pos, uint64_t gen);
+
 static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
 {
     int level = ev->level;
@@ -1111,10 +1114,19 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
     if (ev->addr != TR_NO_ADDR)
         mem_hint(m, TR_NO_ADDR);
     charge(s, level);
+    return alloc_tail(s, ev, level, &r, &o, rc, pos, gen);
+}
+
+/* An allocation after its first attempt (rc, *o): recovery when it failed, the id's slot, then a
+ * wait for frees (retry) or the outcome settled. pos and gen are the id map position of the
+ * id's absence (idmap_find_at). */
+AM_ALWAYS_INLINE int alloc_tail(sim *s, const tr_event *ev, int level, alloc_req *r,
+                                alloc_out *o, int rc, size_t pos, uint64_t gen)
+{
     if (rc != ALLOC_OK)
-        rc = recover(s, level, &r, &o);
+        rc = recover(s, level, r, o);
     s->sum.allocs++;
-    x = idmap_put_at(&s->ids, ev->id, pos, gen); /* re-probes when the map changed meanwhile */
+    slot *x = idmap_put_at(&s->ids, ev->id, pos, gen); /* re-probes when the map changed meanwhile */
     x->line = ev->line;
     x->level = level;
     x->stream = ev->stream;
@@ -1133,7 +1145,7 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
         s->sum.retries++;
         return 0;
     }
-    settle(s, x, s->seq, ev->bytes, ev->addr, level, rc == ALLOC_OK, &o);
+    settle(s, x, s->seq, ev->bytes, ev->addr, level, rc == ALLOC_OK, o);
     if (rc == ALLOC_OK)
         maybe_defrag(s, level);
     return 0;
@@ -1456,6 +1468,85 @@ int sim_finish(sim *s, am_error *err)
     return 0;
 }
 
+/* ---- the lean path ------------------------------------------------------------------------
+ * Most events of a long trace are plain allocations and frees on an engine with nothing to do
+ * besides them: no device-side work pending, no request waiting for frees, no observer, log,
+ * timeline, checks or threshold-triggered defragmentation. sim_run hands those to lean_event,
+ * which does what sim_event would do with its branches for everything else left out; anything
+ * it does not take (it changes nothing then) goes to sim_event. Placements are identical either
+ * way (the golden and oracle tests compare them). */
+
+/* Whether this run's outputs and configuration let the lean path take events at all. */
+static int lean_possible(const sim *s)
+{
+    if (s->obs || s->o.log || s->o.check || s->o.timeline)
+        return 0;
+    for (int i = 0; i < s->nlevels; i++) {
+        const cfg_level *L = &s->cfg->levels[i];
+        if (L->defrag.mode != CFG_DEFRAG_NONE && L->defrag.trigger != CFG_TRIGGER_ON_OOM)
+            return 0; /* maybe_defrag counts allocations: sim_event's */
+    }
+    return 1;
+}
+
+/* A plain allocation: a new id, no recorded address, no donation. */
+static inline int lean_alloc(sim *s, const tr_event *ev)
+{
+    int level = ev->level;
+    if ((unsigned)level >= (unsigned)s->nlevels || !ev->bytes || ev->has_donate ||
+        ev->addr != TR_NO_ADDR)
+        return 0;
+    size_t pos = SIZE_MAX;
+    if (idmap_find_at(&s->ids, ev->id, &pos))
+        return 0; /* a duplicate, or an id that failed before: sim_event says which */
+    uint64_t gen = s->ids.gen;
+    if (s->now < s->host)
+        s->now = s->host;
+    s->sum.events++;
+    alloc_req r = {ev->bytes, ev->stream};
+    alloc_out o = {0, 0, 0};
+    int rc = mem_alloc_attempt(s->lv[level], &r, &o);
+    charge(s, level);
+    alloc_tail(s, ev, level, &r, &o, rc, pos, gen);
+    s->seq++;
+    return 1;
+}
+
+/* A free of a live buffer (do_free's common case). */
+static inline int lean_free(sim *s, const tr_event *ev)
+{
+    size_t pos = SIZE_MAX;
+    slot *x = idmap_find_at(&s->ids, ev->id, &pos);
+    if (!x || x->state != ST_LIVE)
+        return 0;
+    uint64_t gen = s->ids.gen;
+    if (s->now < s->host)
+        s->now = s->host;
+    s->sum.events++;
+    int level = x->level;
+    s->sum.frees++;
+    mem_free(s->lv[level], x->handle, x->requested, x->given, 0);
+    charge(s, level);
+    idmap_del_at(&s->ids, x, pos, gen);
+    if (s->rt[level].n)
+        retry_pending(s, level);
+    s->seq++;
+    return 1;
+}
+
+/* 1 when the event was taken whole; 0 when nothing changed and sim_event must take it. */
+static inline int lean_event(sim *s, const tr_event *ev)
+{
+    if (ev->time != AM_TIME_NONE || s->hn || s->inflight ||
+        s->sum.retries > s->sum.retries_succeeded + s->sum.retries_failed)
+        return 0;
+    if (ev->kind == TR_ALLOC)
+        return lean_alloc(s, ev);
+    if (ev->kind == TR_FREE)
+        return lean_free(s, ev);
+    return 0;
+}
+
 int sim_run(sim *s, trace *t, am_error *err)
 {
     tr_event ev;
@@ -1466,11 +1557,12 @@ int sim_run(sim *s, trace *t, am_error *err)
     /* a native or binary trace with recorded addresses (amsim convert of a snapshot) too */
     int may_validate = strcmp(fmt, "native") == 0 || strcmp(fmt, "binary") == 0;
     int show = s->o.progress && isatty(2);
+    int lean = lean_possible(s);
     while ((rc = trace_next(t, &ev, err)) == 1) {
         if (may_validate && !s->sum.validating && ev.kind == TR_ALLOC && ev.addr != TR_NO_ADDR &&
             ev.line)
             s->sum.validating = 1;
-        if (sim_event(s, &ev, file, err) != 0)
+        if (!(lean && lean_event(s, &ev)) && sim_event(s, &ev, file, err) != 0)
             return -1;
         if (show && (s->seq & 0xFFFFF) == 0)
             fprintf(stderr, "\ramsim: %" PRIu64 " events", s->seq);
