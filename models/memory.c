@@ -253,7 +253,7 @@ void mem_destroy(mem_level *m)
 }
 
 /* After every event: peaks and section-6 metrics. */
-static void update_metrics(mem_level *m)
+AM_ALWAYS_INLINE void update_metrics(mem_level *m)
 {
     mem_metrics *s = &m->m;
     if (m->quiet)

@@ -237,6 +237,7 @@ typedef struct pending {
 } pending;
 
 typedef struct level_rt {
+    int counted_defrag; /* defragmentation triggered by a threshold or a count (maybe_defrag) */
     uint64_t allocs_since_defrag;
     int relocatable;    /* the policy can have its blocks re-placed (no offline plan) */
     int retry;          /* policy waits for frees on failure */
@@ -1041,11 +1042,9 @@ static int restore(sim *s, slot *x)
 }
 
 /* Defragmentation triggered by a threshold or a count, checked after each allocation. */
-static void maybe_defrag(sim *s, int level)
+static AM_NOINLINE void count_defrag(sim *s, int level)
 {
     const cfg_level *L = &s->cfg->levels[level];
-    if (L->defrag.mode == CFG_DEFRAG_NONE || L->defrag.trigger == CFG_TRIGGER_ON_OOM)
-        return;
     level_rt *rt = &s->rt[level];
     if (++rt->allocs_since_defrag < L->defrag.every)
         return;
@@ -1055,6 +1054,13 @@ static void maybe_defrag(sim *s, int level)
             return;
     }
     defrag(s, level);
+}
+
+/* After a successful allocation: defragmentation triggered by a threshold or a count. */
+static inline void maybe_defrag(sim *s, int level)
+{
+    if (s->rt[level].counted_defrag)
+        count_defrag(s, level);
 }
 
 AM_ALWAYS_INLINE int alloc_tail(sim *s, const tr_event *ev, int level, alloc_req *r,
@@ -1614,6 +1620,8 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
         if (L->policy->retry_after_free)
             s->rt[i].retry = L->policy->retry_after_free(L->policy_opts, &s->rt[i].retry_wait);
         s->rt[i].relocatable = L->policy->set_plan == NULL;
+        s->rt[i].counted_defrag =
+            L->defrag.mode != CFG_DEFRAG_NONE && L->defrag.trigger != CFG_TRIGGER_ON_OOM;
     }
     for (int i = 0; i < cfg->nlinks; i++) {
         const cfg_link *L = &cfg->links[i];
