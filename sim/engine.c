@@ -8,6 +8,9 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 #include <string.h>
 #include <unistd.h>
 
@@ -523,6 +526,27 @@ static void host_sync(sim *s, uint32_t id)
  * multiplications: two 4-digit halves in 32-bit lanes, then 2-digit pairs in 16-bit lanes (x / 100
  * as x * 10486 >> 20, exact below 10^4), then single digits in bytes (x / 10 as x * 103 >> 10,
  * exact below 100); no lane's product reaches the next lane. */
+#if defined(__SSE2__) && defined(__x86_64__)
+/* The same with SSE2 (every x86-64 has it), in fewer instructions: v / 10000 and v % 10000 as
+ * two 16-bit lanes, each spread over four lanes scaled by 4, divided there by 1000, 100, 10 and 1
+ * (a high-half multiply by 2^k / 10^j, then one by a power of two for the remaining shift; exact
+ * below 10^4 with the scaling), then each lane less ten times the lane before it. Checked equal
+ * to the multiplication form for every v < 10^8. */
+AM_ALWAYS_INLINE uint64_t digits8(uint32_t v)
+{
+    __m128i x = _mm_cvtsi32_si128((int)v);
+    __m128i hi = _mm_srli_epi64(_mm_mul_epu32(x, _mm_set1_epi32((int)0xD1B71759u)), 45);
+    __m128i lo = _mm_sub_epi32(x, _mm_mul_epu32(hi, _mm_set1_epi32(10000)));
+    __m128i v1 = _mm_slli_epi64(_mm_unpacklo_epi16(hi, lo), 2);
+    __m128i v2 = _mm_unpacklo_epi32(_mm_unpacklo_epi16(v1, v1), _mm_unpacklo_epi16(v1, v1));
+    __m128i v3 = _mm_mulhi_epu16(v2, _mm_set_epi16((short)32768, 13108, 5243, 8389, (short)32768,
+                                                   13108, 5243, 8389));
+    __m128i v4 = _mm_mulhi_epu16(v3, _mm_set_epi16((short)32768, 1 << 13, 1 << 11, 1 << 7,
+                                                   (short)32768, 1 << 13, 1 << 11, 1 << 7));
+    __m128i v7 = _mm_sub_epi16(v4, _mm_slli_epi64(_mm_mullo_epi16(v4, _mm_set1_epi16(10)), 16));
+    return (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(v7, _mm_setzero_si128()));
+}
+#else
 AM_ALWAYS_INLINE uint64_t digits8(uint32_t v)
 {
     uint64_t hi = v / 10000, m = hi | (uint64_t)(v - (uint32_t)hi * 10000) << 32;
@@ -531,6 +555,7 @@ AM_ALWAYS_INLINE uint64_t digits8(uint32_t v)
     uint64_t t = ((m * 103) >> 10) & 0x000F000F000F000FULL;
     return (m - t * 10) << 8 | t;
 }
+#endif
 
 /* v < 10^8 in decimal at p without leading zeros; returns the end. The leading zeros are the
  * zero bytes at the word's low end (v = 0 keeps one). Writes a whole 8-byte word: bytes past the

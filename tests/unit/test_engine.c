@@ -267,6 +267,48 @@ static void test_placement_numbers(void)
     placed_stop(&r);
 }
 
+/* Ids across the eight-digit range and around every power of ten convert exactly (the digit
+ * conversion of placement rows, SSE2 or multiplication form, against snprintf). */
+static void test_placement_digits(void)
+{
+    const char *y = "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n"
+                    "      policy: best_fit\n      alignment: 1\n";
+    placed r;
+    CU_ASSERT_FATAL(placed_start(&r, y) == 0);
+    size_t cap = 1 << 20, wn = 0;
+    char *want = malloc(cap);
+    CU_ASSERT_FATAL(want != NULL);
+    wn += (size_t)snprintf(want, cap, "seq,id,level,address,requested,allocated,status\n");
+    uint64_t ids[12000];
+    size_t n = 0;
+    for (uint64_t v = 0; v < 100000000; v += 9973) /* a prime stride over 10^8 */
+        ids[n++] = v;
+    for (uint64_t p10 = 10; p10 <= 10000000000000000000ULL; p10 *= 10) {
+        ids[n++] = p10 - 1;
+        ids[n++] = p10;
+        ids[n++] = p10 + 1;
+        if (p10 > UINT64_MAX / 10)
+            break;
+    }
+    ids[n++] = UINT64_MAX;
+    uint64_t seq = 0;
+    for (size_t k = 0; k < n; k++) {
+        tr_event a = {.kind = TR_ALLOC, .id = ids[k], .bytes = ids[k] % 4096 + 1,
+                      .time = AM_TIME_NONE, .addr = TR_NO_ADDR, .line = (unsigned long)k + 1};
+        tr_event f = {.kind = TR_FREE, .id = ids[k], .time = AM_TIME_NONE, .addr = TR_NO_ADDR,
+                      .line = (unsigned long)k + 1};
+        CU_ASSERT(sim_event(r.s, &a, "p", &r.err) == 0);
+        CU_ASSERT(sim_event(r.s, &f, "p", &r.err) == 0);
+        wn += (size_t)snprintf(want + wn, cap - wn, "%" PRIu64 ",%" PRIu64 ",hbm,0,%" PRIu64
+                               ",%" PRIu64 ",ok\n", seq, ids[k], a.bytes, a.bytes);
+        seq += 2;
+    }
+    CU_ASSERT(placed_finish(&r) == 0);
+    CU_ASSERT_STRING_EQUAL(r.pl, want);
+    free(want);
+    placed_stop(&r);
+}
+
 /* BFC's retry-after-free: a failed request waits for frees within retry_wait. */
 static void test_retry_after_free(void)
 {
@@ -378,6 +420,7 @@ void suite_engine(void)
              {"trace errors with file:line:col", test_trace_errors},
              {"retry after free", test_retry_after_free},
              {"placement rows: numbers of every length", test_placement_numbers},
+             {"placement rows: ids across 10^8 and around every power of ten", test_placement_digits},
              {"deterministic outputs", test_determinism},
              {"link model arithmetic", test_link_model},
              {"energy per byte", test_link_energy});
