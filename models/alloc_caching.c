@@ -98,6 +98,8 @@ typedef struct cblock {
     uint8_t mapped;          /* 0: an unmapped range of an expandable segment */
     uint8_t in_tree;         /* in its pool's free tree or unmapped tree */
     uint8_t split_counted;   /* counted in inactive_split_bytes */
+    uint8_t pool;            /* its segment's pool and kind, copied at creation (a block */
+    uint8_t expandable;      /* never changes segment): no load through seg on the hot path */
 } cblock;
 
 struct cseg {
@@ -224,9 +226,9 @@ static void pool_note(cach *c, cblock *b)
     if (b->size > c->largest)
         c->largest = b->size;
     b->in_tree = 1;
-    b->gc_base = c->pool[b->seg->pool].lookups;
+    b->gc_base = c->pool[b->pool].lookups;
     /* inactive_split: free pieces of partly used (non-expandable) segments */
-    b->split_counted = !b->seg->expandable && is_split(b);
+    b->split_counted = !b->expandable && is_split(b);
     if (b->split_counted) {
         st_add(&c->inactive_split_bytes, b->size);
         st_add(&c->inactive_split, 1);
@@ -246,12 +248,12 @@ static void pool_forget(cach *c, cblock *b)
     }
 }
 
-static bt_tree *pool_tree(cach *c, const cblock *b) { return &c->pool[b->seg->pool].free[b->stream]; }
+static bt_tree *pool_tree(cach *c, const cblock *b) { return &c->pool[b->pool].free[b->stream]; }
 
 /* Insert a free mapped block into its pool (insert_into_blocks). */
 static void pool_insert(cach *c, cblock *b)
 {
-    ensure_stream(&c->pool[b->seg->pool], b->stream);
+    ensure_stream(&c->pool[b->pool], b->stream);
     bt_insert(pool_tree(c, b), b->size, b->addr, b);
     pool_note(c, b);
 }
@@ -288,7 +290,7 @@ static cblock *free_before(const bt_tree *t, const cblock *b)
 
 static void unmapped_insert(cach *c, cblock *b)
 {
-    cpool *p = &c->pool[b->seg->pool];
+    cpool *p = &c->pool[b->pool];
     b->node.k1 = b->addr;
     b->node.k2 = 0;
     os_insert(&p->unmapped[b->stream], &b->node);
@@ -297,7 +299,7 @@ static void unmapped_insert(cach *c, cblock *b)
 
 static void unmapped_remove(cach *c, cblock *b)
 {
-    os_remove(&c->pool[b->seg->pool].unmapped[b->stream], &b->node);
+    os_remove(&c->pool[b->pool].unmapped[b->stream], &b->node);
     b->in_tree = 0;
 }
 
@@ -321,6 +323,8 @@ static cblock *block_new(cach *c, cseg *s, uint64_t addr, uint64_t size)
     b->mapped = 1;
     b->in_tree = 0;
     b->split_counted = 0;
+    b->pool = (uint8_t)s->pool;
+    b->expandable = (uint8_t)s->expandable;
     return b;
 }
 
@@ -529,12 +533,14 @@ static int get_free_block(cach *c, params *p)
     cblock *b = bt_lower_bound(&pl->free[p->stream], p->size, 0, &it);
     if (!b)
         return 0;
-    if (b->seg->expandable) {
-        /* Best fit by the size the block could expand to. */
-        cblock *nx = bt_next(&it);
-        while (b->seg->expandable && nx && exp_size(nx) < exp_size(b)) {
+    if (b->expandable) {
+        /* Best fit by the size the block could expand to (`it` stays at b, `nit` looks ahead). */
+        bt_iter nit = it;
+        cblock *nx = bt_next(&nit);
+        while (b->expandable && nx && exp_size(nx) < exp_size(b)) {
             b = nx;
-            nx = bt_next(&it);
+            it = nit;
+            nx = bt_next(&nit);
         }
     }
     uint64_t mss = c->o.max_split_size;
@@ -576,7 +582,7 @@ static void garbage_collect(cach *c)
             for (cblock *b = bt_first(&pl->free[s], NULL), *nb; b; b = nb) {
                 nb = free_after(&pl->free[s], b);
                 uint64_t age = pl->lookups - b->gc_base;
-                if (!is_split(b) && !b->seg->expandable && (double)age >= age_threshold) {
+                if (!is_split(b) && !b->expandable && (double)age >= age_threshold) {
                     freed = 1;
                     reclaimed += b->size;
                     total_age -= age;
@@ -600,7 +606,7 @@ static int release_available(cach *c, const params *p)
     uint64_t key = p->size < mss ? mss : p->size;
     cblock *b = bt_lower_bound(t, key, 0, NULL);
     if (b) {
-        if (is_split(b) || b->seg->expandable)
+        if (is_split(b) || b->expandable)
             return 0; /* only whole non-expandable segments can go back */
         release_segment(c, b);
         return 1;
@@ -609,7 +615,7 @@ static int release_available(cach *c, const params *p)
     b = bt_last(t, NULL);
     while (b && released < key && b->size >= mss) {
         cblock *pb = free_before(t, b);
-        if (!b->seg->expandable && !is_split(b)) {
+        if (!b->expandable && !is_split(b)) {
             released += b->size;
             release_segment(c, b);
         }
@@ -630,7 +636,7 @@ static void release_cached(cach *c)
             cblock **to_unmap = NULL;
             for (cblock *b = bt_first(&pl->free[s], NULL), *nb; b; b = nb) {
                 nb = free_after(&pl->free[s], b);
-                if (b->seg->expandable) {
+                if (b->expandable) {
                     if (nun == cap) {
                         cap = cap ? 2 * cap : 16;
                         to_unmap = am_realloc(to_unmap, cap * sizeof *to_unmap);
@@ -738,7 +744,7 @@ static int new_memory(cach *c, params *p, int is_retry)
 static int should_split(const cach *c, const cblock *b, uint64_t size)
 {
     uint64_t rem = b->size - size;
-    if (b->seg->pool == POOL_SMALL || b->seg->expandable)
+    if (b->pool == POOL_SMALL || b->expandable)
         return rem >= CACH_MIN_BLOCK;
     return size < c->o.max_split_size && rem > CACH_SMALL_SIZE;
 }
@@ -961,6 +967,9 @@ static int cach_check(void *st, am_error *err)
             if (b->addr != at || b->size == 0 || b->seg != s)
                 BAD("blocks do not tile segment %llu at %llu", (unsigned long long)s->addr,
                     (unsigned long long)at);
+            if (b->pool != s->pool || b->expandable != s->expandable)
+                BAD("block at %llu has another pool or kind than its segment",
+                    (unsigned long long)b->addr);
             if (b->next && b->next->prev != b)
                 BAD("broken block links at %llu", (unsigned long long)b->addr);
             at += b->size;

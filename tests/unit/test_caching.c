@@ -364,6 +364,41 @@ static void test_expandable(void)
     fx_close(&f);
 }
 
+/* Seeded random allocations and frees with expandable segments, invariants checked after every
+ * step: the best-fit search looks past the first fitting block at what each could expand to,
+ * and the block it settles on (not the one after it) must leave the pool. */
+static void test_expandable_stress(void)
+{
+    fx f;
+    copt ex[] = {{"expandable_segments", 1, 0}};
+    fx_open(&f, 256 * MiB, 0, ex, 1);
+    enum { N = 64 };
+    alloc_out live[N];
+    uint64_t bytes[N] = {0};
+    uint64_t seed = 12345, fails = 0;
+    for (int step = 0; step < 4000; step++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        int k = (int)((seed >> 33) % N);
+        if (bytes[k]) {
+            fr(&f, &live[k], bytes[k]);
+            bytes[k] = 0;
+        } else {
+            uint64_t b = (seed >> 40) % 4 ? 512 + (seed >> 20) % (3 * MiB)
+                                           : MiB + (seed >> 16) % (40 * MiB);
+            if (al(&f, b, 0, &live[k]) != UINT64_MAX)
+                bytes[k] = b;
+            else
+                fails++;
+        }
+    }
+    CU_ASSERT(fails < 4000); /* mostly served: the run exercised the pools */
+    for (int k = 0; k < N; k++)
+        if (bytes[k])
+            fr(&f, &live[k], bytes[k]);
+    CU_ASSERT_EQUAL(mem_get_metrics(f.m)->allocated_bytes, 0);
+    fx_close(&f);
+}
+
 /* ---- the shared snapshots, replayed at their recorded addresses ---- */
 
 typedef struct live { uint64_t handle, requested, given; int ok; } live;
@@ -460,6 +495,8 @@ void suite_caching(void)
              {"miss sequence, retries, OOM", test_miss_sequence},
              {"memory fraction and garbage collection", test_memory_fraction_and_gc},
              {"expandable segments map and unmap", test_expandable},
+             {"expandable segments: seeded stress, invariants after every step",
+              test_expandable_stress},
              {"snapshot MAGMA27 at recorded addresses", test_snapshot_magma},
              {"snapshot bcrafton at recorded addresses", test_snapshot_bcrafton});
 }
