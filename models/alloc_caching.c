@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "btree.h"
+#include "sizeset.h"
 #include "recpool.h"
 #include "ordset.h"
 
@@ -115,7 +115,7 @@ struct cseg {
 
 /* Per pool: free and unmapped trees per stream, and the lookup counter used for block age. */
 typedef struct cpool {
-    bt_tree *free;           /* [nstreams]: free blocks by (size, addr) -> cblock (B+-tree) */
+    sizeset *free;           /* [nstreams]: free blocks by (size, addr) -> cblock */
     os_tree *unmapped;       /* [nstreams], expandable segments only */
     cseg **expseg;           /* [nstreams], expandable segment of each stream */
     size_t nstreams;
@@ -201,7 +201,7 @@ static AM_NOINLINE void grow_streams(cpool *p, uint32_t s)
     p->unmapped = am_realloc(p->unmapped, n * sizeof *p->unmapped);
     p->expseg = am_realloc(p->expseg, n * sizeof *p->expseg);
     for (size_t i = p->nstreams; i < n; i++) {
-        p->free[i] = (bt_tree){0};
+        memset(&p->free[i], 0, sizeof p->free[i]);
         p->unmapped[i] = (os_tree){.root = NULL};
         p->expseg[i] = NULL;
     }
@@ -248,24 +248,24 @@ static void pool_forget(cach *c, cblock *b)
     }
 }
 
-static bt_tree *pool_tree(cach *c, const cblock *b) { return &c->pool[b->pool].free[b->stream]; }
+static sizeset *pool_tree(cach *c, const cblock *b) { return &c->pool[b->pool].free[b->stream]; }
 
 /* Insert a free mapped block into its pool (insert_into_blocks). */
 static void pool_insert(cach *c, cblock *b)
 {
     ensure_stream(&c->pool[b->pool], b->stream);
-    bt_insert(pool_tree(c, b), b->size, b->addr, b);
+    ss_insert(pool_tree(c, b), b->size, b->addr, b);
     pool_note(c, b);
 }
 
 /* Take a free block out of its pool; `at` is its position when the caller has it (one less
  * descent), else NULL. */
-static void pool_remove_at(cach *c, cblock *b, const bt_iter *at)
+static void pool_remove_at(cach *c, cblock *b, const ss_iter *at)
 {
     if (at)
-        bt_remove_at(pool_tree(c, b), at);
+        ss_remove_at(pool_tree(c, b), at);
     else
-        bt_remove(pool_tree(c, b), b->key_size, b->key_addr);
+        ss_remove(pool_tree(c, b), b->key_size, b->key_addr);
     pool_forget(c, b);
 }
 
@@ -273,19 +273,19 @@ static void pool_remove(cach *c, cblock *b) { pool_remove_at(c, b, NULL); }
 
 /* The free block after / before b in its tree's key order, valid whether or not b is still in
  * the tree (walks that release blocks step by key, since releasing changes the tree). */
-static cblock *free_after(const bt_tree *t, const cblock *b)
+static cblock *free_after(const sizeset *t, const cblock *b)
 {
-    bt_iter it;
-    cblock *x = bt_lower_bound(t, b->key_size, b->key_addr, &it);
-    return x == b ? bt_next(&it) : x;
+    ss_iter it;
+    cblock *x = ss_lower_bound(t, b->key_size, b->key_addr, &it);
+    return x == b ? ss_next(t, &it) : x;
 }
 
-static cblock *free_before(const bt_tree *t, const cblock *b)
+static cblock *free_before(const sizeset *t, const cblock *b)
 {
-    bt_iter it;
-    if (!bt_lower_bound(t, b->key_size, b->key_addr, &it))
-        return bt_last(t, NULL);
-    return bt_prev(&it);
+    ss_iter it;
+    if (!ss_lower_bound(t, b->key_size, b->key_addr, &it))
+        return ss_last(t, NULL);
+    return ss_prev(t, &it);
 }
 
 static void unmapped_insert(cach *c, cblock *b)
@@ -512,7 +512,7 @@ typedef struct params {
     int pool;
     cblock *block;       /* found or new block */
     int filed;           /* block is still in its pool's tree, at `at` */
-    bt_iter at;
+    ss_iter at;
 } params;
 
 static int gc_on(const cach *c) { return c->o.memory_fraction > 0 && c->o.gc_threshold > 0; }
@@ -529,18 +529,19 @@ static int get_free_block(cach *c, params *p)
     if (gc_on(c))
         pl->lookups++;
     ensure_stream(pl, p->stream);
-    bt_iter it;
-    cblock *b = bt_lower_bound(&pl->free[p->stream], p->size, 0, &it);
+    ss_iter it;
+    const sizeset *fs = &pl->free[p->stream];
+    cblock *b = ss_lower_bound(fs, p->size, 0, &it);
     if (!b)
         return 0;
     if (b->expandable) {
         /* Best fit by the size the block could expand to (`it` stays at b, `nit` looks ahead). */
-        bt_iter nit = it;
-        cblock *nx = bt_next(&nit);
+        ss_iter nit = it;
+        cblock *nx = ss_next(fs, &nit);
         while (b->expandable && nx && exp_size(nx) < exp_size(b)) {
             b = nx;
             it = nit;
-            nx = bt_next(&nit);
+            nx = ss_next(fs, &nit);
         }
     }
     uint64_t mss = c->o.max_split_size;
@@ -566,8 +567,8 @@ static void garbage_collect(cach *c)
     uint64_t target = c->total_reserved - threshold, reclaimed = 0, total_age = 0, count = 0;
     cpool *pl = &c->pool[POOL_LARGE];
     for (size_t s = 0; s < pl->nstreams; s++) {
-        bt_iter it;
-        for (cblock *b = bt_first(&pl->free[s], &it); b; b = bt_next(&it))
+        ss_iter it;
+        for (cblock *b = ss_first(&pl->free[s], &it); b; b = ss_next(&pl->free[s], &it))
             if (!is_split(b)) {
                 total_age += pl->lookups - b->gc_base;
                 count++;
@@ -579,7 +580,7 @@ static void garbage_collect(cach *c)
         freed = 0;
         for (size_t s = 0; s < pl->nstreams; s++) {
             /* in key order; a released block leaves the tree, so step by key, not iterator */
-            for (cblock *b = bt_first(&pl->free[s], NULL), *nb; b; b = nb) {
+            for (cblock *b = ss_first(&pl->free[s], NULL), *nb; b; b = nb) {
                 nb = free_after(&pl->free[s], b);
                 uint64_t age = pl->lookups - b->gc_base;
                 if (!is_split(b) && !b->expandable && (double)age >= age_threshold) {
@@ -602,9 +603,9 @@ static int release_available(cach *c, const params *p)
     if (mss == CACH_NO_LIMIT)
         return 0;
     cpool *pl = &c->pool[p->pool];
-    bt_tree *t = &pl->free[p->stream];
+    sizeset *t = &pl->free[p->stream];
     uint64_t key = p->size < mss ? mss : p->size;
-    cblock *b = bt_lower_bound(t, key, 0, NULL);
+    cblock *b = ss_lower_bound(t, key, 0, NULL);
     if (b) {
         if (is_split(b) || b->expandable)
             return 0; /* only whole non-expandable segments can go back */
@@ -612,7 +613,7 @@ static int release_available(cach *c, const params *p)
         return 1;
     }
     uint64_t released = 0;
-    b = bt_last(t, NULL);
+    b = ss_last(t, NULL);
     while (b && released < key && b->size >= mss) {
         cblock *pb = free_before(t, b);
         if (!b->expandable && !is_split(b)) {
@@ -634,7 +635,7 @@ static void release_cached(cach *c)
         for (size_t s = 0; s < pl->nstreams; s++) {
             size_t nun = 0, cap = 0;
             cblock **to_unmap = NULL;
-            for (cblock *b = bt_first(&pl->free[s], NULL), *nb; b; b = nb) {
+            for (cblock *b = ss_first(&pl->free[s], NULL), *nb; b; b = nb) {
                 nb = free_after(&pl->free[s], b);
                 if (b->expandable) {
                     if (nun == cap) {
@@ -759,10 +760,10 @@ static cblock *take_block(cach *c, params *p)
         p->filed = 0;
         if (split) {
             cblock *rest = split_after(c, b, p->size);
-            bt_rekey_at(pool_tree(c, rest), &p->at, rest->size, rest->addr, rest);
+            ss_rekey_at(pool_tree(c, rest), &p->at, rest->size, rest->addr, rest);
             pool_note(c, rest);
         } else {
-            bt_remove_at(pool_tree(c, b), &p->at);
+            ss_remove_at(pool_tree(c, b), &p->at);
         }
     } else if (split) {
         pool_insert(c, split_after(c, b, p->size));
@@ -845,7 +846,7 @@ static void cach_free(void *st, uint64_t handle)
     uint64_t ks = keep->key_size, ka = keep->key_addr;
     try_merge_keep(c, b, b->prev, keep == b->prev);
     try_merge_keep(c, b, b->next, 1);
-    bt_rekey(pool_tree(c, b), ks, ka, b->size, b->addr, b);
+    ss_rekey(pool_tree(c, b), ks, ka, b->size, b->addr, b);
     pool_note(c, b);
 }
 
@@ -886,7 +887,7 @@ static void cach_destroy(void *st)
     }
     for (int i = 0; i < 2; i++) {
         for (size_t s = 0; s < c->pool[i].nstreams; s++)
-            bt_destroy(&c->pool[i].free[s]);
+            ss_destroy(&c->pool[i].free[s]);
         free(c->pool[i].free);
         free(c->pool[i].unmapped);
         free(c->pool[i].expseg);
@@ -903,7 +904,7 @@ static uint64_t cach_largest_free(void *st)
     uint64_t best = 0;
     for (int i = 0; i < 2; i++)
         for (size_t s = 0; s < c->pool[i].nstreams; s++) {
-            uint64_t k = bt_last_k1(&c->pool[i].free[s]); /* key (size, addr) of a free block */
+            uint64_t k = ss_last_size(&c->pool[i].free[s]);
             if (k > best)
                 best = k;
         }
@@ -1005,12 +1006,13 @@ static int cach_check(void *st, am_error *err)
         uint64_t n = 0;
         for (size_t s = 0; s < c->pool[i].nstreams; s++) {
             n += c->pool[i].free[s].n;
-            if (bt_check(&c->pool[i].free[s]) || os_check(&c->pool[i].unmapped[s]))
+            if (ss_check(&c->pool[i].free[s]) || os_check(&c->pool[i].unmapped[s]))
                 BAD("pool tree inconsistent");
-            bt_iter it;
-            for (cblock *b = bt_first(&c->pool[i].free[s], &it); b; b = bt_next(&it)) {
+            ss_iter it;
+            for (cblock *b = ss_first(&c->pool[i].free[s], &it); b;
+                 b = ss_next(&c->pool[i].free[s], &it)) {
                 if (b->seg->pool != i || b->stream != s || b->state != B_FREE ||
-                    bt_k1(&it) != b->size || bt_k2(&it) != b->addr || b->key_size != b->size ||
+                    ss_size(&it) != b->size || ss_addr(&it) != b->addr || b->key_size != b->size ||
                     b->key_addr != b->addr)
                     BAD("block %llu in the wrong pool set", (unsigned long long)b->addr);
             }

@@ -68,16 +68,26 @@ static inline int node_child(const bt_node *x, uint64_t k1, uint64_t k2)
 
 static bt_node *node_new(bt_tree *t, int leaf)
 {
-    if (!t->nodes.size) /* an all-zero tree is empty and valid: its pool starts here */
-        recpool_init(&t->nodes, sizeof(bt_node));
-    bt_node *x = recpool_get(&t->nodes); /* zeroed: n 0, no neighbours */
+    recpool *p = t->pool ? t->pool : &t->nodes;
+    if (!p->size) /* an all-zero tree is empty and valid: its pool starts here */
+        recpool_init(p, sizeof(bt_node));
+    bt_node *x = recpool_take(p); /* the header set here; entries are written before read */
+    x->n = 0;
     x->leaf = leaf;
+    x->prev = x->next = NULL;
     return x;
 }
 
 static void node_put(bt_tree *t, bt_node *x)
 {
-    recpool_put(&t->nodes, x);
+    recpool_put(t->pool ? t->pool : &t->nodes, x);
+}
+
+void bt_use_pool(bt_tree *t, recpool *p)
+{
+    if (!p->size)
+        recpool_init(p, sizeof(bt_node));
+    t->pool = p;
 }
 
 /* Move entries [from, from + cnt) of src to position at of dst (dst has room). */
@@ -397,7 +407,8 @@ void *bt_val(const bt_iter *it) { return it->leaf->e[it->i].p; }
 
 void bt_destroy(bt_tree *t)
 {
-    recpool_destroy(&t->nodes); /* every node, in the tree or spare */
+    if (!t->pool)
+        recpool_destroy(&t->nodes); /* every node, in the tree or spare */
     t->root = t->last = NULL;
     t->n = 0;
     t->height = 0;

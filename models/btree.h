@@ -25,7 +25,8 @@ typedef struct bt_node bt_node;
 typedef struct bt_tree {
     bt_node *root;  /* NULL when empty */
     bt_node *last;  /* the rightmost leaf (bt_last in O(1)), NULL when empty */
-    recpool nodes;  /* node memory (set up by the first insert) */
+    recpool nodes;  /* node memory (set up by the first insert), unless pool is set */
+    recpool *pool;  /* node memory shared with other trees (bt_use_pool), or NULL */
     size_t n;       /* keys */
     int height;     /* 1 = the root is a leaf */
 } bt_tree;
@@ -38,6 +39,9 @@ typedef struct bt_iter {
 
 /* An empty tree is all zeros: bt_tree t = {0}. */
 void bt_destroy(bt_tree *t);
+/* Take node memory from p, shared with other trees, instead of the tree's own pool (call on an
+ * empty tree). bt_destroy then only forgets the nodes: p's owner frees them with p. */
+void bt_use_pool(bt_tree *t, recpool *p);
 /* Insert (k1, k2) -> val; the key must be absent. */
 void bt_insert(bt_tree *t, uint64_t k1, uint64_t k2, void *val);
 /* Remove (k1, k2); returns its value, or NULL when absent. */
