@@ -19,7 +19,8 @@
  * allocation of one page through env->dev_alloc, so the level counts reserved bytes exactly as
  * PyTorch does (mapped pages); its physical address is kept only to give it back.
  *
- * Data structures: free blocks in one B+-tree per (pool, stream) keyed (size, address); unmapped
+ * Data structures: free blocks in one size-class set (models/sizeset.h) per (pool, stream) keyed
+ * (size, address), its order that of PyTorch's std::set of blocks; unmapped
  * expandable ranges in an ordset per (pool, stream) keyed (address); segments in an ordset keyed
  * by address (walk). A block pointer is the handle given to the caller. */
 #include <stdint.h>
@@ -1012,7 +1013,8 @@ static int cach_check(void *st, am_error *err)
             for (cblock *b = ss_first(&c->pool[i].free[s], &it); b;
                  b = ss_next(&c->pool[i].free[s], &it)) {
                 if (b->seg->pool != i || b->stream != s || b->state != B_FREE ||
-                    ss_size(&it) != b->size || ss_addr(&it) != b->addr || b->key_size != b->size ||
+                    ss_size(&it, &c->pool[i].free[s]) != b->size ||
+                    ss_addr(&it, &c->pool[i].free[s]) != b->addr || b->key_size != b->size ||
                     b->key_addr != b->addr)
                     BAD("block %llu in the wrong pool set", (unsigned long long)b->addr);
             }

@@ -7,7 +7,8 @@
  * So reserved memory is the heap's high-water mark, which is what the baseline costs.
  * Requests round up to `alignment` (default 256 bytes, BFC's granularity).
  *   best_fit:  the smallest free block that fits, lowest address among equal sizes
- *              (a (size, address)-ordered B+-tree, models/btree.h, one lower_bound);
+ *              (a (size, address)-ordered set split by size class, models/sizeset.h: one
+ *              lower bound in a small class tree or the next class's first block);
  *   first_fit: the lowest-addressed free block that fits (address-ordered set whose subtree
  *              maximum of block sizes finds it in O(log n)).
  * The allocation takes the low end of the block; the remainder stays free. A freed block
@@ -19,7 +20,7 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "btree.h"
+#include "sizeset.h"
 #include "ordset.h"
 #include "recpool.h"
 
@@ -51,7 +52,7 @@ typedef struct fit {
     int first_fit;
     int have_arena;
     uint64_t arena_addr, arena_size;
-    bt_tree by_size;      /* free blocks by (size, addr) -> fblock */
+    sizeset by_size;      /* free blocks by (size, addr) -> fblock */
     os_tree by_addr;      /* first fit: free blocks by address, val = size, subtree maximum */
     fblock *head;         /* the lowest block (at arena_addr) */
     recpool recs; /* fblock records */
@@ -73,26 +74,26 @@ static void size_insert(fit *f, fblock *b)
 {
     b->key_size = b->size;
     b->key_addr = b->addr;
-    bt_insert(&f->by_size, b->size, b->addr, b);
+    ss_insert(&f->by_size, b->size, b->addr, b);
 }
 
 /* Out of the size set; `at` is its position there when the caller has it (no descent), or NULL. */
-static void size_remove(fit *f, fblock *b, const bt_iter *at)
+static void size_remove(fit *f, fblock *b, const ss_iter *at)
 {
     if (at)
-        bt_remove_at(&f->by_size, at);
+        ss_remove_at(&f->by_size, at);
     else
-        bt_remove(&f->by_size, b->key_size, b->key_addr);
+        ss_remove(&f->by_size, b->key_size, b->key_addr);
 }
 
 /* Re-file a free block in the size set after its size or address changed; `at` is its position
  * there when the caller has it, or NULL. */
-static void resize(fit *f, fblock *x, const bt_iter *at)
+static void resize(fit *f, fblock *x, const ss_iter *at)
 {
     if (at)
-        bt_rekey_at(&f->by_size, at, x->size, x->addr, x);
+        ss_rekey_at(&f->by_size, at, x->size, x->addr, x);
     else
-        bt_rekey(&f->by_size, x->key_size, x->key_addr, x->size, x->addr, x);
+        ss_rekey(&f->by_size, x->key_size, x->key_addr, x->size, x->addr, x);
     x->key_size = x->size;
     x->key_addr = x->addr;
 }
@@ -109,7 +110,7 @@ static void free_insert(fit *f, fblock *b)
     }
 }
 
-static void free_remove(fit *f, fblock *b, const bt_iter *at)
+static void free_remove(fit *f, fblock *b, const ss_iter *at)
 {
     size_remove(f, b, at);
     b->is_free = 0;
@@ -152,12 +153,12 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
     }
     uint64_t need = am_round_up(r->bytes, f->align);
     fblock *b;
-    bt_iter it, *pos = NULL; /* best fit: where b is in the size set */
+    ss_iter it, *pos = NULL; /* best fit: where b is in the size set */
     if (f->first_fit) {
         os_node *n = os_first_fit(&f->by_addr, need);
         b = n ? FB_OF_ADDR(n) : NULL;
     } else {
-        b = bt_lower_bound(&f->by_size, need, 0, &it);
+        b = ss_lower_bound(&f->by_size, need, 0, &it);
         pos = &it;
     }
     if (!b || need < r->bytes) {
@@ -250,14 +251,14 @@ static void fit_free(void *st, uint64_t handle)
 static uint64_t fit_largest_free(void *st)
 {
     fit *f = st;
-    bt_iter it;
-    const fblock *b = bt_last(&f->by_size, &it);
+    ss_iter it;
+    const fblock *b = ss_last(&f->by_size, &it);
     if (!b)
         return 0;
     if (b->addr + b->size <= f->top)
         return b->size;
     uint64_t capped = f->top > b->addr ? f->top - b->addr : 0;
-    const fblock *p = bt_prev(&it);
+    const fblock *p = ss_prev(&f->by_size, &it);
     return p && p->size > capped ? p->size : capped;
 }
 
@@ -305,7 +306,7 @@ static int fit_check(void *st, am_error *err)
     int bad = 0;
     uint64_t used_bytes = 0, at = f->arena_addr;
     size_t nfree = 0;
-    if (bt_check(&f->by_size) || (f->first_fit && (os_check(&f->by_addr) ||
+    if (ss_check(&f->by_size) || (f->first_fit && (os_check(&f->by_addr) ||
                                                    f->by_size.n != f->by_addr.n))) {
         bad++;
         am_fail(err, AM_EINTERNAL, "%s: free sets corrupt", f->first_fit ? "first_fit" : "best_fit");
@@ -326,7 +327,7 @@ static int fit_check(void *st, am_error *err)
         }
         nfree++;
         if (x->key_size != x->size || x->key_addr != x->addr ||
-            bt_find(&f->by_size, x->size, x->addr) != x ||
+            ss_find(&f->by_size, x->size, x->addr) != x ||
             (f->first_fit && (x->by_addr.k1 != x->addr || x->by_addr.val != x->size))) {
             bad++;
             am_fail(err, AM_EINTERNAL, "fit: free block at %" PRIu64 " filed under another key",
@@ -376,7 +377,7 @@ static int first_create(void **out, const alloc_env *env, const void *opts, am_e
 static void fit_destroy(void *st)
 {
     fit *f = st;
-    bt_destroy(&f->by_size);
+    ss_destroy(&f->by_size);
     recpool_destroy(&f->recs);
     free(f);
 }

@@ -7,14 +7,16 @@
  * them answers each in a descent of two or three nodes; here the blocks are first split by size
  * class as TLSF does (the power of two of the size and 16 steps within it, 976 classes, each
  * class's sizes all below the next class's), each class a small B+-tree (models/btree.h) of its
- * own, and a two-level bitmap of the classes that hold blocks. A best fit is the class of the
+ * own, and a two-level bitmap of the classes that hold blocks. A class holding a single block
+ * keeps it in place of a tree (most classes hold none or one), so filing it, taking it out or
+ * moving it to another class is a few stores. A best fit is the class of the
  * size, a lower bound in its tree, and else the first block of the next class with any (two
  * bit scans); a block that grows or shrinks moves between two small trees. The order and every
  * answer are those of one tree over all blocks (tests/unit/test_sizeset.c compares them with
  * the treap of models/ordset.c); only the cost differs. The class trees share one node pool.
  *
- * The interface mirrors btree.h: a position (ss_iter) is a class and a position in its tree,
- * invalidated by any change. */
+ * The interface mirrors btree.h: a position (ss_iter) is a class and its single or a position
+ * in its tree, invalidated by any change. */
 #ifndef AM_SIZESET_H
 #define AM_SIZESET_H
 
@@ -24,27 +26,31 @@
 #include "btree.h"
 #include "recpool.h"
 
-#define SS_CLASSES 976 /* sizes 0..15 one class each, then 16 per power of two up to 2^64 */
+#ifndef SS_BITS
+#define SS_BITS 4 /* 2^SS_BITS classes per power of two */
+#endif
+#define SS_CLASSES ((65 - SS_BITS) << SS_BITS) /* sizes below 2^SS_BITS one class each */
 
 typedef struct ss_heap ss_heap;
 
 /* The struct may be moved (realloc'd) while not in use: what points into itself is on the heap. */
 typedef struct sizeset {
-    bt_tree *cls;            /* [SS_CLASSES] class trees, allocated with the first insertion */
-    ss_heap *heap;           /* their shared node pool, allocated with them */
+    ss_heap *heap;           /* class trees and singles, allocated with the first insertion */
     uint64_t used[(SS_CLASSES + 63) / 64]; /* classes holding blocks */
     uint64_t used_top;       /* words of used[] that are not zero */
     size_t n;                /* keys */
 } sizeset;
 
+/* A position: a class and either its single key or a position in its tree. */
 typedef struct ss_iter {
     int c;                   /* class */
-    bt_iter b;               /* position in its tree */
+    int single;              /* 1: the class's single key (b unused) */
+    bt_iter b;               /* position in its tree; b.leaf NULL past either end */
 } ss_iter;
 
 /* An empty set is all zeros: sizeset s = {0}. */
 void ss_destroy(sizeset *s);
-/* Insert (size, addr) -> val; the key must be absent. */
+/* Insert (size, addr) -> val; the key must be absent, val not NULL. */
 void ss_insert(sizeset *s, uint64_t size, uint64_t addr, void *val);
 /* Remove (size, addr); its value, or NULL when absent. */
 void *ss_remove(sizeset *s, uint64_t size, uint64_t addr);
@@ -67,11 +73,11 @@ uint64_t ss_last_size(const sizeset *s);
 /* Step to the next / previous key: its value, or NULL past the end. */
 void *ss_next(const sizeset *s, ss_iter *it);
 void *ss_prev(const sizeset *s, ss_iter *it);
-/* Key at a valid position. */
-uint64_t ss_size(const ss_iter *it);
-uint64_t ss_addr(const ss_iter *it);
-/* Invariant check (each class tree's own, its keys in its class, the bitmap, the count): 0 when
- * consistent. */
+/* Key at a valid position of s. */
+uint64_t ss_size(const ss_iter *it, const sizeset *s);
+uint64_t ss_addr(const ss_iter *it, const sizeset *s);
+/* Invariant check (each class tree's own, its keys in its class, a single only in place of a
+ * tree, the bitmap, the count): 0 when consistent. */
 int ss_check(const sizeset *s);
 
 #endif
