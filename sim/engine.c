@@ -119,7 +119,7 @@ static slot *idmap_find(const idmap *m, uint64_t id)
  * table need not grow), or SIZE_MAX. */
 static slot *idmap_put_at(idmap *m, uint64_t id, size_t pos, uint64_t gen)
 {
-    if (2 * (m->n + 1) > m->cap) {
+    if (4 * (m->n + 1) > m->cap) {
         idmap_grow(m);
         pos = SIZE_MAX;
     }
@@ -969,12 +969,16 @@ static int spill_one(sim *s, int level)
     size_t n = live_on(s, level, &v);
     for (size_t i = 0; i < n; i++) {
         slot *x = v[i];
+        /* ties (one event can use two buffers) go to the lower id, not to the id map's order */
         if (!best)
             best = x;
         else if (L->spill_victim == CFG_VICTIM_LARGEST
                      ? (x->given > best->given ||
-                        (x->given == best->given && x->last_use < best->last_use))
-                     : x->last_use < best->last_use)
+                        (x->given == best->given && (x->last_use < best->last_use ||
+                                                     (x->last_use == best->last_use &&
+                                                      x->id < best->id))))
+                     : (x->last_use < best->last_use ||
+                        (x->last_use == best->last_use && x->id < best->id)))
             best = x;
     }
     free(v);
