@@ -72,7 +72,9 @@ typedef struct trace_opts {
 typedef struct trace trace;
 
 int trace_open(trace **t, const char *path, const trace_opts *o, am_error *err);
-/* 1 and *ev filled, 0 at the end, -1 on error (err set, file:line:col). */
+/* 1 and *ev filled, 0 at the end, -1 on error (err set, file:line:col). The caller does not
+ * change *ev between calls: a reader may leave in place the absent fields the previous event it
+ * wrote there had, instead of writing them again. */
 int trace_next(trace *t, tr_event *ev, am_error *err);
 void trace_close(trace *t);
 /* "native", "lifetime_csv", "pytorch_snapshot" */

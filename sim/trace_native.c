@@ -85,6 +85,7 @@ static const native_op native_ops[] = {
 typedef struct native {
     linebuf lb;
     tr_event blank;  /* an event with every field absent (native_ev_init copies it) */
+    tr_event *clean; /* the event the direct path last wrote: its absent fields still are */
     am_ps unit;      /* ps per unitless time */
     am_ps last_at;   /* latest at= so far (ps) */
     int have_at;
@@ -432,7 +433,13 @@ static inline int native_direct(const trace *t, native *n, tr_event *ev)
         return 0;
     lb->pos += (size_t)(p + 1 - s);
     lb->line++;
-    native_ev_init(t, n, ev, kind, 1);
+    if (ev != n->clean) { /* only the fields set below differ between two such events */
+        *ev = n->blank;
+        n->clean = ev;
+    }
+    ev->kind = kind;
+    ev->line = lb->line;
+    ev->col = 1;
     ev->id = id;
     ev->bytes = bytes;
     return 1;
@@ -577,6 +584,7 @@ int trace_native_open(trace *t, am_error *err)
 static __attribute__((noinline)) int native_next_lines(trace *t, native *n, tr_event *ev,
                                                        am_error *err)
 {
+    n->clean = NULL; /* the general parser may set any field */
     char *line;
     size_t len;
     int r;
