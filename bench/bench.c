@@ -828,11 +828,12 @@ static void bench_micro(void)
     printf("%-12s", "policy");
     for (int i = 0; i < npops; i++)
         printf(" %9zu lifo %9zu rand", pops[i], pops[i]);
-    printf(" %13s\n", npops == 4 ? "1M/1k (rand)" : "100k/1k rand");
+    printf(" %13s %13s\n", npops == 4 ? "1M/1k (lifo)" : "100k/1k lifo",
+           npops == 4 ? "1M/1k (rand)" : "100k/1k rand");
     for (const struct alloc_ops *const *p = alloc_all(); *p; p++) {
         if (!in_list(only_policies, (*p)->name))
             continue;
-        double first = 0, last = 0;
+        double first = 0, last = 0, first_l = 0, last_l = 0;
         printf("%-12s", (*p)->name);
         fflush(stdout);
         int ok = 1;
@@ -854,12 +855,16 @@ static void bench_micro(void)
             fflush(stdout);
             put("ns/pair", a, "op.%s.%zu.lifo", (*p)->name, pops[i]);
             put("ns/pair", b, "op.%s.%zu.random", (*p)->name, pops[i]);
-            if (i == 0)
+            if (i == 0) {
                 first = b;
+                first_l = a;
+            }
             last = b;
+            last_l = a;
         }
-        if (ok && first > 0) {
-            printf(" %12.2fx", last / first);
+        if (ok && first > 0 && first_l > 0) {
+            printf(" %12.2fx %12.2fx", last_l / first_l, last / first);
+            put("x", last_l / first_l, "op.%s.growth_lifo", (*p)->name);
             put("x", last / first, "op.%s.growth_random", (*p)->name);
         }
         printf("\n");
