@@ -577,24 +577,26 @@ AM_ALWAYS_INLINE char *put_8d(char *p, uint32_t v)
     return p + 8;
 }
 
-/* v >= 10^8 in decimal at p (two or three words); returns the end. */
+/* v >= 10^16 in decimal at p (three words); returns the end. */
 static AM_NOINLINE char *put_u64_long(char *p, uint64_t v)
 {
     uint64_t hi = v / 100000000;
-    uint32_t lo = (uint32_t)(v - hi * 100000000);
-    if (hi < 100000000)
-        p = put_u8d(p, (uint32_t)hi);
-    else {
-        p = put_u8d(p, (uint32_t)(hi / 100000000)); /* at most 1844 */
-        p = put_8d(p, (uint32_t)(hi % 100000000));
-    }
-    return put_8d(p, lo);
+    p = put_u8d(p, (uint32_t)(hi / 100000000)); /* at most 1844 */
+    p = put_8d(p, (uint32_t)(hi % 100000000));
+    return put_8d(p, (uint32_t)(v - hi * 100000000));
 }
 
-/* v in decimal at p; returns the end. */
+/* v in decimal at p; returns the end. Up to 16 digits (every address and size of a real
+ * device) in line, as one or two words. */
 AM_ALWAYS_INLINE char *put_u64(char *p, uint64_t v)
 {
-    return v < 100000000 ? put_u8d(p, (uint32_t)v) : put_u64_long(p, v);
+    if (v < 100000000)
+        return put_u8d(p, (uint32_t)v);
+    if (v >= 10000000000000000ULL)
+        return put_u64_long(p, v);
+    uint64_t hi = v / 100000000;
+    p = put_u8d(p, (uint32_t)hi);
+    return put_8d(p, (uint32_t)(v - hi * 100000000));
 }
 #else
 /* Decimal digits in v: bits times log10(2) (1233 / 4096) is the count or one less, and one
