@@ -1127,7 +1127,7 @@ int main(int argc, char **argv)
     if (want("e2e")) {
         bench_end_to_end("train-1M", t1m, n1m, NULL, 7);
         if (big)
-            bench_end_to_end("train-10M", t10m, n10m, main3, 2);
+            bench_end_to_end("train-10M", t10m, n10m, main3, 3);
         bench_end_to_end("serve-1M", s1m, ns, main3, 5);
         bench_end_to_end("lifetimes-1M", c1m, nc, main3, 3);
     }
