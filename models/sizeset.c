@@ -121,6 +121,17 @@ void ss_insert(sizeset *s, uint64_t size, uint64_t addr, void *val)
     bt_insert(&h->cls[c], size, addr, val);
 }
 
+/* Take class c's single out; its value. */
+static void *drop_single(sizeset *s, int c)
+{
+    ss_one *o = &s->heap->one[c];
+    void *v = o->val;
+    o->val = NULL;
+    s->n--;
+    unmark(s, c);
+    return v;
+}
+
 /* Class c lost a key (from its tree). */
 static inline void dropped(sizeset *s, int c)
 {
@@ -138,11 +149,7 @@ void *ss_remove(sizeset *s, uint64_t size, uint64_t addr)
     if (o->val) {
         if (o->size != size || o->addr != addr)
             return NULL;
-        void *v = o->val;
-        o->val = NULL;
-        s->n--;
-        unmark(s, c);
-        return v;
+        return drop_single(s, c);
     }
     if (!s->heap->cls[c].n)
         return NULL;
@@ -154,44 +161,25 @@ void *ss_remove(sizeset *s, uint64_t size, uint64_t addr)
 
 void *ss_remove_at(sizeset *s, const ss_iter *it)
 {
-    if (it->single) {
-        ss_one *o = &s->heap->one[it->c];
-        void *v = o->val;
-        o->val = NULL;
-        s->n--;
-        unmark(s, it->c);
-        return v;
-    }
+    if (it->single)
+        return drop_single(s, it->c);
     void *v = bt_remove_at(&s->heap->cls[it->c], &it->b);
     dropped(s, it->c);
     return v;
 }
 
-/* The smallest key of class c (which holds keys) at *it. */
-static void *class_first(const sizeset *s, int c, ss_iter *it)
+/* The smallest (or with last, the largest) key of class c, which holds keys, at *it. */
+static void *class_end(const sizeset *s, int c, ss_iter *it, int last)
 {
     const ss_one *o = &s->heap->one[c];
     it->c = c;
-    if (o->val) {
-        it->single = 1;
+    it->single = o->val != NULL;
+    if (it->single) {
         it->b.leaf = NULL;
         return o->val;
     }
-    it->single = 0;
-    return bt_first(&s->heap->cls[c], &it->b);
-}
-
-static void *class_last(const sizeset *s, int c, ss_iter *it)
-{
-    const ss_one *o = &s->heap->one[c];
-    it->c = c;
-    if (o->val) {
-        it->single = 1;
-        it->b.leaf = NULL;
-        return o->val;
-    }
-    it->single = 0;
-    return bt_last(&s->heap->cls[c], &it->b);
+    const bt_tree *t = &s->heap->cls[c];
+    return last ? bt_last(t, &it->b) : bt_first(t, &it->b);
 }
 
 void *ss_lower_bound(const sizeset *s, uint64_t size, uint64_t addr, ss_iter *it)
@@ -219,7 +207,7 @@ void *ss_lower_bound(const sizeset *s, uint64_t size, uint64_t addr, ss_iter *it
         }
     }
     c = next_class(s, c + 1); /* every key of a later class is larger */
-    return c < 0 ? NULL : class_first(s, c, it);
+    return c < 0 ? NULL : class_end(s, c, it, 0);
 }
 
 void *ss_find(const sizeset *s, uint64_t size, uint64_t addr)
@@ -242,9 +230,7 @@ void ss_rekey_at(sizeset *s, const ss_iter *it, uint64_t size, uint64_t addr, vo
             *o = (ss_one){size, addr, val};
             return;
         }
-        o->val = NULL;
-        unmark(s, it->c);
-        s->n--;
+        drop_single(s, it->c);
     } else if (c == it->c) {
         bt_rekey_at(&s->heap->cls[c], &it->b, size, addr, val);
         return;
@@ -265,9 +251,7 @@ void ss_rekey(sizeset *s, uint64_t osize, uint64_t oaddr, uint64_t size, uint64_
             *one = (ss_one){size, addr, val};
             return;
         }
-        one->val = NULL;
-        unmark(s, o);
-        s->n--;
+        drop_single(s, o);
     } else if (o == c) {
         bt_rekey(&s->heap->cls[c], osize, oaddr, size, addr, val);
         return;
@@ -282,14 +266,14 @@ void *ss_first(const sizeset *s, ss_iter *it)
 {
     int c = s->n ? next_class(s, 0) : -1;
     ss_iter local;
-    return c < 0 ? NULL : class_first(s, c, it ? it : &local);
+    return c < 0 ? NULL : class_end(s, c, it ? it : &local, 0);
 }
 
 void *ss_last(const sizeset *s, ss_iter *it)
 {
     int c = s->n ? prev_class(s, SS_CLASSES - 1) : -1;
     ss_iter local;
-    return c < 0 ? NULL : class_last(s, c, it ? it : &local);
+    return c < 0 ? NULL : class_end(s, c, it ? it : &local, 1);
 }
 
 uint64_t ss_last_size(const sizeset *s)
@@ -315,7 +299,7 @@ void *ss_next(const sizeset *s, ss_iter *it)
         it->c = -1; /* past the end */
         return NULL;
     }
-    return class_first(s, c, it);
+    return class_end(s, c, it, 0);
 }
 
 void *ss_prev(const sizeset *s, ss_iter *it)
@@ -332,7 +316,7 @@ void *ss_prev(const sizeset *s, ss_iter *it)
         it->c = -1;
         return NULL;
     }
-    return class_last(s, c, it);
+    return class_end(s, c, it, 1);
 }
 
 uint64_t ss_size(const ss_iter *it, const sizeset *s)
