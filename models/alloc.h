@@ -73,6 +73,11 @@ struct alloc_ops {
     int (*alloc)(void *st, const alloc_req *r, alloc_out *o);
     /* Release a block (handle from alloc): its memory is reusable from now on. */
     void (*free)(void *st, uint64_t handle);
+    /* Optional look-ahead hint, which never changes a result: the block `handle` (live when the
+     * hint is given) is freed soon. Stage 0 comes first (the policy prefetches the block's
+     * record), stage 1 some operations later (its address neighbours, whose links stage 0
+     * brought into cache). A stage reads only the policy's own records. */
+    void (*prefetch_free)(void *st, uint64_t handle, int stage);
     /* Optional two-phase release (PyTorch's free_requested): the tensor is dropped but the
      * block waits for pending stream uses; free() follows later. NULL: the engine calls only
      * free(), at completion. */

@@ -87,13 +87,10 @@ static const opt_desc cach_opt_table[] = {
 typedef struct cseg cseg;
 
 typedef struct cblock {
-    os_node node;            /* unmapped tree (k1 addr) */
+    /* what a free reads of its address neighbours first, in the record's first 56 bytes */
     uint64_t key_size, key_addr; /* its key in the free tree (size, addr when filed) */
     uint64_t addr, size;     /* bytes */
-    uint64_t requested;      /* bytes asked for, 0 when free */
     struct cblock *prev, *next; /* neighbours inside the segment, address order */
-    cseg *seg;
-    uint64_t gc_base;        /* pool lookup count when the block entered the pool */
     uint32_t stream;
     uint8_t state;           /* B_FREE, B_ALLOC, B_PENDING */
     uint8_t mapped;          /* 0: an unmapped range of an expandable segment */
@@ -101,7 +98,16 @@ typedef struct cblock {
     uint8_t split_counted;   /* counted in inactive_split_bytes */
     uint8_t pool;            /* its segment's pool and kind, copied at creation (a block */
     uint8_t expandable;      /* never changes segment): no load through seg on the hot path */
+    uint64_t requested;      /* bytes asked for, 0 when free */
+    cseg *seg;
+    uint64_t gc_base;        /* pool lookup count when the block entered the pool */
+    os_node node;            /* unmapped tree (k1 addr) */
 } cblock;
+
+#define CB_OF_NODE(n) ((cblock *)(void *)((char *)(n) - offsetof(cblock, node)))
+/* Bytes of a block record a free reads: of the block itself, of its neighbours. */
+#define CB_HOT_SELF offsetof(cblock, node)
+#define CB_HOT_NEXT offsetof(cblock, requested)
 
 struct cseg {
     os_node node;            /* segments tree, k1 = address */
@@ -690,7 +696,7 @@ static cblock *alloc_expandable(cach *c, const params *p)
     cpool *pl = &c->pool[p->pool];
     cblock *cand = NULL;
     for (os_node *n = os_first(&pl->unmapped[p->stream]); n && !cand; n = os_next(n)) {
-        cblock *b = (cblock *)n;
+        cblock *b = CB_OF_NODE(n);
         if (allocatable(b->prev))
             b = b->prev;
         uint64_t bytes = 0;
@@ -849,6 +855,14 @@ static void cach_free(void *st, uint64_t handle)
     try_merge_keep(c, b, b->next, 1);
     ss_rekey(pool_tree(c, b), ks, ka, b->size, b->addr, b);
     pool_note(c, b);
+}
+
+/* Look-ahead hint (alloc.h): a free reads its block (stage 0), then both neighbours (stage 1). */
+static void cach_prefetch_free(void *st, uint64_t handle, int stage)
+{
+    (void)st;
+    recpool_prefetch_linked((const void *)(uintptr_t)handle, stage, CB_HOT_SELF,
+                            offsetof(cblock, prev), offsetof(cblock, next), CB_HOT_NEXT);
 }
 
 /* ---- lifecycle, statistics, walk, check ---- */
@@ -1055,6 +1069,7 @@ static const struct alloc_ops cach_ops = {
     .destroy = cach_destroy,
     .alloc = cach_alloc,
     .free = cach_free,
+    .prefetch_free = cach_prefetch_free,
     .free_requested = cach_free_requested,
     .largest_free = cach_largest_free,
     .stats = cach_stats,

@@ -353,6 +353,12 @@ void mem_free(mem_level *m, uint64_t handle, uint64_t requested, uint64_t given,
     update_metrics(m);
 }
 
+void mem_prefetch_free(mem_level *m, uint64_t handle, int stage)
+{
+    if (m->policy->prefetch_free)
+        m->policy->prefetch_free(m->st, handle, stage);
+}
+
 am_ps mem_take_latency(mem_level *m)
 {
     if (!m->policy->take_latency)

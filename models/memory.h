@@ -48,6 +48,8 @@ void mem_count_oom(mem_level *m);
 /* Two-phase free support: free_requested then free (free alone does both). */
 void mem_free_requested(mem_level *m, uint64_t handle, uint64_t requested, uint64_t given);
 void mem_free(mem_level *m, uint64_t handle, uint64_t requested, uint64_t given, int requested_done);
+/* Look-ahead hint passed to the policy (alloc.h prefetch_free, stages 0 and 1); nothing changes. */
+void mem_prefetch_free(mem_level *m, uint64_t handle, int stage);
 
 /* Host time the last allocation or free spent in the policy (device calls), 0 for most. */
 am_ps mem_take_latency(mem_level *m);

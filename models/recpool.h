@@ -50,6 +50,35 @@ static inline void recpool_put(recpool *p, void *x)
     memcpy(x, &p->spare, sizeof p->spare);
     p->spare = x;
 }
+/* A hint: every cache line of the first `size` bytes of the record at x is about to be read. */
+static inline __attribute__((always_inline)) void recpool_prefetch(const void *x, size_t size)
+{
+    const char *p = x, *end = p + size - 1;
+    for (; p < end; p += 64)
+        __builtin_prefetch(p);
+    __builtin_prefetch(end); /* the last line, however the record sits */
+}
+
+/* The look-ahead hint of a free (alloc.h prefetch_free) for records linked to their address
+ * neighbours by pointers at offsets prev and next: stage 0 prefetches the first `self` bytes of
+ * rec, stage 1 the first `near` bytes of each neighbour (what merging reads of it). */
+static inline __attribute__((always_inline)) void
+recpool_prefetch_linked(const void *rec, int stage, size_t self, size_t prev, size_t next,
+                        size_t near)
+{
+    if (stage == 0) {
+        recpool_prefetch(rec, self);
+        return;
+    }
+    const void *p, *n;
+    memcpy(&p, (const char *)rec + prev, sizeof p);
+    memcpy(&n, (const char *)rec + next, sizeof n);
+    if (p)
+        recpool_prefetch(p, near);
+    if (n)
+        recpool_prefetch(n, near);
+}
+
 /* Free every slab; the pool is empty again (records handed out are gone too). */
 void recpool_destroy(recpool *p);
 
