@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../models/link.h"
+#include "../models/recpool.h"
 
 #define MAX_STREAMS 65536
 
@@ -38,13 +39,16 @@ typedef struct slot {
 } slot;
 
 /* The map is split in two so that a lookup stays in the first-level cache: an open-addressing
- * table (linear probing, at most half full) of 8-byte entries, and the slots themselves in a pool
- * of fixed blocks, reused last-freed-first (a new allocation takes the slot the last free left,
+ * table (linear probing, at most a quarter full) of 8-byte entries, and the slots themselves in a
+ * pool of blocks, reused last-freed-first (a new allocation takes the slot the last free left,
  * which is still cached). An entry is (low 32 bits of the id's hash) << 32 | (slot index + 1),
  * 0 when empty: the hash bits give the entry's home position (backward-shift deletion; tables
- * stay far below 2^32 entries) and a tag that skips most non-matching slots without reading them. The table places entries exactly as
- * a table of slots would (same hash, probing and growth), so iterating it gives the same order.
- * Slots never move: a pointer stays valid until its id is deleted. */
+ * stay far below 2^32 entries) and a tag that skips most non-matching slots without reading
+ * them. The table places entries exactly as a table of slots would (same hash, probing and
+ * growth), so iterating it gives the same order. The blocks of IDBLK slots come from a record
+ * pool (recpool.h), whose slabs grow with the population: a small run keeps a small pool, and
+ * from 2 MiB up the slabs, like the table, sit in huge pages (am_malloc_large), as a million ids
+ * reached at random want. Slots never move: a pointer stays valid until its id is deleted. */
 enum { IDBLK_SHIFT = 8, IDBLK = 1 << IDBLK_SHIFT }; /* slots per pool block */
 
 typedef struct idmap {
@@ -52,6 +56,7 @@ typedef struct idmap {
     size_t cap, n;   /* cap is a power of two */
     slot **blk;      /* pool blocks of IDBLK slots */
     size_t nblk;
+    recpool blocks;  /* their memory */
     uint32_t used;   /* slots ever handed out */
     uint32_t freel;  /* first free slot index + 1, 0 = none; a free slot's handle links on */
     uint64_t gen;    /* changes with every put, delete or growth (positions from a find) */
@@ -76,7 +81,8 @@ static void idmap_grow(idmap *m)
     size_t oc = m->cap;
     uint64_t *ot = m->t;
     m->cap = oc ? oc * 2 : 1024;
-    m->t = am_calloc(m->cap, sizeof *m->t);
+    m->t = am_malloc_large(m->cap * sizeof *m->t);
+    memset(m->t, 0, m->cap * sizeof *m->t);
     for (size_t i = 0; i < oc; i++)
         if (ot[i]) {
             size_t j = (size_t)(ot[i] >> 32) & (m->cap - 1);
@@ -134,8 +140,10 @@ static slot *idmap_put_at(idmap *m, uint64_t id, size_t pos, uint64_t gen)
         }
         i = m->used++;
         if ((i >> IDBLK_SHIFT) == m->nblk) {
+            if (!m->blocks.size)
+                recpool_init(&m->blocks, IDBLK * sizeof(slot));
             m->blk = am_realloc(m->blk, (m->nblk + 1) * sizeof *m->blk);
-            m->blk[m->nblk++] = am_malloc(IDBLK * sizeof(slot));
+            m->blk[m->nblk++] = recpool_take(&m->blocks);
         }
     }
     size_t h = id_hash(id);
@@ -189,8 +197,7 @@ static void idmap_del(idmap *m, slot *x) { idmap_del_at(m, x, SIZE_MAX, 0); }
 
 static void idmap_free(idmap *m)
 {
-    for (size_t i = 0; i < m->nblk; i++)
-        free(m->blk[i]);
+    recpool_destroy(&m->blocks);
     free(m->blk);
     free(m->t);
 }
@@ -1584,27 +1591,148 @@ static inline int lean_event(sim *s, const tr_event *ev)
     return 0;
 }
 
+/* ---- look-ahead ---------------------------------------------------------------------------
+ * With a large population every operation misses the cache several times, one miss after the
+ * other: the id's entry in the map's table, its slot, the policy's block record, the block's
+ * address neighbours. The trace says which ids come next, so from LA_ON ids in the map on
+ * (sim_opts lookahead_ids) sim_run reads LA_W events ahead into a ring and prefetches, as an
+ * event moves toward the head, one more link of that chain per stage: the table entry when the
+ * event is read (allocations too: they probe the table for the id's absence), the slot LA_SLOT
+ * events before its turn, the block (mem_prefetch_free stage 0) LA_BLOCK events before, its
+ * neighbours (stage 1) LA_NEXT before. Each stage looks the id up again in what is by then in
+ * cache, so an id freed, spilled or moved in between is only not prefetched: the hints change
+ * timing, never a result. Below half as many ids the ring is drained and events are read one at
+ * a time again (where everything is in cache the ring would only cost). An event in the ring has
+ * been followed by later reads, so its name (valid until the next trace_next) is gone; nothing
+ * here reads names. */
+enum { LA_W = 16, LA_SLOT = 11, LA_BLOCK = 7, LA_NEXT = 3, LA_ON = 1 << 12 };
+
+/* The table entry and the slot stages are always in line: GCC takes a function that only
+ * prefetches for one without side effects and drops the calls to it. */
+AM_ALWAYS_INLINE void la_table(const sim *s, const tr_event *ev)
+{
+    if ((ev->kind == TR_ALLOC || ev->kind == TR_FREE) && s->ids.cap)
+        __builtin_prefetch(&s->ids.t[id_hash(ev->id) & (s->ids.cap - 1)]);
+}
+
+AM_ALWAYS_INLINE void la_slot(const sim *s, const tr_event *ev)
+{
+    const idmap *m = &s->ids;
+    if (ev->kind != TR_FREE || !m->cap)
+        return;
+    size_t h = id_hash(ev->id);
+    for (size_t j = h & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
+        uint64_t e = m->t[j];
+        if (!e)
+            return;
+        if ((uint32_t)(e >> 32) == (uint32_t)h) { /* the likely one: its tag matches */
+            const char *x = (const char *)idmap_slot(m, e);
+            __builtin_prefetch(x); /* the fields a free reads: id to given */
+            __builtin_prefetch(x + offsetof(slot, line) - 1);
+            return;
+        }
+    }
+}
+
+static inline void la_block(sim *s, const tr_event *ev, int stage)
+{
+    size_t pos;
+    const slot *x;
+    if (ev->kind == TR_FREE && (x = idmap_find_at(&s->ids, ev->id, &pos)) != NULL &&
+        x->state == ST_LIVE)
+        mem_prefetch_free(s->lv[x->level], x->handle, stage);
+}
+
+typedef struct runctx {
+    const char *file;
+    int may_validate, show, lean;
+} runctx;
+
+static inline int run_one(sim *s, const tr_event *ev, const runctx *c, am_error *err)
+{
+    if (c->may_validate && !s->sum.validating && ev->kind == TR_ALLOC &&
+        ev->addr != TR_NO_ADDR && ev->line)
+        s->sum.validating = 1;
+    if (!(c->lean && lean_event(s, ev)) && sim_event(s, ev, c->file, err) != 0)
+        return -1;
+    if (c->show && (s->seq & 0xFFFFF) == 0)
+        fprintf(stderr, "\ramsim: %" PRIu64 " events", s->seq);
+    return 0;
+}
+
+/* Events through the ring until the trace ends (returns 0, *rc the reader's last result), the
+ * population drops below half of lookahead_ids (returns 1, the ring drained: read one at a time
+ * again) or an event fails (-1). A reader error waits until the events read before it have run,
+ * as reading one at a time would have it. q (LA_W events) belongs to sim_run: every event the
+ * reader fills lives as long as the run (trace_next's contract, trace.h). */
+static AM_NOINLINE int run_ahead(sim *s, trace *t, tr_event *q, const runctx *c, am_error *err,
+                                 int *rc)
+{
+    unsigned head = 0, tail = 0; /* next to run, next to fill (free-running counters) */
+    int reading = 1, leave = 0;
+    am_error rerr = {0};
+    *rc = 1;
+    for (;;) {
+        while (reading && tail - head < LA_W) {
+            tr_event *e = &q[tail % LA_W];
+            *rc = trace_next(t, e, &rerr);
+            if (*rc != 1) {
+                reading = 0;
+                break;
+            }
+            la_table(s, e);
+            tail++;
+        }
+        if (head == tail)
+            break;
+        unsigned n = tail - head;
+        if (n > LA_SLOT)
+            la_slot(s, &q[(head + LA_SLOT) % LA_W]);
+        if (n > LA_BLOCK)
+            la_block(s, &q[(head + LA_BLOCK) % LA_W], 0);
+        if (n > LA_NEXT)
+            la_block(s, &q[(head + LA_NEXT) % LA_W], 1);
+        if (run_one(s, &q[head % LA_W], c, err) != 0)
+            return -1;
+        head++;
+        s->sum.read_ahead++;
+        if (reading && s->ids.n < s->o.lookahead_ids / 2) {
+            reading = 0;
+            leave = 1;
+        }
+    }
+    if (leave)
+        return 1;
+    if (*rc < 0)
+        *err = rerr;
+    return 0;
+}
+
 int sim_run(sim *s, trace *t, am_error *err)
 {
-    tr_event ev;
+    tr_event ev, q[LA_W];
     int rc;
-    const char *file = trace_path(t);
     const char *fmt = trace_format(t);
     s->sum.validating = strcmp(fmt, "pytorch_snapshot") == 0;
     /* a native or binary trace with recorded addresses (amsim convert of a snapshot) too */
-    int may_validate = strcmp(fmt, "native") == 0 || strcmp(fmt, "binary") == 0;
-    int show = s->o.progress && isatty(2);
-    int lean = lean_possible(s);
-    while ((rc = trace_next(t, &ev, err)) == 1) {
-        if (may_validate && !s->sum.validating && ev.kind == TR_ALLOC && ev.addr != TR_NO_ADDR &&
-            ev.line)
-            s->sum.validating = 1;
-        if (!(lean && lean_event(s, &ev)) && sim_event(s, &ev, file, err) != 0)
+    const runctx c = {trace_path(t), strcmp(fmt, "native") == 0 || strcmp(fmt, "binary") == 0,
+                      s->o.progress && isatty(2), lean_possible(s)};
+    for (;;) {
+        while ((rc = trace_next(t, &ev, err)) == 1) {
+            if (run_one(s, &ev, &c, err) != 0)
+                return -1;
+            if (s->ids.n >= s->o.lookahead_ids)
+                break;
+        }
+        if (rc != 1)
+            break;
+        int r = run_ahead(s, t, q, &c, err, &rc);
+        if (r < 0)
             return -1;
-        if (show && (s->seq & 0xFFFFF) == 0)
-            fprintf(stderr, "\ramsim: %" PRIu64 " events", s->seq);
+        if (r == 0)
+            break;
     }
-    if (show)
+    if (c.show)
         fprintf(stderr, "\r\033[K");
     if (rc < 0)
         return -1;
@@ -1626,6 +1754,8 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
     sim *s = am_calloc(1, sizeof *s);
     s->cfg = cfg;
     s->o = *o;
+    if (!s->o.lookahead_ids)
+        s->o.lookahead_ids = LA_ON;
     s->obs = o->observer;
     if (o->placements)
         s->pbuf = am_malloc(PBUF);

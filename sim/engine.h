@@ -49,6 +49,9 @@ typedef struct sim_opts {
     int lenient;           /* recoverable trace problems become counted warnings */
     int progress;          /* progress line on stderr */
     const sim_observer *observer; /* may be NULL */
+    size_t lookahead_ids;  /* sim_run reads ahead (prefetch hints, results unchanged) from this
+                            * many ids in use on, and stops below half of it; 0 = 4096,
+                            * SIZE_MAX = never (tests compare both ways) */
 } sim_opts;
 
 int sim_create(sim **s, const am_config *cfg, const sim_opts *o, am_error *err);
@@ -108,6 +111,8 @@ typedef struct sim_summary {
     uint64_t donations_matched, donations_unmatched;
     uint64_t into_allocs, into_failed;   /* transfers that allocated their destination */
     uint64_t guard_implicit[3], guard_logged[3], guard_rejected[3]; /* per CFG_DIR_* */
+    uint64_t read_ahead;         /* events sim_run took through its look-ahead (not reported:
+                                  * the hints change no result; tests see that it ran) */
 } sim_summary;
 
 const sim_summary *sim_get_summary(const sim *s);

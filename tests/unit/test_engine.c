@@ -13,6 +13,7 @@
 #include "../../models/link.h"
 #include "../../sim/config.h"
 #include "../../sim/engine.h"
+#include "../../sim/trace.h"
 #include "testutil.h"
 
 #define US AM_PS_PER_US
@@ -411,6 +412,107 @@ static void test_link_model(void)
     link_destroy(l);
 }
 
+/* ---- look-ahead ------------------------------------------------------------------------- */
+
+/* A trace whose population rises past 3000 live buffers, falls to a few dozen and rises again,
+ * with uniformly chosen frees and sizes that run a 48 MiB memory out now and then; bad != 0
+ * appends a line the reader rejects. */
+static const char *la_trace(int bad)
+{
+    size_t cap = 4 << 20, n = 0;
+    char *t = malloc(cap);
+    CU_ASSERT_FATAL(t != NULL);
+    n += (size_t)snprintf(t, cap, "amsim-trace v1\n");
+    uint64_t live[4000], next = 1, x = 99;
+    size_t nl = 0;
+    for (int phase = 0; phase < 4; phase++) {
+        size_t target = phase % 2 ? 40 : 3000 + 500 * (size_t)phase;
+        for (int k = 0; k < 12000; k++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            uint64_t r = x >> 33;
+            int grow = nl < target ? r % 8 != 0 : r % 8 == 0;
+            if ((grow || nl == 0) && nl < 4000) {
+                live[nl++] = next;
+                n += (size_t)snprintf(t + n, cap - n, "alloc %" PRIu64 " %" PRIu64 "\n", next++,
+                                      256 + (r >> 7) % 32768);
+            } else {
+                size_t v = (size_t)(r % nl);
+                n += (size_t)snprintf(t + n, cap - n, "free %" PRIu64 "\n", live[v]);
+                live[v] = live[--nl];
+            }
+        }
+    }
+    if (bad)
+        n += (size_t)snprintf(t + n, cap - n, "alloc 77 12x\n");
+    const char *path = tu_write(bad ? "la_bad.trace" : "la.trace", t);
+    free(t);
+    return path;
+}
+
+/* Run path on the policy with the given look-ahead threshold: sim_run's result, placements in
+ * *pl, its error message in msg, how many events went through the ring. */
+static int la_run(const char *policy, const char *path, size_t ids, char **pl, char *msg,
+                  uint64_t *ahead)
+{
+    char y[256];
+    snprintf(y, sizeof y, "version: 1\nmemories:\n  hbm:\n    capacity: 48MiB\n"
+                          "    allocator:\n      policy: %s\n", policy);
+    am_config *cfg = NULL;
+    am_error err = {0};
+    CU_ASSERT_FATAL(cfg_load_string(&cfg, "la.yaml", y, NULL, 0, &err) == 0);
+    size_t pn = 0;
+    FILE *pf = open_memstream(pl, &pn);
+    sim_opts so = {.placements = pf, .lookahead_ids = ids};
+    sim *s = NULL;
+    CU_ASSERT_FATAL(sim_create(&s, cfg, &so, &err) == 0);
+    const char *names[1] = {"hbm"};
+    trace_opts o = {names, 1, 0, 0, cfg->trace.time_unit, 0};
+    trace *t = NULL;
+    CU_ASSERT_FATAL(trace_open(&t, path, &o, &err) == 0);
+    int rc = sim_run(s, t, &err);
+    sim_flush(s);
+    snprintf(msg, 1024, "%s", rc ? err.msg : "");
+    *ahead = sim_get_summary(s)->read_ahead;
+    trace_close(t);
+    fclose(pf);
+    sim_destroy(s);
+    cfg_free(cfg);
+    return rc;
+}
+
+/* Reading ahead (always, never, or from 1000 ids in use and back below 500) gives the same
+ * placements, out-of-memory points and errors, for policies that take the hints and one that
+ * does not; a reader error after the ring filled comes after the events before it ran. */
+static void test_lookahead_same_results(void)
+{
+    const char *good = la_trace(0), *bad = la_trace(1);
+    static const char *const pols[] = {"bfc", "caching", "best_fit", "tlsf"};
+    for (size_t p = 0; p < 4; p++)
+        for (int b = 0; b < 2; b++) {
+            static const size_t ids[3] = {SIZE_MAX, 1, 1000};
+            char *pl[3] = {NULL, NULL, NULL}, msg[3][1024];
+            int rc[3];
+            uint64_t ahead[3];
+            for (int k = 0; k < 3; k++)
+                rc[k] = la_run(pols[p], b ? bad : good, ids[k], &pl[k], msg[k], &ahead[k]);
+            CU_ASSERT_EQUAL(rc[0], b ? -1 : 0);
+            CU_ASSERT(strstr(pl[0], ",oom\n") != NULL); /* the memory did run out */
+            CU_ASSERT(strlen(pl[0]) > 100000);
+            if (b)
+                CU_ASSERT(strstr(msg[0], "la_bad.trace:48002:") != NULL);
+            CU_ASSERT_EQUAL(ahead[0], 0);
+            CU_ASSERT(ahead[1] > 47000);          /* nearly every event went through the ring */
+            CU_ASSERT(ahead[2] > 10000 && ahead[2] < 40000); /* only the crowded phases did */
+            for (int k = 1; k < 3; k++) {
+                CU_ASSERT_EQUAL(rc[k], rc[0]);
+                CU_ASSERT_STRING_EQUAL(msg[k], msg[0]);
+                CU_ASSERT_STRING_EQUAL(pl[k], pl[0]);
+            }
+            for (int k = 0; k < 3; k++)
+                free(pl[k]);
+        }
+}
+
 void suite_engine(void)
 {
     TU_SUITE("engine", {"one transfer: latency + bytes / bandwidth", test_single_transfer},
@@ -423,5 +525,6 @@ void suite_engine(void)
              {"placement rows: ids across 10^8 and around every power of ten", test_placement_digits},
              {"deterministic outputs", test_determinism},
              {"link model arithmetic", test_link_model},
-             {"energy per byte", test_link_energy});
+             {"energy per byte", test_link_energy},
+             {"look-ahead: same results read ahead or not", test_lookahead_same_results});
 }
