@@ -19,10 +19,15 @@
  *     process: reading, simulating and writing placements to a new file; and without outputs),
  *     best of several rounds over the policies, by wall clock and by processor time (the
  *     *_cpu figures), and its peak resident memory (wait4 rusage);
+ *   end to end per event at N live buffers (N = 1k, 10k, 100k, 1M; bfc, caching, best_fit):
+ *     `amsim run` with placements on a trace that fills to N live buffers and then allocates a
+ *     new buffer and frees a uniformly chosen live one 1.5M times, less the time of the fill
+ *     alone, per event (the traces are generated for each N and deleted after);
  *   per-operation cost of the memory level (in process, mem_alloc/mem_free): fill to N live
- *     buffers (N = 1k, 10k, 100k, 1M), then time alloc+free pairs at that population, both
- *     "lifo" (free the buffer just allocated) and "random" (free a uniformly chosen live one),
- *     the fastest of five rounds in each of two fills;
+ *     buffers (N = 1k, 10k, 100k, 1M), then time alloc+free pairs at that population:
+ *     "lifo" (free the buffer just allocated), "random" (free a uniformly chosen live one) and
+ *     "ahead" (random, with the look-ahead hints `amsim run` gives a large population), the
+ *     fastest of five rounds in each of two fills;
  *   peak RSS of a 50M-event run against a 1M-event one (bfc);
  *   reader rates in process (trace_open + trace_next loop): native text and binary form;
  *   `amsim batch` of 8 runs with -j1 and -j2, when the batch command exists.
@@ -31,7 +36,7 @@
  * previous one, and the old file is kept as PREVIOUS.txt next to it.
  *
  * usage: build/amsim-bench [--amsim PATH] [--config YAML] [--results FILE] [--quick] [--keep]
- *                          [--only e2e,read,mem,batch,micro] [--policies P1,P2...]
+ *                          [--only e2e,read,mem,batch,scale,micro] [--policies P1,P2...]
  *                          [--write-inputs DIR]
  *   --quick skips the 10M and 50M traces and the largest populations (a smoke run);
  *   --keep leaves the generated inputs in the temporary directory (for profiling);
@@ -67,7 +72,8 @@ static const char *amsim_bin = "build/amsim";
 static const char *config_path = "configs/default.yaml";
 static const char *results_path = "bench/results/LATEST.txt";
 static int quick;
-static const char *only_sections; /* comma list of sections to run (e2e, read, mem, batch, micro); NULL = all */
+static const char *only_sections; /* sections to run (e2e, read, mem, batch, scale, micro),
+                                   * comma separated; NULL = all */
 static const char *only_policies; /* --policies: comma list for e2e and micro; NULL = all */
 
 /* Whether `name` is in the comma list `list` (a NULL list holds everything). */
@@ -714,6 +720,103 @@ static void bench_end_to_end(const char *label, const char *tpath, uint64_t even
     }
 }
 
+/* ---- end to end per event at N live buffers ---------------------------------------------- */
+
+/* 256 B .. 64 KiB, log-uniform: a million of them fit the default config's memory. */
+static uint64_t scale_size(void)
+{
+    uint64_t j = rnd();
+    return (256ULL << (j % 9)) + (j >> 16) % 1024;
+}
+
+/* A trace that fills to n live buffers, then `pairs` times allocates a new buffer and frees a
+ * uniformly chosen live one; pairs = 0 gives the fill alone. Events written. */
+static uint64_t write_scale(const char *path, size_t n, size_t pairs, uint64_t seed)
+{
+    gw w;
+    gw_open(&w, path, "amsim-trace v1\n# amsim-bench: fill, then random alloc/free pairs\n");
+    rng_state = seed;
+    uint64_t *live = malloc(n * sizeof *live), next = 1;
+    for (size_t i = 0; i < n; i++) {
+        live[i] = next;
+        gw_alloc(&w, next++, scale_size());
+    }
+    for (size_t k = 0; k < pairs; k++) {
+        size_t v = (size_t)(rnd() % n);
+        gw_alloc(&w, next, scale_size());
+        gw_free(&w, live[v]);
+        live[v] = next++;
+    }
+    free(live);
+    gw_close(&w);
+    return w.events;
+}
+
+static void bench_scale(const char *const *pols)
+{
+    static const size_t pops[] = {1000, 10000, 100000, 1000000};
+    int npops = quick ? 3 : 4;
+    size_t pairs = quick ? 300000 : 1500000;
+    enum { ROUNDS = 5, NPOL = 8 };
+    printf("\n== end to end per event at N live buffers: amsim run -q with placements on a trace "
+           "that fills to N live buffers, then allocates a new buffer and frees a uniformly "
+           "chosen live one %zu times; ns per event = (time of that trace - time of the fill "
+           "alone) / %zu events, best of %d ==\n", pairs, 2 * pairs, ROUNDS);
+    const char *names[NPOL];
+    int np = 0;
+    for (; *pols && np < NPOL; pols++)
+        if (in_list(only_policies, *pols))
+            names[np++] = *pols;
+    double ns[NPOL][4];
+    int ok[NPOL];
+    for (int i = 0; i < np; i++)
+        ok[i] = 1;
+    for (int k = 0; k < npops; k++) {
+        const char *fill = tmp_path("scale-fill.trace"), *full = tmp_path("scale.trace");
+        write_scale(fill, pops[k], 0, 500 + k);
+        uint64_t events = write_scale(full, pops[k], pairs, 500 + k) - pops[k];
+        sync();
+        double tf[NPOL], tt[NPOL];
+        for (int i = 0; i < np; i++)
+            tf[i] = tt[i] = 1e30;
+        for (int rep = 0; rep < ROUNDS; rep++)
+            for (int i = 0; i < np; i++) {
+                if (!ok[i])
+                    continue;
+                runres a = run_amsim(fill, names[i], 1);
+                runres b = a.status == 0 ? run_amsim(full, names[i], 1) : a;
+                if (b.status != 0) {
+                    printf("%-12s at %zu live buffers:", names[i], pops[k]);
+                    print_run_error();
+                    printf("\n");
+                    ok[i] = 0;
+                    continue;
+                }
+                tf[i] = AM_MIN(tf[i], a.wall);
+                tt[i] = AM_MIN(tt[i], b.wall);
+            }
+        for (int i = 0; i < np; i++)
+            ns[i][k] = (tt[i] - tf[i]) * 1e9 / (double)events;
+        unlink(fill);
+        unlink(full);
+    }
+    printf("%-12s", "policy");
+    for (int k = 0; k < npops; k++)
+        printf(" %10zu", pops[k]);
+    printf(" %13s\n", npops == 4 ? "1M/1k" : "100k/1k");
+    for (int i = 0; i < np; i++) {
+        if (!ok[i])
+            continue;
+        printf("%-12s", names[i]);
+        for (int k = 0; k < npops; k++) {
+            printf(" %7.0f ns", ns[i][k]);
+            put("ns/event", ns[i][k], "scale.%s.%zu", names[i], pops[k]);
+        }
+        printf(" %12.2fx\n", ns[i][npops - 1] / ns[i][0]);
+        put("x", ns[i][npops - 1] / ns[i][0], "scale.%s.growth", names[i]);
+    }
+}
+
 /* ---- per-operation cost of the memory level ---------------------------------------------- */
 
 typedef struct live {
@@ -726,10 +829,12 @@ static uint64_t micro_size(void)
     return (256ULL << (j % 13)) + (j >> 16) % 1024; /* 256 B .. 1 MiB, log-uniform */
 }
 
-/* Fill to n live buffers, then time `pairs` alloc+free pairs in both modes; ns per pair.
+enum { MICRO_LIFO, MICRO_RANDOM, MICRO_AHEAD, MICRO_MODES };
+static const char *const micro_mode[MICRO_MODES] = {"lifo", "random", "ahead"};
+
+/* Fill to n live buffers, then time `pairs` alloc+free pairs in each mode; ns per pair in ns[].
  * 0 on success; -1 when the policy cannot run here (message printed). */
-static int micro_one(const struct alloc_ops *ops, size_t n, size_t pairs, double *ns_lifo,
-                     double *ns_rand)
+static int micro_one(const struct alloc_ops *ops, size_t n, size_t pairs, double ns[MICRO_MODES])
 {
     char yaml[512];
     snprintf(yaml, sizeof yaml,
@@ -751,7 +856,9 @@ static int micro_one(const struct alloc_ops *ops, size_t n, size_t pairs, double
         cfg_free(cfg);
         return -1;
     }
-    live *lv = malloc((n + 1) * sizeof *lv);
+    /* the harness's own table of live buffers (24 bytes each) in huge pages where the system
+     * has them: its TLB misses are not amsim's */
+    live *lv = am_malloc_large((n + 1) * sizeof *lv);
     rng_state = 12345 + n;
     int rc = 0;
     double t0 = now_s();
@@ -772,16 +879,20 @@ static int micro_one(const struct alloc_ops *ops, size_t n, size_t pairs, double
     }
     /* Each mode runs in MICRO_ROUNDS rounds of pairs / MICRO_ROUNDS; the figure is the fastest
      * round's (the machine may be shared: a slower round measured someone else's load). */
-    enum { MICRO_ROUNDS = 5 };
+    enum { MICRO_ROUNDS = 5, AHEAD = 8 };
     size_t per = pairs / MICRO_ROUNDS ? pairs / MICRO_ROUNDS : 1;
-    /* lifo (mode 0): allocate, then free that buffer. random (mode 1): allocate a new buffer,
-     * free a uniformly chosen live one; the victim is drawn one step ahead and its entry in this
-     * harness's own table prefetched: that table (24 bytes per live buffer) is not amsim's, and
-     * its cache miss would otherwise be counted as amsim's. */
-    size_t vnext = (size_t)(rnd() % (n + 1));
-    for (int mode = 0; mode < 2; mode++) {
-        double *best = mode ? ns_rand : ns_lifo;
-        *best = 1e30;
+    /* lifo: allocate, then free that buffer. random: allocate a new buffer, free a uniformly
+     * chosen live one. ahead: the same as random with the look-ahead sim_run gives a large
+     * population (engine.c): victims are drawn AHEAD pairs early and each is hinted to the
+     * policy twice before its free (mem_prefetch_free stage 0 four pairs ahead, about eight
+     * events, and stage 1 two pairs ahead), as sim_run does at 7 and 3 events. In every mode the
+     * next victims' entries in the harness's table are prefetched: that table is not amsim's,
+     * and its cache misses would otherwise be counted as amsim's. */
+    size_t victim[AHEAD];
+    for (int k = 0; k < AHEAD; k++)
+        victim[k] = (size_t)(rnd() % (n + 1));
+    for (int mode = 0; mode < MICRO_MODES; mode++) {
+        ns[mode] = 1e30;
         for (int round = 0; round < MICRO_ROUNDS; round++) {
             size_t done = 0;
             t0 = now_s();
@@ -793,22 +904,26 @@ static int micro_one(const struct alloc_ops *ops, size_t n, size_t pairs, double
                     rc = -1;
                     goto out;
                 }
-                if (mode == 0) {
+                if (mode == MICRO_LIFO) {
                     mem_free(m, o.handle, r.bytes, o.size, 0);
                 } else {
                     lv[n] = (live){o.handle, r.bytes, o.size};
-                    size_t v = vnext;
-                    vnext = (size_t)(rnd() % (n + 1));
-                    __builtin_prefetch(&lv[vnext]);
+                    size_t at = done % AHEAD, v = victim[at];
+                    victim[at] = (size_t)(rnd() % (n + 1));
+                    __builtin_prefetch(&lv[victim[at]]);
+                    if (mode == MICRO_AHEAD) {
+                        mem_prefetch_free(m, lv[victim[(done + 4) % AHEAD]].handle, 0);
+                        mem_prefetch_free(m, lv[victim[(done + 2) % AHEAD]].handle, 1);
+                    }
                     mem_free(m, lv[v].handle, lv[v].requested, lv[v].given, 0);
                     lv[v] = lv[n];
                 }
                 if ((done & 0x3fff) == 0x3fff && now_s() - t0 > 2)
                     break;
             }
-            double ns = (now_s() - t0) * 1e9 / (double)(done ? done : 1);
-            if (ns < *best)
-                *best = ns;
+            double t = (now_s() - t0) * 1e9 / (double)(done ? done : 1);
+            if (t < ns[mode])
+                ns[mode] = t;
         }
     }
 out:
@@ -824,50 +939,51 @@ static void bench_micro(void)
     int npops = quick ? 3 : 4;
     printf("\n== per-operation cost of the memory level (mem_alloc + mem_free, in process): "
            "ns per alloc+free pair at N live buffers; lifo = free the buffer just allocated, "
-           "random = free a uniformly chosen live one ==\n");
-    printf("%-12s", "policy");
+           "random = free a uniformly chosen live one, ahead = random with the look-ahead hints "
+           "`amsim run` gives from 4096 live buffers on ==\n");
+    printf("%-12s %-6s", "policy", "mode");
     for (int i = 0; i < npops; i++)
-        printf(" %9zu lifo %9zu rand", pops[i], pops[i]);
-    printf(" %13s %13s\n", npops == 4 ? "1M/1k (lifo)" : "100k/1k lifo",
-           npops == 4 ? "1M/1k (rand)" : "100k/1k rand");
+        printf(" %10zu", pops[i]);
+    printf(" %13s\n", npops == 4 ? "1M/1k" : "100k/1k");
     for (const struct alloc_ops *const *p = alloc_all(); *p; p++) {
         if (!in_list(only_policies, (*p)->name))
             continue;
-        double first = 0, last = 0, first_l = 0, last_l = 0;
-        printf("%-12s", (*p)->name);
-        fflush(stdout);
-        int ok = 1;
+        double best[4][MICRO_MODES];
+        int ok = 1, got = 0;
         for (int i = 0; i < npops && ok; i++) {
             /* two measurements, each from a fresh fill, a few seconds apart: the faster of
              * each figure (a slow spell of the machine then has to hit both) */
-            double a = 1e30, b = 1e30;
             size_t pairs = pops[i] >= 1000000 ? 300000 : 500000;
+            for (int k = 0; k < MICRO_MODES; k++)
+                best[i][k] = 1e30;
             for (int pass = 0; pass < 2 && ok; pass++) {
-                double a1 = 0, b1 = 0;
-                if (micro_one(*p, pops[i], pairs, &a1, &b1) != 0)
+                double ns[MICRO_MODES];
+                if (micro_one(*p, pops[i], pairs, ns) != 0) {
                     ok = 0;
-                a = a1 < a ? a1 : a;
-                b = b1 < b ? b1 : b;
+                    break;
+                }
+                for (int k = 0; k < MICRO_MODES; k++)
+                    best[i][k] = ns[k] < best[i][k] ? ns[k] : best[i][k];
             }
-            if (!ok)
-                break;
-            printf(" %11.0f ns %11.0f ns", a, b);
-            fflush(stdout);
-            put("ns/pair", a, "op.%s.%zu.lifo", (*p)->name, pops[i]);
-            put("ns/pair", b, "op.%s.%zu.random", (*p)->name, pops[i]);
-            if (i == 0) {
-                first = b;
-                first_l = a;
+            if (ok)
+                got++;
+        }
+        if (!ok)
+            printf("  %s: figures up to %zu live buffers\n", (*p)->name, got ? pops[got - 1] : 0);
+        for (int k = 0; k < MICRO_MODES; k++) {
+            printf("%-12s %-6s", k ? "" : (*p)->name, micro_mode[k]);
+            for (int i = 0; i < got; i++) {
+                printf(" %7.0f ns", best[i][k]);
+                put("ns/pair", best[i][k], "op.%s.%zu.%s", (*p)->name, pops[i], micro_mode[k]);
             }
-            last = b;
-            last_l = a;
+            if (ok)
+                printf(" %12.2fx", best[npops - 1][k] / best[0][k]);
+            printf("\n");
+            if (ok)
+                put("x", best[npops - 1][k] / best[0][k], "op.%s.growth_%s", (*p)->name,
+                    micro_mode[k]);
         }
-        if (ok && first > 0 && first_l > 0) {
-            printf(" %12.2fx %12.2fx", last_l / first_l, last / first);
-            put("x", last_l / first_l, "op.%s.growth_lifo", (*p)->name);
-            put("x", last / first, "op.%s.growth_random", (*p)->name);
-        }
-        printf("\n");
+        fflush(stdout);
     }
 }
 
@@ -1073,7 +1189,7 @@ int main(int argc, char **argv)
             inputs_dir = argv[++i];
         else {
             fprintf(stderr, "usage: amsim-bench [--amsim PATH] [--config YAML] [--results FILE] "
-                            "[--quick] [--keep] [--only e2e,read,mem,batch,micro] "
+                            "[--quick] [--keep] [--only e2e,read,mem,batch,scale,micro] "
                             "[--policies bfc,caching,...] [--write-inputs DIR]\n");
             return 1;
         }
@@ -1137,6 +1253,8 @@ int main(int argc, char **argv)
         bench_memory(t1m);
     if (want("batch"))
         bench_batch(t1m);
+    if (want("scale"))
+        bench_scale(main3);
     if (want("micro"))
         bench_micro();
 
