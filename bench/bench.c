@@ -767,24 +767,33 @@ static void bench_scale(const char *const *pols)
     for (; *pols && np < NPOL; pols++)
         if (in_list(only_policies, *pols))
             names[np++] = *pols;
-    double ns[NPOL][4];
-    int ok[NPOL];
-    for (int i = 0; i < np; i++)
-        ok[i] = 1;
+    /* Every trace first, then rounds over all populations and policies: the small and the large
+     * populations are timed side by side, so that a slow spell of the machine touches both. */
+    char *fill[4], *full[4], name[64];
+    uint64_t events[4];
     for (int k = 0; k < npops; k++) {
-        const char *fill = tmp_path("scale-fill.trace"), *full = tmp_path("scale.trace");
-        write_scale(fill, pops[k], 0, 500 + k);
-        uint64_t events = write_scale(full, pops[k], pairs, 500 + k) - pops[k];
-        sync();
-        double tf[NPOL], tt[NPOL];
-        for (int i = 0; i < np; i++)
-            tf[i] = tt[i] = 1e30;
-        for (int rep = 0; rep < ROUNDS; rep++)
+        snprintf(name, sizeof name, "scale-fill-%zu.trace", pops[k]);
+        fill[k] = tmp_path(name);
+        snprintf(name, sizeof name, "scale-%zu.trace", pops[k]);
+        full[k] = tmp_path(name);
+        write_scale(fill[k], pops[k], 0, 500 + (uint64_t)k);
+        events[k] = write_scale(full[k], pops[k], pairs, 500 + (uint64_t)k) - pops[k];
+    }
+    sync();
+    double tf[NPOL][4], tt[NPOL][4], ns[NPOL][4];
+    int ok[NPOL];
+    for (int i = 0; i < np; i++) {
+        ok[i] = 1;
+        for (int k = 0; k < npops; k++)
+            tf[i][k] = tt[i][k] = 1e30;
+    }
+    for (int rep = 0; rep < ROUNDS; rep++)
+        for (int k = 0; k < npops; k++)
             for (int i = 0; i < np; i++) {
                 if (!ok[i])
                     continue;
-                runres a = run_amsim(fill, names[i], 1);
-                runres b = a.status == 0 ? run_amsim(full, names[i], 1) : a;
+                runres a = run_amsim(fill[k], names[i], 1);
+                runres b = a.status == 0 ? run_amsim(full[k], names[i], 1) : a;
                 if (b.status != 0) {
                     printf("%-12s at %zu live buffers:", names[i], pops[k]);
                     print_run_error();
@@ -792,13 +801,16 @@ static void bench_scale(const char *const *pols)
                     ok[i] = 0;
                     continue;
                 }
-                tf[i] = AM_MIN(tf[i], a.wall);
-                tt[i] = AM_MIN(tt[i], b.wall);
+                tf[i][k] = AM_MIN(tf[i][k], a.wall);
+                tt[i][k] = AM_MIN(tt[i][k], b.wall);
             }
+    for (int k = 0; k < npops; k++) {
         for (int i = 0; i < np; i++)
-            ns[i][k] = (tt[i] - tf[i]) * 1e9 / (double)events;
-        unlink(fill);
-        unlink(full);
+            ns[i][k] = (tt[i][k] - tf[i][k]) * 1e9 / (double)events[k];
+        unlink(fill[k]);
+        unlink(full[k]);
+        free(fill[k]);
+        free(full[k]);
     }
     printf("%-12s", "policy");
     for (int k = 0; k < npops; k++)
