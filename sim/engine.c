@@ -1534,7 +1534,7 @@ static int lean_possible(const sim *s)
 }
 
 /* A plain allocation: a new id, no recorded address, no donation. */
-static inline int lean_alloc(sim *s, const tr_event *ev)
+AM_ALWAYS_INLINE int lean_alloc(sim *s, const tr_event *ev)
 {
     int level = ev->level;
     if ((unsigned)level >= (unsigned)s->nlevels || !ev->bytes || ev->has_donate ||
@@ -1557,7 +1557,7 @@ static inline int lean_alloc(sim *s, const tr_event *ev)
 }
 
 /* A free of a live buffer (do_free's common case). */
-static inline int lean_free(sim *s, const tr_event *ev)
+AM_ALWAYS_INLINE int lean_free(sim *s, const tr_event *ev)
 {
     size_t pos = SIZE_MAX;
     slot *x = idmap_find_at(&s->ids, ev->id, &pos);
@@ -1579,7 +1579,7 @@ static inline int lean_free(sim *s, const tr_event *ev)
 }
 
 /* 1 when the event was taken whole; 0 when nothing changed and sim_event must take it. */
-static inline int lean_event(sim *s, const tr_event *ev)
+AM_ALWAYS_INLINE int lean_event(sim *s, const tr_event *ev)
 {
     if (ev->time != AM_TIME_NONE || s->hn || s->inflight ||
         s->sum.retries > s->sum.retries_succeeded + s->sum.retries_failed)
@@ -1648,7 +1648,7 @@ typedef struct runctx {
     int may_validate, show, lean;
 } runctx;
 
-static inline int run_one(sim *s, const tr_event *ev, const runctx *c, am_error *err)
+AM_ALWAYS_INLINE int run_one(sim *s, const tr_event *ev, const runctx *c, am_error *err)
 {
     if (c->may_validate && !s->sum.validating && ev->kind == TR_ALLOC &&
         ev->addr != TR_NO_ADDR && ev->line)
@@ -1717,11 +1717,12 @@ int sim_run(sim *s, trace *t, am_error *err)
     /* a native or binary trace with recorded addresses (amsim convert of a snapshot) too */
     const runctx c = {trace_path(t), strcmp(fmt, "native") == 0 || strcmp(fmt, "binary") == 0,
                       s->o.progress && isatty(2), lean_possible(s)};
+    const size_t ahead_from = s->o.lookahead_ids;
     for (;;) {
         while ((rc = trace_next(t, &ev, err)) == 1) {
             if (run_one(s, &ev, &c, err) != 0)
                 return -1;
-            if (s->ids.n >= s->o.lookahead_ids)
+            if (s->ids.n >= ahead_from)
                 break;
         }
         if (rc != 1)
