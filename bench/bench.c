@@ -881,7 +881,8 @@ static int micro_one(const struct alloc_ops *ops, size_t n, size_t pairs, double
         alloc_req r = {micro_size(), 0};
         alloc_out o;
         if (mem_alloc(m, &r, &o) != ALLOC_OK) {
-            snprintf(micro_why, sizeof micro_why, "out of memory while filling to %zu live buffers", n);
+            snprintf(micro_why, sizeof micro_why,
+                     "out of memory while filling to %zu live buffers", n);
             rc = -1;
             goto out;
         }

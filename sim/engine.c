@@ -1669,7 +1669,7 @@ static AM_NOINLINE int run_ahead(sim *s, trace *t, tr_event *q, const runctx *c,
                                  int *rc)
 {
     unsigned head = 0, tail = 0; /* next to run, next to fill (free-running counters) */
-    int reading = 1, leave = 0;
+    int reading = 1;
     am_error rerr = {0};
     *rc = 1;
     for (;;) {
@@ -1696,12 +1696,10 @@ static AM_NOINLINE int run_ahead(sim *s, trace *t, tr_event *q, const runctx *c,
             return -1;
         head++;
         s->sum.read_ahead++;
-        if (reading && s->ids.n < s->o.lookahead_ids / 2) {
-            reading = 0;
-            leave = 1;
-        }
+        if (reading && s->ids.n < s->o.lookahead_ids / 2)
+            reading = 0; /* *rc stays 1: the trace goes on */
     }
-    if (leave)
+    if (*rc == 1)
         return 1;
     if (*rc < 0)
         *err = rerr;
