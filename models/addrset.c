@@ -1,0 +1,427 @@
+/* addrset.c - B+-tree of address ranges with each subtree's largest length (see addrset.h).
+ *
+ * Layout: a node holds n entries. A leaf's entries are (key, len, pointer) in key order, its
+ * leaves linked both ways. An inner node's entry i is (separator, largest len under the child,
+ * child): e[i].key (i >= 1) is <= every key under child i and > every key under child i - 1;
+ * e[0].key is not used. A search descends into the last child whose separator is <= the key.
+ * Separators are not updated when keys are removed (a stale one still splits its two children
+ * correctly); the largest lengths are kept exact on every path that changes. Nodes split at
+ * AS_ORDER entries into two halves, and a non-root node below AS_MIN entries borrows from a
+ * sibling or merges with it, as in btree.c. */
+#include "addrset.h"
+
+#include <string.h>
+
+#define AS_MIN (AS_ORDER / 4) /* fewest entries of a non-root node */
+#define AS_MAXH 16            /* deepest tree: 8^15 entries is beyond any address space */
+
+struct as_node {
+    int n;
+    int leaf;
+    as_node *prev, *next; /* leaves: neighbours in key order */
+    as_ent e[AS_ORDER];
+};
+
+#define KID(x, i) ((as_node *)(x)->e[i].p)
+
+/* Index of the first key >= k in a leaf (a forward scan: one mispredicted branch per node). */
+static inline int node_lb(const as_node *x, uint64_t k)
+{
+    int i = 0, n = x->n;
+    while (i < n && x->e[i].key < k)
+        i++;
+    return i;
+}
+
+/* Child of inner node x whose range holds k: the last i >= 1 with e[i].key <= k, or 0. */
+static inline int node_child(const as_node *x, uint64_t k)
+{
+    int i = 1, n = x->n;
+    while (i < n && x->e[i].key <= k)
+        i++;
+    return i - 1;
+}
+
+static inline uint64_t node_max(const as_node *x)
+{
+    uint64_t m = 0;
+    for (int i = 0; i < x->n; i++)
+        m = x->e[i].len > m ? x->e[i].len : m;
+    return m;
+}
+
+static as_node *node_new(as_tree *t, int leaf)
+{
+    if (!t->nodes.size) /* an all-zero tree is empty and valid: its pool starts here */
+        recpool_init(&t->nodes, sizeof(as_node));
+    as_node *x = recpool_take(&t->nodes); /* entries are written before they are read */
+    x->n = 0;
+    x->leaf = leaf;
+    x->prev = x->next = NULL;
+    return x;
+}
+
+/* Move entries [from, from + cnt) of src to position at of dst (dst has room). */
+static void node_move(as_node *dst, int at, as_node *src, int from, int cnt)
+{
+    size_t tail = (size_t)(dst->n - at), rest = (size_t)(src->n - from - cnt), c = (size_t)cnt;
+    memmove(&dst->e[at + cnt], &dst->e[at], tail * sizeof dst->e[0]);
+    memcpy(&dst->e[at], &src->e[from], c * sizeof dst->e[0]);
+    dst->n += cnt;
+    memmove(&src->e[from], &src->e[from + cnt], rest * sizeof src->e[0]);
+    src->n -= cnt;
+}
+
+static inline void node_put_at(as_node *x, int i, uint64_t key, uint64_t len, void *p)
+{
+    for (int j = x->n; j > i; j--)
+        x->e[j] = x->e[j - 1];
+    x->e[i] = (as_ent){key, len, p};
+    x->n++;
+}
+
+static inline void node_del_at(as_node *x, int i)
+{
+    for (int j = i + 1; j < x->n; j++)
+        x->e[j - 1] = x->e[j];
+    x->n--;
+}
+
+/* Split a full node: its upper half moves to a new right sibling, which is returned (its
+ * e[0].key is the separator: its first key, or its first child's lower bound). */
+static as_node *node_split(as_tree *t, as_node *x)
+{
+    as_node *r = node_new(t, x->leaf);
+    node_move(r, 0, x, x->n / 2, x->n - x->n / 2);
+    if (x->leaf) {
+        r->next = x->next;
+        if (r->next)
+            r->next->prev = r;
+        r->prev = x;
+        x->next = r;
+    }
+    return r;
+}
+
+/* Insert under x; a new right sibling of x when x split, else NULL. */
+static as_node *ins(as_tree *t, as_node *x, uint64_t key, uint64_t len, void *p)
+{
+    if (x->leaf) {
+        node_put_at(x, node_lb(x, key), key, len, p);
+    } else {
+        int c = node_child(x, key);
+        as_node *kid = KID(x, c), *r = ins(t, kid, key, len, p);
+        if (!r) {
+            if (len > x->e[c].len)
+                x->e[c].len = len;
+            return NULL;
+        }
+        x->e[c].len = node_max(kid);
+        node_put_at(x, c + 1, r->e[0].key, node_max(r), r);
+    }
+    return x->n == AS_ORDER ? node_split(t, x) : NULL;
+}
+
+void as_insert(as_tree *t, uint64_t key, uint64_t len, void *p)
+{
+    if (!t->root) {
+        t->root = node_new(t, 1);
+        t->height = 1;
+    }
+    as_node *r = ins(t, t->root, key, len, p);
+    t->n++;
+    if (r) {
+        as_node *root = node_new(t, 0), *l = t->root;
+        root->e[0] = (as_ent){0, node_max(l), l};
+        root->e[1] = (as_ent){r->e[0].key, node_max(r), r};
+        root->n = 2;
+        t->root = root;
+        t->height++;
+    }
+}
+
+/* Child c of inner node x has fewer than AS_MIN entries: merge it with a sibling when both fit
+ * in one node, else even the two out. The largest lengths of what changed are recomputed. */
+static void fix_child(as_node *x, int c, as_tree *t)
+{
+    int li = c > 0 ? c - 1 : c, ri = li + 1;
+    as_node *l = KID(x, li), *r = KID(x, ri);
+    if (!r->leaf) /* r's first child takes its lower bound from the separator */
+        r->e[0].key = x->e[ri].key;
+    if (l->n + r->n < AS_ORDER) {
+        node_move(l, l->n, r, 0, r->n);
+        if (r->leaf) {
+            l->next = r->next;
+            if (l->next)
+                l->next->prev = l;
+        }
+        recpool_put(&t->nodes, r);
+        node_del_at(x, ri);
+        x->e[li].len = node_max(l);
+        return;
+    }
+    if (l->n < r->n)
+        node_move(l, l->n, r, 0, (r->n - l->n) / 2);
+    else
+        node_move(r, 0, l, l->n - (l->n - r->n) / 2, (l->n - r->n) / 2);
+    x->e[ri].key = r->e[0].key;
+    x->e[li].len = node_max(l);
+    x->e[ri].len = node_max(r);
+}
+
+/* Remove key under x; 1 when it was there (its length in *len). */
+static int del(as_tree *t, as_node *x, uint64_t key, uint64_t *len)
+{
+    if (x->leaf) {
+        int i = node_lb(x, key);
+        if (i == x->n || x->e[i].key != key)
+            return 0;
+        *len = x->e[i].len;
+        node_del_at(x, i);
+        return 1;
+    }
+    int c = node_child(x, key);
+    as_node *kid = KID(x, c);
+    if (!del(t, kid, key, len))
+        return 0;
+    if (kid->n < AS_MIN)
+        fix_child(x, c, t);
+    else if (*len == x->e[c].len) /* it may have been the largest below */
+        x->e[c].len = node_max(kid);
+    return 1;
+}
+
+int as_remove(as_tree *t, uint64_t key)
+{
+    uint64_t len = 0;
+    if (!t->root || !del(t, t->root, key, &len))
+        return 0;
+    t->n--;
+    as_node *root = t->root;
+    if (!root->leaf && root->n == 1) {
+        t->root = KID(root, 0);
+        t->height--;
+        recpool_put(&t->nodes, root);
+    } else if (root->leaf && root->n == 0) {
+        recpool_put(&t->nodes, root);
+        t->root = NULL;
+        t->height = 0;
+    }
+    return 1;
+}
+
+int as_update(as_tree *t, uint64_t key, uint64_t nkey, uint64_t len, void *p)
+{
+    as_node *x = t->root, *path[AS_MAXH];
+    int at[AS_MAXH], d = 0;
+    if (!x)
+        return 0;
+    /* the keys the leaf may hold: [lo, hi), from the separators on the way down */
+    uint64_t lo = 0, hi = 0;
+    int has_lo = 0, has_hi = 0;
+    while (!x->leaf) {
+        int c = node_child(x, key);
+        if (c > 0) {
+            lo = x->e[c].key;
+            has_lo = 1;
+        }
+        if (c + 1 < x->n) {
+            hi = x->e[c + 1].key;
+            has_hi = 1;
+        }
+        path[d] = x;
+        at[d++] = c;
+        x = KID(x, c);
+    }
+    int i = node_lb(x, key);
+    if (i == x->n || x->e[i].key != key)
+        return 0;
+    if ((has_lo && nkey < lo) || (has_hi && nkey >= hi)) {
+        as_remove(t, key);
+        as_insert(t, nkey, len, p);
+        return 1;
+    }
+    x->e[i] = (as_ent){nkey, len, p};
+    /* the largest length on the way up, until one does not change */
+    while (d-- > 0) {
+        uint64_t m = node_max(x);
+        as_ent *pe = &path[d]->e[at[d]];
+        if (pe->len == m)
+            break;
+        pe->len = m;
+        x = path[d];
+    }
+    return 1;
+}
+
+const as_ent *as_first_fit(const as_tree *t, uint64_t need)
+{
+    const as_node *x = t->root;
+    if (!x)
+        return NULL;
+    for (;;) {
+        int i = 0, n = x->n;
+        while (i < n && x->e[i].len < need)
+            i++;
+        if (i == n) /* only at the root: below it the largest length promised one */
+            return NULL;
+        if (x->leaf)
+            return &x->e[i];
+        x = KID(x, i);
+    }
+}
+
+static as_node *leaf_of(const as_tree *t, uint64_t k)
+{
+    as_node *x = t->root;
+    while (x && !x->leaf)
+        x = KID(x, node_child(x, k));
+    return x;
+}
+
+const as_ent *as_lower_bound(const as_tree *t, uint64_t k, as_iter *it)
+{
+    as_node *x = leaf_of(t, k);
+    if (!x)
+        return NULL;
+    int i = node_lb(x, k);
+    if (i == x->n) { /* every key here is smaller: the answer starts the next leaf */
+        x = x->next;
+        i = 0;
+        if (!x)
+            return NULL;
+    }
+    if (it)
+        *it = (as_iter){x, i};
+    return &x->e[i];
+}
+
+const as_ent *as_floor(const as_tree *t, uint64_t k, as_iter *it)
+{
+    as_node *x = leaf_of(t, k);
+    if (!x)
+        return NULL;
+    int i = 0;
+    while (i < x->n && x->e[i].key <= k)
+        i++;
+    if (i == 0) { /* every key here is larger: the answer ends the previous leaf */
+        x = x->prev;
+        if (!x)
+            return NULL;
+        i = x->n;
+    }
+    if (it)
+        *it = (as_iter){x, i - 1};
+    return &x->e[i - 1];
+}
+
+const as_ent *as_find(const as_tree *t, uint64_t k)
+{
+    const as_node *x = leaf_of(t, k);
+    if (!x)
+        return NULL;
+    int i = node_lb(x, k);
+    return i < x->n && x->e[i].key == k ? &x->e[i] : NULL;
+}
+
+const as_ent *as_first(const as_tree *t, as_iter *it)
+{
+    as_node *x = t->root;
+    if (!x)
+        return NULL;
+    while (!x->leaf)
+        x = KID(x, 0);
+    if (it)
+        *it = (as_iter){x, 0};
+    return &x->e[0];
+}
+
+const as_ent *as_next(as_iter *it)
+{
+    if (!it->leaf)
+        return NULL;
+    if (++it->i == it->leaf->n) {
+        it->leaf = it->leaf->next;
+        it->i = 0;
+        if (!it->leaf)
+            return NULL;
+    }
+    return &it->leaf->e[it->i];
+}
+
+const as_ent *as_prev(as_iter *it)
+{
+    if (!it->leaf)
+        return NULL;
+    if (it->i-- == 0) {
+        it->leaf = it->leaf->prev;
+        if (!it->leaf)
+            return NULL;
+        it->i = it->leaf->n - 1;
+    }
+    return &it->leaf->e[it->i];
+}
+
+uint64_t as_max_len(const as_tree *t) { return t->root ? node_max(t->root) : 0; }
+
+void as_destroy(as_tree *t)
+{
+    recpool_destroy(&t->nodes); /* every node, in the tree or spare */
+    t->root = NULL;
+    t->n = 0;
+    t->height = 0;
+}
+
+/* ---- invariant check ---- */
+
+typedef struct as_chk {
+    int bad;
+    size_t n;
+    const as_node *last_leaf;
+} as_chk;
+
+/* Check the subtree x whose keys lie in [lo, hi) (a bound absent when its flag is 0); its
+ * largest length. */
+static uint64_t check_rec(const as_tree *t, const as_node *x, int depth, int has_lo, uint64_t lo,
+                          int has_hi, uint64_t hi, as_chk *c)
+{
+    uint64_t m = 0;
+    if (x->n < (x == t->root ? (x->leaf ? 1 : 2) : AS_MIN) || x->n >= AS_ORDER)
+        c->bad++;
+    if (x->leaf) {
+        if (depth != t->height || x->prev != c->last_leaf ||
+            (c->last_leaf && c->last_leaf->next != x))
+            c->bad++;
+        c->last_leaf = x;
+        for (int i = 0; i < x->n; i++) {
+            uint64_t k = x->e[i].key;
+            if ((i && x->e[i - 1].key >= k) || (has_lo && k < lo) || (has_hi && k >= hi))
+                c->bad++;
+            m = x->e[i].len > m ? x->e[i].len : m;
+        }
+        c->n += (size_t)x->n;
+        return m;
+    }
+    for (int i = 0; i < x->n; i++) {
+        if (i > 1 && x->e[i - 1].key >= x->e[i].key)
+            c->bad++;
+        int hl = i ? 1 : has_lo, hh = i + 1 < x->n ? 1 : has_hi;
+        uint64_t l = i ? x->e[i].key : lo, h = i + 1 < x->n ? x->e[i + 1].key : hi;
+        uint64_t km = check_rec(t, KID(x, i), depth + 1, hl, l, hh, h, c);
+        if (km != x->e[i].len)
+            c->bad++;
+        m = km > m ? km : m;
+    }
+    return m;
+}
+
+int as_check(const as_tree *t)
+{
+    as_chk c = {0, 0, NULL};
+    if (!t->root)
+        return t->n != 0 || t->height != 0;
+    check_rec(t, t->root, 1, 0, 0, 0, 0, &c);
+    if (c.n != t->n || (c.last_leaf && c.last_leaf->next))
+        c.bad++;
+    return c.bad;
+}

@@ -1,0 +1,77 @@
+/* addrset.h - free ranges ordered by address, with the largest length under every subtree: a
+ * B+-tree for first fit.
+ *
+ * First fit, the device address model and the preallocated arena ask one question of their free
+ * ranges besides ordered lookups: "the lowest address whose range holds at least n bytes". The
+ * treap of ordset.h answers it from each subtree's maximum, one pointer chase per level (about
+ * 2 ln n levels: 28 at a million ranges, each a cache miss once the set outgrows the caches).
+ * This tree keeps up to 32 entries per node, an entry being (address, length, pointer) in a leaf
+ * and (separator, largest length below, child) in an inner node, so a first fit descends four
+ * or five nodes at a million ranges, taking at each the first child whose largest length is
+ * enough. Keys are unique 64-bit addresses; the pointer is the caller's (NULL is allowed) and
+ * no operation looks at it.
+ *
+ * Entry pointers returned here are valid until the next change to the tree. Node memory comes
+ * from the tree's record pool (recpool.h); as_destroy frees it. Every operation is O(log n). */
+#ifndef AM_ADDRSET_H
+#define AM_ADDRSET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recpool.h"
+
+#define AS_ORDER 32 /* most entries per node */
+
+typedef struct as_node as_node;
+
+/* One entry of a leaf: a range starting at key, len bytes long, and the caller's pointer. */
+typedef struct as_ent {
+    uint64_t key, len;
+    void *p;
+} as_ent;
+
+typedef struct as_tree {
+    as_node *root; /* NULL when empty */
+    recpool nodes; /* node memory, set up by the first insertion */
+    size_t n;      /* entries */
+    int height;    /* 1 = the root is a leaf */
+} as_tree;
+
+/* A position: a leaf and an index in it (leaf NULL past either end). */
+typedef struct as_iter {
+    as_node *leaf;
+    int i;
+} as_iter;
+
+/* An empty tree is all zeros: as_tree t = {0}. */
+void as_destroy(as_tree *t);
+/* Insert (key, len, p); key must be absent. */
+void as_insert(as_tree *t, uint64_t key, uint64_t len, void *p);
+/* Remove key: 1, or 0 when absent. */
+int as_remove(as_tree *t, uint64_t key);
+/* Give the entry at key a new key, length and pointer: 1, or 0 when key is absent. The new key
+ * must keep the entry's place in key order among the others (a range whose start moves but
+ * stays between its neighbours); the entry then changes in place, with one descent, unless the
+ * new key crosses a separator above its leaf, when it is removed and inserted again. */
+int as_update(as_tree *t, uint64_t key, uint64_t nkey, uint64_t len, void *p);
+/* The lowest-keyed entry with len >= need, or NULL. */
+const as_ent *as_first_fit(const as_tree *t, uint64_t need);
+/* The last entry with key <= k, or NULL; *it is set when it is not NULL. */
+const as_ent *as_floor(const as_tree *t, uint64_t k, as_iter *it);
+/* The first entry with key >= k, or NULL; *it is set when it is not NULL. */
+const as_ent *as_lower_bound(const as_tree *t, uint64_t k, as_iter *it);
+/* The entry with key k, or NULL. */
+const as_ent *as_find(const as_tree *t, uint64_t k);
+/* The first entry (NULL when empty); *it is set when it is not NULL. */
+const as_ent *as_first(const as_tree *t, as_iter *it);
+/* The entry after / before the iterator's, moving it; NULL past the end. */
+const as_ent *as_next(as_iter *it);
+const as_ent *as_prev(as_iter *it);
+/* The largest len in the tree (0 when empty). */
+uint64_t as_max_len(const as_tree *t);
+/* Invariant check (key order, separators, every subtree's largest length, node fill, leaf
+ * links, count): 0 when consistent. */
+int as_check(const as_tree *t);
+
+#endif

@@ -1,0 +1,181 @@
+/* test_addrset.c - the address set (models/addrset.c) against the treap with subtree maxima
+ * (models/ordset.c) it replaces for first fit: seeded random inserts, removals, length changes,
+ * key moves that keep the order (in place, or across a separator), first fits, floors, lower
+ * bounds, finds and iteration both ways, with both structures' invariant checks, at sizes that
+ * exercise splits, borrowing, merging and a root that grows and shrinks. */
+#include <CUnit/CUnit.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "../../models/addrset.h"
+#include "../../models/ordset.h"
+#include "testutil.h"
+
+static uint64_t rng(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* Item i owns the keys [i * 16, i * 16 + 16): moving its key inside them keeps the order. */
+typedef struct item {
+    os_node node; /* first: an os_node pointer is the item's */
+    int in;
+} item;
+
+/* The treap's node and the set's entry agree (both NULL, or the same item, key and length). */
+static int same(const os_node *o, const as_ent *a)
+{
+    if (!o || !a)
+        return o == NULL && a == NULL;
+    return a->p == (const void *)o && a->key == o->k1 && a->len == o->val;
+}
+
+/* One run: `cap` items with lengths from [1, len_range]; `steps` random operations (filling
+ * during the first third, draining during the last), every answer compared with the treap's;
+ * invariant checks every check_every steps. */
+static void run(uint64_t seed, size_t cap, size_t steps, uint64_t len_range, size_t check_every)
+{
+    item *it = calloc(cap, sizeof *it);
+    os_tree ot = {0};
+    as_tree at = {0};
+    int bad = 0;
+    for (size_t i = 0; i < cap; i++) {
+        it[i].node.k1 = i * 16 + rng(&seed) % 16;
+        it[i].node.val = 1 + rng(&seed) % len_range;
+    }
+    for (size_t s = 0; s < steps; s++) {
+        uint64_t r = rng(&seed);
+        item *x = &it[r % cap];
+        unsigned q = (unsigned)((r >> 40) % 4);
+        int want_in = s < steps / 3 ? q != 0 : s > 2 * steps / 3 ? q == 0 : q & 1;
+        if (want_in && !x->in) {
+            os_insert(&ot, &x->node);
+            as_insert(&at, x->node.k1, x->node.val, x);
+            x->in = 1;
+        } else if (!want_in && x->in) {
+            os_remove(&ot, &x->node);
+            if (as_remove(&at, x->node.k1) != 1)
+                bad++;
+            x->in = 0;
+        } else if (!x->in) {
+            if (as_remove(&at, x->node.k1) != 0 ||
+                as_update(&at, x->node.k1, x->node.k1, 1, x) != 0)
+                bad++;
+        } else if ((r >> 20) % 4 == 0) { /* a new length, and maybe a new key in its range */
+            uint64_t o = x->node.k1, k = (r >> 24) % 2 ? (x->node.k1 & ~15ULL) + (r >> 28) % 16 : o;
+            uint64_t len = 1 + rng(&seed) % len_range;
+            os_rekey_in_place(&x->node, k, 0);
+            os_set_val(&ot, &x->node, len);
+            if (as_update(&at, o, k, len, x) != 1)
+                bad++;
+        } else if ((r >> 20) % 4 == 1) { /* a first fit taken whole */
+            uint64_t need = 1 + rng(&seed) % len_range;
+            os_node *o = os_first_fit(&ot, need);
+            const as_ent *a = as_first_fit(&at, need);
+            if (!same(o, a))
+                bad++;
+            else if (o && (r >> 30) % 2) {
+                item *y = (item *)(void *)o;
+                os_remove(&ot, o);
+                y->in = 0;
+                if (as_remove(&at, y->node.k1) != 1)
+                    bad++;
+            }
+        }
+        uint64_t k = rng(&seed) % (cap * 16 + 32);
+        as_iter fi, li;
+        const as_ent *f = as_floor(&at, k, &fi), *l = as_lower_bound(&at, k, &li);
+        os_node *of = os_floor(&ot, k, 0), *ol = os_lower_bound(&ot, k, 0);
+        if (!same(of, f) || !same(ol, l) || !same(x->in ? &x->node : NULL, as_find(&at, x->node.k1)))
+            bad++;
+        if (f) { /* a few steps both ways from the floor */
+            as_iter bn = fi, bp = fi;
+            os_node *on = of, *op = of;
+            for (int j = 0; j < 3; j++) {
+                on = on ? os_next(on) : NULL;
+                op = op ? os_prev(op) : NULL;
+                if (!same(on, as_next(&bn)) || !same(op, as_prev(&bp)))
+                    bad++;
+            }
+        }
+        uint64_t need = 1 + rng(&seed) % (len_range + 1);
+        if (!same(os_first_fit(&ot, need), as_first_fit(&at, need)))
+            bad++;
+        if (at.n != ot.n || as_max_len(&at) != (ot.root ? ot.root->aug : 0))
+            bad++;
+        if (s % check_every == 0 && (as_check(&at) || os_check(&ot)))
+            bad++;
+    }
+    /* full iteration */
+    as_iter i;
+    os_node *o = os_first(&ot);
+    for (const as_ent *a = as_first(&at, &i); a || o; a = as_next(&i), o = o ? os_next(o) : NULL)
+        if (!same(o, a)) {
+            bad++;
+            break;
+        }
+    if (as_check(&at))
+        bad++;
+    /* drain completely: the root must collapse to empty */
+    for (size_t j = 0; j < cap; j++)
+        if (it[j].in && as_remove(&at, it[j].node.k1) != 1)
+            bad++;
+    if (at.n != 0 || at.root != NULL || as_check(&at) || as_first_fit(&at, 1) != NULL)
+        bad++;
+    CU_ASSERT_EQUAL(bad, 0);
+    as_destroy(&at);
+    free(it);
+}
+
+static void test_small(void)
+{
+    for (uint64_t seed = 1; seed <= 20; seed++)
+        run(seed, 1 + seed * 3, 2000, 6, 1);
+}
+
+static void test_medium(void)
+{
+    run(42, 3000, 60000, 40, 97);
+    run(43, 3000, 60000, 1ULL << 40, 97);
+}
+
+static void test_large(void) { run(7, 200000, 600000, 1000, 50021); }
+
+/* A key moved in place across its leaf's separator is removed and inserted again; one moved
+ * inside the leaf's range stays. Both must keep every answer. */
+static void test_update_edges(void)
+{
+    as_tree t = {0};
+    int v[400];
+    for (int i = 0; i < 400; i++)
+        as_insert(&t, (uint64_t)i * 10, (uint64_t)i, &v[i]);
+    CU_ASSERT_EQUAL(as_check(&t), 0);
+    CU_ASSERT(t.height >= 2);
+    for (int i = 1; i < 400; i++) /* every key down by 9: each crosses or meets a separator */
+        CU_ASSERT_EQUAL(as_update(&t, (uint64_t)i * 10, (uint64_t)i * 10 - 9, 1000 - (uint64_t)i,
+                                  &v[i]), 1);
+    CU_ASSERT_EQUAL(as_check(&t), 0);
+    const as_ent *e = as_first_fit(&t, 999);
+    CU_ASSERT(e != NULL && e->key == 1 && e->p == &v[1]);
+    e = as_floor(&t, 10, NULL);
+    CU_ASSERT(e != NULL && e->key == 1);
+    e = as_lower_bound(&t, 2, NULL);
+    CU_ASSERT(e != NULL && e->key == 11);
+    CU_ASSERT_EQUAL(as_max_len(&t), 999);
+    CU_ASSERT_PTR_NULL(as_first_fit(&t, 1000));
+    CU_ASSERT_EQUAL(as_update(&t, 5, 5, 1, NULL), 0);
+    as_destroy(&t);
+    CU_ASSERT_PTR_NULL(as_first(&t, NULL));
+    CU_ASSERT_EQUAL(as_check(&t), 0);
+}
+
+void suite_addrset(void)
+{
+    TU_SUITE("addrset", {"updates across separators", test_update_edges},
+             {"small trees against the treap", test_small},
+             {"medium trees against the treap", test_medium},
+             {"200k ranges against the treap", test_large});
+}
