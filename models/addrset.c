@@ -336,6 +336,18 @@ const as_ent *as_first(const as_tree *t, as_iter *it)
     return &x->e[0];
 }
 
+const as_ent *as_last(const as_tree *t, as_iter *it)
+{
+    as_node *x = t->root;
+    if (!x)
+        return NULL;
+    while (!x->leaf)
+        x = KID(x, x->n - 1);
+    if (it)
+        *it = (as_iter){x, x->n - 1};
+    return &x->e[x->n - 1];
+}
+
 const as_ent *as_next(as_iter *it)
 {
     if (!it->leaf)

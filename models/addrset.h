@@ -63,8 +63,9 @@ const as_ent *as_floor(const as_tree *t, uint64_t k, as_iter *it);
 const as_ent *as_lower_bound(const as_tree *t, uint64_t k, as_iter *it);
 /* The entry with key k, or NULL. */
 const as_ent *as_find(const as_tree *t, uint64_t k);
-/* The first entry (NULL when empty); *it is set when it is not NULL. */
+/* The first / last entry (NULL when empty); *it is set when it is not NULL. */
 const as_ent *as_first(const as_tree *t, as_iter *it);
+const as_ent *as_last(const as_tree *t, as_iter *it);
 /* The entry after / before the iterator's, moving it; NULL past the end. */
 const as_ent *as_next(as_iter *it);
 const as_ent *as_prev(as_iter *it);

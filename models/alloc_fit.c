@@ -9,19 +9,26 @@
  *   best_fit:  the smallest free block that fits, lowest address among equal sizes
  *              (a (size, address)-ordered set split by size class, models/sizeset.h: one
  *              lower bound in a small class tree or the next class's first block);
- *   first_fit: the lowest-addressed free block that fits (address-ordered set whose subtree
- *              maximum of block sizes finds it in O(log n)).
+ *   first_fit: the lowest-addressed free block that fits (an address-ordered B+-tree keeping
+ *              each subtree's largest block, models/addrset.h: one descent of four or five
+ *              nodes at a million free blocks).
  * The allocation takes the low end of the block; the remainder stays free. A freed block
  * merges with free neighbours at once. Every block, used or free, is linked to its address
  * neighbours (the blocks tile the arena), so a free finds what to merge with in O(1); every free
- * block is in the size set, and for first fit also in the address set. */
+ * block is in the size set (best fit) or the address set (first fit).
+ *
+ * First fit files the free block that reaches above the committed top (always the highest
+ * block: everything above the top is free and merged) with its length capped at the top. The
+ * set's largest length is then the largest free range usable without asking the device, which
+ * the fragmentation metric reads after every event, and a first fit that finds nothing there
+ * tries that highest block at its full size: no lower block fits, so it is the first fit. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
+#include "addrset.h"
 #include "sizeset.h"
-#include "ordset.h"
 #include "recpool.h"
 
 struct fit_opts {
@@ -39,16 +46,15 @@ static const opt_desc fit_opt_table[] = {
 
 typedef struct fblock {
     /* what a free reads of its address neighbours, in the record's first 56 bytes */
-    uint64_t key_size, key_addr; /* free: its key in by_size ((size, addr) when filed) */
+    uint64_t key_size, key_addr; /* free: its key in by_size (size, addr) or by_addr (addr) */
     uint64_t addr, size;
     struct fblock *prev, *next; /* the blocks just below and above (NULL at the arena's ends) */
     int is_free;
     uint64_t requested;
-    os_node by_addr; /* first fit, free: (addr), val = size */
 } fblock;
 
 /* Bytes of a block record a free reads: of the block itself, of its neighbours. */
-#define FB_HOT_SELF offsetof(fblock, by_addr)
+#define FB_HOT_SELF sizeof(fblock)
 #define FB_HOT_NEXT offsetof(fblock, requested)
 
 typedef struct fit {
@@ -58,14 +64,12 @@ typedef struct fit {
     int first_fit;
     int have_arena;
     uint64_t arena_addr, arena_size;
-    sizeset by_size;      /* free blocks by (size, addr) -> fblock */
-    os_tree by_addr;      /* first fit: free blocks by address, val = size, subtree maximum */
+    sizeset by_size;      /* best fit: free blocks by (size, addr) -> fblock */
+    as_tree by_addr;      /* first fit: free blocks by address, length capped at the top */
     fblock *head;         /* the lowest block (at arena_addr) */
     recpool recs; /* fblock records */
     uint64_t in_use_bytes, peak_in_use, num_allocs, ooms, live;
 } fit;
-
-#define FB_OF_ADDR(n) ((fblock *)(void *)((char *)(n) - offsetof(fblock, by_addr)))
 
 static fblock *fb_new(fit *f)
 {
@@ -76,61 +80,50 @@ static fblock *fb_new(fit *f)
 
 static void fb_put(fit *f, fblock *b) { recpool_put(&f->recs, b); }
 
-static void size_insert(fit *f, fblock *b)
+/* First fit: the length a free block is filed under, capped at the committed top. */
+static inline uint64_t fit_len(const fit *f, const fblock *b)
+{
+    if (b->addr + b->size <= f->top)
+        return b->size;
+    return f->top > b->addr ? f->top - b->addr : 0;
+}
+
+static void free_insert(fit *f, fblock *b)
 {
     b->key_size = b->size;
     b->key_addr = b->addr;
-    ss_insert(&f->by_size, b->size, b->addr, b);
+    b->is_free = 1;
+    if (f->first_fit)
+        as_insert(&f->by_addr, b->addr, fit_len(f, b), b);
+    else
+        ss_insert(&f->by_size, b->size, b->addr, b);
 }
 
-/* Out of the size set; `at` is its position there when the caller has it (no descent), or NULL. */
-static void size_remove(fit *f, fblock *b, const ss_iter *at)
+/* Out of the free set; `at` is its position in the size set when the caller has it (no
+ * descent), or NULL. */
+static void free_remove(fit *f, fblock *b, const ss_iter *at)
 {
-    if (at)
+    b->is_free = 0;
+    if (f->first_fit)
+        as_remove(&f->by_addr, b->key_addr);
+    else if (at)
         ss_remove_at(&f->by_size, at);
     else
         ss_remove(&f->by_size, b->key_size, b->key_addr);
 }
 
-/* Re-file a free block in the size set after its size or address changed; `at` is its position
- * there when the caller has it, or NULL. */
+/* Re-file a free block after its size or address changed (its place in address order holds);
+ * `at` is its position in the size set when the caller has it, or NULL. */
 static void resize(fit *f, fblock *x, const ss_iter *at)
 {
-    if (at)
+    if (f->first_fit)
+        as_update(&f->by_addr, x->key_addr, x->addr, fit_len(f, x), x);
+    else if (at)
         ss_rekey_at(&f->by_size, at, x->size, x->addr, x);
     else
         ss_rekey(&f->by_size, x->key_size, x->key_addr, x->size, x->addr, x);
     x->key_size = x->size;
     x->key_addr = x->addr;
-}
-
-static void free_insert(fit *f, fblock *b)
-{
-    size_insert(f, b);
-    b->is_free = 1;
-    if (f->first_fit) {
-        b->by_addr.k1 = b->addr;
-        b->by_addr.k2 = 0;
-        b->by_addr.val = b->size;
-        os_insert(&f->by_addr, &b->by_addr);
-    }
-}
-
-static void free_remove(fit *f, fblock *b, const ss_iter *at)
-{
-    size_remove(f, b, at);
-    b->is_free = 0;
-    if (f->first_fit)
-        os_remove(&f->by_addr, &b->by_addr);
-}
-
-/* A free block's address or size changed (first fit's address set keeps its place in order). */
-static void addr_update(fit *f, fblock *b)
-{
-    if (f->first_fit) {
-        os_rekey_in_place(&b->by_addr, b->addr, 0);
-        os_set_val(&f->by_addr, &b->by_addr, b->size);
-    }
 }
 
 /* Take x out of the address chain (it was merged into a neighbour). */
@@ -161,8 +154,11 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
     fblock *b;
     ss_iter it, *pos = NULL; /* best fit: where b is in the size set */
     if (f->first_fit) {
-        os_node *n = os_first_fit(&f->by_addr, need);
-        b = n ? FB_OF_ADDR(n) : NULL;
+        const as_ent *e = as_first_fit(&f->by_addr, need);
+        if (!e && (e = as_last(&f->by_addr, NULL)) != NULL &&
+            ((fblock *)e->p)->size < need) /* the highest block at its full size */
+            e = NULL;
+        b = e ? e->p : NULL;
     } else {
         b = ss_lower_bound(&f->by_size, need, 0, &it);
         pos = &it;
@@ -199,7 +195,6 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
         b->prev = used;
         b->addr += need;
         b->size -= need;
-        addr_update(f, b);
         resize(f, b, pos);
         b = used;
     } else {
@@ -237,7 +232,6 @@ static void fit_free(void *st, uint64_t handle)
             unlink_block(f, nb);
             fb_put(f, nb);
         }
-        addr_update(f, pb);
         resize(f, pb, NULL);
     } else if (nb) {
         /* The next free block starts earlier now, still after every lower free block. */
@@ -245,7 +239,6 @@ static void fit_free(void *st, uint64_t handle)
         nb->size += b->size;
         unlink_block(f, b);
         fb_put(f, b);
-        addr_update(f, nb);
         resize(f, nb, NULL);
     } else {
         free_insert(f, b);
@@ -265,6 +258,8 @@ static void fit_prefetch_free(void *st, uint64_t handle, int stage)
 static uint64_t fit_largest_free(void *st)
 {
     fit *f = st;
+    if (f->first_fit) /* filed capped at the top */
+        return as_max_len(&f->by_addr);
     ss_iter it;
     const fblock *b = ss_last(&f->by_size, &it);
     if (!b)
@@ -282,7 +277,7 @@ static void fit_stats(void *st, const stat_sink *s)
     s->cur_peak(s->ctx, "bytes_in_use", f->in_use_bytes, f->peak_in_use);
     s->u64(s->ctx, "committed_bytes", f->top);
     s->u64(s->ctx, "num_allocs", f->num_allocs);
-    s->u64(s->ctx, "free_blocks", f->by_size.n);
+    s->u64(s->ctx, "free_blocks", f->first_fit ? f->by_addr.n : f->by_size.n);
     s->u64(s->ctx, "largest_free_block_bytes", fit_largest_free(f));
     s->u64(s->ctx, "ooms", f->ooms);
 }
@@ -320,8 +315,9 @@ static int fit_check(void *st, am_error *err)
     int bad = 0;
     uint64_t used_bytes = 0, at = f->arena_addr;
     size_t nfree = 0;
-    if (ss_check(&f->by_size) || (f->first_fit && (os_check(&f->by_addr) ||
-                                                   f->by_size.n != f->by_addr.n))) {
+    size_t nfiled = f->first_fit ? f->by_addr.n : f->by_size.n;
+    if (f->first_fit ? as_check(&f->by_addr) || f->by_size.n : ss_check(&f->by_size) ||
+                                                               f->by_addr.n) {
         bad++;
         am_fail(err, AM_EINTERNAL, "%s: free sets corrupt", f->first_fit ? "first_fit" : "best_fit");
     }
@@ -340,20 +336,21 @@ static int fit_check(void *st, am_error *err)
             continue;
         }
         nfree++;
+        const as_ent *e = f->first_fit ? as_find(&f->by_addr, x->addr) : NULL;
         if (x->key_size != x->size || x->key_addr != x->addr ||
-            ss_find(&f->by_size, x->size, x->addr) != x ||
-            (f->first_fit && (x->by_addr.k1 != x->addr || x->by_addr.val != x->size))) {
+            (f->first_fit ? !e || e->p != x || e->len != fit_len(f, x)
+                          : ss_find(&f->by_size, x->size, x->addr) != x)) {
             bad++;
             am_fail(err, AM_EINTERNAL, "fit: free block at %" PRIu64 " filed under another key",
                     x->addr);
         }
     }
-    if (f->have_arena && (at != f->arena_addr + f->arena_size || nfree != f->by_size.n ||
+    if (f->have_arena && (at != f->arena_addr + f->arena_size || nfree != nfiled ||
                           used_bytes != f->in_use_bytes)) {
         bad++;
         am_fail(err, AM_EINTERNAL, "fit: blocks end at %" PRIu64 " (arena end %" PRIu64 "), %zu "
                 "free blocks chained (%zu filed), %" PRIu64 " bytes used (%" PRIu64 " counted)",
-                at, f->arena_addr + f->arena_size, nfree, f->by_size.n, used_bytes,
+                at, f->arena_addr + f->arena_size, nfree, nfiled, used_bytes,
                 f->in_use_bytes);
     }
     return bad;
@@ -369,7 +366,6 @@ static int fit_create_common(void **out, const alloc_env *env, const void *opts,
     f->align = o && o->alignment ? o->alignment : 256;
     f->commit = o && o->commit ? o->commit : 2ULL << 20;
     f->first_fit = first;
-    f->by_addr.no_aug = !first; /* first fit needs the subtree maximum of sizes */
     if (env->capacity == 0) {
         free(f);
         return am_fail(err, AM_EINPUT, "fit: capacity is 0 bytes");
@@ -392,6 +388,7 @@ static void fit_destroy(void *st)
 {
     fit *f = st;
     ss_destroy(&f->by_size);
+    as_destroy(&f->by_addr);
     recpool_destroy(&f->recs);
     free(f);
 }

@@ -104,6 +104,8 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t len_range, siz
         uint64_t need = 1 + rng(&seed) % (len_range + 1);
         if (!same(os_first_fit(&ot, need), as_first_fit(&at, need)))
             bad++;
+        if (!same(os_last(&ot), as_last(&at, NULL)))
+            bad++;
         if (at.n != ot.n || as_max_len(&at) != (ot.root ? ot.root->aug : 0))
             bad++;
         if (s % check_every == 0 && (as_check(&at) || os_check(&ot)))
