@@ -2,8 +2,8 @@
  *
  * Layout: a node holds n entries. A leaf's entries are (key, len, pointer) in key order, its
  * leaves linked both ways. An inner node's entry i is (separator, largest len under the child,
- * child): e[i].key (i >= 1) is <= every key under child i and > every key under child i - 1;
- * e[0].key is not used. A search descends into the last child whose separator is <= the key.
+ * child): key[i] (i >= 1) is <= every key under child i and > every key under child i - 1;
+ * key[0] is not used. A search descends into the last child whose separator is <= the key.
  * Separators are not updated when keys are removed (a stale one still splits its two children
  * correctly); the largest lengths are kept exact on every path that changes. Nodes split at
  * AS_ORDER entries into two halves, and a non-root node below AS_MIN entries borrows from a
@@ -15,39 +15,53 @@
 #define AS_MIN (AS_ORDER / 4) /* fewest entries of a non-root node */
 #define AS_MAXH 16            /* deepest tree: 8^15 entries is beyond any address space */
 
+/* Keys, lengths and pointers in separate arrays: a first fit scans only lengths, a descent
+ * by address only keys (4 cache lines of a node each, where whole entries would be 12). */
 struct as_node {
     int n;
     int leaf;
     as_node *prev, *next; /* leaves: neighbours in key order */
-    as_ent e[AS_ORDER];
+    uint64_t key[AS_ORDER];
+    uint64_t len[AS_ORDER];
+    void *p[AS_ORDER];
 };
 
-#define KID(x, i) ((as_node *)(x)->e[i].p)
+#define KID(x, i) ((as_node *)(x)->p[i])
 
 /* Index of the first key >= k in a leaf (a forward scan: one mispredicted branch per node). */
 static inline int node_lb(const as_node *x, uint64_t k)
 {
     int i = 0, n = x->n;
-    while (i < n && x->e[i].key < k)
+    while (i < n && x->key[i] < k)
         i++;
     return i;
 }
 
-/* Child of inner node x whose range holds k: the last i >= 1 with e[i].key <= k, or 0. */
+/* Child of inner node x whose range holds k: the last i >= 1 with key[i] <= k, or 0. */
 static inline int node_child(const as_node *x, uint64_t k)
 {
     int i = 1, n = x->n;
-    while (i < n && x->e[i].key <= k)
+    while (i < n && x->key[i] <= k)
         i++;
     return i - 1;
 }
 
+/* Largest length in x: four running maxima, so the comparisons do not wait on each other. */
 static inline uint64_t node_max(const as_node *x)
 {
-    uint64_t m = 0;
-    for (int i = 0; i < x->n; i++)
-        m = x->e[i].len > m ? x->e[i].len : m;
-    return m;
+    uint64_t m0 = 0, m1 = 0, m2 = 0, m3 = 0;
+    int i = 0, n = x->n;
+    for (; i + 4 <= n; i += 4) {
+        m0 = x->len[i] > m0 ? x->len[i] : m0;
+        m1 = x->len[i + 1] > m1 ? x->len[i + 1] : m1;
+        m2 = x->len[i + 2] > m2 ? x->len[i + 2] : m2;
+        m3 = x->len[i + 3] > m3 ? x->len[i + 3] : m3;
+    }
+    for (; i < n; i++)
+        m0 = x->len[i] > m0 ? x->len[i] : m0;
+    m0 = m1 > m0 ? m1 : m0;
+    m2 = m3 > m2 ? m3 : m2;
+    return m2 > m0 ? m2 : m0;
 }
 
 static as_node *node_new(as_tree *t, int leaf)
@@ -65,30 +79,45 @@ static as_node *node_new(as_tree *t, int leaf)
 static void node_move(as_node *dst, int at, as_node *src, int from, int cnt)
 {
     size_t tail = (size_t)(dst->n - at), rest = (size_t)(src->n - from - cnt), c = (size_t)cnt;
-    memmove(&dst->e[at + cnt], &dst->e[at], tail * sizeof dst->e[0]);
-    memcpy(&dst->e[at], &src->e[from], c * sizeof dst->e[0]);
+#define MOVE_ARRAY(a)                                                                     \
+    do {                                                                                  \
+        memmove(&dst->a[at + cnt], &dst->a[at], tail * sizeof dst->a[0]);                 \
+        memcpy(&dst->a[at], &src->a[from], c * sizeof dst->a[0]);                         \
+        memmove(&src->a[from], &src->a[from + cnt], rest * sizeof src->a[0]);             \
+    } while (0)
+    MOVE_ARRAY(key);
+    MOVE_ARRAY(len);
+    MOVE_ARRAY(p);
+#undef MOVE_ARRAY
     dst->n += cnt;
-    memmove(&src->e[from], &src->e[from + cnt], rest * sizeof src->e[0]);
     src->n -= cnt;
 }
 
 static inline void node_put_at(as_node *x, int i, uint64_t key, uint64_t len, void *p)
 {
-    for (int j = x->n; j > i; j--)
-        x->e[j] = x->e[j - 1];
-    x->e[i] = (as_ent){key, len, p};
+    for (int j = x->n; j > i; j--) {
+        x->key[j] = x->key[j - 1];
+        x->len[j] = x->len[j - 1];
+        x->p[j] = x->p[j - 1];
+    }
+    x->key[i] = key;
+    x->len[i] = len;
+    x->p[i] = p;
     x->n++;
 }
 
 static inline void node_del_at(as_node *x, int i)
 {
-    for (int j = i + 1; j < x->n; j++)
-        x->e[j - 1] = x->e[j];
+    for (int j = i + 1; j < x->n; j++) {
+        x->key[j - 1] = x->key[j];
+        x->len[j - 1] = x->len[j];
+        x->p[j - 1] = x->p[j];
+    }
     x->n--;
 }
 
 /* Split a full node: its upper half moves to a new right sibling, which is returned (its
- * e[0].key is the separator: its first key, or its first child's lower bound). */
+ * key[0] is the separator: its first key, or its first child's lower bound). */
 static as_node *node_split(as_tree *t, as_node *x)
 {
     as_node *r = node_new(t, x->leaf);
@@ -112,12 +141,12 @@ static as_node *ins(as_tree *t, as_node *x, uint64_t key, uint64_t len, void *p)
         int c = node_child(x, key);
         as_node *kid = KID(x, c), *r = ins(t, kid, key, len, p);
         if (!r) {
-            if (len > x->e[c].len)
-                x->e[c].len = len;
+            if (len > x->len[c])
+                x->len[c] = len;
             return NULL;
         }
-        x->e[c].len = node_max(kid);
-        node_put_at(x, c + 1, r->e[0].key, node_max(r), r);
+        x->len[c] = node_max(kid);
+        node_put_at(x, c + 1, r->key[0], node_max(r), r);
     }
     return x->n == AS_ORDER ? node_split(t, x) : NULL;
 }
@@ -130,11 +159,13 @@ void as_insert(as_tree *t, uint64_t key, uint64_t len, void *p)
     }
     as_node *r = ins(t, t->root, key, len, p);
     t->n++;
+    if (len > t->max)
+        t->max = len;
     if (r) {
         as_node *root = node_new(t, 0), *l = t->root;
-        root->e[0] = (as_ent){0, node_max(l), l};
-        root->e[1] = (as_ent){r->e[0].key, node_max(r), r};
-        root->n = 2;
+        root->n = 0;
+        node_put_at(root, 0, 0, node_max(l), l);
+        node_put_at(root, 1, r->key[0], node_max(r), r);
         t->root = root;
         t->height++;
     }
@@ -147,7 +178,7 @@ static void fix_child(as_node *x, int c, as_tree *t)
     int li = c > 0 ? c - 1 : c, ri = li + 1;
     as_node *l = KID(x, li), *r = KID(x, ri);
     if (!r->leaf) /* r's first child takes its lower bound from the separator */
-        r->e[0].key = x->e[ri].key;
+        r->key[0] = x->key[ri];
     if (l->n + r->n < AS_ORDER) {
         node_move(l, l->n, r, 0, r->n);
         if (r->leaf) {
@@ -157,16 +188,16 @@ static void fix_child(as_node *x, int c, as_tree *t)
         }
         recpool_put(&t->nodes, r);
         node_del_at(x, ri);
-        x->e[li].len = node_max(l);
+        x->len[li] = node_max(l);
         return;
     }
     if (l->n < r->n)
         node_move(l, l->n, r, 0, (r->n - l->n) / 2);
     else
         node_move(r, 0, l, l->n - (l->n - r->n) / 2, (l->n - r->n) / 2);
-    x->e[ri].key = r->e[0].key;
-    x->e[li].len = node_max(l);
-    x->e[ri].len = node_max(r);
+    x->key[ri] = r->key[0];
+    x->len[li] = node_max(l);
+    x->len[ri] = node_max(r);
 }
 
 /* Remove key under x; 1 when it was there (its length in *len). */
@@ -174,9 +205,9 @@ static int del(as_tree *t, as_node *x, uint64_t key, uint64_t *len)
 {
     if (x->leaf) {
         int i = node_lb(x, key);
-        if (i == x->n || x->e[i].key != key)
+        if (i == x->n || x->key[i] != key)
             return 0;
-        *len = x->e[i].len;
+        *len = x->len[i];
         node_del_at(x, i);
         return 1;
     }
@@ -186,8 +217,8 @@ static int del(as_tree *t, as_node *x, uint64_t key, uint64_t *len)
         return 0;
     if (kid->n < AS_MIN)
         fix_child(x, c, t);
-    else if (*len == x->e[c].len) /* it may have been the largest below */
-        x->e[c].len = node_max(kid);
+    else if (*len == x->len[c]) /* it may have been the largest below */
+        x->len[c] = node_max(kid);
     return 1;
 }
 
@@ -207,6 +238,8 @@ int as_remove(as_tree *t, uint64_t key)
         t->root = NULL;
         t->height = 0;
     }
+    if (len == t->max)
+        t->max = t->root ? node_max(t->root) : 0;
     return 1;
 }
 
@@ -222,11 +255,11 @@ int as_update(as_tree *t, uint64_t key, uint64_t nkey, uint64_t len, void *p)
     while (!x->leaf) {
         int c = node_child(x, key);
         if (c > 0) {
-            lo = x->e[c].key;
+            lo = x->key[c];
             has_lo = 1;
         }
         if (c + 1 < x->n) {
-            hi = x->e[c + 1].key;
+            hi = x->key[c + 1];
             has_hi = 1;
         }
         path[d] = x;
@@ -234,39 +267,61 @@ int as_update(as_tree *t, uint64_t key, uint64_t nkey, uint64_t len, void *p)
         x = KID(x, c);
     }
     int i = node_lb(x, key);
-    if (i == x->n || x->e[i].key != key)
+    if (i == x->n || x->key[i] != key)
         return 0;
     if ((has_lo && nkey < lo) || (has_hi && nkey >= hi)) {
         as_remove(t, key);
         as_insert(t, nkey, len, p);
         return 1;
     }
-    x->e[i] = (as_ent){nkey, len, p};
-    /* the largest length on the way up, until one does not change */
-    while (d-- > 0) {
-        uint64_t m = node_max(x);
-        as_ent *pe = &path[d]->e[at[d]];
-        if (pe->len == m)
+    uint64_t o = x->len[i], v = len; /* the changed length in x: old, new */
+    x->key[i] = nkey;
+    x->len[i] = len;
+    x->p[i] = p;
+    /* The largest length on the way up, until one does not change. Node x's largest was M (kept
+     * in its parent's entry, or t->max for the root); only when the length that was M shrank
+     * does x need a scan. */
+    for (;;) {
+        uint64_t *pm = d > 0 ? &path[d - 1]->len[at[d - 1]] : &t->max, M = *pm, m;
+        if (v >= M)
+            m = v;
+        else if (o < M)
             break;
-        pe->len = m;
-        x = path[d];
+        else
+            m = node_max(x);
+        if (m == M)
+            break;
+        *pm = m;
+        if (d == 0)
+            break;
+        o = M;
+        v = m;
+        x = path[--d];
     }
     return 1;
 }
 
-const as_ent *as_first_fit(const as_tree *t, uint64_t need)
+/* The entry at index i of leaf x, copied out. */
+static inline int out(const as_node *x, int i, as_ent *e)
+{
+    if (e)
+        *e = (as_ent){x->key[i], x->len[i], x->p[i]};
+    return 1;
+}
+
+int as_first_fit(const as_tree *t, uint64_t need, as_ent *e)
 {
     const as_node *x = t->root;
     if (!x)
-        return NULL;
+        return 0;
     for (;;) {
         int i = 0, n = x->n;
-        while (i < n && x->e[i].len < need)
+        while (i < n && x->len[i] < need)
             i++;
         if (i == n) /* only at the root: below it the largest length promised one */
-            return NULL;
+            return 0;
         if (x->leaf)
-            return &x->e[i];
+            return out(x, i, e);
         x = KID(x, i);
     }
 }
@@ -279,108 +334,109 @@ static as_node *leaf_of(const as_tree *t, uint64_t k)
     return x;
 }
 
-const as_ent *as_lower_bound(const as_tree *t, uint64_t k, as_iter *it)
+int as_lower_bound(const as_tree *t, uint64_t k, as_ent *e, as_iter *it)
 {
     as_node *x = leaf_of(t, k);
     if (!x)
-        return NULL;
+        return 0;
     int i = node_lb(x, k);
     if (i == x->n) { /* every key here is smaller: the answer starts the next leaf */
         x = x->next;
         i = 0;
         if (!x)
-            return NULL;
+            return 0;
     }
     if (it)
         *it = (as_iter){x, i};
-    return &x->e[i];
+    return out(x, i, e);
 }
 
-const as_ent *as_floor(const as_tree *t, uint64_t k, as_iter *it)
+int as_floor(const as_tree *t, uint64_t k, as_ent *e, as_iter *it)
 {
     as_node *x = leaf_of(t, k);
     if (!x)
-        return NULL;
+        return 0;
     int i = 0;
-    while (i < x->n && x->e[i].key <= k)
+    while (i < x->n && x->key[i] <= k)
         i++;
     if (i == 0) { /* every key here is larger: the answer ends the previous leaf */
         x = x->prev;
         if (!x)
-            return NULL;
+            return 0;
         i = x->n;
     }
     if (it)
         *it = (as_iter){x, i - 1};
-    return &x->e[i - 1];
+    return out(x, i - 1, e);
 }
 
-const as_ent *as_find(const as_tree *t, uint64_t k)
+int as_find(const as_tree *t, uint64_t k, as_ent *e)
 {
     const as_node *x = leaf_of(t, k);
     if (!x)
-        return NULL;
+        return 0;
     int i = node_lb(x, k);
-    return i < x->n && x->e[i].key == k ? &x->e[i] : NULL;
+    return i < x->n && x->key[i] == k ? out(x, i, e) : 0;
 }
 
-const as_ent *as_first(const as_tree *t, as_iter *it)
+int as_first(const as_tree *t, as_ent *e, as_iter *it)
 {
     as_node *x = t->root;
     if (!x)
-        return NULL;
+        return 0;
     while (!x->leaf)
         x = KID(x, 0);
     if (it)
         *it = (as_iter){x, 0};
-    return &x->e[0];
+    return out(x, 0, e);
 }
 
-const as_ent *as_last(const as_tree *t, as_iter *it)
+int as_last(const as_tree *t, as_ent *e, as_iter *it)
 {
     as_node *x = t->root;
     if (!x)
-        return NULL;
+        return 0;
     while (!x->leaf)
         x = KID(x, x->n - 1);
     if (it)
         *it = (as_iter){x, x->n - 1};
-    return &x->e[x->n - 1];
+    return out(x, x->n - 1, e);
 }
 
-const as_ent *as_next(as_iter *it)
+int as_next(as_iter *it, as_ent *e)
 {
     if (!it->leaf)
-        return NULL;
+        return 0;
     if (++it->i == it->leaf->n) {
         it->leaf = it->leaf->next;
         it->i = 0;
         if (!it->leaf)
-            return NULL;
+            return 0;
     }
-    return &it->leaf->e[it->i];
+    return out(it->leaf, it->i, e);
 }
 
-const as_ent *as_prev(as_iter *it)
+int as_prev(as_iter *it, as_ent *e)
 {
     if (!it->leaf)
-        return NULL;
+        return 0;
     if (it->i-- == 0) {
         it->leaf = it->leaf->prev;
         if (!it->leaf)
-            return NULL;
+            return 0;
         it->i = it->leaf->n - 1;
     }
-    return &it->leaf->e[it->i];
+    return out(it->leaf, it->i, e);
 }
 
-uint64_t as_max_len(const as_tree *t) { return t->root ? node_max(t->root) : 0; }
+uint64_t as_max_len(const as_tree *t) { return t->max; }
 
 void as_destroy(as_tree *t)
 {
     recpool_destroy(&t->nodes); /* every node, in the tree or spare */
     t->root = NULL;
     t->n = 0;
+    t->max = 0;
     t->height = 0;
 }
 
@@ -406,21 +462,21 @@ static uint64_t check_rec(const as_tree *t, const as_node *x, int depth, int has
             c->bad++;
         c->last_leaf = x;
         for (int i = 0; i < x->n; i++) {
-            uint64_t k = x->e[i].key;
-            if ((i && x->e[i - 1].key >= k) || (has_lo && k < lo) || (has_hi && k >= hi))
+            uint64_t k = x->key[i];
+            if ((i && x->key[i - 1] >= k) || (has_lo && k < lo) || (has_hi && k >= hi))
                 c->bad++;
-            m = x->e[i].len > m ? x->e[i].len : m;
+            m = x->len[i] > m ? x->len[i] : m;
         }
         c->n += (size_t)x->n;
         return m;
     }
     for (int i = 0; i < x->n; i++) {
-        if (i > 1 && x->e[i - 1].key >= x->e[i].key)
+        if (i > 1 && x->key[i - 1] >= x->key[i])
             c->bad++;
         int hl = i ? 1 : has_lo, hh = i + 1 < x->n ? 1 : has_hi;
-        uint64_t l = i ? x->e[i].key : lo, h = i + 1 < x->n ? x->e[i + 1].key : hi;
+        uint64_t l = i ? x->key[i] : lo, h = i + 1 < x->n ? x->key[i + 1] : hi;
         uint64_t km = check_rec(t, KID(x, i), depth + 1, hl, l, hh, h, c);
-        if (km != x->e[i].len)
+        if (km != x->len[i])
             c->bad++;
         m = km > m ? km : m;
     }
@@ -431,9 +487,9 @@ int as_check(const as_tree *t)
 {
     as_chk c = {0, 0, NULL};
     if (!t->root)
-        return t->n != 0 || t->height != 0;
-    check_rec(t, t->root, 1, 0, 0, 0, 0, &c);
-    if (c.n != t->n || (c.last_leaf && c.last_leaf->next))
+        return t->n != 0 || t->height != 0 || t->max != 0;
+    uint64_t m = check_rec(t, t->root, 1, 0, 0, 0, 0, &c);
+    if (c.n != t->n || (c.last_leaf && c.last_leaf->next) || m != t->max)
         c.bad++;
     return c.bad;
 }

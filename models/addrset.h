@@ -11,8 +11,8 @@
  * enough. Keys are unique 64-bit addresses; the pointer is the caller's (NULL is allowed) and
  * no operation looks at it.
  *
- * Entry pointers returned here are valid until the next change to the tree. Node memory comes
- * from the tree's record pool (recpool.h); as_destroy frees it. Every operation is O(log n). */
+ * Node memory comes from the tree's record pool (recpool.h); as_destroy frees it. Every
+ * operation is O(log n). */
 #ifndef AM_ADDRSET_H
 #define AM_ADDRSET_H
 
@@ -25,7 +25,7 @@
 
 typedef struct as_node as_node;
 
-/* One entry of a leaf: a range starting at key, len bytes long, and the caller's pointer. */
+/* One entry: a range starting at key, len bytes long, and the caller's pointer. */
 typedef struct as_ent {
     uint64_t key, len;
     void *p;
@@ -35,6 +35,7 @@ typedef struct as_tree {
     as_node *root; /* NULL when empty */
     recpool nodes; /* node memory, set up by the first insertion */
     size_t n;      /* entries */
+    uint64_t max;  /* the largest len (0 when empty) */
     int height;    /* 1 = the root is a leaf */
 } as_tree;
 
@@ -55,21 +56,23 @@ int as_remove(as_tree *t, uint64_t key);
  * stays between its neighbours); the entry then changes in place, with one descent, unless the
  * new key crosses a separator above its leaf, when it is removed and inserted again. */
 int as_update(as_tree *t, uint64_t key, uint64_t nkey, uint64_t len, void *p);
-/* The lowest-keyed entry with len >= need, or NULL. */
-const as_ent *as_first_fit(const as_tree *t, uint64_t need);
-/* The last entry with key <= k, or NULL; *it is set when it is not NULL. */
-const as_ent *as_floor(const as_tree *t, uint64_t k, as_iter *it);
-/* The first entry with key >= k, or NULL; *it is set when it is not NULL. */
-const as_ent *as_lower_bound(const as_tree *t, uint64_t k, as_iter *it);
-/* The entry with key k, or NULL. */
-const as_ent *as_find(const as_tree *t, uint64_t k);
-/* The first / last entry (NULL when empty); *it is set when it is not NULL. */
-const as_ent *as_first(const as_tree *t, as_iter *it);
-const as_ent *as_last(const as_tree *t, as_iter *it);
-/* The entry after / before the iterator's, moving it; NULL past the end. */
-const as_ent *as_next(as_iter *it);
-const as_ent *as_prev(as_iter *it);
-/* The largest len in the tree (0 when empty). */
+/* Queries return 1 and copy the entry to *e (when e is not NULL), or return 0 when there is
+ * none; *it (when not NULL) is then set to the entry's position, valid until a change. */
+/* The lowest-keyed entry with len >= need. */
+int as_first_fit(const as_tree *t, uint64_t need, as_ent *e);
+/* The last entry with key <= k. */
+int as_floor(const as_tree *t, uint64_t k, as_ent *e, as_iter *it);
+/* The first entry with key >= k. */
+int as_lower_bound(const as_tree *t, uint64_t k, as_ent *e, as_iter *it);
+/* The entry with key k. */
+int as_find(const as_tree *t, uint64_t k, as_ent *e);
+/* The first / last entry. */
+int as_first(const as_tree *t, as_ent *e, as_iter *it);
+int as_last(const as_tree *t, as_ent *e, as_iter *it);
+/* The entry after / before the iterator's, moving it; 0 past the end. */
+int as_next(as_iter *it, as_ent *e);
+int as_prev(as_iter *it, as_ent *e);
+/* The largest len in the tree (0 when empty), in O(1). */
 uint64_t as_max_len(const as_tree *t);
 /* Invariant check (key order, separators, every subtree's largest length, node fill, leaf
  * links, count): 0 when consistent. */

@@ -154,11 +154,11 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
     fblock *b;
     ss_iter it, *pos = NULL; /* best fit: where b is in the size set */
     if (f->first_fit) {
-        const as_ent *e = as_first_fit(&f->by_addr, need);
-        if (!e && (e = as_last(&f->by_addr, NULL)) != NULL &&
-            ((fblock *)e->p)->size < need) /* the highest block at its full size */
-            e = NULL;
-        b = e ? e->p : NULL;
+        as_ent e;
+        b = NULL;
+        if (as_first_fit(&f->by_addr, need, &e) ||
+            (as_last(&f->by_addr, &e, NULL) && ((fblock *)e.p)->size >= need))
+            b = e.p; /* else the highest block at its full size, when it fits */
     } else {
         b = ss_lower_bound(&f->by_size, need, 0, &it);
         pos = &it;
@@ -336,9 +336,10 @@ static int fit_check(void *st, am_error *err)
             continue;
         }
         nfree++;
-        const as_ent *e = f->first_fit ? as_find(&f->by_addr, x->addr) : NULL;
+        as_ent e;
         if (x->key_size != x->size || x->key_addr != x->addr ||
-            (f->first_fit ? !e || e->p != x || e->len != fit_len(f, x)
+            (f->first_fit ? !as_find(&f->by_addr, x->addr, &e) || e.p != x ||
+                                e.len != fit_len(f, x)
                           : ss_find(&f->by_size, x->size, x->addr) != x)) {
             bad++;
             am_fail(err, AM_EINTERNAL, "fit: free block at %" PRIu64 " filed under another key",
