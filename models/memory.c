@@ -2,8 +2,9 @@
  *
  * Device address model (allocators.md section 1): the level's address space is [0, capacity);
  * policies take regions/segments through dev_alloc, which places them first-fit from address 0
- * among the free extents (an address-ordered treap whose subtree maximum finds the first gap
- * that fits in O(log n)); dev_free returns the range and merges it with free neighbours.
+ * among the free extents (an address-ordered B+-tree keeping each subtree's largest extent,
+ * models/addrset.h, finds the first gap that fits in a few node visits); dev_free returns the
+ * range and merges it with free neighbours.
  * With recorded addresses (PyTorch snapshots) the space is the whole 64-bit range and a device
  * allocation made under a hint takes the recorded segment that contains the hinted address.
  *
@@ -17,11 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "addrset.h"
 #include "ordset.h"
-
-typedef struct extent {
-    os_node node; /* k1 = start address, val = length */
-} extent;
 
 struct mem_level {
     char name[64], kind[32];
@@ -34,9 +32,8 @@ struct mem_level {
     void *on_device_ctx;
     int recorded;          /* sparse 64-bit space, honour hints */
     uint64_t hint;         /* TR_NO_ADDR-like UINT64_MAX when none */
-    os_tree free_ext;      /* free device extents by address */
+    as_tree free_ext;      /* free device extents: key = start address, len = length */
     os_tree recorded_segs; /* recorded segments: k1 = address, val = size */
-    extent *spare;         /* free list of extent nodes */
     unsigned fail_next;
     int quiet;
     mem_metrics m;
@@ -44,53 +41,27 @@ struct mem_level {
     uint64_t ext_largest, ext_free; /* the event of max_external_frag: largest free, free bytes */
 };
 
-static extent *ext_new(mem_level *m)
+/* Carve [addr, addr+len) out of the free extent e (which contains it). */
+static void carve(mem_level *m, const as_ent *e, uint64_t addr, uint64_t len)
 {
-    extent *e = m->spare;
-    if (e) {
-        m->spare = (extent *)(void *)e->node.l;
-        return e;
-    }
-    return am_calloc(1, sizeof *e);
-}
-
-static void ext_put(mem_level *m, extent *e)
-{
-    e->node.l = (os_node *)(void *)m->spare;
-    m->spare = e;
-}
-
-/* Carve [addr, addr+len) out of free extent e (which contains it). */
-static void carve(mem_level *m, extent *e, uint64_t addr, uint64_t len)
-{
-    uint64_t s = e->node.k1, end = s + e->node.val;
+    uint64_t s = e->key, end = s + e->len;
     if (addr == s) {
-        os_remove(&m->free_ext, &e->node);
-        if (end > addr + len) {
-            e->node.k1 = addr + len;
-            e->node.val = end - addr - len;
-            os_insert(&m->free_ext, &e->node);
-        } else
-            ext_put(m, e);
+        if (end > addr + len) /* its start moves up, still below the next extent */
+            as_update(&m->free_ext, s, addr + len, end - addr - len, NULL);
+        else
+            as_remove(&m->free_ext, s);
         return;
     }
-    os_set_val(&m->free_ext, &e->node, addr - s);
-    if (end > addr + len) {
-        extent *t = ext_new(m);
-        t->node.k1 = addr + len;
-        t->node.k2 = 0;
-        t->node.val = end - addr - len;
-        os_insert(&m->free_ext, &t->node);
-    }
+    as_update(&m->free_ext, s, s, addr - s, NULL);
+    if (end > addr + len)
+        as_insert(&m->free_ext, addr + len, end - addr - len, NULL);
 }
 
-/* Free extent containing [addr, addr+len), or NULL. */
-static extent *find_free(mem_level *m, uint64_t addr, uint64_t len)
+/* The free extent containing [addr, addr+len) into *e: 1, or 0 when there is none. */
+static int find_free(mem_level *m, uint64_t addr, uint64_t len, as_ent *e)
 {
-    os_node *n = os_floor(&m->free_ext, addr, 0);
-    if (!n || n->k1 + n->val < addr + len || addr + len < addr)
-        return NULL;
-    return (extent *)n;
+    return as_floor(&m->free_ext, addr, e, NULL) && e->key + e->len >= addr + len &&
+           addr + len >= addr;
 }
 
 static void log_line(mem_level *m, const char *line)
@@ -113,24 +84,24 @@ static int dev_alloc(void *ctx, uint64_t bytes, uint64_t *addr)
         m->m.device_refusals++;
         return -1;
     }
-    extent *e = NULL;
+    as_ent e;
+    int found = 0;
     uint64_t at = 0;
     if (m->recorded && m->hint != UINT64_MAX) {
         os_node *s = os_floor(&m->recorded_segs, m->hint, UINT64_MAX);
-        if (s && m->hint < s->k1 + s->val && s->val == bytes &&
-            (e = find_free(m, s->k1, bytes)) != NULL)
+        if (s && m->hint < s->k1 + s->val && s->val == bytes && find_free(m, s->k1, bytes, &e)) {
+            found = 1;
             at = s->k1;
+        }
     }
-    if (!e) {
-        os_node *n = os_first_fit(&m->free_ext, bytes);
-        if (!n) {
+    if (!found) {
+        if (!as_first_fit(&m->free_ext, bytes, &e)) {
             m->m.device_refusals++;
             return -1;
         }
-        e = (extent *)n;
-        at = n->k1;
+        at = e.key;
     }
-    carve(m, e, at, bytes);
+    carve(m, &e, at, bytes);
     *addr = at;
     m->m.reserved_bytes += bytes;
     m->m.device_allocs++;
@@ -152,30 +123,22 @@ static void dev_free(void *ctx, uint64_t addr, uint64_t bytes)
         m->on_device(m->on_device_ctx, 0, addr, bytes);
     m->m.reserved_bytes -= bytes;
     m->m.device_frees++;
-    /* Merge with the free neighbours. */
-    os_node *prev = os_floor(&m->free_ext, addr, 0);
-    os_node *next = os_lower_bound(&m->free_ext, addr, 0);
-    if (prev && prev->k1 + prev->val == addr) {
-        os_set_val(&m->free_ext, prev, prev->val + bytes);
-        if (next && next->k1 == addr + bytes) {
-            os_set_val(&m->free_ext, prev, prev->val + next->val);
-            os_remove(&m->free_ext, next);
-            ext_put(m, (extent *)next);
-        }
-        return;
+    /* Merge with the free neighbours: the extents just below and above (no free extent starts
+     * at addr, which was reserved). */
+    as_ent pv, nx;
+    as_iter it;
+    int hp = as_floor(&m->free_ext, addr, &pv, &it);
+    int hn = hp ? as_next(&it, &nx) : as_first(&m->free_ext, &nx, NULL);
+    int join_next = hn && nx.key == addr + bytes;
+    if (hp && pv.key + pv.len == addr) {
+        as_update(&m->free_ext, pv.key, pv.key, pv.len + bytes + (join_next ? nx.len : 0), NULL);
+        if (join_next)
+            as_remove(&m->free_ext, nx.key);
+    } else if (join_next) { /* its start moves down, still above the extent below */
+        as_update(&m->free_ext, nx.key, addr, nx.len + bytes, NULL);
+    } else {
+        as_insert(&m->free_ext, addr, bytes, NULL);
     }
-    if (next && next->k1 == addr + bytes) {
-        os_remove(&m->free_ext, next);
-        next->k1 = addr;
-        next->val += bytes;
-        os_insert(&m->free_ext, next);
-        return;
-    }
-    extent *e = ext_new(m);
-    e->node.k1 = addr;
-    e->node.k2 = 0;
-    e->node.val = bytes;
-    os_insert(&m->free_ext, &e->node);
 }
 
 static void env_log(void *ctx, const char *line) { log_line(ctx, line); }
@@ -193,13 +156,9 @@ int mem_create(mem_level **out, const mem_params *p, am_error *err)
     m->on_device_ctx = p->on_device_ctx;
     m->recorded = p->recorded_addresses;
     m->hint = UINT64_MAX;
-    extent *e = ext_new(m);
-    e->node.k1 = 0;
-    e->node.val = m->recorded ? UINT64_MAX : m->capacity;
-    if (e->node.val)
-        os_insert(&m->free_ext, &e->node);
-    else
-        ext_put(m, e);
+    uint64_t space = m->recorded ? UINT64_MAX : m->capacity;
+    if (space)
+        as_insert(&m->free_ext, 0, space, NULL);
     m->env = (alloc_env){.ctx = m, .capacity = m->capacity, .granularity = m->granularity,
                          .dev_alloc = dev_alloc, .dev_free = dev_free,
                          .log = p->log ? env_log : NULL};
@@ -242,13 +201,8 @@ void mem_destroy(mem_level *m)
         return;
     if (m->st)
         m->policy->destroy(m->st);
-    free_tree(&m->free_ext);
+    as_destroy(&m->free_ext);
     free_tree(&m->recorded_segs);
-    while (m->spare) {
-        extent *e = m->spare;
-        m->spare = (extent *)(void *)e->node.l;
-        free(e);
-    }
     free(m);
 }
 
@@ -385,8 +339,8 @@ int mem_device_range_held(const mem_level *m, uint64_t addr, uint64_t bytes)
 {
     if (bytes == 0 || addr + bytes < addr)
         return 0;
-    const os_node *n = os_floor(&m->free_ext, addr + bytes - 1, UINT64_MAX);
-    return !n || n->k1 + n->val <= addr;
+    as_ent e;
+    return !as_floor(&m->free_ext, addr + bytes - 1, &e, NULL) || e.key + e.len <= addr;
 }
 
 void mem_fail_next_device_allocs(mem_level *m, unsigned n) { m->fail_next = n; }
@@ -401,21 +355,23 @@ void mem_set_quiet(mem_level *m, int quiet)
 int mem_check(mem_level *m, am_error *err)
 {
     int bad = m->policy->check(m->st, err);
-    if (os_check(&m->free_ext)) {
+    if (as_check(&m->free_ext)) {
         bad++;
         am_fail(err, AM_EINTERNAL, "%s: device extent tree corrupt", m->name);
     }
     uint64_t free_sum = 0, last_end = 0;
     int first = 1;
-    for (os_node *n = os_first(&m->free_ext); n; n = os_next(n)) {
-        if (!first && n->k1 <= last_end) {
+    as_ent e;
+    as_iter it;
+    for (int h = as_first(&m->free_ext, &e, &it); h; h = as_next(&it, &e)) {
+        if (!first && e.key <= last_end) {
             bad++;
             am_fail(err, AM_EINTERNAL, "%s: free device extents at %" PRIu64 " touch or overlap",
-                    m->name, n->k1);
+                    m->name, e.key);
         }
         first = 0;
-        last_end = n->k1 + n->val;
-        free_sum += n->val;
+        last_end = e.key + e.len;
+        free_sum += e.len;
     }
     uint64_t space = m->recorded ? UINT64_MAX : m->capacity;
     if (free_sum + m->m.reserved_bytes != space) {
