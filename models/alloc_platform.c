@@ -11,13 +11,14 @@
  * of host time through take_latency. The 20 us defaults are an ASSUMPTION at the low end of that
  * range, not a measurement. A refused allocation is a device call too and is charged as well.
  *
- * Live buffers sit in an address-ordered set so walk() reports them in address order. */
+ * Live buffers sit in an address-ordered B+-tree (models/btree.h) so walk() reports them in
+ * address order. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
-#include "ordset.h"
+#include "btree.h"
 #include "recpool.h"
 
 struct plat_opts {
@@ -35,14 +36,14 @@ static const opt_desc plat_opt_table[] = {
 };
 
 typedef struct pbuf {
-    os_node node;       /* live set: k1 = address, val = bytes (rounded to the granularity) */
-    uint64_t requested; /* bytes asked for */
+    uint64_t addr, bytes; /* bytes: rounded to the granularity */
+    uint64_t requested;   /* bytes asked for */
 } pbuf;
 
 typedef struct plat {
     alloc_env env;
     struct plat_opts o;
-    os_tree live;        /* live buffers by address */
+    bt_tree live;        /* live buffers by (address, 0) -> pbuf */
     recpool recs; /* pbuf records */
     am_ps pending;       /* host time not yet taken by the engine */
     uint64_t bytes_in_use, peak_bytes_in_use; /* rounded sizes = reserved bytes */
@@ -66,10 +67,10 @@ static int plat_alloc(void *st, const alloc_req *r, alloc_out *o)
     p->num_device_alloc++;
     p->num_allocs++;
     pbuf *b = pb_new(p);
-    b->node.k1 = addr;
-    b->node.val = bytes;
+    b->addr = addr;
+    b->bytes = bytes;
     b->requested = r->bytes;
-    os_insert(&p->live, &b->node);
+    bt_insert(&p->live, addr, 0, b);
     p->bytes_in_use += bytes;
     if (p->bytes_in_use > p->peak_bytes_in_use)
         p->peak_bytes_in_use = p->bytes_in_use;
@@ -83,9 +84,9 @@ static void plat_free(void *st, uint64_t handle)
 {
     plat *p = st;
     pbuf *b = (pbuf *)(uintptr_t)handle;
-    os_remove(&p->live, &b->node);
-    p->env.dev_free(p->env.ctx, b->node.k1, b->node.val);
-    p->bytes_in_use -= b->node.val;
+    bt_remove(&p->live, b->addr, 0);
+    p->env.dev_free(p->env.ctx, b->addr, b->bytes);
+    p->bytes_in_use -= b->bytes;
     p->num_device_free++;
     p->pending += p->o.free_latency;
     pb_put(p, b);
@@ -111,9 +112,9 @@ static void plat_stats(void *st, const stat_sink *s)
 static void plat_walk(void *st, void (*fn)(void *arg, const alloc_block *b), void *arg)
 {
     plat *p = st;
-    for (os_node *n = os_first(&p->live); n; n = os_next(n)) {
-        const pbuf *b = (const pbuf *)n;
-        alloc_block a = {n->k1, n->val, b->requested, 1, n->k1};
+    bt_iter it;
+    for (const pbuf *b = bt_first(&p->live, &it); b; b = bt_next(&it)) {
+        alloc_block a = {b->addr, b->bytes, b->requested, 1, b->addr};
         fn(arg, &a);
     }
 }
@@ -123,20 +124,20 @@ static int plat_check(void *st, am_error *err)
     plat *p = st;
     int bad = 0;
     uint64_t sum = 0, last_end = 0;
-    if (os_check(&p->live)) {
+    if (bt_check(&p->live)) {
         bad++;
         am_fail(err, AM_EINTERNAL, "platform: live set corrupt");
     }
-    for (os_node *n = os_first(&p->live); n; n = os_next(n)) {
-        const pbuf *b = (const pbuf *)n;
-        if (n->k1 < last_end || n->val % p->env.granularity || b->requested > n->val ||
-            b->requested == 0) {
+    bt_iter it;
+    for (const pbuf *b = bt_first(&p->live, &it); b; b = bt_next(&it)) {
+        if (b->addr < last_end || b->bytes % p->env.granularity || b->requested > b->bytes ||
+            b->requested == 0 || bt_k1(&it) != b->addr) {
             bad++;
             am_fail(err, AM_EINTERNAL, "platform: buffer at %" PRIu64 " overlaps, is unrounded "
-                    "or smaller than its request", n->k1);
+                    "or smaller than its request", b->addr);
         }
-        last_end = n->k1 + n->val;
-        sum += n->val;
+        last_end = b->addr + b->bytes;
+        sum += b->bytes;
     }
     if (sum != p->bytes_in_use || p->live.n != p->num_device_alloc - p->num_device_free) {
         bad++;
@@ -165,7 +166,6 @@ static int plat_create(void **out, const alloc_env *env, const void *opts, am_er
     if (p->env.granularity == 0)
         p->env.granularity = 1;
     p->o = opts ? *(const struct plat_opts *)opts : defaults;
-    p->live.no_aug = 1;
     *out = p;
     return 0;
 }
@@ -173,6 +173,7 @@ static int plat_create(void **out, const alloc_env *env, const void *opts, am_er
 static void plat_destroy(void *st)
 {
     plat *p = st;
+    bt_destroy(&p->live);
     recpool_destroy(&p->recs);
     free(p);
 }

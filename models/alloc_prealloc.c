@@ -7,17 +7,19 @@
  *   bump:      addresses only grow. A request takes [top, top + size) and fails when it does
  *              not fit below the region's end; freed blocks are not reused until every block
  *              is free, at which point top resets to the region's start.
- *   first_fit: the lowest-addressed free block that fits (address-ordered set whose subtree
- *              maximum of block sizes finds it in O(log n)); the low end is taken and a freed
- *              block merges with its free neighbours at once.
- * Live blocks sit in an address-ordered set in both modes; walk() reports the gaps between
- * them as free blocks (in bump mode, gaps below top are free but unusable until the reset). */
+ *   first_fit: the lowest-addressed free block that fits (an address-ordered B+-tree keeping
+ *              each subtree's largest block, models/addrset.h); the low end is taken and a
+ *              freed block merges with its free neighbours at once.
+ * Live blocks sit in an address-ordered B+-tree (models/btree.h) in both modes; walk() reports
+ * the gaps between them as free blocks (in bump mode, gaps below top are free but unusable
+ * until the reset). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "addrset.h"
 #include "alloc.h"
-#include "ordset.h"
+#include "btree.h"
 #include "recpool.h"
 
 enum { PRE_BUMP = 0, PRE_FIRST_FIT = 1 };
@@ -44,9 +46,9 @@ static const opt_desc pre_opt_table[] = {
     {NULL, OPT_BOOL, 0, NULL, NULL, NULL, 0, 0},
 };
 
-typedef struct pblk {
-    os_node node;        /* live set or free set: k1 = address, val = size (bytes) */
-    uint64_t requested;  /* bytes asked for; 0 for free blocks */
+typedef struct pblk {     /* a live block */
+    uint64_t addr, size; /* size: rounded to the alignment */
+    uint64_t requested;  /* bytes asked for */
 } pblk;
 
 typedef struct pre {
@@ -56,8 +58,8 @@ typedef struct pre {
     int have_arena;
     uint64_t start, end;       /* arena [start, end) */
     uint64_t top;              /* bump: next free address */
-    os_tree live;              /* live blocks by address */
-    os_tree free_set;          /* first_fit: free blocks by address, val = size */
+    bt_tree live;              /* live blocks by (address, 0) -> pblk */
+    as_tree free_set;          /* first_fit: free blocks, key = address, len = size */
     recpool recs; /* pblk records */
     uint64_t bytes_in_use, peak_bytes_in_use, num_allocs, num_resets, ooms;
 } pre;
@@ -65,15 +67,6 @@ typedef struct pre {
 static pblk *pk_new(pre *p) { return recpool_get(&p->recs); }
 
 static void pk_put(pre *p, pblk *b) { recpool_put(&p->recs, b); }
-
-static pblk *free_new(pre *p, uint64_t addr, uint64_t size)
-{
-    pblk *b = pk_new(p);
-    b->node.k1 = addr;
-    b->node.val = size;
-    os_insert(&p->free_set, &b->node);
-    return b;
-}
 
 static int pre_alloc(void *st, const alloc_req *r, alloc_out *o)
 {
@@ -87,7 +80,7 @@ static int pre_alloc(void *st, const alloc_req *r, alloc_out *o)
         p->end = p->start + p->limit;
         p->top = p->start;
         if (p->o.mode == PRE_FIRST_FIT)
-            free_new(p, p->start, p->limit);
+            as_insert(&p->free_set, p->start, p->limit, NULL);
     }
     uint64_t need = am_round_up(r->bytes, p->o.alignment), addr;
     if (need < r->bytes) {
@@ -102,27 +95,22 @@ static int pre_alloc(void *st, const alloc_req *r, alloc_out *o)
         addr = p->top;
         p->top += need;
     } else {
-        os_node *n = os_first_fit(&p->free_set, need);
-        if (!n) {
+        as_ent e;
+        if (!as_first_fit(&p->free_set, need, &e)) {
             p->ooms++;
             return ALLOC_OOM;
         }
-        addr = n->k1;
-        if (n->val == need) {
-            os_remove(&p->free_set, n);
-            pk_put(p, (pblk *)n);
-        } else { /* keep the node: it moves up by need (its order among free blocks holds) */
-            os_remove(&p->free_set, n);
-            n->k1 += need;
-            n->val -= need;
-            os_insert(&p->free_set, n);
-        }
+        addr = e.key;
+        if (e.len == need)
+            as_remove(&p->free_set, e.key);
+        else /* it moves up by need (its order among free blocks holds) */
+            as_update(&p->free_set, e.key, e.key + need, e.len - need, NULL);
     }
     pblk *b = pk_new(p);
-    b->node.k1 = addr;
-    b->node.val = need;
+    b->addr = addr;
+    b->size = need;
     b->requested = r->bytes;
-    os_insert(&p->live, &b->node);
+    bt_insert(&p->live, addr, 0, b);
     p->bytes_in_use += need;
     if (p->bytes_in_use > p->peak_bytes_in_use)
         p->peak_bytes_in_use = p->bytes_in_use;
@@ -137,8 +125,8 @@ static void pre_free(void *st, uint64_t handle)
 {
     pre *p = st;
     pblk *b = (pblk *)(uintptr_t)handle;
-    uint64_t addr = b->node.k1, size = b->node.val;
-    os_remove(&p->live, &b->node);
+    uint64_t addr = b->addr, size = b->size;
+    bt_remove(&p->live, addr, 0);
     pk_put(p, b);
     p->bytes_in_use -= size;
     if (p->o.mode == PRE_BUMP) {
@@ -148,23 +136,22 @@ static void pre_free(void *st, uint64_t handle)
         }
         return;
     }
-    os_node *pv = os_floor(&p->free_set, addr, 0);
-    os_node *nx = os_lower_bound(&p->free_set, addr + size, 0);
-    if (nx && nx->k1 != addr + size)
-        nx = NULL;
-    if (pv && pv->k1 + pv->val == addr) {
-        os_set_val(&p->free_set, pv, pv->val + size + (nx ? nx->val : 0));
-        if (nx) {
-            os_remove(&p->free_set, nx);
-            pk_put(p, (pblk *)nx);
-        }
-    } else if (nx) {
-        os_remove(&p->free_set, nx);
-        nx->k1 = addr;
-        nx->val += size;
-        os_insert(&p->free_set, nx);
-    } else
-        free_new(p, addr, size);
+    /* the free blocks just below and above (none starts inside the freed range) */
+    as_ent pv, nx;
+    as_iter it;
+    int hp = as_floor(&p->free_set, addr, &pv, &it);
+    int hn = hp ? as_next(&it, &nx) : as_first(&p->free_set, &nx, NULL);
+    if (hn && nx.key != addr + size)
+        hn = 0;
+    if (hp && pv.key + pv.len == addr) {
+        as_update(&p->free_set, pv.key, pv.key, pv.len + size + (hn ? nx.len : 0), NULL);
+        if (hn)
+            as_remove(&p->free_set, nx.key);
+    } else if (hn) { /* its start moves down, still above the free block below */
+        as_update(&p->free_set, nx.key, addr, nx.len + size, NULL);
+    } else {
+        as_insert(&p->free_set, addr, size, NULL);
+    }
 }
 
 static uint64_t pre_largest_free(void *st)
@@ -174,7 +161,7 @@ static uint64_t pre_largest_free(void *st)
         return 0;
     if (p->o.mode == PRE_BUMP)
         return p->end - p->top;
-    return p->free_set.root ? p->free_set.root->aug : 0;
+    return as_max_len(&p->free_set);
 }
 
 static void pre_stats(void *st, const stat_sink *s)
@@ -196,14 +183,15 @@ static void pre_walk(void *st, void (*fn)(void *arg, const alloc_block *b), void
     if (!p->have_arena)
         return;
     uint64_t at = p->start;
-    for (os_node *n = os_first(&p->live); n; n = os_next(n)) {
-        if (n->k1 > at) {
-            alloc_block g = {at, n->k1 - at, 0, 0, p->start};
+    bt_iter it;
+    for (const pblk *b = bt_first(&p->live, &it); b; b = bt_next(&it)) {
+        if (b->addr > at) {
+            alloc_block g = {at, b->addr - at, 0, 0, p->start};
             fn(arg, &g);
         }
-        alloc_block u = {n->k1, n->val, ((pblk *)n)->requested, 1, p->start};
+        alloc_block u = {b->addr, b->size, b->requested, 1, p->start};
         fn(arg, &u);
-        at = n->k1 + n->val;
+        at = b->addr + b->size;
     }
     if (at < p->end) {
         alloc_block g = {at, p->end - at, 0, 0, p->start};
@@ -215,38 +203,42 @@ static int pre_check(void *st, am_error *err)
 {
     pre *p = st;
     int bad = 0;
-    if (os_check(&p->live) || os_check(&p->free_set)) {
+    if (bt_check(&p->live) || as_check(&p->free_set)) {
         bad++;
         am_fail(err, AM_EINTERNAL, "prealloc: sets corrupt");
     }
     if (!p->have_arena)
         return bad + (p->live.n != 0);
     uint64_t at = p->start, sum = 0;
-    os_node *f = os_first(&p->free_set);
-    for (os_node *n = os_first(&p->live);; n = os_next(n)) {
-        uint64_t next = n ? n->k1 : p->end;
-        if (next < at || (n && (n->val == 0 || next + n->val > p->end))) {
+    as_ent f;
+    as_iter fi;
+    int hf = as_first(&p->free_set, &f, &fi);
+    bt_iter it;
+    for (const pblk *n = bt_first(&p->live, &it);; n = bt_next(&it)) {
+        uint64_t next = n ? n->addr : p->end;
+        if (next < at || (n && (n->size == 0 || next + n->size > p->end || n->requested == 0 ||
+                                n->requested > n->size || bt_k1(&it) != n->addr))) {
             bad++;
-            am_fail(err, AM_EINTERNAL, "prealloc: block at %" PRIu64 " overlaps or leaves the "
-                    "arena", next);
+            am_fail(err, AM_EINTERNAL, "prealloc: block at %" PRIu64 " overlaps, leaves the "
+                    "arena, is smaller than its request or filed under another address", next);
         }
         if (p->o.mode == PRE_FIRST_FIT && next > at) { /* the gap must be one free block */
-            if (!f || f->k1 != at || f->val != next - at) {
+            if (!hf || f.key != at || f.len != next - at) {
                 bad++;
                 am_fail(err, AM_EINTERNAL, "prealloc: gap [%" PRIu64 ", %" PRIu64 ") is not one "
                         "free block", at, next);
             } else
-                f = os_next(f);
+                hf = as_next(&fi, &f);
         }
         if (!n)
             break;
-        sum += n->val;
-        at = n->k1 + n->val;
+        sum += n->size;
+        at = n->addr + n->size;
     }
-    if (p->o.mode == PRE_FIRST_FIT && f) {
+    if (p->o.mode == PRE_FIRST_FIT && hf) {
         bad++;
         am_fail(err, AM_EINTERNAL, "prealloc: free block at %" PRIu64 " overlaps a live block",
-                f->k1);
+                f.key);
     }
     if (p->o.mode == PRE_BUMP && (at > p->top || p->top > p->end ||
                                   (p->live.n == 0 && p->top != p->start))) {
@@ -280,7 +272,6 @@ static int pre_create(void **out, const alloc_env *env, const void *opts, am_err
     p->o = *o;
     p->o.alignment = align;
     p->limit = limit;
-    p->live.no_aug = 1; /* free_set keeps its subtree maximum for first fit */
     *out = p;
     return 0;
 }
@@ -288,6 +279,8 @@ static int pre_create(void **out, const alloc_env *env, const void *opts, am_err
 static void pre_destroy(void *st)
 {
     pre *p = st;
+    bt_destroy(&p->live);
+    as_destroy(&p->free_set);
     recpool_destroy(&p->recs);
     free(p);
 }
