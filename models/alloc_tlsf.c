@@ -18,15 +18,16 @@
  * The chosen block is split when the remainder is at least one `alignment`; the remainder goes
  * back to its list. A freed block merges at once with free physical neighbours (the boundary
  * tags of the paper are the prev/next physical links here), then goes to the head of its list.
- * A (size, address)-ordered set of free blocks serves only the simulator's largest_free metric;
- * it is not part of TLSF and never steers placement. */
+ * A (size, address)-ordered set of free blocks (models/sizeset.h, its largest key in O(1))
+ * serves only the simulator's largest_free metric; it is not part of TLSF and never steers
+ * placement. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
-#include "ordset.h"
 #include "recpool.h"
+#include "sizeset.h"
 
 #define TL_SL_LOG2 5
 #define TL_SL_COUNT (1 << TL_SL_LOG2)
@@ -43,7 +44,6 @@ static const opt_desc tlsf_opt_table[] = {
 };
 
 typedef struct tblk {
-    os_node snode;                    /* free: (size, address), for largest_free only */
     uint64_t addr, size;              /* bytes, size a multiple of the alignment */
     uint64_t requested;               /* bytes asked for; 0 when free */
     int is_free;
@@ -62,7 +62,7 @@ typedef struct tlsf {
     uint64_t fl_bitmap;                 /* bit r: row r has a non-empty list */
     uint32_t sl_bitmap[TL_ROWS];        /* bit s: list (r, s) is non-empty */
     tblk *heads[TL_ROWS][TL_SL_COUNT];
-    os_tree by_size;
+    sizeset by_size;                    /* free blocks by (size, address), for largest_free */
     recpool recs; /* tblk records */
     uint64_t nfree;
     uint64_t bytes_in_use, peak_bytes_in_use, num_allocs, ooms;
@@ -109,9 +109,7 @@ static void list_insert(tlsf *t, tblk *b)
     *h = b;
     t->fl_bitmap |= 1ULL << b->row;
     t->sl_bitmap[b->row] |= 1U << b->sl;
-    b->snode.k1 = b->size;
-    b->snode.k2 = b->addr;
-    os_insert(&t->by_size, &b->snode);
+    ss_insert(&t->by_size, b->size, b->addr, b);
     t->nfree++;
 }
 
@@ -128,7 +126,7 @@ static void list_remove(tlsf *t, tblk *b)
         if (!t->sl_bitmap[b->row])
             t->fl_bitmap &= ~(1ULL << b->row);
     }
-    os_remove(&t->by_size, &b->snode);
+    ss_remove(&t->by_size, b->size, b->addr);
     b->is_free = 0;
     b->prev_free = b->next_free = NULL;
     t->nfree--;
@@ -237,8 +235,7 @@ static void tlsf_free(void *st, uint64_t handle)
 
 static uint64_t tlsf_largest_free(void *st)
 {
-    os_node *n = os_last(&((tlsf *)st)->by_size);
-    return n ? n->k1 : 0;
+    return ss_last_size(&((tlsf *)st)->by_size);
 }
 
 static void tlsf_stats(void *st, const stat_sink *s)
@@ -266,7 +263,7 @@ static int tlsf_check(void *st, am_error *err)
     tlsf *t = st;
     int bad = 0;
     uint64_t at = t->base, used = 0, nfree = 0, nlisted = 0;
-    if (os_check(&t->by_size) || t->by_size.n != t->nfree) {
+    if (ss_check(&t->by_size) || t->by_size.n != t->nfree) {
         bad++;
         am_fail(err, AM_EINTERNAL, "tlsf: size set corrupt");
     }
@@ -280,10 +277,12 @@ static int tlsf_check(void *st, am_error *err)
             int row, sl;
             map(t->align_log2, b->size, &row, &sl);
             nfree++;
-            if (row != b->row || sl != b->sl || (prev && prev->is_free)) {
+            if (row != b->row || sl != b->sl || (prev && prev->is_free) ||
+                ss_find(&t->by_size, b->size, b->addr) != b) {
                 bad++;
                 am_fail(err, AM_EINTERNAL, "tlsf: free block at %" PRIu64 " on list (%d, %d) "
-                        "instead of (%d, %d), or not coalesced", b->addr, b->row, b->sl, row, sl);
+                        "instead of (%d, %d), not coalesced or not in the size set", b->addr,
+                        b->row, b->sl, row, sl);
             }
         } else {
             used += b->size;
@@ -339,7 +338,6 @@ static int tlsf_create(void **out, const alloc_env *env, const void *opts, am_er
     t->align = align;
     t->align_log2 = __builtin_ctzll(align);
     t->small_log2 = t->align_log2 + TL_SL_LOG2;
-    t->by_size.no_aug = 1;
     *out = t;
     return 0;
 }
@@ -347,6 +345,7 @@ static int tlsf_create(void **out, const alloc_env *env, const void *opts, am_er
 static void tlsf_destroy(void *st)
 {
     tlsf *t = st;
+    ss_destroy(&t->by_size);
     recpool_destroy(&t->recs);
     free(t);
 }
