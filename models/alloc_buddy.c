@@ -13,14 +13,15 @@
  *          kept and the upper half put on the free list of its order, down to the wanted order.
  *   free:  the block merges with its buddy while the buddy is free with the same order and the
  *          merged block stays inside its top-level block.
- * Free lists are address-ordered sets (one per order), so the choice is deterministic and each
- * step is O(log n); every block also sits in an address-ordered set for walk() and check(). */
+ * Free lists are address-ordered B+-trees (models/btree.h, one per order, their nodes from one
+ * shared pool), so the choice is deterministic and each step is O(log n); every block also sits
+ * in an address-ordered B+-tree for walk() and check(). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
-#include "ordset.h"
+#include "btree.h"
 #include "recpool.h"
 
 #define BUDDY_ORDERS 64
@@ -37,8 +38,7 @@ static const opt_desc buddy_opt_table[] = {
 };
 
 typedef struct bblk {
-    os_node fnode;      /* free list of its order: k1 = address */
-    os_node anode;      /* every block: k1 = address, val = size in bytes */
+    uint64_t addr;      /* its key (addr, 0) in `all` and, when free, its order's free list */
     uint64_t requested; /* bytes asked for; 0 when free */
     int order;          /* size = min_block << order */
     int in_use;
@@ -51,14 +51,12 @@ typedef struct buddy {
     int have_arena;
     uint64_t base, arena;      /* arena start address and bytes (multiple of min) */
     int max_order;             /* order of the largest top-level block */
-    os_tree free_list[BUDDY_ORDERS];
-    os_tree all;
+    bt_tree free_list[BUDDY_ORDERS];
+    bt_tree all;
+    recpool nodes; /* the trees' nodes */
     recpool recs; /* bblk records */
     uint64_t bytes_in_use, peak_bytes_in_use, num_allocs, num_splits, num_merges, ooms;
 } buddy;
-
-#define BB_OF_F(n) ((bblk *)(void *)((char *)(n) - offsetof(bblk, fnode)))
-#define BB_OF_A(n) ((bblk *)(void *)((char *)(n) - offsetof(bblk, anode)))
 
 static bblk *bb_new(buddy *d) { return recpool_get(&d->recs); }
 
@@ -83,8 +81,7 @@ static void free_put(buddy *d, bblk *b)
 {
     b->in_use = 0;
     b->requested = 0;
-    b->fnode.k1 = b->anode.k1;
-    os_insert(&d->free_list[b->order], &b->fnode);
+    bt_insert(&d->free_list[b->order], b->addr, 0, b);
 }
 
 /* A new free block of `order` at addr, in both sets. */
@@ -92,9 +89,8 @@ static void block_add(buddy *d, uint64_t addr, int order)
 {
     bblk *b = bb_new(d);
     b->order = order;
-    b->anode.k1 = addr;
-    b->anode.val = bsize(d, order);
-    os_insert(&d->all, &b->anode);
+    b->addr = addr;
+    bt_insert(&d->all, addr, 0, b);
     free_put(d, b);
 }
 
@@ -139,22 +135,22 @@ static int buddy_alloc(void *st, const alloc_req *r, alloc_out *o)
         d->ooms++;
         return ALLOC_OOM;
     }
-    bblk *b = BB_OF_F(os_first(&d->free_list[j]));
-    os_remove(&d->free_list[j], &b->fnode);
+    bt_iter it;
+    bblk *b = bt_first(&d->free_list[j], &it);
+    bt_remove_at(&d->free_list[j], &it);
     while (j > k) { /* keep the lower half, free the upper half */
         j--;
-        block_add(d, b->anode.k1 + bsize(d, j), j);
+        block_add(d, b->addr + bsize(d, j), j);
         d->num_splits++;
     }
     b->order = k;
-    os_set_val(&d->all, &b->anode, bsize(d, k));
     b->in_use = 1;
     b->requested = r->bytes;
     d->bytes_in_use += bsize(d, k);
     if (d->bytes_in_use > d->peak_bytes_in_use)
         d->peak_bytes_in_use = d->bytes_in_use;
     d->num_allocs++;
-    o->addr = b->anode.k1;
+    o->addr = b->addr;
     o->size = bsize(d, k);
     o->handle = (uint64_t)(uintptr_t)b;
     return ALLOC_OK;
@@ -163,8 +159,7 @@ static int buddy_alloc(void *st, const alloc_req *r, alloc_out *o)
 /* The free block of `order` at addr, or NULL. */
 static bblk *free_at(buddy *d, uint64_t addr, int order)
 {
-    os_node *n = os_lower_bound(&d->free_list[order], addr, 0);
-    return n && n->k1 == addr ? BB_OF_F(n) : NULL;
+    return bt_find(&d->free_list[order], addr, 0);
 }
 
 static void buddy_free(void *st, uint64_t handle)
@@ -172,21 +167,21 @@ static void buddy_free(void *st, uint64_t handle)
     buddy *d = st;
     bblk *b = (bblk *)(uintptr_t)handle;
     d->bytes_in_use -= bsize(d, b->order);
-    uint64_t rel = b->anode.k1 - d->base;
+    uint64_t rel = b->addr - d->base;
     int top = top_order(d, rel);
     while (b->order < top) {
         uint64_t brel = rel ^ bsize(d, b->order);
-        bblk *y = free_at(d, d->base + brel, b->order);
-        if (!y)
+        bt_iter it; /* the buddy, taken off its free list when it is there */
+        bblk *y = bt_lower_bound(&d->free_list[b->order], d->base + brel, 0, &it);
+        if (!y || y->addr != d->base + brel)
             break;
-        os_remove(&d->free_list[y->order], &y->fnode);
+        bt_remove_at(&d->free_list[b->order], &it);
         bblk *lo = brel < rel ? y : b, *hi = brel < rel ? b : y;
-        os_remove(&d->all, &hi->anode);
+        bt_remove(&d->all, hi->addr, 0);
         bb_put(d, hi);
         lo->order++;
-        os_set_val(&d->all, &lo->anode, bsize(d, lo->order));
         b = lo;
-        rel = b->anode.k1 - d->base;
+        rel = b->addr - d->base;
         d->num_merges++;
     }
     free_put(d, b);
@@ -220,9 +215,9 @@ static void buddy_stats(void *st, const stat_sink *s)
 static void buddy_walk(void *st, void (*fn)(void *arg, const alloc_block *b), void *arg)
 {
     buddy *d = st;
-    for (os_node *n = os_first(&d->all); n; n = os_next(n)) {
-        const bblk *b = BB_OF_A(n);
-        alloc_block a = {n->k1, n->val, b->requested, b->in_use, d->base};
+    bt_iter it;
+    for (const bblk *b = bt_first(&d->all, &it); b; b = bt_next(&it)) {
+        alloc_block a = {b->addr, bsize(d, b->order), b->requested, b->in_use, d->base};
         fn(arg, &a);
     }
 }
@@ -232,25 +227,25 @@ static int buddy_check(void *st, am_error *err)
     buddy *d = st;
     int bad = 0;
     uint64_t at = d->base, used = 0, nfree = 0, nlisted = 0;
-    if (os_check(&d->all)) {
+    if (bt_check(&d->all)) {
         bad++;
         am_fail(err, AM_EINTERNAL, "buddy: block set corrupt");
     }
     for (int k = 0; k < BUDDY_ORDERS; k++) {
         nlisted += d->free_list[k].n;
-        if (os_check(&d->free_list[k]) || (d->free_list[k].n && k > d->max_order)) {
+        if (bt_check(&d->free_list[k]) || (d->free_list[k].n && k > d->max_order)) {
             bad++;
             am_fail(err, AM_EINTERNAL, "buddy: free list of order %d corrupt", k);
         }
     }
-    for (os_node *n = os_first(&d->all); n; n = os_next(n)) {
-        const bblk *b = BB_OF_A(n);
-        uint64_t rel = n->k1 - d->base, size = bsize(d, b->order);
+    bt_iter it;
+    for (const bblk *b = bt_first(&d->all, &it); b; b = bt_next(&it)) {
+        uint64_t rel = b->addr - d->base, size = bsize(d, b->order);
         int top = top_order(d, rel);
-        if (n->k1 != at || n->val != size || rel % size || b->order > top) {
+        if (b->addr != at || bt_k1(&it) != b->addr || rel % size || b->order > top) {
             bad++;
             am_fail(err, AM_EINTERNAL, "buddy: block at %" PRIu64 " of %" PRIu64 " bytes "
-                    "misplaced or misaligned", n->k1, n->val);
+                    "misplaced or misaligned", b->addr, size);
         }
         if (b->in_use) {
             used += size;
@@ -258,19 +253,19 @@ static int buddy_check(void *st, am_error *err)
                 (b->order > 0 && b->requested <= size / 2)) {
                 bad++;
                 am_fail(err, AM_EINTERNAL, "buddy: block at %" PRIu64 " is not the smallest "
-                        "that holds its %" PRIu64 "-byte request", n->k1, b->requested);
+                        "that holds its %" PRIu64 "-byte request", b->addr, b->requested);
             }
         } else {
             nfree++;
-            if (free_at(d, n->k1, b->order) != b) {
+            if (free_at(d, b->addr, b->order) != b) {
                 bad++;
                 am_fail(err, AM_EINTERNAL, "buddy: free block at %" PRIu64 " not on its list",
-                        n->k1);
+                        b->addr);
             }
             if (b->order < top && free_at(d, d->base + (rel ^ size), b->order)) {
                 bad++;
                 am_fail(err, AM_EINTERNAL, "buddy: free block at %" PRIu64 " and its buddy "
-                        "are not merged", n->k1);
+                        "are not merged", b->addr);
             }
         }
         at += size;
@@ -301,9 +296,9 @@ static int buddy_create(void **out, const alloc_env *env, const void *opts, am_e
     d->min = min;
     d->min_log2 = __builtin_ctzll(min);
     d->max_order = -1;
-    d->all.no_aug = 1; /* exact-key lookups only */
+    bt_use_pool(&d->all, &d->nodes);
     for (int k = 0; k < BUDDY_ORDERS; k++)
-        d->free_list[k].no_aug = 1;
+        bt_use_pool(&d->free_list[k], &d->nodes);
     *out = d;
     return 0;
 }
@@ -311,6 +306,7 @@ static int buddy_create(void **out, const alloc_env *env, const void *opts, am_e
 static void buddy_destroy(void *st)
 {
     buddy *d = st;
+    recpool_destroy(&d->nodes); /* every tree's nodes */
     recpool_destroy(&d->recs);
     free(d);
 }
