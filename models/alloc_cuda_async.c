@@ -22,14 +22,17 @@
  *     returned to the device, highest address first. (CUDA trims at synchronisation points;
  *     the engine has none, so the trim happens at the free.)
  *   - When the device refuses a growth and `trim_on_oom` is on, every completely free chunk is
- *     returned and the growth is tried once more before the request fails (assumption). */
+ *     returned and the growth is tried once more before the request fails (assumption).
+ * Free blocks sit in a (size, address)-ordered size-class set (models/sizeset.h), chunks and
+ * idle chunks in address-ordered B+-trees (models/btree.h) sharing one node pool. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
-#include "ordset.h"
+#include "btree.h"
 #include "recpool.h"
+#include "sizeset.h"
 
 struct ca_opts {
     uint64_t pool_granularity;  /* bytes per growth step */
@@ -62,8 +65,8 @@ static const opt_desc ca_opt_table[] = {
 typedef struct cchunk cchunk;
 
 typedef struct cblock {
-    os_node node;            /* free set: k1 = size, k2 = address */
-    uint64_t addr, size;     /* footprint, multiple of the alignment (except a chunk's tail) */
+    uint64_t addr, size;     /* footprint, multiple of the alignment (except a chunk's tail);
+                                when free, its key in the free set */
     uint64_t requested;      /* exact bytes; 0 when free */
     int in_use;
     struct cblock *prev, *next; /* address neighbours inside the chunk */
@@ -71,8 +74,7 @@ typedef struct cblock {
 } cblock;
 
 struct cchunk {
-    os_node node;     /* chunk set: k1 = address, val = size */
-    os_node idle;     /* idle set (no block in use): k1 = address */
+    uint64_t addr, size; /* its key (addr, 0) in the chunk set and, when idle, the idle set */
     uint64_t live;    /* blocks in use */
     cblock *first;
 };
@@ -81,9 +83,10 @@ typedef struct ca {
     alloc_env env;
     struct ca_opts o;
     uint64_t threshold;      /* bytes */
-    os_tree free_set;        /* free blocks by (size, address) */
-    os_tree chunks;          /* every chunk, by address */
-    os_tree idle;            /* chunks with no block in use, by address */
+    sizeset free_set;        /* free blocks by (size, address) */
+    bt_tree chunks;          /* every chunk, by address */
+    bt_tree idle;            /* chunks with no block in use, by address */
+    recpool nodes; /* the two trees' nodes */
     recpool recs; /* cblock records */
     recpool chunk_recs; /* cchunk records */
     am_ps pending;
@@ -93,31 +96,24 @@ typedef struct ca {
     uint64_t num_allocs, num_grows, num_releases, ooms;
 } ca;
 
-#define CH_OF_NODE(n) ((cchunk *)(void *)((char *)(n) - offsetof(cchunk, node)))
-#define CH_OF_IDLE(n) ((cchunk *)(void *)((char *)(n) - offsetof(cchunk, idle)))
-
 static cblock *cb_new(ca *c) { return recpool_get(&c->recs); }
 
 static void cb_put(ca *c, cblock *b) { recpool_put(&c->recs, b); }
 
-static void free_insert(ca *c, cblock *b)
-{
-    b->node.k1 = b->size;
-    b->node.k2 = b->addr;
-    b->node.val = b->size;
-    os_insert(&c->free_set, &b->node);
-}
+static void free_insert(ca *c, cblock *b) { ss_insert(&c->free_set, b->size, b->addr, b); }
+
+static void free_remove(ca *c, cblock *b) { ss_remove(&c->free_set, b->size, b->addr); }
 
 /* Return an idle chunk (one free block covering it) to the device. */
 static void release_chunk(ca *c, cchunk *ch)
 {
     cblock *b = ch->first;
-    os_remove(&c->free_set, &b->node);
+    free_remove(c, b);
     cb_put(c, b);
-    os_remove(&c->idle, &ch->idle);
-    os_remove(&c->chunks, &ch->node);
-    c->env.dev_free(c->env.ctx, ch->node.k1, ch->node.val);
-    c->pool_bytes -= ch->node.val;
+    bt_remove(&c->idle, ch->addr, 0);
+    bt_remove(&c->chunks, ch->addr, 0);
+    c->env.dev_free(c->env.ctx, ch->addr, ch->size);
+    c->pool_bytes -= ch->size;
     c->num_releases++;
     recpool_put(&c->chunk_recs, ch);
 }
@@ -126,7 +122,7 @@ static void release_chunk(ca *c, cchunk *ch)
 static void trim(ca *c, uint64_t keep)
 {
     while (c->pool_bytes > keep && c->idle.n)
-        release_chunk(c, CH_OF_IDLE(os_last(&c->idle)));
+        release_chunk(c, bt_last(&c->idle, NULL));
 }
 
 /* Grow the pool by one chunk of at least `need` bytes; 0 on success. */
@@ -146,11 +142,10 @@ static int grow(ca *c, uint64_t need)
             return -1;
     }
     cchunk *ch = recpool_get(&c->chunk_recs);
-    ch->node.k1 = addr;
-    ch->node.val = bytes;
-    os_insert(&c->chunks, &ch->node);
-    ch->idle.k1 = addr;
-    os_insert(&c->idle, &ch->idle);
+    ch->addr = addr;
+    ch->size = bytes;
+    bt_insert(&c->chunks, addr, 0, ch);
+    bt_insert(&c->idle, addr, 0, ch);
     cblock *b = cb_new(c);
     b->addr = addr;
     b->size = bytes;
@@ -172,16 +167,16 @@ static int ca_alloc(void *st, const alloc_req *r, alloc_out *o)
         c->ooms++;
         return ALLOC_OOM;
     }
-    os_node *n = os_lower_bound(&c->free_set, need, 0);
-    if (!n) {
+    ss_iter it;
+    cblock *b = ss_lower_bound(&c->free_set, need, 0, &it);
+    if (!b) {
         if (grow(c, need) != 0) {
             c->ooms++;
             return ALLOC_OOM;
         }
-        n = os_lower_bound(&c->free_set, need, 0);
+        b = ss_lower_bound(&c->free_set, need, 0, &it);
     }
-    cblock *b = (cblock *)n;
-    os_remove(&c->free_set, &b->node);
+    ss_remove_at(&c->free_set, &it);
     if (b->size > need) {
         cblock *rest = cb_new(c);
         rest->addr = b->addr + need;
@@ -196,7 +191,7 @@ static int ca_alloc(void *st, const alloc_req *r, alloc_out *o)
         free_insert(c, rest);
     }
     if (b->chunk->live++ == 0)
-        os_remove(&c->idle, &b->chunk->idle);
+        bt_remove(&c->idle, b->chunk->addr, 0);
     b->in_use = 1;
     b->requested = r->bytes;
     c->bytes_in_use += r->bytes;
@@ -223,7 +218,7 @@ static void ca_free(void *st, uint64_t handle)
     b->requested = 0;
     cblock *nx = b->next;
     if (nx && !nx->in_use) {
-        os_remove(&c->free_set, &nx->node);
+        free_remove(c, nx);
         b->size += nx->size;
         b->next = nx->next;
         if (nx->next)
@@ -232,7 +227,7 @@ static void ca_free(void *st, uint64_t handle)
     }
     cblock *pv = b->prev;
     if (pv && !pv->in_use) {
-        os_remove(&c->free_set, &pv->node);
+        free_remove(c, pv);
         pv->size += b->size;
         pv->next = b->next;
         if (b->next)
@@ -242,14 +237,13 @@ static void ca_free(void *st, uint64_t handle)
     }
     free_insert(c, b);
     if (--ch->live == 0)
-        os_insert(&c->idle, &ch->idle);
+        bt_insert(&c->idle, ch->addr, 0, ch);
     trim(c, c->threshold);
 }
 
 static uint64_t ca_largest_free(void *st)
 {
-    os_node *n = os_last(&((ca *)st)->free_set);
-    return n ? n->k1 : 0;
+    return ss_last_size(&((ca *)st)->free_set);
 }
 
 static void ca_stats(void *st, const stat_sink *s)
@@ -269,9 +263,10 @@ static void ca_stats(void *st, const stat_sink *s)
 static void ca_walk(void *st, void (*fn)(void *arg, const alloc_block *b), void *arg)
 {
     ca *c = st;
-    for (os_node *n = os_first(&c->chunks); n; n = os_next(n))
-        for (const cblock *b = CH_OF_NODE(n)->first; b; b = b->next) {
-            alloc_block a = {b->addr, b->size, b->requested, b->in_use, n->k1};
+    bt_iter it;
+    for (const cchunk *ch = bt_first(&c->chunks, &it); ch; ch = bt_next(&it))
+        for (const cblock *b = ch->first; b; b = b->next) {
+            alloc_block a = {b->addr, b->size, b->requested, b->in_use, ch->addr};
             fn(arg, &a);
         }
 }
@@ -281,18 +276,18 @@ static int ca_check(void *st, am_error *err)
     ca *c = st;
     int bad = 0;
     uint64_t pool = 0, used = 0, exact = 0, nfree = 0, nidle = 0;
-    if (os_check(&c->free_set) || os_check(&c->chunks) || os_check(&c->idle)) {
+    if (ss_check(&c->free_set) || bt_check(&c->chunks) || bt_check(&c->idle)) {
         bad++;
         am_fail(err, AM_EINTERNAL, "cuda_async: sets corrupt");
     }
-    for (os_node *n = os_first(&c->chunks); n; n = os_next(n)) {
-        const cchunk *ch = CH_OF_NODE(n);
-        uint64_t at = n->k1, live = 0;
+    bt_iter it;
+    for (const cchunk *ch = bt_first(&c->chunks, &it); ch; ch = bt_next(&it)) {
+        uint64_t at = ch->addr, live = 0;
         const cblock *prev = NULL;
         for (const cblock *b = ch->first; b; prev = b, b = b->next) {
             if (b->addr != at || b->chunk != ch || b->prev != prev || b->size == 0 ||
                 (!b->in_use && prev && !prev->in_use) ||
-                (!b->in_use && (b->node.k1 != b->size || b->node.k2 != b->addr)) ||
+                (!b->in_use && ss_find(&c->free_set, b->size, b->addr) != b) ||
                 (b->in_use && (b->requested == 0 || b->requested > b->size))) {
                 bad++;
                 am_fail(err, AM_EINTERNAL, "cuda_async: block at %" PRIu64 " misplaced, not "
@@ -306,13 +301,14 @@ static int ca_check(void *st, am_error *err)
             } else
                 nfree++;
         }
-        if (at != n->k1 + n->val || live != ch->live) {
+        if (at != ch->addr + ch->size || live != ch->live || bt_k1(&it) != ch->addr ||
+            (bt_find(&c->idle, ch->addr, 0) == ch) != (live == 0)) {
             bad++;
-            am_fail(err, AM_EINTERNAL, "cuda_async: chunk at %" PRIu64 " not tiled by its blocks "
-                    "or live count off", n->k1);
+            am_fail(err, AM_EINTERNAL, "cuda_async: chunk at %" PRIu64 " not tiled by its blocks, "
+                    "live count off or mis-filed", ch->addr);
         }
         nidle += live == 0;
-        pool += n->val;
+        pool += ch->size;
     }
     if (pool != c->pool_bytes || used != c->footprint_in_use || exact != c->bytes_in_use ||
         nfree != c->free_set.n || nidle != c->idle.n) {
@@ -349,7 +345,8 @@ static int ca_create(void **out, const alloc_env *env, const void *opts, am_erro
     if (c->env.granularity == 0)
         c->env.granularity = 1;
     c->o = *o;
-    c->free_set.no_aug = c->chunks.no_aug = c->idle.no_aug = 1; /* no first fit here */
+    bt_use_pool(&c->chunks, &c->nodes);
+    bt_use_pool(&c->idle, &c->nodes);
     c->threshold = o->release_threshold
                        ? o->release_threshold
                        : (uint64_t)((double)env->capacity * o->memory_fraction);
@@ -360,6 +357,8 @@ static int ca_create(void **out, const alloc_env *env, const void *opts, am_erro
 static void ca_destroy(void *st)
 {
     ca *c = st;
+    ss_destroy(&c->free_set);
+    recpool_destroy(&c->nodes); /* the chunk trees' nodes */
     recpool_destroy(&c->recs);
     recpool_destroy(&c->chunk_recs);
     free(c);
