@@ -187,6 +187,15 @@ static void buddy_free(void *st, uint64_t handle)
     free_put(d, b);
 }
 
+/* Look-ahead hint (alloc.h): a free reads its block (stage 0); its buddy is found by address
+ * in a tree, so stage 1 has nothing more. */
+static void buddy_prefetch_free(void *st, uint64_t handle, int stage)
+{
+    (void)st;
+    if (stage == 0)
+        recpool_prefetch((const void *)(uintptr_t)handle, sizeof(bblk));
+}
+
 static uint64_t buddy_largest_free(void *st)
 {
     buddy *d = st;
@@ -321,6 +330,7 @@ static const struct alloc_ops buddy_ops = {
     .destroy = buddy_destroy,
     .alloc = buddy_alloc,
     .free = buddy_free,
+    .prefetch_free = buddy_prefetch_free,
     .largest_free = buddy_largest_free,
     .stats = buddy_stats,
     .walk = buddy_walk,

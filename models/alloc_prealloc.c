@@ -154,6 +154,14 @@ static void pre_free(void *st, uint64_t handle)
     }
 }
 
+/* Look-ahead hint (alloc.h): a free reads its record (stage 0); stage 1 has nothing more. */
+static void pre_prefetch_free(void *st, uint64_t handle, int stage)
+{
+    (void)st;
+    if (stage == 0)
+        recpool_prefetch((const void *)(uintptr_t)handle, sizeof(pblk));
+}
+
 static uint64_t pre_largest_free(void *st)
 {
     pre *p = st;
@@ -295,6 +303,7 @@ static const struct alloc_ops pre_ops = {
     .destroy = pre_destroy,
     .alloc = pre_alloc,
     .free = pre_free,
+    .prefetch_free = pre_prefetch_free,
     .largest_free = pre_largest_free,
     .stats = pre_stats,
     .walk = pre_walk,
