@@ -11,14 +11,14 @@
  * of host time through take_latency. The 20 us defaults are an ASSUMPTION at the low end of that
  * range, not a measurement. A refused allocation is a device call too and is charged as well.
  *
- * Live buffers sit in an address-ordered B+-tree (models/btree.h) so walk() reports them in
- * address order. */
+ * Live buffers sit in an unordered live set (models/livelist.h), sorted by address only when
+ * walk() or check() lists them. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
-#include "btree.h"
+#include "livelist.h"
 #include "recpool.h"
 
 struct plat_opts {
@@ -36,14 +36,15 @@ static const opt_desc plat_opt_table[] = {
 };
 
 typedef struct pbuf {
-    uint64_t addr, bytes; /* bytes: rounded to the granularity */
+    ll_node live;         /* first: live.addr is its address */
+    uint64_t bytes;       /* rounded to the granularity */
     uint64_t requested;   /* bytes asked for */
 } pbuf;
 
 typedef struct plat {
     alloc_env env;
     struct plat_opts o;
-    bt_tree live;        /* live buffers by (address, 0) -> pbuf */
+    ll_set live;         /* live buffers */
     recpool recs; /* pbuf records */
     am_ps pending;       /* host time not yet taken by the engine */
     uint64_t bytes_in_use, peak_bytes_in_use; /* rounded sizes = reserved bytes */
@@ -67,10 +68,10 @@ static int plat_alloc(void *st, const alloc_req *r, alloc_out *o)
     p->num_device_alloc++;
     p->num_allocs++;
     pbuf *b = pb_new(p);
-    b->addr = addr;
+    b->live.addr = addr;
     b->bytes = bytes;
     b->requested = r->bytes;
-    bt_insert(&p->live, addr, 0, b);
+    ll_add(&p->live, &b->live);
     p->bytes_in_use += bytes;
     if (p->bytes_in_use > p->peak_bytes_in_use)
         p->peak_bytes_in_use = p->bytes_in_use;
@@ -84,20 +85,22 @@ static void plat_free(void *st, uint64_t handle)
 {
     plat *p = st;
     pbuf *b = (pbuf *)(uintptr_t)handle;
-    bt_remove(&p->live, b->addr, 0);
-    p->env.dev_free(p->env.ctx, b->addr, b->bytes);
+    ll_del(&p->live, &b->live);
+    p->env.dev_free(p->env.ctx, b->live.addr, b->bytes);
     p->bytes_in_use -= b->bytes;
     p->num_device_free++;
     p->pending += p->o.free_latency;
     pb_put(p, b);
 }
 
-/* Look-ahead hint (alloc.h): a free reads its record (stage 0); stage 1 has nothing more. */
+/* Look-ahead hint (alloc.h): a free reads its record (stage 0), then its live-set entry. */
 static void plat_prefetch_free(void *st, uint64_t handle, int stage)
 {
-    (void)st;
+    const pbuf *b = (const pbuf *)(uintptr_t)handle;
     if (stage == 0)
-        recpool_prefetch((const void *)(uintptr_t)handle, sizeof(pbuf));
+        recpool_prefetch(b, sizeof(pbuf));
+    else
+        __builtin_prefetch(ll_entry(&((plat *)st)->live, &b->live), 1);
 }
 
 /* Nothing is cached: every byte held from the device is in use. */
@@ -120,11 +123,13 @@ static void plat_stats(void *st, const stat_sink *s)
 static void plat_walk(void *st, void (*fn)(void *arg, const alloc_block *b), void *arg)
 {
     plat *p = st;
-    bt_iter it;
-    for (const pbuf *b = bt_first(&p->live, &it); b; b = bt_next(&it)) {
-        alloc_block a = {b->addr, b->bytes, b->requested, 1, b->addr};
+    ll_node **v = ll_sorted(&p->live);
+    for (size_t i = 0; i < p->live.n; i++) {
+        const pbuf *b = (const pbuf *)v[i];
+        alloc_block a = {b->live.addr, b->bytes, b->requested, 1, b->live.addr};
         fn(arg, &a);
     }
+    free(v);
 }
 
 static int plat_check(void *st, am_error *err)
@@ -132,21 +137,23 @@ static int plat_check(void *st, am_error *err)
     plat *p = st;
     int bad = 0;
     uint64_t sum = 0, last_end = 0;
-    if (bt_check(&p->live)) {
-        bad++;
+    if (ll_check(&p->live)) { /* its entries cannot be trusted to list */
         am_fail(err, AM_EINTERNAL, "platform: live set corrupt");
+        return 1;
     }
-    bt_iter it;
-    for (const pbuf *b = bt_first(&p->live, &it); b; b = bt_next(&it)) {
-        if (b->addr < last_end || b->bytes % p->env.granularity || b->requested > b->bytes ||
-            b->requested == 0 || bt_k1(&it) != b->addr) {
+    ll_node **v = ll_sorted(&p->live);
+    for (size_t i = 0; i < p->live.n; i++) {
+        const pbuf *b = (const pbuf *)v[i];
+        if (b->live.addr < last_end || b->bytes % p->env.granularity ||
+            b->requested > b->bytes || b->requested == 0) {
             bad++;
             am_fail(err, AM_EINTERNAL, "platform: buffer at %" PRIu64 " overlaps, is unrounded "
-                    "or smaller than its request", b->addr);
+                    "or smaller than its request", b->live.addr);
         }
-        last_end = b->addr + b->bytes;
+        last_end = b->live.addr + b->bytes;
         sum += b->bytes;
     }
+    free(v);
     if (sum != p->bytes_in_use || p->live.n != p->num_device_alloc - p->num_device_free) {
         bad++;
         am_fail(err, AM_EINTERNAL, "platform: live bytes %" PRIu64 " != bytes_in_use %" PRIu64
@@ -181,7 +188,7 @@ static int plat_create(void **out, const alloc_env *env, const void *opts, am_er
 static void plat_destroy(void *st)
 {
     plat *p = st;
-    bt_destroy(&p->live);
+    ll_destroy(&p->live);
     recpool_destroy(&p->recs);
     free(p);
 }

@@ -10,16 +10,16 @@
  *   first_fit: the lowest-addressed free block that fits (an address-ordered B+-tree keeping
  *              each subtree's largest block, models/addrset.h); the low end is taken and a
  *              freed block merges with its free neighbours at once.
- * Live blocks sit in an address-ordered B+-tree (models/btree.h) in both modes; walk() reports
- * the gaps between them as free blocks (in bump mode, gaps below top are free but unusable
- * until the reset). */
+ * Live blocks sit in an unordered live set (models/livelist.h) in both modes, sorted by address
+ * when walk() or check() lists them; walk() reports the gaps between them as free blocks (in
+ * bump mode, gaps below top are free but unusable until the reset). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "addrset.h"
 #include "alloc.h"
-#include "btree.h"
+#include "livelist.h"
 #include "recpool.h"
 
 enum { PRE_BUMP = 0, PRE_FIRST_FIT = 1 };
@@ -47,7 +47,8 @@ static const opt_desc pre_opt_table[] = {
 };
 
 typedef struct pblk {     /* a live block */
-    uint64_t addr, size; /* size: rounded to the alignment */
+    ll_node live;        /* first: live.addr is its address */
+    uint64_t size;       /* rounded to the alignment */
     uint64_t requested;  /* bytes asked for */
 } pblk;
 
@@ -58,7 +59,7 @@ typedef struct pre {
     int have_arena;
     uint64_t start, end;       /* arena [start, end) */
     uint64_t top;              /* bump: next free address */
-    bt_tree live;              /* live blocks by (address, 0) -> pblk */
+    ll_set live;               /* live blocks */
     as_tree free_set;          /* first_fit: free blocks, key = address, len = size */
     recpool recs; /* pblk records */
     uint64_t bytes_in_use, peak_bytes_in_use, num_allocs, num_resets, ooms;
@@ -107,10 +108,10 @@ static int pre_alloc(void *st, const alloc_req *r, alloc_out *o)
             as_update(&p->free_set, e.key, e.key + need, e.len - need, NULL);
     }
     pblk *b = pk_new(p);
-    b->addr = addr;
+    b->live.addr = addr;
     b->size = need;
     b->requested = r->bytes;
-    bt_insert(&p->live, addr, 0, b);
+    ll_add(&p->live, &b->live);
     p->bytes_in_use += need;
     if (p->bytes_in_use > p->peak_bytes_in_use)
         p->peak_bytes_in_use = p->bytes_in_use;
@@ -125,8 +126,8 @@ static void pre_free(void *st, uint64_t handle)
 {
     pre *p = st;
     pblk *b = (pblk *)(uintptr_t)handle;
-    uint64_t addr = b->addr, size = b->size;
-    bt_remove(&p->live, addr, 0);
+    uint64_t addr = b->live.addr, size = b->size;
+    ll_del(&p->live, &b->live);
     pk_put(p, b);
     p->bytes_in_use -= size;
     if (p->o.mode == PRE_BUMP) {
@@ -154,12 +155,14 @@ static void pre_free(void *st, uint64_t handle)
     }
 }
 
-/* Look-ahead hint (alloc.h): a free reads its record (stage 0); stage 1 has nothing more. */
+/* Look-ahead hint (alloc.h): a free reads its record (stage 0), then its live-set entry. */
 static void pre_prefetch_free(void *st, uint64_t handle, int stage)
 {
-    (void)st;
+    const pblk *b = (const pblk *)(uintptr_t)handle;
     if (stage == 0)
-        recpool_prefetch((const void *)(uintptr_t)handle, sizeof(pblk));
+        recpool_prefetch(b, sizeof(pblk));
+    else
+        __builtin_prefetch(ll_entry(&((pre *)st)->live, &b->live), 1);
 }
 
 static uint64_t pre_largest_free(void *st)
@@ -191,16 +194,18 @@ static void pre_walk(void *st, void (*fn)(void *arg, const alloc_block *b), void
     if (!p->have_arena)
         return;
     uint64_t at = p->start;
-    bt_iter it;
-    for (const pblk *b = bt_first(&p->live, &it); b; b = bt_next(&it)) {
-        if (b->addr > at) {
-            alloc_block g = {at, b->addr - at, 0, 0, p->start};
+    ll_node **v = ll_sorted(&p->live);
+    for (size_t i = 0; i < p->live.n; i++) {
+        const pblk *b = (const pblk *)v[i];
+        if (b->live.addr > at) {
+            alloc_block g = {at, b->live.addr - at, 0, 0, p->start};
             fn(arg, &g);
         }
-        alloc_block u = {b->addr, b->size, b->requested, 1, p->start};
+        alloc_block u = {b->live.addr, b->size, b->requested, 1, p->start};
         fn(arg, &u);
-        at = b->addr + b->size;
+        at = b->live.addr + b->size;
     }
+    free(v);
     if (at < p->end) {
         alloc_block g = {at, p->end - at, 0, 0, p->start};
         fn(arg, &g);
@@ -211,9 +216,9 @@ static int pre_check(void *st, am_error *err)
 {
     pre *p = st;
     int bad = 0;
-    if (bt_check(&p->live) || as_check(&p->free_set)) {
-        bad++;
+    if (ll_check(&p->live) || as_check(&p->free_set)) { /* they cannot be trusted to list */
         am_fail(err, AM_EINTERNAL, "prealloc: sets corrupt");
+        return 1;
     }
     if (!p->have_arena)
         return bad + (p->live.n != 0);
@@ -221,14 +226,15 @@ static int pre_check(void *st, am_error *err)
     as_ent f;
     as_iter fi;
     int hf = as_first(&p->free_set, &f, &fi);
-    bt_iter it;
-    for (const pblk *n = bt_first(&p->live, &it);; n = bt_next(&it)) {
-        uint64_t next = n ? n->addr : p->end;
+    ll_node **v = ll_sorted(&p->live);
+    for (size_t i = 0;; i++) {
+        const pblk *n = i < p->live.n ? (const pblk *)v[i] : NULL;
+        uint64_t next = n ? n->live.addr : p->end;
         if (next < at || (n && (n->size == 0 || next + n->size > p->end || n->requested == 0 ||
-                                n->requested > n->size || bt_k1(&it) != n->addr))) {
+                                n->requested > n->size))) {
             bad++;
             am_fail(err, AM_EINTERNAL, "prealloc: block at %" PRIu64 " overlaps, leaves the "
-                    "arena, is smaller than its request or filed under another address", next);
+                    "arena or is smaller than its request", next);
         }
         if (p->o.mode == PRE_FIRST_FIT && next > at) { /* the gap must be one free block */
             if (!hf || f.key != at || f.len != next - at) {
@@ -241,8 +247,9 @@ static int pre_check(void *st, am_error *err)
         if (!n)
             break;
         sum += n->size;
-        at = n->addr + n->size;
+        at = n->live.addr + n->size;
     }
+    free(v);
     if (p->o.mode == PRE_FIRST_FIT && hf) {
         bad++;
         am_fail(err, AM_EINTERNAL, "prealloc: free block at %" PRIu64 " overlaps a live block",
@@ -287,7 +294,7 @@ static int pre_create(void **out, const alloc_env *env, const void *opts, am_err
 static void pre_destroy(void *st)
 {
     pre *p = st;
-    bt_destroy(&p->live);
+    ll_destroy(&p->live);
     as_destroy(&p->free_set);
     recpool_destroy(&p->recs);
     free(p);
