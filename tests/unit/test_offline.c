@@ -1,5 +1,5 @@
 /* test_offline.c - offline placement (allocators.md section 5): the peak-live lower bound, the
- * greedy planner's exact offsets, the verifier, the exact search on MiniMalloc's challenging
+ * greedy planner's exact offsets (also against its O(n^2) definition), the verifier, the exact search on MiniMalloc's challenging
  * set (all eleven must fit in 1 MiB; the seconds per instance are printed, not asserted), the
  * prepass over a lifetime CSV, and an end-to-end run of the `offline` policy. */
 #include <CUnit/CUnit.h>
@@ -159,6 +159,90 @@ static void test_greedy_minimalloc(void)
     CU_ASSERT_EQUAL(plan_greedy(e, m), h);
     free(b);
     free(e);
+}
+
+/* The greedy planner as its definition reads (plan.h), placed list scanned whole: O(n^2).
+ * Buffers by size descending, longer lifetime first, then index; each into the smallest gap
+ * between the placed buffers that overlap it in time (by offset, then placement order), lowest
+ * offset among equal gaps, else on top of them. */
+static uint64_t greedy_reference(plan_buf *b, size_t n)
+{
+    size_t *ord = malloc((n + 1) * sizeof *ord), m = 0, *placed = malloc((n + 1) * sizeof *placed);
+    for (size_t i = 0; i < n; i++) {
+        b[i].offset = 0;
+        if (b[i].size && b[i].start < b[i].end)
+            ord[m++] = i;
+    }
+    for (size_t i = 1; i < m; i++) /* insertion sort: stable, small inputs */
+        for (size_t j = i; j > 0; j--) {
+            const plan_buf *x = &b[ord[j]], *y = &b[ord[j - 1]];
+            int before = x->size > y->size ||
+                         (x->size == y->size && x->end - x->start > y->end - y->start);
+            if (!before)
+                break;
+            size_t t = ord[j];
+            ord[j] = ord[j - 1];
+            ord[j - 1] = t;
+        }
+    uint64_t height = 0;
+    for (size_t k = 0; k < m; k++) {
+        plan_buf *x = &b[ord[k]];
+        uint64_t top = 0, best = 0, gap_best = UINT64_MAX;
+        int found = 0;
+        for (size_t j = 0; j < k; j++) { /* placed[] by offset, then placement order */
+            const plan_buf *p = &b[placed[j]];
+            if (!(p->start < x->end && x->start < p->end))
+                continue;
+            if (p->offset > top && p->offset - top >= x->size && p->offset - top < gap_best) {
+                gap_best = p->offset - top;
+                best = top;
+                found = 1;
+            }
+            if (p->offset + p->size > top)
+                top = p->offset + p->size;
+        }
+        x->offset = found ? best : top;
+        size_t at = k;
+        while (at > 0 && b[placed[at - 1]].offset > x->offset) {
+            placed[at] = placed[at - 1];
+            at--;
+        }
+        placed[at] = ord[k];
+        if (x->offset + x->size > height)
+            height = x->offset + x->size;
+    }
+    free(ord);
+    free(placed);
+    return height;
+}
+
+/* The interval-tree greedy against the reference on seeded random instances: short and long
+ * lifetimes, many equal sizes and equal start times (ties in every key), some empty buffers. */
+static void test_greedy_reference(void)
+{
+    uint64_t st = 99;
+    int bad = 0;
+    for (int inst = 0; inst < 60; inst++) {
+        size_t n = 1 + (size_t)(inst * 37 % 900);
+        plan_buf *a = calloc(n, sizeof *a), *r = calloc(n, sizeof *r);
+        for (size_t i = 0; i < n; i++) {
+            st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+            uint64_t x = st >> 11, t0 = x % (n + 5), life = (x >> 20) % 8 ? (x >> 24) % 40
+                                                                             : (x >> 24) % (n + 5);
+            uint64_t size = (x >> 40) % 4 ? 256 * (1 + (x >> 44) % 6) : (x >> 44) % 100000;
+            a[i] = (plan_buf){t0, t0 + life, size, 0, 0};
+        }
+        memcpy(r, a, n * sizeof *a);
+        uint64_t h = plan_greedy(a, n), hr = greedy_reference(r, n);
+        if (h != hr || plan_verify(a, n, h, NULL, 0) != 0)
+            bad++;
+        for (size_t i = 0; i < n; i++)
+            if (a[i].offset != r[i].offset)
+                bad++;
+        free(a);
+        free(r);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
 }
 
 /* All eleven challenging instances in 1 MiB, each within a generous budget (the acceptance
@@ -329,6 +413,7 @@ void suite_offline(void)
              {"greedy best fit offsets", test_greedy_offsets},
              {"verify catches overlaps", test_verify},
              {"greedy on MiniMalloc A", test_greedy_minimalloc},
+             {"greedy against its O(n^2) definition", test_greedy_reference},
              {"exact search: small and infeasible", test_optimal_small},
              {"exact search: MiniMalloc challenging A-K in 1 MiB", test_optimal_minimalloc},
              {"prepass lifetimes", test_prepass},
