@@ -889,7 +889,9 @@ static int micro_one(const struct alloc_ops *ops, size_t n, size_t pairs, double
         alloc_out o;
         if (mem_alloc(m, &r, &o) != ALLOC_OK) {
             snprintf(micro_why, sizeof micro_why,
-                     "out of memory while filling to %zu live buffers", n);
+                     "out of memory while filling to %zu live buffers%s", n,
+                     strcmp(ops->name, "offline") ? ""
+                     : " (it serves only requests planned from a whole trace)");
             rc = -1;
             goto out;
         }
