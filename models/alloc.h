@@ -75,8 +75,9 @@ struct alloc_ops {
     void (*free)(void *st, uint64_t handle);
     /* Optional look-ahead hint, which never changes a result: the block `handle` (live when the
      * hint is given) is freed soon. Stage 0 comes first (the policy prefetches the block's
-     * record), stage 1 some operations later (its address neighbours, whose links stage 0
-     * brought into cache). A stage reads only the policy's own records. */
+     * record), stage 1 some operations later (what the free touches next through the record
+     * stage 0 brought into cache: its address neighbours, or its entry in a live-block array).
+     * A stage reads only the policy's own records. */
     void (*prefetch_free)(void *st, uint64_t handle, int stage);
     /* Optional two-phase release (PyTorch's free_requested): the tensor is dropped but the
      * block waits for pending stream uses; free() follows later. NULL: the engine calls only
