@@ -11,14 +11,6 @@
 #include "../../models/ordset.h"
 #include "testutil.h"
 
-static uint64_t rng(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
 /* Item i owns the keys [i * 16, i * 16 + 16): moving its key inside them keeps the order. */
 typedef struct item {
     os_node node; /* first: an os_node pointer is the item's */
@@ -44,11 +36,11 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t len_range, siz
     as_tree at = {0};
     int bad = 0;
     for (size_t i = 0; i < cap; i++) {
-        it[i].node.k1 = i * 16 + rng(&seed) % 16;
-        it[i].node.val = 1 + rng(&seed) % len_range;
+        it[i].node.k1 = i * 16 + tu_rng(&seed) % 16;
+        it[i].node.val = 1 + tu_rng(&seed) % len_range;
     }
     for (size_t s = 0; s < steps; s++) {
-        uint64_t r = rng(&seed);
+        uint64_t r = tu_rng(&seed);
         item *x = &it[r % cap];
         unsigned q = (unsigned)((r >> 40) % 4);
         int want_in = s < steps / 3 ? q != 0 : s > 2 * steps / 3 ? q == 0 : q & 1;
@@ -67,13 +59,13 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t len_range, siz
                 bad++;
         } else if ((r >> 20) % 4 == 0) { /* a new length, and maybe a new key in its range */
             uint64_t o = x->node.k1, k = (r >> 24) % 2 ? (x->node.k1 & ~15ULL) + (r >> 28) % 16 : o;
-            uint64_t len = 1 + rng(&seed) % len_range;
+            uint64_t len = 1 + tu_rng(&seed) % len_range;
             os_rekey_in_place(&x->node, k, 0);
             os_set_val(&ot, &x->node, len);
             if (as_update(&at, o, k, len, x) != 1)
                 bad++;
         } else if ((r >> 20) % 4 == 1) { /* a first fit taken whole */
-            uint64_t need = 1 + rng(&seed) % len_range;
+            uint64_t need = 1 + tu_rng(&seed) % len_range;
             os_node *o = os_first_fit(&ot, need);
             as_ent a;
             if (!same(o, as_first_fit(&at, need, &a), &a))
@@ -86,7 +78,7 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t len_range, siz
                     bad++;
             }
         }
-        uint64_t k = rng(&seed) % (cap * 16 + 32);
+        uint64_t k = tu_rng(&seed) % (cap * 16 + 32);
         as_iter fi, li;
         as_ent f, l, e;
         int hf = as_floor(&at, k, &f, &fi), hl = as_lower_bound(&at, k, &l, &li);
@@ -104,7 +96,7 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t len_range, siz
                     bad++;
             }
         }
-        uint64_t need = 1 + rng(&seed) % (len_range + 1);
+        uint64_t need = 1 + tu_rng(&seed) % (len_range + 1);
         if (!same(os_first_fit(&ot, need), as_first_fit(&at, need, &e), &e) ||
             !same(os_last(&ot), as_last(&at, &e, NULL), &e))
             bad++;

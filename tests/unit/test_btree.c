@@ -11,14 +11,6 @@
 #include "../../models/ordset.h"
 #include "testutil.h"
 
-static uint64_t rng(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
 typedef struct item {
     os_node node; /* first: an os_node pointer is the item's */
     int in;
@@ -34,11 +26,11 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t k1_range, size
     bt_tree bt = {0};
     int bad = 0;
     for (size_t i = 0; i < cap; i++) {
-        it[i].node.k1 = rng(&seed) % k1_range;
+        it[i].node.k1 = tu_rng(&seed) % k1_range;
         it[i].node.k2 = i * 7 + 3;
     }
     for (size_t s = 0; s < steps; s++) {
-        uint64_t r = rng(&seed);
+        uint64_t r = tu_rng(&seed);
         item *x = &it[r % cap];
         unsigned q = (unsigned)((r >> 40) % 4);
         int want_in = s < steps / 3 ? q != 0 : s > 2 * steps / 3 ? q == 0 : q & 1;
@@ -54,7 +46,7 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t k1_range, size
         } else if (!x->in && bt_remove(&bt, x->node.k1, x->node.k2) != NULL) {
             bad++;
         } else if ((r >> 20) % 8 == 0) { /* a best-fit take: remove the lower bound of a key */
-            uint64_t t1 = rng(&seed) % (k1_range + 1), t2 = rng(&seed) % (cap * 7 + 8);
+            uint64_t t1 = tu_rng(&seed) % (k1_range + 1), t2 = tu_rng(&seed) % (cap * 7 + 8);
             item *a = (item *)(void *)os_lower_bound(&ot, t1, t2);
             if (a) {
                 os_remove(&ot, &a->node);
@@ -63,7 +55,7 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t k1_range, size
             if (bt_remove_lower_bound(&bt, t1, t2) != a)
                 bad++;
         } else if ((r >> 20) % 8 == 1) { /* a take at an iterator (lower bound, a step on) */
-            uint64_t t1 = rng(&seed) % (k1_range + 1), t2 = rng(&seed) % (cap * 7 + 8);
+            uint64_t t1 = tu_rng(&seed) % (k1_range + 1), t2 = tu_rng(&seed) % (cap * 7 + 8);
             os_node *on = os_lower_bound(&ot, t1, t2);
             bt_iter at;
             void *bv = bt_lower_bound(&bt, t1, t2, &at);
@@ -81,7 +73,7 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t k1_range, size
                     bad++;
             }
         } else if ((r >> 20) % 8 == 2 && x->in) { /* a block grew or shrank: re-key it */
-            uint64_t d = rng(&seed), k1 = x->node.k1;
+            uint64_t d = tu_rng(&seed), k1 = x->node.k1;
             if (d % 2) /* near the old key (a move inside its leaf), or anywhere */
                 k1 = (d >> 8) % 2 ? k1 + (d >> 16) % 4 : k1 - (k1 ? (d >> 16) % (k1 + 1) % 4 : 0);
             else
@@ -92,8 +84,8 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t k1_range, size
             os_insert(&ot, &x->node);
             bt_rekey(&bt, o1, x->node.k2, k1, x->node.k2, x);
         } else if ((r >> 20) % 8 == 3) { /* a block's entry handed to another (a split's rest) */
-            uint64_t t1 = rng(&seed) % (k1_range + 1), t2 = rng(&seed) % (cap * 7 + 8);
-            item *y = &it[rng(&seed) % cap];
+            uint64_t t1 = tu_rng(&seed) % (k1_range + 1), t2 = tu_rng(&seed) % (cap * 7 + 8);
+            item *y = &it[tu_rng(&seed) % cap];
             bt_iter at;
             item *a = (item *)(void *)os_lower_bound(&ot, t1, t2);
             int same = (void *)a == bt_lower_bound(&bt, t1, t2, &at);
@@ -113,7 +105,7 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t k1_range, size
                 bt_rekey_at(&bt, &at, y->node.k1, y->node.k2, y);
             }
         }
-        uint64_t q1 = rng(&seed) % (k1_range + 1), q2 = rng(&seed) % (cap * 7 + 8);
+        uint64_t q1 = tu_rng(&seed) % (k1_range + 1), q2 = tu_rng(&seed) % (cap * 7 + 8);
         bt_iter bi;
         item *a = (item *)(void *)os_lower_bound(&ot, q1, q2);
         item *b = bt_lower_bound(&bt, q1, q2, &bi);

@@ -12,14 +12,6 @@
 #include "../../models/sizeset.h"
 #include "testutil.h"
 
-static uint64_t rng(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
 typedef struct item {
     os_node node; /* first: an os_node pointer is the item's; k1 size, k2 address */
     int in;
@@ -28,7 +20,7 @@ typedef struct item {
 /* A size from the run's mix: 0 narrow (one class), 1 spread over many classes, 2 any. */
 static uint64_t a_size(uint64_t *seed, int mix)
 {
-    uint64_t r = rng(seed);
+    uint64_t r = tu_rng(seed);
     switch (mix) {
     case 0: return 4096 + r % 64;
     case 1: return (1ULL << (r % 40)) + (r >> 40) % 1024;
@@ -53,7 +45,7 @@ static void run(uint64_t seed, size_t cap, size_t steps, int mix, size_t check_e
         it[i].node.k2 = i * 7 + 3; /* the item's own: every key is distinct */
     }
     for (size_t s = 0; s < steps; s++) {
-        uint64_t r = rng(&seed);
+        uint64_t r = tu_rng(&seed);
         item *x = &it[r % cap];
         unsigned op = (unsigned)((r >> 20) % 8);
         int fill = s < steps / 3 ? 3 : s > 2 * steps / 3 ? 1 : 2; /* of 4: insert more or less */
@@ -71,14 +63,14 @@ static void run(uint64_t seed, size_t cap, size_t steps, int mix, size_t check_e
                                                                          x->node.k2))
                 bad++;
         } else if (op == 4 && x->in) { /* a block grew or shrank: re-key it by its old key */
-            uint64_t o1 = x->node.k1, d = rng(&seed);
+            uint64_t o1 = x->node.k1, d = tu_rng(&seed);
             os_remove(&ot, &x->node);
             x->node.k1 = d % 2 ? a_size(&seed, mix) : o1 + d % 5 - (o1 >= 2 ? 2 : 0);
             os_insert(&ot, &x->node);
             ss_rekey(&ss, o1, x->node.k2, x->node.k1, x->node.k2, x);
         } else if (op >= 5) { /* a lower bound, maybe a step on, then a take, a hand-over or a
                                * re-key at that position */
-            uint64_t q1 = a_size(&seed, mix), q2 = rng(&seed) % (cap * 7 + 8);
+            uint64_t q1 = a_size(&seed, mix), q2 = tu_rng(&seed) % (cap * 7 + 8);
             ss_iter at;
             item *a = (item *)(void *)os_lower_bound(&ot, q1, q2);
             item *b = ss_lower_bound(&ss, q1, q2, &at);
@@ -95,7 +87,7 @@ static void run(uint64_t seed, size_t cap, size_t steps, int mix, size_t check_e
             }
             if (!a)
                 continue;
-            item *y = &it[rng(&seed) % cap];
+            item *y = &it[tu_rng(&seed) % cap];
             if (op == 5) {
                 os_remove(&ot, &a->node);
                 a->in = 0;
@@ -122,7 +114,7 @@ static void run(uint64_t seed, size_t cap, size_t steps, int mix, size_t check_e
             ss_last_size(&ss) != (ot.n ? os_last(&ot)->k1 : 0) ||
             ss_find(&ss, x->node.k1, x->node.k2) != (x->in ? x : NULL))
             bad++;
-        uint64_t q1 = a_size(&seed, mix), q2 = rng(&seed) % (cap * 7 + 8);
+        uint64_t q1 = a_size(&seed, mix), q2 = tu_rng(&seed) % (cap * 7 + 8);
         ss_iter bi;
         item *a = (item *)(void *)os_lower_bound(&ot, q1, q2);
         if ((void *)a != ss_lower_bound(&ss, q1, q2, &bi))

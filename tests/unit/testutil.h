@@ -4,6 +4,7 @@
 
 #include <CUnit/CUnit.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifndef TU_SUITES_FILE
 #define TU_SUITES_FILE "suites.def" /* -DTU_SUITES_FILE='"my.def"' builds a subset */
@@ -36,5 +37,13 @@ const char *tu_write(const char *name, const char *text);
 int tu_amsim(const char *args, char **out, char **errout);
 /* Read a whole file (NULL if missing); caller frees. */
 char *tu_slurp(const char *path, size_t *len);
+/* A seeded pseudo-random number (splitmix64): the randomised structure tests replay exactly. */
+static inline uint64_t tu_rng(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
 
 #endif
