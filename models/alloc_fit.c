@@ -316,8 +316,9 @@ static int fit_check(void *st, am_error *err)
     uint64_t used_bytes = 0, at = f->arena_addr;
     size_t nfree = 0;
     size_t nfiled = f->first_fit ? f->by_addr.n : f->by_size.n;
-    if (f->first_fit ? as_check(&f->by_addr) || f->by_size.n : ss_check(&f->by_size) ||
-                                                               f->by_addr.n) {
+    int sets_bad = f->first_fit ? (as_check(&f->by_addr) || f->by_size.n != 0)
+                                : (ss_check(&f->by_size) || f->by_addr.n != 0);
+    if (sets_bad) {
         bad++;
         am_fail(err, AM_EINTERNAL, "%s: free sets corrupt", f->first_fit ? "first_fit" : "best_fit");
     }
