@@ -210,6 +210,7 @@ static void ghit_sort(ghit *v, size_t n)
     }
 }
 
+/* By start time, then index: the greedy's tree nodes and the verifier's sweep. */
 static int start_cmp(const void *ctx, int a, int b)
 {
     const plan_buf *p = ctx;
@@ -278,14 +279,6 @@ uint64_t plan_greedy(plan_buf *b, size_t n)
 
 /* ---- verification ---- */
 
-static int verify_cmp(const void *ctx, int a, int b)
-{
-    const plan_buf *p = ctx;
-    if (p[a].start != p[b].start)
-        return p[a].start < p[b].start ? -1 : 1;
-    return a < b ? -1 : a > b;
-}
-
 int plan_verify(const plan_buf *b, size_t n, uint64_t capacity, char *why, size_t len)
 {
     int *order = am_malloc((n + 1) * sizeof *order);
@@ -307,7 +300,7 @@ int plan_verify(const plan_buf *b, size_t n, uint64_t capacity, char *why, size_
         }
         order[m++] = (int)i;
     }
-    msort_idx(order, tmp, m, verify_cmp, b);
+    msort_idx(order, tmp, m, start_cmp, b);
     /* Sweep by start time; `act` holds the buffers still live at the current start. */
     for (size_t k = 0; k < m; k++) {
         const plan_buf *x = &b[order[k]];
