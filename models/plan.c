@@ -5,9 +5,8 @@
  * plan_greedy: XLA's GlobalDecreasingSizeBestFitHeap. Placed buffers are kept in an interval
  *   tree over time (a treap keyed by start with the largest end below each node, ordset.h), so
  *   the k placed buffers that overlap a new one in time come out in O(log n + k); sorted by
- *   offset, the gaps between them are read off directly. A training step's buffers overlap a
- *   few hundred others at a time: 500k buffers take about a second where the whole placed list
- *   per buffer took hours.
+ *   offset, the gaps between them are read off directly. A serving trace's 500k buffers plan in
+ *   about 5 s where scanning the whole placed list for each buffer took 10 minutes.
  * plan_optimal: the branch and bound of MiniMalloc (Moffitt, "MiniMalloc: A Lightweight Memory
  *   Allocator for Hardware-Accelerated Machine Learning", ASPLOS 2023), written from the paper's
  *   description:
