@@ -301,6 +301,40 @@ int as_update(as_tree *t, uint64_t key, uint64_t nkey, uint64_t len, void *p)
     return 1;
 }
 
+void as_take(as_tree *t, const as_ent *e, uint64_t addr, uint64_t len)
+{
+    uint64_t s = e->key, end = s + e->len;
+    if (addr == s) {
+        if (end > addr + len) /* its start moves up, still below the next range */
+            as_update(t, s, addr + len, end - addr - len, NULL);
+        else
+            as_remove(t, s);
+        return;
+    }
+    as_update(t, s, s, addr - s, NULL);
+    if (end > addr + len)
+        as_insert(t, addr + len, end - addr - len, NULL);
+}
+
+void as_give(as_tree *t, uint64_t addr, uint64_t len)
+{
+    /* the ranges just below and above it (none starts inside it): one descent for both */
+    as_ent pv, nx;
+    as_iter it;
+    int hp = as_floor(t, addr, &pv, &it);
+    int hn = hp ? as_next(&it, &nx) : as_first(t, &nx, NULL);
+    int join_next = hn && nx.key == addr + len;
+    if (hp && pv.key + pv.len == addr) {
+        as_update(t, pv.key, pv.key, pv.len + len + (join_next ? nx.len : 0), NULL);
+        if (join_next)
+            as_remove(t, nx.key);
+    } else if (join_next) { /* its start moves down, still above the range below */
+        as_update(t, nx.key, addr, nx.len + len, NULL);
+    } else {
+        as_insert(t, addr, len, NULL);
+    }
+}
+
 /* The entry at index i of leaf x, copied out. */
 static inline int out(const as_node *x, int i, as_ent *e)
 {

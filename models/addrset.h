@@ -56,6 +56,12 @@ int as_remove(as_tree *t, uint64_t key);
  * stays between its neighbours); the entry then changes in place, with one descent, unless the
  * new key crosses a separator above its leaf, when it is removed and inserted again. */
 int as_update(as_tree *t, uint64_t key, uint64_t nkey, uint64_t len, void *p);
+/* Free ranges kept merged (the device address model, prealloc's arena; pointers unused):
+ * as_take carves [addr, addr + len) out of the range e (a copy of the entry that holds it),
+ * leaving what is below and above it; as_give files [addr, addr + len), which no range may
+ * overlap, merged with the ranges that end at addr and start at addr + len. */
+void as_take(as_tree *t, const as_ent *e, uint64_t addr, uint64_t len);
+void as_give(as_tree *t, uint64_t addr, uint64_t len);
 /* Queries return 1 and copy the entry to *e (when e is not NULL), or return 0 when there is
  * none; *it (when not NULL) is then set to the entry's position, valid until a change. */
 /* The lowest-keyed entry with len >= need. */

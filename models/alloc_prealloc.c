@@ -102,10 +102,7 @@ static int pre_alloc(void *st, const alloc_req *r, alloc_out *o)
             return ALLOC_OOM;
         }
         addr = e.key;
-        if (e.len == need)
-            as_remove(&p->free_set, e.key);
-        else /* it moves up by need (its order among free blocks holds) */
-            as_update(&p->free_set, e.key, e.key + need, e.len - need, NULL);
+        as_take(&p->free_set, &e, addr, need); /* its low end */
     }
     pblk *b = pk_new(p);
     b->live.addr = addr;
@@ -137,22 +134,7 @@ static void pre_free(void *st, uint64_t handle)
         }
         return;
     }
-    /* the free blocks just below and above (none starts inside the freed range) */
-    as_ent pv, nx;
-    as_iter it;
-    int hp = as_floor(&p->free_set, addr, &pv, &it);
-    int hn = hp ? as_next(&it, &nx) : as_first(&p->free_set, &nx, NULL);
-    if (hn && nx.key != addr + size)
-        hn = 0;
-    if (hp && pv.key + pv.len == addr) {
-        as_update(&p->free_set, pv.key, pv.key, pv.len + size + (hn ? nx.len : 0), NULL);
-        if (hn)
-            as_remove(&p->free_set, nx.key);
-    } else if (hn) { /* its start moves down, still above the free block below */
-        as_update(&p->free_set, nx.key, addr, nx.len + size, NULL);
-    } else {
-        as_insert(&p->free_set, addr, size, NULL);
-    }
+    as_give(&p->free_set, addr, size); /* merged with the free neighbours */
 }
 
 /* Look-ahead hint (alloc.h): a free reads its record (stage 0), then its live-set entry. */

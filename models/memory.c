@@ -41,22 +41,6 @@ struct mem_level {
     uint64_t ext_largest, ext_free; /* the event of max_external_frag: largest free, free bytes */
 };
 
-/* Carve [addr, addr+len) out of the free extent e (which contains it). */
-static void carve(mem_level *m, const as_ent *e, uint64_t addr, uint64_t len)
-{
-    uint64_t s = e->key, end = s + e->len;
-    if (addr == s) {
-        if (end > addr + len) /* its start moves up, still below the next extent */
-            as_update(&m->free_ext, s, addr + len, end - addr - len, NULL);
-        else
-            as_remove(&m->free_ext, s);
-        return;
-    }
-    as_update(&m->free_ext, s, s, addr - s, NULL);
-    if (end > addr + len)
-        as_insert(&m->free_ext, addr + len, end - addr - len, NULL);
-}
-
 /* The free extent containing [addr, addr+len) into *e: 1, or 0 when there is none. */
 static int find_free(mem_level *m, uint64_t addr, uint64_t len, as_ent *e)
 {
@@ -101,7 +85,7 @@ static int dev_alloc(void *ctx, uint64_t bytes, uint64_t *addr)
         }
         at = e.key;
     }
-    carve(m, &e, at, bytes);
+    as_take(&m->free_ext, &e, at, bytes);
     *addr = at;
     m->m.reserved_bytes += bytes;
     m->m.device_allocs++;
@@ -123,22 +107,7 @@ static void dev_free(void *ctx, uint64_t addr, uint64_t bytes)
         m->on_device(m->on_device_ctx, 0, addr, bytes);
     m->m.reserved_bytes -= bytes;
     m->m.device_frees++;
-    /* Merge with the free neighbours: the extents just below and above (no free extent starts
-     * at addr, which was reserved). */
-    as_ent pv, nx;
-    as_iter it;
-    int hp = as_floor(&m->free_ext, addr, &pv, &it);
-    int hn = hp ? as_next(&it, &nx) : as_first(&m->free_ext, &nx, NULL);
-    int join_next = hn && nx.key == addr + bytes;
-    if (hp && pv.key + pv.len == addr) {
-        as_update(&m->free_ext, pv.key, pv.key, pv.len + bytes + (join_next ? nx.len : 0), NULL);
-        if (join_next)
-            as_remove(&m->free_ext, nx.key);
-    } else if (join_next) { /* its start moves down, still above the extent below */
-        as_update(&m->free_ext, nx.key, addr, nx.len + bytes, NULL);
-    } else {
-        as_insert(&m->free_ext, addr, bytes, NULL);
-    }
+    as_give(&m->free_ext, addr, bytes); /* merged with the free neighbours */
 }
 
 static void env_log(void *ctx, const char *line) { log_line(ctx, line); }
