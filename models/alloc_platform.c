@@ -96,11 +96,7 @@ static void plat_free(void *st, uint64_t handle)
 /* Look-ahead hint (alloc.h): a free reads its record (stage 0), then its live-set entry. */
 static void plat_prefetch_free(void *st, uint64_t handle, int stage)
 {
-    const pbuf *b = (const pbuf *)(uintptr_t)handle;
-    if (stage == 0)
-        recpool_prefetch(b, sizeof(pbuf));
-    else
-        __builtin_prefetch(ll_entry(&((plat *)st)->live, &b->live), 1);
+    ll_prefetch_free(&((plat *)st)->live, (const ll_node *)(uintptr_t)handle, sizeof(pbuf), stage);
 }
 
 /* Nothing is cached: every byte held from the device is in use. */

@@ -140,11 +140,7 @@ static void pre_free(void *st, uint64_t handle)
 /* Look-ahead hint (alloc.h): a free reads its record (stage 0), then its live-set entry. */
 static void pre_prefetch_free(void *st, uint64_t handle, int stage)
 {
-    const pblk *b = (const pblk *)(uintptr_t)handle;
-    if (stage == 0)
-        recpool_prefetch(b, sizeof(pblk));
-    else
-        __builtin_prefetch(ll_entry(&((pre *)st)->live, &b->live), 1);
+    ll_prefetch_free(&((pre *)st)->live, (const ll_node *)(uintptr_t)handle, sizeof(pblk), stage);
 }
 
 static uint64_t pre_largest_free(void *st)

@@ -8,13 +8,15 @@
  * every event only under --check, where it is linear anyway). A tree ordered by address cost
  * them a descent to a cache-missing leaf per allocation and per free; here a removal moves the
  * array's last entry (the latest allocation's, in cache) into the freed one's place, and that
- * entry is the only line the free touches beyond the block itself (the look-ahead hint can
- * prefetch it: ll_entry). */
+ * entry is the only line the free touches beyond the block itself (the look-ahead hint
+ * prefetches it: ll_prefetch_free). */
 #ifndef AM_LIVELIST_H
 #define AM_LIVELIST_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "recpool.h"
 
 typedef struct ll_node {
     uint64_t addr; /* the order of ll_sorted; unique among the members */
@@ -44,8 +46,17 @@ static inline void ll_del(ll_set *s, ll_node *x)
     last->at = x->at;
 }
 
-/* The array entry of a member (for a prefetch). */
-static inline const void *ll_entry(const ll_set *s, const ll_node *x) { return &s->v[x->at]; }
+/* The look-ahead hint of a free (alloc.h prefetch_free) for a record of rec_size bytes that
+ * starts with its ll_node x: stage 0 prefetches the record, stage 1 its array entry (which
+ * ll_del overwrites). */
+static inline __attribute__((always_inline)) void
+ll_prefetch_free(const ll_set *s, const ll_node *x, size_t rec_size, int stage)
+{
+    if (stage == 0)
+        recpool_prefetch(x, rec_size);
+    else
+        __builtin_prefetch(&s->v[x->at], 1);
+}
 
 /* The members in address order: an array of s->n pointers for the caller to free, or NULL when
  * there are none. */

@@ -1,7 +1,8 @@
 /* test_offline.c - offline placement (allocators.md section 5): the peak-live lower bound, the
- * greedy planner's exact offsets (also against its O(n^2) definition), the verifier, the exact search on MiniMalloc's challenging
- * set (all eleven must fit in 1 MiB; the seconds per instance are printed, not asserted), the
- * prepass over a lifetime CSV, and an end-to-end run of the `offline` policy. */
+ * greedy planner's exact offsets (also against its O(n^2) definition), the verifier, the exact
+ * search on MiniMalloc's challenging set (all eleven must fit in 1 MiB; the seconds per instance
+ * are printed, not asserted), the prepass over a lifetime CSV, and an end-to-end run of the
+ * `offline` policy. */
 #include <CUnit/CUnit.h>
 #include <inttypes.h>
 #include <stdio.h>
