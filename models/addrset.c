@@ -163,7 +163,6 @@ void as_insert(as_tree *t, uint64_t key, uint64_t len, void *p)
         t->max = len;
     if (r) {
         as_node *root = node_new(t, 0), *l = t->root;
-        root->n = 0;
         node_put_at(root, 0, 0, node_max(l), l);
         node_put_at(root, 1, r->key[0], node_max(r), r);
         t->root = root;
