@@ -21,7 +21,7 @@ struct as_node {
     int n;
     int leaf;
     as_node *prev, *next; /* leaves: neighbours in key order */
-    uint64_t key[AS_ORDER];
+    _Alignas(64) uint64_t key[AS_ORDER]; /* each array in whole cache lines (recpool.c) */
     uint64_t len[AS_ORDER];
     void *p[AS_ORDER];
 };

@@ -3,14 +3,15 @@
  * one). */
 #include "recpool.h"
 
-#include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../sim/common.h"
 
-#define SLAB_HEAD (((sizeof(void *) + alignof(max_align_t) - 1) / alignof(max_align_t)) * \
-                   alignof(max_align_t))
+/* A slab starts on a cache line and its header takes one, so a record whose size is a multiple
+ * of 64 bytes sits in whole lines (a 64-byte record in one line, not across two). */
+#define SLAB_LINE 64
+#define SLAB_HEAD SLAB_LINE
 
 void recpool_init(recpool *p, size_t size)
 {
@@ -29,7 +30,7 @@ void recpool_grow(recpool *p)
         n = 1;
         bytes = SLAB_HEAD + p->size;
     }
-    char *s = am_malloc_large(bytes);
+    char *s = am_malloc_lines(bytes);
     memcpy(s, &p->slabs, sizeof p->slabs);
     p->slabs = s;
     for (size_t i = n; i-- > 0;) /* the slab's first record is taken first */

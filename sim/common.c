@@ -62,6 +62,16 @@ void *am_calloc(size_t n, size_t size)
     return p;
 }
 
+void *am_malloc_lines(size_t n)
+{
+    if (n >= AM_HUGE_BLOCK)
+        return am_malloc_large(n);
+    void *p = NULL;
+    if (posix_memalign(&p, 64, n) != 0)
+        oom_exit(n);
+    return p;
+}
+
 void *am_malloc_large(size_t n)
 {
     if (n < AM_HUGE_BLOCK)

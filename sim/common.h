@@ -44,6 +44,8 @@ void *am_realloc(void *p, size_t n);
  * TLB entry per 2 MiB instead of per 4 KiB. Smaller blocks are plain malloc. */
 #define AM_HUGE_BLOCK ((size_t)2 << 20)
 void *am_malloc_large(size_t n);
+/* am_malloc on a 64-byte cache line (am_malloc_large from AM_HUGE_BLOCK bytes up). */
+void *am_malloc_lines(size_t n);
 char *am_strdup(const char *s);
 char *am_strndup(const char *s, size_t n);
 
