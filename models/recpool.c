@@ -1,5 +1,5 @@
 /* recpool.c - fixed-size record pool (see recpool.h). A slab is a header (the link to the next slab,
- * padded to the strictest alignment) followed by as many records as fit its size (at least
+ * padded to a cache line) followed by as many records as fit its size (at least
  * one). */
 #include "recpool.h"
 
