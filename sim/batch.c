@@ -1761,6 +1761,8 @@ int cmd_batch(int argc, char **argv)
             fprintf(stderr, "amsim: %s\n", err.msg);
             goto done;
         }
+        if (!b.sw.policies.n) /* with a policies axis, every run switches the policy */
+            cfg_print_warnings(cfg, stderr, "amsim");
         cfg_free(cfg);
     }
     char *runs = xprintf("%s/runs", b.out);

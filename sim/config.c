@@ -187,6 +187,24 @@ static int node_fail(am_error *e, const cfg_node *n, const char *fmt, ...)
     return am_fail(e, AM_EINPUT, "%s", msg);
 }
 
+/* Add a warning at a node to c->warnings, placed as node_fail places errors. */
+__attribute__((format(printf, 3, 4)))
+static void node_warn(am_config *c, const cfg_node *n, const char *fmt, ...)
+{
+    char msg[1024], line[1400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (n && n->line)
+        snprintf(line, sizeof line, "%s:%lu:%lu: warning: %s\n", n->file, n->line, n->col, msg);
+    else
+        snprintf(line, sizeof line, "%s: warning: %s\n", n && n->file ? n->file : "config", msg);
+    size_t had = c->warnings ? strlen(c->warnings) : 0, add = strlen(line);
+    c->warnings = am_realloc(c->warnings, had + add + 1);
+    memcpy(c->warnings + had, line, add + 1);
+}
+
 /* "a.b" + "c" -> "a.b.c" (truncated silently: only used in messages). */
 static void join_path(char *out, size_t n, const char *parent, const char *key)
 {
@@ -939,8 +957,40 @@ static void policy_list(char *buf, size_t n)
     }
 }
 
+/* Keys of the allocator map a that belong to other policies than the level's: accepted (so
+ * --policy and compare can switch policies on one config), but each one written in the user's
+ * config gets a warning when the policy was not switched, since there it does nothing. A
+ * policy set by --set (which --policy, compare and batch use) is a switch: no warnings; nor
+ * for a device preset's keys, which the user did not write. */
+static void warn_other_policy_keys(am_config *c, const cfg_level *lv, const cfg_node *a,
+                                   const cfg_node *pn, const char *apath)
+{
+    if (pn->file && strncmp(pn->file, "--set", 5) == 0)
+        return;
+    for (const cfg_node *k = a->child; k; k = k->next) {
+        if (!k->key || strcmp(k->key, "policy") == 0 || !k->file || strcmp(k->file, c->path))
+            continue;
+        int own = 0;
+        for (const opt_desc *o = lv->policy->opts; o && o->key && !own; o++)
+            own = strcmp(o->key, k->key) == 0;
+        if (own)
+            continue;
+        char owners[512] = "";
+        for (const struct alloc_ops *const *p = alloc_all(); p && *p; p++)
+            for (const opt_desc *o = (*p)->opts; o && o->key; o++)
+                if (strcmp(o->key, k->key) == 0) {
+                    size_t n = strlen(owners);
+                    snprintf(owners + n, sizeof owners - n, "%s%s", n ? ", " : "", (*p)->name);
+                    break;
+                }
+        node_warn(c, k, "%s.%s is an option of %s, not of %s%s: ignored", apath, k->key, owners,
+                  lv->policy->name, pn->line ? "" : " (the default policy)");
+    }
+}
+
 /* The allocator section of one level: policy, its options struct, defaults in the tree. */
-static int level_allocator(cfg_level *lv, cfg_node *lnode, const char *lpath, am_error *e)
+static int level_allocator(am_config *c, cfg_level *lv, cfg_node *lnode, const char *lpath,
+                           am_error *e)
 {
     char apath[CFG_PATH_MAX], list[1024];
     const char **also = NULL;
@@ -981,6 +1031,7 @@ static int level_allocator(cfg_level *lv, cfg_node *lnode, const char *lpath, am
         lv->policy_opts = am_calloc(1, lv->policy->opts_size);
     if (cfg_apply_opts(a, apath, lv->policy->opts, lv->policy_opts, also, e) < 0)
         goto err;
+    warn_other_policy_keys(c, lv, a, pn, apath);
     fill_defaults(a, lv->policy->opts, 1);
     rc = 0;
 err:
@@ -1045,7 +1096,7 @@ static int build_levels(am_config *c, cfg_node *root, am_error *e)
         lv->defrag.every = dopt.every;
         if (dopt.trigger == 2 && dopt.every == 0)
             return node_fail(e, map_get(dn, "every"), "%s.every: must be > 0", dpath);
-        if (level_allocator(lv, ln, path, e) < 0)
+        if (level_allocator(c, lv, ln, path, e) < 0)
             return -1;
     }
     return 0;
@@ -1498,7 +1549,18 @@ void cfg_free(am_config *cfg)
         free(cfg->levels[i].policy_opts);
     node_free(cfg->root);
     pool_free(&o->pool);
+    free(cfg->warnings);
     free(o);
+}
+
+void cfg_print_warnings(const am_config *cfg, FILE *f, const char *prog)
+{
+    for (const char *s = cfg->warnings; s && *s;) {
+        const char *nl = strchr(s, '\n');
+        int n = nl ? (int)(nl - s) : (int)strlen(s);
+        fprintf(f, "%s: %.*s\n", prog, n, s);
+        s += n + (nl != NULL);
+    }
 }
 
 int cfg_level_index(const am_config *cfg, const char *name, size_t len)

@@ -138,6 +138,9 @@ typedef struct am_config {
         am_ps timeline_interval;
         uint32_t max_oom_events;
     } report;
+    /* What the config says that has no effect, one "file:line:col: warning: ..." line each
+     * (callers print it to stderr), or NULL. */
+    char *warnings;
 } am_config;
 
 /* Load, merge the device preset, apply overrides ("PATH=VALUE" strings) and validate.
@@ -148,6 +151,8 @@ int cfg_load(am_config **cfg, const char *path, const char *const *sets, int nse
 int cfg_load_string(am_config **cfg, const char *name, const char *yaml,
                     const char *const *sets, int nsets, am_error *err);
 void cfg_free(am_config *cfg);
+/* Print cfg->warnings to f, each line after "prog: ". */
+void cfg_print_warnings(const am_config *cfg, FILE *f, const char *prog);
 /* Write the effective config as YAML. */
 int cfg_write_yaml(const am_config *cfg, FILE *f);
 /* Index of a level by name, or -1. */

@@ -183,7 +183,7 @@ static int cmd_run(int argc, char **argv)
                    .log = a.log, .outdir = a.outdir,
                    .expect = a.expect, .save_expect = a.save_expect, .text = a.quiet ? NULL : stdout,
                    .check = a.check, .lenient = a.lenient, .device = a.device,
-                   .progress = !a.quiet};
+                   .progress = !a.quiet, .warn_config = 1};
     memcpy(sp.sets, a.sets, (size_t)a.nsets * sizeof *a.sets);
     am_error err = {0};
     uint64_t ooms = 0;
@@ -249,9 +249,11 @@ static int cmd_check(int argc, char **argv)
             if (cfg_load(&c, argv[i], NULL, 0, &err) != 0) {
                 fprintf(stderr, "%s: %s\n", prog, err.msg);
                 bad = 1;
-            } else
+            } else {
                 printf("%s: config ok (%d memory levels, %d links)\n", argv[i], c->nlevels,
                        c->nlinks);
+                cfg_print_warnings(c, stderr, prog);
+            }
             cfg_free(c);
             continue;
         }

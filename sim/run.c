@@ -69,6 +69,8 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
     }
     if (run_load_config(sp, &cfg, err) != 0)
         goto out;
+    if (sp->warn_config)
+        cfg_print_warnings(cfg, stderr, "amsim");
     const char *lnames[CFG_MAX_LEVELS];
     for (int i = 0; i < cfg->nlevels; i++)
         lnames[i] = cfg->levels[i].name;

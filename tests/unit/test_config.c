@@ -666,7 +666,8 @@ static void test_errors(void)
     CU_ASSERT_PTR_NULL(c);
 }
 
-/* Keys of the other registered policies are accepted (and ignored) under any policy. */
+/* Keys of the other registered policies are accepted (and ignored) under any policy, with a
+ * warning at the key when the config names the policy itself (not when --set switched it). */
 static void test_other_policy_keys(void)
 {
     const struct alloc_ops *const *all = alloc_all();
@@ -687,18 +688,39 @@ static void test_other_policy_keys(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(foreign);
     char yaml[512];
     snprintf(yaml, sizeof yaml, "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n"
-             "    allocator:\n      policy: best_fit\n      %s: true\n", foreign);
+             "    allocator:\n      policy: best_fit\n      alignment: 512\n      %s: true\n",
+             foreign);
     am_config *c = load_ok(yaml, NULL, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     CU_ASSERT_PTR_EQUAL(c->levels[0].policy, bf);
     if (!bf->opts_size)
         CU_ASSERT_PTR_NULL(c->levels[0].policy_opts);
+    /* one warning, at the foreign key (line 8, column 7); best_fit's own alignment has none */
+    char want[256];
+    snprintf(want, sizeof want, "t.yaml:8:7: warning: memories.hbm.allocator.%s is an option of ",
+             foreign);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c->warnings);
+    CU_ASSERT_EQUAL(strncmp(c->warnings, want, strlen(want)), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(c->warnings, ", not of best_fit: ignored\n"));
+    CU_ASSERT_PTR_EQUAL(strchr(c->warnings, '\n'), c->warnings + strlen(c->warnings) - 1);
     cfg_free(c);
+    /* a policy left to its default says so */
+    snprintf(yaml, sizeof yaml, "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n"
+             "    allocator: {%s: true}\n", foreign);
+    c = load_ok(yaml, NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT(c->warnings && strstr(c->warnings, "t.yaml:5:17: warning: "));
+    CU_ASSERT(c->warnings &&
+              strstr(c->warnings, "not of best_fit (the default policy): ignored"));
+    cfg_free(c);
+    snprintf(yaml, sizeof yaml, "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n"
+             "    allocator:\n      policy: best_fit\n      %s: true\n", foreign);
     /* and switching the policy with --set keeps the file loadable */
     const char *const sw[] = {"memories.hbm.allocator.policy=bfc"};
     c = load_ok(yaml, sw, 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     CU_ASSERT_PTR_EQUAL(c->levels[0].policy, alloc_find("bfc"));
+    CU_ASSERT_PTR_NULL(c->warnings); /* a switch: the keys are there for the other policy */
     cfg_free(c);
 }
 
