@@ -137,8 +137,7 @@ static void pre_free(void *st, uint64_t handle)
     as_give(&p->free_set, addr, size); /* merged with the free neighbours */
 }
 
-/* Look-ahead hint (alloc.h): a free reads its record (stage 0), then its live-set entry and, in
- * first-fit mode, the free set's leaf around its address (stage 1). */
+/* Look-ahead hint (alloc.h): a free reads its record (stage 0), then its live-set entry. */
 static void pre_prefetch_free(void *st, uint64_t handle, int stage)
 {
     pre *p = st;
