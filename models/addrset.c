@@ -464,18 +464,6 @@ int as_prev(as_iter *it, as_ent *e)
 
 uint64_t as_max_len(const as_tree *t) { return t->max; }
 
-void as_prefetch_leaf(const as_tree *t, uint64_t k)
-{
-    const as_node *x = t->root;
-    if (!x)
-        return;
-    while (!x->leaf)
-        x = KID(x, node_child(x, k));
-    const char *p = (const char *)x;
-    for (size_t o = 0; o < sizeof *x; o += 64)
-        __builtin_prefetch(p + o);
-}
-
 void as_destroy(as_tree *t)
 {
     recpool_destroy(&t->nodes); /* every node, in the tree or spare */

@@ -80,10 +80,6 @@ int as_next(as_iter *it, as_ent *e);
 int as_prev(as_iter *it, as_ent *e);
 /* The largest len in the tree (0 when empty), in O(1). */
 uint64_t as_max_len(const as_tree *t);
-/* A hint: the leaf that holds or would hold key k is read soon (the inner nodes on the way are
- * read now; their few hundred kilobytes at a million ranges stay cached where the leaves do
- * not). */
-void as_prefetch_leaf(const as_tree *t, uint64_t k);
 /* Invariant check (key order, separators, every subtree's largest length, node fill, leaf
  * links, count): 0 when consistent. */
 int as_check(const as_tree *t);

@@ -30,9 +30,6 @@ typedef struct alloc_env {
     void (*dev_free)(void *ctx, uint64_t addr, uint64_t bytes);
     /* Optional event log (regions, allocator-specific lines); may be NULL. */
     void (*log)(void *ctx, const char *line);
-    /* Optional look-ahead hint (may be NULL; never changes a result): dev_free of a range
-     * starting at addr comes soon, so the device model fetches what it will read. */
-    void (*dev_prefetch_free)(void *ctx, uint64_t addr);
 } alloc_env;
 
 typedef struct alloc_req {

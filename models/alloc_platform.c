@@ -93,15 +93,10 @@ static void plat_free(void *st, uint64_t handle)
     pb_put(p, b);
 }
 
-/* Look-ahead hint (alloc.h): a free reads its record (stage 0), then its live-set entry and
- * the device model's free ranges around its address. */
+/* Look-ahead hint (alloc.h): a free reads its record (stage 0), then its live-set entry. */
 static void plat_prefetch_free(void *st, uint64_t handle, int stage)
 {
-    plat *p = st;
-    const pbuf *b = (const pbuf *)(uintptr_t)handle;
-    ll_prefetch_free(&p->live, &b->live, sizeof(pbuf), stage);
-    if (stage == 1 && p->env.dev_prefetch_free)
-        p->env.dev_prefetch_free(p->env.ctx, b->live.addr);
+    ll_prefetch_free(&((plat *)st)->live, (const ll_node *)(uintptr_t)handle, sizeof(pbuf), stage);
 }
 
 /* Nothing is cached: every byte held from the device is in use. */

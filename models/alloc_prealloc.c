@@ -140,11 +140,7 @@ static void pre_free(void *st, uint64_t handle)
 /* Look-ahead hint (alloc.h): a free reads its record (stage 0), then its live-set entry. */
 static void pre_prefetch_free(void *st, uint64_t handle, int stage)
 {
-    pre *p = st;
-    const pblk *b = (const pblk *)(uintptr_t)handle;
-    ll_prefetch_free(&p->live, &b->live, sizeof(pblk), stage);
-    if (stage == 1 && p->o.mode == PRE_FIRST_FIT)
-        as_prefetch_leaf(&p->free_set, b->live.addr);
+    ll_prefetch_free(&((pre *)st)->live, (const ll_node *)(uintptr_t)handle, sizeof(pblk), stage);
 }
 
 static uint64_t pre_largest_free(void *st)
