@@ -481,13 +481,15 @@ static int la_run(const char *policy, const char *path, size_t ids, char **pl, c
 }
 
 /* Reading ahead (always, never, or from 1000 ids in use and back below 500) gives the same
- * placements, out-of-memory points and errors, for policies that take the hints and one that
- * does not; a reader error after the ring filled comes after the events before it ran. */
+ * placements, out-of-memory points and errors, for every policy that takes the hints (those of
+ * first_fit, platform and prealloc descend their address sets); a reader error after the ring
+ * filled comes after the events before it ran. */
 static void test_lookahead_same_results(void)
 {
     const char *good = la_trace(0), *bad = la_trace(1);
-    static const char *const pols[] = {"bfc", "caching", "best_fit", "tlsf"};
-    for (size_t p = 0; p < 4; p++)
+    static const char *const pols[] = {"bfc",      "caching",  "best_fit", "first_fit", "tlsf",
+                                       "platform", "prealloc", "buddy",    "cuda_async"};
+    for (size_t p = 0; p < sizeof pols / sizeof *pols; p++)
         for (int b = 0; b < 2; b++) {
             static const size_t ids[3] = {SIZE_MAX, 1, 1000};
             char *pl[3] = {NULL, NULL, NULL}, msg[3][1024];
