@@ -21,9 +21,10 @@
  *     10 s: offline, which plans every buffer first), by wall clock and by processor time (the
  *     *_cpu figures), and its peak resident memory (wait4 rusage);
  *   end to end per event at N live buffers (N = 1k, 10k, 100k, 1M; bfc, caching, best_fit):
- *     `amsim run` with placements on a trace that fills to N live buffers and then allocates a
- *     new buffer and frees a uniformly chosen live one 1.5M times, less the time of the fill
- *     alone, per event (the traces are generated for each N and deleted after);
+ *     `amsim run` with placements on a trace that fills to N live buffers, allocates a new
+ *     buffer and frees a uniformly chosen live one 2N times (the heap's steady state), then
+ *     1.5M times more, less the time of the same trace without those 1.5M pairs, per event
+ *     (the traces are generated for each N and deleted after);
  *   per-operation cost of the memory level (in process, mem_alloc/mem_free): fill to N live
  *     buffers (N = 1k, 10k, 100k, 1M), free at random until the number of free blocks levels
  *     off (2N untimed pairs), then time alloc+free pairs at that population:
@@ -766,10 +767,14 @@ static void bench_scale(const char *const *pols)
     int npops = quick ? 3 : 4;
     size_t pairs = quick ? 300000 : 1500000;
     enum { ROUNDS = 5, NPOL = 8 };
+    /* As in bench_micro, the pairs are timed at the heap's steady state: the fill trace goes on
+     * with SCALE_WARM * N random pairs, and the timed pairs come after those. */
+    enum { SCALE_WARM = 2 };
     printf("\n== end to end per event at N live buffers: amsim run -q with placements on a trace "
-           "that fills to N live buffers, then allocates a new buffer and frees a uniformly "
-           "chosen live one %zu times; ns per event = (time of that trace - time of the fill "
-           "alone) / %zu events, best of %d ==\n", pairs, 2 * pairs, ROUNDS);
+           "that fills to N live buffers, allocates a new buffer and frees a uniformly chosen "
+           "live one %d x N times (to the heap's steady state), then %zu times more; ns per "
+           "event = (time of that trace - time of the same without the last %zu pairs) / %zu "
+           "events, best of %d ==\n", SCALE_WARM, pairs, pairs, 2 * pairs, ROUNDS);
     const char *names[NPOL];
     int np = 0;
     for (; *pols && np < NPOL; pols++)
@@ -784,8 +789,9 @@ static void bench_scale(const char *const *pols)
         fill[k] = tmp_path(name);
         snprintf(name, sizeof name, "scale-%zu.trace", pops[k]);
         full[k] = tmp_path(name);
-        write_scale(fill[k], pops[k], 0, 500 + (uint64_t)k);
-        events[k] = write_scale(full[k], pops[k], pairs, 500 + (uint64_t)k) - pops[k];
+        uint64_t before = write_scale(fill[k], pops[k], SCALE_WARM * pops[k], 500 + (uint64_t)k);
+        events[k] = write_scale(full[k], pops[k], SCALE_WARM * pops[k] + pairs,
+                                500 + (uint64_t)k) - before;
     }
     sync();
     double tf[NPOL][4], tt[NPOL][4], ns[NPOL][4];
