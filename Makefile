@@ -1,4 +1,5 @@
-# amsim - one Makefile. `make` builds build/amsim and build/libamsim.a; see README.md.
+# amsim - one Makefile. `make` builds build/amsim, build/libamsim.a and build/amsim-bench (so no
+# stale benchmark binary is left behind); see README.md.
 CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2
@@ -20,7 +21,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 DEB_PKGS := libyaml-dev libgsl-dev libcunit1-dev gnuplot-nox zlib1g-dev parallel
 
 .PHONY: all deps run test asan clean bench help check-oracles regen-golden
-all: $(BUILD)/amsim $(BUILD)/libamsim.a
+all: $(BUILD)/amsim $(BUILD)/libamsim.a $(BUILD)/amsim-bench
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
