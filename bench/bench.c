@@ -761,20 +761,27 @@ static uint64_t write_scale(const char *path, size_t n, size_t pairs, uint64_t s
     return w.events;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static void bench_scale(const char *const *pols)
 {
     static const size_t pops[] = {1000, 10000, 100000, 1000000};
     int npops = quick ? 3 : 4;
     size_t pairs = quick ? 300000 : 1500000;
-    enum { ROUNDS = 5, NPOL = 8 };
+    enum { ROUNDS = 7, NPOL = 8 };
     /* As in bench_micro, the pairs are timed at the heap's steady state: the fill trace goes on
      * with SCALE_WARM * N random pairs, and the timed pairs come after those. */
     enum { SCALE_WARM = 2 };
     printf("\n== end to end per event at N live buffers: amsim run -q with placements on a trace "
            "that fills to N live buffers, allocates a new buffer and frees a uniformly chosen "
            "live one %d x N times (to the heap's steady state), then %zu times more; ns per "
-           "event = (time of that trace - time of the same without the last %zu pairs) / %zu "
-           "events, best of %d ==\n", SCALE_WARM, pairs, pairs, 2 * pairs, ROUNDS);
+           "event = (time of that trace - time of the same without the last %zu pairs, run just "
+           "before it) / %zu events, median of %d such pairs of runs ==\n", SCALE_WARM, pairs,
+           pairs, 2 * pairs, ROUNDS);
     const char *names[NPOL];
     int np = 0;
     for (; *pols && np < NPOL; pols++)
@@ -794,13 +801,14 @@ static void bench_scale(const char *const *pols)
                                 500 + (uint64_t)k) - before;
     }
     sync();
-    double tf[NPOL][4], tt[NPOL][4], ns[NPOL][4];
+    /* The figure is a difference of two runs of a second or more at a million buffers, so the
+     * noise of either is a large part of it: each round times the two back to back, and the
+     * median of the rounds' differences is kept (the difference of the two fastest runs came
+     * out below the cost at 1k in some runs). */
+    double dt[NPOL][4][ROUNDS], ns[NPOL][4];
     int ok[NPOL];
-    for (int i = 0; i < np; i++) {
+    for (int i = 0; i < np; i++)
         ok[i] = 1;
-        for (int k = 0; k < npops; k++)
-            tf[i][k] = tt[i][k] = 1e30;
-    }
     for (int rep = 0; rep < ROUNDS; rep++)
         for (int k = 0; k < npops; k++)
             for (int i = 0; i < np; i++) {
@@ -815,12 +823,15 @@ static void bench_scale(const char *const *pols)
                     ok[i] = 0;
                     continue;
                 }
-                tf[i][k] = AM_MIN(tf[i][k], a.wall);
-                tt[i][k] = AM_MIN(tt[i][k], b.wall);
+                dt[i][k][rep] = b.wall - a.wall;
             }
     for (int k = 0; k < npops; k++) {
-        for (int i = 0; i < np; i++)
-            ns[i][k] = (tt[i][k] - tf[i][k]) * 1e9 / (double)events[k];
+        for (int i = 0; i < np; i++) {
+            if (!ok[i])
+                continue;
+            qsort(dt[i][k], ROUNDS, sizeof dt[i][k][0], cmp_double);
+            ns[i][k] = dt[i][k][ROUNDS / 2] * 1e9 / (double)events[k];
+        }
         unlink(fill[k]);
         unlink(full[k]);
         free(fill[k]);
