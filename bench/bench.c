@@ -871,6 +871,17 @@ static const char *const micro_mode[MICRO_MODES] = {"lifo", "random", "ahead"};
 
 static char micro_why[1200]; /* why micro_one could not measure */
 
+/* One allocation of a random size at a population of n: 0, or -1 with the reason in
+ * micro_why. */
+static int micro_alloc(mem_level *m, size_t n, alloc_req *r, alloc_out *o)
+{
+    *r = (alloc_req){micro_size(), 0};
+    if (mem_alloc(m, r, o) == ALLOC_OK)
+        return 0;
+    snprintf(micro_why, sizeof micro_why, "out of memory at %zu live buffers", n);
+    return -1;
+}
+
 /* Fill to n live buffers, then time `pairs` alloc+free pairs in each mode; ns per pair in ns[].
  * 0 on success; -1 when the policy cannot run here (the reason in micro_why). The ahead mode
  * runs only for a policy that takes the hint (its figure stays 0 otherwise). */
@@ -922,16 +933,16 @@ static int micro_one(const struct alloc_ops *ops, size_t n, size_t pairs, double
     }
     /* A heap just filled has almost no free blocks; random frees then make them until their
      * number levels off (first fit at a million buffers: about 370k free ranges after 1.6M
-     * pairs), and a policy whose structures grow with them gets slower on the way (platform,
-     * prealloc, tlsf: by half). Untimed random pairs, MICRO_WARM per live buffer, bring the
+     * pairs), and a policy whose structures grow with them gets slower on the way (first_fit,
+     * platform, prealloc, tlsf: about twice as slow at a million buffers). Untimed random
+     * pairs, MICRO_WARM per live buffer, bring the
      * heap to that steady state first, so each figure is the cost at a population of n, not
      * that of a young heap. */
     enum { MICRO_WARM = 2 };
     for (size_t i = 0; i < MICRO_WARM * n; i++) {
-        alloc_req r = {micro_size(), 0};
+        alloc_req r;
         alloc_out o;
-        if (mem_alloc(m, &r, &o) != ALLOC_OK) {
-            snprintf(micro_why, sizeof micro_why, "out of memory at %zu live buffers", n);
+        if (micro_alloc(m, n, &r, &o) != 0) {
             rc = -1;
             goto out;
         }
@@ -970,10 +981,9 @@ static int micro_one(const struct alloc_ops *ops, size_t n, size_t pairs, double
             size_t done = 0;
             t0 = now_s();
             for (; done < per; done++) {
-                alloc_req r = {micro_size(), 0};
+                alloc_req r;
                 alloc_out o;
-                if (mem_alloc(m, &r, &o) != ALLOC_OK) {
-                    snprintf(micro_why, sizeof micro_why, "out of memory at %zu live buffers", n);
+                if (micro_alloc(m, n, &r, &o) != 0) {
                     rc = -1;
                     goto out;
                 }
