@@ -761,6 +761,13 @@ static uint64_t write_scale(const char *path, size_t n, size_t pairs, uint64_t s
     return w.events;
 }
 
+/* Random alloc/free pairs per live buffer that bring a heap filled to N buffers to its steady
+ * state before anything is timed at N (bench_scale, micro_one): random frees make free blocks
+ * until their number levels off (first fit at a million buffers: about 370k free ranges after
+ * 1.6M pairs), and a policy whose structures grow with them gets slower on the way (first_fit,
+ * platform, prealloc: about twice as slow at a million buffers). */
+enum { WARM_PAIRS_PER_BUFFER = 2 };
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -772,16 +779,15 @@ static void bench_scale(const char *const *pols)
     static const size_t pops[] = {1000, 10000, 100000, 1000000};
     int npops = quick ? 3 : 4;
     size_t pairs = quick ? 300000 : 1500000;
+    /* The pairs are timed at the heap's steady state: the fill trace goes on with
+     * WARM_PAIRS_PER_BUFFER * N random pairs, and the timed pairs come after those. */
     enum { ROUNDS = 7, NPOL = 8 };
-    /* As in bench_micro, the pairs are timed at the heap's steady state: the fill trace goes on
-     * with SCALE_WARM * N random pairs, and the timed pairs come after those. */
-    enum { SCALE_WARM = 2 };
     printf("\n== end to end per event at N live buffers: amsim run -q with placements on a trace "
            "that fills to N live buffers, allocates a new buffer and frees a uniformly chosen "
            "live one %d x N times (to the heap's steady state), then %zu times more; ns per "
            "event = (time of that trace - time of the same without the last %zu pairs, run just "
-           "before it) / %zu events, median of %d such pairs of runs ==\n", SCALE_WARM, pairs,
-           pairs, 2 * pairs, ROUNDS);
+           "before it) / %zu events, median of %d such pairs of runs ==\n",
+           WARM_PAIRS_PER_BUFFER, pairs, pairs, 2 * pairs, ROUNDS);
     const char *names[NPOL];
     int np = 0;
     for (; *pols && np < NPOL; pols++)
@@ -796,9 +802,9 @@ static void bench_scale(const char *const *pols)
         fill[k] = tmp_path(name);
         snprintf(name, sizeof name, "scale-%zu.trace", pops[k]);
         full[k] = tmp_path(name);
-        uint64_t before = write_scale(fill[k], pops[k], SCALE_WARM * pops[k], 500 + (uint64_t)k);
-        events[k] = write_scale(full[k], pops[k], SCALE_WARM * pops[k] + pairs,
-                                500 + (uint64_t)k) - before;
+        size_t warm = WARM_PAIRS_PER_BUFFER * pops[k];
+        uint64_t before = write_scale(fill[k], pops[k], warm, 500 + (uint64_t)k);
+        events[k] = write_scale(full[k], pops[k], warm + pairs, 500 + (uint64_t)k) - before;
     }
     sync();
     /* The figure is a difference of two runs of a second or more at a million buffers, so the
@@ -931,15 +937,9 @@ static int micro_one(const struct alloc_ops *ops, size_t n, size_t pairs, double
             goto out;
         }
     }
-    /* A heap just filled has almost no free blocks; random frees then make them until their
-     * number levels off (first fit at a million buffers: about 370k free ranges after 1.6M
-     * pairs), and a policy whose structures grow with them gets slower on the way (first_fit,
-     * platform, prealloc, tlsf: about twice as slow at a million buffers). Untimed random
-     * pairs, MICRO_WARM per live buffer, bring the
-     * heap to that steady state first, so each figure is the cost at a population of n, not
-     * that of a young heap. */
-    enum { MICRO_WARM = 2 };
-    for (size_t i = 0; i < MICRO_WARM * n; i++) {
+    /* Untimed random pairs first (WARM_PAIRS_PER_BUFFER): each figure is the cost at the
+     * steady state of a population of n, not that of a heap just filled. */
+    for (size_t i = 0; i < WARM_PAIRS_PER_BUFFER * n; i++) {
         alloc_req r;
         alloc_out o;
         if (micro_alloc(m, n, &r, &o) != 0) {
