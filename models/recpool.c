@@ -8,10 +8,9 @@
 
 #include "../sim/common.h"
 
-/* A slab starts on a cache line and its header takes one, so a record whose size is a multiple
- * of 64 bytes sits in whole lines (a 64-byte record in one line, not across two). */
-#define SLAB_LINE 64
-#define SLAB_HEAD SLAB_LINE
+/* A slab starts on a cache line (am_malloc_lines) and its header takes one, so a record whose
+ * size is a multiple of 64 bytes sits in whole lines (a 64-byte record in one line, not two). */
+#define SLAB_HEAD 64
 
 void recpool_init(recpool *p, size_t size)
 {
