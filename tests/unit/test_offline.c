@@ -227,8 +227,7 @@ static void test_greedy_reference(void)
         size_t n = 1 + (size_t)(inst * 37 % 900);
         plan_buf *a = calloc(n, sizeof *a), *r = calloc(n, sizeof *r);
         for (size_t i = 0; i < n; i++) {
-            st = st * 6364136223846793005ULL + 1442695040888963407ULL;
-            uint64_t x = st >> 11, t0 = x % (n + 5), life = (x >> 20) % 8 ? (x >> 24) % 40
+            uint64_t x = tu_rng(&st) >> 11, t0 = x % (n + 5), life = (x >> 20) % 8 ? (x >> 24) % 40
                                                                              : (x >> 24) % (n + 5);
             uint64_t size = (x >> 40) % 4 ? 256 * (1 + (x >> 44) % 6) : (x >> 44) % 100000;
             a[i] = (plan_buf){t0, t0 + life, size, 0, 0};
