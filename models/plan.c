@@ -125,15 +125,11 @@ static int greedy_cmp(const void *ctx, int a, int b)
     return a < b ? -1 : a > b;
 }
 
-/* A placed buffer in the interval tree: k1 = start, k2 = its index (unique), val = end. */
-typedef struct gnode {
-    os_node node; /* first: an os_node pointer is the gnode's */
-    size_t rank;  /* placement order: ties in offset keep it */
-} gnode;
-
+/* A placed buffer that overlaps the one being placed. Hits are read in offset order; two at
+ * the same offset (they do not overlap each other in time) may come in either order: the first
+ * leaves no gap for the second and the running top takes the larger end either way. */
 typedef struct ghit {
     uint64_t offset;
-    size_t rank;
     int idx;
 } ghit;
 
@@ -149,7 +145,7 @@ static void overlapping(const os_node *x, uint64_t s, uint64_t e, const plan_buf
             return;
         if (x->val > s) {
             int i = (int)x->k2;
-            out[(*k)++] = (ghit){b[i].offset, ((const gnode *)(const void *)x)->rank, i};
+            out[(*k)++] = (ghit){b[i].offset, i};
         }
         x = x->r;
     }
@@ -157,10 +153,10 @@ static void overlapping(const os_node *x, uint64_t s, uint64_t e, const plan_buf
 
 static inline int ghit_lt(const ghit *x, const ghit *y)
 {
-    return x->offset < y->offset || (x->offset == y->offset && x->rank < y->rank);
+    return x->offset < y->offset;
 }
 
-/* Sort hits by (offset, rank): a quicksort with the comparison in line (qsort's call per
+/* Sort hits by offset: a quicksort with the comparison in line (qsort's call per
  * comparison was half of the planner's time), insertion sort below 16 elements. */
 static void ghit_sort(ghit *v, size_t n)
 {
@@ -223,7 +219,8 @@ uint64_t plan_greedy(plan_buf *b, size_t n)
     int *order = am_malloc((n + 1) * sizeof *order);
     int *tmp = am_malloc((n + 1) * sizeof *tmp);
     size_t *slot = am_malloc((n + 1) * sizeof *slot); /* a buffer's tree node: by start time */
-    gnode *g = am_malloc((n + 1) * sizeof *g);
+    os_node *g = am_malloc((n + 1) * sizeof *g); /* the tree's nodes: k1 = start, k2 = index
+                                                  * (unique), val = end */
     ghit *hit = am_malloc((n + 1) * sizeof *hit);
     os_tree placed = {0}; /* by start time, with the largest end below each node */
     size_t m = 0;
@@ -261,10 +258,9 @@ uint64_t plan_greedy(plan_buf *b, size_t n)
                 top = p->offset + p->size;
         }
         x->offset = found ? best_off : top;
-        gnode *gn = &g[slot[order[k]]];
-        gn->node = (os_node){.k1 = x->start, .k2 = (uint64_t)order[k], .val = x->end};
-        gn->rank = k;
-        os_insert(&placed, &gn->node);
+        os_node *gn = &g[slot[order[k]]];
+        *gn = (os_node){.k1 = x->start, .k2 = (uint64_t)order[k], .val = x->end};
+        os_insert(&placed, gn);
         if (x->offset + x->size > height)
             height = x->offset + x->size;
     }
