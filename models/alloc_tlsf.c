@@ -49,14 +49,17 @@ static const opt_desc tlsf_opt_table[] = {
     {NULL, OPT_BOOL, 0, NULL, NULL, NULL, 0, 0},
 };
 
+/* One cache line (64 bytes, and the record pool starts records on lines): a free reads a
+ * block and its two physical neighbours whole. */
 typedef struct tblk {
     uint64_t addr, size;              /* bytes, size a multiple of the alignment */
     uint64_t requested;               /* bytes asked for; 0 when free */
-    int is_free;
-    int row, sl;                      /* free: the list it is on */
     struct tblk *prev_phys, *next_phys;
     struct tblk *prev_free, *next_free; /* free list links; next_free also chains spares */
+    uint8_t is_free;
+    uint8_t row, sl;                  /* free: the list it is on (row < 64, sl < 32) */
 } tblk;
+_Static_assert(sizeof(tblk) <= 64, "a block record is one cache line");
 
 typedef struct tlsf {
     alloc_env env;
@@ -105,8 +108,11 @@ static void tb_put(tlsf *t, tblk *b) { recpool_put(&t->recs, b); }
 
 static void list_insert(tlsf *t, tblk *b)
 {
-    map(t->align_log2, b->size, &b->row, &b->sl);
-    tblk **h = &t->heads[b->row][b->sl];
+    int row, sl;
+    map(t->align_log2, b->size, &row, &sl);
+    b->row = (uint8_t)row;
+    b->sl = (uint8_t)sl;
+    tblk **h = &t->heads[row][sl];
     b->is_free = 1;
     b->requested = 0;
     b->prev_free = NULL;
