@@ -64,8 +64,9 @@ static const opt_desc ca_opt_table[] = {
 
 typedef struct cchunk cchunk;
 
+/* One cache line (the record pool starts records on lines; 56 bytes would straddle two). */
 typedef struct cblock {
-    uint64_t addr, size;     /* footprint, multiple of the alignment (except a chunk's tail);
+    _Alignas(64) uint64_t addr, size;     /* footprint, multiple of the alignment (except a chunk's tail);
                                 when free, its key in the free set */
     uint64_t requested;      /* exact bytes; 0 when free */
     int in_use;
@@ -242,12 +243,15 @@ static void ca_free(void *st, uint64_t handle)
 }
 
 /* Look-ahead hint (alloc.h): a free reads its block (stage 0), then both address neighbours
- * (stage 1). */
+ * and its chunk's record (stage 1). */
 static void ca_prefetch_free(void *st, uint64_t handle, int stage)
 {
     (void)st;
-    recpool_prefetch_linked((const void *)(uintptr_t)handle, stage, sizeof(cblock),
-                            offsetof(cblock, prev), offsetof(cblock, next), sizeof(cblock));
+    const cblock *b = (const cblock *)(uintptr_t)handle;
+    recpool_prefetch_linked(b, stage, sizeof(cblock), offsetof(cblock, prev),
+                            offsetof(cblock, next), sizeof(cblock));
+    if (stage == 1)
+        __builtin_prefetch(&b->chunk->live);
 }
 
 static uint64_t ca_largest_free(void *st)
