@@ -16,10 +16,13 @@
 #define AS_MAXH 16            /* deepest tree: 8^15 entries is beyond any address space */
 
 /* Keys, lengths and pointers in separate arrays: a first fit scans only lengths, a descent
- * by address only keys (4 cache lines of a node each, where whole entries would be 12). */
+ * by address only keys (4 cache lines of a node each, where whole entries would be 12). A leaf
+ * of a ranges tree is allocated without the pointer array (LEAF_NO_P bytes) and never touches
+ * it; `ptrs` says whether a node has one (always, for an inner node: its children). */
 struct as_node {
     int n;
     int leaf;
+    int ptrs;
     as_node *prev, *next; /* leaves: neighbours in key order */
     _Alignas(64) uint64_t key[AS_ORDER]; /* each array in whole cache lines (recpool.c) */
     uint64_t len[AS_ORDER];
@@ -27,6 +30,7 @@ struct as_node {
 };
 
 #define KID(x, i) ((as_node *)(x)->p[i])
+#define LEAF_NO_P offsetof(as_node, p)
 
 /* Index of the first key >= k in a leaf (a forward scan: one mispredicted branch per node). */
 static inline int node_lb(const as_node *x, uint64_t k)
@@ -66,13 +70,23 @@ static inline uint64_t node_max(const as_node *x)
 
 static as_node *node_new(as_tree *t, int leaf)
 {
-    if (!t->nodes.size) /* an all-zero tree is empty and valid: its pool starts here */
+    if (!t->nodes.size) { /* an all-zero tree is empty and valid: its pools start here */
         recpool_init(&t->nodes, sizeof(as_node));
-    as_node *x = recpool_take(&t->nodes); /* entries are written before they are read */
+        recpool_init(&t->leaves, LEAF_NO_P);
+    }
+    int short_leaf = leaf && t->ranges;
+    as_node *x = recpool_take(short_leaf ? &t->leaves : &t->nodes); /* entries are written
+                                                                       before they are read */
     x->n = 0;
     x->leaf = leaf;
+    x->ptrs = !short_leaf;
     x->prev = x->next = NULL;
     return x;
+}
+
+static void node_put(as_tree *t, as_node *x)
+{
+    recpool_put(x->ptrs ? &t->nodes : &t->leaves, x);
 }
 
 /* Move entries [from, from + cnt) of src to position at of dst (dst has room). */
@@ -87,7 +101,8 @@ static void node_move(as_node *dst, int at, as_node *src, int from, int cnt)
     } while (0)
     MOVE_ARRAY(key);
     MOVE_ARRAY(len);
-    MOVE_ARRAY(p);
+    if (dst->ptrs) /* siblings: both have the array or neither */
+        MOVE_ARRAY(p);
 #undef MOVE_ARRAY
     dst->n += cnt;
     src->n -= cnt;
@@ -98,11 +113,14 @@ static inline void node_put_at(as_node *x, int i, uint64_t key, uint64_t len, vo
     for (int j = x->n; j > i; j--) {
         x->key[j] = x->key[j - 1];
         x->len[j] = x->len[j - 1];
-        x->p[j] = x->p[j - 1];
     }
     x->key[i] = key;
     x->len[i] = len;
-    x->p[i] = p;
+    if (x->ptrs) {
+        for (int j = x->n; j > i; j--)
+            x->p[j] = x->p[j - 1];
+        x->p[i] = p;
+    }
     x->n++;
 }
 
@@ -111,8 +129,10 @@ static inline void node_del_at(as_node *x, int i)
     for (int j = i + 1; j < x->n; j++) {
         x->key[j - 1] = x->key[j];
         x->len[j - 1] = x->len[j];
-        x->p[j - 1] = x->p[j];
     }
+    if (x->ptrs)
+        for (int j = i + 1; j < x->n; j++)
+            x->p[j - 1] = x->p[j];
     x->n--;
 }
 
@@ -185,7 +205,7 @@ static void fix_child(as_node *x, int c, as_tree *t)
             if (l->next)
                 l->next->prev = l;
         }
-        recpool_put(&t->nodes, r);
+        node_put(t, r);
         node_del_at(x, ri);
         x->len[li] = node_max(l);
         return;
@@ -231,9 +251,9 @@ int as_remove(as_tree *t, uint64_t key)
     if (!root->leaf && root->n == 1) {
         t->root = KID(root, 0);
         t->height--;
-        recpool_put(&t->nodes, root);
+        node_put(t, root);
     } else if (root->leaf && root->n == 0) {
-        recpool_put(&t->nodes, root);
+        node_put(t, root);
         t->root = NULL;
         t->height = 0;
     }
@@ -276,7 +296,8 @@ int as_update(as_tree *t, uint64_t key, uint64_t nkey, uint64_t len, void *p)
     uint64_t o = x->len[i], v = len; /* the changed length in x: old, new */
     x->key[i] = nkey;
     x->len[i] = len;
-    x->p[i] = p;
+    if (x->ptrs)
+        x->p[i] = p;
     /* The largest length on the way up, until one does not change. Node x's largest was M (kept
      * in its parent's entry, or t->max for the root); only when the length that was M shrank
      * does x need a scan. */
@@ -338,7 +359,7 @@ void as_give(as_tree *t, uint64_t addr, uint64_t len)
 static inline int out(const as_node *x, int i, as_ent *e)
 {
     if (e)
-        *e = (as_ent){x->key[i], x->len[i], x->p[i]};
+        *e = (as_ent){x->key[i], x->len[i], x->ptrs ? x->p[i] : NULL};
     return 1;
 }
 
@@ -467,6 +488,7 @@ uint64_t as_max_len(const as_tree *t) { return t->max; }
 void as_destroy(as_tree *t)
 {
     recpool_destroy(&t->nodes); /* every node, in the tree or spare */
+    recpool_destroy(&t->leaves);
     t->root = NULL;
     t->n = 0;
     t->max = 0;
@@ -487,7 +509,8 @@ static uint64_t check_rec(const as_tree *t, const as_node *x, int depth, int has
                           int has_hi, uint64_t hi, as_chk *c)
 {
     uint64_t m = 0;
-    if (x->n < (x == t->root ? (x->leaf ? 1 : 2) : AS_MIN) || x->n >= AS_ORDER)
+    if (x->n < (x == t->root ? (x->leaf ? 1 : 2) : AS_MIN) || x->n >= AS_ORDER ||
+        x->ptrs != (!x->leaf || !t->ranges))
         c->bad++;
     if (x->leaf) {
         if (depth != t->height || x->prev != c->last_leaf ||

@@ -11,8 +11,10 @@
  * enough. Keys are unique 64-bit addresses; the pointer is the caller's (NULL is allowed) and
  * no operation looks at it.
  *
- * Node memory comes from the tree's record pool (recpool.h); as_destroy frees it. Every
- * operation is O(log n). */
+ * Node memory comes from the tree's record pools (recpool.h); as_destroy frees it. Every
+ * operation is O(log n). A tree whose pointers are all NULL (free ranges: as_take, as_give) is
+ * made with `ranges` set: its leaves then hold no pointer array, a third less memory to reach
+ * over at a million ranges. */
 #ifndef AM_ADDRSET_H
 #define AM_ADDRSET_H
 
@@ -32,8 +34,10 @@ typedef struct as_ent {
 } as_ent;
 
 typedef struct as_tree {
-    as_node *root; /* NULL when empty */
-    recpool nodes; /* node memory, set up by the first insertion */
+    as_node *root;  /* NULL when empty */
+    int ranges;     /* set to 1 before first use when every pointer is NULL: leaves without one */
+    recpool nodes;  /* inner nodes (and leaves unless ranges), set up by the first insertion */
+    recpool leaves; /* leaves when ranges */
     size_t n;      /* entries */
     uint64_t max;  /* the largest len (0 when empty) */
     int height;    /* 1 = the root is a leaf */
@@ -45,9 +49,9 @@ typedef struct as_iter {
     int i;
 } as_iter;
 
-/* An empty tree is all zeros: as_tree t = {0}. */
+/* An empty tree is all zeros: as_tree t = {0}, or {.ranges = 1}. */
 void as_destroy(as_tree *t);
-/* Insert (key, len, p); key must be absent. */
+/* Insert (key, len, p); key must be absent, and p NULL when ranges is set. */
 void as_insert(as_tree *t, uint64_t key, uint64_t len, void *p);
 /* Remove key: 1, or 0 when absent. */
 int as_remove(as_tree *t, uint64_t key);
@@ -56,6 +60,7 @@ int as_remove(as_tree *t, uint64_t key);
  * stays between its neighbours); the entry then changes in place, with one descent, unless the
  * new key crosses a separator above its leaf, when it is removed and inserted again. */
 int as_update(as_tree *t, uint64_t key, uint64_t nkey, uint64_t len, void *p);
+/* (When ranges is set, as_update's p must be NULL too, and queries give NULL pointers.) */
 /* Free ranges kept merged (the device address model, prealloc's arena; pointers unused):
  * as_take carves [addr, addr + len) out of the range e (a copy of the entry that holds it),
  * leaving what is below and above it; as_give files [addr, addr + len), which no range may

@@ -260,6 +260,7 @@ static int pre_create(void **out, const alloc_env *env, const void *opts, am_err
                        "memory_fraction of a %" PRIu64 "-byte capacity, rounded down to %" PRIu64
                        " bytes)", env->capacity, align);
     pre *p = am_calloc(1, sizeof *p);
+    p->free_set.ranges = 1;
     recpool_init(&p->recs, sizeof(pblk));
     p->env = *env;
     p->o = *o;

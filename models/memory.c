@@ -126,6 +126,7 @@ int mem_create(mem_level **out, const mem_params *p, am_error *err)
     m->recorded = p->recorded_addresses;
     m->hint = UINT64_MAX;
     uint64_t space = m->recorded ? UINT64_MAX : m->capacity;
+    m->free_ext.ranges = 1;
     if (space)
         as_insert(&m->free_ext, 0, space, NULL);
     m->env = (alloc_env){.ctx = m, .capacity = m->capacity, .granularity = m->granularity,

@@ -2,7 +2,8 @@
  * (models/ordset.c) it replaces for first fit: seeded random inserts, removals, length changes,
  * key moves that keep the order (in place, or across a separator), first fits, floors, lower
  * bounds, finds and iteration both ways, with both structures' invariant checks, at sizes that
- * exercise splits, borrowing, merging and a root that grows and shrinks. */
+ * exercise splits, borrowing, merging and a root that grows and shrinks; and all of it again
+ * for a ranges tree, whose leaves hold no pointers. */
 #include <CUnit/CUnit.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,23 +18,30 @@ typedef struct item {
     int in;
 } item;
 
+static int ranges_run; /* the run's tree is a ranges tree: every pointer NULL */
+
 /* The treap's node and the set's answer agree (none from either, or the same item, key and
- * length). */
+ * length; in a ranges tree the same key and length, and no pointer). */
 static int same(const os_node *o, int found, const as_ent *a)
 {
     if (!o || !found)
         return o == NULL && !found;
-    return a->p == (const void *)o && a->key == o->k1 && a->len == o->val;
+    return a->p == (ranges_run ? NULL : (const void *)o) && a->key == o->k1 && a->len == o->val;
 }
+
+/* What the set is given as an item's pointer. */
+static void *ptr_of(item *x) { return ranges_run ? NULL : x; }
 
 /* One run: `cap` items with lengths from [1, len_range]; `steps` random operations (filling
  * during the first third, draining during the last), every answer compared with the treap's;
  * invariant checks every check_every steps. */
-static void run(uint64_t seed, size_t cap, size_t steps, uint64_t len_range, size_t check_every)
+static void run(uint64_t seed, size_t cap, size_t steps, uint64_t len_range, size_t check_every,
+                int ranges)
 {
     item *it = calloc(cap, sizeof *it);
     os_tree ot = {0};
-    as_tree at = {0};
+    as_tree at = {.ranges = ranges};
+    ranges_run = ranges;
     int bad = 0;
     for (size_t i = 0; i < cap; i++) {
         it[i].node.k1 = i * 16 + tu_rng(&seed) % 16;
@@ -46,7 +54,7 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t len_range, siz
         int want_in = s < steps / 3 ? q != 0 : s > 2 * steps / 3 ? q == 0 : q & 1;
         if (want_in && !x->in) {
             os_insert(&ot, &x->node);
-            as_insert(&at, x->node.k1, x->node.val, x);
+            as_insert(&at, x->node.k1, x->node.val, ptr_of(x));
             x->in = 1;
         } else if (!want_in && x->in) {
             os_remove(&ot, &x->node);
@@ -55,14 +63,14 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t len_range, siz
             x->in = 0;
         } else if (!x->in) {
             if (as_remove(&at, x->node.k1) != 0 ||
-                as_update(&at, x->node.k1, x->node.k1, 1, x) != 0)
+                as_update(&at, x->node.k1, x->node.k1, 1, ptr_of(x)) != 0)
                 bad++;
         } else if ((r >> 20) % 4 == 0) { /* a new length, and maybe a new key in its range */
             uint64_t o = x->node.k1, k = (r >> 24) % 2 ? (x->node.k1 & ~15ULL) + (r >> 28) % 16 : o;
             uint64_t len = 1 + tu_rng(&seed) % len_range;
             os_rekey_in_place(&x->node, k, 0);
             os_set_val(&ot, &x->node, len);
-            if (as_update(&at, o, k, len, x) != 1)
+            if (as_update(&at, o, k, len, ptr_of(x)) != 1)
                 bad++;
         } else if ((r >> 20) % 4 == 1) { /* a first fit taken whole */
             uint64_t need = 1 + tu_rng(&seed) % len_range;
@@ -130,16 +138,25 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t len_range, siz
 static void test_small(void)
 {
     for (uint64_t seed = 1; seed <= 20; seed++)
-        run(seed, 1 + seed * 3, 2000, 6, 1);
+        run(seed, 1 + seed * 3, 2000, 6, 1, 0);
 }
 
 static void test_medium(void)
 {
-    run(42, 3000, 60000, 40, 97);
-    run(43, 3000, 60000, 1ULL << 40, 97);
+    run(42, 3000, 60000, 40, 97, 0);
+    run(43, 3000, 60000, 1ULL << 40, 97, 0);
 }
 
-static void test_large(void) { run(7, 200000, 600000, 1000, 50021); }
+/* A ranges tree: leaves without pointers, through the same splits, borrows and merges. */
+static void test_ranges(void)
+{
+    for (uint64_t seed = 1; seed <= 20; seed++)
+        run(seed, 1 + seed * 3, 2000, 6, 1, 1);
+    run(44, 3000, 60000, 40, 97, 1);
+    run(45, 3000, 60000, 1ULL << 40, 97, 1);
+}
+
+static void test_large(void) { run(7, 200000, 600000, 1000, 50021, 0); }
 
 /* A key moved in place across its leaf's separator is removed and inserted again; one moved
  * inside the leaf's range stays. Both must keep every answer. */
@@ -172,5 +189,6 @@ void suite_addrset(void)
     TU_SUITE("addrset", {"updates across separators", test_update_edges},
              {"small trees against the treap", test_small},
              {"medium trees against the treap", test_medium},
+             {"ranges trees (no pointers) against the treap", test_ranges},
              {"200k ranges against the treap", test_large});
 }
