@@ -38,9 +38,9 @@ typedef struct as_tree {
     int ranges;     /* set to 1 before first use when every pointer is NULL: leaves without one */
     recpool nodes;  /* inner nodes (and leaves unless ranges), set up by the first insertion */
     recpool leaves; /* leaves when ranges */
-    size_t n;      /* entries */
-    uint64_t max;  /* the largest len (0 when empty) */
-    int height;    /* 1 = the root is a leaf */
+    size_t n;       /* entries */
+    uint64_t max;   /* the largest len (0 when empty) */
+    int height;     /* 1 = the root is a leaf */
 } as_tree;
 
 /* A position: a leaf and an index in it (leaf NULL past either end). */
@@ -60,7 +60,7 @@ int as_remove(as_tree *t, uint64_t key);
  * stays between its neighbours); the entry then changes in place, with one descent, unless the
  * new key crosses a separator above its leaf, when it is removed and inserted again. */
 int as_update(as_tree *t, uint64_t key, uint64_t nkey, uint64_t len, void *p);
-/* (When ranges is set, as_update's p must be NULL too, and queries give NULL pointers.) */
+/* In a ranges tree, as_update's p must be NULL too, and queries give NULL pointers. */
 /* Free ranges kept merged (the device address model, prealloc's arena; pointers unused):
  * as_take carves [addr, addr + len) out of the range e (a copy of the entry that holds it),
  * leaving what is below and above it; as_give files [addr, addr + len), which no range may

@@ -64,10 +64,11 @@ static const opt_desc ca_opt_table[] = {
 
 typedef struct cchunk cchunk;
 
-/* One cache line (the record pool starts records on lines; 56 bytes would straddle two). */
+/* One cache line: the record pool starts records on lines, and 56 bytes would straddle two. */
 typedef struct cblock {
-    _Alignas(64) uint64_t addr, size;     /* footprint, multiple of the alignment (except a chunk's tail);
-                                when free, its key in the free set */
+    /* footprint, multiple of the alignment (except a chunk's tail); when free, its key in the
+     * free set */
+    _Alignas(64) uint64_t addr, size;
     uint64_t requested;      /* exact bytes; 0 when free */
     int in_use;
     struct cblock *prev, *next; /* address neighbours inside the chunk */

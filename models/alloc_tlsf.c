@@ -59,7 +59,7 @@ typedef struct tblk {
     uint8_t is_free;
     uint8_t row, sl;                  /* free: the list it is on (row < 64, sl < 32) */
 } tblk;
-_Static_assert(sizeof(tblk) <= 64, "a block record is one cache line");
+_Static_assert(sizeof(tblk) == 64, "a block record is one cache line");
 
 typedef struct tlsf {
     alloc_env env;
