@@ -43,7 +43,9 @@ static const opt_desc off_opt_table[] = {
 };
 
 typedef struct oblk {
-    os_node by_addr; /* live blocks: (addr, request index) */
+    os_node by_addr; /* live blocks: (addr, request index); val = the free gap below the block
+                      * (from the end of the live block before it, or the arena's start), so
+                      * the tree's subtree maximum gives the largest gap in O(1) */
     uint64_t addr, size, requested;
     int live;
 } oblk;
@@ -65,6 +67,20 @@ typedef struct offline {
 } offline;
 
 #define OB_OF(n) ((oblk *)(void *)((char *)(n) - offsetof(oblk, by_addr)))
+
+/* The free bytes between the live block before n (p, or NULL: the arena's start) and n. Live
+ * blocks do not overlap (the plan is verified, and check() says so). */
+static uint64_t ob_end(const os_node *n)
+{
+    const oblk *b = (const oblk *)(const void *)((const char *)n - offsetof(oblk, by_addr));
+    return b->addr + b->size;
+}
+
+static uint64_t gap_below(const offline *f, const os_node *p, const os_node *n)
+{
+    uint64_t lo = p ? ob_end(p) : f->arena_addr;
+    return n->k1 > lo ? n->k1 - lo : 0;
+}
 
 static void off_log(offline *f, const char *line)
 {
@@ -195,8 +211,11 @@ static int off_alloc(void *st, const alloc_req *r, alloc_out *o)
     b->live = 1;
     b->by_addr.k1 = b->addr;
     b->by_addr.k2 = k;
-    b->by_addr.val = b->size;
+    os_node *nx = os_lower_bound(&f->live, b->addr, k), *pv = nx ? os_prev(nx) : os_last(&f->live);
+    b->by_addr.val = gap_below(f, pv, &b->by_addr);
     os_insert(&f->live, &b->by_addr);
+    if (nx)
+        os_set_val(&f->live, nx, gap_below(f, &b->by_addr, nx));
     f->in_use += b->size;
     if (f->in_use > f->peak_in_use)
         f->peak_in_use = f->in_use;
@@ -215,27 +234,25 @@ static void off_free(void *st, uint64_t handle)
     oblk *b = &f->blk[handle - 1];
     if (!b->live)
         return;
+    os_node *pv = os_prev(&b->by_addr), *nx = os_next(&b->by_addr);
     os_remove(&f->live, &b->by_addr);
+    if (nx)
+        os_set_val(&f->live, nx, gap_below(f, pv, nx));
     b->live = 0;
     f->in_use -= b->size;
 }
 
-/* Free ranges of the arena: the gaps between live blocks, in address order. */
+/* Free ranges of the arena: the gaps below the live blocks (the largest in the tree's subtree
+ * maximum) and the one above the last. */
 static uint64_t off_largest_free(void *st)
 {
     offline *f = st;
     if (!f->have_arena)
         return 0;
-    uint64_t at = f->arena_addr, end = f->arena_addr + f->arena_size, best = 0;
-    for (os_node *n = os_first(&f->live); n; n = os_next(n)) {
-        if (n->k1 > at && n->k1 - at > best)
-            best = n->k1 - at;
-        if (n->k1 + n->val > at)
-            at = n->k1 + n->val;
-    }
-    if (end > at && end - at > best)
-        best = end - at;
-    return best;
+    const os_node *last = os_last(&f->live);
+    uint64_t at = last ? ob_end(last) : f->arena_addr;
+    uint64_t end = f->arena_addr + f->arena_size, best = f->live.root ? f->live.root->aug : 0;
+    return end > at && end - at > best ? end - at : best;
 }
 
 static void off_stats(void *st, const stat_sink *s)
@@ -297,9 +314,15 @@ static int off_check(void *st, am_error *err)
             am_fail(err, AM_EINTERNAL, "offline: live set corrupt");
     }
     uint64_t last_end = 0, sum = 0;
-    for (os_node *n = os_first(&f->live); n; n = os_next(n)) {
+    for (os_node *n = os_first(&f->live), *p = NULL; n; p = n, n = os_next(n)) {
         oblk *b = OB_OF(n);
         size_t k = (size_t)n->k2;
+        if (n->val != gap_below(f, p, n)) {
+            if (!bad++)
+                am_fail(err, AM_EINTERNAL, "offline: live block %zu at %" PRIu64 " files a gap "
+                        "of %" PRIu64 " bytes below it, not %" PRIu64, k, b->addr, n->val,
+                        gap_below(f, p, n));
+        }
         if (b->addr < last_end || b->addr < f->arena_addr ||
             b->addr + b->size > f->arena_addr + f->arena_size ||
             b->addr != f->arena_addr + f->offset[k]) {
