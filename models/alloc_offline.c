@@ -68,14 +68,15 @@ typedef struct offline {
 
 #define OB_OF(n) ((oblk *)(void *)((char *)(n) - offsetof(oblk, by_addr)))
 
-/* The free bytes between the live block before n (p, or NULL: the arena's start) and n. Live
- * blocks do not overlap (the plan is verified, and check() says so). */
+/* Where the live block of tree node n ends. */
 static uint64_t ob_end(const os_node *n)
 {
     const oblk *b = (const oblk *)(const void *)((const char *)n - offsetof(oblk, by_addr));
     return b->addr + b->size;
 }
 
+/* The free bytes between the live block before n (p, or NULL: the arena's start) and n. Live
+ * blocks do not overlap (the plan is verified, and check() says so). */
 static uint64_t gap_below(const offline *f, const os_node *p, const os_node *n)
 {
     uint64_t lo = p ? ob_end(p) : f->arena_addr;
@@ -211,8 +212,8 @@ static int off_alloc(void *st, const alloc_req *r, alloc_out *o)
     b->live = 1;
     b->by_addr.k1 = b->addr;
     b->by_addr.k2 = k;
-    os_node *nx = os_lower_bound(&f->live, b->addr, k), *pv = nx ? os_prev(nx) : os_last(&f->live);
-    b->by_addr.val = gap_below(f, pv, &b->by_addr);
+    os_node *nx = os_lower_bound(&f->live, b->addr, k); /* the block after it */
+    b->by_addr.val = gap_below(f, nx ? os_prev(nx) : os_last(&f->live), &b->by_addr);
     os_insert(&f->live, &b->by_addr);
     if (nx)
         os_set_val(&f->live, nx, gap_below(f, &b->by_addr, nx));
