@@ -58,9 +58,9 @@ int as_remove(as_tree *t, uint64_t key);
 /* Give the entry at key a new key, length and pointer: 1, or 0 when key is absent. The new key
  * must keep the entry's place in key order among the others (a range whose start moves but
  * stays between its neighbours); the entry then changes in place, with one descent, unless the
- * new key crosses a separator above its leaf, when it is removed and inserted again. */
+ * new key crosses a separator above its leaf, when it is removed and inserted again. In a
+ * ranges tree p must be NULL, as for as_insert (and queries give NULL pointers). */
 int as_update(as_tree *t, uint64_t key, uint64_t nkey, uint64_t len, void *p);
-/* In a ranges tree, as_update's p must be NULL too, and queries give NULL pointers. */
 /* Free ranges kept merged (the device address model, prealloc's arena; pointers unused):
  * as_take carves [addr, addr + len) out of the range e (a copy of the entry that holds it),
  * leaving what is below and above it; as_give files [addr, addr + len), which no range may

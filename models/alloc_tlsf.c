@@ -120,9 +120,9 @@ static void list_insert(tlsf *t, tblk *b)
     if (*h)
         (*h)->prev_free = b;
     *h = b;
-    t->fl_bitmap |= 1ULL << b->row;
-    t->sl_bitmap[b->row] |= 1U << b->sl;
-    if (b->row >= t->track_row)
+    t->fl_bitmap |= 1ULL << row;
+    t->sl_bitmap[row] |= 1U << sl;
+    if (row >= t->track_row)
         ss_insert(&t->by_size, b->size, b->addr, b);
     t->nfree++;
 }
