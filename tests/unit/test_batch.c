@@ -82,7 +82,7 @@ static void test_matrix_expansion(void)
     /* 2 traces x 2 policies x 2 capacities x 3 sizes = 24, minus caching at 1 GiB: 2 x 3 = 6 */
     CU_ASSERT_EQUAL(count_lines(out), 18);
     /* order: trace, policy, axes in file order, the last fastest; ids from 1 */
-    char *l1 = out, *l2 = out ? strchr(out, '\n') + 1 : NULL;
+    char *l1 = out, *nl = out ? strchr(out, '\n') : NULL, *l2 = nl ? nl + 1 : NULL;
     CU_ASSERT_PTR_NOT_NULL_FATAL(l2);
     static const char w1[] = "1\t0001-a-bfc-capacity=1GiB-max_split_size=1MiB\t";
     static const char w2[] = "2\t0002-a-bfc-capacity=1GiB-max_split_size=2MiB\t";

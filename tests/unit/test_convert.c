@@ -304,8 +304,8 @@ static void test_binary(void)
         size_t n1 = 0, n2 = 0;
         char *a = tu_slurp(p1, &n1), *b = tu_slurp(p2, &n2);
         /* the same events; only the "converted from" comment (line 2) names the source */
-        const char *ea = a ? strchr(strchr(a, '\n') + 1, '\n') : NULL;
-        const char *eb = b ? strchr(strchr(b, '\n') + 1, '\n') : NULL;
+        const char *a1 = a ? strchr(a, '\n') : NULL, *b1 = b ? strchr(b, '\n') : NULL;
+        const char *ea = a1 ? strchr(a1 + 1, '\n') : NULL, *eb = b1 ? strchr(b1 + 1, '\n') : NULL;
         CU_ASSERT(ea && eb && strlen(ea) > 100 && strcmp(ea, eb) == 0);
         free(a);
         free(b);

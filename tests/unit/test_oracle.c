@@ -40,8 +40,9 @@ static int run_vector(const char *vec_path, char *why, size_t whylen)
     }
     char src[256] = "", lim[32] = "", dev[32] = "";
     int g = 0, gc = 0, rc = 0;
-    if (sscanf(exp, "# source %255s", src) != 1 ||
-        sscanf(strchr(exp, '\n') + 1, "# limit %31s device_bytes %31s allow_growth %d garbage_collection %d",
+    const char *line2 = strchr(exp, '\n');
+    if (sscanf(exp, "# source %255s", src) != 1 || !line2 ||
+        sscanf(line2 + 1, "# limit %31s device_bytes %31s allow_growth %d garbage_collection %d",
                lim, dev, &g, &gc) != 4) {
         snprintf(why, whylen, "%.300s: unreadable header", vec_path);
         free(exp);
