@@ -217,18 +217,22 @@ static uint64_t greedy_reference(plan_buf *b, size_t n)
     return height;
 }
 
-/* The interval-tree greedy against the reference on seeded random instances: short and long
- * lifetimes, many equal sizes and equal start times (ties in every key), some empty buffers. */
+/* The greedy against the reference on seeded random instances: short and long lifetimes, many
+ * equal sizes and equal start times (ties in every key), some empty buffers. The last four
+ * are larger, with half the lifetimes long, so that queries meet over 1024 placed buffers (the
+ * radix sort's wider passes) and span many blocks of rows. */
 static void test_greedy_reference(void)
 {
     uint64_t st = 99;
     int bad = 0;
-    for (int inst = 0; inst < 60; inst++) {
-        size_t n = 1 + (size_t)(inst * 37 % 900);
+    for (int inst = 0; inst < 64; inst++) {
+        size_t n = inst < 60 ? 1 + (size_t)(inst * 37 % 900) : 1500 + 900 * (size_t)(inst - 60);
+        unsigned long_one_in = inst < 60 ? 8 : 2;
         plan_buf *a = calloc(n, sizeof *a), *r = calloc(n, sizeof *r);
         for (size_t i = 0; i < n; i++) {
-            uint64_t x = tu_rng(&st) >> 11, t0 = x % (n + 5), life = (x >> 20) % 8 ? (x >> 24) % 40
-                                                                             : (x >> 24) % (n + 5);
+            uint64_t x = tu_rng(&st) >> 11, t0 = x % (n + 5);
+            uint64_t life = (x >> 20) % long_one_in ? (x >> 24) % 40
+                            : (x >> 24) % (n + 5) + (inst < 60 ? 0 : n / 2);
             uint64_t size = (x >> 40) % 4 ? 256 * (1 + (x >> 44) % 6) : (x >> 44) % 100000;
             a[i] = (plan_buf){t0, t0 + life, size, 0, 0};
         }
