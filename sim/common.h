@@ -38,6 +38,9 @@ int am_fail_at(am_error *e, const char *file, unsigned long line, unsigned long 
 void *am_malloc(size_t n);
 void *am_calloc(size_t n, size_t size);
 void *am_realloc(void *p, size_t n);
+/* am_realloc, with the whole huge pages inside a block from AM_HUGE_BLOCK bytes up advised as
+ * such (a growing array that ends up large). */
+void *am_realloc_large(void *p, size_t n);
 /* A block for a large table of small records (n bytes, freed with free()). From 2 MiB up it is
  * aligned to 2 MiB and the kernel is asked to back it with huge pages (Linux transparent huge
  * pages, "madvise" mode): records reached at random over hundreds of megabytes then cost one

@@ -547,6 +547,60 @@ static void test_csv_order(void)
     CU_ASSERT_EQUAL(e[7].line, 5);
 }
 
+/* Events of the large CSV below in their defined order: (time, frees first, row). */
+typedef struct csv_want { uint64_t time, row; int alloc; } csv_want;
+
+static int csv_want_cmp(const void *a, const void *b)
+{
+    const csv_want *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    if (x->alloc != y->alloc)
+        return x->alloc - y->alloc;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* 150,000 rows (rows are kept in chunks of 65,536: this crosses two chunk boundaries) with
+ * thousands of ties in every time, and times in more than one radix digit: every event
+ * against the order the contract defines, sorted here by comparison. */
+static void test_csv_order_large(void)
+{
+    enum { N = 150000 };
+    size_t cap = (size_t)N * 48 + 64, len = 0;
+    char *text = malloc(cap);
+    csv_want *want = malloc(2 * (size_t)N * sizeof *want);
+    CU_ASSERT_FATAL(text && want);
+    len += (size_t)snprintf(text, cap, "id,lower,upper,size\n");
+    for (uint64_t i = 0; i < N; i++) {
+        uint64_t lo = (i * 7919) % 1000 * 5000, hi = lo + 5000 * (1 + i % 5);
+        len += (size_t)snprintf(text + len, cap - len, "%llu,%llu,%llu,%llu\n",
+                                (unsigned long long)(5000000 + i), (unsigned long long)lo,
+                                (unsigned long long)hi, (unsigned long long)(i + 1));
+        want[2 * i] = (csv_want){lo * 1000, i, 1};
+        want[2 * i + 1] = (csv_want){hi * 1000, i, 0};
+    }
+    qsort(want, 2 * (size_t)N, sizeof *want, csv_want_cmp);
+    trace_opts o = topts();
+    am_error err = {0};
+    trace *t;
+    CU_ASSERT_FATAL(trace_open(&t, tu_write("large.csv", text), &o, &err) == 0);
+    tr_event ev;
+    size_t n = 0, bad = 0;
+    while (trace_next(t, &ev, &err) == 1) {
+        if (n < 2 * (size_t)N) {
+            const csv_want *w = &want[n];
+            bad += ev.kind != (w->alloc ? TR_ALLOC : TR_FREE) || ev.id != 5000000 + w->row ||
+                   ev.time != w->time || ev.bytes != w->row + 1 || ev.line != w->row + 2;
+        }
+        n++;
+    }
+    trace_close(t);
+    CU_ASSERT_EQUAL(n, 2 * (size_t)N);
+    CU_ASSERT_EQUAL(bad, 0);
+    free(text);
+    free(want);
+}
+
 static void test_csv_inclusive_offset(void)
 {
     tr_event e[20];
@@ -754,6 +808,7 @@ void suite_trace(void)
              {"native alloc/free fast path", test_fast_path},
              {"detection by content", test_detection},
              {"csv replay order", test_csv_order},
+             {"csv replay order, 150k rows", test_csv_order_large},
              {"csv inclusive, offset, skipped", test_csv_inclusive_offset},
              {"csv errors", test_csv_errors},
              {"csv order matches the BFC oracle", test_oracle_order},
