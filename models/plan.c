@@ -126,13 +126,11 @@ static int greedy_cmp(const void *ctx, int a, int b)
     return a < b ? -1 : a > b;
 }
 
-/* A placed buffer that overlaps the one being placed: its offset and end. Hits are read in
- * offset order; two at the same offset (they do not overlap each other in time) may come in
- * either order: the first leaves no gap for the second and the running top takes the larger
- * end either way. */
-typedef struct ghit {
-    uint64_t offset, top;
-} ghit;
+/* A placed buffer that overlaps the one being placed: key its offset, val its end (top).
+ * Hits are read in offset order; two at the same offset (they do not overlap each other in
+ * time) may come in either order: the first leaves no gap for the second and the running top
+ * takes the larger end either way. */
+typedef am_kv ghit;
 
 /* The greedy's placed buffers, asked "which of you overlap [s, e) in time" once per buffer.
  * Every live buffer has a row from the outset, in order of (start, index): its start, end,
@@ -199,7 +197,7 @@ static void gs_place(gset *g, size_t row, uint64_t end, uint64_t off, uint64_t t
 
 static inline int ghit_lt(const ghit *x, const ghit *y)
 {
-    return x->offset < y->offset;
+    return x->key < y->key;
 }
 
 /* Sort hits by offset: a quicksort with the comparison in line (qsort's call per
@@ -251,49 +249,18 @@ static void ghit_sort(ghit *v, size_t n)
     }
 }
 
-/* Sort hits by offset, tmp holding as many: from 256 hits on, a least-significant-digit radix
- * sort over only the bits in which the offsets differ (from the lowest to the highest such
- * bit), in as few passes of at most 8 bits (11 from 1024 hits on, where the larger count
- * table pays) as cover them: from 1024 hits, offsets below 2^35 on a 256-byte grid take three
- * passes of 9 bits. The quicksort below 256. Either order of equal offsets is right (see ghit). A query
- * while long-lived buffers are placed returns most of them: 100k hits, where the quicksort's
- * comparisons were half the planner's time. */
+/* Sort hits by offset, tmp holding as many: from 256 hits on, a radix sort over the bits in
+ * which the offsets differ (am_sort_kv), in passes of at most 8 bits (11 from 1024 hits on,
+ * where the larger count table pays: offsets below 2^35 on a 256-byte grid then take three
+ * passes of 9 bits); the quicksort below 256. Either order of equal offsets is right (see
+ * ghit). A query while long-lived buffers are placed returns most of them: 100k hits, where
+ * the quicksort's comparisons were half the planner's time. */
 static void ghit_order(ghit *v, ghit *tmp, size_t n)
 {
-    if (n < 256) {
+    if (n < 256)
         ghit_sort(v, n);
-        return;
-    }
-    uint64_t diff = 0;
-    for (size_t i = 1; i < n; i++)
-        diff |= v[i].offset ^ v[0].offset;
-    if (!diff)
-        return;
-    /* the bits in which offsets differ, [lo, hi), in passes of w <= maxw bits */
-    int lo = __builtin_ctzll(diff), hi = 64 - __builtin_clzll(diff);
-    int maxw = n >= 1024 ? 11 : 8, passes = (hi - lo + maxw - 1) / maxw;
-    int w = (hi - lo + passes - 1) / passes;
-    uint64_t mask = (1ULL << w) - 1;
-    size_t count[1 << 11];
-    ghit *src = v, *dst = tmp;
-    for (int shift = lo; shift < hi; shift += w) {
-        memset(count, 0, ((size_t)1 << w) * sizeof count[0]);
-        for (size_t i = 0; i < n; i++)
-            count[(src[i].offset >> shift) & mask]++;
-        size_t at = 0;
-        for (size_t d = 0; d <= mask; d++) {
-            size_t c = count[d];
-            count[d] = at;
-            at += c;
-        }
-        for (size_t i = 0; i < n; i++)
-            dst[count[(src[i].offset >> shift) & mask]++] = src[i];
-        ghit *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != v)
-        memcpy(v, src, n * sizeof *v);
+    else
+        am_sort_kv(v, tmp, n, n >= 1024 ? 11 : 8);
 }
 
 /* By start time, then index: the greedy's tree nodes and the verifier's sweep. */
@@ -345,12 +312,12 @@ uint64_t plan_greedy(plan_buf *b, size_t n)
         int found = 0;
         for (size_t j = 0; j < nh; j++) {
             /* no gap reads 0, which never fits (sizes are above 0): selects, not branches */
-            uint64_t gap = hit[j].offset > top ? hit[j].offset - top : 0;
+            uint64_t gap = hit[j].key > top ? hit[j].key - top : 0;
             int better = gap >= x->size && gap < best_gap;
             best_gap = better ? gap : best_gap;
             best_off = better ? top : best_off;
             found |= better;
-            top = hit[j].top > top ? hit[j].top : top;
+            top = hit[j].val > top ? hit[j].val : top;
         }
         x->offset = found ? best_off : top;
         gs_place(&g, row[order[k]], x->end, x->offset, x->offset + x->size);

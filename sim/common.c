@@ -108,6 +108,42 @@ void *am_realloc_large(void *p, size_t n)
     return q;
 }
 
+void am_sort_kv(am_kv *v, am_kv *tmp, size_t n, int max_bits)
+{
+    if (n < 2)
+        return;
+    uint64_t diff = 0;
+    for (size_t i = 1; i < n; i++)
+        diff |= v[i].key ^ v[0].key;
+    if (!diff)
+        return;
+    if (max_bits < 1 || max_bits > 11) /* the count table's size */
+        max_bits = 11;
+    int lo = __builtin_ctzll(diff), hi = 64 - __builtin_clzll(diff);
+    int passes = (hi - lo + max_bits - 1) / max_bits, w = (hi - lo + passes - 1) / passes;
+    uint64_t mask = (1ULL << w) - 1;
+    size_t count[1 << 11];
+    am_kv *src = v, *dst = tmp;
+    for (int shift = lo; shift < hi; shift += w) {
+        memset(count, 0, ((size_t)1 << w) * sizeof count[0]);
+        for (size_t i = 0; i < n; i++)
+            count[(src[i].key >> shift) & mask]++;
+        size_t at = 0;
+        for (size_t d = 0; d <= mask; d++) {
+            size_t c = count[d];
+            count[d] = at;
+            at += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            dst[count[(src[i].key >> shift) & mask]++] = src[i];
+        am_kv *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != v)
+        memcpy(v, src, n * sizeof *v);
+}
+
 char *am_strndup(const char *s, size_t n)
 {
     char *d = am_malloc(n + 1);

@@ -38,6 +38,14 @@ int am_fail_at(am_error *e, const char *file, unsigned long line, unsigned long 
 void *am_malloc(size_t n);
 void *am_calloc(size_t n, size_t size);
 void *am_realloc(void *p, size_t n);
+/* A 64-bit key with a value, as am_sort_kv sorts them. */
+typedef struct am_kv {
+    uint64_t key, val;
+} am_kv;
+/* Sort n pairs by key, stably, tmp holding as many: a least-significant-digit radix sort over
+ * only the bits in which the keys differ (from the lowest such bit to the highest), in as few
+ * passes of at most max_bits (1 to 11) as cover them. Equal keys keep their order in v. */
+void am_sort_kv(am_kv *v, am_kv *tmp, size_t n, int max_bits);
 /* am_realloc, with the whole huge pages inside a block from AM_HUGE_BLOCK bytes up advised as
  * such (a growing array that ends up large). */
 void *am_realloc_large(void *p, size_t n);

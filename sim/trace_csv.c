@@ -12,7 +12,7 @@
  * ../shared/data/bfc-oracle were produced with it): every row gives an alloc at `lower` and a
  * free at `upper`; events are sorted by time; at equal time every free precedes every alloc;
  * ties keep the file's row order. The events are laid out frees first, each kind in row order,
- * and sorted stably by time (a radix sort, csv_sort). The file is read whole: O(rows) memory.
+ * and sorted stably by time (a radix sort, am_sort_kv). The file is read whole: O(rows) memory.
  *
  * Errors (file:line:col): a wrong header, a missing or extra column, a value that is empty, not
  * an unsigned integer or beyond 64 bits, an id used by an earlier row, a time beyond 2^64 ps. */
@@ -32,12 +32,8 @@ typedef struct csv_row {
     unsigned long line;
 } csv_row;
 
-/* An event (key = time in ps, val = bit 62 set for an alloc, low bits the row index) or, for
- * the duplicate-id check, a row (key = id, val = row index). */
-typedef struct csv_kv {
-    uint64_t key, val;
-} csv_kv;
-
+/* Events are am_kv pairs: key the time in ps, val bit 62 set for an alloc and the row index
+ * in the low bits; the duplicate-id check sorts pairs of (id, row index). */
 #define CSV_ALLOC_BIT (1ULL << 62)
 
 /* Rows live in chunks of CSV_CHUNK (3 MiB, in huge pages where the system has them), so a
@@ -49,7 +45,7 @@ typedef struct csv {
     csv_row **chunk;
     size_t nchunks, cap0; /* cap0: rows the first chunk holds */
     size_t nrows;
-    csv_kv *evs;
+    am_kv *evs;
     size_t nevs, next;
     int has_offset;
 } csv;
@@ -60,48 +56,6 @@ static void csv_close(trace *t);
 static const struct trace_reader csv_reader = {"lifetime_csv", csv_next, csv_close};
 
 static const char *const csv_cols[] = {"id", "lower", "upper", "size", "offset"};
-
-/* Sort v (n entries, tmp as many) by key, stably: a least-significant-digit radix sort over
- * only the bits in which the keys differ, in passes of at most 11 bits, every pass's counts
- * taken in one read. Equal keys keep their order in v, which the callers set up as the order
- * of their ties. O(n) time; a million rows' events take three passes where qsort's
- * comparisons took a fifth of the whole run. */
-static void csv_sort(csv_kv *v, csv_kv *tmp, size_t n)
-{
-    enum { W = 11, D = 1 << W };
-    if (n < 2)
-        return;
-    uint64_t diff = 0;
-    for (size_t i = 1; i < n; i++)
-        diff |= v[i].key ^ v[0].key;
-    if (!diff)
-        return;
-    int lo = __builtin_ctzll(diff), hi = 64 - __builtin_clzll(diff);
-    int passes = (hi - lo + W - 1) / W, w = (hi - lo + passes - 1) / passes;
-    uint64_t mask = (1ULL << w) - 1;
-    size_t (*count)[D] = am_calloc((size_t)passes, sizeof *count);
-    for (size_t i = 0; i < n; i++)
-        for (int k = 0; k < passes; k++)
-            count[k][(v[i].key >> (lo + k * w)) & mask]++;
-    csv_kv *src = v, *dst = tmp;
-    for (int k = 0; k < passes; k++) {
-        size_t at = 0, *c = count[k];
-        for (size_t d = 0; d <= mask; d++) {
-            size_t x = c[d];
-            c[d] = at;
-            at += x;
-        }
-        int shift = lo + k * w;
-        for (size_t i = 0; i < n; i++)
-            dst[c[(src[i].key >> shift) & mask]++] = src[i];
-        csv_kv *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != v)
-        memcpy(v, src, n * sizeof *v);
-    free(count);
-}
 
 static inline int csv_ws(char c) { return c == ' ' || c == '\t'; }
 
@@ -224,12 +178,12 @@ static int csv_load(trace *t, csv *c, am_error *err)
 
     /* Scratch for the two sorts: the ids and their sort's second half, then the events' sort's
      * second array (one allocation: fresh memory is paid for in page clearing). */
-    csv_kv *scratch = am_malloc_large((c->nrows ? c->nrows : 1) * 2 * sizeof *scratch);
+    am_kv *scratch = am_malloc_large((c->nrows ? c->nrows : 1) * 2 * sizeof *scratch);
     /* duplicate ids: report the earliest row that repeats an id */
     size_t dup = SIZE_MAX, first = 0;
     for (size_t i = 0; i < c->nrows; i++)
-        scratch[i] = (csv_kv){csv_rowp(c, i)->v[0], i};
-    csv_sort(scratch, scratch + c->nrows, c->nrows); /* by id, then row */
+        scratch[i] = (am_kv){csv_rowp(c, i)->v[0], i};
+    am_sort_kv(scratch, scratch + c->nrows, c->nrows, 11); /* by id, then row */
     for (size_t i = 1; i < c->nrows; i++)
         if (scratch[i].key == scratch[i - 1].key && scratch[i].val < dup &&
             (i < 2 || scratch[i - 2].key != scratch[i].key)) {
@@ -246,7 +200,7 @@ static int csv_load(trace *t, csv *c, am_error *err)
     /* The frees in row order, then the allocs in row order (built at the array's far half and
      * moved down): a stable sort by time then gives (time, frees first, row). */
     c->evs = am_malloc_large((c->nrows ? c->nrows : 1) * 2 * sizeof *c->evs);
-    csv_kv *allocs = c->evs + c->nrows;
+    am_kv *allocs = c->evs + c->nrows;
     size_t nalloc = 0;
     am_ps unit = t->opts.time_unit;
     for (size_t i = 0; i < c->nrows; i++) {
@@ -271,12 +225,12 @@ static int csv_load(trace *t, csv *c, am_error *err)
                               "time out of range: tick %llu at %llu ps per tick exceeds 2^64 ps",
                               (unsigned long long)hi, (unsigned long long)unit);
         }
-        c->evs[c->nevs++] = (csv_kv){hi * unit, i};
-        allocs[nalloc++] = (csv_kv){lo * unit, CSV_ALLOC_BIT | i};
+        c->evs[c->nevs++] = (am_kv){hi * unit, i};
+        allocs[nalloc++] = (am_kv){lo * unit, CSV_ALLOC_BIT | i};
     }
     memmove(c->evs + c->nevs, allocs, nalloc * sizeof *allocs);
     c->nevs += nalloc;
-    csv_sort(c->evs, scratch, c->nevs);
+    am_sort_kv(c->evs, scratch, c->nevs, 11);
     free(scratch);
     return 0;
 fail:
@@ -300,7 +254,7 @@ static int csv_next(trace *t, tr_event *ev, am_error *err)
     (void)err;
     if (c->next == c->nevs)
         return 0;
-    const csv_kv *e = &c->evs[c->next++];
+    const am_kv *e = &c->evs[c->next++];
     const csv_row *row = csv_rowp(c, e->val & (CSV_ALLOC_BIT - 1));
     trace_blank_event(t, ev);
     ev->kind = (e->val & CSV_ALLOC_BIT) ? TR_ALLOC : TR_FREE;
