@@ -4,8 +4,10 @@
  * table with linear probing and backward-shift deletion, so ids may be reused after a free. */
 #include "prepass.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct pp_slot {
     uint64_t id;
@@ -164,7 +166,7 @@ out:
 }
 
 int prepass_attach(sim *s, const am_config *cfg, const char *trace_path, const trace_opts *o,
-                   am_error *err)
+                   int progress, am_error *err)
 {
     int n = sim_nlevels(s);
     if (cfg && cfg->nlevels < n)
@@ -177,15 +179,24 @@ int prepass_attach(sim *s, const am_config *cfg, const char *trace_path, const t
     }
     if (!need)
         return 0;
+    int show = progress && isatty(2);
+    if (show)
+        fprintf(stderr, "\ramsim: reading every lifetime for the offline plan");
     plan_buf **lists = am_calloc((size_t)n + 1, sizeof *lists);
     size_t *counts = am_calloc((size_t)n + 1, sizeof *counts);
     int rc = prepass_collect(trace_path, o, n, lists, counts, err);
     for (int i = 0; i < n && rc == 0; i++) {
         mem_level *m = sim_level(s, i);
         const struct alloc_ops *ops = mem_policy(m);
-        if (ops && ops->set_plan && ops->set_plan(mem_policy_state(m), lists[i], counts[i], err))
+        if (!ops || !ops->set_plan)
+            continue;
+        if (show)
+            fprintf(stderr, "\r\033[Kamsim: planning %zu buffers of %s", counts[i], mem_name(m));
+        if (ops->set_plan(mem_policy_state(m), lists[i], counts[i], err))
             rc = -1;
     }
+    if (show)
+        fprintf(stderr, "\r\033[K");
     for (int i = 0; i < n; i++)
         free(lists[i]);
     free(lists);

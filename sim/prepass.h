@@ -26,8 +26,10 @@ int prepass_collect(const char *trace_path, const trace_opts *o, int nlevels,
 
 /* For every level of s whose policy plans offline (alloc_ops.set_plan), collect the trace's
  * buffers (one extra read of the trace, only when some level needs it) and hand each such
- * level its list. Call after sim_create and before sim_run. 0, or -1 with err. */
+ * level its list. With progress set and standard error a terminal, a line there says which
+ * phase runs (planning a large trace takes seconds), cleared when done. Call after sim_create
+ * and before sim_run. 0, or -1 with err. */
 int prepass_attach(sim *s, const am_config *cfg, const char *trace_path, const trace_opts *o,
-                   am_error *err);
+                   int progress, am_error *err);
 
 #endif
