@@ -95,8 +95,8 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
                    .progress = sp->progress,
                    .observer = xp ? expect_observer(xp) : obs};
     /* offline policies plan from every lifetime: one extra read of the trace (sim/prepass.h) */
-    if (sim_create(&s, cfg, &so, err) != 0 || prepass_attach(s, cfg, sp->trace, &to, sp->progress, err) != 0 ||
-        sim_run(s, t, err) != 0)
+    if (sim_create(&s, cfg, &so, err) != 0 ||
+        prepass_attach(s, cfg, sp->trace, &to, sp->progress, err) != 0 || sim_run(s, t, err) != 0)
         goto out;
     report_trace rt = {sp->trace, trace_format(t), sim_get_summary(s)->events, trace_skipped(t)};
     if (o[O_JSON])
