@@ -140,7 +140,9 @@ typedef am_kv ghit;
  * with end > s are found through a max-tree over blocks of GS_BLOCK rows (a full binary tree
  * in an array, leaf b the largest end in block b, 0 while none of its rows is placed): a query
  * descends only into subtrees whose largest end is above s and scans each such block whole,
- * the rows side by side in memory. Placing a buffer raises the maxima on its leaf's path.
+ * the rows side by side in memory. Every block it scans but the last holds a hit (its rows
+ * all start before e, and one ends after s), so a query with k hits reads at most 32 (k + 1)
+ * rows and O((k + 1) log n) tree nodes. Placing a buffer raises the maxima on its leaf's path.
  * Hits come out in row order; the tree of nodes this replaced visited 1.24 nodes per hit on
  * train-1M by pointer, where a block scan reads rows in line order. */
 enum { GS_BLOCK = 32 };
