@@ -148,7 +148,7 @@ typedef am_kv ghit;
 enum { GS_BLOCK = 32 };
 
 typedef struct gset {
-    uint64_t *start, *end, *off, *top; /* rows, m of them, padded to whole blocks */
+    uint64_t *start, *end, *off, *top; /* rows, m of them */
     uint64_t *mx;                      /* 2 * leaves: node i's children are 2i and 2i + 1 */
     size_t m, leaves;                  /* leaves: a power of two >= the blocks */
 } gset;
@@ -265,7 +265,7 @@ static void ghit_order(ghit *v, ghit *tmp, size_t n)
         am_sort_kv(v, tmp, n, n >= 1024 ? 11 : 8);
 }
 
-/* By start time, then index: the greedy's tree nodes and the verifier's sweep. */
+/* By start time, then index: the greedy's rows and the verifier's sweep. */
 static int start_cmp(const void *ctx, int a, int b)
 {
     const plan_buf *p = ctx;
@@ -289,14 +289,14 @@ uint64_t plan_greedy(plan_buf *b, size_t n)
     }
     msort_idx(order, tmp, m, start_cmp, b);
     gset g = {0};
-    size_t blocks = (m + GS_BLOCK - 1) / GS_BLOCK, rows = blocks * GS_BLOCK;
+    size_t blocks = (m + GS_BLOCK - 1) / GS_BLOCK;
     g.m = m;
     for (g.leaves = 1; g.leaves < blocks; g.leaves *= 2)
         ;
-    g.start = am_malloc((rows + 1) * sizeof *g.start);
-    g.end = am_calloc(rows + 1, sizeof *g.end);
-    g.off = am_calloc(rows + 1, sizeof *g.off); /* scans copy unplaced rows' too */
-    g.top = am_calloc(rows + 1, sizeof *g.top);
+    g.start = am_malloc((m + 1) * sizeof *g.start);
+    g.end = am_calloc(m + 1, sizeof *g.end);
+    g.off = am_calloc(m + 1, sizeof *g.off); /* scans copy unplaced rows' too */
+    g.top = am_calloc(m + 1, sizeof *g.top);
     g.mx = am_calloc(2 * g.leaves, sizeof *g.mx);
     for (size_t k = 0; k < m; k++) {
         row[order[k]] = k;

@@ -94,20 +94,6 @@ void *am_realloc(void *p, size_t n)
     return q;
 }
 
-void *am_realloc_large(void *p, size_t n)
-{
-    void *q = am_realloc(p, n);
-#ifdef MADV_HUGEPAGE
-    if (n >= AM_HUGE_BLOCK) { /* advice only, as in am_malloc_large */
-        uintptr_t a = ((uintptr_t)q + AM_HUGE_BLOCK - 1) & ~(uintptr_t)(AM_HUGE_BLOCK - 1);
-        uintptr_t e = ((uintptr_t)q + n) & ~(uintptr_t)(AM_HUGE_BLOCK - 1);
-        if (e > a)
-            (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-    }
-#endif
-    return q;
-}
-
 void am_sort_kv(am_kv *v, am_kv *tmp, size_t n, int max_bits)
 {
     if (n < 2)

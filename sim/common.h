@@ -46,9 +46,6 @@ typedef struct am_kv {
  * only the bits in which the keys differ (from the lowest such bit to the highest), in as few
  * passes of at most max_bits (1 to 11) as cover them. Equal keys keep their order in v. */
 void am_sort_kv(am_kv *v, am_kv *tmp, size_t n, int max_bits);
-/* am_realloc, with the whole huge pages inside a block from AM_HUGE_BLOCK bytes up advised as
- * such (a growing array that ends up large). */
-void *am_realloc_large(void *p, size_t n);
 /* A block for a large table of small records (n bytes, freed with free()). From 2 MiB up it is
  * aligned to 2 MiB and the kernel is asked to back it with huge pages (Linux transparent huge
  * pages, "madvise" mode): records reached at random over hundreds of megabytes then cost one

@@ -191,18 +191,17 @@ static int node_fail(am_error *e, const cfg_node *n, const char *fmt, ...)
 __attribute__((format(printf, 3, 4)))
 static void node_warn(am_config *c, const cfg_node *n, const char *fmt, ...)
 {
-    char msg[1024], line[1400];
+    char msg[900];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (n && n->line)
-        snprintf(line, sizeof line, "%s:%lu:%lu: warning: %s\n", n->file, n->line, n->col, msg);
-    else
-        snprintf(line, sizeof line, "%s: warning: %s\n", n && n->file ? n->file : "config", msg);
-    size_t had = c->warnings ? strlen(c->warnings) : 0, add = strlen(line);
-    c->warnings = am_realloc(c->warnings, had + add + 1);
-    memcpy(c->warnings + had, line, add + 1);
+    am_error w = {0};
+    node_fail(&w, n, "warning: %s", msg);
+    size_t had = c->warnings ? strlen(c->warnings) : 0, add = strlen(w.msg);
+    c->warnings = am_realloc(c->warnings, had + add + 2);
+    memcpy(c->warnings + had, w.msg, add);
+    memcpy(c->warnings + had + add, "\n", 2);
 }
 
 /* "a.b" + "c" -> "a.b.c" (truncated silently: only used in messages). */

@@ -36,9 +36,9 @@ typedef struct csv_row {
  * in the low bits; the duplicate-id check sorts pairs of (id, row index). */
 #define CSV_ALLOC_BIT (1ULL << 62)
 
-/* Rows live in chunks of CSV_CHUNK (3 MiB, in huge pages where the system has them), so a
- * growing file is never copied: the first chunk grows by doubling from 1024 rows, and once it
- * is whole, each further one is allocated whole. */
+/* Rows live in chunks of CSV_CHUNK (3 MiB), so a large file's rows are never copied: the first
+ * chunk grows by doubling from 1024 rows (a small file stays small), and once it is whole,
+ * each further one is allocated whole (in huge pages where the system has them). */
 enum { CSV_CHUNK_BITS = 16, CSV_CHUNK = 1 << CSV_CHUNK_BITS };
 
 typedef struct csv {
@@ -74,7 +74,7 @@ static csv_row *csv_room(csv *c)
             c->nchunks = 1;
         }
         c->cap0 = c->cap0 ? c->cap0 * 2 : 1024;
-        c->chunk[0] = am_realloc_large(c->chunk[0], c->cap0 * sizeof **c->chunk);
+        c->chunk[0] = am_realloc(c->chunk[0], c->cap0 * sizeof **c->chunk);
     } else if (k == c->nchunks) {
         c->chunk = am_realloc(c->chunk, (k + 1) * sizeof *c->chunk);
         c->chunk[k] = am_malloc_large(CSV_CHUNK * sizeof **c->chunk);

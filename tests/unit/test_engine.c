@@ -481,9 +481,8 @@ static int la_run(const char *policy, const char *path, size_t ids, char **pl, c
 }
 
 /* Reading ahead (always, never, or from 1000 ids in use and back below 500) gives the same
- * placements, out-of-memory points and errors, for every policy that takes the hints (those of
- * first_fit, platform and prealloc descend their address sets); a reader error after the ring
- * filled comes after the events before it ran. */
+ * placements, out-of-memory points and errors, for every policy that takes the hints; a reader
+ * error after the ring filled comes after the events before it ran. */
 static void test_lookahead_same_results(void)
 {
     const char *good = la_trace(0), *bad = la_trace(1);
