@@ -774,6 +774,8 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int keep_inputs; /* --keep: leave the generated inputs for profiling */
+
 static void bench_scale(const char *const *pols)
 {
     static const size_t pops[] = {1000, 10000, 100000, 1000000};
@@ -838,8 +840,10 @@ static void bench_scale(const char *const *pols)
             qsort(dt[i][k], ROUNDS, sizeof dt[i][k][0], cmp_double);
             ns[i][k] = dt[i][k][ROUNDS / 2] * 1e9 / (double)events[k];
         }
-        unlink(fill[k]);
-        unlink(full[k]);
+        if (!keep_inputs) {
+            unlink(fill[k]);
+            unlink(full[k]);
+        }
         free(fill[k]);
         free(full[k]);
     }
@@ -1240,7 +1244,6 @@ static void bench_batch(const char *tpath)
 
 /* ---- main --------------------------------------------------------------------------------- */
 
-static int keep_inputs; /* --keep: leave the generated inputs for profiling */
 static const char *inputs_dir; /* --write-inputs: write the 1M-event inputs there and stop */
 
 static void cleanup(void)
