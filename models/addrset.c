@@ -13,7 +13,6 @@
 #include <string.h>
 
 #define AS_MIN (AS_ORDER / 4) /* fewest entries of a non-root node */
-#define AS_MAXH 16            /* deepest tree: 8^15 entries is beyond any address space */
 
 /* Keys, lengths and pointers in separate arrays: a first fit scans only lengths, a descent
  * by address only keys (4 cache lines of a node each, where whole entries would be 12). A leaf
@@ -262,6 +261,37 @@ int as_remove(as_tree *t, uint64_t key)
     return 1;
 }
 
+/* Entry i of leaf x, under path[0..d) (child at[k] of path[k]), becomes (nkey, len, p): its
+ * place in key order holds. The largest length on the way up is fixed until one does not
+ * change. Node x's largest was M (kept in its parent's entry, or t->max for the root); only
+ * when the length that was M shrank does x need a scan. */
+static void set_entry(as_tree *t, as_node *const *path, const int *at, int d, as_node *x, int i,
+                      uint64_t nkey, uint64_t len, void *p)
+{
+    uint64_t o = x->len[i], v = len; /* the changed length in x: old, new */
+    x->key[i] = nkey;
+    x->len[i] = len;
+    if (x->ptrs)
+        x->p[i] = p;
+    for (;;) {
+        uint64_t *pm = d > 0 ? &path[d - 1]->len[at[d - 1]] : &t->max, M = *pm, m;
+        if (v >= M)
+            m = v;
+        else if (o < M)
+            break;
+        else
+            m = node_max(x);
+        if (m == M)
+            break;
+        *pm = m;
+        if (d == 0)
+            break;
+        o = M;
+        v = m;
+        x = path[--d];
+    }
+}
+
 int as_update(as_tree *t, uint64_t key, uint64_t nkey, uint64_t len, void *p)
 {
     as_node *x = t->root, *path[AS_MAXH];
@@ -293,32 +323,51 @@ int as_update(as_tree *t, uint64_t key, uint64_t nkey, uint64_t len, void *p)
         as_insert(t, nkey, len, p);
         return 1;
     }
-    uint64_t o = x->len[i], v = len; /* the changed length in x: old, new */
-    x->key[i] = nkey;
-    x->len[i] = len;
-    if (x->ptrs)
-        x->p[i] = p;
-    /* The largest length on the way up, until one does not change. Node x's largest was M (kept
-     * in its parent's entry, or t->max for the root); only when the length that was M shrank
-     * does x need a scan. */
-    for (;;) {
-        uint64_t *pm = d > 0 ? &path[d - 1]->len[at[d - 1]] : &t->max, M = *pm, m;
-        if (v >= M)
-            m = v;
-        else if (o < M)
-            break;
-        else
-            m = node_max(x);
-        if (m == M)
-            break;
-        *pm = m;
-        if (d == 0)
-            break;
-        o = M;
-        v = m;
-        x = path[--d];
+    set_entry(t, path, at, d, x, i, nkey, len, p);
+    return 1;
+}
+
+/* Whether nkey may replace the key at *pos: above the entry before it and below the one after,
+ * which past either end of the leaf are the separators of the nearest ancestor with a child on
+ * that side (none: no bound). */
+static int pos_holds(const as_pos *pos, uint64_t nkey)
+{
+    int d = pos->depth - 1, i = pos->at[d];
+    const as_node *x = pos->node[d];
+    uint64_t key = x->key[i];
+    if (nkey > key) {
+        if (i + 1 < x->n)
+            return nkey < x->key[i + 1];
+        for (int k = d - 1; k >= 0; k--)
+            if (pos->at[k] + 1 < pos->node[k]->n)
+                return nkey < pos->node[k]->key[pos->at[k] + 1];
+    } else if (nkey < key) {
+        if (i > 0)
+            return nkey > x->key[i - 1];
+        for (int k = d - 1; k >= 0; k--)
+            if (pos->at[k] > 0)
+                return nkey >= pos->node[k]->key[pos->at[k]];
     }
     return 1;
+}
+
+void as_update_at(as_tree *t, const as_pos *pos, uint64_t nkey, uint64_t len, void *p)
+{
+    int d = pos->depth - 1;
+    as_node *x = pos->node[d];
+    if (pos_holds(pos, nkey))
+        set_entry(t, pos->node, pos->at, d, x, pos->at[d], nkey, len, p);
+    else
+        as_update(t, x->key[pos->at[d]], nkey, len, p);
+}
+
+void as_take_at(as_tree *t, const as_pos *pos, const as_ent *e, uint64_t addr, uint64_t len)
+{
+    uint64_t end = e->key + e->len;
+    if (pos && addr == e->key && end > addr + len) /* its start moves up */
+        as_update_at(t, pos, addr + len, end - addr - len, NULL);
+    else
+        as_take(t, e, addr, len);
 }
 
 void as_take(as_tree *t, const as_ent *e, uint64_t addr, uint64_t len)
@@ -363,17 +412,22 @@ static inline int out(const as_node *x, int i, as_ent *e)
     return 1;
 }
 
-int as_first_fit(const as_tree *t, uint64_t need, as_ent *e)
+int as_first_fit(const as_tree *t, uint64_t need, as_ent *e, as_pos *pos)
 {
-    const as_node *x = t->root;
+    as_node *x = t->root;
     if (!x)
         return 0;
-    for (;;) {
+    for (int d = 0;; d++) {
         int i = 0, n = x->n;
         while (i < n && x->len[i] < need)
             i++;
         if (i == n) /* only at the root: below it the largest length promised one */
             return 0;
+        if (pos) {
+            pos->node[d] = x;
+            pos->at[d] = i;
+            pos->depth = d + 1;
+        }
         if (x->leaf)
             return out(x, i, e);
         x = KID(x, i);

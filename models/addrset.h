@@ -49,6 +49,15 @@ typedef struct as_iter {
     int i;
 } as_iter;
 
+/* Where a first fit found its entry: the node and index taken at every level, root first, the
+ * leaf last (depth entries). Valid until the tree changes. */
+#define AS_MAXH 16 /* deepest tree: 8^15 entries is beyond any address space */
+typedef struct as_pos {
+    as_node *node[AS_MAXH];
+    int at[AS_MAXH];
+    int depth;
+} as_pos;
+
 /* An empty tree is all zeros: as_tree t = {0}, or {.ranges = 1}. */
 void as_destroy(as_tree *t);
 /* Insert (key, len, p); key must be absent, and p NULL when ranges is set. */
@@ -61,16 +70,22 @@ int as_remove(as_tree *t, uint64_t key);
  * new key crosses a separator above its leaf, when it is removed and inserted again. In a
  * ranges tree p must be NULL, as for as_insert (and queries give NULL pointers). */
 int as_update(as_tree *t, uint64_t key, uint64_t nkey, uint64_t len, void *p);
+/* as_update of the entry a first fit just found at *pos (nothing changed since), without a
+ * second descent: the first fit read each level's lengths, a descent by address would read its
+ * keys, other cache lines. */
+void as_update_at(as_tree *t, const as_pos *pos, uint64_t nkey, uint64_t len, void *p);
 /* Free ranges kept merged (the device address model, prealloc's arena; pointers unused):
  * as_take carves [addr, addr + len) out of the range e (a copy of the entry that holds it),
  * leaving what is below and above it; as_give files [addr, addr + len), which no range may
  * overlap, merged with the ranges that end at addr and start at addr + len. */
 void as_take(as_tree *t, const as_ent *e, uint64_t addr, uint64_t len);
+/* as_take of the range a first fit just found at *pos (NULL: as_take). */
+void as_take_at(as_tree *t, const as_pos *pos, const as_ent *e, uint64_t addr, uint64_t len);
 void as_give(as_tree *t, uint64_t addr, uint64_t len);
 /* Queries return 1 and copy the entry to *e (when e is not NULL), or return 0 when there is
  * none; *it (when not NULL) is then set to the entry's position, valid until a change. */
-/* The lowest-keyed entry with len >= need. */
-int as_first_fit(const as_tree *t, uint64_t need, as_ent *e);
+/* The lowest-keyed entry with len >= need; *pos (when not NULL) where it is. */
+int as_first_fit(const as_tree *t, uint64_t need, as_ent *e, as_pos *pos);
 /* The last entry with key <= k. */
 int as_floor(const as_tree *t, uint64_t k, as_ent *e, as_iter *it);
 /* The first entry with key >= k. */

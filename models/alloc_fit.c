@@ -113,10 +113,13 @@ static void free_remove(fit *f, fblock *b, const ss_iter *at)
 }
 
 /* Re-file a free block after its size or address changed (its place in address order holds);
- * `at` is its position in the size set when the caller has it, or NULL. */
-static void resize(fit *f, fblock *x, const ss_iter *at)
+ * `at` is its position in the size set, or `apos` in the address set, when the caller has it
+ * (else NULL). */
+static void resize(fit *f, fblock *x, const ss_iter *at, const as_pos *apos)
 {
-    if (f->first_fit)
+    if (f->first_fit && apos)
+        as_update_at(&f->by_addr, apos, x->addr, fit_len(f, x), x);
+    else if (f->first_fit)
         as_update(&f->by_addr, x->key_addr, x->addr, fit_len(f, x), x);
     else if (at)
         ss_rekey_at(&f->by_size, at, x->size, x->addr, x);
@@ -153,12 +156,16 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
     uint64_t need = am_round_up(r->bytes, f->align);
     fblock *b;
     ss_iter it, *pos = NULL; /* best fit: where b is in the size set */
+    as_pos fp, *apos = NULL;  /* first fit: where b is in the address set */
     if (f->first_fit) {
         as_ent e;
         b = NULL;
-        if (as_first_fit(&f->by_addr, need, &e) ||
-            (as_last(&f->by_addr, &e, NULL) && ((fblock *)e.p)->size >= need))
-            b = e.p; /* else the highest block at its full size, when it fits */
+        if (as_first_fit(&f->by_addr, need, &e, &fp)) {
+            b = e.p;
+            apos = &fp;
+        } else if (as_last(&f->by_addr, &e, NULL) && ((fblock *)e.p)->size >= need) {
+            b = e.p; /* the highest block at its full size: no lower block fits */
+        }
     } else {
         b = ss_lower_bound(&f->by_size, need, 0, &it);
         pos = &it;
@@ -195,7 +202,7 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
         b->prev = used;
         b->addr += need;
         b->size -= need;
-        resize(f, b, pos);
+        resize(f, b, pos, apos);
         b = used;
     } else {
         free_remove(f, b, pos);
@@ -232,14 +239,14 @@ static void fit_free(void *st, uint64_t handle)
             unlink_block(f, nb);
             fb_put(f, nb);
         }
-        resize(f, pb, NULL);
+        resize(f, pb, NULL, NULL);
     } else if (nb) {
         /* The next free block starts earlier now, still after every lower free block. */
         nb->addr = b->addr;
         nb->size += b->size;
         unlink_block(f, b);
         fb_put(f, b);
-        resize(f, nb, NULL);
+        resize(f, nb, NULL, NULL);
     } else {
         free_insert(f, b);
     }

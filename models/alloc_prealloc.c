@@ -97,12 +97,13 @@ static int pre_alloc(void *st, const alloc_req *r, alloc_out *o)
         p->top += need;
     } else {
         as_ent e;
-        if (!as_first_fit(&p->free_set, need, &e)) {
+        as_pos at;
+        if (!as_first_fit(&p->free_set, need, &e, &at)) {
             p->ooms++;
             return ALLOC_OOM;
         }
         addr = e.key;
-        as_take(&p->free_set, &e, addr, need); /* its low end */
+        as_take_at(&p->free_set, &at, &e, addr, need); /* its low end */
     }
     pblk *b = pk_new(p);
     b->live.addr = addr;

@@ -69,6 +69,7 @@ static int dev_alloc(void *ctx, uint64_t bytes, uint64_t *addr)
         return -1;
     }
     as_ent e;
+    as_pos pos, *fit = NULL; /* where a first fit found e */
     int found = 0;
     uint64_t at = 0;
     if (m->recorded && m->hint != UINT64_MAX) {
@@ -79,13 +80,14 @@ static int dev_alloc(void *ctx, uint64_t bytes, uint64_t *addr)
         }
     }
     if (!found) {
-        if (!as_first_fit(&m->free_ext, bytes, &e)) {
+        if (!as_first_fit(&m->free_ext, bytes, &e, &pos)) {
             m->m.device_refusals++;
             return -1;
         }
         at = e.key;
+        fit = &pos;
     }
-    as_take(&m->free_ext, &e, at, bytes);
+    as_take_at(&m->free_ext, fit, &e, at, bytes);
     *addr = at;
     m->m.reserved_bytes += bytes;
     m->m.device_allocs++;

@@ -1,9 +1,10 @@
 /* test_addrset.c - the address set (models/addrset.c) against the treap with subtree maxima
  * (models/ordset.c) it replaces for first fit: seeded random inserts, removals, length changes,
- * key moves that keep the order (in place, or across a separator), first fits, floors, lower
- * bounds, finds and iteration both ways, with both structures' invariant checks, at sizes that
- * exercise splits, borrowing, merging and a root that grows and shrinks; and all of it again
- * for a ranges tree, whose leaves hold no pointers. */
+ * key moves that keep the order (in place, or across a separator), first fits, entries changed
+ * where a first fit found them (as_update_at), floors, lower bounds, finds and iteration both
+ * ways, with both structures' invariant checks, at sizes that exercise splits, borrowing,
+ * merging and a root that grows and shrinks; and all of it again for a ranges tree, whose
+ * leaves hold no pointers. */
 #include <CUnit/CUnit.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -72,11 +73,12 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t len_range, siz
             os_set_val(&ot, &x->node, len);
             if (as_update(&at, o, k, len, ptr_of(x)) != 1)
                 bad++;
-        } else if ((r >> 20) % 4 == 1) { /* a first fit taken whole */
+        } else if ((r >> 20) % 4 == 1) { /* a first fit taken whole, or changed where found */
             uint64_t need = 1 + tu_rng(&seed) % len_range;
             os_node *o = os_first_fit(&ot, need);
             as_ent a;
-            if (!same(o, as_first_fit(&at, need, &a), &a))
+            as_pos pos;
+            if (!same(o, as_first_fit(&at, need, &a, &pos), &a))
                 bad++;
             else if (o && (r >> 30) % 2) {
                 item *y = (item *)(void *)o;
@@ -84,6 +86,13 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t len_range, siz
                 y->in = 0;
                 if (as_remove(&at, y->node.k1) != 1)
                     bad++;
+            } else if (o) { /* a new key anywhere in its range: across a separator or not */
+                item *y = (item *)(void *)o;
+                uint64_t k = (y->node.k1 & ~15ULL) + (r >> 32) % 16;
+                uint64_t len = 1 + tu_rng(&seed) % len_range;
+                os_rekey_in_place(&y->node, k, 0);
+                os_set_val(&ot, &y->node, len);
+                as_update_at(&at, &pos, k, len, ptr_of(y));
             }
         }
         uint64_t k = tu_rng(&seed) % (cap * 16 + 32);
@@ -105,7 +114,7 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t len_range, siz
             }
         }
         uint64_t need = 1 + tu_rng(&seed) % (len_range + 1);
-        if (!same(os_first_fit(&ot, need), as_first_fit(&at, need, &e), &e) ||
+        if (!same(os_first_fit(&ot, need), as_first_fit(&at, need, &e, NULL), &e) ||
             !same(os_last(&ot), as_last(&at, &e, NULL), &e))
             bad++;
         if (at.n != ot.n || as_max_len(&at) != (ot.root ? ot.root->aug : 0))
@@ -128,7 +137,7 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t len_range, siz
     for (size_t j = 0; j < cap; j++)
         if (it[j].in && as_remove(&at, it[j].node.k1) != 1)
             bad++;
-    if (at.n != 0 || at.root != NULL || as_check(&at) || as_first_fit(&at, 1, NULL))
+    if (at.n != 0 || at.root != NULL || as_check(&at) || as_first_fit(&at, 1, NULL, NULL))
         bad++;
     CU_ASSERT_EQUAL(bad, 0);
     as_destroy(&at);
@@ -173,11 +182,11 @@ static void test_update_edges(void)
                                   &v[i]), 1);
     CU_ASSERT_EQUAL(as_check(&t), 0);
     as_ent e;
-    CU_ASSERT(as_first_fit(&t, 999, &e) && e.key == 1 && e.p == &v[1]);
+    CU_ASSERT(as_first_fit(&t, 999, &e, NULL) && e.key == 1 && e.p == &v[1]);
     CU_ASSERT(as_floor(&t, 10, &e, NULL) && e.key == 1);
     CU_ASSERT(as_lower_bound(&t, 2, &e, NULL) && e.key == 11);
     CU_ASSERT_EQUAL(as_max_len(&t), 999);
-    CU_ASSERT_FALSE(as_first_fit(&t, 1000, NULL));
+    CU_ASSERT_FALSE(as_first_fit(&t, 1000, NULL, NULL));
     CU_ASSERT_EQUAL(as_update(&t, 5, 5, 1, NULL), 0);
     as_destroy(&t);
     CU_ASSERT_FALSE(as_first(&t, NULL, NULL));
