@@ -385,8 +385,63 @@ void as_take(as_tree *t, const as_ent *e, uint64_t addr, uint64_t len)
         as_insert(t, addr + len, end - addr - len, NULL);
 }
 
+/* as_give when the ranges just below and above [addr, addr + len) sit in the leaf the address
+ * leads to and the change needs no split or merge of that leaf: done in place, with the one
+ * descent; 1, or 0 (nothing changed) when the general path must do it. */
+static int give_in_leaf(as_tree *t, uint64_t addr, uint64_t len)
+{
+    as_node *x = t->root, *path[AS_MAXH];
+    int at[AS_MAXH], d = 0;
+    if (!x)
+        return 0;
+    while (!x->leaf) {
+        int c = node_child(x, addr);
+        path[d] = x;
+        at[d++] = c;
+        x = KID(x, c);
+    }
+    int i = 0, n = x->n;
+    while (i < n && x->key[i] <= addr) /* entry i - 1 is below addr, entry i above */
+        i++;
+    if (i == 0 || i == n)
+        return 0;
+    uint64_t pk = x->key[i - 1], pl = x->len[i - 1], nk = x->key[i], nl = x->len[i];
+    int join_prev = pk + pl == addr, join_next = nk == addr + len;
+    if (join_prev && join_next) {
+        if (n <= AS_MIN && d > 0) /* the leaf would underflow */
+            return 0;
+        set_entry(t, path, at, d, x, i - 1, pk, pl + len + nl, NULL);
+        node_del_at(x, i); /* shorter than the range that took it in: no largest changes */
+        t->n--;
+        return 1;
+    }
+    if (join_prev) {
+        set_entry(t, path, at, d, x, i - 1, pk, pl + len, NULL);
+        return 1;
+    }
+    if (join_next) { /* its start moves down, still above the range below */
+        set_entry(t, path, at, d, x, i, addr, nl + len, NULL);
+        return 1;
+    }
+    if (n + 1 == AS_ORDER) /* the leaf would split */
+        return 0;
+    node_put_at(x, i, addr, len, NULL);
+    t->n++;
+    for (;;) { /* the largest lengths above can only grow */
+        uint64_t *pm = d > 0 ? &path[d - 1]->len[at[d - 1]] : &t->max;
+        if (len <= *pm)
+            break;
+        *pm = len;
+        if (d-- == 0)
+            break;
+    }
+    return 1;
+}
+
 void as_give(as_tree *t, uint64_t addr, uint64_t len)
 {
+    if (give_in_leaf(t, addr, len))
+        return;
     /* the ranges just below and above it (none starts inside it): one descent for both */
     as_ent pv, nx;
     as_iter it;

@@ -8,6 +8,7 @@
 #include <CUnit/CUnit.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../models/addrset.h"
 #include "../../models/ordset.h"
@@ -193,11 +194,169 @@ static void test_update_edges(void)
     CU_ASSERT_EQUAL(as_check(&t), 0);
 }
 
+/* ---- free ranges kept merged (as_take, as_take_at, as_give) against a plain sorted array ---- */
+
+typedef struct rng_ref {
+    uint64_t *key, *len;
+    size_t n;
+} rng_ref;
+
+/* Index of the first range of r with len >= need, or r->n. */
+static size_t ref_first_fit(const rng_ref *r, uint64_t need)
+{
+    size_t i = 0;
+    while (i < r->n && r->len[i] < need)
+        i++;
+    return i;
+}
+
+/* Carve [addr, addr + len) out of range i. */
+static void ref_take(rng_ref *r, size_t i, uint64_t addr, uint64_t len)
+{
+    uint64_t s = r->key[i], end = s + r->len[i];
+    if (addr > s) {
+        r->len[i] = addr - s;
+        i++;
+        if (end > addr + len) { /* a range above stays too */
+            memmove(&r->key[i + 1], &r->key[i], (r->n - i) * sizeof r->key[0]);
+            memmove(&r->len[i + 1], &r->len[i], (r->n - i) * sizeof r->len[0]);
+            r->key[i] = addr + len;
+            r->len[i] = end - addr - len;
+            r->n++;
+        }
+        return;
+    }
+    if (end > addr + len) {
+        r->key[i] = addr + len;
+        r->len[i] = end - addr - len;
+        return;
+    }
+    memmove(&r->key[i], &r->key[i + 1], (r->n - i - 1) * sizeof r->key[0]);
+    memmove(&r->len[i], &r->len[i + 1], (r->n - i - 1) * sizeof r->len[0]);
+    r->n--;
+}
+
+/* File [addr, addr + len), merged with the ranges that end at addr and start at addr + len. */
+static void ref_give(rng_ref *r, uint64_t addr, uint64_t len)
+{
+    size_t i = 0;
+    while (i < r->n && r->key[i] < addr)
+        i++;
+    int jp = i > 0 && r->key[i - 1] + r->len[i - 1] == addr;
+    int jn = i < r->n && r->key[i] == addr + len;
+    if (jp) {
+        r->len[i - 1] += len + (jn ? r->len[i] : 0);
+        if (jn) {
+            memmove(&r->key[i], &r->key[i + 1], (r->n - i - 1) * sizeof r->key[0]);
+            memmove(&r->len[i], &r->len[i + 1], (r->n - i - 1) * sizeof r->len[0]);
+            r->n--;
+        }
+    } else if (jn) {
+        r->key[i] = addr;
+        r->len[i] += len;
+    } else {
+        memmove(&r->key[i + 1], &r->key[i], (r->n - i) * sizeof r->key[0]);
+        memmove(&r->len[i + 1], &r->len[i], (r->n - i) * sizeof r->len[0]);
+        r->key[i] = addr;
+        r->len[i] = len;
+        r->n++;
+    }
+}
+
+/* An arena of `space` units: blocks taken by first fit (through its position, or without) or
+ * carved from inside a free range, and given back at random; every first fit, the largest
+ * length and (every check_every steps) every range and the tree's invariants compared with the
+ * sorted array. Small blocks in a large arena give over a thousand ranges: three levels. */
+static void give_take_run(uint64_t seed, uint64_t space, uint64_t max_block, size_t steps,
+                          size_t check_every, int ranges)
+{
+    as_tree t = {.ranges = ranges};
+    rng_ref r = {calloc(space + 1, sizeof(uint64_t)), calloc(space + 1, sizeof(uint64_t)), 0};
+    uint64_t *la = calloc(space + 1, sizeof *la), *ll = calloc(space + 1, sizeof *ll);
+    size_t live = 0;
+    int bad = 0, maxh = 0;
+    as_insert(&t, 0, space, NULL);
+    r.key[0] = 0;
+    r.len[0] = space;
+    r.n = 1;
+    for (size_t s = 0; s < steps; s++) {
+        uint64_t x = tu_rng(&seed);
+        int give = live && (x % 8 < (s % 20000 < 12000 ? 3u : 5u)); /* fill, then drain, ... */
+        if (give) {
+            size_t v = (size_t)((x >> 8) % live);
+            as_give(&t, la[v], ll[v]);
+            ref_give(&r, la[v], ll[v]);
+            la[v] = la[--live];
+            ll[v] = ll[live];
+        } else if ((x >> 8) % 5 == 0 && r.n) { /* carve from inside a free range */
+            size_t i = (size_t)((x >> 16) % r.n);
+            uint64_t off = (x >> 24) % r.len[i], len = 1 + (x >> 40) % (r.len[i] - off);
+            len = len > max_block ? max_block : len;
+            as_ent e;
+            if (!as_floor(&t, r.key[i] + off, &e, NULL) || e.key != r.key[i] || e.len != r.len[i])
+                bad++;
+            else {
+                as_take(&t, &e, r.key[i] + off, len);
+                la[live] = r.key[i] + off;
+                ll[live++] = len;
+                ref_take(&r, i, r.key[i] + off, len);
+            }
+        } else {
+            uint64_t need = 1 + (x >> 16) % max_block;
+            size_t i = ref_first_fit(&r, need);
+            as_ent e;
+            as_pos pos;
+            int found = as_first_fit(&t, need, &e, &pos);
+            if (found != (i < r.n) || (found && (e.key != r.key[i] || e.len != r.len[i])))
+                bad++;
+            else if (found) {
+                as_take_at(&t, (x >> 12) % 4 ? &pos : NULL, &e, e.key, need);
+                la[live] = e.key;
+                ll[live++] = need;
+                ref_take(&r, i, e.key, need);
+            }
+        }
+        uint64_t m = 0;
+        for (size_t i = 0; i < r.n; i++)
+            m = r.len[i] > m ? r.len[i] : m;
+        if (t.n != r.n || as_max_len(&t) != m)
+            bad++;
+        maxh = t.height > maxh ? t.height : maxh;
+        if (s % check_every == 0) {
+            as_iter it;
+            as_ent e;
+            size_t i = 0;
+            for (int h = as_first(&t, &e, &it); h; h = as_next(&it, &e), i++)
+                if (i >= r.n || e.key != r.key[i] || e.len != r.len[i] || e.p != NULL)
+                    bad++;
+            if (i != r.n || as_check(&t))
+                bad++;
+        }
+        if (bad)
+            break;
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(maxh >= 3); /* the ranges filled three levels at some point */
+    as_destroy(&t);
+    free(r.key);
+    free(r.len);
+    free(la);
+    free(ll);
+}
+
+static void test_give_take(void)
+{
+    give_take_run(11, 1 << 16, 24, 120000, 61, 1);
+    give_take_run(12, 1 << 16, 24, 120000, 61, 0);
+    give_take_run(13, 1 << 23, 3000, 60000, 59, 1);
+}
+
 void suite_addrset(void)
 {
     TU_SUITE("addrset", {"updates across separators", test_update_edges},
              {"small trees against the treap", test_small},
              {"medium trees against the treap", test_medium},
              {"ranges trees (no pointers) against the treap", test_ranges},
-             {"200k ranges against the treap", test_large});
+             {"200k ranges against the treap", test_large},
+             {"free ranges taken and given against a sorted array", test_give_take});
 }
