@@ -265,14 +265,25 @@ int as_remove(as_tree *t, uint64_t key)
  * place in key order holds. The largest length on the way up is fixed until one does not
  * change. Node x's largest was M (kept in its parent's entry, or t->max for the root); only
  * when the length that was M shrank does x need a scan. */
+static void fix_up(as_tree *t, as_node *const *path, const int *at, int d, as_node *x,
+                   uint64_t o, uint64_t v);
+
 static void set_entry(as_tree *t, as_node *const *path, const int *at, int d, as_node *x, int i,
                       uint64_t nkey, uint64_t len, void *p)
 {
-    uint64_t o = x->len[i], v = len; /* the changed length in x: old, new */
+    uint64_t o = x->len[i]; /* the changed length in x: old, new */
     x->key[i] = nkey;
     x->len[i] = len;
     if (x->ptrs)
         x->p[i] = p;
+    fix_up(t, path, at, d, x, o, len);
+}
+
+/* A length in node x (under path[0..d)) went from o to v (0: an entry left x): the largest
+ * lengths above, until one does not change. */
+static void fix_up(as_tree *t, as_node *const *path, const int *at, int d, as_node *x,
+                   uint64_t o, uint64_t v)
+{
     for (;;) {
         uint64_t *pm = d > 0 ? &path[d - 1]->len[at[d - 1]] : &t->max, M = *pm, m;
         if (v >= M)
@@ -364,10 +375,20 @@ void as_update_at(as_tree *t, const as_pos *pos, uint64_t nkey, uint64_t len, vo
 void as_take_at(as_tree *t, const as_pos *pos, const as_ent *e, uint64_t addr, uint64_t len)
 {
     uint64_t end = e->key + e->len;
-    if (pos && addr == e->key && end > addr + len) /* its start moves up */
-        as_update_at(t, pos, addr + len, end - addr - len, NULL);
-    else
+    int d = pos ? pos->depth - 1 : 0;
+    if (!pos || addr != e->key) {
         as_take(t, e, addr, len);
+    } else if (end > addr + len) { /* its start moves up */
+        as_update_at(t, pos, addr + len, end - addr - len, NULL);
+    } else if (pos->node[d]->n > (d > 0 ? AS_MIN : 1)) { /* taken whole: out of its leaf */
+        as_node *x = pos->node[d];
+        uint64_t o = x->len[pos->at[d]];
+        node_del_at(x, pos->at[d]);
+        t->n--;
+        fix_up(t, pos->node, pos->at, d, x, o, 0);
+    } else {
+        as_remove(t, e->key); /* the leaf merges or borrows, or the tree empties */
+    }
 }
 
 void as_take(as_tree *t, const as_ent *e, uint64_t addr, uint64_t len)
