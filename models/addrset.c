@@ -372,23 +372,29 @@ void as_update_at(as_tree *t, const as_pos *pos, uint64_t nkey, uint64_t len, vo
         as_update(t, x->key[pos->at[d]], nkey, len, p);
 }
 
+void as_remove_at(as_tree *t, const as_pos *pos)
+{
+    int d = pos->depth - 1;
+    as_node *x = pos->node[d];
+    if (x->n <= (d > 0 ? AS_MIN : 1)) { /* the leaf merges or borrows, or the tree empties */
+        as_remove(t, x->key[pos->at[d]]);
+        return;
+    }
+    uint64_t o = x->len[pos->at[d]];
+    node_del_at(x, pos->at[d]);
+    t->n--;
+    fix_up(t, pos->node, pos->at, d, x, o, 0);
+}
+
 void as_take_at(as_tree *t, const as_pos *pos, const as_ent *e, uint64_t addr, uint64_t len)
 {
     uint64_t end = e->key + e->len;
-    int d = pos ? pos->depth - 1 : 0;
-    if (!pos || addr != e->key) {
+    if (!pos || addr != e->key)
         as_take(t, e, addr, len);
-    } else if (end > addr + len) { /* its start moves up */
+    else if (end > addr + len) /* its start moves up */
         as_update_at(t, pos, addr + len, end - addr - len, NULL);
-    } else if (pos->node[d]->n > (d > 0 ? AS_MIN : 1)) { /* taken whole: out of its leaf */
-        as_node *x = pos->node[d];
-        uint64_t o = x->len[pos->at[d]];
-        node_del_at(x, pos->at[d]);
-        t->n--;
-        fix_up(t, pos->node, pos->at, d, x, o, 0);
-    } else {
-        as_remove(t, e->key); /* the leaf merges or borrows, or the tree empties */
-    }
+    else /* taken whole */
+        as_remove_at(t, pos);
 }
 
 void as_take(as_tree *t, const as_ent *e, uint64_t addr, uint64_t len)

@@ -74,6 +74,9 @@ int as_update(as_tree *t, uint64_t key, uint64_t nkey, uint64_t len, void *p);
  * second descent: the first fit read each level's lengths, a descent by address would read its
  * keys, other cache lines. */
 void as_update_at(as_tree *t, const as_pos *pos, uint64_t nkey, uint64_t len, void *p);
+/* as_remove of the entry a first fit just found at *pos, from its leaf unless the leaf would
+ * fall below its minimum fill (then as_remove). */
+void as_remove_at(as_tree *t, const as_pos *pos);
 /* Free ranges kept merged (the device address model, prealloc's arena; pointers unused):
  * as_take carves [addr, addr + len) out of the range e (a copy of the entry that holds it),
  * leaving what is below and above it; as_give files [addr, addr + len), which no range may

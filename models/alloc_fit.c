@@ -99,12 +99,14 @@ static void free_insert(fit *f, fblock *b)
         ss_insert(&f->by_size, b->size, b->addr, b);
 }
 
-/* Out of the free set; `at` is its position in the size set when the caller has it (no
- * descent), or NULL. */
-static void free_remove(fit *f, fblock *b, const ss_iter *at)
+/* Out of the free set; `at` is its position in the size set, or `apos` in the address set,
+ * when the caller has it (no descent), else NULL. */
+static void free_remove(fit *f, fblock *b, const ss_iter *at, const as_pos *apos)
 {
     b->is_free = 0;
-    if (f->first_fit)
+    if (f->first_fit && apos)
+        as_remove_at(&f->by_addr, apos);
+    else if (f->first_fit)
         as_remove(&f->by_addr, b->key_addr);
     else if (at)
         ss_remove_at(&f->by_size, at);
@@ -205,7 +207,7 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
         resize(f, b, pos, apos);
         b = used;
     } else {
-        free_remove(f, b, pos);
+        free_remove(f, b, pos, apos);
     }
     b->requested = r->bytes;
     f->in_use_bytes += b->size;
@@ -235,7 +237,7 @@ static void fit_free(void *st, uint64_t handle)
         fb_put(f, b);
         if (nb) {
             pb->size += nb->size;
-            free_remove(f, nb, NULL);
+            free_remove(f, nb, NULL, NULL);
             unlink_block(f, nb);
             fb_put(f, nb);
         }
