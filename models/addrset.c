@@ -261,26 +261,10 @@ int as_remove(as_tree *t, uint64_t key)
     return 1;
 }
 
-/* Entry i of leaf x, under path[0..d) (child at[k] of path[k]), becomes (nkey, len, p): its
- * place in key order holds. The largest length on the way up is fixed until one does not
- * change. Node x's largest was M (kept in its parent's entry, or t->max for the root); only
- * when the length that was M shrank does x need a scan. */
-static void fix_up(as_tree *t, as_node *const *path, const int *at, int d, as_node *x,
-                   uint64_t o, uint64_t v);
-
-static void set_entry(as_tree *t, as_node *const *path, const int *at, int d, as_node *x, int i,
-                      uint64_t nkey, uint64_t len, void *p)
-{
-    uint64_t o = x->len[i]; /* the changed length in x: old, new */
-    x->key[i] = nkey;
-    x->len[i] = len;
-    if (x->ptrs)
-        x->p[i] = p;
-    fix_up(t, path, at, d, x, o, len);
-}
-
-/* A length in node x (under path[0..d)) went from o to v (0: an entry left x): the largest
- * lengths above, until one does not change. */
+/* A length in node x, under path[0..d) (child at[k] of path[k]), went from o to v (v = 0: an
+ * entry left x): the largest lengths on the way up are fixed until one does not change. Node
+ * x's largest was M (kept in its parent's entry, or t->max for the root); only when the length
+ * that was M shrank does x need a scan. */
 static void fix_up(as_tree *t, as_node *const *path, const int *at, int d, as_node *x,
                    uint64_t o, uint64_t v)
 {
@@ -301,6 +285,18 @@ static void fix_up(as_tree *t, as_node *const *path, const int *at, int d, as_no
         v = m;
         x = path[--d];
     }
+}
+
+/* Entry i of leaf x, under path[0..d), becomes (nkey, len, p): its place in key order holds. */
+static void set_entry(as_tree *t, as_node *const *path, const int *at, int d, as_node *x, int i,
+                      uint64_t nkey, uint64_t len, void *p)
+{
+    uint64_t o = x->len[i];
+    x->key[i] = nkey;
+    x->len[i] = len;
+    if (x->ptrs)
+        x->p[i] = p;
+    fix_up(t, path, at, d, x, o, len);
 }
 
 int as_update(as_tree *t, uint64_t key, uint64_t nkey, uint64_t len, void *p)

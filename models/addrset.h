@@ -8,7 +8,9 @@
  * This tree keeps up to 32 entries per node, an entry being (address, length, pointer) in a leaf
  * and (separator, largest length below, child) in an inner node, so a first fit descends four
  * or five nodes at a million ranges, taking at each the first child whose largest length is
- * enough. Keys are unique 64-bit addresses; the pointer is the caller's (NULL is allowed) and
+ * enough. A first fit can hand back that path (as_pos), and the range it found then changes or
+ * leaves its leaf there (as_update_at, as_remove_at, as_take_at), without a second descent by
+ * address. Keys are unique 64-bit addresses; the pointer is the caller's (NULL is allowed) and
  * no operation looks at it.
  *
  * Node memory comes from the tree's record pools (recpool.h); as_destroy frees it. Every
