@@ -450,14 +450,7 @@ static int give_in_leaf(as_tree *t, uint64_t addr, uint64_t len)
         return 0;
     node_put_at(x, i, addr, len, NULL);
     t->n++;
-    for (;;) { /* the largest lengths above can only grow */
-        uint64_t *pm = d > 0 ? &path[d - 1]->len[at[d - 1]] : &t->max;
-        if (len <= *pm)
-            break;
-        *pm = len;
-        if (d-- == 0)
-            break;
-    }
+    fix_up(t, path, at, d, x, 0, len); /* a length appeared: maxima can only grow */
     return 1;
 }
 

@@ -88,21 +88,11 @@ static inline int linebuf_u64(const char *s, size_t n, uint64_t *v)
     if (n == 0)
         return 1;
     uint64_t x = 0;
-    if (n <= 19) { /* 19 digits cannot overflow: no check per digit */
-        for (size_t i = 0; i < n; i++) {
-            unsigned d = (unsigned)(unsigned char)s[i] - '0';
-            if (d > 9)
-                return 1;
-            x = x * 10 + d;
-        }
-        *v = x;
-        return 0;
-    }
     for (size_t i = 0; i < n; i++) {
         unsigned d = (unsigned)(unsigned char)s[i] - '0';
         if (d > 9)
             return 1;
-        if (x > (UINT64_MAX - d) / 10) {
+        if (i >= 19 && x > (UINT64_MAX - d) / 10) { /* 19 digits cannot overflow */
             for (i++; i < n; i++) /* finish the digits: garbage beats overflow */
                 if ((unsigned)(unsigned char)s[i] - '0' > 9)
                     return 1;

@@ -191,10 +191,10 @@ static int csv_load(trace *t, csv *c, am_error *err)
             first = scratch[i - 1].val;
         }
     if (dup != SIZE_MAX) {
-        free(scratch);
-        return am_fail_at(err, t->path, csv_rowp(c, dup)->line, 1,
-                          "duplicate id %llu (first used on line %lu)",
-                          (unsigned long long)csv_rowp(c, dup)->v[0], csv_rowp(c, first)->line);
+        am_fail_at(err, t->path, csv_rowp(c, dup)->line, 1,
+                   "duplicate id %llu (first used on line %lu)",
+                   (unsigned long long)csv_rowp(c, dup)->v[0], csv_rowp(c, first)->line);
+        goto fail_sort;
     }
 
     /* The frees in row order, then the allocs in row order (built at the array's far half and
@@ -208,10 +208,10 @@ static int csv_load(trace *t, csv *c, am_error *err)
         uint64_t lo = row->v[1], hi = row->v[2];
         if (t->opts.lifetimes_inclusive) {
             if (hi == UINT64_MAX) {
-                free(scratch);
-                return am_fail_at(err, t->path, row->line, 1,
-                                  "upper %llu + 1 (inclusive lifetimes) is out of range",
-                                  (unsigned long long)hi);
+                am_fail_at(err, t->path, row->line, 1,
+                           "upper %llu + 1 (inclusive lifetimes) is out of range",
+                           (unsigned long long)hi);
+                goto fail_sort;
             }
             hi++;
         }
@@ -220,10 +220,10 @@ static int csv_load(trace *t, csv *c, am_error *err)
             continue;
         }
         if (hi > UINT64_MAX / unit) {
-            free(scratch);
-            return am_fail_at(err, t->path, row->line, 1,
-                              "time out of range: tick %llu at %llu ps per tick exceeds 2^64 ps",
-                              (unsigned long long)hi, (unsigned long long)unit);
+            am_fail_at(err, t->path, row->line, 1,
+                       "time out of range: tick %llu at %llu ps per tick exceeds 2^64 ps",
+                       (unsigned long long)hi, (unsigned long long)unit);
+            goto fail_sort;
         }
         c->evs[c->nevs++] = (am_kv){hi * unit, i};
         allocs[nalloc++] = (am_kv){lo * unit, CSV_ALLOC_BIT | i};
@@ -233,6 +233,9 @@ static int csv_load(trace *t, csv *c, am_error *err)
     am_sort_kv(c->evs, scratch, c->nevs, 11);
     free(scratch);
     return 0;
+fail_sort:
+    free(scratch);
+    return -1;
 fail:
     linebuf_free(&lb);
     return -1;
