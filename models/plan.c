@@ -398,7 +398,7 @@ out:
 
 /* ---- exact search (MiniMalloc) ---- */
 
-enum { S_NOTFOUND = 0, S_FOUND = 1, S_TIMEOUT = -1, S_ABORT = -2 };
+enum { S_NOTFOUND = 0, S_FOUND = 1, S_TIMEOUT = -1, S_ABORT = -2, S_TOOBIG = -3 };
 
 typedef struct ulog {
     int idx;
@@ -430,7 +430,8 @@ typedef struct srch {
     cand *cst;
     size_t ncst, capcst;
     const char *heur;         /* preorder keys, e.g. "WAT" */
-    uint64_t nodes, node_limit;
+    uint64_t nodes, node_limit; /* this pass's nodes and their cap (iterative deepening) */
+    uint64_t spent, budget;     /* work of every pass (plan_budget), and its cap (0: none) */
     struct timespec deadline;
     int have_deadline;
 } srch;
@@ -640,7 +641,10 @@ static int search(srch *s, const part *p, uint64_t last_off, int last_pre)
 {
     if (s->node_limit && s->nodes >= s->node_limit)
         return S_ABORT;
+    if (s->budget && s->spent >= s->budget)
+        return S_TIMEOUT;
     s->nodes++;
+    s->spent += (uint64_t)p->nb + 1;
     if ((s->nodes & 127) == 0 && past_deadline(s))
         return S_TIMEOUT;
     size_t base = s->ncst;
@@ -884,9 +888,11 @@ static int solve_all(srch *s)
     return rc;
 }
 
-int plan_optimal(plan_buf *b, size_t n, uint64_t capacity, double time_limit_s,
-                 uint64_t *height)
+int plan_optimal(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, uint64_t *height,
+                 uint64_t *spent)
 {
+    if (spent)
+        *spent = 0;
     if (n > (size_t)(1 << 28))
         return -1;
     int *map = am_malloc((n + 1) * sizeof *map);
@@ -904,14 +910,17 @@ int plan_optimal(plan_buf *b, size_t n, uint64_t capacity, double time_limit_s,
     s.cap = capacity;
     int rc = S_NOTFOUND;
     if (srch_build(&s, b, map, m) != 0) {
-        rc = S_TIMEOUT;
+        rc = S_TOOBIG;
         goto out;
     }
+    /* building the tables is work too: a buffer, a section membership, an overlap each */
+    s.spent = (uint64_t)m + (uint64_t)s.mem_at[s.nsec] + (uint64_t)s.ovl_at[m];
     for (int q = 0; q < s.nsec; q++)
         if (s.total[q] > capacity)
             goto out; /* peak live exceeds the capacity */
-    if (time_limit_s > 0) {
-        double dl = now_s() + time_limit_s;
+    s.budget = lim.work;
+    if (lim.seconds > 0) {
+        double dl = now_s() + lim.seconds;
         s.deadline.tv_sec = (time_t)dl;
         s.deadline.tv_nsec = (long)((dl - (double)(time_t)dl) * 1e9);
         s.have_deadline = 1;
@@ -932,7 +941,7 @@ int plan_optimal(plan_buf *b, size_t n, uint64_t capacity, double time_limit_s,
                 goto done;
             aborted = 1;
         }
-        if (past_deadline(&s)) {
+        if (past_deadline(&s) || (s.budget && s.spent >= s.budget)) {
             rc = S_TIMEOUT;
             goto done;
         }
@@ -960,9 +969,11 @@ done:
         free(c);
     }
 out:
+    if (spent)
+        *spent = s.spent;
     srch_free(&s);
     free(map);
-    return rc == S_FOUND ? 1 : rc == S_NOTFOUND ? 0 : -1;
+    return rc == S_FOUND ? 1 : rc == S_NOTFOUND ? 0 : rc == S_TOOBIG ? -2 : -1;
 }
 
 static uint64_t gcd64(uint64_t a, uint64_t b)
@@ -975,7 +986,7 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
     return a;
 }
 
-void plan_best(plan_buf *b, size_t n, uint64_t capacity, double time_limit_s, plan_result *r)
+void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_result *r)
 {
     memset(r, 0, sizeof *r);
     double t0 = now_s();
@@ -995,36 +1006,41 @@ void plan_best(plan_buf *b, size_t n, uint64_t capacity, double time_limit_s, pl
         lo = am_round_up(lo, g);
         if (lo >= r->height)
             break;
-        double left = time_limit_s > 0 ? time_limit_s - (now_s() - t0) : 0;
-        if (time_limit_s > 0 && left <= 0.001) {
+        double left = lim.seconds > 0 ? lim.seconds - (now_s() - t0) : 0;
+        /* a search stops at the first node past its share: it may overspend by one node */
+        uint64_t wleft = lim.work > r->work ? lim.work - r->work : 0;
+        if ((lim.seconds > 0 && left <= 0.001) || (lim.work && wleft == 0)) {
             r->timed_out = 1;
             break;
         }
         /* The bound itself first (most sets are tight), with a quarter of the budget; then
          * bisection in steps of g, sharing what is left among the probes still expected. */
         uint64_t cap = lo, steps = (r->height - lo) / g;
-        double budget = left / 4;
+        int share = 4;
         if (!first && !tried_cap && capacity < r->height && capacity >= lo) {
             cap = am_round_down(capacity, g); /* fitting the device comes next */
-            budget = left / 2;
+            share = 2;
             tried_cap = 1;
         } else if (!first) {
             cap = lo + (steps - 1) / 2 * g;
-            int probes = 1;
+            share = 1;
             while (steps >>= 1)
-                probes++;
-            budget = left / probes;
+                share++;
         }
-        if (time_limit_s <= 0)
-            budget = 0;
+        plan_budget each = {lim.work ? AM_MAX(wleft / (uint64_t)share, 1) : 0,
+                            lim.seconds > 0 ? left / share : 0};
         first = 0;
         memcpy(c, b, n * sizeof *c);
-        uint64_t h = 0;
-        int rc = plan_optimal(c, n, cap, budget, &h);
+        uint64_t h = 0, spent = 0;
+        int rc = plan_optimal(c, n, cap, each, &h, &spent);
+        r->work += spent;
         r->searches++;
         if (rc == 1) {
             memcpy(b, c, n * sizeof *b);
             r->height = h;
+        } else if (rc == -2) { /* too large for the tables whatever the height: stop */
+            r->timed_out = 1;
+            break;
         } else {
             if (rc < 0)
                 r->timed_out = 1;

@@ -34,18 +34,28 @@ uint64_t plan_height(const plan_buf *b, size_t n);
  * overlapping k placed ones in time, O(n) memory. */
 uint64_t plan_greedy(plan_buf *b, size_t n);
 
+/* What exact searches may spend (0 for either: no limit): work, counted in buffer visits (each
+ * node of the search tree costs one plus the unplaced buffers it scans, building the search's
+ * tables one per buffer, section membership and overlapping pair), which stops a search at the
+ * same point on every machine; host seconds, which do not. */
+typedef struct plan_budget {
+    uint64_t work;
+    double seconds;
+} plan_budget;
+
 /* Exact search for a placement of height <= capacity (MiniMalloc's branch and bound, see
  * plan.c). Returns 1 when found (offsets written, *height set, the placement verified),
- * 0 when proven impossible, -1 when time_limit_s (<= 0: none) ran out or the instance is too
- * large for the search's overlap tables. Offsets are untouched unless it returns 1. */
-int plan_optimal(plan_buf *b, size_t n, uint64_t capacity, double time_limit_s,
-                 uint64_t *height);
+ * 0 when proven impossible, -1 when the budget ran out, -2 when the instance is too large for
+ * the search's overlap tables. Offsets are untouched unless it returns 1. *spent (when not
+ * NULL) is set to the work done, building the tables included. */
+int plan_optimal(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, uint64_t *height,
+                 uint64_t *spent);
 
 /* 0 when no two buffers live at the same time share an address and every buffer fits below
  * capacity (UINT64_MAX: no limit); otherwise -1 and the first problem in why (may be NULL). */
 int plan_verify(const plan_buf *b, size_t n, uint64_t capacity, char *why, size_t len);
 
-/* The lowest placement found within a time budget: the greedy plan first, then exact searches
+/* The lowest placement found within a budget: the greedy plan first, then exact searches
  * for lower heights: the peak-live bound itself, then (when the best so far exceeds it) the
  * capacity, then bisection between the highest height proven impossible (or given up on) and
  * the best found. Offsets are always written (never worse than greedy). */
@@ -55,9 +65,12 @@ typedef struct plan_result {
     uint64_t greedy_height; /* bytes */
     int proven_optimal;     /* 1 when no lower height is possible */
     int searches;           /* exact searches run */
-    int timed_out;          /* 1 when a search ran out of time (the result may not be optimal) */
+    int timed_out;          /* 1 when a search ran out of budget (the result may not be optimal) */
+    uint64_t work;          /* work done by all searches (plan_budget) */
 } plan_result;
 
-void plan_best(plan_buf *b, size_t n, uint64_t capacity, double time_limit_s, plan_result *r);
+/* Each search gets a share of what is left of lim: a quarter for the bound, half for the
+ * capacity, then an equal part for each bisection step still expected. */
+void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_result *r);
 
 #endif

@@ -265,7 +265,7 @@ static void test_optimal_minimalloc(void)
         uint64_t live = plan_peak_live(b, n), h = 0;
         uint64_t greedy = plan_greedy(b, n);
         double t0 = now_s();
-        int rc = plan_optimal(b, n, MM_CAP, 300.0, &h);
+        int rc = plan_optimal(b, n, MM_CAP, (plan_budget){0, 300.0}, &h, NULL);
         double dt = now_s() - t0;
         char why[256] = "";
         int ok = rc == 1 ? plan_verify(b, n, MM_CAP, why, sizeof why) : -1;
@@ -279,22 +279,24 @@ static void test_optimal_minimalloc(void)
     printf("\n");
 }
 
+#define SMALL_BUDGET ((plan_budget){1000000, 0})
+
 static void test_optimal_small(void)
 {
     /* tight: two pairs that must interleave */
     plan_buf a[] = {{0, 4, 2, 0, 0}, {0, 2, 1, 0, 0}, {2, 4, 1, 0, 0}, {1, 3, 1, 0, 0}};
     uint64_t h = 0;
     CU_ASSERT_EQUAL(plan_peak_live(a, 4), 4);
-    CU_ASSERT_EQUAL(plan_optimal(a, 4, 4, 10.0, &h), 1);
+    CU_ASSERT_EQUAL(plan_optimal(a, 4, 4, SMALL_BUDGET, &h, NULL), 1);
     CU_ASSERT_EQUAL(h, 4);
     CU_ASSERT_EQUAL(plan_verify(a, 4, 4, NULL, 0), 0);
     /* proven impossible: more live than the capacity, and a buffer wider than it */
     plan_buf b[] = {{0, 4, 40, 7, 0}, {1, 5, 40, 7, 0}, {2, 6, 40, 7, 0}};
-    CU_ASSERT_EQUAL(plan_optimal(b, 3, 100, 10.0, &h), 0);
+    CU_ASSERT_EQUAL(plan_optimal(b, 3, 100, SMALL_BUDGET, &h, NULL), 0);
     CU_ASSERT_EQUAL(b[0].offset, 7); /* untouched */
     plan_buf c[] = {{0, 1, 101, 0, 0}};
-    CU_ASSERT_EQUAL(plan_optimal(c, 1, 100, 10.0, &h), 0);
-    CU_ASSERT_EQUAL(plan_optimal(b, 3, 120, 10.0, &h), 1);
+    CU_ASSERT_EQUAL(plan_optimal(c, 1, 100, SMALL_BUDGET, &h, NULL), 0);
+    CU_ASSERT_EQUAL(plan_optimal(b, 3, 120, SMALL_BUDGET, &h, NULL), 1);
     CU_ASSERT_EQUAL(h, 120);
     /* plan_best: greedy is beaten and the bound reached */
     const char *p = tu_shared("minimalloc/challenging/C.1048576.csv");
@@ -303,12 +305,49 @@ static void test_optimal_small(void)
     size_t n = 0;
     plan_buf *d = load_times(p, &n);
     plan_result r;
-    plan_best(d, n, MM_CAP, 60.0, &r);
+    plan_best(d, n, MM_CAP, (plan_budget){250000000, 0}, &r);
     CU_ASSERT(r.height < r.greedy_height);
     CU_ASSERT(r.height >= r.peak_live && r.height <= MM_CAP);
     CU_ASSERT_EQUAL(plan_height(d, n), r.height);
     CU_ASSERT_EQUAL(plan_verify(d, n, r.height, NULL, 0), 0);
     free(d);
+}
+
+/* A search cut short by its work budget stops at the same point every time: the same plan, the
+ * same work, whatever the machine's speed. Instance D's bisection does not finish within 3M
+ * buffer visits (it takes about 60M). */
+static void test_budget_deterministic(void)
+{
+    const char *p = tu_shared("minimalloc/challenging/D.1048576.csv");
+    if (!p)
+        return;
+    size_t n = 0;
+    plan_buf *a = load_times(p, &n), *b = load_times(p, &n);
+    CU_ASSERT_FATAL(a != NULL && b != NULL);
+    const uint64_t budget = 3000000;
+    plan_result ra, rb;
+    plan_best(a, n, MM_CAP, (plan_budget){budget, 0}, &ra);
+    plan_best(b, n, MM_CAP, (plan_budget){budget, 0}, &rb);
+    CU_ASSERT_EQUAL(ra.timed_out, 1);
+    CU_ASSERT_EQUAL(ra.proven_optimal, 0);
+    CU_ASSERT(ra.work > 0);
+    CU_ASSERT_EQUAL(ra.work, rb.work);
+    CU_ASSERT_EQUAL(ra.searches, rb.searches);
+    CU_ASSERT_EQUAL(ra.height, rb.height);
+    CU_ASSERT(ra.height < ra.greedy_height); /* the budget was enough to beat greedy */
+    int same = 1;
+    for (size_t i = 0; i < n; i++)
+        same &= a[i].offset == b[i].offset;
+    CU_ASSERT(same);
+    CU_ASSERT_EQUAL(plan_verify(a, n, ra.height, NULL, 0), 0);
+    /* one search alone: out of budget is -1, offsets untouched, the work reported */
+    uint64_t h = 0, spent = 0;
+    a[0].offset = 12345;
+    CU_ASSERT_EQUAL(plan_optimal(a, n, ra.peak_live, (plan_budget){1000, 0}, &h, &spent), -1);
+    CU_ASSERT(spent >= 1000);
+    CU_ASSERT_EQUAL(a[0].offset, 12345);
+    free(a);
+    free(b);
 }
 
 /* prepass: event-index lifetimes per level, in request order; ids reused after a free. */
@@ -362,9 +401,10 @@ static void test_end_to_end(void)
     for (int k = 0; k < 3; k++) {
         static const char *const planner[] = {"greedy", "optimal", "auto"};
         char y[512];
+        /* the work budget, and the wall-clock cap the policy had first (still accepted) */
         snprintf(y, sizeof y, "version: 1\nmemories:\n  hbm:\n    capacity: 1MiB\n"
                  "    allocator:\n      policy: offline\n      planner: %s\n"
-                 "      time_limit: 10s\n", planner[k]);
+                 "      %s\n", planner[k], k == 1 ? "time_limit: 10s" : "search_budget: 1000000");
         const char *cfg = tu_write("offline.yaml", y);
         char args[2048], jpath[600];
         snprintf(jpath, sizeof jpath, "%s/off%d.json", dir, k);
@@ -387,7 +427,58 @@ static void test_end_to_end(void)
         CU_ASSERT_EQUAL(reserved, height);
         if (k > 0)
             CU_ASSERT_EQUAL(height, 9216); /* the search reaches the bound */
+        CU_ASSERT_EQUAL(json_u64_after(j, "plan_search_work"), 0); /* greedy reached the bound */
         free(j);
+    }
+}
+
+/* search_budget through a config, on a set whose greedy plan (13312 bytes) misses the bound
+ * (12288): a budget large enough reaches it; a budget of one buffer visit leaves auto with the
+ * greedy plan and fails optimal, naming the budget. */
+static void test_budget_config(void)
+{
+    const char *csv = tu_write("budget.csv",
+        "id,lower,upper,size\n"
+        "0,1,6,2048\n"
+        "1,4,10,3072\n"
+        "2,4,10,1024\n"
+        "3,7,10,4096\n"
+        "4,6,10,1024\n"
+        "5,4,6,3072\n"
+        "6,5,8,3072\n"
+        "7,2,4,3072\n");
+    const char *dir = tu_tmpdir();
+    static const struct {
+        const char *planner, *budget;
+        int rc;
+        uint64_t height, proven;
+    } c[] = {{"auto", "1000000", 0, 12288, 1}, {"optimal", "1000000", 0, 12288, 1},
+             {"auto", "1", 0, 13312, 0}, {"optimal", "1", 1, 0, 0}};
+    for (size_t k = 0; k < AM_ARRAY_LEN(c); k++) {
+        char y[512], args[2048], jpath[600];
+        snprintf(y, sizeof y, "version: 1\nmemories:\n  hbm:\n    capacity: 1MiB\n"
+                 "    allocator:\n      policy: offline\n      planner: %s\n"
+                 "      search_budget: %s\n", c[k].planner, c[k].budget);
+        const char *cfg = tu_write("budget.yaml", y);
+        snprintf(jpath, sizeof jpath, "%s/budget%zu.json", dir, k);
+        snprintf(args, sizeof args, "run -q -c %s -t %s --json %s", cfg, csv, jpath);
+        char *out = NULL, *errout = NULL;
+        int rc = tu_amsim(args, &out, &errout);
+        CU_ASSERT_EQUAL(rc != 0, c[k].rc);
+        if (c[k].rc) {
+            CU_ASSERT_PTR_NOT_NULL(errout && strstr(errout, "search_budget 1 "));
+        } else {
+            char *j = tu_slurp(jpath, NULL);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+            CU_ASSERT_EQUAL(json_u64_after(j, "greedy_height_bytes"), 13312);
+            CU_ASSERT_EQUAL(json_u64_after(j, "plan_height_bytes"), c[k].height);
+            CU_ASSERT_EQUAL(json_u64_after(j, "plan_proven_optimal"), c[k].proven);
+            uint64_t work = json_u64_after(j, "plan_search_work");
+            CU_ASSERT(work > 0 && work < 1000000);
+            free(j);
+        }
+        free(out);
+        free(errout);
     }
 }
 
@@ -420,7 +511,9 @@ void suite_offline(void)
              {"greedy against its O(n^2) definition", test_greedy_reference},
              {"exact search: small and infeasible", test_optimal_small},
              {"exact search: MiniMalloc challenging A-K in 1 MiB", test_optimal_minimalloc},
+             {"exact search: a work budget stops it alike every time", test_budget_deterministic},
              {"prepass lifetimes", test_prepass},
              {"offline policy end to end", test_end_to_end},
+             {"offline policy: search_budget from the config", test_budget_config},
              {"offline policy without a plan", test_no_plan});
 }
