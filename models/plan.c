@@ -894,7 +894,7 @@ int plan_optimal(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, uint
     if (spent)
         *spent = 0;
     if (n > (size_t)(1 << 28))
-        return -1;
+        return -2;
     int *map = am_malloc((n + 1) * sizeof *map);
     int m = 0;
     for (size_t i = 0; i < n; i++)
@@ -1007,7 +1007,8 @@ void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_r
         if (lo >= r->height)
             break;
         double left = lim.seconds > 0 ? lim.seconds - (now_s() - t0) : 0;
-        /* a search stops at the first node past its share: it may overspend by one node */
+        /* a search may overspend its share: by building its tables, and by the node it stops
+         * after */
         uint64_t wleft = lim.work > r->work ? lim.work - r->work : 0;
         if ((lim.seconds > 0 && left <= 0.001) || (lim.work && wleft == 0)) {
             r->timed_out = 1;

@@ -315,7 +315,7 @@ static void test_optimal_small(void)
 
 /* A search cut short by its work budget stops at the same point every time: the same plan, the
  * same work, whatever the machine's speed. Instance D's bisection does not finish within 3M
- * buffer visits (it takes about 60M). */
+ * buffer visits. */
 static void test_budget_deterministic(void)
 {
     const char *p = tu_shared("minimalloc/challenging/D.1048576.csv");
