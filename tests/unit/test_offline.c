@@ -350,6 +350,35 @@ static void test_budget_deterministic(void)
     free(b);
 }
 
+/* A set whose overlap table would pass the search's limit (12k buffers, each overlapping the
+ * 6k before and after it: 144M pairs) is too large whatever the height: plan_optimal says so
+ * (-2) without searching, and plan_best stops after that one search with the greedy plan (it
+ * used to try every bisection step, each failing alike). After them in time, the eight buffers
+ * of test_budget_config in MiB, on which greedy misses the bound (13 MiB against 12). */
+static void test_too_large(void)
+{
+    enum { N = 12000, W = 6000, G = 8 };
+    static const uint64_t g[G][3] = {{1, 6, 2}, {4, 10, 3}, {4, 10, 1}, {7, 10, 4},
+                                     {6, 10, 1}, {4, 6, 3}, {5, 8, 3}, {2, 4, 3}};
+    plan_buf *b = am_malloc((N + G) * sizeof *b);
+    for (size_t i = 0; i < N; i++)
+        b[i] = (plan_buf){i, i + W, (1 + i % 3) * 1024, 0, 0};
+    for (size_t i = 0; i < G; i++)
+        b[N + i] = (plan_buf){2 * N + g[i][0], 2 * N + g[i][1], g[i][2] << 20, 0, 0};
+    uint64_t h = 0, spent = 1;
+    CU_ASSERT_EQUAL(plan_optimal(b, N + G, UINT64_MAX, (plan_budget){0, 0}, &h, &spent), -2);
+    CU_ASSERT_EQUAL(spent, 0);
+    plan_result r;
+    plan_best(b, N + G, UINT64_MAX, (plan_budget){0, 0}, &r);
+    CU_ASSERT_EQUAL(r.peak_live, 12u << 20);
+    CU_ASSERT_EQUAL(r.greedy_height, 13u << 20);
+    CU_ASSERT_EQUAL(r.searches, 1);
+    CU_ASSERT_EQUAL(r.timed_out, 1);
+    CU_ASSERT_EQUAL(r.height, r.greedy_height);
+    CU_ASSERT_EQUAL(plan_verify(b, N + G, r.height, NULL, 0), 0);
+    free(b);
+}
+
 /* prepass: event-index lifetimes per level, in request order; ids reused after a free. */
 static void test_prepass(void)
 {
@@ -512,6 +541,7 @@ void suite_offline(void)
              {"exact search: small and infeasible", test_optimal_small},
              {"exact search: MiniMalloc challenging A-K in 1 MiB", test_optimal_minimalloc},
              {"exact search: a work budget stops it alike every time", test_budget_deterministic},
+             {"exact search: a set too large for its tables", test_too_large},
              {"prepass lifetimes", test_prepass},
              {"offline policy end to end", test_end_to_end},
              {"offline policy: search_budget from the config", test_budget_config},
