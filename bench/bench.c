@@ -708,7 +708,7 @@ static void bench_end_to_end(const char *label, const char *tpath, uint64_t even
             printf("%-12s did not finish within %.0f s: no figure%s\n", name, run_limit,
                    strcmp(name, "offline") ? ""
                    : " (it plans every buffer before the first event: the greedy planner, then "
-                     "by default up to its time_limit of exact search)");
+                     "by default up to its search_budget of exact search)");
             continue;
         }
         if (a[i].status != 0 || b[i].status != 0) {
