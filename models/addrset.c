@@ -13,6 +13,8 @@
 #include <string.h>
 
 #define AS_MIN (AS_ORDER / 4) /* fewest entries of a non-root node */
+/* in line where a per-operation helper is called from more than one place: GCC would not */
+#define AS_INLINE static inline __attribute__((always_inline))
 
 /* Keys, lengths and pointers in separate arrays: a first fit scans only lengths, a descent
  * by address only keys (4 cache lines of a node each, where whole entries would be 12). A leaf
@@ -299,45 +301,30 @@ static void set_entry(as_tree *t, as_node *const *path, const int *at, int d, as
     fix_up(t, path, at, d, x, o, len);
 }
 
-int as_update(as_tree *t, uint64_t key, uint64_t nkey, uint64_t len, void *p)
+/* The descent by key k: the node and child taken at every inner level into *pos, the leaf
+ * reached last (pos->node[pos->depth - 1], its index left for the caller); the leaf, or NULL
+ * when the tree is empty. */
+AS_INLINE as_node *descend(const as_tree *t, uint64_t k, as_pos *pos)
 {
-    as_node *x = t->root, *path[AS_MAXH];
-    int at[AS_MAXH], d = 0;
+    as_node *x = t->root;
+    int d = 0;
     if (!x)
-        return 0;
-    /* the keys the leaf may hold: [lo, hi), from the separators on the way down */
-    uint64_t lo = 0, hi = 0;
-    int has_lo = 0, has_hi = 0;
-    while (!x->leaf) {
-        int c = node_child(x, key);
-        if (c > 0) {
-            lo = x->key[c];
-            has_lo = 1;
-        }
-        if (c + 1 < x->n) {
-            hi = x->key[c + 1];
-            has_hi = 1;
-        }
-        path[d] = x;
-        at[d++] = c;
+        return NULL;
+    for (; !x->leaf; d++) {
+        int c = node_child(x, k);
+        pos->node[d] = x;
+        pos->at[d] = c;
         x = KID(x, c);
     }
-    int i = node_lb(x, key);
-    if (i == x->n || x->key[i] != key)
-        return 0;
-    if ((has_lo && nkey < lo) || (has_hi && nkey >= hi)) {
-        as_remove(t, key);
-        as_insert(t, nkey, len, p);
-        return 1;
-    }
-    set_entry(t, path, at, d, x, i, nkey, len, p);
-    return 1;
+    pos->node[d] = x;
+    pos->depth = d + 1;
+    return x;
 }
 
 /* Whether nkey may replace the key at *pos: above the entry before it and below the one after,
  * which past either end of the leaf are the separators of the nearest ancestor with a child on
  * that side (none: no bound). */
-static int pos_holds(const as_pos *pos, uint64_t nkey)
+AS_INLINE int pos_holds(const as_pos *pos, uint64_t nkey)
 {
     int d = pos->depth - 1, i = pos->at[d];
     const as_node *x = pos->node[d];
@@ -355,6 +342,25 @@ static int pos_holds(const as_pos *pos, uint64_t nkey)
             if (pos->at[k] > 0)
                 return nkey >= pos->node[k]->key[pos->at[k]];
     }
+    return 1;
+}
+
+int as_update(as_tree *t, uint64_t key, uint64_t nkey, uint64_t len, void *p)
+{
+    as_pos pos;
+    as_node *x = descend(t, key, &pos);
+    if (!x)
+        return 0;
+    int d = pos.depth - 1, i = node_lb(x, key);
+    if (i == x->n || x->key[i] != key)
+        return 0;
+    pos.at[d] = i;
+    if (!pos_holds(&pos, nkey)) { /* past a separator above the leaf: it moves */
+        as_remove(t, key);
+        as_insert(t, nkey, len, p);
+        return 1;
+    }
+    set_entry(t, pos.node, pos.at, d, x, i, nkey, len, p);
     return 1;
 }
 
@@ -413,17 +419,13 @@ void as_take(as_tree *t, const as_ent *e, uint64_t addr, uint64_t len)
  * descent; 1, or 0 (nothing changed) when the general path must do it. */
 static int give_in_leaf(as_tree *t, uint64_t addr, uint64_t len)
 {
-    as_node *x = t->root, *path[AS_MAXH];
-    int at[AS_MAXH], d = 0;
+    as_pos pos;
+    as_node *x = descend(t, addr, &pos);
     if (!x)
         return 0;
-    while (!x->leaf) {
-        int c = node_child(x, addr);
-        path[d] = x;
-        at[d++] = c;
-        x = KID(x, c);
-    }
-    int i = 0, n = x->n;
+    as_node *const *path = pos.node;
+    const int *at = pos.at;
+    int d = pos.depth - 1, i = 0, n = x->n;
     while (i < n && x->key[i] <= addr) /* entry i - 1 is below addr, entry i above */
         i++;
     if (i == 0 || i == n)
