@@ -25,6 +25,9 @@ enum { ST_EMPTY = 0, ST_LIVE = 1, ST_REQ_FREED = 2, ST_OOM = 3, ST_PENDING = 4, 
        ST_RESTORING = 6, /* spilled, coming back: not a victim while room is made */
        ST_DROPPED = 7    /* dropped while spilled; its free_completed is still accepted */ };
 
+/* 64 bytes, one cache line in the pool (recpool.h): a free reads one line, not two. A spilled
+ * buffer's handle and given are those of its copy on the spill host level (its device allocation
+ * is gone); the LRU stamp lives apart (sim.lru), only in runs that spill. */
 typedef struct slot {
     uint64_t id;         /* id and state first: the fields a lookup reads share a cache line */
     uint8_t state;
@@ -33,10 +36,8 @@ typedef struct slot {
     uint32_t self;       /* index in the slot pool */
     uint64_t handle, addr, requested, given;
     unsigned long line;  /* where it was allocated */
-    uint64_t last_use;   /* event index of the last use (LRU spilling) */
-    uint64_t host_handle;/* ST_SPILLED: its copy on the spill host level */
-    uint64_t host_given;
 } slot;
+_Static_assert(sizeof(slot) <= 64, "an id slot fits a cache line");
 
 /* The map is split in two so that a lookup stays in the first-level cache: an open-addressing
  * table (linear probing, at most a quarter full) of 8-byte entries, and the slots themselves in a
@@ -161,7 +162,6 @@ static slot *idmap_put_at(idmap *m, uint64_t id, size_t pos, uint64_t gen)
     x->self = i;
     x->state = ST_EMPTY;
     x->handle = x->addr = x->requested = x->given = 0;
-    x->host_handle = x->host_given = 0;
     return x;
 }
 
@@ -290,8 +290,27 @@ struct sim {
     sim_oom *ooms;
     size_t nooms;
     am_ps next_sample;
+    uint64_t *lru;   /* runs that spill: event index of each slot's last use, by slot index */
+    size_t nlru;
+    int spills;      /* some level spills to a host level (on_oom: spill_to_host) */
     char buf[256];
 };
+
+/* x is used now (the LRU order of spilling); nothing to do in a run that does not spill. */
+static inline void touch(sim *s, const slot *x)
+{
+    if (!s->spills)
+        return;
+    if (x->self >= s->nlru) {
+        size_t n = s->nlru ? s->nlru : 1024;
+        while (n <= x->self)
+            n *= 2;
+        s->lru = am_realloc(s->lru, n * sizeof *s->lru);
+        memset(s->lru + s->nlru, 0, (n - s->nlru) * sizeof *s->lru);
+        s->nlru = n;
+    }
+    s->lru[x->self] = s->seq;
+}
 
 static void heap_push(sim *s, am_ps t, uint32_t sid, uint8_t kind)
 {
@@ -983,11 +1002,11 @@ static int spill_one(sim *s, int level)
             best = x;
         else if (L->spill_victim == CFG_VICTIM_LARGEST
                      ? (x->given > best->given ||
-                        (x->given == best->given && (x->last_use < best->last_use ||
-                                                     (x->last_use == best->last_use &&
+                        (x->given == best->given && (s->lru[x->self] < s->lru[best->self] ||
+                                                     (s->lru[x->self] == s->lru[best->self] &&
                                                       x->id < best->id))))
-                     : (x->last_use < best->last_use ||
-                        (x->last_use == best->last_use && x->id < best->id)))
+                     : (s->lru[x->self] < s->lru[best->self] ||
+                        (s->lru[x->self] == s->lru[best->self] && x->id < best->id)))
             best = x;
     }
     free(v);
@@ -1004,8 +1023,8 @@ static int spill_one(sim *s, int level)
     mem_free(s->lv[level], best->handle, best->requested, best->given, 0);
     charge(s, level);
     best->state = ST_SPILLED;
-    best->host_handle = o.handle;
-    best->host_given = o.size;
+    best->handle = o.handle; /* now the host copy's */
+    best->given = o.size;
     s->sum.spill.evictions++;
     s->sum.spill.bytes_out += best->requested;
     s->sum.spill.time += t;
@@ -1062,13 +1081,13 @@ static int restore(sim *s, slot *x)
         return -1;
     }
     am_ps t = xfer_alone(s, find_chan(s, host, level), x->requested);
-    mem_free(s->lv[host], x->host_handle, x->requested, x->host_given, 0);
+    mem_free(s->lv[host], x->handle, x->requested, x->given, 0);
     charge(s, host);
     x->state = ST_LIVE;
     x->handle = o.handle;
     x->addr = o.addr;
     x->given = o.size;
-    x->last_use = s->seq;
+    touch(s, x);
     s->sum.spill.restores++;
     s->sum.spill.bytes_in += x->requested;
     s->sum.spill.time += t;
@@ -1134,7 +1153,7 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
             x->id = ev->id;
             x->line = ev->line;
             x->stream = ev->stream;
-            x->last_use = s->seq;
+            touch(s, x);
             s->sum.allocs++;
             s->sum.donations_matched++;
             alloc_out o = {keep.addr, keep.given, keep.handle};
@@ -1175,7 +1194,7 @@ AM_ALWAYS_INLINE int alloc_tail(sim *s, const tr_event *ev, int level, alloc_req
     x->level = level;
     x->stream = ev->stream;
     x->requested = ev->bytes;
-    x->last_use = s->seq;
+    touch(s, x);
     level_rt *rt = &s->rt[level];
     if (rc != ALLOC_OK && rt->retry) {
         /* Wait for frees later on the timeline (allocators.md section 1, "retry"). */
@@ -1226,7 +1245,7 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
     if (x->state == ST_SPILLED) {
         /* Dropped while on the host: free the host copy; a later completion is accepted. */
         int host = s->cfg->levels[level].spill_host;
-        mem_free(s->lv[host], x->host_handle, x->requested, x->host_given, 0);
+        mem_free(s->lv[host], x->handle, x->requested, x->given, 0);
         charge(s, host);
         s->sum.frees++;
         if (ev->kind == TR_FREE_REQUESTED)
@@ -1352,7 +1371,7 @@ static int use_buffer(sim *s, uint64_t id)
     slot *x = idmap_find(&s->ids, id);
     if (!x)
         return 0;
-    x->last_use = s->seq;
+    touch(s, x);
     if (x->state == ST_SPILLED)
         return restore(s, x);
     return 0;
@@ -1780,6 +1799,7 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
         if (L->policy->retry_after_free)
             s->rt[i].retry = L->policy->retry_after_free(L->policy_opts, &s->rt[i].retry_wait);
         s->rt[i].relocatable = L->policy->set_plan == NULL;
+        s->spills |= L->on_oom == CFG_ON_OOM_SPILL;
         s->rt[i].counted_defrag =
             L->defrag.mode != CFG_DEFRAG_NONE && L->defrag.trigger != CFG_TRIGGER_ON_OOM;
     }
@@ -1821,6 +1841,7 @@ void sim_destroy(sim *s)
     idmap_free(&s->ids);
     free(s->ooms);
     free(s->pbuf);
+    free(s->lru);
     free(s);
 }
 

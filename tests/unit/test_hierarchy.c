@@ -167,6 +167,61 @@ static void test_spill_round_trip(void)
     hstop(&r);
 }
 
+/* Which buffer spills: the least recently used (an allocation or a use counts), or with
+ * spill_victim: largest the largest, ties to the least recently used. A spilled buffer's host
+ * copy is freed when it comes back or when it is freed while on the host. */
+static void test_spill_victims(void)
+{
+    hrun r;
+    hstart(&r, HBM_1MIB("    on_oom: spill_to_host\n"));
+    for (int i = 1; i <= 4; i++)
+        CU_ASSERT(hev(&r, ALLOC((uint64_t)i, 256 * KiB, 0)) == 0);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_USE, .id = 1}) == 0); /* LRU order now 2, 3, 4, 1 */
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_USE, .id = 3}) == 0); /* 2, 4, 1, 3 */
+    CU_ASSERT(hev(&r, ALLOC(5, 256 * KiB, 0)) == 0);               /* spills 2 */
+    CU_ASSERT(hev(&r, ALLOC(6, 256 * KiB, 0)) == 0);               /* spills 4 */
+    const sim_summary *su = sim_get_summary(r.s);
+    const mem_metrics *host = mem_get_metrics(sim_level(r.s, 1));
+    CU_ASSERT_EQUAL(su->spill.evictions, 2);
+    CU_ASSERT_EQUAL(host->live_bytes, 512 * KiB);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_USE, .id = 3}) == 0); /* on the device: no restore */
+    CU_ASSERT_EQUAL(su->spill.restores, 0);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_USE, .id = 4}) == 0); /* comes back, 1 spills */
+    CU_ASSERT_EQUAL(su->spill.restores, 1);
+    CU_ASSERT_EQUAL(su->spill.evictions, 3);
+    CU_ASSERT_EQUAL(host->live_bytes, 512 * KiB); /* 4's copy freed, 1's taken */
+    CU_ASSERT(hev(&r, FREE(2)) == 0);              /* freed on the host */
+    CU_ASSERT(hev(&r, FREE(1)) == 0);
+    CU_ASSERT_EQUAL(host->live_bytes, 0);
+    CU_ASSERT_EQUAL(host->allocs, host->frees);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_USE, .id = 5}) == 0);
+    CU_ASSERT_EQUAL(su->spill.restores, 1);
+    hstop(&r);
+
+    /* largest first: 3 (512 KiB) before the older, smaller 1 and 2; between equal sizes the
+     * least recently used */
+    hstart(&r, HBM_1MIB("    on_oom: spill_to_host\n    spill_victim: largest\n"));
+    CU_ASSERT(hev(&r, ALLOC(1, 256 * KiB, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(2, 256 * KiB, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(3, 512 * KiB, 0)) == 0);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_USE, .id = 1}) == 0);
+    CU_ASSERT(hev(&r, ALLOC(4, 256 * KiB, 0)) == 0); /* spills 3 */
+    su = sim_get_summary(r.s);
+    host = mem_get_metrics(sim_level(r.s, 1));
+    CU_ASSERT_EQUAL(su->spill.bytes_out, 512 * KiB);
+    CU_ASSERT(hev(&r, ALLOC(5, 256 * KiB, 0)) == 0); /* 256 KiB still free: no spill */
+    CU_ASSERT(hev(&r, ALLOC(6, 256 * KiB, 0)) == 0); /* 1, 2, 4, 5 all 256 KiB: 2 is LRU */
+    CU_ASSERT_EQUAL(su->spill.evictions, 2);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_USE, .id = 1}) == 0);
+    CU_ASSERT_EQUAL(su->spill.restores, 0);
+    CU_ASSERT(hev(&r, FREE(6)) == 0);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_USE, .id = 2}) == 0); /* back into 6's place */
+    CU_ASSERT_EQUAL(su->spill.restores, 1);
+    CU_ASSERT_EQUAL(su->spill.evictions, 2);
+    CU_ASSERT_EQUAL(host->live_bytes, 512 * KiB); /* 3's copy */
+    hstop(&r);
+}
+
 /* N tiles double-buffered: copies on stream 1, compute on stream 0. Makespan is
  * N*X + C when transfers dominate and X + N*C when compute does (not N*(X+C)). */
 static void test_double_buffering(void)
@@ -283,6 +338,7 @@ void suite_hierarchy(void)
     TU_SUITE("hierarchy", {"compaction: bytes moved, OOM avoided", test_compaction},
              {"host round-trip defragmentation", test_host_roundtrip},
              {"spill round trip costs two transfers", test_spill_round_trip},
+             {"spill victims: LRU, largest, host copies freed", test_spill_victims},
              {"double-buffered pipeline makespan", test_double_buffering},
              {"VMEM and SMEM capacities", test_tpu_capacities},
              {"donation, transfer guard, transfer into", test_donation_guard_into},
