@@ -37,7 +37,7 @@ typedef struct slot {
     uint64_t handle, addr, requested, given;
     unsigned long line;  /* where it was allocated */
 } slot;
-_Static_assert(sizeof(slot) <= 64, "an id slot fits a cache line");
+_Static_assert(sizeof(slot) == 64, "an id slot is one cache line");
 
 /* The map is split in two so that a lookup stays in the first-level cache: an open-addressing
  * table (linear probing, at most a quarter full) of 8-byte entries, and the slots themselves in a
@@ -1645,9 +1645,7 @@ AM_ALWAYS_INLINE void la_slot(const sim *s, const tr_event *ev)
         if (!e)
             return;
         if ((uint32_t)(e >> 32) == (uint32_t)h) { /* the likely one: its tag matches */
-            const char *x = (const char *)idmap_slot(m, e);
-            __builtin_prefetch(x); /* the fields a free reads: id to given */
-            __builtin_prefetch(x + offsetof(slot, line) - 1);
+            __builtin_prefetch(idmap_slot(m, e)); /* one line: the whole slot */
             return;
         }
     }
