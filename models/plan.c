@@ -888,42 +888,65 @@ static int solve_all(srch *s)
     return rc;
 }
 
-int plan_optimal(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, uint64_t *height,
-                 uint64_t *spent)
+/* The search over one buffer set, its tables built once for every height tried (they do not
+ * depend on the height, and a search leaves them as it found them). */
+typedef struct opt {
+    srch s;
+    int *map;       /* search entry -> index in the caller's array */
+    int m;          /* live buffers */
+    uint64_t maxsz; /* bytes of the largest */
+    uint64_t built; /* work of building the tables */
+} opt;
+
+/* 0, or -2 when the set is too large for the search's tables (o is freed either way by
+ * opt_free). */
+static int opt_prepare(opt *o, const plan_buf *b, size_t n)
 {
-    if (spent)
-        *spent = 0;
+    memset(o, 0, sizeof *o);
     if (n > (size_t)(1 << 28))
         return -2;
-    int *map = am_malloc((n + 1) * sizeof *map);
-    int m = 0;
+    o->map = am_malloc((n + 1) * sizeof *o->map);
     for (size_t i = 0; i < n; i++)
         if (live(&b[i])) {
-            if (b[i].size > capacity) {
-                free(map);
-                return 0;
-            }
-            map[m++] = (int)i;
+            o->map[o->m++] = (int)i;
+            o->maxsz = AM_MAX(o->maxsz, b[i].size);
         }
-    srch s;
-    memset(&s, 0, sizeof s);
-    s.cap = capacity;
-    int rc = S_NOTFOUND;
-    if (srch_build(&s, b, map, m) != 0) {
-        rc = S_TOOBIG;
-        goto out;
-    }
+    if (srch_build(&o->s, b, o->map, o->m) != 0)
+        return -2;
     /* building the tables is work too: a buffer, a section membership, an overlap each */
-    s.spent = (uint64_t)m + (uint64_t)s.mem_at[s.nsec] + (uint64_t)s.ovl_at[m];
-    for (int q = 0; q < s.nsec; q++)
-        if (s.total[q] > capacity)
+    o->built = (uint64_t)o->m + (uint64_t)o->s.mem_at[o->s.nsec] + (uint64_t)o->s.ovl_at[o->m];
+    return 0;
+}
+
+static void opt_free(opt *o)
+{
+    srch_free(&o->s);
+    free(o->map);
+}
+
+/* A placement of height at most capacity: 1 found (offsets written, *height set), 0 none
+ * exists, -1 the budget ran out first. The work counts from spent0 (what the budget has paid
+ * for already); *spent is where it ended. */
+static int opt_solve(opt *o, plan_buf *b, size_t n, uint64_t capacity, plan_budget lim,
+                     uint64_t spent0, uint64_t *height, uint64_t *spent)
+{
+    srch *s = &o->s;
+    int m = o->m;
+    s->cap = capacity;
+    s->spent = spent0;
+    s->have_deadline = 0;
+    int rc = S_NOTFOUND;
+    if (o->maxsz > capacity)
+        goto out;
+    for (int q = 0; q < s->nsec; q++)
+        if (s->total[q] > capacity)
             goto out; /* peak live exceeds the capacity */
-    s.budget = lim.work;
+    s->budget = lim.work;
     if (lim.seconds > 0) {
         double dl = now_s() + lim.seconds;
-        s.deadline.tv_sec = (time_t)dl;
-        s.deadline.tv_nsec = (long)((dl - (double)(time_t)dl) * 1e9);
-        s.have_deadline = 1;
+        s->deadline.tv_sec = (time_t)dl;
+        s->deadline.tv_nsec = (long)((dl - (double)(time_t)dl) * 1e9);
+        s->have_deadline = 1;
     }
     /* MiniMalloc's three preorders (lifetime width W, area A, section total T), then the same
      * with the clock-free width C (sections spanned) and area B (size x sections): widths in
@@ -933,15 +956,15 @@ int plan_optimal(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, uint
     for (uint64_t limit = (uint64_t)m + 1;; limit *= 2) {
         int aborted = 0;
         for (size_t h = 0; h < AM_ARRAY_LEN(heur); h++) {
-            s.heur = heur[h];
-            s.node_limit = limit;
-            s.nodes = 0;
-            rc = solve_all(&s);
+            s->heur = heur[h];
+            s->node_limit = limit;
+            s->nodes = 0;
+            rc = solve_all(s);
             if (rc != S_ABORT)
                 goto done;
             aborted = 1;
         }
-        if (past_deadline(&s) || (s.budget && s.spent >= s.budget)) {
+        if (past_deadline(s) || (s->budget && s->spent >= s->budget)) {
             rc = S_TIMEOUT;
             goto done;
         }
@@ -956,7 +979,7 @@ done:
         for (size_t i = 0; i < n; i++)
             c[i].offset = 0;
         for (int i = 0; i < m; i++)
-            c[map[i]].offset = s.sol[i];
+            c[o->map[i]].offset = s->sol[i];
         char why[256];
         if (plan_verify(c, n, capacity, why, sizeof why) != 0) {
             fprintf(stderr, "plan_optimal: internal error, rejected placement: %s\n", why);
@@ -970,10 +993,24 @@ done:
     }
 out:
     if (spent)
-        *spent = s.spent;
-    srch_free(&s);
-    free(map);
-    return rc == S_FOUND ? 1 : rc == S_NOTFOUND ? 0 : rc == S_TOOBIG ? -2 : -1;
+        *spent = s->spent;
+    return rc == S_FOUND ? 1 : rc == S_NOTFOUND ? 0 : -1;
+}
+
+int plan_optimal(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, uint64_t *height,
+                 uint64_t *spent)
+{
+    if (spent)
+        *spent = 0;
+    opt o;
+    if (opt_prepare(&o, b, n) != 0) {
+        opt_free(&o);
+        return -2;
+    }
+    /* the tables count against this search's budget */
+    int rc = opt_solve(&o, b, n, capacity, lim, o.built, height, spent);
+    opt_free(&o);
+    return rc;
 }
 
 static uint64_t gcd64(uint64_t a, uint64_t b)
@@ -1001,14 +1038,22 @@ void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_r
         g = 1;
     uint64_t lo = r->peak_live; /* every height below lo is impossible (or given up on) */
     plan_buf *c = am_malloc((n + 1) * sizeof *c);
-    int first = 1, tried_cap = 0;
+    int first = 1, tried_cap = 0, built = 0;
+    opt o;
     for (;;) {
         lo = am_round_up(lo, g);
         if (lo >= r->height)
             break;
+        if (!built) { /* the search's tables: built once, they serve every height */
+            built = 1;
+            if (opt_prepare(&o, b, n) != 0) { /* too large whatever the height: stop */
+                r->searches++;
+                r->timed_out = 1;
+                break;
+            }
+        }
         double left = lim.seconds > 0 ? lim.seconds - (now_s() - t0) : 0;
-        /* a search may overspend its share: by building its tables, and by the node it stops
-         * after */
+        /* a search may overspend its share: by its tables, and by the node it stops after */
         uint64_t wleft = lim.work > r->work ? lim.work - r->work : 0;
         if ((lim.seconds > 0 && left <= 0.001) || (lim.work && wleft == 0)) {
             r->timed_out = 1;
@@ -1033,15 +1078,14 @@ void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_r
         first = 0;
         memcpy(c, b, n * sizeof *c);
         uint64_t h = 0, spent = 0;
-        int rc = plan_optimal(c, n, cap, each, &h, &spent);
+        /* Each search is charged for the tables as if it had built them, as each did when the
+         * tables were not kept: the budget buys what it bought then, and plans stay the same. */
+        int rc = opt_solve(&o, c, n, cap, each, o.built, &h, &spent);
         r->work += spent;
         r->searches++;
         if (rc == 1) {
             memcpy(b, c, n * sizeof *b);
             r->height = h;
-        } else if (rc == -2) { /* too large for the tables whatever the height: stop */
-            r->timed_out = 1;
-            break;
         } else {
             if (rc < 0)
                 r->timed_out = 1;
@@ -1049,5 +1093,7 @@ void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_r
         }
     }
     r->proven_optimal = !r->timed_out || r->height <= r->peak_live;
+    if (built)
+        opt_free(&o);
     free(c);
 }

@@ -70,7 +70,8 @@ typedef struct plan_result {
 } plan_result;
 
 /* Each search gets a share of what is left of lim: a quarter for the bound, half for the
- * capacity, then an equal part for each bisection step still expected. */
+ * capacity, then an equal part for each bisection step still expected. The search's tables are
+ * built once for all of them; each search is charged for them as if it had built its own. */
 void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_result *r);
 
 #endif
