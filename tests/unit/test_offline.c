@@ -354,6 +354,22 @@ static void test_budget_deterministic(void)
     free(b);
 }
 
+/* n buffers of 1, 2 or 3 KiB, each live for w ticks from its index (so each overlaps the w
+ * before and after it), then, after them in time, the GADGET buffers of test_budget_config in
+ * MiB, on which greedy misses the bound (13 MiB against 12). */
+enum { GADGET = 8 };
+static plan_buf *overlap_then_gadget(size_t n, size_t w)
+{
+    static const uint64_t g[GADGET][3] = {{1, 6, 2}, {4, 10, 3}, {4, 10, 1}, {7, 10, 4},
+                                          {6, 10, 1}, {4, 6, 3},  {5, 8, 3},  {2, 4, 3}};
+    plan_buf *b = am_malloc((n + GADGET) * sizeof *b);
+    for (size_t i = 0; i < n; i++)
+        b[i] = (plan_buf){i, i + w, (1 + i % 3) * 1024, 0, 0};
+    for (size_t i = 0; i < GADGET; i++)
+        b[n + i] = (plan_buf){2 * n + g[i][0], 2 * n + g[i][1], g[i][2] << 20, 0, 0};
+    return b;
+}
+
 /* A set whose overlap table would pass the search's limit (12k buffers, each overlapping the
  * 6k before and after it: 144M pairs) is too large whatever the height: plan_optimal says so
  * (-2) without searching, and plan_best stops after that one search with the greedy plan (it
@@ -361,14 +377,8 @@ static void test_budget_deterministic(void)
  * of test_budget_config in MiB, on which greedy misses the bound (13 MiB against 12). */
 static void test_too_large(void)
 {
-    enum { N = 12000, W = 6000, G = 8 };
-    static const uint64_t g[G][3] = {{1, 6, 2}, {4, 10, 3}, {4, 10, 1}, {7, 10, 4},
-                                     {6, 10, 1}, {4, 6, 3}, {5, 8, 3}, {2, 4, 3}};
-    plan_buf *b = am_malloc((N + G) * sizeof *b);
-    for (size_t i = 0; i < N; i++)
-        b[i] = (plan_buf){i, i + W, (1 + i % 3) * 1024, 0, 0};
-    for (size_t i = 0; i < G; i++)
-        b[N + i] = (plan_buf){2 * N + g[i][0], 2 * N + g[i][1], g[i][2] << 20, 0, 0};
+    enum { N = 12000, G = GADGET };
+    plan_buf *b = overlap_then_gadget(N, 6000);
     uint64_t h = 0, spent = 1;
     CU_ASSERT_EQUAL(plan_optimal(b, N + G, UINT64_MAX, (plan_budget){0, 0}, &h, &spent), -2);
     CU_ASSERT_EQUAL(spent, 0);
@@ -390,14 +400,8 @@ static void test_too_large(void)
  * much as a search, then the eight buffers of test_too_large. */
 static void test_tables_once(void)
 {
-    enum { N = 3000, W = 1500, G = 8 };
-    static const uint64_t g[G][3] = {{1, 6, 2}, {4, 10, 3}, {4, 10, 1}, {7, 10, 4},
-                                     {6, 10, 1}, {4, 6, 3}, {5, 8, 3}, {2, 4, 3}};
-    plan_buf *b = am_malloc((N + G) * sizeof *b);
-    for (size_t i = 0; i < N; i++)
-        b[i] = (plan_buf){i, i + W, (1 + i % 3) * 1024, 0, 0};
-    for (size_t i = 0; i < G; i++)
-        b[N + i] = (plan_buf){2 * N + g[i][0], 2 * N + g[i][1], g[i][2] << 20, 0, 0};
+    enum { N = 3000, G = GADGET };
+    plan_buf *b = overlap_then_gadget(N, 1500);
     /* the tables alone: a height below the peak fails right after building them */
     uint64_t h = 0, tables = 0, all = 0;
     CU_ASSERT_EQUAL(plan_optimal(b, N + G, (12u << 20) - 1, (plan_budget){0, 0}, &h, &tables), 0);
