@@ -30,7 +30,8 @@
  *     off (2N untimed pairs), then time alloc+free pairs at that population:
  *     "lifo" (free the buffer just allocated), "random" (free a uniformly chosen live one) and
  *     "ahead" (random, with the look-ahead hints `amsim run` gives a large population), the
- *     fastest of five rounds in each of two fills;
+ *     fastest of five rounds in each of two fills (the second fill of each N after the first
+ *     has measured every N, a minute or more later);
  *   peak RSS of a 50M-event run against a 1M-event one (bfc);
  *   reader rates in process (trace_open + trace_next loop): native text and binary form;
  *   `amsim batch` of 8 runs with -j1 and -j2, when the batch command exists.
@@ -1036,24 +1037,27 @@ static void bench_micro(void)
         if (!in_list(only_policies, (*p)->name))
             continue;
         double best[4][MICRO_MODES];
-        int ok = 1, got = 0;
-        for (int i = 0; i < npops && ok; i++) {
-            /* two measurements, each from a fresh fill, a few seconds apart: the faster of
-             * each figure (a slow spell of the machine then has to hit both) */
-            size_t pairs = pops[i] >= 1000000 ? 300000 : 500000;
+        for (int i = 0; i < npops; i++)
             for (int k = 0; k < MICRO_MODES; k++)
                 best[i][k] = 1e30;
-            for (int pass = 0; pass < 2 && ok; pass++) {
+        /* Two measurements of each population, each from a fresh fill, and the faster of each
+         * figure: a slow spell of the machine then has to hit both. The second pass comes after
+         * the first has measured every population, so the two are a minute or more apart, not
+         * a few seconds, and the 1k and 1M figures that make the growth ratio each have two
+         * chances at a quiet spell. got: the populations measured in every pass so far. */
+        int ok = 1, got = npops;
+        for (int pass = 0; pass < 2 && got > 0; pass++) {
+            for (int i = 0; i < got; i++) {
+                size_t pairs = pops[i] >= 1000000 ? 300000 : 500000;
                 double ns[MICRO_MODES];
                 if (micro_one(*p, pops[i], pairs, ns) != 0) {
                     ok = 0;
+                    got = i;
                     break;
                 }
                 for (int k = 0; k < MICRO_MODES; k++)
                     best[i][k] = ns[k] < best[i][k] ? ns[k] : best[i][k];
             }
-            if (ok)
-                got++;
         }
         if (!ok)
             printf("%-12s %s%s\n", (*p)->name, micro_why,
