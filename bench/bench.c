@@ -31,7 +31,7 @@
  *     "lifo" (free the buffer just allocated), "random" (free a uniformly chosen live one) and
  *     "ahead" (random, with the look-ahead hints `amsim run` gives a large population), the
  *     fastest of five rounds in each of two fills (the second fill of each N after the first
- *     has measured every N, a minute or more later);
+ *     pass has measured every N: seconds later, not back to back);
  *   peak RSS of a 50M-event run against a 1M-event one (bfc);
  *   reader rates in process (trace_open + trace_next loop): native text and binary form;
  *   `amsim batch` of 8 runs with -j1 and -j2, when the batch command exists.
@@ -1042,9 +1042,9 @@ static void bench_micro(void)
                 best[i][k] = 1e30;
         /* Two measurements of each population, each from a fresh fill, and the faster of each
          * figure: a slow spell of the machine then has to hit both. The second pass comes after
-         * the first has measured every population, so the two are a minute or more apart, not
-         * a few seconds, and the 1k and 1M figures that make the growth ratio each have two
-         * chances at a quiet spell. got: the populations measured in every pass so far. */
+         * the first has measured every population, so even the 1k figure's two measurements
+         * are seconds apart (the time a pass over 1k to 1M takes), not back to back. got: the
+         * populations measured in every pass so far. */
         int ok = 1, got = npops;
         for (int pass = 0; pass < 2 && got > 0; pass++) {
             for (int i = 0; i < got; i++) {
