@@ -425,9 +425,8 @@ static int give_in_leaf(as_tree *t, uint64_t addr, uint64_t len)
         return 0;
     as_node *const *path = pos.node;
     const int *at = pos.at;
-    int d = pos.depth - 1, i = 0, n = x->n;
-    while (i < n && x->key[i] <= addr) /* entry i - 1 is below addr, entry i above */
-        i++;
+    /* entry i - 1 is below addr, entry i above (no range starts at addr) */
+    int d = pos.depth - 1, i = node_lb(x, addr), n = x->n;
     if (i == 0 || i == n)
         return 0;
     uint64_t pk = x->key[i - 1], pl = x->len[i - 1], nk = x->key[i], nl = x->len[i];

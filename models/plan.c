@@ -398,7 +398,7 @@ out:
 
 /* ---- exact search (MiniMalloc) ---- */
 
-enum { S_NOTFOUND = 0, S_FOUND = 1, S_TIMEOUT = -1, S_ABORT = -2, S_TOOBIG = -3 };
+enum { S_NOTFOUND = 0, S_FOUND = 1, S_TIMEOUT = -1, S_ABORT = -2 };
 
 typedef struct ulog {
     int idx;
@@ -1037,7 +1037,6 @@ void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_r
     if (g == 0)
         g = 1;
     uint64_t lo = r->peak_live; /* every height below lo is impossible (or given up on) */
-    plan_buf *c = am_malloc((n + 1) * sizeof *c);
     int first = 1, tried_cap = 0, built = 0;
     opt o;
     for (;;) {
@@ -1076,15 +1075,14 @@ void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_r
         plan_budget each = {lim.work ? AM_MAX(wleft / (uint64_t)share, 1) : 0,
                             lim.seconds > 0 ? left / share : 0};
         first = 0;
-        memcpy(c, b, n * sizeof *c);
         uint64_t h = 0, spent = 0;
         /* Each search is charged for the tables as if it had built them, as each did when the
-         * tables were not kept: the budget buys what it bought then, and plans stay the same. */
-        int rc = opt_solve(&o, c, n, cap, each, o.built, &h, &spent);
+         * tables were not kept: the budget buys what it bought then, and plans stay the same.
+         * It writes b's offsets only when it finds a placement. */
+        int rc = opt_solve(&o, b, n, cap, each, o.built, &h, &spent);
         r->work += spent;
         r->searches++;
         if (rc == 1) {
-            memcpy(b, c, n * sizeof *b);
             r->height = h;
         } else {
             if (rc < 0)
@@ -1095,5 +1093,4 @@ void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_r
     r->proven_optimal = !r->timed_out || r->height <= r->peak_live;
     if (built)
         opt_free(&o);
-    free(c);
 }

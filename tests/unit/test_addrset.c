@@ -210,20 +210,31 @@ static size_t ref_first_fit(const rng_ref *r, uint64_t need)
     return i;
 }
 
+/* Range (key, len) inserted at index i / range i removed. */
+static void ref_ins(rng_ref *r, size_t i, uint64_t key, uint64_t len)
+{
+    memmove(&r->key[i + 1], &r->key[i], (r->n - i) * sizeof r->key[0]);
+    memmove(&r->len[i + 1], &r->len[i], (r->n - i) * sizeof r->len[0]);
+    r->key[i] = key;
+    r->len[i] = len;
+    r->n++;
+}
+
+static void ref_del(rng_ref *r, size_t i)
+{
+    memmove(&r->key[i], &r->key[i + 1], (r->n - i - 1) * sizeof r->key[0]);
+    memmove(&r->len[i], &r->len[i + 1], (r->n - i - 1) * sizeof r->len[0]);
+    r->n--;
+}
+
 /* Carve [addr, addr + len) out of range i. */
 static void ref_take(rng_ref *r, size_t i, uint64_t addr, uint64_t len)
 {
     uint64_t s = r->key[i], end = s + r->len[i];
     if (addr > s) {
         r->len[i] = addr - s;
-        i++;
-        if (end > addr + len) { /* a range above stays too */
-            memmove(&r->key[i + 1], &r->key[i], (r->n - i) * sizeof r->key[0]);
-            memmove(&r->len[i + 1], &r->len[i], (r->n - i) * sizeof r->len[0]);
-            r->key[i] = addr + len;
-            r->len[i] = end - addr - len;
-            r->n++;
-        }
+        if (end > addr + len) /* a range above stays too */
+            ref_ins(r, i + 1, addr + len, end - addr - len);
         return;
     }
     if (end > addr + len) {
@@ -231,9 +242,7 @@ static void ref_take(rng_ref *r, size_t i, uint64_t addr, uint64_t len)
         r->len[i] = end - addr - len;
         return;
     }
-    memmove(&r->key[i], &r->key[i + 1], (r->n - i - 1) * sizeof r->key[0]);
-    memmove(&r->len[i], &r->len[i + 1], (r->n - i - 1) * sizeof r->len[0]);
-    r->n--;
+    ref_del(r, i);
 }
 
 /* File [addr, addr + len), merged with the ranges that end at addr and start at addr + len. */
@@ -246,20 +255,13 @@ static void ref_give(rng_ref *r, uint64_t addr, uint64_t len)
     int jn = i < r->n && r->key[i] == addr + len;
     if (jp) {
         r->len[i - 1] += len + (jn ? r->len[i] : 0);
-        if (jn) {
-            memmove(&r->key[i], &r->key[i + 1], (r->n - i - 1) * sizeof r->key[0]);
-            memmove(&r->len[i], &r->len[i + 1], (r->n - i - 1) * sizeof r->len[0]);
-            r->n--;
-        }
+        if (jn)
+            ref_del(r, i);
     } else if (jn) {
         r->key[i] = addr;
         r->len[i] += len;
     } else {
-        memmove(&r->key[i + 1], &r->key[i], (r->n - i) * sizeof r->key[0]);
-        memmove(&r->len[i + 1], &r->len[i], (r->n - i) * sizeof r->len[0]);
-        r->key[i] = addr;
-        r->len[i] = len;
-        r->n++;
+        ref_ins(r, i, addr, len);
     }
 }
 

@@ -66,6 +66,7 @@ static void hstop(hrun *r)
 
 #define ALLOC(id_, bytes_, lvl) (tr_event){.kind = TR_ALLOC, .id = id_, .bytes = bytes_, .level = lvl}
 #define FREE(id_) (tr_event){.kind = TR_FREE, .id = id_}
+#define USE(id_) (tr_event){.kind = TR_USE, .id = id_}
 
 /* Last placement row's address (CSV column 4). */
 static long long last_addr(hrun *r)
@@ -157,7 +158,7 @@ static void test_spill_round_trip(void)
     CU_ASSERT_EQUAL(su->spill.ooms_avoided, 1);
     CU_ASSERT_EQUAL(su->ooms, 0);
     hev(&r, FREE(2));
-    CU_ASSERT(hev(&r, (tr_event){.kind = TR_USE, .id = 1}) == 0); /* comes back */
+    CU_ASSERT(hev(&r, USE(1)) == 0); /* comes back */
     CU_ASSERT_EQUAL(su->spill.restores, 1);
     CU_ASSERT_EQUAL(su->spill.bytes_out, 768 * KiB);
     CU_ASSERT_EQUAL(su->spill.bytes_in, 768 * KiB);
@@ -176,17 +177,17 @@ static void test_spill_victims(void)
     hstart(&r, HBM_1MIB("    on_oom: spill_to_host\n"));
     for (int i = 1; i <= 4; i++)
         CU_ASSERT(hev(&r, ALLOC((uint64_t)i, 256 * KiB, 0)) == 0);
-    CU_ASSERT(hev(&r, (tr_event){.kind = TR_USE, .id = 1}) == 0); /* LRU order now 2, 3, 4, 1 */
-    CU_ASSERT(hev(&r, (tr_event){.kind = TR_USE, .id = 3}) == 0); /* 2, 4, 1, 3 */
+    CU_ASSERT(hev(&r, USE(1)) == 0); /* LRU order now 2, 3, 4, 1 */
+    CU_ASSERT(hev(&r, USE(3)) == 0); /* 2, 4, 1, 3 */
     CU_ASSERT(hev(&r, ALLOC(5, 256 * KiB, 0)) == 0);               /* spills 2 */
     CU_ASSERT(hev(&r, ALLOC(6, 256 * KiB, 0)) == 0);               /* spills 4 */
     const sim_summary *su = sim_get_summary(r.s);
     const mem_metrics *host = mem_get_metrics(sim_level(r.s, 1));
     CU_ASSERT_EQUAL(su->spill.evictions, 2);
     CU_ASSERT_EQUAL(host->live_bytes, 512 * KiB);
-    CU_ASSERT(hev(&r, (tr_event){.kind = TR_USE, .id = 3}) == 0); /* on the device: no restore */
+    CU_ASSERT(hev(&r, USE(3)) == 0); /* on the device: no restore */
     CU_ASSERT_EQUAL(su->spill.restores, 0);
-    CU_ASSERT(hev(&r, (tr_event){.kind = TR_USE, .id = 4}) == 0); /* comes back, 1 spills */
+    CU_ASSERT(hev(&r, USE(4)) == 0); /* comes back, 1 spills */
     CU_ASSERT_EQUAL(su->spill.restores, 1);
     CU_ASSERT_EQUAL(su->spill.evictions, 3);
     CU_ASSERT_EQUAL(host->live_bytes, 512 * KiB); /* 4's copy freed, 1's taken */
@@ -194,7 +195,7 @@ static void test_spill_victims(void)
     CU_ASSERT(hev(&r, FREE(1)) == 0);
     CU_ASSERT_EQUAL(host->live_bytes, 0);
     CU_ASSERT_EQUAL(host->allocs, host->frees);
-    CU_ASSERT(hev(&r, (tr_event){.kind = TR_USE, .id = 5}) == 0);
+    CU_ASSERT(hev(&r, USE(5)) == 0);
     CU_ASSERT_EQUAL(su->spill.restores, 1);
     hstop(&r);
 
@@ -204,7 +205,7 @@ static void test_spill_victims(void)
     CU_ASSERT(hev(&r, ALLOC(1, 256 * KiB, 0)) == 0);
     CU_ASSERT(hev(&r, ALLOC(2, 256 * KiB, 0)) == 0);
     CU_ASSERT(hev(&r, ALLOC(3, 512 * KiB, 0)) == 0);
-    CU_ASSERT(hev(&r, (tr_event){.kind = TR_USE, .id = 1}) == 0);
+    CU_ASSERT(hev(&r, USE(1)) == 0);
     CU_ASSERT(hev(&r, ALLOC(4, 256 * KiB, 0)) == 0); /* spills 3 */
     su = sim_get_summary(r.s);
     host = mem_get_metrics(sim_level(r.s, 1));
@@ -212,10 +213,10 @@ static void test_spill_victims(void)
     CU_ASSERT(hev(&r, ALLOC(5, 256 * KiB, 0)) == 0); /* 256 KiB still free: no spill */
     CU_ASSERT(hev(&r, ALLOC(6, 256 * KiB, 0)) == 0); /* 1, 2, 4, 5 all 256 KiB: 2 is LRU */
     CU_ASSERT_EQUAL(su->spill.evictions, 2);
-    CU_ASSERT(hev(&r, (tr_event){.kind = TR_USE, .id = 1}) == 0);
+    CU_ASSERT(hev(&r, USE(1)) == 0);
     CU_ASSERT_EQUAL(su->spill.restores, 0);
     CU_ASSERT(hev(&r, FREE(6)) == 0);
-    CU_ASSERT(hev(&r, (tr_event){.kind = TR_USE, .id = 2}) == 0); /* back into 6's place */
+    CU_ASSERT(hev(&r, USE(2)) == 0); /* back into 6's place */
     CU_ASSERT_EQUAL(su->spill.restores, 1);
     CU_ASSERT_EQUAL(su->spill.evictions, 2);
     CU_ASSERT_EQUAL(host->live_bytes, 512 * KiB); /* 3's copy */
