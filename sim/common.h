@@ -38,6 +38,17 @@ int am_fail_at(am_error *e, const char *file, unsigned long line, unsigned long 
 void *am_malloc(size_t n);
 void *am_calloc(size_t n, size_t size);
 void *am_realloc(void *p, size_t n);
+/* A 64-bit key mixed for a hash table's home position (the first half of MurmurHash3's
+ * finaliser: two xor-shifts around one multiply), for the id tables of the engine, the
+ * pre-pass and the lifetime CSV reader. */
+static inline uint64_t am_hash_u64(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    return k;
+}
+
 /* A 64-bit key with a value, as am_sort_kv sorts them. */
 typedef struct am_kv {
     uint64_t key, val;

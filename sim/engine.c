@@ -63,13 +63,7 @@ typedef struct idmap {
     uint64_t gen;    /* changes with every put, delete or growth (positions from a find) */
 } idmap;
 
-static inline size_t id_hash(uint64_t id)
-{
-    id ^= id >> 33;
-    id *= 0xff51afd7ed558ccdULL;
-    id ^= id >> 33;
-    return (size_t)id;
-}
+static inline size_t id_hash(uint64_t id) { return (size_t)am_hash_u64(id); }
 
 static inline slot *idmap_slot(const idmap *m, uint64_t e)
 {

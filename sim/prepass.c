@@ -21,13 +21,7 @@ typedef struct pp_map {
     size_t cap, n; /* cap a power of two */
 } pp_map;
 
-static size_t pp_hash(uint64_t id, size_t cap)
-{
-    id ^= id >> 33;
-    id *= 0xff51afd7ed558ccdULL;
-    id ^= id >> 33;
-    return (size_t)id & (cap - 1);
-}
+static size_t pp_hash(uint64_t id, size_t cap) { return (size_t)am_hash_u64(id) & (cap - 1); }
 
 static void pp_init(pp_map *m, size_t cap)
 {
