@@ -11,8 +11,17 @@
  * Replay order (contract.md, "Lifetime CSV import"; the BFC oracle vectors in
  * ../shared/data/bfc-oracle were produced with it): every row gives an alloc at `lower` and a
  * free at `upper`; events are sorted by time; at equal time every free precedes every alloc;
- * ties keep the file's row order. The events are laid out frees first, each kind in row order,
- * and sorted stably by time (a radix sort, am_sort_kv). The file is read whole: O(rows) memory.
+ * ties keep the file's row order.
+ *
+ * Two ways to that order. A first pass parses every row without keeping it (csv_scan). When the
+ * kept rows' `lower` never decreases and no id repeats, the file is read a second time and
+ * streamed (memory grows with the buffers live at once, not with rows): the next row's alloc
+ * goes out unless the earliest pending free (a heap by time, then row) is due at or before it.
+ * Ids that only increase need no memory to be known unique; otherwise the first pass starts over
+ * with a set of the ids (16 bytes a row or less, freed before the first event). Any other file
+ * (rows out of order, a repeated id, any error) is read whole, as before: the events are laid
+ * out frees first, each kind in row order, and sorted stably by time (a radix sort,
+ * am_sort_kv), O(rows) memory; that path reports every error, so both give the same messages.
  *
  * Errors (file:line:col): a wrong header, a missing or extra column, a value that is empty, not
  * an unsigned integer or beyond 64 bits, an id used by an earlier row, a time beyond 2^64 ps. */
@@ -41,13 +50,40 @@ typedef struct csv_row {
  * each further one is allocated whole (in huge pages where the system has them). */
 enum { CSV_CHUNK_BITS = 16, CSV_CHUNK = 1 << CSV_CHUNK_BITS };
 
+/* A pending free of the streamed file: due at `time` (ps), `row` its row's index among the data
+ * rows (the tie-break); what the event carries is in slot `slot` of the payload array, so the
+ * heap moves 24 bytes an entry. */
+typedef struct csv_free {
+    uint64_t time, row;
+    uint32_t slot;
+} csv_free;
+
+typedef struct csv_payload {
+    uint64_t id, bytes, addr;
+    unsigned long line;
+} csv_payload;
+
 typedef struct csv {
+    /* read whole */
     csv_row **chunk;
     size_t nchunks, cap0; /* cap0: rows the first chunk holds */
     size_t nrows;
     am_kv *evs;
     size_t nevs, next;
     int has_offset;
+    /* streamed */
+    int stream, ncols, header_done, check_ids;
+    linebuf lb;
+    size_t rows_read, rows_total; /* data rows read by the second pass; counted by the first */
+    uint64_t last_lo, last_id;    /* of the last kept row / the last row read */
+    csv_row pend;                 /* the next kept row, read ahead (have_pend) */
+    uint64_t pend_lo, pend_hi, pend_row;
+    int have_pend, at_end;
+    csv_free *heap;               /* pending frees: a 4-ary heap by (time, row) */
+    size_t nheap, cap_heap;
+    csv_payload *pay;             /* cap_heap slots; the free ones listed in free_slots */
+    uint32_t *free_slots;
+    size_t nfree_slots;
 } csv;
 
 static int csv_next(trace *t, tr_event *ev, am_error *err);
@@ -83,11 +119,38 @@ static csv_row *csv_room(csv *c)
     return &c->chunk[k][at];
 }
 
+/* A row of ncols plain values (1 to 19 digits each, no spaces) into r: 1, else 0 and the
+ * general parser below decides (spaces, long values, and every error). Most rows are plain; this
+ * reads each byte once. */
+static inline int csv_row_plain(const char *p, const char *e, int ncols, csv_row *r)
+{
+    for (int c = 0; c < ncols; c++) {
+        const char *s = p;
+        uint64_t x = 0;
+        unsigned d;
+        while (p < e && (d = (unsigned)(unsigned char)*p - '0') <= 9) {
+            x = x * 10 + d;
+            p++;
+        }
+        if (p == s || p - s > 19)
+            return 0;
+        r->v[c] = x;
+        if (c + 1 < ncols) {
+            if (p == e || *p != ',')
+                return 0;
+            p++;
+        }
+    }
+    return p == e;
+}
+
 /* Parse one data row (line lineno) into r; ncols is 4 or 5. */
 static int csv_row_parse(trace *t, unsigned long lineno, char *line, size_t len, int ncols,
                          csv_row *r, am_error *err)
 {
     char *p = line, *e = line + len;
+    if (csv_row_plain(p, e, ncols, r))
+        goto done;
     for (int c = 0; c < ncols; c++) {
         if (c > 0) {
             if (p == e)
@@ -120,10 +183,70 @@ static int csv_row_parse(trace *t, unsigned long lineno, char *line, size_t len,
         return am_fail_at(err, t->path, lineno, (unsigned long)(p - line) + 2,
                           "extra column %d (expected %d columns: %s)", ncols + 1, ncols,
                           ncols == 5 ? CSV_HEADER_OFF : CSV_HEADER);
+done:
     if (ncols == 4)
         r->v[4] = TR_NO_ADDR;
     r->line = lineno;
     return 0;
+}
+
+/* What a line is before the header has been seen (*ncols 0) and after: 0 to skip (blank or a
+ * comment), 1 the header (sets *ncols to 4 or 5), 2 a data row, -1 a bad header (err). */
+static int csv_line_kind(trace *t, const linebuf *lb, char *line, size_t len, int *ncols,
+                         am_error *err)
+{
+    char *p = line;
+    while (csv_ws(*p))
+        p++;
+    if (*p == 0 || *p == '#')
+        return 0;
+    if (*ncols)
+        return 2;
+    char *e = line + len;
+    while (e > p && csv_ws(e[-1]))
+        *--e = 0;
+    if (strcmp(p, CSV_HEADER) == 0)
+        *ncols = 4;
+    else if (strcmp(p, CSV_HEADER_OFF) == 0)
+        *ncols = 5;
+    else
+        return am_fail_at(err, t->path, lb->line, (unsigned long)(p - line) + 1,
+                          "bad lifetime CSV header '%.80s' (expected '" CSV_HEADER "' or '"
+                          CSV_HEADER_OFF "')", p);
+    return 1;
+}
+
+/* linebuf_next's failures as errors at the line they stopped on. */
+static int csv_read_error(trace *t, const linebuf *lb, int r, am_error *err)
+{
+    if (r == LINEBUF_TOOLONG)
+        return am_fail_at(err, t->path, lb->line, lb->max_line + 1,
+                          "line too long (limit %zu bytes)", lb->max_line);
+    return am_fail_at(err, t->path, lb->line + 1, 0, "read error: %s", strerror(errno));
+}
+
+/* A row's alloc and free times in ps: 1, or 0 when the row is skipped (empty lifetime or size
+ * 0), or -1 with err when a time is out of range. */
+static int csv_times(trace *t, const csv_row *row, uint64_t *lo, uint64_t *hi, am_error *err)
+{
+    uint64_t l = row->v[1], h = row->v[2];
+    if (t->opts.lifetimes_inclusive) {
+        if (h == UINT64_MAX)
+            return am_fail_at(err, t->path, row->line, 1,
+                              "upper %llu + 1 (inclusive lifetimes) is out of range",
+                              (unsigned long long)h);
+        h++;
+    }
+    if (h <= l || row->v[3] == 0)
+        return 0;
+    am_ps unit = t->opts.time_unit;
+    if (h > UINT64_MAX / unit)
+        return am_fail_at(err, t->path, row->line, 1,
+                          "time out of range: tick %llu at %llu ps per tick exceeds 2^64 ps",
+                          (unsigned long long)h, (unsigned long long)unit);
+    *lo = l * unit;
+    *hi = h * unit;
+    return 1;
 }
 
 /* Read every row, check ids, build and sort the events. */
@@ -135,38 +258,17 @@ static int csv_load(trace *t, csv *c, am_error *err)
     size_t len;
     int r, ncols = 0;
     while ((r = linebuf_next(&lb, &line, &len)) == 1) {
-        char *p = line;
-        while (csv_ws(*p))
-            p++;
-        if (*p == 0 || *p == '#')
+        int k = csv_line_kind(t, &lb, line, len, &ncols, err);
+        if (k < 0)
+            goto fail;
+        if (k < 2)
             continue;
-        if (!ncols) {
-            char *e = line + len;
-            while (e > p && csv_ws(e[-1]))
-                *--e = 0;
-            if (strcmp(p, CSV_HEADER) == 0)
-                ncols = 4;
-            else if (strcmp(p, CSV_HEADER_OFF) == 0)
-                ncols = 5;
-            else {
-                am_fail_at(err, t->path, lb.line, (unsigned long)(p - line) + 1,
-                           "bad lifetime CSV header '%.80s' (expected '" CSV_HEADER "' or '"
-                           CSV_HEADER_OFF "')", p);
-                goto fail;
-            }
-            continue;
-        }
         if (csv_row_parse(t, lb.line, line, len, ncols, csv_room(c), err))
             goto fail;
         c->nrows++;
     }
-    if (r == LINEBUF_TOOLONG) {
-        am_fail_at(err, t->path, lb.line, lb.max_line + 1, "line too long (limit %zu bytes)",
-                   lb.max_line);
-        goto fail;
-    }
-    if (r == LINEBUF_EREAD) {
-        am_fail_at(err, t->path, lb.line + 1, 0, "read error: %s", strerror(errno));
+    if (r < 0) {
+        csv_read_error(t, &lb, r, err);
         goto fail;
     }
     if (!ncols) {
@@ -202,31 +304,17 @@ static int csv_load(trace *t, csv *c, am_error *err)
     c->evs = am_malloc_large((c->nrows ? c->nrows : 1) * 2 * sizeof *c->evs);
     am_kv *allocs = c->evs + c->nrows;
     size_t nalloc = 0;
-    am_ps unit = t->opts.time_unit;
     for (size_t i = 0; i < c->nrows; i++) {
-        const csv_row *row = csv_rowp(c, i);
-        uint64_t lo = row->v[1], hi = row->v[2];
-        if (t->opts.lifetimes_inclusive) {
-            if (hi == UINT64_MAX) {
-                am_fail_at(err, t->path, row->line, 1,
-                           "upper %llu + 1 (inclusive lifetimes) is out of range",
-                           (unsigned long long)hi);
-                goto fail_sort;
-            }
-            hi++;
-        }
-        if (hi <= lo || row->v[3] == 0) {
+        uint64_t lo, hi;
+        int kept = csv_times(t, csv_rowp(c, i), &lo, &hi, err);
+        if (kept < 0)
+            goto fail_sort;
+        if (!kept) {
             t->skipped++;
             continue;
         }
-        if (hi > UINT64_MAX / unit) {
-            am_fail_at(err, t->path, row->line, 1,
-                       "time out of range: tick %llu at %llu ps per tick exceeds 2^64 ps",
-                       (unsigned long long)hi, (unsigned long long)unit);
-            goto fail_sort;
-        }
-        c->evs[c->nevs++] = (am_kv){hi * unit, i};
-        allocs[nalloc++] = (am_kv){lo * unit, CSV_ALLOC_BIT | i};
+        c->evs[c->nevs++] = (am_kv){hi, i};
+        allocs[nalloc++] = (am_kv){lo, CSV_ALLOC_BIT | i};
     }
     memmove(c->evs + c->nevs, allocs, nalloc * sizeof *allocs);
     c->nevs += nalloc;
@@ -241,6 +329,267 @@ fail:
     return -1;
 }
 
+/* ---- the streamed form ------------------------------------------------------------------ */
+
+/* Ids seen by the first pass when they do not only increase: open addressing, at most half
+ * full; 0 marks an empty entry, so id 0 has a flag of its own. */
+typedef struct csv_idset {
+    uint64_t *t;
+    size_t cap, n;
+    int has_zero;
+} csv_idset;
+
+/* Add id: 1, or 0 when it was there already. */
+static int csv_idset_add(csv_idset *s, uint64_t id)
+{
+    if (id == 0) {
+        int was = s->has_zero;
+        s->has_zero = 1;
+        return !was;
+    }
+    if (2 * (s->n + 1) > s->cap) {
+        size_t oc = s->cap;
+        uint64_t *ot = s->t;
+        s->cap = oc ? oc * 2 : 1024;
+        s->t = am_calloc(s->cap, sizeof *s->t);
+        for (size_t i = 0; i < oc; i++)
+            if (ot[i]) {
+                size_t j = (size_t)am_hash_u64(ot[i]) & (s->cap - 1);
+                while (s->t[j])
+                    j = (j + 1) & (s->cap - 1);
+                s->t[j] = ot[i];
+            }
+        free(ot);
+    }
+    size_t j = (size_t)am_hash_u64(id) & (s->cap - 1);
+    for (; s->t[j]; j = (j + 1) & (s->cap - 1))
+        if (s->t[j] == id)
+            return 0;
+    s->t[j] = id;
+    s->n++;
+    return 1;
+}
+
+enum { SCAN_STREAM, SCAN_IDS_UNORDERED, SCAN_WHOLE };
+
+/* The first pass over the file from its start: SCAN_STREAM when every row parses, every kept
+ * row's times are in range, the kept rows' `lower` never decreases and no id repeats (checked
+ * by order, or with a set when ids is set); SCAN_IDS_UNORDERED when, without a set, an id did
+ * not increase; SCAN_WHOLE otherwise (the whole-file reader then reports any error). Counts
+ * the data rows and the skipped ones, and the columns. */
+static int csv_scan(trace *t, csv *c, int ids, size_t *rows, uint64_t *skipped)
+{
+    linebuf lb;
+    linebuf_init(&lb, t->f, LINEBUF_MAX_LINE);
+    csv_idset set = {0};
+    am_error quiet = {0};
+    char *line;
+    size_t len;
+    int r = 0, ncols = 0, verdict = SCAN_STREAM, have_kept = 0;
+    uint64_t last_id = 0, last_lo = 0;
+    *rows = 0;
+    *skipped = 0;
+    while (verdict == SCAN_STREAM && (r = linebuf_next(&lb, &line, &len)) == 1) {
+        int k = csv_line_kind(t, &lb, line, len, &ncols, &quiet);
+        if (k < 0) {
+            verdict = SCAN_WHOLE;
+            break;
+        }
+        if (k < 2)
+            continue;
+        csv_row row;
+        uint64_t lo, hi;
+        if (csv_row_parse(t, lb.line, line, len, ncols, &row, &quiet)) {
+            verdict = SCAN_WHOLE;
+            break;
+        }
+        if (ids) {
+            if (!csv_idset_add(&set, row.v[0]))
+                verdict = SCAN_WHOLE;
+        } else if (*rows > 0 && row.v[0] <= last_id) {
+            verdict = SCAN_IDS_UNORDERED;
+        }
+        last_id = row.v[0];
+        (*rows)++;
+        int kept = csv_times(t, &row, &lo, &hi, &quiet);
+        if (kept < 0 || (kept && have_kept && lo < last_lo))
+            verdict = SCAN_WHOLE;
+        if (kept > 0) {
+            have_kept = 1;
+            last_lo = lo;
+        } else if (kept == 0) {
+            (*skipped)++;
+        }
+    }
+    if (verdict == SCAN_STREAM && (r < 0 || !ncols))
+        verdict = SCAN_WHOLE;
+    c->ncols = ncols;
+    free(set.t);
+    linebuf_free(&lb);
+    return verdict;
+}
+
+static int csv_rewind(trace *t, am_error *err)
+{
+    if (fseek(t->f, 0, SEEK_SET) != 0)
+        return am_fail(err, AM_EINPUT, "%s: cannot rewind: %s", t->path, strerror(errno));
+    clearerr(t->f);
+    return 0;
+}
+
+/* a before b: by time, then row (rows are unique). Without branches: in the heap's descent the
+ * outcome is a coin toss. */
+static inline int csv_free_before(const csv_free *a, const csv_free *b)
+{
+    return (a->time < b->time) | ((a->time == b->time) & (a->row < b->row));
+}
+
+/* Queue a free of the row's buffer; its payload goes to a free slot. */
+static void csv_heap_push(csv *c, uint64_t time, uint64_t row, const csv_payload *p)
+{
+    if (c->nheap == c->cap_heap) {
+        if (c->cap_heap >= UINT32_MAX / 2) { /* 2^31 buffers live: far beyond any memory */
+            fprintf(stderr, "amsim: more than %u buffers live at once\n", UINT32_MAX / 2);
+            exit(2);
+        }
+        size_t oc = c->cap_heap;
+        c->cap_heap = oc ? oc * 2 : 1024;
+        c->heap = am_realloc(c->heap, c->cap_heap * sizeof *c->heap);
+        c->pay = am_realloc(c->pay, c->cap_heap * sizeof *c->pay);
+        c->free_slots = am_realloc(c->free_slots, c->cap_heap * sizeof *c->free_slots);
+        for (size_t s = c->cap_heap; s > oc; s--) /* lowest slot taken first */
+            c->free_slots[c->nfree_slots++] = (uint32_t)(s - 1);
+    }
+    csv_free x = {time, row, c->free_slots[--c->nfree_slots]};
+    c->pay[x.slot] = *p;
+    size_t i = c->nheap++;
+    while (i > 0 && csv_free_before(&x, &c->heap[(i - 1) / 4])) {
+        c->heap[i] = c->heap[(i - 1) / 4];
+        i = (i - 1) / 4;
+    }
+    c->heap[i] = x;
+}
+
+/* Take the earliest free (its time and payload); its slot is free again. The heap is 4-ary
+ * (half the depth of a binary one; the four children's comparisons do not wait on each other).
+ * The hole left at the root goes down to a leaf by the earliest child, then the last entry
+ * rises from there (it belongs near the bottom: no comparison with it on the way down). */
+static void csv_heap_pop(csv *c, uint64_t *time, csv_payload *p)
+{
+    csv_free *h = c->heap;
+    *time = h[0].time;
+    *p = c->pay[h[0].slot];
+    c->free_slots[c->nfree_slots++] = h[0].slot;
+    size_t n = --c->nheap, i = 0;
+    if (!n)
+        return;
+    csv_free last = h[n];
+    for (size_t k = 1; k < n; k = 4 * i + 1) {
+        if (k + 3 < n) {
+            size_t a = k + (size_t)csv_free_before(&h[k + 1], &h[k]);
+            size_t b = k + 2 + (size_t)csv_free_before(&h[k + 3], &h[k + 2]);
+            k = csv_free_before(&h[b], &h[a]) ? b : a;
+        } else {
+            for (size_t j = k + 1; j < n; j++)
+                k = csv_free_before(&h[j], &h[k]) ? j : k;
+        }
+        h[i] = h[k];
+        i = k;
+    }
+    while (i > 0 && csv_free_before(&last, &h[(i - 1) / 4])) {
+        h[i] = h[(i - 1) / 4];
+        i = (i - 1) / 4;
+    }
+    h[i] = last;
+}
+
+/* The file changed between the two passes: what the first pass checked no longer holds. */
+static int csv_changed(trace *t, unsigned long line, const char *what, am_error *err)
+{
+    return am_fail_at(err, t->path, line, 1, "the file changed while it was read (%s)", what);
+}
+
+/* Read ahead the next kept row (c->have_pend), or note the end (c->at_end). */
+static int csv_read_row(trace *t, csv *c, am_error *err)
+{
+    char *line;
+    size_t len;
+    int r;
+    while ((r = linebuf_next(&c->lb, &line, &len)) == 1) {
+        int ncols = c->header_done ? c->ncols : 0;
+        int k = csv_line_kind(t, &c->lb, line, len, &ncols, err);
+        if (k < 0)
+            return -1;
+        if (k == 0)
+            continue;
+        if (k == 1) {
+            if (ncols != c->ncols)
+                return csv_changed(t, c->lb.line, "its header", err);
+            c->header_done = 1;
+            continue;
+        }
+        csv_row *row = &c->pend;
+        if (csv_row_parse(t, c->lb.line, line, len, c->ncols, row, err))
+            return -1;
+        if (c->rows_read == c->rows_total ||
+            (c->check_ids && c->rows_read > 0 && row->v[0] <= c->last_id))
+            return csv_changed(t, c->lb.line, "its rows", err);
+        c->last_id = row->v[0];
+        c->pend_row = c->rows_read++;
+        int kept = csv_times(t, row, &c->pend_lo, &c->pend_hi, err);
+        if (kept < 0)
+            return -1;
+        if (!kept)
+            continue;
+        if (c->pend_lo < c->last_lo)
+            return csv_changed(t, c->lb.line, "rows out of order", err);
+        c->last_lo = c->pend_lo;
+        c->have_pend = 1;
+        return 0;
+    }
+    if (r < 0)
+        return csv_read_error(t, &c->lb, r, err);
+    if (c->rows_read != c->rows_total)
+        return csv_changed(t, c->lb.line, "its rows", err);
+    c->at_end = 1;
+    return 0;
+}
+
+static int csv_stream_next(trace *t, csv *c, tr_event *ev, am_error *err)
+{
+    if (!c->have_pend && !c->at_end && csv_read_row(t, c, err))
+        return -1;
+    if (c->nheap && (!c->have_pend || c->heap[0].time <= c->pend_lo)) {
+        csv_payload p;
+        uint64_t time;
+        csv_heap_pop(c, &time, &p);
+        trace_blank_event(t, ev);
+        ev->kind = TR_FREE;
+        ev->id = p.id;
+        ev->bytes = p.bytes;
+        ev->time = time;
+        ev->addr = p.addr;
+        ev->line = p.line;
+        ev->col = 1;
+        return 1;
+    }
+    if (!c->have_pend)
+        return 0;
+    const csv_row *row = &c->pend;
+    csv_payload p = {row->v[0], row->v[3], row->v[4], row->line};
+    csv_heap_push(c, c->pend_hi, c->pend_row, &p);
+    trace_blank_event(t, ev);
+    ev->kind = TR_ALLOC;
+    ev->id = row->v[0];
+    ev->bytes = row->v[3];
+    ev->time = c->pend_lo;
+    ev->addr = row->v[4];
+    ev->line = row->line;
+    ev->col = 1;
+    c->have_pend = 0;
+    return 1;
+}
+
 int trace_csv_open(trace *t, am_error *err)
 {
     csv *c = am_calloc(1, sizeof *c);
@@ -248,13 +597,33 @@ int trace_csv_open(trace *t, am_error *err)
     t->reader = &csv_reader;
     if (t->opts.time_unit == 0)
         t->opts.time_unit = AM_PS_PER_NS;
-    return csv_load(t, c, err);
+    size_t rows;
+    uint64_t skipped;
+    int v = csv_scan(t, c, 0, &rows, &skipped), with_set = v == SCAN_IDS_UNORDERED;
+    if (with_set) {
+        if (csv_rewind(t, err))
+            return -1;
+        v = csv_scan(t, c, 1, &rows, &skipped);
+    }
+    if (csv_rewind(t, err))
+        return -1;
+    if (v != SCAN_STREAM)
+        return csv_load(t, c, err);
+    c->stream = 1;
+    c->check_ids = !with_set; /* the second pass checks again what costs nothing to check */
+    c->rows_total = rows;
+    t->skipped = skipped;
+    linebuf_init(&c->lb, t->f, LINEBUF_MAX_LINE);
+    return 0;
 }
+
+int trace_csv_streams(const trace *t) { return t->reader == &csv_reader && ((csv *)t->impl)->stream; }
 
 static int csv_next(trace *t, tr_event *ev, am_error *err)
 {
     csv *c = t->impl;
-    (void)err;
+    if (c->stream)
+        return csv_stream_next(t, c, ev, err);
     if (c->next == c->nevs)
         return 0;
     const am_kv *e = &c->evs[c->next++];
@@ -279,6 +648,11 @@ static void csv_close(trace *t)
         free(c->chunk[k]);
     free(c->chunk);
     free(c->evs);
+    if (c->stream)
+        linebuf_free(&c->lb);
+    free(c->heap);
+    free(c->pay);
+    free(c->free_slots);
     free(c);
     t->impl = NULL;
 }

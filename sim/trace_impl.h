@@ -26,6 +26,8 @@ struct trace {
  * calls close when t->reader is set, otherwise free(t->impl)). */
 int trace_native_open(trace *t, am_error *err);
 int trace_csv_open(trace *t, am_error *err);
+/* 1 when t is a lifetime CSV streamed (rows in order, see trace_csv.c), 0 when read whole. */
+int trace_csv_streams(const trace *t);
 int trace_pickle_open(trace *t, am_error *err);
 
 /* What an event is before its reader fills it: every field zero or absent (no id, address, time

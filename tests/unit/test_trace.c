@@ -12,6 +12,7 @@
 
 #include "../../sim/config.h"
 #include "../../sim/trace.h"
+#include "../../sim/trace_impl.h"
 #include "testutil.h"
 
 static const char *const levels[] = {"hbm", "host", "vmem"};
@@ -560,45 +561,115 @@ static int csv_want_cmp(const void *a, const void *b)
     return x->row < y->row ? -1 : x->row > y->row;
 }
 
-/* 150,000 rows (rows are kept in chunks of 65,536: this crosses two chunk boundaries) with
- * thousands of ties in every time, and times in more than one radix digit: every event
- * against the order the contract defines, sorted here by comparison. */
-static void test_csv_order_large(void)
+/* The rows of check_csv_order's files. */
+enum csv_shape {
+    CSV_SCATTERED, /* lower jumps around: read whole and sorted */
+    CSV_SORTED,    /* lower never decreases, ids increase, every 13th row skipped: streamed */
+    CSV_SORTED_IDS /* the same with ids in no order (checked with a set): streamed */
+};
+
+/* 150,000 rows (more than two of the whole reader's chunks of 65,536 rows) with thousands of
+ * ties in every time, times in more than one radix digit, and lifetimes from one to a thousand
+ * steps: every event against the order the contract defines, sorted here by comparison, and
+ * which reader took the file. */
+static void check_csv_order(enum csv_shape shape)
 {
     enum { N = 150000 };
-    size_t cap = (size_t)N * 48 + 64, len = 0;
+    size_t cap = (size_t)N * 48 + 64, len = 0, nwant = 0;
     char *text = malloc(cap);
     csv_want *want = malloc(2 * (size_t)N * sizeof *want);
-    CU_ASSERT_FATAL(text && want);
+    uint64_t *ids = malloc((size_t)N * sizeof *ids);
+    CU_ASSERT_FATAL(text && want && ids);
     len += (size_t)snprintf(text, cap, "id,lower,upper,size\n");
     for (uint64_t i = 0; i < N; i++) {
-        uint64_t lo = (i * 7919) % 1000 * 5000, hi = lo + 5000 * (1 + i % 5);
+        uint64_t lo = shape == CSV_SCATTERED ? (i * 7919) % 1000 * 5000 : i / 150 * 5000;
+        uint64_t hi = lo + 5000 * (1 + i % 5 + (i % 97 == 0 ? 1000 : 0));
+        uint64_t size = shape != CSV_SCATTERED && i % 13 == 0 ? 0 : i + 1;
+        /* 7919 is prime and does not divide N: i * 7919 mod N visits every row once */
+        ids[i] = 5000000 + (shape == CSV_SORTED_IDS ? i * 7919 % N : i);
         len += (size_t)snprintf(text + len, cap - len, "%llu,%llu,%llu,%llu\n",
-                                (unsigned long long)(5000000 + i), (unsigned long long)lo,
-                                (unsigned long long)hi, (unsigned long long)(i + 1));
-        want[2 * i] = (csv_want){lo * 1000, i, 1};
-        want[2 * i + 1] = (csv_want){hi * 1000, i, 0};
+                                (unsigned long long)ids[i], (unsigned long long)lo,
+                                (unsigned long long)hi, (unsigned long long)size);
+        if (!size)
+            continue;
+        want[nwant++] = (csv_want){lo * 1000, i, 1};
+        want[nwant++] = (csv_want){hi * 1000, i, 0};
     }
-    qsort(want, 2 * (size_t)N, sizeof *want, csv_want_cmp);
+    qsort(want, nwant, sizeof *want, csv_want_cmp);
     trace_opts o = topts();
     am_error err = {0};
     trace *t;
     CU_ASSERT_FATAL(trace_open(&t, tu_write("large.csv", text), &o, &err) == 0);
+    CU_ASSERT_EQUAL(trace_csv_streams(t), shape != CSV_SCATTERED);
+    CU_ASSERT_EQUAL(trace_skipped(t), shape == CSV_SCATTERED ? 0 : (N + 12) / 13);
     tr_event ev;
     size_t n = 0, bad = 0;
-    while (trace_next(t, &ev, &err) == 1) {
-        if (n < 2 * (size_t)N) {
+    int r;
+    while ((r = trace_next(t, &ev, &err)) == 1) {
+        if (n < nwant) {
             const csv_want *w = &want[n];
-            bad += ev.kind != (w->alloc ? TR_ALLOC : TR_FREE) || ev.id != 5000000 + w->row ||
-                   ev.time != w->time || ev.bytes != w->row + 1 || ev.line != w->row + 2;
+            bad += ev.kind != (w->alloc ? TR_ALLOC : TR_FREE) || ev.id != ids[w->row] ||
+                   ev.time != w->time || ev.bytes != w->row + 1 || ev.line != w->row + 2 ||
+                   ev.addr != TR_NO_ADDR;
         }
         n++;
     }
+    CU_ASSERT_EQUAL(r, 0);
     trace_close(t);
-    CU_ASSERT_EQUAL(n, 2 * (size_t)N);
+    CU_ASSERT_EQUAL(n, nwant);
     CU_ASSERT_EQUAL(bad, 0);
     free(text);
     free(want);
+    free(ids);
+}
+
+static void test_csv_order_large(void) { check_csv_order(CSV_SCATTERED); }
+
+static void test_csv_streamed(void)
+{
+    check_csv_order(CSV_SORTED);
+    check_csv_order(CSV_SORTED_IDS);
+}
+
+/* A streamed file read twice: what the first pass checked is checked again as the second pass
+ * reads, so a file changed in between is an error at the row that shows it, never a wrong
+ * replay. The file is rewritten in place after trace_open. */
+static void check_csv_changed(const char *now, const char *want)
+{
+    const char *before = "id,lower,upper,size\n1,0,5,64\n2,1,5,64\n3,2,5,64\n";
+    const char *path = tu_write("changed.csv", before);
+    trace_opts o = topts();
+    am_error err = {0};
+    trace *t;
+    CU_ASSERT_FATAL(trace_open(&t, path, &o, &err) == 0);
+    CU_ASSERT_EQUAL(trace_csv_streams(t), 1);
+    FILE *f = fopen(path, "r+b");
+    CU_ASSERT_FATAL(f != NULL);
+    CU_ASSERT_EQUAL(fputs(now, f) >= 0, 1);
+    fclose(f);
+    tr_event ev;
+    int r, n = 0;
+    while ((r = trace_next(t, &ev, &err)) == 1)
+        n++;
+    CU_ASSERT_EQUAL(r, -1);
+    char full[2048];
+    snprintf(full, sizeof full, "%s:%s", path, want);
+    if (r != -1 || strcmp(err.msg, full) != 0)
+        printf("\n  want: %s\n  got:  %s\n", full, r == -1 ? err.msg : "(no error)");
+    CU_ASSERT_STRING_EQUAL(err.msg, full);
+    trace_close(t);
+}
+
+static void test_csv_changed(void)
+{
+    check_csv_changed("id,lower,upper,size\n1,2,5,64\n2,1,5,64\n",
+                      "3:1: the file changed while it was read (rows out of order)");
+    check_csv_changed("id,lower,upper,size\n1,0,5,64\n1,1,5,64\n",
+                      "3:1: the file changed while it was read (its rows)");
+    check_csv_changed("id,lower,upper,size\n1,0,5,64\n2,1,5,64\n3,2,5,64\n4,3,5,64\n",
+                      "5:1: the file changed while it was read (its rows)");
+    check_csv_changed("id,lower,upper,size,offset\n1,0,5,64,0\n2",
+                      "1:1: the file changed while it was read (its header)");
 }
 
 static void test_csv_inclusive_offset(void)
@@ -809,6 +880,8 @@ void suite_trace(void)
              {"detection by content", test_detection},
              {"csv replay order", test_csv_order},
              {"csv replay order, 150k rows", test_csv_order_large},
+             {"csv streamed when in order, 150k rows", test_csv_streamed},
+             {"csv changed between its two passes", test_csv_changed},
              {"csv inclusive, offset, skipped", test_csv_inclusive_offset},
              {"csv errors", test_csv_errors},
              {"csv order matches the BFC oracle", test_oracle_order},
