@@ -32,7 +32,8 @@
  *     "ahead" (random, with the look-ahead hints `amsim run` gives a large population), the
  *     fastest of five rounds in each of two fills (the second fill of each N after the first
  *     pass has measured every N: seconds later, not back to back);
- *   peak RSS of a 50M-event run against a 1M-event one (bfc);
+ *   peak RSS of a 50M-event run against a 1M-event one (bfc), and of a lifetime CSV of 10M
+ *     buffers (written for it, deleted right after) against lifetimes-1M.csv;
  *   reader rates in process (trace_open + trace_next loop): native text and binary form;
  *   `amsim batch` of 8 runs with -j1 and -j2, when the batch command exists.
  * Every figure goes to stdout with its unit and to RESULTS (bench/results/LATEST.txt) as
@@ -1166,7 +1167,9 @@ static void bench_readers(const char *native_path, const am_config *cfg)
 
 /* ---- peak memory against trace length ---------------------------------------------------- */
 
-static void bench_memory(const char *t1m)
+static uint64_t write_csv(const char *path, uint64_t nbuf, uint64_t seed);
+
+static void bench_memory(const char *t1m, const char *c1m)
 {
     printf("\n== peak memory against trace length (bfc, no outputs) ==\n");
     const char *t50 = tmp_path("train-50M.trace");
@@ -1186,6 +1189,25 @@ static void bench_memory(const char *t1m)
     } else
         printf("  run failed (status %d / %d)\n", a.status, b.status);
     unlink(t50);
+
+    /* The lifetime CSV, whose rows are in order: streamed (sim/trace_csv.c). */
+    const char *c10 = tmp_path("lifetimes-10M.csv");
+    t0 = now_s();
+    uint64_t nc10 = write_csv(c10, 10000000, 30); /* events: two a buffer */
+    printf("  generated a lifetime CSV of %" PRIu64 " buffers (%.0f MB) in %.1f s\n", nc10 / 2,
+           (double)file_size(c10) / 1e6, now_s() - t0);
+    runres c = run_amsim(c1m, "bfc", 0), d = run_amsim(c10, "bfc", 0);
+    if (c.status == 0 && d.status == 0) {
+        printf("  lifetime CSV, 1M buffers: peak RSS %.1f MiB; 10M buffers: peak RSS %.1f MiB "
+               "(%.2fx), %.2f M events/s\n", (double)c.rss_kb / 1024.0,
+               (double)d.rss_kb / 1024.0, (double)d.rss_kb / (double)c.rss_kb,
+               (double)nc10 / d.wall / 1e6);
+        put("MiB", (double)c.rss_kb / 1024.0, "mem.bfc.csv1M.peak_rss");
+        put("MiB", (double)d.rss_kb / 1024.0, "mem.bfc.csv10M.peak_rss");
+        put("x", (double)d.rss_kb / (double)c.rss_kb, "mem.bfc.csv10M_over_1M");
+    } else
+        printf("  lifetime CSV run failed (status %d / %d)\n", c.status, d.status);
+    unlink(c10);
 }
 
 /* ---- batch -------------------------------------------------------------------------------- */
@@ -1342,7 +1364,7 @@ int main(int argc, char **argv)
     if (want("read"))
         bench_readers(big ? t10m : t1m, cfg);
     if (want("mem") && !quick)
-        bench_memory(t1m);
+        bench_memory(t1m, c1m);
     if (want("batch"))
         bench_batch(t1m);
     if (want("scale"))
