@@ -555,6 +555,20 @@ static int csv_read_row(trace *t, csv *c, am_error *err)
     return 0;
 }
 
+/* An event of a row: a buffer's alloc or free, on the default level and stream 0. */
+static inline void csv_event(const trace *t, tr_event *ev, tr_kind kind, uint64_t id,
+                             uint64_t bytes, uint64_t time, uint64_t addr, unsigned long line)
+{
+    trace_blank_event(t, ev);
+    ev->kind = kind;
+    ev->id = id;
+    ev->bytes = bytes;
+    ev->time = time;
+    ev->addr = addr;
+    ev->line = line;
+    ev->col = 1;
+}
+
 static int csv_stream_next(trace *t, csv *c, tr_event *ev, am_error *err)
 {
     if (!c->have_pend && !c->at_end && csv_read_row(t, c, err))
@@ -563,14 +577,7 @@ static int csv_stream_next(trace *t, csv *c, tr_event *ev, am_error *err)
         csv_payload p;
         uint64_t time;
         csv_heap_pop(c, &time, &p);
-        trace_blank_event(t, ev);
-        ev->kind = TR_FREE;
-        ev->id = p.id;
-        ev->bytes = p.bytes;
-        ev->time = time;
-        ev->addr = p.addr;
-        ev->line = p.line;
-        ev->col = 1;
+        csv_event(t, ev, TR_FREE, p.id, p.bytes, time, p.addr, p.line);
         return 1;
     }
     if (!c->have_pend)
@@ -578,14 +585,7 @@ static int csv_stream_next(trace *t, csv *c, tr_event *ev, am_error *err)
     const csv_row *row = &c->pend;
     csv_payload p = {row->v[0], row->v[3], row->v[4], row->line};
     csv_heap_push(c, c->pend_hi, c->pend_row, &p);
-    trace_blank_event(t, ev);
-    ev->kind = TR_ALLOC;
-    ev->id = row->v[0];
-    ev->bytes = row->v[3];
-    ev->time = c->pend_lo;
-    ev->addr = row->v[4];
-    ev->line = row->line;
-    ev->col = 1;
+    csv_event(t, ev, TR_ALLOC, row->v[0], row->v[3], c->pend_lo, row->v[4], row->line);
     c->have_pend = 0;
     return 1;
 }
@@ -628,14 +628,8 @@ static int csv_next(trace *t, tr_event *ev, am_error *err)
         return 0;
     const am_kv *e = &c->evs[c->next++];
     const csv_row *row = csv_rowp(c, e->val & (CSV_ALLOC_BIT - 1));
-    trace_blank_event(t, ev);
-    ev->kind = (e->val & CSV_ALLOC_BIT) ? TR_ALLOC : TR_FREE;
-    ev->id = row->v[0];
-    ev->bytes = row->v[3];
-    ev->time = e->key;
-    ev->addr = row->v[4];
-    ev->line = row->line;
-    ev->col = 1;
+    csv_event(t, ev, (e->val & CSV_ALLOC_BIT) ? TR_ALLOC : TR_FREE, row->v[0], row->v[3], e->key,
+              row->v[4], row->line);
     return 1;
 }
 
