@@ -8,8 +8,10 @@
  *
  * A reader yields events in replay order. It resolves memory-level names against the names the
  * config gives it and reports unknown ones as input errors with file:line:column. The native
- * reader streams (bounded memory); a lifetime CSV must be read whole because its events are
- * sorted (contract.md: by time, frees before allocs at equal time, ties in row order). */
+ * reader streams (bounded memory); a lifetime CSV's events are sorted (contract.md: by time,
+ * frees before allocs at equal time, ties in row order), so it streams only when its rows are
+ * in `lower` order with unique ids (memory grows with live buffers) and is read whole
+ * otherwise (trace_csv.c). */
 #ifndef AM_TRACE_H
 #define AM_TRACE_H
 
