@@ -2,7 +2,8 @@
  *
  * Every op with every field, defaults and units; each reader error with its exact
  * file:line:col text; the lifetime-CSV replay order (frees before allocs at equal time, ties in
- * row order) on hand-made rows and against the allocation order of every BFC oracle vector in
+ * row order) on hand-made rows, on 150k-row files both streamed and read whole (and a streamed
+ * file changed under the reader), and against the allocation order of every BFC oracle vector in
  * ../shared/data/bfc-oracle (skipped when ../shared is absent). */
 #include <errno.h>
 #include <inttypes.h>
