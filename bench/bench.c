@@ -1167,8 +1167,6 @@ static void bench_readers(const char *native_path, const am_config *cfg)
 
 /* ---- peak memory against trace length ---------------------------------------------------- */
 
-static uint64_t write_csv(const char *path, uint64_t nbuf, uint64_t seed);
-
 static void bench_memory(const char *t1m, const char *c1m)
 {
     printf("\n== peak memory against trace length (bfc, no outputs) ==\n");

@@ -70,7 +70,6 @@ typedef struct csv {
     size_t nrows;
     am_kv *evs;
     size_t nevs, next;
-    int has_offset;
     /* streamed */
     int stream, ncols, header_done, check_ids;
     linebuf lb;
@@ -276,7 +275,6 @@ static int csv_load(trace *t, csv *c, am_error *err)
         goto fail;
     }
     linebuf_free(&lb);
-    c->has_offset = ncols == 5;
 
     /* Scratch for the two sorts: the ids and their sort's second half, then the events' sort's
      * second array (one allocation: fresh memory is paid for in page clearing). */
