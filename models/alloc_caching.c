@@ -670,9 +670,11 @@ static cseg *expandable_segment(cach *c, int pool, uint32_t stream)
     if (pl->expseg[stream])
         return pl->expseg[stream];
     uint64_t page = pool == POOL_SMALL ? CACH_SMALL_BUFFER : CACH_LARGE_BUFFER;
-    uint64_t size = am_round_up(c->env.capacity / 8 * 9, page);
+    uint64_t size = am_round_up(c->env.capacity / 8 * 9, page), step = am_round_up(size, 1ULL << 40);
+    if (c->next_va > UINT64_MAX - size)
+        return NULL; /* no virtual range left to reserve (the capacity is at most 4 EiB) */
     cseg *s = seg_new(c, c->next_va, size, pool, stream);
-    c->next_va += am_round_up(size, 1ULL << 40);
+    c->next_va = c->next_va > UINT64_MAX - step ? UINT64_MAX : c->next_va + step;
     s->expandable = 1;
     s->page = page;
     s->phys = am_malloc((size / page) * sizeof *s->phys);
@@ -693,6 +695,8 @@ static int allocatable(const cblock *b) { return b && b->state == B_FREE; }
 static cblock *alloc_expandable(cach *c, const params *p)
 {
     cseg *s = expandable_segment(c, p->pool, p->stream);
+    if (!s)
+        return NULL;
     cpool *pl = &c->pool[p->pool];
     cblock *cand = NULL;
     for (os_node *n = os_first(&pl->unmapped[p->stream]); n && !cand; n = os_next(n)) {

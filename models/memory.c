@@ -234,7 +234,8 @@ int mem_alloc(mem_level *m, const alloc_req *r, alloc_out *o)
 
 int mem_alloc_attempt(mem_level *m, const alloc_req *r, alloc_out *o)
 {
-    int rc = m->policy->alloc(m->st, r, o);
+    /* Larger than any level can be (config.c): refused before a policy's rounding overflows. */
+    int rc = r->bytes > AM_MAX_BYTES ? ALLOC_OOM : m->policy->alloc(m->st, r, o);
     if (rc != ALLOC_OK) {
         update_metrics(m);
         return ALLOC_OOM;

@@ -19,6 +19,10 @@ typedef uint64_t am_ps;
 #define AM_PS_PER_MS 1000000000ULL
 #define AM_PS_PER_S  1000000000000ULL
 #define AM_TIME_NONE UINT64_MAX /* "no timestamp" */
+/* The largest memory capacity, granularity and allocation request amsim models: 4 EiB. Every
+ * size and address a policy computes from such values (rounded up, added, doubled) stays below
+ * 2^64; a larger request is out of memory before any policy sees it (memory.c). */
+#define AM_MAX_BYTES (1ULL << 62)
 
 enum { AM_OK = 0, AM_EINPUT = 1, AM_EINTERNAL = 2, AM_EOOMFAIL = 3 };
 

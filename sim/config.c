@@ -1070,6 +1070,12 @@ static int build_levels(am_config *c, cfg_node *root, am_error *e)
         if (lo.granularity == 0)
             return node_fail(e, map_get(ln, "granularity"), "%s.granularity: must be > 0",
                              path);
+        if (lo.capacity > AM_MAX_BYTES)
+            return node_fail(e, map_get(ln, "capacity"), "%s.capacity: at most 4 EiB (%llu "
+                             "bytes)", path, (unsigned long long)AM_MAX_BYTES);
+        if (lo.granularity > AM_MAX_BYTES)
+            return node_fail(e, map_get(ln, "granularity"), "%s.granularity: at most 4 EiB "
+                             "(%llu bytes)", path, (unsigned long long)AM_MAX_BYTES);
         snprintf(lv->kind, sizeof lv->kind, "%s", level_kinds[lo.kind]);
         lv->capacity = lo.capacity;
         lv->granularity = lo.granularity;

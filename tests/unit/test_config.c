@@ -591,6 +591,10 @@ static void test_errors(void)
          "t.yaml:3:3: memories.hbm: missing required key 'capacity'", 0},
         {"version: 1\nmemories:\n  hbm:\n    capacity: 0\n",
          "t.yaml:4:5: memories.hbm.capacity: must be > 0", 0},
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 4611686018427387905\n",
+         "t.yaml:4:5: memories.hbm.capacity: at most 4 EiB (4611686018427387904 bytes)", 0},
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    granularity: 8388608TiB\n",
+         "t.yaml:5:5: memories.hbm.granularity: at most 4 EiB (4611686018427387904 bytes)", 0},
         {"version: 1\n", "t.yaml:1:1: missing required key 'memories' (at least one memory)", 0},
         {"version: 1\nmemories: {}\n", "t.yaml:2:1: memories: expected a map of at least one "
          "memory", 0},

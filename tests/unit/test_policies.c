@@ -394,6 +394,52 @@ static void test_conformance_all(void)
     CU_ASSERT(n >= 8); /* bfc, best_fit, first_fit and this suite's five at least */
 }
 
+/* A request whose rounded size does not fit in 64 bits, or over the 4 EiB any level may have,
+ * is out of memory under every policy: no policy's rounding wraps to a small block. Before that
+ * rule bfc gave a request of 2^64 - 1 bytes a 0-byte chunk at address 0, and caching one of
+ * 2^64 - 511 bytes an empty block. The level stays consistent (tl_alloc checks it after each
+ * request) and keeps serving ordinary requests. Options that round further are tried too. */
+static void huge_requests(const char *policy, const char *keys)
+{
+    static const uint64_t huge[] = {UINT64_MAX, UINT64_MAX - 254, UINT64_MAX - 255,
+                                    UINT64_MAX - 510, UINT64_MAX - (2 * MiB) + 2,
+                                    UINT64_MAX / 2 + 1, (1ULL << 62) + 1};
+    lvl L;
+    mk(&L, policy, "80GiB", keys);
+    uint64_t h1, g1, h2, g2;
+    CU_ASSERT_FATAL(tl_alloc(&L, 3000, &g1, &h1) != NONE);
+    for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+        uint64_t g = 0;
+        if (tl_alloc(&L, huge[i], &g, NULL) != NONE) {
+            fprintf(stderr, "\n%s%s: a request of %" PRIu64 " bytes was given %" PRIu64 "\n",
+                    policy, keys ? keys : "", huge[i], g);
+            CU_FAIL("huge request not out of memory");
+        }
+    }
+    CU_ASSERT(tl_alloc(&L, 5 * MiB, &g2, &h2) != NONE);
+    CU_ASSERT(g2 >= 5 * MiB);
+    tl_free(&L, h2, 5 * MiB, g2);
+    tl_free(&L, h1, 3000, g1);
+    tl_close(&L);
+}
+
+static void test_huge_requests(void)
+{
+    int n = 0;
+    for (const struct alloc_ops *const *p = alloc_all(); *p; p++)
+        if (!needs_plan(*p)) {
+            huge_requests((*p)->name, NULL);
+            n++;
+        }
+    CU_ASSERT(n >= 8);
+    if (alloc_find("caching")) { /* options that round further */
+        huge_requests("caching", "      roundup_power2_divisions: 4\n");
+        huge_requests("caching", "      expandable_segments: true\n");
+    }
+    if (alloc_find("bfc"))
+        huge_requests("bfc", "      allow_growth: true\n");
+}
+
 /* Non-default options that reach other paths. */
 static void test_conformance_variants(void)
 {
@@ -754,5 +800,6 @@ void suite_policies(void)
              {"prealloc: one region, first fit and bump reset", test_prealloc},
              {"buddy: exact addresses, splits and merges", test_buddy},
              {"tlsf: mapping, good fit, coalescing", test_tlsf},
-             {"bad options are input errors", test_bad_options});
+             {"bad options are input errors", test_bad_options},
+             {"requests too large to round are out of memory", test_huge_requests});
 }
