@@ -143,6 +143,7 @@ static int off_set_plan(void *st, const plan_buf *bufs, size_t n, am_error *err)
         return am_fail(err, AM_EINTERNAL, "offline: plan set after the run started");
     off_drop_plan(f);
     plan_buf *p = am_malloc((n + 1) * sizeof *p);
+    uint64_t total = 0; /* every offset plus size is at most this (all stacked): it must fit */
     for (size_t i = 0; i < n; i++) {
         p[i] = bufs[i];
         if (p[i].size > UINT64_MAX - f->o.alignment) {
@@ -151,6 +152,14 @@ static int off_set_plan(void *st, const plan_buf *bufs, size_t n, am_error *err)
                            "large", i, bufs[i].size);
         }
         p[i].size = am_round_up(p[i].size, f->o.alignment);
+        if (p[i].size > UINT64_MAX - total) {
+            free(p);
+            return am_fail(err, AM_EINPUT, "offline: the planned sizes add up to more than 2^64 "
+                           "bytes at request %zu (%" PRIu64 " bytes, rounded to the alignment of %"
+                           PRIu64 "): a plan's addresses could not be represented", i,
+                           bufs[i].size, f->o.alignment);
+        }
+        total += p[i].size;
     }
     double limit = (double)f->o.time_limit / (double)AM_PS_PER_S;
     memset(&f->res, 0, sizeof f->res);

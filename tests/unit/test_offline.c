@@ -559,6 +559,29 @@ static void test_budget_config(void)
     }
 }
 
+/* Planned sizes whose sum does not fit in 64 bits are an input error naming the request: the
+ * plan's offsets could not be represented (they used to wrap, and the plan check then reported
+ * an internal overlap). */
+static void test_sizes_overflow(void)
+{
+    const char *csv = tu_write("huge.csv", "id,lower,upper,size\n0,0,10,4096\n1,0,4,2048\n"
+                                           "2,4,10,1024\n");
+    const char *cfg = tu_write("huge.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: 1MiB\n"
+                               "    allocator:\n      policy: offline\n"
+                               "      alignment: 8388608TiB\n");
+    char args[1024];
+    snprintf(args, sizeof args, "run -q -c %s -t %s", cfg, csv);
+    char *out = NULL, *errout = NULL;
+    int rc = tu_amsim(args, &out, &errout);
+    CU_ASSERT_EQUAL(rc, 1);
+    CU_ASSERT_PTR_NOT_NULL(errout && strstr(errout, "offline: the planned sizes add up to more "
+                                            "than 2^64 bytes at request"));
+    if (rc != 1)
+        fprintf(stderr, "\namsim %s: status %d: %s\n", args, rc, errout ? errout : "");
+    free(out);
+    free(errout);
+}
+
 /* Without a plan (a level created outside the run command) every request fails and check()
  * says why. */
 static void test_no_plan(void)
@@ -594,5 +617,6 @@ void suite_offline(void)
              {"prepass lifetimes", test_prepass},
              {"offline policy end to end", test_end_to_end},
              {"offline policy: search_budget from the config", test_budget_config},
-             {"offline policy without a plan", test_no_plan});
+             {"offline policy without a plan", test_no_plan},
+             {"offline policy: planned sizes past 2^64", test_sizes_overflow});
 }
