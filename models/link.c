@@ -58,7 +58,7 @@ static void start(link_chan *l, xfer x)
         l->fl = am_realloc(l->fl, l->capfl * sizeof *l->fl);
     }
     l->st.wait_ps += l->now - x.submit;
-    x.data_at = l->now + l->latency;
+    x.data_at = am_ps_add(l->now, l->latency);
     l->fl[l->nfl++] = x;
     if (l->nfl > l->st.max_in_flight)
         l->st.max_in_flight = (uint32_t)l->nfl;
@@ -117,7 +117,7 @@ am_ps link_next_time(const link_chan *l)
             t = x->data_at;
         else {
             u128 need = (x->rem * n + l->bw - 1) / l->bw;
-            t = l->now + (am_ps)need;
+            t = need >= AM_PS_MAX - l->now ? AM_PS_MAX : l->now + (am_ps)need;
         }
         if (t < next)
             next = t;
@@ -135,11 +135,14 @@ int link_advance(link_chan *l, am_ps t, uint64_t *tags, int max)
             return got;
         }
         account(l, next);
-        /* Complete finished data-phase transfers, in submission order. */
+        /* Complete finished data-phase transfers, in submission order. At the end of time
+         * (AM_PS_MAX, where too long a transfer saturates) every one in flight has finished:
+         * the engine stops with an error there. */
         size_t k = 0;
+        int end = l->now >= AM_PS_MAX;
         for (size_t i = 0; i < l->nfl; i++) {
             xfer *x = &l->fl[i];
-            if (x->data_at <= l->now && x->rem == 0 && got < max) {
+            if (x->data_at <= l->now && (x->rem == 0 || end) && got < max) {
                 tags[got++] = x->tag;
                 l->st.sum_ps += l->now - x->submit;
             } else {

@@ -19,6 +19,10 @@ typedef uint64_t am_ps;
 #define AM_PS_PER_MS 1000000000ULL
 #define AM_PS_PER_S  1000000000000ULL
 #define AM_TIME_NONE UINT64_MAX /* "no timestamp" */
+/* The latest time a simulation may reach: sums of times saturate here (am_ps_add), and the
+ * engine stops with an input error when a clock gets to it (about 213 days). */
+#define AM_PS_MAX (AM_TIME_NONE - 1)
+static inline am_ps am_ps_add(am_ps a, am_ps b) { return b >= AM_PS_MAX - a ? AM_PS_MAX : a + b; }
 /* The largest memory capacity, granularity and allocation request amsim models: 4 EiB. Every
  * size and address a policy computes from such values (rounded up, added, doubled) stays below
  * 2^64; a larger request is out of memory before any policy sees it (memory.c). */

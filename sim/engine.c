@@ -279,6 +279,7 @@ struct sim {
     char *pbuf;          /* placement rows waiting to be written (PBUF bytes, with placements) */
     size_t pn;
     am_ps host, now; /* host clock; device-side clock */
+    const char *file; /* the trace's path, for errors found after its last event */
     uint64_t seq;    /* trace event index */
     sim_summary sum;
     sim_oom *ooms;
@@ -426,7 +427,7 @@ static void kick(sim *s, uint32_t id)
         case OP_COMPUTE:
             q->busy = 1;
             q->started = s->now;
-            heap_push(s, s->now + h->arg, id, 0);
+            heap_push(s, am_ps_add(s->now, h->arg), id, 0);
             return;
         case OP_XFER:
             q->busy = 1;
@@ -778,8 +779,8 @@ static inline void charge(sim *s, int level)
     if (!s->lat[level])
         return;
     am_ps t = mem_take_latency(s->lv[level]);
-    s->host += t;
-    s->sum.allocator += t;
+    s->host = am_ps_add(s->host, t);
+    s->sum.allocator = am_ps_add(s->sum.allocator, t);
 }
 
 static void validate(sim *s, uint64_t seq, uint64_t id, uint64_t recorded, int ok, uint64_t addr,
@@ -884,14 +885,15 @@ static am_ps xfer_alone(const sim *s, int c, uint64_t bytes)
     const cfg_link *L = &s->cfg->links[s->ch[c].link];
     uint64_t bw = (uint64_t)((double)L->bandwidth * L->efficiency);
     __extension__ unsigned __int128 w = (unsigned __int128)bytes * AM_PS_PER_S;
-    return L->latency + (am_ps)((w + (bw ? bw : 1) - 1) / (bw ? bw : 1));
+    w = (w + (bw ? bw : 1) - 1) / (bw ? bw : 1);
+    return am_ps_add(L->latency, w >= AM_PS_MAX ? AM_PS_MAX : (am_ps)w);
 }
 
 /* The host waits for a synchronous runtime action (defragmentation, spilling). */
 static void host_block(sim *s, am_ps t)
 {
-    s->host += t;
-    s->sum.stall += t;
+    s->host = am_ps_add(s->host, t);
+    s->sum.stall = am_ps_add(s->sum.stall, t);
 }
 
 /* Live buffers of a level (pointers into the id map: valid until the map changes). */
@@ -1197,7 +1199,7 @@ AM_ALWAYS_INLINE int alloc_tail(sim *s, const tr_event *ev, int level, alloc_req
             rt->p = am_realloc(rt->p, rt->cap * sizeof *rt->p);
         }
         rt->p[rt->n++] = (pending){ev->id, ev->bytes, s->seq, ev->addr, ev->stream, ev->line,
-                                   s->host + rt->retry_wait};
+                                   am_ps_add(s->host, rt->retry_wait)};
         x->state = ST_PENDING;
         s->sum.retries++;
         return 0;
@@ -1473,6 +1475,7 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
 
 int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
 {
+    s->file = file;
     if (ev->time != AM_TIME_NONE && ev->time > s->host)
         s->host = ev->time;
     if (s->hn || s->inflight)
@@ -1509,11 +1512,24 @@ void sim_flush(sim *s)
         fflush(s->o.placements);
 }
 
+/* A clock reached AM_PS_MAX: some sum of times saturated there (am_ps_add). */
+static int time_overflow(const char *file, unsigned long line, am_error *err)
+{
+    if (line)
+        return am_fail(err, AM_EINPUT, "%s:%lu:1: simulated time reaches 2^64 - 2 ps (about 213 "
+                       "days) by this event: a duration, transfer or latency too long for the "
+                       "clock", file, line);
+    return am_fail(err, AM_EINPUT, "%s: simulated time reaches 2^64 - 2 ps (about 213 days) "
+                   "while the streams drain at the end of the trace: a duration, transfer or "
+                   "latency too long for the clock", file);
+}
+
 int sim_finish(sim *s, am_error *err)
 {
-    (void)err;
     expire_pending(s, 0, 1);
     host_sync(s, TR_ALL);
+    if (s->host >= AM_PS_MAX || s->now >= AM_PS_MAX)
+        return time_overflow(s->file ? s->file : "the trace", 0, err);
     sim_flush(s);
     s->sum.makespan = s->now > s->host ? s->now : s->host;
     s->sum.host_time = s->host;
@@ -1664,8 +1680,15 @@ AM_ALWAYS_INLINE int run_one(sim *s, const tr_event *ev, const runctx *c, am_err
     if (c->may_validate && !s->sum.validating && ev->kind == TR_ALLOC &&
         ev->addr != TR_NO_ADDR && ev->line)
         s->sum.validating = 1;
-    if (!(c->lean && lean_event(s, ev)) && sim_event(s, ev, c->file, err) != 0)
-        return -1;
+    if (c->lean && lean_event(s, ev)) {
+        if (__builtin_expect(s->host >= AM_PS_MAX, 0)) /* only an allocator's latency moves it */
+            return time_overflow(c->file, ev->line, err);
+    } else {
+        if (sim_event(s, ev, c->file, err) != 0)
+            return -1;
+        if (s->host >= AM_PS_MAX || s->now >= AM_PS_MAX)
+            return time_overflow(c->file, ev->line, err);
+    }
     if (c->show && (s->seq & 0xFFFFF) == 0)
         fprintf(stderr, "\ramsim: %" PRIu64 " events", s->seq);
     return 0;
@@ -1727,6 +1750,7 @@ int sim_run(sim *s, trace *t, am_error *err)
     const runctx c = {trace_path(t), strcmp(fmt, "native") == 0 || strcmp(fmt, "binary") == 0,
                       s->o.progress && isatty(2), lean_possible(s)};
     const size_t ahead_from = s->o.lookahead_ids;
+    s->file = c.file;
     for (;;) {
         while ((rc = trace_next(t, &ev, err)) == 1) {
             if (run_one(s, &ev, &c, err) != 0)

@@ -191,6 +191,17 @@ BI_T(t_at_overflow, "atovf.trace", H "alloc 1 1 at=99999999s\n",
      "amsim: @:2:14: bad at '99999999s': value too large (does not fit in 64 bits)")
 BI_T(t_time_backwards, "back.trace", H "compute 1us at=10us\ncompute 1us at=9us\n",
      "amsim: @:3:16: time goes backwards: 9000000 ps < previous 10000000 ps")
+/* Times that are each in range but add up past the clock: an error where a clock gets there,
+ * not a wrapped time (two such computes once gave a makespan of 0 ps). */
+BI_T(t_clock_compute, "clk1.trace",
+     H "compute 18446744073709551615ps\ncompute 18446744073709551615ps\nsync\n",
+     "amsim: @:4:1: simulated time reaches 2^64 - 2 ps (about 213 days) by this event: a "
+     "duration, transfer or latency too long for the clock")
+BI_T(t_clock_transfer, "clk2.trace", H "transfer host hbm 18446744073709551615\nsync\n",
+     "amsim: @:3:1: simulated time reaches 2^64 - 2 ps")
+BI_T(t_clock_drain, "clk3.trace", H "compute 10000000s\ncompute 10000000s\n",
+     "amsim: @: simulated time reaches 2^64 - 2 ps (about 213 days) while the streams drain at "
+     "the end of the trace")
 BI_T(t_stream_nan, "snan.trace", H "alloc 1 1KiB stream=x\n",
      "amsim: @:2:21: bad stream 'x': not an unsigned integer")
 BI_T(t_stream_overflow, "sovf.trace", H "alloc 1 1KiB stream=4294967295\n",
@@ -823,6 +834,9 @@ void suite_badinput(void)
              {"trace: time overflows 2^64 ps", t_time_overflow},
              {"trace: at= overflows", t_at_overflow},
              {"trace: time going backwards", t_time_backwards},
+             {"engine: times adding up past the clock (computes)", t_clock_compute},
+             {"engine: times adding up past the clock (a transfer)", t_clock_transfer},
+             {"engine: times adding up past the clock (at the end)", t_clock_drain},
              {"trace: non-numeric stream", t_stream_nan},
              {"trace: stream out of range", t_stream_overflow},
              {"trace: unknown memory level", t_unknown_level},
