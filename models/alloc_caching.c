@@ -670,7 +670,8 @@ static cseg *expandable_segment(cach *c, int pool, uint32_t stream)
     if (pl->expseg[stream])
         return pl->expseg[stream];
     uint64_t page = pool == POOL_SMALL ? CACH_SMALL_BUFFER : CACH_LARGE_BUFFER;
-    uint64_t size = am_round_up(c->env.capacity / 8 * 9, page), step = am_round_up(size, 1ULL << 40);
+    uint64_t size = am_round_up(c->env.capacity / 8 * 9, page);
+    uint64_t step = am_round_up(size, 1ULL << 40); /* the next segment's start */
     if (c->next_va > UINT64_MAX - size)
         return NULL; /* no virtual range left to reserve (the capacity is at most 4 EiB) */
     cseg *s = seg_new(c, c->next_va, size, pool, stream);

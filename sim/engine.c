@@ -1512,10 +1512,11 @@ void sim_flush(sim *s)
         fflush(s->o.placements);
 }
 
-/* A clock reached AM_PS_MAX: some sum of times saturated there (am_ps_add). */
-static int time_overflow(const char *file, unsigned long line, am_error *err)
+/* A clock reached AM_PS_MAX: some sum of times saturated there (am_ps_add); by the event at
+ * `line`, or (at_end) while the streams drained after the last one. */
+static int time_overflow(const char *file, unsigned long line, int at_end, am_error *err)
 {
-    if (line)
+    if (!at_end)
         return am_fail(err, AM_EINPUT, "%s:%lu:1: simulated time reaches 2^64 - 2 ps (about 213 "
                        "days) by this event: a duration, transfer or latency too long for the "
                        "clock", file, line);
@@ -1529,7 +1530,7 @@ int sim_finish(sim *s, am_error *err)
     expire_pending(s, 0, 1);
     host_sync(s, TR_ALL);
     if (s->host >= AM_PS_MAX || s->now >= AM_PS_MAX)
-        return time_overflow(s->file ? s->file : "the trace", 0, err);
+        return time_overflow(s->file ? s->file : "the trace", 0, 1, err);
     sim_flush(s);
     s->sum.makespan = s->now > s->host ? s->now : s->host;
     s->sum.host_time = s->host;
@@ -1682,12 +1683,12 @@ AM_ALWAYS_INLINE int run_one(sim *s, const tr_event *ev, const runctx *c, am_err
         s->sum.validating = 1;
     if (c->lean && lean_event(s, ev)) {
         if (__builtin_expect(s->host >= AM_PS_MAX, 0)) /* only an allocator's latency moves it */
-            return time_overflow(c->file, ev->line, err);
+            return time_overflow(c->file, ev->line, 0, err);
     } else {
         if (sim_event(s, ev, c->file, err) != 0)
             return -1;
         if (s->host >= AM_PS_MAX || s->now >= AM_PS_MAX)
-            return time_overflow(c->file, ev->line, err);
+            return time_overflow(c->file, ev->line, 0, err);
     }
     if (c->show && (s->seq & 0xFFFFF) == 0)
         fprintf(stderr, "\ramsim: %" PRIu64 " events", s->seq);

@@ -394,7 +394,7 @@ static void test_conformance_all(void)
     CU_ASSERT(n >= 8); /* bfc, best_fit, first_fit and this suite's five at least */
 }
 
-/* A request whose rounded size does not fit in 64 bits, or over the 4 EiB any level may have,
+/* A request whose rounded size does not fit in 64 bits, or over the 4 EiB any level may have
  * is out of memory under every policy: no policy's rounding wraps to a small block. Before that
  * rule bfc gave a request of 2^64 - 1 bytes a 0-byte chunk at address 0, and caching one of
  * 2^64 - 511 bytes an empty block. The level stays consistent (tl_alloc checks it after each
@@ -403,7 +403,7 @@ static void huge_requests(const char *policy, const char *keys)
 {
     static const uint64_t huge[] = {UINT64_MAX, UINT64_MAX - 254, UINT64_MAX - 255,
                                     UINT64_MAX - 510, UINT64_MAX - (2 * MiB) + 2,
-                                    UINT64_MAX / 2 + 1, (1ULL << 62) + 1};
+                                    UINT64_MAX / 2 + 1, (1ULL << 62) + 1, 1ULL << 62};
     lvl L;
     mk(&L, policy, "80GiB", keys);
     uint64_t h1, g1, h2, g2;
