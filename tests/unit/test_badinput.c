@@ -191,6 +191,20 @@ BI_T(t_at_overflow, "atovf.trace", H "alloc 1 1 at=99999999s\n",
      "amsim: @:2:14: bad at '99999999s': value too large (does not fit in 64 bits)")
 BI_T(t_time_backwards, "back.trace", H "compute 1us at=10us\ncompute 1us at=9us\n",
      "amsim: @:3:16: time goes backwards: 9000000 ps < previous 10000000 ps")
+/* A binary trace (amsim convert of "compute 5 at=18446744073709551614ps" with this suite's
+ * config) whose time delta was raised by one to reach exactly 2^64 - 1 ps, the value that
+ * means "no time": refused, where it used to run as an event without a time. */
+BI_TB(b_time_reserved, "tres.amsb",
+      "\x41\x4d\x53\x42\x01\x00\x00\x00\x02\x03\x68\x62\x6d\x04\x68\x6f\x73\x74\x26\xff"
+      "\xff\xff\xff\xff\xff\xff\xff\xff\x01\x88\x27\x00\x01",
+      "amsim: @:1: time out of range (at most 2^64 - 2 ps)")
+/* A lifetime CSV time of exactly 2^64 - 1 ps (the value that means "no time") is refused. */
+static void c_time_reserved(void)
+{
+    bi_run(&(bi_case){BI_TRACE, "tres.csv", "id,lower,upper,size\n0,0,18446744073709551615,64\n",
+                      0, "amsim: @:2:1: time out of range: tick 18446744073709551615 at 1 ps per "
+                      "tick is 2^64 - 1 ps (at most 2^64 - 2)", "--set trace.time_unit=1ps", NULL});
+}
 /* Times that are each in range but add up past the clock: an error where a clock gets there,
  * not a wrapped time (two such computes once gave a makespan of 0 ps). */
 BI_T(t_clock_compute, "clk1.trace",
@@ -834,6 +848,8 @@ void suite_badinput(void)
              {"trace: time overflows 2^64 ps", t_time_overflow},
              {"trace: at= overflows", t_at_overflow},
              {"trace: time going backwards", t_time_backwards},
+             {"csv: a time of exactly 2^64 - 1 ps", c_time_reserved},
+             {"binary: a time of exactly 2^64 - 1 ps", b_time_reserved},
              {"engine: times adding up past the clock (computes)", t_clock_compute},
              {"engine: times adding up past the clock (a transfer)", t_clock_transfer},
              {"engine: times adding up past the clock (at the end)", t_clock_drain},

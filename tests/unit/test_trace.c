@@ -260,6 +260,9 @@ static void test_native_errors(void)
                  "4:14: time goes backwards: 999000 ps < previous 1000000 ps");
     expect_error("e19.trace", HDR "compute 18446744073709551615\n",
                  "2:9: bad DURATION '18446744073709551615': out of range (more than 2^64 ps)");
+    /* 2^64 - 1 ps is the value that means "no at=": a time written as it is refused, not lost */
+    expect_error("e19b.trace", HDR "compute 5 at=18446744073709551615ps\n",
+                 "2:14: bad at '18446744073709551615ps': out of range (at most 2^64 - 2 ps)");
     expect_error("e20.trace", HDR "free 1 stream=2x\n", "2:15: bad stream '2x': not an unsigned integer");
     expect_error("e21.trace", HDR "transfer host hbm 10 id=a\n", "2:25: bad id 'a': not an unsigned integer");
     expect_error("e22.trace", HDR "alloc 1 10 addr=0x10\n", "2:17: bad addr '0x10': not an unsigned integer");
