@@ -877,15 +877,23 @@ static void expire_pending(sim *s, am_ps now, int force)
 
 static int find_chan(sim *s, int from, int to);
 
+/* A link's effective bandwidth in bytes/s, peak x efficiency, within [1, 2^64 - 1] (a double at
+ * or past 2^64 does not convert). */
+static uint64_t link_bw(const cfg_link *L)
+{
+    double e = (double)L->bandwidth * L->efficiency;
+    return e >= 18446744073709551616.0 ? UINT64_MAX : e < 1.0 ? 1 : (uint64_t)e;
+}
+
 /* One transfer alone on a channel: latency + ceil(bytes x 1e12 / effective bandwidth). */
 static am_ps xfer_alone(const sim *s, int c, uint64_t bytes)
 {
     if (c < 0)
         return 0;
     const cfg_link *L = &s->cfg->links[s->ch[c].link];
-    uint64_t bw = (uint64_t)((double)L->bandwidth * L->efficiency);
+    uint64_t bw = link_bw(L);
     __extension__ unsigned __int128 w = (unsigned __int128)bytes * AM_PS_PER_S;
-    w = (w + (bw ? bw : 1) - 1) / (bw ? bw : 1);
+    w = (w + bw - 1) / bw;
     return am_ps_add(L->latency, w >= AM_PS_MAX ? AM_PS_MAX : (am_ps)w);
 }
 
@@ -1822,7 +1830,7 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
     }
     for (int i = 0; i < cfg->nlinks; i++) {
         const cfg_link *L = &cfg->links[i];
-        uint64_t bw = (uint64_t)((double)L->bandwidth * L->efficiency);
+        uint64_t bw = link_bw(L);
         for (int d = 0; d < (L->duplex && L->from != L->to ? 2 : 1); d++) {
             s->ch[s->nch].l = link_create(bw, L->latency, L->concurrency);
             s->ch[s->nch].link = i;

@@ -94,6 +94,31 @@ static void test_single_transfer(void)
     stop(&r);
 }
 
+/* An effective bandwidth (peak x efficiency) at or past 2^64 B/s is taken as 2^64 - 1: the
+ * double product used to be converted to an integer out of range (undefined; 0 on x86, so the
+ * link crawled at 1 B/s and the run stopped at the end of the clock). 2^40 bytes then take
+ * ceil(2^40 x 1e12 / (2^64 - 1)) = 59605 ps. */
+static void test_link_bandwidth_clamped(void)
+{
+    /* the largest bandwidth, and one whose double rounds up to 2^64 */
+    static const char *const bw[] = {"18446744073709551615B/s", "18446744073709550592B/s"};
+    for (int k = 0; k < 2; k++) {
+        char y[512];
+        snprintf(y, sizeof y, "version: 1\nmemories:\n  hbm: {capacity: 1GiB}\n"
+                 "  host: {capacity: 1GiB}\nlinks:\n  pcie: {from: host, to: hbm, bandwidth: "
+                 "%s, efficiency: 1}\n", bw[k]);
+        run r;
+        memset(&r, 0, sizeof r);
+        CU_ASSERT_FATAL(cfg_load_string(&r.cfg, "bw.yaml", y, NULL, 0, &r.err) == 0);
+        sim_opts so = {.check = 1};
+        CU_ASSERT_FATAL(sim_create(&r.s, r.cfg, &so, &r.err) == 0);
+        CU_ASSERT(ev(&r, XFER(0, 1, 0, 1ULL << 40, 0)) == 0);
+        CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+        CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, 59605);
+        stop(&r);
+    }
+}
+
 static void test_concurrent_share(void)
 {
     run r;
@@ -517,6 +542,7 @@ static void test_lookahead_same_results(void)
 void suite_engine(void)
 {
     TU_SUITE("engine", {"one transfer: latency + bytes / bandwidth", test_single_transfer},
+             {"link bandwidth past 2^64 B/s is clamped", test_link_bandwidth_clamped},
              {"concurrent transfers share bandwidth", test_concurrent_share},
              {"duplex, half duplex, concurrency limit", test_duplex_and_limit},
              {"streams, events, timestamps, sync, queue depth", test_streams_and_events},
