@@ -87,7 +87,21 @@ typedef struct gctx {
     uint64_t next_id, next_ev;
     double jitter;
     double flops_per_ps; /* tflops * mfu */
+    int too_long;        /* a time came to 2^63 ps or more (g_ps): the trace is refused */
 } gctx;
+
+#define G_MAX_PS 9223372036854775808.0 /* 2^63 ps, about 107 days */
+
+/* A time in ps, rounded; one of 2^63 ps or more is flagged (g_finish refuses the trace) where
+ * llround would return an unspecified value. */
+static am_ps g_ps(gctx *g, double ps)
+{
+    if (ps >= G_MAX_PS) {
+        g->too_long = 1;
+        return (am_ps)1 << 62;
+    }
+    return ps < 0.5 ? 0 : (am_ps)llround(ps);
+}
 
 unsigned gen_dtype_bytes(const char *dtype)
 {
@@ -115,6 +129,18 @@ static void g_init(gctx *g, FILE *f, uint64_t seed, double jitter, double tflops
 
 static void g_done(gctx *g) { gsl_rng_free(g->r); }
 
+/* The end of a generator: 0, or an input error when a time did not fit (the caller discards
+ * what was written). */
+static int g_finish(gctx *g, const char *what, am_error *err)
+{
+    g_done(g);
+    if (g->too_long)
+        return am_fail(err, AM_EINPUT, "%s: a duration or arrival time comes to 2^63 ps (about "
+                       "107 days) or more: raise the rates (--tflops, --mfu, the bandwidths, "
+                       "--rate) or shrink the model", what);
+    return 0;
+}
+
 static double g_jitter(gctx *g)
 {
     if (g->jitter <= 0)
@@ -126,15 +152,15 @@ static double g_jitter(gctx *g)
 /* Duration (ps, at least 1) of `flops` at the device's achieved rate, jittered. */
 static uint64_t g_flops_ps(gctx *g, double flops)
 {
-    double ps = flops / g->flops_per_ps * g_jitter(g);
-    return ps < 1 ? 1 : (uint64_t)llround(ps);
+    am_ps ps = g_ps(g, flops / g->flops_per_ps * g_jitter(g));
+    return ps < 1 ? 1 : ps;
 }
 
 /* Duration (ps) of moving `bytes` at gbps GB/s, jittered. */
 static uint64_t g_bytes_ps(gctx *g, double bytes, double gbps)
 {
-    double ps = bytes * 1000.0 / gbps * g_jitter(g);
-    return ps < 1 ? 1 : (uint64_t)llround(ps);
+    am_ps ps = g_ps(g, bytes * 1000.0 / gbps * g_jitter(g));
+    return ps < 1 ? 1 : ps;
 }
 
 static uint64_t g_alloc(gctx *g, uint64_t bytes, const char *level, uint32_t stream,
@@ -464,8 +490,7 @@ int gen_train(const gen_train_opts *o, FILE *f, am_error *err)
     free(O);
     free(P);
     free(ar);
-    g_done(&g);
-    return 0;
+    return g_finish(&g, "gen train", err);
 }
 
 /* ==== serve ==== */
@@ -529,7 +554,7 @@ int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err)
     double clock_s = 0;
     for (uint64_t i = 0; i < nreq; i++) {
         clock_s += gsl_ran_exponential(g.r, 1.0 / o->rate);
-        rq[i].arrival = (am_ps)llround(clock_s * 1e12);
+        rq[i].arrival = g_ps(&g, clock_s * 1e12);
         rq[i].prompt = lognormal_tokens(g.r, o->prompt_mu, o->prompt_sigma, o->max_prompt);
         rq[i].output = lognormal_tokens(g.r, o->output_mu, o->output_sigma, o->max_output);
         uint64_t maxlen = rq[i].prompt + rq[i].output;
@@ -612,8 +637,7 @@ int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err)
         free(rq[i].blocks);
     free(rq);
     free(run);
-    g_done(&g);
-    return 0;
+    return g_finish(&g, "gen serve", err);
 }
 
 /* ==== kernel ==== */
@@ -709,6 +733,5 @@ int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err)
     g_free(&g, C);
     g_free(&g, B);
     g_free(&g, A);
-    g_done(&g);
-    return 0;
+    return g_finish(&g, "gen kernel", err);
 }

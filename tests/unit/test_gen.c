@@ -243,10 +243,50 @@ static void test_kernel_buffers(void)
         CU_ASSERT_EQUAL(p.end_live[i], 0);
 }
 
+/* A rate so low that a duration or an arrival comes to 2^63 ps or more is an input error (the
+ * command then discards what was written), where the rounding used to write 9223372036854775808
+ * whatever the true duration. */
+static void test_times_too_long(void)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/toolong.trace", tu_tmpdir());
+    for (int k = 0; k < 3; k++) {
+        gen_train_opts t;
+        gen_serve_opts s;
+        gen_kernel_opts q;
+        FILE *f = fopen(path, "w");
+        CU_ASSERT_FATAL(f != NULL);
+        am_error err = {0};
+        int rc;
+        if (k == 0) {
+            small_train(&t);
+            t.tflops = 1e-12;
+            t.mfu = 1e-6;
+            rc = gen_train(&t, f, &err);
+        } else if (k == 1) {
+            gen_serve_defaults(&s);
+            s.requests = 3;
+            s.rate = 1e-12; /* a request every 10^12 s on average */
+            rc = gen_serve(&s, f, &err);
+        } else {
+            gen_kernel_defaults(&q);
+            q.tflops = 1e-15;
+            q.mfu = 1e-6;
+            rc = gen_kernel(&q, f, &err);
+        }
+        fclose(f);
+        CU_ASSERT_EQUAL(rc, -1);
+        CU_ASSERT_EQUAL(err.status, AM_EINPUT);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "comes to 2^63 ps (about 107 days) or more"));
+    }
+    remove(path);
+}
+
 void suite_gen(void)
 {
     TU_SUITE("gen", {"same seed same bytes, other seed other bytes", test_deterministic},
              {"train peak live equals the closed form", test_train_closed_form},
              {"serve frees every KV cache", test_serve_frees},
-             {"kernel double buffers", test_kernel_buffers});
+             {"kernel double buffers", test_kernel_buffers},
+             {"times past 2^63 ps are input errors", test_times_too_long});
 }
