@@ -20,14 +20,20 @@ int cmd_report(int argc, char **argv);
 
 /* ---- results tables (sim/results.c): CSV as written by batch, read back for analysis ---- */
 
+typedef struct rt_pos {
+    unsigned long line, col; /* 1-based, where a cell starts in the file */
+} rt_pos;
+
 typedef struct rtable {
     int ncols, nrows;
     char **cols;   /* header names */
-    char ***rows;  /* rows[r][c], "" when absent */
+    char ***rows;  /* rows[r][c] */
+    rt_pos **pos;  /* pos[r][c]: where rows[r][c] starts, for messages */
 } rtable;
 
-/* Read a CSV file with a header line (RFC 4180 quoting). 0 or -1 with a message in err
- * (errsz bytes). */
+/* Read a CSV file with a header line (RFC 4180 quoting); every row must have as many fields as
+ * the header (blank lines are skipped). 0 or -1 with a message (FILE:LINE:COL where it applies)
+ * in err (errsz bytes). */
 int rtable_read(rtable *t, const char *path, char *err, size_t errsz);
 void rtable_free(rtable *t);
 /* Column index by name, or -1. */

@@ -34,7 +34,26 @@ void rtable_put_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static int record(const char **p, strlist *out)
+/* Line and column of position q, counting from (*line, *col) at position *from, which moves to
+ * q. */
+static rt_pos advance(const char **from, const char *q, unsigned long *line, unsigned long *col)
+{
+    for (const char *x = *from; x < q; x++) {
+        if (*x == '\n') {
+            (*line)++;
+            *col = 1;
+        } else {
+            (*col)++;
+        }
+    }
+    *from = q;
+    return (rt_pos){*line, *col};
+}
+
+/* One record into out; where each field starts into *pos (grown as needed; *line and *col
+ * track position *at). */
+static int record(const char **p, strlist *out, rt_pos **pos, const char **at,
+                  unsigned long *line, unsigned long *col)
 {
     const char *s = *p;
     if (!*s)
@@ -44,6 +63,8 @@ static int record(const char **p, strlist *out)
     for (;;) {
         int quoted = 0;
         n = 0;
+        *pos = am_realloc(*pos, ((size_t)out->n + 1) * sizeof **pos);
+        (*pos)[out->n] = advance(at, s, line, col);
         if (*s == '"') {
             quoted = 1;
             s++;
@@ -96,33 +117,48 @@ int rtable_read(rtable *t, const char *path, char *err, size_t errsz)
         snprintf(err, errsz, "%s: cannot read: %s", path, strerror(errno));
         return -1;
     }
-    const char *p = buf;
+    const char *p = buf, *at = buf;
+    unsigned long line = 1, col = 1;
     strlist h = {0};
-    if (!record(&p, &h)) {
+    rt_pos *hpos = NULL;
+    if (!record(&p, &h, &hpos, &at, &line, &col)) {
         free(buf);
         snprintf(err, errsz, "%s: empty file (no header line)", path);
         return -1;
     }
+    free(hpos);
     t->cols = h.v;
     t->ncols = h.n;
     int rcap = 0;
     for (;;) {
         strlist row = {0};
-        if (!record(&p, &row))
+        rt_pos *pos = NULL;
+        if (!record(&p, &row, &pos, &at, &line, &col))
             break;
         if (row.n == 1 && !row.v[0][0]) { /* blank line */
             free(row.v[0]);
             free(row.v);
+            free(pos);
             continue;
         }
-        while (row.n < t->ncols)
-            sl_push(&row, am_strdup(""));
-        for (int i = t->ncols; i < row.n; i++)
-            free(row.v[i]);
+        if (row.n != t->ncols) {
+            rt_pos w = pos[row.n < t->ncols ? 0 : t->ncols];
+            snprintf(err, errsz, "%s:%lu:%lu: %d fields where the header has %d", path, w.line,
+                     w.col, row.n, t->ncols);
+            for (int i = 0; i < row.n; i++)
+                free(row.v[i]);
+            free(row.v);
+            free(pos);
+            free(buf);
+            rtable_free(t);
+            return -1;
+        }
         if (t->nrows == rcap) {
             rcap = rcap ? 2 * rcap : 64;
             t->rows = am_realloc(t->rows, (size_t)rcap * sizeof *t->rows);
+            t->pos = am_realloc(t->pos, (size_t)rcap * sizeof *t->pos);
         }
+        t->pos[t->nrows] = pos;
         t->rows[t->nrows++] = row.v;
     }
     free(buf);
@@ -135,10 +171,12 @@ void rtable_free(rtable *t)
         for (int c = 0; c < t->ncols; c++)
             free(t->rows[r][c]);
         free(t->rows[r]);
+        free(t->pos[r]);
     }
     for (int c = 0; c < t->ncols; c++)
         free(t->cols[c]);
     free(t->rows);
+    free(t->pos);
     free(t->cols);
     memset(t, 0, sizeof *t);
 }

@@ -8,7 +8,8 @@
  *   column, i.e. the axes, trace and seed; --pair-on COLS to choose): t = mean(d) / (sd(d) /
  *   sqrt(n)), n - 1 degrees of freedom, two-sided p = 2 Q_t(|t|) (gsl_cdf_tdist_Q).
  * Only rows with status ok are used when the table has a status column; empty cells are
- * skipped. The input is a CSV file only (analysis never reaches into the engine). */
+ * skipped, and a cell that is not a finite number is an error at its line and column. The
+ * input is a CSV file only (analysis never reaches into the engine). */
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -139,6 +140,18 @@ int cmd_stats(int argc, char **argv)
     if (mc < 0 || bc < 0) {
         fprintf(stderr, "%s: %s: no column '%s'\n", prog, file, mc < 0 ? metric : by);
         goto out;
+    }
+    /* A metric cell is a finite number or empty (a run without the metric); anything else is
+     * refused where it stands, not skipped. */
+    for (int r = 0; r < t.nrows; r++) {
+        double v;
+        const char *cell = t.rows[r][mc];
+        if ((sc < 0 || strcmp(t.rows[r][sc], "ok") == 0) && *cell &&
+            (parse_num(cell, &v) != 0 || !isfinite(v))) {
+            fprintf(stderr, "%s: %s:%lu:%lu: %s is not a finite number: '%s'\n", prog, file,
+                    t.pos[r][mc].line, t.pos[r][mc].col, metric, cell);
+            goto out;
+        }
     }
     for (int r = 0; r < t.nrows; r++) {
         double v;

@@ -272,6 +272,51 @@ static void test_stats(void)
     free(j);
 }
 
+/* A metric cell that is not a finite number, on a row that counts, stops stats at its line and
+ * column (it used to be skipped like an empty one); on a failed row it is not read. A row with
+ * more or fewer fields than the header is an error of the table reader (it used to be cut or
+ * padded). */
+static void test_stats_bad_cells(void)
+{
+    static const struct {
+        const char *csv, *want;
+    } cases[] = {
+        {"run_id,run,policy,status,m\n1,a1,a,ok,1\n2,a2,a,ok,nan\n",
+         "amsim stats: @:3:11: m is not a finite number: 'nan'"},
+        {"run_id,run,policy,status,m\n1,a1,a,ok,1\n2,a2,a,ok,\"1e999\"\n",
+         "amsim stats: @:3:11: m is not a finite number: '1e999'"},
+        {"run_id,run,policy,status,m\n1,a1,a,ok,1\n2,a2,a,ok,n/a\n",
+         "amsim stats: @:3:11: m is not a finite number: 'n/a'"},
+        {"run_id,run,policy,status,m\n1,a1,a,ok,1,7\n", "amsim: @:2:13: 6 fields where the "
+         "header has 5"},
+        {"run_id,run,policy,status,m\n1,a1,a\n", "amsim: @:2:1: 3 fields where the header has 5"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *csv = tu_write("bad-stats.csv", cases[i].csv);
+        char args[1200], want[1200], *out = NULL, *err = NULL;
+        snprintf(args, sizeof args, "stats '%s' --metric m", csv);
+        const char *at = strchr(cases[i].want, '@');
+        snprintf(want, sizeof want, "%.*s%s%s", (int)(at - cases[i].want), cases[i].want, csv,
+                 at + 1);
+        int rc = tu_amsim(args, &out, &err);
+        CU_ASSERT_EQUAL(rc, 1);
+        CU_ASSERT_PTR_NOT_NULL(err && strstr(err, want));
+        if (rc != 1 || !err || !strstr(err, want))
+            fprintf(stderr, "\n  stats case %zu: status %d, stderr %s  expected %s\n", i, rc,
+                    err ? err : "(none)", want);
+        free(out);
+        free(err);
+    }
+    /* a failed run's cell is not read */
+    const char *ok = tu_write("ok-stats.csv", "run_id,run,policy,status,m\n1,a1,a,ok,1\n"
+                                              "2,a2,a,failed,x\n3,a3,a,ok,3\n4,a4,a,ok,\n");
+    char args[1200], *out = NULL;
+    snprintf(args, sizeof args, "stats '%s' --metric m", ok);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "a                    2              2"));
+    free(out);
+}
+
 static void test_report_plots(void)
 {
     char text[2048], args[1200], *out = NULL, *err = NULL;
@@ -442,6 +487,7 @@ static void test_regress_sweep(void)
 void suite_batch(void)
 {
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
+             {"stats refuses a metric cell that is not a number", test_stats_bad_cells},
              {"ranges of times and numbers", test_range_kinds},
              {"sweep errors name file:line", test_sweep_errors},
              {"resume and failure isolation", test_resume_and_failure_isolation},
