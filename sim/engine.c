@@ -279,7 +279,7 @@ struct sim {
     char *pbuf;          /* placement rows waiting to be written (PBUF bytes, with placements) */
     size_t pn;
     am_ps host, now; /* host clock; device-side clock */
-    const char *file; /* the trace's path, for errors found after its last event */
+    const char *file; /* the trace's path (sim_run), for errors after its last event */
     uint64_t seq;    /* trace event index */
     sim_summary sum;
     sim_oom *ooms;
@@ -1483,7 +1483,6 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
 
 int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
 {
-    s->file = file;
     if (ev->time != AM_TIME_NONE && ev->time > s->host)
         s->host = ev->time;
     if (s->hn || s->inflight)

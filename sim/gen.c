@@ -149,18 +149,23 @@ static double g_jitter(gctx *g)
     return x < 0.5 ? 0.5 : x > 1.5 ? 1.5 : x;
 }
 
+/* A duration: g_ps, at least 1 ps. */
+static am_ps g_dur(gctx *g, double ps)
+{
+    am_ps d = g_ps(g, ps);
+    return d < 1 ? 1 : d;
+}
+
 /* Duration (ps, at least 1) of `flops` at the device's achieved rate, jittered. */
 static uint64_t g_flops_ps(gctx *g, double flops)
 {
-    am_ps ps = g_ps(g, flops / g->flops_per_ps * g_jitter(g));
-    return ps < 1 ? 1 : ps;
+    return g_dur(g, flops / g->flops_per_ps * g_jitter(g));
 }
 
 /* Duration (ps) of moving `bytes` at gbps GB/s, jittered. */
 static uint64_t g_bytes_ps(gctx *g, double bytes, double gbps)
 {
-    am_ps ps = g_ps(g, bytes * 1000.0 / gbps * g_jitter(g));
-    return ps < 1 ? 1 : ps;
+    return g_dur(g, bytes * 1000.0 / gbps * g_jitter(g));
 }
 
 static uint64_t g_alloc(gctx *g, uint64_t bytes, const char *level, uint32_t stream,

@@ -141,22 +141,16 @@ int cmd_stats(int argc, char **argv)
         fprintf(stderr, "%s: %s: no column '%s'\n", prog, file, mc < 0 ? metric : by);
         goto out;
     }
-    /* A metric cell is a finite number or empty (a run without the metric); anything else is
-     * refused where it stands, not skipped. */
     for (int r = 0; r < t.nrows; r++) {
         double v;
         const char *cell = t.rows[r][mc];
-        if ((sc < 0 || strcmp(t.rows[r][sc], "ok") == 0) && *cell &&
-            (parse_num(cell, &v) != 0 || !isfinite(v))) {
+        if ((sc >= 0 && strcmp(t.rows[r][sc], "ok") != 0) || !*cell)
+            continue; /* a failed run, or one without the metric */
+        if (parse_num(cell, &v) != 0 || !isfinite(v)) { /* refused where it stands */
             fprintf(stderr, "%s: %s:%lu:%lu: %s is not a finite number: '%s'\n", prog, file,
                     t.pos[r][mc].line, t.pos[r][mc].col, metric, cell);
             goto out;
         }
-    }
-    for (int r = 0; r < t.nrows; r++) {
-        double v;
-        if ((sc >= 0 && strcmp(t.rows[r][sc], "ok") != 0) || parse_num(t.rows[r][mc], &v) != 0)
-            continue;
         int k = 0;
         while (k < ng && strcmp(g[k].name, t.rows[r][bc]) != 0)
             k++;

@@ -619,7 +619,10 @@ int trace_csv_open(trace *t, am_error *err)
     return 0;
 }
 
-int trace_csv_streams(const trace *t) { return t->reader == &csv_reader && ((csv *)t->impl)->stream; }
+int trace_csv_streams(const trace *t)
+{
+    return t->reader == &csv_reader && ((csv *)t->impl)->stream;
+}
 
 static int csv_next(trace *t, tr_event *ev, am_error *err)
 {
