@@ -17,7 +17,7 @@
 #define AS_INLINE static inline __attribute__((always_inline))
 
 /* Keys, lengths and pointers in separate arrays: a first fit scans only lengths, a descent
- * by address only keys (4 cache lines of a node each, where whole entries would be 12). A leaf
+ * by address only keys (8 cache lines of a node each, where whole entries would be 24). A leaf
  * of a ranges tree is allocated without the pointer array (LEAF_NO_P bytes) and never touches
  * it; `ptrs` says whether a node has one (always, for an inner node: its children). */
 struct as_node {
@@ -504,6 +504,23 @@ int as_first_fit(const as_tree *t, uint64_t need, as_ent *e, as_pos *pos)
             return out(x, i, e);
         x = KID(x, i);
     }
+}
+
+/* The inner levels are read, as a descent by k reads them, but not the leaf: the height says
+ * where it is, and its lines are only prefetched. A tree of fewer than AS_PREFETCH_MIN entries
+ * (leaves of about 1.5 MB) is left alone: its leaves stay in a core's cache, and the descent
+ * would only add its own cost (prealloc at 100k live buffers, 37k free ranges: 10% slower). */
+#define AS_PREFETCH_MIN 65536
+void as_prefetch(const as_tree *t, uint64_t k)
+{
+    const as_node *x = t->root;
+    if (t->n < AS_PREFETCH_MIN)
+        return;
+    for (int d = 1; d < t->height; d++)
+        x = KID(x, node_child(x, k));
+    const char *c = (const char *)x;
+    for (size_t off = 0; off < (t->ranges ? LEAF_NO_P : sizeof *x); off += 64)
+        __builtin_prefetch(c + off);
 }
 
 static as_node *leaf_of(const as_tree *t, uint64_t k)

@@ -28,6 +28,9 @@ typedef struct alloc_env {
      * address hint for the next device allocation (see mem_hint_device_addr). */
     int (*dev_alloc)(void *ctx, uint64_t bytes, uint64_t *addr);
     void (*dev_free)(void *ctx, uint64_t addr, uint64_t bytes);
+    /* Optional look-ahead hint: the region at addr is given back soon (dev_free); nothing
+     * changes. NULL when the level has no use for it. */
+    void (*dev_prefetch_free)(void *ctx, uint64_t addr);
     /* Optional event log (regions, allocator-specific lines); may be NULL. */
     void (*log)(void *ctx, const char *line);
 } alloc_env;

@@ -254,12 +254,17 @@ static void fit_free(void *st, uint64_t handle)
     }
 }
 
-/* Look-ahead hint (alloc.h): a free reads its block (stage 0), then both neighbours (stage 1). */
+/* Look-ahead hint (alloc.h): a free reads its block (stage 0), then both neighbours and, in first
+ * fit, the leaf of by_addr that holds the free neighbours' entries or takes the block's (stage
+ * 1). */
 static void fit_prefetch_free(void *st, uint64_t handle, int stage)
 {
-    (void)st;
-    recpool_prefetch_linked((const void *)(uintptr_t)handle, stage, FB_HOT_SELF,
-                            offsetof(fblock, prev), offsetof(fblock, next), FB_HOT_NEXT);
+    const fit *f = st;
+    const fblock *b = (const fblock *)(uintptr_t)handle;
+    recpool_prefetch_linked(b, stage, FB_HOT_SELF, offsetof(fblock, prev), offsetof(fblock, next),
+                            FB_HOT_NEXT);
+    if (stage == 1 && f->first_fit)
+        as_prefetch(&f->by_addr, b->addr);
 }
 
 /* Largest free range usable without asking the device: the free block that reaches above the

@@ -93,10 +93,15 @@ static void plat_free(void *st, uint64_t handle)
     pb_put(p, b);
 }
 
-/* Look-ahead hint (alloc.h): a free reads its record (stage 0), then its live-set entry. */
+/* Look-ahead hint (alloc.h): a free reads its record (stage 0), then its live-set entry and the
+ * leaf of the device model's free ranges that its region goes back to (stage 1). */
 static void plat_prefetch_free(void *st, uint64_t handle, int stage)
 {
-    ll_prefetch_free(&((plat *)st)->live, (const ll_node *)(uintptr_t)handle, sizeof(pbuf), stage);
+    plat *p = st;
+    const pbuf *b = (const pbuf *)(uintptr_t)handle;
+    ll_prefetch_free(&p->live, &b->live, sizeof(pbuf), stage);
+    if (stage == 1 && p->env.dev_prefetch_free) /* the record is in cache: its region's leaf */
+        p->env.dev_prefetch_free(p->env.ctx, b->live.addr);
 }
 
 /* Nothing is cached: every byte held from the device is in use. */

@@ -138,10 +138,15 @@ static void pre_free(void *st, uint64_t handle)
     as_give(&p->free_set, addr, size); /* merged with the free neighbours */
 }
 
-/* Look-ahead hint (alloc.h): a free reads its record (stage 0), then its live-set entry. */
+/* Look-ahead hint (alloc.h): a free reads its record (stage 0), then its live-set entry and, in
+ * first-fit mode, the leaf of the free ranges its block goes back to (stage 1). */
 static void pre_prefetch_free(void *st, uint64_t handle, int stage)
 {
-    ll_prefetch_free(&((pre *)st)->live, (const ll_node *)(uintptr_t)handle, sizeof(pblk), stage);
+    pre *p = st;
+    const pblk *b = (const pblk *)(uintptr_t)handle;
+    ll_prefetch_free(&p->live, &b->live, sizeof(pblk), stage);
+    if (stage == 1 && p->o.mode == PRE_FIRST_FIT)
+        as_prefetch(&p->free_set, b->live.addr);
 }
 
 static uint64_t pre_largest_free(void *st)

@@ -112,6 +112,11 @@ static void dev_free(void *ctx, uint64_t addr, uint64_t bytes)
     as_give(&m->free_ext, addr, bytes); /* merged with the free neighbours */
 }
 
+static void dev_prefetch_free(void *ctx, uint64_t addr)
+{
+    as_prefetch(&((mem_level *)ctx)->free_ext, addr);
+}
+
 static void env_log(void *ctx, const char *line) { log_line(ctx, line); }
 
 int mem_create(mem_level **out, const mem_params *p, am_error *err)
@@ -133,6 +138,7 @@ int mem_create(mem_level **out, const mem_params *p, am_error *err)
         as_insert(&m->free_ext, 0, space, NULL);
     m->env = (alloc_env){.ctx = m, .capacity = m->capacity, .granularity = m->granularity,
                          .dev_alloc = dev_alloc, .dev_free = dev_free,
+                         .dev_prefetch_free = dev_prefetch_free,
                          .log = p->log ? env_log : NULL};
     if (m->policy->create(&m->st, &m->env, p->policy_opts, err) != 0) {
         mem_destroy(m);
