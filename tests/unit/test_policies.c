@@ -809,18 +809,9 @@ static int cmp_blk_addr(const void *a, const void *b)
  * *gaps. */
 static uint64_t hint_run(const char *policy, size_t n, int hints, size_t *gaps)
 {
-    char y[256];
-    snprintf(y, sizeof y, "version: 1\nmemories:\n  hbm:\n    capacity: 64TiB\n"
-                          "    allocator:\n      policy: %s\n", policy);
-    am_config *cfg = NULL;
-    am_error err = {0};
-    CU_ASSERT_FATAL(cfg_load_string(&cfg, "hints.yaml", y, NULL, 0, &err) == 0);
-    const cfg_level *c = &cfg->levels[0];
-    mem_params mp = {.name = c->name, .kind = c->kind, .capacity = c->capacity,
-                     .granularity = c->granularity, .policy = c->policy,
-                     .policy_opts = c->policy_opts};
-    mem_level *m = NULL;
-    CU_ASSERT_FATAL(mem_create(&m, &mp, &err) == 0);
+    lvl L;
+    CU_ASSERT_FATAL(tl_open_log(&L, policy, "    capacity: 64TiB\n", NULL, 0) == 0);
+    mem_level *m = L.m;
     hint_blk *lv = malloc((n + 1) * sizeof *lv);
     CU_ASSERT_FATAL(lv != NULL);
     uint64_t seed = 2025, digest = 14695981039346656037ULL;
@@ -854,14 +845,13 @@ static uint64_t hint_run(const char *policy, size_t n, int hints, size_t *gaps)
         lv[v] = lv[n];
     }
     CU_ASSERT_EQUAL(bad, 0);
-    CU_ASSERT_EQUAL(mem_check(m, &err), 0);
+    CU_ASSERT_EQUAL(tl_check(&L), 0);
     qsort(lv, n, sizeof *lv, cmp_blk_addr);
     *gaps = 0;
     for (size_t i = 1; i < n; i++)
         *gaps += lv[i].addr > lv[i - 1].addr + lv[i - 1].size;
     free(lv);
-    mem_destroy(m);
-    cfg_free(cfg);
+    tl_close(&L);
     return digest;
 }
 

@@ -8,6 +8,12 @@
 
 int tl_open(tl_level *L, const char *policy, const char *level_keys, const char *keys)
 {
+    return tl_open_log(L, policy, level_keys, keys, 1);
+}
+
+int tl_open_log(tl_level *L, const char *policy, const char *level_keys, const char *keys,
+                int log)
+{
     char y[2048];
     snprintf(y, sizeof y, "version: 1\nmemories:\n  hbm:\n%s    allocator:\n      policy: %s\n%s",
              level_keys, policy, keys ? keys : "");
@@ -17,14 +23,15 @@ int tl_open(tl_level *L, const char *policy, const char *level_keys, const char 
         fprintf(stderr, "\nconfig (%s): %s\n", policy, err.msg);
         return -1;
     }
-    L->log = open_memstream(&L->logbuf, &L->loglen);
+    L->log = log ? open_memstream(&L->logbuf, &L->loglen) : NULL;
     const cfg_level *c = &L->cfg->levels[0];
     mem_params p = {.name = c->name, .kind = c->kind, .capacity = c->capacity,
                     .granularity = c->granularity, .policy = c->policy,
                     .policy_opts = c->policy_opts, .log = L->log};
     if (mem_create(&L->m, &p, &err) != 0) {
         fprintf(stderr, "\nmem (%s): %s\n", policy, err.msg);
-        fclose(L->log);
+        if (L->log)
+            fclose(L->log);
         free(L->logbuf);
         cfg_free(L->cfg);
         return -1;
@@ -35,7 +42,8 @@ int tl_open(tl_level *L, const char *policy, const char *level_keys, const char 
 void tl_close(tl_level *L)
 {
     mem_destroy(L->m);
-    fclose(L->log);
+    if (L->log)
+        fclose(L->log);
     free(L->logbuf);
     cfg_free(L->cfg);
 }

@@ -20,6 +20,9 @@ typedef struct tl_level {
 /* A one-level memory "hbm": level_keys are lines indented under the level (4 spaces), keys
  * under its allocator (6 spaces). 0, or -1 with the reason on stderr (nothing to close). */
 int tl_open(tl_level *L, const char *policy, const char *level_keys, const char *keys);
+/* tl_open with the event log (log = 1) or without it (0: L->log NULL, for long runs). */
+int tl_open_log(tl_level *L, const char *policy, const char *level_keys, const char *keys,
+                int log);
 void tl_close(tl_level *L);
 /* mem_check(); prints the first broken invariant. Returns the number broken. */
 int tl_check(tl_level *L);
