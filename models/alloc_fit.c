@@ -10,8 +10,8 @@
  *              (a (size, address)-ordered set split by size class, models/sizeset.h: one
  *              lower bound in a small class tree or the next class's first block);
  *   first_fit: the lowest-addressed free block that fits (an address-ordered B+-tree keeping
- *              each subtree's largest block, models/addrset.h: one descent of four or five
- *              nodes at a million free blocks).
+ *              each subtree's largest block, models/addrset.h: one descent of four nodes
+ *              at a million free blocks).
  * The allocation takes the low end of the block; the remainder stays free. A freed block
  * merges with free neighbours at once. Every block, used or free, is linked to its address
  * neighbours (the blocks tile the arena), so a free finds what to merge with in O(1); every free
