@@ -1172,10 +1172,10 @@ static void bench_readers(const char *native_path, const am_config *cfg)
     put("Mevents/s", rb / 1e6, "read.binary");
     put("bytes/event", (double)sn / (double)(n1 ? n1 : 1), "size.native");
     put("bytes/event", (double)sb / (double)(n2 ? n2 : 1), "size.binary");
-    if (n1 != n2 || n1 == 0)
+    if (n1 != n2 || n1 == 0) {
         missing++;
-    if (n1 != n2)
         printf("  WARNING: the binary form holds %" PRIu64 " events, the text %" PRIu64 "\n", n2, n1);
+    }
     /* end to end from the binary form, the three main policies */
     static const char *const main3[] = {"bfc", "caching", "best_fit", NULL};
     bench_end_to_end("train-bin", binp, n2, main3, 3);

@@ -818,7 +818,7 @@ static uint64_t hint_run(const char *policy, size_t n, int hints, size_t *gaps)
     enum { AHEAD = 8 };
     size_t victim[AHEAD] = {0}, pairs = 2 * n;
     int bad = 0;
-    for (size_t i = 0; i < n + pairs && !bad; i++) {
+    for (size_t i = 0; i < n + pairs; i++) {
         uint64_t j = tu_rng(&seed);
         alloc_req r = {(256ULL << (j % 13)) + (j >> 16) % 1024, 0};
         alloc_out o;
