@@ -223,13 +223,23 @@ typedef struct frame {
 
 /* libyaml's own words for a syntax error, at its (0-based, so +1) problem mark; the context
  * ("while parsing a block mapping") and where it started follow in parentheses. */
-static int yaml_fail(am_error *e, const char *file, const yaml_parser_t *p)
+static int yaml_fail(am_error *e, const char *file, const char *buf, size_t len,
+                     const yaml_parser_t *p)
 {
     const char *prob = p->problem ? p->problem : "malformed YAML";
     if (p->error == YAML_MEMORY_ERROR)
         return am_fail(e, AM_EINTERNAL, "%s: libyaml ran out of memory", file);
-    if (p->error == YAML_READER_ERROR)
-        return am_fail(e, AM_EINPUT, "%s: %s at byte %zu", file, prob, p->problem_offset);
+    if (p->error == YAML_READER_ERROR) { /* a byte offset only: its line and column from buf */
+        size_t off = p->problem_offset < len ? p->problem_offset : len, bol = 0;
+        unsigned long line = 1;
+        for (size_t i = 0; i < off; i++)
+            if (buf[i] == '\n') {
+                line++;
+                bol = i + 1;
+            }
+        return am_fail_at(e, file, line, (unsigned long)(off - bol) + 1, "%s (byte %zu)", prob,
+                          p->problem_offset);
+    }
     if (p->context)
         return am_fail_at(e, file, p->problem_mark.line + 1, p->problem_mark.column + 1,
                           "%s (%s at line %lu, column %lu)", prob, p->context,
@@ -282,7 +292,7 @@ static int tree_parse(const char *file, const char *buf, size_t len, cfg_node **
      * unbounded memory on hostile input). Each event is deleted before the next is read. */
     while (!done) {
         if (!yaml_parser_parse(&p, &ev)) {
-            yaml_fail(e, file, &p);
+            yaml_fail(e, file, buf, len, &p);
             goto err;
         }
         have_ev = 1;

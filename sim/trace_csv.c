@@ -194,6 +194,10 @@ done:
 static int csv_line_kind(trace *t, const linebuf *lb, char *line, size_t len, int *ncols,
                          am_error *err)
 {
+    const char *z = memchr(line, 0, len);
+    if (z)
+        return am_fail_at(err, t->path, lb->line, (unsigned long)(z - line) + 1,
+                          "NUL byte (a text trace has none: is the file binary or damaged?)");
     char *p = line;
     while (csv_ws(*p))
         p++;

@@ -512,6 +512,11 @@ static int native_line(trace *t, native *n, char **line, size_t *len, am_error *
         return NFAIL(n->lb.max_line + 1, "line too long (limit %zu bytes)", n->lb.max_line);
     if (r == LINEBUF_EREAD)
         return am_fail_at(err, t->path, n->lb.line + 1, 0, "read error: %s", strerror(errno));
+    /* every line but those of native_direct (digits and separators only) comes through here */
+    const char *z = r == 1 ? memchr(*line, 0, *len) : NULL;
+    if (z)
+        return NFAIL((unsigned long)(z - *line) + 1,
+                     "NUL byte (a text trace has none: is the file binary or damaged?)");
     return r;
 }
 

@@ -169,6 +169,16 @@ BI_T(t_size_negative, "neg.trace", H "alloc 1 -5\n",
      "amsim: @:2:9: bad BYTES '-5': negative values are not allowed")
 BI_T(t_size_nan, "nan.trace", H "alloc 1 lots\n",
      "amsim: @:2:9: bad BYTES 'lots': not a number")
+/* A NUL byte ends a C string: "4\0999MiB" once read as 4 bytes, a line starting with one as
+ * blank, the rest of a header after one as absent. Refused wherever it is. */
+BI_TB(t_nul_size, "nul.trace", H "alloc 1 4\0" "999MiB\nfree 1\n",
+      "amsim: @:2:10: NUL byte (a text trace has none: is the file binary or damaged?)")
+BI_TB(t_nul_line, "nulline.trace", H "alloc 1 4\n\0" "alloc 2 4\n",
+      "amsim: @:3:1: NUL byte (a text trace has none: is the file binary or damaged?)")
+BI_TB(t_nul_comment, "nulcom.trace", H "alloc 1 4 # a \0 b\n",
+      "amsim: @:2:15: NUL byte (a text trace has none: is the file binary or damaged?)")
+BI_TB(t_nul_header, "nulhdr.trace", "amsim-trace\0 v1\nalloc 1 4\n",
+      "amsim: @:1:12: NUL byte (a text trace has none: is the file binary or damaged?)")
 BI_T(t_size_overflow, "ovf.trace", H "alloc 1 18446744073709551616\n",
      "amsim: @:2:9: bad BYTES '18446744073709551616': out of range (max 18446744073709551615)")
 BI_T(t_size_overflow_unit, "ovfu.trace", H "alloc 1 99999999TiB\n",
@@ -256,6 +266,10 @@ static void t_no_link(void)
 BI_T(c_header, "hdr.csv", "id,lower,upper,size,offset,x\n0,0,1,1,1,1\n",
      "amsim: @:1:1: bad lifetime CSV header 'id,lower,upper,size,offset,x' (expected "
      "'id,lower,upper,size' or 'id,lower,upper,size,offset')")
+BI_TB(c_nul_row, "nulrow.csv", CH "1,0,10,4096\n\0" "2,0,10,4096\n",
+      "amsim: @:3:1: NUL byte (a text trace has none: is the file binary or damaged?)")
+BI_TB(c_nul_field, "nulfield.csv", CH "1,0,10,4\0" "999\n",
+      "amsim: @:2:9: NUL byte (a text trace has none: is the file binary or damaged?)")
 BI_T(c_missing_column, "miss.csv", CH "0,0,10\n",
      "amsim: @:2:7: missing column 'size' (expected 4 columns: id,lower,upper,size)")
 BI_T(c_truncated, "trunc.csv", CH "0,0,10,5\n1,0,1",
@@ -382,6 +396,13 @@ BI_C(y_syntax, "syntax.yaml", V "memories:\n  hbm: {capacity: 1GiB\n",
      "column 8)")
 BI_C(y_indent, "indent.yaml", V "memories:\n  hbm:\n    capacity: 1GiB\n   kind: hbm\n",
      "amsim: @:5:4: did not find expected key (while parsing a block mapping at line 3, column 3)")
+/* libyaml gives a byte offset for what its reader refuses: reported as line and column */
+static void y_control(void)
+{
+    static const char text[] = V "memories:\n  hbm:\n    capacity: 1GiB\0\n";
+    bi_run(&(bi_case){BI_CONFIG, "ctrl.yaml", text, sizeof text - 1,
+                      "amsim: @:4:19: control characters are not allowed (byte 46)", NULL, NULL});
+}
 BI_C(y_tab, "tab.yaml", V "memories:\n\thbm: {capacity: 1GiB}\n",
      "amsim: @:3:1: found character that cannot start any token")
 BI_C(y_unknown_key, "ukey.yaml", V "memories:\n  hbm: {capacity: 1GiB, colour: red}\n",
@@ -837,6 +858,10 @@ void suite_badinput(void)
              {"trace: empty value", t_empty_value},
              {"trace: negative size", t_size_negative},
              {"trace: non-numeric size", t_size_nan},
+             {"trace: NUL byte in a size", t_nul_size},
+             {"trace: line starting with a NUL byte", t_nul_line},
+             {"trace: NUL byte in a comment", t_nul_comment},
+             {"trace: NUL byte in the header", t_nul_header},
              {"trace: size overflows 64 bits", t_size_overflow},
              {"trace: size with unit overflows", t_size_overflow_unit},
              {"trace: unknown size unit", t_size_unit},
@@ -871,6 +896,8 @@ void suite_badinput(void)
              {"engine: stream above the engine's limit", t_stream_limit},
              /* lifetime CSV */
              {"csv: bad header", c_header},
+             {"csv: row starting with a NUL byte", c_nul_row},
+             {"csv: NUL byte in a field", c_nul_field},
              {"csv: missing column", c_missing_column},
              {"csv: truncated row", c_truncated},
              {"csv: extra column", c_extra_column},
@@ -896,6 +923,7 @@ void suite_badinput(void)
              {"pickle: too many open MARKs", p_marks},
              /* YAML */
              {"yaml: syntax error", y_syntax},
+             {"yaml: control character (line and column from libyaml's offset)", y_control},
              {"yaml: bad indentation", y_indent},
              {"yaml: tab", y_tab},
              {"yaml: unknown key", y_unknown_key},
