@@ -2,6 +2,7 @@
  * The placements digest is computed from the observer's allocation callback, formatted exactly
  * as the placements CSV rows (seq,id,level,address,requested,allocated,status), so it equals the
  * FNV-1a 64 of the CSV file without its header line. */
+#define _POSIX_C_SOURCE 200809L /* getline: lines of any length, NUL bytes seen */
 #include "expect.h"
 
 #include <errno.h>
@@ -166,16 +167,22 @@ static int load(expect_ctx *x, const char *path, am_error *err)
     FILE *f = fopen(path, "r");
     if (!f)
         return am_fail(err, AM_EINPUT, "%s: cannot read expectation: %s", path, strerror(errno));
-    char line[4096];
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
     unsigned long ln = 0;
-    int rc = 0;
-    while (fgets(line, sizeof line, f)) {
+    int rc = 0, keys = 0;
+    while ((got = getline(&line, &cap, f)) > 0) {
         ln++;
+        const char *z = memchr(line, 0, (size_t)got);
+        if (z) {
+            rc = am_fail_at(err, path, ln, (unsigned long)(z - line) + 1,
+                            "NUL byte (an expectation file is text)");
+            break;
+        }
+        if (line[got - 1] == '\n')
+            line[got - 1] = 0;
         char *s = trim(line);
-        size_t n = strlen(s);
-        if (n && s[n - 1] == '\n')
-            s[--n] = 0;
-        s = trim(s);
         if (ln == 1) {
             if (strcmp(s, "amsim-expect v1") != 0) {
                 rc = am_fail_at(err, path, ln, 1, "not an expectation file (first line must be "
@@ -215,7 +222,18 @@ static int load(expect_ctx *x, const char *path, am_error *err)
             break;
         }
         ml_add(&x->want, k, v, looks_int(v), NULL);
+        keys++;
     }
+    /* what would otherwise pass every run: a read that failed, an empty or header-only file */
+    if (!rc && ferror(f))
+        rc = am_fail(err, AM_EINPUT, "%s: read error: %s", path, strerror(errno));
+    else if (!rc && ln == 0)
+        rc = am_fail(err, AM_EINPUT, "%s: empty file (expected 'amsim-expect v1' and KEY=VALUE "
+                     "lines)", path);
+    else if (!rc && keys == 0)
+        rc = am_fail(err, AM_EINPUT, "%s: no expectations (KEY=VALUE lines) after the header",
+                     path);
+    free(line);
     fclose(f);
     return rc;
 }

@@ -13,7 +13,9 @@
  *                                          integers, rel:1e-9 for reals
  * `null` is the value of an undefined real (e.g. BFC fragmentation with no free memory).
  * A metric moves when |got - expected| exceeds the tolerance (rel: X * max(|got|, |expected|)),
- * or one of them is null and the other not, or the metric is missing from the run. */
+ * or one of them is null and the other not, or the metric is missing from the run. A file
+ * that is empty, holds no KEY=VALUE line after its header, has a NUL byte or cannot be read to
+ * its end is an input error: it would otherwise let every run pass. */
 #ifndef AM_EXPECT_H
 #define AM_EXPECT_H
 

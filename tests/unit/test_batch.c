@@ -450,6 +450,34 @@ static void test_expect(void)
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
     free(edited);
     free(t);
+    /* files that would pass every run, or be read short, are input errors (status 1) */
+    static const struct {
+        const char *name, *text;
+        size_t len;
+        const char *msg;
+    } bad[] = {
+        {"empty.expect", "", 0, "empty.expect: empty file (expected 'amsim-expect v1'"},
+        {"hdr.expect", "amsim-expect v1\n# nothing\n", 0,
+         "hdr.expect: no expectations (KEY=VALUE lines) after the header"},
+        {"nul.expect", "amsim-expect v1\nplacements.rows=5\0" "7\n", 36,
+         "nul.expect:2:18: NUL byte (an expectation file is text)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *bp = path_in_tmp(bad[i].name);
+        FILE *f = fopen(bp, "wb");
+        CU_ASSERT_FATAL(f != NULL);
+        size_t n = bad[i].len ? bad[i].len : strlen(bad[i].text);
+        CU_ASSERT(fwrite(bad[i].text, 1, n, f) == n);
+        fclose(f);
+        snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t "
+                 "'%s/traces/gpu_train_step.trace' --expect '%s'", tu_top(), tu_top(), bp);
+        err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, bad[i].msg));
+        if (!err || !strstr(err, bad[i].msg))
+            fprintf(stderr, "\n  %s: %s\n", bad[i].name, err ? err : "(no message)");
+        free(err);
+    }
 }
 
 static void test_regress_sweep(void)
