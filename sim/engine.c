@@ -1813,7 +1813,16 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
         if (mem_create(&s->lv[i], &p, err) != 0) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);
-            am_fail(err, err->status, "%s: memory level '%s': %s", cfg->path, L->name, msg);
+            /* an input error points at the level's allocator map (else the level's) */
+            const cfg_node *at = L->node, *c = at ? at->child : NULL;
+            for (; c; c = c->next)
+                if (c->key && strcmp(c->key, "allocator") == 0 && c->line)
+                    at = c;
+            if (err->status == AM_EINPUT && at && at->line && at->file)
+                am_fail_at(err, at->file, at->line, at->col, "memory level '%s': %s", L->name,
+                           msg);
+            else
+                am_fail(err, err->status, "%s: memory level '%s': %s", cfg->path, L->name, msg);
             sim_destroy(s);
             return -1;
         }

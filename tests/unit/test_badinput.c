@@ -396,6 +396,10 @@ BI_C(y_syntax, "syntax.yaml", V "memories:\n  hbm: {capacity: 1GiB\n",
      "column 8)")
 BI_C(y_indent, "indent.yaml", V "memories:\n  hbm:\n    capacity: 1GiB\n   kind: hbm\n",
      "amsim: @:5:4: did not find expected key (while parsing a block mapping at line 3, column 3)")
+/* a policy that refuses its options points at the level's allocator map */
+BI_C(y_policy_refuses, "tiny.yaml", V "memories:\n  hbm:\n    capacity: 255\n    allocator:\n"
+     "      policy: bfc\n",
+     "amsim: @:5:5: memory level 'hbm': bfc: memory limit of 191 bytes is below 256 bytes")
 /* libyaml gives a byte offset for what its reader refuses: reported as line and column */
 static void y_control(void)
 {
@@ -923,6 +927,7 @@ void suite_badinput(void)
              {"pickle: too many open MARKs", p_marks},
              /* YAML */
              {"yaml: syntax error", y_syntax},
+             {"yaml: a policy refusing its options, at its allocator map", y_policy_refuses},
              {"yaml: control character (line and column from libyaml's offset)", y_control},
              {"yaml: bad indentation", y_indent},
              {"yaml: tab", y_tab},
