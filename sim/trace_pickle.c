@@ -46,7 +46,7 @@
 #define TP_SMALL_SIZE (1ULL << 20)
 #define TP_SMALL_SEGMENT (2ULL << 20)
 
-enum { A_ALLOC, A_FREE_REQ, A_FREE_DONE, A_SEG_ALLOC, A_SEG_FREE, A_OOM, A_OTHER };
+enum { A_ALLOC, A_FREE_REQ, A_FREE_DONE, A_SEG_ALLOC, A_SEG_FREE, A_OOM, A_MARK, A_OTHER };
 enum { S_FREE, S_ALLOC, S_PENDING };
 
 typedef struct tp_entry {
@@ -310,13 +310,14 @@ static int action_of(const pkl_value *a)
         {"alloc", A_ALLOC}, {"free_requested", A_FREE_REQ}, {"free_completed", A_FREE_DONE},
         {"segment_alloc", A_SEG_ALLOC}, {"segment_map", A_SEG_ALLOC},
         {"segment_free", A_SEG_FREE}, {"segment_unmap", A_SEG_FREE}, {"oom", A_OOM},
+        {"snapshot", A_MARK},
     };
     if (!a || a->type != PKL_STR)
         return -1;
     for (size_t i = 0; i < AM_ARRAY_LEN(map); i++)
         if (strcmp(a->s, map[i].s) == 0)
             return map[i].a;
-    return A_OTHER; /* snapshot, and actions of newer versions: ignored */
+    return A_OTHER; /* an action of a newer version: skipped and counted */
 }
 
 static int read_entries(trace *t, const pkl_value *list, int dev, tp_streams *st,
@@ -338,11 +339,11 @@ static int read_entries(trace *t, const pkl_value *list, int dev, tp_streams *st
         int bad = get_u64(d, "size", &x->size) < 0;
         if (x->action == A_OOM)
             x->addr = TR_NO_ADDR;
-        else if (x->action != A_OTHER)
+        else if (x->action < A_MARK)
             bad |= get_u64(d, "addr", &x->addr) < 0;
         if (pkl_get(d, "stream") && pkl_int(pkl_get(d, "stream"), &stream) < 0)
             bad = 1;
-        if (bad && x->action != A_OTHER) {
+        if (bad && x->action < A_MARK) {
             free(e);
             return am_fail(err, AM_EINPUT, "%s: device_traces[%d][%zu]: '%s' entry lacks a "
                            "non-negative integer 'addr' or 'size'", t->path, dev, i,
@@ -380,6 +381,20 @@ static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *s
         pkl_int(pkl_get(d, "device"), &sdev);
         if (sdev != dev)
             continue;
+        /* a private pool's segments (CUDA graphs, torch.cuda.MemPool) serve only that pool's
+         * allocations, which the trace entries do not mark: refused, not mixed into the
+         * default pool (whose id is (0, 0)) */
+        const pkl_value *pool = pkl_get(d, "segment_pool_id");
+        int64_t pid[2] = {0, 0};
+        if (pool && (pool->type != PKL_TUPLE || pool->len != 2 ||
+                     pkl_int(pool->items[0], &pid[0]) < 0 ||
+                     pkl_int(pool->items[1], &pid[1]) < 0))
+            return am_fail(err, AM_EINPUT, "%s: segments[%zu]: 'segment_pool_id' is not a pair "
+                           "of integers", t->path, i);
+        if (pid[0] || pid[1])
+            return am_fail(err, AM_EINPUT, "%s: segments[%zu]: segment_pool_id (%lld, %lld): "
+                           "private memory pools (CUDA graphs, torch.cuda.MemPool) are not "
+                           "supported yet", t->path, i, (long long)pid[0], (long long)pid[1]);
         pkl_int(pkl_get(d, "stream"), &stream);
         int small = type && type->type == PKL_STR ? strcmp(type->s, "small") == 0
                                                   : size == TP_SMALL_SEGMENT;
@@ -535,7 +550,10 @@ static void build_trace(trace *t, tp_impl *im, const tp_entry *en, size_t n, uin
             ev_base(&e, t, TR_OOM_RECORDED);
             e.bytes = x->size;
             break;
-        default:
+        case A_MARK:
+            continue;
+        default: /* an action this reader does not know: counted with the skipped rows */
+            t->skipped++;
             continue;
         }
         e.stream = x->stream;

@@ -178,6 +178,8 @@ static void test_memo_bigint_types(void)
 typedef struct sblock { uint64_t off, size, req; const char *state; } sblock;
 typedef struct sentry { const char *action; uint64_t off, size; } sentry;
 
+static int snap_pool = -1; /* >= 0: the segment gets segment_pool_id (snap_pool, 0) */
+
 static const char *write_snapshot(const char *name, uint64_t base, uint64_t segsize,
                                   const sblock *b, size_t nb, const sentry *e, size_t ne)
 {
@@ -196,6 +198,12 @@ static const char *write_snapshot(const char *name, uint64_t base, uint64_t segs
     wkv_int(&w, "total_size", segsize);
     wkv_int(&w, "stream", 0);
     wkv_str(&w, "segment_type", segsize == (2u << 20) ? "small" : "large");
+    if (snap_pool >= 0) {
+        wstr(&w, "segment_pool_id");
+        wint(&w, (uint64_t)snap_pool);
+        wint(&w, 0);
+        wb(&w, 0x86); /* TUPLE2 */
+    }
     wstr(&w, "blocks");
     wb(&w, ']');
     wb(&w, '(');
@@ -240,6 +248,8 @@ static const char *write_snapshot(const char *name, uint64_t base, uint64_t segs
 }
 
 /* Open with the snapshot reader; events into ev[] (at most cap). -1 and msg on error. */
+static uint64_t last_skipped; /* the last read_events' skipped count */
+
 static int read_events(const char *path, int device, tr_event *ev, size_t cap, size_t *n,
                        char *msg)
 {
@@ -256,6 +266,7 @@ static int read_events(const char *path, int device, tr_event *ev, size_t cap, s
         while (t.reader->next(&t, &e, &err) == 1)
             if (*n < cap)
                 ev[(*n)++] = e;
+        last_skipped = t.skipped;
         t.reader->close(&t);
     } else {
         snprintf(msg, 1024, "%s", err.msg);
@@ -349,6 +360,47 @@ static void test_backward_walk(void)
     CU_ASSERT_EQUAL(ev[10].id, ev[5].id);
 }
 
+/* The spec's no-op action (snapshot) is passed over; an action this reader does not know is
+ * counted with the skipped rows, never dropped without a trace. */
+static void test_unknown_actions(void)
+{
+    const uint64_t base = 1ULL << 30;
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 0, 1000}, {"snapshot", 0, 0}, {"segment_reserve", 0, 4096},
+                        {"free_requested", 0, 1000}, {"free_completed", 0, 1000}};
+    const char *path = write_snapshot("ua.pickle", base, 2 * MB, b, 1, e, 5);
+    tr_event ev[32];
+    size_t n;
+    char msg[1024];
+    CU_ASSERT_EQUAL_FATAL(read_events(path, 0, ev, 32, &n, msg), 0);
+    CU_ASSERT_EQUAL(n, 1 + 2 + 2 + 2 + 3); /* as the round trip, without its oom */
+    CU_ASSERT_EQUAL(ev[n - 3].kind, TR_ALLOC);
+    CU_ASSERT_EQUAL(ev[n - 2].kind, TR_FREE_REQUESTED);
+    CU_ASSERT_EQUAL(last_skipped, 1);
+}
+
+/* A private pool's segment (segment_pool_id other than (0, 0)) is refused; the default pool's
+ * id is read and accepted. */
+static void test_private_pool(void)
+{
+    const uint64_t base = 1ULL << 30;
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 0, 1000}};
+    tr_event ev[32];
+    size_t n;
+    char msg[1024];
+    snap_pool = 0;
+    const char *path = write_snapshot("pool0.pickle", base, 2 * MB, b, 1, e, 1);
+    CU_ASSERT_EQUAL(read_events(path, 0, ev, 32, &n, msg), 0);
+    snap_pool = 3;
+    path = write_snapshot("pool3.pickle", base, 2 * MB, b, 1, e, 1);
+    snap_pool = -1;
+    CU_ASSERT_EQUAL_FATAL(read_events(path, 0, ev, 32, &n, msg), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "pool3.pickle: segments[0]: segment_pool_id (3, 0): "
+                                       "private memory pools (CUDA graphs, torch.cuda.MemPool) "
+                                       "are not supported yet"));
+}
+
 static void test_wrong_top_level(void)
 {
     static const unsigned char lst[] = {0x80, 4, ']', '.'};
@@ -375,5 +427,7 @@ void suite_pickle(void)
              {"memo, big integers, sharing", test_memo_bigint_types},
              {"snapshot round trip", test_round_trip},
              {"backward walk to the trace start", test_backward_walk},
+             {"unknown trace actions counted as skipped", test_unknown_actions},
+             {"private memory pools refused", test_private_pool},
              {"wrong top-level type", test_wrong_top_level});
 }
