@@ -165,6 +165,13 @@ const cfg_node *cfg_get(const cfg_node *root, const char *path);
 int cfg_apply_opts(const cfg_node *map, const char *path, const opt_desc *opts, void *dst,
                    const char *const *also_ok, am_error *err);
 
+/* Whether the option `key` of level `level`'s policy, configured as it is, differs from
+ * `value` (config syntax, e.g. a recording's setting): 1 with the configured value's text in
+ * configured[n], 0 when the same, -1 when the policy has no such option or value does not
+ * parse as one. */
+int cfg_setting_differs(const am_config *cfg, int level, const char *key, const char *value,
+                        char *configured, size_t n);
+
 /* Where device presets are searched, in order: $AMSIM_DEVICES, DIR_OF_CONFIG/devices,
  * DIR_OF_CONFIG/../configs/devices, the source tree's configs/devices (compile-time). */
 

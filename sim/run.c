@@ -78,6 +78,18 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
                      cfg->trace.time_unit, sp->device};
     if (trace_open(&t, sp->trace, &to, err) != 0)
         goto out;
+    if (sp->warn_config) { /* a recording's allocator settings that the config does not have */
+        const trace_setting *ts;
+        int nts = trace_settings(t, &ts), lv = cfg->default_level;
+        for (int i = 0; i < nts; i++) {
+            char have[256];
+            if (cfg_setting_differs(cfg, lv, ts[i].key, ts[i].value, have, sizeof have) == 1)
+                fprintf(stderr, "amsim: warning: %s was recorded with %s %s, but "
+                        "memories.%s.allocator.%s is %s here: placements can differ from the "
+                        "recording\n", sp->trace, ts[i].key, ts[i].value, cfg->levels[lv].name,
+                        ts[i].key, have);
+        }
+    }
     for (int i = 0; i < O_N; i++)
         if (out_open(&o[i], path[i], err) != 0)
             goto out;

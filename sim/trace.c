@@ -167,6 +167,12 @@ const char *trace_format(const trace *t) { return t->reader ? t->reader->format 
 const char *trace_path(const trace *t) { return t->path; }
 uint64_t trace_skipped(const trace *t) { return t->skipped; }
 
+int trace_settings(const trace *t, const trace_setting **s)
+{
+    *s = t->settings;
+    return t->nsettings;
+}
+
 void trace_level_list(const trace *t, char *buf, size_t n)
 {
     size_t k = 0;

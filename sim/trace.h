@@ -85,4 +85,15 @@ const char *trace_path(const trace *t);
 /* Rows skipped by rule (CSV: upper <= lower or size 0), counted. */
 uint64_t trace_skipped(const trace *t);
 
+/* The allocator settings a recording was made with, as option keys of amsim's caching policy
+ * and values in config syntax (a PyTorch snapshot's allocator_settings: max_split_size,
+ * roundup_power2_divisions, expandable_segments, garbage_collection_threshold); *s is set to
+ * the array, the count returned (0 for other formats). */
+#define TRACE_MAX_SETTINGS 8
+typedef struct trace_setting {
+    char key[40];
+    char value[160];
+} trace_setting;
+int trace_settings(const trace *t, const trace_setting **s);
+
 #endif

@@ -18,6 +18,8 @@ struct trace {
     trace_opts opts;
     FILE *f;          /* open stream positioned at the start of the file (reader owns reads) */
     uint64_t skipped;
+    trace_setting settings[TRACE_MAX_SETTINGS]; /* trace_settings */
+    int nsettings;
     void *impl;       /* reader state */
 };
 

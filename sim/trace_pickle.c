@@ -574,6 +574,70 @@ static void declare(trace *t, tp_impl *im, uint64_t addr, uint64_t size, uint32_
     emit(im, &e);
 }
 
+static void setting(trace *t, const char *key, const char *value)
+{
+    if (t->nsettings == TRACE_MAX_SETTINGS)
+        return;
+    trace_setting *x = &t->settings[t->nsettings++];
+    snprintf(x->key, sizeof x->key, "%s", key);
+    snprintf(x->value, sizeof x->value, "%s", value);
+}
+
+/* allocator_settings, as the caching policy's options (what is absent or of another shape is
+ * left out: nothing to compare it with). roundup_power2_divisions maps the start of each
+ * power-of-two interval in MiB ("1", "2", ... "32768") to its divisions: the same one for all
+ * is written as that number, else as a list without its trailing zeros. */
+static void read_settings(trace *t, const pkl_value *a)
+{
+    if (!a || a->type != PKL_DICT)
+        return;
+    const pkl_value *v;
+    int64_t i;
+    char buf[160];
+    if ((v = pkl_get(a, "max_split_size")) && pkl_int(v, &i) == 0) {
+        if (i < 0)
+            snprintf(buf, sizeof buf, "unlimited");
+        else
+            snprintf(buf, sizeof buf, "%lld", (long long)i);
+        setting(t, "max_split_size", buf);
+    }
+    if ((v = pkl_get(a, "expandable_segments")) && v->type == PKL_BOOL)
+        setting(t, "expandable_segments", v->i ? "true" : "false");
+    if ((v = pkl_get(a, "garbage_collection_threshold")) &&
+        (v->type == PKL_FLOAT || v->type == PKL_INT)) {
+        snprintf(buf, sizeof buf, "%.17g", v->type == PKL_FLOAT ? v->f : (double)v->i);
+        setting(t, "garbage_collection_threshold", buf);
+    }
+    if ((v = pkl_get(a, "roundup_power2_divisions")) && v->type == PKL_DICT) {
+        int64_t d[16] = {0};
+        for (size_t k = 0; k < v->len; k++) {
+            const pkl_value *key = v->items[2 * k], *val = v->items[2 * k + 1];
+            char *end;
+            if (key->type != PKL_STR || pkl_int(val, &i) < 0 || i < 0)
+                return;
+            unsigned long mb = strtoul(key->s, &end, 10);
+            if (*end || mb == 0 || (mb & (mb - 1)) || mb > 32768)
+                return;
+            d[__builtin_ctzl(mb)] = i;
+        }
+        int last = 15, same = 1;
+        for (int k = 1; k < 16; k++)
+            same &= d[k] == d[0];
+        while (last > 0 && d[last] == 0)
+            last--;
+        if (same) {
+            snprintf(buf, sizeof buf, "%lld", (long long)d[0]);
+        } else {
+            size_t m = (size_t)snprintf(buf, sizeof buf, "[");
+            for (int k = 0; k <= (last ? last : 1); k++) /* one value alone would mean all */
+                m += (size_t)snprintf(buf + m, sizeof buf - m, "%s%lld", k ? ", " : "",
+                                      (long long)d[k]);
+            snprintf(buf + m, sizeof buf - m, "]");
+        }
+        setting(t, "roundup_power2_divisions", buf);
+    }
+}
+
 /* From a parsed document to the event array. */
 static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
 {
@@ -596,6 +660,7 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
         return am_fail(err, AM_EINPUT, "%s: device %d: the snapshot has traces for %zu "
                        "device%s (0..%zu)", t->path, dev, dt->len, dt->len == 1 ? "" : "s",
                        dt->len - 1);
+    read_settings(t, pkl_get(root, "allocator_settings"));
     const pkl_value *list = dt->items[dev];
     if (list->type != PKL_LIST)
         return am_fail(err, AM_EINPUT, "%s: device_traces[%d] is a %s, expected a list",

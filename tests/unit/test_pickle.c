@@ -179,6 +179,8 @@ typedef struct sblock { uint64_t off, size, req; const char *state; } sblock;
 typedef struct sentry { const char *action; uint64_t off, size; } sentry;
 
 static int snap_pool = -1; /* >= 0: the segment gets segment_pool_id (snap_pool, 0) */
+static int snap_settings;  /* 1: allocator_settings as a run with expandable segments and
+                              roundup_power2_divisions {1 MiB: 4, 2 MiB: 8} writes them */
 
 static const char *write_snapshot(const char *name, uint64_t base, uint64_t segsize,
                                   const sblock *b, size_t nb, const sentry *e, size_t ne)
@@ -235,6 +237,31 @@ static const char *write_snapshot(const char *name, uint64_t base, uint64_t segs
     }
     wb(&w, 'e');
     wb(&w, 'a');
+    if (snap_settings) {
+        wstr(&w, "allocator_settings");
+        wb(&w, '}');
+        wb(&w, '(');
+        wstr(&w, "max_split_size");
+        wb(&w, 'J'); /* -1: unlimited */
+        for (int i = 0; i < 4; i++)
+            wb(&w, 0xff);
+        wstr(&w, "expandable_segments");
+        wb(&w, 0x88); /* NEWTRUE */
+        wstr(&w, "garbage_collection_threshold");
+        wb(&w, 'G'); /* BINFLOAT 0.0 */
+        for (int i = 0; i < 8; i++)
+            wb(&w, 0);
+        wstr(&w, "roundup_power2_divisions");
+        wb(&w, '}');
+        wb(&w, '(');
+        for (unsigned mb = 1; mb <= 32768; mb *= 2) {
+            char k[8];
+            snprintf(k, sizeof k, "%u", mb);
+            wkv_int(&w, k, mb == 1 ? 4 : mb == 2 ? 8 : 0);
+        }
+        wb(&w, 'u');
+        wb(&w, 'u');
+    }
     wb(&w, 'u');
     wb(&w, '.');
     static char path[512];
@@ -401,6 +428,62 @@ static void test_private_pool(void)
                                        "are not supported yet"));
 }
 
+/* allocator_settings become the caching policy's options in config syntax, and `amsim run`
+ * warns about each one the config sets otherwise (here: expandable segments and the
+ * divisions; max_split_size and the threshold are the defaults). */
+static void test_recorded_settings(void)
+{
+    const uint64_t base = 1ULL << 30;
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 0, 1000}};
+    snap_settings = 1;
+    const char *path = write_snapshot("settings.pickle", base, 2 * MB, b, 1, e, 1);
+    snap_settings = 0;
+    trace t = {0};
+    t.path = (char *)(uintptr_t)path;
+    t.f = fopen(path, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t.f);
+    am_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(trace_pickle_open(&t, &err), 0);
+    const trace_setting *ts;
+    int n = trace_settings(&t, &ts);
+    static const char *const want[][2] = {{"max_split_size", "unlimited"},
+                                          {"expandable_segments", "true"},
+                                          {"garbage_collection_threshold", "0"},
+                                          {"roundup_power2_divisions", "[4, 8]"}};
+    CU_ASSERT_EQUAL_FATAL(n, 4);
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_STRING_EQUAL(ts[i].key, want[i][0]);
+        CU_ASSERT_STRING_EQUAL(ts[i].value, want[i][1]);
+    }
+    t.reader->close(&t);
+    fclose(t.f);
+    char args[2048], *out = NULL, *errs = NULL;
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --policy caching",
+             tu_top(), path);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &errs), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(errs);
+    CU_ASSERT_PTR_NOT_NULL(strstr(errs, "settings.pickle was recorded with expandable_segments "
+                                        "true, but memories.hbm.allocator.expandable_segments is "
+                                        "false here: placements can differ from the recording"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(errs, "recorded with roundup_power2_divisions [4, 8], but "
+                                        "memories.hbm.allocator.roundup_power2_divisions is 0 "
+                                        "here"));
+    CU_ASSERT_PTR_NULL(strstr(errs, "max_split_size"));
+    CU_ASSERT_PTR_NULL(strstr(errs, "garbage_collection_threshold"));
+    free(out);
+    free(errs);
+    /* the same settings configured: no warning */
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --policy caching "
+             "--set memories.hbm.allocator.expandable_segments=true "
+             "--set 'memories.hbm.allocator.roundup_power2_divisions=[4, 8]'", tu_top(), path);
+    out = errs = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &errs), 0);
+    CU_ASSERT(!errs || !strstr(errs, "warning"));
+    free(out);
+    free(errs);
+}
+
 static void test_wrong_top_level(void)
 {
     static const unsigned char lst[] = {0x80, 4, ']', '.'};
@@ -429,5 +512,7 @@ void suite_pickle(void)
              {"backward walk to the trace start", test_backward_walk},
              {"unknown trace actions counted as skipped", test_unknown_actions},
              {"private memory pools refused", test_private_pool},
+             {"recorded allocator settings, and the warning when the config differs",
+              test_recorded_settings},
              {"wrong top-level type", test_wrong_top_level});
 }
