@@ -595,10 +595,14 @@ static void read_settings(trace *t, const pkl_value *a)
     int64_t i;
     char buf[160];
     if ((v = pkl_get(a, "max_split_size")) && pkl_int(v, &i) == 0) {
+        static const char *const unit[] = {"B", "KiB", "MiB", "GiB"};
+        int u = 0;
+        while (u < 3 && i > 0 && i % 1024 == 0) /* exact, in the largest unit that divides it */
+            i /= 1024, u++;
         if (i < 0)
             snprintf(buf, sizeof buf, "unlimited");
         else
-            snprintf(buf, sizeof buf, "%lld", (long long)i);
+            snprintf(buf, sizeof buf, "%lld%s%s", (long long)i, u ? "" : " ", unit[u]);
         setting(t, "max_split_size", buf);
     }
     if ((v = pkl_get(a, "expandable_segments")) && v->type == PKL_BOOL)
