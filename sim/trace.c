@@ -52,7 +52,7 @@ static int trace_detect_text(trace *t, enum trace_fmt *fmt, am_error *err)
     }
     linebuf_free(&lb);
     if (r == LINEBUF_EREAD)
-        return am_fail(err, AM_EINPUT, "%s: read error: %s", t->path, strerror(errno));
+        return am_fail(err, AM_EINPUT, "%s: read error: %s", t->path, trace_read_why(errno));
     if (r == 0)
         return am_fail(err, AM_EINPUT, "%s: no trace content (only blank lines and comments; "
                        TRACE_EXPECTED ")", t->path);
@@ -100,8 +100,7 @@ int trace_open(trace **tp, const char *path, const trace_opts *o, am_error *err)
     if (got == 0) {
         const char *what = gz ? "gzip-compressed trace: " : "";
         if (ferror(f))
-            am_fail(err, AM_EINPUT, "%s: %sread error: %s", path, what,
-                    gz ? "corrupt or truncated compressed data" : strerror(errno));
+            am_fail(err, AM_EINPUT, "%s: %sread error: %s", path, what, trace_read_why(errno));
         else
             am_fail(err, AM_EINPUT, "%s: %sempty file (" TRACE_EXPECTED ")", path, what);
         goto fail;

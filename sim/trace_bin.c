@@ -267,7 +267,8 @@ static int bin_fill(trace *t, binr *b, am_error *err)
         b->end += r;
         if (r == 0) {
             if (ferror(t->f))
-                return am_fail_at(err, t->path, b->rec + 1, 0, "read error: %s", strerror(errno));
+                return am_fail_at(err, t->path, b->rec + 1, 0, "read error: %s",
+                                  trace_read_why(errno));
             b->eof = 1;
         }
     }

@@ -143,7 +143,15 @@ static inline int csv_row_plain(const char *p, const char *e, int ncols, csv_row
     return p == e;
 }
 
+/* A NUL byte at z in line: an input error at its column. */
+static int csv_nul(trace *t, unsigned long lineno, const char *line, const char *z, am_error *err)
+{
+    return am_fail_at(err, t->path, lineno, (unsigned long)(z - line) + 1,
+                      "NUL byte (a text trace has none: is the file binary or damaged?)");
+}
+
 /* Parse one data row (line lineno) into r; ncols is 4 or 5. */
+
 static int csv_row_parse(trace *t, unsigned long lineno, char *line, size_t len, int ncols,
                          csv_row *r, am_error *err)
 {
@@ -170,6 +178,9 @@ static int csv_row_parse(trace *t, unsigned long lineno, char *line, size_t len,
         if (s == fe)
             return am_fail_at(err, t->path, lineno, col, "empty %s", csv_cols[c]);
         int rc = linebuf_u64(s, (size_t)(fe - s), &r->v[c]);
+        const char *z = rc ? memchr(s, 0, (size_t)(fe - s)) : NULL;
+        if (z)
+            return csv_nul(t, lineno, line, z, err);
         if (rc) {
             const char *why = rc == 2 ? "out of range (max 18446744073709551615)"
                             : (*s == '-' && fe - s > 1 && s[1] >= '0' && s[1] <= '9') ? "negative"
@@ -194,13 +205,17 @@ done:
 static int csv_line_kind(trace *t, const linebuf *lb, char *line, size_t len, int *ncols,
                          am_error *err)
 {
-    const char *z = memchr(line, 0, len);
-    if (z)
-        return am_fail_at(err, t->path, lb->line, (unsigned long)(z - line) + 1,
-                          "NUL byte (a text trace has none: is the file binary or damaged?)");
     char *p = line;
     while (csv_ws(*p))
         p++;
+    /* A NUL byte would end the line early as a C string: a blank or comment line, or the
+     * header, is checked whole here; a data row's fields are parsed by length (csv_row), so
+     * one there fails as a field, and csv_row names it. */
+    if (*p == 0 || *p == '#' || !*ncols) {
+        const char *z = memchr(line, 0, len);
+        if (z)
+            return csv_nul(t, lb->line, line, z, err);
+    }
     if (*p == 0 || *p == '#')
         return 0;
     if (*ncols)
@@ -225,7 +240,7 @@ static int csv_read_error(trace *t, const linebuf *lb, int r, am_error *err)
     if (r == LINEBUF_TOOLONG)
         return am_fail_at(err, t->path, lb->line, lb->max_line + 1,
                           "line too long (limit %zu bytes)", lb->max_line);
-    return am_fail_at(err, t->path, lb->line + 1, 0, "read error: %s", strerror(errno));
+    return am_fail_at(err, t->path, lb->line + 1, 0, "read error: %s", trace_read_why(errno));
 }
 
 /* A row's alloc and free times in ps: 1, or 0 when the row is skipped (empty lifetime or size

@@ -1,69 +1,235 @@
 /* trace_gz.c - a FILE* yielding the decompressed bytes of a gzip file (see trace_gz.h).
  *
- * fopencookie (glibc) turns four callbacks into a stdio stream: read -> gzread, seek ->
- * gzseek (zlib emulates seeking in a compressed stream: forwards by decompressing and skipping,
- * backwards by rewinding to the start), close -> gzclose. Writes are refused. */
+ * fopencookie (glibc) turns callbacks into a stdio stream: read -> inflate over the file's
+ * gzip members one after the other, seek -> forwards by decompressing and dropping, backwards
+ * by starting again from the first byte, close -> the file and the inflate state. Writes are
+ * refused. zlib's gzread would do the reading, but it ends quietly at bytes after a member
+ * that do not start another one, so a member whose header was damaged, and everything after
+ * it, would be lost without a word; here they are a read error, as a truncated or corrupt
+ * member is. Zero bytes after the last member (padding some tools write) are accepted, as
+ * gzip(1) accepts them. */
 #define _GNU_SOURCE
 #include "trace_gz.h"
 
 #include <errno.h>
-#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <zlib.h>
+
+#define GZ_IN (1u << 17) /* compressed bytes read at a time */
+
+typedef struct gz_cookie {
+    FILE *raw;
+    z_stream z;
+    int member_done;      /* a member ended: what follows is another one, padding, or the end */
+    int at_end;           /* the last member ended and the file with it */
+    const char *pending;  /* a failure found after some bytes were handed out: the next read's */
+    uint64_t pos;         /* decompressed bytes handed out since the start */
+    unsigned char in[GZ_IN];
+} gz_cookie;
+
+/* Why the last read through trace_gz_open failed on this thread (trace_read_why). */
+static _Thread_local const char *gz_why;
+
+const char *trace_read_why(int errnum)
+{
+    const char *w = gz_why;
+    gz_why = NULL;
+    return w ? w : strerror(errnum);
+}
+
+static ssize_t gz_fail(const char *why)
+{
+    gz_why = why;
+    errno = EIO;
+    return -1;
+}
+
+/* More compressed input, keeping the avail_in bytes not used yet: 1, or 0 at the end of the
+ * file, or -1 on a read error. */
+static int gz_fill(gz_cookie *k)
+{
+    memmove(k->in, k->z.next_in, k->z.avail_in);
+    k->z.next_in = k->in;
+    size_t r = fread(k->in + k->z.avail_in, 1, GZ_IN - k->z.avail_in, k->raw);
+    k->z.avail_in += (uInt)r;
+    if (r == 0)
+        return ferror(k->raw) ? -1 : 0;
+    return 1;
+}
+
+/* After a member's end: 0 when another member starts here (the inflate state reset for it), 1
+ * when only zero bytes are left to the end of the file, -1 (gz_why set) otherwise. */
+static int gz_next_member(gz_cookie *k)
+{
+    for (;;) {
+        while (k->z.avail_in < 2) {
+            int f = gz_fill(k);
+            if (f < 0)
+                return (int)gz_fail(strerror(errno));
+            if (f == 0)
+                break;
+        }
+        if (k->z.avail_in >= 2 && k->z.next_in[0] == 0x1f && k->z.next_in[1] == 0x8b) {
+            inflateReset(&k->z);
+            k->member_done = 0;
+            return 0;
+        }
+        while (k->z.avail_in && k->z.next_in[0] == 0) { /* padding */
+            k->z.next_in++;
+            k->z.avail_in--;
+        }
+        if (k->z.avail_in)
+            return (int)gz_fail("bytes after the end of the gzip data that do not start another "
+                                "gzip member (a damaged or appended file)");
+        int f = gz_fill(k);
+        if (f < 0)
+            return (int)gz_fail(strerror(errno));
+        if (f == 0)
+            return 1;
+    }
+}
+
+/* One read: the bytes decompressed before a failure are handed out first, so that a reader
+ * sees every line before the damage and names the line it stopped at; the failure is the next
+ * read's. */
+static ssize_t gz_read_some(gz_cookie *k, char *buf, size_t n);
+
+static ssize_t gz_read(void *c, char *buf, size_t n)
+{
+    gz_cookie *k = c;
+    if (k->pending)
+        return gz_fail(k->pending);
+    ssize_t r = gz_read_some(k, buf, n);
+    if (r < 0 && k->z.next_out != (unsigned char *)buf) { /* some bytes first */
+        k->pending = gz_why;
+        gz_why = NULL;
+        size_t got = (size_t)(k->z.next_out - (unsigned char *)buf);
+        k->pos += got;
+        return (ssize_t)got;
+    }
+    return r;
+}
+
+static ssize_t gz_read_some(gz_cookie *k, char *buf, size_t n)
+{
+    k->z.next_out = (unsigned char *)buf;
+    k->z.avail_out = n > (1u << 30) ? (1u << 30) : (uInt)n;
+    uInt want = k->z.avail_out;
+    while (k->z.avail_out && !k->at_end) {
+        if (k->member_done) {
+            int r = gz_next_member(k);
+            if (r < 0)
+                return -1;
+            if (r > 0) {
+                k->at_end = 1;
+                break;
+            }
+        }
+        if (k->z.avail_in == 0) {
+            int f = gz_fill(k);
+            if (f < 0)
+                return gz_fail(strerror(errno));
+            if (f == 0)
+                return gz_fail("corrupt or truncated gzip data");
+        }
+        int r = inflate(&k->z, Z_NO_FLUSH);
+        if (r == Z_STREAM_END)
+            k->member_done = 1;
+        else if (r != Z_OK && r != Z_BUF_ERROR)
+            return gz_fail("corrupt or truncated gzip data");
+    }
+    size_t got = want - k->z.avail_out;
+    k->pos += got;
+    return (ssize_t)got;
+}
+
+/* To the start of the file, as just opened: 0, or -1 with errno. */
+static int gz_restart(gz_cookie *k)
+{
+    if (fseek(k->raw, 0, SEEK_SET) != 0)
+        return -1;
+    inflateReset(&k->z);
+    k->z.next_in = k->in;
+    k->z.avail_in = 0;
+    k->member_done = k->at_end = 0;
+    k->pending = NULL;
+    k->pos = 0;
+    return 0;
+}
+
+static int gz_seek(void *c, off64_t *pos, int whence)
+{
+    gz_cookie *k = c;
+    if (whence != SEEK_SET && whence != SEEK_CUR) {
+        errno = EINVAL; /* the decompressed length is unknown */
+        return -1;
+    }
+    int64_t to = whence == SEEK_SET ? *pos : (int64_t)k->pos + *pos;
+    if (to < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    if ((uint64_t)to < k->pos && gz_restart(k) != 0)
+        return -1;
+    char skip[4096];
+    while (k->pos < (uint64_t)to) {
+        uint64_t left = (uint64_t)to - k->pos;
+        ssize_t r = gz_read(k, skip, left < sizeof skip ? (size_t)left : sizeof skip);
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break; /* past the end: stays there, as a plain file's reads would return nothing */
+    }
+    *pos = (off64_t)k->pos;
+    return 0;
+}
+
+static int gz_close(void *c)
+{
+    gz_cookie *k = c;
+    inflateEnd(&k->z);
+    int r = fclose(k->raw);
+    free(k);
+    return r;
+}
 
 int trace_gz_magic(const unsigned char *buf, size_t n)
 {
     return n >= 2 && buf[0] == 0x1f && buf[1] == 0x8b;
 }
 
-static ssize_t gz_read(void *c, char *buf, size_t n)
-{
-    if (n > INT_MAX)
-        n = INT_MAX;
-    int r = gzread((gzFile)c, buf, (unsigned)n), e = Z_OK;
-    if (r == 0)
-        gzerror((gzFile)c, &e); /* Z_BUF_ERROR at the end: the stream was cut short */
-    if (r < 0 || e != Z_OK) {
-        errno = EIO; /* corrupt or truncated compressed data */
-        return -1;
-    }
-    return r;
-}
-
-static int gz_seek(void *c, off64_t *pos, int whence)
-{
-    if (whence != SEEK_SET && whence != SEEK_CUR) {
-        errno = EINVAL; /* the decompressed length is unknown */
-        return -1;
-    }
-    z_off_t r = gzseek((gzFile)c, (z_off_t)*pos, whence);
-    if (r < 0) {
-        errno = EIO;
-        return -1;
-    }
-    *pos = r;
-    return 0;
-}
-
-static int gz_close(void *c)
-{
-    return gzclose((gzFile)c) == Z_OK ? 0 : EOF;
-}
-
 FILE *trace_gz_open(const char *path)
 {
-    gzFile g = gzopen(path, "rb");
-    if (!g) {
-        if (!errno)
-            errno = ENOMEM;
+    gz_cookie *k = calloc(1, sizeof *k);
+    if (!k) {
+        errno = ENOMEM;
         return NULL;
     }
-    gzbuffer(g, 1u << 17);
+    k->raw = fopen(path, "rb");
+    if (!k->raw) {
+        int e = errno;
+        free(k);
+        errno = e;
+        return NULL;
+    }
+    if (inflateInit2(&k->z, 15 + 16) != Z_OK) { /* gzip wrapper only */
+        fclose(k->raw);
+        free(k);
+        errno = ENOMEM;
+        return NULL;
+    }
+    k->z.next_in = k->in;
+    setvbuf(k->raw, NULL, _IONBF, 0); /* read in GZ_IN chunks already */
     cookie_io_functions_t io = {gz_read, NULL, gz_seek, gz_close};
-    FILE *f = fopencookie(g, "rb", io);
+    FILE *f = fopencookie(k, "rb", io);
     if (!f) {
         int e = errno;
-        gzclose(g);
+        gz_close(k);
         errno = e;
+        return NULL;
     }
+
     return f;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "trace.h"
+#include "trace_gz.h" /* trace_read_why */
 
 struct trace_reader {
     const char *format; /* "native", "lifetime_csv", "pytorch_snapshot", ... */

@@ -511,7 +511,8 @@ static int native_line(trace *t, native *n, char **line, size_t *len, am_error *
     if (r == LINEBUF_TOOLONG)
         return NFAIL(n->lb.max_line + 1, "line too long (limit %zu bytes)", n->lb.max_line);
     if (r == LINEBUF_EREAD)
-        return am_fail_at(err, t->path, n->lb.line + 1, 0, "read error: %s", strerror(errno));
+        return am_fail_at(err, t->path, n->lb.line + 1, 0, "read error: %s",
+                          trace_read_why(errno));
     /* every line but those of native_direct (digits and separators only) comes through here */
     const char *z = r == 1 ? memchr(*line, 0, *len) : NULL;
     if (z)

@@ -35,6 +35,7 @@
  * prologue events have time 0. Event positions (`line`) are 1-based trace entry numbers; 0 for
  * prologue events. Messages on bad input: "PATH: byte N: ..." from the unpickler, else
  * "PATH: device_traces[D][I]: ..." naming the offending entry. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -740,7 +741,7 @@ int trace_pickle_open(trace *t, am_error *err)
     }
     if (ferror(t->f)) {
         free(buf);
-        return am_fail(err, AM_EINPUT, "%s: read error", t->path);
+        return am_fail(err, AM_EINPUT, "%s: read error: %s", t->path, trace_read_why(errno));
     }
     pkl_doc *doc;
     if (pkl_parse(buf, len, t->path, &doc, err) < 0) {

@@ -282,6 +282,65 @@ static void test_gzip(void)
     CU_ASSERT_EQUAL(rc, -1);
     CU_ASSERT_EQUAL(err.status, AM_EINPUT);
     trace_close(t);
+
+    /* members one after the other read as one stream, zero padding after the last is
+     * accepted; other bytes after a member (a damaged second member's header, or anything
+     * appended) are a read error at the line where the data stops, not an early end */
+    const char *m1 = tmp("m1.gz"), *m2 = tmp("m2.gz");
+    gzip_file(tu_write("m1.trace", "amsim-trace v1\nalloc 1 4096\n"), m1);
+    gzip_file(tu_write("m2.trace", "alloc 2 4096\nfree 1\nfree 2\n"), m2);
+    size_t n1, n2;
+    char *b1 = tu_slurp(m1, &n1), *b2 = tu_slurp(m2, &n2);
+    CU_ASSERT_FATAL(b1 && b2 && n2 > 2);
+    static const struct {
+        const char *name;
+        int tail;          /* 0: m2 whole, 1: 64 zero bytes, 2: m2 with its magic damaged,
+                              3: "xyz" appended */
+        int events;        /* read before the end or the error */
+        const char *error; /* NULL: a clean end */
+    } gzc[] = {
+        {"two.gz", 0, 4, NULL},
+        {"pad.gz", 1, 1, NULL},
+        {"damaged.gz", 2, 1, "damaged.gz:3: read error: bytes after the end of the gzip data "
+                             "that do not start another gzip member (a damaged or appended "
+                             "file)"},
+        {"appended.gz", 3, 1, "appended.gz:3: read error: bytes after the end of the gzip "
+                              "data that do not start another gzip member"},
+    };
+    for (size_t i = 0; i < sizeof gzc / sizeof gzc[0]; i++) {
+        const char *gp = tmp(gzc[i].name);
+        f = fopen(gp, "wb");
+        CU_ASSERT_FATAL(f != NULL);
+        fwrite(b1, 1, n1, f);
+        if (gzc[i].tail == 0)
+            fwrite(b2, 1, n2, f);
+        else if (gzc[i].tail == 1)
+            for (int z = 0; z < 64; z++)
+                fputc(0, f);
+        else if (gzc[i].tail == 2) {
+            fputc(0x1f, f);
+            fputc(0x00, f);
+            fwrite(b2 + 2, 1, n2 - 2, f);
+        } else
+            fputs("xyz", f);
+        fclose(f);
+        t = NULL;
+        err = (am_error){0};
+        CU_ASSERT_EQUAL_FATAL(trace_open(&t, gp, &to, &err), 0);
+        int events = 0;
+        while ((rc = trace_next(t, &ev, &err)) == 1)
+            events++;
+        CU_ASSERT_EQUAL(events, gzc[i].events);
+        CU_ASSERT_EQUAL(rc, gzc[i].error ? -1 : 0);
+        if (gzc[i].error) {
+            CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, gzc[i].error));
+            if (!strstr(err.msg, gzc[i].error))
+                fprintf(stderr, "\n  %s: %s\n", gzc[i].name, err.msg);
+        }
+        trace_close(t);
+    }
+    free(b1);
+    free(b2);
 }
 
 /* Binary form: native -> binary -> native gives the same lines as native -> native, the
