@@ -19,7 +19,8 @@ typedef struct run_spec {
     const char *outdir;          /* all outputs + effective_config.yaml + report.txt */
     FILE *text;                  /* text report destination, or NULL */
     int check, lenient, device, progress;
-    int warn_config;             /* print the config's warnings (cfg_print_warnings) to stderr */
+    int warn_config;             /* print the config's warnings (cfg_print_warnings) and a
+                                    recording's allocator settings it differs from to stderr */
     const sim_observer *observer;
     const char *chrome_trace, *pytorch_snapshot; /* exporter outputs or NULL (export_*.h) */
     const char *expect, *save_expect; /* regression expectation files or NULL (sim/expect.h) */
