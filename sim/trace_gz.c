@@ -17,7 +17,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#define GZ_IN (1u << 17) /* compressed bytes read at a time */
+#define GZ_IN (1u << 17)  /* compressed bytes read at a time */
+#define GZ_OUT (1u << 18) /* decompressed bytes made at a time for stdio's small reads */
 
 typedef struct gz_cookie {
     FILE *raw;
@@ -26,7 +27,9 @@ typedef struct gz_cookie {
     int at_end;           /* the last member ended and the file with it */
     const char *pending;  /* a failure found after some bytes were handed out: the next read's */
     uint64_t pos;         /* decompressed bytes handed out since the start */
+    size_t out_at, out_end; /* out[out_at, out_end): made, not handed out yet */
     unsigned char in[GZ_IN];
+    unsigned char out[GZ_OUT];
 } gz_cookie;
 
 /* Why the last read through trace_gz_open failed on this thread (trace_read_why). */
@@ -91,25 +94,39 @@ static int gz_next_member(gz_cookie *k)
     }
 }
 
-/* One read: the bytes decompressed before a failure are handed out first, so that a reader
- * sees every line before the damage and names the line it stopped at; the failure is the next
- * read's. */
 static ssize_t gz_read_some(gz_cookie *k, char *buf, size_t n);
 
+/* One read. stdio asks for 8 KiB at a time, and inflate is about 10% slower making so little
+ * per call, so a short read is served from out, made GZ_OUT bytes at a time (a long one goes
+ * straight to the caller's buffer). The bytes decompressed before a failure are handed out
+ * first, so that a reader sees every line before the damage and names the line it stopped
+ * at; the failure is the next read's. */
 static ssize_t gz_read(void *c, char *buf, size_t n)
 {
     gz_cookie *k = c;
-    if (k->pending)
-        return gz_fail(k->pending);
-    ssize_t r = gz_read_some(k, buf, n);
-    if (r < 0 && k->z.next_out != (unsigned char *)buf) { /* some bytes first */
-        k->pending = gz_why;
-        gz_why = NULL;
-        size_t got = (size_t)(k->z.next_out - (unsigned char *)buf);
-        k->pos += got;
-        return (ssize_t)got;
+    if (k->out_at == k->out_end && !k->pending) {
+        char *to = n >= GZ_OUT ? buf : (char *)k->out;
+        size_t want = n >= GZ_OUT ? n : GZ_OUT;
+        ssize_t r = gz_read_some(k, to, want);
+        size_t got = (size_t)(k->z.next_out - (unsigned char *)to);
+        if (r < 0) {
+            k->pending = gz_why;
+            gz_why = NULL;
+        }
+        if (to == buf) {
+            k->pos += got;
+            return got || !k->pending ? (ssize_t)got : gz_fail(k->pending);
+        }
+        k->out_at = 0;
+        k->out_end = got;
     }
-    return r;
+    if (k->out_at == k->out_end)
+        return k->pending ? gz_fail(k->pending) : 0;
+    size_t m = k->out_end - k->out_at < n ? k->out_end - k->out_at : n;
+    memcpy(buf, k->out + k->out_at, m);
+    k->out_at += m;
+    k->pos += m;
+    return (ssize_t)m;
 }
 
 static ssize_t gz_read_some(gz_cookie *k, char *buf, size_t n)
@@ -140,9 +157,7 @@ static ssize_t gz_read_some(gz_cookie *k, char *buf, size_t n)
         else if (r != Z_OK && r != Z_BUF_ERROR)
             return gz_fail("corrupt or truncated gzip data");
     }
-    size_t got = want - k->z.avail_out;
-    k->pos += got;
-    return (ssize_t)got;
+    return (ssize_t)(want - k->z.avail_out);
 }
 
 /* To the start of the file, as just opened: 0, or -1 with errno. */
@@ -155,6 +170,7 @@ static int gz_restart(gz_cookie *k)
     k->z.avail_in = 0;
     k->member_done = k->at_end = 0;
     k->pending = NULL;
+    k->out_at = k->out_end = 0;
     k->pos = 0;
     return 0;
 }
@@ -230,6 +246,5 @@ FILE *trace_gz_open(const char *path)
         errno = e;
         return NULL;
     }
-
     return f;
 }
