@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "pickle.h"
+#include "units.h"
 #include "trace_impl.h"
 
 #define TP_MIN_BLOCK 512ULL
@@ -610,7 +611,11 @@ static void read_settings(trace *t, const pkl_value *a)
         setting(t, "expandable_segments", v->i ? "true" : "false");
     if ((v = pkl_get(a, "garbage_collection_threshold")) &&
         (v->type == PKL_FLOAT || v->type == PKL_INT)) {
-        snprintf(buf, sizeof buf, "%.17g", v->type == PKL_FLOAT ? v->f : (double)v->i);
+        double g = v->type == PKL_FLOAT ? v->f : (double)v->i;
+        snprintf(buf, sizeof buf, "%.15g", g); /* 0.6, not 0.59999999999999998 ... */
+        double back = 0;
+        if (units_real(buf, &back, NULL) != 0 || back != g)
+            snprintf(buf, sizeof buf, "%.17g", g); /* ... unless that is another number */
         setting(t, "garbage_collection_threshold", buf);
     }
     if ((v = pkl_get(a, "roundup_power2_divisions")) && v->type == PKL_DICT) {
