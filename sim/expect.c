@@ -2,7 +2,6 @@
  * The placements digest is computed from the observer's allocation callback, formatted exactly
  * as the placements CSV rows (seq,id,level,address,requested,allocated,status), so it equals the
  * FNV-1a 64 of the CSV file without its header line. */
-#define _POSIX_C_SOURCE 200809L /* getline: lines of any length, NUL bytes seen */
 #include "expect.h"
 
 #include <errno.h>
