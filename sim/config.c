@@ -736,56 +736,6 @@ static cfg_node *node_from_text(const char *text, const char *file)
     return seq;
 }
 
-int cfg_setting_differs(const am_config *cfg, int level, const char *key, const char *value,
-                        char *configured, size_t n)
-{
-    const cfg_level *L = &cfg->levels[level];
-    const opt_desc *o = L->policy ? L->policy->opts : NULL;
-    while (o && o->key && strcmp(o->key, key) != 0)
-        o++;
-    if (!o || !o->key || !L->policy_opts)
-        return -1;
-    unsigned char *rec = am_calloc(1, L->policy->opts_size);
-    cfg_node *d = node_from_text(value, "(recording)");
-    am_error tmp = {0, ""};
-    int rc = opt_parse(d, key, o, rec, &tmp);
-    node_free(d);
-    const unsigned char *have = L->policy_opts;
-    int differs = -1;
-    if (rc == 0) {
-        size_t w = opt_width(o);
-        if (o->type == OPT_UINT_LIST) { /* the count, then only the values it covers */
-            size_t cr, ch;
-            memcpy(&cr, rec + o->count_offset, sizeof cr);
-            memcpy(&ch, have + o->count_offset, sizeof ch);
-            w = (cr < ch ? ch : cr) * sizeof(uint64_t);
-            differs = cr != ch;
-        } else {
-            differs = 0;
-        }
-        differs |= memcmp(rec + o->offset, have + o->offset, w) != 0;
-    }
-    free(rec);
-    if (differs == 1) { /* the configured value as the effective config writes it */
-        char path[CFG_PATH_MAX];
-        snprintf(path, sizeof path, "memories.%s.allocator.%s", L->name, key);
-        const cfg_node *c = cfg_get(cfg->root, path);
-        size_t m = 0;
-        configured[0] = 0;
-        if (c && c->kind == CFG_SCALAR)
-            snprintf(configured, n, "%s", c->value);
-        else if (c && c->kind == CFG_SEQ) {
-            m = (size_t)snprintf(configured, n, "[");
-            for (const cfg_node *it = c->child; it && m < n; it = it->next)
-                m += (size_t)snprintf(configured + m, n - m, "%s%s", it == c->child ? "" : ", ",
-                                      it->value ? it->value : "?");
-            if (m < n)
-                snprintf(configured + m, n - m, "]");
-        }
-    }
-    return differs;
-}
-
 /* Text standing for "zero" when an option has no default (so the effective config lists it). */
 static const char *zero_text(const opt_desc *o)
 {
@@ -1694,6 +1644,51 @@ static void write_flow(FILE *f, const cfg_node *n)
         write_flow(f, c);
     }
     fputc(n->kind == CFG_MAP ? '}' : ']', f);
+}
+
+int cfg_setting_differs(const am_config *cfg, int level, const char *key, const char *value,
+                        char *configured, size_t n)
+{
+    const cfg_level *L = &cfg->levels[level];
+    const opt_desc *o = L->policy ? L->policy->opts : NULL;
+    while (o && o->key && strcmp(o->key, key) != 0)
+        o++;
+    if (!o || !o->key || !L->policy_opts)
+        return -1;
+    unsigned char *rec = am_calloc(1, L->policy->opts_size);
+    cfg_node *d = node_from_text(value, "(recording)");
+    am_error tmp = {0, ""};
+    int rc = opt_parse(d, key, o, rec, &tmp);
+    node_free(d);
+    const unsigned char *have = L->policy_opts;
+    int differs = -1;
+    if (rc == 0) {
+        size_t w = opt_width(o);
+        if (o->type == OPT_UINT_LIST) { /* the count, then only the values it covers */
+            size_t cr, ch;
+            memcpy(&cr, rec + o->count_offset, sizeof cr);
+            memcpy(&ch, have + o->count_offset, sizeof ch);
+            w = (cr < ch ? ch : cr) * sizeof(uint64_t);
+            differs = cr != ch;
+        } else {
+            differs = 0;
+        }
+        differs |= memcmp(rec + o->offset, have + o->offset, w) != 0;
+    }
+    free(rec);
+    if (differs == 1) { /* the configured value as the effective config writes it */
+        char path[CFG_PATH_MAX];
+        snprintf(path, sizeof path, "memories.%s.allocator.%s", L->name, key);
+        const cfg_node *c = cfg_get(cfg->root, path);
+        FILE *f = n ? fmemopen(configured, n, "w") : NULL;
+        if (f) {
+            if (c)
+                write_flow(f, c);
+            fclose(f);
+            configured[n - 1] = 0; /* fmemopen ends the text only when there is room */
+        }
+    }
+    return differs;
 }
 
 /* Maps in block style; lists and anything inside them in flow style. */

@@ -1814,10 +1814,9 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);
             /* an input error points at the level's allocator map (else the level's) */
-            const cfg_node *at = L->node, *c = at ? at->child : NULL;
-            for (; c; c = c->next)
-                if (c->key && strcmp(c->key, "allocator") == 0 && c->line)
-                    at = c;
+            const cfg_node *at = L->node, *a = cfg_get(at, "allocator");
+            if (a && a->line)
+                at = a;
             if (err->status == AM_EINPUT && at && at->line && at->file)
                 am_fail_at(err, at->file, at->line, at->col, "memory level '%s': %s", L->name,
                            msg);

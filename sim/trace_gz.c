@@ -94,7 +94,38 @@ static int gz_next_member(gz_cookie *k)
     }
 }
 
-static ssize_t gz_read_some(gz_cookie *k, char *buf, size_t n);
+/* Inflate into buf[0, n) until it is full or the data ends: the bytes made (also k->z.next_out
+ * - buf), or -1 (gz_why set). */
+static ssize_t gz_read_some(gz_cookie *k, char *buf, size_t n)
+{
+    k->z.next_out = (unsigned char *)buf;
+    k->z.avail_out = n > (1u << 30) ? (1u << 30) : (uInt)n;
+    uInt want = k->z.avail_out;
+    while (k->z.avail_out && !k->at_end) {
+        if (k->member_done) {
+            int r = gz_next_member(k);
+            if (r < 0)
+                return -1;
+            if (r > 0) {
+                k->at_end = 1;
+                break;
+            }
+        }
+        if (k->z.avail_in == 0) {
+            int f = gz_fill(k);
+            if (f < 0)
+                return gz_fail(strerror(errno));
+            if (f == 0)
+                return gz_fail("corrupt or truncated gzip data");
+        }
+        int r = inflate(&k->z, Z_NO_FLUSH);
+        if (r == Z_STREAM_END)
+            k->member_done = 1;
+        else if (r != Z_OK && r != Z_BUF_ERROR)
+            return gz_fail("corrupt or truncated gzip data");
+    }
+    return (ssize_t)(want - k->z.avail_out);
+}
 
 /* One read. stdio asks for 8 KiB at a time, and inflate is about 10% slower making so little
  * per call, so a short read is served from out, made GZ_OUT bytes at a time (a long one goes
@@ -127,37 +158,6 @@ static ssize_t gz_read(void *c, char *buf, size_t n)
     k->out_at += m;
     k->pos += m;
     return (ssize_t)m;
-}
-
-static ssize_t gz_read_some(gz_cookie *k, char *buf, size_t n)
-{
-    k->z.next_out = (unsigned char *)buf;
-    k->z.avail_out = n > (1u << 30) ? (1u << 30) : (uInt)n;
-    uInt want = k->z.avail_out;
-    while (k->z.avail_out && !k->at_end) {
-        if (k->member_done) {
-            int r = gz_next_member(k);
-            if (r < 0)
-                return -1;
-            if (r > 0) {
-                k->at_end = 1;
-                break;
-            }
-        }
-        if (k->z.avail_in == 0) {
-            int f = gz_fill(k);
-            if (f < 0)
-                return gz_fail(strerror(errno));
-            if (f == 0)
-                return gz_fail("corrupt or truncated gzip data");
-        }
-        int r = inflate(&k->z, Z_NO_FLUSH);
-        if (r == Z_STREAM_END)
-            k->member_done = 1;
-        else if (r != Z_OK && r != Z_BUF_ERROR)
-            return gz_fail("corrupt or truncated gzip data");
-    }
-    return (ssize_t)(want - k->z.avail_out);
 }
 
 /* To the start of the file, as just opened: 0, or -1 with errno. */
