@@ -301,7 +301,10 @@ static void print_targets(void)
         }
         snprintf(what, sizeof what, "end to end with placements, %s (%s)", main3[i],
                  where ? where : "native text");
-        target_line(what, low, "Mevents/s", 1, 10, "the e2e section did not run");
+        target_line(what, low, "Mevents/s", 1, 10,
+                    !want("e2e")                        ? "the e2e section did not run"
+                    : !in_list(only_policies, main3[i]) ? "not in --policies"
+                                                        : "no run gave a figure");
     }
     for (const struct alloc_ops *const *p = alloc_all(); *p; p++) {
         if (!in_list(only_policies, (*p)->name))
@@ -323,9 +326,10 @@ static void print_targets(void)
         const result *r = find_cur(key);
         snprintf(what, sizeof what, "per event end to end, 1k to 1M, %s", main3[i]);
         target_line(what, r && !quick ? r->v : -1, "x", 0, 2,
-                    !want("scale") ? "the scale section did not run"
-                    : quick        ? "--quick stops at 100k live buffers"
-                                   : "no figure at 1M live buffers");
+                    !want("scale")                      ? "the scale section did not run"
+                    : !in_list(only_policies, main3[i]) ? "not in --policies"
+                    : quick                             ? "--quick stops at 100k live buffers"
+                                                        : "no figure at 1M live buffers");
     }
     const result *m = find_cur("mem.bfc.50M_over_1M");
     target_line("peak memory, 50M events over 1M (bfc)", m ? m->v : -1, "x", 0, 1.5,
