@@ -158,6 +158,10 @@ static result res[MAX_RESULTS], prev[MAX_RESULTS];
 static int nres, nprev;
 static char machine[256];
 static long ncores;
+static double load_start = -1; /* /proc/loadavg's 1-minute figure when the bench started */
+/* From this load average at the start on (the bench itself not yet running), something else holds
+ * a core most of the time: the targets section says so. */
+#define LOAD_BUSY 0.7
 
 static void put(const char *unit, double v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void put(const char *unit, double v, const char *fmt, ...)
@@ -218,8 +222,11 @@ static void write_results(void)
     time_t t = time(NULL);
     char when[64];
     strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
-    fprintf(f, "# amsim bench results (make bench), %s\n# machine: %s, %ld cores online\n", when,
+    fprintf(f, "# amsim bench results (make bench), %s\n# machine: %s, %ld cores online", when,
             machine, ncores);
+    if (load_start >= 0)
+        fprintf(f, ", load average %.2f processes at the start", load_start);
+    fprintf(f, "\n");
     fprintf(f, "# key = value unit\n");
     for (int i = 0; i < nres; i++)
         fprintf(f, "%s = %.6g %s\n", res[i].key, res[i].v, res[i].unit);
@@ -343,6 +350,10 @@ static void print_targets(void)
     target_line("batch of 8 runs, 2 workers over 1", j ? j->v : -1, "x", 1, 1.8,
                 "the batch section did not run or failed");
     printf("targets: %d held, %d missed, %d not measured\n", tg_held, tg_missed, tg_unmeasured);
+    if (load_start >= LOAD_BUSY)
+        printf("note: the load average was %.2f processes when the bench started: something else "
+               "was running, so figures that need a free core (the batch speed-up first) may be "
+               "low\n", load_start);
 }
 
 /* ---- the machine -------------------------------------------------------------------------- */
@@ -382,6 +393,14 @@ static void describe_machine(void)
     ncores = sysconf(_SC_NPROCESSORS_ONLN);
     printf("machine: %s (lscpu model name), %ld cores online; end-to-end runs use one core each\n",
            machine, ncores);
+    FILE *l = fopen("/proc/loadavg", "r");
+    if (l) {
+        if (fscanf(l, "%lf", &load_start) != 1)
+            load_start = -1;
+        fclose(l);
+    }
+    if (load_start >= 0)
+        printf("load average (1 minute) at the start: %.2f processes\n", load_start);
 }
 
 /* ---- trace generators --------------------------------------------------------------------- */
