@@ -233,14 +233,25 @@ static void write_results(void)
     fclose(f);
 }
 
+/* A figure's direction: rates and speed-ups are better higher; times, sizes, memory and growth
+ * ratios lower. */
+static int higher_is_better(const result *r)
+{
+    return !strcmp(r->unit, "Mevents/s") || strstr(r->key, "speedup") != NULL;
+}
+
+#define CMP_MARK 1.10 /* a ratio this far from 1 either way is marked in the comparison */
+
 static void print_comparison(void)
 {
     if (!nprev) {
         printf("\nno previous %s: nothing to compare with\n", results_path);
         return;
     }
-    printf("\n== compared with the previous %s (ratio = new / old) ==\n", results_path);
-    printf("%-52s %14s %14s %8s\n", "figure", "old", "new", "ratio");
+    printf("\n== compared with the previous %s (ratio = new / old; worse or better: by %.0f%% "
+           "or more) ==\n", results_path, (CMP_MARK - 1) * 100);
+    printf("%-52s %18s %18s %8s\n", "figure", "old", "new", "ratio");
+    int worse = 0, better = 0;
     for (int i = 0; i < nres; i++) {
         const result *p = find_prev(res[i].key);
         if (!p || p->v == 0)
@@ -248,8 +259,14 @@ static void print_comparison(void)
         char o[40], n[40];
         snprintf(o, sizeof o, "%.4g %s", p->v, p->unit);
         snprintf(n, sizeof n, "%.4g %s", res[i].v, res[i].unit);
-        printf("%-52s %14s %14s %7.2fx\n", res[i].key, o, n, res[i].v / p->v);
+        double ratio = res[i].v / p->v, gain = higher_is_better(&res[i]) ? ratio : 1 / ratio;
+        const char *mark = gain <= 1 / CMP_MARK ? "  worse" : gain >= CMP_MARK ? "  better" : "";
+        worse += gain <= 1 / CMP_MARK;
+        better += gain >= CMP_MARK;
+        printf("%-52s %18s %18s %7.2fx%s\n", res[i].key, o, n, ratio, mark);
     }
+    printf("%d figures worse and %d better than the previous run by %.0f%% or more (this machine's "
+           "spells alone move some by 10%% to 30%%)\n", worse, better, (CMP_MARK - 1) * 100);
 }
 
 /* ---- the targets ------------------------------------------------------------------ */
