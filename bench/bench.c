@@ -37,8 +37,11 @@
  *   reader rates in process (trace_open + trace_next loop): native text and binary form;
  *   `amsim batch` of 8 runs with -j1 and -j2, when the batch command exists.
  * Every figure goes to stdout with its unit and to RESULTS (bench/results/LATEST.txt) as
- * "key = value unit"; when RESULTS already exists each figure is printed with its ratio to the
- * previous one, and the old file is kept as PREVIOUS.txt next to it.
+ * "key = value unit", under a header with the machine and the load average at the start; when
+ * RESULTS already exists each figure is printed with its ratio to the previous one (marked
+ * "worse" or "better" from 10% on, and counted), and the old file is kept as PREVIOUS.txt next
+ * to it. Last, the issue's targets, each judged on this run's figures: held, MISSED, or not
+ * measured and why.
  *
  * usage: build/amsim-bench [--amsim PATH] [--config YAML] [--results FILE] [--quick] [--keep]
  *                          [--only e2e,read,mem,batch,scale,micro] [--policies P1,P2...]
