@@ -272,9 +272,9 @@ static int cmd_check(int argc, char **argv)
             fprintf(stderr, "%s: %s\n", prog, err.msg);
             bad = 1;
         } else
-            printf("%s: trace ok (%s, %llu events, %llu rows skipped)\n", argv[i],
+            printf("%s: trace ok (%s, %llu events, %llu row%s skipped)\n", argv[i],
                    trace_format(t), (unsigned long long)events,
-                   (unsigned long long)trace_skipped(t));
+                   (unsigned long long)trace_skipped(t), trace_skipped(t) == 1 ? "" : "s");
         trace_close(t);
     }
     cfg_free(base);

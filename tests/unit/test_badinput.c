@@ -567,6 +567,28 @@ static void lenient_unknown_free(void)
     bi_expect(args, 1, want);
 }
 
+/* amsim check counts a lifetime CSV's skipped rows (empty lifetime or size 0) in its line, in
+ * the singular for one. */
+static void check_counts_skipped_rows(void)
+{
+    static const char one[] = "id,lower,upper,size\n1,0,10,256\n2,5,5,512\n3,2,8,1024\n";
+    static const char two[] = "id,lower,upper,size\n1,0,10,256\n2,5,5,512\n3,2,8,0\n";
+    const char *p1 = bi_write("skip1.csv", one, strlen(one));
+    const char *p2 = bi_write("skip2.csv", two, strlen(two));
+    char args[2048], want[1200];
+    char *out = NULL;
+    snprintf(args, sizeof args, "check '%s'", p1);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    snprintf(want, sizeof want, "%s: trace ok (lifetime_csv, 4 events, 1 row skipped)\n", p1);
+    CU_ASSERT(out && strcmp(out, want) == 0);
+    free(out);
+    snprintf(args, sizeof args, "check '%s'", p2);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    snprintf(want, sizeof want, "%s: trace ok (lifetime_csv, 2 events, 2 rows skipped)\n", p2);
+    CU_ASSERT(out && strcmp(out, want) == 0);
+    free(out);
+}
+
 /* ---- nothing half-written ------------------------------------------------------------------ */
 
 /* Entries of dir other than . and .. whose name contains sub (NULL: any). */
@@ -962,6 +984,7 @@ void suite_badinput(void)
              {"path: trace unreadable", path_trace_unreadable},
              /* behaviour */
              {"--lenient counts an unknown free", lenient_unknown_free},
+             {"check counts skipped rows", check_counts_skipped_rows},
              {"failing runs leave no outputs or temporaries", no_partial_outputs},
              {"--check passes on the shipped traces", check_shipped_traces},
              {"--check stops at the first violation", check_stops_at_first_violation},
