@@ -147,7 +147,7 @@ static int native_size(trace *t, native *n, const char *what, const char *s, siz
     if (r == 0)
         return 0;
     const char *why = "not a size";
-    if (r == 1 && units_size(s, v, &why) == 0)
+    if (r == 1 && units_size_whole(s, v, &why) == 0)
         return 0;
     return NFAIL(col, "bad %s '%s': %s", what, s, r == 2 ? native_u64_why(s, r) : why);
 }

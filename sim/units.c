@@ -96,10 +96,12 @@ static const char *parse_dec(const char *s, decnum *d)
     return s;
 }
 
-/* mant * mul * 10^exp rounded to nearest, or -1 when it does not fit in 64 bits. */
-static int scale(u128 mant, int exp, uint64_t mul, uint64_t *out)
+/* mant * mul * 10^exp rounded to nearest, or -1 when it does not fit in 64 bits; *inexact is
+ * set when rounding changed the value (a fraction of the base unit was dropped or added). */
+static int scale(u128 mant, int exp, uint64_t mul, uint64_t *out, int *inexact)
 {
     u128 v = mant * mul; /* < 10^26 * 2^40 < 2^127 */
+    *inexact = 0;
     if (v == 0) {
         *out = 0;
         return 0;
@@ -113,6 +115,7 @@ static int scale(u128 mant, int exp, uint64_t mul, uint64_t *out)
         }
     } else if (exp < -38) {
         v = 0; /* v < 2^127 < 10^39 / 2: below one half of the base unit */
+        *inexact = 1;
     } else {
         /* divide by 10^-exp (fits: 10^38 < 2^127) and round half up on the remainder */
         u128 p = 1;
@@ -120,6 +123,7 @@ static int scale(u128 mant, int exp, uint64_t mul, uint64_t *out)
             p *= 10;
         u128 q = v / p, r = v % p;
         v = q + (r * 2 >= p); /* r < p < 2^127: no overflow */
+        *inexact = r != 0;
     }
     if (v > UINT64_MAX)
         return -1;
@@ -129,7 +133,7 @@ static int scale(u128 mant, int exp, uint64_t mul, uint64_t *out)
 
 /* Shared by the three parsers: number, optional blanks, unit from the table (or plain_mul). */
 static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_mul, uint64_t *out,
-                          const char **why, const char *unit_why)
+                          const char **why, const char *unit_why, int whole)
 {
     const char *dummy;
     if (!why)
@@ -178,30 +182,43 @@ static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_m
         *why = "negative values are not allowed";
         return -1;
     }
-    if (scale(d.mant, d.exp, mul, out) < 0) {
+    int inexact;
+    uint64_t v;
+    if (scale(d.mant, d.exp, mul, &v, &inexact) < 0) {
         *why = "value too large (does not fit in 64 bits)";
         return -1;
     }
+    if (whole && inexact) {
+        *why = "not a whole number of bytes";
+        return -1;
+    }
+    *out = v;
     return 0;
 }
 
 int units_size(const char *s, uint64_t *bytes, const char **why)
 {
     return parse_quantity(s, size_units, 1, bytes, why,
-                          "unknown unit (sizes: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)");
+                          "unknown unit (sizes: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)", 0);
+}
+
+int units_size_whole(const char *s, uint64_t *bytes, const char **why)
+{
+    return parse_quantity(s, size_units, 1, bytes, why,
+                          "unknown unit (sizes: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)", 1);
 }
 
 int units_bandwidth(const char *s, uint64_t *bytes_per_s, const char **why)
 {
     return parse_quantity(s, bw_units, 1, bytes_per_s, why,
                           "unknown unit (bandwidths: B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, "
-                          "GiB/s, TiB/s)");
+                          "GiB/s, TiB/s)", 0);
 }
 
 int units_time_default(const char *s, am_ps unit_ps, am_ps *ps, const char **why)
 {
     return parse_quantity(s, time_units, unit_ps, ps, why,
-                          "unknown unit (times: ps, ns, us, ms, s)");
+                          "unknown unit (times: ps, ns, us, ms, s)", 0);
 }
 
 int units_time(const char *s, am_ps *ps, const char **why)

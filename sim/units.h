@@ -3,9 +3,11 @@
  * Sizes: B, KiB, MiB, GiB, TiB (powers of 1024) and KB, MB, GB, TB (powers of 1000); a plain
  * number is bytes. Bandwidths: B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s; a plain
  * number is bytes per second. Times: ps, ns, us, ms, s; a plain number is seconds. Fractional
- * values are allowed ("1.5GiB", "2.5us") when the result is a whole number of the base unit
- * after rounding to nearest; negative values, overflow and trailing garbage are refused.
- * Parsing never depends on the C locale. */
+ * values are allowed ("1.5GiB", "2.5us") and rounded to the nearest whole base unit (byte,
+ * byte per second, picosecond), except by units_size_whole, which refuses a size that is not a
+ * whole number of bytes (a trace's request: "1.5B" or "0.0001KB" would silently change it).
+ * Negative values, overflow and trailing garbage are refused. Parsing never depends on the C
+ * locale. */
 #ifndef AM_UNITS_H
 #define AM_UNITS_H
 
@@ -16,6 +18,7 @@
 
 /* Each returns 0 and stores the value, or -1 and a short reason in *why (static string). */
 int units_size(const char *s, uint64_t *bytes, const char **why);
+int units_size_whole(const char *s, uint64_t *bytes, const char **why);
 int units_bandwidth(const char *s, uint64_t *bytes_per_s, const char **why);
 int units_time(const char *s, am_ps *ps, const char **why);
 /* Same, with an explicit default unit for plain numbers (e.g. traces use ns). */

@@ -185,6 +185,11 @@ BI_T(t_size_overflow_unit, "ovfu.trace", H "alloc 1 99999999TiB\n",
      "amsim: @:2:9: bad BYTES '99999999TiB': value too large (does not fit in 64 bits)")
 BI_T(t_size_unit, "unit.trace", H "alloc 1 12XB\n",
      "amsim: @:2:9: bad BYTES '12XB': unknown unit (sizes: B, KiB,")
+/* a request is a whole number of bytes: a fraction is refused, not rounded away */
+BI_T(t_size_fraction, "frac.trace", H "alloc 1 1.5B\n",
+     "amsim: @:2:9: bad BYTES '1.5B': not a whole number of bytes")
+BI_T(t_size_fraction_tiny, "fract.trace", H "alloc 1 0.0001KB\n",
+     "amsim: @:2:9: bad BYTES '0.0001KB': not a whole number of bytes")
 BI_T(t_id_nan, "idnan.trace", H "free x1\n",
      "amsim: @:2:6: bad ID 'x1': not an unsigned integer")
 BI_T(t_id_negative, "idneg.trace", H "free -1\n",
@@ -891,6 +896,8 @@ void suite_badinput(void)
              {"trace: size overflows 64 bits", t_size_overflow},
              {"trace: size with unit overflows", t_size_overflow_unit},
              {"trace: unknown size unit", t_size_unit},
+             {"trace: a fraction of a byte", t_size_fraction},
+             {"trace: a tiny fraction of a byte", t_size_fraction_tiny},
              {"trace: non-numeric id", t_id_nan},
              {"trace: negative id", t_id_negative},
              {"trace: id overflows 64 bits", t_id_overflow},

@@ -71,6 +71,35 @@ static void test_sizes_exact(void)
     CU_ASSERT_EQUAL(size_ok("0.000000000000000000000000001TB"), 0);
 }
 
+/* units_size_whole (a trace's request): the same values, but a fraction of a byte is refused
+ * where units_size rounds it, and the output is not touched. */
+static void test_sizes_whole(void)
+{
+    uint64_t v = 777;
+    const char *why = NULL;
+    CU_ASSERT_EQUAL(units_size_whole("1.5GiB", &v, &why), 0);
+    CU_ASSERT_EQUAL(v, 1610612736ULL);
+    CU_ASSERT_EQUAL(units_size_whole("0.25KiB", &v, &why), 0);
+    CU_ASSERT_EQUAL(v, 256);
+    CU_ASSERT_EQUAL(units_size_whole("2E-3MB", &v, &why), 0);
+    CU_ASSERT_EQUAL(v, 2000);
+    CU_ASSERT_EQUAL(units_size_whole("0", &v, &why), 0);
+    CU_ASSERT_EQUAL(v, 0);
+    static const char *const frac[] = {"1.5", "1.4B", "0.0001KB", "1.0001KiB",
+                                       "0.000000000000000000000000001TB",
+                                       "16777215.99999999999TiB"};
+    for (size_t i = 0; i < sizeof frac / sizeof *frac; i++) {
+        v = 777;
+        why = NULL;
+        CU_ASSERT_EQUAL(units_size_whole(frac[i], &v, &why), -1);
+        CU_ASSERT_EQUAL(v, 777);
+        CU_ASSERT(why && strcmp(why, "not a whole number of bytes") == 0);
+    }
+    v = 777;
+    CU_ASSERT_EQUAL(units_size_whole("-1GiB", &v, &why), -1);
+    CU_ASSERT(why && strstr(why, "negative"));
+}
+
 static void test_sizes_refused(void)
 {
     size_bad("-1GiB", "negative");
@@ -236,6 +265,7 @@ static void test_format(void)
 void suite_units(void)
 {
     TU_SUITE("units", {"sizes_exact", test_sizes_exact}, {"sizes_refused", test_sizes_refused},
+             {"sizes_whole", test_sizes_whole},
              {"bandwidth", test_bandwidth}, {"times", test_times},
              {"u64_and_real", test_u64_and_real}, {"locale", test_locale_independent},
              {"format", test_format});
