@@ -48,6 +48,7 @@ typedef struct decnum {
     u128 mant; /* at most 26 significant digits (< 10^26, so mant * 2^40 fits) */
     int exp;
     int neg;
+    int lost; /* a non-zero digit beyond the 26 was dropped */
 } decnum;
 
 /* ASCII only: <ctype.h> would consult the locale. */
@@ -61,6 +62,7 @@ static const char *parse_dec(const char *s, decnum *d)
     d->mant = 0;
     d->exp = 0;
     d->neg = 0;
+    d->lost = 0;
     if (*s == '-' || *s == '+')
         d->neg = *s++ == '-';
     /* digits with at most one '.'; a second '.' ends the number (and is refused later) */
@@ -75,8 +77,10 @@ static const char *parse_dec(const char *s, decnum *d)
         if (d->mant < MANT_ROOM) { /* room for one more digit */
             d->mant = d->mant * 10 + (unsigned)(*s - '0');
             d->exp -= frac;
-        } else if (!frac) {
-            d->exp++; /* integer digit beyond precision: keep the magnitude */
+        } else {
+            d->lost |= *s != '0';
+            if (!frac)
+                d->exp++; /* integer digit beyond precision: keep the magnitude */
         }
     }
     if (!digits)
@@ -186,6 +190,10 @@ static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_m
     uint64_t v;
     if (scale(d.mant, d.exp, mul, &v, &inexact) < 0) {
         *why = "value too large (does not fit in 64 bits)";
+        return -1;
+    }
+    if (whole && d.lost) {
+        *why = "more significant digits than are read exactly (26)";
         return -1;
     }
     if (whole && inexact) {

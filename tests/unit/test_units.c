@@ -95,6 +95,15 @@ static void test_sizes_whole(void)
         CU_ASSERT_EQUAL(v, 777);
         CU_ASSERT(why && strcmp(why, "not a whole number of bytes") == 0);
     }
+    /* a 27th significant digit that is not 0 cannot be read exactly: refused, not dropped */
+    v = 777;
+    CU_ASSERT_EQUAL(units_size_whole("1.00000000000000000000000001KiB", &v, &why), -1);
+    CU_ASSERT_EQUAL(v, 777);
+    CU_ASSERT(why && strstr(why, "significant digits"));
+    CU_ASSERT_EQUAL(units_size_whole("1.00000000000000000000000000KiB", &v, &why), 0);
+    CU_ASSERT_EQUAL(v, 1024);
+    CU_ASSERT_EQUAL(units_size("1.00000000000000000000000001KiB", &v, &why), 0); /* rounds */
+    CU_ASSERT_EQUAL(v, 1024);
     v = 777;
     CU_ASSERT_EQUAL(units_size_whole("-1GiB", &v, &why), -1);
     CU_ASSERT(why && strstr(why, "negative"));
