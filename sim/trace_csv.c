@@ -146,12 +146,10 @@ static inline int csv_row_plain(const char *p, const char *e, int ncols, csv_row
 /* A NUL byte at z in line: an input error at its column. */
 static int csv_nul(trace *t, unsigned long lineno, const char *line, const char *z, am_error *err)
 {
-    return am_fail_at(err, t->path, lineno, (unsigned long)(z - line) + 1,
-                      "NUL byte (a text trace has none: is the file binary or damaged?)");
+    return am_fail_at(err, t->path, lineno, (unsigned long)(z - line) + 1, TRACE_NUL_MSG);
 }
 
 /* Parse one data row (line lineno) into r; ncols is 4 or 5. */
-
 static int csv_row_parse(trace *t, unsigned long lineno, char *line, size_t len, int ncols,
                          csv_row *r, am_error *err)
 {
@@ -178,10 +176,10 @@ static int csv_row_parse(trace *t, unsigned long lineno, char *line, size_t len,
         if (s == fe)
             return am_fail_at(err, t->path, lineno, col, "empty %s", csv_cols[c]);
         int rc = linebuf_u64(s, (size_t)(fe - s), &r->v[c]);
-        const char *z = rc ? memchr(s, 0, (size_t)(fe - s)) : NULL;
-        if (z)
-            return csv_nul(t, lineno, line, z, err);
         if (rc) {
+            const char *z = memchr(s, 0, (size_t)(fe - s));
+            if (z)
+                return csv_nul(t, lineno, line, z, err);
             const char *why = rc == 2 ? "out of range (max 18446744073709551615)"
                             : (*s == '-' && fe - s > 1 && s[1] >= '0' && s[1] <= '9') ? "negative"
                             : "not an unsigned integer";

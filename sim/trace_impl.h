@@ -24,6 +24,9 @@ struct trace {
     void *impl;       /* reader state */
 };
 
+/* The text readers' message for a NUL byte (a C string would end there). */
+#define TRACE_NUL_MSG "NUL byte (a text trace has none: is the file binary or damaged?)"
+
 /* Each opens t->impl from t->f (already detected, rewound to the start) and sets t->reader.
  * 0, or -1 with err; on failure t->impl is either NULL or owned by t->reader->close (trace.c
  * calls close when t->reader is set, otherwise free(t->impl)). */

@@ -516,8 +516,7 @@ static int native_line(trace *t, native *n, char **line, size_t *len, am_error *
     /* every line but those of native_direct (digits and separators only) comes through here */
     const char *z = r == 1 ? memchr(*line, 0, *len) : NULL;
     if (z)
-        return NFAIL((unsigned long)(z - *line) + 1,
-                     "NUL byte (a text trace has none: is the file binary or damaged?)");
+        return NFAIL((unsigned long)(z - *line) + 1, TRACE_NUL_MSG);
     return r;
 }
 
