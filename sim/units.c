@@ -204,16 +204,16 @@ static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_m
     return 0;
 }
 
+#define SIZE_UNIT_WHY "unknown unit (sizes: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"
+
 int units_size(const char *s, uint64_t *bytes, const char **why)
 {
-    return parse_quantity(s, size_units, 1, bytes, why,
-                          "unknown unit (sizes: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)", 0);
+    return parse_quantity(s, size_units, 1, bytes, why, SIZE_UNIT_WHY, 0);
 }
 
 int units_size_whole(const char *s, uint64_t *bytes, const char **why)
 {
-    return parse_quantity(s, size_units, 1, bytes, why,
-                          "unknown unit (sizes: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)", 1);
+    return parse_quantity(s, size_units, 1, bytes, why, SIZE_UNIT_WHY, 1);
 }
 
 int units_bandwidth(const char *s, uint64_t *bytes_per_s, const char **why)
