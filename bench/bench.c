@@ -196,13 +196,17 @@ static void load_previous(void)
     fclose(f);
 }
 
-static const result *find_prev(const char *key)
+/* The figure `key` among a[0, n), or NULL. */
+static const result *find_in(const result *a, int n, const char *key)
 {
-    for (int i = 0; i < nprev; i++)
-        if (strcmp(prev[i].key, key) == 0)
-            return &prev[i];
+    for (int i = 0; i < n; i++)
+        if (strcmp(a[i].key, key) == 0)
+            return &a[i];
     return NULL;
 }
+
+/* The three policies the end-to-end targets name, NULL-ended. */
+static const char *const main3[] = {"bfc", "caching", "best_fit", NULL};
 
 static void write_results(void)
 {
@@ -256,7 +260,7 @@ static void print_comparison(void)
     printf("%-52s %18s %18s %8s\n", "figure", "old", "new", "ratio");
     int worse = 0, better = 0, common = 0;
     for (int i = 0; i < nres; i++) {
-        const result *p = find_prev(res[i].key);
+        const result *p = find_in(prev, nprev, res[i].key);
         if (!p || p->v == 0)
             continue;
         common++;
@@ -281,13 +285,7 @@ static void print_comparison(void)
 
 /* ---- the targets ------------------------------------------------------------------ */
 
-static const result *find_cur(const char *key)
-{
-    for (int i = 0; i < nres; i++)
-        if (strcmp(res[i].key, key) == 0)
-            return &res[i];
-    return NULL;
-}
+static const result *find_cur(const char *key) { return find_in(res, nres, key); }
 
 static int tg_held, tg_missed, tg_unmeasured;
 
@@ -319,7 +317,6 @@ static void print_targets(void)
 {
     printf("\n== targets, judged on this run's figures ==\n");
     printf("  %-52s %16s  %-16s %s\n", "target", "figure", "bound", "verdict");
-    static const char *const main3[] = {"bfc", "caching", "best_fit"};
     static const char *const texts[] = {"train-1M", "train-10M", "serve-1M"};
     char key[96], what[96];
     for (int i = 0; i < 3; i++) { /* the slowest native text trace measured */
@@ -370,13 +367,15 @@ static void print_targets(void)
                 !want("mem") ? "the mem section did not run"
                 : quick      ? "--quick has no 50M trace"
                              : "the 50M run failed");
-    const result *b = find_cur("read.train-10M.binary");
-    if (!b)
-        b = find_cur("read.train-1M.binary");
-    target_line(!b ? "binary trace form read"
-                : strstr(b->key, "10M") ? "binary trace form read (train-10M)"
-                                        : "binary trace form read (train-1M)",
-                b ? b->v : -1, "Mevents/s", 1, 30, "the read section did not run");
+    const result *b = NULL;
+    snprintf(what, sizeof what, "binary trace form read");
+    for (int k = 0; k < 2 && !b; k++) { /* the reader's trace: train-10M, or train-1M (--quick) */
+        const char *name = k ? "train-1M" : "train-10M";
+        snprintf(key, sizeof key, "read.%s.binary", name);
+        if ((b = find_cur(key)) != NULL)
+            snprintf(what, sizeof what, "binary trace form read (%s)", name);
+    }
+    target_line(what, b ? b->v : -1, "Mevents/s", 1, 30, "the read section did not run");
     const result *j = find_cur("batch.speedup_j2");
     target_line("batch of 8 runs, 2 workers over 1", j && ncores >= 2 ? j->v : -1, "x", 1, 1.8,
                 ncores < 2 ? "one core online" : "the batch section did not run or failed");
@@ -1331,7 +1330,6 @@ static void bench_readers(const char *name, const char *native_path, const am_co
         printf("  WARNING: the binary form holds %" PRIu64 " events, the text %" PRIu64 "\n", n2, n1);
     }
     /* end to end from the binary form, the three main policies */
-    static const char *const main3[] = {"bfc", "caching", "best_fit", NULL};
     snprintf(key, sizeof key, "%s-bin", name);
     bench_end_to_end(key, binp, n2, main3, 3);
     unlink(binp);
@@ -1529,7 +1527,6 @@ int main(int argc, char **argv)
            now_s() - t0, (double)file_size(t1m) / 1e6, (double)file_size(s1m) / 1e6,
            (double)file_size(c1m) / 1e6, big ? ", train-10M" : "");
 
-    static const char *const main3[] = {"bfc", "caching", "best_fit", NULL};
     if (want("e2e")) {
         bench_end_to_end("train-1M", t1m, n1m, NULL, 7);
         if (big)
