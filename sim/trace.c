@@ -24,6 +24,10 @@
 #include "trace_gz.h"
 #include "trace_impl.h"
 
+/* Why a trace must be a file: detection reads its start and rewinds (and a lifetime CSV not in
+ * order is read twice). */
+#define TRACE_NOT_STREAM "read from a file, not a stream (its start is read twice to " \
+    "detect its format): save the stream to a file first (gzip-compressed is fine)"
 #define TRACE_EXPECTED "expected 'amsim-trace v1', a lifetime CSV header 'id,lower,upper,size' " \
                        "or a PyTorch snapshot pickle"
 
@@ -64,10 +68,16 @@ int trace_open(trace **tp, const char *path, const trace_opts *o, am_error *err)
 {
     *tp = NULL;
     struct stat st;
-    if (stat(path, &st) != 0)
+    if (stat(path, &st) != 0) {
+        if (errno == ENOENT && strcmp(path, "-") == 0)
+            return am_fail(err, AM_EINPUT, "-: no such file; a trace is " TRACE_NOT_STREAM);
         return am_fail(err, AM_EINPUT, "%s: %s", path, strerror(errno));
+    }
     if (S_ISDIR(st.st_mode))
         return am_fail(err, AM_EINPUT, "%s: %s", path, strerror(EISDIR));
+    if (!S_ISREG(st.st_mode))
+        return am_fail(err, AM_EINPUT, "%s: not a regular file (a pipe or a device); a trace is "
+                       TRACE_NOT_STREAM, path);
     FILE *f = fopen(path, "rb");
     if (!f)
         return am_fail(err, AM_EINPUT, "%s: %s", path, strerror(errno));

@@ -548,6 +548,26 @@ static void path_trace_unreadable(void)
     }
 }
 
+/* A trace must be a file: standard input ("-"), a pipe, a FIFO or a device is refused at once,
+ * before anything is read (a FIFO with no writer would otherwise block the open). */
+static void path_trace_stream(void)
+{
+    static const char why[] = "a trace is read from a file, not a stream (its start is read "
+                              "twice to detect its format): save the stream to a file first";
+    char fifo[1024], args[2048], want[2048];
+    snprintf(fifo, sizeof fifo, "%s/stream.fifo", tu_tmpdir());
+    unlink(fifo);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+    const char *paths[] = {"-", fifo, "/dev/null"};
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s' < /dev/null", cfg_default(), paths[i]);
+        snprintf(want, sizeof want, "amsim: %s: %s; %s", paths[i],
+                 i == 0 ? "no such file" : "not a regular file (a pipe or a device)", why);
+        bi_expect(args, 1, want);
+    }
+    unlink(fifo);
+}
+
 /* ---- --lenient --------------------------------------------------------------------------- */
 
 static void lenient_unknown_free(void)
@@ -991,6 +1011,7 @@ void suite_badinput(void)
              {"path: trace is a directory", path_trace_dir},
              {"path: config unreadable", path_config_unreadable},
              {"path: trace unreadable", path_trace_unreadable},
+             {"path: trace from a stream", path_trace_stream},
              /* behaviour */
              {"--lenient counts an unknown free", lenient_unknown_free},
              {"check counts skipped rows", check_counts_skipped_rows},
