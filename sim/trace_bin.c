@@ -44,6 +44,23 @@ static inline int kind_has_level(int k)
                          1u << TR_SEGMENT_FREE | 1u << TR_OOM_RECORDED)) != 0;
 }
 
+/* The extension fields each kind may carry: those its native line allows (trace_native.c). */
+static unsigned kind_ext(int k)
+{
+    switch (k) {
+    case TR_ALLOC:
+        return BX_NAME | BX_ADDR | BX_DONATE | BX_PROLOGUE;
+    case TR_TRANSFER:
+        return BX_NAME | BX_ID | BX_INTO | BX_IMPLICIT;
+    case TR_COMPUTE:
+        return BX_NAME;
+    case TR_SEGMENT_ALLOC:
+        return BX_DECLARED;
+    default:
+        return 0;
+    }
+}
+
 static inline uint64_t zz_enc(uint64_t d) { return (d << 1) ^ (uint64_t)-(int64_t)(d >> 63); }
 static inline uint64_t zz_dec(uint64_t z) { return (z >> 1) ^ (uint64_t)-(int64_t)(z & 1); }
 
@@ -140,7 +157,7 @@ int trace_bin_write(FILE *out, trace *in, am_error *err)
             if (at < st.time) /* clamp as the native writer does: the host clock never goes back */
                 at = st.time;
         }
-        if (ev.name)
+        if (ev.name && (kind_ext(k) & BX_NAME)) /* as the native writer */
             ext |= BX_NAME;
         if (k == TR_ALLOC && ev.addr != TR_NO_ADDR)
             ext |= BX_ADDR;
@@ -341,8 +358,9 @@ int trace_bin_open(trace *t, am_error *err)
     b->lvname = am_calloc(b->nlv ? b->nlv : 1, sizeof *b->lvname);
     for (size_t i = 0; i < b->nlv; i++) {
         uint64_t len;
-        if (get_uv(&p, e, &len) || len > BIN_NAME_MAX || (uint64_t)(e - p) < len)
-            return am_fail(err, AM_EINPUT, "%s: binary trace header: bad level name", t->path);
+        if (get_uv(&p, e, &len) || len == 0 || len > BIN_NAME_MAX || (uint64_t)(e - p) < len)
+            return am_fail(err, AM_EINPUT, "%s: binary trace header: bad level name (1 to %d "
+                           "bytes)", t->path, BIN_NAME_MAX);
         b->lvname[i] = am_malloc((size_t)len + 1);
         memcpy(b->lvname[i], p, (size_t)len);
         b->lvname[i][len] = 0;
@@ -470,6 +488,9 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
         GET(x);
         if (x > 0xff)
             return BFAIL("unknown extension bits 0x%llx", (unsigned long long)x);
+        if (x & ~(uint64_t)kind_ext(k)) /* text would refuse the field: so does binary */
+            return BFAIL("extension bits 0x%llx do not apply to this record's kind %d (it "
+                         "takes 0x%x)", (unsigned long long)x, k, kind_ext(k));
         if (x & BX_NAME) {
             GET(v);
             if (v == 0 || v > BIN_NAME_MAX)
@@ -479,8 +500,8 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
                 return BFAIL("truncated or malformed record");
             for (size_t i = 0; i < v; i++) {
                 unsigned char c = p[i];
-                if (c < 0x20 || c == 0x7f)
-                    return BFAIL("name contains a control character");
+                if (c <= 0x20 || c == 0x7f) /* a name is one token in text */
+                    return BFAIL("name contains a space or a control character");
                 b->name[i] = (char)c;
             }
             b->name[v] = 0;

@@ -213,6 +213,17 @@ BI_TB(b_time_reserved, "tres.amsb",
       "\x41\x4d\x53\x42\x01\x00\x00\x00\x02\x03\x68\x62\x6d\x04\x68\x6f\x73\x74\x26\xff"
       "\xff\xff\xff\xff\xff\xff\xff\xff\x01\x88\x27\x00\x01",
       "amsim: @:1: time out of range (at most 2^64 - 2 ps)")
+/* Binary records hold what a text line may hold and no more, so that every binary trace
+ * converts to text that reads back the same: a name with a space (which text would split into
+ * a second field), an extension the kind does not take (addr on a compute), an empty level
+ * name in the header. */
+#define BIN_HDR "\x41\x4d\x53\x42\x01\x00\x00\x00\x02\x03" "hbm" "\x04" "host"
+BI_TB(b_name_space, "nsp.amsb", BIN_HDR "\xc1\x00\x02\x80\x20\x01\x03" "a b" "\x00\x01",
+      "amsim: @:1: name contains a space or a control character")
+BI_TB(b_ext_kind, "ext.amsb", BIN_HDR "\x46\x05\x02\x07\x00\x01",
+      "amsim: @:1: extension bits 0x2 do not apply to this record's kind 6 (it takes 0x1)")
+BI_TB(b_level_empty, "lv0.amsb", "\x41\x4d\x53\x42\x01\x00\x00\x00\x01\x00\x00\x00",
+      "amsim: @: binary trace header: bad level name (1 to 255 bytes)")
 /* A lifetime CSV time of exactly 2^64 - 1 ps (the value that means "no time") is refused. */
 static void c_time_reserved(void)
 {
@@ -930,6 +941,9 @@ void suite_badinput(void)
              {"trace: time going backwards", t_time_backwards},
              {"csv: a time of exactly 2^64 - 1 ps", c_time_reserved},
              {"binary: a time of exactly 2^64 - 1 ps", b_time_reserved},
+             {"binary: a name with a space", b_name_space},
+             {"binary: an extension the kind does not take", b_ext_kind},
+             {"binary: an empty level name", b_level_empty},
              {"engine: times adding up past the clock (computes)", t_clock_compute},
              {"engine: times adding up past the clock (a transfer)", t_clock_transfer},
              {"engine: times adding up past the clock (at the end)", t_clock_drain},
