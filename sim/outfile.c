@@ -1,17 +1,20 @@
 /* outfile.c - atomic output files (see outfile.h). */
+#define _DEFAULT_SOURCE /* realpath */
 #include "outfile.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define OUT_MAX 32
 
 struct outfile {
     FILE *f;
-    char *path, *tmp;
+    char *path, *tmp; /* tmp NULL: written in place (standard output, a device, a FIFO) */
     int is_stdout;
 };
 
@@ -34,6 +37,29 @@ static void track(const char *tmp, int on)
     }
 }
 
+/* Where the symbolic link at path leads, as a path to create or replace: the resolved path when
+ * the target exists; when it does not yet, the link's text (relative to the link's directory),
+ * as a shell's `>` would create it. NULL if the link cannot be read. */
+static char *link_target(const char *path)
+{
+    char *r = realpath(path, NULL);
+    if (r)
+        return r;
+    char buf[PATH_MAX];
+    ssize_t n = readlink(path, buf, sizeof buf - 1);
+    if (n <= 0)
+        return NULL;
+    buf[n] = 0;
+    const char *slash = strrchr(path, '/');
+    if (buf[0] == '/' || !slash)
+        return am_strdup(buf);
+    size_t dl = (size_t)(slash - path) + 1, len = dl + (size_t)n + 1;
+    char *j = am_malloc(len);
+    memcpy(j, path, dl);
+    memcpy(j + dl, buf, (size_t)n + 1);
+    return j;
+}
+
 int out_open(outfile **o, const char *path, am_error *err)
 {
     *o = NULL;
@@ -46,10 +72,34 @@ int out_open(outfile **o, const char *path, am_error *err)
         *o = x;
         return 0;
     }
-    x->path = am_strdup(path);
-    size_t n = strlen(path) + 32;
+    /* Only a regular file can be replaced by a rename. Anything else that exists (/dev/null, a
+     * FIFO, a terminal, /dev/stdout of a pipe) is written in place: renaming a temporary onto
+     * it would replace the device node itself (as root, /dev/null became a regular file). A
+     * symbolic link to a regular file is followed: its target is replaced, the link stays,
+     * except under /dev/ and /proc/ (/dev/stdout, /dev/fd/N: a descriptor the caller opened,
+     * maybe to append), which are written in place too. */
+    struct stat st;
+    char *target = NULL;
+    int special = strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0;
+    if (stat(path, &st) == 0 && (special || !S_ISREG(st.st_mode))) {
+        x->f = fopen(path, "ab"); /* appending: a descriptor's file is not cut short */
+        if (!x->f) {
+            int e = errno;
+            free(x);
+            return am_fail(err, AM_EINPUT, "%s: cannot write: %s", path, strerror(e));
+        }
+        x->path = am_strdup(path);
+        *o = x;
+        return 0;
+    }
+    struct stat lst;
+    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+        target = link_target(path);
+    x->path = am_strdup(target ? target : path);
+    free(target);
+    size_t n = strlen(x->path) + 32;
     x->tmp = am_malloc(n);
-    snprintf(x->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    snprintf(x->tmp, n, "%s.tmp.%ld", x->path, (long)getpid());
     x->f = fopen(x->tmp, "wb");
     if (!x->f) {
         int e = errno;
@@ -87,6 +137,13 @@ int out_commit(outfile *o, am_error *err)
     }
     int bad = ferror(o->f) != 0;
     bad |= fclose(o->f) != 0;
+    if (!o->tmp) { /* written in place */
+        int e = errno;
+        if (bad)
+            am_fail(err, AM_EINPUT, "%s: write failed: %s", o->path, strerror(e));
+        release(o);
+        return bad ? -1 : 0;
+    }
     if (bad || rename(o->tmp, o->path) != 0) {
         int e = errno;
         unlink(o->tmp);
@@ -106,8 +163,10 @@ void out_abort(outfile *o)
         return;
     if (!o->is_stdout) {
         fclose(o->f);
-        unlink(o->tmp);
-        track(o->tmp, 0);
+        if (o->tmp) { /* what went in place stays: there is nothing to remove */
+            unlink(o->tmp);
+            track(o->tmp, 0);
+        }
     }
     release(o);
 }

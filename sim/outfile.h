@@ -1,6 +1,8 @@
 /* outfile.h - output files written atomically: data goes to "PATH.tmp.PID" and is renamed to
  * PATH only when complete, so a failed or interrupted run never leaves a half-written result.
- * Temporaries still open at exit or on SIGINT/SIGTERM are removed (out_install_signals). */
+ * Temporaries still open at exit or on SIGINT/SIGTERM are removed (out_install_signals).
+ * A PATH that exists and is not a regular file (/dev/null, a FIFO, a terminal) is written in
+ * place, and a symbolic link's target is replaced, not the link. */
 #ifndef AM_OUTFILE_H
 #define AM_OUTFILE_H
 

@@ -846,6 +846,42 @@ static void sigterm_removes_temporaries(void)
     unlink(tpath);
 }
 
+/* An output path that is not a regular file is written through, never renamed over: as root,
+ * `--placements /dev/null` once replaced /dev/null with a regular file. A FIFO (opened here
+ * for reading too, so that neither side blocks; the summary fits the pipe's buffer) stays a
+ * FIFO and carries the summary; a symbolic link stays a link and its target gets the file. */
+static void outputs_written_through(void)
+{
+    const char *dir = fresh_dir("through");
+    char fifo[700], link[700], target[700], args[4096];
+    snprintf(fifo, sizeof fifo, "%s/s.fifo", dir);
+    snprintf(link, sizeof link, "%s/link.json", dir);
+    snprintf(target, sizeof target, "%s/target.json", dir);
+    unlink(fifo);
+    unlink(link);
+    CU_ASSERT_FATAL(mkfifo(fifo, 0600) == 0);
+    CU_ASSERT_FATAL(symlink("target.json", link) == 0);
+    int fd = open(fifo, O_RDWR | O_NONBLOCK);
+    CU_ASSERT_FATAL(fd >= 0);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --json '%s' --placements '%s'",
+             cfg_default(), trace_gpu(), fifo, link);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    char head[32] = {0};
+    CU_ASSERT(read(fd, head, sizeof head - 1) > 0);
+    CU_ASSERT(strncmp(head, "{\n  \"amsim_version\"", 19) == 0);
+    close(fd);
+    struct stat st;
+    CU_ASSERT(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
+    CU_ASSERT(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    char *csv = tu_slurp(target, NULL);
+    CU_ASSERT(csv && strncmp(csv, "seq,id,level,address,", 21) == 0);
+    free(csv);
+    CU_ASSERT_EQUAL(dir_count(dir, ".tmp."), 0);
+    unlink(fifo);
+    unlink(link);
+    unlink(target);
+}
+
 /* ---- fuzzer regressions ---------------------------------------------------------------------- */
 
 /* Every file under tests/fuzz/regress/ went through a reader once and crashed it. Replay each
@@ -1026,6 +1062,7 @@ void suite_badinput(void)
              {"path: config unreadable", path_config_unreadable},
              {"path: trace unreadable", path_trace_unreadable},
              {"path: trace from a stream", path_trace_stream},
+             {"outputs: a FIFO and a symbolic link are written through", outputs_written_through},
              /* behaviour */
              {"--lenient counts an unknown free", lenient_unknown_free},
              {"check counts skipped rows", check_counts_skipped_rows},
