@@ -272,8 +272,8 @@ static int cmd_check(int argc, char **argv)
             fprintf(stderr, "%s: %s\n", prog, err.msg);
             bad = 1;
         } else
-            printf("%s: trace ok (%s, %llu events, %llu row%s skipped)\n", argv[i],
-                   trace_format(t), (unsigned long long)events,
+            printf("%s: trace ok (%s, %llu event%s, %llu row%s skipped)\n", argv[i],
+                   trace_format(t), (unsigned long long)events, events == 1 ? "" : "s",
                    (unsigned long long)trace_skipped(t), trace_skipped(t) == 1 ? "" : "s");
         trace_close(t);
     }

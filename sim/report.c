@@ -49,8 +49,9 @@ void report_text(FILE *f, sim *s, const report_trace *t)
     const am_config *cfg = sim_config(s);
     const sim_summary *su = sim_get_summary(s);
     char a[32], b[32], c[32], d[32], e[32], g[32];
-    fprintf(f, "amsim %s: %s (%s, %" PRIu64 " events, %" PRIu64 " row%s skipped)\n", AM_VERSION,
-            t->path, t->format, t->events, t->skipped, t->skipped == 1 ? "" : "s");
+    fprintf(f, "amsim %s: %s (%s, %" PRIu64 " event%s, %" PRIu64 " row%s skipped)\n",
+            AM_VERSION, t->path, t->format, t->events, t->events == 1 ? "" : "s", t->skipped,
+            t->skipped == 1 ? "" : "s");
     fprintf(f, "config %s%s%s\n\n", cfg->path, cfg->device[0] ? ", device " : "", cfg->device);
     fprintf(f, "%-12s %-10s %12s %12s %14s %12s %11s %6s\n", "level", "policy", "capacity",
             "peak live", "peak reserved", "utilization", "frag ratio", "OOMs");
