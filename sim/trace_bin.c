@@ -477,6 +477,8 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
     case TR_SEGMENT_ALLOC:
     case TR_SEGMENT_FREE:
         GET(ev->addr);
+        if (ev->addr == TR_NO_ADDR)
+            return BFAIL("segment address out of range (at most 2^64 - 2)");
         GET(ev->bytes);
         break;
     default: /* TR_OOM_RECORDED */
@@ -508,10 +510,16 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
             p += v;
             ev->name = b->name;
         }
-        if (x & BX_ADDR)
+        if (x & BX_ADDR) {
             GET(ev->addr);
-        if (x & BX_ID)
+            if (ev->addr == TR_NO_ADDR) /* the value that means "no address", as in text */
+                return BFAIL("recorded address out of range (at most 2^64 - 2)");
+        }
+        if (x & BX_ID) {
             GET(ev->id);
+            if (ev->id == TR_NO_ADDR)
+                return BFAIL("transfer id out of range (at most 2^64 - 2)");
+        }
         if (x & BX_INTO) {
             GET(ev->into);
             ev->has_into = 1;

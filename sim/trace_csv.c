@@ -194,6 +194,16 @@ static int csv_row_parse(trace *t, unsigned long lineno, char *line, size_t len,
 done:
     if (ncols == 4)
         r->v[4] = TR_NO_ADDR;
+    else if (r->v[4] == TR_NO_ADDR) { /* the value that means "no offset": refused, not lost */
+        const char *o = line;
+        for (int c = 0; c < 4; c++)
+            o = (const char *)memchr(o, ',', (size_t)(e - o)) + 1;
+        while (csv_ws(*o))
+            o++;
+        return am_fail_at(err, t->path, lineno, (unsigned long)(o - line) + 1,
+                          "bad offset '18446744073709551615': out of range (at most "
+                          "18446744073709551614; 2^64 - 1 means no offset)");
+    }
     r->line = lineno;
     return 0;
 }

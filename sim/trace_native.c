@@ -140,6 +140,19 @@ static int native_u64(trace *t, native *n, const char *what, const char *s, size
     return 0;
 }
 
+/* An id= or addr= value, or a segment's ADDR: 2^64 - 1 (TR_NO_ADDR) means "none" inside, so a
+ * file that gives it is refused rather than read as giving nothing. */
+static int native_u64_some(trace *t, native *n, const char *what, const char *s, size_t len,
+                           unsigned long col, uint64_t *v, am_error *err)
+{
+    if (native_u64(t, n, what, s, len, col, v, err))
+        return -1;
+    if (*v == TR_NO_ADDR)
+        return NFAIL(col, "bad %s '%s': out of range (at most 18446744073709551614; 2^64 - 1 "
+                     "means none)", what, s);
+    return 0;
+}
+
 static int native_size(trace *t, native *n, const char *what, const char *s, size_t len,
                        unsigned long col, uint64_t *v, am_error *err)
 {
@@ -195,7 +208,7 @@ static int native_positional(trace *t, native *n, int kind, char *s, size_t len,
     case NP_DST: return native_level(t, n, s, len, col, &ev->dst_level, err);
     case NP_DURATION: return native_time(t, n, what, s, len, col, &ev->duration, err);
     case NP_EVENT: return native_u64(t, n, what, s, len, col, &ev->arg, err);
-    default: return native_u64(t, n, what, s, len, col, &ev->addr, err);
+    default: return native_u64_some(t, n, what, s, len, col, &ev->addr, err);
     }
 }
 
@@ -260,7 +273,7 @@ static int native_keyval(trace *t, native *n, unsigned key, char *v, size_t len,
         n->have_at = 1;
         return 0;
     case NK_ID:
-        return native_u64(t, n, "id", v, len, col, &ev->id, err);
+        return native_u64_some(t, n, "id", v, len, col, &ev->id, err);
     case NK_DECLARED:
         if (len != 1 || (v[0] != '0' && v[0] != '1'))
             return NFAIL(col, "bad declared '%s': expected 0 or 1", v);
@@ -285,7 +298,7 @@ static int native_keyval(trace *t, native *n, unsigned key, char *v, size_t len,
         ev->has_donate = 1;
         return native_u64(t, n, "donate", v, len, col, &ev->donate, err);
     default:
-        return native_u64(t, n, "addr", v, len, col, &ev->addr, err);
+        return native_u64_some(t, n, "addr", v, len, col, &ev->addr, err);
     }
 }
 

@@ -224,6 +224,19 @@ BI_TB(b_ext_kind, "ext.amsb", BIN_HDR "\x46\x05\x02\x07\x00\x01",
       "amsim: @:1: extension bits 0x2 do not apply to this record's kind 6 (it takes 0x1)")
 BI_TB(b_level_empty, "lv0.amsb", "\x41\x4d\x53\x42\x01\x00\x00\x00\x01\x00\x00\x00",
       "amsim: @: binary trace header: bad level name (1 to 255 bytes)")
+/* 2^64 - 1 means "no address" / "no id" inside: a file that gives it is refused in every form,
+ * where it used to be read as giving nothing (the recorded address or transfer id lost). */
+BI_T(t_addr_none, "addrnone.trace", H "alloc 1 4096 addr=18446744073709551615\n",
+     "amsim: @:2:19: bad addr '18446744073709551615': out of range (at most "
+     "18446744073709551614; 2^64 - 1 means none)")
+BI_T(t_id_none, "idnone.trace", H "transfer host hbm 4 id=18446744073709551615\n",
+     "amsim: @:2:24: bad id '18446744073709551615': out of range (at most")
+BI_T(c_offset_none, "offnone.csv", "id,lower,upper,size,offset\n1,0,5,10, 18446744073709551615\n",
+     "amsim: @:2:11: bad offset '18446744073709551615': out of range (at most "
+     "18446744073709551614; 2^64 - 1 means no offset)")
+BI_TB(b_addr_none, "addrnone.amsb",
+      BIN_HDR "\xc1\x00\x02\x80\x20\x02\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x00\x01",
+      "amsim: @:1: recorded address out of range (at most 2^64 - 2)")
 /* A lifetime CSV time of exactly 2^64 - 1 ps (the value that means "no time") is refused. */
 static void c_time_reserved(void)
 {
@@ -981,6 +994,10 @@ void suite_badinput(void)
              {"binary: a name with a space", b_name_space},
              {"binary: an extension the kind does not take", b_ext_kind},
              {"binary: an empty level name", b_level_empty},
+             {"trace: addr= of 2^64 - 1 (means none)", t_addr_none},
+             {"trace: transfer id= of 2^64 - 1 (means none)", t_id_none},
+             {"csv: offset of 2^64 - 1 (means none)", c_offset_none},
+             {"binary: recorded address of 2^64 - 1 (means none)", b_addr_none},
              {"engine: times adding up past the clock (computes)", t_clock_compute},
              {"engine: times adding up past the clock (a transfer)", t_clock_transfer},
              {"engine: times adding up past the clock (at the end)", t_clock_drain},
