@@ -398,6 +398,46 @@ static void test_mincap(void)
     free(j);
 }
 
+/* --level NAME: each policy is placed on that level (it used to stay on the default one, so
+ * host kept its platform policy and BFC's memory_limit there was never read). The answer is
+ * checked against direct runs: no OOM at M, an OOM at M - G, with the policy on host. */
+static void test_mincap_level(void)
+{
+    static const char *const pols[] = {"caching", "bfc"};
+    const char *js = path_in_tmp("mc-host.json");
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t "
+             "'%s/traces/gpu_train_step.trace' --level host --policies caching,bfc --json '%s'",
+             tu_top(), tu_top(), js);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, &out, NULL), 0);
+    free(out);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT(strstr(j, "\"level\": \"host\"") != NULL);
+    uint64_t G = (uint64_t)json_num(j, NULL, "granularity");
+    CU_ASSERT_EQUAL(G, 1 << 20);
+    for (size_t i = 0; i < sizeof pols / sizeof pols[0]; i++) {
+        char sec[64];
+        snprintf(sec, sizeof sec, "\"%s\": {", pols[i]);
+        double m = json_num(j, sec, "min_bytes");
+        CU_ASSERT_FATAL(m > 0);
+        const char *knob = strcmp(pols[i], "bfc") == 0 ? "allocator.memory_limit" : "capacity";
+        /* --fail-on-oom: status 0 without an OOM, 3 with one */
+        for (int below = 0; below < 2; below++) {
+            snprintf(args, sizeof args, "run -q --fail-on-oom -c '%s/configs/default.yaml' -t "
+                     "'%s/traces/gpu_train_step.trace' --set memories.host.allocator.policy=%s "
+                     "--set memories.host.%s=%.0f", tu_top(), tu_top(), pols[i], knob,
+                     m - (double)(below ? G : 0));
+            int st = tu_amsim(args, NULL, NULL);
+            CU_ASSERT_EQUAL(st, below ? 3 : 0);
+            if (st != (below ? 3 : 0))
+                fprintf(stderr, "\n  mincap --level host, %s: status %d at %.0f B\n", pols[i],
+                        st, m - (double)(below ? G : 0));
+        }
+    }
+    free(j);
+}
+
 static void test_expect(void)
 {
     const char *ex = path_in_tmp("gpu.expect");
@@ -522,6 +562,8 @@ void suite_batch(void)
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
              {"statistics against hand-computed values", test_stats},
              {"report.html plots (and headless browser)", test_report_plots},
-             {"mincap known answer", test_mincap}, {"expectations hold and fail", test_expect},
+             {"mincap known answer", test_mincap},
+             {"mincap --level puts the policies on that level", test_mincap_level},
+             {"expectations hold and fail", test_expect},
              {"regress sweep", test_regress_sweep});
 }
