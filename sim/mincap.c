@@ -86,7 +86,7 @@ static int probe(const mc *c, const char *policy, int is_bfc, uint64_t base_cap,
 }
 
 typedef struct mc_result {
-    char policy[64];
+    char policy[RUN_POLICY_LEN];
     const char *knob;
     int found;
     uint64_t min_bytes;
@@ -237,25 +237,17 @@ int cmd_mincap(int argc, char **argv)
     int np = 0;
     memset(res, 0, sizeof res);
     if (pols) {
-        char *dup = am_strdup(pols), *save = NULL;
-        for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            if (np == MC_MAX_POL || !alloc_find(t)) {
-                fprintf(stderr, "%s: %s '%s' (see amsim policies)\n", prog,
-                        np == MC_MAX_POL ? "too many policies at" : "unknown policy", t);
-                free(dup);
-                cfg_free(cfg);
-                return 1;
-            }
-            snprintf(res[np++].policy, sizeof res[0].policy, "%s", t);
+        char names[MC_MAX_POL][RUN_POLICY_LEN], msg[512];
+        if ((np = run_policy_list(pols, names, MC_MAX_POL, msg, sizeof msg)) < 0) {
+            fprintf(stderr, "%s: %s\n", prog, msg);
+            cfg_free(cfg);
+            return 1;
         }
-        free(dup);
+        for (int i = 0; i < np; i++)
+            memcpy(res[i].policy, names[i], sizeof res[i].policy);
     } else
         snprintf(res[np++].policy, sizeof res[0].policy, "%s", cfg->levels[c.level].policy->name);
     cfg_free(cfg);
-    if (np == 0) {
-        fprintf(stderr, "%s: --policies names no policy\n", prog);
-        return 1;
-    }
 
     /* 1. peak live bytes: a run with enough memory (doubling from the capacity) */
     uint64_t peak = 0, v = base_cap;

@@ -438,6 +438,42 @@ static void test_mincap_level(void)
     free(j);
 }
 
+/* compare and mincap read --policies with one parser: an empty list or an empty entry is a
+ * usage error before any run (strtok used to merge ",," and drop a trailing ",", and an empty
+ * list printed an empty table with status 0); a repeated name would repeat a JSON key. */
+static void test_policy_lists(void)
+{
+    static const struct {
+        const char *list, *msg;
+    } cases[] = {
+        {"", "--policies is empty: name at least one policy"},
+        {"bfc,", "--policies 'bfc,': empty name at character 5"},
+        {"bfc,,caching", "--policies 'bfc,,caching': empty name at character 5"},
+        {",bfc", "--policies ',bfc': empty name at character 1"},
+        {"bfc,bogus", "unknown policy 'bogus'"},
+        {"bfc,bfc", "--policies 'bfc,bfc': policy 'bfc' named twice"},
+    };
+    static const char *const cmds[] = {"compare", "mincap"};
+    for (size_t c = 0; c < 2; c++)
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            char args[2048], want[256], *out = NULL, *err = NULL;
+            snprintf(args, sizeof args, "%s -c '%s/configs/default.yaml' -t "
+                     "'%s/traces/gpu_train_step.trace' --policies '%s' --json '%s'", cmds[c],
+                     tu_top(), tu_top(), cases[i].list, path_in_tmp("pl.json"));
+            snprintf(want, sizeof want, "amsim %s: %s", cmds[c], cases[i].msg);
+            int st = tu_amsim(args, &out, &err);
+            CU_ASSERT_EQUAL(st, 1);
+            CU_ASSERT(err && strstr(err, want));
+            CU_ASSERT(out && !*out); /* no table */
+            CU_ASSERT_NOT_EQUAL(access(path_in_tmp("pl.json"), F_OK), 0);
+            if (st != 1 || !err || !strstr(err, want))
+                fprintf(stderr, "\n  %s --policies '%s': status %d, %s\n", cmds[c],
+                        cases[i].list, st, err ? err : "(no message)");
+            free(out);
+            free(err);
+        }
+}
+
 static void test_expect(void)
 {
     const char *ex = path_in_tmp("gpu.expect");
@@ -564,6 +600,7 @@ void suite_batch(void)
              {"report.html plots (and headless browser)", test_report_plots},
              {"mincap known answer", test_mincap},
              {"mincap --level puts the policies on that level", test_mincap_level},
+             {"compare and mincap refuse empty or repeated policies", test_policy_lists},
              {"expectations hold and fail", test_expect},
              {"regress sweep", test_regress_sweep});
 }
