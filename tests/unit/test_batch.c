@@ -272,6 +272,58 @@ static void test_stats(void)
     free(j);
 }
 
+/* --paired with a group that is not in the table (a typo) is an error naming it and the groups
+ * present, before any output (it printed "0 pairs ... t = nan, df = -1" with status 0 while the
+ * JSON said "df": 0); with too few pairs for a t-test the text and the JSON say so in the same
+ * words and print no t, df or p; an infinite t (every difference equal) is said in words too. */
+static void test_stats_paired_groups(void)
+{
+    const char *csv = tu_write("pg.csv", "run_id,run,policy,trace,seed,status,error,m\n"
+                                         "1,a1,a,t,1,ok,,1\n2,b1,b,t,1,ok,,2\n"
+                                         "3,a2,a,t,2,ok,,3\n4,b2,b,t,2,ok,,4\n"
+                                         "5,c1,c,t,1,ok,,7\n");
+    const char *js = path_in_tmp("pg.json");
+    char args[1200], want[1200], *out = NULL, *err = NULL;
+    unlink(js);
+    snprintf(args, sizeof args, "stats '%s' --metric m --paired a,bfx --json '%s'", csv, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    snprintf(want, sizeof want, "amsim stats: --paired: no group 'bfx' in column 'policy' of %s "
+             "(groups: 'a', 'b', 'c')", csv);
+    CU_ASSERT(err && strstr(err, want));
+    if (!err || !strstr(err, want))
+        fprintf(stderr, "\n  stats --paired a,bfx: %s\n", err ? err : "(no message)");
+    CU_ASSERT(out && !*out); /* nothing printed, no JSON written */
+    CU_ASSERT_NOT_EQUAL(access(js, F_OK), 0);
+    free(out);
+    free(err);
+    /* one pair (c has a row with seed 1 only): no t-test, in words, in both outputs */
+    snprintf(args, sizeof args, "stats '%s' --metric m --paired a,c --json '%s'", csv, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    static const char words[] = "no t-test: 1 pair (a paired t-test needs at least 2)";
+    CU_ASSERT(out && strstr(out, "paired a - c on 1 pair (1 row of a without a partner)"));
+    CU_ASSERT(out && strstr(out, words) && !strstr(out, "nan") && !strstr(out, "df ="));
+    free(out);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    snprintf(want, sizeof want, "\"t_test\": \"%s\"", words);
+    CU_ASSERT(strstr(j, want) != NULL);
+    CU_ASSERT(strstr(j, "\"df\": null") && strstr(j, "\"t\": null") &&
+              strstr(j, "\"p_two_sided\": null") && strstr(j, "\"pairs\": 1"));
+    free(j);
+    /* every difference -1: t is -infinity (no JSON number), p = 0, df = 1 in both */
+    snprintf(args, sizeof args, "stats '%s' --metric m --paired a,b --json '%s'", csv, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "  t = -infinity (every difference is -1, sd 0), df = 1, "
+                                 "two-sided p = 0\n"));
+    free(out);
+    j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT(strstr(j, "\"t_test\": \"t = -infinity (every difference is -1, sd 0)\"") != NULL);
+    CU_ASSERT(strstr(j, "\"df\": 1") && strstr(j, "\"t\": null") &&
+              strstr(j, "\"p_two_sided\": 0"));
+    free(j);
+}
+
 /* A metric cell that is not a finite number, on a row that counts, stops stats at its line and
  * column (it used to be skipped like an empty one); on a failed row it is not read. A row with
  * more or fewer fields than the header is an error of the table reader (it used to be cut or
@@ -597,6 +649,7 @@ void suite_batch(void)
              {"resume and failure isolation", test_resume_and_failure_isolation},
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
              {"statistics against hand-computed values", test_stats},
+             {"stats --paired: unknown groups, too few pairs", test_stats_paired_groups},
              {"report.html plots (and headless browser)", test_report_plots},
              {"mincap known answer", test_mincap},
              {"mincap --level puts the policies on that level", test_mincap_level},
