@@ -608,6 +608,69 @@ static void test_expect(void)
     }
 }
 
+/* A value in an expectation file that cannot be what its metric is ("abc", "2GiB" for bytes,
+ * a number for the digest, "1.5" for a count) is an input error at FILE:LINE:COLUMN of the value
+ * (status 1); it used to be compared as text and reported as a deviation (status 3). The kinds
+ * of the metrics every run has are checked before the run, a policy statistic's after it. */
+static void test_expect_bad_values(void)
+{
+    const char *ex = path_in_tmp("bv.expect");
+    char args[2048];
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t "
+             "'%s/traces/gpu_train_step.trace' --save-expect '%s'", tu_top(), tu_top(), ex);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *t = tu_slurp(ex, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    static const struct {
+        const char *key, *val, *msg; /* msg NULL: the edit is a legitimate form and holds */
+    } cases[] = {
+        {"hbm.peak_reserved_bytes", "abc", "is not a whole number: plain digits, no unit"},
+        {"hbm.peak_reserved_bytes", "2GiB", "is not a whole number: plain digits, no unit"},
+        {"hbm.peak_reserved_bytes", "-2147483648", "is not a whole number"},
+        {"placements.rows", "57.5", "is not a whole number"},
+        {"placements.fnv1a64", "12345", "is not a digest: 0x and up to 16 hex digits"},
+        {"hbm.fragmentation_ratio", "23%", "is not a real number or null"},
+        {"hbm.stats.num_allocs", "1.5", "is not a whole number"},  /* known after the run */
+        {"hbm.stats.num_allocs", "null", "is not a whole number"},
+        {"hbm.stats.fragmentation", "nan", "is not a value (a whole number, 0x and hex"},
+        {"hbm.peak_reserved_bytes", "02147483648", NULL}, /* the same number */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char key[128];
+        snprintf(key, sizeof key, "\n%s=", cases[i].key);
+        char *at = strstr(t, key);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+        const char *val = at + strlen(key), *nl = strchr(val, '\n');
+        unsigned long line = 1, col = (unsigned long)(val - (at + 1)) + 1;
+        for (const char *q = t; q <= at; q++)
+            line += *q == '\n';
+        size_t n = strlen(t) + 64;
+        char *e = malloc(n);
+        snprintf(e, n, "%.*s%s%s", (int)(val - t), t, cases[i].val, nl);
+        const char *bp = tu_write("bv-edited.expect", e);
+        free(e);
+        snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t "
+                 "'%s/traces/gpu_train_step.trace' --expect '%s'", tu_top(), tu_top(), bp);
+        char want[1200], *err = NULL;
+        snprintf(want, sizeof want, "%s:%lu:%lu: %s: '%s' %s", bp, line, col, cases[i].key,
+                 cases[i].val, cases[i].msg ? cases[i].msg : "");
+        int st = tu_amsim(args, NULL, &err), ok;
+        if (cases[i].msg) {
+            ok = st == 1 && err && strstr(err, want);
+            CU_ASSERT_EQUAL(st, 1);
+            CU_ASSERT(err && strstr(err, want));
+        } else {
+            ok = st == 0;
+            CU_ASSERT_EQUAL(st, 0);
+        }
+        if (!ok)
+            fprintf(stderr, "\n  %s=%s: status %d, %s  expected %s\n", cases[i].key,
+                    cases[i].val, st, err ? err : "(no message)", want);
+        free(err);
+    }
+    free(t);
+}
+
 static void test_regress_sweep(void)
 {
     char text[2048], args[2048], *err = NULL;
@@ -655,5 +718,6 @@ void suite_batch(void)
              {"mincap --level puts the policies on that level", test_mincap_level},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
              {"expectations hold and fail", test_expect},
+             {"expectation values that are not their metric's form", test_expect_bad_values},
              {"regress sweep", test_regress_sweep});
 }
