@@ -15,7 +15,7 @@
 #define CMP_MAX 32
 
 typedef struct cmp_row {
-    char policy[64];
+    char policy[RUN_POLICY_LEN];
     int ok;
     char error[512];
     uint64_t peak_live, peak_reserved, ooms, device_calls, allocs;
@@ -92,22 +92,18 @@ int cmd_compare(int argc, char **argv)
         return 1;
     }
     static cmp_row rows[CMP_MAX];
-    int n = 0;
-    char *list = am_strdup(policies), *save = NULL;
-    for (char *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
-        if (n == CMP_MAX) {
-            fprintf(stderr, "amsim compare: at most %d policies\n", CMP_MAX);
-            free(list);
-            return 1;
-        }
-        cmp_row *r = &rows[n++];
+    static char names[CMP_MAX][RUN_POLICY_LEN];
+    char msg[512];
+    /* the whole list is checked before the first run: a typo stops it at once */
+    int n = run_policy_list(policies, names, CMP_MAX, msg, sizeof msg);
+    if (n < 0) {
+        fprintf(stderr, "amsim compare: %s\n", msg);
+        return 1;
+    }
+    for (int i = 0; i < n; i++) {
+        cmp_row *r = &rows[i];
         memset(r, 0, sizeof *r);
-        snprintf(r->policy, sizeof r->policy, "%s", p);
-        if (!alloc_find(p)) {
-            fprintf(stderr, "amsim compare: unknown policy '%s' (see amsim policies)\n", p);
-            free(list);
-            return 1;
-        }
+        memcpy(r->policy, names[i], sizeof r->policy);
         sp.policy = r->policy;
         am_error err = {0};
         if (run_once(&sp, collect, r, NULL, &err) == 0)
@@ -117,12 +113,10 @@ int cmd_compare(int argc, char **argv)
             if (err.status == AM_EINPUT && strstr(err.msg, sp.trace)) {
                 /* The trace itself is bad: every policy would fail the same way. */
                 fprintf(stderr, "amsim: %s\n", err.msg);
-                free(list);
                 return 1;
             }
         }
     }
-    free(list);
     char a[32], b[32], c[32], d[32];
     printf("%-11s %12s %14s %12s %11s %10s %6s %12s %14s\n", "policy", "peak live",
            "peak reserved", "gap", "utilization", "frag", "OOMs", "device calls", "alloc time");

@@ -18,9 +18,19 @@
 
 typedef struct metric {
     char *key, *val;   /* val "null" for undefined reals */
-    int is_int;
+    int is_int;        /* an integer (digits, or the 0x digest); else a real */
     char *tol;         /* "exact", "abs:X", "rel:X" or NULL (default) */
+    int forms;         /* read values: the F_* forms val parses as */
+    unsigned long line, col; /* read values: where val stands in the file */
 } metric;
+
+/* What a value is written as. --save-expect writes integers as plain digits, the placements
+ * digest as 0x and 16 hex digits, reals with %.17g and undefined reals as null; an edited value
+ * must parse as the form of its metric, else it is an input error at its position (it used to be
+ * compared as text, so "abc" or "2GiB" read as a deviation). */
+enum { F_INT = 1, F_HEX = 2, F_REAL = 4, F_NULL = 8 };
+/* The form a metric's value must have (F_INT, F_HEX or F_REAL | F_NULL), 0 when unknown. */
+typedef int metric_kind;
 
 typedef struct mlist {
     metric *v;
@@ -60,7 +70,7 @@ static void ml_free(mlist *l)
     memset(l, 0, sizeof *l);
 }
 
-static metric *ml_find(mlist *l, const char *k)
+static metric *ml_find(const mlist *l, const char *k)
 {
     for (int i = 0; i < l->n; i++)
         if (strcmp(l->v[i].key, k) == 0)
@@ -119,18 +129,6 @@ static void fwd_op(void *c, uint32_t stream, am_ps start, am_ps end, int chan, u
 
 /* ---- reading ---------------------------------------------------------------------------- */
 
-static int looks_int(const char *v)
-{
-    if (!*v)
-        return 0;
-    if (v[0] == '0' && v[1] == 'x')
-        return 1;
-    for (; *v; v++)
-        if (*v < '0' || *v > '9')
-            return 0;
-    return 1;
-}
-
 static char *trim(char *s)
 {
     while (*s == ' ' || *s == '\t')
@@ -139,6 +137,68 @@ static char *trim(char *s)
     while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
         s[--n] = 0;
     return s;
+}
+
+static int value_forms(const char *v)
+{
+    int f = 0;
+    uint64_t u;
+    double d;
+    const char *why;
+    size_t n = strlen(v);
+    if (units_u64(v, n, &u) == 0)
+        f |= F_INT;
+    if (n > 2 && n <= 18 && v[0] == '0' && v[1] == 'x' &&
+        strspn(v + 2, "0123456789abcdefABCDEF") == n - 2)
+        f |= F_HEX;
+    if (units_real(v, &d, &why) == 0)
+        f |= F_REAL;
+    if (strcmp(v, "null") == 0)
+        f |= F_NULL;
+    return f;
+}
+
+/* The kind of the metrics every run has, by key; a policy's LEVEL.stats.NAME is known only from
+ * the run (its value's form there). */
+static metric_kind key_kind(const char *k)
+{
+    if (strcmp(k, "placements.fnv1a64") == 0)
+        return F_HEX;
+    if (strcmp(k, "placements.rows") == 0)
+        return F_INT;
+    const char *dot = strchr(k, '.');
+    if (!dot)
+        return 0;
+    dot++;
+    if (!strcmp(dot, "peak_live_bytes") || !strcmp(dot, "peak_reserved_bytes") ||
+        !strcmp(dot, "ooms"))
+        return F_INT;
+    if (!strcmp(dot, "fragmentation_ratio"))
+        return F_REAL | F_NULL;
+    return 0;
+}
+
+static metric_kind got_kind(const metric *g)
+{
+    if (!g->is_int)
+        return F_REAL | F_NULL;
+    return strncmp(g->val, "0x", 2) == 0 ? F_HEX : F_INT;
+}
+
+static const char *kind_words(metric_kind k)
+{
+    return k == F_HEX ? "a digest: 0x and up to 16 hex digits"
+           : k == F_INT ? "a whole number: plain digits, no unit or sign"
+                        : "a real number or null";
+}
+
+/* 0 when the value of m can be of kind k; else -1 with err at the value's position. */
+static int check_kind(const char *path, const metric *m, metric_kind k, am_error *err)
+{
+    if (m->forms & k)
+        return 0;
+    return am_fail_at(err, path, m->line, m->col, "%s: '%s' is not %s", m->key, m->val,
+                      kind_words(k));
 }
 
 static int check_tol(const char *t)
@@ -220,7 +280,22 @@ static int load(expect_ctx *x, const char *path, am_error *err)
             rc = am_fail_at(err, path, ln, 1, "'%s' given twice", k);
             break;
         }
-        ml_add(&x->want, k, v, looks_int(v), NULL);
+        int forms = value_forms(v);
+        ml_add(&x->want, k, v, (forms & (F_INT | F_HEX)) != 0, NULL);
+        metric *m = &x->want.v[x->want.n - 1];
+        m->forms = forms;
+        m->line = ln;
+        m->col = (unsigned long)(v - line) + 1;
+        /* the metrics every run has are checked against their kind now, a policy statistic
+         * against every form here and against its own kind after the run */
+        metric_kind kind = key_kind(k);
+        if (kind && (rc = check_kind(path, m, kind, err)) != 0)
+            break;
+        if (!forms) {
+            rc = am_fail_at(err, path, ln, m->col, "%s: '%s' is not a value (a whole number, 0x "
+                            "and hex digits, a real number or null)", k, v);
+            break;
+        }
         keys++;
     }
     /* what would otherwise pass every run: a read that failed, an empty or header-only file */
@@ -361,20 +436,30 @@ static int save(const mlist *l, const char *path, am_error *err)
     return out_commit(o, err);
 }
 
-/* 1 when got is within tolerance of want. */
-static int within(const metric *want, const char *got, char *tolbuf, size_t tn)
+/* 1 when got is within tolerance of want. The default tolerance follows the metric's kind in
+ * the run (a real written as "0" is still a real). */
+static int within(const metric *want, const metric *gm, char *tolbuf, size_t tn)
 {
-    const char *tol = want->tol ? want->tol : want->is_int ? "exact" : "rel:1e-9";
+    const char *got = gm->val;
+    const char *tol = want->tol ? want->tol : gm->is_int ? "exact" : "rel:1e-9";
     snprintf(tolbuf, tn, "%s", tol);
     if (strcmp(want->val, got) == 0)
         return 1;
     if (!strcmp(want->val, "null") || !strcmp(got, "null"))
         return 0;
-    if (strcmp(tol, "exact") == 0) {
-        if (want->is_int)
+    if (strcmp(tol, "exact") == 0 && gm->is_int) {
+        /* whole numbers compare as numbers too ("057" is 57, 0x1DFA is 0x1dfa); the kind check
+         * has made sure that want parses as the run's form */
+        uint64_t a = 0, b = 0;
+        if (got_kind(gm) == F_HEX) {
+            a = strtoull(want->val + 2, NULL, 16);
+            b = strtoull(got + 2, NULL, 16);
+        } else if (units_u64(want->val, strlen(want->val), &a) != 0 ||
+                   units_u64(got, strlen(got), &b) != 0)
             return 0;
-        /* reals compare as numbers, not as text */
+        return a == b;
     }
+    /* reals compare as numbers, not as text */
     char *e1, *e2;
     double a = strtod(want->val, &e1), b = strtod(got, &e2);
     if (*e1 || *e2)
@@ -400,6 +485,15 @@ int expect_finish(expect_ctx *x, sim *s, am_error *err)
         ml_free(&got);
         return 0;
     }
+    /* a value that cannot be what its metric is in this run is an input error, not a
+     * deviation: the policy statistics' kinds are known only now */
+    for (int i = 0; i < x->want.n; i++) {
+        const metric *g = ml_find(&got, x->want.v[i].key);
+        if (g && check_kind(x->expect_path, &x->want.v[i], got_kind(g), err) != 0) {
+            ml_free(&got);
+            return -1;
+        }
+    }
     char msg[sizeof err->msg];
     size_t n = 0;
     int moved = 0;
@@ -407,7 +501,7 @@ int expect_finish(expect_ctx *x, sim *s, am_error *err)
         const metric *w = &x->want.v[i];
         metric *g = ml_find(&got, w->key);
         char tol[64], line[400];
-        if (g && within(w, g->val, tol, sizeof tol))
+        if (g && within(w, g, tol, sizeof tol))
             continue;
         moved++;
         if (g)

@@ -12,6 +12,10 @@
  *   KEY.tolerance=exact | abs:X | rel:X    optional per metric; without one: exact for
  *                                          integers, rel:1e-9 for reals
  * `null` is the value of an undefined real (e.g. BFC fragmentation with no free memory).
+ * Values have the forms --save-expect writes: whole numbers as plain digits, the digest as 0x
+ * and up to 16 hex digits, reals as decimal numbers or null. A value that cannot be its metric's
+ * kind ("abc", "2GiB", "1.5" for a count) is an input error at its FILE:LINE:COLUMN: before the
+ * run for the metrics every run has, after it (from expect_finish) for policy statistics.
  * A metric moves when |got - expected| exceeds the tolerance (rel: X * max(|got|, |expected|)),
  * or one of them is null and the other not, or the metric is missing from the run. A file
  * that is empty, holds no KEY=VALUE line after its header, has a NUL byte or cannot be read to
@@ -30,7 +34,8 @@ int expect_begin(expect_ctx **x, const char *expect, const char *save, const am_
                  const sim_observer *inner, am_error *err);
 const sim_observer *expect_observer(expect_ctx *x);
 /* After the run: save and/or compare. 0 when nothing moved; -1 with err->status AM_EOOMFAIL (3)
- * and a message naming every metric that moved, or another status on I/O errors. */
+ * and a message naming every metric that moved, AM_EINPUT (1) at FILE:LINE:COLUMN for a value
+ * that cannot be its metric's kind in this run, or another status on I/O errors. */
 int expect_finish(expect_ctx *x, sim *s, am_error *err);
 void expect_free(expect_ctx *x);
 

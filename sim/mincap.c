@@ -1,7 +1,8 @@
 /* mincap.c - `amsim mincap`: per policy, the smallest memory at which a trace runs without an
  * out-of-memory event (contract.md, Commands).
  *
- * The knob is BFC's `memory_limit` (the device capacity is raised to at least the limit, since
+ * Each policy is placed on the level searched (the default one, or --level NAME), and its knob
+ * is set there: BFC's `memory_limit` (the device capacity is raised to at least the limit, since
  * the device must hold the pool) and every other policy's level `capacity`. Values are multiples
  * of the granularity G (default 1 MiB). Method:
  *  1. one run with the knob at the configured capacity (doubled until no OOM) gives
@@ -43,16 +44,15 @@ typedef struct mc {
 } mc;
 
 typedef struct probe_out {
-    uint64_t ooms, peak_live;
+    int level;                /* in: the level searched */
+    uint64_t ooms, peak_live; /* out: that level's OOM count and peak live bytes */
 } probe_out;
 
 static void probe_cb(void *ctx, sim *s, const report_trace *t)
 {
     (void)t;
     probe_out *o = ctx;
-    const am_config *cfg = sim_config(s);
-    int li = o->ooms < (uint64_t)cfg->nlevels ? (int)o->ooms : cfg->default_level;
-    const mem_metrics *m = mem_get_metrics(sim_level(s, li));
+    const mem_metrics *m = mem_get_metrics(sim_level(s, o->level));
     o->ooms = m->ooms;
     o->peak_live = m->peak_live_bytes;
 }
@@ -61,10 +61,14 @@ static void probe_cb(void *ctx, sim *s, const report_trace *t)
 static int probe(const mc *c, const char *policy, int is_bfc, uint64_t base_cap, uint64_t v,
                  uint64_t *peak_live, int *runs, am_error *err)
 {
-    run_spec sp = {.config = c->config, .trace = c->trace, .policy = policy};
-    char knob[256], cap[256];
+    /* The policy goes on the searched level by a --set of its own: run_spec.policy would put it
+     * on the default level and leave the searched one with its configured policy. */
+    run_spec sp = {.config = c->config, .trace = c->trace};
+    char pol[256], knob[256], cap[256];
     for (int i = 0; i < c->nsets; i++)
         sp.sets[sp.nsets++] = c->sets[i];
+    snprintf(pol, sizeof pol, "memories.%s.allocator.policy=%s", c->level_s, policy);
+    sp.sets[sp.nsets++] = pol;
     if (is_bfc) {
         snprintf(knob, sizeof knob, "memories.%s.allocator.memory_limit=%" PRIu64, c->level_s, v);
         snprintf(cap, sizeof cap, "memories.%s.capacity=%" PRIu64, c->level_s, AM_MAX(v, base_cap));
@@ -72,7 +76,7 @@ static int probe(const mc *c, const char *policy, int is_bfc, uint64_t base_cap,
     } else
         snprintf(knob, sizeof knob, "memories.%s.capacity=%" PRIu64, c->level_s, v);
     sp.sets[sp.nsets++] = knob;
-    probe_out o = {(uint64_t)c->level, 0};
+    probe_out o = {c->level, 0, 0};
     (*runs)++;
     if (run_once(&sp, probe_cb, &o, NULL, err) != 0)
         return -1;
@@ -82,7 +86,7 @@ static int probe(const mc *c, const char *policy, int is_bfc, uint64_t base_cap,
 }
 
 typedef struct mc_result {
-    char policy[64];
+    char policy[RUN_POLICY_LEN];
     const char *knob;
     int found;
     uint64_t min_bytes;
@@ -233,25 +237,17 @@ int cmd_mincap(int argc, char **argv)
     int np = 0;
     memset(res, 0, sizeof res);
     if (pols) {
-        char *dup = am_strdup(pols), *save = NULL;
-        for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            if (np == MC_MAX_POL || !alloc_find(t)) {
-                fprintf(stderr, "%s: %s '%s' (see amsim policies)\n", prog,
-                        np == MC_MAX_POL ? "too many policies at" : "unknown policy", t);
-                free(dup);
-                cfg_free(cfg);
-                return 1;
-            }
-            snprintf(res[np++].policy, sizeof res[0].policy, "%s", t);
+        char names[MC_MAX_POL][RUN_POLICY_LEN], msg[512];
+        if ((np = run_policy_list(pols, names, MC_MAX_POL, msg, sizeof msg)) < 0) {
+            fprintf(stderr, "%s: %s\n", prog, msg);
+            cfg_free(cfg);
+            return 1;
         }
-        free(dup);
+        for (int i = 0; i < np; i++)
+            memcpy(res[i].policy, names[i], sizeof res[i].policy);
     } else
         snprintf(res[np++].policy, sizeof res[0].policy, "%s", cfg->levels[c.level].policy->name);
     cfg_free(cfg);
-    if (np == 0) {
-        fprintf(stderr, "%s: --policies names no policy\n", prog);
-        return 1;
-    }
 
     /* 1. peak live bytes: a run with enough memory (doubling from the capacity) */
     uint64_t peak = 0, v = base_cap;

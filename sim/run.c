@@ -33,6 +33,46 @@ int run_load_config(const run_spec *sp, am_config **cfg, am_error *err)
     return cfg_load(cfg, sp->config, sets, sp->nsets + 1, err);
 }
 
+int run_policy_list(const char *list, char (*names)[RUN_POLICY_LEN], int max, char *msg,
+                    size_t msglen)
+{
+    /* strtok would merge ",," and drop a trailing ",": a typo would silently lose a policy */
+    if (!*list) {
+        snprintf(msg, msglen, "--policies is empty: name at least one policy (see amsim "
+                 "policies)");
+        return -1;
+    }
+    int n = 0;
+    for (const char *p = list;; p++) {
+        size_t len = strcspn(p, ",");
+        if (len == 0) {
+            snprintf(msg, msglen, "--policies '%s': empty name at character %zu (names are "
+                     "separated by single commas)", list, (size_t)(p - list) + 1);
+            return -1;
+        }
+        char name[RUN_POLICY_LEN];
+        snprintf(name, sizeof name, "%.*s", (int)len, p);
+        if (len >= sizeof name || !alloc_find(name)) {
+            snprintf(msg, msglen, "unknown policy '%.*s' (see amsim policies)",
+                     (int)AM_MIN(len, 200), p);
+            return -1;
+        }
+        for (int i = 0; i < n; i++)
+            if (strcmp(names[i], name) == 0) {
+                snprintf(msg, msglen, "--policies '%s': policy '%s' named twice", list, name);
+                return -1;
+            }
+        if (n == max) {
+            snprintf(msg, msglen, "--policies: at most %d policies", max);
+            return -1;
+        }
+        memcpy(names[n++], name, sizeof name);
+        p += len;
+        if (!*p)
+            return n;
+    }
+}
+
 static char *join(const char *dir, const char *name)
 {
     size_t n = strlen(dir) + strlen(name) + 2;

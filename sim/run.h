@@ -33,6 +33,14 @@ typedef void (*run_done_fn)(void *ctx, sim *s, const report_trace *t);
  * failed allocation requests when not NULL. */
 int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am_error *err);
 
+/* Split a command line's policy list "a,b,c" (--policies of compare and mincap) into names of
+ * known policies, in order. Returns the number of names (at least 1), or -1 with a message in
+ * msg for an empty list, an empty entry ("a,,b", "a,"), an unknown or repeated policy (the JSON
+ * outputs key their results by name) or more than max names. */
+#define RUN_POLICY_LEN 64
+int run_policy_list(const char *list, char (*names)[RUN_POLICY_LEN], int max, char *msg,
+                    size_t msglen);
+
 /* Load the config of a spec (with --policy applied), for callers that need it before running. */
 int run_load_config(const run_spec *sp, am_config **cfg, am_error *err);
 

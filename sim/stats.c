@@ -6,7 +6,9 @@
  *   --paired a,b: a paired t-test on the differences a - b of rows that agree on every
  *   identifying column (default: the columns between `run` and `status` except the grouping
  *   column, i.e. the axes, trace and seed; --pair-on COLS to choose): t = mean(d) / (sd(d) /
- *   sqrt(n)), n - 1 degrees of freedom, two-sided p = 2 Q_t(|t|) (gsl_cdf_tdist_Q).
+ *   sqrt(n)), n - 1 degrees of freedom, two-sided p = 2 Q_t(|t|) (gsl_cdf_tdist_Q). A group
+ *   not in the table is an error before any output; fewer than 2 pairs (no test) and an
+ *   infinite t (sd 0) are said in the same words in the text and the JSON.
  * Only rows with status ok are used when the table has a status column; empty cells are
  * skipped, and a cell that is not a finite number is an error at its line and column. The
  * input is a CSV file only (analysis never reaches into the engine). */
@@ -63,6 +65,71 @@ static const char *unit_of(const char *metric)
     if (strstr(metric, "ratio") || strstr(metric, "utilization") || strstr(metric, "fragmentation"))
         return "fraction";
     return "as in the table";
+}
+
+/* The paired t-test of the differences summarised in s. done: t, df and p are defined (t may
+ * be infinite); words: why there is no test, or what an infinite or 0/0 t means, else "". The
+ * text and the JSON print from this one result, so they cannot disagree. */
+typedef struct paired_test {
+    int done, df;
+    double t, p;   /* NAN where not defined; t NAN also when infinite (JSON has no infinity) */
+    char words[128];
+} paired_test;
+
+static void t_test(const summary *s, paired_test *pt)
+{
+    memset(pt, 0, sizeof *pt);
+    pt->t = pt->p = (double)NAN;
+    if (s->n < 2) {
+        snprintf(pt->words, sizeof pt->words, "no t-test: %d pair%s (a paired t-test needs at "
+                 "least 2)", s->n, s->n == 1 ? "" : "s");
+        return;
+    }
+    pt->done = 1;
+    pt->df = s->n - 1;
+    if (s->sd > 0) {
+        pt->t = s->mean / (s->sd / sqrt((double)s->n));
+        pt->p = 2 * gsl_cdf_tdist_Q(fabs(pt->t), pt->df);
+    } else if (s->mean == 0) {
+        /* 0 / 0: no difference at all, taken as t = 0, p = 1 */
+        pt->t = 0;
+        pt->p = 1;
+        snprintf(pt->words, sizeof pt->words, "t = 0 (every difference is 0, sd 0: 0 / 0 taken as "
+                 "no difference)");
+    } else {
+        pt->p = 0;
+        snprintf(pt->words, sizeof pt->words, "t = %s (every difference is %.6g, sd 0)",
+                 s->mean > 0 ? "+infinity" : "-infinity", s->mean);
+    }
+}
+
+/* 0 when groups a and b both appear in column bc; else -1 after naming the missing one and
+ * listing the groups the table has (in the order they first appear). */
+static int check_groups(const rtable *t, int bc, const char *a, const char *b, const char *file,
+                        const char *by)
+{
+    int has_a = 0, has_b = 0;
+    for (int r = 0; r < t->nrows; r++) {
+        has_a |= strcmp(t->rows[r][bc], a) == 0;
+        has_b |= strcmp(t->rows[r][bc], b) == 0;
+    }
+    if (has_a && has_b)
+        return 0;
+    if (!has_a && !has_b)
+        fprintf(stderr, "%s: --paired: no groups '%s' and '%s' in column '%s' of %s (groups:",
+                prog, a, b, by, file);
+    else
+        fprintf(stderr, "%s: --paired: no group '%s' in column '%s' of %s (groups:", prog,
+                has_a ? b : a, by, file);
+    for (int r = 0; r < t->nrows; r++) {
+        int seen = 0;
+        for (int q = 0; q < r && !seen; q++)
+            seen = strcmp(t->rows[q][bc], t->rows[r][bc]) == 0;
+        if (!seen)
+            fprintf(stderr, "%s '%s'", r ? "," : "", t->rows[r][bc]);
+    }
+    fprintf(stderr, "%s)\n", t->nrows ? "" : " none");
+    return -1;
 }
 
 static void usage(FILE *f)
@@ -141,6 +208,47 @@ int cmd_stats(int argc, char **argv)
         fprintf(stderr, "%s: %s: no column '%s'\n", prog, file, mc < 0 ? metric : by);
         goto out;
     }
+    /* --paired and --pair-on are checked before anything is printed or written */
+    if (paired) {
+        ka = am_strdup(paired);
+        char *comma = strchr(ka, ',');
+        if (!comma || !comma[1] || comma == ka) {
+            fprintf(stderr, "%s: --paired A,B names two groups\n", prog);
+            goto out;
+        }
+        *comma = 0;
+        kb = comma + 1;
+        if (strcmp(ka, kb) == 0) {
+            fprintf(stderr, "%s: --paired %s,%s names the same group twice\n", prog, ka, kb);
+            goto out;
+        }
+        /* a group that is not in the table (a typo) would give 0 pairs and look like a result */
+        if (check_groups(&t, bc, ka, kb, file, by) != 0)
+            goto out;
+        /* identifying columns */
+        if (pair_on) {
+            char *dup = am_strdup(pair_on), *save = NULL;
+            for (char *c = strtok_r(dup, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
+                int ci = rtable_col(&t, c);
+                if (ci < 0) {
+                    fprintf(stderr, "%s: --pair-on: no column '%s'\n", prog, c);
+                    free(dup);
+                    goto out;
+                }
+                keycols[nk++] = ci;
+            }
+            free(dup);
+        } else {
+            if (sc < 0) {
+                fprintf(stderr, "%s: no status column: name the identifying columns with "
+                        "--pair-on\n", prog);
+                goto out;
+            }
+            for (int c = 0; c < sc; c++)
+                if (c != bc && strcmp(t.cols[c], "run_id") && strcmp(t.cols[c], "run"))
+                    keycols[nk++] = c;
+        }
+    }
     for (int r = 0; r < t.nrows; r++) {
         double v;
         const char *cell = t.rows[r][mc];
@@ -205,37 +313,6 @@ int cmd_stats(int argc, char **argv)
     if (jf)
         json_end_obj(&w);
     if (paired) {
-        ka = am_strdup(paired);
-        char *comma = strchr(ka, ',');
-        if (!comma || !comma[1] || comma == ka) {
-            fprintf(stderr, "%s: --paired A,B names two groups\n", prog);
-            goto out;
-        }
-        *comma = 0;
-        kb = comma + 1;
-        /* identifying columns */
-        if (pair_on) {
-            char *dup = am_strdup(pair_on), *save = NULL;
-            for (char *c = strtok_r(dup, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
-                int ci = rtable_col(&t, c);
-                if (ci < 0) {
-                    fprintf(stderr, "%s: --pair-on: no column '%s'\n", prog, c);
-                    free(dup);
-                    goto out;
-                }
-                keycols[nk++] = ci;
-            }
-            free(dup);
-        } else {
-            if (sc < 0) {
-                fprintf(stderr, "%s: no status column: name the identifying columns with "
-                        "--pair-on\n", prog);
-                goto out;
-            }
-            for (int c = 0; c < sc; c++)
-                if (c != bc && strcmp(t.cols[c], "run_id") && strcmp(t.cols[c], "run"))
-                    keycols[nk++] = c;
-        }
         double *d = am_calloc((size_t)t.nrows + 1, sizeof *d);
         int nd = 0, unmatched = 0;
         for (int r = 0; r < t.nrows; r++) {
@@ -260,19 +337,10 @@ int cmd_stats(int argc, char **argv)
         }
         summary s;
         summarize(d, nd, &s);
-        double tv = (double)NAN, p = (double)NAN;
-        int df = nd - 1;
-        if (nd > 1) {
-            if (s.sd > 0) {
-                tv = s.mean / (s.sd / sqrt((double)nd));
-                p = 2 * gsl_cdf_tdist_Q(fabs(tv), df);
-            } else {
-                tv = s.mean == 0 ? 0 : s.mean > 0 ? (double)INFINITY : -(double)INFINITY;
-                p = s.mean == 0 ? 1 : 0;
-            }
-        }
-        printf("\npaired %s - %s on %d pairs (%d rows of %s without a partner)\n", ka, kb, nd,
-               unmatched, ka);
+        paired_test pt;
+        t_test(&s, &pt);
+        printf("\npaired %s - %s on %d pair%s (%d row%s of %s without a partner)\n", ka, kb, nd,
+               nd == 1 ? "" : "s", unmatched, unmatched == 1 ? "" : "s", ka);
         printf("  mean difference ");
         put_num(stdout, s.mean);
         printf("  sd ");
@@ -281,20 +349,32 @@ int cmd_stats(int argc, char **argv)
         put_num(stdout, s.lo);
         printf(" .. ");
         put_num(stdout, s.hi);
-        printf("\n  t = %.6g, df = %d, two-sided p = %.6g\n", tv, df, p);
+        if (!pt.done)
+            printf("\n  %s\n", pt.words);
+        else if (pt.words[0]) /* t is infinite or 0/0: said in words, as in the JSON */
+            printf("\n  %s, df = %d, two-sided p = %.6g\n", pt.words, pt.df, pt.p);
+        else
+            printf("\n  t = %.6g, df = %d, two-sided p = %.6g\n", pt.t, pt.df, pt.p);
         if (jf) {
             json_key(&w, "paired");
             json_obj(&w);
             json_kstr(&w, "a", ka);
             json_kstr(&w, "b", kb);
             json_ku64(&w, "pairs", (uint64_t)nd);
+            json_ku64(&w, "unmatched_a", (uint64_t)unmatched);
             json_kreal(&w, "mean_difference", s.mean);
             json_kreal(&w, "sd", s.sd);
             json_kreal(&w, "ci95_low", s.lo);
             json_kreal(&w, "ci95_high", s.hi);
-            json_kreal(&w, "t", tv);
-            json_ku64(&w, "df", (uint64_t)(df > 0 ? df : 0));
-            json_kreal(&w, "p_two_sided", p);
+            /* null where the text prints no number (infinity has no JSON form) */
+            json_kreal(&w, "t", pt.t);
+            json_key(&w, "df");
+            if (pt.done)
+                json_u64(&w, (uint64_t)pt.df);
+            else
+                json_null(&w);
+            json_kreal(&w, "p_two_sided", pt.p);
+            json_kstr(&w, "t_test", pt.words[0] ? pt.words : "done");
             json_end_obj(&w);
         }
         free(d);

@@ -272,6 +272,58 @@ static void test_stats(void)
     free(j);
 }
 
+/* --paired with a group that is not in the table (a typo) is an error naming it and the groups
+ * present, before any output (it printed "0 pairs ... t = nan, df = -1" with status 0 while the
+ * JSON said "df": 0); with too few pairs for a t-test the text and the JSON say so in the same
+ * words and print no t, df or p; an infinite t (every difference equal) is said in words too. */
+static void test_stats_paired_groups(void)
+{
+    const char *csv = tu_write("pg.csv", "run_id,run,policy,trace,seed,status,error,m\n"
+                                         "1,a1,a,t,1,ok,,1\n2,b1,b,t,1,ok,,2\n"
+                                         "3,a2,a,t,2,ok,,3\n4,b2,b,t,2,ok,,4\n"
+                                         "5,c1,c,t,1,ok,,7\n");
+    const char *js = path_in_tmp("pg.json");
+    char args[1200], want[1200], *out = NULL, *err = NULL;
+    unlink(js);
+    snprintf(args, sizeof args, "stats '%s' --metric m --paired a,bfx --json '%s'", csv, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    snprintf(want, sizeof want, "amsim stats: --paired: no group 'bfx' in column 'policy' of %s "
+             "(groups: 'a', 'b', 'c')", csv);
+    CU_ASSERT(err && strstr(err, want));
+    if (!err || !strstr(err, want))
+        fprintf(stderr, "\n  stats --paired a,bfx: %s\n", err ? err : "(no message)");
+    CU_ASSERT(out && !*out); /* nothing printed, no JSON written */
+    CU_ASSERT_NOT_EQUAL(access(js, F_OK), 0);
+    free(out);
+    free(err);
+    /* one pair (c has a row with seed 1 only): no t-test, in words, in both outputs */
+    snprintf(args, sizeof args, "stats '%s' --metric m --paired a,c --json '%s'", csv, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    static const char words[] = "no t-test: 1 pair (a paired t-test needs at least 2)";
+    CU_ASSERT(out && strstr(out, "paired a - c on 1 pair (1 row of a without a partner)"));
+    CU_ASSERT(out && strstr(out, words) && !strstr(out, "nan") && !strstr(out, "df ="));
+    free(out);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    snprintf(want, sizeof want, "\"t_test\": \"%s\"", words);
+    CU_ASSERT(strstr(j, want) != NULL);
+    CU_ASSERT(strstr(j, "\"df\": null") && strstr(j, "\"t\": null") &&
+              strstr(j, "\"p_two_sided\": null") && strstr(j, "\"pairs\": 1"));
+    free(j);
+    /* every difference -1: t is -infinity (no JSON number), p = 0, df = 1 in both */
+    snprintf(args, sizeof args, "stats '%s' --metric m --paired a,b --json '%s'", csv, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "  t = -infinity (every difference is -1, sd 0), df = 1, "
+                                 "two-sided p = 0\n"));
+    free(out);
+    j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT(strstr(j, "\"t_test\": \"t = -infinity (every difference is -1, sd 0)\"") != NULL);
+    CU_ASSERT(strstr(j, "\"df\": 1") && strstr(j, "\"t\": null") &&
+              strstr(j, "\"p_two_sided\": 0"));
+    free(j);
+}
+
 /* A metric cell that is not a finite number, on a row that counts, stops stats at its line and
  * column (it used to be skipped like an empty one); on a failed row it is not read. A row with
  * more or fewer fields than the header is an error of the table reader (it used to be cut or
@@ -398,6 +450,82 @@ static void test_mincap(void)
     free(j);
 }
 
+/* --level NAME: each policy is placed on that level (it used to stay on the default one, so
+ * host kept its platform policy and BFC's memory_limit there was never read). The answer is
+ * checked against direct runs: no OOM at M, an OOM at M - G, with the policy on host. */
+static void test_mincap_level(void)
+{
+    static const char *const pols[] = {"caching", "bfc"};
+    const char *js = path_in_tmp("mc-host.json");
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t "
+             "'%s/traces/gpu_train_step.trace' --level host --policies caching,bfc --json '%s'",
+             tu_top(), tu_top(), js);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, &out, NULL), 0);
+    free(out);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT(strstr(j, "\"level\": \"host\"") != NULL);
+    uint64_t G = (uint64_t)json_num(j, NULL, "granularity");
+    CU_ASSERT_EQUAL(G, 1 << 20);
+    for (size_t i = 0; i < sizeof pols / sizeof pols[0]; i++) {
+        char sec[64];
+        snprintf(sec, sizeof sec, "\"%s\": {", pols[i]);
+        double m = json_num(j, sec, "min_bytes");
+        CU_ASSERT_FATAL(m > 0);
+        const char *knob = strcmp(pols[i], "bfc") == 0 ? "allocator.memory_limit" : "capacity";
+        /* --fail-on-oom: status 0 without an OOM, 3 with one */
+        for (int below = 0; below < 2; below++) {
+            snprintf(args, sizeof args, "run -q --fail-on-oom -c '%s/configs/default.yaml' -t "
+                     "'%s/traces/gpu_train_step.trace' --set memories.host.allocator.policy=%s "
+                     "--set memories.host.%s=%.0f", tu_top(), tu_top(), pols[i], knob,
+                     m - (double)(below ? G : 0));
+            int st = tu_amsim(args, NULL, NULL);
+            CU_ASSERT_EQUAL(st, below ? 3 : 0);
+            if (st != (below ? 3 : 0))
+                fprintf(stderr, "\n  mincap --level host, %s: status %d at %.0f B\n", pols[i],
+                        st, m - (double)(below ? G : 0));
+        }
+    }
+    free(j);
+}
+
+/* compare and mincap read --policies with one parser: an empty list or an empty entry is a
+ * usage error before any run (strtok used to merge ",," and drop a trailing ",", and an empty
+ * list printed an empty table with status 0); a repeated name would repeat a JSON key. */
+static void test_policy_lists(void)
+{
+    static const struct {
+        const char *list, *msg;
+    } cases[] = {
+        {"", "--policies is empty: name at least one policy"},
+        {"bfc,", "--policies 'bfc,': empty name at character 5"},
+        {"bfc,,caching", "--policies 'bfc,,caching': empty name at character 5"},
+        {",bfc", "--policies ',bfc': empty name at character 1"},
+        {"bfc,bogus", "unknown policy 'bogus'"},
+        {"bfc,bfc", "--policies 'bfc,bfc': policy 'bfc' named twice"},
+    };
+    static const char *const cmds[] = {"compare", "mincap"};
+    for (size_t c = 0; c < 2; c++)
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            char args[2048], want[256], *out = NULL, *err = NULL;
+            snprintf(args, sizeof args, "%s -c '%s/configs/default.yaml' -t "
+                     "'%s/traces/gpu_train_step.trace' --policies '%s' --json '%s'", cmds[c],
+                     tu_top(), tu_top(), cases[i].list, path_in_tmp("pl.json"));
+            snprintf(want, sizeof want, "amsim %s: %s", cmds[c], cases[i].msg);
+            int st = tu_amsim(args, &out, &err);
+            CU_ASSERT_EQUAL(st, 1);
+            CU_ASSERT(err && strstr(err, want));
+            CU_ASSERT(out && !*out); /* no table */
+            CU_ASSERT_NOT_EQUAL(access(path_in_tmp("pl.json"), F_OK), 0);
+            if (st != 1 || !err || !strstr(err, want))
+                fprintf(stderr, "\n  %s --policies '%s': status %d, %s\n", cmds[c],
+                        cases[i].list, st, err ? err : "(no message)");
+            free(out);
+            free(err);
+        }
+}
+
 static void test_expect(void)
 {
     const char *ex = path_in_tmp("gpu.expect");
@@ -480,6 +608,69 @@ static void test_expect(void)
     }
 }
 
+/* A value in an expectation file that cannot be what its metric is ("abc", "2GiB" for bytes,
+ * a number for the digest, "1.5" for a count) is an input error at FILE:LINE:COLUMN of the value
+ * (status 1); it used to be compared as text and reported as a deviation (status 3). The kinds
+ * of the metrics every run has are checked before the run, a policy statistic's after it. */
+static void test_expect_bad_values(void)
+{
+    const char *ex = path_in_tmp("bv.expect");
+    char args[2048];
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t "
+             "'%s/traces/gpu_train_step.trace' --save-expect '%s'", tu_top(), tu_top(), ex);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *t = tu_slurp(ex, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    static const struct {
+        const char *key, *val, *msg; /* msg NULL: the edit is a legitimate form and holds */
+    } cases[] = {
+        {"hbm.peak_reserved_bytes", "abc", "is not a whole number: plain digits, no unit"},
+        {"hbm.peak_reserved_bytes", "2GiB", "is not a whole number: plain digits, no unit"},
+        {"hbm.peak_reserved_bytes", "-2147483648", "is not a whole number"},
+        {"placements.rows", "57.5", "is not a whole number"},
+        {"placements.fnv1a64", "12345", "is not a digest: 0x and up to 16 hex digits"},
+        {"hbm.fragmentation_ratio", "23%", "is not a real number or null"},
+        {"hbm.stats.num_allocs", "1.5", "is not a whole number"},  /* known after the run */
+        {"hbm.stats.num_allocs", "null", "is not a whole number"},
+        {"hbm.stats.fragmentation", "nan", "is not a value (a whole number, 0x and hex"},
+        {"hbm.peak_reserved_bytes", "02147483648", NULL}, /* the same number */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char key[128];
+        snprintf(key, sizeof key, "\n%s=", cases[i].key);
+        char *at = strstr(t, key);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+        const char *val = at + strlen(key), *nl = strchr(val, '\n');
+        unsigned long line = 1, col = (unsigned long)(val - (at + 1)) + 1;
+        for (const char *q = t; q <= at; q++)
+            line += *q == '\n';
+        size_t n = strlen(t) + 64;
+        char *e = malloc(n);
+        snprintf(e, n, "%.*s%s%s", (int)(val - t), t, cases[i].val, nl);
+        const char *bp = tu_write("bv-edited.expect", e);
+        free(e);
+        snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t "
+                 "'%s/traces/gpu_train_step.trace' --expect '%s'", tu_top(), tu_top(), bp);
+        char want[1200], *err = NULL;
+        snprintf(want, sizeof want, "%s:%lu:%lu: %s: '%s' %s", bp, line, col, cases[i].key,
+                 cases[i].val, cases[i].msg ? cases[i].msg : "");
+        int st = tu_amsim(args, NULL, &err), ok;
+        if (cases[i].msg) {
+            ok = st == 1 && err && strstr(err, want);
+            CU_ASSERT_EQUAL(st, 1);
+            CU_ASSERT(err && strstr(err, want));
+        } else {
+            ok = st == 0;
+            CU_ASSERT_EQUAL(st, 0);
+        }
+        if (!ok)
+            fprintf(stderr, "\n  %s=%s: status %d, %s  expected %s\n", cases[i].key,
+                    cases[i].val, st, err ? err : "(no message)", want);
+        free(err);
+    }
+    free(t);
+}
+
 static void test_regress_sweep(void)
 {
     char text[2048], args[2048], *err = NULL;
@@ -521,7 +712,12 @@ void suite_batch(void)
              {"resume and failure isolation", test_resume_and_failure_isolation},
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
              {"statistics against hand-computed values", test_stats},
+             {"stats --paired: unknown groups, too few pairs", test_stats_paired_groups},
              {"report.html plots (and headless browser)", test_report_plots},
-             {"mincap known answer", test_mincap}, {"expectations hold and fail", test_expect},
+             {"mincap known answer", test_mincap},
+             {"mincap --level puts the policies on that level", test_mincap_level},
+             {"compare and mincap refuse empty or repeated policies", test_policy_lists},
+             {"expectations hold and fail", test_expect},
+             {"expectation values that are not their metric's form", test_expect_bad_values},
              {"regress sweep", test_regress_sweep});
 }
