@@ -1245,9 +1245,14 @@ static int build_misc(am_config *c, cfg_node *root, am_error *e)
             return -1;
         fill_defaults(s, secs[i].desc, 0);
     }
+    cfg_node *tu = map_get(map_get(root, "trace"), "time_unit");
+    const char *tu_why;
+    am_ps tu_ps;
+    if (tu && tu->kind == CFG_SCALAR && units_time_whole(tu->value, &tu_ps, &tu_why) < 0)
+        return node_fail(e, tu, "trace.time_unit: bad time '%s': %s (every tick is a multiple "
+                         "of it)", tu->value, tu_why);
     if (mo.time_unit == 0)
-        return node_fail(e, map_get(map_get(root, "trace"), "time_unit"),
-                         "trace.time_unit: must be > 0");
+        return node_fail(e, tu, "trace.time_unit: must be > 0");
     if (mo.queue_depth == 0 || mo.queue_depth > UINT32_MAX)
         return node_fail(e, map_get(map_get(root, "engine"), "queue_depth"),
                          "engine.queue_depth: must be between 1 and %u", UINT32_MAX);

@@ -160,7 +160,9 @@ static int native_size(trace *t, native *n, const char *what, const char *s, siz
     if (r == 0)
         return 0;
     const char *why = "not a size";
-    if (r == 1 && units_size_whole(s, v, &why) == 0)
+    if (*s == '+') /* as an ID: unsigned fields take no sign */
+        why = "a sign is not allowed";
+    else if (r == 1 && units_size_whole(s, v, &why) == 0)
         return 0;
     return NFAIL(col, "bad %s '%s': %s", what, s, r == 2 ? native_u64_why(s, r) : why);
 }
@@ -177,7 +179,9 @@ static int native_time(trace *t, native *n, const char *what, const char *s, siz
         return 0;
     }
     const char *why = "not a time";
-    if (r == 1 && units_time_default(s, n->unit, v, &why) == 0)
+    if (*s == '+')
+        why = "a sign is not allowed";
+    else if (r == 1 && units_time_default_whole(s, n->unit, v, &why) == 0)
         return 0;
     return NFAIL(col, "bad %s '%s': %s", what, s, r == 2 ? "out of range (more than 2^64 ps)" : why);
 }
@@ -530,6 +534,12 @@ static int native_line(trace *t, native *n, char **line, size_t *len, am_error *
     const char *z = r == 1 ? memchr(*line, 0, *len) : NULL;
     if (z)
         return NFAIL((unsigned long)(z - *line) + 1, TRACE_NUL_MSG);
+    /* a carriage return left inside the line (the one before '\n' is gone) would be read as
+     * part of a field, and echoed raw in its message */
+    z = r == 1 ? memchr(*line, '\r', *len) : NULL;
+    if (z)
+        return NFAIL((unsigned long)(z - *line) + 1, "carriage return inside a line (line "
+                     "endings are LF or CRLF; is this a classic Mac text file?)");
     return r;
 }
 
@@ -547,8 +557,11 @@ static int native_header(trace *t, native *n, char *line, size_t len, am_error *
     if (strcmp(tok, "v1") != 0)
         return NFAIL((unsigned long)(tok - line) + 1,
                      "unsupported trace version '%s' (this amsim reads v1)", tok);
+    int have_unit = 0;
     while ((tok = native_token(&p, e, &tl)) != NULL) {
         unsigned long col = (unsigned long)(tok - line) + 1;
+        if (strncmp(tok, "time_unit=", 10) == 0 && have_unit++)
+            return NFAIL(col, "duplicate header field 'time_unit'");
         if (strncmp(tok, "time_unit=", 10) != 0) {
             if (!memchr(tok, '=', tl))
                 return NFAIL(col, "unexpected header field '%s' (allowed: time_unit=TIME)", tok);
@@ -568,7 +581,7 @@ static int native_header(trace *t, native *n, char *line, size_t len, am_error *
             snprintf(one, sizeof one, "1%s", v); /* a bare unit: time_unit=us */
             v = one;
         }
-        if (units_time(v, &u, &why) != 0)
+        if (units_time_whole(v, &u, &why) != 0) /* every unitless time is a multiple */
             return NFAIL(col, "bad time_unit '%s': %s", tok + 10, why);
         if (u == 0)
             return NFAIL(col, "time_unit must be at least 1 ps");

@@ -137,7 +137,7 @@ static int scale(u128 mant, int exp, uint64_t mul, uint64_t *out, int *inexact)
 
 /* Shared by the three parsers: number, optional blanks, unit from the table (or plain_mul). */
 static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_mul, uint64_t *out,
-                          const char **why, const char *unit_why, int whole)
+                          const char **why, const char *unit_why, const char *inexact_why)
 {
     const char *dummy;
     if (!why)
@@ -192,12 +192,12 @@ static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_m
         *why = "value too large (does not fit in 64 bits)";
         return -1;
     }
-    if (whole && d.lost) {
+    if (inexact_why && d.lost) {
         *why = "more significant digits than are read exactly (26)";
         return -1;
     }
-    if (whole && inexact) {
-        *why = "not a whole number of bytes";
+    if (inexact_why && inexact) {
+        *why = inexact_why;
         return -1;
     }
     *out = v;
@@ -208,30 +208,43 @@ static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_m
 
 int units_size(const char *s, uint64_t *bytes, const char **why)
 {
-    return parse_quantity(s, size_units, 1, bytes, why, SIZE_UNIT_WHY, 0);
+    return parse_quantity(s, size_units, 1, bytes, why, SIZE_UNIT_WHY, NULL);
 }
 
 int units_size_whole(const char *s, uint64_t *bytes, const char **why)
 {
-    return parse_quantity(s, size_units, 1, bytes, why, SIZE_UNIT_WHY, 1);
+    return parse_quantity(s, size_units, 1, bytes, why, SIZE_UNIT_WHY,
+                          "not a whole number of bytes");
 }
 
 int units_bandwidth(const char *s, uint64_t *bytes_per_s, const char **why)
 {
     return parse_quantity(s, bw_units, 1, bytes_per_s, why,
                           "unknown unit (bandwidths: B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, "
-                          "GiB/s, TiB/s)", 0);
+                          "GiB/s, TiB/s)", NULL);
 }
+
+#define TIME_UNIT_WHY "unknown unit (times: ps, ns, us, ms, s)"
+#define TIME_WHOLE_WHY "not a whole number of picoseconds"
 
 int units_time_default(const char *s, am_ps unit_ps, am_ps *ps, const char **why)
 {
-    return parse_quantity(s, time_units, unit_ps, ps, why,
-                          "unknown unit (times: ps, ns, us, ms, s)", 0);
+    return parse_quantity(s, time_units, unit_ps, ps, why, TIME_UNIT_WHY, NULL);
+}
+
+int units_time_default_whole(const char *s, am_ps unit_ps, am_ps *ps, const char **why)
+{
+    return parse_quantity(s, time_units, unit_ps, ps, why, TIME_UNIT_WHY, TIME_WHOLE_WHY);
 }
 
 int units_time(const char *s, am_ps *ps, const char **why)
 {
     return units_time_default(s, AM_PS_PER_S, ps, why);
+}
+
+int units_time_whole(const char *s, am_ps *ps, const char **why)
+{
+    return units_time_default_whole(s, AM_PS_PER_S, ps, why);
 }
 
 int units_u64(const char *s, size_t len, uint64_t *v)

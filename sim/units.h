@@ -4,8 +4,9 @@
  * number is bytes. Bandwidths: B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s; a plain
  * number is bytes per second. Times: ps, ns, us, ms, s; a plain number is seconds. Fractional
  * values are allowed ("1.5GiB", "2.5us") and rounded to the nearest whole base unit (byte,
- * byte per second, picosecond), except by units_size_whole, which refuses a size that is not a
- * whole number of bytes (a trace's request: "1.5B" or "0.0001KB" would silently change it).
+ * byte per second, picosecond), except by the _whole forms, which refuse a value that is not a
+ * whole number of bytes or picoseconds (a trace's request or time: "1.5B", "0.0001KB" or
+ * "0.5ps" would silently change it; a time unit of "1.5ps" would scale every time wrongly).
  * Negative values, overflow and trailing garbage are refused. Parsing never depends on the C
  * locale. */
 #ifndef AM_UNITS_H
@@ -21,8 +22,10 @@ int units_size(const char *s, uint64_t *bytes, const char **why);
 int units_size_whole(const char *s, uint64_t *bytes, const char **why);
 int units_bandwidth(const char *s, uint64_t *bytes_per_s, const char **why);
 int units_time(const char *s, am_ps *ps, const char **why);
+int units_time_whole(const char *s, am_ps *ps, const char **why);
 /* Same, with an explicit default unit for plain numbers (e.g. traces use ns). */
 int units_time_default(const char *s, am_ps unit_ps, am_ps *ps, const char **why);
+int units_time_default_whole(const char *s, am_ps unit_ps, am_ps *ps, const char **why);
 /* A plain non-negative decimal integer, no sign, no unit; -1 on overflow or garbage. */
 int units_u64(const char *s, size_t len, uint64_t *v);
 /* A finite real number ("0.75", "1e-3"), locale independent. */

@@ -237,6 +237,21 @@ BI_T(c_offset_none, "offnone.csv", "id,lower,upper,size,offset\n1,0,5,10, 184467
 BI_TB(b_addr_none, "addrnone.amsb",
       BIN_HDR "\xc1\x00\x02\x80\x20\x02\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x00\x01",
       "amsim: @:1: recorded address out of range (at most 2^64 - 2)")
+/* A time unit or a time that is not a whole number of picoseconds is refused (a unit of 1.5 ps
+ * was rounded to 2 before it multiplied every time); so is a repeated time_unit, a sign on a
+ * size or time (as on an ID), and a carriage return inside a line (it was read into a field and
+ * echoed raw). */
+BI_T(t_unit_frac, "ufrac.trace", "amsim-trace v1 time_unit=1.5ps\ncompute 1000\n",
+     "amsim: @:1:26: bad time_unit '1.5ps': not a whole number of picoseconds")
+BI_T(t_unit_dup, "udup.trace", "amsim-trace v1 time_unit=ns time_unit=us\ncompute 3\n",
+     "amsim: @:1:29: duplicate header field 'time_unit'")
+BI_T(t_time_subps, "subps.trace", H "compute 0.5ps\n",
+     "amsim: @:2:9: bad DURATION '0.5ps': not a whole number of picoseconds")
+BI_T(t_size_plus, "plus.trace", H "alloc 8 +5\n", "amsim: @:2:9: bad BYTES '+5': a sign is not allowed")
+BI_T(t_cr_inside, "cr.trace", H "alloc 1 4096\rfree 1\n",
+     "amsim: @:2:13: carriage return inside a line (line endings are LF or CRLF;")
+BI_C(y_time_unit_frac, "tufrac.yaml", BI_CFG_TEXT "trace: {time_unit: 1.5ps}\n",
+     "amsim: @:8:9: trace.time_unit: bad time '1.5ps': not a whole number of picoseconds")
 /* A lifetime CSV time of exactly 2^64 - 1 ps (the value that means "no time") is refused. */
 static void c_time_reserved(void)
 {
@@ -998,6 +1013,12 @@ void suite_badinput(void)
              {"trace: transfer id= of 2^64 - 1 (means none)", t_id_none},
              {"csv: offset of 2^64 - 1 (means none)", c_offset_none},
              {"binary: recorded address of 2^64 - 1 (means none)", b_addr_none},
+             {"trace: time_unit of a fraction of a picosecond", t_unit_frac},
+             {"trace: time_unit twice", t_unit_dup},
+             {"trace: a time of a fraction of a picosecond", t_time_subps},
+             {"trace: a sign on a size", t_size_plus},
+             {"trace: a carriage return inside a line", t_cr_inside},
+             {"yaml: trace.time_unit of a fraction of a picosecond", y_time_unit_frac},
              {"engine: times adding up past the clock (computes)", t_clock_compute},
              {"engine: times adding up past the clock (a transfer)", t_clock_transfer},
              {"engine: times adding up past the clock (at the end)", t_clock_drain},

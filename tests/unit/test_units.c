@@ -109,6 +109,29 @@ static void test_sizes_whole(void)
     CU_ASSERT(why && strstr(why, "negative"));
 }
 
+/* units_time_whole and units_time_default_whole (a trace's times and time unit): a fraction of
+ * a picosecond is refused where units_time rounds it. */
+static void test_times_whole(void)
+{
+    am_ps v = 777;
+    const char *why = NULL;
+    CU_ASSERT_EQUAL(units_time_whole("1.5ns", &v, &why), 0);
+    CU_ASSERT_EQUAL(v, 1500);
+    CU_ASSERT_EQUAL(units_time_default_whole("2.5", 1000, &v, &why), 0); /* 2.5 ticks of 1 ns */
+    CU_ASSERT_EQUAL(v, 2500);
+    static const char *const frac[] = {"1.5ps", "0.5ps", "0.4ps", "1.0000005us"};
+    for (size_t i = 0; i < sizeof frac / sizeof *frac; i++) {
+        v = 777;
+        why = NULL;
+        CU_ASSERT_EQUAL(units_time_whole(frac[i], &v, &why), -1);
+        CU_ASSERT_EQUAL(v, 777);
+        CU_ASSERT(why && strcmp(why, "not a whole number of picoseconds") == 0);
+    }
+    CU_ASSERT_EQUAL(units_time_default_whole("2.5", 1, &v, &why), -1); /* 2.5 ticks of 1 ps */
+    CU_ASSERT_EQUAL(units_time("1.5ps", &v, &why), 0); /* configs round */
+    CU_ASSERT_EQUAL(v, 2);
+}
+
 static void test_sizes_refused(void)
 {
     size_bad("-1GiB", "negative");
@@ -274,7 +297,7 @@ static void test_format(void)
 void suite_units(void)
 {
     TU_SUITE("units", {"sizes_exact", test_sizes_exact}, {"sizes_refused", test_sizes_refused},
-             {"sizes_whole", test_sizes_whole},
+             {"sizes_whole", test_sizes_whole}, {"times_whole", test_times_whole},
              {"bandwidth", test_bandwidth}, {"times", test_times},
              {"u64_and_real", test_u64_and_real}, {"locale", test_locale_independent},
              {"format", test_format});
