@@ -21,7 +21,9 @@
  * of one run cannot take the batch down: the parent records it). A run writes its outputs
  * atomically into DIR/runs/NNNN-NAME/ and then, last, result.txt (the done marker: the run's
  * identity key, status, error and every metric). A rerun skips folders whose result.txt has the
- * same key and status ok; failed runs are tried again. results.csv is always rebuilt from the
+ * same key and status ok; failed runs are tried again. The key holds a digest of the run's other
+ * inputs (effective config, trace bytes, generator settings: sweep_digest), so an edited base
+ * config or trace makes its runs run again instead of leaving stale results. results.csv is always rebuilt from the
  * run folders, in run-id order, with DIR/matrix.tsv (the full matrix, identical in every shard)
  * giving the identity columns; `--merge` runs the same builder over several shard folders, so a
  * merged results.csv is byte-identical to an unsharded one. */
@@ -188,6 +190,11 @@ typedef struct sweep {
     sw_excl *excl;
     char *expect_dir;
     int timeline, placements;
+    /* What a run's results depend on beyond its key's dimensions (see sweep_digest): the base
+     * config after set:, the generator's kind and arguments, and each trace's bytes. */
+    char inputs[17];           /* hex FNV-1a 64; empty until sweep_digest */
+    strlist trace_hash;        /* hex FNV-1a 64 of each trace file's bytes, as traces */
+    int expect_hash;           /* regress checks: the expectation's bytes count too */
 } sweep;
 
 typedef struct sw_run {
@@ -222,6 +229,7 @@ static void sweep_free(sweep *s)
     }
     free(s->excl);
     free(s->expect_dir);
+    sl_free(&s->trace_hash);
 }
 
 static char *rel_path(const sweep *s, const char *p)
@@ -317,6 +325,8 @@ static int expand_range(ydoc *y, yaml_node_t *n, const char *from, const char *t
 static int parse_axis(ydoc *y, const char *path, yaml_node_t *n, sw_axis *ax, am_error *err)
 {
     ax->path = am_strdup(path);
+    if (!n) /* libyaml gives every key a value node; this keeps the compiler's analysis sure */
+        return yfail(err, y, n, "axis %s: no values", path);
     if (n->type != YAML_MAPPING_NODE) {
         if (ystrings(y, n, path, &ax->vals, err) != 0)
             return -1;
@@ -748,6 +758,101 @@ static void run_name(const sweep *s, sw_run *r)
     snprintf(r->folder, sizeof r->folder, "%04d-%s", r->id, clean);
 }
 
+/* FNV-1a 64 of a file's bytes as 16 hex digits, or "unreadable" (the run then fails on its own
+ * and is tried again on every rerun, since failed runs never count as finished). */
+static void file_hash(const char *path, char out[17])
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(out, 17, "unreadable");
+        return;
+    }
+    static unsigned char buf[1 << 16];
+    uint64_t h = RT_FNV_OFFSET;
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        h = rt_fnv1a(h, buf, n);
+    if (ferror(f))
+        snprintf(out, 17, "unreadable");
+    else
+        snprintf(out, 17, "%016" PRIx64, h);
+    fclose(f);
+}
+
+static const char *base_name(const char *p)
+{
+    const char *b = strrchr(p, '/');
+    return b ? b + 1 : p;
+}
+
+/* kind regress: EXPECTATIONS/<trace file name>[.POLICY].expect */
+static const char *run_expect_path(const sweep *s, const sw_run *r, const char *tpath, char *buf,
+                                   size_t n)
+{
+    const char *pol = r->policy >= 0 ? s->policies.v[r->policy] : NULL;
+    snprintf(buf, n, "%s/%s%s%s.expect", s->expect_dir, base_name(tpath), pol ? "." : "",
+             pol ? pol : "");
+    return buf;
+}
+
+/* The run's inputs digest: the study's (config after set:, generator), the trace's bytes and, for
+ * a regress check, the expectation's bytes. Combined as text so that shards on machines of any
+ * byte order write the same matrix.tsv. */
+static const char *run_inputs(const sweep *s, const sw_run *r)
+{
+    static char out[17];
+    char part[3][17] = {{0}}, ep[4096];
+    snprintf(part[0], sizeof part[0], "%s", s->inputs);
+    if (r->trace >= 0)
+        snprintf(part[1], sizeof part[1], "%s", s->trace_hash.v[r->trace]);
+    if (s->regress && s->expect_hash && r->trace >= 0)
+        file_hash(run_expect_path(s, r, s->traces.v[r->trace], ep, sizeof ep), part[2]);
+    uint64_t h = RT_FNV_OFFSET;
+    for (int i = 0; i < 3; i++)
+        h = rt_fnv1a(h, part[i], strlen(part[i]) + 1);
+    snprintf(out, sizeof out, "%016" PRIx64, h);
+    return out;
+}
+
+/* Load the base config with set: applied (one clear error now instead of N failed runs) and
+ * digest what every run's results depend on besides its key's dimensions: the effective config
+ * (so an edit of the base file, of a device preset it names or of set: counts, and a comment
+ * does not), the generator's kind and arguments, each trace's bytes and, for a regress check,
+ * each expectation's bytes. The digest goes into every run key, so a rerun into the same folder
+ * runs again exactly the runs whose inputs changed. */
+static int sweep_digest(sweep *s, int update_expect, am_error *err)
+{
+    am_config *cfg = NULL;
+    const char *sets[SW_MAX_SETS];
+    for (int i = 0; i < s->sets.n; i++)
+        sets[i] = s->sets.v[i];
+    if (cfg_load(&cfg, s->base, sets, s->sets.n, err) != 0)
+        return -1;
+    if (!s->policies.n) /* with a policies axis, every run switches the policy */
+        cfg_print_warnings(cfg, stderr, "amsim");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    cfg_write_yaml(cfg, m);
+    fclose(m);
+    cfg_free(cfg);
+    uint64_t h = rt_fnv1a(RT_FNV_OFFSET, text, len);
+    free(text);
+    if (s->gen_kind) {
+        h = rt_fnv1a(h, s->gen_kind, strlen(s->gen_kind) + 1);
+        for (int i = 0; i < s->gen_args.n; i++)
+            h = rt_fnv1a(h, s->gen_args.v[i], strlen(s->gen_args.v[i]) + 1);
+    }
+    snprintf(s->inputs, sizeof s->inputs, "%016" PRIx64, h);
+    for (int i = 0; i < s->traces.n; i++) {
+        char hex[17];
+        file_hash(s->traces.v[i], hex);
+        sl_push(&s->trace_hash, am_strdup(hex));
+    }
+    s->expect_hash = s->regress && !update_expect;
+    return 0;
+}
+
 static char *run_key(const sweep *s, const sw_run *r)
 {
     char *k = xprintf("trace=%s;policy=%s", run_trace_disp(s, r),
@@ -759,6 +864,11 @@ static char *run_key(const sweep *s, const sw_run *r)
     }
     if (r->seed >= 0) {
         char *n = xprintf("%s;seed=%s", k, s->seeds.v[r->seed]);
+        free(k);
+        k = n;
+    }
+    if (s->inputs[0]) {
+        char *n = xprintf("%s;inputs=%s", k, run_inputs(s, r));
         free(k);
         k = n;
     }
@@ -998,12 +1108,6 @@ static int gen_trace(const batch *b, const sw_run *r, const char *out, am_error 
     return 0;
 }
 
-static const char *base_name(const char *p)
-{
-    const char *b = strrchr(p, '/');
-    return b ? b + 1 : p;
-}
-
 /* The worker: one run into its folder; returns the exit status of the worker process. */
 static int run_child(const batch *b, const sw_run *r)
 {
@@ -1040,8 +1144,8 @@ static int run_child(const batch *b, const sw_run *r)
     } else
         sp.trace = s->traces.v[r->trace];
     if (s->regress) {
-        exp_path = xprintf("%s/%s%s%s.expect", s->expect_dir, base_name(sp.trace),
-                           sp.policy ? "." : "", sp.policy ? sp.policy : "");
+        char ep[4096];
+        exp_path = am_strdup(run_expect_path(s, r, sp.trace, ep, sizeof ep));
         if (b->update_expect) {
             sp.save_expect = exp_path;
             if (mkdir_p(s->expect_dir) != 0) {
@@ -1741,6 +1845,11 @@ int cmd_batch(int argc, char **argv)
         sweep_free(&b.sw);
         goto out;
     }
+    if (sweep_digest(&b.sw, b.update_expect, &err) != 0) {
+        fprintf(stderr, "amsim: %s\n", err.msg);
+        sweep_free(&b.sw);
+        goto out;
+    }
     b.nruns = matrix_expand(&b.sw, &b.runs);
     if (b.nruns < 0) {
         fprintf(stderr, "%s: the matrix has more than 10 million runs\n", prog);
@@ -1754,17 +1863,6 @@ int cmd_batch(int argc, char **argv)
         rc = 0;
         goto done;
     }
-    /* the config must load before anything runs (one clear error instead of N failed runs) */
-    {
-        am_config *cfg = NULL;
-        if (cfg_load(&cfg, b.sw.base, NULL, 0, &err) != 0) {
-            fprintf(stderr, "amsim: %s\n", err.msg);
-            goto done;
-        }
-        if (!b.sw.policies.n) /* with a policies axis, every run switches the policy */
-            cfg_print_warnings(cfg, stderr, "amsim");
-        cfg_free(cfg);
-    }
     char *runs = xprintf("%s/runs", b.out);
     if (mkdir_p(runs) != 0) {
         fprintf(stderr, "%s: %s: cannot create: %s\n", prog, runs, strerror(errno));
@@ -1776,8 +1874,8 @@ int cmd_batch(int argc, char **argv)
     char *mp = xprintf("%s/matrix.tsv", b.out);
     char *old = am_slurp(mp);
     if (old && strcmp(old, mt) != 0 && !b.quiet)
-        fprintf(stderr, "%s: %s: the sweep changed since the last run; runs whose key changed "
-                "run again\n", prog, mp);
+        fprintf(stderr, "%s: %s: the sweep or its inputs (base config, set:, traces, generator) "
+                "changed since the last run; runs whose key changed run again\n", prog, mp);
     int wrc = (!old || strcmp(old, mt) != 0) ? write_atomic(mp, mt, &err) : 0;
     free(old);
     free(mt);

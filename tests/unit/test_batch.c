@@ -179,6 +179,63 @@ static void test_resume_and_failure_isolation(void)
     CU_ASSERT_NOT_EQUAL(access(p, R_OK), 0); /* only with --placements */
 }
 
+/* A rerun into the same folder runs again every run whose inputs changed beyond its key's
+ * dimensions: the base config's content, set:, a trace's bytes (it used to reuse the old
+ * results); a comment in the base config changes nothing. */
+static void test_resume_inputs_changed(void)
+{
+    char cmd[4096], text[2048], args[4096], *err = NULL;
+    const char *sub = path_in_tmp("inputs");
+    mkdir(sub, 0777);
+    snprintf(cmd, sizeof cmd, "cp '%s/configs/default.yaml' '%s/base.yaml' && cp "
+             "'%s/traces/gpu_train_step.trace' '%s/t.trace'", tu_top(), sub, tu_top(), sub);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    char sw[1200], out[1200], csv[1300];
+    snprintf(sw, sizeof sw, "%s/sw.yaml", sub);
+    snprintf(out, sizeof out, "%s/o", sub);
+    snprintf(csv, sizeof csv, "%s/results.csv", out);
+    static const char *const sets[] = {"", "set: {memories.hbm.allocator.memory_limit: 1GiB}\n"};
+    snprintf(args, sizeof args, "batch '%s' -o '%s'", sw, out);
+    static const struct {
+        const char *edit; /* shell command run in the folder first */
+        int set;          /* which set: block the sweep has */
+        const char *want; /* in the summary line */
+    } steps[] = {
+        {"true", 0, "1 run now, 0 finished before"},
+        {"true", 0, "0 run now, 1 finished before"},
+        {"sed -i 's/allow_growth: true/allow_growth: false/' base.yaml", 0,
+         "1 run now, 0 finished before"},
+        {"echo '# a comment only' >> base.yaml", 0, "0 run now, 1 finished before"},
+        {"true", 1, "1 run now, 0 finished before"},
+        {"true", 1, "0 run now, 1 finished before"},
+        {"echo 'alloc 999999 1KiB' >> t.trace", 1, "1 run now, 0 finished before"},
+    };
+    char *prev = NULL;
+    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+        snprintf(cmd, sizeof cmd, "cd '%s' && %s", sub, steps[i].edit);
+        CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+        snprintf(text, sizeof text, "base: base.yaml\ntraces: [t.trace]\npolicies: [bfc]\n%s",
+                 sets[steps[i].set]);
+        tu_write("inputs/sw.yaml", text);
+        err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+        int found = err && strstr(err, steps[i].want);
+        CU_ASSERT(found);
+        if (!found)
+            fprintf(stderr, "\n  step %zu: %s  expected: %s\n", i, err ? err : "(none)",
+                    steps[i].want);
+        free(err);
+        /* the results follow the inputs: each change that reran moved peak reserved */
+        char *t = tu_slurp(csv, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        if (prev && strstr(steps[i].want, "1 run now") && i != 6)
+            CU_ASSERT(strcmp(prev, t) != 0);
+        free(prev);
+        prev = t;
+    }
+    free(prev);
+}
+
 static void test_shard_merge(void)
 {
     const char *sw = small_sweep("small_ok.yaml", 0);
@@ -519,6 +576,7 @@ void suite_batch(void)
              {"ranges of times and numbers", test_range_kinds},
              {"sweep errors name file:line", test_sweep_errors},
              {"resume and failure isolation", test_resume_and_failure_isolation},
+             {"resume reruns runs whose inputs changed", test_resume_inputs_changed},
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
              {"statistics against hand-computed values", test_stats},
              {"report.html plots (and headless browser)", test_report_plots},
