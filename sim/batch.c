@@ -1597,8 +1597,14 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
                 sigaction(SIGINT, &old_int, NULL);
                 sigaction(SIGTERM, &old_term, NULL);
                 signal(SIGALRM, SIG_DFL);
-                if (b->timeout > 0)
-                    alarm((unsigned)ceil(b->timeout));
+                if (b->timeout > 0) {
+                    /* microseconds, rounded up: a fraction below a second is honoured (alarm()
+                     * took whole seconds) and 1e-9 s still arms the timer (0 would disarm it) */
+                    double us = ceil(b->timeout * 1e6);
+                    struct itimerval it = {{0, 0}, {(time_t)(us / 1e6),
+                                                    (suseconds_t)fmod(us, 1e6)}};
+                    setitimer(ITIMER_REAL, &it, NULL);
+                }
                 int st = run_child(b, &b->runs[i]);
                 fflush(NULL);
                 _exit(st);
@@ -1639,7 +1645,10 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
                 (!ok && strcmp(x.status, "ok") == 0)) {
                 char msg[128];
                 am_error e2 = {0};
-                if (WIFSIGNALED(st))
+                if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM && b->timeout > 0)
+                    snprintf(msg, sizeof msg, "worker killed by signal %d (timeout after %g s)",
+                             SIGALRM, b->timeout);
+                else if (WIFSIGNALED(st))
                     snprintf(msg, sizeof msg, "worker killed by signal %d%s", WTERMSIG(st),
                              sig_name(WTERMSIG(st)));
                 else
@@ -1683,7 +1692,8 @@ static void usage(FILE *f)
             "                        that file), byte-identical to an unsharded run\n"
             "  --placements          also write placements.csv per run\n"
             "  --timeline            also write timeline.csv per run (report plots use it)\n"
-            "  --timeout SECONDS     a run that takes longer is killed and recorded as failed\n"
+            "  --timeout SECONDS     a run that takes longer (fractions too: 0.5) is killed and\n"
+            "                        recorded as failed\n"
             "  --list                print the matrix (id, folder, key) and exit\n"
             "  --update-expectations kind regress: write the expectations instead of checking\n"
             "  -q, --quiet           no progress bar or summary line\n"
@@ -1799,8 +1809,10 @@ int cmd_batch(int argc, char **argv)
                 b.out = v;
             else if (!strcmp(s, "--timeout")) {
                 b.timeout = strtod(v, &end);
-                if (*end || !(b.timeout > 0)) {
-                    fprintf(stderr, "%s: --timeout takes seconds > 0, not '%s'\n", prog, v);
+                /* a finite number of seconds (fractions too) up to about 31 years */
+                if (end == v || *end || !(b.timeout > 0) || !(b.timeout <= 1e9)) {
+                    fprintf(stderr, "%s: --timeout takes seconds > 0 and at most 1e9 (fractions "
+                            "such as 0.5 work), not '%s'\n", prog, v);
                     goto out;
                 }
             } else if (!strcmp(s, "--shard")) {

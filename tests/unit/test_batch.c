@@ -236,6 +236,48 @@ static void test_resume_inputs_changed(void)
     free(prev);
 }
 
+/* --timeout honours fractions of a second (alarm() rounded 0.02 up to 1 s, and 1e-9 too, so
+ * nothing was killed); a value that is not a finite number of seconds is refused. */
+static void test_timeout_fraction(void)
+{
+    /* ~0.2 s of replay here: well over 20 ms, well under the 1 s the old rounding gave */
+    const char *tr = path_in_tmp("slow.trace");
+    FILE *f = fopen(tr, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("amsim-trace v1\n", f);
+    for (unsigned i = 0; i < 300000; i++)
+        fprintf(f, "alloc %u %uKiB\nfree %u\n", i, 1 + i % 64, i);
+    CU_ASSERT_FATAL(fclose(f) == 0);
+    char text[2048], args[4096], *err = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [%s]\npolicies: [bfc]\n",
+             tu_top(), tr);
+    const char *sw = tu_write("timeout.yaml", text);
+    static const char *const fractions[] = {"0.02", "1e-9"}, *const shown[] = {"0.02", "1e-09"};
+    for (size_t i = 0; i < 2; i++) {
+        const char *dir = path_in_tmp(i ? "timeout2" : "timeout1");
+        snprintf(args, sizeof args, "batch '%s' -o '%s' -q --timeout %s", sw, dir, fractions[i]);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+        char csv[1200], want[128];
+        snprintf(csv, sizeof csv, "%s/results.csv", dir);
+        snprintf(want, sizeof want, ",failed,worker killed by signal 14 (timeout after %s s)\n",
+                 shown[i]);
+        char *t = tu_slurp(csv, NULL);
+        CU_ASSERT(t && strstr(t, want));
+        if (!t || !strstr(t, want))
+            fprintf(stderr, "\n  --timeout %s: %s\n", fractions[i], t ? t : "(no results.csv)");
+        free(t);
+    }
+    static const char *const bad[] = {"inf", "nan", "0", "-1", "2e9", "1s", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(args, sizeof args, "batch '%s' -o '%s' --timeout '%s'", sw,
+                 path_in_tmp("timeout3"), bad[i]);
+        err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, "--timeout takes seconds > 0"));
+        free(err);
+    }
+}
+
 static void test_shard_merge(void)
 {
     const char *sw = small_sweep("small_ok.yaml", 0);
@@ -577,6 +619,7 @@ void suite_batch(void)
              {"sweep errors name file:line", test_sweep_errors},
              {"resume and failure isolation", test_resume_and_failure_isolation},
              {"resume reruns runs whose inputs changed", test_resume_inputs_changed},
+             {"--timeout honours fractions of a second", test_timeout_fraction},
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
              {"statistics against hand-computed values", test_stats},
              {"report.html plots (and headless browser)", test_report_plots},
