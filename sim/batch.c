@@ -1072,6 +1072,50 @@ static int write_result(const char *dir, const sw_run *r, const char *status, co
     return rc;
 }
 
+/* ---- signals in a worker ----------------------------------------------------------------
+ * A worker stops on SIGINT, SIGTERM (from the parent, or Ctrl-C at a terminal) and SIGALRM (its
+ * --timeout): it stops its `amsim gen` process first and waits for it (the generator removes its
+ * own temporary; left running, it finished gen.trace after the batch had gone, or failed a
+ * rename when the folder was removed meanwhile), removes its own temporaries and dies of the
+ * signal, so the parent records how it ended. Only async-signal-safe calls. */
+static volatile pid_t gen_child; /* the worker's generator process while it runs, else 0 */
+
+static void worker_on_signal(int sig)
+{
+    int e = errno;
+    pid_t g = gen_child;
+    if (g > 0) {
+        kill(g, SIGTERM);
+        while (waitpid(g, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    out_abort_all();
+    signal(sig, SIG_DFL);
+    raise(sig); /* delivered when the handler returns (the signal is blocked in it) */
+    errno = e;
+}
+
+static void worker_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = worker_on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGALRM, &sa, NULL);
+}
+
+/* The signals that stop a batch or a worker, blocked around a fork so that no child escapes the
+ * bookkeeping of who to stop. */
+static void stop_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGALRM);
+}
+
 /* Run `amsim gen KIND --seed S ARGS -o OUT` (the generator is another command). */
 static int gen_trace(const batch *b, const sw_run *r, const char *out, am_error *err)
 {
@@ -1089,16 +1133,27 @@ static int gen_trace(const batch *b, const sw_run *r, const char *out, am_error 
     argv[argc++] = (char *)(uintptr_t)"-o";
     argv[argc++] = (char *)(uintptr_t)out;
     argv[argc] = NULL;
+    sigset_t stop, old;
+    stop_signals(&stop);
+    sigprocmask(SIG_BLOCK, &stop, &old);
     pid_t pid = fork();
     if (pid == 0) {
+        sigprocmask(SIG_SETMASK, &old, NULL);
         if (!freopen("/dev/null", "w", stdout))
             _exit(127);
         execv(b->self, argv);
         _exit(127);
     }
+    if (pid > 0)
+        gen_child = pid;
+    sigprocmask(SIG_SETMASK, &old, NULL);
     int st = 0;
-    if (pid < 0 || waitpid(pid, &st, 0) < 0)
+    pid_t w = -1;
+    while (pid > 0 && (w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+        ;
+    if (pid < 0 || w < 0)
         st = -1;
+    gen_child = 0;
     free(argv);
     free(seed);
     if (st != 0)
@@ -1541,21 +1596,43 @@ static const char *sig_name(int sig)
     }
 }
 
-/* On SIGINT/SIGTERM the parent passes the signal to its workers (each removes its temporaries,
- * sim/outfile.h) and then runs the previous handler (which removes the parent's and exits). */
+/* On SIGINT/SIGTERM the parent stops launching runs and passes SIGTERM to its workers (each stops
+ * its generator and removes its temporaries, worker_on_signal); the loop then reaps them, sweeps
+ * their run folders for temporaries a worker could not remove (one killed between creating a
+ * file and recording it, or crashed), and only then runs the previous handler (which removes the
+ * parent's and exits), so no temporary outlives the batch. A second signal kills the workers
+ * outright. */
 #define BATCH_MAX_WORKERS 4096
 static volatile pid_t worker_pids[BATCH_MAX_WORKERS];
 static int nworker_slots;
+static volatile sig_atomic_t stop_sig;
 static struct sigaction old_int, old_term;
 
 static void on_signal(int sig)
 {
+    int e = errno, again = stop_sig != 0;
+    stop_sig = sig;
     for (int i = 0; i < nworker_slots; i++)
         if (worker_pids[i] > 0)
-            kill(worker_pids[i], SIGTERM);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    raise(sig);
+            kill(worker_pids[i], again ? SIGKILL : SIGTERM);
+    errno = e;
+}
+
+/* Remove the temporaries (NAME.tmp.PID, sim/outfile.h) left in a run folder by a worker that did
+ * not end normally. The folder is this run's alone, so whatever temporary is there is stale. */
+static void remove_temporaries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (!strstr(e->d_name, ".tmp."))
+            continue;
+        char *p = xprintf("%s/%s", dir, e->d_name);
+        unlink(p);
+        free(p);
+    }
+    if (d)
+        closedir(d);
 }
 
 static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
@@ -1577,26 +1654,31 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     nworker_slots = b->jobs;
+    stop_sig = 0;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    sigset_t stop, unblocked;
+    stop_signals(&stop);
     int next = 0, active = 0, done = 0, failed = 0;
     double t0 = now_s();
     if (tty)
         progress(0, ntodo, 0, t0, 0);
     fflush(NULL);
-    while (next < ntodo || active) {
-        while (next < ntodo && active < b->jobs) {
+    while ((next < ntodo && !stop_sig) || active) {
+        while (next < ntodo && active < b->jobs && !stop_sig) {
             int i = todo[next++];
+            /* blocked until the worker is in worker_pids (else a signal now would miss it) */
+            sigprocmask(SIG_BLOCK, &stop, &unblocked);
             pid_t pid = fork();
             if (pid < 0) {
+                sigprocmask(SIG_SETMASK, &unblocked, NULL);
                 fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
                 next--;
                 break;
             }
             if (pid == 0) {
-                sigaction(SIGINT, &old_int, NULL);
-                sigaction(SIGTERM, &old_term, NULL);
-                signal(SIGALRM, SIG_DFL);
+                worker_signals();
+                sigprocmask(SIG_SETMASK, &unblocked, NULL);
                 if (b->timeout > 0) {
                     /* microseconds, rounded up: a fraction below a second is honoured (alarm()
                      * took whole seconds) and 1e-9 s still arms the timer (0 would disarm it) */
@@ -1617,6 +1699,7 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
                     break;
                 }
             active++;
+            sigprocmask(SIG_SETMASK, &unblocked, NULL);
         }
         if (!active)
             break;
@@ -1638,11 +1721,15 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
             int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
             if (!ok)
                 failed++;
-            /* a worker that died before writing its marker: record why */
+            /* a worker that died before writing its marker: record why (not when the batch
+             * was stopped: the run was interrupted, not failed, and runs on a rerun) */
             result x;
             char *dir = run_dir(b, r);
-            if (result_read(b->out, r->folder, &x) != 0 || strcmp(x.key, r->key) != 0 ||
-                (!ok && strcmp(x.status, "ok") == 0)) {
+            if (!ok)
+                remove_temporaries(dir);
+            int have = result_read(b->out, r->folder, &x) == 0;
+            if (!stop_sig && (!have || strcmp(x.key, r->key) != 0 ||
+                              (!ok && strcmp(x.status, "ok") == 0))) {
                 char msg[128];
                 am_error e2 = {0};
                 if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM && b->timeout > 0)
@@ -1658,12 +1745,24 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
                 if (write_result(dir, r, "failed", msg, NULL, NULL, &e2) != 0)
                     fprintf(stderr, "%s: %s\n", prog, e2.msg);
             }
-            result_free(&x);
+            if (have)
+                result_free(&x);
             free(dir);
             break;
         }
         if (tty)
             progress(done, ntodo, failed, t0, 0);
+    }
+    if (stop_sig) {
+        /* every worker is reaped and its folder clean: now the previous handler, which removes
+         * the parent's temporaries and ends the process with the signal */
+        if (tty)
+            fputc('\n', stderr);
+        fprintf(stderr, "%s: stopped by %s; the same command again runs what is unfinished\n",
+                prog, stop_sig == SIGINT ? "SIGINT" : "SIGTERM");
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        raise(stop_sig);
     }
     if (tty)
         progress(done, ntodo, failed, t0, 1);

@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -275,6 +278,83 @@ static void test_timeout_fraction(void)
         CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
         CU_ASSERT(err && strstr(err, "--timeout takes seconds > 0"));
         free(err);
+    }
+}
+
+/* Files under dir whose name holds sub (find's count), or -1. */
+static int tree_count(const char *dir, const char *sub)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "find '%s' -name '*%s*' | wc -l", dir, sub);
+    FILE *p = popen(cmd, "r");
+    int n = -1;
+    if (p && fscanf(p, "%d", &n) != 1)
+        n = -1;
+    if (p)
+        pclose(p);
+    return n;
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+/* A batch stopped by SIGINT or SIGTERM (sent to the batch process alone, as `kill` does), or a
+ * --timeout kill, leaves no temporary in any run folder, and no generator goes on writing
+ * gen.trace after the batch has gone (workers were killed without their generator, which went on,
+ * and temporaries of a worker caught at the wrong moment stayed). */
+static void test_stop_leaves_no_temporaries(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char text[2048];
+    /* each generated trace takes about half a second to write here */
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "generate: {kind: serve, args: [--requests, \"6000\"]}\nseeds: [1, 2, 3]\n"
+             "policies: [bfc]\n", tu_top());
+    const char *sw = tu_write("stop.yaml", text);
+    static const struct {
+        int sig;        /* sent to the batch after delay seconds; 0: --timeout ends the runs */
+        double delay;
+    } cases[] = {{SIGINT, 0.25}, {SIGTERM, 0.25}, {SIGTERM, 0.7}, {0, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char dir[1200];
+        snprintf(dir, sizeof dir, "%s/stop%zu", tu_tmpdir(), i);
+        pid_t pid = fork();
+        CU_ASSERT_FATAL(pid >= 0);
+        if (pid == 0) {
+            if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+                _exit(127);
+            if (cases[i].sig)
+                execl(bin, bin, "batch", sw, "-o", dir, "-j", "2", "-q", (char *)NULL);
+            else
+                execl(bin, bin, "batch", sw, "-o", dir, "-j", "2", "-q", "--timeout", "0.15",
+                      (char *)NULL);
+            _exit(127);
+        }
+        if (cases[i].sig) {
+            sleep_s(cases[i].delay);
+            kill(pid, cases[i].sig);
+        }
+        int st = 0;
+        CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+        int want = cases[i].sig ? WIFSIGNALED(st) && WTERMSIG(st) == cases[i].sig
+                                : WIFEXITED(st) && WEXITSTATUS(st) == 1;
+        CU_ASSERT(want);
+        CU_ASSERT_EQUAL(tree_count(dir, ".tmp."), 0);
+        int gen = tree_count(dir, "gen.trace");
+        sleep_s(1.0); /* a generator left running would finish its trace meanwhile */
+        CU_ASSERT_EQUAL(tree_count(dir, ".tmp."), 0);
+        CU_ASSERT_EQUAL(tree_count(dir, "gen.trace"), gen);
+        if (!cases[i].sig) {
+            char csv[1300];
+            snprintf(csv, sizeof csv, "%s/results.csv", dir);
+            char *t = tu_slurp(csv, NULL);
+            CU_ASSERT(t && count_substr(t, "(timeout after 0.15 s)") == 3);
+            free(t);
+            CU_ASSERT_EQUAL(gen, 0);
+        }
     }
 }
 
@@ -620,6 +700,7 @@ void suite_batch(void)
              {"resume and failure isolation", test_resume_and_failure_isolation},
              {"resume reruns runs whose inputs changed", test_resume_inputs_changed},
              {"--timeout honours fractions of a second", test_timeout_fraction},
+             {"a stopped batch leaves no temporaries", test_stop_leaves_no_temporaries},
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
              {"statistics against hand-computed values", test_stats},
              {"report.html plots (and headless browser)", test_report_plots},
