@@ -1133,33 +1133,70 @@ static int gen_trace(const batch *b, const sw_run *r, const char *out, am_error 
     argv[argc++] = (char *)(uintptr_t)"-o";
     argv[argc++] = (char *)(uintptr_t)out;
     argv[argc] = NULL;
+    /* the generator's standard error comes through a pipe: its first line goes into the run's
+     * recorded error (the real cause, not just a status), all of it still to ours */
+    int fds[2];
+    if (pipe(fds) != 0) {
+        free(argv);
+        free(seed);
+        return am_fail(err, AM_EINPUT, "amsim gen: pipe: %s", strerror(errno));
+    }
     sigset_t stop, old;
     stop_signals(&stop);
     sigprocmask(SIG_BLOCK, &stop, &old);
     pid_t pid = fork();
     if (pid == 0) {
         sigprocmask(SIG_SETMASK, &old, NULL);
-        if (!freopen("/dev/null", "w", stdout))
+        close(fds[0]);
+        if (!freopen("/dev/null", "w", stdout) || dup2(fds[1], 2) < 0)
             _exit(127);
         execv(b->self, argv);
+        dprintf(2, "cannot run %s: %s\n", b->self, strerror(errno));
         _exit(127);
     }
+    int fork_errno = errno;
     if (pid > 0)
         gen_child = pid;
     sigprocmask(SIG_SETMASK, &old, NULL);
+    close(fds[1]);
+    char msg[512] = "";
+    size_t mlen = 0;
+    char buf[4096];
+    ssize_t got;
+    while (pid > 0 && ((got = read(fds[0], buf, sizeof buf)) > 0 || (got < 0 && errno == EINTR))) {
+        if (got < 0)
+            continue;
+        fwrite(buf, 1, (size_t)got, stderr);
+        for (ssize_t i = 0; i < got && mlen + 1 < sizeof msg; i++)
+            msg[mlen++] = buf[i];
+    }
+    close(fds[0]);
+    msg[mlen] = 0;
+    msg[strcspn(msg, "\n")] = 0; /* the first line */
     int st = 0;
     pid_t w = -1;
     while (pid > 0 && (w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
         ;
-    if (pid < 0 || w < 0)
-        st = -1;
     gen_child = 0;
     free(argv);
     free(seed);
-    if (st != 0)
-        return am_fail(err, AM_EINPUT, "amsim gen %s --seed %s failed (status %d%s)", s->gen_kind,
-                       s->seeds.v[r->seed], WIFEXITED(st) ? WEXITSTATUS(st) : -1,
-                       WIFEXITED(st) && WEXITSTATUS(st) == 1 ? "; does `amsim gen` exist?" : "");
+    const char *sd = s->seeds.v[r->seed];
+    if (pid < 0)
+        return am_fail(err, AM_EINPUT, "amsim gen %s --seed %s: fork: %s", s->gen_kind, sd,
+                       strerror(fork_errno));
+    if (w < 0)
+        return am_fail(err, AM_EINPUT, "amsim gen %s --seed %s: wait: %s", s->gen_kind, sd,
+                       strerror(errno));
+    /* its message without the program's prefix ("amsim gen serve: "), which we say already */
+    char pre[128];
+    snprintf(pre, sizeof pre, "amsim gen %s: ", s->gen_kind);
+    const char *why = strncmp(msg, pre, strlen(pre)) == 0 ? msg + strlen(pre) : msg;
+    if (WIFSIGNALED(st))
+        return am_fail(err, AM_EINPUT, "amsim gen %s --seed %s killed by signal %d%s%s",
+                       s->gen_kind, sd, WTERMSIG(st), why[0] ? ": " : "", why);
+    if (WEXITSTATUS(st) != 0)
+        return am_fail(err, AM_EINPUT, "amsim gen %s --seed %s failed (status %d): %s",
+                       s->gen_kind, sd, WEXITSTATUS(st), why[0] ? why : "no message");
     return 0;
 }
 

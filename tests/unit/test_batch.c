@@ -358,6 +358,24 @@ static void test_stop_leaves_no_temporaries(void)
     }
 }
 
+/* A generator that fails puts its own message into the run's recorded error (results.csv said
+ * only "failed (status 1; does `amsim gen` exist?)" and the cause went to standard error). */
+static void test_gen_failure_recorded(void)
+{
+    char text[1024], args[2048];
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "generate: {kind: serve, args: [--bogus]}\nseeds: [1]\n", tu_top());
+    const char *dir = path_in_tmp("genfail");
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", tu_write("genfail.yaml", text), dir);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+    char csv[1200];
+    snprintf(csv, sizeof csv, "%s/results.csv", dir);
+    char *t = tu_slurp(csv, NULL);
+    CU_ASSERT(t && strstr(t, ",failed,amsim gen serve --seed 1 failed (status 1): unknown option "
+                             "'--bogus' (see amsim gen serve --help)"));
+    free(t);
+}
+
 static void test_shard_merge(void)
 {
     const char *sw = small_sweep("small_ok.yaml", 0);
@@ -701,6 +719,7 @@ void suite_batch(void)
              {"resume reruns runs whose inputs changed", test_resume_inputs_changed},
              {"--timeout honours fractions of a second", test_timeout_fraction},
              {"a stopped batch leaves no temporaries", test_stop_leaves_no_temporaries},
+             {"a failing generator's message is recorded", test_gen_failure_recorded},
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
              {"statistics against hand-computed values", test_stats},
              {"report.html plots (and headless browser)", test_report_plots},
