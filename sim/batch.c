@@ -169,8 +169,13 @@ typedef struct sw_axis {
     strlist vals;
 } sw_axis;
 
+typedef struct sw_pos {
+    unsigned long line, col; /* 1-based, in the sweep file */
+} sw_pos;
+
 typedef struct sw_excl {
     strlist keys, vals;
+    sw_pos *kpos, *vpos;       /* where each key and value is written, for messages */
 } sw_excl;
 
 typedef struct sweep {
@@ -226,6 +231,8 @@ static void sweep_free(sweep *s)
     for (int i = 0; i < s->nexcl; i++) {
         sl_free(&s->excl[i].keys);
         sl_free(&s->excl[i].vals);
+        free(s->excl[i].kpos);
+        free(s->excl[i].vpos);
     }
     free(s->excl);
     free(s->expect_dir);
@@ -432,6 +439,102 @@ static int add_traces(sweep *s, ydoc *y, yaml_node_t *n, const char *pat, am_err
     return 0;
 }
 
+static int value_match(const char *pat, const char *v, int is_trace);
+
+/* "a, b, c" (the first 8, then "...") for messages. */
+static void list_values(char *buf, size_t n, const strlist *l)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    for (int i = 0; i < l->n && i <= 8 && k + 1 < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? ", " : "", i == 8 ? "..." : l->v[i]);
+}
+
+/* Every exclusion names a dimension of the sweep, each at most once, and each value matches
+ * one of the sweep's values for it: an exclusion that excludes nothing is a typo ({policy:
+ * cachng}), so it is refused at its line and column with what would match. */
+static int check_exclusions(const sweep *s, am_error *err)
+{
+    for (int i = 0; i < s->nexcl; i++) {
+        const sw_excl *x = &s->excl[i];
+        for (int k = 0; k < x->keys.n; k++) {
+            const char *key = x->keys.v[k], *val = x->vals.v[k];
+            sw_pos kp = x->kpos[k], vp = x->vpos[k];
+            const strlist *vals = NULL;
+            strlist gen = {0};
+            int is_trace = 0;
+            if (!strcmp(key, "policy"))
+                vals = &s->policies;
+            else if (!strcmp(key, "seed"))
+                vals = &s->seeds;
+            else if (!strcmp(key, "trace")) {
+                is_trace = 1;
+                vals = s->gen_disp ? &gen : &s->trace_disp;
+                if (s->gen_disp)
+                    sl_push(&gen, am_strdup(s->gen_disp));
+            } else
+                for (int a = 0; a < s->naxes && !vals; a++)
+                    if (!strcmp(key, s->axes[a].path))
+                        vals = &s->axes[a].vals;
+            if (!vals) {
+                const char *cands[SW_MAX_AXES + 4] = {"policy", "trace", "seed"};
+                char all[2048];
+                size_t n = 3, o = 0;
+                for (int a = 0; a < s->naxes; a++)
+                    cands[n++] = s->axes[a].path;
+                cands[n] = NULL;
+                all[0] = 0;
+                for (size_t c = 0; c < n && o + 1 < sizeof all; c++)
+                    o += (size_t)snprintf(all + o, sizeof all - o, "%s%s", c ? ", " : "", cands[c]);
+                const char *near = cfg_suggest(key, cands);
+                if (near)
+                    return am_fail_at(err, s->file, kp.line, kp.col, "exclude: '%s' is not an "
+                                      "axis, policy, trace or seed (did you mean '%s'?)", key, near);
+                return am_fail_at(err, s->file, kp.line, kp.col, "exclude: '%s' is not an axis, "
+                                  "policy, trace or seed (this sweep has: %s)", key, all);
+            }
+            for (int j = 0; j < k; j++)
+                if (!strcmp(x->keys.v[j], key)) {
+                    sl_free(&gen);
+                    return am_fail_at(err, s->file, kp.line, kp.col, "exclude: '%s' twice in "
+                                      "one exclusion (it would match no run)", key);
+                }
+            if (!vals->n) {
+                sl_free(&gen);
+                return am_fail_at(err, s->file, kp.line, kp.col, "exclude: '%s' needs a '%s:' "
+                                  "list in the sweep (it has none, so this excludes nothing)", key,
+                                  !strcmp(key, "policy") ? "policies" : "seeds");
+            }
+            int hit = 0;
+            for (int v = 0; v < vals->n && !hit; v++)
+                hit = value_match(val, vals->v[v], is_trace);
+            if (!hit) {
+                char list[1024];
+                list_values(list, sizeof list, vals);
+                const char *cands[9] = {0};
+                for (int v = 0; v < vals->n && v < 8; v++)
+                    cands[v] = vals->v[v];
+                /* a spelling is suggested for names; for sizes and numbers the list says more */
+                const char *why;
+                uint64_t u;
+                double d;
+                const char *near = is_trace || units_size(val, &u, &why) == 0 ||
+                                   units_real(val, &d, &why) == 0 ? NULL : cfg_suggest(val, cands);
+                char hint[256] = "";
+                if (near)
+                    snprintf(hint, sizeof hint, "did you mean '%s'? ", near);
+                am_fail_at(err, s->file, vp.line, vp.col, "exclude: %s '%s' matches none of the "
+                           "sweep's values, so it excludes nothing (%s%s: %s)", key, val, hint,
+                           is_trace ? "traces" : "values", list);
+                sl_free(&gen);
+                return -1;
+            }
+            sl_free(&gen);
+        }
+    }
+    return 0;
+}
+
 static int sweep_load(sweep *s, const char *file, am_error *err)
 {
     memset(s, 0, sizeof *s);
@@ -609,13 +712,19 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                     goto out;
                 }
                 sw_excl *x = &s->excl[s->nexcl++];
+                size_t np = (size_t)(e->data.mapping.pairs.top - e->data.mapping.pairs.start);
+                x->kpos = am_calloc(np + 1, sizeof *x->kpos);
+                x->vpos = am_calloc(np + 1, sizeof *x->vpos);
                 for (yaml_node_pair_t *q = e->data.mapping.pairs.start;
                      q < e->data.mapping.pairs.top; q++) {
-                    const char *a = yscalar(ynode(&y, q->key)), *b = yscalar(ynode(&y, q->value));
+                    yaml_node_t *kn = ynode(&y, q->key), *vn = ynode(&y, q->value);
+                    const char *a = yscalar(kn), *b = yscalar(vn);
                     if (!a || !b) {
-                        yfail(err, &y, ynode(&y, q->key), "%s", "exclude: plain KEY: VALUE pairs");
+                        yfail(err, &y, kn, "%s", "exclude: plain KEY: VALUE pairs");
                         goto out;
                     }
+                    x->kpos[x->keys.n] = (sw_pos){kn->start_mark.line + 1, kn->start_mark.column + 1};
+                    x->vpos[x->keys.n] = (sw_pos){vn->start_mark.line + 1, vn->start_mark.column + 1};
                     sl_push(&x->keys, am_strdup(a));
                     sl_push(&x->vals, am_strdup(b));
                 }
@@ -649,19 +758,8 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
         am_fail_at(err, file, 1, 1, "kind: regress needs 'expectations: DIR'");
         goto out;
     }
-    /* exclusions name known dimensions */
-    for (int i = 0; i < s->nexcl; i++)
-        for (int k = 0; k < s->excl[i].keys.n; k++) {
-            const char *key = s->excl[i].keys.v[k];
-            int ok = !strcmp(key, "policy") || !strcmp(key, "trace") || !strcmp(key, "seed");
-            for (int a = 0; a < s->naxes && !ok; a++)
-                ok = strcmp(key, s->axes[a].path) == 0;
-            if (!ok) {
-                am_fail_at(err, file, 1, 1, "exclude: '%s' is not an axis, policy, trace or seed",
-                           key);
-                goto out;
-            }
-        }
+    if (check_exclusions(s, err) != 0)
+        goto out;
     rc = 0;
 out:
     yaml_document_delete(&y.d);

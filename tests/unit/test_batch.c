@@ -132,6 +132,51 @@ static void test_sweep_errors(void)
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     CU_ASSERT(err && strstr(err, "bad.yaml:3:") && strstr(err, "nonesuch"));
     free(err);
+    /* exclusions: an unknown key at its own line:column (it was 1:1), and a value that matches
+     * none of the sweep's values, which excluded nothing in silence, at the value's */
+    static const struct {
+        const char *entry, *want;
+    } ex[] = {
+        {"{policy: cachng}", "ex.yaml:7:14: exclude: policy 'cachng' matches none of the sweep's "
+                             "values, so it excludes nothing (did you mean 'caching'? values: bfc, "
+                             "caching)"},
+        {"{polcy: bfc}", "ex.yaml:7:6: exclude: 'polcy' is not an axis, policy, trace or seed "
+                         "(did you mean 'policy'?)"},
+        {"{colour: red}", "ex.yaml:7:6: exclude: 'colour' is not an axis, policy, trace or seed "
+                          "(this sweep has: policy, trace, seed, memories.hbm.capacity)"},
+        {"{policy: bfc, memories.hbm.capacity: 3GiB}", "ex.yaml:7:42: exclude: "
+         "memories.hbm.capacity '3GiB' matches none of the sweep's values, so it excludes "
+         "nothing (values: 1GiB, 2GiB)"},
+        {"{trace: '*.nope'}", "ex.yaml:7:13: exclude: trace '*.nope' matches none of the "
+                              "sweep's values"},
+        {"{seed: 1}", "ex.yaml:7:6: exclude: 'seed' needs a 'seeds:' list"},
+        {"{policy: bfc, policy: caching}", "ex.yaml:7:19: exclude: 'policy' twice in one "
+                                           "exclusion"},
+    };
+    for (size_t i = 0; i < sizeof ex / sizeof *ex; i++) {
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+                 "traces: [%s/traces/gpu_train_step.trace]\npolicies: [bfc, caching]\n"
+                 "axes:\n  memories.hbm.capacity: [1GiB, 2GiB]\nexclude:\n  - %s\n", tu_top(),
+                 tu_top(), ex[i].entry);
+        snprintf(args, sizeof args, "batch '%s' --list", tu_write("ex.yaml", text));
+        err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, ex[i].want));
+        if (!err || !strstr(err, ex[i].want))
+            fprintf(stderr, "\n  %s: %s  expected: %s\n", ex[i].entry, err ? err : "(none)",
+                    ex[i].want);
+        free(err);
+    }
+    /* values match as sizes too: 1073741824 is 1GiB, a real exclusion */
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "traces: [%s/traces/gpu_train_step.trace]\npolicies: [bfc, caching]\n"
+             "axes:\n  memories.hbm.capacity: [1GiB, 2GiB]\nexclude:\n"
+             "  - {memories.hbm.capacity: 1073741824, trace: 'gpu_*'}\n", tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("ex.yaml", text));
+    char *out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_EQUAL(count_lines(out), 2);
+    free(out);
 }
 
 static void test_resume_and_failure_isolation(void)
