@@ -1913,6 +1913,22 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
 
 /* ---- the command ------------------------------------------------------------------------ */
 
+/* A whole number written with digits only (strtol and sscanf also take a sign, leading spaces
+ * and, with %d, whatever follows: '1/3x' read as 1/3). *end is where the digits stop; -1 when
+ * there are none or the value passes max. */
+static long parse_digits(const char *s, const char **end, long max)
+{
+    long v = 0;
+    const char *p = s;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        v = v * 10 + (*p - '0');
+        if (v > max)
+            return -1;
+    }
+    *end = p;
+    return p == s ? -1 : v;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -2043,21 +2059,29 @@ int cmd_batch(int argc, char **argv)
                 b.out = v;
             else if (!strcmp(s, "--timeout")) {
                 b.timeout = strtod(v, &end);
-                /* a finite number of seconds (fractions too) up to about 31 years */
-                if (end == v || *end || !(b.timeout > 0) || !(b.timeout <= 1e9)) {
+                /* a finite number of seconds (fractions too) up to about 31 years, written as
+                 * a plain decimal (strtod also takes leading spaces, a sign and hex) */
+                if (end == v || *end || !(b.timeout > 0) || !(b.timeout <= 1e9) ||
+                    !((v[0] >= '0' && v[0] <= '9') || v[0] == '.') || strpbrk(v, "xX")) {
                     fprintf(stderr, "%s: --timeout takes seconds > 0 and at most 1e9 (fractions "
                             "such as 0.5 work), not '%s'\n", prog, v);
                     goto out;
                 }
             } else if (!strcmp(s, "--shard")) {
-                if (sscanf(v, "%d/%d", &b.shard_k, &b.shard_n) != 2 || b.shard_n < 1 ||
-                    b.shard_k < 1 || b.shard_k > b.shard_n) {
+                const char *p = v;
+                long k = parse_digits(p, &p, INT_MAX), n = -1;
+                if (k >= 0 && *p == '/')
+                    n = parse_digits(p + 1, &p, INT_MAX);
+                b.shard_k = (int)k;
+                b.shard_n = (int)n;
+                if (k < 0 || n < 0 || *p || n < 1 || k < 1 || k > n) {
                     fprintf(stderr, "%s: --shard K/N with 1 <= K <= N, not '%s'\n", prog, v);
                     goto out;
                 }
             } else {
-                long j = strtol(v, &end, 10);
-                if (*end || j < 1 || j > 4096) {
+                const char *p;
+                long j = parse_digits(v, &p, 4096);
+                if (j < 0 || *p || j < 1) {
                     fprintf(stderr, "%s: -j takes a number of workers 1..4096, not '%s'\n", prog, v);
                     goto out;
                 }

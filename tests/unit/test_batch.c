@@ -421,6 +421,45 @@ static void test_gen_failure_recorded(void)
     free(t);
 }
 
+/* Numeric options are whole words: '--shard 1/3x' was read as 1/3 (sscanf stops where it
+ * likes), ' 2' and '+2' were taken by strtol. */
+static void test_numeric_options(void)
+{
+    const char *sw = small_sweep("numeric.yaml", 0);
+    static const struct {
+        const char *opt, *want;
+    } bad[] = {
+        {"--shard 1/3x", "--shard K/N with 1 <= K <= N, not '1/3x'"},
+        {"--shard '1/3 '", "--shard K/N with 1 <= K <= N, not '1/3 '"},
+        {"--shard ' 1/3'", "--shard K/N with 1 <= K <= N, not ' 1/3'"},
+        {"--shard 1/+3", "--shard K/N with 1 <= K <= N, not '1/+3'"},
+        {"--shard 1/", "--shard K/N with 1 <= K <= N, not '1/'"},
+        {"--shard 4294967297/4294967298", "not '4294967297/4294967298'"},
+        {"-j 2x", "-j takes a number of workers 1..4096, not '2x'"},
+        {"-j ' 2'", "-j takes a number of workers 1..4096, not ' 2'"},
+        {"-j +2", "-j takes a number of workers 1..4096, not '+2'"},
+        {"--timeout ' 1'", "--timeout takes seconds > 0"},
+        {"--timeout 0x10", "--timeout takes seconds > 0"},
+    };
+    char args[2048];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *out = NULL, *err = NULL;
+        snprintf(args, sizeof args, "batch '%s' --list %s", sw, bad[i].opt);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+        CU_ASSERT(err && strstr(err, bad[i].want));
+        if (!err || !strstr(err, bad[i].want))
+            fprintf(stderr, "\n  %s: %s  expected: %s\n", bad[i].opt, err ? err : "(none)",
+                    bad[i].want);
+        free(out);
+        free(err);
+    }
+    char *out = NULL;
+    snprintf(args, sizeof args, "batch '%s' --list --shard 2/3 -j 2 --timeout .5", sw);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_EQUAL(count_lines(out), 2); /* runs 2 and 5 of 6 */
+    free(out);
+}
+
 static void test_shard_merge(void)
 {
     const char *sw = small_sweep("small_ok.yaml", 0);
@@ -765,6 +804,7 @@ void suite_batch(void)
              {"--timeout honours fractions of a second", test_timeout_fraction},
              {"a stopped batch leaves no temporaries", test_stop_leaves_no_temporaries},
              {"a failing generator's message is recorded", test_gen_failure_recorded},
+             {"numeric options refuse trailing text", test_numeric_options},
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
              {"statistics against hand-computed values", test_stats},
              {"report.html plots (and headless browser)", test_report_plots},
