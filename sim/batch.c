@@ -1946,13 +1946,13 @@ static void usage(FILE *f)
             "                        recorded as failed\n"
             "  --list                print the matrix (id, folder, key) and exit\n"
             "  --update-expectations kind regress: write the expectations instead of checking\n"
-            "  -q, --quiet           no progress bar or summary line\n"
+            "  -q, --quiet           no progress bar or summary line (--merge too)\n"
             "a rerun with the same -o skips runs that finished (status ok) and retries the rest.\n"
             "exit status: 0 every run ok, 1 some runs failed (or bad input), 3 (regress) a\n"
             "deviation from an expectation\n");
 }
 
-static int merge(int argc, char **argv, const char *out)
+static int merge(int argc, char **argv, const char *out, int quiet)
 {
     if (!argc || !out) {
         fprintf(stderr, "%s: --merge DIR... -o OUT\n", prog);
@@ -2013,8 +2013,9 @@ static int merge(int argc, char **argv, const char *out)
     if (rc > 0)
         fprintf(stderr, "%s: %d runs have no result in any of the folders (status 'missing')\n",
                 prog, rc);
-    printf("%s: merged %d folders%s%s\n", path, argc, failed ? ", runs failed: " : "",
-           failed ? "see the status column" : "");
+    if (!quiet) /* -q: no summary line, as for a batch run; problems still go to stderr */
+        printf("%s: merged %d folders%s%s\n", path, argc, failed ? ", runs failed: " : "",
+               failed ? "see the status column" : "");
     free(path);
     return rc > 0 || failed ? 1 : 0;
 }
@@ -2102,7 +2103,7 @@ int cmd_batch(int argc, char **argv)
     if (do_merge) {
         if (file)
             mdirs[nmerge++] = (char *)(uintptr_t)file;
-        rc = merge(nmerge, mdirs, b.out);
+        rc = merge(nmerge, mdirs, b.out, b.quiet);
         goto out;
     }
     if (!file || (!b.out && !list)) {

@@ -502,6 +502,23 @@ static void test_shard_merge(void)
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     CU_ASSERT(err && strstr(err, "3 runs have no result"));
     free(err);
+    /* -q silences the summary line ("merged N folders") as it does a batch run's; the problem
+     * is still said */
+    char *out = NULL;
+    snprintf(args, sizeof args, "batch --merge '%s/shard1' '%s/shard2' -o '%s' -q", tu_tmpdir(),
+             tu_tmpdir(), path_in_tmp("merged_q"));
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && out[0] == 0);
+    free(out);
+    snprintf(args, sizeof args, "batch --merge '%s/shard1' -o '%s' -q", tu_tmpdir(),
+             path_in_tmp("half_q.csv"));
+    err = NULL;
+    out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT(out && out[0] == 0);
+    CU_ASSERT(err && strstr(err, "3 runs have no result"));
+    free(out);
+    free(err);
 }
 
 /* Student t CDF for 3 degrees of freedom, closed form (by hand, independent of GSL). */
