@@ -21,7 +21,9 @@
  * of one run cannot take the batch down: the parent records it). A run writes its outputs
  * atomically into DIR/runs/NNNN-NAME/ and then, last, result.txt (the done marker: the run's
  * identity key, status, error and every metric). A rerun skips folders whose result.txt has the
- * same key and status ok; failed runs are tried again. results.csv is always rebuilt from the
+ * same key and status ok; failed runs are tried again. The key holds a digest of the run's other
+ * inputs (effective config, trace bytes, generator settings: sweep_digest), so an edited base
+ * config or trace makes its runs run again instead of leaving stale results. results.csv is always rebuilt from the
  * run folders, in run-id order, with DIR/matrix.tsv (the full matrix, identical in every shard)
  * giving the identity columns; `--merge` runs the same builder over several shard folders, so a
  * merged results.csv is byte-identical to an unsharded one. */
@@ -167,8 +169,13 @@ typedef struct sw_axis {
     strlist vals;
 } sw_axis;
 
+typedef struct sw_pos {
+    unsigned long line, col; /* 1-based, in the sweep file */
+} sw_pos;
+
 typedef struct sw_excl {
     strlist keys, vals;
+    sw_pos *kpos, *vpos;       /* where each key and value is written, for messages */
 } sw_excl;
 
 typedef struct sweep {
@@ -188,6 +195,11 @@ typedef struct sweep {
     sw_excl *excl;
     char *expect_dir;
     int timeline, placements;
+    /* What a run's results depend on beyond its key's dimensions (see sweep_digest): the base
+     * config after set:, the generator's kind and arguments, and each trace's bytes. */
+    char inputs[17];           /* hex FNV-1a 64; empty until sweep_digest */
+    strlist trace_hash;        /* hex FNV-1a 64 of each trace file's bytes, as traces */
+    int expect_hash;           /* regress checks: the expectation's bytes count too */
 } sweep;
 
 typedef struct sw_run {
@@ -219,9 +231,12 @@ static void sweep_free(sweep *s)
     for (int i = 0; i < s->nexcl; i++) {
         sl_free(&s->excl[i].keys);
         sl_free(&s->excl[i].vals);
+        free(s->excl[i].kpos);
+        free(s->excl[i].vpos);
     }
     free(s->excl);
     free(s->expect_dir);
+    sl_free(&s->trace_hash);
 }
 
 static char *rel_path(const sweep *s, const char *p)
@@ -317,6 +332,8 @@ static int expand_range(ydoc *y, yaml_node_t *n, const char *from, const char *t
 static int parse_axis(ydoc *y, const char *path, yaml_node_t *n, sw_axis *ax, am_error *err)
 {
     ax->path = am_strdup(path);
+    if (!n) /* libyaml gives every key a value node; this keeps the compiler's analysis sure */
+        return yfail(err, y, n, "axis %s: no values", path);
     if (n->type != YAML_MAPPING_NODE) {
         if (ystrings(y, n, path, &ax->vals, err) != 0)
             return -1;
@@ -419,6 +436,102 @@ static int add_traces(sweep *s, ydoc *y, yaml_node_t *n, const char *pat, am_err
     }
     globfree(&g);
     free(full);
+    return 0;
+}
+
+static int value_match(const char *pat, const char *v, int is_trace);
+
+/* "a, b, c" (the first 8, then "...") for messages. */
+static void list_values(char *buf, size_t n, const strlist *l)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    for (int i = 0; i < l->n && i <= 8 && k + 1 < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? ", " : "", i == 8 ? "..." : l->v[i]);
+}
+
+/* Every exclusion names a dimension of the sweep, each at most once, and each value matches
+ * one of the sweep's values for it: an exclusion that excludes nothing is a typo ({policy:
+ * cachng}), so it is refused at its line and column with what would match. */
+static int check_exclusions(const sweep *s, am_error *err)
+{
+    for (int i = 0; i < s->nexcl; i++) {
+        const sw_excl *x = &s->excl[i];
+        for (int k = 0; k < x->keys.n; k++) {
+            const char *key = x->keys.v[k], *val = x->vals.v[k];
+            sw_pos kp = x->kpos[k], vp = x->vpos[k];
+            const strlist *vals = NULL;
+            strlist gen = {0};
+            int is_trace = 0;
+            if (!strcmp(key, "policy"))
+                vals = &s->policies;
+            else if (!strcmp(key, "seed"))
+                vals = &s->seeds;
+            else if (!strcmp(key, "trace")) {
+                is_trace = 1;
+                vals = s->gen_disp ? &gen : &s->trace_disp;
+                if (s->gen_disp)
+                    sl_push(&gen, am_strdup(s->gen_disp));
+            } else
+                for (int a = 0; a < s->naxes && !vals; a++)
+                    if (!strcmp(key, s->axes[a].path))
+                        vals = &s->axes[a].vals;
+            if (!vals) {
+                const char *cands[SW_MAX_AXES + 4] = {"policy", "trace", "seed"};
+                char all[2048];
+                size_t n = 3, o = 0;
+                for (int a = 0; a < s->naxes; a++)
+                    cands[n++] = s->axes[a].path;
+                cands[n] = NULL;
+                all[0] = 0;
+                for (size_t c = 0; c < n && o + 1 < sizeof all; c++)
+                    o += (size_t)snprintf(all + o, sizeof all - o, "%s%s", c ? ", " : "", cands[c]);
+                const char *near = cfg_suggest(key, cands);
+                if (near)
+                    return am_fail_at(err, s->file, kp.line, kp.col, "exclude: '%s' is not an "
+                                      "axis, policy, trace or seed (did you mean '%s'?)", key, near);
+                return am_fail_at(err, s->file, kp.line, kp.col, "exclude: '%s' is not an axis, "
+                                  "policy, trace or seed (this sweep has: %s)", key, all);
+            }
+            for (int j = 0; j < k; j++)
+                if (!strcmp(x->keys.v[j], key)) {
+                    sl_free(&gen);
+                    return am_fail_at(err, s->file, kp.line, kp.col, "exclude: '%s' twice in "
+                                      "one exclusion (it would match no run)", key);
+                }
+            if (!vals->n) {
+                sl_free(&gen);
+                return am_fail_at(err, s->file, kp.line, kp.col, "exclude: '%s' needs a '%s:' "
+                                  "list in the sweep (it has none, so this excludes nothing)", key,
+                                  !strcmp(key, "policy") ? "policies" : "seeds");
+            }
+            int hit = 0;
+            for (int v = 0; v < vals->n && !hit; v++)
+                hit = value_match(val, vals->v[v], is_trace);
+            if (!hit) {
+                char list[1024];
+                list_values(list, sizeof list, vals);
+                const char *cands[9] = {0};
+                for (int v = 0; v < vals->n && v < 8; v++)
+                    cands[v] = vals->v[v];
+                /* a spelling is suggested for names; for sizes and numbers the list says more */
+                const char *why;
+                uint64_t u;
+                double d;
+                const char *near = is_trace || units_size(val, &u, &why) == 0 ||
+                                   units_real(val, &d, &why) == 0 ? NULL : cfg_suggest(val, cands);
+                char hint[256] = "";
+                if (near)
+                    snprintf(hint, sizeof hint, "did you mean '%s'? ", near);
+                am_fail_at(err, s->file, vp.line, vp.col, "exclude: %s '%s' matches none of the "
+                           "sweep's values, so it excludes nothing (%s%s: %s)", key, val, hint,
+                           is_trace ? "traces" : "values", list);
+                sl_free(&gen);
+                return -1;
+            }
+            sl_free(&gen);
+        }
+    }
     return 0;
 }
 
@@ -599,13 +712,19 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                     goto out;
                 }
                 sw_excl *x = &s->excl[s->nexcl++];
+                size_t np = (size_t)(e->data.mapping.pairs.top - e->data.mapping.pairs.start);
+                x->kpos = am_calloc(np + 1, sizeof *x->kpos);
+                x->vpos = am_calloc(np + 1, sizeof *x->vpos);
                 for (yaml_node_pair_t *q = e->data.mapping.pairs.start;
                      q < e->data.mapping.pairs.top; q++) {
-                    const char *a = yscalar(ynode(&y, q->key)), *b = yscalar(ynode(&y, q->value));
+                    yaml_node_t *kn = ynode(&y, q->key), *vn = ynode(&y, q->value);
+                    const char *a = yscalar(kn), *b = yscalar(vn);
                     if (!a || !b) {
-                        yfail(err, &y, ynode(&y, q->key), "%s", "exclude: plain KEY: VALUE pairs");
+                        yfail(err, &y, kn, "%s", "exclude: plain KEY: VALUE pairs");
                         goto out;
                     }
+                    x->kpos[x->keys.n] = (sw_pos){kn->start_mark.line + 1, kn->start_mark.column + 1};
+                    x->vpos[x->keys.n] = (sw_pos){vn->start_mark.line + 1, vn->start_mark.column + 1};
                     sl_push(&x->keys, am_strdup(a));
                     sl_push(&x->vals, am_strdup(b));
                 }
@@ -639,19 +758,8 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
         am_fail_at(err, file, 1, 1, "kind: regress needs 'expectations: DIR'");
         goto out;
     }
-    /* exclusions name known dimensions */
-    for (int i = 0; i < s->nexcl; i++)
-        for (int k = 0; k < s->excl[i].keys.n; k++) {
-            const char *key = s->excl[i].keys.v[k];
-            int ok = !strcmp(key, "policy") || !strcmp(key, "trace") || !strcmp(key, "seed");
-            for (int a = 0; a < s->naxes && !ok; a++)
-                ok = strcmp(key, s->axes[a].path) == 0;
-            if (!ok) {
-                am_fail_at(err, file, 1, 1, "exclude: '%s' is not an axis, policy, trace or seed",
-                           key);
-                goto out;
-            }
-        }
+    if (check_exclusions(s, err) != 0)
+        goto out;
     rc = 0;
 out:
     yaml_document_delete(&y.d);
@@ -748,6 +856,101 @@ static void run_name(const sweep *s, sw_run *r)
     snprintf(r->folder, sizeof r->folder, "%04d-%s", r->id, clean);
 }
 
+/* FNV-1a 64 of a file's bytes as 16 hex digits, or "unreadable" (the run then fails on its own
+ * and is tried again on every rerun, since failed runs never count as finished). */
+static void file_hash(const char *path, char out[17])
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(out, 17, "unreadable");
+        return;
+    }
+    static unsigned char buf[1 << 16];
+    uint64_t h = RT_FNV_OFFSET;
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        h = rt_fnv1a(h, buf, n);
+    if (ferror(f))
+        snprintf(out, 17, "unreadable");
+    else
+        snprintf(out, 17, "%016" PRIx64, h);
+    fclose(f);
+}
+
+static const char *base_name(const char *p)
+{
+    const char *b = strrchr(p, '/');
+    return b ? b + 1 : p;
+}
+
+/* kind regress: EXPECTATIONS/<trace file name>[.POLICY].expect */
+static const char *run_expect_path(const sweep *s, const sw_run *r, const char *tpath, char *buf,
+                                   size_t n)
+{
+    const char *pol = r->policy >= 0 ? s->policies.v[r->policy] : NULL;
+    snprintf(buf, n, "%s/%s%s%s.expect", s->expect_dir, base_name(tpath), pol ? "." : "",
+             pol ? pol : "");
+    return buf;
+}
+
+/* The run's inputs digest: the study's (config after set:, generator), the trace's bytes and, for
+ * a regress check, the expectation's bytes. Combined as text so that shards on machines of any
+ * byte order write the same matrix.tsv. */
+static const char *run_inputs(const sweep *s, const sw_run *r)
+{
+    static char out[17];
+    char part[3][17] = {{0}}, ep[4096];
+    snprintf(part[0], sizeof part[0], "%s", s->inputs);
+    if (r->trace >= 0)
+        snprintf(part[1], sizeof part[1], "%s", s->trace_hash.v[r->trace]);
+    if (s->regress && s->expect_hash && r->trace >= 0)
+        file_hash(run_expect_path(s, r, s->traces.v[r->trace], ep, sizeof ep), part[2]);
+    uint64_t h = RT_FNV_OFFSET;
+    for (int i = 0; i < 3; i++)
+        h = rt_fnv1a(h, part[i], strlen(part[i]) + 1);
+    snprintf(out, sizeof out, "%016" PRIx64, h);
+    return out;
+}
+
+/* Load the base config with set: applied (one clear error now instead of N failed runs) and
+ * digest what every run's results depend on besides its key's dimensions: the effective config
+ * (so an edit of the base file, of a device preset it names or of set: counts, and a comment
+ * does not), the generator's kind and arguments, each trace's bytes and, for a regress check,
+ * each expectation's bytes. The digest goes into every run key, so a rerun into the same folder
+ * runs again exactly the runs whose inputs changed. */
+static int sweep_digest(sweep *s, int update_expect, am_error *err)
+{
+    am_config *cfg = NULL;
+    const char *sets[SW_MAX_SETS];
+    for (int i = 0; i < s->sets.n; i++)
+        sets[i] = s->sets.v[i];
+    if (cfg_load(&cfg, s->base, sets, s->sets.n, err) != 0)
+        return -1;
+    if (!s->policies.n) /* with a policies axis, every run switches the policy */
+        cfg_print_warnings(cfg, stderr, "amsim");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    cfg_write_yaml(cfg, m);
+    fclose(m);
+    cfg_free(cfg);
+    uint64_t h = rt_fnv1a(RT_FNV_OFFSET, text, len);
+    free(text);
+    if (s->gen_kind) {
+        h = rt_fnv1a(h, s->gen_kind, strlen(s->gen_kind) + 1);
+        for (int i = 0; i < s->gen_args.n; i++)
+            h = rt_fnv1a(h, s->gen_args.v[i], strlen(s->gen_args.v[i]) + 1);
+    }
+    snprintf(s->inputs, sizeof s->inputs, "%016" PRIx64, h);
+    for (int i = 0; i < s->traces.n; i++) {
+        char hex[17];
+        file_hash(s->traces.v[i], hex);
+        sl_push(&s->trace_hash, am_strdup(hex));
+    }
+    s->expect_hash = s->regress && !update_expect;
+    return 0;
+}
+
 static char *run_key(const sweep *s, const sw_run *r)
 {
     char *k = xprintf("trace=%s;policy=%s", run_trace_disp(s, r),
@@ -759,6 +962,11 @@ static char *run_key(const sweep *s, const sw_run *r)
     }
     if (r->seed >= 0) {
         char *n = xprintf("%s;seed=%s", k, s->seeds.v[r->seed]);
+        free(k);
+        k = n;
+    }
+    if (s->inputs[0]) {
+        char *n = xprintf("%s;inputs=%s", k, run_inputs(s, r));
         free(k);
         k = n;
     }
@@ -962,6 +1170,50 @@ static int write_result(const char *dir, const sw_run *r, const char *status, co
     return rc;
 }
 
+/* ---- signals in a worker ----------------------------------------------------------------
+ * A worker stops on SIGINT, SIGTERM (from the parent, or Ctrl-C at a terminal) and SIGALRM (its
+ * --timeout): it stops its `amsim gen` process first and waits for it (the generator removes its
+ * own temporary; left running, it finished gen.trace after the batch had gone, or failed a
+ * rename when the folder was removed meanwhile), removes its own temporaries and dies of the
+ * signal, so the parent records how it ended. Only async-signal-safe calls. */
+static volatile pid_t gen_child; /* the worker's generator process while it runs, else 0 */
+
+static void worker_on_signal(int sig)
+{
+    int e = errno;
+    pid_t g = gen_child;
+    if (g > 0) {
+        kill(g, SIGTERM);
+        while (waitpid(g, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    out_abort_all();
+    signal(sig, SIG_DFL);
+    raise(sig); /* delivered when the handler returns (the signal is blocked in it) */
+    errno = e;
+}
+
+static void worker_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = worker_on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGALRM, &sa, NULL);
+}
+
+/* The signals that stop a batch or a worker, blocked around a fork so that no child escapes the
+ * bookkeeping of who to stop. */
+static void stop_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGALRM);
+}
+
 /* Run `amsim gen KIND --seed S ARGS -o OUT` (the generator is another command). */
 static int gen_trace(const batch *b, const sw_run *r, const char *out, am_error *err)
 {
@@ -979,29 +1231,71 @@ static int gen_trace(const batch *b, const sw_run *r, const char *out, am_error 
     argv[argc++] = (char *)(uintptr_t)"-o";
     argv[argc++] = (char *)(uintptr_t)out;
     argv[argc] = NULL;
+    /* the generator's standard error comes through a pipe: its first line goes into the run's
+     * recorded error (the real cause, not just a status), all of it still to ours */
+    int fds[2];
+    if (pipe(fds) != 0) {
+        free(argv);
+        free(seed);
+        return am_fail(err, AM_EINPUT, "amsim gen: pipe: %s", strerror(errno));
+    }
+    sigset_t stop, old;
+    stop_signals(&stop);
+    sigprocmask(SIG_BLOCK, &stop, &old);
     pid_t pid = fork();
     if (pid == 0) {
-        if (!freopen("/dev/null", "w", stdout))
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        close(fds[0]);
+        if (!freopen("/dev/null", "w", stdout) || dup2(fds[1], 2) < 0)
             _exit(127);
         execv(b->self, argv);
+        dprintf(2, "cannot run %s: %s\n", b->self, strerror(errno));
         _exit(127);
     }
+    int fork_errno = errno;
+    if (pid > 0)
+        gen_child = pid;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    close(fds[1]);
+    char msg[512] = "";
+    size_t mlen = 0;
+    char buf[4096];
+    ssize_t got;
+    while (pid > 0 && ((got = read(fds[0], buf, sizeof buf)) > 0 || (got < 0 && errno == EINTR))) {
+        if (got < 0)
+            continue;
+        fwrite(buf, 1, (size_t)got, stderr);
+        for (ssize_t i = 0; i < got && mlen + 1 < sizeof msg; i++)
+            msg[mlen++] = buf[i];
+    }
+    close(fds[0]);
+    msg[mlen] = 0;
+    msg[strcspn(msg, "\n")] = 0; /* the first line */
     int st = 0;
-    if (pid < 0 || waitpid(pid, &st, 0) < 0)
-        st = -1;
+    pid_t w = -1;
+    while (pid > 0 && (w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+        ;
+    gen_child = 0;
     free(argv);
     free(seed);
-    if (st != 0)
-        return am_fail(err, AM_EINPUT, "amsim gen %s --seed %s failed (status %d%s)", s->gen_kind,
-                       s->seeds.v[r->seed], WIFEXITED(st) ? WEXITSTATUS(st) : -1,
-                       WIFEXITED(st) && WEXITSTATUS(st) == 1 ? "; does `amsim gen` exist?" : "");
+    const char *sd = s->seeds.v[r->seed];
+    if (pid < 0)
+        return am_fail(err, AM_EINPUT, "amsim gen %s --seed %s: fork: %s", s->gen_kind, sd,
+                       strerror(fork_errno));
+    if (w < 0)
+        return am_fail(err, AM_EINPUT, "amsim gen %s --seed %s: wait: %s", s->gen_kind, sd,
+                       strerror(errno));
+    /* its message without the program's prefix ("amsim gen serve: "), which we say already */
+    char pre[128];
+    snprintf(pre, sizeof pre, "amsim gen %s: ", s->gen_kind);
+    const char *why = strncmp(msg, pre, strlen(pre)) == 0 ? msg + strlen(pre) : msg;
+    if (WIFSIGNALED(st))
+        return am_fail(err, AM_EINPUT, "amsim gen %s --seed %s killed by signal %d%s%s",
+                       s->gen_kind, sd, WTERMSIG(st), why[0] ? ": " : "", why);
+    if (WEXITSTATUS(st) != 0)
+        return am_fail(err, AM_EINPUT, "amsim gen %s --seed %s failed (status %d): %s",
+                       s->gen_kind, sd, WEXITSTATUS(st), why[0] ? why : "no message");
     return 0;
-}
-
-static const char *base_name(const char *p)
-{
-    const char *b = strrchr(p, '/');
-    return b ? b + 1 : p;
 }
 
 /* The worker: one run into its folder; returns the exit status of the worker process. */
@@ -1040,8 +1334,8 @@ static int run_child(const batch *b, const sw_run *r)
     } else
         sp.trace = s->traces.v[r->trace];
     if (s->regress) {
-        exp_path = xprintf("%s/%s%s%s.expect", s->expect_dir, base_name(sp.trace),
-                           sp.policy ? "." : "", sp.policy ? sp.policy : "");
+        char ep[4096];
+        exp_path = am_strdup(run_expect_path(s, r, sp.trace, ep, sizeof ep));
         if (b->update_expect) {
             sp.save_expect = exp_path;
             if (mkdir_p(s->expect_dir) != 0) {
@@ -1437,21 +1731,43 @@ static const char *sig_name(int sig)
     }
 }
 
-/* On SIGINT/SIGTERM the parent passes the signal to its workers (each removes its temporaries,
- * sim/outfile.h) and then runs the previous handler (which removes the parent's and exits). */
+/* On SIGINT/SIGTERM the parent stops launching runs and passes SIGTERM to its workers (each stops
+ * its generator and removes its temporaries, worker_on_signal); the loop then reaps them, sweeps
+ * their run folders for temporaries a worker could not remove (one killed between creating a
+ * file and recording it, or crashed), and only then runs the previous handler (which removes the
+ * parent's and exits), so no temporary outlives the batch. A second signal kills the workers
+ * outright. */
 #define BATCH_MAX_WORKERS 4096
 static volatile pid_t worker_pids[BATCH_MAX_WORKERS];
 static int nworker_slots;
+static volatile sig_atomic_t stop_sig;
 static struct sigaction old_int, old_term;
 
 static void on_signal(int sig)
 {
+    int e = errno, again = stop_sig != 0;
+    stop_sig = sig;
     for (int i = 0; i < nworker_slots; i++)
         if (worker_pids[i] > 0)
-            kill(worker_pids[i], SIGTERM);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    raise(sig);
+            kill(worker_pids[i], again ? SIGKILL : SIGTERM);
+    errno = e;
+}
+
+/* Remove the temporaries (NAME.tmp.PID, sim/outfile.h) left in a run folder by a worker that did
+ * not end normally. The folder is this run's alone, so whatever temporary is there is stale. */
+static void remove_temporaries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (!strstr(e->d_name, ".tmp."))
+            continue;
+        char *p = xprintf("%s/%s", dir, e->d_name);
+        unlink(p);
+        free(p);
+    }
+    if (d)
+        closedir(d);
 }
 
 static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
@@ -1473,28 +1789,39 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     nworker_slots = b->jobs;
+    stop_sig = 0;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    sigset_t stop, unblocked;
+    stop_signals(&stop);
     int next = 0, active = 0, done = 0, failed = 0;
     double t0 = now_s();
     if (tty)
         progress(0, ntodo, 0, t0, 0);
     fflush(NULL);
-    while (next < ntodo || active) {
-        while (next < ntodo && active < b->jobs) {
+    while ((next < ntodo && !stop_sig) || active) {
+        while (next < ntodo && active < b->jobs && !stop_sig) {
             int i = todo[next++];
+            /* blocked until the worker is in worker_pids (else a signal now would miss it) */
+            sigprocmask(SIG_BLOCK, &stop, &unblocked);
             pid_t pid = fork();
             if (pid < 0) {
+                sigprocmask(SIG_SETMASK, &unblocked, NULL);
                 fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
                 next--;
                 break;
             }
             if (pid == 0) {
-                sigaction(SIGINT, &old_int, NULL);
-                sigaction(SIGTERM, &old_term, NULL);
-                signal(SIGALRM, SIG_DFL);
-                if (b->timeout > 0)
-                    alarm((unsigned)ceil(b->timeout));
+                worker_signals();
+                sigprocmask(SIG_SETMASK, &unblocked, NULL);
+                if (b->timeout > 0) {
+                    /* microseconds, rounded up: a fraction below a second is honoured (alarm()
+                     * took whole seconds) and 1e-9 s still arms the timer (0 would disarm it) */
+                    double us = ceil(b->timeout * 1e6);
+                    struct itimerval it = {{0, 0}, {(time_t)(us / 1e6),
+                                                    (suseconds_t)fmod(us, 1e6)}};
+                    setitimer(ITIMER_REAL, &it, NULL);
+                }
                 int st = run_child(b, &b->runs[i]);
                 fflush(NULL);
                 _exit(st);
@@ -1507,6 +1834,7 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
                     break;
                 }
             active++;
+            sigprocmask(SIG_SETMASK, &unblocked, NULL);
         }
         if (!active)
             break;
@@ -1528,14 +1856,21 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
             int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
             if (!ok)
                 failed++;
-            /* a worker that died before writing its marker: record why */
+            /* a worker that died before writing its marker: record why (not when the batch
+             * was stopped: the run was interrupted, not failed, and runs on a rerun) */
             result x;
             char *dir = run_dir(b, r);
-            if (result_read(b->out, r->folder, &x) != 0 || strcmp(x.key, r->key) != 0 ||
-                (!ok && strcmp(x.status, "ok") == 0)) {
+            if (!ok)
+                remove_temporaries(dir);
+            int have = result_read(b->out, r->folder, &x) == 0;
+            if (!stop_sig && (!have || strcmp(x.key, r->key) != 0 ||
+                              (!ok && strcmp(x.status, "ok") == 0))) {
                 char msg[128];
                 am_error e2 = {0};
-                if (WIFSIGNALED(st))
+                if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM && b->timeout > 0)
+                    snprintf(msg, sizeof msg, "worker killed by signal %d (timeout after %g s)",
+                             SIGALRM, b->timeout);
+                else if (WIFSIGNALED(st))
                     snprintf(msg, sizeof msg, "worker killed by signal %d%s", WTERMSIG(st),
                              sig_name(WTERMSIG(st)));
                 else
@@ -1545,12 +1880,24 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
                 if (write_result(dir, r, "failed", msg, NULL, NULL, &e2) != 0)
                     fprintf(stderr, "%s: %s\n", prog, e2.msg);
             }
-            result_free(&x);
+            if (have)
+                result_free(&x);
             free(dir);
             break;
         }
         if (tty)
             progress(done, ntodo, failed, t0, 0);
+    }
+    if (stop_sig) {
+        /* every worker is reaped and its folder clean: now the previous handler, which removes
+         * the parent's temporaries and ends the process with the signal */
+        if (tty)
+            fputc('\n', stderr);
+        fprintf(stderr, "%s: stopped by %s; the same command again runs what is unfinished\n",
+                prog, stop_sig == SIGINT ? "SIGINT" : "SIGTERM");
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        raise(stop_sig);
     }
     if (tty)
         progress(done, ntodo, failed, t0, 1);
@@ -1566,6 +1913,22 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
 
 /* ---- the command ------------------------------------------------------------------------ */
 
+/* A whole number written with digits only (strtol and sscanf also take a sign, leading spaces
+ * and, with %d, whatever follows: '1/3x' read as 1/3). *end is where the digits stop; -1 when
+ * there are none or the value passes max. */
+static long parse_digits(const char *s, const char **end, long max)
+{
+    long v = 0;
+    const char *p = s;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        v = v * 10 + (*p - '0');
+        if (v > max)
+            return -1;
+    }
+    *end = p;
+    return p == s ? -1 : v;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -1579,16 +1942,17 @@ static void usage(FILE *f)
             "                        that file), byte-identical to an unsharded run\n"
             "  --placements          also write placements.csv per run\n"
             "  --timeline            also write timeline.csv per run (report plots use it)\n"
-            "  --timeout SECONDS     a run that takes longer is killed and recorded as failed\n"
+            "  --timeout SECONDS     a run that takes longer (fractions too: 0.5) is killed and\n"
+            "                        recorded as failed\n"
             "  --list                print the matrix (id, folder, key) and exit\n"
             "  --update-expectations kind regress: write the expectations instead of checking\n"
-            "  -q, --quiet           no progress bar or summary line\n"
+            "  -q, --quiet           no progress bar or summary line (--merge too)\n"
             "a rerun with the same -o skips runs that finished (status ok) and retries the rest.\n"
             "exit status: 0 every run ok, 1 some runs failed (or bad input), 3 (regress) a\n"
             "deviation from an expectation\n");
 }
 
-static int merge(int argc, char **argv, const char *out)
+static int merge(int argc, char **argv, const char *out, int quiet)
 {
     if (!argc || !out) {
         fprintf(stderr, "%s: --merge DIR... -o OUT\n", prog);
@@ -1649,8 +2013,9 @@ static int merge(int argc, char **argv, const char *out)
     if (rc > 0)
         fprintf(stderr, "%s: %d runs have no result in any of the folders (status 'missing')\n",
                 prog, rc);
-    printf("%s: merged %d folders%s%s\n", path, argc, failed ? ", runs failed: " : "",
-           failed ? "see the status column" : "");
+    if (!quiet) /* -q: no summary line, as for a batch run; problems still go to stderr */
+        printf("%s: merged %d folders%s%s\n", path, argc, failed ? ", runs failed: " : "",
+               failed ? "see the status column" : "");
     free(path);
     return rc > 0 || failed ? 1 : 0;
 }
@@ -1695,19 +2060,29 @@ int cmd_batch(int argc, char **argv)
                 b.out = v;
             else if (!strcmp(s, "--timeout")) {
                 b.timeout = strtod(v, &end);
-                if (*end || !(b.timeout > 0)) {
-                    fprintf(stderr, "%s: --timeout takes seconds > 0, not '%s'\n", prog, v);
+                /* a finite number of seconds (fractions too) up to about 31 years, written as
+                 * a plain decimal (strtod also takes leading spaces, a sign and hex) */
+                if (end == v || *end || !(b.timeout > 0) || !(b.timeout <= 1e9) ||
+                    !((v[0] >= '0' && v[0] <= '9') || v[0] == '.') || strpbrk(v, "xX")) {
+                    fprintf(stderr, "%s: --timeout takes seconds > 0 and at most 1e9 (fractions "
+                            "such as 0.5 work), not '%s'\n", prog, v);
                     goto out;
                 }
             } else if (!strcmp(s, "--shard")) {
-                if (sscanf(v, "%d/%d", &b.shard_k, &b.shard_n) != 2 || b.shard_n < 1 ||
-                    b.shard_k < 1 || b.shard_k > b.shard_n) {
+                const char *p = v;
+                long k = parse_digits(p, &p, INT_MAX), n = -1;
+                if (k >= 0 && *p == '/')
+                    n = parse_digits(p + 1, &p, INT_MAX);
+                b.shard_k = (int)k;
+                b.shard_n = (int)n;
+                if (k < 0 || n < 0 || *p || n < 1 || k < 1 || k > n) {
                     fprintf(stderr, "%s: --shard K/N with 1 <= K <= N, not '%s'\n", prog, v);
                     goto out;
                 }
             } else {
-                long j = strtol(v, &end, 10);
-                if (*end || j < 1 || j > 4096) {
+                const char *p;
+                long j = parse_digits(v, &p, 4096);
+                if (j < 0 || *p || j < 1) {
                     fprintf(stderr, "%s: -j takes a number of workers 1..4096, not '%s'\n", prog, v);
                     goto out;
                 }
@@ -1728,7 +2103,7 @@ int cmd_batch(int argc, char **argv)
     if (do_merge) {
         if (file)
             mdirs[nmerge++] = (char *)(uintptr_t)file;
-        rc = merge(nmerge, mdirs, b.out);
+        rc = merge(nmerge, mdirs, b.out, b.quiet);
         goto out;
     }
     if (!file || (!b.out && !list)) {
@@ -1737,6 +2112,11 @@ int cmd_batch(int argc, char **argv)
     }
     am_error err = {0};
     if (sweep_load(&b.sw, file, &err) != 0) {
+        fprintf(stderr, "amsim: %s\n", err.msg);
+        sweep_free(&b.sw);
+        goto out;
+    }
+    if (sweep_digest(&b.sw, b.update_expect, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
         sweep_free(&b.sw);
         goto out;
@@ -1754,17 +2134,6 @@ int cmd_batch(int argc, char **argv)
         rc = 0;
         goto done;
     }
-    /* the config must load before anything runs (one clear error instead of N failed runs) */
-    {
-        am_config *cfg = NULL;
-        if (cfg_load(&cfg, b.sw.base, NULL, 0, &err) != 0) {
-            fprintf(stderr, "amsim: %s\n", err.msg);
-            goto done;
-        }
-        if (!b.sw.policies.n) /* with a policies axis, every run switches the policy */
-            cfg_print_warnings(cfg, stderr, "amsim");
-        cfg_free(cfg);
-    }
     char *runs = xprintf("%s/runs", b.out);
     if (mkdir_p(runs) != 0) {
         fprintf(stderr, "%s: %s: cannot create: %s\n", prog, runs, strerror(errno));
@@ -1776,8 +2145,8 @@ int cmd_batch(int argc, char **argv)
     char *mp = xprintf("%s/matrix.tsv", b.out);
     char *old = am_slurp(mp);
     if (old && strcmp(old, mt) != 0 && !b.quiet)
-        fprintf(stderr, "%s: %s: the sweep changed since the last run; runs whose key changed "
-                "run again\n", prog, mp);
+        fprintf(stderr, "%s: %s: the sweep or its inputs (base config, set:, traces, generator) "
+                "changed since the last run; runs whose key changed run again\n", prog, mp);
     int wrc = (!old || strcmp(old, mt) != 0) ? write_atomic(mp, mt, &err) : 0;
     free(old);
     free(mt);

@@ -569,6 +569,11 @@ static const char *suggest(const char *key, const opt_desc *opts, const char *co
     return pick;
 }
 
+const char *cfg_suggest(const char *name, const char *const *cands)
+{
+    return suggest(name, NULL, cands);
+}
+
 /* "unknown key 'a.b.c' (did you mean 'x'?)" at the key's position. */
 static int fail_unknown_key(am_error *e, const cfg_node *n, const char *path,
                             const opt_desc *opts, const char *const *extra)

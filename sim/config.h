@@ -155,6 +155,10 @@ void cfg_free(am_config *cfg);
 void cfg_print_warnings(const am_config *cfg, FILE *f, const char *prog);
 /* Write the effective config as YAML. */
 int cfg_write_yaml(const am_config *cfg, FILE *f);
+/* For "did you mean": the candidate closest to name (at most 1 edit for names of up to 4
+ * characters, 2 for longer ones; names over CFG_NAME_MAX characters are not compared), or NULL.
+ * cands ends with NULL. */
+const char *cfg_suggest(const char *name, const char *const *cands);
 /* Index of a level by name, or -1. */
 int cfg_level_index(const am_config *cfg, const char *name, size_t len);
 /* The node at a dotted path ("memories.hbm.capacity") under root, or NULL. */

@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -129,6 +132,51 @@ static void test_sweep_errors(void)
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     CU_ASSERT(err && strstr(err, "bad.yaml:3:") && strstr(err, "nonesuch"));
     free(err);
+    /* exclusions: an unknown key at its own line:column (it was 1:1), and a value that matches
+     * none of the sweep's values, which excluded nothing in silence, at the value's */
+    static const struct {
+        const char *entry, *want;
+    } ex[] = {
+        {"{policy: cachng}", "ex.yaml:7:14: exclude: policy 'cachng' matches none of the sweep's "
+                             "values, so it excludes nothing (did you mean 'caching'? values: bfc, "
+                             "caching)"},
+        {"{polcy: bfc}", "ex.yaml:7:6: exclude: 'polcy' is not an axis, policy, trace or seed "
+                         "(did you mean 'policy'?)"},
+        {"{colour: red}", "ex.yaml:7:6: exclude: 'colour' is not an axis, policy, trace or seed "
+                          "(this sweep has: policy, trace, seed, memories.hbm.capacity)"},
+        {"{policy: bfc, memories.hbm.capacity: 3GiB}", "ex.yaml:7:42: exclude: "
+         "memories.hbm.capacity '3GiB' matches none of the sweep's values, so it excludes "
+         "nothing (values: 1GiB, 2GiB)"},
+        {"{trace: '*.nope'}", "ex.yaml:7:13: exclude: trace '*.nope' matches none of the "
+                              "sweep's values"},
+        {"{seed: 1}", "ex.yaml:7:6: exclude: 'seed' needs a 'seeds:' list"},
+        {"{policy: bfc, policy: caching}", "ex.yaml:7:19: exclude: 'policy' twice in one "
+                                           "exclusion"},
+    };
+    for (size_t i = 0; i < sizeof ex / sizeof *ex; i++) {
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+                 "traces: [%s/traces/gpu_train_step.trace]\npolicies: [bfc, caching]\n"
+                 "axes:\n  memories.hbm.capacity: [1GiB, 2GiB]\nexclude:\n  - %s\n", tu_top(),
+                 tu_top(), ex[i].entry);
+        snprintf(args, sizeof args, "batch '%s' --list", tu_write("ex.yaml", text));
+        err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, ex[i].want));
+        if (!err || !strstr(err, ex[i].want))
+            fprintf(stderr, "\n  %s: %s  expected: %s\n", ex[i].entry, err ? err : "(none)",
+                    ex[i].want);
+        free(err);
+    }
+    /* values match as sizes too: 1073741824 is 1GiB, a real exclusion */
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "traces: [%s/traces/gpu_train_step.trace]\npolicies: [bfc, caching]\n"
+             "axes:\n  memories.hbm.capacity: [1GiB, 2GiB]\nexclude:\n"
+             "  - {memories.hbm.capacity: 1073741824, trace: 'gpu_*'}\n", tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("ex.yaml", text));
+    char *out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_EQUAL(count_lines(out), 2);
+    free(out);
 }
 
 static void test_resume_and_failure_isolation(void)
@@ -179,6 +227,239 @@ static void test_resume_and_failure_isolation(void)
     CU_ASSERT_NOT_EQUAL(access(p, R_OK), 0); /* only with --placements */
 }
 
+/* A rerun into the same folder runs again every run whose inputs changed beyond its key's
+ * dimensions: the base config's content, set:, a trace's bytes (it used to reuse the old
+ * results); a comment in the base config changes nothing. */
+static void test_resume_inputs_changed(void)
+{
+    char cmd[4096], text[2048], args[4096], *err = NULL;
+    const char *sub = path_in_tmp("inputs");
+    mkdir(sub, 0777);
+    snprintf(cmd, sizeof cmd, "cp '%s/configs/default.yaml' '%s/base.yaml' && cp "
+             "'%s/traces/gpu_train_step.trace' '%s/t.trace'", tu_top(), sub, tu_top(), sub);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    char sw[1200], out[1200], csv[1300];
+    snprintf(sw, sizeof sw, "%s/sw.yaml", sub);
+    snprintf(out, sizeof out, "%s/o", sub);
+    snprintf(csv, sizeof csv, "%s/results.csv", out);
+    static const char *const sets[] = {"", "set: {memories.hbm.allocator.memory_limit: 1GiB}\n"};
+    snprintf(args, sizeof args, "batch '%s' -o '%s'", sw, out);
+    static const struct {
+        const char *edit; /* shell command run in the folder first */
+        int set;          /* which set: block the sweep has */
+        const char *want; /* in the summary line */
+    } steps[] = {
+        {"true", 0, "1 run now, 0 finished before"},
+        {"true", 0, "0 run now, 1 finished before"},
+        {"sed -i 's/allow_growth: true/allow_growth: false/' base.yaml", 0,
+         "1 run now, 0 finished before"},
+        {"echo '# a comment only' >> base.yaml", 0, "0 run now, 1 finished before"},
+        {"true", 1, "1 run now, 0 finished before"},
+        {"true", 1, "0 run now, 1 finished before"},
+        {"echo 'alloc 999999 1KiB' >> t.trace", 1, "1 run now, 0 finished before"},
+    };
+    char *prev = NULL;
+    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+        snprintf(cmd, sizeof cmd, "cd '%s' && %s", sub, steps[i].edit);
+        CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+        snprintf(text, sizeof text, "base: base.yaml\ntraces: [t.trace]\npolicies: [bfc]\n%s",
+                 sets[steps[i].set]);
+        tu_write("inputs/sw.yaml", text);
+        err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+        int found = err && strstr(err, steps[i].want);
+        CU_ASSERT(found);
+        if (!found)
+            fprintf(stderr, "\n  step %zu: %s  expected: %s\n", i, err ? err : "(none)",
+                    steps[i].want);
+        free(err);
+        /* the results follow the inputs: each change that reran moved peak reserved */
+        char *t = tu_slurp(csv, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        if (prev && strstr(steps[i].want, "1 run now") && i != 6)
+            CU_ASSERT(strcmp(prev, t) != 0);
+        free(prev);
+        prev = t;
+    }
+    free(prev);
+}
+
+/* --timeout honours fractions of a second (alarm() rounded 0.02 up to 1 s, and 1e-9 too, so
+ * nothing was killed); a value that is not a finite number of seconds is refused. */
+static void test_timeout_fraction(void)
+{
+    /* ~0.2 s of replay here: well over 20 ms, well under the 1 s the old rounding gave */
+    const char *tr = path_in_tmp("slow.trace");
+    FILE *f = fopen(tr, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("amsim-trace v1\n", f);
+    for (unsigned i = 0; i < 300000; i++)
+        fprintf(f, "alloc %u %uKiB\nfree %u\n", i, 1 + i % 64, i);
+    CU_ASSERT_FATAL(fclose(f) == 0);
+    char text[2048], args[4096], *err = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [%s]\npolicies: [bfc]\n",
+             tu_top(), tr);
+    const char *sw = tu_write("timeout.yaml", text);
+    static const char *const fractions[] = {"0.02", "1e-9"}, *const shown[] = {"0.02", "1e-09"};
+    for (size_t i = 0; i < 2; i++) {
+        const char *dir = path_in_tmp(i ? "timeout2" : "timeout1");
+        snprintf(args, sizeof args, "batch '%s' -o '%s' -q --timeout %s", sw, dir, fractions[i]);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+        char csv[1200], want[128];
+        snprintf(csv, sizeof csv, "%s/results.csv", dir);
+        snprintf(want, sizeof want, ",failed,worker killed by signal 14 (timeout after %s s)\n",
+                 shown[i]);
+        char *t = tu_slurp(csv, NULL);
+        CU_ASSERT(t && strstr(t, want));
+        if (!t || !strstr(t, want))
+            fprintf(stderr, "\n  --timeout %s: %s\n", fractions[i], t ? t : "(no results.csv)");
+        free(t);
+    }
+    static const char *const bad[] = {"inf", "nan", "0", "-1", "2e9", "1s", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(args, sizeof args, "batch '%s' -o '%s' --timeout '%s'", sw,
+                 path_in_tmp("timeout3"), bad[i]);
+        err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, "--timeout takes seconds > 0"));
+        free(err);
+    }
+}
+
+/* Files under dir whose name holds sub (find's count), or -1. */
+static int tree_count(const char *dir, const char *sub)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "find '%s' -name '*%s*' | wc -l", dir, sub);
+    FILE *p = popen(cmd, "r");
+    int n = -1;
+    if (p && fscanf(p, "%d", &n) != 1)
+        n = -1;
+    if (p)
+        pclose(p);
+    return n;
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+/* A batch stopped by SIGINT or SIGTERM (sent to the batch process alone, as `kill` does), or a
+ * --timeout kill, leaves no temporary in any run folder, and no generator goes on writing
+ * gen.trace after the batch has gone (workers were killed without their generator, which went on,
+ * and temporaries of a worker caught at the wrong moment stayed). */
+static void test_stop_leaves_no_temporaries(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char text[2048];
+    /* each generated trace takes about half a second to write here */
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "generate: {kind: serve, args: [--requests, \"6000\"]}\nseeds: [1, 2, 3]\n"
+             "policies: [bfc]\n", tu_top());
+    const char *sw = tu_write("stop.yaml", text);
+    static const struct {
+        int sig;        /* sent to the batch after delay seconds; 0: --timeout ends the runs */
+        double delay;
+    } cases[] = {{SIGINT, 0.25}, {SIGTERM, 0.25}, {SIGTERM, 0.7}, {0, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char dir[1200];
+        snprintf(dir, sizeof dir, "%s/stop%zu", tu_tmpdir(), i);
+        pid_t pid = fork();
+        CU_ASSERT_FATAL(pid >= 0);
+        if (pid == 0) {
+            if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+                _exit(127);
+            if (cases[i].sig)
+                execl(bin, bin, "batch", sw, "-o", dir, "-j", "2", "-q", (char *)NULL);
+            else
+                execl(bin, bin, "batch", sw, "-o", dir, "-j", "2", "-q", "--timeout", "0.15",
+                      (char *)NULL);
+            _exit(127);
+        }
+        if (cases[i].sig) {
+            sleep_s(cases[i].delay);
+            kill(pid, cases[i].sig);
+        }
+        int st = 0;
+        CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+        int want = cases[i].sig ? WIFSIGNALED(st) && WTERMSIG(st) == cases[i].sig
+                                : WIFEXITED(st) && WEXITSTATUS(st) == 1;
+        CU_ASSERT(want);
+        CU_ASSERT_EQUAL(tree_count(dir, ".tmp."), 0);
+        int gen = tree_count(dir, "gen.trace");
+        sleep_s(1.0); /* a generator left running would finish its trace meanwhile */
+        CU_ASSERT_EQUAL(tree_count(dir, ".tmp."), 0);
+        CU_ASSERT_EQUAL(tree_count(dir, "gen.trace"), gen);
+        if (!cases[i].sig) {
+            char csv[1300];
+            snprintf(csv, sizeof csv, "%s/results.csv", dir);
+            char *t = tu_slurp(csv, NULL);
+            CU_ASSERT(t && count_substr(t, "(timeout after 0.15 s)") == 3);
+            free(t);
+            CU_ASSERT_EQUAL(gen, 0);
+        }
+    }
+}
+
+/* A generator that fails puts its own message into the run's recorded error (results.csv said
+ * only "failed (status 1; does `amsim gen` exist?)" and the cause went to standard error). */
+static void test_gen_failure_recorded(void)
+{
+    char text[1024], args[2048];
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "generate: {kind: serve, args: [--bogus]}\nseeds: [1]\n", tu_top());
+    const char *dir = path_in_tmp("genfail");
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", tu_write("genfail.yaml", text), dir);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+    char csv[1200];
+    snprintf(csv, sizeof csv, "%s/results.csv", dir);
+    char *t = tu_slurp(csv, NULL);
+    CU_ASSERT(t && strstr(t, ",failed,amsim gen serve --seed 1 failed (status 1): unknown option "
+                             "'--bogus' (see amsim gen serve --help)"));
+    free(t);
+}
+
+/* Numeric options are whole words: '--shard 1/3x' was read as 1/3 (sscanf stops where it
+ * likes), ' 2' and '+2' were taken by strtol. */
+static void test_numeric_options(void)
+{
+    const char *sw = small_sweep("numeric.yaml", 0);
+    static const struct {
+        const char *opt, *want;
+    } bad[] = {
+        {"--shard 1/3x", "--shard K/N with 1 <= K <= N, not '1/3x'"},
+        {"--shard '1/3 '", "--shard K/N with 1 <= K <= N, not '1/3 '"},
+        {"--shard ' 1/3'", "--shard K/N with 1 <= K <= N, not ' 1/3'"},
+        {"--shard 1/+3", "--shard K/N with 1 <= K <= N, not '1/+3'"},
+        {"--shard 1/", "--shard K/N with 1 <= K <= N, not '1/'"},
+        {"--shard 4294967297/4294967298", "not '4294967297/4294967298'"},
+        {"-j 2x", "-j takes a number of workers 1..4096, not '2x'"},
+        {"-j ' 2'", "-j takes a number of workers 1..4096, not ' 2'"},
+        {"-j +2", "-j takes a number of workers 1..4096, not '+2'"},
+        {"--timeout ' 1'", "--timeout takes seconds > 0"},
+        {"--timeout 0x10", "--timeout takes seconds > 0"},
+    };
+    char args[2048];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *out = NULL, *err = NULL;
+        snprintf(args, sizeof args, "batch '%s' --list %s", sw, bad[i].opt);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+        CU_ASSERT(err && strstr(err, bad[i].want));
+        if (!err || !strstr(err, bad[i].want))
+            fprintf(stderr, "\n  %s: %s  expected: %s\n", bad[i].opt, err ? err : "(none)",
+                    bad[i].want);
+        free(out);
+        free(err);
+    }
+    char *out = NULL;
+    snprintf(args, sizeof args, "batch '%s' --list --shard 2/3 -j 2 --timeout .5", sw);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_EQUAL(count_lines(out), 2); /* runs 2 and 5 of 6 */
+    free(out);
+}
+
 static void test_shard_merge(void)
 {
     const char *sw = small_sweep("small_ok.yaml", 0);
@@ -220,6 +501,23 @@ static void test_shard_merge(void)
              path_in_tmp("half.csv"));
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     CU_ASSERT(err && strstr(err, "3 runs have no result"));
+    free(err);
+    /* -q silences the summary line ("merged N folders") as it does a batch run's; the problem
+     * is still said */
+    char *out = NULL;
+    snprintf(args, sizeof args, "batch --merge '%s/shard1' '%s/shard2' -o '%s' -q", tu_tmpdir(),
+             tu_tmpdir(), path_in_tmp("merged_q"));
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && out[0] == 0);
+    free(out);
+    snprintf(args, sizeof args, "batch --merge '%s/shard1' -o '%s' -q", tu_tmpdir(),
+             path_in_tmp("half_q.csv"));
+    err = NULL;
+    out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT(out && out[0] == 0);
+    CU_ASSERT(err && strstr(err, "3 runs have no result"));
+    free(out);
     free(err);
 }
 
@@ -710,6 +1008,11 @@ void suite_batch(void)
              {"ranges of times and numbers", test_range_kinds},
              {"sweep errors name file:line", test_sweep_errors},
              {"resume and failure isolation", test_resume_and_failure_isolation},
+             {"resume reruns runs whose inputs changed", test_resume_inputs_changed},
+             {"--timeout honours fractions of a second", test_timeout_fraction},
+             {"a stopped batch leaves no temporaries", test_stop_leaves_no_temporaries},
+             {"a failing generator's message is recorded", test_gen_failure_recorded},
+             {"numeric options refuse trailing text", test_numeric_options},
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
              {"statistics against hand-computed values", test_stats},
              {"stats --paired: unknown groups, too few pairs", test_stats_paired_groups},
