@@ -1319,8 +1319,8 @@ static int find_chan(sim *s, int from, int to)
 static int enqueue(sim *s, const tr_event *ev, op o, const char *file, am_error *err)
 {
     if (ev->stream >= MAX_STREAMS)
-        return am_fail_at(err, file, ev->line, ev->col, "stream %u above the limit of %d streams",
-                          ev->stream, MAX_STREAMS - 1);
+        return am_fail_at(err, file, ev->line, ev->col, "stream %u out of range for a queued "
+                          "operation (streams 0 to %d)", ev->stream, MAX_STREAMS - 1);
     stream *q = get_stream(s, ev->stream);
     o.issue = s->host;
     if (s->cfg->engine.queue_depth && q->len >= s->cfg->engine.queue_depth) {

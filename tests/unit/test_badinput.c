@@ -296,7 +296,8 @@ BI_T(t_zero_bytes, "zero.trace", H "alloc 1 0\n",
 BI_T(t_wait_unrecorded, "wait.trace", H "record 1 stream=1\nwait 7 stream=1\n",
      "amsim: @:3:1: wait on event 7, which was never recorded")
 BI_T(t_stream_limit, "slimit.trace", H "compute 1us stream=4294967294\n",
-     "amsim: @:2:1: stream 4294967294 above the limit of 65535 streams")
+     "amsim: @:2:1: stream 4294967294 out of range for a queued operation (streams 0 to "
+     "65535)")
 static void t_no_link(void)
 {
     bi_run(&(bi_case){BI_TRACE, "nolink.trace", H "alloc 1 1KiB\ntransfer hbm host 1KiB\n", 0,
