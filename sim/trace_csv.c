@@ -268,11 +268,11 @@ static int csv_times(trace *t, const csv_row *row, uint64_t *lo, uint64_t *hi, a
     am_ps unit = t->opts.time_unit;
     if (h > UINT64_MAX / unit)
         return am_fail_at(err, t->path, row->line, 1,
-                          "time out of range: tick %llu at %llu ps per tick exceeds 2^64 ps",
+                          "time out of range: upper tick %llu at %llu ps per tick exceeds 2^64 ps",
                           (unsigned long long)h, (unsigned long long)unit);
     if (h * unit == AM_TIME_NONE) /* the value that means "no time" */
         return am_fail_at(err, t->path, row->line, 1,
-                          "time out of range: tick %llu at %llu ps per tick is 2^64 - 1 ps (at "
+                          "time out of range: upper tick %llu at %llu ps per tick is 2^64 - 1 ps (at "
                           "most 2^64 - 2)", (unsigned long long)h, (unsigned long long)unit);
     *lo = l * unit;
     *hi = h * unit;

@@ -738,7 +738,7 @@ static void test_csv_errors(void)
                  "5:1: duplicate id 6 (first used on line 3)");
     expect_error("c13.csv", "id,lower,upper,size\n1,0,2,6 4\n", "2:7: bad size '6 4': not an unsigned integer");
     expect_error("c14.csv", "id,lower,upper,size\n1,0,18446744073709551615,64\n",
-                 "2:1: time out of range: tick 18446744073709551615 at 1000 ps per tick exceeds 2^64 ps");
+                 "2:1: time out of range: upper tick 18446744073709551615 at 1000 ps per tick exceeds 2^64 ps");
 }
 
 /* ---------------------------------------------------------------- BFC oracle order */
