@@ -135,10 +135,14 @@ static int scale(u128 mant, int exp, uint64_t mul, uint64_t *out, int *inexact)
     return 0;
 }
 
+enum { PQ_WHOLE = 1,   /* refuse a value that is not a whole number of base units */
+       PQ_NONZERO = 2 }; /* refuse (return -2) a value that is not 0 but rounds to 0 */
+
 /* Shared by the three parsers: number, optional blanks, unit from the table (or plain_mul). */
 static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_mul, uint64_t *out,
-                          const char **why, const char *unit_why, int whole)
+                          const char **why, const char *unit_why, int flags)
 {
+    int whole = flags & PQ_WHOLE;
     const char *dummy;
     if (!why)
         why = &dummy;
@@ -200,6 +204,10 @@ static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_m
         *why = "not a whole number of bytes";
         return -1;
     }
+    if ((flags & PQ_NONZERO) && v == 0 && d.mant) {
+        *why = "rounds to 0 bytes";
+        return -2;
+    }
     *out = v;
     return 0;
 }
@@ -213,7 +221,12 @@ int units_size(const char *s, uint64_t *bytes, const char **why)
 
 int units_size_whole(const char *s, uint64_t *bytes, const char **why)
 {
-    return parse_quantity(s, size_units, 1, bytes, why, SIZE_UNIT_WHY, 1);
+    return parse_quantity(s, size_units, 1, bytes, why, SIZE_UNIT_WHY, PQ_WHOLE);
+}
+
+int units_size_nonzero(const char *s, uint64_t *bytes, const char **why)
+{
+    return parse_quantity(s, size_units, 1, bytes, why, SIZE_UNIT_WHY, PQ_NONZERO);
 }
 
 int units_bandwidth(const char *s, uint64_t *bytes_per_s, const char **why)
