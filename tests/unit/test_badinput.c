@@ -961,6 +961,29 @@ static void outputs_dir_and_paths(void)
     CU_ASSERT_EQUAL(dir_count(b, NULL), 5);
 }
 
+/* Two outputs naming one regular file (any spelling) are refused before the run, status 1: they
+ * shared a temporary, the second commit failed with "No such file or directory" and the file
+ * held the first. /dev/null and standard output may take several. */
+static void outputs_same_file(void)
+{
+    const char *dir = fresh_dir("samefile");
+    char args[4096], want[1200];
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --json '%s/x' --placements '%s/./x'",
+             cfg_default(), trace_gpu(), dir, dir);
+    snprintf(want, sizeof want, "amsim: --json and --placements both name %s/./x: give each "
+             "output its own file\n", dir);
+    bi_expect(args, 1, want);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s/o' --timeline '%s/o/report.txt'",
+             cfg_default(), trace_gpu(), dir, dir);
+    snprintf(want, sizeof want, "amsim: --timeline and -o's report.txt both name "
+             "%s/o/report.txt: give each output its own file\n", dir);
+    bi_expect(args, 1, want);
+    CU_ASSERT_EQUAL(dir_count(dir, "x"), 0);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --json /dev/null --placements /dev/null "
+             "--timeline -", cfg_default(), trace_gpu());
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+}
+
 /* ---- fuzzer regressions ---------------------------------------------------------------------- */
 
 /* Every file under tests/fuzz/regress/ went through a reader once and crashed it. Replay each
@@ -1147,6 +1170,7 @@ void suite_badinput(void)
              {"path: trace from a stream", path_trace_stream},
              {"outputs: a FIFO and a symbolic link are written through", outputs_written_through},
              {"outputs: -o DIR gets its whole set next to named files", outputs_dir_and_paths},
+             {"outputs: two naming one file", outputs_same_file},
              /* behaviour */
              {"--lenient counts an unknown free", lenient_unknown_free},
              {"check counts skipped rows", check_counts_skipped_rows},
