@@ -314,14 +314,6 @@ void mem_note_recorded_segment(mem_level *m, uint64_t addr, uint64_t bytes)
 
 void mem_hint(mem_level *m, uint64_t addr) { m->hint = addr; }
 
-int mem_device_range_held(const mem_level *m, uint64_t addr, uint64_t bytes)
-{
-    if (bytes == 0 || addr + bytes < addr)
-        return 0;
-    as_ent e;
-    return !as_floor(&m->free_ext, addr + bytes - 1, &e, NULL) || e.key + e.len <= addr;
-}
-
 void mem_fail_next_device_allocs(mem_level *m, unsigned n) { m->fail_next = n; }
 
 void mem_set_quiet(mem_level *m, int quiet)

@@ -57,9 +57,6 @@ am_ps mem_take_latency(mem_level *m);
 /* Recorded placement hints. */
 void mem_note_recorded_segment(mem_level *m, uint64_t addr, uint64_t bytes);
 void mem_hint(mem_level *m, uint64_t addr); /* TR_NO_ADDR clears */
-/* 1 when every byte of [addr, addr+bytes) is held from the device (validation of recorded
- * segment events). */
-int mem_device_range_held(const mem_level *m, uint64_t addr, uint64_t bytes);
 
 /* While quiet, allocations and frees update counters but not peaks or fragmentation metrics
  * (the engine's defragmentation frees and re-places every live block in one step). */

@@ -288,12 +288,16 @@ static int expand_range(ydoc *y, yaml_node_t *n, const char *from, const char *t
     static const struct {
         int (*parse)(const char *s, uint64_t *v, const char **why);
         char *(*fmt)(uint64_t v);
-    } kinds[] = {{units_size, fmt_size_exact}, {units_time, fmt_time_exact}};
+    } kinds[] = {{units_size_nonzero, fmt_size_exact}, {units_time, fmt_time_exact}};
     int units = has_alpha(from) || has_alpha(to) || (step && has_alpha(step));
     for (size_t k = 0; units && k < AM_ARRAY_LEN(kinds); k++) {
         uint64_t a, b, c = 0;
-        if (kinds[k].parse(from, &a, &why) != 0 || kinds[k].parse(to, &b, &why) != 0 ||
-            (!factor && kinds[k].parse(step, &c, &why) != 0))
+        int ra = kinds[k].parse(from, &a, &why), rb = kinds[k].parse(to, &b, &why);
+        int rs = factor ? 0 : kinds[k].parse(step, &c, &why);
+        if (ra == -2 || rb == -2 || rs == -2) /* a size that rounds to 0 bytes: see config.c */
+            return yfail(err, y, n, "range: '%s' rounds to 0 bytes; give at least 1 byte",
+                         ra == -2 ? from : rb == -2 ? to : step);
+        if (ra || rb || rs)
             continue;
         double fac = 0;
         if (factor && (units_real(factor, &fac, &why) != 0 || fac <= 1))

@@ -611,7 +611,7 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
 {
     uint64_t u = 0;
     double r = 0;
-    int b = 0;
+    int b = 0, rc;
     const char *why = NULL;
 
     /* Lists first: the only type that accepts a sequence (a scalar is a one-element list). */
@@ -644,7 +644,12 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
         if (o->type == OPT_SIZE_OR_UNLIMITED &&
             (lower_eq(s, "unlimited") || lower_eq(s, "none") || strcmp(s, "-1") == 0))
             u = UINT64_MAX;
-        else if (units_size(s, &u, &why) < 0)
+        else if ((rc = units_size_nonzero(s, &u, &why)) == -2)
+            /* sizes round to the nearest byte, and 0 is "unset" for several (memory_limit,
+             * release_threshold, granularity): 0.4 must not quietly become the default */
+            return node_fail(e, n, "%s '%s' rounds to 0 bytes; give at least 1 byte or leave it "
+                             "out", path, s);
+        else if (rc < 0)
             return node_fail(e, n, "%s: bad size '%s': %s", path, s, why);
         break;
     case OPT_BANDWIDTH:

@@ -255,6 +255,25 @@ typedef struct devctx {
     int level;
 } devctx;
 
+/* A device range taken or given back: simulated (seg.log) or recorded and waiting (seg.wait). */
+typedef struct segev {
+    uint64_t seq;  /* trace event index it happened at */
+    uint64_t addr, bytes;
+    int level;
+    uint8_t alloc; /* 1 taken (segment_alloc), 0 given back (segment_free) */
+    uint8_t used;  /* a simulated one already matched a recorded one */
+} segev;
+
+/* Validation of recorded segment events (see seg_recorded). */
+typedef struct segval {
+    segev *log;        /* simulated device events of recent trace events, oldest first */
+    size_t nlog, caplog;
+    segev *wait;       /* recorded ones not matched yet, waiting for the next allocator event */
+    size_t nwait, capwait;
+    uint64_t last;     /* index of the last recorded segment event, UINT64_MAX before one */
+    uint64_t run;      /* index of the first of the run of consecutive ones `last` ends */
+} segval;
+
 struct sim {
     const am_config *cfg;
     sim_opts o;
@@ -288,6 +307,7 @@ struct sim {
     uint64_t *lru;   /* runs that spill: event index of each slot's last use, by slot index */
     size_t nlru;
     int spills;      /* some level spills to a host level (on_oom: spill_to_host) */
+    segval seg;
     char buf[256];
 };
 
@@ -745,6 +765,97 @@ static int level_ok(sim *s, int level, const char *file, const tr_event *ev, am_
         return am_fail_at(err, file, ev->line, ev->col, "memory level index %d out of range",
                           level);
     return 0;
+}
+
+/* ---- validation of recorded segment events ------------------------------------------------
+ * A recorded segment_alloc ADDR BYTES (a declaration, declared=1, is not one) matches when the
+ * simulation took exactly [ADDR, ADDR + BYTES) from that level's device, and a segment_free when
+ * it gave exactly that range back, during a neighbouring trace event: the last one before the run
+ * of consecutive segment events the recorded one belongs to, or the first one after that run.
+ * PyTorch writes segment_alloc before the alloc that made the segment, segment_free after the
+ * free that released it but before the alloc whose out-of-memory retry (or garbage collection)
+ * gave cached segments back; amsim's snapshot writer keeps its own allocator's order. So a
+ * recorded event first looks among the simulated device calls since the event before its run,
+ * and when none is the same it waits for the device calls of the event after the run. Each
+ * simulated call matches at most one recorded event. A range that is merely held (or free) when
+ * the recorded event is read does not match: the simulation may never have taken it, or taken
+ * it in other pieces, and a check made before the alloc after a segment_alloc never saw it. */
+
+static int seg_same(const segev *a, const segev *b)
+{
+    return a->level == b->level && a->alloc == b->alloc && a->addr == b->addr &&
+           a->bytes == b->bytes;
+}
+
+static void seg_push(segev **v, size_t *n, size_t *cap, segev e)
+{
+    if (*n == *cap)
+        *v = am_realloc(*v, (*cap = *cap ? 2 * *cap : 16) * sizeof **v);
+    (*v)[(*n)++] = e;
+}
+
+static int seg_kind(const tr_event *ev)
+{
+    return ev->kind == TR_SEGMENT_FREE || (ev->kind == TR_SEGMENT_ALLOC && !ev->declared);
+}
+
+/* A recorded segment event is about to run at s->seq: it starts a run or extends the last one.
+ * Called before anything else of the event, so device calls made while it runs (streams that
+ * complete) are known to belong to a segment event. */
+static void seg_begin(sim *s)
+{
+    segval *g = &s->seg;
+    if (g->last == UINT64_MAX || g->last + 1 != s->seq) {
+        g->run = s->seq;
+        g->nwait = 0; /* the event after their run has passed without their device call */
+    }
+    g->last = s->seq;
+}
+
+/* The simulated device call of a level at trace event s->seq. */
+static void seg_device(sim *s, int level, int alloc, uint64_t addr, uint64_t bytes)
+{
+    segval *g = &s->seg;
+    segev e = {s->seq, addr, bytes, level, (uint8_t)alloc, 0};
+    if (g->last != s->seq) { /* an allocator event, not a recorded segment event */
+        /* calls of earlier events can match no later recorded one: it looks back only to the
+         * event before its run, this one or a later one */
+        size_t k = 0;
+        while (k < g->nlog && g->log[k].seq < s->seq)
+            k++;
+        if (k) {
+            memmove(g->log, g->log + k, (g->nlog - k) * sizeof *g->log);
+            g->nlog -= k;
+        }
+        if (g->nwait && g->last + 1 != s->seq)
+            g->nwait = 0; /* the event after their run has passed */
+        for (size_t i = 0; i < g->nwait; i++) {
+            if (seg_same(&g->wait[i], &e)) {
+                s->sum.segment_events_matched++;
+                memmove(g->wait + i, g->wait + i + 1, (g->nwait - i - 1) * sizeof *g->wait);
+                g->nwait--;
+                return;
+            }
+        }
+    }
+    seg_push(&g->log, &g->nlog, &g->caplog, e);
+}
+
+/* A recorded segment event (seg_kind) on a valid level. */
+static void seg_recorded(sim *s, const tr_event *ev)
+{
+    segval *g = &s->seg;
+    segev e = {s->seq, ev->addr, ev->bytes, ev->level, ev->kind == TR_SEGMENT_ALLOC, 0};
+    uint64_t from = g->run ? g->run - 1 : 0; /* the event before the run */
+    s->sum.segment_events_recorded++;
+    for (size_t i = 0; i < g->nlog; i++) {
+        if (!g->log[i].used && g->log[i].seq >= from && seg_same(&g->log[i], &e)) {
+            g->log[i].used = 1;
+            s->sum.segment_events_matched++;
+            return;
+        }
+    }
+    seg_push(&g->wait, &g->nwait, &g->capwait, e);
 }
 
 static int warn_or_fail(sim *s, am_error *err, const char *file, const tr_event *ev,
@@ -1457,18 +1568,13 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
         if (level_ok(s, ev->level, file, ev, err))
             return -1;
         mem_note_recorded_segment(s->lv[ev->level], ev->addr, ev->bytes);
-        if (!ev->declared) {
-            s->sum.segment_events_recorded++;
-            if (mem_device_range_held(s->lv[ev->level], ev->addr, ev->bytes))
-                s->sum.segment_events_matched++;
-        }
+        if (!ev->declared)
+            seg_recorded(s, ev);
         break;
     case TR_SEGMENT_FREE:
-        s->sum.segment_events_recorded++;
         if (level_ok(s, ev->level, file, ev, err))
             return -1;
-        if (!mem_device_range_held(s->lv[ev->level], ev->addr, ev->bytes))
-            s->sum.segment_events_matched++;
+        seg_recorded(s, ev);
         break;
     case TR_OOM_RECORDED:
         s->sum.recorded_ooms++;
@@ -1485,6 +1591,8 @@ int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
 {
     if (ev->time != AM_TIME_NONE && ev->time > s->host)
         s->host = ev->time;
+    if (seg_kind(ev))
+        seg_begin(s);
     if (s->hn || s->inflight)
         des_run_until(s, s->host);
     else if (s->now < s->host)
@@ -1786,6 +1894,7 @@ int sim_run(sim *s, trace *t, am_error *err)
 static void on_device(void *ctx, int alloc, uint64_t addr, uint64_t bytes)
 {
     devctx *d = ctx;
+    seg_device(d->s, d->level, alloc, addr, bytes);
     const sim_observer *obs = d->s->obs;
     if (obs && obs->device)
         obs->device(obs->ctx, d->s->host, d->level, alloc, addr, bytes);
@@ -1799,6 +1908,7 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
     if (!s->o.lookahead_ids)
         s->o.lookahead_ids = LA_ON;
     s->obs = o->observer;
+    s->seg.last = UINT64_MAX;
     if (o->placements)
         s->pbuf = am_malloc(PBUF);
     s->nlevels = cfg->nlevels;
@@ -1809,7 +1919,7 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
         s->name_len[i] = strlen(L->name);
         s->lat[i] = L->policy->take_latency != NULL;
         mem_params p = {L->name, L->kind, L->capacity, L->granularity, L->policy,
-                        L->policy_opts, rec, o->log, s->obs ? on_device : NULL, &s->dctx[i]};
+                        L->policy_opts, rec, o->log, on_device, &s->dctx[i]};
         if (mem_create(&s->lv[i], &p, err) != 0) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);
@@ -1874,6 +1984,8 @@ void sim_destroy(sim *s)
     free(s->ooms);
     free(s->pbuf);
     free(s->lru);
+    free(s->seg.log);
+    free(s->seg.wait);
     free(s);
 }
 

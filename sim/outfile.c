@@ -171,6 +171,76 @@ void out_abort(outfile *o)
     release(o);
 }
 
+int out_rereadable(const outfile *o) { return o && o->tmp; }
+
+static const char *out_name(const outfile *o)
+{
+    return o->is_stdout ? "standard output" : o->path;
+}
+
+int out_copy(outfile *dst, outfile *src, am_error *err)
+{
+    if (!out_rereadable(src))
+        return am_fail(err, AM_EINTERNAL, "out_copy: %s cannot be read back", out_name(src));
+    if (fflush(src->f) != 0 || ferror(src->f))
+        return am_fail(err, AM_EINPUT, "%s: write failed: %s", src->path, strerror(errno));
+    FILE *in = fopen(src->tmp, "rb");
+    if (!in)
+        return am_fail(err, AM_EINPUT, "%s: cannot read back: %s", src->tmp, strerror(errno));
+    static char buf[1 << 16];
+    size_t n;
+    int bad = 0;
+    while (!bad && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        bad = fwrite(buf, 1, n, dst->f) != n;
+    int e = errno;
+    if (!bad && ferror(in)) {
+        fclose(in);
+        return am_fail(err, AM_EINPUT, "%s: cannot read back: %s", src->tmp, strerror(e));
+    }
+    fclose(in);
+    return bad ? am_fail(err, AM_EINPUT, "%s: write failed: %s", out_name(dst), strerror(e)) : 0;
+}
+
+/* The directory part of path ("." when it has none) and where its last component starts. */
+static char *dir_of(const char *path, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    *base = slash ? slash + 1 : path;
+    if (!slash)
+        return am_strdup(".");
+    if (slash == path)
+        return am_strdup("/");
+    size_t n = (size_t)(slash - path);
+    char *d = am_malloc(n + 1);
+    memcpy(d, path, n);
+    d[n] = 0;
+    return d;
+}
+
+int out_same_target(const char *a, const char *b)
+{
+    if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+        return 0;
+    struct stat sa, sb;
+    int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea || eb)
+        return ea && eb && S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev &&
+               sa.st_ino == sb.st_ino;
+    /* neither exists yet (a dangling symbolic link counts as where it leads) */
+    struct stat la;
+    char *ta = lstat(a, &la) == 0 && S_ISLNK(la.st_mode) ? link_target(a) : NULL;
+    char *tb = lstat(b, &la) == 0 && S_ISLNK(la.st_mode) ? link_target(b) : NULL;
+    const char *na, *nb;
+    char *da = dir_of(ta ? ta : a, &na), *db = dir_of(tb ? tb : b, &nb);
+    int same = strcmp(na, nb) == 0 && stat(da, &sa) == 0 && stat(db, &sb) == 0 &&
+               sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    free(da);
+    free(db);
+    free(ta);
+    free(tb);
+    return same;
+}
+
 void out_abort_all(void)
 {
     for (int i = 0; i < OUT_MAX; i++)

@@ -19,6 +19,17 @@ FILE *out_fp(outfile *o);
 int out_commit(outfile *o, am_error *err);
 /* Close and remove the temporary. NULL is fine. */
 void out_abort(outfile *o);
+/* 1 when what was written to o so far can be read back (it goes to a temporary), so that
+ * out_copy can take it as its source; 0 for standard output, a device or a FIFO, or NULL. */
+int out_rereadable(const outfile *o);
+/* Append everything written to src so far (out_rereadable) to dst: the same bytes in a second
+ * output. 0 or -1 with err. */
+int out_copy(outfile *dst, outfile *src, am_error *err);
+/* 1 when paths a and b would write the same regular file: the same file when it exists (through
+ * symbolic links and different spellings), else the same name in the same directory. "-" and
+ * files written in place (devices, FIFOs) are never the same: writing twice there is harmless,
+ * while two temporaries of one regular file would collide. */
+int out_same_target(const char *a, const char *b);
 /* Remove every temporary still open (called on error paths, at exit and from signals). */
 void out_abort_all(void);
 void out_install_signals(void);

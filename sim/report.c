@@ -156,6 +156,9 @@ void report_text(FILE *f, sim *s, const report_trace *t)
                     ", simulated %s%" PRIx64, su->mismatch_seq, su->mismatch_id,
                     su->mismatch_recorded, su->mismatch_simulated == UINT64_MAX ? "none " : "0x",
                     su->mismatch_simulated == UINT64_MAX ? 0 : su->mismatch_simulated);
+        if (su->segment_events_recorded) /* matching rule: engine.c, traces/FORMAT.md */
+            fprintf(f, "; %" PRIu64 " of %" PRIu64 " segment events matched",
+                    su->segment_events_matched, su->segment_events_recorded);
         fprintf(f, "\n");
     }
 }

@@ -81,7 +81,33 @@ static char *join(const char *dir, const char *name)
     return p;
 }
 
-enum { O_JSON, O_PLACE, O_TIMELINE, O_LOG, O_REPORT, O_CONFIG, O_N };
+/* O_DJSON, O_DPLACE and O_DTIMELINE are -o DIR's copy of an output also given by path (--json,
+ * --placements, --timeline): DIR always gets its whole set, and the named file is the same. */
+enum { O_JSON, O_PLACE, O_TIMELINE, O_LOG, O_REPORT, O_CONFIG, O_DJSON, O_DPLACE, O_DTIMELINE,
+       O_N };
+enum { O_ND = O_DJSON - O_JSON }; /* O_X + O_ND: DIR's copy of O_X */
+
+/* The streamed outputs (placements, timeline) are written once, to whichever of the pair can be
+ * read back (a temporary), and copied to the other after the run: the engine keeps one FILE per
+ * output. *src and *dst get the two; -1 with err when neither can be read back. */
+static int stream_pair(outfile **o, int i, int *src, int *dst, const char *const *path,
+                       am_error *err)
+{
+    *src = i;
+    *dst = -1;
+    if (!o[i + O_ND])
+        return 0;
+    *dst = i + O_ND;
+    if (out_rereadable(o[i]))
+        return 0;
+    if (!out_rereadable(o[i + O_ND]))
+        return am_fail(err, AM_EINPUT, "%s and %s are both a stream or a device: amsim cannot "
+                       "write the same rows to both; make one of them a regular file",
+                       strcmp(path[i], "-") ? path[i] : "standard output", path[i + O_ND]);
+    *src = i + O_ND;
+    *dst = i;
+    return 0;
+}
 
 int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am_error *err)
 {
@@ -93,19 +119,53 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
     snap_exp *sx = NULL;
     obs_mux mux;
     outfile *o[O_N] = {0};
-    const char *path[O_N] = {sp->json, sp->placements, sp->timeline, sp->log, NULL, NULL};
+    const char *path[O_N] = {sp->json, sp->placements, sp->timeline, sp->log};
     char *owned[O_N] = {0};
-    int rc = -1;
+    int rc = -1, src[2], dst[2];
     if (sp->outdir) {
-        static const char *names[O_N] = {"summary.json", "placements.csv", "timeline.csv", NULL,
-                                         "report.txt", "effective_config.yaml"};
+        static const char *names[O_DJSON] = {"summary.json", "placements.csv", "timeline.csv",
+                                             NULL, "report.txt", "effective_config.yaml"};
         if (mkdir(sp->outdir, 0777) != 0 && errno != EEXIST) {
             am_fail(err, AM_EINPUT, "%s: cannot create directory: %s", sp->outdir, strerror(errno));
             goto out;
         }
+        for (int i = 0; i < O_DJSON; i++) {
+            if (!names[i])
+                continue;
+            char *p = join(sp->outdir, names[i]);
+            if (!path[i])
+                path[i] = owned[i] = p;
+            else if (i + O_ND < O_N && !out_same_target(path[i], p))
+                path[i + O_ND] = owned[i + O_ND] = p; /* --json X -o DIR: both */
+            else
+                free(p); /* --json DIR/summary.json: that file once */
+        }
+    }
+    /* Two outputs naming one regular file would share its temporary: the second commit failed
+     * ("No such file or directory") and the file held whichever was renamed first. */
+    {
+        static const char *const label[O_N] = {"--json", "--placements", "--timeline", "--log",
+                                               "-o's report.txt", "-o's effective_config.yaml",
+                                               "-o's summary.json", "-o's placements.csv",
+                                               "-o's timeline.csv"};
+        const char *all[O_N + 3], *lab[O_N + 3];
+        int n = 0;
         for (int i = 0; i < O_N; i++)
-            if (names[i] && !path[i])
-                path[i] = owned[i] = join(sp->outdir, names[i]);
+            if (path[i]) /* DIR's own file when -o filled it in */
+                all[n] = path[i], lab[n++] = label[owned[i] && i < O_LOG ? i + O_ND : i];
+        const char *more[3][2] = {{sp->chrome_trace, "--chrome-trace"},
+                                  {sp->pytorch_snapshot, "--pytorch-snapshot"},
+                                  {sp->save_expect, "--save-expect"}};
+        for (int i = 0; i < 3; i++)
+            if (more[i][0])
+                all[n] = more[i][0], lab[n++] = more[i][1];
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++)
+                if (out_same_target(all[i], all[j])) {
+                    am_fail(err, AM_EINPUT, "%s and %s both name %s: give each output its own "
+                            "file", lab[i], lab[j], all[j]);
+                    goto out;
+                }
     }
     if (run_load_config(sp, &cfg, err) != 0)
         goto out;
@@ -133,6 +193,9 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
     for (int i = 0; i < O_N; i++)
         if (out_open(&o[i], path[i], err) != 0)
             goto out;
+    if (stream_pair(o, O_PLACE, &src[0], &dst[0], path, err) != 0 ||
+        stream_pair(o, O_TIMELINE, &src[1], &dst[1], path, err) != 0)
+        goto out;
     /* exporters (--chrome-trace, --pytorch-snapshot) chained after the caller's observer */
     if (chrome_open(&cx, sp->chrome_trace, cfg, err) != 0 ||
         snap_open(&sx, sp->pytorch_snapshot, cfg, err) != 0)
@@ -142,7 +205,7 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
     if ((sp->expect || sp->save_expect) &&
         expect_begin(&xp, sp->expect, sp->save_expect, cfg, obs, err) != 0)
         goto out;
-    sim_opts so = {.placements = out_fp(o[O_PLACE]), .timeline = out_fp(o[O_TIMELINE]),
+    sim_opts so = {.placements = out_fp(o[src[0]]), .timeline = out_fp(o[src[1]]),
                    .log = out_fp(o[O_LOG]), .check = sp->check, .lenient = sp->lenient,
                    .progress = sp->progress,
                    .observer = xp ? expect_observer(xp) : obs};
@@ -153,6 +216,11 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
     report_trace rt = {sp->trace, trace_format(t), sim_get_summary(s)->events, trace_skipped(t)};
     if (o[O_JSON])
         report_json(out_fp(o[O_JSON]), s, &rt);
+    if (o[O_DJSON])
+        report_json(out_fp(o[O_DJSON]), s, &rt); /* deterministic: the same bytes */
+    for (int k = 0; k < 2; k++) /* sim_run flushed the placements; out_copy the timeline */
+        if (dst[k] >= 0 && out_copy(o[dst[k]], o[src[k]], err) != 0)
+            goto out;
     if (o[O_REPORT])
         report_text(out_fp(o[O_REPORT]), s, &rt);
     if (o[O_CONFIG])

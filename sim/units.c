@@ -135,9 +135,12 @@ static int scale(u128 mant, int exp, uint64_t mul, uint64_t *out, int *inexact)
     return 0;
 }
 
-/* Shared by the three parsers: number, optional blanks, unit from the table (or plain_mul). */
+/* Shared by the three parsers: number, optional blanks, unit from the table (or plain_mul).
+ * inexact_why: refuse, with that reason, a value that is not a whole number of base units
+ * (NULL: round it); nonzero: refuse (return -2) a value that is not 0 but rounds to 0. */
 static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_mul, uint64_t *out,
-                          const char **why, const char *unit_why, const char *inexact_why)
+                          const char **why, const char *unit_why, const char *inexact_why,
+                          int nonzero)
 {
     const char *dummy;
     if (!why)
@@ -200,6 +203,10 @@ static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_m
         *why = inexact_why;
         return -1;
     }
+    if (nonzero && v == 0 && d.mant) {
+        *why = "rounds to 0 bytes";
+        return -2;
+    }
     *out = v;
     return 0;
 }
@@ -208,20 +215,25 @@ static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_m
 
 int units_size(const char *s, uint64_t *bytes, const char **why)
 {
-    return parse_quantity(s, size_units, 1, bytes, why, SIZE_UNIT_WHY, NULL);
+    return parse_quantity(s, size_units, 1, bytes, why, SIZE_UNIT_WHY, NULL, 0);
 }
 
 int units_size_whole(const char *s, uint64_t *bytes, const char **why)
 {
     return parse_quantity(s, size_units, 1, bytes, why, SIZE_UNIT_WHY,
-                          "not a whole number of bytes");
+                          "not a whole number of bytes", 0);
+}
+
+int units_size_nonzero(const char *s, uint64_t *bytes, const char **why)
+{
+    return parse_quantity(s, size_units, 1, bytes, why, SIZE_UNIT_WHY, NULL, 1);
 }
 
 int units_bandwidth(const char *s, uint64_t *bytes_per_s, const char **why)
 {
     return parse_quantity(s, bw_units, 1, bytes_per_s, why,
                           "unknown unit (bandwidths: B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, "
-                          "GiB/s, TiB/s)", NULL);
+                          "GiB/s, TiB/s)", NULL, 0);
 }
 
 #define TIME_UNIT_WHY "unknown unit (times: ps, ns, us, ms, s)"
@@ -229,12 +241,12 @@ int units_bandwidth(const char *s, uint64_t *bytes_per_s, const char **why)
 
 int units_time_default(const char *s, am_ps unit_ps, am_ps *ps, const char **why)
 {
-    return parse_quantity(s, time_units, unit_ps, ps, why, TIME_UNIT_WHY, NULL);
+    return parse_quantity(s, time_units, unit_ps, ps, why, TIME_UNIT_WHY, NULL, 0);
 }
 
 int units_time_default_whole(const char *s, am_ps unit_ps, am_ps *ps, const char **why)
 {
-    return parse_quantity(s, time_units, unit_ps, ps, why, TIME_UNIT_WHY, TIME_WHOLE_WHY);
+    return parse_quantity(s, time_units, unit_ps, ps, why, TIME_UNIT_WHY, TIME_WHOLE_WHY, 0);
 }
 
 int units_time(const char *s, am_ps *ps, const char **why)

@@ -20,6 +20,10 @@
 /* Each returns 0 and stores the value, or -1 and a short reason in *why (static string). */
 int units_size(const char *s, uint64_t *bytes, const char **why);
 int units_size_whole(const char *s, uint64_t *bytes, const char **why);
+/* units_size, except that a value that is not zero but rounds to 0 bytes ("0.4", "1e-4KB")
+ * returns -2 (*why "rounds to 0 bytes"): for config sizes, where 0 often means "unset" (BFC's
+ * memory_limit: use memory_fraction) and a slip of the unit must not silently become that. */
+int units_size_nonzero(const char *s, uint64_t *bytes, const char **why);
 int units_bandwidth(const char *s, uint64_t *bytes_per_s, const char **why);
 int units_time(const char *s, am_ps *ps, const char **why);
 int units_time_whole(const char *s, am_ps *ps, const char **why);

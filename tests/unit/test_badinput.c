@@ -912,6 +912,94 @@ static void outputs_written_through(void)
     unlink(target);
 }
 
+/* Whether files a and b hold the same bytes (both must exist). */
+static int same_bytes(const char *a, const char *b)
+{
+    size_t na = 0, nb = 0;
+    char *x = tu_slurp(a, &na), *y = tu_slurp(b, &nb);
+    int same = x && y && na == nb && na > 0 && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* -o DIR gets its whole set (report, summary, placements, timeline, effective config) when
+ * --json, --placements or --timeline name a file as well, and that file holds the same bytes
+ * (until 2026-11-25 the named path replaced DIR's file); naming DIR's own file writes it once;
+ * with standard output as the named path DIR's file is still written. */
+static void outputs_dir_and_paths(void)
+{
+    const char *dir = fresh_dir("odir");
+    static const char *const set[] = {"report.txt", "summary.json", "placements.csv",
+                                      "timeline.csv", "effective_config.yaml"};
+    char args[4096], od[700], a[700], b[700];
+    snprintf(od, sizeof od, "%s/o", dir);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s' --json '%s/x.json' "
+             "--placements '%s/x.csv' --timeline '%s/t.csv'", cfg_default(), trace_gpu(), od,
+             dir, dir, dir);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    for (size_t i = 0; i < AM_ARRAY_LEN(set); i++) {
+        snprintf(a, sizeof a, "%s/%s", od, set[i]);
+        CU_ASSERT(access(a, R_OK) == 0);
+    }
+    static const char *const pair[][2] = {{"x.json", "summary.json"},
+                                          {"x.csv", "placements.csv"},
+                                          {"t.csv", "timeline.csv"}};
+    for (size_t i = 0; i < AM_ARRAY_LEN(pair); i++) {
+        snprintf(a, sizeof a, "%s/%s", dir, pair[i][0]);
+        snprintf(b, sizeof b, "%s/%s", od, pair[i][1]);
+        CU_ASSERT(same_bytes(a, b));
+    }
+    CU_ASSERT_EQUAL(dir_count(od, NULL), 5);
+    CU_ASSERT_EQUAL(dir_count(dir, ".tmp."), 0);
+    /* DIR's own file under another spelling: written once, complete, no temporary left */
+    snprintf(b, sizeof b, "%s/o2", dir);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s' --json '%s/../o2/summary.json'",
+             cfg_default(), trace_gpu(), b, b);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(dir_count(b, NULL), 5);
+    snprintf(a, sizeof a, "%s/o/summary.json", dir);
+    snprintf(b, sizeof b, "%s/o2/summary.json", dir);
+    char *j = tu_slurp(b, NULL);
+    CU_ASSERT(j && strstr(j, "\"makespan_seconds\"") != NULL);
+    free(j);
+    /* standard output as the named path: the rows go there and into DIR */
+    snprintf(b, sizeof b, "%s/o3", dir);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s' --placements -", cfg_default(),
+             trace_gpu(), b);
+    char *out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    snprintf(a, sizeof a, "%s/o/placements.csv", dir);
+    char *csv = tu_slurp(a, NULL);
+    CU_ASSERT(out && csv && strcmp(out, csv) == 0);
+    free(out);
+    free(csv);
+    CU_ASSERT_EQUAL(dir_count(b, NULL), 5);
+}
+
+/* Two outputs naming one regular file (any spelling) are refused before the run, status 1: they
+ * shared a temporary, the second commit failed with "No such file or directory" and the file
+ * held the first. /dev/null and standard output may take several. */
+static void outputs_same_file(void)
+{
+    const char *dir = fresh_dir("samefile");
+    char args[4096], want[1200];
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --json '%s/x' --placements '%s/./x'",
+             cfg_default(), trace_gpu(), dir, dir);
+    snprintf(want, sizeof want, "amsim: --json and --placements both name %s/./x: give each "
+             "output its own file\n", dir);
+    bi_expect(args, 1, want);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s/o' --timeline '%s/o/report.txt'",
+             cfg_default(), trace_gpu(), dir, dir);
+    snprintf(want, sizeof want, "amsim: --timeline and -o's report.txt both name "
+             "%s/o/report.txt: give each output its own file\n", dir);
+    bi_expect(args, 1, want);
+    CU_ASSERT_EQUAL(dir_count(dir, "x"), 0);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --json /dev/null --placements /dev/null "
+             "--timeline -", cfg_default(), trace_gpu());
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+}
+
 /* ---- fuzzer regressions ---------------------------------------------------------------------- */
 
 /* Every file under tests/fuzz/regress/ went through a reader once and crashed it. Replay each
@@ -1103,6 +1191,8 @@ void suite_badinput(void)
              {"path: trace unreadable", path_trace_unreadable},
              {"path: trace from a stream", path_trace_stream},
              {"outputs: a FIFO and a symbolic link are written through", outputs_written_through},
+             {"outputs: -o DIR gets its whole set next to named files", outputs_dir_and_paths},
+             {"outputs: two naming one file", outputs_same_file},
              /* behaviour */
              {"--lenient counts an unknown free", lenient_unknown_free},
              {"check counts skipped rows", check_counts_skipped_rows},

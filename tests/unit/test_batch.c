@@ -123,6 +123,25 @@ static void test_range_kinds(void)
     free(out);
 }
 
+/* A range bound or step that rounds to 0 bytes is refused: 0 is "unset" for memory_limit,
+ * and until 2026-11-25 {from: 0.3B, ...} gave one run with the default limit. */
+static void test_range_rounds_to_zero(void)
+{
+    char text[1024], args[1200], *err = NULL;
+    snprintf(text, sizeof text,
+             "base: %s/configs/default.yaml\ntraces: [%s/traces/gpu_train_step.trace]\n"
+             "policies: [bfc]\naxes:\n"
+             "  memories.hbm.allocator.memory_limit: {from: 0.3B, to: 1GiB, factor: 2}\n",
+             tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("zero.yaml", text));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "zero.yaml:5:") &&
+              strstr(err, "range: '0.3B' rounds to 0 bytes; give at least 1 byte"));
+    if (err && !strstr(err, "rounds to 0 bytes"))
+        printf("\n  message: %s\n", err);
+    free(err);
+}
+
 static void test_sweep_errors(void)
 {
     char text[1024], args[1200], *err = NULL;
@@ -1006,6 +1025,7 @@ void suite_batch(void)
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
              {"stats refuses a metric cell that is not a number", test_stats_bad_cells},
              {"ranges of times and numbers", test_range_kinds},
+             {"a range bound that rounds to 0 bytes", test_range_rounds_to_zero},
              {"sweep errors name file:line", test_sweep_errors},
              {"resume and failure isolation", test_resume_and_failure_isolation},
              {"resume reruns runs whose inputs changed", test_resume_inputs_changed},

@@ -525,6 +525,55 @@ static void test_set_errors(void)
                "find expected node content (while parsing a flow node at line 2, column 1)");
 }
 
+/* A size that is not 0 but rounds to 0 bytes is an error at its position, in the YAML and by
+ * --set: 0 means "unset" for memory_limit (use memory_fraction), release_threshold and a
+ * level's granularity, and until 2026-11-25 memory_limit=0.4 silently became a 60 GiB pool.
+ * Written as 0 it still means unset; 0.5 rounds up to 1 byte (then BFC's own minimum). */
+static void test_size_rounds_to_zero(void)
+{
+    static const struct {
+        const char *yaml, *msg;
+    } cases[] = {
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n"
+         "      policy: bfc\n      memory_limit: 0.4\n",
+         "t.yaml:7:7: memories.hbm.allocator.memory_limit '0.4' rounds to 0 bytes; give at least "
+         "1 byte or leave it out"},
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    granularity: 0.3B\n",
+         "t.yaml:5:5: memories.hbm.granularity '0.3B' rounds to 0 bytes; give at least 1 byte or "
+         "leave it out"},
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator: {policy: "
+         "cuda_async, release_threshold: 1e-4KB}\n",
+         "t.yaml:5:37: memories.hbm.allocator.release_threshold '1e-4KB' rounds to 0 bytes; give "
+         "at least 1 byte or leave it out"},
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n"
+         "      policy: prealloc\n      memory_limit: 0.0004KiB\n",
+         "t.yaml:7:7: memories.hbm.allocator.memory_limit '0.0004KiB' rounds to 0 bytes; give at "
+         "least 1 byte or leave it out"},
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 0.2\n",
+         "t.yaml:4:5: memories.hbm.capacity '0.2' rounds to 0 bytes; give at least 1 byte or "
+         "leave it out"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++)
+        ASSERT_MSG(load_err(cases[i].yaml, NULL, 0), cases[i].msg);
+    const char *yaml = "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n"
+                       "      policy: bfc\n";
+    const char *const set[] = {"memories.hbm.allocator.memory_limit=0.4"};
+    ASSERT_MSG(load_err(yaml, set, 1),
+               "--set 'memories.hbm.allocator.memory_limit=0.4': memories.hbm.allocator."
+               "memory_limit '0.4' rounds to 0 bytes; give at least 1 byte or leave it out");
+    /* 0 written as such is unset; 0.5 B rounds to 1 byte, a value */
+    static const char *const fine[][2] = {{"memories.hbm.allocator.memory_limit=0", "0"},
+                                          {"memories.hbm.allocator.memory_limit=0.0KiB", "0"},
+                                          {"memories.hbm.allocator.memory_limit=0.5", "1"}};
+    for (size_t i = 0; i < AM_ARRAY_LEN(fine); i++) {
+        const char *const one[] = {fine[i][0]};
+        am_config *c = load_ok(yaml, one, 1);
+        if (c)
+            CU_ASSERT_EQUAL(pol_num(&c->levels[0], "memory_limit"), atof(fine[i][1]));
+        cfg_free(c);
+    }
+}
+
 /* One error case: the YAML, and the exact message (or its start, with prefix set). */
 typedef struct err_case {
     const char *yaml, *msg;
@@ -948,6 +997,7 @@ void suite_config(void)
     TU_SUITE("config", {"valid", test_valid}, {"defaults", test_defaults},
              {"preset_merge", test_preset_merge}, {"preset_env", test_preset_env},
              {"shipped", test_shipped}, {"set", test_set}, {"set_errors", test_set_errors},
+             {"a size that rounds to 0 bytes", test_size_rounds_to_zero},
              {"errors", test_errors}, {"other_policy_keys", test_other_policy_keys},
              {"apply_opts", test_apply_opts}, {"round_trip", test_round_trip});
 }

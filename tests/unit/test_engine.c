@@ -293,6 +293,47 @@ static void test_placement_numbers(void)
     placed_stop(&r);
 }
 
+/* Recorded segment events match a device call of the same level, address and size made by the
+ * trace event before their run of segment events or the one after it (engine.c, FORMAT.md);
+ * being held or free when read is not enough. Caching on 64 MiB: small segments are 2 MiB,
+ * 3 MiB gets a 20 MiB one, 30 and 40 MiB their own size. */
+static void test_segment_validation(void)
+{
+    const char *y = "version: 1\nmemories:\n  hbm: {capacity: 64MiB, allocator: {policy: caching}}\n";
+    placed r;
+    CU_ASSERT_FATAL(placed_start(&r, y) == 0);
+    const uint64_t M = 1ULL << 20;
+#define SEG(k, a, b) (tr_event){.kind = k, .addr = (a), .bytes = (b), .time = AM_TIME_NONE, .line = 1}
+#define AL(i, b) (tr_event){.kind = TR_ALLOC, .id = i, .bytes = (b), .time = AM_TIME_NONE, \
+                            .addr = TR_NO_ADDR, .line = 1}
+    tr_event evs[] = {
+        SEG(TR_SEGMENT_ALLOC, 0, 2 * M),       /* before the alloc that takes it: matched */
+        AL(1, 1024),
+        SEG(TR_SEGMENT_ALLOC, 2 * M, 30 * M),  /* matched */
+        AL(2, 30 * M),
+        (tr_event){.kind = TR_FREE, .id = 2, .time = AM_TIME_NONE, .line = 1},
+        AL(3, 40 * M),                         /* no room: gives [2, 32) MiB back, takes [2, 42) */
+        SEG(TR_SEGMENT_FREE, 2 * M, 30 * M),   /* after the event that did it: matched */
+        SEG(TR_SEGMENT_ALLOC, 2 * M, 40 * M),  /* same run, same event before it: matched */
+        SEG(TR_SEGMENT_ALLOC, 42 * M, 2 * M),  /* the simulation takes 20 MiB there: no match */
+        AL(4, 3 * M),
+        SEG(TR_SEGMENT_FREE, 100 * M, 2 * M),  /* never held (free all along): no match */
+        SEG(TR_SEGMENT_ALLOC, 62 * M, 2 * M),  /* taken, but two events later: no match */
+        AL(5, M),                              /* fits the first small segment */
+        AL(6, M),                              /* takes [62, 64) MiB */
+    };
+#undef SEG
+#undef AL
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+        CU_ASSERT(sim_event(r.s, &evs[i], "s.trace", &r.err) == 0);
+    CU_ASSERT(placed_finish(&r) == 0);
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->segment_events_recorded, 7);
+    CU_ASSERT_EQUAL(su->segment_events_matched, 4);
+    CU_ASSERT(strstr(r.pl, "\n13,6,hbm,65011712,1048576,1048576,ok\n") != NULL);
+    placed_stop(&r);
+}
+
 /* Ids across the eight-digit range and around every power of ten convert exactly (the digit
  * conversion of placement rows, SSE2 or multiplication form, against snprintf). */
 static void test_placement_digits(void)
@@ -549,6 +590,8 @@ void suite_engine(void)
              {"trace errors with file:line:col", test_trace_errors},
              {"retry after free", test_retry_after_free},
              {"placement rows: numbers of every length", test_placement_numbers},
+             {"recorded segment events: same level, address and size, next to their event",
+              test_segment_validation},
              {"placement rows: ids across 10^8 and around every power of ten", test_placement_digits},
              {"deterministic outputs", test_determinism},
              {"link model arithmetic", test_link_model},

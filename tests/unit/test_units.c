@@ -132,6 +132,33 @@ static void test_times_whole(void)
     CU_ASSERT_EQUAL(v, 2);
 }
 
+/* units_size_nonzero: like units_size, but a value that is not 0 and rounds to 0 bytes is
+ * refused with -2 (config sizes, where 0 often means unset); 0 itself and 0.5 are values
+ * ("1e-3KB" is 1 byte, not a tiny one). */
+static void test_sizes_nonzero(void)
+{
+    uint64_t v = 777;
+    const char *why = NULL;
+    static const char *const tiny[] = {"0.4", "0.49B", "1e-4KB", "0.00000000001GiB", "4e-1"};
+    for (size_t i = 0; i < sizeof tiny / sizeof *tiny; i++) {
+        v = 777;
+        why = NULL;
+        CU_ASSERT_EQUAL(units_size_nonzero(tiny[i], &v, &why), -2);
+        CU_ASSERT_EQUAL(v, 777);
+        CU_ASSERT(why && strcmp(why, "rounds to 0 bytes") == 0);
+        CU_ASSERT_EQUAL(units_size(tiny[i], &v, &why), 0); /* the plain parser rounds */
+        CU_ASSERT_EQUAL(v, 0);
+    }
+    static const struct { const char *s; uint64_t v; } ok[] = {
+        {"0", 0}, {"0.0", 0}, {"0GiB", 0}, {"-0", 0}, {"0.5", 1}, {"1.4B", 1}, {"2KiB", 2048}};
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        v = 777;
+        CU_ASSERT_EQUAL(units_size_nonzero(ok[i].s, &v, &why), 0);
+        CU_ASSERT_EQUAL(v, ok[i].v);
+    }
+    CU_ASSERT_EQUAL(units_size_nonzero("abc", &v, &why), -1);
+}
+
 static void test_sizes_refused(void)
 {
     size_bad("-1GiB", "negative");
@@ -296,8 +323,9 @@ static void test_format(void)
 
 void suite_units(void)
 {
-    TU_SUITE("units", {"sizes_exact", test_sizes_exact}, {"sizes_refused", test_sizes_refused},
-             {"sizes_whole", test_sizes_whole}, {"times_whole", test_times_whole},
+    TU_SUITE("units", {"sizes_exact", test_sizes_exact}, {"sizes_nonzero", test_sizes_nonzero},
+             {"sizes_refused", test_sizes_refused}, {"sizes_whole", test_sizes_whole},
+             {"times_whole", test_times_whole},
              {"bandwidth", test_bandwidth}, {"times", test_times},
              {"u64_and_real", test_u64_and_real}, {"locale", test_locale_independent},
              {"format", test_format});
