@@ -227,15 +227,31 @@ int cmd_stats(int argc, char **argv)
             goto out;
         /* identifying columns */
         if (pair_on) {
-            char *dup = am_strdup(pair_on), *save = NULL;
-            for (char *c = strtok_r(dup, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
-                int ci = rtable_col(&t, c);
+            /* split by hand: strtok would drop an empty name (a typo), and a column named
+             * twice would overrun keycols (one slot a column) */
+            char *dup = am_strdup(pair_on);
+            for (char *c = dup;; c++) {
+                size_t len = strcspn(c, ",");
+                int last = c[len] == 0;
+                c[len] = 0;
+                int ci = *c ? rtable_col(&t, c) : -1;
+                for (int k = 0; ci >= 0 && k < nk; k++)
+                    if (keycols[k] == ci)
+                        ci = -2;
                 if (ci < 0) {
-                    fprintf(stderr, "%s: --pair-on: no column '%s'\n", prog, c);
+                    if (!*c)
+                        fprintf(stderr, "%s: --pair-on '%s': an empty column name\n", prog,
+                                pair_on);
+                    else
+                        fprintf(stderr, "%s: --pair-on '%s': %s '%s'\n", prog, pair_on,
+                                ci == -2 ? "column named twice:" : "no column", c);
                     free(dup);
                     goto out;
                 }
                 keycols[nk++] = ci;
+                if (last)
+                    break;
+                c += len;
             }
             free(dup);
         } else {

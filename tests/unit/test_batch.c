@@ -593,6 +593,36 @@ static void test_stats(void)
  * present, before any output (it printed "0 pairs ... t = nan, df = -1" with status 0 while the
  * JSON said "df": 0); with too few pairs for a t-test the text and the JSON say so in the same
  * words and print no t, df or p; an infinite t (every difference equal) is said in words too. */
+/* --pair-on names columns once each: an empty name (a typo) or a column named twice is an
+ * error (the second also overran the column list), as is a column the table lacks. */
+static void test_stats_pair_on(void)
+{
+    const char *csv = tu_write("po.csv", "run_id,run,policy,trace,seed,status,error,m\n"
+                                         "1,a1,a,t,1,ok,,1\n2,b1,b,t,1,ok,,2\n"
+                                         "3,a2,a,t,2,ok,,3\n4,b2,b,t,2,ok,,4\n");
+    static const struct { const char *on, *why; } c[] = {
+        {"seed,,trace", "--pair-on 'seed,,trace': an empty column name"},
+        {"seed,", "--pair-on 'seed,': an empty column name"},
+        {"seed,seed,seed,seed,seed,seed,seed,seed,seed,seed",
+         "--pair-on 'seed,seed,seed,seed,seed,seed,seed,seed,seed,seed': column named twice: "
+         "'seed'"},
+        {"seedx", "--pair-on 'seedx': no column 'seedx'"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        char args[1200], *err = NULL;
+        snprintf(args, sizeof args, "stats '%s' --metric m --paired a,b --pair-on '%s'", csv,
+                 c[i].on);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, c[i].why));
+        free(err);
+    }
+    char args[1200], *out = NULL;
+    snprintf(args, sizeof args, "stats '%s' --metric m --paired a,b --pair-on seed,trace", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "on 2 pairs"));
+    free(out);
+}
+
 static void test_stats_paired_groups(void)
 {
     const char *csv = tu_write("pg.csv", "run_id,run,policy,trace,seed,status,error,m\n"
@@ -1036,6 +1066,7 @@ void suite_batch(void)
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
              {"statistics against hand-computed values", test_stats},
              {"stats --paired: unknown groups, too few pairs", test_stats_paired_groups},
+             {"stats --pair-on: empty, repeated or unknown columns", test_stats_pair_on},
              {"report.html plots (and headless browser)", test_report_plots},
              {"mincap known answer", test_mincap},
              {"mincap --level puts the policies on that level", test_mincap_level},
