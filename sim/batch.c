@@ -1689,6 +1689,8 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
 
 /* ---- the scheduler ---------------------------------------------------------------------- */
 
+/* Finished: the same key, status ok, and every per-run output this batch asks for is there (a
+ * rerun with --timeline or --placements added writes them for runs finished without). */
 static int run_is_done(const batch *b, const sw_run *r)
 {
     result x;
@@ -1696,6 +1698,16 @@ static int run_is_done(const batch *b, const sw_run *r)
         return 0;
     int done = strcmp(x.key, r->key) == 0 && strcmp(x.status, "ok") == 0;
     result_free(&x);
+    static const char *const names[2] = {"placements.csv", "timeline.csv"};
+    int want[2] = {b->placements || b->sw.placements, b->timeline || b->sw.timeline};
+    for (int i = 0; done && i < 2; i++) {
+        if (!want[i])
+            continue;
+        char *dir = run_dir(b, r), *p = xprintf("%s/%s", dir, names[i]);
+        done = access(p, F_OK) == 0;
+        free(p);
+        free(dir);
+    }
     return done;
 }
 

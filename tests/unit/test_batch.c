@@ -301,6 +301,19 @@ static void test_resume_inputs_changed(void)
         prev = t;
     }
     free(prev);
+    /* --timeline asked for on a rerun: the finished run lacks timeline.csv, so it runs again,
+     * and once more it does not */
+    snprintf(args, sizeof args, "batch '%s' -o '%s' --timeline", sw, out);
+    for (int k = 0; k < 2; k++) {
+        err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+        CU_ASSERT(err && strstr(err, k ? "0 run now, 1 finished before"
+                                       : "1 run now, 0 finished before"));
+        free(err);
+    }
+    char tl[1400];
+    snprintf(tl, sizeof tl, "%s/runs/0001-t-bfc/timeline.csv", out);
+    CU_ASSERT_EQUAL(access(tl, F_OK), 0);
 }
 
 /* --timeout honours fractions of a second (alarm() rounded 0.02 up to 1 s, and 1e-9 too, so
