@@ -21,11 +21,12 @@
  * of one run cannot take the batch down: the parent records it). A run writes its outputs
  * atomically into DIR/runs/NNNN-NAME/ and then, last, result.txt (the done marker: the run's
  * identity key, status, error and every metric). A rerun skips folders whose result.txt has the
- * same key and status ok; failed runs are tried again. The key holds a digest of the run's other
- * inputs (effective config, trace bytes, generator settings: sweep_digest), so an edited base
- * config or trace makes its runs run again instead of leaving stale results. results.csv is always rebuilt from the
- * run folders, in run-id order, with DIR/matrix.tsv (the full matrix, identical in every shard)
- * giving the identity columns; `--merge` runs the same builder over several shard folders, so a
+ * same key and status ok (and the per-run outputs asked for); failed runs are tried again. The
+ * key holds a digest of the run's other inputs (effective config, trace bytes, generator
+ * settings: sweep_digest), so an edited base config or trace makes its runs run again instead
+ * of leaving stale results. results.csv is always rebuilt from the run folders, in run-id
+ * order, with DIR/matrix.tsv (the full matrix, identical in every shard) giving the identity
+ * columns; `--merge` runs the same builder over several shard folders, so a
  * merged results.csv is byte-identical to an unsharded one. */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -493,7 +494,8 @@ static int check_exclusions(const sweep *s, am_error *err)
                 const char *near = cfg_suggest(key, cands);
                 if (near)
                     return am_fail_at(err, s->file, kp.line, kp.col, "exclude: '%s' is not an "
-                                      "axis, policy, trace or seed (did you mean '%s'?)", key, near);
+                                      "axis, policy, trace or seed (did you mean '%s'?)", key,
+                                      near);
                 return am_fail_at(err, s->file, kp.line, kp.col, "exclude: '%s' is not an axis, "
                                   "policy, trace or seed (this sweep has: %s)", key, all);
             }
@@ -727,8 +729,10 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                         yfail(err, &y, kn, "%s", "exclude: plain KEY: VALUE pairs");
                         goto out;
                     }
-                    x->kpos[x->keys.n] = (sw_pos){kn->start_mark.line + 1, kn->start_mark.column + 1};
-                    x->vpos[x->keys.n] = (sw_pos){vn->start_mark.line + 1, vn->start_mark.column + 1};
+                    x->kpos[x->keys.n] =
+                        (sw_pos){kn->start_mark.line + 1, kn->start_mark.column + 1};
+                    x->vpos[x->keys.n] =
+                        (sw_pos){vn->start_mark.line + 1, vn->start_mark.column + 1};
                     sl_push(&x->keys, am_strdup(a));
                     sl_push(&x->vals, am_strdup(b));
                 }

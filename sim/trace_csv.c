@@ -272,8 +272,8 @@ static int csv_times(trace *t, const csv_row *row, uint64_t *lo, uint64_t *hi, a
                           (unsigned long long)h, (unsigned long long)unit);
     if (h * unit == AM_TIME_NONE) /* the value that means "no time" */
         return am_fail_at(err, t->path, row->line, 1,
-                          "time out of range: upper tick %llu at %llu ps per tick is 2^64 - 1 ps (at "
-                          "most 2^64 - 2)", (unsigned long long)h, (unsigned long long)unit);
+                          "time out of range: upper tick %llu at %llu ps per tick is 2^64 - 1 "
+                          "ps (at most 2^64 - 2)", (unsigned long long)h, (unsigned long long)unit);
     *lo = l * unit;
     *hi = h * unit;
     return 1;

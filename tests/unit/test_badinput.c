@@ -247,7 +247,8 @@ BI_T(t_unit_dup, "udup.trace", "amsim-trace v1 time_unit=ns time_unit=us\ncomput
      "amsim: @:1:29: duplicate header field 'time_unit'")
 BI_T(t_time_subps, "subps.trace", H "compute 0.5ps\n",
      "amsim: @:2:9: bad DURATION '0.5ps': not a whole number of picoseconds")
-BI_T(t_size_plus, "plus.trace", H "alloc 8 +5\n", "amsim: @:2:9: bad BYTES '+5': a sign is not allowed")
+BI_T(t_size_plus, "plus.trace", H "alloc 8 +5\n",
+     "amsim: @:2:9: bad BYTES '+5': a sign is not allowed")
 BI_T(t_cr_inside, "cr.trace", H "alloc 1 4096\rfree 1\n",
      "amsim: @:2:13: carriage return inside a line (line endings are LF or CRLF;")
 BI_C(y_time_unit_frac, "tufrac.yaml", BI_CFG_TEXT "trace: {time_unit: 1.5ps}\n",
@@ -256,8 +257,9 @@ BI_C(y_time_unit_frac, "tufrac.yaml", BI_CFG_TEXT "trace: {time_unit: 1.5ps}\n",
 static void c_time_reserved(void)
 {
     bi_run(&(bi_case){BI_TRACE, "tres.csv", "id,lower,upper,size\n0,0,18446744073709551615,64\n",
-                      0, "amsim: @:2:1: time out of range: upper tick 18446744073709551615 at 1 ps per "
-                      "tick is 2^64 - 1 ps (at most 2^64 - 2)", "--set trace.time_unit=1ps", NULL});
+                      0, "amsim: @:2:1: time out of range: upper tick 18446744073709551615 at "
+                      "1 ps per tick is 2^64 - 1 ps (at most 2^64 - 2)",
+                      "--set trace.time_unit=1ps", NULL});
 }
 /* Times that are each in range but add up past the clock: an error where a clock gets there,
  * not a wrapped time (two such computes once gave a makespan of 0 ps). */
@@ -330,7 +332,8 @@ BI_T(c_negative, "neg.csv", CH "-1,0,10,5\n",
 BI_T(c_overflow, "ovf.csv", CH "0,0,10,18446744073709551616\n",
      "amsim: @:2:8: bad size '18446744073709551616': out of range (max 18446744073709551615)")
 BI_T(c_time_overflow, "tovf.csv", CH "0,0,18446744073709551615,5\n",
-     "amsim: @:2:1: time out of range: upper tick 18446744073709551615 at 1000 ps per tick exceeds 2^64 ps")
+     "amsim: @:2:1: time out of range: upper tick 18446744073709551615 at 1000 ps per tick "
+     "exceeds 2^64 ps")
 BI_T(c_duplicate_id, "dup.csv", CH "6,0,10,5\n7,0,10,5\n6,1,2,3\n",
      "amsim: @:4:1: duplicate id 6 (first used on line 2)")
 BI_T(c_text_id, "textid.csv", CH "b1,0,1,1\n",

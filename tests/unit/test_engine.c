@@ -299,11 +299,13 @@ static void test_placement_numbers(void)
  * 3 MiB gets a 20 MiB one, 30 and 40 MiB their own size. */
 static void test_segment_validation(void)
 {
-    const char *y = "version: 1\nmemories:\n  hbm: {capacity: 64MiB, allocator: {policy: caching}}\n";
+    const char *y = "version: 1\nmemories:\n"
+                    "  hbm: {capacity: 64MiB, allocator: {policy: caching}}\n";
     placed r;
     CU_ASSERT_FATAL(placed_start(&r, y) == 0);
     const uint64_t M = 1ULL << 20;
-#define SEG(k, a, b) (tr_event){.kind = k, .addr = (a), .bytes = (b), .time = AM_TIME_NONE, .line = 1}
+#define SEG(k, a, b) \
+    (tr_event){.kind = k, .addr = (a), .bytes = (b), .time = AM_TIME_NONE, .line = 1}
 #define AL(i, b) (tr_event){.kind = TR_ALLOC, .id = i, .bytes = (b), .time = AM_TIME_NONE, \
                             .addr = TR_NO_ADDR, .line = 1}
     tr_event evs[] = {
