@@ -35,9 +35,11 @@
  *       spill_host: LEVEL            default: the first host or host_pinned memory
  *       defrag:
  *         mode: none|compact|host_roundtrip   (default none)
- *         trigger: on_oom|threshold|every      (default on_oom)
+ *         trigger: on_oom|threshold|every      (default on_oom; a failed request
+ *                                    defragments under every trigger, threshold and every
+ *                                    also run after allocations that succeed)
  *         threshold: FRACTION        external fragmentation that triggers (default 0.5)
- *         every: N                   allocations between runs (default 1000)
+ *         every: N                   allocations between runs (EVERY; default 1000)
  *         host: LEVEL                host_roundtrip: host memory (default: the first host one)
  *   transfer_guard:                  jax.transfer_guard per direction, for implicit transfers:
  *     host_to_device: allow|log|disallow|log_explicit|disallow_explicit   (default allow)

@@ -243,6 +243,7 @@ typedef struct pending {
 typedef struct level_rt {
     int counted_defrag; /* defragmentation triggered by a threshold or a count (maybe_defrag) */
     uint64_t allocs_since_defrag;
+    int threshold_disarmed; /* trigger: threshold: a run left fragmentation above it */
     int relocatable;    /* the policy can have its blocks re-placed (no offline plan) */
     int retry;          /* policy waits for frees on failure */
     am_ps retry_wait;
@@ -1156,7 +1157,7 @@ static int recover(sim *s, int level, const alloc_req *r, alloc_out *o)
 {
     const cfg_level *L = &s->cfg->levels[level];
     mem_level *m = s->lv[level];
-    if (L->defrag.mode != CFG_DEFRAG_NONE && L->defrag.trigger == CFG_TRIGGER_ON_OOM) {
+    if (L->defrag.mode != CFG_DEFRAG_NONE) { /* every trigger: a failure defragments */
         uint64_t before = s->sum.defrag.runs;
         defrag(s, level);
         if (s->sum.defrag.runs > before && mem_alloc_attempt(m, r, o) == ALLOC_OK) {
@@ -1214,18 +1215,36 @@ static int restore(sim *s, slot *x)
 }
 
 /* Defragmentation triggered by a threshold or a count, checked after each allocation. */
+/* External fragmentation of a level now: 1 - largest free / free in reserved (0 when none). */
+static double ext_frag(sim *s, int level)
+{
+    uint64_t fr = mem_free_in_reserved(s->lv[level]);
+    return fr ? 1.0 - (double)mem_largest_free(s->lv[level]) / (double)fr : 0.0;
+}
+
+/* trigger: every runs after each `every` allocations; trigger: threshold after any allocation
+ * that leaves external fragmentation above the threshold (allocators.md: compaction on
+ * failure, "and optionally on a fragmentation threshold"). A layout that compaction cannot
+ * bring under the threshold (a policy that does not relocate, or gaps it cannot close) would
+ * run it after every allocation: so a run that leaves fragmentation above the threshold
+ * disarms the trigger until fragmentation has gone down to the threshold again. */
 static AM_NOINLINE void count_defrag(sim *s, int level)
 {
     const cfg_level *L = &s->cfg->levels[level];
     level_rt *rt = &s->rt[level];
-    if (++rt->allocs_since_defrag < L->defrag.every)
+    if (L->defrag.trigger == CFG_TRIGGER_EVERY) {
+        if (++rt->allocs_since_defrag >= L->defrag.every)
+            defrag(s, level);
         return;
-    if (L->defrag.trigger == CFG_TRIGGER_THRESHOLD) {
-        uint64_t fr = mem_free_in_reserved(s->lv[level]);
-        if (!fr || 1.0 - (double)mem_largest_free(s->lv[level]) / (double)fr <= L->defrag.threshold)
-            return;
     }
+    if (ext_frag(s, level) <= L->defrag.threshold) {
+        rt->threshold_disarmed = 0;
+        return;
+    }
+    if (rt->threshold_disarmed)
+        return;
     defrag(s, level);
+    rt->threshold_disarmed = ext_frag(s, level) > L->defrag.threshold;
 }
 
 /* After a successful allocation: defragmentation triggered by a threshold or a count. */

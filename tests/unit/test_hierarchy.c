@@ -130,6 +130,41 @@ static void test_compaction(void)
     hstop(&r);
 }
 
+/* trigger: threshold runs after the allocation that leaves external fragmentation above the
+ * threshold (it was looked at only every 1000 allocations), and a failed request defragments
+ * under trigger: every too (it did only under on_oom). */
+static void test_defrag_triggers(void)
+{
+    hrun r;
+    hstart(&r, HBM_1MIB("    defrag: {mode: compact, trigger: threshold, threshold: 0.2}\n"));
+    for (int i = 1; i <= 4; i++)
+        hev(&r, ALLOC((uint64_t)i, 256 * KiB, 0));
+    hev(&r, FREE(1));
+    hev(&r, FREE(3));
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->defrag.runs, 0); /* a free does not trigger */
+    /* 128 KiB into the first hole: free 128 + 256 KiB, largest 256: 1/3 above 0.2 */
+    CU_ASSERT(hev(&r, ALLOC(6, 128 * KiB, 0)) == 0);
+    CU_ASSERT_EQUAL(last_addr(&r), 0);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->defrag.runs, 1);
+    /* packed to 640 KiB: 384 KiB fits in one piece */
+    CU_ASSERT(hev(&r, ALLOC(5, 384 * KiB, 0)) == 0);
+    CU_ASSERT_EQUAL(last_addr(&r), 640 * KiB);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->ooms, 0);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->defrag.runs, 1);
+    hstop(&r);
+
+    hstart(&r, HBM_1MIB("    defrag: {mode: compact, trigger: every, every: 1000}\n"));
+    for (int i = 1; i <= 4; i++)
+        hev(&r, ALLOC((uint64_t)i, 256 * KiB, 0));
+    hev(&r, FREE(1));
+    hev(&r, FREE(3));
+    CU_ASSERT(hev(&r, ALLOC(5, 512 * KiB, 0)) == 0);
+    CU_ASSERT_EQUAL(last_addr(&r), 512 * KiB);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->ooms, 0);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->defrag.ooms_avoided, 1);
+    hstop(&r);
+}
+
 static void test_host_roundtrip(void)
 {
     hrun r;
@@ -338,6 +373,7 @@ void suite_hierarchy(void)
 {
     TU_SUITE("hierarchy", {"compaction: bytes moved, OOM avoided", test_compaction},
              {"host round-trip defragmentation", test_host_roundtrip},
+             {"defragmentation triggers: threshold, every, a failure", test_defrag_triggers},
              {"spill round trip costs two transfers", test_spill_round_trip},
              {"spill victims: LRU, largest, host copies freed", test_spill_victims},
              {"double-buffered pipeline makespan", test_double_buffering},
