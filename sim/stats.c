@@ -264,6 +264,32 @@ int cmd_stats(int argc, char **argv)
                 if (c != bc && strcmp(t.cols[c], "run_id") && strcmp(t.cols[c], "run"))
                     keycols[nk++] = c;
         }
+        /* each row of a group must have one partner: two rows of a group with the same key
+         * would both pair with the first partner found (a t-test on repeated rows) */
+        for (int r = 0; r < t.nrows; r++) {
+            const char *grp = t.rows[r][bc];
+            if ((strcmp(grp, ka) && strcmp(grp, kb)) || (sc >= 0 && strcmp(t.rows[r][sc], "ok")) ||
+                !*t.rows[r][mc])
+                continue;
+            for (int q = r + 1; q < t.nrows; q++) {
+                if (strcmp(t.rows[q][bc], grp) || (sc >= 0 && strcmp(t.rows[q][sc], "ok")) ||
+                    !*t.rows[q][mc])
+                    continue;
+                int same = 1;
+                for (int k = 0; k < nk && same; k++)
+                    same = strcmp(t.rows[r][keycols[k]], t.rows[q][keycols[k]]) == 0;
+                if (same) {
+                    fprintf(stderr, "%s: %s:%lu and %lu: two rows of group '%s' with the same "
+                            "pairing key (columns", prog, file, t.pos[r][bc].line,
+                            t.pos[q][bc].line, grp);
+                    for (int k = 0; k < nk; k++)
+                        fprintf(stderr, "%s %s", k ? "," : "", t.cols[keycols[k]]);
+                    fprintf(stderr, "%s): name the columns that tell them apart with "
+                            "--pair-on\n", nk ? "" : " none");
+                    goto out;
+                }
+            }
+        }
     }
     for (int r = 0; r < t.nrows; r++) {
         double v;

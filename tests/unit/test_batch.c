@@ -607,7 +607,8 @@ static void test_stats(void)
  * JSON said "df": 0); with too few pairs for a t-test the text and the JSON say so in the same
  * words and print no t, df or p; an infinite t (every difference equal) is said in words too. */
 /* --pair-on names columns once each: an empty name (a typo) or a column named twice is an
- * error (the second also overran the column list), as is a column the table lacks. */
+ * error (the second also overran the column list), as is a column the table lacks, and so is
+ * a key that does not tell a group's rows apart. */
 static void test_stats_pair_on(void)
 {
     const char *csv = tu_write("po.csv", "run_id,run,policy,trace,seed,status,error,m\n"
@@ -620,6 +621,9 @@ static void test_stats_pair_on(void)
          "--pair-on 'seed,seed,seed,seed,seed,seed,seed,seed,seed,seed': column named twice: "
          "'seed'"},
         {"seedx", "--pair-on 'seedx': no column 'seedx'"},
+        /* a key that names two rows of a group: both paired with the first partner, once */
+        {"trace", ":2 and 4: two rows of group 'a' with the same pairing key (columns trace): "
+                  "name the columns that tell them apart with --pair-on"},
     };
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
         char args[1200], *err = NULL;
