@@ -268,6 +268,11 @@ int cmd_mincap(int argc, char **argv)
         }
         v *= 2;
     }
+    if (peak == 0) { /* no request: no memory is too small, and no answer would be checked */
+        fprintf(stderr, "%s: %s makes no allocation on level %s: nothing to size (choose the "
+                "level with --level)\n", prog, c.trace, c.level_s);
+        return 1;
+    }
     int bad = 0;
     for (int i = 0; i < np; i++) {
         if (!c.quiet && isatty(2))

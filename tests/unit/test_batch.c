@@ -852,6 +852,14 @@ static void test_mincap_level(void)
         }
     }
     free(j);
+    /* a level the trace never allocates on has nothing to size: an error, not an answer whose
+     * check claims an out-of-memory that no run had */
+    char *err = NULL;
+    snprintf(args, sizeof args, "mincap -c '%s/configs/default.yaml' -t '%s/traces/"
+             "gpu_train_step.trace' --level smem --policies bfc", tu_top(), tu_top());
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "makes no allocation on level smem: nothing to size"));
+    free(err);
 }
 
 /* compare and mincap read --policies with one parser: an empty list or an empty entry is a
