@@ -3,11 +3,22 @@
  * During the run the observer appends one record per trace entry (default level only). At the
  * end the state is recovered from them: per address, the last alloc / free_requested /
  * free_completed decides whether a block is active_allocated, active_pending_free or gone
- * (live blocks never share an address); per device range, the last segment_alloc or
- * segment_free decides whether the segment exists. Each existing segment's blocks are its live
- * blocks in address order with the gaps as "inactive" blocks, so they tile it (what
- * trace_pickle.c requires). Segments of exactly 2 MiB are "small" (the caching allocator's
- * small pool), others "large".
+ * (live blocks never share an address); the device ranges held at the end come from replaying
+ * the device takes and gives in order. Each segment's blocks are its live blocks in address
+ * order with the gaps as "inactive" blocks, so they tile it (what trace_pickle.c requires).
+ *
+ * In PyTorch a block never spans segments. The caching allocator's blocks stay inside the
+ * device allocation that made them, and so do those of most policies, whose device takes are
+ * then written as they are: segment_alloc / segment_free, one segment per range held. Heaps that
+ * grow one contiguous range piece by piece (best_fit and first_fit by commit_granularity, BFC
+ * with region_coalescing) place blocks across the pieces. A run where any block crossed the end
+ * of the device range holding its start is written as PyTorch writes expandable segments:
+ * segment_map / segment_unmap per device take and give, and each maximal run of adjacent ranges
+ * held at the end as one segment with is_expandable set. PyTorch's viewer merges adjacent
+ * mapped ranges when it walks the trace back (MemoryViz.js, map_segment), so its state matches
+ * the segments at every entry, and replay validation still sees each take and give as the
+ * device call it was. Segments of exactly 2 MiB, not mapped, are "small" (the caching
+ * allocator's small pool), others "large".
  *
  * Pickle (protocol 4, no framing, no memo): dicts are EMPTY_DICT MARK k v ... SETITEMS, lists
  * EMPTY_LIST MARK ... APPENDS, strings SHORT_BINUNICODE / BINUNICODE, integers BININT1 /
@@ -18,11 +29,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../models/ordset.h"
 #include "outfile.h"
 
 enum { SA_ALLOC, SA_FREE_REQ, SA_FREE_DONE, SA_SEG_ALLOC, SA_SEG_FREE, SA_OOM };
 static const char *const sa_names[] = {"alloc", "free_requested", "free_completed",
                                        "segment_alloc", "segment_free", "oom"};
+/* the names of SA_SEG_ALLOC and SA_SEG_FREE when the segments are written as expandable */
+static const char *const sa_map_names[] = {"segment_map", "segment_unmap"};
 
 typedef struct snap_rec {
     int action;
@@ -176,6 +190,66 @@ static size_t sn_final(const snap_exp *x, unsigned kinds, unsigned live_kinds, s
     return m;
 }
 
+/* ---- device ranges ---- */
+
+/* A device range held, in an address-ordered set: k1 = address, val = bytes. */
+static os_node *sn_range_new(uint64_t addr, uint64_t bytes)
+{
+    os_node *r = am_calloc(1, sizeof *r);
+    r->k1 = addr;
+    r->val = bytes;
+    return r;
+}
+
+/* Give back [a, e): ranges inside go, ranges reaching over an end are cut (a give need not be
+ * one earlier take: BFC with region_coalescing gives back a whole merged region). */
+static void sn_range_give(os_tree *t, uint64_t a, uint64_t e)
+{
+    os_node *c = os_floor(t, a, UINT64_MAX);
+    if (!c || c->k1 + c->val <= a)
+        c = c ? os_next(c) : os_first(t);
+    while (c && c->k1 < e) {
+        os_node *next = os_next(c);
+        uint64_t cs = c->k1, ce = c->k1 + c->val;
+        if (cs < a) {
+            os_set_val(t, c, a - cs); /* the low part stays */
+            if (ce > e)
+                os_insert(t, sn_range_new(e, ce - e)); /* and the high part */
+        } else if (ce > e) {
+            os_rekey_in_place(c, e, 0); /* stays between its neighbours */
+            os_set_val(t, c, ce - e);
+        } else {
+            os_remove(t, c);
+            free(c);
+        }
+        c = next;
+    }
+}
+
+/* Replay the device takes and gives of the run into t (the ranges held at the end). Returns 1
+ * when some block reached past the end of the range holding its start: the policy's blocks
+ * span device takes, and the snapshot has to be written with expandable segments. */
+static int sn_ranges(const snap_exp *x, os_tree *t)
+{
+    int spans = 0;
+    t->no_aug = 1;
+    for (size_t i = 0; i < x->n; i++) {
+        const snap_rec *r = &x->r[i];
+        os_node *c;
+        if (r->action == SA_SEG_ALLOC) {
+            c = os_lower_bound(t, r->addr, 0);
+            if (!(c && c->k1 == r->addr)) /* a take over a held range does not happen */
+                os_insert(t, sn_range_new(r->addr, r->size));
+        } else if (r->action == SA_SEG_FREE) {
+            sn_range_give(t, r->addr, r->addr + r->size);
+        } else if (r->action == SA_ALLOC && !spans) {
+            c = os_floor(t, r->addr, UINT64_MAX);
+            spans = c && r->addr < c->k1 + c->val && r->addr + r->given > c->k1 + c->val;
+        }
+    }
+    return spans;
+}
+
 static void sn_block(FILE *f, uint64_t addr, uint64_t size, uint64_t requested, const char *state)
 {
     pk_dict_begin(f);
@@ -188,12 +262,30 @@ static void sn_block(FILE *f, uint64_t addr, uint64_t size, uint64_t requested, 
     pk_dict_end(f);
 }
 
+/* A segment of the dump: one device range held, or a run of adjacent ones (expandable). */
+typedef struct sn_seg {
+    uint64_t addr, size;
+} sn_seg;
+
 static void sn_write(snap_exp *x, FILE *f)
 {
-    sn_key *blk, *seg;
+    sn_key *blk;
     size_t nb = sn_final(x, 1u << SA_ALLOC | 1u << SA_FREE_REQ | 1u << SA_FREE_DONE,
                          1u << SA_ALLOC | 1u << SA_FREE_REQ, &blk);
-    size_t ns = sn_final(x, 1u << SA_SEG_ALLOC | 1u << SA_SEG_FREE, 1u << SA_SEG_ALLOC, &seg);
+    os_tree held = {0};
+    int expandable = sn_ranges(x, &held);
+    sn_seg *seg = am_malloc((held.n ? held.n : 1) * sizeof *seg);
+    size_t ns = 0;
+    for (os_node *c = os_first(&held); c; c = os_next(c)) {
+        if (expandable && ns && seg[ns - 1].addr + seg[ns - 1].size == c->k1)
+            seg[ns - 1].size += c->val; /* as PyTorch's viewer merges adjacent mapped ranges */
+        else
+            seg[ns++] = (sn_seg){c->k1, c->val};
+    }
+    for (os_node *c; (c = os_first(&held));) { /* os_next climbs to parents: free after */
+        os_remove(&held, c);
+        free(c);
+    }
     fputc(0x80, f);
     fputc(4, f);
     pk_dict_begin(f);
@@ -201,7 +293,7 @@ static void sn_write(snap_exp *x, FILE *f)
     pk_list_begin(f);
     size_t b = 0;
     for (size_t s = 0; s < ns; s++) {
-        const snap_rec *g = &x->r[seg[s].i];
+        const sn_seg *g = &seg[s];
         uint64_t end = g->addr + g->size, alloc_sz = 0, active = 0, req = 0;
         while (b < nb && x->r[blk[b].i].addr < g->addr)
             b++; /* blocks outside any segment (not expected): left out */
@@ -221,9 +313,9 @@ static void sn_write(snap_exp *x, FILE *f)
         pk_kint(f, "active_size", active);
         pk_kint(f, "requested_size", req);
         pk_kint(f, "stream", 0);
-        pk_kstr(f, "segment_type", g->size == (2u << 20) ? "small" : "large");
+        pk_kstr(f, "segment_type", g->size == (2u << 20) && !expandable ? "small" : "large");
         pk_str(f, "is_expandable");
-        fputc(0x89, f);
+        fputc(expandable ? 0x88 : 0x89, f); /* NEWTRUE / NEWFALSE */
         pk_str(f, "frames");
         pk_empty_list(f);
         pk_str(f, "blocks");
@@ -249,7 +341,9 @@ static void sn_write(snap_exp *x, FILE *f)
     for (size_t i = 0; i < x->n; i++) {
         const snap_rec *r = &x->r[i];
         pk_dict_begin(f);
-        pk_kstr(f, "action", sa_names[r->action]);
+        pk_kstr(f, "action", expandable && (r->action == SA_SEG_ALLOC || r->action == SA_SEG_FREE)
+                                 ? sa_map_names[r->action - SA_SEG_ALLOC]
+                                 : sa_names[r->action]);
         if (r->action == SA_OOM)
             pk_kint(f, "device_free", 0);
         else

@@ -11,8 +11,10 @@
  *     free_requested: pending -> allocated; undo free_completed: carve the block back out of
  *     the free space, with the rounded request size, and in the large pool absorb a gap of at
  *     most 1 MiB up to the next used block; undo segment_alloc / segment_free: drop / add the
- *     segment). Segments existing at the start are recreated with allocations the caching
- *     allocator serves exactly: per segment (address order) one allocation that creates it
+ *     segment; undo segment_map: cut the free range out of its segment, undo segment_unmap:
+ *     add it, merged with the segments it touches on its stream, as PyTorch's viewer does).
+ *     Segments existing at the start are recreated with allocations the caching allocator
+ *     serves exactly: per segment (address order) one allocation that creates it
  *     (512 B for a small segment, the segment size for a large one; the hint is the segment
  *     address) and is freed at once, then allocations tiling it in address order (one per
  *     block; small-segment blocks in pieces of at most 1 MiB so the small pool serves them);
@@ -48,7 +50,8 @@
 #define TP_SMALL_SIZE (1ULL << 20)
 #define TP_SMALL_SEGMENT (2ULL << 20)
 
-enum { A_ALLOC, A_FREE_REQ, A_FREE_DONE, A_SEG_ALLOC, A_SEG_FREE, A_OOM, A_MARK, A_OTHER };
+enum { A_ALLOC, A_FREE_REQ, A_FREE_DONE, A_SEG_ALLOC, A_SEG_FREE, A_SEG_MAP, A_SEG_UNMAP, A_OOM,
+       A_MARK, A_OTHER };
 enum { S_FREE, S_ALLOC, S_PENDING };
 
 typedef struct tp_entry {
@@ -230,6 +233,76 @@ static void blk_free_merge(tp_seg *g, size_t i)
     }
 }
 
+/* Expandable segments (segment_map / segment_unmap): PyTorch maps and unmaps pieces of one
+ * growing segment, and its viewer walks the trace back merging a piece with the segments it
+ * touches on the same stream (MemoryViz.js, map_segment / unmap_segment). amsim writes the
+ * device takes of a heap whose blocks span them the same way (export_snapshot.c). */
+
+/* Remove the free range [a, e) inside block i of segment g: g keeps what lies below it, a new
+ * segment what lies above; an empty part goes. */
+static void seg_cut(tp_state *s, tp_seg *g, size_t i, uint64_t a, uint64_t e)
+{
+    tp_block f = g->b[i];
+    uint64_t gend = g->addr + g->size;
+    tp_seg hi = {e, gend - e, g->stream, g->small, NULL, 0, 0};
+    if (f.addr + f.size > e)
+        blk_insert(&hi, 0, (tp_block){e, f.addr + f.size - e, 0, S_FREE});
+    for (size_t j = i + 1; j < g->nb; j++)
+        blk_insert(&hi, hi.nb, g->b[j]);
+    g->nb = i;
+    if (f.addr < a)
+        blk_insert(g, g->nb, (tp_block){f.addr, a - f.addr, 0, S_FREE});
+    g->size = a - g->addr;
+    if (g->size == 0) {
+        free(g->b);
+        size_t k = (size_t)(g - s->s);
+        memmove(s->s + k, s->s + k + 1, (s->n - k - 1) * sizeof *s->s);
+        s->n--;
+    }
+    if (hi.size) {
+        tp_seg *h = seg_add(s, hi.addr, hi.size, hi.stream, hi.small); /* moves g */
+        h->b = hi.b;
+        h->nb = hi.nb;
+        h->cap = hi.cap;
+    } else {
+        free(hi.b);
+    }
+}
+
+/* Segment k+1 starts where segment k ends, on the same stream: one segment. */
+static void seg_merge_next(tp_state *s, size_t k)
+{
+    tp_seg *g = &s->s[k], *h = &s->s[k + 1];
+    for (size_t j = 0; j < h->nb; j++) {
+        if (g->nb && h->b[j].state == S_FREE && g->b[g->nb - 1].state == S_FREE)
+            g->b[g->nb - 1].size += h->b[j].size;
+        else
+            blk_insert(g, g->nb, h->b[j]);
+    }
+    g->size += h->size;
+    free(h->b);
+    memmove(s->s + k + 1, s->s + k + 2, (s->n - k - 2) * sizeof *s->s);
+    s->n--;
+}
+
+/* Add the free range [a, a + n) as a segment merged with the ones it touches. 0, or 1 when it
+ * overlaps a segment (does not fit the state). */
+static int seg_join(tp_state *s, uint64_t a, uint64_t n, uint32_t stream)
+{
+    size_t k = 0;
+    while (k < s->n && s->s[k].addr + s->s[k].size <= a)
+        k++;
+    if (n == 0 || (k < s->n && s->s[k].addr < a + n))
+        return 1;
+    tp_seg *g = seg_add(s, a, n, stream, 0);
+    blk_insert(g, 0, (tp_block){a, n, 0, S_FREE});
+    if (k + 1 < s->n && s->s[k + 1].addr == a + n && s->s[k + 1].stream == stream)
+        seg_merge_next(s, k);
+    if (k > 0 && s->s[k - 1].addr + s->s[k - 1].size == a && s->s[k - 1].stream == stream)
+        seg_merge_next(s, k - 1);
+    return 0;
+}
+
 /* Undo one trace entry. Returns 0, or 1 when it did not fit the state (ignored). */
 static int undo(tp_state *s, const tp_entry *e)
 {
@@ -290,6 +363,16 @@ static int undo(tp_state *s, const tp_entry *e)
             return 1;
         blk_insert(g, 0, (tp_block){e->addr, e->size, 0, S_FREE});
         return 0;
+    case A_SEG_MAP: /* the range was not mapped before: cut it out of its segment */
+        if (!(g = seg_find(s, e->addr)) || e->addr + e->size > g->addr + g->size)
+            return 1;
+        i = blk_find(g, e->addr);
+        if (g->b[i].state != S_FREE || g->b[i].addr + g->b[i].size < e->addr + e->size)
+            return 1;
+        seg_cut(s, g, i, e->addr, e->addr + e->size);
+        return 0;
+    case A_SEG_UNMAP: /* the range was mapped before, free: it joins its neighbours */
+        return seg_join(s, e->addr, e->size, e->stream);
     default:
         return 0;
     }
@@ -310,8 +393,8 @@ static int action_of(const pkl_value *a)
 {
     static const struct { const char *s; int a; } map[] = {
         {"alloc", A_ALLOC}, {"free_requested", A_FREE_REQ}, {"free_completed", A_FREE_DONE},
-        {"segment_alloc", A_SEG_ALLOC}, {"segment_map", A_SEG_ALLOC},
-        {"segment_free", A_SEG_FREE}, {"segment_unmap", A_SEG_FREE}, {"oom", A_OOM},
+        {"segment_alloc", A_SEG_ALLOC}, {"segment_map", A_SEG_MAP},
+        {"segment_free", A_SEG_FREE}, {"segment_unmap", A_SEG_UNMAP}, {"oom", A_OOM},
         {"snapshot", A_MARK},
     };
     if (!a || a->type != PKL_STR)
@@ -544,7 +627,10 @@ static void build_trace(trace *t, tp_impl *im, const tp_entry *en, size_t n, uin
             break;
         case A_SEG_ALLOC:
         case A_SEG_FREE:
-            ev_base(&e, t, x->action == A_SEG_ALLOC ? TR_SEGMENT_ALLOC : TR_SEGMENT_FREE);
+        case A_SEG_MAP:
+        case A_SEG_UNMAP: /* each one device call: validated as it is, merged or not */
+            ev_base(&e, t, x->action == A_SEG_ALLOC || x->action == A_SEG_MAP ? TR_SEGMENT_ALLOC
+                                                                              : TR_SEGMENT_FREE);
             e.bytes = x->size;
             e.addr = x->addr;
             break;
@@ -687,7 +773,7 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
     for (size_t i = 0; i < s.n; i++)
         declare(t, im, s.s[i].addr, s.s[i].size, s.s[i].stream);
     for (size_t i = 0; i < n; i++)
-        if ((en[i].action == A_SEG_ALLOC || en[i].action == A_SEG_FREE) &&
+        if (en[i].action >= A_SEG_ALLOC && en[i].action <= A_SEG_UNMAP &&
             !seg_find(&s, en[i].addr))
             declare(t, im, en[i].addr, en[i].size, en[i].stream);
     /* 2. walk backwards to the state at the start */
