@@ -241,7 +241,7 @@ static void test_snapshot_replay_validates(void)
 
 /* Every policy's export, on the shipped training step and serving traces, reads back and
  * replays under the same policy with every allocation at its address and every segment event
- * matched. Until 2026-11-26 best_fit's and first_fit's did not read back at all: their heap
+ * matched. Until 2026-11-25 best_fit's and first_fit's did not read back at all: their heap
  * grows by commit_granularity pieces and blocks span them, so a segment (one piece) listed a
  * block running into the next ("blocks cover 10486784 of 8388608 bytes"); they are written as
  * expandable segments now. */
