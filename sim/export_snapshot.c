@@ -51,6 +51,7 @@ struct snap_exp {
     sim_observer obs;
     snap_rec *r;
     size_t n, cap;
+    size_t mark; /* records up to here belong to allocations and frees already reported */
 };
 
 static void sn_push(snap_exp *x, snap_rec r)
@@ -67,6 +68,7 @@ static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
     if (level != x->cfg->default_level)
         return;
     sn_push(x, (snap_rec){ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, t});
+    x->mark = x->n;
 }
 
 static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream, uint64_t addr,
@@ -75,10 +77,27 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
     snap_exp *x = ctx;
     if (level != x->cfg->default_level)
         return;
+    /* The device releases this free made (platform gives every block back), recorded since the
+     * last allocation or free reported, came before it, as the allocator made them: PyTorch writes segment_free after the
+     * free_completed that released the memory, and its viewer, walking back, needs the segment
+     * to exist while the block is freed. They move after the free's own entries. */
+    size_t k = x->n;
+    while (k > x->mark && x->r[k - 1].action == SA_SEG_FREE)
+        k--;
+    size_t nrel = x->n - k;
+    snap_rec one, *rel = nrel == 1 ? &one : nrel ? am_malloc(nrel * sizeof *rel) : NULL;
+    if (nrel)
+        memcpy(rel, x->r + k, nrel * sizeof *rel);
+    x->n = k;
     if (phase != 2)
         sn_push(x, (snap_rec){SA_FREE_REQ, stream, addr, requested, size, t});
     if (phase != 1)
         sn_push(x, (snap_rec){SA_FREE_DONE, stream, addr, requested, size, t});
+    for (size_t i = 0; i < nrel; i++)
+        sn_push(x, rel[i]);
+    if (rel != &one)
+        free(rel);
+    x->mark = x->n;
 }
 
 static void sn_device(void *ctx, am_ps t, int level, int alloc, uint64_t addr, uint64_t bytes)

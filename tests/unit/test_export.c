@@ -271,9 +271,13 @@ static void test_snapshot_every_policy(void)
             if (strcmp((*a)->name, "offline") != 0)
                 CU_ASSERT_EQUAL(su.address_matches, su.recorded_allocs);
             CU_ASSERT(su.segment_events_recorded > 0);
-            /* platform's segment_free comes before its free (known, left open) */
-            if (strcmp((*a)->name, "platform") != 0)
-                CU_ASSERT_EQUAL(su.segment_events_matched, su.segment_events_recorded);
+            /* platform's segment_free, made inside the free, used to come before it (53 of 87
+             * matched on the training step) */
+            CU_ASSERT_EQUAL(su.segment_events_matched, su.segment_events_recorded);
+            if (su.segment_events_matched != su.segment_events_recorded)
+                fprintf(stderr, "\n%s on %s: %llu of %llu segment events matched\n", (*a)->name,
+                        traces[k], (unsigned long long)su.segment_events_matched,
+                        (unsigned long long)su.segment_events_recorded);
         }
     }
 }
