@@ -1933,22 +1933,6 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
 
 /* ---- the command ------------------------------------------------------------------------ */
 
-/* A whole number written with digits only (strtol and sscanf also take a sign, leading spaces
- * and, with %d, whatever follows: '1/3x' read as 1/3). *end is where the digits stop; -1 when
- * there are none or the value passes max. */
-static long parse_digits(const char *s, const char **end, long max)
-{
-    long v = 0;
-    const char *p = s;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        v = v * 10 + (*p - '0');
-        if (v > max)
-            return -1;
-    }
-    *end = p;
-    return p == s ? -1 : v;
-}
-
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -2089,20 +2073,21 @@ int cmd_batch(int argc, char **argv)
                     goto out;
                 }
             } else if (!strcmp(s, "--shard")) {
-                const char *p = v;
-                long k = parse_digits(p, &p, INT_MAX), n = -1;
-                if (k >= 0 && *p == '/')
-                    n = parse_digits(p + 1, &p, INT_MAX);
-                b.shard_k = (int)k;
-                b.shard_n = (int)n;
-                if (k < 0 || n < 0 || *p || n < 1 || k < 1 || k > n) {
+                /* digits only (strtol and sscanf also take a sign, leading spaces and, with %d,
+                 * whatever follows: '1/3x' was read as 1/3) */
+                const char *slash = strchr(v, '/');
+                uint64_t k = 0, n = 0;
+                if (!slash || units_u64(v, (size_t)(slash - v), &k) != 0 ||
+                    units_u64(slash + 1, strlen(slash + 1), &n) != 0 || n < 1 || n > INT_MAX ||
+                    k < 1 || k > n) {
                     fprintf(stderr, "%s: --shard K/N with 1 <= K <= N, not '%s'\n", prog, v);
                     goto out;
                 }
+                b.shard_k = (int)k;
+                b.shard_n = (int)n;
             } else {
-                const char *p;
-                long j = parse_digits(v, &p, 4096);
-                if (j < 0 || *p || j < 1) {
+                uint64_t j = 0;
+                if (units_u64(v, strlen(v), &j) != 0 || j < 1 || j > 4096) {
                     fprintf(stderr, "%s: -j takes a number of workers 1..4096, not '%s'\n", prog, v);
                     goto out;
                 }
