@@ -150,6 +150,15 @@ static void put_num(FILE *f, double v)
         fprintf(f, "%14.6g", v);
 }
 
+/* Rows r and q agree in every pairing column. */
+static int same_key(const rtable *t, int r, int q, const int *keycols, int nk)
+{
+    for (int k = 0; k < nk; k++)
+        if (strcmp(t->rows[r][keycols[k]], t->rows[q][keycols[k]]) != 0)
+            return 0;
+    return 1;
+}
+
 int cmd_stats(int argc, char **argv)
 {
     const char *file = NULL, *metric = NULL, *by = "policy", *paired = NULL, *pair_on = NULL;
@@ -275,10 +284,7 @@ int cmd_stats(int argc, char **argv)
                 if (strcmp(t.rows[q][bc], grp) || (sc >= 0 && strcmp(t.rows[q][sc], "ok")) ||
                     !*t.rows[q][mc])
                     continue;
-                int same = 1;
-                for (int k = 0; k < nk && same; k++)
-                    same = strcmp(t.rows[r][keycols[k]], t.rows[q][keycols[k]]) == 0;
-                if (same) {
+                if (same_key(&t, r, q, keycols, nk)) {
                     fprintf(stderr, "%s: %s:%lu and %lu: two rows of group '%s' with the same "
                             "pairing key (columns", prog, file, t.pos[r][bc].line,
                             t.pos[q][bc].line, grp);
@@ -367,10 +373,7 @@ int cmd_stats(int argc, char **argv)
                 if (strcmp(t.rows[q][bc], kb) || (sc >= 0 && strcmp(t.rows[q][sc], "ok")) ||
                     parse_num(t.rows[q][mc], &vb))
                     continue;
-                int same = 1;
-                for (int k = 0; k < nk && same; k++)
-                    same = strcmp(t.rows[r][keycols[k]], t.rows[q][keycols[k]]) == 0;
-                if (same) {
+                if (same_key(&t, r, q, keycols, nk)) {
                     d[nd++] = va - vb;
                     found = 1;
                 }
