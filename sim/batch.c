@@ -2116,6 +2116,18 @@ int cmd_batch(int argc, char **argv)
         goto out;
     }
     am_error err = {0};
+    if (b.out) { /* the sweep file as one of DIR's own files would be overwritten by the run */
+        char *rp = xprintf("%s/results.csv", b.out), *mp = xprintf("%s/matrix.tsv", b.out);
+        const out_named outs[] = {{"-o's results.csv", rp}, {"-o's matrix.tsv", mp}};
+        const out_named ins[] = {{"SWEEP.yaml", file}};
+        int clash = out_check_paths(outs, 2, ins, 1, &err);
+        free(rp);
+        free(mp);
+        if (clash) {
+            fprintf(stderr, "amsim: %s\n", err.msg);
+            goto out;
+        }
+    }
     if (sweep_load(&b.sw, file, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
         sweep_free(&b.sw);

@@ -100,12 +100,22 @@ int cmd_compare(int argc, char **argv)
         fprintf(stderr, "amsim compare: %s\n", msg);
         return 1;
     }
+    /* the output is checked and opened before the first run: a --json naming the config or
+     * the trace, or one that cannot be written, stops the command before the replays */
+    am_error err = {0};
+    const out_named outs[] = {{"--json", json}};
+    const out_named ins[] = {{"-c", sp.config}, {"-t", sp.trace}};
+    outfile *o = NULL;
+    if (out_check_paths(outs, 1, ins, 2, &err) != 0 || out_open(&o, json, &err) != 0) {
+        fprintf(stderr, "amsim: %s\n", err.msg);
+        return 1;
+    }
     for (int i = 0; i < n; i++) {
         cmp_row *r = &rows[i];
         memset(r, 0, sizeof *r);
         memcpy(r->policy, names[i], sizeof r->policy);
         sp.policy = r->policy;
-        am_error err = {0};
+        memset(&err, 0, sizeof err);
         if (run_once(&sp, collect, r, NULL, &err) == 0)
             r->ok = 1;
         else {
@@ -113,6 +123,7 @@ int cmd_compare(int argc, char **argv)
             if (err.status == AM_EINPUT && strstr(err.msg, sp.trace)) {
                 /* The trace itself is bad: every policy would fail the same way. */
                 fprintf(stderr, "amsim: %s\n", err.msg);
+                out_abort(o);
                 return 1;
             }
         }
@@ -139,14 +150,8 @@ int cmd_compare(int argc, char **argv)
                units_fmt_time(d, sizeof d, (am_ps)(r->alloc_seconds * (double)AM_PS_PER_S)));
     }
     printf("peak live is the lower bound on any placement; gap = peak reserved - peak live\n");
-    if (!json)
+    if (!o)
         return 0;
-    outfile *o = NULL;
-    am_error err = {0};
-    if (out_open(&o, json, &err) != 0) {
-        fprintf(stderr, "amsim: %s\n", err.msg);
-        return 1;
-    }
     json_w w;
     json_init(&w, out_fp(o), 1);
     json_obj(&w);

@@ -261,7 +261,11 @@ int cmd_convert(int argc, char **argv)
     am_config *cfg = NULL;
     trace *t = NULL;
     outfile *o = NULL;
-    int rc = cfgp ? cfg_load(&cfg, cfgp, sets, nsets, &err)
+    /* convert IN -o IN would replace the recording with its conversion */
+    const out_named outs[] = {{"-o", outp}}, ins[] = {{"IN", in}, {"-c", cfgp}};
+    int rc = out_check_paths(outs, 1, ins, 2, &err);
+    if (rc == 0)
+        rc = cfgp ? cfg_load(&cfg, cfgp, sets, nsets, &err)
                   : cfg_load_string(&cfg, "<builtin>", cv_builtin, sets, nsets, &err);
     const char *names[CFG_MAX_LEVELS]; /* the trace keeps a pointer: lives until the end */
     if (rc == 0) {

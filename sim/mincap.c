@@ -167,6 +167,141 @@ static void usage(FILE *f)
             "  again at the end and reported ('non-monotone' when the second fails).\n");
 }
 
+/* Everything after the options: the searches, then the JSON (*op, opened by the caller, NULL
+ * once committed) and the table. The exit status. */
+static int mc_main(mc *c, const char *pols, outfile **op)
+{
+    am_error err = {0};
+    am_config *cfg = NULL;
+    if (cfg_load(&cfg, c->config, c->sets, c->nsets, &err) != 0) {
+        fprintf(stderr, "amsim: %s\n", err.msg);
+        return 1;
+    }
+    c->level = cfg->default_level;
+    if (c->level_name && (c->level = cfg_level_index(cfg, c->level_name, strlen(c->level_name))) < 0) {
+        fprintf(stderr, "%s: no memory level '%s' in %s\n", prog, c->level_name, c->config);
+        cfg_free(cfg);
+        return 1;
+    }
+    snprintf(c->level_s, sizeof c->level_s, "%s", cfg->levels[c->level].name);
+    uint64_t base_cap = cfg->levels[c->level].capacity;
+    mc_result res[MC_MAX_POL];
+    int np = 0;
+    memset(res, 0, sizeof res);
+    if (pols) {
+        char names[MC_MAX_POL][RUN_POLICY_LEN], msg[512];
+        if ((np = run_policy_list(pols, names, MC_MAX_POL, msg, sizeof msg)) < 0) {
+            fprintf(stderr, "%s: %s\n", prog, msg);
+            cfg_free(cfg);
+            return 1;
+        }
+        for (int i = 0; i < np; i++)
+            memcpy(res[i].policy, names[i], sizeof res[i].policy);
+    } else
+        snprintf(res[np++].policy, sizeof res[0].policy, "%s", cfg->levels[c->level].policy->name);
+    cfg_free(cfg);
+
+    /* 1. peak live bytes: a run with enough memory (doubling from the capacity) */
+    uint64_t peak = 0, v = base_cap;
+    int runs0 = 0;
+    for (;;) {
+        int p = probe(c, res[0].policy, strcmp(res[0].policy, "bfc") == 0, base_cap, v, &peak,
+                      &runs0, &err);
+        if (p < 0) {
+            fprintf(stderr, "amsim: %s\n", err.msg);
+            return err.status ? err.status : 2;
+        }
+        if (p)
+            break;
+        if (v >= MC_MAX_VALUE) {
+            fprintf(stderr, "%s: %s runs out of memory even with %" PRIu64 " bytes\n", prog,
+                    res[0].policy, v);
+            return 1;
+        }
+        v *= 2;
+    }
+    if (peak == 0) { /* no request: no memory is too small, and no answer would be checked */
+        fprintf(stderr, "%s: %s makes no allocation on level %s: nothing to size (choose the "
+                "level with --level)\n", prog, c->trace, c->level_s);
+        return 1;
+    }
+    int bad = 0;
+    for (int i = 0; i < np; i++) {
+        if (!c->quiet && isatty(2))
+            fprintf(stderr, "\r%s: searching %s (%d of %d)...", prog, res[i].policy, i + 1, np);
+        search(c, peak, base_cap, &res[i]);
+        bad |= !res[i].found;
+    }
+    if (!c->quiet && isatty(2))
+        fprintf(stderr, "\r%60s\r", "");
+
+    if (*op) {
+        outfile *o = *op;
+        json_w w;
+        json_init(&w, out_fp(o), 1);
+        json_obj(&w);
+        json_ku64(&w, "peak_live_bytes", peak);
+        json_ku64(&w, "granularity", c->gran);
+        json_kstr(&w, "level", c->level_s);
+        json_kstr(&w, "trace", c->trace);
+        json_key(&w, "policies");
+        json_obj(&w);
+        for (int i = 0; i < np; i++) {
+            json_key(&w, res[i].policy);
+            json_obj(&w);
+            json_key(&w, "min_bytes");
+            if (res[i].found)
+                json_u64(&w, res[i].min_bytes);
+            else
+                json_null(&w);
+            json_kstr(&w, "knob", res[i].knob);
+            json_ku64(&w, "runs", (uint64_t)res[i].runs);
+            if (res[i].found) {
+                json_kbool(&w, "no_oom_at_min", res[i].ok_at_min);
+                json_kbool(&w, "oom_at_min_minus_granularity", res[i].oom_below);
+                json_kbool(&w, "monotone_check", res[i].ok_at_min && res[i].oom_below);
+            } else
+                json_kstr(&w, "error", res[i].error);
+            json_end_obj(&w);
+        }
+        json_end_obj(&w);
+        json_end_obj(&w);
+        fputc('\n', out_fp(o));
+        *op = NULL;
+        if (out_commit(o, &err) != 0) {
+            fprintf(stderr, "amsim: %s\n", err.msg);
+            return 1;
+        }
+    }
+    if (!c->quiet) {
+        char a[32], b[32];
+        printf("mincap: %s on level %s, granularity %s\n", c->trace, c->level_s,
+               units_fmt_size(a, sizeof a, c->gran));
+        printf("peak live bytes (lower bound for every policy): %s (%" PRIu64 " B)\n\n",
+               units_fmt_size(b, sizeof b, peak), peak);
+        printf("%-12s %-13s %16s %12s %14s %5s  %s\n", "policy", "knob", "min bytes (B)", "min",
+               "over peak live", "runs", "check");
+        for (int i = 0; i < np; i++) {
+            const mc_result *r = &res[i];
+            if (!r->found) {
+                printf("%-12s %-13s %16s %12s %14s %5d  %s\n", r->policy, r->knob, "-", "-", "-",
+                       r->runs, r->error);
+                continue;
+            }
+            char pct[32];
+            snprintf(pct, sizeof pct, "+%.1f %%",
+                     peak ? 100.0 * ((double)r->min_bytes - (double)peak) / (double)peak : 0.0);
+            printf("%-12s %-13s %16" PRIu64 " %12s %14s %5d  %s\n", r->policy, r->knob,
+                   r->min_bytes, units_fmt_size(a, sizeof a, r->min_bytes), pct, r->runs,
+                   !r->ok_at_min ? "FAILED: OOM at the reported value (nondeterministic run?)"
+                   : !r->oom_below ? "non-monotone: no OOM at min - granularity either"
+                                   : "ok (no OOM at min, OOM at min - granularity)");
+        }
+    }
+    /* a failed check is reported in the table and the JSON; it is a result, not an error */
+    return bad ? 1 : 0;
+}
+
 int cmd_mincap(int argc, char **argv)
 {
     mc c = {0};
@@ -220,135 +355,15 @@ int cmd_mincap(int argc, char **argv)
         return 1;
     }
     am_error err = {0};
-    am_config *cfg = NULL;
-    if (cfg_load(&cfg, c.config, c.sets, c.nsets, &err) != 0) {
+    /* the output is checked and opened before the first run (see compare.c) */
+    const out_named outs[] = {{"--json", json}};
+    const out_named ins[] = {{"-c", c.config}, {"-t", c.trace}};
+    outfile *o = NULL;
+    if (out_check_paths(outs, 1, ins, 2, &err) != 0 || out_open(&o, json, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
         return 1;
     }
-    c.level = cfg->default_level;
-    if (c.level_name && (c.level = cfg_level_index(cfg, c.level_name, strlen(c.level_name))) < 0) {
-        fprintf(stderr, "%s: no memory level '%s' in %s\n", prog, c.level_name, c.config);
-        cfg_free(cfg);
-        return 1;
-    }
-    snprintf(c.level_s, sizeof c.level_s, "%s", cfg->levels[c.level].name);
-    uint64_t base_cap = cfg->levels[c.level].capacity;
-    mc_result res[MC_MAX_POL];
-    int np = 0;
-    memset(res, 0, sizeof res);
-    if (pols) {
-        char names[MC_MAX_POL][RUN_POLICY_LEN], msg[512];
-        if ((np = run_policy_list(pols, names, MC_MAX_POL, msg, sizeof msg)) < 0) {
-            fprintf(stderr, "%s: %s\n", prog, msg);
-            cfg_free(cfg);
-            return 1;
-        }
-        for (int i = 0; i < np; i++)
-            memcpy(res[i].policy, names[i], sizeof res[i].policy);
-    } else
-        snprintf(res[np++].policy, sizeof res[0].policy, "%s", cfg->levels[c.level].policy->name);
-    cfg_free(cfg);
-
-    /* 1. peak live bytes: a run with enough memory (doubling from the capacity) */
-    uint64_t peak = 0, v = base_cap;
-    int runs0 = 0;
-    for (;;) {
-        int p = probe(&c, res[0].policy, strcmp(res[0].policy, "bfc") == 0, base_cap, v, &peak,
-                      &runs0, &err);
-        if (p < 0) {
-            fprintf(stderr, "amsim: %s\n", err.msg);
-            return err.status ? err.status : 2;
-        }
-        if (p)
-            break;
-        if (v >= MC_MAX_VALUE) {
-            fprintf(stderr, "%s: %s runs out of memory even with %" PRIu64 " bytes\n", prog,
-                    res[0].policy, v);
-            return 1;
-        }
-        v *= 2;
-    }
-    if (peak == 0) { /* no request: no memory is too small, and no answer would be checked */
-        fprintf(stderr, "%s: %s makes no allocation on level %s: nothing to size (choose the "
-                "level with --level)\n", prog, c.trace, c.level_s);
-        return 1;
-    }
-    int bad = 0;
-    for (int i = 0; i < np; i++) {
-        if (!c.quiet && isatty(2))
-            fprintf(stderr, "\r%s: searching %s (%d of %d)...", prog, res[i].policy, i + 1, np);
-        search(&c, peak, base_cap, &res[i]);
-        bad |= !res[i].found;
-    }
-    if (!c.quiet && isatty(2))
-        fprintf(stderr, "\r%60s\r", "");
-
-    if (json) {
-        outfile *o;
-        if (out_open(&o, json, &err) != 0) {
-            fprintf(stderr, "amsim: %s\n", err.msg);
-            return 1;
-        }
-        json_w w;
-        json_init(&w, out_fp(o), 1);
-        json_obj(&w);
-        json_ku64(&w, "peak_live_bytes", peak);
-        json_ku64(&w, "granularity", c.gran);
-        json_kstr(&w, "level", c.level_s);
-        json_kstr(&w, "trace", c.trace);
-        json_key(&w, "policies");
-        json_obj(&w);
-        for (int i = 0; i < np; i++) {
-            json_key(&w, res[i].policy);
-            json_obj(&w);
-            json_key(&w, "min_bytes");
-            if (res[i].found)
-                json_u64(&w, res[i].min_bytes);
-            else
-                json_null(&w);
-            json_kstr(&w, "knob", res[i].knob);
-            json_ku64(&w, "runs", (uint64_t)res[i].runs);
-            if (res[i].found) {
-                json_kbool(&w, "no_oom_at_min", res[i].ok_at_min);
-                json_kbool(&w, "oom_at_min_minus_granularity", res[i].oom_below);
-                json_kbool(&w, "monotone_check", res[i].ok_at_min && res[i].oom_below);
-            } else
-                json_kstr(&w, "error", res[i].error);
-            json_end_obj(&w);
-        }
-        json_end_obj(&w);
-        json_end_obj(&w);
-        fputc('\n', out_fp(o));
-        if (out_commit(o, &err) != 0) {
-            fprintf(stderr, "amsim: %s\n", err.msg);
-            return 1;
-        }
-    }
-    if (!c.quiet) {
-        char a[32], b[32];
-        printf("mincap: %s on level %s, granularity %s\n", c.trace, c.level_s,
-               units_fmt_size(a, sizeof a, c.gran));
-        printf("peak live bytes (lower bound for every policy): %s (%" PRIu64 " B)\n\n",
-               units_fmt_size(b, sizeof b, peak), peak);
-        printf("%-12s %-13s %16s %12s %14s %5s  %s\n", "policy", "knob", "min bytes (B)", "min",
-               "over peak live", "runs", "check");
-        for (int i = 0; i < np; i++) {
-            const mc_result *r = &res[i];
-            if (!r->found) {
-                printf("%-12s %-13s %16s %12s %14s %5d  %s\n", r->policy, r->knob, "-", "-", "-",
-                       r->runs, r->error);
-                continue;
-            }
-            char pct[32];
-            snprintf(pct, sizeof pct, "+%.1f %%",
-                     peak ? 100.0 * ((double)r->min_bytes - (double)peak) / (double)peak : 0.0);
-            printf("%-12s %-13s %16" PRIu64 " %12s %14s %5d  %s\n", r->policy, r->knob,
-                   r->min_bytes, units_fmt_size(a, sizeof a, r->min_bytes), pct, r->runs,
-                   !r->ok_at_min ? "FAILED: OOM at the reported value (nondeterministic run?)"
-                   : !r->oom_below ? "non-monotone: no OOM at min - granularity either"
-                                   : "ok (no OOM at min, OOM at min - granularity)");
-        }
-    }
-    /* a failed check is reported in the table and the JSON; it is a result, not an error */
-    return bad ? 1 : 0;
+    int rc = mc_main(&c, pols, &o);
+    out_abort(o); /* NULL once committed */
+    return rc;
 }

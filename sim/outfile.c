@@ -241,6 +241,25 @@ int out_same_target(const char *a, const char *b)
     return same;
 }
 
+int out_check_paths(const out_named *outs, int nout, const out_named *ins, int nin,
+                    am_error *err)
+{
+    for (int i = 0; i < nout; i++) {
+        if (!outs[i].path)
+            continue;
+        for (int j = i + 1; j < nout; j++)
+            if (outs[j].path && out_same_target(outs[i].path, outs[j].path))
+                return am_fail(err, AM_EINPUT, "%s and %s both name %s: give each output its "
+                               "own file", outs[i].label, outs[j].label, outs[j].path);
+        for (int j = 0; j < nin; j++)
+            if (ins[j].path && out_same_target(outs[i].path, ins[j].path))
+                return am_fail(err, AM_EINPUT, "%s and %s both name %s: the output would "
+                               "overwrite its own input; write it to another file",
+                               outs[i].label, ins[j].label, outs[i].path);
+    }
+    return 0;
+}
+
 void out_abort_all(void)
 {
     for (int i = 0; i < OUT_MAX; i++)

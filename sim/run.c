@@ -142,30 +142,25 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
         }
     }
     /* Two outputs naming one regular file would share its temporary: the second commit failed
-     * ("No such file or directory") and the file held whichever was renamed first. */
+     * ("No such file or directory") and the file held whichever was renamed first. An output
+     * naming an input (--json X --expect X) would replace it with this run's result. */
     {
         static const char *const label[O_N] = {"--json", "--placements", "--timeline", "--log",
                                                "-o's report.txt", "-o's effective_config.yaml",
                                                "-o's summary.json", "-o's placements.csv",
                                                "-o's timeline.csv"};
-        const char *all[O_N + 3], *lab[O_N + 3];
+        out_named outs[O_N + 3];
         int n = 0;
         for (int i = 0; i < O_N; i++)
             if (path[i]) /* DIR's own file when -o filled it in */
-                all[n] = path[i], lab[n++] = label[owned[i] && i < O_LOG ? i + O_ND : i];
-        const char *more[3][2] = {{sp->chrome_trace, "--chrome-trace"},
-                                  {sp->pytorch_snapshot, "--pytorch-snapshot"},
-                                  {sp->save_expect, "--save-expect"}};
-        for (int i = 0; i < 3; i++)
-            if (more[i][0])
-                all[n] = more[i][0], lab[n++] = more[i][1];
-        for (int i = 0; i < n; i++)
-            for (int j = i + 1; j < n; j++)
-                if (out_same_target(all[i], all[j])) {
-                    am_fail(err, AM_EINPUT, "%s and %s both name %s: give each output its own "
-                            "file", lab[i], lab[j], all[j]);
-                    goto out;
-                }
+                outs[n++] = (out_named){label[owned[i] && i < O_LOG ? i + O_ND : i], path[i]};
+        outs[n++] = (out_named){"--chrome-trace", sp->chrome_trace};
+        outs[n++] = (out_named){"--pytorch-snapshot", sp->pytorch_snapshot};
+        outs[n++] = (out_named){"--save-expect", sp->save_expect};
+        const out_named ins[] = {{"-c", sp->config}, {"-t", sp->trace},
+                                 {"--expect", sp->expect}};
+        if (out_check_paths(outs, n, ins, (int)AM_ARRAY_LEN(ins), err) != 0)
+            goto out;
     }
     if (run_load_config(sp, &cfg, err) != 0)
         goto out;

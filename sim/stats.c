@@ -200,6 +200,14 @@ int cmd_stats(int argc, char **argv)
         fprintf(stderr, "%s: RESULTS.csv and --metric M are required\n", prog);
         return 1;
     }
+    {
+        am_error e = {0};
+        const out_named outs[] = {{"--json", json}}, ins[] = {{"RESULTS.csv", file}};
+        if (out_check_paths(outs, 1, ins, 1, &e) != 0) {
+            fprintf(stderr, "amsim: %s\n", e.msg);
+            return 1;
+        }
+    }
     rtable t;
     char msg[512];
     if (rtable_read(&t, file, msg, sizeof msg) != 0) {

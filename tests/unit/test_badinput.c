@@ -1003,6 +1003,97 @@ static void outputs_same_file(void)
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
 }
 
+/* pat with each "{X}" replaced by val[X - 'A'] (upper-case letters), into buf. */
+static void bi_subst(char *buf, size_t n, const char *pat, const char *const *val)
+{
+    size_t k = 0;
+    for (const char *p = pat; *p && k + 1 < n; p++) {
+        if (p[0] == '{' && p[1] >= 'A' && p[1] <= 'Z' && p[2] == '}') {
+            k += (size_t)snprintf(buf + k, n - k, "%s", val[p[1] - 'A']);
+            k = AM_MIN(k, n - 1);
+            p += 2;
+        } else
+            buf[k++] = *p;
+    }
+    buf[k] = 0;
+}
+
+/* An output naming an input (the config, the trace, an expectation, a results table, a sweep)
+ * is refused before anything is read or written, naming both options, and the input keeps its
+ * bytes: `--json X --expect X` replaced the expectation with the run's summary. Any spelling
+ * counts (./X, a symbolic link to X), as for two outputs. */
+static void outputs_naming_an_input(void)
+{
+    const char *dir = fresh_dir("outin");
+    char args[4096], want[1200], cfg[700], tr[700], exp[700], link[700], res[700];
+    snprintf(cfg, sizeof cfg, "%s/c.yaml", dir);
+    snprintf(tr, sizeof tr, "%s/t.trace", dir);
+    snprintf(exp, sizeof exp, "%s/e.expect", dir);
+    snprintf(link, sizeof link, "%s/t.link", dir);
+    snprintf(res, sizeof res, "%s/r.csv", dir);
+    char *c0 = tu_slurp(cfg_default(), NULL), *t0 = tu_slurp(trace_gpu(), NULL);
+    CU_ASSERT_FATAL(c0 && t0);
+    FILE *f = fopen(cfg, "w");
+    CU_ASSERT_FATAL(f && fputs(c0, f) >= 0 && fclose(f) == 0);
+    f = fopen(tr, "w");
+    CU_ASSERT_FATAL(f && fputs(t0, f) >= 0 && fclose(f) == 0);
+    unlink(link);
+    CU_ASSERT_FATAL(symlink("t.trace", link) == 0);
+    f = fopen(res, "w");
+    CU_ASSERT_FATAL(f && fputs("policy,x\nbfc,1\nbfc,2\n", f) >= 0 && fclose(f) == 0);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --save-expect '%s'", cfg, tr, exp);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *e0 = tu_slurp(exp, NULL);
+    CU_ASSERT_FATAL(e0 != NULL);
+    /* {C} config, {T} trace, {E} expectation, {L} link to the trace, {R} results, {D} dir */
+    const char *val[26] = {0};
+    val['C' - 'A'] = cfg, val['T' - 'A'] = tr, val['E' - 'A'] = exp, val['L' - 'A'] = link;
+    val['R' - 'A'] = res, val['D' - 'A'] = dir;
+    static const char *const cases[][2] = {
+        {"run -q -c '{C}' -t '{T}' --expect '{E}' --json '{E}'",
+         "amsim: --json and --expect both name {E}: the output would overwrite its own input; "
+         "write it to another file\n"},
+        {"run -q -c '{C}' -t '{T}' --expect '{E}' --save-expect '{D}/./e.expect'",
+         "amsim: --save-expect and --expect both name {D}/./e.expect: the output"},
+        {"run -q -c '{C}' -t '{L}' --placements '{T}'",
+         "amsim: --placements and -t both name {T}: the output"},
+        {"run -q -c '{C}' -t '{T}' --chrome-trace '{C}'",
+         "amsim: --chrome-trace and -c both name {C}: the output"},
+        {"compare -c '{C}' -t '{T}' --policies bfc,caching --json '{L}'",
+         "amsim: --json and -t both name {L}: the output"},
+        {"mincap -q -c '{C}' -t '{T}' --json '{C}'",
+         "amsim: --json and -c both name {C}: the output"},
+        {"convert '{L}' -o '{T}'", "amsim: -o and IN both name {T}: the output"},
+        {"stats '{R}' --metric x --json '{R}'",
+         "amsim: --json and RESULTS.csv both name {R}: the output"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        bi_subst(args, sizeof args, cases[i][0], val);
+        bi_subst(want, sizeof want, cases[i][1], val);
+        bi_expect(args, 1, want);
+    }
+    char *c1 = tu_slurp(cfg, NULL), *t1 = tu_slurp(tr, NULL), *e1 = tu_slurp(exp, NULL);
+    char *r1 = tu_slurp(res, NULL);
+    CU_ASSERT(c1 && strcmp(c0, c1) == 0);
+    CU_ASSERT(t1 && strcmp(t0, t1) == 0);
+    CU_ASSERT(e1 && strcmp(e0, e1) == 0);
+    CU_ASSERT(r1 && strcmp(r1, "policy,x\nbfc,1\nbfc,2\n") == 0);
+    CU_ASSERT_EQUAL(dir_count(dir, ".tmp."), 0);
+    CU_ASSERT_EQUAL(dir_count(dir, NULL), 5); /* nothing new */
+    /* a sweep file that is one of -o DIR's own files (DIR/matrix.tsv) */
+    char sw[700];
+    snprintf(sw, sizeof sw, "%s/matrix.tsv", dir);
+    f = fopen(sw, "w");
+    CU_ASSERT_FATAL(f && fprintf(f, "base: '%s'\ntraces: ['%s']\n", cfg, tr) > 0 &&
+                    fclose(f) == 0);
+    snprintf(args, sizeof args, "batch -q '%s' -o '%s'", sw, dir);
+    snprintf(want, sizeof want, "amsim: -o's matrix.tsv and SWEEP.yaml both name %s/matrix.tsv: "
+             "the output would overwrite its own input", dir);
+    bi_expect(args, 1, want);
+    CU_ASSERT_EQUAL(dir_count(dir, "runs"), 0);
+    free(c0), free(t0), free(e0), free(c1), free(t1), free(e1), free(r1);
+}
+
 /* ---- fuzzer regressions ---------------------------------------------------------------------- */
 
 /* Every file under tests/fuzz/regress/ went through a reader once and crashed it. Replay each
@@ -1196,6 +1287,7 @@ void suite_badinput(void)
              {"outputs: a FIFO and a symbolic link are written through", outputs_written_through},
              {"outputs: -o DIR gets its whole set next to named files", outputs_dir_and_paths},
              {"outputs: two naming one file", outputs_same_file},
+             {"outputs: one naming an input", outputs_naming_an_input},
              /* behaviour */
              {"--lenient counts an unknown free", lenient_unknown_free},
              {"check counts skipped rows", check_counts_skipped_rows},
