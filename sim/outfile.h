@@ -2,7 +2,10 @@
  * PATH only when complete, so a failed or interrupted run never leaves a half-written result.
  * Temporaries still open at exit or on SIGINT/SIGTERM are removed (out_install_signals).
  * A PATH that exists and is not a regular file (/dev/null, a FIFO, a terminal) is written in
- * place, and a symbolic link's target is replaced, not the link. */
+ * place, and a symbolic link's target is replaced, not the link; a dangling link (or chain of
+ * links) creates the file its last link names, as a shell's `>` does. A PATH that cannot be
+ * looked up for another reason than not existing, e.g. a link that loops (ELOOP), is an error
+ * and is left as it is. */
 #ifndef AM_OUTFILE_H
 #define AM_OUTFILE_H
 

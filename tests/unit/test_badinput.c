@@ -915,6 +915,49 @@ static void outputs_written_through(void)
     unlink(target);
 }
 
+/* A symbolic link that loops (ln -s loop loop) as an output is an error, ELOOP's words, and
+ * stays a link: the temporary was made next to it and renamed over it, leaving a regular file.
+ * A dangling link, and a chain of them, creates the file the last link names; the links stay
+ * (renaming onto the chain's first target replaced the second link with the file). */
+static void outputs_symlink_loop_and_dangling(void)
+{
+    const char *dir = fresh_dir("loops");
+    char loop[700], a[700], b[700], c[700], args[4096], want[1200];
+    snprintf(loop, sizeof loop, "%s/loop", dir);
+    snprintf(a, sizeof a, "%s/a.json", dir);
+    snprintf(b, sizeof b, "%s/b.json", dir);
+    snprintf(c, sizeof c, "%s/c.json", dir);
+    unlink(loop), unlink(a), unlink(b), unlink(c);
+    CU_ASSERT_FATAL(symlink("loop", loop) == 0);
+    static const char *const cmds[] = {"run -q -c '%s' -t '%s' --json '%s'",
+                                       "run -q -c '%s' -t '%s' --placements '%s'",
+                                       "compare -c '%s' -t '%s' --policies bfc --json '%s'"};
+    for (size_t i = 0; i < AM_ARRAY_LEN(cmds); i++) {
+        snprintf(args, sizeof args, cmds[i], cfg_default(), trace_gpu(), loop);
+        snprintf(want, sizeof want, "amsim: %s: cannot write: Too many levels of symbolic "
+                 "links\n", loop);
+        bi_expect(args, 1, want);
+    }
+    snprintf(args, sizeof args, "gen kernel -o '%s'", loop);
+    bi_expect(args, 1, want);
+    struct stat st;
+    char txt[16] = {0};
+    CU_ASSERT(lstat(loop, &st) == 0 && S_ISLNK(st.st_mode));
+    CU_ASSERT(readlink(loop, txt, sizeof txt - 1) == 4 && strcmp(txt, "loop") == 0);
+    /* a.json -> b.json -> c.json (missing): c.json is written, both links stay */
+    CU_ASSERT_FATAL(symlink("b.json", a) == 0 && symlink("c.json", b) == 0);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --json '%s'", cfg_default(), trace_gpu(),
+             a);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    CU_ASSERT(lstat(a, &st) == 0 && S_ISLNK(st.st_mode));
+    CU_ASSERT(lstat(b, &st) == 0 && S_ISLNK(st.st_mode));
+    char *j = tu_slurp(c, NULL);
+    CU_ASSERT(j && strstr(j, "\"amsim_version\"") != NULL);
+    free(j);
+    CU_ASSERT_EQUAL(dir_count(dir, ".tmp."), 0);
+    CU_ASSERT_EQUAL(dir_count(dir, NULL), 4);
+}
+
 /* Whether files a and b hold the same bytes (both must exist). */
 static int same_bytes(const char *a, const char *b)
 {
@@ -1285,6 +1328,8 @@ void suite_badinput(void)
              {"path: trace unreadable", path_trace_unreadable},
              {"path: trace from a stream", path_trace_stream},
              {"outputs: a FIFO and a symbolic link are written through", outputs_written_through},
+             {"outputs: a looping symbolic link is an error, a dangling chain creates its end",
+              outputs_symlink_loop_and_dangling},
              {"outputs: -o DIR gets its whole set next to named files", outputs_dir_and_paths},
              {"outputs: two naming one file", outputs_same_file},
              {"outputs: one naming an input", outputs_naming_an_input},
