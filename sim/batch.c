@@ -85,19 +85,55 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int mkdir_p(const char *path)
+/* mkdir -p; *made (when not NULL) counts the directories it created, the last components of
+ * path, for rmdir_made. */
+static int mkdir_p_made(const char *path, int *made)
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", path);
+    int n = 0;
     for (char *p = buf + 1; *p; p++) {
         if (*p != '/')
             continue;
         *p = 0;
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return -1;
+        if (mkdir(buf, 0777) == 0)
+            n++;
+        else if (errno != EEXIST)
+            goto fail;
         *p = '/';
     }
-    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+    if (mkdir(buf, 0777) == 0)
+        n++;
+    else if (errno != EEXIST)
+        goto fail;
+    if (made)
+        *made = n;
+    return 0;
+fail:
+    if (made)
+        *made = n;
+    return -1;
+}
+
+static int mkdir_p(const char *path) { return mkdir_p_made(path, NULL); }
+
+/* Undo mkdir_p_made: remove the last `made` components of path, deepest first, each only while
+ * empty (rmdir), so that a command that stops before writing leaves no directory of its own. */
+static void rmdir_made(const char *path, int made)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (int k = 0; k < made; k++) {
+        size_t n = strlen(buf);
+        while (n > 1 && buf[n - 1] == '/')
+            buf[--n] = 0;
+        if (rmdir(buf) != 0)
+            return;
+        char *slash = strrchr(buf, '/');
+        if (!slash)
+            return;
+        *slash = 0;
+    }
 }
 
 /* Write text to path atomically. */
@@ -1966,15 +2002,17 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     int is_csv = ol > 4 && strcmp(out + ol - 4, ".csv") == 0;
     char *path = is_csv ? am_strdup(out) : xprintf("%s/results.csv", out);
     am_error err = {0};
-    int failed = 0, rc;
-    if (!is_csv && mkdir_p(out) != 0) {
+    int failed = 0, rc, made = 0;
+    if (!is_csv && mkdir_p_made(out, &made) != 0) {
         fprintf(stderr, "%s: %s: cannot create: %s\n", prog, out, strerror(errno));
+        rmdir_made(out, made);
         free(path);
         return 1;
     }
     rc = build_csv((const char *const *)argv, argc, path, 0, 0, &failed, &err);
-    if (rc < 0) {
+    if (rc < 0) { /* refused (not a batch folder, another study): OUT is not left behind */
         fprintf(stderr, "%s: %s\n", prog, err.msg);
+        rmdir_made(out, made);
         free(path);
         return 1;
     }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "expect.h"
@@ -121,11 +122,16 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
     outfile *o[O_N] = {0};
     const char *path[O_N] = {sp->json, sp->placements, sp->timeline, sp->log};
     char *owned[O_N] = {0};
-    int rc = -1, src[2], dst[2];
+    int rc = -1, src[2], dst[2], made_dir = 0;
     if (sp->outdir) {
         static const char *names[O_DJSON] = {"summary.json", "placements.csv", "timeline.csv",
                                              NULL, "report.txt", "effective_config.yaml"};
-        if (mkdir(sp->outdir, 0777) != 0 && errno != EEXIST) {
+        /* DIR is made first, so that the checks below compare its files by device and inode
+         * like any other path (`--json DIR/../DIR/summary.json` is DIR's own file), and removed
+         * again when the command stops without writing into it (made_dir). */
+        if (mkdir(sp->outdir, 0777) == 0)
+            made_dir = 1;
+        else if (errno != EEXIST) {
             am_fail(err, AM_EINPUT, "%s: cannot create directory: %s", sp->outdir, strerror(errno));
             goto out;
         }
@@ -250,5 +256,7 @@ out:
     sim_destroy(s);
     trace_close(t);
     cfg_free(cfg);
+    if (made_dir && rc != 0)
+        rmdir(sp->outdir); /* only when empty: a deviation (status 3) has written its outputs */
     return rc;
 }

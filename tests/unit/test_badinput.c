@@ -709,9 +709,38 @@ static void failing_run_leaves_nothing(const char *cfg, const char *tr, const ch
     snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s'", cfg, tr, odir);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
     int n = dir_count(odir, NULL);
-    CU_ASSERT(n <= 0); /* absent or empty */
-    if (n > 0)
-        fprintf(stderr, "\n  -o %s holds %d entries after a failed run\n", odir, n);
+    CU_ASSERT_EQUAL(n, -1); /* not there: it was made for the run and removed again */
+    if (n >= 0)
+        fprintf(stderr, "\n  -o %s exists (%d entries) after a failed run\n", odir, n);
+}
+
+/* A command refused before it writes leaves no -o directory it made: run with two outputs on
+ * one file, a bad --set or a bad option; batch --merge of a folder that is no study (OUT and
+ * the parents it made). A directory that was there stays. */
+static void refused_outdir_not_created(void)
+{
+    const char *dir = fresh_dir("refused");
+    char args[4096];
+    static const char *const runs[] = {"-o '%s/o' --json '%s/x' --placements '%s/x'",
+                                       "-o '%s/o' --set 'nosuchkey=1'",
+                                       "-o '%s/o' --bogus"};
+    for (size_t i = 0; i < AM_ARRAY_LEN(runs); i++) {
+        int k = snprintf(args, sizeof args, "run -q -c '%s' -t '%s' ", cfg_default(), trace_gpu());
+        snprintf(args + k, sizeof args - (size_t)k, runs[i], dir, dir, dir);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+        CU_ASSERT_EQUAL(dir_count(dir, NULL), 0);
+    }
+    snprintf(args, sizeof args, "batch -q --merge '%s/nostudy' -o '%s/a/b/out'", dir, dir);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+    CU_ASSERT_EQUAL(dir_count(dir, NULL), 0);
+    char keep[700];
+    snprintf(keep, sizeof keep, "%s/keep", dir);
+    CU_ASSERT_FATAL(mkdir(keep, 0700) == 0);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s/none.trace' -o '%s'", cfg_default(), dir,
+             keep);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+    CU_ASSERT_EQUAL(dir_count(keep, NULL), 0);
+    rmdir(keep);
 }
 
 static void no_partial_outputs(void)
@@ -1337,6 +1366,7 @@ void suite_badinput(void)
              {"--lenient counts an unknown free", lenient_unknown_free},
              {"check counts skipped rows", check_counts_skipped_rows},
              {"failing runs leave no outputs or temporaries", no_partial_outputs},
+             {"a refused -o DIR is not left behind", refused_outdir_not_created},
              {"--check passes on the shipped traces", check_shipped_traces},
              {"--check stops at the first violation", check_stops_at_first_violation},
              {"SIGTERM removes temporaries", sigterm_removes_temporaries},
