@@ -139,7 +139,8 @@ static void usage(FILE *f)
             "                   [--pair-on COL,COL...] [--json FILE]\n"
             "  per group of COLUMN (default policy): n, mean, sample sd and the 95%% confidence\n"
             "  interval of the mean (t distribution); --paired: paired t-test of A - B over rows\n"
-            "  that agree on the identifying columns (axes, trace, seed; or --pair-on)\n");
+            "  that agree on the identifying columns (axes, trace, seed; or --pair-on, which\n"
+            "  needs --paired)\n");
 }
 
 static void put_num(FILE *f, double v)
@@ -198,6 +199,11 @@ int cmd_stats(int argc, char **argv)
     }
     if (!file || !metric) {
         fprintf(stderr, "%s: RESULTS.csv and --metric M are required\n", prog);
+        return 1;
+    }
+    if (pair_on && !paired) { /* it would be ignored: the user expects a paired test */
+        fprintf(stderr, "%s: --pair-on names the columns --paired A,B matches rows on: give "
+                "--paired too\n", prog);
         return 1;
     }
     {

@@ -633,11 +633,22 @@ static void test_stats_pair_on(void)
         CU_ASSERT(err && strstr(err, c[i].why));
         free(err);
     }
-    char args[1200], *out = NULL;
+    char args[1200], *out = NULL, *err = NULL;
     snprintf(args, sizeof args, "stats '%s' --metric m --paired a,b --pair-on seed,trace", csv);
     CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
     CU_ASSERT(out && strstr(out, "on 2 pairs"));
     free(out);
+    /* without --paired it was silently ignored: the user asked for a pairing that never ran */
+    snprintf(args, sizeof args, "stats '%s' --metric m --pair-on seed --json '%s'", csv,
+             path_in_tmp("po.json"));
+    out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT(err && strcmp(err, "amsim stats: --pair-on names the columns --paired A,B matches "
+                            "rows on: give --paired too\n") == 0);
+    CU_ASSERT(out && !*out);
+    CU_ASSERT(access(path_in_tmp("po.json"), F_OK) != 0);
+    free(out);
+    free(err);
 }
 
 static void test_stats_paired_groups(void)
@@ -1091,7 +1102,8 @@ void suite_batch(void)
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
              {"statistics against hand-computed values", test_stats},
              {"stats --paired: unknown groups, too few pairs", test_stats_paired_groups},
-             {"stats --pair-on: empty, repeated or unknown columns", test_stats_pair_on},
+             {"stats --pair-on: empty, repeated or unknown columns, without --paired",
+              test_stats_pair_on},
              {"report.html plots (and headless browser)", test_report_plots},
              {"mincap known answer", test_mincap},
              {"mincap --level puts the policies on that level", test_mincap_level},
