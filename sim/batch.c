@@ -50,6 +50,7 @@
 #include <yaml.h>
 
 #include "batch.h"
+#include "cli.h"
 #include "config.h"
 #include "outfile.h"
 #include "report.h"
@@ -2067,6 +2068,7 @@ int cmd_batch(int argc, char **argv)
     batch b = {0};
     const char *file = NULL;
     int do_merge = 0, list = 0, nmerge = 0;
+    const char *jobs_s = NULL, *shard_s = NULL, *timeout_s = NULL; /* as given, for cli_once */
     char **mdirs = am_calloc((size_t)argc + 1, sizeof *mdirs);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     b.jobs = ncpu > 0 ? (int)ncpu : 1;
@@ -2098,9 +2100,14 @@ int cmd_batch(int argc, char **argv)
             }
             const char *v = argv[++i];
             char *end;
-            if (s[1] == 'o' || !strcmp(s, "--out"))
-                b.out = v;
-            else if (!strcmp(s, "--timeout")) {
+            /* each takes one value: a second is refused (cli_once) */
+            const char **given = s[1] == 'o' || !strcmp(s, "--out")     ? &b.out
+                              : s[1] == 'j' || !strcmp(s, "--jobs")    ? &jobs_s
+                              : !strcmp(s, "--shard")                  ? &shard_s
+                                                                       : &timeout_s;
+            if (cli_once(prog, s, given, v, NULL) != 0)
+                goto out;
+            if (given == &timeout_s) {
                 b.timeout = strtod(v, &end);
                 /* a finite number of seconds (fractions too) up to about 31 years, written as
                  * a plain decimal (strtod also takes leading spaces, a sign and hex) */
@@ -2110,7 +2117,7 @@ int cmd_batch(int argc, char **argv)
                             "such as 0.5 work), not '%s'\n", prog, v);
                     goto out;
                 }
-            } else if (!strcmp(s, "--shard")) {
+            } else if (given == &shard_s) {
                 /* digits only (strtol and sscanf also take a sign, leading spaces and, with %d,
                  * whatever follows: '1/3x' was read as 1/3) */
                 const char *slash = strchr(v, '/');
@@ -2123,7 +2130,7 @@ int cmd_batch(int argc, char **argv)
                 }
                 b.shard_k = (int)k;
                 b.shard_n = (int)n;
-            } else {
+            } else if (given == &jobs_s) {
                 uint64_t j = 0;
                 if (units_u64(v, strlen(v), &j) != 0 || j < 1 || j > 4096) {
                     fprintf(stderr, "%s: -j takes a number of workers 1..4096, not '%s'\n", prog, v);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "json.h"
 #include "outfile.h"
 #include "run.h"
@@ -72,17 +73,22 @@ int cmd_compare(int argc, char **argv)
             return 1;
         }
         const char *v = argv[++i];
-        if (!strcmp(a, "-c") || !strcmp(a, "--config"))
-            sp.config = v;
-        else if (!strcmp(a, "-t") || !strcmp(a, "--trace"))
-            sp.trace = v;
-        else if (!strcmp(a, "--policies"))
-            policies = v;
-        else if (!strcmp(a, "--json"))
-            json = v;
-        else if (!strcmp(a, "--set") && sp.nsets < RUN_MAX_SETS)
+        const char **slot = !strcmp(a, "-c") || !strcmp(a, "--config") ? &sp.config
+                          : !strcmp(a, "-t") || !strcmp(a, "--trace")  ? &sp.trace
+                          : !strcmp(a, "--policies")                   ? &policies
+                          : !strcmp(a, "--json")                       ? &json
+                                                                       : NULL;
+        if (slot) {
+            if (cli_once("amsim compare", a, slot, v, slot == &policies ? "name every policy "
+                         "in one comma-separated list, e.g. --policies bfc,caching" : NULL) != 0)
+                return 1;
+        } else if (!strcmp(a, "--set")) {
+            if (sp.nsets == RUN_MAX_SETS) {
+                fprintf(stderr, "amsim compare: more than %d --set options\n", RUN_MAX_SETS);
+                return 1;
+            }
             sp.sets[sp.nsets++] = v;
-        else {
+        } else {
             fprintf(stderr, "amsim compare: unknown option '%s' (see amsim compare --help)\n", a);
             return 1;
         }

@@ -8,6 +8,7 @@
 
 #include "common.h"
 #include "batch.h"
+#include "cli.h"
 #include "config.h"
 #include "convert.h"
 #include "engine.h"
@@ -26,6 +27,7 @@ typedef struct run_args {
     const char *json, *placements, *timeline, *log, *outdir;
     const char *expect, *save_expect;
     const char *chrome_trace, *pytorch_snapshot;
+    const char *device_s; /* --device as given */
     int quiet, check, lenient, fail_on_oom, device;
 } run_args;
 
@@ -48,7 +50,8 @@ static void usage_main(FILE *f)
             "  convert IN -o OUT [--to native|csv|binary]  a trace in any format to another\n"
             "  gen KIND [options] -o OUT          synthetic traces: train, serve, kernel\n"
             "  policies                           list the allocator policies\n"
-            "options: amsim COMMAND --help; amsim --version\n");
+            "options: amsim COMMAND --help; amsim --version. An option that takes one value\n"
+            "takes it once (--set repeats)\n");
 }
 
 static void usage_run(FILE *f)
@@ -118,37 +121,32 @@ static int parse_run(int argc, char **argv, run_args *a)
             if (!need_arg(i, argc, argv))
                 return 1;
             const char *v = argv[++i];
-            if (is_opt(s, "-c", "--config"))
-                a->config = v;
-            else if (is_opt(s, "-t", "--trace"))
-                a->trace = v;
-            else if (is_opt(s, NULL, "--policy"))
-                a->policy = v;
-            else if (is_opt(s, NULL, "--set")) {
+            /* every option but --set takes one value: a second is refused (cli_once) */
+            const char **slot = is_opt(s, "-c", "--config")       ? &a->config
+                              : is_opt(s, "-t", "--trace")        ? &a->trace
+                              : is_opt(s, NULL, "--policy")       ? &a->policy
+                              : is_opt(s, NULL, "--json")         ? &a->json
+                              : is_opt(s, NULL, "--placements")   ? &a->placements
+                              : is_opt(s, NULL, "--timeline")     ? &a->timeline
+                              : is_opt(s, NULL, "--chrome-trace") ? &a->chrome_trace
+                              : is_opt(s, NULL, "--pytorch-snapshot") ? &a->pytorch_snapshot
+                              : is_opt(s, NULL, "--log")          ? &a->log
+                              : is_opt(s, NULL, "--expect")       ? &a->expect
+                              : is_opt(s, NULL, "--save-expect")  ? &a->save_expect
+                              : is_opt(s, "-o", "--out")          ? &a->outdir
+                              : is_opt(s, NULL, "--device")       ? &a->device_s
+                                                                  : NULL;
+            if (slot && cli_once("amsim run", s, slot, v,
+                                 slot == &a->policy ? "amsim compare --policies a,b runs "
+                                 "several" : NULL) != 0)
+                return 1;
+            if (is_opt(s, NULL, "--set")) {
                 if (a->nsets == MAX_SETS) {
                     fprintf(stderr, "%s: more than %d --set options\n", prog, MAX_SETS);
                     return 1;
                 }
                 a->sets[a->nsets++] = v;
-            } else if (is_opt(s, NULL, "--json"))
-                a->json = v;
-            else if (is_opt(s, NULL, "--placements"))
-                a->placements = v;
-            else if (is_opt(s, NULL, "--timeline"))
-                a->timeline = v;
-            else if (is_opt(s, NULL, "--chrome-trace"))
-                a->chrome_trace = v;
-            else if (is_opt(s, NULL, "--pytorch-snapshot"))
-                a->pytorch_snapshot = v;
-            else if (is_opt(s, NULL, "--log"))
-                a->log = v;
-            else if (is_opt(s, NULL, "--expect"))
-                a->expect = v;
-            else if (is_opt(s, NULL, "--save-expect"))
-                a->save_expect = v;
-            else if (is_opt(s, "-o", "--out"))
-                a->outdir = v;
-            else {
+            } else if (is_opt(s, NULL, "--device")) {
                 char *end;
                 errno = 0;
                 long d = strtol(v, &end, 10);

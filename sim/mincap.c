@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "cli.h"
 #include "json.h"
 #include "outfile.h"
 #include "run.h"
@@ -305,7 +306,7 @@ static int mc_main(mc *c, const char *pols, outfile **op)
 int cmd_mincap(int argc, char **argv)
 {
     mc c = {0};
-    const char *json = NULL, *pols = NULL;
+    const char *json = NULL, *pols = NULL, *gran_s = NULL;
     c.gran = 1ULL << 20;
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
@@ -322,17 +323,19 @@ int cmd_mincap(int argc, char **argv)
             return 1;
         }
         const char *v = argv[++i];
-        if (!strcmp(s, "-c") || !strcmp(s, "--config"))
-            c.config = v;
-        else if (!strcmp(s, "-t") || !strcmp(s, "--trace"))
-            c.trace = v;
-        else if (!strcmp(s, "--policies"))
-            pols = v;
-        else if (!strcmp(s, "--json"))
-            json = v;
-        else if (!strcmp(s, "--level"))
-            c.level_name = v;
-        else if (!strcmp(s, "--set")) {
+        const char **slot = !strcmp(s, "-c") || !strcmp(s, "--config") ? &c.config
+                          : !strcmp(s, "-t") || !strcmp(s, "--trace")  ? &c.trace
+                          : !strcmp(s, "--policies")                   ? &pols
+                          : !strcmp(s, "--json")                       ? &json
+                          : !strcmp(s, "--level")                      ? &c.level_name
+                          : !strcmp(s, "--granularity")                ? &gran_s
+                                                                       : NULL;
+        if (slot && cli_once(prog, s, slot, v, slot == &pols ? "name every policy in one "
+                             "comma-separated list, e.g. --policies bfc,caching" : NULL) != 0)
+            return 1;
+        if (slot && slot != &gran_s)
+            continue;
+        if (!strcmp(s, "--set")) {
             if (c.nsets >= RUN_MAX_SETS - 4) {
                 fprintf(stderr, "%s: too many --set options\n", prog);
                 return 1;

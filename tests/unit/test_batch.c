@@ -909,6 +909,74 @@ static void test_policy_lists(void)
         }
 }
 
+/* An option that takes one value, given twice, is refused (status 1, no output) in every
+ * command: `compare --policies a --policies b` ran b alone, as if a were never named. --set
+ * repeats (it is a list) and so may a flag. */
+static void test_repeated_options(void)
+{
+    char cfg[1200], tr[1200];
+    snprintf(cfg, sizeof cfg, "%s/configs/default.yaml", tu_top());
+    snprintf(tr, sizeof tr, "%s/traces/gpu_train_step.trace", tu_top());
+    const char *js = path_in_tmp("rep.json");
+    static const struct {
+        const char *args, *msg; /* @C config, @T trace, @J a JSON output */
+    } cases[] = {
+        {"compare -c @C -t @T --policies bfc --policies caching --json @J",
+         "amsim compare: --policies given twice ('bfc', then 'caching'): it takes one value; "
+         "name every policy in one comma-separated list, e.g. --policies bfc,caching\n"},
+        {"mincap -c @C -t @T --policies bfc --json @J --policies caching",
+         "amsim mincap: --policies given twice ('bfc', then 'caching'): it takes one value; "},
+        {"compare -c @C --config @C -t @T --policies bfc --json @J",
+         "amsim compare: --config given twice"},
+        {"mincap -c @C -t @T --granularity 1MiB --granularity 2MiB --json @J",
+         "amsim mincap: --granularity given twice ('1MiB', then '2MiB')"},
+        {"run -q -c @C -t @T --json @J --json @J.2", "amsim run: --json given twice"},
+        {"run -q -c @C -t @T --policy bfc --policy caching --json @J",
+         "amsim run: --policy given twice ('bfc', then 'caching'): it takes one value; amsim "
+         "compare --policies a,b runs several\n"},
+        {"run -q -c @C -t @T -t @T --json @J", "amsim run: -t given twice"},
+        {"run -q -c @C -t @T --device 0 --device 1 --json @J", "amsim run: --device given twice"},
+        {"stats @J.csv --metric m --by policy --by trace --json @J",
+         "amsim stats: --by given twice ('policy', then 'trace')"},
+        {"convert @T -o @J --to csv --to native", "amsim convert: --to given twice"},
+        {"batch @C -j 2 --jobs 2 -o @J.d", "amsim batch: --jobs given twice ('2', then '2')"},
+        {"gen kernel --seed 1 -o @J --seed 2", "amsim gen kernel: --seed given twice"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char args[4096], *out = NULL, *err = NULL;
+        size_t k = 0;
+        for (const char *p = cases[i].args; *p && k < sizeof args - 1300; p++) {
+            const char *v = p[0] == '@' && p[1] == 'C' ? cfg : p[0] == '@' && p[1] == 'T' ? tr
+                          : p[0] == '@' && p[1] == 'J' ? js : NULL;
+            if (v) {
+                k += (size_t)snprintf(args + k, sizeof args - k, "'%s'", v);
+                p++;
+            } else
+                args[k++] = *p;
+        }
+        args[k] = 0;
+        int st = tu_amsim(args, &out, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(err && strstr(err, cases[i].msg));
+        CU_ASSERT(out && !*out);
+        CU_ASSERT_NOT_EQUAL(access(js, F_OK), 0);
+        if (st != 1 || !err || !strstr(err, cases[i].msg))
+            fprintf(stderr, "\n  amsim %s: status %d, %s\n", args, st, err ? err : "(none)");
+        free(out);
+        free(err);
+    }
+    /* a list option and flags repeat */
+    char args[4096];
+    snprintf(args, sizeof args, "run -q -q --check --check -c '%s' -t '%s' --set "
+             "memories.hbm.capacity=80GiB --set memories.hbm.capacity=79GiB --json '%s'", cfg, tr,
+             js);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT(j && strstr(j, "\"capacity\": 84825604096")); /* 79 GiB: the last --set */
+    free(j);
+    unlink(js);
+}
+
 static void test_expect(void)
 {
     const char *ex = path_in_tmp("gpu.expect");
@@ -1108,6 +1176,7 @@ void suite_batch(void)
              {"mincap known answer", test_mincap},
              {"mincap --level puts the policies on that level", test_mincap_level},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
+             {"an option that takes one value is refused twice", test_repeated_options},
              {"expectations hold and fail", test_expect},
              {"expectation values that are not their metric's form", test_expect_bad_values},
              {"regress sweep", test_regress_sweep});

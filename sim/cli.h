@@ -1,0 +1,16 @@
+/* cli.h - what every command's option parser shares (run, compare, mincap, batch, stats,
+ * convert, gen, check).
+ *
+ * Conventions: an option that takes one value takes it once; a second one is refused
+ * (cli_once), since it would silently replace the first (`--policies a --policies b` ran b
+ * alone). Repeatable options say so in their help (`--set`); flags (`-q`, `--check`) may repeat. */
+#ifndef AM_CLI_H
+#define AM_CLI_H
+
+/* Store v in *slot, an option that takes one value; 0, or -1 after a message on stderr
+ * ("PROG: OPT given twice ('A', then 'B'): it takes one value[; HINT]") when *slot holds one
+ * already. hint may be NULL. */
+int cli_once(const char *prog, const char *opt, const char **slot, const char *v,
+             const char *hint);
+
+#endif
