@@ -2076,6 +2076,8 @@ int cmd_batch(int argc, char **argv)
     int rc = 1;
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
+        char opt[3];
+        const char *att = cli_split(&s, opt, "oj"); /* "-j2": s becomes "-j" */
         if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
             usage(stdout);
             rc = 0;
@@ -2094,11 +2096,11 @@ int cmd_batch(int argc, char **argv)
             do_merge = 1;
         else if (!strcmp(s, "-o") || !strcmp(s, "--out") || !strcmp(s, "-j") ||
                  !strcmp(s, "--jobs") || !strcmp(s, "--shard") || !strcmp(s, "--timeout")) {
-            if (i + 1 >= argc) {
+            if (!att && i + 1 >= argc) {
                 fprintf(stderr, "%s: %s needs a value\n", prog, s);
                 goto out;
             }
-            const char *v = argv[++i];
+            const char *v = att ? att : argv[++i];
             char *end;
             /* each takes one value: a second is refused (cli_once) */
             const char **given = s[1] == 'o' || !strcmp(s, "--out")     ? &b.out

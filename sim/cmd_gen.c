@@ -140,16 +140,18 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
     snprintf(prog, sizeof prog, "amsim gen %s", kind);
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
+        char opt[3];
+        const char *att = cli_split(&s, opt, "o"); /* "-oOUT": s becomes "-o" */
         if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
             gen_usage(stdout, kind, table, defs);
             return -1;
         }
         if (!strcmp(s, "-o") || !strcmp(s, "--out")) {
-            if (i + 1 >= argc) {
+            if (!att && i + 1 >= argc) {
                 fprintf(stderr, "amsim gen: option %s needs a value\n", s);
                 return 1;
             }
-            if (cli_once(prog, s, out, argv[++i], NULL) != 0)
+            if (cli_once(prog, s, out, att ? att : argv[++i], NULL) != 0)
                 return 1;
             continue;
         }

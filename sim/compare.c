@@ -60,6 +60,8 @@ int cmd_compare(int argc, char **argv)
     const char *policies = NULL, *json = NULL;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
+        char opt[3];
+        const char *att = cli_split(&a, opt, "ct"); /* "-cFILE": a becomes "-c" */
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
@@ -68,11 +70,11 @@ int cmd_compare(int argc, char **argv)
             sp.lenient = 1;
             continue;
         }
-        if (i + 1 >= argc) {
+        if (!att && i + 1 >= argc) {
             fprintf(stderr, "amsim compare: unknown option or missing value: '%s'\n", a);
             return 1;
         }
-        const char *v = argv[++i];
+        const char *v = att ? att : argv[++i];
         const char **slot = !strcmp(a, "-c") || !strcmp(a, "--config") ? &sp.config
                           : !strcmp(a, "-t") || !strcmp(a, "--trace")  ? &sp.trace
                           : !strcmp(a, "--policies")                   ? &policies

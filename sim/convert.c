@@ -207,6 +207,8 @@ int cmd_convert(int argc, char **argv)
     int nsets = 0, device = 0;
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
+        char opt[3];
+        const char *att = cli_split(&s, opt, "oc"); /* "-oOUT": s becomes "-o" */
         if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
             cv_usage(stdout);
             return 0;
@@ -214,11 +216,11 @@ int cmd_convert(int argc, char **argv)
         int takes = !strcmp(s, "-o") || !strcmp(s, "--out") || !strcmp(s, "--to") ||
                     !strcmp(s, "-c") || !strcmp(s, "--config") || !strcmp(s, "--set") ||
                     !strcmp(s, "--device");
-        if (takes && i + 1 >= argc) {
+        if (takes && !att && i + 1 >= argc) {
             fprintf(stderr, "amsim convert: option %s needs a value\n", s);
             return 1;
         }
-        const char *v = takes ? argv[++i] : NULL;
+        const char *v = !takes ? NULL : att ? att : argv[++i];
         /* every option but --set takes one value: a second is refused (cli_once) */
         const char **slot = !strcmp(s, "-o") || !strcmp(s, "--out")    ? &outp
                           : !strcmp(s, "--to")                         ? &to

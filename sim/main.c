@@ -51,7 +51,7 @@ static void usage_main(FILE *f)
             "  gen KIND [options] -o OUT          synthetic traces: train, serve, kernel\n"
             "  policies                           list the allocator policies\n"
             "options: amsim COMMAND --help; amsim --version. An option that takes one value\n"
-            "takes it once (--set repeats)\n");
+            "takes it once (--set repeats); a short one's value may be attached (-j2, -oDIR)\n");
 }
 
 static void usage_run(FILE *f)
@@ -102,6 +102,8 @@ static int parse_run(int argc, char **argv, run_args *a)
     memset(a, 0, sizeof *a);
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
+        char opt[3];
+        const char *att = cli_split(&s, opt, "cto"); /* "-cFILE": s becomes "-c" */
         if (is_opt(s, "-h", "--help"))
             return -1;
         else if (is_opt(s, "-q", "--quiet"))
@@ -118,9 +120,9 @@ static int parse_run(int argc, char **argv, run_args *a)
                  is_opt(s, NULL, "--timeline") || is_opt(s, NULL, "--chrome-trace") ||
                  is_opt(s, NULL, "--pytorch-snapshot") || is_opt(s, NULL, "--log") || is_opt(s, "-o", "--out") ||
                  is_opt(s, NULL, "--device")) {
-            if (!need_arg(i, argc, argv))
+            if (!att && !need_arg(i, argc, argv))
                 return 1;
-            const char *v = argv[++i];
+            const char *v = att ? att : argv[++i];
             /* every option but --set takes one value: a second is refused (cli_once) */
             const char **slot = is_opt(s, "-c", "--config")       ? &a->config
                               : is_opt(s, "-t", "--trace")        ? &a->trace
@@ -224,16 +226,19 @@ static int cmd_check(int argc, char **argv)
     int bad = 0, i = 0;
     am_config *base = NULL;
     am_error err = {0};
-    if (strcmp(argv[0], "-c") == 0) {
-        if (argc < 2) {
+    const char *c0 = argv[0];
+    char opt[3];
+    const char *att = cli_split(&c0, opt, "c"); /* -c CONFIG or -cCONFIG */
+    if (strcmp(c0, "-c") == 0) {
+        if (!att && argc < 2) {
             fprintf(stderr, "%s check: -c needs a config\n", prog);
             return 1;
         }
-        if (cfg_load(&base, argv[1], NULL, 0, &err) != 0) {
+        if (cfg_load(&base, att ? att : argv[1], NULL, 0, &err) != 0) {
             fprintf(stderr, "%s: %s\n", prog, err.msg);
             return 1;
         }
-        i = 2;
+        i = att ? 1 : 2;
     } else if (cfg_load_string(&base, "<builtin>",
                                "version: 1\nmemories:\n  hbm: {capacity: 80GiB}\n"
                                "  host: {capacity: 1TiB}\n", NULL, 0, &err) != 0) {

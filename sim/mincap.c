@@ -310,6 +310,8 @@ int cmd_mincap(int argc, char **argv)
     c.gran = 1ULL << 20;
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
+        char opt[3];
+        const char *att = cli_split(&s, opt, "ct"); /* "-cFILE": s becomes "-c" */
         if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
             usage(stdout);
             return 0;
@@ -318,11 +320,11 @@ int cmd_mincap(int argc, char **argv)
             c.quiet = 1;
             continue;
         }
-        if (i + 1 >= argc) {
+        if (!att && i + 1 >= argc) {
             fprintf(stderr, "%s: unknown option or missing value: '%s'\n", prog, s);
             return 1;
         }
-        const char *v = argv[++i];
+        const char *v = att ? att : argv[++i];
         const char **slot = !strcmp(s, "-c") || !strcmp(s, "--config") ? &c.config
                           : !strcmp(s, "-t") || !strcmp(s, "--trace")  ? &c.trace
                           : !strcmp(s, "--policies")                   ? &pols

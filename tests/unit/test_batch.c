@@ -977,6 +977,66 @@ static void test_repeated_options(void)
     unlink(js);
 }
 
+/* A short option's value may be attached, as getopt takes it: `batch -j2` was an unknown
+ * option while `-j 2` worked. Every command's short options that take a value: batch -j -o,
+ * run -c -t -o, compare and mincap -c -t, convert -o -c, gen -o, check -c. */
+static void test_attached_short_values(void)
+{
+    const char *cfg = path_in_tmp("att.yaml"), *tr = path_in_tmp("att.trace");
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s/configs/default.yaml", tu_top());
+    char *c0 = tu_slurp(tmp, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c0);
+    tu_write("att.yaml", c0);
+    free(c0);
+    tu_write("att.trace", "amsim-trace v1\nalloc 1 1MiB\nalloc 2 3MiB\nfree 1\nfree 2\n");
+    char text[2048];
+    snprintf(text, sizeof text, "base: %s\ntraces: [%s]\npolicies: [bfc, caching]\n", cfg, tr);
+    const char *sw = tu_write("att-sweep.yaml", text);
+    const char *dir = path_in_tmp("att-out"), *rdir = path_in_tmp("att-run");
+    const char *conv = path_in_tmp("att-conv.trace"), *gen = path_in_tmp("att-gen.trace");
+    const char *js = path_in_tmp("att.json");
+    char args[8][2048];
+    snprintf(args[0], sizeof args[0], "batch -q '%s' -j2 '-o%s'", sw, dir);
+    snprintf(args[1], sizeof args[1], "run -q '-c%s' '-t%s' '-o%s'", cfg, tr, rdir);
+    snprintf(args[2], sizeof args[2], "compare '-c%s' '-t%s' --policies bfc", cfg, tr);
+    snprintf(args[3], sizeof args[3], "mincap -q '-c%s' '-t%s' --json '%s'", cfg, tr, js);
+    snprintf(args[4], sizeof args[4], "convert '%s' '-o%s' '-c%s'", tr, conv, cfg);
+    snprintf(args[5], sizeof args[5], "gen kernel --m 256 --n 256 --k 256 '-o%s'", gen);
+    snprintf(args[6], sizeof args[6], "check '-c%s' '%s'", cfg, conv);
+    snprintf(args[7], sizeof args[7], "batch '%s' --list -j3", sw);
+    for (int i = 0; i < 8; i++) {
+        char *err = NULL;
+        int st = tu_amsim(args[i], NULL, &err);
+        CU_ASSERT_EQUAL(st, 0);
+        if (st != 0)
+            fprintf(stderr, "\n  amsim %s: status %d, %s\n", args[i], st, err ? err : "");
+        free(err);
+    }
+    snprintf(tmp, sizeof tmp, "%s/results.csv", dir);
+    CU_ASSERT_EQUAL(access(tmp, R_OK), 0);
+    snprintf(tmp, sizeof tmp, "%s/summary.json", rdir);
+    CU_ASSERT_EQUAL(access(tmp, R_OK), 0);
+    CU_ASSERT_EQUAL(access(js, R_OK), 0);
+    CU_ASSERT_EQUAL(access(conv, R_OK), 0);
+    CU_ASSERT_EQUAL(access(gen, R_OK), 0);
+    /* the attached value is checked as the separate one, and counts as the option given */
+    static const struct {
+        const char *args, *msg;
+    } bad[] = {
+        {"--list -j2x", "amsim batch: -j takes a number of workers 1..4096, not '2x'"},
+        {"--list -j2 -j 2", "amsim batch: -j given twice ('2', then '2')"},
+        {"--list -j", "amsim batch: -j needs a value"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char a[2048], *err = NULL;
+        snprintf(a, sizeof a, "batch '%s' %s", sw, bad[i].args);
+        CU_ASSERT_EQUAL(tu_amsim(a, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, bad[i].msg));
+        free(err);
+    }
+}
+
 static void test_expect(void)
 {
     const char *ex = path_in_tmp("gpu.expect");
@@ -1177,6 +1237,7 @@ void suite_batch(void)
              {"mincap --level puts the policies on that level", test_mincap_level},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
              {"an option that takes one value is refused twice", test_repeated_options},
+             {"short options take their value attached (-j2, -oDIR)", test_attached_short_values},
              {"expectations hold and fail", test_expect},
              {"expectation values that are not their metric's form", test_expect_bad_values},
              {"regress sweep", test_regress_sweep});
