@@ -74,6 +74,21 @@ static char *bi_expand(const char *pat, const char *path)
     return s;
 }
 
+/* pat with each "{X}" replaced by val[X - 'A'] (upper-case letters), into buf. */
+static void bi_subst(char *buf, size_t n, const char *pat, const char *const *val)
+{
+    size_t k = 0;
+    for (const char *p = pat; *p && k + 1 < n; p++) {
+        if (p[0] == '{' && p[1] >= 'A' && p[1] <= 'Z' && p[2] == '}') {
+            k += (size_t)snprintf(buf + k, n - k, "%s", val[p[1] - 'A']);
+            k = AM_MIN(k, n - 1);
+            p += 2;
+        } else
+            buf[k++] = *p;
+    }
+    buf[k] = 0;
+}
+
 /* Run amsim with args, assert status want and that stderr contains expect. */
 static void bi_expect(const char *args, int want, const char *expect)
 {
@@ -721,12 +736,14 @@ static void refused_outdir_not_created(void)
 {
     const char *dir = fresh_dir("refused");
     char args[4096];
-    static const char *const runs[] = {"-o '%s/o' --json '%s/x' --placements '%s/x'",
-                                       "-o '%s/o' --set 'nosuchkey=1'",
-                                       "-o '%s/o' --bogus"};
+    const char *val[26] = {0}; /* {C} config, {T} trace, {D} dir */
+    val['C' - 'A'] = cfg_default(), val['T' - 'A'] = trace_gpu(), val['D' - 'A'] = dir;
+    static const char *const runs[] = {
+        "run -q -c '{C}' -t '{T}' -o '{D}/o' --json '{D}/x' --placements '{D}/x'",
+        "run -q -c '{C}' -t '{T}' -o '{D}/o' --set 'nosuchkey=1'",
+        "run -q -c '{C}' -t '{T}' -o '{D}/o' --bogus"};
     for (size_t i = 0; i < AM_ARRAY_LEN(runs); i++) {
-        int k = snprintf(args, sizeof args, "run -q -c '%s' -t '%s' ", cfg_default(), trace_gpu());
-        snprintf(args + k, sizeof args - (size_t)k, runs[i], dir, dir, dir);
+        bi_subst(args, sizeof args, runs[i], val);
         CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
         CU_ASSERT_EQUAL(dir_count(dir, NULL), 0);
     }
@@ -958,11 +975,13 @@ static void outputs_symlink_loop_and_dangling(void)
     snprintf(c, sizeof c, "%s/c.json", dir);
     unlink(loop), unlink(a), unlink(b), unlink(c);
     CU_ASSERT_FATAL(symlink("loop", loop) == 0);
-    static const char *const cmds[] = {"run -q -c '%s' -t '%s' --json '%s'",
-                                       "run -q -c '%s' -t '%s' --placements '%s'",
-                                       "compare -c '%s' -t '%s' --policies bfc --json '%s'"};
+    const char *val[26] = {0}; /* {C} config, {T} trace, {L} the loop */
+    val['C' - 'A'] = cfg_default(), val['T' - 'A'] = trace_gpu(), val['L' - 'A'] = loop;
+    static const char *const cmds[] = {"run -q -c '{C}' -t '{T}' --json '{L}'",
+                                       "run -q -c '{C}' -t '{T}' --placements '{L}'",
+                                       "compare -c '{C}' -t '{T}' --policies bfc --json '{L}'"};
     for (size_t i = 0; i < AM_ARRAY_LEN(cmds); i++) {
-        snprintf(args, sizeof args, cmds[i], cfg_default(), trace_gpu(), loop);
+        bi_subst(args, sizeof args, cmds[i], val);
         snprintf(want, sizeof want, "amsim: %s: cannot write: Too many levels of symbolic "
                  "links\n", loop);
         bi_expect(args, 1, want);
@@ -1073,21 +1092,6 @@ static void outputs_same_file(void)
     snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --json /dev/null --placements /dev/null "
              "--timeline -", cfg_default(), trace_gpu());
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
-}
-
-/* pat with each "{X}" replaced by val[X - 'A'] (upper-case letters), into buf. */
-static void bi_subst(char *buf, size_t n, const char *pat, const char *const *val)
-{
-    size_t k = 0;
-    for (const char *p = pat; *p && k + 1 < n; p++) {
-        if (p[0] == '{' && p[1] >= 'A' && p[1] <= 'Z' && p[2] == '}') {
-            k += (size_t)snprintf(buf + k, n - k, "%s", val[p[1] - 'A']);
-            k = AM_MIN(k, n - 1);
-            p += 2;
-        } else
-            buf[k++] = *p;
-    }
-    buf[k] = 0;
 }
 
 /* An output naming an input (the config, the trace, an expectation, a results table, a sweep)
