@@ -200,6 +200,13 @@ static int ystrings(ydoc *y, yaml_node_t *n, const char *what, strlist *out, am_
     return 0;
 }
 
+/* Whether a generate.args item names an option the batch passes itself: --seed and -o, also
+ * with the value attached (--seed=S, -oX). */
+static int gen_arg_reserved(const char *a)
+{
+    return a && (strncmp(a, "--seed", 6) == 0 || strncmp(a, "-o", 2) == 0);
+}
+
 /* ---- the sweep -------------------------------------------------------------------------- */
 
 typedef struct sw_axis {
@@ -717,6 +724,21 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                 else if (a && strcmp(a, "args") == 0) {
                     if (ystrings(&y, gv, "generate.args", &s->gen_args, err) != 0)
                         goto out;
+                    /* the batch gives every run its own --seed and -o: one here would be a
+                     * second of each, which amsim gen refuses (and used to take instead of
+                     * the seed list's, generating one trace for every seed) */
+                    yaml_node_t *bad = gen_arg_reserved(yscalar(gv)) ? gv : NULL;
+                    for (yaml_node_item_t *it = gv && gv->type == YAML_SEQUENCE_NODE
+                                                    ? gv->data.sequence.items.start : NULL;
+                         it && it < gv->data.sequence.items.top && !bad; it++)
+                        if (gen_arg_reserved(yscalar(ynode(&y, *it))))
+                            bad = ynode(&y, *it);
+                    if (bad) {
+                        yfail(err, &y, bad, "generate.args: '%s' is the batch's to give (every "
+                              "run gets --seed from 'seeds' and -o in its run folder); remove it",
+                              yscalar(bad));
+                        goto out;
+                    }
                 } else {
                     yfail(err, &y, ynode(&y, q->key), "generate: unknown key '%s' (kind, args)",
                           a ? a : "?");

@@ -186,6 +186,22 @@ static void test_sweep_errors(void)
                     ex[i].want);
         free(err);
     }
+    /* generate.args naming --seed or -o, which the batch gives every run: the seed list was
+     * overridden by it (every run the same trace), then every run failed "given twice" */
+    static const char *const reserved[] = {"[--requests, '5', --seed, '3']", "[-o, x.trace]",
+                                           "'--seed=3'", "[-ox.trace]"};
+    for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++) {
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\nseeds: [1, 2]\n"
+                 "generate:\n  kind: serve\n  args: %s\n", tu_top(), reserved[i]);
+        snprintf(args, sizeof args, "batch '%s' --list", tu_write("gen.yaml", text));
+        err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, "gen.yaml:5:") &&
+                  strstr(err, "is the batch's to give (every run gets --seed from 'seeds'"));
+        if (!err || !strstr(err, "gen.yaml:5:"))
+            fprintf(stderr, "\n  %s: %s\n", reserved[i], err ? err : "(none)");
+        free(err);
+    }
     /* values match as sizes too: 1073741824 is 1GiB, a real exclusion */
     snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
              "traces: [%s/traces/gpu_train_step.trace]\npolicies: [bfc, caching]\n"
