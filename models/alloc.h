@@ -78,7 +78,8 @@ struct alloc_ops {
     /* Create a policy instance. opts points at a filled options struct. */
     int (*create)(void **st, const alloc_env *env, const void *opts, am_error *err);
     void (*destroy)(void *st);
-    /* ALLOC_OK and *o, or ALLOC_OOM (state unchanged except statistics). */
+    /* ALLOC_OK and *o, or ALLOC_OOM: nothing handed out, though the policy may have given
+     * cached memory back on its way, as the real one does (PyTorch's release before a retry). */
     int (*alloc)(void *st, const alloc_req *r, alloc_out *o);
     /* Release a block (handle from alloc): its memory is reusable from now on. */
     void (*free)(void *st, uint64_t handle);

@@ -870,13 +870,16 @@ static int warn_or_fail(sim *s, am_error *err, const char *file, const tr_event 
                       " (use --lenient to count and skip such events)");
 }
 
-static void record_oom(sim *s, uint64_t seq, uint64_t id, uint64_t bytes, int level)
+/* An out-of-memory result; recorded: of an `oom` line (recorded_oom), id TR_NO_ID. */
+static void record_oom(sim *s, uint64_t seq, uint64_t id, uint64_t bytes, int level,
+                       int recorded)
 {
     s->sum.ooms++;
     if (s->nooms < s->cfg->report.max_oom_events) {
         mem_level *m = s->lv[level];
         const mem_metrics *mm = mem_get_metrics(m);
-        s->ooms[s->nooms++] = (sim_oom){seq, id, level, bytes, mem_free_in_reserved(m),
+        s->ooms[s->nooms++] = (sim_oom){seq, id, level, recorded, bytes,
+                                        mem_free_in_reserved(m),
                                         mem_largest_free(m),
                                         mem_capacity(m) > mm->reserved_bytes
                                             ? mem_capacity(m) - mm->reserved_bytes : 0,
@@ -924,7 +927,7 @@ static void settle(sim *s, slot *x, uint64_t seq, uint64_t bytes, uint64_t recor
     } else {
         x->state = ST_OOM;
         mem_count_oom(s->lv[level]);
-        record_oom(s, seq, x->id, bytes, level);
+        record_oom(s, seq, x->id, bytes, level, 0);
     }
     validate(s, seq, x->id, recorded, ok, ok ? o->addr : 0, x->line);
     if (s->obs && s->obs->alloc)
@@ -1073,7 +1076,7 @@ static void defrag(sim *s, int level)
             s->sum.defrag.failures++;
             x->state = ST_OOM;
             mem_count_oom(m);
-            record_oom(s, s->seq, x->id, x->requested, level);
+            record_oom(s, s->seq, x->id, x->requested, level, 0);
             continue;
         }
         all += x->given;
@@ -1363,6 +1366,43 @@ static void expire_pending_id(sim *s, slot *x)
         }
 }
 
+/* A recorded out-of-memory (`oom BYTES`, PyTorch's oom entry): the recording's request went
+ * through its allocator's whole miss path before it failed, and what that path gave back
+ * (cached segments freed, free pages of expandable segments unmapped) is in the segment events
+ * recorded before the line. The simulation makes the same request on the line's stream and
+ * level, as the run that wrote the recording did, so its allocator takes the same path and its
+ * device calls can match them; the state after it is the recording's too. It is expected to
+ * fail: an out-of-memory of the level, counted in oom_matches. One that the simulation serves
+ * is given back at once (the program never had it; its allocator's state may differ from the
+ * recording's from here on). A policy that plans offline is not asked: an unplanned request
+ * would take the place of the next planned one. */
+static void recorded_oom(sim *s, const tr_event *ev)
+{
+    int level = ev->level;
+    mem_level *m = s->lv[level];
+    if (ev->bytes == 0 || mem_policy(m)->set_plan)
+        return;
+    alloc_req r = {ev->bytes, ev->stream};
+    alloc_out o = {0, 0, 0};
+    int rc = mem_alloc_attempt(m, &r, &o);
+    charge(s, level);
+    if (rc != ALLOC_OK)
+        rc = recover(s, level, &r, &o);
+    if (rc == ALLOC_OK) {
+        mem_free(m, o.handle, ev->bytes, o.size, 0);
+        charge(s, level);
+        timeline_row(s, level);
+        return;
+    }
+    s->sum.oom_matches++;
+    mem_count_oom(m);
+    record_oom(s, s->seq, TR_NO_ID, ev->bytes, level, 1);
+    if (s->obs && s->obs->alloc)
+        s->obs->alloc(s->obs->ctx, s->host, s->seq, TR_NO_ID, level, ev->stream, 0, ev->bytes, 0,
+                      0);
+    timeline_row(s, level);
+}
+
 static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
 {
     size_t pos = SIZE_MAX;
@@ -1596,7 +1636,10 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
         seg_recorded(s, ev);
         break;
     case TR_OOM_RECORDED:
+        if (level_ok(s, ev->level, file, ev, err))
+            return -1;
         s->sum.recorded_ooms++;
+        recorded_oom(s, ev);
         break;
     default:
         return am_fail(err, AM_EINTERNAL, "%s:%lu: unknown event kind %d", file, ev->line,

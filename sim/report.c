@@ -159,6 +159,9 @@ void report_text(FILE *f, sim *s, const report_trace *t)
         if (su->segment_events_recorded) /* matching rule: engine.c, traces/FORMAT.md */
             fprintf(f, "; %" PRIu64 " of %" PRIu64 " segment events matched",
                     su->segment_events_matched, su->segment_events_recorded);
+        if (su->recorded_ooms)
+            fprintf(f, "; %" PRIu64 " of %" PRIu64 " recorded out-of-memory requests ran out "
+                    "here too", su->oom_matches, su->recorded_ooms);
         fprintf(f, "\n");
     }
 }
@@ -286,7 +289,11 @@ void report_json(FILE *f, sim *s, const report_trace *t)
     for (size_t i = 0; i < no; i++) {
         json_obj(&w);
         json_ku64(&w, "seq", oo[i].seq);
-        json_ku64(&w, "id", oo[i].id);
+        json_key(&w, "id"); /* null: a recorded out-of-memory (`oom` line) that ran out here too */
+        if (oo[i].recorded)
+            json_null(&w);
+        else
+            json_u64(&w, oo[i].id);
         json_kstr(&w, "level", cfg->levels[oo[i].level].name);
         json_ku64(&w, "requested", oo[i].requested);
         json_ku64(&w, "free_bytes", oo[i].free_bytes);
@@ -401,6 +408,7 @@ void report_json(FILE *f, sim *s, const report_trace *t)
         json_ku64(&w, "segment_events_recorded", su->segment_events_recorded);
         json_ku64(&w, "segment_events_matched", su->segment_events_matched);
         json_ku64(&w, "recorded_ooms", su->recorded_ooms);
+        json_ku64(&w, "oom_matches", su->oom_matches);
         json_key(&w, "first_mismatch");
         if (su->have_mismatch) {
             json_obj(&w);

@@ -336,6 +336,52 @@ static void test_segment_validation(void)
     placed_stop(&r);
 }
 
+/* A recorded out-of-memory (`oom BYTES`) is requested again, on its stream: the request the
+ * recording saw fail went through its allocator's miss path, whose releases the recording's
+ * segment events show. One the simulation runs out on too is an out-of-memory of the level
+ * (oom_matches; no id, no placement row); one it serves is given back at once. */
+static void test_recorded_oom(void)
+{
+    const char *y = "version: 1\nmemories:\n"
+                    "  hbm: {capacity: 64MiB, allocator: {policy: caching}}\n";
+    placed r;
+    CU_ASSERT_FATAL(placed_start(&r, y) == 0);
+    const uint64_t M = 1ULL << 20;
+    tr_event evs[] = {
+        {.kind = TR_ALLOC, .id = 1, .bytes = 30 * M, .time = AM_TIME_NONE, .addr = TR_NO_ADDR,
+         .line = 1},
+        {.kind = TR_FREE, .id = 1, .time = AM_TIME_NONE, .line = 2},
+        /* 70 MiB: the cached 30 MiB segment goes back, the retry runs out: a match */
+        {.kind = TR_SEGMENT_FREE, .addr = 0, .bytes = 30 * M, .time = AM_TIME_NONE, .line = 3},
+        {.kind = TR_OOM_RECORDED, .bytes = 70 * M, .time = AM_TIME_NONE, .line = 4},
+        /* 10 MiB fits: a 10 MiB segment is taken, the block given back at once */
+        {.kind = TR_OOM_RECORDED, .bytes = 10 * M, .time = AM_TIME_NONE, .line = 5},
+        {.kind = TR_ALLOC, .id = 2, .bytes = 30 * M, .time = AM_TIME_NONE, .addr = TR_NO_ADDR,
+         .line = 6},
+    };
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+        CU_ASSERT(sim_event(r.s, &evs[i], "o.trace", &r.err) == 0);
+    CU_ASSERT(placed_finish(&r) == 0);
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->recorded_ooms, 2);
+    CU_ASSERT_EQUAL(su->oom_matches, 1);
+    CU_ASSERT_EQUAL(su->ooms, 1);
+    CU_ASSERT_EQUAL(su->segment_events_matched, 1);
+    const sim_oom *oo;
+    CU_ASSERT_EQUAL_FATAL(sim_ooms(r.s, &oo), 1);
+    CU_ASSERT(oo[0].recorded && oo[0].id == TR_NO_ID && oo[0].seq == 3 &&
+              oo[0].requested == 70 * M);
+    const mem_metrics *mm = mem_get_metrics(sim_level(r.s, 0));
+    CU_ASSERT_EQUAL(mm->ooms, 1);
+    CU_ASSERT_EQUAL(mm->live_bytes, 30 * M);
+    CU_ASSERT_EQUAL(mm->reserved_bytes, 40 * M); /* the 10 MiB segment stays cached */
+    /* rows for the two allocations only; the second after the cached 10 MiB segment */
+    CU_ASSERT_STRING_EQUAL(r.pl, "seq,id,level,address,requested,allocated,status\n"
+                                 "0,1,hbm,0,31457280,31457280,ok\n"
+                                 "5,2,hbm,10485760,31457280,31457280,ok\n");
+    placed_stop(&r);
+}
+
 /* Ids across the eight-digit range and around every power of ten convert exactly (the digit
  * conversion of placement rows, SSE2 or multiplication form, against snprintf). */
 static void test_placement_digits(void)
@@ -594,6 +640,8 @@ void suite_engine(void)
              {"placement rows: numbers of every length", test_placement_numbers},
              {"recorded segment events: same level, address and size, next to their event",
               test_segment_validation},
+             {"recorded out-of-memory: requested again, counted when it runs out",
+              test_recorded_oom},
              {"placement rows: ids across 10^8 and around every power of ten", test_placement_digits},
              {"deterministic outputs", test_determinism},
              {"link model arithmetic", test_link_model},

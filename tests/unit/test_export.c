@@ -296,6 +296,37 @@ static void test_snapshot_expandable(void)
     CU_ASSERT_EQUAL(su.segment_events_matched, maps);
 }
 
+/* Runs that ran out of memory replay with every segment event matched: PyTorch's failed
+ * request gives cached memory back (segment_free, or segment_unmap of free pages with expandable
+ * segments) before its oom entry, and the replay makes the recorded request too, so its
+ * allocator gives back the same. Until 2026-11-25 an `oom` line was only counted: with
+ * expandable segments on 1 GiB, 20 of 25 segment events matched (53 of 100 when every page was
+ * written), and a segment given back by a failed request's release matched neither, nor the
+ * segment taken again after it. */
+static void test_snapshot_replay_ooms(void)
+{
+    sim_summary su = {0};
+    const char *cfg = tu_write("exo.yaml", "version: 1\ndevice: h100\nmemories:\n"
+                               "  hbm:\n    capacity: 1GiB\n"
+                               "    allocator: {policy: caching, expandable_segments: true}\n");
+    char tpath[512];
+    snprintf(tpath, sizeof tpath, "%s/traces/gpu_train_step.trace", tu_top());
+    export_replay(cfg, tpath, 1, &su);
+    CU_ASSERT(su.recorded_ooms > 0);
+    CU_ASSERT_EQUAL(su.oom_matches, su.recorded_ooms);
+    CU_ASSERT_EQUAL(su.ooms, su.recorded_ooms);
+    /* without expandable segments: 70 MiB does not fit in 64 MiB; the failed request gives the
+     * cached 30 MiB segment back, and the next 30 MiB takes a new one */
+    cfg = tu_write("oo.yaml", "version: 1\nmemories:\n"
+                   "  hbm: {capacity: 64MiB, allocator: {policy: caching}}\n");
+    const char *tr = tu_write("oo.trace", "amsim-trace v1\nalloc 1 30MiB\nfree 1\n"
+                              "alloc 2 70MiB\nalloc 3 30MiB\nfree 3\n");
+    export_replay(cfg, tr, 1, &su);
+    CU_ASSERT_EQUAL(su.segment_events_recorded, 3);
+    CU_ASSERT_EQUAL(su.recorded_ooms, 1);
+    CU_ASSERT_EQUAL(su.oom_matches, 1);
+}
+
 /* Every policy's export, on the shipped training step and serving traces, reads back and
  * replays under the same policy with every allocation at its address and every segment event
  * matched. Until 2026-11-25 best_fit's and first_fit's did not read back at all: their heap
@@ -348,5 +379,7 @@ void suite_export(void)
              {"every policy's snapshot reads back and replays at its addresses",
               test_snapshot_every_policy},
              {"expandable segments are written as segment_map / segment_unmap of their ranges",
-              test_snapshot_expandable});
+              test_snapshot_expandable},
+             {"a snapshot with out-of-memory events replays with every segment event matched",
+              test_snapshot_replay_ooms});
 }
