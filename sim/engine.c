@@ -263,6 +263,7 @@ typedef struct segev {
     int level;
     uint8_t alloc; /* 1 taken (segment_alloc), 0 given back (segment_free) */
     uint8_t used;  /* a simulated one already matched a recorded one */
+    unsigned long line; /* a recorded one: its trace line (or snapshot entry), 0 when none */
 } segev;
 
 /* Validation of recorded segment events (see seg_recorded). */
@@ -800,6 +801,21 @@ static int seg_kind(const tr_event *ev)
     return ev->kind == TR_SEGMENT_FREE || (ev->kind == TR_SEGMENT_ALLOC && !ev->declared);
 }
 
+/* The recorded events still waiting can no longer match: the event after their run has passed
+ * without their device call (or the trace ended). The first of the first such list is the
+ * earliest recorded event without a match (lists expire in trace order, each in trace order):
+ * it is kept for the summary's first mismatch. */
+static void seg_expire(sim *s)
+{
+    segval *g = &s->seg;
+    sim_seg_mismatch *fm = &s->sum.seg_mismatch;
+    if (g->nwait && !fm->have) {
+        const segev *e = &g->wait[0];
+        *fm = (sim_seg_mismatch){1, e->level, e->alloc, e->seq, e->addr, e->bytes, e->line};
+    }
+    g->nwait = 0;
+}
+
 /* A recorded segment event is about to run at s->seq: it starts a run or extends the last one.
  * Called before anything else of the event, so device calls made while it runs (streams that
  * complete) are known to belong to a segment event. */
@@ -808,7 +824,7 @@ static void seg_begin(sim *s)
     segval *g = &s->seg;
     if (g->last == UINT64_MAX || g->last + 1 != s->seq) {
         g->run = s->seq;
-        g->nwait = 0; /* the event after their run has passed without their device call */
+        seg_expire(s);
     }
     g->last = s->seq;
 }
@@ -817,7 +833,7 @@ static void seg_begin(sim *s)
 static void seg_device(sim *s, int level, int alloc, uint64_t addr, uint64_t bytes)
 {
     segval *g = &s->seg;
-    segev e = {s->seq, addr, bytes, level, (uint8_t)alloc, 0};
+    segev e = {s->seq, addr, bytes, level, (uint8_t)alloc, 0, 0};
     if (g->last != s->seq) { /* an allocator event, not a recorded segment event */
         /* calls of earlier events can match no later recorded one: it looks back only to the
          * event before its run, this one or a later one */
@@ -829,7 +845,7 @@ static void seg_device(sim *s, int level, int alloc, uint64_t addr, uint64_t byt
             g->nlog -= k;
         }
         if (g->nwait && g->last + 1 != s->seq)
-            g->nwait = 0; /* the event after their run has passed */
+            seg_expire(s); /* the event after their run has passed */
         for (size_t i = 0; i < g->nwait; i++) {
             if (seg_same(&g->wait[i], &e)) {
                 s->sum.segment_events_matched++;
@@ -846,7 +862,8 @@ static void seg_device(sim *s, int level, int alloc, uint64_t addr, uint64_t byt
 static void seg_recorded(sim *s, const tr_event *ev)
 {
     segval *g = &s->seg;
-    segev e = {s->seq, ev->addr, ev->bytes, ev->level, ev->kind == TR_SEGMENT_ALLOC, 0};
+    segev e = {s->seq, ev->addr, ev->bytes, ev->level, ev->kind == TR_SEGMENT_ALLOC, 0,
+               ev->line};
     uint64_t from = g->run ? g->run - 1 : 0; /* the event before the run */
     s->sum.segment_events_recorded++;
     for (size_t i = 0; i < g->nlog; i++) {
@@ -912,6 +929,7 @@ static void validate(sim *s, uint64_t seq, uint64_t id, uint64_t recorded, int o
         s->sum.mismatch_id = id;
         s->sum.mismatch_recorded = recorded;
         s->sum.mismatch_simulated = ok ? addr : TR_NO_ADDR;
+        s->sum.mismatch_line = line;
     }
 }
 
@@ -1709,6 +1727,7 @@ int sim_finish(sim *s, am_error *err)
     if (s->host >= AM_PS_MAX || s->now >= AM_PS_MAX)
         return time_overflow(s->file ? s->file : "the trace", 0, 1, err);
     sim_flush(s);
+    seg_expire(s); /* recorded segment events still waiting have no event after them left */
     s->sum.makespan = s->now > s->host ? s->now : s->host;
     s->sum.host_time = s->host;
     for (int i = 0; i < s->nlevels; i++) {

@@ -86,6 +86,16 @@ typedef struct sim_link_result {
     int link;          /* index in the config's links */
 } sim_link_result;
 
+/* The first recorded segment event that matched no simulated device call. */
+typedef struct sim_seg_mismatch {
+    int have;
+    int level;
+    int alloc;          /* 1 segment_alloc (or segment_map), 0 segment_free (segment_unmap) */
+    uint64_t seq;       /* trace event index */
+    uint64_t addr, bytes;
+    unsigned long line; /* trace line, or snapshot trace entry (1-based); 0 when none */
+} sim_seg_mismatch;
+
 typedef struct sim_summary {
     uint64_t events, allocs, frees, transfers, computes, ooms;
     uint64_t frees_after_oom;    /* frees of buffers whose allocation failed (skipped) */
@@ -98,8 +108,10 @@ typedef struct sim_summary {
     int validating;
     uint64_t recorded_allocs, address_matches;
     uint64_t segment_events_recorded, segment_events_matched;
-    int have_mismatch;
+    int have_mismatch;           /* the first allocation away from its recorded address: */
     uint64_t mismatch_seq, mismatch_id, mismatch_recorded, mismatch_simulated;
+    unsigned long mismatch_line;
+    sim_seg_mismatch seg_mismatch;
     uint64_t recorded_ooms;      /* `oom` lines (PyTorch oom entries) */
     uint64_t oom_matches;        /* of them, requests the simulation ran out of memory on too */
     /* hierarchy features, summed over levels */

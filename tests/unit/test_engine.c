@@ -326,14 +326,64 @@ static void test_segment_validation(void)
     };
 #undef SEG
 #undef AL
-    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
+        evs[i].line = i + 2; /* after the header line */
         CU_ASSERT(sim_event(r.s, &evs[i], "s.trace", &r.err) == 0);
+    }
     CU_ASSERT(placed_finish(&r) == 0);
     const sim_summary *su = sim_get_summary(r.s);
     CU_ASSERT_EQUAL(su->segment_events_recorded, 7);
     CU_ASSERT_EQUAL(su->segment_events_matched, 4);
     CU_ASSERT(strstr(r.pl, "\n13,6,hbm,65011712,1048576,1048576,ok\n") != NULL);
+    /* the first without a match: the 2 MiB segment_alloc at 42 MiB, event 8 (line 10) */
+    const sim_seg_mismatch *sm = &su->seg_mismatch;
+    CU_ASSERT(sm->have && sm->alloc == 1 && sm->level == 0 && sm->addr == 42 * M &&
+              sm->bytes == 2 * M && sm->seq == 8 && sm->line == 10);
     placed_stop(&r);
+}
+
+/* first_mismatch names the first allocation away from its recorded address and the first
+ * recorded segment event without a match (kind, level, address, size, event, line), in the JSON
+ * summary and the text report; with only a segment event unmatched the allocation's fields are
+ * null (until 2026-11-25 it named only allocations, and was null then). */
+static void test_first_mismatch_report(void)
+{
+    const char *cfg = tu_write("fm.yaml", "version: 1\nmemories:\n"
+                               "  hbm: {capacity: 64MiB, allocator: {policy: caching}}\n");
+    const char *tr = tu_write("fm.trace", "amsim-trace v1\n"
+                              "segment_alloc 0 2097152\n"     /* line 2: matched */
+                              "alloc 1 1024 addr=0\n"
+                              "segment_free 4194304 2097152\n" /* line 4: never given back */
+                              "alloc 2 1024 addr=999\n"        /* simulated at 1024 */
+                              "free 1\nfree 2\n");
+    const char *tr2 = tu_write("fm2.trace", "amsim-trace v1\nalloc 1 1024 addr=0\n"
+                               "segment_free 0 2097152\nfree 1\n");
+    char args[1024], *out = NULL;
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --json '%s/fm.json'", cfg, tr,
+             tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "run -c '%s' -t '%s'", cfg, tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "first mismatch: event 3 (id 2, line 5) recorded 0x3e7, "
+                                 "simulated 0x400; 1 of 2 segment events matched (first "
+                                 "unmatched: segment_free 0x400000 2.00 MiB on hbm, event 2, "
+                                 "line 4)"));
+    free(out);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --json '%s/fm2.json'", cfg, tr2,
+             tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    if (system("python3 -c pass >/dev/null 2>&1") != 0)
+        return;
+    snprintf(args, sizeof args, "python3 -c \"import json, sys; d = sys.argv[1]; "
+             "f = json.load(open(d + '/fm.json'))['validation']['first_mismatch']; "
+             "g = json.load(open(d + '/fm2.json'))['validation']['first_mismatch']; "
+             "s = {'kind': 'segment_free', 'level': 'hbm', 'address': 4194304, "
+             "'size': 2097152, 'seq': 2, 'line': 4}; "
+             "sys.exit(0 if f == {'seq': 3, 'id': 2, 'recorded_address': 999, "
+             "'simulated_address': 1024, 'line': 5, 'segment': s} and g == {'seq': None, "
+             "'id': None, 'recorded_address': None, 'simulated_address': None, 'line': None, "
+             "'segment': dict(s, address=0, seq=1, line=3)} else 1)\" '%s'", tu_tmpdir());
+    CU_ASSERT_EQUAL(system(args), 0);
 }
 
 /* A recorded out-of-memory (`oom BYTES`) is requested again, on its stream: the request the
@@ -642,6 +692,8 @@ void suite_engine(void)
               test_segment_validation},
              {"recorded out-of-memory: requested again, counted when it runs out",
               test_recorded_oom},
+             {"first mismatch: allocation and segment event, JSON and text",
+              test_first_mismatch_report},
              {"placement rows: ids across 10^8 and around every power of ten", test_placement_digits},
              {"deterministic outputs", test_determinism},
              {"link model arithmetic", test_link_model},
