@@ -425,32 +425,32 @@ void report_json(FILE *f, sim *s, const report_trace *t)
         json_ku64(&w, "segment_events_matched", su->segment_events_matched);
         json_ku64(&w, "recorded_ooms", su->recorded_ooms);
         json_ku64(&w, "oom_matches", su->oom_matches);
-        /* null when everything matched; else the first allocation away from its recorded
-         * address (seq, id, line, recorded_address, simulated_address: null when every one was
-         * at it) and the first recorded segment event without a match (segment, or null) */
+        /* the first allocation away from its recorded address (seq, id, recorded_address,
+         * simulated_address: null when it ran out of memory, line), or null when every one was
+         * at it; and, apart, the first recorded segment event without a match (kind, level,
+         * address, size, seq, line), or null */
         json_key(&w, "first_mismatch");
-        const sim_seg_mismatch *sm = &su->seg_mismatch;
-        if (su->have_mismatch || sm->have) {
-            int am = su->have_mismatch;
+        if (su->have_mismatch) {
             json_obj(&w);
-            ku64_or_null(&w, "seq", am, su->mismatch_seq);
-            ku64_or_null(&w, "id", am, su->mismatch_id);
-            ku64_or_null(&w, "recorded_address", am, su->mismatch_recorded);
-            ku64_or_null(&w, "simulated_address", am && su->mismatch_simulated != UINT64_MAX,
-                         su->mismatch_simulated); /* none: the request ran out of memory */
-            ku64_or_null(&w, "line", am, su->mismatch_line);
-            json_key(&w, "segment");
-            if (sm->have) {
-                json_obj(&w);
-                json_kstr(&w, "kind", sm->alloc ? "segment_alloc" : "segment_free");
-                json_kstr(&w, "level", cfg->levels[sm->level].name);
-                json_ku64(&w, "address", sm->addr);
-                json_ku64(&w, "size", sm->bytes);
-                json_ku64(&w, "seq", sm->seq);
-                json_ku64(&w, "line", sm->line);
-                json_end_obj(&w);
-            } else
-                json_null(&w);
+            json_ku64(&w, "seq", su->mismatch_seq);
+            json_ku64(&w, "id", su->mismatch_id);
+            json_ku64(&w, "recorded_address", su->mismatch_recorded);
+            ku64_or_null(&w, "simulated_address", su->mismatch_simulated != UINT64_MAX,
+                         su->mismatch_simulated);
+            json_ku64(&w, "line", su->mismatch_line);
+            json_end_obj(&w);
+        } else
+            json_null(&w);
+        const sim_seg_mismatch *sm = &su->seg_mismatch;
+        json_key(&w, "first_segment_mismatch");
+        if (sm->have) {
+            json_obj(&w);
+            json_kstr(&w, "kind", sm->alloc ? "segment_alloc" : "segment_free");
+            json_kstr(&w, "level", cfg->levels[sm->level].name);
+            json_ku64(&w, "address", sm->addr);
+            json_ku64(&w, "size", sm->bytes);
+            json_ku64(&w, "seq", sm->seq);
+            json_ku64(&w, "line", sm->line);
             json_end_obj(&w);
         } else
             json_null(&w);
