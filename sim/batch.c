@@ -11,7 +11,7 @@
  *   axes: {PATH: [v1, v2] | {values: [...]} | {from: A, to: B, step: S} | {from, to, factor}}
  *   seeds: [1, 2, 3]              with generate: {kind: K, args: [...]}: one generated trace
  *                                 per seed (`amsim gen K --seed S ARGS -o RUNDIR/gen.trace`)
- *   exclude: [{policy: caching, PATH: VALUE, trace: GLOB, seed: S}, ...]
+ *   exclude: [{policy: caching, PATH: VALUE, trace: GLOB, seed: S}, ...]   (not {})
  *   outputs: {timeline: BOOL, placements: BOOL}
  *   expectations: DIR             (kind regress) DIR/<trace file name>.expect
  * The matrix is the product trace x policy x axis 1 x ... x axis n x seed, the last varying
@@ -717,8 +717,15 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                     yfail(err, &y, e, "%s", "exclude: each item is a map {KEY: VALUE}");
                     goto out;
                 }
-                sw_excl *x = &s->excl[s->nexcl++];
                 size_t np = (size_t)(e->data.mapping.pairs.top - e->data.mapping.pairs.start);
+                /* it constrains nothing, so it matches every run: the whole matrix went */
+                if (np == 0) {
+                    yfail(err, &y, e, "%s", "exclude: an empty exclusion {} matches every run "
+                          "(it would exclude the whole matrix); name at least one policy, trace, "
+                          "seed or axis");
+                    goto out;
+                }
+                sw_excl *x = &s->excl[s->nexcl++];
                 x->kpos = am_calloc(np + 1, sizeof *x->kpos);
                 x->vpos = am_calloc(np + 1, sizeof *x->vpos);
                 for (yaml_node_pair_t *q = e->data.mapping.pairs.start;

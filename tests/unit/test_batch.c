@@ -171,6 +171,9 @@ static void test_sweep_errors(void)
         {"{seed: 1}", "ex.yaml:7:6: exclude: 'seed' needs a 'seeds:' list"},
         {"{policy: bfc, policy: caching}", "ex.yaml:7:19: exclude: 'policy' twice in one "
                                            "exclusion"},
+        /* matched every run: the whole matrix went and the batch exited 0 with no runs */
+        {"{}", "ex.yaml:7:5: exclude: an empty exclusion {} matches every run (it would "
+               "exclude the whole matrix)"},
     };
     for (size_t i = 0; i < sizeof ex / sizeof *ex; i++) {
         snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
@@ -186,6 +189,16 @@ static void test_sweep_errors(void)
                     ex[i].want);
         free(err);
     }
+    /* refused before anything is written: no output folder */
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "traces: [%s/traces/gpu_train_step.trace]\nexclude: [{}]\n", tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' -o '%s'", tu_write("ex.yaml", text),
+             path_in_tmp("ex_empty"));
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "ex.yaml:3:11: exclude: an empty exclusion {}"));
+    free(err);
+    CU_ASSERT_NOT_EQUAL(access(path_in_tmp("ex_empty"), F_OK), 0);
     /* values match as sizes too: 1073741824 is 1GiB, a real exclusion */
     snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
              "traces: [%s/traces/gpu_train_step.trace]\npolicies: [bfc, caching]\n"
