@@ -1056,6 +1056,89 @@ static void test_expect_bad_values(void)
     free(t);
 }
 
+/* The line and column where `needle` starts in t (1-based). */
+static void line_col(const char *t, const char *needle, unsigned long *line, unsigned long *col)
+{
+    const char *at = strstr(t, needle), *bol = t;
+    *line = 1;
+    for (const char *q = t; at && q < at; q++)
+        if (*q == '\n') {
+            (*line)++;
+            bol = q + 1;
+        }
+    *col = at ? (unsigned long)(at - bol) + 1 : 0;
+}
+
+/* Keys of an expectation file: a second KEY= or KEY.tolerance= line silently replaced the first
+ * (now an error naming both positions), and a key no run has (a typo) was a deviation, status 3,
+ * "missing from the run" (now an input error at the key, with "did you mean"), before the run
+ * for the metrics every level has, after it for a policy statistic, and nothing is written. A
+ * statistic of another policy is still a deviation (test_expect). */
+static void test_expect_keys(void)
+{
+    const char *ex = path_in_tmp("keys.expect");
+    char args[2048];
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t "
+             "'%s/traces/gpu_train_step.trace' --save-expect '%s'", tu_top(), tu_top(), ex);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *t = tu_slurp(ex, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    static const struct {
+        const char *find, *repl; /* the edit: the first `find` replaced by `repl` */
+        const char *at, *first;  /* where the error is (`at`'s position in the edited text),
+                                    and for a repeat where the first one is */
+        const char *msg;
+    } cases[] = {
+        {"placements.rows.tolerance=exact\n",
+         "placements.rows.tolerance=exact\nplacements.rows.tolerance=abs:100\n",
+         "placements.rows.tolerance=abs", "placements.rows.tolerance=exact",
+         "'placements.rows.tolerance' given twice"},
+        {"hbm.ooms=0\n", "hbm.ooms=0\nhbm.ooms=7\n", "hbm.ooms=7", "hbm.ooms=0",
+         "'hbm.ooms' given twice"},
+        {"hbm.ooms=0\nhbm.ooms.tolerance", "hbm.oms=0\nhbm.oms.tolerance", "hbm.oms=", NULL,
+         "unknown metric 'hbm.oms' (did you mean 'hbm.ooms'?)"},
+        {"hbm.ooms=0\nhbm.ooms.tolerance", "hbx.ooms=0\nhbx.ooms.tolerance", "hbx.ooms=", NULL,
+         "unknown metric 'hbx.ooms' (did you mean 'hbm.ooms'?)"},
+        {"hbm.stats.num_allocs=", "hbm.stats.num_alocs=", "hbm.stats.num_alocs=", NULL,
+         "unknown metric 'hbm.stats.num_alocs': no policy reports such a statistic (this run's "
+         "policy there: bfc; did you mean 'hbm.stats.num_allocs'?)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *at = strstr(t, cases[i].find);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+        size_t n = strlen(t) + 256;
+        char *e = malloc(n), *tol;
+        snprintf(e, n, "%.*s%s%s", (int)(at - t), t, cases[i].repl, at + strlen(cases[i].find));
+        /* a renamed statistic's tolerance line is renamed with it */
+        if (strstr(cases[i].repl, "num_alocs") &&
+            (tol = strstr(e, "hbm.stats.num_allocs.tolerance")) != NULL)
+            memmove(tol + 15, tol + 16, strlen(tol + 16) + 1); /* drop an l */
+        const char *bp = tu_write("keys-edited.expect", e);
+        unsigned long l, c, fl, fc;
+        line_col(e, cases[i].at, &l, &c);
+        char want[1200], firstpos[128] = "", *err = NULL;
+        if (cases[i].first) {
+            line_col(e, cases[i].first, &fl, &fc);
+            snprintf(firstpos, sizeof firstpos, " (first at line %lu, column %lu)", fl, fc);
+        }
+        snprintf(want, sizeof want, "%s:%lu:%lu: %s%s", bp, l, c, cases[i].msg, firstpos);
+        free(e);
+        const char *json = path_in_tmp("keys.json");
+        snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t "
+                 "'%s/traces/gpu_train_step.trace' --expect '%s' --json '%s'", tu_top(), tu_top(),
+                 bp, json);
+        int st = tu_amsim(args, NULL, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(err && strstr(err, want));
+        CU_ASSERT_NOT_EQUAL(access(json, F_OK), 0); /* nothing written */
+        if (st != 1 || !err || !strstr(err, want))
+            fprintf(stderr, "\n  case %zu: status %d, %s  expected %s\n", i, st,
+                    err ? err : "(no message)", want);
+        free(err);
+    }
+    free(t);
+}
+
 static void test_regress_sweep(void)
 {
     char text[2048], args[2048], *err = NULL;
@@ -1111,5 +1194,6 @@ void suite_batch(void)
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
              {"expectations hold and fail", test_expect},
              {"expectation values that are not their metric's form", test_expect_bad_values},
+             {"expectation keys given twice or unknown", test_expect_keys},
              {"regress sweep", test_regress_sweep});
 }
