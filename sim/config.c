@@ -447,7 +447,7 @@ static int apply_set(cfg_node *root, const char *set, cfg_pool *pool, am_error *
         }
     }
     /* The value is YAML: "1GiB", "\"quoted\"", "[1, 2]" and "{a: 1}" all work. */
-    am_error perr = {0, ""};
+    am_error perr = {0};
     if (tree_parse(file, eq + 1, strlen(eq + 1), &val, &perr) < 0) {
         /* drop the ":line:col" that libyaml's position adds inside a one-line value */
         const char *why = perr.msg + strlen(file);
@@ -779,7 +779,7 @@ int cfg_apply_opts(const cfg_node *map, const char *path, const opt_desc *opts, 
             continue;
         cfg_node *d = node_from_text(o->def, CFG_DEFAULT_FILE);
         join_path(full, sizeof full, path, o->key);
-        am_error tmp = {0, ""};
+        am_error tmp = {0};
         int rc = opt_parse(d, full, o, dst, &tmp);
         node_free(d);
         if (rc < 0)
@@ -1672,7 +1672,7 @@ int cfg_setting_differs(const am_config *cfg, int level, const char *key, const 
         return -1;
     unsigned char *rec = am_calloc(1, L->policy->opts_size);
     cfg_node *d = node_from_text(value, "(recording)");
-    am_error tmp = {0, ""};
+    am_error tmp = {0};
     int rc = opt_parse(d, key, o, rec, &tmp);
     node_free(d);
     const unsigned char *have = L->policy_opts;

@@ -30,7 +30,7 @@
 static am_config *load_ok(const char *yaml, const char *const *sets, int nsets)
 {
     am_config *c = NULL;
-    am_error e = {0, ""};
+    am_error e = {0};
     int rc = cfg_load_string(&c, "t.yaml", yaml, sets, nsets, &e);
     if (rc != 0)
         printf("\n  unexpected error: %s\n", e.msg);
@@ -42,7 +42,7 @@ static am_config *load_ok(const char *yaml, const char *const *sets, int nsets)
 static am_config *file_ok(const char *path, const char *const *sets, int nsets)
 {
     am_config *c = NULL;
-    am_error e = {0, ""};
+    am_error e = {0};
     int rc = cfg_load(&c, path, sets, nsets, &e);
     if (rc != 0)
         printf("\n  unexpected error: %s\n", e.msg);
@@ -360,7 +360,7 @@ static void test_preset_merge(void)
     /* an error inside a preset points into the preset */
     write_preset("devices", "broken", "version: 1\nmemories:\n  hbm:\n    capacity: 1 parsec\n");
     path = tu_write("broken.yaml", "version: 1\ndevice: broken\n");
-    am_error e = {0, ""};
+    am_error e = {0};
     CU_ASSERT_EQUAL(cfg_load(&c, path, NULL, 0, &e), -1);
     ASSERT_HAS(e.msg, "devices/broken.yaml:4:5: memories.hbm.capacity: bad size '1 parsec'");
     /* a preset may not chain to another one */
@@ -713,7 +713,7 @@ static void test_errors(void)
 
     /* a file that cannot be read */
     am_config *c = NULL;
-    am_error e = {0, ""};
+    am_error e = {0};
     CU_ASSERT_EQUAL(cfg_load(&c, "/nonexistent/amsim.yaml", NULL, 0, &e), -1);
     ASSERT_HAS(e.msg, "/nonexistent/amsim.yaml: cannot open: ");
     CU_ASSERT_PTR_NULL(c);
@@ -810,7 +810,7 @@ static const opt_desc all_desc[] = {
 static void test_apply_opts(void)
 {
     all_opts o;
-    am_error e = {0, ""};
+    am_error e = {0};
     memset(&o, 0xAB, sizeof o);
     /* no map: every default (NULL default = zero) */
     CU_ASSERT_EQUAL_FATAL(cfg_apply_opts(NULL, "p", all_desc, &o, NULL, &e), 0);
