@@ -48,7 +48,8 @@ static void usage(FILE *f)
                "                     [--json FILE] [--lenient]\n"
                "  replays TRACE once per policy (on the default memory level) and prints one\n"
                "  table: peak live, peak reserved, gap, utilization, fragmentation ratio, OOMs,\n"
-               "  device calls and time in allocator device calls\n");
+               "  device calls and time in allocator device calls; a policy whose run fails is\n"
+               "  a 'failed' row, a bad config, --set or trace is an error (status 1)\n");
 }
 
 int cmd_compare(int argc, char **argv);
@@ -100,6 +101,16 @@ int cmd_compare(int argc, char **argv)
         fprintf(stderr, "amsim compare: %s\n", msg);
         return 1;
     }
+    /* The config with its --set options, before any policy is switched in: an error there (a
+     * --set key that belongs to no policy, a bad value) fails every policy the same way, so it
+     * is an input error, not a table of failed rows with status 0. */
+    am_config *cfg = NULL;
+    am_error lerr = {0};
+    if (run_load_config(&sp, &cfg, &lerr) != 0) {
+        fprintf(stderr, "amsim: %s\n", lerr.msg);
+        return 1;
+    }
+    cfg_free(cfg);
     for (int i = 0; i < n; i++) {
         cmp_row *r = &rows[i];
         memset(r, 0, sizeof *r);

@@ -911,6 +911,41 @@ static void test_policy_lists(void)
         }
 }
 
+/* A --set key that belongs to no policy (a typo) is refused with "did you mean" by every
+ * command that takes --set, with status 1 and nothing written; compare printed a table of
+ * "failed" rows and exited 0. A key of another policy is accepted (compare switches). */
+static void test_set_typo_commands(void)
+{
+    static const char *const cmds[] = {"run -q", "compare --policies bfc,caching",
+                                       "mincap --policies bfc"};
+    const char *want = "amsim: --set 'memories.hbm.allocator.max_split_sise=64MiB': unknown key "
+                       "'memories.hbm.allocator.max_split_sise' (did you mean 'max_split_size'?)";
+    for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++) {
+        char args[2048], *out = NULL, *err = NULL;
+        const char *json = path_in_tmp("typo.json");
+        snprintf(args, sizeof args, "%s -c '%s/configs/default.yaml' -t "
+                 "'%s/traces/gpu_train_step.trace' --json '%s' --set "
+                 "memories.hbm.allocator.max_split_sise=64MiB", cmds[c], tu_top(), tu_top(), json);
+        int st = tu_amsim(args, &out, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(err && strstr(err, want));
+        CU_ASSERT(out && !*out);
+        CU_ASSERT_NOT_EQUAL(access(json, F_OK), 0);
+        if (st != 1 || !err || !strstr(err, want))
+            fprintf(stderr, "\n  %s: status %d, %s\n", cmds[c], st, err ? err : "(none)");
+        free(out);
+        free(err);
+    }
+    /* caching's key, spelled right, under bfc and caching: accepted, a table with both */
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "compare --policies bfc,caching -c '%s/configs/default.yaml' -t "
+             "'%s/traces/gpu_train_step.trace' --set memories.hbm.allocator.max_split_size=64MiB",
+             tu_top(), tu_top());
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\nbfc ") && strstr(out, "\ncaching ") && !strstr(out, "failed"));
+    free(out);
+}
+
 static void test_expect(void)
 {
     const char *ex = path_in_tmp("gpu.expect");
@@ -1192,6 +1227,7 @@ void suite_batch(void)
              {"mincap known answer", test_mincap},
              {"mincap --level puts the policies on that level", test_mincap_level},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
+             {"run, compare and mincap refuse a --set key of no policy", test_set_typo_commands},
              {"expectations hold and fail", test_expect},
              {"expectation values that are not their metric's form", test_expect_bad_values},
              {"expectation keys given twice or unknown", test_expect_keys},

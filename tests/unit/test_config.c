@@ -525,6 +525,43 @@ static void test_set_errors(void)
                "find expected node content (while parsing a flow node at line 2, column 1)");
 }
 
+/* An allocator key of another policy than the one in use is accepted and ignored by --set (so
+ * --policy, compare and batch switch policies on one config), with no warning; a key that
+ * belongs to no policy at all is a typo, refused with "did you mean" (the nearest key of any
+ * policy), under the default policy and under a named one. */
+static void test_set_allocator_keys(void)
+{
+    const char *yaml = "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n";
+    const char *ybfc = "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator: "
+                       "{policy: bfc}\n";
+    const char *const other[] = {"memories.hbm.allocator.max_split_size=64MiB"}; /* caching's */
+    am_config *c = load_ok(ybfc, other, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_PTR_EQUAL(c->levels[0].policy, alloc_find("bfc"));
+    CU_ASSERT_PTR_NULL(c->warnings);
+    cfg_free(c);
+    static const struct {
+        const char *yaml, *set, *msg;
+    } cases[] = {
+        {NULL, "memories.hbm.allocator.memory_limt=1GiB",
+         "--set 'memories.hbm.allocator.memory_limt=1GiB': unknown key "
+         "'memories.hbm.allocator.memory_limt' (did you mean 'memory_limit'?)"},
+        {"bfc", "memories.hbm.allocator.max_split_sise=64MiB",
+         "--set 'memories.hbm.allocator.max_split_sise=64MiB': unknown key "
+         "'memories.hbm.allocator.max_split_sise' (did you mean 'max_split_size'?)"},
+        {"bfc", "memories.hbm.allocator.alow_growth=true",
+         "--set 'memories.hbm.allocator.alow_growth=true': unknown key "
+         "'memories.hbm.allocator.alow_growth' (did you mean 'allow_growth'?)"},
+        {"bfc", "memories.hbm.allocator.colour=red",
+         "--set 'memories.hbm.allocator.colour=red': unknown key "
+         "'memories.hbm.allocator.colour'"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        const char *const one[] = {cases[i].set};
+        ASSERT_MSG(load_err(cases[i].yaml ? ybfc : yaml, one, 1), cases[i].msg);
+    }
+}
+
 /* A size that is not 0 but rounds to 0 bytes is an error at its position, in the YAML and by
  * --set: 0 means "unset" for memory_limit (use memory_fraction), release_threshold and a
  * level's granularity, and until 2026-11-25 memory_limit=0.4 silently became a 60 GiB pool.
@@ -997,6 +1034,7 @@ void suite_config(void)
     TU_SUITE("config", {"valid", test_valid}, {"defaults", test_defaults},
              {"preset_merge", test_preset_merge}, {"preset_env", test_preset_env},
              {"shipped", test_shipped}, {"set", test_set}, {"set_errors", test_set_errors},
+             {"--set: keys of other policies ignored, of none refused", test_set_allocator_keys},
              {"a size that rounds to 0 bytes", test_size_rounds_to_zero},
              {"errors", test_errors}, {"other_policy_keys", test_other_policy_keys},
              {"apply_opts", test_apply_opts}, {"round_trip", test_round_trip});
