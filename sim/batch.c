@@ -399,7 +399,8 @@ static int axis_list(ydoc *y, yaml_node_t *n, const char *path, sw_axis *ax, am_
     }
     if (n->type != YAML_SEQUENCE_NODE)
         return yfail(err, y, n, "%s: expected a value or a list of values", path);
-    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+    yaml_node_item_t *it = n->data.sequence.items.start;
+    for (; it < n->data.sequence.items.top; it++) {
         yaml_node_t *c = ynode(y, *it);
         if (!yscalar(c))
             return yfail(err, y, c, "%s: list items must be plain values", path);

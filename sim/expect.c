@@ -43,7 +43,7 @@ struct expect_ctx {
     char *expect_path, *save_path;
     mlist want;
     mlist got;         /* the run's metrics, once expect_check has gathered them */
-    int have_got;
+    int checked;       /* expect_check passed */
     sim_observer obs;
     const sim_observer *inner;
     const am_config *cfg;
@@ -561,12 +561,14 @@ static int stat_of_some_policy(const char *key)
 
 int expect_check(expect_ctx *x, sim *s, am_error *err)
 {
-    if (!x->have_got) {
-        gather(x, s, &x->got);
-        x->have_got = 1;
-    }
-    if (!x->expect_path)
+    if (x->checked)
         return 0;
+    ml_free(&x->got);
+    gather(x, s, &x->got);
+    if (!x->expect_path) {
+        x->checked = 1;
+        return 0;
+    }
     const char **cands = am_calloc((size_t)x->got.n + 1, sizeof *cands);
     for (int i = 0; i < x->got.n; i++)
         cands[i] = x->got.v[i].key;
@@ -598,6 +600,7 @@ int expect_check(expect_ctx *x, sim *s, am_error *err)
                         hint);
     }
     free(cands);
+    x->checked = rc == 0;
     return rc;
 }
 
