@@ -6,7 +6,8 @@
  * A policy manages the address space of one memory level. It takes memory from the device only
  * through env->dev_alloc / env->dev_free (so the level can count reserved bytes and place regions
  * in the device address model), and reports every block it hands out as (address, size, handle).
- * Addresses are offsets in the level's device address space [0, capacity).
+ * Addresses are offsets in the level's device address space [0, capacity), except those of a
+ * policy that maps a virtual address space of its own (maps_virtual below).
  * A policy knows nothing about traces, YAML or output formats. */
 #ifndef AM_ALLOC_H
 #define AM_ALLOC_H
@@ -33,6 +34,11 @@ typedef struct alloc_env {
     void (*dev_prefetch_free)(void *ctx, uint64_t addr);
     /* Optional event log (regions, allocator-specific lines); may be NULL. */
     void (*log)(void *ctx, const char *line);
+    /* For policies whose ops have maps_virtual: [va, va + bytes) of the policy's own virtual
+     * address space became backed by device memory taken with dev_alloc (map = 1), or stopped
+     * being backed (map = 0): one call for each map or unmap the real allocator records
+     * (PyTorch's segment_map / segment_unmap), made after it succeeded. The level sets it. */
+    void (*dev_map)(void *ctx, int map, uint64_t va, uint64_t bytes);
 } alloc_env;
 
 typedef struct alloc_req {
@@ -72,7 +78,8 @@ struct alloc_ops {
     /* Create a policy instance. opts points at a filled options struct. */
     int (*create)(void **st, const alloc_env *env, const void *opts, am_error *err);
     void (*destroy)(void *st);
-    /* ALLOC_OK and *o, or ALLOC_OOM (state unchanged except statistics). */
+    /* ALLOC_OK and *o, or ALLOC_OOM: nothing handed out, though the policy may have given
+     * cached memory back on its way, as the real one does (PyTorch's release before a retry). */
     int (*alloc)(void *st, const alloc_req *r, alloc_out *o);
     /* Release a block (handle from alloc): its memory is reusable from now on. */
     void (*free)(void *st, uint64_t handle);
@@ -98,6 +105,11 @@ struct alloc_ops {
     /* Optional: 1 when these options ask for recorded segment addresses (the memory level then
      * honours the engine's hints, see memory.h). */
     int (*recorded_addresses)(const void *opts);
+    /* Optional: 1 when, under these options, the policy hands out addresses of a virtual
+     * address space of its own and reports its device use as maps of it (env->dev_map,
+     * PyTorch's expandable segments). The level then reports those maps as the device calls a
+     * recording would show, not the device memory taken behind them. */
+    int (*maps_virtual)(const void *opts);
     /* Optional: 1 when a failed request may wait up to *wait for frees later on the timeline
      * (BFC's retry-after-free option); the engine implements the waiting. */
     int (*retry_after_free)(const void *opts, am_ps *wait);

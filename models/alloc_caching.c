@@ -17,7 +17,9 @@
  * page (2 MiB small, 20 MiB large). The range's addresses are virtual: they live above
  * CACH_VA_BASE, outside the level's device addresses. Each mapped page is a physical device
  * allocation of one page through env->dev_alloc, so the level counts reserved bytes exactly as
- * PyTorch does (mapped pages); its physical address is kept only to give it back.
+ * PyTorch does (mapped pages); its physical address is kept only to give it back. Each map and
+ * unmap of a virtual range is reported through env->dev_map, one call where PyTorch records one
+ * segment_map / segment_unmap (a map that runs out of device memory records none).
  *
  * Data structures: free blocks in one size-class set (models/sizeset.h) per (pool, stream) keyed
  * (size, address), its order that of PyTorch's std::set of blocks; unmapped
@@ -452,13 +454,16 @@ static void unmap_pages(cach *c, cseg *s, uint64_t lo, uint64_t hi)
 }
 
 /* map_block: map the pages covering [b->addr, b->addr + size) of an unmapped block; the mapped
- * part becomes a free block of the pool (merged with free mapped neighbours). */
+ * part becomes a free block of the pool (merged with free mapped neighbours). The map is
+ * reported (PyTorch's segment_map) only when every page was had: a map that runs out gives its
+ * pages back and, as in PyTorch, leaves no trace. */
 static cblock *map_block(cach *c, cblock *b, uint64_t size)
 {
     cseg *s = b->seg;
     uint64_t len = AM_MIN(am_round_up(size, s->page), b->size);
     if (map_pages(c, s, b->addr, b->addr + len) < 0)
         return NULL;
+    c->env.dev_map(c->env.ctx, 1, b->addr, len);
     unmapped_remove(c, b);
     b->mapped = 1;
     if (len < b->size) {
@@ -499,6 +504,7 @@ static void unmap_block(cach *c, cblock *b)
     if (b->addr + b->size > hi) /* free mapped tail stays */
         pool_insert(c, split_after(c, b, hi - b->addr));
     unmap_pages(c, s, lo, hi);
+    c->env.dev_map(c->env.ctx, 0, lo, hi - lo); /* PyTorch's segment_unmap */
     b->addr = lo;
     b->size = hi - lo;
     b->mapped = 0;
@@ -1068,6 +1074,12 @@ static int cach_recorded(const void *opts)
     return opts && ((const cach_opts *)opts)->segment_addresses == 1;
 }
 
+/* expandable_segments: blocks live in virtual ranges, their pages mapped on demand. */
+static int cach_maps_virtual(const void *opts)
+{
+    return opts && ((const cach_opts *)opts)->expandable_segments;
+}
+
 static const struct alloc_ops cach_ops = {
     .name = "caching",
     .summary = "PyTorch CUDA caching allocator (exact: pools, splits, segments, retries)",
@@ -1085,6 +1097,7 @@ static const struct alloc_ops cach_ops = {
     .check = cach_check,
     .finish = NULL,
     .recorded_addresses = cach_recorded,
+    .maps_virtual = cach_maps_virtual,
 };
 
 const struct alloc_ops *alloc_caching_ops(void);

@@ -30,6 +30,7 @@ struct mem_level {
     FILE *log;
     void (*on_device)(void *ctx, int alloc, uint64_t addr, uint64_t bytes);
     void *on_device_ctx;
+    int mapped;            /* the policy maps virtual ranges: on_device reports its maps */
     int recorded;          /* sparse 64-bit space, honour hints */
     uint64_t hint;         /* TR_NO_ADDR-like UINT64_MAX when none */
     as_tree free_ext;      /* free device extents: key = start address, len = length */
@@ -95,7 +96,7 @@ static int dev_alloc(void *ctx, uint64_t bytes, uint64_t *addr)
         m->m.peak_reserved_bytes = m->m.reserved_bytes;
     if (m->log)
         fprintf(m->log, "R %" PRIu64 " %" PRIu64 "\n", at, bytes);
-    if (m->on_device)
+    if (m->on_device && !m->mapped)
         m->on_device(m->on_device_ctx, 1, at, bytes);
     return 0;
 }
@@ -105,11 +106,21 @@ static void dev_free(void *ctx, uint64_t addr, uint64_t bytes)
     mem_level *m = ctx;
     if (m->log)
         fprintf(m->log, "G %" PRIu64 " %" PRIu64 "\n", addr, bytes);
-    if (m->on_device)
+    if (m->on_device && !m->mapped)
         m->on_device(m->on_device_ctx, 0, addr, bytes);
     m->m.reserved_bytes -= bytes;
     m->m.device_frees++;
     as_give(&m->free_ext, addr, bytes); /* merged with the free neighbours */
+}
+
+/* A policy's own virtual range mapped or unmapped (alloc.h): what a recording of the real
+ * allocator shows as segment_map / segment_unmap. The device memory behind it was taken and is
+ * given back through dev_alloc / dev_free, which are counted and logged but not reported. */
+static void dev_map(void *ctx, int map, uint64_t va, uint64_t bytes)
+{
+    mem_level *m = ctx;
+    if (m->on_device)
+        m->on_device(m->on_device_ctx, map, va, bytes);
 }
 
 static void dev_prefetch_free(void *ctx, uint64_t addr)
@@ -130,6 +141,7 @@ int mem_create(mem_level **out, const mem_params *p, am_error *err)
     m->log = p->log;
     m->on_device = p->on_device;
     m->on_device_ctx = p->on_device_ctx;
+    m->mapped = p->policy->maps_virtual && p->policy->maps_virtual(p->policy_opts);
     m->recorded = p->recorded_addresses;
     m->hint = UINT64_MAX;
     uint64_t space = m->recorded ? UINT64_MAX : m->capacity;
@@ -137,7 +149,7 @@ int mem_create(mem_level **out, const mem_params *p, am_error *err)
     if (space)
         as_insert(&m->free_ext, 0, space, NULL);
     m->env = (alloc_env){.ctx = m, .capacity = m->capacity, .granularity = m->granularity,
-                         .dev_alloc = dev_alloc, .dev_free = dev_free,
+                         .dev_alloc = dev_alloc, .dev_free = dev_free, .dev_map = dev_map,
                          .dev_prefetch_free = dev_prefetch_free,
                          .log = p->log ? env_log : NULL};
     if (m->policy->create(&m->st, &m->env, p->policy_opts, err) != 0) {

@@ -31,7 +31,9 @@ typedef struct mem_params {
     const void *policy_opts;
     int recorded_addresses;       /* honour hints (see above) */
     FILE *log;                    /* optional allocator event log (R/G/A/OOM/S lines) */
-    /* optional: called for every device range taken (alloc = 1) or given back */
+    /* optional: called for every device range taken (alloc = 1) or given back; for a policy
+     * that maps virtual ranges of its own (alloc.h, maps_virtual), for every range it maps
+     * (alloc = 1) or unmaps instead */
     void (*on_device)(void *ctx, int alloc, uint64_t addr, uint64_t bytes);
     void *on_device_ctx;
 } mem_params;

@@ -52,6 +52,7 @@
 #include <yaml.h>
 
 #include "batch.h"
+#include "cli.h"
 #include "config.h"
 #include "outfile.h"
 #include "report.h"
@@ -87,19 +88,55 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int mkdir_p(const char *path)
+/* mkdir -p; *made (when not NULL) counts the directories it created, the last components of
+ * path, for rmdir_made. */
+static int mkdir_p_made(const char *path, int *made)
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", path);
+    int n = 0;
     for (char *p = buf + 1; *p; p++) {
         if (*p != '/')
             continue;
         *p = 0;
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return -1;
+        if (mkdir(buf, 0777) == 0)
+            n++;
+        else if (errno != EEXIST)
+            goto fail;
         *p = '/';
     }
-    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+    if (mkdir(buf, 0777) == 0)
+        n++;
+    else if (errno != EEXIST)
+        goto fail;
+    if (made)
+        *made = n;
+    return 0;
+fail:
+    if (made)
+        *made = n;
+    return -1;
+}
+
+static int mkdir_p(const char *path) { return mkdir_p_made(path, NULL); }
+
+/* Undo mkdir_p_made: remove the last `made` components of path, deepest first, each only while
+ * empty (rmdir), so that a command that stops before writing leaves no directory of its own. */
+static void rmdir_made(const char *path, int made)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (int k = 0; k < made; k++) {
+        size_t n = strlen(buf);
+        while (n > 1 && buf[n - 1] == '/')
+            buf[--n] = 0;
+        if (rmdir(buf) != 0)
+            return;
+        char *slash = strrchr(buf, '/');
+        if (!slash)
+            return;
+        *slash = 0;
+    }
 }
 
 /* Write text to path atomically. */
@@ -163,6 +200,13 @@ static int ystrings(ydoc *y, yaml_node_t *n, const char *what, strlist *out, am_
         sl_push(out, am_strdup(yscalar(c)));
     }
     return 0;
+}
+
+/* Whether a generate.args item names an option the batch passes itself: --seed and -o, also
+ * with the value attached (--seed=S, -oX). */
+static int gen_arg_reserved(const char *a)
+{
+    return a && (strncmp(a, "--seed", 6) == 0 || strncmp(a, "-o", 2) == 0);
 }
 
 /* ---- the sweep -------------------------------------------------------------------------- */
@@ -765,6 +809,21 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                 else if (a && strcmp(a, "args") == 0) {
                     if (ystrings(&y, gv, "generate.args", &s->gen_args, err) != 0)
                         goto out;
+                    /* the batch gives every run its own --seed and -o: one here would be a
+                     * second of each, which amsim gen refuses (and used to take instead of
+                     * the seed list's, generating one trace for every seed) */
+                    yaml_node_t *bad = gen_arg_reserved(yscalar(gv)) ? gv : NULL;
+                    for (yaml_node_item_t *it = gv && gv->type == YAML_SEQUENCE_NODE
+                                                    ? gv->data.sequence.items.start : NULL;
+                         it && it < gv->data.sequence.items.top && !bad; it++)
+                        if (gen_arg_reserved(yscalar(ynode(&y, *it))))
+                            bad = ynode(&y, *it);
+                    if (bad) {
+                        yfail(err, &y, bad, "generate.args: '%s' is the batch's to give (every "
+                              "run gets --seed from 'seeds' and -o in its run folder); remove it",
+                              yscalar(bad));
+                        goto out;
+                    }
                 } else {
                     yfail(err, &y, ynode(&y, q->key), "generate: unknown key '%s' (kind, args)",
                           a ? a : "?");
@@ -2140,15 +2199,17 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     int is_csv = ol > 4 && strcmp(out + ol - 4, ".csv") == 0;
     char *path = is_csv ? am_strdup(out) : xprintf("%s/results.csv", out);
     am_error err = {0};
-    int failed = 0, rc;
-    if (!is_csv && mkdir_p(out) != 0) {
+    int failed = 0, rc, made = 0;
+    if (!is_csv && mkdir_p_made(out, &made) != 0) {
         fprintf(stderr, "%s: %s: cannot create: %s\n", prog, out, strerror(errno));
+        rmdir_made(out, made);
         free(path);
         return 1;
     }
     rc = build_csv((const char *const *)argv, argc, path, 0, 0, &failed, &err);
-    if (rc < 0) {
+    if (rc < 0) { /* refused (not a batch folder, another study): OUT is not left behind */
         fprintf(stderr, "%s: %s\n", prog, err.msg);
+        rmdir_made(out, made);
         free(path);
         return 1;
     }
@@ -2203,6 +2264,7 @@ int cmd_batch(int argc, char **argv)
     batch b = {0};
     const char *file = NULL;
     int do_merge = 0, list = 0, nmerge = 0;
+    const char *jobs_s = NULL, *shard_s = NULL, *timeout_s = NULL; /* as given, for cli_once */
     char **mdirs = am_calloc((size_t)argc + 1, sizeof *mdirs);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     b.jobs = ncpu > 0 ? (int)ncpu : 1;
@@ -2210,6 +2272,8 @@ int cmd_batch(int argc, char **argv)
     int rc = 1;
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
+        char opt[3];
+        const char *att = cli_split(&s, opt, "oj"); /* "-j2": s becomes "-j" */
         if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
             usage(stdout);
             rc = 0;
@@ -2228,15 +2292,20 @@ int cmd_batch(int argc, char **argv)
             do_merge = 1;
         else if (!strcmp(s, "-o") || !strcmp(s, "--out") || !strcmp(s, "-j") ||
                  !strcmp(s, "--jobs") || !strcmp(s, "--shard") || !strcmp(s, "--timeout")) {
-            if (i + 1 >= argc) {
+            if (!att && i + 1 >= argc) {
                 fprintf(stderr, "%s: %s needs a value\n", prog, s);
                 goto out;
             }
-            const char *v = argv[++i];
+            const char *v = att ? att : argv[++i];
             char *end;
-            if (s[1] == 'o' || !strcmp(s, "--out"))
-                b.out = v;
-            else if (!strcmp(s, "--timeout")) {
+            /* each takes one value: a second is refused (cli_once) */
+            const char **given = s[1] == 'o' || !strcmp(s, "--out")     ? &b.out
+                              : s[1] == 'j' || !strcmp(s, "--jobs")    ? &jobs_s
+                              : !strcmp(s, "--shard")                  ? &shard_s
+                                                                       : &timeout_s;
+            if (cli_once(prog, s, given, v, NULL) != 0)
+                goto out;
+            if (given == &timeout_s) {
                 b.timeout = strtod(v, &end);
                 /* a finite number of seconds (fractions too) up to about 31 years, written as
                  * a plain decimal (strtod also takes leading spaces, a sign and hex) */
@@ -2246,7 +2315,7 @@ int cmd_batch(int argc, char **argv)
                             "such as 0.5 work), not '%s'\n", prog, v);
                     goto out;
                 }
-            } else if (!strcmp(s, "--shard")) {
+            } else if (given == &shard_s) {
                 /* digits only (strtol and sscanf also take a sign, leading spaces and, with %d,
                  * whatever follows: '1/3x' was read as 1/3) */
                 const char *slash = strchr(v, '/');
@@ -2259,7 +2328,7 @@ int cmd_batch(int argc, char **argv)
                 }
                 b.shard_k = (int)k;
                 b.shard_n = (int)n;
-            } else {
+            } else if (given == &jobs_s) {
                 uint64_t j = 0;
                 if (units_u64(v, strlen(v), &j) != 0 || j < 1 || j > 4096) {
                     fprintf(stderr, "%s: -j takes a number of workers 1..4096, not '%s'\n", prog, v);
@@ -2290,6 +2359,18 @@ int cmd_batch(int argc, char **argv)
         goto out;
     }
     am_error err = {0};
+    if (b.out) { /* the sweep file as one of DIR's own files would be overwritten by the run */
+        char *rp = xprintf("%s/results.csv", b.out), *mp = xprintf("%s/matrix.tsv", b.out);
+        const out_named outs[] = {{"-o's results.csv", rp}, {"-o's matrix.tsv", mp}};
+        const out_named ins[] = {{"SWEEP.yaml", file}};
+        int clash = out_check_paths(outs, 2, ins, 1, &err);
+        free(rp);
+        free(mp);
+        if (clash) {
+            fprintf(stderr, "amsim: %s\n", err.msg);
+            goto out;
+        }
+    }
     if (sweep_load(&b.sw, file, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
         sweep_free(&b.sw);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "gen.h"
 #include "outfile.h"
 
@@ -134,18 +135,24 @@ static void gen_usage(FILE *f, const char *kind, const gen_opt *t, const void *d
 static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *table, void *opts,
                      const void *defs, const char **out)
 {
+    const char *given[64] = {0}; /* each table option's value as given (tables hold < 64) */
+    char prog[64];
+    snprintf(prog, sizeof prog, "amsim gen %s", kind);
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
+        char opt[3];
+        const char *att = cli_split(&s, opt, "o"); /* "-oOUT": s becomes "-o" */
         if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
             gen_usage(stdout, kind, table, defs);
             return -1;
         }
         if (!strcmp(s, "-o") || !strcmp(s, "--out")) {
-            if (i + 1 >= argc) {
+            if (!att && i + 1 >= argc) {
                 fprintf(stderr, "amsim gen: option %s needs a value\n", s);
                 return 1;
             }
-            *out = argv[++i];
+            if (cli_once(prog, s, out, att ? att : argv[++i], NULL) != 0)
+                return 1;
             continue;
         }
         const gen_opt *t = NULL;
@@ -169,6 +176,8 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
             return 1;
         }
         const char *v = argv[++i];
+        if (cli_once(prog, s, &given[t - table], v, NULL) != 0)
+            return 1;
         char *end;
         errno = 0;
         if (t->type == GO_U64) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "json.h"
 #include "outfile.h"
 #include "run.h"
@@ -60,6 +61,8 @@ int cmd_compare(int argc, char **argv)
     const char *policies = NULL, *json = NULL;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
+        char opt[3];
+        const char *att = cli_split(&a, opt, "ct"); /* "-cFILE": a becomes "-c" */
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
@@ -68,22 +71,27 @@ int cmd_compare(int argc, char **argv)
             sp.lenient = 1;
             continue;
         }
-        if (i + 1 >= argc) {
+        if (!att && i + 1 >= argc) {
             fprintf(stderr, "amsim compare: unknown option or missing value: '%s'\n", a);
             return 1;
         }
-        const char *v = argv[++i];
-        if (!strcmp(a, "-c") || !strcmp(a, "--config"))
-            sp.config = v;
-        else if (!strcmp(a, "-t") || !strcmp(a, "--trace"))
-            sp.trace = v;
-        else if (!strcmp(a, "--policies"))
-            policies = v;
-        else if (!strcmp(a, "--json"))
-            json = v;
-        else if (!strcmp(a, "--set") && sp.nsets < RUN_MAX_SETS)
+        const char *v = att ? att : argv[++i];
+        const char **slot = !strcmp(a, "-c") || !strcmp(a, "--config") ? &sp.config
+                          : !strcmp(a, "-t") || !strcmp(a, "--trace")  ? &sp.trace
+                          : !strcmp(a, "--policies")                   ? &policies
+                          : !strcmp(a, "--json")                       ? &json
+                                                                       : NULL;
+        if (slot) {
+            if (cli_once("amsim compare", a, slot, v, slot == &policies ? "name every policy "
+                         "in one comma-separated list, e.g. --policies bfc,caching" : NULL) != 0)
+                return 1;
+        } else if (!strcmp(a, "--set")) {
+            if (sp.nsets == RUN_MAX_SETS) {
+                fprintf(stderr, "amsim compare: more than %d --set options\n", RUN_MAX_SETS);
+                return 1;
+            }
             sp.sets[sp.nsets++] = v;
-        else {
+        } else {
             fprintf(stderr, "amsim compare: unknown option '%s' (see amsim compare --help)\n", a);
             return 1;
         }
@@ -101,22 +109,35 @@ int cmd_compare(int argc, char **argv)
         fprintf(stderr, "amsim compare: %s\n", msg);
         return 1;
     }
+    /* the output is checked and opened before the first run: a --json naming the config or
+     * the trace, or one that cannot be written, stops the command before the replays */
+    am_error err = {0};
+    const out_named outs[] = {{"--json", json}};
+    const out_named ins[] = {{"-c", sp.config}, {"-t", sp.trace}};
+    outfile *o = NULL;
+    if (out_check_paths(outs, 1, ins, 2, &err) != 0) {
+        fprintf(stderr, "amsim: %s\n", err.msg);
+        return 1;
+    }
     /* The config with its --set options, before any policy is switched in: an error there (a
      * --set key that belongs to no policy, a bad value) fails every policy the same way, so it
      * is an input error, not a table of failed rows with status 0. */
     am_config *cfg = NULL;
-    am_error lerr = {0};
-    if (run_load_config(&sp, &cfg, &lerr) != 0) {
-        fprintf(stderr, "amsim: %s\n", lerr.msg);
+    if (run_load_config(&sp, &cfg, &err) != 0) {
+        fprintf(stderr, "amsim: %s\n", err.msg);
         return 1;
     }
     cfg_free(cfg);
+    if (out_open(&o, json, &err) != 0) {
+        fprintf(stderr, "amsim: %s\n", err.msg);
+        return 1;
+    }
     for (int i = 0; i < n; i++) {
         cmp_row *r = &rows[i];
         memset(r, 0, sizeof *r);
         memcpy(r->policy, names[i], sizeof r->policy);
         sp.policy = r->policy;
-        am_error err = {0};
+        memset(&err, 0, sizeof err);
         if (run_once(&sp, collect, r, NULL, &err) == 0)
             r->ok = 1;
         else {
@@ -124,6 +145,7 @@ int cmd_compare(int argc, char **argv)
             if (err.status == AM_EINPUT && strstr(err.msg, sp.trace)) {
                 /* The trace itself is bad: every policy would fail the same way. */
                 fprintf(stderr, "amsim: %s\n", err.msg);
+                out_abort(o);
                 return 1;
             }
         }
@@ -150,14 +172,8 @@ int cmd_compare(int argc, char **argv)
                units_fmt_time(d, sizeof d, (am_ps)(r->alloc_seconds * (double)AM_PS_PER_S)));
     }
     printf("peak live is the lower bound on any placement; gap = peak reserved - peak live\n");
-    if (!json)
+    if (!o)
         return 0;
-    outfile *o = NULL;
-    am_error err = {0};
-    if (out_open(&o, json, &err) != 0) {
-        fprintf(stderr, "amsim: %s\n", err.msg);
-        return 1;
-    }
     json_w w;
     json_init(&w, out_fp(o), 1);
     json_obj(&w);

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "config.h"
 #include "outfile.h"
 #include "trace.h"
@@ -201,11 +202,13 @@ static int cv_to_native(trace *t, FILE *out, const am_config *cfg, const char *i
 
 int cmd_convert(int argc, char **argv)
 {
-    const char *in = NULL, *outp = NULL, *to = "native", *cfgp = NULL;
+    const char *in = NULL, *outp = NULL, *to = NULL, *cfgp = NULL, *device_s = NULL;
     const char *sets[CV_MAX_SETS];
     int nsets = 0, device = 0;
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
+        char opt[3];
+        const char *att = cli_split(&s, opt, "oc"); /* "-oOUT": s becomes "-o" */
         if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
             cv_usage(stdout);
             return 0;
@@ -213,28 +216,33 @@ int cmd_convert(int argc, char **argv)
         int takes = !strcmp(s, "-o") || !strcmp(s, "--out") || !strcmp(s, "--to") ||
                     !strcmp(s, "-c") || !strcmp(s, "--config") || !strcmp(s, "--set") ||
                     !strcmp(s, "--device");
-        if (takes && i + 1 >= argc) {
+        if (takes && !att && i + 1 >= argc) {
             fprintf(stderr, "amsim convert: option %s needs a value\n", s);
             return 1;
         }
-        if (!strcmp(s, "-o") || !strcmp(s, "--out"))
-            outp = argv[++i];
-        else if (!strcmp(s, "--to"))
-            to = argv[++i];
-        else if (!strcmp(s, "-c") || !strcmp(s, "--config"))
-            cfgp = argv[++i];
-        else if (!strcmp(s, "--set")) {
+        const char *v = !takes ? NULL : att ? att : argv[++i];
+        /* every option but --set takes one value: a second is refused (cli_once) */
+        const char **slot = !strcmp(s, "-o") || !strcmp(s, "--out")    ? &outp
+                          : !strcmp(s, "--to")                         ? &to
+                          : !strcmp(s, "-c") || !strcmp(s, "--config") ? &cfgp
+                          : !strcmp(s, "--device")                     ? &device_s
+                                                                       : NULL;
+        if (slot && cli_once("amsim convert", s, slot, v, NULL) != 0)
+            return 1;
+        if (slot && slot != &device_s)
+            continue;
+        if (!strcmp(s, "--set")) {
             if (nsets == CV_MAX_SETS) {
                 fprintf(stderr, "amsim convert: more than %d --set options\n", CV_MAX_SETS);
                 return 1;
             }
-            sets[nsets++] = argv[++i];
+            sets[nsets++] = v;
         } else if (!strcmp(s, "--device")) {
             char *e;
             errno = 0;
-            long d = strtol(argv[++i], &e, 10);
+            long d = strtol(v, &e, 10);
             if (errno || *e || d < 0 || d > 1024) {
-                fprintf(stderr, "amsim convert: --device takes 0..1024, not '%s'\n", argv[i]);
+                fprintf(stderr, "amsim convert: --device takes 0..1024, not '%s'\n", v);
                 return 1;
             }
             device = (int)d;
@@ -252,6 +260,8 @@ int cmd_convert(int argc, char **argv)
         fprintf(stderr, "amsim convert: IN and -o OUT are required (see amsim convert --help)\n");
         return 1;
     }
+    if (!to)
+        to = "native";
     int csv = !strcmp(to, "csv"), bin = !strcmp(to, "binary");
     if (!csv && !bin && strcmp(to, "native") != 0) {
         fprintf(stderr, "amsim convert: --to takes native, csv or binary, not '%s'\n", to);
@@ -261,7 +271,11 @@ int cmd_convert(int argc, char **argv)
     am_config *cfg = NULL;
     trace *t = NULL;
     outfile *o = NULL;
-    int rc = cfgp ? cfg_load(&cfg, cfgp, sets, nsets, &err)
+    /* convert IN -o IN would replace the recording with its conversion */
+    const out_named outs[] = {{"-o", outp}}, ins[] = {{"IN", in}, {"-c", cfgp}};
+    int rc = out_check_paths(outs, 1, ins, 2, &err);
+    if (rc == 0)
+        rc = cfgp ? cfg_load(&cfg, cfgp, sets, nsets, &err)
                   : cfg_load_string(&cfg, "<builtin>", cv_builtin, sets, nsets, &err);
     const char *names[CFG_MAX_LEVELS]; /* the trace keeps a pointer: lives until the end */
     if (rc == 0) {

@@ -263,6 +263,7 @@ typedef struct segev {
     int level;
     uint8_t alloc; /* 1 taken (segment_alloc), 0 given back (segment_free) */
     uint8_t used;  /* a simulated one already matched a recorded one */
+    unsigned long line; /* a recorded one: its trace line (or snapshot entry), 0 when none */
 } segev;
 
 /* Validation of recorded segment events (see seg_recorded). */
@@ -800,6 +801,21 @@ static int seg_kind(const tr_event *ev)
     return ev->kind == TR_SEGMENT_FREE || (ev->kind == TR_SEGMENT_ALLOC && !ev->declared);
 }
 
+/* The recorded events still waiting can no longer match: the event after their run has passed
+ * without their device call (or the trace ended). The first of the first such list is the
+ * earliest recorded event without a match (lists expire in trace order, each in trace order):
+ * it is kept for the summary's first mismatch. */
+static void seg_expire(sim *s)
+{
+    segval *g = &s->seg;
+    sim_seg_mismatch *fm = &s->sum.seg_mismatch;
+    if (g->nwait && !fm->have) {
+        const segev *e = &g->wait[0];
+        *fm = (sim_seg_mismatch){1, e->level, e->alloc, e->seq, e->addr, e->bytes, e->line};
+    }
+    g->nwait = 0;
+}
+
 /* A recorded segment event is about to run at s->seq: it starts a run or extends the last one.
  * Called before anything else of the event, so device calls made while it runs (streams that
  * complete) are known to belong to a segment event. */
@@ -808,7 +824,7 @@ static void seg_begin(sim *s)
     segval *g = &s->seg;
     if (g->last == UINT64_MAX || g->last + 1 != s->seq) {
         g->run = s->seq;
-        g->nwait = 0; /* the event after their run has passed without their device call */
+        seg_expire(s);
     }
     g->last = s->seq;
 }
@@ -817,7 +833,7 @@ static void seg_begin(sim *s)
 static void seg_device(sim *s, int level, int alloc, uint64_t addr, uint64_t bytes)
 {
     segval *g = &s->seg;
-    segev e = {s->seq, addr, bytes, level, (uint8_t)alloc, 0};
+    segev e = {s->seq, addr, bytes, level, (uint8_t)alloc, 0, 0};
     if (g->last != s->seq) { /* an allocator event, not a recorded segment event */
         /* calls of earlier events can match no later recorded one: it looks back only to the
          * event before its run, this one or a later one */
@@ -829,7 +845,7 @@ static void seg_device(sim *s, int level, int alloc, uint64_t addr, uint64_t byt
             g->nlog -= k;
         }
         if (g->nwait && g->last + 1 != s->seq)
-            g->nwait = 0; /* the event after their run has passed */
+            seg_expire(s); /* the event after their run has passed */
         for (size_t i = 0; i < g->nwait; i++) {
             if (seg_same(&g->wait[i], &e)) {
                 s->sum.segment_events_matched++;
@@ -846,7 +862,8 @@ static void seg_device(sim *s, int level, int alloc, uint64_t addr, uint64_t byt
 static void seg_recorded(sim *s, const tr_event *ev)
 {
     segval *g = &s->seg;
-    segev e = {s->seq, ev->addr, ev->bytes, ev->level, ev->kind == TR_SEGMENT_ALLOC, 0};
+    segev e = {s->seq, ev->addr, ev->bytes, ev->level, ev->kind == TR_SEGMENT_ALLOC, 0,
+               ev->line};
     uint64_t from = g->run ? g->run - 1 : 0; /* the event before the run */
     s->sum.segment_events_recorded++;
     for (size_t i = 0; i < g->nlog; i++) {
@@ -870,13 +887,16 @@ static int warn_or_fail(sim *s, am_error *err, const char *file, const tr_event 
                       " (use --lenient to count and skip such events)");
 }
 
-static void record_oom(sim *s, uint64_t seq, uint64_t id, uint64_t bytes, int level)
+/* An out-of-memory result; recorded: of an `oom` line (recorded_oom), id TR_NO_ID. */
+static void record_oom(sim *s, uint64_t seq, uint64_t id, uint64_t bytes, int level,
+                       int recorded)
 {
     s->sum.ooms++;
     if (s->nooms < s->cfg->report.max_oom_events) {
         mem_level *m = s->lv[level];
         const mem_metrics *mm = mem_get_metrics(m);
-        s->ooms[s->nooms++] = (sim_oom){seq, id, level, bytes, mem_free_in_reserved(m),
+        s->ooms[s->nooms++] = (sim_oom){seq, id, level, recorded, bytes,
+                                        mem_free_in_reserved(m),
                                         mem_largest_free(m),
                                         mem_capacity(m) > mm->reserved_bytes
                                             ? mem_capacity(m) - mm->reserved_bytes : 0,
@@ -909,6 +929,7 @@ static void validate(sim *s, uint64_t seq, uint64_t id, uint64_t recorded, int o
         s->sum.mismatch_id = id;
         s->sum.mismatch_recorded = recorded;
         s->sum.mismatch_simulated = ok ? addr : TR_NO_ADDR;
+        s->sum.mismatch_line = line;
     }
 }
 
@@ -924,7 +945,7 @@ static void settle(sim *s, slot *x, uint64_t seq, uint64_t bytes, uint64_t recor
     } else {
         x->state = ST_OOM;
         mem_count_oom(s->lv[level]);
-        record_oom(s, seq, x->id, bytes, level);
+        record_oom(s, seq, x->id, bytes, level, 0);
     }
     validate(s, seq, x->id, recorded, ok, ok ? o->addr : 0, x->line);
     if (s->obs && s->obs->alloc)
@@ -1073,7 +1094,7 @@ static void defrag(sim *s, int level)
             s->sum.defrag.failures++;
             x->state = ST_OOM;
             mem_count_oom(m);
-            record_oom(s, s->seq, x->id, x->requested, level);
+            record_oom(s, s->seq, x->id, x->requested, level, 0);
             continue;
         }
         all += x->given;
@@ -1363,6 +1384,43 @@ static void expire_pending_id(sim *s, slot *x)
         }
 }
 
+/* A recorded out-of-memory (`oom BYTES`, PyTorch's oom entry): the recording's request went
+ * through its allocator's whole miss path before it failed, and what that path gave back
+ * (cached segments freed, free pages of expandable segments unmapped) is in the segment events
+ * recorded before the line. The simulation makes the same request on the line's stream and
+ * level, as the run that wrote the recording did, so its allocator takes the same path and its
+ * device calls can match them; the state after it is the recording's too. It is expected to
+ * fail: an out-of-memory of the level, counted in oom_matches. One that the simulation serves
+ * is given back at once (the program never had it; its allocator's state may differ from the
+ * recording's from here on). A policy that plans offline is not asked: an unplanned request
+ * would take the place of the next planned one. */
+static void recorded_oom(sim *s, const tr_event *ev)
+{
+    int level = ev->level;
+    mem_level *m = s->lv[level];
+    if (ev->bytes == 0 || mem_policy(m)->set_plan)
+        return;
+    alloc_req r = {ev->bytes, ev->stream};
+    alloc_out o = {0, 0, 0};
+    int rc = mem_alloc_attempt(m, &r, &o);
+    charge(s, level);
+    if (rc != ALLOC_OK)
+        rc = recover(s, level, &r, &o);
+    if (rc == ALLOC_OK) {
+        mem_free(m, o.handle, ev->bytes, o.size, 0);
+        charge(s, level);
+        timeline_row(s, level);
+        return;
+    }
+    s->sum.oom_matches++;
+    mem_count_oom(m);
+    record_oom(s, s->seq, TR_NO_ID, ev->bytes, level, 1);
+    if (s->obs && s->obs->alloc)
+        s->obs->alloc(s->obs->ctx, s->host, s->seq, TR_NO_ID, level, ev->stream, 0, ev->bytes, 0,
+                      0);
+    timeline_row(s, level);
+}
+
 static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
 {
     size_t pos = SIZE_MAX;
@@ -1596,7 +1654,10 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
         seg_recorded(s, ev);
         break;
     case TR_OOM_RECORDED:
+        if (level_ok(s, ev->level, file, ev, err))
+            return -1;
         s->sum.recorded_ooms++;
+        recorded_oom(s, ev);
         break;
     default:
         return am_fail(err, AM_EINTERNAL, "%s:%lu: unknown event kind %d", file, ev->line,
@@ -1666,6 +1727,7 @@ int sim_finish(sim *s, am_error *err)
     if (s->host >= AM_PS_MAX || s->now >= AM_PS_MAX)
         return time_overflow(s->file ? s->file : "the trace", 0, 1, err);
     sim_flush(s);
+    seg_expire(s); /* recorded segment events still waiting have no event after them left */
     s->sum.makespan = s->now > s->host ? s->now : s->host;
     s->sum.host_time = s->host;
     for (int i = 0; i < s->nlevels; i++) {

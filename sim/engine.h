@@ -24,7 +24,8 @@ typedef struct sim sim;
  * callback may be NULL; times are simulated picoseconds. Called in simulation order. */
 typedef struct sim_observer {
     void *ctx;
-    /* An allocation request settled (ok = 0: out of memory; addr/size then 0). */
+    /* An allocation request settled (ok = 0: out of memory; addr/size then 0). A recorded
+     * out-of-memory the simulation ran out on too (an `oom` line) has id TR_NO_ID. */
     void (*alloc)(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
                   uint64_t addr, uint64_t requested, uint64_t size, int ok);
     /* phase: 0 free (both phases), 1 free_requested, 2 free_completed */
@@ -71,8 +72,9 @@ mem_level *sim_level(const sim *s, int i);
 const am_config *sim_config(const sim *s);
 
 typedef struct sim_oom {
-    uint64_t seq, id;
+    uint64_t seq, id; /* id TR_NO_ID when recorded */
     int level;
+    int recorded;     /* a recorded out-of-memory (`oom` line) the simulation ran out on too */
     uint64_t requested, free_bytes, largest_free_block, unreserved_bytes;
     am_ps time;
 } sim_oom;
@@ -83,6 +85,16 @@ typedef struct sim_link_result {
     const struct link_stats *st;
     int link;          /* index in the config's links */
 } sim_link_result;
+
+/* The first recorded segment event that matched no simulated device call. */
+typedef struct sim_seg_mismatch {
+    int have;
+    int level;
+    int alloc;          /* 1 segment_alloc (or segment_map), 0 segment_free (segment_unmap) */
+    uint64_t seq;       /* trace event index */
+    uint64_t addr, bytes;
+    unsigned long line; /* trace line, or snapshot trace entry (1-based); 0 when none */
+} sim_seg_mismatch;
 
 typedef struct sim_summary {
     uint64_t events, allocs, frees, transfers, computes, ooms;
@@ -96,9 +108,12 @@ typedef struct sim_summary {
     int validating;
     uint64_t recorded_allocs, address_matches;
     uint64_t segment_events_recorded, segment_events_matched;
-    int have_mismatch;
+    int have_mismatch;           /* the first allocation away from its recorded address: */
     uint64_t mismatch_seq, mismatch_id, mismatch_recorded, mismatch_simulated;
-    uint64_t recorded_ooms;
+    unsigned long mismatch_line;
+    sim_seg_mismatch seg_mismatch;
+    uint64_t recorded_ooms;      /* `oom` lines (PyTorch oom entries) */
+    uint64_t oom_matches;        /* of them, requests the simulation ran out of memory on too */
     /* hierarchy features, summed over levels */
     struct {
         uint64_t runs, bytes_moved, buffers_moved, ooms_avoided, failures, unsupported;

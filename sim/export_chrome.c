@@ -109,8 +109,13 @@ static void ch_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
     fprintf(x->f, "{\"name\":\"out of memory %s\",\"cat\":\"oom\",\"ph\":\"i\",\"s\":\"p\","
             "\"ts\":", x->cfg->levels[level].name);
     ch_us(x->f, t);
-    fprintf(x->f, ",\"pid\":1,\"tid\":%" PRIu32 ",\"args\":{\"seq\":%" PRIu64 ",\"id\":%" PRIu64
-            ",\"requested\":%" PRIu64 "}}", stream, seq, id, requested);
+    fprintf(x->f, ",\"pid\":1,\"tid\":%" PRIu32 ",\"args\":{\"seq\":%" PRIu64 ",\"id\":",
+            stream, seq);
+    if (id == TR_NO_ID) /* a recorded out-of-memory (`oom` line) */
+        fputs("null", x->f);
+    else
+        fprintf(x->f, "%" PRIu64, id);
+    fprintf(x->f, ",\"requested\":%" PRIu64 "}}", requested);
 }
 
 /* Defragmentation and spilling: an instant on the level's memory track plus a slice for the

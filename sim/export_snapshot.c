@@ -20,6 +20,13 @@
  * device call it was. Segments of exactly 2 MiB, not mapped, are "small" (the caching
  * allocator's small pool), others "large".
  *
+ * The caching allocator with expandable segments hands out addresses of virtual ranges of its
+ * own and maps device pages behind them; its level reports each map and unmap of a virtual range
+ * (alloc.h, maps_virtual), not the pages, so its run is written with expandable segments
+ * whatever its blocks do: segment_map / segment_unmap as PyTorch records them, segments that are
+ * the mapped runs of the virtual ranges, holding the blocks. A map that ran out of device memory
+ * is not reported (PyTorch records none), only the maps and unmaps that took effect.
+ *
  * Pickle (protocol 4, no framing, no memo): dicts are EMPTY_DICT MARK k v ... SETITEMS, lists
  * EMPTY_LIST MARK ... APPENDS, strings SHORT_BINUNICODE / BINUNICODE, integers BININT1 /
  * BININT2 / BININT or LONG1 (8 bytes, two's complement) beyond 32 bits. time_us is the
@@ -52,6 +59,7 @@ struct snap_exp {
     snap_rec *r;
     size_t n, cap;
     size_t mark; /* records up to here belong to allocations and frees already reported */
+    int mapped;  /* the level's device records are maps of virtual ranges (expandable) */
 };
 
 static void sn_push(snap_exp *x, snap_rec r)
@@ -119,6 +127,8 @@ int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *e
         return -1;
     }
     x->cfg = cfg;
+    const cfg_level *L = &cfg->levels[cfg->default_level];
+    x->mapped = L->policy->maps_virtual && L->policy->maps_virtual(L->policy_opts);
     x->obs = (sim_observer){.ctx = x, .alloc = sn_alloc, .free = sn_free, .device = sn_device};
     *xp = x;
     return 0;
@@ -292,7 +302,7 @@ static void sn_write(snap_exp *x, FILE *f)
     size_t nb = sn_final(x, 1u << SA_ALLOC | 1u << SA_FREE_REQ | 1u << SA_FREE_DONE,
                          1u << SA_ALLOC | 1u << SA_FREE_REQ, &blk);
     os_tree held = {0};
-    int expandable = sn_ranges(x, &held);
+    int expandable = sn_ranges(x, &held) || x->mapped;
     sn_seg *seg = am_malloc((held.n ? held.n : 1) * sizeof *seg);
     size_t ns = 0;
     for (os_node *c = os_first(&held); c; c = os_next(c)) {

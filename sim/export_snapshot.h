@@ -2,8 +2,9 @@
  * (`amsim run --pytorch-snapshot FILE`; allocators.md section 4).
  *
  * An engine observer recording the default memory level (as device 0): device_traces entries
- * alloc, free_requested, free_completed (a plain free gives both), segment_alloc,
- * segment_free and oom, and at the end the `segments` with their blocks. Pickle protocol 4 of
+ * alloc, free_requested, free_completed (a plain free gives both), segment_alloc and
+ * segment_free (segment_map and segment_unmap when the run is written with expandable
+ * segments) and oom, and at the end the `segments` with their blocks. Pickle protocol 4 of
  * builtins only (dict, list, str, int, bool, None), so python3's pickle.load and amsim's own
  * restricted reader (trace_pickle.c) read it; PyTorch's viewer (pytorch.org/memory_viz) too.
  * Written atomically when closed. */

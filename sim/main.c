@@ -8,6 +8,7 @@
 
 #include "common.h"
 #include "batch.h"
+#include "cli.h"
 #include "config.h"
 #include "convert.h"
 #include "engine.h"
@@ -26,6 +27,7 @@ typedef struct run_args {
     const char *json, *placements, *timeline, *log, *outdir;
     const char *expect, *save_expect;
     const char *chrome_trace, *pytorch_snapshot;
+    const char *device_s; /* --device as given */
     int quiet, check, lenient, fail_on_oom, device;
 } run_args;
 
@@ -48,7 +50,8 @@ static void usage_main(FILE *f)
             "  convert IN -o OUT [--to native|csv|binary]  a trace in any format to another\n"
             "  gen KIND [options] -o OUT          synthetic traces: train, serve, kernel\n"
             "  policies                           list the allocator policies\n"
-            "options: amsim COMMAND --help; amsim --version\n");
+            "options: amsim COMMAND --help; amsim --version. An option that takes one value\n"
+            "takes it once (--set repeats); a short one's value may be attached (-j2, -oDIR)\n");
 }
 
 static void usage_run(FILE *f)
@@ -101,6 +104,8 @@ static int parse_run(int argc, char **argv, run_args *a)
     memset(a, 0, sizeof *a);
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
+        char opt[3];
+        const char *att = cli_split(&s, opt, "cto"); /* "-cFILE": s becomes "-c" */
         if (is_opt(s, "-h", "--help"))
             return -1;
         else if (is_opt(s, "-q", "--quiet"))
@@ -117,40 +122,35 @@ static int parse_run(int argc, char **argv, run_args *a)
                  is_opt(s, NULL, "--timeline") || is_opt(s, NULL, "--chrome-trace") ||
                  is_opt(s, NULL, "--pytorch-snapshot") || is_opt(s, NULL, "--log") || is_opt(s, "-o", "--out") ||
                  is_opt(s, NULL, "--device")) {
-            if (!need_arg(i, argc, argv))
+            if (!att && !need_arg(i, argc, argv))
                 return 1;
-            const char *v = argv[++i];
-            if (is_opt(s, "-c", "--config"))
-                a->config = v;
-            else if (is_opt(s, "-t", "--trace"))
-                a->trace = v;
-            else if (is_opt(s, NULL, "--policy"))
-                a->policy = v;
-            else if (is_opt(s, NULL, "--set")) {
+            const char *v = att ? att : argv[++i];
+            /* every option but --set takes one value: a second is refused (cli_once) */
+            const char **slot = is_opt(s, "-c", "--config")       ? &a->config
+                              : is_opt(s, "-t", "--trace")        ? &a->trace
+                              : is_opt(s, NULL, "--policy")       ? &a->policy
+                              : is_opt(s, NULL, "--json")         ? &a->json
+                              : is_opt(s, NULL, "--placements")   ? &a->placements
+                              : is_opt(s, NULL, "--timeline")     ? &a->timeline
+                              : is_opt(s, NULL, "--chrome-trace") ? &a->chrome_trace
+                              : is_opt(s, NULL, "--pytorch-snapshot") ? &a->pytorch_snapshot
+                              : is_opt(s, NULL, "--log")          ? &a->log
+                              : is_opt(s, NULL, "--expect")       ? &a->expect
+                              : is_opt(s, NULL, "--save-expect")  ? &a->save_expect
+                              : is_opt(s, "-o", "--out")          ? &a->outdir
+                              : is_opt(s, NULL, "--device")       ? &a->device_s
+                                                                  : NULL;
+            if (slot && cli_once("amsim run", s, slot, v,
+                                 slot == &a->policy ? "amsim compare --policies a,b runs "
+                                 "several" : NULL) != 0)
+                return 1;
+            if (is_opt(s, NULL, "--set")) {
                 if (a->nsets == MAX_SETS) {
                     fprintf(stderr, "%s: more than %d --set options\n", prog, MAX_SETS);
                     return 1;
                 }
                 a->sets[a->nsets++] = v;
-            } else if (is_opt(s, NULL, "--json"))
-                a->json = v;
-            else if (is_opt(s, NULL, "--placements"))
-                a->placements = v;
-            else if (is_opt(s, NULL, "--timeline"))
-                a->timeline = v;
-            else if (is_opt(s, NULL, "--chrome-trace"))
-                a->chrome_trace = v;
-            else if (is_opt(s, NULL, "--pytorch-snapshot"))
-                a->pytorch_snapshot = v;
-            else if (is_opt(s, NULL, "--log"))
-                a->log = v;
-            else if (is_opt(s, NULL, "--expect"))
-                a->expect = v;
-            else if (is_opt(s, NULL, "--save-expect"))
-                a->save_expect = v;
-            else if (is_opt(s, "-o", "--out"))
-                a->outdir = v;
-            else {
+            } else if (is_opt(s, NULL, "--device")) {
                 char *end;
                 errno = 0;
                 long d = strtol(v, &end, 10);
@@ -228,16 +228,19 @@ static int cmd_check(int argc, char **argv)
     int bad = 0, i = 0;
     am_config *base = NULL;
     am_error err = {0};
-    if (strcmp(argv[0], "-c") == 0) {
-        if (argc < 2) {
+    const char *c0 = argv[0];
+    char opt[3];
+    const char *att = cli_split(&c0, opt, "c"); /* -c CONFIG or -cCONFIG */
+    if (strcmp(c0, "-c") == 0) {
+        if (!att && argc < 2) {
             fprintf(stderr, "%s check: -c needs a config\n", prog);
             return 1;
         }
-        if (cfg_load(&base, argv[1], NULL, 0, &err) != 0) {
+        if (cfg_load(&base, att ? att : argv[1], NULL, 0, &err) != 0) {
             fprintf(stderr, "%s: %s\n", prog, err.msg);
             return 1;
         }
-        i = 2;
+        i = att ? 1 : 2;
     } else if (cfg_load_string(&base, "<builtin>",
                                "version: 1\nmemories:\n  hbm: {capacity: 80GiB}\n"
                                "  host: {capacity: 1TiB}\n", NULL, 0, &err) != 0) {

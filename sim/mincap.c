@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "cli.h"
 #include "json.h"
 #include "outfile.h"
 #include "run.h"
@@ -167,72 +168,24 @@ static void usage(FILE *f)
             "  again at the end and reported ('non-monotone' when the second fails).\n");
 }
 
-int cmd_mincap(int argc, char **argv)
+/* Everything after the options: the searches, then the JSON (*op, opened by the caller, NULL
+ * once committed) and the table. The exit status. */
+static int mc_main(mc *c, const char *pols, outfile **op)
 {
-    mc c = {0};
-    const char *json = NULL, *pols = NULL;
-    c.gran = 1ULL << 20;
-    for (int i = 0; i < argc; i++) {
-        const char *s = argv[i];
-        if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
-            usage(stdout);
-            return 0;
-        }
-        if (!strcmp(s, "-q") || !strcmp(s, "--quiet")) {
-            c.quiet = 1;
-            continue;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "%s: unknown option or missing value: '%s'\n", prog, s);
-            return 1;
-        }
-        const char *v = argv[++i];
-        if (!strcmp(s, "-c") || !strcmp(s, "--config"))
-            c.config = v;
-        else if (!strcmp(s, "-t") || !strcmp(s, "--trace"))
-            c.trace = v;
-        else if (!strcmp(s, "--policies"))
-            pols = v;
-        else if (!strcmp(s, "--json"))
-            json = v;
-        else if (!strcmp(s, "--level"))
-            c.level_name = v;
-        else if (!strcmp(s, "--set")) {
-            if (c.nsets >= RUN_MAX_SETS - 4) {
-                fprintf(stderr, "%s: too many --set options\n", prog);
-                return 1;
-            }
-            c.sets[c.nsets++] = v;
-        } else if (!strcmp(s, "--granularity")) {
-            const char *why;
-            if (units_size(v, &c.gran, &why) != 0 || c.gran == 0) {
-                fprintf(stderr, "%s: --granularity: '%s' is not a size > 0 (%s)\n", prog, v,
-                        c.gran ? why : "zero");
-                return 1;
-            }
-        } else {
-            fprintf(stderr, "%s: unknown option '%s' (see amsim mincap --help)\n", prog, s);
-            return 1;
-        }
-    }
-    if (!c.config || !c.trace) {
-        fprintf(stderr, "%s: -c CONFIG and -t TRACE are required\n", prog);
-        return 1;
-    }
     am_error err = {0};
     am_config *cfg = NULL;
-    if (cfg_load(&cfg, c.config, c.sets, c.nsets, &err) != 0) {
+    if (cfg_load(&cfg, c->config, c->sets, c->nsets, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
         return 1;
     }
-    c.level = cfg->default_level;
-    if (c.level_name && (c.level = cfg_level_index(cfg, c.level_name, strlen(c.level_name))) < 0) {
-        fprintf(stderr, "%s: no memory level '%s' in %s\n", prog, c.level_name, c.config);
+    c->level = cfg->default_level;
+    if (c->level_name && (c->level = cfg_level_index(cfg, c->level_name, strlen(c->level_name))) < 0) {
+        fprintf(stderr, "%s: no memory level '%s' in %s\n", prog, c->level_name, c->config);
         cfg_free(cfg);
         return 1;
     }
-    snprintf(c.level_s, sizeof c.level_s, "%s", cfg->levels[c.level].name);
-    uint64_t base_cap = cfg->levels[c.level].capacity;
+    snprintf(c->level_s, sizeof c->level_s, "%s", cfg->levels[c->level].name);
+    uint64_t base_cap = cfg->levels[c->level].capacity;
     mc_result res[MC_MAX_POL];
     int np = 0;
     memset(res, 0, sizeof res);
@@ -246,14 +199,14 @@ int cmd_mincap(int argc, char **argv)
         for (int i = 0; i < np; i++)
             memcpy(res[i].policy, names[i], sizeof res[i].policy);
     } else
-        snprintf(res[np++].policy, sizeof res[0].policy, "%s", cfg->levels[c.level].policy->name);
+        snprintf(res[np++].policy, sizeof res[0].policy, "%s", cfg->levels[c->level].policy->name);
     cfg_free(cfg);
 
     /* 1. peak live bytes: a run with enough memory (doubling from the capacity) */
     uint64_t peak = 0, v = base_cap;
     int runs0 = 0;
     for (;;) {
-        int p = probe(&c, res[0].policy, strcmp(res[0].policy, "bfc") == 0, base_cap, v, &peak,
+        int p = probe(c, res[0].policy, strcmp(res[0].policy, "bfc") == 0, base_cap, v, &peak,
                       &runs0, &err);
         if (p < 0) {
             fprintf(stderr, "amsim: %s\n", err.msg);
@@ -270,32 +223,28 @@ int cmd_mincap(int argc, char **argv)
     }
     if (peak == 0) { /* no request: no memory is too small, and no answer would be checked */
         fprintf(stderr, "%s: %s makes no allocation on level %s: nothing to size (choose the "
-                "level with --level)\n", prog, c.trace, c.level_s);
+                "level with --level)\n", prog, c->trace, c->level_s);
         return 1;
     }
     int bad = 0;
     for (int i = 0; i < np; i++) {
-        if (!c.quiet && isatty(2))
+        if (!c->quiet && isatty(2))
             fprintf(stderr, "\r%s: searching %s (%d of %d)...", prog, res[i].policy, i + 1, np);
-        search(&c, peak, base_cap, &res[i]);
+        search(c, peak, base_cap, &res[i]);
         bad |= !res[i].found;
     }
-    if (!c.quiet && isatty(2))
+    if (!c->quiet && isatty(2))
         fprintf(stderr, "\r%60s\r", "");
 
-    if (json) {
-        outfile *o;
-        if (out_open(&o, json, &err) != 0) {
-            fprintf(stderr, "amsim: %s\n", err.msg);
-            return 1;
-        }
+    if (*op) {
+        outfile *o = *op;
         json_w w;
         json_init(&w, out_fp(o), 1);
         json_obj(&w);
         json_ku64(&w, "peak_live_bytes", peak);
-        json_ku64(&w, "granularity", c.gran);
-        json_kstr(&w, "level", c.level_s);
-        json_kstr(&w, "trace", c.trace);
+        json_ku64(&w, "granularity", c->gran);
+        json_kstr(&w, "level", c->level_s);
+        json_kstr(&w, "trace", c->trace);
         json_key(&w, "policies");
         json_obj(&w);
         for (int i = 0; i < np; i++) {
@@ -319,15 +268,16 @@ int cmd_mincap(int argc, char **argv)
         json_end_obj(&w);
         json_end_obj(&w);
         fputc('\n', out_fp(o));
+        *op = NULL;
         if (out_commit(o, &err) != 0) {
             fprintf(stderr, "amsim: %s\n", err.msg);
             return 1;
         }
     }
-    if (!c.quiet) {
+    if (!c->quiet) {
         char a[32], b[32];
-        printf("mincap: %s on level %s, granularity %s\n", c.trace, c.level_s,
-               units_fmt_size(a, sizeof a, c.gran));
+        printf("mincap: %s on level %s, granularity %s\n", c->trace, c->level_s,
+               units_fmt_size(a, sizeof a, c->gran));
         printf("peak live bytes (lower bound for every policy): %s (%" PRIu64 " B)\n\n",
                units_fmt_size(b, sizeof b, peak), peak);
         printf("%-12s %-13s %16s %12s %14s %5s  %s\n", "policy", "knob", "min bytes (B)", "min",
@@ -351,4 +301,74 @@ int cmd_mincap(int argc, char **argv)
     }
     /* a failed check is reported in the table and the JSON; it is a result, not an error */
     return bad ? 1 : 0;
+}
+
+int cmd_mincap(int argc, char **argv)
+{
+    mc c = {0};
+    const char *json = NULL, *pols = NULL, *gran_s = NULL;
+    c.gran = 1ULL << 20;
+    for (int i = 0; i < argc; i++) {
+        const char *s = argv[i];
+        char opt[3];
+        const char *att = cli_split(&s, opt, "ct"); /* "-cFILE": s becomes "-c" */
+        if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(s, "-q") || !strcmp(s, "--quiet")) {
+            c.quiet = 1;
+            continue;
+        }
+        if (!att && i + 1 >= argc) {
+            fprintf(stderr, "%s: unknown option or missing value: '%s'\n", prog, s);
+            return 1;
+        }
+        const char *v = att ? att : argv[++i];
+        const char **slot = !strcmp(s, "-c") || !strcmp(s, "--config") ? &c.config
+                          : !strcmp(s, "-t") || !strcmp(s, "--trace")  ? &c.trace
+                          : !strcmp(s, "--policies")                   ? &pols
+                          : !strcmp(s, "--json")                       ? &json
+                          : !strcmp(s, "--level")                      ? &c.level_name
+                          : !strcmp(s, "--granularity")                ? &gran_s
+                                                                       : NULL;
+        if (slot && cli_once(prog, s, slot, v, slot == &pols ? "name every policy in one "
+                             "comma-separated list, e.g. --policies bfc,caching" : NULL) != 0)
+            return 1;
+        if (slot && slot != &gran_s)
+            continue;
+        if (!strcmp(s, "--set")) {
+            if (c.nsets >= RUN_MAX_SETS - 4) {
+                fprintf(stderr, "%s: too many --set options\n", prog);
+                return 1;
+            }
+            c.sets[c.nsets++] = v;
+        } else if (!strcmp(s, "--granularity")) {
+            const char *why;
+            if (units_size(v, &c.gran, &why) != 0 || c.gran == 0) {
+                fprintf(stderr, "%s: --granularity: '%s' is not a size > 0 (%s)\n", prog, v,
+                        c.gran ? why : "zero");
+                return 1;
+            }
+        } else {
+            fprintf(stderr, "%s: unknown option '%s' (see amsim mincap --help)\n", prog, s);
+            return 1;
+        }
+    }
+    if (!c.config || !c.trace) {
+        fprintf(stderr, "%s: -c CONFIG and -t TRACE are required\n", prog);
+        return 1;
+    }
+    am_error err = {0};
+    /* the output is checked and opened before the first run (see compare.c) */
+    const out_named outs[] = {{"--json", json}};
+    const out_named ins[] = {{"-c", c.config}, {"-t", c.trace}};
+    outfile *o = NULL;
+    if (out_check_paths(outs, 1, ins, 2, &err) != 0 || out_open(&o, json, &err) != 0) {
+        fprintf(stderr, "amsim: %s\n", err.msg);
+        return 1;
+    }
+    int rc = mc_main(&c, pols, &o);
+    out_abort(o); /* NULL once committed */
+    return rc;
 }

@@ -38,26 +38,39 @@ static void track(const char *tmp, int on)
 }
 
 /* Where the symbolic link at path leads, as a path to create or replace: the resolved path when
- * the target exists; when it does not yet, the link's text (relative to the link's directory),
- * as a shell's `>` would create it. NULL if the link cannot be read. */
+ * the target exists; when it does not yet, the last link's text of the chain (each relative to
+ * its link's directory), as a shell's `>` would create it: renaming onto an intermediate link of
+ * a chain would replace that link. NULL if a link cannot be read or the chain is too long. */
 static char *link_target(const char *path)
 {
     char *r = realpath(path, NULL);
     if (r)
         return r;
-    char buf[PATH_MAX];
-    ssize_t n = readlink(path, buf, sizeof buf - 1);
-    if (n <= 0)
-        return NULL;
-    buf[n] = 0;
-    const char *slash = strrchr(path, '/');
-    if (buf[0] == '/' || !slash)
-        return am_strdup(buf);
-    size_t dl = (size_t)(slash - path) + 1, len = dl + (size_t)n + 1;
-    char *j = am_malloc(len);
-    memcpy(j, path, dl);
-    memcpy(j + dl, buf, (size_t)n + 1);
-    return j;
+    char *cur = am_strdup(path);
+    for (int hops = 0; hops < 40; hops++) { /* Linux follows at most 40 links */
+        struct stat l;
+        if (lstat(cur, &l) != 0 || !S_ISLNK(l.st_mode))
+            return cur;
+        char buf[PATH_MAX];
+        ssize_t n = readlink(cur, buf, sizeof buf - 1);
+        if (n <= 0)
+            break;
+        buf[n] = 0;
+        const char *slash = strrchr(cur, '/');
+        char *next;
+        if (buf[0] == '/' || !slash)
+            next = am_strdup(buf);
+        else {
+            size_t dl = (size_t)(slash - cur) + 1;
+            next = am_malloc(dl + (size_t)n + 1);
+            memcpy(next, cur, dl);
+            memcpy(next + dl, buf, (size_t)n + 1);
+        }
+        free(cur);
+        cur = next;
+    }
+    free(cur);
+    return NULL;
 }
 
 int out_open(outfile **o, const char *path, am_error *err)
@@ -81,7 +94,16 @@ int out_open(outfile **o, const char *path, am_error *err)
     struct stat st;
     char *target = NULL;
     int special = strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0;
-    if (stat(path, &st) == 0 && (special || !S_ISREG(st.st_mode))) {
+    int exists = stat(path, &st) == 0;
+    if (!exists && errno != ENOENT) {
+        /* A path that cannot be looked up, above all a symbolic link that loops (ln -s loop
+         * loop: ELOOP): the temporary next to it could be made and renamed over the link. Only
+         * a missing file (or a link to one) is created. */
+        int e = errno;
+        free(x);
+        return am_fail(err, AM_EINPUT, "%s: cannot write: %s", path, strerror(e));
+    }
+    if (exists && (special || !S_ISREG(st.st_mode))) {
         x->f = fopen(path, "ab"); /* appending: a descriptor's file is not cut short */
         if (!x->f) {
             int e = errno;
@@ -93,8 +115,11 @@ int out_open(outfile **o, const char *path, am_error *err)
         return 0;
     }
     struct stat lst;
-    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
-        target = link_target(path);
+    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && !(target = link_target(path))) {
+        free(x);
+        return am_fail(err, AM_EINPUT, "%s: cannot write: cannot follow its symbolic links",
+                       path);
+    }
     x->path = am_strdup(target ? target : path);
     free(target);
     size_t n = strlen(x->path) + 32;
@@ -239,6 +264,25 @@ int out_same_target(const char *a, const char *b)
     free(ta);
     free(tb);
     return same;
+}
+
+int out_check_paths(const out_named *outs, int nout, const out_named *ins, int nin,
+                    am_error *err)
+{
+    for (int i = 0; i < nout; i++) {
+        if (!outs[i].path)
+            continue;
+        for (int j = i + 1; j < nout; j++)
+            if (outs[j].path && out_same_target(outs[i].path, outs[j].path))
+                return am_fail(err, AM_EINPUT, "%s and %s both name %s: give each output its "
+                               "own file", outs[i].label, outs[j].label, outs[j].path);
+        for (int j = 0; j < nin; j++)
+            if (ins[j].path && out_same_target(outs[i].path, ins[j].path))
+                return am_fail(err, AM_EINPUT, "%s and %s both name %s: the output would "
+                               "overwrite its own input; write it to another file",
+                               outs[i].label, ins[j].label, outs[i].path);
+    }
+    return 0;
 }
 
 void out_abort_all(void)

@@ -2,7 +2,10 @@
  * PATH only when complete, so a failed or interrupted run never leaves a half-written result.
  * Temporaries still open at exit or on SIGINT/SIGTERM are removed (out_install_signals).
  * A PATH that exists and is not a regular file (/dev/null, a FIFO, a terminal) is written in
- * place, and a symbolic link's target is replaced, not the link. */
+ * place, and a symbolic link's target is replaced, not the link; a dangling link (or chain of
+ * links) creates the file its last link names, as a shell's `>` does. A PATH that cannot be
+ * looked up for another reason than not existing, e.g. a link that loops (ELOOP), is an error
+ * and is left as it is. */
 #ifndef AM_OUTFILE_H
 #define AM_OUTFILE_H
 
@@ -30,6 +33,18 @@ int out_copy(outfile *dst, outfile *src, am_error *err);
  * files written in place (devices, FIFOs) are never the same: writing twice there is harmless,
  * while two temporaries of one regular file would collide. */
 int out_same_target(const char *a, const char *b);
+/* An option and the path it names, for out_check_paths: label is how the user wrote it
+ * ("--json", "-o's report.txt", "the trace"); path NULL: the option was not given. */
+typedef struct out_named {
+    const char *label, *path;
+} out_named;
+/* 0 when no two of the nout outputs name one file (out_same_target) and none of them names the
+ * file of one of the nin inputs; else -1 with err (AM_EINPUT) naming both options and the path.
+ * Commands call it before they read or write anything: two outputs on one regular file would
+ * share its temporary, and an output on an input (`--json X --expect X`) would replace the
+ * input with the run's result. */
+int out_check_paths(const out_named *outs, int nout, const out_named *ins, int nin,
+                    am_error *err);
 /* Remove every temporary still open (called on error paths, at exit and from signals). */
 void out_abort_all(void);
 void out_install_signals(void);

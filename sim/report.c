@@ -152,18 +152,37 @@ void report_text(FILE *f, sim *s, const report_trace *t)
         fprintf(f, "validation: %" PRIu64 " of %" PRIu64 " allocations at the recorded address",
                 su->address_matches, su->recorded_allocs);
         if (su->have_mismatch)
-            fprintf(f, "; first mismatch: event %" PRIu64 " (id %" PRIu64 ") recorded 0x%" PRIx64
-                    ", simulated %s%" PRIx64, su->mismatch_seq, su->mismatch_id,
-                    su->mismatch_recorded, su->mismatch_simulated == UINT64_MAX ? "none " : "0x",
+            fprintf(f, "; first mismatch: event %" PRIu64 " (id %" PRIu64 ", line %lu) recorded 0x%"
+                    PRIx64 ", simulated %s%" PRIx64, su->mismatch_seq, su->mismatch_id,
+                    su->mismatch_line, su->mismatch_recorded,
+                    su->mismatch_simulated == UINT64_MAX ? "none " : "0x",
                     su->mismatch_simulated == UINT64_MAX ? 0 : su->mismatch_simulated);
         if (su->segment_events_recorded) /* matching rule: engine.c, traces/FORMAT.md */
             fprintf(f, "; %" PRIu64 " of %" PRIu64 " segment events matched",
                     su->segment_events_matched, su->segment_events_recorded);
+        const sim_seg_mismatch *sm = &su->seg_mismatch;
+        if (sm->have)
+            fprintf(f, " (first unmatched: %s 0x%" PRIx64 " %s on %s, event %" PRIu64
+                    ", line %lu)", sm->alloc ? "segment_alloc" : "segment_free", sm->addr,
+                    units_fmt_size(a, sizeof a, sm->bytes), cfg->levels[sm->level].name, sm->seq,
+                    sm->line);
+        if (su->recorded_ooms)
+            fprintf(f, "; %" PRIu64 " of %" PRIu64 " recorded out-of-memory requests ran out "
+                    "here too", su->oom_matches, su->recorded_ooms);
         fprintf(f, "\n");
     }
 }
 
 /* ---- JSON -------------------------------------------------------------------------------- */
+
+static void ku64_or_null(json_w *w, const char *k, int have, uint64_t v)
+{
+    json_key(w, k);
+    if (have)
+        json_u64(w, v);
+    else
+        json_null(w);
+}
 
 typedef struct sink_ctx {
     json_w *w;
@@ -286,7 +305,11 @@ void report_json(FILE *f, sim *s, const report_trace *t)
     for (size_t i = 0; i < no; i++) {
         json_obj(&w);
         json_ku64(&w, "seq", oo[i].seq);
-        json_ku64(&w, "id", oo[i].id);
+        json_key(&w, "id"); /* null: a recorded out-of-memory (`oom` line) that ran out here too */
+        if (oo[i].recorded)
+            json_null(&w);
+        else
+            json_u64(&w, oo[i].id);
         json_kstr(&w, "level", cfg->levels[oo[i].level].name);
         json_ku64(&w, "requested", oo[i].requested);
         json_ku64(&w, "free_bytes", oo[i].free_bytes);
@@ -401,17 +424,33 @@ void report_json(FILE *f, sim *s, const report_trace *t)
         json_ku64(&w, "segment_events_recorded", su->segment_events_recorded);
         json_ku64(&w, "segment_events_matched", su->segment_events_matched);
         json_ku64(&w, "recorded_ooms", su->recorded_ooms);
+        json_ku64(&w, "oom_matches", su->oom_matches);
+        /* null when everything matched; else the first allocation away from its recorded
+         * address (seq, id, line, recorded_address, simulated_address: null when every one was
+         * at it) and the first recorded segment event without a match (segment, or null) */
         json_key(&w, "first_mismatch");
-        if (su->have_mismatch) {
+        const sim_seg_mismatch *sm = &su->seg_mismatch;
+        if (su->have_mismatch || sm->have) {
+            int am = su->have_mismatch;
             json_obj(&w);
-            json_ku64(&w, "seq", su->mismatch_seq);
-            json_ku64(&w, "id", su->mismatch_id);
-            json_ku64(&w, "recorded_address", su->mismatch_recorded);
-            json_key(&w, "simulated_address");
-            if (su->mismatch_simulated == UINT64_MAX)
+            ku64_or_null(&w, "seq", am, su->mismatch_seq);
+            ku64_or_null(&w, "id", am, su->mismatch_id);
+            ku64_or_null(&w, "recorded_address", am, su->mismatch_recorded);
+            ku64_or_null(&w, "simulated_address", am && su->mismatch_simulated != UINT64_MAX,
+                         su->mismatch_simulated); /* none: the request ran out of memory */
+            ku64_or_null(&w, "line", am, su->mismatch_line);
+            json_key(&w, "segment");
+            if (sm->have) {
+                json_obj(&w);
+                json_kstr(&w, "kind", sm->alloc ? "segment_alloc" : "segment_free");
+                json_kstr(&w, "level", cfg->levels[sm->level].name);
+                json_ku64(&w, "address", sm->addr);
+                json_ku64(&w, "size", sm->bytes);
+                json_ku64(&w, "seq", sm->seq);
+                json_ku64(&w, "line", sm->line);
+                json_end_obj(&w);
+            } else
                 json_null(&w);
-            else
-                json_u64(&w, su->mismatch_simulated);
             json_end_obj(&w);
         } else
             json_null(&w);

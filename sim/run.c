@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "expect.h"
@@ -121,11 +122,16 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
     outfile *o[O_N] = {0};
     const char *path[O_N] = {sp->json, sp->placements, sp->timeline, sp->log};
     char *owned[O_N] = {0};
-    int rc = -1, src[2], dst[2];
+    int rc = -1, src[2], dst[2], made_dir = 0;
     if (sp->outdir) {
         static const char *names[O_DJSON] = {"summary.json", "placements.csv", "timeline.csv",
                                              NULL, "report.txt", "effective_config.yaml"};
-        if (mkdir(sp->outdir, 0777) != 0 && errno != EEXIST) {
+        /* DIR is made first, so that the checks below compare its files by device and inode
+         * like any other path (`--json DIR/../DIR/summary.json` is DIR's own file), and removed
+         * again when the command stops without writing into it (made_dir). */
+        if (mkdir(sp->outdir, 0777) == 0)
+            made_dir = 1;
+        else if (errno != EEXIST) {
             am_fail(err, AM_EINPUT, "%s: cannot create directory: %s", sp->outdir, strerror(errno));
             goto out;
         }
@@ -142,30 +148,25 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
         }
     }
     /* Two outputs naming one regular file would share its temporary: the second commit failed
-     * ("No such file or directory") and the file held whichever was renamed first. */
+     * ("No such file or directory") and the file held whichever was renamed first. An output
+     * naming an input (--json X --expect X) would replace it with this run's result. */
     {
         static const char *const label[O_N] = {"--json", "--placements", "--timeline", "--log",
                                                "-o's report.txt", "-o's effective_config.yaml",
                                                "-o's summary.json", "-o's placements.csv",
                                                "-o's timeline.csv"};
-        const char *all[O_N + 3], *lab[O_N + 3];
+        out_named outs[O_N + 3];
         int n = 0;
         for (int i = 0; i < O_N; i++)
             if (path[i]) /* DIR's own file when -o filled it in */
-                all[n] = path[i], lab[n++] = label[owned[i] && i < O_LOG ? i + O_ND : i];
-        const char *more[3][2] = {{sp->chrome_trace, "--chrome-trace"},
-                                  {sp->pytorch_snapshot, "--pytorch-snapshot"},
-                                  {sp->save_expect, "--save-expect"}};
-        for (int i = 0; i < 3; i++)
-            if (more[i][0])
-                all[n] = more[i][0], lab[n++] = more[i][1];
-        for (int i = 0; i < n; i++)
-            for (int j = i + 1; j < n; j++)
-                if (out_same_target(all[i], all[j])) {
-                    am_fail(err, AM_EINPUT, "%s and %s both name %s: give each output its own "
-                            "file", lab[i], lab[j], all[j]);
-                    goto out;
-                }
+                outs[n++] = (out_named){label[owned[i] && i < O_LOG ? i + O_ND : i], path[i]};
+        outs[n++] = (out_named){"--chrome-trace", sp->chrome_trace};
+        outs[n++] = (out_named){"--pytorch-snapshot", sp->pytorch_snapshot};
+        outs[n++] = (out_named){"--save-expect", sp->save_expect};
+        const out_named ins[] = {{"-c", sp->config}, {"-t", sp->trace},
+                                 {"--expect", sp->expect}};
+        if (out_check_paths(outs, n, ins, (int)AM_ARRAY_LEN(ins), err) != 0)
+            goto out;
     }
     if (run_load_config(sp, &cfg, err) != 0)
         goto out;
@@ -258,5 +259,7 @@ out:
     sim_destroy(s);
     trace_close(t);
     cfg_free(cfg);
+    if (made_dir && rc != 0)
+        rmdir(sp->outdir); /* only when empty: a deviation (status 3) has written its outputs */
     return rc;
 }

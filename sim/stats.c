@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "batch.h"
+#include "cli.h"
 #include "common.h"
 #include "json.h"
 #include "outfile.h"
@@ -139,7 +140,8 @@ static void usage(FILE *f)
             "                   [--pair-on COL,COL...] [--json FILE]\n"
             "  per group of COLUMN (default policy): n, mean, sample sd and the 95%% confidence\n"
             "  interval of the mean (t distribution); --paired: paired t-test of A - B over rows\n"
-            "  that agree on the identifying columns (axes, trace, seed; or --pair-on)\n");
+            "  that agree on the identifying columns (axes, trace, seed; or --pair-on, which\n"
+            "  needs --paired)\n");
 }
 
 static void put_num(FILE *f, double v)
@@ -161,7 +163,7 @@ static int same_key(const rtable *t, int r, int q, const int *keycols, int nk)
 
 int cmd_stats(int argc, char **argv)
 {
-    const char *file = NULL, *metric = NULL, *by = "policy", *paired = NULL, *pair_on = NULL;
+    const char *file = NULL, *metric = NULL, *by = NULL, *paired = NULL, *pair_on = NULL;
     const char *json = NULL;
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
@@ -175,20 +177,19 @@ int cmd_stats(int argc, char **argv)
                 return 1;
             }
             const char *v = argv[++i];
-            if (!strcmp(s, "--metric"))
-                metric = v;
-            else if (!strcmp(s, "--by"))
-                by = v;
-            else if (!strcmp(s, "--paired"))
-                paired = v;
-            else if (!strcmp(s, "--pair-on"))
-                pair_on = v;
-            else if (!strcmp(s, "--json"))
-                json = v;
-            else {
+            const char **slot = !strcmp(s, "--metric")  ? &metric
+                              : !strcmp(s, "--by")      ? &by
+                              : !strcmp(s, "--paired")  ? &paired
+                              : !strcmp(s, "--pair-on") ? &pair_on
+                              : !strcmp(s, "--json")    ? &json
+                                                        : NULL;
+            if (!slot) {
                 fprintf(stderr, "%s: unknown option '%s' (see amsim stats --help)\n", prog, s);
                 return 1;
             }
+            if (cli_once(prog, s, slot, v, slot == &pair_on ? "name every column in one "
+                         "comma-separated list" : NULL) != 0)
+                return 1;
         } else if (!file)
             file = s;
         else {
@@ -199,6 +200,21 @@ int cmd_stats(int argc, char **argv)
     if (!file || !metric) {
         fprintf(stderr, "%s: RESULTS.csv and --metric M are required\n", prog);
         return 1;
+    }
+    if (!by)
+        by = "policy";
+    if (pair_on && !paired) { /* it would be ignored: the user expects a paired test */
+        fprintf(stderr, "%s: --pair-on names the columns --paired A,B matches rows on: give "
+                "--paired too\n", prog);
+        return 1;
+    }
+    {
+        am_error e = {0};
+        const out_named outs[] = {{"--json", json}}, ins[] = {{"RESULTS.csv", file}};
+        if (out_check_paths(outs, 1, ins, 1, &e) != 0) {
+            fprintf(stderr, "amsim: %s\n", e.msg);
+            return 1;
+        }
     }
     rtable t;
     char msg[512];

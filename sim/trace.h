@@ -37,6 +37,7 @@ typedef enum tr_kind {
 
 #define TR_ALL UINT32_MAX      /* TR_SYNC on every stream */
 #define TR_NO_ADDR UINT64_MAX  /* no recorded address */
+#define TR_NO_ID UINT64_MAX    /* no buffer id (a recorded out-of-memory's request) */
 
 typedef struct tr_event {
     tr_kind kind;

@@ -74,6 +74,21 @@ static char *bi_expand(const char *pat, const char *path)
     return s;
 }
 
+/* pat with each "{X}" replaced by val[X - 'A'] (upper-case letters), into buf. */
+static void bi_subst(char *buf, size_t n, const char *pat, const char *const *val)
+{
+    size_t k = 0;
+    for (const char *p = pat; *p && k + 1 < n; p++) {
+        if (p[0] == '{' && p[1] >= 'A' && p[1] <= 'Z' && p[2] == '}') {
+            k += (size_t)snprintf(buf + k, n - k, "%s", val[p[1] - 'A']);
+            k = AM_MIN(k, n - 1);
+            p += 2;
+        } else
+            buf[k++] = *p;
+    }
+    buf[k] = 0;
+}
+
 /* Run amsim with args, assert status want and that stderr contains expect. */
 static void bi_expect(const char *args, int want, const char *expect)
 {
@@ -754,9 +769,40 @@ static void failing_run_leaves_nothing(const char *cfg, const char *tr, const ch
     snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s'", cfg, tr, odir);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
     int n = dir_count(odir, NULL);
-    CU_ASSERT(n <= 0); /* absent or empty */
-    if (n > 0)
-        fprintf(stderr, "\n  -o %s holds %d entries after a failed run\n", odir, n);
+    CU_ASSERT_EQUAL(n, -1); /* not there: it was made for the run and removed again */
+    if (n >= 0)
+        fprintf(stderr, "\n  -o %s exists (%d entries) after a failed run\n", odir, n);
+}
+
+/* A command refused before it writes leaves no -o directory it made: run with two outputs on
+ * one file, a bad --set or a bad option; batch --merge of a folder that is no study (OUT and
+ * the parents it made). A directory that was there stays. */
+static void refused_outdir_not_created(void)
+{
+    const char *dir = fresh_dir("refused");
+    char args[4096];
+    const char *val[26] = {0}; /* {C} config, {T} trace, {D} dir */
+    val['C' - 'A'] = cfg_default(), val['T' - 'A'] = trace_gpu(), val['D' - 'A'] = dir;
+    static const char *const runs[] = {
+        "run -q -c '{C}' -t '{T}' -o '{D}/o' --json '{D}/x' --placements '{D}/x'",
+        "run -q -c '{C}' -t '{T}' -o '{D}/o' --set 'nosuchkey=1'",
+        "run -q -c '{C}' -t '{T}' -o '{D}/o' --bogus"};
+    for (size_t i = 0; i < AM_ARRAY_LEN(runs); i++) {
+        bi_subst(args, sizeof args, runs[i], val);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+        CU_ASSERT_EQUAL(dir_count(dir, NULL), 0);
+    }
+    snprintf(args, sizeof args, "batch -q --merge '%s/nostudy' -o '%s/a/b/out'", dir, dir);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+    CU_ASSERT_EQUAL(dir_count(dir, NULL), 0);
+    char keep[700];
+    snprintf(keep, sizeof keep, "%s/keep", dir);
+    CU_ASSERT_FATAL(mkdir(keep, 0700) == 0);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s/none.trace' -o '%s'", cfg_default(), dir,
+             keep);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+    CU_ASSERT_EQUAL(dir_count(keep, NULL), 0);
+    rmdir(keep);
 }
 
 static void no_partial_outputs(void)
@@ -960,6 +1006,51 @@ static void outputs_written_through(void)
     unlink(target);
 }
 
+/* A symbolic link that loops (ln -s loop loop) as an output is an error, ELOOP's words, and
+ * stays a link: the temporary was made next to it and renamed over it, leaving a regular file.
+ * A dangling link, and a chain of them, creates the file the last link names; the links stay
+ * (renaming onto the chain's first target replaced the second link with the file). */
+static void outputs_symlink_loop_and_dangling(void)
+{
+    const char *dir = fresh_dir("loops");
+    char loop[700], a[700], b[700], c[700], args[4096], want[1200];
+    snprintf(loop, sizeof loop, "%s/loop", dir);
+    snprintf(a, sizeof a, "%s/a.json", dir);
+    snprintf(b, sizeof b, "%s/b.json", dir);
+    snprintf(c, sizeof c, "%s/c.json", dir);
+    unlink(loop), unlink(a), unlink(b), unlink(c);
+    CU_ASSERT_FATAL(symlink("loop", loop) == 0);
+    const char *val[26] = {0}; /* {C} config, {T} trace, {L} the loop */
+    val['C' - 'A'] = cfg_default(), val['T' - 'A'] = trace_gpu(), val['L' - 'A'] = loop;
+    static const char *const cmds[] = {"run -q -c '{C}' -t '{T}' --json '{L}'",
+                                       "run -q -c '{C}' -t '{T}' --placements '{L}'",
+                                       "compare -c '{C}' -t '{T}' --policies bfc --json '{L}'"};
+    for (size_t i = 0; i < AM_ARRAY_LEN(cmds); i++) {
+        bi_subst(args, sizeof args, cmds[i], val);
+        snprintf(want, sizeof want, "amsim: %s: cannot write: Too many levels of symbolic "
+                 "links\n", loop);
+        bi_expect(args, 1, want);
+    }
+    snprintf(args, sizeof args, "gen kernel -o '%s'", loop);
+    bi_expect(args, 1, want);
+    struct stat st;
+    char txt[16] = {0};
+    CU_ASSERT(lstat(loop, &st) == 0 && S_ISLNK(st.st_mode));
+    CU_ASSERT(readlink(loop, txt, sizeof txt - 1) == 4 && strcmp(txt, "loop") == 0);
+    /* a.json -> b.json -> c.json (missing): c.json is written, both links stay */
+    CU_ASSERT_FATAL(symlink("b.json", a) == 0 && symlink("c.json", b) == 0);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --json '%s'", cfg_default(), trace_gpu(),
+             a);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    CU_ASSERT(lstat(a, &st) == 0 && S_ISLNK(st.st_mode));
+    CU_ASSERT(lstat(b, &st) == 0 && S_ISLNK(st.st_mode));
+    char *j = tu_slurp(c, NULL);
+    CU_ASSERT(j && strstr(j, "\"amsim_version\"") != NULL);
+    free(j);
+    CU_ASSERT_EQUAL(dir_count(dir, ".tmp."), 0);
+    CU_ASSERT_EQUAL(dir_count(dir, NULL), 4);
+}
+
 /* Whether files a and b hold the same bytes (both must exist). */
 static int same_bytes(const char *a, const char *b)
 {
@@ -1046,6 +1137,82 @@ static void outputs_same_file(void)
     snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --json /dev/null --placements /dev/null "
              "--timeline -", cfg_default(), trace_gpu());
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+}
+
+/* An output naming an input (the config, the trace, an expectation, a results table, a sweep)
+ * is refused before anything is read or written, naming both options, and the input keeps its
+ * bytes: `--json X --expect X` replaced the expectation with the run's summary. Any spelling
+ * counts (./X, a symbolic link to X), as for two outputs. */
+static void outputs_naming_an_input(void)
+{
+    const char *dir = fresh_dir("outin");
+    char args[4096], want[1200], cfg[700], tr[700], exp[700], link[700], res[700];
+    snprintf(cfg, sizeof cfg, "%s/c.yaml", dir);
+    snprintf(tr, sizeof tr, "%s/t.trace", dir);
+    snprintf(exp, sizeof exp, "%s/e.expect", dir);
+    snprintf(link, sizeof link, "%s/t.link", dir);
+    snprintf(res, sizeof res, "%s/r.csv", dir);
+    char *c0 = tu_slurp(cfg_default(), NULL), *t0 = tu_slurp(trace_gpu(), NULL);
+    CU_ASSERT_FATAL(c0 && t0);
+    FILE *f = fopen(cfg, "w");
+    CU_ASSERT_FATAL(f && fputs(c0, f) >= 0 && fclose(f) == 0);
+    f = fopen(tr, "w");
+    CU_ASSERT_FATAL(f && fputs(t0, f) >= 0 && fclose(f) == 0);
+    unlink(link);
+    CU_ASSERT_FATAL(symlink("t.trace", link) == 0);
+    f = fopen(res, "w");
+    CU_ASSERT_FATAL(f && fputs("policy,x\nbfc,1\nbfc,2\n", f) >= 0 && fclose(f) == 0);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --save-expect '%s'", cfg, tr, exp);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *e0 = tu_slurp(exp, NULL);
+    CU_ASSERT_FATAL(e0 != NULL);
+    /* {C} config, {T} trace, {E} expectation, {L} link to the trace, {R} results, {D} dir */
+    const char *val[26] = {0};
+    val['C' - 'A'] = cfg, val['T' - 'A'] = tr, val['E' - 'A'] = exp, val['L' - 'A'] = link;
+    val['R' - 'A'] = res, val['D' - 'A'] = dir;
+    static const char *const cases[][2] = {
+        {"run -q -c '{C}' -t '{T}' --expect '{E}' --json '{E}'",
+         "amsim: --json and --expect both name {E}: the output would overwrite its own input; "
+         "write it to another file\n"},
+        {"run -q -c '{C}' -t '{T}' --expect '{E}' --save-expect '{D}/./e.expect'",
+         "amsim: --save-expect and --expect both name {D}/./e.expect: the output"},
+        {"run -q -c '{C}' -t '{L}' --placements '{T}'",
+         "amsim: --placements and -t both name {T}: the output"},
+        {"run -q -c '{C}' -t '{T}' --chrome-trace '{C}'",
+         "amsim: --chrome-trace and -c both name {C}: the output"},
+        {"compare -c '{C}' -t '{T}' --policies bfc,caching --json '{L}'",
+         "amsim: --json and -t both name {L}: the output"},
+        {"mincap -q -c '{C}' -t '{T}' --json '{C}'",
+         "amsim: --json and -c both name {C}: the output"},
+        {"convert '{L}' -o '{T}'", "amsim: -o and IN both name {T}: the output"},
+        {"stats '{R}' --metric x --json '{R}'",
+         "amsim: --json and RESULTS.csv both name {R}: the output"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        bi_subst(args, sizeof args, cases[i][0], val);
+        bi_subst(want, sizeof want, cases[i][1], val);
+        bi_expect(args, 1, want);
+    }
+    char *c1 = tu_slurp(cfg, NULL), *t1 = tu_slurp(tr, NULL), *e1 = tu_slurp(exp, NULL);
+    char *r1 = tu_slurp(res, NULL);
+    CU_ASSERT(c1 && strcmp(c0, c1) == 0);
+    CU_ASSERT(t1 && strcmp(t0, t1) == 0);
+    CU_ASSERT(e1 && strcmp(e0, e1) == 0);
+    CU_ASSERT(r1 && strcmp(r1, "policy,x\nbfc,1\nbfc,2\n") == 0);
+    CU_ASSERT_EQUAL(dir_count(dir, ".tmp."), 0);
+    CU_ASSERT_EQUAL(dir_count(dir, NULL), 5); /* nothing new */
+    /* a sweep file that is one of -o DIR's own files (DIR/matrix.tsv) */
+    char sw[700];
+    snprintf(sw, sizeof sw, "%s/matrix.tsv", dir);
+    f = fopen(sw, "w");
+    CU_ASSERT_FATAL(f && fprintf(f, "base: '%s'\ntraces: ['%s']\n", cfg, tr) > 0 &&
+                    fclose(f) == 0);
+    snprintf(args, sizeof args, "batch -q '%s' -o '%s'", sw, dir);
+    snprintf(want, sizeof want, "amsim: -o's matrix.tsv and SWEEP.yaml both name %s/matrix.tsv: "
+             "the output would overwrite its own input", dir);
+    bi_expect(args, 1, want);
+    CU_ASSERT_EQUAL(dir_count(dir, "runs"), 0);
+    free(c0), free(t0), free(e0), free(c1), free(t1), free(e1), free(r1);
 }
 
 /* ---- fuzzer regressions ---------------------------------------------------------------------- */
@@ -1240,12 +1407,16 @@ void suite_badinput(void)
              {"path: trace unreadable", path_trace_unreadable},
              {"path: trace from a stream", path_trace_stream},
              {"outputs: a FIFO and a symbolic link are written through", outputs_written_through},
+             {"outputs: a looping symbolic link is an error, a dangling chain creates its end",
+              outputs_symlink_loop_and_dangling},
              {"outputs: -o DIR gets its whole set next to named files", outputs_dir_and_paths},
              {"outputs: two naming one file", outputs_same_file},
+             {"outputs: one naming an input", outputs_naming_an_input},
              /* behaviour */
              {"--lenient counts an unknown free", lenient_unknown_free},
              {"check counts skipped rows", check_counts_skipped_rows},
              {"failing runs leave no outputs or temporaries", no_partial_outputs},
+             {"a refused -o DIR is not left behind", refused_outdir_not_created},
              {"--check passes on the shipped traces", check_shipped_traces},
              {"--check stops at the first violation", check_stops_at_first_violation},
              {"SIGTERM removes temporaries", sigterm_removes_temporaries},

@@ -261,6 +261,22 @@ static void test_sweep_errors(void)
     CU_ASSERT(err && strstr(err, "ex.yaml:3:11: exclude: an empty exclusion {}"));
     free(err);
     CU_ASSERT_NOT_EQUAL(access(path_in_tmp("ex_empty"), F_OK), 0);
+    /* generate.args naming --seed or -o, which the batch gives every run: the seed list was
+     * overridden by it (every run the same trace), then every run failed "given twice" */
+    static const char *const reserved[] = {"[--requests, '5', --seed, '3']", "[-o, x.trace]",
+                                           "'--seed=3'", "[-ox.trace]"};
+    for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++) {
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\nseeds: [1, 2]\n"
+                 "generate:\n  kind: serve\n  args: %s\n", tu_top(), reserved[i]);
+        snprintf(args, sizeof args, "batch '%s' --list", tu_write("gen.yaml", text));
+        err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, "gen.yaml:5:") &&
+                  strstr(err, "is the batch's to give (every run gets --seed from 'seeds'"));
+        if (!err || !strstr(err, "gen.yaml:5:"))
+            fprintf(stderr, "\n  %s: %s\n", reserved[i], err ? err : "(none)");
+        free(err);
+    }
     /* values match as sizes too: 1073741824 is 1GiB, a real exclusion */
     snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
              "traces: [%s/traces/gpu_train_step.trace]\npolicies: [bfc, caching]\n"
@@ -708,11 +724,22 @@ static void test_stats_pair_on(void)
         CU_ASSERT(err && strstr(err, c[i].why));
         free(err);
     }
-    char args[1200], *out = NULL;
+    char args[1200], *out = NULL, *err = NULL;
     snprintf(args, sizeof args, "stats '%s' --metric m --paired a,b --pair-on seed,trace", csv);
     CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
     CU_ASSERT(out && strstr(out, "on 2 pairs"));
     free(out);
+    /* without --paired it was silently ignored: the user asked for a pairing that never ran */
+    snprintf(args, sizeof args, "stats '%s' --metric m --pair-on seed --json '%s'", csv,
+             path_in_tmp("po.json"));
+    out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT(err && strcmp(err, "amsim stats: --pair-on names the columns --paired A,B matches "
+                            "rows on: give --paired too\n") == 0);
+    CU_ASSERT(out && !*out);
+    CU_ASSERT(access(path_in_tmp("po.json"), F_OK) != 0);
+    free(out);
+    free(err);
 }
 
 static void test_stats_paired_groups(void)
@@ -1008,6 +1035,134 @@ static void test_set_typo_commands(void)
     free(out);
 }
 
+/* An option that takes one value, given twice, is refused (status 1, no output) in every
+ * command: `compare --policies a --policies b` ran b alone, as if a were never named. --set
+ * repeats (it is a list) and so may a flag. */
+static void test_repeated_options(void)
+{
+    char cfg[1200], tr[1200];
+    snprintf(cfg, sizeof cfg, "%s/configs/default.yaml", tu_top());
+    snprintf(tr, sizeof tr, "%s/traces/gpu_train_step.trace", tu_top());
+    const char *js = path_in_tmp("rep.json");
+    static const struct {
+        const char *args, *msg; /* @C config, @T trace, @J a JSON output */
+    } cases[] = {
+        {"compare -c @C -t @T --policies bfc --policies caching --json @J",
+         "amsim compare: --policies given twice ('bfc', then 'caching'): it takes one value; "
+         "name every policy in one comma-separated list, e.g. --policies bfc,caching\n"},
+        {"mincap -c @C -t @T --policies bfc --json @J --policies caching",
+         "amsim mincap: --policies given twice ('bfc', then 'caching'): it takes one value; "},
+        {"compare -c @C --config @C -t @T --policies bfc --json @J",
+         "amsim compare: --config given twice"},
+        {"mincap -c @C -t @T --granularity 1MiB --granularity 2MiB --json @J",
+         "amsim mincap: --granularity given twice ('1MiB', then '2MiB')"},
+        {"run -q -c @C -t @T --json @J --json @J.2", "amsim run: --json given twice"},
+        {"run -q -c @C -t @T --policy bfc --policy caching --json @J",
+         "amsim run: --policy given twice ('bfc', then 'caching'): it takes one value; amsim "
+         "compare --policies a,b runs several\n"},
+        {"run -q -c @C -t @T -t @T --json @J", "amsim run: -t given twice"},
+        {"run -q -c @C -t @T --device 0 --device 1 --json @J", "amsim run: --device given twice"},
+        {"stats @J.csv --metric m --by policy --by trace --json @J",
+         "amsim stats: --by given twice ('policy', then 'trace')"},
+        {"convert @T -o @J --to csv --to native", "amsim convert: --to given twice"},
+        {"batch @C -j 2 --jobs 2 -o @J.d", "amsim batch: --jobs given twice ('2', then '2')"},
+        {"gen kernel --seed 1 -o @J --seed 2", "amsim gen kernel: --seed given twice"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char args[4096], *out = NULL, *err = NULL;
+        size_t k = 0;
+        for (const char *p = cases[i].args; *p && k < sizeof args - 1300; p++) {
+            const char *v = p[0] == '@' && p[1] == 'C' ? cfg : p[0] == '@' && p[1] == 'T' ? tr
+                          : p[0] == '@' && p[1] == 'J' ? js : NULL;
+            if (v) {
+                k += (size_t)snprintf(args + k, sizeof args - k, "'%s'", v);
+                p++;
+            } else
+                args[k++] = *p;
+        }
+        args[k] = 0;
+        int st = tu_amsim(args, &out, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(err && strstr(err, cases[i].msg));
+        CU_ASSERT(out && !*out);
+        CU_ASSERT_NOT_EQUAL(access(js, F_OK), 0);
+        if (st != 1 || !err || !strstr(err, cases[i].msg))
+            fprintf(stderr, "\n  amsim %s: status %d, %s\n", args, st, err ? err : "(none)");
+        free(out);
+        free(err);
+    }
+    /* a list option and flags repeat */
+    char args[4096];
+    snprintf(args, sizeof args, "run -q -q --check --check -c '%s' -t '%s' --set "
+             "memories.hbm.capacity=80GiB --set memories.hbm.capacity=79GiB --json '%s'", cfg, tr,
+             js);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT(j && strstr(j, "\"capacity\": 84825604096")); /* 79 GiB: the last --set */
+    free(j);
+    unlink(js);
+}
+
+/* A short option's value may be attached, as getopt takes it: `batch -j2` was an unknown
+ * option while `-j 2` worked. Every command's short options that take a value: batch -j -o,
+ * run -c -t -o, compare and mincap -c -t, convert -o -c, gen -o, check -c. */
+static void test_attached_short_values(void)
+{
+    const char *cfg = path_in_tmp("att.yaml"), *tr = path_in_tmp("att.trace");
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s/configs/default.yaml", tu_top());
+    char *c0 = tu_slurp(tmp, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c0);
+    tu_write("att.yaml", c0);
+    free(c0);
+    tu_write("att.trace", "amsim-trace v1\nalloc 1 1MiB\nalloc 2 3MiB\nfree 1\nfree 2\n");
+    char text[2048];
+    snprintf(text, sizeof text, "base: %s\ntraces: [%s]\npolicies: [bfc, caching]\n", cfg, tr);
+    const char *sw = tu_write("att-sweep.yaml", text);
+    const char *dir = path_in_tmp("att-out"), *rdir = path_in_tmp("att-run");
+    const char *conv = path_in_tmp("att-conv.trace"), *gen = path_in_tmp("att-gen.trace");
+    const char *js = path_in_tmp("att.json");
+    char args[8][2048];
+    snprintf(args[0], sizeof args[0], "batch -q '%s' -j2 '-o%s'", sw, dir);
+    snprintf(args[1], sizeof args[1], "run -q '-c%s' '-t%s' '-o%s'", cfg, tr, rdir);
+    snprintf(args[2], sizeof args[2], "compare '-c%s' '-t%s' --policies bfc", cfg, tr);
+    snprintf(args[3], sizeof args[3], "mincap -q '-c%s' '-t%s' --json '%s'", cfg, tr, js);
+    snprintf(args[4], sizeof args[4], "convert '%s' '-o%s' '-c%s'", tr, conv, cfg);
+    snprintf(args[5], sizeof args[5], "gen kernel --m 256 --n 256 --k 256 '-o%s'", gen);
+    snprintf(args[6], sizeof args[6], "check '-c%s' '%s'", cfg, conv);
+    snprintf(args[7], sizeof args[7], "batch '%s' --list -j3", sw);
+    for (int i = 0; i < 8; i++) {
+        char *err = NULL;
+        int st = tu_amsim(args[i], NULL, &err);
+        CU_ASSERT_EQUAL(st, 0);
+        if (st != 0)
+            fprintf(stderr, "\n  amsim %s: status %d, %s\n", args[i], st, err ? err : "");
+        free(err);
+    }
+    snprintf(tmp, sizeof tmp, "%s/results.csv", dir);
+    CU_ASSERT_EQUAL(access(tmp, R_OK), 0);
+    snprintf(tmp, sizeof tmp, "%s/summary.json", rdir);
+    CU_ASSERT_EQUAL(access(tmp, R_OK), 0);
+    CU_ASSERT_EQUAL(access(js, R_OK), 0);
+    CU_ASSERT_EQUAL(access(conv, R_OK), 0);
+    CU_ASSERT_EQUAL(access(gen, R_OK), 0);
+    /* the attached value is checked as the separate one, and counts as the option given */
+    static const struct {
+        const char *args, *msg;
+    } bad[] = {
+        {"--list -j2x", "amsim batch: -j takes a number of workers 1..4096, not '2x'"},
+        {"--list -j2 -j 2", "amsim batch: -j given twice ('2', then '2')"},
+        {"--list -j", "amsim batch: -j needs a value"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char a[2048], *err = NULL;
+        snprintf(a, sizeof a, "batch '%s' %s", sw, bad[i].args);
+        CU_ASSERT_EQUAL(tu_amsim(a, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, bad[i].msg));
+        free(err);
+    }
+}
+
 static void test_expect(void)
 {
     const char *ex = path_in_tmp("gpu.expect");
@@ -1286,12 +1441,15 @@ void suite_batch(void)
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
              {"statistics against hand-computed values", test_stats},
              {"stats --paired: unknown groups, too few pairs", test_stats_paired_groups},
-             {"stats --pair-on: empty, repeated or unknown columns", test_stats_pair_on},
+             {"stats --pair-on: empty, repeated or unknown columns, without --paired",
+              test_stats_pair_on},
              {"report.html plots (and headless browser)", test_report_plots},
              {"mincap known answer", test_mincap},
              {"mincap --level puts the policies on that level", test_mincap_level},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
              {"run, compare and mincap refuse a --set key of no policy", test_set_typo_commands},
+             {"an option that takes one value is refused twice", test_repeated_options},
+             {"short options take their value attached (-j2, -oDIR)", test_attached_short_values},
              {"expectations hold and fail", test_expect},
              {"expectation values that are not their metric's form", test_expect_bad_values},
              {"expectation keys given twice or unknown", test_expect_keys},

@@ -364,6 +364,65 @@ static void test_expandable(void)
     fx_close(&f);
 }
 
+/* What the level reports of an expandable run (on_device): the maps and unmaps, one a call. */
+typedef struct devlog {
+    int n;
+    struct { int map; uint64_t addr, bytes; } e[16];
+} devlog;
+
+static void dl_note(void *ctx, int map, uint64_t addr, uint64_t bytes)
+{
+    devlog *d = ctx;
+    if (d->n < 16) {
+        d->e[d->n].map = map;
+        d->e[d->n].addr = addr;
+        d->e[d->n].bytes = bytes;
+    }
+    d->n++;
+}
+
+/* With expandable segments the level reports each map and unmap of a virtual range as one
+ * device call, as PyTorch records segment_map / segment_unmap, and not the pages behind them.
+ * A map that runs out of device memory (PyTorch's ExpandableSegment::map releasing the pages
+ * it had created) reports nothing: PyTorch records no entry for it. */
+static void test_expandable_reports_maps(void)
+{
+    fx f;
+    alloc_out a, b, c, d;
+    const uint64_t va = 1ULL << 56, large = va + (1ULL << 40);
+    copt ex[] = {{"expandable_segments", 1, 0}};
+    devlog dl = {0};
+    f.opts = make_opts(ex, 1);
+    mem_params p = {.name = "hbm", .capacity = 64 * MiB, .granularity = 1,
+                    .policy = alloc_caching_ops(), .policy_opts = f.opts, .on_device = dl_note,
+                    .on_device_ctx = &dl};
+    am_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(mem_create(&f.m, &p, &err), 0);
+    const mem_metrics *mm = mem_get_metrics(f.m);
+    CU_ASSERT_EQUAL(al(&f, MiB, 0, &a), va);
+    CU_ASSERT_EQUAL(al(&f, 3 * MiB, 0, &b), large);
+    CU_ASSERT_EQUAL(al(&f, 30 * MiB, 0, &c), large + 3 * MiB); /* maps one more page */
+    CU_ASSERT_EQUAL_FATAL(dl.n, 3);
+    CU_ASSERT(dl.e[0].map == 1 && dl.e[0].addr == va && dl.e[0].bytes == 2 * MiB);
+    CU_ASSERT(dl.e[1].map == 1 && dl.e[1].addr == large && dl.e[1].bytes == 20 * MiB);
+    CU_ASSERT(dl.e[2].map == 1 && dl.e[2].addr == large + 20 * MiB && dl.e[2].bytes == 20 * MiB);
+    /* 45 MiB: the free 7 MiB tail needs two more pages; the first is had (62 of 64 MiB), the
+     * second is not, and the first goes back; release unmaps nothing (no free whole page), the
+     * retry runs out the same way: out of memory, and no map reported */
+    CU_ASSERT_EQUAL(al(&f, 45 * MiB, 0, &d), UINT64_MAX);
+    CU_ASSERT_EQUAL(dl.n, 3);
+    CU_ASSERT_EQUAL(mm->reserved_bytes, 42 * MiB);
+    CU_ASSERT_EQUAL(mm->device_allocs, 5); /* the level still counts the two pages had */
+    CU_ASSERT_EQUAL(mm->device_frees, 2);
+    CU_ASSERT_EQUAL(stat(&f, "num_device_alloc"), 3); /* PyTorch counts maps */
+    /* after a free, release unmaps the free whole page [20, 40) MiB: one unmap */
+    fr(&f, &c, 30 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 100 * MiB, 0, &d), UINT64_MAX);
+    CU_ASSERT_EQUAL_FATAL(dl.n, 4);
+    CU_ASSERT(dl.e[3].map == 0 && dl.e[3].addr == large + 20 * MiB && dl.e[3].bytes == 20 * MiB);
+    fx_close(&f);
+}
+
 /* Seeded random allocations and frees with expandable segments, invariants checked after every
  * step: the best-fit search looks past the first fitting block at what each could expand to,
  * and the block it settles on (not the one after it) must leave the pool. */
@@ -495,6 +554,8 @@ void suite_caching(void)
              {"miss sequence, retries, OOM", test_miss_sequence},
              {"memory fraction and garbage collection", test_memory_fraction_and_gc},
              {"expandable segments map and unmap", test_expandable},
+             {"expandable segments report maps and unmaps, not a map that ran out",
+              test_expandable_reports_maps},
              {"expandable segments: seeded stress, invariants after every step",
               test_expandable_stress},
              {"snapshot MAGMA27 at recorded addresses", test_snapshot_magma},

@@ -326,13 +326,109 @@ static void test_segment_validation(void)
     };
 #undef SEG
 #undef AL
-    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
+        evs[i].line = i + 2; /* after the header line */
         CU_ASSERT(sim_event(r.s, &evs[i], "s.trace", &r.err) == 0);
+    }
     CU_ASSERT(placed_finish(&r) == 0);
     const sim_summary *su = sim_get_summary(r.s);
     CU_ASSERT_EQUAL(su->segment_events_recorded, 7);
     CU_ASSERT_EQUAL(su->segment_events_matched, 4);
     CU_ASSERT(strstr(r.pl, "\n13,6,hbm,65011712,1048576,1048576,ok\n") != NULL);
+    /* the first without a match: the 2 MiB segment_alloc at 42 MiB, event 8 (line 10) */
+    const sim_seg_mismatch *sm = &su->seg_mismatch;
+    CU_ASSERT(sm->have && sm->alloc == 1 && sm->level == 0 && sm->addr == 42 * M &&
+              sm->bytes == 2 * M && sm->seq == 8 && sm->line == 10);
+    placed_stop(&r);
+}
+
+/* first_mismatch names the first allocation away from its recorded address and the first
+ * recorded segment event without a match (kind, level, address, size, event, line), in the JSON
+ * summary and the text report; with only a segment event unmatched the allocation's fields are
+ * null (until 2026-11-25 it named only allocations, and was null then). */
+static void test_first_mismatch_report(void)
+{
+    const char *cfg = tu_write("fm.yaml", "version: 1\nmemories:\n"
+                               "  hbm: {capacity: 64MiB, allocator: {policy: caching}}\n");
+    const char *tr = tu_write("fm.trace", "amsim-trace v1\n"
+                              "segment_alloc 0 2097152\n"     /* line 2: matched */
+                              "alloc 1 1024 addr=0\n"
+                              "segment_free 4194304 2097152\n" /* line 4: never given back */
+                              "alloc 2 1024 addr=999\n"        /* simulated at 1024 */
+                              "free 1\nfree 2\n");
+    const char *tr2 = tu_write("fm2.trace", "amsim-trace v1\nalloc 1 1024 addr=0\n"
+                               "segment_free 0 2097152\nfree 1\n");
+    char args[1024], *out = NULL;
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --json '%s/fm.json'", cfg, tr,
+             tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "run -c '%s' -t '%s'", cfg, tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "first mismatch: event 3 (id 2, line 5) recorded 0x3e7, "
+                                 "simulated 0x400; 1 of 2 segment events matched (first "
+                                 "unmatched: segment_free 0x400000 2.00 MiB on hbm, event 2, "
+                                 "line 4)"));
+    free(out);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --json '%s/fm2.json'", cfg, tr2,
+             tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    if (system("python3 -c pass >/dev/null 2>&1") != 0)
+        return;
+    snprintf(args, sizeof args, "python3 -c \"import json, sys; d = sys.argv[1]; "
+             "f = json.load(open(d + '/fm.json'))['validation']['first_mismatch']; "
+             "g = json.load(open(d + '/fm2.json'))['validation']['first_mismatch']; "
+             "s = {'kind': 'segment_free', 'level': 'hbm', 'address': 4194304, "
+             "'size': 2097152, 'seq': 2, 'line': 4}; "
+             "sys.exit(0 if f == {'seq': 3, 'id': 2, 'recorded_address': 999, "
+             "'simulated_address': 1024, 'line': 5, 'segment': s} and g == {'seq': None, "
+             "'id': None, 'recorded_address': None, 'simulated_address': None, 'line': None, "
+             "'segment': dict(s, address=0, seq=1, line=3)} else 1)\" '%s'", tu_tmpdir());
+    CU_ASSERT_EQUAL(system(args), 0);
+}
+
+/* A recorded out-of-memory (`oom BYTES`) is requested again, on its stream: the request the
+ * recording saw fail went through its allocator's miss path, whose releases the recording's
+ * segment events show. One the simulation runs out on too is an out-of-memory of the level
+ * (oom_matches; no id, no placement row); one it serves is given back at once. */
+static void test_recorded_oom(void)
+{
+    const char *y = "version: 1\nmemories:\n"
+                    "  hbm: {capacity: 64MiB, allocator: {policy: caching}}\n";
+    placed r;
+    CU_ASSERT_FATAL(placed_start(&r, y) == 0);
+    const uint64_t M = 1ULL << 20;
+    tr_event evs[] = {
+        {.kind = TR_ALLOC, .id = 1, .bytes = 30 * M, .time = AM_TIME_NONE, .addr = TR_NO_ADDR,
+         .line = 1},
+        {.kind = TR_FREE, .id = 1, .time = AM_TIME_NONE, .line = 2},
+        /* 70 MiB: the cached 30 MiB segment goes back, the retry runs out: a match */
+        {.kind = TR_SEGMENT_FREE, .addr = 0, .bytes = 30 * M, .time = AM_TIME_NONE, .line = 3},
+        {.kind = TR_OOM_RECORDED, .bytes = 70 * M, .time = AM_TIME_NONE, .line = 4},
+        /* 10 MiB fits: a 10 MiB segment is taken, the block given back at once */
+        {.kind = TR_OOM_RECORDED, .bytes = 10 * M, .time = AM_TIME_NONE, .line = 5},
+        {.kind = TR_ALLOC, .id = 2, .bytes = 30 * M, .time = AM_TIME_NONE, .addr = TR_NO_ADDR,
+         .line = 6},
+    };
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+        CU_ASSERT(sim_event(r.s, &evs[i], "o.trace", &r.err) == 0);
+    CU_ASSERT(placed_finish(&r) == 0);
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->recorded_ooms, 2);
+    CU_ASSERT_EQUAL(su->oom_matches, 1);
+    CU_ASSERT_EQUAL(su->ooms, 1);
+    CU_ASSERT_EQUAL(su->segment_events_matched, 1);
+    const sim_oom *oo;
+    CU_ASSERT_EQUAL_FATAL(sim_ooms(r.s, &oo), 1);
+    CU_ASSERT(oo[0].recorded && oo[0].id == TR_NO_ID && oo[0].seq == 3 &&
+              oo[0].requested == 70 * M);
+    const mem_metrics *mm = mem_get_metrics(sim_level(r.s, 0));
+    CU_ASSERT_EQUAL(mm->ooms, 1);
+    CU_ASSERT_EQUAL(mm->live_bytes, 30 * M);
+    CU_ASSERT_EQUAL(mm->reserved_bytes, 40 * M); /* the 10 MiB segment stays cached */
+    /* rows for the two allocations only; the second after the cached 10 MiB segment */
+    CU_ASSERT_STRING_EQUAL(r.pl, "seq,id,level,address,requested,allocated,status\n"
+                                 "0,1,hbm,0,31457280,31457280,ok\n"
+                                 "5,2,hbm,10485760,31457280,31457280,ok\n");
     placed_stop(&r);
 }
 
@@ -594,6 +690,10 @@ void suite_engine(void)
              {"placement rows: numbers of every length", test_placement_numbers},
              {"recorded segment events: same level, address and size, next to their event",
               test_segment_validation},
+             {"recorded out-of-memory: requested again, counted when it runs out",
+              test_recorded_oom},
+             {"first mismatch: allocation and segment event, JSON and text",
+              test_first_mismatch_report},
              {"placement rows: ids across 10^8 and around every power of ten", test_placement_digits},
              {"deterministic outputs", test_determinism},
              {"link model arithmetic", test_link_model},
