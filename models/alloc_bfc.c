@@ -474,8 +474,12 @@ static int bfc_create(void **out, const alloc_env *env, const void *opts, am_err
     if (b->limit < BFC_MIN) {
         uint64_t lim = b->limit;
         free(b);
-        return am_fail(err, AM_EINPUT, "bfc: memory limit of %" PRIu64 " bytes is below 256 bytes",
-                       lim);
+        if (o->memory_limit)
+            return am_fail_opt(err, "memory_limit", "bfc: memory limit of %" PRIu64 " bytes is "
+                               "below 256 bytes", lim);
+        return am_fail_opt(err, "memory_fraction,capacity", "bfc: memory limit of %" PRIu64
+                           " bytes (memory_fraction %g of a %" PRIu64 "-byte capacity) is below "
+                           "256 bytes", lim, o->memory_fraction, env->capacity);
     }
     b->max_frag = o->fragmentation_fraction > 0
                       ? (uint64_t)((double)b->limit * o->fragmentation_fraction)

@@ -294,11 +294,11 @@ static int buddy_create(void **out, const alloc_env *env, const void *opts, am_e
     const struct buddy_opts *o = opts;
     uint64_t min = o && o->min_block ? o->min_block : 256;
     if (min & (min - 1))
-        return am_fail(err, AM_EINPUT, "buddy: min_block of %" PRIu64 " bytes is not a power "
-                       "of two", min);
+        return am_fail_opt(err, "min_block", "buddy: min_block of %" PRIu64 " bytes is not a "
+                           "power of two", min);
     if (env->capacity < min)
-        return am_fail(err, AM_EINPUT, "buddy: capacity of %" PRIu64 " bytes is below min_block "
-                       "(%" PRIu64 " bytes)", env->capacity, min);
+        return am_fail_opt(err, "capacity,min_block", "buddy: capacity of %" PRIu64 " bytes is "
+                           "below min_block (%" PRIu64 " bytes)", env->capacity, min);
     buddy *d = am_calloc(1, sizeof *d);
     recpool_init(&d->recs, sizeof(bblk));
     d->env = *env;

@@ -884,11 +884,13 @@ static int cach_create(void **out, const alloc_env *env, const void *opts, am_er
     const cach_opts *o = opts;
     for (size_t i = 0; i < o->ndivisions; i++)
         if (o->divisions[i] > 1 && (o->divisions[i] & (o->divisions[i] - 1)))
-            return am_fail(err, AM_EINPUT, "caching: roundup_power2_divisions must be powers "
-                           "of two (got %llu)", (unsigned long long)o->divisions[i]);
+            return am_fail_opt(err, "roundup_power2_divisions", "caching: "
+                               "roundup_power2_divisions must be powers of two (got %llu)",
+                               (unsigned long long)o->divisions[i]);
     if (o->gc_threshold > 0 && o->memory_fraction <= 0)
-        return am_fail(err, AM_EINPUT, "caching: garbage_collection_threshold needs "
-                       "memory_fraction (the allowed memory it is a fraction of)");
+        return am_fail_opt(err, "garbage_collection_threshold", "caching: "
+                           "garbage_collection_threshold needs memory_fraction (the allowed "
+                           "memory it is a fraction of)");
     cach *c = am_calloc(1, sizeof *c);
     recpool_init(&c->blocks, sizeof(cblock));
     c->env = *env;

@@ -347,11 +347,11 @@ static int ca_create(void **out, const alloc_env *env, const void *opts, am_erro
     static const struct ca_opts defaults = {2ULL << 20, 20 * AM_PS_PER_US, 0, 0.75, 512, 1};
     const struct ca_opts *o = opts ? opts : &defaults;
     if (env->capacity == 0)
-        return am_fail(err, AM_EINPUT, "cuda_async: capacity is 0 bytes");
+        return am_fail_opt(err, "capacity", "cuda_async: capacity is 0 bytes");
     if (o->alignment == 0 || o->pool_granularity == 0 || o->pool_granularity % o->alignment)
-        return am_fail(err, AM_EINPUT, "cuda_async: pool_granularity (%" PRIu64 " bytes) must be "
-                       "a non-zero multiple of alignment (%" PRIu64 " bytes)", o->pool_granularity,
-                       o->alignment);
+        return am_fail_opt(err, "pool_granularity,alignment", "cuda_async: pool_granularity (%"
+                           PRIu64 " bytes) must be a non-zero multiple of alignment (%" PRIu64
+                           " bytes)", o->pool_granularity, o->alignment);
     ca *c = am_calloc(1, sizeof *c);
     recpool_init(&c->recs, sizeof(cblock));
     recpool_init(&c->chunk_recs, sizeof(cchunk));

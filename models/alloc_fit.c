@@ -384,7 +384,7 @@ static int fit_create_common(void **out, const alloc_env *env, const void *opts,
     f->first_fit = first;
     if (env->capacity == 0) {
         free(f);
-        return am_fail(err, AM_EINPUT, "fit: capacity is 0 bytes");
+        return am_fail_opt(err, "capacity", "fit: capacity is 0 bytes");
     }
     *out = f;
     return 0;

@@ -175,7 +175,7 @@ static int plat_create(void **out, const alloc_env *env, const void *opts, am_er
 {
     static const struct plat_opts defaults = {20 * AM_PS_PER_US, 20 * AM_PS_PER_US};
     if (env->capacity == 0)
-        return am_fail(err, AM_EINPUT, "platform: capacity is 0 bytes");
+        return am_fail_opt(err, "capacity", "platform: capacity is 0 bytes");
     plat *p = am_calloc(1, sizeof *p);
     recpool_init(&p->recs, sizeof(pbuf));
     p->env = *env;

@@ -262,9 +262,11 @@ static int pre_create(void **out, const alloc_env *env, const void *opts, am_err
                                      : (uint64_t)((double)env->capacity * o->memory_fraction);
     limit = am_round_down(AM_MIN(limit, env->capacity), align);
     if (limit == 0)
-        return am_fail(err, AM_EINPUT, "prealloc: arena of 0 bytes (memory_limit or "
-                       "memory_fraction of a %" PRIu64 "-byte capacity, rounded down to %" PRIu64
-                       " bytes)", env->capacity, align);
+        return am_fail_opt(err, o->memory_limit ? "memory_limit,alignment"
+                                                : "memory_fraction,capacity,alignment",
+                           "prealloc: arena of 0 bytes (memory_limit or memory_fraction of "
+                           "a %" PRIu64 "-byte capacity, rounded down to %" PRIu64 " bytes)",
+                           env->capacity, align);
     pre *p = am_calloc(1, sizeof *p);
     p->free_set.ranges = 1;
     recpool_init(&p->recs, sizeof(pblk));

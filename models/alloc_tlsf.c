@@ -362,11 +362,11 @@ static int tlsf_create(void **out, const alloc_env *env, const void *opts, am_er
     const struct tlsf_opts *o = opts;
     uint64_t align = o && o->alignment ? o->alignment : 256;
     if ((align & (align - 1)) || align > (1ULL << 40))
-        return am_fail(err, AM_EINPUT, "tlsf: alignment of %" PRIu64 " bytes is not a power of "
-                       "two up to 1 TiB", align);
+        return am_fail_opt(err, "alignment", "tlsf: alignment of %" PRIu64 " bytes is not a "
+                           "power of two up to 1 TiB", align);
     if (env->capacity < align)
-        return am_fail(err, AM_EINPUT, "tlsf: capacity of %" PRIu64 " bytes is below the "
-                       "alignment (%" PRIu64 " bytes)", env->capacity, align);
+        return am_fail_opt(err, "capacity,alignment", "tlsf: capacity of %" PRIu64 " bytes is "
+                           "below the alignment (%" PRIu64 " bytes)", env->capacity, align);
     tlsf *t = am_calloc(1, sizeof *t);
     t->track_row = TL_ROWS; /* nothing free yet: nothing tracked */
     recpool_init(&t->recs, sizeof(tblk));

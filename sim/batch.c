@@ -11,11 +11,13 @@
  *   axes: {PATH: [v1, v2] | {values: [...]} | {from: A, to: B, step: S} | {from, to, factor}}
  *   seeds: [1, 2, 3]              with generate: {kind: K, args: [...]}: one generated trace
  *                                 per seed (`amsim gen K --seed S ARGS -o RUNDIR/gen.trace`)
- *   exclude: [{policy: caching, PATH: VALUE, trace: GLOB, seed: S}, ...]
+ *   exclude: [{policy: caching, PATH: VALUE, trace: GLOB, seed: S}, ...]   (not {})
  *   outputs: {timeline: BOOL, placements: BOOL}
  *   expectations: DIR             (kind regress) DIR/<trace file name>.expect
  * The matrix is the product trace x policy x axis 1 x ... x axis n x seed, the last varying
- * fastest; excluded combinations are dropped before numbering, so run ids are 1..N.
+ * fastest; excluded combinations are dropped before numbering, so run ids are 1..N. Every value
+ * of set: and of the axes is loaded into the base config at load, as the runs load it
+ * (sweep_check_values), so that a value the config refuses is an error at its line and column.
  *
  * Execution: the parent forks one worker process per run, at most -j at once (a crash or hang
  * of one run cannot take the batch down: the parent records it). A run writes its outputs
@@ -209,14 +211,21 @@ static int gen_arg_reserved(const char *a)
 
 /* ---- the sweep -------------------------------------------------------------------------- */
 
-typedef struct sw_axis {
-    char *path;
-    strlist vals;
-} sw_axis;
-
 typedef struct sw_pos {
     unsigned long line, col; /* 1-based, in the sweep file */
 } sw_pos;
+
+typedef struct sw_axis {
+    char *path;
+    strlist vals;
+    /* Where each value is written, for messages: a list item; a range's from (its first
+     * value), its to (a value that reads as written there) or its step or factor (the others,
+     * gen 1: values made from the range, not written). */
+    sw_pos *pos;
+    unsigned char *gen;
+    int pcap;                  /* room in pos and gen */
+    char *range;               /* "from A, step S" or "from A, factor F", or NULL */
+} sw_axis;
 
 typedef struct sw_excl {
     strlist keys, vals;
@@ -229,6 +238,7 @@ typedef struct sweep {
     int regress;
     char *base;
     strlist sets;              /* "PATH=VALUE" */
+    sw_pos set_pos[SW_MAX_SETS]; /* where each VALUE is written */
     strlist policies;          /* may be empty: the config's own */
     strlist traces, trace_disp;
     int naxes;
@@ -268,6 +278,9 @@ static void sweep_free(sweep *s)
     for (int i = 0; i < s->naxes; i++) {
         free(s->axes[i].path);
         sl_free(&s->axes[i].vals);
+        free(s->axes[i].pos);
+        free(s->axes[i].gen);
+        free(s->axes[i].range);
     }
     sl_free(&s->seeds);
     free(s->gen_kind);
@@ -322,12 +335,53 @@ static int has_alpha(const char *s)
 
 #define SW_MAX_VALUES 100000
 
-/* {from, to, step} or {from, to, factor}: sizes (with units), times (with units) or numbers. */
-static int expand_range(ydoc *y, yaml_node_t *n, const char *from, const char *to,
-                        const char *step, const char *factor, strlist *out, am_error *err)
+/* Where node n starts ({0, 0} for none, as yfail). */
+static sw_pos node_pos(const yaml_node_t *n)
+{
+    if (!n)
+        return (sw_pos){0, 0};
+    return (sw_pos){n->start_mark.line + 1, n->start_mark.column + 1};
+}
+
+/* Append a value of an axis (the axis takes v) written at, or made from, node n. */
+static void axis_push(sw_axis *ax, char *v, const yaml_node_t *n, int gen)
+{
+    if (ax->vals.n == ax->pcap) {
+        ax->pcap = ax->pcap ? 2 * ax->pcap : 16;
+        ax->pos = am_realloc(ax->pos, (size_t)ax->pcap * sizeof *ax->pos);
+        ax->gen = am_realloc(ax->gen, (size_t)ax->pcap * sizeof *ax->gen);
+    }
+    ax->pos[ax->vals.n] = node_pos(n);
+    ax->gen[ax->vals.n] = (unsigned char)gen;
+    sl_push(&ax->vals, v);
+}
+
+/* A range's values from index first on point at its step or factor node; the first stands for
+ * from, and one that reads as to is to's: they point there (written, if they read so). */
+static void range_ends(sw_axis *ax, int first, const yaml_node_t *fn, const yaml_node_t *tn,
+                       const char *from, const char *to)
+{
+    if (ax->vals.n > first) {
+        ax->pos[first] = node_pos(fn);
+        ax->gen[first] = strcmp(ax->vals.v[first], from) != 0;
+    }
+    for (int i = first + 1; i < ax->vals.n; i++)
+        if (strcmp(ax->vals.v[i], to) == 0) {
+            ax->pos[i] = node_pos(tn);
+            ax->gen[i] = 0;
+        }
+}
+
+/* {from, to, step} or {from, to, factor}: sizes (with units), times (with units) or numbers.
+ * fn, tn and in are the nodes of from, to and the step or factor (errors point at them). */
+static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *in,
+                        const char *from, const char *to, const char *step, const char *factor,
+                        sw_axis *ax, am_error *err)
 {
     const char *why;
     const char *inc = step ? step : factor;
+    strlist *out = &ax->vals;
+    int first = out->n;
     /* With units: sizes, else times (both exact integers, written back with their largest
      * exact unit); without: plain numbers. */
     static const struct {
@@ -340,40 +394,61 @@ static int expand_range(ydoc *y, yaml_node_t *n, const char *from, const char *t
         int ra = kinds[k].parse(from, &a, &why), rb = kinds[k].parse(to, &b, &why);
         int rs = factor ? 0 : kinds[k].parse(step, &c, &why);
         if (ra == -2 || rb == -2 || rs == -2) /* a size that rounds to 0 bytes: see config.c */
-            return yfail(err, y, n, "range: '%s' rounds to 0 bytes; give at least 1 byte",
-                         ra == -2 ? from : rb == -2 ? to : step);
+            return yfail(err, y, ra == -2 ? fn : rb == -2 ? tn : in, "range: '%s' rounds to 0 "
+                         "bytes; give at least 1 byte", ra == -2 ? from : rb == -2 ? to : step);
         if (ra || rb || rs)
             continue;
         double fac = 0;
         if (factor && (units_real(factor, &fac, &why) != 0 || fac <= 1))
-            return yfail(err, y, n, "range: factor must be a number > 1, not '%s'", factor);
+            return yfail(err, y, in, "range: factor must be a number > 1, not '%s'", factor);
         if (step && c == 0)
-            return yfail(err, y, n, "range: step must be > 0 ('%s')", step);
+            return yfail(err, y, in, "range: step must be > 0 ('%s')", step);
         for (uint64_t v = a; v <= b;) {
             if (out->n >= SW_MAX_VALUES)
-                return yfail(err, y, n, "range: more than %s values", "100000");
-            sl_push(out, kinds[k].fmt(v));
+                return yfail(err, y, in, "range: more than %s values", "100000");
+            axis_push(ax, kinds[k].fmt(v), in, 1);
             uint64_t nv = step ? v + c : (uint64_t)ceil((double)v * fac);
             if (nv <= v)
                 break;
             v = nv;
         }
+        range_ends(ax, first, fn, tn, from, to);
         return 0;
     }
     double da, db, dc;
     if (units_real(from, &da, &why) != 0)
-        return yfail(err, y, n, "range: 'from' is not a size, time or number: '%s'", from);
+        return yfail(err, y, fn, "range: 'from' is not a size, time or number: '%s'", from);
     if (units_real(to, &db, &why) != 0)
-        return yfail(err, y, n, "range: 'to' is not a size, time or number: '%s'", to);
+        return yfail(err, y, tn, "range: 'to' is not a size, time or number: '%s'", to);
     if (units_real(inc, &dc, &why) != 0 || (step ? dc <= 0 : dc <= 1))
-        return yfail(err, y, n, "range: step must be > 0 and factor > 1, not '%s'", inc);
+        return yfail(err, y, in, "range: step must be > 0 and factor > 1, not '%s'", inc);
     for (long k = 0;; k++) {
         double v = step ? da + (double)k * dc : da * pow(dc, (double)k);
         if (v > db * (1 + 1e-12) + 1e-300)
             break;
         if (out->n >= SW_MAX_VALUES)
-            return yfail(err, y, n, "range: more than %s values", "100000");
-        sl_push(out, xprintf("%.10g", v));
+            return yfail(err, y, in, "range: more than %s values", "100000");
+        axis_push(ax, xprintf("%.10g", v), in, 1);
+    }
+    range_ends(ax, first, fn, tn, from, to);
+    return 0;
+}
+
+/* The values of an axis written as a value or a list, each with its position. */
+static int axis_list(ydoc *y, yaml_node_t *n, const char *path, sw_axis *ax, am_error *err)
+{
+    if (n->type == YAML_SCALAR_NODE) {
+        axis_push(ax, am_strdup(yscalar(n)), n, 0);
+        return 0;
+    }
+    if (n->type != YAML_SEQUENCE_NODE)
+        return yfail(err, y, n, "%s: expected a value or a list of values", path);
+    yaml_node_item_t *it = n->data.sequence.items.start;
+    for (; it < n->data.sequence.items.top; it++) {
+        yaml_node_t *c = ynode(y, *it);
+        if (!yscalar(c))
+            return yfail(err, y, c, "%s: list items must be plain values", path);
+        axis_push(ax, am_strdup(yscalar(c)), c, 0);
     }
     return 0;
 }
@@ -384,15 +459,16 @@ static int parse_axis(ydoc *y, const char *path, yaml_node_t *n, sw_axis *ax, am
     if (!n) /* libyaml gives every key a value node; this keeps the compiler's analysis sure */
         return yfail(err, y, n, "axis %s: no values", path);
     if (n->type != YAML_MAPPING_NODE) {
-        if (ystrings(y, n, path, &ax->vals, err) != 0)
+        if (axis_list(y, n, path, ax, err) != 0)
             return -1;
     } else {
         const char *from = NULL, *to = NULL, *step = NULL, *factor = NULL;
+        yaml_node_t *fn = NULL, *tn = NULL, *in = NULL;
         for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
             yaml_node_t *k = ynode(y, p->key), *v = ynode(y, p->value);
             const char *ks = yscalar(k);
             if (ks && strcmp(ks, "values") == 0) {
-                if (ystrings(y, v, path, &ax->vals, err) != 0)
+                if (axis_list(y, v, path, ax, err) != 0)
                     return -1;
                 continue;
             }
@@ -405,6 +481,12 @@ static int parse_axis(ydoc *y, const char *path, yaml_node_t *n, sw_axis *ax, am
             if (!yscalar(v))
                 return yfail(err, y, v, "axis: '%s' must be a plain value", ks);
             *dst = yscalar(v);
+            if (dst == &from)
+                fn = v;
+            else if (dst == &to)
+                tn = v;
+            else
+                in = v;
         }
         if (from || to || step || factor) {
             if (ax->vals.n)
@@ -412,8 +494,10 @@ static int parse_axis(ydoc *y, const char *path, yaml_node_t *n, sw_axis *ax, am
             if (!from || !to || (!step == !factor))
                 return yfail(err, y, n, "axis %s: a range needs from, to and one of step, factor",
                              path);
-            if (expand_range(y, n, from, to, step, factor, &ax->vals, err) != 0)
+            if (expand_range(y, fn, tn, in, from, to, step, factor, ax, err) != 0)
                 return -1;
+            ax->range = step ? xprintf("from %s, step %s", from, step)
+                             : xprintf("from %s, factor %s", from, factor);
         }
     }
     if (!ax->vals.n)
@@ -685,6 +769,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                     yfail(err, &y, ynode(&y, q->key), "%s", "set: PATH: VALUE with plain values");
                     goto out;
                 }
+                s->set_pos[s->sets.n] = node_pos(ynode(&y, q->value));
                 sl_push(&s->sets, xprintf("%s=%s", a, b));
             }
         } else if (strcmp(ks, "axes") == 0) {
@@ -776,8 +861,15 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                     yfail(err, &y, e, "%s", "exclude: each item is a map {KEY: VALUE}");
                     goto out;
                 }
-                sw_excl *x = &s->excl[s->nexcl++];
                 size_t np = (size_t)(e->data.mapping.pairs.top - e->data.mapping.pairs.start);
+                /* it constrains nothing, so it matches every run: the whole matrix went */
+                if (np == 0) {
+                    yfail(err, &y, e, "%s", "exclude: an empty exclusion {} matches every run "
+                          "(it would exclude the whole matrix); name at least one policy, trace, "
+                          "seed or axis");
+                    goto out;
+                }
+                sw_excl *x = &s->excl[s->nexcl++];
                 x->kpos = am_calloc(np + 1, sizeof *x->kpos);
                 x->vpos = am_calloc(np + 1, sizeof *x->vpos);
                 for (yaml_node_pair_t *q = e->data.mapping.pairs.start;
@@ -979,6 +1071,85 @@ static const char *run_inputs(const sweep *s, const sw_run *r)
     return out;
 }
 
+/* Add " (NOTE)" to an error's message (cut when the message is full). */
+static void err_note(am_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void err_note(am_error *e, const char *fmt, ...)
+{
+    size_t n = strlen(e->msg);
+    if (n + 4 >= sizeof e->msg)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    snprintf(e->msg + n, sizeof e->msg - n, " (");
+    vsnprintf(e->msg + n + 2, sizeof e->msg - n - 2, fmt, ap);
+    va_end(ap);
+    n = strlen(e->msg);
+    if (n + 1 < sizeof e->msg)
+        memcpy(e->msg + n, ")", 2);
+}
+
+/* set: as overrides placed where their values are written in the sweep; returns the count. */
+static int sweep_sets(const sweep *s, cfg_set *v)
+{
+    for (int i = 0; i < s->sets.n; i++)
+        v[i] = (cfg_set){s->sets.v[i], s->file, s->set_pos[i].line, s->set_pos[i].col};
+    return s->sets.n;
+}
+
+/* Load the base config with the overrides v[0..n) as a run does (run_load_config): as it is,
+ * then with each policy of policies: switched in last (v has room for one more). 0, or -1 with
+ * the config's error (at the override's position in the sweep when it is about one). */
+static int load_as_runs(const sweep *s, cfg_set *v, int n, am_error *err)
+{
+    am_config *c = NULL;
+    if (cfg_load_sets(&c, s->base, v, n, err) != 0)
+        return -1;
+    char level[CFG_NAME_MAX];
+    snprintf(level, sizeof level, "%s", c->levels[c->default_level].name);
+    cfg_free(c);
+    for (int p = 0; p < s->policies.n; p++) {
+        char pol[CFG_NAME_MAX + 128];
+        snprintf(pol, sizeof pol, "memories.%s.allocator.policy=%s", level, s->policies.v[p]);
+        v[n] = (cfg_set){pol, NULL, 0, 0};
+        c = NULL;
+        if (cfg_load_sets(&c, s->base, v, n + 1, err) != 0) {
+            err_note(err, "with policy %s", s->policies.v[p]);
+            return -1;
+        }
+        cfg_free(c);
+    }
+    return 0;
+}
+
+/* Every value of set: and of each axis, loaded into the base config as a run loads it (under
+ * the config's policy and each one of policies:): a value that the config refuses (a bad size,
+ * a size that rounds to 0 bytes, an unknown key, a word that is not one of an option's) is an
+ * error now, at its line and column in the sweep, not a failure inside every run that has it.
+ * Each axis value is checked with set: and without the other axes; a range's values that are
+ * not written in the sweep are reported at its step or factor. */
+static int sweep_check_values(const sweep *s, am_error *err)
+{
+    cfg_set v[SW_MAX_SETS + 2];
+    int n = sweep_sets(s, v);
+    if (load_as_runs(s, v, n, err) != 0)
+        return -1;
+    for (int a = 0; a < s->naxes; a++) {
+        const sw_axis *ax = &s->axes[a];
+        for (int i = 0; i < ax->vals.n; i++) {
+            char *t = xprintf("%s=%s", ax->path, ax->vals.v[i]);
+            v[n] = (cfg_set){t, s->file, ax->pos[i].line, ax->pos[i].col};
+            int rc = load_as_runs(s, v, n + 1, err);
+            free(t);
+            if (rc == 0)
+                continue;
+            if (ax->gen[i])
+                err_note(err, "value %d of the range %s", i + 1, ax->range);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Load the base config with set: applied (one clear error now instead of N failed runs) and
  * digest what every run's results depend on besides its key's dimensions: the effective config
  * (so an edit of the base file, of a device preset it names or of set: counts, and a comment
@@ -988,11 +1159,14 @@ static const char *run_inputs(const sweep *s, const sw_run *r)
 static int sweep_digest(sweep *s, int update_expect, am_error *err)
 {
     am_config *cfg = NULL;
-    const char *sets[SW_MAX_SETS];
-    for (int i = 0; i < s->sets.n; i++)
-        sets[i] = s->sets.v[i];
-    if (cfg_load(&cfg, s->base, sets, s->sets.n, err) != 0)
+    cfg_set sets[SW_MAX_SETS];
+    int nsets = sweep_sets(s, sets);
+    if (cfg_load_sets(&cfg, s->base, sets, nsets, err) != 0)
         return -1;
+    if (sweep_check_values(s, err) != 0) {
+        cfg_free(cfg);
+        return -1;
+    }
     if (!s->policies.n) /* with a policies axis, every run switches the policy */
         cfg_print_warnings(cfg, stderr, "amsim");
     char *text = NULL;

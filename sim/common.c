@@ -17,6 +17,20 @@ int am_fail(am_error *e, int status, const char *fmt, ...)
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
     e->status = status;
+    e->opts = NULL;
+    return -1;
+}
+
+int am_fail_opt(am_error *e, const char *opts, const char *fmt, ...)
+{
+    if (!e)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    e->status = AM_EINPUT;
+    e->opts = opts;
     return -1;
 }
 
@@ -37,6 +51,7 @@ int am_fail_at(am_error *e, const char *file, unsigned long line, unsigned long 
     vsnprintf(e->msg + n, sizeof e->msg - (size_t)n, fmt, ap);
     va_end(ap);
     e->status = AM_EINPUT;
+    e->opts = NULL;
     return -1;
 }
 

@@ -33,10 +33,18 @@ enum { AM_OK = 0, AM_EINPUT = 1, AM_EINTERNAL = 2, AM_EOOMFAIL = 3 };
 typedef struct am_error {
     int status;      /* AM_EINPUT or AM_EINTERNAL once set; AM_OK while clean */
     char msg[1024];  /* complete message, no trailing newline */
+    /* The configuration keys an input error is about, most likely first, comma-separated
+     * ("pool_granularity,alignment"; static text), or NULL: a policy's create() sets them
+     * (am_fail_opt) so that the engine can point at the value the user wrote, in the YAML or
+     * in a --set. Every am_fail and am_fail_at clears it. */
+    const char *opts;
 } am_error;
 
 /* Set *e (if non-NULL) and return -1. */
 int am_fail(am_error *e, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* An input error (AM_EINPUT) about the option keys `opts` (see am_error.opts). */
+int am_fail_opt(am_error *e, const char *opts, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Input error at a position: "file:line:col: message" (col 0 prints "file:line: message"). */
 int am_fail_at(am_error *e, const char *file, unsigned long line, unsigned long col,

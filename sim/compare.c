@@ -49,7 +49,8 @@ static void usage(FILE *f)
                "                     [--json FILE] [--lenient]\n"
                "  replays TRACE once per policy (on the default memory level) and prints one\n"
                "  table: peak live, peak reserved, gap, utilization, fragmentation ratio, OOMs,\n"
-               "  device calls and time in allocator device calls\n");
+               "  device calls and time in allocator device calls; a policy whose run fails is\n"
+               "  a 'failed' row, a bad config, --set or trace is an error (status 1)\n");
 }
 
 int cmd_compare(int argc, char **argv);
@@ -114,7 +115,20 @@ int cmd_compare(int argc, char **argv)
     const out_named outs[] = {{"--json", json}};
     const out_named ins[] = {{"-c", sp.config}, {"-t", sp.trace}};
     outfile *o = NULL;
-    if (out_check_paths(outs, 1, ins, 2, &err) != 0 || out_open(&o, json, &err) != 0) {
+    if (out_check_paths(outs, 1, ins, 2, &err) != 0) {
+        fprintf(stderr, "amsim: %s\n", err.msg);
+        return 1;
+    }
+    /* The config with its --set options, before any policy is switched in: an error there (a
+     * --set key that belongs to no policy, a bad value) fails every policy the same way, so it
+     * is an input error, not a table of failed rows with status 0. */
+    am_config *cfg = NULL;
+    if (run_load_config(&sp, &cfg, &err) != 0) {
+        fprintf(stderr, "amsim: %s\n", err.msg);
+        return 1;
+    }
+    cfg_free(cfg);
+    if (out_open(&o, json, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
         return 1;
     }

@@ -134,13 +134,15 @@ static cfg_node *map_add(cfg_node *map, const char *key, cfg_node *child)
     return child;
 }
 
-/* Give n (and its subtree) a new origin: used for --set values. */
-static void node_relocate(cfg_node *n, const char *file)
+/* Give n (and its subtree) a new origin: used for --set values (line 0: no position) and for
+ * overrides written in another file (a sweep's set: and axes: the value's position). */
+static void node_relocate(cfg_node *n, const char *file, unsigned long line, unsigned long col)
 {
     for (; n; n = n->next) {
         n->file = file;
-        n->line = n->col = 0;
-        node_relocate(n->child, file);
+        n->line = line;
+        n->col = col;
+        node_relocate(n->child, file, line, col);
     }
 }
 
@@ -421,25 +423,27 @@ static void merge_maps(cfg_node *dst, cfg_node *src)
     }
 }
 
-/* Apply one "PATH=VALUE" to the (user's) tree. */
-static int apply_set(cfg_node *root, const char *set, cfg_pool *pool, am_error *e)
+/* Apply one "PATH=VALUE" to the (user's) tree; its nodes are placed at set->file, line and
+ * column, or (no file) at the origin "--set 'PATH=VALUE'" with no position. */
+static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_error *e)
 {
     char origin[CFG_PATH_MAX + 16];
-    const char *eq = strchr(set, '=');
+    const char *text = set->text, *eq = strchr(text, '=');
     cfg_node *val = NULL;
     char *path = NULL;
 
-    snprintf(origin, sizeof origin, "--set '%s'", set);
-    const char *file = pool_intern(pool, origin);
-    if (!eq || eq == set)
-        return am_fail(e, AM_EINPUT, "%s: expected PATH=VALUE (e.g. "
-                       "memories.hbm.capacity=40GiB)", file);
+    snprintf(origin, sizeof origin, "--set '%s'", text);
+    const char *file = pool_intern(pool, set->file ? set->file : origin);
+    unsigned long line = set->file ? set->line : 0, col = set->file ? set->col : 0;
+    cfg_node here = {.file = file, .line = line, .col = col}; /* where messages point */
+    if (!eq || eq == text)
+        return node_fail(e, &here, "expected PATH=VALUE (e.g. memories.hbm.capacity=40GiB)");
     /* Every dot-separated key must be non-empty ("a..b", ".a", "a." are refused). */
-    path = am_strndup(set, (size_t)(eq - set));
+    path = am_strndup(text, (size_t)(eq - text));
     for (const char *s = path;; s++) {
         if (*s == '.' || !*s) {
             if (s == path || s[-1] == '.' || (*s == '.' && !s[1])) {
-                am_fail(e, AM_EINPUT, "%s: empty key in path '%s'", file, path);
+                node_fail(e, &here, "empty key in path '%s'", path);
                 goto err;
             }
             if (!*s)
@@ -447,18 +451,19 @@ static int apply_set(cfg_node *root, const char *set, cfg_pool *pool, am_error *
         }
     }
     /* The value is YAML: "1GiB", "\"quoted\"", "[1, 2]" and "{a: 1}" all work. */
-    am_error perr = {0, ""};
+    am_error perr = {0};
     if (tree_parse(file, eq + 1, strlen(eq + 1), &val, &perr) < 0) {
         /* drop the ":line:col" that libyaml's position adds inside a one-line value */
         const char *why = perr.msg + strlen(file);
         while (*why == ':' || (*why >= '0' && *why <= '9'))
             why++;
-        am_fail(e, perr.status, "%s: bad value:%s", file, why);
+        node_fail(e, &here, "bad value:%s", why);
+        e->status = perr.status;
         goto err;
     }
     if (!val) /* "key=" sets an empty value */
         val = node_scalar("", file);
-    node_relocate(val, file); /* messages then name the --set, not a line */
+    node_relocate(val, file, line, col); /* messages then name the --set, or its position */
 
     /* Walk PATH, creating maps as needed; the last key gets the value. */
     cfg_node *cur = root;
@@ -482,11 +487,11 @@ static int apply_set(cfg_node *root, const char *set, cfg_pool *pool, am_error *
             break;
         }
         if (!*pp) {
-            *pp = node_new(CFG_MAP, file, 0, 0);
+            *pp = node_new(CFG_MAP, file, line, col);
             (*pp)->key = am_strdup(seg);
         } else if (!as_map(*pp)) {
-            am_fail(e, AM_EINPUT, "%s: '%.*s' is a %s, not a map", file,
-                    (int)(dot - path), set, kind_name((*pp)->kind));
+            node_fail(e, &here, "'%.*s' is a %s, not a map", (int)(dot - path), text,
+                     kind_name((*pp)->kind));
             goto err;
         }
         cur = *pp;
@@ -779,7 +784,7 @@ int cfg_apply_opts(const cfg_node *map, const char *path, const opt_desc *opts, 
             continue;
         cfg_node *d = node_from_text(o->def, CFG_DEFAULT_FILE);
         join_path(full, sizeof full, path, o->key);
-        am_error tmp = {0, ""};
+        am_error tmp = {0};
         int rc = opt_parse(d, full, o, dst, &tmp);
         node_free(d);
         if (rc < 0)
@@ -1514,7 +1519,7 @@ err:
 /* The four passes on one YAML text. cfgdir: directory of the config file (NULL for strings),
  * for the preset search. Builds into a fresh owner; on error everything is freed. */
 static int load(am_config **out, const char *name, const char *yaml, size_t len,
-                const char *cfgdir, const char *const *sets, int nsets, am_error *err)
+                const char *cfgdir, const cfg_set *sets, int nsets, am_error *err)
 {
     cfg_owner *o = am_calloc(1, sizeof *o);
     am_config *c = &o->pub;
@@ -1533,7 +1538,7 @@ static int load(am_config **out, const char *name, const char *yaml, size_t len,
         goto err;
     }
     for (int i = 0; i < nsets; i++)
-        if (apply_set(root, sets[i], &o->pool, err) < 0)
+        if (apply_set(root, &sets[i], &o->pool, err) < 0)
             goto err;
     if (merge_preset(&c->root, cfgdir, &o->pool, err) < 0)
         goto err;
@@ -1546,8 +1551,26 @@ err:
     return -1;
 }
 
+/* Plain "PATH=VALUE" strings as overrides without a position (--set). */
+static cfg_set *sets_of(const char *const *sets, int nsets)
+{
+    cfg_set *v = am_calloc((size_t)nsets + 1, sizeof *v);
+    for (int i = 0; i < nsets; i++)
+        v[i].text = sets[i];
+    return v;
+}
+
 int cfg_load(am_config **cfg, const char *path, const char *const *sets, int nsets,
              am_error *err)
+{
+    cfg_set *v = sets_of(sets, nsets);
+    int rc = cfg_load_sets(cfg, path, v, nsets, err);
+    free(v);
+    return rc;
+}
+
+int cfg_load_sets(am_config **cfg, const char *path, const cfg_set *sets, int nsets,
+                  am_error *err)
 {
     char *buf, dir[1024];
     size_t len;
@@ -1567,7 +1590,10 @@ int cfg_load(am_config **cfg, const char *path, const char *const *sets, int nse
 int cfg_load_string(am_config **cfg, const char *name, const char *yaml,
                     const char *const *sets, int nsets, am_error *err)
 {
-    return load(cfg, name, yaml, strlen(yaml), NULL, sets, nsets, err);
+    cfg_set *v = sets_of(sets, nsets);
+    int rc = load(cfg, name, yaml, strlen(yaml), NULL, v, nsets, err);
+    free(v);
+    return rc;
 }
 
 void cfg_free(am_config *cfg)
@@ -1672,7 +1698,7 @@ int cfg_setting_differs(const am_config *cfg, int level, const char *key, const 
         return -1;
     unsigned char *rec = am_calloc(1, L->policy->opts_size);
     cfg_node *d = node_from_text(value, "(recording)");
-    am_error tmp = {0, ""};
+    am_error tmp = {0};
     int rc = opt_parse(d, key, o, rec, &tmp);
     node_free(d);
     const unsigned char *have = L->policy_opts;

@@ -149,6 +149,17 @@ typedef struct am_config {
  * On error returns -1 with "file:line:col: message" in err; *cfg is untouched. */
 int cfg_load(am_config **cfg, const char *path, const char *const *sets, int nsets,
              am_error *err);
+/* An override written somewhere else than on the command line (a sweep's set: and axes):
+ * "PATH=VALUE" and where VALUE is written, so that an error about it points there. With file
+ * NULL it is a --set: messages name "--set 'PATH=VALUE'". */
+typedef struct cfg_set {
+    const char *text;
+    const char *file;
+    unsigned long line, col;
+} cfg_set;
+/* cfg_load with positioned overrides. */
+int cfg_load_sets(am_config **cfg, const char *path, const cfg_set *sets, int nsets,
+                  am_error *err);
 /* Same from a YAML string (name is used in messages). */
 int cfg_load_string(am_config **cfg, const char *name, const char *yaml,
                     const char *const *sets, int nsets, am_error *err);

@@ -1981,6 +1981,31 @@ static void on_device(void *ctx, int alloc, uint64_t addr, uint64_t bytes)
         obs->device(obs->ctx, d->s->host, d->level, alloc, addr, bytes);
 }
 
+/* Whether a config node's origin is a --set argument ("--set 'PATH=VALUE'", no line). */
+static int is_set_origin(const char *file) { return strncmp(file, "--set ", 6) == 0; }
+
+/* Where a policy's input error about the keys `opts` (am_error.opts: "a,b", most likely first)
+ * points: the first of them the user gave, in the level's allocator map or the level itself
+ * (capacity), in a file or by --set; a default (no position) is passed over. Else the
+ * allocator map as written, else the level's map. */
+static const cfg_node *setting_at(const cfg_level *L, const char *opts)
+{
+    const cfg_node *a = cfg_get(L->node, "allocator");
+    for (const char *k = opts; k && *k;) {
+        const char *end = strchr(k, ',');
+        size_t n = end ? (size_t)(end - k) : strlen(k);
+        char key[CFG_NAME_MAX];
+        snprintf(key, sizeof key, "%.*s", (int)AM_MIN(n, sizeof key - 1), k);
+        const cfg_node *v = a ? cfg_get(a, key) : NULL;
+        if (!v)
+            v = cfg_get(L->node, key);
+        if (v && (v->line || (v->file && is_set_origin(v->file))))
+            return v;
+        k = end ? end + 1 : NULL;
+    }
+    return a && a->line ? a : L->node;
+}
+
 int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err)
 {
     sim *s = am_calloc(1, sizeof *s);
@@ -2004,13 +2029,12 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
         if (mem_create(&s->lv[i], &p, err) != 0) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);
-            /* an input error points at the level's allocator map (else the level's) */
-            const cfg_node *at = L->node, *a = cfg_get(at, "allocator");
-            if (a && a->line)
-                at = a;
+            const cfg_node *at = setting_at(L, err->opts);
             if (err->status == AM_EINPUT && at && at->line && at->file)
                 am_fail_at(err, at->file, at->line, at->col, "memory level '%s': %s", L->name,
                            msg);
+            else if (err->status == AM_EINPUT && at && at->file && is_set_origin(at->file))
+                am_fail(err, AM_EINPUT, "%s: memory level '%s': %s", at->file, L->name, msg);
             else
                 am_fail(err, err->status, "%s: memory level '%s': %s", cfg->path, L->name, msg);
             sim_destroy(s);

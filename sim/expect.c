@@ -22,6 +22,8 @@ typedef struct metric {
     char *tol;         /* "exact", "abs:X", "rel:X" or NULL (default) */
     int forms;         /* read values: the F_* forms val parses as */
     unsigned long line, col; /* read values: where val stands in the file */
+    unsigned long kcol;      /* read values: the key's column on that line */
+    unsigned long tline, tcol; /* read values: where the tolerance line's key stands, or 0 */
 } metric;
 
 /* What a value is written as. --save-expect writes integers as plain digits, the placements
@@ -40,6 +42,8 @@ typedef struct mlist {
 struct expect_ctx {
     char *expect_path, *save_path;
     mlist want;
+    mlist got;         /* the run's metrics, once expect_check has gathered them */
+    int checked;       /* expect_check passed */
     sim_observer obs;
     const sim_observer *inner;
     const am_config *cfg;
@@ -57,6 +61,8 @@ static void ml_add(mlist *l, const char *k, const char *v, int is_int, const cha
     m->val = am_strdup(v);
     m->is_int = is_int;
     m->tol = tol ? am_strdup(tol) : NULL;
+    m->forms = 0;
+    m->line = m->col = m->kcol = m->tline = m->tcol = 0;
 }
 
 static void ml_free(mlist *l)
@@ -178,6 +184,69 @@ static metric_kind key_kind(const char *k)
     return 0;
 }
 
+/* The metrics every run has, after "LEVEL." (the policy's own are LEVEL.stats.NAME). */
+static const char *const fixed_metrics[] = {"peak_live_bytes", "peak_reserved_bytes", "ooms",
+                                            "fragmentation_ratio", NULL};
+
+/* Every key a run of cfg has except the policy statistics, for "did you mean" before the run;
+ * the strings are allocated in *store (free each, then the array). */
+static const char **fixed_keys(const am_config *cfg, char ***store)
+{
+    int n = 2 + cfg->nlevels * (int)(AM_ARRAY_LEN(fixed_metrics) - 1), k = 0;
+    const char **v = am_calloc((size_t)n + 1, sizeof *v);
+    char **own = am_calloc((size_t)n + 1, sizeof *own);
+    v[k++] = "placements.fnv1a64";
+    v[k++] = "placements.rows";
+    for (int i = 0, j = 0; i < cfg->nlevels; i++)
+        for (const char *const *m = fixed_metrics; *m; m++, j++) {
+            size_t len = strlen(cfg->levels[i].name) + strlen(*m) + 2;
+            own[j] = am_malloc(len);
+            snprintf(own[j], len, "%s.%s", cfg->levels[i].name, *m);
+            v[k++] = own[j];
+        }
+    *store = own;
+    return v;
+}
+
+/* A key that no run of this config can have: not placements.*, not a memory level of the
+ * config, or not one of the metrics every level has or LEVEL.stats.NAME. The statistics' names
+ * are checked after the run (expect_check). 0, or -1 with err at the key's position. */
+static int check_key_known(const char *path, const metric *m, const am_config *cfg,
+                           am_error *err)
+{
+    const char *k = m->key, *dot = strchr(k, '.');
+    if (!strcmp(k, "placements.fnv1a64") || !strcmp(k, "placements.rows"))
+        return 0;
+    if (dot && cfg_level_index(cfg, k, (size_t)(dot - k)) >= 0) {
+        for (const char *const *lm = fixed_metrics; *lm; lm++)
+            if (!strcmp(dot + 1, *lm))
+                return 0;
+        if (!strncmp(dot + 1, "stats.", 6) && dot[7])
+            return 0;
+    }
+    char **own;
+    const char **cands = fixed_keys(cfg, &own);
+    const char *near = cfg_suggest(k, cands);
+    char levels[512] = "";
+    for (int i = 0; i < cfg->nlevels; i++) {
+        size_t n = strlen(levels);
+        snprintf(levels + n, sizeof levels - n, "%s%s", i ? ", " : "", cfg->levels[i].name);
+    }
+    if (near)
+        am_fail_at(err, path, m->line, m->kcol, "unknown metric '%s' (did you mean '%s'?)", k,
+                   near);
+    else
+        am_fail_at(err, path, m->line, m->kcol, "unknown metric '%s' (metrics: placements.rows, "
+                   "placements.fnv1a64, and LEVEL.peak_live_bytes, LEVEL.peak_reserved_bytes, "
+                   "LEVEL.ooms, LEVEL.fragmentation_ratio, LEVEL.stats.NAME for the levels %s)",
+                   k, levels);
+    for (char **o = own; *o; o++)
+        free(*o);
+    free(own);
+    free(cands);
+    return -1;
+}
+
 static metric_kind got_kind(const metric *g)
 {
     if (!g->is_int)
@@ -221,7 +290,7 @@ static void fwd_action(void *ctx, const char *what, int level, am_ps start, am_p
         x->inner->action(x->inner->ctx, what, level, start, end, bytes);
 }
 
-static int load(expect_ctx *x, const char *path, am_error *err)
+static int load(expect_ctx *x, const char *path, const am_config *cfg, am_error *err)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -268,16 +337,27 @@ static int load(expect_ctx *x, const char *path, am_error *err)
                 break;
             }
             metric *m = ml_find(&x->want, k);
+            unsigned long kc = (unsigned long)(k - line) + 1;
             if (!m) {
-                rc = am_fail_at(err, path, ln, 1, "tolerance for '%s' before its value", k);
+                rc = am_fail_at(err, path, ln, kc, "tolerance for '%s' before its value", k);
+                break;
+            }
+            /* the second one replaced the first in silence */
+            if (m->tline) {
+                rc = am_fail_at(err, path, ln, kc, "'%s.tolerance' given twice (first at line "
+                                "%lu, column %lu)", k, m->tline, m->tcol);
                 break;
             }
             free(m->tol);
             m->tol = am_strdup(v);
+            m->tline = ln;
+            m->tcol = kc;
             continue;
         }
-        if (ml_find(&x->want, k)) {
-            rc = am_fail_at(err, path, ln, 1, "'%s' given twice", k);
+        const metric *first = ml_find(&x->want, k);
+        if (first) {
+            rc = am_fail_at(err, path, ln, (unsigned long)(k - line) + 1, "'%s' given twice "
+                            "(first at line %lu, column %lu)", k, first->line, first->kcol);
             break;
         }
         int forms = value_forms(v);
@@ -286,6 +366,11 @@ static int load(expect_ctx *x, const char *path, am_error *err)
         m->forms = forms;
         m->line = ln;
         m->col = (unsigned long)(v - line) + 1;
+        m->kcol = (unsigned long)(k - line) + 1;
+        /* a key no run of this config has is an input error (it was a deviation, "missing
+         * from the run"): a typo would fail every check */
+        if ((rc = check_key_known(path, m, cfg, err)) != 0)
+            break;
         /* the metrics every run has are checked against their kind now, a policy statistic
          * against every form here and against its own kind after the run */
         metric_kind kind = key_kind(k);
@@ -322,7 +407,7 @@ int expect_begin(expect_ctx **xp, const char *expect, const char *save, const am
     x->expect_path = expect ? am_strdup(expect) : NULL;
     x->save_path = save ? am_strdup(save) : NULL;
     x->obs = (sim_observer){x, fwd_alloc, fwd_free, fwd_device, fwd_counters, fwd_op, fwd_action};
-    if (expect && load(x, expect, err) != 0) {
+    if (expect && load(x, expect, cfg, err) != 0) {
         expect_free(x);
         *xp = NULL;
         return -1;
@@ -340,6 +425,7 @@ void expect_free(expect_ctx *x)
     free(x->expect_path);
     free(x->save_path);
     ml_free(&x->want);
+    ml_free(&x->got);
     free(x);
 }
 
@@ -420,6 +506,104 @@ static void gather(expect_ctx *x, sim *s, mlist *l)
     }
 }
 
+/* Add to l the statistics a policy reports, under level L, for a probe level of 1 GiB with
+ * options o (the policy's own struct). A policy that cannot be created so adds nothing. */
+static void probe_stats(mlist *l, const char *L, const struct alloc_ops *p, const void *o)
+{
+    mem_level *m;
+    am_error e = {0};
+    mem_params mp = {"probe", "other", 1ULL << 30, 1, p, o, 0, NULL, NULL, NULL};
+    if (mem_create(&m, &mp, &e) != 0)
+        return;
+    sctx c = {l, L};
+    stat_sink sink = {&c, s_u64, s_cur_peak, s_real};
+    p->stats(mem_policy_state(m), &sink);
+    mem_destroy(m);
+}
+
+/* Whether LEVEL.stats.NAME (key) is a statistic some registered policy reports: each one is
+ * probed with its default options and with each other value of each of its boolean and enum
+ * options (a statistic may exist only in a mode: prealloc's num_bump_resets). */
+static int stat_of_some_policy(const char *key)
+{
+    const char *dot = strchr(key, '.');
+    char level[CFG_NAME_MAX];
+    snprintf(level, sizeof level, "%.*s", (int)AM_MIN((size_t)(dot - key), sizeof level - 1),
+             key);
+    mlist l = {0};
+    for (const struct alloc_ops *const *p = alloc_all(); p && *p; p++) {
+        size_t sz = (*p)->opts_size ? (*p)->opts_size : 1;
+        char *o = am_calloc(1, sz), *v = am_calloc(1, sz);
+        am_error e = {0};
+        if (cfg_apply_opts(NULL, "", (*p)->opts, (*p)->opts_size ? o : NULL, NULL, &e) == 0) {
+            probe_stats(&l, level, *p, (*p)->opts_size ? o : NULL);
+            for (const opt_desc *d = (*p)->opts; d && d->key && (*p)->opts_size; d++) {
+                int n = d->type == OPT_BOOL ? 2 : 0, cur;
+                while (d->type == OPT_ENUM && d->enum_values && d->enum_values[n])
+                    n++;
+                memcpy(&cur, o + d->offset, sizeof cur);
+                for (int i = 0; i < n; i++) {
+                    if (i == cur)
+                        continue;
+                    memcpy(v, o, sz);
+                    memcpy(v + d->offset, &i, sizeof i);
+                    probe_stats(&l, level, *p, v);
+                }
+            }
+        }
+        free(o);
+        free(v);
+    }
+    int known = ml_find(&l, key) != NULL;
+    ml_free(&l);
+    return known;
+}
+
+int expect_check(expect_ctx *x, sim *s, am_error *err)
+{
+    if (x->checked)
+        return 0;
+    ml_free(&x->got);
+    gather(x, s, &x->got);
+    if (!x->expect_path) {
+        x->checked = 1;
+        return 0;
+    }
+    const char **cands = am_calloc((size_t)x->got.n + 1, sizeof *cands);
+    for (int i = 0; i < x->got.n; i++)
+        cands[i] = x->got.v[i].key;
+    int rc = 0;
+    for (int i = 0; i < x->want.n && !rc; i++) {
+        const metric *w = &x->want.v[i], *g = ml_find(&x->got, w->key);
+        /* a value that cannot be what its metric is in this run is an input error, not a
+         * deviation: the policy statistics' kinds are known only now */
+        if (g) {
+            rc = check_kind(x->expect_path, w, got_kind(g), err);
+            continue;
+        }
+        /* a statistic of another policy (or of another mode of this one) is missing from the
+         * run, a deviation; a name no policy reports is a typo */
+        if (stat_of_some_policy(w->key))
+            continue;
+        const char *near = cfg_suggest(w->key, cands);
+        const char *pol = "?";
+        const char *dot = strchr(w->key, '.');
+        for (int l = 0; dot && l < sim_nlevels(s); l++)
+            if (strlen(mem_name(sim_level(s, l))) == (size_t)(dot - w->key) &&
+                !strncmp(mem_name(sim_level(s, l)), w->key, (size_t)(dot - w->key)))
+                pol = mem_policy(sim_level(s, l))->name;
+        char hint[256] = "";
+        if (near)
+            snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+        rc = am_fail_at(err, x->expect_path, w->line, w->kcol, "unknown metric '%s': no policy "
+                        "reports such a statistic (this run's policy there: %s%s)", w->key, pol,
+                        hint);
+    }
+    free(cands);
+    x->checked = rc == 0;
+    return rc;
+}
+
 static int save(const mlist *l, const char *path, am_error *err)
 {
     outfile *o;
@@ -474,26 +658,14 @@ static int within(const metric *want, const metric *gm, char *tolbuf, size_t tn)
 
 int expect_finish(expect_ctx *x, sim *s, am_error *err)
 {
-    mlist got = {0};
-    gather(x, s, &got);
-    int rc = 0;
-    if (x->save_path && save(&got, x->save_path, err) != 0) {
-        ml_free(&got);
+    if (expect_check(x, s, err) != 0)
         return -1;
-    }
-    if (!x->expect_path) {
-        ml_free(&got);
+    const mlist got = x->got;
+    int rc = 0;
+    if (x->save_path && save(&got, x->save_path, err) != 0)
+        return -1;
+    if (!x->expect_path)
         return 0;
-    }
-    /* a value that cannot be what its metric is in this run is an input error, not a
-     * deviation: the policy statistics' kinds are known only now */
-    for (int i = 0; i < x->want.n; i++) {
-        const metric *g = ml_find(&got, x->want.v[i].key);
-        if (g && check_kind(x->expect_path, &x->want.v[i], got_kind(g), err) != 0) {
-            ml_free(&got);
-            return -1;
-        }
-    }
     char msg[sizeof err->msg];
     size_t n = 0;
     int moved = 0;
@@ -524,6 +696,5 @@ int expect_finish(expect_ctx *x, sim *s, am_error *err)
                 moved == 1 ? "" : "s", msg);
         rc = -1;
     }
-    ml_free(&got);
     return rc;
 }

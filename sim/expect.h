@@ -17,9 +17,13 @@
  * kind ("abc", "2GiB", "1.5" for a count) is an input error at its FILE:LINE:COLUMN: before the
  * run for the metrics every run has, after it (from expect_finish) for policy statistics.
  * A metric moves when |got - expected| exceeds the tolerance (rel: X * max(|got|, |expected|)),
- * or one of them is null and the other not, or the metric is missing from the run. A file
- * that is empty, holds no KEY=VALUE line after its header, has a NUL byte or cannot be read to
- * its end is an input error: it would otherwise let every run pass. */
+ * or one of them is null and the other not, or it is a statistic of another policy (or mode)
+ * that this run's policy does not report. A file that is empty, holds no KEY=VALUE line after
+ * its header, has a NUL byte or cannot be read to its end is an input error: it would otherwise
+ * let every run pass. So is a key given twice, a tolerance given twice (each names both
+ * positions), and a key no run of the config has (a typo: not placements.rows or .fnv1a64, a
+ * level the config lacks, a metric name not listed above, or a statistic no policy reports),
+ * at its FILE:LINE:COLUMN with a "did you mean" when a key is close. */
 #ifndef AM_EXPECT_H
 #define AM_EXPECT_H
 
@@ -33,9 +37,13 @@ typedef struct expect_ctx expect_ctx;
 int expect_begin(expect_ctx **x, const char *expect, const char *save, const am_config *cfg,
                  const sim_observer *inner, am_error *err);
 const sim_observer *expect_observer(expect_ctx *x);
-/* After the run: save and/or compare. 0 when nothing moved; -1 with err->status AM_EOOMFAIL (3)
- * and a message naming every metric that moved, AM_EINPUT (1) at FILE:LINE:COLUMN for a value
- * that cannot be its metric's kind in this run, or another status on I/O errors. */
+/* After the run, before its outputs are written: the input checks that need the run's metrics.
+ * 0, or -1 with AM_EINPUT at FILE:LINE:COLUMN for a value that cannot be its metric's kind in
+ * this run or a LEVEL.stats.NAME that no registered policy reports (did you mean). */
+int expect_check(expect_ctx *x, sim *s, am_error *err);
+/* After the run: save and/or compare (expect_check first, if not called yet). 0 when nothing
+ * moved; -1 with err->status AM_EOOMFAIL (3) and a message naming every metric that moved,
+ * AM_EINPUT (1) as expect_check, or another status on I/O errors. */
 int expect_finish(expect_ctx *x, sim *s, am_error *err);
 void expect_free(expect_ctx *x);
 

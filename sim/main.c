@@ -77,7 +77,9 @@ static void usage_run(FILE *f)
             "  --lenient               count and skip recoverable trace problems\n"
             "  --fail-on-oom           exit with status 3 when any allocation ran out of memory\n"
             "  --expect FILE           compare metrics and placements digest with an expectation\n"
-            "                          (sim/expect.h); status 3 and what moved on a deviation\n"
+            "                          (sim/expect.h); status 3 and what moved on a deviation,\n"
+            "                          status 1 at FILE:LINE:COL for a bad value, a key given\n"
+            "                          twice or a key no run has (did you mean)\n"
             "  --save-expect FILE      write this run's expectation (exact integers, reals 1e-9)\n"
             "  -q, --quiet             no text report on standard output\n");
 }

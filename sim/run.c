@@ -214,6 +214,9 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
     if (sim_create(&s, cfg, &so, err) != 0 ||
         prepass_attach(s, cfg, sp->trace, &to, sp->progress, err) != 0 || sim_run(s, t, err) != 0)
         goto out;
+    /* an expectation's keys and kinds known only from the run: an input error writes nothing */
+    if (xp && expect_check(xp, s, err) != 0)
+        goto out;
     report_trace rt = {sp->trace, trace_format(t), sim_get_summary(s)->events, trace_skipped(t)};
     if (o[O_JSON])
         report_json(out_fp(o[O_JSON]), s, &rt);

@@ -459,10 +459,55 @@ BI_C(y_syntax, "syntax.yaml", V "memories:\n  hbm: {capacity: 1GiB\n",
      "column 8)")
 BI_C(y_indent, "indent.yaml", V "memories:\n  hbm:\n    capacity: 1GiB\n   kind: hbm\n",
      "amsim: @:5:4: did not find expected key (while parsing a block mapping at line 3, column 3)")
-/* a policy that refuses its options points at the level's allocator map */
+/* a policy that refuses its options points at the value the user wrote that makes it so (the
+ * capacity here: the limit is the default memory_fraction of it), else at the allocator map */
 BI_C(y_policy_refuses, "tiny.yaml", V "memories:\n  hbm:\n    capacity: 255\n    allocator:\n"
      "      policy: bfc\n",
-     "amsim: @:5:5: memory level 'hbm': bfc: memory limit of 191 bytes is below 256 bytes")
+     "amsim: @:4:5: memory level 'hbm': bfc: memory limit of 191 bytes (memory_fraction 0.75 of "
+     "a 255-byte capacity) is below 256 bytes")
+/* A value a policy refuses when it is created (not by its option table) is reported where the
+ * user wrote it: a --set names the --set argument (it named the config's allocator map, a
+ * position the user never wrote), a YAML value its own line and column; nothing is written. */
+static void y_policy_refuses_set(void)
+{
+    static const struct {
+        const char *args, *config, *want;
+    } cases[] = {
+        {"--set memories.hbm.allocator.memory_limit=100", NULL,
+         "amsim: --set 'memories.hbm.allocator.memory_limit=100': memory level 'hbm': bfc: "
+         "memory limit of 100 bytes is below 256 bytes"},
+        {"--set memories.hbm.capacity=300", NULL,
+         "amsim: --set 'memories.hbm.capacity=300': memory level 'hbm': bfc: memory limit of 225 "
+         "bytes (memory_fraction 0.75 of a 300-byte capacity) is below 256 bytes"},
+        {"--policy buddy --set memories.hbm.allocator.min_block=3", NULL,
+         "amsim: --set 'memories.hbm.allocator.min_block=3': memory level 'hbm': buddy: "
+         "min_block of 3 bytes is not a power of two"},
+        {"--policy caching --set memories.hbm.allocator.roundup_power2_divisions=[1,3]", NULL,
+         "amsim: --set 'memories.hbm.allocator.roundup_power2_divisions=[1,3]': memory level "
+         "'hbm': caching: roundup_power2_divisions must be powers of two (got 3)"},
+        /* of two keys, the one the user gave: pool_granularity is the default here */
+        {"--policy cuda_async --set memories.hbm.allocator.alignment=3MiB", NULL,
+         "amsim: --set 'memories.hbm.allocator.alignment=3MiB': memory level 'hbm': cuda_async: "
+         "pool_granularity (2097152 bytes) must be a non-zero multiple of alignment"},
+        /* written in the YAML: at the key, as config errors are, not at the allocator map (5:5) */
+        {"--policy tlsf", "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n"
+         "    allocator: {policy: bfc, alignment: 3}\n",
+         "amsim: @:5:30: memory level 'hbm': tlsf: alignment of 3 bytes is not a power of two"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *cfg = cases[i].config ? cases[i].config : BI_CFG_TEXT;
+        const char *cp = bi_write("refuses.yaml", cfg, strlen(cfg));
+        const char *json = bi_write("refuses.json", "", 0);
+        unlink(json);
+        char args[4096];
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --json '%s' %s", cp, trace_gpu(),
+                 json, cases[i].args);
+        char *want = bi_expand(cases[i].want, cp);
+        bi_expect(args, 1, want);
+        free(want);
+        CU_ASSERT_NOT_EQUAL(access(json, F_OK), 0);
+    }
+}
 /* libyaml gives a byte offset for what its reader refuses: reported as line and column */
 static void y_control(void)
 {
@@ -1326,7 +1371,8 @@ void suite_badinput(void)
              {"pickle: too many open MARKs", p_marks},
              /* YAML */
              {"yaml: syntax error", y_syntax},
-             {"yaml: a policy refusing its options, at its allocator map", y_policy_refuses},
+             {"yaml: a policy refusing its options, at the value", y_policy_refuses},
+             {"yaml: a policy refusing a --set value names the --set", y_policy_refuses_set},
              {"yaml: control character (line and column from libyaml's offset)", y_control},
              {"yaml: bad indentation", y_indent},
              {"yaml: tab", y_tab},

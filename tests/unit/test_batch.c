@@ -39,7 +39,8 @@ static int count_substr(const char *s, const char *sub)
     return n;
 }
 
-/* A small study on the shipped GPU trace: 2 policies x 3 limits, one value bad. */
+/* A small study on the shipped GPU trace: 2 policies x 3 limits, one value bad at run time (a
+ * valid size that bfc refuses when it starts, below its 256-byte minimum; caching ignores it). */
 static const char *small_sweep(const char *name, int with_bad)
 {
     static char text[2048];
@@ -50,7 +51,7 @@ static const char *small_sweep(const char *name, int with_bad)
              "policies: [bfc, caching]\n"
              "axes:\n"
              "  memories.hbm.allocator.memory_limit: [1GiB, %s, 2GiB]\n",
-             tu_top(), tu_top(), with_bad ? "bogus" : "1536MiB");
+             tu_top(), tu_top(), with_bad ? "100" : "1536MiB");
     return tu_write(name, text);
 }
 
@@ -142,6 +143,67 @@ static void test_range_rounds_to_zero(void)
     free(err);
 }
 
+/* Sweep values are loaded into the base config at load, as each run loads them (under the
+ * config's policy and each of policies:): a value the config refuses is an error at its line
+ * and column in the sweep, and nothing is written. They were accepted and each run failed on its
+ * own ({from: 0.4, ...} for memory_limit: every run of the value "rounds to 0 bytes"). */
+static void test_sweep_values_checked_at_load(void)
+{
+    static const struct {
+        const char *body, *want; /* the sweep after base and traces (line 3 on) */
+    } cases[] = {
+        /* a unitless fractional bound of a size key: the config's "rounds to 0 bytes" rule */
+        {"axes:\n  memories.hbm.allocator.memory_limit: {from: 0.4, to: 2, step: 0.4}\n",
+         "vals.yaml:4:47: memories.hbm.allocator.memory_limit '0.4' rounds to 0 bytes; give at "
+         "least 1 byte or leave it out"},
+        /* a value the range makes (not written): at its step, saying which */
+        {"axes:\n  memories.hbm.allocator.memory_limit: {from: 0, to: 1, step: 0.4}\n",
+         "vals.yaml:4:63: memories.hbm.allocator.memory_limit '0.4' rounds to 0 bytes; give at "
+         "least 1 byte or leave it out (value 2 of the range from 0, step 0.4)"},
+        /* a factor's last value that reads as its to: at the to */
+        {"axes:\n  memories.hbm.allocator.memory_fraction: {from: 0.25, to: 2, factor: 2}\n",
+         "vals.yaml:4:60: memories.hbm.allocator.memory_fraction: expected a fraction between 0 "
+         "and 1, got '2'"},
+        {"axes:\n  memories.hbm.allocator.memory_limit: [1GiB, 0.4, 2GiB]\n",
+         "vals.yaml:4:47: memories.hbm.allocator.memory_limit '0.4' rounds to 0 bytes"},
+        {"axes:\n  memories.hbm.allocator.memory_limit: {values: [1GiB, bogus]}\n",
+         "vals.yaml:4:56: memories.hbm.allocator.memory_limit: bad size 'bogus': not a number"},
+        {"axes:\n  memories.hbm.allocator.allow_growth:\n    - true\n    - maybe\n",
+         "vals.yaml:6:7: memories.hbm.allocator.allow_growth: expected true or false, got "
+         "'maybe'"},
+        {"axes:\n  memories.hbm.allocator.memory_limt: [1GiB]\n",
+         "vals.yaml:4:40: unknown key 'memories.hbm.allocator.memory_limt' (did you mean "
+         "'memory_limit'?)"},
+        /* a key of another policy: refused under the policy that reads it */
+        {"policies: [bfc, caching]\naxes:\n  memories.hbm.allocator.max_split_size: [64MiB, "
+         "abc]\n",
+         "vals.yaml:5:50: memories.hbm.allocator.max_split_size: bad size 'abc': not a number "
+         "(with policy caching)"},
+        /* set: too, at its value (it was "--set 'PATH=VALUE': ...") */
+        {"set: {memories.hbm.allocator.memory_limit: 0.3}\n",
+         "vals.yaml:3:44: memories.hbm.allocator.memory_limit '0.3' rounds to 0 bytes"},
+        {"policies: [bfc, caching]\nset:\n  memories.hbm.allocator.max_split_size: huge\n",
+         "vals.yaml:5:42: memories.hbm.allocator.max_split_size: bad size 'huge': not a number "
+         "(with policy caching)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[2048], args[2400], *err = NULL;
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+                 "traces: [%s/traces/gpu_train_step.trace]\n%s", tu_top(), tu_top(),
+                 cases[i].body);
+        const char *out = path_in_tmp("vals_out");
+        snprintf(args, sizeof args, "batch '%s' -o '%s' -j 1", tu_write("vals.yaml", text), out);
+        int st = tu_amsim(args, NULL, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(err && strstr(err, cases[i].want));
+        CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0); /* refused before anything is written */
+        if (st != 1 || !err || !strstr(err, cases[i].want))
+            fprintf(stderr, "\n  case %zu: status %d, %s  expected: %s\n", i, st,
+                    err ? err : "(none)", cases[i].want);
+        free(err);
+    }
+}
+
 static void test_sweep_errors(void)
 {
     char text[1024], args[1200], *err = NULL;
@@ -171,6 +233,9 @@ static void test_sweep_errors(void)
         {"{seed: 1}", "ex.yaml:7:6: exclude: 'seed' needs a 'seeds:' list"},
         {"{policy: bfc, policy: caching}", "ex.yaml:7:19: exclude: 'policy' twice in one "
                                            "exclusion"},
+        /* matched every run: the whole matrix went and the batch exited 0 with no runs */
+        {"{}", "ex.yaml:7:5: exclude: an empty exclusion {} matches every run (it would "
+               "exclude the whole matrix)"},
     };
     for (size_t i = 0; i < sizeof ex / sizeof *ex; i++) {
         snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
@@ -186,6 +251,16 @@ static void test_sweep_errors(void)
                     ex[i].want);
         free(err);
     }
+    /* refused before anything is written: no output folder */
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "traces: [%s/traces/gpu_train_step.trace]\nexclude: [{}]\n", tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' -o '%s'", tu_write("ex.yaml", text),
+             path_in_tmp("ex_empty"));
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "ex.yaml:3:11: exclude: an empty exclusion {}"));
+    free(err);
+    CU_ASSERT_NOT_EQUAL(access(path_in_tmp("ex_empty"), F_OK), 0);
     /* generate.args naming --seed or -o, which the batch gives every run: the seed list was
      * overridden by it (every run the same trace), then every run failed "given twice" */
     static const char *const reserved[] = {"[--requests, '5', --seed, '3']", "[-o, x.trace]",
@@ -228,9 +303,9 @@ static void test_resume_and_failure_isolation(void)
     char *t = tu_slurp(csv, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CU_ASSERT_EQUAL(count_lines(t), 7);
-    CU_ASSERT_EQUAL(count_substr(t, ",ok,"), 4);
-    CU_ASSERT_EQUAL(count_substr(t, ",failed,"), 2);
-    CU_ASSERT(strstr(t, "bad size 'bogus'") != NULL);
+    CU_ASSERT_EQUAL(count_substr(t, ",ok,"), 5);
+    CU_ASSERT_EQUAL(count_substr(t, ",failed,"), 1); /* bfc's; caching ignores memory_limit */
+    CU_ASSERT(strstr(t, "memory limit of 100 bytes is below 256 bytes") != NULL);
     /* rows in run-id order */
     CU_ASSERT(strstr(t, "\n1,0001-") && strstr(t, "\n6,0006-") &&
               strstr(t, "\n1,0001-") < strstr(t, "\n6,0006-"));
@@ -242,7 +317,7 @@ static void test_resume_and_failure_isolation(void)
     struct stat a, b;
     CU_ASSERT_EQUAL_FATAL(stat(marker, &a), 0);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
-    CU_ASSERT(err && strstr(err, "2 run now, 4 finished before"));
+    CU_ASSERT(err && strstr(err, "1 run now, 5 finished before"));
     free(err);
     CU_ASSERT_EQUAL_FATAL(stat(marker, &b), 0);
     CU_ASSERT_EQUAL(a.st_ino, b.st_ino);
@@ -250,7 +325,7 @@ static void test_resume_and_failure_isolation(void)
     /* a half-written run (no marker) runs again */
     unlink(marker);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
-    CU_ASSERT(err && strstr(err, "3 run now, 3 finished before"));
+    CU_ASSERT(err && strstr(err, "2 run now, 4 finished before"));
     free(err);
     /* the outputs of a run */
     char p[1200];
@@ -925,6 +1000,41 @@ static void test_policy_lists(void)
         }
 }
 
+/* A --set key that belongs to no policy (a typo) is refused with "did you mean" by every
+ * command that takes --set, with status 1 and nothing written; compare printed a table of
+ * "failed" rows and exited 0. A key of another policy is accepted (compare switches). */
+static void test_set_typo_commands(void)
+{
+    static const char *const cmds[] = {"run -q", "compare --policies bfc,caching",
+                                       "mincap --policies bfc"};
+    const char *want = "amsim: --set 'memories.hbm.allocator.max_split_sise=64MiB': unknown key "
+                       "'memories.hbm.allocator.max_split_sise' (did you mean 'max_split_size'?)";
+    for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++) {
+        char args[2048], *out = NULL, *err = NULL;
+        const char *json = path_in_tmp("typo.json");
+        snprintf(args, sizeof args, "%s -c '%s/configs/default.yaml' -t "
+                 "'%s/traces/gpu_train_step.trace' --json '%s' --set "
+                 "memories.hbm.allocator.max_split_sise=64MiB", cmds[c], tu_top(), tu_top(), json);
+        int st = tu_amsim(args, &out, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(err && strstr(err, want));
+        CU_ASSERT(out && !*out);
+        CU_ASSERT_NOT_EQUAL(access(json, F_OK), 0);
+        if (st != 1 || !err || !strstr(err, want))
+            fprintf(stderr, "\n  %s: status %d, %s\n", cmds[c], st, err ? err : "(none)");
+        free(out);
+        free(err);
+    }
+    /* caching's key, spelled right, under bfc and caching: accepted, a table with both */
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "compare --policies bfc,caching -c '%s/configs/default.yaml' -t "
+             "'%s/traces/gpu_train_step.trace' --set memories.hbm.allocator.max_split_size=64MiB",
+             tu_top(), tu_top());
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\nbfc ") && strstr(out, "\ncaching ") && !strstr(out, "failed"));
+    free(out);
+}
+
 /* An option that takes one value, given twice, is refused (status 1, no output) in every
  * command: `compare --policies a --policies b` ran b alone, as if a were never named. --set
  * repeats (it is a list) and so may a flag. */
@@ -1198,6 +1308,89 @@ static void test_expect_bad_values(void)
     free(t);
 }
 
+/* The line and column where `needle` starts in t (1-based). */
+static void line_col(const char *t, const char *needle, unsigned long *line, unsigned long *col)
+{
+    const char *at = strstr(t, needle), *bol = t;
+    *line = 1;
+    for (const char *q = t; at && q < at; q++)
+        if (*q == '\n') {
+            (*line)++;
+            bol = q + 1;
+        }
+    *col = at ? (unsigned long)(at - bol) + 1 : 0;
+}
+
+/* Keys of an expectation file: a second KEY= or KEY.tolerance= line silently replaced the first
+ * (now an error naming both positions), and a key no run has (a typo) was a deviation, status 3,
+ * "missing from the run" (now an input error at the key, with "did you mean"), before the run
+ * for the metrics every level has, after it for a policy statistic, and nothing is written. A
+ * statistic of another policy is still a deviation (test_expect). */
+static void test_expect_keys(void)
+{
+    const char *ex = path_in_tmp("keys.expect");
+    char args[2048];
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t "
+             "'%s/traces/gpu_train_step.trace' --save-expect '%s'", tu_top(), tu_top(), ex);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *t = tu_slurp(ex, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    static const struct {
+        const char *find, *repl; /* the edit: the first `find` replaced by `repl` */
+        const char *at, *first;  /* where the error is (`at`'s position in the edited text),
+                                    and for a repeat where the first one is */
+        const char *msg;
+    } cases[] = {
+        {"placements.rows.tolerance=exact\n",
+         "placements.rows.tolerance=exact\nplacements.rows.tolerance=abs:100\n",
+         "placements.rows.tolerance=abs", "placements.rows.tolerance=exact",
+         "'placements.rows.tolerance' given twice"},
+        {"hbm.ooms=0\n", "hbm.ooms=0\nhbm.ooms=7\n", "hbm.ooms=7", "hbm.ooms=0",
+         "'hbm.ooms' given twice"},
+        {"hbm.ooms=0\nhbm.ooms.tolerance", "hbm.oms=0\nhbm.oms.tolerance", "hbm.oms=", NULL,
+         "unknown metric 'hbm.oms' (did you mean 'hbm.ooms'?)"},
+        {"hbm.ooms=0\nhbm.ooms.tolerance", "hbx.ooms=0\nhbx.ooms.tolerance", "hbx.ooms=", NULL,
+         "unknown metric 'hbx.ooms' (did you mean 'hbm.ooms'?)"},
+        {"hbm.stats.num_allocs=", "hbm.stats.num_alocs=", "hbm.stats.num_alocs=", NULL,
+         "unknown metric 'hbm.stats.num_alocs': no policy reports such a statistic (this run's "
+         "policy there: bfc; did you mean 'hbm.stats.num_allocs'?)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *at = strstr(t, cases[i].find);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+        size_t n = strlen(t) + 256;
+        char *e = malloc(n), *tol;
+        snprintf(e, n, "%.*s%s%s", (int)(at - t), t, cases[i].repl, at + strlen(cases[i].find));
+        /* a renamed statistic's tolerance line is renamed with it */
+        if (strstr(cases[i].repl, "num_alocs") &&
+            (tol = strstr(e, "hbm.stats.num_allocs.tolerance")) != NULL)
+            memmove(tol + 15, tol + 16, strlen(tol + 16) + 1); /* drop an l */
+        const char *bp = tu_write("keys-edited.expect", e);
+        unsigned long l, c, fl, fc;
+        line_col(e, cases[i].at, &l, &c);
+        char want[1200], firstpos[128] = "", *err = NULL;
+        if (cases[i].first) {
+            line_col(e, cases[i].first, &fl, &fc);
+            snprintf(firstpos, sizeof firstpos, " (first at line %lu, column %lu)", fl, fc);
+        }
+        snprintf(want, sizeof want, "%s:%lu:%lu: %s%s", bp, l, c, cases[i].msg, firstpos);
+        free(e);
+        const char *json = path_in_tmp("keys.json");
+        snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t "
+                 "'%s/traces/gpu_train_step.trace' --expect '%s' --json '%s'", tu_top(), tu_top(),
+                 bp, json);
+        int st = tu_amsim(args, NULL, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(err && strstr(err, want));
+        CU_ASSERT_NOT_EQUAL(access(json, F_OK), 0); /* nothing written */
+        if (st != 1 || !err || !strstr(err, want))
+            fprintf(stderr, "\n  case %zu: status %d, %s  expected %s\n", i, st,
+                    err ? err : "(no message)", want);
+        free(err);
+    }
+    free(t);
+}
+
 static void test_regress_sweep(void)
 {
     char text[2048], args[2048], *err = NULL;
@@ -1237,6 +1430,8 @@ void suite_batch(void)
              {"ranges of times and numbers", test_range_kinds},
              {"a range bound that rounds to 0 bytes", test_range_rounds_to_zero},
              {"sweep errors name file:line", test_sweep_errors},
+             {"sweep values checked at load, at their line:column",
+              test_sweep_values_checked_at_load},
              {"resume and failure isolation", test_resume_and_failure_isolation},
              {"resume reruns runs whose inputs changed", test_resume_inputs_changed},
              {"--timeout honours fractions of a second", test_timeout_fraction},
@@ -1252,9 +1447,11 @@ void suite_batch(void)
              {"mincap known answer", test_mincap},
              {"mincap --level puts the policies on that level", test_mincap_level},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
+             {"run, compare and mincap refuse a --set key of no policy", test_set_typo_commands},
              {"an option that takes one value is refused twice", test_repeated_options},
              {"short options take their value attached (-j2, -oDIR)", test_attached_short_values},
              {"expectations hold and fail", test_expect},
              {"expectation values that are not their metric's form", test_expect_bad_values},
+             {"expectation keys given twice or unknown", test_expect_keys},
              {"regress sweep", test_regress_sweep});
 }

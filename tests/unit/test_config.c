@@ -30,7 +30,7 @@
 static am_config *load_ok(const char *yaml, const char *const *sets, int nsets)
 {
     am_config *c = NULL;
-    am_error e = {0, ""};
+    am_error e = {0};
     int rc = cfg_load_string(&c, "t.yaml", yaml, sets, nsets, &e);
     if (rc != 0)
         printf("\n  unexpected error: %s\n", e.msg);
@@ -42,7 +42,7 @@ static am_config *load_ok(const char *yaml, const char *const *sets, int nsets)
 static am_config *file_ok(const char *path, const char *const *sets, int nsets)
 {
     am_config *c = NULL;
-    am_error e = {0, ""};
+    am_error e = {0};
     int rc = cfg_load(&c, path, sets, nsets, &e);
     if (rc != 0)
         printf("\n  unexpected error: %s\n", e.msg);
@@ -360,7 +360,7 @@ static void test_preset_merge(void)
     /* an error inside a preset points into the preset */
     write_preset("devices", "broken", "version: 1\nmemories:\n  hbm:\n    capacity: 1 parsec\n");
     path = tu_write("broken.yaml", "version: 1\ndevice: broken\n");
-    am_error e = {0, ""};
+    am_error e = {0};
     CU_ASSERT_EQUAL(cfg_load(&c, path, NULL, 0, &e), -1);
     ASSERT_HAS(e.msg, "devices/broken.yaml:4:5: memories.hbm.capacity: bad size '1 parsec'");
     /* a preset may not chain to another one */
@@ -523,6 +523,43 @@ static void test_set_errors(void)
     const char *const bad[] = {"memories.hbm.capacity=[1,"};
     ASSERT_MSG(load_err(yaml, bad, 1), "--set 'memories.hbm.capacity=[1,': bad value: did not "
                "find expected node content (while parsing a flow node at line 2, column 1)");
+}
+
+/* An allocator key of another policy than the one in use is accepted and ignored by --set (so
+ * --policy, compare and batch switch policies on one config), with no warning; a key that
+ * belongs to no policy at all is a typo, refused with "did you mean" (the nearest key of any
+ * policy), under the default policy and under a named one. */
+static void test_set_allocator_keys(void)
+{
+    const char *yaml = "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n";
+    const char *ybfc = "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator: "
+                       "{policy: bfc}\n";
+    const char *const other[] = {"memories.hbm.allocator.max_split_size=64MiB"}; /* caching's */
+    am_config *c = load_ok(ybfc, other, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_PTR_EQUAL(c->levels[0].policy, alloc_find("bfc"));
+    CU_ASSERT_PTR_NULL(c->warnings);
+    cfg_free(c);
+    static const struct {
+        const char *yaml, *set, *msg;
+    } cases[] = {
+        {NULL, "memories.hbm.allocator.memory_limt=1GiB",
+         "--set 'memories.hbm.allocator.memory_limt=1GiB': unknown key "
+         "'memories.hbm.allocator.memory_limt' (did you mean 'memory_limit'?)"},
+        {"bfc", "memories.hbm.allocator.max_split_sise=64MiB",
+         "--set 'memories.hbm.allocator.max_split_sise=64MiB': unknown key "
+         "'memories.hbm.allocator.max_split_sise' (did you mean 'max_split_size'?)"},
+        {"bfc", "memories.hbm.allocator.alow_growth=true",
+         "--set 'memories.hbm.allocator.alow_growth=true': unknown key "
+         "'memories.hbm.allocator.alow_growth' (did you mean 'allow_growth'?)"},
+        {"bfc", "memories.hbm.allocator.colour=red",
+         "--set 'memories.hbm.allocator.colour=red': unknown key "
+         "'memories.hbm.allocator.colour'"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        const char *const one[] = {cases[i].set};
+        ASSERT_MSG(load_err(cases[i].yaml ? ybfc : yaml, one, 1), cases[i].msg);
+    }
 }
 
 /* A size that is not 0 but rounds to 0 bytes is an error at its position, in the YAML and by
@@ -713,7 +750,7 @@ static void test_errors(void)
 
     /* a file that cannot be read */
     am_config *c = NULL;
-    am_error e = {0, ""};
+    am_error e = {0};
     CU_ASSERT_EQUAL(cfg_load(&c, "/nonexistent/amsim.yaml", NULL, 0, &e), -1);
     ASSERT_HAS(e.msg, "/nonexistent/amsim.yaml: cannot open: ");
     CU_ASSERT_PTR_NULL(c);
@@ -810,7 +847,7 @@ static const opt_desc all_desc[] = {
 static void test_apply_opts(void)
 {
     all_opts o;
-    am_error e = {0, ""};
+    am_error e = {0};
     memset(&o, 0xAB, sizeof o);
     /* no map: every default (NULL default = zero) */
     CU_ASSERT_EQUAL_FATAL(cfg_apply_opts(NULL, "p", all_desc, &o, NULL, &e), 0);
@@ -997,6 +1034,7 @@ void suite_config(void)
     TU_SUITE("config", {"valid", test_valid}, {"defaults", test_defaults},
              {"preset_merge", test_preset_merge}, {"preset_env", test_preset_env},
              {"shipped", test_shipped}, {"set", test_set}, {"set_errors", test_set_errors},
+             {"--set: keys of other policies ignored, of none refused", test_set_allocator_keys},
              {"a size that rounds to 0 bytes", test_size_rounds_to_zero},
              {"errors", test_errors}, {"other_policy_keys", test_other_policy_keys},
              {"apply_opts", test_apply_opts}, {"round_trip", test_round_trip});
