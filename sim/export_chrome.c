@@ -4,11 +4,13 @@
  * Event Format (Google, "Trace Event Format" document; Perfetto reads it as "JSON trace").
  * Events written:
  *   ph "M"  process_name / thread_name metadata (pid 1 "amsim device"; tid = stream number for
- *           streams, AM_CHROME_LINK_TID + channel for link channels)
+ *           streams, AM_CHROME_HOST_TID for the host's runtime actions, AM_CHROME_LINK_TID +
+ *           channel for link channels)
  *   ph "X"  complete events: name, ts, dur (microseconds), pid, tid, args {bytes, link}
  *   ph "C"  counters: name "memory <level>", args {"live": bytes, "reserved": bytes}
  *   ph "i"  instant events with "s": "p" (process scope): out-of-memory, defragmentation,
- *           spilling (the latter two also as "X" slices for the time the host waited)
+ *           spilling (the latter two also as "X" slices for the time the host waited, on the
+ *           track "host runtime" of their own: they block the host, not a stream)
  * Link channels are numbered as the engine creates them (engine.c, sim_create): per config
  * link in order, direction from->to, then to->from when the link is duplex between two
  * different levels. The file is streamed as the run goes: memory does not grow with it. */
@@ -21,6 +23,7 @@
 #include "outfile.h"
 
 #define AM_CHROME_LINK_TID 1000000u
+#define AM_CHROME_HOST_TID 999999u /* above every stream number (engine.c: below 65536) */
 #define CHROME_MAX_STREAMS_NAMED 4096 /* streams beyond this still get slices, no name */
 
 struct chrome_exp {
@@ -33,6 +36,7 @@ struct chrome_exp {
     int nchan;
     unsigned char chan_named[2 * CFG_MAX_LINKS];
     unsigned char stream_named[CHROME_MAX_STREAMS_NAMED];
+    int host_named;                             /* the host runtime track has its name */
 };
 
 /* ps -> microseconds with 6 decimals, exact */
@@ -113,24 +117,32 @@ static void ch_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
             ",\"requested\":%" PRIu64 "}}", stream, seq, id, requested);
 }
 
-/* Defragmentation and spilling: an instant on the level's memory track plus a slice for the
- * time the host waited. */
+/* Defragmentation, spilling and restoring: an instant plus a slice for the time the host
+ * waited, both on the host runtime track (until 2026-11-25 they were on tid 0, the track of
+ * stream 0, where the slices overlapped that stream's operations). Actions block the host one
+ * after another, so the track's slices never overlap. */
 static void ch_action(void *ctx, const char *what, int level, am_ps start, am_ps end,
                       uint64_t bytes)
 {
     chrome_exp *x = ctx;
+    if (!x->host_named) {
+        ch_thread_name(x, AM_CHROME_HOST_TID, "host runtime", AM_CHROME_HOST_TID);
+        x->host_named = 1;
+    }
     ch_begin(x);
     fprintf(x->f, "{\"name\":\"%s %s\",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"p\",\"ts\":", what,
             x->cfg->levels[level].name, what);
     ch_us(x->f, start);
-    fprintf(x->f, ",\"pid\":1,\"tid\":0,\"args\":{\"bytes\":%" PRIu64 "}}", bytes);
+    fprintf(x->f, ",\"pid\":1,\"tid\":%u,\"args\":{\"bytes\":%" PRIu64 "}}",
+            AM_CHROME_HOST_TID, bytes);
     ch_begin(x);
     fprintf(x->f, "{\"name\":\"%s %s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":", what,
             x->cfg->levels[level].name, what);
     ch_us(x->f, start);
     fprintf(x->f, ",\"dur\":");
     ch_us(x->f, end - start);
-    fprintf(x->f, ",\"pid\":1,\"tid\":0,\"args\":{\"bytes\":%" PRIu64 "}}", bytes);
+    fprintf(x->f, ",\"pid\":1,\"tid\":%u,\"args\":{\"bytes\":%" PRIu64 "}}",
+            AM_CHROME_HOST_TID, bytes);
 }
 
 int chrome_open(chrome_exp **xp, const char *path, const am_config *cfg, am_error *err)

@@ -89,6 +89,68 @@ static void test_chrome(void)
     free(text);
 }
 
+/* The tracks of a Chrome trace, one line each: "TRACK: N slices, depth D, NAME|NAME|...", with
+ * D the most "X" slices in progress at once (exact: times read as decimals), and the names of
+ * the slices; tracks in tid order. */
+static const char *tracks_py =
+    "import json, sys, decimal\n"
+    "d = json.load(open(sys.argv[1]), parse_float=decimal.Decimal)\n"
+    "names, sl = {}, {}\n"
+    "for e in d['traceEvents']:\n"
+    "    if e['ph'] == 'M' and e['name'] == 'thread_name': names[e['tid']] = e['args']['name']\n"
+    "    if e['ph'] == 'X': sl.setdefault(e['tid'], []).append((e['ts'], e['ts'] + e['dur'], e['name']))\n"
+    "out = open(sys.argv[2], 'w')\n"
+    "for tid in sorted(sl):\n"
+    "    v = sl[tid]\n"
+    "    ev = sorted([(a, 1) for a, b, n in v] + [(b, -1) for a, b, n in v])\n"
+    "    depth = top = 0\n"
+    "    for t, k in ev:\n"
+    "        depth += k\n"
+    "        top = max(top, depth)\n"
+    "    out.write('%s: %d slices, depth %d, %s\\n' % (names.get(tid, 'tid %d' % tid), len(v), top,\n"
+    "              '|'.join(sorted(set(n for a, b, n in v)))))\n";
+
+/* Run amsim with ARGS (a --chrome-trace into the test directory is added) and return the
+ * tracks of its Chrome trace (tracks_py), or NULL when python3 is missing or the run failed. */
+static char *chrome_tracks(const char *args)
+{
+    if (!have_python()) {
+        printf("skipped: python3 not found\n");
+        return NULL;
+    }
+    char cmd[4096], js[512], txt[512];
+    snprintf(js, sizeof js, "%s/tracks.json", tu_tmpdir());
+    snprintf(txt, sizeof txt, "%s/tracks.txt", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "%s --chrome-trace '%s' -q", args, js);
+    char *err = NULL;
+    int rc = tu_amsim(cmd, NULL, &err);
+    if (rc != 0)
+        printf("\namsim %s: status %d: %s\n", cmd, rc, err ? err : "");
+    free(err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    snprintf(cmd, sizeof cmd, "python3 '%s' '%s' '%s'", tu_write("tracks.py", tracks_py), js, txt);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    return tu_slurp(txt, NULL);
+}
+
+/* Spilling, restoring and defragmentation block the host: their slices have a track of their
+ * own, named so. Until 2026-11-25 they were on tid 0, the track named "stream 0", and on the
+ * shipped spill example 14 of them partly overlapped stream 0's compute slices. */
+static void test_chrome_host_track(void)
+{
+    char args[2048];
+    snprintf(args, sizeof args, "run -c '%s/configs/examples/gpu_spill.yaml' -t "
+             "'%s/traces/gpu_spill_step.trace'", tu_top(), tu_top());
+    char *t = chrome_tracks(args);
+    if (!t)
+        return;
+    CU_ASSERT(strstr(t, "stream 0: 24 slices, depth 1, compute\n") != NULL);
+    CU_ASSERT(strstr(t, "host runtime: 24 slices, depth 1, restore hbm|spill hbm\n") != NULL);
+    if (!strstr(t, "host runtime:"))
+        printf("\n%s", t);
+    free(t);
+}
+
 /* What the run did, as the snapshot should record it. */
 typedef struct rec {
     int kind; /* tr_kind */
@@ -285,6 +347,7 @@ static void test_snapshot_every_policy(void)
 void suite_export(void)
 {
     TU_SUITE("export", {"chrome trace is valid trace-event JSON", test_chrome},
+             {"chrome trace: host runtime actions on their own track", test_chrome_host_track},
              {"pytorch snapshot reads back with the same events", test_snapshot},
              {"exported snapshot replays with every segment event matched",
               test_snapshot_replay_validates},
