@@ -8,7 +8,8 @@ __extension__ typedef unsigned __int128 u128;
 
 typedef struct xfer {
     uint64_t tag, bytes, seq;
-    am_ps submit, data_at; /* data phase starts at data_at */
+    am_ps submit, started; /* submitted; taken (in flight from then on) */
+    am_ps data_at;         /* data phase starts at data_at */
     u128 rem;              /* remaining work, bytes x 1e12 */
 } xfer;
 
@@ -58,6 +59,7 @@ static void start(link_chan *l, xfer x)
         l->fl = am_realloc(l->fl, l->capfl * sizeof *l->fl);
     }
     l->st.wait_ps += l->now - x.submit;
+    x.started = l->now;
     x.data_at = am_ps_add(l->now, l->latency);
     l->fl[l->nfl++] = x;
     if (l->nfl > l->st.max_in_flight)
@@ -84,7 +86,7 @@ static void account(link_chan *l, am_ps t)
 void link_submit(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag)
 {
     account(l, now);
-    xfer x = {tag, bytes, l->seq++, l->now, 0, (u128)bytes * AM_PS_PER_S};
+    xfer x = {tag, bytes, l->seq++, l->now, l->now, 0, (u128)bytes * AM_PS_PER_S};
     l->st.bytes += bytes;
     l->st.count++;
     if (l->conc && l->nfl >= l->conc) {
@@ -125,7 +127,7 @@ am_ps link_next_time(const link_chan *l)
     return next;
 }
 
-int link_advance(link_chan *l, am_ps t, uint64_t *tags, int max)
+int link_advance(link_chan *l, am_ps t, link_done *done, int max)
 {
     int got = 0;
     for (;;) {
@@ -143,7 +145,7 @@ int link_advance(link_chan *l, am_ps t, uint64_t *tags, int max)
         for (size_t i = 0; i < l->nfl; i++) {
             xfer *x = &l->fl[i];
             if (x->data_at <= l->now && (x->rem == 0 || end) && got < max) {
-                tags[got++] = x->tag;
+                done[got++] = (link_done){x->tag, x->started};
                 l->st.sum_ps += l->now - x->submit;
             } else {
                 l->fl[k++] = *x;

@@ -30,9 +30,15 @@ void link_destroy(link_chan *l);
 void link_submit(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag);
 /* Time of the next completion or phase change, AM_TIME_NONE when idle. */
 am_ps link_next_time(const link_chan *l);
-/* Advance to time t (>= last time); store up to max completed tags (in completion order, ties
- * in submission order) and return how many completed. Call again while it returns max. */
-int link_advance(link_chan *l, am_ps t, uint64_t *tags, int max);
+/* A completed transfer: its tag, and when the channel took it (its submission time, or later
+ * when it waited behind the concurrency limit); it completed at the time link_advance got to. */
+typedef struct link_done {
+    uint64_t tag;
+    am_ps started;
+} link_done;
+/* Advance to time t (>= last time); store up to max completed transfers (in completion order,
+ * ties in submission order) and return how many completed. Call again while it returns max. */
+int link_advance(link_chan *l, am_ps t, link_done *done, int max);
 const link_stats *link_get_stats(const link_chan *l);
 int link_in_flight(const link_chan *l);
 

@@ -213,6 +213,7 @@ typedef struct stream {
     size_t head, len, cap;
     int busy;
     am_ps started;       /* start of the operation in progress */
+    am_ps carried;       /* a transfer: when its link took it (link_done), set at completion */
 } stream;
 
 typedef struct evrec {
@@ -484,6 +485,8 @@ static void kick(sim *s, uint32_t id)
 static void op_done(sim *s, uint32_t id)
 {
     stream *q = &s->st[id];
+    if (s->obs && s->obs->link && st_head(q)->kind == OP_XFER)
+        s->obs->link(s->obs->ctx, (int)st_head(q)->chan, id, q->carried, s->now, st_head(q)->arg);
     if (s->obs && s->obs->op) {
         const op *h = st_head(q);
         s->obs->op(s->obs->ctx, id, q->started, s->now, h->kind == OP_XFER ? (int)h->chan : -1,
@@ -513,11 +516,13 @@ static int des_step(sim *s, am_ps limit)
         if (tl > limit)
             return 0;
         s->now = tl;
-        uint64_t tags[16];
-        int n = link_advance(s->ch[cl].l, tl, tags, 16);
+        link_done done[16];
+        int n = link_advance(s->ch[cl].l, tl, done, 16);
         s->inflight -= (uint64_t)n;
-        for (int i = 0; i < n; i++)
-            op_done(s, (uint32_t)tags[i]);
+        for (int i = 0; i < n; i++) {
+            s->st[done[i].tag].carried = done[i].started;
+            op_done(s, (uint32_t)done[i].tag);
+        }
         return 1;
     }
     if (th > limit)

@@ -39,6 +39,10 @@ typedef struct sim_observer {
     /* A runtime action on a level: what = "defrag" (bytes moved) or "spill" / "restore"
      * (bytes copied); it occupied the host from start to end. */
     void (*action)(void *ctx, const char *what, int level, am_ps start, am_ps end, uint64_t bytes);
+    /* A transfer's time on its link channel (called just before its `op`): from when the
+     * channel took it, which is later than the op's start when it waited behind the link's
+     * `concurrency`, to its completion. Never more than `concurrency` at once on a channel. */
+    void (*link)(void *ctx, int chan, uint32_t stream, am_ps start, am_ps end, uint64_t bytes);
 } sim_observer;
 
 typedef struct sim_opts {

@@ -469,14 +469,29 @@ static void test_link_model(void)
     link_submit(l, 0, 1000, 1);
     link_submit(l, 0, 3000, 2);
     CU_ASSERT_EQUAL(link_next_time(l), 2000); /* both at half rate: 1000 B done at 2000 ps */
-    uint64_t tags[4];
-    CU_ASSERT_EQUAL(link_advance(l, 2000, tags, 4), 1);
-    CU_ASSERT_EQUAL(tags[0], 1);
+    link_done d[4];
+    CU_ASSERT_EQUAL(link_advance(l, 2000, d, 4), 1);
+    CU_ASSERT_EQUAL(d[0].tag, 1);
+    CU_ASSERT_EQUAL(d[0].started, 0);
     CU_ASSERT_EQUAL(link_next_time(l), 4000); /* 2000 B left alone at full rate */
-    CU_ASSERT_EQUAL(link_advance(l, 10000, tags, 4), 1);
-    CU_ASSERT_EQUAL(tags[0], 2);
+    CU_ASSERT_EQUAL(link_advance(l, 10000, d, 4), 1);
+    CU_ASSERT_EQUAL(d[0].tag, 2);
+    CU_ASSERT_EQUAL(d[0].started, 0);
     CU_ASSERT_EQUAL(link_next_time(l), AM_TIME_NONE);
     CU_ASSERT_EQUAL(link_get_stats(l)->busy_ps, 4000);
+    link_destroy(l);
+
+    /* concurrency 1: the second transfer is taken when the first ends (its start says so) */
+    l = link_create(1000000000000ULL, 100, 1);
+    link_submit(l, 0, 1000, 1);
+    link_submit(l, 50, 1000, 2);
+    CU_ASSERT_EQUAL(link_advance(l, 1100, d, 4), 1);
+    CU_ASSERT_EQUAL(d[0].tag, 1);
+    CU_ASSERT_EQUAL(d[0].started, 0);
+    CU_ASSERT_EQUAL(link_advance(l, 10000, d, 4), 1);
+    CU_ASSERT_EQUAL(d[0].tag, 2);
+    CU_ASSERT_EQUAL(d[0].started, 1100);
+    CU_ASSERT_EQUAL(link_get_stats(l)->wait_ps, 1050);
     link_destroy(l);
 }
 
