@@ -888,7 +888,7 @@ static const opt_desc link_desc[] = {
     OPTD("efficiency", OPT_FRACTION, link_opts, efficiency, "1", "achieved / peak"),
     OPTD("latency", OPT_TIME, link_opts, latency, "0", "per transfer"),
     OPTD("concurrency", OPT_UINT, link_opts, concurrency, "0", "transfers in flight, 0 = any"),
-    OPTD("duplex", OPT_BOOL, link_opts, duplex, "true", "full bandwidth each way"),
+    OPTD("duplex", OPT_BOOL, link_opts, duplex, "true", "full bandwidth each way (false: shared)"),
     OPTD("energy_per_byte", OPT_REAL, link_opts, energy, "0", "picojoules per byte moved, 0 = unknown"),
     OPT_END,
 };

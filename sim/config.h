@@ -28,7 +28,9 @@
  *       efficiency: FRACTION         achieved / peak (default 1)
  *       latency: TIME                per transfer (default 0)
  *       concurrency: N               transfers in flight at once, others queue (default 0 = no limit)
- *       duplex: BOOL                 true: each direction has the full bandwidth (default true)
+ *       duplex: BOOL                 true: each direction has the full bandwidth (default true);
+ *                                    false: both directions share one channel (reported per
+ *                                    direction, and as FROM<>TO for the channel)
  *       energy_per_byte: REAL        picojoules per byte moved, when a device file gives it (default 0)
  *       on_oom: fail|spill_to_host   spill_to_host evicts buffers to a host level (default fail)
  *       spill_victim: lru|largest    which buffers go first (default lru)

@@ -228,9 +228,14 @@ typedef struct hev {
     uint8_t kind; /* 0 op done, 1 wake */
 } hev;
 
+/* One direction of a link. A duplex link between two memories has a link_chan per direction;
+ * a half-duplex one has one link_chan that both directions share (the second entry does not
+ * own it, and submits on side 1, so the channel keeps statistics per direction). */
 typedef struct chan {
     link_chan *l;
     int link, dir;
+    int side;  /* link_submit_side: dir on a half-duplex link, else 0 */
+    int owner; /* this entry created l (advance and destroy it once) */
 } chan;
 
 /* A failed request waiting for frees (retry-after-free). */
@@ -454,7 +459,7 @@ static void kick(sim *s, uint32_t id)
         case OP_XFER:
             q->busy = 1;
             q->started = s->now;
-            link_submit(s->ch[h->chan].l, s->now, h->arg, id);
+            link_submit_side(s->ch[h->chan].l, s->now, h->arg, id, s->ch[h->chan].side);
             s->inflight++;
             return;
         case OP_RECORD: {
@@ -503,6 +508,8 @@ static int des_step(sim *s, am_ps limit)
     am_ps tl = AM_TIME_NONE;
     int cl = -1;
     for (int i = 0; i < s->nch; i++) {
+        if (!s->ch[i].owner)
+            continue;
         am_ps t = link_next_time(s->ch[i].l);
         if (t < tl) {
             tl = t;
@@ -1444,9 +1451,7 @@ static int find_chan(sim *s, int from, int to)
         const cfg_link *l = &s->cfg->links[s->ch[i].link];
         int a = s->ch[i].dir ? l->to : l->from, b = s->ch[i].dir ? l->from : l->to;
         if (a == from && b == to)
-            return i;
-        if (!l->duplex && a == to && b == from)
-            return i;
+            return i; /* a half-duplex link has an entry per direction too, sharing its channel */
     }
     return -1;
 }
@@ -1972,11 +1977,13 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
     for (int i = 0; i < cfg->nlinks; i++) {
         const cfg_link *L = &cfg->links[i];
         uint64_t bw = link_bw(L);
-        for (int d = 0; d < (L->duplex && L->from != L->to ? 2 : 1); d++) {
-            s->ch[s->nch].l = link_create(bw, L->latency, L->concurrency);
-            s->ch[s->nch].link = i;
-            s->ch[s->nch].dir = d;
-            s->nch++;
+        for (int d = 0; d < (L->from != L->to ? 2 : 1); d++) {
+            chan *c = &s->ch[s->nch++];
+            c->link = i;
+            c->dir = d;
+            c->owner = d == 0 || L->duplex;
+            c->side = L->duplex ? 0 : d;
+            c->l = c->owner ? link_create(bw, L->latency, L->concurrency) : c[-1].l;
         }
     }
     s->ooms = am_calloc(cfg->report.max_oom_events ? cfg->report.max_oom_events : 1,
@@ -1998,7 +2005,8 @@ void sim_destroy(sim *s)
         free(s->rt[i].p);
     }
     for (int i = 0; i < s->nch; i++)
-        link_destroy(s->ch[i].l);
+        if (s->ch[i].owner)
+            link_destroy(s->ch[i].l);
     for (size_t i = 0; i < s->nst; i++)
         free(s->st[i].q);
     free(s->st);
@@ -2030,8 +2038,11 @@ int sim_links(const sim *s, sim_link_result *out, int max)
     int n = 0;
     for (int i = 0; i < s->nch && n < max; i++) {
         const cfg_link *L = &s->cfg->links[s->ch[i].link];
+        int shared = !L->duplex && L->from != L->to;
+        const link_stats *all = link_get_stats(s->ch[i].l);
         out[n++] = (sim_link_result){L->name, L->from, L->to, s->ch[i].dir,
-                                     link_get_stats(s->ch[i].l), s->ch[i].link};
+                                     shared ? link_get_side_stats(s->ch[i].l, s->ch[i].side) : all,
+                                     s->ch[i].link, shared, all};
     }
     return n;
 }

@@ -81,11 +81,16 @@ typedef struct sim_oom {
     am_ps time;
 } sim_oom;
 
+/* One direction of a link (a link within one memory has one). A half-duplex link between two
+ * memories has both directions too; they share one channel (its bandwidth and concurrency):
+ * st counts this direction's transfers, channel both directions'. */
 typedef struct sim_link_result {
     const char *name;
     int from, to, dir; /* dir 0: from -> to, 1: to -> from */
     const struct link_stats *st;
     int link;          /* index in the config's links */
+    int shared;        /* half duplex between two memories: the channel is shared */
+    const struct link_stats *channel; /* the channel's (== st unless shared) */
 } sim_link_result;
 
 typedef struct sim_summary {

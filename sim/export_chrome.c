@@ -12,8 +12,10 @@
  *           spilling (the latter two also as "X" slices for the time the host waited, on the
  *           track "host runtime" of their own: they block the host, not a stream)
  * Link channels are numbered as the engine creates them (engine.c, sim_create): per config
- * link in order, direction from->to, then to->from when the link is duplex between two
- * different levels. A transfer's slice on its stream spans the time the stream waited for it;
+ * link in order, direction from->to, then to->from when the link is between two different
+ * levels. A half-duplex link's two directions share its bandwidth; each has its own tracks,
+ * named "... (half duplex)" (until 2026-11-25 it had one channel, named from>to, that carried
+ * both directions). A transfer's slice on its stream spans the time the stream waited for it;
  * its slice on the link spans the time the link carried it (from when the link took it, after
  * any wait behind `concurrency`, to its end; until 2026-11-25 it started at the stream's start,
  * so transfers that queued overlapped the ones ahead of them). Transfers in flight together
@@ -44,6 +46,7 @@ struct chrome_exp {
     int nchan;
     am_ps lane_end[2 * CFG_MAX_LINKS][CHROME_LANES]; /* end of each lane's last slice */
     unsigned char nlanes[2 * CFG_MAX_LINKS];     /* lanes used (and named) per channel */
+    unsigned char half[2 * CFG_MAX_LINKS];       /* a direction of a half-duplex link */
     unsigned char stream_named[CHROME_MAX_STREAMS_NAMED];
     int host_named;                             /* the host runtime track has its name */
 };
@@ -109,11 +112,11 @@ static unsigned ch_lane(chrome_exp *x, int chan, am_ps start)
     if (best < n)
         return best;
     if (n < CHROME_LANES) {
-        char t[2 * CFG_NAME_MAX + 40];
-        if (n == 0)
-            snprintf(t, sizeof t, "link %s", x->chan_name[chan]);
-        else
-            snprintf(t, sizeof t, "link %s #%u", x->chan_name[chan], n + 1);
+        char t[2 * CFG_NAME_MAX + 60], lane[16] = "";
+        if (n > 0)
+            snprintf(lane, sizeof lane, " #%u", n + 1);
+        snprintf(t, sizeof t, "link %s%s%s", x->chan_name[chan], lane,
+                 x->half[chan] ? " (half duplex)" : "");
         ch_thread_name(x, AM_CHROME_LINK_TID + n * 2 * CFG_MAX_LINKS + (uint32_t)chan, t,
                        AM_CHROME_LINK_TID + (uint32_t)chan * CHROME_LANES + n);
         x->nlanes[chan] = (unsigned char)(n + 1);
@@ -208,10 +211,11 @@ int chrome_open(chrome_exp **xp, const char *path, const am_config *cfg, am_erro
     x->first = 1;
     for (int i = 0; i < cfg->nlinks; i++) {
         const cfg_link *L = &cfg->links[i];
-        for (int d = 0; d < (L->duplex && L->from != L->to ? 2 : 1); d++) {
+        for (int d = 0; d < (L->from != L->to ? 2 : 1); d++) {
             int a = d ? L->to : L->from, b = d ? L->from : L->to;
             snprintf(x->chan_name[x->nchan], sizeof x->chan_name[0], "%s %s>%s", L->name,
                      cfg->levels[a].name, cfg->levels[b].name);
+            x->half[x->nchan] = !L->duplex && L->from != L->to;
             x->nchan++;
         }
     }
