@@ -1009,7 +1009,9 @@ static uint64_t link_bw(const cfg_link *L)
     return e >= 18446744073709551616.0 ? UINT64_MAX : e < 1.0 ? 1 : (uint64_t)e;
 }
 
-/* One transfer alone on a channel: latency + ceil(bytes x 1e12 / effective bandwidth). */
+/* One transfer alone on a channel: latency + ceil(bytes x 1e12 / effective bandwidth). The
+ * channel exists: cfg_load refuses a config whose runtime copies (compaction, host round trip,
+ * spilling) have no link (config.c, check_copy_links), so c is never -1 here. */
 static am_ps xfer_alone(const sim *s, int c, uint64_t bytes)
 {
     if (c < 0)
