@@ -447,14 +447,18 @@ static void bfc_finish(void *st)
     if (!b->env.log)
         return;
     uint64_t largest = bfc_largest_free(b), free_b = b->pool_bytes - b->bytes_in_use;
+    /* BFC's metric (free - largest free chunk) / free is undefined when nothing is free:
+     * "null", as the JSON statistics say (allocators.md section 1). */
+    char frag[32] = "null";
+    if (free_b)
+        snprintf(frag, sizeof frag, "%.9f", (double)(free_b - largest) / (double)free_b);
     char line[512];
     snprintf(line, sizeof line,
              "S bytes_in_use=%" PRIu64 " peak_bytes_in_use=%" PRIu64 " num_allocs=%" PRIu64
              " largest_alloc_size=%" PRIu64 " pool_bytes=%" PRIu64 " peak_pool_bytes=%" PRIu64
-             " largest_free_chunk=%" PRIu64 " fragmentation=%.9f ooms=%" PRIu64,
+             " largest_free_chunk=%" PRIu64 " fragmentation=%s ooms=%" PRIu64,
              b->bytes_in_use, b->peak_bytes_in_use, b->num_allocs, b->largest_alloc_size,
-             b->pool_bytes, b->peak_pool_bytes, largest,
-             free_b ? (double)(free_b - largest) / (double)free_b : 0.0, b->ooms);
+             b->pool_bytes, b->peak_pool_bytes, largest, frag, b->ooms);
     b->env.log(b->env.ctx, line);
     /* Teardown: the allocator gives every region back (logged; state kept for the report). */
     for (size_t i = 0; i < b->nregions; i++)

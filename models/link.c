@@ -8,7 +8,9 @@ __extension__ typedef unsigned __int128 u128;
 
 typedef struct xfer {
     uint64_t tag, bytes, seq;
-    am_ps submit, data_at; /* data phase starts at data_at */
+    int side;              /* 0 or 1 (link.h) */
+    am_ps submit, started; /* submitted; taken (in flight from then on) */
+    am_ps data_at;         /* data phase starts at data_at */
     u128 rem;              /* remaining work, bytes x 1e12 */
 } xfer;
 
@@ -22,7 +24,8 @@ struct link_chan {
     xfer *q;               /* waiting behind the concurrency limit (FIFO ring) */
     size_t qh, qn, capq;
     uint64_t seq;
-    link_stats st;
+    link_stats st;         /* the channel */
+    link_stats side[2];    /* per side */
 };
 
 link_chan *link_create(uint64_t bandwidth_bps, am_ps latency, uint32_t concurrency)
@@ -58,10 +61,17 @@ static void start(link_chan *l, xfer x)
         l->fl = am_realloc(l->fl, l->capfl * sizeof *l->fl);
     }
     l->st.wait_ps += l->now - x.submit;
+    l->side[x.side].wait_ps += l->now - x.submit;
+    x.started = l->now;
     x.data_at = am_ps_add(l->now, l->latency);
     l->fl[l->nfl++] = x;
     if (l->nfl > l->st.max_in_flight)
         l->st.max_in_flight = (uint32_t)l->nfl;
+    uint32_t same = 0;
+    for (size_t i = 0; i < l->nfl; i++)
+        same += l->fl[i].side == x.side;
+    if (same > l->side[x.side].max_in_flight)
+        l->side[x.side].max_in_flight = same;
 }
 
 /* Move the clock to t (no completion may fall before t: the caller advanced first). */
@@ -69,8 +79,15 @@ static void account(link_chan *l, am_ps t)
 {
     if (t <= l->now)
         return;
-    if (l->nfl)
+    if (l->nfl) {
         l->st.busy_ps += t - l->now;
+        int on[2] = {0, 0};
+        for (size_t i = 0; i < l->nfl; i++)
+            on[l->fl[i].side] = 1;
+        for (int k = 0; k < 2; k++)
+            if (on[k])
+                l->side[k].busy_ps += t - l->now;
+    }
     unsigned n = data_count(l);
     if (n) {
         u128 done = (u128)(t - l->now) * l->bw / n;
@@ -83,10 +100,18 @@ static void account(link_chan *l, am_ps t)
 
 void link_submit(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag)
 {
+    link_submit_side(l, now, bytes, tag, 0);
+}
+
+void link_submit_side(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int side)
+{
     account(l, now);
-    xfer x = {tag, bytes, l->seq++, l->now, 0, (u128)bytes * AM_PS_PER_S};
+    side = side != 0;
+    xfer x = {tag, bytes, l->seq++, side, l->now, l->now, 0, (u128)bytes * AM_PS_PER_S};
     l->st.bytes += bytes;
     l->st.count++;
+    l->side[side].bytes += bytes;
+    l->side[side].count++;
     if (l->conc && l->nfl >= l->conc) {
         if (l->qn == l->capq) {
             size_t nc = l->capq ? 2 * l->capq : 8;
@@ -125,7 +150,7 @@ am_ps link_next_time(const link_chan *l)
     return next;
 }
 
-int link_advance(link_chan *l, am_ps t, uint64_t *tags, int max)
+int link_advance(link_chan *l, am_ps t, link_done *done, int max)
 {
     int got = 0;
     for (;;) {
@@ -143,8 +168,9 @@ int link_advance(link_chan *l, am_ps t, uint64_t *tags, int max)
         for (size_t i = 0; i < l->nfl; i++) {
             xfer *x = &l->fl[i];
             if (x->data_at <= l->now && (x->rem == 0 || end) && got < max) {
-                tags[got++] = x->tag;
+                done[got++] = (link_done){x->tag, x->started};
                 l->st.sum_ps += l->now - x->submit;
+                l->side[x->side].sum_ps += l->now - x->submit;
             } else {
                 l->fl[k++] = *x;
             }
@@ -162,4 +188,5 @@ int link_advance(link_chan *l, am_ps t, uint64_t *tags, int max)
 }
 
 const link_stats *link_get_stats(const link_chan *l) { return &l->st; }
+const link_stats *link_get_side_stats(const link_chan *l, int side) { return &l->side[side != 0]; }
 int link_in_flight(const link_chan *l) { return (int)(l->nfl + l->qn); }

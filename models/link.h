@@ -6,7 +6,10 @@
  * (0 = no limit); later ones wait in FIFO order. Alone, a transfer of B bytes takes exactly
  * latency + ceil(B * 1e12 / bandwidth) picoseconds; two equal transfers started together each
  * take latency + 2 B / bandwidth. Work is tracked in integer units of byte x 1e12 so that the
- * arithmetic is exact to the picosecond and deterministic. */
+ * arithmetic is exact to the picosecond and deterministic.
+ *
+ * A half-duplex link is one channel that both directions share: each transfer names its side
+ * (0 or 1, the direction), and statistics are kept per side as well as for the whole channel. */
 #ifndef AM_LINK_H
 #define AM_LINK_H
 
@@ -26,14 +29,25 @@ typedef struct link_stats {
 
 link_chan *link_create(uint64_t bandwidth_bps, am_ps latency, uint32_t concurrency);
 void link_destroy(link_chan *l);
-/* Submit a transfer at time `now` (>= every earlier call's time). `tag` comes back on completion. */
+/* Submit a transfer at time `now` (>= every earlier call's time). `tag` comes back on completion.
+ * link_submit is link_submit_side with side 0. */
 void link_submit(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag);
+void link_submit_side(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int side);
 /* Time of the next completion or phase change, AM_TIME_NONE when idle. */
 am_ps link_next_time(const link_chan *l);
-/* Advance to time t (>= last time); store up to max completed tags (in completion order, ties
- * in submission order) and return how many completed. Call again while it returns max. */
-int link_advance(link_chan *l, am_ps t, uint64_t *tags, int max);
+/* A completed transfer: its tag, and when the channel took it (its submission time, or later
+ * when it waited behind the concurrency limit); it completed at the time link_advance got to. */
+typedef struct link_done {
+    uint64_t tag;
+    am_ps started;
+} link_done;
+/* Advance to time t (>= last time); store up to max completed transfers (in completion order,
+ * ties in submission order) and return how many completed. Call again while it returns max. */
+int link_advance(link_chan *l, am_ps t, link_done *done, int max);
+/* The whole channel's statistics (busy: any transfer in flight). */
 const link_stats *link_get_stats(const link_chan *l);
+/* One side's (0 or 1): its transfers only (busy: one of them in flight). */
+const link_stats *link_get_side_stats(const link_chan *l, int side);
 int link_in_flight(const link_chan *l);
 
 #endif

@@ -893,7 +893,7 @@ static const opt_desc link_desc[] = {
     OPTD("efficiency", OPT_FRACTION, link_opts, efficiency, "1", "achieved / peak"),
     OPTD("latency", OPT_TIME, link_opts, latency, "0", "per transfer"),
     OPTD("concurrency", OPT_UINT, link_opts, concurrency, "0", "transfers in flight, 0 = any"),
-    OPTD("duplex", OPT_BOOL, link_opts, duplex, "true", "full bandwidth each way"),
+    OPTD("duplex", OPT_BOOL, link_opts, duplex, "true", "full bandwidth each way (false: shared)"),
     OPTD("energy_per_byte", OPT_REAL, link_opts, energy, "0", "picojoules per byte moved, 0 = unknown"),
     OPT_END,
 };
@@ -1179,6 +1179,49 @@ static int build_hierarchy(am_config *c, am_error *e)
     return 0;
 }
 
+/* A link between memories a and b, either way round (a == b: a copy link within one memory);
+ * every link carries transfers both ways. */
+static int have_link(const am_config *c, int a, int b)
+{
+    for (int i = 0; i < c->nlinks; i++)
+        if ((c->links[i].from == a && c->links[i].to == b) ||
+            (c->links[i].from == b && c->links[i].to == a))
+            return 1;
+    return 0;
+}
+
+/* Runtime actions that copy buffers need the link their copies take: compaction copies within
+ * the memory (allocators.md section 2: "device-to-device copies of the bytes moved"), a host
+ * round trip and spilling copy to the host memory and back. Neither spec gives them a cost
+ * without a link, so a config that enables one without its link is refused at the setting that
+ * enables it. (Until 2026-11-25 such copies cost 0 s: compaction was free on every TPU preset.) */
+static int check_copy_links(const am_config *c, am_error *e)
+{
+    char path[CFG_PATH_MAX];
+    for (int i = 0; i < c->nlevels; i++) {
+        const cfg_level *lv = &c->levels[i];
+        const cfg_node *ln = lv->node;
+        join_path(path, sizeof path, "memories", lv->name);
+        const cfg_node *mode = cfg_get(cfg_get(ln, "defrag"), "mode");
+        if (lv->defrag.mode == CFG_DEFRAG_COMPACT && !have_link(c, i, i))
+            return node_fail(e, mode, "%s.defrag.mode: compact copies buffers within '%s' and "
+                             "needs a link from %s to %s (a device-local copy link, as hbm_copy "
+                             "in configs/devices/h100.yaml); the config has none",
+                             path, lv->name, lv->name, lv->name);
+        if (lv->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP && !have_link(c, i, lv->defrag.host))
+            return node_fail(e, mode, "%s.defrag.mode: host_roundtrip copies every live buffer to "
+                             "'%s' and back and needs a link between %s and %s; the config has "
+                             "none", path, c->levels[lv->defrag.host].name, lv->name,
+                             c->levels[lv->defrag.host].name);
+        if (lv->on_oom == CFG_ON_OOM_SPILL && !have_link(c, i, lv->spill_host))
+            return node_fail(e, cfg_get(ln, "on_oom"), "%s.on_oom: spill_to_host copies buffers to "
+                             "'%s' and back and needs a link between %s and %s; the config has "
+                             "none", path, c->levels[lv->spill_host].name, lv->name,
+                             c->levels[lv->spill_host].name);
+    }
+    return 0;
+}
+
 /* "hbm, host" for messages about unknown memory names. */
 static void level_names(const am_config *c, char *buf, size_t n)
 {
@@ -1353,7 +1396,8 @@ static int build(am_config *c, cfg_node *root, am_error *e)
             return node_fail(e, dm, "default_memory: unknown memory '%s' (memories: %s)",
                              dm->value, names);
     }
-    if (build_hierarchy(c, e) < 0 || build_links(c, root, e) < 0 || build_misc(c, root, e) < 0)
+    if (build_hierarchy(c, e) < 0 || build_links(c, root, e) < 0 || check_copy_links(c, e) < 0 ||
+        build_misc(c, root, e) < 0)
         return -1;
     sort_top(root);
     return 0;

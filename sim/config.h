@@ -21,16 +21,9 @@
  *         ...                        that policy's keys (models/alloc_*.c option tables); keys of
  *                                    other registered policies are accepted and ignored, so that
  *                                    `--policy` and `compare` can switch policies
- *   links:                           map name -> link
- *     NAME:
- *       from: LEVEL, to: LEVEL       required
- *       bandwidth: BANDWIDTH         peak, required
- *       efficiency: FRACTION         achieved / peak (default 1)
- *       latency: TIME                per transfer (default 0)
- *       concurrency: N               transfers in flight at once, others queue (default 0 = no limit)
- *       duplex: BOOL                 true: each direction has the full bandwidth (default true)
- *       energy_per_byte: REAL        picojoules per byte moved, when a device file gives it (default 0)
- *       on_oom: fail|spill_to_host   spill_to_host evicts buffers to a host level (default fail)
+ *       on_oom: fail|spill_to_host   spill_to_host evicts buffers to a host level (default fail);
+ *                                    it, compact and host_roundtrip need the link their copies
+ *                                    take (memory <-> host, memory -> itself), else refused
  *       spill_victim: lru|largest    which buffers go first (default lru)
  *       spill_host: LEVEL            default: the first host or host_pinned memory
  *       defrag:
@@ -41,6 +34,17 @@
  *         threshold: FRACTION        external fragmentation that triggers (default 0.5)
  *         every: N                   allocations between runs (EVERY; default 1000)
  *         host: LEVEL                host_roundtrip: host memory (default: the first host one)
+ *   links:                           map name -> link
+ *     NAME:
+ *       from: LEVEL, to: LEVEL       required
+ *       bandwidth: BANDWIDTH         peak, required
+ *       efficiency: FRACTION         achieved / peak (default 1)
+ *       latency: TIME                per transfer (default 0)
+ *       concurrency: N               transfers in flight at once, others queue (default 0 = no limit)
+ *       duplex: BOOL                 true: each direction has the full bandwidth (default true);
+ *                                    false: both directions share one channel (reported per
+ *                                    direction, and as FROM<>TO for the channel)
+ *       energy_per_byte: REAL        picojoules per byte moved, when a device file gives it (default 0)
  *   transfer_guard:                  jax.transfer_guard per direction, for implicit transfers:
  *     host_to_device: allow|log|disallow|log_explicit|disallow_explicit   (default allow)
  *     device_to_host: ...            device_to_device: ...

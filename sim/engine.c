@@ -213,6 +213,7 @@ typedef struct stream {
     size_t head, len, cap;
     int busy;
     am_ps started;       /* start of the operation in progress */
+    am_ps carried;       /* a transfer: when its link took it (link_done), set at completion */
 } stream;
 
 typedef struct evrec {
@@ -227,9 +228,14 @@ typedef struct hev {
     uint8_t kind; /* 0 op done, 1 wake */
 } hev;
 
+/* One direction of a link. A duplex link between two memories has a link_chan per direction;
+ * a half-duplex one has one link_chan that both directions share (the second entry does not
+ * own it, and submits on side 1, so the channel keeps statistics per direction). */
 typedef struct chan {
     link_chan *l;
     int link, dir;
+    int side;  /* link_submit_side: dir on a half-duplex link, else 0 */
+    int owner; /* this entry created l (advance and destroy it once) */
 } chan;
 
 /* A failed request waiting for frees (retry-after-free). */
@@ -454,7 +460,7 @@ static void kick(sim *s, uint32_t id)
         case OP_XFER:
             q->busy = 1;
             q->started = s->now;
-            link_submit(s->ch[h->chan].l, s->now, h->arg, id);
+            link_submit_side(s->ch[h->chan].l, s->now, h->arg, id, s->ch[h->chan].side);
             s->inflight++;
             return;
         case OP_RECORD: {
@@ -485,6 +491,8 @@ static void kick(sim *s, uint32_t id)
 static void op_done(sim *s, uint32_t id)
 {
     stream *q = &s->st[id];
+    if (s->obs && s->obs->link && st_head(q)->kind == OP_XFER)
+        s->obs->link(s->obs->ctx, (int)st_head(q)->chan, id, q->carried, s->now, st_head(q)->arg);
     if (s->obs && s->obs->op) {
         const op *h = st_head(q);
         s->obs->op(s->obs->ctx, id, q->started, s->now, h->kind == OP_XFER ? (int)h->chan : -1,
@@ -501,6 +509,8 @@ static int des_step(sim *s, am_ps limit)
     am_ps tl = AM_TIME_NONE;
     int cl = -1;
     for (int i = 0; i < s->nch; i++) {
+        if (!s->ch[i].owner)
+            continue;
         am_ps t = link_next_time(s->ch[i].l);
         if (t < tl) {
             tl = t;
@@ -514,11 +524,13 @@ static int des_step(sim *s, am_ps limit)
         if (tl > limit)
             return 0;
         s->now = tl;
-        uint64_t tags[16];
-        int n = link_advance(s->ch[cl].l, tl, tags, 16);
+        link_done done[16];
+        int n = link_advance(s->ch[cl].l, tl, done, 16);
         s->inflight -= (uint64_t)n;
-        for (int i = 0; i < n; i++)
-            op_done(s, (uint32_t)tags[i]);
+        for (int i = 0; i < n; i++) {
+            s->st[done[i].tag].carried = done[i].started;
+            op_done(s, (uint32_t)done[i].tag);
+        }
         return 1;
     }
     if (th > limit)
@@ -1018,7 +1030,9 @@ static uint64_t link_bw(const cfg_link *L)
     return e >= 18446744073709551616.0 ? UINT64_MAX : e < 1.0 ? 1 : (uint64_t)e;
 }
 
-/* One transfer alone on a channel: latency + ceil(bytes x 1e12 / effective bandwidth). */
+/* One transfer alone on a channel: latency + ceil(bytes x 1e12 / effective bandwidth). The
+ * channel exists: cfg_load refuses a config whose runtime copies (compaction, host round trip,
+ * spilling) have no link (config.c, check_copy_links), so c is never -1 here. */
 static am_ps xfer_alone(const sim *s, int c, uint64_t bytes)
 {
     if (c < 0)
@@ -1497,9 +1511,7 @@ static int find_chan(sim *s, int from, int to)
         const cfg_link *l = &s->cfg->links[s->ch[i].link];
         int a = s->ch[i].dir ? l->to : l->from, b = s->ch[i].dir ? l->from : l->to;
         if (a == from && b == to)
-            return i;
-        if (!l->duplex && a == to && b == from)
-            return i;
+            return i; /* a half-duplex link has an entry per direction too, sharing its channel */
     }
     return -1;
 }
@@ -2053,11 +2065,13 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
     for (int i = 0; i < cfg->nlinks; i++) {
         const cfg_link *L = &cfg->links[i];
         uint64_t bw = link_bw(L);
-        for (int d = 0; d < (L->duplex && L->from != L->to ? 2 : 1); d++) {
-            s->ch[s->nch].l = link_create(bw, L->latency, L->concurrency);
-            s->ch[s->nch].link = i;
-            s->ch[s->nch].dir = d;
-            s->nch++;
+        for (int d = 0; d < (L->from != L->to ? 2 : 1); d++) {
+            chan *c = &s->ch[s->nch++];
+            c->link = i;
+            c->dir = d;
+            c->owner = d == 0 || L->duplex;
+            c->side = L->duplex ? 0 : d;
+            c->l = c->owner ? link_create(bw, L->latency, L->concurrency) : c[-1].l;
         }
     }
     s->ooms = am_calloc(cfg->report.max_oom_events ? cfg->report.max_oom_events : 1,
@@ -2079,7 +2093,8 @@ void sim_destroy(sim *s)
         free(s->rt[i].p);
     }
     for (int i = 0; i < s->nch; i++)
-        link_destroy(s->ch[i].l);
+        if (s->ch[i].owner)
+            link_destroy(s->ch[i].l);
     for (size_t i = 0; i < s->nst; i++)
         free(s->st[i].q);
     free(s->st);
@@ -2111,8 +2126,11 @@ int sim_links(const sim *s, sim_link_result *out, int max)
     int n = 0;
     for (int i = 0; i < s->nch && n < max; i++) {
         const cfg_link *L = &s->cfg->links[s->ch[i].link];
+        int shared = !L->duplex && L->from != L->to;
+        const link_stats *all = link_get_stats(s->ch[i].l);
         out[n++] = (sim_link_result){L->name, L->from, L->to, s->ch[i].dir,
-                                     link_get_stats(s->ch[i].l), s->ch[i].link};
+                                     shared ? link_get_side_stats(s->ch[i].l, s->ch[i].side) : all,
+                                     s->ch[i].link, shared, all};
     }
     return n;
 }

@@ -40,6 +40,10 @@ typedef struct sim_observer {
     /* A runtime action on a level: what = "defrag" (bytes moved) or "spill" / "restore"
      * (bytes copied); it occupied the host from start to end. */
     void (*action)(void *ctx, const char *what, int level, am_ps start, am_ps end, uint64_t bytes);
+    /* A transfer's time on its link channel (called just before its `op`): from when the
+     * channel took it, which is later than the op's start when it waited behind the link's
+     * `concurrency`, to its completion. Never more than `concurrency` at once on a channel. */
+    void (*link)(void *ctx, int chan, uint32_t stream, am_ps start, am_ps end, uint64_t bytes);
 } sim_observer;
 
 typedef struct sim_opts {
@@ -79,11 +83,16 @@ typedef struct sim_oom {
     am_ps time;
 } sim_oom;
 
+/* One direction of a link (a link within one memory has one). A half-duplex link between two
+ * memories has both directions too; they share one channel (its bandwidth and concurrency):
+ * st counts this direction's transfers, channel both directions'. */
 typedef struct sim_link_result {
     const char *name;
     int from, to, dir; /* dir 0: from -> to, 1: to -> from */
     const struct link_stats *st;
     int link;          /* index in the config's links */
+    int shared;        /* half duplex between two memories: the channel is shared */
+    const struct link_stats *channel; /* the channel's (== st unless shared) */
 } sim_link_result;
 
 /* The first recorded segment event that matched no simulated device call. */

@@ -133,6 +133,13 @@ static void fwd_op(void *c, uint32_t stream, am_ps start, am_ps end, int chan, u
         x->inner->op(x->inner->ctx, stream, start, end, chan, bytes);
 }
 
+static void fwd_link(void *c, int chan, uint32_t stream, am_ps start, am_ps end, uint64_t bytes)
+{
+    expect_ctx *x = c;
+    if (x->inner && x->inner->link)
+        x->inner->link(x->inner->ctx, chan, stream, start, end, bytes);
+}
+
 /* ---- reading ---------------------------------------------------------------------------- */
 
 static char *trim(char *s)
@@ -406,7 +413,8 @@ int expect_begin(expect_ctx **xp, const char *expect, const char *save, const am
     x->hash = RT_FNV_OFFSET;
     x->expect_path = expect ? am_strdup(expect) : NULL;
     x->save_path = save ? am_strdup(save) : NULL;
-    x->obs = (sim_observer){x, fwd_alloc, fwd_free, fwd_device, fwd_counters, fwd_op, fwd_action};
+    x->obs = (sim_observer){x, fwd_alloc, fwd_free, fwd_device, fwd_counters, fwd_op, fwd_action,
+                            fwd_link};
     if (expect && load(x, expect, cfg, err) != 0) {
         expect_free(x);
         *xp = NULL;

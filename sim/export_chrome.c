@@ -4,14 +4,25 @@
  * Event Format (Google, "Trace Event Format" document; Perfetto reads it as "JSON trace").
  * Events written:
  *   ph "M"  process_name / thread_name metadata (pid 1 "amsim device"; tid = stream number for
- *           streams, AM_CHROME_LINK_TID + channel for link channels)
+ *           streams, AM_CHROME_HOST_TID for the host's runtime actions, AM_CHROME_LINK_TID +
+ *           lane x 2 CFG_MAX_LINKS + channel for link channels)
  *   ph "X"  complete events: name, ts, dur (microseconds), pid, tid, args {bytes, link}
  *   ph "C"  counters: name "memory <level>", args {"live": bytes, "reserved": bytes}
  *   ph "i"  instant events with "s": "p" (process scope): out-of-memory, defragmentation,
- *           spilling (the latter two also as "X" slices for the time the host waited)
+ *           spilling (the latter two also as "X" slices for the time the host waited, on the
+ *           track "host runtime" of their own: they block the host, not a stream)
  * Link channels are numbered as the engine creates them (engine.c, sim_create): per config
- * link in order, direction from->to, then to->from when the link is duplex between two
- * different levels. The file is streamed as the run goes: memory does not grow with it. */
+ * link in order, direction from->to, then to->from when the link is between two different
+ * levels. A half-duplex link's two directions share its bandwidth; each has its own tracks,
+ * named "... (half duplex)" (until 2026-11-25 it had one channel, named from>to, that carried
+ * both directions). A transfer's slice on its stream spans the time the stream waited for it;
+ * its slice on the link spans the time the link carried it (from when the link took it, after
+ * any wait behind `concurrency`, to its end; until 2026-11-25 it started at the stream's start,
+ * so transfers that queued overlapped the ones ahead of them). Transfers in flight together
+ * (processor sharing) go to lanes, tracks "link NAME A>B", "... #2", ..., so that no track has
+ * overlapping slices: each slice takes the lane that came free last before it started (slices
+ * arrive in order of their ends; this best fit needs no more lanes than transfers were ever in
+ * flight at once). The file is streamed as the run goes: memory does not grow with it. */
 #include "export_chrome.h"
 
 #include <inttypes.h>
@@ -21,7 +32,9 @@
 #include "outfile.h"
 
 #define AM_CHROME_LINK_TID 1000000u
+#define AM_CHROME_HOST_TID 999999u /* above every stream number (engine.c: below 65536) */
 #define CHROME_MAX_STREAMS_NAMED 4096 /* streams beyond this still get slices, no name */
+#define CHROME_LANES 64 /* lanes per link channel; past them slices share the last free one */
 
 struct chrome_exp {
     outfile *o;
@@ -31,8 +44,11 @@ struct chrome_exp {
     int first;                                  /* no event written yet */
     char chan_name[2 * CFG_MAX_LINKS][2 * CFG_NAME_MAX + 16];
     int nchan;
-    unsigned char chan_named[2 * CFG_MAX_LINKS];
+    am_ps lane_end[2 * CFG_MAX_LINKS][CHROME_LANES]; /* end of each lane's last slice */
+    unsigned char nlanes[2 * CFG_MAX_LINKS];     /* lanes used (and named) per channel */
+    unsigned char half[2 * CFG_MAX_LINKS];       /* a direction of a half-duplex link */
     unsigned char stream_named[CHROME_MAX_STREAMS_NAMED];
+    int host_named;                             /* the host runtime track has its name */
 };
 
 /* ps -> microseconds with 6 decimals, exact */
@@ -57,6 +73,7 @@ static void ch_thread_name(chrome_exp *x, uint32_t tid, const char *name, uint32
             PRIu32 ",\"args\":{\"sort_index\":%" PRIu32 "}}", tid, sort);
 }
 
+/* A compute or transfer on its stream: the time the stream was occupied. */
 static void ch_op(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes)
 {
     chrome_exp *x = ctx;
@@ -68,25 +85,63 @@ static void ch_op(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, 
     }
     int is_link = chan >= 0 && chan < x->nchan;
     const char *name = chan < 0 ? "compute" : is_link ? x->chan_name[chan] : "transfer";
-    uint32_t tids[2] = {stream, is_link ? AM_CHROME_LINK_TID + (uint32_t)chan : 0};
-    if (is_link && !x->chan_named[chan]) {
-        char n[2 * CFG_NAME_MAX + 24];
-        snprintf(n, sizeof n, "link %s", x->chan_name[chan]);
-        ch_thread_name(x, tids[1], n, AM_CHROME_LINK_TID + (uint32_t)chan);
-        x->chan_named[chan] = 1;
+    ch_begin(x);
+    fprintf(x->f, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":", name,
+            chan < 0 ? "compute" : "transfer");
+    ch_us(x->f, start);
+    fputs(",\"dur\":", x->f);
+    ch_us(x->f, end - start);
+    fprintf(x->f, ",\"pid\":1,\"tid\":%" PRIu32 ",\"args\":{", stream);
+    if (chan >= 0)
+        fprintf(x->f, "\"bytes\":%" PRIu64 ",\"stream\":%" PRIu32, bytes, stream);
+    fputs("}}", x->f);
+}
+
+/* The lane of a channel for a slice [start, ...): the one whose last slice ended last at or
+ * before start, else a new one, else (all CHROME_LANES busy) the one that ends first. */
+static unsigned ch_lane(chrome_exp *x, int chan, am_ps start)
+{
+    const am_ps *e = x->lane_end[chan];
+    unsigned n = x->nlanes[chan], best = n, first = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (e[i] <= start && (best == n || e[i] > e[best]))
+            best = i;
+        if (e[i] < e[first])
+            first = i;
     }
-    for (int k = 0; k < 1 + is_link; k++) {
-        ch_begin(x);
-        fprintf(x->f, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":", name,
-                chan < 0 ? "compute" : "transfer");
-        ch_us(x->f, start);
-        fputs(",\"dur\":", x->f);
-        ch_us(x->f, end - start);
-        fprintf(x->f, ",\"pid\":1,\"tid\":%" PRIu32 ",\"args\":{", tids[k]);
-        if (chan >= 0)
-            fprintf(x->f, "\"bytes\":%" PRIu64 ",\"stream\":%" PRIu32, bytes, stream);
-        fputs("}}", x->f);
+    if (best < n)
+        return best;
+    if (n < CHROME_LANES) {
+        char t[2 * CFG_NAME_MAX + 60], lane[16] = "";
+        if (n > 0)
+            snprintf(lane, sizeof lane, " #%u", n + 1);
+        snprintf(t, sizeof t, "link %s%s%s", x->chan_name[chan], lane,
+                 x->half[chan] ? " (half duplex)" : "");
+        ch_thread_name(x, AM_CHROME_LINK_TID + n * 2 * CFG_MAX_LINKS + (uint32_t)chan, t,
+                       AM_CHROME_LINK_TID + (uint32_t)chan * CHROME_LANES + n);
+        x->nlanes[chan] = (unsigned char)(n + 1);
+        return n;
     }
+    return first;
+}
+
+/* A transfer on its link channel: the time the link carried it. */
+static void ch_link(void *ctx, int chan, uint32_t stream, am_ps start, am_ps end, uint64_t bytes)
+{
+    chrome_exp *x = ctx;
+    if (chan < 0 || chan >= x->nchan)
+        return;
+    unsigned lane = ch_lane(x, chan, start);
+    x->lane_end[chan][lane] = end;
+    ch_begin(x);
+    fprintf(x->f, "{\"name\":\"%s\",\"cat\":\"transfer\",\"ph\":\"X\",\"ts\":",
+            x->chan_name[chan]);
+    ch_us(x->f, start);
+    fputs(",\"dur\":", x->f);
+    ch_us(x->f, end - start);
+    fprintf(x->f, ",\"pid\":1,\"tid\":%" PRIu32 ",\"args\":{\"bytes\":%" PRIu64
+            ",\"stream\":%" PRIu32 "}}", AM_CHROME_LINK_TID + lane * 2 * CFG_MAX_LINKS +
+            (uint32_t)chan, bytes, stream);
 }
 
 static void ch_counters(void *ctx, am_ps t, int level, const mem_metrics *m)
@@ -118,24 +173,32 @@ static void ch_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
     fprintf(x->f, ",\"requested\":%" PRIu64 "}}", requested);
 }
 
-/* Defragmentation and spilling: an instant on the level's memory track plus a slice for the
- * time the host waited. */
+/* Defragmentation, spilling and restoring: an instant plus a slice for the time the host
+ * waited, both on the host runtime track (until 2026-11-25 they were on tid 0, the track of
+ * stream 0, where the slices overlapped that stream's operations). Actions block the host one
+ * after another, so the track's slices never overlap. */
 static void ch_action(void *ctx, const char *what, int level, am_ps start, am_ps end,
                       uint64_t bytes)
 {
     chrome_exp *x = ctx;
+    if (!x->host_named) {
+        ch_thread_name(x, AM_CHROME_HOST_TID, "host runtime", AM_CHROME_HOST_TID);
+        x->host_named = 1;
+    }
     ch_begin(x);
     fprintf(x->f, "{\"name\":\"%s %s\",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"p\",\"ts\":", what,
             x->cfg->levels[level].name, what);
     ch_us(x->f, start);
-    fprintf(x->f, ",\"pid\":1,\"tid\":0,\"args\":{\"bytes\":%" PRIu64 "}}", bytes);
+    fprintf(x->f, ",\"pid\":1,\"tid\":%u,\"args\":{\"bytes\":%" PRIu64 "}}",
+            AM_CHROME_HOST_TID, bytes);
     ch_begin(x);
     fprintf(x->f, "{\"name\":\"%s %s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":", what,
             x->cfg->levels[level].name, what);
     ch_us(x->f, start);
     fprintf(x->f, ",\"dur\":");
     ch_us(x->f, end - start);
-    fprintf(x->f, ",\"pid\":1,\"tid\":0,\"args\":{\"bytes\":%" PRIu64 "}}", bytes);
+    fprintf(x->f, ",\"pid\":1,\"tid\":%u,\"args\":{\"bytes\":%" PRIu64 "}}",
+            AM_CHROME_HOST_TID, bytes);
 }
 
 int chrome_open(chrome_exp **xp, const char *path, const am_config *cfg, am_error *err)
@@ -153,15 +216,16 @@ int chrome_open(chrome_exp **xp, const char *path, const am_config *cfg, am_erro
     x->first = 1;
     for (int i = 0; i < cfg->nlinks; i++) {
         const cfg_link *L = &cfg->links[i];
-        for (int d = 0; d < (L->duplex && L->from != L->to ? 2 : 1); d++) {
+        for (int d = 0; d < (L->from != L->to ? 2 : 1); d++) {
             int a = d ? L->to : L->from, b = d ? L->from : L->to;
             snprintf(x->chan_name[x->nchan], sizeof x->chan_name[0], "%s %s>%s", L->name,
                      cfg->levels[a].name, cfg->levels[b].name);
+            x->half[x->nchan] = !L->duplex && L->from != L->to;
             x->nchan++;
         }
     }
     x->obs = (sim_observer){.ctx = x, .alloc = ch_alloc, .counters = ch_counters, .op = ch_op,
-                            .action = ch_action};
+                            .action = ch_action, .link = ch_link};
     fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"amsim " AM_VERSION "\"},"
           "\"traceEvents\":[", x->f);
     ch_begin(x);

@@ -1,10 +1,12 @@
 /* export_chrome.h - the simulated run as a Chrome / Perfetto trace-event JSON file
  * (`amsim run --chrome-trace FILE`; open it at ui.perfetto.dev or chrome://tracing).
  *
- * An engine observer (engine.h): one track (thread) per stream and per link channel with
- * compute and transfer operations as complete ("X") slices, memory counters ("C") per level
- * (live and reserved bytes) after every allocation and free, and an instant ("i") for every
- * out-of-memory. Times are microseconds with picosecond decimals. Written atomically. */
+ * An engine observer (engine.h): one track (thread) per stream and per link channel (with
+ * lanes for transfers in flight together) with compute and transfer operations as complete
+ * ("X") slices (on a link: the time the link carried the transfer), memory counters ("C") per level
+ * (live and reserved bytes) after every allocation and free, an instant ("i") for every
+ * out-of-memory, and a "host runtime" track with the defragmentation, spill and restore slices
+ * (the host waits for them). Times are microseconds with picosecond decimals. Written atomically. */
 #ifndef AM_EXPORT_CHROME_H
 #define AM_EXPORT_CHROME_H
 

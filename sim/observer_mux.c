@@ -47,6 +47,13 @@ static void mux_action(void *ctx, const char *what, int level, am_ps start, am_p
     MUX_EACH(m, action, what, level, start, end, bytes);
 }
 
+static void mux_link(void *ctx, int chan, uint32_t stream, am_ps start, am_ps end,
+                     uint64_t bytes)
+{
+    obs_mux *m = ctx;
+    MUX_EACH(m, link, chan, stream, start, end, bytes);
+}
+
 const sim_observer *obs_mux_init(obs_mux *m, const sim_observer *const *list, int n)
 {
     memset(m, 0, sizeof *m);
@@ -55,6 +62,7 @@ const sim_observer *obs_mux_init(obs_mux *m, const sim_observer *const *list, in
             m->to[m->n++] = list[i];
     if (m->n <= 1)
         return m->n ? m->to[0] : NULL;
-    m->obs = (sim_observer){m, mux_alloc, mux_free, mux_device, mux_counters, mux_op, mux_action};
+    m->obs = (sim_observer){m, mux_alloc, mux_free, mux_device, mux_counters, mux_op, mux_action,
+                            mux_link};
     return &m->obs;
 }

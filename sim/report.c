@@ -88,24 +88,32 @@ void report_text(FILE *f, sim *s, const report_trace *t)
     sim_link_result lr[2 * CFG_MAX_LINKS];
     int nl = sim_links(s, lr, 2 * CFG_MAX_LINKS), header = 0;
     for (int i = 0; i < nl; i++) {
-        const link_stats *st = lr[i].st;
-        if (!st->count)
-            continue;
-        if (!header++)
-            fprintf(f, "\n%-14s %-16s %12s %10s %12s %14s\n", "link", "direction", "bytes",
-                    "transfers", "busy", "achieved");
-        int from = lr[i].dir ? lr[i].to : lr[i].from, to = lr[i].dir ? lr[i].from : lr[i].to;
-        char dir[2 * CFG_NAME_MAX + 4];
-        snprintf(dir, sizeof dir, "%s>%s", cfg->levels[from].name, cfg->levels[to].name);
-        fprintf(f, "%-14s %-16s %12s %10" PRIu64 " %12s %14s", lr[i].name, dir,
-                units_fmt_size(a, sizeof a, st->bytes), st->count,
-                units_fmt_time(b, sizeof b, st->busy_ps),
-                units_fmt_bandwidth(c, sizeof c,
-                                    st->busy_ps ? (double)st->bytes / secs(st->busy_ps) : 0));
-        double epb = cfg->links[lr[i].link].energy_pj_per_byte;
-        if (epb > 0)
-            fprintf(f, " %12.6f mJ", (double)st->bytes * epb * 1e-9);
-        fputc('\n', f);
+        /* A half-duplex link: each direction, then (after its second) a line "A<>B" with the
+         * channel both share. */
+        for (int whole = 0; whole < 1 + (lr[i].shared && lr[i].dir == 1); whole++) {
+            const link_stats *st = whole ? lr[i].channel : lr[i].st;
+            if (!st->count)
+                continue;
+            if (!header++)
+                fprintf(f, "\n%-14s %-16s %12s %10s %12s %14s\n", "link", "direction", "bytes",
+                        "transfers", "busy", "achieved");
+            int from = lr[i].dir ? lr[i].to : lr[i].from, to = lr[i].dir ? lr[i].from : lr[i].to;
+            char dir[2 * CFG_NAME_MAX + 4];
+            if (whole)
+                snprintf(dir, sizeof dir, "%s<>%s", cfg->levels[lr[i].from].name,
+                         cfg->levels[lr[i].to].name);
+            else
+                snprintf(dir, sizeof dir, "%s>%s", cfg->levels[from].name, cfg->levels[to].name);
+            fprintf(f, "%-14s %-16s %12s %10" PRIu64 " %12s %14s", lr[i].name, dir,
+                    units_fmt_size(a, sizeof a, st->bytes), st->count,
+                    units_fmt_time(b, sizeof b, st->busy_ps),
+                    units_fmt_bandwidth(c, sizeof c,
+                                        st->busy_ps ? (double)st->bytes / secs(st->busy_ps) : 0));
+            double epb = cfg->links[lr[i].link].energy_pj_per_byte;
+            if (epb > 0)
+                fprintf(f, " %12.6f mJ", (double)st->bytes * epb * 1e-9);
+            fputc('\n', f);
+        }
     }
     fprintf(f, "\nmakespan %s, host stalled %s, %" PRIu64 " transfers, %" PRIu64
             " compute operations\n",
@@ -343,6 +351,9 @@ void report_json(FILE *f, sim *s, const report_trace *t)
         json_kreal(&w, "queued_seconds", secs(st->wait_ps));
         json_kreal(&w, "achieved_bytes_per_second",
                    st->busy_ps ? (double)st->bytes / secs(st->busy_ps) : 0);
+        /* a half-duplex link's two directions share one channel: its busy time, both ways */
+        json_kbool(&w, "duplex", cfg->links[lr[i].link].duplex);
+        json_kreal(&w, "channel_busy_seconds", secs(lr[i].channel->busy_ps));
         double epb = cfg->links[lr[i].link].energy_pj_per_byte;
         json_key(&w, "energy_joules");
         if (epb > 0)

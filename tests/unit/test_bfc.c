@@ -250,10 +250,23 @@ static void test_statistics_and_fragmentation(void)
     CU_ASSERT_DOUBLE_EQUAL(fr.r, 5120.0 / 2095872.0, 1e-15);
     tl_close(&L);
 
-    /* No free memory: the metric is undefined (null). */
+    /* No free memory: the metric is undefined (null), in the statistics and in the --log S
+     * line alike (until 2026-11-25 the S line printed 0.000000000 there). */
     mk(&L, "64MiB", "      memory_limit: 1MiB\n");
     tl_alloc(&L, MiB, &sz, NULL);
     CU_ASSERT_TRUE(stat(&L, "fragmentation").isnull);
+    mem_finish(L.m);
+    CU_ASSERT(strstr(logtext(&L), " largest_free_chunk=0 fragmentation=null ooms=0\n") != NULL);
+    tl_close(&L);
+
+    /* Some free memory: the S line prints the metric with nine decimals. */
+    mk(&L, "64MiB", "      memory_limit: 2MiB\n");
+    tl_alloc(&L, 1000, &sz, &h[0]);
+    tl_alloc(&L, 5000, &sz, &h[1]);
+    tl_alloc(&L, 100, &sz, &h[2]);
+    tl_free(&L, h[1], 5000, 5120);
+    mem_finish(L.m);
+    CU_ASSERT(strstr(logtext(&L), " fragmentation=0.002442897 ooms=0\n") != NULL);
     tl_close(&L);
 }
 

@@ -161,6 +161,30 @@ static void test_duplex_and_limit(void)
     ev(&r, XFER(1, 0, 1, 1000000, 0));
     finish(&r);
     CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, 201 * US); /* half duplex: shared */
+    /* Reported per direction, sharing the channel: host>hbm and hbm>host each one transfer
+     * (until 2026-11-25 one entry, named host>hbm, counted both), busy while its own transfer
+     * was in flight, and the channel busy 201 us for both. */
+    sim_link_result hl[4];
+    CU_ASSERT_EQUAL_FATAL(sim_links(r.s, hl, 4), 2);
+    for (int d = 0; d < 2; d++) {
+        CU_ASSERT_EQUAL(hl[d].dir, d);
+        CU_ASSERT_EQUAL(hl[d].shared, 1);
+        CU_ASSERT_EQUAL(hl[d].st->count, 1);
+        CU_ASSERT_EQUAL(hl[d].st->bytes, 1000000);
+        CU_ASSERT_EQUAL(hl[d].st->busy_ps, 201 * US);
+        CU_ASSERT_EQUAL(hl[d].channel->count, 2);
+        CU_ASSERT_EQUAL(hl[d].channel->busy_ps, 201 * US);
+    }
+    stop(&r);
+    /* hbm>host only (the QA repro): reported as hbm>host, not under the link's from>to */
+    start(&r, "1us", "false", "0", "1024");
+    ev(&r, XFER(0, 0, 1, 1000000, 0));
+    finish(&r);
+    CU_ASSERT_EQUAL_FATAL(sim_links(r.s, hl, 4), 2);
+    CU_ASSERT_EQUAL(hl[0].st->count, 0); /* host>hbm */
+    CU_ASSERT_EQUAL(hl[1].st->count, 1); /* hbm>host */
+    CU_ASSERT_EQUAL(hl[1].st->busy_ps, 101 * US);
+    CU_ASSERT_EQUAL(hl[0].channel->busy_ps, 101 * US);
     stop(&r);
     start(&r, "1us", "true", "1", "1024");
     ev(&r, XFER(0, 1, 0, 1000000, 0));
@@ -542,6 +566,48 @@ static void test_determinism(void)
     }
 }
 
+/* A half-duplex link in the outputs (the QA repro: one transfer hbm -> host over pcie, a
+ * host -> hbm link, with duplex false): the text report names the direction it went, hbm>host,
+ * then the channel both directions share, host<>hbm; the JSON keeps its entry per direction
+ * (key LINK:FROM>TO with from and to) and adds duplex and channel_busy_seconds; the Chrome trace
+ * names the track by its direction. Until 2026-11-25 all three said host>hbm. */
+static void test_half_duplex_outputs(void)
+{
+    char args[4096], *out = NULL;
+    const char *d = tu_tmpdir();
+    const char *tr = tu_write("hd.trace", "amsim-trace v1\ntransfer hbm host 1000000\n");
+    snprintf(args, sizeof args,
+             "run -c %s/configs/devices/h100.yaml -t %s --set links.pcie.duplex=false "
+             "--json %s/hd.json --chrome-trace %s/hd.chrome.json",
+             tu_top(), tr, d, d);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\npcie           hbm>host           976.56 KiB          1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\npcie           host<>hbm          976.56 KiB          1"));
+    CU_ASSERT_PTR_NULL(strstr(out, "host>hbm"));
+    free(out);
+    char p[600];
+    snprintf(p, sizeof p, "%s/hd.json", d);
+    out = tu_slurp(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"pcie:hbm>host\": {\n      \"link\": \"pcie\",\n"
+                                       "      \"from\": \"hbm\",\n      \"to\": \"host\",\n"
+                                       "      \"bytes\": 1000000,\n      \"count\": 1,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"pcie:host>hbm\": {\n      \"link\": \"pcie\",\n"
+                                       "      \"from\": \"host\",\n      \"to\": \"hbm\",\n"
+                                       "      \"bytes\": 0,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"duplex\": false,\n      \"channel_busy_seconds\": "
+                                       "2.0382353e-05,"));
+    free(out);
+    snprintf(p, sizeof p, "%s/hd.chrome.json", d);
+    out = tu_slurp(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"name\":\"link pcie hbm>host (half duplex)\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "{\"name\":\"pcie hbm>host\",\"cat\":\"transfer\""));
+    CU_ASSERT_PTR_NULL(strstr(out, "host>hbm"));
+    free(out);
+}
+
 /* energy_per_byte on a link: bytes x pJ/byte in the JSON (8,389,632 B x 10 pJ). */
 static void test_link_energy(void)
 {
@@ -566,14 +632,29 @@ static void test_link_model(void)
     link_submit(l, 0, 1000, 1);
     link_submit(l, 0, 3000, 2);
     CU_ASSERT_EQUAL(link_next_time(l), 2000); /* both at half rate: 1000 B done at 2000 ps */
-    uint64_t tags[4];
-    CU_ASSERT_EQUAL(link_advance(l, 2000, tags, 4), 1);
-    CU_ASSERT_EQUAL(tags[0], 1);
+    link_done d[4];
+    CU_ASSERT_EQUAL(link_advance(l, 2000, d, 4), 1);
+    CU_ASSERT_EQUAL(d[0].tag, 1);
+    CU_ASSERT_EQUAL(d[0].started, 0);
     CU_ASSERT_EQUAL(link_next_time(l), 4000); /* 2000 B left alone at full rate */
-    CU_ASSERT_EQUAL(link_advance(l, 10000, tags, 4), 1);
-    CU_ASSERT_EQUAL(tags[0], 2);
+    CU_ASSERT_EQUAL(link_advance(l, 10000, d, 4), 1);
+    CU_ASSERT_EQUAL(d[0].tag, 2);
+    CU_ASSERT_EQUAL(d[0].started, 0);
     CU_ASSERT_EQUAL(link_next_time(l), AM_TIME_NONE);
     CU_ASSERT_EQUAL(link_get_stats(l)->busy_ps, 4000);
+    link_destroy(l);
+
+    /* concurrency 1: the second transfer is taken when the first ends (its start says so) */
+    l = link_create(1000000000000ULL, 100, 1);
+    link_submit(l, 0, 1000, 1);
+    link_submit(l, 50, 1000, 2);
+    CU_ASSERT_EQUAL(link_advance(l, 1100, d, 4), 1);
+    CU_ASSERT_EQUAL(d[0].tag, 1);
+    CU_ASSERT_EQUAL(d[0].started, 0);
+    CU_ASSERT_EQUAL(link_advance(l, 10000, d, 4), 1);
+    CU_ASSERT_EQUAL(d[0].tag, 2);
+    CU_ASSERT_EQUAL(d[0].started, 1100);
+    CU_ASSERT_EQUAL(link_get_stats(l)->wait_ps, 1050);
     link_destroy(l);
 }
 
@@ -699,5 +780,7 @@ void suite_engine(void)
              {"deterministic outputs", test_determinism},
              {"link model arithmetic", test_link_model},
              {"energy per byte", test_link_energy},
+             {"half-duplex link: outputs per direction and for the shared channel",
+              test_half_duplex_outputs},
              {"look-ahead: same results read ahead or not", test_lookahead_same_results});
 }

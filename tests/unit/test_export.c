@@ -89,6 +89,141 @@ static void test_chrome(void)
     free(text);
 }
 
+/* The tracks of a Chrome trace, one line each: "TRACK: N slices, depth D, NAME|NAME|...", with
+ * D the most "X" slices in progress at once (exact: times read as decimals), and the names of
+ * the slices; tracks in tid order. */
+static const char *tracks_py =
+    "import json, sys, decimal\n"
+    "d = json.load(open(sys.argv[1]), parse_float=decimal.Decimal)\n"
+    "names, sl = {}, {}\n"
+    "for e in d['traceEvents']:\n"
+    "    if e['ph'] == 'M' and e['name'] == 'thread_name': names[e['tid']] = e['args']['name']\n"
+    "    if e['ph'] == 'X': sl.setdefault(e['tid'], []).append((e['ts'], e['ts'] + e['dur'], e['name']))\n"
+    "out = open(sys.argv[2], 'w')\n"
+    "for tid in sorted(sl):\n"
+    "    v = sl[tid]\n"
+    "    ev = sorted([(a, 1) for a, b, n in v] + [(b, -1) for a, b, n in v])\n"
+    "    depth = top = 0\n"
+    "    for t, k in ev:\n"
+    "        depth += k\n"
+    "        top = max(top, depth)\n"
+    "    out.write('%s: %d slices, depth %d, %s\\n' % (names.get(tid, 'tid %d' % tid), len(v), top,\n"
+    "              '|'.join(sorted(set(n for a, b, n in v)))))\n";
+
+/* Run amsim with ARGS (a --chrome-trace into the test directory is added) and return the
+ * tracks of its Chrome trace (tracks_py), or NULL when python3 is missing or the run failed. */
+static char *chrome_tracks(const char *args)
+{
+    if (!have_python()) {
+        printf("skipped: python3 not found\n");
+        return NULL;
+    }
+    char cmd[4096], js[512], txt[512];
+    snprintf(js, sizeof js, "%s/tracks.json", tu_tmpdir());
+    snprintf(txt, sizeof txt, "%s/tracks.txt", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "%s --chrome-trace '%s' -q", args, js);
+    char *err = NULL;
+    int rc = tu_amsim(cmd, NULL, &err);
+    if (rc != 0)
+        printf("\namsim %s: status %d: %s\n", cmd, rc, err ? err : "");
+    free(err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    snprintf(cmd, sizeof cmd, "python3 '%s' '%s' '%s'", tu_write("tracks.py", tracks_py), js, txt);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    return tu_slurp(txt, NULL);
+}
+
+/* Spilling, restoring and defragmentation block the host: their slices have a track of their
+ * own, named so. Until 2026-11-25 they were on tid 0, the track named "stream 0", and on the
+ * shipped spill example 14 of them partly overlapped stream 0's compute slices. */
+static void test_chrome_host_track(void)
+{
+    char args[2048];
+    snprintf(args, sizeof args, "run -c '%s/configs/examples/gpu_spill.yaml' -t "
+             "'%s/traces/gpu_spill_step.trace'", tu_top(), tu_top());
+    char *t = chrome_tracks(args);
+    if (!t)
+        return;
+    CU_ASSERT(strstr(t, "stream 0: 24 slices, depth 1, compute\n") != NULL);
+    CU_ASSERT(strstr(t, "host runtime: 24 slices, depth 1, restore hbm|spill hbm\n") != NULL);
+    if (!strstr(t, "host runtime:"))
+        printf("\n%s", t);
+    free(t);
+}
+
+/* A link's track shows when the link carried each transfer. With concurrency 1, two 1 MB
+ * transfers issued together on streams 1 and 2 at 1 GB/s + 1 us: the second is taken when the
+ * first ends, at 1001 us (its stream waited from 0 to 2002 us). Until 2026-11-25 the link track
+ * showed it from 0, overlapping the first. Without a limit both share the link from 0 to
+ * 2001 us and go to two lanes, so that no track has overlapping slices. */
+static void test_chrome_link_queueing(void)
+{
+    const char *cfg = tu_write("q.yaml",
+                               "version: 1\nmemories:\n"
+                               "  hbm: {capacity: 1GiB, allocator: {policy: best_fit}}\n"
+                               "  host: {kind: host, capacity: 1GiB, allocator: {policy: best_fit}}\n"
+                               "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, "
+                               "latency: 1us, concurrency: 1}\n");
+    const char *tr = tu_write("q.trace", "amsim-trace v1\ntransfer host hbm 1000000 stream=1\n"
+                                         "transfer host hbm 1000000 stream=2\n");
+    char args[2048], js[512];
+    snprintf(args, sizeof args, "run -c '%s' -t '%s'", cfg, tr);
+    char *t = chrome_tracks(args);
+    if (!t)
+        return;
+    CU_ASSERT(strstr(t, "link pcie host>hbm: 2 slices, depth 1, pcie host>hbm\n") != NULL);
+    CU_ASSERT(strstr(t, "stream 2: 1 slices, depth 1, pcie host>hbm\n") != NULL);
+    CU_ASSERT(strstr(t, "#2") == NULL);
+    free(t);
+    snprintf(js, sizeof js, "%s/tracks.json", tu_tmpdir());
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_FATAL(j != NULL);
+    CU_ASSERT(strstr(j, "\"ts\":1001.000000,\"dur\":1001.000000,\"pid\":1,\"tid\":1000000,"
+                        "\"args\":{\"bytes\":1000000,\"stream\":2}") != NULL);
+    CU_ASSERT(strstr(j, "\"ts\":0.000000,\"dur\":2002.000000,\"pid\":1,\"tid\":2,") != NULL);
+    free(j);
+
+    snprintf(args, sizeof args, "run -c '%s' -t '%s' --set links.pcie.concurrency=0", cfg, tr);
+    t = chrome_tracks(args);
+    CU_ASSERT_FATAL(t != NULL);
+    CU_ASSERT(strstr(t, "link pcie host>hbm: 1 slices, depth 1, pcie host>hbm\n") != NULL);
+    CU_ASSERT(strstr(t, "link pcie host>hbm #2: 1 slices, depth 1, pcie host>hbm\n") != NULL);
+    free(t);
+    j = tu_slurp(js, NULL);
+    CU_ASSERT_FATAL(j != NULL);
+    CU_ASSERT(strstr(j, "\"ts\":0.000000,\"dur\":2001.000000,\"pid\":1,\"tid\":1000064,") != NULL);
+    free(j);
+}
+
+/* No track of the shipped examples has overlapping slices (transfers sharing a link go to
+ * lanes). */
+static void test_chrome_no_overlap(void)
+{
+    static const char *const runs[][2] = {
+        {"configs/default.yaml", "traces/gen_train_small.trace"},
+        {"configs/devices/tpu-v5e.yaml", "traces/gen_tpu_matmul.trace"},
+        {"configs/examples/gpu_spill.yaml", "traces/gpu_spill_step.trace"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(runs); i++) {
+        char args[2048];
+        snprintf(args, sizeof args, "run -c '%s/%s' -t '%s/%s'", tu_top(), runs[i][0], tu_top(),
+                 runs[i][1]);
+        char *t = chrome_tracks(args);
+        if (!t)
+            return;
+        int tracks = 0, deep = 0;
+        for (const char *p = t; (p = strstr(p, ", depth ")) != NULL; p++) {
+            tracks++;
+            deep += atoi(p + 8) != 1;
+        }
+        CU_ASSERT(tracks >= 2);
+        CU_ASSERT_EQUAL(deep, 0);
+        if (deep)
+            printf("\n%s:\n%s", runs[i][1], t);
+        free(t);
+    }
+}
+
 /* What the run did, as the snapshot should record it. */
 typedef struct rec {
     int kind; /* tr_kind */
@@ -373,6 +508,9 @@ static void test_snapshot_every_policy(void)
 void suite_export(void)
 {
     TU_SUITE("export", {"chrome trace is valid trace-event JSON", test_chrome},
+             {"chrome trace: host runtime actions on their own track", test_chrome_host_track},
+             {"chrome trace: link slices when the link carried them", test_chrome_link_queueing},
+             {"chrome trace: no track has overlapping slices", test_chrome_no_overlap},
              {"pytorch snapshot reads back with the same events", test_snapshot},
              {"exported snapshot replays with every segment event matched",
               test_snapshot_replay_validates},

@@ -69,6 +69,10 @@ static void collect(void *ctx, sim *s, const report_trace *t)
                    "\nlink.%s.%d.busy_ps %" PRIu64 "\n",
                 lr[i].name, lr[i].dir, lr[i].st->bytes, lr[i].name, lr[i].dir, lr[i].st->count,
                 lr[i].name, lr[i].dir, lr[i].st->busy_ps);
+    /* a half-duplex link: the channel both directions share, after its second direction */
+    for (int i = 0; i < nl; i++)
+        if (lr[i].shared && lr[i].dir == 1)
+            fprintf(f, "link.%s.shared.busy_ps %" PRIu64 "\n", lr[i].name, lr[i].channel->busy_ps);
 }
 
 static void test_golden(void)

@@ -181,6 +181,81 @@ static void test_host_roundtrip(void)
     hstop(&r);
 }
 
+/* The error cfg_load_string gives for yaml with sets, or "" when it loads. */
+static const char *load_error(const char *yaml, const char *const *sets, int nsets)
+{
+    static am_error err;
+    am_config *c = NULL;
+    memset(&err, 0, sizeof err);
+    if (cfg_load_string(&c, "h.yaml", yaml, sets, nsets, &err) == 0) {
+        cfg_free(c);
+        return "";
+    }
+    return err.msg;
+}
+
+#define NO_LINKS(extra)                                                                    \
+    "version: 1\nmemories:\n  hbm:\n    capacity: 1MiB\n    allocator: {policy: best_fit}\n" \
+    extra "  host: {kind: host, capacity: 1GiB, allocator: {policy: best_fit}}\n"
+
+/* A runtime action that copies needs the link its copies take; neither spec gives a cost
+ * without one, so the config is refused at the setting that enables it. Until 2026-11-25 the
+ * copies cost 0 s: compaction was free on every TPU preset (none had an hbm -> hbm link). */
+static void test_copy_links_required(void)
+{
+    CU_ASSERT_STRING_EQUAL(
+        load_error(NO_LINKS("    defrag: {mode: compact}\n"), NULL, 0),
+        "h.yaml:6:14: memories.hbm.defrag.mode: compact copies buffers within 'hbm' and needs a "
+        "link from hbm to hbm (a device-local copy link, as hbm_copy in "
+        "configs/devices/h100.yaml); the config has none");
+    CU_ASSERT_STRING_EQUAL(
+        load_error(NO_LINKS("    defrag: {mode: host_roundtrip}\n"), NULL, 0),
+        "h.yaml:6:14: memories.hbm.defrag.mode: host_roundtrip copies every live buffer to 'host' "
+        "and back and needs a link between hbm and host; the config has none");
+    CU_ASSERT_STRING_EQUAL(
+        load_error(NO_LINKS("    on_oom: spill_to_host\n"), NULL, 0),
+        "h.yaml:6:5: memories.hbm.on_oom: spill_to_host copies buffers to 'host' and back and "
+        "needs a link between hbm and host; the config has none");
+    /* set by --set: the message names it */
+    const char *set[] = {"memories.hbm.defrag.mode=compact"};
+    CU_ASSERT_STRING_EQUAL(
+        load_error(NO_LINKS(""), set, 1),
+        "--set 'memories.hbm.defrag.mode=compact': memories.hbm.defrag.mode: compact copies "
+        "buffers within 'hbm' and needs a link from hbm to hbm (a device-local copy link, as "
+        "hbm_copy in configs/devices/h100.yaml); the config has none");
+    /* a host link either way round serves both directions; a copy link serves compaction */
+    CU_ASSERT_STRING_EQUAL(
+        load_error(NO_LINKS("    on_oom: spill_to_host\n    defrag: {mode: host_roundtrip}\n")
+                   "links:\n  pcie: {from: hbm, to: host, bandwidth: 1GB/s}\n", NULL, 0), "");
+    CU_ASSERT_STRING_EQUAL(
+        load_error(NO_LINKS("    defrag: {mode: compact}\n")
+                   "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s}\n", NULL, 0), "");
+
+    /* The QA case on tpu-v5e: three 1 MiB buffers fill a 3 MiB limit, the 1st and 3rd are
+     * freed, 1.5 MiB fits only after compaction moves the 2nd down over the preset's hbm_copy
+     * (819 GB/s x 0.425 + 500 ns): 500,000 + ceil(1,048,576 x 1e12 / 348.075e9) ps. */
+    const char *sets[] = {"memories.hbm.allocator.memory_limit=3MiB",
+                          "memories.hbm.defrag.mode=compact"};
+    hrun r;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_FATAL(cfg_load_string(&r.cfg, "h.yaml", "version: 1\ndevice: tpu-v5e\n", sets, 2,
+                                    &r.err) == 0);
+    r.pf = open_memstream(&r.pl, &r.pn);
+    sim_opts so = {.placements = r.pf, .check = 1};
+    CU_ASSERT_FATAL(sim_create(&r.s, r.cfg, &so, &r.err) == 0);
+    for (int i = 1; i <= 3; i++)
+        CU_ASSERT(hev(&r, ALLOC((uint64_t)i, 1024 * KiB, 0)) == 0);
+    hev(&r, FREE(1));
+    hev(&r, FREE(3));
+    CU_ASSERT(hev(&r, ALLOC(4, 1536 * KiB, 0)) == 0);
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->ooms, 0);
+    CU_ASSERT_EQUAL(su->defrag.runs, 1);
+    CU_ASSERT_EQUAL(su->defrag.bytes_moved, 1024 * KiB);
+    CU_ASSERT_EQUAL(su->defrag.time, 500000 + 3012501);
+    hstop(&r);
+}
+
 /* Spill the LRU buffer to the host, then use it again: exactly two transfers. */
 static void test_spill_round_trip(void)
 {
@@ -373,6 +448,8 @@ void suite_hierarchy(void)
 {
     TU_SUITE("hierarchy", {"compaction: bytes moved, OOM avoided", test_compaction},
              {"host round-trip defragmentation", test_host_roundtrip},
+             {"copying actions need their link; TPU compaction is charged",
+              test_copy_links_required},
              {"defragmentation triggers: threshold, every, a failure", test_defrag_triggers},
              {"spill round trip costs two transfers", test_spill_round_trip},
              {"spill victims: LRU, largest, host copies freed", test_spill_victims},
