@@ -1071,7 +1071,7 @@ static void outputs_dir_and_paths(void)
     const char *dir = fresh_dir("odir");
     static const char *const set[] = {"report.txt", "summary.json", "placements.csv",
                                       "timeline.csv", "effective_config.yaml"};
-    char args[4096], od[700], a[700], b[700];
+    char args[4096], od[700], a[800], b[800];
     snprintf(od, sizeof od, "%s/o", dir);
     snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s' --json '%s/x.json' "
              "--placements '%s/x.csv' --timeline '%s/t.csv'", cfg_default(), trace_gpu(), od,

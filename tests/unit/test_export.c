@@ -335,13 +335,13 @@ static void keep_summary(void *ctx, sim *s, const report_trace *t)
 /* Export the run of trace under cfg as a snapshot, replay the snapshot under the same config:
  * every allocation at its address and every segment event matched. The replay's summary into
  * *res when not NULL. */
-static void export_replay(const char *cfg, const char *trace, size_t min_gives, sim_summary *res)
+static void export_replay(const char *cfg, const char *tpath, size_t min_gives, sim_summary *res)
 {
     char out[512];
     snprintf(out, sizeof out, "%s/v.pickle", tu_tmpdir());
     recs seen = {NULL, 0, 0, 0};
     sim_observer obs = {.ctx = &seen, .device = o_device};
-    run_spec sp = {.config = cfg, .trace = trace, .pytorch_snapshot = out, .observer = &obs};
+    run_spec sp = {.config = cfg, .trace = tpath, .pytorch_snapshot = out, .observer = &obs};
     am_error err = {0};
     CU_ASSERT_FATAL(run_once(&sp, NULL, NULL, NULL, &err) == 0);
     size_t takes = 0, gives = 0;
@@ -358,7 +358,7 @@ static void export_replay(const char *cfg, const char *trace, size_t min_gives, 
     CU_ASSERT_EQUAL(su.segment_events_recorded, takes + gives);
     CU_ASSERT_EQUAL(su.segment_events_matched, takes + gives);
     if (su.segment_events_matched != takes + gives)
-        fprintf(stderr, "\n%s: %llu of %llu segment events matched\n", trace,
+        fprintf(stderr, "\n%s: %llu of %llu segment events matched\n", tpath,
                 (unsigned long long)su.segment_events_matched, (unsigned long long)(takes + gives));
     if (res)
         *res = su;
@@ -471,14 +471,14 @@ static void test_snapshot_replay_ooms(void)
 static void test_snapshot_every_policy(void)
 {
     static const char *const traces[] = {"gpu_train_step", "gen_serve_small"};
-    char cfg[512], trace[512], out[512];
+    char cfg[512], tpath[512], out[512];
     snprintf(cfg, sizeof cfg, "%s/configs/default.yaml", tu_top());
     snprintf(out, sizeof out, "%s/p.pickle", tu_tmpdir());
     for (const struct alloc_ops *const *a = alloc_all(); *a; a++) {
         for (size_t k = 0; k < AM_ARRAY_LEN(traces); k++) {
-            snprintf(trace, sizeof trace, "%s/traces/%s.trace", tu_top(), traces[k]);
+            snprintf(tpath, sizeof tpath, "%s/traces/%s.trace", tu_top(), traces[k]);
             am_error err = {0};
-            run_spec sp = {.config = cfg, .trace = trace, .policy = (*a)->name,
+            run_spec sp = {.config = cfg, .trace = tpath, .policy = (*a)->name,
                            .pytorch_snapshot = out};
             CU_ASSERT_FATAL(run_once(&sp, NULL, NULL, NULL, &err) == 0);
             sim_summary su = {0};

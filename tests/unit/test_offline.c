@@ -589,7 +589,7 @@ static void test_no_plan(void)
     const struct alloc_ops *ops = alloc_find("offline");
     CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
     CU_ASSERT_PTR_NOT_NULL(ops->set_plan);
-    alloc_env env = {NULL, 1 << 20, 1, NULL, NULL, NULL};
+    alloc_env env = {.capacity = 1 << 20, .granularity = 1};
     void *st = NULL;
     am_error err = {0};
     CU_ASSERT_EQUAL_FATAL(ops->create(&st, &env, NULL, &err), 0);
