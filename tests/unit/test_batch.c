@@ -1053,6 +1053,112 @@ static void test_attached_short_values(void)
     }
 }
 
+/* The command line as getopt_long takes it, alike in every command (sim/cli.c): a long
+ * option's value after '=' (--json=FILE, --set=PATH=VALUE split at the first '='), a flag
+ * given a value refused ("--quiet takes no value"), an empty attached value refused as a
+ * missing one, a missing value told apart from an unknown option, options anywhere (check
+ * FILE -c CONFIG read -c as a file), "--" ending the options, short flags grouped (-qc CFG).
+ * Each case: its arguments (@C a config, @T a trace, @J an output, @S a sweep, @R a results
+ * table, @D a folder), its status, text its stderr (and stdout) must hold, and whether @J is
+ * then written. */
+typedef struct cli_case {
+    const char *args;
+    int status;
+    const char *err, *out;
+    int writes; /* 1: @J written (then removed); 0: @J not written */
+} cli_case;
+
+static void cli_expand(char *buf, size_t n, const char *pat)
+{
+    static char cfg[1100], tr[1100];
+    snprintf(cfg, sizeof cfg, "%s/configs/default.yaml", tu_top());
+    snprintf(tr, sizeof tr, "%s/traces/gpu_train_step.trace", tu_top());
+    size_t k = 0;
+    for (const char *p = pat; *p && k + 1200 < n; p++) {
+        const char *v = NULL;
+        if (p[0] == '@')
+            v = p[1] == 'C' ? cfg : p[1] == 'T' ? tr : p[1] == 'J' ? path_in_tmp("cli.json")
+              : p[1] == 'S' ? path_in_tmp("cli-sweep.yaml") : p[1] == 'R' ? path_in_tmp("cli.csv")
+              : p[1] == 'D' ? path_in_tmp("cli-dir") : NULL;
+        if (v) {
+            k += (size_t)snprintf(buf + k, n - k, "%s", v);
+            p++;
+        } else
+            buf[k++] = *p;
+    }
+    buf[k] = 0;
+}
+
+static void cli_cases(const cli_case *cases, size_t n)
+{
+    const char *js = path_in_tmp("cli.json");
+    for (size_t i = 0; i < n; i++) {
+        char args[4096], want[2048], *out = NULL, *err = NULL;
+        cli_expand(args, sizeof args, cases[i].args);
+        unlink(js);
+        int st = tu_amsim(args, &out, &err);
+        int ok = st == cases[i].status;
+        if (cases[i].err) {
+            cli_expand(want, sizeof want, cases[i].err);
+            ok &= err && strstr(err, want) != NULL;
+        }
+        if (cases[i].out) {
+            cli_expand(want, sizeof want, cases[i].out);
+            ok &= out && strstr(out, want) != NULL;
+        }
+        ok &= (access(js, F_OK) == 0) == cases[i].writes;
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  amsim %s: status %d (wanted %d), %s %swritten; stdout %.300s; "
+                    "stderr %.300s", args, st, cases[i].status, js,
+                    access(js, F_OK) == 0 ? "" : "not ", out ? out : "", err ? err : "");
+        free(out);
+        free(err);
+    }
+    unlink(js);
+}
+
+static void test_getopt_forms(void)
+{
+    static const cli_case cases[] = {
+        /* run: --opt=value, the first '=' splitting --set's */
+        {"run -q -c @C -t @T --json=@J --set=memories.hbm.capacity=79GiB", 0, NULL, NULL, 1},
+        {"run -q --config=@C --trace=@T --policy=caching --device=0 --out=@D --json @J", 0, NULL,
+         NULL, 1},
+        {"run -qc @C -t@T --json=@J", 0, NULL, NULL, 1}, /* -q and -c grouped */
+        {"run -q -c @C -t @T --json=@J --json=@J.2", 1,
+         "amsim run: --json given twice ('@J', then '@J.2')", NULL, 0},
+        {"run -q -c @C -t @T --json @J --json=x", 1,
+         "amsim run: --json given twice ('@J', then 'x')", NULL, 0},
+        {"run -c @C -t @T --json=@J --quiet=yes", 1,
+         "amsim run: --quiet takes no value ('--quiet=yes')\n", NULL, 0},
+        {"run -q -c @C -t @T --check= --json @J", 1,
+         "amsim run: --check takes no value ('--check=')\n", NULL, 0},
+        {"run -q -c @C -t @T --json=", 1, "amsim run: --json needs a value\n", NULL, 0},
+        {"run -q -c @C -t @T --set= --json @J", 1, "amsim run: --set needs a value\n", NULL, 0},
+        {"run -q -c @C -t @T --json", 1, "amsim run: --json needs a value\n", NULL, 0},
+        {"run -q -c @C -t @T --jso=@J", 1,
+         "amsim run: unknown option '--jso=@J' (see amsim run --help)\n", NULL, 0},
+        {"run -q -c @C -t @T --json @J stray", 1,
+         "amsim run: unexpected argument 'stray' (see amsim run --help)\n", NULL, 0},
+        {"run -q -c @C -t @T --json @J -- -q", 1, "amsim run: unexpected argument '-q'", NULL, 0},
+        {"run -qz -c @C -t @T --json @J", 1, "amsim run: unknown option '-z' in '-qz'", NULL, 0},
+        /* check: -c anywhere, not only first */
+        {"check @T -c @C", 0, NULL, "@T: trace ok (native, 141 events", 0},
+        {"check @T --config=@C @C", 0, NULL, "@C: config ok", 0},
+        {"check @T -c", 1, "amsim check: -c needs a value\n", NULL, 0},
+        {"check @T -c @C --config @C", 1, "amsim check: --config given twice", NULL, 0},
+        {"check @T --bogus", 1, "amsim check: unknown option '--bogus'", NULL, 0},
+        {"check -c @C -- -x", 1, "amsim: -x: ", NULL, 0}, /* after --, a file named -x */
+        {"check @T --help", 0, NULL, "usage: amsim check", 0},
+        /* policies: refuses what it does not take */
+        {"policies --bogus", 1, "amsim policies: unknown option '--bogus'", NULL, 0},
+        {"policies bfc", 1, "amsim policies: unexpected argument 'bfc'", NULL, 0},
+        {"policies --help", 0, NULL, "usage: amsim policies", 0},
+    };
+    cli_cases(cases, sizeof cases / sizeof *cases);
+}
+
 static void test_expect(void)
 {
     const char *ex = path_in_tmp("gpu.expect");
@@ -1254,6 +1360,7 @@ void suite_batch(void)
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
              {"an option that takes one value is refused twice", test_repeated_options},
              {"short options take their value attached (-j2, -oDIR)", test_attached_short_values},
+             {"options as getopt_long takes them, in every command", test_getopt_forms},
              {"expectations hold and fail", test_expect},
              {"expectation values that are not their metric's form", test_expect_bad_values},
              {"regress sweep", test_regress_sweep});
