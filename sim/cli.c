@@ -107,18 +107,6 @@ int cli_unexpected(const cli *c, const char *arg)
     return CLI_ERROR;
 }
 
-const char *cli_split(const char **arg, char opt[3], const char *shorts)
-{
-    const char *a = *arg;
-    if (a[0] != '-' || a[1] == 0 || a[1] == '-' || a[2] == 0 || !strchr(shorts, a[1]))
-        return NULL;
-    opt[0] = '-';
-    opt[1] = a[1];
-    opt[2] = 0;
-    *arg = opt;
-    return a + 2;
-}
-
 int cli_once(const char *prog, const char *opt, const char **slot, const char *v,
              const char *hint)
 {

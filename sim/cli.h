@@ -61,11 +61,6 @@ int cli_next(cli *c, const cli_opt *opts, const char **opt, const char **val);
  * on stderr. Returns CLI_ERROR. */
 int cli_unexpected(const cli *c, const char *arg);
 
-/* When *arg is a short option named in `shorts` (their letters, e.g. "cto") with text after
- * its letter ("-j2"): point *arg at opt, filled with the option alone ("-j"), and return the
- * attached value ("2"). Otherwise leave *arg and return NULL. (Parsers not yet on cli_next.) */
-const char *cli_split(const char **arg, char opt[3], const char *shorts);
-
 /* Store v in *slot, an option that takes one value; 0, or -1 after a message on stderr
  * ("PROG: OPT given twice ('A', then 'B'): it takes one value[; HINT]") when *slot holds one
  * already. hint may be NULL. */

@@ -189,7 +189,8 @@ static void test_sweep_errors(void)
     /* generate.args naming --seed or -o, which the batch gives every run: the seed list was
      * overridden by it (every run the same trace), then every run failed "given twice" */
     static const char *const reserved[] = {"[--requests, '5', --seed, '3']", "[-o, x.trace]",
-                                           "'--seed=3'", "[-ox.trace]"};
+                                           "'--seed=3'", "[-ox.trace]", "[--out, x.trace]",
+                                           "['--out=x.trace']", "['--', x]"};
     for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++) {
         snprintf(text, sizeof text, "base: %s/configs/default.yaml\nseeds: [1, 2]\n"
                  "generate:\n  kind: serve\n  args: %s\n", tu_top(), reserved[i]);
@@ -197,11 +198,18 @@ static void test_sweep_errors(void)
         err = NULL;
         CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
         CU_ASSERT(err && strstr(err, "gen.yaml:5:") &&
-                  strstr(err, "is the batch's to give (every run gets --seed from 'seeds'"));
+                  (strstr(err, "is the batch's to give (every run gets --seed from 'seeds'") ||
+                   strstr(err, "'--' would end the options before the batch's -o")));
         if (!err || !strstr(err, "gen.yaml:5:"))
             fprintf(stderr, "\n  %s: %s\n", reserved[i], err ? err : "(none)");
         free(err);
     }
+    /* serve's --output-mu is not --out */
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\nseeds: [1, 2]\n"
+             "generate:\n  kind: serve\n  args: [--output-mu, '4.5', '--output-sigma=0.5']\n",
+             tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("gen.yaml", text));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
     /* values match as sizes too: 1073741824 is 1GiB, a real exclusion */
     snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
              "traces: [%s/traces/gpu_train_step.trace]\npolicies: [bfc, caching]\n"
@@ -1091,7 +1099,8 @@ static void cli_expand(char *buf, size_t n, const char *pat)
 
 static void cli_cases(const cli_case *cases, size_t n)
 {
-    const char *js = path_in_tmp("cli.json");
+    char js[1100]; /* path_in_tmp's buffers rotate */
+    snprintf(js, sizeof js, "%s", path_in_tmp("cli.json"));
     for (size_t i = 0; i < n; i++) {
         char args[4096], want[2048], *out = NULL, *err = NULL;
         cli_expand(args, sizeof args, cases[i].args);
@@ -1120,6 +1129,12 @@ static void cli_cases(const cli_case *cases, size_t n)
 
 static void test_getopt_forms(void)
 {
+    char text[3000];
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [%s/traces/"
+             "gpu_train_step.trace]\npolicies: [bfc, caching]\n", tu_top(), tu_top());
+    tu_write("cli-sweep.yaml", text);
+    tu_write("cli.csv", "run,policy,status,m\n1,bfc,ok,1\n2,bfc,ok,2\n3,caching,ok,3\n"
+             "4,caching,ok,5\n");
     static const cli_case cases[] = {
         /* run: --opt=value, the first '=' splitting --set's */
         {"run -q -c @C -t @T --json=@J --set=memories.hbm.capacity=79GiB", 0, NULL, NULL, 1},
@@ -1177,6 +1192,44 @@ static void test_getopt_forms(void)
         {"check @T --bogus", 1, "amsim check: unknown option '--bogus'", NULL, 0},
         {"check -c @C -- -x", 1, "amsim: -x: ", NULL, 0}, /* after --, a file named -x */
         {"check @T --help", 0, NULL, "usage: amsim check", 0},
+        /* batch (--list: the matrix without running it) */
+        {"batch @S --list --jobs=3 --shard=1/2 --timeout=0.5", 0, NULL, "0001-", 0},
+        {"batch --list @S --out=@D -qj2", 0, NULL, "0002-", 0},
+        {"batch @S --list=1", 1, "amsim batch: --list takes no value ('--list=1')\n", NULL, 0},
+        {"batch @S --list --jobs=", 1, "amsim batch: --jobs needs a value\n", NULL, 0},
+        {"batch @S --list --shard", 1, "amsim batch: --shard needs a value\n", NULL, 0},
+        {"batch @S --list --jobs=2 -j3", 1, "amsim batch: -j given twice ('2', then '3')", NULL, 0},
+        {"batch @S --list --bogus=2", 1, "amsim batch: unknown option '--bogus=2' (see amsim "
+         "batch --help)", NULL, 0},
+        {"batch -- @S --list", 1, "amsim batch: one sweep file only ('--list')", NULL, 0},
+        /* stats */
+        {"stats @R --metric=m --by=policy --json=@J", 0, NULL, "caching", 1},
+        {"stats --metric m @R --json", 1, "amsim stats: --json needs a value\n", NULL, 0},
+        {"stats @R --metric= --json @J", 1, "amsim stats: --metric needs a value\n", NULL, 0},
+        {"stats @R --metric m --json @J --bogus=1", 1, "amsim stats: unknown option '--bogus=1'",
+         NULL, 0},
+        {"stats @R --metric=m --metric m --json @J", 1,
+         "amsim stats: --metric given twice ('m', then 'm')", NULL, 0},
+        /* convert */
+        {"convert @T --out=@J --to=csv", 0, NULL, NULL, 1},
+        {"convert --config=@C --set=memories.hbm.capacity=1GiB -o@J -- @T", 0, NULL, NULL, 1},
+        {"convert @T -o @J --to=", 1, "amsim convert: --to needs a value\n", NULL, 0},
+        {"convert @T -o @J --to=csv --to native", 1, "amsim convert: --to given twice ('csv', "
+         "then 'native')", NULL, 0},
+        /* gen (KIND first, as a sub-command) */
+        {"gen kernel --m=256 --n=256 --k=256 --seed=3 --out=@J", 0, NULL, NULL, 1},
+        {"gen kernel --m 256 --seed=1 -o @J --seed 2", 1,
+         "amsim gen kernel: --seed given twice ('1', then '2')", NULL, 0},
+        {"gen train --recompute=yes -o @J", 1,
+         "amsim gen train: --recompute takes no value ('--recompute=yes')\n", NULL, 0},
+        {"gen kernel -o @J --m", 1, "amsim gen kernel: --m needs a value\n", NULL, 0},
+        {"gen kernel -o @J --m=", 1, "amsim gen kernel: --m needs a value\n", NULL, 0},
+        {"gen kernel -o @J 256", 1, "amsim gen kernel: unexpected argument '256'", NULL, 0},
+        /* report */
+        {"report --bogus", 1, "amsim report: unknown option '--bogus' (see amsim report --help)",
+         NULL, 0},
+        {"report @D @D", 1, "amsim report: unexpected argument '@D'", NULL, 0},
+        {"report --help", 0, NULL, "usage: amsim report DIR", 0},
         /* policies: refuses what it does not take */
         {"policies --bogus", 1, "amsim policies: unknown option '--bogus'", NULL, 0},
         {"policies bfc", 1, "amsim policies: unexpected argument 'bfc'", NULL, 0},
