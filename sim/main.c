@@ -146,7 +146,7 @@ static int parse_run(int argc, char **argv, run_args *a)
             break;
         case R_SET:
             if (a->nsets == MAX_SETS) {
-                fprintf(stderr, "%s: more than %d --set options\n", prog, MAX_SETS);
+                fprintf(stderr, "%s run: more than %d --set options\n", prog, MAX_SETS);
                 return 1;
             }
             a->sets[a->nsets++] = v;
@@ -156,7 +156,7 @@ static int parse_run(int argc, char **argv, run_args *a)
             errno = 0;
             long d = strtol(v, &end, 10);
             if (errno || *end || d < 0 || d > 1024) {
-                fprintf(stderr, "%s: --device takes a device number 0..1024, not '%s'\n",
+                fprintf(stderr, "%s run: --device takes a device number 0..1024, not '%s'\n",
                         prog, v);
                 return 1;
             }

@@ -1158,6 +1158,8 @@ static void test_getopt_forms(void)
          "amsim run: unexpected argument 'stray' (see amsim run --help)\n", NULL, 0},
         {"run -q -c @C -t @T --json @J -- -q", 1, "amsim run: unexpected argument '-q'", NULL, 0},
         {"run -qz -c @C -t @T --json @J", 1, "amsim run: unknown option '-z' in '-qz'", NULL, 0},
+        {"run -q -c @C -t @T --json @J --device=x", 1,
+         "amsim run: --device takes a device number 0..1024, not 'x'", NULL, 0},
         /* compare and mincap: a missing value is told apart from an unknown option (both
          * were "unknown option or missing value") */
         {"compare --config=@C --trace=@T --policies=bfc,caching --json=@J", 0, NULL,
