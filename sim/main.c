@@ -50,8 +50,10 @@ static void usage_main(FILE *f)
             "  convert IN -o OUT [--to native|csv|binary]  a trace in any format to another\n"
             "  gen KIND [options] -o OUT          synthetic traces: train, serve, kernel\n"
             "  policies                           list the allocator policies\n"
-            "options: amsim COMMAND --help; amsim --version. An option that takes one value\n"
-            "takes it once (--set repeats); a short one's value may be attached (-j2, -oDIR)\n");
+            "options: amsim COMMAND --help; amsim --version. Options come anywhere after the\n"
+            "command (gen: after KIND), as getopt_long reads them: --json FILE or --json=FILE,\n"
+            "-c FILE or -cFILE, flags grouped (-qc FILE); '--' ends them. An option that takes\n"
+            "one value takes it once (--set repeats); a flag takes none (--quiet=x is refused)\n");
 }
 
 static void usage_run(FILE *f)
