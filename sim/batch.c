@@ -202,11 +202,13 @@ static int ystrings(ydoc *y, yaml_node_t *n, const char *what, strlist *out, am_
     return 0;
 }
 
-/* Whether a generate.args item names an option the batch passes itself: --seed and -o, also
- * with the value attached (--seed=S, -oX). */
+/* Whether a generate.args item names an option the batch passes itself: --seed and -o (--out),
+ * also with the value attached (--seed=S, -oX, --out=X; not --output-mu, a serve option); or is
+ * "--", after which the -o the batch appends would be an operand. */
 static int gen_arg_reserved(const char *a)
 {
-    return a && (strncmp(a, "--seed", 6) == 0 || strncmp(a, "-o", 2) == 0);
+    return a && (strncmp(a, "-o", 2) == 0 || !strcmp(a, "--seed") || !strncmp(a, "--seed=", 7) ||
+                 !strcmp(a, "--out") || !strncmp(a, "--out=", 6) || !strcmp(a, "--"));
 }
 
 /* ---- the sweep -------------------------------------------------------------------------- */
@@ -818,6 +820,11 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                          it && it < gv->data.sequence.items.top && !bad; it++)
                         if (gen_arg_reserved(yscalar(ynode(&y, *it))))
                             bad = ynode(&y, *it);
+                    if (bad && !strcmp(yscalar(bad), "--")) { /* see gen_arg_reserved */
+                        yfail(err, &y, bad, "%s", "generate.args: '--' would end the options "
+                              "before the batch's -o (the run folder's trace); remove it");
+                        goto out;
+                    }
                     if (bad) {
                         yfail(err, &y, bad, "generate.args: '%s' is the batch's to give (every "
                               "run gets --seed from 'seeds' and -o in its run folder); remove it",
@@ -2265,95 +2272,103 @@ int cmd_batch(int argc, char **argv)
     const char *file = NULL;
     int do_merge = 0, list = 0, nmerge = 0;
     const char *jobs_s = NULL, *shard_s = NULL, *timeout_s = NULL; /* as given, for cli_once */
-    char **mdirs = am_calloc((size_t)argc + 1, sizeof *mdirs);
+    char **mdirs = am_calloc((size_t)argc + 1, sizeof *mdirs); /* operands: SWEEP or DIR... */
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     b.jobs = ncpu > 0 ? (int)ncpu : 1;
     b.self = "/proc/self/exe";
     int rc = 1;
-    for (int i = 0; i < argc; i++) {
-        const char *s = argv[i];
-        char opt[3];
-        const char *att = cli_split(&s, opt, "oj"); /* "-j2": s becomes "-j" */
-        if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+    enum { O_HELP, O_QUIET, O_PLACEMENTS, O_TIMELINE, O_LIST, O_UPDATE, O_MERGE, O_OUT, O_JOBS,
+           O_SHARD, O_TIMEOUT, O_N };
+    static const cli_opt opts[] = {
+        [O_HELP] = {"help", 'h', 0},          [O_QUIET] = {"quiet", 'q', 0},
+        [O_PLACEMENTS] = {"placements", 0, 0}, [O_TIMELINE] = {"timeline", 0, 0},
+        [O_LIST] = {"list", 0, 0},            [O_UPDATE] = {"update-expectations", 0, 0},
+        [O_MERGE] = {"merge", 0, 0},          [O_OUT] = {"out", 'o', 1},
+        [O_JOBS] = {"jobs", 'j', 1},          [O_SHARD] = {"shard", 0, 1},
+        [O_TIMEOUT] = {"timeout", 0, 1},      [O_N] = {NULL, 0, 0}};
+    /* each option that takes a value takes one: a second is refused (cli_once) */
+    const char **slots[O_N] = {[O_OUT] = &b.out, [O_JOBS] = &jobs_s, [O_SHARD] = &shard_s,
+                               [O_TIMEOUT] = &timeout_s};
+    cli cl;
+    cli_init(&cl, prog, argc, argv);
+    const char *opt, *v;
+    for (int k; (k = cli_next(&cl, opts, &opt, &v)) != CLI_END;) {
+        char *end;
+        if (k == CLI_ERROR || (k >= 0 && slots[k] && cli_once(prog, opt, slots[k], v, NULL)))
+            goto out;
+        switch (k) {
+        case O_HELP:
             usage(stdout);
             rc = 0;
             goto out;
-        } else if (!strcmp(s, "-q") || !strcmp(s, "--quiet"))
+        case O_QUIET:
             b.quiet = 1;
-        else if (!strcmp(s, "--placements"))
+            break;
+        case O_PLACEMENTS:
             b.placements = 1;
-        else if (!strcmp(s, "--timeline"))
+            break;
+        case O_TIMELINE:
             b.timeline = 1;
-        else if (!strcmp(s, "--list"))
+            break;
+        case O_LIST:
             list = 1;
-        else if (!strcmp(s, "--update-expectations"))
+            break;
+        case O_UPDATE:
             b.update_expect = 1;
-        else if (!strcmp(s, "--merge"))
+            break;
+        case O_MERGE:
             do_merge = 1;
-        else if (!strcmp(s, "-o") || !strcmp(s, "--out") || !strcmp(s, "-j") ||
-                 !strcmp(s, "--jobs") || !strcmp(s, "--shard") || !strcmp(s, "--timeout")) {
-            if (!att && i + 1 >= argc) {
-                fprintf(stderr, "%s: %s needs a value\n", prog, s);
+            break;
+        case O_TIMEOUT:
+            b.timeout = strtod(v, &end);
+            /* a finite number of seconds (fractions too) up to about 31 years, written as a
+             * plain decimal (strtod also takes leading spaces, a sign and hex) */
+            if (end == v || *end || !(b.timeout > 0) || !(b.timeout <= 1e9) ||
+                !((v[0] >= '0' && v[0] <= '9') || v[0] == '.') || strpbrk(v, "xX")) {
+                fprintf(stderr, "%s: --timeout takes seconds > 0 and at most 1e9 (fractions "
+                        "such as 0.5 work), not '%s'\n", prog, v);
                 goto out;
             }
-            const char *v = att ? att : argv[++i];
-            char *end;
-            /* each takes one value: a second is refused (cli_once) */
-            const char **given = s[1] == 'o' || !strcmp(s, "--out")     ? &b.out
-                              : s[1] == 'j' || !strcmp(s, "--jobs")    ? &jobs_s
-                              : !strcmp(s, "--shard")                  ? &shard_s
-                                                                       : &timeout_s;
-            if (cli_once(prog, s, given, v, NULL) != 0)
+            break;
+        case O_SHARD: {
+            /* digits only (strtol and sscanf also take a sign, leading spaces and, with %d,
+             * whatever follows: '1/3x' was read as 1/3) */
+            const char *slash = strchr(v, '/');
+            uint64_t sk = 0, sn = 0;
+            if (!slash || units_u64(v, (size_t)(slash - v), &sk) != 0 ||
+                units_u64(slash + 1, strlen(slash + 1), &sn) != 0 || sn < 1 || sn > INT_MAX ||
+                sk < 1 || sk > sn) {
+                fprintf(stderr, "%s: --shard K/N with 1 <= K <= N, not '%s'\n", prog, v);
                 goto out;
-            if (given == &timeout_s) {
-                b.timeout = strtod(v, &end);
-                /* a finite number of seconds (fractions too) up to about 31 years, written as
-                 * a plain decimal (strtod also takes leading spaces, a sign and hex) */
-                if (end == v || *end || !(b.timeout > 0) || !(b.timeout <= 1e9) ||
-                    !((v[0] >= '0' && v[0] <= '9') || v[0] == '.') || strpbrk(v, "xX")) {
-                    fprintf(stderr, "%s: --timeout takes seconds > 0 and at most 1e9 (fractions "
-                            "such as 0.5 work), not '%s'\n", prog, v);
-                    goto out;
-                }
-            } else if (given == &shard_s) {
-                /* digits only (strtol and sscanf also take a sign, leading spaces and, with %d,
-                 * whatever follows: '1/3x' was read as 1/3) */
-                const char *slash = strchr(v, '/');
-                uint64_t k = 0, n = 0;
-                if (!slash || units_u64(v, (size_t)(slash - v), &k) != 0 ||
-                    units_u64(slash + 1, strlen(slash + 1), &n) != 0 || n < 1 || n > INT_MAX ||
-                    k < 1 || k > n) {
-                    fprintf(stderr, "%s: --shard K/N with 1 <= K <= N, not '%s'\n", prog, v);
-                    goto out;
-                }
-                b.shard_k = (int)k;
-                b.shard_n = (int)n;
-            } else if (given == &jobs_s) {
-                uint64_t j = 0;
-                if (units_u64(v, strlen(v), &j) != 0 || j < 1 || j > 4096) {
-                    fprintf(stderr, "%s: -j takes a number of workers 1..4096, not '%s'\n", prog, v);
-                    goto out;
-                }
-                b.jobs = (int)j;
             }
-        } else if (s[0] == '-' && s[1]) {
-            fprintf(stderr, "%s: unknown option '%s' (see amsim batch --help)\n", prog, s);
-            goto out;
-        } else if (do_merge)
-            mdirs[nmerge++] = argv[i];
-        else if (!file)
-            file = s;
-        else {
-            fprintf(stderr, "%s: one sweep file only ('%s')\n", prog, s);
-            goto out;
+            b.shard_k = (int)sk;
+            b.shard_n = (int)sn;
+            break;
+        }
+        case O_JOBS: {
+            uint64_t j = 0;
+            if (units_u64(v, strlen(v), &j) != 0 || j < 1 || j > 4096) {
+                fprintf(stderr, "%s: -j takes a number of workers 1..4096, not '%s'\n", prog, v);
+                goto out;
+            }
+            b.jobs = (int)j;
+            break;
+        }
+        case O_OUT:
+            break;
+        default: /* an operand: the sweep file, or with --merge a folder (in their order) */
+            mdirs[nmerge++] = (char *)(uintptr_t)v;
         }
     }
     if (do_merge) {
-        if (file)
-            mdirs[nmerge++] = (char *)(uintptr_t)file;
         rc = merge(nmerge, mdirs, b.out, b.quiet);
         goto out;
     }
+    if (nmerge > 1) {
+        fprintf(stderr, "%s: one sweep file only ('%s')\n", prog, mdirs[1]);
+        goto out;
+    }
+    file = mdirs[0];
     if (!file || (!b.out && !list)) {
         fprintf(stderr, "%s: SWEEP.yaml and -o DIR are required (see amsim batch --help)\n", prog);
         goto out;

@@ -1,19 +1,110 @@
-/* cli.c - shared option parsing conventions (see cli.h). */
+/* cli.c - the command line as getopt_long reads it, one table of options per command (see
+ * cli.h for the conventions and the deliberate differences). */
 #include "cli.h"
 
 #include <stdio.h>
 #include <string.h>
 
-const char *cli_split(const char **arg, char opt[3], const char *shorts)
+void cli_init(cli *c, const char *prog, int argc, char **argv)
 {
-    const char *a = *arg;
-    if (a[0] != '-' || a[1] == 0 || a[1] == '-' || a[2] == 0 || !strchr(shorts, a[1]))
-        return NULL;
-    opt[0] = '-';
-    opt[1] = a[1];
-    opt[2] = 0;
-    *arg = opt;
-    return a + 2;
+    memset(c, 0, sizeof *c);
+    c->prog = prog;
+    c->argc = argc;
+    c->argv = argv;
+}
+
+static int cli_fail_value(cli *c)
+{
+    fprintf(stderr, "%s: %s needs a value\n", c->prog, c->given);
+    return CLI_ERROR;
+}
+
+/* The next letter of a group of short options ("-qj2"). */
+static int cli_letter(cli *c, const cli_opt *opts, const char **val)
+{
+    char l = *c->rest++;
+    const char *group = c->group;
+    int k = 0;
+    while (opts[k].name && opts[k].letter != l)
+        k++;
+    if (!*c->rest || !opts[k].name || opts[k].takes_value)
+        c->group = NULL; /* this letter ends the group */
+    if (!opts[k].name) {
+        if (group[2])
+            fprintf(stderr, "%s: unknown option '-%c' in '%s' (see %s --help)\n", c->prog, l,
+                    group, c->prog);
+        else
+            fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", c->prog, group, c->prog);
+        return CLI_ERROR;
+    }
+    snprintf(c->given, sizeof c->given, "-%c", l);
+    if (!opts[k].takes_value)
+        return k;
+    if (*c->rest) { /* -j2: the rest of the argument is the value */
+        *val = c->rest;
+        return k;
+    }
+    if (c->next >= c->argc)
+        return cli_fail_value(c);
+    *val = c->argv[c->next++];
+    return k;
+}
+
+int cli_next(cli *c, const cli_opt *opts, const char **opt, const char **val)
+{
+    *opt = c->given;
+    *val = NULL;
+    c->given[0] = 0;
+    if (c->group)
+        return cli_letter(c, opts, val);
+    if (c->next >= c->argc)
+        return CLI_END;
+    const char *a = c->argv[c->next++];
+    if (c->operands_only || a[0] != '-' || a[1] == 0) {
+        *val = a;
+        return CLI_OPERAND;
+    }
+    if (a[1] != '-') { /* -x, -xVALUE, -qx... */
+        c->group = a;
+        c->rest = a + 1;
+        return cli_letter(c, opts, val);
+    }
+    if (a[2] == 0) { /* "--": the rest are operands */
+        c->operands_only = 1;
+        return cli_next(c, opts, opt, val);
+    }
+    const char *name = a + 2, *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    int k = 0;
+    while (opts[k].name && (strlen(opts[k].name) != len || strncmp(opts[k].name, name, len)))
+        k++;
+    if (!opts[k].name) {
+        fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", c->prog, a, c->prog);
+        return CLI_ERROR;
+    }
+    snprintf(c->given, sizeof c->given, "--%s", opts[k].name);
+    if (!opts[k].takes_value) {
+        if (!eq)
+            return k;
+        fprintf(stderr, "%s: %s takes no value ('%s')\n", c->prog, c->given, a);
+        return CLI_ERROR;
+    }
+    if (eq) { /* --name=VALUE: split at the first '='; "--name=" has none */
+        if (!eq[1])
+            return cli_fail_value(c);
+        *val = eq + 1;
+        return k;
+    }
+    if (c->next >= c->argc)
+        return cli_fail_value(c);
+    *val = c->argv[c->next++];
+    return k;
+}
+
+int cli_unexpected(const cli *c, const char *arg)
+{
+    fprintf(stderr, "%s: unexpected argument '%s' (see %s --help)\n", c->prog, arg, c->prog);
+    return CLI_ERROR;
 }
 
 int cli_once(const char *prog, const char *opt, const char **slot, const char *v,

@@ -1,19 +1,65 @@
 /* cli.h - what every command's option parser shares (run, compare, mincap, batch, stats,
- * convert, gen, check).
+ * convert, gen, check, report, policies).
+ *
+ * Each command lists its options in a table and reads them with cli_next, which takes the
+ * command line as getopt_long does (GNU conventions), so every command reads it alike:
+ *   --name VALUE, --name=VALUE     a long option's value, split at the first '='
+ *                                  (--set=a.b=1GiB is --set with a.b=1GiB)
+ *   -x VALUE, -xVALUE              a short option's value, following or attached
+ *   -qj2, -qc FILE                 short flags grouped, the last letter may take a value
+ *   --                             ends the options: every later argument is an operand
+ *   -                              an operand (standard input or output where a command says so)
+ * Options and operands may come in any order. A value is the next argument whatever it looks
+ * like (`--json --quiet` names a file "--quiet"), as getopt takes it.
+ * Deliberate differences from getopt_long: an empty attached value (`--json=`) is refused like
+ * a missing one (a separate empty argument, `--json ''`, is passed on: the command says what
+ * is wrong with it); long names are never abbreviated (`--pol` is unknown: an abbreviation
+ * would change meaning when an option is added).
  *
  * Conventions: an option that takes one value takes it once; a second one is refused
  * (cli_once), since it would silently replace the first (`--policies a --policies b` ran b
- * alone). Repeatable options say so in their help (`--set`); flags (`-q`, `--check`) may repeat.
- * A short option's value may follow it as the next argument or be attached to it (cli_split:
- * `-j 2` and `-j2`, `-o DIR` and `-oDIR`), as getopt takes them; long options take the next
- * argument. */
+ * alone). Repeatable options say so in their help (`--set`); flags (`-q`, `--check`) may repeat. */
 #ifndef AM_CLI_H
 #define AM_CLI_H
 
-/* When *arg is a short option named in `shorts` (their letters, e.g. "cto") with text after
- * its letter ("-j2"): point *arg at opt, filled with the option alone ("-j"), and return the
- * attached value ("2"). Otherwise leave *arg and return NULL. */
-const char *cli_split(const char **arg, char opt[3], const char *shorts);
+/* One option of a command; a table of them ends with a NULL name. */
+typedef struct cli_opt {
+    const char *name; /* long name without the dashes: "jobs" for --jobs */
+    char letter;      /* short name: 'j' for -j; 0 for none */
+    int takes_value;  /* 1: takes one value; 0: a flag */
+} cli_opt;
+
+/* The state of one pass over a command's arguments (cli_init). */
+typedef struct cli {
+    const char *prog;  /* "amsim batch": every message starts with it */
+    int argc;
+    char **argv;
+    int next;          /* argv index of the next argument */
+    const char *group; /* the argument "-qj2" while its letters are read, else NULL */
+    const char *rest;  /* its letters not read yet ("j2") */
+    int operands_only; /* after "--" */
+    char given[64];    /* the option just read as given, without its value: "-j", "--jobs" */
+} cli;
+
+/* cli_next's answers besides an option's index in its table. */
+#define CLI_END (-1)     /* no more arguments */
+#define CLI_OPERAND (-2) /* *val is an operand (not an option, "-", or after "--") */
+#define CLI_ERROR (-3)   /* a message is on stderr: a usage error (status 1) */
+
+/* Start reading argv[0..argc-1] (the arguments after the command name) for prog. */
+void cli_init(cli *c, const char *prog, int argc, char **argv);
+
+/* The next argument: an option's index in opts, with *opt its spelling as given ("-j" or
+ * "--jobs", valid until the next call) and *val its value (NULL for a flag); CLI_OPERAND with
+ * *val the argument; CLI_END; or CLI_ERROR after one of these on stderr:
+ *   PROG: unknown option '--x' (see PROG --help)      [also '-x' in '-qx']
+ *   PROG: --json needs a value                         [last argument, or --json=]
+ *   PROG: --quiet takes no value ('--quiet=x')                                             */
+int cli_next(cli *c, const cli_opt *opts, const char **opt, const char **val);
+
+/* For an operand the command does not take: "PROG: unexpected argument 'A' (see PROG --help)"
+ * on stderr. Returns CLI_ERROR. */
+int cli_unexpected(const cli *c, const char *arg);
 
 /* Store v in *slot, an option that takes one value; 0, or -1 after a message on stderr
  * ("PROG: OPT given twice ('A', then 'B'): it takes one value[; HINT]") when *slot holds one

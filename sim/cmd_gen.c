@@ -132,51 +132,46 @@ static void gen_usage(FILE *f, const char *kind, const gen_opt *t, const void *d
 }
 
 /* Parse argv into opts; 0 ok, 1 usage error, -1 help printed. */
-static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *table, void *opts,
-                     const void *defs, const char **out)
+static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *table,
+                     void *opts_struct, const void *defs, const char **out)
 {
     const char *given[64] = {0}; /* each table option's value as given (tables hold < 64) */
     char prog[64];
     snprintf(prog, sizeof prog, "amsim gen %s", kind);
-    for (int i = 0; i < argc; i++) {
-        const char *s = argv[i];
-        char opt[3];
-        const char *att = cli_split(&s, opt, "o"); /* "-oOUT": s becomes "-o" */
-        if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+    /* the kind's table, then -o and -h, read by cli_next */
+    cli_opt opts[64 + 3];
+    int n = 0;
+    for (; table[n].name && n < 64; n++) /* the tables hold fewer */
+        opts[n] = (cli_opt){table[n].name, 0, table[n].type != GO_FLAG};
+    const int o_out = n, o_help = n + 1;
+    opts[o_out] = (cli_opt){"out", 'o', 1};
+    opts[o_help] = (cli_opt){"help", 'h', 0};
+    opts[n + 2] = (cli_opt){NULL, 0, 0};
+    cli cl;
+    cli_init(&cl, prog, argc, argv);
+    const char *opt, *v;
+    for (int k; (k = cli_next(&cl, opts, &opt, &v)) != CLI_END;) {
+        if (k == CLI_ERROR)
+            return 1;
+        if (k == CLI_OPERAND) /* KIND came first */
+            return cli_unexpected(&cl, v), 1;
+        if (k == o_help) {
             gen_usage(stdout, kind, table, defs);
             return -1;
         }
-        if (!strcmp(s, "-o") || !strcmp(s, "--out")) {
-            if (!att && i + 1 >= argc) {
-                fprintf(stderr, "amsim gen: option %s needs a value\n", s);
-                return 1;
-            }
-            if (cli_once(prog, s, out, att ? att : argv[++i], NULL) != 0)
+        if (k == o_out) {
+            if (cli_once(prog, opt, out, v, NULL) != 0)
                 return 1;
             continue;
         }
-        const gen_opt *t = NULL;
-        if (!strncmp(s, "--", 2))
-            for (const gen_opt *x = table; x->name; x++)
-                if (!strcmp(s + 2, x->name))
-                    t = x;
-        if (!t) {
-            fprintf(stderr, "amsim gen %s: unknown option '%s' (see amsim gen %s --help)\n", kind,
-                    s, kind);
-            return 1;
-        }
-        char *p = (char *)opts + t->off;
+        const gen_opt *t = &table[k];
+        char *p = (char *)opts_struct + t->off;
         if (t->type == GO_FLAG) {
             int one = 1;
             memcpy(p, &one, sizeof one);
             continue;
         }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "amsim gen: option %s needs a value\n", s);
-            return 1;
-        }
-        const char *v = argv[++i];
-        if (cli_once(prog, s, &given[t - table], v, NULL) != 0)
+        if (cli_once(prog, opt, &given[k], v, NULL) != 0)
             return 1;
         char *end;
         errno = 0;

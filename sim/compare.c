@@ -59,41 +59,40 @@ int cmd_compare(int argc, char **argv)
     run_spec sp;
     memset(&sp, 0, sizeof sp);
     const char *policies = NULL, *json = NULL;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        char opt[3];
-        const char *att = cli_split(&a, opt, "ct"); /* "-cFILE": a becomes "-c" */
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    enum { O_HELP, O_LENIENT, O_CONFIG, O_TRACE, O_POLICIES, O_JSON, O_SET, O_N };
+    static const cli_opt opts[] = {
+        [O_HELP] = {"help", 'h', 0},         [O_LENIENT] = {"lenient", 0, 0},
+        [O_CONFIG] = {"config", 'c', 1},     [O_TRACE] = {"trace", 't', 1},
+        [O_POLICIES] = {"policies", 0, 1},   [O_JSON] = {"json", 0, 1},
+        [O_SET] = {"set", 0, 1},             [O_N] = {NULL, 0, 0}};
+    /* each takes one value but --set: a second is refused (cli_once) */
+    const char **slots[O_N] = {[O_CONFIG] = &sp.config, [O_TRACE] = &sp.trace,
+                               [O_POLICIES] = &policies, [O_JSON] = &json};
+    cli cl;
+    cli_init(&cl, "amsim compare", argc, argv);
+    const char *opt, *v;
+    for (int k; (k = cli_next(&cl, opts, &opt, &v)) != CLI_END;) {
+        if (k == CLI_ERROR)
+            return 1;
+        if (k == CLI_OPERAND)
+            return cli_unexpected(&cl, v), 1;
+        if (k == O_HELP) {
             usage(stdout);
             return 0;
         }
-        if (!strcmp(a, "--lenient")) {
+        if (k == O_LENIENT)
             sp.lenient = 1;
-            continue;
-        }
-        if (!att && i + 1 >= argc) {
-            fprintf(stderr, "amsim compare: unknown option or missing value: '%s'\n", a);
-            return 1;
-        }
-        const char *v = att ? att : argv[++i];
-        const char **slot = !strcmp(a, "-c") || !strcmp(a, "--config") ? &sp.config
-                          : !strcmp(a, "-t") || !strcmp(a, "--trace")  ? &sp.trace
-                          : !strcmp(a, "--policies")                   ? &policies
-                          : !strcmp(a, "--json")                       ? &json
-                                                                       : NULL;
-        if (slot) {
-            if (cli_once("amsim compare", a, slot, v, slot == &policies ? "name every policy "
-                         "in one comma-separated list, e.g. --policies bfc,caching" : NULL) != 0)
+        else if (slots[k]) {
+            if (cli_once("amsim compare", opt, slots[k], v, k == O_POLICIES ? "name every "
+                         "policy in one comma-separated list, e.g. --policies bfc,caching"
+                         : NULL) != 0)
                 return 1;
-        } else if (!strcmp(a, "--set")) {
+        } else { /* --set */
             if (sp.nsets == RUN_MAX_SETS) {
                 fprintf(stderr, "amsim compare: more than %d --set options\n", RUN_MAX_SETS);
                 return 1;
             }
             sp.sets[sp.nsets++] = v;
-        } else {
-            fprintf(stderr, "amsim compare: unknown option '%s' (see amsim compare --help)\n", a);
-            return 1;
         }
     }
     if (!sp.config || !sp.trace || !policies) {

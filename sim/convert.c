@@ -205,39 +205,31 @@ int cmd_convert(int argc, char **argv)
     const char *in = NULL, *outp = NULL, *to = NULL, *cfgp = NULL, *device_s = NULL;
     const char *sets[CV_MAX_SETS];
     int nsets = 0, device = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *s = argv[i];
-        char opt[3];
-        const char *att = cli_split(&s, opt, "oc"); /* "-oOUT": s becomes "-o" */
-        if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+    enum { O_HELP, O_OUT, O_TO, O_CONFIG, O_SET, O_DEVICE, O_N };
+    static const cli_opt opts[] = {
+        [O_HELP] = {"help", 'h', 0},     [O_OUT] = {"out", 'o', 1}, [O_TO] = {"to", 0, 1},
+        [O_CONFIG] = {"config", 'c', 1}, [O_SET] = {"set", 0, 1},   [O_DEVICE] = {"device", 0, 1},
+        [O_N] = {NULL, 0, 0}};
+    /* every option that takes a value but --set takes one: a second is refused (cli_once) */
+    const char **slots[O_N] = {[O_OUT] = &outp, [O_TO] = &to, [O_CONFIG] = &cfgp,
+                               [O_DEVICE] = &device_s};
+    cli cl;
+    cli_init(&cl, "amsim convert", argc, argv);
+    const char *opt, *v;
+    for (int k; (k = cli_next(&cl, opts, &opt, &v)) != CLI_END;) {
+        if (k == CLI_ERROR || (k >= 0 && slots[k] && cli_once("amsim convert", opt, slots[k], v,
+                                                               NULL) != 0))
+            return 1;
+        if (k == O_HELP) {
             cv_usage(stdout);
             return 0;
-        }
-        int takes = !strcmp(s, "-o") || !strcmp(s, "--out") || !strcmp(s, "--to") ||
-                    !strcmp(s, "-c") || !strcmp(s, "--config") || !strcmp(s, "--set") ||
-                    !strcmp(s, "--device");
-        if (takes && !att && i + 1 >= argc) {
-            fprintf(stderr, "amsim convert: option %s needs a value\n", s);
-            return 1;
-        }
-        const char *v = !takes ? NULL : att ? att : argv[++i];
-        /* every option but --set takes one value: a second is refused (cli_once) */
-        const char **slot = !strcmp(s, "-o") || !strcmp(s, "--out")    ? &outp
-                          : !strcmp(s, "--to")                         ? &to
-                          : !strcmp(s, "-c") || !strcmp(s, "--config") ? &cfgp
-                          : !strcmp(s, "--device")                     ? &device_s
-                                                                       : NULL;
-        if (slot && cli_once("amsim convert", s, slot, v, NULL) != 0)
-            return 1;
-        if (slot && slot != &device_s)
-            continue;
-        if (!strcmp(s, "--set")) {
+        } else if (k == O_SET) {
             if (nsets == CV_MAX_SETS) {
                 fprintf(stderr, "amsim convert: more than %d --set options\n", CV_MAX_SETS);
                 return 1;
             }
             sets[nsets++] = v;
-        } else if (!strcmp(s, "--device")) {
+        } else if (k == O_DEVICE) {
             char *e;
             errno = 0;
             long d = strtol(v, &e, 10);
@@ -246,14 +238,12 @@ int cmd_convert(int argc, char **argv)
                 return 1;
             }
             device = (int)d;
-        } else if (s[0] == '-' && s[1]) {
-            fprintf(stderr, "amsim convert: unknown option '%s' (see amsim convert --help)\n", s);
-            return 1;
-        } else if (!in)
-            in = s;
-        else {
-            fprintf(stderr, "amsim convert: one input only ('%s' and '%s')\n", in, s);
-            return 1;
+        } else if (k == CLI_OPERAND) {
+            if (in) {
+                fprintf(stderr, "amsim convert: one input only ('%s' and '%s')\n", in, v);
+                return 1;
+            }
+            in = v;
         }
     }
     if (!in || !outp) {

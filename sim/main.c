@@ -50,8 +50,10 @@ static void usage_main(FILE *f)
             "  convert IN -o OUT [--to native|csv|binary]  a trace in any format to another\n"
             "  gen KIND [options] -o OUT          synthetic traces: train, serve, kernel\n"
             "  policies                           list the allocator policies\n"
-            "options: amsim COMMAND --help; amsim --version. An option that takes one value\n"
-            "takes it once (--set repeats); a short one's value may be attached (-j2, -oDIR)\n");
+            "options: amsim COMMAND --help; amsim --version. Options come anywhere after the\n"
+            "command (gen: after KIND), as getopt_long reads them: --json FILE or --json=FILE,\n"
+            "-c FILE or -cFILE, flags grouped (-qc FILE); '--' ends them. An option that takes\n"
+            "one value takes it once (--set repeats); a flag takes none (--quiet=x is refused)\n");
 }
 
 static void usage_run(FILE *f)
@@ -85,86 +87,89 @@ static void usage_run(FILE *f)
             "  -q, --quiet             no text report on standard output\n");
 }
 
-static int need_arg(int i, int argc, char **argv)
-{
-    if (i + 1 >= argc) {
-        fprintf(stderr, "%s: option %s needs a value\n", prog, argv[i]);
-        return 0;
-    }
-    return 1;
-}
+enum {
+    R_HELP, R_QUIET, R_CHECK, R_LENIENT, R_FAIL_ON_OOM, R_SET, R_DEVICE, R_CONFIG, R_TRACE,
+    R_POLICY, R_JSON, R_PLACEMENTS, R_TIMELINE, R_CHROME, R_SNAPSHOT, R_LOG, R_OUT, R_EXPECT,
+    R_SAVE_EXPECT, R_N
+};
 
-static int is_opt(const char *s, const char *short_, const char *long_)
-{
-    return (short_ && strcmp(s, short_) == 0) || strcmp(s, long_) == 0;
-}
+static const cli_opt run_opts[] = {
+    [R_HELP] = {"help", 'h', 0},          [R_QUIET] = {"quiet", 'q', 0},
+    [R_CHECK] = {"check", 0, 0},          [R_LENIENT] = {"lenient", 0, 0},
+    [R_FAIL_ON_OOM] = {"fail-on-oom", 0, 0},
+    [R_SET] = {"set", 0, 1},              [R_DEVICE] = {"device", 0, 1},
+    [R_CONFIG] = {"config", 'c', 1},      [R_TRACE] = {"trace", 't', 1},
+    [R_POLICY] = {"policy", 0, 1},        [R_JSON] = {"json", 0, 1},
+    [R_PLACEMENTS] = {"placements", 0, 1}, [R_TIMELINE] = {"timeline", 0, 1},
+    [R_CHROME] = {"chrome-trace", 0, 1},  [R_SNAPSHOT] = {"pytorch-snapshot", 0, 1},
+    [R_LOG] = {"log", 0, 1},              [R_OUT] = {"out", 'o', 1},
+    [R_EXPECT] = {"expect", 0, 1},        [R_SAVE_EXPECT] = {"save-expect", 0, 1},
+    [R_N] = {NULL, 0, 0}};
 
 /* 0 ok, 1 usage error, -1 help printed */
 static int parse_run(int argc, char **argv, run_args *a)
 {
     memset(a, 0, sizeof *a);
-    for (int i = 0; i < argc; i++) {
-        const char *s = argv[i];
-        char opt[3];
-        const char *att = cli_split(&s, opt, "cto"); /* "-cFILE": s becomes "-c" */
-        if (is_opt(s, "-h", "--help"))
-            return -1;
-        else if (is_opt(s, "-q", "--quiet"))
-            a->quiet = 1;
-        else if (is_opt(s, NULL, "--check"))
-            a->check = 1;
-        else if (is_opt(s, NULL, "--lenient"))
-            a->lenient = 1;
-        else if (is_opt(s, NULL, "--fail-on-oom"))
-            a->fail_on_oom = 1;
-        else if (is_opt(s, "-c", "--config") || is_opt(s, "-t", "--trace") || is_opt(s, NULL, "--policy") ||
-                 is_opt(s, NULL, "--set") || is_opt(s, NULL, "--json") ||
-                 is_opt(s, NULL, "--expect") || is_opt(s, NULL, "--save-expect") || is_opt(s, NULL, "--placements") ||
-                 is_opt(s, NULL, "--timeline") || is_opt(s, NULL, "--chrome-trace") ||
-                 is_opt(s, NULL, "--pytorch-snapshot") || is_opt(s, NULL, "--log") || is_opt(s, "-o", "--out") ||
-                 is_opt(s, NULL, "--device")) {
-            if (!att && !need_arg(i, argc, argv))
-                return 1;
-            const char *v = att ? att : argv[++i];
-            /* every option but --set takes one value: a second is refused (cli_once) */
-            const char **slot = is_opt(s, "-c", "--config")       ? &a->config
-                              : is_opt(s, "-t", "--trace")        ? &a->trace
-                              : is_opt(s, NULL, "--policy")       ? &a->policy
-                              : is_opt(s, NULL, "--json")         ? &a->json
-                              : is_opt(s, NULL, "--placements")   ? &a->placements
-                              : is_opt(s, NULL, "--timeline")     ? &a->timeline
-                              : is_opt(s, NULL, "--chrome-trace") ? &a->chrome_trace
-                              : is_opt(s, NULL, "--pytorch-snapshot") ? &a->pytorch_snapshot
-                              : is_opt(s, NULL, "--log")          ? &a->log
-                              : is_opt(s, NULL, "--expect")       ? &a->expect
-                              : is_opt(s, NULL, "--save-expect")  ? &a->save_expect
-                              : is_opt(s, "-o", "--out")          ? &a->outdir
-                              : is_opt(s, NULL, "--device")       ? &a->device_s
-                                                                  : NULL;
-            if (slot && cli_once("amsim run", s, slot, v,
-                                 slot == &a->policy ? "amsim compare --policies a,b runs "
-                                 "several" : NULL) != 0)
-                return 1;
-            if (is_opt(s, NULL, "--set")) {
-                if (a->nsets == MAX_SETS) {
-                    fprintf(stderr, "%s: more than %d --set options\n", prog, MAX_SETS);
-                    return 1;
-                }
-                a->sets[a->nsets++] = v;
-            } else if (is_opt(s, NULL, "--device")) {
-                char *end;
-                errno = 0;
-                long d = strtol(v, &end, 10);
-                if (errno || *end || d < 0 || d > 1024) {
-                    fprintf(stderr, "%s: --device takes a device number 0..1024, not '%s'\n",
-                            prog, v);
-                    return 1;
-                }
-                a->device = (int)d;
-            }
-        } else {
-            fprintf(stderr, "%s run: unknown option '%s' (see amsim run --help)\n", prog, s);
+    /* every option that takes a value but --set takes one: a second is refused (cli_once) */
+    const char **slots[R_N] = {
+        [R_CONFIG] = &a->config,         [R_TRACE] = &a->trace,
+        [R_POLICY] = &a->policy,         [R_JSON] = &a->json,
+        [R_PLACEMENTS] = &a->placements, [R_TIMELINE] = &a->timeline,
+        [R_CHROME] = &a->chrome_trace,   [R_SNAPSHOT] = &a->pytorch_snapshot,
+        [R_LOG] = &a->log,               [R_OUT] = &a->outdir,
+        [R_EXPECT] = &a->expect,         [R_SAVE_EXPECT] = &a->save_expect,
+        [R_DEVICE] = &a->device_s};
+    cli c;
+    cli_init(&c, "amsim run", argc, argv);
+    const char *opt, *v;
+    int k;
+    while ((k = cli_next(&c, run_opts, &opt, &v)) != CLI_END) {
+        if (k == CLI_ERROR)
             return 1;
+        if (k == CLI_OPERAND) {
+            cli_unexpected(&c, v);
+            return 1;
+        }
+        if (slots[k] && cli_once("amsim run", opt, slots[k], v,
+                                 k == R_POLICY ? "amsim compare --policies a,b runs several"
+                                               : NULL) != 0)
+            return 1;
+        switch (k) {
+        case R_HELP:
+            return -1;
+        case R_QUIET:
+            a->quiet = 1;
+            break;
+        case R_CHECK:
+            a->check = 1;
+            break;
+        case R_LENIENT:
+            a->lenient = 1;
+            break;
+        case R_FAIL_ON_OOM:
+            a->fail_on_oom = 1;
+            break;
+        case R_SET:
+            if (a->nsets == MAX_SETS) {
+                fprintf(stderr, "%s run: more than %d --set options\n", prog, MAX_SETS);
+                return 1;
+            }
+            a->sets[a->nsets++] = v;
+            break;
+        case R_DEVICE: {
+            char *end;
+            errno = 0;
+            long d = strtol(v, &end, 10);
+            if (errno || *end || d < 0 || d > 1024) {
+                fprintf(stderr, "%s run: --device takes a device number 0..1024, not '%s'\n",
+                        prog, v);
+                return 1;
+            }
+            a->device = (int)d;
+            break;
+        }
+        default: /* a file or a name, stored above */
+            break;
         }
     }
     if (!a->config || !a->trace) {
@@ -216,48 +221,71 @@ static int looks_like_config(const char *path)
     return yes;
 }
 
+static void usage_check(FILE *f)
+{
+    fprintf(f, "usage: amsim check [-c CONFIG] FILE...\n"
+            "  validates configs (YAML) and traces without running them; traces are read\n"
+            "  against CONFIG's memory levels (default: levels hbm and host)\n"
+            "  -c, --config FILE   the config whose levels traces name (anywhere on the line)\n");
+}
+
 /* check FILE...: configs (see looks_like_config) are validated as configs; anything else is
  * read as a trace against CONFIG's levels (default: hbm and host). */
 static int cmd_check(int argc, char **argv)
 {
-    if (argc == 0 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
-        fprintf(argc ? stdout : stderr, "usage: amsim check [-c CONFIG] FILE...\n"
-                "  validates configs (YAML) and traces without running them; traces are read\n"
-                "  against CONFIG's memory levels (default: levels hbm and host)\n");
-        return argc ? 0 : 1;
+    if (argc == 0) {
+        usage_check(stderr);
+        return 1;
     }
-    int bad = 0, i = 0;
+    enum { K_HELP, K_CONFIG, K_N };
+    static const cli_opt opts[] = {[K_HELP] = {"help", 'h', 0}, [K_CONFIG] = {"config", 'c', 1},
+                                   [K_N] = {NULL, 0, 0}};
+    /* the files, in order; -c may come anywhere (until 2026-11-25 only first: `check FILE -c
+     * CFG` read "-c" and CFG as files to check) */
+    const char **files = am_calloc((size_t)argc + 1, sizeof *files);
+    int nfiles = 0;
+    const char *cfgp = NULL, *opt, *v;
+    cli cl;
+    cli_init(&cl, "amsim check", argc, argv);
+    for (int k; (k = cli_next(&cl, opts, &opt, &v)) != CLI_END;) {
+        if (k == CLI_ERROR || (k == K_CONFIG && cli_once("amsim check", opt, &cfgp, v, NULL))) {
+            free(files);
+            return 1;
+        }
+        if (k == K_HELP) {
+            usage_check(stdout);
+            free(files);
+            return 0;
+        }
+        if (k == CLI_OPERAND)
+            files[nfiles++] = v;
+    }
+    int bad = 0;
     am_config *base = NULL;
     am_error err = {0};
-    const char *c0 = argv[0];
-    char opt[3];
-    const char *att = cli_split(&c0, opt, "c"); /* -c CONFIG or -cCONFIG */
-    if (strcmp(c0, "-c") == 0) {
-        if (!att && argc < 2) {
-            fprintf(stderr, "%s check: -c needs a config\n", prog);
-            return 1;
-        }
-        if (cfg_load(&base, att ? att : argv[1], NULL, 0, &err) != 0) {
+    if (cfgp) {
+        if (cfg_load(&base, cfgp, NULL, 0, &err) != 0) {
             fprintf(stderr, "%s: %s\n", prog, err.msg);
+            free(files);
             return 1;
         }
-        i = att ? 1 : 2;
     } else if (cfg_load_string(&base, "<builtin>",
                                "version: 1\nmemories:\n  hbm: {capacity: 80GiB}\n"
                                "  host: {capacity: 1TiB}\n", NULL, 0, &err) != 0) {
         fprintf(stderr, "%s: %s\n", prog, err.msg);
+        free(files);
         return 2;
     }
-    for (; i < argc; i++) {
-        int is_yaml = looks_like_config(argv[i]);
+    for (int i = 0; i < nfiles; i++) {
+        int is_yaml = looks_like_config(files[i]);
         memset(&err, 0, sizeof err);
         if (is_yaml) {
             am_config *c = NULL;
-            if (cfg_load(&c, argv[i], NULL, 0, &err) != 0) {
+            if (cfg_load(&c, files[i], NULL, 0, &err) != 0) {
                 fprintf(stderr, "%s: %s\n", prog, err.msg);
                 bad = 1;
             } else {
-                printf("%s: config ok (%d memory levels, %d links)\n", argv[i], c->nlevels,
+                printf("%s: config ok (%d memory levels, %d links)\n", files[i], c->nlevels,
                        c->nlinks);
                 cfg_print_warnings(c, stderr, prog);
             }
@@ -271,7 +299,7 @@ static int cmd_check(int argc, char **argv)
         trace *t = NULL;
         tr_event ev;
         uint64_t events = 0;
-        int rc = trace_open(&t, argv[i], &to, &err);
+        int rc = trace_open(&t, files[i], &to, &err);
         if (rc == 0)
             while ((rc = trace_next(t, &ev, &err)) == 1)
                 events++;
@@ -279,19 +307,31 @@ static int cmd_check(int argc, char **argv)
             fprintf(stderr, "%s: %s\n", prog, err.msg);
             bad = 1;
         } else
-            printf("%s: trace ok (%s, %llu event%s, %llu row%s skipped)\n", argv[i],
+            printf("%s: trace ok (%s, %llu event%s, %llu row%s skipped)\n", files[i],
                    trace_format(t), (unsigned long long)events, events == 1 ? "" : "s",
                    (unsigned long long)trace_skipped(t), trace_skipped(t) == 1 ? "" : "s");
         trace_close(t);
     }
     cfg_free(base);
+    free(files);
     return bad;
 }
 
 static int cmd_policies(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    static const cli_opt opts[] = {{"help", 'h', 0}, {NULL, 0, 0}};
+    cli c;
+    cli_init(&c, "amsim policies", argc, argv);
+    const char *opt, *v;
+    for (int k; (k = cli_next(&c, opts, &opt, &v)) != CLI_END;) {
+        if (k == CLI_ERROR)
+            return 1;
+        if (k == CLI_OPERAND)
+            return cli_unexpected(&c, v), 1;
+        printf("usage: amsim policies\n"
+               "  lists the allocator policies, each with its options and their defaults\n");
+        return 0;
+    }
     for (const struct alloc_ops *const *p = alloc_all(); *p; p++) {
         printf("%-12s %s\n", (*p)->name, (*p)->summary);
         for (const opt_desc *o = (*p)->opts; o && o->key; o++)

@@ -308,51 +308,50 @@ int cmd_mincap(int argc, char **argv)
     mc c = {0};
     const char *json = NULL, *pols = NULL, *gran_s = NULL;
     c.gran = 1ULL << 20;
-    for (int i = 0; i < argc; i++) {
-        const char *s = argv[i];
-        char opt[3];
-        const char *att = cli_split(&s, opt, "ct"); /* "-cFILE": s becomes "-c" */
-        if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+    enum { O_HELP, O_QUIET, O_CONFIG, O_TRACE, O_POLICIES, O_JSON, O_LEVEL, O_GRAN, O_SET, O_N };
+    static const cli_opt opts[] = {
+        [O_HELP] = {"help", 'h', 0},          [O_QUIET] = {"quiet", 'q', 0},
+        [O_CONFIG] = {"config", 'c', 1},      [O_TRACE] = {"trace", 't', 1},
+        [O_POLICIES] = {"policies", 0, 1},    [O_JSON] = {"json", 0, 1},
+        [O_LEVEL] = {"level", 0, 1},          [O_GRAN] = {"granularity", 0, 1},
+        [O_SET] = {"set", 0, 1},              [O_N] = {NULL, 0, 0}};
+    /* each takes one value but --set: a second is refused (cli_once) */
+    const char **slots[O_N] = {[O_CONFIG] = &c.config, [O_TRACE] = &c.trace,
+                               [O_POLICIES] = &pols,   [O_JSON] = &json,
+                               [O_LEVEL] = &c.level_name, [O_GRAN] = &gran_s};
+    cli cl;
+    cli_init(&cl, prog, argc, argv);
+    const char *opt, *v;
+    for (int k; (k = cli_next(&cl, opts, &opt, &v)) != CLI_END;) {
+        if (k == CLI_ERROR)
+            return 1;
+        if (k == CLI_OPERAND)
+            return cli_unexpected(&cl, v), 1;
+        if (k == O_HELP) {
             usage(stdout);
             return 0;
         }
-        if (!strcmp(s, "-q") || !strcmp(s, "--quiet")) {
+        if (k == O_QUIET) {
             c.quiet = 1;
             continue;
         }
-        if (!att && i + 1 >= argc) {
-            fprintf(stderr, "%s: unknown option or missing value: '%s'\n", prog, s);
+        if (slots[k] && cli_once(prog, opt, slots[k], v, k == O_POLICIES ? "name every policy "
+                                 "in one comma-separated list, e.g. --policies bfc,caching"
+                                 : NULL) != 0)
             return 1;
-        }
-        const char *v = att ? att : argv[++i];
-        const char **slot = !strcmp(s, "-c") || !strcmp(s, "--config") ? &c.config
-                          : !strcmp(s, "-t") || !strcmp(s, "--trace")  ? &c.trace
-                          : !strcmp(s, "--policies")                   ? &pols
-                          : !strcmp(s, "--json")                       ? &json
-                          : !strcmp(s, "--level")                      ? &c.level_name
-                          : !strcmp(s, "--granularity")                ? &gran_s
-                                                                       : NULL;
-        if (slot && cli_once(prog, s, slot, v, slot == &pols ? "name every policy in one "
-                             "comma-separated list, e.g. --policies bfc,caching" : NULL) != 0)
-            return 1;
-        if (slot && slot != &gran_s)
-            continue;
-        if (!strcmp(s, "--set")) {
+        if (k == O_SET) {
             if (c.nsets >= RUN_MAX_SETS - 4) {
                 fprintf(stderr, "%s: too many --set options\n", prog);
                 return 1;
             }
             c.sets[c.nsets++] = v;
-        } else if (!strcmp(s, "--granularity")) {
+        } else if (k == O_GRAN) {
             const char *why;
             if (units_size(v, &c.gran, &why) != 0 || c.gran == 0) {
                 fprintf(stderr, "%s: --granularity: '%s' is not a size > 0 (%s)\n", prog, v,
                         c.gran ? why : "zero");
                 return 1;
             }
-        } else {
-            fprintf(stderr, "%s: unknown option '%s' (see amsim mincap --help)\n", prog, s);
-            return 1;
         }
     }
     if (!c.config || !c.trace) {

@@ -18,6 +18,7 @@
 
 #include "batch.h"
 #include "common.h"
+#include "cli.h"
 #include "outfile.h"
 #include "units.h"
 
@@ -413,16 +414,32 @@ static void rm_tmp(const char *dir)
 
 int cmd_report(int argc, char **argv)
 {
-    if (argc != 1 || !strcmp(argv[0], "-h") || !strcmp(argv[0], "--help")) {
-        fprintf(argc == 1 ? stdout : stderr,
-                "usage: amsim report DIR\n"
-                "  writes DIR/report.html from DIR/results.csv (amsim batch) and the runs'\n"
-                "  timeline.csv files: tables and inline SVG plots drawn by gnuplot with the\n"
-                "  scripts in analysis/ ($AMSIM_ANALYSIS overrides where they are)\n");
-        return argc == 1 ? 0 : 1;
+    static const char use[] =
+        "usage: amsim report DIR\n"
+        "  writes DIR/report.html from DIR/results.csv (amsim batch) and the runs'\n"
+        "  timeline.csv files: tables and inline SVG plots drawn by gnuplot with the\n"
+        "  scripts in analysis/ ($AMSIM_ANALYSIS overrides where they are)\n";
+    static const cli_opt opts[] = {{"help", 'h', 0}, {NULL, 0, 0}};
+    const char *dir = NULL, *opt, *v;
+    cli cl;
+    cli_init(&cl, prog, argc, argv);
+    for (int k; (k = cli_next(&cl, opts, &opt, &v)) != CLI_END;) {
+        if (k == CLI_ERROR)
+            return 1;
+        if (k == 0) {
+            fputs(use, stdout);
+            return 0;
+        }
+        if (dir) /* one DIR */
+            return cli_unexpected(&cl, v), 1;
+        dir = v;
+    }
+    if (!dir) {
+        fputs(use, stderr);
+        return 1;
     }
     ctx c = {0};
-    c.dir = argv[0];
+    c.dir = dir;
     const char *env = getenv("AMSIM_ANALYSIS");
     snprintf(c.scripts, sizeof c.scripts, "%s", env ? env : AMSIM_SOURCE_DIR "/analysis");
     char csv[1024], msg[512];

@@ -165,37 +165,32 @@ int cmd_stats(int argc, char **argv)
 {
     const char *file = NULL, *metric = NULL, *by = NULL, *paired = NULL, *pair_on = NULL;
     const char *json = NULL;
-    for (int i = 0; i < argc; i++) {
-        const char *s = argv[i];
-        if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+    enum { O_HELP, O_METRIC, O_BY, O_PAIRED, O_PAIR_ON, O_JSON, O_N };
+    static const cli_opt opts[] = {
+        [O_HELP] = {"help", 'h', 0},      [O_METRIC] = {"metric", 0, 1}, [O_BY] = {"by", 0, 1},
+        [O_PAIRED] = {"paired", 0, 1},    [O_PAIR_ON] = {"pair-on", 0, 1},
+        [O_JSON] = {"json", 0, 1},        [O_N] = {NULL, 0, 0}};
+    const char **slots[O_N] = {[O_METRIC] = &metric, [O_BY] = &by, [O_PAIRED] = &paired,
+                               [O_PAIR_ON] = &pair_on, [O_JSON] = &json};
+    cli cl;
+    cli_init(&cl, prog, argc, argv);
+    const char *opt, *val;
+    for (int k; (k = cli_next(&cl, opts, &opt, &val)) != CLI_END;) {
+        if (k == CLI_ERROR)
+            return 1;
+        if (k == O_HELP) {
             usage(stdout);
             return 0;
         }
-        if (s[0] == '-' && s[1]) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "%s: %s needs a value\n", prog, s);
+        if (k == CLI_OPERAND) {
+            if (file) {
+                fprintf(stderr, "%s: one results file only\n", prog);
                 return 1;
             }
-            const char *v = argv[++i];
-            const char **slot = !strcmp(s, "--metric")  ? &metric
-                              : !strcmp(s, "--by")      ? &by
-                              : !strcmp(s, "--paired")  ? &paired
-                              : !strcmp(s, "--pair-on") ? &pair_on
-                              : !strcmp(s, "--json")    ? &json
-                                                        : NULL;
-            if (!slot) {
-                fprintf(stderr, "%s: unknown option '%s' (see amsim stats --help)\n", prog, s);
-                return 1;
-            }
-            if (cli_once(prog, s, slot, v, slot == &pair_on ? "name every column in one "
-                         "comma-separated list" : NULL) != 0)
-                return 1;
-        } else if (!file)
-            file = s;
-        else {
-            fprintf(stderr, "%s: one results file only\n", prog);
+            file = val;
+        } else if (cli_once(prog, opt, slots[k], val, k == O_PAIR_ON ? "name every column in "
+                            "one comma-separated list" : NULL) != 0)
             return 1;
-        }
     }
     if (!file || !metric) {
         fprintf(stderr, "%s: RESULTS.csv and --metric M are required\n", prog);

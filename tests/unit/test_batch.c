@@ -264,7 +264,8 @@ static void test_sweep_errors(void)
     /* generate.args naming --seed or -o, which the batch gives every run: the seed list was
      * overridden by it (every run the same trace), then every run failed "given twice" */
     static const char *const reserved[] = {"[--requests, '5', --seed, '3']", "[-o, x.trace]",
-                                           "'--seed=3'", "[-ox.trace]"};
+                                           "'--seed=3'", "[-ox.trace]", "[--out, x.trace]",
+                                           "['--out=x.trace']", "['--', x]"};
     for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++) {
         snprintf(text, sizeof text, "base: %s/configs/default.yaml\nseeds: [1, 2]\n"
                  "generate:\n  kind: serve\n  args: %s\n", tu_top(), reserved[i]);
@@ -272,11 +273,18 @@ static void test_sweep_errors(void)
         err = NULL;
         CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
         CU_ASSERT(err && strstr(err, "gen.yaml:5:") &&
-                  strstr(err, "is the batch's to give (every run gets --seed from 'seeds'"));
+                  (strstr(err, "is the batch's to give (every run gets --seed from 'seeds'") ||
+                   strstr(err, "'--' would end the options before the batch's -o")));
         if (!err || !strstr(err, "gen.yaml:5:"))
             fprintf(stderr, "\n  %s: %s\n", reserved[i], err ? err : "(none)");
         free(err);
     }
+    /* serve's --output-mu is not --out */
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\nseeds: [1, 2]\n"
+             "generate:\n  kind: serve\n  args: [--output-mu, '4.5', '--output-sigma=0.5']\n",
+             tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("gen.yaml", text));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
     /* values match as sizes too: 1073741824 is 1GiB, a real exclusion */
     snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
              "traces: [%s/traces/gpu_train_step.trace]\npolicies: [bfc, caching]\n"
@@ -1163,6 +1171,185 @@ static void test_attached_short_values(void)
     }
 }
 
+/* The command line as getopt_long takes it, alike in every command (sim/cli.c): a long
+ * option's value after '=' (--json=FILE, --set=PATH=VALUE split at the first '='), a flag
+ * given a value refused ("--quiet takes no value"), an empty attached value refused as a
+ * missing one, a missing value told apart from an unknown option, options anywhere (check
+ * FILE -c CONFIG read -c as a file), "--" ending the options, short flags grouped (-qc CFG).
+ * Each case: its arguments (@C a config, @T a trace, @J an output, @S a sweep, @R a results
+ * table, @D a folder), its status, text its stderr (and stdout) must hold, and whether @J is
+ * then written. */
+typedef struct cli_case {
+    const char *args;
+    int status;
+    const char *err, *out;
+    int writes; /* 1: @J written (then removed); 0: @J not written */
+} cli_case;
+
+static void cli_expand(char *buf, size_t n, const char *pat)
+{
+    static char cfg[1100], tr[1100];
+    snprintf(cfg, sizeof cfg, "%s/configs/default.yaml", tu_top());
+    snprintf(tr, sizeof tr, "%s/traces/gpu_train_step.trace", tu_top());
+    size_t k = 0;
+    for (const char *p = pat; *p && k + 1200 < n; p++) {
+        const char *v = NULL;
+        if (p[0] == '@')
+            v = p[1] == 'C' ? cfg : p[1] == 'T' ? tr : p[1] == 'J' ? path_in_tmp("cli.json")
+              : p[1] == 'S' ? path_in_tmp("cli-sweep.yaml") : p[1] == 'R' ? path_in_tmp("cli.csv")
+              : p[1] == 'D' ? path_in_tmp("cli-dir") : NULL;
+        if (v) {
+            k += (size_t)snprintf(buf + k, n - k, "%s", v);
+            p++;
+        } else
+            buf[k++] = *p;
+    }
+    buf[k] = 0;
+}
+
+static void cli_cases(const cli_case *cases, size_t n)
+{
+    char js[1100]; /* path_in_tmp's buffers rotate */
+    snprintf(js, sizeof js, "%s", path_in_tmp("cli.json"));
+    for (size_t i = 0; i < n; i++) {
+        char args[4096], want[2048], *out = NULL, *err = NULL;
+        cli_expand(args, sizeof args, cases[i].args);
+        unlink(js);
+        int st = tu_amsim(args, &out, &err);
+        int ok = st == cases[i].status;
+        if (cases[i].err) {
+            cli_expand(want, sizeof want, cases[i].err);
+            ok &= err && strstr(err, want) != NULL;
+        }
+        if (cases[i].out) {
+            cli_expand(want, sizeof want, cases[i].out);
+            ok &= out && strstr(out, want) != NULL;
+        }
+        ok &= (access(js, F_OK) == 0) == cases[i].writes;
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  amsim %s: status %d (wanted %d), %s %swritten; stdout %.300s; "
+                    "stderr %.300s", args, st, cases[i].status, js,
+                    access(js, F_OK) == 0 ? "" : "not ", out ? out : "", err ? err : "");
+        free(out);
+        free(err);
+    }
+    unlink(js);
+}
+
+static void test_getopt_forms(void)
+{
+    char text[3000];
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [%s/traces/"
+             "gpu_train_step.trace]\npolicies: [bfc, caching]\n", tu_top(), tu_top());
+    tu_write("cli-sweep.yaml", text);
+    tu_write("cli.csv", "run,policy,status,m\n1,bfc,ok,1\n2,bfc,ok,2\n3,caching,ok,3\n"
+             "4,caching,ok,5\n");
+    static const cli_case cases[] = {
+        /* run: --opt=value, the first '=' splitting --set's */
+        {"run -q -c @C -t @T --json=@J --set=memories.hbm.capacity=79GiB", 0, NULL, NULL, 1},
+        {"run -q --config=@C --trace=@T --policy=caching --device=0 --out=@D --json @J", 0, NULL,
+         NULL, 1},
+        {"run -qc @C -t@T --json=@J", 0, NULL, NULL, 1}, /* -q and -c grouped */
+        {"run -q -c @C -t @T --json=@J --json=@J.2", 1,
+         "amsim run: --json given twice ('@J', then '@J.2')", NULL, 0},
+        {"run -q -c @C -t @T --json @J --json=x", 1,
+         "amsim run: --json given twice ('@J', then 'x')", NULL, 0},
+        {"run -c @C -t @T --json=@J --quiet=yes", 1,
+         "amsim run: --quiet takes no value ('--quiet=yes')\n", NULL, 0},
+        {"run -q -c @C -t @T --check= --json @J", 1,
+         "amsim run: --check takes no value ('--check=')\n", NULL, 0},
+        {"run -q -c @C -t @T --json=", 1, "amsim run: --json needs a value\n", NULL, 0},
+        {"run -q -c @C -t @T --set= --json @J", 1, "amsim run: --set needs a value\n", NULL, 0},
+        {"run -q -c @C -t @T --json", 1, "amsim run: --json needs a value\n", NULL, 0},
+        {"run -q -c @C -t @T --jso=@J", 1,
+         "amsim run: unknown option '--jso=@J' (see amsim run --help)\n", NULL, 0},
+        {"run -q -c @C -t @T --json @J stray", 1,
+         "amsim run: unexpected argument 'stray' (see amsim run --help)\n", NULL, 0},
+        {"run -q -c @C -t @T --json @J -- -q", 1, "amsim run: unexpected argument '-q'", NULL, 0},
+        {"run -qz -c @C -t @T --json @J", 1, "amsim run: unknown option '-z' in '-qz'", NULL, 0},
+        {"run -q -c @C -t @T --json @J --device=x", 1,
+         "amsim run: --device takes a device number 0..1024, not 'x'", NULL, 0},
+        /* compare and mincap: a missing value is told apart from an unknown option (both
+         * were "unknown option or missing value") */
+        {"compare --config=@C --trace=@T --policies=bfc,caching --json=@J", 0, NULL,
+         "caching", 1},
+        {"compare -c @C -t @T --json @J --policies", 1, "amsim compare: --policies needs a value\n",
+         NULL, 0},
+        {"compare -c @C -t @T --json @J --policies=", 1,
+         "amsim compare: --policies needs a value\n", NULL, 0},
+        {"compare -c @C -t @T --policies bfc --json @J --bogus x", 1,
+         "amsim compare: unknown option '--bogus' (see amsim compare --help)\n", NULL, 0},
+        {"compare -c @C -t @T --policies bfc --json @J --lenient=1", 1,
+         "amsim compare: --lenient takes no value ('--lenient=1')\n", NULL, 0},
+        {"compare -c @C -t @T --policies=bfc --json @J --policies=caching", 1,
+         "amsim compare: --policies given twice ('bfc', then 'caching')", NULL, 0},
+        {"mincap -q --config=@C --trace=@T --policies=bfc --granularity=64MiB --json=@J", 0,
+         NULL, NULL, 1},
+        {"mincap -q -c @C -t @T --policies bfc --json", 1, "amsim mincap: --json needs a value\n",
+         NULL, 0},
+        {"mincap -q -c @C -t @T --json @J --granularity=", 1,
+         "amsim mincap: --granularity needs a value\n", NULL, 0},
+        {"mincap -q -c @C -t @T --json @J --bogus", 1,
+         "amsim mincap: unknown option '--bogus' (see amsim mincap --help)\n", NULL, 0},
+        {"mincap -c @C -t @T --json @J --quiet=1", 1,
+         "amsim mincap: --quiet takes no value ('--quiet=1')\n", NULL, 0},
+        {"mincap -q -c @C -t @T --json @J --level=hbm --level hbm", 1,
+         "amsim mincap: --level given twice ('hbm', then 'hbm')", NULL, 0},
+        /* check: -c anywhere, not only first */
+        {"check @T -c @C", 0, NULL, "@T: trace ok (native, 141 events", 0},
+        {"check @T --config=@C @C", 0, NULL, "@C: config ok", 0},
+        {"check @T -c", 1, "amsim check: -c needs a value\n", NULL, 0},
+        {"check @T -c @C --config @C", 1, "amsim check: --config given twice", NULL, 0},
+        {"check @T --bogus", 1, "amsim check: unknown option '--bogus'", NULL, 0},
+        {"check -c @C -- -x", 1, "amsim: -x: ", NULL, 0}, /* after --, a file named -x */
+        {"check @T --help", 0, NULL, "usage: amsim check", 0},
+        /* batch (--list: the matrix without running it) */
+        {"batch @S --list --jobs=3 --shard=1/2 --timeout=0.5", 0, NULL, "0001-", 0},
+        {"batch --list @S --out=@D -qj2", 0, NULL, "0002-", 0},
+        {"batch @S --list=1", 1, "amsim batch: --list takes no value ('--list=1')\n", NULL, 0},
+        {"batch @S --list --jobs=", 1, "amsim batch: --jobs needs a value\n", NULL, 0},
+        {"batch @S --list --shard", 1, "amsim batch: --shard needs a value\n", NULL, 0},
+        {"batch @S --list --jobs=2 -j3", 1, "amsim batch: -j given twice ('2', then '3')", NULL, 0},
+        {"batch @S --list --bogus=2", 1, "amsim batch: unknown option '--bogus=2' (see amsim "
+         "batch --help)", NULL, 0},
+        {"batch -- @S --list", 1, "amsim batch: one sweep file only ('--list')", NULL, 0},
+        /* stats */
+        {"stats @R --metric=m --by=policy --json=@J", 0, NULL, "caching", 1},
+        {"stats --metric m @R --json", 1, "amsim stats: --json needs a value\n", NULL, 0},
+        {"stats @R --metric= --json @J", 1, "amsim stats: --metric needs a value\n", NULL, 0},
+        {"stats @R --metric m --json @J --bogus=1", 1, "amsim stats: unknown option '--bogus=1'",
+         NULL, 0},
+        {"stats @R --metric=m --metric m --json @J", 1,
+         "amsim stats: --metric given twice ('m', then 'm')", NULL, 0},
+        /* convert */
+        {"convert @T --out=@J --to=csv", 0, NULL, NULL, 1},
+        {"convert --config=@C --set=memories.hbm.capacity=1GiB -o@J -- @T", 0, NULL, NULL, 1},
+        {"convert @T -o @J --to=", 1, "amsim convert: --to needs a value\n", NULL, 0},
+        {"convert @T -o @J --to=csv --to native", 1, "amsim convert: --to given twice ('csv', "
+         "then 'native')", NULL, 0},
+        /* gen (KIND first, as a sub-command) */
+        {"gen kernel --m=256 --n=256 --k=256 --seed=3 --out=@J", 0, NULL, NULL, 1},
+        {"gen kernel --m 256 --seed=1 -o @J --seed 2", 1,
+         "amsim gen kernel: --seed given twice ('1', then '2')", NULL, 0},
+        {"gen train --recompute=yes -o @J", 1,
+         "amsim gen train: --recompute takes no value ('--recompute=yes')\n", NULL, 0},
+        {"gen kernel -o @J --m", 1, "amsim gen kernel: --m needs a value\n", NULL, 0},
+        {"gen kernel -o @J --m=", 1, "amsim gen kernel: --m needs a value\n", NULL, 0},
+        {"gen kernel -o @J 256", 1, "amsim gen kernel: unexpected argument '256'", NULL, 0},
+        /* report */
+        {"report --bogus", 1, "amsim report: unknown option '--bogus' (see amsim report --help)",
+         NULL, 0},
+        {"report @D @D", 1, "amsim report: unexpected argument '@D'", NULL, 0},
+        {"report --help", 0, NULL, "usage: amsim report DIR", 0},
+        /* policies: refuses what it does not take */
+        {"policies --bogus", 1, "amsim policies: unknown option '--bogus'", NULL, 0},
+        {"policies bfc", 1, "amsim policies: unexpected argument 'bfc'", NULL, 0},
+        {"policies --help", 0, NULL, "usage: amsim policies", 0},
+    };
+    cli_cases(cases, sizeof cases / sizeof *cases);
+}
+
 static void test_expect(void)
 {
     const char *ex = path_in_tmp("gpu.expect");
@@ -1450,6 +1637,7 @@ void suite_batch(void)
              {"run, compare and mincap refuse a --set key of no policy", test_set_typo_commands},
              {"an option that takes one value is refused twice", test_repeated_options},
              {"short options take their value attached (-j2, -oDIR)", test_attached_short_values},
+             {"options as getopt_long takes them, in every command", test_getopt_forms},
              {"expectations hold and fail", test_expect},
              {"expectation values that are not their metric's form", test_expect_bad_values},
              {"expectation keys given twice or unknown", test_expect_keys},

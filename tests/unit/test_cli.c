@@ -1,0 +1,145 @@
+/* test_cli.c - the shared command-line reader (sim/cli.c) in process: every form getopt_long
+ * takes (--name=VALUE split at the first '=', --name VALUE, -xVALUE, -x VALUE, grouped short
+ * flags, "--", "-" as an operand, options after operands), what it refuses and the message it
+ * gives (a flag given a value, a missing or empty value, an unknown or abbreviated name). The
+ * commands' use of it is tested through the binary in test_batch.c. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../sim/cli.h"
+#include "testutil.h"
+
+static const cli_opt opts[] = {{"help", 'h', 0},   {"quiet", 'q', 0}, {"config", 'c', 1},
+                               {"jobs", 'j', 1},   {"set", 0, 1},     {"check", 0, 0},
+                               {"checks", 0, 1},   {NULL, 0, 0}};
+
+/* Read the space-separated words of line ("''" is an empty argument) with cli_next: each
+ * option as given, "=VALUE" after one that takes a value, "[A]" for an operand, "ERR" for a
+ * refusal (and the end), into got; what it wrote to stderr into msg. */
+static void scan(const char *line, char *got, size_t gn, char *msg, size_t mn)
+{
+    char buf[512], *argv[32];
+    int argc = 0;
+    snprintf(buf, sizeof buf, "%s", line);
+    for (char *w = strtok(buf, " "); w && argc < 32; w = strtok(NULL, " "))
+        argv[argc++] = strcmp(w, "''") ? w : w + 2;
+    char path[600];
+    snprintf(path, sizeof path, "%s/cli.stderr", tu_tmpdir());
+    fflush(stderr);
+    int saved = dup(2), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CU_ASSERT_FATAL(saved >= 0 && fd >= 0);
+    dup2(fd, 2);
+    close(fd);
+    cli c;
+    cli_init(&c, "P", argc, argv);
+    const char *opt, *val;
+    size_t k = 0;
+    got[0] = 0;
+    for (int r; (r = cli_next(&c, opts, &opt, &val)) != CLI_END && k < gn;) {
+        if (r == CLI_ERROR) {
+            k += (size_t)snprintf(got + k, gn - k, "%sERR", k ? " " : "");
+            break;
+        }
+        if (r == CLI_OPERAND)
+            k += (size_t)snprintf(got + k, gn - k, "%s[%s]", k ? " " : "", val);
+        else {
+            CU_ASSERT_EQUAL(val != NULL, opts[r].takes_value);
+            k += (size_t)snprintf(got + k, gn - k, "%s%s%s%s", k ? " " : "", opt,
+                                  val ? "=" : "", val ? val : "");
+        }
+    }
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    char *m = tu_slurp(path, NULL);
+    snprintf(msg, mn, "%s", m ? m : "");
+    free(m);
+}
+
+static void test_forms(void)
+{
+    static const struct {
+        const char *line, *got;
+    } cases[] = {
+        /* a value attached or following, long or short */
+        {"-c a -cb --config c --config=d", "-c=a -c=b --config=c --config=d"},
+        /* the first '=' splits: the value keeps the others */
+        {"--set=memories.hbm.capacity=1GiB --set a=b", "--set=memories.hbm.capacity=1GiB --set=a=b"},
+        /* short flags grouped; the last letter may take a value, attached or following */
+        {"-qj2 -qc f -qq -hq", "-q -j=2 -q -c=f -q -q -h -q"},
+        /* operands anywhere; "-" is one; after "--" everything is */
+        {"a -q b - -- -q --config=x --", "[a] -q [b] [-] [-q] [--config=x] [--]"},
+        /* a value is the next argument whatever it looks like, as getopt takes it */
+        {"--config --quiet -j -q -c -", "--config=--quiet -j=-q -c=-"},
+        {"-j=2 --config ''", "-j==2 --config="},
+        /* names are whole: --check is not --checks and the reverse */
+        {"--check --checks x", "--check --checks=x"},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char got[512], msg[512];
+        scan(cases[i].line, got, sizeof got, msg, sizeof msg);
+        CU_ASSERT_STRING_EQUAL(got, cases[i].got);
+        CU_ASSERT_STRING_EQUAL(msg, "");
+        if (strcmp(got, cases[i].got) || msg[0])
+            fprintf(stderr, "\n  '%s': got '%s', wanted '%s'; %s", cases[i].line, got,
+                    cases[i].got, msg);
+    }
+}
+
+static void test_refusals(void)
+{
+    static const struct {
+        const char *line, *got, *msg;
+    } cases[] = {
+        {"--quiet=x", "ERR", "P: --quiet takes no value ('--quiet=x')\n"},
+        {"-c f --quiet=", "-c=f ERR", "P: --quiet takes no value ('--quiet=')\n"},
+        /* an empty attached value is a missing one */
+        {"--config=", "ERR", "P: --config needs a value\n"},
+        {"-q --config", "-q ERR", "P: --config needs a value\n"},
+        {"-qj", "-q ERR", "P: -j needs a value\n"},
+        {"-c", "ERR", "P: -c needs a value\n"},
+        /* never abbreviated */
+        {"--conf x", "ERR", "P: unknown option '--conf' (see P --help)\n"},
+        {"--bogus=1", "ERR", "P: unknown option '--bogus=1' (see P --help)\n"},
+        {"--=x", "ERR", "P: unknown option '--=x' (see P --help)\n"},
+        {"-x", "ERR", "P: unknown option '-x' (see P --help)\n"},
+        {"-qx2", "-q ERR", "P: unknown option '-x' in '-qx2' (see P --help)\n"},
+        {"a -- b -q -z", "[a] [b] [-q] [-z]", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char got[512], msg[512];
+        scan(cases[i].line, got, sizeof got, msg, sizeof msg);
+        CU_ASSERT_STRING_EQUAL(got, cases[i].got);
+        CU_ASSERT_STRING_EQUAL(msg, cases[i].msg);
+        if (strcmp(got, cases[i].got) || strcmp(msg, cases[i].msg))
+            fprintf(stderr, "\n  '%s': got '%s' and '%s', wanted '%s' and '%s'", cases[i].line,
+                    got, msg, cases[i].got, cases[i].msg);
+    }
+}
+
+/* cli_once names both values whichever form gave them */
+static void test_once(void)
+{
+    char a0[] = "--config=a=1", a1[] = "-cb", *argv[] = {a0, a1};
+    cli c;
+    cli_init(&c, "P", 2, argv);
+    const char *opt, *val, *slot = NULL;
+    CU_ASSERT_EQUAL(cli_next(&c, opts, &opt, &val), 2);
+    CU_ASSERT_EQUAL(cli_once("P", opt, &slot, val, NULL), 0);
+    CU_ASSERT_STRING_EQUAL(slot, "a=1");
+    CU_ASSERT_EQUAL(cli_next(&c, opts, &opt, &val), 2);
+    CU_ASSERT_STRING_EQUAL(opt, "-c");
+    CU_ASSERT_STRING_EQUAL(val, "b");
+    CU_ASSERT_EQUAL(cli_next(&c, opts, &opt, &val), CLI_END);
+}
+
+void suite_cli(void)
+{
+    TU_SUITE("cli", {"every form getopt_long takes", test_forms},
+             {"refusals and their messages", test_refusals},
+             {"a value given twice, in either form", test_once});
+}
