@@ -921,7 +921,8 @@ static const opt_desc engine_desc[] = {
     OPT_END,
 };
 static const opt_desc report_desc[] = {
-    OPTD("timeline_interval", OPT_TIME, misc_opts, timeline_interval, "0", "0 = every event"),
+    OPTD("timeline_interval", OPT_TIME, misc_opts, timeline_interval, "0",
+         "0 = every event; T: each level's last row per period of T"),
     OPTD("max_oom_events", OPT_UINT, misc_opts, max_oom_events, "16", "listed in the JSON"),
     OPT_END,
 };

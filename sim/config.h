@@ -50,7 +50,8 @@
  *   engine:
  *     queue_depth: N                 operations a stream holds before the host blocks (default 1024)
  *   report:
- *     timeline_interval: TIME        sampling period for --timeline (default 0 = every event)
+ *     timeline_interval: TIME        sampling period for --timeline (default 0 = every event);
+ *                                    T > 0: per level, its last row in each period of T
  *     max_oom_events: N              OOM events listed in the JSON (default 16)
  */
 #ifndef AM_CONFIG_H
