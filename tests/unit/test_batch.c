@@ -787,6 +787,46 @@ static void test_report_plots(void)
     free(h);
 }
 
+/* The heat map labels each cell with its value and unit, exact to 0.01 of the unit: 1600 and
+ * 1604 MiB were both "1.6e+03" (gnuplot's %.3g) with no unit. */
+static void test_report_heatmap_labels(void)
+{
+    const char *dir = path_in_tmp("heat");
+    char p[1200], args[1400], *out = NULL, *err = NULL;
+    CU_ASSERT_FATAL(mkdir(dir, 0777) == 0);
+    snprintf(p, sizeof p, "%s/results.csv", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("run_id,run,memories.hbm.allocator.memory_limit,memories.hbm.capacity,policy,trace,"
+          "status,hbm.peak_reserved_bytes,hbm.peak_live_bytes,hbm.fragmentation_ratio\n"
+          "1,r1,1GiB,2GiB,bfc,t,ok,1677721600,1000,0.1\n"  /* 1600 MiB */
+          "2,r2,2GiB,2GiB,bfc,t,ok,1681915904,1000,0.1\n"  /* 1604 MiB */
+          "3,r3,1GiB,4GiB,bfc,t,ok,1678245888,1000,0.1\n"  /* 1600.5 MiB */
+          "4,r4,2GiB,4GiB,bfc,t,ok,49408,1000,0.1\n",      /* 48.25 KiB */
+          f);
+    fclose(f);
+    snprintf(args, sizeof args, "report '%s'", dir);
+    int st = tu_amsim(args, &out, &err);
+    CU_ASSERT_EQUAL(st, 0);
+    if (st)
+        printf("\nreport: %s\n", err ? err : "");
+    free(out);
+    free(err);
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    char *h = tu_slurp(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    char *hm = strstr(h, "Two-axis sweep"), *end = hm ? strstr(hm, "</svg>") : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+    if (end)
+        *end = 0; /* the heat map's SVG only (the results table prints sizes with units too) */
+    CU_ASSERT(strstr(hm, ">1600 MiB<") != NULL);
+    CU_ASSERT(strstr(hm, ">1604 MiB<") != NULL);
+    CU_ASSERT(strstr(hm, ">1600.5 MiB<") != NULL);
+    CU_ASSERT(strstr(hm, ">48.25 KiB<") != NULL);
+    CU_ASSERT(strstr(hm, "1.6e+03") == NULL);
+    free(h);
+}
+
 static void test_mincap(void)
 {
     /* best_fit: 1 (0..10) at 0, 2 (0..5) at 4 KiB, 3 (0..10) at 8 KiB; 2 freed at 5 leaves a
@@ -1093,6 +1133,7 @@ void suite_batch(void)
              {"stats --paired: unknown groups, too few pairs", test_stats_paired_groups},
              {"stats --pair-on: empty, repeated or unknown columns", test_stats_pair_on},
              {"report.html plots (and headless browser)", test_report_plots},
+             {"report.html heat map labels: value and unit", test_report_heatmap_labels},
              {"mincap known answer", test_mincap},
              {"mincap --level puts the policies on that level", test_mincap_level},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
