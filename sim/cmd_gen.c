@@ -41,7 +41,7 @@ static const gen_opt train_opts[] = {
     {"hbm-gbps", GO_DBL, TO(hbm_gbps), "GB/s", "HBM bandwidth for memory-bound ops (H100: 3350)"},
     {"host-adam-gbps", GO_DBL, TO(host_adam_gbps), "GB/s", "host Adam throughput (assumption)"},
     {"jitter", GO_DBL, TO(jitter), "fraction", "std deviation of compute durations (seeded)"},
-    {"seed", GO_U64, TO(seed), "", "gsl_rng_mt19937 seed"},
+    {"seed", GO_U64, TO(seed), "", "gsl_rng_mt19937 seed, 0 to 4294967295"},
     {NULL, 0, 0, NULL, NULL}};
 #undef TO
 
@@ -66,7 +66,7 @@ static const gen_opt serve_opts[] = {
     {"tflops", GO_DBL, SO(tflops), "TFLOP/s", "device peak (H100 SXM dense BF16, NVIDIA datasheet)"},
     {"mfu", GO_DBL, SO(mfu), "fraction", "achieved fraction of the peak"},
     {"hbm-gbps", GO_DBL, SO(hbm_gbps), "GB/s", "HBM bandwidth (decode is memory bound)"},
-    {"seed", GO_U64, SO(seed), "", "gsl_rng_mt19937 seed"},
+    {"seed", GO_U64, SO(seed), "", "gsl_rng_mt19937 seed, 0 to 4294967295"},
     {NULL, 0, 0, NULL, NULL}};
 #undef SO
 
@@ -82,7 +82,7 @@ static const gen_opt kernel_opts[] = {
     {"tflops", GO_DBL, KO(tflops), "TFLOP/s", "peak: 4 MXU x 128x128 x 2 x 1.5 GHz (TPU v5e)"},
     {"mfu", GO_DBL, KO(mfu), "fraction", "achieved fraction of the peak"},
     {"jitter", GO_DBL, KO(jitter), "fraction", "std deviation of compute durations (seeded)"},
-    {"seed", GO_U64, KO(seed), "", "gsl_rng_mt19937 seed"},
+    {"seed", GO_U64, KO(seed), "", "gsl_rng_mt19937 seed, 0 to 4294967295"},
     {NULL, 0, 0, NULL, NULL}};
 #undef KO
 

@@ -74,6 +74,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -114,12 +115,55 @@ unsigned gen_dtype_bytes(const char *dtype)
     return 0;
 }
 
+#define G_SEED_RANGE "0 to 4294967295: the generator, GSL's mt19937, keeps the low 32 bits of " \
+                     "a seed, so a larger one would give the trace of a smaller one"
+
+const char *gen_seed_parse(const char *text, uint64_t *seed)
+{
+    uint64_t v = 0;
+    if (!text || !*text)
+        return "is not an unsigned integer";
+    for (const char *p = text; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return "is not an unsigned integer";
+        if (v > GEN_SEED_MAX)
+            continue; /* out of range already: read on for a character that is not a digit */
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    if (v > GEN_SEED_MAX)
+        return "is out of range (" G_SEED_RANGE ")";
+    *seed = v;
+    return NULL;
+}
+
+/* 0, or an input error naming --seed when the seed is past 32 bits (see gen.h). */
+static int g_seed_check(const char *what, uint64_t seed, am_error *err)
+{
+    if (seed > GEN_SEED_MAX)
+        return am_fail(err, AM_EINPUT, "%s: --seed %" PRIu64 " is out of range (" G_SEED_RANGE
+                       ")", what, seed);
+    return 0;
+}
+
+/* The value handed to gsl_rng_set: the seed itself, except that 0, which GSL would turn into
+ * its default 4357, becomes 2^32, whose low 32 bits (all GSL keeps) are 0: MT19937 seeded with
+ * 0, as the reference init_genrand(0), a state no other seed reaches. Where an unsigned long
+ * has 32 bits that cannot be written, and seed 0 stays GSL's 4357. */
+static unsigned long g_gsl_seed(uint64_t seed)
+{
+#if ULONG_MAX > 0xffffffffUL
+    if (seed == 0)
+        return 1UL << 32;
+#endif
+    return (unsigned long)seed;
+}
+
 static void g_init(gctx *g, FILE *f, uint64_t seed, double jitter, double tflops, double mfu)
 {
     memset(g, 0, sizeof *g);
     g->f = f;
     g->r = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(g->r, (unsigned long)seed);
+    gsl_rng_set(g->r, g_gsl_seed(seed));
     g->next_id = 1;
     g->next_ev = 1;
     g->jitter = jitter;
@@ -248,6 +292,8 @@ static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 static int train_check(const gen_train_opts *o, am_error *err)
 {
+    if (g_seed_check("gen train", o->seed, err))
+        return -1;
     if (!o->layers || !o->hidden || !o->heads || !o->seq || !o->vocab || !o->micro_batch ||
         !o->micro_batches || !o->steps || !o->dp)
         return am_fail(err, AM_EINPUT, "gen train: layers, hidden, heads, seq, vocab, "
@@ -528,6 +574,8 @@ static uint64_t lognormal_tokens(gsl_rng *r, double mu, double sigma, uint64_t m
 
 int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err)
 {
+    if (g_seed_check("gen serve", o->seed, err))
+        return -1;
     uint64_t d = gen_dtype_bytes(o->dtype);
     if (!d)
         return am_fail(err, AM_EINPUT, "gen serve: dtype '%s' (expected fp32, bf16 or fp16)",
@@ -656,6 +704,8 @@ void gen_kernel_defaults(gen_kernel_opts *o)
 
 int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err)
 {
+    if (g_seed_check("gen kernel", o->seed, err))
+        return -1;
     uint64_t d = gen_dtype_bytes(o->dtype);
     if (!d)
         return am_fail(err, AM_EINPUT, "gen kernel: dtype '%s' (expected fp32, bf16 or fp16)",

@@ -142,6 +142,51 @@ static void test_range_rounds_to_zero(void)
     free(err);
 }
 
+/* A seed of a sweep's list is one amsim gen takes (0 .. 4294967295): a larger one gave the
+ * trace of its low 32 bits under another name; refused at its line and column before any run. */
+static void test_sweep_seed_range(void)
+{
+    static const struct {
+        const char *seeds, *want;
+    } c[] = {
+        {"[1, 2,\n  4294967297]", "seeds.yaml:5:3: seeds: '4294967297' is out of range (0 to "
+                                  "4294967295: the generator, GSL's mt19937, keeps the low 32 "
+                                  "bits of a seed, so a larger one would give the trace of a "
+                                  "smaller one)"},
+        {"[0, 18446744073709551616]", "seeds.yaml:4:12: seeds: '18446744073709551616' is out of "
+                                      "range (0 to 4294967295"},
+        {"4294967296", "seeds.yaml:4:8: seeds: '4294967296' is out of range"},
+        {"[1, -3]", "seeds.yaml:4:12: seeds: '-3' is not an unsigned integer"},
+        {"[1, 2x]", "seeds.yaml:4:12: seeds: '2x' is not an unsigned integer"},
+    };
+    char text[1024], args[1400], *err = NULL;
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\npolicies: [bfc]\n"
+                 "generate: {kind: serve, args: [--requests, \"5\"]}\nseeds: %s\n", tu_top(),
+                 c[i].seeds);
+        snprintf(args, sizeof args, "batch '%s' -o '%s'", tu_write("seeds.yaml", text),
+                 path_in_tmp("seeds-out"));
+        err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, c[i].want));
+        if (!err || !strstr(err, c[i].want))
+            fprintf(stderr, "\n  seeds %s: %s  expected: %s\n", c[i].seeds, err ? err : "(none)",
+                    c[i].want);
+        free(err);
+    }
+    struct stat st;
+    CU_ASSERT(stat(path_in_tmp("seeds-out"), &st) != 0); /* nothing ran */
+    /* 0 and 4294967295, the ends of the range, are seeds */
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\npolicies: [bfc]\n"
+             "generate: {kind: serve, args: [--requests, \"5\"]}\nseeds: [0, 4294967295]\n",
+             tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("seeds.yaml", text));
+    char *out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_EQUAL(count_lines(out), 2);
+    free(out);
+}
+
 static void test_sweep_errors(void)
 {
     char text[1024], args[1200], *err = NULL;
@@ -1122,6 +1167,7 @@ void suite_batch(void)
              {"ranges of times and numbers", test_range_kinds},
              {"a range bound that rounds to 0 bytes", test_range_rounds_to_zero},
              {"sweep errors name file:line", test_sweep_errors},
+             {"seeds past 32 bits refused at line:col", test_sweep_seed_range},
              {"resume and failure isolation", test_resume_and_failure_isolation},
              {"resume reruns runs whose inputs changed", test_resume_inputs_changed},
              {"--timeout honours fractions of a second", test_timeout_fraction},

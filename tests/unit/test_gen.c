@@ -282,11 +282,116 @@ static void test_times_too_long(void)
     remove(path);
 }
 
+/* The body of a generated trace: everything after its two header lines (the second names the
+ * options, seed included). */
+static const char *body(const char *text)
+{
+    const char *p = text ? strchr(text, '\n') : NULL;
+    p = p ? strchr(p + 1, '\n') : NULL;
+    return p ? p + 1 : "";
+}
+
+/* Seeds: GSL's mt19937 keeps 32 bits, so --seed 4294967297 gave the trace of --seed 1 and seed 0
+ * that of 4357. Seeds past 32 bits are refused naming --seed; seed 0 is a trace of its own
+ * (MT19937 seeded with 0); the shipped traces, made with seed 1, come out byte for byte. */
+static void test_seeds(void)
+{
+    char args[2048], *out = NULL, *err = NULL;
+    const char *d = tu_tmpdir();
+    snprintf(args, sizeof args, "gen serve --requests 20 --seed 4294967297 -o '%s/s_big.trace'", d);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT_STRING_EQUAL(err ? err : "", "amsim: gen serve: --seed 4294967297 is out of range "
+                           "(0 to 4294967295: the generator, GSL's mt19937, keeps the low 32 bits "
+                           "of a seed, so a larger one would give the trace of a smaller one)\n");
+    free(out);
+    free(err);
+    char p[700];
+    snprintf(p, sizeof p, "%s/s_big.trace", d);
+    FILE *f = fopen(p, "r");
+    CU_ASSERT_PTR_NULL(f); /* nothing written */
+    if (f)
+        fclose(f);
+    /* the library refuses it too, every kind */
+    gen_train_opts t;
+    gen_serve_opts sv;
+    gen_kernel_opts k;
+    small_train(&t);
+    gen_serve_defaults(&sv);
+    gen_kernel_defaults(&k);
+    t.seed = sv.seed = k.seed = UINT64_C(4294967296);
+    snprintf(p, sizeof p, "%s/s_lib.trace", d);
+    for (int i = 0; i < 3; i++) {
+        am_error e = {0};
+        f = fopen(p, "w");
+        CU_ASSERT_FATAL(f != NULL);
+        int rc = i == 0 ? gen_train(&t, f, &e) : i == 1 ? gen_serve(&sv, f, &e) : gen_kernel(&k, f, &e);
+        fclose(f);
+        CU_ASSERT_EQUAL(rc, -1);
+        CU_ASSERT_EQUAL(e.status, AM_EINPUT);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "--seed 4294967296 is out of range (0 to 4294967295"));
+    }
+    uint64_t v = 7;
+    CU_ASSERT(gen_seed_parse("0", &v) == NULL && v == 0);
+    CU_ASSERT(gen_seed_parse("4294967295", &v) == NULL && v == UINT64_C(4294967295));
+    CU_ASSERT_STRING_EQUAL(gen_seed_parse("4294967296", &v), "is out of range (0 to 4294967295: "
+                           "the generator, GSL's mt19937, keeps the low 32 bits of a seed, so a "
+                           "larger one would give the trace of a smaller one)");
+    CU_ASSERT_PTR_NOT_NULL(strstr(gen_seed_parse("99999999999999999999999", &v), "out of range"));
+    CU_ASSERT_STRING_EQUAL(gen_seed_parse("", &v), "is not an unsigned integer");
+    CU_ASSERT_STRING_EQUAL(gen_seed_parse("-1", &v), "is not an unsigned integer");
+    CU_ASSERT_STRING_EQUAL(gen_seed_parse("99999999999999999999x", &v), "is not an unsigned integer");
+
+    /* seed 0 is not seed 4357 (nor 1), and is the same every time */
+    static const char *const seeds[] = {"0", "4357", "1", "0", "4294967295"};
+    char *text[5];
+    for (int i = 0; i < 5; i++) {
+        snprintf(args, sizeof args, "gen serve --requests 20 --seed %s -o '%s/s%d.trace'", seeds[i],
+                 d, i);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+        snprintf(p, sizeof p, "%s/s%d.trace", d, i);
+        text[i] = tu_slurp(p, NULL);
+        CU_ASSERT_PTR_NOT_NULL(text[i]);
+    }
+    CU_ASSERT(strcmp(body(text[0]), body(text[1])) != 0);
+    CU_ASSERT(strcmp(body(text[0]), body(text[2])) != 0);
+    CU_ASSERT(strcmp(body(text[1]), body(text[2])) != 0);
+    CU_ASSERT(text[0] && text[3] && strcmp(text[0], text[3]) == 0);
+    CU_ASSERT(strcmp(body(text[4]), body(text[2])) != 0);
+    for (int i = 0; i < 5; i++)
+        free(text[i]);
+
+    /* the shipped generated traces (traces/GENERATED.md's commands): existing seeds unchanged */
+    static const struct {
+        const char *file, *cmd;
+    } shipped[] = {
+        {"gen_train_small.trace", "gen train --layers 4 --hidden 512 --heads 8 --seq 256 --vocab "
+                                  "8000 --micro-batch 2 --micro-batches 2 --dp 2 --seed 1"},
+        {"gen_serve_small.trace", "gen serve --layers 4 --hidden 512 --kv-heads 2 --head-dim 64 "
+                                  "--vocab 8000 --requests 24 --rate 40 --prompt-mu 4.5 "
+                                  "--prompt-sigma 0.6 --output-mu 3.5 --output-sigma 0.6 "
+                                  "--max-batch 8 --kv-block 16 --seed 1"},
+        {"gen_tpu_matmul.trace", "gen kernel --m 512 --n 512 --k 512 --tm 128 --tn 128 --tk 128 "
+                                 "--seed 1"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(shipped); i++) {
+        snprintf(args, sizeof args, "%s -o '%s/shipped.trace'", shipped[i].cmd, d);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+        snprintf(p, sizeof p, "%s/shipped.trace", d);
+        char q[700];
+        snprintf(q, sizeof q, "%s/traces/%s", tu_top(), shipped[i].file);
+        CU_ASSERT(same_file(p, q));
+        if (!same_file(p, q))
+            fprintf(stderr, "\n%s differs from what `amsim %s` writes\n", shipped[i].file,
+                    shipped[i].cmd);
+    }
+}
+
 void suite_gen(void)
 {
     TU_SUITE("gen", {"same seed same bytes, other seed other bytes", test_deterministic},
              {"train peak live equals the closed form", test_train_closed_form},
              {"serve frees every KV cache", test_serve_frees},
              {"kernel double buffers", test_kernel_buffers},
-             {"times past 2^63 ps are input errors", test_times_too_long});
+             {"times past 2^63 ps are input errors", test_times_too_long},
+             {"seeds: 32 bits, 0 distinct, shipped traces unchanged", test_seeds});
 }
