@@ -386,6 +386,99 @@ static void test_seeds(void)
     }
 }
 
+/* Every option is range-checked and every size computed with overflow checks before anything
+ * is written: an input error (status 1) naming the option, where sizes used to wrap with status
+ * 0 (--dp 2^64-1 wrote "alloc 3 0", --kv-block 2^62 zero-byte KV blocks, --kv-block 2^64-1 no KV
+ * cache) or the host ran out of memory (--max-prompt 2^64-1 --prompt-mu 50, status 2). */
+static void test_bad_options(void)
+{
+#define E4 ": more than 4 EiB (2^62 bytes; no memory level is larger)\n"
+    static const struct {
+        const char *args, *want;
+    } c[] = {
+        {"train --dp 18446744073709551615",
+         "gen train: --dp 18446744073709551615 is out of range (1 to 16777216)\n"},
+        {"train --dp 0", "gen train: --dp 0 is out of range (1 to 16777216)\n"},
+        {"train --layers 1048577", "gen train: --layers 1048577 is out of range (1 to 1048576)\n"},
+        {"train --vocab 4294967297", "gen train: --vocab 4294967297 is out of range (1 to "
+                                     "4294967296)\n"},
+        {"train --hidden 12 --heads 5", "gen train: --hidden (12) must be a multiple of --heads "
+                                        "(5)\n"},
+        {"train --steps 100000 --micro-batches 100", "gen train: --steps x --micro-batches x "
+         "--layers is 40000000 layer passes, more than 10^7 (about 40 trace lines each)\n"},
+        {"train --seq 16777216 --micro-batch 16777216", "gen train: model or batch too large: "
+         "--seq^2 x --micro-batch x --heads + --hidden^2 x --layers + --seq x --micro-batch x "
+         "--vocab is 7.56e+22, above 1.5625e16\n"},
+        /* within that rule, but the activations' sizes pass 2^62 (and S x d wrapped 2^64) */
+        {"train --seq 1048576 --micro-batch 8192 --hidden 16777216 --heads 1 --vocab 1",
+         "gen train: the activations and temporaries of a micro-batch (--layers, --seq, "
+         "--micro-batch, --hidden, --heads, --vocab)" E4},
+        {"train --mfu 2", "gen train: --mfu 2 is out of range (above 0, at most 1)\n"},
+        {"train --jitter 0.6", "gen train: --jitter 0.6 is out of range (0 to 0.5)\n"},
+        {"train --dtype fp8", "gen train: --dtype 'fp8' (expected fp32, bf16 or fp16)\n"},
+        {"serve --kv-block 4611686018427387904",
+         "gen serve: --kv-block 4611686018427387904 is out of range (0 to 1073741824)\n"},
+        {"serve --kv-block 18446744073709551615",
+         "gen serve: --kv-block 18446744073709551615 is out of range (0 to 1073741824)\n"},
+        {"serve --max-prompt 18446744073709551615 --prompt-mu 50",
+         "gen serve: --max-prompt 18446744073709551615 is out of range (1 to 1073741824)\n"},
+        {"serve --max-output 0", "gen serve: --max-output 0 is out of range (1 to 1073741824)\n"},
+        {"serve --max-batch 18446744073709551615",
+         "gen serve: --max-batch 18446744073709551615 is out of range (1 to 10000000)\n"},
+        {"serve --kv-heads 16777216 --head-dim 16777216", "gen serve: the weights (--layers, "
+         "--hidden, --kv-heads, --head-dim, --vocab)" E4},
+        {"serve --kv-block 1073741824 --layers 1048576 --kv-heads 16", "gen serve: a KV block "
+         "(--kv-block tokens x 2 x --layers x --kv-heads x --head-dim x the dtype's bytes)" E4},
+        {"serve --kv-block 0 --max-prompt 1073741824 --max-output 1073741824 --layers 1048576",
+         "gen serve: a request's KV cache ((--max-prompt + --max-output) tokens x 2 x --layers x "
+         "--kv-heads x --head-dim x the dtype's bytes)" E4},
+        {"serve --max-batch 10000000 --requests 10000000 --max-prompt 1073741824",
+         "gen serve: an iteration's workspace (--max-batch x (--max-prompt x 4 x --hidden + "
+         "--vocab) x the dtype's bytes)" E4},
+        {"serve --rate 0", "gen serve: --rate 0 is out of range (above 0)\n"},
+        {"serve --prompt-sigma -1", "gen serve: --prompt-sigma -1 is out of range (0 or above)\n"},
+        {"kernel --m 4294967296 --k 4294967296", "gen kernel: A (--m x --k x the dtype's bytes)"
+         E4},
+        {"kernel --tm 0", "gen kernel: --tm 0 is out of range (at least 1)\n"},
+        {"kernel --m 100000 --n 100000 --k 100000 --tm 1 --tn 1 --tk 1", "gen kernel: (--m / "
+         "--tm) x (--n / --tn) x (--k / --tk) is 1000000000000000 tile steps, more than 10^7\n"},
+    };
+#undef E4
+    char args[1024], want[1024], p[600], *err = NULL;
+    snprintf(p, sizeof p, "%s/bad_opt.trace", tu_tmpdir());
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        snprintf(args, sizeof args, "gen %s -o '%s'", c[i].args, p);
+        snprintf(want, sizeof want, "amsim: %s", c[i].want);
+        err = NULL;
+        int st = tu_amsim(args, NULL, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(err && strcmp(err, want) == 0);
+        if (st != 1 || !err || strcmp(err, want) != 0)
+            fprintf(stderr, "\n  gen %s: status %d, %s  expected %s", c[i].args, st,
+                    err ? err : "(none)", want);
+        free(err);
+        FILE *f = fopen(p, "r");
+        CU_ASSERT_PTR_NULL(f); /* nothing written */
+        if (f)
+            fclose(f);
+    }
+    /* at the ends of the ranges the sizes still come out whole: --max-prompt 2^30 drawn in full
+     * (--prompt-mu 50), one KV block of 2^30 tokens; --dp 2^24 gives 4-byte optimizer states */
+    snprintf(args, sizeof args, "gen serve --requests 2 --max-prompt 1073741824 --prompt-mu 50 "
+             "--kv-block 1073741824 -o '%s'", p);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    char *t = tu_slurp(p, NULL);
+    CU_ASSERT(t && strstr(t, "alloc 34 140737488355328 level=hbm name=kv.r0.b0\n"));
+    free(t);
+    snprintf(args, sizeof args, "gen train --layers 1 --hidden 8 --heads 2 --seq 4 --vocab 10 "
+             "--dp 16777216 -o '%s'", p);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    t = tu_slurp(p, NULL);
+    CU_ASSERT(t && strstr(t, "alloc 3 4 level=hbm name=embed.master\n") && !strstr(t, " 0 level="));
+    free(t);
+    remove(p);
+}
+
 void suite_gen(void)
 {
     TU_SUITE("gen", {"same seed same bytes, other seed other bytes", test_deterministic},
@@ -393,5 +486,6 @@ void suite_gen(void)
              {"serve frees every KV cache", test_serve_frees},
              {"kernel double buffers", test_kernel_buffers},
              {"times past 2^63 ps are input errors", test_times_too_long},
-             {"seeds: 32 bits, 0 distinct, shipped traces unchanged", test_seeds});
+             {"seeds: 32 bits, 0 distinct, shipped traces unchanged", test_seeds},
+             {"options out of range and sizes past 4 EiB are input errors", test_bad_options});
 }
