@@ -1571,6 +1571,18 @@ int cfg_load_string(am_config **cfg, const char *name, const char *yaml,
     return load(cfg, name, yaml, strlen(yaml), NULL, sets, nsets, err);
 }
 
+/* Until 2026-11-25 check had its own (hbm and host) and convert its own (no host_pageable or
+ * cmem), so check refused a `gen kernel` trace (level vmem) that convert read. */
+int cfg_load_builtin(am_config **cfg, const char *const *sets, int nsets, am_error *err)
+{
+    static const char yaml[] =
+        "version: 1\ndefault_memory: hbm\nmemories:\n  hbm: {capacity: 1TiB}\n"
+        "  host: {capacity: 1TiB}\n  vmem: {capacity: 1TiB}\n  smem: {capacity: 1TiB}\n"
+        "  accumulator: {capacity: 1TiB}\n  host_pageable: {capacity: 1TiB}\n"
+        "  cmem: {capacity: 1TiB}\n";
+    return cfg_load_string(cfg, "<builtin>", yaml, sets, nsets, err);
+}
+
 void cfg_free(am_config *cfg)
 {
     if (!cfg)

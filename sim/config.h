@@ -153,6 +153,10 @@ int cfg_load(am_config **cfg, const char *path, const char *const *sets, int nse
 /* Same from a YAML string (name is used in messages). */
 int cfg_load_string(am_config **cfg, const char *name, const char *yaml,
                     const char *const *sets, int nsets, am_error *err);
+/* The config `amsim check` and `amsim convert` read traces against when no -c is given (named
+ * "<builtin>"): every memory level name the shipped device presets use, hbm (the default),
+ * host, vmem, smem, accumulator, host_pageable and cmem, 1 TiB each, no links. */
+int cfg_load_builtin(am_config **cfg, const char *const *sets, int nsets, am_error *err);
 void cfg_free(am_config *cfg);
 /* Print cfg->warnings to f, each line after "prog: ". */
 void cfg_print_warnings(const am_config *cfg, FILE *f, const char *prog);

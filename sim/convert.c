@@ -16,8 +16,8 @@
  *           number of dropped events is printed on stderr. The offset column is written when
  *           every kept allocation has a recorded address. Ids are kept unless the input reuses
  *           an id after its free (a CSV needs unique ids): then rows are numbered from 0.
- * Level names come from the config (-c; default: a built-in config with levels hbm, host,
- * vmem, smem and accumulator, default hbm). */
+ * Level names come from the config (-c; default: cfg_load_builtin's, every level name of the
+ * shipped device presets, default hbm). */
 #include "convert.h"
 
 #include <errno.h>
@@ -33,11 +33,6 @@
 
 #define CV_MAX_SETS 64
 
-static const char cv_builtin[] =
-    "version: 1\ndefault_memory: hbm\nmemories:\n  hbm: {capacity: 1TiB}\n"
-    "  host: {capacity: 1TiB}\n  vmem: {capacity: 1TiB}\n  smem: {capacity: 1TiB}\n"
-    "  accumulator: {capacity: 1TiB}\n";
-
 static void cv_usage(FILE *f)
 {
     fprintf(f,
@@ -51,7 +46,8 @@ static void cv_usage(FILE *f)
             "  --to binary         the compact binary form (traces/FORMAT.md, \"Binary format\n"
             "                      v1\"): every event, read several times faster\n"
             "  -c, --config FILE   config whose memory level names the trace uses (default: a\n"
-            "                      built-in one with hbm, host, vmem, smem, accumulator)\n"
+            "                      built-in one with the device presets' levels: hbm, host,\n"
+            "                      vmem, smem, accumulator, host_pageable, cmem)\n"
             "  --set PATH=VALUE    config override (repeatable), e.g. trace.time_unit=1us for\n"
             "                      the tick of an input lifetime CSV\n"
             "  --device N          PyTorch snapshot: which device's trace (default 0)\n");
@@ -262,7 +258,7 @@ int cmd_convert(int argc, char **argv)
     trace *t = NULL;
     outfile *o = NULL;
     int rc = cfgp ? cfg_load(&cfg, cfgp, sets, nsets, &err)
-                  : cfg_load_string(&cfg, "<builtin>", cv_builtin, sets, nsets, &err);
+                  : cfg_load_builtin(&cfg, sets, nsets, &err);
     const char *names[CFG_MAX_LEVELS]; /* the trace keeps a pointer: lives until the end */
     if (rc == 0) {
         for (int i = 0; i < cfg->nlevels; i++)

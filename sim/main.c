@@ -216,16 +216,19 @@ static int looks_like_config(const char *path)
 }
 
 /* check FILE...: configs (see looks_like_config) are validated as configs; anything else is
- * read as a trace against CONFIG's levels (default: hbm and host). */
+ * read as a trace against CONFIG's levels (default: cfg_load_builtin's, the levels of every
+ * shipped device preset, as convert reads them). */
 static int cmd_check(int argc, char **argv)
 {
     if (argc == 0 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
         fprintf(argc ? stdout : stderr, "usage: amsim check [-c CONFIG] FILE...\n"
                 "  validates configs (YAML) and traces without running them; traces are read\n"
-                "  against CONFIG's memory levels (default: levels hbm and host)\n");
+                "  against CONFIG's memory levels (default, as amsim convert: every level name\n"
+                "  of the shipped device presets, hbm host vmem smem accumulator host_pageable\n"
+                "  cmem, default hbm; a run needs a config that has the levels its trace names)\n");
         return argc ? 0 : 1;
     }
-    int bad = 0, i = 0;
+    int bad = 0, i = 0, base_given = 0;
     am_config *base = NULL;
     am_error err = {0};
     if (strcmp(argv[0], "-c") == 0) {
@@ -238,9 +241,8 @@ static int cmd_check(int argc, char **argv)
             return 1;
         }
         i = 2;
-    } else if (cfg_load_string(&base, "<builtin>",
-                               "version: 1\nmemories:\n  hbm: {capacity: 80GiB}\n"
-                               "  host: {capacity: 1TiB}\n", NULL, 0, &err) != 0) {
+        base_given = 1;
+    } else if (cfg_load_builtin(&base, NULL, 0, &err) != 0) {
         fprintf(stderr, "%s: %s\n", prog, err.msg);
         return 2;
     }
@@ -273,6 +275,10 @@ static int cmd_check(int argc, char **argv)
                 events++;
         if (rc < 0) {
             fprintf(stderr, "%s: %s\n", prog, err.msg);
+            if (!base_given && strstr(err.msg, "unknown level '"))
+                fprintf(stderr, "%s check: without -c a trace is read against the level names of "
+                        "the shipped device presets; give -c CONFIG for a config's own levels\n",
+                        prog);
             bad = 1;
         } else
             printf("%s: trace ok (%s, %llu event%s, %llu row%s skipped)\n", argv[i],

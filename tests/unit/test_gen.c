@@ -479,6 +479,59 @@ static void test_bad_options(void)
     remove(p);
 }
 
+/* amsim check without -c reads traces against the same built-in levels as amsim convert: every
+ * level name of the shipped device presets. It had only hbm and host, so it refused what
+ * gen kernel writes (level vmem) while convert, with vmem in its own built-in, read it. */
+static void test_check_reads_what_gen_writes(void)
+{
+    static const char *const kinds[] = {"train --layers 2 --hidden 64 --heads 4 --seq 32 --vocab 100",
+                                        "serve --requests 5", "kernel --m 256 --n 256 --k 256"};
+    const char *d = tu_tmpdir();
+    char args[2048], want[1024], *out = NULL, *err = NULL;
+    for (size_t i = 0; i < AM_ARRAY_LEN(kinds); i++) {
+        snprintf(args, sizeof args, "gen %s -o '%s/chk%zu.trace'", kinds[i], d, i);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+        snprintf(args, sizeof args, "check '%s/chk%zu.trace'", d, i);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+        snprintf(want, sizeof want, "%s/chk%zu.trace: trace ok (native, ", d, i);
+        CU_ASSERT(out && strncmp(out, want, strlen(want)) == 0);
+        if (!out || strncmp(out, want, strlen(want)) != 0)
+            fprintf(stderr, "\n  check of gen %s: %s", kinds[i], err ? err : "");
+        free(out);
+        free(err);
+        snprintf(args, sizeof args, "convert '%s/chk%zu.trace' -o '%s/chk%zu.conv'", d, i, d, i);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    }
+    /* every level of every preset, in check and in convert */
+    const char *all = tu_write("levels.trace", "amsim-trace v1\n"
+                               "alloc 1 1KiB level=hbm\nalloc 2 1KiB level=host\n"
+                               "alloc 3 1KiB level=host_pageable\nalloc 4 1KiB level=smem\n"
+                               "alloc 5 1KiB level=vmem\nalloc 6 1KiB level=cmem\n"
+                               "alloc 7 1KiB level=accumulator\n");
+    snprintf(args, sizeof args, "check '%s'", all);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "convert '%s' -o '%s/levels.conv'", all, d);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    /* a level no preset has: the message lists the built-in levels and says to give -c */
+    const char *bad = tu_write("dram.trace", "amsim-trace v1\nalloc 1 1KiB level=dram\n");
+    snprintf(args, sizeof args, "check '%s'", bad);
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    snprintf(want, sizeof want, "amsim: %s:2:20: unknown level 'dram' (configured: hbm, host, vmem, "
+             "smem, accumulator, host_pageable, cmem)\namsim check: without -c a trace is read "
+             "against the level names of the shipped device presets; give -c CONFIG for a "
+             "config's own levels\n", bad);
+    CU_ASSERT(err && strcmp(err, want) == 0);
+    free(err);
+    snprintf(args, sizeof args, "convert '%s' -o '%s/dram.conv'", bad, d);
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    snprintf(want, sizeof want, "amsim: %s:2:20: unknown level 'dram' (configured: hbm, host, vmem, "
+             "smem, accumulator, host_pageable, cmem)\n", bad);
+    CU_ASSERT(err && strcmp(err, want) == 0);
+    free(err);
+}
+
 void suite_gen(void)
 {
     TU_SUITE("gen", {"same seed same bytes, other seed other bytes", test_deterministic},
@@ -487,5 +540,6 @@ void suite_gen(void)
              {"kernel double buffers", test_kernel_buffers},
              {"times past 2^63 ps are input errors", test_times_too_long},
              {"seeds: 32 bits, 0 distinct, shipped traces unchanged", test_seeds},
-             {"options out of range and sizes past 4 EiB are input errors", test_bad_options});
+             {"options out of range and sizes past 4 EiB are input errors", test_bad_options},
+             {"check reads what gen writes, with convert's levels", test_check_reads_what_gen_writes});
 }
