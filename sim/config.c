@@ -1571,6 +1571,25 @@ int cfg_load_string(am_config **cfg, const char *name, const char *yaml,
     return load(cfg, name, yaml, strlen(yaml), NULL, sets, nsets, err);
 }
 
+static int level_is_host(const am_config *c, int level)
+{
+    const char *k = c->levels[level].kind;
+    return strcmp(k, "host") == 0 || strcmp(k, "host_pinned") == 0;
+}
+
+int cfg_guard_rejects(const am_config *c, int src, int dst, int implicit, int *dir)
+{
+    int hs = level_is_host(c, src), hd = level_is_host(c, dst);
+    if (hs && hd) {
+        *dir = -1;
+        return 0;
+    }
+    *dir = hs ? CFG_DIR_H2D : hd ? CFG_DIR_D2H : CFG_DIR_D2D;
+    int g = c->guard[*dir];
+    int applies = implicit || g == CFG_GUARD_LOG_EXPLICIT || g == CFG_GUARD_DISALLOW_EXPLICIT;
+    return applies && (g == CFG_GUARD_DISALLOW || g == CFG_GUARD_DISALLOW_EXPLICIT);
+}
+
 /* Until 2026-11-25 check had its own (hbm and host) and convert its own (no host_pageable or
  * cmem), so check refused a `gen kernel` trace (level vmem) that convert read. */
 int cfg_load_builtin(am_config **cfg, const char *const *sets, int nsets, am_error *err)

@@ -1517,30 +1517,24 @@ static int enqueue(sim *s, const tr_event *ev, op o, const char *file, am_error 
     return 0;
 }
 
-static int is_host(const sim *s, int level)
-{
-    const char *k = s->cfg->levels[level].kind;
-    return strcmp(k, "host") == 0 || strcmp(k, "host_pinned") == 0;
-}
-
-/* jax.transfer_guard: 1 when the transfer may happen (counted and maybe logged), 0 rejected. */
+/* jax.transfer_guard: 1 when the transfer may happen (counted and maybe logged), 0 rejected
+ * (the decision is cfg_guard_rejects', which convert uses too). */
 static int guard_allows(sim *s, const tr_event *ev, const char *file)
 {
-    int hs = is_host(s, ev->level), hd = is_host(s, ev->dst_level);
-    if (hs && hd)
+    int dir, rejects = cfg_guard_rejects(s->cfg, ev->level, ev->dst_level, ev->implicit, &dir);
+    if (dir < 0)
         return 1;
-    int dir = hs ? CFG_DIR_H2D : hd ? CFG_DIR_D2H : CFG_DIR_D2D;
     int g = s->cfg->guard[dir];
     static const char *const names[] = {"host-to-device", "device-to-host", "device-to-device"};
     if (ev->implicit)
         s->sum.guard_implicit[dir]++;
-    int applies = ev->implicit || g == CFG_GUARD_LOG_EXPLICIT || g == CFG_GUARD_DISALLOW_EXPLICIT;
-    if (!applies || g == CFG_GUARD_ALLOW)
-        return 1;
-    if (g == CFG_GUARD_DISALLOW || g == CFG_GUARD_DISALLOW_EXPLICIT) {
+    if (rejects) {
         s->sum.guard_rejected[dir]++;
         return 0;
     }
+    int applies = ev->implicit || g == CFG_GUARD_LOG_EXPLICIT || g == CFG_GUARD_DISALLOW_EXPLICIT;
+    if (!applies || g == CFG_GUARD_ALLOW)
+        return 1;
     if (s->sum.guard_logged[dir]++ < 10)
         fprintf(stderr, "amsim: transfer guard: %s %s transfer of %" PRIu64 " bytes at %s:%lu\n",
                 ev->implicit ? "implicit" : "explicit", names[dir], ev->bytes, file, ev->line);
