@@ -1,6 +1,9 @@
-# heatmap.gp - a metric over two sweep axes. Inputs: data = file with lines "XI YI VALUE" (XI, YI:
-# 0-based indices of the axis values), xlabels / ylabels = the axis values (one word each),
+# heatmap.gp - a metric over two sweep axes. Inputs: data = file with lines
+# 'XI YI VALUE "LABEL"' (XI, YI: 0-based indices of the axis values; VALUE colours the cell;
+# LABEL, a double-quoted string, is written in it: the value with its unit, as exact as the
+# cells need, e.g. "1604 MiB"), xlabels / ylabels = the axis values (one word each),
 # xname / yname = axis names, zname = metric name, out = "plot.svg", ttl = title.
+# (Cells used to be labelled sprintf("%.3g", VALUE): 1600 and 1604 MiB both read "1.6e+03".)
 if (!exists("ttl")) ttl = "heat map"
 set terminal svg size 820,520 dynamic noenhanced font "sans,11" background rgb "white"
 set output out
@@ -17,4 +20,4 @@ do for [i=1:words(ylabels)] { set ytics add (word(ylabels, i) i-1) }
 set palette rgbformulae 33,13,10
 set style fill solid 1.0 noborder
 plot data using 1:2:(0.5):(0.5):3 with boxxyerror fc palette notitle, \
-     data using 1:2:(sprintf("%.3g", $3)) with labels font ",9" notitle
+     data using 1:2:4 with labels font ",9" notitle

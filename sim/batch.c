@@ -10,7 +10,8 @@
  *   traces: [PATH|GLOB|DIR, ...]  relative to the sweep file (a single string is allowed)
  *   axes: {PATH: [v1, v2] | {values: [...]} | {from: A, to: B, step: S} | {from, to, factor}}
  *   seeds: [1, 2, 3]              with generate: {kind: K, args: [...]}: one generated trace
- *                                 per seed (`amsim gen K --seed S ARGS -o RUNDIR/gen.trace`)
+ *                                 per seed (`amsim gen K --seed S ARGS -o RUNDIR/gen.trace`;
+ *                                 each seed 0 .. 4294967295, checked when the sweep is read)
  *   exclude: [{policy: caching, PATH: VALUE, trace: GLOB, seed: S}, ...]   (not {})
  *   outputs: {timeline: BOOL, placements: BOOL}
  *   expectations: DIR             (kind regress) DIR/<trace file name>.expect
@@ -54,6 +55,7 @@
 #include "batch.h"
 #include "cli.h"
 #include "config.h"
+#include "gen.h"
 #include "outfile.h"
 #include "report.h"
 #include "run.h"
@@ -209,6 +211,26 @@ static int gen_arg_reserved(const char *a)
 {
     return a && (strncmp(a, "-o", 2) == 0 || !strcmp(a, "--seed") || !strncmp(a, "--seed=", 7) ||
                  !strcmp(a, "--out") || !strncmp(a, "--out=", 6) || !strcmp(a, "--"));
+}
+
+/* Every seed of a `seeds:` value (one or a list) is one `amsim gen --seed` takes (gen.h:
+ * 0 .. 4294967295), refused at its line and column before any run: a larger seed would give the
+ * trace of a smaller one, the runs would repeat under other names. */
+static int check_seed(ydoc *y, const yaml_node_t *c, am_error *err)
+{
+    uint64_t seed;
+    const char *why = gen_seed_parse(yscalar(c), &seed);
+    return why ? yfail(err, y, c, "seeds: '%s' %s", yscalar(c), why) : 0;
+}
+
+static int check_seeds(ydoc *y, yaml_node_t *n, am_error *err)
+{
+    if (n->type != YAML_SEQUENCE_NODE)
+        return check_seed(y, n, err); /* one value (ystrings took only these two forms) */
+    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++)
+        if (check_seed(y, ynode(y, *it), err) != 0)
+            return -1;
+    return 0;
 }
 
 /* ---- the sweep -------------------------------------------------------------------------- */
@@ -757,7 +779,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                 }
             sl_free(&pats);
         } else if (strcmp(ks, "seeds") == 0) {
-            if (ystrings(&y, v, ks, &s->seeds, err) != 0)
+            if (ystrings(&y, v, ks, &s->seeds, err) != 0 || check_seeds(&y, v, err) != 0)
                 goto out;
         } else if (strcmp(ks, "set") == 0) {
             if (v->type != YAML_MAPPING_NODE) {

@@ -42,7 +42,7 @@ static const gen_opt train_opts[] = {
     {"hbm-gbps", GO_DBL, TO(hbm_gbps), "GB/s", "HBM bandwidth for memory-bound ops (H100: 3350)"},
     {"host-adam-gbps", GO_DBL, TO(host_adam_gbps), "GB/s", "host Adam throughput (assumption)"},
     {"jitter", GO_DBL, TO(jitter), "fraction", "std deviation of compute durations (seeded)"},
-    {"seed", GO_U64, TO(seed), "", "gsl_rng_mt19937 seed"},
+    {"seed", GO_U64, TO(seed), "", "gsl_rng_mt19937 seed, 0 to 4294967295"},
     {NULL, 0, 0, NULL, NULL}};
 #undef TO
 
@@ -67,7 +67,7 @@ static const gen_opt serve_opts[] = {
     {"tflops", GO_DBL, SO(tflops), "TFLOP/s", "device peak (H100 SXM dense BF16, NVIDIA datasheet)"},
     {"mfu", GO_DBL, SO(mfu), "fraction", "achieved fraction of the peak"},
     {"hbm-gbps", GO_DBL, SO(hbm_gbps), "GB/s", "HBM bandwidth (decode is memory bound)"},
-    {"seed", GO_U64, SO(seed), "", "gsl_rng_mt19937 seed"},
+    {"seed", GO_U64, SO(seed), "", "gsl_rng_mt19937 seed, 0 to 4294967295"},
     {NULL, 0, 0, NULL, NULL}};
 #undef SO
 
@@ -83,7 +83,7 @@ static const gen_opt kernel_opts[] = {
     {"tflops", GO_DBL, KO(tflops), "TFLOP/s", "peak: 4 MXU x 128x128 x 2 x 1.5 GHz (TPU v5e)"},
     {"mfu", GO_DBL, KO(mfu), "fraction", "achieved fraction of the peak"},
     {"jitter", GO_DBL, KO(jitter), "fraction", "std deviation of compute durations (seeded)"},
-    {"seed", GO_U64, KO(seed), "", "gsl_rng_mt19937 seed"},
+    {"seed", GO_U64, KO(seed), "", "gsl_rng_mt19937 seed, 0 to 4294967295"},
     {NULL, 0, 0, NULL, NULL}};
 #undef KO
 
@@ -95,6 +95,26 @@ static void gen_usage_main(FILE *f)
                "  serve    LLM inference: Poisson arrivals, growing KV caches\n"
                "  kernel   tiled TPU matmul, HBM -> VMEM -> accumulator, double-buffered\n"
                "options: amsim gen KIND --help\n");
+}
+
+/* The ranges gen.c checks (input errors naming the option), printed under each table. */
+static const char *gen_limits(const char *kind)
+{
+    if (!strcmp(kind, "train"))
+        return "ranges: --layers 1 to 2^20; --hidden, --heads, --seq, --micro-batch,\n"
+               "  --micro-batches, --steps, --dp 1 to 2^24; --vocab 1 to 2^32; --tflops and the\n"
+               "  bandwidths above 0; --mfu above 0, at most 1; --jitter 0 to 0.5; --steps x\n"
+               "  --micro-batches x --layers at most 10^7; every buffer and the peak on hbm\n"
+               "  at most 4 EiB (2^62 bytes)";
+    if (!strcmp(kind, "serve"))
+        return "ranges: --layers 1 to 2^20; --hidden, --kv-heads, --head-dim 1 to 2^24; --vocab\n"
+               "  1 to 2^32; --requests, --max-batch 1 to 10^7; --max-prompt, --max-output 1 to\n"
+               "  2^30; --kv-block 0 to 2^30; --rate, --tflops, --hbm-gbps above 0; sigmas 0\n"
+               "  or above; --mfu above 0, at most 1; the weights, a KV block (or a request's\n"
+               "  cache with --kv-block 0) and a workspace at most 4 EiB (2^62 bytes)";
+    return "ranges: dimensions and tiles 1 or more; --tflops above 0; --mfu above 0, at most\n"
+           "  1; --jitter 0 to 0.5; at most 10^7 tile steps; A, B, C and an accumulator tile\n"
+           "  at most 4 EiB (2^62 bytes)";
 }
 
 static void gen_usage(FILE *f, const char *kind, const gen_opt *t, const void *defs)
@@ -129,6 +149,7 @@ static void gen_usage(FILE *f, const char *kind, const gen_opt *t, const void *d
         snprintf(opt, sizeof opt, "--%s%s", t->name, t->type == GO_FLAG ? "" : " X");
         fprintf(f, "  %-22s %-9s default %-8s %s\n", opt, t->unit, def, t->help);
     }
+    fprintf(f, "%s\n", gen_limits(kind));
 }
 
 /* Parse argv into opts; 0 ok, 1 usage error, -1 help printed. */

@@ -926,7 +926,8 @@ static const opt_desc engine_desc[] = {
     OPT_END,
 };
 static const opt_desc report_desc[] = {
-    OPTD("timeline_interval", OPT_TIME, misc_opts, timeline_interval, "0", "0 = every event"),
+    OPTD("timeline_interval", OPT_TIME, misc_opts, timeline_interval, "0",
+         "0 = every event; T: each level's last row per period of T"),
     OPTD("max_oom_events", OPT_UINT, misc_opts, max_oom_events, "16", "listed in the JSON"),
     OPT_END,
 };
@@ -1638,6 +1639,37 @@ int cfg_load_string(am_config **cfg, const char *name, const char *yaml,
     int rc = load(cfg, name, yaml, strlen(yaml), NULL, v, nsets, err);
     free(v);
     return rc;
+}
+
+static int level_is_host(const am_config *c, int level)
+{
+    const char *k = c->levels[level].kind;
+    return strcmp(k, "host") == 0 || strcmp(k, "host_pinned") == 0;
+}
+
+int cfg_guard_rejects(const am_config *c, int src, int dst, int implicit, int *dir)
+{
+    int hs = level_is_host(c, src), hd = level_is_host(c, dst);
+    if (hs && hd) {
+        *dir = -1;
+        return 0;
+    }
+    *dir = hs ? CFG_DIR_H2D : hd ? CFG_DIR_D2H : CFG_DIR_D2D;
+    int g = c->guard[*dir];
+    int applies = implicit || g == CFG_GUARD_LOG_EXPLICIT || g == CFG_GUARD_DISALLOW_EXPLICIT;
+    return applies && (g == CFG_GUARD_DISALLOW || g == CFG_GUARD_DISALLOW_EXPLICIT);
+}
+
+/* Until 2026-11-25 check had its own (hbm and host) and convert its own (no host_pageable or
+ * cmem), so check refused a `gen kernel` trace (level vmem) that convert read. */
+int cfg_load_builtin(am_config **cfg, const char *const *sets, int nsets, am_error *err)
+{
+    static const char yaml[] =
+        "version: 1\ndefault_memory: hbm\nmemories:\n  hbm: {capacity: 1TiB}\n"
+        "  host: {capacity: 1TiB}\n  vmem: {capacity: 1TiB}\n  smem: {capacity: 1TiB}\n"
+        "  accumulator: {capacity: 1TiB}\n  host_pageable: {capacity: 1TiB}\n"
+        "  cmem: {capacity: 1TiB}\n";
+    return cfg_load_string(cfg, "<builtin>", yaml, sets, nsets, err);
 }
 
 void cfg_free(am_config *cfg)

@@ -54,7 +54,8 @@
  *   engine:
  *     queue_depth: N                 operations a stream holds before the host blocks (default 1024)
  *   report:
- *     timeline_interval: TIME        sampling period for --timeline (default 0 = every event)
+ *     timeline_interval: TIME        sampling period for --timeline (default 0 = every event);
+ *                                    T > 0: per level, its last row in each period of T
  *     max_oom_events: N              OOM events listed in the JSON (default 16)
  */
 #ifndef AM_CONFIG_H
@@ -167,6 +168,15 @@ int cfg_load_sets(am_config **cfg, const char *path, const cfg_set *sets, int ns
 /* Same from a YAML string (name is used in messages). */
 int cfg_load_string(am_config **cfg, const char *name, const char *yaml,
                     const char *const *sets, int nsets, am_error *err);
+/* jax.transfer_guard for a transfer from level src to level dst (implicit: marked implicit=1):
+ * 1 when the config's guard rejects it, else 0. *dir gets its direction (CFG_DIR_*), or -1 for a
+ * copy between two host levels, which no guard covers. The engine's rule, and convert's for a
+ * transfer's into= allocation (which a rejected transfer does not make). */
+int cfg_guard_rejects(const am_config *c, int src, int dst, int implicit, int *dir);
+/* The config `amsim check` and `amsim convert` read traces against when no -c is given (named
+ * "<builtin>"): every memory level name the shipped device presets use, hbm (the default),
+ * host, vmem, smem, accumulator, host_pageable and cmem, 1 TiB each, no links. */
+int cfg_load_builtin(am_config **cfg, const char *const *sets, int nsets, am_error *err);
 void cfg_free(am_config *cfg);
 /* Print cfg->warnings to f, each line after "prog: ". */
 void cfg_print_warnings(const am_config *cfg, FILE *f, const char *prog);

@@ -6,18 +6,27 @@
  *           replaying the input (same placements, same validation against recorded addresses:
  *           recorded addresses become addr=, segment declarations declared=1, times at= in ps);
  *   csv     a lifetime CSV `id,lower,upper,size[,offset]` of the allocations of the default
- *           memory level only: lower = index of the alloc event, upper = index of the event
- *           that returned the memory (free or free_completed; free_requested does not), both
- *           counted over all events of the input from 0, so the lifetime is half-open
- *           [lower, upper) in event-index units; buffers never freed end at the number of events.
- *           Indices are unique, so the CSV replay order (by time, frees first at equal time) is
- *           the input's order of allocations and frees. Everything else (transfers, compute,
- *           streams, timestamps, other levels, segment and oom records) does not survive; the
- *           number of dropped events is printed on stderr. The offset column is written when
+ *           memory level only: lower = index of the event that allocated the buffer (an alloc,
+ *           or a transfer whose into= allocates on the default level, unless the config's
+ *           transfer guard rejects that transfer), upper = index of the event that returned the
+ *           memory (free or free_completed; free_requested does not) or gave the buffer away (a
+ *           donation the engine matches: alloc ... donate=ID of a live, not free_requested
+ *           buffer of the same level and requested size ends ID's lifetime where the output's
+ *           begins), both counted over all events of the input from 0, so the lifetime is
+ *           half-open [lower, upper) in event-index units; buffers never freed end at the
+ *           number of events. Indices are unique but for a donation's two rows, so the CSV
+ *           replay order (by time, frees first at equal time) is the input's order of
+ *           allocations and frees. Everything else (copies, compute, streams, timestamps, other
+ *           levels, segment and oom records) does not survive; what was dropped is printed on
+ *           stderr. Peak live bytes on the default level must come out as in the trace (as the
+ *           engine counts them, before any out-of-memory event or spilling): a two-phase free
+ *           with allocations between its phases can raise the CSV's, and then the conversion is
+ *           refused (until 2026-11-25 a donor lived to the end of the trace and a transfer's
+ *           into= buffer was dropped, both in silence). The offset column is written when
  *           every kept allocation has a recorded address. Ids are kept unless the input reuses
  *           an id after its free (a CSV needs unique ids): then rows are numbered from 0.
- * Level names come from the config (-c; default: a built-in config with levels hbm, host,
- * vmem, smem and accumulator, default hbm). */
+ * Level names come from the config (-c; default: cfg_load_builtin's, every level name of the
+ * shipped device presets, default hbm). */
 #include "convert.h"
 
 #include <errno.h>
@@ -34,11 +43,6 @@
 
 #define CV_MAX_SETS 64
 
-static const char cv_builtin[] =
-    "version: 1\ndefault_memory: hbm\nmemories:\n  hbm: {capacity: 1TiB}\n"
-    "  host: {capacity: 1TiB}\n  vmem: {capacity: 1TiB}\n  smem: {capacity: 1TiB}\n"
-    "  accumulator: {capacity: 1TiB}\n";
-
 static void cv_usage(FILE *f)
 {
     fprintf(f,
@@ -47,12 +51,15 @@ static void cv_usage(FILE *f)
             "                      gzip-compressed is fine)\n"
             "  -o, --out FILE      output (\"-\": standard output); written atomically\n"
             "  --to native|csv     output format (default native). csv: lifetime CSV of the\n"
-            "                      default level's allocations and frees only, lifetimes in\n"
-            "                      event-index units [lower, upper)\n"
+            "                      default level's allocations (transfers' into= included) and\n"
+            "                      frees only, lifetimes in event-index units [lower, upper), a\n"
+            "                      donation ending the donor where its output begins; refused\n"
+            "                      when the CSV's peak live bytes would differ from the trace's\n"
             "  --to binary         the compact binary form (traces/FORMAT.md, \"Binary format\n"
             "                      v1\"): every event, read several times faster\n"
             "  -c, --config FILE   config whose memory level names the trace uses (default: a\n"
-            "                      built-in one with hbm, host, vmem, smem, accumulator)\n"
+            "                      built-in one with the device presets' levels: hbm, host,\n"
+            "                      vmem, smem, accumulator, host_pageable, cmem)\n"
             "  --set PATH=VALUE    config override (repeatable), e.g. trace.time_unit=1us for\n"
             "                      the tick of an input lifetime CSV\n"
             "  --device N          PyTorch snapshot: which device's trace (default 0)\n");
@@ -60,6 +67,7 @@ static void cv_usage(FILE *f)
 
 typedef struct cv_row {
     uint64_t id, lower, upper, size, addr;
+    int requested; /* free_requested seen: no longer live for the engine, memory not back yet */
 } cv_row;
 
 /* Open slots by buffer id: a small open-addressing map id -> row index + 1. */
@@ -124,41 +132,113 @@ static size_t cv_get(const cv_map *m, uint64_t k)
     return 0;
 }
 
-/* The lifetime CSV of a trace (see the file comment). */
-static int cv_to_csv(trace *t, FILE *out, int deflevel, am_error *err)
+/* A row for an allocation of `bytes` to buffer `id` at event index i (an alloc line, or the
+ * into= allocation of a transfer). */
+static void cv_add(cv_row **rows, size_t *n, size_t *cap, cv_map *live, cv_map *seen, int *reused,
+                   int *all_addr, uint64_t id, uint64_t i, uint64_t bytes, uint64_t addr)
 {
+    if (*n == *cap)
+        *rows = am_realloc(*rows, (*cap = *cap ? *cap * 2 : 1024) * sizeof **rows);
+    (*rows)[*n] = (cv_row){id, i, UINT64_MAX, bytes, addr, 0};
+    if (cv_get(seen, id))
+        *reused = 1;
+    cv_put(seen, id, 1);
+    if (addr == TR_NO_ADDR)
+        *all_addr = 0;
+    cv_put(live, id, ++*n);
+}
+
+/* The lifetime CSV of a trace (see the file comment). Live bytes are followed twice, as the
+ * engine counts them for the trace (an allocation adds, free_requested or free subtracts, a
+ * donation moves them) and as a replay of the CSV will (a row from lower to upper); the CSV is
+ * refused when their peaks differ. */
+static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, am_error *err)
+{
+    int deflevel = cfg->default_level;
     cv_row *rows = NULL;
     size_t n = 0, cap = 0;
     cv_map live = {0}, seen = {0};
-    uint64_t idx = 0, dropped = 0, other_level = 0;
+    uint64_t idx = 0, dropped = 0, other_level = 0, donations = 0, intos = 0;
+    uint64_t tr_live = 0, tr_peak = 0, csv_live = 0, csv_peak = 0, requested = 0;
+    unsigned long csv_peak_line = 0;
     int reused = 0, all_addr = 1, r;
     tr_event ev;
     while ((r = trace_next(t, &ev, err)) == 1) {
         uint64_t i = idx++;
+        uint64_t bytes = 0;
+        int adds = 0;
         if (ev.kind == TR_ALLOC) {
             if (ev.level != deflevel) {
                 other_level++;
                 continue;
             }
-            if (n == cap)
-                rows = am_realloc(rows, (cap = cap ? cap * 2 : 1024) * sizeof *rows);
-            rows[n] = (cv_row){ev.id, i, UINT64_MAX, ev.bytes, ev.addr};
-            if (cv_get(&seen, ev.id))
-                reused = 1;
-            cv_put(&seen, ev.id, 1);
-            if (ev.addr == TR_NO_ADDR)
-                all_addr = 0;
-            cv_put(&live, ev.id, ++n);
+            size_t k = ev.has_donate && ev.donate != ev.id ? cv_get(&live, ev.donate) : 0;
+            if (k && !rows[k - 1].requested && rows[k - 1].size == ev.bytes) {
+                /* a donation the engine matches (live donor, same level and size): the donor's
+                 * lifetime ends here and the output's begins; at equal times a CSV frees first */
+                rows[k - 1].upper = i;
+                cv_put(&live, ev.donate, 0);
+                csv_live -= ev.bytes;
+                tr_live -= ev.bytes; /* moved, not added: the += below puts them back */
+                donations++;
+            }
+            cv_add(&rows, &n, &cap, &live, &seen, &reused, &all_addr, ev.id, i, ev.bytes, ev.addr);
+            bytes = ev.bytes;
+            adds = 1;
+        } else if (ev.kind == TR_TRANSFER && ev.has_into) {
+            /* a transfer into a level allocates its destination buffer first (unless the
+             * transfer guard rejects the transfer): on the default level, that is a row */
+            int dir;
+            if (cfg_guard_rejects(cfg, ev.level, ev.dst_level, ev.implicit, &dir)) {
+                dropped++;
+            } else if (ev.dst_level != deflevel) {
+                other_level++;
+            } else {
+                cv_add(&rows, &n, &cap, &live, &seen, &reused, &all_addr, ev.into, i, ev.bytes,
+                       TR_NO_ADDR);
+                bytes = ev.bytes;
+                adds = 1;
+                intos++;
+                dropped++; /* the copy itself */
+            }
         } else if (ev.kind == TR_FREE || ev.kind == TR_FREE_COMPLETED) {
             size_t k = cv_get(&live, ev.id);
             if (k) {
-                rows[k - 1].upper = i;
+                cv_row *x = &rows[k - 1];
+                x->upper = i;
+                csv_live -= x->size;
+                if (!x->requested)
+                    tr_live -= x->size;
                 cv_put(&live, ev.id, 0);
             }
-        } else if (ev.kind != TR_FREE_REQUESTED) {
+        } else if (ev.kind == TR_FREE_REQUESTED) {
+            size_t k = cv_get(&live, ev.id);
+            if (k && !rows[k - 1].requested) {
+                rows[k - 1].requested = 1;
+                tr_live -= rows[k - 1].size;
+                requested++;
+            }
+        } else {
             dropped++;
         }
+        if (adds) {
+            tr_live += bytes;
+            csv_live += bytes;
+            tr_peak = AM_MAX(tr_peak, tr_live);
+            if (csv_live > csv_peak) {
+                csv_peak = csv_live;
+                csv_peak_line = ev.line;
+            }
+        }
     }
+    if (r == 0 && csv_peak != tr_peak)
+        r = am_fail(err, AM_EINPUT, "%s: a lifetime CSV cannot hold this trace: it would peak at "
+                    "%" PRIu64 " live bytes on %s (at line %lu) where the trace peaks at %" PRIu64
+                    ": a lifetime has one end, so a buffer freed in two phases (free_requested, "
+                    "then free_completed, where its memory comes back; %" PRIu64 " here) stays "
+                    "live until free_completed, across the allocations in between; convert to "
+                    "the native format, which keeps both phases", in, csv_peak,
+                    cfg->levels[deflevel].name, csv_peak_line, tr_peak, requested);
     if (r == 0) {
         fprintf(out, "id,lower,upper,size%s\n", all_addr && n ? ",offset" : "");
         for (size_t k = 0; k < n; k++) {
@@ -169,9 +249,12 @@ static int cv_to_csv(trace *t, FILE *out, int deflevel, am_error *err)
                 fprintf(out, ",%" PRIu64, x->addr);
             fputc('\n', out);
         }
-        fprintf(stderr, "amsim convert: lifetime CSV keeps allocations and frees only: %zu "
-                "buffers written; %" PRIu64 " other events and %" PRIu64 " allocations of "
-                "other levels dropped%s\n", n, dropped, other_level,
+        fprintf(stderr, "amsim convert: lifetime CSV keeps the allocations and frees of %s only: "
+                "%zu buffers written (%" PRIu64 " of them allocated by a transfer's into=; %"
+                PRIu64 " donations, each ending the donor where its output begins), peak live %"
+                PRIu64 " bytes as in the trace; %" PRIu64 " other events (copies, compute, "
+                "streams, records) and %" PRIu64 " allocations of other levels dropped%s\n",
+                cfg->levels[deflevel].name, n, intos, donations, tr_peak, dropped, other_level,
                 reused ? "; ids renumbered from 0 (the input reuses ids)" : "");
     }
     free(rows);
@@ -266,7 +349,7 @@ int cmd_convert(int argc, char **argv)
     int rc = out_check_paths(outs, 1, ins, 2, &err);
     if (rc == 0)
         rc = cfgp ? cfg_load(&cfg, cfgp, sets, nsets, &err)
-                  : cfg_load_string(&cfg, "<builtin>", cv_builtin, sets, nsets, &err);
+                  : cfg_load_builtin(&cfg, sets, nsets, &err);
     const char *names[CFG_MAX_LEVELS]; /* the trace keeps a pointer: lives until the end */
     if (rc == 0) {
         for (int i = 0; i < cfg->nlevels; i++)
@@ -278,7 +361,7 @@ int cmd_convert(int argc, char **argv)
     if (rc == 0)
         rc = out_open(&o, outp, &err);
     if (rc == 0)
-        rc = csv   ? cv_to_csv(t, out_fp(o), cfg->default_level, &err)
+        rc = csv   ? cv_to_csv(t, out_fp(o), cfg, in, &err)
              : bin ? trace_bin_write(out_fp(o), t, &err) /* sim/trace_bin.c */
                    : cv_to_native(t, out_fp(o), cfg, in, &err);
     if (rc == 0) {

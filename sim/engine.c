@@ -282,6 +282,14 @@ typedef struct segval {
     uint64_t run;      /* index of the first of the run of consecutive ones `last` ends */
 } segval;
 
+/* A sampled timeline row held back until its period ends (timeline_row_out). */
+typedef struct tl_row {
+    am_ps time;                                 /* host clock, ps */
+    uint64_t seq, order;                        /* trace event index; tl_order when taken */
+    uint64_t live, allocated, reserved;         /* bytes */
+    int set;
+} tl_row;
+
 struct sim {
     const am_config *cfg;
     sim_opts o;
@@ -311,7 +319,9 @@ struct sim {
     sim_summary sum;
     sim_oom *ooms;
     size_t nooms;
-    am_ps next_sample;
+    am_ps next_sample;   /* timeline_interval > 0: the sampling period's end (exclusive) */
+    tl_row tl[CFG_MAX_LEVELS]; /* each level's last row in the current period, written later */
+    uint64_t tl_order;   /* order in which the pending rows were taken (their output order) */
     uint64_t *lru;   /* runs that spill: event index of each slot's last use, by slot index */
     size_t nlru;
     int spills;      /* some level spills to a host level (on_oom: spill_to_host) */
@@ -729,22 +739,61 @@ static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const al
     s->pn += (size_t)(p - start);
 }
 
+static void timeline_print(sim *s, int level, am_ps t, uint64_t seq, uint64_t live,
+                           uint64_t allocated, uint64_t reserved)
+{
+    fprintf(s->o.timeline, "%" PRIu64 ",%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", t,
+            seq, s->cfg->levels[level].name, live, allocated, reserved);
+}
+
+/* Write the rows held for the period that just ended, in the order they were taken (so in
+ * trace order: at most one per level, sorted by a small insertion sort). */
+static void timeline_flush(sim *s)
+{
+    int idx[CFG_MAX_LEVELS], n = 0;
+    for (int i = 0; i < s->nlevels; i++) {
+        if (!s->tl[i].set)
+            continue;
+        int k = n++;
+        for (; k > 0 && s->tl[idx[k - 1]].order > s->tl[i].order; k--)
+            idx[k] = idx[k - 1];
+        idx[k] = i;
+    }
+    for (int k = 0; k < n; k++) {
+        tl_row *r = &s->tl[idx[k]];
+        timeline_print(s, idx[k], r->time, r->seq, r->live, r->allocated, r->reserved);
+        r->set = 0;
+    }
+}
+
+/* A level's timeline row after one of its allocations or frees. Without a sampling interval,
+ * every such event writes one. With report.timeline_interval T > 0, each level is sampled on its
+ * own: the host clock is cut into periods [kT, (k+1)T), and for every period in which a level
+ * had allocations or frees it gets one row, that of its last such event in the period (its
+ * state at the period's end, so at time (k+1)T). The row is held until an event of a later
+ * period, or the end of the run, and the rows of one period are written in trace order.
+ * (Until 2026-11-25 all levels shared one sampling clock: the first event after a boundary
+ * took the sample, whatever its level, and the other levels got no row for that period.) */
 static void timeline_row_out(sim *s, int level)
 {
     if (s->obs && s->obs->counters)
         s->obs->counters(s->obs->ctx, s->host, level, mem_get_metrics(s->lv[level]));
     if (!s->o.timeline)
         return;
-    am_ps iv = s->cfg->report.timeline_interval;
-    if (iv) {
-        if (s->host < s->next_sample)
-            return;
-        s->next_sample = (s->host / iv + 1) * iv;
-    }
     const mem_metrics *m = mem_get_metrics(s->lv[level]);
-    fprintf(s->o.timeline, "%" PRIu64 ",%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-            s->host, s->seq, s->cfg->levels[level].name, m->live_bytes, m->allocated_bytes,
-            m->reserved_bytes);
+    am_ps iv = s->cfg->report.timeline_interval;
+    if (!iv) {
+        timeline_print(s, level, s->host, s->seq, m->live_bytes, m->allocated_bytes,
+                       m->reserved_bytes);
+        return;
+    }
+    if (s->host >= s->next_sample) {
+        timeline_flush(s); /* a new period: the held rows are final */
+        am_ps k = s->host / iv + 1;
+        s->next_sample = k > AM_TIME_NONE / iv ? AM_TIME_NONE : k * iv;
+    }
+    s->tl[level] = (tl_row){s->host, s->seq, s->tl_order++, m->live_bytes, m->allocated_bytes,
+                            m->reserved_bytes, 1};
 }
 
 /* After every allocation and free: the observer's counters and a timeline row, when wanted. */
@@ -1538,30 +1587,24 @@ static int enqueue(sim *s, const tr_event *ev, op o, const char *file, am_error 
     return 0;
 }
 
-static int is_host(const sim *s, int level)
-{
-    const char *k = s->cfg->levels[level].kind;
-    return strcmp(k, "host") == 0 || strcmp(k, "host_pinned") == 0;
-}
-
-/* jax.transfer_guard: 1 when the transfer may happen (counted and maybe logged), 0 rejected. */
+/* jax.transfer_guard: 1 when the transfer may happen (counted and maybe logged), 0 rejected
+ * (the decision is cfg_guard_rejects', which convert uses too). */
 static int guard_allows(sim *s, const tr_event *ev, const char *file)
 {
-    int hs = is_host(s, ev->level), hd = is_host(s, ev->dst_level);
-    if (hs && hd)
+    int dir, rejects = cfg_guard_rejects(s->cfg, ev->level, ev->dst_level, ev->implicit, &dir);
+    if (dir < 0)
         return 1;
-    int dir = hs ? CFG_DIR_H2D : hd ? CFG_DIR_D2H : CFG_DIR_D2D;
     int g = s->cfg->guard[dir];
     static const char *const names[] = {"host-to-device", "device-to-host", "device-to-device"};
     if (ev->implicit)
         s->sum.guard_implicit[dir]++;
-    int applies = ev->implicit || g == CFG_GUARD_LOG_EXPLICIT || g == CFG_GUARD_DISALLOW_EXPLICIT;
-    if (!applies || g == CFG_GUARD_ALLOW)
-        return 1;
-    if (g == CFG_GUARD_DISALLOW || g == CFG_GUARD_DISALLOW_EXPLICIT) {
+    if (rejects) {
         s->sum.guard_rejected[dir]++;
         return 0;
     }
+    int applies = ev->implicit || g == CFG_GUARD_LOG_EXPLICIT || g == CFG_GUARD_DISALLOW_EXPLICIT;
+    if (!applies || g == CFG_GUARD_ALLOW)
+        return 1;
     if (s->sum.guard_logged[dir]++ < 10)
         fprintf(stderr, "amsim: transfer guard: %s %s transfer of %" PRIu64 " bytes at %s:%lu\n",
                 ev->implicit ? "implicit" : "explicit", names[dir], ev->bytes, file, ev->line);
@@ -1738,6 +1781,8 @@ int sim_finish(sim *s, am_error *err)
     host_sync(s, TR_ALL);
     if (s->host >= AM_PS_MAX || s->now >= AM_PS_MAX)
         return time_overflow(s->file ? s->file : "the trace", 0, 1, err);
+    if (s->o.timeline)
+        timeline_flush(s); /* the last sampling period's rows */
     sim_flush(s);
     seg_expire(s); /* recorded segment events still waiting have no event after them left */
     s->sum.makespan = s->now > s->host ? s->now : s->host;

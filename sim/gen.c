@@ -74,6 +74,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -114,12 +115,55 @@ unsigned gen_dtype_bytes(const char *dtype)
     return 0;
 }
 
+#define G_SEED_RANGE "0 to 4294967295: the generator, GSL's mt19937, keeps the low 32 bits of " \
+                     "a seed, so a larger one would give the trace of a smaller one"
+
+const char *gen_seed_parse(const char *text, uint64_t *seed)
+{
+    uint64_t v = 0;
+    if (!text || !*text)
+        return "is not an unsigned integer";
+    for (const char *p = text; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return "is not an unsigned integer";
+        if (v > GEN_SEED_MAX)
+            continue; /* out of range already: read on for a character that is not a digit */
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    if (v > GEN_SEED_MAX)
+        return "is out of range (" G_SEED_RANGE ")";
+    *seed = v;
+    return NULL;
+}
+
+/* 0, or an input error naming --seed when the seed is past 32 bits (see gen.h). */
+static int g_seed_check(const char *what, uint64_t seed, am_error *err)
+{
+    if (seed > GEN_SEED_MAX)
+        return am_fail(err, AM_EINPUT, "%s: --seed %" PRIu64 " is out of range (" G_SEED_RANGE
+                       ")", what, seed);
+    return 0;
+}
+
+/* The value handed to gsl_rng_set: the seed itself, except that 0, which GSL would turn into
+ * its default 4357, becomes 2^32, whose low 32 bits (all GSL keeps) are 0: MT19937 seeded with
+ * 0, as the reference init_genrand(0), a state no other seed reaches. Where an unsigned long
+ * has 32 bits that cannot be written, and seed 0 stays GSL's 4357. */
+static unsigned long g_gsl_seed(uint64_t seed)
+{
+#if ULONG_MAX > 0xffffffffUL
+    if (seed == 0)
+        return 1UL << 32;
+#endif
+    return (unsigned long)seed;
+}
+
 static void g_init(gctx *g, FILE *f, uint64_t seed, double jitter, double tflops, double mfu)
 {
     memset(g, 0, sizeof *g);
     g->f = f;
     g->r = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(g->r, (unsigned long)seed);
+    gsl_rng_set(g->r, g_gsl_seed(seed));
     g->next_id = 1;
     g->next_ev = 1;
     g->jitter = jitter;
@@ -244,58 +288,188 @@ void gen_train_defaults(gen_train_opts *o)
                           .host_adam_gbps = 20.0, .jitter = 0.02, .seed = 1};
 }
 
-static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+/* ---- parameter checks ----
+ * Every option is checked against its range, and every size a trace will hold is computed with
+ * overflow-checked arithmetic before the first line is written: an input error names the options
+ * (status 1), where sizes used to wrap (gen train --dp 2^64-1 wrote zero-byte optimizer states,
+ * gen serve --kv-block 2^62 zero-byte KV blocks) or a clamp let the host run out of memory. */
 
-static int train_check(const gen_train_opts *o, am_error *err)
+#define G_MAX_BYTES (UINT64_C(1) << 62) /* 4 EiB: no memory level may be larger (README, Limits) */
+#define G_MAX_LAYERS (UINT64_C(1) << 20)
+#define G_MAX_WIDTH (UINT64_C(1) << 24)  /* hidden sizes, heads, sequence length, batch sizes */
+#define G_MAX_VOCAB (UINT64_C(1) << 32)
+#define G_MAX_TOKENS (UINT64_C(1) << 30) /* serve: prompt and output clamps, KV block */
+#define G_MAX_PASSES 10000000            /* train: steps x micro-batches x layers */
+
+typedef struct gcheck {
+    const char *what; /* "gen train" */
+    am_error *err;
+    int failed;       /* an error is in err */
+    int over;         /* a ck_* result passed 2^64 */
+} gcheck;
+
+/* An unsigned option in [lo, hi], or an input error naming it. Returns c->failed. */
+static int ck_u64(gcheck *c, const char *opt, uint64_t v, uint64_t lo, uint64_t hi)
 {
-    if (!o->layers || !o->hidden || !o->heads || !o->seq || !o->vocab || !o->micro_batch ||
-        !o->micro_batches || !o->steps || !o->dp)
-        return am_fail(err, AM_EINPUT, "gen train: layers, hidden, heads, seq, vocab, "
-                       "micro-batch, micro-batches, steps and dp must be at least 1");
+    if (!c->failed && (v < lo || v > hi)) {
+        c->failed = 1;
+        if (hi == UINT64_MAX)
+            am_fail(c->err, AM_EINPUT, "%s: --%s %" PRIu64 " is out of range (at least %" PRIu64
+                    ")", c->what, opt, v, lo);
+        else
+            am_fail(c->err, AM_EINPUT, "%s: --%s %" PRIu64 " is out of range (%" PRIu64 " to %"
+                    PRIu64 ")", c->what, opt, v, lo, hi);
+    }
+    return c->failed;
+}
+
+/* A real option: ok says whether it is in range (NaN and infinities never are: the parser
+ * refuses them), range says which one. */
+static int ck_real(gcheck *c, const char *opt, double v, int ok, const char *range)
+{
+    if (!c->failed && (!ok || !isfinite(v))) {
+        c->failed = 1;
+        am_fail(c->err, AM_EINPUT, "%s: --%s %g is out of range (%s)", c->what, opt, v, range);
+    }
+    return c->failed;
+}
+
+static int ck_dtype(gcheck *c, const char *dtype)
+{
+    if (!c->failed && !gen_dtype_bytes(dtype)) {
+        c->failed = 1;
+        am_fail(c->err, AM_EINPUT, "%s: --dtype '%s' (expected fp32, bf16 or fp16)", c->what,
+                dtype ? dtype : "");
+    }
+    return c->failed;
+}
+
+/* Checked arithmetic: a result past 2^64 sets c->over (and saturates). */
+static uint64_t ck_mul(gcheck *c, uint64_t a, uint64_t b)
+{
+    if (b && a > UINT64_MAX / b) {
+        c->over = 1;
+        return UINT64_MAX;
+    }
+    return a * b;
+}
+
+static uint64_t ck_add(gcheck *c, uint64_t a, uint64_t b)
+{
+    if (a > UINT64_MAX - b) {
+        c->over = 1;
+        return UINT64_MAX;
+    }
+    return a + b;
+}
+
+/* After a group of ck_ computations: an input error when one passed 2^64 or `bytes` passes
+ * 4 EiB; `what` names the quantity and the options it comes from. */
+static int ck_bytes(gcheck *c, uint64_t bytes, const char *what)
+{
+    if (!c->failed && (c->over || bytes > G_MAX_BYTES)) {
+        c->failed = 1;
+        am_fail(c->err, AM_EINPUT, "%s: %s: more than 4 EiB (2^62 bytes; no memory level is "
+                "larger)", c->what, what);
+    }
+    c->over = 0;
+    return c->failed;
+}
+
+/* ceil(a / b), b > 0, without the a + b - 1 that wraps near 2^64. */
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+
+/* floor(x * num / den) for num <= 2 den and den < 2^31 (a ring collective's share), with no
+ * intermediate past 64 bits: x = q den + r gives q num + floor(r num / den). */
+static uint64_t mul_div(uint64_t x, uint64_t num, uint64_t den)
+{
+    return x / den * num + x % den * num / den;
+}
+
+/* The closed form (see the file comment) with every product and sum checked; 0, or -1 with
+ * c's error. */
+static int train_sizes(gcheck *c, const gen_train_opts *o, gen_train_totals *t)
+{
+    memset(t, 0, sizeof *t);
+    uint64_t d = gen_dtype_bytes(o->dtype), h = o->hidden, L = o->layers, V = o->vocab;
+    uint64_t s = o->seq, b = o->micro_batch, a = o->heads, k = d == 4 ? 2 : 3, dp = o->dp;
+    uint64_t pl = ck_add(c, ck_mul(c, 12, ck_mul(c, h, h)), ck_mul(c, 13, h));
+    uint64_t vh = ck_mul(c, V, h);
+    t->params = ck_add(c, ck_add(c, ck_mul(c, L, pl), vh), ck_mul(c, 2, h));
+    t->weights = ck_mul(c, t->params, d);
+    t->grads = t->weights;
+    t->optimizer = ck_mul(c, k * 4, ck_add(c, ck_add(c, ck_mul(c, L, ceil_div(pl, dp)),
+                                                     ceil_div(vh, dp)), ceil_div(2 * h, dp)));
+    if (ck_bytes(c, ck_add(c, ck_mul(c, t->weights, 2), t->optimizer),
+                 "the weights, gradients and optimizer states (--layers, --hidden, --vocab)"))
+        return -1;
+    uint64_t S = ck_mul(c, ck_mul(c, s, b), h), A = ck_mul(c, ck_mul(c, a, ck_mul(c, s, s)), b);
+    uint64_t sbV = ck_mul(c, ck_mul(c, s, b), V);
+    uint64_t Sd = ck_mul(c, S, d), Ad = ck_mul(c, A, d), sbVd = ck_mul(c, sbV, d);
+    uint64_t R = ck_add(c, ck_add(c, ck_mul(c, 16, Sd), ck_mul(c, 2, S)),
+                        ck_add(c, ck_mul(c, 2, Ad), A));
+    t->act_per_layer = R;
+    uint64_t saved = o->recompute ? ck_mul(c, L, Sd) : ck_mul(c, L, R);
+    uint64_t head = ck_add(c, ck_add(c, saved, Sd), ck_add(c, sbVd, AM_MAX(sbVd, Sd)));
+    uint64_t layer = ck_add(c, o->recompute ? ck_add(c, ck_mul(c, L, Sd), R)
+                                            : ck_add(c, ck_mul(c, L, R), Sd),
+                            AM_MAX(ck_mul(c, 4, Sd), Ad));
+    t->transient_peak = ck_add(c, ck_mul(c, ck_mul(c, 8, s), b), AM_MAX(head, layer));
+    if (ck_bytes(c, t->transient_peak, "the activations and temporaries of a micro-batch "
+                 "(--layers, --seq, --micro-batch, --hidden, --heads, --vocab)"))
+        return -1;
+    t->hbm_peak_live = ck_add(c, ck_add(c, t->weights, t->grads),
+                              ck_add(c, o->offload_optimizer ? 0 : t->optimizer, t->transient_peak));
+    t->host_peak_live = o->offload_optimizer ? t->optimizer : 0;
+    if (ck_bytes(c, t->hbm_peak_live, "the peak live bytes on hbm (model and batch)"))
+        return -1;
+    return 0;
+}
+
+/* Every option of gen train in range and every size in 64 bits (and 4 EiB); fills *t. */
+static int train_check(const gen_train_opts *o, gen_train_totals *t, am_error *err)
+{
+    if (g_seed_check("gen train", o->seed, err))
+        return -1;
+    gcheck c = {"gen train", err, 0, 0};
+    ck_u64(&c, "layers", o->layers, 1, G_MAX_LAYERS);
+    ck_u64(&c, "hidden", o->hidden, 1, G_MAX_WIDTH);
+    ck_u64(&c, "heads", o->heads, 1, G_MAX_WIDTH);
+    ck_u64(&c, "seq", o->seq, 1, G_MAX_WIDTH);
+    ck_u64(&c, "vocab", o->vocab, 1, G_MAX_VOCAB);
+    ck_u64(&c, "micro-batch", o->micro_batch, 1, G_MAX_WIDTH);
+    ck_u64(&c, "micro-batches", o->micro_batches, 1, G_MAX_WIDTH);
+    ck_u64(&c, "steps", o->steps, 1, G_MAX_WIDTH);
+    ck_u64(&c, "dp", o->dp, 1, G_MAX_WIDTH);
+    ck_dtype(&c, o->dtype);
+    ck_real(&c, "tflops", o->tflops, o->tflops > 0, "above 0");
+    ck_real(&c, "mfu", o->mfu, o->mfu > 0 && o->mfu <= 1, "above 0, at most 1");
+    ck_real(&c, "hbm-gbps", o->hbm_gbps, o->hbm_gbps > 0, "above 0");
+    ck_real(&c, "host-adam-gbps", o->host_adam_gbps, o->host_adam_gbps > 0, "above 0");
+    ck_real(&c, "jitter", o->jitter, o->jitter >= 0 && o->jitter <= 0.5, "0 to 0.5");
+    if (c.failed)
+        return -1;
     if (o->hidden % o->heads)
-        return am_fail(err, AM_EINPUT, "gen train: hidden (%" PRIu64 ") must be a multiple of "
-                       "heads (%" PRIu64 ")", o->hidden, o->heads);
-    if (!gen_dtype_bytes(o->dtype))
-        return am_fail(err, AM_EINPUT, "gen train: dtype '%s' (expected fp32, bf16 or fp16)",
-                       o->dtype ? o->dtype : "");
-    if (!(o->tflops > 0) || !(o->mfu > 0) || o->mfu > 1 || !(o->hbm_gbps > 0) ||
-        !(o->host_adam_gbps > 0) || !(o->jitter >= 0) || o->jitter > 0.5)
-        return am_fail(err, AM_EINPUT, "gen train: tflops, hbm-gbps and host-adam-gbps must be "
-                       "> 0, mfu in (0, 1], jitter in [0, 0.5]");
-    /* keep every size well inside 64 bits */
+        return am_fail(err, AM_EINPUT, "gen train: --hidden (%" PRIu64 ") must be a multiple of "
+                       "--heads (%" PRIu64 ")", o->hidden, o->heads);
+    if ((double)o->steps * (double)o->micro_batches * (double)o->layers > G_MAX_PASSES)
+        return am_fail(err, AM_EINPUT, "gen train: --steps x --micro-batches x --layers is %.0f "
+                       "layer passes, more than 10^7 (about 40 trace lines each)",
+                       (double)o->steps * (double)o->micro_batches * (double)o->layers);
+    /* keep every size well inside 64 bits (the rule before the checked sizes below) */
     double big = (double)o->seq * (double)o->seq * (double)o->micro_batch * (double)o->heads +
                  (double)o->hidden * (double)o->hidden * (double)o->layers +
                  (double)o->seq * (double)o->micro_batch * (double)o->vocab;
     if (big * 64 > 1e18)
-        return am_fail(err, AM_EINPUT, "gen train: model or batch too large");
-    return 0;
+        return am_fail(err, AM_EINPUT, "gen train: model or batch too large: --seq^2 x "
+                       "--micro-batch x --heads + --hidden^2 x --layers + --seq x --micro-batch x "
+                       "--vocab is %.3g, above 1.5625e16", big);
+    return train_sizes(&c, o, t);
 }
 
 int gen_train_totals_of(const gen_train_opts *o, gen_train_totals *t, am_error *err)
 {
-    if (train_check(o, err))
-        return -1;
-    memset(t, 0, sizeof *t);
-    uint64_t d = gen_dtype_bytes(o->dtype), h = o->hidden, L = o->layers, V = o->vocab;
-    uint64_t s = o->seq, b = o->micro_batch, a = o->heads, k = d == 4 ? 2 : 3;
-    uint64_t pl = 12 * h * h + 13 * h;
-    t->params = L * pl + V * h + 2 * h;
-    t->weights = t->params * d;
-    t->grads = t->params * d;
-    t->optimizer = k * 4 * (L * ceil_div(pl, o->dp) + ceil_div(V * h, o->dp) +
-                            ceil_div(2 * h, o->dp));
-    uint64_t S = s * b * h, A = a * s * s * b, sbV = s * b * V;
-    uint64_t R = 16 * S * d + 2 * S + 2 * A * d + A;
-    t->act_per_layer = R;
-    uint64_t saved = o->recompute ? L * S * d : L * R;
-    uint64_t head = saved + S * d + sbV * d + AM_MAX(sbV * d, S * d);
-    uint64_t layer = o->recompute ? L * S * d + R + AM_MAX(4 * S * d, A * d)
-                                  : L * R + S * d + AM_MAX(4 * S * d, A * d);
-    t->transient_peak = 8 * s * b + AM_MAX(head, layer);
-    t->hbm_peak_live = t->weights + t->grads + (o->offload_optimizer ? 0 : t->optimizer) +
-                       t->transient_peak;
-    t->host_peak_live = o->offload_optimizer ? t->optimizer : 0;
-    return 0;
+    return train_check(o, t, err);
 }
 
 /* The 14 saved tensors of a layer, in allocation order (index 0 = ln1_in). */
@@ -439,8 +613,8 @@ int gen_train(const gen_train_opts *o, FILE *f, am_error *err)
                 dy = dx;
                 if (last_mb && dp > 1) {
                     g_join(&g, 0, 2);
-                    g_xfer(&g, "hbm", "hbm", 2 * (dp - 1) * P[i + 1] * d / dp, 2, G[i + 1],
-                           "allreduce.grad");
+                    g_xfer(&g, "hbm", "hbm", mul_div(P[i + 1] * d, 2 * (dp - 1), dp), 2,
+                           G[i + 1], "allreduce.grad");
                     ar[i + 1] = g_record(&g, 2);
                 }
             }
@@ -449,8 +623,8 @@ int gen_train(const gen_train_opts *o, FILE *f, am_error *err)
             g_free(&g, batch);
             if (last_mb && dp > 1) {
                 g_join(&g, 0, 2);
-                g_xfer(&g, "hbm", "hbm", 2 * (dp - 1) * (P[0] + P[nt - 1]) * d / dp, 2, G[0],
-                       "allreduce.grad");
+                g_xfer(&g, "hbm", "hbm", mul_div((P[0] + P[nt - 1]) * d, 2 * (dp - 1), dp), 2,
+                       G[0], "allreduce.grad");
                 ar[0] = ar[nt - 1] = g_record(&g, 2);
             }
         }
@@ -477,7 +651,7 @@ int gen_train(const gen_train_opts *o, FILE *f, am_error *err)
             for (uint64_t t = 0; t < nt; t++)
                 wb += P[t] * d;
             g_join(&g, 0, 2);
-            g_xfer(&g, "hbm", "hbm", (dp - 1) * wb / dp, 2, 0, "allgather.weights");
+            g_xfer(&g, "hbm", "hbm", mul_div(wb, dp - 1, dp), 2, 0, "allgather.weights");
             g_join(&g, 2, 0);
         }
         fputs("sync\n", f);
@@ -515,32 +689,92 @@ typedef struct sreq {
     uint64_t prompt, output; /* tokens */
     uint64_t len;        /* tokens in the KV cache */
     uint64_t generated;  /* output tokens so far */
-    uint64_t *blocks;    /* block ids (kv_block > 0) or the one buffer id (kv_block = 0) */
-    uint64_t nblocks;
+    uint64_t *blocks;    /* block ids (kv_block > 0) or the one buffer id (kv_block = 0); grown
+                          * as blocks are allocated, freed when the request finishes, so the
+                          * host holds 8 bytes per KV block the trace holds live */
+    uint64_t nblocks, cap;
 } sreq;
 
+static void sreq_push(sreq *r, uint64_t id)
+{
+    if (r->nblocks == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 4;
+        r->blocks = am_realloc(r->blocks, r->cap * sizeof *r->blocks);
+    }
+    r->blocks[r->nblocks++] = id;
+}
+
+/* A lognormal length in tokens: rounded, at least 1, at most max. A draw at or past max is max
+ * before any rounding (llround of a draw past 2^63, e.g. with --prompt-mu 50, is undefined). */
 static uint64_t lognormal_tokens(gsl_rng *r, double mu, double sigma, uint64_t max)
 {
     double x = gsl_ran_lognormal(r, mu, sigma);
-    uint64_t n = x < 1 ? 1 : (uint64_t)llround(x);
+    if (!(x >= 1))
+        return 1;
+    if (x >= (double)max)
+        return max;
+    uint64_t n = (uint64_t)llround(x);
     return n > max ? max : n;
+}
+
+/* Every option of gen serve in range and every size it writes within 4 EiB. */
+static int serve_check(const gen_serve_opts *o, am_error *err)
+{
+    if (g_seed_check("gen serve", o->seed, err))
+        return -1;
+    gcheck c = {"gen serve", err, 0, 0};
+    ck_u64(&c, "layers", o->layers, 1, G_MAX_LAYERS);
+    ck_u64(&c, "hidden", o->hidden, 1, G_MAX_WIDTH);
+    ck_u64(&c, "kv-heads", o->kv_heads, 1, G_MAX_WIDTH);
+    ck_u64(&c, "head-dim", o->head_dim, 1, G_MAX_WIDTH);
+    ck_u64(&c, "vocab", o->vocab, 1, G_MAX_VOCAB);
+    ck_dtype(&c, o->dtype);
+    ck_u64(&c, "requests", o->requests, 1, 10000000);
+    ck_u64(&c, "max-batch", o->max_batch, 1, 10000000);
+    ck_real(&c, "rate", o->rate, o->rate > 0, "above 0");
+    ck_real(&c, "prompt-mu", o->prompt_mu, 1, "a finite number");
+    ck_real(&c, "prompt-sigma", o->prompt_sigma, o->prompt_sigma >= 0, "0 or above");
+    ck_real(&c, "output-mu", o->output_mu, 1, "a finite number");
+    ck_real(&c, "output-sigma", o->output_sigma, o->output_sigma >= 0, "0 or above");
+    ck_u64(&c, "max-prompt", o->max_prompt, 1, G_MAX_TOKENS);
+    ck_u64(&c, "max-output", o->max_output, 1, G_MAX_TOKENS);
+    ck_u64(&c, "kv-block", o->kv_block, 0, G_MAX_TOKENS);
+    ck_real(&c, "tflops", o->tflops, o->tflops > 0, "above 0");
+    ck_real(&c, "mfu", o->mfu, o->mfu > 0 && o->mfu <= 1, "above 0, at most 1");
+    ck_real(&c, "hbm-gbps", o->hbm_gbps, o->hbm_gbps > 0, "above 0");
+    if (c.failed)
+        return -1;
+    double lhh = (double)o->layers * (double)o->hidden * (double)o->hidden;
+    if (lhh > 1e15)
+        return am_fail(err, AM_EINPUT, "gen serve: model too large: --layers x --hidden^2 is "
+                       "%.3g, above 1e15", lhh);
+    uint64_t d = gen_dtype_bytes(o->dtype), L = o->layers, h = o->hidden;
+    uint64_t kvd = ck_mul(&c, o->kv_heads, o->head_dim);
+    uint64_t pl = ck_add(&c, ck_mul(&c, 10, ck_mul(&c, h, h)), ck_mul(&c, 2 * h, kvd));
+    uint64_t P = ck_add(&c, ck_mul(&c, L, pl), ck_mul(&c, o->vocab, h));
+    if (ck_bytes(&c, ck_mul(&c, P, d), "the weights (--layers, --hidden, --kv-heads, "
+                 "--head-dim, --vocab)"))
+        return -1;
+    uint64_t bpt = ck_mul(&c, ck_mul(&c, 2 * L, kvd), d);
+    if (o->kv_block ? ck_bytes(&c, ck_mul(&c, o->kv_block, bpt), "a KV block (--kv-block "
+                               "tokens x 2 x --layers x --kv-heads x --head-dim x the dtype's "
+                               "bytes)")
+                    : ck_bytes(&c, ck_mul(&c, o->max_prompt + o->max_output, bpt), "a "
+                               "request's KV cache ((--max-prompt + --max-output) tokens x 2 x "
+                               "--layers x --kv-heads x --head-dim x the dtype's bytes)"))
+        return -1;
+    uint64_t B = AM_MIN(o->max_batch, o->requests); /* sequences in one iteration */
+    uint64_t ws = ck_add(&c, ck_mul(&c, ck_mul(&c, B, o->max_prompt), ck_mul(&c, 4 * h, d)),
+                         ck_mul(&c, ck_mul(&c, B, o->vocab), d));
+    return ck_bytes(&c, ws, "an iteration's workspace (--max-batch x (--max-prompt x 4 x "
+                    "--hidden + --vocab) x the dtype's bytes)") ? -1 : 0;
 }
 
 int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err)
 {
+    if (serve_check(o, err))
+        return -1;
     uint64_t d = gen_dtype_bytes(o->dtype);
-    if (!d)
-        return am_fail(err, AM_EINPUT, "gen serve: dtype '%s' (expected fp32, bf16 or fp16)",
-                       o->dtype ? o->dtype : "");
-    if (!o->layers || !o->hidden || !o->kv_heads || !o->head_dim || !o->vocab || !o->requests ||
-        !o->max_batch || !o->max_prompt || !o->max_output || !(o->rate > 0) ||
-        !(o->prompt_sigma >= 0) || !(o->output_sigma >= 0) || !(o->tflops > 0) ||
-        !(o->mfu > 0) || o->mfu > 1 || !(o->hbm_gbps > 0))
-        return am_fail(err, AM_EINPUT, "gen serve: sizes, counts, rate, tflops and hbm-gbps "
-                       "must be > 0, sigmas >= 0, mfu in (0, 1]");
-    if ((double)o->layers * (double)o->hidden * (double)o->hidden > 1e15 ||
-        (double)o->requests > 1e7)
-        return am_fail(err, AM_EINPUT, "gen serve: model or request count too large");
     gctx g;
     g_init(&g, f, o->seed, 0, o->tflops, o->mfu);
     uint64_t L = o->layers, h = o->hidden, V = o->vocab;
@@ -562,13 +796,11 @@ int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err)
         rq[i].arrival = g_ps(&g, clock_s * 1e12);
         rq[i].prompt = lognormal_tokens(g.r, o->prompt_mu, o->prompt_sigma, o->max_prompt);
         rq[i].output = lognormal_tokens(g.r, o->output_mu, o->output_sigma, o->max_output);
-        uint64_t maxlen = rq[i].prompt + rq[i].output;
-        rq[i].blocks = am_calloc(T ? ceil_div(maxlen, T) + 1 : 1, sizeof *rq[i].blocks);
     }
     for (uint64_t l = 0; l < L; l++)
         g_alloc(&g, pl * d, "hbm", 0, "L%" PRIu64 ".weight", l);
     g_alloc(&g, V * h * d, "hbm", 0, "embed.weight");
-    uint64_t *run = am_calloc(o->max_batch, sizeof *run);
+    uint64_t *run = am_calloc(AM_MIN(o->max_batch, nreq), sizeof *run); /* nrun <= both */
     uint64_t nrun = 0, next = 0, done = 0, iter = 0;
     am_ps now = 0;
     while (done < nreq) {
@@ -585,9 +817,9 @@ int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err)
                 r->blocks[0] = g_alloc(&g, (r->len + 1) * bpt, "hbm", 0, "kv.r%" PRIu64, run[j]);
                 g_free(&g, old);
             } else if (r->len % T == 0) {
-                uint64_t nb = r->nblocks++;
-                r->blocks[nb] = g_alloc(&g, T * bpt, "hbm", 0, "kv.r%" PRIu64 ".b%" PRIu64,
-                                        run[j], nb);
+                uint64_t nb = r->nblocks;
+                sreq_push(r, g_alloc(&g, T * bpt, "hbm", 0, "kv.r%" PRIu64 ".b%" PRIu64, run[j],
+                                     nb));
             }
             r->len++;
             ctx += r->len;
@@ -596,12 +828,11 @@ int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err)
         while (nrun < o->max_batch && next < nreq && rq[next].arrival <= now) {
             sreq *r = &rq[next];
             if (T == 0) {
-                r->blocks[0] = g_alloc(&g, r->prompt * bpt, "hbm", 0, "kv.r%" PRIu64, next);
-                r->nblocks = 1;
+                sreq_push(r, g_alloc(&g, r->prompt * bpt, "hbm", 0, "kv.r%" PRIu64, next));
             } else {
                 for (uint64_t k = 0; k < ceil_div(r->prompt, T); k++)
-                    r->blocks[r->nblocks++] = g_alloc(&g, T * bpt, "hbm", 0, "kv.r%" PRIu64
-                                                      ".b%" PRIu64, next, k);
+                    sreq_push(r, g_alloc(&g, T * bpt, "hbm", 0, "kv.r%" PRIu64 ".b%" PRIu64,
+                                         next, k));
             }
             r->len = r->prompt;
             newtok += r->prompt;
@@ -628,7 +859,9 @@ int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err)
             if (r->generated >= r->output) {
                 for (uint64_t k = 0; k < r->nblocks; k++)
                     g_free(&g, r->blocks[k]);
-                r->nblocks = 0;
+                free(r->blocks);
+                r->blocks = NULL;
+                r->nblocks = r->cap = 0;
                 done++;
             } else {
                 run[keep++] = run[j];
@@ -654,20 +887,47 @@ void gen_kernel_defaults(gen_kernel_opts *o)
                            .seed = 1};
 }
 
+/* Every option of gen kernel in range and every buffer within 4 EiB. */
+static int kernel_check(const gen_kernel_opts *o, am_error *err)
+{
+    if (g_seed_check("gen kernel", o->seed, err))
+        return -1;
+    gcheck c = {"gen kernel", err, 0, 0};
+    ck_u64(&c, "m", o->m, 1, UINT64_MAX);
+    ck_u64(&c, "n", o->n, 1, UINT64_MAX);
+    ck_u64(&c, "k", o->k, 1, UINT64_MAX);
+    ck_u64(&c, "tm", o->tm, 1, UINT64_MAX);
+    ck_u64(&c, "tn", o->tn, 1, UINT64_MAX);
+    ck_u64(&c, "tk", o->tk, 1, UINT64_MAX);
+    ck_dtype(&c, o->dtype);
+    ck_real(&c, "tflops", o->tflops, o->tflops > 0, "above 0");
+    ck_real(&c, "mfu", o->mfu, o->mfu > 0 && o->mfu <= 1, "above 0, at most 1");
+    ck_real(&c, "jitter", o->jitter, o->jitter >= 0 && o->jitter <= 0.5, "0 to 0.5");
+    if (c.failed)
+        return -1;
+    uint64_t d = gen_dtype_bytes(o->dtype);
+    if (ck_bytes(&c, ck_mul(&c, ck_mul(&c, o->m, o->k), d), "A (--m x --k x the dtype's bytes)") ||
+        ck_bytes(&c, ck_mul(&c, ck_mul(&c, o->k, o->n), d), "B (--k x --n x the dtype's bytes)") ||
+        ck_bytes(&c, ck_mul(&c, ck_mul(&c, o->m, o->n), d), "C (--m x --n x the dtype's bytes)") ||
+        ck_bytes(&c, ck_mul(&c, ck_mul(&c, AM_MIN(o->tm, o->m), AM_MIN(o->tn, o->n)), 4),
+                 "an accumulator tile (--tm x --tn x 4 bytes)"))
+        return -1;
+    uint64_t tm = AM_MIN(o->tm, o->m), tn = AM_MIN(o->tn, o->n), tk = AM_MIN(o->tk, o->k);
+    double steps = (double)ceil_div(o->m, tm) * (double)ceil_div(o->n, tn) *
+                   (double)ceil_div(o->k, tk);
+    if (steps > 1e7)
+        return am_fail(err, AM_EINPUT, "gen kernel: (--m / --tm) x (--n / --tn) x (--k / --tk) "
+                       "is %.0f tile steps, more than 10^7", steps);
+    return 0;
+}
+
 int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err)
 {
+    if (kernel_check(o, err))
+        return -1;
     uint64_t d = gen_dtype_bytes(o->dtype);
-    if (!d)
-        return am_fail(err, AM_EINPUT, "gen kernel: dtype '%s' (expected fp32, bf16 or fp16)",
-                       o->dtype ? o->dtype : "");
-    if (!o->m || !o->n || !o->k || !o->tm || !o->tn || !o->tk || !(o->tflops > 0) ||
-        !(o->mfu > 0) || o->mfu > 1 || !(o->jitter >= 0) || o->jitter > 0.5)
-        return am_fail(err, AM_EINPUT, "gen kernel: dimensions and tiles must be >= 1, tflops "
-                       "> 0, mfu in (0, 1], jitter in [0, 0.5]");
     uint64_t tm = AM_MIN(o->tm, o->m), tn = AM_MIN(o->tn, o->n), tk = AM_MIN(o->tk, o->k);
     uint64_t mi = ceil_div(o->m, tm), nj = ceil_div(o->n, tn), nk = ceil_div(o->k, tk);
-    if ((double)mi * (double)nj * (double)nk > 1e7)
-        return am_fail(err, AM_EINPUT, "gen kernel: more than 10^7 tile steps");
     gctx g;
     g_init(&g, f, o->seed, o->jitter, o->tflops, o->mfu);
     fprintf(f, "# amsim gen kernel: matmul M=%" PRIu64 " N=%" PRIu64 " K=%" PRIu64 " tiles %"

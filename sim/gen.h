@@ -12,6 +12,16 @@
 
 #include "common.h"
 
+/* Seeds are 0 .. GEN_SEED_MAX: GSL's mt19937 keeps the low 32 bits of a seed, so a larger one
+ * would give the trace of a smaller one (4294967297 that of 1); the generators refuse it. Seed
+ * 0 seeds MT19937 with 0, as its reference code does (GSL itself turns 0 into its default seed
+ * 4357, which is the trace of --seed 4357); seeds 1 .. GEN_SEED_MAX are GSL's own. */
+#define GEN_SEED_MAX UINT64_C(4294967295)
+
+/* Read a seed written as decimal digits: NULL with *seed set, or why it is not one ("is not an
+ * unsigned integer", "is out of range (...)"), for a message that names where it was written. */
+const char *gen_seed_parse(const char *text, uint64_t *seed);
+
 /* Element size of a dtype name (fp32 4, bf16 2, fp16 2); 0 when unknown. */
 unsigned gen_dtype_bytes(const char *dtype);
 

@@ -67,9 +67,10 @@ static void usage_run(FILE *f)
             "                          memories.hbm.allocator.memory_limit=1GiB\n"
             "  --json FILE             summary JSON\n"
             "  --placements FILE       one CSV row per allocation request\n"
-            "  --timeline FILE         memory over time (CSV)\n"
-            "  --chrome-trace FILE     Perfetto / chrome://tracing JSON (streams, links,\n"
-            "                          host runtime actions, memory)\n"
+            "  --timeline FILE         memory over time (CSV: a row per allocation or free; with\n"
+            "                          report.timeline_interval=T, each level's last row in\n"
+            "                          each period of T)\n"
+            "  --chrome-trace FILE     Perfetto / chrome://tracing JSON (streams, links, memory)\n"
             "  --pytorch-snapshot FILE the run as a PyTorch memory snapshot pickle (default level)\n"
             "  --log FILE              allocator event log (R/G/A/OOM/S lines, BFC oracle format)\n"
             "  -o DIR                  write report.txt, summary.json, placements.csv,\n"
@@ -225,12 +226,15 @@ static void usage_check(FILE *f)
 {
     fprintf(f, "usage: amsim check [-c CONFIG] FILE...\n"
             "  validates configs (YAML) and traces without running them; traces are read\n"
-            "  against CONFIG's memory levels (default: levels hbm and host)\n"
+            "  against CONFIG's memory levels (default, as amsim convert: every level name\n"
+            "  of the shipped device presets, hbm host vmem smem accumulator host_pageable\n"
+            "  cmem, default hbm; a run needs a config that has the levels its trace names)\n"
             "  -c, --config FILE   the config whose levels traces name (anywhere on the line)\n");
 }
 
 /* check FILE...: configs (see looks_like_config) are validated as configs; anything else is
- * read as a trace against CONFIG's levels (default: hbm and host). */
+ * read as a trace against CONFIG's levels (default: cfg_load_builtin's, the levels of every
+ * shipped device preset, as convert reads them). */
 static int cmd_check(int argc, char **argv)
 {
     if (argc == 0) {
@@ -260,7 +264,7 @@ static int cmd_check(int argc, char **argv)
         if (k == CLI_OPERAND)
             files[nfiles++] = v;
     }
-    int bad = 0;
+    int bad = 0, base_given = cfgp != NULL;
     am_config *base = NULL;
     am_error err = {0};
     if (cfgp) {
@@ -269,9 +273,7 @@ static int cmd_check(int argc, char **argv)
             free(files);
             return 1;
         }
-    } else if (cfg_load_string(&base, "<builtin>",
-                               "version: 1\nmemories:\n  hbm: {capacity: 80GiB}\n"
-                               "  host: {capacity: 1TiB}\n", NULL, 0, &err) != 0) {
+    } else if (cfg_load_builtin(&base, NULL, 0, &err) != 0) {
         fprintf(stderr, "%s: %s\n", prog, err.msg);
         free(files);
         return 2;
@@ -305,6 +307,10 @@ static int cmd_check(int argc, char **argv)
                 events++;
         if (rc < 0) {
             fprintf(stderr, "%s: %s\n", prog, err.msg);
+            if (!base_given && strstr(err.msg, "unknown level '"))
+                fprintf(stderr, "%s check: without -c a trace is read against the level names of "
+                        "the shipped device presets; give -c CONFIG for a config's own levels\n",
+                        prog);
             bad = 1;
         } else
             printf("%s: trace ok (%s, %llu event%s, %llu row%s skipped)\n", files[i],

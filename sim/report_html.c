@@ -330,6 +330,28 @@ static void timelines(ctx *c)
                          "<code>outputs: {timeline: true}</code>) for memory-over-time plots.</p>\n");
 }
 
+/* A heat map cell's label: bytes in KiB (below 1 MiB) or MiB (the colour bar's unit), with the
+ * fewest decimals (0 to 2) that show the value exactly to 0.01 of its unit: "1600 MiB",
+ * "1604 MiB", "1600.5 MiB", "48.25 KiB", "512 B". */
+static void heat_label(char *dst, size_t n, double bytes)
+{
+    const char *unit = "MiB";
+    double v = bytes / 1048576.0;
+    if (bytes < 1024) {
+        snprintf(dst, n, "%.0f B", bytes);
+        return;
+    }
+    if (bytes < 1048576) {
+        unit = "KiB";
+        v = bytes / 1024.0;
+    }
+    int d = 0;
+    for (double scale = 1; d < 2; d++, scale *= 10)
+        if (fabs(v * scale - round(v * scale)) < 1e-6)
+            break;
+    snprintf(dst, n, "%.*f %s", d, v, unit);
+}
+
 /* Two axes: the default level's peak reserved over (axis 1, axis 2) for the first policy and
  * trace, other axes at their first value. */
 static void heatmap(ctx *c)
@@ -371,7 +393,10 @@ static void heatmap(ctx *c)
         if (j == ny && ny < 64)
             word(yv[ny++], sizeof yv[0], c->t.rows[r][ay]);
         if (i < 64 && j < 64) {
-            fprintf(d, "%d %d %.17g\n", i, j, atof(c->t.rows[r][cm]) / 1048576.0);
+            char lab[64];
+            double bytes = atof(c->t.rows[r][cm]);
+            heat_label(lab, sizeof lab, bytes);
+            fprintf(d, "%d %d %.17g \"%s\"\n", i, j, bytes / 1048576.0, lab);
             pts++;
         }
     }

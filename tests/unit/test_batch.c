@@ -204,6 +204,51 @@ static void test_sweep_values_checked_at_load(void)
     }
 }
 
+/* A seed of a sweep's list is one amsim gen takes (0 .. 4294967295): a larger one gave the
+ * trace of its low 32 bits under another name; refused at its line and column before any run. */
+static void test_sweep_seed_range(void)
+{
+    static const struct {
+        const char *seeds, *want;
+    } c[] = {
+        {"[1, 2,\n  4294967297]", "seeds.yaml:5:3: seeds: '4294967297' is out of range (0 to "
+                                  "4294967295: the generator, GSL's mt19937, keeps the low 32 "
+                                  "bits of a seed, so a larger one would give the trace of a "
+                                  "smaller one)"},
+        {"[0, 18446744073709551616]", "seeds.yaml:4:12: seeds: '18446744073709551616' is out of "
+                                      "range (0 to 4294967295"},
+        {"4294967296", "seeds.yaml:4:8: seeds: '4294967296' is out of range"},
+        {"[1, -3]", "seeds.yaml:4:12: seeds: '-3' is not an unsigned integer"},
+        {"[1, 2x]", "seeds.yaml:4:12: seeds: '2x' is not an unsigned integer"},
+    };
+    char text[1024], args[1400], *err = NULL;
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\npolicies: [bfc]\n"
+                 "generate: {kind: serve, args: [--requests, \"5\"]}\nseeds: %s\n", tu_top(),
+                 c[i].seeds);
+        snprintf(args, sizeof args, "batch '%s' -o '%s'", tu_write("seeds.yaml", text),
+                 path_in_tmp("seeds-out"));
+        err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, c[i].want));
+        if (!err || !strstr(err, c[i].want))
+            fprintf(stderr, "\n  seeds %s: %s  expected: %s\n", c[i].seeds, err ? err : "(none)",
+                    c[i].want);
+        free(err);
+    }
+    struct stat st;
+    CU_ASSERT(stat(path_in_tmp("seeds-out"), &st) != 0); /* nothing ran */
+    /* 0 and 4294967295, the ends of the range, are seeds */
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\npolicies: [bfc]\n"
+             "generate: {kind: serve, args: [--requests, \"5\"]}\nseeds: [0, 4294967295]\n",
+             tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("seeds.yaml", text));
+    char *out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_EQUAL(count_lines(out), 2);
+    free(out);
+}
+
 static void test_sweep_errors(void)
 {
     char text[1024], args[1200], *err = NULL;
@@ -894,6 +939,46 @@ static void test_report_plots(void)
     char *d = tu_slurp(dom, NULL);
     CU_ASSERT(d && count_substr(d, "<svg") >= 4 && count_substr(d, "<path") > 10);
     free(d);
+    free(h);
+}
+
+/* The heat map labels each cell with its value and unit, exact to 0.01 of the unit: 1600 and
+ * 1604 MiB were both "1.6e+03" (gnuplot's %.3g) with no unit. */
+static void test_report_heatmap_labels(void)
+{
+    const char *dir = path_in_tmp("heat");
+    char p[1200], args[1400], *out = NULL, *err = NULL;
+    CU_ASSERT_FATAL(mkdir(dir, 0777) == 0);
+    snprintf(p, sizeof p, "%s/results.csv", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("run_id,run,memories.hbm.allocator.memory_limit,memories.hbm.capacity,policy,trace,"
+          "status,hbm.peak_reserved_bytes,hbm.peak_live_bytes,hbm.fragmentation_ratio\n"
+          "1,r1,1GiB,2GiB,bfc,t,ok,1677721600,1000,0.1\n"  /* 1600 MiB */
+          "2,r2,2GiB,2GiB,bfc,t,ok,1681915904,1000,0.1\n"  /* 1604 MiB */
+          "3,r3,1GiB,4GiB,bfc,t,ok,1678245888,1000,0.1\n"  /* 1600.5 MiB */
+          "4,r4,2GiB,4GiB,bfc,t,ok,49408,1000,0.1\n",      /* 48.25 KiB */
+          f);
+    fclose(f);
+    snprintf(args, sizeof args, "report '%s'", dir);
+    int st = tu_amsim(args, &out, &err);
+    CU_ASSERT_EQUAL(st, 0);
+    if (st)
+        printf("\nreport: %s\n", err ? err : "");
+    free(out);
+    free(err);
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    char *h = tu_slurp(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    char *hm = strstr(h, "Two-axis sweep"), *end = hm ? strstr(hm, "</svg>") : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+    if (end)
+        *end = 0; /* the heat map's SVG only (the results table prints sizes with units too) */
+    CU_ASSERT(strstr(hm, ">1600 MiB<") != NULL);
+    CU_ASSERT(strstr(hm, ">1604 MiB<") != NULL);
+    CU_ASSERT(strstr(hm, ">1600.5 MiB<") != NULL);
+    CU_ASSERT(strstr(hm, ">48.25 KiB<") != NULL);
+    CU_ASSERT(strstr(hm, "1.6e+03") == NULL);
     free(h);
 }
 
@@ -1619,6 +1704,7 @@ void suite_batch(void)
              {"sweep errors name file:line", test_sweep_errors},
              {"sweep values checked at load, at their line:column",
               test_sweep_values_checked_at_load},
+             {"seeds past 32 bits refused at line:col", test_sweep_seed_range},
              {"resume and failure isolation", test_resume_and_failure_isolation},
              {"resume reruns runs whose inputs changed", test_resume_inputs_changed},
              {"--timeout honours fractions of a second", test_timeout_fraction},
@@ -1631,6 +1717,7 @@ void suite_batch(void)
              {"stats --pair-on: empty, repeated or unknown columns, without --paired",
               test_stats_pair_on},
              {"report.html plots (and headless browser)", test_report_plots},
+             {"report.html heat map labels: value and unit", test_report_heatmap_labels},
              {"mincap known answer", test_mincap},
              {"mincap --level puts the policies on that level", test_mincap_level},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},

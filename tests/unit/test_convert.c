@@ -401,11 +401,137 @@ static void test_binary(void)
     free(err);
 }
 
+/* The peak live bytes of a level in a run's summary (-1 when the run fails). */
+static long long run_peak_live(const char *config, const char *tpath, const char *level)
+{
+    char args[4096], js[600], key[128];
+    snprintf(js, sizeof js, "%s/peak.json", tu_tmpdir());
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --json '%s'", config, tpath, js);
+    if (tu_amsim(args, NULL, NULL) != 0)
+        return -1;
+    char *j = tu_slurp(js, NULL);
+    snprintf(key, sizeof key, "\"%s\": {", level);
+    const char *l = j ? strstr(j, "\"levels\"") : NULL;
+    l = l ? strstr(l, key) : NULL;
+    const char *p = l ? strstr(l, "\"peak_live_bytes\": ") : NULL;
+    long long v = p ? atoll(p + strlen("\"peak_live_bytes\": ")) : -1;
+    free(j);
+    return v;
+}
+
+/* native -> lifetime CSV keeps the workload: the CSV replays at the trace's peak live bytes. A
+ * donor used to live to the end of the trace (peak 8388608 instead of 4194304), and a buffer a
+ * transfer's into= allocates was dropped with its free; what a CSV cannot hold (a two-phase
+ * free with allocations between its phases) is refused, naming both peaks. */
+static void test_csv_peak_live(void)
+{
+    char cfg[1024], spill[1024];
+    snprintf(cfg, sizeof cfg, "%s/configs/default.yaml", tu_top());
+    snprintf(spill, sizeof spill, "%s/configs/examples/gpu_spill.yaml", tu_top());
+    const char *guard = tu_write("guard.yaml", "version: 1\ndevice: h100\n"
+                                 "transfer_guard: {host_to_device: disallow_explicit}\n");
+    char gpu[1024], spilltr[1024];
+    snprintf(gpu, sizeof gpu, "%s/traces/gpu_train_step.trace", tu_top());
+    snprintf(spilltr, sizeof spilltr, "%s/traces/gpu_spill_step.trace", tu_top());
+    static const struct {
+        const char *name, *text, *csv;
+        long long peak;
+    } c[] = {
+        {"don.trace", "amsim-trace v1\nalloc 1 4MiB\nalloc 2 4MiB donate=1\nfree 2\n",
+         "id,lower,upper,size\n1,0,1,4194304\n2,1,2,4194304\n", 4194304},
+        {"into.trace", "amsim-trace v1\ntransfer host hbm 4MiB into=5\nfree 5\n",
+         "id,lower,upper,size\n5,0,1,4194304\n", 4194304},
+        /* unmatched donations (another size; a donor on host; a donor freed in its first
+         * phase) allocate normally and the donor lives on; the two-phase free has an allocation
+         * between its phases, but the peak is elsewhere, so the CSV holds it */
+        {"nodon.trace", "amsim-trace v1\nalloc 100 64MiB\nfree 100\nalloc 1 4MiB\n"
+                        "alloc 2 8MiB donate=1\nalloc 3 1MiB level=host\nalloc 4 1MiB donate=3\n"
+                        "alloc 6 2MiB\nfree_requested 6\nalloc 7 2MiB donate=6\n"
+                        "free_completed 6\nfree 7\nfree 2\nfree 1\nfree 4\nfree 3\n",
+         "id,lower,upper,size\n100,0,1,67108864\n1,2,12,4194304\n2,3,11,8388608\n"
+         "4,5,13,1048576\n6,6,9,2097152\n7,8,10,2097152\n", 67108864},
+        /* a chain 1 -> 2 -> 3, and a transfer into a host buffer (not hbm's) */
+        {"chain.trace", "amsim-trace v1\nalloc 1 4MiB\nalloc 9 1MiB\nalloc 2 4MiB donate=1\n"
+                        "alloc 3 4MiB donate=2\ntransfer hbm host 1MiB into=10\nfree 9\n"
+                        "alloc 4 2MiB\nfree 3\nfree 4\nfree 10\n",
+         "id,lower,upper,size\n1,0,2,4194304\n9,1,5,1048576\n2,2,3,4194304\n3,3,7,4194304\n"
+         "4,6,8,2097152\n", 6291456},
+    };
+    const char *d = tu_tmpdir();
+    char csv[600], args[4096], *err = NULL;
+    snprintf(csv, sizeof csv, "%s/peak.csv", d);
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        const char *tr = tu_write(c[i].name, c[i].text);
+        long long before = run_peak_live(cfg, tr, "hbm");
+        CU_ASSERT_EQUAL(before, c[i].peak);
+        CU_ASSERT_FATAL(convert(tr, csv, "csv", NULL) == 0);
+        char *text = tu_slurp(csv, NULL);
+        CU_ASSERT_STRING_EQUAL(text ? text : "", c[i].csv);
+        free(text);
+        long long after = run_peak_live(cfg, csv, "hbm");
+        CU_ASSERT_EQUAL(after, before);
+        if (after != before)
+            fprintf(stderr, "\n  %s: peak live %lld, its CSV %lld\n", c[i].name, before, after);
+    }
+    const char *tr;
+    /* a transfer the config's guard rejects allocates nothing, in the run and in the CSV */
+    tr = tu_write("guarded.trace", "amsim-trace v1\nalloc 1 1MiB\ntransfer host hbm 4MiB into=5\n"
+                  "alloc 2 1MiB\n");
+    CU_ASSERT_EQUAL(run_peak_live(guard, tr, "hbm"), 2097152);
+    snprintf(args, sizeof args, "convert '%s' -c '%s' -o '%s' --to csv", tr, guard, csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(run_peak_live(guard, csv, "hbm"), 2097152);
+    /* the shipped GPU traces: transfers, streams, a second level; gpu_spill_step allocates its
+     * weights by transfers into hbm (its CSV peaked at 880807936 of 1048576000 bytes) */
+    const char *pairs[2][2] = {{gpu, cfg}, {spilltr, spill}};
+    for (int k = 0; k < 2; k++) {
+        snprintf(args, sizeof args, "convert '%s' -c '%s' -o '%s' --to csv", pairs[k][0],
+                 pairs[k][1], csv);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+        long long a = run_peak_live(pairs[k][1], pairs[k][0], "hbm"),
+                  b = run_peak_live(pairs[k][1], csv, "hbm");
+        CU_ASSERT(a > 0 && a == b);
+        if (a != b)
+            fprintf(stderr, "\n  %s: peak live %lld, its CSV %lld\n", pairs[k][0], a, b);
+    }
+    /* a two-phase free with an allocation between its phases: refused, no output */
+    remove(csv);
+    tr = tu_write("two.trace", "amsim-trace v1\nalloc 1 4MiB\nfree_requested 1\nalloc 2 4MiB\n"
+                  "free_completed 1\nfree 2\n");
+    CU_ASSERT_EQUAL(run_peak_live(cfg, tr, "hbm"), 4194304);
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", tr, csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    char want[2048];
+    snprintf(want, sizeof want, "amsim: %s: a lifetime CSV cannot hold this trace: it would peak "
+             "at 8388608 live bytes on hbm (at line 4) where the trace peaks at 4194304: a "
+             "lifetime has one end, so a buffer freed in two phases (free_requested, then "
+             "free_completed, where its memory comes back; 1 here) stays live until "
+             "free_completed, across the allocations in between; convert to the native format, "
+             "which keeps both phases\n", tr);
+    CU_ASSERT_STRING_EQUAL(err ? err : "", want);
+    free(err);
+    FILE *f = fopen(csv, "r");
+    CU_ASSERT_PTR_NULL(f);
+    if (f)
+        fclose(f);
+    /* a real PyTorch snapshot, two-phase frees and all, keeps its peak */
+    const char *snap = tu_shared("pytorch-snapshots/MAGMA27_assignment2-systems_memory_snapshot.pickle");
+    if (snap) {
+        const char *big = tu_write("big.yaml", "version: 1\nmemories:\n"
+                                   "  hbm: {capacity: 1TiB, allocator: {policy: best_fit}}\n");
+        snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", snap, csv);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+        long long a = run_peak_live(big, snap, "hbm"), b = run_peak_live(big, csv, "hbm");
+        CU_ASSERT(a > 0 && a == b);
+    }
+}
+
 void suite_convert(void)
 {
     TU_SUITE("convert", {"native -> csv -> native: same placements", test_native_csv_native},
              {"snapshot -> native: same validation", test_snapshot_native},
              {"native writer round-trips every field", test_writer_fields},
              {"gzip inputs read transparently", test_gzip},
-             {"binary form round trip and truncation", test_binary});
+             {"binary form round trip and truncation", test_binary},
+             {"native -> csv keeps peak live (donations, into=) or refuses", test_csv_peak_live});
 }

@@ -608,6 +608,102 @@ static void test_half_duplex_outputs(void)
     free(out);
 }
 
+/* A sampled timeline (report.timeline_interval > 0) samples each level on its own: per level
+ * and period [kT, (k+1)T) of the host clock, the row of its last allocation or free in the
+ * period. All levels used to share one sampling clock, so the level with the first event after
+ * a boundary took the sample and the others got no row (here: 3 rows, all hbm). */
+static char *sampled_from_every_event(const char *all, uint64_t iv)
+{
+    /* keep a row when no later row of the same level falls in the same period */
+    size_t n = strlen(all);
+    char *out = am_malloc(n + 1), *o = out;
+    const char *nl = strchr(all, '\n');
+    CU_ASSERT_FATAL(nl != NULL);
+    memcpy(o, all, (size_t)(nl + 1 - all)); /* header */
+    o += nl + 1 - all;
+    for (const char *row = nl + 1; *row;) {
+        const char *end = strchr(row, '\n');
+        CU_ASSERT_FATAL(end != NULL);
+        uint64_t t, seq;
+        char lv[64];
+        CU_ASSERT_FATAL(sscanf(row, "%" SCNu64 ",%" SCNu64 ",%63[^,]", &t, &seq, lv) == 3);
+        int last = 1;
+        for (const char *r = end + 1; *r && last;) {
+            const char *e2 = strchr(r, '\n');
+            uint64_t t2, s2;
+            char lv2[64];
+            CU_ASSERT_FATAL(sscanf(r, "%" SCNu64 ",%" SCNu64 ",%63[^,]", &t2, &s2, lv2) == 3);
+            if (t2 / iv != t / iv)
+                break; /* times only grow: no later row is in this period */
+            last = strcmp(lv, lv2) != 0;
+            r = e2 + 1;
+        }
+        if (last) {
+            memcpy(o, row, (size_t)(end + 1 - row));
+            o += end + 1 - row;
+        }
+        row = end + 1;
+    }
+    *o = 0;
+    return out;
+}
+
+static void test_timeline_sampled_per_level(void)
+{
+    const char *cfg = tu_write("tl.yaml", "version: 1\nmemories:\n"
+                               "  hbm: {capacity: 1GiB, allocator: {policy: best_fit}}\n"
+                               "  host: {capacity: 1GiB, allocator: {policy: best_fit}}\n");
+    const char *tr = tu_write("tl.trace", "amsim-trace v1\n"
+                              "alloc 1 1MiB level=hbm at=0\nalloc 2 1MiB level=host at=0\n"
+                              "alloc 3 1MiB level=hbm at=10us\nalloc 4 1MiB level=host at=10us\n"
+                              "alloc 5 1MiB level=hbm at=20us\nalloc 6 1MiB level=host at=20us\n"
+                              "free 5 at=21us\n");
+    const char *d = tu_tmpdir();
+    char args[4096], p[600];
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --timeline '%s/tl5.csv' "
+             "--set report.timeline_interval=5us", cfg, tr, d);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(p, sizeof p, "%s/tl5.csv", d);
+    char *got = tu_slurp(p, NULL);
+    /* hbm's period [20, 25) us ends with the free at 21 us: that is its row */
+    CU_ASSERT_STRING_EQUAL(got ? got : "",
+                           "time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes\n"
+                           "0,0,hbm,1048576,1048576,2097152\n"
+                           "0,1,host,1048576,1048576,2097152\n"
+                           "10000000,2,hbm,2097152,2097152,2097152\n"
+                           "10000000,3,host,2097152,2097152,2097152\n"
+                           "20000000,5,host,3145728,3145728,4194304\n"
+                           "21000000,6,hbm,2097152,2097152,4194304\n");
+    free(got);
+
+    /* The same definition on a real trace with two levels, several periods: every sampled
+     * timeline is the every-event one with, per level and period, only its last row kept. */
+    snprintf(args, sizeof args, "run -q -c %s/configs/default.yaml -t %s/traces/gpu_train_step.trace "
+             "--timeline '%s/tl_all.csv'", tu_top(), tu_top(), d);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(p, sizeof p, "%s/tl_all.csv", d);
+    char *all = tu_slurp(p, NULL);
+    CU_ASSERT_FATAL(all != NULL);
+    static const char *const ivs[] = {"1ps", "2us", "20us", "100us", "1s"};
+    static const uint64_t ivps[] = {1, 2 * US, 20 * US, 100 * US, 1000000 * US};
+    for (size_t k = 0; k < AM_ARRAY_LEN(ivs); k++) {
+        snprintf(args, sizeof args, "run -q -c %s/configs/default.yaml -t "
+                 "%s/traces/gpu_train_step.trace --timeline '%s/tl_s.csv' "
+                 "--set report.timeline_interval=%s", tu_top(), tu_top(), d, ivs[k]);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+        snprintf(p, sizeof p, "%s/tl_s.csv", d);
+        got = tu_slurp(p, NULL);
+        char *want = sampled_from_every_event(all, ivps[k]);
+        CU_ASSERT(got && strcmp(got, want) == 0);
+        if (got && strcmp(got, want) != 0)
+            printf("\ninterval %s:\n%s\nwant:\n%s\n", ivs[k], got, want);
+        CU_ASSERT(got && strstr(got, ",hbm,") && strstr(got, ",host,"));
+        free(got);
+        free(want);
+    }
+    free(all);
+}
+
 /* energy_per_byte on a link: bytes x pJ/byte in the JSON (8,389,632 B x 10 pJ). */
 static void test_link_energy(void)
 {
@@ -778,6 +874,7 @@ void suite_engine(void)
               test_first_mismatch_report},
              {"placement rows: ids across 10^8 and around every power of ten", test_placement_digits},
              {"deterministic outputs", test_determinism},
+             {"sampled timeline: every level on its own", test_timeline_sampled_per_level},
              {"link model arithmetic", test_link_model},
              {"energy per byte", test_link_energy},
              {"half-duplex link: outputs per direction and for the shared channel",

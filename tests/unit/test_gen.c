@@ -282,11 +282,264 @@ static void test_times_too_long(void)
     remove(path);
 }
 
+/* The body of a generated trace: everything after its two header lines (the second names the
+ * options, seed included). */
+static const char *body(const char *text)
+{
+    const char *p = text ? strchr(text, '\n') : NULL;
+    p = p ? strchr(p + 1, '\n') : NULL;
+    return p ? p + 1 : "";
+}
+
+/* Seeds: GSL's mt19937 keeps 32 bits, so --seed 4294967297 gave the trace of --seed 1 and seed 0
+ * that of 4357. Seeds past 32 bits are refused naming --seed; seed 0 is a trace of its own
+ * (MT19937 seeded with 0); the shipped traces, made with seed 1, come out byte for byte. */
+static void test_seeds(void)
+{
+    char args[2048], *out = NULL, *err = NULL;
+    const char *d = tu_tmpdir();
+    snprintf(args, sizeof args, "gen serve --requests 20 --seed 4294967297 -o '%s/s_big.trace'", d);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT_STRING_EQUAL(err ? err : "", "amsim: gen serve: --seed 4294967297 is out of range "
+                           "(0 to 4294967295: the generator, GSL's mt19937, keeps the low 32 bits "
+                           "of a seed, so a larger one would give the trace of a smaller one)\n");
+    free(out);
+    free(err);
+    char p[700];
+    snprintf(p, sizeof p, "%s/s_big.trace", d);
+    FILE *f = fopen(p, "r");
+    CU_ASSERT_PTR_NULL(f); /* nothing written */
+    if (f)
+        fclose(f);
+    /* the library refuses it too, every kind */
+    gen_train_opts t;
+    gen_serve_opts sv;
+    gen_kernel_opts k;
+    small_train(&t);
+    gen_serve_defaults(&sv);
+    gen_kernel_defaults(&k);
+    t.seed = sv.seed = k.seed = UINT64_C(4294967296);
+    snprintf(p, sizeof p, "%s/s_lib.trace", d);
+    for (int i = 0; i < 3; i++) {
+        am_error e = {0};
+        f = fopen(p, "w");
+        CU_ASSERT_FATAL(f != NULL);
+        int rc = i == 0 ? gen_train(&t, f, &e) : i == 1 ? gen_serve(&sv, f, &e) : gen_kernel(&k, f, &e);
+        fclose(f);
+        CU_ASSERT_EQUAL(rc, -1);
+        CU_ASSERT_EQUAL(e.status, AM_EINPUT);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "--seed 4294967296 is out of range (0 to 4294967295"));
+    }
+    uint64_t v = 7;
+    CU_ASSERT(gen_seed_parse("0", &v) == NULL && v == 0);
+    CU_ASSERT(gen_seed_parse("4294967295", &v) == NULL && v == UINT64_C(4294967295));
+    CU_ASSERT_STRING_EQUAL(gen_seed_parse("4294967296", &v), "is out of range (0 to 4294967295: "
+                           "the generator, GSL's mt19937, keeps the low 32 bits of a seed, so a "
+                           "larger one would give the trace of a smaller one)");
+    CU_ASSERT_PTR_NOT_NULL(strstr(gen_seed_parse("99999999999999999999999", &v), "out of range"));
+    CU_ASSERT_STRING_EQUAL(gen_seed_parse("", &v), "is not an unsigned integer");
+    CU_ASSERT_STRING_EQUAL(gen_seed_parse("-1", &v), "is not an unsigned integer");
+    CU_ASSERT_STRING_EQUAL(gen_seed_parse("99999999999999999999x", &v), "is not an unsigned integer");
+
+    /* seed 0 is not seed 4357 (nor 1), and is the same every time */
+    static const char *const seeds[] = {"0", "4357", "1", "0", "4294967295"};
+    char *text[5];
+    for (int i = 0; i < 5; i++) {
+        snprintf(args, sizeof args, "gen serve --requests 20 --seed %s -o '%s/s%d.trace'", seeds[i],
+                 d, i);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+        snprintf(p, sizeof p, "%s/s%d.trace", d, i);
+        text[i] = tu_slurp(p, NULL);
+        CU_ASSERT_PTR_NOT_NULL(text[i]);
+    }
+    CU_ASSERT(strcmp(body(text[0]), body(text[1])) != 0);
+    CU_ASSERT(strcmp(body(text[0]), body(text[2])) != 0);
+    CU_ASSERT(strcmp(body(text[1]), body(text[2])) != 0);
+    CU_ASSERT(text[0] && text[3] && strcmp(text[0], text[3]) == 0);
+    CU_ASSERT(strcmp(body(text[4]), body(text[2])) != 0);
+    for (int i = 0; i < 5; i++)
+        free(text[i]);
+
+    /* the shipped generated traces (traces/GENERATED.md's commands): existing seeds unchanged */
+    static const struct {
+        const char *file, *cmd;
+    } shipped[] = {
+        {"gen_train_small.trace", "gen train --layers 4 --hidden 512 --heads 8 --seq 256 --vocab "
+                                  "8000 --micro-batch 2 --micro-batches 2 --dp 2 --seed 1"},
+        {"gen_serve_small.trace", "gen serve --layers 4 --hidden 512 --kv-heads 2 --head-dim 64 "
+                                  "--vocab 8000 --requests 24 --rate 40 --prompt-mu 4.5 "
+                                  "--prompt-sigma 0.6 --output-mu 3.5 --output-sigma 0.6 "
+                                  "--max-batch 8 --kv-block 16 --seed 1"},
+        {"gen_tpu_matmul.trace", "gen kernel --m 512 --n 512 --k 512 --tm 128 --tn 128 --tk 128 "
+                                 "--seed 1"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(shipped); i++) {
+        snprintf(args, sizeof args, "%s -o '%s/shipped.trace'", shipped[i].cmd, d);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+        snprintf(p, sizeof p, "%s/shipped.trace", d);
+        char q[700];
+        snprintf(q, sizeof q, "%s/traces/%s", tu_top(), shipped[i].file);
+        CU_ASSERT(same_file(p, q));
+        if (!same_file(p, q))
+            fprintf(stderr, "\n%s differs from what `amsim %s` writes\n", shipped[i].file,
+                    shipped[i].cmd);
+    }
+}
+
+/* Every option is range-checked and every size computed with overflow checks before anything
+ * is written: an input error (status 1) naming the option, where sizes used to wrap with status
+ * 0 (--dp 2^64-1 wrote "alloc 3 0", --kv-block 2^62 zero-byte KV blocks, --kv-block 2^64-1 no KV
+ * cache) or the host ran out of memory (--max-prompt 2^64-1 --prompt-mu 50, status 2). */
+static void test_bad_options(void)
+{
+#define E4 ": more than 4 EiB (2^62 bytes; no memory level is larger)\n"
+    static const struct {
+        const char *args, *want;
+    } c[] = {
+        {"train --dp 18446744073709551615",
+         "gen train: --dp 18446744073709551615 is out of range (1 to 16777216)\n"},
+        {"train --dp 0", "gen train: --dp 0 is out of range (1 to 16777216)\n"},
+        {"train --layers 1048577", "gen train: --layers 1048577 is out of range (1 to 1048576)\n"},
+        {"train --vocab 4294967297", "gen train: --vocab 4294967297 is out of range (1 to "
+                                     "4294967296)\n"},
+        {"train --hidden 12 --heads 5", "gen train: --hidden (12) must be a multiple of --heads "
+                                        "(5)\n"},
+        {"train --steps 100000 --micro-batches 100", "gen train: --steps x --micro-batches x "
+         "--layers is 40000000 layer passes, more than 10^7 (about 40 trace lines each)\n"},
+        {"train --seq 16777216 --micro-batch 16777216", "gen train: model or batch too large: "
+         "--seq^2 x --micro-batch x --heads + --hidden^2 x --layers + --seq x --micro-batch x "
+         "--vocab is 7.56e+22, above 1.5625e16\n"},
+        /* within that rule, but the activations' sizes pass 2^62 (and S x d wrapped 2^64) */
+        {"train --seq 1048576 --micro-batch 8192 --hidden 16777216 --heads 1 --vocab 1",
+         "gen train: the activations and temporaries of a micro-batch (--layers, --seq, "
+         "--micro-batch, --hidden, --heads, --vocab)" E4},
+        {"train --mfu 2", "gen train: --mfu 2 is out of range (above 0, at most 1)\n"},
+        {"train --jitter 0.6", "gen train: --jitter 0.6 is out of range (0 to 0.5)\n"},
+        {"train --dtype fp8", "gen train: --dtype 'fp8' (expected fp32, bf16 or fp16)\n"},
+        {"serve --kv-block 4611686018427387904",
+         "gen serve: --kv-block 4611686018427387904 is out of range (0 to 1073741824)\n"},
+        {"serve --kv-block 18446744073709551615",
+         "gen serve: --kv-block 18446744073709551615 is out of range (0 to 1073741824)\n"},
+        {"serve --max-prompt 18446744073709551615 --prompt-mu 50",
+         "gen serve: --max-prompt 18446744073709551615 is out of range (1 to 1073741824)\n"},
+        {"serve --max-output 0", "gen serve: --max-output 0 is out of range (1 to 1073741824)\n"},
+        {"serve --max-batch 18446744073709551615",
+         "gen serve: --max-batch 18446744073709551615 is out of range (1 to 10000000)\n"},
+        {"serve --kv-heads 16777216 --head-dim 16777216", "gen serve: the weights (--layers, "
+         "--hidden, --kv-heads, --head-dim, --vocab)" E4},
+        {"serve --kv-block 1073741824 --layers 1048576 --kv-heads 16", "gen serve: a KV block "
+         "(--kv-block tokens x 2 x --layers x --kv-heads x --head-dim x the dtype's bytes)" E4},
+        {"serve --kv-block 0 --max-prompt 1073741824 --max-output 1073741824 --layers 1048576",
+         "gen serve: a request's KV cache ((--max-prompt + --max-output) tokens x 2 x --layers x "
+         "--kv-heads x --head-dim x the dtype's bytes)" E4},
+        {"serve --max-batch 10000000 --requests 10000000 --max-prompt 1073741824",
+         "gen serve: an iteration's workspace (--max-batch x (--max-prompt x 4 x --hidden + "
+         "--vocab) x the dtype's bytes)" E4},
+        {"serve --rate 0", "gen serve: --rate 0 is out of range (above 0)\n"},
+        {"serve --prompt-sigma -1", "gen serve: --prompt-sigma -1 is out of range (0 or above)\n"},
+        {"kernel --m 4294967296 --k 4294967296", "gen kernel: A (--m x --k x the dtype's bytes)"
+         E4},
+        {"kernel --tm 0", "gen kernel: --tm 0 is out of range (at least 1)\n"},
+        {"kernel --m 100000 --n 100000 --k 100000 --tm 1 --tn 1 --tk 1", "gen kernel: (--m / "
+         "--tm) x (--n / --tn) x (--k / --tk) is 1000000000000000 tile steps, more than 10^7\n"},
+    };
+#undef E4
+    char args[1024], want[1024], p[600], *err = NULL;
+    snprintf(p, sizeof p, "%s/bad_opt.trace", tu_tmpdir());
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        snprintf(args, sizeof args, "gen %s -o '%s'", c[i].args, p);
+        snprintf(want, sizeof want, "amsim: %s", c[i].want);
+        err = NULL;
+        int st = tu_amsim(args, NULL, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(err && strcmp(err, want) == 0);
+        if (st != 1 || !err || strcmp(err, want) != 0)
+            fprintf(stderr, "\n  gen %s: status %d, %s  expected %s", c[i].args, st,
+                    err ? err : "(none)", want);
+        free(err);
+        FILE *f = fopen(p, "r");
+        CU_ASSERT_PTR_NULL(f); /* nothing written */
+        if (f)
+            fclose(f);
+    }
+    /* at the ends of the ranges the sizes still come out whole: --max-prompt 2^30 drawn in full
+     * (--prompt-mu 50), one KV block of 2^30 tokens; --dp 2^24 gives 4-byte optimizer states */
+    snprintf(args, sizeof args, "gen serve --requests 2 --max-prompt 1073741824 --prompt-mu 50 "
+             "--kv-block 1073741824 -o '%s'", p);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    char *t = tu_slurp(p, NULL);
+    CU_ASSERT(t && strstr(t, "alloc 34 140737488355328 level=hbm name=kv.r0.b0\n"));
+    free(t);
+    snprintf(args, sizeof args, "gen train --layers 1 --hidden 8 --heads 2 --seq 4 --vocab 10 "
+             "--dp 16777216 -o '%s'", p);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    t = tu_slurp(p, NULL);
+    CU_ASSERT(t && strstr(t, "alloc 3 4 level=hbm name=embed.master\n") && !strstr(t, " 0 level="));
+    free(t);
+    remove(p);
+}
+
+/* amsim check without -c reads traces against the same built-in levels as amsim convert: every
+ * level name of the shipped device presets. It had only hbm and host, so it refused what
+ * gen kernel writes (level vmem) while convert, with vmem in its own built-in, read it. */
+static void test_check_reads_what_gen_writes(void)
+{
+    static const char *const kinds[] = {"train --layers 2 --hidden 64 --heads 4 --seq 32 --vocab 100",
+                                        "serve --requests 5", "kernel --m 256 --n 256 --k 256"};
+    const char *d = tu_tmpdir();
+    char args[2048], want[1024], *out = NULL, *err = NULL;
+    for (size_t i = 0; i < AM_ARRAY_LEN(kinds); i++) {
+        snprintf(args, sizeof args, "gen %s -o '%s/chk%zu.trace'", kinds[i], d, i);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+        snprintf(args, sizeof args, "check '%s/chk%zu.trace'", d, i);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+        snprintf(want, sizeof want, "%s/chk%zu.trace: trace ok (native, ", d, i);
+        CU_ASSERT(out && strncmp(out, want, strlen(want)) == 0);
+        if (!out || strncmp(out, want, strlen(want)) != 0)
+            fprintf(stderr, "\n  check of gen %s: %s", kinds[i], err ? err : "");
+        free(out);
+        free(err);
+        snprintf(args, sizeof args, "convert '%s/chk%zu.trace' -o '%s/chk%zu.conv'", d, i, d, i);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    }
+    /* every level of every preset, in check and in convert */
+    const char *all = tu_write("levels.trace", "amsim-trace v1\n"
+                               "alloc 1 1KiB level=hbm\nalloc 2 1KiB level=host\n"
+                               "alloc 3 1KiB level=host_pageable\nalloc 4 1KiB level=smem\n"
+                               "alloc 5 1KiB level=vmem\nalloc 6 1KiB level=cmem\n"
+                               "alloc 7 1KiB level=accumulator\n");
+    snprintf(args, sizeof args, "check '%s'", all);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "convert '%s' -o '%s/levels.conv'", all, d);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    /* a level no preset has: the message lists the built-in levels and says to give -c */
+    const char *bad = tu_write("dram.trace", "amsim-trace v1\nalloc 1 1KiB level=dram\n");
+    snprintf(args, sizeof args, "check '%s'", bad);
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    snprintf(want, sizeof want, "amsim: %s:2:20: unknown level 'dram' (configured: hbm, host, vmem, "
+             "smem, accumulator, host_pageable, cmem)\namsim check: without -c a trace is read "
+             "against the level names of the shipped device presets; give -c CONFIG for a "
+             "config's own levels\n", bad);
+    CU_ASSERT(err && strcmp(err, want) == 0);
+    free(err);
+    snprintf(args, sizeof args, "convert '%s' -o '%s/dram.conv'", bad, d);
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    snprintf(want, sizeof want, "amsim: %s:2:20: unknown level 'dram' (configured: hbm, host, vmem, "
+             "smem, accumulator, host_pageable, cmem)\n", bad);
+    CU_ASSERT(err && strcmp(err, want) == 0);
+    free(err);
+}
+
 void suite_gen(void)
 {
     TU_SUITE("gen", {"same seed same bytes, other seed other bytes", test_deterministic},
              {"train peak live equals the closed form", test_train_closed_form},
              {"serve frees every KV cache", test_serve_frees},
              {"kernel double buffers", test_kernel_buffers},
-             {"times past 2^63 ps are input errors", test_times_too_long});
+             {"times past 2^63 ps are input errors", test_times_too_long},
+             {"seeds: 32 bits, 0 distinct, shipped traces unchanged", test_seeds},
+             {"options out of range and sizes past 4 EiB are input errors", test_bad_options},
+             {"check reads what gen writes, with convert's levels", test_check_reads_what_gen_writes});
 }
