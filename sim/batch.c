@@ -89,12 +89,19 @@ static double now_s(void)
 }
 
 /* mkdir -p; *made (when not NULL) counts the directories it created, the last components of
- * path, for rmdir_made. */
+ * path, for rmdir_made. An empty path names no directory: -1 with ENOENT, as mkdir("") (the
+ * loop below starts after the first character, past the end of ""). */
 static int mkdir_p_made(const char *path, int *made)
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", path);
     int n = 0;
+    if (made)
+        *made = 0;
+    if (!buf[0]) {
+        errno = ENOENT;
+        return -1;
+    }
     for (char *p = buf + 1; *p; p++) {
         if (*p != '/')
             continue;
@@ -2280,12 +2287,14 @@ int cmd_batch(int argc, char **argv)
     enum { O_HELP, O_QUIET, O_PLACEMENTS, O_TIMELINE, O_LIST, O_UPDATE, O_MERGE, O_OUT, O_JOBS,
            O_SHARD, O_TIMEOUT, O_N };
     static const cli_opt opts[] = {
-        [O_HELP] = {"help", 'h', 0},          [O_QUIET] = {"quiet", 'q', 0},
-        [O_PLACEMENTS] = {"placements", 0, 0}, [O_TIMELINE] = {"timeline", 0, 0},
-        [O_LIST] = {"list", 0, 0},            [O_UPDATE] = {"update-expectations", 0, 0},
-        [O_MERGE] = {"merge", 0, 0},          [O_OUT] = {"out", 'o', 1},
-        [O_JOBS] = {"jobs", 'j', 1},          [O_SHARD] = {"shard", 0, 1},
-        [O_TIMEOUT] = {"timeout", 0, 1},      [O_N] = {NULL, 0, 0}};
+        [O_HELP] = {"help", 'h', CLI_FLAG},   [O_QUIET] = {"quiet", 'q', CLI_FLAG},
+        [O_PLACEMENTS] = {"placements", 0, CLI_FLAG},
+        [O_TIMELINE] = {"timeline", 0, CLI_FLAG},
+        [O_LIST] = {"list", 0, CLI_FLAG},
+        [O_UPDATE] = {"update-expectations", 0, CLI_FLAG},
+        [O_MERGE] = {"merge", 0, CLI_FLAG},   [O_OUT] = {"out", 'o', CLI_PATH},
+        [O_JOBS] = {"jobs", 'j', CLI_VALUE},  [O_SHARD] = {"shard", 0, CLI_VALUE},
+        [O_TIMEOUT] = {"timeout", 0, CLI_VALUE}, [O_N] = {NULL, 0, 0}};
     /* each option that takes a value takes one: a second is refused (cli_once) */
     const char **slots[O_N] = {[O_OUT] = &b.out, [O_JOBS] = &jobs_s, [O_SHARD] = &shard_s,
                                [O_TIMEOUT] = &timeout_s};

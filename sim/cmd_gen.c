@@ -142,9 +142,9 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
     cli_opt opts[64 + 3];
     int n = 0;
     for (; table[n].name && n < 64; n++) /* the tables hold fewer */
-        opts[n] = (cli_opt){table[n].name, 0, table[n].type != GO_FLAG};
+        opts[n] = (cli_opt){table[n].name, 0, table[n].type != GO_FLAG ? CLI_VALUE : CLI_FLAG};
     const int o_out = n, o_help = n + 1;
-    opts[o_out] = (cli_opt){"out", 'o', 1};
+    opts[o_out] = (cli_opt){"out", 'o', CLI_PATH};
     opts[o_help] = (cli_opt){"help", 'h', 0};
     opts[n + 2] = (cli_opt){NULL, 0, 0};
     cli cl;

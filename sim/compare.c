@@ -61,10 +61,10 @@ int cmd_compare(int argc, char **argv)
     const char *policies = NULL, *json = NULL;
     enum { O_HELP, O_LENIENT, O_CONFIG, O_TRACE, O_POLICIES, O_JSON, O_SET, O_N };
     static const cli_opt opts[] = {
-        [O_HELP] = {"help", 'h', 0},         [O_LENIENT] = {"lenient", 0, 0},
-        [O_CONFIG] = {"config", 'c', 1},     [O_TRACE] = {"trace", 't', 1},
-        [O_POLICIES] = {"policies", 0, 1},   [O_JSON] = {"json", 0, 1},
-        [O_SET] = {"set", 0, 1},             [O_N] = {NULL, 0, 0}};
+        [O_HELP] = {"help", 'h', CLI_FLAG},        [O_LENIENT] = {"lenient", 0, CLI_FLAG},
+        [O_CONFIG] = {"config", 'c', CLI_PATH},    [O_TRACE] = {"trace", 't', CLI_PATH},
+        [O_POLICIES] = {"policies", 0, CLI_VALUE}, [O_JSON] = {"json", 0, CLI_PATH},
+        [O_SET] = {"set", 0, CLI_VALUE},           [O_N] = {NULL, 0, 0}};
     /* each takes one value but --set: a second is refused (cli_once) */
     const char **slots[O_N] = {[O_CONFIG] = &sp.config, [O_TRACE] = &sp.trace,
                                [O_POLICIES] = &policies, [O_JSON] = &json};

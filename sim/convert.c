@@ -207,8 +207,9 @@ int cmd_convert(int argc, char **argv)
     int nsets = 0, device = 0;
     enum { O_HELP, O_OUT, O_TO, O_CONFIG, O_SET, O_DEVICE, O_N };
     static const cli_opt opts[] = {
-        [O_HELP] = {"help", 'h', 0},     [O_OUT] = {"out", 'o', 1}, [O_TO] = {"to", 0, 1},
-        [O_CONFIG] = {"config", 'c', 1}, [O_SET] = {"set", 0, 1},   [O_DEVICE] = {"device", 0, 1},
+        [O_HELP] = {"help", 'h', CLI_FLAG},     [O_OUT] = {"out", 'o', CLI_PATH},
+        [O_TO] = {"to", 0, CLI_VALUE},          [O_CONFIG] = {"config", 'c', CLI_PATH},
+        [O_SET] = {"set", 0, CLI_VALUE},        [O_DEVICE] = {"device", 0, CLI_VALUE},
         [O_N] = {NULL, 0, 0}};
     /* every option that takes a value but --set takes one: a second is refused (cli_once) */
     const char **slots[O_N] = {[O_OUT] = &outp, [O_TO] = &to, [O_CONFIG] = &cfgp,

@@ -1350,6 +1350,73 @@ static void test_getopt_forms(void)
     cli_cases(cases, sizeof cases / sizeof *cases);
 }
 
+/* An empty path, as an option's value or an operand, is refused before the command does
+ * anything: until 2026-11-25 `batch SWEEP -o ''` wrote DIR/runs, results.csv and matrix.tsv as
+ * /runs, /results.csv, /matrix.tsv, `--merge ... -o ''` read past the end of "" (mkdir_p), and
+ * `run`, `compare`, `mincap` and `stats` ran the whole job, then failed to write "" (": write
+ * failed"). The cases that could write into / with an older binary name an input that does not
+ * exist, which stops that binary first; the others run on real inputs and must print nothing. */
+static void test_empty_paths(void)
+{
+    tu_write("ep.csv", "run,policy,status,m\n1,bfc,ok,1\n2,bfc,ok,2\n");
+    static const struct {
+        const char *args, *msg;
+    } cases[] = {
+        {"run -c @C -t @T --json ''", "amsim run: --json '': an empty path names no file\n"},
+        {"run -c @C -t @T -o ''", "amsim run: -o '': an empty path names no file\n"},
+        {"run -c @C -t @T --out ''", "amsim run: --out '': an empty path names no file\n"},
+        {"run -c @C -t @T --placements ''", "amsim run: --placements '': an empty path"},
+        {"run -c @C -t @T --timeline ''", "amsim run: --timeline '': an empty path"},
+        {"run -c @C -t @T --chrome-trace ''", "amsim run: --chrome-trace '': an empty path"},
+        {"run -c @C -t @T --pytorch-snapshot ''", "amsim run: --pytorch-snapshot '': an empty"},
+        {"run -c @C -t @T --log ''", "amsim run: --log '': an empty path"},
+        {"run -c @C -t @T --save-expect ''", "amsim run: --save-expect '': an empty path"},
+        {"run -c @C -t @T --expect ''", "amsim run: --expect '': an empty path"},
+        {"run -c '' -t @T", "amsim run: -c '': an empty path names no file\n"},
+        {"run -c @C -t ''", "amsim run: -t '': an empty path names no file\n"},
+        {"compare -c @C -t @T --policies bfc --json ''",
+         "amsim compare: --json '': an empty path names no file\n"},
+        {"mincap -c @C -t @T --policies bfc --granularity 64MiB --json ''",
+         "amsim mincap: --json '': an empty path names no file\n"},
+        {"stats @E --metric m --json ''", "amsim stats: --json '': an empty path names no file\n"},
+        {"stats '' --metric m", "amsim stats: an empty argument '' names no file\n"},
+        {"batch @N -o ''", "amsim batch: -o '': an empty path names no file\n"},
+        {"batch --merge @N -o ''", "amsim batch: -o '': an empty path names no file\n"},
+        {"batch ''", "amsim batch: an empty argument '' names no file\n"},
+        {"gen kernel -o ''", "amsim gen kernel: -o '': an empty path names no file\n"},
+        {"convert @T -o ''", "amsim convert: -o '': an empty path names no file\n"},
+        {"convert '' -o @N", "amsim convert: an empty argument '' names no file\n"},
+        {"check ''", "amsim check: an empty argument '' names no file\n"},
+        {"check -c '' @T", "amsim check: -c '': an empty path names no file\n"},
+    };
+    char ep[1100], nx[1100];
+    snprintf(ep, sizeof ep, "%s", path_in_tmp("ep.csv"));
+    snprintf(nx, sizeof nx, "%s", path_in_tmp("ep-none/none"));
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char pat[512], args[4096], *out = NULL, *err = NULL;
+        /* @E: a results table; @N: a path that does not exist */
+        size_t k = 0;
+        for (const char *p = cases[i].args; *p && k + 1 < sizeof pat; p++) {
+            if (p[0] == '@' && (p[1] == 'E' || p[1] == 'N')) {
+                k += (size_t)snprintf(pat + k, sizeof pat - k, "%s", p[1] == 'E' ? ep : nx);
+                p++;
+            } else
+                pat[k++] = *p;
+        }
+        pat[k] = 0;
+        cli_expand(args, sizeof args, pat);
+        int st = tu_amsim(args, &out, &err);
+        int ok = st == 1 && err && strstr(err, cases[i].msg) && out && !*out;
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  amsim %s: status %d, stdout '%.200s', stderr '%.300s'", args, st,
+                    out ? out : "", err ? err : "");
+        free(out);
+        free(err);
+    }
+    CU_ASSERT_NOT_EQUAL(access(nx, F_OK), 0);
+}
+
 static void test_expect(void)
 {
     const char *ex = path_in_tmp("gpu.expect");
@@ -1638,6 +1705,7 @@ void suite_batch(void)
              {"an option that takes one value is refused twice", test_repeated_options},
              {"short options take their value attached (-j2, -oDIR)", test_attached_short_values},
              {"options as getopt_long takes them, in every command", test_getopt_forms},
+             {"an empty path is refused before any work, in every command", test_empty_paths},
              {"expectations hold and fail", test_expect},
              {"expectation values that are not their metric's form", test_expect_bad_values},
              {"expectation keys given twice or unknown", test_expect_keys},
