@@ -263,6 +263,8 @@ typedef struct sweep {
      * config after set:, the generator's kind and arguments, and each trace's bytes. */
     char inputs[17];           /* hex FNV-1a 64; empty until sweep_digest */
     strlist trace_hash;        /* hex FNV-1a 64 of each trace file's bytes, as traces */
+    strlist presets;           /* the device presets the base config read, under set:, each
+                                  axis value and policy (sweep_check_values), each once */
     int expect_hash;           /* regress checks: the expectation's bytes count too */
 } sweep;
 
@@ -304,6 +306,7 @@ static void sweep_free(sweep *s)
     free(s->excl);
     free(s->expect_dir);
     sl_free(&s->trace_hash);
+    sl_free(&s->presets);
 }
 
 static char *rel_path(const sweep *s, const char *p)
@@ -1110,14 +1113,27 @@ static int sweep_sets(const sweep *s, cfg_set *v)
     return s->sets.n;
 }
 
+/* Note the device preset config c read in presets, once. */
+static void note_preset(strlist *presets, const am_config *c)
+{
+    if (!c->preset[0])
+        return;
+    for (int i = 0; i < presets->n; i++)
+        if (!strcmp(presets->v[i], c->preset))
+            return;
+    sl_push(presets, am_strdup(c->preset));
+}
+
 /* Load the base config with the overrides v[0..n) as a run does (run_load_config): as it is,
  * then with each policy of policies: switched in last (v has room for one more). 0, or -1 with
- * the config's error (at the override's position in the sweep when it is about one). */
-static int load_as_runs(const sweep *s, cfg_set *v, int n, am_error *err)
+ * the config's error (at the override's position in the sweep when it is about one). The
+ * device presets read go to presets (an axis over device: reads several). */
+static int load_as_runs(const sweep *s, cfg_set *v, int n, strlist *presets, am_error *err)
 {
     am_config *c = NULL;
     if (cfg_load_sets(&c, s->base, v, n, err) != 0)
         return -1;
+    note_preset(presets, c);
     char level[CFG_NAME_MAX];
     snprintf(level, sizeof level, "%s", c->levels[c->default_level].name);
     cfg_free(c);
@@ -1130,6 +1146,7 @@ static int load_as_runs(const sweep *s, cfg_set *v, int n, am_error *err)
             err_note(err, "with policy %s", s->policies.v[p]);
             return -1;
         }
+        note_preset(presets, c);
         cfg_free(c);
     }
     return 0;
@@ -1141,18 +1158,18 @@ static int load_as_runs(const sweep *s, cfg_set *v, int n, am_error *err)
  * error now, at its line and column in the sweep, not a failure inside every run that has it.
  * Each axis value is checked with set: and without the other axes; a range's values that are
  * not written in the sweep are reported at its step or factor. */
-static int sweep_check_values(const sweep *s, am_error *err)
+static int sweep_check_values(sweep *s, am_error *err)
 {
     cfg_set v[SW_MAX_SETS + 2];
     int n = sweep_sets(s, v);
-    if (load_as_runs(s, v, n, err) != 0)
+    if (load_as_runs(s, v, n, &s->presets, err) != 0)
         return -1;
     for (int a = 0; a < s->naxes; a++) {
         const sw_axis *ax = &s->axes[a];
         for (int i = 0; i < ax->vals.n; i++) {
             char *t = xprintf("%s=%s", ax->path, ax->vals.v[i]);
             v[n] = (cfg_set){t, s->file, ax->pos[i].line, ax->pos[i].col};
-            int rc = load_as_runs(s, v, n + 1, err);
+            int rc = load_as_runs(s, v, n + 1, &s->presets, err);
             free(t);
             if (rc == 0)
                 continue;
@@ -2203,6 +2220,29 @@ static void usage(FILE *f)
             "deviation from an expectation\n");
 }
 
+/* DIR/results.csv and DIR/matrix.tsv against every file the sweep reads: the sweep file, the
+ * base config, the device presets it loads and the traces (until 2026-11-25 only the sweep
+ * file: `DIR/results.csv -> ../base.yaml` replaced the base config with the table). 0, or -1
+ * with err naming both; before DIR is made or anything written. */
+static int check_outputs(const sweep *s, const char *out, am_error *err)
+{
+    char *rp = xprintf("%s/results.csv", out), *mp = xprintf("%s/matrix.tsv", out);
+    const out_named outs[] = {{"-o's results.csv", rp}, {"-o's matrix.tsv", mp}};
+    int nin = 0;
+    out_named *ins = am_calloc((size_t)(2 + s->presets.n + s->traces.n), sizeof *ins);
+    ins[nin++] = (out_named){"SWEEP.yaml", s->file};
+    ins[nin++] = (out_named){"the sweep's base config", s->base};
+    for (int i = 0; i < s->presets.n; i++)
+        ins[nin++] = (out_named){"the base config's device preset", s->presets.v[i]};
+    for (int i = 0; i < s->traces.n; i++)
+        ins[nin++] = (out_named){"a trace of the sweep", s->traces.v[i]};
+    int rc = out_check_paths(outs, 2, ins, nin, err);
+    free(ins);
+    free(rp);
+    free(mp);
+    return rc;
+}
+
 static int merge(int argc, char **argv, const char *out, int quiet)
 {
     if (!argc || !out) {
@@ -2400,7 +2440,8 @@ int cmd_batch(int argc, char **argv)
         sweep_free(&b.sw);
         goto out;
     }
-    if (sweep_digest(&b.sw, b.update_expect, &err) != 0) {
+    if (sweep_digest(&b.sw, b.update_expect, &err) != 0 ||
+        (b.out && check_outputs(&b.sw, b.out, &err) != 0)) {
         fprintf(stderr, "amsim: %s\n", err.msg);
         sweep_free(&b.sw);
         goto out;

@@ -122,8 +122,9 @@ int cmd_compare(int argc, char **argv)
      * --set key that belongs to no policy, a bad value) fails every policy the same way, so it
      * is an input error, not a table of failed rows with status 0. */
     am_config *cfg = NULL;
-    if (run_load_config(&sp, &cfg, &err) != 0) {
+    if (run_load_config(&sp, &cfg, &err) != 0 || run_check_preset(cfg, outs, 1, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
+        cfg_free(cfg);
         return 1;
     }
     cfg_free(cfg);

@@ -363,10 +363,16 @@ int cmd_mincap(int argc, char **argv)
     const out_named outs[] = {{"--json", json}};
     const out_named ins[] = {{"-c", c.config}, {"-t", c.trace}};
     outfile *o = NULL;
-    if (out_check_paths(outs, 1, ins, 2, &err) != 0 || out_open(&o, json, &err) != 0) {
+    am_config *cfg = NULL; /* for the device preset it reads, an input too */
+    if (out_check_paths(outs, 1, ins, 2, &err) != 0 ||
+        (json && (cfg_load(&cfg, c.config, c.sets, c.nsets, &err) != 0 ||
+                  run_check_preset(cfg, outs, 1, &err) != 0)) ||
+        out_open(&o, json, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
+        cfg_free(cfg);
         return 1;
     }
+    cfg_free(cfg);
     int rc = mc_main(&c, pols, &o);
     out_abort(o); /* NULL once committed */
     return rc;
