@@ -1043,6 +1043,35 @@ static void test_set_typo_commands(void)
     free(out);
 }
 
+/* A policy whose run fails on its input (bfc refuses a memory_limit below 256 bytes; caching
+ * ignores the key) is a 'failed' row and status 1, as run and mincap give for it; the rows that
+ * succeeded are printed and --json is written with "ok": false (until 2026-11-25 status 0). */
+static void test_compare_failed_row_status(void)
+{
+    char args[2048], *out = NULL, *err = NULL;
+    const char *json = path_in_tmp("failrow.json");
+    unlink(json);
+    snprintf(args, sizeof args, "compare -c '%s/configs/default.yaml' -t "
+             "'%s/traces/gpu_train_step.trace' --policies bfc,caching --set "
+             "memories.hbm.allocator.memory_limit=100B --json '%s'", tu_top(), tu_top(), json);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT(out && strstr(out, "\nbfc         failed: --set "
+                            "'memories.hbm.allocator.memory_limit=100B'"));
+    CU_ASSERT(out && strstr(out, "\ncaching  ") && !strstr(out, "caching         failed"));
+    CU_ASSERT(err && strstr(err, "amsim compare: a policy's run failed on its input (see its "
+                            "'failed' row): status 1"));
+    char *j = tu_slurp(json, NULL);
+    CU_ASSERT(j && strstr(j, "\"ok\": false") && strstr(j, "\"ok\": true"));
+    free(j);
+    free(out);
+    free(err);
+    /* run and mincap: the same value under bfc is status 1 too */
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t "
+             "'%s/traces/gpu_train_step.trace' --set memories.hbm.allocator.memory_limit=100B",
+             tu_top(), tu_top());
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+}
+
 /* An option that takes one value, given twice, is refused (status 1, no output) in every
  * command: `compare --policies a --policies b` ran b alone, as if a were never named. --set
  * repeats (it is a list) and so may a flag. */
@@ -1702,6 +1731,7 @@ void suite_batch(void)
              {"mincap --level puts the policies on that level", test_mincap_level},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
              {"run, compare and mincap refuse a --set key of no policy", test_set_typo_commands},
+             {"compare: a policy failing on its input is status 1", test_compare_failed_row_status},
              {"an option that takes one value is refused twice", test_repeated_options},
              {"short options take their value attached (-j2, -oDIR)", test_attached_short_values},
              {"options as getopt_long takes them, in every command", test_getopt_forms},
