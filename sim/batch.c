@@ -385,7 +385,9 @@ static void range_ends(sw_axis *ax, int first, const yaml_node_t *fn, const yaml
 }
 
 /* {from, to, step} or {from, to, factor}: sizes (with units), times (with units) or numbers.
- * fn, tn and in are the nodes of from, to and the step or factor (errors point at them). */
+ * fn, tn and in are the nodes of from, to and the step or factor: an error names the field that
+ * is wrong, at its own line and column, and why (until 2026-11-25 every problem of a range with
+ * units was reported as "'from' is not a size, time or number" at from). */
 static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *in,
                         const char *from, const char *to, const char *step, const char *factor,
                         sw_axis *ax, am_error *err)
@@ -399,26 +401,57 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
     static const struct {
         int (*parse)(const char *s, uint64_t *v, const char **why);
         char *(*fmt)(uint64_t v);
-    } kinds[] = {{units_size_nonzero, fmt_size_exact}, {units_time, fmt_time_exact}};
+        const char *name;
+    } kinds[] = {{units_size_nonzero, fmt_size_exact, "size"},
+                 {units_time, fmt_time_exact, "time"}};
+    const char *const fv[3] = {from, to, step}, *const fname[3] = {"from", "to", "step"};
+    yaml_node_t *const fnode[3] = {fn, tn, in};
     int units = has_alpha(from) || has_alpha(to) || (step && has_alpha(step));
-    for (size_t k = 0; units && k < AM_ARRAY_LEN(kinds); k++) {
-        uint64_t a, b, c = 0;
-        int ra = kinds[k].parse(from, &a, &why), rb = kinds[k].parse(to, &b, &why);
-        int rs = factor ? 0 : kinds[k].parse(step, &c, &why);
-        if (ra == -2 || rb == -2 || rs == -2) /* a size that rounds to 0 bytes: see config.c */
-            return yfail(err, y, ra == -2 ? fn : rb == -2 ? tn : in, "range: '%s' rounds to 0 "
-                         "bytes; give at least 1 byte", ra == -2 ? from : rb == -2 ? to : step);
-        if (ra || rb || rs)
-            continue;
+    if (units) {
+        /* the kind is that of the first field written with a unit that reads as one */
+        int kind = -1, by = -1;
+        for (int f = 0; f < 3 && kind < 0; f++)
+            for (size_t k = 0; fv[f] && has_alpha(fv[f]) && k < AM_ARRAY_LEN(kinds) && kind < 0;
+                 k++) {
+                uint64_t v;
+                if (kinds[k].parse(fv[f], &v, &why) != -1)
+                    kind = (int)k, by = f;
+            }
+        if (kind < 0) { /* no unit reads as a size or a time: the first field with one */
+            int f = has_alpha(from) ? 0 : has_alpha(to) ? 1 : 2;
+            return yfail(err, y, fnode[f], "range: '%s' is not a size, time or number: '%s'",
+                         fname[f], fv[f]);
+        }
+        uint64_t a = 0, b = 0, c = 0, *dst[3] = {&a, &b, &c};
+        for (int f = 0; f < 3; f++) {
+            if (!fv[f])
+                continue;
+            int r = kinds[kind].parse(fv[f], dst[f], &why);
+            if (r == -2) /* a size that rounds to 0 bytes: see config.c */
+                return yfail(err, y, fnode[f], "range: '%s' rounds to 0 bytes; give at least 1 "
+                             "byte", fv[f]);
+            uint64_t other;
+            const char *owhy;
+            if (r != 0 && kinds[!kind].parse(fv[f], &other, &owhy) == 0 && has_alpha(fv[f]))
+                return yfail(err, y, fnode[f], "range: '%s' is a %s ('%s') but '%s' is a %s "
+                             "('%s'): from, to and step are all sizes or all times", fname[f],
+                             kinds[!kind].name, fv[f], fname[by], kinds[kind].name, fv[by]);
+            if (r != 0)
+                return yfail(err, y, fnode[f], "range: '%s' is not a %s%s: '%s' (%s)", fname[f],
+                             kinds[kind].name, f == 2 ? " > 0" : "", fv[f], why);
+        }
         double fac = 0;
         if (factor && (units_real(factor, &fac, &why) != 0 || fac <= 1))
             return yfail(err, y, in, "range: factor must be a number > 1, not '%s'", factor);
         if (step && c == 0)
             return yfail(err, y, in, "range: step must be > 0 ('%s')", step);
+        if (a > b)
+            return yfail(err, y, tn, "range: 'to' (%s) is below 'from' (%s): no values", to,
+                         from);
         for (uint64_t v = a; v <= b;) {
             if (out->n >= SW_MAX_VALUES)
                 return yfail(err, y, in, "range: more than %s values", "100000");
-            axis_push(ax, kinds[k].fmt(v), in, 1);
+            axis_push(ax, kinds[kind].fmt(v), in, 1);
             uint64_t nv = step ? v + c : (uint64_t)ceil((double)v * fac);
             if (nv <= v)
                 break;
@@ -433,7 +466,10 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
     if (units_real(to, &db, &why) != 0)
         return yfail(err, y, tn, "range: 'to' is not a size, time or number: '%s'", to);
     if (units_real(inc, &dc, &why) != 0 || (step ? dc <= 0 : dc <= 1))
-        return yfail(err, y, in, "range: step must be > 0 and factor > 1, not '%s'", inc);
+        return yfail(err, y, in, step ? "range: step must be a number > 0, not '%s'"
+                                      : "range: factor must be a number > 1, not '%s'", inc);
+    if (da > db)
+        return yfail(err, y, tn, "range: 'to' (%s) is below 'from' (%s): no values", to, from);
     for (long k = 0;; k++) {
         double v = step ? da + (double)k * dc : da * pow(dc, (double)k);
         if (v > db * (1 + 1e-12) + 1e-300)

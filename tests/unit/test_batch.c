@@ -143,6 +143,50 @@ static void test_range_rounds_to_zero(void)
     free(err);
 }
 
+/* A range's error names the field that is wrong, at its own line and column, and why: until
+ * 2026-11-25 every problem of a range with units was "'from' is not a size, time or number:
+ * '1GiB'" at from (a bad to, a time where sizes were, a negative step, an unknown unit). */
+static void test_range_errors(void)
+{
+    static const struct {
+        const char *from, *to, *inc, *want; /* inc: "step: X" or "factor: X" */
+    } cases[] = {
+        {"1GiB", "abc", "factor: 2", "rg.yaml:7:9: range: 'to' is not a size: 'abc' (not a number)"},
+        {"1GiB", "4us", "factor: 2", "rg.yaml:7:9: range: 'to' is a time ('4us') but 'from' is a "
+         "size ('1GiB'): from, to and step are all sizes or all times"},
+        {"1GiB", "4GiB", "step: 1us", "rg.yaml:8:11: range: 'step' is a time ('1us') but 'from' "
+         "is a size ('1GiB')"},
+        {"1GiB", "4GiB", "step: -1", "rg.yaml:8:11: range: 'step' is not a size > 0: '-1' "
+         "(negative values are not allowed)"},
+        {"1GiB", "6EiB", "factor: 2", "rg.yaml:7:9: range: 'to' is not a size: '6EiB' (unknown "
+         "unit"},
+        {"abc", "4GiB", "factor: 2", "rg.yaml:6:11: range: 'from' is not a size: 'abc'"},
+        {"1", "4GiB", "step: 1us", "rg.yaml:8:11: range: 'step' is a time ('1us') but 'to' is a "
+         "size ('4GiB')"},
+        {"1GiB", "4GiB", "factor: x", "rg.yaml:8:13: range: factor must be a number > 1, not 'x'"},
+        {"1GiB", "1MiB", "factor: 2", "rg.yaml:7:9: range: 'to' (1MiB) is below 'from' (1GiB): "
+         "no values"},
+        {"1", "4", "step: -1", "rg.yaml:8:11: range: step must be a number > 0, not '-1'"},
+        {"1", "abc", "step: 1", "rg.yaml:7:9: range: 'to' is not a size, time or number: 'abc'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[1024], args[1200], *err = NULL;
+        snprintf(text, sizeof text,
+                 "base: %s/configs/default.yaml\ntraces: [%s/traces/gpu_train_step.trace]\n"
+                 "policies: [bfc]\naxes:\n  memories.hbm.allocator.memory_limit:\n"
+                 "    from: %s\n    to: %s\n    %s\n",
+                 tu_top(), tu_top(), cases[i].from, cases[i].to, cases[i].inc);
+        snprintf(args, sizeof args, "batch '%s' --list", tu_write("rg.yaml", text));
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        int ok = err && strstr(err, cases[i].want);
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  {from: %s, to: %s, %s}: %s  expected: %s\n", cases[i].from,
+                    cases[i].to, cases[i].inc, err ? err : "(none)", cases[i].want);
+        free(err);
+    }
+}
+
 /* Sweep values are loaded into the base config at load, as each run loads them (under the
  * config's policy and each of policies:): a value the config refuses is an error at its line
  * and column in the sweep, and nothing is written. They were accepted and each run failed on its
@@ -1712,6 +1756,7 @@ void suite_batch(void)
              {"stats refuses a metric cell that is not a number", test_stats_bad_cells},
              {"ranges of times and numbers", test_range_kinds},
              {"a range bound that rounds to 0 bytes", test_range_rounds_to_zero},
+             {"a range's error names its field, line:column and why", test_range_errors},
              {"sweep errors name file:line", test_sweep_errors},
              {"sweep values checked at load, at their line:column",
               test_sweep_values_checked_at_load},
