@@ -239,6 +239,7 @@ typedef struct sw_axis {
 typedef struct sw_excl {
     strlist keys, vals;
     sw_pos *kpos, *vpos;       /* where each key and value is written, for messages */
+    sw_pos pos;                /* where the entry starts */
 } sw_excl;
 
 typedef struct sweep {
@@ -923,6 +924,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                     goto out;
                 }
                 sw_excl *x = &s->excl[s->nexcl++];
+                x->pos = node_pos(e);
                 x->kpos = am_calloc(np + 1, sizeof *x->kpos);
                 x->vpos = am_calloc(np + 1, sizeof *x->vpos);
                 for (yaml_node_pair_t *q = e->data.mapping.pairs.start;
@@ -1004,27 +1006,31 @@ static const char *run_trace_disp(const sweep *s, const sw_run *r)
     return r->trace >= 0 ? s->trace_disp.v[r->trace] : s->gen_disp;
 }
 
+/* Whether exclusion x matches run r (every key of it). */
+static int excl_matches(const sweep *s, const sw_excl *x, const sw_run *r)
+{
+    int all = 1;
+    for (int k = 0; k < x->keys.n && all; k++) {
+        const char *key = x->keys.v[k], *pat = x->vals.v[k];
+        if (!strcmp(key, "policy"))
+            all = r->policy >= 0 && value_match(pat, s->policies.v[r->policy], 0);
+        else if (!strcmp(key, "trace"))
+            all = value_match(pat, run_trace_disp(s, r), 1);
+        else if (!strcmp(key, "seed"))
+            all = r->seed >= 0 && value_match(pat, s->seeds.v[r->seed], 0);
+        else
+            for (int a = 0; a < s->naxes; a++)
+                if (!strcmp(key, s->axes[a].path))
+                    all = value_match(pat, s->axes[a].vals.v[r->ax[a]], 0);
+    }
+    return all;
+}
+
 static int excluded(const sweep *s, const sw_run *r)
 {
-    for (int i = 0; i < s->nexcl; i++) {
-        const sw_excl *x = &s->excl[i];
-        int all = 1;
-        for (int k = 0; k < x->keys.n && all; k++) {
-            const char *key = x->keys.v[k], *pat = x->vals.v[k];
-            if (!strcmp(key, "policy"))
-                all = r->policy >= 0 && value_match(pat, s->policies.v[r->policy], 0);
-            else if (!strcmp(key, "trace"))
-                all = value_match(pat, run_trace_disp(s, r), 1);
-            else if (!strcmp(key, "seed"))
-                all = r->seed >= 0 && value_match(pat, s->seeds.v[r->seed], 0);
-            else
-                for (int a = 0; a < s->naxes; a++)
-                    if (!strcmp(key, s->axes[a].path))
-                        all = value_match(pat, s->axes[a].vals.v[r->ax[a]], 0);
-        }
-        if (all)
+    for (int i = 0; i < s->nexcl; i++)
+        if (excl_matches(s, &s->excl[i], r))
             return 1;
-    }
     return 0;
 }
 
@@ -1281,31 +1287,73 @@ static char *run_key(const sweep *s, const sw_run *r)
     return k;
 }
 
-/* Expand the product; order: trace, policy, axes (first outermost), seed (fastest). */
-static int matrix_expand(const sweep *s, sw_run **out)
+/* The number of combinations before exclusions, or -1 over 10 million. */
+static long matrix_total(const sweep *s)
 {
-    int nt = s->traces.n ? s->traces.n : 1, np = s->policies.n ? s->policies.n : 1;
-    int ns = s->seeds.n ? s->seeds.n : 1;
-    long total = (long)nt * np * ns;
+    long total = (long)(s->traces.n ? s->traces.n : 1) * (s->policies.n ? s->policies.n : 1) *
+                 (s->seeds.n ? s->seeds.n : 1);
     for (int a = 0; a < s->naxes; a++) {
         total *= s->axes[a].vals.n;
         if (total > 10000000)
             return -1;
     }
+    return total;
+}
+
+/* Combination i (0-based) of the product; order: trace, policy, axes (first outermost), seed
+ * (fastest). */
+static sw_run matrix_at(const sweep *s, long i)
+{
+    int np = s->policies.n ? s->policies.n : 1, ns = s->seeds.n ? s->seeds.n : 1;
+    sw_run r = {0};
+    long rem = i;
+    r.seed = s->seeds.n ? (int)(rem % ns) : -1;
+    rem /= ns;
+    for (int a = s->naxes - 1; a >= 0; a--) {
+        r.ax[a] = (int)(rem % s->axes[a].vals.n);
+        rem /= s->axes[a].vals.n;
+    }
+    r.policy = s->policies.n ? (int)(rem % np) : -1;
+    rem /= np;
+    r.trace = s->traces.n ? (int)rem : -1;
+    return r;
+}
+
+/* When the exclusions leave no run of the matrix: -1 with err at the first exclusion that
+ * alone matches every run, else at the first one (together they do). Refused like an empty
+ * exclusion {}: until 2026-11-25 such a sweep ran nothing and exited 0 with an empty
+ * results.csv. */
+static int check_some_run(const sweep *s, long total, int nruns, am_error *err)
+{
+    if (nruns > 0 || !s->nexcl)
+        return 0;
+    for (int x = 0; x < s->nexcl; x++) {
+        long i = 0;
+        for (; i < total; i++) {
+            sw_run r = matrix_at(s, i);
+            if (!excl_matches(s, &s->excl[x], &r))
+                break;
+        }
+        if (i == total)
+            return am_fail_at(err, s->file, s->excl[x].pos.line, s->excl[x].pos.col,
+                              "exclude: this exclusion matches every run of the matrix (%ld before "
+                              "exclusions), so it leaves no runs; remove it or narrow it", total);
+    }
+    return am_fail_at(err, s->file, s->excl[0].pos.line, s->excl[0].pos.col,
+                      "exclude: together the exclusions match every run of the matrix (%ld "
+                      "before exclusions), so they leave no runs; remove or narrow one", total);
+}
+
+/* Expand the product in matrix_at's order, without the excluded runs. */
+static int matrix_expand(const sweep *s, sw_run **out)
+{
+    long total = matrix_total(s);
+    if (total < 0)
+        return -1;
     sw_run *v = am_calloc((size_t)total + 1, sizeof *v);
     int n = 0;
     for (long i = 0; i < total; i++) {
-        sw_run r = {0};
-        long rem = i;
-        r.seed = s->seeds.n ? (int)(rem % ns) : -1;
-        rem /= ns;
-        for (int a = s->naxes - 1; a >= 0; a--) {
-            r.ax[a] = (int)(rem % s->axes[a].vals.n);
-            rem /= s->axes[a].vals.n;
-        }
-        r.policy = s->policies.n ? (int)(rem % np) : -1;
-        rem /= np;
-        r.trace = s->traces.n ? (int)rem : -1;
+        sw_run r = matrix_at(s, i);
         if (excluded(s, &r))
             continue;
         r.id = n + 1;
@@ -2487,6 +2535,10 @@ int cmd_batch(int argc, char **argv)
         fprintf(stderr, "%s: the matrix has more than 10 million runs\n", prog);
         sweep_free(&b.sw);
         goto out;
+    }
+    if (check_some_run(&b.sw, matrix_total(&b.sw), b.nruns, &err) != 0) {
+        fprintf(stderr, "amsim: %s\n", err.msg);
+        goto done;
     }
     if (list) {
         for (int i = 0; i < b.nruns; i++)

@@ -187,6 +187,42 @@ static void test_range_errors(void)
     }
 }
 
+/* Exclusions that leave no run are refused like an empty exclusion {}, before anything is
+ * written: at the first exclusion that alone matches every run, else at the first one. Until
+ * 2026-11-25 `policies: [bfc]` with `exclude: [{policy: bfc}]` gave 0 runs, status 0 and an
+ * empty results.csv. */
+static void test_exclusions_leave_no_run(void)
+{
+    static const struct {
+        const char *policies, *exclude, *want;
+    } cases[] = {
+        {"[bfc]", "  - {policy: bfc}\n", "nr.yaml:6:5: exclude: this exclusion matches every run "
+         "of the matrix (2 before exclusions), so it leaves no runs; remove it or narrow it"},
+        {"[bfc, caching]", "  - {memories.hbm.capacity: 1GiB}\n"
+         "  - {memories.hbm.capacity: 2GiB}\n", "nr.yaml:6:5: exclude: together the exclusions "
+         "match every run of the matrix (4 before exclusions), so they leave no runs"},
+        {"[bfc, caching]", "  - {policy: caching}\n  - {trace: '*'}\n", "nr.yaml:7:5: exclude: "
+         "this exclusion matches every run of the matrix (4 before exclusions)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[1024], args[1200], *err = NULL;
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+                 "traces: [%s/traces/gpu_train_step.trace]\npolicies: %s\n"
+                 "axes: {memories.hbm.capacity: [1GiB, 2GiB]}\nexclude:\n%s", tu_top(), tu_top(),
+                 cases[i].policies, cases[i].exclude);
+        snprintf(args, sizeof args, "batch '%s' -o '%s'", tu_write("nr.yaml", text),
+                 path_in_tmp("nr-out"));
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        int ok = err && strstr(err, cases[i].want);
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  %s: %s  expected: %s\n", cases[i].exclude, err ? err : "(none)",
+                    cases[i].want);
+        free(err);
+        CU_ASSERT_NOT_EQUAL(access(path_in_tmp("nr-out"), F_OK), 0);
+    }
+}
+
 /* Sweep values are loaded into the base config at load, as each run loads them (under the
  * config's policy and each of policies:): a value the config refuses is an error at its line
  * and column in the sweep, and nothing is written. They were accepted and each run failed on its
@@ -1758,6 +1794,7 @@ void suite_batch(void)
              {"a range bound that rounds to 0 bytes", test_range_rounds_to_zero},
              {"a range's error names its field, line:column and why", test_range_errors},
              {"sweep errors name file:line", test_sweep_errors},
+             {"exclusions that leave no run are refused", test_exclusions_leave_no_run},
              {"sweep values checked at load, at their line:column",
               test_sweep_values_checked_at_load},
              {"resume and failure isolation", test_resume_and_failure_isolation},
