@@ -2291,7 +2291,8 @@ static void usage(FILE *f)
             "  -j, --jobs N          worker processes (default: online CPUs)\n"
             "  --shard K/N           only runs i (1-based) with (i-1) mod N = K-1; K is 1..N\n"
             "  --merge DIR...        combine shard folders: OUT/results.csv (OUT ending in .csv:\n"
-            "                        that file), byte-identical to an unsharded run\n"
+            "                        that file), byte-identical to an unsharded run; takes -o\n"
+            "                        and -q only (the options of a run are refused)\n"
             "  --placements          also write placements.csv per run\n"
             "  --timeline            also write timeline.csv per run (report plots use it)\n"
             "  --timeout SECONDS     a run that takes longer (fractions too: 0.5) is killed and\n"
@@ -2422,6 +2423,7 @@ int cmd_batch(int argc, char **argv)
     /* each option that takes a value takes one: a second is refused (cli_once) */
     const char **slots[O_N] = {[O_OUT] = &b.out, [O_JOBS] = &jobs_s, [O_SHARD] = &shard_s,
                                [O_TIMEOUT] = &timeout_s};
+    char seen[O_N][64] = {{0}}; /* each option as first given: --merge refuses those of a run */
     cli cl;
     cli_init(&cl, prog, argc, argv);
     const char *opt, *v;
@@ -2429,6 +2431,8 @@ int cmd_batch(int argc, char **argv)
         char *end;
         if (k == CLI_ERROR || (k >= 0 && slots[k] && cli_once(prog, opt, slots[k], v, NULL)))
             goto out;
+        if (k >= 0 && !seen[k][0])
+            snprintf(seen[k], sizeof seen[k], "%s", opt);
         switch (k) {
         case O_HELP:
             usage(stdout);
@@ -2494,6 +2498,14 @@ int cmd_batch(int argc, char **argv)
         }
     }
     if (do_merge) {
+        /* what only a run uses would be ignored in silence (until 2026-11-25 it was) */
+        static const int run_only[] = {O_SHARD, O_JOBS, O_TIMEOUT, O_PLACEMENTS, O_TIMELINE,
+                                       O_UPDATE, O_LIST};
+        for (size_t i = 0; i < AM_ARRAY_LEN(run_only); i++)
+            if (seen[run_only[i]][0]) {
+                fprintf(stderr, "%s: %s does not apply to --merge\n", prog, seen[run_only[i]]);
+                goto out;
+            }
         rc = merge(nmerge, mdirs, b.out, b.quiet);
         goto out;
     }

@@ -1423,6 +1423,23 @@ static void test_getopt_forms(void)
         {"batch @S --list --bogus=2", 1, "amsim batch: unknown option '--bogus=2' (see amsim "
          "batch --help)", NULL, 0},
         {"batch -- @S --list", 1, "amsim batch: one sweep file only ('--list')", NULL, 0},
+        /* --merge refuses the options of a run (until 2026-11-25 ignored in silence) */
+        {"batch --merge @D -o @D.m --shard 1/2", 1,
+         "amsim batch: --shard does not apply to --merge\n", NULL, 0},
+        {"batch -qj2 --merge @D -o @D.m", 1, "amsim batch: -j does not apply to --merge\n", NULL,
+         0},
+        {"batch --merge @D -o @D.m --jobs=2", 1, "amsim batch: --jobs does not apply to --merge\n",
+         NULL, 0},
+        {"batch --merge @D -o @D.m --timeout 5", 1,
+         "amsim batch: --timeout does not apply to --merge\n", NULL, 0},
+        {"batch --placements --merge @D -o @D.m", 1,
+         "amsim batch: --placements does not apply to --merge\n", NULL, 0},
+        {"batch --merge @D -o @D.m --timeline", 1,
+         "amsim batch: --timeline does not apply to --merge\n", NULL, 0},
+        {"batch --merge @D -o @D.m --update-expectations", 1,
+         "amsim batch: --update-expectations does not apply to --merge\n", NULL, 0},
+        {"batch --merge @D -o @D.m --list", 1, "amsim batch: --list does not apply to --merge\n",
+         NULL, 0},
         /* stats */
         {"stats @R --metric=m --by=policy --json=@J", 0, NULL, "caching", 1},
         {"stats --metric m @R --json", 1, "amsim stats: --json needs a value\n", NULL, 0},
