@@ -57,6 +57,7 @@
 #include "outfile.h"
 #include "report.h"
 #include "run.h"
+#include "gen.h"
 #include "units.h"
 
 #define SW_MAX_AXES 16
@@ -190,6 +191,39 @@ static const char *yscalar(const yaml_node_t *n)
 {
     return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
+
+/* Item i of a scalar (itself) or a sequence node. */
+static yaml_node_t *yitem(ydoc *y, yaml_node_t *n, int i)
+{
+    return n->type == YAML_SEQUENCE_NODE ? ynode(y, n->data.sequence.items.start[i]) : n;
+}
+
+/* A list's item equal (eq) to an earlier one: -1 with err at the later item, naming the
+ * first's line and column, since its runs would repeat with the same key (until 2026-11-25
+ * `policies: [bfc, bfc]` or `[1GiB, 1GiB]` ran each run twice). l's item i is at node
+ * yitem(y, n, i). */
+static int no_repeats(ydoc *y, yaml_node_t *n, const strlist *l, const char *what,
+                      int (*eq)(const char *a, const char *b), am_error *err)
+{
+    for (int i = 1; i < l->n; i++)
+        for (int j = 0; j < i; j++)
+            if (eq(l->v[j], l->v[i])) {
+                const yaml_node_t *first = yitem(y, n, j);
+                unsigned long fl = first ? (unsigned long)first->start_mark.line + 1 : 0;
+                unsigned long fc = first ? (unsigned long)first->start_mark.column + 1 : 0;
+                return yfail(err, y, yitem(y, n, i), "%s: '%s' repeats '%s' (line %lu, column "
+                             "%lu): every run with it would run twice", what, l->v[i], l->v[j],
+                             fl, fc);
+            }
+    return 0;
+}
+
+static int same_text(const char *a, const char *b) { return strcmp(a, b) == 0; }
+
+static int value_match(const char *pat, const char *v, int is_trace);
+
+/* Sweep values that are the same: as text, as sizes (1GiB = 1073741824) or as numbers. */
+static int same_value(const char *a, const char *b) { return value_match(a, b, 0); }
 
 /* A scalar or a sequence of scalars as a list of strings. */
 static int ystrings(ydoc *y, yaml_node_t *n, const char *what, strlist *out, am_error *err)
@@ -551,6 +585,13 @@ static int parse_axis(ydoc *y, const char *path, yaml_node_t *n, sw_axis *ax, am
     }
     if (!ax->vals.n)
         return yfail(err, y, n, "axis %s: no values", path);
+    for (int i = 1; i < ax->vals.n; i++)
+        for (int j = 0; j < i; j++)
+            if (same_value(ax->vals.v[j], ax->vals.v[i]))
+                return am_fail_at(err, y->file, ax->pos[i].line, ax->pos[i].col, "axis %s: '%s' "
+                                  "repeats '%s' (line %lu, column %lu): every run with it would "
+                                  "run twice", path, ax->vals.v[i], ax->vals.v[j],
+                                  ax->pos[j].line, ax->pos[j].col);
     return 0;
 }
 
@@ -621,7 +662,23 @@ static int add_traces(sweep *s, ydoc *y, yaml_node_t *n, const char *pat, am_err
     return 0;
 }
 
-static int value_match(const char *pat, const char *v, int is_trace);
+/* The traces a pattern added (from index before on) against those named before it: the same
+ * file twice, under any spelling, would repeat its runs. -1 with err at the pattern. */
+static int trace_repeats(const sweep *s, ydoc *y, yaml_node_t *n, const char *pat, int before,
+                         am_error *err)
+{
+    for (int i = before; i < s->traces.n; i++) {
+        struct stat a, b;
+        if (stat(s->traces.v[i], &a) != 0)
+            continue;
+        for (int j = 0; j < before; j++)
+            if (stat(s->traces.v[j], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+                return yfail(err, y, n, "traces: '%s' names %s again (as %s): every run on it "
+                             "would run twice; name each trace once", pat, s->trace_disp.v[i],
+                             s->trace_disp.v[j]);
+    }
+    return 0;
+}
 
 /* "a, b, c" (the first 8, then "...") for messages. */
 static void list_values(char *buf, size_t n, const strlist *l)
@@ -718,6 +775,38 @@ static int check_exclusions(const sweep *s, am_error *err)
     return 0;
 }
 
+/* generate.args against amsim gen KIND's options: an option that takes a value must have one
+ * (`args: [--m]` took the -o the batch appends as its value, and every run failed). Unknown
+ * options and bad values are left to gen, whose message each failed run records. */
+static int gen_args_check(const sweep *s, ydoc *y, yaml_node_t *n, am_error *err)
+{
+    const strlist *a = &s->gen_args;
+    for (int i = 0; i < a->n; i++) {
+        const char *arg = a->v[i];
+        if (strncmp(arg, "--", 2) != 0 || !arg[2])
+            continue;
+        const char *eq = strchr(arg, '=');
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)(eq ? eq - arg - 2 : (long)strlen(arg) - 2),
+                 arg + 2);
+        int k = gen_option_kind(s->gen_kind, name);
+        if (k == -2)
+            return 0; /* no such kind: gen says so in every run */
+        if (k != 1)
+            continue;
+        if (eq && !eq[1])
+            return yfail(err, y, yitem(y, n, i), "generate.args: '%s' needs a value after '=' "
+                         "(amsim gen %s --%s X)", arg, s->gen_kind, name);
+        if (!eq && i + 1 == a->n)
+            return yfail(err, y, yitem(y, n, i), "generate.args: '%s' needs a value, the next "
+                         "item (amsim gen %s --%s X); as the last item it would take the run's "
+                         "-o", arg, s->gen_kind, name);
+        if (!eq)
+            i++; /* its value, whatever it looks like (as gen reads it) */
+    }
+    return 0;
+}
+
 static int sweep_load(sweep *s, const char *file, am_error *err)
 {
     memset(s, 0, sizeof *s);
@@ -753,7 +842,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
         am_fail_at(err, file, 1, 1, "a sweep file is a YAML map (base, traces, policies, axes...)");
         goto out;
     }
-    yaml_node_t *traces_node = NULL;
+    yaml_node_t *traces_node = NULL, *gen_args_node = NULL;
     for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top;
          pr++) {
         yaml_node_t *k = ynode(&y, pr->key), *v = ynode(&y, pr->value);
@@ -790,6 +879,8 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                           s->policies.v[i]);
                     goto out;
                 }
+            if (no_repeats(&y, v, &s->policies, "policies", same_text, err) != 0)
+                goto out;
         } else if (strcmp(ks, "traces") == 0) {
             traces_node = v;
             strlist pats = {0};
@@ -797,14 +888,18 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                 sl_free(&pats);
                 goto out;
             }
-            for (int i = 0; i < pats.n; i++)
-                if (add_traces(s, &y, v, pats.v[i], err) != 0) {
+            for (int i = 0; i < pats.n; i++) {
+                int before = s->traces.n;
+                if (add_traces(s, &y, v, pats.v[i], err) != 0 ||
+                    trace_repeats(s, &y, yitem(&y, v, i), pats.v[i], before, err) != 0) {
                     sl_free(&pats);
                     goto out;
                 }
+            }
             sl_free(&pats);
         } else if (strcmp(ks, "seeds") == 0) {
-            if (ystrings(&y, v, ks, &s->seeds, err) != 0)
+            if (ystrings(&y, v, ks, &s->seeds, err) != 0 ||
+                no_repeats(&y, v, &s->seeds, "seeds", same_value, err) != 0)
                 goto out;
         } else if (strcmp(ks, "set") == 0) {
             if (v->type != YAML_MAPPING_NODE) {
@@ -858,6 +953,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                 else if (a && strcmp(a, "args") == 0) {
                     if (ystrings(&y, gv, "generate.args", &s->gen_args, err) != 0)
                         goto out;
+                    gen_args_node = gv;
                     /* the batch gives every run its own --seed and -o: one here would be a
                      * second of each, which amsim gen refuses (and used to take instead of
                      * the seed list's, generating one trace for every seed) */
@@ -960,6 +1056,8 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
     }
     if (s->gen_kind)
         s->gen_disp = xprintf("gen:%s", s->gen_kind);
+    if (s->gen_kind && gen_args_node && gen_args_check(s, &y, gen_args_node, err) != 0)
+        goto out;
     if (s->gen_kind && s->traces.n) {
         am_fail_at(err, file, 1, 1, "give either traces or generate, not both");
         goto out;

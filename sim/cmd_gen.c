@@ -87,6 +87,23 @@ static const gen_opt kernel_opts[] = {
     {NULL, 0, 0, NULL, NULL}};
 #undef KO
 
+int gen_option_kind(const char *kind, const char *name)
+{
+    const gen_opt *t = !strcmp(kind, "train")   ? train_opts
+                     : !strcmp(kind, "serve")   ? serve_opts
+                     : !strcmp(kind, "kernel")  ? kernel_opts : NULL;
+    if (!t)
+        return -2;
+    if (!strcmp(name, "out"))
+        return 1;
+    if (!strcmp(name, "help"))
+        return 0;
+    for (; t->name; t++)
+        if (!strcmp(t->name, name))
+            return t->type != GO_FLAG;
+    return -1;
+}
+
 static void gen_usage_main(FILE *f)
 {
     fprintf(f, "usage: amsim gen KIND [options] -o OUT\n"

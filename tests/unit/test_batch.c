@@ -187,6 +187,60 @@ static void test_range_errors(void)
     }
 }
 
+/* A value, policy, seed or trace named twice is refused at the second, naming the first: its
+ * runs had the same key and ran twice (until 2026-11-25). An option of amsim gen KIND that
+ * takes a value, last in generate.args or empty after '=', is refused at load: it took the -o
+ * the batch appends and every run failed. */
+static void test_sweep_repeats(void)
+{
+    static const struct {
+        const char *body, *want;
+    } cases[] = {
+        {"traces: [@T]\npolicies: [bfc, caching, bfc]\n",
+         "rp.yaml:3:26: policies: 'bfc' repeats 'bfc' (line 3, column 12): every run with it "
+         "would run twice"},
+        {"traces: [@T]\naxes:\n  memories.hbm.capacity: [1GiB, 2GiB, 1GiB]\n",
+         "rp.yaml:4:39: axis memories.hbm.capacity: '1GiB' repeats '1GiB' (line 4, column 27)"},
+        {"traces: [@T]\naxes:\n  memories.hbm.capacity: {values: [1GiB, 1073741824]}\n",
+         "rp.yaml:4:42: axis memories.hbm.capacity: '1073741824' repeats '1GiB' (line 4, "
+         "column 36)"},
+        {"traces: [@T, '@D/../traces/gpu_train_step.trace']\n",
+         "/../traces/gpu_train_step.trace again (as "},
+        {"generate: {kind: kernel, args: [--m, '64']}\nseeds: [1, 2, 1]\n",
+         "rp.yaml:3:15: seeds: '1' repeats '1' (line 3, column 9)"},
+        {"generate: {kind: kernel, args: [--k, '64', --m]}\nseeds: [1]\n",
+         "rp.yaml:2:44: generate.args: '--m' needs a value, the next item (amsim gen kernel --m "
+         "X); as the last item it would take the run's -o"},
+        {"generate: {kind: serve, args: ['--requests=']}\n",
+         "rp.yaml:2:32: generate.args: '--requests=' needs a value after '='"},
+    };
+    char tr[1100], top[1100];
+    snprintf(tr, sizeof tr, "%s/traces/gpu_train_step.trace", tu_top());
+    snprintf(top, sizeof top, "%s/traces", tu_top());
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[4096], body[3000], args[1200], *err = NULL;
+        size_t k = 0;
+        for (const char *p = cases[i].body; *p && k + 1200 < sizeof body; p++)
+            if (p[0] == '@' && (p[1] == 'T' || p[1] == 'D')) {
+                k += (size_t)snprintf(body + k, sizeof body - k, "%s", p[1] == 'T' ? tr : top);
+                p++;
+            } else
+                body[k++] = *p;
+        body[k] = 0;
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\n%s", tu_top(), body);
+        snprintf(args, sizeof args, "batch '%s' -o '%s'", tu_write("rp.yaml", text),
+                 path_in_tmp("rp-out"));
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        int ok = err && strstr(err, cases[i].want);
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  %s: %s  expected: %s\n", body, err ? err : "(none)",
+                    cases[i].want);
+        free(err);
+        CU_ASSERT_NOT_EQUAL(access(path_in_tmp("rp-out"), F_OK), 0);
+    }
+}
+
 /* Exclusions that leave no run are refused like an empty exclusion {}, before anything is
  * written: at the first exclusion that alone matches every run, else at the first one. Until
  * 2026-11-25 `policies: [bfc]` with `exclude: [{policy: bfc}]` gave 0 runs, status 0 and an
@@ -1812,6 +1866,8 @@ void suite_batch(void)
              {"a range's error names its field, line:column and why", test_range_errors},
              {"sweep errors name file:line", test_sweep_errors},
              {"exclusions that leave no run are refused", test_exclusions_leave_no_run},
+             {"repeated values, policies, seeds, traces; gen options missing a value",
+              test_sweep_repeats},
              {"sweep values checked at load, at their line:column",
               test_sweep_values_checked_at_load},
              {"resume and failure isolation", test_resume_and_failure_isolation},
