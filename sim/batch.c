@@ -1089,9 +1089,12 @@ static int value_match(const char *pat, const char *v, int is_trace)
         const char *base = strrchr(v, '/');
         return fnmatch(pat, v, 0) == 0 || (base && fnmatch(pat, base + 1, 0) == 0);
     }
+    /* whole bytes only: units_size rounds, and 0.3 and 0.4 (a memory_fraction) both read as
+     * 0 bytes, so {memory_fraction: 0.3} excluded 0.4 too (until 2026-11-25); fractions are
+     * compared as numbers */
     const char *why;
     uint64_t a, b;
-    if (units_size(pat, &a, &why) == 0 && units_size(v, &b, &why) == 0)
+    if (units_size_whole(pat, &a, &why) == 0 && units_size_whole(v, &b, &why) == 0)
         return a == b;
     double x, y;
     if (units_real(pat, &x, &why) == 0 && units_real(v, &y, &why) == 0)

@@ -241,6 +241,25 @@ static void test_sweep_repeats(void)
     }
 }
 
+/* Exclusion values (and repeated axis values) compare as text, whole sizes or numbers: 0.3 and
+ * 0.4 are different fractions, though both round to 0 bytes as sizes (until 2026-11-25
+ * {memory_fraction: 0.3} excluded 0.4 too); 1073741824 is 1GiB. */
+static void test_exclusion_values_exact(void)
+{
+    char text[2048], args[1200], *out = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "traces: [%s/traces/gpu_train_step.trace]\naxes:\n"
+             "  memories.hbm.allocator.memory_fraction: [0.3, 0.4]\n"
+             "  memories.hbm.capacity: [1GiB, 2GiB]\n"
+             "exclude:\n  - {memories.hbm.allocator.memory_fraction: 0.3}\n"
+             "  - {memories.hbm.capacity: 1073741824}\n", tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("exact.yaml", text));
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_EQUAL(count_lines(out), 1);
+    CU_ASSERT(out && strstr(out, "memory_fraction=0.4;memories.hbm.capacity=2GiB;"));
+    free(out);
+}
+
 /* Exclusions that leave no run are refused like an empty exclusion {}, before anything is
  * written: at the first exclusion that alone matches every run, else at the first one. Until
  * 2026-11-25 `policies: [bfc]` with `exclude: [{policy: bfc}]` gave 0 runs, status 0 and an
@@ -1866,6 +1885,7 @@ void suite_batch(void)
              {"a range's error names its field, line:column and why", test_range_errors},
              {"sweep errors name file:line", test_sweep_errors},
              {"exclusions that leave no run are refused", test_exclusions_leave_no_run},
+             {"exclusion values match exactly (0.3 is not 0.4)", test_exclusion_values_exact},
              {"repeated values, policies, seeds, traces; gen options missing a value",
               test_sweep_repeats},
              {"sweep values checked at load, at their line:column",
