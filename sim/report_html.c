@@ -456,7 +456,8 @@ int cmd_report(int argc, char **argv)
         "usage: amsim report DIR\n"
         "  writes DIR/report.html from DIR/results.csv (amsim batch) and the runs'\n"
         "  timeline.csv files: tables and inline SVG plots drawn by gnuplot with the\n"
-        "  scripts in analysis/ ($AMSIM_ANALYSIS overrides where they are)\n";
+        "  scripts in analysis/ ($AMSIM_ANALYSIS overrides where they are); a report.html\n"
+        "  that is (or links to) one of those files or DIR/matrix.tsv is refused (status 1)\n";
     static const cli_opt opts[] = {{"help", 'h', 0}, {NULL, 0, 0}};
     const char *dir = NULL, *opt, *v;
     cli cl;
