@@ -54,10 +54,10 @@
 #include "batch.h"
 #include "cli.h"
 #include "config.h"
+#include "gen.h"
 #include "outfile.h"
 #include "report.h"
 #include "run.h"
-#include "gen.h"
 #include "units.h"
 
 #define SW_MAX_AXES 16
@@ -222,7 +222,8 @@ static int same_text(const char *a, const char *b) { return strcmp(a, b) == 0; }
 
 static int value_match(const char *pat, const char *v, int is_trace);
 
-/* Sweep values that are the same: as text, as sizes (1GiB = 1073741824) or as numbers. */
+/* Sweep values that are the same (value_match): as text, as whole sizes (1GiB = 1073741824)
+ * or as numbers. */
 static int same_value(const char *a, const char *b) { return value_match(a, b, 0); }
 
 /* A scalar or a sequence of scalars as a list of strings. */
