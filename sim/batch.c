@@ -91,12 +91,19 @@ static double now_s(void)
 }
 
 /* mkdir -p; *made (when not NULL) counts the directories it created, the last components of
- * path, for rmdir_made. */
+ * path, for rmdir_made. An empty path names no directory: -1 with ENOENT, as mkdir("") (the
+ * loop below starts after the first character, past the end of ""). */
 static int mkdir_p_made(const char *path, int *made)
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", path);
     int n = 0;
+    if (made)
+        *made = 0;
+    if (!buf[0]) {
+        errno = ENOENT;
+        return -1;
+    }
     for (char *p = buf + 1; *p; p++) {
         if (*p != '/')
             continue;
@@ -186,6 +193,40 @@ static const char *yscalar(const yaml_node_t *n)
     return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
+/* Item i of a scalar (itself) or a sequence node. */
+static yaml_node_t *yitem(ydoc *y, yaml_node_t *n, int i)
+{
+    return n->type == YAML_SEQUENCE_NODE ? ynode(y, n->data.sequence.items.start[i]) : n;
+}
+
+/* A list's item equal (eq) to an earlier one: -1 with err at the later item, naming the
+ * first's line and column, since its runs would repeat with the same key (until 2026-11-25
+ * `policies: [bfc, bfc]` or `[1GiB, 1GiB]` ran each run twice). l's item i is at node
+ * yitem(y, n, i). */
+static int no_repeats(ydoc *y, yaml_node_t *n, const strlist *l, const char *what,
+                      int (*eq)(const char *a, const char *b), am_error *err)
+{
+    for (int i = 1; i < l->n; i++)
+        for (int j = 0; j < i; j++)
+            if (eq(l->v[j], l->v[i])) {
+                const yaml_node_t *first = yitem(y, n, j);
+                unsigned long fl = first ? (unsigned long)first->start_mark.line + 1 : 0;
+                unsigned long fc = first ? (unsigned long)first->start_mark.column + 1 : 0;
+                return yfail(err, y, yitem(y, n, i), "%s: '%s' repeats '%s' (line %lu, column "
+                             "%lu): every run with it would run twice", what, l->v[i], l->v[j],
+                             fl, fc);
+            }
+    return 0;
+}
+
+static int same_text(const char *a, const char *b) { return strcmp(a, b) == 0; }
+
+static int value_match(const char *pat, const char *v, int is_trace);
+
+/* Sweep values that are the same (value_match): as text, as whole sizes (1GiB = 1073741824)
+ * or as numbers. */
+static int same_value(const char *a, const char *b) { return value_match(a, b, 0); }
+
 /* A scalar or a sequence of scalars as a list of strings. */
 static int ystrings(ydoc *y, yaml_node_t *n, const char *what, strlist *out, am_error *err)
 {
@@ -254,6 +295,7 @@ typedef struct sw_axis {
 typedef struct sw_excl {
     strlist keys, vals;
     sw_pos *kpos, *vpos;       /* where each key and value is written, for messages */
+    sw_pos pos;                /* where the entry starts */
 } sw_excl;
 
 typedef struct sweep {
@@ -278,6 +320,8 @@ typedef struct sweep {
      * config after set:, the generator's kind and arguments, and each trace's bytes. */
     char inputs[17];           /* hex FNV-1a 64; empty until sweep_digest */
     strlist trace_hash;        /* hex FNV-1a 64 of each trace file's bytes, as traces */
+    strlist presets;           /* the device presets the base config read, under set:, each
+                                  axis value and policy (sweep_check_values), each once */
     int expect_hash;           /* regress checks: the expectation's bytes count too */
 } sweep;
 
@@ -319,6 +363,7 @@ static void sweep_free(sweep *s)
     free(s->excl);
     free(s->expect_dir);
     sl_free(&s->trace_hash);
+    sl_free(&s->presets);
 }
 
 static char *rel_path(const sweep *s, const char *p)
@@ -397,7 +442,9 @@ static void range_ends(sw_axis *ax, int first, const yaml_node_t *fn, const yaml
 }
 
 /* {from, to, step} or {from, to, factor}: sizes (with units), times (with units) or numbers.
- * fn, tn and in are the nodes of from, to and the step or factor (errors point at them). */
+ * fn, tn and in are the nodes of from, to and the step or factor: an error names the field that
+ * is wrong, at its own line and column, and why (until 2026-11-25 every problem of a range with
+ * units was reported as "'from' is not a size, time or number" at from). */
 static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *in,
                         const char *from, const char *to, const char *step, const char *factor,
                         sw_axis *ax, am_error *err)
@@ -411,26 +458,57 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
     static const struct {
         int (*parse)(const char *s, uint64_t *v, const char **why);
         char *(*fmt)(uint64_t v);
-    } kinds[] = {{units_size_nonzero, fmt_size_exact}, {units_time, fmt_time_exact}};
+        const char *name;
+    } kinds[] = {{units_size_nonzero, fmt_size_exact, "size"},
+                 {units_time, fmt_time_exact, "time"}};
+    const char *const fv[3] = {from, to, step}, *const fname[3] = {"from", "to", "step"};
+    yaml_node_t *const fnode[3] = {fn, tn, in};
     int units = has_alpha(from) || has_alpha(to) || (step && has_alpha(step));
-    for (size_t k = 0; units && k < AM_ARRAY_LEN(kinds); k++) {
-        uint64_t a, b, c = 0;
-        int ra = kinds[k].parse(from, &a, &why), rb = kinds[k].parse(to, &b, &why);
-        int rs = factor ? 0 : kinds[k].parse(step, &c, &why);
-        if (ra == -2 || rb == -2 || rs == -2) /* a size that rounds to 0 bytes: see config.c */
-            return yfail(err, y, ra == -2 ? fn : rb == -2 ? tn : in, "range: '%s' rounds to 0 "
-                         "bytes; give at least 1 byte", ra == -2 ? from : rb == -2 ? to : step);
-        if (ra || rb || rs)
-            continue;
+    if (units) {
+        /* the kind is that of the first field written with a unit that reads as one */
+        int kind = -1, by = -1;
+        for (int f = 0; f < 3 && kind < 0; f++)
+            for (size_t k = 0; fv[f] && has_alpha(fv[f]) && k < AM_ARRAY_LEN(kinds) && kind < 0;
+                 k++) {
+                uint64_t v;
+                if (kinds[k].parse(fv[f], &v, &why) != -1)
+                    kind = (int)k, by = f;
+            }
+        if (kind < 0) { /* no unit reads as a size or a time: the first field with one */
+            int f = has_alpha(from) ? 0 : has_alpha(to) ? 1 : 2;
+            return yfail(err, y, fnode[f], "range: '%s' is not a size, time or number: '%s'",
+                         fname[f], fv[f]);
+        }
+        uint64_t a = 0, b = 0, c = 0, *dst[3] = {&a, &b, &c};
+        for (int f = 0; f < 3; f++) {
+            if (!fv[f])
+                continue;
+            int r = kinds[kind].parse(fv[f], dst[f], &why);
+            if (r == -2) /* a size that rounds to 0 bytes: see config.c */
+                return yfail(err, y, fnode[f], "range: '%s' rounds to 0 bytes; give at least 1 "
+                             "byte", fv[f]);
+            uint64_t other;
+            const char *owhy;
+            if (r != 0 && kinds[!kind].parse(fv[f], &other, &owhy) == 0 && has_alpha(fv[f]))
+                return yfail(err, y, fnode[f], "range: '%s' is a %s ('%s') but '%s' is a %s "
+                             "('%s'): from, to and step are all sizes or all times", fname[f],
+                             kinds[!kind].name, fv[f], fname[by], kinds[kind].name, fv[by]);
+            if (r != 0)
+                return yfail(err, y, fnode[f], "range: '%s' is not a %s%s: '%s' (%s)", fname[f],
+                             kinds[kind].name, f == 2 ? " > 0" : "", fv[f], why);
+        }
         double fac = 0;
         if (factor && (units_real(factor, &fac, &why) != 0 || fac <= 1))
             return yfail(err, y, in, "range: factor must be a number > 1, not '%s'", factor);
         if (step && c == 0)
             return yfail(err, y, in, "range: step must be > 0 ('%s')", step);
+        if (a > b)
+            return yfail(err, y, tn, "range: 'to' (%s) is below 'from' (%s): no values", to,
+                         from);
         for (uint64_t v = a; v <= b;) {
             if (out->n >= SW_MAX_VALUES)
                 return yfail(err, y, in, "range: more than %s values", "100000");
-            axis_push(ax, kinds[k].fmt(v), in, 1);
+            axis_push(ax, kinds[kind].fmt(v), in, 1);
             uint64_t nv = step ? v + c : (uint64_t)ceil((double)v * fac);
             if (nv <= v)
                 break;
@@ -445,7 +523,10 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
     if (units_real(to, &db, &why) != 0)
         return yfail(err, y, tn, "range: 'to' is not a size, time or number: '%s'", to);
     if (units_real(inc, &dc, &why) != 0 || (step ? dc <= 0 : dc <= 1))
-        return yfail(err, y, in, "range: step must be > 0 and factor > 1, not '%s'", inc);
+        return yfail(err, y, in, step ? "range: step must be a number > 0, not '%s'"
+                                      : "range: factor must be a number > 1, not '%s'", inc);
+    if (da > db)
+        return yfail(err, y, tn, "range: 'to' (%s) is below 'from' (%s): no values", to, from);
     for (long k = 0;; k++) {
         double v = step ? da + (double)k * dc : da * pow(dc, (double)k);
         if (v > db * (1 + 1e-12) + 1e-300)
@@ -526,6 +607,13 @@ static int parse_axis(ydoc *y, const char *path, yaml_node_t *n, sw_axis *ax, am
     }
     if (!ax->vals.n)
         return yfail(err, y, n, "axis %s: no values", path);
+    for (int i = 1; i < ax->vals.n; i++)
+        for (int j = 0; j < i; j++)
+            if (same_value(ax->vals.v[j], ax->vals.v[i]))
+                return am_fail_at(err, y->file, ax->pos[i].line, ax->pos[i].col, "axis %s: '%s' "
+                                  "repeats '%s' (line %lu, column %lu): every run with it would "
+                                  "run twice", path, ax->vals.v[i], ax->vals.v[j],
+                                  ax->pos[j].line, ax->pos[j].col);
     return 0;
 }
 
@@ -596,7 +684,23 @@ static int add_traces(sweep *s, ydoc *y, yaml_node_t *n, const char *pat, am_err
     return 0;
 }
 
-static int value_match(const char *pat, const char *v, int is_trace);
+/* The traces a pattern added (from index before on) against those named before it: the same
+ * file twice, under any spelling, would repeat its runs. -1 with err at the pattern. */
+static int trace_repeats(const sweep *s, ydoc *y, yaml_node_t *n, const char *pat, int before,
+                         am_error *err)
+{
+    for (int i = before; i < s->traces.n; i++) {
+        struct stat a, b;
+        if (stat(s->traces.v[i], &a) != 0)
+            continue;
+        for (int j = 0; j < before; j++)
+            if (stat(s->traces.v[j], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+                return yfail(err, y, n, "traces: '%s' names %s again (as %s): every run on it "
+                             "would run twice; name each trace once", pat, s->trace_disp.v[i],
+                             s->trace_disp.v[j]);
+    }
+    return 0;
+}
 
 /* "a, b, c" (the first 8, then "...") for messages. */
 static void list_values(char *buf, size_t n, const strlist *l)
@@ -693,6 +797,38 @@ static int check_exclusions(const sweep *s, am_error *err)
     return 0;
 }
 
+/* generate.args against amsim gen KIND's options: an option that takes a value must have one
+ * (`args: [--m]` took the -o the batch appends as its value, and every run failed). Unknown
+ * options and bad values are left to gen, whose message each failed run records. */
+static int gen_args_check(const sweep *s, ydoc *y, yaml_node_t *n, am_error *err)
+{
+    const strlist *a = &s->gen_args;
+    for (int i = 0; i < a->n; i++) {
+        const char *arg = a->v[i];
+        if (strncmp(arg, "--", 2) != 0 || !arg[2])
+            continue;
+        const char *eq = strchr(arg, '=');
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)(eq ? eq - arg - 2 : (long)strlen(arg) - 2),
+                 arg + 2);
+        int k = gen_option_kind(s->gen_kind, name);
+        if (k == -2)
+            return 0; /* no such kind: gen says so in every run */
+        if (k != 1)
+            continue;
+        if (eq && !eq[1])
+            return yfail(err, y, yitem(y, n, i), "generate.args: '%s' needs a value after '=' "
+                         "(amsim gen %s --%s X)", arg, s->gen_kind, name);
+        if (!eq && i + 1 == a->n)
+            return yfail(err, y, yitem(y, n, i), "generate.args: '%s' needs a value, the next "
+                         "item (amsim gen %s --%s X); as the last item it would take the run's "
+                         "-o", arg, s->gen_kind, name);
+        if (!eq)
+            i++; /* its value, whatever it looks like (as gen reads it) */
+    }
+    return 0;
+}
+
 static int sweep_load(sweep *s, const char *file, am_error *err)
 {
     memset(s, 0, sizeof *s);
@@ -728,7 +864,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
         am_fail_at(err, file, 1, 1, "a sweep file is a YAML map (base, traces, policies, axes...)");
         goto out;
     }
-    yaml_node_t *traces_node = NULL;
+    yaml_node_t *traces_node = NULL, *gen_args_node = NULL;
     for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top;
          pr++) {
         yaml_node_t *k = ynode(&y, pr->key), *v = ynode(&y, pr->value);
@@ -765,6 +901,8 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                           s->policies.v[i]);
                     goto out;
                 }
+            if (no_repeats(&y, v, &s->policies, "policies", same_text, err) != 0)
+                goto out;
         } else if (strcmp(ks, "traces") == 0) {
             traces_node = v;
             strlist pats = {0};
@@ -772,14 +910,18 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                 sl_free(&pats);
                 goto out;
             }
-            for (int i = 0; i < pats.n; i++)
-                if (add_traces(s, &y, v, pats.v[i], err) != 0) {
+            for (int i = 0; i < pats.n; i++) {
+                int before = s->traces.n;
+                if (add_traces(s, &y, v, pats.v[i], err) != 0 ||
+                    trace_repeats(s, &y, yitem(&y, v, i), pats.v[i], before, err) != 0) {
                     sl_free(&pats);
                     goto out;
                 }
+            }
             sl_free(&pats);
         } else if (strcmp(ks, "seeds") == 0) {
-            if (ystrings(&y, v, ks, &s->seeds, err) != 0 || check_seeds(&y, v, err) != 0)
+            if (ystrings(&y, v, ks, &s->seeds, err) != 0 || check_seeds(&y, v, err) != 0 ||
+                no_repeats(&y, v, &s->seeds, "seeds", same_value, err) != 0)
                 goto out;
         } else if (strcmp(ks, "set") == 0) {
             if (v->type != YAML_MAPPING_NODE) {
@@ -833,6 +975,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                 else if (a && strcmp(a, "args") == 0) {
                     if (ystrings(&y, gv, "generate.args", &s->gen_args, err) != 0)
                         goto out;
+                    gen_args_node = gv;
                     /* the batch gives every run its own --seed and -o: one here would be a
                      * second of each, which amsim gen refuses (and used to take instead of
                      * the seed list's, generating one trace for every seed) */
@@ -899,6 +1042,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                     goto out;
                 }
                 sw_excl *x = &s->excl[s->nexcl++];
+                x->pos = node_pos(e);
                 x->kpos = am_calloc(np + 1, sizeof *x->kpos);
                 x->vpos = am_calloc(np + 1, sizeof *x->vpos);
                 for (yaml_node_pair_t *q = e->data.mapping.pairs.start;
@@ -934,6 +1078,8 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
     }
     if (s->gen_kind)
         s->gen_disp = xprintf("gen:%s", s->gen_kind);
+    if (s->gen_kind && gen_args_node && gen_args_check(s, &y, gen_args_node, err) != 0)
+        goto out;
     if (s->gen_kind && s->traces.n) {
         am_fail_at(err, file, 1, 1, "give either traces or generate, not both");
         goto out;
@@ -965,9 +1111,12 @@ static int value_match(const char *pat, const char *v, int is_trace)
         const char *base = strrchr(v, '/');
         return fnmatch(pat, v, 0) == 0 || (base && fnmatch(pat, base + 1, 0) == 0);
     }
+    /* whole bytes only: units_size rounds, and 0.3 and 0.4 (a memory_fraction) both read as
+     * 0 bytes, so {memory_fraction: 0.3} excluded 0.4 too (until 2026-11-25); fractions are
+     * compared as numbers */
     const char *why;
     uint64_t a, b;
-    if (units_size(pat, &a, &why) == 0 && units_size(v, &b, &why) == 0)
+    if (units_size_whole(pat, &a, &why) == 0 && units_size_whole(v, &b, &why) == 0)
         return a == b;
     double x, y;
     if (units_real(pat, &x, &why) == 0 && units_real(v, &y, &why) == 0)
@@ -980,27 +1129,31 @@ static const char *run_trace_disp(const sweep *s, const sw_run *r)
     return r->trace >= 0 ? s->trace_disp.v[r->trace] : s->gen_disp;
 }
 
+/* Whether exclusion x matches run r (every key of it). */
+static int excl_matches(const sweep *s, const sw_excl *x, const sw_run *r)
+{
+    int all = 1;
+    for (int k = 0; k < x->keys.n && all; k++) {
+        const char *key = x->keys.v[k], *pat = x->vals.v[k];
+        if (!strcmp(key, "policy"))
+            all = r->policy >= 0 && value_match(pat, s->policies.v[r->policy], 0);
+        else if (!strcmp(key, "trace"))
+            all = value_match(pat, run_trace_disp(s, r), 1);
+        else if (!strcmp(key, "seed"))
+            all = r->seed >= 0 && value_match(pat, s->seeds.v[r->seed], 0);
+        else
+            for (int a = 0; a < s->naxes; a++)
+                if (!strcmp(key, s->axes[a].path))
+                    all = value_match(pat, s->axes[a].vals.v[r->ax[a]], 0);
+    }
+    return all;
+}
+
 static int excluded(const sweep *s, const sw_run *r)
 {
-    for (int i = 0; i < s->nexcl; i++) {
-        const sw_excl *x = &s->excl[i];
-        int all = 1;
-        for (int k = 0; k < x->keys.n && all; k++) {
-            const char *key = x->keys.v[k], *pat = x->vals.v[k];
-            if (!strcmp(key, "policy"))
-                all = r->policy >= 0 && value_match(pat, s->policies.v[r->policy], 0);
-            else if (!strcmp(key, "trace"))
-                all = value_match(pat, run_trace_disp(s, r), 1);
-            else if (!strcmp(key, "seed"))
-                all = r->seed >= 0 && value_match(pat, s->seeds.v[r->seed], 0);
-            else
-                for (int a = 0; a < s->naxes; a++)
-                    if (!strcmp(key, s->axes[a].path))
-                        all = value_match(pat, s->axes[a].vals.v[r->ax[a]], 0);
-        }
-        if (all)
+    for (int i = 0; i < s->nexcl; i++)
+        if (excl_matches(s, &s->excl[i], r))
             return 1;
-    }
     return 0;
 }
 
@@ -1125,14 +1278,27 @@ static int sweep_sets(const sweep *s, cfg_set *v)
     return s->sets.n;
 }
 
+/* Note the device preset config c read in presets, once. */
+static void note_preset(strlist *presets, const am_config *c)
+{
+    if (!c->preset[0])
+        return;
+    for (int i = 0; i < presets->n; i++)
+        if (!strcmp(presets->v[i], c->preset))
+            return;
+    sl_push(presets, am_strdup(c->preset));
+}
+
 /* Load the base config with the overrides v[0..n) as a run does (run_load_config): as it is,
  * then with each policy of policies: switched in last (v has room for one more). 0, or -1 with
- * the config's error (at the override's position in the sweep when it is about one). */
-static int load_as_runs(const sweep *s, cfg_set *v, int n, am_error *err)
+ * the config's error (at the override's position in the sweep when it is about one). The
+ * device presets read go to presets (an axis over device: reads several). */
+static int load_as_runs(const sweep *s, cfg_set *v, int n, strlist *presets, am_error *err)
 {
     am_config *c = NULL;
     if (cfg_load_sets(&c, s->base, v, n, err) != 0)
         return -1;
+    note_preset(presets, c);
     char level[CFG_NAME_MAX];
     snprintf(level, sizeof level, "%s", c->levels[c->default_level].name);
     cfg_free(c);
@@ -1145,6 +1311,7 @@ static int load_as_runs(const sweep *s, cfg_set *v, int n, am_error *err)
             err_note(err, "with policy %s", s->policies.v[p]);
             return -1;
         }
+        note_preset(presets, c);
         cfg_free(c);
     }
     return 0;
@@ -1156,18 +1323,18 @@ static int load_as_runs(const sweep *s, cfg_set *v, int n, am_error *err)
  * error now, at its line and column in the sweep, not a failure inside every run that has it.
  * Each axis value is checked with set: and without the other axes; a range's values that are
  * not written in the sweep are reported at its step or factor. */
-static int sweep_check_values(const sweep *s, am_error *err)
+static int sweep_check_values(sweep *s, am_error *err)
 {
     cfg_set v[SW_MAX_SETS + 2];
     int n = sweep_sets(s, v);
-    if (load_as_runs(s, v, n, err) != 0)
+    if (load_as_runs(s, v, n, &s->presets, err) != 0)
         return -1;
     for (int a = 0; a < s->naxes; a++) {
         const sw_axis *ax = &s->axes[a];
         for (int i = 0; i < ax->vals.n; i++) {
             char *t = xprintf("%s=%s", ax->path, ax->vals.v[i]);
             v[n] = (cfg_set){t, s->file, ax->pos[i].line, ax->pos[i].col};
-            int rc = load_as_runs(s, v, n + 1, err);
+            int rc = load_as_runs(s, v, n + 1, &s->presets, err);
             free(t);
             if (rc == 0)
                 continue;
@@ -1243,31 +1410,73 @@ static char *run_key(const sweep *s, const sw_run *r)
     return k;
 }
 
-/* Expand the product; order: trace, policy, axes (first outermost), seed (fastest). */
-static int matrix_expand(const sweep *s, sw_run **out)
+/* The number of combinations before exclusions, or -1 over 10 million. */
+static long matrix_total(const sweep *s)
 {
-    int nt = s->traces.n ? s->traces.n : 1, np = s->policies.n ? s->policies.n : 1;
-    int ns = s->seeds.n ? s->seeds.n : 1;
-    long total = (long)nt * np * ns;
+    long total = (long)(s->traces.n ? s->traces.n : 1) * (s->policies.n ? s->policies.n : 1) *
+                 (s->seeds.n ? s->seeds.n : 1);
     for (int a = 0; a < s->naxes; a++) {
         total *= s->axes[a].vals.n;
         if (total > 10000000)
             return -1;
     }
+    return total;
+}
+
+/* Combination i (0-based) of the product; order: trace, policy, axes (first outermost), seed
+ * (fastest). */
+static sw_run matrix_at(const sweep *s, long i)
+{
+    int np = s->policies.n ? s->policies.n : 1, ns = s->seeds.n ? s->seeds.n : 1;
+    sw_run r = {0};
+    long rem = i;
+    r.seed = s->seeds.n ? (int)(rem % ns) : -1;
+    rem /= ns;
+    for (int a = s->naxes - 1; a >= 0; a--) {
+        r.ax[a] = (int)(rem % s->axes[a].vals.n);
+        rem /= s->axes[a].vals.n;
+    }
+    r.policy = s->policies.n ? (int)(rem % np) : -1;
+    rem /= np;
+    r.trace = s->traces.n ? (int)rem : -1;
+    return r;
+}
+
+/* When the exclusions leave no run of the matrix: -1 with err at the first exclusion that
+ * alone matches every run, else at the first one (together they do). Refused like an empty
+ * exclusion {}: until 2026-11-25 such a sweep ran nothing and exited 0 with an empty
+ * results.csv. */
+static int check_some_run(const sweep *s, long total, int nruns, am_error *err)
+{
+    if (nruns > 0 || !s->nexcl)
+        return 0;
+    for (int x = 0; x < s->nexcl; x++) {
+        long i = 0;
+        for (; i < total; i++) {
+            sw_run r = matrix_at(s, i);
+            if (!excl_matches(s, &s->excl[x], &r))
+                break;
+        }
+        if (i == total)
+            return am_fail_at(err, s->file, s->excl[x].pos.line, s->excl[x].pos.col,
+                              "exclude: this exclusion matches every run of the matrix (%ld before "
+                              "exclusions), so it leaves no runs; remove it or narrow it", total);
+    }
+    return am_fail_at(err, s->file, s->excl[0].pos.line, s->excl[0].pos.col,
+                      "exclude: together the exclusions match every run of the matrix (%ld "
+                      "before exclusions), so they leave no runs; remove or narrow one", total);
+}
+
+/* Expand the product in matrix_at's order, without the excluded runs. */
+static int matrix_expand(const sweep *s, sw_run **out)
+{
+    long total = matrix_total(s);
+    if (total < 0)
+        return -1;
     sw_run *v = am_calloc((size_t)total + 1, sizeof *v);
     int n = 0;
     for (long i = 0; i < total; i++) {
-        sw_run r = {0};
-        long rem = i;
-        r.seed = s->seeds.n ? (int)(rem % ns) : -1;
-        rem /= ns;
-        for (int a = s->naxes - 1; a >= 0; a--) {
-            r.ax[a] = (int)(rem % s->axes[a].vals.n);
-            rem /= s->axes[a].vals.n;
-        }
-        r.policy = s->policies.n ? (int)(rem % np) : -1;
-        rem /= np;
-        r.trace = s->traces.n ? (int)rem : -1;
+        sw_run r = matrix_at(s, i);
         if (excluded(s, &r))
             continue;
         r.id = n + 1;
@@ -2205,7 +2414,8 @@ static void usage(FILE *f)
             "  -j, --jobs N          worker processes (default: online CPUs)\n"
             "  --shard K/N           only runs i (1-based) with (i-1) mod N = K-1; K is 1..N\n"
             "  --merge DIR...        combine shard folders: OUT/results.csv (OUT ending in .csv:\n"
-            "                        that file), byte-identical to an unsharded run\n"
+            "                        that file), byte-identical to an unsharded run; takes -o\n"
+            "                        and -q only (the options of a run are refused)\n"
             "  --placements          also write placements.csv per run\n"
             "  --timeline            also write timeline.csv per run (report plots use it)\n"
             "  --timeout SECONDS     a run that takes longer (fractions too: 0.5) is killed and\n"
@@ -2216,6 +2426,29 @@ static void usage(FILE *f)
             "a rerun with the same -o skips runs that finished (status ok) and retries the rest.\n"
             "exit status: 0 every run ok, 1 some runs failed (or bad input), 3 (regress) a\n"
             "deviation from an expectation\n");
+}
+
+/* DIR/results.csv and DIR/matrix.tsv against every file the sweep reads: the sweep file, the
+ * base config, the device presets it loads and the traces (until 2026-11-25 only the sweep
+ * file: `DIR/results.csv -> ../base.yaml` replaced the base config with the table). 0, or -1
+ * with err naming both; before DIR is made or anything written. */
+static int check_outputs(const sweep *s, const char *out, am_error *err)
+{
+    char *rp = xprintf("%s/results.csv", out), *mp = xprintf("%s/matrix.tsv", out);
+    const out_named outs[] = {{"-o's results.csv", rp}, {"-o's matrix.tsv", mp}};
+    int nin = 0;
+    out_named *ins = am_calloc((size_t)(2 + s->presets.n + s->traces.n), sizeof *ins);
+    ins[nin++] = (out_named){"SWEEP.yaml", s->file};
+    ins[nin++] = (out_named){"the sweep's base config", s->base};
+    for (int i = 0; i < s->presets.n; i++)
+        ins[nin++] = (out_named){"the base config's device preset", s->presets.v[i]};
+    for (int i = 0; i < s->traces.n; i++)
+        ins[nin++] = (out_named){"a trace of the sweep", s->traces.v[i]};
+    int rc = out_check_paths(outs, 2, ins, nin, err);
+    free(ins);
+    free(rp);
+    free(mp);
+    return rc;
 }
 
 static int merge(int argc, char **argv, const char *out, int quiet)
@@ -2302,15 +2535,18 @@ int cmd_batch(int argc, char **argv)
     enum { O_HELP, O_QUIET, O_PLACEMENTS, O_TIMELINE, O_LIST, O_UPDATE, O_MERGE, O_OUT, O_JOBS,
            O_SHARD, O_TIMEOUT, O_N };
     static const cli_opt opts[] = {
-        [O_HELP] = {"help", 'h', 0},          [O_QUIET] = {"quiet", 'q', 0},
-        [O_PLACEMENTS] = {"placements", 0, 0}, [O_TIMELINE] = {"timeline", 0, 0},
-        [O_LIST] = {"list", 0, 0},            [O_UPDATE] = {"update-expectations", 0, 0},
-        [O_MERGE] = {"merge", 0, 0},          [O_OUT] = {"out", 'o', 1},
-        [O_JOBS] = {"jobs", 'j', 1},          [O_SHARD] = {"shard", 0, 1},
-        [O_TIMEOUT] = {"timeout", 0, 1},      [O_N] = {NULL, 0, 0}};
+        [O_HELP] = {"help", 'h', CLI_FLAG},   [O_QUIET] = {"quiet", 'q', CLI_FLAG},
+        [O_PLACEMENTS] = {"placements", 0, CLI_FLAG},
+        [O_TIMELINE] = {"timeline", 0, CLI_FLAG},
+        [O_LIST] = {"list", 0, CLI_FLAG},
+        [O_UPDATE] = {"update-expectations", 0, CLI_FLAG},
+        [O_MERGE] = {"merge", 0, CLI_FLAG},   [O_OUT] = {"out", 'o', CLI_PATH},
+        [O_JOBS] = {"jobs", 'j', CLI_VALUE},  [O_SHARD] = {"shard", 0, CLI_VALUE},
+        [O_TIMEOUT] = {"timeout", 0, CLI_VALUE}, [O_N] = {NULL, 0, 0}};
     /* each option that takes a value takes one: a second is refused (cli_once) */
     const char **slots[O_N] = {[O_OUT] = &b.out, [O_JOBS] = &jobs_s, [O_SHARD] = &shard_s,
                                [O_TIMEOUT] = &timeout_s};
+    char seen[O_N][64] = {{0}}; /* each option as first given: --merge refuses those of a run */
     cli cl;
     cli_init(&cl, prog, argc, argv);
     const char *opt, *v;
@@ -2318,6 +2554,8 @@ int cmd_batch(int argc, char **argv)
         char *end;
         if (k == CLI_ERROR || (k >= 0 && slots[k] && cli_once(prog, opt, slots[k], v, NULL)))
             goto out;
+        if (k >= 0 && !seen[k][0])
+            snprintf(seen[k], sizeof seen[k], "%s", opt);
         switch (k) {
         case O_HELP:
             usage(stdout);
@@ -2383,6 +2621,14 @@ int cmd_batch(int argc, char **argv)
         }
     }
     if (do_merge) {
+        /* what only a run uses would be ignored in silence (until 2026-11-25 it was) */
+        static const int run_only[] = {O_SHARD, O_JOBS, O_TIMEOUT, O_PLACEMENTS, O_TIMELINE,
+                                       O_UPDATE, O_LIST};
+        for (size_t i = 0; i < AM_ARRAY_LEN(run_only); i++)
+            if (seen[run_only[i]][0]) {
+                fprintf(stderr, "%s: %s does not apply to --merge\n", prog, seen[run_only[i]]);
+                goto out;
+            }
         rc = merge(nmerge, mdirs, b.out, b.quiet);
         goto out;
     }
@@ -2413,7 +2659,8 @@ int cmd_batch(int argc, char **argv)
         sweep_free(&b.sw);
         goto out;
     }
-    if (sweep_digest(&b.sw, b.update_expect, &err) != 0) {
+    if (sweep_digest(&b.sw, b.update_expect, &err) != 0 ||
+        (b.out && check_outputs(&b.sw, b.out, &err) != 0)) {
         fprintf(stderr, "amsim: %s\n", err.msg);
         sweep_free(&b.sw);
         goto out;
@@ -2423,6 +2670,10 @@ int cmd_batch(int argc, char **argv)
         fprintf(stderr, "%s: the matrix has more than 10 million runs\n", prog);
         sweep_free(&b.sw);
         goto out;
+    }
+    if (check_some_run(&b.sw, matrix_total(&b.sw), b.nruns, &err) != 0) {
+        fprintf(stderr, "amsim: %s\n", err.msg);
+        goto done;
     }
     if (list) {
         for (int i = 0; i < b.nruns; i++)

@@ -19,6 +19,16 @@ static int cli_fail_value(cli *c)
     return CLI_ERROR;
 }
 
+/* k's value v, or CLI_ERROR for an empty one of an option that names a file (CLI_PATH): ""
+ * names no file, and joined with a name ("%s/runs") it would name one under "/". */
+static int cli_value(cli *c, const cli_opt *o, int k, const char *v)
+{
+    if (o->takes_value != CLI_PATH || *v)
+        return k;
+    fprintf(stderr, "%s: %s '': an empty path names no file\n", c->prog, c->given);
+    return CLI_ERROR;
+}
+
 /* The next letter of a group of short options ("-qj2"). */
 static int cli_letter(cli *c, const cli_opt *opts, const char **val)
 {
@@ -47,7 +57,7 @@ static int cli_letter(cli *c, const cli_opt *opts, const char **val)
     if (c->next >= c->argc)
         return cli_fail_value(c);
     *val = c->argv[c->next++];
-    return k;
+    return cli_value(c, &opts[k], k, *val);
 }
 
 int cli_next(cli *c, const cli_opt *opts, const char **opt, const char **val)
@@ -60,6 +70,10 @@ int cli_next(cli *c, const cli_opt *opts, const char **opt, const char **val)
     if (c->next >= c->argc)
         return CLI_END;
     const char *a = c->argv[c->next++];
+    if (!*a) { /* every command's operands are files or folders */
+        fprintf(stderr, "%s: an empty argument '' names no file\n", c->prog);
+        return CLI_ERROR;
+    }
     if (c->operands_only || a[0] != '-' || a[1] == 0) {
         *val = a;
         return CLI_OPERAND;
@@ -98,7 +112,7 @@ int cli_next(cli *c, const cli_opt *opts, const char **opt, const char **val)
     if (c->next >= c->argc)
         return cli_fail_value(c);
     *val = c->argv[c->next++];
-    return k;
+    return cli_value(c, &opts[k], k, *val);
 }
 
 int cli_unexpected(const cli *c, const char *arg)

@@ -12,9 +12,13 @@
  * Options and operands may come in any order. A value is the next argument whatever it looks
  * like (`--json --quiet` names a file "--quiet"), as getopt takes it.
  * Deliberate differences from getopt_long: an empty attached value (`--json=`) is refused like
- * a missing one (a separate empty argument, `--json ''`, is passed on: the command says what
- * is wrong with it); long names are never abbreviated (`--pol` is unknown: an abbreviation
- * would change meaning when an option is added).
+ * a missing one; an empty separate value of an option that names a file or folder (CLI_PATH:
+ * `--json ''`, `-o ''`) and an empty operand (every command's operands are files or folders)
+ * are refused before the command does anything (until 2026-11-25 they were passed on, and
+ * `batch SWEEP -o ''` wrote /runs, /results.csv and /matrix.tsv); another option's empty
+ * value (`--policies ''`) is passed on and the command says what is wrong with it; long names
+ * are never abbreviated (`--pol` is unknown: an abbreviation would change meaning when an
+ * option is added).
  *
  * Conventions: an option that takes one value takes it once; a second one is refused
  * (cli_once), since it would silently replace the first (`--policies a --policies b` ran b
@@ -26,8 +30,13 @@
 typedef struct cli_opt {
     const char *name; /* long name without the dashes: "jobs" for --jobs */
     char letter;      /* short name: 'j' for -j; 0 for none */
-    int takes_value;  /* 1: takes one value; 0: a flag */
+    int takes_value;  /* CLI_FLAG, CLI_VALUE or CLI_PATH */
 } cli_opt;
+
+/* cli_opt.takes_value */
+#define CLI_FLAG 0  /* no value */
+#define CLI_VALUE 1 /* one value */
+#define CLI_PATH 2  /* one value naming a file or folder: an empty one is refused */
 
 /* The state of one pass over a command's arguments (cli_init). */
 typedef struct cli {
@@ -54,6 +63,8 @@ void cli_init(cli *c, const char *prog, int argc, char **argv);
  * *val the argument; CLI_END; or CLI_ERROR after one of these on stderr:
  *   PROG: unknown option '--x' (see PROG --help)      [also '-x' in '-qx']
  *   PROG: --json needs a value                         [last argument, or --json=]
+ *   PROG: --json '': an empty path names no file       [CLI_PATH given '']
+ *   PROG: an empty argument '' names no file           [an empty operand]
  *   PROG: --quiet takes no value ('--quiet=x')                                             */
 int cli_next(cli *c, const cli_opt *opts, const char **opt, const char **val);
 

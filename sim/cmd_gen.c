@@ -87,6 +87,23 @@ static const gen_opt kernel_opts[] = {
     {NULL, 0, 0, NULL, NULL}};
 #undef KO
 
+int gen_option_kind(const char *kind, const char *name)
+{
+    const gen_opt *t = !strcmp(kind, "train")   ? train_opts
+                     : !strcmp(kind, "serve")   ? serve_opts
+                     : !strcmp(kind, "kernel")  ? kernel_opts : NULL;
+    if (!t)
+        return -2;
+    if (!strcmp(name, "out"))
+        return 1;
+    if (!strcmp(name, "help"))
+        return 0;
+    for (; t->name; t++)
+        if (!strcmp(t->name, name))
+            return t->type != GO_FLAG;
+    return -1;
+}
+
 static void gen_usage_main(FILE *f)
 {
     fprintf(f, "usage: amsim gen KIND [options] -o OUT\n"
@@ -163,9 +180,9 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
     cli_opt opts[64 + 3];
     int n = 0;
     for (; table[n].name && n < 64; n++) /* the tables hold fewer */
-        opts[n] = (cli_opt){table[n].name, 0, table[n].type != GO_FLAG};
+        opts[n] = (cli_opt){table[n].name, 0, table[n].type != GO_FLAG ? CLI_VALUE : CLI_FLAG};
     const int o_out = n, o_help = n + 1;
-    opts[o_out] = (cli_opt){"out", 'o', 1};
+    opts[o_out] = (cli_opt){"out", 'o', CLI_PATH};
     opts[o_help] = (cli_opt){"help", 'h', 0};
     opts[n + 2] = (cli_opt){NULL, 0, 0};
     cli cl;

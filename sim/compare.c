@@ -49,8 +49,10 @@ static void usage(FILE *f)
                "                     [--json FILE] [--lenient]\n"
                "  replays TRACE once per policy (on the default memory level) and prints one\n"
                "  table: peak live, peak reserved, gap, utilization, fragmentation ratio, OOMs,\n"
-               "  device calls and time in allocator device calls; a policy whose run fails is\n"
-               "  a 'failed' row, a bad config, --set or trace is an error (status 1)\n");
+               "  device calls and time in allocator device calls; a bad config, --set or trace\n"
+               "  is an error (status 1) before any run; a policy whose run fails (e.g. it\n"
+               "  refuses a --set value) is a 'failed' row, the other rows and --json are\n"
+               "  written, and the status is 1 (2 when the failure is amsim's own)\n");
 }
 
 int cmd_compare(int argc, char **argv);
@@ -61,10 +63,10 @@ int cmd_compare(int argc, char **argv)
     const char *policies = NULL, *json = NULL;
     enum { O_HELP, O_LENIENT, O_CONFIG, O_TRACE, O_POLICIES, O_JSON, O_SET, O_N };
     static const cli_opt opts[] = {
-        [O_HELP] = {"help", 'h', 0},         [O_LENIENT] = {"lenient", 0, 0},
-        [O_CONFIG] = {"config", 'c', 1},     [O_TRACE] = {"trace", 't', 1},
-        [O_POLICIES] = {"policies", 0, 1},   [O_JSON] = {"json", 0, 1},
-        [O_SET] = {"set", 0, 1},             [O_N] = {NULL, 0, 0}};
+        [O_HELP] = {"help", 'h', CLI_FLAG},        [O_LENIENT] = {"lenient", 0, CLI_FLAG},
+        [O_CONFIG] = {"config", 'c', CLI_PATH},    [O_TRACE] = {"trace", 't', CLI_PATH},
+        [O_POLICIES] = {"policies", 0, CLI_VALUE}, [O_JSON] = {"json", 0, CLI_PATH},
+        [O_SET] = {"set", 0, CLI_VALUE},           [O_N] = {NULL, 0, 0}};
     /* each takes one value but --set: a second is refused (cli_once) */
     const char **slots[O_N] = {[O_CONFIG] = &sp.config, [O_TRACE] = &sp.trace,
                                [O_POLICIES] = &policies, [O_JSON] = &json};
@@ -122,8 +124,9 @@ int cmd_compare(int argc, char **argv)
      * --set key that belongs to no policy, a bad value) fails every policy the same way, so it
      * is an input error, not a table of failed rows with status 0. */
     am_config *cfg = NULL;
-    if (run_load_config(&sp, &cfg, &err) != 0) {
+    if (run_load_config(&sp, &cfg, &err) != 0 || run_check_preset(cfg, outs, 1, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
+        cfg_free(cfg);
         return 1;
     }
     cfg_free(cfg);
@@ -131,6 +134,7 @@ int cmd_compare(int argc, char **argv)
         fprintf(stderr, "amsim: %s\n", err.msg);
         return 1;
     }
+    int status = 0; /* the worst failed row's: AM_EINPUT or AM_EINTERNAL */
     for (int i = 0; i < n; i++) {
         cmp_row *r = &rows[i];
         memset(r, 0, sizeof *r);
@@ -141,6 +145,7 @@ int cmd_compare(int argc, char **argv)
             r->ok = 1;
         else {
             snprintf(r->error, sizeof r->error, "%.500s", err.msg);
+            status = AM_MAX(status, err.status ? err.status : AM_EINTERNAL);
             if (err.status == AM_EINPUT && strstr(err.msg, sp.trace)) {
                 /* The trace itself is bad: every policy would fail the same way. */
                 fprintf(stderr, "amsim: %s\n", err.msg);
@@ -171,8 +176,14 @@ int cmd_compare(int argc, char **argv)
                units_fmt_time(d, sizeof d, (am_ps)(r->alloc_seconds * (double)AM_PS_PER_S)));
     }
     printf("peak live is the lower bound on any placement; gap = peak reserved - peak live\n");
+    /* a failed row is an error (until 2026-11-25 status 0: a policy refusing its --set value
+     * gave a table of one 'failed' row and 0, where run and mincap give 1) */
+    if (status)
+        fprintf(stderr, "amsim compare: %s\n", status == AM_EINPUT
+                ? "a policy's run failed on its input (see its 'failed' row): status 1"
+                : "a policy's run failed (see its 'failed' row): status 2");
     if (!o)
-        return 0;
+        return status;
     json_w w;
     json_init(&w, out_fp(o), 1);
     json_obj(&w);
@@ -206,7 +217,7 @@ int cmd_compare(int argc, char **argv)
     json_end_obj(&w);
     if (out_commit(o, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
-        return 1;
+        return status ? status : 1;
     }
-    return 0;
+    return status;
 }

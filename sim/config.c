@@ -1511,8 +1511,10 @@ static int parse_file(const char *path, cfg_pool *pool, cfg_node **out, am_error
     return rc;
 }
 
-/* If the user tree names a device, merge its preset underneath; *root may change. */
-static int merge_preset(cfg_node **root, const char *cfgdir, cfg_pool *pool, am_error *e)
+/* If the user tree names a device, merge its preset underneath; *root may change. The
+ * preset's file goes to found (room for 1200 bytes, am_config.preset), else it stays. */
+static int merge_preset(cfg_node **root, const char *cfgdir, cfg_pool *pool, char *found,
+                        am_error *e)
 {
     char dirs[CFG_MAX_DIRS][1024], path[1200], list[2048];
     const cfg_node *dev = map_get(*root, "device");
@@ -1535,6 +1537,7 @@ static int merge_preset(cfg_node **root, const char *cfgdir, cfg_pool *pool, am_
         preset_list(dirs, ndirs, list, sizeof list);
         return node_fail(e, dev, "unknown device '%s' (available: %s)", dev->value, list);
     }
+    snprintf(found, sizeof path, "%s", path);
     if (parse_file(path, pool, &pre, e) < 0)
         return -1;
     if (!pre)
@@ -1585,7 +1588,7 @@ static int load(am_config **out, const char *name, const char *yaml, size_t len,
     for (int i = 0; i < nsets; i++)
         if (apply_set(root, &sets[i], &o->pool, err) < 0)
             goto err;
-    if (merge_preset(&c->root, cfgdir, &o->pool, err) < 0)
+    if (merge_preset(&c->root, cfgdir, &o->pool, c->preset, err) < 0)
         goto err;
     if (build(c, c->root, err) < 0)
         goto err;

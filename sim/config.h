@@ -128,6 +128,9 @@ typedef struct am_config {
     cfg_node *root;       /* the effective tree */
     char path[1024];      /* config file */
     char device[CFG_NAME_MAX];
+    /* The device preset file merged (configs/devices/NAME.yaml as found), "" for none: with
+     * path, every file the config read, which a command's outputs must not name. */
+    char preset[1200];
     int nlevels;
     cfg_level levels[CFG_MAX_LEVELS];
     int default_level;

@@ -290,8 +290,9 @@ int cmd_convert(int argc, char **argv)
     int nsets = 0, device = 0;
     enum { O_HELP, O_OUT, O_TO, O_CONFIG, O_SET, O_DEVICE, O_N };
     static const cli_opt opts[] = {
-        [O_HELP] = {"help", 'h', 0},     [O_OUT] = {"out", 'o', 1}, [O_TO] = {"to", 0, 1},
-        [O_CONFIG] = {"config", 'c', 1}, [O_SET] = {"set", 0, 1},   [O_DEVICE] = {"device", 0, 1},
+        [O_HELP] = {"help", 'h', CLI_FLAG},     [O_OUT] = {"out", 'o', CLI_PATH},
+        [O_TO] = {"to", 0, CLI_VALUE},          [O_CONFIG] = {"config", 'c', CLI_PATH},
+        [O_SET] = {"set", 0, CLI_VALUE},        [O_DEVICE] = {"device", 0, CLI_VALUE},
         [O_N] = {NULL, 0, 0}};
     /* every option that takes a value but --set takes one: a second is refused (cli_once) */
     const char **slots[O_N] = {[O_OUT] = &outp, [O_TO] = &to, [O_CONFIG] = &cfgp,
@@ -350,6 +351,10 @@ int cmd_convert(int argc, char **argv)
     if (rc == 0)
         rc = cfgp ? cfg_load(&cfg, cfgp, sets, nsets, &err)
                   : cfg_load_builtin(&cfg, sets, nsets, &err);
+    if (rc == 0 && cfg->preset[0]) { /* the preset the config read is an input too */
+        const out_named pre = {"the config's device preset", cfg->preset};
+        rc = out_check_paths(outs, 1, &pre, 1, &err);
+    }
     const char *names[CFG_MAX_LEVELS]; /* the trace keeps a pointer: lives until the end */
     if (rc == 0) {
         for (int i = 0; i < cfg->nlevels; i++)

@@ -90,4 +90,9 @@ int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err);
 /* `amsim gen KIND [options] -o OUT` (argv without the command name); the exit status. */
 int cmd_gen(int argc, char **argv);
 
+/* Whether `amsim gen KIND` has the long option name (without "--"): 1 when it takes a value,
+ * 0 for a flag, -1 when KIND has no such option, -2 when there is no such KIND. For a sweep's
+ * generate.args, checked at load. */
+int gen_option_kind(const char *kind, const char *name);
+
 #endif

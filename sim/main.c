@@ -53,7 +53,8 @@ static void usage_main(FILE *f)
             "options: amsim COMMAND --help; amsim --version. Options come anywhere after the\n"
             "command (gen: after KIND), as getopt_long reads them: --json FILE or --json=FILE,\n"
             "-c FILE or -cFILE, flags grouped (-qc FILE); '--' ends them. An option that takes\n"
-            "one value takes it once (--set repeats); a flag takes none (--quiet=x is refused)\n");
+            "one value takes it once (--set repeats); a flag takes none (--quiet=x is refused);\n"
+            "an empty file or folder name ('') is refused\n");
 }
 
 static void usage_run(FILE *f)
@@ -95,16 +96,16 @@ enum {
 };
 
 static const cli_opt run_opts[] = {
-    [R_HELP] = {"help", 'h', 0},          [R_QUIET] = {"quiet", 'q', 0},
-    [R_CHECK] = {"check", 0, 0},          [R_LENIENT] = {"lenient", 0, 0},
-    [R_FAIL_ON_OOM] = {"fail-on-oom", 0, 0},
-    [R_SET] = {"set", 0, 1},              [R_DEVICE] = {"device", 0, 1},
-    [R_CONFIG] = {"config", 'c', 1},      [R_TRACE] = {"trace", 't', 1},
-    [R_POLICY] = {"policy", 0, 1},        [R_JSON] = {"json", 0, 1},
-    [R_PLACEMENTS] = {"placements", 0, 1}, [R_TIMELINE] = {"timeline", 0, 1},
-    [R_CHROME] = {"chrome-trace", 0, 1},  [R_SNAPSHOT] = {"pytorch-snapshot", 0, 1},
-    [R_LOG] = {"log", 0, 1},              [R_OUT] = {"out", 'o', 1},
-    [R_EXPECT] = {"expect", 0, 1},        [R_SAVE_EXPECT] = {"save-expect", 0, 1},
+    [R_HELP] = {"help", 'h', CLI_FLAG},             [R_QUIET] = {"quiet", 'q', CLI_FLAG},
+    [R_CHECK] = {"check", 0, CLI_FLAG},             [R_LENIENT] = {"lenient", 0, CLI_FLAG},
+    [R_FAIL_ON_OOM] = {"fail-on-oom", 0, CLI_FLAG},
+    [R_SET] = {"set", 0, CLI_VALUE},                [R_DEVICE] = {"device", 0, CLI_VALUE},
+    [R_CONFIG] = {"config", 'c', CLI_PATH},         [R_TRACE] = {"trace", 't', CLI_PATH},
+    [R_POLICY] = {"policy", 0, CLI_VALUE},          [R_JSON] = {"json", 0, CLI_PATH},
+    [R_PLACEMENTS] = {"placements", 0, CLI_PATH},   [R_TIMELINE] = {"timeline", 0, CLI_PATH},
+    [R_CHROME] = {"chrome-trace", 0, CLI_PATH},     [R_SNAPSHOT] = {"pytorch-snapshot", 0, CLI_PATH},
+    [R_LOG] = {"log", 0, CLI_PATH},                 [R_OUT] = {"out", 'o', CLI_PATH},
+    [R_EXPECT] = {"expect", 0, CLI_PATH},           [R_SAVE_EXPECT] = {"save-expect", 0, CLI_PATH},
     [R_N] = {NULL, 0, 0}};
 
 /* 0 ok, 1 usage error, -1 help printed */
@@ -242,8 +243,8 @@ static int cmd_check(int argc, char **argv)
         return 1;
     }
     enum { K_HELP, K_CONFIG, K_N };
-    static const cli_opt opts[] = {[K_HELP] = {"help", 'h', 0}, [K_CONFIG] = {"config", 'c', 1},
-                                   [K_N] = {NULL, 0, 0}};
+    static const cli_opt opts[] = {[K_HELP] = {"help", 'h', CLI_FLAG},
+                                   [K_CONFIG] = {"config", 'c', CLI_PATH}, [K_N] = {NULL, 0, 0}};
     /* the files, in order; -c may come anywhere (until 2026-11-25 only first: `check FILE -c
      * CFG` read "-c" and CFG as files to check) */
     const char **files = am_calloc((size_t)argc + 1, sizeof *files);

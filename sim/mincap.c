@@ -310,11 +310,11 @@ int cmd_mincap(int argc, char **argv)
     c.gran = 1ULL << 20;
     enum { O_HELP, O_QUIET, O_CONFIG, O_TRACE, O_POLICIES, O_JSON, O_LEVEL, O_GRAN, O_SET, O_N };
     static const cli_opt opts[] = {
-        [O_HELP] = {"help", 'h', 0},          [O_QUIET] = {"quiet", 'q', 0},
-        [O_CONFIG] = {"config", 'c', 1},      [O_TRACE] = {"trace", 't', 1},
-        [O_POLICIES] = {"policies", 0, 1},    [O_JSON] = {"json", 0, 1},
-        [O_LEVEL] = {"level", 0, 1},          [O_GRAN] = {"granularity", 0, 1},
-        [O_SET] = {"set", 0, 1},              [O_N] = {NULL, 0, 0}};
+        [O_HELP] = {"help", 'h', CLI_FLAG},        [O_QUIET] = {"quiet", 'q', CLI_FLAG},
+        [O_CONFIG] = {"config", 'c', CLI_PATH},    [O_TRACE] = {"trace", 't', CLI_PATH},
+        [O_POLICIES] = {"policies", 0, CLI_VALUE}, [O_JSON] = {"json", 0, CLI_PATH},
+        [O_LEVEL] = {"level", 0, CLI_VALUE},       [O_GRAN] = {"granularity", 0, CLI_VALUE},
+        [O_SET] = {"set", 0, CLI_VALUE},           [O_N] = {NULL, 0, 0}};
     /* each takes one value but --set: a second is refused (cli_once) */
     const char **slots[O_N] = {[O_CONFIG] = &c.config, [O_TRACE] = &c.trace,
                                [O_POLICIES] = &pols,   [O_JSON] = &json,
@@ -363,10 +363,16 @@ int cmd_mincap(int argc, char **argv)
     const out_named outs[] = {{"--json", json}};
     const out_named ins[] = {{"-c", c.config}, {"-t", c.trace}};
     outfile *o = NULL;
-    if (out_check_paths(outs, 1, ins, 2, &err) != 0 || out_open(&o, json, &err) != 0) {
+    am_config *cfg = NULL; /* for the device preset it reads, an input too */
+    if (out_check_paths(outs, 1, ins, 2, &err) != 0 ||
+        (json && (cfg_load(&cfg, c.config, c.sets, c.nsets, &err) != 0 ||
+                  run_check_preset(cfg, outs, 1, &err) != 0)) ||
+        out_open(&o, json, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
+        cfg_free(cfg);
         return 1;
     }
+    cfg_free(cfg);
     int rc = mc_main(&c, pols, &o);
     out_abort(o); /* NULL once committed */
     return rc;

@@ -437,13 +437,52 @@ static void rm_tmp(const char *dir)
     rmdir(dir);
 }
 
+/* DIR/report.html against every file the report reads: results.csv, the runs' timeline.csv
+ * files and the gnuplot scripts; and DIR/matrix.tsv, the study's own record, which a rerun of
+ * the batch reads (until 2026-11-25 a report.html linked to results.csv replaced the table
+ * with the page, status 0). 0, or 1 after a message naming both. */
+static int check_output(const ctx *c, const char *out, const char *csv)
+{
+    static const char *const scripts[] = {"peak_reserved.gp", "memory_over_time.gp",
+                                          "fragmentation_over_time.gp", "heatmap.gp"};
+    int n = 0, np = 0, cap = 2 + (int)AM_ARRAY_LEN(scripts) + c->t.nrows;
+    out_named *ins = am_calloc((size_t)cap, sizeof *ins);
+    char **paths = am_calloc((size_t)cap, sizeof *paths); /* the names made here */
+    size_t len = strlen(c->dir) + sizeof c->scripts + 600;
+    ins[n++] = (out_named){"DIR/results.csv", csv};
+    paths[np] = am_malloc(len);
+    snprintf(paths[np], len, "%s/matrix.tsv", c->dir);
+    ins[n++] = (out_named){"DIR/matrix.tsv", paths[np++]};
+    for (size_t k = 0; k < AM_ARRAY_LEN(scripts); k++) {
+        paths[np] = am_malloc(len);
+        snprintf(paths[np], len, "%s/%s", c->scripts, scripts[k]);
+        ins[n++] = (out_named){"a gnuplot script", paths[np++]};
+    }
+    for (int r = 0; c->c_run >= 0 && r < c->t.nrows; r++) {
+        paths[np] = am_malloc(len);
+        snprintf(paths[np], len, "%s/runs/%.500s/timeline.csv", c->dir, c->t.rows[r][c->c_run]);
+        ins[n++] = (out_named){"a run's timeline.csv", paths[np++]};
+    }
+    am_error err = {0};
+    const out_named o = {"report.html", out};
+    int rc = out_check_paths(&o, 1, ins, n, &err);
+    if (rc != 0)
+        fprintf(stderr, "amsim: %s\n", err.msg);
+    for (int k = 0; k < np; k++)
+        free(paths[k]);
+    free(paths);
+    free(ins);
+    return rc != 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
     static const char use[] =
         "usage: amsim report DIR\n"
         "  writes DIR/report.html from DIR/results.csv (amsim batch) and the runs'\n"
         "  timeline.csv files: tables and inline SVG plots drawn by gnuplot with the\n"
-        "  scripts in analysis/ ($AMSIM_ANALYSIS overrides where they are)\n";
+        "  scripts in analysis/ ($AMSIM_ANALYSIS overrides where they are); a report.html\n"
+        "  that is (or links to) one of those files or DIR/matrix.tsv is refused (status 1)\n";
     static const cli_opt opts[] = {{"help", 'h', 0}, {NULL, 0, 0}};
     const char *dir = NULL, *opt, *v;
     cli cl;
@@ -497,14 +536,18 @@ int cmd_report(int argc, char **argv)
         if (s)
             snprintf(c.level, sizeof c.level, "%.*s", (int)(s - c.t.cols[k]), c.t.cols[k]);
     }
+    char out[1024];
+    snprintf(out, sizeof out, "%s/report.html", c.dir);
+    if (check_output(&c, out, csv) != 0) {
+        rtable_free(&c.t);
+        return 1;
+    }
     snprintf(c.tmp, sizeof c.tmp, "/tmp/amsim-report-XXXXXX");
     if (!mkdtemp(c.tmp)) {
         fprintf(stderr, "%s: mkdtemp: %s\n", prog, strerror(errno));
         rtable_free(&c.t);
         return 2;
     }
-    char out[1024];
-    snprintf(out, sizeof out, "%s/report.html", c.dir);
     outfile *o;
     am_error err = {0};
     int rc = 1;

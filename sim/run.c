@@ -74,6 +74,12 @@ int run_policy_list(const char *list, char (*names)[RUN_POLICY_LEN], int max, ch
     }
 }
 
+int run_check_preset(const am_config *cfg, const out_named *outs, int nout, am_error *err)
+{
+    const out_named pre = {"the config's device preset", cfg->preset[0] ? cfg->preset : NULL};
+    return out_check_paths(outs, nout, &pre, 1, err);
+}
+
 static char *join(const char *dir, const char *name)
 {
     size_t n = strlen(dir) + strlen(name) + 2;
@@ -149,26 +155,27 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
     }
     /* Two outputs naming one regular file would share its temporary: the second commit failed
      * ("No such file or directory") and the file held whichever was renamed first. An output
-     * naming an input (--json X --expect X) would replace it with this run's result. */
-    {
-        static const char *const label[O_N] = {"--json", "--placements", "--timeline", "--log",
-                                               "-o's report.txt", "-o's effective_config.yaml",
-                                               "-o's summary.json", "-o's placements.csv",
-                                               "-o's timeline.csv"};
-        out_named outs[O_N + 3];
-        int n = 0;
-        for (int i = 0; i < O_N; i++)
-            if (path[i]) /* DIR's own file when -o filled it in */
-                outs[n++] = (out_named){label[owned[i] && i < O_LOG ? i + O_ND : i], path[i]};
-        outs[n++] = (out_named){"--chrome-trace", sp->chrome_trace};
-        outs[n++] = (out_named){"--pytorch-snapshot", sp->pytorch_snapshot};
-        outs[n++] = (out_named){"--save-expect", sp->save_expect};
-        const out_named ins[] = {{"-c", sp->config}, {"-t", sp->trace},
-                                 {"--expect", sp->expect}};
-        if (out_check_paths(outs, n, ins, (int)AM_ARRAY_LEN(ins), err) != 0)
-            goto out;
-    }
+     * naming an input (--json X --expect X) would replace it with this run's result; the
+     * inputs are every file read: -c, the device preset it loads (known once it is loaded,
+     * still before anything is written), -t and --expect. */
+    static const char *const label[O_N] = {"--json", "--placements", "--timeline", "--log",
+                                           "-o's report.txt", "-o's effective_config.yaml",
+                                           "-o's summary.json", "-o's placements.csv",
+                                           "-o's timeline.csv"};
+    out_named outs[O_N + 3];
+    int nout = 0;
+    for (int i = 0; i < O_N; i++)
+        if (path[i]) /* DIR's own file when -o filled it in */
+            outs[nout++] = (out_named){label[owned[i] && i < O_LOG ? i + O_ND : i], path[i]};
+    outs[nout++] = (out_named){"--chrome-trace", sp->chrome_trace};
+    outs[nout++] = (out_named){"--pytorch-snapshot", sp->pytorch_snapshot};
+    outs[nout++] = (out_named){"--save-expect", sp->save_expect};
+    const out_named ins[] = {{"-c", sp->config}, {"-t", sp->trace}, {"--expect", sp->expect}};
+    if (out_check_paths(outs, nout, ins, (int)AM_ARRAY_LEN(ins), err) != 0)
+        goto out;
     if (run_load_config(sp, &cfg, err) != 0)
+        goto out;
+    if (run_check_preset(cfg, outs, nout, err) != 0)
         goto out;
     if (sp->warn_config)
         cfg_print_warnings(cfg, stderr, "amsim");

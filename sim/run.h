@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "engine.h"
+#include "outfile.h"
 #include "report.h"
 
 #define RUN_MAX_SETS 256
@@ -43,5 +44,10 @@ int run_policy_list(const char *list, char (*names)[RUN_POLICY_LEN], int max, ch
 
 /* Load the config of a spec (with --policy applied), for callers that need it before running. */
 int run_load_config(const run_spec *sp, am_config **cfg, am_error *err);
+
+/* The outputs against the device preset a loaded config read (am_config.preset), labelled
+ * "the config's device preset": out_check_paths with that one input (the config file itself is the
+ * caller's, known before loading). 0, or -1 with err. */
+int run_check_preset(const am_config *cfg, const out_named *outs, int nout, am_error *err);
 
 #endif

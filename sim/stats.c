@@ -167,9 +167,10 @@ int cmd_stats(int argc, char **argv)
     const char *json = NULL;
     enum { O_HELP, O_METRIC, O_BY, O_PAIRED, O_PAIR_ON, O_JSON, O_N };
     static const cli_opt opts[] = {
-        [O_HELP] = {"help", 'h', 0},      [O_METRIC] = {"metric", 0, 1}, [O_BY] = {"by", 0, 1},
-        [O_PAIRED] = {"paired", 0, 1},    [O_PAIR_ON] = {"pair-on", 0, 1},
-        [O_JSON] = {"json", 0, 1},        [O_N] = {NULL, 0, 0}};
+        [O_HELP] = {"help", 'h', CLI_FLAG},   [O_METRIC] = {"metric", 0, CLI_VALUE},
+        [O_BY] = {"by", 0, CLI_VALUE},        [O_PAIRED] = {"paired", 0, CLI_VALUE},
+        [O_PAIR_ON] = {"pair-on", 0, CLI_VALUE}, [O_JSON] = {"json", 0, CLI_PATH},
+        [O_N] = {NULL, 0, 0}};
     const char **slots[O_N] = {[O_METRIC] = &metric, [O_BY] = &by, [O_PAIRED] = &paired,
                                [O_PAIR_ON] = &pair_on, [O_JSON] = &json};
     cli cl;

@@ -1215,6 +1215,137 @@ static void outputs_naming_an_input(void)
     free(c0), free(t0), free(e0), free(c1), free(t1), free(e1), free(r1);
 }
 
+/* Copy file from to to (the test fails here if it cannot). */
+static void bi_copy(const char *from, const char *to)
+{
+    char *t = tu_slurp(from, NULL);
+    CU_ASSERT_FATAL(t != NULL);
+    FILE *f = fopen(to, "w");
+    CU_ASSERT_FATAL(f && fputs(t, f) >= 0 && fclose(f) == 0);
+    free(t);
+}
+
+/* Every file a command reads counts as its input, not only those named on its command line,
+ * until 2026-11-25 replaced with an exit status 0: the device preset a config loads (`device:
+ * h100` read DIR_OF_CONFIG/devices/h100.yaml; `run --json` on it replaced it), batch's base
+ * config and traces (DIR/results.csv and DIR/matrix.tsv as links to them), and report's
+ * results.csv and timelines (DIR/report.html as a link to one). Each is refused before
+ * anything is written, naming both, and the file keeps its bytes. */
+static void outputs_naming_a_read_file(void)
+{
+    const char *dir = fresh_dir("readin");
+    char p[8][700], args[4096], want[1200];
+    /* {C} a copy of the default config next to {P}, its own devices/h100.yaml; {T} a trace,
+     * {S} a sweep on them with the study folder {O}; {D} the folder */
+    snprintf(p[0], sizeof p[0], "%s/devices", dir);
+    mkdir(p[0], 0700);
+    snprintf(p[0], sizeof p[0], "%s/c.yaml", dir);
+    snprintf(p[1], sizeof p[1], "%s/devices/h100.yaml", dir);
+    snprintf(p[2], sizeof p[2], "%s/t.trace", dir);
+    snprintf(p[3], sizeof p[3], "%s/s.yaml", dir);
+    char od[620]; /* {O} */
+    snprintf(od, sizeof od, "%s/out", dir);
+    bi_copy(cfg_default(), p[0]);
+    snprintf(args, sizeof args, "%s/configs/devices/h100.yaml", tu_top());
+    bi_copy(args, p[1]);
+    bi_copy(trace_gpu(), p[2]);
+    FILE *f = fopen(p[3], "w");
+    CU_ASSERT_FATAL(f && fputs("base: c.yaml\ntraces: [t.trace]\npolicies: [bfc]\n", f) >= 0 &&
+                    fclose(f) == 0);
+    mkdir(od, 0700);
+    char *c0 = tu_slurp(p[0], NULL), *p0 = tu_slurp(p[1], NULL), *t0 = tu_slurp(p[2], NULL);
+    const char *val[26] = {0};
+    val['C' - 'A'] = p[0], val['P' - 'A'] = p[1], val['T' - 'A'] = p[2], val['S' - 'A'] = p[3];
+    val['O' - 'A'] = od, val['D' - 'A'] = dir;
+    static const char *const cases[][2] = {
+        {"run -q -c '{C}' -t '{T}' --json '{P}'",
+         "amsim: --json and the config's device preset both name {P}: the output would "
+         "overwrite its own input; write it to another file\n"},
+        {"run -q -c '{C}' -t '{T}' --set device=h100 --chrome-trace '{D}/devices/../devices/"
+         "h100.yaml'", "amsim: --chrome-trace and the config's device preset both name"},
+        {"run -q -c '{C}' -t '{T}' -o '{D}/devices'", "amsim: -o's summary.json"},
+        {"compare -c '{C}' -t '{T}' --policies bfc,caching --json '{P}'",
+         "amsim: --json and the config's device preset both name {P}: the output"},
+        {"mincap -q -c '{C}' -t '{T}' --granularity 64MiB --json '{P}'",
+         "amsim: --json and the config's device preset both name {P}: the output"},
+        {"convert '{T}' -c '{C}' -o '{P}'",
+         "amsim: -o and the config's device preset both name {P}: the output"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        char a[4096], w[1200];
+        bi_subst(a, sizeof a, cases[i][0], val);
+        bi_subst(w, sizeof w, cases[i][1], val);
+        if (strstr(a, "-o '") && strstr(a, "/devices'")) {
+            /* -o DIR whose summary.json is a link to the preset */
+            snprintf(want, sizeof want, "%s/devices/summary.json", dir);
+            unlink(want);
+            CU_ASSERT_FATAL(symlink("h100.yaml", want) == 0);
+        }
+        bi_expect(a, 1, w);
+    }
+    snprintf(want, sizeof want, "%s/devices/summary.json", dir);
+    unlink(want);
+    /* batch: DIR/results.csv and DIR/matrix.tsv linking to the base config, its preset, a
+     * trace */
+    static const char *const links[][3] = {
+        {"results.csv", "../c.yaml", "-o's results.csv and the sweep's base config"},
+        {"matrix.tsv", "../t.trace", "-o's matrix.tsv and a trace of the sweep"},
+        {"results.csv", "../devices/h100.yaml",
+         "-o's results.csv and the base config's device preset"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(links); i++) {
+        char l[800];
+        snprintf(l, sizeof l, "%s/%s", od, links[i][0]);
+        unlink(l);
+        CU_ASSERT_FATAL(symlink(links[i][1], l) == 0);
+        snprintf(args, sizeof args, "batch -q '%s' -o '%s'", p[3], od);
+        snprintf(want, sizeof want, "amsim: %s both name %s: the output would overwrite its "
+                 "own input", links[i][2], l);
+        bi_expect(args, 1, want);
+        unlink(l);
+    }
+    CU_ASSERT_EQUAL(dir_count(od, NULL), 0); /* no runs/, nothing written */
+    /* report: DIR/report.html linking to DIR/results.csv or a run's timeline.csv */
+    snprintf(args, sizeof args, "%s/runs/0001-a", od);
+    snprintf(want, sizeof want, "%s/runs", od);
+    mkdir(want, 0700);
+    mkdir(args, 0700);
+    snprintf(p[5], sizeof p[5], "%s/results.csv", od);
+    snprintf(p[6], sizeof p[6], "%s/runs/0001-a/timeline.csv", od);
+    snprintf(p[7], sizeof p[7], "%s/report.html", od);
+    static const char res[] = "run,policy,trace,status\n0001-a,bfc,t,ok\n";
+    static const char tl[] = "time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes\n";
+    f = fopen(p[5], "w");
+    CU_ASSERT_FATAL(f && fputs(res, f) >= 0 && fclose(f) == 0);
+    f = fopen(p[6], "w");
+    CU_ASSERT_FATAL(f && fputs(tl, f) >= 0 && fclose(f) == 0);
+    static const char *const targets[][2] = {{"results.csv", "DIR/results.csv"},
+                                             {"runs/0001-a/timeline.csv", "a run's timeline.csv"},
+                                             {"matrix.tsv", "DIR/matrix.tsv"}};
+    for (size_t i = 0; i < AM_ARRAY_LEN(targets); i++) {
+        unlink(p[7]);
+        CU_ASSERT_FATAL(symlink(targets[i][0], p[7]) == 0);
+        snprintf(args, sizeof args, "report '%s'", od);
+        snprintf(want, sizeof want, "amsim: report.html and %s both name %s: the output would "
+                 "overwrite its own input", targets[i][1], p[7]);
+        bi_expect(args, 1, want);
+    }
+    unlink(p[7]);
+    char *c1 = tu_slurp(p[0], NULL), *p1 = tu_slurp(p[1], NULL), *t1 = tu_slurp(p[2], NULL);
+    char *r1 = tu_slurp(p[5], NULL), *l1 = tu_slurp(p[6], NULL);
+    CU_ASSERT(c0 && c1 && strcmp(c0, c1) == 0);
+    CU_ASSERT(p0 && p1 && strcmp(p0, p1) == 0);
+    CU_ASSERT(t0 && t1 && strcmp(t0, t1) == 0);
+    CU_ASSERT(r1 && strcmp(r1, res) == 0);
+    CU_ASSERT(l1 && strcmp(l1, tl) == 0);
+    snprintf(want, sizeof want, "%s/matrix.tsv", od);
+    CU_ASSERT_NOT_EQUAL(access(want, F_OK), 0);
+    CU_ASSERT_EQUAL(dir_count(dir, ".tmp."), 0);
+    snprintf(want, sizeof want, "%s/devices", dir);
+    CU_ASSERT_EQUAL(dir_count(want, NULL), 1); /* h100.yaml alone */
+    free(c0), free(p0), free(t0), free(c1), free(p1), free(t1), free(r1), free(l1);
+}
+
 /* ---- fuzzer regressions ---------------------------------------------------------------------- */
 
 /* Every file under tests/fuzz/regress/ went through a reader once and crashed it. Replay each
@@ -1412,6 +1543,8 @@ void suite_badinput(void)
              {"outputs: -o DIR gets its whole set next to named files", outputs_dir_and_paths},
              {"outputs: two naming one file", outputs_same_file},
              {"outputs: one naming an input", outputs_naming_an_input},
+             {"outputs: one naming a file read (preset, base, trace, table)",
+              outputs_naming_a_read_file},
              /* behaviour */
              {"--lenient counts an unknown free", lenient_unknown_free},
              {"check counts skipped rows", check_counts_skipped_rows},

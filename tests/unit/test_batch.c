@@ -143,6 +143,159 @@ static void test_range_rounds_to_zero(void)
     free(err);
 }
 
+/* A range's error names the field that is wrong, at its own line and column, and why: until
+ * 2026-11-25 every problem of a range with units was "'from' is not a size, time or number:
+ * '1GiB'" at from (a bad to, a time where sizes were, a negative step, an unknown unit). */
+static void test_range_errors(void)
+{
+    static const struct {
+        const char *from, *to, *inc, *want; /* inc: "step: X" or "factor: X" */
+    } cases[] = {
+        {"1GiB", "abc", "factor: 2", "rg.yaml:7:9: range: 'to' is not a size: 'abc' (not a number)"},
+        {"1GiB", "4us", "factor: 2", "rg.yaml:7:9: range: 'to' is a time ('4us') but 'from' is a "
+         "size ('1GiB'): from, to and step are all sizes or all times"},
+        {"1GiB", "4GiB", "step: 1us", "rg.yaml:8:11: range: 'step' is a time ('1us') but 'from' "
+         "is a size ('1GiB')"},
+        {"1GiB", "4GiB", "step: -1", "rg.yaml:8:11: range: 'step' is not a size > 0: '-1' "
+         "(negative values are not allowed)"},
+        {"1GiB", "6EiB", "factor: 2", "rg.yaml:7:9: range: 'to' is not a size: '6EiB' (unknown "
+         "unit"},
+        {"abc", "4GiB", "factor: 2", "rg.yaml:6:11: range: 'from' is not a size: 'abc'"},
+        {"1", "4GiB", "step: 1us", "rg.yaml:8:11: range: 'step' is a time ('1us') but 'to' is a "
+         "size ('4GiB')"},
+        {"1GiB", "4GiB", "factor: x", "rg.yaml:8:13: range: factor must be a number > 1, not 'x'"},
+        {"1GiB", "1MiB", "factor: 2", "rg.yaml:7:9: range: 'to' (1MiB) is below 'from' (1GiB): "
+         "no values"},
+        {"1", "4", "step: -1", "rg.yaml:8:11: range: step must be a number > 0, not '-1'"},
+        {"1", "abc", "step: 1", "rg.yaml:7:9: range: 'to' is not a size, time or number: 'abc'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[1024], args[1200], *err = NULL;
+        snprintf(text, sizeof text,
+                 "base: %s/configs/default.yaml\ntraces: [%s/traces/gpu_train_step.trace]\n"
+                 "policies: [bfc]\naxes:\n  memories.hbm.allocator.memory_limit:\n"
+                 "    from: %s\n    to: %s\n    %s\n",
+                 tu_top(), tu_top(), cases[i].from, cases[i].to, cases[i].inc);
+        snprintf(args, sizeof args, "batch '%s' --list", tu_write("rg.yaml", text));
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        int ok = err && strstr(err, cases[i].want);
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  {from: %s, to: %s, %s}: %s  expected: %s\n", cases[i].from,
+                    cases[i].to, cases[i].inc, err ? err : "(none)", cases[i].want);
+        free(err);
+    }
+}
+
+/* A value, policy, seed or trace named twice is refused at the second, naming the first: its
+ * runs had the same key and ran twice (until 2026-11-25). An option of amsim gen KIND that
+ * takes a value, last in generate.args or empty after '=', is refused at load: it took the -o
+ * the batch appends and every run failed. */
+static void test_sweep_repeats(void)
+{
+    static const struct {
+        const char *body, *want;
+    } cases[] = {
+        {"traces: [@T]\npolicies: [bfc, caching, bfc]\n",
+         "rp.yaml:3:26: policies: 'bfc' repeats 'bfc' (line 3, column 12): every run with it "
+         "would run twice"},
+        {"traces: [@T]\naxes:\n  memories.hbm.capacity: [1GiB, 2GiB, 1GiB]\n",
+         "rp.yaml:4:39: axis memories.hbm.capacity: '1GiB' repeats '1GiB' (line 4, column 27)"},
+        {"traces: [@T]\naxes:\n  memories.hbm.capacity: {values: [1GiB, 1073741824]}\n",
+         "rp.yaml:4:42: axis memories.hbm.capacity: '1073741824' repeats '1GiB' (line 4, "
+         "column 36)"},
+        {"traces: [@T, '@D/../traces/gpu_train_step.trace']\n",
+         "/../traces/gpu_train_step.trace again (as "},
+        {"generate: {kind: kernel, args: [--m, '64']}\nseeds: [1, 2, 1]\n",
+         "rp.yaml:3:15: seeds: '1' repeats '1' (line 3, column 9)"},
+        {"generate: {kind: kernel, args: [--k, '64', --m]}\nseeds: [1]\n",
+         "rp.yaml:2:44: generate.args: '--m' needs a value, the next item (amsim gen kernel --m "
+         "X); as the last item it would take the run's -o"},
+        {"generate: {kind: serve, args: ['--requests=']}\n",
+         "rp.yaml:2:32: generate.args: '--requests=' needs a value after '='"},
+    };
+    char tr[1100], top[1100];
+    snprintf(tr, sizeof tr, "%s/traces/gpu_train_step.trace", tu_top());
+    snprintf(top, sizeof top, "%s/traces", tu_top());
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[4096], body[3000], args[1200], *err = NULL;
+        size_t k = 0;
+        for (const char *p = cases[i].body; *p && k + 1200 < sizeof body; p++)
+            if (p[0] == '@' && (p[1] == 'T' || p[1] == 'D')) {
+                k += (size_t)snprintf(body + k, sizeof body - k, "%s", p[1] == 'T' ? tr : top);
+                p++;
+            } else
+                body[k++] = *p;
+        body[k] = 0;
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\n%s", tu_top(), body);
+        snprintf(args, sizeof args, "batch '%s' -o '%s'", tu_write("rp.yaml", text),
+                 path_in_tmp("rp-out"));
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        int ok = err && strstr(err, cases[i].want);
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  %s: %s  expected: %s\n", body, err ? err : "(none)",
+                    cases[i].want);
+        free(err);
+        CU_ASSERT_NOT_EQUAL(access(path_in_tmp("rp-out"), F_OK), 0);
+    }
+}
+
+/* Exclusion values (and repeated axis values) compare as text, whole sizes or numbers: 0.3 and
+ * 0.4 are different fractions, though both round to 0 bytes as sizes (until 2026-11-25
+ * {memory_fraction: 0.3} excluded 0.4 too); 1073741824 is 1GiB. */
+static void test_exclusion_values_exact(void)
+{
+    char text[2048], args[1200], *out = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "traces: [%s/traces/gpu_train_step.trace]\naxes:\n"
+             "  memories.hbm.allocator.memory_fraction: [0.3, 0.4]\n"
+             "  memories.hbm.capacity: [1GiB, 2GiB]\n"
+             "exclude:\n  - {memories.hbm.allocator.memory_fraction: 0.3}\n"
+             "  - {memories.hbm.capacity: 1073741824}\n", tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("exact.yaml", text));
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_EQUAL(count_lines(out), 1);
+    CU_ASSERT(out && strstr(out, "memory_fraction=0.4;memories.hbm.capacity=2GiB;"));
+    free(out);
+}
+
+/* Exclusions that leave no run are refused like an empty exclusion {}, before anything is
+ * written: at the first exclusion that alone matches every run, else at the first one. Until
+ * 2026-11-25 `policies: [bfc]` with `exclude: [{policy: bfc}]` gave 0 runs, status 0 and an
+ * empty results.csv. */
+static void test_exclusions_leave_no_run(void)
+{
+    static const struct {
+        const char *policies, *exclude, *want;
+    } cases[] = {
+        {"[bfc]", "  - {policy: bfc}\n", "nr.yaml:6:5: exclude: this exclusion matches every run "
+         "of the matrix (2 before exclusions), so it leaves no runs; remove it or narrow it"},
+        {"[bfc, caching]", "  - {memories.hbm.capacity: 1GiB}\n"
+         "  - {memories.hbm.capacity: 2GiB}\n", "nr.yaml:6:5: exclude: together the exclusions "
+         "match every run of the matrix (4 before exclusions), so they leave no runs"},
+        {"[bfc, caching]", "  - {policy: caching}\n  - {trace: '*'}\n", "nr.yaml:7:5: exclude: "
+         "this exclusion matches every run of the matrix (4 before exclusions)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[1024], args[1200], *err = NULL;
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+                 "traces: [%s/traces/gpu_train_step.trace]\npolicies: %s\n"
+                 "axes: {memories.hbm.capacity: [1GiB, 2GiB]}\nexclude:\n%s", tu_top(), tu_top(),
+                 cases[i].policies, cases[i].exclude);
+        snprintf(args, sizeof args, "batch '%s' -o '%s'", tu_write("nr.yaml", text),
+                 path_in_tmp("nr-out"));
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        int ok = err && strstr(err, cases[i].want);
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  %s: %s  expected: %s\n", cases[i].exclude, err ? err : "(none)",
+                    cases[i].want);
+        free(err);
+        CU_ASSERT_NOT_EQUAL(access(path_in_tmp("nr-out"), F_OK), 0);
+    }
+}
+
 /* Sweep values are loaded into the base config at load, as each run loads them (under the
  * config's policy and each of policies:): a value the config refuses is an error at its line
  * and column in the sweep, and nothing is written. They were accepted and each run failed on its
@@ -1128,6 +1281,35 @@ static void test_set_typo_commands(void)
     free(out);
 }
 
+/* A policy whose run fails on its input (bfc refuses a memory_limit below 256 bytes; caching
+ * ignores the key) is a 'failed' row and status 1, as run and mincap give for it; the rows that
+ * succeeded are printed and --json is written with "ok": false (until 2026-11-25 status 0). */
+static void test_compare_failed_row_status(void)
+{
+    char args[2048], *out = NULL, *err = NULL;
+    const char *json = path_in_tmp("failrow.json");
+    unlink(json);
+    snprintf(args, sizeof args, "compare -c '%s/configs/default.yaml' -t "
+             "'%s/traces/gpu_train_step.trace' --policies bfc,caching --set "
+             "memories.hbm.allocator.memory_limit=100B --json '%s'", tu_top(), tu_top(), json);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT(out && strstr(out, "\nbfc         failed: --set "
+                            "'memories.hbm.allocator.memory_limit=100B'"));
+    CU_ASSERT(out && strstr(out, "\ncaching  ") && !strstr(out, "caching         failed"));
+    CU_ASSERT(err && strstr(err, "amsim compare: a policy's run failed on its input (see its "
+                            "'failed' row): status 1"));
+    char *j = tu_slurp(json, NULL);
+    CU_ASSERT(j && strstr(j, "\"ok\": false") && strstr(j, "\"ok\": true"));
+    free(j);
+    free(out);
+    free(err);
+    /* run and mincap: the same value under bfc is status 1 too */
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t "
+             "'%s/traces/gpu_train_step.trace' --set memories.hbm.allocator.memory_limit=100B",
+             tu_top(), tu_top());
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+}
+
 /* An option that takes one value, given twice, is refused (status 1, no output) in every
  * command: `compare --policies a --policies b` ran b alone, as if a were never named. --set
  * repeats (it is a list) and so may a flag. */
@@ -1399,6 +1581,23 @@ static void test_getopt_forms(void)
         {"batch @S --list --bogus=2", 1, "amsim batch: unknown option '--bogus=2' (see amsim "
          "batch --help)", NULL, 0},
         {"batch -- @S --list", 1, "amsim batch: one sweep file only ('--list')", NULL, 0},
+        /* --merge refuses the options of a run (until 2026-11-25 ignored in silence) */
+        {"batch --merge @D -o @D.m --shard 1/2", 1,
+         "amsim batch: --shard does not apply to --merge\n", NULL, 0},
+        {"batch -qj2 --merge @D -o @D.m", 1, "amsim batch: -j does not apply to --merge\n", NULL,
+         0},
+        {"batch --merge @D -o @D.m --jobs=2", 1, "amsim batch: --jobs does not apply to --merge\n",
+         NULL, 0},
+        {"batch --merge @D -o @D.m --timeout 5", 1,
+         "amsim batch: --timeout does not apply to --merge\n", NULL, 0},
+        {"batch --placements --merge @D -o @D.m", 1,
+         "amsim batch: --placements does not apply to --merge\n", NULL, 0},
+        {"batch --merge @D -o @D.m --timeline", 1,
+         "amsim batch: --timeline does not apply to --merge\n", NULL, 0},
+        {"batch --merge @D -o @D.m --update-expectations", 1,
+         "amsim batch: --update-expectations does not apply to --merge\n", NULL, 0},
+        {"batch --merge @D -o @D.m --list", 1, "amsim batch: --list does not apply to --merge\n",
+         NULL, 0},
         /* stats */
         {"stats @R --metric=m --by=policy --json=@J", 0, NULL, "caching", 1},
         {"stats --metric m @R --json", 1, "amsim stats: --json needs a value\n", NULL, 0},
@@ -1433,6 +1632,73 @@ static void test_getopt_forms(void)
         {"policies --help", 0, NULL, "usage: amsim policies", 0},
     };
     cli_cases(cases, sizeof cases / sizeof *cases);
+}
+
+/* An empty path, as an option's value or an operand, is refused before the command does
+ * anything: until 2026-11-25 `batch SWEEP -o ''` wrote DIR/runs, results.csv and matrix.tsv as
+ * /runs, /results.csv, /matrix.tsv, `--merge ... -o ''` read past the end of "" (mkdir_p), and
+ * `run`, `compare`, `mincap` and `stats` ran the whole job, then failed to write "" (": write
+ * failed"). The cases that could write into / with an older binary name an input that does not
+ * exist, which stops that binary first; the others run on real inputs and must print nothing. */
+static void test_empty_paths(void)
+{
+    tu_write("ep.csv", "run,policy,status,m\n1,bfc,ok,1\n2,bfc,ok,2\n");
+    static const struct {
+        const char *args, *msg;
+    } cases[] = {
+        {"run -c @C -t @T --json ''", "amsim run: --json '': an empty path names no file\n"},
+        {"run -c @C -t @T -o ''", "amsim run: -o '': an empty path names no file\n"},
+        {"run -c @C -t @T --out ''", "amsim run: --out '': an empty path names no file\n"},
+        {"run -c @C -t @T --placements ''", "amsim run: --placements '': an empty path"},
+        {"run -c @C -t @T --timeline ''", "amsim run: --timeline '': an empty path"},
+        {"run -c @C -t @T --chrome-trace ''", "amsim run: --chrome-trace '': an empty path"},
+        {"run -c @C -t @T --pytorch-snapshot ''", "amsim run: --pytorch-snapshot '': an empty"},
+        {"run -c @C -t @T --log ''", "amsim run: --log '': an empty path"},
+        {"run -c @C -t @T --save-expect ''", "amsim run: --save-expect '': an empty path"},
+        {"run -c @C -t @T --expect ''", "amsim run: --expect '': an empty path"},
+        {"run -c '' -t @T", "amsim run: -c '': an empty path names no file\n"},
+        {"run -c @C -t ''", "amsim run: -t '': an empty path names no file\n"},
+        {"compare -c @C -t @T --policies bfc --json ''",
+         "amsim compare: --json '': an empty path names no file\n"},
+        {"mincap -c @C -t @T --policies bfc --granularity 64MiB --json ''",
+         "amsim mincap: --json '': an empty path names no file\n"},
+        {"stats @E --metric m --json ''", "amsim stats: --json '': an empty path names no file\n"},
+        {"stats '' --metric m", "amsim stats: an empty argument '' names no file\n"},
+        {"batch @N -o ''", "amsim batch: -o '': an empty path names no file\n"},
+        {"batch --merge @N -o ''", "amsim batch: -o '': an empty path names no file\n"},
+        {"batch ''", "amsim batch: an empty argument '' names no file\n"},
+        {"gen kernel -o ''", "amsim gen kernel: -o '': an empty path names no file\n"},
+        {"convert @T -o ''", "amsim convert: -o '': an empty path names no file\n"},
+        {"convert '' -o @N", "amsim convert: an empty argument '' names no file\n"},
+        {"check ''", "amsim check: an empty argument '' names no file\n"},
+        {"check -c '' @T", "amsim check: -c '': an empty path names no file\n"},
+    };
+    char ep[1100], nx[1100];
+    snprintf(ep, sizeof ep, "%s", path_in_tmp("ep.csv"));
+    snprintf(nx, sizeof nx, "%s", path_in_tmp("ep-none/none"));
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char pat[512], args[4096], *out = NULL, *err = NULL;
+        /* @E: a results table; @N: a path that does not exist */
+        size_t k = 0;
+        for (const char *p = cases[i].args; *p && k + 1 < sizeof pat; p++) {
+            if (p[0] == '@' && (p[1] == 'E' || p[1] == 'N')) {
+                k += (size_t)snprintf(pat + k, sizeof pat - k, "%s", p[1] == 'E' ? ep : nx);
+                p++;
+            } else
+                pat[k++] = *p;
+        }
+        pat[k] = 0;
+        cli_expand(args, sizeof args, pat);
+        int st = tu_amsim(args, &out, &err);
+        int ok = st == 1 && err && strstr(err, cases[i].msg) && out && !*out;
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  amsim %s: status %d, stdout '%.200s', stderr '%.300s'", args, st,
+                    out ? out : "", err ? err : "");
+        free(out);
+        free(err);
+    }
+    CU_ASSERT_NOT_EQUAL(access(nx, F_OK), 0);
 }
 
 static void test_expect(void)
@@ -1701,7 +1967,12 @@ void suite_batch(void)
              {"stats refuses a metric cell that is not a number", test_stats_bad_cells},
              {"ranges of times and numbers", test_range_kinds},
              {"a range bound that rounds to 0 bytes", test_range_rounds_to_zero},
+             {"a range's error names its field, line:column and why", test_range_errors},
              {"sweep errors name file:line", test_sweep_errors},
+             {"exclusions that leave no run are refused", test_exclusions_leave_no_run},
+             {"exclusion values match exactly (0.3 is not 0.4)", test_exclusion_values_exact},
+             {"repeated values, policies, seeds, traces; gen options missing a value",
+              test_sweep_repeats},
              {"sweep values checked at load, at their line:column",
               test_sweep_values_checked_at_load},
              {"seeds past 32 bits refused at line:col", test_sweep_seed_range},
@@ -1722,9 +1993,11 @@ void suite_batch(void)
              {"mincap --level puts the policies on that level", test_mincap_level},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
              {"run, compare and mincap refuse a --set key of no policy", test_set_typo_commands},
+             {"compare: a policy failing on its input is status 1", test_compare_failed_row_status},
              {"an option that takes one value is refused twice", test_repeated_options},
              {"short options take their value attached (-j2, -oDIR)", test_attached_short_values},
              {"options as getopt_long takes them, in every command", test_getopt_forms},
+             {"an empty path is refused before any work, in every command", test_empty_paths},
              {"expectations hold and fail", test_expect},
              {"expectation values that are not their metric's form", test_expect_bad_values},
              {"expectation keys given twice or unknown", test_expect_keys},
