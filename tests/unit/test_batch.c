@@ -429,8 +429,8 @@ static void test_sweep_errors(void)
         {"{trace: '*.nope'}", "ex.yaml:7:13: exclude: trace '*.nope' matches none of the "
                               "sweep's values"},
         {"{seed: 1}", "ex.yaml:7:6: exclude: 'seed' needs a 'seeds:' list"},
-        {"{policy: bfc, policy: caching}", "ex.yaml:7:19: exclude: 'policy' twice in one "
-                                           "exclusion"},
+        {"{policy: bfc, policy: caching}", "ex.yaml:7:19: duplicate key 'policy' (first at "
+                                           "line 7, column 6)"},
         /* matched every run: the whole matrix went and the batch exited 0 with no runs */
         {"{}", "ex.yaml:7:5: exclude: an empty exclusion {} matches every run (it would "
                "exclude the whole matrix)"},
@@ -493,6 +493,40 @@ static void test_sweep_errors(void)
     CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
     CU_ASSERT_EQUAL(count_lines(out), 2);
     free(out);
+}
+
+/* A key twice in one map, anywhere in the sweep, is refused at the second naming the first:
+ * libyaml's loader kept both (two axes of one path: two results.csv columns of that name, the
+ * row showing 1GiB while the run used 2GiB; two policies: lists were merged). */
+static void test_sweep_duplicate_keys(void)
+{
+    static const struct {
+        const char *body, *want;
+    } dk[] = {
+        {"axes:\n  memories.hbm.allocator.memory_limit: [1GiB]\n"
+         "  memories.hbm.allocator.memory_limit: [2GiB]\n",
+         "dk.yaml:5:3: duplicate key 'memories.hbm.allocator.memory_limit' (first at line 4, "
+         "column 3)"},
+        {"policies: [bfc]\npolicies: [caching]\n",
+         "dk.yaml:4:1: duplicate key 'policies' (first at line 3, column 1)"},
+        {"axes:\n  memories.hbm.capacity: {from: 1GiB, to: 4GiB, from: 2GiB, factor: 2}\n",
+         "dk.yaml:4:49: duplicate key 'from' (first at line 4, column 27)"},
+        {"set:\n  memories.hbm.capacity: 1GiB\n  memories.hbm.capacity: 2GiB\n",
+         "dk.yaml:5:3: duplicate key 'memories.hbm.capacity' (first at line 4, column 3)"},
+    };
+    char text[1024], args[1200];
+    for (size_t i = 0; i < sizeof dk / sizeof *dk; i++) {
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+                 "traces: [%s/traces/gpu_train_step.trace]\n%s", tu_top(), tu_top(), dk[i].body);
+        snprintf(args, sizeof args, "batch '%s' --list", tu_write("dk.yaml", text));
+        char *err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, dk[i].want));
+        if (!err || !strstr(err, dk[i].want))
+            fprintf(stderr, "\n  %s: %s  expected: %s\n", dk[i].body, err ? err : "(none)",
+                    dk[i].want);
+        free(err);
+    }
 }
 
 static void test_resume_and_failure_isolation(void)
@@ -1969,6 +2003,7 @@ void suite_batch(void)
              {"a range bound that rounds to 0 bytes", test_range_rounds_to_zero},
              {"a range's error names its field, line:column and why", test_range_errors},
              {"sweep errors name file:line", test_sweep_errors},
+             {"a key twice in a sweep map is refused", test_sweep_duplicate_keys},
              {"exclusions that leave no run are refused", test_exclusions_leave_no_run},
              {"exclusion values match exactly (0.3 is not 0.4)", test_exclusion_values_exact},
              {"repeated values, policies, seeds, traces; gen options missing a value",
