@@ -316,6 +316,7 @@ typedef struct sw_axis {
     unsigned char *gen;
     int pcap;                  /* room in pos and gen */
     char *range;               /* "from A, step S" or "from A, factor F", or NULL */
+    sw_pos kpos;               /* where its path is written */
 } sw_axis;
 
 typedef struct sw_excl {
@@ -331,6 +332,7 @@ typedef struct sweep {
     char *base;
     strlist sets;              /* "PATH=VALUE" */
     sw_pos set_pos[SW_MAX_SETS]; /* where each VALUE is written */
+    sw_pos set_kpos[SW_MAX_SETS]; /* where each PATH is written */
     strlist policies;          /* may be empty: the config's own */
     strlist traces, trace_disp;
     int naxes;
@@ -958,6 +960,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                     goto out;
                 }
                 s->set_pos[s->sets.n] = node_pos(ynode(&y, q->value));
+                s->set_kpos[s->sets.n] = node_pos(ynode(&y, q->key));
                 sl_push(&s->sets, xprintf("%s=%s", a, b));
             }
         } else if (strcmp(ks, "axes") == 0) {
@@ -977,6 +980,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                           "traces, seeds)", a);
                     goto out;
                 }
+                s->axes[s->naxes].kpos = node_pos(ynode(&y, q->key));
                 if (parse_axis(&y, a, ynode(&y, q->value), &s->axes[s->naxes], err) != 0) {
                     s->naxes++;
                     goto out;
@@ -1314,15 +1318,16 @@ static void note_preset(strlist *presets, const am_config *c)
 /* Load the base config with the overrides v[0..n) as a run does (run_load_config): as it is,
  * then with each policy of policies: switched in last (v has room for one more). 0, or -1 with
  * the config's error (at the override's position in the sweep when it is about one). The
- * device presets read go to presets (an axis over device: reads several). */
-static int load_as_runs(const sweep *s, cfg_set *v, int n, strlist *presets, am_error *err)
+ * device presets read go to presets (an axis over device: reads several); the default level's
+ * name to level (CFG_NAME_MAX bytes). */
+static int load_as_runs(const sweep *s, cfg_set *v, int n, strlist *presets, char *level,
+                        am_error *err)
 {
     am_config *c = NULL;
     if (cfg_load_sets(&c, s->base, v, n, err) != 0)
         return -1;
     note_preset(presets, c);
-    char level[CFG_NAME_MAX];
-    snprintf(level, sizeof level, "%s", c->levels[c->default_level].name);
+    snprintf(level, CFG_NAME_MAX, "%s", c->levels[c->default_level].name);
     cfg_free(c);
     for (int p = 0; p < s->policies.n; p++) {
         char pol[CFG_NAME_MAX + 128];
@@ -1339,6 +1344,30 @@ static int load_as_runs(const sweep *s, cfg_set *v, int n, strlist *presets, am_
     return 0;
 }
 
+/* With policies:, the batch sets the default level's policy of every run last (as --policy),
+ * so a set: or an axis of that path would be overridden: until 2026-11-25 `policies: [bfc]`
+ * with an axis `memories.hbm.allocator.policy: [bfc, caching]` ran bfc twice, the second run
+ * labelled policy=caching. Refused at the path's line and column (level: the default level
+ * after set:). */
+static int policy_overridden(const sweep *s, const char *level, am_error *err)
+{
+    char path[CFG_NAME_MAX + 32];
+    snprintf(path, sizeof path, "memories.%s.allocator.policy", level);
+    size_t len = strlen(path);
+    for (int i = 0; i < s->sets.n; i++)
+        if (!strncmp(s->sets.v[i], path, len) && s->sets.v[i][len] == '=')
+            return am_fail_at(err, s->file, s->set_kpos[i].line, s->set_kpos[i].col, "set: %s "
+                              "is the default level's policy, which 'policies:' sets in every "
+                              "run; give the policy in 'policies:' instead", path);
+    for (int a = 0; a < s->naxes; a++)
+        if (!strcmp(s->axes[a].path, path))
+            return am_fail_at(err, s->file, s->axes[a].kpos.line, s->axes[a].kpos.col, "axes: "
+                              "%s is the default level's policy, which 'policies:' sets in every "
+                              "run (its runs would be labelled with a policy they did not run); "
+                              "give the policies in 'policies:' instead", path);
+    return 0;
+}
+
 /* Every value of set: and of each axis, loaded into the base config as a run loads it (under
  * the config's policy and each one of policies:): a value that the config refuses (a bad size,
  * a size that rounds to 0 bytes, an unknown key, a word that is not one of an option's) is an
@@ -1348,15 +1377,18 @@ static int load_as_runs(const sweep *s, cfg_set *v, int n, strlist *presets, am_
 static int sweep_check_values(sweep *s, am_error *err)
 {
     cfg_set v[SW_MAX_SETS + 2];
+    char level[CFG_NAME_MAX];
     int n = sweep_sets(s, v);
-    if (load_as_runs(s, v, n, &s->presets, err) != 0)
+    if (load_as_runs(s, v, n, &s->presets, level, err) != 0)
+        return -1;
+    if (s->policies.n && policy_overridden(s, level, err) != 0)
         return -1;
     for (int a = 0; a < s->naxes; a++) {
         const sw_axis *ax = &s->axes[a];
         for (int i = 0; i < ax->vals.n; i++) {
             char *t = xprintf("%s=%s", ax->path, ax->vals.v[i]);
             v[n] = (cfg_set){t, s->file, ax->pos[i].line, ax->pos[i].col};
-            int rc = load_as_runs(s, v, n + 1, &s->presets, err);
+            int rc = load_as_runs(s, v, n + 1, &s->presets, level, err);
             free(t);
             if (rc == 0)
                 continue;

@@ -529,6 +529,43 @@ static void test_sweep_duplicate_keys(void)
     }
 }
 
+/* With policies:, an axis or set: of the default level's policy is refused at its path: the
+ * batch switched policies: in last, so `policies: [bfc]` with an axis over the policy ran bfc
+ * twice, the second run labelled policy=caching. Without policies: such an axis is fine. */
+static void test_sweep_policy_axis(void)
+{
+    static const struct {
+        const char *body, *want;
+    } pa[] = {
+        {"policies: [bfc]\naxes:\n  memories.hbm.allocator.policy: [bfc, caching]\n",
+         "pa.yaml:5:3: axes: memories.hbm.allocator.policy is the default level's policy, which "
+         "'policies:' sets in every run"},
+        {"policies: [bfc, caching]\nset:\n  memories.hbm.allocator.policy: caching\n",
+         "pa.yaml:5:3: set: memories.hbm.allocator.policy is the default level's policy"},
+    };
+    char text[1024], args[1200];
+    for (size_t i = 0; i < sizeof pa / sizeof *pa; i++) {
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+                 "traces: [%s/traces/gpu_train_step.trace]\n%s", tu_top(), tu_top(), pa[i].body);
+        snprintf(args, sizeof args, "batch '%s' --list", tu_write("pa.yaml", text));
+        char *err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, pa[i].want) && strstr(err, "instead"));
+        if (!err || !strstr(err, pa[i].want))
+            fprintf(stderr, "\n  %s: %s  expected: %s\n", pa[i].body, err ? err : "(none)",
+                    pa[i].want);
+        free(err);
+    }
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "traces: [%s/traces/gpu_train_step.trace]\n"
+             "axes:\n  memories.hbm.allocator.policy: [bfc, caching]\n", tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("pa.yaml", text));
+    char *out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_EQUAL(count_lines(out), 2);
+    free(out);
+}
+
 static void test_resume_and_failure_isolation(void)
 {
     const char *sw = small_sweep("small_bad.yaml", 1);
@@ -2004,6 +2041,8 @@ void suite_batch(void)
              {"a range's error names its field, line:column and why", test_range_errors},
              {"sweep errors name file:line", test_sweep_errors},
              {"a key twice in a sweep map is refused", test_sweep_duplicate_keys},
+             {"with policies:, an axis or set: of the default policy is refused",
+              test_sweep_policy_axis},
              {"exclusions that leave no run are refused", test_exclusions_leave_no_run},
              {"exclusion values match exactly (0.3 is not 0.4)", test_exclusion_values_exact},
              {"repeated values, policies, seeds, traces; gen options missing a value",
