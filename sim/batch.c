@@ -712,8 +712,11 @@ static int add_traces(sweep *s, ydoc *y, yaml_node_t *n, const char *pat, am_err
     return 0;
 }
 
-/* The traces a pattern added (from index before on) against those named before it: the same
- * file twice, under any spelling, would repeat its runs. -1 with err at the pattern. */
+/* The traces a pattern added (from index before on) against every trace named before each:
+ * those of earlier patterns and the pattern's own (a glob or a directory can name one file
+ * twice through links; until 2026-11-25 only earlier patterns were compared). The same file
+ * (device and inode) twice, under any spelling, would repeat its runs. -1 with err at the
+ * pattern. */
 static int trace_repeats(const sweep *s, ydoc *y, yaml_node_t *n, const char *pat, int before,
                          am_error *err)
 {
@@ -721,7 +724,7 @@ static int trace_repeats(const sweep *s, ydoc *y, yaml_node_t *n, const char *pa
         struct stat a, b;
         if (stat(s->traces.v[i], &a) != 0)
             continue;
-        for (int j = 0; j < before; j++)
+        for (int j = 0; j < i; j++)
             if (stat(s->traces.v[j], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
                 return yfail(err, y, n, "traces: '%s' names %s again (as %s): every run on it "
                              "would run twice; name each trace once", pat, s->trace_disp.v[i],

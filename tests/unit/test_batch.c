@@ -566,6 +566,39 @@ static void test_sweep_policy_axis(void)
     free(out);
 }
 
+/* One glob or directory naming one file twice (two links to it) is refused at the pattern,
+ * naming both: only traces of earlier patterns were compared, and each run ran twice. */
+static void test_sweep_trace_links(void)
+{
+    char dir[1024], f[1100], text[2048], args[1200];
+    snprintf(dir, sizeof dir, "%s/link_traces", tu_tmpdir());
+    mkdir(dir, 0777);
+    snprintf(f, sizeof f, "%s/real.t", tu_tmpdir());
+    FILE *fp = fopen(f, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    fputs("amsim-trace v1\nalloc 1 1MiB\nfree 1\n", fp);
+    fclose(fp);
+    for (int i = 0; i < 2; i++) {
+        char l[1100];
+        snprintf(l, sizeof l, "%s/%c.trace", dir, 'a' + i);
+        unlink(l);
+        CU_ASSERT_EQUAL(symlink("../real.t", l), 0);
+    }
+    static const char *const pats[] = {"'link_traces/*.trace'", "link_traces"};
+    for (size_t i = 0; i < sizeof pats / sizeof *pats; i++) {
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [%s]\n", tu_top(),
+                 pats[i]);
+        snprintf(args, sizeof args, "batch '%s' --list", tu_write("tl.yaml", text));
+        char *err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, "tl.yaml:2:10: traces: ") &&
+                  strstr(err, "names link_traces/b.trace again (as link_traces/a.trace)"));
+        if (!err || !strstr(err, "tl.yaml:2:10: traces: "))
+            fprintf(stderr, "\n  %s: %s\n", pats[i], err ? err : "(none)");
+        free(err);
+    }
+}
+
 static void test_resume_and_failure_isolation(void)
 {
     const char *sw = small_sweep("small_bad.yaml", 1);
@@ -2041,6 +2074,7 @@ void suite_batch(void)
              {"a range's error names its field, line:column and why", test_range_errors},
              {"sweep errors name file:line", test_sweep_errors},
              {"a key twice in a sweep map is refused", test_sweep_duplicate_keys},
+             {"one glob or directory naming a trace twice is refused", test_sweep_trace_links},
              {"with policies:, an axis or set: of the default policy is refused",
               test_sweep_policy_axis},
              {"exclusions that leave no run are refused", test_exclusions_leave_no_run},
