@@ -502,10 +502,15 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
                 if (kinds[k].parse(fv[f], &v, &why) != -1)
                     kind = (int)k, by = f;
             }
-        if (kind < 0) { /* no unit reads as a size or a time: the first field with one */
+        if (kind < 0) { /* no unit reads as a size or a time: the first field with one, and
+                         * why as each (until 2026-11-25 without a reason) */
             int f = has_alpha(from) ? 0 : has_alpha(to) ? 1 : 2;
-            return yfail(err, y, fnode[f], "range: '%s' is not a size, time or number: '%s'",
-                         fname[f], fv[f]);
+            uint64_t v;
+            const char *swhy = "", *twhy = "";
+            kinds[0].parse(fv[f], &v, &swhy);
+            kinds[1].parse(fv[f], &v, &twhy);
+            return yfail(err, y, fnode[f], "range: '%s' is not a size, time or number: '%s' (as "
+                         "a size: %s; as a time: %s)", fname[f], fv[f], swhy, twhy);
         }
         uint64_t a = 0, b = 0, c = 0, *dst[3] = {&a, &b, &c};
         for (int f = 0; f < 3; f++) {
@@ -528,6 +533,9 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
         double fac = 0;
         if (factor && (units_real(factor, &fac, &why) != 0 || fac <= 1))
             return yfail(err, y, in, "range: factor must be a number > 1, not '%s'", factor);
+        if (factor && a == 0)
+            return yfail(err, y, fn, "range: a factor range must start above 0 ('from' is '%s', "
+                         "and 0 times %s is 0)", from, factor);
         if (step && c == 0)
             return yfail(err, y, in, "range: step must be > 0 ('%s')", step);
         if (a > b)
@@ -547,12 +555,17 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
     }
     double da, db, dc;
     if (units_real(from, &da, &why) != 0)
-        return yfail(err, y, fn, "range: 'from' is not a size, time or number: '%s'", from);
+        return yfail(err, y, fn, "range: 'from' is not a size, time or number: '%s' (%s)", from,
+                     why);
     if (units_real(to, &db, &why) != 0)
-        return yfail(err, y, tn, "range: 'to' is not a size, time or number: '%s'", to);
+        return yfail(err, y, tn, "range: 'to' is not a size, time or number: '%s' (%s)", to, why);
     if (units_real(inc, &dc, &why) != 0 || (step ? dc <= 0 : dc <= 1))
         return yfail(err, y, in, step ? "range: step must be a number > 0, not '%s'"
                                       : "range: factor must be a number > 1, not '%s'", inc);
+    /* multiplying 0 stays at 0 (one value, or the value cap), a negative start moves away */
+    if (factor && da <= 0)
+        return yfail(err, y, fn, "range: a factor range must start above 0 ('from' is '%s', "
+                     "and it times %s never grows)", from, factor);
     if (da > db)
         return yfail(err, y, tn, "range: 'to' (%s) is below 'from' (%s): no values", to, from);
     for (long k = 0;; k++) {
@@ -913,6 +926,12 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                 yfail(err, &y, v, "%s: expected a plain value", ks);
                 goto out;
             }
+            /* "" named no file: "amsim: : cannot open" with no position */
+            if (ks[0] != 'n' && !yscalar(v)[0]) {
+                yfail(err, &y, v, "%s: '': an empty path names no %s", ks,
+                      ks[0] == 'b' ? "config" : "folder");
+                goto out;
+            }
             if (ks[0] == 'n')
                 s->name = am_strdup(yscalar(v));
             else if (ks[0] == 'b')
@@ -939,7 +958,14 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             }
             for (int i = 0; i < pats.n; i++) {
                 int before = s->traces.n;
-                if (add_traces(s, &y, v, pats.v[i], err) != 0 ||
+                /* "" would be the sweep's own folder (all its trace files) or match nothing */
+                if (!pats.v[i][0]) {
+                    yfail(err, &y, yitem(&y, v, i), "%s", "traces: '': an empty path names no "
+                          "trace");
+                    sl_free(&pats);
+                    goto out;
+                }
+                if (add_traces(s, &y, yitem(&y, v, i), pats.v[i], err) != 0 ||
                     trace_repeats(s, &y, yitem(&y, v, i), pats.v[i], before, err) != 0) {
                     sl_free(&pats);
                     goto out;

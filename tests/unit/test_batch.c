@@ -168,6 +168,14 @@ static void test_range_errors(void)
          "no values"},
         {"1", "4", "step: -1", "rg.yaml:8:11: range: step must be a number > 0, not '-1'"},
         {"1", "abc", "step: 1", "rg.yaml:7:9: range: 'to' is not a size, time or number: 'abc'"},
+        /* the reason in the factor form too (it was "is not a size, time or number" alone) */
+        {"1", "4EiB", "factor: 2", "rg.yaml:7:9: range: 'to' is not a size, time or number: "
+         "'4EiB' (as a size: unknown unit"},
+        {"1", "1..2", "step: 1", "rg.yaml:7:9: range: 'to' is not a size, time or number: "
+         "'1..2' (malformed number)"},
+        /* 0 times the factor is 0: one run with memory_limit 0 (unset), or the value cap */
+        {"0", "4GiB", "factor: 2", "rg.yaml:6:11: range: a factor range must start above 0"},
+        {"0", "4", "factor: 2", "rg.yaml:6:11: range: a factor range must start above 0"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char text[1024], args[1200], *err = NULL;
@@ -595,6 +603,40 @@ static void test_sweep_trace_links(void)
                   strstr(err, "names link_traces/b.trace again (as link_traces/a.trace)"));
         if (!err || !strstr(err, "tl.yaml:2:10: traces: "))
             fprintf(stderr, "\n  %s: %s\n", pats[i], err ? err : "(none)");
+        free(err);
+    }
+}
+
+/* Empty paths in a sweep, refused at their own line:column: a traces item (it was reported at
+ * the list's '[') and base (it was "amsim: : cannot open" with no position). */
+static void test_sweep_empty_paths(void)
+{
+    static const struct {
+        const char *text, *want;
+    } ep[] = {
+        {"base: %s/configs/default.yaml\ntraces: [%s/traces/gpu_train_step.trace, '']\n",
+         ":2:%d: traces: '': an empty path names no trace"},
+        {"base: ''\ntraces: [%s/traces/gpu_train_step.trace]\n",
+         "ep.yaml:1:7: base: '': an empty path names no config"},
+    };
+    char text[1024], args[1200], want[256];
+    for (size_t i = 0; i < sizeof ep / sizeof *ep; i++) {
+        if (i == 0) {
+            snprintf(text, sizeof text, ep[i].text, tu_top(), tu_top());
+            /* the column of the '' item: after "traces: [" and the first item and ", " */
+            snprintf(want, sizeof want, ep[i].want,
+                     (int)(strlen("traces: [") + strlen(tu_top()) +
+                           strlen("/traces/gpu_train_step.trace, ") + 1));
+        } else {
+            snprintf(text, sizeof text, ep[i].text, tu_top());
+            snprintf(want, sizeof want, "%s", ep[i].want);
+        }
+        snprintf(args, sizeof args, "batch '%s' --list", tu_write("ep.yaml", text));
+        char *err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, want));
+        if (!err || !strstr(err, want))
+            fprintf(stderr, "\n  %s  expected: %s\n", err ? err : "(none)", want);
         free(err);
     }
 }
@@ -2074,6 +2116,7 @@ void suite_batch(void)
              {"a range's error names its field, line:column and why", test_range_errors},
              {"sweep errors name file:line", test_sweep_errors},
              {"a key twice in a sweep map is refused", test_sweep_duplicate_keys},
+             {"empty trace items and base refused at their line:column", test_sweep_empty_paths},
              {"one glob or directory naming a trace twice is refused", test_sweep_trace_links},
              {"with policies:, an axis or set: of the default policy is refused",
               test_sweep_policy_axis},
