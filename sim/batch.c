@@ -274,6 +274,32 @@ static int check_seeds(ydoc *y, yaml_node_t *n, am_error *err)
     return 0;
 }
 
+/* No map in the document names a key twice: libyaml's loader keeps both, and the sweep read
+ * each in turn (until 2026-11-25 a second axis of the same path made a second results.csv
+ * column of that name whose row showed the first value while the run used the second, and two
+ * `policies:` were merged). Refused at the second key, naming the first, as configs refuse one
+ * (config.c's check works on its own tree, so it is not shared). The nodes are walked as the
+ * array libyaml keeps, with no recursion. */
+static int no_duplicate_keys(ydoc *y, am_error *err)
+{
+    for (yaml_node_t *m = y->d.nodes.start; m < y->d.nodes.top; m++) {
+        if (m->type != YAML_MAPPING_NODE)
+            continue;
+        for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+            const yaml_node_t *k = ynode(y, p->key);
+            const char *ks = yscalar(k);
+            for (yaml_node_pair_t *q = m->data.mapping.pairs.start; ks && q < p; q++) {
+                const yaml_node_t *f = ynode(y, q->key);
+                if (yscalar(f) && !strcmp(yscalar(f), ks))
+                    return yfail(err, y, k, "duplicate key '%s' (first at line %lu, column %lu)",
+                                 ks, (unsigned long)f->start_mark.line + 1,
+                                 (unsigned long)f->start_mark.column + 1);
+            }
+        }
+    }
+    return 0;
+}
+
 /* ---- the sweep -------------------------------------------------------------------------- */
 
 typedef struct sw_pos {
@@ -290,6 +316,7 @@ typedef struct sw_axis {
     unsigned char *gen;
     int pcap;                  /* room in pos and gen */
     char *range;               /* "from A, step S" or "from A, factor F", or NULL */
+    sw_pos kpos;               /* where its path is written */
 } sw_axis;
 
 typedef struct sw_excl {
@@ -305,6 +332,7 @@ typedef struct sweep {
     char *base;
     strlist sets;              /* "PATH=VALUE" */
     sw_pos set_pos[SW_MAX_SETS]; /* where each VALUE is written */
+    sw_pos set_kpos[SW_MAX_SETS]; /* where each PATH is written */
     strlist policies;          /* may be empty: the config's own */
     strlist traces, trace_disp;
     int naxes;
@@ -474,10 +502,15 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
                 if (kinds[k].parse(fv[f], &v, &why) != -1)
                     kind = (int)k, by = f;
             }
-        if (kind < 0) { /* no unit reads as a size or a time: the first field with one */
+        if (kind < 0) { /* no unit reads as a size or a time: the first field with one, and
+                         * why as each (until 2026-11-25 without a reason) */
             int f = has_alpha(from) ? 0 : has_alpha(to) ? 1 : 2;
-            return yfail(err, y, fnode[f], "range: '%s' is not a size, time or number: '%s'",
-                         fname[f], fv[f]);
+            uint64_t v;
+            const char *swhy = "", *twhy = "";
+            kinds[0].parse(fv[f], &v, &swhy);
+            kinds[1].parse(fv[f], &v, &twhy);
+            return yfail(err, y, fnode[f], "range: '%s' is not a size, time or number: '%s' (as "
+                         "a size: %s; as a time: %s)", fname[f], fv[f], swhy, twhy);
         }
         uint64_t a = 0, b = 0, c = 0, *dst[3] = {&a, &b, &c};
         for (int f = 0; f < 3; f++) {
@@ -500,6 +533,9 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
         double fac = 0;
         if (factor && (units_real(factor, &fac, &why) != 0 || fac <= 1))
             return yfail(err, y, in, "range: factor must be a number > 1, not '%s'", factor);
+        if (factor && a == 0)
+            return yfail(err, y, fn, "range: a factor range must start above 0 ('from' is '%s', "
+                         "and 0 times %s is 0)", from, factor);
         if (step && c == 0)
             return yfail(err, y, in, "range: step must be > 0 ('%s')", step);
         if (a > b)
@@ -519,12 +555,17 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
     }
     double da, db, dc;
     if (units_real(from, &da, &why) != 0)
-        return yfail(err, y, fn, "range: 'from' is not a size, time or number: '%s'", from);
+        return yfail(err, y, fn, "range: 'from' is not a size, time or number: '%s' (%s)", from,
+                     why);
     if (units_real(to, &db, &why) != 0)
-        return yfail(err, y, tn, "range: 'to' is not a size, time or number: '%s'", to);
+        return yfail(err, y, tn, "range: 'to' is not a size, time or number: '%s' (%s)", to, why);
     if (units_real(inc, &dc, &why) != 0 || (step ? dc <= 0 : dc <= 1))
         return yfail(err, y, in, step ? "range: step must be a number > 0, not '%s'"
                                       : "range: factor must be a number > 1, not '%s'", inc);
+    /* multiplying 0 stays at 0 (one value, or the value cap), a negative start moves away */
+    if (factor && da <= 0)
+        return yfail(err, y, fn, "range: a factor range must start above 0 ('from' is '%s', "
+                     "and it times %s never grows)", from, factor);
     if (da > db)
         return yfail(err, y, tn, "range: 'to' (%s) is below 'from' (%s): no values", to, from);
     for (long k = 0;; k++) {
@@ -684,8 +725,11 @@ static int add_traces(sweep *s, ydoc *y, yaml_node_t *n, const char *pat, am_err
     return 0;
 }
 
-/* The traces a pattern added (from index before on) against those named before it: the same
- * file twice, under any spelling, would repeat its runs. -1 with err at the pattern. */
+/* The traces a pattern added (from index before on) against every trace named before each:
+ * those of earlier patterns and the pattern's own (a glob or a directory can name one file
+ * twice through links; until 2026-11-25 only earlier patterns were compared). The same file
+ * (device and inode) twice, under any spelling, would repeat its runs. -1 with err at the
+ * pattern. */
 static int trace_repeats(const sweep *s, ydoc *y, yaml_node_t *n, const char *pat, int before,
                          am_error *err)
 {
@@ -693,7 +737,7 @@ static int trace_repeats(const sweep *s, ydoc *y, yaml_node_t *n, const char *pa
         struct stat a, b;
         if (stat(s->traces.v[i], &a) != 0)
             continue;
-        for (int j = 0; j < before; j++)
+        for (int j = 0; j < i; j++)
             if (stat(s->traces.v[j], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
                 return yfail(err, y, n, "traces: '%s' names %s again (as %s): every run on it "
                              "would run twice; name each trace once", pat, s->trace_disp.v[i],
@@ -755,12 +799,6 @@ static int check_exclusions(const sweep *s, am_error *err)
                 return am_fail_at(err, s->file, kp.line, kp.col, "exclude: '%s' is not an axis, "
                                   "policy, trace or seed (this sweep has: %s)", key, all);
             }
-            for (int j = 0; j < k; j++)
-                if (!strcmp(x->keys.v[j], key)) {
-                    sl_free(&gen);
-                    return am_fail_at(err, s->file, kp.line, kp.col, "exclude: '%s' twice in "
-                                      "one exclusion (it would match no run)", key);
-                }
             if (!vals->n) {
                 sl_free(&gen);
                 return am_fail_at(err, s->file, kp.line, kp.col, "exclude: '%s' needs a '%s:' "
@@ -864,6 +902,8 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
         am_fail_at(err, file, 1, 1, "a sweep file is a YAML map (base, traces, policies, axes...)");
         goto out;
     }
+    if (no_duplicate_keys(&y, err) != 0)
+        goto out;
     yaml_node_t *traces_node = NULL, *gen_args_node = NULL;
     for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top;
          pr++) {
@@ -884,6 +924,12 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                    strcmp(ks, "expectations") == 0) {
             if (!yscalar(v)) {
                 yfail(err, &y, v, "%s: expected a plain value", ks);
+                goto out;
+            }
+            /* "" named no file: "amsim: : cannot open" with no position */
+            if (ks[0] != 'n' && !yscalar(v)[0]) {
+                yfail(err, &y, v, "%s: '': an empty path names no %s", ks,
+                      ks[0] == 'b' ? "config" : "folder");
                 goto out;
             }
             if (ks[0] == 'n')
@@ -912,7 +958,14 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             }
             for (int i = 0; i < pats.n; i++) {
                 int before = s->traces.n;
-                if (add_traces(s, &y, v, pats.v[i], err) != 0 ||
+                /* "" would be the sweep's own folder (all its trace files) or match nothing */
+                if (!pats.v[i][0]) {
+                    yfail(err, &y, yitem(&y, v, i), "%s", "traces: '': an empty path names no "
+                          "trace");
+                    sl_free(&pats);
+                    goto out;
+                }
+                if (add_traces(s, &y, yitem(&y, v, i), pats.v[i], err) != 0 ||
                     trace_repeats(s, &y, yitem(&y, v, i), pats.v[i], before, err) != 0) {
                     sl_free(&pats);
                     goto out;
@@ -936,6 +989,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                     goto out;
                 }
                 s->set_pos[s->sets.n] = node_pos(ynode(&y, q->value));
+                s->set_kpos[s->sets.n] = node_pos(ynode(&y, q->key));
                 sl_push(&s->sets, xprintf("%s=%s", a, b));
             }
         } else if (strcmp(ks, "axes") == 0) {
@@ -955,6 +1009,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                           "traces, seeds)", a);
                     goto out;
                 }
+                s->axes[s->naxes].kpos = node_pos(ynode(&y, q->key));
                 if (parse_axis(&y, a, ynode(&y, q->value), &s->axes[s->naxes], err) != 0) {
                     s->naxes++;
                     goto out;
@@ -1292,15 +1347,16 @@ static void note_preset(strlist *presets, const am_config *c)
 /* Load the base config with the overrides v[0..n) as a run does (run_load_config): as it is,
  * then with each policy of policies: switched in last (v has room for one more). 0, or -1 with
  * the config's error (at the override's position in the sweep when it is about one). The
- * device presets read go to presets (an axis over device: reads several). */
-static int load_as_runs(const sweep *s, cfg_set *v, int n, strlist *presets, am_error *err)
+ * device presets read go to presets (an axis over device: reads several); the default level's
+ * name to level (CFG_NAME_MAX bytes). */
+static int load_as_runs(const sweep *s, cfg_set *v, int n, strlist *presets, char *level,
+                        am_error *err)
 {
     am_config *c = NULL;
     if (cfg_load_sets(&c, s->base, v, n, err) != 0)
         return -1;
     note_preset(presets, c);
-    char level[CFG_NAME_MAX];
-    snprintf(level, sizeof level, "%s", c->levels[c->default_level].name);
+    snprintf(level, CFG_NAME_MAX, "%s", c->levels[c->default_level].name);
     cfg_free(c);
     for (int p = 0; p < s->policies.n; p++) {
         char pol[CFG_NAME_MAX + 128];
@@ -1317,6 +1373,30 @@ static int load_as_runs(const sweep *s, cfg_set *v, int n, strlist *presets, am_
     return 0;
 }
 
+/* With policies:, the batch sets the default level's policy of every run last (as --policy),
+ * so a set: or an axis of that path would be overridden: until 2026-11-25 `policies: [bfc]`
+ * with an axis `memories.hbm.allocator.policy: [bfc, caching]` ran bfc twice, the second run
+ * labelled policy=caching. Refused at the path's line and column (level: the default level
+ * after set:). */
+static int policy_overridden(const sweep *s, const char *level, am_error *err)
+{
+    char path[CFG_NAME_MAX + 32];
+    snprintf(path, sizeof path, "memories.%s.allocator.policy", level);
+    size_t len = strlen(path);
+    for (int i = 0; i < s->sets.n; i++)
+        if (!strncmp(s->sets.v[i], path, len) && s->sets.v[i][len] == '=')
+            return am_fail_at(err, s->file, s->set_kpos[i].line, s->set_kpos[i].col, "set: %s "
+                              "is the default level's policy, which 'policies:' sets in every "
+                              "run; give the policy in 'policies:' instead", path);
+    for (int a = 0; a < s->naxes; a++)
+        if (!strcmp(s->axes[a].path, path))
+            return am_fail_at(err, s->file, s->axes[a].kpos.line, s->axes[a].kpos.col, "axes: "
+                              "%s is the default level's policy, which 'policies:' sets in every "
+                              "run (its runs would be labelled with a policy they did not run); "
+                              "give the policies in 'policies:' instead", path);
+    return 0;
+}
+
 /* Every value of set: and of each axis, loaded into the base config as a run loads it (under
  * the config's policy and each one of policies:): a value that the config refuses (a bad size,
  * a size that rounds to 0 bytes, an unknown key, a word that is not one of an option's) is an
@@ -1326,15 +1406,18 @@ static int load_as_runs(const sweep *s, cfg_set *v, int n, strlist *presets, am_
 static int sweep_check_values(sweep *s, am_error *err)
 {
     cfg_set v[SW_MAX_SETS + 2];
+    char level[CFG_NAME_MAX];
     int n = sweep_sets(s, v);
-    if (load_as_runs(s, v, n, &s->presets, err) != 0)
+    if (load_as_runs(s, v, n, &s->presets, level, err) != 0)
+        return -1;
+    if (s->policies.n && policy_overridden(s, level, err) != 0)
         return -1;
     for (int a = 0; a < s->naxes; a++) {
         const sw_axis *ax = &s->axes[a];
         for (int i = 0; i < ax->vals.n; i++) {
             char *t = xprintf("%s=%s", ax->path, ax->vals.v[i]);
             v[n] = (cfg_set){t, s->file, ax->pos[i].line, ax->pos[i].col};
-            int rc = load_as_runs(s, v, n + 1, &s->presets, err);
+            int rc = load_as_runs(s, v, n + 1, &s->presets, level, err);
             free(t);
             if (rc == 0)
                 continue;

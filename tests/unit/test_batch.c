@@ -168,6 +168,14 @@ static void test_range_errors(void)
          "no values"},
         {"1", "4", "step: -1", "rg.yaml:8:11: range: step must be a number > 0, not '-1'"},
         {"1", "abc", "step: 1", "rg.yaml:7:9: range: 'to' is not a size, time or number: 'abc'"},
+        /* the reason in the factor form too (it was "is not a size, time or number" alone) */
+        {"1", "4EiB", "factor: 2", "rg.yaml:7:9: range: 'to' is not a size, time or number: "
+         "'4EiB' (as a size: unknown unit"},
+        {"1", "1..2", "step: 1", "rg.yaml:7:9: range: 'to' is not a size, time or number: "
+         "'1..2' (malformed number)"},
+        /* 0 times the factor is 0: one run with memory_limit 0 (unset), or the value cap */
+        {"0", "4GiB", "factor: 2", "rg.yaml:6:11: range: a factor range must start above 0"},
+        {"0", "4", "factor: 2", "rg.yaml:6:11: range: a factor range must start above 0"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char text[1024], args[1200], *err = NULL;
@@ -429,8 +437,8 @@ static void test_sweep_errors(void)
         {"{trace: '*.nope'}", "ex.yaml:7:13: exclude: trace '*.nope' matches none of the "
                               "sweep's values"},
         {"{seed: 1}", "ex.yaml:7:6: exclude: 'seed' needs a 'seeds:' list"},
-        {"{policy: bfc, policy: caching}", "ex.yaml:7:19: exclude: 'policy' twice in one "
-                                           "exclusion"},
+        {"{policy: bfc, policy: caching}", "ex.yaml:7:19: duplicate key 'policy' (first at "
+                                           "line 7, column 6)"},
         /* matched every run: the whole matrix went and the batch exited 0 with no runs */
         {"{}", "ex.yaml:7:5: exclude: an empty exclusion {} matches every run (it would "
                "exclude the whole matrix)"},
@@ -493,6 +501,144 @@ static void test_sweep_errors(void)
     CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
     CU_ASSERT_EQUAL(count_lines(out), 2);
     free(out);
+}
+
+/* A key twice in one map, anywhere in the sweep, is refused at the second naming the first:
+ * libyaml's loader kept both (two axes of one path: two results.csv columns of that name, the
+ * row showing 1GiB while the run used 2GiB; two policies: lists were merged). */
+static void test_sweep_duplicate_keys(void)
+{
+    static const struct {
+        const char *body, *want;
+    } dk[] = {
+        {"axes:\n  memories.hbm.allocator.memory_limit: [1GiB]\n"
+         "  memories.hbm.allocator.memory_limit: [2GiB]\n",
+         "dk.yaml:5:3: duplicate key 'memories.hbm.allocator.memory_limit' (first at line 4, "
+         "column 3)"},
+        {"policies: [bfc]\npolicies: [caching]\n",
+         "dk.yaml:4:1: duplicate key 'policies' (first at line 3, column 1)"},
+        {"axes:\n  memories.hbm.capacity: {from: 1GiB, to: 4GiB, from: 2GiB, factor: 2}\n",
+         "dk.yaml:4:49: duplicate key 'from' (first at line 4, column 27)"},
+        {"set:\n  memories.hbm.capacity: 1GiB\n  memories.hbm.capacity: 2GiB\n",
+         "dk.yaml:5:3: duplicate key 'memories.hbm.capacity' (first at line 4, column 3)"},
+    };
+    char text[1024], args[1200];
+    for (size_t i = 0; i < sizeof dk / sizeof *dk; i++) {
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+                 "traces: [%s/traces/gpu_train_step.trace]\n%s", tu_top(), tu_top(), dk[i].body);
+        snprintf(args, sizeof args, "batch '%s' --list", tu_write("dk.yaml", text));
+        char *err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, dk[i].want));
+        if (!err || !strstr(err, dk[i].want))
+            fprintf(stderr, "\n  %s: %s  expected: %s\n", dk[i].body, err ? err : "(none)",
+                    dk[i].want);
+        free(err);
+    }
+}
+
+/* With policies:, an axis or set: of the default level's policy is refused at its path: the
+ * batch switched policies: in last, so `policies: [bfc]` with an axis over the policy ran bfc
+ * twice, the second run labelled policy=caching. Without policies: such an axis is fine. */
+static void test_sweep_policy_axis(void)
+{
+    static const struct {
+        const char *body, *want;
+    } pa[] = {
+        {"policies: [bfc]\naxes:\n  memories.hbm.allocator.policy: [bfc, caching]\n",
+         "pa.yaml:5:3: axes: memories.hbm.allocator.policy is the default level's policy, which "
+         "'policies:' sets in every run"},
+        {"policies: [bfc, caching]\nset:\n  memories.hbm.allocator.policy: caching\n",
+         "pa.yaml:5:3: set: memories.hbm.allocator.policy is the default level's policy"},
+    };
+    char text[1024], args[1200];
+    for (size_t i = 0; i < sizeof pa / sizeof *pa; i++) {
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+                 "traces: [%s/traces/gpu_train_step.trace]\n%s", tu_top(), tu_top(), pa[i].body);
+        snprintf(args, sizeof args, "batch '%s' --list", tu_write("pa.yaml", text));
+        char *err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, pa[i].want) && strstr(err, "instead"));
+        if (!err || !strstr(err, pa[i].want))
+            fprintf(stderr, "\n  %s: %s  expected: %s\n", pa[i].body, err ? err : "(none)",
+                    pa[i].want);
+        free(err);
+    }
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "traces: [%s/traces/gpu_train_step.trace]\n"
+             "axes:\n  memories.hbm.allocator.policy: [bfc, caching]\n", tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("pa.yaml", text));
+    char *out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_EQUAL(count_lines(out), 2);
+    free(out);
+}
+
+/* One glob or directory naming one file twice (two links to it) is refused at the pattern,
+ * naming both: only traces of earlier patterns were compared, and each run ran twice. */
+static void test_sweep_trace_links(void)
+{
+    char dir[1024], f[1100], text[2048], args[1200];
+    snprintf(dir, sizeof dir, "%s/link_traces", tu_tmpdir());
+    mkdir(dir, 0777);
+    snprintf(f, sizeof f, "%s/real.t", tu_tmpdir());
+    FILE *fp = fopen(f, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    fputs("amsim-trace v1\nalloc 1 1MiB\nfree 1\n", fp);
+    fclose(fp);
+    for (int i = 0; i < 2; i++) {
+        char l[1100];
+        snprintf(l, sizeof l, "%s/%c.trace", dir, 'a' + i);
+        unlink(l);
+        CU_ASSERT_EQUAL(symlink("../real.t", l), 0);
+    }
+    static const char *const pats[] = {"'link_traces/*.trace'", "link_traces"};
+    for (size_t i = 0; i < sizeof pats / sizeof *pats; i++) {
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [%s]\n", tu_top(),
+                 pats[i]);
+        snprintf(args, sizeof args, "batch '%s' --list", tu_write("tl.yaml", text));
+        char *err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, "tl.yaml:2:10: traces: ") &&
+                  strstr(err, "names link_traces/b.trace again (as link_traces/a.trace)"));
+        if (!err || !strstr(err, "tl.yaml:2:10: traces: "))
+            fprintf(stderr, "\n  %s: %s\n", pats[i], err ? err : "(none)");
+        free(err);
+    }
+}
+
+/* Empty paths in a sweep, refused at their own line:column: a traces item (it was reported at
+ * the list's '[') and base (it was "amsim: : cannot open" with no position). */
+static void test_sweep_empty_paths(void)
+{
+    static const struct {
+        const char *text, *want;
+    } ep[] = {
+        {"base: %s/configs/default.yaml\ntraces: [%s/traces/gpu_train_step.trace, '']\n",
+         ":2:%d: traces: '': an empty path names no trace"},
+        {"base: ''\ntraces: [%s/traces/gpu_train_step.trace]\n",
+         "ep.yaml:1:7: base: '': an empty path names no config"},
+    };
+    char text[1024], args[1200], want[256];
+    for (size_t i = 0; i < sizeof ep / sizeof *ep; i++) {
+        if (i == 0) {
+            snprintf(text, sizeof text, ep[i].text, tu_top(), tu_top());
+            /* the column of the '' item: after "traces: [" and the first item and ", " */
+            snprintf(want, sizeof want, ep[i].want,
+                     (int)(strlen("traces: [") + strlen(tu_top()) +
+                           strlen("/traces/gpu_train_step.trace, ") + 1));
+        } else {
+            snprintf(text, sizeof text, ep[i].text, tu_top());
+            snprintf(want, sizeof want, "%s", ep[i].want);
+        }
+        snprintf(args, sizeof args, "batch '%s' --list", tu_write("ep.yaml", text));
+        char *err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, want));
+        if (!err || !strstr(err, want))
+            fprintf(stderr, "\n  %s  expected: %s\n", err ? err : "(none)", want);
+        free(err);
+    }
 }
 
 static void test_resume_and_failure_isolation(void)
@@ -1969,6 +2115,11 @@ void suite_batch(void)
              {"a range bound that rounds to 0 bytes", test_range_rounds_to_zero},
              {"a range's error names its field, line:column and why", test_range_errors},
              {"sweep errors name file:line", test_sweep_errors},
+             {"a key twice in a sweep map is refused", test_sweep_duplicate_keys},
+             {"empty trace items and base refused at their line:column", test_sweep_empty_paths},
+             {"one glob or directory naming a trace twice is refused", test_sweep_trace_links},
+             {"with policies:, an axis or set: of the default policy is refused",
+              test_sweep_policy_axis},
              {"exclusions that leave no run are refused", test_exclusions_leave_no_run},
              {"exclusion values match exactly (0.3 is not 0.4)", test_exclusion_values_exact},
              {"repeated values, policies, seeds, traces; gen options missing a value",
