@@ -481,6 +481,28 @@ static void test_csv_peak_live(void)
     snprintf(args, sizeof args, "convert '%s' -c '%s' -o '%s' --to csv", tr, guard, csv);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
     CU_ASSERT_EQUAL(run_peak_live(guard, csv, "hbm"), 2097152);
+    /* without -c the built-in levels have the presets' kinds: host -> hbm is host-to-device
+     * (until 2026-11-25 they had none, and it counted as device-to-device) */
+    tr = tu_write("guarded_builtin.trace", "amsim-trace v1\nalloc 1 1MiB\n"
+                  "transfer host hbm 4MiB into=5 implicit=1\nfree 5\nfree 1\n");
+    static const struct {
+        const char *set;
+        int into_row;
+    } g[] = {{"host_to_device=disallow", 0}, {"device_to_device=disallow", 1},
+             {"host_to_device=allow", 1}};
+    for (size_t i = 0; i < AM_ARRAY_LEN(g); i++) {
+        remove(csv);
+        snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv --set transfer_guard.%s", tr,
+                 csv, g[i].set);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+        char *text = tu_slurp(csv, NULL);
+        CU_ASSERT_PTR_NOT_NULL(text);
+        CU_ASSERT(text && strstr(text, "\n1,0,3,1048576\n"));
+        CU_ASSERT(text && (strstr(text, "\n5,1,2,4194304\n") != NULL) == g[i].into_row);
+        if (text && (strstr(text, "\n5,1,2,4194304\n") != NULL) != g[i].into_row)
+            fprintf(stderr, "\n  --set transfer_guard.%s: %s", g[i].set, text);
+        free(text);
+    }
     /* the shipped GPU traces: transfers, streams, a second level; gpu_spill_step allocates its
      * weights by transfers into hbm (its CSV peaked at 880807936 of 1048576000 bytes) */
     const char *pairs[2][2] = {{gpu, cfg}, {spilltr, spill}};
