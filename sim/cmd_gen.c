@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "gen.h"
 #include "outfile.h"
+#include "units.h"
 
 typedef enum { GO_U64, GO_DBL, GO_STR, GO_FLAG } go_type;
 
@@ -166,6 +167,8 @@ static void gen_usage(FILE *f, const char *kind, const gen_opt *t, const void *d
         snprintf(opt, sizeof opt, "--%s%s", t->name, t->type == GO_FLAG ? "" : " X");
         fprintf(f, "  %-22s %-9s default %-8s %s\n", opt, t->unit, def, t->help);
     }
+    fprintf(f, "numbers: integer options take decimal digits only; the others a decimal number\n"
+               "  (1e-3 works), not hex, inf or nan\n");
     fprintf(f, "%s\n", gen_limits(kind));
 }
 
@@ -211,20 +214,21 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
         }
         if (cli_once(prog, opt, &given[k], v, NULL) != 0)
             return 1;
-        char *end;
-        errno = 0;
         if (t->type == GO_U64) {
-            unsigned long long x = strtoull(v, &end, 10);
-            if (errno || *end || end == v || v[0] == '-') {
+            /* decimal digits only: strtoull also skipped leading blanks and negated a minus
+             * sign (' -18446744073709551615' was read as 1) */
+            uint64_t u;
+            if (units_u64(v, strlen(v), &u) != 0) {
                 fprintf(stderr, "amsim gen %s: --%s takes an unsigned integer, not '%s'\n", kind,
                         t->name, v);
                 return 1;
             }
-            uint64_t u = x;
             memcpy(p, &u, sizeof u);
         } else if (t->type == GO_DBL) {
-            double x = strtod(v, &end);
-            if (errno || *end || end == v || !isfinite(x)) {
+            /* a plain decimal, optionally signed, with an exponent: strtod also took leading
+             * blanks, hex ('0x10' was 16), inf and nan */
+            double x;
+            if (units_real(v, &x, NULL) != 0) {
                 fprintf(stderr, "amsim gen %s: --%s takes a number, not '%s'\n", kind, t->name, v);
                 return 1;
             }

@@ -1667,11 +1667,16 @@ int cfg_guard_rejects(const am_config *c, int src, int dst, int implicit, int *d
  * cmem), so check refused a `gen kernel` trace (level vmem) that convert read. */
 int cfg_load_builtin(am_config **cfg, const char *const *sets, int nsets, am_error *err)
 {
+    /* each level of the kind the device presets give it (host_pageable is host memory, host
+     * is host memory in every preset: host_pinned on GPUs, host on TPUs), so the transfer
+     * guard tells host-to-device from device-to-device as it does with those presets (until
+     * 2026-11-25 they had none, "other", and host -> hbm counted as device-to-device) */
     static const char yaml[] =
-        "version: 1\ndefault_memory: hbm\nmemories:\n  hbm: {capacity: 1TiB}\n"
-        "  host: {capacity: 1TiB}\n  vmem: {capacity: 1TiB}\n  smem: {capacity: 1TiB}\n"
-        "  accumulator: {capacity: 1TiB}\n  host_pageable: {capacity: 1TiB}\n"
-        "  cmem: {capacity: 1TiB}\n";
+        "version: 1\ndefault_memory: hbm\nmemories:\n  hbm: {kind: hbm, capacity: 1TiB}\n"
+        "  host: {kind: host, capacity: 1TiB}\n  vmem: {kind: vmem, capacity: 1TiB}\n"
+        "  smem: {kind: smem, capacity: 1TiB}\n"
+        "  accumulator: {kind: accumulator, capacity: 1TiB}\n"
+        "  host_pageable: {kind: host, capacity: 1TiB}\n  cmem: {kind: cmem, capacity: 1TiB}\n";
     return cfg_load_string(cfg, "<builtin>", yaml, sets, nsets, err);
 }
 

@@ -178,7 +178,8 @@ int cfg_load_string(am_config **cfg, const char *name, const char *yaml,
 int cfg_guard_rejects(const am_config *c, int src, int dst, int implicit, int *dir);
 /* The config `amsim check` and `amsim convert` read traces against when no -c is given (named
  * "<builtin>"): every memory level name the shipped device presets use, hbm (the default),
- * host, vmem, smem, accumulator, host_pageable and cmem, 1 TiB each, no links. */
+ * host, vmem, smem, accumulator, host_pageable and cmem, 1 TiB each, no links; each of the
+ * kind its name says, host_pageable of kind host (host memory, for the transfer guard). */
 int cfg_load_builtin(am_config **cfg, const char *const *sets, int nsets, am_error *err);
 void cfg_free(am_config *cfg);
 /* Print cfg->warnings to f, each line after "prog: ". */

@@ -21,7 +21,9 @@
  *           stderr. Peak live bytes on the default level must come out as in the trace (as the
  *           engine counts them, before any out-of-memory event or spilling): a two-phase free
  *           with allocations between its phases can raise the CSV's, and then the conversion is
- *           refused (until 2026-11-25 a donor lived to the end of the trace and a transfer's
+ *           refused, and so is a trace whose recorded oom, served, would raise the peak (the
+ *           engine counts a served oom as an allocation for its instant; a CSV has no empty
+ *           lifetimes) (until 2026-11-25 a donor lived to the end of the trace and a transfer's
  *           into= buffer was dropped, both in silence). The offset column is written when
  *           every kept allocation has a recorded address. Ids are kept unless the input reuses
  *           an id after its free (a CSV needs unique ids): then rows are numbered from 0.
@@ -55,6 +57,8 @@ static void cv_usage(FILE *f)
             "                      frees only, lifetimes in event-index units [lower, upper), a\n"
             "                      donation ending the donor where its output begins; refused\n"
             "                      when the CSV's peak live bytes would differ from the trace's\n"
+            "                      (a recorded oom counts as served: an allocation for its\n"
+            "                      instant, which a CSV cannot hold)\n"
             "  --to binary         the compact binary form (traces/FORMAT.md, \"Binary format\n"
             "                      v1\"): every event, read several times faster\n"
             "  -c, --config FILE   config whose memory level names the trace uses (default: a\n"
@@ -160,7 +164,10 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
     cv_map live = {0}, seen = {0};
     uint64_t idx = 0, dropped = 0, other_level = 0, donations = 0, intos = 0;
     uint64_t tr_live = 0, tr_peak = 0, csv_live = 0, csv_peak = 0, requested = 0;
-    unsigned long csv_peak_line = 0;
+    /* the trace's peak with its recorded ooms served (each an allocation for its instant, as
+     * the engine counts one it can serve): a CSV skips empty lifetimes, so it cannot hold one */
+    uint64_t oom_peak = 0, oom_bytes = 0;
+    unsigned long csv_peak_line = 0, oom_line = 0;
     int reused = 0, all_addr = 1, r;
     tr_event ev;
     while ((r = trace_next(t, &ev, err)) == 1) {
@@ -211,6 +218,14 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                     tr_live -= x->size;
                 cv_put(&live, ev.id, 0);
             }
+        } else if (ev.kind == TR_OOM_RECORDED) {
+            dropped++;
+            if (ev.level == deflevel && ev.bytes && tr_live + ev.bytes > oom_peak &&
+                tr_live + ev.bytes > tr_peak) {
+                oom_peak = tr_live + ev.bytes;
+                oom_bytes = ev.bytes;
+                oom_line = ev.line;
+            }
         } else if (ev.kind == TR_FREE_REQUESTED) {
             size_t k = cv_get(&live, ev.id);
             if (k && !rows[k - 1].requested) {
@@ -230,6 +245,17 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                 csv_peak_line = ev.line;
             }
         }
+    }
+    if (r == 0 && oom_peak > tr_peak) {
+        char at[40] = ""; /* no row at all: no line */
+        if (csv_peak_line)
+            snprintf(at, sizeof at, " (at line %lu)", csv_peak_line);
+        r = am_fail(err, AM_EINPUT, "%s: a lifetime CSV cannot hold this trace: it would peak at "
+                    "%" PRIu64 " live bytes on %s%s where the trace peaks at %" PRIu64 ": a "
+                    "recorded oom that a replay serves counts as an allocation for its instant (%"
+                    PRIu64 " bytes at line %lu), and a lifetime CSV skips empty lifetimes; "
+                    "convert to the native format, which keeps oom lines", in, csv_peak,
+                    cfg->levels[deflevel].name, at, oom_peak, oom_bytes, oom_line);
     }
     if (r == 0 && csv_peak != tr_peak)
         r = am_fail(err, AM_EINPUT, "%s: a lifetime CSV cannot hold this trace: it would peak at "

@@ -796,7 +796,10 @@ static void timeline_row_out(sim *s, int level)
                             m->reserved_bytes, 1};
 }
 
-/* After every allocation and free: the observer's counters and a timeline row, when wanted. */
+/* After every allocation and free, the host level's too when spilling allocates, restoring frees
+ * or a free drops a spilled copy there (until 2026-11-25 those wrote no host row, and the last
+ * host row could disagree with the summary): the observer's counters and a timeline row, when
+ * wanted. */
 static inline void timeline_row(sim *s, int level)
 {
     if (s->obs || s->o.timeline)
@@ -1231,6 +1234,7 @@ static int spill_one(sim *s, int level)
     if (s->obs && s->obs->action)
         s->obs->action(s->obs->ctx, "spill", level, s->host, s->host + t, best->requested);
     host_block(s, t);
+    timeline_row(s, host); /* the host copy's allocation, then the device free */
     timeline_row(s, level);
     return 1;
 }
@@ -1294,7 +1298,8 @@ static int restore(sim *s, slot *x)
     if (s->obs && s->obs->action)
         s->obs->action(s->obs->ctx, "restore", level, s->host, s->host + t, x->requested);
     host_block(s, t);
-    timeline_row(s, level);
+    timeline_row(s, level); /* the device allocation, then the host copy's free */
+    timeline_row(s, host);
     return 0;
 }
 
@@ -1507,6 +1512,7 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
             x->state = ST_DROPPED;
         else
             idmap_del(&s->ids, x);
+        timeline_row(s, host);
         return 0;
     }
     if (x->state == ST_DROPPED) {

@@ -70,6 +70,7 @@
  *   x 1.5 GHz (MXU count from hardware.md; the 1.5 GHz clock is the assumption of
  *   tpu-v5e.yaml). */
 #include "gen.h"
+#include "units.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -329,7 +330,16 @@ static int ck_real(gcheck *c, const char *opt, double v, int ok, const char *ran
 {
     if (!c->failed && (!ok || !isfinite(v))) {
         c->failed = 1;
-        am_fail(c->err, AM_EINPUT, "%s: --%s %g is out of range (%s)", c->what, opt, v, range);
+        /* the shortest form that reads back as v, which is what was written unless it had
+         * padding ("2.0" prints as 2): %g's 6 digits turned --mfu 1.0000001 into "1" */
+        char text[40];
+        for (int prec = 1; prec <= 17; prec++) {
+            double back;
+            snprintf(text, sizeof text, "%.*g", prec, v);
+            if (units_real(text, &back, NULL) == 0 && back == v)
+                break;
+        }
+        am_fail(c->err, AM_EINPUT, "%s: --%s %s is out of range (%s)", c->what, opt, text, range);
     }
     return c->failed;
 }

@@ -1456,6 +1456,42 @@ static void test_compare_failed_row_status(void)
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
 }
 
+/* A run failure whose message names the trace (platform's clock passes 2^64 ps on a late
+ * event; caching's does not) is that policy's 'failed' row, with the table and --json, status 1:
+ * until 2026-11-25 any such message was taken for a bad trace and compare printed only it. A
+ * trace that cannot be read still stops compare before any run, with no --json. */
+static void test_compare_failed_row_names_trace(void)
+{
+    char args[2048], *out = NULL, *err = NULL;
+    const char *json = path_in_tmp("late.json");
+    const char *late = tu_write("late.trace", "amsim-trace v1\nalloc 1 1MiB "
+                                "at=18446744073709000000ps\nfree 1\n");
+    unlink(json);
+    snprintf(args, sizeof args, "compare -c '%s/configs/default.yaml' -t '%s' --policies "
+             "caching,platform --json '%s'", tu_top(), late, json);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT(out && strstr(out, "\ncaching  ") && strstr(out, "\nplatform    failed: ") &&
+              strstr(out, "late.trace:2:1: simulated time reaches"));
+    CU_ASSERT(err && strstr(err, "amsim compare: a policy's run failed on its input"));
+    char *j = tu_slurp(json, NULL);
+    CU_ASSERT(j && strstr(j, "\"ok\": false") && strstr(j, "\"ok\": true"));
+    free(j);
+    free(out);
+    free(err);
+    /* an unreadable trace: one error, no table, no --json */
+    const char *bad = tu_write("bad_id.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 2x\n");
+    unlink(json);
+    snprintf(args, sizeof args, "compare -c '%s/configs/default.yaml' -t '%s' --policies "
+             "caching,platform --json '%s'", tu_top(), bad, json);
+    out = err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT(out && !*out);
+    CU_ASSERT(err && strstr(err, "bad_id.trace:3:6: bad ID '2x'") && !strstr(err, "failed"));
+    CU_ASSERT_NOT_EQUAL(access(json, F_OK), 0);
+    free(out);
+    free(err);
+}
+
 /* An option that takes one value, given twice, is refused (status 1, no output) in every
  * command: `compare --policies a --policies b` ran b alone, as if a were never named. --set
  * repeats (it is a list) and so may a flag. */
@@ -2145,6 +2181,8 @@ void suite_batch(void)
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
              {"run, compare and mincap refuse a --set key of no policy", test_set_typo_commands},
              {"compare: a policy failing on its input is status 1", test_compare_failed_row_status},
+             {"compare: a run failure naming the trace is a failed row",
+              test_compare_failed_row_names_trace},
              {"an option that takes one value is refused twice", test_repeated_options},
              {"short options take their value attached (-j2, -oDIR)", test_attached_short_values},
              {"options as getopt_long takes them, in every command", test_getopt_forms},

@@ -481,6 +481,28 @@ static void test_csv_peak_live(void)
     snprintf(args, sizeof args, "convert '%s' -c '%s' -o '%s' --to csv", tr, guard, csv);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
     CU_ASSERT_EQUAL(run_peak_live(guard, csv, "hbm"), 2097152);
+    /* without -c the built-in levels have the presets' kinds: host -> hbm is host-to-device
+     * (until 2026-11-25 they had none, and it counted as device-to-device) */
+    tr = tu_write("guarded_builtin.trace", "amsim-trace v1\nalloc 1 1MiB\n"
+                  "transfer host hbm 4MiB into=5 implicit=1\nfree 5\nfree 1\n");
+    static const struct {
+        const char *set;
+        int into_row;
+    } g[] = {{"host_to_device=disallow", 0}, {"device_to_device=disallow", 1},
+             {"host_to_device=allow", 1}};
+    for (size_t i = 0; i < AM_ARRAY_LEN(g); i++) {
+        remove(csv);
+        snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv --set transfer_guard.%s", tr,
+                 csv, g[i].set);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+        char *text = tu_slurp(csv, NULL);
+        CU_ASSERT_PTR_NOT_NULL(text);
+        CU_ASSERT(text && strstr(text, "\n1,0,3,1048576\n"));
+        CU_ASSERT(text && (strstr(text, "\n5,1,2,4194304\n") != NULL) == g[i].into_row);
+        if (text && (strstr(text, "\n5,1,2,4194304\n") != NULL) != g[i].into_row)
+            fprintf(stderr, "\n  --set transfer_guard.%s: %s", g[i].set, text);
+        free(text);
+    }
     /* the shipped GPU traces: transfers, streams, a second level; gpu_spill_step allocates its
      * weights by transfers into hbm (its CSV peaked at 880807936 of 1048576000 bytes) */
     const char *pairs[2][2] = {{gpu, cfg}, {spilltr, spill}};
@@ -514,6 +536,32 @@ static void test_csv_peak_live(void)
     CU_ASSERT_PTR_NULL(f);
     if (f)
         fclose(f);
+    /* a recorded oom that a run serves counts as an allocation for its instant: where that
+     * raises the peak, refused, no output (until 2026-11-25 converted with "peak live 4194304
+     * bytes as in the trace", where run reports 12582912); one below the peak is dropped */
+    tr = tu_write("oom.trace", "amsim-trace v1\nalloc 1 4MiB\noom 8MiB\nfree 1\n");
+    CU_ASSERT_EQUAL(run_peak_live(cfg, tr, "hbm"), 12582912);
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", tr, csv);
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    snprintf(want, sizeof want, "amsim: %s: a lifetime CSV cannot hold this trace: it would peak "
+             "at 4194304 live bytes on hbm (at line 2) where the trace peaks at 12582912: a "
+             "recorded oom that a replay serves counts as an allocation for its instant (8388608 "
+             "bytes at line 3), and a lifetime CSV skips empty lifetimes; convert to the native "
+             "format, which keeps oom lines\n", tr);
+    CU_ASSERT_STRING_EQUAL(err ? err : "", want);
+    free(err);
+    f = fopen(csv, "r");
+    CU_ASSERT_PTR_NULL(f);
+    if (f)
+        fclose(f);
+    tr = tu_write("oom_below.trace", "amsim-trace v1\nalloc 1 4MiB\noom 1MiB\nfree 1\n"
+                  "alloc 2 8MiB\nfree 2\n");
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", tr, csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(run_peak_live(cfg, tr, "hbm"), 8388608);
+    CU_ASSERT_EQUAL(run_peak_live(cfg, csv, "hbm"), 8388608);
+    remove(csv);
     /* a real PyTorch snapshot, two-phase frees and all, keeps its peak */
     const char *snap = tu_shared("pytorch-snapshots/MAGMA27_assignment2-systems_memory_snapshot.pickle");
     if (snap) {

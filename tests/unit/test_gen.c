@@ -386,6 +386,52 @@ static void test_seeds(void)
     }
 }
 
+/* Numbers are read strictly, with nothing written: strtoull skipped leading blanks and negated a
+ * minus sign (--seed ' -18446744073709551615' wrote the --seed 1 trace with status 0, --layers
+ * ' 5' was 5), strtod took hex (--tflops 0x10 was 16), inf and nan. */
+static void test_number_syntax(void)
+{
+    static const struct {
+        const char *args, *want;
+    } c[] = {
+        {"kernel --seed ' -18446744073709551615'",
+         "amsim gen kernel: --seed takes an unsigned integer, not ' -18446744073709551615'\n"},
+        {"train --layers ' -18446744073709551615'",
+         "amsim gen train: --layers takes an unsigned integer, not ' -18446744073709551615'\n"},
+        {"train --layers ' 5'", "amsim gen train: --layers takes an unsigned integer, not ' 5'\n"},
+        {"train --layers +5", "amsim gen train: --layers takes an unsigned integer, not '+5'\n"},
+        {"serve --requests '5 '", "amsim gen serve: --requests takes an unsigned integer, not "
+                                  "'5 '\n"},
+        {"kernel --tflops 0x10", "amsim gen kernel: --tflops takes a number, not '0x10'\n"},
+        {"kernel --tflops inf", "amsim gen kernel: --tflops takes a number, not 'inf'\n"},
+        {"train --mfu nan", "amsim gen train: --mfu takes a number, not 'nan'\n"},
+        {"serve --rate ' 5'", "amsim gen serve: --rate takes a number, not ' 5'\n"},
+    };
+    char args[1024], p[600], *err = NULL;
+    snprintf(p, sizeof p, "%s/bad_num.trace", tu_tmpdir());
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        snprintf(args, sizeof args, "gen %s -o '%s'", c[i].args, p);
+        err = NULL;
+        int st = tu_amsim(args, NULL, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(err && strcmp(err, c[i].want) == 0);
+        if (st != 1 || !err || strcmp(err, c[i].want) != 0)
+            fprintf(stderr, "\n  gen %s: status %d, %s  expected %s", c[i].args, st,
+                    err ? err : "(none)", c[i].want);
+        free(err);
+        FILE *f = fopen(p, "r");
+        CU_ASSERT_PTR_NULL(f); /* nothing written */
+        if (f) {
+            fclose(f);
+            remove(p);
+        }
+    }
+    /* the plain forms still work: a signed exponent, a fraction */
+    snprintf(args, sizeof args, "gen kernel --tflops 1.5e2 --mfu 0.5 --seed 7 -o '%s'", p);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    remove(p);
+}
+
 /* Every option is range-checked and every size computed with overflow checks before anything
  * is written: an input error (status 1) naming the option, where sizes used to wrap with status
  * 0 (--dp 2^64-1 wrote "alloc 3 0", --kv-block 2^62 zero-byte KV blocks, --kv-block 2^64-1 no KV
@@ -415,6 +461,11 @@ static void test_bad_options(void)
          "--micro-batch, --hidden, --heads, --vocab)" E4},
         {"train --mfu 2", "gen train: --mfu 2 is out of range (above 0, at most 1)\n"},
         {"train --jitter 0.6", "gen train: --jitter 0.6 is out of range (0 to 0.5)\n"},
+        /* printed in full: %g turned these into "1" and "0.5", inside their ranges */
+        {"train --mfu 1.0000001", "gen train: --mfu 1.0000001 is out of range (above 0, at most "
+                                  "1)\n"},
+        {"kernel --jitter 0.50000001", "gen kernel: --jitter 0.50000001 is out of range (0 to "
+                                       "0.5)\n"},
         {"train --dtype fp8", "gen train: --dtype 'fp8' (expected fp32, bf16 or fp16)\n"},
         {"serve --kv-block 4611686018427387904",
          "gen serve: --kv-block 4611686018427387904 is out of range (0 to 1073741824)\n"},
@@ -541,5 +592,6 @@ void suite_gen(void)
              {"times past 2^63 ps are input errors", test_times_too_long},
              {"seeds: 32 bits, 0 distinct, shipped traces unchanged", test_seeds},
              {"options out of range and sizes past 4 EiB are input errors", test_bad_options},
+             {"numbers are digits or plain decimals", test_number_syntax},
              {"check reads what gen writes, with convert's levels", test_check_reads_what_gen_writes});
 }

@@ -444,6 +444,72 @@ static void test_spill_in_chrome_trace(void)
     free(j);
 }
 
+/* The last live_bytes a level reports: its last timeline row ("...,LEVEL,live,...") or its last
+ * Chrome counter ("memory LEVEL" ... "live":N); UINT64_MAX when it has none. */
+static uint64_t last_live(const char *text, const char *key, const char *after)
+{
+    uint64_t v = UINT64_MAX;
+    for (const char *p = text; (p = strstr(p, key)) != NULL; p += strlen(key)) {
+        const char *q = after ? strstr(p, after) : p + strlen(key);
+        if (q)
+            v = strtoull(q + (after ? strlen(after) : 0), NULL, 10);
+    }
+    return v;
+}
+
+/* Spilling allocates on the host, restoring and freeing a spilled buffer free there: each
+ * writes a host row and a host counter sample, so the last one of every level equals the
+ * summary's live bytes. (Until 2026-11-25 they wrote none: gpu_spill_step's 22 host
+ * allocations and 20 frees gave 16 host rows ending at live 0, the summary 134217728.) */
+static void test_spill_timeline_host_rows(void)
+{
+    char args[4096], p[600];
+    const char *d = tu_tmpdir();
+    snprintf(args, sizeof args,
+             "run -q -c %s/configs/examples/gpu_spill.yaml -t %s/traces/gpu_spill_step.trace "
+             "--timeline %s/sp_tl.csv --chrome-trace %s/sp_ch.json --json %s/sp_sum.json",
+             tu_top(), tu_top(), d, d, d);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(p, sizeof p, "%s/sp_tl.csv", d);
+    char *tl = tu_slurp(p, NULL);
+    snprintf(p, sizeof p, "%s/sp_ch.json", d);
+    char *ch = tu_slurp(p, NULL);
+    snprintf(p, sizeof p, "%s/sp_sum.json", d);
+    char *sum = tu_slurp(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tl);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
+    static const char *const levels[] = {"hbm", "host"};
+    for (size_t i = 0; i < AM_ARRAY_LEN(levels); i++) {
+        char key[64];
+        snprintf(key, sizeof key, "\"%s\": {", levels[i]);
+        const char *lv = strstr(strstr(sum, "\"levels\""), key);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(lv);
+        const char *lb = strstr(lv, "\"live_bytes\": ");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(lb);
+        uint64_t want = strtoull(lb + strlen("\"live_bytes\": "), NULL, 10);
+        snprintf(key, sizeof key, ",%s,", levels[i]);
+        uint64_t row = last_live(tl, key, NULL);
+        snprintf(key, sizeof key, "\"memory %s\"", levels[i]);
+        uint64_t counter = last_live(ch, key, "\"live\":");
+        CU_ASSERT_EQUAL(row, want);
+        CU_ASSERT_EQUAL(counter, want);
+        if (row != want || counter != want)
+            fprintf(stderr, "\n  %s: summary live %llu, last row %llu, last counter %llu",
+                    levels[i], (unsigned long long)want, (unsigned long long)row,
+                    (unsigned long long)counter);
+    }
+    CU_ASSERT_EQUAL(last_live(sum, "\"host\": {", "\"live_bytes\": "), 134217728);
+    /* one host row per host allocation and free: 22 + 20 */
+    size_t n = 0;
+    for (const char *q = tl; (q = strstr(q, ",host,")) != NULL; q++)
+        n++;
+    CU_ASSERT_EQUAL(n, 42);
+    free(tl);
+    free(ch);
+    free(sum);
+}
+
 void suite_hierarchy(void)
 {
     TU_SUITE("hierarchy", {"compaction: bytes moved, OOM avoided", test_compaction},
@@ -456,5 +522,6 @@ void suite_hierarchy(void)
              {"double-buffered pipeline makespan", test_double_buffering},
              {"VMEM and SMEM capacities", test_tpu_capacities},
              {"donation, transfer guard, transfer into", test_donation_guard_into},
-             {"spills in the Chrome trace", test_spill_in_chrome_trace});
+             {"spills in the Chrome trace", test_spill_in_chrome_trace},
+             {"spill, restore and dropped copies write host rows", test_spill_timeline_host_rows});
 }
