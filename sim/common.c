@@ -8,16 +8,21 @@
 #include <string.h>
 #include <sys/mman.h>
 
+static void fail_v(am_error *e, int status, const char *opts, const char *fmt, va_list ap)
+{
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    e->status = status;
+    e->opts = opts;
+}
+
 int am_fail(am_error *e, int status, const char *fmt, ...)
 {
     if (!e)
         return -1;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    fail_v(e, status, NULL, fmt, ap);
     va_end(ap);
-    e->status = status;
-    e->opts = NULL;
     return -1;
 }
 
@@ -27,10 +32,8 @@ int am_fail_opt(am_error *e, const char *opts, const char *fmt, ...)
         return -1;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    fail_v(e, AM_EINPUT, opts, fmt, ap);
     va_end(ap);
-    e->status = AM_EINPUT;
-    e->opts = opts;
     return -1;
 }
 
