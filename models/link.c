@@ -21,6 +21,7 @@ struct link_chan {
     am_ps now;             /* time the state below describes */
     xfer *fl;              /* in flight, in submission order */
     size_t nfl, capfl;
+    uint32_t nside[2];     /* of those in flight, how many on each side */
     xfer *q;               /* waiting behind the concurrency limit (FIFO ring) */
     size_t qh, qn, capq;
     uint64_t seq;
@@ -67,11 +68,8 @@ static void start(link_chan *l, xfer x)
     l->fl[l->nfl++] = x;
     if (l->nfl > l->st.max_in_flight)
         l->st.max_in_flight = (uint32_t)l->nfl;
-    uint32_t same = 0;
-    for (size_t i = 0; i < l->nfl; i++)
-        same += l->fl[i].side == x.side;
-    if (same > l->side[x.side].max_in_flight)
-        l->side[x.side].max_in_flight = same;
+    if (++l->nside[x.side] > l->side[x.side].max_in_flight)
+        l->side[x.side].max_in_flight = l->nside[x.side];
 }
 
 /* Move the clock to t (no completion may fall before t: the caller advanced first). */
@@ -81,11 +79,8 @@ static void account(link_chan *l, am_ps t)
         return;
     if (l->nfl) {
         l->st.busy_ps += t - l->now;
-        int on[2] = {0, 0};
-        for (size_t i = 0; i < l->nfl; i++)
-            on[l->fl[i].side] = 1;
         for (int k = 0; k < 2; k++)
-            if (on[k])
+            if (l->nside[k])
                 l->side[k].busy_ps += t - l->now;
     }
     unsigned n = data_count(l);
@@ -171,6 +166,7 @@ int link_advance(link_chan *l, am_ps t, link_done *done, int max)
                 done[got++] = (link_done){x->tag, x->started};
                 l->st.sum_ps += l->now - x->submit;
                 l->side[x->side].sum_ps += l->now - x->submit;
+                l->nside[x->side]--;
             } else {
                 l->fl[k++] = *x;
             }
