@@ -28,12 +28,9 @@ typedef struct cmp_row {
 static int compare_read_trace(const run_spec *sp, const am_config *cfg, am_error *err)
 {
     const char *names[CFG_MAX_LEVELS];
-    for (int i = 0; i < cfg->nlevels; i++)
-        names[i] = cfg->levels[i].name;
-    trace_opts to = {names, cfg->nlevels, cfg->default_level, cfg->trace.lifetimes_inclusive,
-                     cfg->trace.time_unit, sp->device};
     trace *t = NULL;
     tr_event ev;
+    trace_opts to = run_trace_opts(sp, cfg, names);
     int rc = trace_open(&t, sp->trace, &to, err);
     if (rc == 0)
         while ((rc = trace_next(t, &ev, err)) == 1)

@@ -16,6 +16,15 @@
 #include "prepass.h"
 #include "trace.h"
 
+trace_opts run_trace_opts(const run_spec *sp, const am_config *cfg,
+                          const char *names[CFG_MAX_LEVELS])
+{
+    for (int i = 0; i < cfg->nlevels; i++)
+        names[i] = cfg->levels[i].name;
+    return (trace_opts){names, cfg->nlevels, cfg->default_level, cfg->trace.lifetimes_inclusive,
+                        cfg->trace.time_unit, sp->device};
+}
+
 int run_load_config(const run_spec *sp, am_config **cfg, am_error *err)
 {
     if (cfg_load(cfg, sp->config, sp->sets, sp->nsets, err) != 0)
@@ -180,10 +189,7 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
     if (sp->warn_config)
         cfg_print_warnings(cfg, stderr, "amsim");
     const char *lnames[CFG_MAX_LEVELS];
-    for (int i = 0; i < cfg->nlevels; i++)
-        lnames[i] = cfg->levels[i].name;
-    trace_opts to = {lnames, cfg->nlevels, cfg->default_level, cfg->trace.lifetimes_inclusive,
-                     cfg->trace.time_unit, sp->device};
+    trace_opts to = run_trace_opts(sp, cfg, lnames);
     if (trace_open(&t, sp->trace, &to, err) != 0)
         goto out;
     if (sp->warn_config) { /* a recording's allocator settings that the config does not have */

@@ -50,4 +50,9 @@ int run_load_config(const run_spec *sp, am_config **cfg, am_error *err);
  * caller's, known before loading). 0, or -1 with err. */
 int run_check_preset(const am_config *cfg, const out_named *outs, int nout, am_error *err);
 
+/* The options a run reads sp's trace with: cfg's level names (filled into names, which the
+ * trace keeps, so it must outlive the trace), default level and trace settings, sp's --device. */
+trace_opts run_trace_opts(const run_spec *sp, const am_config *cfg,
+                          const char *names[CFG_MAX_LEVELS]);
+
 #endif
