@@ -39,6 +39,7 @@
 #include "cli.h"
 #include "config.h"
 #include "outfile.h"
+#include "run.h"
 #include "trace.h"
 #include "trace_bin.h"
 #include "trace_write.h"
@@ -377,10 +378,8 @@ int cmd_convert(int argc, char **argv)
     if (rc == 0)
         rc = cfgp ? cfg_load(&cfg, cfgp, sets, nsets, &err)
                   : cfg_load_builtin(&cfg, sets, nsets, &err);
-    if (rc == 0 && cfg->preset[0]) { /* the preset the config read is an input too */
-        const out_named pre = {"the config's device preset", cfg->preset};
-        rc = out_check_paths(outs, 1, &pre, 1, &err);
-    }
+    if (rc == 0) /* the preset the config read is an input too */
+        rc = run_check_preset(cfg, outs, 1, &err);
     const char *names[CFG_MAX_LEVELS]; /* the trace keeps a pointer: lives until the end */
     if (rc == 0) {
         for (int i = 0; i < cfg->nlevels; i++)
