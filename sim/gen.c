@@ -295,7 +295,6 @@ void gen_train_defaults(gen_train_opts *o)
  * (status 1), where sizes used to wrap (gen train --dp 2^64-1 wrote zero-byte optimizer states,
  * gen serve --kv-block 2^62 zero-byte KV blocks) or a clamp let the host run out of memory. */
 
-#define G_MAX_BYTES (UINT64_C(1) << 62) /* 4 EiB: no memory level may be larger (README, Limits) */
 #define G_MAX_LAYERS (UINT64_C(1) << 20)
 #define G_MAX_WIDTH (UINT64_C(1) << 24)  /* hidden sizes, heads, sequence length, batch sizes */
 #define G_MAX_VOCAB (UINT64_C(1) << 32)
@@ -377,7 +376,7 @@ static uint64_t ck_add(gcheck *c, uint64_t a, uint64_t b)
  * 4 EiB; `what` names the quantity and the options it comes from. */
 static int ck_bytes(gcheck *c, uint64_t bytes, const char *what)
 {
-    if (!c->failed && (c->over || bytes > G_MAX_BYTES)) {
+    if (!c->failed && (c->over || bytes > AM_MAX_BYTES)) {
         c->failed = 1;
         am_fail(c->err, AM_EINPUT, "%s: %s: more than 4 EiB (2^62 bytes; no memory level is "
                 "larger)", c->what, what);
