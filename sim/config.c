@@ -1133,6 +1133,12 @@ static int build_levels(am_config *c, cfg_node *root, am_error *e)
     return 0;
 }
 
+static int level_is_host(const am_config *c, int level)
+{
+    const char *k = c->levels[level].kind;
+    return strcmp(k, "host") == 0 || strcmp(k, "host_pinned") == 0;
+}
+
 /* The host level a level spills to or round-trips through: named, or the first host memory. */
 static int host_level(am_config *c, int self, const cfg_node *named, const char *path, am_error *e)
 {
@@ -1143,8 +1149,7 @@ static int host_level(am_config *c, int self, const cfg_node *named, const char 
         return i;
     }
     for (int i = 0; i < c->nlevels; i++)
-        if (i != self && (strcmp(c->levels[i].kind, "host") == 0 ||
-                          strcmp(c->levels[i].kind, "host_pinned") == 0))
+        if (i != self && level_is_host(c, i))
             return i;
     return -2; /* none */
 }
@@ -1642,12 +1647,6 @@ int cfg_load_string(am_config **cfg, const char *name, const char *yaml,
     int rc = load(cfg, name, yaml, strlen(yaml), NULL, v, nsets, err);
     free(v);
     return rc;
-}
-
-static int level_is_host(const am_config *c, int level)
-{
-    const char *k = c->levels[level].kind;
-    return strcmp(k, "host") == 0 || strcmp(k, "host_pinned") == 0;
 }
 
 int cfg_guard_rejects(const am_config *c, int src, int dst, int implicit, int *dir)
