@@ -2634,7 +2634,6 @@ int cmd_batch(int argc, char **argv)
     cli_init(&cl, prog, argc, argv);
     const char *opt, *v;
     for (int k; (k = cli_next(&cl, opts, &opt, &v)) != CLI_END;) {
-        char *end;
         if (k == CLI_ERROR || (k >= 0 && slots[k] && cli_once(prog, opt, slots[k], v, NULL)))
             goto out;
         if (k >= 0 && !seen[k][0])
@@ -2663,11 +2662,10 @@ int cmd_batch(int argc, char **argv)
             do_merge = 1;
             break;
         case O_TIMEOUT:
-            b.timeout = strtod(v, &end);
             /* a finite number of seconds (fractions too) up to about 31 years, written as a
-             * plain decimal (strtod also takes leading spaces, a sign and hex) */
-            if (end == v || *end || !(b.timeout > 0) || !(b.timeout <= 1e9) ||
-                !((v[0] >= '0' && v[0] <= '9') || v[0] == '.') || strpbrk(v, "xX")) {
+             * plain decimal (units_real: no blanks, hex, inf or nan; its sign is refused here) */
+            if (units_real(v, &b.timeout, NULL) != 0 || !(b.timeout > 0) ||
+                !(b.timeout <= 1e9) || !((v[0] >= '0' && v[0] <= '9') || v[0] == '.')) {
                 fprintf(stderr, "%s: --timeout takes seconds > 0 and at most 1e9 (fractions "
                         "such as 0.5 work), not '%s'\n", prog, v);
                 goto out;
