@@ -93,18 +93,18 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
     while (k > x->mark && x->r[k - 1].action == SA_SEG_FREE)
         k--;
     size_t nrel = x->n - k;
-    snap_rec one, *rel = nrel == 1 ? &one : nrel ? am_malloc(nrel * sizeof *rel) : NULL;
-    if (nrel)
-        memcpy(rel, x->r + k, nrel * sizeof *rel);
-    x->n = k;
     if (phase != 2)
         sn_push(x, (snap_rec){SA_FREE_REQ, stream, addr, requested, size, t});
     if (phase != 1)
         sn_push(x, (snap_rec){SA_FREE_DONE, stream, addr, requested, size, t});
-    for (size_t i = 0; i < nrel; i++)
-        sn_push(x, rel[i]);
-    if (rel != &one)
-        free(rel);
+    /* the free's entries, pushed last, go in front of the releases */
+    size_t m = x->n - k - nrel;
+    if (nrel && m) {
+        snap_rec fr[2];
+        memcpy(fr, x->r + k + nrel, m * sizeof *fr);
+        memmove(x->r + k + m, x->r + k, nrel * sizeof *x->r);
+        memcpy(x->r + k, fr, m * sizeof *fr);
+    }
     x->mark = x->n;
 }
 
