@@ -213,7 +213,6 @@ typedef struct stream {
     size_t head, len, cap;
     int busy;
     am_ps started;       /* start of the operation in progress */
-    am_ps carried;       /* a transfer: when its link took it (link_done), set at completion */
 } stream;
 
 typedef struct evrec {
@@ -498,11 +497,12 @@ static void kick(sim *s, uint32_t id)
     }
 }
 
-static void op_done(sim *s, uint32_t id)
+/* The head op of stream id finished now; carried: for a transfer, when its link took it. */
+static void op_done(sim *s, uint32_t id, am_ps carried)
 {
     stream *q = &s->st[id];
     if (s->obs && s->obs->link && st_head(q)->kind == OP_XFER)
-        s->obs->link(s->obs->ctx, (int)st_head(q)->chan, id, q->carried, s->now, st_head(q)->arg);
+        s->obs->link(s->obs->ctx, (int)st_head(q)->chan, id, carried, s->now, st_head(q)->arg);
     if (s->obs && s->obs->op) {
         const op *h = st_head(q);
         s->obs->op(s->obs->ctx, id, q->started, s->now, h->kind == OP_XFER ? (int)h->chan : -1,
@@ -537,10 +537,8 @@ static int des_step(sim *s, am_ps limit)
         link_done done[16];
         int n = link_advance(s->ch[cl].l, tl, done, 16);
         s->inflight -= (uint64_t)n;
-        for (int i = 0; i < n; i++) {
-            s->st[done[i].tag].carried = done[i].started;
-            op_done(s, (uint32_t)done[i].tag);
-        }
+        for (int i = 0; i < n; i++)
+            op_done(s, (uint32_t)done[i].tag, done[i].started);
         return 1;
     }
     if (th > limit)
@@ -548,7 +546,7 @@ static int des_step(sim *s, am_ps limit)
     hev e = heap_pop(s);
     s->now = e.t;
     if (e.kind == 0)
-        op_done(s, e.stream);
+        op_done(s, e.stream, 0);
     else
         kick(s, e.stream);
     return 1;
