@@ -1229,7 +1229,7 @@ static int check_copy_links(const am_config *c, am_error *e)
 }
 
 /* "hbm, host" for messages about unknown memory names. */
-static void level_names(const am_config *c, char *buf, size_t n)
+void cfg_level_names(const am_config *c, char *buf, size_t n)
 {
     buf[0] = 0;
     for (int i = 0; i < c->nlevels; i++) {
@@ -1267,7 +1267,7 @@ static int build_links(am_config *c, cfg_node *root, am_error *e)
         l->to = cfg_level_index(c, lo.to, strlen(lo.to));
         if (l->from < 0 || l->to < 0) {
             const char *end = l->from < 0 ? "from" : "to";
-            level_names(c, names, sizeof names);
+            cfg_level_names(c, names, sizeof names);
             return node_fail(e, map_get(kn, end), "%s.%s: unknown memory '%s' (memories: %s)",
                              path, end, l->from < 0 ? lo.from : lo.to, names);
         }
@@ -1397,7 +1397,7 @@ static int build(am_config *c, cfg_node *root, am_error *e)
             return node_fail(e, dm, "default_memory: expected a memory name, not a %s",
                              kind_name(dm->kind));
         c->default_level = cfg_level_index(c, dm->value, strlen(dm->value));
-        level_names(c, names, sizeof names);
+        cfg_level_names(c, names, sizeof names);
         if (c->default_level < 0)
             return node_fail(e, dm, "default_memory: unknown memory '%s' (memories: %s)",
                              dm->value, names);

@@ -192,6 +192,8 @@ int cfg_write_yaml(const am_config *cfg, FILE *f);
 const char *cfg_suggest(const char *name, const char *const *cands);
 /* Index of a level by name, or -1. */
 int cfg_level_index(const am_config *cfg, const char *name, size_t len);
+/* The level names, comma-separated ("hbm, host"), into buf (cut to n). */
+void cfg_level_names(const am_config *cfg, char *buf, size_t n);
 /* The node at a dotted path ("memories.hbm.capacity") under root, or NULL. */
 const cfg_node *cfg_get(const cfg_node *root, const char *path);
 

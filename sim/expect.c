@@ -234,11 +234,8 @@ static int check_key_known(const char *path, const metric *m, const am_config *c
     char **own;
     const char **cands = fixed_keys(cfg, &own);
     const char *near = cfg_suggest(k, cands);
-    char levels[512] = "";
-    for (int i = 0; i < cfg->nlevels; i++) {
-        size_t n = strlen(levels);
-        snprintf(levels + n, sizeof levels - n, "%s%s", i ? ", " : "", cfg->levels[i].name);
-    }
+    char levels[512];
+    cfg_level_names(cfg, levels, sizeof levels);
     if (near)
         am_fail_at(err, path, m->line, m->kcol, "unknown metric '%s' (did you mean '%s'?)", k,
                    near);
@@ -594,12 +591,9 @@ int expect_check(expect_ctx *x, sim *s, am_error *err)
         if (stat_of_some_policy(w->key))
             continue;
         const char *near = cfg_suggest(w->key, cands);
-        const char *pol = "?";
         const char *dot = strchr(w->key, '.');
-        for (int l = 0; dot && l < sim_nlevels(s); l++)
-            if (strlen(mem_name(sim_level(s, l))) == (size_t)(dot - w->key) &&
-                !strncmp(mem_name(sim_level(s, l)), w->key, (size_t)(dot - w->key)))
-                pol = mem_policy(sim_level(s, l))->name;
+        int l = dot ? cfg_level_index(x->cfg, w->key, (size_t)(dot - w->key)) : -1;
+        const char *pol = l >= 0 ? mem_policy(sim_level(s, l))->name : "?";
         char hint[256] = "";
         if (near)
             snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
