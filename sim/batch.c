@@ -1911,9 +1911,9 @@ static int run_child(const batch *b, const sw_run *r)
     json = xprintf("%s/summary.json", dir);
     rep = xprintf("%s/report.txt", dir);
     sp.json = json;
-    if (b->placements || s->placements)
+    if (b->placements)
         sp.placements = pl = xprintf("%s/placements.csv", dir);
-    if (b->timeline || s->timeline)
+    if (b->timeline)
         sp.timeline = tl = xprintf("%s/timeline.csv", dir);
     if (out_open(&report, rep, &err) != 0)
         goto done;
@@ -2257,7 +2257,7 @@ static int run_is_done(const batch *b, const sw_run *r)
     int done = strcmp(x.key, r->key) == 0 && strcmp(x.status, "ok") == 0;
     result_free(&x);
     static const char *const names[2] = {"placements.csv", "timeline.csv"};
-    int want[2] = {b->placements || b->sw.placements, b->timeline || b->sw.timeline};
+    int want[2] = {b->placements, b->timeline};
     for (int i = 0; done && i < 2; i++) {
         if (!want[i])
             continue;
@@ -2740,6 +2740,9 @@ int cmd_batch(int argc, char **argv)
         sweep_free(&b.sw);
         goto out;
     }
+    /* the sweep's outputs: as if given on the command line */
+    b.placements |= b.sw.placements;
+    b.timeline |= b.sw.timeline;
     if (sweep_digest(&b.sw, b.update_expect, &err) != 0 ||
         (b.out && check_outputs(&b.sw, b.out, &err) != 0)) {
         fprintf(stderr, "amsim: %s\n", err.msg);
