@@ -257,20 +257,14 @@ static int gen_arg_reserved(const char *a)
 /* Every seed of a `seeds:` value (one or a list) is one `amsim gen --seed` takes (gen.h:
  * 0 .. 4294967295), refused at its line and column before any run: a larger seed would give the
  * trace of a smaller one, the runs would repeat under other names. */
-static int check_seed(ydoc *y, const yaml_node_t *c, am_error *err)
+static int check_seeds(ydoc *y, yaml_node_t *n, const strlist *seeds, am_error *err)
 {
     uint64_t seed;
-    const char *why = gen_seed_parse(yscalar(c), &seed);
-    return why ? yfail(err, y, c, "seeds: '%s' %s", yscalar(c), why) : 0;
-}
-
-static int check_seeds(ydoc *y, yaml_node_t *n, am_error *err)
-{
-    if (n->type != YAML_SEQUENCE_NODE)
-        return check_seed(y, n, err); /* one value (ystrings took only these two forms) */
-    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++)
-        if (check_seed(y, ynode(y, *it), err) != 0)
-            return -1;
+    for (int i = 0; i < seeds->n; i++) {
+        const char *why = gen_seed_parse(seeds->v[i], &seed);
+        if (why)
+            return yfail(err, y, yitem(y, n, i), "seeds: '%s' %s", seeds->v[i], why);
+    }
     return 0;
 }
 
@@ -973,7 +967,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             }
             sl_free(&pats);
         } else if (strcmp(ks, "seeds") == 0) {
-            if (ystrings(&y, v, ks, &s->seeds, err) != 0 || check_seeds(&y, v, err) != 0 ||
+            if (ystrings(&y, v, ks, &s->seeds, err) != 0 || check_seeds(&y, v, &s->seeds, err) != 0 ||
                 no_repeats(&y, v, &s->seeds, "seeds", same_value, err) != 0)
                 goto out;
         } else if (strcmp(ks, "set") == 0) {
@@ -1034,12 +1028,10 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                     /* the batch gives every run its own --seed and -o: one here would be a
                      * second of each, which amsim gen refuses (and used to take instead of
                      * the seed list's, generating one trace for every seed) */
-                    yaml_node_t *bad = gen_arg_reserved(yscalar(gv)) ? gv : NULL;
-                    for (yaml_node_item_t *it = gv && gv->type == YAML_SEQUENCE_NODE
-                                                    ? gv->data.sequence.items.start : NULL;
-                         it && it < gv->data.sequence.items.top && !bad; it++)
-                        if (gen_arg_reserved(yscalar(ynode(&y, *it))))
-                            bad = ynode(&y, *it);
+                    yaml_node_t *bad = NULL;
+                    for (int i = 0; i < s->gen_args.n && !bad; i++)
+                        if (gen_arg_reserved(s->gen_args.v[i]))
+                            bad = yitem(&y, gv, i);
                     if (bad && !strcmp(yscalar(bad), "--")) { /* see gen_arg_reserved */
                         yfail(err, &y, bad, "%s", "generate.args: '--' would end the options "
                               "before the batch's -o (the run folder's trace); remove it");
