@@ -97,6 +97,12 @@ static void ch_op(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, 
     fputs("}}", x->f);
 }
 
+/* The track of a channel's lane. */
+static uint32_t ch_link_tid(int chan, unsigned lane)
+{
+    return AM_CHROME_LINK_TID + lane * 2 * CFG_MAX_LINKS + (uint32_t)chan;
+}
+
 /* The lane of a channel for a slice [start, ...): the one whose last slice ended last at or
  * before start, else a new one, else (all CHROME_LANES busy) the one that ends first. */
 static unsigned ch_lane(chrome_exp *x, int chan, am_ps start)
@@ -117,7 +123,7 @@ static unsigned ch_lane(chrome_exp *x, int chan, am_ps start)
             snprintf(lane, sizeof lane, " #%u", n + 1);
         snprintf(t, sizeof t, "link %s%s%s", x->chan_name[chan], lane,
                  x->half[chan] ? " (half duplex)" : "");
-        ch_thread_name(x, AM_CHROME_LINK_TID + n * 2 * CFG_MAX_LINKS + (uint32_t)chan, t,
+        ch_thread_name(x, ch_link_tid(chan, n), t,
                        AM_CHROME_LINK_TID + (uint32_t)chan * CHROME_LANES + n);
         x->nlanes[chan] = (unsigned char)(n + 1);
         return n;
@@ -140,8 +146,7 @@ static void ch_link(void *ctx, int chan, uint32_t stream, am_ps start, am_ps end
     fputs(",\"dur\":", x->f);
     ch_us(x->f, end - start);
     fprintf(x->f, ",\"pid\":1,\"tid\":%" PRIu32 ",\"args\":{\"bytes\":%" PRIu64
-            ",\"stream\":%" PRIu32 "}}", AM_CHROME_LINK_TID + lane * 2 * CFG_MAX_LINKS +
-            (uint32_t)chan, bytes, stream);
+            ",\"stream\":%" PRIu32 "}}", ch_link_tid(chan, lane), bytes, stream);
 }
 
 static void ch_counters(void *ctx, am_ps t, int level, const mem_metrics *m)
