@@ -1651,6 +1651,11 @@ int cfg_load_string(am_config **cfg, const char *name, const char *yaml,
     return rc;
 }
 
+int cfg_guard_applies(int guard, int implicit)
+{
+    return implicit || guard == CFG_GUARD_LOG_EXPLICIT || guard == CFG_GUARD_DISALLOW_EXPLICIT;
+}
+
 int cfg_guard_rejects(const am_config *c, int src, int dst, int implicit, int *dir)
 {
     int hs = level_is_host(c, src), hd = level_is_host(c, dst);
@@ -1660,8 +1665,8 @@ int cfg_guard_rejects(const am_config *c, int src, int dst, int implicit, int *d
     }
     *dir = hs ? CFG_DIR_H2D : hd ? CFG_DIR_D2H : CFG_DIR_D2D;
     int g = c->guard[*dir];
-    int applies = implicit || g == CFG_GUARD_LOG_EXPLICIT || g == CFG_GUARD_DISALLOW_EXPLICIT;
-    return applies && (g == CFG_GUARD_DISALLOW || g == CFG_GUARD_DISALLOW_EXPLICIT);
+    return cfg_guard_applies(g, implicit) &&
+           (g == CFG_GUARD_DISALLOW || g == CFG_GUARD_DISALLOW_EXPLICIT);
 }
 
 /* Until 2026-11-25 check had its own (hbm and host) and convert its own (no host_pageable or
