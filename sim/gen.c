@@ -896,8 +896,9 @@ void gen_kernel_defaults(gen_kernel_opts *o)
                            .seed = 1};
 }
 
-/* Every option of gen kernel in range and every buffer within 4 EiB. */
-static int kernel_check(const gen_kernel_opts *o, am_error *err)
+/* Every option of gen kernel in range and every buffer within 4 EiB; t gets the tile sizes
+ * clamped to the matrix (--tm past --m is one tile of m rows), which the trace uses. */
+static int kernel_check(const gen_kernel_opts *o, uint64_t t[3], am_error *err)
 {
     if (g_seed_check("gen kernel", o->seed, err))
         return -1;
@@ -915,15 +916,17 @@ static int kernel_check(const gen_kernel_opts *o, am_error *err)
     if (c.failed)
         return -1;
     uint64_t d = gen_dtype_bytes(o->dtype);
+    t[0] = AM_MIN(o->tm, o->m);
+    t[1] = AM_MIN(o->tn, o->n);
+    t[2] = AM_MIN(o->tk, o->k);
     if (ck_bytes(&c, ck_mul(&c, ck_mul(&c, o->m, o->k), d), "A (--m x --k x the dtype's bytes)") ||
         ck_bytes(&c, ck_mul(&c, ck_mul(&c, o->k, o->n), d), "B (--k x --n x the dtype's bytes)") ||
         ck_bytes(&c, ck_mul(&c, ck_mul(&c, o->m, o->n), d), "C (--m x --n x the dtype's bytes)") ||
-        ck_bytes(&c, ck_mul(&c, ck_mul(&c, AM_MIN(o->tm, o->m), AM_MIN(o->tn, o->n)), 4),
+        ck_bytes(&c, ck_mul(&c, ck_mul(&c, t[0], t[1]), 4),
                  "an accumulator tile (--tm x --tn x 4 bytes)"))
         return -1;
-    uint64_t tm = AM_MIN(o->tm, o->m), tn = AM_MIN(o->tn, o->n), tk = AM_MIN(o->tk, o->k);
-    double steps = (double)ceil_div(o->m, tm) * (double)ceil_div(o->n, tn) *
-                   (double)ceil_div(o->k, tk);
+    double steps = (double)ceil_div(o->m, t[0]) * (double)ceil_div(o->n, t[1]) *
+                   (double)ceil_div(o->k, t[2]);
     if (steps > 1e7)
         return am_fail(err, AM_EINPUT, "gen kernel: (--m / --tm) x (--n / --tn) x (--k / --tk) "
                        "is %.0f tile steps, more than 10^7", steps);
@@ -932,10 +935,10 @@ static int kernel_check(const gen_kernel_opts *o, am_error *err)
 
 int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err)
 {
-    if (kernel_check(o, err))
+    uint64_t t[3];
+    if (kernel_check(o, t, err))
         return -1;
-    uint64_t d = gen_dtype_bytes(o->dtype);
-    uint64_t tm = AM_MIN(o->tm, o->m), tn = AM_MIN(o->tn, o->n), tk = AM_MIN(o->tk, o->k);
+    uint64_t d = gen_dtype_bytes(o->dtype), tm = t[0], tn = t[1], tk = t[2];
     uint64_t mi = ceil_div(o->m, tm), nj = ceil_div(o->n, tn), nk = ceil_div(o->k, tk);
     gctx g;
     g_init(&g, f, o->seed, o->jitter, o->tflops, o->mfu);
