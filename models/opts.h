@@ -15,6 +15,8 @@ typedef enum opt_type {
     OPT_SIZE_OR_UNLIMITED, /* uint64_t bytes; "unlimited", "none" or -1 give UINT64_MAX */
     OPT_BANDWIDTH,/* uint64_t bytes per second */
     OPT_TIME,     /* am_ps (uint64_t) */
+    OPT_TIME_UNIT,/* am_ps (uint64_t), above 0 and a whole number of ps: a tick other times are
+                     counted in (trace.time_unit; 1.5ps is refused, not rounded to 2) */
     OPT_BOOL,     /* int 0/1: true/false/yes/no/on/off */
     OPT_UINT,     /* uint64_t plain integer */
     OPT_REAL,     /* double */

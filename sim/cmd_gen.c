@@ -126,10 +126,13 @@ static const char *gen_limits(const char *kind)
                "  at most 4 EiB (2^62 bytes)";
     if (!strcmp(kind, "serve"))
         return "ranges: --layers 1 to 2^20; --hidden, --kv-heads, --head-dim 1 to 2^24; --vocab\n"
-               "  1 to 2^32; --requests, --max-batch 1 to 10^7; --max-prompt, --max-output 1 to\n"
-               "  2^30; --kv-block 0 to 2^30; --rate, --tflops, --hbm-gbps above 0; sigmas 0\n"
-               "  or above; --mfu above 0, at most 1; the weights, a KV block (or a request's\n"
-               "  cache with --kv-block 0) and a workspace at most 4 EiB (2^62 bytes)";
+               "  1 to 2^32; --requests, --max-batch 1 to 10^7; --max-prompt 1 to 2^24 and\n"
+               "  --max-output 1 to 2^20 (above every released model's 10M-token context and\n"
+               "  128K-token output); --kv-block 0 to 2^30; --rate, --tflops, --hbm-gbps above\n"
+               "  0; sigmas 0 or above; --mfu above 0, at most 1; the weights, a KV block (or a\n"
+               "  request's cache with --kv-block 0) and a workspace at most 4 EiB (2^62\n"
+               "  bytes); the requests drawn at most 10^8 trace events (about 3 GB: 4 per output\n"
+               "  token, 2 per KV block or with --kv-block 0 per output token)";
     return "ranges: dimensions and tiles 1 or more; --tflops above 0; --mfu above 0, at most\n"
            "  1; --jitter 0 to 0.5; at most 10^7 tile steps; A, B, C and an accumulator tile\n"
            "  at most 4 EiB (2^62 bytes)";

@@ -665,6 +665,15 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
         if (units_time(s, &u, &why) < 0)
             return node_fail(e, n, "%s: bad time '%s': %s", path, s, why);
         break;
+    case OPT_TIME_UNIT:
+        if ((rc = units_time_unit(s, &u, &why)) == -2)
+            return node_fail(e, n, "%s: bad time '%s': %s (every tick is a multiple of it)",
+                             path, s, why);
+        if (rc < 0)
+            return node_fail(e, n, "%s: bad time '%s': %s", path, s, why);
+        if (u == 0)
+            return node_fail(e, n, "%s: must be > 0", path);
+        break;
     case OPT_UINT:
         if (units_u64(s, strlen(s), &u) < 0)
             return node_fail(e, n, "%s: expected a non-negative integer, got '%s'", path, s);
@@ -909,7 +918,7 @@ static const char *const lifetime_kinds[] = {"half_open", "inclusive", NULL};
 static const opt_desc trace_desc[] = {
     OPTE("lifetimes", misc_opts, lifetimes, "half_open", "lifetime CSV intervals",
          lifetime_kinds),
-    OPTD("time_unit", OPT_TIME, misc_opts, time_unit, "1ns", "one tick of trace time"),
+    OPTD("time_unit", OPT_TIME_UNIT, misc_opts, time_unit, "1ns", "one tick of trace time"),
     OPT_END,
 };
 static const char *const guard_kinds[] = {"allow", "log", "disallow", "log_explicit",
@@ -1309,14 +1318,7 @@ static int build_misc(am_config *c, cfg_node *root, am_error *e)
             return -1;
         fill_defaults(s, secs[i].desc, 0);
     }
-    cfg_node *tu = map_get(map_get(root, "trace"), "time_unit");
-    const char *tu_why;
-    am_ps tu_ps;
-    if (tu && tu->kind == CFG_SCALAR && units_time_whole(tu->value, &tu_ps, &tu_why) < 0)
-        return node_fail(e, tu, "trace.time_unit: bad time '%s': %s (every tick is a multiple "
-                         "of it)", tu->value, tu_why);
-    if (mo.time_unit == 0)
-        return node_fail(e, tu, "trace.time_unit: must be > 0");
+    /* trace.time_unit is whole picoseconds and above 0 by its type (OPT_TIME_UNIT) */
     if (mo.queue_depth == 0 || mo.queue_depth > UINT32_MAX)
         return node_fail(e, map_get(map_get(root, "engine"), "queue_depth"),
                          "engine.queue_depth: must be between 1 and %u", UINT32_MAX);
@@ -1649,6 +1651,11 @@ int cfg_load_string(am_config **cfg, const char *name, const char *yaml,
     return rc;
 }
 
+int cfg_guard_applies(int guard, int implicit)
+{
+    return implicit || guard == CFG_GUARD_LOG_EXPLICIT || guard == CFG_GUARD_DISALLOW_EXPLICIT;
+}
+
 int cfg_guard_rejects(const am_config *c, int src, int dst, int implicit, int *dir)
 {
     int hs = level_is_host(c, src), hd = level_is_host(c, dst);
@@ -1658,8 +1665,8 @@ int cfg_guard_rejects(const am_config *c, int src, int dst, int implicit, int *d
     }
     *dir = hs ? CFG_DIR_H2D : hd ? CFG_DIR_D2H : CFG_DIR_D2D;
     int g = c->guard[*dir];
-    int applies = implicit || g == CFG_GUARD_LOG_EXPLICIT || g == CFG_GUARD_DISALLOW_EXPLICIT;
-    return applies && (g == CFG_GUARD_DISALLOW || g == CFG_GUARD_DISALLOW_EXPLICIT);
+    return cfg_guard_applies(g, implicit) &&
+           (g == CFG_GUARD_DISALLOW || g == CFG_GUARD_DISALLOW_EXPLICIT);
 }
 
 /* Until 2026-11-25 check had its own (hbm and host) and convert its own (no host_pageable or

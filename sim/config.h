@@ -176,6 +176,10 @@ int cfg_load_string(am_config **cfg, const char *name, const char *yaml,
  * copy between two host levels, which no guard covers. The engine's rule, and convert's for a
  * transfer's into= allocation (which a rejected transfer does not make). */
 int cfg_guard_rejects(const am_config *c, int src, int dst, int implicit, int *dir);
+/* Whether guard level `guard` (CFG_GUARD_*) covers a transfer: every implicit one, and with
+ * log_explicit or disallow_explicit the explicit ones too. The one rule cfg_guard_rejects and
+ * the engine's logging use. */
+int cfg_guard_applies(int guard, int implicit);
 /* The config `amsim check` and `amsim convert` read traces against when no -c is given (named
  * "<builtin>"): every memory level name the shipped device presets use, hbm (the default),
  * host, vmem, smem, accumulator, host_pageable and cmem, 1 TiB each, no links; each of the

@@ -1606,8 +1606,7 @@ static int guard_allows(sim *s, const tr_event *ev, const char *file)
         s->sum.guard_rejected[dir]++;
         return 0;
     }
-    int applies = ev->implicit || g == CFG_GUARD_LOG_EXPLICIT || g == CFG_GUARD_DISALLOW_EXPLICIT;
-    if (!applies || g == CFG_GUARD_ALLOW)
+    if (!cfg_guard_applies(g, ev->implicit) || g == CFG_GUARD_ALLOW)
         return 1;
     if (s->sum.guard_logged[dir]++ < 10)
         fprintf(stderr, "amsim: transfer guard: %s %s transfer of %" PRIu64 " bytes at %s:%lu\n",

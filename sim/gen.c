@@ -58,6 +58,8 @@
  *   tokens*4h*d + sequences*V*d (MLP intermediate and logits). Durations: prefill
  *   2*P*tokens FLOPs; decode max(FLOPs, (weights + KV bytes read) / HBM bandwidth). Iterations
  *   carry at= with the generator's clock, so idle gaps between arrivals appear.
+ *   The lengths are drawn first, and the events they come to are bounded (serve_events) before
+ *   a line is written: more than 10^8 is an input error, not a trace of tens of GB.
  *
  * kernel - a tiled matmul C[M,N] = A[M,K] B[K,N] on a TPU (levels hbm, vmem, accumulator of
  *   configs/devices/tpu-v5e.yaml). A, B and C live in hbm; vmem holds two A tiles, two B tiles
@@ -169,8 +171,10 @@ static void g_init(gctx *g, FILE *f, uint64_t seed, double jitter, double tflops
     g->next_ev = 1;
     g->jitter = jitter;
     g->flops_per_ps = tflops * mfu;
-    fputs("amsim-trace v1 time_unit=ps\n", f);
 }
+
+/* The trace's first line; g_init's callers write it before anything else. */
+static void g_header(gctx *g) { fputs("amsim-trace v1 time_unit=ps\n", g->f); }
 
 static void g_done(gctx *g) { gsl_rng_free(g->r); }
 
@@ -298,7 +302,17 @@ void gen_train_defaults(gen_train_opts *o)
 #define G_MAX_LAYERS (UINT64_C(1) << 20)
 #define G_MAX_WIDTH (UINT64_C(1) << 24)  /* hidden sizes, heads, sequence length, batch sizes */
 #define G_MAX_VOCAB (UINT64_C(1) << 32)
-#define G_MAX_TOKENS (UINT64_C(1) << 30) /* serve: prompt and output clamps, KV block */
+#define G_MAX_TOKENS (UINT64_C(1) << 30) /* serve: KV block */
+/* serve: the length clamps, above every released model's. The longest context window is Llama 4
+ * Scout's 10M tokens (Meta, April 2025; Gemini 1.5 Pro: 2M), the longest output limits about
+ * 128K tokens (Anthropic's 128K output beta, OpenAI o-series 100K): 2^24 = 16,777,216 prompt
+ * tokens and 2^20 = 1,048,576 output tokens (8x that). Until 2026-11-25 both were 2^30. */
+#define G_MAX_PROMPT (UINT64_C(1) << 24)
+#define G_MAX_OUTPUT (UINT64_C(1) << 20)
+/* serve: trace events the drawn requests may come to (see serve_events): 10^8, about 3 GB of
+ * trace at about 30 bytes a line; gen serve --max-output 2^30 --output-mu 50 once wrote tens of
+ * GB before the disk filled. The shipped sweep (3000 requests) comes to under 2 million. */
+#define G_MAX_SERVE_EVENTS 100000000
 #define G_MAX_PASSES 10000000            /* train: steps x micro-batches x layers */
 
 typedef struct gcheck {
@@ -532,6 +546,7 @@ int gen_train(const gen_train_opts *o, FILE *f, am_error *err)
         return -1;
     gctx g;
     g_init(&g, f, o->seed, o->jitter, o->tflops, o->mfu);
+    g_header(&g);
     uint64_t d = gen_dtype_bytes(o->dtype), h = o->hidden, L = o->layers, V = o->vocab;
     uint64_t s = o->seq, b = o->micro_batch, a = o->heads, dp = o->dp, k = d == 4 ? 2 : 3;
     train_dims m = {d, s * b * h, a * s * s * b, s * b, h, s, b, V};
@@ -745,8 +760,8 @@ static int serve_check(const gen_serve_opts *o, am_error *err)
     ck_real(&c, "prompt-sigma", o->prompt_sigma, o->prompt_sigma >= 0, "0 or above");
     ck_real(&c, "output-mu", o->output_mu, 1, "a finite number");
     ck_real(&c, "output-sigma", o->output_sigma, o->output_sigma >= 0, "0 or above");
-    ck_u64(&c, "max-prompt", o->max_prompt, 1, G_MAX_TOKENS);
-    ck_u64(&c, "max-output", o->max_output, 1, G_MAX_TOKENS);
+    ck_u64(&c, "max-prompt", o->max_prompt, 1, G_MAX_PROMPT);
+    ck_u64(&c, "max-output", o->max_output, 1, G_MAX_OUTPUT);
     ck_u64(&c, "kv-block", o->kv_block, 0, G_MAX_TOKENS);
     ck_real(&c, "tflops", o->tflops, o->tflops > 0, "above 0");
     ck_real(&c, "mfu", o->mfu, o->mfu > 0 && o->mfu <= 1, "above 0, at most 1");
@@ -779,6 +794,29 @@ static int serve_check(const gen_serve_opts *o, am_error *err)
                     "--hidden + --vocab) x the dtype's bytes)") ? -1 : 0;
 }
 
+/* The trace events the drawn requests come to at most, counted before any is written: each
+ * iteration (sync, workspace alloc, compute, workspace free) gives every running request one
+ * output token, so there are at most sum(output) of them; a request's KV cache is allocated and
+ * freed in ceil((prompt + output - 1) / kv_block) blocks, or with --kv-block 0 once at the
+ * prefill, again (alloc + free) for each further token and freed at the end: 2 x output; the
+ * weights are L + 1 allocations, and the trace ends with one sync. 0, or an input error naming
+ * the options above G_MAX_SERVE_EVENTS. */
+static int serve_events(const gen_serve_opts *o, const sreq *rq, am_error *err)
+{
+    uint64_t T = o->kv_block, events = o->layers + 2;
+    for (uint64_t i = 0; i < o->requests; i++) /* < 10^7 x 2^26: no overflow */
+        events += 4 * rq[i].output +
+                  2 * (T ? ceil_div(rq[i].prompt + rq[i].output - 1, T) : rq[i].output);
+    if (events <= G_MAX_SERVE_EVENTS)
+        return 0;
+    return am_fail(err, AM_EINPUT, "gen serve: --requests %" PRIu64 " with the lengths drawn "
+                   "come to up to %" PRIu64 " trace events, more than 10^8 (about 3 GB): 4 per "
+                   "output token (--output-mu, --output-sigma, --max-output) and %s",
+                   o->requests, events, T ? "2 per KV block of prompt and output (--prompt-mu, "
+                   "--prompt-sigma, --max-prompt, --kv-block)" : "with --kv-block 0 2 more per "
+                   "output token");
+}
+
 int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err)
 {
     if (serve_check(o, err))
@@ -786,6 +824,22 @@ int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err)
     uint64_t d = gen_dtype_bytes(o->dtype);
     gctx g;
     g_init(&g, f, o->seed, 0, o->tflops, o->mfu);
+    /* the requests first: their lengths bound the trace (serve_events) before a line of it */
+    uint64_t nreq = o->requests;
+    sreq *rq = am_calloc(nreq, sizeof *rq);
+    double clock_s = 0;
+    for (uint64_t i = 0; i < nreq; i++) {
+        clock_s += gsl_ran_exponential(g.r, 1.0 / o->rate);
+        rq[i].arrival = g_ps(&g, clock_s * 1e12);
+        rq[i].prompt = lognormal_tokens(g.r, o->prompt_mu, o->prompt_sigma, o->max_prompt);
+        rq[i].output = lognormal_tokens(g.r, o->output_mu, o->output_sigma, o->max_output);
+    }
+    if (serve_events(o, rq, err)) {
+        free(rq);
+        g_done(&g);
+        return -1;
+    }
+    g_header(&g);
     uint64_t L = o->layers, h = o->hidden, V = o->vocab;
     uint64_t bpt = 2 * L * o->kv_heads * o->head_dim * d; /* KV bytes per token */
     uint64_t pl = 10 * h * h + 2 * h * o->kv_heads * o->head_dim, P = L * pl + V * h;
@@ -797,15 +851,6 @@ int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err)
             o->dtype, o->requests, o->max_batch, o->rate, o->prompt_mu, o->prompt_sigma,
             o->output_mu, o->output_sigma, T, o->seed);
     fprintf(f, "# weights %" PRIu64 " bytes, KV cache %" PRIu64 " bytes per token\n", P * d, bpt);
-    uint64_t nreq = o->requests;
-    sreq *rq = am_calloc(nreq, sizeof *rq);
-    double clock_s = 0;
-    for (uint64_t i = 0; i < nreq; i++) {
-        clock_s += gsl_ran_exponential(g.r, 1.0 / o->rate);
-        rq[i].arrival = g_ps(&g, clock_s * 1e12);
-        rq[i].prompt = lognormal_tokens(g.r, o->prompt_mu, o->prompt_sigma, o->max_prompt);
-        rq[i].output = lognormal_tokens(g.r, o->output_mu, o->output_sigma, o->max_output);
-    }
     for (uint64_t l = 0; l < L; l++)
         g_alloc(&g, pl * d, "hbm", 0, "L%" PRIu64 ".weight", l);
     g_alloc(&g, V * h * d, "hbm", 0, "embed.weight");
@@ -896,8 +941,9 @@ void gen_kernel_defaults(gen_kernel_opts *o)
                            .seed = 1};
 }
 
-/* Every option of gen kernel in range and every buffer within 4 EiB. */
-static int kernel_check(const gen_kernel_opts *o, am_error *err)
+/* Every option of gen kernel in range and every buffer within 4 EiB; t gets the tile sizes
+ * clamped to the matrix (--tm past --m is one tile of m rows), which the trace uses. */
+static int kernel_check(const gen_kernel_opts *o, uint64_t t[3], am_error *err)
 {
     if (g_seed_check("gen kernel", o->seed, err))
         return -1;
@@ -915,15 +961,17 @@ static int kernel_check(const gen_kernel_opts *o, am_error *err)
     if (c.failed)
         return -1;
     uint64_t d = gen_dtype_bytes(o->dtype);
+    t[0] = AM_MIN(o->tm, o->m);
+    t[1] = AM_MIN(o->tn, o->n);
+    t[2] = AM_MIN(o->tk, o->k);
     if (ck_bytes(&c, ck_mul(&c, ck_mul(&c, o->m, o->k), d), "A (--m x --k x the dtype's bytes)") ||
         ck_bytes(&c, ck_mul(&c, ck_mul(&c, o->k, o->n), d), "B (--k x --n x the dtype's bytes)") ||
         ck_bytes(&c, ck_mul(&c, ck_mul(&c, o->m, o->n), d), "C (--m x --n x the dtype's bytes)") ||
-        ck_bytes(&c, ck_mul(&c, ck_mul(&c, AM_MIN(o->tm, o->m), AM_MIN(o->tn, o->n)), 4),
+        ck_bytes(&c, ck_mul(&c, ck_mul(&c, t[0], t[1]), 4),
                  "an accumulator tile (--tm x --tn x 4 bytes)"))
         return -1;
-    uint64_t tm = AM_MIN(o->tm, o->m), tn = AM_MIN(o->tn, o->n), tk = AM_MIN(o->tk, o->k);
-    double steps = (double)ceil_div(o->m, tm) * (double)ceil_div(o->n, tn) *
-                   (double)ceil_div(o->k, tk);
+    double steps = (double)ceil_div(o->m, t[0]) * (double)ceil_div(o->n, t[1]) *
+                   (double)ceil_div(o->k, t[2]);
     if (steps > 1e7)
         return am_fail(err, AM_EINPUT, "gen kernel: (--m / --tm) x (--n / --tn) x (--k / --tk) "
                        "is %.0f tile steps, more than 10^7", steps);
@@ -932,13 +980,14 @@ static int kernel_check(const gen_kernel_opts *o, am_error *err)
 
 int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err)
 {
-    if (kernel_check(o, err))
+    uint64_t t[3];
+    if (kernel_check(o, t, err))
         return -1;
-    uint64_t d = gen_dtype_bytes(o->dtype);
-    uint64_t tm = AM_MIN(o->tm, o->m), tn = AM_MIN(o->tn, o->n), tk = AM_MIN(o->tk, o->k);
+    uint64_t d = gen_dtype_bytes(o->dtype), tm = t[0], tn = t[1], tk = t[2];
     uint64_t mi = ceil_div(o->m, tm), nj = ceil_div(o->n, tn), nk = ceil_div(o->k, tk);
     gctx g;
     g_init(&g, f, o->seed, o->jitter, o->tflops, o->mfu);
+    g_header(&g);
     fprintf(f, "# amsim gen kernel: matmul M=%" PRIu64 " N=%" PRIu64 " K=%" PRIu64 " tiles %"
             PRIu64 "x%" PRIu64 "x%" PRIu64 " dtype=%s tflops=%g mfu=%g seed=%" PRIu64 "\n",
             o->m, o->n, o->k, tm, tn, tk, o->dtype, o->tflops, o->mfu, o->seed);

@@ -226,11 +226,13 @@ static int looks_like_config(const char *path)
 static void usage_check(FILE *f)
 {
     fprintf(f, "usage: amsim check [-c CONFIG] FILE...\n"
-            "  validates configs (YAML) and traces without running them; traces are read\n"
-            "  against CONFIG's memory levels (default, as amsim convert: every level name\n"
-            "  of the shipped device presets, hbm host vmem smem accumulator host_pageable\n"
-            "  cmem, default hbm; a run needs a config that has the levels its trace names)\n"
-            "  -c, --config FILE   the config whose levels traces name (anywhere on the line)\n");
+            "  validates configs (YAML) and traces without running them; traces are read as a\n"
+            "  run reads them: against CONFIG's memory levels, with its trace.time_unit and\n"
+            "  trace.lifetimes (default, as amsim convert: every level name of the shipped\n"
+            "  device presets, hbm host vmem smem accumulator host_pageable cmem, default hbm,\n"
+            "  1 ns ticks, half-open lifetimes; a run needs a config that has the levels its\n"
+            "  trace names)\n"
+            "  -c, --config FILE   the config traces are read with (anywhere on the line)\n");
 }
 
 /* check FILE...: configs (see looks_like_config) are validated as configs; anything else is
@@ -295,10 +297,12 @@ static int cmd_check(int argc, char **argv)
             cfg_free(c);
             continue;
         }
+        /* read as a run reads it (run_trace_opts): CONFIG's levels and trace settings,
+         * trace.time_unit and trace.lifetimes (until 2026-11-25 check read 1 ns ticks and
+         * half-open lifetimes whatever CONFIG said); a snapshot's device 0, as run's default */
+        static const run_spec as_run;
         const char *names[CFG_MAX_LEVELS];
-        for (int k = 0; k < base->nlevels; k++)
-            names[k] = base->levels[k].name;
-        trace_opts to = {names, base->nlevels, base->default_level, 0, AM_PS_PER_NS, 0};
+        trace_opts to = run_trace_opts(&as_run, base, names);
         trace *t = NULL;
         tr_event ev;
         uint64_t events = 0;

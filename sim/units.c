@@ -136,8 +136,10 @@ static int scale(u128 mant, int exp, uint64_t mul, uint64_t *out, int *inexact)
 }
 
 /* Shared by the three parsers: number, optional blanks, unit from the table (or plain_mul).
- * inexact_why: refuse, with that reason, a value that is not a whole number of base units
- * (NULL: round it); nonzero: refuse (return -2) a value that is not 0 but rounds to 0. */
+ * inexact_why: refuse, with that reason (return Q_INEXACT), a value that is not a whole number
+ * of base units or has more digits than are read exactly (NULL: round it); nonzero: refuse
+ * (return -2) a value that is not 0 but rounds to 0. Any other refusal returns -1. */
+#define Q_INEXACT (-3)
 static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_mul, uint64_t *out,
                           const char **why, const char *unit_why, const char *inexact_why,
                           int nonzero)
@@ -197,11 +199,11 @@ static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_m
     }
     if (inexact_why && d.lost) {
         *why = "more significant digits than are read exactly (26)";
-        return -1;
+        return Q_INEXACT;
     }
     if (inexact_why && inexact) {
         *why = inexact_why;
-        return -1;
+        return Q_INEXACT;
     }
     if (nonzero && v == 0 && d.mant) {
         *why = "rounds to 0 bytes";
@@ -218,10 +220,13 @@ int units_size(const char *s, uint64_t *bytes, const char **why)
     return parse_quantity(s, size_units, 1, bytes, why, SIZE_UNIT_WHY, NULL, 0);
 }
 
+/* The _whole forms' status: an inexact value is refused like any other (-1). */
+static int whole_rc(int rc) { return rc == Q_INEXACT ? -1 : rc; }
+
 int units_size_whole(const char *s, uint64_t *bytes, const char **why)
 {
-    return parse_quantity(s, size_units, 1, bytes, why, SIZE_UNIT_WHY,
-                          "not a whole number of bytes", 0);
+    return whole_rc(parse_quantity(s, size_units, 1, bytes, why, SIZE_UNIT_WHY,
+                                   "not a whole number of bytes", 0));
 }
 
 int units_size_nonzero(const char *s, uint64_t *bytes, const char **why)
@@ -246,7 +251,8 @@ int units_time_default(const char *s, am_ps unit_ps, am_ps *ps, const char **why
 
 int units_time_default_whole(const char *s, am_ps unit_ps, am_ps *ps, const char **why)
 {
-    return parse_quantity(s, time_units, unit_ps, ps, why, TIME_UNIT_WHY, TIME_WHOLE_WHY, 0);
+    return whole_rc(parse_quantity(s, time_units, unit_ps, ps, why, TIME_UNIT_WHY,
+                                   TIME_WHOLE_WHY, 0));
 }
 
 int units_time(const char *s, am_ps *ps, const char **why)
@@ -257,6 +263,13 @@ int units_time(const char *s, am_ps *ps, const char **why)
 int units_time_whole(const char *s, am_ps *ps, const char **why)
 {
     return units_time_default_whole(s, AM_PS_PER_S, ps, why);
+}
+
+int units_time_unit(const char *s, am_ps *ps, const char **why)
+{
+    int rc = parse_quantity(s, time_units, AM_PS_PER_S, ps, why, TIME_UNIT_WHY, TIME_WHOLE_WHY,
+                            0);
+    return rc == Q_INEXACT ? -2 : rc;
 }
 
 int units_u64(const char *s, size_t len, uint64_t *v)

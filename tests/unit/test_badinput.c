@@ -720,6 +720,47 @@ static void check_counts_skipped_rows(void)
     }
 }
 
+/* amsim check -c CONFIG reads a trace as amsim run -c CONFIG reads it: with the config's
+ * trace.time_unit and trace.lifetimes. Until 2026-11-25 check read 1 ns ticks and half-open
+ * lifetimes whatever the config said, so it passed a CSV whose times the run refused (20000000
+ * ticks of 1 s pass 2^64 ps) and counted another's events and skipped rows differently. */
+static void check_reads_as_run(void)
+{
+    static const char ctext[] = BI_CFG_TEXT "trace: {time_unit: 1s, lifetimes: inclusive}\n";
+    static const char btext[] = "id,lower,upper,size\n1,0,20000000,256\n";
+    static const char itext[] = "id,lower,upper,size\n1,0,10,256\n2,5,5,512\n";
+    const char *cfg = bi_write("tu1s.yaml", ctext, strlen(ctext));
+    const char *big = bi_write("tu_big.csv", btext, strlen(btext));
+    const char *incl = bi_write("tu_incl.csv", itext, strlen(itext));
+    char args[2048], want[1200];
+    char *out = NULL, *err = NULL;
+    /* without -c: 1 ns ticks, half-open */
+    snprintf(args, sizeof args, "check '%s' '%s'", big, incl);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    snprintf(want, sizeof want, "%s: trace ok (lifetime_csv, 2 events, 0 rows skipped)\n"
+             "%s: trace ok (lifetime_csv, 2 events, 1 row skipped)\n", big, incl);
+    CU_ASSERT(out && strcmp(out, want) == 0);
+    free(out);
+    /* with -c: the config's 1 s ticks and inclusive lifetimes, the run's error and counts */
+    snprintf(want, sizeof want, "amsim: %s:2:1: time out of range: upper tick 20000001 at "
+             "1000000000000 ps per tick exceeds 2^64 ps\n", big);
+    snprintf(args, sizeof args, "check -c '%s' '%s'", cfg, big);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strcmp(err, want) == 0);
+    free(err);
+    err = NULL;
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s'", cfg, big);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strcmp(err, want) == 0);
+    free(err);
+    out = NULL;
+    snprintf(args, sizeof args, "check -c '%s' '%s'", cfg, incl);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    snprintf(want, sizeof want, "%s: trace ok (lifetime_csv, 4 events, 0 rows skipped)\n", incl);
+    CU_ASSERT(out && strcmp(out, want) == 0);
+    free(out);
+}
+
 /* ---- nothing half-written ------------------------------------------------------------------ */
 
 /* Entries of dir other than . and .. whose name contains sub (NULL: any). */
@@ -1548,6 +1589,7 @@ void suite_badinput(void)
              /* behaviour */
              {"--lenient counts an unknown free", lenient_unknown_free},
              {"check counts skipped rows", check_counts_skipped_rows},
+             {"check reads a trace as the run does", check_reads_as_run},
              {"failing runs leave no outputs or temporaries", no_partial_outputs},
              {"a refused -o DIR is not left behind", refused_outdir_not_created},
              {"--check passes on the shipped traces", check_shipped_traces},

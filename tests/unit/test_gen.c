@@ -472,20 +472,45 @@ static void test_bad_options(void)
         {"serve --kv-block 18446744073709551615",
          "gen serve: --kv-block 18446744073709551615 is out of range (0 to 1073741824)\n"},
         {"serve --max-prompt 18446744073709551615 --prompt-mu 50",
-         "gen serve: --max-prompt 18446744073709551615 is out of range (1 to 1073741824)\n"},
-        {"serve --max-output 0", "gen serve: --max-output 0 is out of range (1 to 1073741824)\n"},
+         "gen serve: --max-prompt 18446744073709551615 is out of range (1 to 16777216)\n"},
+        {"serve --max-output 0", "gen serve: --max-output 0 is out of range (1 to 1048576)\n"},
+        /* above every released model's context (10M tokens) and output (128K tokens); until
+         * 2026-11-25 both went to 2^30 */
+        {"serve --max-prompt 16777217", "gen serve: --max-prompt 16777217 is out of range (1 to "
+                                        "16777216)\n"},
+        {"serve --max-output 1048577", "gen serve: --max-output 1048577 is out of range (1 to "
+                                       "1048576)\n"},
         {"serve --max-batch 18446744073709551615",
          "gen serve: --max-batch 18446744073709551615 is out of range (1 to 10000000)\n"},
         {"serve --kv-heads 16777216 --head-dim 16777216", "gen serve: the weights (--layers, "
          "--hidden, --kv-heads, --head-dim, --vocab)" E4},
         {"serve --kv-block 1073741824 --layers 1048576 --kv-heads 16", "gen serve: a KV block "
          "(--kv-block tokens x 2 x --layers x --kv-heads x --head-dim x the dtype's bytes)" E4},
-        {"serve --kv-block 0 --max-prompt 1073741824 --max-output 1073741824 --layers 1048576",
+        {"serve --kv-block 0 --max-prompt 16777216 --max-output 1048576 --layers 1048576 "
+         "--kv-heads 1024",
          "gen serve: a request's KV cache ((--max-prompt + --max-output) tokens x 2 x --layers x "
          "--kv-heads x --head-dim x the dtype's bytes)" E4},
-        {"serve --max-batch 10000000 --requests 10000000 --max-prompt 1073741824",
+        {"serve --max-batch 10000000 --requests 10000000 --max-prompt 16777216",
          "gen serve: an iteration's workspace (--max-batch x (--max-prompt x 4 x --hidden + "
          "--vocab) x the dtype's bytes)" E4},
+        /* the drawn requests bounded before a line is written: every length at its clamp
+         * (mu 50): 100 x (4 x 2^20 + 2 x ceil((16 + 2^20 - 1) / 16)) + 32 + 2 events; one
+         * 2^24-token prompt in 1-token blocks; 2^20 tokens of --kv-block 0 (6 events each).
+         * Until 2026-11-25 the first wrote until the disk filled. */
+        {"serve --requests 100 --output-mu 50 --max-output 1048576 --prompt-mu 50 --max-prompt 16",
+         "gen serve: --requests 100 with the lengths drawn come to up to 432537834 trace events, "
+         "more than 10^8 (about 3 GB): 4 per output token (--output-mu, --output-sigma, "
+         "--max-output) and 2 per KV block of prompt and output (--prompt-mu, --prompt-sigma, "
+         "--max-prompt, --kv-block)\n"},
+        {"serve --requests 10 --prompt-mu 50 --max-prompt 16777216 --kv-block 1 --output-mu 50 "
+         "--max-output 1", "gen serve: --requests 10 with the lengths drawn come to up to "
+         "335544394 trace events, more than 10^8 (about 3 GB): 4 per output token (--output-mu, "
+         "--output-sigma, --max-output) and 2 per KV block of prompt and output (--prompt-mu, "
+         "--prompt-sigma, --max-prompt, --kv-block)\n"},
+        {"serve --requests 16 --output-mu 50 --max-output 1048576 --kv-block 0",
+         "gen serve: --requests 16 with the lengths drawn come to up to 100663330 trace events, "
+         "more than 10^8 (about 3 GB): 4 per output token (--output-mu, --output-sigma, "
+         "--max-output) and with --kv-block 0 2 more per output token\n"},
         {"serve --rate 0", "gen serve: --rate 0 is out of range (above 0)\n"},
         {"serve --prompt-sigma -1", "gen serve: --prompt-sigma -1 is out of range (0 or above)\n"},
         {"kernel --m 4294967296 --k 4294967296", "gen kernel: A (--m x --k x the dtype's bytes)"
@@ -513,9 +538,18 @@ static void test_bad_options(void)
         if (f)
             fclose(f);
     }
-    /* at the ends of the ranges the sizes still come out whole: --max-prompt 2^30 drawn in full
+    /* refused before the first line on standard output too (the header went out first) */
+    char *out = NULL;
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim("gen serve --requests 16 --output-mu 50 --max-output 1048576 "
+                             "--kv-block 0 -o -", &out, &err), 1);
+    CU_ASSERT(out && !*out);
+    CU_ASSERT(err && strstr(err, "more than 10^8"));
+    free(out);
+    free(err);
+    /* at the ends of the ranges the sizes still come out whole: --max-prompt 2^24 drawn in full
      * (--prompt-mu 50), one KV block of 2^30 tokens; --dp 2^24 gives 4-byte optimizer states */
-    snprintf(args, sizeof args, "gen serve --requests 2 --max-prompt 1073741824 --prompt-mu 50 "
+    snprintf(args, sizeof args, "gen serve --requests 2 --max-prompt 16777216 --prompt-mu 50 "
              "--kv-block 1073741824 -o '%s'", p);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
     char *t = tu_slurp(p, NULL);

@@ -130,6 +130,15 @@ static void test_times_whole(void)
     CU_ASSERT_EQUAL(units_time_default_whole("2.5", 1, &v, &why), -1); /* 2.5 ticks of 1 ps */
     CU_ASSERT_EQUAL(units_time("1.5ps", &v, &why), 0); /* configs round */
     CU_ASSERT_EQUAL(v, 2);
+    /* units_time_unit (trace.time_unit): the same values; -2 for an inexact one, -1 else */
+    CU_ASSERT_EQUAL(units_time_unit("10ps", &v, &why), 0);
+    CU_ASSERT_EQUAL(v, 10);
+    CU_ASSERT_EQUAL(units_time_unit("1.5ps", &v, &why), -2);
+    CU_ASSERT(why && strcmp(why, "not a whole number of picoseconds") == 0);
+    CU_ASSERT_EQUAL(units_time_unit("1.00000000000000000000000000001ns", &v, &why), -2);
+    CU_ASSERT_EQUAL(units_time_unit("1x", &v, &why), -1);
+    CU_ASSERT_EQUAL(units_time_unit("-1ns", &v, &why), -1);
+    CU_ASSERT_EQUAL(units_time_unit("0", &v, &why), 0); /* 0 is the option type's to refuse */
 }
 
 /* units_size_nonzero: like units_size, but a value that is not 0 and rounds to 0 bytes is
