@@ -1013,6 +1013,46 @@ static void warn_other_policy_keys(am_config *c, const cfg_level *lv, const cfg_
     }
 }
 
+/* The option `key` of table opts, or NULL. */
+static const opt_desc *opt_find(const opt_desc *opts, const char *key)
+{
+    for (const opt_desc *o = opts; o && o->key; o++)
+        if (strcmp(o->key, key) == 0)
+            return o;
+    return NULL;
+}
+
+/* Keys of the allocator map a that belong to other policies than own are ignored for the run,
+ * but checked (type, units, range) as each policy that has the key reads it: the value is there
+ * for a switch (--policy, compare, a sweep's policies:), where it would fail, so it fails now, at
+ * its place (until 2026-11-25 `max_split_size: abc` under a bfc level passed amsim check). */
+static int check_other_policy_keys(const cfg_node *a, const char *apath,
+                                   const struct alloc_ops *own, am_error *e)
+{
+    char full[CFG_PATH_MAX];
+    for (const cfg_node *k = a->child; k; k = k->next) {
+        if (!k->key || strcmp(k->key, "policy") == 0 || opt_find(own->opts, k->key))
+            continue;
+        join_path(full, sizeof full, apath, k->key);
+        for (const struct alloc_ops *const *p = alloc_all(); p && *p; p++) {
+            const opt_desc *o = opt_find((*p)->opts, k->key);
+            if (!o)
+                continue;
+            /* parsed without a position (so the message has none), then placed at k with the
+             * policy it belongs to */
+            cfg_node bare = *k;
+            bare.file = NULL;
+            bare.line = bare.col = 0;
+            am_error tmp = {0};
+            if (opt_parse(&bare, full, o, NULL, &tmp) < 0)
+                return node_fail(e, k, "%s (%s belongs to policy %s: %s ignores it, but it "
+                                 "must be valid for a switch to %s)", tmp.msg, k->key,
+                                 (*p)->name, own->name, (*p)->name);
+        }
+    }
+    return 0;
+}
+
 /* The allocator section of one level: policy, its options struct, defaults in the tree. */
 static int level_allocator(am_config *c, cfg_level *lv, cfg_node *lnode, const char *lpath,
                            am_error *e)
@@ -1054,7 +1094,8 @@ static int level_allocator(am_config *c, cfg_level *lv, cfg_node *lnode, const c
     /* zeroed so padding compares equal and a policy without options keeps NULL */
     if (lv->policy->opts_size)
         lv->policy_opts = am_calloc(1, lv->policy->opts_size);
-    if (cfg_apply_opts(a, apath, lv->policy->opts, lv->policy_opts, also, e) < 0)
+    if (cfg_apply_opts(a, apath, lv->policy->opts, lv->policy_opts, also, e) < 0 ||
+        check_other_policy_keys(a, apath, lv->policy, e) < 0)
         goto err;
     warn_other_policy_keys(c, lv, a, pn, apath);
     fill_defaults(a, lv->policy->opts, 1);

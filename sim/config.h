@@ -20,7 +20,8 @@
  *         policy: NAME               any registered policy (models/policies.c)
  *         ...                        that policy's keys (models/alloc_*.c option tables); keys of
  *                                    other registered policies are accepted and ignored, so that
- *                                    `--policy` and `compare` can switch policies
+ *                                    `--policy` and `compare` can switch policies (their values
+ *                                    are still checked as those policies read them)
  *       on_oom: fail|spill_to_host   spill_to_host evicts buffers to a host level (default fail);
  *                                    it, compact and host_roundtrip need the link their copies
  *                                    take (memory <-> host, memory -> itself), else refused

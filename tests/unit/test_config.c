@@ -814,6 +814,60 @@ static void test_other_policy_keys(void)
     cfg_free(c);
 }
 
+/* A key of another policy is ignored for the run but checked as the policy it belongs to reads
+ * it (type, units, range), at its line and column, naming that policy; in the file and in a
+ * --set; a valid one still loads. Until 2026-11-25 `max_split_size: abc` under bfc passed. */
+static void test_other_policy_values(void)
+{
+    static const struct {
+        const char *policy, *line, *msg;
+    } cases[] = {
+        {"bfc", "max_split_size: abc", "t.yaml:7:7: memories.hbm.allocator.max_split_size: bad "
+         "size 'abc': not a number (max_split_size belongs to policy caching: bfc ignores it, "
+         "but it must be valid for a switch to caching)"},
+        {"bfc", "garbage_collection_threshold: 1.5", "t.yaml:7:7: "
+         "memories.hbm.allocator.garbage_collection_threshold: expected a fraction between 0 "
+         "and 1, got '1.5' (garbage_collection_threshold belongs to policy caching: bfc ignores "
+         "it, but it must be valid for a switch to caching)"},
+        {"caching", "retry_wait: 5parsecs", "t.yaml:7:7: memories.hbm.allocator.retry_wait: bad "
+         "time '5parsecs': unknown unit"},
+        {"caching", "allow_growth: maybe", "t.yaml:7:7: memories.hbm.allocator.allow_growth: "
+         "expected true or false, got 'maybe' (allow_growth belongs to policy bfc"},
+        {"bfc", "min_block: 0.4", "t.yaml:7:7: memories.hbm.allocator.min_block '0.4' rounds to "
+         "0 bytes; give at least 1 byte or leave it out (min_block belongs to policy buddy"},
+        {"bfc", "roundup_power2_divisions: [4, x]", "t.yaml:7:7: "
+         "memories.hbm.allocator.roundup_power2_divisions: item 2: expected a non-negative "
+         "integer (roundup_power2_divisions belongs to policy caching"},
+    };
+    char yaml[512];
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        snprintf(yaml, sizeof yaml, "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n"
+                 "    allocator:\n      policy: %s\n      %s\n", cases[i].policy,
+                 cases[i].line);
+        const char *m = load_err(yaml, NULL, 0);
+        if (strncmp(m, cases[i].msg, strlen(cases[i].msg)) != 0)
+            printf("\n  message:  %s\n  expected: %s\n", m, cases[i].msg);
+        CU_ASSERT_EQUAL(strncmp(m, cases[i].msg, strlen(cases[i].msg)), 0);
+    }
+    /* the same through --set, and a valid value of another policy still loads (a warning) */
+    const char *ybfc = "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator: "
+                       "{policy: bfc}\n";
+    const char *const bad[] = {"memories.hbm.allocator.max_split_size=abc"};
+    ASSERT_MSG(load_err(ybfc, bad, 1), "--set 'memories.hbm.allocator.max_split_size=abc': "
+               "memories.hbm.allocator.max_split_size: bad size 'abc': not a number "
+               "(max_split_size belongs to policy caching: bfc ignores it, but it must be valid "
+               "for a switch to caching)");
+    snprintf(yaml, sizeof yaml, "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n"
+             "    allocator:\n      policy: bfc\n      max_split_size: unlimited\n"
+             "      roundup_power2_divisions: [4, 8]\n      min_block: 512\n");
+    am_config *c = load_ok(yaml, NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_PTR_EQUAL(c->levels[0].policy, alloc_find("bfc"));
+    CU_ASSERT(c->warnings && strstr(c->warnings, "max_split_size is an option of caching, not "
+                                    "of bfc: ignored"));
+    cfg_free(c);
+}
+
 /* Every option type through cfg_apply_opts, with a table of our own. */
 typedef struct all_opts {
     uint64_t size, unl, bw;
@@ -1037,5 +1091,6 @@ void suite_config(void)
              {"--set: keys of other policies ignored, of none refused", test_set_allocator_keys},
              {"a size that rounds to 0 bytes", test_size_rounds_to_zero},
              {"errors", test_errors}, {"other_policy_keys", test_other_policy_keys},
+             {"values of other policies' keys checked as theirs", test_other_policy_values},
              {"apply_opts", test_apply_opts}, {"round_trip", test_round_trip});
 }
