@@ -311,7 +311,22 @@ typedef struct sw_axis {
     int pcap;                  /* room in pos and gen */
     char *range;               /* "from A, step S" or "from A, factor F", or NULL */
     sw_pos kpos;               /* where its path is written */
+    const opt_desc *opt;       /* the config option at path (cfg_path_opt), or NULL */
 } sw_axis;
+
+/* Values of an axis that are the same: where its key is a size, a bandwidth or a time, as the
+ * config reads them (1ms = 1000us = 0.001, 1GiB = 1024MiB, unlimited = -1: the same run), else
+ * as same_value. Until 2026-11-25 every key was compared as same_value, so times written in two
+ * units ran twice and an exclusion `1000us` did not exclude the value `1ms`. */
+static int axis_same(const sw_axis *ax, const char *a, const char *b)
+{
+    uint64_t x, y;
+    if (ax->opt && (ax->opt->type == OPT_SIZE || ax->opt->type == OPT_SIZE_OR_UNLIMITED ||
+                    ax->opt->type == OPT_BANDWIDTH || ax->opt->type == OPT_TIME) &&
+        cfg_opt_u64(ax->opt, a, &x) == 0 && cfg_opt_u64(ax->opt, b, &y) == 0)
+        return x == y;
+    return same_value(a, b);
+}
 
 typedef struct sw_excl {
     strlist keys, vals;
@@ -596,6 +611,7 @@ static int axis_list(ydoc *y, yaml_node_t *n, const char *path, sw_axis *ax, am_
 static int parse_axis(ydoc *y, const char *path, yaml_node_t *n, sw_axis *ax, am_error *err)
 {
     ax->path = am_strdup(path);
+    ax->opt = cfg_path_opt(path);
     if (!n) /* libyaml gives every key a value node; this keeps the compiler's analysis sure */
         return yfail(err, y, n, "axis %s: no values", path);
     if (n->type != YAML_MAPPING_NODE) {
@@ -644,7 +660,7 @@ static int parse_axis(ydoc *y, const char *path, yaml_node_t *n, sw_axis *ax, am
         return yfail(err, y, n, "axis %s: no values", path);
     for (int i = 1; i < ax->vals.n; i++)
         for (int j = 0; j < i; j++)
-            if (same_value(ax->vals.v[j], ax->vals.v[i]))
+            if (axis_same(ax, ax->vals.v[j], ax->vals.v[i]))
                 return am_fail_at(err, y->file, ax->pos[i].line, ax->pos[i].col, "axis %s: '%s' "
                                   "repeats '%s' (line %lu, column %lu): every run with it would "
                                   "run twice", path, ax->vals.v[i], ax->vals.v[j],
@@ -760,6 +776,7 @@ static int check_exclusions(const sweep *s, am_error *err)
             const char *key = x->keys.v[k], *val = x->vals.v[k];
             sw_pos kp = x->kpos[k], vp = x->vpos[k];
             const strlist *vals = NULL;
+            const sw_axis *ax = NULL;
             strlist gen = {0};
             int is_trace = 0;
             if (!strcmp(key, "policy"))
@@ -773,8 +790,10 @@ static int check_exclusions(const sweep *s, am_error *err)
                     sl_push(&gen, am_strdup(s->gen_disp));
             } else
                 for (int a = 0; a < s->naxes && !vals; a++)
-                    if (!strcmp(key, s->axes[a].path))
-                        vals = &s->axes[a].vals;
+                    if (!strcmp(key, s->axes[a].path)) {
+                        ax = &s->axes[a];
+                        vals = &ax->vals;
+                    }
             if (!vals) {
                 const char *cands[SW_MAX_AXES + 4] = {"policy", "trace", "seed"};
                 char all[2048];
@@ -801,7 +820,7 @@ static int check_exclusions(const sweep *s, am_error *err)
             }
             int hit = 0;
             for (int v = 0; v < vals->n && !hit; v++)
-                hit = value_match(val, vals->v[v], is_trace);
+                hit = ax ? axis_same(ax, val, vals->v[v]) : value_match(val, vals->v[v], is_trace);
             if (!hit) {
                 char list[1024];
                 list_values(list, sizeof list, vals);
@@ -1191,7 +1210,7 @@ static int excl_matches(const sweep *s, const sw_excl *x, const sw_run *r)
         else
             for (int a = 0; a < s->naxes; a++)
                 if (!strcmp(key, s->axes[a].path))
-                    all = value_match(pat, s->axes[a].vals.v[r->ax[a]], 0);
+                    all = axis_same(&s->axes[a], pat, s->axes[a].vals.v[r->ax[a]]);
     }
     return all;
 }
