@@ -311,7 +311,30 @@ typedef struct sw_axis {
     int pcap;                  /* room in pos and gen */
     char *range;               /* "from A, step S" or "from A, factor F", or NULL */
     sw_pos kpos;               /* where its path is written */
+    const opt_desc *opt;       /* the config option at path (cfg_path_opt), or NULL */
+    uint64_t *num;             /* each value as axis_num reads it, where has_num */
+    unsigned char *has_num;
 } sw_axis;
+
+/* Values of an axis compare by the value the config reads where its key is a size, a bandwidth
+ * or a time (1ms = 1000us = 0.001, 1GiB = 1024MiB, unlimited = -1: the same run), else as
+ * same_value. Until 2026-11-25 every key was compared as same_value, so times written in two
+ * units ran twice and an exclusion `1000us` did not exclude the value `1ms`. */
+static int axis_num(const sw_axis *ax, const char *text, uint64_t *v)
+{
+    opt_type t = ax->opt ? ax->opt->type : OPT_STRING;
+    return (t == OPT_SIZE || t == OPT_SIZE_OR_UNLIMITED || t == OPT_BANDWIDTH || t == OPT_TIME) &&
+           cfg_opt_u64(ax->opt, text, v) == 0;
+}
+
+/* Whether text (an exclusion's value) is axis value i. */
+static int axis_is(const sw_axis *ax, int i, const char *text)
+{
+    uint64_t v;
+    if (ax->has_num[i] && axis_num(ax, text, &v))
+        return v == ax->num[i];
+    return same_value(text, ax->vals.v[i]);
+}
 
 typedef struct sw_excl {
     strlist keys, vals;
@@ -371,6 +394,8 @@ static void sweep_free(sweep *s)
         free(s->axes[i].pos);
         free(s->axes[i].gen);
         free(s->axes[i].range);
+        free(s->axes[i].num);
+        free(s->axes[i].has_num);
     }
     sl_free(&s->seeds);
     free(s->gen_kind);
@@ -596,6 +621,7 @@ static int axis_list(ydoc *y, yaml_node_t *n, const char *path, sw_axis *ax, am_
 static int parse_axis(ydoc *y, const char *path, yaml_node_t *n, sw_axis *ax, am_error *err)
 {
     ax->path = am_strdup(path);
+    ax->opt = cfg_path_opt(path);
     if (!n) /* libyaml gives every key a value node; this keeps the compiler's analysis sure */
         return yfail(err, y, n, "axis %s: no values", path);
     if (n->type != YAML_MAPPING_NODE) {
@@ -642,9 +668,15 @@ static int parse_axis(ydoc *y, const char *path, yaml_node_t *n, sw_axis *ax, am
     }
     if (!ax->vals.n)
         return yfail(err, y, n, "axis %s: no values", path);
+    /* each value read once: a range can make 100000 of them, compared pairwise */
+    ax->num = am_calloc((size_t)ax->vals.n, sizeof *ax->num);
+    ax->has_num = am_calloc((size_t)ax->vals.n, 1);
+    for (int i = 0; i < ax->vals.n; i++)
+        ax->has_num[i] = (unsigned char)axis_num(ax, ax->vals.v[i], &ax->num[i]);
     for (int i = 1; i < ax->vals.n; i++)
         for (int j = 0; j < i; j++)
-            if (same_value(ax->vals.v[j], ax->vals.v[i]))
+            if (ax->has_num[i] && ax->has_num[j] ? ax->num[i] == ax->num[j]
+                                                 : same_value(ax->vals.v[j], ax->vals.v[i]))
                 return am_fail_at(err, y->file, ax->pos[i].line, ax->pos[i].col, "axis %s: '%s' "
                                   "repeats '%s' (line %lu, column %lu): every run with it would "
                                   "run twice", path, ax->vals.v[i], ax->vals.v[j],
@@ -760,6 +792,7 @@ static int check_exclusions(const sweep *s, am_error *err)
             const char *key = x->keys.v[k], *val = x->vals.v[k];
             sw_pos kp = x->kpos[k], vp = x->vpos[k];
             const strlist *vals = NULL;
+            const sw_axis *ax = NULL;
             strlist gen = {0};
             int is_trace = 0;
             if (!strcmp(key, "policy"))
@@ -773,8 +806,10 @@ static int check_exclusions(const sweep *s, am_error *err)
                     sl_push(&gen, am_strdup(s->gen_disp));
             } else
                 for (int a = 0; a < s->naxes && !vals; a++)
-                    if (!strcmp(key, s->axes[a].path))
-                        vals = &s->axes[a].vals;
+                    if (!strcmp(key, s->axes[a].path)) {
+                        ax = &s->axes[a];
+                        vals = &ax->vals;
+                    }
             if (!vals) {
                 const char *cands[SW_MAX_AXES + 4] = {"policy", "trace", "seed"};
                 char all[2048];
@@ -801,7 +836,7 @@ static int check_exclusions(const sweep *s, am_error *err)
             }
             int hit = 0;
             for (int v = 0; v < vals->n && !hit; v++)
-                hit = value_match(val, vals->v[v], is_trace);
+                hit = ax ? axis_is(ax, v, val) : value_match(val, vals->v[v], is_trace);
             if (!hit) {
                 char list[1024];
                 list_values(list, sizeof list, vals);
@@ -1191,7 +1226,7 @@ static int excl_matches(const sweep *s, const sw_excl *x, const sw_run *r)
         else
             for (int a = 0; a < s->naxes; a++)
                 if (!strcmp(key, s->axes[a].path))
-                    all = value_match(pat, s->axes[a].vals.v[r->ax[a]], 0);
+                    all = axis_is(&s->axes[a], r->ax[a], pat);
     }
     return all;
 }

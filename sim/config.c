@@ -1022,6 +1022,46 @@ static void warn_other_policy_keys(am_config *c, const cfg_level *lv, const cfg_
     }
 }
 
+/* The option `key` of table opts, or NULL. */
+static const opt_desc *opt_find(const opt_desc *opts, const char *key)
+{
+    for (const opt_desc *o = opts; o && o->key; o++)
+        if (strcmp(o->key, key) == 0)
+            return o;
+    return NULL;
+}
+
+/* Keys of the allocator map a that belong to other policies than own are ignored for the run,
+ * but checked (type, units, range) as each policy that has the key reads it: the value is there
+ * for a switch (--policy, compare, a sweep's policies:), where it would fail, so it fails now, at
+ * its place (until 2026-11-25 `max_split_size: abc` under a bfc level passed amsim check). */
+static int check_other_policy_keys(const cfg_node *a, const char *apath,
+                                   const struct alloc_ops *own, am_error *e)
+{
+    char full[CFG_PATH_MAX];
+    for (const cfg_node *k = a->child; k; k = k->next) {
+        if (!k->key || strcmp(k->key, "policy") == 0 || opt_find(own->opts, k->key))
+            continue;
+        join_path(full, sizeof full, apath, k->key);
+        for (const struct alloc_ops *const *p = alloc_all(); p && *p; p++) {
+            const opt_desc *o = opt_find((*p)->opts, k->key);
+            if (!o)
+                continue;
+            /* parsed without a position (so the message has none), then placed at k with the
+             * policy it belongs to */
+            cfg_node bare = *k;
+            bare.file = NULL;
+            bare.line = bare.col = 0;
+            am_error tmp = {0};
+            if (opt_parse(&bare, full, o, NULL, &tmp) < 0)
+                return node_fail(e, k, "%s (%s belongs to policy %s: %s ignores it, but it "
+                                 "must be valid for a switch to %s)", tmp.msg, k->key,
+                                 (*p)->name, own->name, (*p)->name);
+        }
+    }
+    return 0;
+}
+
 /* The allocator section of one level: policy, its options struct, defaults in the tree. */
 static int level_allocator(am_config *c, cfg_level *lv, cfg_node *lnode, const char *lpath,
                            am_error *e)
@@ -1063,7 +1103,8 @@ static int level_allocator(am_config *c, cfg_level *lv, cfg_node *lnode, const c
     /* zeroed so padding compares equal and a policy without options keeps NULL */
     if (lv->policy->opts_size)
         lv->policy_opts = am_calloc(1, lv->policy->opts_size);
-    if (cfg_apply_opts(a, apath, lv->policy->opts, lv->policy_opts, also, e) < 0)
+    if (cfg_apply_opts(a, apath, lv->policy->opts, lv->policy_opts, also, e) < 0 ||
+        check_other_policy_keys(a, apath, lv->policy, e) < 0)
         goto err;
     warn_other_policy_keys(c, lv, a, pn, apath);
     fill_defaults(a, lv->policy->opts, 1);
@@ -1820,6 +1861,89 @@ int cfg_setting_differs(const am_config *cfg, int level, const char *key, const 
         }
     }
     return differs;
+}
+
+/* The table a dotted path's last key is looked up in, by the keys before it (level and link
+ * names are not looked up: any name will do), and that last key; NULL for any other path.
+ * Allocator keys are answered by cfg_path_opt itself (they have one table per policy). */
+static const opt_desc *path_table(const char *path, const char **key, int *allocator)
+{
+    const char *part[5];
+    size_t len[5], n = 0;
+    for (const char *p = path; n < 5;) {
+        const char *dot = strchr(p, '.');
+        part[n] = p;
+        len[n++] = dot ? (size_t)(dot - p) : strlen(p);
+        if (!dot)
+            break;
+        p = dot + 1;
+    }
+#define PART_IS(i, s) (len[i] == strlen(s) && strncmp(part[i], s, len[i]) == 0)
+    *key = part[n - 1];
+    *allocator = 0;
+    if (n == 2) {
+        static const struct {
+            const char *name;
+            const opt_desc *desc;
+        } top[] = {{"trace", trace_desc}, {"engine", engine_desc}, {"report", report_desc},
+                   {"transfer_guard", guard_desc}};
+        for (size_t i = 0; i < AM_ARRAY_LEN(top); i++)
+            if (PART_IS(0, top[i].name))
+                return top[i].desc;
+    } else if (n == 3 && PART_IS(0, "memories")) {
+        return level_desc;
+    } else if (n == 3 && PART_IS(0, "links")) {
+        return link_desc;
+    } else if (n == 4 && PART_IS(0, "memories") && PART_IS(2, "defrag")) {
+        return defrag_desc;
+    } else if (n == 4 && PART_IS(0, "memories") && PART_IS(2, "allocator")) {
+        *allocator = 1;
+    }
+#undef PART_IS
+    return NULL;
+}
+
+const opt_desc *cfg_path_opt(const char *path)
+{
+    const char *key;
+    int allocator;
+    const opt_desc *t = path_table(path, &key, &allocator);
+    if (!allocator)
+        return opt_find(t, key);
+    /* the key of every policy that has it, when they all read it as the same type */
+    const opt_desc *first = NULL;
+    for (const struct alloc_ops *const *p = alloc_all(); p && *p; p++) {
+        const opt_desc *o = opt_find((*p)->opts, key);
+        if (o && first && o->type != first->type)
+            return NULL;
+        if (o && !first)
+            first = o;
+    }
+    return first;
+}
+
+int cfg_opt_u64(const opt_desc *o, const char *text, uint64_t *v)
+{
+    if (!o || !(o->type == OPT_SIZE || o->type == OPT_SIZE_OR_UNLIMITED ||
+                o->type == OPT_BANDWIDTH || o->type == OPT_TIME || o->type == OPT_UINT))
+        return -1;
+    opt_desc one = *o;
+    one.offset = 0; /* into *v, whatever the option's own struct */
+    cfg_node *n = node_scalar(text, CFG_DEFAULT_FILE);
+    am_error tmp = {0};
+    int rc = opt_parse(n, o->key, &one, v, &tmp);
+    node_free(n);
+    if (rc < 0)
+        return -1;
+    /* exact values only: 0.8 and 1.2 both read as 1 byte, but they are not one value */
+    const char *why;
+    uint64_t w;
+    if ((o->type == OPT_SIZE || (o->type == OPT_SIZE_OR_UNLIMITED && *v != UINT64_MAX)) &&
+        units_size_whole(text, &w, &why) != 0)
+        return -1;
+    if (o->type == OPT_TIME && units_time_whole(text, &w, &why) != 0)
+        return -1;
+    return 0;
 }
 
 /* Maps in block style; lists and anything inside them in flow style. */

@@ -20,7 +20,8 @@
  *         policy: NAME               any registered policy (models/policies.c)
  *         ...                        that policy's keys (models/alloc_*.c option tables); keys of
  *                                    other registered policies are accepted and ignored, so that
- *                                    `--policy` and `compare` can switch policies
+ *                                    `--policy` and `compare` can switch policies (their values
+ *                                    are still checked as those policies read them)
  *       on_oom: fail|spill_to_host   spill_to_host evicts buffers to a host level (default fail);
  *                                    it, compact and host_roundtrip need the link their copies
  *                                    take (memory <-> host, memory -> itself), else refused
@@ -212,6 +213,18 @@ int cfg_apply_opts(const cfg_node *map, const char *path, const opt_desc *opts, 
  * parse as one. */
 int cfg_setting_differs(const am_config *cfg, int level, const char *key, const char *value,
                         char *configured, size_t n);
+
+/* The option a dotted config path names in the schema ("memories.hbm.capacity",
+ * "links.pcie.latency", "trace.time_unit"; "memories.hbm.allocator.KEY": KEY of the policies
+ * that have it, when they all give it the same type), or NULL (another path, a policy's
+ * "policy", a key of no table). Level and link names are not looked up: any name will do. */
+const opt_desc *cfg_path_opt(const char *path);
+/* text as option o reads it in a config, for the types held in a uint64_t (sizes in bytes,
+ * "unlimited" as UINT64_MAX; bandwidths in bytes/s; times in ps; integers): 0 and *v, or -1
+ * (o NULL or of another type, text not a valid value of it, or a size or time the config would
+ * round to a whole byte or picosecond: 0.8 and 1.2 both read as 1 byte). So 1ms and 1000us, or
+ * 1GiB and 1024MiB, give the same *v. */
+int cfg_opt_u64(const opt_desc *o, const char *text, uint64_t *v);
 
 /* Where device presets are searched, in order: $AMSIM_DEVICES, DIR_OF_CONFIG/devices,
  * DIR_OF_CONFIG/../configs/devices, the source tree's configs/devices (compile-time). */

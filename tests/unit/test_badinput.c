@@ -528,6 +528,18 @@ BI_C(y_type_int, "tint.yaml", V "engine: {queue_depth: lots}\nmemories:\n  hbm: 
 BI_C(y_type_bool, "tbool.yaml",
      V "memories:\n  hbm: {capacity: 1GiB, allocator: {policy: bfc, allow_growth: maybe}}\n",
      "amsim: @:3:50: memories.hbm.allocator.allow_growth: expected true or false, got 'maybe'")
+/* a key of another policy is ignored for the run, but its value is checked as that policy's */
+BI_C(y_other_policy_type, "otype.yaml",
+     V "memories:\n  hbm: {capacity: 1GiB, allocator: {policy: bfc, max_split_size: abc}}\n",
+     "amsim: @:3:50: memories.hbm.allocator.max_split_size: bad size 'abc': not a number "
+     "(max_split_size belongs to policy caching: bfc ignores it, but it must be valid for a "
+     "switch to caching)")
+BI_C(y_other_policy_range, "orange.yaml",
+     V "memories:\n  hbm: {capacity: 1GiB, allocator: {policy: caching, "
+     "fragmentation_fraction: 2}}\n",
+     "amsim: @:3:54: memories.hbm.allocator.fragmentation_fraction: expected a fraction between "
+     "0 and 1, got '2' (fragmentation_fraction belongs to policy bfc: caching ignores it, but it "
+     "must be valid for a switch to bfc)")
 BI_C(y_bad_unit, "unit.yaml", V "memories:\n  hbm: {capacity: 12XB}\n",
      "amsim: @:3:9: memories.hbm.capacity: bad size '12XB': unknown unit (sizes: B, KiB,")
 BI_C(y_bad_bandwidth, "bw.yaml",
@@ -1553,6 +1565,8 @@ void suite_badinput(void)
              {"yaml: list for a scalar", y_type_list},
              {"yaml: text for an integer", y_type_int},
              {"yaml: text for a boolean", y_type_bool},
+             {"yaml: another policy's key with a bad type", y_other_policy_type},
+             {"yaml: another policy's key out of range", y_other_policy_range},
              {"yaml: bad size unit", y_bad_unit},
              {"yaml: bad bandwidth unit", y_bad_bandwidth},
              {"yaml: negative size", y_negative_size},

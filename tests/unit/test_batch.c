@@ -212,6 +212,18 @@ static void test_sweep_repeats(void)
         {"traces: [@T]\naxes:\n  memories.hbm.capacity: {values: [1GiB, 1073741824]}\n",
          "rp.yaml:4:42: axis memories.hbm.capacity: '1073741824' repeats '1GiB' (line 4, "
          "column 36)"},
+        /* times, sizes and bandwidths by the value the config reads, whatever the unit */
+        {"traces: [@T]\naxes:\n  memories.hbm.allocator.retry_wait: [1ms, 2ms, 1000us]\n",
+         "rp.yaml:4:49: axis memories.hbm.allocator.retry_wait: '1000us' repeats '1ms' (line 4, "
+         "column 39)"},
+        {"traces: [@T]\naxes:\n  report.timeline_interval: [0.001, 1ms]\n",
+         "rp.yaml:4:37: axis report.timeline_interval: '1ms' repeats '0.001' (line 4, column 30)"},
+        {"traces: [@T]\npolicies: [caching]\naxes:\n  memories.hbm.allocator.max_split_size: "
+         "[unlimited, 64MiB, -1]\n", "rp.yaml:5:61: axis memories.hbm.allocator.max_split_size: "
+         "'-1' repeats 'unlimited' (line 5, column 43)"},
+        {"traces: [@T]\naxes:\n  links.pcie.bandwidth: [1GB/s, 1000MB/s]\n",
+         "rp.yaml:4:33: axis links.pcie.bandwidth: '1000MB/s' repeats '1GB/s' (line 4, column "
+         "26)"},
         {"traces: [@T, '@D/../traces/gpu_train_step.trace']\n",
          "/../traces/gpu_train_step.trace again (as "},
         {"generate: {kind: kernel, args: [--m, '64']}\nseeds: [1, 2, 1]\n",
@@ -266,6 +278,38 @@ static void test_exclusion_values_exact(void)
     CU_ASSERT_EQUAL(count_lines(out), 1);
     CU_ASSERT(out && strstr(out, "memory_fraction=0.4;memories.hbm.capacity=2GiB;"));
     free(out);
+}
+
+/* An exclusion matches a time (or size) axis by the value the config reads: `1000us` excludes
+ * the runs of `1ms`, and one that matches no value in any unit is still refused (until
+ * 2026-11-25 times matched only as the same text: `1000us` "excluded nothing"). */
+static void test_exclusion_values_typed(void)
+{
+    char text[2048], args[1200], *out = NULL, *err = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "traces: [%s/traces/gpu_train_step.trace]\naxes:\n"
+             "  memories.hbm.allocator.retry_wait: [1ms, 2ms, 3ms]\n"
+             "  memories.hbm.capacity: [1GiB, 2GiB]\n"
+             "exclude:\n  - {memories.hbm.allocator.retry_wait: 1000us}\n"
+             "  - {memories.hbm.allocator.retry_wait: 0.002, memories.hbm.capacity: 1024MiB}\n",
+             tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("typed.yaml", text));
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_EQUAL(count_lines(out), 3); /* 6 less 2 (1ms) less 1 (2ms with 1GiB) */
+    CU_ASSERT_EQUAL(count_substr(out, "retry_wait=1ms;"), 0);
+    CU_ASSERT_EQUAL(count_substr(out, "retry_wait=2ms;memories.hbm.capacity=2GiB;"), 1);
+    CU_ASSERT_EQUAL(count_substr(out, "retry_wait=2ms;memories.hbm.capacity=1GiB;"), 0);
+    CU_ASSERT_EQUAL(count_substr(out, "retry_wait=3ms;"), 2);
+    free(out);
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "traces: [%s/traces/gpu_train_step.trace]\naxes:\n"
+             "  memories.hbm.allocator.retry_wait: [1ms, 2ms]\n"
+             "exclude:\n  - {memories.hbm.allocator.retry_wait: 1500us}\n", tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("typed.yaml", text));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "typed.yaml:6:41: exclude: memories.hbm.allocator.retry_wait "
+                            "'1500us' matches none of the sweep's values"));
+    free(err);
 }
 
 /* Exclusions that leave no run are refused like an empty exclusion {}, before anything is
@@ -335,17 +379,18 @@ static void test_sweep_values_checked_at_load(void)
         {"axes:\n  memories.hbm.allocator.memory_limt: [1GiB]\n",
          "vals.yaml:4:40: unknown key 'memories.hbm.allocator.memory_limt' (did you mean "
          "'memory_limit'?)"},
-        /* a key of another policy: refused under the policy that reads it */
+        /* a key of another policy: refused as the policy that reads it reads it, already under
+         * the config's own (bfc: the value is checked though ignored) */
         {"policies: [bfc, caching]\naxes:\n  memories.hbm.allocator.max_split_size: [64MiB, "
          "abc]\n",
          "vals.yaml:5:50: memories.hbm.allocator.max_split_size: bad size 'abc': not a number "
-         "(with policy caching)"},
+         "(max_split_size belongs to policy caching: bfc ignores it"},
         /* set: too, at its value (it was "--set 'PATH=VALUE': ...") */
         {"set: {memories.hbm.allocator.memory_limit: 0.3}\n",
          "vals.yaml:3:44: memories.hbm.allocator.memory_limit '0.3' rounds to 0 bytes"},
         {"policies: [bfc, caching]\nset:\n  memories.hbm.allocator.max_split_size: huge\n",
          "vals.yaml:5:42: memories.hbm.allocator.max_split_size: bad size 'huge': not a number "
-         "(with policy caching)"},
+         "(max_split_size belongs to policy caching: bfc ignores it"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char text[2048], args[2400], *err = NULL;
@@ -2152,6 +2197,7 @@ void suite_batch(void)
               test_sweep_policy_axis},
              {"exclusions that leave no run are refused", test_exclusions_leave_no_run},
              {"exclusion values match exactly (0.3 is not 0.4)", test_exclusion_values_exact},
+             {"exclusions match times and sizes in any unit", test_exclusion_values_typed},
              {"repeated values, policies, seeds, traces; gen options missing a value",
               test_sweep_repeats},
              {"sweep values checked at load, at their line:column",

@@ -814,6 +814,103 @@ static void test_other_policy_keys(void)
     cfg_free(c);
 }
 
+/* A key of another policy is ignored for the run but checked as the policy it belongs to reads
+ * it (type, units, range), at its line and column, naming that policy; in the file and in a
+ * --set; a valid one still loads. Until 2026-11-25 `max_split_size: abc` under bfc passed. */
+static void test_other_policy_values(void)
+{
+    static const struct {
+        const char *policy, *line, *msg;
+    } cases[] = {
+        {"bfc", "max_split_size: abc", "t.yaml:7:7: memories.hbm.allocator.max_split_size: bad "
+         "size 'abc': not a number (max_split_size belongs to policy caching: bfc ignores it, "
+         "but it must be valid for a switch to caching)"},
+        {"bfc", "garbage_collection_threshold: 1.5", "t.yaml:7:7: "
+         "memories.hbm.allocator.garbage_collection_threshold: expected a fraction between 0 "
+         "and 1, got '1.5' (garbage_collection_threshold belongs to policy caching: bfc ignores "
+         "it, but it must be valid for a switch to caching)"},
+        {"caching", "retry_wait: 5parsecs", "t.yaml:7:7: memories.hbm.allocator.retry_wait: bad "
+         "time '5parsecs': unknown unit"},
+        {"caching", "allow_growth: maybe", "t.yaml:7:7: memories.hbm.allocator.allow_growth: "
+         "expected true or false, got 'maybe' (allow_growth belongs to policy bfc"},
+        {"bfc", "min_block: 0.4", "t.yaml:7:7: memories.hbm.allocator.min_block '0.4' rounds to "
+         "0 bytes; give at least 1 byte or leave it out (min_block belongs to policy buddy"},
+        {"bfc", "roundup_power2_divisions: [4, x]", "t.yaml:7:7: "
+         "memories.hbm.allocator.roundup_power2_divisions: item 2: expected a non-negative "
+         "integer (roundup_power2_divisions belongs to policy caching"},
+    };
+    char yaml[512];
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        snprintf(yaml, sizeof yaml, "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n"
+                 "    allocator:\n      policy: %s\n      %s\n", cases[i].policy,
+                 cases[i].line);
+        const char *m = load_err(yaml, NULL, 0);
+        if (strncmp(m, cases[i].msg, strlen(cases[i].msg)) != 0)
+            printf("\n  message:  %s\n  expected: %s\n", m, cases[i].msg);
+        CU_ASSERT_EQUAL(strncmp(m, cases[i].msg, strlen(cases[i].msg)), 0);
+    }
+    /* the same through --set, and a valid value of another policy still loads (a warning) */
+    const char *ybfc = "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator: "
+                       "{policy: bfc}\n";
+    const char *const bad[] = {"memories.hbm.allocator.max_split_size=abc"};
+    ASSERT_MSG(load_err(ybfc, bad, 1), "--set 'memories.hbm.allocator.max_split_size=abc': "
+               "memories.hbm.allocator.max_split_size: bad size 'abc': not a number "
+               "(max_split_size belongs to policy caching: bfc ignores it, but it must be valid "
+               "for a switch to caching)");
+    snprintf(yaml, sizeof yaml, "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n"
+             "    allocator:\n      policy: bfc\n      max_split_size: unlimited\n"
+             "      roundup_power2_divisions: [4, 8]\n      min_block: 512\n");
+    am_config *c = load_ok(yaml, NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_PTR_EQUAL(c->levels[0].policy, alloc_find("bfc"));
+    CU_ASSERT(c->warnings && strstr(c->warnings, "max_split_size is an option of caching, not "
+                                    "of bfc: ignored"));
+    cfg_free(c);
+}
+
+/* cfg_path_opt finds the option a dotted path names (any level or link name; an allocator key
+ * in the tables of the policies that have it); cfg_opt_u64 reads values as the config does,
+ * exact ones only, so different spellings of one size or time compare equal. */
+static void test_path_opt(void)
+{
+    static const struct {
+        const char *path;
+        int type; /* -1: no option */
+    } paths[] = {
+        {"memories.hbm.capacity", OPT_SIZE}, {"memories.x-1.granularity", OPT_SIZE},
+        {"memories.hbm.defrag.threshold", OPT_FRACTION}, {"links.pcie.latency", OPT_TIME},
+        {"links.pcie.bandwidth", OPT_BANDWIDTH}, {"trace.time_unit", OPT_TIME},
+        {"report.timeline_interval", OPT_TIME}, {"engine.queue_depth", OPT_UINT},
+        {"transfer_guard.host_to_device", OPT_ENUM},
+        {"memories.hbm.allocator.retry_wait", OPT_TIME},
+        {"memories.hbm.allocator.max_split_size", OPT_SIZE_OR_UNLIMITED},
+        {"memories.hbm.allocator.memory_limit", OPT_SIZE},
+        {"memories.hbm.allocator.policy", -1}, {"memories.hbm.allocator.nosuch", -1},
+        {"memories.hbm", -1}, {"memories.hbm.capacity.x", -1}, {"trace", -1},
+        {"version", -1}, {"links.pcie.defrag.mode", -1}, {"a.b.c.d.e.f", -1}, {"", -1},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(paths); i++) {
+        const opt_desc *o = cfg_path_opt(paths[i].path);
+        int got = o ? (int)o->type : -1;
+        if (got != paths[i].type)
+            printf("\n  %s: type %d, expected %d\n", paths[i].path, got, paths[i].type);
+        CU_ASSERT_EQUAL(got, paths[i].type);
+    }
+    uint64_t a = 0, b = 1;
+    const opt_desc *t = cfg_path_opt("memories.hbm.allocator.retry_wait");
+    CU_ASSERT(cfg_opt_u64(t, "1ms", &a) == 0 && cfg_opt_u64(t, "1000us", &b) == 0 && a == b);
+    CU_ASSERT(cfg_opt_u64(t, "0.001", &b) == 0 && a == b && a == AM_PS_PER_MS);
+    CU_ASSERT_EQUAL(cfg_opt_u64(t, "0.5ps", &b), -1); /* the config would round it */
+    CU_ASSERT_EQUAL(cfg_opt_u64(t, "1GiB", &b), -1);
+    const opt_desc *m = cfg_path_opt("memories.hbm.allocator.max_split_size");
+    CU_ASSERT(cfg_opt_u64(m, "unlimited", &a) == 0 && cfg_opt_u64(m, "-1", &b) == 0 &&
+              a == b && a == UINT64_MAX);
+    CU_ASSERT(cfg_opt_u64(m, "1GiB", &a) == 0 && cfg_opt_u64(m, "1024MiB", &b) == 0 && a == b);
+    CU_ASSERT_EQUAL(cfg_opt_u64(m, "1.2", &b), -1);
+    CU_ASSERT_EQUAL(cfg_opt_u64(cfg_path_opt("links.l.efficiency"), "0.5", &b), -1);
+    CU_ASSERT_EQUAL(cfg_opt_u64(NULL, "1", &b), -1);
+}
+
 /* Every option type through cfg_apply_opts, with a table of our own. */
 typedef struct all_opts {
     uint64_t size, unl, bw;
@@ -1037,5 +1134,7 @@ void suite_config(void)
              {"--set: keys of other policies ignored, of none refused", test_set_allocator_keys},
              {"a size that rounds to 0 bytes", test_size_rounds_to_zero},
              {"errors", test_errors}, {"other_policy_keys", test_other_policy_keys},
+             {"values of other policies' keys checked as theirs", test_other_policy_values},
+             {"the option at a dotted path, its values as the config reads them", test_path_opt},
              {"apply_opts", test_apply_opts}, {"round_trip", test_round_trip});
 }
