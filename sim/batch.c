@@ -323,7 +323,8 @@ typedef struct sw_axis {
 static int axis_num(const sw_axis *ax, const char *text, uint64_t *v)
 {
     opt_type t = ax->opt ? ax->opt->type : OPT_STRING;
-    return (t == OPT_SIZE || t == OPT_SIZE_OR_UNLIMITED || t == OPT_BANDWIDTH || t == OPT_TIME) &&
+    return (t == OPT_SIZE || t == OPT_SIZE_OR_UNLIMITED || t == OPT_BANDWIDTH || t == OPT_TIME ||
+            t == OPT_TIME_UNIT) &&
            cfg_opt_u64(ax->opt, text, v) == 0;
 }
 

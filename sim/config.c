@@ -1925,7 +1925,8 @@ const opt_desc *cfg_path_opt(const char *path)
 int cfg_opt_u64(const opt_desc *o, const char *text, uint64_t *v)
 {
     if (!o || !(o->type == OPT_SIZE || o->type == OPT_SIZE_OR_UNLIMITED ||
-                o->type == OPT_BANDWIDTH || o->type == OPT_TIME || o->type == OPT_UINT))
+                o->type == OPT_BANDWIDTH || o->type == OPT_TIME || o->type == OPT_TIME_UNIT ||
+                o->type == OPT_UINT))
         return -1;
     opt_desc one = *o;
     one.offset = 0; /* into *v, whatever the option's own struct */

@@ -879,7 +879,7 @@ static void test_path_opt(void)
     } paths[] = {
         {"memories.hbm.capacity", OPT_SIZE}, {"memories.x-1.granularity", OPT_SIZE},
         {"memories.hbm.defrag.threshold", OPT_FRACTION}, {"links.pcie.latency", OPT_TIME},
-        {"links.pcie.bandwidth", OPT_BANDWIDTH}, {"trace.time_unit", OPT_TIME},
+        {"links.pcie.bandwidth", OPT_BANDWIDTH}, {"trace.time_unit", OPT_TIME_UNIT},
         {"report.timeline_interval", OPT_TIME}, {"engine.queue_depth", OPT_UINT},
         {"transfer_guard.host_to_device", OPT_ENUM},
         {"memories.hbm.allocator.retry_wait", OPT_TIME},
