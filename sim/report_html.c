@@ -6,7 +6,8 @@
  *   peak_reserved.gp            mean peak reserved (and peak live) per policy
  *   memory_over_time.gp         live vs reserved over time, one line per policy, per trace
  *   fragmentation_over_time.gp  1 - allocated / reserved over time, per trace
- *   heatmap.gp                  the default level's peak reserved over the first two axes */
+ *   heatmap.gp                  the default level's peak reserved over the first two axes, one
+ *                               map per policy */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -408,36 +409,35 @@ static void heat_label(char *dst, size_t n, double bytes)
     snprintf(dst, n, "%.*f %s", d, v, unit);
 }
 
-/* Two axes: the default level's peak reserved over (axis 1, axis 2) for the first policy and
- * trace, other axes at their first value. */
-static void heatmap(ctx *c)
+/* A column the heat maps hold at one value: every identifying column (policy, trace, seed, axes
+ * beyond the first two) but the two plotted axes and the run's names and status. */
+static int held_col(const ctx *c, int k)
 {
-    if (c->naxes < 2)
-        return;
+    return k <= c->c_status && k != c->c_axis0 && k != c->c_axis0 + 1 && k != c->c_run &&
+           k != c->c_status && strcmp(c->t.cols[k], "run_id") != 0;
+}
+
+/* One heat map: the default level's peak reserved over (axis 1, axis 2) among the successful
+ * runs that agree with row ref in every held column (its policy, trace, seed, other axes); a
+ * run that leaves the metric undefined leaves its cell empty. The caption names the policy and
+ * each held value. 1 when drawn. */
+static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
+{
     int ax = c->c_axis0, ay = c->c_axis0 + 1;
-    char metric[256];
-    snprintf(metric, sizeof metric, "%s.peak_reserved_bytes", c->level);
-    int cm = rtable_col(&c->t, metric);
-    if (cm < 0 || !c->t.nrows)
-        return;
     char xv[64][64], yv[64][64];
     int nx = 0, ny = 0;
     char data[512];
-    snprintf(data, sizeof data, "%s/heat.dat", c->tmp);
+    snprintf(data, sizeof data, "%s/heat%d.dat", c->tmp, nmaps);
     FILE *d = fopen(data, "w");
     if (!d)
-        return;
+        return 0;
     int pts = 0;
     for (int r = 0; r < c->t.nrows; r++) {
         int same = 1;
-        for (int k = 0; k < c->t.ncols && k <= c->c_status; k++) {
-            if (k == ax || k == ay || k == c->c_run || k == c->c_status ||
-                strcmp(c->t.cols[k], "run_id") == 0)
-                continue;
-            same = strcmp(c->t.rows[r][k], c->t.rows[0][k]) == 0 && same;
-        }
-        /* axes beyond the first two and policy/trace/seed stay at row 0's values */
-        if (!same || !ok_row(c, r))
+        for (int k = 0; k < c->t.ncols && same; k++)
+            same = !held_col(c, k) || strcmp(c->t.rows[r][k], c->t.rows[ref][k]) == 0;
+        double bytes;
+        if (!same || !ok_row(c, r) || !num_cell(c->t.rows[r][cm], &bytes))
             continue;
         int i = 0, j = 0;
         while (i < nx && strcmp(xv[i], c->t.rows[r][ax]) != 0)
@@ -450,7 +450,6 @@ static void heatmap(ctx *c)
             word(yv[ny++], sizeof yv[0], c->t.rows[r][ay]);
         if (i < 64 && j < 64) {
             char lab[64];
-            double bytes = atof(c->t.rows[r][cm]);
             heat_label(lab, sizeof lab, bytes);
             fprintf(d, "%d %d %.17g \"%s\"\n", i, j, bytes / 1048576.0, lab);
             pts++;
@@ -458,7 +457,7 @@ static void heatmap(ctx *c)
     }
     fclose(d);
     if (!pts)
-        return;
+        return 0;
     char xl[64 * 65] = "", yl[64 * 65] = "";
     for (int i = 0; i < nx; i++) {
         strcat(xl, xv[i]);
@@ -468,14 +467,54 @@ static void heatmap(ctx *c)
         strcat(yl, yv[j]);
         strcat(yl, " ");
     }
-    char vars[12000];
+    const char *pol = c->c_policy >= 0 ? c->t.rows[ref][c->c_policy] : "";
+    char pw[64], vars[12000], cap[2048];
+    word(pw, sizeof pw, pol[0] ? pol : "config");
     snprintf(vars, sizeof vars,
              "data = \"%s\"\nxlabels = \"%s\"\nylabels = \"%s\"\nxname = \"%s\"\nyname = \"%s\"\n"
-             "zname = \"%s (MiB)\"\nttl = \"peak reserved (MiB)\"", data, xl, yl,
-             c->t.cols[ax], c->t.cols[ay], metric);
-    fprintf(c->html, "<h2>Two-axis sweep</h2>\n");
-    plot(c, "heatmap.gp", vars, "Peak reserved MiB over the first two axes (other dimensions at "
-         "the first run's values).");
+             "zname = \"%s (MiB)\"\nttl = \"%s: peak reserved (MiB)\"", data, xl, yl,
+             c->t.cols[ax], c->t.cols[ay], metric, pw);
+    int n = snprintf(cap, sizeof cap, "Policy %s: %s in MiB over %s and %s; held at", pol[0] ? pol
+                     : "(none)", metric, c->t.cols[ax], c->t.cols[ay]);
+    int held = 0;
+    for (int k = 0; k < c->t.ncols && n > 0 && (size_t)n < sizeof cap; k++)
+        if (held_col(c, k) && k != c->c_policy)
+            n += snprintf(cap + n, sizeof cap - (size_t)n, "%s %s = %s", held++ ? "," : "",
+                          c->t.cols[k], c->t.rows[ref][k]);
+    if (n > 0 && (size_t)n < sizeof cap)
+        snprintf(cap + n, sizeof cap - (size_t)n, "%s.", held ? "" : " nothing else");
+    plot(c, "heatmap.gp", vars, cap);
+    return 1;
+}
+
+/* Two axes: a heat map per policy (the first 8, in table order), each at the values of that
+ * policy's first successful run in the other dimensions. (Until 2026-11-25 there was one map,
+ * at the first run's policy, whatever policy the axes were for, and its caption named none.) */
+static void heatmap(ctx *c)
+{
+    if (c->naxes < 2)
+        return;
+    char metric[256];
+    snprintf(metric, sizeof metric, "%s.peak_reserved_bytes", c->level);
+    int cm = rtable_col(&c->t, metric);
+    if (cm < 0 || !c->t.nrows)
+        return;
+    int refs[8], nrefs = 0, drawn = 0;
+    for (int r = 0; r < c->t.nrows && nrefs < 8; r++) {
+        if (!ok_row(c, r))
+            continue;
+        int seen = 0;
+        for (int q = 0; q < nrefs && !seen; q++)
+            seen = c->c_policy < 0 ||
+                   strcmp(c->t.rows[refs[q]][c->c_policy], c->t.rows[r][c->c_policy]) == 0;
+        if (!seen)
+            refs[nrefs++] = r;
+    }
+    for (int q = 0; q < nrefs; q++) {
+        if (!q)
+            fprintf(c->html, "<h2>Two-axis sweep</h2>\n");
+        drawn += heatmap_one(c, refs[q], cm, metric, drawn);
+    }
 }
 
 static void rm_tmp(const char *dir)

@@ -109,8 +109,71 @@ static void test_report_every_mean(void)
     free(h);
 }
 
+/* The figure of the page whose caption starts with cap (from its <figure> to its </figure>),
+ * copied; NULL when there is none. */
+static char *figure(const char *h, const char *cap)
+{
+    const char *c = h ? strstr(h, cap) : NULL, *f = c;
+    while (f && f > h && strncmp(f, "<figure>", 8) != 0)
+        f--;
+    const char *end = c ? strstr(c, "</figure>") : NULL;
+    if (!f || !end || f == h)
+        return NULL;
+    char *s = malloc((size_t)(end - f) + 1);
+    memcpy(s, f, (size_t)(end - f));
+    s[end - f] = 0;
+    return s;
+}
+
+/* A sweep over two axes with policies bfc and caching and two traces: one heat map per policy,
+ * each at its own values, the caption naming the policy and what the other dimensions are held
+ * at. There used to be one map, at the first run's policy (bfc: every cell 2048 MiB, while
+ * caching's cells are 1600-1880 MiB), and a caption naming neither. A run that leaves the
+ * metric undefined leaves its cell empty (it read "0 B"). */
+static void test_report_heatmap_per_policy(void)
+{
+    char *h = report_of("heat-pol",
+        "run_id,run,memories.hbm.allocator.max_split_size,"
+        "memories.hbm.allocator.expandable_segments,policy,trace,status,"
+        "hbm.peak_reserved_bytes,hbm.peak_live_bytes,hbm.fragmentation_ratio\n"
+        "1,r1,unlimited,false,bfc,t1,ok,2147483648,1000,0.1\n"
+        "2,r2,16MiB,false,bfc,t1,ok,2147483648,1000,0.1\n"
+        "3,r3,unlimited,true,bfc,t1,ok,2147483648,1000,0.1\n"
+        "4,r4,16MiB,true,bfc,t1,ok,2147483648,1000,0.1\n"
+        "5,r5,unlimited,false,bfc,t2,ok,1048576,1000,0.1\n"
+        "6,r6,unlimited,false,caching,t1,ok,1677721600,1000,0.1\n"   /* 1600 MiB */
+        "7,r7,16MiB,false,caching,t1,ok,1681915904,1000,0.1\n"       /* 1604 MiB */
+        "8,r8,unlimited,true,caching,t1,ok,1971322880,1000,0.1\n"    /* 1880 MiB */
+        "9,r9,16MiB,true,caching,t1,ok,,1000,\n"                     /* undefined */
+        "10,r10,unlimited,false,caching,t2,ok,1047527424,1000,0.1\n"); /* 999 MiB */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    static const char axes[] = "hbm.peak_reserved_bytes in MiB over "
+        "memories.hbm.allocator.max_split_size and memories.hbm.allocator.expandable_segments; "
+        "held at trace = t1.</figcaption>";
+    char cap[512];
+    snprintf(cap, sizeof cap, "<figcaption>Policy bfc: %s", axes);
+    char *b = figure(h, cap);
+    snprintf(cap, sizeof cap, "<figcaption>Policy caching: %s", axes);
+    char *c = figure(h, cap);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_EQUAL(count_substr(h, "<figcaption>Policy "), 2);
+    CU_ASSERT_EQUAL(count_substr(b, ">2048 MiB<"), 4);
+    CU_ASSERT_EQUAL(count_substr(b, " MiB<"), 4);
+    CU_ASSERT_EQUAL(count_substr(c, ">1600 MiB<"), 1);
+    CU_ASSERT_EQUAL(count_substr(c, ">1604 MiB<"), 1);
+    CU_ASSERT_EQUAL(count_substr(c, ">1880 MiB<"), 1);
+    CU_ASSERT_EQUAL(count_substr(c, " MiB<") + count_substr(c, " B<"), 3);
+    CU_ASSERT(strstr(c, "2048 MiB") == NULL && strstr(c, "999 MiB") == NULL);
+    CU_ASSERT(strstr(b, "caching") == NULL);
+    free(b);
+    free(c);
+    free(h);
+}
+
 void suite_report(void)
 {
     TU_SUITE("report", {"undefined_not_zero", test_report_undefined_not_zero},
-             {"every_mean", test_report_every_mean});
+             {"every_mean", test_report_every_mean},
+             {"heatmap_per_policy", test_report_heatmap_per_policy});
 }
