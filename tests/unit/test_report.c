@@ -171,9 +171,55 @@ static void test_report_heatmap_per_policy(void)
     free(h);
 }
 
+/* stats names the unit of every metric whose name says it and prints whole numbers in full:
+ * hbm.capacity and hbm.stats.allocated_bytes.peak said "unit: as in the table" and printed
+ * 2.14748e+09. */
+static void test_stats_units_exact(void)
+{
+    char csv[600], js[600];
+    snprintf(js, sizeof js, "%s", tu_write("units.json", ""));
+    snprintf(csv, sizeof csv, "%s", tu_write("units.csv",
+        "run_id,run,policy,status,hbm.capacity,hbm.stats.allocated_bytes.peak,"
+        "hbm.stats.segment.peak,hbm.max_external_fragmentation,allocator_seconds,"
+        "hbm.reserved_unallocated_at_peak,hbm.stats.plan_gap_fraction,knob\n"
+        "1,r1,a,ok,2147483648,1635780096,29,0.25,0.5,4096,0.125,3\n"
+        "2,r2,a,ok,2147483648,1635780097,30,0.5,1,4096,0.125,4\n"));
+    static const struct { const char *metric, *unit, *row; } cases[] = {
+        {"hbm.capacity", "bytes", "\na                    2     2147483648              0     2147483648 "
+                                  "    2147483648\n"},
+        {"hbm.stats.allocated_bytes.peak", "bytes", "\na                    2  1635780096.50"
+                                                    "           0.71  1635780090.15  1635780102.85\n"},
+        {"hbm.stats.segment.peak", "count", "\na                    2          29.50           0.71 "},
+        {"hbm.max_external_fragmentation", "fraction", "\na                    2          0.375 "},
+        {"allocator_seconds", "seconds", "\na                    2           0.75 "},
+        {"hbm.reserved_unallocated_at_peak", "bytes", "\na                    2           4096 "},
+        {"hbm.stats.plan_gap_fraction", "fraction", "\na                    2          0.125 "},
+        {"knob", "unknown, as in the table", "\na                    2            3.5 "},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char args[1200], want[256], *out = NULL;
+        snprintf(args, sizeof args, "stats '%s' --metric %s --json '%s'", csv, cases[i].metric,
+                 js);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        snprintf(want, sizeof want, "%s by policy (unit: %s; 95%% CI", cases[i].metric,
+                 cases[i].unit);
+        int ok = out && strstr(out, want) && strstr(out, cases[i].row);
+        CU_ASSERT(ok);
+        if (!ok)
+            printf("\n  stats --metric %s:\n%s", cases[i].metric, out ? out : "(none)");
+        free(out);
+        char *j = tu_slurp(js, NULL);
+        snprintf(want, sizeof want, "\"unit\": \"%s\"", strncmp(cases[i].unit, "unknown", 7)
+                 ? cases[i].unit : "unknown");
+        CU_ASSERT(j && strstr(j, want));
+        free(j);
+    }
+}
+
 void suite_report(void)
 {
     TU_SUITE("report", {"undefined_not_zero", test_report_undefined_not_zero},
              {"every_mean", test_report_every_mean},
-             {"heatmap_per_policy", test_report_heatmap_per_policy});
+             {"heatmap_per_policy", test_report_heatmap_per_policy},
+             {"stats_units_exact", test_stats_units_exact});
 }
