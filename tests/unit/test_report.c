@@ -216,10 +216,103 @@ static void test_stats_units_exact(void)
     }
 }
 
+/* `run --log FILE` under config cfg (a path) and policy pol on trace text; the log, or NULL. */
+static char *log_of(const char *cfg, const char *pol, const char *trace)
+{
+    char tr[600], lg[600], args[2000], *err = NULL;
+    snprintf(tr, sizeof tr, "%s", tu_write("log.trace", trace));
+    snprintf(lg, sizeof lg, "%s", tmp_path("run.log"));
+    remove(lg);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --policy %s --log '%s'", cfg, tr, pol, lg);
+    int st = tu_amsim(args, NULL, &err);
+    CU_ASSERT_EQUAL(st, 0);
+    if (st)
+        printf("\n  run --log: %s\n", err ? err : "");
+    free(err);
+    return tu_slurp(lg, NULL);
+}
+
+/* A multi-level log names the level on every line, R, G and S as A and OOM: QA's trace wrote
+ * "R 0 2097152" for hbm's region and "R 0 4096" for host's. Every level's policy writes an S
+ * line (host's platform, and caching on hbm, wrote none), and the "# level NAME" lines that
+ * stood for the name before the S lines are gone. */
+static void test_log_levels(void)
+{
+    char cfg[600];
+    snprintf(cfg, sizeof cfg, "%s/configs/default.yaml", tu_top());
+    static const char tr[] = "amsim-trace v1\nalloc 1 1MiB\nalloc 2 4KiB level=host\n";
+    static const char rest[] =
+        "host: S bytes_in_use.current=4096 bytes_in_use.peak=4096 num_allocs=1 "
+        "num_device_alloc=1 num_device_free=0 num_ooms=0\n"
+        "host_pageable: S bytes_in_use.current=0 bytes_in_use.peak=0 num_allocs=0 "
+        "num_device_alloc=0 num_device_free=0 num_ooms=0\n"
+        "smem: S bytes_in_use.current=0 bytes_in_use.peak=0 committed_bytes=0 num_allocs=0 "
+        "free_blocks=0 largest_free_block_bytes=0 ooms=0\n";
+    char want[4096];
+    char *l = log_of(cfg, "bfc", tr);
+    snprintf(want, sizeof want,
+             "hbm: R 0 2097152\nhbm: A 1 0 1048576\nhost: R 0 4096\nhost: A 2 0 4096\n"
+             "hbm: S bytes_in_use=1048576 peak_bytes_in_use=1048576 num_allocs=1 "
+             "largest_alloc_size=1048576 pool_bytes=2097152 peak_pool_bytes=2097152 "
+             "largest_free_chunk=1048576 fragmentation=0.000000000 ooms=0\n"
+             "hbm: G 0 2097152\n%s", rest);
+    CU_ASSERT(l && strcmp(l, want) == 0);
+    if (l && strcmp(l, want))
+        printf("\n  bfc log:\n%s", l);
+    free(l);
+    l = log_of(cfg, "caching", tr);
+    snprintf(want, sizeof want,
+             "hbm: R 0 2097152\nhbm: A 1 0 1048576\nhost: R 0 4096\nhost: A 2 0 4096\n"
+             "hbm: S allocated_bytes.current=1048576 allocated_bytes.peak=1048576 "
+             "reserved_bytes.current=2097152 reserved_bytes.peak=2097152 "
+             "active_bytes.current=1048576 active_bytes.peak=1048576 "
+             "requested_bytes.current=1048576 requested_bytes.peak=1048576 "
+             "inactive_split_bytes.current=1048576 inactive_split_bytes.peak=1048576 "
+             "allocation.current=1 allocation.peak=1 segment.current=1 segment.peak=1 "
+             "active.current=1 active.peak=1 inactive_split.current=1 inactive_split.peak=1 "
+             "num_alloc_retries=0 num_ooms=0 num_device_alloc=1 num_device_free=0\n%s", rest);
+    CU_ASSERT(l && strcmp(l, want) == 0);
+    if (l && strcmp(l, want))
+        printf("\n  caching log:\n%s", l);
+    free(l);
+}
+
+/* A single-level log is the BFC oracle format, no names: byte for byte what it was for bfc;
+ * caching gains its S line. */
+static void test_log_single_level(void)
+{
+    const char *cfg = tu_write("one.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n"
+                                           "    allocator: {policy: bfc}\n");
+    char c[600];
+    snprintf(c, sizeof c, "%s", cfg);
+    static const char tr[] = "amsim-trace v1\nalloc 1 1MiB\nalloc 2 3000\nfree 1\n";
+    char *l = log_of(c, "bfc", tr);
+    CU_ASSERT(l && strcmp(l, "R 0 805306368\nA 1 0 1048576\nA 2 1048576 3072\n"
+                             "S bytes_in_use=3072 peak_bytes_in_use=1051648 num_allocs=2 "
+                             "largest_alloc_size=1048576 pool_bytes=805306368 "
+                             "peak_pool_bytes=805306368 largest_free_chunk=804254720 "
+                             "fragmentation=0.001302088 ooms=0\nG 0 805306368\n") == 0);
+    free(l);
+    l = log_of(c, "caching", tr);
+    CU_ASSERT(l && strcmp(l, "R 0 2097152\nA 1 0 1048576\nA 2 1048576 3072\n"
+                             "S allocated_bytes.current=3072 allocated_bytes.peak=1051648 "
+                             "reserved_bytes.current=2097152 reserved_bytes.peak=2097152 "
+                             "active_bytes.current=3072 active_bytes.peak=1051648 "
+                             "requested_bytes.current=3000 requested_bytes.peak=1051576 "
+                             "inactive_split_bytes.current=2094080 "
+                             "inactive_split_bytes.peak=2094080 allocation.current=1 "
+                             "allocation.peak=2 segment.current=1 segment.peak=1 "
+                             "active.current=1 active.peak=2 inactive_split.current=2 "
+                             "inactive_split.peak=2 num_alloc_retries=0 num_ooms=0 "
+                             "num_device_alloc=1 num_device_free=0\n") == 0);
+    free(l);
+}
+
 void suite_report(void)
 {
     TU_SUITE("report", {"undefined_not_zero", test_report_undefined_not_zero},
              {"every_mean", test_report_every_mean},
              {"heatmap_per_policy", test_report_heatmap_per_policy},
-             {"stats_units_exact", test_stats_units_exact});
+             {"stats_units_exact", test_stats_units_exact},
+             {"log_levels", test_log_levels}, {"log_single_level", test_log_single_level});
 }
