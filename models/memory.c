@@ -15,6 +15,7 @@
 #include "memory.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,7 @@ struct mem_level {
     void *st;
     alloc_env env;
     FILE *log;
+    int log_names;         /* prefix every log line with "NAME: " (a multi-level log) */
     void (*on_device)(void *ctx, int alloc, uint64_t addr, uint64_t bytes);
     void *on_device_ctx;
     int mapped;            /* the policy maps virtual ranges: on_device reports its maps */
@@ -49,10 +51,21 @@ static int find_free(mem_level *m, uint64_t addr, uint64_t len, as_ent *e)
            addr + len >= addr;
 }
 
+/* Start a log line: in a log several levels share, with the level's name, as the engine starts
+ * its A and OOM lines (until 2026-11-25 R, G, S and policy lines had no name there, so host's
+ * regions could not be told from hbm's). */
+static void log_start(mem_level *m)
+{
+    if (m->log_names)
+        fprintf(m->log, "%s: ", m->name);
+}
+
 static void log_line(mem_level *m, const char *line)
 {
-    if (m->log)
+    if (m->log) {
+        log_start(m);
         fprintf(m->log, "%s\n", line);
+    }
 }
 
 static int dev_alloc(void *ctx, uint64_t bytes, uint64_t *addr)
@@ -94,8 +107,10 @@ static int dev_alloc(void *ctx, uint64_t bytes, uint64_t *addr)
     m->m.device_allocs++;
     if (m->m.reserved_bytes > m->m.peak_reserved_bytes)
         m->m.peak_reserved_bytes = m->m.reserved_bytes;
-    if (m->log)
+    if (m->log) {
+        log_start(m);
         fprintf(m->log, "R %" PRIu64 " %" PRIu64 "\n", at, bytes);
+    }
     if (m->on_device && !m->mapped)
         m->on_device(m->on_device_ctx, 1, at, bytes);
     return 0;
@@ -104,8 +119,10 @@ static int dev_alloc(void *ctx, uint64_t bytes, uint64_t *addr)
 static void dev_free(void *ctx, uint64_t addr, uint64_t bytes)
 {
     mem_level *m = ctx;
-    if (m->log)
+    if (m->log) {
+        log_start(m);
         fprintf(m->log, "G %" PRIu64 " %" PRIu64 "\n", addr, bytes);
+    }
     if (m->on_device && !m->mapped)
         m->on_device(m->on_device_ctx, 0, addr, bytes);
     m->m.reserved_bytes -= bytes;
@@ -139,6 +156,7 @@ int mem_create(mem_level **out, const mem_params *p, am_error *err)
     m->granularity = p->granularity ? p->granularity : 1;
     m->policy = p->policy;
     m->log = p->log;
+    m->log_names = p->log_names;
     m->on_device = p->on_device;
     m->on_device_ctx = p->on_device_ctx;
     m->mapped = p->policy->maps_virtual && p->policy->maps_virtual(p->policy_opts);
@@ -371,10 +389,39 @@ int mem_check(mem_level *m, am_error *err)
     return bad;
 }
 
+/* The S line of a policy without a finish(): its statistics as the JSON names them. */
+static void s_u64(void *ctx, const char *name, uint64_t v)
+{
+    fprintf(((mem_level *)ctx)->log, " %s=%" PRIu64, name, v);
+}
+
+static void s_cur_peak(void *ctx, const char *name, uint64_t cur, uint64_t peak)
+{
+    fprintf(((mem_level *)ctx)->log, " %s.current=%" PRIu64 " %s.peak=%" PRIu64, name, cur, name,
+            peak);
+}
+
+static void s_real(void *ctx, const char *name, double v, int is_null)
+{
+    if (is_null || !isfinite(v))
+        fprintf(((mem_level *)ctx)->log, " %s=null", name);
+    else
+        fprintf(((mem_level *)ctx)->log, " %s=%.9f", name, v);
+}
+
 void mem_finish(mem_level *m)
 {
-    if (m->policy->finish)
+    if (m->policy->finish) {
         m->policy->finish(m->st);
+        return;
+    }
+    if (!m->log || !m->policy->stats)
+        return;
+    stat_sink k = {m, s_u64, s_cur_peak, s_real};
+    log_start(m);
+    fputc('S', m->log);
+    m->policy->stats(m->st, &k);
+    fputc('\n', m->log);
 }
 
 const mem_metrics *mem_get_metrics(const mem_level *m) { return &m->m; }

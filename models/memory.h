@@ -36,6 +36,7 @@ typedef struct mem_params {
      * (alloc = 1) or unmaps instead */
     void (*on_device)(void *ctx, int alloc, uint64_t addr, uint64_t bytes);
     void *on_device_ctx;
+    int log_names;                /* a log shared by several levels: every line starts "NAME: " */
 } mem_params;
 
 int mem_create(mem_level **m, const mem_params *p, am_error *err);
@@ -70,8 +71,9 @@ void mem_fail_next_device_allocs(mem_level *m, unsigned n);
 /* Run the policy's invariant check plus the level's own (reserved = sum of device ranges). */
 int mem_check(mem_level *m, am_error *err);
 
-/* End of run: let the policy log its final lines, then give back nothing (state is kept for
- * reporting). */
+/* End of run: let the policy log its final lines (its finish(); a policy without one gets an S
+ * line of its statistics, "S NAME=VALUE ...", a current/peak pair as NAME.current and NAME.peak,
+ * an undefined real as null), then give back nothing (state is kept for reporting). */
 void mem_finish(mem_level *m);
 
 /* Counters and section-6 metrics. */

@@ -1790,11 +1790,8 @@ int sim_finish(sim *s, am_error *err)
     seg_expire(s); /* recorded segment events still waiting have no event after them left */
     s->sum.makespan = s->now > s->host ? s->now : s->host;
     s->sum.host_time = s->host;
-    for (int i = 0; i < s->nlevels; i++) {
-        if (s->o.log && s->nlevels > 1)
-            fprintf(s->o.log, "# level %s\n", mem_name(s->lv[i]));
-        mem_finish(s->lv[i]);
-    }
+    for (int i = 0; i < s->nlevels; i++)
+        mem_finish(s->lv[i]); /* S lines; a multi-level log names the level on each line */
     return 0;
 }
 
@@ -2085,7 +2082,7 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
         s->name_len[i] = strlen(L->name);
         s->lat[i] = L->policy->take_latency != NULL;
         mem_params p = {L->name, L->kind, L->capacity, L->granularity, L->policy,
-                        L->policy_opts, rec, o->log, on_device, &s->dctx[i]};
+                        L->policy_opts, rec, o->log, on_device, &s->dctx[i], s->nlevels > 1};
         if (mem_create(&s->lv[i], &p, err) != 0) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);

@@ -6,7 +6,8 @@
  *   peak_reserved.gp            mean peak reserved (and peak live) per policy
  *   memory_over_time.gp         live vs reserved over time, one line per policy, per trace
  *   fragmentation_over_time.gp  1 - allocated / reserved over time, per trace
- *   heatmap.gp                  the default level's peak reserved over the first two axes */
+ *   heatmap.gp                  the default level's peak reserved over the first two axes, one
+ *                               map per policy */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -168,35 +169,75 @@ static void results_table(ctx *c)
     fputs("</table>\n", f);
 }
 
-/* Mean peak reserved / peak live per policy: a table and a bar chart. */
+/* A metric cell as a number: 1, or 0 when the run left it undefined (an empty cell: e.g. the
+ * fragmentation ratio of a run that reserved nothing) or it is not a finite number. Undefined
+ * values are left out of every mean, as `amsim stats` leaves them out (until 2026-11-25 atof
+ * read them as 0: a 50 % and an undefined ratio averaged to 25 %). */
+static int num_cell(const char *s, double *v)
+{
+    char *end;
+    if (!*s)
+        return 0;
+    *v = strtod(s, &end);
+    return !*end && isfinite(*v);
+}
+
+/* A mean over the k runs that define a metric, of n successful runs: the value with its unit,
+ * then "(n = k)" when some runs left it undefined; "n/a (n = 0)" when none defined it. */
+static void fmt_mean(char *b, size_t len, const char *col, double sum, int k, int n)
+{
+    if (!k) {
+        snprintf(b, len, "n/a (n = 0)");
+        return;
+    }
+    char v[40], x[64];
+    snprintf(x, sizeof x, "%.17g", sum / k);
+    fmt_metric(v, sizeof v, col, x);
+    if (k < n)
+        snprintf(b, len, "%s (n = %d)", v, k);
+    else
+        snprintf(b, len, "%s", v);
+}
+
+/* Mean peak live, peak reserved and fragmentation ratio per policy, each over the successful
+ * runs that define it: a table and a bar chart. */
 static void policy_summary(ctx *c)
 {
-    char reserved[256], live[256], frag[256];
-    snprintf(reserved, sizeof reserved, "%s.peak_reserved_bytes", c->level);
-    snprintf(live, sizeof live, "%s.peak_live_bytes", c->level);
-    snprintf(frag, sizeof frag, "%s.fragmentation_ratio", c->level);
-    int cr = rtable_col(&c->t, reserved), cl = rtable_col(&c->t, live), cf = rtable_col(&c->t, frag);
-    if (cr < 0 || cl < 0 || c->c_policy < 0)
+    enum { M_LIVE, M_RESERVED, M_FRAG, M_N };
+    static const char *const metrics[M_N] = {"peak_live_bytes", "peak_reserved_bytes",
+                                             "fragmentation_ratio"};
+    char cols[M_N][256];
+    int cc[M_N];
+    for (int m = 0; m < M_N; m++) {
+        snprintf(cols[m], sizeof cols[m], "%s.%s", c->level, metrics[m]);
+        cc[m] = rtable_col(&c->t, cols[m]);
+    }
+    if (cc[M_RESERVED] < 0 || cc[M_LIVE] < 0 || c->c_policy < 0)
         return;
     char names[32][64];
-    double sr[32] = {0}, sl[32] = {0}, sf[32] = {0};
-    int n[32] = {0}, np = 0;
+    double sum[32][M_N] = {{0}};
+    int n[32] = {0}, k[32][M_N] = {{0}}, np = 0, undefined = 0;
     for (int r = 0; r < c->t.nrows; r++) {
         if (!ok_row(c, r))
             continue;
         const char *p = c->t.rows[r][c->c_policy];
-        int k = 0;
-        while (k < np && strcmp(names[k], p) != 0)
-            k++;
-        if (k == np) {
+        int q = 0;
+        while (q < np && strcmp(names[q], p) != 0)
+            q++;
+        if (q == np) {
             if (np == 32)
                 continue;
             snprintf(names[np++], sizeof names[0], "%s", p);
         }
-        sr[k] += atof(c->t.rows[r][cr]);
-        sl[k] += atof(c->t.rows[r][cl]);
-        sf[k] += cf >= 0 ? atof(c->t.rows[r][cf]) : 0;
-        n[k]++;
+        n[q]++;
+        for (int m = 0; m < M_N; m++) {
+            double v;
+            if (cc[m] >= 0 && num_cell(c->t.rows[r][cc[m]], &v)) {
+                sum[q][m] += v;
+                k[q][m]++;
+            } else if (cc[m] >= 0)
+                undefined++;
+        }
     }
     if (!np)
         return;
@@ -207,26 +248,42 @@ static void policy_summary(ctx *c)
     char data[512];
     snprintf(data, sizeof data, "%s/policies.dat", c->tmp);
     FILE *d = fopen(data, "w");
-    for (int k = 0; k < np; k++) {
-        char a[32], b[32], w[64];
+    int bars = 0;
+    for (int q = 0; q < np; q++) {
+        char w[64];
         fprintf(f, "<tr><td>");
-        html_esc(f, names[k]);
-        fprintf(f, "</td><td class=num>%d</td><td class=num>%s</td><td class=num>%s</td>"
-                   "<td class=num>%.1f %%</td></tr>\n", n[k],
-                units_fmt_size(a, sizeof a, (uint64_t)(sl[k] / n[k])),
-                units_fmt_size(b, sizeof b, (uint64_t)(sr[k] / n[k])), 100 * sf[k] / n[k]);
-        word(w, sizeof w, names[k][0] ? names[k] : "config");
+        html_esc(f, names[q]);
+        fprintf(f, "</td><td class=num>%d</td>", n[q]);
+        for (int m = 0; m < M_N; m++) {
+            char b[96];
+            fmt_mean(b, sizeof b, cols[m], sum[q][m], k[q][m], n[q]);
+            fputs("<td class=num>", f);
+            html_esc(f, b);
+            fputs("</td>", f);
+        }
+        fputs("</tr>\n", f);
+        word(w, sizeof w, names[q][0] ? names[q] : "config");
+        /* NaN: gnuplot draws no bar for a mean no run defines */
         if (d)
-            fprintf(d, "%s %.17g %.17g\n", w, sr[k] / n[k], sl[k] / n[k]);
+            fprintf(d, "%s %.17g %.17g\n", w,
+                    k[q][M_RESERVED] ? sum[q][M_RESERVED] / k[q][M_RESERVED] : (double)NAN,
+                    k[q][M_LIVE] ? sum[q][M_LIVE] / k[q][M_LIVE] : (double)NAN);
+        bars += k[q][M_RESERVED] > 0;
     }
     fputs("</table>\n", f);
+    if (undefined)
+        fputs("<p>A metric a run leaves undefined (an empty cell in results.csv, such as the "
+              "fragmentation ratio of a run that reserved nothing) is left out of its mean, as "
+              "<code>amsim stats</code> leaves it out; <i>n</i> is then the number of runs the "
+              "mean is over.</p>\n", f);
     if (d) {
         fclose(d);
         char vars[1024];
         snprintf(vars, sizeof vars, "data = \"%s\"\nttl = \"peak reserved per policy (%s)\"",
                  data, c->level);
-        plot(c, "peak_reserved.gp", vars, "Peak reserved (and peak live) bytes per policy, "
-             "mean over the successful runs.");
+        if (bars)
+            plot(c, "peak_reserved.gp", vars, "Peak reserved (and peak live) bytes per policy, "
+                 "mean over the successful runs that define them.");
     }
 }
 
@@ -352,36 +409,35 @@ static void heat_label(char *dst, size_t n, double bytes)
     snprintf(dst, n, "%.*f %s", d, v, unit);
 }
 
-/* Two axes: the default level's peak reserved over (axis 1, axis 2) for the first policy and
- * trace, other axes at their first value. */
-static void heatmap(ctx *c)
+/* A column the heat maps hold at one value: every identifying column (policy, trace, seed, axes
+ * beyond the first two) but the two plotted axes and the run's names and status. */
+static int held_col(const ctx *c, int k)
 {
-    if (c->naxes < 2)
-        return;
+    return k <= c->c_status && k != c->c_axis0 && k != c->c_axis0 + 1 && k != c->c_run &&
+           k != c->c_status && strcmp(c->t.cols[k], "run_id") != 0;
+}
+
+/* One heat map: the default level's peak reserved over (axis 1, axis 2) among the successful
+ * runs that agree with row ref in every held column (its policy, trace, seed, other axes); a
+ * run that leaves the metric undefined leaves its cell empty. The caption names the policy and
+ * each held value. 1 when drawn. */
+static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
+{
     int ax = c->c_axis0, ay = c->c_axis0 + 1;
-    char metric[256];
-    snprintf(metric, sizeof metric, "%s.peak_reserved_bytes", c->level);
-    int cm = rtable_col(&c->t, metric);
-    if (cm < 0 || !c->t.nrows)
-        return;
     char xv[64][64], yv[64][64];
     int nx = 0, ny = 0;
     char data[512];
-    snprintf(data, sizeof data, "%s/heat.dat", c->tmp);
+    snprintf(data, sizeof data, "%s/heat%d.dat", c->tmp, nmaps);
     FILE *d = fopen(data, "w");
     if (!d)
-        return;
+        return 0;
     int pts = 0;
     for (int r = 0; r < c->t.nrows; r++) {
         int same = 1;
-        for (int k = 0; k < c->t.ncols && k <= c->c_status; k++) {
-            if (k == ax || k == ay || k == c->c_run || k == c->c_status ||
-                strcmp(c->t.cols[k], "run_id") == 0)
-                continue;
-            same = strcmp(c->t.rows[r][k], c->t.rows[0][k]) == 0 && same;
-        }
-        /* axes beyond the first two and policy/trace/seed stay at row 0's values */
-        if (!same || !ok_row(c, r))
+        for (int k = 0; k < c->t.ncols && same; k++)
+            same = !held_col(c, k) || strcmp(c->t.rows[r][k], c->t.rows[ref][k]) == 0;
+        double bytes;
+        if (!same || !ok_row(c, r) || !num_cell(c->t.rows[r][cm], &bytes))
             continue;
         int i = 0, j = 0;
         while (i < nx && strcmp(xv[i], c->t.rows[r][ax]) != 0)
@@ -394,7 +450,6 @@ static void heatmap(ctx *c)
             word(yv[ny++], sizeof yv[0], c->t.rows[r][ay]);
         if (i < 64 && j < 64) {
             char lab[64];
-            double bytes = atof(c->t.rows[r][cm]);
             heat_label(lab, sizeof lab, bytes);
             fprintf(d, "%d %d %.17g \"%s\"\n", i, j, bytes / 1048576.0, lab);
             pts++;
@@ -402,7 +457,7 @@ static void heatmap(ctx *c)
     }
     fclose(d);
     if (!pts)
-        return;
+        return 0;
     char xl[64 * 65] = "", yl[64 * 65] = "";
     for (int i = 0; i < nx; i++) {
         strcat(xl, xv[i]);
@@ -412,14 +467,54 @@ static void heatmap(ctx *c)
         strcat(yl, yv[j]);
         strcat(yl, " ");
     }
-    char vars[12000];
+    const char *pol = c->c_policy >= 0 ? c->t.rows[ref][c->c_policy] : "";
+    char pw[64], vars[12000], cap[2048];
+    word(pw, sizeof pw, pol[0] ? pol : "config");
     snprintf(vars, sizeof vars,
              "data = \"%s\"\nxlabels = \"%s\"\nylabels = \"%s\"\nxname = \"%s\"\nyname = \"%s\"\n"
-             "zname = \"%s (MiB)\"\nttl = \"peak reserved (MiB)\"", data, xl, yl,
-             c->t.cols[ax], c->t.cols[ay], metric);
-    fprintf(c->html, "<h2>Two-axis sweep</h2>\n");
-    plot(c, "heatmap.gp", vars, "Peak reserved MiB over the first two axes (other dimensions at "
-         "the first run's values).");
+             "zname = \"%s (MiB)\"\nttl = \"%s: peak reserved (MiB)\"", data, xl, yl,
+             c->t.cols[ax], c->t.cols[ay], metric, pw);
+    int n = snprintf(cap, sizeof cap, "Policy %s: %s in MiB over %s and %s; held at", pol[0] ? pol
+                     : "(none)", metric, c->t.cols[ax], c->t.cols[ay]);
+    int held = 0;
+    for (int k = 0; k < c->t.ncols && n > 0 && (size_t)n < sizeof cap; k++)
+        if (held_col(c, k) && k != c->c_policy)
+            n += snprintf(cap + n, sizeof cap - (size_t)n, "%s %s = %s", held++ ? "," : "",
+                          c->t.cols[k], c->t.rows[ref][k]);
+    if (n > 0 && (size_t)n < sizeof cap)
+        snprintf(cap + n, sizeof cap - (size_t)n, "%s.", held ? "" : " nothing else");
+    plot(c, "heatmap.gp", vars, cap);
+    return 1;
+}
+
+/* Two axes: a heat map per policy (the first 8, in table order), each at the values of that
+ * policy's first successful run in the other dimensions. (Until 2026-11-25 there was one map,
+ * at the first run's policy, whatever policy the axes were for, and its caption named none.) */
+static void heatmap(ctx *c)
+{
+    if (c->naxes < 2)
+        return;
+    char metric[256];
+    snprintf(metric, sizeof metric, "%s.peak_reserved_bytes", c->level);
+    int cm = rtable_col(&c->t, metric);
+    if (cm < 0 || !c->t.nrows)
+        return;
+    int refs[8], nrefs = 0, drawn = 0;
+    for (int r = 0; r < c->t.nrows && nrefs < 8; r++) {
+        if (!ok_row(c, r))
+            continue;
+        int seen = 0;
+        for (int q = 0; q < nrefs && !seen; q++)
+            seen = c->c_policy < 0 ||
+                   strcmp(c->t.rows[refs[q]][c->c_policy], c->t.rows[r][c->c_policy]) == 0;
+        if (!seen)
+            refs[nrefs++] = r;
+    }
+    for (int q = 0; q < nrefs; q++) {
+        if (!q)
+            fprintf(c->html, "<h2>Two-axis sweep</h2>\n");
+        drawn += heatmap_one(c, refs[q], cm, metric, drawn);
+    }
 }
 
 static void rm_tmp(const char *dir)

@@ -56,16 +56,71 @@ static int parse_num(const char *s, double *v)
     return *end || isnan(*v) ? -1 : 0;
 }
 
+/* The unit of a results-table metric, from its name (the columns batch.c writes: LEVEL.NAME and
+ * LEVEL.stats.NAME[.current|.peak] with the policy's own names, and the run's own): "bytes",
+ * "seconds", "fraction" (a ratio from 0 to 1), "count", or NULL when the name does not say (an
+ * axis, or a statistic of a policy added later). Until 2026-11-25 only *_bytes, *_seconds and
+ * ratios were known: hbm.capacity and hbm.stats.allocated_bytes.peak said "as in the table". */
 static const char *unit_of(const char *metric)
 {
+    static const char *const bytes[] = {"capacity", "reserved_unallocated_at_peak",
+                                        "largest_alloc_size", "release_threshold",
+                                        "largest_free_chunk", NULL};
+    static const char *const ratios[] = {"utilization", "fragmentation_ratio",
+                                         "max_external_fragmentation", "fragmentation", NULL};
+    static const char *const counts[] = {"events", "ooms", "allocs", "device_allocs",
+                                         "device_frees", "gc_runs", "regions_freed", "free_blocks",
+                                         "plan_buffers", "plan_mismatches", "plan_searches",
+                                         "plan_search_work", "unplanned_requests", "allocation",
+                                         "segment", "active", "inactive_split", NULL};
+    /* the name after the last dot, without a current/peak suffix */
+    char name[256];
     size_t n = strlen(metric);
-    if (n > 6 && strcmp(metric + n - 6, "_bytes") == 0)
-        return "bytes";
-    if (n > 8 && strcmp(metric + n - 8, "_seconds") == 0)
+    if (n > 8 && strcmp(metric + n - 8, ".current") == 0)
+        n -= 8;
+    else if (n > 5 && strcmp(metric + n - 5, ".peak") == 0)
+        n -= 5;
+    const char *last = metric + n;
+    while (last > metric && last[-1] != '.')
+        last--;
+    snprintf(name, sizeof name, "%.*s", (int)(metric + n - last), last);
+    n = strlen(name);
+    if (n > 8 && strcmp(name + n - 8, "_seconds") == 0)
         return "seconds";
-    if (strstr(metric, "ratio") || strstr(metric, "utilization") || strstr(metric, "fragmentation"))
+    /* "bytes" as a word of the name: peak_live_bytes, bytes_in_use, peak_bytes_in_use */
+    for (const char *p = name; (p = strstr(p, "bytes")) != NULL; p += 5)
+        if ((p == name || p[-1] == '_') && (p[5] == 0 || p[5] == '_'))
+            return "bytes";
+    for (const char *const *w = bytes; *w; w++)
+        if (strcmp(name, *w) == 0)
+            return "bytes";
+    for (const char *const *w = ratios; *w; w++)
+        if (strcmp(name, *w) == 0)
+            return "fraction";
+    if (n > 9 && strcmp(name + n - 9, "_fraction") == 0)
         return "fraction";
-    return "as in the table";
+    for (const char *const *w = counts; *w; w++)
+        if (strcmp(name, *w) == 0)
+            return "count";
+    if (strncmp(name, "num_", 4) == 0)
+        return "count";
+    return NULL;
+}
+
+/* A statistic of a metric in unit (unit_of) as text: a whole number (below 2^53, where doubles
+ * are exact) in full, as 2147483648, not 2.14748e+09 (until 2026-11-25 every value was %.6g);
+ * another number of bytes or a count (a mean, sd or interval end) with two decimals, whole
+ * bytes and hundredths exact; any other value with 6 significant digits. */
+static void fmt_num(char *b, size_t n, double v, const char *unit)
+{
+    if (isnan(v) || isinf(v))
+        snprintf(b, n, "n/a");
+    else if (v == floor(v) && fabs(v) < 9007199254740992.0)
+        snprintf(b, n, "%.0f", v);
+    else if (unit && (!strcmp(unit, "bytes") || !strcmp(unit, "count")))
+        snprintf(b, n, "%.2f", v);
+    else
+        snprintf(b, n, "%.6g", v);
 }
 
 /* The paired t-test of the differences summarised in s. done: t, df and p are defined (t may
@@ -77,7 +132,7 @@ typedef struct paired_test {
     char words[128];
 } paired_test;
 
-static void t_test(const summary *s, paired_test *pt)
+static void t_test(const summary *s, const char *unit, paired_test *pt)
 {
     memset(pt, 0, sizeof *pt);
     pt->t = pt->p = (double)NAN;
@@ -98,9 +153,11 @@ static void t_test(const summary *s, paired_test *pt)
         snprintf(pt->words, sizeof pt->words, "t = 0 (every difference is 0, sd 0: 0 / 0 taken as "
                  "no difference)");
     } else {
+        char d[64];
+        fmt_num(d, sizeof d, s->mean, unit);
         pt->p = 0;
-        snprintf(pt->words, sizeof pt->words, "t = %s (every difference is %.6g, sd 0)",
-                 s->mean > 0 ? "+infinity" : "-infinity", s->mean);
+        snprintf(pt->words, sizeof pt->words, "t = %s (every difference is %s, sd 0)",
+                 s->mean > 0 ? "+infinity" : "-infinity", d);
     }
 }
 
@@ -144,12 +201,11 @@ static void usage(FILE *f)
             "  needs --paired)\n");
 }
 
-static void put_num(FILE *f, double v)
+static void put_num(FILE *f, double v, const char *unit)
 {
-    if (isnan(v) || isinf(v))
-        fprintf(f, "%14s", "n/a");
-    else
-        fprintf(f, "%14.6g", v);
+    char b[64];
+    fmt_num(b, sizeof b, v, unit);
+    fprintf(f, "%14s", b);
 }
 
 /* Rows r and q agree in every pairing column. */
@@ -330,6 +386,7 @@ int cmd_stats(int argc, char **argv)
     }
     FILE *jf = NULL;
     json_w w;
+    const char *unit = unit_of(metric);
     am_error err = {0};
     if (json) {
         if (out_open(&o, json, &err) != 0) {
@@ -341,23 +398,24 @@ int cmd_stats(int argc, char **argv)
         json_obj(&w);
         json_kstr(&w, "metric", metric);
         json_kstr(&w, "by", by);
+        json_kstr(&w, "unit", unit ? unit : "unknown");
         json_key(&w, "groups");
         json_obj(&w);
     }
     printf("%s by %s (unit: %s; 95%% CI of the mean, t distribution)\n", metric, by,
-           unit_of(metric));
+           unit ? unit : "unknown, as in the table");
     printf("%-16s %5s %14s %14s %14s %14s\n", by, "n", "mean", "sd", "ci95 low", "ci95 high");
     for (int k = 0; k < ng; k++) {
         summary s;
         summarize(g[k].v, g[k].n, &s);
         printf("%-16s %5d ", g[k].name, s.n);
-        put_num(stdout, s.mean);
+        put_num(stdout, s.mean, unit);
         fputc(' ', stdout);
-        put_num(stdout, s.sd);
+        put_num(stdout, s.sd, unit);
         fputc(' ', stdout);
-        put_num(stdout, s.lo);
+        put_num(stdout, s.lo, unit);
         fputc(' ', stdout);
-        put_num(stdout, s.hi);
+        put_num(stdout, s.hi, unit);
         fputc('\n', stdout);
         if (jf) {
             json_key(&w, g[k].name);
@@ -395,17 +453,17 @@ int cmd_stats(int argc, char **argv)
         summary s;
         summarize(d, nd, &s);
         paired_test pt;
-        t_test(&s, &pt);
+        t_test(&s, unit, &pt);
         printf("\npaired %s - %s on %d pair%s (%d row%s of %s without a partner)\n", ka, kb, nd,
                nd == 1 ? "" : "s", unmatched, unmatched == 1 ? "" : "s", ka);
         printf("  mean difference ");
-        put_num(stdout, s.mean);
+        put_num(stdout, s.mean, unit);
         printf("  sd ");
-        put_num(stdout, s.sd);
+        put_num(stdout, s.sd, unit);
         printf("\n  95%% CI          ");
-        put_num(stdout, s.lo);
+        put_num(stdout, s.lo, unit);
         printf(" .. ");
-        put_num(stdout, s.hi);
+        put_num(stdout, s.hi, unit);
         if (!pt.done)
             printf("\n  %s\n", pt.words);
         else if (pt.words[0]) /* t is infinite or 0/0: said in words, as in the JSON */

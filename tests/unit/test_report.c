@@ -1,0 +1,318 @@
+/* test_report.c - what `amsim report`, `amsim stats` and `run --log` say about a study: undefined
+ * metrics left out of means, the heat map's policy named, units and exact integers in stats,
+ * the level on every line of a multi-level event log. All through the amsim binary. */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "testutil.h"
+
+static char *tmp_path(const char *name)
+{
+    static char buf[8][1024];
+    static int k;
+    char *p = buf[k++ % 8];
+    snprintf(p, sizeof buf[0], "%s/%s", tu_tmpdir(), name);
+    return p;
+}
+
+static int count_substr(const char *s, const char *sub)
+{
+    int n = 0;
+    for (const char *p = s; p && (p = strstr(p, sub)); p += strlen(sub))
+        n++;
+    return n;
+}
+
+/* Write DIR/results.csv, run `amsim report DIR` (status 0) and return DIR/report.html. */
+static char *report_of(const char *dirname, const char *csv)
+{
+    const char *dir = tmp_path(dirname);
+    char p[1200], args[1400], *err = NULL;
+    mkdir(dir, 0777);
+    snprintf(p, sizeof p, "%s/results.csv", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs(csv, f);
+    fclose(f);
+    snprintf(args, sizeof args, "report '%s'", dir);
+    int st = tu_amsim(args, NULL, &err);
+    CU_ASSERT_EQUAL(st, 0);
+    if (st)
+        printf("\nreport: %s\n", err ? err : "");
+    free(err);
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    return tu_slurp(p, NULL);
+}
+
+/* The per-policy table of the page (up to its </table>), NUL-terminated in place. */
+static char *policy_table(char *h)
+{
+    char *t = h ? strstr(h, "<h2>Per policy") : NULL, *end = t ? strstr(t, "</table>") : NULL;
+    if (end)
+        *end = 0;
+    return end ? t : NULL;
+}
+
+/* QA's study: one.trace reserves 2 MiB for 1 MiB (ratio 0.5); alloom.trace runs out of memory
+ * on both requests and reserves nothing (ratio undefined, an empty cell). The report said
+ * 25.0 % (0.5 and "" read as 0), stats 0.5 over n = 1; both now say 0.5 over one run. */
+static void test_report_undefined_not_zero(void)
+{
+    const char *one = tu_write("one.trace", "amsim-trace v1\nalloc 1 1MiB\n");
+    const char *oom = tu_write("alloom.trace", "amsim-trace v1\nalloc 1 100GiB\nalloc 2 200GiB\n"
+                                               "free 1\nfree 2\n");
+    char text[3000], args[3000], *out = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [%s, %s]\n"
+             "policies: [bfc]\n", tu_top(), one, oom);
+    const char *sw = tu_write("undef.yaml", text);
+    const char *dir = tmp_path("undef");
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, dir);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "report '%s'", dir);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "%s/report.html", dir);
+    char *h = tu_slurp(args, NULL), *t = policy_table(h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT(strstr(t, "<td>bfc</td><td class=num>2</td><td class=num>512.00 KiB</td>"
+                        "<td class=num>1.00 MiB</td><td class=num>50.0 % (n = 1)</td>") != NULL);
+    CU_ASSERT(strstr(t, "25.0 %") == NULL);
+    free(h);
+    snprintf(args, sizeof args, "stats '%s/results.csv' --metric hbm.fragmentation_ratio", dir);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\nbfc                  1            0.5 "));
+    free(out);
+}
+
+/* Every mean of the table leaves undefined cells out, each with its own count; a policy no run
+ * of which defines a metric reads n/a (n = 0), not 0. */
+static void test_report_every_mean(void)
+{
+    char *h = report_of("means",
+        "run_id,run,policy,trace,status,hbm.peak_live_bytes,hbm.peak_reserved_bytes,"
+        "hbm.fragmentation_ratio\n"
+        "1,r1,a,t1,ok,1048576,2097152,0.5\n"
+        "2,r2,a,t2,ok,,4194304,0.25\n"         /* live undefined: reserved mean 3 MiB */
+        "3,r3,a,t3,ok,3145728,,\n"             /* reserved and ratio undefined */
+        "4,r4,a,t4,failed,1,1,1\n"             /* a failed run counts nowhere */
+        "5,r5,b,t1,ok,1024,2048,\n"
+        "6,r6,b,t2,ok,1024,2048,\n");
+    char *t = policy_table(h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT(strstr(t, "<td>a</td><td class=num>3</td><td class=num>2.00 MiB (n = 2)</td>"
+                        "<td class=num>3.00 MiB (n = 2)</td><td class=num>37.5 % (n = 2)</td>")
+              != NULL);
+    CU_ASSERT(strstr(t, "<td>b</td><td class=num>2</td><td class=num>1.00 KiB</td>"
+                     "<td class=num>2.00 KiB</td><td class=num>n/a (n = 0)</td>") != NULL);
+    free(h);
+}
+
+/* The figure of the page whose caption starts with cap (from its <figure> to its </figure>),
+ * copied; NULL when there is none. */
+static char *figure(const char *h, const char *cap)
+{
+    const char *c = h ? strstr(h, cap) : NULL, *f = c;
+    while (f && f > h && strncmp(f, "<figure>", 8) != 0)
+        f--;
+    const char *end = c ? strstr(c, "</figure>") : NULL;
+    if (!f || !end || f == h)
+        return NULL;
+    char *s = malloc((size_t)(end - f) + 1);
+    memcpy(s, f, (size_t)(end - f));
+    s[end - f] = 0;
+    return s;
+}
+
+/* A sweep over two axes with policies bfc and caching and two traces: one heat map per policy,
+ * each at its own values, the caption naming the policy and what the other dimensions are held
+ * at. There used to be one map, at the first run's policy (bfc: every cell 2048 MiB, while
+ * caching's cells are 1600-1880 MiB), and a caption naming neither. A run that leaves the
+ * metric undefined leaves its cell empty (it read "0 B"). */
+static void test_report_heatmap_per_policy(void)
+{
+    char *h = report_of("heat-pol",
+        "run_id,run,memories.hbm.allocator.max_split_size,"
+        "memories.hbm.allocator.expandable_segments,policy,trace,status,"
+        "hbm.peak_reserved_bytes,hbm.peak_live_bytes,hbm.fragmentation_ratio\n"
+        "1,r1,unlimited,false,bfc,t1,ok,2147483648,1000,0.1\n"
+        "2,r2,16MiB,false,bfc,t1,ok,2147483648,1000,0.1\n"
+        "3,r3,unlimited,true,bfc,t1,ok,2147483648,1000,0.1\n"
+        "4,r4,16MiB,true,bfc,t1,ok,2147483648,1000,0.1\n"
+        "5,r5,unlimited,false,bfc,t2,ok,1048576,1000,0.1\n"
+        "6,r6,unlimited,false,caching,t1,ok,1677721600,1000,0.1\n"   /* 1600 MiB */
+        "7,r7,16MiB,false,caching,t1,ok,1681915904,1000,0.1\n"       /* 1604 MiB */
+        "8,r8,unlimited,true,caching,t1,ok,1971322880,1000,0.1\n"    /* 1880 MiB */
+        "9,r9,16MiB,true,caching,t1,ok,,1000,\n"                     /* undefined */
+        "10,r10,unlimited,false,caching,t2,ok,1047527424,1000,0.1\n"); /* 999 MiB */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    static const char axes[] = "hbm.peak_reserved_bytes in MiB over "
+        "memories.hbm.allocator.max_split_size and memories.hbm.allocator.expandable_segments; "
+        "held at trace = t1.</figcaption>";
+    char cap[512];
+    snprintf(cap, sizeof cap, "<figcaption>Policy bfc: %s", axes);
+    char *b = figure(h, cap);
+    snprintf(cap, sizeof cap, "<figcaption>Policy caching: %s", axes);
+    char *c = figure(h, cap);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_EQUAL(count_substr(h, "<figcaption>Policy "), 2);
+    CU_ASSERT_EQUAL(count_substr(b, ">2048 MiB<"), 4);
+    CU_ASSERT_EQUAL(count_substr(b, " MiB<"), 4);
+    CU_ASSERT_EQUAL(count_substr(c, ">1600 MiB<"), 1);
+    CU_ASSERT_EQUAL(count_substr(c, ">1604 MiB<"), 1);
+    CU_ASSERT_EQUAL(count_substr(c, ">1880 MiB<"), 1);
+    CU_ASSERT_EQUAL(count_substr(c, " MiB<") + count_substr(c, " B<"), 3);
+    CU_ASSERT(strstr(c, "2048 MiB") == NULL && strstr(c, "999 MiB") == NULL);
+    CU_ASSERT(strstr(b, "caching") == NULL);
+    free(b);
+    free(c);
+    free(h);
+}
+
+/* stats names the unit of every metric whose name says it and prints whole numbers in full:
+ * hbm.capacity and hbm.stats.allocated_bytes.peak said "unit: as in the table" and printed
+ * 2.14748e+09. */
+static void test_stats_units_exact(void)
+{
+    char csv[600], js[600];
+    snprintf(js, sizeof js, "%s", tu_write("units.json", ""));
+    snprintf(csv, sizeof csv, "%s", tu_write("units.csv",
+        "run_id,run,policy,status,hbm.capacity,hbm.stats.allocated_bytes.peak,"
+        "hbm.stats.segment.peak,hbm.max_external_fragmentation,allocator_seconds,"
+        "hbm.reserved_unallocated_at_peak,hbm.stats.plan_gap_fraction,knob\n"
+        "1,r1,a,ok,2147483648,1635780096,29,0.25,0.5,4096,0.125,3\n"
+        "2,r2,a,ok,2147483648,1635780097,30,0.5,1,4096,0.125,4\n"));
+    static const struct { const char *metric, *unit, *row; } cases[] = {
+        {"hbm.capacity", "bytes", "\na                    2     2147483648              0     2147483648 "
+                                  "    2147483648\n"},
+        {"hbm.stats.allocated_bytes.peak", "bytes", "\na                    2  1635780096.50"
+                                                    "           0.71  1635780090.15  1635780102.85\n"},
+        {"hbm.stats.segment.peak", "count", "\na                    2          29.50           0.71 "},
+        {"hbm.max_external_fragmentation", "fraction", "\na                    2          0.375 "},
+        {"allocator_seconds", "seconds", "\na                    2           0.75 "},
+        {"hbm.reserved_unallocated_at_peak", "bytes", "\na                    2           4096 "},
+        {"hbm.stats.plan_gap_fraction", "fraction", "\na                    2          0.125 "},
+        {"knob", "unknown, as in the table", "\na                    2            3.5 "},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char args[1200], want[256], *out = NULL;
+        snprintf(args, sizeof args, "stats '%s' --metric %s --json '%s'", csv, cases[i].metric,
+                 js);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        snprintf(want, sizeof want, "%s by policy (unit: %s; 95%% CI", cases[i].metric,
+                 cases[i].unit);
+        int ok = out && strstr(out, want) && strstr(out, cases[i].row);
+        CU_ASSERT(ok);
+        if (!ok)
+            printf("\n  stats --metric %s:\n%s", cases[i].metric, out ? out : "(none)");
+        free(out);
+        char *j = tu_slurp(js, NULL);
+        snprintf(want, sizeof want, "\"unit\": \"%s\"", strncmp(cases[i].unit, "unknown", 7)
+                 ? cases[i].unit : "unknown");
+        CU_ASSERT(j && strstr(j, want));
+        free(j);
+    }
+}
+
+/* `run --log FILE` under config cfg (a path) and policy pol on trace text; the log, or NULL. */
+static char *log_of(const char *cfg, const char *pol, const char *trace)
+{
+    char tr[600], lg[600], args[2000], *err = NULL;
+    snprintf(tr, sizeof tr, "%s", tu_write("log.trace", trace));
+    snprintf(lg, sizeof lg, "%s", tmp_path("run.log"));
+    remove(lg);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --policy %s --log '%s'", cfg, tr, pol, lg);
+    int st = tu_amsim(args, NULL, &err);
+    CU_ASSERT_EQUAL(st, 0);
+    if (st)
+        printf("\n  run --log: %s\n", err ? err : "");
+    free(err);
+    return tu_slurp(lg, NULL);
+}
+
+/* A multi-level log names the level on every line, R, G and S as A and OOM: QA's trace wrote
+ * "R 0 2097152" for hbm's region and "R 0 4096" for host's. Every level's policy writes an S
+ * line (host's platform, and caching on hbm, wrote none), and the "# level NAME" lines that
+ * stood for the name before the S lines are gone. */
+static void test_log_levels(void)
+{
+    char cfg[600];
+    snprintf(cfg, sizeof cfg, "%s/configs/default.yaml", tu_top());
+    static const char tr[] = "amsim-trace v1\nalloc 1 1MiB\nalloc 2 4KiB level=host\n";
+    static const char rest[] =
+        "host: S bytes_in_use.current=4096 bytes_in_use.peak=4096 num_allocs=1 "
+        "num_device_alloc=1 num_device_free=0 num_ooms=0\n"
+        "host_pageable: S bytes_in_use.current=0 bytes_in_use.peak=0 num_allocs=0 "
+        "num_device_alloc=0 num_device_free=0 num_ooms=0\n"
+        "smem: S bytes_in_use.current=0 bytes_in_use.peak=0 committed_bytes=0 num_allocs=0 "
+        "free_blocks=0 largest_free_block_bytes=0 ooms=0\n";
+    char want[4096];
+    char *l = log_of(cfg, "bfc", tr);
+    snprintf(want, sizeof want,
+             "hbm: R 0 2097152\nhbm: A 1 0 1048576\nhost: R 0 4096\nhost: A 2 0 4096\n"
+             "hbm: S bytes_in_use=1048576 peak_bytes_in_use=1048576 num_allocs=1 "
+             "largest_alloc_size=1048576 pool_bytes=2097152 peak_pool_bytes=2097152 "
+             "largest_free_chunk=1048576 fragmentation=0.000000000 ooms=0\n"
+             "hbm: G 0 2097152\n%s", rest);
+    CU_ASSERT(l && strcmp(l, want) == 0);
+    if (l && strcmp(l, want))
+        printf("\n  bfc log:\n%s", l);
+    free(l);
+    l = log_of(cfg, "caching", tr);
+    snprintf(want, sizeof want,
+             "hbm: R 0 2097152\nhbm: A 1 0 1048576\nhost: R 0 4096\nhost: A 2 0 4096\n"
+             "hbm: S allocated_bytes.current=1048576 allocated_bytes.peak=1048576 "
+             "reserved_bytes.current=2097152 reserved_bytes.peak=2097152 "
+             "active_bytes.current=1048576 active_bytes.peak=1048576 "
+             "requested_bytes.current=1048576 requested_bytes.peak=1048576 "
+             "inactive_split_bytes.current=1048576 inactive_split_bytes.peak=1048576 "
+             "allocation.current=1 allocation.peak=1 segment.current=1 segment.peak=1 "
+             "active.current=1 active.peak=1 inactive_split.current=1 inactive_split.peak=1 "
+             "num_alloc_retries=0 num_ooms=0 num_device_alloc=1 num_device_free=0\n%s", rest);
+    CU_ASSERT(l && strcmp(l, want) == 0);
+    if (l && strcmp(l, want))
+        printf("\n  caching log:\n%s", l);
+    free(l);
+}
+
+/* A single-level log is the BFC oracle format, no names: byte for byte what it was for bfc;
+ * caching gains its S line. */
+static void test_log_single_level(void)
+{
+    const char *cfg = tu_write("one.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n"
+                                           "    allocator: {policy: bfc}\n");
+    char c[600];
+    snprintf(c, sizeof c, "%s", cfg);
+    static const char tr[] = "amsim-trace v1\nalloc 1 1MiB\nalloc 2 3000\nfree 1\n";
+    char *l = log_of(c, "bfc", tr);
+    CU_ASSERT(l && strcmp(l, "R 0 805306368\nA 1 0 1048576\nA 2 1048576 3072\n"
+                             "S bytes_in_use=3072 peak_bytes_in_use=1051648 num_allocs=2 "
+                             "largest_alloc_size=1048576 pool_bytes=805306368 "
+                             "peak_pool_bytes=805306368 largest_free_chunk=804254720 "
+                             "fragmentation=0.001302088 ooms=0\nG 0 805306368\n") == 0);
+    free(l);
+    l = log_of(c, "caching", tr);
+    CU_ASSERT(l && strcmp(l, "R 0 2097152\nA 1 0 1048576\nA 2 1048576 3072\n"
+                             "S allocated_bytes.current=3072 allocated_bytes.peak=1051648 "
+                             "reserved_bytes.current=2097152 reserved_bytes.peak=2097152 "
+                             "active_bytes.current=3072 active_bytes.peak=1051648 "
+                             "requested_bytes.current=3000 requested_bytes.peak=1051576 "
+                             "inactive_split_bytes.current=2094080 "
+                             "inactive_split_bytes.peak=2094080 allocation.current=1 "
+                             "allocation.peak=2 segment.current=1 segment.peak=1 "
+                             "active.current=1 active.peak=2 inactive_split.current=2 "
+                             "inactive_split.peak=2 num_alloc_retries=0 num_ooms=0 "
+                             "num_device_alloc=1 num_device_free=0\n") == 0);
+    free(l);
+}
+
+void suite_report(void)
+{
+    TU_SUITE("report", {"undefined_not_zero", test_report_undefined_not_zero},
+             {"every_mean", test_report_every_mean},
+             {"heatmap_per_policy", test_report_heatmap_per_policy},
+             {"stats_units_exact", test_stats_units_exact},
+             {"log_levels", test_log_levels}, {"log_single_level", test_log_single_level});
+}
