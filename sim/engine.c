@@ -2004,8 +2004,8 @@ int sim_run(sim *s, trace *t, am_error *err)
     int rc;
     const char *fmt = trace_format(t);
     s->sum.validating = strcmp(fmt, "pytorch_snapshot") == 0;
-    /* a native or binary trace with recorded addresses (amsim convert of a snapshot) too */
-    const runctx c = {trace_path(t), strcmp(fmt, "native") == 0 || strcmp(fmt, "binary") == 0,
+    /* a trace with recorded addresses (amsim convert of a snapshot, a CSV's offsets) too */
+    const runctx c = {trace_path(t), trace_records_addrs(t),
                       s->o.progress && isatty(2), lean_possible(s)};
     const size_t ahead_from = s->o.lookahead_ids;
     s->file = c.file;
