@@ -2086,7 +2086,8 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
         s->name_len[i] = strlen(L->name);
         s->lat[i] = L->policy->take_latency != NULL;
         mem_params p = {L->name, L->kind, L->capacity, L->granularity, L->policy,
-                        L->policy_opts, rec, o->log, on_device, &s->dctx[i]};
+                        L->policy_opts, rec, o->log, on_device, &s->dctx[i],
+                        L->pad_requests_to};
         if (mem_create(&s->lv[i], &p, err) != 0) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);
