@@ -8,6 +8,11 @@
  * With recorded addresses (PyTorch snapshots) the space is the whole 64-bit range and a device
  * allocation made under a hint takes the recorded segment that contains the hinted address.
  *
+ * Padding (pad_requests_to, a power of two): a request is rounded up to a multiple of it before
+ * the policy sees it, here and nowhere else, so every policy pads alike (the hardware's layout,
+ * e.g. TPU VMEM's 4 KiB (8, 128) tiles, happens before any allocator); live bytes count the
+ * request as made, so the padding is internal fragmentation.
+ *
  * Metrics (allocators.md section 6) are updated after every allocation and free: live
  * (requested) bytes, allocated (given) bytes and reserved bytes with their peaks, reserved minus
  * allocated when reserved first reaches its peak, internal fragmentation, and external
@@ -25,6 +30,7 @@
 struct mem_level {
     char name[64], kind[32];
     uint64_t capacity, granularity;
+    uint64_t pad;          /* pad_requests_to, a power of two >= 1 */
     const struct alloc_ops *policy;
     void *st;
     alloc_env env;
@@ -154,6 +160,7 @@ int mem_create(mem_level **out, const mem_params *p, am_error *err)
     snprintf(m->kind, sizeof m->kind, "%s", p->kind ? p->kind : "other");
     m->capacity = p->capacity;
     m->granularity = p->granularity ? p->granularity : 1;
+    m->pad = p->pad_requests_to ? p->pad_requests_to : 1;
     m->policy = p->policy;
     m->log = p->log;
     m->log_names = p->log_names;
@@ -270,8 +277,18 @@ int mem_alloc(mem_level *m, const alloc_req *r, alloc_out *o)
 
 int mem_alloc_attempt(mem_level *m, const alloc_req *r, alloc_out *o)
 {
-    /* Larger than any level can be (config.c): refused before a policy's rounding overflows. */
-    int rc = r->bytes > AM_MAX_BYTES ? ALLOC_OOM : m->policy->alloc(m->st, r, o);
+    /* Larger than any level can be (config.c): refused before a policy's rounding overflows.
+     * Otherwise padded (to at most 4 EiB: pad is a power of two <= 4 EiB), the same for every
+     * policy: the policy sees the padded request, the level counts the one made. */
+    int rc;
+    if (r->bytes > AM_MAX_BYTES) {
+        rc = ALLOC_OOM;
+    } else if (m->pad > 1) {
+        alloc_req padded = {am_round_up(r->bytes, m->pad), r->stream};
+        rc = m->policy->alloc(m->st, &padded, o);
+    } else {
+        rc = m->policy->alloc(m->st, r, o);
+    }
     if (rc != ALLOC_OK) {
         update_metrics(m);
         return ALLOC_OOM;
@@ -431,6 +448,11 @@ uint64_t mem_capacity(const mem_level *m) { return m->capacity; }
 const struct alloc_ops *mem_policy(const mem_level *m) { return m->policy; }
 void *mem_policy_state(mem_level *m) { return m->st; }
 uint64_t mem_largest_free(mem_level *m) { return m->policy->largest_free(m->st); }
+
+uint64_t mem_padded(const mem_level *m, uint64_t bytes)
+{
+    return bytes > AM_MAX_BYTES ? bytes : am_round_up(bytes, m->pad);
+}
 
 uint64_t mem_free_in_reserved(const mem_level *m)
 {

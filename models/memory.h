@@ -37,12 +37,16 @@ typedef struct mem_params {
     void (*on_device)(void *ctx, int alloc, uint64_t addr, uint64_t bytes);
     void *on_device_ctx;
     int log_names;                /* a log shared by several levels: every line starts "NAME: " */
+    uint64_t pad_requests_to;     /* bytes, a power of two (0 or 1: none): every request is
+                                   * rounded up to a multiple before the policy sees it */
 } mem_params;
 
 int mem_create(mem_level **m, const mem_params *p, am_error *err);
 void mem_destroy(mem_level *m);
 
-/* Allocate for a request; ALLOC_OK with *o, or ALLOC_OOM. Updates counters and metrics. */
+/* Allocate for a request; ALLOC_OK with *o, or ALLOC_OOM. Updates counters and metrics. The
+ * policy is asked for r->bytes padded (mem_padded); live bytes count r->bytes, so the padding
+ * is internal fragmentation (given - requested). */
 int mem_alloc(mem_level *m, const alloc_req *r, alloc_out *o);
 /* The same, but a failure is not counted as an out-of-memory result (a request that will be
  * retried); mem_count_oom counts it when it finally fails. */
@@ -97,6 +101,9 @@ const mem_metrics *mem_get_metrics(const mem_level *m);
 const char *mem_name(const mem_level *m);
 const char *mem_kind(const mem_level *m);
 uint64_t mem_capacity(const mem_level *m);
+/* bytes as the policy is asked for them: rounded up to the level's pad_requests_to (requests of
+ * more than 4 EiB, out of memory anyway, as they are). */
+uint64_t mem_padded(const mem_level *m, uint64_t bytes);
 const struct alloc_ops *mem_policy(const mem_level *m);
 void *mem_policy_state(mem_level *m);
 uint64_t mem_largest_free(mem_level *m);

@@ -847,7 +847,7 @@ static void fill_defaults(cfg_node *map, const opt_desc *opts, int zero_fill)
 
 typedef struct level_opts {
     int kind;
-    uint64_t capacity, granularity;
+    uint64_t capacity, granularity, pad_requests_to;
     int on_oom, spill_victim;
     char spill_host[OPT_STRING_MAX];
 } level_opts;
@@ -861,6 +861,8 @@ static const opt_desc level_desc[] = {
     OPTE("kind", level_opts, kind, "other", "what the memory is", level_kinds),
     OPTD("capacity", OPT_SIZE, level_opts, capacity, NULL, "bytes (required)"),
     OPTD("granularity", OPT_SIZE, level_opts, granularity, "1B", "device allocation unit, bytes"),
+    OPTD("pad_requests_to", OPT_SIZE, level_opts, pad_requests_to, "1B",
+         "requests round up to a multiple of this (a power of two) before the allocator"),
     OPTE("on_oom", level_opts, on_oom, "fail", "fail, or spill_to_host", on_oom_kinds),
     OPTE("spill_victim", level_opts, spill_victim, "lru", "lru or largest first", victim_kinds),
     OPTD("spill_host", OPT_STRING, level_opts, spill_host, "", "host level for spills"),
@@ -1152,9 +1154,16 @@ static int build_levels(am_config *c, cfg_node *root, am_error *e)
         if (lo.granularity > AM_MAX_BYTES)
             return node_fail(e, map_get(ln, "granularity"), "%s.granularity: at most 4 EiB "
                              "(%llu bytes)", path, (unsigned long long)AM_MAX_BYTES);
+        /* a power of two (tile sizes are), at most 4 EiB: a padded request stays <= 4 EiB */
+        if (lo.pad_requests_to == 0 || (lo.pad_requests_to & (lo.pad_requests_to - 1)) ||
+            lo.pad_requests_to > AM_MAX_BYTES)
+            return node_fail(e, map_get(ln, "pad_requests_to"), "%s.pad_requests_to: %llu "
+                             "bytes is not a power of two from 1 byte to 4 EiB", path,
+                             (unsigned long long)lo.pad_requests_to);
         snprintf(lv->kind, sizeof lv->kind, "%s", level_kinds[lo.kind]);
         lv->capacity = lo.capacity;
         lv->granularity = lo.granularity;
+        lv->pad_requests_to = lo.pad_requests_to;
         lv->on_oom = lo.on_oom;
         lv->spill_victim = lo.spill_victim;
         lv->spill_host = -1;

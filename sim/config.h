@@ -16,6 +16,9 @@
  *       kind: hbm|host|host_pinned|vmem|smem|cmem|accumulator|shared|other   (default other)
  *       capacity: SIZE               required
  *       granularity: SIZE            device allocation granularity (default 1B)
+ *       pad_requests_to: SIZE        every request's bytes rounded up to a multiple of this (a
+ *                                    power of two) before the allocator sees it: arrays padded
+ *                                    to whole tiles, as TPU VMEM pads them (default 1B: none)
  *       allocator:                   (default policy best_fit)
  *         policy: NAME               any registered policy (models/policies.c)
  *         ...                        that policy's keys (models/alloc_*.c option tables); keys of
@@ -90,6 +93,7 @@ typedef struct cfg_level {
     char kind[CFG_NAME_MAX];
     uint64_t capacity;    /* bytes */
     uint64_t granularity; /* bytes */
+    uint64_t pad_requests_to; /* bytes, a power of two (1: requests as written) */
     const struct alloc_ops *policy;
     void *policy_opts;    /* the policy's options struct (policy->opts_size bytes) */
     const cfg_node *node; /* the level's map, for positions in messages */

@@ -2000,8 +2000,8 @@ int sim_run(sim *s, trace *t, am_error *err)
     int rc;
     const char *fmt = trace_format(t);
     s->sum.validating = strcmp(fmt, "pytorch_snapshot") == 0;
-    /* a native or binary trace with recorded addresses (amsim convert of a snapshot) too */
-    const runctx c = {trace_path(t), strcmp(fmt, "native") == 0 || strcmp(fmt, "binary") == 0,
+    /* a trace with recorded addresses (amsim convert of a snapshot, a CSV's offsets) too */
+    const runctx c = {trace_path(t), trace_records_addrs(t),
                       s->o.progress && isatty(2), lean_possible(s)};
     const size_t ahead_from = s->o.lookahead_ids;
     s->file = c.file;
@@ -2082,7 +2082,8 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
         s->name_len[i] = strlen(L->name);
         s->lat[i] = L->policy->take_latency != NULL;
         mem_params p = {L->name, L->kind, L->capacity, L->granularity, L->policy,
-                        L->policy_opts, rec, o->log, on_device, &s->dctx[i], s->nlevels > 1};
+                        L->policy_opts, rec, o->log, on_device, &s->dctx[i], s->nlevels > 1,
+                        L->pad_requests_to};
         if (mem_create(&s->lv[i], &p, err) != 0) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);

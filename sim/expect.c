@@ -517,7 +517,7 @@ static void probe_stats(mlist *l, const char *L, const struct alloc_ops *p, cons
 {
     mem_level *m;
     am_error e = {0};
-    mem_params mp = {"probe", "other", 1ULL << 30, 1, p, o, 0, NULL, NULL, NULL, 0};
+    mem_params mp = {"probe", "other", 1ULL << 30, 1, p, o, 0, NULL, NULL, NULL, 0, 1};
     if (mem_create(&m, &mp, &e) != 0)
         return;
     sctx c = {l, L};

@@ -186,6 +186,8 @@ int prepass_attach(sim *s, const am_config *cfg, const char *trace_path, const t
             continue;
         if (show)
             fprintf(stderr, "\r\033[Kamsim: planning %zu buffers of %s", counts[i], mem_name(m));
+        for (size_t k = 0; k < counts[i]; k++) /* planned as they will be asked for */
+            lists[i][k].size = mem_padded(m, lists[i][k].size);
         if (ops->set_plan(mem_policy_state(m), lists[i], counts[i], err))
             rc = -1;
     }

@@ -174,6 +174,7 @@ void trace_close(trace *t)
 
 const char *trace_format(const trace *t) { return t->reader ? t->reader->format : "unknown"; }
 const char *trace_path(const trace *t) { return t->path; }
+int trace_records_addrs(const trace *t) { return t->reader && t->reader->addrs; }
 uint64_t trace_skipped(const trace *t) { return t->skipped; }
 
 int trace_settings(const trace *t, const trace_setting **s)

@@ -83,6 +83,10 @@ void trace_close(trace *t);
 /* "native", "lifetime_csv", "pytorch_snapshot" */
 const char *trace_format(const trace *t);
 const char *trace_path(const trace *t);
+/* 1 when the format's allocations may carry a recorded address (native and binary `addr=`, a
+ * lifetime CSV's `offset` column, a snapshot's addresses): a run validates against them once
+ * one does, whatever format it came in (amsim convert must not change the results). */
+int trace_records_addrs(const trace *t);
 /* Rows skipped by rule (CSV: upper <= lower or size 0), counted. */
 uint64_t trace_skipped(const trace *t);
 

@@ -266,7 +266,7 @@ typedef struct binr {
 static int bin_next(trace *t, tr_event *ev, am_error *err);
 static void bin_close(trace *t);
 
-static const struct trace_reader bin_reader = {"binary", bin_next, bin_close};
+static const struct trace_reader bin_reader = {"binary", bin_next, bin_close, 1};
 
 #define BFAIL(...) am_fail_at(err, t->path, b->rec, 0, __VA_ARGS__)
 

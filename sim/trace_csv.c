@@ -6,7 +6,8 @@
  * are ticks of opts->time_unit ps; the lifetime is [lower, upper), or [lower, upper] (upper
  * becomes upper + 1) with opts->lifetimes_inclusive. Rows whose lifetime is empty after that
  * adjustment, or whose size is 0, are skipped and counted in t->skipped. `offset` becomes the
- * recorded address of the allocation (ev.addr).
+ * recorded address of the allocation (ev.addr), validated as a native addr= is (the reader
+ * declares its addresses: trace_records_addrs).
  *
  * Replay order (contract.md, "Lifetime CSV import"; the BFC oracle vectors in
  * ../shared/data/bfc-oracle were produced with it): every row gives an alloc at `lower` and a
@@ -88,7 +89,7 @@ typedef struct csv {
 static int csv_next(trace *t, tr_event *ev, am_error *err);
 static void csv_close(trace *t);
 
-static const struct trace_reader csv_reader = {"lifetime_csv", csv_next, csv_close};
+static const struct trace_reader csv_reader = {"lifetime_csv", csv_next, csv_close, 1};
 
 static const char *const csv_cols[] = {"id", "lower", "upper", "size", "offset"};
 

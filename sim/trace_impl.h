@@ -11,6 +11,8 @@ struct trace_reader {
     const char *format; /* "native", "lifetime_csv", "pytorch_snapshot", ... */
     int (*next)(trace *t, tr_event *ev, am_error *err);
     void (*close)(trace *t); /* frees t->impl */
+    int addrs; /* 1: its allocations may carry a recorded address (native addr=, a lifetime
+                * CSV's offset column, ...), validated once one does (trace_records_addrs) */
 };
 
 struct trace {

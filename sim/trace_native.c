@@ -94,7 +94,7 @@ typedef struct native {
 static int native_next(trace *t, tr_event *ev, am_error *err);
 static void native_close(trace *t);
 
-static const struct trace_reader native_reader = {"native", native_next, native_close};
+static const struct trace_reader native_reader = {"native", native_next, native_close, 1};
 
 static inline int native_ws(char c) { return c == ' ' || c == '\t'; }
 

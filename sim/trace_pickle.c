@@ -819,7 +819,7 @@ static void tp_close(trace *t)
     t->impl = NULL;
 }
 
-static const struct trace_reader tp_reader = {"pytorch_snapshot", tp_next, tp_close};
+static const struct trace_reader tp_reader = {"pytorch_snapshot", tp_next, tp_close, 1};
 
 int trace_pickle_open(trace *t, am_error *err)
 {

@@ -230,6 +230,8 @@ static void test_defaults(void)
     CU_ASSERT_STRING_EQUAL(val(c, "default_memory"), "hbm");
     CU_ASSERT_STRING_EQUAL(val(c, "memories.hbm.kind"), "other");
     CU_ASSERT_STRING_EQUAL(val(c, "memories.hbm.granularity"), "1B");
+    CU_ASSERT_EQUAL(c->levels[0].pad_requests_to, 1); /* requests as written */
+    CU_ASSERT_STRING_EQUAL(val(c, "memories.hbm.pad_requests_to"), "1B");
     CU_ASSERT_STRING_EQUAL(val(c, "memories.hbm.allocator.policy"), "best_fit");
     CU_ASSERT_STRING_EQUAL(val(c, "trace.lifetimes"), "half_open");
     CU_ASSERT_STRING_EQUAL(val(c, "trace.time_unit"), "1ns");
@@ -681,6 +683,16 @@ static void test_errors(void)
          "t.yaml:4:5: memories.hbm.capacity: at most 4 EiB (4611686018427387904 bytes)", 0},
         {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    granularity: 8388608TiB\n",
          "t.yaml:5:5: memories.hbm.granularity: at most 4 EiB (4611686018427387904 bytes)", 0},
+        /* pad_requests_to: a power of two from 1 byte to 4 EiB */
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    pad_requests_to: 3KiB\n",
+         "t.yaml:5:5: memories.hbm.pad_requests_to: 3072 bytes is not a power of two from 1 "
+         "byte to 4 EiB", 0},
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    pad_requests_to: 0\n",
+         "t.yaml:5:5: memories.hbm.pad_requests_to: 0 bytes is not a power of two from 1 byte "
+         "to 4 EiB", 0},
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    pad_requests_to: 8388608TiB\n",
+         "t.yaml:5:5: memories.hbm.pad_requests_to: 9223372036854775808 bytes is not a power of "
+         "two from 1 byte to 4 EiB", 0},
         {"version: 1\n", "t.yaml:1:1: missing required key 'memories' (at least one memory)", 0},
         {"version: 1\nmemories: {}\n", "t.yaml:2:1: memories: expected a map of at least one "
          "memory", 0},
@@ -733,6 +745,11 @@ static void test_errors(void)
             printf("\n  case %zu\n  message:  %s\n  expected: %s\n", i, m, cases[i].msg);
         CU_ASSERT(ok);
     }
+    /* by --set too, naming the argument */
+    const char *const pad[] = {"memories.hbm.pad_requests_to=96"};
+    ASSERT_MSG(load_err("version: 1\nmemories:\n  hbm: {capacity: 1GiB}\n", pad, 1),
+               "--set 'memories.hbm.pad_requests_to=96': memories.hbm.pad_requests_to: 96 bytes "
+               "is not a power of two from 1 byte to 4 EiB");
     /* the lists in messages name what exists */
     const char *m = load_err("version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n"
                              "      policy: nope\n", NULL, 0);

@@ -155,6 +155,71 @@ static void test_snapshot_native(void)
     }
 }
 
+/* A lifetime CSV's offset column is the allocations' recorded address, validated as the addr=
+ * of its conversions is: the same validation from the CSV, its native and its binary form
+ * (until 2026-11-25 the CSV's run had no validation at all). Two buffers whose recorded offsets
+ * overlap while both are live: BFC places the second at 256, not 50. */
+static void test_csv_offsets_validated(void)
+{
+    char cfg[1024];
+    snprintf(cfg, sizeof cfg, "%s/configs/default.yaml", tu_top()); /* h100, BFC */
+    const char *csv = tu_write("off.csv", "id,lower,upper,size,offset\n1,0,10,100,0\n"
+                                          "2,5,15,100,50\n");
+    const char *nat = tmp("off.trace"), *bin = tmp("off.amsb");
+    CU_ASSERT_FATAL(convert(csv, nat, "native", NULL) == 0);
+    CU_ASSERT_FATAL(convert(csv, bin, "binary", NULL) == 0);
+    /* the same rows out of `lower` order: read whole, not streamed (trace_csv.c) */
+    const char *rev = tu_write("offrev.csv", "id,lower,upper,size,offset\n2,5,15,100,50\n"
+                                             "1,0,10,100,0\n");
+    const char *files[4] = {csv, nat, bin, rev};
+    val v[4];
+    for (int k = 0; k < 4; k++) {
+        run_spec sp = {.config = cfg, .trace = files[k]};
+        am_error err = {0};
+        memset(&v[k], 0, sizeof v[k]);
+        CU_ASSERT_FATAL(run_once(&sp, grab_summary, &v[k], NULL, &err) == 0);
+        CU_ASSERT(v[k].s.validating);
+        CU_ASSERT_EQUAL(v[k].s.recorded_allocs, 2);
+        CU_ASSERT_EQUAL(v[k].s.address_matches, 1);
+        CU_ASSERT(v[k].s.have_mismatch);
+        CU_ASSERT_EQUAL(v[k].s.mismatch_seq, 1);
+        CU_ASSERT_EQUAL(v[k].s.mismatch_id, 2);
+        CU_ASSERT_EQUAL(v[k].s.mismatch_recorded, 50);
+        CU_ASSERT_EQUAL(v[k].s.mismatch_simulated, 256);
+    }
+    CU_ASSERT_EQUAL(v[0].s.mismatch_line, 3); /* the CSV row; the native line is 4 */
+    CU_ASSERT_EQUAL(v[1].s.mismatch_line, 4);
+    CU_ASSERT_EQUAL(v[3].s.mismatch_line, 2);
+
+    /* without the offset column: nothing recorded, no validation */
+    const char *plain = tu_write("nooff.csv", "id,lower,upper,size\n1,0,10,100\n2,5,15,100\n");
+    run_spec sp = {.config = cfg, .trace = plain};
+    am_error err = {0};
+    memset(&v[0], 0, sizeof v[0]);
+    CU_ASSERT_FATAL(run_once(&sp, grab_summary, &v[0], NULL, &err) == 0);
+    CU_ASSERT(!v[0].s.validating);
+    CU_ASSERT_EQUAL(v[0].s.recorded_allocs, 0);
+
+    /* MiniMalloc's solution B (170 buffers, offsets in a 1 MiB arena): 31 of 170 at their
+     * offsets under offline's plan, from the CSV and from its binary form */
+    const char *sol = tu_shared("minimalloc/solutions/B.1048576.solution.csv");
+    if (!sol)
+        return;
+    CU_ASSERT_FATAL(convert(sol, bin, "binary", NULL) == 0);
+    files[1] = bin;
+    files[0] = sol;
+    for (int k = 0; k < 2; k++) {
+        run_spec r = {.config = cfg, .trace = files[k], .policy = "offline"};
+        memset(&v[k], 0, sizeof v[k]);
+        CU_ASSERT_FATAL(run_once(&r, grab_summary, &v[k], NULL, &err) == 0);
+        CU_ASSERT(v[k].s.validating);
+        CU_ASSERT_EQUAL(v[k].s.recorded_allocs, 170);
+        CU_ASSERT_EQUAL(v[k].s.address_matches, 31);
+    }
+    CU_ASSERT_EQUAL(v[0].s.mismatch_id, v[1].s.mismatch_id);
+    CU_ASSERT_EQUAL(v[0].s.mismatch_simulated, v[1].s.mismatch_simulated);
+}
+
 static const char *const lv[] = {"hbm", "host"};
 
 static int read_all(const char *path, tr_event *evs, int max, char names[][32])
@@ -578,6 +643,7 @@ void suite_convert(void)
 {
     TU_SUITE("convert", {"native -> csv -> native: same placements", test_native_csv_native},
              {"snapshot -> native: same validation", test_snapshot_native},
+             {"csv offsets validated as native and binary addr=", test_csv_offsets_validated},
              {"native writer round-trips every field", test_writer_fields},
              {"gzip inputs read transparently", test_gzip},
              {"binary form round trip and truncation", test_binary},

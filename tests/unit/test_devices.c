@@ -2,8 +2,9 @@
  * config does ("version: 1\ndevice: NAME"): exact capacities of every level the preset defines,
  * exact host-link peak and efficiency, the policy of every level, that every link joins two
  * existing levels, that no preset writes memory_fraction (it would leak into `--policy caching`),
- * that each preset file also loads on its own, and that each device runs its shipped example
- * trace without an out-of-memory. The figures and their sources are in the YAML comments and
+ * that each preset file also loads on its own, that each device runs its shipped example
+ * trace without an out-of-memory, and that TPU VMEM pads requests to 4 KiB tiles (exact
+ * placements) while no other level pads. The figures and their sources are in the YAML comments and
  * ../shared/specs/hardware.md; a change to a preset must change this table too. */
 #define _GNU_SOURCE
 #include <CUnit/CUnit.h>
@@ -306,11 +307,86 @@ static void test_runs(void)
     }
 }
 
+/* Placement rows "address,requested,allocated" of a run of trace under config yaml (with one
+ * --set, or none), one per line. */
+static char *vmem_rows(const char *yaml, const char *set)
+{
+    const char *tpath = tu_write("tiles.trace", "amsim-trace v1\n"
+                                                "alloc 1 100 level=vmem\n"
+                                                "alloc 2 100 level=vmem\n"
+                                                "alloc 3 5000 level=vmem\n"
+                                                "free 2\n"
+                                                "alloc 4 4096 level=vmem\n"
+                                                "free 1\nfree 3\nfree 4\n");
+    char pl[1024];
+    snprintf(pl, sizeof pl, "%s/tiles.csv", tu_tmpdir());
+    run_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.config = tu_write("tiles.yaml", yaml);
+    sp.trace = tpath;
+    sp.placements = pl;
+    sp.check = 1;
+    if (set) {
+        sp.sets[0] = set;
+        sp.nsets = 1;
+    }
+    am_error err = {0};
+    if (run_once(&sp, NULL, NULL, NULL, &err) != 0) {
+        printf("\n  %s", err.msg);
+        return NULL;
+    }
+    char *text = tu_slurp(pl, NULL), *rows = calloc(1, 512);
+    size_t n = 0;
+    for (char *line = text ? strchr(text, '\n') : NULL; line && line[1];
+         line = strchr(line + 1, '\n')) {
+        char a[32], r[32], g[32];
+        if (sscanf(line + 1, "%*[^,],%*[^,],%*[^,],%31[^,],%31[^,],%31[^,],", a, r, g) == 3)
+            n += (size_t)snprintf(rows + n, 512 - n, "%s,%s,%s\n", a, r, g);
+    }
+    free(text);
+    return rows;
+}
+
+/* TPU VMEM pads arrays to whole (8, 128) tiles of 4-byte words, 4 KiB (hardware.md): every
+ * preset's vmem pads each request to a multiple of 4 KiB, so two 100-byte arrays sit at 0 and
+ * 4096 and each takes 4096 bytes. Until 2026-11-25 the presets said it with `granularity`,
+ * which rounds only device calls: best_fit placed them at 0 and 256, 256 bytes each. GPU
+ * presets pad nothing. */
+static void test_vmem_tiles(void)
+{
+    const char *want = "0,100,4096\n4096,100,4096\n8192,5000,8192\n4096,4096,4096\n";
+    for (size_t i = 0; i < NDEV; i++) {
+        am_config *c = load_device(devices[i].name, NULL, 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+        int tpu = strncmp(devices[i].name, "tpu", 3) == 0;
+        for (int k = 0; k < c->nlevels; k++)
+            CU_ASSERT_EQUAL(c->levels[k].pad_requests_to,
+                            tpu && !strcmp(c->levels[k].name, "vmem") ? 4 * KiB : 1);
+        cfg_free(c);
+        if (!tpu)
+            continue;
+        char yaml[128];
+        snprintf(yaml, sizeof yaml, "version: 1\ndevice: %s\n", devices[i].name);
+        char *rows = vmem_rows(yaml, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rows);
+        if (strcmp(rows, want) != 0)
+            printf("\n  %s: %s", devices[i].name, rows);
+        CU_ASSERT_STRING_EQUAL(rows, want);
+        free(rows);
+        /* without the padding: best_fit's own 256-byte alignment */
+        rows = vmem_rows(yaml, "memories.vmem.pad_requests_to=1B");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rows);
+        CU_ASSERT_STRING_EQUAL(rows, "0,100,256\n256,100,256\n512,5000,5120\n5632,4096,4096\n");
+        free(rows);
+    }
+}
+
 void suite_devices(void)
 {
     TU_SUITE("devices", {"preset figures exact", test_figures},
              {"levels have policies, links join levels", test_structure},
              {"memory_fraction left to the policy", test_no_memory_fraction},
              {"preset files load alone", test_files_load},
-             {"shipped traces run", test_runs});
+             {"shipped traces run", test_runs},
+             {"TPU VMEM pads requests to 4 KiB tiles", test_vmem_tiles});
 }

@@ -27,7 +27,8 @@ int tl_open_log(tl_level *L, const char *policy, const char *level_keys, const c
     const cfg_level *c = &L->cfg->levels[0];
     mem_params p = {.name = c->name, .kind = c->kind, .capacity = c->capacity,
                     .granularity = c->granularity, .policy = c->policy,
-                    .policy_opts = c->policy_opts, .log = L->log};
+                    .policy_opts = c->policy_opts, .log = L->log,
+                    .pad_requests_to = c->pad_requests_to};
     if (mem_create(&L->m, &p, &err) != 0) {
         fprintf(stderr, "\nmem (%s): %s\n", policy, err.msg);
         if (L->log)
