@@ -1,20 +1,33 @@
 /* mincap.c - `amsim mincap`: per policy, the smallest memory at which a trace runs without an
- * out-of-memory event (contract.md, Commands).
+ * out-of-memory event on the level searched (contract.md, Commands).
  *
  * Each policy is placed on the level searched (the default one, or --level NAME), and its knob
  * is set there: BFC's `memory_limit` (the device capacity is raised to at least the limit, since
- * the device must hold the pool) and every other policy's level `capacity`. Values are multiples
- * of the granularity G (default 1 MiB). Method:
- *  1. one run with the knob at the configured capacity (doubled until no OOM) gives
- *     peak_live_bytes, a lower bound for every policy: below it any run has an OOM;
- *  2. per policy, try ceil(peak_live / G) * G, then double until a run has no OOM (upper
- *     bound); the last failing value (or the multiple of G below peak live) is the lower end;
+ * the device must hold the pool) and every other policy's level `capacity`. Everything else is
+ * the config as given, spilling (`on_oom: spill_to_host`) and defragmentation included, so a
+ * policy that spills can need less than the trace's peak live bytes. Values are multiples of
+ * the granularity G (default 1 MiB). Method:
+ *  1. one reference run, the same whatever the policies listed: `best_fit` on the level with
+ *     `on_oom: fail` there, its capacity at the configured one, doubled until no OOM. It gives
+ *     the trace's peak live bytes on the level (every request served and held; shown for
+ *     comparison, not a bound: spilling and BFC's retry-after-free hold less at once) and L,
+ *     the largest single request the trace makes there, which every policy is asked for (the
+ *     observer sees trace requests only, not spill copies; recorded `oom` lines are left out:
+ *     `offline` is not asked for them). L is a lower bound for every policy: a run with no OOM
+ *     has served that request, which needs L bytes at once whatever was spilled before;
+ *  2. per policy, on its own: try ceil(L / G) * G, then double until a run has no OOM (upper
+ *     bound); the last failing value (or the multiple of G below L) is the lower end; a value
+ *     the policy refuses (too small for it to be configured) counts as failing;
  *  3. bisect between them on multiples of G;
  *  4. verify both stated properties by running again: no OOM at M, an OOM at M - G.
- * Bisection assumes that more memory never causes an OOM. Real allocators are not always
- * monotone (a larger pool changes region sizes and split decisions), so M is "the smallest value
- * found by bisection between peak live and an upper bound that succeeds"; a smaller value may
- * also succeed. When the check in step 4 fails the result says so instead of claiming it. */
+ * A policy's answer depends only on the config, the trace, the level, G and that policy, never
+ * on the other policies listed or their order. Bisection assumes that more memory never
+ * causes an OOM. Real allocators (and spilling) are not always monotone (a larger pool changes
+ * region sizes, split decisions and spill victims), so M is "the smallest value found by
+ * bisection between L and an upper bound that succeeds"; a smaller value may also succeed. The
+ * search sees no non-monotonicity (it only probes between a failure and a success); M - G was
+ * already seen to fail (or lies below L), so step 4 is a reproducibility check, and a failed
+ * check is reported as such instead of being claimed. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -47,6 +60,7 @@ typedef struct mc {
 typedef struct probe_out {
     int level;                /* in: the level searched */
     uint64_t ooms, peak_live; /* out: that level's OOM count and peak live bytes */
+    uint64_t max_request;     /* out: its largest request but recorded `oom` lines' (bytes) */
 } probe_out;
 
 static void probe_cb(void *ctx, sim *s, const report_trace *t)
@@ -58,14 +72,30 @@ static void probe_cb(void *ctx, sim *s, const report_trace *t)
     o->peak_live = m->peak_live_bytes;
 }
 
-/* One run with the knob at v: 1 no OOM, 0 OOM, -1 error. */
-static int probe(const mc *c, const char *policy, int is_bfc, uint64_t base_cap, uint64_t v,
-                 uint64_t *peak_live, int *runs, am_error *err)
+static void probe_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level,
+                        uint32_t stream, uint64_t addr, uint64_t requested, uint64_t size, int ok)
+{
+    (void)t, (void)seq, (void)stream, (void)addr, (void)size, (void)ok;
+    probe_out *o = ctx;
+    if (level == o->level && id != TR_NO_ID && requested > o->max_request)
+        o->max_request = requested;
+}
+
+#define MC_REFUSED (-2)
+
+/* One run with policy on the level and its knob at v: 1 no OOM on the level, 0 OOM, -1 error,
+ * MC_REFUSED when the policy refuses the knob's value (bfc's memory_limit below 256 bytes,
+ * buddy's or tlsf's capacity below 256 bytes, prealloc's arena of 0 bytes; err says so): no
+ * run at v, which the search takes as a value that fails.
+ * ref: the reference run (spilling off on the level, the largest request recorded in *o). */
+static int probe(const mc *c, const char *policy, int ref, uint64_t base_cap, uint64_t v,
+                 probe_out *o, int *runs, am_error *err)
 {
     /* The policy goes on the searched level by a --set of its own: run_spec.policy would put it
      * on the default level and leave the searched one with its configured policy. */
     run_spec sp = {.config = c->config, .trace = c->trace};
-    char pol[256], knob[256], cap[256];
+    char pol[256], knob[256], cap[256], oom[256];
+    int is_bfc = strcmp(policy, "bfc") == 0;
     for (int i = 0; i < c->nsets; i++)
         sp.sets[sp.nsets++] = c->sets[i];
     snprintf(pol, sizeof pol, "memories.%s.allocator.policy=%s", c->level_s, policy);
@@ -77,13 +107,25 @@ static int probe(const mc *c, const char *policy, int is_bfc, uint64_t base_cap,
     } else
         snprintf(knob, sizeof knob, "memories.%s.capacity=%" PRIu64, c->level_s, v);
     sp.sets[sp.nsets++] = knob;
-    probe_out o = {c->level, 0, 0};
+    probe_out local;
+    if (!o)
+        o = &local;
+    *o = (probe_out){.level = c->level};
+    sim_observer obs = {.ctx = o, .alloc = probe_alloc};
+    if (ref) {
+        snprintf(oom, sizeof oom, "memories.%s.on_oom=fail", c->level_s);
+        sp.sets[sp.nsets++] = oom;
+        sp.observer = &obs;
+    }
     (*runs)++;
-    if (run_once(&sp, probe_cb, &o, NULL, err) != 0)
-        return -1;
-    if (peak_live)
-        *peak_live = o.peak_live;
-    return o.ooms == 0;
+    if (run_once(&sp, probe_cb, o, NULL, err) != 0) {
+        /* a refusal of our own --set of the knob is reported at it (config.c) */
+        char at[300];
+        snprintf(at, sizeof at, "--set '%s':", knob);
+        return err->status == AM_EINPUT && strncmp(err->msg, at, strlen(at)) == 0 ? MC_REFUSED
+                                                                                : -1;
+    }
+    return o->ooms == 0;
 }
 
 typedef struct mc_result {
@@ -98,25 +140,25 @@ typedef struct mc_result {
 
 static uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
-static void search(const mc *c, uint64_t peak, uint64_t base_cap, mc_result *r)
+/* Step 2 to 4 for r->policy, from the lower bound L (bytes). */
+static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
 {
     am_error err = {0};
-    int bfc = strcmp(r->policy, "bfc") == 0;
-    r->knob = bfc ? "memory_limit" : "capacity";
+    r->knob = strcmp(r->policy, "bfc") == 0 ? "memory_limit" : "capacity";
     uint64_t G = c->gran;
-    uint64_t lo_k = div_up(peak, G) ? div_up(peak, G) - 1 : 0; /* lo_k * G < peak: fails */
+    uint64_t lo_k = div_up(L, G) ? div_up(L, G) - 1 : 0; /* lo_k * G < L: fails */
     uint64_t hi_k = lo_k + 1;
-    if (hi_k == 0)
-        hi_k = 1;
     int p;
     for (;;) {
-        p = probe(c, r->policy, bfc, base_cap, hi_k * G, NULL, &r->runs, &err);
-        if (p < 0)
+        p = probe(c, r->policy, 0, base_cap, hi_k * G, NULL, &r->runs, &err);
+        if (p == -1)
             goto fail;
-        if (p)
+        if (p == 1)
             break;
         lo_k = hi_k;
         if (hi_k * G >= MC_MAX_VALUE) {
+            if (p == MC_REFUSED)
+                goto fail;
             snprintf(r->error, sizeof r->error, "out of memory even at %" PRIu64 " bytes",
                      hi_k * G);
             return;
@@ -125,10 +167,10 @@ static void search(const mc *c, uint64_t peak, uint64_t base_cap, mc_result *r)
     }
     while (hi_k - lo_k > 1) {
         uint64_t mid = lo_k + (hi_k - lo_k) / 2;
-        p = probe(c, r->policy, bfc, base_cap, mid * G, NULL, &r->runs, &err);
-        if (p < 0)
+        p = probe(c, r->policy, 0, base_cap, mid * G, NULL, &r->runs, &err);
+        if (p == -1)
             goto fail;
-        if (p)
+        if (p == 1)
             hi_k = mid;
         else
             lo_k = mid;
@@ -136,15 +178,15 @@ static void search(const mc *c, uint64_t peak, uint64_t base_cap, mc_result *r)
     r->found = 1;
     r->min_bytes = hi_k * G;
     /* verify both properties with fresh runs */
-    p = probe(c, r->policy, bfc, base_cap, r->min_bytes, NULL, &r->runs, &err);
+    p = probe(c, r->policy, 0, base_cap, r->min_bytes, NULL, &r->runs, &err);
     if (p < 0)
         goto fail;
     r->ok_at_min = p == 1;
     if (r->min_bytes > G) {
-        p = probe(c, r->policy, bfc, base_cap, r->min_bytes - G, NULL, &r->runs, &err);
-        if (p < 0)
+        p = probe(c, r->policy, 0, base_cap, r->min_bytes - G, NULL, &r->runs, &err);
+        if (p == -1)
             goto fail;
-        r->oom_below = p == 0;
+        r->oom_below = p != 1; /* refused: nothing smaller runs either */
     } else
         r->oom_below = 1; /* nothing smaller than one granule exists */
     return;
@@ -162,10 +204,13 @@ static void usage(FILE *f)
             "                    [--json FILE] [--level NAME] [--set PATH=VALUE]... [-q]\n"
             "  per policy, the smallest memory at which TRACE runs with no out-of-memory event on\n"
             "  the level (default: the config's default memory): BFC's memory_limit (capacity\n"
-            "  raised to hold it), other policies' capacity. Found by bisection on multiples of\n"
-            "  the granularity (default 1MiB) between peak live bytes and an upper bound found\n"
-            "  by doubling; both properties (no OOM at M, an OOM at M - granularity) are checked\n"
-            "  again at the end and reported ('non-monotone' when the second fails).\n");
+            "  raised to hold it), other policies' capacity; the rest of the config as given,\n"
+            "  spilling included. Found by bisection on multiples of the granularity (default\n"
+            "  1MiB) between the largest single request on the level (a lower bound for every\n"
+            "  policy) and an upper bound found by doubling; each policy is searched on its own.\n"
+            "  Both properties (no OOM at M, an OOM at M - granularity) are checked again at the\n"
+            "  end and reported. Peak live bytes (every request held, nothing spilled) is shown\n"
+            "  for comparison: spilling, or offline skipping recorded oom lines, can need less.\n");
 }
 
 /* Everything after the options: the searches, then the JSON (*op, opened by the caller, NULL
@@ -202,12 +247,12 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         snprintf(res[np++].policy, sizeof res[0].policy, "%s", cfg->levels[c->level].policy->name);
     cfg_free(cfg);
 
-    /* 1. peak live bytes: a run with enough memory (doubling from the capacity) */
-    uint64_t peak = 0, v = base_cap;
+    /* 1. the reference run: best_fit with spilling off, capacity doubled until no OOM */
+    uint64_t v = base_cap;
+    probe_out ref;
     int runs0 = 0;
     for (;;) {
-        int p = probe(c, res[0].policy, strcmp(res[0].policy, "bfc") == 0, base_cap, v, &peak,
-                      &runs0, &err);
+        int p = probe(c, "best_fit", 1, base_cap, v, &ref, &runs0, &err);
         if (p < 0) {
             fprintf(stderr, "amsim: %s\n", err.msg);
             return err.status ? err.status : 2;
@@ -215,12 +260,13 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         if (p)
             break;
         if (v >= MC_MAX_VALUE) {
-            fprintf(stderr, "%s: %s runs out of memory even with %" PRIu64 " bytes\n", prog,
-                    res[0].policy, v);
+            fprintf(stderr, "%s: the reference run (best_fit) runs out of memory even with %"
+                    PRIu64 " bytes\n", prog, v);
             return 1;
         }
         v *= 2;
     }
+    uint64_t peak = ref.peak_live, L = ref.max_request;
     if (peak == 0) { /* no request: no memory is too small, and no answer would be checked */
         fprintf(stderr, "%s: %s makes no allocation on level %s: nothing to size (choose the "
                 "level with --level)\n", prog, c->trace, c->level_s);
@@ -230,7 +276,7 @@ static int mc_main(mc *c, const char *pols, outfile **op)
     for (int i = 0; i < np; i++) {
         if (!c->quiet && isatty(2))
             fprintf(stderr, "\r%s: searching %s (%d of %d)...", prog, res[i].policy, i + 1, np);
-        search(c, peak, base_cap, &res[i]);
+        search(c, L, base_cap, &res[i]);
         bad |= !res[i].found;
     }
     if (!c->quiet && isatty(2))
@@ -242,6 +288,7 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         json_init(&w, out_fp(o), 1);
         json_obj(&w);
         json_ku64(&w, "peak_live_bytes", peak);
+        json_ku64(&w, "lower_bound_bytes", L);
         json_ku64(&w, "granularity", c->gran);
         json_kstr(&w, "level", c->level_s);
         json_kstr(&w, "trace", c->trace);
@@ -278,10 +325,12 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         char a[32], b[32];
         printf("mincap: %s on level %s, granularity %s\n", c->trace, c->level_s,
                units_fmt_size(a, sizeof a, c->gran));
-        printf("peak live bytes (lower bound for every policy): %s (%" PRIu64 " B)\n\n",
+        printf("peak live bytes (every request held, nothing spilled): %s (%" PRIu64 " B)\n",
                units_fmt_size(b, sizeof b, peak), peak);
+        printf("lower bound for every policy (largest single request): %s (%" PRIu64 " B)\n\n",
+               units_fmt_size(b, sizeof b, L), L);
         printf("%-12s %-13s %16s %12s %14s %5s  %s\n", "policy", "knob", "min bytes (B)", "min",
-               "over peak live", "runs", "check");
+               "vs peak live", "runs", "check");
         for (int i = 0; i < np; i++) {
             const mc_result *r = &res[i];
             if (!r->found) {
@@ -290,12 +339,13 @@ static int mc_main(mc *c, const char *pols, outfile **op)
                 continue;
             }
             char pct[32];
-            snprintf(pct, sizeof pct, "+%.1f %%",
+            snprintf(pct, sizeof pct, "%+.1f %%",
                      peak ? 100.0 * ((double)r->min_bytes - (double)peak) / (double)peak : 0.0);
             printf("%-12s %-13s %16" PRIu64 " %12s %14s %5d  %s\n", r->policy, r->knob,
                    r->min_bytes, units_fmt_size(a, sizeof a, r->min_bytes), pct, r->runs,
                    !r->ok_at_min ? "FAILED: OOM at the reported value (nondeterministic run?)"
-                   : !r->oom_below ? "non-monotone: no OOM at min - granularity either"
+                   : !r->oom_below ? "FAILED: no OOM at min - granularity on a second run "
+                                     "(nondeterministic run, or a request below the bound?)"
                                    : "ok (no OOM at min, OOM at min - granularity)");
         }
     }

@@ -1347,6 +1347,118 @@ static void test_mincap(void)
     free(j);
 }
 
+/* One policy's answer does not depend on the others listed nor on their order: the lower bound
+ * and the reference peak live come from one run of their own (best_fit, spilling off), not from
+ * the first policy's run. Until 2026-11-25 `--policies bfc,offline` bracketed offline from bfc's
+ * peak live (101 GiB, the `oom 100GiB` line included, which offline is never asked for) and
+ * reported 101 GiB flagged non-monotone, while `offline,bfc` gave offline 1 GiB and a header
+ * and JSON peak live of 1 GiB. */
+static void test_mincap_policy_order(void)
+{
+    const char *tr = tu_write("mc-oom.trace", "amsim-trace v1\nalloc 1 1GiB\noom 100GiB\nfree 1\n");
+    static const char *const orders[] = {"bfc,offline", "offline,bfc"};
+    char *rows[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++) {
+        const char *js = path_in_tmp(k ? "mc-oom2.json" : "mc-oom1.json");
+        char args[2048], *out = NULL;
+        snprintf(args, sizeof args, "mincap -c '%s/configs/default.yaml' -t '%s' --policies %s "
+                 "--json '%s'", tu_top(), tr, orders[k], js);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+        CU_ASSERT(strstr(out, "peak live bytes (every request held, nothing spilled): 101.00 GiB "
+                         "(108447924224 B)") != NULL);
+        CU_ASSERT(strstr(out, "lower bound for every policy (largest single request): 1.00 GiB "
+                         "(1073741824 B)") != NULL);
+        CU_ASSERT(strstr(out, "non-monotone") == NULL && strstr(out, "FAILED") == NULL);
+        /* the two rows, whatever their order: offline's answer is its own */
+        const char *o = strstr(out, "\noffline "), *b = strstr(out, "\nbfc ");
+        CU_ASSERT_FATAL(o && b);
+        CU_ASSERT(strncmp(o, "\noffline      capacity            1073741824     1.00 GiB"
+                          "        -99.0 %", 72) == 0);
+        CU_ASSERT(strncmp(b, "\nbfc          memory_limit      108447924224   101.00 GiB"
+                          "         +0.0 %", 72) == 0);
+        char *j = tu_slurp(js, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        CU_ASSERT_DOUBLE_EQUAL(json_num(j, NULL, "peak_live_bytes"), 108447924224.0, 0);
+        CU_ASSERT_DOUBLE_EQUAL(json_num(j, NULL, "lower_bound_bytes"), 1073741824.0, 0);
+        CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"offline\": {", "min_bytes"), 1073741824.0, 0);
+        CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"bfc\": {", "min_bytes"), 108447924224.0, 0);
+        CU_ASSERT(strstr(j, "\"monotone_check\": false") == NULL);
+        free(j);
+        /* each row (policy to check) is the same line in both orders, the run count included */
+        char *ol = strndup(o, strcspn(o + 1, "\n") + 1), *bl = strndup(b, strcspn(b + 1, "\n") + 1);
+        size_t n = strlen(ol) + strlen(bl) + 1;
+        rows[k] = malloc(n);
+        snprintf(rows[k], n, "%s%s", ol, bl);
+        free(ol);
+        free(bl);
+        free(out);
+    }
+    CU_ASSERT(rows[0] && rows[1] && strcmp(rows[0], rows[1]) == 0);
+    free(rows[0]);
+    free(rows[1]);
+}
+
+/* Spilling: the search runs the config as given, spilling included, so the answer can be below
+ * the trace's peak live. configs/examples/gpu_spill.yaml on traces/gpu_spill_step.trace holds
+ * 1.32 GiB at once without spilling, but bfc spilling to host needs a memory_limit of only
+ * 224 MiB; at 223 MiB 8 requests run out.
+ * Until 2026-11-25 mincap started at peak live, called it a lower bound, answered 1.32 GiB and
+ * flagged it non-monotone. The lower bound is the largest single request, 96 MiB. */
+static void test_mincap_spill(void)
+{
+    const char *js = path_in_tmp("mc-spill.json");
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "mincap -c '%s/configs/examples/gpu_spill.yaml' -t "
+             "'%s/traces/gpu_spill_step.trace' --policies bfc --json '%s'", tu_top(), tu_top(), js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\nbfc          memory_limit         234881024   224.00 MiB"
+                            "        -83.4 %") &&
+              strstr(out, "ok (no OOM at min, OOM at min - granularity)"));
+    free(out);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, NULL, "peak_live_bytes"), 1417678848.0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, NULL, "lower_bound_bytes"), 100663296.0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"bfc\": {", "min_bytes"), 234881024.0, 0);
+    CU_ASSERT(strstr(j, "\"oom_at_min_minus_granularity\": true") &&
+              strstr(j, "\"monotone_check\": true"));
+    free(j);
+    /* the answer against direct runs: no OOM at 224 MiB, an OOM at 223 MiB (--fail-on-oom) */
+    for (int below = 0; below < 2; below++) {
+        snprintf(args, sizeof args, "run -q --fail-on-oom -c '%s/configs/examples/gpu_spill.yaml' "
+                 "-t '%s/traces/gpu_spill_step.trace' --set "
+                 "memories.hbm.allocator.memory_limit=%dMiB", tu_top(), tu_top(), below ? 223 : 224);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), below ? 3 : 0);
+    }
+}
+
+/* A value a policy refuses to be configured with is one at which it cannot run: a failing
+ * value for the search, not the end of it. Three live 100-byte buffers at a granularity of 1
+ * byte: the search starts at the largest request (100 B), which bfc refuses as a memory_limit
+ * (below 256 bytes) and prealloc as a capacity (its arena, 0.75 of it rounded down to 256
+ * bytes, would be empty). bfc needs 768 B (3 x 256), prealloc a capacity of 1024 B (an arena
+ * of 768). Until 2026-11-25 prealloc's row was the refusal of the value below its answer. */
+static void test_mincap_refused(void)
+{
+    const char *tr = tu_write("mc-small.trace", "amsim-trace v1\nalloc 1 100\nalloc 2 100\n"
+                              "alloc 3 100\nfree 1\nfree 2\nfree 3\n");
+    const char *js = path_in_tmp("mc-small.json");
+    char args[2048];
+    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --policies "
+             "bfc,prealloc,buddy,tlsf --granularity 1 --json '%s'", tu_top(), tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, NULL, "lower_bound_bytes"), 100, 0);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"bfc\": {", "min_bytes"), 768, 0);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"prealloc\": {", "min_bytes"), 1024, 0);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"buddy\": {", "min_bytes"), 768, 0);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"tlsf\": {", "min_bytes"), 768, 0);
+    CU_ASSERT(strstr(j, "\"error\"") == NULL && strstr(j, "\"monotone_check\": false") == NULL);
+    free(j);
+}
+
 /* --level NAME: each policy is placed on that level (it used to stay on the default one, so
  * host kept its platform policy and BFC's memory_limit there was never read). The answer is
  * checked against direct runs: no OOM at M, an OOM at M - G, with the policy on host. */
@@ -2218,6 +2330,9 @@ void suite_batch(void)
              {"report.html heat map labels: value and unit", test_report_heatmap_labels},
              {"mincap known answer", test_mincap},
              {"mincap --level puts the policies on that level", test_mincap_level},
+             {"mincap: a policy's answer ignores the other policies", test_mincap_policy_order},
+             {"mincap searches with spilling, from the largest request", test_mincap_spill},
+             {"mincap takes a value a policy refuses as failing", test_mincap_refused},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
              {"run, compare and mincap refuse a --set key of no policy", test_set_typo_commands},
              {"compare: a policy failing on its input is status 1", test_compare_failed_row_status},
