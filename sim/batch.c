@@ -1340,16 +1340,20 @@ static void note_preset(strlist *presets, const am_config *c)
  * then with each policy of policies: switched in last (v has room for one more). 0, or -1 with
  * the config's error (at the override's position in the sweep when it is about one). The
  * device presets read go to presets (an axis over device: reads several); the default level's
- * name to level (CFG_NAME_MAX bytes). */
+ * name to level (CFG_NAME_MAX bytes). keep not NULL: *keep gets the config as it is (without a
+ * policy switched in; the caller frees it), else it is freed. */
 static int load_as_runs(const sweep *s, cfg_set *v, int n, strlist *presets, char *level,
-                        am_error *err)
+                        am_config **keep, am_error *err)
 {
     am_config *c = NULL;
     if (cfg_load_sets(&c, s->base, v, n, err) != 0)
         return -1;
     note_preset(presets, c);
     snprintf(level, CFG_NAME_MAX, "%s", c->levels[c->default_level].name);
-    cfg_free(c);
+    if (keep)
+        *keep = c;
+    else
+        cfg_free(c);
     for (int p = 0; p < s->policies.n; p++) {
         char pol[CFG_NAME_MAX + 128];
         snprintf(pol, sizeof pol, "memories.%s.allocator.policy=%s", level, s->policies.v[p]);
@@ -1357,6 +1361,10 @@ static int load_as_runs(const sweep *s, cfg_set *v, int n, strlist *presets, cha
         c = NULL;
         if (cfg_load_sets(&c, s->base, v, n + 1, err) != 0) {
             err_note(err, "with policy %s", s->policies.v[p]);
+            if (keep) {
+                cfg_free(*keep);
+                *keep = NULL;
+            }
             return -1;
         }
         note_preset(presets, c);
@@ -1394,31 +1402,37 @@ static int policy_overridden(const sweep *s, const char *level, am_error *err)
  * a size that rounds to 0 bytes, an unknown key, a word that is not one of an option's) is an
  * error now, at its line and column in the sweep, not a failure inside every run that has it.
  * Each axis value is checked with set: and without the other axes; a range's values that are
- * not written in the sweep are reported at its step or factor. */
-static int sweep_check_values(sweep *s, am_error *err)
+ * not written in the sweep are reported at its step or factor. On success *base gets the base
+ * config with set: applied (the caller frees it), loaded once for these checks and the digest. */
+static int sweep_check_values(sweep *s, am_config **base, am_error *err)
 {
     cfg_set v[SW_MAX_SETS + 2];
     char level[CFG_NAME_MAX];
     int n = sweep_sets(s, v);
-    if (load_as_runs(s, v, n, &s->presets, level, err) != 0)
+    *base = NULL;
+    if (load_as_runs(s, v, n, &s->presets, level, base, err) != 0)
         return -1;
     if (s->policies.n && policy_overridden(s, level, err) != 0)
-        return -1;
+        goto bad;
     for (int a = 0; a < s->naxes; a++) {
         const sw_axis *ax = &s->axes[a];
         for (int i = 0; i < ax->vals.n; i++) {
             char *t = xprintf("%s=%s", ax->path, ax->vals.v[i]);
             v[n] = (cfg_set){t, s->file, ax->pos[i].line, ax->pos[i].col};
-            int rc = load_as_runs(s, v, n + 1, &s->presets, level, err);
+            int rc = load_as_runs(s, v, n + 1, &s->presets, level, NULL, err);
             free(t);
             if (rc == 0)
                 continue;
             if (ax->gen[i])
                 err_note(err, "value %d of the range %s", i + 1, ax->range);
-            return -1;
+            goto bad;
         }
     }
     return 0;
+bad:
+    cfg_free(*base);
+    *base = NULL;
+    return -1;
 }
 
 /* Load the base config with set: applied (one clear error now instead of N failed runs) and
@@ -1430,14 +1444,8 @@ static int sweep_check_values(sweep *s, am_error *err)
 static int sweep_digest(sweep *s, int update_expect, am_error *err)
 {
     am_config *cfg = NULL;
-    cfg_set sets[SW_MAX_SETS];
-    int nsets = sweep_sets(s, sets);
-    if (cfg_load_sets(&cfg, s->base, sets, nsets, err) != 0)
+    if (sweep_check_values(s, &cfg, err) != 0)
         return -1;
-    if (sweep_check_values(s, err) != 0) {
-        cfg_free(cfg);
-        return -1;
-    }
     if (!s->policies.n) /* with a policies axis, every run switches the policy */
         cfg_print_warnings(cfg, stderr, "amsim");
     char *text = NULL;
