@@ -344,7 +344,10 @@ typedef struct sweep {
     strlist trace_hash;        /* hex FNV-1a 64 of each trace file's bytes, as traces */
     strlist presets;           /* the device presets the base config read, under set:, each
                                   axis value and policy (sweep_check_values), each once */
-    int expect_hash;           /* regress checks: the expectation's bytes count too */
+    /* regress checks (not --update-expectations): the expectation's bytes count too; hex
+     * FNV-1a 64 of each trace's under each policy, [trace * max(1, policies.n) + policy] (each
+     * file read once however many runs and traces share it); NULL otherwise */
+    char (*expect_hash)[17];
 } sweep;
 
 typedef struct sw_run {
@@ -386,6 +389,7 @@ static void sweep_free(sweep *s)
     free(s->expect_dir);
     sl_free(&s->trace_hash);
     sl_free(&s->presets);
+    free(s->expect_hash);
 }
 
 static char *rel_path(const sweep *s, const char *p)
@@ -1271,14 +1275,58 @@ static const char *base_name(const char *p)
     return b ? b + 1 : p;
 }
 
-/* kind regress: EXPECTATIONS/<trace file name>[.POLICY].expect */
-static const char *run_expect_path(const sweep *s, const sw_run *r, const char *tpath, char *buf,
-                                   size_t n)
+/* kind regress: EXPECTATIONS/<trace file name>[.POLICY].expect (policy: an index of policies:,
+ * or -1 for the config's own) */
+static const char *expect_path(const sweep *s, int policy, const char *tpath, char *buf, size_t n)
 {
-    const char *pol = r->policy >= 0 ? s->policies.v[r->policy] : NULL;
+    const char *pol = policy >= 0 ? s->policies.v[policy] : NULL;
     snprintf(buf, n, "%s/%s%s%s.expect", s->expect_dir, base_name(tpath), pol ? "." : "",
              pol ? pol : "");
     return buf;
+}
+
+static const char *run_expect_path(const sweep *s, const sw_run *r, const char *tpath, char *buf,
+                                   size_t n)
+{
+    return expect_path(s, r->policy, tpath, buf, n);
+}
+
+typedef struct named_ix {
+    char *path;
+    int ix;
+} named_ix;
+
+static int cmp_named_ix(const void *a, const void *b)
+{
+    const named_ix *x = a, *y = b;
+    int c = strcmp(x->path, y->path);
+    return c ? c : (x->ix > y->ix) - (x->ix < y->ix);
+}
+
+/* s->expect_hash: every trace's expectation under every policy, hashed once per file name
+ * (traces in several folders with one file name share an expectation). */
+static void expect_hashes(sweep *s)
+{
+    int np = s->policies.n ? s->policies.n : 1, n = s->traces.n * np;
+    named_ix *v = am_calloc((size_t)n + 1, sizeof *v);
+    s->expect_hash = am_calloc((size_t)n + 1, sizeof *s->expect_hash);
+    for (int t = 0; t < s->traces.n; t++)
+        for (int p = 0; p < np; p++) {
+            char buf[4096];
+            int ix = t * np + p;
+            v[ix] = (named_ix){am_strdup(expect_path(s, s->policies.n ? p : -1, s->traces.v[t],
+                                                     buf, sizeof buf)), ix};
+        }
+    qsort(v, (size_t)n, sizeof *v, cmp_named_ix);
+    for (int i = 0; i < n; i++) {
+        if (i && strcmp(v[i].path, v[i - 1].path) == 0)
+            memcpy(s->expect_hash[v[i].ix], s->expect_hash[v[i - 1].ix], 17);
+        else
+            file_hash(v[i].path, s->expect_hash[v[i].ix]);
+    }
+    for (int i = 0; i < n; i++)
+        free(v[i].path);
+    free(v);
 }
 
 /* The run's inputs digest: the study's (config after set:, generator), the trace's bytes and, for
@@ -1287,12 +1335,13 @@ static const char *run_expect_path(const sweep *s, const sw_run *r, const char *
 static const char *run_inputs(const sweep *s, const sw_run *r)
 {
     static char out[17];
-    char part[3][17] = {{0}}, ep[4096];
+    char part[3][17] = {{0}};
     snprintf(part[0], sizeof part[0], "%s", s->inputs);
     if (r->trace >= 0)
         snprintf(part[1], sizeof part[1], "%s", s->trace_hash.v[r->trace]);
-    if (s->regress && s->expect_hash && r->trace >= 0)
-        file_hash(run_expect_path(s, r, s->traces.v[r->trace], ep, sizeof ep), part[2]);
+    if (s->expect_hash && r->trace >= 0)
+        memcpy(part[2], s->expect_hash[r->trace * (s->policies.n ? s->policies.n : 1) +
+                                       (r->policy >= 0 ? r->policy : 0)], 17);
     uint64_t h = RT_FNV_OFFSET;
     for (int i = 0; i < 3; i++)
         h = rt_fnv1a(h, part[i], strlen(part[i]) + 1);
@@ -1467,7 +1516,8 @@ static int sweep_digest(sweep *s, int update_expect, am_error *err)
         file_hash(s->traces.v[i], hex);
         sl_push(&s->trace_hash, am_strdup(hex));
     }
-    s->expect_hash = s->regress && !update_expect;
+    if (s->regress && !update_expect)
+        expect_hashes(s);
     return 0;
 }
 
