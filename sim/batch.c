@@ -2561,22 +2561,28 @@ static void usage(FILE *f)
             "deviation from an expectation\n");
 }
 
-/* DIR/results.csv and DIR/matrix.tsv against every file the sweep reads: the sweep file, the
- * base config, the device presets it loads and the traces (until 2026-11-25 only the sweep
- * file: `DIR/results.csv -> ../base.yaml` replaced the base config with the table). 0, or -1
- * with err naming both; before DIR is made or anything written. */
-static int check_outputs(const sweep *s, const char *out, am_error *err)
+/* DIR/results.csv and DIR/matrix.tsv against every file the sweep reads (until 2026-11-25 only
+ * the sweep file: `DIR/results.csv -> ../base.yaml` replaced the base config with the table).
+ * Called twice, each input checked once: before the sweep is read (s NULL), against the sweep
+ * file alone, so that a sweep that is one of DIR's files is refused as such, not for what it
+ * holds; after (file NULL), against what the sweep names: the base config, the device presets
+ * it loads and the traces. 0, or -1 with err naming both; before DIR is made or anything
+ * written. */
+static int check_outputs(const char *file, const sweep *s, const char *out, am_error *err)
 {
     char *rp = xprintf("%s/results.csv", out), *mp = xprintf("%s/matrix.tsv", out);
     const out_named outs[] = {{"-o's results.csv", rp}, {"-o's matrix.tsv", mp}};
     int nin = 0;
-    out_named *ins = am_calloc((size_t)(2 + s->presets.n + s->traces.n), sizeof *ins);
-    ins[nin++] = (out_named){"SWEEP.yaml", s->file};
-    ins[nin++] = (out_named){"the sweep's base config", s->base};
-    for (int i = 0; i < s->presets.n; i++)
-        ins[nin++] = (out_named){"the base config's device preset", s->presets.v[i]};
-    for (int i = 0; i < s->traces.n; i++)
-        ins[nin++] = (out_named){"a trace of the sweep", s->traces.v[i]};
+    out_named *ins = am_calloc((size_t)(2 + (s ? s->presets.n + s->traces.n : 0)), sizeof *ins);
+    if (file)
+        ins[nin++] = (out_named){"SWEEP.yaml", file};
+    if (s) {
+        ins[nin++] = (out_named){"the sweep's base config", s->base};
+        for (int i = 0; i < s->presets.n; i++)
+            ins[nin++] = (out_named){"the base config's device preset", s->presets.v[i]};
+        for (int i = 0; i < s->traces.n; i++)
+            ins[nin++] = (out_named){"a trace of the sweep", s->traces.v[i]};
+    }
     int rc = out_check_paths(outs, 2, ins, nin, err);
     free(ins);
     free(rp);
@@ -2773,17 +2779,10 @@ int cmd_batch(int argc, char **argv)
         goto out;
     }
     am_error err = {0};
-    if (b.out) { /* the sweep file as one of DIR's own files would be overwritten by the run */
-        char *rp = xprintf("%s/results.csv", b.out), *mp = xprintf("%s/matrix.tsv", b.out);
-        const out_named outs[] = {{"-o's results.csv", rp}, {"-o's matrix.tsv", mp}};
-        const out_named ins[] = {{"SWEEP.yaml", file}};
-        int clash = out_check_paths(outs, 2, ins, 1, &err);
-        free(rp);
-        free(mp);
-        if (clash) {
-            fprintf(stderr, "amsim: %s\n", err.msg);
-            goto out;
-        }
+    /* the sweep file as one of DIR's own files would be overwritten by the run */
+    if (b.out && check_outputs(file, NULL, b.out, &err) != 0) {
+        fprintf(stderr, "amsim: %s\n", err.msg);
+        goto out;
     }
     if (sweep_load(&b.sw, file, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
@@ -2794,7 +2793,7 @@ int cmd_batch(int argc, char **argv)
     b.placements |= b.sw.placements;
     b.timeline |= b.sw.timeline;
     if (sweep_digest(&b.sw, b.update_expect, &err) != 0 ||
-        (b.out && check_outputs(&b.sw, b.out, &err) != 0)) {
+        (b.out && check_outputs(NULL, &b.sw, b.out, &err) != 0)) {
         fprintf(stderr, "amsim: %s\n", err.msg);
         sweep_free(&b.sw);
         goto out;
