@@ -1807,13 +1807,9 @@ static void worker_on_signal(int sig)
 
 static void worker_signals(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = worker_on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGALRM, &sa, NULL);
+    out_catch(SIGINT, worker_on_signal, NULL);
+    out_catch(SIGTERM, worker_on_signal, NULL);
+    out_catch(SIGALRM, worker_on_signal, NULL);
 }
 
 /* The signals that stop a batch or a worker, blocked around a fork so that no child escapes the
@@ -2408,14 +2404,10 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
     }
     int tty = !b->quiet && isatty(2);
     slot *sl = am_calloc((size_t)b->jobs, sizeof *sl);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
     nworker_slots = b->jobs;
     stop_sig = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    out_catch(SIGINT, on_signal, &old_int);
+    out_catch(SIGTERM, on_signal, &old_term);
     sigset_t stop, unblocked;
     stop_signals(&stop);
     int next = 0, active = 0, done = 0, failed = 0;

@@ -304,12 +304,17 @@ static void on_signal(int sig)
     raise(sig);
 }
 
-void out_install_signals(void)
+void out_catch(int sig, void (*fn)(int), struct sigaction *old)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
+    sa.sa_handler = fn;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    sigaction(sig, &sa, old);
+}
+
+void out_install_signals(void)
+{
+    out_catch(SIGINT, on_signal, NULL);
+    out_catch(SIGTERM, on_signal, NULL);
 }
