@@ -2582,6 +2582,44 @@ static int check_outputs(const char *file, const sweep *s, const char *out, am_e
     return rc;
 }
 
+/* --merge's outputs (OUT/results.csv and OUT/matrix.tsv, or the file OUT.csv: mpath NULL)
+ * against what it reads: each folder's matrix.tsv and the result.txt of each run that the first
+ * folder's matrix.tsv lists (until 2026-11-25 unchecked: `-o X.csv` with X.csv linking to a
+ * shard's matrix.tsv or a run's result.txt replaced it with the table, and `-o SHARD` rewrote
+ * the shard's own files). 0, or -1 with err naming both; before OUT is made. A folder that is
+ * not a batch folder is left to build_csv to refuse. */
+static int merge_check(char **dirs, int ndirs, const char *path, const char *mpath,
+                       am_error *err)
+{
+    matrix m;
+    am_error ignored = {0};
+    int have = matrix_read(dirs[0], &m, &ignored) == 0, nrows = have ? m.n : 0;
+    size_t nin = (size_t)ndirs * (1 + (size_t)nrows);
+    out_named *ins = am_calloc(nin + 1, sizeof *ins);
+    char **own = am_calloc(nin + 1, sizeof *own);
+    int k = 0;
+    for (int d = 0; d < ndirs; d++) {
+        own[k] = xprintf("%s/matrix.tsv", dirs[d]);
+        ins[k] = (out_named){"a merged folder's matrix.tsv", own[k]};
+        k++;
+        for (int i = 0; i < nrows; i++) {
+            own[k] = xprintf("%s/runs/%s/result.txt", dirs[d], m.rows[i][1]);
+            ins[k] = (out_named){"a merged folder's result.txt", own[k]};
+            k++;
+        }
+    }
+    if (have)
+        matrix_tsv_free(&m);
+    const out_named outs[] = {{mpath ? "-o's results.csv" : "-o", path},
+                              {"-o's matrix.tsv", mpath}};
+    int rc = out_check_paths(outs, 2, ins, k, err);
+    for (int i = 0; i < k; i++)
+        free(own[i]);
+    free(own);
+    free(ins);
+    return rc;
+}
+
 static int merge(int argc, char **argv, const char *out, int quiet)
 {
     if (!argc || !out) {
@@ -2591,8 +2629,16 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     size_t ol = strlen(out);
     int is_csv = ol > 4 && strcmp(out + ol - 4, ".csv") == 0;
     char *path = is_csv ? am_strdup(out) : xprintf("%s/results.csv", out);
+    char *mpath = is_csv ? NULL : xprintf("%s/matrix.tsv", out);
     am_error err = {0};
     int failed = 0, rc, made = 0;
+    rc = merge_check(argv, argc, path, mpath, &err);
+    free(mpath);
+    if (rc != 0) {
+        fprintf(stderr, "%s: %s\n", prog, err.msg);
+        free(path);
+        return 1;
+    }
     if (!is_csv && mkdir_p_made(out, &made) != 0) {
         fprintf(stderr, "%s: %s: cannot create: %s\n", prog, out, strerror(errno));
         rmdir_made(out, made);

@@ -990,6 +990,75 @@ static void test_shard_merge(void)
     free(err);
 }
 
+/* A small finished study for the tests below: one run of a two-line trace, in DIR. */
+static void tiny_study(const char *name, const char *dir)
+{
+    char text[2560], args[4096], tr[1100];
+    snprintf(tr, sizeof tr, "%s/%s.trace", tu_tmpdir(), name);
+    FILE *f = fopen(tr, "w");
+    CU_ASSERT_FATAL(f && fputs("amsim-trace v1\nalloc 1 1MiB\nfree 1\n", f) >= 0 &&
+                    fclose(f) == 0);
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc]\n", tu_top(), tr);
+    char yaml[256];
+    snprintf(yaml, sizeof yaml, "%s.yaml", name);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", tu_write(yaml, text), dir);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+}
+
+/* --merge's output naming a file it reads, under any spelling: OUT.csv linking to a folder's
+ * matrix.tsv or a run's result.txt, OUT being a merged folder or a link to one. Refused before
+ * anything is written, naming both; until 2026-11-25 the table replaced the linked file (the
+ * shard lost its matrix or a run its done marker) and -o SHARD rewrote the shard's files. */
+static void test_merge_output_names_input(void)
+{
+    char sdir[1024], link[1100], res[1200], mtx[1100], args[4096], want[2048];
+    snprintf(sdir, sizeof sdir, "%s/mshard", tu_tmpdir());
+    tiny_study("mshard", sdir);
+    snprintf(mtx, sizeof mtx, "%s/matrix.tsv", sdir);
+    snprintf(res, sizeof res, "%s/runs/0001-mshard-bfc/result.txt", sdir);
+    char *m0 = tu_slurp(mtx, NULL), *r0 = tu_slurp(res, NULL);
+    CU_ASSERT_FATAL(m0 && r0);
+    static const struct {
+        const char *name, *target, *label; /* -o NAME, a link to TARGET (relative to sdir/..) */
+        int dir;                           /* -o names a folder (matrix.tsv is the clash) */
+    } cases[] = {
+        {"m1.csv", "mshard/matrix.tsv", "-o and a merged folder's matrix.tsv", 0},
+        {"m2.csv", "mshard/runs/0001-mshard-bfc/result.txt",
+         "-o and a merged folder's result.txt", 0},
+        {"m3", "mshard", "-o's matrix.tsv and a merged folder's matrix.tsv", 1},
+        {"mshard", NULL, "-o's matrix.tsv and a merged folder's matrix.tsv", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(link, sizeof link, "%s/%s", tu_tmpdir(), cases[i].name);
+        if (cases[i].target)
+            CU_ASSERT_FATAL(symlink(cases[i].target, link) == 0);
+        snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", sdir, link);
+        snprintf(want, sizeof want, "amsim batch: %s both name %s%s: the output would "
+                 "overwrite its own input", cases[i].label, link,
+                 cases[i].dir ? "/matrix.tsv" : "");
+        char *err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, want));
+        if (!err || !strstr(err, want))
+            fprintf(stderr, "\n  -o %s: %s  expected %s\n", cases[i].name,
+                    err ? err : "(no message)", want);
+        free(err);
+        char *m1 = tu_slurp(mtx, NULL), *r1 = tu_slurp(res, NULL);
+        CU_ASSERT(m1 && strcmp(m0, m1) == 0);
+        CU_ASSERT(r1 && strcmp(r0, r1) == 0);
+        free(m1);
+        free(r1);
+        if (cases[i].target)
+            unlink(link);
+    }
+    snprintf(link, sizeof link, "%s/results.csv", sdir);
+    struct stat st;
+    CU_ASSERT(stat(link, &st) == 0 && st.st_size > 0); /* the shard's own table is still there */
+    free(m0);
+    free(r0);
+}
+
 /* Student t CDF for 3 degrees of freedom, closed form (by hand, independent of GSL). */
 static double tcdf3(double t)
 {
@@ -2164,6 +2233,7 @@ void suite_batch(void)
              {"a failing generator's message is recorded", test_gen_failure_recorded},
              {"numeric options refuse trailing text", test_numeric_options},
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
+             {"--merge refuses an output naming a file it reads", test_merge_output_names_input},
              {"statistics against hand-computed values", test_stats},
              {"stats --paired: unknown groups, too few pairs", test_stats_paired_groups},
              {"stats --pair-on: empty, repeated or unknown columns, without --paired",
