@@ -2553,19 +2553,52 @@ static void usage(FILE *f)
             "deviation from an expectation\n");
 }
 
-/* DIR/results.csv and DIR/matrix.tsv against every file the sweep reads (until 2026-11-25 only
- * the sweep file: `DIR/results.csv -> ../base.yaml` replaced the base config with the table).
- * Called twice, each input checked once: before the sweep is read (s NULL), against the sweep
- * file alone, so that a sweep that is one of DIR's files is refused as such, not for what it
- * holds; after (file NULL), against what the sweep names: the base config, the device presets
- * it loads and the traces. 0, or -1 with err naming both; before DIR is made or anything
- * written. */
-static int check_outputs(const char *file, const sweep *s, const char *out, am_error *err)
+/* A regress sweep's expectation files, each once, sorted: every trace's (a generated trace's is
+ * named gen.trace) under every policy. */
+static void expect_files(const sweep *s, strlist *out)
+{
+    int np = s->policies.n ? s->policies.n : 1, nt = s->traces.n ? s->traces.n : 1;
+    for (int t = 0; t < nt; t++)
+        for (int p = 0; p < np; p++) {
+            char buf[4096];
+            sl_push(out, am_strdup(expect_path(s, s->policies.n ? p : -1,
+                                               s->traces.n ? s->traces.v[t] : "gen.trace", buf,
+                                               sizeof buf)));
+        }
+    qsort(out->v, (size_t)out->n, sizeof *out->v, cmp_str);
+    int k = 0;
+    for (int i = 0; i < out->n; i++) {
+        if (k && strcmp(out->v[i], out->v[k - 1]) == 0)
+            free(out->v[i]);
+        else
+            out->v[k++] = out->v[i];
+    }
+    out->n = k;
+}
+
+/* DIR/results.csv and DIR/matrix.tsv, and with --update-expectations the expectation files,
+ * against every file the sweep reads (until 2026-11-25 only the sweep file: `DIR/results.csv ->
+ * ../base.yaml` replaced the base config with the table; and the expectations were not checked
+ * at all: `expectations/a.trace.expect -> ../traces/b.trace` replaced a trace of the sweep).
+ * Called twice, each pair checked once: before the sweep is read (s NULL), -o's files against
+ * the sweep file alone, so that a sweep that is one of DIR's files is refused as such, not for
+ * what it holds; after (file NULL), against what the sweep names: the base config, the device
+ * presets it loads, the traces and (checked, not written) the expectations, and the
+ * expectations written against the sweep file too. 0, or -1 with err naming both; before DIR is
+ * made or anything written. */
+static int check_outputs(const char *file, const sweep *s, int update_expect, const char *out,
+                         am_error *err)
 {
     char *rp = xprintf("%s/results.csv", out), *mp = xprintf("%s/matrix.tsv", out);
-    const out_named outs[] = {{"-o's results.csv", rp}, {"-o's matrix.tsv", mp}};
-    int nin = 0;
-    out_named *ins = am_calloc((size_t)(2 + (s ? s->presets.n + s->traces.n : 0)), sizeof *ins);
+    strlist exp = {0};
+    if (s && s->regress)
+        expect_files(s, &exp);
+    int nout = 0, nin = 0, nexp_out = update_expect ? exp.n : 0;
+    out_named *outs = am_calloc((size_t)(2 + nexp_out), sizeof *outs);
+    out_named *ins = am_calloc((size_t)(2 + (s ? s->presets.n + s->traces.n + exp.n : 0)),
+                               sizeof *ins);
+    outs[nout++] = (out_named){"-o's results.csv", rp};
+    outs[nout++] = (out_named){"-o's matrix.tsv", mp};
     if (file)
         ins[nin++] = (out_named){"SWEEP.yaml", file};
     if (s) {
@@ -2574,8 +2607,18 @@ static int check_outputs(const char *file, const sweep *s, const char *out, am_e
             ins[nin++] = (out_named){"the base config's device preset", s->presets.v[i]};
         for (int i = 0; i < s->traces.n; i++)
             ins[nin++] = (out_named){"a trace of the sweep", s->traces.v[i]};
+        for (int i = 0; i < exp.n; i++)
+            if (update_expect)
+                outs[nout++] = (out_named){"--update-expectations", exp.v[i]};
+            else
+                ins[nin++] = (out_named){"an expectation of the sweep", exp.v[i]};
     }
-    int rc = out_check_paths(outs, 2, ins, nin, err);
+    int rc = out_check_paths(outs, nout, ins, nin, err);
+    const out_named sweep_file = {"SWEEP.yaml", s ? s->file : NULL};
+    for (int i = 2; rc == 0 && i < nout; i++)
+        rc = out_check_paths(&outs[i], 1, &sweep_file, 1, err);
+    sl_free(&exp);
+    free(outs);
     free(ins);
     free(rp);
     free(mp);
@@ -2818,7 +2861,7 @@ int cmd_batch(int argc, char **argv)
     }
     am_error err = {0};
     /* the sweep file as one of DIR's own files would be overwritten by the run */
-    if (b.out && check_outputs(file, NULL, b.out, &err) != 0) {
+    if (b.out && check_outputs(file, NULL, 0, b.out, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
         goto out;
     }
@@ -2831,7 +2874,7 @@ int cmd_batch(int argc, char **argv)
     b.placements |= b.sw.placements;
     b.timeline |= b.sw.timeline;
     if (sweep_digest(&b.sw, b.update_expect, &err) != 0 ||
-        (b.out && check_outputs(NULL, &b.sw, b.out, &err) != 0)) {
+        (b.out && check_outputs(NULL, &b.sw, b.update_expect, b.out, &err) != 0)) {
         fprintf(stderr, "amsim: %s\n", err.msg);
         sweep_free(&b.sw);
         goto out;

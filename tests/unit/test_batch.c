@@ -2206,6 +2206,87 @@ static void test_regress_sweep(void)
     free(t);
 }
 
+/* The expectation files of a regress sweep, under any spelling, against the files the batch
+ * reads: with --update-expectations they are outputs (a link to another trace of the sweep or
+ * to the sweep file is refused), and when checked they are inputs (-o's results.csv linking to
+ * one is refused). Until 2026-11-25 they were not checked: the run of a.trace wrote its
+ * expectation over b.trace. Refused before anything is written, naming both. */
+static void test_regress_expectations_checked(void)
+{
+    char tdir[1024], edir[1024], odir[1024], text[4096], args[4096], want[2048];
+    snprintf(tdir, sizeof tdir, "%s/xtraces", tu_tmpdir());
+    snprintf(edir, sizeof edir, "%s/xexp", tu_tmpdir());
+    snprintf(odir, sizeof odir, "%s/xout", tu_tmpdir());
+    mkdir(tdir, 0777);
+    mkdir(edir, 0777);
+    mkdir(odir, 0777);
+    char a[1100], b[1100], ea[1100], res[1100], spelled[1200];
+    snprintf(a, sizeof a, "%s/a.trace", tdir);
+    snprintf(b, sizeof b, "%s/b.trace", tdir);
+    snprintf(ea, sizeof ea, "%s/a.trace.expect", edir);
+    snprintf(res, sizeof res, "%s/results.csv", odir);
+    snprintf(spelled, sizeof spelled, "%s/../xexp/a.trace.expect", tdir); /* as the sweep has it */
+    static const char tb[] = "amsim-trace v1\nalloc 1 2MiB\nfree 1\n";
+    FILE *f = fopen(a, "w");
+    CU_ASSERT_FATAL(f && fputs("amsim-trace v1\nalloc 1 1MiB\nfree 1\n", f) >= 0 &&
+                    fclose(f) == 0);
+    f = fopen(b, "w");
+    CU_ASSERT_FATAL(f && fputs(tb, f) >= 0 && fclose(f) == 0);
+    snprintf(text, sizeof text, "kind: regress\nbase: %s/configs/default.yaml\n"
+             "traces: ['%s', '%s']\nexpectations: '%s/../xexp'\n", tu_top(), a, b, tdir);
+    const char *sw = tu_write("xregress.yaml", text);
+    char *s0 = tu_slurp(sw, NULL);
+    static const struct {
+        const char *target;   /* EXPECTATIONS/a.trace.expect links to it ("" none) */
+        int update;           /* --update-expectations */
+        const char *res;      /* OUT/results.csv links to it, or NULL */
+        const char *label;
+    } cases[] = {
+        {"../xtraces/b.trace", 1, NULL, "--update-expectations and a trace of the sweep"},
+        {"../xregress.yaml", 1, NULL, "--update-expectations and SWEEP.yaml"},
+        {"../xtraces/../xtraces/a.trace", 1, NULL, "--update-expectations and a trace of the "
+         "sweep"},
+        {"", 0, "../xexp/a.trace.expect", "-o's results.csv and an expectation of the sweep"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        unlink(ea);
+        unlink(res);
+        if (cases[i].target[0]) {
+            CU_ASSERT_FATAL(symlink(cases[i].target, ea) == 0);
+        } else {
+            f = fopen(ea, "w");
+            CU_ASSERT_FATAL(f && fputs("amsim-expect v1\n", f) >= 0 && fclose(f) == 0);
+        }
+        if (cases[i].res)
+            CU_ASSERT_FATAL(symlink(cases[i].res, res) == 0);
+        snprintf(args, sizeof args, "batch '%s' -o '%s' -q%s", sw, odir,
+                 cases[i].update ? " --update-expectations" : "");
+        snprintf(want, sizeof want, "amsim: %s both name %s: the output would overwrite its own "
+                 "input", cases[i].label, cases[i].res ? res : spelled);
+        char *err = NULL;
+        int st = tu_amsim(args, NULL, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(err && strstr(err, want));
+        if (st != 1 || !err || !strstr(err, want))
+            fprintf(stderr, "\n  case %zu: status %d, %s  expected %s\n", i, st,
+                    err ? err : "(no message)", want);
+        free(err);
+        char *b1 = tu_slurp(b, NULL), *s1 = tu_slurp(sw, NULL), *e1 = tu_slurp(ea, NULL);
+        CU_ASSERT(b1 && strcmp(b1, tb) == 0);
+        CU_ASSERT(s1 && s0 && strcmp(s1, s0) == 0);
+        if (!cases[i].target[0])
+            CU_ASSERT(e1 && strcmp(e1, "amsim-expect v1\n") == 0);
+        free(b1);
+        free(s1);
+        free(e1);
+        snprintf(want, sizeof want, "%s/runs", odir);
+        CU_ASSERT(access(want, F_OK) != 0); /* nothing written */
+    }
+    unlink(ea);
+    unlink(res);
+    free(s0);
+}
+
 void suite_batch(void)
 {
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
@@ -2254,5 +2335,7 @@ void suite_batch(void)
              {"expectations hold and fail", test_expect},
              {"expectation values that are not their metric's form", test_expect_bad_values},
              {"expectation keys given twice or unknown", test_expect_keys},
-             {"regress sweep", test_regress_sweep});
+             {"regress sweep", test_regress_sweep},
+             {"a regress sweep's expectations against its inputs",
+              test_regress_expectations_checked});
 }
