@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/types.h>
@@ -89,6 +90,8 @@ static double now_s(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+double batch_clock(void) { return now_s(); }
 
 /* mkdir -p; *made (when not NULL) counts the directories it created, the last components of
  * path, for rmdir_made. An empty path names no directory: -1 with ENOENT, as mkdir("") (the
@@ -1850,8 +1853,12 @@ static int gen_trace(const batch *b, const sw_run *r, const char *out, am_error 
     sigset_t stop, old;
     stop_signals(&stop);
     sigprocmask(SIG_BLOCK, &stop, &old);
-    pid_t pid = fork();
+    pid_t worker = getpid(), pid = fork();
     if (pid == 0) {
+        /* killed with its worker: a worker that does not stop on its signals gets SIGKILL
+         * (batch_wait), and its generator must not go on writing into the run folder */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != worker)
+            _exit(127);
         sigprocmask(SIG_SETMASK, &old, NULL);
         close(fds[0]);
         if (!freopen("/dev/null", "w", stdout) || dup2(fds[1], 2) < 0)
@@ -2333,11 +2340,6 @@ static void progress(int done, int total, int failed, double t0, int final)
     fflush(stderr);
 }
 
-typedef struct slot {
-    pid_t pid;
-    int run;
-} slot;
-
 static const char *sig_name(int sig)
 {
     switch (sig) {
@@ -2373,6 +2375,59 @@ static void on_signal(int sig)
     errno = e;
 }
 
+/* A worker's --timeout is its own timer (SIGALRM, worker_on_signal). A worker still running
+ * this long after its timeout is killed with SIGKILL (batch_wait), so that one whose SIGALRM is
+ * blocked or ignored, or whose handler hangs, cannot hold its slot and the batch forever. */
+#define BATCH_KILL_GRACE_S 1.0
+
+int batch_wait(batch_worker *w, int n, int *status)
+{
+    for (;;) {
+        double next = 0;
+        for (int i = 0; i < n; i++)
+            if (w[i].pid > 0 && w[i].kill_at > 0 && !w[i].killed &&
+                (next == 0 || w[i].kill_at < next))
+                next = w[i].kill_at;
+        pid_t pid;
+        if (next == 0)
+            pid = waitpid(-1, status, 0);
+        else {
+            /* SIGCHLD blocked from before the check: an exit after it is still pending for
+             * sigtimedwait, which wakes at the exit or at the deadline */
+            sigset_t chld, old;
+            sigemptyset(&chld);
+            sigaddset(&chld, SIGCHLD);
+            sigprocmask(SIG_BLOCK, &chld, &old);
+            pid = waitpid(-1, status, WNOHANG);
+            int e = errno;
+            if (pid == 0) {
+                double now = now_s(), left = next - now;
+                if (left > 0) {
+                    struct timespec ts = {(time_t)left, (long)((left - floor(left)) * 1e9)};
+                    if (sigtimedwait(&chld, NULL, &ts) < 0 && errno == EINTR)
+                        pid = -1, e = EINTR;
+                } else
+                    for (int i = 0; i < n; i++)
+                        if (w[i].pid > 0 && w[i].kill_at > 0 && !w[i].killed &&
+                            w[i].kill_at <= now) {
+                            kill(w[i].pid, SIGKILL);
+                            w[i].killed = 1;
+                        }
+            }
+            sigprocmask(SIG_SETMASK, &old, NULL);
+            errno = e;
+            if (pid == 0)
+                continue;
+        }
+        if (pid < 0)
+            return -1;
+        for (int i = 0; i < n; i++)
+            if (w[i].pid == pid)
+                return i;
+        /* a child that is not one of these workers: wait on */
+    }
+}
+
 /* Remove the temporaries (NAME.tmp.PID, sim/outfile.h) left in a run folder by a worker that did
  * not end normally. The folder is this run's alone, so whatever temporary is there is stale. */
 static void remove_temporaries(const char *dir)
@@ -2403,7 +2458,8 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
             todo[ntodo++] = i;
     }
     int tty = !b->quiet && isatty(2);
-    slot *sl = am_calloc((size_t)b->jobs, sizeof *sl);
+    batch_worker *sl = am_calloc((size_t)b->jobs, sizeof *sl);
+    int *sl_run = am_calloc((size_t)b->jobs, sizeof *sl_run);
     nworker_slots = b->jobs;
     stop_sig = 0;
     out_catch(SIGINT, on_signal, &old_int);
@@ -2429,7 +2485,13 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
             }
             if (pid == 0) {
                 worker_signals();
-                sigprocmask(SIG_SETMASK, &unblocked, NULL);
+                /* the signals the batch stops a worker with are never blocked in it, even when
+                 * the batch was started with them blocked (the mask is inherited): a worker
+                 * with SIGALRM blocked ran on past its --timeout */
+                sigset_t mask = unblocked;
+                sigdelset(&mask, SIGTERM);
+                sigdelset(&mask, SIGALRM);
+                sigprocmask(SIG_SETMASK, &mask, NULL);
                 if (b->timeout > 0) {
                     /* microseconds, rounded up: a fraction below a second is honoured (alarm()
                      * took whole seconds) and 1e-9 s still arms the timer (0 would disarm it) */
@@ -2444,9 +2506,10 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
             }
             for (int k = 0; k < b->jobs; k++)
                 if (!sl[k].pid) {
-                    sl[k].pid = pid;
+                    sl[k] = (batch_worker){pid, b->timeout > 0 ? now_s() + b->timeout +
+                                                                     BATCH_KILL_GRACE_S : 0, 0};
                     worker_pids[k] = pid;
-                    sl[k].run = i;
+                    sl_run[k] = i;
                     break;
                 }
             active++;
@@ -2454,53 +2517,52 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
         }
         if (!active)
             break;
-        int st;
-        pid_t pid = waitpid(-1, &st, 0);
-        if (pid < 0) {
+        int st, k = batch_wait(sl, b->jobs, &st);
+        if (k < 0) {
             if (errno == EINTR)
                 continue;
             break;
         }
-        for (int k = 0; k < b->jobs; k++) {
-            if (sl[k].pid != pid)
-                continue;
-            sl[k].pid = 0;
-            worker_pids[k] = 0;
-            active--;
-            done++;
-            const sw_run *r = &b->runs[sl[k].run];
-            int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
-            if (!ok)
-                failed++;
-            /* a worker that died before writing its marker: record why (not when the batch
-             * was stopped: the run was interrupted, not failed, and runs on a rerun) */
-            result x;
-            char *dir = run_dir(b, r);
-            if (!ok)
-                remove_temporaries(dir);
-            int have = result_read(b->out, r->folder, &x) == 0;
-            if (!stop_sig && (!have || strcmp(x.key, r->key) != 0 ||
-                              (!ok && strcmp(x.status, "ok") == 0))) {
-                char msg[128];
-                am_error e2 = {0};
-                if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM && b->timeout > 0)
-                    snprintf(msg, sizeof msg, "worker killed by signal %d (timeout after %g s)",
-                             SIGALRM, b->timeout);
-                else if (WIFSIGNALED(st))
-                    snprintf(msg, sizeof msg, "worker killed by signal %d%s", WTERMSIG(st),
-                             sig_name(WTERMSIG(st)));
-                else
-                    snprintf(msg, sizeof msg, "worker exited with status %d and no result",
-                             WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-                mkdir_p(dir);
-                if (write_result(dir, r, "failed", msg, NULL, NULL, &e2) != 0)
-                    fprintf(stderr, "%s: %s\n", prog, e2.msg);
-            }
-            if (have)
-                result_free(&x);
-            free(dir);
-            break;
+        int killed = sl[k].killed;
+        sl[k] = (batch_worker){0, 0, 0};
+        worker_pids[k] = 0;
+        active--;
+        done++;
+        const sw_run *r = &b->runs[sl_run[k]];
+        int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+        if (!ok)
+            failed++;
+        /* a worker that died before writing its marker: record why (not when the batch
+         * was stopped: the run was interrupted, not failed, and runs on a rerun) */
+        result x;
+        char *dir = run_dir(b, r);
+        if (!ok)
+            remove_temporaries(dir);
+        int have = result_read(b->out, r->folder, &x) == 0;
+        if (!stop_sig && (!have || strcmp(x.key, r->key) != 0 ||
+                          (!ok && strcmp(x.status, "ok") == 0))) {
+            char msg[128];
+            am_error e2 = {0};
+            if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM && b->timeout > 0)
+                snprintf(msg, sizeof msg, "worker killed by signal %d (timeout after %g s)",
+                         SIGALRM, b->timeout);
+            else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL && killed)
+                snprintf(msg, sizeof msg, "worker killed by signal %d (timeout after %g s; "
+                         "still running %g s later)", SIGKILL, b->timeout,
+                         BATCH_KILL_GRACE_S);
+            else if (WIFSIGNALED(st))
+                snprintf(msg, sizeof msg, "worker killed by signal %d%s", WTERMSIG(st),
+                         sig_name(WTERMSIG(st)));
+            else
+                snprintf(msg, sizeof msg, "worker exited with status %d and no result",
+                         WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+            mkdir_p(dir);
+            if (write_result(dir, r, "failed", msg, NULL, NULL, &e2) != 0)
+                fprintf(stderr, "%s: %s\n", prog, e2.msg);
         }
+        if (have)
+            result_free(&x);
+        free(dir);
         if (tty)
             progress(done, ntodo, failed, t0, 0);
     }
@@ -2521,6 +2583,7 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
     sigaction(SIGTERM, &old_term, NULL);
     nworker_slots = 0;
     free(sl);
+    free(sl_run);
     free(todo);
     *nran = done;
     (void)nfailed;

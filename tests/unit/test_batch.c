@@ -2,16 +2,19 @@
  * statistics against hand-computed values, plots, mincap, expectations (sim/batch.c, mincap.c,
  * stats.c, report_html.c, expect.c), all through the amsim binary. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../../sim/batch.h"
 #include "testutil.h"
 
 static char *path_in_tmp(const char *name)
@@ -869,6 +872,104 @@ static void test_stop_leaves_no_temporaries(void)
             free(t);
             CU_ASSERT_EQUAL(gen, 0);
         }
+    }
+}
+
+/* --timeout with the batch started with SIGALRM and SIGTERM blocked (a signal mask is inherited
+ * through fork and exec: a supervisor or a shell can leave them blocked). The workers unblock
+ * them, so the run is still stopped by its timer; until 2026-11-25 the worker kept the mask,
+ * its SIGALRM stayed pending and the run went on to finish ("ok" past its timeout). */
+static void test_timeout_with_signals_blocked(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char text[2048], dir[1200], csv[1300];
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [%s/traces/"
+             "gpu_train_step.trace]\npolicies: [bfc]\n", tu_top(), tu_top());
+    const char *sw = tu_write("blocked.yaml", text);
+    snprintf(dir, sizeof dir, "%s/blocked", tu_tmpdir());
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGALRM);
+        sigaddset(&set, SIGTERM);
+        sigprocmask(SIG_BLOCK, &set, NULL);
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+            _exit(127);
+        /* 1e-9 s: the timer fires before the run can end, however fast it is */
+        execl(bin, bin, "batch", sw, "-o", dir, "-q", "--timeout", "1e-9", (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+    snprintf(csv, sizeof csv, "%s/results.csv", dir);
+    char *t = tu_slurp(csv, NULL);
+    CU_ASSERT(t && strstr(t, ",failed,worker killed by signal 14 (timeout after 1e-09 s)\n"));
+    if (!t || !strstr(t, "timeout after"))
+        fprintf(stderr, "\n  blocked signals: %s\n", t ? t : "(no results.csv)");
+    free(t);
+}
+
+/* The scheduler's wait (batch_wait) kills a worker that neither its own SIGALRM nor SIGTERM can
+ * stop (both blocked and ignored, as a hung handler or code that masks signals would leave it)
+ * with SIGKILL at its deadline and marks it killed, so the batch records a timeout; a worker
+ * that ends by itself before its deadline is returned as it ended, not killed. */
+static void test_wait_kills_stuck_worker(void)
+{
+    int ready[2];
+    CU_ASSERT_FATAL(pipe(ready) == 0);
+    pid_t stuck = fork();
+    CU_ASSERT_FATAL(stuck >= 0);
+    if (stuck == 0) {
+        signal(SIGALRM, SIG_IGN);
+        signal(SIGTERM, SIG_IGN);
+        sigset_t all;
+        sigfillset(&all);
+        sigprocmask(SIG_BLOCK, &all, NULL);
+        struct itimerval it = {{0, 0}, {0, 20000}}; /* its own --timeout: blocked */
+        setitimer(ITIMER_REAL, &it, NULL);
+        if (write(ready[1], "x", 1) != 1)
+            _exit(127);
+        for (;;)
+            pause();
+    }
+    char c;
+    close(ready[1]);
+    CU_ASSERT_FATAL(read(ready[0], &c, 1) == 1);
+    close(ready[0]);
+    pid_t quick = fork();
+    CU_ASSERT_FATAL(quick >= 0);
+    if (quick == 0) {
+        sleep_s(0.05);
+        _exit(7);
+    }
+    kill(stuck, SIGTERM); /* ignored */
+    double t0 = batch_clock();
+    batch_worker w[3] = {{0, 0, 0}, {stuck, t0 + 0.3, 0}, {quick, t0 + 60, 0}};
+    int got[2] = {-1, -1}, sts[2] = {0, 0};
+    double at[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        int st = 0, k;
+        while ((k = batch_wait(w, 3, &st)) < 0 && errno == EINTR)
+            ;
+        got[i] = k;
+        sts[i] = st;
+        at[i] = batch_clock() - t0;
+        if (k >= 0)
+            w[k].pid = 0;
+    }
+    CU_ASSERT_EQUAL(got[0], 2); /* the quick one, as it exited */
+    CU_ASSERT(WIFEXITED(sts[0]) && WEXITSTATUS(sts[0]) == 7);
+    CU_ASSERT_EQUAL(w[2].killed, 0);
+    CU_ASSERT_EQUAL(got[1], 1); /* the stuck one, killed at its deadline */
+    CU_ASSERT(WIFSIGNALED(sts[1]) && WTERMSIG(sts[1]) == SIGKILL);
+    CU_ASSERT_EQUAL(w[1].killed, 1);
+    CU_ASSERT(at[1] >= 0.29 && at[1] < 10);
+    if (got[1] != 1) { /* do not leave it behind */
+        kill(stuck, SIGKILL);
+        waitpid(stuck, NULL, 0);
     }
 }
 
@@ -2311,6 +2412,10 @@ void suite_batch(void)
              {"resume reruns runs whose inputs changed", test_resume_inputs_changed},
              {"--timeout honours fractions of a second", test_timeout_fraction},
              {"a stopped batch leaves no temporaries", test_stop_leaves_no_temporaries},
+             {"--timeout stops a worker started with its signals blocked",
+              test_timeout_with_signals_blocked},
+             {"a worker that does not stop on its signals is killed at its deadline",
+              test_wait_kills_stuck_worker},
              {"a failing generator's message is recorded", test_gen_failure_recorded},
              {"numeric options refuse trailing text", test_numeric_options},
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
