@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/types.h>
@@ -89,6 +90,8 @@ static double now_s(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+double batch_clock(void) { return now_s(); }
 
 /* mkdir -p; *made (when not NULL) counts the directories it created, the last components of
  * path, for rmdir_made. An empty path names no directory: -1 with ENOENT, as mkdir("") (the
@@ -368,7 +371,10 @@ typedef struct sweep {
     strlist trace_hash;        /* hex FNV-1a 64 of each trace file's bytes, as traces */
     strlist presets;           /* the device presets the base config read, under set:, each
                                   axis value and policy (sweep_check_values), each once */
-    int expect_hash;           /* regress checks: the expectation's bytes count too */
+    /* regress checks (not --update-expectations): the expectation's bytes count too; hex
+     * FNV-1a 64 of each trace's under each policy, [trace * max(1, policies.n) + policy] (each
+     * file read once however many runs and traces share it); NULL otherwise */
+    char (*expect_hash)[17];
 } sweep;
 
 typedef struct sw_run {
@@ -412,6 +418,7 @@ static void sweep_free(sweep *s)
     free(s->expect_dir);
     sl_free(&s->trace_hash);
     sl_free(&s->presets);
+    free(s->expect_hash);
 }
 
 static char *rel_path(const sweep *s, const char *p)
@@ -1307,14 +1314,58 @@ static const char *base_name(const char *p)
     return b ? b + 1 : p;
 }
 
-/* kind regress: EXPECTATIONS/<trace file name>[.POLICY].expect */
-static const char *run_expect_path(const sweep *s, const sw_run *r, const char *tpath, char *buf,
-                                   size_t n)
+/* kind regress: EXPECTATIONS/<trace file name>[.POLICY].expect (policy: an index of policies:,
+ * or -1 for the config's own) */
+static const char *expect_path(const sweep *s, int policy, const char *tpath, char *buf, size_t n)
 {
-    const char *pol = r->policy >= 0 ? s->policies.v[r->policy] : NULL;
+    const char *pol = policy >= 0 ? s->policies.v[policy] : NULL;
     snprintf(buf, n, "%s/%s%s%s.expect", s->expect_dir, base_name(tpath), pol ? "." : "",
              pol ? pol : "");
     return buf;
+}
+
+static const char *run_expect_path(const sweep *s, const sw_run *r, const char *tpath, char *buf,
+                                   size_t n)
+{
+    return expect_path(s, r->policy, tpath, buf, n);
+}
+
+typedef struct named_ix {
+    char *path;
+    int ix;
+} named_ix;
+
+static int cmp_named_ix(const void *a, const void *b)
+{
+    const named_ix *x = a, *y = b;
+    int c = strcmp(x->path, y->path);
+    return c ? c : (x->ix > y->ix) - (x->ix < y->ix);
+}
+
+/* s->expect_hash: every trace's expectation under every policy, hashed once per file name
+ * (traces in several folders with one file name share an expectation). */
+static void expect_hashes(sweep *s)
+{
+    int np = s->policies.n ? s->policies.n : 1, n = s->traces.n * np;
+    named_ix *v = am_calloc((size_t)n + 1, sizeof *v);
+    s->expect_hash = am_calloc((size_t)n + 1, sizeof *s->expect_hash);
+    for (int t = 0; t < s->traces.n; t++)
+        for (int p = 0; p < np; p++) {
+            char buf[4096];
+            int ix = t * np + p;
+            v[ix] = (named_ix){am_strdup(expect_path(s, s->policies.n ? p : -1, s->traces.v[t],
+                                                     buf, sizeof buf)), ix};
+        }
+    qsort(v, (size_t)n, sizeof *v, cmp_named_ix);
+    for (int i = 0; i < n; i++) {
+        if (i && strcmp(v[i].path, v[i - 1].path) == 0)
+            memcpy(s->expect_hash[v[i].ix], s->expect_hash[v[i - 1].ix], 17);
+        else
+            file_hash(v[i].path, s->expect_hash[v[i].ix]);
+    }
+    for (int i = 0; i < n; i++)
+        free(v[i].path);
+    free(v);
 }
 
 /* The run's inputs digest: the study's (config after set:, generator), the trace's bytes and, for
@@ -1323,12 +1374,13 @@ static const char *run_expect_path(const sweep *s, const sw_run *r, const char *
 static const char *run_inputs(const sweep *s, const sw_run *r)
 {
     static char out[17];
-    char part[3][17] = {{0}}, ep[4096];
+    char part[3][17] = {{0}};
     snprintf(part[0], sizeof part[0], "%s", s->inputs);
     if (r->trace >= 0)
         snprintf(part[1], sizeof part[1], "%s", s->trace_hash.v[r->trace]);
-    if (s->regress && s->expect_hash && r->trace >= 0)
-        file_hash(run_expect_path(s, r, s->traces.v[r->trace], ep, sizeof ep), part[2]);
+    if (s->expect_hash && r->trace >= 0)
+        memcpy(part[2], s->expect_hash[r->trace * (s->policies.n ? s->policies.n : 1) +
+                                       (r->policy >= 0 ? r->policy : 0)], 17);
     uint64_t h = RT_FNV_OFFSET;
     for (int i = 0; i < 3; i++)
         h = rt_fnv1a(h, part[i], strlen(part[i]) + 1);
@@ -1376,16 +1428,20 @@ static void note_preset(strlist *presets, const am_config *c)
  * then with each policy of policies: switched in last (v has room for one more). 0, or -1 with
  * the config's error (at the override's position in the sweep when it is about one). The
  * device presets read go to presets (an axis over device: reads several); the default level's
- * name to level (CFG_NAME_MAX bytes). */
+ * name to level (CFG_NAME_MAX bytes). keep not NULL: *keep gets the config as it is (without a
+ * policy switched in; the caller frees it), else it is freed. */
 static int load_as_runs(const sweep *s, cfg_set *v, int n, strlist *presets, char *level,
-                        am_error *err)
+                        am_config **keep, am_error *err)
 {
     am_config *c = NULL;
     if (cfg_load_sets(&c, s->base, v, n, err) != 0)
         return -1;
     note_preset(presets, c);
     snprintf(level, CFG_NAME_MAX, "%s", c->levels[c->default_level].name);
-    cfg_free(c);
+    if (keep)
+        *keep = c;
+    else
+        cfg_free(c);
     for (int p = 0; p < s->policies.n; p++) {
         char pol[CFG_NAME_MAX + 128];
         snprintf(pol, sizeof pol, "memories.%s.allocator.policy=%s", level, s->policies.v[p]);
@@ -1393,6 +1449,10 @@ static int load_as_runs(const sweep *s, cfg_set *v, int n, strlist *presets, cha
         c = NULL;
         if (cfg_load_sets(&c, s->base, v, n + 1, err) != 0) {
             err_note(err, "with policy %s", s->policies.v[p]);
+            if (keep) {
+                cfg_free(*keep);
+                *keep = NULL;
+            }
             return -1;
         }
         note_preset(presets, c);
@@ -1430,31 +1490,37 @@ static int policy_overridden(const sweep *s, const char *level, am_error *err)
  * a size that rounds to 0 bytes, an unknown key, a word that is not one of an option's) is an
  * error now, at its line and column in the sweep, not a failure inside every run that has it.
  * Each axis value is checked with set: and without the other axes; a range's values that are
- * not written in the sweep are reported at its step or factor. */
-static int sweep_check_values(sweep *s, am_error *err)
+ * not written in the sweep are reported at its step or factor. On success *base gets the base
+ * config with set: applied (the caller frees it), loaded once for these checks and the digest. */
+static int sweep_check_values(sweep *s, am_config **base, am_error *err)
 {
     cfg_set v[SW_MAX_SETS + 2];
     char level[CFG_NAME_MAX];
     int n = sweep_sets(s, v);
-    if (load_as_runs(s, v, n, &s->presets, level, err) != 0)
+    *base = NULL;
+    if (load_as_runs(s, v, n, &s->presets, level, base, err) != 0)
         return -1;
     if (s->policies.n && policy_overridden(s, level, err) != 0)
-        return -1;
+        goto bad;
     for (int a = 0; a < s->naxes; a++) {
         const sw_axis *ax = &s->axes[a];
         for (int i = 0; i < ax->vals.n; i++) {
             char *t = xprintf("%s=%s", ax->path, ax->vals.v[i]);
             v[n] = (cfg_set){t, s->file, ax->pos[i].line, ax->pos[i].col};
-            int rc = load_as_runs(s, v, n + 1, &s->presets, level, err);
+            int rc = load_as_runs(s, v, n + 1, &s->presets, level, NULL, err);
             free(t);
             if (rc == 0)
                 continue;
             if (ax->gen[i])
                 err_note(err, "value %d of the range %s", i + 1, ax->range);
-            return -1;
+            goto bad;
         }
     }
     return 0;
+bad:
+    cfg_free(*base);
+    *base = NULL;
+    return -1;
 }
 
 /* Load the base config with set: applied (one clear error now instead of N failed runs) and
@@ -1466,14 +1532,8 @@ static int sweep_check_values(sweep *s, am_error *err)
 static int sweep_digest(sweep *s, int update_expect, am_error *err)
 {
     am_config *cfg = NULL;
-    cfg_set sets[SW_MAX_SETS];
-    int nsets = sweep_sets(s, sets);
-    if (cfg_load_sets(&cfg, s->base, sets, nsets, err) != 0)
+    if (sweep_check_values(s, &cfg, err) != 0)
         return -1;
-    if (sweep_check_values(s, err) != 0) {
-        cfg_free(cfg);
-        return -1;
-    }
     if (!s->policies.n) /* with a policies axis, every run switches the policy */
         cfg_print_warnings(cfg, stderr, "amsim");
     char *text = NULL;
@@ -1495,7 +1555,8 @@ static int sweep_digest(sweep *s, int update_expect, am_error *err)
         file_hash(s->traces.v[i], hex);
         sl_push(&s->trace_hash, am_strdup(hex));
     }
-    s->expect_hash = s->regress && !update_expect;
+    if (s->regress && !update_expect)
+        expect_hashes(s);
     return 0;
 }
 
@@ -1785,13 +1846,9 @@ static void worker_on_signal(int sig)
 
 static void worker_signals(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = worker_on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGALRM, &sa, NULL);
+    out_catch(SIGINT, worker_on_signal, NULL);
+    out_catch(SIGTERM, worker_on_signal, NULL);
+    out_catch(SIGALRM, worker_on_signal, NULL);
 }
 
 /* The signals that stop a batch or a worker, blocked around a fork so that no child escapes the
@@ -1832,8 +1889,12 @@ static int gen_trace(const batch *b, const sw_run *r, const char *out, am_error 
     sigset_t stop, old;
     stop_signals(&stop);
     sigprocmask(SIG_BLOCK, &stop, &old);
-    pid_t pid = fork();
+    pid_t worker = getpid(), pid = fork();
     if (pid == 0) {
+        /* killed with its worker: a worker that does not stop on its signals gets SIGKILL
+         * (batch_wait), and its generator must not go on writing into the run folder */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != worker)
+            _exit(127);
         sigprocmask(SIG_SETMASK, &old, NULL);
         close(fds[0]);
         if (!freopen("/dev/null", "w", stdout) || dup2(fds[1], 2) < 0)
@@ -2315,11 +2376,6 @@ static void progress(int done, int total, int failed, double t0, int final)
     fflush(stderr);
 }
 
-typedef struct slot {
-    pid_t pid;
-    int run;
-} slot;
-
 static const char *sig_name(int sig)
 {
     switch (sig) {
@@ -2355,6 +2411,59 @@ static void on_signal(int sig)
     errno = e;
 }
 
+/* A worker's --timeout is its own timer (SIGALRM, worker_on_signal). A worker still running
+ * this long after its timeout is killed with SIGKILL (batch_wait), so that one whose SIGALRM is
+ * blocked or ignored, or whose handler hangs, cannot hold its slot and the batch forever. */
+#define BATCH_KILL_GRACE_S 1.0
+
+int batch_wait(batch_worker *w, int n, int *status)
+{
+    for (;;) {
+        double next = 0;
+        for (int i = 0; i < n; i++)
+            if (w[i].pid > 0 && w[i].kill_at > 0 && !w[i].killed &&
+                (next == 0 || w[i].kill_at < next))
+                next = w[i].kill_at;
+        pid_t pid;
+        if (next == 0)
+            pid = waitpid(-1, status, 0);
+        else {
+            /* SIGCHLD blocked from before the check: an exit after it is still pending for
+             * sigtimedwait, which wakes at the exit or at the deadline */
+            sigset_t chld, old;
+            sigemptyset(&chld);
+            sigaddset(&chld, SIGCHLD);
+            sigprocmask(SIG_BLOCK, &chld, &old);
+            pid = waitpid(-1, status, WNOHANG);
+            int e = errno;
+            if (pid == 0) {
+                double now = now_s(), left = next - now;
+                if (left > 0) {
+                    struct timespec ts = {(time_t)left, (long)((left - floor(left)) * 1e9)};
+                    if (sigtimedwait(&chld, NULL, &ts) < 0 && errno == EINTR)
+                        pid = -1, e = EINTR;
+                } else
+                    for (int i = 0; i < n; i++)
+                        if (w[i].pid > 0 && w[i].kill_at > 0 && !w[i].killed &&
+                            w[i].kill_at <= now) {
+                            kill(w[i].pid, SIGKILL);
+                            w[i].killed = 1;
+                        }
+            }
+            sigprocmask(SIG_SETMASK, &old, NULL);
+            errno = e;
+            if (pid == 0)
+                continue;
+        }
+        if (pid < 0)
+            return -1;
+        for (int i = 0; i < n; i++)
+            if (w[i].pid == pid)
+                return i;
+        /* a child that is not one of these workers: wait on */
+    }
+}
+
 /* Remove the temporaries (NAME.tmp.PID, sim/outfile.h) left in a run folder by a worker that did
  * not end normally. The folder is this run's alone, so whatever temporary is there is stale. */
 static void remove_temporaries(const char *dir)
@@ -2385,15 +2494,12 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
             todo[ntodo++] = i;
     }
     int tty = !b->quiet && isatty(2);
-    slot *sl = am_calloc((size_t)b->jobs, sizeof *sl);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
+    batch_worker *sl = am_calloc((size_t)b->jobs, sizeof *sl);
+    int *sl_run = am_calloc((size_t)b->jobs, sizeof *sl_run);
     nworker_slots = b->jobs;
     stop_sig = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    out_catch(SIGINT, on_signal, &old_int);
+    out_catch(SIGTERM, on_signal, &old_term);
     sigset_t stop, unblocked;
     stop_signals(&stop);
     int next = 0, active = 0, done = 0, failed = 0;
@@ -2415,7 +2521,13 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
             }
             if (pid == 0) {
                 worker_signals();
-                sigprocmask(SIG_SETMASK, &unblocked, NULL);
+                /* the signals the batch stops a worker with are never blocked in it, even when
+                 * the batch was started with them blocked (the mask is inherited): a worker
+                 * with SIGALRM blocked ran on past its --timeout */
+                sigset_t mask = unblocked;
+                sigdelset(&mask, SIGTERM);
+                sigdelset(&mask, SIGALRM);
+                sigprocmask(SIG_SETMASK, &mask, NULL);
                 if (b->timeout > 0) {
                     /* microseconds, rounded up: a fraction below a second is honoured (alarm()
                      * took whole seconds) and 1e-9 s still arms the timer (0 would disarm it) */
@@ -2430,9 +2542,10 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
             }
             for (int k = 0; k < b->jobs; k++)
                 if (!sl[k].pid) {
-                    sl[k].pid = pid;
+                    sl[k] = (batch_worker){pid, b->timeout > 0 ? now_s() + b->timeout +
+                                                                     BATCH_KILL_GRACE_S : 0, 0};
                     worker_pids[k] = pid;
-                    sl[k].run = i;
+                    sl_run[k] = i;
                     break;
                 }
             active++;
@@ -2440,53 +2553,52 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
         }
         if (!active)
             break;
-        int st;
-        pid_t pid = waitpid(-1, &st, 0);
-        if (pid < 0) {
+        int st, k = batch_wait(sl, b->jobs, &st);
+        if (k < 0) {
             if (errno == EINTR)
                 continue;
             break;
         }
-        for (int k = 0; k < b->jobs; k++) {
-            if (sl[k].pid != pid)
-                continue;
-            sl[k].pid = 0;
-            worker_pids[k] = 0;
-            active--;
-            done++;
-            const sw_run *r = &b->runs[sl[k].run];
-            int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
-            if (!ok)
-                failed++;
-            /* a worker that died before writing its marker: record why (not when the batch
-             * was stopped: the run was interrupted, not failed, and runs on a rerun) */
-            result x;
-            char *dir = run_dir(b, r);
-            if (!ok)
-                remove_temporaries(dir);
-            int have = result_read(b->out, r->folder, &x) == 0;
-            if (!stop_sig && (!have || strcmp(x.key, r->key) != 0 ||
-                              (!ok && strcmp(x.status, "ok") == 0))) {
-                char msg[128];
-                am_error e2 = {0};
-                if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM && b->timeout > 0)
-                    snprintf(msg, sizeof msg, "worker killed by signal %d (timeout after %g s)",
-                             SIGALRM, b->timeout);
-                else if (WIFSIGNALED(st))
-                    snprintf(msg, sizeof msg, "worker killed by signal %d%s", WTERMSIG(st),
-                             sig_name(WTERMSIG(st)));
-                else
-                    snprintf(msg, sizeof msg, "worker exited with status %d and no result",
-                             WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-                mkdir_p(dir);
-                if (write_result(dir, r, "failed", msg, NULL, NULL, &e2) != 0)
-                    fprintf(stderr, "%s: %s\n", prog, e2.msg);
-            }
-            if (have)
-                result_free(&x);
-            free(dir);
-            break;
+        int killed = sl[k].killed;
+        sl[k] = (batch_worker){0, 0, 0};
+        worker_pids[k] = 0;
+        active--;
+        done++;
+        const sw_run *r = &b->runs[sl_run[k]];
+        int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+        if (!ok)
+            failed++;
+        /* a worker that died before writing its marker: record why (not when the batch
+         * was stopped: the run was interrupted, not failed, and runs on a rerun) */
+        result x;
+        char *dir = run_dir(b, r);
+        if (!ok)
+            remove_temporaries(dir);
+        int have = result_read(b->out, r->folder, &x) == 0;
+        if (!stop_sig && (!have || strcmp(x.key, r->key) != 0 ||
+                          (!ok && strcmp(x.status, "ok") == 0))) {
+            char msg[128];
+            am_error e2 = {0};
+            if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM && b->timeout > 0)
+                snprintf(msg, sizeof msg, "worker killed by signal %d (timeout after %g s)",
+                         SIGALRM, b->timeout);
+            else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL && killed)
+                snprintf(msg, sizeof msg, "worker killed by signal %d (timeout after %g s; "
+                         "still running %g s later)", SIGKILL, b->timeout,
+                         BATCH_KILL_GRACE_S);
+            else if (WIFSIGNALED(st))
+                snprintf(msg, sizeof msg, "worker killed by signal %d%s", WTERMSIG(st),
+                         sig_name(WTERMSIG(st)));
+            else
+                snprintf(msg, sizeof msg, "worker exited with status %d and no result",
+                         WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+            mkdir_p(dir);
+            if (write_result(dir, r, "failed", msg, NULL, NULL, &e2) != 0)
+                fprintf(stderr, "%s: %s\n", prog, e2.msg);
         }
+        if (have)
+            result_free(&x);
+        free(dir);
         if (tty)
             progress(done, ntodo, failed, t0, 0);
     }
@@ -2507,6 +2619,7 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
     sigaction(SIGTERM, &old_term, NULL);
     nworker_slots = 0;
     free(sl);
+    free(sl_run);
     free(todo);
     *nran = done;
     (void)nfailed;
@@ -2539,26 +2652,113 @@ static void usage(FILE *f)
             "deviation from an expectation\n");
 }
 
-/* DIR/results.csv and DIR/matrix.tsv against every file the sweep reads: the sweep file, the
- * base config, the device presets it loads and the traces (until 2026-11-25 only the sweep
- * file: `DIR/results.csv -> ../base.yaml` replaced the base config with the table). 0, or -1
- * with err naming both; before DIR is made or anything written. */
-static int check_outputs(const sweep *s, const char *out, am_error *err)
+/* A regress sweep's expectation files, each once, sorted: every trace's (a generated trace's is
+ * named gen.trace) under every policy. */
+static void expect_files(const sweep *s, strlist *out)
+{
+    int np = s->policies.n ? s->policies.n : 1, nt = s->traces.n ? s->traces.n : 1;
+    for (int t = 0; t < nt; t++)
+        for (int p = 0; p < np; p++) {
+            char buf[4096];
+            sl_push(out, am_strdup(expect_path(s, s->policies.n ? p : -1,
+                                               s->traces.n ? s->traces.v[t] : "gen.trace", buf,
+                                               sizeof buf)));
+        }
+    qsort(out->v, (size_t)out->n, sizeof *out->v, cmp_str);
+    int k = 0;
+    for (int i = 0; i < out->n; i++) {
+        if (k && strcmp(out->v[i], out->v[k - 1]) == 0)
+            free(out->v[i]);
+        else
+            out->v[k++] = out->v[i];
+    }
+    out->n = k;
+}
+
+/* DIR/results.csv and DIR/matrix.tsv, and with --update-expectations the expectation files,
+ * against every file the sweep reads (until 2026-11-25 only the sweep file: `DIR/results.csv ->
+ * ../base.yaml` replaced the base config with the table; and the expectations were not checked
+ * at all: `expectations/a.trace.expect -> ../traces/b.trace` replaced a trace of the sweep).
+ * Called twice, each pair checked once: before the sweep is read (s NULL), -o's files against
+ * the sweep file alone, so that a sweep that is one of DIR's files is refused as such, not for
+ * what it holds; after (file NULL), against what the sweep names: the base config, the device
+ * presets it loads, the traces and (checked, not written) the expectations, and the
+ * expectations written against the sweep file too. 0, or -1 with err naming both; before DIR is
+ * made or anything written. */
+static int check_outputs(const char *file, const sweep *s, int update_expect, const char *out,
+                         am_error *err)
 {
     char *rp = xprintf("%s/results.csv", out), *mp = xprintf("%s/matrix.tsv", out);
-    const out_named outs[] = {{"-o's results.csv", rp}, {"-o's matrix.tsv", mp}};
-    int nin = 0;
-    out_named *ins = am_calloc((size_t)(2 + s->presets.n + s->traces.n), sizeof *ins);
-    ins[nin++] = (out_named){"SWEEP.yaml", s->file};
-    ins[nin++] = (out_named){"the sweep's base config", s->base};
-    for (int i = 0; i < s->presets.n; i++)
-        ins[nin++] = (out_named){"the base config's device preset", s->presets.v[i]};
-    for (int i = 0; i < s->traces.n; i++)
-        ins[nin++] = (out_named){"a trace of the sweep", s->traces.v[i]};
-    int rc = out_check_paths(outs, 2, ins, nin, err);
+    strlist exp = {0};
+    if (s && s->regress)
+        expect_files(s, &exp);
+    int nout = 0, nin = 0, nexp_out = update_expect ? exp.n : 0;
+    out_named *outs = am_calloc((size_t)(2 + nexp_out), sizeof *outs);
+    out_named *ins = am_calloc((size_t)(2 + (s ? s->presets.n + s->traces.n + exp.n : 0)),
+                               sizeof *ins);
+    outs[nout++] = (out_named){"-o's results.csv", rp};
+    outs[nout++] = (out_named){"-o's matrix.tsv", mp};
+    if (file)
+        ins[nin++] = (out_named){"SWEEP.yaml", file};
+    if (s) {
+        ins[nin++] = (out_named){"the sweep's base config", s->base};
+        for (int i = 0; i < s->presets.n; i++)
+            ins[nin++] = (out_named){"the base config's device preset", s->presets.v[i]};
+        for (int i = 0; i < s->traces.n; i++)
+            ins[nin++] = (out_named){"a trace of the sweep", s->traces.v[i]};
+        for (int i = 0; i < exp.n; i++)
+            if (update_expect)
+                outs[nout++] = (out_named){"--update-expectations", exp.v[i]};
+            else
+                ins[nin++] = (out_named){"an expectation of the sweep", exp.v[i]};
+    }
+    int rc = out_check_paths(outs, nout, ins, nin, err);
+    const out_named sweep_file = {"SWEEP.yaml", s ? s->file : NULL};
+    for (int i = 2; rc == 0 && i < nout; i++)
+        rc = out_check_paths(&outs[i], 1, &sweep_file, 1, err);
+    sl_free(&exp);
+    free(outs);
     free(ins);
     free(rp);
     free(mp);
+    return rc;
+}
+
+/* --merge's outputs (OUT/results.csv and OUT/matrix.tsv, or the file OUT.csv: mpath NULL)
+ * against what it reads: each folder's matrix.tsv and the result.txt of each run that the first
+ * folder's matrix.tsv lists (until 2026-11-25 unchecked: `-o X.csv` with X.csv linking to a
+ * shard's matrix.tsv or a run's result.txt replaced it with the table, and `-o SHARD` rewrote
+ * the shard's own files). 0, or -1 with err naming both; before OUT is made. A folder that is
+ * not a batch folder is left to build_csv to refuse. */
+static int merge_check(char **dirs, int ndirs, const char *path, const char *mpath,
+                       am_error *err)
+{
+    matrix m;
+    am_error ignored = {0};
+    int have = matrix_read(dirs[0], &m, &ignored) == 0, nrows = have ? m.n : 0;
+    size_t nin = (size_t)ndirs * (1 + (size_t)nrows);
+    out_named *ins = am_calloc(nin + 1, sizeof *ins);
+    char **own = am_calloc(nin + 1, sizeof *own);
+    int k = 0;
+    for (int d = 0; d < ndirs; d++) {
+        own[k] = xprintf("%s/matrix.tsv", dirs[d]);
+        ins[k] = (out_named){"a merged folder's matrix.tsv", own[k]};
+        k++;
+        for (int i = 0; i < nrows; i++) {
+            own[k] = xprintf("%s/runs/%s/result.txt", dirs[d], m.rows[i][1]);
+            ins[k] = (out_named){"a merged folder's result.txt", own[k]};
+            k++;
+        }
+    }
+    if (have)
+        matrix_tsv_free(&m);
+    const out_named outs[] = {{mpath ? "-o's results.csv" : "-o", path},
+                              {"-o's matrix.tsv", mpath}};
+    int rc = out_check_paths(outs, 2, ins, k, err);
+    for (int i = 0; i < k; i++)
+        free(own[i]);
+    free(own);
+    free(ins);
     return rc;
 }
 
@@ -2571,8 +2771,16 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     size_t ol = strlen(out);
     int is_csv = ol > 4 && strcmp(out + ol - 4, ".csv") == 0;
     char *path = is_csv ? am_strdup(out) : xprintf("%s/results.csv", out);
+    char *mpath = is_csv ? NULL : xprintf("%s/matrix.tsv", out);
     am_error err = {0};
     int failed = 0, rc, made = 0;
+    rc = merge_check(argv, argc, path, mpath, &err);
+    free(mpath);
+    if (rc != 0) {
+        fprintf(stderr, "%s: %s\n", prog, err.msg);
+        free(path);
+        return 1;
+    }
     if (!is_csv && mkdir_p_made(out, &made) != 0) {
         fprintf(stderr, "%s: %s: cannot create: %s\n", prog, out, strerror(errno));
         rmdir_made(out, made);
@@ -2751,17 +2959,10 @@ int cmd_batch(int argc, char **argv)
         goto out;
     }
     am_error err = {0};
-    if (b.out) { /* the sweep file as one of DIR's own files would be overwritten by the run */
-        char *rp = xprintf("%s/results.csv", b.out), *mp = xprintf("%s/matrix.tsv", b.out);
-        const out_named outs[] = {{"-o's results.csv", rp}, {"-o's matrix.tsv", mp}};
-        const out_named ins[] = {{"SWEEP.yaml", file}};
-        int clash = out_check_paths(outs, 2, ins, 1, &err);
-        free(rp);
-        free(mp);
-        if (clash) {
-            fprintf(stderr, "amsim: %s\n", err.msg);
-            goto out;
-        }
+    /* the sweep file as one of DIR's own files would be overwritten by the run */
+    if (b.out && check_outputs(file, NULL, 0, b.out, &err) != 0) {
+        fprintf(stderr, "amsim: %s\n", err.msg);
+        goto out;
     }
     if (sweep_load(&b.sw, file, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
@@ -2772,7 +2973,7 @@ int cmd_batch(int argc, char **argv)
     b.placements |= b.sw.placements;
     b.timeline |= b.sw.timeline;
     if (sweep_digest(&b.sw, b.update_expect, &err) != 0 ||
-        (b.out && check_outputs(&b.sw, b.out, &err) != 0)) {
+        (b.out && check_outputs(NULL, &b.sw, b.update_expect, b.out, &err) != 0)) {
         fprintf(stderr, "amsim: %s\n", err.msg);
         sweep_free(&b.sw);
         goto out;

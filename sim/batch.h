@@ -8,9 +8,25 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* amsim batch SWEEP.yaml [-j N] [--shard K/N] -o DIR; amsim batch --merge DIR... -o OUT */
 int cmd_batch(int argc, char **argv);
+/* A worker process of a batch, as the scheduler waits for it. */
+typedef struct batch_worker {
+    pid_t pid;      /* 0: a free slot */
+    double kill_at; /* batch_clock() seconds after which it is sent SIGKILL; 0: never */
+    int killed;     /* set when batch_wait sent it SIGKILL */
+} batch_worker;
+/* Seconds on the monotonic clock that kill_at is on. */
+double batch_clock(void);
+/* Wait until one of the n workers w[] ends: its index, with its wait status in *status (the
+ * caller clears the slot), or -1 with errno (EINTR: a signal handler ran; ECHILD: no child).
+ * A worker still running at its kill_at is sent SIGKILL and marked killed, which ends one that
+ * blocks, ignores or hangs in its handler of every other signal (--timeout's own SIGALRM, the
+ * batch's SIGTERM). */
+int batch_wait(batch_worker *w, int n, int *status);
+
 /* amsim mincap -c CONFIG -t TRACE [--policies a,b] [--granularity BYTES] [--json FILE] */
 int cmd_mincap(int argc, char **argv);
 /* amsim stats results.csv --metric M --by COLUMN [--paired a,b] */

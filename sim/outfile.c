@@ -242,21 +242,38 @@ static char *dir_of(const char *path, const char **base)
     return d;
 }
 
-int out_same_target(const char *a, const char *b)
+/* What out_same_target compares of one path, looked up once: out_check_paths compares each
+ * path with every other (a regress sweep's expectations with every trace), a stat per pair. */
+typedef struct path_info {
+    int dash;         /* "-": standard output, never the same as anything */
+    int exists, link; /* stat succeeded (st); else lstat found a (dangling) symbolic link */
+    struct stat st;
+} path_info;
+
+static void path_look(const char *p, path_info *in)
 {
-    if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+    struct stat l;
+    memset(in, 0, sizeof *in);
+    in->dash = strcmp(p, "-") == 0;
+    if (in->dash)
+        return;
+    in->exists = stat(p, &in->st) == 0;
+    in->link = !in->exists && lstat(p, &l) == 0 && S_ISLNK(l.st_mode);
+}
+
+static int same_target(const char *a, const path_info *ia, const char *b, const path_info *ib)
+{
+    if (ia->dash || ib->dash)
         return 0;
-    struct stat sa, sb;
-    int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
-    if (ea || eb)
-        return ea && eb && S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev &&
-               sa.st_ino == sb.st_ino;
-    /* neither exists yet (a dangling symbolic link counts as where it leads) */
-    struct stat la;
-    char *ta = lstat(a, &la) == 0 && S_ISLNK(la.st_mode) ? link_target(a) : NULL;
-    char *tb = lstat(b, &la) == 0 && S_ISLNK(la.st_mode) ? link_target(b) : NULL;
+    if (ia->exists || ib->exists)
+        return ia->exists && ib->exists && S_ISREG(ia->st.st_mode) &&
+               ia->st.st_dev == ib->st.st_dev && ia->st.st_ino == ib->st.st_ino;
+    /* neither exists yet (a dangling symbolic link counts as where it leads): the same name in
+     * the same directory (names first: they differ for almost every pair) */
+    char *ta = ia->link ? link_target(a) : NULL, *tb = ib->link ? link_target(b) : NULL;
     const char *na, *nb;
     char *da = dir_of(ta ? ta : a, &na), *db = dir_of(tb ? tb : b, &nb);
+    struct stat sa, sb;
     int same = strcmp(na, nb) == 0 && stat(da, &sa) == 0 && stat(db, &sb) == 0 &&
                sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
     free(da);
@@ -266,23 +283,42 @@ int out_same_target(const char *a, const char *b)
     return same;
 }
 
+int out_same_target(const char *a, const char *b)
+{
+    path_info ia, ib;
+    path_look(a, &ia);
+    path_look(b, &ib);
+    return same_target(a, &ia, b, &ib);
+}
+
 int out_check_paths(const out_named *outs, int nout, const out_named *ins, int nin,
                     am_error *err)
 {
-    for (int i = 0; i < nout; i++) {
+    path_info *io = am_calloc((size_t)nout + 1, sizeof *io);
+    path_info *ii = am_calloc((size_t)nin + 1, sizeof *ii);
+    for (int i = 0; i < nout; i++)
+        if (outs[i].path)
+            path_look(outs[i].path, &io[i]);
+    for (int j = 0; j < nin; j++)
+        if (ins[j].path)
+            path_look(ins[j].path, &ii[j]);
+    int rc = 0;
+    for (int i = 0; i < nout && !rc; i++) {
         if (!outs[i].path)
             continue;
-        for (int j = i + 1; j < nout; j++)
-            if (outs[j].path && out_same_target(outs[i].path, outs[j].path))
-                return am_fail(err, AM_EINPUT, "%s and %s both name %s: give each output its "
-                               "own file", outs[i].label, outs[j].label, outs[j].path);
-        for (int j = 0; j < nin; j++)
-            if (ins[j].path && out_same_target(outs[i].path, ins[j].path))
-                return am_fail(err, AM_EINPUT, "%s and %s both name %s: the output would "
-                               "overwrite its own input; write it to another file",
-                               outs[i].label, ins[j].label, outs[i].path);
+        for (int j = i + 1; j < nout && !rc; j++)
+            if (outs[j].path && same_target(outs[i].path, &io[i], outs[j].path, &io[j]))
+                rc = am_fail(err, AM_EINPUT, "%s and %s both name %s: give each output its "
+                             "own file", outs[i].label, outs[j].label, outs[j].path);
+        for (int j = 0; j < nin && !rc; j++)
+            if (ins[j].path && same_target(outs[i].path, &io[i], ins[j].path, &ii[j]))
+                rc = am_fail(err, AM_EINPUT, "%s and %s both name %s: the output would "
+                             "overwrite its own input; write it to another file",
+                             outs[i].label, ins[j].label, outs[i].path);
     }
-    return 0;
+    free(io);
+    free(ii);
+    return rc;
 }
 
 void out_abort_all(void)
@@ -304,12 +340,17 @@ static void on_signal(int sig)
     raise(sig);
 }
 
-void out_install_signals(void)
+void out_catch(int sig, void (*fn)(int), struct sigaction *old)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
+    sa.sa_handler = fn;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    sigaction(sig, &sa, old);
+}
+
+void out_install_signals(void)
+{
+    out_catch(SIGINT, on_signal, NULL);
+    out_catch(SIGTERM, on_signal, NULL);
 }

@@ -9,6 +9,7 @@
 #ifndef AM_OUTFILE_H
 #define AM_OUTFILE_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "common.h"
@@ -48,5 +49,8 @@ int out_check_paths(const out_named *outs, int nout, const out_named *ins, int n
 /* Remove every temporary still open (called on error paths, at exit and from signals). */
 void out_abort_all(void);
 void out_install_signals(void);
+/* Run fn on signal sig (sigaction: no other signal blocked in fn, no SA_RESTART, so that a wait
+ * it interrupts returns EINTR); old, when not NULL, gets the action it replaces. */
+void out_catch(int sig, void (*fn)(int), struct sigaction *old);
 
 #endif

@@ -2,16 +2,19 @@
  * statistics against hand-computed values, plots, mincap, expectations (sim/batch.c, mincap.c,
  * stats.c, report_html.c, expect.c), all through the amsim binary. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../../sim/batch.h"
 #include "testutil.h"
 
 static char *path_in_tmp(const char *name)
@@ -917,6 +920,104 @@ static void test_stop_leaves_no_temporaries(void)
     }
 }
 
+/* --timeout with the batch started with SIGALRM and SIGTERM blocked (a signal mask is inherited
+ * through fork and exec: a supervisor or a shell can leave them blocked). The workers unblock
+ * them, so the run is still stopped by its timer; until 2026-11-25 the worker kept the mask,
+ * its SIGALRM stayed pending and the run went on to finish ("ok" past its timeout). */
+static void test_timeout_with_signals_blocked(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char text[2048], dir[1200], csv[1300];
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [%s/traces/"
+             "gpu_train_step.trace]\npolicies: [bfc]\n", tu_top(), tu_top());
+    const char *sw = tu_write("blocked.yaml", text);
+    snprintf(dir, sizeof dir, "%s/blocked", tu_tmpdir());
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGALRM);
+        sigaddset(&set, SIGTERM);
+        sigprocmask(SIG_BLOCK, &set, NULL);
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+            _exit(127);
+        /* 1e-9 s: the timer fires before the run can end, however fast it is */
+        execl(bin, bin, "batch", sw, "-o", dir, "-q", "--timeout", "1e-9", (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+    snprintf(csv, sizeof csv, "%s/results.csv", dir);
+    char *t = tu_slurp(csv, NULL);
+    CU_ASSERT(t && strstr(t, ",failed,worker killed by signal 14 (timeout after 1e-09 s)\n"));
+    if (!t || !strstr(t, "timeout after"))
+        fprintf(stderr, "\n  blocked signals: %s\n", t ? t : "(no results.csv)");
+    free(t);
+}
+
+/* The scheduler's wait (batch_wait) kills a worker that neither its own SIGALRM nor SIGTERM can
+ * stop (both blocked and ignored, as a hung handler or code that masks signals would leave it)
+ * with SIGKILL at its deadline and marks it killed, so the batch records a timeout; a worker
+ * that ends by itself before its deadline is returned as it ended, not killed. */
+static void test_wait_kills_stuck_worker(void)
+{
+    int ready[2];
+    CU_ASSERT_FATAL(pipe(ready) == 0);
+    pid_t stuck = fork();
+    CU_ASSERT_FATAL(stuck >= 0);
+    if (stuck == 0) {
+        signal(SIGALRM, SIG_IGN);
+        signal(SIGTERM, SIG_IGN);
+        sigset_t all;
+        sigfillset(&all);
+        sigprocmask(SIG_BLOCK, &all, NULL);
+        struct itimerval it = {{0, 0}, {0, 20000}}; /* its own --timeout: blocked */
+        setitimer(ITIMER_REAL, &it, NULL);
+        if (write(ready[1], "x", 1) != 1)
+            _exit(127);
+        for (;;)
+            pause();
+    }
+    char c;
+    close(ready[1]);
+    CU_ASSERT_FATAL(read(ready[0], &c, 1) == 1);
+    close(ready[0]);
+    pid_t quick = fork();
+    CU_ASSERT_FATAL(quick >= 0);
+    if (quick == 0) {
+        sleep_s(0.05);
+        _exit(7);
+    }
+    kill(stuck, SIGTERM); /* ignored */
+    double t0 = batch_clock();
+    batch_worker w[3] = {{0, 0, 0}, {stuck, t0 + 0.3, 0}, {quick, t0 + 60, 0}};
+    int got[2] = {-1, -1}, sts[2] = {0, 0};
+    double at[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        int st = 0, k;
+        while ((k = batch_wait(w, 3, &st)) < 0 && errno == EINTR)
+            ;
+        got[i] = k;
+        sts[i] = st;
+        at[i] = batch_clock() - t0;
+        if (k >= 0)
+            w[k].pid = 0;
+    }
+    CU_ASSERT_EQUAL(got[0], 2); /* the quick one, as it exited */
+    CU_ASSERT(WIFEXITED(sts[0]) && WEXITSTATUS(sts[0]) == 7);
+    CU_ASSERT_EQUAL(w[2].killed, 0);
+    CU_ASSERT_EQUAL(got[1], 1); /* the stuck one, killed at its deadline */
+    CU_ASSERT(WIFSIGNALED(sts[1]) && WTERMSIG(sts[1]) == SIGKILL);
+    CU_ASSERT_EQUAL(w[1].killed, 1);
+    CU_ASSERT(at[1] >= 0.29 && at[1] < 10);
+    if (got[1] != 1) { /* do not leave it behind */
+        kill(stuck, SIGKILL);
+        waitpid(stuck, NULL, 0);
+    }
+}
+
 /* A generator that fails puts its own message into the run's recorded error (results.csv said
  * only "failed (status 1; does `amsim gen` exist?)" and the cause went to standard error). */
 static void test_gen_failure_recorded(void)
@@ -1033,6 +1134,75 @@ static void test_shard_merge(void)
     CU_ASSERT(err && strstr(err, "3 runs have no result"));
     free(out);
     free(err);
+}
+
+/* A small finished study for the tests below: one run of a two-line trace, in DIR. */
+static void tiny_study(const char *name, const char *dir)
+{
+    char text[2560], args[4096], tr[1100];
+    snprintf(tr, sizeof tr, "%s/%s.trace", tu_tmpdir(), name);
+    FILE *f = fopen(tr, "w");
+    CU_ASSERT_FATAL(f && fputs("amsim-trace v1\nalloc 1 1MiB\nfree 1\n", f) >= 0 &&
+                    fclose(f) == 0);
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc]\n", tu_top(), tr);
+    char yaml[256];
+    snprintf(yaml, sizeof yaml, "%s.yaml", name);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", tu_write(yaml, text), dir);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+}
+
+/* --merge's output naming a file it reads, under any spelling: OUT.csv linking to a folder's
+ * matrix.tsv or a run's result.txt, OUT being a merged folder or a link to one. Refused before
+ * anything is written, naming both; until 2026-11-25 the table replaced the linked file (the
+ * shard lost its matrix or a run its done marker) and -o SHARD rewrote the shard's files. */
+static void test_merge_output_names_input(void)
+{
+    char sdir[1024], link[1100], res[1200], mtx[1100], args[4096], want[2048];
+    snprintf(sdir, sizeof sdir, "%s/mshard", tu_tmpdir());
+    tiny_study("mshard", sdir);
+    snprintf(mtx, sizeof mtx, "%s/matrix.tsv", sdir);
+    snprintf(res, sizeof res, "%s/runs/0001-mshard-bfc/result.txt", sdir);
+    char *m0 = tu_slurp(mtx, NULL), *r0 = tu_slurp(res, NULL);
+    CU_ASSERT_FATAL(m0 && r0);
+    static const struct {
+        const char *name, *target, *label; /* -o NAME, a link to TARGET (relative to sdir/..) */
+        int dir;                           /* -o names a folder (matrix.tsv is the clash) */
+    } cases[] = {
+        {"m1.csv", "mshard/matrix.tsv", "-o and a merged folder's matrix.tsv", 0},
+        {"m2.csv", "mshard/runs/0001-mshard-bfc/result.txt",
+         "-o and a merged folder's result.txt", 0},
+        {"m3", "mshard", "-o's matrix.tsv and a merged folder's matrix.tsv", 1},
+        {"mshard", NULL, "-o's matrix.tsv and a merged folder's matrix.tsv", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(link, sizeof link, "%s/%s", tu_tmpdir(), cases[i].name);
+        if (cases[i].target)
+            CU_ASSERT_FATAL(symlink(cases[i].target, link) == 0);
+        snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", sdir, link);
+        snprintf(want, sizeof want, "amsim batch: %s both name %s%s: the output would "
+                 "overwrite its own input", cases[i].label, link,
+                 cases[i].dir ? "/matrix.tsv" : "");
+        char *err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, want));
+        if (!err || !strstr(err, want))
+            fprintf(stderr, "\n  -o %s: %s  expected %s\n", cases[i].name,
+                    err ? err : "(no message)", want);
+        free(err);
+        char *m1 = tu_slurp(mtx, NULL), *r1 = tu_slurp(res, NULL);
+        CU_ASSERT(m1 && strcmp(m0, m1) == 0);
+        CU_ASSERT(r1 && strcmp(r0, r1) == 0);
+        free(m1);
+        free(r1);
+        if (cases[i].target)
+            unlink(link);
+    }
+    snprintf(link, sizeof link, "%s/results.csv", sdir);
+    struct stat st;
+    CU_ASSERT(stat(link, &st) == 0 && st.st_size > 0); /* the shard's own table is still there */
+    free(m0);
+    free(r0);
 }
 
 /* Student t CDF for 3 degrees of freedom, closed form (by hand, independent of GSL). */
@@ -2294,6 +2464,87 @@ static void test_regress_sweep(void)
     free(t);
 }
 
+/* The expectation files of a regress sweep, under any spelling, against the files the batch
+ * reads: with --update-expectations they are outputs (a link to another trace of the sweep or
+ * to the sweep file is refused), and when checked they are inputs (-o's results.csv linking to
+ * one is refused). Until 2026-11-25 they were not checked: the run of a.trace wrote its
+ * expectation over b.trace. Refused before anything is written, naming both. */
+static void test_regress_expectations_checked(void)
+{
+    char tdir[1024], edir[1024], odir[1024], text[4096], args[4096], want[2048];
+    snprintf(tdir, sizeof tdir, "%s/xtraces", tu_tmpdir());
+    snprintf(edir, sizeof edir, "%s/xexp", tu_tmpdir());
+    snprintf(odir, sizeof odir, "%s/xout", tu_tmpdir());
+    mkdir(tdir, 0777);
+    mkdir(edir, 0777);
+    mkdir(odir, 0777);
+    char a[1100], b[1100], ea[1100], res[1100], spelled[1200];
+    snprintf(a, sizeof a, "%s/a.trace", tdir);
+    snprintf(b, sizeof b, "%s/b.trace", tdir);
+    snprintf(ea, sizeof ea, "%s/a.trace.expect", edir);
+    snprintf(res, sizeof res, "%s/results.csv", odir);
+    snprintf(spelled, sizeof spelled, "%s/../xexp/a.trace.expect", tdir); /* as the sweep has it */
+    static const char tb[] = "amsim-trace v1\nalloc 1 2MiB\nfree 1\n";
+    FILE *f = fopen(a, "w");
+    CU_ASSERT_FATAL(f && fputs("amsim-trace v1\nalloc 1 1MiB\nfree 1\n", f) >= 0 &&
+                    fclose(f) == 0);
+    f = fopen(b, "w");
+    CU_ASSERT_FATAL(f && fputs(tb, f) >= 0 && fclose(f) == 0);
+    snprintf(text, sizeof text, "kind: regress\nbase: %s/configs/default.yaml\n"
+             "traces: ['%s', '%s']\nexpectations: '%s/../xexp'\n", tu_top(), a, b, tdir);
+    const char *sw = tu_write("xregress.yaml", text);
+    char *s0 = tu_slurp(sw, NULL);
+    static const struct {
+        const char *target;   /* EXPECTATIONS/a.trace.expect links to it ("" none) */
+        int update;           /* --update-expectations */
+        const char *res;      /* OUT/results.csv links to it, or NULL */
+        const char *label;
+    } cases[] = {
+        {"../xtraces/b.trace", 1, NULL, "--update-expectations and a trace of the sweep"},
+        {"../xregress.yaml", 1, NULL, "--update-expectations and SWEEP.yaml"},
+        {"../xtraces/../xtraces/a.trace", 1, NULL, "--update-expectations and a trace of the "
+         "sweep"},
+        {"", 0, "../xexp/a.trace.expect", "-o's results.csv and an expectation of the sweep"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        unlink(ea);
+        unlink(res);
+        if (cases[i].target[0]) {
+            CU_ASSERT_FATAL(symlink(cases[i].target, ea) == 0);
+        } else {
+            f = fopen(ea, "w");
+            CU_ASSERT_FATAL(f && fputs("amsim-expect v1\n", f) >= 0 && fclose(f) == 0);
+        }
+        if (cases[i].res)
+            CU_ASSERT_FATAL(symlink(cases[i].res, res) == 0);
+        snprintf(args, sizeof args, "batch '%s' -o '%s' -q%s", sw, odir,
+                 cases[i].update ? " --update-expectations" : "");
+        snprintf(want, sizeof want, "amsim: %s both name %s: the output would overwrite its own "
+                 "input", cases[i].label, cases[i].res ? res : spelled);
+        char *err = NULL;
+        int st = tu_amsim(args, NULL, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(err && strstr(err, want));
+        if (st != 1 || !err || !strstr(err, want))
+            fprintf(stderr, "\n  case %zu: status %d, %s  expected %s\n", i, st,
+                    err ? err : "(no message)", want);
+        free(err);
+        char *b1 = tu_slurp(b, NULL), *s1 = tu_slurp(sw, NULL), *e1 = tu_slurp(ea, NULL);
+        CU_ASSERT(b1 && strcmp(b1, tb) == 0);
+        CU_ASSERT(s1 && s0 && strcmp(s1, s0) == 0);
+        if (!cases[i].target[0])
+            CU_ASSERT(e1 && strcmp(e1, "amsim-expect v1\n") == 0);
+        free(b1);
+        free(s1);
+        free(e1);
+        snprintf(want, sizeof want, "%s/runs", odir);
+        CU_ASSERT(access(want, F_OK) != 0); /* nothing written */
+    }
+    unlink(ea);
+    unlink(res);
+    free(s0);
+}
+
 void suite_batch(void)
 {
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
@@ -2319,9 +2570,14 @@ void suite_batch(void)
              {"resume reruns runs whose inputs changed", test_resume_inputs_changed},
              {"--timeout honours fractions of a second", test_timeout_fraction},
              {"a stopped batch leaves no temporaries", test_stop_leaves_no_temporaries},
+             {"--timeout stops a worker started with its signals blocked",
+              test_timeout_with_signals_blocked},
+             {"a worker that does not stop on its signals is killed at its deadline",
+              test_wait_kills_stuck_worker},
              {"a failing generator's message is recorded", test_gen_failure_recorded},
              {"numeric options refuse trailing text", test_numeric_options},
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
+             {"--merge refuses an output naming a file it reads", test_merge_output_names_input},
              {"statistics against hand-computed values", test_stats},
              {"stats --paired: unknown groups, too few pairs", test_stats_paired_groups},
              {"stats --pair-on: empty, repeated or unknown columns, without --paired",
@@ -2345,5 +2601,7 @@ void suite_batch(void)
              {"expectations hold and fail", test_expect},
              {"expectation values that are not their metric's form", test_expect_bad_values},
              {"expectation keys given twice or unknown", test_expect_keys},
-             {"regress sweep", test_regress_sweep});
+             {"regress sweep", test_regress_sweep},
+             {"a regress sweep's expectations against its inputs",
+              test_regress_expectations_checked});
 }
