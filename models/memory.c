@@ -284,7 +284,8 @@ int mem_alloc_attempt(mem_level *m, const alloc_req *r, alloc_out *o)
     if (r->bytes > AM_MAX_BYTES) {
         rc = ALLOC_OOM;
     } else if (m->pad > 1) {
-        alloc_req padded = {am_round_up(r->bytes, m->pad), r->stream};
+        alloc_req padded = *r;
+        padded.bytes = am_round_up(r->bytes, m->pad);
         rc = m->policy->alloc(m->st, &padded, o);
     } else {
         rc = m->policy->alloc(m->st, r, o);
