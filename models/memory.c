@@ -11,7 +11,9 @@
  * Metrics (allocators.md section 6) are updated after every allocation and free: live
  * (requested) bytes, allocated (given) bytes and reserved bytes with their peaks, reserved minus
  * allocated when reserved first reaches its peak, internal fragmentation, and external
- * fragmentation 1 - largest_free / (reserved - allocated). */
+ * fragmentation 1 - largest_free / (reserved - allocated - pending), where pending are the blocks
+ * of two-phase frees between free_requested and free_completed (no longer allocated, not yet
+ * free: the policy's largest free block cannot include them). */
 #include "memory.h"
 
 #include <inttypes.h>
@@ -39,6 +41,8 @@ struct mem_level {
     int quiet;
     mem_metrics m;
     uint64_t peak_reserved_event; /* reserved peak seen at the end of an event */
+    uint64_t pending_bytes; /* given bytes of blocks whose free was requested, not completed:
+                               no longer allocated, not yet free (the policy still holds them) */
     uint64_t ext_largest, ext_free; /* the event of max_external_frag: largest free, free bytes */
 };
 
@@ -211,8 +215,7 @@ AM_ALWAYS_INLINE void update_metrics(mem_level *m)
         m->peak_reserved_event = s->reserved_bytes;
         s->reserved_unallocated_at_peak = s->reserved_bytes - s->allocated_bytes;
     }
-    uint64_t total_free = s->reserved_bytes > s->allocated_bytes
-                              ? s->reserved_bytes - s->allocated_bytes : 0;
+    uint64_t total_free = mem_free_in_reserved(m);
     if (total_free) {
         uint64_t largest = m->policy->largest_free(m->st);
         /* 1 - largest/free grows when largest/free shrinks: compared exactly in integers
@@ -280,6 +283,7 @@ void mem_free_requested(mem_level *m, uint64_t handle, uint64_t requested, uint6
         m->policy->free_requested(m->st, handle);
     m->m.live_bytes -= requested;
     m->m.allocated_bytes -= given;
+    m->pending_bytes += given;
     m->m.live_count--;
     update_metrics(m);
 }
@@ -290,7 +294,9 @@ void mem_free(mem_level *m, uint64_t handle, uint64_t requested, uint64_t given,
     m->policy->free(m->st, handle);
     if (!m->quiet)
         m->m.frees++;
-    if (!requested_done) {
+    if (requested_done)
+        m->pending_bytes -= given;
+    else {
         m->m.live_bytes -= requested;
         m->m.allocated_bytes -= given;
         m->m.live_count--;
@@ -387,6 +393,6 @@ uint64_t mem_largest_free(mem_level *m) { return m->policy->largest_free(m->st);
 
 uint64_t mem_free_in_reserved(const mem_level *m)
 {
-    return m->m.reserved_bytes > m->m.allocated_bytes
-               ? m->m.reserved_bytes - m->m.allocated_bytes : 0;
+    uint64_t held = m->m.allocated_bytes + m->pending_bytes;
+    return m->m.reserved_bytes > held ? m->m.reserved_bytes - held : 0;
 }

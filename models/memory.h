@@ -98,7 +98,8 @@ uint64_t mem_capacity(const mem_level *m);
 const struct alloc_ops *mem_policy(const mem_level *m);
 void *mem_policy_state(mem_level *m);
 uint64_t mem_largest_free(mem_level *m);
-/* Free bytes inside reserved memory: reserved - allocated. */
+/* Free bytes inside reserved memory: reserved - allocated - blocks pending a two-phase free
+ * (free_requested done, free_completed not yet: the policy still holds them). */
 uint64_t mem_free_in_reserved(const mem_level *m);
 
 #endif
