@@ -1935,8 +1935,11 @@ typedef struct runctx {
 
 AM_ALWAYS_INLINE int run_one(sim *s, const tr_event *ev, const runctx *c, am_error *err)
 {
-    if (c->may_validate && !s->sum.validating && ev->kind == TR_ALLOC &&
-        ev->addr != TR_NO_ADDR && ev->line)
+    /* A native or binary trace is validated from the first thing it records that can be: an
+     * allocation's address (not a prologue's), a recorded out-of-memory or a device call. */
+    if (c->may_validate && !s->sum.validating &&
+        ((ev->kind == TR_ALLOC && ev->addr != TR_NO_ADDR && ev->line) ||
+         ev->kind == TR_OOM_RECORDED || seg_kind(ev)))
         s->sum.validating = 1;
     if (c->lean && lean_event(s, ev)) {
         if (__builtin_expect(s->host >= AM_PS_MAX, 0)) /* only an allocator's latency moves it */
@@ -2004,7 +2007,8 @@ int sim_run(sim *s, trace *t, am_error *err)
     int rc;
     const char *fmt = trace_format(t);
     s->sum.validating = strcmp(fmt, "pytorch_snapshot") == 0;
-    /* a native or binary trace with recorded addresses (amsim convert of a snapshot) too */
+    /* a native or binary trace with recorded addresses, ooms or device calls (amsim convert of
+     * a snapshot) too: run_one starts validating at the first */
     const runctx c = {trace_path(t), strcmp(fmt, "native") == 0 || strcmp(fmt, "binary") == 0,
                       s->o.progress && isatty(2), lean_possible(s)};
     const size_t ahead_from = s->o.lookahead_ids;

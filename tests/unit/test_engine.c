@@ -457,6 +457,57 @@ static void test_recorded_oom(void)
     placed_stop(&r);
 }
 
+/* Run a native trace (text) on a caching level through sim_run: the summary in *out. */
+static void val_run(const char *name, const char *text, sim_summary *out)
+{
+    const char *path = tu_write(name, text);
+    const char *y = "version: 1\nmemories:\n  hbm: {capacity: 4GiB, allocator: {policy: caching}}\n";
+    am_config *cfg = NULL;
+    am_error err = {0};
+    CU_ASSERT_FATAL(cfg_load_string(&cfg, "v.yaml", y, NULL, 0, &err) == 0);
+    sim_opts so = {0};
+    sim *s = NULL;
+    CU_ASSERT_FATAL(sim_create(&s, cfg, &so, &err) == 0);
+    const char *names[1] = {"hbm"};
+    trace_opts o = {names, 1, 0, 0, cfg->trace.time_unit, 0};
+    trace *t = NULL;
+    CU_ASSERT_FATAL(trace_open(&t, path, &o, &err) == 0);
+    CU_ASSERT(sim_run(s, t, &err) == 0);
+    *out = *sim_get_summary(s);
+    trace_close(t);
+    sim_destroy(s);
+    cfg_free(cfg);
+}
+
+/* A native trace is validated when it records anything that can be: an allocation's address,
+ * an `oom` line or a segment line (until 2026-11-25 only an address did, and a trace with `oom`
+ * or segment lines but no addr= lost its recorded_ooms and segment counts). What it does not
+ * record counts 0; a trace that records nothing is not validated; a declaration alone is not a
+ * validation event. */
+static void test_validation_without_addresses(void)
+{
+    sim_summary su;
+    val_run("vo.trace", "amsim-trace v1\nalloc 1 1GiB\noom 100GiB\nfree 1\n", &su);
+    CU_ASSERT_EQUAL(su.validating, 1);
+    CU_ASSERT_EQUAL(su.recorded_ooms, 1);
+    CU_ASSERT_EQUAL(su.oom_matches, 1);
+    CU_ASSERT_EQUAL(su.recorded_allocs, 0);
+    CU_ASSERT_EQUAL(su.address_matches, 0);
+    CU_ASSERT_EQUAL(su.segment_events_recorded, 0);
+    val_run("vs.trace", "amsim-trace v1\nsegment_alloc 0 2MiB\nalloc 1 1MiB\n"
+                        "segment_free 4194304 2MiB\nfree 1\n", &su);
+    CU_ASSERT_EQUAL(su.validating, 1);
+    CU_ASSERT_EQUAL(su.segment_events_recorded, 2);
+    CU_ASSERT_EQUAL(su.segment_events_matched, 1);
+    CU_ASSERT_EQUAL(su.recorded_allocs, 0);
+    CU_ASSERT_EQUAL(su.recorded_ooms, 0);
+    val_run("vd.trace", "amsim-trace v1\nsegment_alloc 0 2MiB declared=1\nalloc 1 1MiB\n"
+                        "free 1\n", &su);
+    CU_ASSERT_EQUAL(su.validating, 0);
+    val_run("vn.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n", &su);
+    CU_ASSERT_EQUAL(su.validating, 0);
+}
+
 /* Ids across the eight-digit range and around every power of ten convert exactly (the digit
  * conversion of placement rows, SSE2 or multiplication form, against snprintf). */
 static void test_placement_digits(void)
@@ -868,6 +919,8 @@ void suite_engine(void)
              {"placement rows: numbers of every length", test_placement_numbers},
              {"recorded segment events: same level, address and size, next to their event",
               test_segment_validation},
+             {"validation: oom and segment lines without addresses are validated",
+              test_validation_without_addresses},
              {"recorded out-of-memory: requested again, counted when it runs out",
               test_recorded_oom},
              {"first mismatch: allocation and segment event, JSON and text",
