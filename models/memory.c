@@ -39,6 +39,8 @@ struct mem_level {
     os_tree recorded_segs; /* recorded segments: k1 = address, val = size */
     unsigned fail_next;
     int quiet;
+    int prologue;          /* a start-state prologue runs: no peaks or metrics (memory.h) */
+    int prologue_first;    /* it began before anything else happened on the level */
     mem_metrics m;
     uint64_t peak_reserved_event; /* reserved peak seen at the end of an event */
     uint64_t pending_bytes; /* given bytes of blocks whose free was requested, not completed:
@@ -96,7 +98,7 @@ static int dev_alloc(void *ctx, uint64_t bytes, uint64_t *addr)
     *addr = at;
     m->m.reserved_bytes += bytes;
     m->m.device_allocs++;
-    if (m->m.reserved_bytes > m->m.peak_reserved_bytes)
+    if (m->m.reserved_bytes > m->m.peak_reserved_bytes && !m->prologue)
         m->m.peak_reserved_bytes = m->m.reserved_bytes;
     if (m->log)
         fprintf(m->log, "R %" PRIu64 " %" PRIu64 "\n", at, bytes);
@@ -204,8 +206,10 @@ void mem_destroy(mem_level *m)
 AM_ALWAYS_INLINE void update_metrics(mem_level *m)
 {
     mem_metrics *s = &m->m;
-    if (m->quiet)
+    if (m->quiet || m->prologue)
         return;
+    if (s->reserved_bytes > s->peak_reserved_bytes) /* dev_alloc's, unless in a prologue */
+        s->peak_reserved_bytes = s->reserved_bytes;
     if (s->allocated_bytes > s->peak_allocated_bytes)
         s->peak_allocated_bytes = s->allocated_bytes;
     uint64_t internal = s->allocated_bytes - s->live_bytes;
@@ -243,6 +247,18 @@ AM_ALWAYS_INLINE void update_metrics(mem_level *m)
     }
 }
 
+/* After an allocation: the peaks of live bytes and live buffers. */
+AM_ALWAYS_INLINE void take_live_peak(mem_level *m)
+{
+    mem_metrics *s = &m->m;
+    if (s->live_count > s->peak_live_count)
+        s->peak_live_count = s->live_count;
+    if (s->live_bytes > s->peak_live_bytes && !m->quiet) {
+        s->peak_live_bytes = s->live_bytes;
+        s->internal_frag_at_peak_live = s->allocated_bytes - s->live_bytes;
+    }
+}
+
 void mem_count_oom(mem_level *m) { m->m.ooms++; }
 
 int mem_alloc(mem_level *m, const alloc_req *r, alloc_out *o)
@@ -267,12 +283,8 @@ int mem_alloc_attempt(mem_level *m, const alloc_req *r, alloc_out *o)
     s->live_bytes += r->bytes;
     s->allocated_bytes += o->size;
     s->live_count++;
-    if (s->live_count > s->peak_live_count)
-        s->peak_live_count = s->live_count;
-    if (s->live_bytes > s->peak_live_bytes && !m->quiet) {
-        s->peak_live_bytes = s->live_bytes;
-        s->internal_frag_at_peak_live = s->allocated_bytes - s->live_bytes;
-    }
+    if (!m->prologue)
+        take_live_peak(m);
     update_metrics(m);
     return ALLOC_OK;
 }
@@ -339,6 +351,20 @@ void mem_set_quiet(mem_level *m, int quiet)
     m->quiet = quiet;
     if (!quiet)
         update_metrics(m);
+}
+
+void mem_set_prologue(mem_level *m, int on)
+{
+    m->prologue = on;
+    if (on) {
+        m->prologue_first = !m->m.allocs && !m->m.device_allocs && !m->m.ooms;
+        return;
+    }
+    /* the state the prologue left (the recording's start state) counts once, as an event */
+    take_live_peak(m);
+    update_metrics(m);
+    if (m->prologue_first && m->policy->reset_peaks) /* no earlier peak of the run is lost */
+        m->policy->reset_peaks(m->st);
 }
 
 int mem_check(mem_level *m, am_error *err)
