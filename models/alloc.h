@@ -100,6 +100,10 @@ struct alloc_ops {
     void (*walk)(void *st, void (*fn)(void *arg, const alloc_block *b), void *arg);
     /* Number of broken invariants (0 = consistent); describes the first in err. */
     int (*check)(void *st, am_error *err);
+    /* Optional: set every peak statistic to its current value (PyTorch's
+     * reset_peak_memory_stats); the level calls it when a start-state prologue ends, so that
+     * the tiling the prologue allocated and freed again is in no peak. */
+    void (*reset_peaks)(void *st);
     /* Optional: called once at the end of a run (e.g. BFC logs its statistics). */
     void (*finish)(void *st);
     /* Optional: 1 when these options ask for recorded segment addresses (the memory level then

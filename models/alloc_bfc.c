@@ -367,6 +367,16 @@ static uint64_t bfc_largest_free(void *st)
     return bt_last_k1(&((bfc *)st)->free_set); /* a free chunk's key is (size, address) */
 }
 
+/* Peaks back to the current values (alloc.h reset_peaks), and largest_alloc_size to 0, as
+ * TensorFlow's ClearStats does. */
+static void bfc_reset_peaks(void *st)
+{
+    bfc *b = st;
+    b->peak_bytes_in_use = b->bytes_in_use;
+    b->largest_alloc_size = 0;
+    b->peak_pool_bytes = b->pool_bytes;
+}
+
 static void bfc_stats(void *st, const stat_sink *s)
 {
     bfc *b = st;
@@ -525,6 +535,7 @@ static const struct alloc_ops bfc_ops = {
     .prefetch_free = bfc_prefetch_free,
     .largest_free = bfc_largest_free,
     .stats = bfc_stats,
+    .reset_peaks = bfc_reset_peaks,
     .walk = bfc_walk,
     .check = bfc_check,
     .finish = bfc_finish,

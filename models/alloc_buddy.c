@@ -205,6 +205,13 @@ static uint64_t buddy_largest_free(void *st)
     return 0;
 }
 
+/* Peaks back to the current values (alloc.h reset_peaks). */
+static void buddy_reset_peaks(void *st)
+{
+    buddy *d = st;
+    d->peak_bytes_in_use = d->bytes_in_use;
+}
+
 static void buddy_stats(void *st, const stat_sink *s)
 {
     buddy *d = st;
@@ -333,6 +340,7 @@ static const struct alloc_ops buddy_ops = {
     .prefetch_free = buddy_prefetch_free,
     .largest_free = buddy_largest_free,
     .stats = buddy_stats,
+    .reset_peaks = buddy_reset_peaks,
     .walk = buddy_walk,
     .check = buddy_check,
 };

@@ -942,6 +942,17 @@ static uint64_t cach_largest_free(void *st)
     return best;
 }
 
+/* PyTorch's resetPeakStats: every peak back to its current value (alloc.h reset_peaks). */
+static void cach_reset_peaks(void *st)
+{
+    cach *c = st;
+    cstat *all[] = {&c->allocation, &c->segment, &c->active, &c->inactive_split,
+                    &c->allocated_bytes, &c->reserved_bytes, &c->active_bytes,
+                    &c->inactive_split_bytes, &c->requested_bytes};
+    for (size_t i = 0; i < AM_ARRAY_LEN(all); i++)
+        all[i]->peak = all[i]->cur;
+}
+
 static void cach_stats(void *st, const stat_sink *k)
 {
     cach *c = st;
@@ -1093,6 +1104,7 @@ static const struct alloc_ops cach_ops = {
     .free_requested = cach_free_requested,
     .largest_free = cach_largest_free,
     .stats = cach_stats,
+    .reset_peaks = cach_reset_peaks,
     .walk = cach_walk,
     .check = cach_check,
     .finish = NULL,

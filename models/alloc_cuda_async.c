@@ -260,6 +260,16 @@ static uint64_t ca_largest_free(void *st)
     return ss_last_size(&((ca *)st)->free_set);
 }
 
+/* Peaks back to the current values (alloc.h reset_peaks), and largest_alloc_size to 0, as
+ * TensorFlow's ClearStats does. */
+static void ca_reset_peaks(void *st)
+{
+    ca *c = st;
+    c->peak_bytes_in_use = c->bytes_in_use;
+    c->largest_alloc_size = 0;
+    c->peak_pool_bytes = c->pool_bytes;
+}
+
 static void ca_stats(void *st, const stat_sink *s)
 {
     ca *c = st;
@@ -391,6 +401,7 @@ static const struct alloc_ops ca_ops = {
     .prefetch_free = ca_prefetch_free,
     .largest_free = ca_largest_free,
     .stats = ca_stats,
+    .reset_peaks = ca_reset_peaks,
     .walk = ca_walk,
     .check = ca_check,
     .take_latency = ca_take_latency,

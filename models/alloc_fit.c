@@ -285,6 +285,13 @@ static uint64_t fit_largest_free(void *st)
     return p && p->size > capped ? p->size : capped;
 }
 
+/* Peaks back to the current values (alloc.h reset_peaks). */
+static void fit_reset_peaks(void *st)
+{
+    fit *f = st;
+    f->peak_in_use = f->in_use_bytes;
+}
+
 static void fit_stats(void *st, const stat_sink *s)
 {
     fit *f = st;
@@ -421,6 +428,7 @@ static const struct alloc_ops best_fit_ops = {
     .prefetch_free = fit_prefetch_free,
     .largest_free = fit_largest_free,
     .stats = fit_stats,
+    .reset_peaks = fit_reset_peaks,
     .walk = fit_walk,
     .check = fit_check,
 };
@@ -437,6 +445,7 @@ static const struct alloc_ops first_fit_ops = {
     .prefetch_free = fit_prefetch_free,
     .largest_free = fit_largest_free,
     .stats = fit_stats,
+    .reset_peaks = fit_reset_peaks,
     .walk = fit_walk,
     .check = fit_check,
 };

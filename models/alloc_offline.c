@@ -281,6 +281,13 @@ static uint64_t off_largest_free(void *st)
     return end > at && end - at > best ? end - at : best;
 }
 
+/* Peaks back to the current values (alloc.h reset_peaks). */
+static void off_reset_peaks(void *st)
+{
+    offline *f = st;
+    f->peak_in_use = f->in_use;
+}
+
 static void off_stats(void *st, const stat_sink *s)
 {
     offline *f = st;
@@ -381,6 +388,7 @@ static const struct alloc_ops offline_ops = {
     .free = off_free,
     .largest_free = off_largest_free,
     .stats = off_stats,
+    .reset_peaks = off_reset_peaks,
     .walk = off_walk,
     .check = off_check,
     .set_plan = off_set_plan,

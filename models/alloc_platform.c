@@ -111,6 +111,13 @@ static uint64_t plat_largest_free(void *st)
     return 0;
 }
 
+/* Peaks back to the current values (alloc.h reset_peaks). */
+static void plat_reset_peaks(void *st)
+{
+    plat *p = st;
+    p->peak_bytes_in_use = p->bytes_in_use;
+}
+
 static void plat_stats(void *st, const stat_sink *s)
 {
     plat *p = st;
@@ -207,6 +214,7 @@ static const struct alloc_ops plat_ops = {
     .prefetch_free = plat_prefetch_free,
     .largest_free = plat_largest_free,
     .stats = plat_stats,
+    .reset_peaks = plat_reset_peaks,
     .walk = plat_walk,
     .check = plat_check,
     .take_latency = plat_take_latency,

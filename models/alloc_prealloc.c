@@ -159,6 +159,13 @@ static uint64_t pre_largest_free(void *st)
     return as_max_len(&p->free_set);
 }
 
+/* Peaks back to the current values (alloc.h reset_peaks). */
+static void pre_reset_peaks(void *st)
+{
+    pre *p = st;
+    p->peak_bytes_in_use = p->bytes_in_use;
+}
+
 static void pre_stats(void *st, const stat_sink *s)
 {
     pre *p = st;
@@ -300,6 +307,7 @@ static const struct alloc_ops pre_ops = {
     .prefetch_free = pre_prefetch_free,
     .largest_free = pre_largest_free,
     .stats = pre_stats,
+    .reset_peaks = pre_reset_peaks,
     .walk = pre_walk,
     .check = pre_check,
 };

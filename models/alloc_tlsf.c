@@ -270,6 +270,13 @@ static uint64_t tlsf_largest_free(void *st)
     return ss_last_size(&t->by_size);
 }
 
+/* Peaks back to the current values (alloc.h reset_peaks). */
+static void tlsf_reset_peaks(void *st)
+{
+    tlsf *t = st;
+    t->peak_bytes_in_use = t->bytes_in_use;
+}
+
 static void tlsf_stats(void *st, const stat_sink *s)
 {
     tlsf *t = st;
@@ -399,6 +406,7 @@ static const struct alloc_ops tlsf_ops = {
     .prefetch_free = tlsf_prefetch_free,
     .largest_free = tlsf_largest_free,
     .stats = tlsf_stats,
+    .reset_peaks = tlsf_reset_peaks,
     .walk = tlsf_walk,
     .check = tlsf_check,
 };

@@ -16,7 +16,9 @@
  * Metrics (allocators.md section 6) are updated after every allocation and free: live
  * (requested) bytes, allocated (given) bytes and reserved bytes with their peaks, reserved minus
  * allocated when reserved first reaches its peak, internal fragmentation, and external
- * fragmentation 1 - largest_free / (reserved - allocated). */
+ * fragmentation 1 - largest_free / (reserved - allocated - pending), where pending are the blocks
+ * of two-phase frees between free_requested and free_completed (no longer allocated, not yet
+ * free: the policy's largest free block cannot include them). */
 #include "memory.h"
 
 #include <inttypes.h>
@@ -45,8 +47,12 @@ struct mem_level {
     os_tree recorded_segs; /* recorded segments: k1 = address, val = size */
     unsigned fail_next;
     int quiet;
+    int prologue;          /* a start-state prologue runs: no peaks or metrics (memory.h) */
+    int prologue_first;    /* it began before anything else happened on the level */
     mem_metrics m;
     uint64_t peak_reserved_event; /* reserved peak seen at the end of an event */
+    uint64_t pending_bytes; /* given bytes of blocks whose free was requested, not completed:
+                               no longer allocated, not yet free (the policy still holds them) */
     uint64_t ext_largest, ext_free; /* the event of max_external_frag: largest free, free bytes */
 };
 
@@ -111,7 +117,7 @@ static int dev_alloc(void *ctx, uint64_t bytes, uint64_t *addr)
     *addr = at;
     m->m.reserved_bytes += bytes;
     m->m.device_allocs++;
-    if (m->m.reserved_bytes > m->m.peak_reserved_bytes)
+    if (m->m.reserved_bytes > m->m.peak_reserved_bytes && !m->prologue)
         m->m.peak_reserved_bytes = m->m.reserved_bytes;
     if (m->log) {
         log_start(m);
@@ -225,8 +231,10 @@ void mem_destroy(mem_level *m)
 AM_ALWAYS_INLINE void update_metrics(mem_level *m)
 {
     mem_metrics *s = &m->m;
-    if (m->quiet)
+    if (m->quiet || m->prologue)
         return;
+    if (s->reserved_bytes > s->peak_reserved_bytes) /* dev_alloc's, unless in a prologue */
+        s->peak_reserved_bytes = s->reserved_bytes;
     if (s->allocated_bytes > s->peak_allocated_bytes)
         s->peak_allocated_bytes = s->allocated_bytes;
     uint64_t internal = s->allocated_bytes - s->live_bytes;
@@ -236,8 +244,7 @@ AM_ALWAYS_INLINE void update_metrics(mem_level *m)
         m->peak_reserved_event = s->reserved_bytes;
         s->reserved_unallocated_at_peak = s->reserved_bytes - s->allocated_bytes;
     }
-    uint64_t total_free = s->reserved_bytes > s->allocated_bytes
-                              ? s->reserved_bytes - s->allocated_bytes : 0;
+    uint64_t total_free = mem_free_in_reserved(m);
     if (total_free) {
         uint64_t largest = m->policy->largest_free(m->st);
         /* 1 - largest/free grows when largest/free shrinks: compared exactly in integers
@@ -262,6 +269,18 @@ AM_ALWAYS_INLINE void update_metrics(mem_level *m)
             m->ext_free = total_free;
         }
         s->have_external_frag = 1;
+    }
+}
+
+/* After an allocation: the peaks of live bytes and live buffers. */
+AM_ALWAYS_INLINE void take_live_peak(mem_level *m)
+{
+    mem_metrics *s = &m->m;
+    if (s->live_count > s->peak_live_count)
+        s->peak_live_count = s->live_count;
+    if (s->live_bytes > s->peak_live_bytes && !m->quiet) {
+        s->peak_live_bytes = s->live_bytes;
+        s->internal_frag_at_peak_live = s->allocated_bytes - s->live_bytes;
     }
 }
 
@@ -300,12 +319,8 @@ int mem_alloc_attempt(mem_level *m, const alloc_req *r, alloc_out *o)
     s->live_bytes += r->bytes;
     s->allocated_bytes += o->size;
     s->live_count++;
-    if (s->live_count > s->peak_live_count)
-        s->peak_live_count = s->live_count;
-    if (s->live_bytes > s->peak_live_bytes && !m->quiet) {
-        s->peak_live_bytes = s->live_bytes;
-        s->internal_frag_at_peak_live = s->allocated_bytes - s->live_bytes;
-    }
+    if (!m->prologue)
+        take_live_peak(m);
     update_metrics(m);
     return ALLOC_OK;
 }
@@ -316,6 +331,7 @@ void mem_free_requested(mem_level *m, uint64_t handle, uint64_t requested, uint6
         m->policy->free_requested(m->st, handle);
     m->m.live_bytes -= requested;
     m->m.allocated_bytes -= given;
+    m->pending_bytes += given;
     m->m.live_count--;
     update_metrics(m);
 }
@@ -326,7 +342,9 @@ void mem_free(mem_level *m, uint64_t handle, uint64_t requested, uint64_t given,
     m->policy->free(m->st, handle);
     if (!m->quiet)
         m->m.frees++;
-    if (!requested_done) {
+    if (requested_done)
+        m->pending_bytes -= given;
+    else {
         m->m.live_bytes -= requested;
         m->m.allocated_bytes -= given;
         m->m.live_count--;
@@ -369,6 +387,20 @@ void mem_set_quiet(mem_level *m, int quiet)
     m->quiet = quiet;
     if (!quiet)
         update_metrics(m);
+}
+
+void mem_set_prologue(mem_level *m, int on)
+{
+    m->prologue = on;
+    if (on) {
+        m->prologue_first = !m->m.allocs && !m->m.device_allocs && !m->m.ooms;
+        return;
+    }
+    /* the state the prologue left (the recording's start state) counts once, as an event */
+    take_live_peak(m);
+    update_metrics(m);
+    if (m->prologue_first && m->policy->reset_peaks) /* no earlier peak of the run is lost */
+        m->policy->reset_peaks(m->st);
 }
 
 int mem_check(mem_level *m, am_error *err)
@@ -457,6 +489,6 @@ uint64_t mem_padded(const mem_level *m, uint64_t bytes)
 
 uint64_t mem_free_in_reserved(const mem_level *m)
 {
-    return m->m.reserved_bytes > m->m.allocated_bytes
-               ? m->m.reserved_bytes - m->m.allocated_bytes : 0;
+    uint64_t held = m->m.allocated_bytes + m->pending_bytes;
+    return m->m.reserved_bytes > held ? m->m.reserved_bytes - held : 0;
 }

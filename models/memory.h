@@ -69,6 +69,15 @@ void mem_hint(mem_level *m, uint64_t addr); /* TR_NO_ADDR clears */
  * (the engine's defragmentation frees and re-places every live block in one step). */
 void mem_set_quiet(mem_level *m, int quiet);
 
+/* A start-state prologue (engine.c: a snapshot's recovery of the state at its trace's start,
+ * whose tiling allocations of blocks free at the start are freed only after every segment is
+ * tiled) runs from mem_set_prologue(m, 1) to mem_set_prologue(m, 0): allocations and frees
+ * update the counters (and allocs / frees) but no peak (live, live count, allocated, reserved)
+ * and no section-6 metric; at the end the state it left is taken once, as after an event, and,
+ * when nothing happened on the level before the prologue, the policy's own peak statistics are
+ * reset to their current values (alloc.h reset_peaks). */
+void mem_set_prologue(mem_level *m, int on);
+
 /* Fault injection for tests: refuse the next n device allocations. */
 void mem_fail_next_device_allocs(mem_level *m, unsigned n);
 
@@ -107,7 +116,8 @@ uint64_t mem_padded(const mem_level *m, uint64_t bytes);
 const struct alloc_ops *mem_policy(const mem_level *m);
 void *mem_policy_state(mem_level *m);
 uint64_t mem_largest_free(mem_level *m);
-/* Free bytes inside reserved memory: reserved - allocated. */
+/* Free bytes inside reserved memory: reserved - allocated - blocks pending a two-phase free
+ * (free_requested done, free_completed not yet: the policy still holds them). */
 uint64_t mem_free_in_reserved(const mem_level *m);
 
 #endif

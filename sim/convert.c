@@ -27,6 +27,10 @@
  *           into= buffer was dropped, both in silence). The offset column is written when
  *           every kept allocation has a recorded address. Ids are kept unless the input reuses
  *           an id after its free (a CSV needs unique ids): then rows are numbered from 0.
+ *           A snapshot's start-state prologue (line 0) takes no peak until it is over, as in
+ *           the engine, and the buffers it allocates and frees again (its tiling of blocks free
+ *           at the start) get no row (until 2026-11-25 both counted: the CSV of a snapshot
+ *           peaked at its reserved bytes).
  * Level names come from the config (-c; default: cfg_load_builtin's, every level name of the
  * shipped device presets, default hbm). */
 #include "convert.h"
@@ -73,6 +77,7 @@ static void cv_usage(FILE *f)
 typedef struct cv_row {
     uint64_t id, lower, upper, size, addr;
     int requested; /* free_requested seen: no longer live for the engine, memory not back yet */
+    int filler;    /* allocated and freed by the start-state prologue: not written */
 } cv_row;
 
 /* Open slots by buffer id: a small open-addressing map id -> row index + 1. */
@@ -144,7 +149,7 @@ static void cv_add(cv_row **rows, size_t *n, size_t *cap, cv_map *live, cv_map *
 {
     if (*n == *cap)
         *rows = am_realloc(*rows, (*cap = *cap ? *cap * 2 : 1024) * sizeof **rows);
-    (*rows)[*n] = (cv_row){id, i, UINT64_MAX, bytes, addr, 0};
+    (*rows)[*n] = (cv_row){id, i, UINT64_MAX, bytes, addr, 0, 0};
     if (cv_get(seen, id))
         *reused = 1;
     cv_put(seen, id, 1);
@@ -170,11 +175,31 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
     uint64_t oom_peak = 0, oom_bytes = 0;
     unsigned long csv_peak_line = 0, oom_line = 0;
     int reused = 0, all_addr = 1, r;
+    /* a start-state prologue (line 0: alloc, free, free_requested; engine.c, "the start-state
+     * prologue") takes no peak until it is over, as the engine; the buffers it allocates and
+     * frees again (the tiling of blocks free at the start) are no buffers of the recording and
+     * get no row */
+    int pro = 0;
+    uint64_t fillers = 0, pro_from = 0; /* pro_from: index of the prologue's first event */
     tr_event ev;
     while ((r = trace_next(t, &ev, err)) == 1) {
         uint64_t i = idx++;
         uint64_t bytes = 0;
         int adds = 0;
+        int pe = ev.line == 0 && (ev.kind == TR_ALLOC || ev.kind == TR_FREE ||
+                                  ev.kind == TR_FREE_REQUESTED);
+        if (pro && !pe && !(ev.kind == TR_SEGMENT_ALLOC && ev.declared)) {
+            pro = 0; /* the state the prologue left counts once */
+            tr_peak = AM_MAX(tr_peak, tr_live);
+            if (csv_live > csv_peak) {
+                csv_peak = csv_live;
+                csv_peak_line = ev.line;
+            }
+        }
+        if (pe && !pro) {
+            pro = 1;
+            pro_from = i;
+        }
         if (ev.kind == TR_ALLOC) {
             if (ev.level != deflevel) {
                 other_level++;
@@ -218,6 +243,10 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                 if (!x->requested)
                     tr_live -= x->size;
                 cv_put(&live, ev.id, 0);
+                if (pe && x->lower >= pro_from) {
+                    x->filler = 1;
+                    fillers++;
+                }
             }
         } else if (ev.kind == TR_OOM_RECORDED) {
             dropped++;
@@ -240,12 +269,18 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
         if (adds) {
             tr_live += bytes;
             csv_live += bytes;
+        }
+        if (adds && !pro) {
             tr_peak = AM_MAX(tr_peak, tr_live);
             if (csv_live > csv_peak) {
                 csv_peak = csv_live;
                 csv_peak_line = ev.line;
             }
         }
+    }
+    if (pro) { /* a trace that is only a prologue */
+        tr_peak = AM_MAX(tr_peak, tr_live);
+        csv_peak = AM_MAX(csv_peak, csv_live);
     }
     if (r == 0 && oom_peak > tr_peak) {
         char at[40] = ""; /* no row at all: no line */
@@ -270,6 +305,8 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
         fprintf(out, "id,lower,upper,size%s\n", all_addr && n ? ",offset" : "");
         for (size_t k = 0; k < n; k++) {
             cv_row *x = &rows[k];
+            if (x->filler)
+                continue;
             fprintf(out, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, reused ? (uint64_t)k : x->id,
                     x->lower, x->upper == UINT64_MAX ? idx : x->upper, x->size);
             if (all_addr)
@@ -280,9 +317,11 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                 "%zu buffers written (%" PRIu64 " of them allocated by a transfer's into=; %"
                 PRIu64 " donations, each ending the donor where its output begins), peak live %"
                 PRIu64 " bytes as in the trace; %" PRIu64 " other events (copies, compute, "
-                "streams, records) and %" PRIu64 " allocations of other levels dropped%s\n",
-                cfg->levels[deflevel].name, n, intos, donations, tr_peak, dropped, other_level,
-                reused ? "; ids renumbered from 0 (the input reuses ids)" : "");
+                "streams, records) and %" PRIu64 " allocations of other levels dropped%s%s\n",
+                cfg->levels[deflevel].name, n - (size_t)fillers, intos, donations, tr_peak,
+                dropped, other_level, reused ? "; ids renumbered from 0 (the input reuses ids)" : "",
+                fillers ? "; the start-state prologue's allocations that it freed again (the "
+                          "tiling of blocks free at the start) left out" : "");
     }
     free(rows);
     free(live.key);

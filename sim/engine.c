@@ -325,6 +325,7 @@ struct sim {
     size_t nlru;
     int spills;      /* some level spills to a host level (on_oom: spill_to_host) */
     segval seg;
+    int prologue;    /* a start-state prologue runs (prologue_edge) */
     char buf[256];
 };
 
@@ -774,6 +775,8 @@ static void timeline_flush(sim *s)
  * took the sample, whatever its level, and the other levels got no row for that period.) */
 static void timeline_row_out(sim *s, int level)
 {
+    if (s->prologue)
+        return; /* no state of the recording: prologue_edge writes the one it leaves */
     if (s->obs && s->obs->counters)
         s->obs->counters(s->obs->ctx, s->host, level, mem_get_metrics(s->lv[level]));
     if (!s->o.timeline)
@@ -808,6 +811,48 @@ static void log_prefix(sim *s, int level)
 {
     if (s->nlevels > 1)
         fprintf(s->o.log, "%s: ", s->cfg->levels[level].name);
+}
+
+/* ---- the start-state prologue --------------------------------------------------------------
+ * A PyTorch snapshot's trace starts mid-run; the snapshot reader rebuilds the state at its start
+ * (trace_pickle.c, step 2) with allocations tiling every recorded segment in address order, the
+ * blocks free at the start included, whose frees come only once every segment is tiled; then the
+ * free requests of the blocks pending at the start. Those events have line 0 (native and binary
+ * traces: `prologue=1` on alloc, free and free_requested, as `amsim convert` writes them). Their
+ * intermediate states are no state the recording had: with every block allocated, live bytes
+ * equal reserved bytes, and a peak taken there would report 100 % utilization. So from the first
+ * prologue event to the first event that is not one (or the end of the trace) the levels take
+ * no peaks and no section-6 metrics and the timeline takes no rows; at the end every level takes
+ * them once from the state the prologue left (the recording's start state: its live blocks are
+ * live requests, its free blocks free space of reserved segments), writes its row, and the
+ * policies' own peak statistics are reset to their current values. A declaration
+ * (segment_alloc declared=1) neither starts nor ends a prologue. */
+static inline int prologue_event(const tr_event *ev)
+{
+    return ev->line == 0 &&
+           (ev->kind == TR_ALLOC || ev->kind == TR_FREE || ev->kind == TR_FREE_REQUESTED);
+}
+
+static AM_NOINLINE void prologue_switch(sim *s, int on)
+{
+    s->prologue = on;
+    for (int i = 0; i < s->nlevels; i++)
+        mem_set_prologue(s->lv[i], on);
+    if (on)
+        return;
+    /* each level's row of the state after the prologue's last event (seq - 1: the prologue
+     * starts at an event, so seq > 0 here) */
+    s->seq--;
+    for (int i = 0; i < s->nlevels; i++)
+        timeline_row(s, i);
+    s->seq++;
+}
+
+AM_ALWAYS_INLINE void prologue_edge(sim *s, const tr_event *ev)
+{
+    if (__builtin_expect(prologue_event(ev) != s->prologue, 0) &&
+        !(ev->kind == TR_SEGMENT_ALLOC && ev->declared))
+        prologue_switch(s, !s->prologue);
 }
 
 /* ---- trace events ------------------------------------------------------------------------ */
@@ -1727,6 +1772,7 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
 
 int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
 {
+    prologue_edge(s, ev);
     if (ev->time != AM_TIME_NONE && ev->time > s->host)
         s->host = ev->time;
     if (seg_kind(ev))
@@ -1780,6 +1826,8 @@ static int time_overflow(const char *file, unsigned long line, int at_end, am_er
 
 int sim_finish(sim *s, am_error *err)
 {
+    if (s->prologue) /* a trace that is only a prologue: its end is the start state */
+        prologue_switch(s, 0);
     expire_pending(s, 0, 1);
     host_sync(s, TR_ALL);
     if (s->host >= AM_PS_MAX || s->now >= AM_PS_MAX)
@@ -1931,9 +1979,13 @@ typedef struct runctx {
 
 AM_ALWAYS_INLINE int run_one(sim *s, const tr_event *ev, const runctx *c, am_error *err)
 {
-    if (c->may_validate && !s->sum.validating && ev->kind == TR_ALLOC &&
-        ev->addr != TR_NO_ADDR && ev->line)
+    /* A native or binary trace is validated from the first thing it records that can be: an
+     * allocation's address (not a prologue's), a recorded out-of-memory or a device call. */
+    if (c->may_validate && !s->sum.validating &&
+        ((ev->kind == TR_ALLOC && ev->addr != TR_NO_ADDR && ev->line) ||
+         ev->kind == TR_OOM_RECORDED || seg_kind(ev)))
         s->sum.validating = 1;
+    prologue_edge(s, ev); /* before the lean path, which takes the prologue's frees */
     if (c->lean && lean_event(s, ev)) {
         if (__builtin_expect(s->host >= AM_PS_MAX, 0)) /* only an allocator's latency moves it */
             return time_overflow(c->file, ev->line, 0, err);
@@ -2000,7 +2052,8 @@ int sim_run(sim *s, trace *t, am_error *err)
     int rc;
     const char *fmt = trace_format(t);
     s->sum.validating = strcmp(fmt, "pytorch_snapshot") == 0;
-    /* a trace with recorded addresses (amsim convert of a snapshot, a CSV's offsets) too */
+    /* a trace that can record addresses (amsim convert of a snapshot, a CSV's offsets) too:
+     * run_one starts validating at its first recorded address, oom or device call */
     const runctx c = {trace_path(t), trace_records_addrs(t),
                       s->o.progress && isatty(2), lean_possible(s)};
     const size_t ahead_from = s->o.lookahead_ids;

@@ -56,6 +56,9 @@ static unsigned kind_ext(int k)
         return BX_NAME;
     case TR_SEGMENT_ALLOC:
         return BX_DECLARED;
+    case TR_FREE:
+    case TR_FREE_REQUESTED:
+        return BX_PROLOGUE;
     default:
         return 0;
     }
@@ -165,7 +168,7 @@ int trace_bin_write(FILE *out, trace *in, am_error *err)
             ext |= BX_ID;
         if (k == TR_SEGMENT_ALLOC && ev.declared)
             ext |= BX_DECLARED;
-        if (k == TR_ALLOC && ev.line == 0)
+        if ((kind_ext(k) & BX_PROLOGUE) && ev.line == 0)
             ext |= BX_PROLOGUE;
         if (ev.has_into)
             ext |= BX_INTO;

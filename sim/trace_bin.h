@@ -5,7 +5,8 @@
  * writes it with trace_bin_write. Every event kind of the native format round-trips: reading the
  * binary form gives the same events (kind, stream, levels, ids, bytes, times in ps, durations,
  * event ids, addresses, names, flags) as reading its source, except that `line` is the record
- * number (1-based; 0 stays 0 for prologue allocations) and `col` is 0. */
+ * number (1-based; 0 stays 0 for the prologue's allocations, frees and free requests) and `col`
+ * is 0. */
 #ifndef AM_TRACE_BIN_H
 #define AM_TRACE_BIN_H
 

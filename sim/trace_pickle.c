@@ -24,6 +24,8 @@
  *     Every segment of the start state is recreated, entirely free ones too: the trace does not
  *     allocate them, so they existed (cached) before it. The shared snapshots need this: they
  *     start after the model was built, with cached free segments that best fit picks.
+ *     All of it has line 0: the engine takes no peak or metric inside it, only at its end
+ *     (engine.c, "the start-state prologue"), since the tiling is no state the recording had.
  *     Limits: with max_split_size or roundup_power2_divisions set the tiling may not
  *     reproduce the state exactly; free gaps <= 1 MiB inside large segments cannot be tiled.
  *  3. The trace: alloc -> TR_ALLOC (fresh id, recorded address, requested size), free_requested

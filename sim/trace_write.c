@@ -55,8 +55,13 @@ int tw_event(tw_writer *w, const tr_event *ev, am_error *err)
             fputs(" prologue=1", f); /* start-state recovery (snapshot reader): not validated */
         break;
     case TR_FREE:
-    case TR_USE:
     case TR_FREE_REQUESTED:
+        fprintf(f, " %" PRIu64, ev->id);
+        if (ev->line == 0)
+            fputs(" prologue=1", f); /* the start-state recovery's frees: the engine's metrics
+                                        are taken once the prologue is over */
+        break;
+    case TR_USE:
     case TR_FREE_COMPLETED:
         fprintf(f, " %" PRIu64, ev->id);
         break;

@@ -2,8 +2,10 @@
  *
  * Writes every event kind the native reader accepts, so that reading the output gives the same
  * events back (kind, stream, levels, id, bytes, time, duration, event id, recorded address,
- * name, declared, into, implicit, donate; an alloc with line 0 - the snapshot reader's
- * start-state recovery - is marked prologue=1 so that it stays out of validation): `amsim convert` and the generators use it. Times are written in picoseconds
+ * name, declared, into, implicit, donate; an alloc, free or free_requested with line 0 - the
+ * snapshot reader's start-state recovery - is marked prologue=1, so that it stays out of
+ * validation and of the metrics until the prologue is over): `amsim convert` uses it. Times
+ * are written in picoseconds
  * under a `time_unit=ps` header, so nothing is rounded. at= times that would decrease (a
  * recording whose clock stepped back) are clamped to the previous one: the engine's host clock
  * never goes backwards, so the replay is the same. */

@@ -173,7 +173,7 @@ BI_T(t_missing_bytes, "miss.trace", H "alloc 1\n",
 BI_T(t_unknown_op, "op.trace", H "malloc 1 1\n",
      "amsim: @:2:1: unknown op 'malloc' (expected alloc, free,")
 BI_T(t_extra_field, "extra.trace", H "free 1 2\n",
-     "amsim: @:2:8: unexpected field '2' (usage: free ID [stream=S] [at=TIME])")
+     "amsim: @:2:8: unexpected field '2' (usage: free ID [stream=S] [at=TIME] [prologue=0|1])")
 BI_T(t_unknown_key, "key.trace", H "alloc 1 1 colour=red\n",
      "amsim: @:2:11: unknown field 'colour' for alloc (allowed: level, stream, name, at, addr")
 BI_T(t_dup_key, "dupkey.trace", H "alloc 1 1 stream=1 stream=2\n",

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../../models/link.h"
+#include "../../models/memory.h"
 #include "../../sim/config.h"
 #include "../../sim/engine.h"
 #include "../../sim/trace.h"
@@ -457,6 +458,216 @@ static void test_recorded_oom(void)
     placed_stop(&r);
 }
 
+/* Run a native trace (text) on a caching level through sim_run: the summary in *out. */
+static void val_run(const char *name, const char *text, sim_summary *out)
+{
+    const char *path = tu_write(name, text);
+    const char *y = "version: 1\nmemories:\n  hbm: {capacity: 4GiB, allocator: {policy: caching}}\n";
+    am_config *cfg = NULL;
+    am_error err = {0};
+    CU_ASSERT_FATAL(cfg_load_string(&cfg, "v.yaml", y, NULL, 0, &err) == 0);
+    sim_opts so = {0};
+    sim *s = NULL;
+    CU_ASSERT_FATAL(sim_create(&s, cfg, &so, &err) == 0);
+    const char *names[1] = {"hbm"};
+    trace_opts o = {names, 1, 0, 0, cfg->trace.time_unit, 0};
+    trace *t = NULL;
+    CU_ASSERT_FATAL(trace_open(&t, path, &o, &err) == 0);
+    CU_ASSERT(sim_run(s, t, &err) == 0);
+    *out = *sim_get_summary(s);
+    trace_close(t);
+    sim_destroy(s);
+    cfg_free(cfg);
+}
+
+/* A native trace is validated when it records anything that can be: an allocation's address,
+ * an `oom` line or a segment line (until 2026-11-25 only an address did, and a trace with `oom`
+ * or segment lines but no addr= lost its recorded_ooms and segment counts). What it does not
+ * record counts 0; a trace that records nothing is not validated; a declaration alone is not a
+ * validation event. */
+static void test_validation_without_addresses(void)
+{
+    sim_summary su;
+    val_run("vo.trace", "amsim-trace v1\nalloc 1 1GiB\noom 100GiB\nfree 1\n", &su);
+    CU_ASSERT_EQUAL(su.validating, 1);
+    CU_ASSERT_EQUAL(su.recorded_ooms, 1);
+    CU_ASSERT_EQUAL(su.oom_matches, 1);
+    CU_ASSERT_EQUAL(su.recorded_allocs, 0);
+    CU_ASSERT_EQUAL(su.address_matches, 0);
+    CU_ASSERT_EQUAL(su.segment_events_recorded, 0);
+    val_run("vs.trace", "amsim-trace v1\nsegment_alloc 0 2MiB\nalloc 1 1MiB\n"
+                        "segment_free 4194304 2MiB\nfree 1\n", &su);
+    CU_ASSERT_EQUAL(su.validating, 1);
+    CU_ASSERT_EQUAL(su.segment_events_recorded, 2);
+    CU_ASSERT_EQUAL(su.segment_events_matched, 1);
+    CU_ASSERT_EQUAL(su.recorded_allocs, 0);
+    CU_ASSERT_EQUAL(su.recorded_ooms, 0);
+    val_run("vd.trace", "amsim-trace v1\nsegment_alloc 0 2MiB declared=1\nalloc 1 1MiB\n"
+                        "free 1\n", &su);
+    CU_ASSERT_EQUAL(su.validating, 0);
+    val_run("vn.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n", &su);
+    CU_ASSERT_EQUAL(su.validating, 0);
+}
+
+/* ---- the start-state prologue ---- */
+
+typedef struct pro_out {
+    mem_metrics m;
+    uint64_t alloc_cur, alloc_peak, req_peak; /* caching's allocated_bytes, requested_bytes */
+    char *tl;                                 /* the timeline CSV (with_timeline) */
+} pro_out;
+
+static void pro_sink(void *c, const char *name, uint64_t cur, uint64_t peak)
+{
+    pro_out *o = c;
+    if (strcmp(name, "allocated_bytes") == 0) {
+        o->alloc_cur = cur;
+        o->alloc_peak = peak;
+    } else if (strcmp(name, "requested_bytes") == 0) {
+        o->req_peak = peak;
+    }
+}
+
+static void pro_u64(void *c, const char *name, uint64_t v) {}
+static void pro_real(void *c, const char *name, double v, int is_null) {}
+
+/* Run `path` on a caching level (with a timeline: sim_event for every event; without: the lean
+ * path takes the plain frees). */
+static void pro_run(const char *path, const char *yaml, int with_timeline, pro_out *out)
+{
+    am_config *cfg = NULL;
+    am_error err = {0};
+    CU_ASSERT_FATAL(cfg_load_string(&cfg, "p.yaml", yaml, NULL, 0, &err) == 0);
+    size_t tn = 0;
+    out->tl = NULL;
+    FILE *tf = with_timeline ? open_memstream(&out->tl, &tn) : NULL;
+    sim_opts so = {.timeline = tf};
+    sim *s = NULL;
+    CU_ASSERT_FATAL(sim_create(&s, cfg, &so, &err) == 0);
+    const char *names[1] = {"hbm"};
+    trace_opts o = {names, 1, 0, 0, cfg->trace.time_unit, 0};
+    trace *t = NULL;
+    CU_ASSERT_FATAL(trace_open(&t, path, &o, &err) == 0);
+    int rc = sim_run(s, t, &err);
+    if (rc)
+        fprintf(stderr, "\n%s\n", err.msg);
+    CU_ASSERT_FATAL(rc == 0);
+    mem_level *m = sim_level(s, 0);
+    out->m = *mem_get_metrics(m);
+    stat_sink k = {out, pro_u64, pro_sink, pro_real};
+    mem_policy(m)->stats(mem_policy_state(m), &k);
+    trace_close(t);
+    sim_destroy(s);
+    if (tf)
+        fclose(tf);
+    cfg_free(cfg);
+}
+
+/* A snapshot's start-state prologue (prologue=1 on alloc, free and free_requested: line 0)
+ * tiles the recorded segment whole, the block free at the start included, and frees that one
+ * afterwards: no peak or metric is taken inside it. Here a 20 MiB segment holds an 8 MiB block
+ * live at the start, 10 MiB free and 2 MiB pending a free; the trace then allocates 4 MiB. Peak
+ * live is 12 MiB (until 2026-11-25: 20 MiB, the whole tiling, so utilization 100 %), reserved
+ * unallocated at the reserved peak 12 MiB (was 0), caching's allocated_bytes peak 12 MiB and
+ * requested_bytes peak 14 MiB (8 + 4 + the 2 pending; both were 20), and the timeline's first
+ * row is the start state after the prologue's last event (8 MiB live of 20 reserved), none of
+ * the tiling. The same through the lean path, and for a trace that is only a prologue. */
+static void test_prologue_metrics(void)
+{
+    const uint64_t M = 1ULL << 20;
+    const char *y = "version: 1\nmemories:\n  hbm: {capacity: 1GiB, allocator: {policy: caching}}\n";
+    const char *tr = tu_write("pro.trace", "amsim-trace v1\n"
+                              "alloc 1 20MiB prologue=1\n" /* creates the segment */
+                              "free 1 prologue=1\n"
+                              "alloc 2 8MiB prologue=1\n"  /* live at the start */
+                              "alloc 3 10MiB prologue=1\n" /* free at the start: a filler */
+                              "alloc 5 2MiB prologue=1\n"  /* pending at the start */
+                              "free 3 prologue=1\n"
+                              "free_requested 5 prologue=1\n"
+                              "alloc 4 4MiB\n"
+                              "free_completed 5\n"
+                              "free 4\nfree 2\n");
+    for (int tl = 0; tl < 2; tl++) {
+        pro_out o;
+        pro_run(tr, y, tl, &o);
+        CU_ASSERT_EQUAL(o.m.peak_live_bytes, 12 * M);
+        CU_ASSERT_EQUAL(o.m.peak_reserved_bytes, 20 * M);
+        CU_ASSERT_EQUAL(o.m.reserved_unallocated_at_peak, 12 * M); /* pending: not allocated */
+        CU_ASSERT_EQUAL(o.m.peak_allocated_bytes, 12 * M);
+        CU_ASSERT_EQUAL(o.m.peak_live_count, 2);
+        CU_ASSERT_EQUAL(o.m.internal_frag_at_peak_live, 0);
+        CU_ASSERT_EQUAL(o.m.max_internal_frag, 0);
+        /* after the prologue 10 MiB free in one block (and 2 MiB pending, not free): 0; after
+         * the 4 MiB allocation 6 MiB in one block: 0 */
+        CU_ASSERT_EQUAL(o.m.max_external_frag, 0.0);
+        CU_ASSERT_EQUAL(o.m.live_bytes, 0);
+        CU_ASSERT_EQUAL(o.alloc_cur, 0);
+        CU_ASSERT_EQUAL(o.alloc_peak, 12 * M);
+        CU_ASSERT_EQUAL(o.req_peak, 14 * M);
+        if (tl) {
+            static const char first[] = "time_ps,seq,level,live_bytes,allocated_bytes,"
+                                        "reserved_bytes\n0,6,hbm,8388608,8388608,20971520\n"
+                                        "0,7,hbm,12582912,12582912,20971520\n";
+            CU_ASSERT(o.tl && strncmp(o.tl, first, sizeof first - 1) == 0);
+            if (o.tl && strstr(o.tl, ",20971520,20971520,"))
+                CU_FAIL("a timeline row of the prologue's tiling");
+            free(o.tl);
+        }
+    }
+    const char *only = tu_write("pro_only.trace", "amsim-trace v1\n"
+                                "alloc 1 20MiB prologue=1\nfree 1 prologue=1\n"
+                                "alloc 2 8MiB prologue=1\nalloc 3 12MiB prologue=1\n"
+                                "free 3 prologue=1\n");
+    pro_out o;
+    pro_run(only, y, 1, &o);
+    CU_ASSERT_EQUAL(o.m.peak_live_bytes, 8 * M);
+    CU_ASSERT_EQUAL(o.m.peak_reserved_bytes, 20 * M);
+    CU_ASSERT_EQUAL(o.m.reserved_unallocated_at_peak, 12 * M);
+    CU_ASSERT_EQUAL(o.alloc_peak, 8 * M);
+    CU_ASSERT(o.tl && strcmp(o.tl, "time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes\n"
+                                    "0,4,hbm,8388608,8388608,20971520\n") == 0 &&
+              !strstr(o.tl, ",20971520,20971520,"));
+    free(o.tl);
+    /* a prologue after the run began resets no policy peak: the 30 MiB before it stay */
+    const char *late = tu_write("pro_late.trace", "amsim-trace v1\nalloc 9 30MiB\nfree 9\n"
+                                "alloc 2 8MiB prologue=1\nfree 2 prologue=1\nalloc 4 4MiB\n");
+    pro_run(late, y, 0, &o);
+    CU_ASSERT_EQUAL(o.m.peak_live_bytes, 30 * M);
+    CU_ASSERT_EQUAL(o.alloc_peak, 30 * M);
+    CU_ASSERT_EQUAL(o.req_peak, 30 * M);
+}
+
+/* The shared snapshots replayed with recorded segment addresses: peak live is the trace's
+ * true peak after the start state (until 2026-11-25 the prologue's tiling: bcrafton
+ * 4238344192 = peak reserved, utilization 100 %; MAGMA27 14180941824). */
+static void test_prologue_snapshots(void)
+{
+    static const struct {
+        const char *file;
+        uint64_t live, reserved;
+    } want[] = {
+        {"pytorch-snapshots/bcrafton_assignment2-systems_memory_snapshot.pickle", 3857685760ULL,
+         4238344192ULL},
+        {"pytorch-snapshots/MAGMA27_assignment2-systems_memory_snapshot.pickle", 13927832064ULL,
+         0},
+    };
+    const char *y = "version: 1\nmemories:\n  hbm:\n    capacity: 80GiB\n    allocator:\n"
+                    "      policy: caching\n      segment_addresses: recorded\n";
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const char *path = tu_shared(want[i].file);
+        if (!path)
+            return;
+        pro_out o;
+        pro_run(path, y, 0, &o);
+        CU_ASSERT_EQUAL(o.m.peak_live_bytes, want[i].live);
+        CU_ASSERT(o.m.peak_live_bytes < o.m.peak_reserved_bytes);
+        CU_ASSERT(o.m.reserved_unallocated_at_peak > 0);
+        CU_ASSERT_EQUAL(o.req_peak, want[i].live);
+        if (want[i].reserved)
+            CU_ASSERT_EQUAL(o.m.peak_reserved_bytes, want[i].reserved);
+    }
+}
+
 /* Ids across the eight-digit range and around every power of ten convert exactly (the digit
  * conversion of placement rows, SSE2 or multiplication form, against snprintf). */
 static void test_placement_digits(void)
@@ -868,6 +1079,11 @@ void suite_engine(void)
              {"placement rows: numbers of every length", test_placement_numbers},
              {"recorded segment events: same level, address and size, next to their event",
               test_segment_validation},
+             {"validation: oom and segment lines without addresses are validated",
+              test_validation_without_addresses},
+             {"prologue: the start-state tiling is in no peak or metric", test_prologue_metrics},
+             {"prologue: shared snapshots peak at their true live bytes",
+              test_prologue_snapshots},
              {"recorded out-of-memory: requested again, counted when it runs out",
               test_recorded_oom},
              {"first mismatch: allocation and segment event, JSON and text",

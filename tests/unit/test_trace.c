@@ -234,7 +234,7 @@ static void test_native_errors(void)
                  "2:19: missing BYTES before 'stream=1' (usage: transfer SRC DST BYTES [stream=S] "
                  "[id=ID] [name=TAG] [at=TIME] [into=ID] [implicit=0|1])");
     expect_error("e3b.trace", HDR "transfer hbm 10\n", "2:14: unknown level '10' (configured: hbm, host, vmem)");
-    expect_error("e4.trace", HDR "free 1 2\n", "2:8: unexpected field '2' (usage: free ID [stream=S] [at=TIME])");
+    expect_error("e4.trace", HDR "free 1 2\n", "2:8: unexpected field '2' (usage: free ID [stream=S] [at=TIME] [prologue=0|1])");
     expect_error("e5.trace", HDR "alloc x1 10\n", "2:7: bad ID 'x1': not an unsigned integer");
     expect_error("e6.trace", HDR "alloc -1 10\n", "2:7: bad ID '-1': negative");
     expect_error("e7.trace", HDR "free 18446744073709551616\n",
@@ -244,7 +244,7 @@ static void test_native_errors(void)
     expect_error("e9.trace", HDR "alloc 1 10 level=hbm colour=red\n",
                  "2:22: unknown field 'colour' for alloc (allowed: level, stream, name, at, addr, donate, prologue)");
     expect_error("e10.trace", HDR "free 1 level=hbm\n",
-                 "2:8: unknown field 'level' for free (allowed: stream, at)");
+                 "2:8: unknown field 'level' for free (allowed: stream, at, prologue)");
     expect_error("e11.trace", HDR "compute 5 stream=1 stream=2\n", "2:20: duplicate field 'stream'");
     expect_error("e12.trace", HDR "compute 5 stream=\n", "2:18: missing value after 'stream='");
     expect_error("e13.trace", HDR "alloc 1 10 level=dram\n",
@@ -439,7 +439,7 @@ static void test_fast_path(void)
     static const struct { const char *line, *want; } bad_lines[] = {
         {"alloc 99999999999999999999 8",
          "1002:7: bad ID '99999999999999999999': out of range (max 18446744073709551615)"},
-        {"free 5 6", "1002:8: unexpected field '6' (usage: free ID [stream=S] [at=TIME])"},
+        {"free 5 6", "1002:8: unexpected field '6' (usage: free ID [stream=S] [at=TIME] [prologue=0|1])"},
         {"alloc 7 12x",
          "1002:9: bad BYTES '12x': unknown unit (sizes: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"},
     };
