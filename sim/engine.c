@@ -1309,7 +1309,10 @@ static int recover(sim *s, int level, const alloc_req *r, alloc_out *o)
     return ALLOC_OOM;
 }
 
-/* A spilled buffer is used: bring it back from the host (spilling others if needed). */
+/* A spilled buffer is used: bring it back from the host (spilling others if needed). One that
+ * cannot be allocated on its level again is an out-of-memory of that level at this point (its
+ * `ooms`, an oom_events entry, so mincap and the OOM column see it) and a spill failure; it
+ * stays on the host, and a later use tries again. */
 static int restore(sim *s, slot *x)
 {
     int level = x->level, host = s->cfg->levels[level].spill_host;
@@ -1325,6 +1328,8 @@ static int restore(sim *s, slot *x)
     }
     if (rc != ALLOC_OK) {
         s->sum.spill.failures++;
+        mem_count_oom(m);
+        record_oom(s, s->seq, x->id, x->requested, level, 0);
         return -1;
     }
     am_ps t = xfer_alone(s, find_chan(s, host, level), x->requested);

@@ -13,7 +13,9 @@ typedef struct pp_slot {
     uint64_t id;
     int32_t level; /* -1: empty */
     size_t idx;
-    am_ps t0; /* time of the allocation, AM_TIME_NONE when the trace gives none */
+    am_ps t0;      /* time of the allocation, AM_TIME_NONE when the trace gives none */
+    uint64_t size; /* requested bytes (a donation matches on them) */
+    int requested; /* free_requested seen: no longer a donor the engine matches */
 } pp_slot;
 
 typedef struct pp_map {
@@ -42,7 +44,7 @@ static pp_slot *pp_find(pp_map *m, uint64_t id)
     }
 }
 
-static void pp_put(pp_map *m, uint64_t id, int32_t level, size_t idx, am_ps t0);
+static void pp_put(pp_map *m, pp_slot v);
 
 static void pp_grow(pp_map *m)
 {
@@ -50,21 +52,21 @@ static void pp_grow(pp_map *m)
     pp_init(m, old.cap * 2);
     for (size_t i = 0; i < old.cap; i++)
         if (old.s[i].level >= 0)
-            pp_put(m, old.s[i].id, old.s[i].level, old.s[i].idx, old.s[i].t0);
+            pp_put(m, old.s[i]);
     free(old.s);
 }
 
-/* Insert or replace. */
-static void pp_put(pp_map *m, uint64_t id, int32_t level, size_t idx, am_ps t0)
+/* Insert or replace the slot of v.id. */
+static void pp_put(pp_map *m, pp_slot v)
 {
     if (2 * (m->n + 1) > m->cap)
         pp_grow(m);
-    size_t i = pp_hash(id, m->cap);
-    while (m->s[i].level >= 0 && m->s[i].id != id)
+    size_t i = pp_hash(v.id, m->cap);
+    while (m->s[i].level >= 0 && m->s[i].id != v.id)
         i = (i + 1) & (m->cap - 1);
     if (m->s[i].level < 0)
         m->n++;
-    m->s[i] = (pp_slot){id, level, idx, t0};
+    m->s[i] = v;
 }
 
 static void pp_del(pp_map *m, pp_slot *x)
@@ -86,8 +88,22 @@ static void pp_del(pp_map *m, pp_slot *x)
     }
 }
 
-int prepass_collect(const char *trace_path, const trace_opts *o, int nlevels,
-                    plan_buf **per_level, size_t *counts, am_error *err)
+/* A buffer of `bytes` for `id` on level l, requested at event index `index`. */
+static void pp_add(pp_map *m, plan_buf **per_level, size_t *counts, size_t *cap, int l,
+                   uint64_t id, uint64_t bytes, uint64_t index, am_ps t0)
+{
+    if (counts[l] == cap[l]) {
+        cap[l] = cap[l] ? 2 * cap[l] : 256;
+        per_level[l] = am_realloc(per_level[l], cap[l] * sizeof **per_level);
+    }
+    /* a still-live id allocated again: the old buffer stays live to the end */
+    per_level[l][counts[l]] = (plan_buf){index, UINT64_MAX, bytes, 0, 0};
+    pp_put(m, (pp_slot){id, l, counts[l], t0, bytes, 0});
+    counts[l]++;
+}
+
+int prepass_collect(const char *trace_path, const trace_opts *o, const am_config *cfg,
+                    int nlevels, plan_buf **per_level, size_t *counts, am_error *err)
 {
     size_t *cap = am_calloc((size_t)nlevels + 1, sizeof *cap);
     for (int i = 0; i < nlevels; i++) {
@@ -106,15 +122,29 @@ int prepass_collect(const char *trace_path, const trace_opts *o, int nlevels,
     int r;
     while ((r = trace_next(t, &ev, err)) == 1) {
         if (ev.kind == TR_ALLOC && ev.level >= 0 && ev.level < nlevels) {
-            int l = ev.level;
-            if (counts[l] == cap[l]) {
-                cap[l] = cap[l] ? 2 * cap[l] : 256;
-                per_level[l] = am_realloc(per_level[l], cap[l] * sizeof **per_level);
+            pp_slot *d = ev.has_donate && ev.donate != ev.id ? pp_find(&m, ev.donate) : NULL;
+            if (d && d->level == ev.level && d->size == ev.bytes && !d->requested) {
+                /* a donation the engine matches (live donor, same level and size): no request;
+                 * the donor's buffer lives on under the new id until that one is freed */
+                pp_slot v = *d;
+                pp_del(&m, d);
+                v.id = ev.id;
+                pp_put(&m, v);
+            } else {
+                pp_add(&m, per_level, counts, cap, ev.level, ev.id, ev.bytes, index, ev.time);
             }
-            /* a still-live id allocated again: the old buffer stays live to the end */
-            per_level[l][counts[l]] = (plan_buf){index, UINT64_MAX, ev.bytes, 0, 0};
-            pp_put(&m, ev.id, l, counts[l], ev.time);
-            counts[l]++;
+        } else if (ev.kind == TR_TRANSFER && ev.has_into && ev.dst_level >= 0 &&
+                   ev.dst_level < nlevels) {
+            /* a transfer into a level allocates its destination buffer there first, unless the
+             * transfer guard rejects the transfer (the engine's do_alloc of `into`) */
+            int dir;
+            if (!cfg || !cfg_guard_rejects(cfg, ev.level, ev.dst_level, ev.implicit, &dir))
+                pp_add(&m, per_level, counts, cap, ev.dst_level, ev.into, ev.bytes, index,
+                       ev.time);
+        } else if (ev.kind == TR_FREE_REQUESTED) {
+            pp_slot *x = pp_find(&m, ev.id);
+            if (x) /* its block stays planned until free_completed */
+                x->requested = 1;
         } else if (ev.kind == TR_FREE || ev.kind == TR_FREE_COMPLETED) {
             pp_slot *x = pp_find(&m, ev.id);
             if (x) { /* frees of unknown ids are the engine's to report */
@@ -178,7 +208,7 @@ int prepass_attach(sim *s, const am_config *cfg, const char *trace_path, const t
         fprintf(stderr, "\ramsim: reading every lifetime for the offline plan");
     plan_buf **lists = am_calloc((size_t)n + 1, sizeof *lists);
     size_t *counts = am_calloc((size_t)n + 1, sizeof *counts);
-    int rc = prepass_collect(trace_path, o, n, lists, counts, err);
+    int rc = prepass_collect(trace_path, o, cfg, n, lists, counts, err);
     for (int i = 0; i < n && rc == 0; i++) {
         mem_level *m = sim_level(s, i);
         const struct alloc_ops *ops = mem_policy(m);

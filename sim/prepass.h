@@ -18,11 +18,16 @@
 #include "engine.h"
 #include "trace.h"
 
-/* One buffer per TR_ALLOC, per level (ev.level in [0, nlevels)), in allocation-request order.
- * per_level[i] (caller frees, NULL when empty) and counts[i] are filled for every level.
- * 0, or -1 with err (trace errors carry file:line:col). */
-int prepass_collect(const char *trace_path, const trace_opts *o, int nlevels,
-                    plan_buf **per_level, size_t *counts, am_error *err);
+/* One buffer per allocation request the engine makes on a level (in [0, nlevels)), in request
+ * order, as the engine makes them: a TR_ALLOC on its level, but not an `alloc ... donate=` that
+ * the engine matches (donor live and not free_requested, same level and requested size: the
+ * output takes over the donor's buffer, whose lifetime then ends at the output's free), and a
+ * transfer's `into=` buffer on its destination level, at the transfer's index, unless cfg's
+ * transfer guard rejects the transfer (cfg NULL: no guard). per_level[i] (caller frees, NULL
+ * when empty) and counts[i] are filled for every level. 0, or -1 with err (trace errors carry
+ * file:line:col). */
+int prepass_collect(const char *trace_path, const trace_opts *o, const am_config *cfg,
+                    int nlevels, plan_buf **per_level, size_t *counts, am_error *err);
 
 /* For every level of s whose policy plans offline (alloc_ops.set_plan), collect the trace's
  * buffers (one extra read of the trace, only when some level needs it) and hand each such

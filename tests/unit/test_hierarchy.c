@@ -420,6 +420,73 @@ static void test_donation_guard_into(void)
     hstop(&r);
 }
 
+/* The first number after "key": in s (UINT64_MAX when absent). */
+static uint64_t hjson_u64(const char *s, const char *key)
+{
+    char k[128];
+    snprintf(k, sizeof k, "\"%s\": ", key);
+    const char *p = s ? strstr(s, k) : NULL;
+    return p ? strtoull(p + strlen(k), NULL, 10) : UINT64_MAX;
+}
+
+/* A spilled buffer that cannot come back (no room on hbm, and the host too full to take the
+ * buffer that would make room) is an out-of-memory of hbm where it is used: the level's OOMs,
+ * an oom_events entry, and so mincap, which counts them, needs 5 MiB where 4 MiB seemed enough.
+ * (Until 2026-11-25 it counted only in spill.failures: 0 OOMs and mincap 3 MiB.) */
+static void test_restore_failure_is_oom(void)
+{
+    const char *t = tu_write("restore.trace",
+        "amsim-trace v1\n"
+        "alloc 1 2MiB\n"
+        "alloc 2 3MiB\n" /* does not fit: 1 spills to the host, which it fills */
+        "use 1\n"        /* 1 cannot come back: 2 cannot spill (host full) */
+        "free 1\n"
+        "free 2\n");
+    const char *cfg = tu_write("restore.yaml",
+        "version: 1\ndevice: h100\nmemories:\n"
+        "  hbm:\n    capacity: 4MiB\n    allocator: {policy: best_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host:\n    capacity: 2MiB\n");
+    const char *dir = tu_tmpdir();
+    char args[2048], jpath[600];
+    snprintf(jpath, sizeof jpath, "%s/restore.json", dir);
+    snprintf(args, sizeof args, "run -q --check -c %s -t %s --json %s", cfg, t, jpath);
+    char *out = NULL, *errout = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &errout), 0);
+    free(out);
+    free(errout);
+    char *j = tu_slurp(jpath, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    const char *hbm = strstr(j, "\"hbm\": {\n      \"policy\"");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(hbm);
+    CU_ASSERT_EQUAL(hjson_u64(hbm, "ooms"), 1);
+    CU_ASSERT_EQUAL(hjson_u64(hbm, "allocs"), 2);
+    const char *host = strstr(hbm, "\"host\": {");
+    CU_ASSERT_EQUAL(hjson_u64(host, "ooms"), 0);
+    const char *ev = strstr(j, "\"oom_events\"");
+    CU_ASSERT_EQUAL(hjson_u64(ev, "id"), 1);
+    CU_ASSERT_EQUAL(hjson_u64(ev, "requested"), 2097152);
+    const char *sp = strstr(j, "\"spill\": {");
+    CU_ASSERT_EQUAL(hjson_u64(sp, "evictions"), 1);
+    CU_ASSERT_EQUAL(hjson_u64(sp, "restores"), 0);
+    CU_ASSERT_EQUAL(hjson_u64(sp, "ooms_avoided"), 1);
+    CU_ASSERT_EQUAL(hjson_u64(sp, "failures"), 2); /* the spill that would make room, the restore */
+    const char *top = strstr(j, "\n  \"ooms\": ");
+    CU_ASSERT(top && strtoull(top + strlen("\n  \"ooms\": "), NULL, 10) == 1);
+    free(j);
+    snprintf(jpath, sizeof jpath, "%s/restore_mincap.json", dir);
+    snprintf(args, sizeof args, "mincap -q -c %s -t %s --policies best_fit --json %s", cfg, t,
+             jpath);
+    out = errout = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &errout), 0);
+    free(out);
+    free(errout);
+    j = tu_slurp(jpath, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_EQUAL(hjson_u64(j, "min_bytes"), 5242880);
+    free(j);
+}
+
 /* The shipped spill example: spills and restores appear in the Chrome trace. */
 static void test_spill_in_chrome_trace(void)
 {
@@ -523,5 +590,6 @@ void suite_hierarchy(void)
              {"VMEM and SMEM capacities", test_tpu_capacities},
              {"donation, transfer guard, transfer into", test_donation_guard_into},
              {"spills in the Chrome trace", test_spill_in_chrome_trace},
+             {"a restore that cannot allocate is an OOM of its level", test_restore_failure_is_oom},
              {"spill, restore and dropped copies write host rows", test_spill_timeline_host_rows});
 }

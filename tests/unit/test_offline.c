@@ -31,7 +31,7 @@ static plan_buf *load_csv(const char *path, size_t *n)
     plan_buf *per[1] = {NULL};
     size_t counts[1] = {0};
     am_error err = {0};
-    int rc = prepass_collect(path, &o, 1, per, counts, &err);
+    int rc = prepass_collect(path, &o, NULL, 1, per, counts, &err);
     if (rc)
         fprintf(stderr, "\nprepass: %s\n", err.msg);
     CU_ASSERT_EQUAL(rc, 0);
@@ -442,7 +442,7 @@ static void test_prepass(void)
     plan_buf *per[2] = {NULL, NULL};
     size_t counts[2] = {0, 0};
     am_error err = {0};
-    int rc = prepass_collect(p, &o, 2, per, counts, &err);
+    int rc = prepass_collect(p, &o, NULL, 2, per, counts, &err);
     if (rc)
         fprintf(stderr, "\nprepass: %s\n", err.msg);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -505,6 +505,93 @@ static void test_end_to_end(void)
         if (k > 0)
             CU_ASSERT_EQUAL(height, 9216); /* the search reaches the bound */
         CU_ASSERT_EQUAL(json_u64_after(j, "plan_search_work"), 0); /* greedy reached the bound */
+        free(j);
+    }
+}
+
+/* Run amsim with args and a --json into dir/name; the JSON (caller frees), or NULL. */
+static char *run_json(const char *args, const char *name)
+{
+    char all[2048], jpath[600];
+    snprintf(jpath, sizeof jpath, "%s/%s", tu_tmpdir(), name);
+    snprintf(all, sizeof all, "%s --json %s", args, jpath);
+    char *out = NULL, *errout = NULL;
+    int rc = tu_amsim(all, &out, &errout);
+    if (rc)
+        fprintf(stderr, "\namsim %s: status %d: %s\n", all, rc, errout ? errout : "");
+    CU_ASSERT_EQUAL(rc, 0);
+    free(out);
+    free(errout);
+    return rc ? NULL : tu_slurp(jpath, NULL);
+}
+
+/* The plan holds every request the engine makes on the level, in its order: a transfer's into=
+ * buffer (unless the transfer guard rejects the transfer), not a donation the engine matches
+ * (the donor's buffer lives on under the new id), a donation after free_requested allocating
+ * anew, and a block planned until free_completed. Until 2026-11-25 the prepass saw TR_ALLOC
+ * only: an into= request took the next planned request's place, every later one mismatched, and
+ * traces/gpu_spill_step.trace ran with 0 allocations and 26 out-of-memory events on hbm. */
+static void test_engine_requests(void)
+{
+    char args[1024];
+    snprintf(args, sizeof args, "run -q --check -c %s/configs/default.yaml -t "
+             "%s/traces/gpu_spill_step.trace --policy offline", tu_top(), tu_top());
+    char *j = run_json(args, "spill_offline.json");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_EQUAL(json_u64_after(j, "ooms"), 0);
+    CU_ASSERT_EQUAL(json_u64_after(j, "allocs"), 26);
+    CU_ASSERT_EQUAL(json_u64_after(j, "peak_live_bytes"), 1417678848);
+    uint64_t offline = json_u64_after(j, "peak_reserved_bytes");
+    CU_ASSERT_EQUAL(offline, 1417678848); /* peak live: the plan reaches the bound */
+    CU_ASSERT_EQUAL(json_u64_after(j, "plan_buffers"), 26);
+    CU_ASSERT_EQUAL(json_u64_after(j, "plan_mismatches"), 0);
+    free(j);
+    snprintf(args, sizeof args, "run -q -c %s/configs/default.yaml -t "
+             "%s/traces/gpu_spill_step.trace --policy best_fit", tu_top(), tu_top());
+    j = run_json(args, "spill_best_fit.json");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_EQUAL(json_u64_after(j, "peak_reserved_bytes"), 1419771904);
+    CU_ASSERT(offline <= json_u64_after(j, "peak_reserved_bytes"));
+    free(j);
+
+    const char *t = tu_write("requests.trace",
+        "amsim-trace v1\n"
+        "alloc 10 1MiB level=host\n"
+        "alloc 1 1MiB\n"
+        "alloc 2 2MiB\n"
+        "transfer host hbm 1MiB into=3 id=10\n"          /* 1 MiB requested on hbm */
+        "transfer host hbm 4MiB into=7 id=10 implicit=1\n" /* rejected below: no request */
+        "alloc 4 1MiB donate=1\n"                          /* matched: no request */
+        "free_requested 2\n"
+        "alloc 5 2MiB donate=2\n"                          /* unmatched: 2 MiB requested */
+        "free_completed 2\n"
+        "free 3\n"
+        "alloc 6 512KiB\n"
+        "free 4\n"
+        "free 5\n"
+        "free 6\n"
+        "free 10\n");
+    static const struct {
+        const char *guard;
+        uint64_t allocs, plan, peak_live, reserved;
+    } c[] = {{"disallow", 5, 5, 4u << 20, 6u << 20},
+             {"allow", 6, 6, 8u << 20, 10u << 20}};
+    for (size_t k = 0; k < AM_ARRAY_LEN(c); k++) {
+        char name[64];
+        snprintf(args, sizeof args, "run -q --check -c %s/configs/default.yaml -t %s --policy "
+                 "offline --set transfer_guard.host_to_device=%s", tu_top(), t, c[k].guard);
+        snprintf(name, sizeof name, "requests%zu.json", k);
+        j = run_json(args, name);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        CU_ASSERT_EQUAL(json_u64_after(j, "ooms"), 0);
+        CU_ASSERT_EQUAL(json_u64_after(j, "allocs"), c[k].allocs);
+        CU_ASSERT_EQUAL(json_u64_after(j, "plan_buffers"), c[k].plan);
+        CU_ASSERT_EQUAL(json_u64_after(j, "plan_mismatches"), 0);
+        CU_ASSERT_EQUAL(json_u64_after(j, "peak_live_bytes"), c[k].peak_live);
+        CU_ASSERT_EQUAL(json_u64_after(j, "peak_reserved_bytes"), c[k].reserved);
+        const char *d = strstr(j, "\"donation\"");
+        CU_ASSERT_EQUAL(json_u64_after(d, "matched"), 1);
+        CU_ASSERT_EQUAL(json_u64_after(d, "unmatched"), 1);
         free(j);
     }
 }
@@ -616,6 +703,7 @@ void suite_offline(void)
              {"exact search: tables built once, charged per search", test_tables_once},
              {"prepass lifetimes", test_prepass},
              {"offline policy end to end", test_end_to_end},
+             {"offline policy: every request the engine makes", test_engine_requests},
              {"offline policy: search_budget from the config", test_budget_config},
              {"offline policy without a plan", test_no_plan},
              {"offline policy: planned sizes past 2^64", test_sizes_overflow});
