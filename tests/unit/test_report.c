@@ -197,7 +197,7 @@ static void test_stats_units_exact(void)
         {"knob", "unknown, as in the table", "\na                    2            3.5 "},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char args[1200], want[256], *out = NULL;
+        char args[1400], want[256], *out = NULL;
         snprintf(args, sizeof args, "stats '%s' --metric %s --json '%s'", csv, cases[i].metric,
                  js);
         CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
