@@ -2481,7 +2481,7 @@ static void remove_temporaries(const char *dir)
         closedir(d);
 }
 
-static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
+static int run_all(batch *b, int *nskipped, int *nran)
 {
     int *todo = am_malloc(((size_t)b->nruns + 1) * sizeof *todo), ntodo = 0, mine = 0;
     for (int i = 0; i < b->nruns; i++) {
@@ -2622,7 +2622,6 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
     free(sl_run);
     free(todo);
     *nran = done;
-    (void)nfailed;
     return mine;
 }
 
@@ -3016,9 +3015,9 @@ int cmd_batch(int argc, char **argv)
         fprintf(stderr, "amsim: %s\n", err.msg);
         goto done;
     }
-    int nfailed = 0, nskipped = 0, nran = 0;
+    int nskipped = 0, nran = 0;
     double t0 = now_s();
-    int mine = run_all(&b, &nfailed, &nskipped, &nran);
+    int mine = run_all(&b, &nskipped, &nran);
     char *csv = xprintf("%s/results.csv", b.out);
     const char *dirs[1] = {b.out};
     int failed = 0;
@@ -3035,8 +3034,6 @@ int cmd_batch(int argc, char **argv)
     else if (failed) {
         /* regress: deviations give 3 unless something failed outright */
         rc = 3;
-        matrix mm;
-        (void)mm;
         for (int i = 0; i < b.nruns; i++) {
             if (b.shard_n && i % b.shard_n != b.shard_k - 1)
                 continue;
