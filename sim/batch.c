@@ -2645,6 +2645,7 @@ static void usage(FILE *f)
             "                        recorded as failed\n"
             "  --list                print the matrix (id, folder, key) and exit\n"
             "  --update-expectations kind regress: write the expectations instead of checking\n"
+            "                        them (refused for kind matrix)\n"
             "  -q, --quiet           no progress bar or summary line (--merge too)\n"
             "a rerun with the same -o skips runs that finished (status ok) and retries the rest.\n"
             "exit status: 0 every run ok, 1 some runs failed (or bad input), 3 (regress) a\n"
@@ -2965,6 +2966,14 @@ int cmd_batch(int argc, char **argv)
     }
     if (sweep_load(&b.sw, file, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
+        sweep_free(&b.sw);
+        goto out;
+    }
+    /* a matrix sweep has no expectations to write (until 2026-11-25 the flag was accepted and
+     * did nothing) */
+    if (b.update_expect && !b.sw.regress) {
+        fprintf(stderr, "%s: --update-expectations applies to a sweep of kind: regress; %s is "
+                "kind: matrix (it has no expectations)\n", prog, file);
         sweep_free(&b.sw);
         goto out;
     }

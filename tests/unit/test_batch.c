@@ -2545,6 +2545,26 @@ static void test_regress_expectations_checked(void)
     free(s0);
 }
 
+/* --update-expectations on a matrix sweep: it has no expectations, so the flag is refused
+ * before any run (until 2026-11-25 it was accepted and the batch ran without writing any). */
+static void test_update_expectations_matrix(void)
+{
+    char text[2048], args[2048], want[2048], runs[1100];
+    const char *out = path_in_tmp("umatrix");
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [%s/traces/"
+             "gpu_train_step.trace]\n", tu_top(), tu_top());
+    const char *sw = tu_write("umatrix.yaml", text);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q --update-expectations", sw, out);
+    char *err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    snprintf(want, sizeof want, "amsim batch: --update-expectations applies to a sweep of kind: "
+             "regress; %s is kind: matrix (it has no expectations)\n", sw);
+    CU_ASSERT(err && strcmp(err, want) == 0);
+    free(err);
+    snprintf(runs, sizeof runs, "%s/runs", out);
+    CU_ASSERT(access(runs, F_OK) != 0); /* nothing run */
+}
+
 void suite_batch(void)
 {
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
@@ -2603,5 +2623,7 @@ void suite_batch(void)
              {"expectation keys given twice or unknown", test_expect_keys},
              {"regress sweep", test_regress_sweep},
              {"a regress sweep's expectations against its inputs",
-              test_regress_expectations_checked});
+              test_regress_expectations_checked},
+             {"--update-expectations on a matrix sweep is refused",
+              test_update_expectations_matrix});
 }
