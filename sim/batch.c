@@ -1021,7 +1021,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
     }
     if (no_duplicate_keys(&y, err) != 0)
         goto out;
-    yaml_node_t *traces_node = NULL, *gen_args_node = NULL;
+    yaml_node_t *traces_node = NULL, *gen_args_node = NULL, *gen_node = NULL;
     for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top;
          pr++) {
         yaml_node_t *k = ynode(&y, pr->key), *v = ynode(&y, pr->value);
@@ -1142,6 +1142,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                 yfail(err, &y, v, "%s", "generate: expected {kind: KIND, args: [...]}");
                 goto out;
             }
+            gen_node = v;
             for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
                  q++) {
                 const char *a = yscalar(ynode(&y, q->key));
@@ -1260,6 +1261,13 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
     }
     if (!s->gen_kind && !s->traces.n) {
         yfail(err, &y, traces_node ? traces_node : root, "%s", "no traces (traces: [PATH|GLOB|DIR])");
+        goto out;
+    }
+    /* the seed is what a run generates its trace with (until 2026-11-25 the one run of a sweep
+     * without seeds: read trace -1 and its worker died of SIGSEGV) */
+    if (s->gen_kind && !s->seeds.n) {
+        yfail(err, &y, gen_node, "generate: needs 'seeds: [S, ...]' (each seed generates one "
+              "trace: amsim gen %s --seed S)", s->gen_kind);
         goto out;
     }
     if (s->regress && !s->expect_dir) {

@@ -2660,6 +2660,29 @@ static void test_regress_generated_seeds(void)
     CU_ASSERT(access(f1, R_OK) == 0);
 }
 
+/* generate: without seeds: the seed is what each run generates its trace with, so the sweep is
+ * refused at generate:'s line and column (until 2026-11-25 its one run read trace -1 and the
+ * worker died of SIGSEGV, recorded as a failed run). */
+static void test_generate_needs_seeds(void)
+{
+    char text[2048], args[2048], want[2048], runs[1100];
+    const char *out = path_in_tmp("gnoseed");
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "generate: {kind: serve, args: [--requests, '20']}\n", tu_top());
+    const char *sw = tu_write("gnoseed.yaml", text);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, out);
+    char *err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    snprintf(want, sizeof want, "amsim: %s:2:11: generate: needs 'seeds: [S, ...]' (each seed "
+             "generates one trace: amsim gen serve --seed S)\n", sw);
+    CU_ASSERT(err && strcmp(err, want) == 0);
+    if (!err || strcmp(err, want))
+        fprintf(stderr, "\n  got %s  want %s", err ? err : "(none)\n", want);
+    free(err);
+    snprintf(runs, sizeof runs, "%s/runs", out);
+    CU_ASSERT(access(runs, F_OK) != 0);
+}
+
 /* --update-expectations on a matrix sweep: it has no expectations, so the flag is refused
  * before any run (until 2026-11-25 it was accepted and the batch ran without writing any). */
 static void test_update_expectations_matrix(void)
@@ -2743,6 +2766,7 @@ void suite_batch(void)
               test_regress_same_trace_name},
              {"regress: each generated seed has its own expectation",
               test_regress_generated_seeds},
+             {"generate: without seeds: is refused at load", test_generate_needs_seeds},
              {"--update-expectations on a matrix sweep is refused",
               test_update_expectations_matrix});
 }
