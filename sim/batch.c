@@ -25,7 +25,8 @@
  * of one run cannot take the batch down: the parent records it). A run writes its outputs
  * atomically into DIR/runs/NNNN-NAME/ and then, last, result.txt (the done marker: the run's
  * identity key, status, error and every metric). A rerun skips folders whose result.txt has the
- * same key and status ok (and the per-run outputs asked for); failed runs are tried again. The
+ * same key and status ok (and the per-run outputs asked for; with --update-expectations none,
+ * as its outputs are outside DIR); failed runs are tried again. The
  * key holds a digest of the run's other inputs (effective config, trace bytes, generator
  * settings: sweep_digest), so an edited base config or trace makes its runs run again instead
  * of leaving stale results. results.csv is always rebuilt from the run folders, in run-id
@@ -2393,6 +2394,11 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
  * rerun with --timeline or --placements added writes them for runs finished without). */
 static int run_is_done(const batch *b, const sw_run *r)
 {
+    /* --update-expectations: a run's output is its expectation, outside DIR, so every run runs
+     * (until 2026-11-25 a rerun into the same -o skipped the runs finished before and wrote no
+     * expectation, with status 0, even where the file had been removed) */
+    if (b->update_expect)
+        return 0;
     result x;
     if (result_read(b->out, r->folder, &x) != 0)
         return 0;

@@ -2683,6 +2683,35 @@ static void test_generate_needs_seeds(void)
     CU_ASSERT(access(runs, F_OK) != 0);
 }
 
+/* --update-expectations writes every expectation again, into an -o whose runs finished too
+ * (until 2026-11-25 they were skipped as finished: a removed expectation stayed removed, with
+ * status 0 and "0 run now, 1 finished before"). */
+static void test_update_expectations_rerun(void)
+{
+    char d[1024], p[1200], e[1200], text[2048], args[4096];
+    snprintf(d, sizeof d, "%s/urerun", tu_tmpdir());
+    mkdir(d, 0777);
+    snprintf(text, sizeof text, "kind: regress\nbase: %s/configs/default.yaml\n"
+             "traces: [%s/traces/gpu_train_step.trace]\nexpectations: exp\n", tu_top(), tu_top());
+    snprintf(p, sizeof p, "%s/u.yaml", d);
+    write_text(p, text);
+    snprintf(e, sizeof e, "%s/exp/gpu_train_step.trace.expect", d);
+    snprintf(args, sizeof args, "batch '%s' -o '%s/out' -q --update-expectations", p, d);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    char *e0 = tu_slurp(e, NULL);
+    CU_ASSERT_FATAL(e0 != NULL);
+    CU_ASSERT_EQUAL(unlink(e), 0);
+    char *err = NULL;
+    snprintf(args, sizeof args, "batch '%s' -o '%s/out' --update-expectations", p, d);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT(err && strstr(err, ": 1 runs: 1 run now, 0 finished before; 0 failed; "));
+    free(err);
+    char *e1 = tu_slurp(e, NULL);
+    CU_ASSERT(e1 && strcmp(e0, e1) == 0);
+    free(e0);
+    free(e1);
+}
+
 /* --update-expectations on a matrix sweep: it has no expectations, so the flag is refused
  * before any run (until 2026-11-25 it was accepted and the batch ran without writing any). */
 static void test_update_expectations_matrix(void)
@@ -2767,6 +2796,7 @@ void suite_batch(void)
              {"regress: each generated seed has its own expectation",
               test_regress_generated_seeds},
              {"generate: without seeds: is refused at load", test_generate_needs_seeds},
+             {"--update-expectations runs every run again", test_update_expectations_rerun},
              {"--update-expectations on a matrix sweep is refused",
               test_update_expectations_matrix});
 }
