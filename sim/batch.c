@@ -14,7 +14,8 @@
  *                                 each seed 0 .. 4294967295, checked when the sweep is read)
  *   exclude: [{policy: caching, PATH: VALUE, trace: GLOB, seed: S}, ...]   (not {})
  *   outputs: {timeline: BOOL, placements: BOOL}
- *   expectations: DIR             (kind regress) DIR/<trace file name>.expect
+ *   expectations: DIR             (kind regress) DIR/<trace file name>[.POLICY].expect (see
+ *                                 expect_path; two traces of one file name are refused)
  * The matrix is the product trace x policy x axis 1 x ... x axis n x seed, the last varying
  * fastest; excluded combinations are dropped before numbering, so run ids are 1..N. Every value
  * of set: and of the axes is loaded into the base config at load, as the runs load it
@@ -24,7 +25,8 @@
  * of one run cannot take the batch down: the parent records it). A run writes its outputs
  * atomically into DIR/runs/NNNN-NAME/ and then, last, result.txt (the done marker: the run's
  * identity key, status, error and every metric). A rerun skips folders whose result.txt has the
- * same key and status ok (and the per-run outputs asked for); failed runs are tried again. The
+ * same key and status ok (and the per-run outputs asked for; with --update-expectations none,
+ * as its outputs are outside DIR); failed runs are tried again. The
  * key holds a digest of the run's other inputs (effective config, trace bytes, generator
  * settings: sweep_digest), so an edited base config or trace makes its runs run again instead
  * of leaving stale results. results.csv is always rebuilt from the run folders, in run-id
@@ -356,6 +358,7 @@ typedef struct sweep {
     sw_pos set_kpos[SW_MAX_SETS]; /* where each PATH is written */
     strlist policies;          /* may be empty: the config's own */
     strlist traces, trace_disp;
+    sw_pos *trace_pos;         /* where the traces: item that named each trace is written */
     int naxes;
     sw_axis axes[SW_MAX_AXES];
     strlist seeds;
@@ -395,6 +398,7 @@ static void sweep_free(sweep *s)
     sl_free(&s->policies);
     sl_free(&s->traces);
     sl_free(&s->trace_disp);
+    free(s->trace_pos);
     for (int i = 0; i < s->naxes; i++) {
         free(s->axes[i].path);
         sl_free(&s->axes[i].vals);
@@ -904,6 +908,83 @@ static int gen_args_check(const sweep *s, ydoc *y, yaml_node_t *n, am_error *err
     return 0;
 }
 
+static const char *base_name(const char *p)
+{
+    const char *b = strrchr(p, '/');
+    return b ? b + 1 : p;
+}
+
+/* kind regress: EXPECTATIONS/NAME[.POLICY].expect. NAME is the trace's file name (unique in a
+ * regress sweep: expect_names_unique), or for a generated trace gen.trace with one seed and
+ * gen.seedS.trace with several (each seed generates another trace; until 2026-11-25 every seed
+ * used gen.trace's). tr, seed: indices of the run (-1 when the dimension is empty); policy:
+ * an index of policies:, or -1 for the config's own. */
+static const char *expect_path(const sweep *s, int policy, int tr, int seed, char *buf,
+                               size_t n)
+{
+    const char *pol = policy >= 0 ? s->policies.v[policy] : NULL;
+    char gen[64] = "gen.trace";
+    uint64_t sv;
+    if (tr < 0 && s->seeds.n > 1 && seed >= 0 && !gen_seed_parse(s->seeds.v[seed], &sv))
+        snprintf(gen, sizeof gen, "gen.seed%" PRIu64 ".trace", sv);
+    snprintf(buf, n, "%s/%s%s%s.expect", s->expect_dir,
+             tr >= 0 ? base_name(s->traces.v[tr]) : gen, pol ? "." : "", pol ? pol : "");
+    return buf;
+}
+
+/* The expectations of a regress sweep are the number of expectation sources (traces, or the
+ * generated traces that have names of their own) times max(1, policies); a run's is at
+ * expect_slot. */
+static int expect_nsrc(const sweep *s)
+{
+    return s->traces.n ? s->traces.n : s->seeds.n > 1 ? s->seeds.n : 1;
+}
+
+static int expect_slot(const sweep *s, int policy, int tr, int seed)
+{
+    int src = tr >= 0 ? tr : s->seeds.n > 1 && seed >= 0 ? seed : 0;
+    return src * (s->policies.n ? s->policies.n : 1) + (policy >= 0 ? policy : 0);
+}
+
+typedef struct named_ix {
+    char *path;
+    int ix;
+} named_ix;
+
+static int cmp_named_ix(const void *a, const void *b)
+{
+    const named_ix *x = a, *y = b;
+    int c = strcmp(x->path, y->path);
+    return c ? c : (x->ix > y->ix) - (x->ix < y->ix);
+}
+
+/* A regress sweep names each trace's expectation by the trace's file name: two traces of one
+ * name in different folders (a/step.trace, b/step.trace) would share one (until 2026-11-25
+ * --update-expectations wrote it from both runs and each check compared one trace with the
+ * other's recording). Refused at the later trace's traces: item, naming both; expectation files
+ * of sweeps without such a pair keep their names. */
+static int expect_names_unique(const sweep *s, am_error *err)
+{
+    named_ix *v = am_calloc((size_t)s->traces.n + 1, sizeof *v);
+    for (int t = 0; t < s->traces.n; t++)
+        v[t] = (named_ix){(char *)(uintptr_t)base_name(s->traces.v[t]), t};
+    qsort(v, (size_t)s->traces.n, sizeof *v, cmp_named_ix);
+    int a = -1, b = -1; /* the clash whose later trace comes first in the sweep */
+    for (int i = 1; i < s->traces.n; i++)
+        if (strcmp(v[i].path, v[i - 1].path) == 0 && (b < 0 || v[i].ix < b))
+            a = v[i - 1].ix, b = v[i].ix;
+    free(v);
+    if (b < 0)
+        return 0;
+    char ep[4096];
+    expect_path(s, s->policies.n ? 0 : -1, a, -1, ep, sizeof ep);
+    return am_fail_at(err, s->file, s->trace_pos[b].line, s->trace_pos[b].col, "traces: %s and "
+                      "%s (line %lu, column %lu) have one file name, and a regress sweep names "
+                      "each trace's expectation by it: both would use %s; rename one or check "
+                      "them in separate sweeps", s->trace_disp.v[b], s->trace_disp.v[a],
+                      s->trace_pos[a].line, s->trace_pos[a].col, ep);
+}
+
 static int sweep_load(sweep *s, const char *file, am_error *err)
 {
     memset(s, 0, sizeof *s);
@@ -941,7 +1022,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
     }
     if (no_duplicate_keys(&y, err) != 0)
         goto out;
-    yaml_node_t *traces_node = NULL, *gen_args_node = NULL;
+    yaml_node_t *traces_node = NULL, *gen_args_node = NULL, *gen_node = NULL;
     for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top;
          pr++) {
         yaml_node_t *k = ynode(&y, pr->key), *v = ynode(&y, pr->value);
@@ -1007,6 +1088,10 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                     sl_free(&pats);
                     goto out;
                 }
+                s->trace_pos = am_realloc(s->trace_pos, ((size_t)s->traces.n + 1) *
+                                                            sizeof *s->trace_pos);
+                for (int t = before; t < s->traces.n; t++)
+                    s->trace_pos[t] = node_pos(yitem(&y, v, i));
             }
             sl_free(&pats);
         } else if (strcmp(ks, "seeds") == 0) {
@@ -1058,6 +1143,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                 yfail(err, &y, v, "%s", "generate: expected {kind: KIND, args: [...]}");
                 goto out;
             }
+            gen_node = v;
             for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
                  q++) {
                 const char *a = yscalar(ynode(&y, q->key));
@@ -1178,10 +1264,19 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
         yfail(err, &y, traces_node ? traces_node : root, "%s", "no traces (traces: [PATH|GLOB|DIR])");
         goto out;
     }
+    /* the seed is what a run generates its trace with (until 2026-11-25 the one run of a sweep
+     * without seeds: read trace -1 and its worker died of SIGSEGV) */
+    if (s->gen_kind && !s->seeds.n) {
+        yfail(err, &y, gen_node, "generate: needs 'seeds: [S, ...]' (each seed generates one "
+              "trace: amsim gen %s --seed S)", s->gen_kind);
+        goto out;
+    }
     if (s->regress && !s->expect_dir) {
         am_fail_at(err, file, 1, 1, "kind: regress needs 'expectations: DIR'");
         goto out;
     }
+    if (s->regress && expect_names_unique(s, err) != 0)
+        goto out;
     if (check_exclusions(s, err) != 0)
         goto out;
     rc = 0;
@@ -1308,64 +1403,24 @@ static void file_hash(const char *path, char out[17])
     fclose(f);
 }
 
-static const char *base_name(const char *p)
+static const char *run_expect_path(const sweep *s, const sw_run *r, char *buf, size_t n)
 {
-    const char *b = strrchr(p, '/');
-    return b ? b + 1 : p;
+    return expect_path(s, r->policy, r->trace, r->seed, buf, n);
 }
 
-/* kind regress: EXPECTATIONS/<trace file name>[.POLICY].expect (policy: an index of policies:,
- * or -1 for the config's own) */
-static const char *expect_path(const sweep *s, int policy, const char *tpath, char *buf, size_t n)
-{
-    const char *pol = policy >= 0 ? s->policies.v[policy] : NULL;
-    snprintf(buf, n, "%s/%s%s%s.expect", s->expect_dir, base_name(tpath), pol ? "." : "",
-             pol ? pol : "");
-    return buf;
-}
-
-static const char *run_expect_path(const sweep *s, const sw_run *r, const char *tpath, char *buf,
-                                   size_t n)
-{
-    return expect_path(s, r->policy, tpath, buf, n);
-}
-
-typedef struct named_ix {
-    char *path;
-    int ix;
-} named_ix;
-
-static int cmp_named_ix(const void *a, const void *b)
-{
-    const named_ix *x = a, *y = b;
-    int c = strcmp(x->path, y->path);
-    return c ? c : (x->ix > y->ix) - (x->ix < y->ix);
-}
-
-/* s->expect_hash: every trace's expectation under every policy, hashed once per file name
- * (traces in several folders with one file name share an expectation). */
+/* s->expect_hash: every expectation of the sweep (expect_slot), each file read once (their
+ * names are distinct: expect_names_unique, expect_path). */
 static void expect_hashes(sweep *s)
 {
-    int np = s->policies.n ? s->policies.n : 1, n = s->traces.n * np;
-    named_ix *v = am_calloc((size_t)n + 1, sizeof *v);
-    s->expect_hash = am_calloc((size_t)n + 1, sizeof *s->expect_hash);
-    for (int t = 0; t < s->traces.n; t++)
+    int np = s->policies.n ? s->policies.n : 1, ns = expect_nsrc(s);
+    s->expect_hash = am_calloc((size_t)(ns * np) + 1, sizeof *s->expect_hash);
+    for (int i = 0; i < ns; i++)
         for (int p = 0; p < np; p++) {
             char buf[4096];
-            int ix = t * np + p;
-            v[ix] = (named_ix){am_strdup(expect_path(s, s->policies.n ? p : -1, s->traces.v[t],
-                                                     buf, sizeof buf)), ix};
+            int pol = s->policies.n ? p : -1, t = s->traces.n ? i : -1, sd = t < 0 ? i : -1;
+            file_hash(expect_path(s, pol, t, sd, buf, sizeof buf),
+                      s->expect_hash[expect_slot(s, pol, t, sd)]);
         }
-    qsort(v, (size_t)n, sizeof *v, cmp_named_ix);
-    for (int i = 0; i < n; i++) {
-        if (i && strcmp(v[i].path, v[i - 1].path) == 0)
-            memcpy(s->expect_hash[v[i].ix], s->expect_hash[v[i - 1].ix], 17);
-        else
-            file_hash(v[i].path, s->expect_hash[v[i].ix]);
-    }
-    for (int i = 0; i < n; i++)
-        free(v[i].path);
-    free(v);
 }
 
 /* The run's inputs digest: the study's (config after set:, generator), the trace's bytes and, for
@@ -1378,9 +1433,8 @@ static const char *run_inputs(const sweep *s, const sw_run *r)
     snprintf(part[0], sizeof part[0], "%s", s->inputs);
     if (r->trace >= 0)
         snprintf(part[1], sizeof part[1], "%s", s->trace_hash.v[r->trace]);
-    if (s->expect_hash && r->trace >= 0)
-        memcpy(part[2], s->expect_hash[r->trace * (s->policies.n ? s->policies.n : 1) +
-                                       (r->policy >= 0 ? r->policy : 0)], 17);
+    if (s->expect_hash)
+        memcpy(part[2], s->expect_hash[expect_slot(s, r->policy, r->trace, r->seed)], 17);
     uint64_t h = RT_FNV_OFFSET;
     for (int i = 0; i < 3; i++)
         h = rt_fnv1a(h, part[i], strlen(part[i]) + 1);
@@ -1986,7 +2040,7 @@ static int run_child(const batch *b, const sw_run *r)
         sp.trace = s->traces.v[r->trace];
     if (s->regress) {
         char ep[4096];
-        exp_path = am_strdup(run_expect_path(s, r, sp.trace, ep, sizeof ep));
+        exp_path = am_strdup(run_expect_path(s, r, ep, sizeof ep));
         if (b->update_expect) {
             sp.save_expect = exp_path;
             if (mkdir_p(s->expect_dir) != 0) {
@@ -2340,6 +2394,11 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
  * rerun with --timeline or --placements added writes them for runs finished without). */
 static int run_is_done(const batch *b, const sw_run *r)
 {
+    /* --update-expectations: a run's output is its expectation, outside DIR, so every run runs
+     * (until 2026-11-25 a rerun into the same -o skipped the runs finished before and wrote no
+     * expectation, with status 0, even where the file had been removed) */
+    if (b->update_expect)
+        return 0;
     result x;
     if (result_read(b->out, r->folder, &x) != 0)
         return 0;
@@ -2481,7 +2540,7 @@ static void remove_temporaries(const char *dir)
         closedir(d);
 }
 
-static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
+static int run_all(batch *b, int *nskipped, int *nran)
 {
     int *todo = am_malloc(((size_t)b->nruns + 1) * sizeof *todo), ntodo = 0, mine = 0;
     for (int i = 0; i < b->nruns; i++) {
@@ -2622,7 +2681,6 @@ static int run_all(batch *b, int *nfailed, int *nskipped, int *nran)
     free(sl_run);
     free(todo);
     *nran = done;
-    (void)nfailed;
     return mine;
 }
 
@@ -2646,22 +2704,23 @@ static void usage(FILE *f)
             "                        recorded as failed\n"
             "  --list                print the matrix (id, folder, key) and exit\n"
             "  --update-expectations kind regress: write the expectations instead of checking\n"
+            "                        them (refused for kind matrix)\n"
             "  -q, --quiet           no progress bar or summary line (--merge too)\n"
             "a rerun with the same -o skips runs that finished (status ok) and retries the rest.\n"
             "exit status: 0 every run ok, 1 some runs failed (or bad input), 3 (regress) a\n"
             "deviation from an expectation\n");
 }
 
-/* A regress sweep's expectation files, each once, sorted: every trace's (a generated trace's is
- * named gen.trace) under every policy. */
+/* A regress sweep's expectation files, each once, sorted: every trace's (or generated trace's,
+ * expect_path) under every policy. */
 static void expect_files(const sweep *s, strlist *out)
 {
-    int np = s->policies.n ? s->policies.n : 1, nt = s->traces.n ? s->traces.n : 1;
-    for (int t = 0; t < nt; t++)
+    int np = s->policies.n ? s->policies.n : 1, ns = expect_nsrc(s);
+    for (int i = 0; i < ns; i++)
         for (int p = 0; p < np; p++) {
             char buf[4096];
-            sl_push(out, am_strdup(expect_path(s, s->policies.n ? p : -1,
-                                               s->traces.n ? s->traces.v[t] : "gen.trace", buf,
+            int t = s->traces.n ? i : -1;
+            sl_push(out, am_strdup(expect_path(s, s->policies.n ? p : -1, t, t < 0 ? i : -1, buf,
                                                sizeof buf)));
         }
     qsort(out->v, (size_t)out->n, sizeof *out->v, cmp_str);
@@ -2969,6 +3028,14 @@ int cmd_batch(int argc, char **argv)
         sweep_free(&b.sw);
         goto out;
     }
+    /* a matrix sweep has no expectations to write (until 2026-11-25 the flag was accepted and
+     * did nothing) */
+    if (b.update_expect && !b.sw.regress) {
+        fprintf(stderr, "%s: --update-expectations applies to a sweep of kind: regress; %s is "
+                "kind: matrix (it has no expectations)\n", prog, file);
+        sweep_free(&b.sw);
+        goto out;
+    }
     /* the sweep's outputs: as if given on the command line */
     b.placements |= b.sw.placements;
     b.timeline |= b.sw.timeline;
@@ -3016,9 +3083,9 @@ int cmd_batch(int argc, char **argv)
         fprintf(stderr, "amsim: %s\n", err.msg);
         goto done;
     }
-    int nfailed = 0, nskipped = 0, nran = 0;
+    int nskipped = 0, nran = 0;
     double t0 = now_s();
-    int mine = run_all(&b, &nfailed, &nskipped, &nran);
+    int mine = run_all(&b, &nskipped, &nran);
     char *csv = xprintf("%s/results.csv", b.out);
     const char *dirs[1] = {b.out};
     int failed = 0;
@@ -3035,8 +3102,6 @@ int cmd_batch(int argc, char **argv)
     else if (failed) {
         /* regress: deviations give 3 unless something failed outright */
         rc = 3;
-        matrix mm;
-        (void)mm;
         for (int i = 0; i < b.nruns; i++) {
             if (b.shard_n && i % b.shard_n != b.shard_k - 1)
                 continue;

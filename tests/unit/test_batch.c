@@ -2545,6 +2545,193 @@ static void test_regress_expectations_checked(void)
     free(s0);
 }
 
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_FATAL(f && fputs(text, f) >= 0 && fclose(f) == 0);
+}
+
+/* A regress sweep names each trace's expectation by the trace's file name, so two traces of one
+ * name in different folders would share one: refused at load, at the later trace's item, naming
+ * both (until 2026-11-25 --update-expectations wrote step.trace.expect from both runs and the
+ * check compared one trace with the other's recording: status 3 on an unchanged simulator).
+ * A sweep without such a pair keeps its expectation names. */
+static void test_regress_same_trace_name(void)
+{
+    char d[1024], p[1200], text[2048], args[4096], want[4096];
+    snprintf(d, sizeof d, "%s/sname", tu_tmpdir());
+    mkdir(d, 0777);
+    static const char *dirs[] = {"a", "b"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(p, sizeof p, "%s/%s", d, dirs[i]);
+        mkdir(p, 0777);
+        snprintf(p, sizeof p, "%s/%s/step.trace", d, dirs[i]);
+        write_text(p, i ? "amsim-trace v1\nalloc 1 2MiB\nfree 1\n"
+                        : "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    }
+    snprintf(p, sizeof p, "%s/b/other.trace", d);
+    write_text(p, "amsim-trace v1\nalloc 1 3MiB\nfree 1\n");
+    snprintf(text, sizeof text, "kind: regress\nbase: %s/configs/default.yaml\n"
+             "traces:\n  - a/step.trace\n  - b\nexpectations: exp\n", tu_top());
+    snprintf(p, sizeof p, "%s/same.yaml", d);
+    write_text(p, text);
+    snprintf(args, sizeof args, "batch '%s' -o '%s/out' -q --update-expectations", p, d);
+    char *err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    snprintf(want, sizeof want, "amsim: %s:5:5: traces: b/step.trace and a/step.trace (line 4, "
+             "column 5) have one file name, and a regress sweep names each trace's expectation "
+             "by it: both would use %s/exp/step.trace.expect; rename one or check them in "
+             "separate sweeps\n", p, d);
+    CU_ASSERT(err && strcmp(err, want) == 0);
+    if (!err || strcmp(err, want))
+        fprintf(stderr, "\n  got %s  want %s", err ? err : "(none)\n", want);
+    free(err);
+    snprintf(want, sizeof want, "%s/exp", d);
+    CU_ASSERT(access(want, F_OK) != 0); /* nothing written */
+    /* a/step.trace and b/other.trace: the names as before, written and then checked */
+    snprintf(text, sizeof text, "kind: regress\nbase: %s/configs/default.yaml\n"
+             "traces: [a/step.trace, b/other.trace]\nexpectations: exp\n", tu_top());
+    write_text(p, text);
+    snprintf(args, sizeof args, "batch '%s' -o '%s/outb' -q --update-expectations", p, d);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "batch '%s' -o '%s/out2' -q", p, d);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    char cmd[1200], buf[256] = "";
+    snprintf(cmd, sizeof cmd, "ls '%s/exp' | tr '\\n' ' '", d);
+    FILE *ls = popen(cmd, "r");
+    CU_ASSERT_FATAL(ls != NULL);
+    size_t n = fread(buf, 1, sizeof buf - 1, ls);
+    buf[n] = 0;
+    pclose(ls);
+    CU_ASSERT_STRING_EQUAL(buf, "other.trace.expect step.trace.expect ");
+}
+
+/* With generate: and several seeds, each seed's generated trace has its own expectation,
+ * gen.seedS.trace.expect, whose bytes are in its run's key; with one seed the name stays
+ * gen.trace.expect. Until 2026-11-25 every seed used gen.trace.expect (written by whichever run
+ * ended last, so the other seed was a deviation at once), and an edit of it reran nothing. */
+static void test_regress_generated_seeds(void)
+{
+    char d[1024], p[1200], text[2048], args[4096], f1[1200], f2[1200];
+    snprintf(d, sizeof d, "%s/sgen", tu_tmpdir());
+    mkdir(d, 0777);
+    snprintf(text, sizeof text, "kind: regress\nbase: %s/configs/default.yaml\n"
+             "generate: {kind: serve, args: [--requests, '20']}\nseeds: [1, 2]\n"
+             "expectations: exp\n", tu_top());
+    snprintf(p, sizeof p, "%s/gen.yaml", d);
+    write_text(p, text);
+    snprintf(args, sizeof args, "batch '%s' -o '%s/out' -q --update-expectations", p, d);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(f1, sizeof f1, "%s/exp/gen.seed1.trace.expect", d);
+    snprintf(f2, sizeof f2, "%s/exp/gen.seed2.trace.expect", d);
+    char *e1 = tu_slurp(f1, NULL), *e2 = tu_slurp(f2, NULL);
+    CU_ASSERT_FATAL(e1 && e2);
+    CU_ASSERT(strcmp(e1, e2) != 0); /* two traces, two recordings */
+    free(e1);
+    free(e2);
+    snprintf(f1, sizeof f1, "%s/exp/gen.trace.expect", d);
+    CU_ASSERT(access(f1, F_OK) != 0);
+    /* each seed checked against its own: no deviation */
+    snprintf(args, sizeof args, "batch '%s' -o '%s/out2' -q", p, d);
+    char *err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+    free(err);
+    /* an edit of seed 2's expectation changes seed 2's key only */
+    char *l0 = NULL, *l1 = NULL;
+    snprintf(args, sizeof args, "batch '%s' -o '%s/out2' --list", p, d);
+    CU_ASSERT_EQUAL(tu_amsim(args, &l0, NULL), 0);
+    FILE *f = fopen(f2, "a");
+    CU_ASSERT_FATAL(f && fputs("\n", f) >= 0 && fclose(f) == 0);
+    CU_ASSERT_EQUAL(tu_amsim(args, &l1, NULL), 0);
+    CU_ASSERT_FATAL(l0 && l1 && count_lines(l0) == 2 && count_lines(l1) == 2);
+    const char *n0 = strchr(l0, '\n') + 1, *n1 = strchr(l1, '\n') + 1;
+    CU_ASSERT(n0 - l0 == n1 - l1 && strncmp(l0, l1, (size_t)(n0 - l0)) == 0);
+    CU_ASSERT(strcmp(n0, n1) != 0);
+    free(l0);
+    free(l1);
+    /* one seed: the name it always had */
+    snprintf(text, sizeof text, "kind: regress\nbase: %s/configs/default.yaml\n"
+             "generate: {kind: serve, args: [--requests, '20']}\nseeds: [1]\n"
+             "expectations: exp1\n", tu_top());
+    write_text(p, text);
+    snprintf(args, sizeof args, "batch '%s' -o '%s/out3' -q --update-expectations", p, d);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(f1, sizeof f1, "%s/exp1/gen.trace.expect", d);
+    CU_ASSERT(access(f1, R_OK) == 0);
+}
+
+/* generate: without seeds: the seed is what each run generates its trace with, so the sweep is
+ * refused at generate:'s line and column (until 2026-11-25 its one run read trace -1 and the
+ * worker died of SIGSEGV, recorded as a failed run). */
+static void test_generate_needs_seeds(void)
+{
+    char text[2048], args[2048], want[2048], runs[1100];
+    const char *out = path_in_tmp("gnoseed");
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "generate: {kind: serve, args: [--requests, '20']}\n", tu_top());
+    const char *sw = tu_write("gnoseed.yaml", text);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, out);
+    char *err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    snprintf(want, sizeof want, "amsim: %s:2:11: generate: needs 'seeds: [S, ...]' (each seed "
+             "generates one trace: amsim gen serve --seed S)\n", sw);
+    CU_ASSERT(err && strcmp(err, want) == 0);
+    if (!err || strcmp(err, want))
+        fprintf(stderr, "\n  got %s  want %s", err ? err : "(none)\n", want);
+    free(err);
+    snprintf(runs, sizeof runs, "%s/runs", out);
+    CU_ASSERT(access(runs, F_OK) != 0);
+}
+
+/* --update-expectations writes every expectation again, into an -o whose runs finished too
+ * (until 2026-11-25 they were skipped as finished: a removed expectation stayed removed, with
+ * status 0 and "0 run now, 1 finished before"). */
+static void test_update_expectations_rerun(void)
+{
+    char d[1024], p[1200], e[1200], text[2048], args[4096];
+    snprintf(d, sizeof d, "%s/urerun", tu_tmpdir());
+    mkdir(d, 0777);
+    snprintf(text, sizeof text, "kind: regress\nbase: %s/configs/default.yaml\n"
+             "traces: [%s/traces/gpu_train_step.trace]\nexpectations: exp\n", tu_top(), tu_top());
+    snprintf(p, sizeof p, "%s/u.yaml", d);
+    write_text(p, text);
+    snprintf(e, sizeof e, "%s/exp/gpu_train_step.trace.expect", d);
+    snprintf(args, sizeof args, "batch '%s' -o '%s/out' -q --update-expectations", p, d);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    char *e0 = tu_slurp(e, NULL);
+    CU_ASSERT_FATAL(e0 != NULL);
+    CU_ASSERT_EQUAL(unlink(e), 0);
+    char *err = NULL;
+    snprintf(args, sizeof args, "batch '%s' -o '%s/out' --update-expectations", p, d);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT(err && strstr(err, ": 1 runs: 1 run now, 0 finished before; 0 failed; "));
+    free(err);
+    char *e1 = tu_slurp(e, NULL);
+    CU_ASSERT(e1 && strcmp(e0, e1) == 0);
+    free(e0);
+    free(e1);
+}
+
+/* --update-expectations on a matrix sweep: it has no expectations, so the flag is refused
+ * before any run (until 2026-11-25 it was accepted and the batch ran without writing any). */
+static void test_update_expectations_matrix(void)
+{
+    char text[2048], args[2048], want[2048], runs[1100];
+    const char *out = path_in_tmp("umatrix");
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [%s/traces/"
+             "gpu_train_step.trace]\n", tu_top(), tu_top());
+    const char *sw = tu_write("umatrix.yaml", text);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q --update-expectations", sw, out);
+    char *err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    snprintf(want, sizeof want, "amsim batch: --update-expectations applies to a sweep of kind: "
+             "regress; %s is kind: matrix (it has no expectations)\n", sw);
+    CU_ASSERT(err && strcmp(err, want) == 0);
+    free(err);
+    snprintf(runs, sizeof runs, "%s/runs", out);
+    CU_ASSERT(access(runs, F_OK) != 0); /* nothing run */
+}
+
 void suite_batch(void)
 {
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
@@ -2603,5 +2790,13 @@ void suite_batch(void)
              {"expectation keys given twice or unknown", test_expect_keys},
              {"regress sweep", test_regress_sweep},
              {"a regress sweep's expectations against its inputs",
-              test_regress_expectations_checked});
+              test_regress_expectations_checked},
+             {"regress: two traces of one file name are refused",
+              test_regress_same_trace_name},
+             {"regress: each generated seed has its own expectation",
+              test_regress_generated_seeds},
+             {"generate: without seeds: is refused at load", test_generate_needs_seeds},
+             {"--update-expectations runs every run again", test_update_expectations_rerun},
+             {"--update-expectations on a matrix sweep is refused",
+              test_update_expectations_matrix});
 }
