@@ -49,7 +49,7 @@ typedef struct sim_observer {
 typedef struct sim_opts {
     FILE *placements;      /* CSV: seq,id,level,address,requested,allocated,status */
     FILE *timeline;        /* CSV samples */
-    FILE *log;             /* allocator event log (R/G/A/OOM/S lines) */
+    FILE *log;             /* allocator event log (R/G/A/OOM/M/P/S lines) */
     int check;             /* run every invariant check after every event */
     int lenient;           /* recoverable trace problems become counted warnings */
     int progress;          /* progress line on stderr */
