@@ -1,7 +1,9 @@
 /* expect.c - a run's metrics against a stored expectation (format and rules in expect.h).
  * The placements digest is computed from the observer's allocation callback, formatted exactly
- * as the placements CSV rows (seq,id,level,address,requested,allocated,status), so it equals the
- * FNV-1a 64 of the CSV file without its header line. */
+ * as the placements CSV rows (seq,id,level,address,requested,allocated,status) of requests
+ * (status ok or oom), so it equals the FNV-1a 64 of the CSV file without its header line when
+ * the run neither defragments nor spills; the CSV's rows of buffers that moved, spilled or came
+ * back (moved, spilled, restored; a buffer defragmentation lost, oom) are not in it. */
 #include "expect.h"
 
 #include <errno.h>
