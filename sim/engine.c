@@ -852,6 +852,22 @@ static void log_move(sim *s, int level, uint64_t id, uint64_t from, uint64_t to,
     fprintf(s->o.log, "M %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", id, from, to, size);
 }
 
+/* A live buffer x changed place without a request: from (from_level, x->addr, x->given) to
+ * (level, o): its placements row (status PL_MOVED, PL_SPILLED or PL_RESTORED), its log line
+ * (M within a level, A on the level it went to) and the observer's move. */
+static void relocated(sim *s, const slot *x, int from_level, int level, const alloc_out *o,
+                  int status)
+{
+    placement_row(s, s->seq, x->id, level, o, x->requested, status);
+    if (status == PL_MOVED)
+        log_move(s, level, x->id, x->addr, o->addr, o->size);
+    else
+        log_alloc(s, level, x->id, o->addr, o->size);
+    if (s->obs && s->obs->move)
+        s->obs->move(s->obs->ctx, s->host, s->seq, x->id, x->stream, from_level, x->addr,
+                     x->given, level, o->addr, x->requested, o->size);
+}
+
 /* ---- the start-state prologue --------------------------------------------------------------
  * A PyTorch snapshot's trace starts mid-run; the snapshot reader rebuilds the state at its start
  * (trace_pickle.c, step 2) with allocations tiling every recorded segment in address order, the
@@ -1254,10 +1270,8 @@ static void defrag(sim *s, int level)
         }
         /* Recorded: every buffer counted as moved, and one left in place whose block changed */
         if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP || o.addr != x->addr ||
-            o.size != x->given) {
-            placement_row(s, s->seq, x->id, level, &o, x->requested, PL_MOVED);
-            log_move(s, level, x->id, x->addr, o.addr, o.size);
-        }
+            o.size != x->given)
+            relocated(s, x, level, level, &o, PL_MOVED);
         x->addr = o.addr;
         x->handle = o.handle;
         x->given = o.size;
@@ -1309,13 +1323,13 @@ static int spill_one(sim *s, int level)
         return 0;
     }
     charge(s, host);
-    placement_row(s, s->seq, best->id, host, &o, best->requested, PL_SPILLED);
-    log_alloc(s, host, best->id, o.addr, o.size);
+    relocated(s, best, level, host, &o, PL_SPILLED);
     am_ps t = xfer_alone(s, find_chan(s, level, host), best->requested);
     mem_free(s->lv[level], best->handle, best->requested, best->given, 0);
     charge(s, level);
     best->state = ST_SPILLED;
     best->handle = o.handle; /* now the host copy's */
+    best->addr = o.addr;
     best->given = o.size;
     s->sum.spill.evictions++;
     s->sum.spill.bytes_out += best->requested;
@@ -1378,8 +1392,7 @@ static int restore(sim *s, slot *x)
         record_oom(s, s->seq, x->id, x->requested, level, 0);
         return -1;
     }
-    placement_row(s, s->seq, x->id, level, &o, x->requested, PL_RESTORED);
-    log_alloc(s, level, x->id, o.addr, o.size);
+    relocated(s, x, host, level, &o, PL_RESTORED);
     am_ps t = xfer_alone(s, find_chan(s, host, level), x->requested);
     mem_free(s->lv[host], x->handle, x->requested, x->given, 0);
     charge(s, host);
@@ -1603,6 +1616,9 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
         int host = s->cfg->levels[level].spill_host;
         mem_free(s->lv[host], x->handle, x->requested, x->given, 0);
         charge(s, host);
+        if (s->obs && s->obs->free) /* where its spill moved it (x->addr: the host copy's) */
+            s->obs->free(s->obs->ctx, s->host, x->id, host, x->stream, x->addr, x->requested,
+                         x->given, 0);
         s->sum.frees++;
         if (ev->kind == TR_FREE_REQUESTED)
             x->state = ST_DROPPED;

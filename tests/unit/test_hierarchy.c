@@ -757,6 +757,98 @@ static void test_spill_restore_recorded(void)
     free(j);
 }
 
+/* The observer sees the same: an allocation, a move (defragmentation, spill, restore) or a free
+ * of a buffer always where the previous callback left it, so exporters (the PyTorch snapshot)
+ * free a moved buffer where it is. (Until 2026-11-25 there was no move callback: a snapshot
+ * freed a compacted buffer at an address it never allocated, and kept a spilled one.) */
+typedef struct ob_state {
+    rp_state rp;
+    int frees, moves, wrong_free;
+} ob_state;
+
+static const char *ob_level(int level) { return level ? "host" : "hbm"; }
+
+static void ob_alloc(void *c, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
+                     uint64_t addr, uint64_t requested, uint64_t size, int ok)
+{
+    (void)t, (void)seq, (void)stream, (void)requested;
+    if (ok)
+        rp_place(&((ob_state *)c)->rp, id, ob_level(level), addr, size, 1);
+}
+
+static void ob_free(void *c, am_ps t, uint64_t id, int level, uint32_t stream, uint64_t addr,
+                    uint64_t requested, uint64_t size, int phase)
+{
+    (void)t, (void)stream, (void)requested, (void)phase;
+    ob_state *o = c;
+    rp_buf *b = rp_find(&o->rp, id);
+    if (!b || b->addr != addr || b->size != size || strcmp(b->level, ob_level(level)))
+        o->wrong_free++;
+    rp_free(&o->rp, id);
+    o->frees++;
+}
+
+static void ob_move(void *c, am_ps t, uint64_t seq, uint64_t id, uint32_t stream, int from_level,
+                    uint64_t from_addr, uint64_t from_size, int level, uint64_t addr,
+                    uint64_t requested, uint64_t size)
+{
+    (void)t, (void)seq, (void)stream, (void)requested;
+    ob_state *o = c;
+    rp_buf *b = rp_find(&o->rp, id);
+    if (!b || b->addr != from_addr || b->size != from_size ||
+        strcmp(b->level, ob_level(from_level)))
+        o->wrong_free++;
+    rp_place(&o->rp, id, ob_level(level), addr, size, 0);
+    o->moves++;
+}
+
+static void test_observer_moves(void)
+{
+    for (int spill = 0; spill < 2; spill++) {
+        am_config *cfg = NULL;
+        am_error err = {0};
+        const char *yaml = spill ? HBM_1MIB("    on_oom: spill_to_host\n    spill_host: host\n")
+                                 : HBM_1MIB("    defrag: {mode: compact, trigger: on_oom}\n");
+        CU_ASSERT_FATAL(cfg_load_string(&cfg, "h.yaml", yaml, NULL, 0, &err) == 0);
+        ob_state o;
+        memset(&o, 0, sizeof o);
+        sim_observer obs = {.ctx = &o, .alloc = ob_alloc, .free = ob_free, .move = ob_move};
+        sim_opts so = {.check = 1, .observer = &obs};
+        sim *s = NULL;
+        CU_ASSERT_FATAL(sim_create(&s, cfg, &so, &err) == 0);
+        tr_event ev[] = {ALLOC(1, 256 * KiB, 0), ALLOC(2, 256 * KiB, 0), ALLOC(3, 256 * KiB, 0),
+                         ALLOC(4, 256 * KiB, 0), FREE(1),  FREE(3), ALLOC(5, 512 * KiB, 0),
+                         USE(2),  USE(4), ALLOC(6, 256 * KiB, 0), FREE(4), FREE(2), FREE(5),
+                         FREE(6)};
+        for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++) {
+            ev[i].line = i + 1;
+            ev[i].time = AM_TIME_NONE;
+            if (ev[i].kind == TR_ALLOC)
+                ev[i].addr = TR_NO_ADDR;
+            CU_ASSERT(sim_event(s, &ev[i], "h.trace", &err) == 0);
+        }
+        CU_ASSERT(sim_finish(s, &err) == 0);
+        const sim_summary *su = sim_get_summary(s);
+        CU_ASSERT_EQUAL(o.rp.overlaps, 0);
+        CU_ASSERT_EQUAL(o.rp.bad, 0);
+        CU_ASSERT_EQUAL(o.wrong_free, 0);
+        /* defrag: 2 and 4 move down, 6 does not fit even packed; spill: 2 goes to the host
+         * for 5, comes back at its use (room for it), then 5 (least recently used) goes for 6
+         * and is freed there */
+        CU_ASSERT_EQUAL(o.moves, spill ? 3 : 2);
+        CU_ASSERT_EQUAL(su->spill.evictions, spill ? 2 : 0);
+        CU_ASSERT_EQUAL(su->spill.restores, spill ? 1 : 0);
+        CU_ASSERT_EQUAL(su->ooms, spill ? 0 : 1);
+        CU_ASSERT_EQUAL(o.frees, spill ? 6 : 5); /* 1, 3, 4, 2, 5 (on the host if spilled), 6 */
+        int live = 0;
+        for (int i = 0; i < o.rp.n; i++)
+            live += o.rp.b[i].live;
+        CU_ASSERT_EQUAL(live, 0);
+        sim_destroy(s);
+        cfg_free(cfg);
+    }
+}
+
 /* The shipped spill example: spills and restores appear in the Chrome trace. */
 static void test_spill_in_chrome_trace(void)
 {
@@ -863,5 +955,6 @@ void suite_hierarchy(void)
              {"a restore that cannot allocate is an OOM of its level", test_restore_failure_is_oom},
              {"spill, restore and dropped copies write host rows", test_spill_timeline_host_rows},
              {"defragmentation moves in placements and log", test_defrag_moves_recorded},
-             {"spill copies and restores in placements and log", test_spill_restore_recorded});
+             {"spill copies and restores in placements and log", test_spill_restore_recorded},
+             {"the observer sees moves, spills and restores", test_observer_moves});
 }
