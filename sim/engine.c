@@ -705,6 +705,11 @@ enum { PBUF = 1 << 18, PROW = 5 * 20 + CFG_NAME_MAX + 32 };
 
 /* One placements.csv row, written in place in the output buffer (no copy through a scratch
  * buffer, whose small stores a wide copy would wait for). */
+/* A row's status: a request's outcome (PL_OOM, PL_OK), or a record of a buffer that changed
+ * place without a request: moved by defragmentation, its host copy when spilled, its device
+ * allocation when restored. Every status but PL_OOM has an address and an allocated size. */
+enum { PL_OOM, PL_OK, PL_MOVED, PL_SPILLED, PL_RESTORED };
+
 static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const alloc_out *o,
                           uint64_t req, int ok)
 {
@@ -729,8 +734,16 @@ static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const al
     *p++ = ',';
     if (ok) {
         p = put_u64(p, o->size);
-        memcpy(p, ",ok\n", 4);
-        p += 4;
+        if (ok == PL_OK) {
+            memcpy(p, ",ok\n", 4);
+            p += 4;
+        } else {
+            static const char *const st[] = {[PL_MOVED] = ",moved\n", [PL_SPILLED] = ",spilled\n",
+                                             [PL_RESTORED] = ",restored\n"};
+            size_t k = strlen(st[ok]);
+            memcpy(p, st[ok], k);
+            p += k;
+        }
     } else {
         memcpy(p, ",oom\n", 5);
         p += 5;
@@ -811,6 +824,48 @@ static void log_prefix(sim *s, int level)
 {
     if (s->nlevels > 1)
         fprintf(s->o.log, "%s: ", s->cfg->levels[level].name);
+}
+
+/* Log lines of a level: an allocation placed (`A ID ADDR SIZE`), a request or a buffer lost
+ * (`OOM ID BYTES`), a buffer moved by defragmentation (`M ID OLD NEW SIZE`). */
+static void log_alloc(sim *s, int level, uint64_t id, uint64_t addr, uint64_t size)
+{
+    if (!s->o.log)
+        return;
+    log_prefix(s, level);
+    fprintf(s->o.log, "A %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", id, addr, size);
+}
+
+static void log_oom(sim *s, int level, uint64_t id, uint64_t bytes)
+{
+    if (!s->o.log)
+        return;
+    log_prefix(s, level);
+    fprintf(s->o.log, "OOM %" PRIu64 " %" PRIu64 "\n", id, bytes);
+}
+
+static void log_move(sim *s, int level, uint64_t id, uint64_t from, uint64_t to, uint64_t size)
+{
+    if (!s->o.log)
+        return;
+    log_prefix(s, level);
+    fprintf(s->o.log, "M %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", id, from, to, size);
+}
+
+/* A live buffer x changed place without a request: from (from_level, x->addr, x->given) to
+ * (level, o): its placements row (status PL_MOVED, PL_SPILLED or PL_RESTORED), its log line
+ * (M within a level, A on the level it went to) and the observer's move. */
+static void relocated(sim *s, const slot *x, int from_level, int level, const alloc_out *o,
+                  int status)
+{
+    placement_row(s, s->seq, x->id, level, o, x->requested, status);
+    if (status == PL_MOVED)
+        log_move(s, level, x->id, x->addr, o->addr, o->size);
+    else
+        log_alloc(s, level, x->id, o->addr, o->size);
+    if (s->obs && s->obs->move)
+        s->obs->move(s->obs->ctx, s->host, s->seq, x->id, x->stream, from_level, x->addr,
+                     x->given, level, o->addr, x->requested, o->size);
 }
 
 /* ---- the start-state prologue --------------------------------------------------------------
@@ -1058,14 +1113,11 @@ static void settle(sim *s, slot *x, uint64_t seq, uint64_t bytes, uint64_t recor
     if (s->obs && s->obs->alloc)
         s->obs->alloc(s->obs->ctx, s->host, seq, x->id, level, x->stream, ok ? o->addr : 0, bytes,
                       ok ? o->size : 0, ok);
-    placement_row(s, seq, x->id, level, o, bytes, ok);
-    if (s->o.log) {
-        log_prefix(s, level);
-        if (ok)
-            fprintf(s->o.log, "A %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", x->id, o->addr, o->size);
-        else
-            fprintf(s->o.log, "OOM %" PRIu64 " %" PRIu64 "\n", x->id, bytes);
-    }
+    placement_row(s, seq, x->id, level, o, bytes, ok ? PL_OK : PL_OOM);
+    if (ok)
+        log_alloc(s, level, x->id, o->addr, o->size);
+    else
+        log_oom(s, level, x->id, bytes);
     timeline_row(s, level);
 }
 
@@ -1204,6 +1256,8 @@ static void defrag(sim *s, int level)
             x->state = ST_OOM;
             mem_count_oom(m);
             record_oom(s, s->seq, x->id, x->requested, level, 0);
+            placement_row(s, s->seq, x->id, level, &o, x->requested, PL_OOM);
+            log_oom(s, level, x->id, x->requested);
             continue;
         }
         all += x->given;
@@ -1214,6 +1268,10 @@ static void defrag(sim *s, int level)
             s->sum.defrag.buffers_moved++;
             t += xfer_alone(s, self, x->given);
         }
+        /* Recorded: every buffer counted as moved, and one left in place whose block changed */
+        if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP || o.addr != x->addr ||
+            o.size != x->given)
+            relocated(s, x, level, level, &o, PL_MOVED);
         x->addr = o.addr;
         x->handle = o.handle;
         x->given = o.size;
@@ -1265,11 +1323,13 @@ static int spill_one(sim *s, int level)
         return 0;
     }
     charge(s, host);
+    relocated(s, best, level, host, &o, PL_SPILLED);
     am_ps t = xfer_alone(s, find_chan(s, level, host), best->requested);
     mem_free(s->lv[level], best->handle, best->requested, best->given, 0);
     charge(s, level);
     best->state = ST_SPILLED;
     best->handle = o.handle; /* now the host copy's */
+    best->addr = o.addr;
     best->given = o.size;
     s->sum.spill.evictions++;
     s->sum.spill.bytes_out += best->requested;
@@ -1332,6 +1392,7 @@ static int restore(sim *s, slot *x)
         record_oom(s, s->seq, x->id, x->requested, level, 0);
         return -1;
     }
+    relocated(s, x, host, level, &o, PL_RESTORED);
     am_ps t = xfer_alone(s, find_chan(s, host, level), x->requested);
     mem_free(s->lv[host], x->handle, x->requested, x->given, 0);
     charge(s, host);
@@ -1428,7 +1489,7 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
             s->sum.allocs++;
             s->sum.donations_matched++;
             alloc_out o = {keep.addr, keep.given, keep.handle};
-            placement_row(s, s->seq, ev->id, level, &o, ev->bytes, 1);
+            placement_row(s, s->seq, ev->id, level, &o, ev->bytes, PL_OK);
             if (s->obs && s->obs->free)
                 s->obs->free(s->obs->ctx, s->host, ev->donate, level, keep.stream, keep.addr,
                              keep.requested, keep.given, 0);
@@ -1555,6 +1616,9 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
         int host = s->cfg->levels[level].spill_host;
         mem_free(s->lv[host], x->handle, x->requested, x->given, 0);
         charge(s, host);
+        if (s->obs && s->obs->free) /* where its spill moved it (x->addr: the host copy's) */
+            s->obs->free(s->obs->ctx, s->host, x->id, host, x->stream, x->addr, x->requested,
+                         x->given, 0);
         s->sum.frees++;
         if (ev->kind == TR_FREE_REQUESTED)
             x->state = ST_DROPPED;

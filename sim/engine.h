@@ -44,12 +44,19 @@ typedef struct sim_observer {
      * channel took it, which is later than the op's start when it waited behind the link's
      * `concurrency`, to its completion. Never more than `concurrency` at once on a channel. */
     void (*link)(void *ctx, int chan, uint32_t stream, am_ps start, am_ps end, uint64_t bytes);
+    /* A live buffer changed place without a request (placements.csv's moved, spilled and
+     * restored rows): defragmentation placed it again (from_level == level), spilling put it in
+     * its host copy, restoring brought it back. It left from_level's [from_addr, + from_size)
+     * and now holds level's [addr, + size); its free, if any, comes from there. */
+    void (*move)(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream, int from_level,
+                 uint64_t from_addr, uint64_t from_size, int level, uint64_t addr,
+                 uint64_t requested, uint64_t size);
 } sim_observer;
 
 typedef struct sim_opts {
     FILE *placements;      /* CSV: seq,id,level,address,requested,allocated,status */
     FILE *timeline;        /* CSV samples */
-    FILE *log;             /* allocator event log (R/G/A/OOM/S lines) */
+    FILE *log;             /* allocator event log (R/G/A/OOM/M/P/S lines) */
     int check;             /* run every invariant check after every event */
     int lenient;           /* recoverable trace problems become counted warnings */
     int progress;          /* progress line on stderr */

@@ -108,6 +108,17 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
     x->mark = x->n;
 }
 
+/* A buffer that changed place without a request: a snapshot has no move, so it is the free
+ * of where it was and the allocation of where it is, each on the default level only (a spill
+ * frees it there, a restore allocates it again; the host copy is not in the snapshot). */
+static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream,
+                    int from_level, uint64_t from_addr, uint64_t from_size, int level,
+                    uint64_t addr, uint64_t requested, uint64_t size)
+{
+    sn_free(ctx, t, id, from_level, stream, from_addr, requested, from_size, 0);
+    sn_alloc(ctx, t, seq, id, level, stream, addr, requested, size, 1);
+}
+
 static void sn_device(void *ctx, am_ps t, int level, int alloc, uint64_t addr, uint64_t bytes)
 {
     snap_exp *x = ctx;
@@ -129,7 +140,8 @@ int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *e
     x->cfg = cfg;
     const cfg_level *L = &cfg->levels[cfg->default_level];
     x->mapped = L->policy->maps_virtual && L->policy->maps_virtual(L->policy_opts);
-    x->obs = (sim_observer){.ctx = x, .alloc = sn_alloc, .free = sn_free, .device = sn_device};
+    x->obs = (sim_observer){.ctx = x, .alloc = sn_alloc, .free = sn_free, .device = sn_device,
+                            .move = sn_move};
     *xp = x;
     return 0;
 }

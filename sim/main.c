@@ -73,7 +73,7 @@ static void usage_run(FILE *f)
             "                          each period of T)\n"
             "  --chrome-trace FILE     Perfetto / chrome://tracing JSON (streams, links, memory)\n"
             "  --pytorch-snapshot FILE the run as a PyTorch memory snapshot pickle (default level)\n"
-            "  --log FILE              allocator event log (R/G/A/OOM/S lines, BFC oracle format)\n"
+            "  --log FILE              allocator event log (R/G/A/OOM/M/P/S lines, BFC oracle format)\n"
             "  -o DIR                  write report.txt, summary.json, placements.csv,\n"
             "                          timeline.csv and effective_config.yaml into DIR (always;\n"
             "                          a --json/--placements/--timeline FILE gets a copy)\n"

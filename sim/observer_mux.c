@@ -54,6 +54,15 @@ static void mux_link(void *ctx, int chan, uint32_t stream, am_ps start, am_ps en
     MUX_EACH(m, link, chan, stream, start, end, bytes);
 }
 
+static void mux_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream,
+                     int from_level, uint64_t from_addr, uint64_t from_size, int level,
+                     uint64_t addr, uint64_t requested, uint64_t size)
+{
+    obs_mux *m = ctx;
+    MUX_EACH(m, move, t, seq, id, stream, from_level, from_addr, from_size, level, addr,
+             requested, size);
+}
+
 const sim_observer *obs_mux_init(obs_mux *m, const sim_observer *const *list, int n)
 {
     memset(m, 0, sizeof *m);
@@ -63,6 +72,6 @@ const sim_observer *obs_mux_init(obs_mux *m, const sim_observer *const *list, in
     if (m->n <= 1)
         return m->n ? m->to[0] : NULL;
     m->obs = (sim_observer){m, mux_alloc, mux_free, mux_device, mux_counters, mux_op, mux_action,
-                            mux_link};
+                            mux_link, mux_move};
     return &m->obs;
 }

@@ -68,14 +68,23 @@ static void hstop(hrun *r)
 #define FREE(id_) (tr_event){.kind = TR_FREE, .id = id_}
 #define USE(id_) (tr_event){.kind = TR_USE, .id = id_}
 
-/* Last placement row's address (CSV column 4). */
+/* The last request's placement row's address (CSV column 4): rows of buffers that moved,
+ * spilled or came back (status moved, spilled, restored) are not requests. */
 static long long last_addr(hrun *r)
 {
     sim_flush(r->s);
     fflush(r->pf);
     char *p = r->pl + strlen(r->pl) - 1;
-    while (p > r->pl && p[-1] != '\n')
+    for (;;) {
+        while (p > r->pl && p[-1] != '\n')
+            p--;
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (p == r->pl || (n >= 3 && !memcmp(p + n - 3, ",ok", 3)) ||
+            (n >= 4 && !memcmp(p + n - 4, ",oom", 4)))
+            break;
         p--;
+    }
     int k = 0;
     while (*p && k < 3)
         k += *p++ == ',';
@@ -487,6 +496,359 @@ static void test_restore_failure_is_oom(void)
     free(j);
 }
 
+/* ---- placements and log replayed: the live set they describe --------------------------- */
+
+/* A buffer where the outputs last put it. */
+typedef struct rp_buf {
+    uint64_t id, addr, size;
+    char level[32];
+    int live;
+} rp_buf;
+
+typedef struct rp_state {
+    rp_buf b[32];
+    int n;
+    int overlaps, bad;            /* overlapping live buffers; a record of a buffer not live */
+    int ok[2], moved[2], spilled[2], restored[2], oom[2]; /* rows per level: hbm, host */
+} rp_state;
+
+static rp_buf *rp_find(rp_state *st, uint64_t id)
+{
+    for (int i = 0; i < st->n; i++)
+        if (st->b[i].live && st->b[i].id == id)
+            return &st->b[i];
+    return NULL;
+}
+
+/* Put id at level/addr/size: a request's placement (fresh: id not live), or a buffer that
+ * changed place (!fresh: its previous placement ends). Counts overlaps with the live set. */
+static void rp_place(rp_state *st, uint64_t id, const char *level, uint64_t addr, uint64_t size,
+                     int fresh)
+{
+    rp_buf *old = rp_find(st, id);
+    if ((old != NULL) == fresh)
+        st->bad++;
+    if (old)
+        old->live = 0;
+    for (int i = 0; i < st->n; i++)
+        if (st->b[i].live && !strcmp(st->b[i].level, level) && st->b[i].addr < addr + size &&
+            addr < st->b[i].addr + st->b[i].size)
+            st->overlaps++;
+    if (st->n == 32)
+        return;
+    rp_buf *b = &st->b[st->n++];
+    *b = (rp_buf){.id = id, .addr = addr, .size = size, .live = 1};
+    snprintf(b->level, sizeof b->level, "%s", level);
+}
+
+static void rp_free(rp_state *st, uint64_t id)
+{
+    rp_buf *b = rp_find(st, id);
+    if (b)
+        b->live = 0;
+    else
+        st->bad++;
+}
+
+/* Replay placements.csv with the trace's frees (frees[i] = {seq, id}, in trace order): every
+ * row of event seq after the frees before it. */
+static void rp_placements(rp_state *st, const char *csv, const uint64_t (*frees)[2], int nfrees)
+{
+    memset(st, 0, sizeof *st);
+    const char *p = strchr(csv, '\n');
+    int f = 0;
+    while (p && p[1]) {
+        p++;
+        unsigned long long seq, id, addr = 0, req, size = 0;
+        char level[32], status[16];
+        if (sscanf(p, "%llu,%llu,%31[^,],%llu,%llu,%llu,%15[a-z]", &seq, &id, level, &addr, &req,
+                   &size, status) != 7 &&
+            sscanf(p, "%llu,%llu,%31[^,],,%llu,,%15[a-z]", &seq, &id, level, &req, status) != 5) {
+            st->bad++;
+            return;
+        }
+        while (f < nfrees && frees[f][0] < seq)
+            rp_free(st, frees[f++][1]);
+        int h = !strcmp(level, "host");
+        if (!strcmp(status, "ok")) {
+            st->ok[h]++;
+            rp_place(st, id, level, addr, size, 1);
+        } else if (!strcmp(status, "moved")) {
+            st->moved[h]++;
+            rp_place(st, id, level, addr, size, 0);
+        } else if (!strcmp(status, "spilled")) {
+            st->spilled[h]++;
+            rp_place(st, id, level, addr, size, 0);
+        } else if (!strcmp(status, "restored")) {
+            st->restored[h]++;
+            rp_place(st, id, level, addr, size, 0);
+        } else if (!strcmp(status, "oom")) {
+            st->oom[h]++;
+        } else {
+            st->bad++;
+        }
+        p = strchr(p, '\n');
+    }
+    while (f < nfrees)
+        rp_free(st, frees[f++][1]);
+}
+
+/* The log's A and M lines must say what the rows say, in the same order: an A line for every
+ * ok, spilled and restored row, an `M ID OLD NEW SIZE` line for every moved row, OLD being
+ * where the id was last put. Returns the number of A and M lines, or -1 at a disagreement. */
+static int rp_log_matches(const char *log, const char *csv)
+{
+    const char *l = log, *c = strchr(csv, '\n');
+    uint64_t ids[32], at[32];
+    int nid = 0, lines = 0;
+    for (; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        char level[32], kind[4];
+        unsigned long long a, b, d, e = 0;
+        int k = sscanf(l, "%31[a-z_]: %3s %llu %llu %llu %llu", level, kind, &a, &b, &d, &e);
+        if (k < 2 || (strcmp(kind, "A") && strcmp(kind, "M")))
+            continue;
+        unsigned long long seq, id, addr, req, size;
+        char rl[32], status[16];
+        if (!c || sscanf(c + 1, "%llu,%llu,%31[^,],%llu,%llu,%llu,%15[a-z]", &seq, &id, rl, &addr,
+                         &req, &size, status) != 7)
+            return -1;
+        c = strchr(c + 1, '\n');
+        int i = 0;
+        while (i < nid && ids[i] != id)
+            i++;
+        if (strcmp(level, rl) || a != id)
+            return -1;
+        if (!strcmp(kind, "A")) {
+            if (k != 5 || b != addr || d != size || !strcmp(status, "moved"))
+                return -1;
+        } else if (k != 6 || strcmp(status, "moved") || i == nid || at[i] != b || d != addr ||
+                   e != size) {
+            return -1;
+        }
+        if (i == nid && nid < 32)
+            ids[nid++] = id;
+        at[i] = addr;
+        lines++;
+    }
+    return c && c[1] ? -1 : lines;
+}
+
+static void rp_run(const char *name, const char *yaml, const char *events, char **csv, char **log,
+                   char **json)
+{
+    const char *cfg = tu_write(name, yaml);
+    char tname[64];
+    snprintf(tname, sizeof tname, "%s.trace", name);
+    const char *t = tu_write(tname, events);
+    const char *dir = tu_tmpdir();
+    char args[2048];
+    snprintf(args, sizeof args,
+             "run -q --check -c %s -t %s --placements %s/%s.csv --log %s/%s.log --json %s/%s.json",
+             cfg, t, dir, name, dir, name, dir, name);
+    char *out = NULL, *errout = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &errout), 0);
+    free(out);
+    free(errout);
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s.csv", dir, name);
+    *csv = tu_slurp(path, NULL);
+    snprintf(path, sizeof path, "%s/%s.log", dir, name);
+    *log = tu_slurp(path, NULL);
+    snprintf(path, sizeof path, "%s/%s.json", dir, name);
+    *json = tu_slurp(path, NULL);
+}
+
+/* Compaction moves 2 and 4 down so that 5 fits: both moves are rows and M lines, and 5 lands
+ * where 4 no longer is. (Until 2026-11-25 the moves were written nowhere: both outputs left 4 at
+ * 3 MiB, overlapping 5 at [2 MiB, 4 MiB).) */
+static void test_defrag_moves_recorded(void)
+{
+    char *csv, *log, *j;
+    rp_run("mv_defrag",
+           "version: 1\ndevice: h100\nmemories:\n  hbm:\n    capacity: 4MiB\n"
+           "    allocator: {policy: best_fit, commit_granularity: 1MiB}\n"
+           "    defrag: {mode: compact, trigger: on_oom}\n",
+           "amsim-trace v1\nalloc 1 1MiB\nalloc 2 1MiB\nalloc 3 1MiB\nalloc 4 1MiB\nfree 1\n"
+           "free 3\nalloc 5 2MiB\nsync\n",
+           &csv, &log, &j);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_STRING_EQUAL(csv, "seq,id,level,address,requested,allocated,status\n"
+                                "0,1,hbm,0,1048576,1048576,ok\n"
+                                "1,2,hbm,1048576,1048576,1048576,ok\n"
+                                "2,3,hbm,2097152,1048576,1048576,ok\n"
+                                "3,4,hbm,3145728,1048576,1048576,ok\n"
+                                "6,2,hbm,0,1048576,1048576,moved\n"
+                                "6,4,hbm,1048576,1048576,1048576,moved\n"
+                                "6,5,hbm,2097152,2097152,2097152,ok\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, "hbm: A 4 3145728 1048576\n"
+                                       "hbm: M 2 1048576 0 1048576\n"
+                                       "hbm: M 4 3145728 1048576 1048576\n"
+                                       "hbm: A 5 2097152 2097152\n"));
+    static const uint64_t frees[][2] = {{4, 1}, {5, 3}};
+    rp_state st;
+    rp_placements(&st, csv, frees, 2);
+    CU_ASSERT_EQUAL(st.overlaps, 0);
+    CU_ASSERT_EQUAL(st.bad, 0);
+    const char *hbm = strstr(j, "\"hbm\": {\n      \"policy\"");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(hbm);
+    CU_ASSERT_EQUAL(st.ok[0], 5);
+    CU_ASSERT_EQUAL(hjson_u64(hbm, "allocs"), 5);
+    CU_ASSERT_EQUAL(st.moved[0], 2);
+    CU_ASSERT_EQUAL(hjson_u64(strstr(j, "\"defrag\": {\n    \"runs\""), "buffers_moved"), 2);
+    CU_ASSERT_EQUAL(rp_log_matches(log, csv), 7);
+    int live = 0;
+    for (int i = 0; i < st.n; i++)
+        live += st.b[i].live;
+    CU_ASSERT_EQUAL(live, 3); /* 2, 4 and 5 at the end: [0, 4 MiB) packed */
+    free(csv);
+    free(log);
+    free(j);
+}
+
+/* Spilling writes the host copy (spilled, a host A line), restoring the device allocation
+ * (restored, an A line): as many as each level's allocations in the summary, and a free drops
+ * the buffer where it last went. (Until 2026-11-25 neither was written: 3 hbm rows for 4
+ * allocations, no host rows for 2.) */
+static void test_spill_restore_recorded(void)
+{
+    char *csv, *log, *j;
+    rp_run("mv_spill",
+           "version: 1\ndevice: h100\nmemories:\n  hbm:\n    capacity: 4MiB\n"
+           "    allocator: {policy: bfc, memory_limit: 4MiB, allow_growth: true}\n"
+           "    on_oom: spill_to_host\n    spill_host: host\n",
+           "amsim-trace v1\nalloc 1 2MiB\nalloc 2 2MiB\nalloc 3 2MiB\nuse 1\nfree 1\nfree 2\n"
+           "free 3\n",
+           &csv, &log, &j);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_STRING_EQUAL(csv, "seq,id,level,address,requested,allocated,status\n"
+                                "0,1,hbm,0,2097152,2097152,ok\n"
+                                "1,2,hbm,2097152,2097152,2097152,ok\n"
+                                "2,1,host,0,2097152,2097152,spilled\n"
+                                "2,3,hbm,0,2097152,2097152,ok\n"
+                                "3,2,host,2097152,2097152,2097152,spilled\n"
+                                "3,1,hbm,2097152,2097152,2097152,restored\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, "host: A 1 0 2097152\nhbm: A 3 0 2097152\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, "host: A 2 2097152 2097152\nhbm: A 1 2097152 2097152\n"));
+    /* free 1 drops hbm's copy, free 2 the host's, free 3 hbm's */
+    static const uint64_t frees[][2] = {{4, 1}, {5, 2}, {6, 3}};
+    rp_state st;
+    rp_placements(&st, csv, frees, 3);
+    CU_ASSERT_EQUAL(st.overlaps, 0);
+    CU_ASSERT_EQUAL(st.bad, 0);
+    const char *hbm = strstr(j, "\"hbm\": {\n      \"policy\"");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(hbm);
+    const char *host = strstr(hbm, "\"host\": {");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(host);
+    CU_ASSERT_EQUAL(st.ok[0] + st.restored[0], 4);
+    CU_ASSERT_EQUAL(hjson_u64(hbm, "allocs"), 4);
+    CU_ASSERT_EQUAL(st.spilled[1], 2);
+    CU_ASSERT_EQUAL(hjson_u64(host, "allocs"), 2);
+    CU_ASSERT_EQUAL(rp_log_matches(log, csv), 6);
+    int live = 0;
+    for (int i = 0; i < st.n; i++)
+        live += st.b[i].live;
+    CU_ASSERT_EQUAL(live, 0);
+    free(csv);
+    free(log);
+    free(j);
+}
+
+/* The observer sees the same: an allocation, a move (defragmentation, spill, restore) or a free
+ * of a buffer always where the previous callback left it, so exporters (the PyTorch snapshot)
+ * free a moved buffer where it is. (Until 2026-11-25 there was no move callback: a snapshot
+ * freed a compacted buffer at an address it never allocated, and kept a spilled one.) */
+typedef struct ob_state {
+    rp_state rp;
+    int frees, moves, wrong_free;
+} ob_state;
+
+static const char *ob_level(int level) { return level ? "host" : "hbm"; }
+
+static void ob_alloc(void *c, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
+                     uint64_t addr, uint64_t requested, uint64_t size, int ok)
+{
+    (void)t, (void)seq, (void)stream, (void)requested;
+    if (ok)
+        rp_place(&((ob_state *)c)->rp, id, ob_level(level), addr, size, 1);
+}
+
+static void ob_free(void *c, am_ps t, uint64_t id, int level, uint32_t stream, uint64_t addr,
+                    uint64_t requested, uint64_t size, int phase)
+{
+    (void)t, (void)stream, (void)requested, (void)phase;
+    ob_state *o = c;
+    rp_buf *b = rp_find(&o->rp, id);
+    if (!b || b->addr != addr || b->size != size || strcmp(b->level, ob_level(level)))
+        o->wrong_free++;
+    rp_free(&o->rp, id);
+    o->frees++;
+}
+
+static void ob_move(void *c, am_ps t, uint64_t seq, uint64_t id, uint32_t stream, int from_level,
+                    uint64_t from_addr, uint64_t from_size, int level, uint64_t addr,
+                    uint64_t requested, uint64_t size)
+{
+    (void)t, (void)seq, (void)stream, (void)requested;
+    ob_state *o = c;
+    rp_buf *b = rp_find(&o->rp, id);
+    if (!b || b->addr != from_addr || b->size != from_size ||
+        strcmp(b->level, ob_level(from_level)))
+        o->wrong_free++;
+    rp_place(&o->rp, id, ob_level(level), addr, size, 0);
+    o->moves++;
+}
+
+static void test_observer_moves(void)
+{
+    for (int spill = 0; spill < 2; spill++) {
+        am_config *cfg = NULL;
+        am_error err = {0};
+        const char *yaml = spill ? HBM_1MIB("    on_oom: spill_to_host\n    spill_host: host\n")
+                                 : HBM_1MIB("    defrag: {mode: compact, trigger: on_oom}\n");
+        CU_ASSERT_FATAL(cfg_load_string(&cfg, "h.yaml", yaml, NULL, 0, &err) == 0);
+        ob_state o;
+        memset(&o, 0, sizeof o);
+        sim_observer obs = {.ctx = &o, .alloc = ob_alloc, .free = ob_free, .move = ob_move};
+        sim_opts so = {.check = 1, .observer = &obs};
+        sim *s = NULL;
+        CU_ASSERT_FATAL(sim_create(&s, cfg, &so, &err) == 0);
+        tr_event ev[] = {ALLOC(1, 256 * KiB, 0), ALLOC(2, 256 * KiB, 0), ALLOC(3, 256 * KiB, 0),
+                         ALLOC(4, 256 * KiB, 0), FREE(1),  FREE(3), ALLOC(5, 512 * KiB, 0),
+                         USE(2),  USE(4), ALLOC(6, 256 * KiB, 0), FREE(4), FREE(2), FREE(5),
+                         FREE(6)};
+        for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++) {
+            ev[i].line = i + 1;
+            ev[i].time = AM_TIME_NONE;
+            if (ev[i].kind == TR_ALLOC)
+                ev[i].addr = TR_NO_ADDR;
+            CU_ASSERT(sim_event(s, &ev[i], "h.trace", &err) == 0);
+        }
+        CU_ASSERT(sim_finish(s, &err) == 0);
+        const sim_summary *su = sim_get_summary(s);
+        CU_ASSERT_EQUAL(o.rp.overlaps, 0);
+        CU_ASSERT_EQUAL(o.rp.bad, 0);
+        CU_ASSERT_EQUAL(o.wrong_free, 0);
+        /* defrag: 2 and 4 move down, 6 does not fit even packed; spill: 2 goes to the host
+         * for 5, comes back at its use (room for it), then 5 (least recently used) goes for 6
+         * and is freed there */
+        CU_ASSERT_EQUAL(o.moves, spill ? 3 : 2);
+        CU_ASSERT_EQUAL(su->spill.evictions, spill ? 2 : 0);
+        CU_ASSERT_EQUAL(su->spill.restores, spill ? 1 : 0);
+        CU_ASSERT_EQUAL(su->ooms, spill ? 0 : 1);
+        CU_ASSERT_EQUAL(o.frees, spill ? 6 : 5); /* 1, 3, 4, 2, 5 (on the host if spilled), 6 */
+        int live = 0;
+        for (int i = 0; i < o.rp.n; i++)
+            live += o.rp.b[i].live;
+        CU_ASSERT_EQUAL(live, 0);
+        sim_destroy(s);
+        cfg_free(cfg);
+    }
+}
+
 /* The shipped spill example: spills and restores appear in the Chrome trace. */
 static void test_spill_in_chrome_trace(void)
 {
@@ -591,5 +953,8 @@ void suite_hierarchy(void)
              {"donation, transfer guard, transfer into", test_donation_guard_into},
              {"spills in the Chrome trace", test_spill_in_chrome_trace},
              {"a restore that cannot allocate is an OOM of its level", test_restore_failure_is_oom},
-             {"spill, restore and dropped copies write host rows", test_spill_timeline_host_rows});
+             {"spill, restore and dropped copies write host rows", test_spill_timeline_host_rows},
+             {"defragmentation moves in placements and log", test_defrag_moves_recorded},
+             {"spill copies and restores in placements and log", test_spill_restore_recorded},
+             {"the observer sees moves, spills and restores", test_observer_moves});
 }
