@@ -278,6 +278,59 @@ static void test_spill_round_trip(void)
     hstop(&r);
 }
 
+/* A victim with a transfer still running into it is copied out only after that transfer (the
+ * copy is ordered after it on the stream), and the host waits for both. Until 2026-11-25 the
+ * copy out started at once, while the victim's data was still arriving. QA's case in small: a
+ * 768 KiB copy host -> hbm into 1 runs 0 to 787.432 us (1 us + 786432 B / 1e9 B/s); 512 KiB more
+ * does not fit and spills 1, which starts at 787.432 us and ends at 1574.864 us. */
+static void test_spill_waits_for_pending_transfer(void)
+{
+    const am_ps copy = US + 786432000;
+    tr_event into1 = {.kind = TR_TRANSFER, .level = 1, .dst_level = 0, .bytes = 768 * KiB,
+                      .stream = 1, .has_into = 1, .into = 1, .id = 9};
+    hrun r;
+    hstart(&r, HBM_1MIB("    on_oom: spill_to_host\n"));
+    CU_ASSERT(hev(&r, ALLOC(9, 768 * KiB, 1)) == 0);
+    CU_ASSERT(hev(&r, into1) == 0);
+    CU_ASSERT_EQUAL(sim_host_time(r.s), 0);
+    CU_ASSERT(hev(&r, ALLOC(2, 512 * KiB, 0)) == 0); /* spills 1 once its copy has arrived */
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->spill.evictions, 1);
+    CU_ASSERT_EQUAL(su->spill.bytes_out, 768 * KiB);
+    CU_ASSERT_EQUAL(su->spill.time, copy);       /* the copy out alone */
+    CU_ASSERT_EQUAL(sim_host_time(r.s), 2 * copy); /* was copy: it did not wait */
+    CU_ASSERT_EQUAL(su->stall, 2 * copy);
+    CU_ASSERT_EQUAL(su->ooms, 0);
+    hstop(&r);
+
+    /* The same with 1 freed and allocated again before the request: the new 1 (in the slot the
+     * old one left) has no transfer pending, so its spill does not wait. */
+    hstart(&r, HBM_1MIB("    on_oom: spill_to_host\n"));
+    CU_ASSERT(hev(&r, ALLOC(9, 768 * KiB, 1)) == 0);
+    CU_ASSERT(hev(&r, into1) == 0);
+    CU_ASSERT(hev(&r, FREE(1)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(1, 768 * KiB, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(2, 512 * KiB, 0)) == 0);
+    su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->spill.evictions, 1);
+    CU_ASSERT_EQUAL(sim_host_time(r.s), copy);
+    CU_ASSERT_EQUAL(su->stall, copy);
+    hstop(&r);
+
+    /* A buffer a running transfer reads is waited for too: 1 is copied hbm -> host from 0 to
+     * 787.432 us (id=1), and the spill of 1 follows it. */
+    hstart(&r, HBM_1MIB("    on_oom: spill_to_host\n"));
+    CU_ASSERT(hev(&r, ALLOC(1, 768 * KiB, 0)) == 0);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 0, .dst_level = 1,
+                                 .bytes = 768 * KiB, .stream = 1, .id = 1}) == 0);
+    CU_ASSERT(hev(&r, ALLOC(2, 512 * KiB, 0)) == 0);
+    su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->spill.evictions, 1);
+    CU_ASSERT_EQUAL(sim_host_time(r.s), 2 * copy);
+    CU_ASSERT_EQUAL(su->stall, 2 * copy);
+    hstop(&r);
+}
+
 /* Which buffer spills: the least recently used (an allocation or a use counts), or with
  * spill_victim: largest the largest, ties to the least recently used. A spilled buffer's host
  * copy is freed when it comes back or when it is freed while on the host. */
@@ -585,6 +638,7 @@ void suite_hierarchy(void)
               test_copy_links_required},
              {"defragmentation triggers: threshold, every, a failure", test_defrag_triggers},
              {"spill round trip costs two transfers", test_spill_round_trip},
+             {"a spill waits for transfers on its victim", test_spill_waits_for_pending_transfer},
              {"spill victims: LRU, largest, host copies freed", test_spill_victims},
              {"double-buffered pipeline makespan", test_double_buffering},
              {"VMEM and SMEM capacities", test_tpu_capacities},
