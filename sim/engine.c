@@ -1239,7 +1239,9 @@ static int by_addr(const void *a, const void *b)
 /* Defragment a level: every live buffer is released and placed again in address order, which
  * packs them toward low addresses (compaction), and the copies are charged: compact moves each
  * buffer whose address changed over the level's own copy link; host_roundtrip copies every live
- * buffer to the host memory and back (JAX's explicit defragment). The host waits for it. */
+ * buffer to the host memory and back (JAX's explicit defragment). A copy is of the buffer's
+ * requested bytes, its live bytes (allocators.md section 2: "the bytes moved", "all live
+ * bytes"), not of the padded or rounded block holding it. The host waits for it. */
 static void defrag(sim *s, int level)
 {
     const cfg_level *L = &s->cfg->levels[level];
@@ -1271,13 +1273,15 @@ static void defrag(sim *s, int level)
             record_oom(s, s->seq, x->id, x->requested, level, 0);
             continue;
         }
-        all += x->given;
+        /* the buffer's own bytes are copied (its live bytes), not the block the allocator gave
+         * it: a 1000000-byte buffer in a 1992960-byte BFC chunk moves 1000000 bytes */
+        all += x->requested;
         if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP) {
-            t += xfer_alone(s, d2h, x->given) + xfer_alone(s, h2d, x->given);
+            t += xfer_alone(s, d2h, x->requested) + xfer_alone(s, h2d, x->requested);
         } else if (o.addr != x->addr) {
-            moved += x->given;
+            moved += x->requested;
             s->sum.defrag.buffers_moved++;
-            t += xfer_alone(s, self, x->given);
+            t += xfer_alone(s, self, x->requested);
         }
         x->addr = o.addr;
         x->handle = o.handle;
