@@ -204,7 +204,8 @@ typedef struct op {
     uint8_t kind;
     uint32_t chan;     /* OP_XFER */
     uint64_t arg;      /* duration ps, bytes, or event id */
-    uint64_t gen;      /* OP_WAIT: generation of the record it waits for */
+    uint64_t gen;      /* OP_WAIT: generation of the record it waits for; OP_XFER in runs that
+                        * spill: the buffers it reads and writes (xfer_refs), 0 when none */
     am_ps issue;       /* host time it was issued */
 } op;
 
@@ -322,7 +323,8 @@ struct sim {
     tl_row tl[CFG_MAX_LEVELS]; /* each level's last row in the current period, written later */
     uint64_t tl_order;   /* order in which the pending rows were taken (their output order) */
     uint64_t *lru;   /* runs that spill: event index of each slot's last use, by slot index */
-    size_t nlru;
+    uint32_t *pend;  /* runs that spill: queued or running transfers of each slot (its buffer) */
+    size_t nlru;     /* entries of lru and pend */
     int spills;      /* some level spills to a host level (on_oom: spill_to_host) */
     segval seg;
     int prologue;    /* a start-state prologue runs (prologue_edge) */
@@ -340,9 +342,70 @@ static inline void touch(sim *s, const slot *x)
             n *= 2;
         s->lru = am_realloc(s->lru, n * sizeof *s->lru);
         memset(s->lru + s->nlru, 0, (n - s->nlru) * sizeof *s->lru);
+        s->pend = am_realloc(s->pend, n * sizeof *s->pend);
+        memset(s->pend + s->nlru, 0, (n - s->nlru) * sizeof *s->pend);
         s->nlru = n;
     }
     s->lru[x->self] = s->seq;
+}
+
+/* Pending stream work on buffers, kept in runs that spill: a spill copies its victim out only
+ * after the transfers queued or running that read or write it (stream order). A transfer op
+ * names its source and destination slots in its gen field, (src self + 1) << 32 | (dst self +
+ * 1), 0 for none; s->pend counts them per slot. */
+static inline uint64_t xfer_refs(sim *s, const slot *src, const slot *dst)
+{
+    if (!s->spills)
+        return 0;
+    uint64_t g = 0;
+    if (src && src->state == ST_LIVE) {
+        g |= (uint64_t)(src->self + 1) << 32;
+        s->pend[src->self]++;
+    }
+    if (dst && dst->state == ST_LIVE) {
+        g |= (uint64_t)(dst->self + 1);
+        s->pend[dst->self]++;
+    }
+    return g;
+}
+
+/* A transfer op finished (or its buffers went): its references end. */
+static inline void xfer_unref(sim *s, uint64_t g)
+{
+    if (g >> 32)
+        s->pend[(g >> 32) - 1]--;
+    if ((uint32_t)g)
+        s->pend[(uint32_t)g - 1]--;
+}
+
+/* The queued transfers on slot `from` now refer to slot `to` (a donation), or to nothing (to =
+ * UINT32_MAX: its buffer is gone; a slot is reused for other ids, which must not wait for it). */
+static AM_NOINLINE void pend_move(sim *s, uint32_t from, uint32_t to)
+{
+    for (size_t i = 0; i < s->nst; i++) {
+        stream *q = &s->st[i];
+        for (size_t k = 0; k < q->len; k++) {
+            op *o = &q->q[(q->head + k) % q->cap];
+            if (o->kind != OP_XFER)
+                continue;
+            uint64_t hi = o->gen >> 32, lo = (uint32_t)o->gen;
+            if (hi == (uint64_t)from + 1)
+                hi = to == UINT32_MAX ? 0 : (uint64_t)to + 1;
+            if (lo == (uint64_t)from + 1)
+                lo = to == UINT32_MAX ? 0 : (uint64_t)to + 1;
+            o->gen = hi << 32 | lo;
+        }
+    }
+    if (to != UINT32_MAX)
+        s->pend[to] += s->pend[from];
+    s->pend[from] = 0;
+}
+
+/* x's buffer leaves the id map: transfers still queued on it no longer hold its slot. */
+static inline void pend_drop(sim *s, const slot *x)
+{
+    if (s->spills && x->self < s->nlru && s->pend[x->self])
+        pend_move(s, x->self, UINT32_MAX);
 }
 
 static void heap_push(sim *s, am_ps t, uint32_t sid, uint8_t kind)
@@ -509,6 +572,8 @@ static void op_done(sim *s, uint32_t id, am_ps carried)
         s->obs->op(s->obs->ctx, id, q->started, s->now, h->kind == OP_XFER ? (int)h->chan : -1,
                    h->kind == OP_XFER ? h->arg : 0);
     }
+    if (st_head(q)->kind == OP_XFER && st_head(q)->gen)
+        xfer_unref(s, st_head(q)->gen);
     q->busy = 0;
     st_pop(q);
     kick(s, id);
@@ -1226,7 +1291,9 @@ static int by_addr(const void *a, const void *b)
 /* Defragment a level: every live buffer is released and placed again in address order, which
  * packs them toward low addresses (compaction), and the copies are charged: compact moves each
  * buffer whose address changed over the level's own copy link; host_roundtrip copies every live
- * buffer to the host memory and back (JAX's explicit defragment). The host waits for it. */
+ * buffer to the host memory and back (JAX's explicit defragment). A copy is of the buffer's
+ * requested bytes, its live bytes (allocators.md section 2: "the bytes moved", "all live
+ * bytes"), not of the padded or rounded block holding it. The host waits for it. */
 static void defrag(sim *s, int level)
 {
     const cfg_level *L = &s->cfg->levels[level];
@@ -1260,13 +1327,15 @@ static void defrag(sim *s, int level)
             log_oom(s, level, x->id, x->requested);
             continue;
         }
-        all += x->given;
+        /* the buffer's own bytes are copied (its live bytes), not the block the allocator gave
+         * it: a 1000000-byte buffer in a 1992960-byte BFC chunk moves 1000000 bytes */
+        all += x->requested;
         if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP) {
-            t += xfer_alone(s, d2h, x->given) + xfer_alone(s, h2d, x->given);
+            t += xfer_alone(s, d2h, x->requested) + xfer_alone(s, h2d, x->requested);
         } else if (o.addr != x->addr) {
-            moved += x->given;
+            moved += x->requested;
             s->sum.defrag.buffers_moved++;
-            t += xfer_alone(s, self, x->given);
+            t += xfer_alone(s, self, x->requested);
         }
         /* Recorded: every buffer counted as moved, and one left in place whose block changed */
         if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP || o.addr != x->addr ||
@@ -1324,6 +1393,17 @@ static int spill_one(sim *s, int level)
     }
     charge(s, host);
     relocated(s, best, level, host, &o, PL_SPILLED);
+    if (s->pend[best->self]) {
+        /* Transfers queued or running read or write the victim: its copy out is ordered after
+         * them (the runtime enqueues it behind them on the stream and waits for it), so the host
+         * waits for them first. */
+        am_ps before = s->host;
+        while (s->pend[best->self] && des_step(s, AM_TIME_NONE - 1)) {
+        }
+        if (s->now > s->host)
+            s->host = s->now;
+        s->sum.stall += s->host - before;
+    }
     am_ps t = xfer_alone(s, find_chan(s, level, host), best->requested);
     mem_free(s->lv[level], best->handle, best->requested, best->given, 0);
     charge(s, level);
@@ -1468,8 +1548,10 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
     if (x && x->state != ST_OOM)
         return am_fail_at(err, file, ev->line, ev->col,
                           "duplicate id %" PRIu64 ": still allocated (line %lu)", ev->id, x->line);
-    if (x)
+    if (x) {
+        pend_drop(s, x);
         idmap_del(&s->ids, x);
+    }
     if (ev->has_donate) {
         /* Buffer donation: the output takes over the donated buffer when level and size match
          * (an ownership transfer: no allocation, no copy). */
@@ -1486,6 +1568,8 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
             x->line = ev->line;
             x->stream = ev->stream;
             touch(s, x);
+            if (s->spills && keep.self != self && s->pend[keep.self])
+                pend_move(s, keep.self, self); /* its pending transfers are the output's now */
             s->sum.allocs++;
             s->sum.donations_matched++;
             alloc_out o = {keep.addr, keep.given, keep.handle};
@@ -1622,14 +1706,17 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
         s->sum.frees++;
         if (ev->kind == TR_FREE_REQUESTED)
             x->state = ST_DROPPED;
-        else
+        else {
+            pend_drop(s, x);
             idmap_del(&s->ids, x);
+        }
         timeline_row(s, host);
         return 0;
     }
     if (x->state == ST_DROPPED) {
         if (ev->kind == TR_FREE_REQUESTED)
             return warn_or_fail(s, err, file, ev, "second free request of id", ev->id);
+        pend_drop(s, x);
         idmap_del(&s->ids, x);
         return 0;
     }
@@ -1653,6 +1740,7 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
         if (x->state == ST_OOM) {
             if (ev->kind == TR_FREE)
                 s->sum.frees_after_oom++;
+            pend_drop(s, x);
             idmap_del(&s->ids, x);
             return 0;
         }
@@ -1663,6 +1751,7 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
         if (s->obs && s->obs->free)
             s->obs->free(s->obs->ctx, s->host, x->id, level, x->stream, x->addr, x->requested,
                          x->given, x->state == ST_REQ_FREED ? 2 : 0);
+        pend_drop(s, x);
         idmap_del_at(&s->ids, x, pos, gen);
         if (s->rt[level].n)
             retry_pending(s, level);
@@ -1782,7 +1871,11 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
             s->sum.into_allocs++;
         }
         s->sum.transfers++;
-        rc = enqueue(s, ev, (op){OP_XFER, (uint32_t)c, ev->bytes, 0, 0}, file, err);
+        uint64_t refs = 0;
+        if (s->spills)
+            refs = xfer_refs(s, ev->id != TR_NO_ADDR ? idmap_find(&s->ids, ev->id) : NULL,
+                             ev->has_into ? idmap_find(&s->ids, ev->into) : NULL);
+        rc = enqueue(s, ev, (op){OP_XFER, (uint32_t)c, ev->bytes, refs, 0}, file, err);
         break;
     }
     case TR_USE: {
@@ -1971,6 +2064,7 @@ AM_ALWAYS_INLINE int lean_free(sim *s, const tr_event *ev)
     s->sum.frees++;
     mem_free(s->lv[level], x->handle, x->requested, x->given, 0);
     charge(s, level);
+    pend_drop(s, x);
     idmap_del_at(&s->ids, x, pos, gen);
     if (s->rt[level].n)
         retry_pending(s, level);
@@ -2272,6 +2366,7 @@ void sim_destroy(sim *s)
     free(s->ooms);
     free(s->pbuf);
     free(s->lru);
+    free(s->pend);
     free(s->seg.log);
     free(s->seg.wait);
     free(s);

@@ -190,6 +190,56 @@ static void test_host_roundtrip(void)
     hstop(&r);
 }
 
+/* Defragmentation copies a buffer's requested bytes (its live bytes; allocators.md section 2:
+ * compaction's "bytes moved", the round trip's "all live bytes"), not the padded or rounded block
+ * holding it. 1000000-byte buffers padded to 1003520 (pad_requests_to: 4KiB) in 4 MiB; 1 and 3
+ * freed; 2000000 bytes fail until defragmentation. Each copy: 1 us + 1000000 B / 1e9 B/s =
+ * 1001 us. Until 2026-11-25 the blocks were charged: 1003520 per buffer under best_fit, and under
+ * bfc also the 1138688-byte chunk 3 took (its region's remainder). */
+static void test_defrag_charges_live_bytes(void)
+{
+    static const char *const policies[] = {"best_fit", "bfc"};
+    static const char *const modes[] = {"host_roundtrip", "compact"};
+    /* {runs, bytes_moved, buffers_moved, copies}: best_fit fits 1 to 4 and one run moves 2
+     * and 4; bfc runs out at 4 (a run with 1, 2 and 3 live does not help) and again at 5 (2
+     * alone is live) */
+    static const uint64_t want[2][2][4] = {
+        {{1, 4000000, 2, 4}, {1, 2000000, 2, 2}},
+        {{2, 8000000, 4, 8}, {2, 1000000, 1, 1}},
+    };
+    for (int p = 0; p < 2; p++)
+        for (int m = 0; m < 2; m++) {
+            char yaml[1024];
+            snprintf(yaml, sizeof yaml,
+                     "version: 1\nmemories:\n  hbm:\n    capacity: 4MiB\n"
+                     "    pad_requests_to: 4KiB\n    allocator: {policy: %s}\n"
+                     "    defrag: {mode: %s, trigger: on_oom}\n"
+                     "  host: {kind: host, capacity: 1GiB, allocator: {policy: best_fit}}\n"
+                     "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
+                     "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us}\n",
+                     policies[p], modes[m]);
+            hrun r;
+            hstart(&r, yaml);
+            for (int i = 1; i <= 4; i++)
+                hev(&r, ALLOC((uint64_t)i, 1000000, 0));
+            hev(&r, FREE(1));
+            hev(&r, FREE(3));
+            CU_ASSERT(hev(&r, ALLOC(5, 2000000, 0)) == 0);
+            const sim_summary *su = sim_get_summary(r.s);
+            const uint64_t *w = want[p][m];
+            CU_ASSERT_EQUAL(su->defrag.ooms_avoided, 1);
+            CU_ASSERT_EQUAL(su->defrag.runs, w[0]);
+            CU_ASSERT_EQUAL(su->defrag.bytes_moved, w[1]);
+            CU_ASSERT_EQUAL(su->defrag.buffers_moved, w[2]);
+            CU_ASSERT_EQUAL(su->defrag.time, w[3] * 1001 * US);
+            CU_ASSERT_EQUAL(su->stall, su->defrag.time);
+            if (su->defrag.bytes_moved != w[1])
+                fprintf(stderr, "\n%s %s: bytes_moved %llu\n", policies[p], modes[m],
+                        (unsigned long long)su->defrag.bytes_moved);
+            hstop(&r);
+        }
+}
+
 /* The error cfg_load_string gives for yaml with sets, or "" when it loads. */
 static const char *load_error(const char *yaml, const char *const *sets, int nsets)
 {
@@ -284,6 +334,59 @@ static void test_spill_round_trip(void)
     /* one transfer each way: 1 us + 786432 B / 1e9 B/s = 787.432 us */
     CU_ASSERT_EQUAL(su->spill.time, 2 * (US + 786432000));
     CU_ASSERT(hev(&r, FREE(1)) == 0);
+    hstop(&r);
+}
+
+/* A victim with a transfer still running into it is copied out only after that transfer (the
+ * copy is ordered after it on the stream), and the host waits for both. Until 2026-11-25 the
+ * copy out started at once, while the victim's data was still arriving. QA's case in small: a
+ * 768 KiB copy host -> hbm into 1 runs 0 to 787.432 us (1 us + 786432 B / 1e9 B/s); 512 KiB more
+ * does not fit and spills 1, which starts at 787.432 us and ends at 1574.864 us. */
+static void test_spill_waits_for_pending_transfer(void)
+{
+    const am_ps copy = US + 786432000;
+    tr_event into1 = {.kind = TR_TRANSFER, .level = 1, .dst_level = 0, .bytes = 768 * KiB,
+                      .stream = 1, .has_into = 1, .into = 1, .id = 9};
+    hrun r;
+    hstart(&r, HBM_1MIB("    on_oom: spill_to_host\n"));
+    CU_ASSERT(hev(&r, ALLOC(9, 768 * KiB, 1)) == 0);
+    CU_ASSERT(hev(&r, into1) == 0);
+    CU_ASSERT_EQUAL(sim_host_time(r.s), 0);
+    CU_ASSERT(hev(&r, ALLOC(2, 512 * KiB, 0)) == 0); /* spills 1 once its copy has arrived */
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->spill.evictions, 1);
+    CU_ASSERT_EQUAL(su->spill.bytes_out, 768 * KiB);
+    CU_ASSERT_EQUAL(su->spill.time, copy);       /* the copy out alone */
+    CU_ASSERT_EQUAL(sim_host_time(r.s), 2 * copy); /* was copy: it did not wait */
+    CU_ASSERT_EQUAL(su->stall, 2 * copy);
+    CU_ASSERT_EQUAL(su->ooms, 0);
+    hstop(&r);
+
+    /* The same with 1 freed and allocated again before the request: the new 1 (in the slot the
+     * old one left) has no transfer pending, so its spill does not wait. */
+    hstart(&r, HBM_1MIB("    on_oom: spill_to_host\n"));
+    CU_ASSERT(hev(&r, ALLOC(9, 768 * KiB, 1)) == 0);
+    CU_ASSERT(hev(&r, into1) == 0);
+    CU_ASSERT(hev(&r, FREE(1)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(1, 768 * KiB, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(2, 512 * KiB, 0)) == 0);
+    su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->spill.evictions, 1);
+    CU_ASSERT_EQUAL(sim_host_time(r.s), copy);
+    CU_ASSERT_EQUAL(su->stall, copy);
+    hstop(&r);
+
+    /* A buffer a running transfer reads is waited for too: 1 is copied hbm -> host from 0 to
+     * 787.432 us (id=1), and the spill of 1 follows it. */
+    hstart(&r, HBM_1MIB("    on_oom: spill_to_host\n"));
+    CU_ASSERT(hev(&r, ALLOC(1, 768 * KiB, 0)) == 0);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 0, .dst_level = 1,
+                                 .bytes = 768 * KiB, .stream = 1, .id = 1}) == 0);
+    CU_ASSERT(hev(&r, ALLOC(2, 512 * KiB, 0)) == 0);
+    su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->spill.evictions, 1);
+    CU_ASSERT_EQUAL(sim_host_time(r.s), 2 * copy);
+    CU_ASSERT_EQUAL(su->stall, 2 * copy);
     hstop(&r);
 }
 
@@ -943,10 +1046,12 @@ void suite_hierarchy(void)
 {
     TU_SUITE("hierarchy", {"compaction: bytes moved, OOM avoided", test_compaction},
              {"host round-trip defragmentation", test_host_roundtrip},
+             {"defragmentation charges live bytes", test_defrag_charges_live_bytes},
              {"copying actions need their link; TPU compaction is charged",
               test_copy_links_required},
              {"defragmentation triggers: threshold, every, a failure", test_defrag_triggers},
              {"spill round trip costs two transfers", test_spill_round_trip},
+             {"a spill waits for transfers on its victim", test_spill_waits_for_pending_transfer},
              {"spill victims: LRU, largest, host copies freed", test_spill_victims},
              {"double-buffered pipeline makespan", test_double_buffering},
              {"VMEM and SMEM capacities", test_tpu_capacities},
