@@ -1935,8 +1935,21 @@ int cfg_opt_u64(const opt_desc *o, const char *text, uint64_t *v)
 {
     if (!o || !(o->type == OPT_SIZE || o->type == OPT_SIZE_OR_UNLIMITED ||
                 o->type == OPT_BANDWIDTH || o->type == OPT_TIME || o->type == OPT_TIME_UNIT ||
-                o->type == OPT_UINT))
+                o->type == OPT_UINT || o->type == OPT_BOOL || o->type == OPT_ENUM))
         return -1;
+    if (o->type == OPT_BOOL || o->type == OPT_ENUM) { /* read into an int: 0/1, the index */
+        opt_desc one = *o;
+        one.offset = 0;
+        int b = 0;
+        cfg_node *n = node_scalar(text, CFG_DEFAULT_FILE);
+        am_error tmp = {0};
+        int rc = opt_parse(n, o->key, &one, &b, &tmp);
+        node_free(n);
+        if (rc < 0)
+            return -1;
+        *v = (uint64_t)b;
+        return 0;
+    }
     opt_desc one = *o;
     one.offset = 0; /* into *v, whatever the option's own struct */
     cfg_node *n = node_scalar(text, CFG_DEFAULT_FILE);

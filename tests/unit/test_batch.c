@@ -227,6 +227,13 @@ static void test_sweep_repeats(void)
         {"traces: [@T]\naxes:\n  links.pcie.bandwidth: [1GB/s, 1000MB/s]\n",
          "rp.yaml:4:33: axis links.pcie.bandwidth: '1000MB/s' repeats '1GB/s' (line 4, column "
          "26)"},
+        /* booleans, enums and integers too (until 2026-11-25 compared as text: two runs) */
+        {"traces: [@T]\naxes:\n  memories.hbm.allocator.allow_growth: [true, True]\n",
+         "rp.yaml:4:47: axis memories.hbm.allocator.allow_growth: 'True' repeats 'true' (line 4, "
+         "column 41)"},
+        {"traces: [@T]\naxes:\n  memories.hbm.allocator.allow_growth: [on, false, yes]\n",
+         "rp.yaml:4:52: axis memories.hbm.allocator.allow_growth: 'yes' repeats 'on' (line 4, "
+         "column 41)"},
         {"traces: [@T, '@D/../traces/gpu_train_step.trace']\n",
          "/../traces/gpu_train_step.trace again (as "},
         {"generate: {kind: kernel, args: [--m, '64']}\nseeds: [1, 2, 1]\n",
@@ -313,6 +320,25 @@ static void test_exclusion_values_typed(void)
     CU_ASSERT(err && strstr(err, "typed.yaml:6:41: exclude: memories.hbm.allocator.retry_wait "
                             "'1500us' matches none of the sweep's values"));
     free(err);
+}
+
+/* An exclusion matches a boolean axis by the value the config reads: `True` excludes the runs
+ * of `true` (until 2026-11-25 it was refused: "matches none ... did you mean 'true'"). */
+static void test_exclusion_values_bool(void)
+{
+    char text[2048], args[1200], *out = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "traces: [%s/traces/gpu_train_step.trace]\npolicies: [bfc, caching]\naxes:\n"
+             "  memories.hbm.allocator.allow_growth: [true, false]\n"
+             "exclude:\n  - {policy: caching, memories.hbm.allocator.allow_growth: True}\n"
+             "  - {policy: bfc, memories.hbm.allocator.allow_growth: off}\n", tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("bool.yaml", text));
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_EQUAL(count_lines(out), 2);
+    CU_ASSERT_EQUAL(count_substr(out, "policy=bfc;memories.hbm.allocator.allow_growth=true;"), 1);
+    CU_ASSERT_EQUAL(count_substr(out, "policy=caching;memories.hbm.allocator.allow_growth=false;"),
+                    1);
+    free(out);
 }
 
 /* Exclusions that leave no run are refused like an empty exclusion {}, before anything is
@@ -2748,6 +2774,7 @@ void suite_batch(void)
              {"exclusions that leave no run are refused", test_exclusions_leave_no_run},
              {"exclusion values match exactly (0.3 is not 0.4)", test_exclusion_values_exact},
              {"exclusions match times and sizes in any unit", test_exclusion_values_typed},
+             {"exclusions match booleans as the config reads them", test_exclusion_values_bool},
              {"repeated values, policies, seeds, traces; gen options missing a value",
               test_sweep_repeats},
              {"sweep values checked at load, at their line:column",
