@@ -43,7 +43,10 @@
 #include "units.h"
 
 #define MC_MAX_POL 32
-#define MC_MAX_VALUE (1ULL << 52) /* 4 PiB: give up doubling there */
+/* 4 PiB: doubling stops there, its last probe at exactly 4 PiB (the largest multiple of the
+ * granularity up to it); until 2026-11-25 it doubled once past it (to 6 PiB from 3 MiB, to
+ * 5 PiB from an 80 GiB capacity) */
+#define MC_MAX_VALUE (1ULL << 52)
 
 static const char *prog = "amsim mincap";
 
@@ -148,7 +151,14 @@ static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
     uint64_t G = c->gran;
     uint64_t lo_k = div_up(L, G) ? div_up(L, G) - 1 : 0; /* lo_k * G < L: fails */
     uint64_t hi_k = lo_k + 1;
+    uint64_t max_k = MC_MAX_VALUE / G; /* the largest value searched: max_k * G <= 4 PiB */
     int p;
+    if (hi_k > max_k) {
+        snprintf(r->error, sizeof r->error, "the largest request (%" PRIu64 " bytes, %" PRIu64
+                 " rounded up to the granularity) is above %" PRIu64 " bytes (4 PiB), the "
+                 "most mincap searches", L, hi_k * G, max_k * G);
+        return;
+    }
     for (;;) {
         p = probe(c, r->policy, 0, base_cap, hi_k * G, NULL, &r->runs, &err);
         if (p == -1)
@@ -156,14 +166,14 @@ static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
         if (p == 1)
             break;
         lo_k = hi_k;
-        if (hi_k * G >= MC_MAX_VALUE) {
+        if (hi_k >= max_k) {
             if (p == MC_REFUSED)
                 goto fail;
             snprintf(r->error, sizeof r->error, "out of memory even at %" PRIu64 " bytes",
                      hi_k * G);
             return;
         }
-        hi_k *= 2;
+        hi_k = hi_k > max_k / 2 ? max_k : hi_k * 2;
     }
     while (hi_k - lo_k > 1) {
         uint64_t mid = lo_k + (hi_k - lo_k) / 2;
@@ -264,7 +274,7 @@ static int mc_main(mc *c, const char *pols, outfile **op)
                     PRIu64 " bytes\n", prog, v);
             return 1;
         }
-        v *= 2;
+        v = v > MC_MAX_VALUE / 2 ? MC_MAX_VALUE : v * 2;
     }
     uint64_t peak = ref.peak_live, L = ref.max_request;
     if (peak == 0) { /* no request: no memory is too small, and no answer would be checked */

@@ -1655,6 +1655,41 @@ static void test_mincap_refused(void)
     free(j);
 }
 
+/* The search doubles up to 4 PiB and no further, its last probe at exactly 4 PiB (2^52 bytes),
+ * as the reference run's: prealloc's arena is its memory_limit (1 MiB), below a 3 MiB request
+ * at any capacity; an 8 PiB request runs out in the reference run. Until 2026-11-25 both
+ * doubled past it: "out of memory even at 6755399441055744 bytes" (6 PiB, from 3 MiB). */
+static void test_mincap_upper_bound(void)
+{
+    const char *tr = tu_write("mc-3m.trace", "amsim-trace v1\nalloc 1 3MiB\nfree 1\n");
+    const char *js = path_in_tmp("mc-3m.json");
+    char args[2048], *err = NULL;
+    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --policies "
+             "prealloc --set memories.hbm.allocator.memory_limit=1MiB --json '%s'", tu_top(), tr,
+             js);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT(strstr(j, "\"error\": \"out of memory even at 4503599627370496 bytes\"") != NULL);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"prealloc\": {", "runs"), 32, 0); /* 3 MiB .. 4 PiB */
+    free(j);
+    /* a granularity that does not divide 4 PiB: its largest multiple up to it */
+    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --policies "
+             "prealloc --set memories.hbm.allocator.memory_limit=1MiB --granularity 3MiB "
+             "--json '%s'", tu_top(), tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+    j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT(strstr(j, "\"error\": \"out of memory even at 4503599626321920 bytes\"") != NULL);
+    free(j);
+    tr = tu_write("mc-8p.trace", "amsim-trace v1\nalloc 1 8192TiB\nfree 1\n");
+    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s'", tu_top(), tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "amsim mincap: the reference run (best_fit) runs out of memory "
+                            "even with 4503599627370496 bytes\n") != NULL);
+    free(err);
+}
+
 /* --level NAME: each policy is placed on that level (it used to stay on the default one, so
  * host kept its platform policy and BFC's memory_limit there was never read). The answer is
  * checked against direct runs: no OOM at M, an OOM at M - G, with the policy on host. */
@@ -2803,6 +2838,7 @@ void suite_batch(void)
              {"mincap: a policy's answer ignores the other policies", test_mincap_policy_order},
              {"mincap searches with spilling, from the largest request", test_mincap_spill},
              {"mincap takes a value a policy refuses as failing", test_mincap_refused},
+             {"mincap doubles up to 4 PiB, no further", test_mincap_upper_bound},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
              {"run, compare and mincap refuse a --set key of no policy", test_set_typo_commands},
              {"compare: a policy failing on its input is status 1", test_compare_failed_row_status},
