@@ -2026,6 +2026,7 @@ static int run_child(const batch *b, const sw_run *r)
         goto done;
     }
     sp.config = s->base;
+    sp.no_lenient_option = 1; /* a sweep has no --lenient: its errors do not suggest it */
     sp.policy = r->policy >= 0 ? s->policies.v[r->policy] : NULL;
     for (int i = 0; i < s->sets.n; i++)
         sp.sets[sp.nsets++] = s->sets.v[i];

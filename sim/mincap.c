@@ -58,6 +58,7 @@ typedef struct mc {
     int level;            /* index of the level searched */
     char level_s[64];
     int quiet;
+    int lenient;          /* --lenient: every run counts and skips recoverable trace problems */
 } mc;
 
 typedef struct probe_out {
@@ -96,7 +97,7 @@ static int probe(const mc *c, const char *policy, int ref, uint64_t base_cap, ui
 {
     /* The policy goes on the searched level by a --set of its own: run_spec.policy would put it
      * on the default level and leave the searched one with its configured policy. */
-    run_spec sp = {.config = c->config, .trace = c->trace};
+    run_spec sp = {.config = c->config, .trace = c->trace, .lenient = c->lenient};
     char pol[256], knob[256], cap[256], oom[256];
     int is_bfc = strcmp(policy, "bfc") == 0;
     for (int i = 0; i < c->nsets; i++)
@@ -211,7 +212,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: amsim mincap -c CONFIG -t TRACE [--policies a,b] [--granularity BYTES]\n"
-            "                    [--json FILE] [--level NAME] [--set PATH=VALUE]... [-q]\n"
+            "                    [--json FILE] [--level NAME] [--set PATH=VALUE]... [--lenient]\n"
+            "                    [-q]\n"
             "  per policy, the smallest memory at which TRACE runs with no out-of-memory event on\n"
             "  the level (default: the config's default memory): BFC's memory_limit (capacity\n"
             "  raised to hold it), other policies' capacity; the rest of the config as given,\n"
@@ -220,7 +222,9 @@ static void usage(FILE *f)
             "  policy) and an upper bound found by doubling; each policy is searched on its own.\n"
             "  Both properties (no OOM at M, an OOM at M - granularity) are checked again at the\n"
             "  end and reported. Peak live bytes (every request held, nothing spilled) is shown\n"
-            "  for comparison: spilling, or offline skipping recorded oom lines, can need less.\n");
+            "  for comparison: spilling, or offline skipping recorded oom lines, can need less.\n"
+            "  --lenient: every run counts and skips recoverable trace problems (a free of an\n"
+            "  unknown id, ...), as amsim run --lenient does.\n");
 }
 
 /* Everything after the options: the searches, then the JSON (*op, opened by the caller, NULL
@@ -368,13 +372,17 @@ int cmd_mincap(int argc, char **argv)
     mc c = {0};
     const char *json = NULL, *pols = NULL, *gran_s = NULL;
     c.gran = 1ULL << 20;
-    enum { O_HELP, O_QUIET, O_CONFIG, O_TRACE, O_POLICIES, O_JSON, O_LEVEL, O_GRAN, O_SET, O_N };
+    enum {
+        O_HELP, O_QUIET, O_CONFIG, O_TRACE, O_POLICIES, O_JSON, O_LEVEL, O_GRAN, O_SET,
+        O_LENIENT, O_N
+    };
     static const cli_opt opts[] = {
         [O_HELP] = {"help", 'h', CLI_FLAG},        [O_QUIET] = {"quiet", 'q', CLI_FLAG},
         [O_CONFIG] = {"config", 'c', CLI_PATH},    [O_TRACE] = {"trace", 't', CLI_PATH},
         [O_POLICIES] = {"policies", 0, CLI_VALUE}, [O_JSON] = {"json", 0, CLI_PATH},
         [O_LEVEL] = {"level", 0, CLI_VALUE},       [O_GRAN] = {"granularity", 0, CLI_VALUE},
-        [O_SET] = {"set", 0, CLI_VALUE},           [O_N] = {NULL, 0, 0}};
+        [O_SET] = {"set", 0, CLI_VALUE},           [O_LENIENT] = {"lenient", 0, CLI_FLAG},
+        [O_N] = {NULL, 0, 0}};
     /* each takes one value but --set: a second is refused (cli_once) */
     const char **slots[O_N] = {[O_CONFIG] = &c.config, [O_TRACE] = &c.trace,
                                [O_POLICIES] = &pols,   [O_JSON] = &json,
@@ -393,6 +401,10 @@ int cmd_mincap(int argc, char **argv)
         }
         if (k == O_QUIET) {
             c.quiet = 1;
+            continue;
+        }
+        if (k == O_LENIENT) { /* its errors suggest it (until 2026-11-25 it was refused) */
+            c.lenient = 1;
             continue;
         }
         if (slots[k] && cli_once(prog, opt, slots[k], v, k == O_POLICIES ? "name every policy "

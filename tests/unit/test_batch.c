@@ -1690,6 +1690,40 @@ static void test_mincap_upper_bound(void)
     free(err);
 }
 
+/* A free of an unknown id: mincap's error suggests --lenient, and mincap takes it (until
+ * 2026-11-25 "unknown option '--lenient'"), answering as for the trace without that free; a
+ * sweep's run, whose command has no --lenient, records the error without the hint. */
+static void test_mincap_lenient(void)
+{
+    const char *tr = tu_write("mc-uf.trace", "amsim-trace v1\nalloc 1 3MiB\nfree 1\nfree 7\n");
+    const char *js = path_in_tmp("mc-uf.json");
+    char args[2048], text[2048], *err = NULL;
+    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --policies "
+             "best_fit", tu_top(), tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "mc-uf.trace:4:1: free of unknown id 7 (use --lenient to count "
+                            "and skip such events)\n"));
+    free(err);
+    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --policies "
+             "best_fit --lenient --json '%s'", tu_top(), tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, NULL, "lower_bound_bytes"), 3145728, 0);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"best_fit\": {", "min_bytes"), 3145728, 0);
+    free(j);
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n", tu_top(), tr);
+    const char *out = path_in_tmp("mc-uf-out");
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", tu_write("uf.yaml", text), out);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+    char res[1200];
+    snprintf(res, sizeof res, "%s/results.csv", out);
+    char *csv = tu_slurp(res, NULL);
+    CU_ASSERT(csv && strstr(csv, "mc-uf.trace:4:1: free of unknown id 7") &&
+              !strstr(csv, "lenient"));
+    free(csv);
+}
+
 /* --level NAME: each policy is placed on that level (it used to stay on the default one, so
  * host kept its platform policy and BFC's memory_limit there was never read). The answer is
  * checked against direct runs: no OOM at M, an OOM at M - G, with the policy on host. */
@@ -2839,6 +2873,7 @@ void suite_batch(void)
              {"mincap searches with spilling, from the largest request", test_mincap_spill},
              {"mincap takes a value a policy refuses as failing", test_mincap_refused},
              {"mincap doubles up to 4 PiB, no further", test_mincap_upper_bound},
+             {"mincap takes --lenient; a sweep's errors do not suggest it", test_mincap_lenient},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
              {"run, compare and mincap refuse a --set key of no policy", test_set_typo_commands},
              {"compare: a policy failing on its input is status 1", test_compare_failed_row_status},
