@@ -77,6 +77,11 @@ struct alloc_ops {
     size_t opts_size;         /* sizeof the policy's options struct */
     /* Create a policy instance. opts points at a filled options struct. */
     int (*create)(void **st, const alloc_env *env, const void *opts, am_error *err);
+    /* Optional: the rules on the option values alone (not on the capacity or the device: a
+     * power-of-two alignment, one option a multiple of another), checked when a config loads
+     * so that `amsim check` reports them at the value's line and column; 0, or -1 with err
+     * (am_fail_opt naming the keys). create() applies the same check. opts is filled. */
+    int (*check_opts)(const void *opts, am_error *err);
     void (*destroy)(void *st);
     /* ALLOC_OK and *o, or ALLOC_OOM: nothing handed out, though the policy may have given
      * cached memory back on its way, as the real one does (PyTorch's release before a retry). */

@@ -296,13 +296,22 @@ static int buddy_check(void *st, am_error *err)
     return bad;
 }
 
+/* min_block a power of two (0 was quietly 256 until 2026-11-25). */
+static int buddy_check_opts(const void *opts, am_error *err)
+{
+    uint64_t min = ((const struct buddy_opts *)opts)->min_block;
+    if (min == 0 || (min & (min - 1)) || min > AM_MAX_BYTES)
+        return am_fail_opt(err, "min_block", "min_block of %" PRIu64 " bytes is not a power of "
+                           "two from 1 byte to 4 EiB", min);
+    return 0;
+}
+
 static int buddy_create(void **out, const alloc_env *env, const void *opts, am_error *err)
 {
     const struct buddy_opts *o = opts;
-    uint64_t min = o && o->min_block ? o->min_block : 256;
-    if (min & (min - 1))
-        return am_fail_opt(err, "min_block", "buddy: min_block of %" PRIu64 " bytes is not a "
-                           "power of two", min);
+    if (o && buddy_check_opts(o, err) < 0)
+        return -1;
+    uint64_t min = o ? o->min_block : 256;
     if (env->capacity < min)
         return am_fail_opt(err, "capacity,min_block", "buddy: capacity of %" PRIu64 " bytes is "
                            "below min_block (%" PRIu64 " bytes)", env->capacity, min);
@@ -334,6 +343,7 @@ static const struct alloc_ops buddy_ops = {
     .opts = buddy_opt_table,
     .opts_size = sizeof(struct buddy_opts),
     .create = buddy_create,
+    .check_opts = buddy_check_opts,
     .destroy = buddy_destroy,
     .alloc = buddy_alloc,
     .free = buddy_free,

@@ -879,18 +879,28 @@ static void cach_prefetch_free(void *st, uint64_t handle, int stage)
 
 /* ---- lifecycle, statistics, walk, check ---- */
 
-static int cach_create(void **out, const alloc_env *env, const void *opts, am_error *err)
+/* roundup_power2_divisions powers of two (or 0); garbage_collection_threshold with a
+ * memory_fraction. Until 2026-11-25 checked only when a run started. */
+static int cach_check_opts(const void *opts, am_error *err)
 {
     const cach_opts *o = opts;
     for (size_t i = 0; i < o->ndivisions; i++)
         if (o->divisions[i] > 1 && (o->divisions[i] & (o->divisions[i] - 1)))
-            return am_fail_opt(err, "roundup_power2_divisions", "caching: "
-                               "roundup_power2_divisions must be powers of two (got %llu)",
+            return am_fail_opt(err, "roundup_power2_divisions", "roundup_power2_divisions must "
+                               "be powers of two (got %llu)",
                                (unsigned long long)o->divisions[i]);
     if (o->gc_threshold > 0 && o->memory_fraction <= 0)
-        return am_fail_opt(err, "garbage_collection_threshold", "caching: "
+        return am_fail_opt(err, "garbage_collection_threshold,memory_fraction",
                            "garbage_collection_threshold needs memory_fraction (the allowed "
                            "memory it is a fraction of)");
+    return 0;
+}
+
+static int cach_create(void **out, const alloc_env *env, const void *opts, am_error *err)
+{
+    const cach_opts *o = opts;
+    if (cach_check_opts(o, err) < 0)
+        return -1;
     cach *c = am_calloc(1, sizeof *c);
     recpool_init(&c->blocks, sizeof(cblock));
     c->env = *env;
@@ -1097,6 +1107,7 @@ static const struct alloc_ops cach_ops = {
     .opts = cach_opt_table,
     .opts_size = sizeof(cach_opts),
     .create = cach_create,
+    .check_opts = cach_check_opts,
     .destroy = cach_destroy,
     .alloc = cach_alloc,
     .free = cach_free,

@@ -54,7 +54,8 @@ static const opt_desc ca_opt_table[] = {
      "default release threshold as a fraction of total device memory (JAX default 0.75)", NULL,
      0, 0},
     {"alignment", OPT_SIZE, offsetof(struct ca_opts, alignment), "512",
-     "bytes a block occupies are the request rounded up to this (assumed; stats stay exact)",
+     "bytes a block occupies are the request rounded up to this (a power of two; assumed; "
+     "stats stay exact)",
      NULL, 0, 0},
     {"trim_on_oom", OPT_BOOL, offsetof(struct ca_opts, trim_on_oom), "true",
      "on a refused growth, return completely free chunks and grow once more (assumed)", NULL,
@@ -352,16 +353,29 @@ static am_ps ca_take_latency(void *st)
     return t;
 }
 
+/* alignment a power of two; pool_granularity a non-zero multiple of it. Until 2026-11-25
+ * checked only when a run started, and alignment 3 was accepted. */
+static int ca_check_opts(const void *opts, am_error *err)
+{
+    const struct ca_opts *o = opts;
+    if (o->alignment == 0 || (o->alignment & (o->alignment - 1)) || o->alignment > AM_MAX_BYTES)
+        return am_fail_opt(err, "alignment", "alignment of %" PRIu64 " bytes is not a power of "
+                           "two from 1 byte to 4 EiB", o->alignment);
+    if (o->pool_granularity == 0 || o->pool_granularity % o->alignment)
+        return am_fail_opt(err, "pool_granularity,alignment", "pool_granularity (%" PRIu64
+                           " bytes) must be a non-zero multiple of alignment (%" PRIu64
+                           " bytes)", o->pool_granularity, o->alignment);
+    return 0;
+}
+
 static int ca_create(void **out, const alloc_env *env, const void *opts, am_error *err)
 {
     static const struct ca_opts defaults = {2ULL << 20, 20 * AM_PS_PER_US, 0, 0.75, 512, 1};
     const struct ca_opts *o = opts ? opts : &defaults;
     if (env->capacity == 0)
         return am_fail_opt(err, "capacity", "cuda_async: capacity is 0 bytes");
-    if (o->alignment == 0 || o->pool_granularity == 0 || o->pool_granularity % o->alignment)
-        return am_fail_opt(err, "pool_granularity,alignment", "cuda_async: pool_granularity (%"
-                           PRIu64 " bytes) must be a non-zero multiple of alignment (%" PRIu64
-                           " bytes)", o->pool_granularity, o->alignment);
+    if (ca_check_opts(o, err) < 0)
+        return -1;
     ca *c = am_calloc(1, sizeof *c);
     recpool_init(&c->recs, sizeof(cblock));
     recpool_init(&c->chunk_recs, sizeof(cchunk));
@@ -395,6 +409,7 @@ static const struct alloc_ops ca_ops = {
     .opts = ca_opt_table,
     .opts_size = sizeof(struct ca_opts),
     .create = ca_create,
+    .check_opts = ca_check_opts,
     .destroy = ca_destroy,
     .alloc = ca_alloc,
     .free = ca_free,

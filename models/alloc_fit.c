@@ -38,7 +38,7 @@ struct fit_opts {
 
 static const opt_desc fit_opt_table[] = {
     {"alignment", OPT_SIZE, offsetof(struct fit_opts, alignment), "256",
-     "requests round up to this many bytes", NULL, 0, 0},
+     "requests round up to this many bytes (a power of two)", NULL, 0, 0},
     {"commit_granularity", OPT_SIZE, offsetof(struct fit_opts, commit), "2MiB",
      "the heap top grows from the device in steps of this many bytes", NULL, 0, 0},
     {NULL, OPT_BOOL, 0, NULL, NULL, NULL, 0, 0},
@@ -379,10 +379,26 @@ static int fit_check(void *st, am_error *err)
     return bad;
 }
 
+/* alignment a power of two (requests round up to it: 3 placed 100-byte requests at 0, 102,
+ * 204, and 0 was quietly 256 until 2026-11-25); commit_granularity above 0 (0 was quietly
+ * 2 MiB). */
+static int fit_check_opts(const void *opts, am_error *err)
+{
+    const struct fit_opts *o = opts;
+    if (o->alignment == 0 || (o->alignment & (o->alignment - 1)) || o->alignment > AM_MAX_BYTES)
+        return am_fail_opt(err, "alignment", "alignment of %" PRIu64 " bytes is not a power of "
+                           "two from 1 byte to 4 EiB", o->alignment);
+    if (o->commit == 0)
+        return am_fail_opt(err, "commit_granularity", "commit_granularity must be above 0 bytes");
+    return 0;
+}
+
 static int fit_create_common(void **out, const alloc_env *env, const void *opts, int first,
                              am_error *err)
 {
     const struct fit_opts *o = opts;
+    if (o && fit_check_opts(o, err) < 0)
+        return -1;
     fit *f = am_calloc(1, sizeof *f);
     recpool_init(&f->recs, sizeof(fblock));
     f->env = *env;
@@ -422,6 +438,7 @@ static const struct alloc_ops best_fit_ops = {
     .opts = fit_opt_table,
     .opts_size = sizeof(struct fit_opts),
     .create = best_create,
+    .check_opts = fit_check_opts,
     .destroy = fit_destroy,
     .alloc = fit_alloc,
     .free = fit_free,
@@ -439,6 +456,7 @@ static const struct alloc_ops first_fit_ops = {
     .opts = fit_opt_table,
     .opts_size = sizeof(struct fit_opts),
     .create = first_create,
+    .check_opts = fit_check_opts,
     .destroy = fit_destroy,
     .alloc = fit_alloc,
     .free = fit_free,

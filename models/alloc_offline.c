@@ -53,7 +53,7 @@ static const opt_desc off_opt_table[] = {
      "host time the exact search may take per memory level (0 = no limit); a plan it cuts "
      "short depends on the machine's speed", NULL, 0, 0},
     {"alignment", OPT_SIZE, offsetof(struct off_opts, alignment), "1",
-     "planned sizes round up to this many bytes", NULL, 0, 0},
+     "planned sizes round up to this many bytes (a power of two)", NULL, 0, 0},
     {NULL, OPT_BOOL, 0, NULL, NULL, NULL, 0, 0},
 };
 
@@ -104,16 +104,26 @@ static void off_log(offline *f, const char *line)
         f->env.log(f->env.ctx, line);
 }
 
+/* alignment a power of two (0 was quietly 1 until 2026-11-25). */
+static int off_check_opts(const void *opts, am_error *err)
+{
+    uint64_t align = ((const struct off_opts *)opts)->alignment;
+    if (align == 0 || (align & (align - 1)) || align > AM_MAX_BYTES)
+        return am_fail_opt(err, "alignment", "alignment of %" PRIu64 " bytes is not a power of "
+                           "two from 1 byte to 4 EiB", align);
+    return 0;
+}
+
 static int off_create(void **out, const alloc_env *env, const void *opts, am_error *err)
 {
+    if (opts && off_check_opts(opts, err) < 0)
+        return -1;
     offline *f = am_calloc(1, sizeof *f);
     f->env = *env;
     if (opts)
         f->o = *(const struct off_opts *)opts;
     else
         f->o = (struct off_opts){PLANNER_AUTO, OFF_BUDGET, 0, 1};
-    if (f->o.alignment == 0)
-        f->o.alignment = 1;
     *out = f;
     return 0;
 }
@@ -383,6 +393,7 @@ static const struct alloc_ops offline_ops = {
     .opts = off_opt_table,
     .opts_size = sizeof(struct off_opts),
     .create = off_create,
+    .check_opts = off_check_opts,
     .destroy = off_destroy,
     .alloc = off_alloc,
     .free = off_free,

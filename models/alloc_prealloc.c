@@ -42,7 +42,7 @@ static const opt_desc pre_opt_table[] = {
      "placement inside the arena: bump (reset when empty) or first_fit (coalescing)",
      pre_modes, 0, 0},
     {"alignment", OPT_SIZE, offsetof(struct pre_opts, alignment), "256",
-     "requests round up to this many bytes", NULL, 0, 0},
+     "requests round up to this many bytes (a power of two)", NULL, 0, 0},
     {NULL, OPT_BOOL, 0, NULL, NULL, NULL, 0, 0},
 };
 
@@ -260,11 +260,23 @@ static int pre_check(void *st, am_error *err)
     return bad;
 }
 
+/* alignment a power of two (0 was quietly 256 until 2026-11-25). */
+static int pre_check_opts(const void *opts, am_error *err)
+{
+    uint64_t align = ((const struct pre_opts *)opts)->alignment;
+    if (align == 0 || (align & (align - 1)) || align > AM_MAX_BYTES)
+        return am_fail_opt(err, "alignment", "alignment of %" PRIu64 " bytes is not a power of "
+                           "two from 1 byte to 4 EiB", align);
+    return 0;
+}
+
 static int pre_create(void **out, const alloc_env *env, const void *opts, am_error *err)
 {
     static const struct pre_opts defaults = {0, 0.75, PRE_FIRST_FIT, 256};
     const struct pre_opts *o = opts ? opts : &defaults;
-    uint64_t align = o->alignment ? o->alignment : 256;
+    if (pre_check_opts(o, err) < 0)
+        return -1;
+    uint64_t align = o->alignment;
     uint64_t limit = o->memory_limit ? o->memory_limit
                                      : (uint64_t)((double)env->capacity * o->memory_fraction);
     limit = am_round_down(AM_MIN(limit, env->capacity), align);
@@ -301,6 +313,7 @@ static const struct alloc_ops pre_ops = {
     .opts = pre_opt_table,
     .opts_size = sizeof(struct pre_opts),
     .create = pre_create,
+    .check_opts = pre_check_opts,
     .destroy = pre_destroy,
     .alloc = pre_alloc,
     .free = pre_free,

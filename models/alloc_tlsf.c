@@ -364,13 +364,22 @@ static int tlsf_check(void *st, am_error *err)
     return bad;
 }
 
+/* alignment a power of two up to 1 TiB (0 was quietly 256 until 2026-11-25). */
+static int tlsf_check_opts(const void *opts, am_error *err)
+{
+    uint64_t align = ((const struct tlsf_opts *)opts)->alignment;
+    if (align == 0 || (align & (align - 1)) || align > (1ULL << 40))
+        return am_fail_opt(err, "alignment", "alignment of %" PRIu64 " bytes is not a power of "
+                           "two from 1 byte to 1 TiB", align);
+    return 0;
+}
+
 static int tlsf_create(void **out, const alloc_env *env, const void *opts, am_error *err)
 {
     const struct tlsf_opts *o = opts;
-    uint64_t align = o && o->alignment ? o->alignment : 256;
-    if ((align & (align - 1)) || align > (1ULL << 40))
-        return am_fail_opt(err, "alignment", "tlsf: alignment of %" PRIu64 " bytes is not a "
-                           "power of two up to 1 TiB", align);
+    if (o && tlsf_check_opts(o, err) < 0)
+        return -1;
+    uint64_t align = o ? o->alignment : 256;
     if (env->capacity < align)
         return am_fail_opt(err, "capacity,alignment", "tlsf: capacity of %" PRIu64 " bytes is "
                            "below the alignment (%" PRIu64 " bytes)", env->capacity, align);
@@ -400,6 +409,7 @@ static const struct alloc_ops tlsf_ops = {
     .opts = tlsf_opt_table,
     .opts_size = sizeof(struct tlsf_opts),
     .create = tlsf_create,
+    .check_opts = tlsf_check_opts,
     .destroy = tlsf_destroy,
     .alloc = tlsf_alloc,
     .free = tlsf_free,

@@ -321,15 +321,17 @@ typedef struct sw_axis {
     unsigned char *has_num;
 } sw_axis;
 
-/* Values of an axis compare by the value the config reads where its key is a size, a bandwidth
- * or a time (1ms = 1000us = 0.001, 1GiB = 1024MiB, unlimited = -1: the same run), else as
- * same_value. Until 2026-11-25 every key was compared as same_value, so times written in two
- * units ran twice and an exclusion `1000us` did not exclude the value `1ms`. */
+/* Values of an axis compare by the value the config reads where its key is a size, a bandwidth,
+ * a time, an integer, a boolean or a word of an enum (1ms = 1000us = 0.001, 1GiB = 1024MiB,
+ * unlimited = -1, true = True = yes: the same run), else as same_value. Until 2026-11-25 every
+ * key was compared as same_value, so times written in two units ran twice and an exclusion
+ * `1000us` did not exclude the value `1ms`; until 2026-11-25 (later) booleans were still
+ * compared as text, so `[true, True]` ran twice and an exclusion `True` matched nothing. */
 static int axis_num(const sw_axis *ax, const char *text, uint64_t *v)
 {
     opt_type t = ax->opt ? ax->opt->type : OPT_STRING;
     return (t == OPT_SIZE || t == OPT_SIZE_OR_UNLIMITED || t == OPT_BANDWIDTH || t == OPT_TIME ||
-            t == OPT_TIME_UNIT) &&
+            t == OPT_TIME_UNIT || t == OPT_UINT || t == OPT_BOOL || t == OPT_ENUM) &&
            cfg_opt_u64(ax->opt, text, v) == 0;
 }
 
@@ -2024,6 +2026,7 @@ static int run_child(const batch *b, const sw_run *r)
         goto done;
     }
     sp.config = s->base;
+    sp.no_lenient_option = 1; /* a sweep has no --lenient: its errors do not suggest it */
     sp.policy = r->policy >= 0 ? s->policies.v[r->policy] : NULL;
     for (int i = 0; i < s->sets.n; i++)
         sp.sets[sp.nsets++] = s->sets.v[i];

@@ -1064,6 +1064,32 @@ static int check_other_policy_keys(const cfg_node *a, const char *apath,
     return 0;
 }
 
+/* The rules a policy applies to its option values alone (check_opts: a power-of-two alignment,
+ * pool_granularity a multiple of alignment), at load, placed at the first key they name that
+ * the user wrote (in the file or by --set), else at the policy: until 2026-11-25 they were
+ * checked only when a run started (so `amsim check` passed them), and `alignment: 0` of
+ * best_fit was quietly 256. */
+static int check_policy_rules(const cfg_node *a, const cfg_node *pn, const char *apath,
+                              const struct alloc_ops *ops, const void *opts, am_error *e)
+{
+    am_error tmp = {0};
+    if (!ops->check_opts || !opts || ops->check_opts(opts, &tmp) == 0)
+        return 0;
+    const cfg_node *at = NULL;
+    for (const char *k = tmp.opts; k && *k && !at;) {
+        const char *end = strchr(k, ',');
+        size_t n = end ? (size_t)(end - k) : strlen(k);
+        for (const cfg_node *c = a->child; c && !at; c = c->next)
+            if (c->key && strlen(c->key) == n && strncmp(c->key, k, n) == 0 &&
+                (c->line || (c->file && strncmp(c->file, "--set ", 6) == 0)))
+                at = c;
+        k = end ? end + 1 : NULL;
+    }
+    if (at)
+        return node_fail(e, at, "%s.%s: %s: %s", apath, at->key, ops->name, tmp.msg);
+    return node_fail(e, pn->line ? pn : a, "%s: %s: %s", apath, ops->name, tmp.msg);
+}
+
 /* The allocator section of one level: policy, its options struct, defaults in the tree. */
 static int level_allocator(am_config *c, cfg_level *lv, cfg_node *lnode, const char *lpath,
                            am_error *e)
@@ -1106,7 +1132,8 @@ static int level_allocator(am_config *c, cfg_level *lv, cfg_node *lnode, const c
     if (lv->policy->opts_size)
         lv->policy_opts = am_calloc(1, lv->policy->opts_size);
     if (cfg_apply_opts(a, apath, lv->policy->opts, lv->policy_opts, also, e) < 0 ||
-        check_other_policy_keys(a, apath, lv->policy, e) < 0)
+        check_other_policy_keys(a, apath, lv->policy, e) < 0 ||
+        check_policy_rules(a, pn, apath, lv->policy, lv->policy_opts, e) < 0)
         goto err;
     warn_other_policy_keys(c, lv, a, pn, apath);
     fill_defaults(a, lv->policy->opts, 1);
@@ -1935,8 +1962,21 @@ int cfg_opt_u64(const opt_desc *o, const char *text, uint64_t *v)
 {
     if (!o || !(o->type == OPT_SIZE || o->type == OPT_SIZE_OR_UNLIMITED ||
                 o->type == OPT_BANDWIDTH || o->type == OPT_TIME || o->type == OPT_TIME_UNIT ||
-                o->type == OPT_UINT))
+                o->type == OPT_UINT || o->type == OPT_BOOL || o->type == OPT_ENUM))
         return -1;
+    if (o->type == OPT_BOOL || o->type == OPT_ENUM) { /* read into an int: 0/1, the index */
+        opt_desc one = *o;
+        one.offset = 0;
+        int b = 0;
+        cfg_node *n = node_scalar(text, CFG_DEFAULT_FILE);
+        am_error tmp = {0};
+        int rc = opt_parse(n, o->key, &one, &b, &tmp);
+        node_free(n);
+        if (rc < 0)
+            return -1;
+        *v = (uint64_t)b;
+        return 0;
+    }
     opt_desc one = *o;
     one.offset = 0; /* into *v, whatever the option's own struct */
     cfg_node *n = node_scalar(text, CFG_DEFAULT_FILE);

@@ -224,7 +224,8 @@ int cfg_setting_differs(const am_config *cfg, int level, const char *key, const 
  * "policy", a key of no table). Level and link names are not looked up: any name will do. */
 const opt_desc *cfg_path_opt(const char *path);
 /* text as option o reads it in a config, for the types held in a uint64_t (sizes in bytes,
- * "unlimited" as UINT64_MAX; bandwidths in bytes/s; times in ps; integers): 0 and *v, or -1
+ * "unlimited" as UINT64_MAX; bandwidths in bytes/s; times in ps; integers; booleans as 0 or 1,
+ * so True, true, yes and on are one value; an enum's word as its index): 0 and *v, or -1
  * (o NULL or of another type, text not a valid value of it, or a size or time the config would
  * round to a whole byte or picosecond: 0.8 and 1.2 both read as 1 byte). So 1ms and 1000us, or
  * 1GiB and 1024MiB, give the same *v. */

@@ -1110,8 +1110,11 @@ static int warn_or_fail(sim *s, am_error *err, const char *file, const tr_event 
         s->sum.warnings++;
         return 0;
     }
+    /* the hint names --lenient only where the command takes it (until 2026-11-25 batch runs
+     * suggested it too, and mincap, which took no --lenient then) */
     return am_fail_at(err, file, ev->line, ev->col, "%s %" PRIu64 "%s", what, id,
-                      " (use --lenient to count and skip such events)");
+                      s->o.no_lenient_option ? ""
+                                             : " (use --lenient to count and skip such events)");
 }
 
 /* An out-of-memory result; recorded: of an `oom` line (recorded_oom), id TR_NO_ID. */

@@ -59,6 +59,8 @@ typedef struct sim_opts {
     FILE *log;             /* allocator event log (R/G/A/OOM/M/P/S lines) */
     int check;             /* run every invariant check after every event */
     int lenient;           /* recoverable trace problems become counted warnings */
+    int no_lenient_option; /* the command has no --lenient (batch): an error --lenient would
+                              skip does not suggest it */
     int progress;          /* progress line on stderr */
     const sim_observer *observer; /* may be NULL */
     size_t lookahead_ids;  /* sim_run reads ahead (prefetch hints, results unchanged) from this

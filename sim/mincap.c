@@ -43,7 +43,10 @@
 #include "units.h"
 
 #define MC_MAX_POL 32
-#define MC_MAX_VALUE (1ULL << 52) /* 4 PiB: give up doubling there */
+/* 4 PiB: doubling stops there, its last probe at exactly 4 PiB (the largest multiple of the
+ * granularity up to it); until 2026-11-25 it doubled once past it (to 6 PiB from 3 MiB, to
+ * 5 PiB from an 80 GiB capacity) */
+#define MC_MAX_VALUE (1ULL << 52)
 
 static const char *prog = "amsim mincap";
 
@@ -55,6 +58,7 @@ typedef struct mc {
     int level;            /* index of the level searched */
     char level_s[64];
     int quiet;
+    int lenient;          /* --lenient: every run counts and skips recoverable trace problems */
 } mc;
 
 typedef struct probe_out {
@@ -93,7 +97,7 @@ static int probe(const mc *c, const char *policy, int ref, uint64_t base_cap, ui
 {
     /* The policy goes on the searched level by a --set of its own: run_spec.policy would put it
      * on the default level and leave the searched one with its configured policy. */
-    run_spec sp = {.config = c->config, .trace = c->trace};
+    run_spec sp = {.config = c->config, .trace = c->trace, .lenient = c->lenient};
     char pol[256], knob[256], cap[256], oom[256];
     int is_bfc = strcmp(policy, "bfc") == 0;
     for (int i = 0; i < c->nsets; i++)
@@ -148,7 +152,14 @@ static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
     uint64_t G = c->gran;
     uint64_t lo_k = div_up(L, G) ? div_up(L, G) - 1 : 0; /* lo_k * G < L: fails */
     uint64_t hi_k = lo_k + 1;
+    uint64_t max_k = MC_MAX_VALUE / G; /* the largest value searched: max_k * G <= 4 PiB */
     int p;
+    if (hi_k > max_k) {
+        snprintf(r->error, sizeof r->error, "the largest request (%" PRIu64 " bytes, %" PRIu64
+                 " rounded up to the granularity) is above %" PRIu64 " bytes (4 PiB), the "
+                 "most mincap searches", L, hi_k * G, max_k * G);
+        return;
+    }
     for (;;) {
         p = probe(c, r->policy, 0, base_cap, hi_k * G, NULL, &r->runs, &err);
         if (p == -1)
@@ -156,14 +167,14 @@ static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
         if (p == 1)
             break;
         lo_k = hi_k;
-        if (hi_k * G >= MC_MAX_VALUE) {
+        if (hi_k >= max_k) {
             if (p == MC_REFUSED)
                 goto fail;
             snprintf(r->error, sizeof r->error, "out of memory even at %" PRIu64 " bytes",
                      hi_k * G);
             return;
         }
-        hi_k *= 2;
+        hi_k = hi_k > max_k / 2 ? max_k : hi_k * 2;
     }
     while (hi_k - lo_k > 1) {
         uint64_t mid = lo_k + (hi_k - lo_k) / 2;
@@ -201,7 +212,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: amsim mincap -c CONFIG -t TRACE [--policies a,b] [--granularity BYTES]\n"
-            "                    [--json FILE] [--level NAME] [--set PATH=VALUE]... [-q]\n"
+            "                    [--json FILE] [--level NAME] [--set PATH=VALUE]... [--lenient]\n"
+            "                    [-q]\n"
             "  per policy, the smallest memory at which TRACE runs with no out-of-memory event on\n"
             "  the level (default: the config's default memory): BFC's memory_limit (capacity\n"
             "  raised to hold it), other policies' capacity; the rest of the config as given,\n"
@@ -210,7 +222,9 @@ static void usage(FILE *f)
             "  policy) and an upper bound found by doubling; each policy is searched on its own.\n"
             "  Both properties (no OOM at M, an OOM at M - granularity) are checked again at the\n"
             "  end and reported. Peak live bytes (every request held, nothing spilled) is shown\n"
-            "  for comparison: spilling, or offline skipping recorded oom lines, can need less.\n");
+            "  for comparison: spilling, or offline skipping recorded oom lines, can need less.\n"
+            "  --lenient: every run counts and skips recoverable trace problems (a free of an\n"
+            "  unknown id, ...), as amsim run --lenient does.\n");
 }
 
 /* Everything after the options: the searches, then the JSON (*op, opened by the caller, NULL
@@ -264,7 +278,7 @@ static int mc_main(mc *c, const char *pols, outfile **op)
                     PRIu64 " bytes\n", prog, v);
             return 1;
         }
-        v *= 2;
+        v = v > MC_MAX_VALUE / 2 ? MC_MAX_VALUE : v * 2;
     }
     uint64_t peak = ref.peak_live, L = ref.max_request;
     if (peak == 0) { /* no request: no memory is too small, and no answer would be checked */
@@ -358,13 +372,17 @@ int cmd_mincap(int argc, char **argv)
     mc c = {0};
     const char *json = NULL, *pols = NULL, *gran_s = NULL;
     c.gran = 1ULL << 20;
-    enum { O_HELP, O_QUIET, O_CONFIG, O_TRACE, O_POLICIES, O_JSON, O_LEVEL, O_GRAN, O_SET, O_N };
+    enum {
+        O_HELP, O_QUIET, O_CONFIG, O_TRACE, O_POLICIES, O_JSON, O_LEVEL, O_GRAN, O_SET,
+        O_LENIENT, O_N
+    };
     static const cli_opt opts[] = {
         [O_HELP] = {"help", 'h', CLI_FLAG},        [O_QUIET] = {"quiet", 'q', CLI_FLAG},
         [O_CONFIG] = {"config", 'c', CLI_PATH},    [O_TRACE] = {"trace", 't', CLI_PATH},
         [O_POLICIES] = {"policies", 0, CLI_VALUE}, [O_JSON] = {"json", 0, CLI_PATH},
         [O_LEVEL] = {"level", 0, CLI_VALUE},       [O_GRAN] = {"granularity", 0, CLI_VALUE},
-        [O_SET] = {"set", 0, CLI_VALUE},           [O_N] = {NULL, 0, 0}};
+        [O_SET] = {"set", 0, CLI_VALUE},           [O_LENIENT] = {"lenient", 0, CLI_FLAG},
+        [O_N] = {NULL, 0, 0}};
     /* each takes one value but --set: a second is refused (cli_once) */
     const char **slots[O_N] = {[O_CONFIG] = &c.config, [O_TRACE] = &c.trace,
                                [O_POLICIES] = &pols,   [O_JSON] = &json,
@@ -383,6 +401,10 @@ int cmd_mincap(int argc, char **argv)
         }
         if (k == O_QUIET) {
             c.quiet = 1;
+            continue;
+        }
+        if (k == O_LENIENT) { /* its errors suggest it (until 2026-11-25 it was refused) */
+            c.lenient = 1;
             continue;
         }
         if (slots[k] && cli_once(prog, opt, slots[k], v, k == O_POLICIES ? "name every policy "

@@ -221,7 +221,7 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
         goto out;
     sim_opts so = {.placements = out_fp(o[src[0]]), .timeline = out_fp(o[src[1]]),
                    .log = out_fp(o[O_LOG]), .check = sp->check, .lenient = sp->lenient,
-                   .progress = sp->progress,
+                   .no_lenient_option = sp->no_lenient_option, .progress = sp->progress,
                    .observer = xp ? expect_observer(xp) : obs};
     /* offline policies plan from every lifetime: one extra read of the trace (sim/prepass.h) */
     if (sim_create(&s, cfg, &so, err) != 0 ||

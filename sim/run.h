@@ -20,6 +20,7 @@ typedef struct run_spec {
     const char *outdir;          /* all outputs + effective_config.yaml + report.txt */
     FILE *text;                  /* text report destination, or NULL */
     int check, lenient, device, progress;
+    int no_lenient_option;       /* the command has no --lenient (sim_opts.no_lenient_option) */
     int warn_config;             /* print the config's warnings (cfg_print_warnings) and a
                                     recording's allocator settings it differs from to stderr */
     const sim_observer *observer;

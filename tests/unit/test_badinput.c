@@ -479,20 +479,52 @@ static void y_policy_refuses_set(void)
         {"--set memories.hbm.capacity=300", NULL,
          "amsim: --set 'memories.hbm.capacity=300': memory level 'hbm': bfc: memory limit of 225 "
          "bytes (memory_fraction 0.75 of a 300-byte capacity) is below 256 bytes"},
+        /* rules on an option's value alone are the config's (checked at load, so amsim check
+         * reports them too; until 2026-11-25 only when the run started) */
         {"--policy buddy --set memories.hbm.allocator.min_block=3", NULL,
-         "amsim: --set 'memories.hbm.allocator.min_block=3': memory level 'hbm': buddy: "
-         "min_block of 3 bytes is not a power of two"},
+         "amsim: --set 'memories.hbm.allocator.min_block=3': memories.hbm.allocator.min_block: "
+         "buddy: min_block of 3 bytes is not a power of two from 1 byte to 4 EiB"},
         {"--policy caching --set memories.hbm.allocator.roundup_power2_divisions=[1,3]", NULL,
-         "amsim: --set 'memories.hbm.allocator.roundup_power2_divisions=[1,3]': memory level "
-         "'hbm': caching: roundup_power2_divisions must be powers of two (got 3)"},
+         "amsim: --set 'memories.hbm.allocator.roundup_power2_divisions=[1,3]': "
+         "memories.hbm.allocator.roundup_power2_divisions: caching: roundup_power2_divisions "
+         "must be powers of two (got 3)"},
         /* of two keys, the one the user gave: pool_granularity is the default here */
-        {"--policy cuda_async --set memories.hbm.allocator.alignment=3MiB", NULL,
-         "amsim: --set 'memories.hbm.allocator.alignment=3MiB': memory level 'hbm': cuda_async: "
-         "pool_granularity (2097152 bytes) must be a non-zero multiple of alignment"},
+        {"--policy cuda_async --set memories.hbm.allocator.alignment=4MiB", NULL,
+         "amsim: --set 'memories.hbm.allocator.alignment=4MiB': memories.hbm.allocator.alignment: "
+         "cuda_async: pool_granularity (2097152 bytes) must be a non-zero multiple of alignment "
+         "(4194304 bytes)"},
         /* written in the YAML: at the key, as config errors are, not at the allocator map (5:5) */
         {"--policy tlsf", "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n"
          "    allocator: {policy: bfc, alignment: 3}\n",
-         "amsim: @:5:30: memory level 'hbm': tlsf: alignment of 3 bytes is not a power of two"},
+         "amsim: @:5:30: memories.hbm.allocator.alignment: tlsf: alignment of 3 bytes is not a "
+         "power of two from 1 byte to 1 TiB"},
+        /* alignment 0 and non-powers of two: until 2026-11-25 best_fit took 0 as 256 and 3 as
+         * it is (100-byte requests at 0, 102, 204); and so did the others */
+        {"--policy best_fit --set memories.hbm.allocator.alignment=0", NULL,
+         "amsim: --set 'memories.hbm.allocator.alignment=0': memories.hbm.allocator.alignment: "
+         "best_fit: alignment of 0 bytes is not a power of two from 1 byte to 4 EiB"},
+        {"--policy first_fit --set memories.hbm.allocator.alignment=3", NULL,
+         "amsim: --set 'memories.hbm.allocator.alignment=3': memories.hbm.allocator.alignment: "
+         "first_fit: alignment of 3 bytes is not a power of two from 1 byte to 4 EiB"},
+        {"--policy best_fit --set memories.hbm.allocator.commit_granularity=0", NULL,
+         "amsim: --set 'memories.hbm.allocator.commit_granularity=0': "
+         "memories.hbm.allocator.commit_granularity: best_fit: commit_granularity must be above "
+         "0 bytes"},
+        {"--policy cuda_async --set memories.hbm.allocator.alignment=3", NULL,
+         "amsim: --set 'memories.hbm.allocator.alignment=3': memories.hbm.allocator.alignment: "
+         "cuda_async: alignment of 3 bytes is not a power of two from 1 byte to 4 EiB"},
+        {"--policy prealloc --set memories.hbm.allocator.alignment=0", NULL,
+         "amsim: --set 'memories.hbm.allocator.alignment=0': memories.hbm.allocator.alignment: "
+         "prealloc: alignment of 0 bytes is not a power of two from 1 byte to 4 EiB"},
+        {"--policy tlsf --set memories.hbm.allocator.alignment=0", NULL,
+         "amsim: --set 'memories.hbm.allocator.alignment=0': memories.hbm.allocator.alignment: "
+         "tlsf: alignment of 0 bytes is not a power of two from 1 byte to 1 TiB"},
+        {"--policy buddy --set memories.hbm.allocator.min_block=0", NULL,
+         "amsim: --set 'memories.hbm.allocator.min_block=0': memories.hbm.allocator.min_block: "
+         "buddy: min_block of 0 bytes is not a power of two from 1 byte to 4 EiB"},
+        {"--policy offline --set memories.hbm.allocator.alignment=24", NULL,
+         "amsim: --set 'memories.hbm.allocator.alignment=24': memories.hbm.allocator.alignment: "
+         "offline: alignment of 24 bytes is not a power of two from 1 byte to 4 EiB"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const char *cfg = cases[i].config ? cases[i].config : BI_CFG_TEXT;
@@ -540,6 +572,12 @@ BI_C(y_other_policy_range, "orange.yaml",
      "amsim: @:3:54: memories.hbm.allocator.fragmentation_fraction: expected a fraction between "
      "0 and 1, got '2' (fragmentation_fraction belongs to policy bfc: caching ignores it, but it "
      "must be valid for a switch to bfc)")
+/* a policy's rule on a value alone at load, at its line:column (until 2026-11-25 best_fit took
+ * alignment 3 as it is and 0 as 256; buddy's, tlsf's and caching's rules came at run start) */
+BI_C(y_policy_rule, "prule.yaml",
+     V "memories:\n  hbm: {capacity: 1GiB, allocator: {policy: best_fit, alignment: 3}}\n",
+     "amsim: @:3:55: memories.hbm.allocator.alignment: best_fit: alignment of 3 bytes is not a "
+     "power of two from 1 byte to 4 EiB")
 BI_C(y_bad_unit, "unit.yaml", V "memories:\n  hbm: {capacity: 12XB}\n",
      "amsim: @:3:9: memories.hbm.capacity: bad size '12XB': unknown unit (sizes: B, KiB,")
 BI_C(y_bad_bandwidth, "bw.yaml",
@@ -1567,6 +1605,7 @@ void suite_badinput(void)
              {"yaml: text for a boolean", y_type_bool},
              {"yaml: another policy's key with a bad type", y_other_policy_type},
              {"yaml: another policy's key out of range", y_other_policy_range},
+             {"yaml: a policy's rule on a value (power-of-two alignment)", y_policy_rule},
              {"yaml: bad size unit", y_bad_unit},
              {"yaml: bad bandwidth unit", y_bad_bandwidth},
              {"yaml: negative size", y_negative_size},

@@ -227,6 +227,13 @@ static void test_sweep_repeats(void)
         {"traces: [@T]\naxes:\n  links.pcie.bandwidth: [1GB/s, 1000MB/s]\n",
          "rp.yaml:4:33: axis links.pcie.bandwidth: '1000MB/s' repeats '1GB/s' (line 4, column "
          "26)"},
+        /* booleans, enums and integers too (until 2026-11-25 compared as text: two runs) */
+        {"traces: [@T]\naxes:\n  memories.hbm.allocator.allow_growth: [true, True]\n",
+         "rp.yaml:4:47: axis memories.hbm.allocator.allow_growth: 'True' repeats 'true' (line 4, "
+         "column 41)"},
+        {"traces: [@T]\naxes:\n  memories.hbm.allocator.allow_growth: [on, false, yes]\n",
+         "rp.yaml:4:52: axis memories.hbm.allocator.allow_growth: 'yes' repeats 'on' (line 4, "
+         "column 41)"},
         {"traces: [@T, '@D/../traces/gpu_train_step.trace']\n",
          "/../traces/gpu_train_step.trace again (as "},
         {"generate: {kind: kernel, args: [--m, '64']}\nseeds: [1, 2, 1]\n",
@@ -313,6 +320,25 @@ static void test_exclusion_values_typed(void)
     CU_ASSERT(err && strstr(err, "typed.yaml:6:41: exclude: memories.hbm.allocator.retry_wait "
                             "'1500us' matches none of the sweep's values"));
     free(err);
+}
+
+/* An exclusion matches a boolean axis by the value the config reads: `True` excludes the runs
+ * of `true` (until 2026-11-25 it was refused: "matches none ... did you mean 'true'"). */
+static void test_exclusion_values_bool(void)
+{
+    char text[2048], args[1200], *out = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "traces: [%s/traces/gpu_train_step.trace]\npolicies: [bfc, caching]\naxes:\n"
+             "  memories.hbm.allocator.allow_growth: [true, false]\n"
+             "exclude:\n  - {policy: caching, memories.hbm.allocator.allow_growth: True}\n"
+             "  - {policy: bfc, memories.hbm.allocator.allow_growth: off}\n", tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("bool.yaml", text));
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_EQUAL(count_lines(out), 2);
+    CU_ASSERT_EQUAL(count_substr(out, "policy=bfc;memories.hbm.allocator.allow_growth=true;"), 1);
+    CU_ASSERT_EQUAL(count_substr(out, "policy=caching;memories.hbm.allocator.allow_growth=false;"),
+                    1);
+    free(out);
 }
 
 /* Exclusions that leave no run are refused like an empty exclusion {}, before anything is
@@ -1629,6 +1655,75 @@ static void test_mincap_refused(void)
     free(j);
 }
 
+/* The search doubles up to 4 PiB and no further, its last probe at exactly 4 PiB (2^52 bytes),
+ * as the reference run's: prealloc's arena is its memory_limit (1 MiB), below a 3 MiB request
+ * at any capacity; an 8 PiB request runs out in the reference run. Until 2026-11-25 both
+ * doubled past it: "out of memory even at 6755399441055744 bytes" (6 PiB, from 3 MiB). */
+static void test_mincap_upper_bound(void)
+{
+    const char *tr = tu_write("mc-3m.trace", "amsim-trace v1\nalloc 1 3MiB\nfree 1\n");
+    const char *js = path_in_tmp("mc-3m.json");
+    char args[2048], *err = NULL;
+    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --policies "
+             "prealloc --set memories.hbm.allocator.memory_limit=1MiB --json '%s'", tu_top(), tr,
+             js);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT(strstr(j, "\"error\": \"out of memory even at 4503599627370496 bytes\"") != NULL);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"prealloc\": {", "runs"), 32, 0); /* 3 MiB .. 4 PiB */
+    free(j);
+    /* a granularity that does not divide 4 PiB: its largest multiple up to it */
+    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --policies "
+             "prealloc --set memories.hbm.allocator.memory_limit=1MiB --granularity 3MiB "
+             "--json '%s'", tu_top(), tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+    j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT(strstr(j, "\"error\": \"out of memory even at 4503599626321920 bytes\"") != NULL);
+    free(j);
+    tr = tu_write("mc-8p.trace", "amsim-trace v1\nalloc 1 8192TiB\nfree 1\n");
+    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s'", tu_top(), tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "amsim mincap: the reference run (best_fit) runs out of memory "
+                            "even with 4503599627370496 bytes\n") != NULL);
+    free(err);
+}
+
+/* A free of an unknown id: mincap's error suggests --lenient, and mincap takes it (until
+ * 2026-11-25 "unknown option '--lenient'"), answering as for the trace without that free; a
+ * sweep's run, whose command has no --lenient, records the error without the hint. */
+static void test_mincap_lenient(void)
+{
+    const char *tr = tu_write("mc-uf.trace", "amsim-trace v1\nalloc 1 3MiB\nfree 1\nfree 7\n");
+    const char *js = path_in_tmp("mc-uf.json");
+    char args[2048], text[2048], *err = NULL;
+    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --policies "
+             "best_fit", tu_top(), tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "mc-uf.trace:4:1: free of unknown id 7 (use --lenient to count "
+                            "and skip such events)\n"));
+    free(err);
+    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --policies "
+             "best_fit --lenient --json '%s'", tu_top(), tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, NULL, "lower_bound_bytes"), 3145728, 0);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"best_fit\": {", "min_bytes"), 3145728, 0);
+    free(j);
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n", tu_top(), tr);
+    const char *out = path_in_tmp("mc-uf-out");
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", tu_write("uf.yaml", text), out);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+    char res[1200];
+    snprintf(res, sizeof res, "%s/results.csv", out);
+    char *csv = tu_slurp(res, NULL);
+    CU_ASSERT(csv && strstr(csv, "mc-uf.trace:4:1: free of unknown id 7") &&
+              !strstr(csv, "lenient"));
+    free(csv);
+}
+
 /* --level NAME: each policy is placed on that level (it used to stay on the default one, so
  * host kept its platform policy and BFC's memory_limit there was never read). The answer is
  * checked against direct runs: no OOM at M, an OOM at M - G, with the policy on host. */
@@ -2748,6 +2843,7 @@ void suite_batch(void)
              {"exclusions that leave no run are refused", test_exclusions_leave_no_run},
              {"exclusion values match exactly (0.3 is not 0.4)", test_exclusion_values_exact},
              {"exclusions match times and sizes in any unit", test_exclusion_values_typed},
+             {"exclusions match booleans as the config reads them", test_exclusion_values_bool},
              {"repeated values, policies, seeds, traces; gen options missing a value",
               test_sweep_repeats},
              {"sweep values checked at load, at their line:column",
@@ -2776,6 +2872,8 @@ void suite_batch(void)
              {"mincap: a policy's answer ignores the other policies", test_mincap_policy_order},
              {"mincap searches with spilling, from the largest request", test_mincap_spill},
              {"mincap takes a value a policy refuses as failing", test_mincap_refused},
+             {"mincap doubles up to 4 PiB, no further", test_mincap_upper_bound},
+             {"mincap takes --lenient; a sweep's errors do not suggest it", test_mincap_lenient},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
              {"run, compare and mincap refuse a --set key of no policy", test_set_typo_commands},
              {"compare: a policy failing on its input is status 1", test_compare_failed_row_status},
