@@ -300,10 +300,7 @@ static int buddy_check(void *st, am_error *err)
 static int buddy_check_opts(const void *opts, am_error *err)
 {
     uint64_t min = ((const struct buddy_opts *)opts)->min_block;
-    if (min == 0 || (min & (min - 1)) || min > AM_MAX_BYTES)
-        return am_fail_opt(err, "min_block", "min_block of %" PRIu64 " bytes is not a power of "
-                           "two from 1 byte to 4 EiB", min);
-    return 0;
+    return am_check_pow2(err, "min_block", min, AM_MAX_BYTES, "4 EiB");
 }
 
 static int buddy_create(void **out, const alloc_env *env, const void *opts, am_error *err)

@@ -358,9 +358,8 @@ static am_ps ca_take_latency(void *st)
 static int ca_check_opts(const void *opts, am_error *err)
 {
     const struct ca_opts *o = opts;
-    if (o->alignment == 0 || (o->alignment & (o->alignment - 1)) || o->alignment > AM_MAX_BYTES)
-        return am_fail_opt(err, "alignment", "alignment of %" PRIu64 " bytes is not a power of "
-                           "two from 1 byte to 4 EiB", o->alignment);
+    if (am_check_pow2(err, "alignment", o->alignment, AM_MAX_BYTES, "4 EiB"))
+        return -1;
     if (o->pool_granularity == 0 || o->pool_granularity % o->alignment)
         return am_fail_opt(err, "pool_granularity,alignment", "pool_granularity (%" PRIu64
                            " bytes) must be a non-zero multiple of alignment (%" PRIu64

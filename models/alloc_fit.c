@@ -385,9 +385,8 @@ static int fit_check(void *st, am_error *err)
 static int fit_check_opts(const void *opts, am_error *err)
 {
     const struct fit_opts *o = opts;
-    if (o->alignment == 0 || (o->alignment & (o->alignment - 1)) || o->alignment > AM_MAX_BYTES)
-        return am_fail_opt(err, "alignment", "alignment of %" PRIu64 " bytes is not a power of "
-                           "two from 1 byte to 4 EiB", o->alignment);
+    if (am_check_pow2(err, "alignment", o->alignment, AM_MAX_BYTES, "4 EiB"))
+        return -1;
     if (o->commit == 0)
         return am_fail_opt(err, "commit_granularity", "commit_granularity must be above 0 bytes");
     return 0;

@@ -108,10 +108,7 @@ static void off_log(offline *f, const char *line)
 static int off_check_opts(const void *opts, am_error *err)
 {
     uint64_t align = ((const struct off_opts *)opts)->alignment;
-    if (align == 0 || (align & (align - 1)) || align > AM_MAX_BYTES)
-        return am_fail_opt(err, "alignment", "alignment of %" PRIu64 " bytes is not a power of "
-                           "two from 1 byte to 4 EiB", align);
-    return 0;
+    return am_check_pow2(err, "alignment", align, AM_MAX_BYTES, "4 EiB");
 }
 
 static int off_create(void **out, const alloc_env *env, const void *opts, am_error *err)

@@ -368,10 +368,7 @@ static int tlsf_check(void *st, am_error *err)
 static int tlsf_check_opts(const void *opts, am_error *err)
 {
     uint64_t align = ((const struct tlsf_opts *)opts)->alignment;
-    if (align == 0 || (align & (align - 1)) || align > (1ULL << 40))
-        return am_fail_opt(err, "alignment", "alignment of %" PRIu64 " bytes is not a power of "
-                           "two from 1 byte to 1 TiB", align);
-    return 0;
+    return am_check_pow2(err, "alignment", align, 1ULL << 40, "1 TiB");
 }
 
 static int tlsf_create(void **out, const alloc_env *env, const void *opts, am_error *err)

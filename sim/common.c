@@ -2,6 +2,7 @@
 #define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #include "common.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,14 @@ int am_fail_opt(am_error *e, const char *opts, const char *fmt, ...)
     fail_v(e, AM_EINPUT, opts, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+int am_check_pow2(am_error *e, const char *key, uint64_t v, uint64_t max, const char *max_text)
+{
+    if (v != 0 && (v & (v - 1)) == 0 && v <= max)
+        return 0;
+    return am_fail_opt(e, key, "%s of %" PRIu64 " bytes is not a power of two from 1 byte to %s",
+                       key, v, max_text);
 }
 
 int am_fail_at(am_error *e, const char *file, unsigned long line, unsigned long col,
