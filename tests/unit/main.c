@@ -86,6 +86,14 @@ const char *tu_write(const char *name, const char *text)
     return p;
 }
 
+int tu_count(const char *s, const char *sub)
+{
+    int n = 0;
+    for (const char *p = s; p && (p = strstr(p, sub)); p += strlen(sub))
+        n++;
+    return n;
+}
+
 char *tu_slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");

@@ -34,14 +34,6 @@ static int count_lines(const char *s)
     return n;
 }
 
-static int count_substr(const char *s, const char *sub)
-{
-    int n = 0;
-    for (const char *p = s; p && (p = strstr(p, sub)); p += strlen(sub))
-        n++;
-    return n;
-}
-
 /* A small study on the shipped GPU trace: 2 policies x 3 limits, one value bad at run time (a
  * valid size that bfc refuses when it starts, below its 256-byte minimum; caching ignores it). */
 static const char *small_sweep(const char *name, int with_bad)
@@ -306,10 +298,10 @@ static void test_exclusion_values_typed(void)
     snprintf(args, sizeof args, "batch '%s' --list", tu_write("typed.yaml", text));
     CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
     CU_ASSERT_EQUAL(count_lines(out), 3); /* 6 less 2 (1ms) less 1 (2ms with 1GiB) */
-    CU_ASSERT_EQUAL(count_substr(out, "retry_wait=1ms;"), 0);
-    CU_ASSERT_EQUAL(count_substr(out, "retry_wait=2ms;memories.hbm.capacity=2GiB;"), 1);
-    CU_ASSERT_EQUAL(count_substr(out, "retry_wait=2ms;memories.hbm.capacity=1GiB;"), 0);
-    CU_ASSERT_EQUAL(count_substr(out, "retry_wait=3ms;"), 2);
+    CU_ASSERT_EQUAL(tu_count(out, "retry_wait=1ms;"), 0);
+    CU_ASSERT_EQUAL(tu_count(out, "retry_wait=2ms;memories.hbm.capacity=2GiB;"), 1);
+    CU_ASSERT_EQUAL(tu_count(out, "retry_wait=2ms;memories.hbm.capacity=1GiB;"), 0);
+    CU_ASSERT_EQUAL(tu_count(out, "retry_wait=3ms;"), 2);
     free(out);
     snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
              "traces: [%s/traces/gpu_train_step.trace]\naxes:\n"
@@ -335,8 +327,8 @@ static void test_exclusion_values_bool(void)
     snprintf(args, sizeof args, "batch '%s' --list", tu_write("bool.yaml", text));
     CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
     CU_ASSERT_EQUAL(count_lines(out), 2);
-    CU_ASSERT_EQUAL(count_substr(out, "policy=bfc;memories.hbm.allocator.allow_growth=true;"), 1);
-    CU_ASSERT_EQUAL(count_substr(out, "policy=caching;memories.hbm.allocator.allow_growth=false;"),
+    CU_ASSERT_EQUAL(tu_count(out, "policy=bfc;memories.hbm.allocator.allow_growth=true;"), 1);
+    CU_ASSERT_EQUAL(tu_count(out, "policy=caching;memories.hbm.allocator.allow_growth=false;"),
                     1);
     free(out);
 }
@@ -723,8 +715,8 @@ static void test_resume_and_failure_isolation(void)
     char *t = tu_slurp(csv, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CU_ASSERT_EQUAL(count_lines(t), 7);
-    CU_ASSERT_EQUAL(count_substr(t, ",ok,"), 5);
-    CU_ASSERT_EQUAL(count_substr(t, ",failed,"), 1); /* bfc's; caching ignores memory_limit */
+    CU_ASSERT_EQUAL(tu_count(t, ",ok,"), 5);
+    CU_ASSERT_EQUAL(tu_count(t, ",failed,"), 1); /* bfc's; caching ignores memory_limit */
     CU_ASSERT(strstr(t, "memory limit of 100 bytes is below 256 bytes") != NULL);
     /* rows in run-id order */
     CU_ASSERT(strstr(t, "\n1,0001-") && strstr(t, "\n6,0006-") &&
@@ -939,7 +931,7 @@ static void test_stop_leaves_no_temporaries(void)
             char csv[1300];
             snprintf(csv, sizeof csv, "%s/results.csv", dir);
             char *t = tu_slurp(csv, NULL);
-            CU_ASSERT(t && count_substr(t, "(timeout after 0.15 s)") == 3);
+            CU_ASSERT(t && tu_count(t, "(timeout after 0.15 s)") == 3);
             free(t);
             CU_ASSERT_EQUAL(gen, 0);
         }
@@ -1449,8 +1441,8 @@ static void test_report_plots(void)
     char *h = tu_slurp(p, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(h);
     /* bar chart + memory over time + fragmentation + heat map, each an inline SVG with paths */
-    CU_ASSERT(count_substr(h, "<svg") >= 4);
-    CU_ASSERT(count_substr(h, "<path") + count_substr(h, "<polyline") > 10);
+    CU_ASSERT(tu_count(h, "<svg") >= 4);
+    CU_ASSERT(tu_count(h, "<path") + tu_count(h, "<polyline") > 10);
     CU_ASSERT(strstr(h, "<?xml") == NULL); /* inline, not a document inside a document */
     CU_ASSERT(strstr(h, "</html>") != NULL);
     CU_ASSERT(strstr(h, "plot failed") == NULL);
@@ -1471,7 +1463,7 @@ static void test_report_plots(void)
              "'file://%s' > '%s' 2>/dev/null; st=$?; rm -rf $ud; exit $st", p, dom);
     CU_ASSERT_EQUAL(system(cmd), 0);
     char *d = tu_slurp(dom, NULL);
-    CU_ASSERT(d && count_substr(d, "<svg") >= 4 && count_substr(d, "<path") > 10);
+    CU_ASSERT(d && tu_count(d, "<svg") >= 4 && tu_count(d, "<path") > 10);
     free(d);
     free(h);
 }

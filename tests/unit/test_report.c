@@ -18,14 +18,6 @@ static char *tmp_path(const char *name)
     return p;
 }
 
-static int count_substr(const char *s, const char *sub)
-{
-    int n = 0;
-    for (const char *p = s; p && (p = strstr(p, sub)); p += strlen(sub))
-        n++;
-    return n;
-}
-
 /* Write DIR/results.csv, run `amsim report DIR` (status 0) and return DIR/report.html. */
 static char *report_of(const char *dirname, const char *csv)
 {
@@ -157,13 +149,13 @@ static void test_report_heatmap_per_policy(void)
     char *c = figure(h, cap);
     CU_ASSERT_PTR_NOT_NULL_FATAL(b);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    CU_ASSERT_EQUAL(count_substr(h, "<figcaption>Policy "), 2);
-    CU_ASSERT_EQUAL(count_substr(b, ">2048 MiB<"), 4);
-    CU_ASSERT_EQUAL(count_substr(b, " MiB<"), 4);
-    CU_ASSERT_EQUAL(count_substr(c, ">1600 MiB<"), 1);
-    CU_ASSERT_EQUAL(count_substr(c, ">1604 MiB<"), 1);
-    CU_ASSERT_EQUAL(count_substr(c, ">1880 MiB<"), 1);
-    CU_ASSERT_EQUAL(count_substr(c, " MiB<") + count_substr(c, " B<"), 3);
+    CU_ASSERT_EQUAL(tu_count(h, "<figcaption>Policy "), 2);
+    CU_ASSERT_EQUAL(tu_count(b, ">2048 MiB<"), 4);
+    CU_ASSERT_EQUAL(tu_count(b, " MiB<"), 4);
+    CU_ASSERT_EQUAL(tu_count(c, ">1600 MiB<"), 1);
+    CU_ASSERT_EQUAL(tu_count(c, ">1604 MiB<"), 1);
+    CU_ASSERT_EQUAL(tu_count(c, ">1880 MiB<"), 1);
+    CU_ASSERT_EQUAL(tu_count(c, " MiB<") + tu_count(c, " B<"), 3);
     CU_ASSERT(strstr(c, "2048 MiB") == NULL && strstr(c, "999 MiB") == NULL);
     CU_ASSERT(strstr(b, "caching") == NULL);
     free(b);

@@ -37,6 +37,8 @@ const char *tu_write(const char *name, const char *text);
 int tu_amsim(const char *args, char **out, char **errout);
 /* Read a whole file (NULL if missing); caller frees. */
 char *tu_slurp(const char *path, size_t *len);
+/* Occurrences of sub in s (not overlapping); 0 for a NULL s. */
+int tu_count(const char *s, const char *sub);
 /* A seeded pseudo-random number (splitmix64): the randomised structure tests replay exactly. */
 static inline uint64_t tu_rng(uint64_t *s)
 {
