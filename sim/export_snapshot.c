@@ -60,6 +60,11 @@ struct snap_exp {
     size_t n, cap;
     size_t mark; /* records up to here belong to allocations and frees already reported */
     int mapped;  /* the level's device records are maps of virtual ranges (expandable) */
+    /* The new places of a defragmentation's moves (one event, seq held_seq), written after all
+     * of its frees (sn_move): a buffer may move to where another one still was. */
+    snap_rec *held;
+    size_t nheld, capheld;
+    uint64_t held_seq;
 };
 
 static void sn_push(snap_exp *x, snap_rec r)
@@ -69,10 +74,21 @@ static void sn_push(snap_exp *x, snap_rec r)
     x->r[x->n++] = r;
 }
 
+/* The held allocations of a defragmentation, after its frees. */
+static void sn_flush(snap_exp *x)
+{
+    for (size_t i = 0; i < x->nheld; i++)
+        sn_push(x, x->held[i]);
+    if (x->nheld)
+        x->mark = x->n;
+    x->nheld = 0;
+}
+
 static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
                      uint64_t addr, uint64_t requested, uint64_t size, int ok)
 {
     snap_exp *x = ctx;
+    sn_flush(x);
     if (level != x->cfg->default_level)
         return;
     sn_push(x, (snap_rec){ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, t});
@@ -83,6 +99,7 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
                     uint64_t requested, uint64_t size, int phase)
 {
     snap_exp *x = ctx;
+    sn_flush(x);
     if (level != x->cfg->default_level)
         return;
     /* The device releases this free made (platform gives every block back), recorded since the
@@ -110,13 +127,33 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
 
 /* A buffer that changed place without a request: a snapshot has no move, so it is the free
  * of where it was and the allocation of where it is, each on the default level only (a spill
- * frees it there, a restore allocates it again; the host copy is not in the snapshot). */
+ * frees it there, a restore allocates it again; the host copy is not in the snapshot). The
+ * moves of one defragmentation (same level, one event) are all its frees, then all its
+ * allocations: the engine reports each buffer once placed again, and a buffer can take the
+ * place of one not reported yet (until 2026-11-25 the snapshot then held two live blocks at
+ * one address, and a viewer keying blocks by address lost one). */
 static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream,
                     int from_level, uint64_t from_addr, uint64_t from_size, int level,
                     uint64_t addr, uint64_t requested, uint64_t size)
 {
+    snap_exp *x = ctx;
+    if (from_level != level || level != x->cfg->default_level) {
+        sn_free(ctx, t, id, from_level, stream, from_addr, requested, from_size, 0);
+        sn_alloc(ctx, t, seq, id, level, stream, addr, requested, size, 1);
+        return;
+    }
+    if (x->nheld && seq != x->held_seq)
+        sn_flush(x);
+    /* the free without sn_free's flush of the allocations held so far */
+    size_t nheld = x->nheld;
+    x->nheld = 0;
     sn_free(ctx, t, id, from_level, stream, from_addr, requested, from_size, 0);
-    sn_alloc(ctx, t, seq, id, level, stream, addr, requested, size, 1);
+    x->nheld = nheld;
+    if (x->nheld == x->capheld)
+        x->held = am_realloc(x->held, (x->capheld = x->capheld ? x->capheld * 2 : 64) *
+                                          sizeof *x->held);
+    x->held[x->nheld++] = (snap_rec){SA_ALLOC, stream, addr, requested, size, t};
+    x->held_seq = seq;
 }
 
 static void sn_device(void *ctx, am_ps t, int level, int alloc, uint64_t addr, uint64_t bytes)
@@ -412,9 +449,11 @@ int snap_close(snap_exp *x, am_error *err)
 {
     if (!x)
         return 0;
+    sn_flush(x);
     sn_write(x, out_fp(x->o));
     int rc = out_commit(x->o, err);
     free(x->r);
+    free(x->held);
     free(x);
     return rc;
 }
@@ -425,5 +464,6 @@ void snap_abort(snap_exp *x)
         return;
     out_abort(x->o);
     free(x->r);
+    free(x->held);
     free(x);
 }
