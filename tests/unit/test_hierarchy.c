@@ -240,6 +240,49 @@ static void test_defrag_charges_live_bytes(void)
         }
 }
 
+/* A defragmentation moves buffers only after the transfers queued or running on the level's
+ * live buffers: 4 is copied hbm -> host from 0 to 1001 us (stream 1) when 5 runs out and
+ * compacts (best_fit moves 2 and 4: 2 x 1001 us) or round-trips (2 and 4: 4 x 1001 us). */
+static void test_defrag_waits_for_pending_transfer(void)
+{
+    static const char *const modes[] = {"compact", "host_roundtrip"};
+    static const uint64_t copies[] = {2, 4};
+    for (int m = 0; m < 2; m++)
+        for (int pending = 0; pending < 2; pending++) {
+            char yaml[1024];
+            snprintf(yaml, sizeof yaml,
+                     "version: 1\nmemories:\n  hbm:\n    capacity: 4MiB\n"
+                     "    pad_requests_to: 4KiB\n    allocator: {policy: best_fit}\n"
+                     "    defrag: {mode: %s, trigger: on_oom}\n"
+                     "  host: {kind: host, capacity: 1GiB, allocator: {policy: best_fit}}\n"
+                     "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
+                     "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
+                     "  d2h: {from: hbm, to: host, bandwidth: 1GB/s, latency: 1us}\n",
+                     modes[m]);
+            hrun r;
+            hstart(&r, yaml);
+            for (int i = 1; i <= 4; i++)
+                CU_ASSERT(hev(&r, ALLOC((uint64_t)i, 1000000, 0)) == 0);
+            CU_ASSERT(hev(&r, FREE(1)) == 0);
+            CU_ASSERT(hev(&r, FREE(3)) == 0);
+            if (pending)
+                CU_ASSERT(hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 0, .dst_level = 1,
+                                             .bytes = 1000000, .stream = 1, .id = 4}) == 0);
+            CU_ASSERT_EQUAL(sim_host_time(r.s), 0);
+            CU_ASSERT(hev(&r, ALLOC(5, 2000000, 0)) == 0);
+            const sim_summary *su = sim_get_summary(r.s);
+            const am_ps t = (am_ps)copies[m] * 1001 * US;
+            CU_ASSERT_EQUAL(su->defrag.runs, 1);
+            CU_ASSERT_EQUAL(su->defrag.ooms_avoided, 1);
+            CU_ASSERT_EQUAL(su->defrag.time, t); /* the copies alone */
+            /* with the transfer pending: was t, the moves did not wait for it */
+            CU_ASSERT_EQUAL(sim_host_time(r.s), t + (pending ? 1001 * US : 0));
+            CU_ASSERT_EQUAL(su->stall, t + (pending ? 1001 * US : 0));
+            CU_ASSERT_EQUAL(su->ooms, 0);
+            hstop(&r);
+        }
+}
+
 /* The error cfg_load_string gives for yaml with sets, or "" when it loads. */
 static const char *load_error(const char *yaml, const char *const *sets, int nsets)
 {
@@ -1050,6 +1093,8 @@ void suite_hierarchy(void)
              {"copying actions need their link; TPU compaction is charged",
               test_copy_links_required},
              {"defragmentation triggers: threshold, every, a failure", test_defrag_triggers},
+             {"a defragmentation waits for transfers on its level",
+              test_defrag_waits_for_pending_transfer},
              {"spill round trip costs two transfers", test_spill_round_trip},
              {"a spill waits for transfers on its victim", test_spill_waits_for_pending_transfer},
              {"spill victims: LRU, largest, host copies freed", test_spill_victims},
