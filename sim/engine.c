@@ -773,10 +773,11 @@ enum { PBUF = 1 << 18, PROW = 5 * 20 + CFG_NAME_MAX + 32 };
 
 /* One placements.csv row, written in place in the output buffer (no copy through a scratch
  * buffer, whose small stores a wide copy would wait for). */
-/* A row's status: a request's outcome (PL_OOM, PL_OK), or a record of a buffer that changed
- * place without a request: moved by defragmentation, its host copy when spilled, its device
+/* A row's status: a request's outcome (PL_OOM, PL_OK, PL_DONATED: a matched donate= took over
+ * the donor's block, which the donor leaves), or a record of a buffer that changed place
+ * without a request: moved by defragmentation, its host copy when spilled, its device
  * allocation when restored. Every status but PL_OOM has an address and an allocated size. */
-enum { PL_OOM, PL_OK, PL_MOVED, PL_SPILLED, PL_RESTORED };
+enum { PL_OOM, PL_OK, PL_MOVED, PL_SPILLED, PL_RESTORED, PL_DONATED };
 
 static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const alloc_out *o,
                           uint64_t req, int ok)
@@ -807,7 +808,8 @@ static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const al
             p += 4;
         } else {
             static const char *const st[] = {[PL_MOVED] = ",moved\n", [PL_SPILLED] = ",spilled\n",
-                                             [PL_RESTORED] = ",restored\n"};
+                                             [PL_RESTORED] = ",restored\n",
+                                             [PL_DONATED] = ",donated\n"};
             size_t k = strlen(st[ok]);
             memcpy(p, st[ok], k);
             p += k;
@@ -895,7 +897,8 @@ static void log_prefix(sim *s, int level)
 }
 
 /* Log lines of a level: an allocation placed (`A ID ADDR SIZE`), a request or a buffer lost
- * (`OOM ID BYTES`), a buffer moved by defragmentation (`M ID OLD NEW SIZE`). */
+ * (`OOM ID BYTES`), a buffer moved by defragmentation (`M ID OLD NEW SIZE`), a donation
+ * (`D ID DONOR ADDR SIZE`, log_donate). */
 static void log_alloc(sim *s, int level, uint64_t id, uint64_t addr, uint64_t size)
 {
     if (!s->o.log)
@@ -910,6 +913,17 @@ static void log_oom(sim *s, int level, uint64_t id, uint64_t bytes)
         return;
     log_prefix(s, level);
     fprintf(s->o.log, "OOM %" PRIu64 " %" PRIu64 "\n", id, bytes);
+}
+
+/* A matched donation: id takes over donor's block (`D ID DONOR ADDR SIZE`); donor is gone. */
+static void log_donate(sim *s, int level, uint64_t id, uint64_t donor, uint64_t addr,
+                       uint64_t size)
+{
+    if (!s->o.log)
+        return;
+    log_prefix(s, level);
+    fprintf(s->o.log, "D %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", id, donor, addr,
+            size);
 }
 
 static void log_move(sim *s, int level, uint64_t id, uint64_t from, uint64_t to, uint64_t size)
@@ -1609,7 +1623,8 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
             s->sum.allocs++;
             s->sum.donations_matched++;
             alloc_out o = {keep.addr, keep.given, keep.handle};
-            placement_row(s, s->seq, ev->id, level, &o, ev->bytes, PL_OK);
+            placement_row(s, s->seq, ev->id, level, &o, ev->bytes, PL_DONATED);
+            log_donate(s, level, ev->id, ev->donate, keep.addr, keep.given);
             if (s->obs && s->obs->free)
                 s->obs->free(s->obs->ctx, s->host, ev->donate, level, keep.stream, keep.addr,
                              keep.requested, keep.given, 0);
