@@ -322,19 +322,21 @@ struct sim {
     am_ps next_sample;   /* timeline_interval > 0: the sampling period's end (exclusive) */
     tl_row tl[CFG_MAX_LEVELS]; /* each level's last row in the current period, written later */
     uint64_t tl_order;   /* order in which the pending rows were taken (their output order) */
-    uint64_t *lru;   /* runs that spill: event index of each slot's last use, by slot index */
-    uint32_t *pend;  /* runs that spill: queued or running transfers of each slot (its buffer) */
+    uint64_t *lru;   /* tracked runs: event index of each slot's last use, by slot index */
+    uint32_t *pend;  /* tracked runs: queued or running transfers of each slot (its buffer) */
     size_t nlru;     /* entries of lru and pend */
-    int spills;      /* some level spills to a host level (on_oom: spill_to_host) */
+    int track;       /* some level spills to a host level (on_oom: spill_to_host) or
+                      * defragments: buffers are moved, so use and pending work are kept */
     segval seg;
     int prologue;    /* a start-state prologue runs (prologue_edge) */
     char buf[256];
 };
 
-/* x is used now (the LRU order of spilling); nothing to do in a run that does not spill. */
+/* x is used now (the LRU order of spilling); nothing to do in a run that neither spills nor
+ * defragments. */
 static inline void touch(sim *s, const slot *x)
 {
-    if (!s->spills)
+    if (!s->track)
         return;
     if (x->self >= s->nlru) {
         size_t n = s->nlru ? s->nlru : 1024;
@@ -349,13 +351,14 @@ static inline void touch(sim *s, const slot *x)
     s->lru[x->self] = s->seq;
 }
 
-/* Pending stream work on buffers, kept in runs that spill: a spill copies its victim out only
- * after the transfers queued or running that read or write it (stream order). A transfer op
+/* Pending stream work on buffers, kept in runs that spill or defragment: a spill copies its
+ * victim out, and a defragmentation moves a level's buffers, only after the transfers queued or
+ * running that read or write them (stream order). A transfer op
  * names its source and destination slots in its gen field, (src self + 1) << 32 | (dst self +
  * 1), 0 for none; s->pend counts them per slot. */
 static inline uint64_t xfer_refs(sim *s, const slot *src, const slot *dst)
 {
-    if (!s->spills)
+    if (!s->track)
         return 0;
     uint64_t g = 0;
     if (src && src->state == ST_LIVE) {
@@ -404,7 +407,7 @@ static AM_NOINLINE void pend_move(sim *s, uint32_t from, uint32_t to)
 /* x's buffer leaves the id map: transfers still queued on it no longer hold its slot. */
 static inline void pend_drop(sim *s, const slot *x)
 {
-    if (s->spills && x->self < s->nlru && s->pend[x->self])
+    if (s->track && x->self < s->nlru && s->pend[x->self])
         pend_move(s, x->self, UINT32_MAX);
 }
 
@@ -770,10 +773,11 @@ enum { PBUF = 1 << 18, PROW = 5 * 20 + CFG_NAME_MAX + 32 };
 
 /* One placements.csv row, written in place in the output buffer (no copy through a scratch
  * buffer, whose small stores a wide copy would wait for). */
-/* A row's status: a request's outcome (PL_OOM, PL_OK), or a record of a buffer that changed
- * place without a request: moved by defragmentation, its host copy when spilled, its device
+/* A row's status: a request's outcome (PL_OOM, PL_OK, PL_DONATED: a matched donate= took over
+ * the donor's block, which the donor leaves), or a record of a buffer that changed place
+ * without a request: moved by defragmentation, its host copy when spilled, its device
  * allocation when restored. Every status but PL_OOM has an address and an allocated size. */
-enum { PL_OOM, PL_OK, PL_MOVED, PL_SPILLED, PL_RESTORED };
+enum { PL_OOM, PL_OK, PL_MOVED, PL_SPILLED, PL_RESTORED, PL_DONATED };
 
 static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const alloc_out *o,
                           uint64_t req, int ok)
@@ -804,7 +808,8 @@ static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const al
             p += 4;
         } else {
             static const char *const st[] = {[PL_MOVED] = ",moved\n", [PL_SPILLED] = ",spilled\n",
-                                             [PL_RESTORED] = ",restored\n"};
+                                             [PL_RESTORED] = ",restored\n",
+                                             [PL_DONATED] = ",donated\n"};
             size_t k = strlen(st[ok]);
             memcpy(p, st[ok], k);
             p += k;
@@ -892,7 +897,8 @@ static void log_prefix(sim *s, int level)
 }
 
 /* Log lines of a level: an allocation placed (`A ID ADDR SIZE`), a request or a buffer lost
- * (`OOM ID BYTES`), a buffer moved by defragmentation (`M ID OLD NEW SIZE`). */
+ * (`OOM ID BYTES`), a buffer moved by defragmentation (`M ID OLD NEW SIZE`), a donation
+ * (`D ID DONOR ADDR SIZE`, log_donate). */
 static void log_alloc(sim *s, int level, uint64_t id, uint64_t addr, uint64_t size)
 {
     if (!s->o.log)
@@ -907,6 +913,17 @@ static void log_oom(sim *s, int level, uint64_t id, uint64_t bytes)
         return;
     log_prefix(s, level);
     fprintf(s->o.log, "OOM %" PRIu64 " %" PRIu64 "\n", id, bytes);
+}
+
+/* A matched donation: id takes over donor's block (`D ID DONOR ADDR SIZE`); donor is gone. */
+static void log_donate(sim *s, int level, uint64_t id, uint64_t donor, uint64_t addr,
+                       uint64_t size)
+{
+    if (!s->o.log)
+        return;
+    log_prefix(s, level);
+    fprintf(s->o.log, "D %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", id, donor, addr,
+            size);
 }
 
 static void log_move(sim *s, int level, uint64_t id, uint64_t from, uint64_t to, uint64_t size)
@@ -1296,7 +1313,8 @@ static int by_addr(const void *a, const void *b)
  * buffer whose address changed over the level's own copy link; host_roundtrip copies every live
  * buffer to the host memory and back (JAX's explicit defragment). A copy is of the buffer's
  * requested bytes, its live bytes (allocators.md section 2: "the bytes moved", "all live
- * bytes"), not of the padded or rounded block holding it. The host waits for it. */
+ * bytes"), not of the padded or rounded block holding it. The host waits for it, and before
+ * it for the transfers pending on the level's live buffers. */
 static void defrag(sim *s, int level)
 {
     const cfg_level *L = &s->cfg->levels[level];
@@ -1307,6 +1325,35 @@ static void defrag(sim *s, int level)
     mem_level *m = s->lv[level];
     slot **v;
     size_t n = live_on(s, level, &v);
+    if (s->track) {
+        /* Transfers queued or running that read or write a buffer it moves: the compaction
+         * synchronizes the device work on them first (the runtime waits for the streams), so the
+         * host waits until none is pending on a live buffer of the level, like a spill. Slot
+         * indices, not v, are kept over the wait: v's pointers last only while the map does. */
+        uint32_t *w = NULL;
+        size_t nw = 0;
+        for (size_t i = 0; i < n; i++)
+            if (v[i]->self < s->nlru && s->pend[v[i]->self]) {
+                w = am_realloc(w, (nw + 1) * sizeof *w);
+                w[nw++] = v[i]->self;
+            }
+        if (nw) {
+            am_ps before = s->host;
+            size_t k = 0;
+            while (k < nw) {
+                if (!s->pend[w[k]])
+                    k++;
+                else if (!des_step(s, AM_TIME_NONE - 1))
+                    break;
+            }
+            if (s->now > s->host)
+                s->host = s->now;
+            s->sum.stall += s->host - before;
+            free(w);
+            free(v);
+            n = live_on(s, level, &v); /* the wait may have retired frees */
+        }
+    }
     qsort(v, n, sizeof *v, by_addr);
     mem_set_quiet(m, 1);
     for (size_t i = 0; i < n; i++)
@@ -1571,12 +1618,13 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
             x->line = ev->line;
             x->stream = ev->stream;
             touch(s, x);
-            if (s->spills && keep.self != self && s->pend[keep.self])
+            if (s->track && keep.self != self && s->pend[keep.self])
                 pend_move(s, keep.self, self); /* its pending transfers are the output's now */
             s->sum.allocs++;
             s->sum.donations_matched++;
             alloc_out o = {keep.addr, keep.given, keep.handle};
-            placement_row(s, s->seq, ev->id, level, &o, ev->bytes, PL_OK);
+            placement_row(s, s->seq, ev->id, level, &o, ev->bytes, PL_DONATED);
+            log_donate(s, level, ev->id, ev->donate, keep.addr, keep.given);
             if (s->obs && s->obs->free)
                 s->obs->free(s->obs->ctx, s->host, ev->donate, level, keep.stream, keep.addr,
                              keep.requested, keep.given, 0);
@@ -1875,7 +1923,7 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
         }
         s->sum.transfers++;
         uint64_t refs = 0;
-        if (s->spills)
+        if (s->track)
             refs = xfer_refs(s, ev->id != TR_NO_ADDR ? idmap_find(&s->ids, ev->id) : NULL,
                              ev->has_into ? idmap_find(&s->ids, ev->into) : NULL);
         rc = enqueue(s, ev, (op){OP_XFER, (uint32_t)c, ev->bytes, refs, 0}, file, err);
@@ -2323,7 +2371,7 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
         if (L->policy->retry_after_free)
             s->rt[i].retry = L->policy->retry_after_free(L->policy_opts, &s->rt[i].retry_wait);
         s->rt[i].relocatable = L->policy->set_plan == NULL;
-        s->spills |= L->on_oom == CFG_ON_OOM_SPILL;
+        s->track |= L->on_oom == CFG_ON_OOM_SPILL || L->defrag.mode != CFG_DEFRAG_NONE;
         s->rt[i].counted_defrag =
             L->defrag.mode != CFG_DEFRAG_NONE && L->defrag.trigger != CFG_TRIGGER_ON_OOM;
     }

@@ -240,6 +240,49 @@ static void test_defrag_charges_live_bytes(void)
         }
 }
 
+/* A defragmentation moves buffers only after the transfers queued or running on the level's
+ * live buffers: 4 is copied hbm -> host from 0 to 1001 us (stream 1) when 5 runs out and
+ * compacts (best_fit moves 2 and 4: 2 x 1001 us) or round-trips (2 and 4: 4 x 1001 us). */
+static void test_defrag_waits_for_pending_transfer(void)
+{
+    static const char *const modes[] = {"compact", "host_roundtrip"};
+    static const uint64_t copies[] = {2, 4};
+    for (int m = 0; m < 2; m++)
+        for (int pending = 0; pending < 2; pending++) {
+            char yaml[1024];
+            snprintf(yaml, sizeof yaml,
+                     "version: 1\nmemories:\n  hbm:\n    capacity: 4MiB\n"
+                     "    pad_requests_to: 4KiB\n    allocator: {policy: best_fit}\n"
+                     "    defrag: {mode: %s, trigger: on_oom}\n"
+                     "  host: {kind: host, capacity: 1GiB, allocator: {policy: best_fit}}\n"
+                     "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
+                     "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
+                     "  d2h: {from: hbm, to: host, bandwidth: 1GB/s, latency: 1us}\n",
+                     modes[m]);
+            hrun r;
+            hstart(&r, yaml);
+            for (int i = 1; i <= 4; i++)
+                CU_ASSERT(hev(&r, ALLOC((uint64_t)i, 1000000, 0)) == 0);
+            CU_ASSERT(hev(&r, FREE(1)) == 0);
+            CU_ASSERT(hev(&r, FREE(3)) == 0);
+            if (pending)
+                CU_ASSERT(hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 0, .dst_level = 1,
+                                             .bytes = 1000000, .stream = 1, .id = 4}) == 0);
+            CU_ASSERT_EQUAL(sim_host_time(r.s), 0);
+            CU_ASSERT(hev(&r, ALLOC(5, 2000000, 0)) == 0);
+            const sim_summary *su = sim_get_summary(r.s);
+            const am_ps t = (am_ps)copies[m] * 1001 * US;
+            CU_ASSERT_EQUAL(su->defrag.runs, 1);
+            CU_ASSERT_EQUAL(su->defrag.ooms_avoided, 1);
+            CU_ASSERT_EQUAL(su->defrag.time, t); /* the copies alone */
+            /* with the transfer pending: was t, the moves did not wait for it */
+            CU_ASSERT_EQUAL(sim_host_time(r.s), t + (pending ? 1001 * US : 0));
+            CU_ASSERT_EQUAL(su->stall, t + (pending ? 1001 * US : 0));
+            CU_ASSERT_EQUAL(su->ooms, 0);
+            hstop(&r);
+        }
+}
+
 /* The error cfg_load_string gives for yaml with sets, or "" when it loads. */
 static const char *load_error(const char *yaml, const char *const *sets, int nsets)
 {
@@ -612,7 +655,7 @@ typedef struct rp_state {
     rp_buf b[32];
     int n;
     int overlaps, bad;            /* overlapping live buffers; a record of a buffer not live */
-    int ok[2], moved[2], spilled[2], restored[2], oom[2]; /* rows per level: hbm, host */
+    int ok[2], moved[2], spilled[2], restored[2], oom[2], donated[2]; /* per level: hbm, host */
 } rp_state;
 
 static rp_buf *rp_find(rp_state *st, uint64_t id)
@@ -685,6 +728,18 @@ static void rp_placements(rp_state *st, const char *csv, const uint64_t (*frees)
         } else if (!strcmp(status, "restored")) {
             st->restored[h]++;
             rp_place(st, id, level, addr, size, 0);
+        } else if (!strcmp(status, "donated")) {
+            /* the output takes over the block of the live buffer at that address: the donor */
+            st->donated[h]++;
+            rp_buf *d = NULL;
+            for (int i = 0; i < st->n; i++)
+                if (st->b[i].live && !strcmp(st->b[i].level, level) && st->b[i].addr == addr)
+                    d = &st->b[i];
+            if (d)
+                d->live = 0;
+            else
+                st->bad++;
+            rp_place(st, id, level, addr, size, 1);
         } else if (!strcmp(status, "oom")) {
             st->oom[h]++;
         } else {
@@ -708,7 +763,7 @@ static int rp_log_matches(const char *log, const char *csv)
         char level[32], kind[4];
         unsigned long long a, b, d, e = 0;
         int k = sscanf(l, "%31[a-z_]: %3s %llu %llu %llu %llu", level, kind, &a, &b, &d, &e);
-        if (k < 2 || (strcmp(kind, "A") && strcmp(kind, "M")))
+        if (k < 2 || (strcmp(kind, "A") && strcmp(kind, "M") && strcmp(kind, "D")))
             continue;
         unsigned long long seq, id, addr, req, size;
         char rl[32], status[16];
@@ -722,7 +777,11 @@ static int rp_log_matches(const char *log, const char *csv)
         if (strcmp(level, rl) || a != id)
             return -1;
         if (!strcmp(kind, "A")) {
-            if (k != 5 || b != addr || d != size || !strcmp(status, "moved"))
+            if (k != 5 || b != addr || d != size || !strcmp(status, "moved") ||
+                !strcmp(status, "donated"))
+                return -1;
+        } else if (!strcmp(kind, "D")) {
+            if (k != 6 || strcmp(status, "donated") || d != addr || e != size)
                 return -1;
         } else if (k != 6 || strcmp(status, "moved") || i == nid || at[i] != b || d != addr ||
                    e != size) {
@@ -764,6 +823,58 @@ static void rp_run(const char *name, const char *yaml, const char *events, char 
 /* Compaction moves 2 and 4 down so that 5 fits: both moves are rows and M lines, and 5 lands
  * where 4 no longer is. (Until 2026-11-25 the moves were written nowhere: both outputs left 4 at
  * 3 MiB, overlapping 5 at [2 MiB, 4 MiB).) */
+/* A matched donation: its row is `donated` (the donor's block, which the donor leaves) and
+ * the log says `D ID DONOR ADDR SIZE`; replaying either gives one id per block (until
+ * 2026-11-25 an `ok` row and no log line: 1 and 2 both live on [0, 1 MiB)). */
+static void test_donation_recorded(void)
+{
+    char *csv, *log, *j;
+    rp_run("mv_donate",
+           "version: 1\ndevice: h100\nmemories:\n  hbm:\n    capacity: 4MiB\n"
+           "    allocator: {policy: best_fit, commit_granularity: 1MiB}\n",
+           "amsim-trace v1\nalloc 1 1MiB\nalloc 2 1MiB donate=1\nalloc 3 1MiB\nsync\n", &csv,
+           &log, &j);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_STRING_EQUAL(csv, "seq,id,level,address,requested,allocated,status\n"
+                                "0,1,hbm,0,1048576,1048576,ok\n"
+                                "1,2,hbm,0,1048576,1048576,donated\n"
+                                "2,3,hbm,1048576,1048576,1048576,ok\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, "hbm: A 1 0 1048576\nhbm: D 2 1 0 1048576\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, "hbm: A 3 1048576 1048576\n"));
+    rp_state st;
+    rp_placements(&st, csv, NULL, 0);
+    CU_ASSERT_EQUAL(st.overlaps, 0);
+    CU_ASSERT_EQUAL(st.bad, 0);
+    CU_ASSERT_EQUAL(st.ok[0], 2);
+    CU_ASSERT_EQUAL(st.donated[0], 1);
+    CU_ASSERT_EQUAL(rp_log_matches(log, csv), 3);
+    /* The live set from the log alone: A places, D hands the donor's block on */
+    rp_state lg;
+    memset(&lg, 0, sizeof lg);
+    for (const char *l = log; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        unsigned long long a, b, c, d;
+        if (sscanf(l, "hbm: A %llu %llu %llu", &a, &b, &c) == 3) {
+            rp_place(&lg, a, "hbm", b, c, 1);
+        } else if (sscanf(l, "hbm: D %llu %llu %llu %llu", &a, &b, &c, &d) == 4) {
+            rp_free(&lg, b);
+            rp_place(&lg, a, "hbm", c, d, 1);
+        }
+    }
+    CU_ASSERT_EQUAL(lg.overlaps, 0);
+    CU_ASSERT_EQUAL(lg.bad, 0);
+    CU_ASSERT_PTR_NULL(rp_find(&lg, 1));
+    CU_ASSERT_PTR_NOT_NULL(rp_find(&lg, 2));
+    CU_ASSERT_PTR_NOT_NULL(rp_find(&lg, 3));
+    const char *hbm = strstr(j, "\"hbm\": {\n      \"policy\"");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(hbm);
+    CU_ASSERT_EQUAL(hjson_u64(hbm, "allocs"), 2); /* the ok rows: a donation allocates nothing */
+    free(csv);
+    free(log);
+    free(j);
+}
+
 static void test_defrag_moves_recorded(void)
 {
     char *csv, *log, *j;
@@ -1050,6 +1161,8 @@ void suite_hierarchy(void)
              {"copying actions need their link; TPU compaction is charged",
               test_copy_links_required},
              {"defragmentation triggers: threshold, every, a failure", test_defrag_triggers},
+             {"a defragmentation waits for transfers on its level",
+              test_defrag_waits_for_pending_transfer},
              {"spill round trip costs two transfers", test_spill_round_trip},
              {"a spill waits for transfers on its victim", test_spill_waits_for_pending_transfer},
              {"spill victims: LRU, largest, host copies freed", test_spill_victims},
@@ -1060,6 +1173,7 @@ void suite_hierarchy(void)
              {"a restore that cannot allocate is an OOM of its level", test_restore_failure_is_oom},
              {"spill, restore and dropped copies write host rows", test_spill_timeline_host_rows},
              {"defragmentation moves in placements and log", test_defrag_moves_recorded},
+             {"a donation in placements and log", test_donation_recorded},
              {"spill copies and restores in placements and log", test_spill_restore_recorded},
              {"the observer sees moves, spills and restores", test_observer_moves});
 }
