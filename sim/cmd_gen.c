@@ -122,7 +122,7 @@ static const char *gen_limits(const char *kind)
         return "ranges: --layers 1 to 2^20; --hidden, --heads, --seq, --micro-batch,\n"
                "  --micro-batches, --steps, --dp 1 to 2^24; --vocab 1 to 2^32; --tflops and the\n"
                "  bandwidths above 0; --mfu above 0, at most 1; --jitter 0 to 0.5; --steps x\n"
-               "  --micro-batches x --layers at most 10^7; every buffer and the peak on hbm\n"
+               "  --micro-batches x --layers at most 2 x 10^6; every buffer and the peak on hbm\n"
                "  at most 4 EiB (2^62 bytes)";
     if (!strcmp(kind, "serve"))
         return "ranges: --layers 1 to 2^20; --hidden, --kv-heads, --head-dim 1 to 2^24; --vocab\n"

@@ -313,7 +313,9 @@ void gen_train_defaults(gen_train_opts *o)
  * trace at about 30 bytes a line; gen serve --max-output 2^30 --output-mu 50 once wrote tens of
  * GB before the disk filled. The shipped sweep (3000 requests) comes to under 2 million. */
 #define G_MAX_SERVE_EVENTS 100000000
-#define G_MAX_PASSES 10000000            /* train: steps x micro-batches x layers */
+/* train: steps x micro-batches x layers, about 50 trace lines each: 10^8 lines (about 3 GB), as
+ * serve's cap (until 2026-11-25 10^7 passes, about 14 GB) */
+#define G_MAX_PASSES 2000000
 
 typedef struct gcheck {
     const char *what; /* "gen train" */
@@ -477,7 +479,8 @@ static int train_check(const gen_train_opts *o, gen_train_totals *t, am_error *e
                        "--heads (%" PRIu64 ")", o->hidden, o->heads);
     if ((double)o->steps * (double)o->micro_batches * (double)o->layers > G_MAX_PASSES)
         return am_fail(err, AM_EINPUT, "gen train: --steps x --micro-batches x --layers is %.0f "
-                       "layer passes, more than 10^7 (about 40 trace lines each)",
+                       "layer passes, more than 2 x 10^6 (about 50 trace lines each: 10^8 lines, "
+                       "about 3 GB)",
                        (double)o->steps * (double)o->micro_batches * (double)o->layers);
     /* keep every size well inside 64 bits (the rule before the checked sizes below) */
     double big = (double)o->seq * (double)o->seq * (double)o->micro_batch * (double)o->heads +

@@ -451,7 +451,12 @@ static void test_bad_options(void)
         {"train --hidden 12 --heads 5", "gen train: --hidden (12) must be a multiple of --heads "
                                         "(5)\n"},
         {"train --steps 100000 --micro-batches 100", "gen train: --steps x --micro-batches x "
-         "--layers is 40000000 layer passes, more than 10^7 (about 40 trace lines each)\n"},
+         "--layers is 40000000 layer passes, more than 2 x 10^6 (about 50 trace lines each: "
+         "10^8 lines, about 3 GB)\n"},
+        /* one pass over the cap (10^7 passed until 2026-11-25: about 14 GB of trace) */
+        {"train --steps 3 --micro-batches 666667 --layers 1",
+         "gen train: --steps x --micro-batches x --layers is 2000001 layer passes, more than 2 x "
+         "10^6 (about 50 trace lines each: 10^8 lines, about 3 GB)\n"},
         {"train --seq 16777216 --micro-batch 16777216", "gen train: model or batch too large: "
          "--seq^2 x --micro-batch x --heads + --hidden^2 x --layers + --seq x --micro-batch x "
          "--vocab is 7.56e+22, above 1.5625e16\n"},
