@@ -1983,9 +1983,9 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
     return rc;
 }
 
-int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
+/* sim_event after its prologue_edge (run_one has taken it already). */
+static int event_in(sim *s, const tr_event *ev, const char *file, am_error *err)
 {
-    prologue_edge(s, ev);
     if (ev->time != AM_TIME_NONE && ev->time > s->host)
         s->host = ev->time;
     if (seg_kind(ev))
@@ -2012,6 +2012,12 @@ int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
         rc = check_all(s, file, ev, err);
     s->seq++;
     return rc;
+}
+
+int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
+{
+    prologue_edge(s, ev);
+    return event_in(s, ev, file, err);
 }
 
 void sim_flush(sim *s)
@@ -2204,7 +2210,7 @@ AM_ALWAYS_INLINE int run_one(sim *s, const tr_event *ev, const runctx *c, am_err
         if (__builtin_expect(s->host >= AM_PS_MAX, 0)) /* only an allocator's latency moves it */
             return time_overflow(c->file, ev->line, 0, err);
     } else {
-        if (sim_event(s, ev, c->file, err) != 0)
+        if (event_in(s, ev, c->file, err) != 0)
             return -1;
         if (s->host >= AM_PS_MAX || s->now >= AM_PS_MAX)
             return time_overflow(c->file, ev->line, 0, err);
