@@ -24,9 +24,10 @@
  * Execution: the parent forks one worker process per run, at most -j at once (a crash or hang
  * of one run cannot take the batch down: the parent records it). A run writes its outputs
  * atomically into DIR/runs/NNNN-NAME/ and then, last, result.txt (the done marker: the run's
- * identity key, status, error and every metric). A rerun skips folders whose result.txt has the
- * same key and status ok (and the per-run outputs asked for; with --update-expectations none,
- * as its outputs are outside DIR); failed runs are tried again. The
+ * identity key, status, error, the optional outputs it wrote and every metric). A rerun skips
+ * folders whose result.txt has the same key and status ok (and lists the per-run outputs asked
+ * for; with --update-expectations none, as its outputs are outside DIR); failed runs are tried
+ * again, each first removing its folder's previous outputs (clear_outputs). The
  * key holds a digest of the run's other inputs (effective config, trace bytes, generator
  * settings: sweep_digest), so an edited base config or trace makes its runs run again instead
  * of leaving stale results. results.csv is always rebuilt from the run folders, in run-id
@@ -1861,14 +1862,39 @@ static char *run_dir(const batch *b, const sw_run *r)
     return xprintf("%s/runs/%s", b->out, r->folder);
 }
 
-/* Write result.txt, the done marker (last file of a run). */
+/* The optional per-run outputs (--placements, --timeline, outputs:), as result.txt's outputs=
+ * lists those a run wrote. */
+static const char *const optional_outputs[2] = {"placements.csv", "timeline.csv"};
+
+/* Remove a run folder's outputs before the run (re)runs, its done marker first: a folder never
+ * mixes the outputs of two different inputs (until 2026-11-27 a rerun left the files it did not
+ * write again: a timeline.csv of the old trace beside the new result.txt, which a later rerun
+ * with --timeline took as done and `amsim report` plotted; and a failed rerun left the old
+ * summary.json and report.txt beside a result.txt saying failed). Only the files a run writes
+ * are removed; anything else in the folder is the user's. */
+static void clear_outputs(const char *dir)
+{
+    static const char *const names[] = {"result.txt", "summary.json", "report.txt",
+                                        "effective_config.yaml", "placements.csv",
+                                        "timeline.csv", "gen.trace"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char *p = xprintf("%s/%s", dir, names[i]);
+        unlink(p);
+        free(p);
+    }
+}
+
+/* Write result.txt, the done marker (last file of a run). outputs: the optional outputs the run
+ * wrote, comma-separated (run_is_done skips a run only for those it lists). */
 static int write_result(const char *dir, const sw_run *r, const char *status, const char *error,
-                        const char *policy, const char *metrics, am_error *err)
+                        const char *policy, const char *outputs, const char *metrics,
+                        am_error *err)
 {
     char *e = am_strdup(error ? error : "");
     one_line(e);
-    char *text = xprintf("amsim-result v1\nid=%d\nkey=%s\nstatus=%s\nerror=%s\npolicy=%s\n%s",
-                         r->id, r->key, status, e, policy ? policy : "", metrics ? metrics : "");
+    char *text = xprintf("amsim-result v1\nid=%d\nkey=%s\nstatus=%s\nerror=%s\npolicy=%s\n"
+                         "outputs=%s\n%s", r->id, r->key, status, e, policy ? policy : "",
+                         outputs ? outputs : "", metrics ? metrics : "");
     char *p = xprintf("%s/result.txt", dir);
     int rc = write_atomic(p, text, err);
     free(p);
@@ -2025,6 +2051,7 @@ static int run_child(const batch *b, const sw_run *r)
         am_fail(&err, AM_EINPUT, "%s: cannot create: %s", dir, strerror(errno));
         goto done;
     }
+    clear_outputs(dir);
     sp.config = s->base;
     sp.no_lenient_option = 1; /* a sweep has no --lenient: its errors do not suggest it */
     sp.policy = r->policy >= 0 ? s->policies.v[r->policy] : NULL;
@@ -2088,8 +2115,12 @@ static int run_child(const batch *b, const sw_run *r)
     }
 done:
     out_abort(report);
+    char outputs[64] = "";
+    if (status == 0 || status == 3)
+        snprintf(outputs, sizeof outputs, "%s%s%s", pl ? optional_outputs[0] : "",
+                 pl && tl ? "," : "", tl ? optional_outputs[1] : "");
     if (write_result(dir, r, st_word, status == 0 ? "" : err.msg[0] ? err.msg : "failed",
-                     rc.policy, mbuf, &err) != 0)
+                     rc.policy, outputs, mbuf, &err) != 0)
         status = 2;
     free(mbuf);
     for (int a = 0; a < nown; a++)
@@ -2113,6 +2144,7 @@ typedef struct kv {
 typedef struct result {
     int have;
     char *status, *error, *policy, *key;
+    char *outputs;     /* outputs=: the optional outputs the run wrote; NULL before 2026-11-27 */
     kv *m;
     int nm;
 } result;
@@ -2123,6 +2155,7 @@ static void result_free(result *r)
     free(r->error);
     free(r->policy);
     free(r->key);
+    free(r->outputs);
     for (int i = 0; i < r->nm; i++) {
         free(r->m[i].k);
         free(r->m[i].v);
@@ -2166,6 +2199,8 @@ static int result_read(const char *dir, const char *folder, result *r)
             r->policy = am_strdup(v);
         else if (!strcmp(line, "key"))
             r->key = am_strdup(v);
+        else if (!strcmp(line, "outputs"))
+            r->outputs = am_strdup(v);
     }
     free(text);
     r->have = r->status && r->key;
@@ -2393,8 +2428,23 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
 
 /* ---- the scheduler ---------------------------------------------------------------------- */
 
-/* Finished: the same key, status ok, and every per-run output this batch asks for is there (a
- * rerun with --timeline or --placements added writes them for runs finished without). */
+/* Whether the comma-separated list has name. */
+static int list_has(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncmp(p, name, n) == 0)
+            return 1;
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
+/* Finished: the same key, status ok, and every per-run output this batch asks for was written by
+ * that run (result.txt's outputs= lists it) and is still there (a rerun with --timeline or
+ * --placements added writes them for runs finished without; until 2026-11-27 any file of that
+ * name counted, also one left by an earlier run of other inputs). */
 static int run_is_done(const batch *b, const sw_run *r)
 {
     /* --update-expectations: a run's output is its expectation, outside DIR, so every run runs
@@ -2406,17 +2456,16 @@ static int run_is_done(const batch *b, const sw_run *r)
     if (result_read(b->out, r->folder, &x) != 0)
         return 0;
     int done = strcmp(x.key, r->key) == 0 && strcmp(x.status, "ok") == 0;
-    result_free(&x);
-    static const char *const names[2] = {"placements.csv", "timeline.csv"};
     int want[2] = {b->placements, b->timeline};
     for (int i = 0; done && i < 2; i++) {
         if (!want[i])
             continue;
-        char *dir = run_dir(b, r), *p = xprintf("%s/%s", dir, names[i]);
-        done = access(p, F_OK) == 0;
+        char *dir = run_dir(b, r), *p = xprintf("%s/%s", dir, optional_outputs[i]);
+        done = list_has(x.outputs, optional_outputs[i]) && access(p, F_OK) == 0;
         free(p);
         free(dir);
     }
+    result_free(&x);
     return done;
 }
 
@@ -2655,7 +2704,8 @@ static int run_all(batch *b, int *nskipped, int *nran)
                 snprintf(msg, sizeof msg, "worker exited with status %d and no result",
                          WIFEXITED(st) ? WEXITSTATUS(st) : -1);
             mkdir_p(dir);
-            if (write_result(dir, r, "failed", msg, NULL, NULL, &e2) != 0)
+            clear_outputs(dir); /* the worker may have died before it cleared the folder */
+            if (write_result(dir, r, "failed", msg, NULL, NULL, NULL, &e2) != 0)
                 fprintf(stderr, "%s: %s\n", prog, e2.msg);
         }
         if (have)

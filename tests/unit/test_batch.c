@@ -819,6 +819,84 @@ static void test_resume_inputs_changed(void)
     CU_ASSERT_EQUAL(access(tl, F_OK), 0);
 }
 
+/* Whether the file holds text. */
+static int file_has(const char *path, const char *text)
+{
+    char *t = tu_slurp(path, NULL);
+    int has = t && strstr(t, text);
+    free(t);
+    return has;
+}
+
+/* A run that runs again first removes its previous outputs, so a folder never mixes two inputs'
+ * files, and a skip counts only the optional outputs its result.txt says it wrote (until
+ * 2026-11-27 a rerun without --timeline kept the old trace's timeline.csv, the next rerun with
+ * --timeline skipped the run for it, and a failed rerun kept the old summary.json). */
+static void test_resume_no_stale_outputs(void)
+{
+    const char *sub = path_in_tmp("stale");
+    char text[2048], args[4096], dir[1200], f[1300], *err = NULL;
+    mkdir(sub, 0777);
+    snprintf(dir, sizeof dir, "%s/o/runs/0001-a", sub);
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [a.trace]\n", tu_top());
+    tu_write("stale/sw.yaml", text);
+    static const struct {
+        const char *trace, *opts; /* a.trace's allocation; the batch's options */
+        const char *want;         /* in the summary line */
+        int timeline;             /* timeline.csv: 0 absent, else the MiB it shows */
+    } steps[] = {
+        {"1MiB", "--timeline --placements", "1 run now, 0 finished before", 1},
+        {"2MiB", "", "1 run now, 0 finished before", 0},
+        {"2MiB", "--timeline --placements", "1 run now, 0 finished before", 2},
+        {"2MiB", "--timeline", "0 run now, 1 finished before", 2},
+    };
+    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+        snprintf(text, sizeof text, "amsim-trace v1\nalloc 1 %s\nfree 1\n", steps[i].trace);
+        tu_write("stale/a.trace", text);
+        snprintf(args, sizeof args, "batch '%s/sw.yaml' -o '%s/o' %s", sub, sub, steps[i].opts);
+        err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+        CU_ASSERT(err && strstr(err, steps[i].want));
+        if (!err || !strstr(err, steps[i].want))
+            fprintf(stderr, "\n  step %zu: %s  expected: %s\n", i, err ? err : "(none)",
+                    steps[i].want);
+        free(err);
+        snprintf(f, sizeof f, "%s/timeline.csv", dir);
+        if (!steps[i].timeline) {
+            CU_ASSERT_NOT_EQUAL(access(f, F_OK), 0);
+            snprintf(f, sizeof f, "%s/placements.csv", dir);
+            CU_ASSERT_NOT_EQUAL(access(f, F_OK), 0);
+        } else {
+            CU_ASSERT(file_has(f, steps[i].timeline == 1 ? ",hbm,1048576," : ",hbm,2097152,"));
+            snprintf(f, sizeof f, "%s/placements.csv", dir);
+            CU_ASSERT(file_has(f, steps[i].timeline == 1 ? ",1048576,1048576,ok"
+                                                         : ",2097152,2097152,ok"));
+        }
+    }
+    /* a result.txt that does not list timeline.csv (written before 2026-11-27) is not taken as
+     * having it, even with the file there */
+    snprintf(args, sizeof args, "sed -i '/^outputs=/d' '%s/result.txt'", dir);
+    CU_ASSERT_EQUAL_FATAL(system(args), 0);
+    snprintf(args, sizeof args, "batch '%s/sw.yaml' -o '%s/o' --timeline", sub, sub);
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT(err && strstr(err, "1 run now, 0 finished before"));
+    free(err);
+    /* a failed rerun leaves only its result.txt */
+    tu_write("stale/a.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\nfree 2\n");
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    free(err);
+    static const char *const gone[] = {"summary.json", "report.txt", "timeline.csv",
+                                       "effective_config.yaml"};
+    for (size_t i = 0; i < sizeof gone / sizeof *gone; i++) {
+        snprintf(f, sizeof f, "%s/%s", dir, gone[i]);
+        CU_ASSERT_NOT_EQUAL(access(f, F_OK), 0);
+    }
+    snprintf(f, sizeof f, "%s/result.txt", dir);
+    CU_ASSERT(file_has(f, "status=failed"));
+}
+
 /* --timeout honours fractions of a second (alarm() rounded 0.02 up to 1 s, and 1e-9 too, so
  * nothing was killed); a value that is not a finite number of seconds is refused. */
 static void test_timeout_fraction(void)
@@ -2843,6 +2921,7 @@ void suite_batch(void)
              {"seeds past 32 bits refused at line:col", test_sweep_seed_range},
              {"resume and failure isolation", test_resume_and_failure_isolation},
              {"resume reruns runs whose inputs changed", test_resume_inputs_changed},
+             {"a rerun leaves no outputs of earlier inputs", test_resume_no_stale_outputs},
              {"--timeout honours fractions of a second", test_timeout_fraction},
              {"a stopped batch leaves no temporaries", test_stop_leaves_no_temporaries},
              {"--timeout stops a worker started with its signals blocked",
