@@ -14,8 +14,9 @@
  *                                 each seed 0 .. 4294967295, checked when the sweep is read)
  *   exclude: [{policy: caching, PATH: VALUE, trace: GLOB, seed: S}, ...]   (not {})
  *   outputs: {timeline: BOOL, placements: BOOL}
- *   expectations: DIR             (kind regress) DIR/<trace file name>[.POLICY].expect (see
- *                                 expect_path; two traces of one file name are refused)
+ *   expectations: DIR             (kind regress) DIR/<trace file name>[.POLICY][.AXIS=VALUE
+ *                                 ...].expect (see expect_name; two traces of one file name
+ *                                 are refused)
  * The matrix is the product trace x policy x axis 1 x ... x axis n x seed, the last varying
  * fastest; excluded combinations are dropped before numbering, so run ids are 1..N. Every value
  * of set: and of the axes is loaded into the base config at load, as the runs load it
@@ -378,8 +379,8 @@ typedef struct sweep {
     strlist presets;           /* the device presets the base config read, under set:, each
                                   axis value and policy (sweep_check_values), each once */
     /* regress checks (not --update-expectations): the expectation's bytes count too; hex
-     * FNV-1a 64 of each trace's under each policy, [trace * max(1, policies.n) + policy] (each
-     * file read once however many runs and traces share it); NULL otherwise */
+     * FNV-1a 64 of each trace's under each policy at each axis point, [expect_slot] (each
+     * file read once however many runs share it); NULL otherwise */
     char (*expect_hash)[17];
 } sweep;
 
@@ -917,36 +918,121 @@ static const char *base_name(const char *p)
     return b ? b + 1 : p;
 }
 
-/* kind regress: EXPECTATIONS/NAME[.POLICY].expect. NAME is the trace's file name (unique in a
- * regress sweep: expect_names_unique), or for a generated trace gen.trace with one seed and
- * gen.seedS.trace with several (each seed generates another trace; until 2026-11-25 every seed
- * used gen.trace's). tr, seed: indices of the run (-1 when the dimension is empty); policy:
- * an index of policies:, or -1 for the config's own. */
-static const char *expect_path(const sweep *s, int policy, int tr, int seed, char *buf,
-                               size_t n)
+/* An axis's label in expectation file names: the last part of its path (`capacity`), or the
+ * whole path when another axis of the sweep ends in the same part (memories.hbm.capacity and
+ * memories.vmem.capacity). */
+static const char *axis_label(const sweep *s, int a)
 {
-    const char *pol = policy >= 0 ? s->policies.v[policy] : NULL;
+    const char *p = s->axes[a].path, *last = strrchr(p, '.'), *lab = last ? last + 1 : p;
+    for (int b = 0; b < s->naxes; b++) {
+        const char *q = s->axes[b].path, *lb = strrchr(q, '.');
+        if (b != a && strcmp(lb ? lb + 1 : q, lab) == 0)
+            return p;
+    }
+    return lab;
+}
+
+/* Write text with each byte outside [A-Za-z0-9._+-] as %XX (upper-case hex): a file name
+ * without '/', and reversible, so distinct values keep distinct names ('=' is escaped too, so a
+ * value cannot pass for the next LABEL=). */
+static void put_escaped(FILE *f, const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                 (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '+' || *p == '-';
+        if (ok)
+            fputc(*p, f);
+        else
+            fprintf(f, "%%%02X", *p);
+    }
+}
+
+/* kind regress: NAME[.POLICY][.LABEL=VALUE...].expect in EXPECTATIONS, for the run r's trace,
+ * policy, seed and axis values (the file name alone, allocated). NAME is the trace's file name
+ * (unique in a regress sweep: expect_names_unique), or for a generated trace gen.trace with one
+ * seed and gen.seedS.trace with several (each seed generates another trace; until 2026-11-25
+ * every seed used gen.trace's). Each axis adds .LABEL=VALUE (axis_label; both escaped:
+ * put_escaped), in the sweep's order, so each axis point has its own expectation (until
+ * 2026-11-27 the points of an axis shared one: --update-expectations wrote it from each of them
+ * and the next check deviated); names of sweeps without axes are unchanged. r->trace, r->seed:
+ * -1 when the dimension is empty; r->policy: an index of policies:, or -1 for the config's own. */
+static char *expect_name(const sweep *s, const sw_run *r)
+{
+    const char *pol = r->policy >= 0 ? s->policies.v[r->policy] : NULL;
     char gen[64] = "gen.trace";
     uint64_t sv;
-    if (tr < 0 && s->seeds.n > 1 && seed >= 0 && !gen_seed_parse(s->seeds.v[seed], &sv))
+    if (r->trace < 0 && s->seeds.n > 1 && r->seed >= 0 &&
+        !gen_seed_parse(s->seeds.v[r->seed], &sv))
         snprintf(gen, sizeof gen, "gen.seed%" PRIu64 ".trace", sv);
-    snprintf(buf, n, "%s/%s%s%s.expect", s->expect_dir,
-             tr >= 0 ? base_name(s->traces.v[tr]) : gen, pol ? "." : "", pol ? pol : "");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fprintf(f, "%s%s%s", r->trace >= 0 ? base_name(s->traces.v[r->trace]) : gen, pol ? "." : "",
+            pol ? pol : "");
+    for (int a = 0; a < s->naxes; a++) {
+        fputc('.', f);
+        put_escaped(f, axis_label(s, a));
+        fputc('=', f);
+        put_escaped(f, s->axes[a].vals.v[r->ax[a]]);
+    }
+    fputs(".expect", f);
+    fclose(f);
+    return text;
+}
+
+/* EXPECTATIONS/expect_name in buf. */
+static const char *expect_path(const sweep *s, const sw_run *r, char *buf, size_t n)
+{
+    char *name = expect_name(s, r);
+    snprintf(buf, n, "%s/%s", s->expect_dir, name);
+    free(name);
     return buf;
 }
 
 /* The expectations of a regress sweep are the number of expectation sources (traces, or the
- * generated traces that have names of their own) times max(1, policies); a run's is at
- * expect_slot. */
+ * generated traces that have names of their own) times max(1, policies) times the number of axis
+ * points (the product of the axes' value counts); a run's is at expect_slot, in matrix order
+ * (source, policy, axes with the first outermost). -1 over 10 million (the matrix is refused
+ * then: matrix_expand). */
 static int expect_nsrc(const sweep *s)
 {
     return s->traces.n ? s->traces.n : s->seeds.n > 1 ? s->seeds.n : 1;
 }
 
-static int expect_slot(const sweep *s, int policy, int tr, int seed)
+static long expect_nslots(const sweep *s)
 {
-    int src = tr >= 0 ? tr : s->seeds.n > 1 && seed >= 0 ? seed : 0;
-    return src * (s->policies.n ? s->policies.n : 1) + (policy >= 0 ? policy : 0);
+    long n = (long)expect_nsrc(s) * (s->policies.n ? s->policies.n : 1);
+    for (int a = 0; a < s->naxes; a++)
+        if ((n *= s->axes[a].vals.n) > 10000000)
+            return -1;
+    return n;
+}
+
+static long expect_slot(const sweep *s, const sw_run *r)
+{
+    int src = r->trace >= 0 ? r->trace : s->seeds.n > 1 && r->seed >= 0 ? r->seed : 0;
+    long slot = (long)src * (s->policies.n ? s->policies.n : 1) +
+                (r->policy >= 0 ? r->policy : 0);
+    for (int a = 0; a < s->naxes; a++)
+        slot = slot * s->axes[a].vals.n + r->ax[a];
+    return slot;
+}
+
+/* The run identity (trace, policy, seed, axis values) of expectation slot i: expect_slot's
+ * inverse. */
+static sw_run expect_slot_run(const sweep *s, long i)
+{
+    sw_run r = {0};
+    for (int a = s->naxes - 1; a >= 0; a--) {
+        r.ax[a] = (int)(i % s->axes[a].vals.n);
+        i /= s->axes[a].vals.n;
+    }
+    int np = s->policies.n ? s->policies.n : 1;
+    r.policy = s->policies.n ? (int)(i % np) : -1;
+    i /= np;
+    r.trace = s->traces.n ? (int)i : -1;
+    r.seed = r.trace < 0 ? (int)i : -1;
+    return r;
 }
 
 typedef struct named_ix {
@@ -980,12 +1066,65 @@ static int expect_names_unique(const sweep *s, am_error *err)
     if (b < 0)
         return 0;
     char ep[4096];
-    expect_path(s, s->policies.n ? 0 : -1, a, -1, ep, sizeof ep);
+    sw_run r = {.trace = a, .policy = s->policies.n ? 0 : -1, .seed = -1};
+    expect_path(s, &r, ep, sizeof ep);
     return am_fail_at(err, s->file, s->trace_pos[b].line, s->trace_pos[b].col, "traces: %s and "
                       "%s (line %lu, column %lu) have one file name, and a regress sweep names "
                       "each trace's expectation by it: both would use %s; rename one or check "
                       "them in separate sweeps", s->trace_disp.v[b], s->trace_disp.v[a],
                       s->trace_pos[a].line, s->trace_pos[a].col, ep);
+}
+
+/* Refuse the expectation name of r, too long for a file name, at the axis value that makes it
+ * longest (or its trace). */
+static int expect_name_too_long(const sweep *s, const sw_run *r, const char *name,
+                                am_error *err)
+{
+    sw_pos at = {1, 1};
+    size_t longest = 0;
+    if (r->trace >= 0)
+        at = s->trace_pos[r->trace];
+    for (int a = 0; a < s->naxes; a++) {
+        const char *v = s->axes[a].vals.v[r->ax[a]];
+        if (strlen(v) > longest)
+            longest = strlen(v), at = s->axes[a].pos[r->ax[a]];
+    }
+    return am_fail_at(err, s->file, at.line, at.col, "a regress sweep names each expectation by "
+                      "its trace, policy and axis values: '%.60s...' would be %zu bytes, over the "
+                      "%d a file name can have; use shorter values or fewer axes", name,
+                      strlen(name), NAME_MAX);
+}
+
+/* Every expectation name of a regress sweep fits in a file name (NAME_MAX bytes) and is its
+ * slot's alone: expect_name makes them distinct (escaped, reversible values), this is the guard
+ * that two runs never share one. A matrix over 10 million runs is refused later, as such. */
+static int expect_names_check(const sweep *s, am_error *err)
+{
+    long n = expect_nslots(s);
+    if (n < 0)
+        return 0;
+    named_ix *v = am_calloc((size_t)n + 1, sizeof *v);
+    int rc = 0;
+    long made = 0;
+    for (; made < n && rc == 0; made++) {
+        sw_run r = expect_slot_run(s, made);
+        v[made] = (named_ix){expect_name(s, &r), (int)made};
+        if (strlen(v[made].path) > NAME_MAX)
+            rc = expect_name_too_long(s, &r, v[made].path, err);
+    }
+    if (rc == 0) {
+        qsort(v, (size_t)n, sizeof *v, cmp_named_ix);
+        for (long i = 1; i < n && rc == 0; i++)
+            if (strcmp(v[i].path, v[i - 1].path) == 0)
+                rc = am_fail_at(err, s->file, 1, 1, "kind: regress: two runs of different "
+                                "traces, policies or axis values would share the expectation "
+                                "%s/%s; rename a trace or change an axis value", s->expect_dir,
+                                v[i].path);
+    }
+    for (long i = 0; i < made; i++)
+        free(v[i].path);
+    free(v);
+    return rc;
 }
 
 static int sweep_load(sweep *s, const char *file, am_error *err)
@@ -1278,7 +1417,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
         am_fail_at(err, file, 1, 1, "kind: regress needs 'expectations: DIR'");
         goto out;
     }
-    if (s->regress && expect_names_unique(s, err) != 0)
+    if (s->regress && (expect_names_unique(s, err) != 0 || expect_names_check(s, err) != 0))
         goto out;
     if (check_exclusions(s, err) != 0)
         goto out;
@@ -1406,24 +1545,20 @@ static void file_hash(const char *path, char out[17])
     fclose(f);
 }
 
-static const char *run_expect_path(const sweep *s, const sw_run *r, char *buf, size_t n)
-{
-    return expect_path(s, r->policy, r->trace, r->seed, buf, n);
-}
-
 /* s->expect_hash: every expectation of the sweep (expect_slot), each file read once (their
- * names are distinct: expect_names_unique, expect_path). */
+ * names are distinct: expect_names_unique, expect_names_check). None over 10 million (the
+ * matrix is refused). */
 static void expect_hashes(sweep *s)
 {
-    int np = s->policies.n ? s->policies.n : 1, ns = expect_nsrc(s);
-    s->expect_hash = am_calloc((size_t)(ns * np) + 1, sizeof *s->expect_hash);
-    for (int i = 0; i < ns; i++)
-        for (int p = 0; p < np; p++) {
-            char buf[4096];
-            int pol = s->policies.n ? p : -1, t = s->traces.n ? i : -1, sd = t < 0 ? i : -1;
-            file_hash(expect_path(s, pol, t, sd, buf, sizeof buf),
-                      s->expect_hash[expect_slot(s, pol, t, sd)]);
-        }
+    long n = expect_nslots(s);
+    if (n < 0)
+        return;
+    s->expect_hash = am_calloc((size_t)n + 1, sizeof *s->expect_hash);
+    for (long i = 0; i < n; i++) {
+        char buf[4096];
+        sw_run r = expect_slot_run(s, i);
+        file_hash(expect_path(s, &r, buf, sizeof buf), s->expect_hash[i]);
+    }
 }
 
 /* The run's inputs digest: the study's (config after set:, generator), the trace's bytes and, for
@@ -1437,7 +1572,7 @@ static const char *run_inputs(const sweep *s, const sw_run *r)
     if (r->trace >= 0)
         snprintf(part[1], sizeof part[1], "%s", s->trace_hash.v[r->trace]);
     if (s->expect_hash)
-        memcpy(part[2], s->expect_hash[expect_slot(s, r->policy, r->trace, r->seed)], 17);
+        memcpy(part[2], s->expect_hash[expect_slot(s, r)], 17);
     uint64_t h = RT_FNV_OFFSET;
     for (int i = 0; i < 3; i++)
         h = rt_fnv1a(h, part[i], strlen(part[i]) + 1);
@@ -2070,7 +2205,7 @@ static int run_child(const batch *b, const sw_run *r)
         sp.trace = s->traces.v[r->trace];
     if (s->regress) {
         char ep[4096];
-        exp_path = am_strdup(run_expect_path(s, r, ep, sizeof ep));
+        exp_path = am_strdup(expect_path(s, r, ep, sizeof ep));
         if (b->update_expect) {
             sp.save_expect = exp_path;
             if (mkdir_p(s->expect_dir) != 0) {
@@ -2765,17 +2900,15 @@ static void usage(FILE *f)
 }
 
 /* A regress sweep's expectation files, each once, sorted: every trace's (or generated trace's,
- * expect_path) under every policy. */
+ * expect_name) under every policy and at every axis point. */
 static void expect_files(const sweep *s, strlist *out)
 {
-    int np = s->policies.n ? s->policies.n : 1, ns = expect_nsrc(s);
-    for (int i = 0; i < ns; i++)
-        for (int p = 0; p < np; p++) {
-            char buf[4096];
-            int t = s->traces.n ? i : -1;
-            sl_push(out, am_strdup(expect_path(s, s->policies.n ? p : -1, t, t < 0 ? i : -1, buf,
-                                               sizeof buf)));
-        }
+    long n = expect_nslots(s);
+    for (long i = 0; i < n; i++) {
+        char buf[4096];
+        sw_run r = expect_slot_run(s, i);
+        sl_push(out, am_strdup(expect_path(s, &r, buf, sizeof buf)));
+    }
     qsort(out->v, (size_t)out->n, sizeof *out->v, cmp_str);
     int k = 0;
     for (int i = 0; i < out->n; i++) {

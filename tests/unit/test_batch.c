@@ -2825,6 +2825,71 @@ static void test_regress_generated_seeds(void)
     CU_ASSERT(access(f1, R_OK) == 0);
 }
 
+/* A regress sweep with axes: each axis point has its own expectation, NAME[.POLICY].LABEL=VALUE
+ * (escaped) .expect, so --update-expectations -j2 writes each from its own run and the check
+ * holds (until 2026-11-27 the points shared NAME.expect: the last writer won and the other
+ * point deviated); two axes ending in one key are labelled by their whole paths; a name too long
+ * for a file is refused at the value's line:column. */
+static void test_regress_axes(void)
+{
+    char d[1024], p[1200], text[4096], args[4096], f[1300], *err = NULL;
+    snprintf(d, sizeof d, "%s/rgax", tu_tmpdir());
+    mkdir(d, 0777);
+    /* 10 MiB of HBM runs out twice, 12 MiB once: the points differ */
+    snprintf(f, sizeof f, "%s/t1.trace", d);
+    write_text(f, "amsim-trace v1\nalloc 1 3MiB\nalloc 2 5MiB\nfree 1\nalloc 3 2MiB\n"
+               "alloc 4 1MiB\nfree 2\nalloc 5 7MiB\nfree 3\nfree 4\nfree 5\n");
+    snprintf(text, sizeof text, "kind: regress\nbase: %s/configs/default.yaml\n"
+             "traces: [t1.trace]\nexpectations: exp\n"
+             "axes:\n  memories.hbm.capacity: [10MiB, 12MiB]\n"
+             "  links.pcie.bandwidth: [32GB/s]\n", tu_top());
+    snprintf(p, sizeof p, "%s/ax.yaml", d);
+    write_text(p, text);
+    snprintf(args, sizeof args, "batch '%s' -o '%s/out' -q -j2 --update-expectations", p, d);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    static const char *const names[] = {
+        "t1.trace.capacity=10MiB.bandwidth=32GB%2Fs.expect",
+        "t1.trace.capacity=12MiB.bandwidth=32GB%2Fs.expect"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(f, sizeof f, "%s/exp/%s", d, names[i]);
+        CU_ASSERT(file_has(f, i ? "\nhbm.ooms=1\n" : "\nhbm.ooms=2\n"));
+    }
+    snprintf(f, sizeof f, "%s/exp/t1.trace.expect", d);
+    CU_ASSERT(access(f, F_OK) != 0);
+    snprintf(args, sizeof args, "batch '%s' -o '%s/out2' -j2", p, d);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT(err && strstr(err, "2 run now, 0 finished before; 0 failed"));
+    free(err);
+    /* two axes ending in capacity: each is named by its whole path */
+    snprintf(text, sizeof text, "kind: regress\nbase: %s/configs/default.yaml\n"
+             "traces: [t1.trace]\nexpectations: exp2\npolicies: [bfc]\n"
+             "axes:\n  memories.hbm.capacity: [40GiB]\n  memories.host.capacity: [1TiB]\n",
+             tu_top());
+    write_text(p, text);
+    snprintf(args, sizeof args, "batch '%s' -o '%s/out3' -q --update-expectations", p, d);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(f, sizeof f, "%s/exp2/t1.trace.bfc.memories.hbm.capacity=40GiB."
+             "memories.host.capacity=1TiB.expect", d);
+    CU_ASSERT(access(f, R_OK) == 0);
+    /* a name over 255 bytes */
+    char zeros[256];
+    memset(zeros, '0', 250);
+    zeros[250] = 0;
+    snprintf(text, sizeof text, "kind: regress\nbase: %s/configs/default.yaml\n"
+             "traces: [t1.trace]\nexpectations: exp3\n"
+             "axes:\n  memories.hbm.capacity: [40GiB, %s1GiB]\n", tu_top(), zeros);
+    write_text(p, text);
+    snprintf(args, sizeof args, "batch '%s' --list", p);
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "ax.yaml:6:34: a regress sweep names each expectation by its "
+                            "trace, policy and axis values: 't1.trace.capacity=") &&
+              strstr(err, "' would be 279 bytes, over the 255 a file name can have"));
+    if (err && !strstr(err, "would be 279 bytes"))
+        fprintf(stderr, "\n  %s\n", err);
+    free(err);
+}
+
 /* generate: without seeds: the seed is what each run generates its trace with, so the sweep is
  * refused at generate:'s line and column (until 2026-11-25 its one run read trace -1 and the
  * worker died of SIGSEGV, recorded as a failed run). */
@@ -2964,6 +3029,7 @@ void suite_batch(void)
               test_regress_same_trace_name},
              {"regress: each generated seed has its own expectation",
               test_regress_generated_seeds},
+             {"regress: each axis point has its own expectation", test_regress_axes},
              {"generate: without seeds: is refused at load", test_generate_needs_seeds},
              {"--update-expectations runs every run again", test_update_expectations_rerun},
              {"--update-expectations on a matrix sweep is refused",
