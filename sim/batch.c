@@ -1890,6 +1890,7 @@ typedef struct run_ctx {
     FILE *m;          /* metric lines "m.NAME=VALUE" */
     const char *dir;
     char policy[64];
+    char *levels;     /* the memory levels, comma-separated (allocated) */
     am_error err;
     int failed;
 } run_ctx;
@@ -1930,6 +1931,24 @@ static void st_real(void *c, const char *name, double v, int is_null)
 
 static double secs(am_ps t) { return (double)t / (double)AM_PS_PER_S; }
 
+/* The metrics every run reports (collect writes them in this order), so that results.csv has
+ * their columns even when no run of the study finished (build_csv): per run, then per memory
+ * level LEVEL.NAME. */
+static const char *const run_metrics[] = {"events", "ooms", "makespan_seconds", "stall_seconds",
+                                          "allocator_seconds"};
+static const char *const level_metrics_names[] = {
+    "capacity", "peak_live_bytes", "peak_reserved_bytes", "peak_allocated_bytes", "utilization",
+    "fragmentation_ratio", "reserved_unallocated_at_peak", "internal_fragmentation_bytes",
+    "max_external_fragmentation", "ooms", "allocs", "device_allocs", "device_frees"};
+
+/* Append name to a comma-separated list (allocated; *list may be NULL). */
+static void list_add(char **list, const char *name)
+{
+    char *n = xprintf("%s%s%s", *list ? *list : "", *list ? "," : "", name);
+    free(*list);
+    *list = n;
+}
+
 static void collect(void *ctx, sim *s, const report_trace *t)
 {
     run_ctx *rc = ctx;
@@ -1943,12 +1962,15 @@ static void collect(void *ctx, sim *s, const report_trace *t)
     put_real(f, "makespan_seconds", secs(su->makespan));
     put_real(f, "stall_seconds", secs(su->stall));
     put_real(f, "allocator_seconds", secs(su->allocator));
+    free(rc->levels);
+    rc->levels = NULL;
     for (int i = 0; i < sim_nlevels(s); i++) {
         mem_level *m = sim_level(s, i);
         const mem_metrics *mm = mem_get_metrics(m);
         const char *L = mem_name(m);
         level_metrics lm;
         char k[256];
+        list_add(&rc->levels, L);
         report_level_metrics(m, &lm);
         fprintf(f, "m.%s.capacity=%" PRIu64 "\n", L, mem_capacity(m));
         fprintf(f, "m.%s.peak_live_bytes=%" PRIu64 "\n", L, lm.peak_live);
@@ -2019,23 +2041,76 @@ static void clear_outputs(const char *dir)
     }
 }
 
-/* Write result.txt, the done marker (last file of a run). outputs: the optional outputs the run
- * wrote, comma-separated (run_is_done skips a run only for those it lists). */
-static int write_result(const char *dir, const sw_run *r, const char *status, const char *error,
-                        const char *policy, const char *outputs, const char *metrics,
-                        am_error *err)
+/* What result.txt says about a run besides its identity. policy: the default level's policy;
+ * levels: the memory levels, comma-separated (for a failed run, as its config has them:
+ * run_config_facts); outputs: the optional outputs the run wrote, comma-separated (run_is_done
+ * skips a run only for those it lists); metrics: "m.NAME=VALUE" lines. NULL: empty. */
+typedef struct result_info {
+    const char *status, *error, *policy, *levels, *outputs, *metrics;
+} result_info;
+
+/* Write result.txt, the done marker (last file of a run). */
+static int write_result(const char *dir, const sw_run *r, const result_info *ri, am_error *err)
 {
-    char *e = am_strdup(error ? error : "");
+    char *e = am_strdup(ri->error ? ri->error : "");
     one_line(e);
+#define OR_EMPTY(x) ((x) ? (x) : "")
     char *text = xprintf("amsim-result v1\nid=%d\nkey=%s\nstatus=%s\nerror=%s\npolicy=%s\n"
-                         "outputs=%s\n%s", r->id, r->key, status, e, policy ? policy : "",
-                         outputs ? outputs : "", metrics ? metrics : "");
+                         "levels=%s\noutputs=%s\n%s", r->id, r->key, ri->status, e,
+                         OR_EMPTY(ri->policy), OR_EMPTY(ri->levels), OR_EMPTY(ri->outputs),
+                         OR_EMPTY(ri->metrics));
+#undef OR_EMPTY
     char *p = xprintf("%s/result.txt", dir);
     int rc = write_atomic(p, text, err);
     free(p);
     free(text);
     free(e);
     return rc;
+}
+
+/* The run spec of r's config: the base with set:, the axis values (allocated into own, which
+ * has SW_MAX_AXES entries; returns how many) and the policy. */
+static int run_spec_config(const sweep *s, const sw_run *r, run_spec *sp, char **own)
+{
+    int nown = 0;
+    sp->config = s->base;
+    sp->no_lenient_option = 1; /* a sweep has no --lenient: its errors do not suggest it */
+    sp->policy = r->policy >= 0 ? s->policies.v[r->policy] : NULL;
+    for (int i = 0; i < s->sets.n; i++)
+        sp->sets[sp->nsets++] = s->sets.v[i];
+    for (int a = 0; a < s->naxes; a++) {
+        own[nown] = xprintf("%s=%s", s->axes[a].path, s->axes[a].vals.v[r->ax[a]]);
+        sp->sets[sp->nsets++] = own[nown++];
+    }
+    return nown;
+}
+
+/* For a run that failed before it reported them: the default level's policy (into policy, n
+ * bytes, where empty) and the memory levels (into *levels, allocated, where NULL), as the run's
+ * config has them, so that its results.csv row names the policy the run was to use and the
+ * table has every level's columns (until 2026-11-27 a failed row's policy was empty and a study
+ * with every run failed had no metric columns). Left as they are when the config does not
+ * load. */
+static void run_config_facts(const sweep *s, const sw_run *r, char *policy, size_t n,
+                             char **levels)
+{
+    if (policy[0] && *levels)
+        return;
+    run_spec sp = {0};
+    char *own[SW_MAX_AXES];
+    int nown = run_spec_config(s, r, &sp, own);
+    am_config *c = NULL;
+    am_error ignored = {0};
+    if (run_load_config(&sp, &c, &ignored) == 0) {
+        if (!policy[0])
+            snprintf(policy, n, "%s", c->levels[c->default_level].policy->name);
+        if (!*levels)
+            for (int i = 0; i < c->nlevels; i++)
+                list_add(levels, c->levels[i].name);
+    }
+    cfg_free(c);
+    for (int i = 0; i < nown; i++)
+        free(own[i]);
 }
 
 /* ---- signals in a worker ----------------------------------------------------------------
@@ -2187,15 +2262,7 @@ static int run_child(const batch *b, const sw_run *r)
         goto done;
     }
     clear_outputs(dir);
-    sp.config = s->base;
-    sp.no_lenient_option = 1; /* a sweep has no --lenient: its errors do not suggest it */
-    sp.policy = r->policy >= 0 ? s->policies.v[r->policy] : NULL;
-    for (int i = 0; i < s->sets.n; i++)
-        sp.sets[sp.nsets++] = s->sets.v[i];
-    for (int a = 0; a < s->naxes; a++) {
-        sets_own[nown] = xprintf("%s=%s", s->axes[a].path, s->axes[a].vals.v[r->ax[a]]);
-        sp.sets[sp.nsets++] = sets_own[nown++];
-    }
+    nown = run_spec_config(s, r, &sp, sets_own);
     if (r->seed >= 0) {
         gen_path = xprintf("%s/gen.trace", dir);
         if (gen_trace(b, r, gen_path, &err) != 0)
@@ -2254,10 +2321,14 @@ done:
     if (status == 0 || status == 3)
         snprintf(outputs, sizeof outputs, "%s%s%s", pl ? optional_outputs[0] : "",
                  pl && tl ? "," : "", tl ? optional_outputs[1] : "");
-    if (write_result(dir, r, st_word, status == 0 ? "" : err.msg[0] ? err.msg : "failed",
-                     rc.policy, outputs, mbuf, &err) != 0)
+    if (status != 0 && status != 3)
+        run_config_facts(s, r, rc.policy, sizeof rc.policy, &rc.levels);
+    result_info ri = {st_word, status == 0 ? "" : err.msg[0] ? err.msg : "failed", rc.policy,
+                      rc.levels, outputs, mbuf};
+    if (write_result(dir, r, &ri, &err) != 0)
         status = 2;
     free(mbuf);
+    free(rc.levels);
     for (int a = 0; a < nown; a++)
         free(sets_own[a]);
     free(gen_path);
@@ -2280,6 +2351,7 @@ typedef struct result {
     int have;
     char *status, *error, *policy, *key;
     char *outputs;     /* outputs=: the optional outputs the run wrote; NULL before 2026-11-27 */
+    char *levels;      /* levels=: its memory levels, comma-separated; NULL before 2026-11-27 */
     kv *m;
     int nm;
 } result;
@@ -2291,6 +2363,7 @@ static void result_free(result *r)
     free(r->policy);
     free(r->key);
     free(r->outputs);
+    free(r->levels);
     for (int i = 0; i < r->nm; i++) {
         free(r->m[i].k);
         free(r->m[i].v);
@@ -2336,6 +2409,8 @@ static int result_read(const char *dir, const char *folder, result *r)
             r->key = am_strdup(v);
         else if (!strcmp(line, "outputs"))
             r->outputs = am_strdup(v);
+        else if (!strcmp(line, "levels"))
+            r->levels = am_strdup(v);
     }
     free(text);
     r->have = r->status && r->key;
@@ -2451,6 +2526,30 @@ static void insert_col(strlist *l, const char *k)
     l->v[at] = am_strdup(k);
 }
 
+/* Add column k unless the table has it (insert_col's place). */
+static void add_col(strlist *l, const char *k)
+{
+    for (int c = l->n - 1; c >= 0; c--)
+        if (strcmp(l->v[c], k) == 0)
+            return;
+    insert_col(l, k);
+}
+
+/* The columns of the metrics every run of the given levels (comma-separated) reports, in
+ * collect's order: a level's policy statistics then go after them (insert_col). */
+static void add_level_cols(strlist *l, const char *levels)
+{
+    for (const char *p = levels; p && *p;) {
+        size_t len = strcspn(p, ",");
+        for (size_t i = 0; i < sizeof level_metrics_names / sizeof *level_metrics_names; i++) {
+            char *k = xprintf("%.*s.%s", (int)len, p, level_metrics_names[i]);
+            add_col(l, k);
+            free(k);
+        }
+        p += len + (p[len] == ',');
+    }
+}
+
 /* Build results.csv from run folders in dirs[] (first folder holding a matching result wins).
  * shard_n > 0: only the runs of shard k. Returns the number of runs without a result. */
 static int build_csv(const char *const *dirs, int ndirs, const char *out_path, int shard_k,
@@ -2479,8 +2578,13 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
     }
     result *res = am_calloc((size_t)m.n + 1, sizeof *res);
     int missing = 0, failed = 0;
-    /* metric columns: union in run order, first appearance */
+    /* metric columns: those every run reports (run_metrics, and level_metrics_names of each
+     * run's levels), so that they are there when no run finished (until 2026-11-27 a study
+     * whose every run failed had none: `stats --metric ooms` found no column), then the union
+     * of the runs' metrics in run order, first appearance */
     strlist mcols = {0};
+    for (size_t c = 0; c < sizeof run_metrics / sizeof *run_metrics; c++)
+        sl_push(&mcols, am_strdup(run_metrics[c]));
     for (int i = 0; i < m.n; i++) {
         if (shard_n && i % shard_n != shard_k - 1)
             continue;
@@ -2497,13 +2601,9 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
         }
         if (strcmp(res[i].status, "ok") != 0)
             failed++;
-        for (int k = 0; k < res[i].nm; k++) {
-            int found = 0;
-            for (int c = mcols.n - 1; c >= 0 && !found; c--)
-                found = strcmp(mcols.v[c], res[i].m[k].k) == 0;
-            if (!found)
-                insert_col(&mcols, res[i].m[k].k);
-        }
+        add_level_cols(&mcols, res[i].levels);
+        for (int k = 0; k < res[i].nm; k++)
+            add_col(&mcols, res[i].m[k].k);
     }
     outfile *o;
     int rc = -1;
@@ -2840,8 +2940,12 @@ static int run_all(batch *b, int *nskipped, int *nran)
                          WIFEXITED(st) ? WEXITSTATUS(st) : -1);
             mkdir_p(dir);
             clear_outputs(dir); /* the worker may have died before it cleared the folder */
-            if (write_result(dir, r, "failed", msg, NULL, NULL, NULL, &e2) != 0)
+            char policy[64] = "", *levels = NULL;
+            run_config_facts(&b->sw, r, policy, sizeof policy, &levels);
+            result_info ri = {"failed", msg, policy, levels, NULL, NULL};
+            if (write_result(dir, r, &ri, &e2) != 0)
                 fprintf(stderr, "%s: %s\n", prog, e2.msg);
+            free(levels);
         }
         if (have)
             result_free(&x);

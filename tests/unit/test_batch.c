@@ -897,6 +897,61 @@ static void test_resume_no_stale_outputs(void)
     CU_ASSERT(file_has(f, "status=failed"));
 }
 
+/* The header line of a results.csv (allocated), without the LEVEL.stats.* columns when
+ * no_stats. */
+static char *csv_header(const char *csv, int no_stats)
+{
+    char *t = tu_slurp(csv, NULL);
+    if (!t)
+        return NULL;
+    t[strcspn(t, "\n")] = 0;
+    char *out = calloc(strlen(t) + 1, 1);
+    for (char *save = NULL, *c = strtok_r(t, ",", &save); c; c = strtok_r(NULL, ",", &save))
+        if (!no_stats || !strstr(c, ".stats."))
+            strcat(strcat(out, out[0] ? "," : ""), c);
+    free(t);
+    return out;
+}
+
+/* A study whose every run failed still has the metric columns every run reports (until
+ * 2026-11-27 only the identity columns: `stats --metric ooms` said no column 'ooms'), the
+ * same as a finished run's without its policy statistics, and a failed row names the config's
+ * policy (it was empty). */
+static void test_failed_rows_columns(void)
+{
+    char text[2048], args[4096], csv[1200], *err = NULL;
+    tu_write("allfail.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    for (int ok = 0; ok < 2; ok++) {
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [allfail.trace]\n"
+                 "axes:\n  memories.hbm.allocator.memory_limit: [%s]\n", tu_top(),
+                 ok ? "1GiB" : "100B, 200B");
+        const char *sw = tu_write(ok ? "allok.yaml" : "allfail.yaml", text);
+        snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw,
+                 path_in_tmp(ok ? "allok" : "allfail"));
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), ok ? 0 : 1);
+    }
+    snprintf(csv, sizeof csv, "%s/results.csv", path_in_tmp("allfail"));
+    char *t = tu_slurp(csv, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT(strstr(t, "status,error,events,ooms,makespan_seconds,stall_seconds,"
+                        "allocator_seconds,hbm.capacity,hbm.peak_live_bytes,") != NULL);
+    CU_ASSERT(strstr(t, "\n1,0001-allfail-memory_limit=100B,100B,bfc,allfail.trace,failed,") &&
+              strstr(t, "\n2,0002-allfail-memory_limit=200B,200B,bfc,allfail.trace,failed,"));
+    free(t);
+    char *hf = csv_header(csv, 0);
+    snprintf(csv, sizeof csv, "%s/results.csv", path_in_tmp("allok"));
+    char *ho = csv_header(csv, 1);
+    CU_ASSERT(hf && ho && strcmp(hf, ho) == 0);
+    if (hf && ho && strcmp(hf, ho) != 0)
+        fprintf(stderr, "\n  failed: %s\n  ok:     %s\n", hf, ho);
+    free(hf);
+    free(ho);
+    snprintf(args, sizeof args, "stats '%s/results.csv' --metric ooms", path_in_tmp("allfail"));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "no row has a number in column 'ooms'"));
+    free(err);
+}
+
 /* --timeout honours fractions of a second (alarm() rounded 0.02 up to 1 s, and 1e-9 too, so
  * nothing was killed); a value that is not a finite number of seconds is refused. */
 static void test_timeout_fraction(void)
@@ -920,7 +975,7 @@ static void test_timeout_fraction(void)
         CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
         char csv[1200], want[128];
         snprintf(csv, sizeof csv, "%s/results.csv", dir);
-        snprintf(want, sizeof want, ",failed,worker killed by signal 14 (timeout after %s s)\n",
+        snprintf(want, sizeof want, ",failed,worker killed by signal 14 (timeout after %s s),",
                  shown[i]);
         char *t = tu_slurp(csv, NULL);
         CU_ASSERT(t && strstr(t, want));
@@ -1047,7 +1102,7 @@ static void test_timeout_with_signals_blocked(void)
     CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
     snprintf(csv, sizeof csv, "%s/results.csv", dir);
     char *t = tu_slurp(csv, NULL);
-    CU_ASSERT(t && strstr(t, ",failed,worker killed by signal 14 (timeout after 1e-09 s)\n"));
+    CU_ASSERT(t && strstr(t, ",failed,worker killed by signal 14 (timeout after 1e-09 s),"));
     if (!t || !strstr(t, "timeout after"))
         fprintf(stderr, "\n  blocked signals: %s\n", t ? t : "(no results.csv)");
     free(t);
@@ -2987,6 +3042,7 @@ void suite_batch(void)
              {"resume and failure isolation", test_resume_and_failure_isolation},
              {"resume reruns runs whose inputs changed", test_resume_inputs_changed},
              {"a rerun leaves no outputs of earlier inputs", test_resume_no_stale_outputs},
+             {"every run failed: the fixed columns and the policy", test_failed_rows_columns},
              {"--timeout honours fractions of a second", test_timeout_fraction},
              {"a stopped batch leaves no temporaries", test_stop_leaves_no_temporaries},
              {"--timeout stops a worker started with its signals blocked",
