@@ -2102,8 +2102,9 @@ static void run_config_facts(const sweep *s, const sw_run *r, char *policy, size
     am_config *c = NULL;
     am_error ignored = {0};
     if (run_load_config(&sp, &c, &ignored) == 0) {
-        if (!policy[0])
-            snprintf(policy, n, "%s", c->levels[c->default_level].policy->name);
+        const struct alloc_ops *pol = c->levels[c->default_level].policy;
+        if (!policy[0] && pol)
+            snprintf(policy, n, "%s", pol->name);
         if (!*levels)
             for (int i = 0; i < c->nlevels; i++)
                 list_add(levels, c->levels[i].name);
