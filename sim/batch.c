@@ -14,8 +14,9 @@
  *                                 each seed 0 .. 4294967295, checked when the sweep is read)
  *   exclude: [{policy: caching, PATH: VALUE, trace: GLOB, seed: S}, ...]   (not {})
  *   outputs: {timeline: BOOL, placements: BOOL}
- *   expectations: DIR             (kind regress) DIR/<trace file name>[.POLICY].expect (see
- *                                 expect_path; two traces of one file name are refused)
+ *   expectations: DIR             (kind regress) DIR/<trace file name>[.POLICY][.AXIS=VALUE
+ *                                 ...].expect (see expect_name; two traces of one file name
+ *                                 are refused)
  * The matrix is the product trace x policy x axis 1 x ... x axis n x seed, the last varying
  * fastest; excluded combinations are dropped before numbering, so run ids are 1..N. Every value
  * of set: and of the axes is loaded into the base config at load, as the runs load it
@@ -24,9 +25,10 @@
  * Execution: the parent forks one worker process per run, at most -j at once (a crash or hang
  * of one run cannot take the batch down: the parent records it). A run writes its outputs
  * atomically into DIR/runs/NNNN-NAME/ and then, last, result.txt (the done marker: the run's
- * identity key, status, error and every metric). A rerun skips folders whose result.txt has the
- * same key and status ok (and the per-run outputs asked for; with --update-expectations none,
- * as its outputs are outside DIR); failed runs are tried again. The
+ * identity key, status, error, the optional outputs it wrote and every metric). A rerun skips
+ * folders whose result.txt has the same key and status ok (and lists the per-run outputs asked
+ * for; with --update-expectations none, as its outputs are outside DIR); failed runs are tried
+ * again, each first removing its folder's previous outputs (clear_outputs). The
  * key holds a digest of the run's other inputs (effective config, trace bytes, generator
  * settings: sweep_digest), so an edited base config or trace makes its runs run again instead
  * of leaving stale results. results.csv is always rebuilt from the run folders, in run-id
@@ -377,8 +379,8 @@ typedef struct sweep {
     strlist presets;           /* the device presets the base config read, under set:, each
                                   axis value and policy (sweep_check_values), each once */
     /* regress checks (not --update-expectations): the expectation's bytes count too; hex
-     * FNV-1a 64 of each trace's under each policy, [trace * max(1, policies.n) + policy] (each
-     * file read once however many runs and traces share it); NULL otherwise */
+     * FNV-1a 64 of each trace's under each policy at each axis point, [expect_slot] (each
+     * file read once however many runs share it); NULL otherwise */
     char (*expect_hash)[17];
 } sweep;
 
@@ -916,36 +918,121 @@ static const char *base_name(const char *p)
     return b ? b + 1 : p;
 }
 
-/* kind regress: EXPECTATIONS/NAME[.POLICY].expect. NAME is the trace's file name (unique in a
- * regress sweep: expect_names_unique), or for a generated trace gen.trace with one seed and
- * gen.seedS.trace with several (each seed generates another trace; until 2026-11-25 every seed
- * used gen.trace's). tr, seed: indices of the run (-1 when the dimension is empty); policy:
- * an index of policies:, or -1 for the config's own. */
-static const char *expect_path(const sweep *s, int policy, int tr, int seed, char *buf,
-                               size_t n)
+/* An axis's label in expectation file names: the last part of its path (`capacity`), or the
+ * whole path when another axis of the sweep ends in the same part (memories.hbm.capacity and
+ * memories.vmem.capacity). */
+static const char *axis_label(const sweep *s, int a)
 {
-    const char *pol = policy >= 0 ? s->policies.v[policy] : NULL;
+    const char *p = s->axes[a].path, *last = strrchr(p, '.'), *lab = last ? last + 1 : p;
+    for (int b = 0; b < s->naxes; b++) {
+        const char *q = s->axes[b].path, *lb = strrchr(q, '.');
+        if (b != a && strcmp(lb ? lb + 1 : q, lab) == 0)
+            return p;
+    }
+    return lab;
+}
+
+/* Write text with each byte outside [A-Za-z0-9._+-] as %XX (upper-case hex): a file name
+ * without '/', and reversible, so distinct values keep distinct names ('=' is escaped too, so a
+ * value cannot pass for the next LABEL=). */
+static void put_escaped(FILE *f, const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                 (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '+' || *p == '-';
+        if (ok)
+            fputc(*p, f);
+        else
+            fprintf(f, "%%%02X", *p);
+    }
+}
+
+/* kind regress: NAME[.POLICY][.LABEL=VALUE...].expect in EXPECTATIONS, for the run r's trace,
+ * policy, seed and axis values (the file name alone, allocated). NAME is the trace's file name
+ * (unique in a regress sweep: expect_names_unique), or for a generated trace gen.trace with one
+ * seed and gen.seedS.trace with several (each seed generates another trace; until 2026-11-25
+ * every seed used gen.trace's). Each axis adds .LABEL=VALUE (axis_label; both escaped:
+ * put_escaped), in the sweep's order, so each axis point has its own expectation (until
+ * 2026-11-27 the points of an axis shared one: --update-expectations wrote it from each of them
+ * and the next check deviated); names of sweeps without axes are unchanged. r->trace, r->seed:
+ * -1 when the dimension is empty; r->policy: an index of policies:, or -1 for the config's own. */
+static char *expect_name(const sweep *s, const sw_run *r)
+{
+    const char *pol = r->policy >= 0 ? s->policies.v[r->policy] : NULL;
     char gen[64] = "gen.trace";
     uint64_t sv;
-    if (tr < 0 && s->seeds.n > 1 && seed >= 0 && !gen_seed_parse(s->seeds.v[seed], &sv))
+    if (r->trace < 0 && s->seeds.n > 1 && r->seed >= 0 &&
+        !gen_seed_parse(s->seeds.v[r->seed], &sv))
         snprintf(gen, sizeof gen, "gen.seed%" PRIu64 ".trace", sv);
-    snprintf(buf, n, "%s/%s%s%s.expect", s->expect_dir,
-             tr >= 0 ? base_name(s->traces.v[tr]) : gen, pol ? "." : "", pol ? pol : "");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fprintf(f, "%s%s%s", r->trace >= 0 ? base_name(s->traces.v[r->trace]) : gen, pol ? "." : "",
+            pol ? pol : "");
+    for (int a = 0; a < s->naxes; a++) {
+        fputc('.', f);
+        put_escaped(f, axis_label(s, a));
+        fputc('=', f);
+        put_escaped(f, s->axes[a].vals.v[r->ax[a]]);
+    }
+    fputs(".expect", f);
+    fclose(f);
+    return text;
+}
+
+/* EXPECTATIONS/expect_name in buf. */
+static const char *expect_path(const sweep *s, const sw_run *r, char *buf, size_t n)
+{
+    char *name = expect_name(s, r);
+    snprintf(buf, n, "%s/%s", s->expect_dir, name);
+    free(name);
     return buf;
 }
 
 /* The expectations of a regress sweep are the number of expectation sources (traces, or the
- * generated traces that have names of their own) times max(1, policies); a run's is at
- * expect_slot. */
+ * generated traces that have names of their own) times max(1, policies) times the number of axis
+ * points (the product of the axes' value counts); a run's is at expect_slot, in matrix order
+ * (source, policy, axes with the first outermost). -1 over 10 million (the matrix is refused
+ * then: matrix_expand). */
 static int expect_nsrc(const sweep *s)
 {
     return s->traces.n ? s->traces.n : s->seeds.n > 1 ? s->seeds.n : 1;
 }
 
-static int expect_slot(const sweep *s, int policy, int tr, int seed)
+static long expect_nslots(const sweep *s)
 {
-    int src = tr >= 0 ? tr : s->seeds.n > 1 && seed >= 0 ? seed : 0;
-    return src * (s->policies.n ? s->policies.n : 1) + (policy >= 0 ? policy : 0);
+    long n = (long)expect_nsrc(s) * (s->policies.n ? s->policies.n : 1);
+    for (int a = 0; a < s->naxes; a++)
+        if ((n *= s->axes[a].vals.n) > 10000000)
+            return -1;
+    return n;
+}
+
+static long expect_slot(const sweep *s, const sw_run *r)
+{
+    int src = r->trace >= 0 ? r->trace : s->seeds.n > 1 && r->seed >= 0 ? r->seed : 0;
+    long slot = (long)src * (s->policies.n ? s->policies.n : 1) +
+                (r->policy >= 0 ? r->policy : 0);
+    for (int a = 0; a < s->naxes; a++)
+        slot = slot * s->axes[a].vals.n + r->ax[a];
+    return slot;
+}
+
+/* The run identity (trace, policy, seed, axis values) of expectation slot i: expect_slot's
+ * inverse. */
+static sw_run expect_slot_run(const sweep *s, long i)
+{
+    sw_run r = {0};
+    for (int a = s->naxes - 1; a >= 0; a--) {
+        r.ax[a] = (int)(i % s->axes[a].vals.n);
+        i /= s->axes[a].vals.n;
+    }
+    int np = s->policies.n ? s->policies.n : 1;
+    r.policy = s->policies.n ? (int)(i % np) : -1;
+    i /= np;
+    r.trace = s->traces.n ? (int)i : -1;
+    r.seed = r.trace < 0 ? (int)i : -1;
+    return r;
 }
 
 typedef struct named_ix {
@@ -979,12 +1066,65 @@ static int expect_names_unique(const sweep *s, am_error *err)
     if (b < 0)
         return 0;
     char ep[4096];
-    expect_path(s, s->policies.n ? 0 : -1, a, -1, ep, sizeof ep);
+    sw_run r = {.trace = a, .policy = s->policies.n ? 0 : -1, .seed = -1};
+    expect_path(s, &r, ep, sizeof ep);
     return am_fail_at(err, s->file, s->trace_pos[b].line, s->trace_pos[b].col, "traces: %s and "
                       "%s (line %lu, column %lu) have one file name, and a regress sweep names "
                       "each trace's expectation by it: both would use %s; rename one or check "
                       "them in separate sweeps", s->trace_disp.v[b], s->trace_disp.v[a],
                       s->trace_pos[a].line, s->trace_pos[a].col, ep);
+}
+
+/* Refuse the expectation name of r, too long for a file name, at the axis value that makes it
+ * longest (or its trace). */
+static int expect_name_too_long(const sweep *s, const sw_run *r, const char *name,
+                                am_error *err)
+{
+    sw_pos at = {1, 1};
+    size_t longest = 0;
+    if (r->trace >= 0)
+        at = s->trace_pos[r->trace];
+    for (int a = 0; a < s->naxes; a++) {
+        const char *v = s->axes[a].vals.v[r->ax[a]];
+        if (strlen(v) > longest)
+            longest = strlen(v), at = s->axes[a].pos[r->ax[a]];
+    }
+    return am_fail_at(err, s->file, at.line, at.col, "a regress sweep names each expectation by "
+                      "its trace, policy and axis values: '%.60s...' would be %zu bytes, over the "
+                      "%d a file name can have; use shorter values or fewer axes", name,
+                      strlen(name), NAME_MAX);
+}
+
+/* Every expectation name of a regress sweep fits in a file name (NAME_MAX bytes) and is its
+ * slot's alone: expect_name makes them distinct (escaped, reversible values), this is the guard
+ * that two runs never share one. A matrix over 10 million runs is refused later, as such. */
+static int expect_names_check(const sweep *s, am_error *err)
+{
+    long n = expect_nslots(s);
+    if (n < 0)
+        return 0;
+    named_ix *v = am_calloc((size_t)n + 1, sizeof *v);
+    int rc = 0;
+    long made = 0;
+    for (; made < n && rc == 0; made++) {
+        sw_run r = expect_slot_run(s, made);
+        v[made] = (named_ix){expect_name(s, &r), (int)made};
+        if (strlen(v[made].path) > NAME_MAX)
+            rc = expect_name_too_long(s, &r, v[made].path, err);
+    }
+    if (rc == 0) {
+        qsort(v, (size_t)n, sizeof *v, cmp_named_ix);
+        for (long i = 1; i < n && rc == 0; i++)
+            if (strcmp(v[i].path, v[i - 1].path) == 0)
+                rc = am_fail_at(err, s->file, 1, 1, "kind: regress: two runs of different "
+                                "traces, policies or axis values would share the expectation "
+                                "%s/%s; rename a trace or change an axis value", s->expect_dir,
+                                v[i].path);
+    }
+    for (long i = 0; i < made; i++)
+        free(v[i].path);
+    free(v);
+    return rc;
 }
 
 static int sweep_load(sweep *s, const char *file, am_error *err)
@@ -1277,7 +1417,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
         am_fail_at(err, file, 1, 1, "kind: regress needs 'expectations: DIR'");
         goto out;
     }
-    if (s->regress && expect_names_unique(s, err) != 0)
+    if (s->regress && (expect_names_unique(s, err) != 0 || expect_names_check(s, err) != 0))
         goto out;
     if (check_exclusions(s, err) != 0)
         goto out;
@@ -1405,24 +1545,20 @@ static void file_hash(const char *path, char out[17])
     fclose(f);
 }
 
-static const char *run_expect_path(const sweep *s, const sw_run *r, char *buf, size_t n)
-{
-    return expect_path(s, r->policy, r->trace, r->seed, buf, n);
-}
-
 /* s->expect_hash: every expectation of the sweep (expect_slot), each file read once (their
- * names are distinct: expect_names_unique, expect_path). */
+ * names are distinct: expect_names_unique, expect_names_check). None over 10 million (the
+ * matrix is refused). */
 static void expect_hashes(sweep *s)
 {
-    int np = s->policies.n ? s->policies.n : 1, ns = expect_nsrc(s);
-    s->expect_hash = am_calloc((size_t)(ns * np) + 1, sizeof *s->expect_hash);
-    for (int i = 0; i < ns; i++)
-        for (int p = 0; p < np; p++) {
-            char buf[4096];
-            int pol = s->policies.n ? p : -1, t = s->traces.n ? i : -1, sd = t < 0 ? i : -1;
-            file_hash(expect_path(s, pol, t, sd, buf, sizeof buf),
-                      s->expect_hash[expect_slot(s, pol, t, sd)]);
-        }
+    long n = expect_nslots(s);
+    if (n < 0)
+        return;
+    s->expect_hash = am_calloc((size_t)n + 1, sizeof *s->expect_hash);
+    for (long i = 0; i < n; i++) {
+        char buf[4096];
+        sw_run r = expect_slot_run(s, i);
+        file_hash(expect_path(s, &r, buf, sizeof buf), s->expect_hash[i]);
+    }
 }
 
 /* The run's inputs digest: the study's (config after set:, generator), the trace's bytes and, for
@@ -1436,7 +1572,7 @@ static const char *run_inputs(const sweep *s, const sw_run *r)
     if (r->trace >= 0)
         snprintf(part[1], sizeof part[1], "%s", s->trace_hash.v[r->trace]);
     if (s->expect_hash)
-        memcpy(part[2], s->expect_hash[expect_slot(s, r->policy, r->trace, r->seed)], 17);
+        memcpy(part[2], s->expect_hash[expect_slot(s, r)], 17);
     uint64_t h = RT_FNV_OFFSET;
     for (int i = 0; i < 3; i++)
         h = rt_fnv1a(h, part[i], strlen(part[i]) + 1);
@@ -1754,6 +1890,7 @@ typedef struct run_ctx {
     FILE *m;          /* metric lines "m.NAME=VALUE" */
     const char *dir;
     char policy[64];
+    char *levels;     /* the memory levels, comma-separated (allocated) */
     am_error err;
     int failed;
 } run_ctx;
@@ -1794,6 +1931,24 @@ static void st_real(void *c, const char *name, double v, int is_null)
 
 static double secs(am_ps t) { return (double)t / (double)AM_PS_PER_S; }
 
+/* The metrics every run reports (collect writes them in this order), so that results.csv has
+ * their columns even when no run of the study finished (build_csv): per run, then per memory
+ * level LEVEL.NAME. */
+static const char *const run_metrics[] = {"events", "ooms", "makespan_seconds", "stall_seconds",
+                                          "allocator_seconds"};
+static const char *const level_metrics_names[] = {
+    "capacity", "peak_live_bytes", "peak_reserved_bytes", "peak_allocated_bytes", "utilization",
+    "fragmentation_ratio", "reserved_unallocated_at_peak", "internal_fragmentation_bytes",
+    "max_external_fragmentation", "ooms", "allocs", "device_allocs", "device_frees"};
+
+/* Append name to a comma-separated list (allocated; *list may be NULL). */
+static void list_add(char **list, const char *name)
+{
+    char *n = xprintf("%s%s%s", *list ? *list : "", *list ? "," : "", name);
+    free(*list);
+    *list = n;
+}
+
 static void collect(void *ctx, sim *s, const report_trace *t)
 {
     run_ctx *rc = ctx;
@@ -1807,12 +1962,15 @@ static void collect(void *ctx, sim *s, const report_trace *t)
     put_real(f, "makespan_seconds", secs(su->makespan));
     put_real(f, "stall_seconds", secs(su->stall));
     put_real(f, "allocator_seconds", secs(su->allocator));
+    free(rc->levels);
+    rc->levels = NULL;
     for (int i = 0; i < sim_nlevels(s); i++) {
         mem_level *m = sim_level(s, i);
         const mem_metrics *mm = mem_get_metrics(m);
         const char *L = mem_name(m);
         level_metrics lm;
         char k[256];
+        list_add(&rc->levels, L);
         report_level_metrics(m, &lm);
         fprintf(f, "m.%s.capacity=%" PRIu64 "\n", L, mem_capacity(m));
         fprintf(f, "m.%s.peak_live_bytes=%" PRIu64 "\n", L, lm.peak_live);
@@ -1861,20 +2019,99 @@ static char *run_dir(const batch *b, const sw_run *r)
     return xprintf("%s/runs/%s", b->out, r->folder);
 }
 
-/* Write result.txt, the done marker (last file of a run). */
-static int write_result(const char *dir, const sw_run *r, const char *status, const char *error,
-                        const char *policy, const char *metrics, am_error *err)
+/* The optional per-run outputs (--placements, --timeline, outputs:), as result.txt's outputs=
+ * lists those a run wrote. */
+static const char *const optional_outputs[2] = {"placements.csv", "timeline.csv"};
+
+/* Remove a run folder's outputs before the run (re)runs, its done marker first: a folder never
+ * mixes the outputs of two different inputs (until 2026-11-27 a rerun left the files it did not
+ * write again: a timeline.csv of the old trace beside the new result.txt, which a later rerun
+ * with --timeline took as done and `amsim report` plotted; and a failed rerun left the old
+ * summary.json and report.txt beside a result.txt saying failed). Only the files a run writes
+ * are removed; anything else in the folder is the user's. */
+static void clear_outputs(const char *dir)
 {
-    char *e = am_strdup(error ? error : "");
+    static const char *const names[] = {"result.txt", "summary.json", "report.txt",
+                                        "effective_config.yaml", "placements.csv",
+                                        "timeline.csv", "gen.trace"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char *p = xprintf("%s/%s", dir, names[i]);
+        unlink(p);
+        free(p);
+    }
+}
+
+/* What result.txt says about a run besides its identity. policy: the default level's policy;
+ * levels: the memory levels, comma-separated (for a failed run, as its config has them:
+ * run_config_facts); outputs: the optional outputs the run wrote, comma-separated (run_is_done
+ * skips a run only for those it lists); metrics: "m.NAME=VALUE" lines. NULL: empty. */
+typedef struct result_info {
+    const char *status, *error, *policy, *levels, *outputs, *metrics;
+} result_info;
+
+/* Write result.txt, the done marker (last file of a run). */
+static int write_result(const char *dir, const sw_run *r, const result_info *ri, am_error *err)
+{
+    char *e = am_strdup(ri->error ? ri->error : "");
     one_line(e);
-    char *text = xprintf("amsim-result v1\nid=%d\nkey=%s\nstatus=%s\nerror=%s\npolicy=%s\n%s",
-                         r->id, r->key, status, e, policy ? policy : "", metrics ? metrics : "");
+#define OR_EMPTY(x) ((x) ? (x) : "")
+    char *text = xprintf("amsim-result v1\nid=%d\nkey=%s\nstatus=%s\nerror=%s\npolicy=%s\n"
+                         "levels=%s\noutputs=%s\n%s", r->id, r->key, ri->status, e,
+                         OR_EMPTY(ri->policy), OR_EMPTY(ri->levels), OR_EMPTY(ri->outputs),
+                         OR_EMPTY(ri->metrics));
+#undef OR_EMPTY
     char *p = xprintf("%s/result.txt", dir);
     int rc = write_atomic(p, text, err);
     free(p);
     free(text);
     free(e);
     return rc;
+}
+
+/* The run spec of r's config: the base with set:, the axis values (allocated into own, which
+ * has SW_MAX_AXES entries; returns how many) and the policy. */
+static int run_spec_config(const sweep *s, const sw_run *r, run_spec *sp, char **own)
+{
+    int nown = 0;
+    sp->config = s->base;
+    sp->no_lenient_option = 1; /* a sweep has no --lenient: its errors do not suggest it */
+    sp->policy = r->policy >= 0 ? s->policies.v[r->policy] : NULL;
+    for (int i = 0; i < s->sets.n; i++)
+        sp->sets[sp->nsets++] = s->sets.v[i];
+    for (int a = 0; a < s->naxes; a++) {
+        own[nown] = xprintf("%s=%s", s->axes[a].path, s->axes[a].vals.v[r->ax[a]]);
+        sp->sets[sp->nsets++] = own[nown++];
+    }
+    return nown;
+}
+
+/* For a run that failed before it reported them: the default level's policy (into policy, n
+ * bytes, where empty) and the memory levels (into *levels, allocated, where NULL), as the run's
+ * config has them, so that its results.csv row names the policy the run was to use and the
+ * table has every level's columns (until 2026-11-27 a failed row's policy was empty and a study
+ * with every run failed had no metric columns). Left as they are when the config does not
+ * load. */
+static void run_config_facts(const sweep *s, const sw_run *r, char *policy, size_t n,
+                             char **levels)
+{
+    if (policy[0] && *levels)
+        return;
+    run_spec sp = {0};
+    char *own[SW_MAX_AXES];
+    int nown = run_spec_config(s, r, &sp, own);
+    am_config *c = NULL;
+    am_error ignored = {0};
+    if (run_load_config(&sp, &c, &ignored) == 0) {
+        const struct alloc_ops *pol = c->levels[c->default_level].policy;
+        if (!policy[0] && pol)
+            snprintf(policy, n, "%s", pol->name);
+        if (!*levels)
+            for (int i = 0; i < c->nlevels; i++)
+                list_add(levels, c->levels[i].name);
+    }
+    cfg_free(c);
+    for (int i = 0; i < nown; i++)
+        free(own[i]);
 }
 
 /* ---- signals in a worker ----------------------------------------------------------------
@@ -2025,15 +2262,8 @@ static int run_child(const batch *b, const sw_run *r)
         am_fail(&err, AM_EINPUT, "%s: cannot create: %s", dir, strerror(errno));
         goto done;
     }
-    sp.config = s->base;
-    sp.no_lenient_option = 1; /* a sweep has no --lenient: its errors do not suggest it */
-    sp.policy = r->policy >= 0 ? s->policies.v[r->policy] : NULL;
-    for (int i = 0; i < s->sets.n; i++)
-        sp.sets[sp.nsets++] = s->sets.v[i];
-    for (int a = 0; a < s->naxes; a++) {
-        sets_own[nown] = xprintf("%s=%s", s->axes[a].path, s->axes[a].vals.v[r->ax[a]]);
-        sp.sets[sp.nsets++] = sets_own[nown++];
-    }
+    clear_outputs(dir);
+    nown = run_spec_config(s, r, &sp, sets_own);
     if (r->seed >= 0) {
         gen_path = xprintf("%s/gen.trace", dir);
         if (gen_trace(b, r, gen_path, &err) != 0)
@@ -2043,7 +2273,7 @@ static int run_child(const batch *b, const sw_run *r)
         sp.trace = s->traces.v[r->trace];
     if (s->regress) {
         char ep[4096];
-        exp_path = am_strdup(run_expect_path(s, r, ep, sizeof ep));
+        exp_path = am_strdup(expect_path(s, r, ep, sizeof ep));
         if (b->update_expect) {
             sp.save_expect = exp_path;
             if (mkdir_p(s->expect_dir) != 0) {
@@ -2088,10 +2318,18 @@ static int run_child(const batch *b, const sw_run *r)
     }
 done:
     out_abort(report);
-    if (write_result(dir, r, st_word, status == 0 ? "" : err.msg[0] ? err.msg : "failed",
-                     rc.policy, mbuf, &err) != 0)
+    char outputs[64] = "";
+    if (status == 0 || status == 3)
+        snprintf(outputs, sizeof outputs, "%s%s%s", pl ? optional_outputs[0] : "",
+                 pl && tl ? "," : "", tl ? optional_outputs[1] : "");
+    if (status != 0 && status != 3)
+        run_config_facts(s, r, rc.policy, sizeof rc.policy, &rc.levels);
+    result_info ri = {st_word, status == 0 ? "" : err.msg[0] ? err.msg : "failed", rc.policy,
+                      rc.levels, outputs, mbuf};
+    if (write_result(dir, r, &ri, &err) != 0)
         status = 2;
     free(mbuf);
+    free(rc.levels);
     for (int a = 0; a < nown; a++)
         free(sets_own[a]);
     free(gen_path);
@@ -2113,6 +2351,8 @@ typedef struct kv {
 typedef struct result {
     int have;
     char *status, *error, *policy, *key;
+    char *outputs;     /* outputs=: the optional outputs the run wrote; NULL before 2026-11-27 */
+    char *levels;      /* levels=: its memory levels, comma-separated; NULL before 2026-11-27 */
     kv *m;
     int nm;
 } result;
@@ -2123,6 +2363,8 @@ static void result_free(result *r)
     free(r->error);
     free(r->policy);
     free(r->key);
+    free(r->outputs);
+    free(r->levels);
     for (int i = 0; i < r->nm; i++) {
         free(r->m[i].k);
         free(r->m[i].v);
@@ -2166,6 +2408,10 @@ static int result_read(const char *dir, const char *folder, result *r)
             r->policy = am_strdup(v);
         else if (!strcmp(line, "key"))
             r->key = am_strdup(v);
+        else if (!strcmp(line, "outputs"))
+            r->outputs = am_strdup(v);
+        else if (!strcmp(line, "levels"))
+            r->levels = am_strdup(v);
     }
     free(text);
     r->have = r->status && r->key;
@@ -2281,6 +2527,30 @@ static void insert_col(strlist *l, const char *k)
     l->v[at] = am_strdup(k);
 }
 
+/* Add column k unless the table has it (insert_col's place). */
+static void add_col(strlist *l, const char *k)
+{
+    for (int c = l->n - 1; c >= 0; c--)
+        if (strcmp(l->v[c], k) == 0)
+            return;
+    insert_col(l, k);
+}
+
+/* The columns of the metrics every run of the given levels (comma-separated) reports, in
+ * collect's order: a level's policy statistics then go after them (insert_col). */
+static void add_level_cols(strlist *l, const char *levels)
+{
+    for (const char *p = levels; p && *p;) {
+        size_t len = strcspn(p, ",");
+        for (size_t i = 0; i < sizeof level_metrics_names / sizeof *level_metrics_names; i++) {
+            char *k = xprintf("%.*s.%s", (int)len, p, level_metrics_names[i]);
+            add_col(l, k);
+            free(k);
+        }
+        p += len + (p[len] == ',');
+    }
+}
+
 /* Build results.csv from run folders in dirs[] (first folder holding a matching result wins).
  * shard_n > 0: only the runs of shard k. Returns the number of runs without a result. */
 static int build_csv(const char *const *dirs, int ndirs, const char *out_path, int shard_k,
@@ -2309,8 +2579,13 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
     }
     result *res = am_calloc((size_t)m.n + 1, sizeof *res);
     int missing = 0, failed = 0;
-    /* metric columns: union in run order, first appearance */
+    /* metric columns: those every run reports (run_metrics, and level_metrics_names of each
+     * run's levels), so that they are there when no run finished (until 2026-11-27 a study
+     * whose every run failed had none: `stats --metric ooms` found no column), then the union
+     * of the runs' metrics in run order, first appearance */
     strlist mcols = {0};
+    for (size_t c = 0; c < sizeof run_metrics / sizeof *run_metrics; c++)
+        sl_push(&mcols, am_strdup(run_metrics[c]));
     for (int i = 0; i < m.n; i++) {
         if (shard_n && i % shard_n != shard_k - 1)
             continue;
@@ -2327,13 +2602,9 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
         }
         if (strcmp(res[i].status, "ok") != 0)
             failed++;
-        for (int k = 0; k < res[i].nm; k++) {
-            int found = 0;
-            for (int c = mcols.n - 1; c >= 0 && !found; c--)
-                found = strcmp(mcols.v[c], res[i].m[k].k) == 0;
-            if (!found)
-                insert_col(&mcols, res[i].m[k].k);
-        }
+        add_level_cols(&mcols, res[i].levels);
+        for (int k = 0; k < res[i].nm; k++)
+            add_col(&mcols, res[i].m[k].k);
     }
     outfile *o;
     int rc = -1;
@@ -2393,8 +2664,23 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
 
 /* ---- the scheduler ---------------------------------------------------------------------- */
 
-/* Finished: the same key, status ok, and every per-run output this batch asks for is there (a
- * rerun with --timeline or --placements added writes them for runs finished without). */
+/* Whether the comma-separated list has name. */
+static int list_has(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncmp(p, name, n) == 0)
+            return 1;
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
+/* Finished: the same key, status ok, and every per-run output this batch asks for was written by
+ * that run (result.txt's outputs= lists it) and is still there (a rerun with --timeline or
+ * --placements added writes them for runs finished without; until 2026-11-27 any file of that
+ * name counted, also one left by an earlier run of other inputs). */
 static int run_is_done(const batch *b, const sw_run *r)
 {
     /* --update-expectations: a run's output is its expectation, outside DIR, so every run runs
@@ -2406,17 +2692,16 @@ static int run_is_done(const batch *b, const sw_run *r)
     if (result_read(b->out, r->folder, &x) != 0)
         return 0;
     int done = strcmp(x.key, r->key) == 0 && strcmp(x.status, "ok") == 0;
-    result_free(&x);
-    static const char *const names[2] = {"placements.csv", "timeline.csv"};
     int want[2] = {b->placements, b->timeline};
     for (int i = 0; done && i < 2; i++) {
         if (!want[i])
             continue;
-        char *dir = run_dir(b, r), *p = xprintf("%s/%s", dir, names[i]);
-        done = access(p, F_OK) == 0;
+        char *dir = run_dir(b, r), *p = xprintf("%s/%s", dir, optional_outputs[i]);
+        done = list_has(x.outputs, optional_outputs[i]) && access(p, F_OK) == 0;
         free(p);
         free(dir);
     }
+    result_free(&x);
     return done;
 }
 
@@ -2655,8 +2940,13 @@ static int run_all(batch *b, int *nskipped, int *nran)
                 snprintf(msg, sizeof msg, "worker exited with status %d and no result",
                          WIFEXITED(st) ? WEXITSTATUS(st) : -1);
             mkdir_p(dir);
-            if (write_result(dir, r, "failed", msg, NULL, NULL, &e2) != 0)
+            clear_outputs(dir); /* the worker may have died before it cleared the folder */
+            char policy[64] = "", *levels = NULL;
+            run_config_facts(&b->sw, r, policy, sizeof policy, &levels);
+            result_info ri = {"failed", msg, policy, levels, NULL, NULL};
+            if (write_result(dir, r, &ri, &e2) != 0)
                 fprintf(stderr, "%s: %s\n", prog, e2.msg);
+            free(levels);
         }
         if (have)
             result_free(&x);
@@ -2715,17 +3005,15 @@ static void usage(FILE *f)
 }
 
 /* A regress sweep's expectation files, each once, sorted: every trace's (or generated trace's,
- * expect_path) under every policy. */
+ * expect_name) under every policy and at every axis point. */
 static void expect_files(const sweep *s, strlist *out)
 {
-    int np = s->policies.n ? s->policies.n : 1, ns = expect_nsrc(s);
-    for (int i = 0; i < ns; i++)
-        for (int p = 0; p < np; p++) {
-            char buf[4096];
-            int t = s->traces.n ? i : -1;
-            sl_push(out, am_strdup(expect_path(s, s->policies.n ? p : -1, t, t < 0 ? i : -1, buf,
-                                               sizeof buf)));
-        }
+    long n = expect_nslots(s);
+    for (long i = 0; i < n; i++) {
+        char buf[4096];
+        sw_run r = expect_slot_run(s, i);
+        sl_push(out, am_strdup(expect_path(s, &r, buf, sizeof buf)));
+    }
     qsort(out->v, (size_t)out->n, sizeof *out->v, cmp_str);
     int k = 0;
     for (int i = 0; i < out->n; i++) {

@@ -325,6 +325,43 @@ static int timeline_dat(ctx *c, const char *run, const char *out)
     return rows ? 0 : -1;
 }
 
+/* The caption's account of which run each policy's line is (row indices; plotted -1: none):
+ * "first successful run of each policy: bfc 0001-a-bfc, caching 0002-a-caching.", and for a
+ * policy whose first successful run has no timeline of the level, the run plotted instead and
+ * why, or that it has no line. Allocated. */
+static char *timeline_runs(const ctx *c, char (*pols)[64], const int *first, const int *plotted,
+                           int np)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    int all_first = 1;
+    for (int q = 0; q < np; q++)
+        all_first &= plotted[q] == first[q];
+    fputs(all_first ? "first successful run of each policy: "
+                    : "one successful run of each policy with a timeline: ", f);
+    for (int q = 0, n = 0; q < np; q++) {
+        if (plotted[q] < 0)
+            continue;
+        fprintf(f, "%s%s %s", n++ ? ", " : "", pols[q][0] ? pols[q] : "run",
+                c->t.rows[plotted[q]][c->c_run]);
+    }
+    fputc('.', f);
+    for (int q = 0; q < np; q++) {
+        if (plotted[q] == first[q])
+            continue;
+        const char *p = pols[q][0] ? pols[q] : "run", *run = c->t.rows[first[q]][c->c_run];
+        if (plotted[q] >= 0)
+            fprintf(f, " %s's first successful run, %s, has no %s timeline.csv rows, so %s is "
+                    "shown.", p, run, c->level, c->t.rows[plotted[q]][c->c_run]);
+        else
+            fprintf(f, " No line for %s: none of its successful runs (the first: %s) has %s "
+                    "timeline.csv rows.", p, run, c->level);
+    }
+    fclose(f);
+    return text;
+}
+
 static void timelines(ctx *c)
 {
     if (c->c_trace < 0 || c->c_run < 0)
@@ -341,24 +378,35 @@ static void timelines(ctx *c)
         snprintf(traces[nt++], sizeof traces[0], "%s", tr);
     }
     for (int k = 0; k < nt; k++) {
-        /* the first successful run of each policy on this trace */
+        /* the first successful run of each policy on this trace that has a timeline of the
+         * level; the caption names the runs plotted, and says which policy's first run had none
+         * (until 2026-11-27 another run was plotted silently under "first run of each policy") */
         char files[RH_MAX_LINES * 300] = "", titles[RH_MAX_LINES * 70] = "";
-        char seen[RH_MAX_LINES][64];
-        int nl = 0;
-        for (int r = 0; r < c->t.nrows && nl < RH_MAX_LINES; r++) {
+        char pols[RH_MAX_LINES][64];
+        int first[RH_MAX_LINES], plotted[RH_MAX_LINES];
+        int np = 0, nl = 0;
+        for (int r = 0; r < c->t.nrows; r++) {
             if (!ok_row(c, r) || strcmp(c->t.rows[r][c->c_trace], traces[k]) != 0)
                 continue;
             const char *p = c->c_policy >= 0 ? c->t.rows[r][c->c_policy] : "run";
-            int dup = 0;
-            for (int q = 0; q < nl && !dup; q++)
-                dup = strcmp(seen[q], p) == 0;
-            if (dup)
+            int q = 0;
+            while (q < np && strcmp(pols[q], p) != 0)
+                q++;
+            if (q == np) {
+                if (np == RH_MAX_LINES)
+                    continue;
+                snprintf(pols[np], sizeof pols[0], "%s", p);
+                first[np] = r;
+                plotted[np++] = -1;
+            }
+            if (plotted[q] >= 0)
                 continue;
             char dat[300], w[64];
             snprintf(dat, sizeof dat, "%s/tl%d_%d.dat", c->tmp, k, nl);
             if (timeline_dat(c, c->t.rows[r][c->c_run], dat) != 0)
                 continue;
-            snprintf(seen[nl++], sizeof seen[0], "%s", p);
+            plotted[q] = r;
+            nl++;
             word(w, sizeof w, p[0] ? p : "run");
             strcat(files, dat);
             strcat(files, " ");
@@ -369,12 +417,14 @@ static void timelines(ctx *c)
             continue;
         if (!header++)
             fprintf(c->html, "<h2>Memory over time (%s)</h2>\n", c->level);
-        char vars[RH_MAX_LINES * 400 + 1024], tw[256], cap[700];
+        char vars[RH_MAX_LINES * 400 + 1024], tw[256], cap[8192];
         word(tw, sizeof tw, traces[k]);
         snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\nttl = \"%s: live vs reserved\"",
                  files, titles, tw);
+        char *runs = timeline_runs(c, pols, first, plotted, np);
         snprintf(cap, sizeof cap, "%.400s: reserved (solid) and live (dashed) bytes of %.100s over "
-                 "simulated time, first run of each policy.", traces[k], c->level);
+                 "simulated time, %s", traces[k], c->level, runs);
+        free(runs);
         plot(c, "memory_over_time.gp", vars, cap);
         snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\nttl = \"%s: fragmentation\"",
                  files, titles, tw);

@@ -819,6 +819,139 @@ static void test_resume_inputs_changed(void)
     CU_ASSERT_EQUAL(access(tl, F_OK), 0);
 }
 
+/* Whether the file holds text. */
+static int file_has(const char *path, const char *text)
+{
+    char *t = tu_slurp(path, NULL);
+    int has = t && strstr(t, text);
+    free(t);
+    return has;
+}
+
+/* A run that runs again first removes its previous outputs, so a folder never mixes two inputs'
+ * files, and a skip counts only the optional outputs its result.txt says it wrote (until
+ * 2026-11-27 a rerun without --timeline kept the old trace's timeline.csv, the next rerun with
+ * --timeline skipped the run for it, and a failed rerun kept the old summary.json). */
+static void test_resume_no_stale_outputs(void)
+{
+    const char *sub = path_in_tmp("stale");
+    char text[2048], args[4096], dir[1200], f[1300], *err = NULL;
+    mkdir(sub, 0777);
+    snprintf(dir, sizeof dir, "%s/o/runs/0001-a", sub);
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [a.trace]\n", tu_top());
+    tu_write("stale/sw.yaml", text);
+    static const struct {
+        const char *trace, *opts; /* a.trace's allocation; the batch's options */
+        const char *want;         /* in the summary line */
+        int timeline;             /* timeline.csv: 0 absent, else the MiB it shows */
+    } steps[] = {
+        {"1MiB", "--timeline --placements", "1 run now, 0 finished before", 1},
+        {"2MiB", "", "1 run now, 0 finished before", 0},
+        {"2MiB", "--timeline --placements", "1 run now, 0 finished before", 2},
+        {"2MiB", "--timeline", "0 run now, 1 finished before", 2},
+    };
+    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+        snprintf(text, sizeof text, "amsim-trace v1\nalloc 1 %s\nfree 1\n", steps[i].trace);
+        tu_write("stale/a.trace", text);
+        snprintf(args, sizeof args, "batch '%s/sw.yaml' -o '%s/o' %s", sub, sub, steps[i].opts);
+        err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+        CU_ASSERT(err && strstr(err, steps[i].want));
+        if (!err || !strstr(err, steps[i].want))
+            fprintf(stderr, "\n  step %zu: %s  expected: %s\n", i, err ? err : "(none)",
+                    steps[i].want);
+        free(err);
+        snprintf(f, sizeof f, "%s/timeline.csv", dir);
+        if (!steps[i].timeline) {
+            CU_ASSERT_NOT_EQUAL(access(f, F_OK), 0);
+            snprintf(f, sizeof f, "%s/placements.csv", dir);
+            CU_ASSERT_NOT_EQUAL(access(f, F_OK), 0);
+        } else {
+            CU_ASSERT(file_has(f, steps[i].timeline == 1 ? ",hbm,1048576," : ",hbm,2097152,"));
+            snprintf(f, sizeof f, "%s/placements.csv", dir);
+            CU_ASSERT(file_has(f, steps[i].timeline == 1 ? ",1048576,1048576,ok"
+                                                         : ",2097152,2097152,ok"));
+        }
+    }
+    /* a result.txt that does not list timeline.csv (written before 2026-11-27) is not taken as
+     * having it, even with the file there */
+    snprintf(args, sizeof args, "sed -i '/^outputs=/d' '%s/result.txt'", dir);
+    CU_ASSERT_EQUAL_FATAL(system(args), 0);
+    snprintf(args, sizeof args, "batch '%s/sw.yaml' -o '%s/o' --timeline", sub, sub);
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT(err && strstr(err, "1 run now, 0 finished before"));
+    free(err);
+    /* a failed rerun leaves only its result.txt */
+    tu_write("stale/a.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\nfree 2\n");
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    free(err);
+    static const char *const gone[] = {"summary.json", "report.txt", "timeline.csv",
+                                       "effective_config.yaml"};
+    for (size_t i = 0; i < sizeof gone / sizeof *gone; i++) {
+        snprintf(f, sizeof f, "%s/%s", dir, gone[i]);
+        CU_ASSERT_NOT_EQUAL(access(f, F_OK), 0);
+    }
+    snprintf(f, sizeof f, "%s/result.txt", dir);
+    CU_ASSERT(file_has(f, "status=failed"));
+}
+
+/* The header line of a results.csv (allocated), without the LEVEL.stats.* columns when
+ * no_stats. */
+static char *csv_header(const char *csv, int no_stats)
+{
+    char *t = tu_slurp(csv, NULL);
+    if (!t)
+        return NULL;
+    t[strcspn(t, "\n")] = 0;
+    char *out = calloc(strlen(t) + 1, 1);
+    for (char *save = NULL, *c = strtok_r(t, ",", &save); c; c = strtok_r(NULL, ",", &save))
+        if (!no_stats || !strstr(c, ".stats."))
+            strcat(strcat(out, out[0] ? "," : ""), c);
+    free(t);
+    return out;
+}
+
+/* A study whose every run failed still has the metric columns every run reports (until
+ * 2026-11-27 only the identity columns: `stats --metric ooms` said no column 'ooms'), the
+ * same as a finished run's without its policy statistics, and a failed row names the config's
+ * policy (it was empty). */
+static void test_failed_rows_columns(void)
+{
+    char text[2048], args[4096], csv[1200], *err = NULL;
+    tu_write("allfail.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    for (int ok = 0; ok < 2; ok++) {
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [allfail.trace]\n"
+                 "axes:\n  memories.hbm.allocator.memory_limit: [%s]\n", tu_top(),
+                 ok ? "1GiB" : "100B, 200B");
+        const char *sw = tu_write(ok ? "allok.yaml" : "allfail.yaml", text);
+        snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw,
+                 path_in_tmp(ok ? "allok" : "allfail"));
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), ok ? 0 : 1);
+    }
+    snprintf(csv, sizeof csv, "%s/results.csv", path_in_tmp("allfail"));
+    char *t = tu_slurp(csv, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT(strstr(t, "status,error,events,ooms,makespan_seconds,stall_seconds,"
+                        "allocator_seconds,hbm.capacity,hbm.peak_live_bytes,") != NULL);
+    CU_ASSERT(strstr(t, "\n1,0001-allfail-memory_limit=100B,100B,bfc,allfail.trace,failed,") &&
+              strstr(t, "\n2,0002-allfail-memory_limit=200B,200B,bfc,allfail.trace,failed,"));
+    free(t);
+    char *hf = csv_header(csv, 0);
+    snprintf(csv, sizeof csv, "%s/results.csv", path_in_tmp("allok"));
+    char *ho = csv_header(csv, 1);
+    CU_ASSERT(hf && ho && strcmp(hf, ho) == 0);
+    if (hf && ho && strcmp(hf, ho) != 0)
+        fprintf(stderr, "\n  failed: %s\n  ok:     %s\n", hf, ho);
+    free(hf);
+    free(ho);
+    snprintf(args, sizeof args, "stats '%s/results.csv' --metric ooms", path_in_tmp("allfail"));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "no row has a number in column 'ooms'"));
+    free(err);
+}
+
 /* --timeout honours fractions of a second (alarm() rounded 0.02 up to 1 s, and 1e-9 too, so
  * nothing was killed); a value that is not a finite number of seconds is refused. */
 static void test_timeout_fraction(void)
@@ -842,7 +975,7 @@ static void test_timeout_fraction(void)
         CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
         char csv[1200], want[128];
         snprintf(csv, sizeof csv, "%s/results.csv", dir);
-        snprintf(want, sizeof want, ",failed,worker killed by signal 14 (timeout after %s s)\n",
+        snprintf(want, sizeof want, ",failed,worker killed by signal 14 (timeout after %s s),",
                  shown[i]);
         char *t = tu_slurp(csv, NULL);
         CU_ASSERT(t && strstr(t, want));
@@ -969,7 +1102,7 @@ static void test_timeout_with_signals_blocked(void)
     CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
     snprintf(csv, sizeof csv, "%s/results.csv", dir);
     char *t = tu_slurp(csv, NULL);
-    CU_ASSERT(t && strstr(t, ",failed,worker killed by signal 14 (timeout after 1e-09 s)\n"));
+    CU_ASSERT(t && strstr(t, ",failed,worker killed by signal 14 (timeout after 1e-09 s),"));
     if (!t || !strstr(t, "timeout after"))
         fprintf(stderr, "\n  blocked signals: %s\n", t ? t : "(no results.csv)");
     free(t);
@@ -2747,6 +2880,71 @@ static void test_regress_generated_seeds(void)
     CU_ASSERT(access(f1, R_OK) == 0);
 }
 
+/* A regress sweep with axes: each axis point has its own expectation, NAME[.POLICY].LABEL=VALUE
+ * (escaped) .expect, so --update-expectations -j2 writes each from its own run and the check
+ * holds (until 2026-11-27 the points shared NAME.expect: the last writer won and the other
+ * point deviated); two axes ending in one key are labelled by their whole paths; a name too long
+ * for a file is refused at the value's line:column. */
+static void test_regress_axes(void)
+{
+    char d[1024], p[1200], text[4096], args[4096], f[1300], *err = NULL;
+    snprintf(d, sizeof d, "%s/rgax", tu_tmpdir());
+    mkdir(d, 0777);
+    /* 10 MiB of HBM runs out twice, 12 MiB once: the points differ */
+    snprintf(f, sizeof f, "%s/t1.trace", d);
+    write_text(f, "amsim-trace v1\nalloc 1 3MiB\nalloc 2 5MiB\nfree 1\nalloc 3 2MiB\n"
+               "alloc 4 1MiB\nfree 2\nalloc 5 7MiB\nfree 3\nfree 4\nfree 5\n");
+    snprintf(text, sizeof text, "kind: regress\nbase: %s/configs/default.yaml\n"
+             "traces: [t1.trace]\nexpectations: exp\n"
+             "axes:\n  memories.hbm.capacity: [10MiB, 12MiB]\n"
+             "  links.pcie.bandwidth: [32GB/s]\n", tu_top());
+    snprintf(p, sizeof p, "%s/ax.yaml", d);
+    write_text(p, text);
+    snprintf(args, sizeof args, "batch '%s' -o '%s/out' -q -j2 --update-expectations", p, d);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    static const char *const names[] = {
+        "t1.trace.capacity=10MiB.bandwidth=32GB%2Fs.expect",
+        "t1.trace.capacity=12MiB.bandwidth=32GB%2Fs.expect"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(f, sizeof f, "%s/exp/%s", d, names[i]);
+        CU_ASSERT(file_has(f, i ? "\nhbm.ooms=1\n" : "\nhbm.ooms=2\n"));
+    }
+    snprintf(f, sizeof f, "%s/exp/t1.trace.expect", d);
+    CU_ASSERT(access(f, F_OK) != 0);
+    snprintf(args, sizeof args, "batch '%s' -o '%s/out2' -j2", p, d);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT(err && strstr(err, "2 run now, 0 finished before; 0 failed"));
+    free(err);
+    /* two axes ending in capacity: each is named by its whole path */
+    snprintf(text, sizeof text, "kind: regress\nbase: %s/configs/default.yaml\n"
+             "traces: [t1.trace]\nexpectations: exp2\npolicies: [bfc]\n"
+             "axes:\n  memories.hbm.capacity: [40GiB]\n  memories.host.capacity: [1TiB]\n",
+             tu_top());
+    write_text(p, text);
+    snprintf(args, sizeof args, "batch '%s' -o '%s/out3' -q --update-expectations", p, d);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(f, sizeof f, "%s/exp2/t1.trace.bfc.memories.hbm.capacity=40GiB."
+             "memories.host.capacity=1TiB.expect", d);
+    CU_ASSERT(access(f, R_OK) == 0);
+    /* a name over 255 bytes */
+    char zeros[256];
+    memset(zeros, '0', 250);
+    zeros[250] = 0;
+    snprintf(text, sizeof text, "kind: regress\nbase: %s/configs/default.yaml\n"
+             "traces: [t1.trace]\nexpectations: exp3\n"
+             "axes:\n  memories.hbm.capacity: [40GiB, %s1GiB]\n", tu_top(), zeros);
+    write_text(p, text);
+    snprintf(args, sizeof args, "batch '%s' --list", p);
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "ax.yaml:6:34: a regress sweep names each expectation by its "
+                            "trace, policy and axis values: 't1.trace.capacity=") &&
+              strstr(err, "' would be 279 bytes, over the 255 a file name can have"));
+    if (err && !strstr(err, "would be 279 bytes"))
+        fprintf(stderr, "\n  %s\n", err);
+    free(err);
+}
+
 /* generate: without seeds: the seed is what each run generates its trace with, so the sweep is
  * refused at generate:'s line and column (until 2026-11-25 its one run read trace -1 and the
  * worker died of SIGSEGV, recorded as a failed run). */
@@ -2843,6 +3041,8 @@ void suite_batch(void)
              {"seeds past 32 bits refused at line:col", test_sweep_seed_range},
              {"resume and failure isolation", test_resume_and_failure_isolation},
              {"resume reruns runs whose inputs changed", test_resume_inputs_changed},
+             {"a rerun leaves no outputs of earlier inputs", test_resume_no_stale_outputs},
+             {"every run failed: the fixed columns and the policy", test_failed_rows_columns},
              {"--timeout honours fractions of a second", test_timeout_fraction},
              {"a stopped batch leaves no temporaries", test_stop_leaves_no_temporaries},
              {"--timeout stops a worker started with its signals blocked",
@@ -2885,6 +3085,7 @@ void suite_batch(void)
               test_regress_same_trace_name},
              {"regress: each generated seed has its own expectation",
               test_regress_generated_seeds},
+             {"regress: each axis point has its own expectation", test_regress_axes},
              {"generate: without seeds: is refused at load", test_generate_needs_seeds},
              {"--update-expectations runs every run again", test_update_expectations_rerun},
              {"--update-expectations on a matrix sweep is refused",

@@ -101,6 +101,59 @@ static void test_report_every_mean(void)
     free(h);
 }
 
+/* Write DIR/runs/RUN/timeline.csv with a few rows of level hbm. */
+static void write_timeline(const char *dirname, const char *run)
+{
+    char p[1200];
+    mkdir(tmp_path(dirname), 0777);
+    snprintf(p, sizeof p, "%s/runs", tmp_path(dirname));
+    mkdir(p, 0777);
+    snprintf(p, sizeof p, "%s/runs/%s", tmp_path(dirname), run);
+    mkdir(p, 0777);
+    snprintf(p, sizeof p, "%s/runs/%s/timeline.csv", tmp_path(dirname), run);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes\n"
+          "0,0,hbm,1048576,1048576,2097152\n1000000,1,hbm,0,0,2097152\n", f);
+    fclose(f);
+}
+
+/* The memory-over-time caption names the run plotted for each policy: when the first
+ * successful run of a policy has no timeline.csv, the run shown instead and why, and a policy
+ * with none at all has no line, said so (until 2026-11-27 another run was plotted silently
+ * under "first run of each policy"). */
+static void test_report_timeline_caption(void)
+{
+    static const char csv[] =
+        "run_id,run,policy,trace,status,hbm.peak_live_bytes,hbm.peak_reserved_bytes\n"
+        "1,r1-bfc,bfc,t,failed,,\n"
+        "2,r2-bfc,bfc,t,ok,1048576,2097152\n"
+        "3,r3-bfc,bfc,t,ok,1048576,2097152\n"
+        "4,r4-caching,caching,t,ok,1048576,2097152\n"
+        "5,r5-lifo,lifo,t,ok,1048576,2097152\n";
+    /* all first runs have one */
+    write_timeline("tlcap1", "r2-bfc");
+    write_timeline("tlcap1", "r4-caching");
+    write_timeline("tlcap1", "r5-lifo");
+    char *h = report_of("tlcap1", csv);
+    CU_ASSERT(h && strstr(h, "over simulated time, first successful run of each policy: bfc "
+                             "r2-bfc, caching r4-caching, lifo r5-lifo.</figcaption>"));
+    free(h);
+    /* bfc's first (r2) has none: r3 is shown, and said; caching has none at all */
+    write_timeline("tlcap2", "r3-bfc");
+    write_timeline("tlcap2", "r5-lifo");
+    h = report_of("tlcap2", csv);
+    CU_ASSERT(h && strstr(h, "over simulated time, one successful run of each policy with a "
+                             "timeline: bfc r3-bfc, lifo r5-lifo. bfc's first successful "
+                             "run, r2-bfc, has no hbm timeline.csv rows, so r3-bfc is shown. No "
+                             "line for caching: none of its successful runs (the first: "
+                             "r4-caching) has hbm timeline.csv rows.</figcaption>"));
+    if (h && !strstr(h, "so r3-bfc is shown"))
+        fprintf(stderr, "\n  %s\n", strstr(h, "over simulated") ? strstr(h, "over simulated")
+                                                                 : "(no timeline caption)");
+    free(h);
+}
+
 /* The figure of the page whose caption starts with cap (from its <figure> to its </figure>),
  * copied; NULL when there is none. */
 static char *figure(const char *h, const char *cap)
@@ -306,5 +359,6 @@ void suite_report(void)
              {"every_mean", test_report_every_mean},
              {"heatmap_per_policy", test_report_heatmap_per_policy},
              {"stats_units_exact", test_stats_units_exact},
-             {"log_levels", test_log_levels}, {"log_single_level", test_log_single_level});
+             {"log_levels", test_log_levels}, {"log_single_level", test_log_single_level},
+             {"timeline caption names the runs plotted", test_report_timeline_caption});
 }
