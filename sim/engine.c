@@ -329,6 +329,8 @@ struct sim {
                       * defragments: buffers are moved, so use and pending work are kept */
     segval seg;
     int prologue;    /* a start-state prologue runs (prologue_edge) */
+    uint64_t in_use; /* id of a buffer the event being handled uses (a transfer's source while
+                      * its into= destination is allocated): not a spill victim; TR_NO_ID */
     char buf[256];
 };
 
@@ -1411,7 +1413,10 @@ static void defrag(sim *s, int level)
     s->rt[level].allocs_since_defrag = 0;
 }
 
-/* Evict one buffer of `level` to its spill host (LRU or largest first); 1 if one went. */
+/* Evict one buffer of `level` to its spill host (LRU or largest first); 1 if one went. The
+ * buffer the current event uses (s->in_use: a transfer's source while its destination is
+ * allocated) is never the victim: the copy reads it after the allocation. Until 2026-11-27 it
+ * could be, and the copy then read a buffer that was on the host. */
 static int spill_one(sim *s, int level)
 {
     const cfg_level *L = &s->cfg->levels[level];
@@ -1420,6 +1425,8 @@ static int spill_one(sim *s, int level)
     size_t n = live_on(s, level, &v);
     for (size_t i = 0; i < n; i++) {
         slot *x = v[i];
+        if (x->id == s->in_use)
+            continue;
         /* ties (one event can use two buffers) go to the lower id, not to the id map's order */
         if (!best)
             best = x;
@@ -1912,7 +1919,10 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
             a.level = ev->dst_level;
             a.addr = TR_NO_ADDR;
             a.has_donate = 0;
-            if (do_alloc(s, &a, file, err) != 0)
+            s->in_use = ev->id; /* the source stays where the copy reads it */
+            int arc = do_alloc(s, &a, file, err);
+            s->in_use = TR_NO_ID;
+            if (arc != 0)
                 return -1;
             slot *x = idmap_find(&s->ids, ev->into);
             if (!x || x->state != ST_LIVE) {
@@ -2339,6 +2349,7 @@ static const cfg_node *setting_at(const cfg_level *L, const char *opts)
 int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err)
 {
     sim *s = am_calloc(1, sizeof *s);
+    s->in_use = TR_NO_ID;
     s->cfg = cfg;
     s->o = *o;
     if (!s->o.lookahead_ids)

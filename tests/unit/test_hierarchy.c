@@ -488,6 +488,46 @@ static void test_spill_victims(void)
     hstop(&r);
 }
 
+/* A transfer's source is not a spill victim while its into= destination is allocated: the copy
+ * reads it afterwards. With nothing else to spill the destination is out of memory (counted in
+ * into_failed, no copy); with another buffer that one goes, even when it is not the one the
+ * victim order names first. Until 2026-11-27 the source itself was spilled and still copied. */
+static void test_spill_spares_transfer_source(void)
+{
+    tr_event copy1 = {.kind = TR_TRANSFER, .level = 0, .dst_level = 0, .bytes = 512 * KiB,
+                      .id = 1, .has_into = 1, .into = 3};
+    hrun r;
+    hstart(&r, HBM_1MIB("    on_oom: spill_to_host\n"));
+    CU_ASSERT(hev(&r, ALLOC(1, 768 * KiB, 0)) == 0);
+    copy1.bytes = 768 * KiB;
+    CU_ASSERT(hev(&r, copy1) == 0);
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->spill.evictions, 0);
+    CU_ASSERT_EQUAL(su->into_failed, 1);
+    CU_ASSERT_EQUAL(su->into_allocs, 0);
+    CU_ASSERT_EQUAL(su->transfers, 0);
+    CU_ASSERT_EQUAL(su->ooms, 1);
+    CU_ASSERT(hev(&r, FREE(1)) == 0);
+    CU_ASSERT(hev(&r, FREE(3)) == 0); /* skipped: its allocation failed */
+    CU_ASSERT_EQUAL(su->frees_after_oom, 1);
+    hstop(&r);
+
+    /* either order (largest, least recently used) would pick 1 (512 KiB, older) over 2: 2 goes */
+    hstart(&r, HBM_1MIB("    on_oom: spill_to_host\n    spill_victim: largest\n"));
+    CU_ASSERT(hev(&r, ALLOC(1, 512 * KiB, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(2, 256 * KiB, 0)) == 0);
+    copy1.bytes = 512 * KiB;
+    CU_ASSERT(hev(&r, copy1) == 0);
+    su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->spill.evictions, 1);
+    CU_ASSERT_EQUAL(su->spill.bytes_out, 256 * KiB);
+    CU_ASSERT_EQUAL(su->into_allocs, 1);
+    CU_ASSERT_EQUAL(su->transfers, 1);
+    CU_ASSERT_EQUAL(su->ooms, 0);
+    CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+    hstop(&r);
+}
+
 /* N tiles double-buffered: copies on stream 1, compute on stream 0. Makespan is
  * N*X + C when transfers dominate and X + N*C when compute does (not N*(X+C)). */
 static void test_double_buffering(void)
@@ -1166,6 +1206,7 @@ void suite_hierarchy(void)
              {"spill round trip costs two transfers", test_spill_round_trip},
              {"a spill waits for transfers on its victim", test_spill_waits_for_pending_transfer},
              {"spill victims: LRU, largest, host copies freed", test_spill_victims},
+             {"a transfer's source is not spilled for its into=", test_spill_spares_transfer_source},
              {"double-buffered pipeline makespan", test_double_buffering},
              {"VMEM and SMEM capacities", test_tpu_capacities},
              {"donation, transfer guard, transfer into", test_donation_guard_into},
