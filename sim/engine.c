@@ -1888,6 +1888,34 @@ static int use_buffer(sim *s, uint64_t id)
     return 0;
 }
 
+/* A transfer with into= that does not happen (the transfer guard rejects it, or its spilled
+ * source cannot come back): its destination is never allocated. Like one whose allocation runs
+ * out of memory, it counts in into_failed and the id stays known as not allocated (ST_OOM, no
+ * out-of-memory result: nothing was asked of the allocator), so its later free is skipped and
+ * counted in frees_after_oom. Until 2026-11-27 the id stayed unknown and that free stopped the
+ * run as a free of an unknown id. An id still allocated is the error do_alloc gives. */
+static int into_skipped(sim *s, const tr_event *ev, const char *file, am_error *err)
+{
+    slot *x = idmap_find(&s->ids, ev->into);
+    if (x && x->state != ST_OOM)
+        return am_fail_at(err, file, ev->line, ev->col,
+                          "duplicate id %" PRIu64 ": still allocated (line %lu)", ev->into,
+                          x->line);
+    if (x) {
+        pend_drop(s, x);
+        idmap_del(&s->ids, x);
+    }
+    x = idmap_put(&s->ids, ev->into);
+    x->line = ev->line;
+    x->level = ev->dst_level;
+    x->stream = ev->stream;
+    x->requested = ev->bytes;
+    x->state = ST_OOM;
+    touch(s, x);
+    s->sum.into_failed++;
+    return 0;
+}
+
 /* Every event but an allocation or a free (sim_event's rare cases, kept out of its hot path).
  * Sets *stop when sim_event must return the result at once (an error before the event counted). */
 static int other_event(sim *s, const tr_event *ev, const char *file, am_error *err, int *stop)
@@ -1907,10 +1935,12 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
             return am_fail_at(err, file, ev->line, ev->col,
                               "no link from '%s' to '%s' in the config", s->cfg->levels[ev->level].name,
                               s->cfg->levels[ev->dst_level].name);
-        if (!guard_allows(s, ev, file))
+        if (!guard_allows(s, ev, file) || (ev->id != TR_NO_ADDR && use_buffer(s, ev->id) < 0)) {
+            /* rejected by the guard, or a spilled source that could not come back (counted) */
+            if (ev->has_into && into_skipped(s, ev, file, err))
+                return -1;
             break;
-        if (ev->id != TR_NO_ADDR && use_buffer(s, ev->id) < 0)
-            break; /* a spilled source that could not come back: counted */
+        }
         if (ev->has_into) {
             /* A transfer into a level allocates its destination buffer first. */
             tr_event a = *ev;

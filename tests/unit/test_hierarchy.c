@@ -528,6 +528,53 @@ static void test_spill_spares_transfer_source(void)
     hstop(&r);
 }
 
+/* A transfer with into= that does not happen (the guard rejects it; its spilled source cannot
+ * come back) leaves its destination known as not allocated, like one whose allocation runs out
+ * of memory: counted in into_failed, its later free skipped (frees_after_oom). Until 2026-11-27
+ * that free stopped the run: "free of unknown id". An into= id still allocated is an error. */
+static void test_skipped_into_free(void)
+{
+    hrun r;
+    hstart(&r, HBM_1MIB("") "transfer_guard: {host_to_device: disallow}\n");
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 1, .dst_level = 0, .bytes = 4096,
+                                 .implicit = 1, .has_into = 1, .into = 11}) == 0);
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->guard_rejected[CFG_DIR_H2D], 1);
+    CU_ASSERT_EQUAL(su->into_failed, 1);
+    CU_ASSERT_EQUAL(su->ooms, 0); /* nothing was asked of the allocator */
+    CU_ASSERT(hev(&r, FREE(11)) == 0);
+    CU_ASSERT_EQUAL(su->frees_after_oom, 1);
+    CU_ASSERT(hev(&r, ALLOC(12, 4096, 0)) == 0);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 1, .dst_level = 0, .bytes = 4096,
+                                 .implicit = 1, .has_into = 1, .into = 12}) != 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.msg, "duplicate id 12: still allocated"));
+    hstop(&r);
+
+    /* 1 spills to a host it fills; copying it from hbm needs it back, which needs 2 spilled,
+     * which the host cannot take: no copy, and 5 is never allocated */
+    hstart(&r, "version: 1\nmemories:\n  hbm:\n    capacity: 1MiB\n"
+               "    allocator: {policy: best_fit, commit_granularity: 256KiB}\n"
+               "    on_oom: spill_to_host\n"
+               "  host: {kind: host, capacity: 512KiB, allocator: {policy: best_fit}}\n"
+               "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
+               "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us}\n");
+    CU_ASSERT(hev(&r, ALLOC(1, 512 * KiB, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(2, 768 * KiB, 0)) == 0); /* spills 1 */
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 0, .dst_level = 1,
+                                 .bytes = 256 * KiB, .id = 1, .has_into = 1, .into = 5}) == 0);
+    su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->spill.evictions, 1);
+    CU_ASSERT_EQUAL(su->spill.restores, 0);
+    CU_ASSERT_EQUAL(su->into_failed, 1);
+    CU_ASSERT_EQUAL(su->transfers, 0);
+    CU_ASSERT(hev(&r, FREE(2)) == 0);
+    CU_ASSERT(hev(&r, FREE(5)) == 0);
+    CU_ASSERT_EQUAL(su->frees_after_oom, 1);
+    CU_ASSERT(hev(&r, FREE(1)) == 0);
+    CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+    hstop(&r);
+}
+
 /* N tiles double-buffered: copies on stream 1, compute on stream 0. Makespan is
  * N*X + C when transfers dominate and X + N*C when compute does (not N*(X+C)). */
 static void test_double_buffering(void)
@@ -1207,6 +1254,7 @@ void suite_hierarchy(void)
              {"a spill waits for transfers on its victim", test_spill_waits_for_pending_transfer},
              {"spill victims: LRU, largest, host copies freed", test_spill_victims},
              {"a transfer's source is not spilled for its into=", test_spill_spares_transfer_source},
+             {"an into= that does not happen: its free is skipped", test_skipped_into_free},
              {"double-buffered pipeline makespan", test_double_buffering},
              {"VMEM and SMEM capacities", test_tpu_capacities},
              {"donation, transfer guard, transfer into", test_donation_guard_into},
