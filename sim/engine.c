@@ -1444,11 +1444,13 @@ static int spill_one(sim *s, int level)
         return 0;
     alloc_req r = {best->requested, 0};
     alloc_out o = {0, 0, 0};
-    if (mem_alloc_attempt(s->lv[host], &r, &o) != ALLOC_OK) {
+    int rc = mem_alloc_attempt(s->lv[host], &r, &o);
+    charge(s, host); /* a failed attempt costs its device call too (until 2026-11-27 its
+                      * latency waited for the host level's next charged call) */
+    if (rc != ALLOC_OK) {
         s->sum.spill.failures++;
         return 0;
     }
-    charge(s, host);
     relocated(s, best, level, host, &o, PL_SPILLED);
     if (s->pend[best->self]) {
         /* Transfers queued or running read or write the victim: its copy out is ordered after

@@ -575,6 +575,29 @@ static void test_skipped_into_free(void)
     hstop(&r);
 }
 
+/* A spill whose host copy cannot be allocated costs the host that attempt's device call at
+ * once, as an allocation that fails on the host level directly does: a 20 us platform call.
+ * Until 2026-11-27 it was charged with the host level's next charged call (0 here). */
+static void test_failed_spill_charged(void)
+{
+    hrun r;
+    hstart(&r, "version: 1\nmemories:\n  hbm:\n    capacity: 1MiB\n"
+               "    allocator: {policy: best_fit, commit_granularity: 256KiB}\n"
+               "    on_oom: spill_to_host\n"
+               "  host: {kind: host, capacity: 512KiB,\n"
+               "         allocator: {policy: platform, alloc_latency: 20us, free_latency: 5us}}\n"
+               "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
+               "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us}\n");
+    CU_ASSERT(hev(&r, ALLOC(1, 768 * KiB, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(2, 512 * KiB, 0)) == 0); /* 1 cannot spill: the host is too small */
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->spill.failures, 1);
+    CU_ASSERT_EQUAL(su->ooms, 1);
+    CU_ASSERT_EQUAL(su->allocator, 20 * US);
+    CU_ASSERT_EQUAL(sim_host_time(r.s), 20 * US);
+    hstop(&r);
+}
+
 /* N tiles double-buffered: copies on stream 1, compute on stream 0. Makespan is
  * N*X + C when transfers dominate and X + N*C when compute does (not N*(X+C)). */
 static void test_double_buffering(void)
@@ -1255,6 +1278,7 @@ void suite_hierarchy(void)
              {"spill victims: LRU, largest, host copies freed", test_spill_victims},
              {"a transfer's source is not spilled for its into=", test_spill_spares_transfer_source},
              {"an into= that does not happen: its free is skipped", test_skipped_into_free},
+             {"a spill that fails on the host is charged at once", test_failed_spill_charged},
              {"double-buffered pipeline makespan", test_double_buffering},
              {"VMEM and SMEM capacities", test_tpu_capacities},
              {"donation, transfer guard, transfer into", test_donation_guard_into},
