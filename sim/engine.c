@@ -1452,6 +1452,7 @@ static int spill_one(sim *s, int level)
         return 0;
     }
     relocated(s, best, level, host, &o, PL_SPILLED);
+    timeline_row(s, host); /* the host copy's allocation, when it is made */
     if (s->pend[best->self]) {
         /* Transfers queued or running read or write the victim: its copy out is ordered after
          * them (the runtime enqueues it behind them on the stream and waits for it), so the host
@@ -1464,20 +1465,22 @@ static int spill_one(sim *s, int level)
         s->sum.stall += s->host - before;
     }
     am_ps t = xfer_alone(s, find_chan(s, level, host), best->requested);
-    mem_free(s->lv[level], best->handle, best->requested, best->given, 0);
-    charge(s, level);
-    best->state = ST_SPILLED;
-    best->handle = o.handle; /* now the host copy's */
-    best->addr = o.addr;
-    best->given = o.size;
     s->sum.spill.evictions++;
     s->sum.spill.bytes_out += best->requested;
     s->sum.spill.time += t;
     if (s->obs && s->obs->action)
         s->obs->action(s->obs->ctx, "spill", level, s->host, s->host + t, best->requested);
     host_block(s, t);
-    timeline_row(s, host); /* the host copy's allocation, then the device free */
-    timeline_row(s, level);
+    /* The device block is given back once the copy has read it: its free (a device call on a
+     * policy that charges one) comes after the copy. Until 2026-11-27 it was charged before,
+     * so the copy's slice started a free latency late. */
+    mem_free(s->lv[level], best->handle, best->requested, best->given, 0);
+    charge(s, level);
+    best->state = ST_SPILLED;
+    best->handle = o.handle; /* now the host copy's */
+    best->addr = o.addr;
+    best->given = o.size;
+    timeline_row(s, level); /* the device free, after the copy */
     return 1;
 }
 
@@ -1532,7 +1535,15 @@ static int restore(sim *s, slot *x)
         return -1;
     }
     relocated(s, x, host, level, &o, PL_RESTORED);
+    timeline_row(s, level); /* the device allocation, when it is made */
     am_ps t = xfer_alone(s, find_chan(s, host, level), x->requested);
+    s->sum.spill.restores++;
+    s->sum.spill.bytes_in += x->requested;
+    s->sum.spill.time += t;
+    if (s->obs && s->obs->action)
+        s->obs->action(s->obs->ctx, "restore", level, s->host, s->host + t, x->requested);
+    host_block(s, t);
+    /* the host copy is freed after the copy back has read it (until 2026-11-27 before it) */
     mem_free(s->lv[host], x->handle, x->requested, x->given, 0);
     charge(s, host);
     x->state = ST_LIVE;
@@ -1540,14 +1551,7 @@ static int restore(sim *s, slot *x)
     x->addr = o.addr;
     x->given = o.size;
     touch(s, x);
-    s->sum.spill.restores++;
-    s->sum.spill.bytes_in += x->requested;
-    s->sum.spill.time += t;
-    if (s->obs && s->obs->action)
-        s->obs->action(s->obs->ctx, "restore", level, s->host, s->host + t, x->requested);
-    host_block(s, t);
-    timeline_row(s, level); /* the device allocation, then the host copy's free */
-    timeline_row(s, host);
+    timeline_row(s, host); /* the host copy's free, after the copy */
     return 0;
 }
 

@@ -598,6 +598,96 @@ static void test_failed_spill_charged(void)
     hstop(&r);
 }
 
+/* Spill and restore order: the copy, then the free of the block it read (after the copy has
+ * read it), each charged when it happens; an allocation's counter sample (and timeline row) is
+ * taken when it is made, a free's after it. Here both levels are `platform` (device calls of
+ * 10 us alloc, 5 us free on hbm; 20 us, 7 us on the host) and a copy takes 787.432 us. Until
+ * 2026-11-27 the free came first: both slices started a free latency late, and the samples
+ * were all taken at the end. */
+typedef struct act_state {
+    am_ps start[4];
+    int nact;
+    am_ps t[16];
+    uint64_t live[16];
+    int level[16], n;
+} act_state;
+
+static void act_action(void *c, const char *what, int level, am_ps start, am_ps end,
+                       uint64_t bytes)
+{
+    (void)what, (void)level, (void)end, (void)bytes;
+    act_state *a = c;
+    if (a->nact < 4)
+        a->start[a->nact++] = start;
+}
+
+static void act_counters(void *c, am_ps t, int level, const mem_metrics *m)
+{
+    act_state *a = c;
+    if (a->n < 16) {
+        a->t[a->n] = t;
+        a->live[a->n] = m->live_bytes;
+        a->level[a->n++] = level;
+    }
+}
+
+static void test_spill_copy_before_free(void)
+{
+    am_config *cfg = NULL;
+    am_error err = {0};
+    CU_ASSERT_FATAL(cfg_load_string(&cfg, "h.yaml",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 1MiB\n"
+        "    allocator: {policy: platform, alloc_latency: 10us, free_latency: 5us}\n"
+        "    on_oom: spill_to_host\n"
+        "  host: {kind: host, capacity: 1GiB,\n"
+        "         allocator: {policy: platform, alloc_latency: 20us, free_latency: 7us}}\n"
+        "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
+        "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us}\n",
+        NULL, 0, &err) == 0);
+    act_state a;
+    memset(&a, 0, sizeof a);
+    sim_observer obs = {.ctx = &a, .action = act_action, .counters = act_counters};
+    sim_opts so = {.check = 1, .observer = &obs};
+    sim *s = NULL;
+    CU_ASSERT_FATAL(sim_create(&s, cfg, &so, &err) == 0);
+    tr_event ev[] = {ALLOC(1, 768 * KiB, 0), ALLOC(2, 512 * KiB, 0), FREE(2), USE(1)};
+    for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++) {
+        ev[i].line = i + 1;
+        ev[i].time = AM_TIME_NONE;
+        if (ev[i].kind == TR_ALLOC)
+            ev[i].addr = TR_NO_ADDR;
+        CU_ASSERT(sim_event(s, &ev[i], "h.trace", &err) == 0);
+    }
+    const am_ps copy = US + 786432000;
+    /* 1: 10 us; 2 fails (10 us), 1's host copy (20 us), the copy out, 1's device free (5 us),
+     * 2 (10 us); free 2 (5 us); 1 comes back (10 us), the copy in, the host copy's free (7 us) */
+    CU_ASSERT_EQUAL(a.nact, 2);
+    CU_ASSERT_EQUAL(a.start[0], 40 * US);                   /* was 45 us */
+    CU_ASSERT_EQUAL(a.start[1], 40 * US + copy + 30 * US);  /* was 7 us later */
+    CU_ASSERT_EQUAL(sim_host_time(s), 2 * copy + 77 * US);
+    /* samples: 1 on hbm; the host copy; 1 gone from hbm; 2; 2 freed; 1 back; its host copy freed */
+    static const struct { int level; uint64_t live; am_ps t; } want[] = {
+        {0, 768 * KiB, 10 * US},
+        {1, 768 * KiB, 40 * US},
+        {0, 0, 40 * US + copy + 5 * US},
+        {0, 512 * KiB, 40 * US + copy + 15 * US},
+        {0, 0, 40 * US + copy + 20 * US},
+        {0, 768 * KiB, 40 * US + copy + 30 * US},
+        {1, 0, 40 * US + 2 * copy + 37 * US},
+    };
+    CU_ASSERT_EQUAL_FATAL(a.n, (int)(sizeof want / sizeof want[0]));
+    for (int i = 0; i < a.n; i++) {
+        CU_ASSERT_EQUAL(a.level[i], want[i].level);
+        CU_ASSERT_EQUAL(a.live[i], want[i].live);
+        CU_ASSERT_EQUAL(a.t[i], want[i].t);
+        if (a.t[i] != want[i].t)
+            fprintf(stderr, "\n  sample %d: at %llu ps, want %llu", i,
+                    (unsigned long long)a.t[i], (unsigned long long)want[i].t);
+    }
+    sim_destroy(s);
+    cfg_free(cfg);
+}
+
 /* N tiles double-buffered: copies on stream 1, compute on stream 0. Makespan is
  * N*X + C when transfers dominate and X + N*C when compute does (not N*(X+C)). */
 static void test_double_buffering(void)
@@ -1279,6 +1369,7 @@ void suite_hierarchy(void)
              {"a transfer's source is not spilled for its into=", test_spill_spares_transfer_source},
              {"an into= that does not happen: its free is skipped", test_skipped_into_free},
              {"a spill that fails on the host is charged at once", test_failed_spill_charged},
+             {"spill and restore: the copy, then the free", test_spill_copy_before_free},
              {"double-buffered pipeline makespan", test_double_buffering},
              {"VMEM and SMEM capacities", test_tpu_capacities},
              {"donation, transfer guard, transfer into", test_donation_guard_into},
