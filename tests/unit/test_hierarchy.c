@@ -688,6 +688,44 @@ static void test_spill_copy_before_free(void)
     cfg_free(cfg);
 }
 
+/* Every out-of-memory result has a Chrome marker: a spilled buffer that cannot come back (2 MiB
+ * host full, used twice: 2 oom_events) and a buffer compaction cannot place again (1). Until
+ * 2026-11-27 neither had one (0 markers for 2 and 1 oom_events). */
+static void test_oom_markers_restore_defrag(void)
+{
+    static const struct { const char *yaml, *trace, *during; int ooms; } c[] = {
+        {"version: 1\ndevice: tpu-v5e\nmemories:\n"
+         "  hbm:\n    capacity: 4MiB\n    allocator: {policy: best_fit}\n"
+         "    on_oom: spill_to_host\n    spill_host: host\n  host:\n    capacity: 2MiB\n",
+         "amsim-trace v1\nalloc 1 2MiB\nalloc 2 3MiB\ntransfer hbm vmem 1MiB id=1\nuse 1\n"
+         "sync\nfree 2\nfree 1\n", "\"during\":\"restore\"", 2},
+        {"version: 1\ndevice: tpu-v5e\nmemories:\n"
+         "  hbm:\n    capacity: 2688KiB\n"
+         "    allocator: {policy: best_fit, commit_granularity: 4KiB}\n"
+         "    defrag:\n      mode: compact\n",
+         "amsim-trace v1\nalloc 1 512KiB\nalloc 2 512KiB\nalloc 3 1024KiB\nalloc 4 640KiB\n"
+         "free_requested 3\nalloc 5 100KiB\nfree_completed 3\n", "\"during\":\"defrag\"", 1},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        const char *cfg = tu_write("mk.yaml", c[i].yaml), *tr = tu_write("mk.trace", c[i].trace);
+        char args[2048], cpath[600], jpath[600];
+        snprintf(cpath, sizeof cpath, "%s/mk.chrome.json", tu_tmpdir());
+        snprintf(jpath, sizeof jpath, "%s/mk.json", tu_tmpdir());
+        snprintf(args, sizeof args, "run -q -c %s -t %s --chrome-trace %s --json %s", cfg, tr,
+                 cpath, jpath);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+        char *ch = tu_slurp(cpath, NULL), *j = tu_slurp(jpath, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        const char *top = strstr(j, "\n  \"ooms\": ");
+        CU_ASSERT(top && strtoull(top + strlen("\n  \"ooms\": "), NULL, 10) == (uint64_t)c[i].ooms);
+        CU_ASSERT_EQUAL(tu_count(ch, "\"cat\":\"oom\""), c[i].ooms);
+        CU_ASSERT_EQUAL(tu_count(ch, c[i].during), c[i].ooms);
+        free(ch);
+        free(j);
+    }
+}
+
 /* N tiles double-buffered: copies on stream 1, compute on stream 0. Makespan is
  * N*X + C when transfers dominate and X + N*C when compute does (not N*(X+C)). */
 static void test_double_buffering(void)
@@ -1370,6 +1408,7 @@ void suite_hierarchy(void)
              {"an into= that does not happen: its free is skipped", test_skipped_into_free},
              {"a spill that fails on the host is charged at once", test_failed_spill_charged},
              {"spill and restore: the copy, then the free", test_spill_copy_before_free},
+             {"failed restores and defrag losses: Chrome markers", test_oom_markers_restore_defrag},
              {"double-buffered pipeline makespan", test_double_buffering},
              {"VMEM and SMEM capacities", test_tpu_capacities},
              {"donation, transfer guard, transfer into", test_donation_guard_into},
