@@ -1386,6 +1386,9 @@ static void defrag(sim *s, int level)
          * it: a 1000000-byte buffer in a 1992960-byte BFC chunk moves 1000000 bytes */
         all += x->requested;
         if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP) {
+            /* moved, as its bytes and time count it: a buffer lost above is not (until
+             * 2026-11-27 every live buffer counted, the lost ones too) */
+            s->sum.defrag.buffers_moved++;
             t += xfer_alone(s, d2h, x->requested) + xfer_alone(s, h2d, x->requested);
         } else if (o.addr != x->addr) {
             moved += x->requested;
@@ -1403,10 +1406,8 @@ static void defrag(sim *s, int level)
     mem_set_quiet(m, 0);
     free(v);
     charge(s, level);
-    if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP) {
+    if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP)
         moved = 2 * all;
-        s->sum.defrag.buffers_moved += n;
-    }
     s->sum.defrag.runs++;
     s->sum.defrag.bytes_moved += moved;
     s->sum.defrag.time += t;

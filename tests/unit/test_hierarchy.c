@@ -880,6 +880,38 @@ static void test_restore_failure_is_oom(void)
     free(j);
 }
 
+/* host_roundtrip counts a buffer it could not place again (an out-of-memory result, lost) in
+ * neither bytes, time nor buffers_moved: of 1, 2 and 4 live, 4 (640 KiB) does not fit again,
+ * so 2 buffers moved, 2 moved rows, 2 x 1 MiB. Until 2026-11-27 buffers_moved said 3. */
+static void test_roundtrip_lost_not_moved(void)
+{
+    const char *cfg = tu_write("rtl.yaml",
+        "version: 1\ndevice: tpu-v5e\nmemories:\n  hbm:\n    capacity: 2688KiB\n"
+        "    allocator: {policy: best_fit, commit_granularity: 4KiB}\n"
+        "    defrag:\n      mode: host_roundtrip\n      host: host\n");
+    const char *tr = tu_write("rtl.trace",
+        "amsim-trace v1\nalloc 1 512KiB\nalloc 2 512KiB\nalloc 3 1024KiB\nalloc 4 640KiB\n"
+        "free_requested 3\nalloc 5 100KiB\nfree_completed 3\n");
+    char args[2048], jpath[600], ppath[600];
+    snprintf(jpath, sizeof jpath, "%s/rtl.json", tu_tmpdir());
+    snprintf(ppath, sizeof ppath, "%s/rtl.csv", tu_tmpdir());
+    snprintf(args, sizeof args, "run -q -c %s -t %s --json %s --placements %s", cfg, tr, jpath,
+             ppath);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *j = tu_slurp(jpath, NULL), *pl = tu_slurp(ppath, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    const char *d = strstr(j, "\"bytes_moved\"");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    CU_ASSERT_EQUAL(hjson_u64(d, "bytes_moved"), 2 * 1048576);
+    CU_ASSERT_EQUAL(hjson_u64(d, "buffers_moved"), 2);
+    CU_ASSERT_EQUAL(hjson_u64(d, "failures"), 1);
+    CU_ASSERT_EQUAL(tu_count(pl, ",moved\n"), 2);
+    CU_ASSERT_EQUAL(tu_count(pl, ",oom\n"), 1);
+    free(j);
+    free(pl);
+}
+
 /* ---- placements and log replayed: the live set they describe --------------------------- */
 
 /* A buffer where the outputs last put it. */
@@ -1409,6 +1441,7 @@ void suite_hierarchy(void)
              {"a spill that fails on the host is charged at once", test_failed_spill_charged},
              {"spill and restore: the copy, then the free", test_spill_copy_before_free},
              {"failed restores and defrag losses: Chrome markers", test_oom_markers_restore_defrag},
+             {"host_roundtrip: a lost buffer is not moved", test_roundtrip_lost_not_moved},
              {"double-buffered pipeline makespan", test_double_buffering},
              {"VMEM and SMEM capacities", test_tpu_capacities},
              {"donation, transfer guard, transfer into", test_donation_guard_into},
