@@ -7,6 +7,7 @@
 #include "engine.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #if defined(__SSE2__) && defined(__x86_64__)
 #include <emmintrin.h>
@@ -1256,12 +1257,46 @@ static void expire_pending(sim *s, am_ps now, int force)
 
 static int find_chan(sim *s, int from, int to);
 
-/* A link's effective bandwidth in bytes/s, peak x efficiency, within [1, 2^64 - 1] (a double at
- * or past 2^64 does not convert). */
-static uint64_t link_bw(const cfg_link *L)
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* A link's effective bandwidth, peak x efficiency, as bytes/s num / den in lowest terms. The
+ * product is taken in double (as before) and kept to the micro-byte per second: a whole number
+ * (every realistic GB/s figure: 819e9 x 0.9 is 737100000000.0 in double) stays num / 1, exactly
+ * the integer it was, and a fraction such as 3 B/s x 0.9 is 27 / 10 (until 2026-11-27 the rate
+ * was truncated to whole bytes/s, at least 1: 2 B/s there). den is 10^6, or less when the whole
+ * part is so large (over 18 TB/s) that num would not fit 64 bits; a product at or past 2^64 is
+ * 2^64 - 1. */
+static void link_rate(const cfg_link *L, uint64_t *num, uint64_t *den)
 {
     double e = (double)L->bandwidth * L->efficiency;
-    return e >= 18446744073709551616.0 ? UINT64_MAX : e < 1.0 ? 1 : (uint64_t)e;
+    *den = 1;
+    if (e >= 18446744073709551616.0) {
+        *num = UINT64_MAX;
+        return;
+    }
+    double whole = floor(e), frac = e - whole; /* both exact */
+    if (frac == 0.0) {
+        *num = whole < 1.0 ? 1 : (uint64_t)whole;
+        return;
+    }
+    uint64_t w = (uint64_t)whole, d = 1000000; /* a fraction: whole < 2^52 */
+    while (d > 1 && w > (UINT64_MAX - d) / d)
+        d /= 10;
+    uint64_t f = (uint64_t)llround(frac * (double)d); /* 0 ..= d */
+    uint64_t n = w * d + f;
+    if (n == 0) /* below 1e-6 B/s: the smallest rate kept */
+        n = 1;
+    uint64_t g = gcd_u64(n, d);
+    *num = n / g;
+    *den = d / g;
 }
 
 /* One transfer alone on a channel: latency + ceil(bytes x 1e12 / effective bandwidth). The
@@ -1272,8 +1307,9 @@ static am_ps xfer_alone(const sim *s, int c, uint64_t bytes)
     if (c < 0)
         return 0;
     const cfg_link *L = &s->cfg->links[s->ch[c].link];
-    uint64_t bw = link_bw(L);
-    __extension__ unsigned __int128 w = (unsigned __int128)bytes * AM_PS_PER_S;
+    uint64_t bw, den;
+    link_rate(L, &bw, &den);
+    __extension__ unsigned __int128 w = (unsigned __int128)bytes * AM_PS_PER_S * den;
     w = (w + bw - 1) / bw;
     return am_ps_add(L->latency, w >= AM_PS_MAX ? AM_PS_MAX : (am_ps)w);
 }
@@ -2437,14 +2473,15 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
     }
     for (int i = 0; i < cfg->nlinks; i++) {
         const cfg_link *L = &cfg->links[i];
-        uint64_t bw = link_bw(L);
+        uint64_t bw, den;
+        link_rate(L, &bw, &den);
         for (int d = 0; d < (L->from != L->to ? 2 : 1); d++) {
             chan *c = &s->ch[s->nch++];
             c->link = i;
             c->dir = d;
             c->owner = d == 0 || L->duplex;
             c->side = L->duplex ? 0 : d;
-            c->l = c->owner ? link_create(bw, L->latency, L->concurrency) : c[-1].l;
+            c->l = c->owner ? link_create_rate(bw, den, L->latency, L->concurrency) : c[-1].l;
         }
     }
     s->ooms = am_calloc(cfg->report.max_oom_events ? cfg->report.max_oom_events : 1,

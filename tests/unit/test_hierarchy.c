@@ -378,6 +378,19 @@ static void test_spill_round_trip(void)
     CU_ASSERT_EQUAL(su->spill.time, 2 * (US + 786432000));
     CU_ASSERT(hev(&r, FREE(1)) == 0);
     hstop(&r);
+
+    /* over a link of 3 B/s x 0.9 = 2.7 B/s exactly: 1 us + ceil(786432e12 x 10 / 27) ps (until
+     * 2026-11-27 the rate was truncated to 2 B/s) */
+    hstart(&r, "version: 1\nmemories:\n  hbm:\n    capacity: 1MiB\n"
+               "    allocator: {policy: best_fit, commit_granularity: 256KiB}\n"
+               "    on_oom: spill_to_host\n"
+               "  host: {kind: host, capacity: 1GiB, allocator: {policy: best_fit}}\n"
+               "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
+               "  pcie: {from: host, to: hbm, bandwidth: 3B/s, efficiency: 0.9, latency: 1us}\n");
+    CU_ASSERT(hev(&r, ALLOC(1, 768 * KiB, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(2, 512 * KiB, 0)) == 0); /* spills 1 */
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->spill.time, US + 291271111111111112ULL);
+    hstop(&r);
 }
 
 /* A victim with a transfer still running into it is copied out only after that transfer (the
