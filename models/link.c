@@ -11,11 +11,12 @@ typedef struct xfer {
     int side;              /* 0 or 1 (link.h) */
     am_ps submit, started; /* submitted; taken (in flight from then on) */
     am_ps data_at;         /* data phase starts at data_at */
-    u128 rem;              /* remaining work, bytes x 1e12 */
+    u128 rem;              /* remaining work, bytes x 1e12 x den */
 } xfer;
 
 struct link_chan {
-    uint64_t bw;           /* effective bytes per second, > 0 */
+    uint64_t bw;           /* effective bandwidth x den: work units (bytes x 1e12 x den) per ps */
+    uint64_t den;          /* the bandwidth's denominator (1 for whole bytes per second) */
     am_ps latency;
     uint32_t conc;
     am_ps now;             /* time the state below describes */
@@ -31,8 +32,14 @@ struct link_chan {
 
 link_chan *link_create(uint64_t bandwidth_bps, am_ps latency, uint32_t concurrency)
 {
+    return link_create_rate(bandwidth_bps, 1, latency, concurrency);
+}
+
+link_chan *link_create_rate(uint64_t num, uint64_t den, am_ps latency, uint32_t concurrency)
+{
     link_chan *l = am_calloc(1, sizeof *l);
-    l->bw = bandwidth_bps ? bandwidth_bps : 1;
+    l->bw = num ? num : 1;
+    l->den = den ? den : 1;
     l->latency = latency;
     l->conc = concurrency;
     return l;
@@ -102,7 +109,8 @@ void link_submit_side(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int
 {
     account(l, now);
     side = side != 0;
-    xfer x = {tag, bytes, l->seq++, side, l->now, l->now, 0, (u128)bytes * AM_PS_PER_S};
+    xfer x = {tag, bytes, l->seq++, side, l->now, l->now, 0,
+              (u128)bytes * AM_PS_PER_S * l->den};
     l->st.bytes += bytes;
     l->st.count++;
     l->side[side].bytes += bytes;
@@ -124,6 +132,21 @@ void link_submit_side(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int
     start(l, x);
 }
 
+/* ceil(rem x n / bw) picoseconds, saturated at AM_PS_MAX. rem x n fits 128 bits unless rem is
+ * huge (work up to 2^124 with a denominator): then it is split as rem = q bw + r. */
+static am_ps ps_needed(u128 rem, unsigned n, uint64_t bw)
+{
+    if ((rem >> 90) == 0) { /* rem x n < 2^122: the single division */
+        u128 need = (rem * n + bw - 1) / bw;
+        return need >= AM_PS_MAX ? AM_PS_MAX : (am_ps)need;
+    }
+    u128 q = rem / bw, r = rem - q * bw;
+    if (q >= AM_PS_MAX / n)
+        return AM_PS_MAX;
+    u128 need = q * n + (r * n + bw - 1) / bw;
+    return need >= AM_PS_MAX ? AM_PS_MAX : (am_ps)need;
+}
+
 am_ps link_next_time(const link_chan *l)
 {
     if (l->nfl == 0)
@@ -136,8 +159,8 @@ am_ps link_next_time(const link_chan *l)
         if (x->data_at > l->now)
             t = x->data_at;
         else {
-            u128 need = (x->rem * n + l->bw - 1) / l->bw;
-            t = need >= AM_PS_MAX - l->now ? AM_PS_MAX : l->now + (am_ps)need;
+            am_ps need = ps_needed(x->rem, n, l->bw);
+            t = need >= AM_PS_MAX - l->now ? AM_PS_MAX : l->now + need;
         }
         if (t < next)
             next = t;

@@ -5,8 +5,10 @@
  * transfer in its data phase (processor sharing). At most `concurrency` transfers are in flight
  * (0 = no limit); later ones wait in FIFO order. Alone, a transfer of B bytes takes exactly
  * latency + ceil(B * 1e12 / bandwidth) picoseconds; two equal transfers started together each
- * take latency + 2 B / bandwidth. Work is tracked in integer units of byte x 1e12 so that the
- * arithmetic is exact to the picosecond and deterministic.
+ * take latency + 2 B / bandwidth. The bandwidth is a rational num / den bytes per second (an
+ * effective bandwidth such as 3 B/s x 0.9 = 27/10 B/s is not a whole number), and work is
+ * tracked in integer units of byte x 1e12 x den so that the arithmetic is exact to the
+ * picosecond and deterministic.
  *
  * A half-duplex link is one channel that both directions share: each transfer names its side
  * (0 or 1, the direction), and statistics are kept per side as well as for the whole channel. */
@@ -28,6 +30,9 @@ typedef struct link_stats {
 } link_stats;
 
 link_chan *link_create(uint64_t bandwidth_bps, am_ps latency, uint32_t concurrency);
+/* The same with a bandwidth of num / den bytes per second (num > 0, den > 0 and den <= 1e6: a
+ * transfer's work, bytes x 1e12 x den, must fit 128 bits). */
+link_chan *link_create_rate(uint64_t num, uint64_t den, am_ps latency, uint32_t concurrency);
 void link_destroy(link_chan *l);
 /* Submit a transfer at time `now` (>= every earlier call's time). `tag` comes back on completion.
  * link_submit is link_submit_side with side 0. */

@@ -7,6 +7,7 @@
 #include "engine.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #if defined(__SSE2__) && defined(__x86_64__)
 #include <emmintrin.h>
@@ -329,6 +330,8 @@ struct sim {
                       * defragments: buffers are moved, so use and pending work are kept */
     segval seg;
     int prologue;    /* a start-state prologue runs (prologue_edge) */
+    uint64_t in_use; /* id of a buffer the event being handled uses (a transfer's source while
+                      * its into= destination is allocated): not a spill victim; TR_NO_ID */
     char buf[256];
 };
 
@@ -1254,12 +1257,46 @@ static void expire_pending(sim *s, am_ps now, int force)
 
 static int find_chan(sim *s, int from, int to);
 
-/* A link's effective bandwidth in bytes/s, peak x efficiency, within [1, 2^64 - 1] (a double at
- * or past 2^64 does not convert). */
-static uint64_t link_bw(const cfg_link *L)
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* A link's effective bandwidth, peak x efficiency, as bytes/s num / den in lowest terms. The
+ * product is taken in double (as before) and kept to the micro-byte per second: a whole number
+ * (every realistic GB/s figure: 819e9 x 0.9 is 737100000000.0 in double) stays num / 1, exactly
+ * the integer it was, and a fraction such as 3 B/s x 0.9 is 27 / 10 (until 2026-11-27 the rate
+ * was truncated to whole bytes/s, at least 1: 2 B/s there). den is 10^6, or less when the whole
+ * part is so large (over 18 TB/s) that num would not fit 64 bits; a product at or past 2^64 is
+ * 2^64 - 1. */
+static void link_rate(const cfg_link *L, uint64_t *num, uint64_t *den)
 {
     double e = (double)L->bandwidth * L->efficiency;
-    return e >= 18446744073709551616.0 ? UINT64_MAX : e < 1.0 ? 1 : (uint64_t)e;
+    *den = 1;
+    if (e >= 18446744073709551616.0) {
+        *num = UINT64_MAX;
+        return;
+    }
+    double whole = floor(e), frac = e - whole; /* both exact */
+    if (frac == 0.0) {
+        *num = whole < 1.0 ? 1 : (uint64_t)whole;
+        return;
+    }
+    uint64_t w = (uint64_t)whole, d = 1000000; /* a fraction: whole < 2^52 */
+    while (d > 1 && w > (UINT64_MAX - d) / d)
+        d /= 10;
+    uint64_t f = (uint64_t)llround(frac * (double)d); /* 0 ..= d */
+    uint64_t n = w * d + f;
+    if (n == 0) /* below 1e-6 B/s: the smallest rate kept */
+        n = 1;
+    uint64_t g = gcd_u64(n, d);
+    *num = n / g;
+    *den = d / g;
 }
 
 /* One transfer alone on a channel: latency + ceil(bytes x 1e12 / effective bandwidth). The
@@ -1270,8 +1307,9 @@ static am_ps xfer_alone(const sim *s, int c, uint64_t bytes)
     if (c < 0)
         return 0;
     const cfg_link *L = &s->cfg->links[s->ch[c].link];
-    uint64_t bw = link_bw(L);
-    __extension__ unsigned __int128 w = (unsigned __int128)bytes * AM_PS_PER_S;
+    uint64_t bw, den;
+    link_rate(L, &bw, &den);
+    __extension__ unsigned __int128 w = (unsigned __int128)bytes * AM_PS_PER_S * den;
     w = (w + bw - 1) / bw;
     return am_ps_add(L->latency, w >= AM_PS_MAX ? AM_PS_MAX : (am_ps)w);
 }
@@ -1373,6 +1411,9 @@ static void defrag(sim *s, int level)
             x->state = ST_OOM;
             mem_count_oom(m);
             record_oom(s, s->seq, x->id, x->requested, level, 0);
+            if (s->obs && s->obs->oom)
+                s->obs->oom(s->obs->ctx, s->host, s->seq, x->id, level, x->stream, x->requested,
+                            "defrag");
             placement_row(s, s->seq, x->id, level, &o, x->requested, PL_OOM);
             log_oom(s, level, x->id, x->requested);
             continue;
@@ -1381,6 +1422,9 @@ static void defrag(sim *s, int level)
          * it: a 1000000-byte buffer in a 1992960-byte BFC chunk moves 1000000 bytes */
         all += x->requested;
         if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP) {
+            /* moved, as its bytes and time count it: a buffer lost above is not (until
+             * 2026-11-27 every live buffer counted, the lost ones too) */
+            s->sum.defrag.buffers_moved++;
             t += xfer_alone(s, d2h, x->requested) + xfer_alone(s, h2d, x->requested);
         } else if (o.addr != x->addr) {
             moved += x->requested;
@@ -1398,10 +1442,8 @@ static void defrag(sim *s, int level)
     mem_set_quiet(m, 0);
     free(v);
     charge(s, level);
-    if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP) {
+    if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP)
         moved = 2 * all;
-        s->sum.defrag.buffers_moved += n;
-    }
     s->sum.defrag.runs++;
     s->sum.defrag.bytes_moved += moved;
     s->sum.defrag.time += t;
@@ -1411,7 +1453,10 @@ static void defrag(sim *s, int level)
     s->rt[level].allocs_since_defrag = 0;
 }
 
-/* Evict one buffer of `level` to its spill host (LRU or largest first); 1 if one went. */
+/* Evict one buffer of `level` to its spill host (LRU or largest first); 1 if one went. The
+ * buffer the current event uses (s->in_use: a transfer's source while its destination is
+ * allocated) is never the victim: the copy reads it after the allocation. Until 2026-11-27 it
+ * could be, and the copy then read a buffer that was on the host. */
 static int spill_one(sim *s, int level)
 {
     const cfg_level *L = &s->cfg->levels[level];
@@ -1420,6 +1465,8 @@ static int spill_one(sim *s, int level)
     size_t n = live_on(s, level, &v);
     for (size_t i = 0; i < n; i++) {
         slot *x = v[i];
+        if (x->id == s->in_use)
+            continue;
         /* ties (one event can use two buffers) go to the lower id, not to the id map's order */
         if (!best)
             best = x;
@@ -1437,12 +1484,15 @@ static int spill_one(sim *s, int level)
         return 0;
     alloc_req r = {best->requested, 0};
     alloc_out o = {0, 0, 0};
-    if (mem_alloc_attempt(s->lv[host], &r, &o) != ALLOC_OK) {
+    int rc = mem_alloc_attempt(s->lv[host], &r, &o);
+    charge(s, host); /* a failed attempt costs its device call too (until 2026-11-27 its
+                      * latency waited for the host level's next charged call) */
+    if (rc != ALLOC_OK) {
         s->sum.spill.failures++;
         return 0;
     }
-    charge(s, host);
     relocated(s, best, level, host, &o, PL_SPILLED);
+    timeline_row(s, host); /* the host copy's allocation, when it is made */
     if (s->pend[best->self]) {
         /* Transfers queued or running read or write the victim: its copy out is ordered after
          * them (the runtime enqueues it behind them on the stream and waits for it), so the host
@@ -1455,20 +1505,22 @@ static int spill_one(sim *s, int level)
         s->sum.stall += s->host - before;
     }
     am_ps t = xfer_alone(s, find_chan(s, level, host), best->requested);
-    mem_free(s->lv[level], best->handle, best->requested, best->given, 0);
-    charge(s, level);
-    best->state = ST_SPILLED;
-    best->handle = o.handle; /* now the host copy's */
-    best->addr = o.addr;
-    best->given = o.size;
     s->sum.spill.evictions++;
     s->sum.spill.bytes_out += best->requested;
     s->sum.spill.time += t;
     if (s->obs && s->obs->action)
         s->obs->action(s->obs->ctx, "spill", level, s->host, s->host + t, best->requested);
     host_block(s, t);
-    timeline_row(s, host); /* the host copy's allocation, then the device free */
-    timeline_row(s, level);
+    /* The device block is given back once the copy has read it: its free (a device call on a
+     * policy that charges one) comes after the copy. Until 2026-11-27 it was charged before,
+     * so the copy's slice started a free latency late. */
+    mem_free(s->lv[level], best->handle, best->requested, best->given, 0);
+    charge(s, level);
+    best->state = ST_SPILLED;
+    best->handle = o.handle; /* now the host copy's */
+    best->addr = o.addr;
+    best->given = o.size;
+    timeline_row(s, level); /* the device free, after the copy */
     return 1;
 }
 
@@ -1520,10 +1572,21 @@ static int restore(sim *s, slot *x)
         s->sum.spill.failures++;
         mem_count_oom(m);
         record_oom(s, s->seq, x->id, x->requested, level, 0);
+        if (s->obs && s->obs->oom) /* a marker in the Chrome trace (until 2026-11-27 none) */
+            s->obs->oom(s->obs->ctx, s->host, s->seq, x->id, level, x->stream, x->requested,
+                        "restore");
         return -1;
     }
     relocated(s, x, host, level, &o, PL_RESTORED);
+    timeline_row(s, level); /* the device allocation, when it is made */
     am_ps t = xfer_alone(s, find_chan(s, host, level), x->requested);
+    s->sum.spill.restores++;
+    s->sum.spill.bytes_in += x->requested;
+    s->sum.spill.time += t;
+    if (s->obs && s->obs->action)
+        s->obs->action(s->obs->ctx, "restore", level, s->host, s->host + t, x->requested);
+    host_block(s, t);
+    /* the host copy is freed after the copy back has read it (until 2026-11-27 before it) */
     mem_free(s->lv[host], x->handle, x->requested, x->given, 0);
     charge(s, host);
     x->state = ST_LIVE;
@@ -1531,14 +1594,7 @@ static int restore(sim *s, slot *x)
     x->addr = o.addr;
     x->given = o.size;
     touch(s, x);
-    s->sum.spill.restores++;
-    s->sum.spill.bytes_in += x->requested;
-    s->sum.spill.time += t;
-    if (s->obs && s->obs->action)
-        s->obs->action(s->obs->ctx, "restore", level, s->host, s->host + t, x->requested);
-    host_block(s, t);
-    timeline_row(s, level); /* the device allocation, then the host copy's free */
-    timeline_row(s, host);
+    timeline_row(s, host); /* the host copy's free, after the copy */
     return 0;
 }
 
@@ -1881,6 +1937,34 @@ static int use_buffer(sim *s, uint64_t id)
     return 0;
 }
 
+/* A transfer with into= that does not happen (the transfer guard rejects it, or its spilled
+ * source cannot come back): its destination is never allocated. Like one whose allocation runs
+ * out of memory, it counts in into_failed and the id stays known as not allocated (ST_OOM, no
+ * out-of-memory result: nothing was asked of the allocator), so its later free is skipped and
+ * counted in frees_after_oom. Until 2026-11-27 the id stayed unknown and that free stopped the
+ * run as a free of an unknown id. An id still allocated is the error do_alloc gives. */
+static int into_skipped(sim *s, const tr_event *ev, const char *file, am_error *err)
+{
+    slot *x = idmap_find(&s->ids, ev->into);
+    if (x && x->state != ST_OOM)
+        return am_fail_at(err, file, ev->line, ev->col,
+                          "duplicate id %" PRIu64 ": still allocated (line %lu)", ev->into,
+                          x->line);
+    if (x) {
+        pend_drop(s, x);
+        idmap_del(&s->ids, x);
+    }
+    x = idmap_put(&s->ids, ev->into);
+    x->line = ev->line;
+    x->level = ev->dst_level;
+    x->stream = ev->stream;
+    x->requested = ev->bytes;
+    x->state = ST_OOM;
+    touch(s, x);
+    s->sum.into_failed++;
+    return 0;
+}
+
 /* Every event but an allocation or a free (sim_event's rare cases, kept out of its hot path).
  * Sets *stop when sim_event must return the result at once (an error before the event counted). */
 static int other_event(sim *s, const tr_event *ev, const char *file, am_error *err, int *stop)
@@ -1900,10 +1984,12 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
             return am_fail_at(err, file, ev->line, ev->col,
                               "no link from '%s' to '%s' in the config", s->cfg->levels[ev->level].name,
                               s->cfg->levels[ev->dst_level].name);
-        if (!guard_allows(s, ev, file))
+        if (!guard_allows(s, ev, file) || (ev->id != TR_NO_ADDR && use_buffer(s, ev->id) < 0)) {
+            /* rejected by the guard, or a spilled source that could not come back (counted) */
+            if (ev->has_into && into_skipped(s, ev, file, err))
+                return -1;
             break;
-        if (ev->id != TR_NO_ADDR && use_buffer(s, ev->id) < 0)
-            break; /* a spilled source that could not come back: counted */
+        }
         if (ev->has_into) {
             /* A transfer into a level allocates its destination buffer first. */
             tr_event a = *ev;
@@ -1912,7 +1998,10 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
             a.level = ev->dst_level;
             a.addr = TR_NO_ADDR;
             a.has_donate = 0;
-            if (do_alloc(s, &a, file, err) != 0)
+            s->in_use = ev->id; /* the source stays where the copy reads it */
+            int arc = do_alloc(s, &a, file, err);
+            s->in_use = TR_NO_ID;
+            if (arc != 0)
                 return -1;
             slot *x = idmap_find(&s->ids, ev->into);
             if (!x || x->state != ST_LIVE) {
@@ -2339,6 +2428,7 @@ static const cfg_node *setting_at(const cfg_level *L, const char *opts)
 int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err)
 {
     sim *s = am_calloc(1, sizeof *s);
+    s->in_use = TR_NO_ID;
     s->cfg = cfg;
     s->o = *o;
     if (!s->o.lookahead_ids)
@@ -2383,14 +2473,15 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
     }
     for (int i = 0; i < cfg->nlinks; i++) {
         const cfg_link *L = &cfg->links[i];
-        uint64_t bw = link_bw(L);
+        uint64_t bw, den;
+        link_rate(L, &bw, &den);
         for (int d = 0; d < (L->from != L->to ? 2 : 1); d++) {
             chan *c = &s->ch[s->nch++];
             c->link = i;
             c->dir = d;
             c->owner = d == 0 || L->duplex;
             c->side = L->duplex ? 0 : d;
-            c->l = c->owner ? link_create(bw, L->latency, L->concurrency) : c[-1].l;
+            c->l = c->owner ? link_create_rate(bw, den, L->latency, L->concurrency) : c[-1].l;
         }
     }
     s->ooms = am_calloc(cfg->report.max_oom_events ? cfg->report.max_oom_events : 1,

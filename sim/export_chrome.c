@@ -159,12 +159,11 @@ static void ch_counters(void *ctx, am_ps t, int level, const mem_metrics *m)
             m->live_bytes, m->reserved_bytes);
 }
 
-static void ch_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
-                     uint64_t addr, uint64_t requested, uint64_t size, int ok)
+/* An out-of-memory marker on the stream's track; during: the runtime action whose allocation
+ * failed ("restore", "defrag"), NULL for a request. */
+static void ch_oom_marker(chrome_exp *x, am_ps t, uint64_t seq, uint64_t id, int level,
+                          uint32_t stream, uint64_t requested, const char *during)
 {
-    chrome_exp *x = ctx;
-    if (ok)
-        return;
     ch_begin(x);
     fprintf(x->f, "{\"name\":\"out of memory %s\",\"cat\":\"oom\",\"ph\":\"i\",\"s\":\"p\","
             "\"ts\":", x->cfg->levels[level].name);
@@ -175,7 +174,26 @@ static void ch_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
         fputs("null", x->f);
     else
         fprintf(x->f, "%" PRIu64, id);
-    fprintf(x->f, ",\"requested\":%" PRIu64 "}}", requested);
+    fprintf(x->f, ",\"requested\":%" PRIu64, requested);
+    if (during)
+        fprintf(x->f, ",\"during\":\"%s\"", during);
+    fputs("}}", x->f);
+}
+
+static void ch_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
+                     uint64_t addr, uint64_t requested, uint64_t size, int ok)
+{
+    if (!ok)
+        ch_oom_marker(ctx, t, seq, id, level, stream, requested, NULL);
+}
+
+/* A spilled buffer that could not come back, or one a defragmentation lost: a marker too (until
+ * 2026-11-27 only failed requests had one, so a run's markers could be fewer than its
+ * oom_events). */
+static void ch_oom(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
+                   uint64_t requested, const char *what)
+{
+    ch_oom_marker(ctx, t, seq, id, level, stream, requested, what);
 }
 
 /* Defragmentation, spilling and restoring: an instant plus a slice for the time the host
@@ -230,7 +248,7 @@ int chrome_open(chrome_exp **xp, const char *path, const am_config *cfg, am_erro
         }
     }
     x->obs = (sim_observer){.ctx = x, .alloc = ch_alloc, .counters = ch_counters, .op = ch_op,
-                            .action = ch_action, .link = ch_link};
+                            .action = ch_action, .link = ch_link, .oom = ch_oom};
     fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"amsim " AM_VERSION "\"},"
           "\"traceEvents\":[", x->f);
     ch_begin(x);

@@ -120,6 +120,30 @@ static void test_link_bandwidth_clamped(void)
     }
 }
 
+/* An effective bandwidth that is no whole number of bytes/s is kept exact (to 1e-6 B/s): 3 B/s x
+ * 0.9 = 2.7 B/s moves 27 bytes in 10 s, two such transfers together in 20 s. Until 2026-11-27
+ * the rate was truncated to 2 B/s (13.5 s). */
+static void test_link_bandwidth_fraction(void)
+{
+    for (int k = 0; k < 2; k++) {
+        run r;
+        memset(&r, 0, sizeof r);
+        CU_ASSERT_FATAL(cfg_load_string(&r.cfg, "bw.yaml",
+                                        "version: 1\nmemories:\n  hbm: {capacity: 1GiB}\n"
+                                        "  host: {capacity: 1GiB}\nlinks:\n  pcie: {from: host, "
+                                        "to: hbm, bandwidth: 3B/s, efficiency: 0.9}\n",
+                                        NULL, 0, &r.err) == 0);
+        sim_opts so = {.check = 1};
+        CU_ASSERT_FATAL(sim_create(&r.s, r.cfg, &so, &r.err) == 0);
+        CU_ASSERT(ev(&r, XFER(0, 1, 0, 27, 0)) == 0);
+        if (k)
+            CU_ASSERT(ev(&r, XFER(1, 1, 0, 27, 0)) == 0);
+        CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+        CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, (k ? 20 : 10) * 1000000000000ULL);
+        stop(&r);
+    }
+}
+
 static void test_concurrent_share(void)
 {
     run r;
@@ -963,6 +987,19 @@ static void test_link_model(void)
     CU_ASSERT_EQUAL(d[0].started, 1100);
     CU_ASSERT_EQUAL(link_get_stats(l)->wait_ps, 1050);
     link_destroy(l);
+
+    /* a rational bandwidth, 27/10 B/s: 27 B in 1e13 ps exactly */
+    l = link_create_rate(27, 10, 0, 0);
+    link_submit(l, 0, 27, 1);
+    CU_ASSERT_EQUAL(link_next_time(l), 10000000000000ULL);
+    link_destroy(l);
+    /* work past 2^90 units (2^50 B at (2^41 + 1) / 2 B/s, two sharing): the split division
+     * gives ceil(2 x 2^50 x 1e12 x 2 / (2^41 + 1)) exactly */
+    l = link_create_rate((1ULL << 41) + 1, 2, 0, 0);
+    link_submit(l, 0, 1ULL << 50, 1);
+    link_submit(l, 0, 1ULL << 50, 2);
+    CU_ASSERT_EQUAL(link_next_time(l), 2047999999999069ULL);
+    link_destroy(l);
 }
 
 /* ---- look-ahead ------------------------------------------------------------------------- */
@@ -1071,6 +1108,7 @@ void suite_engine(void)
 {
     TU_SUITE("engine", {"one transfer: latency + bytes / bandwidth", test_single_transfer},
              {"link bandwidth past 2^64 B/s is clamped", test_link_bandwidth_clamped},
+             {"a fractional effective bandwidth is exact", test_link_bandwidth_fraction},
              {"concurrent transfers share bandwidth", test_concurrent_share},
              {"duplex, half duplex, concurrency limit", test_duplex_and_limit},
              {"streams, events, timestamps, sync, queue depth", test_streams_and_events},

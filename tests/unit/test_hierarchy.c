@@ -378,6 +378,19 @@ static void test_spill_round_trip(void)
     CU_ASSERT_EQUAL(su->spill.time, 2 * (US + 786432000));
     CU_ASSERT(hev(&r, FREE(1)) == 0);
     hstop(&r);
+
+    /* over a link of 3 B/s x 0.9 = 2.7 B/s exactly: 1 us + ceil(786432e12 x 10 / 27) ps (until
+     * 2026-11-27 the rate was truncated to 2 B/s) */
+    hstart(&r, "version: 1\nmemories:\n  hbm:\n    capacity: 1MiB\n"
+               "    allocator: {policy: best_fit, commit_granularity: 256KiB}\n"
+               "    on_oom: spill_to_host\n"
+               "  host: {kind: host, capacity: 1GiB, allocator: {policy: best_fit}}\n"
+               "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
+               "  pcie: {from: host, to: hbm, bandwidth: 3B/s, efficiency: 0.9, latency: 1us}\n");
+    CU_ASSERT(hev(&r, ALLOC(1, 768 * KiB, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(2, 512 * KiB, 0)) == 0); /* spills 1 */
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->spill.time, US + 291271111111111112ULL);
+    hstop(&r);
 }
 
 /* A victim with a transfer still running into it is copied out only after that transfer (the
@@ -486,6 +499,244 @@ static void test_spill_victims(void)
     CU_ASSERT_EQUAL(su->spill.evictions, 2);
     CU_ASSERT_EQUAL(host->live_bytes, 512 * KiB); /* 3's copy */
     hstop(&r);
+}
+
+/* A transfer's source is not a spill victim while its into= destination is allocated: the copy
+ * reads it afterwards. With nothing else to spill the destination is out of memory (counted in
+ * into_failed, no copy); with another buffer that one goes, even when it is not the one the
+ * victim order names first. Until 2026-11-27 the source itself was spilled and still copied. */
+static void test_spill_spares_transfer_source(void)
+{
+    tr_event copy1 = {.kind = TR_TRANSFER, .level = 0, .dst_level = 0, .bytes = 512 * KiB,
+                      .id = 1, .has_into = 1, .into = 3};
+    hrun r;
+    hstart(&r, HBM_1MIB("    on_oom: spill_to_host\n"));
+    CU_ASSERT(hev(&r, ALLOC(1, 768 * KiB, 0)) == 0);
+    copy1.bytes = 768 * KiB;
+    CU_ASSERT(hev(&r, copy1) == 0);
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->spill.evictions, 0);
+    CU_ASSERT_EQUAL(su->into_failed, 1);
+    CU_ASSERT_EQUAL(su->into_allocs, 0);
+    CU_ASSERT_EQUAL(su->transfers, 0);
+    CU_ASSERT_EQUAL(su->ooms, 1);
+    CU_ASSERT(hev(&r, FREE(1)) == 0);
+    CU_ASSERT(hev(&r, FREE(3)) == 0); /* skipped: its allocation failed */
+    CU_ASSERT_EQUAL(su->frees_after_oom, 1);
+    hstop(&r);
+
+    /* either order (largest, least recently used) would pick 1 (512 KiB, older) over 2: 2 goes */
+    hstart(&r, HBM_1MIB("    on_oom: spill_to_host\n    spill_victim: largest\n"));
+    CU_ASSERT(hev(&r, ALLOC(1, 512 * KiB, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(2, 256 * KiB, 0)) == 0);
+    copy1.bytes = 512 * KiB;
+    CU_ASSERT(hev(&r, copy1) == 0);
+    su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->spill.evictions, 1);
+    CU_ASSERT_EQUAL(su->spill.bytes_out, 256 * KiB);
+    CU_ASSERT_EQUAL(su->into_allocs, 1);
+    CU_ASSERT_EQUAL(su->transfers, 1);
+    CU_ASSERT_EQUAL(su->ooms, 0);
+    CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+    hstop(&r);
+}
+
+/* A transfer with into= that does not happen (the guard rejects it; its spilled source cannot
+ * come back) leaves its destination known as not allocated, like one whose allocation runs out
+ * of memory: counted in into_failed, its later free skipped (frees_after_oom). Until 2026-11-27
+ * that free stopped the run: "free of unknown id". An into= id still allocated is an error. */
+static void test_skipped_into_free(void)
+{
+    hrun r;
+    hstart(&r, HBM_1MIB("") "transfer_guard: {host_to_device: disallow}\n");
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 1, .dst_level = 0, .bytes = 4096,
+                                 .implicit = 1, .has_into = 1, .into = 11}) == 0);
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->guard_rejected[CFG_DIR_H2D], 1);
+    CU_ASSERT_EQUAL(su->into_failed, 1);
+    CU_ASSERT_EQUAL(su->ooms, 0); /* nothing was asked of the allocator */
+    CU_ASSERT(hev(&r, FREE(11)) == 0);
+    CU_ASSERT_EQUAL(su->frees_after_oom, 1);
+    CU_ASSERT(hev(&r, ALLOC(12, 4096, 0)) == 0);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 1, .dst_level = 0, .bytes = 4096,
+                                 .implicit = 1, .has_into = 1, .into = 12}) != 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.msg, "duplicate id 12: still allocated"));
+    hstop(&r);
+
+    /* 1 spills to a host it fills; copying it from hbm needs it back, which needs 2 spilled,
+     * which the host cannot take: no copy, and 5 is never allocated */
+    hstart(&r, "version: 1\nmemories:\n  hbm:\n    capacity: 1MiB\n"
+               "    allocator: {policy: best_fit, commit_granularity: 256KiB}\n"
+               "    on_oom: spill_to_host\n"
+               "  host: {kind: host, capacity: 512KiB, allocator: {policy: best_fit}}\n"
+               "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
+               "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us}\n");
+    CU_ASSERT(hev(&r, ALLOC(1, 512 * KiB, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(2, 768 * KiB, 0)) == 0); /* spills 1 */
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 0, .dst_level = 1,
+                                 .bytes = 256 * KiB, .id = 1, .has_into = 1, .into = 5}) == 0);
+    su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->spill.evictions, 1);
+    CU_ASSERT_EQUAL(su->spill.restores, 0);
+    CU_ASSERT_EQUAL(su->into_failed, 1);
+    CU_ASSERT_EQUAL(su->transfers, 0);
+    CU_ASSERT(hev(&r, FREE(2)) == 0);
+    CU_ASSERT(hev(&r, FREE(5)) == 0);
+    CU_ASSERT_EQUAL(su->frees_after_oom, 1);
+    CU_ASSERT(hev(&r, FREE(1)) == 0);
+    CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+    hstop(&r);
+}
+
+/* A spill whose host copy cannot be allocated costs the host that attempt's device call at
+ * once, as an allocation that fails on the host level directly does: a 20 us platform call.
+ * Until 2026-11-27 it was charged with the host level's next charged call (0 here). */
+static void test_failed_spill_charged(void)
+{
+    hrun r;
+    hstart(&r, "version: 1\nmemories:\n  hbm:\n    capacity: 1MiB\n"
+               "    allocator: {policy: best_fit, commit_granularity: 256KiB}\n"
+               "    on_oom: spill_to_host\n"
+               "  host: {kind: host, capacity: 512KiB,\n"
+               "         allocator: {policy: platform, alloc_latency: 20us, free_latency: 5us}}\n"
+               "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
+               "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us}\n");
+    CU_ASSERT(hev(&r, ALLOC(1, 768 * KiB, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(2, 512 * KiB, 0)) == 0); /* 1 cannot spill: the host is too small */
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->spill.failures, 1);
+    CU_ASSERT_EQUAL(su->ooms, 1);
+    CU_ASSERT_EQUAL(su->allocator, 20 * US);
+    CU_ASSERT_EQUAL(sim_host_time(r.s), 20 * US);
+    hstop(&r);
+}
+
+/* Spill and restore order: the copy, then the free of the block it read (after the copy has
+ * read it), each charged when it happens; an allocation's counter sample (and timeline row) is
+ * taken when it is made, a free's after it. Here both levels are `platform` (device calls of
+ * 10 us alloc, 5 us free on hbm; 20 us, 7 us on the host) and a copy takes 787.432 us. Until
+ * 2026-11-27 the free came first: both slices started a free latency late, and the samples
+ * were all taken at the end. */
+typedef struct act_state {
+    am_ps start[4];
+    int nact;
+    am_ps t[16];
+    uint64_t live[16];
+    int level[16], n;
+} act_state;
+
+static void act_action(void *c, const char *what, int level, am_ps start, am_ps end,
+                       uint64_t bytes)
+{
+    (void)what, (void)level, (void)end, (void)bytes;
+    act_state *a = c;
+    if (a->nact < 4)
+        a->start[a->nact++] = start;
+}
+
+static void act_counters(void *c, am_ps t, int level, const mem_metrics *m)
+{
+    act_state *a = c;
+    if (a->n < 16) {
+        a->t[a->n] = t;
+        a->live[a->n] = m->live_bytes;
+        a->level[a->n++] = level;
+    }
+}
+
+static void test_spill_copy_before_free(void)
+{
+    am_config *cfg = NULL;
+    am_error err = {0};
+    CU_ASSERT_FATAL(cfg_load_string(&cfg, "h.yaml",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 1MiB\n"
+        "    allocator: {policy: platform, alloc_latency: 10us, free_latency: 5us}\n"
+        "    on_oom: spill_to_host\n"
+        "  host: {kind: host, capacity: 1GiB,\n"
+        "         allocator: {policy: platform, alloc_latency: 20us, free_latency: 7us}}\n"
+        "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
+        "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us}\n",
+        NULL, 0, &err) == 0);
+    act_state a;
+    memset(&a, 0, sizeof a);
+    sim_observer obs = {.ctx = &a, .action = act_action, .counters = act_counters};
+    sim_opts so = {.check = 1, .observer = &obs};
+    sim *s = NULL;
+    CU_ASSERT_FATAL(sim_create(&s, cfg, &so, &err) == 0);
+    tr_event ev[] = {ALLOC(1, 768 * KiB, 0), ALLOC(2, 512 * KiB, 0), FREE(2), USE(1)};
+    for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++) {
+        ev[i].line = i + 1;
+        ev[i].time = AM_TIME_NONE;
+        if (ev[i].kind == TR_ALLOC)
+            ev[i].addr = TR_NO_ADDR;
+        CU_ASSERT(sim_event(s, &ev[i], "h.trace", &err) == 0);
+    }
+    const am_ps copy = US + 786432000;
+    /* 1: 10 us; 2 fails (10 us), 1's host copy (20 us), the copy out, 1's device free (5 us),
+     * 2 (10 us); free 2 (5 us); 1 comes back (10 us), the copy in, the host copy's free (7 us) */
+    CU_ASSERT_EQUAL(a.nact, 2);
+    CU_ASSERT_EQUAL(a.start[0], 40 * US);                   /* was 45 us */
+    CU_ASSERT_EQUAL(a.start[1], 40 * US + copy + 30 * US);  /* was 7 us later */
+    CU_ASSERT_EQUAL(sim_host_time(s), 2 * copy + 77 * US);
+    /* samples: 1 on hbm; the host copy; 1 gone from hbm; 2; 2 freed; 1 back; its host copy freed */
+    static const struct { int level; uint64_t live; am_ps t; } want[] = {
+        {0, 768 * KiB, 10 * US},
+        {1, 768 * KiB, 40 * US},
+        {0, 0, 40 * US + copy + 5 * US},
+        {0, 512 * KiB, 40 * US + copy + 15 * US},
+        {0, 0, 40 * US + copy + 20 * US},
+        {0, 768 * KiB, 40 * US + copy + 30 * US},
+        {1, 0, 40 * US + 2 * copy + 37 * US},
+    };
+    CU_ASSERT_EQUAL_FATAL(a.n, (int)(sizeof want / sizeof want[0]));
+    for (int i = 0; i < a.n; i++) {
+        CU_ASSERT_EQUAL(a.level[i], want[i].level);
+        CU_ASSERT_EQUAL(a.live[i], want[i].live);
+        CU_ASSERT_EQUAL(a.t[i], want[i].t);
+        if (a.t[i] != want[i].t)
+            fprintf(stderr, "\n  sample %d: at %llu ps, want %llu", i,
+                    (unsigned long long)a.t[i], (unsigned long long)want[i].t);
+    }
+    sim_destroy(s);
+    cfg_free(cfg);
+}
+
+/* Every out-of-memory result has a Chrome marker: a spilled buffer that cannot come back (2 MiB
+ * host full, used twice: 2 oom_events) and a buffer compaction cannot place again (1). Until
+ * 2026-11-27 neither had one (0 markers for 2 and 1 oom_events). */
+static void test_oom_markers_restore_defrag(void)
+{
+    static const struct { const char *yaml, *trace, *during; int ooms; } c[] = {
+        {"version: 1\ndevice: tpu-v5e\nmemories:\n"
+         "  hbm:\n    capacity: 4MiB\n    allocator: {policy: best_fit}\n"
+         "    on_oom: spill_to_host\n    spill_host: host\n  host:\n    capacity: 2MiB\n",
+         "amsim-trace v1\nalloc 1 2MiB\nalloc 2 3MiB\ntransfer hbm vmem 1MiB id=1\nuse 1\n"
+         "sync\nfree 2\nfree 1\n", "\"during\":\"restore\"", 2},
+        {"version: 1\ndevice: tpu-v5e\nmemories:\n"
+         "  hbm:\n    capacity: 2688KiB\n"
+         "    allocator: {policy: best_fit, commit_granularity: 4KiB}\n"
+         "    defrag:\n      mode: compact\n",
+         "amsim-trace v1\nalloc 1 512KiB\nalloc 2 512KiB\nalloc 3 1024KiB\nalloc 4 640KiB\n"
+         "free_requested 3\nalloc 5 100KiB\nfree_completed 3\n", "\"during\":\"defrag\"", 1},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        const char *cfg = tu_write("mk.yaml", c[i].yaml), *tr = tu_write("mk.trace", c[i].trace);
+        char args[2048], cpath[600], jpath[600];
+        snprintf(cpath, sizeof cpath, "%s/mk.chrome.json", tu_tmpdir());
+        snprintf(jpath, sizeof jpath, "%s/mk.json", tu_tmpdir());
+        snprintf(args, sizeof args, "run -q -c %s -t %s --chrome-trace %s --json %s", cfg, tr,
+                 cpath, jpath);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+        char *ch = tu_slurp(cpath, NULL), *j = tu_slurp(jpath, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        const char *top = strstr(j, "\n  \"ooms\": ");
+        CU_ASSERT(top && strtoull(top + strlen("\n  \"ooms\": "), NULL, 10) == (uint64_t)c[i].ooms);
+        CU_ASSERT_EQUAL(tu_count(ch, "\"cat\":\"oom\""), c[i].ooms);
+        CU_ASSERT_EQUAL(tu_count(ch, c[i].during), c[i].ooms);
+        free(ch);
+        free(j);
+    }
 }
 
 /* N tiles double-buffered: copies on stream 1, compute on stream 0. Makespan is
@@ -640,6 +891,38 @@ static void test_restore_failure_is_oom(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
     CU_ASSERT_EQUAL(hjson_u64(j, "min_bytes"), 5242880);
     free(j);
+}
+
+/* host_roundtrip counts a buffer it could not place again (an out-of-memory result, lost) in
+ * neither bytes, time nor buffers_moved: of 1, 2 and 4 live, 4 (640 KiB) does not fit again,
+ * so 2 buffers moved, 2 moved rows, 2 x 1 MiB. Until 2026-11-27 buffers_moved said 3. */
+static void test_roundtrip_lost_not_moved(void)
+{
+    const char *cfg = tu_write("rtl.yaml",
+        "version: 1\ndevice: tpu-v5e\nmemories:\n  hbm:\n    capacity: 2688KiB\n"
+        "    allocator: {policy: best_fit, commit_granularity: 4KiB}\n"
+        "    defrag:\n      mode: host_roundtrip\n      host: host\n");
+    const char *tr = tu_write("rtl.trace",
+        "amsim-trace v1\nalloc 1 512KiB\nalloc 2 512KiB\nalloc 3 1024KiB\nalloc 4 640KiB\n"
+        "free_requested 3\nalloc 5 100KiB\nfree_completed 3\n");
+    char args[2048], jpath[600], ppath[600];
+    snprintf(jpath, sizeof jpath, "%s/rtl.json", tu_tmpdir());
+    snprintf(ppath, sizeof ppath, "%s/rtl.csv", tu_tmpdir());
+    snprintf(args, sizeof args, "run -q -c %s -t %s --json %s --placements %s", cfg, tr, jpath,
+             ppath);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *j = tu_slurp(jpath, NULL), *pl = tu_slurp(ppath, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    const char *d = strstr(j, "\"bytes_moved\"");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    CU_ASSERT_EQUAL(hjson_u64(d, "bytes_moved"), 2 * 1048576);
+    CU_ASSERT_EQUAL(hjson_u64(d, "buffers_moved"), 2);
+    CU_ASSERT_EQUAL(hjson_u64(d, "failures"), 1);
+    CU_ASSERT_EQUAL(tu_count(pl, ",moved\n"), 2);
+    CU_ASSERT_EQUAL(tu_count(pl, ",oom\n"), 1);
+    free(j);
+    free(pl);
 }
 
 /* ---- placements and log replayed: the live set they describe --------------------------- */
@@ -1166,6 +1449,12 @@ void suite_hierarchy(void)
              {"spill round trip costs two transfers", test_spill_round_trip},
              {"a spill waits for transfers on its victim", test_spill_waits_for_pending_transfer},
              {"spill victims: LRU, largest, host copies freed", test_spill_victims},
+             {"a transfer's source is not spilled for its into=", test_spill_spares_transfer_source},
+             {"an into= that does not happen: its free is skipped", test_skipped_into_free},
+             {"a spill that fails on the host is charged at once", test_failed_spill_charged},
+             {"spill and restore: the copy, then the free", test_spill_copy_before_free},
+             {"failed restores and defrag losses: Chrome markers", test_oom_markers_restore_defrag},
+             {"host_roundtrip: a lost buffer is not moved", test_roundtrip_lost_not_moved},
              {"double-buffered pipeline makespan", test_double_buffering},
              {"VMEM and SMEM capacities", test_tpu_capacities},
              {"donation, transfer guard, transfer into", test_donation_guard_into},
