@@ -1416,6 +1416,11 @@ static void defrag(sim *s, int level)
                             "defrag");
             placement_row(s, s->seq, x->id, level, &o, x->requested, PL_OOM);
             log_oom(s, level, x->id, x->requested);
+            /* its block was released above: observers that track blocks (the PyTorch
+             * snapshot) see it go, as no free of it will be reported */
+            if (s->obs && s->obs->lost)
+                s->obs->lost(s->obs->ctx, s->host, s->seq, x->id, x->stream, level, x->addr,
+                             x->requested, x->given);
             continue;
         }
         /* the buffer's own bytes are copied (its live bytes), not the block the allocator gave

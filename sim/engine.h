@@ -57,6 +57,12 @@ typedef struct sim_observer {
      * lost). Each has an oom_events entry and counts in the level's ooms. */
     void (*oom)(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
                 uint64_t requested, const char *what);
+    /* A live buffer lost its block without a free: defragmentation released it, could not
+     * place it again (placements.csv's oom row for it, after its event's moved rows) and
+     * counted an out-of-memory. level's [addr, + size) is no longer its; the trace's free of
+     * it, if any, is not reported. Called among that defragmentation's moves (same seq). */
+    void (*lost)(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream, int level,
+                 uint64_t addr, uint64_t requested, uint64_t size);
 } sim_observer;
 
 typedef struct sim_opts {

@@ -125,6 +125,19 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
     x->mark = x->n;
 }
 
+/* The free of a block a defragmentation (event seq) released, among its frees: the
+ * allocations of its moves held so far stay held (sn_free would write them first). */
+static void sn_defrag_free(snap_exp *x, am_ps t, uint64_t seq, uint64_t id, uint32_t stream,
+                           int level, uint64_t addr, uint64_t requested, uint64_t size)
+{
+    if (x->nheld && seq != x->held_seq)
+        sn_flush(x);
+    size_t nheld = x->nheld;
+    x->nheld = 0;
+    sn_free(x, t, id, level, stream, addr, requested, size, 0);
+    x->nheld = nheld;
+}
+
 /* A buffer that changed place without a request: a snapshot has no move, so it is the free
  * of where it was and the allocation of where it is, each on the default level only (a spill
  * frees it there, a restore allocates it again; the host copy is not in the snapshot). The
@@ -142,18 +155,25 @@ static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stre
         sn_alloc(ctx, t, seq, id, level, stream, addr, requested, size, 1);
         return;
     }
-    if (x->nheld && seq != x->held_seq)
-        sn_flush(x);
-    /* the free without sn_free's flush of the allocations held so far */
-    size_t nheld = x->nheld;
-    x->nheld = 0;
-    sn_free(ctx, t, id, from_level, stream, from_addr, requested, from_size, 0);
-    x->nheld = nheld;
+    sn_defrag_free(x, t, seq, id, stream, level, from_addr, requested, from_size);
     if (x->nheld == x->capheld)
         x->held = am_realloc(x->held, (x->capheld = x->capheld ? x->capheld * 2 : 64) *
                                           sizeof *x->held);
     x->held[x->nheld++] = (snap_rec){SA_ALLOC, stream, addr, requested, size, t};
     x->held_seq = seq;
+}
+
+/* A buffer a defragmentation could not place again: PyTorch has no lost block, so it is freed
+ * (free_requested, free_completed) where its block was, among that defragmentation's frees;
+ * the trace's own free of it comes to nothing. Until 2026-11-27 it was never freed, and the
+ * buffers moved onto its block overlapped it. */
+static void sn_lost(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream, int level,
+                    uint64_t addr, uint64_t requested, uint64_t size)
+{
+    snap_exp *x = ctx;
+    if (level != x->cfg->default_level)
+        return;
+    sn_defrag_free(x, t, seq, id, stream, level, addr, requested, size);
 }
 
 static void sn_device(void *ctx, am_ps t, int level, int alloc, uint64_t addr, uint64_t bytes)
@@ -178,7 +198,7 @@ int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *e
     const cfg_level *L = &cfg->levels[cfg->default_level];
     x->mapped = L->policy->maps_virtual && L->policy->maps_virtual(L->policy_opts);
     x->obs = (sim_observer){.ctx = x, .alloc = sn_alloc, .free = sn_free, .device = sn_device,
-                            .move = sn_move};
+                            .move = sn_move, .lost = sn_lost};
     *xp = x;
     return 0;
 }

@@ -1,30 +1,37 @@
 /* mincap.c - `amsim mincap`: per policy, the smallest memory at which a trace runs without an
- * out-of-memory event on the level searched (contract.md, Commands).
+ * out-of-memory event on any level, the level's capacity searched (contract.md, Commands).
  *
  * Each policy is placed on the level searched (the default one, or --level NAME), and its knob
  * is set there: BFC's `memory_limit` (the device capacity is raised to at least the limit, since
  * the device must hold the pool) and every other policy's level `capacity`. Everything else is
  * the config as given, spilling (`on_oom: spill_to_host`) and defragmentation included, so a
- * policy that spills can need less than the trace's peak live bytes. Values are multiples of
- * the granularity G (default 1 MiB). Method:
+ * policy that spills can need less than the trace's peak live bytes. A run succeeds when no
+ * level runs out of memory, not only the level searched: a small host that other levels spill
+ * into makes them run out (their spill finds no room), and that is the searched level's size
+ * at work (until 2026-11-27 only the searched level's OOMs counted, so `--level host` answered
+ * 1 B for a config whose hbm spills into host). Values are multiples of the granularity G
+ * (default 1 MiB). Method:
  *  1. one reference run, the same whatever the policies listed: `best_fit` on the level with
- *     `on_oom: fail` there, its capacity at the configured one, doubled until no OOM. It gives
- *     the trace's peak live bytes on the level (every request served and held; shown for
- *     comparison, not a bound: spilling and BFC's retry-after-free hold less at once) and L,
+ *     `on_oom: fail` there, its capacity at the configured one, doubled until the level has no
+ *     OOM (other levels' OOMs are not its concern). It gives the trace's peak live bytes on the
+ *     level (every request served and held; shown for comparison, not a bound: spilling and
+ *     BFC's retry-after-free hold less at once) and L,
  *     the largest single request the trace makes there, which every policy is asked for (the
  *     observer sees trace requests only, not spill copies; recorded `oom` lines are left out:
  *     `offline` is not asked for them). L is a lower bound for every policy: a run with no OOM
  *     has served that request, which needs L bytes at once whatever was spilled before;
- *  2. per policy, on its own: try ceil(L / G) * G, then double until a run has no OOM (upper
- *     bound); the last failing value (or the multiple of G below L) is the lower end; a value
- *     the policy refuses (too small for it to be configured) counts as failing;
+ *  2. per policy, on its own: try ceil(L / G) * G, then double until a run has no OOM on any
+ *     level (upper bound); the last failing value (or the multiple of G below L) is the lower
+ *     end; a value the policy refuses (too small for it to be configured) counts as failing;
  *  3. bisect between them on multiples of G;
- *  4. verify both stated properties by running again: no OOM at M, an OOM at M - G.
+ *  4. verify both stated properties by running again: no OOM at M, an OOM at M - G (the levels
+ *     that ran out there are reported).
  * A policy's answer depends only on the config, the trace, the level, G and that policy, never
  * on the other policies listed or their order. Bisection assumes that more memory never
- * causes an OOM. Real allocators (and spilling) are not always monotone (a larger pool changes
- * region sizes, split decisions and spill victims), so M is "the smallest value found by
- * bisection between L and an upper bound that succeeds"; a smaller value may also succeed. The
+ * causes an OOM, on the level or on another. Real allocators (and spilling) are not always
+ * monotone (a larger pool changes region sizes, split decisions and spill victims, and so what
+ * other levels are left to hold), so M is "the smallest value found by bisection between L and
+ * an upper bound that succeeds"; a smaller value may also succeed. The
  * search sees no non-monotonicity (it only probes between a failure and a success); M - G was
  * already seen to fail (or lies below L), so step 4 is a reproducibility check, and a failed
  * check is reported as such instead of being claimed. */
@@ -64,6 +71,8 @@ typedef struct mc {
 typedef struct probe_out {
     int level;                /* in: the level searched */
     uint64_t ooms, peak_live; /* out: that level's OOM count and peak live bytes */
+    uint64_t ooms_all;        /* out: the OOM count of every level together */
+    char oom_levels[256];     /* out: the levels with an OOM, "hbm, host" ("" when none) */
     uint64_t max_request;     /* out: its largest request but recorded `oom` lines' (bytes) */
 } probe_out;
 
@@ -74,6 +83,18 @@ static void probe_cb(void *ctx, sim *s, const report_trace *t)
     const mem_metrics *m = mem_get_metrics(sim_level(s, o->level));
     o->ooms = m->ooms;
     o->peak_live = m->peak_live_bytes;
+    o->ooms_all = 0;
+    o->oom_levels[0] = 0;
+    size_t used = 0;
+    for (int i = 0; i < sim_nlevels(s); i++) {
+        uint64_t n = mem_get_metrics(sim_level(s, i))->ooms;
+        o->ooms_all += n;
+        if (n && used < sizeof o->oom_levels) {
+            int k = snprintf(o->oom_levels + used, sizeof o->oom_levels - used, "%s%s",
+                             used ? ", " : "", sim_config(s)->levels[i].name);
+            used += k > 0 ? (size_t)k : 0;
+        }
+    }
 }
 
 static void probe_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level,
@@ -87,7 +108,8 @@ static void probe_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level
 
 #define MC_REFUSED (-2)
 
-/* One run with policy on the level and its knob at v: 1 no OOM on the level, 0 OOM, -1 error,
+/* One run with policy on the level and its knob at v: 1 no OOM on any level (the reference run:
+ * on the level), 0 OOM, -1 error,
  * MC_REFUSED when the policy refuses the knob's value (bfc's memory_limit below 256 bytes,
  * buddy's or tlsf's capacity below 256 bytes, prealloc's arena of 0 bytes; err says so): no
  * run at v, which the search takes as a value that fails.
@@ -129,7 +151,7 @@ static int probe(const mc *c, const char *policy, int ref, uint64_t base_cap, ui
         return err->status == AM_EINPUT && strncmp(err->msg, at, strlen(at)) == 0 ? MC_REFUSED
                                                                                 : -1;
     }
-    return o->ooms == 0;
+    return (ref ? o->ooms : o->ooms_all) == 0;
 }
 
 typedef struct mc_result {
@@ -139,6 +161,8 @@ typedef struct mc_result {
     uint64_t min_bytes;
     int runs;
     int ok_at_min, oom_below; /* the verified properties */
+    int below;                /* M - G: 1 run, 0 not run (M is one granule: 0 bytes), MC_REFUSED */
+    char below_levels[256];   /* the levels that ran out at M - G ("" when not run or refused) */
     char error[512];
 } mc_result;
 
@@ -148,6 +172,7 @@ static uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
 {
     am_error err = {0};
+    probe_out po;
     r->knob = strcmp(r->policy, "bfc") == 0 ? "memory_limit" : "capacity";
     uint64_t G = c->gran;
     uint64_t lo_k = div_up(L, G) ? div_up(L, G) - 1 : 0; /* lo_k * G < L: fails */
@@ -161,7 +186,7 @@ static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
         return;
     }
     for (;;) {
-        p = probe(c, r->policy, 0, base_cap, hi_k * G, NULL, &r->runs, &err);
+        p = probe(c, r->policy, 0, base_cap, hi_k * G, &po, &r->runs, &err);
         if (p == -1)
             goto fail;
         if (p == 1)
@@ -170,8 +195,11 @@ static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
         if (hi_k >= max_k) {
             if (p == MC_REFUSED)
                 goto fail;
-            snprintf(r->error, sizeof r->error, "out of memory even at %" PRIu64 " bytes",
-                     hi_k * G);
+            /* the levels that ran out: another one than the level searched can run out at
+             * every size of it (its own requests do not fit, whatever it spills) */
+            snprintf(r->error, sizeof r->error, "out of memory even at %" PRIu64 " bytes (on "
+                     "%s %.300s)", hi_k * G, strchr(po.oom_levels, ',') ? "levels" : "level",
+                     po.oom_levels);
             return;
         }
         hi_k = hi_k > max_k / 2 ? max_k : hi_k * 2;
@@ -194,12 +222,15 @@ static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
         goto fail;
     r->ok_at_min = p == 1;
     if (r->min_bytes > G) {
-        p = probe(c, r->policy, 0, base_cap, r->min_bytes - G, NULL, &r->runs, &err);
+        p = probe(c, r->policy, 0, base_cap, r->min_bytes - G, &po, &r->runs, &err);
         if (p == -1)
             goto fail;
         r->oom_below = p != 1; /* refused: nothing smaller runs either */
+        r->below = p == MC_REFUSED ? MC_REFUSED : 1;
+        if (p == 0)
+            snprintf(r->below_levels, sizeof r->below_levels, "%s", po.oom_levels);
     } else
-        r->oom_below = 1; /* nothing smaller than one granule exists */
+        r->oom_below = 1; /* nothing smaller than one granule exists (0 bytes is no memory) */
     return;
 fail:
     snprintf(r->error, sizeof r->error, "%.500s", err.msg);
@@ -214,10 +245,11 @@ static void usage(FILE *f)
             "usage: amsim mincap -c CONFIG -t TRACE [--policies a,b] [--granularity BYTES]\n"
             "                    [--json FILE] [--level NAME] [--set PATH=VALUE]... [--lenient]\n"
             "                    [-q]\n"
-            "  per policy, the smallest memory at which TRACE runs with no out-of-memory event on\n"
-            "  the level (default: the config's default memory): BFC's memory_limit (capacity\n"
-            "  raised to hold it), other policies' capacity; the rest of the config as given,\n"
-            "  spilling included. Found by bisection on multiples of the granularity (default\n"
+            "  per policy, the smallest memory of the level (default: the config's default\n"
+            "  memory) at which TRACE runs with no out-of-memory event on any level: BFC's\n"
+            "  memory_limit (capacity raised to hold it), other policies' capacity; the rest of\n"
+            "  the config as given, spilling included (a level spilling into a small one runs\n"
+            "  out). Found by bisection on multiples of the granularity (default\n"
             "  1MiB) between the largest single request on the level (a lower bound for every\n"
             "  policy) and an upper bound found by doubling; each policy is searched on its own.\n"
             "  Both properties (no OOM at M, an OOM at M - granularity) are checked again at the\n"
@@ -225,6 +257,35 @@ static void usage(FILE *f)
             "  for comparison: spilling, or offline skipping recorded oom lines, can need less.\n"
             "  --lenient: every run counts and skips recoverable trace problems (a free of an\n"
             "  unknown id, ...), as amsim run --lenient does.\n");
+}
+
+/* The names of a probe_out's oom_levels ("hbm, host") as JSON strings. */
+static void level_names(json_w *w, const char *list)
+{
+    while (*list) {
+        size_t n = strcspn(list, ",");
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), list);
+        json_str(w, name);
+        list += n;
+        list += strspn(list, ", ");
+    }
+}
+
+/* The table's check column for a policy found. */
+static void check_text(const mc_result *r, char *buf, size_t n)
+{
+    if (!r->ok_at_min)
+        snprintf(buf, n, "FAILED: OOM at the reported value (nondeterministic run?)");
+    else if (!r->oom_below)
+        snprintf(buf, n, "FAILED: no OOM at min - granularity on a second run (nondeterministic "
+                 "run, or a request below the bound?)");
+    else if (r->below == 1)
+        snprintf(buf, n, "ok (no OOM at min, OOM at min - granularity on %s)", r->below_levels);
+    else if (r->below == MC_REFUSED)
+        snprintf(buf, n, "ok (no OOM at min, min - granularity refused by the policy)");
+    else
+        snprintf(buf, n, "ok (no OOM at min, which is one granule: nothing smaller to run)");
 }
 
 /* Everything after the options: the searches, then the JSON (*op, opened by the caller, NULL
@@ -322,6 +383,12 @@ static int mc_main(mc *c, const char *pols, outfile **op)
                 json_kbool(&w, "no_oom_at_min", res[i].ok_at_min);
                 json_kbool(&w, "oom_at_min_minus_granularity", res[i].oom_below);
                 json_kbool(&w, "monotone_check", res[i].ok_at_min && res[i].oom_below);
+                /* which levels ran out at M - G: [] when that run was not made (M is one
+                 * granule) or the policy refused the value */
+                json_key(&w, "oom_levels_at_min_minus_granularity");
+                json_arr(&w);
+                level_names(&w, res[i].below_levels);
+                json_end_arr(&w);
             } else
                 json_kstr(&w, "error", res[i].error);
             json_end_obj(&w);
@@ -341,8 +408,9 @@ static int mc_main(mc *c, const char *pols, outfile **op)
                units_fmt_size(a, sizeof a, c->gran));
         printf("peak live bytes (every request held, nothing spilled): %s (%" PRIu64 " B)\n",
                units_fmt_size(b, sizeof b, peak), peak);
-        printf("lower bound for every policy (largest single request): %s (%" PRIu64 " B)\n\n",
+        printf("lower bound for every policy (largest single request): %s (%" PRIu64 " B)\n",
                units_fmt_size(b, sizeof b, L), L);
+        printf("a run fits when no level runs out of memory (an OOM of any level counts)\n\n");
         printf("%-12s %-13s %16s %12s %14s %5s  %s\n", "policy", "knob", "min bytes (B)", "min",
                "vs peak live", "runs", "check");
         for (int i = 0; i < np; i++) {
@@ -355,12 +423,10 @@ static int mc_main(mc *c, const char *pols, outfile **op)
             char pct[32];
             snprintf(pct, sizeof pct, "%+.1f %%",
                      peak ? 100.0 * ((double)r->min_bytes - (double)peak) / (double)peak : 0.0);
+            char check[400];
+            check_text(r, check, sizeof check);
             printf("%-12s %-13s %16" PRIu64 " %12s %14s %5d  %s\n", r->policy, r->knob,
-                   r->min_bytes, units_fmt_size(a, sizeof a, r->min_bytes), pct, r->runs,
-                   !r->ok_at_min ? "FAILED: OOM at the reported value (nondeterministic run?)"
-                   : !r->oom_below ? "FAILED: no OOM at min - granularity on a second run "
-                                     "(nondeterministic run, or a request below the bound?)"
-                                   : "ok (no OOM at min, OOM at min - granularity)");
+                   r->min_bytes, units_fmt_size(a, sizeof a, r->min_bytes), pct, r->runs, check);
         }
     }
     /* a failed check is reported in the table and the JSON; it is a result, not an error */

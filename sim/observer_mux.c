@@ -70,6 +70,13 @@ static void mux_oom(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, ui
     MUX_EACH(m, oom, t, seq, id, level, stream, requested, what);
 }
 
+static void mux_lost(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream, int level,
+                     uint64_t addr, uint64_t requested, uint64_t size)
+{
+    obs_mux *m = ctx;
+    MUX_EACH(m, lost, t, seq, id, stream, level, addr, requested, size);
+}
+
 const sim_observer *obs_mux_init(obs_mux *m, const sim_observer *const *list, int n)
 {
     memset(m, 0, sizeof *m);
@@ -79,6 +86,7 @@ const sim_observer *obs_mux_init(obs_mux *m, const sim_observer *const *list, in
     if (m->n <= 1)
         return m->n ? m->to[0] : NULL;
     m->obs = (sim_observer){m, mux_alloc, mux_free, mux_device, mux_counters, mux_op, mux_action,
-                            mux_link, mux_move, mux_oom};
+                            mux_link, mux_move, mux_oom,
+                            mux_lost};
     return &m->obs;
 }

@@ -1735,7 +1735,7 @@ static void test_mincap_spill(void)
     CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
     CU_ASSERT(out && strstr(out, "\nbfc          memory_limit         234881024   224.00 MiB"
                             "        -83.4 %") &&
-              strstr(out, "ok (no OOM at min, OOM at min - granularity)"));
+              strstr(out, "ok (no OOM at min, OOM at min - granularity on hbm)"));
     free(out);
     char *j = tu_slurp(js, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
@@ -1795,7 +1795,8 @@ static void test_mincap_upper_bound(void)
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
     char *j = tu_slurp(js, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
-    CU_ASSERT(strstr(j, "\"error\": \"out of memory even at 4503599627370496 bytes\"") != NULL);
+    CU_ASSERT(strstr(j, "\"error\": \"out of memory even at 4503599627370496 bytes (on level "
+                     "hbm)\"") != NULL);
     CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"prealloc\": {", "runs"), 32, 0); /* 3 MiB .. 4 PiB */
     free(j);
     /* a granularity that does not divide 4 PiB: its largest multiple up to it */
@@ -1805,7 +1806,8 @@ static void test_mincap_upper_bound(void)
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
     j = tu_slurp(js, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
-    CU_ASSERT(strstr(j, "\"error\": \"out of memory even at 4503599626321920 bytes\"") != NULL);
+    CU_ASSERT(strstr(j, "\"error\": \"out of memory even at 4503599626321920 bytes (on level "
+                     "hbm)\"") != NULL);
     free(j);
     tr = tu_write("mc-8p.trace", "amsim-trace v1\nalloc 1 8192TiB\nfree 1\n");
     snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s'", tu_top(), tr);
@@ -1895,6 +1897,60 @@ static void test_mincap_level(void)
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     CU_ASSERT(err && strstr(err, "makes no allocation on level smem: nothing to size"));
     free(err);
+}
+
+/* A run fits when no level runs out, not only the level searched: hbm (4 MiB) spills into host,
+ * so a small host makes hbm run out (the spill finds no room). Three 2 MiB buffers live at once:
+ * host needs 4 MiB (two spilled), and at 3 MiB hbm runs out. vmem (12 KiB) spilling into hbm:
+ * best_fit on hbm needs 5376 B, at 5375 B vmem runs out. Until 2026-11-27 only the searched
+ * level's OOMs counted, and both searches answered one granule (1 B, "ok"). */
+static void test_mincap_other_levels(void)
+{
+    const char *cfg = tu_write("mc-host.yaml", "version: 1\ndevice: tpu-v5e\nmemories:\n"
+                               "  hbm:\n    capacity: 4MiB\n    allocator: {policy: best_fit}\n"
+                               "    on_oom: spill_to_host\n    spill_host: host\n");
+    const char *tr = tu_write("mc-host.trace", "amsim-trace v1\nalloc 1 2MiB\nalloc 2 2MiB\n"
+                              "alloc 3 2MiB\nuse 1\nfree 1\nfree 2\nfree 3\n");
+    const char *js = path_in_tmp("mc-other.json");
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "mincap -c '%s' -t '%s' --policies platform --level host "
+             "--json '%s'", cfg, tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\nplatform     capacity               4194304     4.00 MiB") &&
+              strstr(out, "ok (no OOM at min, OOM at min - granularity on hbm)\n") &&
+              strstr(out, "a run fits when no level runs out of memory"));
+    free(out);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"platform\": {", "min_bytes"), 4194304, 0);
+    CU_ASSERT(strstr(j, "\"oom_levels_at_min_minus_granularity\": [\n        \"hbm\"\n      ]") !=
+              NULL);
+    free(j);
+    for (int below = 0; below < 2; below++) {
+        snprintf(args, sizeof args, "run -q --fail-on-oom -c '%s' -t '%s' --set "
+                 "memories.host.capacity=%dMiB", cfg, tr, below ? 3 : 4);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), below ? 3 : 0);
+    }
+    cfg = tu_write("mc-vmem.yaml", "version: 1\ndevice: tpu-v5e\nmemories:\n  vmem:\n"
+                   "    capacity: 12KiB\n    on_oom: spill_to_host\n    spill_host: hbm\n"
+                   "    allocator: {commit_granularity: 4KiB}\n");
+    tr = tu_write("mc-vmem.trace", "amsim-trace v1\nalloc 1 5000 level=vmem\n"
+                  "alloc 2 100 level=vmem\nalloc 3 4000 level=vmem\nuse 1\nfree 1\nfree 2\n"
+                  "free 3\n");
+    snprintf(args, sizeof args, "mincap -q -c '%s' -t '%s' --policies best_fit --level hbm "
+             "--granularity 1 --json '%s'", cfg, tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"best_fit\": {", "min_bytes"), 5376, 0);
+    CU_ASSERT(strstr(j, "\"vmem\"") != NULL);
+    free(j);
+    for (int below = 0; below < 2; below++) {
+        snprintf(args, sizeof args, "run -q --fail-on-oom -c '%s' -t '%s' --set "
+                 "memories.hbm.allocator.policy=best_fit --set memories.hbm.capacity=%d", cfg,
+                 tr, below ? 5375 : 5376);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), below ? 3 : 0);
+    }
 }
 
 /* compare and mincap read --policies with one parser: an empty list or an empty entry is a
@@ -3061,6 +3117,7 @@ void suite_batch(void)
              {"report.html heat map labels: value and unit", test_report_heatmap_labels},
              {"mincap known answer", test_mincap},
              {"mincap --level puts the policies on that level", test_mincap_level},
+             {"mincap counts the OOMs of every level", test_mincap_other_levels},
              {"mincap: a policy's answer ignores the other policies", test_mincap_policy_order},
              {"mincap searches with spilling, from the largest request", test_mincap_spill},
              {"mincap takes a value a policy refuses as failing", test_mincap_refused},
