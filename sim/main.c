@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common.h"
 #include "batch.h"
@@ -205,9 +206,17 @@ static int cmd_run(int argc, char **argv)
     return a.fail_on_oom && ooms ? AM_EOOMFAIL : 0;
 }
 
-/* A config file: its first line that is neither blank nor a '#' comment starts "version:". */
+/* A config file: its first line that is neither blank nor a '#' comment starts "version:".
+ * Only a regular file is opened: a FIFO without a writer would block the open, /dev/zero never
+ * end a line, and a pipe would lose the bytes read here; anything else goes to the trace reader,
+ * which refuses it at once ("not a regular file (a pipe or a device)", as run and convert do).
+ * Until 2026-11-27 check read it here first: it hung on a FIFO or /dev/zero and, on a pipe,
+ * checked a config without its first line. */
 static int looks_like_config(const char *path)
 {
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
     FILE *f = fopen(path, "rb");
     char line[256];
     int yes = 0;

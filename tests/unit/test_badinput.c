@@ -721,6 +721,49 @@ static void path_trace_stream(void)
     unlink(fifo);
 }
 
+/* amsim check refuses a FIFO, a device and a pipe as run and convert do, at once and before
+ * reading a byte. Until 2026-11-27 it read the file's first line to tell a config from a trace
+ * first: it hung on a FIFO with no writer (the open blocks) and on /dev/zero (a line that never
+ * ends), and on a pipe it checked the config without its first line ("missing required key
+ * 'version'"). Run under timeout(1) so that a regression fails instead of stopping the suite. */
+static void path_check_stream(void)
+{
+    static const char why[] = "not a regular file (a pipe or a device); a trace is read from a "
+                              "file, not a stream";
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char fifo[1024], errf[1024], cmd[4096], want[2048];
+    snprintf(fifo, sizeof fifo, "%s/check.fifo", tu_tmpdir());
+    snprintf(errf, sizeof errf, "%s/check.err", tu_tmpdir());
+    unlink(fifo);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+    const char *paths[] = {fifo, "/dev/zero", "/dev/null", "/dev/stdin"};
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        snprintf(cmd, sizeof cmd, "timeout 20 %s check '%s' 2>'%s' </dev/null", bin, paths[i],
+                 errf);
+        int st = system(cmd);
+        char *err = tu_slurp(errf, NULL);
+        snprintf(want, sizeof want, "amsim: %s: %s", paths[i], why);
+        CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+        CU_ASSERT(err && strstr(err, want) != NULL);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 1 || !err || !strstr(err, want))
+            fprintf(stderr, "\n  %s\n  status %d\n  stderr: %s  expected: %s\n", cmd,
+                    WIFEXITED(st) ? WEXITSTATUS(st) : -1, err ? err : "(none)", want);
+        free(err);
+    }
+    unlink(fifo);
+    /* a config written into a pipe: refused whole, not checked from its second line */
+    snprintf(cmd, sizeof cmd, "timeout 20 %s check /dev/stdin 2>'%s' >/dev/null", bin, errf);
+    FILE *p = popen(cmd, "w");
+    CU_ASSERT_FATAL(p != NULL);
+    fputs("version: 1\ndevice: h100\n", p);
+    int st = pclose(p);
+    char *err = tu_slurp(errf, NULL);
+    snprintf(want, sizeof want, "amsim: /dev/stdin: %s", why);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+    CU_ASSERT(err && strstr(err, want) != NULL);
+    free(err);
+}
+
 /* ---- --lenient --------------------------------------------------------------------------- */
 
 static void lenient_unknown_free(void)
@@ -1631,6 +1674,7 @@ void suite_badinput(void)
              {"path: config unreadable", path_config_unreadable},
              {"path: trace unreadable", path_trace_unreadable},
              {"path: trace from a stream", path_trace_stream},
+             {"path: check of a FIFO, a device or a pipe", path_check_stream},
              {"outputs: a FIFO and a symbolic link are written through", outputs_written_through},
              {"outputs: a looping symbolic link is an error, a dangling chain creates its end",
               outputs_symlink_loop_and_dangling},
