@@ -6,7 +6,9 @@
  *   first bytes 1f 8b                      gzip: the file is reopened through a decompressing
  *                                          FILE* (trace_gz.c) and detected again from the
  *                                          decompressed bytes (gzip inside gzip is refused)
- *   otherwise the first line that is neither blank nor a '#' comment decides:
+ *   otherwise the first line that is neither blank nor a '#' comment decides (a NUL byte in
+ *   a line before it, or before its first other character, is an input error at its line and
+ *   column, as it is anywhere in a text trace):
  *     first token "amsim-trace"           native text                -> trace_native_open
  *     starts with "id,lower,upper,size"   lifetime CSV               -> trace_csv_open
  *   anything else                          "unrecognised trace format"
@@ -46,6 +48,17 @@ static int trace_detect_text(trace *t, enum trace_fmt *fmt, am_error *err)
         const char *p = line;
         while (*p == ' ' || *p == '\t')
             p++;
+        /* A NUL byte ends the line as a C string: a line blank or a comment up to one is
+         * refused at its column, as the readers refuse one anywhere in a text trace (until
+         * 2026-11-27 it was skipped here, and a file whose every line started with one was
+         * "no trace content"). A NUL after other text decides nothing: a binary file is
+         * "unrecognised", and a native or CSV first line is the reader's to refuse. */
+        const char *z = *p == 0 || *p == '#' ? memchr(line, 0, len) : NULL;
+        if (z) {
+            unsigned long lineno = lb.line, col = (unsigned long)(z - line) + 1;
+            linebuf_free(&lb);
+            return am_fail_at(err, t->path, lineno, col, TRACE_NUL_MSG);
+        }
         if (*p == 0 || *p == '#')
             continue;
         if (strncmp(p, "amsim-trace", 11) == 0 && (p[11] == 0 || p[11] == ' ' || p[11] == '\t'))

@@ -194,6 +194,14 @@ BI_TB(t_nul_comment, "nulcom.trace", H "alloc 1 4 # a \0 b\n",
       "amsim: @:2:15: NUL byte (a text trace has none: is the file binary or damaged?)")
 BI_TB(t_nul_header, "nulhdr.trace", "amsim-trace\0 v1\nalloc 1 4\n",
       "amsim: @:1:12: NUL byte (a text trace has none: is the file binary or damaged?)")
+/* ... and before the header too: format detection once read a line starting with a NUL byte as
+ * blank, so these were "no trace content" (until 2026-11-27). */
+BI_TB(t_nul_first, "nulfirst.trace", "\0amsim-trace v1\nalloc 1 4\n",
+      "amsim: @:1:1: NUL byte (a text trace has none: is the file binary or damaged?)")
+BI_TB(t_nul_blank, "nulblank.trace", "\n\0\n",
+      "amsim: @:2:1: NUL byte (a text trace has none: is the file binary or damaged?)")
+BI_TB(c_nul_header, "nulhdr.csv", "  \0id,lower,upper,size\n1,0,5,10\n",
+      "amsim: @:1:3: NUL byte (a text trace has none: is the file binary or damaged?)")
 BI_T(t_size_overflow, "ovf.trace", H "alloc 1 18446744073709551616\n",
      "amsim: @:2:9: bad BYTES '18446744073709551616': out of range (max 18446744073709551615)")
 BI_T(t_size_overflow_unit, "ovfu.trace", H "alloc 1 99999999TiB\n",
@@ -1560,6 +1568,8 @@ void suite_badinput(void)
              {"trace: line starting with a NUL byte", t_nul_line},
              {"trace: NUL byte in a comment", t_nul_comment},
              {"trace: NUL byte in the header", t_nul_header},
+             {"trace: NUL byte starting the first line", t_nul_first},
+             {"trace: NUL byte alone after a blank line", t_nul_blank},
              {"trace: size overflows 64 bits", t_size_overflow},
              {"trace: size with unit overflows", t_size_overflow_unit},
              {"trace: unknown size unit", t_size_unit},
@@ -1610,6 +1620,7 @@ void suite_badinput(void)
              /* lifetime CSV */
              {"csv: bad header", c_header},
              {"csv: row starting with a NUL byte", c_nul_row},
+             {"csv: header starting with a NUL byte", c_nul_header},
              {"csv: NUL byte in a field", c_nul_field},
              {"csv: missing column", c_missing_column},
              {"csv: truncated row", c_truncated},
