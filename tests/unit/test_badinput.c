@@ -862,6 +862,75 @@ static void check_reads_as_run(void)
     free(out);
 }
 
+/* amsim check tells a config from a trace by content: a trace format's signature first, then a
+ * YAML map at the top, whatever its layout (names end in .conf here so that no file is taken for
+ * a config by its name); a file named .yaml, .yml or .json that is no trace is a config. Until
+ * 2026-11-27 a config had to start (after blank and comment lines, read 255 bytes at a time)
+ * with "version:": every config below was an "unrecognised trace format", and so was a
+ * config's real error when another key came first. */
+static void check_tells_configs_from_traces(void)
+{
+#define MEM "memories: {hbm: {capacity: 1GiB}}\n"
+    static char longc[512];
+    memset(longc, 0, sizeof longc);
+    strcat(longc, "# ");
+    memset(longc + 2, 'a', 300);
+    strcat(longc, "\nversion: 1\n" MEM);
+    static const struct {
+        const char *name, *text;
+        size_t len;            /* bytes of text, 0 = strlen */
+        const char *out, *err; /* out: stdout starts "@: out"; err: in stderr */
+    } c[] = {
+        {"doc.conf", "---\nversion: 1\n" MEM, 0, "config ok (", NULL},
+        {"order.conf", "default_memory: hbm\nversion: 1\n" MEM, 0, "config ok (", NULL},
+        {"bom.conf", "\xef\xbb\xbfversion: 1\r\ndefault_memory: hbm\r\n" MEM, 0, "config ok (",
+         NULL},
+        {"quoted.conf", "\"version\": 1\n" MEM, 0, "config ok (", NULL},
+        {"space.conf", "version : 1\n" MEM, 0, "config ok (", NULL},
+        {"flow.conf", "{version: 1, memories: {hbm: {capacity: 1GiB}}}\n", 0, "config ok (", NULL},
+        {"json.conf", "{\"version\": 1, \"memories\": {\"hbm\": {\"capacity\": \"1GiB\"}}}\n",
+         0, "config ok (", NULL},
+        {"longc.conf", longc, 0, "config ok (", NULL},
+        {"err.conf", "default_memory: hbm\nversion: 1\nmemories:\n  hbm:\n    capacity: 8XB\n", 0,
+         NULL, "amsim: @:5:5: memories.hbm.capacity: bad size '8XB': unknown unit"},
+        /* broken before its first key: still a config, by its first line or by its name */
+        {"tab.conf", "\tversion: 1\n", 0, NULL,
+         "amsim: @:1:1: found character that cannot start"},
+        {"latin1.conf", "# caf\xe9\nversion: 1\n" MEM, 0, NULL,
+         "amsim: @:1:7: invalid trailing UTF-8 octet"},
+        {"list.yml", "- version\n", 0, NULL, "amsim: @:1:1: a config must be a map of keys"},
+        {"empty.json", "", 0, NULL, "amsim: @: missing required key 'version'"},
+        /* traces stay traces, whatever their name */
+        {"native.yaml", "# a comment: with a colon\n" H "compute 5us\n", 0,
+         "trace ok (native, 1 event, 0 rows skipped)", NULL},
+        {"csv.json", "id,lower,upper,size\n1,0,5,10\n", 0,
+         "trace ok (lifetime_csv, 2 events, 0 rows skipped)", NULL},
+        {"nul.yaml", "\0version: 1\n", 12, NULL, "amsim: @:1:1: NUL byte"},
+        {"plain.conf", "alloc 1 4\nfree 1\n", 0, NULL, "amsim: @: unrecognised trace format"},
+        {"empty.conf", "", 0, NULL, "amsim: @: empty file ("},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        const char *p = bi_write(c[i].name, c[i].text, c[i].len ? c[i].len : strlen(c[i].text));
+        char args[2048];
+        char *out = NULL, *err = NULL;
+        snprintf(args, sizeof args, "check '%s'", p);
+        int st = tu_amsim(args, &out, &err);
+        char *want = bi_expand(c[i].out ? "@: " : c[i].err, p);
+        size_t wl = strlen(want);
+        int ok = c[i].out ? st == 0 && out && strncmp(out, want, wl) == 0 &&
+                                strncmp(out + wl, c[i].out, strlen(c[i].out)) == 0
+                          : st == 1 && err && strstr(err, want) != NULL;
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  amsim %s\n  status %d\n  stdout: %s  stderr: %s  expected: %s%s\n",
+                    args, st, out ? out : "", err ? err : "", want, c[i].out ? c[i].out : "");
+        free(want);
+        free(out);
+        free(err);
+    }
+#undef MEM
+}
+
 /* ---- nothing half-written ------------------------------------------------------------------ */
 
 /* Entries of dir other than . and .. whose name contains sub (NULL: any). */
@@ -1698,6 +1767,7 @@ void suite_badinput(void)
              {"--lenient counts an unknown free", lenient_unknown_free},
              {"check counts skipped rows", check_counts_skipped_rows},
              {"check reads a trace as the run does", check_reads_as_run},
+             {"check tells configs from traces by content", check_tells_configs_from_traces},
              {"failing runs leave no outputs or temporaries", no_partial_outputs},
              {"a refused -o DIR is not left behind", refused_outdir_not_created},
              {"--check passes on the shipped traces", check_shipped_traces},
