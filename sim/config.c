@@ -1583,6 +1583,54 @@ static int read_file(const char *path, char **buf, size_t *len, am_error *e)
     return 0;
 }
 
+/* libyaml's read handler for cfg_sniff: the file, cut off after CFG_SNIFF_BYTES (a text
+ * trace without a header, one multi-line scalar to YAML, would otherwise be read whole). */
+typedef struct sniff_src {
+    FILE *f;
+    size_t left; /* bytes still allowed */
+} sniff_src;
+
+static int sniff_read(void *data, unsigned char *buf, size_t size, size_t *got)
+{
+    sniff_src *s = data;
+    size_t n = fread(buf, 1, AM_MIN(size, s->left), s->f);
+    s->left -= n;
+    *got = n;
+    return !ferror(s->f); /* 0: a read error, which libyaml reports as one */
+}
+
+int cfg_sniff(const char *path)
+{
+    sniff_src src = {fopen(path, "rb"), CFG_SNIFF_BYTES};
+    if (!src.f)
+        return CFG_SNIFF_OTHER;
+    yaml_parser_t p;
+    if (!yaml_parser_initialize(&p)) {
+        fclose(src.f);
+        return CFG_SNIFF_OTHER;
+    }
+    yaml_parser_set_input(&p, sniff_read, &src);
+    int what = CFG_SNIFF_OTHER;
+    /* stream start, document start (explicit "---" or not), then the top-level node's event;
+     * a stream without a document ends first */
+    for (;;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&p, &ev)) {
+            what = CFG_SNIFF_ERROR;
+            break;
+        }
+        yaml_event_type_t type = ev.type;
+        yaml_event_delete(&ev);
+        if (type == YAML_STREAM_START_EVENT || type == YAML_DOCUMENT_START_EVENT)
+            continue;
+        what = type == YAML_MAPPING_START_EVENT ? CFG_SNIFF_MAP : CFG_SNIFF_OTHER;
+        break;
+    }
+    yaml_parser_delete(&p);
+    fclose(src.f);
+    return what;
+}
+
 /* Parse a file into a tree whose file names live in pool. */
 static int parse_file(const char *path, cfg_pool *pool, cfg_node **out, am_error *e)
 {

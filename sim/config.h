@@ -162,6 +162,16 @@ typedef struct am_config {
  * On error returns -1 with "file:line:col: message" in err; *cfg is untouched. */
 int cfg_load(am_config **cfg, const char *path, const char *const *sets, int nsets,
              am_error *err);
+/* What the YAML at path is at its top, for `amsim check` telling a config from a trace:
+ * CFG_SNIFF_MAP when its (first) document is a map, as every config is (block or flow style,
+ * after comments, a "---" or a byte-order mark, whatever key comes first); CFG_SNIFF_ERROR when
+ * the text is not YAML up to its top-level node (a syntax or encoding error first: a binary
+ * file, or a config broken before its first key); CFG_SNIFF_OTHER for anything else (a scalar,
+ * a list, an empty file, a file that cannot be opened). Reads at most the first
+ * CFG_SNIFF_BYTES (parsing stops at the top-level node's first event: a map's first key). */
+enum { CFG_SNIFF_OTHER, CFG_SNIFF_MAP, CFG_SNIFF_ERROR };
+#define CFG_SNIFF_BYTES (1u << 20)
+int cfg_sniff(const char *path);
 /* An override written somewhere else than on the command line (a sweep's set: and axes):
  * "PATH=VALUE" and where VALUE is written, so that an error about it points there. With file
  * NULL it is a --set: messages name "--set 'PATH=VALUE'". */

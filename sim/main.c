@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "common.h"
 #include "batch.h"
@@ -205,22 +207,93 @@ static int cmd_run(int argc, char **argv)
     return a.fail_on_oom && ooms ? AM_EOOMFAIL : 0;
 }
 
-/* A config file: its first line that is neither blank nor a '#' comment starts "version:". */
-static int looks_like_config(const char *path)
+/* Whether a name ends in suffix (ASCII case-insensitively: CONFIG.YAML too). */
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcasecmp(s + n - k, suffix) == 0;
+}
+
+/* Whether the first line that is neither blank nor a '#' comment starts with a "version" key
+ * (version:, "version":, 'version' :): the one rule check had until 2026-11-27, kept for a
+ * config broken before its first key (an encoding error in a comment above it). Lines of any
+ * length; reads at most CFG_SNIFF_BYTES. */
+static int first_line_is_version(const char *path)
 {
     FILE *f = fopen(path, "rb");
-    char line[256];
-    int yes = 0;
-    while (f && fgets(line, sizeof line, f)) {
-        const char *p = line + strspn(line, " \t");
-        if (*p == '#' || *p == '\n' || *p == '\r' || *p == 0)
+    if (!f)
+        return 0;
+    int c, in_comment = 0, yes = 0;
+    size_t n = 0;
+    if ((c = getc(f)) == 0xef && getc(f) == 0xbb && getc(f) == 0xbf) /* a byte-order mark */
+        c = getc(f);
+    else if (fseek(f, 0, SEEK_SET) == 0)
+        c = getc(f);
+    for (; c != EOF && n++ < CFG_SNIFF_BYTES; c = getc(f)) {
+        if (c == '\n')
+            in_comment = 0;
+        else if (in_comment || c == ' ' || c == '\t' || c == '\r')
             continue;
-        yes = strncmp(p, "version:", 8) == 0;
-        break;
+        else if (c == '#') /* the first character of its line but blanks */
+            in_comment = 1;
+        else {
+            char word[32] = {(char)c};
+            size_t k = 1;
+            while (k < sizeof word - 1 && (c = getc(f)) != EOF && c != '\n')
+                word[k++] = (char)c;
+            char quote = word[0] == '"' || word[0] == '\'' ? word[0] : 0;
+            const char *w = word + (quote != 0);
+            if (strncmp(w, "version", 7) == 0) {
+                w += 7;
+                if (quote && *w == quote)
+                    w++;
+                w += strspn(w, " \t");
+                yes = *w == ':';
+            }
+            break;
+        }
     }
-    if (f)
-        fclose(f);
+    fclose(f);
     return yes;
+}
+
+/* Whether amsim check reads path as a config (1) or as a trace (0), by content first:
+ *   not a regular file (missing, a directory, a pipe, a FIFO, a device)  trace: its reader
+ *       refuses it at once. Nothing is read: a FIFO without a writer would block the open,
+ *       /dev/zero never end a line, and a pipe would lose the bytes read here (until
+ *       2026-11-27 check read it first: it hung on a FIFO or /dev/zero and, on a pipe, checked
+ *       a config without its first line);
+ *   a trace format's signature (trace_sniff: magic bytes, or a first content line that is a
+ *       native or lifetime CSV header)                                      trace;
+ *   named .yaml, .yml or .json (any case)                                config, whatever
+ *       it holds: the loader says what is wrong (a list, empty, a syntax error at its line and
+ *       column);
+ *   a YAML map at the top (cfg_sniff; any key order, "---", flow style, quoted keys, a
+ *       byte-order mark, CRLF, comments of any length)                      config;
+ *   not YAML up to its top (a syntax or encoding error first) with a first content line
+ *       starting with a version key                                         config, so that
+ *       the loader reports the error at its line and column;
+ *   anything else (a headerless or binary file, an empty one, a scalar)    trace: the reader
+ *       names what it is not.
+ * Until 2026-11-27 a file was a config only when its first line neither blank nor a comment
+ * (read 255 bytes at a time) started "version:", so a valid config with another key first, a
+ * "---", a byte-order mark, a quoted key, "version :", flow style or a long comment above was
+ * called an "unrecognised trace format". */
+static int check_as_config(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || trace_sniff(path))
+        return 0;
+    if (ends_with(path, ".yaml") || ends_with(path, ".yml") || ends_with(path, ".json"))
+        return 1;
+    switch (cfg_sniff(path)) {
+    case CFG_SNIFF_MAP:
+        return 1;
+    case CFG_SNIFF_ERROR:
+        return first_line_is_version(path);
+    default:
+        return 0;
+    }
 }
 
 static void usage_check(FILE *f)
@@ -231,11 +304,13 @@ static void usage_check(FILE *f)
             "  trace.lifetimes (default, as amsim convert: every level name of the shipped\n"
             "  device presets, hbm host vmem smem accumulator host_pageable cmem, default hbm,\n"
             "  1 ns ticks, half-open lifetimes; a run needs a config that has the levels its\n"
-            "  trace names)\n"
+            "  trace names). A file that starts as a trace does (its magic bytes or header\n"
+            "  line) is a trace, whatever its name; otherwise a file named .yaml, .yml or\n"
+            "  .json, or holding a YAML map, is a config; anything else is read as a trace\n"
             "  -c, --config FILE   the config traces are read with (anywhere on the line)\n");
 }
 
-/* check FILE...: configs (see looks_like_config) are validated as configs; anything else is
+/* check FILE...: configs (see check_as_config) are validated as configs; anything else is
  * read as a trace against CONFIG's levels (default: cfg_load_builtin's, the levels of every
  * shipped device preset, as convert reads them). */
 static int cmd_check(int argc, char **argv)
@@ -282,7 +357,7 @@ static int cmd_check(int argc, char **argv)
         return 2;
     }
     for (int i = 0; i < nfiles; i++) {
-        int is_yaml = looks_like_config(files[i]);
+        int is_yaml = check_as_config(files[i]);
         memset(&err, 0, sizeof err);
         if (is_yaml) {
             am_config *c = NULL;

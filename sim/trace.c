@@ -6,7 +6,9 @@
  *   first bytes 1f 8b                      gzip: the file is reopened through a decompressing
  *                                          FILE* (trace_gz.c) and detected again from the
  *                                          decompressed bytes (gzip inside gzip is refused)
- *   otherwise the first line that is neither blank nor a '#' comment decides:
+ *   otherwise the first line that is neither blank nor a '#' comment decides (a NUL byte in
+ *   a line before it, or before its first other character, is an input error at its line and
+ *   column, as it is anywhere in a text trace):
  *     first token "amsim-trace"           native text                -> trace_native_open
  *     starts with "id,lower,upper,size"   lifetime CSV               -> trace_csv_open
  *   anything else                          "unrecognised trace format"
@@ -31,13 +33,16 @@
 #define TRACE_EXPECTED "expected 'amsim-trace v1', a lifetime CSV header 'id,lower,upper,size' " \
                        "or a PyTorch snapshot pickle"
 
-enum trace_fmt { TRACE_F_UNKNOWN, TRACE_F_NATIVE, TRACE_F_CSV, TRACE_F_PICKLE, TRACE_F_BIN };
+/* TRACE_F_NONE: a text file of only blank lines and comments */
+enum trace_fmt { TRACE_F_UNKNOWN, TRACE_F_NONE, TRACE_F_NATIVE, TRACE_F_CSV, TRACE_F_PICKLE,
+                 TRACE_F_BIN };
 
-/* Classify a text file by its first line that is neither blank nor a comment. */
-static int trace_detect_text(trace *t, enum trace_fmt *fmt, am_error *err)
+/* Classify a text file (f, named path in messages) by its first line that is neither blank nor
+ * a comment. 0 and *fmt, or -1 with err (a NUL byte, a read error). */
+static int trace_detect_text(FILE *f, const char *path, enum trace_fmt *fmt, am_error *err)
 {
     linebuf lb;
-    linebuf_init(&lb, t->f, LINEBUF_MAX_LINE);
+    linebuf_init(&lb, f, LINEBUF_MAX_LINE);
     char *line;
     size_t len;
     int r;
@@ -46,6 +51,17 @@ static int trace_detect_text(trace *t, enum trace_fmt *fmt, am_error *err)
         const char *p = line;
         while (*p == ' ' || *p == '\t')
             p++;
+        /* A NUL byte ends the line as a C string: a line blank or a comment up to one is
+         * refused at its column, as the readers refuse one anywhere in a text trace (until
+         * 2026-11-27 it was skipped here, and a file whose every line started with one was
+         * "no trace content"). A NUL after other text decides nothing: a binary file is
+         * "unrecognised", and a native or CSV first line is the reader's to refuse. */
+        const char *z = *p == 0 || *p == '#' ? memchr(line, 0, len) : NULL;
+        if (z) {
+            unsigned long lineno = lb.line, col = (unsigned long)(z - line) + 1;
+            linebuf_free(&lb);
+            return am_fail_at(err, path, lineno, col, TRACE_NUL_MSG);
+        }
         if (*p == 0 || *p == '#')
             continue;
         if (strncmp(p, "amsim-trace", 11) == 0 && (p[11] == 0 || p[11] == ' ' || p[11] == '\t'))
@@ -56,12 +72,42 @@ static int trace_detect_text(trace *t, enum trace_fmt *fmt, am_error *err)
     }
     linebuf_free(&lb);
     if (r == LINEBUF_EREAD)
-        return am_fail(err, AM_EINPUT, "%s: read error: %s", t->path, trace_read_why(errno));
+        return am_fail(err, AM_EINPUT, "%s: read error: %s", path, trace_read_why(errno));
     if (r == 0)
-        return am_fail(err, AM_EINPUT, "%s: no trace content (only blank lines and comments; "
-                       TRACE_EXPECTED ")", t->path);
-    /* r == 1 with an unknown first line, or a first line too long for any format */
+        *fmt = TRACE_F_NONE;
+    /* r == 1 with an unknown first line, or a first line too long for any format: unknown */
     return 0;
+}
+
+/* The format the first bytes say (got of them in magic), when they are a magic number. */
+static enum trace_fmt trace_magic_fmt(const unsigned char *magic, size_t got)
+{
+    if (got && magic[0] == 0x80)
+        return TRACE_F_PICKLE;
+    if (trace_bin_magic(magic, got))
+        return TRACE_F_BIN;
+    return TRACE_F_UNKNOWN;
+}
+
+int trace_sniff(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 1; /* the reader names why */
+    unsigned char magic[4];
+    size_t got = fread(magic, 1, sizeof magic, f);
+    enum trace_fmt fmt = TRACE_F_UNKNOWN;
+    am_error err = {0};
+    int yes;
+    if (ferror(f) || trace_gz_magic(magic, got) || trace_magic_fmt(magic, got) != TRACE_F_UNKNOWN)
+        yes = 1;
+    else if (got == 0 || fseek(f, 0, SEEK_SET) != 0)
+        yes = got != 0; /* empty: no signature; unseekable: the reader's error */
+    else /* a NUL byte before the first content, a read error: the reader's error */
+        yes = trace_detect_text(f, path, &fmt, &err) != 0 || fmt == TRACE_F_NATIVE ||
+              fmt == TRACE_F_CSV;
+    fclose(f);
+    return yes;
 }
 
 int trace_open(trace **tp, const char *path, const trace_opts *o, am_error *err)
@@ -115,10 +161,8 @@ int trace_open(trace **tp, const char *path, const trace_opts *o, am_error *err)
             am_fail(err, AM_EINPUT, "%s: %sempty file (" TRACE_EXPECTED ")", path, what);
         goto fail;
     }
-    if (magic[0] == 0x80) {
-        fmt = TRACE_F_PICKLE;
-    } else if (trace_bin_magic(magic, got)) {
-        fmt = TRACE_F_BIN;
+    if ((fmt = trace_magic_fmt(magic, got)) != TRACE_F_UNKNOWN) {
+        /* a pickle or the binary form */
     } else if (trace_gz_magic(magic, got)) {
         am_fail(err, AM_EINPUT, "%s: gzip-compressed trace holding gzip-compressed data: "
                 "decompress it once first (gunzip)", path);
@@ -128,8 +172,13 @@ int trace_open(trace **tp, const char *path, const trace_opts *o, am_error *err)
             am_fail(err, AM_EINPUT, "%s: cannot rewind: %s", path, strerror(errno));
             goto fail;
         }
-        if (trace_detect_text(t, &fmt, err))
+        if (trace_detect_text(f, path, &fmt, err))
             goto fail;
+    }
+    if (fmt == TRACE_F_NONE) {
+        am_fail(err, AM_EINPUT, "%s: no trace content (only blank lines and comments; "
+                TRACE_EXPECTED ")", path);
+        goto fail;
     }
     if (fmt == TRACE_F_UNKNOWN) {
         am_fail(err, AM_EINPUT, "%s: unrecognised trace format (" TRACE_EXPECTED ")", path);

@@ -75,6 +75,13 @@ typedef struct trace_opts {
 typedef struct trace trace;
 
 int trace_open(trace **t, const char *path, const trace_opts *o, am_error *err);
+/* 1 when the file at path starts as trace_open detects a trace format (a pickle, the binary
+ * form's or gzip's magic bytes, or a first line neither blank nor a comment that is a native
+ * header or a lifetime CSV header), or when the detection itself fails in a way trace_open
+ * reports (a NUL byte before that line, a read error, a path that cannot be opened); 0 for
+ * anything else, an empty file and one of only blank lines and comments included. Reads the
+ * start of the file only: `amsim check` asks it first, and reads the rest as a config. */
+int trace_sniff(const char *path);
 /* 1 and *ev filled, 0 at the end, -1 on error (err set, file:line:col). The caller does not
  * change *ev between calls: a reader may leave in place the absent fields the previous event it
  * wrote there had, instead of writing them again. */

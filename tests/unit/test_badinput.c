@@ -194,6 +194,14 @@ BI_TB(t_nul_comment, "nulcom.trace", H "alloc 1 4 # a \0 b\n",
       "amsim: @:2:15: NUL byte (a text trace has none: is the file binary or damaged?)")
 BI_TB(t_nul_header, "nulhdr.trace", "amsim-trace\0 v1\nalloc 1 4\n",
       "amsim: @:1:12: NUL byte (a text trace has none: is the file binary or damaged?)")
+/* ... and before the header too: format detection once read a line starting with a NUL byte as
+ * blank, so these were "no trace content" (until 2026-11-27). */
+BI_TB(t_nul_first, "nulfirst.trace", "\0amsim-trace v1\nalloc 1 4\n",
+      "amsim: @:1:1: NUL byte (a text trace has none: is the file binary or damaged?)")
+BI_TB(t_nul_blank, "nulblank.trace", "\n\0\n",
+      "amsim: @:2:1: NUL byte (a text trace has none: is the file binary or damaged?)")
+BI_TB(c_nul_header, "nulhdr.csv", "  \0id,lower,upper,size\n1,0,5,10\n",
+      "amsim: @:1:3: NUL byte (a text trace has none: is the file binary or damaged?)")
 BI_T(t_size_overflow, "ovf.trace", H "alloc 1 18446744073709551616\n",
      "amsim: @:2:9: bad BYTES '18446744073709551616': out of range (max 18446744073709551615)")
 BI_T(t_size_overflow_unit, "ovfu.trace", H "alloc 1 99999999TiB\n",
@@ -721,6 +729,49 @@ static void path_trace_stream(void)
     unlink(fifo);
 }
 
+/* amsim check refuses a FIFO, a device and a pipe as run and convert do, at once and before
+ * reading a byte. Until 2026-11-27 it read the file's first line to tell a config from a trace
+ * first: it hung on a FIFO with no writer (the open blocks) and on /dev/zero (a line that never
+ * ends), and on a pipe it checked the config without its first line ("missing required key
+ * 'version'"). Run under timeout(1) so that a regression fails instead of stopping the suite. */
+static void path_check_stream(void)
+{
+    static const char why[] = "not a regular file (a pipe or a device); a trace is read from a "
+                              "file, not a stream";
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char fifo[1024], errf[1024], cmd[4096], want[2048];
+    snprintf(fifo, sizeof fifo, "%s/check.fifo", tu_tmpdir());
+    snprintf(errf, sizeof errf, "%s/check.err", tu_tmpdir());
+    unlink(fifo);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+    const char *paths[] = {fifo, "/dev/zero", "/dev/null", "/dev/stdin"};
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        snprintf(cmd, sizeof cmd, "timeout 20 %s check '%s' 2>'%s' </dev/null", bin, paths[i],
+                 errf);
+        int st = system(cmd);
+        char *err = tu_slurp(errf, NULL);
+        snprintf(want, sizeof want, "amsim: %s: %s", paths[i], why);
+        CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+        CU_ASSERT(err && strstr(err, want) != NULL);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 1 || !err || !strstr(err, want))
+            fprintf(stderr, "\n  %s\n  status %d\n  stderr: %s  expected: %s\n", cmd,
+                    WIFEXITED(st) ? WEXITSTATUS(st) : -1, err ? err : "(none)", want);
+        free(err);
+    }
+    unlink(fifo);
+    /* a config written into a pipe: refused whole, not checked from its second line */
+    snprintf(cmd, sizeof cmd, "timeout 20 %s check /dev/stdin 2>'%s' >/dev/null", bin, errf);
+    FILE *p = popen(cmd, "w");
+    CU_ASSERT_FATAL(p != NULL);
+    fputs("version: 1\ndevice: h100\n", p);
+    int st = pclose(p);
+    char *err = tu_slurp(errf, NULL);
+    snprintf(want, sizeof want, "amsim: /dev/stdin: %s", why);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+    CU_ASSERT(err && strstr(err, want) != NULL);
+    free(err);
+}
+
 /* ---- --lenient --------------------------------------------------------------------------- */
 
 static void lenient_unknown_free(void)
@@ -809,6 +860,75 @@ static void check_reads_as_run(void)
     snprintf(want, sizeof want, "%s: trace ok (lifetime_csv, 4 events, 0 rows skipped)\n", incl);
     CU_ASSERT(out && strcmp(out, want) == 0);
     free(out);
+}
+
+/* amsim check tells a config from a trace by content: a trace format's signature first, then a
+ * YAML map at the top, whatever its layout (names end in .conf here so that no file is taken for
+ * a config by its name); a file named .yaml, .yml or .json that is no trace is a config. Until
+ * 2026-11-27 a config had to start (after blank and comment lines, read 255 bytes at a time)
+ * with "version:": every config below was an "unrecognised trace format", and so was a
+ * config's real error when another key came first. */
+static void check_tells_configs_from_traces(void)
+{
+#define MEM "memories: {hbm: {capacity: 1GiB}}\n"
+    static char longc[512];
+    memset(longc, 0, sizeof longc);
+    strcat(longc, "# ");
+    memset(longc + 2, 'a', 300);
+    strcat(longc, "\nversion: 1\n" MEM);
+    static const struct {
+        const char *name, *text;
+        size_t len;            /* bytes of text, 0 = strlen */
+        const char *out, *err; /* out: stdout starts "@: out"; err: in stderr */
+    } c[] = {
+        {"doc.conf", "---\nversion: 1\n" MEM, 0, "config ok (", NULL},
+        {"order.conf", "default_memory: hbm\nversion: 1\n" MEM, 0, "config ok (", NULL},
+        {"bom.conf", "\xef\xbb\xbfversion: 1\r\ndefault_memory: hbm\r\n" MEM, 0, "config ok (",
+         NULL},
+        {"quoted.conf", "\"version\": 1\n" MEM, 0, "config ok (", NULL},
+        {"space.conf", "version : 1\n" MEM, 0, "config ok (", NULL},
+        {"flow.conf", "{version: 1, memories: {hbm: {capacity: 1GiB}}}\n", 0, "config ok (", NULL},
+        {"json.conf", "{\"version\": 1, \"memories\": {\"hbm\": {\"capacity\": \"1GiB\"}}}\n",
+         0, "config ok (", NULL},
+        {"longc.conf", longc, 0, "config ok (", NULL},
+        {"err.conf", "default_memory: hbm\nversion: 1\nmemories:\n  hbm:\n    capacity: 8XB\n", 0,
+         NULL, "amsim: @:5:5: memories.hbm.capacity: bad size '8XB': unknown unit"},
+        /* broken before its first key: still a config, by its first line or by its name */
+        {"tab.conf", "\tversion: 1\n", 0, NULL,
+         "amsim: @:1:1: found character that cannot start"},
+        {"latin1.conf", "# caf\xe9\nversion: 1\n" MEM, 0, NULL,
+         "amsim: @:1:7: invalid trailing UTF-8 octet"},
+        {"list.yml", "- version\n", 0, NULL, "amsim: @:1:1: a config must be a map of keys"},
+        {"empty.json", "", 0, NULL, "amsim: @: missing required key 'version'"},
+        /* traces stay traces, whatever their name */
+        {"native.yaml", "# a comment: with a colon\n" H "compute 5us\n", 0,
+         "trace ok (native, 1 event, 0 rows skipped)", NULL},
+        {"csv.json", "id,lower,upper,size\n1,0,5,10\n", 0,
+         "trace ok (lifetime_csv, 2 events, 0 rows skipped)", NULL},
+        {"nul.yaml", "\0version: 1\n", 12, NULL, "amsim: @:1:1: NUL byte"},
+        {"plain.conf", "alloc 1 4\nfree 1\n", 0, NULL, "amsim: @: unrecognised trace format"},
+        {"empty.conf", "", 0, NULL, "amsim: @: empty file ("},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        const char *p = bi_write(c[i].name, c[i].text, c[i].len ? c[i].len : strlen(c[i].text));
+        char args[2048];
+        char *out = NULL, *err = NULL;
+        snprintf(args, sizeof args, "check '%s'", p);
+        int st = tu_amsim(args, &out, &err);
+        char *want = bi_expand(c[i].out ? "@: " : c[i].err, p);
+        size_t wl = strlen(want);
+        int ok = c[i].out ? st == 0 && out && strncmp(out, want, wl) == 0 &&
+                                strncmp(out + wl, c[i].out, strlen(c[i].out)) == 0
+                          : st == 1 && err && strstr(err, want) != NULL;
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  amsim %s\n  status %d\n  stdout: %s  stderr: %s  expected: %s%s\n",
+                    args, st, out ? out : "", err ? err : "", want, c[i].out ? c[i].out : "");
+        free(want);
+        free(out);
+        free(err);
+    }
+#undef MEM
 }
 
 /* ---- nothing half-written ------------------------------------------------------------------ */
@@ -1517,6 +1637,8 @@ void suite_badinput(void)
              {"trace: line starting with a NUL byte", t_nul_line},
              {"trace: NUL byte in a comment", t_nul_comment},
              {"trace: NUL byte in the header", t_nul_header},
+             {"trace: NUL byte starting the first line", t_nul_first},
+             {"trace: NUL byte alone after a blank line", t_nul_blank},
              {"trace: size overflows 64 bits", t_size_overflow},
              {"trace: size with unit overflows", t_size_overflow_unit},
              {"trace: unknown size unit", t_size_unit},
@@ -1567,6 +1689,7 @@ void suite_badinput(void)
              /* lifetime CSV */
              {"csv: bad header", c_header},
              {"csv: row starting with a NUL byte", c_nul_row},
+             {"csv: header starting with a NUL byte", c_nul_header},
              {"csv: NUL byte in a field", c_nul_field},
              {"csv: missing column", c_missing_column},
              {"csv: truncated row", c_truncated},
@@ -1631,6 +1754,7 @@ void suite_badinput(void)
              {"path: config unreadable", path_config_unreadable},
              {"path: trace unreadable", path_trace_unreadable},
              {"path: trace from a stream", path_trace_stream},
+             {"path: check of a FIFO, a device or a pipe", path_check_stream},
              {"outputs: a FIFO and a symbolic link are written through", outputs_written_through},
              {"outputs: a looping symbolic link is an error, a dangling chain creates its end",
               outputs_symlink_loop_and_dangling},
@@ -1643,6 +1767,7 @@ void suite_badinput(void)
              {"--lenient counts an unknown free", lenient_unknown_free},
              {"check counts skipped rows", check_counts_skipped_rows},
              {"check reads a trace as the run does", check_reads_as_run},
+             {"check tells configs from traces by content", check_tells_configs_from_traces},
              {"failing runs leave no outputs or temporaries", no_partial_outputs},
              {"a refused -o DIR is not left behind", refused_outdir_not_created},
              {"--check passes on the shipped traces", check_shipped_traces},
