@@ -2449,6 +2449,113 @@ static void line_col(const char *t, const char *needle, unsigned long *line, uns
     *col = at ? (unsigned long)(at - bol) + 1 : 0;
 }
 
+/* t (malloc'd) with the value of the line "KEY=" replaced by val; t is freed. */
+static char *set_expect_line(char *t, const char *key, const char *val)
+{
+    char k[160];
+    snprintf(k, sizeof k, "\n%s=", key);
+    char *at = strstr(t, k);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    const char *v = at + strlen(k), *nl = strchr(v, '\n');
+    size_t n = strlen(t) + strlen(val) + 1;
+    char *e = malloc(n);
+    snprintf(e, n, "%.*s%s%s", (int)(v - t), t, val, nl);
+    free(t);
+    return e;
+}
+
+/* Numbers of an expectation compare exactly. Until 2026-11-27 a tolerance other than exact
+ * compared the placements digest and whole numbers as doubles: the digest plus one passed
+ * with abs:0 (and nearly any with rel:0.5), and a byte count of 2^55 + 1 expected as 2^55 + 2
+ * passed with abs:0. Now a tolerance on the digest other than exact is an input error at its
+ * FILE:LINE:COLUMN, and whole numbers compare in 64-bit integers. */
+static void test_expect_exact_numbers(void)
+{
+    /* tu_write's paths rotate through 8 buffers: keep the traces' own */
+    char tr[600];
+    snprintf(tr, sizeof tr, "%s", tu_write("exn.trace", "amsim-trace v1\nalloc 1 3MiB\nalloc 2 "
+             "5MiB\nfree 1\nalloc 3 2MiB\nfree 2\nfree 3\n"));
+    const char *ex = path_in_tmp("exn.expect");
+    char args[2048], *err = NULL;
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --save-expect '%s'",
+             tu_top(), tr, ex);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *t = tu_slurp(ex, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    /* the digest plus one (its last hex digit moved by one, 0 to f wrapping) */
+    char *d = strstr(t, "placements.fnv1a64=0x");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    char digest[19];
+    memcpy(digest, d + strlen("placements.fnv1a64="), 18);
+    digest[18] = 0;
+    unsigned long long dv = strtoull(digest + 2, NULL, 16) + 1;
+    snprintf(digest, sizeof digest, "0x%016llx", dv);
+    t = set_expect_line(t, "placements.fnv1a64", digest);
+    static const char *const loose[] = {"abs:0", "rel:0.5", "abs:1e30"};
+    for (size_t i = 0; i < sizeof loose / sizeof loose[0]; i++) {
+        char *e = set_expect_line(strdup(t), "placements.fnv1a64.tolerance", loose[i]);
+        const char *bp = tu_write("exn-d.expect", e);
+        unsigned long l, c;
+        line_col(e, "placements.fnv1a64.tolerance=", &l, &c);
+        c += strlen("placements.fnv1a64.tolerance=");
+        char want[1200];
+        snprintf(want, sizeof want, "%s:%lu:%lu: placements.fnv1a64.tolerance '%s': the "
+                 "placements digest compares exactly", bp, l, c, loose[i]);
+        free(e);
+        snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --expect '%s'",
+                 tu_top(), tr, bp);
+        int st = tu_amsim(args, NULL, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(err && strstr(err, want));
+        if (st != 1 || !err || !strstr(err, want))
+            fprintf(stderr, "\n  %s: status %d, %s  expected %s\n", loose[i], st,
+                    err ? err : "(no message)", want);
+        free(err);
+        err = NULL;
+    }
+    /* with its own tolerance (exact) the digest plus one is a deviation */
+    const char *bp = tu_write("exn-d.expect", t);
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --expect '%s'",
+             tu_top(), tr, bp);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 3);
+    CU_ASSERT(err && strstr(err, "placements.fnv1a64: expected 0x"));
+    free(err);
+    free(t);
+    /* a byte count above 2^53: 2^55 + 1 bytes live, expected as 2^55 + 2 */
+    snprintf(tr, sizeof tr, "%s", tu_write("exn-big.trace", "amsim-trace v1\nalloc 1 "
+             "36028797018963969\nfree 1\n"));
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --set "
+             "memories.hbm.capacity=65536TiB --save-expect '%s'", tu_top(), tr, ex);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    t = tu_slurp(ex, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_FATAL(strstr(t, "\nhbm.peak_live_bytes=36028797018963969\n") != NULL);
+    t = set_expect_line(t, "hbm.peak_live_bytes", "36028797018963970");
+    static const struct {
+        const char *tol;
+        int status;
+    } big[] = {{"exact", 3}, {"abs:0", 3}, {"abs:0.5", 3}, {"rel:0", 3}, {"rel:1e-17", 3},
+               {"abs:1", 0}, {"abs:1.5", 0}, {"rel:1e-16", 0}};
+    for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+        char *e = set_expect_line(strdup(t), "hbm.peak_live_bytes.tolerance", big[i].tol);
+        bp = tu_write("exn-big.expect", e);
+        free(e);
+        snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --set "
+                 "memories.hbm.capacity=65536TiB --expect '%s'", tu_top(), tr, bp);
+        err = NULL;
+        int st = tu_amsim(args, NULL, &err);
+        CU_ASSERT_EQUAL(st, big[i].status);
+        if (big[i].status == 3)
+            CU_ASSERT(err && strstr(err, "hbm.peak_live_bytes: expected 36028797018963970, got "
+                                    "36028797018963969"));
+        if (st != big[i].status)
+            fprintf(stderr, "\n  %s: status %d (want %d), %s\n", big[i].tol, st, big[i].status,
+                    err ? err : "(no message)");
+        free(err);
+    }
+    free(t);
+}
+
 /* Keys of an expectation file: a second KEY= or KEY.tolerance= line silently replaced the first
  * (now an error naming both positions), and a key no run has (a typo) was a deviation, status 3,
  * "missing from the run" (now an input error at the key, with "did you mean"), before the run
@@ -2878,6 +2985,8 @@ void suite_batch(void)
              {"expectations hold and fail", test_expect},
              {"expectation values that are not their metric's form", test_expect_bad_values},
              {"expectation keys given twice or unknown", test_expect_keys},
+             {"expectation numbers compare exactly (digest, 64-bit counts)",
+              test_expect_exact_numbers},
              {"regress sweep", test_regress_sweep},
              {"a regress sweep's expectations against its inputs",
               test_regress_expectations_checked},
