@@ -119,6 +119,61 @@ static void test_range_kinds(void)
     free(out);
 }
 
+/* A step range's value k is from + k * step computed exactly and rounded once. Until
+ * 2026-11-27 a size or time step was rounded to a whole byte or picosecond and added up: 0.5GiB
+ * to 1.5GiB by 0.1GiB listed 644245094 ... 1610612732, never 1GiB nor `to` (1536MiB); times
+ * drifted the same way (166666ps, 199999ps, 299998ps); and numbers were printed with 10
+ * significant digits, so 0.100000000001 and 0.100000000002 were both '0.1' (refused as a
+ * repeat). A size step under one byte would repeat values: refused at the step. */
+static void test_range_exact_steps(void)
+{
+    char text[1024], args[1200], *out = NULL, *err = NULL;
+    snprintf(text, sizeof text,
+             "base: %s/configs/default.yaml\ntraces: [%s/traces/gpu_train_step.trace]\n"
+             "axes:\n  memories.hbm.capacity: {from: 0.5GiB, to: 1.5GiB, step: 0.1GiB}\n",
+             tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("exact.yaml", text));
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_EQUAL(count_lines(out), 11);
+    CU_ASSERT(out && strstr(out, "\t0001-gpu_train_step-capacity=512MiB\t"));
+    CU_ASSERT(out && strstr(out, "\t0003-gpu_train_step-capacity=751619277\t")); /* 0.7GiB */
+    CU_ASSERT(out && strstr(out, "\t0006-gpu_train_step-capacity=1GiB\t"));
+    CU_ASSERT(out && strstr(out, "\t0011-gpu_train_step-capacity=1536MiB\t"));
+    free(out);
+    snprintf(text, sizeof text,
+             "base: %s/configs/default.yaml\ntraces: [%s/traces/gpu_train_step.trace]\n"
+             "policies: [bfc]\naxes:\n"
+             "  memories.hbm.allocator.memory_fraction: {from: 0.100000000001, to: "
+             "0.100000000003, step: 0.000000000001}\n"
+             "  memories.hbm.allocator.retry_wait: {from: 0.0000001s, to: 0.0000003s, step: "
+             "0.00000003333333333333s}\n", tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("exact2.yaml", text));
+    out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+    CU_ASSERT_EQUAL(count_lines(out), 21); /* 3 fractions x 7 waits */
+    CU_ASSERT(out && strstr(out, "\t0001-gpu_train_step-bfc-memory_fraction=0.100000000001-"
+                                 "retry_wait=100ns\t"));
+    CU_ASSERT(out && strstr(out, "-memory_fraction=0.100000000002-retry_wait=166667ps\t"));
+    CU_ASSERT(out && strstr(out, "\t0021-gpu_train_step-bfc-memory_fraction=0.100000000003-"
+                                 "retry_wait=300ns\t"));
+    if (!out || !strstr(out, "retry_wait=300ns"))
+        fprintf(stderr, "\n  %s%s\n", out ? out : "", err ? err : "");
+    free(out);
+    free(err);
+    err = NULL;
+    snprintf(text, sizeof text,
+             "base: %s/configs/default.yaml\ntraces: [%s/traces/gpu_train_step.trace]\n"
+             "axes:\n  memories.hbm.capacity: {from: 1GiB, to: 2GiB, step: 0.6B}\n",
+             tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("exact3.yaml", text));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "exact3.yaml:4:55: range: step '0.6B' is less than one byte: "
+                            "values would repeat"));
+    if (!err || !strstr(err, "exact3.yaml:4:55:"))
+        fprintf(stderr, "\n  %s\n", err ? err : "");
+    free(err);
+}
+
 /* A range bound or step that rounds to 0 bytes is refused: 0 is "unset" for memory_limit,
  * and until 2026-11-25 {from: 0.3B, ...} gave one run with the default limit. */
 static void test_range_rounds_to_zero(void)
@@ -2931,6 +2986,7 @@ void suite_batch(void)
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
              {"stats refuses a metric cell that is not a number", test_stats_bad_cells},
              {"ranges of times and numbers", test_range_kinds},
+             {"step ranges computed exactly, to included", test_range_exact_steps},
              {"a range bound that rounds to 0 bytes", test_range_rounds_to_zero},
              {"a range's error names its field, line:column and why", test_range_errors},
              {"sweep errors name file:line", test_sweep_errors},
