@@ -1439,6 +1439,18 @@ static void test_stats_bad_cells(void)
          "amsim stats: @:3:11: m is not a finite number: '1e999'"},
         {"run_id,run,policy,status,m\n1,a1,a,ok,1\n2,a2,a,ok,n/a\n",
          "amsim stats: @:3:11: m is not a finite number: 'n/a'"},
+        /* decimal numbers only, as gen's options: strtod read hex and infinity (until
+         * 2026-11-27); a blank before the cell moves its position to the value */
+        {"run_id,run,policy,status,m\n1,a1,a,ok,1\n2,a2,a,ok,0x10\n",
+         "amsim stats: @:3:11: m is not a finite number: '0x10' (decimal numbers only"},
+        {"run_id,run,policy,status,m\n1,a1,a,ok,1\n2,a2,a,ok, 0x10 \n",
+         "amsim stats: @:3:12: m is not a finite number: '0x10'"},
+        {"run_id,run,policy,status,m\n1,a1,a,ok,1\n2,a2,a,ok,inf\n",
+         "amsim stats: @:3:11: m is not a finite number: 'inf'"},
+        {"run_id,run,policy,status,m\n1,a1,a,ok,1\n2,a2,a,ok,-INFINITY\n",
+         "amsim stats: @:3:11: m is not a finite number: '-INFINITY'"},
+        {"run_id,run,policy,status,m\n1,a1,a,ok,1\n2,a2,a,ok,5 5\n",
+         "amsim stats: @:3:11: m is not a finite number: '5 5'"},
         {"run_id,run,policy,status,m\n1,a1,a,ok,1,7\n", "amsim: @:2:13: 6 fields where the "
          "header has 5"},
         {"run_id,run,policy,status,m\n1,a1,a\n", "amsim: @:2:1: 3 fields where the header has 5"},
@@ -1467,6 +1479,38 @@ static void test_stats_bad_cells(void)
     CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
     CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "a                    2              2"));
     free(out);
+    /* blanks around a cell are trimmed, before and after alike (until 2026-11-27 ' 5' was 5 and
+     * '5 ' refused), a group's name too, and a blank cell is an empty one */
+    ok = tu_write("blank-stats.csv", "run_id,run,policy,status,m\n1,a1,a,ok, 1\n"
+                                     "2,a2, a ,ok,3 \n3,a3,a\t, ok ,\t5\t\n4,a4,a,ok,  \n"
+                                     "5,a5,a,ok,\" 7 \"\n");
+    snprintf(args, sizeof args, "stats '%s' --metric m", ok);
+    out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "\na                    4              4 "));
+    if (!out || !strstr(out, "\na                    4              4 "))
+        fprintf(stderr, "\n  blanks: %s\n", out ? out : "(none)");
+    free(out);
+    /* what results.csv writes with a blank at an end is quoted, so it reads back as it was */
+    const char *rt = path_in_tmp("blank-roundtrip.csv");
+    FILE *f = fopen(rt, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    static const char *const fields[] = {" a", "b\t", "c d"};
+    fputs("x,y,z\n", f);
+    for (int i = 0; i < 3; i++) {
+        if (i)
+            fputc(',', f);
+        rtable_put_field(f, fields[i]);
+    }
+    fputc('\n', f);
+    CU_ASSERT_FATAL(fclose(f) == 0);
+    rtable t;
+    char msg[512];
+    CU_ASSERT_EQUAL_FATAL(rtable_read(&t, rt, msg, sizeof msg), 0);
+    CU_ASSERT_EQUAL(t.nrows, 1);
+    for (int i = 0; i < 3 && t.nrows == 1; i++)
+        CU_ASSERT_STRING_EQUAL(t.rows[0][i], fields[i]);
+    rtable_free(&t);
 }
 
 static void test_report_plots(void)
