@@ -504,6 +504,46 @@ static void range_ends(sw_axis *ax, int first, const yaml_node_t *fn, const yaml
         }
 }
 
+/* The values of {from, to, step}, its fields checked: value k is from + k * step, each computed
+ * exactly from the fields as written and rounded once (units_range_value). Until 2026-11-27 the
+ * step was rounded to a whole byte or picosecond first and added up, so {from: 0.5GiB, to:
+ * 1.5GiB, step: 0.1GiB} listed 644245094 ... 1610612732, never 1GiB nor `to`; and numbers were
+ * doubles, so {from: -0.3, to: 0, step: 0.1} missed 0. A size or time step under one byte or
+ * picosecond would repeat values (0.6B: 0, 1, 1, 2): refused. fmt writes a size or time back
+ * (NULL for numbers). */
+static int step_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *in,
+                      const char *from, const char *to, const char *step, units_kind kind,
+                      char *(*fmt)(uint64_t v), sw_axis *ax, am_error *err)
+{
+    const char *why;
+    int first = ax->vals.n;
+    if (kind != UNITS_NUMBER) {
+        /* step < 1 base unit: 0 + 1 * (one unit) is above a range that ends at step */
+        uint64_t v0;
+        const char *one = kind == UNITS_SIZE ? "1B" : "1ps";
+        if (units_range_value(kind, "0", step, one, 1, &v0, NULL, 0, &why) == 1)
+            return yfail(err, y, in, "range: step '%s' is less than one %s: values would "
+                         "repeat", step, kind == UNITS_SIZE ? "byte" : "picosecond");
+    }
+    for (uint64_t k = 0;; k++) {
+        uint64_t v = 0;
+        char buf[128];
+        int r = units_range_value(kind, from, to, step, k, &v, buf, sizeof buf, &why);
+        if (r < 0)
+            return yfail(err, y, in, "range: %s (from %s, to %s, step %s)", why, from, to, step);
+        if (r == 1 && k == 0) /* above `to` only before rounding: 1.4B to 1.2B */
+            return yfail(err, y, tn, "range: 'to' (%s) is below 'from' (%s): no values", to,
+                         from);
+        if (r == 1)
+            break;
+        if (ax->vals.n >= SW_MAX_VALUES)
+            return yfail(err, y, in, "range: more than %s values", "100000");
+        axis_push(ax, fmt ? fmt(v) : am_strdup(buf), in, 1);
+    }
+    range_ends(ax, first, fn, tn, from, to);
+    return 0;
+}
+
 /* {from, to, step} or {from, to, factor}: sizes (with units), times (with units) or numbers.
  * fn, tn and in are the nodes of from, to and the step or factor: an error names the field that
  * is wrong, at its own line and column, and why (until 2026-11-25 every problem of a range with
@@ -576,11 +616,14 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
         if (a > b)
             return yfail(err, y, tn, "range: 'to' (%s) is below 'from' (%s): no values", to,
                          from);
+        if (step)
+            return step_range(y, fn, tn, in, from, to, step,
+                              kind == 0 ? UNITS_SIZE : UNITS_TIME, kinds[kind].fmt, ax, err);
         for (uint64_t v = a; v <= b;) {
             if (out->n >= SW_MAX_VALUES)
                 return yfail(err, y, in, "range: more than %s values", "100000");
             axis_push(ax, kinds[kind].fmt(v), in, 1);
-            uint64_t nv = step ? v + c : (uint64_t)ceil((double)v * fac);
+            uint64_t nv = (uint64_t)ceil((double)v * fac);
             if (nv <= v)
                 break;
             v = nv;
@@ -603,8 +646,10 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
                      "and it times %s never grows)", from, factor);
     if (da > db)
         return yfail(err, y, tn, "range: 'to' (%s) is below 'from' (%s): no values", to, from);
+    if (step)
+        return step_range(y, fn, tn, in, from, to, step, UNITS_NUMBER, NULL, ax, err);
     for (long k = 0;; k++) {
-        double v = step ? da + (double)k * dc : da * pow(dc, (double)k);
+        double v = da * pow(dc, (double)k);
         if (v > db * (1 + 1e-12) + 1e-300)
             break;
         if (out->n >= SW_MAX_VALUES)

@@ -48,13 +48,19 @@ typedef struct rtable {
 } rtable;
 
 /* Read a CSV file with a header line (RFC 4180 quoting); every row must have as many fields as
- * the header (blank lines are skipped). 0 or -1 with a message (FILE:LINE:COL where it applies)
+ * the header (blank lines are skipped). Blanks (spaces, tabs) around a field are trimmed, not
+ * those inside quotes; a field's position is its first other character. 0 or -1 with a message (FILE:LINE:COL where it applies)
  * in err (errsz bytes). */
 int rtable_read(rtable *t, const char *path, char *err, size_t errsz);
 void rtable_free(rtable *t);
+/* A metric cell as a number: 0 with *v, 1 when it is empty (or blank: a run without the metric),
+ * -1 when it is not a finite decimal number ("0x10", "inf", "nan", "5 kB", "1,5"): one rule for
+ * stats and report, the decimal numbers gen's real options take, blanks around it ignored. */
+int rtable_num(const char *cell, double *v);
 /* Column index by name, or -1. */
 int rtable_col(const rtable *t, const char *name);
-/* Write one CSV field, quoted when it holds a comma, quote, CR or LF. */
+/* Write one CSV field, quoted when it holds a comma, quote, CR or LF or starts or ends with a
+ * blank (so that rtable_read reads it back as it was). */
 void rtable_put_field(FILE *f, const char *s);
 
 /* FNV-1a 64-bit hash, continued from h (start with RT_FNV_OFFSET). */

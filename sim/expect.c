@@ -378,6 +378,14 @@ static int load(expect_ctx *x, const char *path, const am_config *cfg, am_error 
                 rc = am_fail_at(err, path, ln, kc, "tolerance for '%s' before its value", k);
                 break;
             }
+            /* a hash has no distance: abs:/rel: on the digest read it as a number (a double,
+             * so 'abs:0' let the next digests pass, 'rel:0.5' nearly any) */
+            if (key_kind(k) == F_HEX && strcmp(v, "exact") != 0) {
+                rc = am_fail_at(err, path, ln, (unsigned long)(v - line) + 1, "%s.tolerance "
+                                "'%s': the placements digest compares exactly (only 'exact'; a "
+                                "hash has no numeric distance)", k, v);
+                break;
+            }
             /* the second one replaced the first in silence */
             if (m->tline) {
                 rc = am_fail_at(err, path, ln, kc, "'%s.tolerance' given twice (first at line "
@@ -655,6 +663,28 @@ static int save(const mlist *l, const char *path, am_error *err)
     return out_commit(o, err);
 }
 
+/* Whether the whole number a (as written: digits) is within the tolerance tol of b. Exact
+ * 64-bit arithmetic: as doubles, values above 2^53 that differ by less than their spacing (one
+ * at 2^53, four at 2^55) compared equal, even with abs:0 or exact. A bound abs:X compares the
+ * difference with X's whole part, which is the same test for a whole difference; rel:X with
+ * the difference exact and only the product X * max rounded (in long double). */
+static int int_within(uint64_t a, uint64_t b, const char *tol)
+{
+    uint64_t diff = a > b ? a - b : b - a, bound;
+    if (diff == 0 || strcmp(tol, "exact") == 0)
+        return diff == 0;
+    const char *x = tol + 4, *why;
+    /* a bound in plain digits is read exactly: abs:36028797018963969 is not rounded */
+    if (tol[0] == 'a' && units_u64(x, strlen(x), &bound) == 0)
+        return diff <= bound;
+    double t;
+    if (units_real(x, &t, &why) != 0) /* check_tol has made sure it is a number */
+        return 0;
+    if (tol[0] == 'a')
+        return t >= 18446744073709551616.0 || diff <= (uint64_t)floor(t);
+    return (long double)diff <= (long double)t * (long double)(a > b ? a : b);
+}
+
 /* 1 when got is within tolerance of want. The default tolerance follows the metric's kind in
  * the run (a real written as "0" is still a real). */
 static int within(const metric *want, const metric *gm, char *tolbuf, size_t tn)
@@ -666,17 +696,19 @@ static int within(const metric *want, const metric *gm, char *tolbuf, size_t tn)
         return 1;
     if (!strcmp(want->val, "null") || !strcmp(got, "null"))
         return 0;
-    if (strcmp(tol, "exact") == 0 && gm->is_int) {
-        /* whole numbers compare as numbers too ("057" is 57, 0x1DFA is 0x1dfa); the kind check
-         * has made sure that want parses as the run's form */
-        uint64_t a = 0, b = 0;
-        if (got_kind(gm) == F_HEX) {
-            a = strtoull(want->val + 2, NULL, 16);
-            b = strtoull(got + 2, NULL, 16);
-        } else if (units_u64(want->val, strlen(want->val), &a) != 0 ||
-                   units_u64(got, strlen(got), &b) != 0)
+    /* the kind check has made sure that want parses as the run's form */
+    if (got_kind(gm) == F_HEX) {
+        /* the digest compares exactly whatever the tolerance (load refuses any other than
+         * exact); as numbers, so 0x1DFA is 0x1dfa and 0x00ab is 0xab */
+        return strtoull(want->val + 2, NULL, 16) == strtoull(got + 2, NULL, 16);
+    }
+    if (gm->is_int) {
+        /* whole numbers compare as numbers ("057" is 57), in 64-bit integers */
+        uint64_t a, b;
+        if (units_u64(want->val, strlen(want->val), &a) != 0 ||
+            units_u64(got, strlen(got), &b) != 0)
             return 0;
-        return a == b;
+        return int_within(a, b, tol);
     }
     /* reals compare as numbers, not as text */
     char *e1, *e2;

@@ -17,10 +17,12 @@
  * kind ("abc", "2GiB", "1.5" for a count) is an input error at its FILE:LINE:COLUMN: before the
  * run for the metrics every run has, after it (from expect_finish) for policy statistics.
  * A metric moves when |got - expected| exceeds the tolerance (rel: X * max(|got|, |expected|)),
- * or one of them is null and the other not, or it is a statistic of another policy (or mode)
+ * computed for whole numbers in exact 64-bit integers (abs:0 and rel:0 are exact above 2^53
+ * too; until 2026-11-27 they compared as doubles), or one of them is null and the other not, or it is a statistic of another policy (or mode)
  * that this run's policy does not report. A file that is empty, holds no KEY=VALUE line after
  * its header, has a NUL byte or cannot be read to its end is an input error: it would otherwise
- * let every run pass. So is a key given twice, a tolerance given twice (each names both
+ * let every run pass. So is a tolerance other than exact on placements.fnv1a64 (a hash has no
+ * distance; until 2026-11-27 abs:/rel: compared it as a double), a key given twice, a tolerance given twice (each names both
  * positions), and a key no run of the config has (a typo: not placements.rows or .fnv1a64, a
  * level the config lacks, a metric name not listed above, or a statistic no policy reports),
  * at its FILE:LINE:COLUMN with a "did you mean" when a key is close. */

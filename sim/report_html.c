@@ -108,10 +108,9 @@ static const char *cell(const ctx *c, int r, const char *col)
 
 static void fmt_metric(char *b, size_t n, const char *col, const char *v)
 {
-    char *end;
-    double x = strtod(v, &end);
+    double x;
     size_t l = strlen(col);
-    if (!*v || *end) {
+    if (rtable_num(v, &x) != 0) { /* as stats reads it: no hex, inf or nan */
         snprintf(b, n, "%s", v);
         return;
     }
@@ -173,14 +172,7 @@ static void results_table(ctx *c)
  * fragmentation ratio of a run that reserved nothing) or it is not a finite number. Undefined
  * values are left out of every mean, as `amsim stats` leaves them out (until 2026-11-25 atof
  * read them as 0: a 50 % and an undefined ratio averaged to 25 %). */
-static int num_cell(const char *s, double *v)
-{
-    char *end;
-    if (!*s)
-        return 0;
-    *v = strtod(s, &end);
-    return !*end && isfinite(*v);
-}
+static int num_cell(const char *s, double *v) { return rtable_num(s, v) == 0; }
 
 /* A mean over the k runs that define a metric, of n successful runs: the value with its unit,
  * then "(n = k)" when some runs left it undefined; "n/a (n = 0)" when none defined it. */

@@ -1,11 +1,13 @@
 /* results.c - reading results tables (CSV with a header, RFC 4180 quoting) for the analysis
  * commands, and the FNV-1a hash used for digests. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "batch.h"
 #include "common.h"
+#include "units.h"
 
 uint64_t rt_fnv1a(uint64_t h, const void *p, size_t n)
 {
@@ -17,11 +19,18 @@ uint64_t rt_fnv1a(uint64_t h, const void *p, size_t n)
     return h;
 }
 
+/* A blank at either end is quoted too: rtable_read trims unquoted ones. */
+static int edge_blank(const char *s)
+{
+    size_t n = strlen(s);
+    return n && (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t');
+}
+
 void rtable_put_field(FILE *f, const char *s)
 {
     if (!s)
         return;
-    if (!strpbrk(s, ",\"\r\n")) {
+    if (!strpbrk(s, ",\"\r\n") && !edge_blank(s)) {
         fputs(s, f);
         return;
     }
@@ -62,7 +71,13 @@ static int record(const char **p, strlist *out, rt_pos **pos, const char **at,
     char *fld = am_malloc(cap);
     for (;;) {
         int quoted = 0;
+        size_t keep = 0; /* characters that were inside quotes: never trimmed */
         n = 0;
+        /* blanks around a field are not part of it (` 5`, `5 ` and `5` are one value; until
+         * 2026-11-27 they stayed, and stats took ` 5` but refused `5 `); the field starts, for
+         * messages, at its first other character */
+        while (*s == ' ' || *s == '\t')
+            s++;
         *pos = am_realloc(*pos, ((size_t)out->n + 1) * sizeof **pos);
         (*pos)[out->n] = advance(at, s, line, col);
         if (*s == '"') {
@@ -80,6 +95,7 @@ static int record(const char **p, strlist *out, rt_pos **pos, const char **at,
                 } else if (c == '"') {
                     s++;
                     quoted = 0;
+                    keep = n;
                     continue;
                 } else
                     s++;
@@ -92,6 +108,8 @@ static int record(const char **p, strlist *out, rt_pos **pos, const char **at,
                 fld = am_realloc(fld, cap *= 2);
             fld[n++] = c;
         }
+        while (n > keep && (fld[n - 1] == ' ' || fld[n - 1] == '\t'))
+            n--;
         fld[n] = 0;
         sl_push(out, am_strdup(fld));
         if (*s == ',') {
@@ -187,4 +205,28 @@ int rtable_col(const rtable *t, const char *name)
         if (strcmp(t->cols[c], name) == 0)
             return c;
     return -1;
+}
+
+int rtable_num(const char *cell, double *v)
+{
+    char buf[128];
+    size_t n = strlen(cell);
+    const char *why;
+    /* a quoted cell keeps its blanks: a number's are not part of it either */
+    while (n && (*cell == ' ' || *cell == '\t'))
+        cell++, n--;
+    while (n && (cell[n - 1] == ' ' || cell[n - 1] == '\t'))
+        n--;
+    if (!n)
+        return 1;
+    if (n >= sizeof buf)
+        return -1;
+    memcpy(buf, cell, n);
+    buf[n] = 0;
+    /* the syntax is the project's decimal reader's (no hex, inf, nan, no locale); the value
+     * strtod's, correctly rounded (units_real may be an ulp off for 17 digits) */
+    if (units_real(buf, v, &why) != 0)
+        return -1;
+    *v = strtod(buf, NULL);
+    return isfinite(*v) ? 0 : -1;
 }

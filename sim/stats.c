@@ -10,7 +10,8 @@
  *   not in the table is an error before any output; fewer than 2 pairs (no test) and an
  *   infinite t (sd 0) are said in the same words in the text and the JSON.
  * Only rows with status ok are used when the table has a status column; empty cells are
- * skipped, and a cell that is not a finite number is an error at its line and column. The
+ * skipped, and a cell that is not a finite decimal number (rtable_num: no hex, inf or nan;
+ * blanks around it trimmed) is an error at its line and column. The
  * input is a CSV file only (analysis never reaches into the engine). */
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
@@ -47,14 +48,10 @@ static void summarize(const double *v, int n, summary *s)
     s->hi = s->mean + s->half;
 }
 
-static int parse_num(const char *s, double *v)
-{
-    char *end;
-    if (!*s)
-        return -1;
-    *v = strtod(s, &end);
-    return *end || isnan(*v) ? -1 : 0;
-}
+/* A metric cell's number: 0, or -1 for an empty cell or one that is not a finite decimal
+ * number (rtable_num). Until 2026-11-27 this was strtod: '0x10' read as 16, 'inf' as infinity
+ * and a leading blank was skipped, a trailing one refused. */
+static int parse_num(const char *s, double *v) { return rtable_num(s, v) == 0 ? 0 : -1; }
 
 /* The unit of a results-table metric, from its name (the columns batch.c writes: LEVEL.NAME and
  * LEVEL.stats.NAME[.current|.peak] with the policy's own names, and the run's own): "bytes",
@@ -370,9 +367,10 @@ int cmd_stats(int argc, char **argv)
         const char *cell = t.rows[r][mc];
         if ((sc >= 0 && strcmp(t.rows[r][sc], "ok") != 0) || !*cell)
             continue; /* a failed run, or one without the metric */
-        if (parse_num(cell, &v) != 0 || !isfinite(v)) { /* refused where it stands */
-            fprintf(stderr, "%s: %s:%lu:%lu: %s is not a finite number: '%s'\n", prog, file,
-                    t.pos[r][mc].line, t.pos[r][mc].col, metric, cell);
+        if (parse_num(cell, &v) != 0) { /* refused where it stands */
+            fprintf(stderr, "%s: %s:%lu:%lu: %s is not a finite number: '%s' (decimal numbers "
+                    "only, such as 5, 0.25 or 1e-3)\n", prog, file, t.pos[r][mc].line,
+                    t.pos[r][mc].col, metric, cell);
             goto out;
         }
         int k = 0;

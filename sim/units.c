@@ -140,13 +140,12 @@ static int scale(u128 mant, int exp, uint64_t mul, uint64_t *out, int *inexact)
  * of base units or has more digits than are read exactly (NULL: round it); nonzero: refuse
  * (return -2) a value that is not 0 but rounds to 0. Any other refusal returns -1. */
 #define Q_INEXACT (-3)
-static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_mul, uint64_t *out,
-                          const char **why, const char *unit_why, const char *inexact_why,
-                          int nonzero)
+
+/* The number and unit of a quantity, unscaled: *d as written, *mul the unit's factor (plain_mul
+ * without one). 0, or -1 with *why (unit_why for an unknown unit). */
+static int read_quantity(const char *s, const unit_def *units, uint64_t plain_mul, decnum *d,
+                         uint64_t *mul_out, const char **why, const char *unit_why)
 {
-    const char *dummy;
-    if (!why)
-        why = &dummy;
     if (!s) {
         *why = "empty value";
         return -1;
@@ -157,8 +156,7 @@ static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_m
         *why = "empty value";
         return -1;
     }
-    decnum d;
-    const char *p = parse_dec(s, &d);
+    const char *p = parse_dec(s, d);
     if (!p) {
         *why = "not a number";
         return -1;
@@ -187,10 +185,25 @@ static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_m
         }
     }
     /* "-0" is zero, not negative */
-    if (d.neg && d.mant) {
+    if (d->neg && d->mant) {
         *why = "negative values are not allowed";
         return -1;
     }
+    *mul_out = mul;
+    return 0;
+}
+
+static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_mul, uint64_t *out,
+                          const char **why, const char *unit_why, const char *inexact_why,
+                          int nonzero)
+{
+    const char *dummy;
+    if (!why)
+        why = &dummy;
+    decnum d;
+    uint64_t mul;
+    if (read_quantity(s, units, plain_mul, &d, &mul, why, unit_why) != 0)
+        return -1;
     int inexact;
     uint64_t v;
     if (scale(d.mant, d.exp, mul, &v, &inexact) < 0) {
@@ -398,4 +411,171 @@ char *units_fmt_time(char *buf, size_t n, am_ps ps)
     if (ps < AM_PS_PER_S)
         return fmt_fixed(buf, n, ps, AM_PS_PER_MS, 3, "ms");
     return fmt_fixed(buf, n, ps, AM_PS_PER_S, 3, "s");
+}
+
+/* ---- ranges: from + k * step, exactly ------------------------------------------------------ */
+
+/* A value as written, exactly: (neg ? -1 : 1) * mag * 10^exp base units. */
+typedef struct exact {
+    u128 mag;
+    int exp;
+    int neg;
+} exact;
+
+#define U128_MAX (~(u128)0)
+
+/* The field s of a range as an exact value of its kind (the parsers' number and unit tables,
+ * without their rounding). 0, or -1 with *why. */
+static int read_exact(units_kind kind, const char *s, exact *x, const char **why)
+{
+    decnum d;
+    uint64_t mul = 1;
+    if (kind == UNITS_NUMBER) {
+        const char *p = s ? parse_dec(s, &d) : NULL;
+        if (!p || *p) {
+            *why = p ? "malformed number" : "not a number";
+            return -1;
+        }
+    } else if (read_quantity(s, kind == UNITS_SIZE ? size_units : time_units,
+                             kind == UNITS_SIZE ? 1 : AM_PS_PER_S, &d, &mul, why,
+                             kind == UNITS_SIZE ? SIZE_UNIT_WHY : TIME_UNIT_WHY) != 0)
+        return -1;
+    x->mag = d.mant * mul; /* < 10^26 * 10^12 < 2^127 */
+    x->exp = d.exp;
+    x->neg = d.neg && d.mant;
+    /* fewest digits: "1.50" and "1.5" align to the same power of ten */
+    while (x->mag && x->mag % 10 == 0) {
+        x->mag /= 10;
+        x->exp++;
+    }
+    if (!x->mag)
+        x->exp = 0;
+    return 0;
+}
+
+/* x's magnitude in units of 10^e (e <= x->exp): 0, or -1 when it does not fit 128 bits. */
+static int align(const exact *x, int e, u128 *out)
+{
+    u128 m = x->mag;
+    for (int i = e; i < x->exp; i++) {
+        if (m > U128_MAX / 10)
+            return -1;
+        m *= 10;
+    }
+    *out = m;
+    return 0;
+}
+
+/* Signed comparison of (an, a) and (bn, b): -1, 0 or 1. */
+static int cmp_signed(int an, u128 a, int bn, u128 b)
+{
+    if (a == 0)
+        an = 0;
+    if (b == 0)
+        bn = 0;
+    if (an != bn)
+        return an ? -1 : 1;
+    int c = a < b ? -1 : a > b;
+    return an ? -c : c;
+}
+
+/* The decimal digits of m into buf (n >= 40); returns their count. */
+static size_t u128_digits(u128 m, char *buf)
+{
+    char t[48];
+    size_t k = 0;
+    do {
+        t[k++] = (char)('0' + (int)(m % 10));
+        m /= 10;
+    } while (m);
+    for (size_t i = 0; i < k; i++)
+        buf[i] = t[k - 1 - i];
+    buf[k] = 0;
+    return k;
+}
+
+/* (neg) m * 10^e as an exact decimal into buf (n >= 96): "0.3", "-12", "1500", "0.0025", or
+ * with an exponent ("25e40", "25e-45") when the plain form would have more than 40 zeros. */
+static void fmt_exact(char *buf, size_t n, int neg, u128 m, int e)
+{
+    char d[48], out[128];
+    while (m && m % 10 == 0) {
+        m /= 10;
+        e++;
+    }
+    if (!m) {
+        snprintf(buf, n, "0");
+        return;
+    }
+    size_t len = u128_digits(m, d), k = 0;
+    if (neg)
+        out[k++] = '-';
+    if (e > 40 || e < -(int)len - 40) {
+        snprintf(out + k, sizeof out - k, "%se%d", d, e);
+    } else if (e >= 0) {
+        memcpy(out + k, d, len);
+        k += len;
+        memset(out + k, '0', (size_t)e);
+        out[k + (size_t)e] = 0;
+    } else if ((size_t)-e < len) { /* digits on both sides of the point */
+        size_t ip = len - (size_t)-e;
+        memcpy(out + k, d, ip);
+        k += ip;
+        out[k++] = '.';
+        memcpy(out + k, d + ip, len - ip + 1);
+    } else { /* 0.000DIGITS */
+        size_t z = (size_t)-e - len;
+        out[k++] = '0';
+        out[k++] = '.';
+        memset(out + k, '0', z);
+        memcpy(out + k + z, d, len + 1);
+    }
+    snprintf(buf, n, "%s", out);
+}
+
+int units_range_value(units_kind kind, const char *from, const char *to, const char *step,
+                      uint64_t k, uint64_t *v, char *buf, size_t n, const char **why)
+{
+    const char *dummy;
+    if (!why)
+        why = &dummy;
+    exact f, t, s;
+    if (read_exact(kind, from, &f, why) || read_exact(kind, to, &t, why) ||
+        read_exact(kind, step, &s, why))
+        return -1;
+    int e = AM_MIN(f.exp, AM_MIN(t.exp, s.exp));
+    u128 a, b, c;
+    if (align(&f, e, &a) || align(&t, e, &b) || align(&s, e, &c) || (k && c > U128_MAX / k)) {
+        *why = "from, to and step have too many digits together to be added exactly";
+        return -1;
+    }
+    /* from + k * step, a signed magnitude: step > 0, from may be negative (numbers) */
+    u128 kc = c * k, m;
+    int neg = 0;
+    if (!f.neg) {
+        if (a > U128_MAX - kc) {
+            *why = "from, to and step have too many digits together to be added exactly";
+            return -1;
+        }
+        m = a + kc;
+    } else if (kc >= a) {
+        m = kc - a;
+    } else {
+        m = a - kc;
+        neg = 1;
+    }
+    if (cmp_signed(neg, m, t.neg, b) > 0)
+        return 1;
+    if (kind == UNITS_NUMBER) {
+        fmt_exact(buf, n, neg, m, e);
+        return 0;
+    }
+    /* one rounding, to the nearest base unit, ties up (as the parsers): not a sum of rounded
+     * steps; the value is at most `to`, which fits 64 bits when it was read */
+    int inexact;
+    if (scale(m, e, 1, v, &inexact) != 0) {
+        *why = "value too large (does not fit in 64 bits)";
+        return -1;
+    }
+    return 0;
 }

@@ -39,6 +39,20 @@ int units_u64(const char *s, size_t len, uint64_t *v);
 /* A finite real number ("0.75", "1e-3"), locale independent. */
 int units_real(const char *s, double *v, const char **why);
 
+/* The values of a range {from, to, step} (sweeps' axes): value k is from + k * step computed
+ * exactly from the numbers as written (decimal mantissas, powers of ten and units, in 128-bit
+ * integers), so no rounding accumulates over k and a value that reaches `to` exactly is `to`:
+ * {from: 0.5GiB, to: 1.5GiB, step: 0.1GiB} gives 1GiB and 1.5GiB, not 1073741822 and nothing.
+ * UNITS_SIZE and UNITS_TIME read the fields as units_size and units_time do (a plain number is
+ * bytes or seconds) and round the value once, to the nearest byte or picosecond (ties up), into
+ * *v; UNITS_NUMBER reads plain decimal numbers (a sign allowed) and writes the value as an exact
+ * decimal ("0.3", "-1.25", "25e50") into buf (at least 96 bytes). Returns 0, 1 when value k is
+ * above `to` (nothing stored), or -1 with *why when a field does not read as its kind or the
+ * sum does not fit in 128 bits (fields of very different magnitudes, "1e30" and "1e-30"). */
+typedef enum { UNITS_SIZE, UNITS_TIME, UNITS_NUMBER } units_kind;
+int units_range_value(units_kind kind, const char *from, const char *to, const char *step,
+                      uint64_t k, uint64_t *v, char *buf, size_t n, const char **why);
+
 /* Printing with units into buf (returns buf): "80.00 GiB", "1.50 MiB", "512 B". */
 char *units_fmt_size(char *buf, size_t n, uint64_t bytes);
 /* "3.350 TB/s" */

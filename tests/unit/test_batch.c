@@ -119,6 +119,61 @@ static void test_range_kinds(void)
     free(out);
 }
 
+/* A step range's value k is from + k * step computed exactly and rounded once. Until
+ * 2026-11-27 a size or time step was rounded to a whole byte or picosecond and added up: 0.5GiB
+ * to 1.5GiB by 0.1GiB listed 644245094 ... 1610612732, never 1GiB nor `to` (1536MiB); times
+ * drifted the same way (166666ps, 199999ps, 299998ps); and numbers were printed with 10
+ * significant digits, so 0.100000000001 and 0.100000000002 were both '0.1' (refused as a
+ * repeat). A size step under one byte would repeat values: refused at the step. */
+static void test_range_exact_steps(void)
+{
+    char text[1024], args[1200], *out = NULL, *err = NULL;
+    snprintf(text, sizeof text,
+             "base: %s/configs/default.yaml\ntraces: [%s/traces/gpu_train_step.trace]\n"
+             "axes:\n  memories.hbm.capacity: {from: 0.5GiB, to: 1.5GiB, step: 0.1GiB}\n",
+             tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("exact.yaml", text));
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_EQUAL(count_lines(out), 11);
+    CU_ASSERT(out && strstr(out, "\t0001-gpu_train_step-capacity=512MiB\t"));
+    CU_ASSERT(out && strstr(out, "\t0003-gpu_train_step-capacity=751619277\t")); /* 0.7GiB */
+    CU_ASSERT(out && strstr(out, "\t0006-gpu_train_step-capacity=1GiB\t"));
+    CU_ASSERT(out && strstr(out, "\t0011-gpu_train_step-capacity=1536MiB\t"));
+    free(out);
+    snprintf(text, sizeof text,
+             "base: %s/configs/default.yaml\ntraces: [%s/traces/gpu_train_step.trace]\n"
+             "policies: [bfc]\naxes:\n"
+             "  memories.hbm.allocator.memory_fraction: {from: 0.100000000001, to: "
+             "0.100000000003, step: 0.000000000001}\n"
+             "  memories.hbm.allocator.retry_wait: {from: 0.0000001s, to: 0.0000003s, step: "
+             "0.00000003333333333333s}\n", tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("exact2.yaml", text));
+    out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+    CU_ASSERT_EQUAL(count_lines(out), 21); /* 3 fractions x 7 waits */
+    CU_ASSERT(out && strstr(out, "\t0001-gpu_train_step-bfc-memory_fraction=0.100000000001-"
+                                 "retry_wait=100ns\t"));
+    CU_ASSERT(out && strstr(out, "-memory_fraction=0.100000000002-retry_wait=166667ps\t"));
+    CU_ASSERT(out && strstr(out, "\t0021-gpu_train_step-bfc-memory_fraction=0.100000000003-"
+                                 "retry_wait=300ns\t"));
+    if (!out || !strstr(out, "retry_wait=300ns"))
+        fprintf(stderr, "\n  %s%s\n", out ? out : "", err ? err : "");
+    free(out);
+    free(err);
+    err = NULL;
+    snprintf(text, sizeof text,
+             "base: %s/configs/default.yaml\ntraces: [%s/traces/gpu_train_step.trace]\n"
+             "axes:\n  memories.hbm.capacity: {from: 1GiB, to: 2GiB, step: 0.6B}\n",
+             tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("exact3.yaml", text));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "exact3.yaml:4:55: range: step '0.6B' is less than one byte: "
+                            "values would repeat"));
+    if (!err || !strstr(err, "exact3.yaml:4:55:"))
+        fprintf(stderr, "\n  %s\n", err ? err : "");
+    free(err);
+}
+
 /* A range bound or step that rounds to 0 bytes is refused: 0 is "unset" for memory_limit,
  * and until 2026-11-25 {from: 0.3B, ...} gave one run with the default limit. */
 static void test_range_rounds_to_zero(void)
@@ -1517,6 +1572,18 @@ static void test_stats_bad_cells(void)
          "amsim stats: @:3:11: m is not a finite number: '1e999'"},
         {"run_id,run,policy,status,m\n1,a1,a,ok,1\n2,a2,a,ok,n/a\n",
          "amsim stats: @:3:11: m is not a finite number: 'n/a'"},
+        /* decimal numbers only, as gen's options: strtod read hex and infinity (until
+         * 2026-11-27); a blank before the cell moves its position to the value */
+        {"run_id,run,policy,status,m\n1,a1,a,ok,1\n2,a2,a,ok,0x10\n",
+         "amsim stats: @:3:11: m is not a finite number: '0x10' (decimal numbers only"},
+        {"run_id,run,policy,status,m\n1,a1,a,ok,1\n2,a2,a,ok, 0x10 \n",
+         "amsim stats: @:3:12: m is not a finite number: '0x10'"},
+        {"run_id,run,policy,status,m\n1,a1,a,ok,1\n2,a2,a,ok,inf\n",
+         "amsim stats: @:3:11: m is not a finite number: 'inf'"},
+        {"run_id,run,policy,status,m\n1,a1,a,ok,1\n2,a2,a,ok,-INFINITY\n",
+         "amsim stats: @:3:11: m is not a finite number: '-INFINITY'"},
+        {"run_id,run,policy,status,m\n1,a1,a,ok,1\n2,a2,a,ok,5 5\n",
+         "amsim stats: @:3:11: m is not a finite number: '5 5'"},
         {"run_id,run,policy,status,m\n1,a1,a,ok,1,7\n", "amsim: @:2:13: 6 fields where the "
          "header has 5"},
         {"run_id,run,policy,status,m\n1,a1,a\n", "amsim: @:2:1: 3 fields where the header has 5"},
@@ -1545,6 +1612,38 @@ static void test_stats_bad_cells(void)
     CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
     CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "a                    2              2"));
     free(out);
+    /* blanks around a cell are trimmed, before and after alike (until 2026-11-27 ' 5' was 5 and
+     * '5 ' refused), a group's name too, and a blank cell is an empty one */
+    ok = tu_write("blank-stats.csv", "run_id,run,policy,status,m\n1,a1,a,ok, 1\n"
+                                     "2,a2, a ,ok,3 \n3,a3,a\t, ok ,\t5\t\n4,a4,a,ok,  \n"
+                                     "5,a5,a,ok,\" 7 \"\n");
+    snprintf(args, sizeof args, "stats '%s' --metric m", ok);
+    out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "\na                    4              4 "));
+    if (!out || !strstr(out, "\na                    4              4 "))
+        fprintf(stderr, "\n  blanks: %s\n", out ? out : "(none)");
+    free(out);
+    /* what results.csv writes with a blank at an end is quoted, so it reads back as it was */
+    const char *rt = path_in_tmp("blank-roundtrip.csv");
+    FILE *f = fopen(rt, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    static const char *const fields[] = {" a", "b\t", "c d"};
+    fputs("x,y,z\n", f);
+    for (int i = 0; i < 3; i++) {
+        if (i)
+            fputc(',', f);
+        rtable_put_field(f, fields[i]);
+    }
+    fputc('\n', f);
+    CU_ASSERT_FATAL(fclose(f) == 0);
+    rtable t;
+    char msg[512];
+    CU_ASSERT_EQUAL_FATAL(rtable_read(&t, rt, msg, sizeof msg), 0);
+    CU_ASSERT_EQUAL(t.nrows, 1);
+    for (int i = 0; i < 3 && t.nrows == 1; i++)
+        CU_ASSERT_STRING_EQUAL(t.rows[0][i], fields[i]);
+    rtable_free(&t);
 }
 
 static void test_report_plots(void)
@@ -2638,6 +2737,113 @@ static void line_col(const char *t, const char *needle, unsigned long *line, uns
     *col = at ? (unsigned long)(at - bol) + 1 : 0;
 }
 
+/* t (malloc'd) with the value of the line "KEY=" replaced by val; t is freed. */
+static char *set_expect_line(char *t, const char *key, const char *val)
+{
+    char k[160];
+    snprintf(k, sizeof k, "\n%s=", key);
+    char *at = strstr(t, k);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    const char *v = at + strlen(k), *nl = strchr(v, '\n');
+    size_t n = strlen(t) + strlen(val) + 1;
+    char *e = malloc(n);
+    snprintf(e, n, "%.*s%s%s", (int)(v - t), t, val, nl);
+    free(t);
+    return e;
+}
+
+/* Numbers of an expectation compare exactly. Until 2026-11-27 a tolerance other than exact
+ * compared the placements digest and whole numbers as doubles: the digest plus one passed
+ * with abs:0 (and nearly any with rel:0.5), and a byte count of 2^55 + 1 expected as 2^55 + 2
+ * passed with abs:0. Now a tolerance on the digest other than exact is an input error at its
+ * FILE:LINE:COLUMN, and whole numbers compare in 64-bit integers. */
+static void test_expect_exact_numbers(void)
+{
+    /* tu_write's paths rotate through 8 buffers: keep the traces' own */
+    char tr[600];
+    snprintf(tr, sizeof tr, "%s", tu_write("exn.trace", "amsim-trace v1\nalloc 1 3MiB\nalloc 2 "
+             "5MiB\nfree 1\nalloc 3 2MiB\nfree 2\nfree 3\n"));
+    const char *ex = path_in_tmp("exn.expect");
+    char args[2048], *err = NULL;
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --save-expect '%s'",
+             tu_top(), tr, ex);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *t = tu_slurp(ex, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    /* the digest plus one (its last hex digit moved by one, 0 to f wrapping) */
+    char *d = strstr(t, "placements.fnv1a64=0x");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    char digest[19];
+    memcpy(digest, d + strlen("placements.fnv1a64="), 18);
+    digest[18] = 0;
+    unsigned long long dv = strtoull(digest + 2, NULL, 16) + 1;
+    snprintf(digest, sizeof digest, "0x%016llx", dv);
+    t = set_expect_line(t, "placements.fnv1a64", digest);
+    static const char *const loose[] = {"abs:0", "rel:0.5", "abs:1e30"};
+    for (size_t i = 0; i < sizeof loose / sizeof loose[0]; i++) {
+        char *e = set_expect_line(strdup(t), "placements.fnv1a64.tolerance", loose[i]);
+        const char *bp = tu_write("exn-d.expect", e);
+        unsigned long l, c;
+        line_col(e, "placements.fnv1a64.tolerance=", &l, &c);
+        c += strlen("placements.fnv1a64.tolerance=");
+        char want[1200];
+        snprintf(want, sizeof want, "%s:%lu:%lu: placements.fnv1a64.tolerance '%s': the "
+                 "placements digest compares exactly", bp, l, c, loose[i]);
+        free(e);
+        snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --expect '%s'",
+                 tu_top(), tr, bp);
+        int st = tu_amsim(args, NULL, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(err && strstr(err, want));
+        if (st != 1 || !err || !strstr(err, want))
+            fprintf(stderr, "\n  %s: status %d, %s  expected %s\n", loose[i], st,
+                    err ? err : "(no message)", want);
+        free(err);
+        err = NULL;
+    }
+    /* with its own tolerance (exact) the digest plus one is a deviation */
+    const char *bp = tu_write("exn-d.expect", t);
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --expect '%s'",
+             tu_top(), tr, bp);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 3);
+    CU_ASSERT(err && strstr(err, "placements.fnv1a64: expected 0x"));
+    free(err);
+    free(t);
+    /* a byte count above 2^53: 2^55 + 1 bytes live, expected as 2^55 + 2 */
+    snprintf(tr, sizeof tr, "%s", tu_write("exn-big.trace", "amsim-trace v1\nalloc 1 "
+             "36028797018963969\nfree 1\n"));
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --set "
+             "memories.hbm.capacity=65536TiB --save-expect '%s'", tu_top(), tr, ex);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    t = tu_slurp(ex, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_FATAL(strstr(t, "\nhbm.peak_live_bytes=36028797018963969\n") != NULL);
+    t = set_expect_line(t, "hbm.peak_live_bytes", "36028797018963970");
+    static const struct {
+        const char *tol;
+        int status;
+    } big[] = {{"exact", 3}, {"abs:0", 3}, {"abs:0.5", 3}, {"rel:0", 3}, {"rel:1e-17", 3},
+               {"abs:1", 0}, {"abs:1.5", 0}, {"rel:1e-16", 0}};
+    for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+        char *e = set_expect_line(strdup(t), "hbm.peak_live_bytes.tolerance", big[i].tol);
+        bp = tu_write("exn-big.expect", e);
+        free(e);
+        snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --set "
+                 "memories.hbm.capacity=65536TiB --expect '%s'", tu_top(), tr, bp);
+        err = NULL;
+        int st = tu_amsim(args, NULL, &err);
+        CU_ASSERT_EQUAL(st, big[i].status);
+        if (big[i].status == 3)
+            CU_ASSERT(err && strstr(err, "hbm.peak_live_bytes: expected 36028797018963970, got "
+                                    "36028797018963969"));
+        if (st != big[i].status)
+            fprintf(stderr, "\n  %s: status %d (want %d), %s\n", big[i].tol, st, big[i].status,
+                    err ? err : "(no message)");
+        free(err);
+    }
+    free(t);
+}
+
 /* Keys of an expectation file: a second KEY= or KEY.tolerance= line silently replaced the first
  * (now an error naming both positions), and a key no run has (a typo) was a deviation, status 3,
  * "missing from the run" (now an input error at the key, with "did you mean"), before the run
@@ -3078,6 +3284,7 @@ void suite_batch(void)
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
              {"stats refuses a metric cell that is not a number", test_stats_bad_cells},
              {"ranges of times and numbers", test_range_kinds},
+             {"step ranges computed exactly, to included", test_range_exact_steps},
              {"a range bound that rounds to 0 bytes", test_range_rounds_to_zero},
              {"a range's error names its field, line:column and why", test_range_errors},
              {"sweep errors name file:line", test_sweep_errors},
@@ -3135,6 +3342,8 @@ void suite_batch(void)
              {"expectations hold and fail", test_expect},
              {"expectation values that are not their metric's form", test_expect_bad_values},
              {"expectation keys given twice or unknown", test_expect_keys},
+             {"expectation numbers compare exactly (digest, 64-bit counts)",
+              test_expect_exact_numbers},
              {"regress sweep", test_regress_sweep},
              {"a regress sweep's expectations against its inputs",
               test_regress_expectations_checked},

@@ -330,6 +330,63 @@ static void test_format(void)
     CU_ASSERT_EQUAL(v, 1572864);
 }
 
+/* Ranges: value k of {from, to, step} is from + k * step exactly, rounded once (sizes, times)
+ * or written as an exact decimal (numbers); 1 past `to`. */
+static void test_range_values(void)
+{
+    uint64_t v = 0;
+    char b[128];
+    const char *why = NULL;
+    /* 0.5GiB + 5 * 0.1GiB is 1GiB, + 10 steps is `to`; 0.7GiB rounds once (751619276.8) */
+    CU_ASSERT_EQUAL(units_range_value(UNITS_SIZE, "0.5GiB", "1.5GiB", "0.1GiB", 5, &v, NULL, 0,
+                                      &why), 0);
+    CU_ASSERT_EQUAL(v, 1ULL << 30);
+    CU_ASSERT_EQUAL(units_range_value(UNITS_SIZE, "0.5GiB", "1.5GiB", "0.1GiB", 2, &v, NULL, 0,
+                                      &why), 0);
+    CU_ASSERT_EQUAL(v, 751619277);
+    CU_ASSERT_EQUAL(units_range_value(UNITS_SIZE, "0.5GiB", "1.5GiB", "0.1GiB", 10, &v, NULL, 0,
+                                      &why), 0);
+    CU_ASSERT_EQUAL(v, 1610612736);
+    CU_ASSERT_EQUAL(units_range_value(UNITS_SIZE, "0.5GiB", "1.5GiB", "0.1GiB", 11, &v, NULL, 0,
+                                      &why), 1);
+    /* mixed units and a plain number (bytes; seconds for times) */
+    CU_ASSERT_EQUAL(units_range_value(UNITS_SIZE, "512MiB", "2GiB", "0.25GiB", 2, &v, NULL, 0,
+                                      &why), 0);
+    CU_ASSERT_EQUAL(v, 1ULL << 30);
+    CU_ASSERT_EQUAL(units_range_value(UNITS_TIME, "0", "1us", "0.000000000333333s", 3, &v, NULL,
+                                      0, &why), 0);
+    CU_ASSERT_EQUAL(v, 1000); /* 999.999 ps, rounded once */
+    /* numbers: exact decimals, signs, and to reached exactly */
+    static const struct {
+        const char *from, *to, *step;
+        uint64_t k;
+        const char *want; /* NULL: past to */
+    } nums[] = {
+        {"-0.3", "0", "0.1", 3, "0"},        {"-0.3", "0", "0.1", 1, "-0.2"},
+        {"-0.3", "0", "0.1", 4, NULL},       {"0.1", "0.3", "0.1", 2, "0.3"},
+        {"0", "1", "0.0005", 3, "0.0015"},   {"0", "1", "0.25", 4, "1"},
+        {"1e50", "1e51", "1e50", 1, "2e50"}, {"1000000000000", "2e12", "1", 1, "1000000000001"},
+        {"0.100000000001", "0.2", "0.000000000001", 2, "0.100000000003"},
+        {"0", "1e-40", "1e-45", 3, "3e-45"},
+    };
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        b[0] = 0;
+        int r = units_range_value(UNITS_NUMBER, nums[i].from, nums[i].to, nums[i].step, nums[i].k,
+                                  NULL, b, sizeof b, &why);
+        int ok = nums[i].want ? r == 0 && strcmp(b, nums[i].want) == 0 : r == 1;
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  {%s, %s, %s} #%llu: %d '%s', want %s\n", nums[i].from,
+                    nums[i].to, nums[i].step, (unsigned long long)nums[i].k, r, b,
+                    nums[i].want ? nums[i].want : "past to");
+    }
+    /* magnitudes too far apart to add in 128 bits are refused, not approximated */
+    why = NULL;
+    CU_ASSERT_EQUAL(units_range_value(UNITS_NUMBER, "1e-30", "1e30", "1e-30", 1, NULL, b,
+                                      sizeof b, &why), -1);
+    CU_ASSERT(why && strstr(why, "too many digits"));
+}
+
 void suite_units(void)
 {
     TU_SUITE("units", {"sizes_exact", test_sizes_exact}, {"sizes_nonzero", test_sizes_nonzero},
@@ -337,5 +394,5 @@ void suite_units(void)
              {"times_whole", test_times_whole},
              {"bandwidth", test_bandwidth}, {"times", test_times},
              {"u64_and_real", test_u64_and_real}, {"locale", test_locale_independent},
-             {"format", test_format});
+             {"format", test_format}, {"range values", test_range_values});
 }
