@@ -365,8 +365,8 @@ static int cmd_check(int argc, char **argv)
                 fprintf(stderr, "%s: %s\n", prog, err.msg);
                 bad = 1;
             } else {
-                printf("%s: config ok (%d memory levels, %d links)\n", files[i], c->nlevels,
-                       c->nlinks);
+                printf("%s: config ok (%d memory level%s, %d link%s)\n", files[i], c->nlevels,
+                       c->nlevels == 1 ? "" : "s", c->nlinks, c->nlinks == 1 ? "" : "s");
                 cfg_print_warnings(c, stderr, prog);
             }
             cfg_free(c);

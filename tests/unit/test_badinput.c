@@ -881,7 +881,7 @@ static void check_tells_configs_from_traces(void)
         size_t len;            /* bytes of text, 0 = strlen */
         const char *out, *err; /* out: stdout starts "@: out"; err: in stderr */
     } c[] = {
-        {"doc.conf", "---\nversion: 1\n" MEM, 0, "config ok (", NULL},
+        {"doc.conf", "---\nversion: 1\n" MEM, 0, "config ok (1 memory level, 0 links)", NULL},
         {"order.conf", "default_memory: hbm\nversion: 1\n" MEM, 0, "config ok (", NULL},
         {"bom.conf", "\xef\xbb\xbfversion: 1\r\ndefault_memory: hbm\r\n" MEM, 0, "config ok (",
          NULL},
