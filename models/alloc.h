@@ -109,6 +109,14 @@ struct alloc_ops {
      * reset_peak_memory_stats); the level calls it when a start-state prologue ends, so that
      * the tiling the prologue allocated and freed again is in no peak. */
     void (*reset_peaks)(void *st);
+    /* Optional: a request this policy refused has finally failed, after whatever the engine
+     * does on a failure (defragmentation, spilling, a wait for frees): the level counts it as an
+     * out-of-memory result (memory.h mem_count_oom) and calls this once. A policy counts its
+     * out-of-memory statistic here, not in alloc(), so that one count is the same everywhere: a
+     * refusal the engine recovers from counts nowhere. (Until 2026-11-27 policies counted every
+     * refused attempt: a BFC request served after retry_after_free's wait said ooms=1 in the
+     * policy's statistics and S line, 0 in the level's.) */
+    void (*count_oom)(void *st);
     /* Optional: called once at the end of a run (e.g. BFC logs its statistics). */
     void (*finish)(void *st);
     /* Optional: 1 when these options ask for recorded segment addresses (the memory level then

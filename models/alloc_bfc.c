@@ -346,7 +346,6 @@ static int bfc_alloc(void *st, const alloc_req *r, alloc_out *o)
     if (!c && gc_regions(b, rounded) && extend(b, rounded))
         c = find_chunk(b, rounded, r->bytes);
     if (!c) {
-        b->ooms++;
         return ALLOC_OOM;
     }
     o->addr = c->addr;
@@ -539,6 +538,9 @@ static int bfc_retry(const void *opts, am_ps *wait)
     return 1;
 }
 
+/* A refused request finally failed (alloc.h count_oom): the one place ooms grows. */
+static void bfc_count_oom(void *st) { ((bfc *)st)->ooms++; }
+
 static const struct alloc_ops bfc_ops = {
     .name = "bfc",
     .summary = "TensorFlow/XLA/JAX best-fit with coalescing, exact (regions, bins, growth, GC)",
@@ -556,6 +558,7 @@ static const struct alloc_ops bfc_ops = {
     .check = bfc_check,
     .finish = bfc_finish,
     .retry_after_free = bfc_retry,
+    .count_oom = bfc_count_oom,
 };
 
 const struct alloc_ops *alloc_bfc_ops(void);

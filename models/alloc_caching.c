@@ -821,7 +821,6 @@ static int cach_alloc(void *st, const alloc_req *r, alloc_out *o)
         }
     }
     if (!found) {
-        c->num_ooms++;
         return ALLOC_OOM;
     }
     cblock *b = take_block(c, &p);
@@ -1101,6 +1100,9 @@ static int cach_maps_virtual(const void *opts)
     return opts && ((const cach_opts *)opts)->expandable_segments;
 }
 
+/* A refused request finally failed (alloc.h count_oom): the one place num_ooms grows. */
+static void cach_count_oom(void *st) { ((cach *)st)->num_ooms++; }
+
 static const struct alloc_ops cach_ops = {
     .name = "caching",
     .summary = "PyTorch CUDA caching allocator (exact: pools, splits, segments, retries)",
@@ -1121,6 +1123,7 @@ static const struct alloc_ops cach_ops = {
     .finish = NULL,
     .recorded_addresses = cach_recorded,
     .maps_virtual = cach_maps_virtual,
+    .count_oom = cach_count_oom,
 };
 
 const struct alloc_ops *alloc_caching_ops(void);

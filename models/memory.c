@@ -284,13 +284,20 @@ AM_ALWAYS_INLINE void take_live_peak(mem_level *m)
     }
 }
 
-void mem_count_oom(mem_level *m) { m->m.ooms++; }
+/* The level's count and the policy's (alloc.h count_oom) move together: one per request that
+ * finally failed. */
+void mem_count_oom(mem_level *m)
+{
+    m->m.ooms++;
+    if (m->policy->count_oom)
+        m->policy->count_oom(m->st);
+}
 
 int mem_alloc(mem_level *m, const alloc_req *r, alloc_out *o)
 {
     int rc = mem_alloc_attempt(m, r, o);
     if (rc != ALLOC_OK)
-        m->m.ooms++;
+        mem_count_oom(m);
     return rc;
 }
 

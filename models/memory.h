@@ -49,7 +49,8 @@ void mem_destroy(mem_level *m);
  * is internal fragmentation (given - requested). */
 int mem_alloc(mem_level *m, const alloc_req *r, alloc_out *o);
 /* The same, but a failure is not counted as an out-of-memory result (a request that will be
- * retried); mem_count_oom counts it when it finally fails. */
+ * retried); mem_count_oom counts it when it finally fails, in the level's ooms and the
+ * policy's own statistic (alloc.h count_oom). */
 int mem_alloc_attempt(mem_level *m, const alloc_req *r, alloc_out *o);
 void mem_count_oom(mem_level *m);
 /* Two-phase free support: free_requested then free (free alone does both). */
