@@ -1105,6 +1105,7 @@ static void cach_count_oom(void *st) { ((cach *)st)->num_ooms++; }
 
 static const struct alloc_ops cach_ops = {
     .name = "caching",
+    .device_by_bytes = 1, /* cudaMalloc fails by bytes, not by contiguity */
     .summary = "PyTorch CUDA caching allocator (exact: pools, splits, segments, retries)",
     .opts = cach_opt_table,
     .opts_size = sizeof(cach_opts),

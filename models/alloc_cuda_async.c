@@ -404,6 +404,7 @@ static void ca_count_oom(void *st) { ((ca *)st)->ooms++; }
 
 static const struct alloc_ops ca_ops = {
     .name = "cuda_async",
+    .device_by_bytes = 1, /* cudaMallocAsync fails by bytes, not by contiguity */
     .summary = "model of CUDA's stream-ordered pool (cudaMallocAsync): exact-size stats, chunked "
                "growth with latency, release threshold",
     .opts = ca_opt_table,

@@ -205,6 +205,7 @@ static void plat_count_oom(void *st) { ((plat *)st)->ooms++; }
 
 static const struct alloc_ops plat_ops = {
     .name = "platform",
+    .device_by_bytes = 1, /* cudaMalloc fails by bytes, not by contiguity */
     .summary = "JAX platform allocator: one device allocation per buffer, freed at once, no "
                "caching, device-call latency",
     .opts = plat_opt_table,
