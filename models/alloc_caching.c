@@ -888,6 +888,17 @@ static int cach_check_opts(const void *opts, am_error *err)
             return am_fail_opt(err, "roundup_power2_divisions", "roundup_power2_divisions must "
                                "be powers of two (got %llu)",
                                (unsigned long long)o->divisions[i]);
+    /* PyTorch's config parser (CUDAAllocatorConfig) refuses max_split_size_mb <= 20
+     * (kLargeBuffer / 1 MiB) and a garbage_collection_threshold outside (0, 1); here unset is
+     * `unlimited` (or -1, none) and 0 (off). Until 2026-11-27 amsim ran with such values. */
+    if (o->max_split_size != UINT64_MAX && o->max_split_size <= CACH_LARGE_BUFFER)
+        return am_fail_opt(err, "max_split_size", "max_split_size of %llu bytes is not above 20 "
+                           "MiB (PyTorch refuses max_split_size_mb <= 20; `unlimited` leaves it "
+                           "unset)", (unsigned long long)o->max_split_size);
+    if (o->gc_threshold >= 1.0)
+        return am_fail_opt(err, "garbage_collection_threshold", "garbage_collection_threshold "
+                           "of %g is not below 1 (PyTorch takes 0 < threshold < 1; 0 leaves it "
+                           "off)", o->gc_threshold);
     if (o->gc_threshold > 0 && o->memory_fraction <= 0)
         return am_fail_opt(err, "garbage_collection_threshold,memory_fraction",
                            "garbage_collection_threshold needs memory_fraction (the allowed "
