@@ -6,8 +6,9 @@
  * A policy manages the address space of one memory level. It takes memory from the device only
  * through env->dev_alloc / env->dev_free (so the level can count reserved bytes and place regions
  * in the device address model), and reports every block it hands out as (address, size, handle).
- * Addresses are offsets in the level's device address space [0, capacity), except those of a
- * policy that maps a virtual address space of its own (maps_virtual below).
+ * Addresses are offsets in the level's device address space [0, capacity) (the 64-bit range for
+ * device_by_bytes policies, below), except those of a policy that maps a virtual address space
+ * of its own (maps_virtual below).
  * A policy knows nothing about traces, YAML or output formats. */
 #ifndef AM_ALLOC_H
 #define AM_ALLOC_H
@@ -109,11 +110,27 @@ struct alloc_ops {
      * reset_peak_memory_stats); the level calls it when a start-state prologue ends, so that
      * the tiling the prologue allocated and freed again is in no peak. */
     void (*reset_peaks)(void *st);
+    /* Optional: a request this policy refused has finally failed, after whatever the engine
+     * does on a failure (defragmentation, spilling, a wait for frees): the level counts it as an
+     * out-of-memory result (memory.h mem_count_oom) and calls this once. A policy counts its
+     * out-of-memory statistic here, not in alloc(), so that one count is the same everywhere: a
+     * refusal the engine recovers from counts nowhere. (Until 2026-11-27 policies counted every
+     * refused attempt: a BFC request served after retry_after_free's wait said ooms=1 in the
+     * policy's statistics and S line, 0 in the level's.) */
+    void (*count_oom)(void *st);
     /* Optional: called once at the end of a run (e.g. BFC logs its statistics). */
     void (*finish)(void *st);
     /* Optional: 1 when these options ask for recorded segment addresses (the memory level then
      * honours the engine's hints, see memory.h). */
     int (*recorded_addresses)(const void *opts);
+    /* 1 when the real allocator's device call fails only when the bytes do not fit: reserved +
+     * bytes > capacity (cudaMalloc, cudaMallocAsync's pool: the driver maps physical pages into a
+     * virtual address space, so the free device memory need not be contiguous). The level then
+     * places device ranges first-fit from 0 in the whole 64-bit space: within [0, capacity)
+     * whenever a range there fits, else at the lowest address that fits beyond (memory.c).
+     * 0 (BFC, the arena policies): a range must fit within [0, capacity), as the BFC oracle's
+     * device model says. */
+    int device_by_bytes;
     /* Optional: 1 when, under these options, the policy hands out addresses of a virtual
      * address space of its own and reports its device use as maps of it (env->dev_map,
      * PyTorch's expandable segments). The level then reports those maps as the device calls a

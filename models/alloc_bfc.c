@@ -198,6 +198,18 @@ static int region_used(const region *r)
     return 0;
 }
 
+/* curr_region_allocation_bytes_ *= 2, saturated. A region is never larger than the limit
+ * (min(current, available), available <= limit), so once the size has reached the limit a
+ * larger one takes the same regions: the doubling stops there (or at 2^64 - 1 when the limit is
+ * above 2^63) and every region taken is the one unbounded doubling takes. Until 2026-11-27 it
+ * doubled without end: each garbage collection followed by Extend doubled it again, after 43
+ * doublings from 2 MiB it wrapped to 0, and the loop in extend() doubling 0 never ended. */
+static void double_region(bfc *b)
+{
+    if (b->curr_region < b->limit)
+        b->curr_region = b->curr_region > UINT64_MAX / 2 ? UINT64_MAX : 2 * b->curr_region;
+}
+
 /* Extend: grow the pool by one region able to hold `rounded` bytes. */
 static int extend(bfc *b, uint64_t rounded)
 {
@@ -206,8 +218,8 @@ static int extend(bfc *b, uint64_t rounded)
     if (rounded > avail)
         return 0;
     int increased = 0;
-    while (rounded > b->curr_region) {
-        b->curr_region *= 2;
+    while (rounded > b->curr_region) { /* ends: rounded <= available <= limit */
+        double_region(b);
         increased = 1;
     }
     uint64_t bytes = AM_MIN(b->curr_region, avail), addr = 0;
@@ -222,7 +234,7 @@ static int extend(bfc *b, uint64_t rounded)
     if (!got)
         return 0;
     if (!increased)
-        b->curr_region *= 2;
+        double_region(b);
     b->pool_bytes += bytes;
     if (b->pool_bytes > b->peak_pool_bytes)
         b->peak_pool_bytes = b->pool_bytes;
@@ -334,7 +346,6 @@ static int bfc_alloc(void *st, const alloc_req *r, alloc_out *o)
     if (!c && gc_regions(b, rounded) && extend(b, rounded))
         c = find_chunk(b, rounded, r->bytes);
     if (!c) {
-        b->ooms++;
         return ALLOC_OOM;
     }
     o->addr = c->addr;
@@ -498,7 +509,11 @@ static int bfc_create(void **out, const alloc_env *env, const void *opts, am_err
     b->max_frag = o->fragmentation_fraction > 0
                       ? (uint64_t)((double)b->limit * o->fragmentation_fraction)
                       : BFC_DEFAULT_MAX_FRAG;
-    b->curr_region = o->allow_growth ? round256(AM_MIN(b->limit, 2ULL << 20)) : round256(b->limit);
+    /* Without allow_growth the whole limit, rounded up to 256 bytes; a limit in the last 255
+     * bytes below 2^64 would round to 0 (and extend() double 0 for ever, as until 2026-11-27):
+     * any size >= the limit takes the same region, so it stays 2^64 - 1. */
+    uint64_t whole = b->limit > UINT64_MAX - (BFC_MIN - 1) ? UINT64_MAX : round256(b->limit);
+    b->curr_region = o->allow_growth ? round256(AM_MIN(b->limit, 2ULL << 20)) : whole;
     *out = b;
     return 0;
 }
@@ -523,6 +538,9 @@ static int bfc_retry(const void *opts, am_ps *wait)
     return 1;
 }
 
+/* A refused request finally failed (alloc.h count_oom): the one place ooms grows. */
+static void bfc_count_oom(void *st) { ((bfc *)st)->ooms++; }
+
 static const struct alloc_ops bfc_ops = {
     .name = "bfc",
     .summary = "TensorFlow/XLA/JAX best-fit with coalescing, exact (regions, bins, growth, GC)",
@@ -540,6 +558,7 @@ static const struct alloc_ops bfc_ops = {
     .check = bfc_check,
     .finish = bfc_finish,
     .retry_after_free = bfc_retry,
+    .count_oom = bfc_count_oom,
 };
 
 const struct alloc_ops *alloc_bfc_ops(void);

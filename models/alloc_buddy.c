@@ -125,14 +125,12 @@ static int buddy_alloc(void *st, const alloc_req *r, alloc_out *o)
 {
     buddy *d = st;
     if (!d->have_arena && take_arena(d) != 0) {
-        d->ooms++;
         return ALLOC_OOM;
     }
     int k = order_for(d, r->bytes), j = k;
     while (j >= 0 && j <= d->max_order && d->free_list[j].n == 0)
         j++;
     if (k < 0 || j > d->max_order) {
-        d->ooms++;
         return ALLOC_OOM;
     }
     bt_iter it;
@@ -333,6 +331,9 @@ static void buddy_destroy(void *st)
     free(d);
 }
 
+/* A refused request finally failed (alloc.h count_oom): the one place ooms grows. */
+static void buddy_count_oom(void *st) { ((buddy *)st)->ooms++; }
+
 static const struct alloc_ops buddy_ops = {
     .name = "buddy",
     .summary = "binary buddy system over one arena of the capacity (power-of-two blocks, "
@@ -350,6 +351,7 @@ static const struct alloc_ops buddy_ops = {
     .reset_peaks = buddy_reset_peaks,
     .walk = buddy_walk,
     .check = buddy_check,
+    .count_oom = buddy_count_oom,
 };
 
 const struct alloc_ops *alloc_buddy_ops(void);

@@ -821,7 +821,6 @@ static int cach_alloc(void *st, const alloc_req *r, alloc_out *o)
         }
     }
     if (!found) {
-        c->num_ooms++;
         return ALLOC_OOM;
     }
     cblock *b = take_block(c, &p);
@@ -889,6 +888,17 @@ static int cach_check_opts(const void *opts, am_error *err)
             return am_fail_opt(err, "roundup_power2_divisions", "roundup_power2_divisions must "
                                "be powers of two (got %llu)",
                                (unsigned long long)o->divisions[i]);
+    /* PyTorch's config parser (CUDAAllocatorConfig) refuses max_split_size_mb <= 20
+     * (kLargeBuffer / 1 MiB) and a garbage_collection_threshold outside (0, 1); here unset is
+     * `unlimited` (or -1, none) and 0 (off). Until 2026-11-27 amsim ran with such values. */
+    if (o->max_split_size != UINT64_MAX && o->max_split_size <= CACH_LARGE_BUFFER)
+        return am_fail_opt(err, "max_split_size", "max_split_size of %llu bytes is not above 20 "
+                           "MiB (PyTorch refuses max_split_size_mb <= 20; `unlimited` leaves it "
+                           "unset)", (unsigned long long)o->max_split_size);
+    if (o->gc_threshold >= 1.0)
+        return am_fail_opt(err, "garbage_collection_threshold", "garbage_collection_threshold "
+                           "of %g is not below 1 (PyTorch takes 0 < threshold < 1; 0 leaves it "
+                           "off)", o->gc_threshold);
     if (o->gc_threshold > 0 && o->memory_fraction <= 0)
         return am_fail_opt(err, "garbage_collection_threshold,memory_fraction",
                            "garbage_collection_threshold needs memory_fraction (the allowed "
@@ -1101,8 +1111,12 @@ static int cach_maps_virtual(const void *opts)
     return opts && ((const cach_opts *)opts)->expandable_segments;
 }
 
+/* A refused request finally failed (alloc.h count_oom): the one place num_ooms grows. */
+static void cach_count_oom(void *st) { ((cach *)st)->num_ooms++; }
+
 static const struct alloc_ops cach_ops = {
     .name = "caching",
+    .device_by_bytes = 1, /* cudaMalloc fails by bytes, not by contiguity */
     .summary = "PyTorch CUDA caching allocator (exact: pools, splits, segments, retries)",
     .opts = cach_opt_table,
     .opts_size = sizeof(cach_opts),
@@ -1121,6 +1135,7 @@ static const struct alloc_ops cach_ops = {
     .finish = NULL,
     .recorded_addresses = cach_recorded,
     .maps_virtual = cach_maps_virtual,
+    .count_oom = cach_count_oom,
 };
 
 const struct alloc_ops *alloc_caching_ops(void);

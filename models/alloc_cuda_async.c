@@ -167,14 +167,12 @@ static int ca_alloc(void *st, const alloc_req *r, alloc_out *o)
     ca *c = st;
     uint64_t need = am_round_up(r->bytes, c->o.alignment);
     if (need < r->bytes) {
-        c->ooms++;
         return ALLOC_OOM;
     }
     ss_iter it;
     cblock *b = ss_lower_bound(&c->free_set, need, 0, &it);
     if (!b) {
         if (grow(c, need) != 0) {
-            c->ooms++;
             return ALLOC_OOM;
         }
         b = ss_lower_bound(&c->free_set, need, 0, &it);
@@ -401,8 +399,12 @@ static void ca_destroy(void *st)
     free(c);
 }
 
+/* A refused request finally failed (alloc.h count_oom): the one place ooms grows. */
+static void ca_count_oom(void *st) { ((ca *)st)->ooms++; }
+
 static const struct alloc_ops ca_ops = {
     .name = "cuda_async",
+    .device_by_bytes = 1, /* cudaMallocAsync fails by bytes, not by contiguity */
     .summary = "model of CUDA's stream-ordered pool (cudaMallocAsync): exact-size stats, chunked "
                "growth with latency, release threshold",
     .opts = ca_opt_table,
@@ -419,6 +421,7 @@ static const struct alloc_ops ca_ops = {
     .walk = ca_walk,
     .check = ca_check,
     .take_latency = ca_take_latency,
+    .count_oom = ca_count_oom,
 };
 
 const struct alloc_ops *alloc_cuda_async_ops(void);

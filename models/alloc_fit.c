@@ -173,19 +173,16 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
         pos = &it;
     }
     if (!b || need < r->bytes) {
-        f->ooms++;
         return ALLOC_OOM;
     }
     if (b->addr + need > f->top) {
         /* Grow the committed top (contiguous: the device model is first fit from 0). */
         uint64_t want = AM_MIN(am_round_up(b->addr + need, f->commit), f->arena_size), at = 0;
         if (f->env.dev_alloc(f->env.ctx, want - f->top, &at) != 0) {
-            f->ooms++;
             return ALLOC_OOM;
         }
         if (at != f->top) { /* someone else holds device memory above our top */
             f->env.dev_free(f->env.ctx, at, want - f->top);
-            f->ooms++;
             return ALLOC_OOM;
         }
         f->top = want;
@@ -431,6 +428,9 @@ static void fit_destroy(void *st)
     free(f);
 }
 
+/* A refused request finally failed (alloc.h count_oom): the one place ooms grows. */
+static void fit_count_oom(void *st) { ((fit *)st)->ooms++; }
+
 static const struct alloc_ops best_fit_ops = {
     .name = "best_fit",
     .summary = "address-ordered best fit with coalescing in one arena of the capacity (baseline)",
@@ -447,6 +447,7 @@ static const struct alloc_ops best_fit_ops = {
     .reset_peaks = fit_reset_peaks,
     .walk = fit_walk,
     .check = fit_check,
+    .count_oom = fit_count_oom,
 };
 
 static const struct alloc_ops first_fit_ops = {
@@ -465,6 +466,7 @@ static const struct alloc_ops first_fit_ops = {
     .reset_peaks = fit_reset_peaks,
     .walk = fit_walk,
     .check = fit_check,
+    .count_oom = fit_count_oom,
 };
 
 const struct alloc_ops *alloc_best_fit_ops(void);

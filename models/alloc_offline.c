@@ -218,20 +218,17 @@ static int off_alloc(void *st, const alloc_req *r, alloc_out *o)
             off_log(f, "offline: no plan set; this policy needs every lifetime before the run "
                        "(sim/prepass.h)");
         f->unplanned++;
-        f->ooms++;
         return ALLOC_OOM;
     }
     size_t k = f->next++;
     if (k >= f->n || r->bytes != f->requested[k]) {
         f->mismatches++;
-        f->ooms++;
         return ALLOC_OOM;
     }
     if (!f->have_arena) {
         uint64_t h = f->res.height;
         if (f->arena_refused || h == 0 || f->env.dev_alloc(f->env.ctx, h, &f->arena_addr) != 0) {
             f->arena_refused = 1;
-            f->ooms++;
             return ALLOC_OOM;
         }
         f->have_arena = 1;
@@ -383,6 +380,9 @@ static int off_check(void *st, am_error *err)
     return bad;
 }
 
+/* A refused request finally failed (alloc.h count_oom): the one place ooms grows. */
+static void off_count_oom(void *st) { ((offline *)st)->ooms++; }
+
 static const struct alloc_ops offline_ops = {
     .name = "offline",
     .summary = "placement planned before the run from every lifetime (greedy best fit or exact "
@@ -400,6 +400,7 @@ static const struct alloc_ops offline_ops = {
     .walk = off_walk,
     .check = off_check,
     .set_plan = off_set_plan,
+    .count_oom = off_count_oom,
 };
 
 const struct alloc_ops *alloc_offline_ops(void);

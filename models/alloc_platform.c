@@ -62,7 +62,6 @@ static int plat_alloc(void *st, const alloc_req *r, alloc_out *o)
     uint64_t addr;
     p->pending += p->o.alloc_latency;
     if (bytes < r->bytes || p->env.dev_alloc(p->env.ctx, bytes, &addr) != 0) {
-        p->ooms++;
         return ALLOC_OOM;
     }
     p->num_device_alloc++;
@@ -201,8 +200,12 @@ static void plat_destroy(void *st)
     free(p);
 }
 
+/* A refused request finally failed (alloc.h count_oom): the one place ooms grows. */
+static void plat_count_oom(void *st) { ((plat *)st)->ooms++; }
+
 static const struct alloc_ops plat_ops = {
     .name = "platform",
+    .device_by_bytes = 1, /* cudaMalloc fails by bytes, not by contiguity */
     .summary = "JAX platform allocator: one device allocation per buffer, freed at once, no "
                "caching, device-call latency",
     .opts = plat_opt_table,
@@ -218,6 +221,7 @@ static const struct alloc_ops plat_ops = {
     .walk = plat_walk,
     .check = plat_check,
     .take_latency = plat_take_latency,
+    .count_oom = plat_count_oom,
 };
 
 const struct alloc_ops *alloc_platform_ops(void);

@@ -74,7 +74,6 @@ static int pre_alloc(void *st, const alloc_req *r, alloc_out *o)
     pre *p = st;
     if (!p->have_arena) {
         if (p->env.dev_alloc(p->env.ctx, p->limit, &p->start) != 0) {
-            p->ooms++;
             return ALLOC_OOM;
         }
         p->have_arena = 1;
@@ -85,12 +84,10 @@ static int pre_alloc(void *st, const alloc_req *r, alloc_out *o)
     }
     uint64_t need = am_round_up(r->bytes, p->o.alignment), addr;
     if (need < r->bytes) {
-        p->ooms++;
         return ALLOC_OOM;
     }
     if (p->o.mode == PRE_BUMP) {
         if (need > p->end - p->top) {
-            p->ooms++;
             return ALLOC_OOM;
         }
         addr = p->top;
@@ -99,7 +96,6 @@ static int pre_alloc(void *st, const alloc_req *r, alloc_out *o)
         as_ent e;
         as_pos at;
         if (!as_first_fit(&p->free_set, need, &e, &at)) {
-            p->ooms++;
             return ALLOC_OOM;
         }
         addr = e.key;
@@ -303,6 +299,9 @@ static void pre_destroy(void *st)
     free(p);
 }
 
+/* A refused request finally failed (alloc.h count_oom): the one place ooms grows. */
+static void pre_count_oom(void *st) { ((pre *)st)->ooms++; }
+
 static const struct alloc_ops pre_ops = {
     .name = "prealloc",
     .summary = "one arena of the limit taken at the first request; bump or first fit inside "
@@ -320,6 +319,7 @@ static const struct alloc_ops pre_ops = {
     .reset_peaks = pre_reset_peaks,
     .walk = pre_walk,
     .check = pre_check,
+    .count_oom = pre_count_oom,
 };
 
 const struct alloc_ops *alloc_prealloc_ops(void);

@@ -180,7 +180,6 @@ static int tlsf_alloc(void *st, const alloc_req *r, alloc_out *o)
 {
     tlsf *t = st;
     if (!t->have_arena && take_arena(t) != 0) {
-        t->ooms++;
         return ALLOC_OOM;
     }
     uint64_t need = am_round_up(r->bytes, t->align);
@@ -192,7 +191,6 @@ static int tlsf_alloc(void *st, const alloc_req *r, alloc_out *o)
         b = find_suitable(t, row, sl);
     }
     if (!b) {
-        t->ooms++;
         return ALLOC_OOM;
     }
     list_remove(t, b);
@@ -399,6 +397,9 @@ static void tlsf_destroy(void *st)
     free(t);
 }
 
+/* A refused request finally failed (alloc.h count_oom): the one place ooms grows. */
+static void tlsf_count_oom(void *st) { ((tlsf *)st)->ooms++; }
+
 static const struct alloc_ops tlsf_ops = {
     .name = "tlsf",
     .summary = "Two-Level Segregated Fit (Masmano et al. 2004): O(1) good fit with immediate "
@@ -416,6 +417,7 @@ static const struct alloc_ops tlsf_ops = {
     .reset_peaks = tlsf_reset_peaks,
     .walk = tlsf_walk,
     .check = tlsf_check,
+    .count_oom = tlsf_count_oom,
 };
 
 const struct alloc_ops *alloc_tlsf_ops(void);

@@ -4,7 +4,14 @@
  * policies take regions/segments through dev_alloc, which places them first-fit from address 0
  * among the free extents (an address-ordered B+-tree keeping each subtree's largest extent,
  * models/addrset.h, finds the first gap that fits in a few node visits); dev_free returns the
- * range and merges it with free neighbours.
+ * range and merges it with free neighbours. A device call fails when reserved + bytes would
+ * pass the capacity; for BFC and the arena policies also when no free range of [0, capacity)
+ * holds the bytes. For policies whose real device calls fail by bytes only (alloc.h
+ * device_by_bytes: caching, platform, cuda_async) the space is the whole 64-bit range: first
+ * fit from 0 still lands within [0, capacity) whenever a range there fits (identical addresses),
+ * else at the lowest address that fits beyond. Until 2026-11-27 those policies ran out of memory
+ * with the bytes free but not contiguous (caching: 20 MiB segments at 0 and 40 MiB of a 60 MiB
+ * device freed, a 40 MiB one refused).
  * With recorded addresses (PyTorch snapshots) the space is the whole 64-bit range and a device
  * allocation made under a hint takes the recorded segment that contains the hinted address.
  *
@@ -42,6 +49,7 @@ struct mem_level {
     void *on_device_ctx;
     int mapped;            /* the policy maps virtual ranges: on_device reports its maps */
     int recorded;          /* sparse 64-bit space, honour hints */
+    int by_bytes;          /* the device refuses by bytes only: a 64-bit space (alloc.h) */
     uint64_t hint;         /* TR_NO_ADDR-like UINT64_MAX when none */
     as_tree free_ext;      /* free device extents: key = start address, len = length */
     os_tree recorded_segs; /* recorded segments: k1 = address, val = size */
@@ -55,6 +63,13 @@ struct mem_level {
                                no longer allocated, not yet free (the policy still holds them) */
     uint64_t ext_largest, ext_free; /* the event of max_external_frag: largest free, free bytes */
 };
+
+/* The device address space's size: [0, capacity), or the whole 64-bit range with recorded
+ * addresses or a policy whose device refuses by bytes only (dev_alloc checks the bytes). */
+static uint64_t space_size(const mem_level *m)
+{
+    return m->recorded || m->by_bytes ? UINT64_MAX : m->capacity;
+}
 
 /* The free extent containing [addr, addr+len) into *e: 1, or 0 when there is none. */
 static int find_free(mem_level *m, uint64_t addr, uint64_t len, as_ent *e)
@@ -174,8 +189,9 @@ int mem_create(mem_level **out, const mem_params *p, am_error *err)
     m->on_device_ctx = p->on_device_ctx;
     m->mapped = p->policy->maps_virtual && p->policy->maps_virtual(p->policy_opts);
     m->recorded = p->recorded_addresses;
+    m->by_bytes = p->policy->device_by_bytes;
     m->hint = UINT64_MAX;
-    uint64_t space = m->recorded ? UINT64_MAX : m->capacity;
+    uint64_t space = space_size(m);
     m->free_ext.ranges = 1;
     if (space)
         as_insert(&m->free_ext, 0, space, NULL);
@@ -284,13 +300,20 @@ AM_ALWAYS_INLINE void take_live_peak(mem_level *m)
     }
 }
 
-void mem_count_oom(mem_level *m) { m->m.ooms++; }
+/* The level's count and the policy's (alloc.h count_oom) move together: one per request that
+ * finally failed. */
+void mem_count_oom(mem_level *m)
+{
+    m->m.ooms++;
+    if (m->policy->count_oom)
+        m->policy->count_oom(m->st);
+}
 
 int mem_alloc(mem_level *m, const alloc_req *r, alloc_out *o)
 {
     int rc = mem_alloc_attempt(m, r, o);
     if (rc != ALLOC_OK)
-        m->m.ooms++;
+        mem_count_oom(m);
     return rc;
 }
 
@@ -424,7 +447,7 @@ int mem_check(mem_level *m, am_error *err)
         last_end = e.key + e.len;
         free_sum += e.len;
     }
-    uint64_t space = m->recorded ? UINT64_MAX : m->capacity;
+    uint64_t space = space_size(m);
     if (free_sum + m->m.reserved_bytes != space) {
         bad++;
         am_fail(err, AM_EINTERNAL,

@@ -1,8 +1,9 @@
 /* memory.h - a memory level: capacity, device address space, its allocator and its counters.
  *
  * The device address model (allocators.md section 1): regions/segments that a policy takes from
- * the device are placed first-fit from address 0 of [0, capacity); given-back ranges become free
- * again. The level counts reserved bytes (what the policy holds from the device), live bytes
+ * the device are placed first-fit from address 0 of [0, capacity) (of the whole 64-bit range for
+ * a policy whose device refuses by bytes only, alloc.h device_by_bytes); given-back ranges become
+ * free again. The level counts reserved bytes (what the policy holds from the device), live bytes
  * (sum of live request sizes) and allocated bytes (sum of given sizes), with their peaks, and
  * computes the metrics of allocators.md section 6.
  *
@@ -49,7 +50,8 @@ void mem_destroy(mem_level *m);
  * is internal fragmentation (given - requested). */
 int mem_alloc(mem_level *m, const alloc_req *r, alloc_out *o);
 /* The same, but a failure is not counted as an out-of-memory result (a request that will be
- * retried); mem_count_oom counts it when it finally fails. */
+ * retried); mem_count_oom counts it when it finally fails, in the level's ooms and the
+ * policy's own statistic (alloc.h count_oom). */
 int mem_alloc_attempt(mem_level *m, const alloc_req *r, alloc_out *o);
 void mem_count_oom(mem_level *m);
 /* Two-phase free support: free_requested then free (free alone does both). */

@@ -1172,9 +1172,11 @@ static int build_levels(am_config *c, cfg_node *root, am_error *e)
             return node_fail(e, ln, "%s: missing required key 'capacity'", path);
         if (lo.capacity == 0)
             return node_fail(e, map_get(ln, "capacity"), "%s.capacity: must be > 0", path);
+        /* 0 is "unset", as for memory_limit and release_threshold (README, Configs): no
+         * device granularity, the default 1 byte. Until 2026-11-27 the README said so and the
+         * loader refused it ("must be > 0"). */
         if (lo.granularity == 0)
-            return node_fail(e, map_get(ln, "granularity"), "%s.granularity: must be > 0",
-                             path);
+            lo.granularity = 1;
         if (lo.capacity > AM_MAX_BYTES)
             return node_fail(e, map_get(ln, "capacity"), "%s.capacity: at most 4 EiB (%llu "
                              "bytes)", path, (unsigned long long)AM_MAX_BYTES);

@@ -496,6 +496,20 @@ static void y_policy_refuses_set(void)
          "amsim: --set 'memories.hbm.allocator.roundup_power2_divisions=[1,3]': "
          "memories.hbm.allocator.roundup_power2_divisions: caching: roundup_power2_divisions "
          "must be powers of two (got 3)"},
+        {"--policy caching --set memories.hbm.allocator.max_split_size=20MiB", NULL,
+         "amsim: --set 'memories.hbm.allocator.max_split_size=20MiB': "
+         "memories.hbm.allocator.max_split_size: caching: max_split_size of 20971520 bytes is not "
+         "above 20 MiB (PyTorch refuses max_split_size_mb <= 20; `unlimited` leaves it unset)"},
+        {"--policy caching --set memories.hbm.allocator.max_split_size=0", NULL,
+         "amsim: --set 'memories.hbm.allocator.max_split_size=0': "
+         "memories.hbm.allocator.max_split_size: caching: max_split_size of 0 bytes is not above "
+         "20 MiB (PyTorch refuses max_split_size_mb <= 20; `unlimited` leaves it unset)"},
+        {"--policy caching --set memories.hbm.allocator.memory_fraction=0.5 "
+         "--set memories.hbm.allocator.garbage_collection_threshold=1.0", NULL,
+         "amsim: --set 'memories.hbm.allocator.garbage_collection_threshold=1.0': "
+         "memories.hbm.allocator.garbage_collection_threshold: caching: "
+         "garbage_collection_threshold of 1 is not below 1 (PyTorch takes 0 < threshold < 1; 0 "
+         "leaves it off)"},
         /* of two keys, the one the user gave: pool_granularity is the default here */
         {"--policy cuda_async --set memories.hbm.allocator.alignment=4MiB", NULL,
          "amsim: --set 'memories.hbm.allocator.alignment=4MiB': memories.hbm.allocator.alignment: "
@@ -586,6 +600,20 @@ BI_C(y_policy_rule, "prule.yaml",
      V "memories:\n  hbm: {capacity: 1GiB, allocator: {policy: best_fit, alignment: 3}}\n",
      "amsim: @:3:55: memories.hbm.allocator.alignment: best_fit: alignment of 3 bytes is not a "
      "power of two from 1 byte to 4 EiB")
+/* caching's values PyTorch's parser refuses (until 2026-11-27 amsim ran with them):
+ * max_split_size at or below 20 MiB (max_split_size_mb must be > 20), a
+ * garbage_collection_threshold of 1 (it must be below 1); `unlimited` and 0 stay "unset" */
+BI_C(y_caching_max_split, "mss.yaml",
+     V "memories:\n  hbm: {capacity: 1GiB, allocator: {policy: caching, max_split_size: 16MiB}}\n",
+     "amsim: @:3:54: memories.hbm.allocator.max_split_size: caching: max_split_size of 16777216 "
+     "bytes is not above 20 MiB (PyTorch refuses max_split_size_mb <= 20; `unlimited` leaves it "
+     "unset)")
+BI_C(y_caching_gc_threshold, "gct.yaml",
+     V "memories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n      policy: caching\n"
+     "      memory_fraction: 0.8\n      garbage_collection_threshold: 1\n",
+     "amsim: @:8:7: memories.hbm.allocator.garbage_collection_threshold: caching: "
+     "garbage_collection_threshold of 1 is not below 1 (PyTorch takes 0 < threshold < 1; 0 "
+     "leaves it off)")
 BI_C(y_bad_unit, "unit.yaml", V "memories:\n  hbm: {capacity: 12XB}\n",
      "amsim: @:3:9: memories.hbm.capacity: bad size '12XB': unknown unit (sizes: B, KiB,")
 BI_C(y_bad_bandwidth, "bw.yaml",
@@ -1729,6 +1757,8 @@ void suite_badinput(void)
              {"yaml: another policy's key with a bad type", y_other_policy_type},
              {"yaml: another policy's key out of range", y_other_policy_range},
              {"yaml: a policy's rule on a value (power-of-two alignment)", y_policy_rule},
+             {"yaml: caching's max_split_size at or below 20 MiB", y_caching_max_split},
+             {"yaml: caching's garbage_collection_threshold of 1", y_caching_gc_threshold},
              {"yaml: bad size unit", y_bad_unit},
              {"yaml: bad bandwidth unit", y_bad_bandwidth},
              {"yaml: negative size", y_negative_size},

@@ -70,7 +70,7 @@ static void test_matrix_expansion(void)
              "policies: [bfc, caching]\n"
              "axes:\n"
              "  memories.hbm.capacity: [1GiB, 2GiB]\n"
-             "  memories.hbm.allocator.max_split_size: {from: 1MiB, to: 3MiB, step: 1MiB}\n"
+             "  memories.hbm.allocator.max_split_size: {from: 21MiB, to: 23MiB, step: 1MiB}\n"
              "exclude:\n"
              "  - {policy: caching, memories.hbm.capacity: 1073741824}\n",
              tu_top(), sub);
@@ -83,12 +83,12 @@ static void test_matrix_expansion(void)
     /* order: trace, policy, axes in file order, the last fastest; ids from 1 */
     char *l1 = out, *nl = out ? strchr(out, '\n') : NULL, *l2 = nl ? nl + 1 : NULL;
     CU_ASSERT_PTR_NOT_NULL_FATAL(l2);
-    static const char w1[] = "1\t0001-a-bfc-capacity=1GiB-max_split_size=1MiB\t";
-    static const char w2[] = "2\t0002-a-bfc-capacity=1GiB-max_split_size=2MiB\t";
+    static const char w1[] = "1\t0001-a-bfc-capacity=1GiB-max_split_size=21MiB\t";
+    static const char w2[] = "2\t0002-a-bfc-capacity=1GiB-max_split_size=22MiB\t";
     CU_ASSERT(strncmp(l1, w1, sizeof w1 - 1) == 0);
     CU_ASSERT(strncmp(l2, w2, sizeof w2 - 1) == 0);
-    CU_ASSERT(strstr(out, "\n7\t0007-a-caching-capacity=2GiB-max_split_size=1MiB\t") != NULL);
-    CU_ASSERT(strstr(out, "\n10\t0010-b-bfc-capacity=1GiB-max_split_size=1MiB\t") != NULL);
+    CU_ASSERT(strstr(out, "\n7\t0007-a-caching-capacity=2GiB-max_split_size=21MiB\t") != NULL);
+    CU_ASSERT(strstr(out, "\n10\t0010-b-bfc-capacity=1GiB-max_split_size=21MiB\t") != NULL);
     CU_ASSERT(strstr(out, "caching;memories.hbm.capacity=1GiB") == NULL);
     free(out);
     /* a shard lists runs i with (i - 1) mod N = K - 1 */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../models/memory.h"
 #include "../../sim/config.h"
@@ -182,6 +183,46 @@ static void test_region_doubling(void)
     tl_close(&L);
 }
 
+/* The region size saturates: every extend doubles it (during the search or after), so with
+ * garbage collection freeing regions and the pool growing again it passed 2^64 and wrapped to 0
+ * after 43 doublings from 2 MiB, and the next extend doubled 0 for ever (until 2026-11-27).
+ * A 4 EiB limit: regions of 2 MiB .. 2 EiB take 41 doublings, three GC cycles the rest. Also a
+ * limit just below 2^64 without allow_growth, which rounded up to 256 bytes was 0. alarm():
+ * a hang kills the test binary with SIGALRM instead of stalling `make test`. */
+static void test_region_size_saturates(void)
+{
+    alarm(60);
+    lvl L;
+    mk(&L, "4611686018427387904", "      memory_limit: 4611686018427387904\n"
+       "      allow_growth: true\n      garbage_collection: true\n");
+    uint64_t sz, h[44];
+    for (int k = 0; k <= 40; k++) /* region k of 2^(21+k) bytes at 2^21 * (2^k - 1) */
+        CU_ASSERT_EQUAL(tl_alloc(&L, (2 * MiB) << k, &sz, &h[k]), ((2 * MiB) << k) - 2 * MiB);
+    /* 2 MiB of limit left: a 2 MiB region */
+    CU_ASSERT_EQUAL(tl_alloc(&L, 2 * MiB, &sz, &h[41]), (1ULL << 62) - 2 * MiB);
+    tl_free(&L, h[0], 2 * MiB, 2 * MiB);
+    tl_free(&L, h[1], 4 * MiB, 4 * MiB);
+    /* no room: GC gives back the 2 and 4 MiB regions, a 6 MiB region at 0 */
+    CU_ASSERT_EQUAL(tl_alloc(&L, 5 * MiB, &sz, &h[42]), 0);
+    CU_ASSERT_EQUAL(sz, 6 * MiB);
+    tl_free(&L, h[2], 8 * MiB, 8 * MiB);
+    tl_free(&L, h[3], 16 * MiB, 16 * MiB);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 20 * MiB, &sz, &h[43]), 6 * MiB); /* GC: 24 MiB at 6 MiB */
+    CU_ASSERT_EQUAL(sz, 24 * MiB);
+    tl_free(&L, h[42], 5 * MiB, 6 * MiB);
+    tl_free(&L, h[43], 20 * MiB, 24 * MiB);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 30 * MiB, &sz, NULL), 0); /* GC again: 30 MiB at 0 */
+    CU_ASSERT_EQUAL(sz, 30 * MiB);
+    CU_ASSERT_EQUAL(stat(&L, "gc_runs").v, 3);
+    tl_close(&L);
+
+    mk(&L, "1GiB", "      memory_limit: 18446744073709551615\n");
+    CU_ASSERT_EQUAL(tl_alloc(&L, MiB, &sz, NULL), 0); /* the device holds 1 GiB: backs off to it */
+    CU_ASSERT(stat(&L, "pool_bytes").v <= 1ULL << 30 && stat(&L, "pool_bytes").v > 900 * MiB);
+    tl_close(&L);
+    alarm(0);
+}
+
 /* The device refuses a region: back off by 0.9 (float), round up to 256, until it fits. */
 static void test_backoff(void)
 {
@@ -353,7 +394,9 @@ void suite_bfc(void)
              {"best fit, lowest address on ties", test_best_fit_tie_break},
              {"both split conditions", test_split_rules},
              {"coalescing next then previous", test_coalescing},
-             {"region doubling", test_region_doubling}, {"0.9 back-off", test_backoff},
+             {"region doubling", test_region_doubling},
+             {"region size saturates", test_region_size_saturates},
+             {"0.9 back-off", test_backoff},
              {"garbage collection", test_garbage_collection},
              {"statistics and fragmentation metric", test_statistics_and_fragmentation},
              {"memory_fraction and memory_limit", test_memory_fraction},

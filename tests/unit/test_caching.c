@@ -292,13 +292,14 @@ static void test_miss_sequence(void)
     CU_ASSERT_EQUAL(mem_get_metrics(f.m)->ooms, 1);
     fx_close(&f);
 
-    /* max_split_size set: oversize cached blocks go back first, largest first, no retry */
-    copt mss[] = {{"max_split_size", 8 * MiB, 0}};
+    /* max_split_size set: oversize cached blocks go back first, largest first, no retry
+     * (above 20 MiB, as PyTorch requires: until 2026-11-27 this ran with 8 MiB, 20 MiB blocks) */
+    copt mss[] = {{"max_split_size", 24 * MiB, 0}};
     fx_open(&f, 64 * MiB, 0, mss, 1);
     al(&f, 30 * MiB, 0, &a);
-    al(&f, 20 * MiB, 0, &b);
+    al(&f, 24 * MiB, 0, &b);
     fr(&f, &a, 30 * MiB);
-    fr(&f, &b, 20 * MiB);
+    fr(&f, &b, 24 * MiB);
     CU_ASSERT_EQUAL(al(&f, 40 * MiB, 0, &c), 0);
     CU_ASSERT_EQUAL(stat(&f, "num_alloc_retries"), 0);
     CU_ASSERT_EQUAL(stat(&f, "num_device_free"), 2);
@@ -311,6 +312,34 @@ static void test_miss_sequence(void)
     CU_ASSERT_EQUAL(stat(&f, "num_ooms"), 1);
     CU_ASSERT_EQUAL(al(&f, 512, 0, &a), 0);
     fx_close(&f);
+}
+
+/* Values PyTorch's config parser refuses are refused at load (check_opts): max_split_size at or
+ * below 20 MiB, garbage_collection_threshold of 1; the unset spellings (unlimited, 0) pass. */
+static void test_pytorch_option_rules(void)
+{
+    static const struct {
+        copt set[2];
+        size_t n;
+        int ok;
+    } cases[] = {
+        {{{"max_split_size", 20 * MiB, 0}}, 1, 0},
+        {{{"max_split_size", 0, 0}}, 1, 0},
+        {{{"max_split_size", 20 * MiB + 1, 0}}, 1, 1},
+        {{{"max_split_size", UINT64_MAX, 0}}, 1, 1},
+        {{{"memory_fraction", 0, 0.5}, {"garbage_collection_threshold", 0, 1.0}}, 2, 0},
+        {{{"memory_fraction", 0, 0.5}, {"garbage_collection_threshold", 0, 0.999}}, 2, 1},
+        {{{"garbage_collection_threshold", 0, 0.0}}, 1, 1},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        void *o = make_opts(cases[i].set, cases[i].n);
+        am_error err = {0};
+        int rc = alloc_caching_ops()->check_opts(o, &err);
+        CU_ASSERT_EQUAL(rc, cases[i].ok ? 0 : -1);
+        if (!cases[i].ok)
+            CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "PyTorch"));
+        free(o);
+    }
 }
 
 static void test_memory_fraction_and_gc(void)
@@ -553,6 +582,7 @@ void suite_caching(void)
              {"merge on free and two-phase free", test_merge_and_two_phase},
              {"miss sequence, retries, OOM", test_miss_sequence},
              {"memory fraction and garbage collection", test_memory_fraction_and_gc},
+             {"option values PyTorch refuses", test_pytorch_option_rules},
              {"expandable segments map and unmap", test_expandable},
              {"expandable segments report maps and unmaps, not a map that ran out",
               test_expandable_reports_maps},

@@ -611,6 +611,22 @@ static void test_size_rounds_to_zero(void)
             CU_ASSERT_EQUAL(pol_num(&c->levels[0], "memory_limit"), atof(fine[i][1]));
         cfg_free(c);
     }
+    /* a memory's granularity 0 is unset too: no device granularity, 1 byte, also over a
+     * preset's 2 MiB (until 2026-11-27: "memories.hbm.granularity: must be > 0") */
+    static const char *const gran[] = {
+        "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    granularity: 0\n",
+        "version: 1\ndevice: h100\nmemories:\n  hbm:\n    granularity: 0B\n"};
+    for (size_t i = 0; i < AM_ARRAY_LEN(gran); i++) {
+        am_config *c = load_ok(gran[i], NULL, 0);
+        if (c)
+            CU_ASSERT_EQUAL(c->levels[cfg_level_index(c, "hbm", 3)].granularity, 1);
+        cfg_free(c);
+    }
+    const char *const gset[] = {"memories.hbm.granularity=0"};
+    am_config *c = load_ok("version: 1\ndevice: h100\n", gset, 1);
+    if (c)
+        CU_ASSERT_EQUAL(c->levels[cfg_level_index(c, "hbm", 3)].granularity, 1);
+    cfg_free(c);
 }
 
 /* One error case: the YAML, and the exact message (or its start, with prefix set). */

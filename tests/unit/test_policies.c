@@ -524,6 +524,34 @@ static void test_platform(void)
     tl_close(&L);
 }
 
+/* caching, platform and cuda_async: the device refuses by bytes only (cudaMalloc maps pages
+ * into a virtual space). On a 60 MiB device, 20 MiB at 0, 20 and 40 MiB, the first and last
+ * freed: 40 MiB fit by bytes though no 40 MiB range of [0, 60 MiB) is free; the level places it
+ * at the lowest address that fits, 40 MiB, running past the capacity (until 2026-11-27: out of
+ * memory). BFC keeps the device model of its oracle (a region within [0, capacity)). */
+static void test_device_refuses_by_bytes(void)
+{
+    static const char *const pols[] = {"caching", "platform", "cuda_async"};
+    for (size_t i = 0; i < AM_ARRAY_LEN(pols); i++) {
+        lvl L;
+        mk(&L, pols[i], "60MiB", NULL);
+        uint64_t h[3], s[3];
+        for (int k = 0; k < 3; k++)
+            CU_ASSERT_EQUAL(tl_alloc(&L, 20 * MiB, &s[k], &h[k]), k * 20 * MiB);
+        tl_free(&L, h[0], 20 * MiB, s[0]);
+        tl_free(&L, h[2], 20 * MiB, s[2]);
+        (void)newlog(&L);
+        CU_ASSERT_EQUAL(tl_alloc(&L, 40 * MiB, NULL, NULL), 40 * MiB); /* tl_alloc checks */
+        const char *log = newlog(&L);
+        CU_ASSERT_PTR_NOT_NULL(strstr(log, "R 41943040 41943040\n"));
+        if (!strstr(log, "R 41943040 41943040\n"))
+            fprintf(stderr, "\n%s: %s\n", pols[i], log);
+        CU_ASSERT_EQUAL(mem_get_metrics(L.m)->reserved_bytes, 60 * MiB);
+        CU_ASSERT_EQUAL(mem_get_metrics(L.m)->ooms, 0);
+        tl_close(&L);
+    }
+}
+
 static void test_cuda_async(void)
 {
     lvl L;
@@ -995,6 +1023,8 @@ void suite_policies(void)
              {"conformance checks can fail", test_conformance_can_fail},
              {"platform: one device call per buffer, latency", test_platform},
              {"cuda_async: chunks, release threshold, exact stats", test_cuda_async},
+             {"caching, platform, cuda_async: the device refuses by bytes only",
+              test_device_refuses_by_bytes},
              {"prealloc: one region, first fit and bump reset", test_prealloc},
              {"buddy: exact addresses, splits and merges", test_buddy},
              {"tlsf: mapping, good fit, coalescing", test_tlsf},
