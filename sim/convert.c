@@ -336,8 +336,12 @@ static int cv_to_native(trace *t, FILE *out, const am_config *cfg, const char *i
     const char *names[CFG_MAX_LEVELS];
     for (int i = 0; i < cfg->nlevels; i++)
         names[i] = cfg->levels[i].name;
-    char comment[1200];
-    snprintf(comment, sizeof comment, "converted by amsim convert from %s (%s)", in,
+    /* the path on one comment line, its control characters escaped: a file name may hold a
+     * newline or a carriage return (until 2026-11-27 a newline split the comment and a
+     * carriage return went out raw, so the output did not read back) */
+    char path[1024], comment[1200];
+    tw_escape(path, sizeof path, in);
+    snprintf(comment, sizeof comment, "converted by amsim convert from %s (%s)", path,
              trace_format(t));
     tw_writer w;
     tw_init(&w, out, names, cfg->nlevels, comment);

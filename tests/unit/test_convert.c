@@ -668,6 +668,41 @@ static void test_csv_peak_live(void)
     }
 }
 
+/* A file name with control characters (a carriage return, a newline, a tab, 0x01): the native
+ * output names it escaped on one comment line and reads back (until 2026-11-27 the carriage
+ * return went out raw: "carriage return inside a line" at line 2). */
+static void test_control_path(void)
+{
+    const char *in = tu_write("cr\rnl\nta\tb\x01.trace", "amsim-trace v1\nalloc 1 4KiB\nfree 1\n");
+    const char *out = tmp("ctl.trace"), *bin = tmp("ctl.amsb");
+    CU_ASSERT_FATAL(convert(in, out, "native", NULL) == 0);
+    char *text = tu_slurp(out, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT(strstr(text, "cr\\rnl\\nta\\tb\\x01.trace (native)\nalloc 1 4096 level=hbm\n"));
+    CU_ASSERT_EQUAL(tu_count(text, "\n"), 4); /* header, one comment line, alloc, free */
+    CU_ASSERT_PTR_NULL(strchr(text, '\r'));
+    free(text);
+    tr_event e[4];
+    char names[4][32];
+    CU_ASSERT_EQUAL(read_all(out, e, 4, names), 2);
+    /* the binary form holds no path; its native conversion names the binary file */
+    CU_ASSERT_FATAL(convert(in, bin, "binary", NULL) == 0);
+    CU_ASSERT_EQUAL(read_all(bin, e, 4, names), 2);
+    /* the writer escapes what a caller passes raw, line by line */
+    FILE *f = fopen(out, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    tw_writer w;
+    tw_init(&w, f, lv, 2, "a\rb\nc\x7f");
+    fclose(f);
+    text = tu_slurp(out, NULL);
+    CU_ASSERT_STRING_EQUAL(text ? text : "", "amsim-trace v1 time_unit=ps\n# a\\rb\n# c\\x7f\n");
+    free(text);
+    CU_ASSERT_EQUAL(read_all(out, e, 4, names), 0);
+    char esc[8];
+    CU_ASSERT_EQUAL(tw_escape(esc, sizeof esc, "ab\r\x02"), 4); /* "ab\r", no half escape */
+    CU_ASSERT_STRING_EQUAL(esc, "ab\\r");
+}
+
 void suite_convert(void)
 {
     TU_SUITE("convert", {"native -> csv -> native: same placements", test_native_csv_native},
@@ -676,5 +711,6 @@ void suite_convert(void)
              {"native writer round-trips every field", test_writer_fields},
              {"gzip inputs read transparently", test_gzip},
              {"binary form round trip and truncation", test_binary},
-             {"native -> csv keeps peak live (donations, into=) or refuses", test_csv_peak_live});
+             {"native -> csv keeps peak live (donations, into=) or refuses", test_csv_peak_live},
+             {"a file name's control characters escaped in the output", test_control_path});
 }
