@@ -578,7 +578,7 @@ static void test_csv_peak_live(void)
     /* without -c the built-in levels have the presets' kinds: host -> hbm is host-to-device
      * (until 2026-11-25 they had none, and it counted as device-to-device) */
     tr = tu_write("guarded_builtin.trace", "amsim-trace v1\nalloc 1 1MiB\n"
-                  "transfer host hbm 4MiB into=5 implicit=1\nfree 5\nfree 1\n");
+                  "transfer host hbm 4MiB into=5 implicit=1\nfree 1\n");
     static const struct {
         const char *set;
         int into_row;
@@ -591,12 +591,24 @@ static void test_csv_peak_live(void)
         CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
         char *text = tu_slurp(csv, NULL);
         CU_ASSERT_PTR_NOT_NULL(text);
-        CU_ASSERT(text && strstr(text, "\n1,0,3,1048576\n"));
-        CU_ASSERT(text && (strstr(text, "\n5,1,2,4194304\n") != NULL) == g[i].into_row);
-        if (text && (strstr(text, "\n5,1,2,4194304\n") != NULL) != g[i].into_row)
+        CU_ASSERT(text && strstr(text, "\n1,0,2,1048576\n"));
+        CU_ASSERT(text && (strstr(text, "\n5,1,3,4194304\n") != NULL) == g[i].into_row);
+        if (text && (strstr(text, "\n5,1,3,4194304\n") != NULL) != g[i].into_row)
             fprintf(stderr, "\n  --set transfer_guard.%s: %s", g[i].set, text);
         free(text);
     }
+    /* freeing the buffer a rejected transfer did not allocate is a free of an unknown id: the
+     * run refuses it, and so does the conversion (until 2026-11-27 the free was dropped) */
+    tr = tu_write("guarded_free.trace", "amsim-trace v1\nalloc 1 1MiB\n"
+                  "transfer host hbm 4MiB into=5 implicit=1\nfree 5\nfree 1\n");
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv --set "
+             "transfer_guard.host_to_device=disallow", tr, csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    char want[2048];
+    snprintf(want, sizeof want, "amsim: %s:4:1: free of unknown id 5\n", tr);
+    CU_ASSERT_STRING_EQUAL(err ? err : "", want);
+    free(err);
+    err = NULL;
     /* the shipped GPU traces: transfers, streams, a second level; gpu_spill_step allocates its
      * weights by transfers into hbm (its CSV peaked at 880807936 of 1048576000 bytes) */
     const char *pairs[2][2] = {{gpu, cfg}, {spilltr, spill}};
@@ -617,7 +629,6 @@ static void test_csv_peak_live(void)
     CU_ASSERT_EQUAL(run_peak_live(cfg, tr, "hbm"), 4194304);
     snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", tr, csv);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
-    char want[2048];
     snprintf(want, sizeof want, "amsim: %s: a lifetime CSV cannot hold this trace: it would peak "
              "at 8388608 live bytes on hbm (at line 4) where the trace peaks at 4194304: a "
              "lifetime has one end, so a buffer freed in two phases (free_requested, then "
@@ -668,6 +679,77 @@ static void test_csv_peak_live(void)
     }
 }
 
+/* A trace that run refuses for its ids or events is refused by --to csv too, with run's message
+ * at the same line and column, and nothing written (until 2026-11-27 a duplicate id became two
+ * rows, an unknown free was dropped and a 0-byte allocation became a row the CSV reader skips,
+ * all with exit status 0). */
+static void test_csv_engine_rules(void)
+{
+    char cfg[1024];
+    snprintf(cfg, sizeof cfg, "%s/configs/default.yaml", tu_top());
+    static const struct {
+        const char *name, *text, *msg;
+    } c[] = {
+        {"r_dup.trace", "amsim-trace v1\nalloc 1 4MiB\nalloc 1 4MiB\n",
+         "3:1: duplicate id 1: still allocated (line 2)"},
+        /* ids are one space over the levels; free_requested keeps the id taken */
+        {"r_dup_host.trace", "amsim-trace v1\nalloc 1 4MiB level=host\nfree_requested 1\n"
+                             "alloc 1 4MiB\n", "4:1: duplicate id 1: still allocated (line 2)"},
+        {"r_dup_into.trace", "amsim-trace v1\nalloc 5 1MiB\ntransfer host hbm 1MiB into=5\n",
+         "3:1: duplicate id 5: still allocated (line 2)"},
+        {"r_unknown.trace", "amsim-trace v1\nalloc 1 4MiB\nfree 7\nfree 1\n",
+         "3:1: free of unknown id 7"},
+        {"r_unknown_fc.trace", "amsim-trace v1\nalloc 1 4MiB\nfree 1\nfree_completed 1\n",
+         "4:1: free of unknown id 1"},
+        {"r_second.trace", "amsim-trace v1\nalloc 1 4MiB\nfree_requested 1\nfree_requested 1\n",
+         "4:1: second free request of id 1"},
+        {"r_zero.trace", "amsim-trace v1\nalloc 1 0\n", "2:1: allocation of 0 bytes for id 1"},
+        {"r_zero_into.trace", "amsim-trace v1\ntransfer host hbm 0 into=3\n",
+         "2:1: allocation of 0 bytes for id 3"},
+        {"r_use.trace", "amsim-trace v1\nalloc 1 4MiB\nuse 2\n", "3:1: use of unknown id 2"},
+        {"r_wait.trace", "amsim-trace v1\nrecord 1\nwait 2 stream=1\n",
+         "3:1: wait on event 2, which was never recorded"},
+    };
+    char args[4096], want[2048];
+    const char *out = tmp("rules.csv");
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        const char *tr = tu_write(c[i].name, c[i].text);
+        snprintf(want, sizeof want, "amsim: %s:%s", tr, c[i].msg);
+        /* run's message, the --lenient hint aside */
+        char *err = NULL;
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s'", cfg, tr);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strncmp(err, want, strlen(want)) == 0);
+        free(err);
+        remove(out);
+        err = NULL;
+        snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", tr, out);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        strcat(want, "\n");
+        CU_ASSERT_STRING_EQUAL(err ? err : "", want);
+        free(err);
+        FILE *f = fopen(out, "r");
+        CU_ASSERT_PTR_NULL(f);
+        if (f)
+            fclose(f);
+        /* to standard output: nothing either */
+        char *so = NULL;
+        snprintf(args, sizeof args, "convert '%s' -o - --to csv", tr);
+        CU_ASSERT_EQUAL(tu_amsim(args, &so, NULL), 1);
+        CU_ASSERT_STRING_EQUAL(so ? so : "", "");
+        free(so);
+    }
+    /* an id reused after its free, on another level, and a buffer freed in two phases: fine */
+    const char *ok = tu_write("r_ok.trace", "amsim-trace v1\nalloc 1 4MiB\nfree 1\n"
+                              "alloc 1 4MiB level=host\nfree_requested 1\nfree_completed 1\n"
+                              "alloc 1 2MiB\nrecord 4\nwait 4 stream=1\nuse 1\n");
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", ok, out);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *text = tu_slurp(out, NULL);
+    CU_ASSERT_STRING_EQUAL(text ? text : "", "id,lower,upper,size\n0,0,1,4194304\n1,5,9,2097152\n");
+    free(text);
+}
+
 /* A file name with control characters (a carriage return, a newline, a tab, 0x01): the native
  * output names it escaped on one comment line and reads back (until 2026-11-27 the carriage
  * return went out raw: "carriage return inside a line" at line 2). */
@@ -712,5 +794,6 @@ void suite_convert(void)
              {"gzip inputs read transparently", test_gzip},
              {"binary form round trip and truncation", test_binary},
              {"native -> csv keeps peak live (donations, into=) or refuses", test_csv_peak_live},
+             {"native -> csv refuses what run refuses (ids, events)", test_csv_engine_rules},
              {"a file name's control characters escaped in the output", test_control_path});
 }
