@@ -25,7 +25,9 @@
  *           engine counts a served oom as an allocation for its instant; a CSV has no empty
  *           lifetimes) (until 2026-11-25 a donor lived to the end of the trace and a transfer's
  *           into= buffer was dropped, both in silence). The offset column is written when
- *           every kept allocation has a recorded address. Ids are kept unless the input reuses
+ *           every row has a recorded address (a CSV has no empty offsets); when only some have,
+ *           stderr says how many addresses were left out and where the first buffer without one
+ *           was allocated (until 2026-11-27 they were left out in silence). Ids are kept unless the input reuses
  *           an id after its free (a CSV needs unique ids): then rows are numbered from 0.
  *           A snapshot's start-state prologue (line 0) takes no peak until it is over, as in
  *           the engine, and the buffers it allocates and frees again (its tiling of blocks free
@@ -87,6 +89,7 @@ static void cv_usage(FILE *f)
 typedef struct cv_row {
     uint64_t id, lower, upper, size, addr;
     unsigned long line; /* of the allocating event (the engine's "still allocated (line L)") */
+    unsigned long col;
     int level;
     int requested; /* free_requested seen: no longer live for the engine, memory not back yet */
     int filler;    /* allocated and freed by the start-state prologue: not written */
@@ -162,7 +165,6 @@ typedef struct cv_rows {
     cv_map seen;     /* ids of the default level's rows so far */
     int deflevel;
     int reused;      /* a default-level id allocated again after its free: renumber */
-    int all_addr;    /* every default-level row has a recorded address */
 } cv_rows;
 
 /* The row of a live id, or NULL. */
@@ -179,13 +181,11 @@ static void cv_add(cv_rows *c, const tr_event *ev, uint64_t id, int level, uint6
 {
     if (c->n == c->cap)
         c->r = am_realloc(c->r, (c->cap = c->cap ? c->cap * 2 : 1024) * sizeof *c->r);
-    c->r[c->n] = (cv_row){id, i, UINT64_MAX, bytes, addr, ev->line, level, 0, 0};
+    c->r[c->n] = (cv_row){id, i, UINT64_MAX, bytes, addr, ev->line, ev->col, level, 0, 0};
     if (level == c->deflevel) {
         if (cv_get(&c->seen, id))
             c->reused = 1;
         cv_put(&c->seen, id, 1);
-        if (addr == TR_NO_ADDR)
-            c->all_addr = 0;
     }
     cv_put(&c->live, id, ++c->n);
 }
@@ -248,7 +248,7 @@ static int cv_rules(cv_rows *c, cv_map *events, const tr_event *ev, int allocate
 static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, am_error *err)
 {
     int deflevel = cfg->default_level;
-    cv_rows c = {.deflevel = deflevel, .all_addr = 1};
+    cv_rows c = {.deflevel = deflevel};
     cv_map events = {0}; /* event ids recorded so far (a wait needs one) */
     uint64_t idx = 0, dropped = 0, other_level = 0, donations = 0, intos = 0;
     uint64_t tr_live = 0, tr_peak = 0, csv_live = 0, csv_peak = 0, requested = 0;
@@ -391,8 +391,22 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                     "the native format, which keeps both phases", in, csv_peak,
                     cfg->levels[deflevel].name, csv_peak_line, tr_peak, requested);
     if (r == 0) {
-        uint64_t written = 0;
-        int offsets = c.all_addr && c.n;
+        /* The offset column is all or nothing (an empty cell is an error in a CSV): written
+         * when every row has a recorded address; when only some have, the summary says what
+         * was lost (until 2026-11-27 it was lost in silence) */
+        uint64_t written = 0, with_addr = 0, without = 0;
+        const cv_row *first_without = NULL;
+        for (size_t k = 0; k < c.n; k++) {
+            const cv_row *x = &c.r[k];
+            if (x->filler || x->level != deflevel)
+                continue;
+            if (x->addr != TR_NO_ADDR) {
+                with_addr++;
+            } else if (!without++) {
+                first_without = x;
+            }
+        }
+        int offsets = with_addr && !without;
         fprintf(out, "id,lower,upper,size%s\n", offsets ? ",offset" : "");
         for (size_t k = 0; k < c.n; k++) {
             cv_row *x = &c.r[k];
@@ -416,6 +430,13 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                 other_level, c.reused ? "; ids renumbered from 0 (the input reuses ids)" : "",
                 fillers ? "; the start-state prologue's allocations that it freed again (the "
                           "tiling of blocks free at the start) left out" : "");
+        if (with_addr && without)
+            fprintf(stderr, "amsim convert: %" PRIu64 " recorded address%s left out, so a run of "
+                    "the CSV validates no placement: its offset column needs an address on every "
+                    "row, and %" PRIu64 " buffer%s %s none (the first allocated at %s:%lu:%lu); "
+                    "the native and binary forms keep them\n", with_addr,
+                    with_addr == 1 ? "" : "es", without, without == 1 ? "" : "s",
+                    without == 1 ? "has" : "have", in, first_without->line, first_without->col);
     }
     free(c.r);
     free(c.live.key);

@@ -750,6 +750,57 @@ static void test_csv_engine_rules(void)
     free(text);
 }
 
+/* The offset column is all or nothing: every row has an address, or none is written, and then
+ * stderr says how many recorded addresses were left out and where the first buffer without one
+ * was allocated (until 2026-11-27 they were left out in silence). */
+static void test_csv_partial_addresses(void)
+{
+    static const struct {
+        const char *name, *text, *csv, *lost;
+    } c[] = {
+        {"pa_all.trace", "amsim-trace v1\nalloc 1 4MiB addr=0\nalloc 2 8MiB addr=4194304\n"
+                         "free 1\nfree 2\n",
+         "id,lower,upper,size,offset\n1,0,2,4194304,0\n2,1,3,8388608,4194304\n", NULL},
+        {"pa_some.trace", "amsim-trace v1\nalloc 1 4MiB addr=0\nalloc 2 8MiB\nfree 1\nfree 2\n",
+         "id,lower,upper,size\n1,0,2,4194304\n2,1,3,8388608\n",
+         "amsim convert: 1 recorded address left out, so a run of the CSV validates no "
+         "placement: its offset column needs an address on every row, and 1 buffer has none "
+         "(the first allocated at @:3:1); the native and binary forms keep them\n"},
+        /* a transfer's into= buffer has no recorded address; a host buffer's needs no row */
+        {"pa_into.trace", "amsim-trace v1\nalloc 1 4MiB addr=0\nalloc 3 1MiB level=host\n"
+                          "alloc 2 4MiB addr=4194304\n  transfer host hbm 1MiB into=4\n"
+                          "transfer host hbm 1MiB into=5\n",
+         "id,lower,upper,size\n1,0,5,4194304\n2,2,5,4194304\n4,3,5,1048576\n5,4,5,1048576\n",
+         "amsim convert: 2 recorded addresses left out, so a run of the CSV validates no "
+         "placement: its offset column needs an address on every row, and 2 buffers have none "
+         "(the first allocated at @:5:3); the native and binary forms keep them\n"},
+        {"pa_none.trace", "amsim-trace v1\nalloc 1 4MiB\nfree 1\n", "id,lower,upper,size\n1,0,1,4194304\n",
+         NULL},
+    };
+    char args[4096];
+    const char *out = tmp("pa.csv");
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        const char *tr = tu_write(c[i].name, c[i].text);
+        char *err = NULL;
+        snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", tr, out);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, &err), 0);
+        char *text = tu_slurp(out, NULL);
+        CU_ASSERT_STRING_EQUAL(text ? text : "", c[i].csv);
+        free(text);
+        const char *nl = err ? strchr(err, '\n') : NULL; /* the summary line, then the loss */
+        CU_ASSERT_PTR_NOT_NULL_FATAL(nl);
+        if (c[i].lost) {
+            char want[1024];
+            char *at = strchr(c[i].lost, '@');
+            snprintf(want, sizeof want, "%.*s%s%s", (int)(at - c[i].lost), c[i].lost, tr, at + 1);
+            CU_ASSERT_STRING_EQUAL(nl + 1, want);
+        } else {
+            CU_ASSERT_STRING_EQUAL(nl + 1, "");
+        }
+        free(err);
+    }
+}
+
 /* A file name with control characters (a carriage return, a newline, a tab, 0x01): the native
  * output names it escaped on one comment line and reads back (until 2026-11-27 the carriage
  * return went out raw: "carriage return inside a line" at line 2). */
@@ -795,5 +846,6 @@ void suite_convert(void)
              {"binary form round trip and truncation", test_binary},
              {"native -> csv keeps peak live (donations, into=) or refuses", test_csv_peak_live},
              {"native -> csv refuses what run refuses (ids, events)", test_csv_engine_rules},
+             {"native -> csv: the offset column, or what its absence loses", test_csv_partial_addresses},
              {"a file name's control characters escaped in the output", test_control_path});
 }
