@@ -162,31 +162,33 @@ static unsigned long csv_field_col(const char *line, const char *e, int k)
 }
 
 /* A row's upper tick after the inclusive adjustment must stay a time: an error at upper's column
- * (ucol) when it does not. A skipped row (empty lifetime or size 0) is not checked: it never
- * becomes an event. Checked as the row is parsed, where its columns are known (until 2026-11-27
- * the check came later, without the line, and pointed at column 1). */
-static int csv_time_check(trace *t, const csv_row *row, unsigned long ucol, am_error *err)
+ * in line..e when it does not. A skipped row (empty lifetime or size 0) is not checked: it
+ * never becomes an event. Checked as the row is parsed, where its columns are known (until
+ * 2026-11-27 the check came later, without the line, and pointed at column 1). */
+static int csv_time_check(trace *t, const csv_row *row, const char *line, const char *e,
+                          am_error *err)
 {
     uint64_t l = row->v[1], h = row->v[2];
-    if (t->opts.lifetimes_inclusive) {
-        if (h == UINT64_MAX)
-            return am_fail_at(err, t->path, row->line, ucol,
-                              "upper %llu + 1 (inclusive lifetimes) is out of range",
-                              (unsigned long long)h);
-        h++;
-    }
-    if (h <= l || row->v[3] == 0)
-        return 0;
     am_ps unit = t->opts.time_unit;
+    int over = t->opts.lifetimes_inclusive && h == UINT64_MAX; /* upper + 1 does not fit */
+    if (!over) {
+        h += t->opts.lifetimes_inclusive ? 1 : 0;
+        if (h <= l || row->v[3] == 0 || (h <= UINT64_MAX / unit && h * unit != AM_TIME_NONE))
+            return 0; /* skipped, or in range: the usual case, with no column to find */
+    }
+    unsigned long ucol = csv_field_col(line, e, 2);
+    if (over)
+        return am_fail_at(err, t->path, row->line, ucol,
+                          "upper %llu + 1 (inclusive lifetimes) is out of range",
+                          (unsigned long long)h);
     if (h > UINT64_MAX / unit)
         return am_fail_at(err, t->path, row->line, ucol,
                           "time out of range: upper tick %llu at %llu ps per tick exceeds 2^64 ps",
                           (unsigned long long)h, (unsigned long long)unit);
-    if (h * unit == AM_TIME_NONE) /* the value that means "no time" */
-        return am_fail_at(err, t->path, row->line, ucol,
-                          "time out of range: upper tick %llu at %llu ps per tick is 2^64 - 1 "
-                          "ps (at most 2^64 - 2)", (unsigned long long)h, (unsigned long long)unit);
-    return 0;
+    /* h * unit is 2^64 - 1 ps, the value that means "no time" */
+    return am_fail_at(err, t->path, row->line, ucol,
+                      "time out of range: upper tick %llu at %llu ps per tick is 2^64 - 1 "
+                      "ps (at most 2^64 - 2)", (unsigned long long)h, (unsigned long long)unit);
 }
 
 /* Parse one data row (line lineno) into r, its times checked (csv_time_check); ncols is 4 or
@@ -240,7 +242,7 @@ done:
                           "bad offset '18446744073709551615': out of range (at most "
                           "18446744073709551614; 2^64 - 1 means no offset)");
     r->line = lineno;
-    return csv_time_check(t, r, csv_field_col(line, e, 2), err);
+    return csv_time_check(t, r, line, e, err);
 }
 
 /* What a line is before the header has been seen (*ncols 0) and after: 0 to skip (blank or a
