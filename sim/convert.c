@@ -93,6 +93,8 @@ typedef struct cv_row {
     int level;
     int requested; /* free_requested seen: no longer live for the engine, memory not back yet */
     int filler;    /* allocated and freed by the start-state prologue: not written */
+    int unallocated; /* the into= of a transfer the guard rejects: an id the engine knows as
+                        not allocated (its free is skipped), no buffer, level -1 */
 } cv_row;
 
 /* Open slots by buffer id: a small open-addressing map id -> row index + 1. */
@@ -181,7 +183,7 @@ static void cv_add(cv_rows *c, const tr_event *ev, uint64_t id, int level, uint6
 {
     if (c->n == c->cap)
         c->r = am_realloc(c->r, (c->cap = c->cap ? c->cap * 2 : 1024) * sizeof *c->r);
-    c->r[c->n] = (cv_row){id, i, UINT64_MAX, bytes, addr, ev->line, ev->col, level, 0, 0};
+    c->r[c->n] = (cv_row){id, i, UINT64_MAX, bytes, addr, ev->line, ev->col, level, 0, 0, 0};
     if (level == c->deflevel) {
         if (cv_get(&c->seen, id))
             c->reused = 1;
@@ -190,13 +192,23 @@ static void cv_add(cv_rows *c, const tr_event *ev, uint64_t id, int level, uint6
     cv_put(&c->live, id, ++c->n);
 }
 
+/* The into= id of a transfer the guard rejects: known to the engine as not allocated (as one
+ * whose allocation ran out of memory), so that its free is skipped, not an unknown id's. */
+static void cv_add_unallocated(cv_rows *c, const tr_event *ev, uint64_t i)
+{
+    cv_add(c, ev, ev->into, -1, i, 0, TR_NO_ADDR);
+    c->r[c->n - 1].unallocated = 1;
+}
+
 /* The rules on ids and events that the engine enforces as it replays a trace (engine.c:
  * do_alloc, do_free, use, wait; traces/FORMAT.md, "Rules the engine enforces"), with the
  * engine's messages at the event's line and column: a CSV of a trace that run refuses would be
  * a valid trace of something else (until 2026-11-27 a duplicate id became two rows, an unknown
  * free was dropped and a 0-byte allocation became a row the CSV reader skips, all in silence).
  * As if every allocation were served (a run can let an id whose allocation ran out of memory be
- * allocated again). `allocates`: a transfer's into= allocates (the guard passes it). The rules
+ * allocated again). `allocates`: a transfer's into= allocates (the guard passes it); when it
+ * does not, its id must not be live either, and becomes known as not allocated (engine.c,
+ * into_skipped): its frees and uses are no errors, and it may be allocated again. The rules
  * that depend on the run's config (links between levels) are left to the run. */
 static int cv_rules(cv_rows *c, cv_map *events, const tr_event *ev, int allocates,
                     const char *in, am_error *err)
@@ -205,13 +217,13 @@ static int cv_rules(cv_rows *c, cv_map *events, const tr_event *ev, int allocate
     uint64_t id = ev->kind == TR_TRANSFER ? ev->into : ev->id;
     switch (ev->kind) {
     case TR_ALLOC:
-    case TR_TRANSFER: /* its destination buffer's allocation */
-        if (ev->kind == TR_TRANSFER && !(ev->has_into && allocates))
+    case TR_TRANSFER: /* its destination buffer's allocation, or its id taken unallocated */
+        if (ev->kind == TR_TRANSFER && !ev->has_into)
             return 0;
-        if (ev->bytes == 0)
+        if (ev->bytes == 0 && (ev->kind == TR_ALLOC || allocates))
             return am_fail_at(err, in, ev->line, ev->col, "allocation of 0 bytes for id %" PRIu64,
                               id);
-        if ((x = cv_live(c, id)))
+        if ((x = cv_live(c, id)) && !x->unallocated)
             return am_fail_at(err, in, ev->line, ev->col,
                               "duplicate id %" PRIu64 ": still allocated (line %lu)", id, x->line);
         return 0;
@@ -220,7 +232,7 @@ static int cv_rules(cv_rows *c, cv_map *events, const tr_event *ev, int allocate
     case TR_FREE_COMPLETED:
         if (!(x = cv_live(c, id)))
             return am_fail_at(err, in, ev->line, ev->col, "free of unknown id %" PRIu64, id);
-        if (ev->kind == TR_FREE_REQUESTED && x->requested)
+        if (ev->kind == TR_FREE_REQUESTED && x->requested && !x->unallocated)
             return am_fail_at(err, in, ev->line, ev->col, "second free request of id %" PRIu64,
                               id);
         return 0;
@@ -292,7 +304,8 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
         }
         if (ev.kind == TR_ALLOC) {
             cv_row *d = ev.has_donate && ev.donate != ev.id ? cv_live(&c, ev.donate) : NULL;
-            if (d && (d->level != ev.level || d->requested || d->size != ev.bytes))
+            if (d && (d->unallocated || d->level != ev.level || d->requested ||
+                      d->size != ev.bytes))
                 d = NULL;
             if (d) {
                 /* a donation the engine matches (live donor, same level and size): the donor's
@@ -314,8 +327,10 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
             adds = 1;
         } else if (ev.kind == TR_TRANSFER && ev.has_into) {
             dropped++; /* the copy itself */
-            if (!into)
+            if (!into) {
+                cv_add_unallocated(&c, &ev, i);
                 continue;
+            }
             cv_add(&c, &ev, ev.into, ev.dst_level, i, ev.bytes, TR_NO_ADDR);
             if (ev.dst_level != deflevel) {
                 other_level++;

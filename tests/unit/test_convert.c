@@ -597,15 +597,27 @@ static void test_csv_peak_live(void)
             fprintf(stderr, "\n  --set transfer_guard.%s: %s", g[i].set, text);
         free(text);
     }
-    /* freeing the buffer a rejected transfer did not allocate is a free of an unknown id: the
-     * run refuses it, and so does the conversion (until 2026-11-27 the free was dropped) */
+    /* the into= id of a transfer the guard rejects is known as not allocated, as in the run
+     * (engine.c, into_skipped): its free is skipped, no row; while another buffer holds the id,
+     * the transfer is a duplicate id, as in the run */
     tr = tu_write("guarded_free.trace", "amsim-trace v1\nalloc 1 1MiB\n"
-                  "transfer host hbm 4MiB into=5 implicit=1\nfree 5\nfree 1\n");
+                  "transfer host hbm 4MiB into=5 implicit=1\nfree 5\nalloc 5 2MiB\nfree 1\n");
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set transfer_guard.host_to_device=disallow",
+             cfg, tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv --set "
+             "transfer_guard.host_to_device=disallow", tr, csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    char *gtext = tu_slurp(csv, NULL);
+    CU_ASSERT_STRING_EQUAL(gtext ? gtext : "", "id,lower,upper,size\n1,0,4,1048576\n5,3,5,2097152\n");
+    free(gtext);
+    tr = tu_write("guarded_dup.trace", "amsim-trace v1\nalloc 5 1MiB\n"
+                  "transfer host hbm 4MiB into=5 implicit=1\n");
     snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv --set "
              "transfer_guard.host_to_device=disallow", tr, csv);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     char want[2048];
-    snprintf(want, sizeof want, "amsim: %s:4:1: free of unknown id 5\n", tr);
+    snprintf(want, sizeof want, "amsim: %s:3:1: duplicate id 5: still allocated (line 2)\n", tr);
     CU_ASSERT_STRING_EQUAL(err ? err : "", want);
     free(err);
     err = NULL;
