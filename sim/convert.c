@@ -27,8 +27,9 @@
  *           into= buffer was dropped, both in silence). The offset column is written when
  *           every row has a recorded address (a CSV has no empty offsets); when only some have,
  *           stderr says how many addresses were left out and where the first buffer without one
- *           was allocated (until 2026-11-27 they were left out in silence). Ids are kept unless the input reuses
- *           an id after its free (a CSV needs unique ids): then rows are numbered from 0.
+ *           was allocated (until 2026-11-27 they were left out in silence). Ids are kept unless
+ *           the input reuses an id after its free (a CSV needs unique ids): then rows are
+ *           numbered from 0.
  *           A snapshot's start-state prologue (line 0) takes no peak until it is over, as in
  *           the engine, and the buffers it allocates and frees again (its tiling of blocks free
  *           at the start) get no row (until 2026-11-25 both counted: the CSV of a snapshot

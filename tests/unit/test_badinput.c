@@ -288,9 +288,10 @@ static void c_time_reserved(void)
  * (until 2026-11-27 a CSV time error pointed at column 1). */
 static void c_time_inclusive(void)
 {
-    bi_run(&(bi_case){BI_TRACE, "tincl.csv", "id,lower,upper,size\n0, 0,  18446744073709551615,64\n",
-                      0, "amsim: @:2:8: upper 18446744073709551615 + 1 (inclusive lifetimes) is out "
-                      "of range", "--set trace.lifetimes=inclusive", NULL});
+    bi_run(&(bi_case){BI_TRACE, "tincl.csv",
+                      "id,lower,upper,size\n0, 0,  18446744073709551615,64\n", 0,
+                      "amsim: @:2:8: upper 18446744073709551615 + 1 (inclusive lifetimes) is "
+                      "out of range", "--set trace.lifetimes=inclusive", NULL});
 }
 /* Times that are each in range but add up past the clock: an error where a clock gets there,
  * not a wrapped time (two such computes once gave a makespan of 0 ps). */

@@ -602,14 +602,15 @@ static void test_csv_peak_live(void)
      * the transfer is a duplicate id, as in the run */
     tr = tu_write("guarded_free.trace", "amsim-trace v1\nalloc 1 1MiB\n"
                   "transfer host hbm 4MiB into=5 implicit=1\nfree 5\nalloc 5 2MiB\nfree 1\n");
-    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set transfer_guard.host_to_device=disallow",
-             cfg, tr);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set "
+             "transfer_guard.host_to_device=disallow", cfg, tr);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
     snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv --set "
              "transfer_guard.host_to_device=disallow", tr, csv);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
     char *gtext = tu_slurp(csv, NULL);
-    CU_ASSERT_STRING_EQUAL(gtext ? gtext : "", "id,lower,upper,size\n1,0,4,1048576\n5,3,5,2097152\n");
+    CU_ASSERT_STRING_EQUAL(gtext ? gtext : "",
+                           "id,lower,upper,size\n1,0,4,1048576\n5,3,5,2097152\n");
     free(gtext);
     tr = tu_write("guarded_dup.trace", "amsim-trace v1\nalloc 5 1MiB\n"
                   "transfer host hbm 4MiB into=5 implicit=1\n");
@@ -786,8 +787,8 @@ static void test_csv_partial_addresses(void)
          "amsim convert: 2 recorded addresses left out, so a run of the CSV validates no "
          "placement: its offset column needs an address on every row, and 2 buffers have none "
          "(the first allocated at @:5:3); the native and binary forms keep them\n"},
-        {"pa_none.trace", "amsim-trace v1\nalloc 1 4MiB\nfree 1\n", "id,lower,upper,size\n1,0,1,4194304\n",
-         NULL},
+        {"pa_none.trace", "amsim-trace v1\nalloc 1 4MiB\nfree 1\n",
+         "id,lower,upper,size\n1,0,1,4194304\n", NULL},
     };
     char args[4096];
     const char *out = tmp("pa.csv");
@@ -858,6 +859,7 @@ void suite_convert(void)
              {"binary form round trip and truncation", test_binary},
              {"native -> csv keeps peak live (donations, into=) or refuses", test_csv_peak_live},
              {"native -> csv refuses what run refuses (ids, events)", test_csv_engine_rules},
-             {"native -> csv: the offset column, or what its absence loses", test_csv_partial_addresses},
+             {"native -> csv: the offset column, or what its absence loses",
+              test_csv_partial_addresses},
              {"a file name's control characters escaped in the output", test_control_path});
 }
