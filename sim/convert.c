@@ -25,12 +25,21 @@
  *           engine counts a served oom as an allocation for its instant; a CSV has no empty
  *           lifetimes) (until 2026-11-25 a donor lived to the end of the trace and a transfer's
  *           into= buffer was dropped, both in silence). The offset column is written when
- *           every kept allocation has a recorded address. Ids are kept unless the input reuses
- *           an id after its free (a CSV needs unique ids): then rows are numbered from 0.
+ *           every row has a recorded address (a CSV has no empty offsets); when only some have,
+ *           stderr says how many addresses were left out and where the first buffer without one
+ *           was allocated (until 2026-11-27 they were left out in silence). Ids are kept unless
+ *           the input reuses an id after its free (a CSV needs unique ids): then rows are
+ *           numbered from 0.
  *           A snapshot's start-state prologue (line 0) takes no peak until it is over, as in
  *           the engine, and the buffers it allocates and frees again (its tiling of blocks free
  *           at the start) get no row (until 2026-11-25 both counted: the CSV of a snapshot
  *           peaked at its reserved bytes).
+ *           A trace that run refuses for its ids or events (an id allocated while live, on any
+ *           level; an allocation of 0 bytes; a free, free_requested or use of an id not live; a
+ *           second free_requested; a wait on an event never recorded) is refused with run's
+ *           message at the same line and column, nothing written (until 2026-11-27 the CSV
+ *           was written: a duplicate id became two rows, an unknown free was dropped, a 0-byte
+ *           allocation became a row the CSV reader skips).
  * Level names come from the config (-c; default: cfg_load_builtin's, every level name of the
  * shipped device presets, default hbm). */
 #include "convert.h"
@@ -63,7 +72,9 @@ static void cv_usage(FILE *f)
             "                      donation ending the donor where its output begins; refused\n"
             "                      when the CSV's peak live bytes would differ from the trace's\n"
             "                      (a recorded oom counts as served: an allocation for its\n"
-            "                      instant, which a CSV cannot hold)\n"
+            "                      instant, which a CSV cannot hold), and when run refuses\n"
+            "                      the trace's ids or events (a duplicate live id, a 0-byte\n"
+            "                      allocation, an unknown free, ...) with run's message\n"
             "  --to binary         the compact binary form (traces/FORMAT.md, \"Binary format\n"
             "                      v1\"): every event, read several times faster\n"
             "  -c, --config FILE   config whose memory level names the trace uses (default: a\n"
@@ -74,10 +85,17 @@ static void cv_usage(FILE *f)
             "  --device N          PyTorch snapshot: which device's trace (default 0)\n");
 }
 
+/* An allocation of the trace, on any level: those of other levels than the default one are
+ * followed for the engine's rules on ids (cv_rules) and get no row in the output. */
 typedef struct cv_row {
     uint64_t id, lower, upper, size, addr;
+    unsigned long line; /* of the allocating event (the engine's "still allocated (line L)") */
+    unsigned long col;
+    int level;
     int requested; /* free_requested seen: no longer live for the engine, memory not back yet */
     int filler;    /* allocated and freed by the start-state prologue: not written */
+    int unallocated; /* the into= of a transfer the guard rejects: an id the engine knows as
+                        not allocated (its free is skipped), no buffer, level -1 */
 } cv_row;
 
 /* Open slots by buffer id: a small open-addressing map id -> row index + 1. */
@@ -142,20 +160,98 @@ static size_t cv_get(const cv_map *m, uint64_t k)
     return 0;
 }
 
-/* A row for an allocation of `bytes` to buffer `id` at event index i (an alloc line, or the
- * into= allocation of a transfer). */
-static void cv_add(cv_row **rows, size_t *n, size_t *cap, cv_map *live, cv_map *seen, int *reused,
-                   int *all_addr, uint64_t id, uint64_t i, uint64_t bytes, uint64_t addr)
+/* The allocations so far and the ids live now (every level), for the lifetime CSV. */
+typedef struct cv_rows {
+    cv_row *r;
+    size_t n, cap;
+    cv_map live;     /* id -> index in r + 1, while the engine holds the id */
+    cv_map seen;     /* ids of the default level's rows so far */
+    int deflevel;
+    int reused;      /* a default-level id allocated again after its free: renumber */
+} cv_rows;
+
+/* The row of a live id, or NULL. */
+static cv_row *cv_live(cv_rows *c, uint64_t id)
 {
-    if (*n == *cap)
-        *rows = am_realloc(*rows, (*cap = *cap ? *cap * 2 : 1024) * sizeof **rows);
-    (*rows)[*n] = (cv_row){id, i, UINT64_MAX, bytes, addr, 0, 0};
-    if (cv_get(seen, id))
-        *reused = 1;
-    cv_put(seen, id, 1);
-    if (addr == TR_NO_ADDR)
-        *all_addr = 0;
-    cv_put(live, id, ++*n);
+    size_t k = cv_get(&c->live, id);
+    return k ? &c->r[k - 1] : NULL;
+}
+
+/* A row for an allocation of `bytes` to buffer `id` on `level` by event ev at index i (an
+ * alloc line, or the into= allocation of a transfer). */
+static void cv_add(cv_rows *c, const tr_event *ev, uint64_t id, int level, uint64_t i,
+                   uint64_t bytes, uint64_t addr)
+{
+    if (c->n == c->cap)
+        c->r = am_realloc(c->r, (c->cap = c->cap ? c->cap * 2 : 1024) * sizeof *c->r);
+    c->r[c->n] = (cv_row){id, i, UINT64_MAX, bytes, addr, ev->line, ev->col, level, 0, 0, 0};
+    if (level == c->deflevel) {
+        if (cv_get(&c->seen, id))
+            c->reused = 1;
+        cv_put(&c->seen, id, 1);
+    }
+    cv_put(&c->live, id, ++c->n);
+}
+
+/* The into= id of a transfer the guard rejects: known to the engine as not allocated (as one
+ * whose allocation ran out of memory), so that its free is skipped, not an unknown id's. */
+static void cv_add_unallocated(cv_rows *c, const tr_event *ev, uint64_t i)
+{
+    cv_add(c, ev, ev->into, -1, i, 0, TR_NO_ADDR);
+    c->r[c->n - 1].unallocated = 1;
+}
+
+/* The rules on ids and events that the engine enforces as it replays a trace (engine.c:
+ * do_alloc, do_free, use, wait; traces/FORMAT.md, "Rules the engine enforces"), with the
+ * engine's messages at the event's line and column: a CSV of a trace that run refuses would be
+ * a valid trace of something else (until 2026-11-27 a duplicate id became two rows, an unknown
+ * free was dropped and a 0-byte allocation became a row the CSV reader skips, all in silence).
+ * As if every allocation were served (a run can let an id whose allocation ran out of memory be
+ * allocated again). `allocates`: a transfer's into= allocates (the guard passes it); when it
+ * does not, its id must not be live either, and becomes known as not allocated (engine.c,
+ * into_skipped): its frees and uses are no errors, and it may be allocated again. The rules
+ * that depend on the run's config (links between levels) are left to the run. */
+static int cv_rules(cv_rows *c, cv_map *events, const tr_event *ev, int allocates,
+                    const char *in, am_error *err)
+{
+    const cv_row *x;
+    uint64_t id = ev->kind == TR_TRANSFER ? ev->into : ev->id;
+    switch (ev->kind) {
+    case TR_ALLOC:
+    case TR_TRANSFER: /* its destination buffer's allocation, or its id taken unallocated */
+        if (ev->kind == TR_TRANSFER && !ev->has_into)
+            return 0;
+        if (ev->bytes == 0 && (ev->kind == TR_ALLOC || allocates))
+            return am_fail_at(err, in, ev->line, ev->col, "allocation of 0 bytes for id %" PRIu64,
+                              id);
+        if ((x = cv_live(c, id)) && !x->unallocated)
+            return am_fail_at(err, in, ev->line, ev->col,
+                              "duplicate id %" PRIu64 ": still allocated (line %lu)", id, x->line);
+        return 0;
+    case TR_FREE:
+    case TR_FREE_REQUESTED:
+    case TR_FREE_COMPLETED:
+        if (!(x = cv_live(c, id)))
+            return am_fail_at(err, in, ev->line, ev->col, "free of unknown id %" PRIu64, id);
+        if (ev->kind == TR_FREE_REQUESTED && x->requested && !x->unallocated)
+            return am_fail_at(err, in, ev->line, ev->col, "second free request of id %" PRIu64,
+                              id);
+        return 0;
+    case TR_USE:
+        if (!cv_live(c, id))
+            return am_fail_at(err, in, ev->line, ev->col, "use of unknown id %" PRIu64, id);
+        return 0;
+    case TR_RECORD:
+        cv_put(events, ev->arg, 1);
+        return 0;
+    case TR_WAIT:
+        if (!cv_get(events, ev->arg))
+            return am_fail_at(err, in, ev->line, ev->col,
+                              "wait on event %" PRIu64 ", which was never recorded", ev->arg);
+        return 0;
+    default:
+        return 0;
+    }
 }
 
 /* The lifetime CSV of a trace (see the file comment). Live bytes are followed twice, as the
@@ -165,16 +261,15 @@ static void cv_add(cv_row **rows, size_t *n, size_t *cap, cv_map *live, cv_map *
 static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, am_error *err)
 {
     int deflevel = cfg->default_level;
-    cv_row *rows = NULL;
-    size_t n = 0, cap = 0;
-    cv_map live = {0}, seen = {0};
+    cv_rows c = {.deflevel = deflevel};
+    cv_map events = {0}; /* event ids recorded so far (a wait needs one) */
     uint64_t idx = 0, dropped = 0, other_level = 0, donations = 0, intos = 0;
     uint64_t tr_live = 0, tr_peak = 0, csv_live = 0, csv_peak = 0, requested = 0;
     /* the trace's peak with its recorded ooms served (each an allocation for its instant, as
      * the engine counts one it can serve): a CSV skips empty lifetimes, so it cannot hold one */
     uint64_t oom_peak = 0, oom_bytes = 0;
     unsigned long csv_peak_line = 0, oom_line = 0;
-    int reused = 0, all_addr = 1, r;
+    int r;
     /* a start-state prologue (line 0: alloc, free, free_requested; engine.c, "the start-state
      * prologue") takes no peak until it is over, as the engine; the buffers it allocates and
      * frees again (the tiling of blocks free at the start) are no buffers of the recording and
@@ -200,49 +295,59 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
             pro = 1;
             pro_from = i;
         }
+        /* a transfer into a level allocates its destination buffer first, unless the transfer
+         * guard rejects the transfer */
+        int dir, into = ev.kind == TR_TRANSFER && ev.has_into &&
+                        !cfg_guard_rejects(cfg, ev.level, ev.dst_level, ev.implicit, &dir);
+        if (cv_rules(&c, &events, &ev, into, in, err) != 0) {
+            r = -1;
+            break;
+        }
         if (ev.kind == TR_ALLOC) {
+            cv_row *d = ev.has_donate && ev.donate != ev.id ? cv_live(&c, ev.donate) : NULL;
+            if (d && (d->unallocated || d->level != ev.level || d->requested ||
+                      d->size != ev.bytes))
+                d = NULL;
+            if (d) {
+                /* a donation the engine matches (live donor, same level and size): the donor's
+                 * lifetime ends here and the output's begins; at equal times a CSV frees first */
+                d->upper = i;
+                cv_put(&c.live, ev.donate, 0);
+            }
+            cv_add(&c, &ev, ev.id, ev.level, i, ev.bytes, ev.addr);
             if (ev.level != deflevel) {
                 other_level++;
                 continue;
             }
-            size_t k = ev.has_donate && ev.donate != ev.id ? cv_get(&live, ev.donate) : 0;
-            if (k && !rows[k - 1].requested && rows[k - 1].size == ev.bytes) {
-                /* a donation the engine matches (live donor, same level and size): the donor's
-                 * lifetime ends here and the output's begins; at equal times a CSV frees first */
-                rows[k - 1].upper = i;
-                cv_put(&live, ev.donate, 0);
+            if (d) {
                 csv_live -= ev.bytes;
                 tr_live -= ev.bytes; /* moved, not added: the += below puts them back */
                 donations++;
             }
-            cv_add(&rows, &n, &cap, &live, &seen, &reused, &all_addr, ev.id, i, ev.bytes, ev.addr);
             bytes = ev.bytes;
             adds = 1;
         } else if (ev.kind == TR_TRANSFER && ev.has_into) {
-            /* a transfer into a level allocates its destination buffer first (unless the
-             * transfer guard rejects the transfer): on the default level, that is a row */
-            int dir;
-            if (cfg_guard_rejects(cfg, ev.level, ev.dst_level, ev.implicit, &dir)) {
-                dropped++;
-            } else if (ev.dst_level != deflevel) {
+            dropped++; /* the copy itself */
+            if (!into) {
+                cv_add_unallocated(&c, &ev, i);
+                continue;
+            }
+            cv_add(&c, &ev, ev.into, ev.dst_level, i, ev.bytes, TR_NO_ADDR);
+            if (ev.dst_level != deflevel) {
                 other_level++;
-            } else {
-                cv_add(&rows, &n, &cap, &live, &seen, &reused, &all_addr, ev.into, i, ev.bytes,
-                       TR_NO_ADDR);
+            } else { /* on the default level, that is a row */
                 bytes = ev.bytes;
                 adds = 1;
                 intos++;
-                dropped++; /* the copy itself */
             }
         } else if (ev.kind == TR_FREE || ev.kind == TR_FREE_COMPLETED) {
-            size_t k = cv_get(&live, ev.id);
-            if (k) {
-                cv_row *x = &rows[k - 1];
-                x->upper = i;
+            cv_row *x = cv_live(&c, ev.id); /* live: cv_rules checked it */
+            x->upper = i;
+            cv_put(&c.live, ev.id, 0);
+            if (x->level == deflevel) {
                 csv_live -= x->size;
                 if (!x->requested)
                     tr_live -= x->size;
-                cv_put(&live, ev.id, 0);
                 if (pe && x->lower >= pro_from) {
                     x->filler = 1;
                     fillers++;
@@ -257,10 +362,10 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                 oom_line = ev.line;
             }
         } else if (ev.kind == TR_FREE_REQUESTED) {
-            size_t k = cv_get(&live, ev.id);
-            if (k && !rows[k - 1].requested) {
-                rows[k - 1].requested = 1;
-                tr_live -= rows[k - 1].size;
+            cv_row *x = cv_live(&c, ev.id); /* live, not requested: cv_rules checked it */
+            x->requested = 1;
+            if (x->level == deflevel) {
+                tr_live -= x->size;
                 requested++;
             }
         } else {
@@ -302,32 +407,60 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                     "the native format, which keeps both phases", in, csv_peak,
                     cfg->levels[deflevel].name, csv_peak_line, tr_peak, requested);
     if (r == 0) {
-        fprintf(out, "id,lower,upper,size%s\n", all_addr && n ? ",offset" : "");
-        for (size_t k = 0; k < n; k++) {
-            cv_row *x = &rows[k];
-            if (x->filler)
+        /* The offset column is all or nothing (an empty cell is an error in a CSV): written
+         * when every row has a recorded address; when only some have, the summary says what
+         * was lost (until 2026-11-27 it was lost in silence) */
+        uint64_t written = 0, with_addr = 0, without = 0;
+        const cv_row *first_without = NULL;
+        for (size_t k = 0; k < c.n; k++) {
+            const cv_row *x = &c.r[k];
+            if (x->filler || x->level != deflevel)
                 continue;
-            fprintf(out, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, reused ? (uint64_t)k : x->id,
-                    x->lower, x->upper == UINT64_MAX ? idx : x->upper, x->size);
-            if (all_addr)
+            if (x->addr != TR_NO_ADDR) {
+                with_addr++;
+            } else if (!without++) {
+                first_without = x;
+            }
+        }
+        int offsets = with_addr && !without;
+        fprintf(out, "id,lower,upper,size%s\n", offsets ? ",offset" : "");
+        for (size_t k = 0; k < c.n; k++) {
+            cv_row *x = &c.r[k];
+            if (x->filler || x->level != deflevel)
+                continue;
+            fprintf(out, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+                    c.reused ? written : x->id, x->lower, x->upper == UINT64_MAX ? idx : x->upper,
+                    x->size);
+            if (offsets)
                 fprintf(out, ",%" PRIu64, x->addr);
             fputc('\n', out);
+            written++;
         }
         fprintf(stderr, "amsim convert: lifetime CSV keeps the allocations and frees of %s only: "
-                "%zu buffers written (%" PRIu64 " of them allocated by a transfer's into=; %"
-                PRIu64 " donations, each ending the donor where its output begins), peak live %"
-                PRIu64 " bytes as in the trace; %" PRIu64 " other events (copies, compute, "
-                "streams, records) and %" PRIu64 " allocations of other levels dropped%s%s\n",
-                cfg->levels[deflevel].name, n - (size_t)fillers, intos, donations, tr_peak,
-                dropped, other_level, reused ? "; ids renumbered from 0 (the input reuses ids)" : "",
+                "%" PRIu64 " buffers written (%" PRIu64 " of them allocated by a transfer's "
+                "into=; %" PRIu64 " donations, each ending the donor where its output begins), "
+                "peak live %" PRIu64 " bytes as in the trace; %" PRIu64 " other events (copies, "
+                "compute, streams, records) and %" PRIu64 " allocations of other levels "
+                "dropped%s%s\n",
+                cfg->levels[deflevel].name, written, intos, donations, tr_peak, dropped,
+                other_level, c.reused ? "; ids renumbered from 0 (the input reuses ids)" : "",
                 fillers ? "; the start-state prologue's allocations that it freed again (the "
                           "tiling of blocks free at the start) left out" : "");
+        if (with_addr && without)
+            fprintf(stderr, "amsim convert: %" PRIu64 " recorded address%s left out, so a run of "
+                    "the CSV validates no placement: its offset column needs an address on every "
+                    "row, and %" PRIu64 " buffer%s %s none (the first allocated at %s:%lu:%lu); "
+                    "the native and binary forms keep them\n", with_addr,
+                    with_addr == 1 ? "" : "es", without, without == 1 ? "" : "s",
+                    without == 1 ? "has" : "have", in, first_without->line, first_without->col);
     }
-    free(rows);
-    free(live.key);
-    free(live.val);
-    free(seen.key);
-    free(seen.val);
+    free(c.r);
+    free(c.live.key);
+    free(c.live.val);
+    free(c.seen.key);
+    free(c.seen.val);
+    free(events.key);
+    free(events.val);
     return r < 0 ? -1 : 0;
 }
 
@@ -336,8 +469,12 @@ static int cv_to_native(trace *t, FILE *out, const am_config *cfg, const char *i
     const char *names[CFG_MAX_LEVELS];
     for (int i = 0; i < cfg->nlevels; i++)
         names[i] = cfg->levels[i].name;
-    char comment[1200];
-    snprintf(comment, sizeof comment, "converted by amsim convert from %s (%s)", in,
+    /* the path on one comment line, its control characters escaped: a file name may hold a
+     * newline or a carriage return (until 2026-11-27 a newline split the comment and a
+     * carriage return went out raw, so the output did not read back) */
+    char path[1024], comment[1200];
+    tw_escape(path, sizeof path, in);
+    snprintf(comment, sizeof comment, "converted by amsim convert from %s (%s)", path,
              trace_format(t));
     tw_writer w;
     tw_init(&w, out, names, cfg->nlevels, comment);

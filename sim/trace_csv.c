@@ -150,7 +150,49 @@ static int csv_nul(trace *t, unsigned long lineno, const char *line, const char 
     return am_fail_at(err, t->path, lineno, (unsigned long)(z - line) + 1, TRACE_NUL_MSG);
 }
 
-/* Parse one data row (line lineno) into r; ncols is 4 or 5. */
+/* The column (1-based) of field k's value in a row that parsed (k commas before it). */
+static unsigned long csv_field_col(const char *line, const char *e, int k)
+{
+    const char *o = line;
+    for (int c = 0; c < k; c++)
+        o = (const char *)memchr(o, ',', (size_t)(e - o)) + 1;
+    while (o < e && csv_ws(*o))
+        o++;
+    return (unsigned long)(o - line) + 1;
+}
+
+/* A row's upper tick after the inclusive adjustment must stay a time: an error at upper's column
+ * in line..e when it does not. A skipped row (empty lifetime or size 0) is not checked: it
+ * never becomes an event. Checked as the row is parsed, where its columns are known (until
+ * 2026-11-27 the check came later, without the line, and pointed at column 1). */
+static int csv_time_check(trace *t, const csv_row *row, const char *line, const char *e,
+                          am_error *err)
+{
+    uint64_t l = row->v[1], h = row->v[2];
+    am_ps unit = t->opts.time_unit;
+    int over = t->opts.lifetimes_inclusive && h == UINT64_MAX; /* upper + 1 does not fit */
+    if (!over) {
+        h += t->opts.lifetimes_inclusive ? 1 : 0;
+        if (h <= l || row->v[3] == 0 || (h <= UINT64_MAX / unit && h * unit != AM_TIME_NONE))
+            return 0; /* skipped, or in range: the usual case, with no column to find */
+    }
+    unsigned long ucol = csv_field_col(line, e, 2);
+    if (over)
+        return am_fail_at(err, t->path, row->line, ucol,
+                          "upper %llu + 1 (inclusive lifetimes) is out of range",
+                          (unsigned long long)h);
+    if (h > UINT64_MAX / unit)
+        return am_fail_at(err, t->path, row->line, ucol,
+                          "time out of range: upper tick %llu at %llu ps per tick exceeds 2^64 ps",
+                          (unsigned long long)h, (unsigned long long)unit);
+    /* h * unit is 2^64 - 1 ps, the value that means "no time" */
+    return am_fail_at(err, t->path, row->line, ucol,
+                      "time out of range: upper tick %llu at %llu ps per tick is 2^64 - 1 "
+                      "ps (at most 2^64 - 2)", (unsigned long long)h, (unsigned long long)unit);
+}
+
+/* Parse one data row (line lineno) into r, its times checked (csv_time_check); ncols is 4 or
+ * 5. */
 static int csv_row_parse(trace *t, unsigned long lineno, char *line, size_t len, int ncols,
                          csv_row *r, am_error *err)
 {
@@ -195,18 +237,12 @@ static int csv_row_parse(trace *t, unsigned long lineno, char *line, size_t len,
 done:
     if (ncols == 4)
         r->v[4] = TR_NO_ADDR;
-    else if (r->v[4] == TR_NO_ADDR) { /* the value that means "no offset": refused, not lost */
-        const char *o = line;
-        for (int c = 0; c < 4; c++)
-            o = (const char *)memchr(o, ',', (size_t)(e - o)) + 1;
-        while (csv_ws(*o))
-            o++;
-        return am_fail_at(err, t->path, lineno, (unsigned long)(o - line) + 1,
+    else if (r->v[4] == TR_NO_ADDR) /* the value that means "no offset": refused, not lost */
+        return am_fail_at(err, t->path, lineno, csv_field_col(line, e, 4),
                           "bad offset '18446744073709551615': out of range (at most "
                           "18446744073709551614; 2^64 - 1 means no offset)");
-    }
     r->line = lineno;
-    return 0;
+    return csv_time_check(t, r, line, e, err);
 }
 
 /* What a line is before the header has been seen (*ncols 0) and after: 0 to skip (blank or a
@@ -253,30 +289,14 @@ static int csv_read_error(trace *t, const linebuf *lb, int r, am_error *err)
 }
 
 /* A row's alloc and free times in ps: 1, or 0 when the row is skipped (empty lifetime or size
- * 0), or -1 with err when a time is out of range. */
-static int csv_times(trace *t, const csv_row *row, uint64_t *lo, uint64_t *hi, am_error *err)
+ * 0). The row's times were checked as it was parsed (csv_time_check): no overflow here. */
+static int csv_times(trace *t, const csv_row *row, uint64_t *lo, uint64_t *hi)
 {
-    uint64_t l = row->v[1], h = row->v[2];
-    if (t->opts.lifetimes_inclusive) {
-        if (h == UINT64_MAX)
-            return am_fail_at(err, t->path, row->line, 1,
-                              "upper %llu + 1 (inclusive lifetimes) is out of range",
-                              (unsigned long long)h);
-        h++;
-    }
+    uint64_t l = row->v[1], h = row->v[2] + (t->opts.lifetimes_inclusive ? 1 : 0);
     if (h <= l || row->v[3] == 0)
         return 0;
-    am_ps unit = t->opts.time_unit;
-    if (h > UINT64_MAX / unit)
-        return am_fail_at(err, t->path, row->line, 1,
-                          "time out of range: upper tick %llu at %llu ps per tick exceeds 2^64 ps",
-                          (unsigned long long)h, (unsigned long long)unit);
-    if (h * unit == AM_TIME_NONE) /* the value that means "no time" */
-        return am_fail_at(err, t->path, row->line, 1,
-                          "time out of range: upper tick %llu at %llu ps per tick is 2^64 - 1 "
-                          "ps (at most 2^64 - 2)", (unsigned long long)h, (unsigned long long)unit);
-    *lo = l * unit;
-    *hi = h * unit;
+    *lo = l * t->opts.time_unit;
+    *hi = h * t->opts.time_unit;
     return 1;
 }
 
@@ -336,10 +356,7 @@ static int csv_load(trace *t, csv *c, am_error *err)
     size_t nalloc = 0;
     for (size_t i = 0; i < c->nrows; i++) {
         uint64_t lo, hi;
-        int kept = csv_times(t, csv_rowp(c, i), &lo, &hi, err);
-        if (kept < 0)
-            goto fail_sort;
-        if (!kept) {
+        if (!csv_times(t, csv_rowp(c, i), &lo, &hi)) {
             t->skipped++;
             continue;
         }
@@ -441,13 +458,13 @@ static int csv_scan(trace *t, csv *c, int ids, size_t *rows, uint64_t *skipped)
         }
         last_id = row.v[0];
         (*rows)++;
-        int kept = csv_times(t, &row, &lo, &hi, &quiet);
-        if (kept < 0 || (kept && have_kept && lo < last_lo))
+        int kept = csv_times(t, &row, &lo, &hi);
+        if (kept && have_kept && lo < last_lo)
             verdict = SCAN_WHOLE;
-        if (kept > 0) {
+        if (kept) {
             have_kept = 1;
             last_lo = lo;
-        } else if (kept == 0) {
+        } else {
             (*skipped)++;
         }
     }
@@ -566,10 +583,7 @@ static int csv_read_row(trace *t, csv *c, am_error *err)
             return csv_changed(t, c->lb.line, "its rows", err);
         c->last_id = row->v[0];
         c->pend_row = c->rows_read++;
-        int kept = csv_times(t, row, &c->pend_lo, &c->pend_hi, err);
-        if (kept < 0)
-            return -1;
-        if (!kept)
+        if (!csv_times(t, row, &c->pend_lo, &c->pend_hi))
             continue;
         if (c->pend_lo < c->last_lo)
             return csv_changed(t, c->lb.line, "rows out of order", err);

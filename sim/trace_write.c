@@ -4,6 +4,41 @@
 #include <inttypes.h>
 #include <string.h>
 
+/* A control character as its C escape into out (room for 5 bytes): its length, or 0 when c is
+ * written as it is. */
+static size_t tw_escape_char(unsigned char c, char *out)
+{
+    static const char plain[] = {['\t'] = 't', ['\n'] = 'n', ['\r'] = 'r'};
+    if (c < sizeof plain && plain[c]) {
+        out[0] = '\\';
+        out[1] = plain[c];
+        return 2;
+    }
+    if (c < 0x20 || c == 0x7f)
+        return (size_t)snprintf(out, 5, "\\x%02x", c);
+    return 0;
+}
+
+size_t tw_escape(char *out, size_t cap, const char *s)
+{
+    size_t k = 0;
+    for (; *s && cap; s++) {
+        char e[5];
+        size_t n = tw_escape_char((unsigned char)*s, e);
+        if (!n) {
+            e[0] = *s;
+            n = 1;
+        }
+        if (k + n >= cap)
+            break; /* cut before a character, never inside its escape */
+        memcpy(out + k, e, n);
+        k += n;
+    }
+    if (cap)
+        out[k] = 0;
+    return k;
+}
+
 void tw_init(tw_writer *w, FILE *f, const char *const *level_names, int nlevels,
              const char *comment)
 {
@@ -12,10 +47,23 @@ void tw_init(tw_writer *w, FILE *f, const char *const *level_names, int nlevels,
     w->level_names = level_names;
     w->nlevels = nlevels;
     fputs("amsim-trace v1 time_unit=ps\n", f);
+    /* One `#` line per line of comment. A control character inside a line is written as its
+     * escape: the reader refuses a carriage return inside a line, so a raw one (from a file
+     * name, say) made an output that did not read back (until 2026-11-27). */
     while (comment && *comment) {
         const char *nl = strchr(comment, '\n');
         size_t n = nl ? (size_t)(nl - comment) : strlen(comment);
-        fprintf(f, "# %.*s\n", (int)n, comment);
+        fputs("# ", f);
+        for (size_t i = 0; i < n; i++) {
+            char e[5];
+            unsigned char c = (unsigned char)comment[i];
+            size_t m = tw_escape_char(c, e);
+            if (m)
+                fwrite(e, 1, m, f);
+            else
+                fputc(c, f);
+        }
+        fputc('\n', f);
         comment += n + (nl != NULL);
     }
 }

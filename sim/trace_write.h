@@ -24,9 +24,14 @@ typedef struct tw_writer {
 } tw_writer;
 
 /* Start a native trace on f: the header line, then `# comment` lines for each line of
- * comment (may be NULL). */
+ * comment (may be NULL); other control characters in it are written as escapes (\r, \t,
+ * \xHH), so that the output reads back. */
 void tw_init(tw_writer *w, FILE *f, const char *const *level_names, int nlevels,
              const char *comment);
+/* s with every control character (newline included) written as a C escape (\n, \r, \t,
+ * \xHH), into out (cap bytes, NUL-terminated; cut at a whole character when
+ * short): text of one comment line, e.g. a file name. Returns the length written. */
+size_t tw_escape(char *out, size_t cap, const char *s);
 /* One event as one line; 0, or -1 (err set) for a level index with no name. */
 int tw_event(tw_writer *w, const tr_event *ev, am_error *err);
 

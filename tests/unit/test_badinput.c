@@ -280,9 +280,18 @@ BI_C(y_time_unit_frac, "tufrac.yaml", BI_CFG_TEXT "trace: {time_unit: 1.5ps}\n",
 static void c_time_reserved(void)
 {
     bi_run(&(bi_case){BI_TRACE, "tres.csv", "id,lower,upper,size\n0,0,18446744073709551615,64\n",
-                      0, "amsim: @:2:1: time out of range: upper tick 18446744073709551615 at "
+                      0, "amsim: @:2:5: time out of range: upper tick 18446744073709551615 at "
                       "1 ps per tick is 2^64 - 1 ps (at most 2^64 - 2)",
                       "--set trace.time_unit=1ps", NULL});
+}
+/* Inclusive lifetimes: upper + 1 must fit too; the column is upper's, past the spaces before it
+ * (until 2026-11-27 a CSV time error pointed at column 1). */
+static void c_time_inclusive(void)
+{
+    bi_run(&(bi_case){BI_TRACE, "tincl.csv",
+                      "id,lower,upper,size\n0, 0,  18446744073709551615,64\n", 0,
+                      "amsim: @:2:8: upper 18446744073709551615 + 1 (inclusive lifetimes) is "
+                      "out of range", "--set trace.lifetimes=inclusive", NULL});
 }
 /* Times that are each in range but add up past the clock: an error where a clock gets there,
  * not a wrapped time (two such computes once gave a makespan of 0 ps). */
@@ -355,7 +364,7 @@ BI_T(c_negative, "neg.csv", CH "-1,0,10,5\n",
 BI_T(c_overflow, "ovf.csv", CH "0,0,10,18446744073709551616\n",
      "amsim: @:2:8: bad size '18446744073709551616': out of range (max 18446744073709551615)")
 BI_T(c_time_overflow, "tovf.csv", CH "0,0,18446744073709551615,5\n",
-     "amsim: @:2:1: time out of range: upper tick 18446744073709551615 at 1000 ps per tick "
+     "amsim: @:2:5: time out of range: upper tick 18446744073709551615 at 1000 ps per tick "
      "exceeds 2^64 ps")
 BI_T(c_duplicate_id, "dup.csv", CH "6,0,10,5\n7,0,10,5\n6,1,2,3\n",
      "amsim: @:4:1: duplicate id 6 (first used on line 2)")
@@ -871,7 +880,7 @@ static void check_reads_as_run(void)
     CU_ASSERT(out && strcmp(out, want) == 0);
     free(out);
     /* with -c: the config's 1 s ticks and inclusive lifetimes, the run's error and counts */
-    snprintf(want, sizeof want, "amsim: %s:2:1: time out of range: upper tick 20000001 at "
+    snprintf(want, sizeof want, "amsim: %s:2:5: time out of range: upper tick 20000001 at "
              "1000000000000 ps per tick exceeds 2^64 ps\n", big);
     snprintf(args, sizeof args, "check -c '%s' '%s'", cfg, big);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
@@ -1681,6 +1690,7 @@ void suite_badinput(void)
              {"trace: at= overflows", t_at_overflow},
              {"trace: time going backwards", t_time_backwards},
              {"csv: a time of exactly 2^64 - 1 ps", c_time_reserved},
+             {"csv: inclusive upper + 1 overflows", c_time_inclusive},
              {"binary: a time of exactly 2^64 - 1 ps", b_time_reserved},
              {"binary: a name with a space", b_name_space},
              {"binary: an extension the kind does not take", b_ext_kind},

@@ -578,7 +578,7 @@ static void test_csv_peak_live(void)
     /* without -c the built-in levels have the presets' kinds: host -> hbm is host-to-device
      * (until 2026-11-25 they had none, and it counted as device-to-device) */
     tr = tu_write("guarded_builtin.trace", "amsim-trace v1\nalloc 1 1MiB\n"
-                  "transfer host hbm 4MiB into=5 implicit=1\nfree 5\nfree 1\n");
+                  "transfer host hbm 4MiB into=5 implicit=1\nfree 1\n");
     static const struct {
         const char *set;
         int into_row;
@@ -591,12 +591,37 @@ static void test_csv_peak_live(void)
         CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
         char *text = tu_slurp(csv, NULL);
         CU_ASSERT_PTR_NOT_NULL(text);
-        CU_ASSERT(text && strstr(text, "\n1,0,3,1048576\n"));
-        CU_ASSERT(text && (strstr(text, "\n5,1,2,4194304\n") != NULL) == g[i].into_row);
-        if (text && (strstr(text, "\n5,1,2,4194304\n") != NULL) != g[i].into_row)
+        CU_ASSERT(text && strstr(text, "\n1,0,2,1048576\n"));
+        CU_ASSERT(text && (strstr(text, "\n5,1,3,4194304\n") != NULL) == g[i].into_row);
+        if (text && (strstr(text, "\n5,1,3,4194304\n") != NULL) != g[i].into_row)
             fprintf(stderr, "\n  --set transfer_guard.%s: %s", g[i].set, text);
         free(text);
     }
+    /* the into= id of a transfer the guard rejects is known as not allocated, as in the run
+     * (engine.c, into_skipped): its free is skipped, no row; while another buffer holds the id,
+     * the transfer is a duplicate id, as in the run */
+    tr = tu_write("guarded_free.trace", "amsim-trace v1\nalloc 1 1MiB\n"
+                  "transfer host hbm 4MiB into=5 implicit=1\nfree 5\nalloc 5 2MiB\nfree 1\n");
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set "
+             "transfer_guard.host_to_device=disallow", cfg, tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv --set "
+             "transfer_guard.host_to_device=disallow", tr, csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    char *gtext = tu_slurp(csv, NULL);
+    CU_ASSERT_STRING_EQUAL(gtext ? gtext : "",
+                           "id,lower,upper,size\n1,0,4,1048576\n5,3,5,2097152\n");
+    free(gtext);
+    tr = tu_write("guarded_dup.trace", "amsim-trace v1\nalloc 5 1MiB\n"
+                  "transfer host hbm 4MiB into=5 implicit=1\n");
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv --set "
+             "transfer_guard.host_to_device=disallow", tr, csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    char want[2048];
+    snprintf(want, sizeof want, "amsim: %s:3:1: duplicate id 5: still allocated (line 2)\n", tr);
+    CU_ASSERT_STRING_EQUAL(err ? err : "", want);
+    free(err);
+    err = NULL;
     /* the shipped GPU traces: transfers, streams, a second level; gpu_spill_step allocates its
      * weights by transfers into hbm (its CSV peaked at 880807936 of 1048576000 bytes) */
     const char *pairs[2][2] = {{gpu, cfg}, {spilltr, spill}};
@@ -617,7 +642,6 @@ static void test_csv_peak_live(void)
     CU_ASSERT_EQUAL(run_peak_live(cfg, tr, "hbm"), 4194304);
     snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", tr, csv);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
-    char want[2048];
     snprintf(want, sizeof want, "amsim: %s: a lifetime CSV cannot hold this trace: it would peak "
              "at 8388608 live bytes on hbm (at line 4) where the trace peaks at 4194304: a "
              "lifetime has one end, so a buffer freed in two phases (free_requested, then "
@@ -668,6 +692,163 @@ static void test_csv_peak_live(void)
     }
 }
 
+/* A trace that run refuses for its ids or events is refused by --to csv too, with run's message
+ * at the same line and column, and nothing written (until 2026-11-27 a duplicate id became two
+ * rows, an unknown free was dropped and a 0-byte allocation became a row the CSV reader skips,
+ * all with exit status 0). */
+static void test_csv_engine_rules(void)
+{
+    char cfg[1024];
+    snprintf(cfg, sizeof cfg, "%s/configs/default.yaml", tu_top());
+    static const struct {
+        const char *name, *text, *msg;
+    } c[] = {
+        {"r_dup.trace", "amsim-trace v1\nalloc 1 4MiB\nalloc 1 4MiB\n",
+         "3:1: duplicate id 1: still allocated (line 2)"},
+        /* ids are one space over the levels; free_requested keeps the id taken */
+        {"r_dup_host.trace", "amsim-trace v1\nalloc 1 4MiB level=host\nfree_requested 1\n"
+                             "alloc 1 4MiB\n", "4:1: duplicate id 1: still allocated (line 2)"},
+        {"r_dup_into.trace", "amsim-trace v1\nalloc 5 1MiB\ntransfer host hbm 1MiB into=5\n",
+         "3:1: duplicate id 5: still allocated (line 2)"},
+        {"r_unknown.trace", "amsim-trace v1\nalloc 1 4MiB\nfree 7\nfree 1\n",
+         "3:1: free of unknown id 7"},
+        {"r_unknown_fc.trace", "amsim-trace v1\nalloc 1 4MiB\nfree 1\nfree_completed 1\n",
+         "4:1: free of unknown id 1"},
+        {"r_second.trace", "amsim-trace v1\nalloc 1 4MiB\nfree_requested 1\nfree_requested 1\n",
+         "4:1: second free request of id 1"},
+        {"r_zero.trace", "amsim-trace v1\nalloc 1 0\n", "2:1: allocation of 0 bytes for id 1"},
+        {"r_zero_into.trace", "amsim-trace v1\ntransfer host hbm 0 into=3\n",
+         "2:1: allocation of 0 bytes for id 3"},
+        {"r_use.trace", "amsim-trace v1\nalloc 1 4MiB\nuse 2\n", "3:1: use of unknown id 2"},
+        {"r_wait.trace", "amsim-trace v1\nrecord 1\nwait 2 stream=1\n",
+         "3:1: wait on event 2, which was never recorded"},
+    };
+    char args[4096], want[2048];
+    const char *out = tmp("rules.csv");
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        const char *tr = tu_write(c[i].name, c[i].text);
+        snprintf(want, sizeof want, "amsim: %s:%s", tr, c[i].msg);
+        /* run's message, the --lenient hint aside */
+        char *err = NULL;
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s'", cfg, tr);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strncmp(err, want, strlen(want)) == 0);
+        free(err);
+        remove(out);
+        err = NULL;
+        snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", tr, out);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        strcat(want, "\n");
+        CU_ASSERT_STRING_EQUAL(err ? err : "", want);
+        free(err);
+        FILE *f = fopen(out, "r");
+        CU_ASSERT_PTR_NULL(f);
+        if (f)
+            fclose(f);
+        /* to standard output: nothing either */
+        char *so = NULL;
+        snprintf(args, sizeof args, "convert '%s' -o - --to csv", tr);
+        CU_ASSERT_EQUAL(tu_amsim(args, &so, NULL), 1);
+        CU_ASSERT_STRING_EQUAL(so ? so : "", "");
+        free(so);
+    }
+    /* an id reused after its free, on another level, and a buffer freed in two phases: fine */
+    const char *ok = tu_write("r_ok.trace", "amsim-trace v1\nalloc 1 4MiB\nfree 1\n"
+                              "alloc 1 4MiB level=host\nfree_requested 1\nfree_completed 1\n"
+                              "alloc 1 2MiB\nrecord 4\nwait 4 stream=1\nuse 1\n");
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", ok, out);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *text = tu_slurp(out, NULL);
+    CU_ASSERT_STRING_EQUAL(text ? text : "", "id,lower,upper,size\n0,0,1,4194304\n1,5,9,2097152\n");
+    free(text);
+}
+
+/* The offset column is all or nothing: every row has an address, or none is written, and then
+ * stderr says how many recorded addresses were left out and where the first buffer without one
+ * was allocated (until 2026-11-27 they were left out in silence). */
+static void test_csv_partial_addresses(void)
+{
+    static const struct {
+        const char *name, *text, *csv, *lost;
+    } c[] = {
+        {"pa_all.trace", "amsim-trace v1\nalloc 1 4MiB addr=0\nalloc 2 8MiB addr=4194304\n"
+                         "free 1\nfree 2\n",
+         "id,lower,upper,size,offset\n1,0,2,4194304,0\n2,1,3,8388608,4194304\n", NULL},
+        {"pa_some.trace", "amsim-trace v1\nalloc 1 4MiB addr=0\nalloc 2 8MiB\nfree 1\nfree 2\n",
+         "id,lower,upper,size\n1,0,2,4194304\n2,1,3,8388608\n",
+         "amsim convert: 1 recorded address left out, so a run of the CSV validates no "
+         "placement: its offset column needs an address on every row, and 1 buffer has none "
+         "(the first allocated at @:3:1); the native and binary forms keep them\n"},
+        /* a transfer's into= buffer has no recorded address; a host buffer's needs no row */
+        {"pa_into.trace", "amsim-trace v1\nalloc 1 4MiB addr=0\nalloc 3 1MiB level=host\n"
+                          "alloc 2 4MiB addr=4194304\n  transfer host hbm 1MiB into=4\n"
+                          "transfer host hbm 1MiB into=5\n",
+         "id,lower,upper,size\n1,0,5,4194304\n2,2,5,4194304\n4,3,5,1048576\n5,4,5,1048576\n",
+         "amsim convert: 2 recorded addresses left out, so a run of the CSV validates no "
+         "placement: its offset column needs an address on every row, and 2 buffers have none "
+         "(the first allocated at @:5:3); the native and binary forms keep them\n"},
+        {"pa_none.trace", "amsim-trace v1\nalloc 1 4MiB\nfree 1\n",
+         "id,lower,upper,size\n1,0,1,4194304\n", NULL},
+    };
+    char args[4096];
+    const char *out = tmp("pa.csv");
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        const char *tr = tu_write(c[i].name, c[i].text);
+        char *err = NULL;
+        snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", tr, out);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, &err), 0);
+        char *text = tu_slurp(out, NULL);
+        CU_ASSERT_STRING_EQUAL(text ? text : "", c[i].csv);
+        free(text);
+        const char *nl = err ? strchr(err, '\n') : NULL; /* the summary line, then the loss */
+        CU_ASSERT_PTR_NOT_NULL_FATAL(nl);
+        if (c[i].lost) {
+            char want[1024];
+            char *at = strchr(c[i].lost, '@');
+            snprintf(want, sizeof want, "%.*s%s%s", (int)(at - c[i].lost), c[i].lost, tr, at + 1);
+            CU_ASSERT_STRING_EQUAL(nl + 1, want);
+        } else {
+            CU_ASSERT_STRING_EQUAL(nl + 1, "");
+        }
+        free(err);
+    }
+}
+
+/* A file name with control characters (a carriage return, a newline, a tab, 0x01): the native
+ * output names it escaped on one comment line and reads back (until 2026-11-27 the carriage
+ * return went out raw: "carriage return inside a line" at line 2). */
+static void test_control_path(void)
+{
+    const char *in = tu_write("cr\rnl\nta\tb\x01.trace", "amsim-trace v1\nalloc 1 4KiB\nfree 1\n");
+    const char *out = tmp("ctl.trace"), *bin = tmp("ctl.amsb");
+    CU_ASSERT_FATAL(convert(in, out, "native", NULL) == 0);
+    char *text = tu_slurp(out, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT(strstr(text, "cr\\rnl\\nta\\tb\\x01.trace (native)\nalloc 1 4096 level=hbm\n"));
+    CU_ASSERT_EQUAL(tu_count(text, "\n"), 4); /* header, one comment line, alloc, free */
+    CU_ASSERT_PTR_NULL(strchr(text, '\r'));
+    free(text);
+    tr_event e[4];
+    char names[4][32];
+    CU_ASSERT_EQUAL(read_all(out, e, 4, names), 2);
+    /* the binary form holds no path; its native conversion names the binary file */
+    CU_ASSERT_FATAL(convert(in, bin, "binary", NULL) == 0);
+    CU_ASSERT_EQUAL(read_all(bin, e, 4, names), 2);
+    /* the writer escapes what a caller passes raw, line by line */
+    FILE *f = fopen(out, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    tw_writer w;
+    tw_init(&w, f, lv, 2, "a\rb\nc\x7f");
+    fclose(f);
+    text = tu_slurp(out, NULL);
+    CU_ASSERT_STRING_EQUAL(text ? text : "", "amsim-trace v1 time_unit=ps\n# a\\rb\n# c\\x7f\n");
+    free(text);
+    CU_ASSERT_EQUAL(read_all(out, e, 4, names), 0);
+    char esc[8];
+    CU_ASSERT_EQUAL(tw_escape(esc, sizeof esc, "ab\r\x02"), 4); /* "ab\r", no half escape */
+    CU_ASSERT_STRING_EQUAL(esc, "ab\\r");
+}
+
 void suite_convert(void)
 {
     TU_SUITE("convert", {"native -> csv -> native: same placements", test_native_csv_native},
@@ -676,5 +857,9 @@ void suite_convert(void)
              {"native writer round-trips every field", test_writer_fields},
              {"gzip inputs read transparently", test_gzip},
              {"binary form round trip and truncation", test_binary},
-             {"native -> csv keeps peak live (donations, into=) or refuses", test_csv_peak_live});
+             {"native -> csv keeps peak live (donations, into=) or refuses", test_csv_peak_live},
+             {"native -> csv refuses what run refuses (ids, events)", test_csv_engine_rules},
+             {"native -> csv: the offset column, or what its absence loses",
+              test_csv_partial_addresses},
+             {"a file name's control characters escaped in the output", test_control_path});
 }

@@ -738,7 +738,10 @@ static void test_csv_errors(void)
                  "5:1: duplicate id 6 (first used on line 3)");
     expect_error("c13.csv", "id,lower,upper,size\n1,0,2,6 4\n", "2:7: bad size '6 4': not an unsigned integer");
     expect_error("c14.csv", "id,lower,upper,size\n1,0,18446744073709551615,64\n",
-                 "2:1: time out of range: upper tick 18446744073709551615 at 1000 ps per tick exceeds 2^64 ps");
+                 "2:5: time out of range: upper tick 18446744073709551615 at 1000 ps per tick exceeds 2^64 ps");
+    /* the column is upper's (past blanks), in rows out of lower order too (read whole) */
+    expect_error("c15.csv", "id,lower,upper,size\n1,5,6,64\n2 , 0 ,\t 18446744073709551615 ,64\n",
+                 "3:10: time out of range: upper tick 18446744073709551615 at 1000 ps per tick exceeds 2^64 ps");
 }
 
 /* ---------------------------------------------------------------- BFC oracle order */
