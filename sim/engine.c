@@ -1780,6 +1780,10 @@ static void recorded_oom(sim *s, const tr_event *ev)
     if (rc != ALLOC_OK)
         rc = recover(s, level, &r, &o);
     if (rc == ALLOC_OK) {
+        /* a row (and the observer's counters) for the instant it is held, where the level's
+         * live bytes peak, then one for its return (until 2026-11-27 only the latter, so the
+         * timeline never showed the peak the summary reports) */
+        timeline_row(s, level);
         mem_free(m, o.handle, ev->bytes, o.size, 0);
         charge(s, level);
         timeline_row(s, level);

@@ -88,10 +88,22 @@ static void pp_del(pp_map *m, pp_slot *x)
     }
 }
 
-/* A buffer of `bytes` for `id` on level l, requested at event index `index`. */
+/* Whether the engine hands an allocation of `bytes` to the level's policy: not one of 0 bytes
+ * (do_alloc skips it, under --lenient, before any request) nor one over 4 EiB (out of memory
+ * in mem_alloc_attempt before the policy sees it). A plan holds only what the policy is asked
+ * for, in order: until 2026-11-27 such requests were planned too, so the next request took
+ * the place of a request never made (and failed as a mismatch), and a few near 2^64 bytes made
+ * the planned sizes overflow 2^64, an input error. */
+static int pp_reaches_policy(uint64_t bytes) { return bytes != 0 && bytes <= AM_MAX_BYTES; }
+
+/* A buffer of `bytes` for `id` on level l, requested at event index `index`. A request the
+ * policy never sees is not planned and leaves the map as it was: the engine skips a 0-byte one
+ * before looking at the id, and stops at one over 4 EiB whose id is still live. */
 static void pp_add(pp_map *m, plan_buf **per_level, size_t *counts, size_t *cap, int l,
                    uint64_t id, uint64_t bytes, uint64_t index, am_ps t0)
 {
+    if (!pp_reaches_policy(bytes))
+        return;
     if (counts[l] == cap[l]) {
         cap[l] = cap[l] ? 2 * cap[l] : 256;
         per_level[l] = am_realloc(per_level[l], cap[l] * sizeof **per_level);

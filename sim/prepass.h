@@ -23,7 +23,8 @@
  * the engine matches (donor live and not free_requested, same level and requested size: the
  * output takes over the donor's buffer, whose lifetime then ends at the output's free), and a
  * transfer's `into=` buffer on its destination level, at the transfer's index, unless cfg's
- * transfer guard rejects the transfer (cfg NULL: no guard). per_level[i] (caller frees, NULL
+ * transfer guard rejects the transfer (cfg NULL: no guard); never one the engine does not hand
+ * to the policy, of 0 bytes or over 4 EiB (AM_MAX_BYTES). per_level[i] (caller frees, NULL
  * when empty) and counts[i] are filled for every level. 0, or -1 with err (trace errors carry
  * file:line:col). */
 int prepass_collect(const char *trace_path, const trace_opts *o, const am_config *cfg,

@@ -25,10 +25,14 @@ typedef struct unit {
 #define KI 1024ULL
 #define KD 1000ULL
 
+/* PiB, EiB, PB and EB since 2026-11-27, when the formatter began printing PiB and EiB: what
+ * it prints parses back. */
 static const unit_def size_units[] = {
     {"B", 1},           {"KiB", KI},      {"MiB", KI * KI},      {"GiB", KI * KI * KI},
-    {"TiB", KI * KI * KI * KI}, {"KB", KD}, {"MB", KD * KD}, {"GB", KD * KD * KD},
-    {"TB", KD * KD * KD * KD},  {NULL, 0},
+    {"TiB", KI * KI * KI * KI}, {"PiB", KI * KI * KI * KI * KI},
+    {"EiB", KI * KI * KI * KI * KI * KI}, {"KB", KD}, {"MB", KD * KD}, {"GB", KD * KD * KD},
+    {"TB", KD * KD * KD * KD},  {"PB", KD * KD * KD * KD * KD},
+    {"EB", KD * KD * KD * KD * KD * KD}, {NULL, 0},
 };
 
 static const unit_def bw_units[] = {
@@ -226,7 +230,7 @@ static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_m
     return 0;
 }
 
-#define SIZE_UNIT_WHY "unknown unit (sizes: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"
+#define SIZE_UNIT_WHY "unknown unit (sizes: B, KiB, MiB, GiB, TiB, PiB, EiB, KB, MB, GB, TB, PB, EB)"
 
 int units_size(const char *s, uint64_t *bytes, const char **why)
 {
@@ -369,15 +373,18 @@ static char *fmt_fixed(char *buf, size_t n, uint64_t v, uint64_t unit, int place
 
 char *units_fmt_size(char *buf, size_t n, uint64_t bytes)
 {
-    static const char *const names[] = {"KiB", "MiB", "GiB", "TiB"};
+    static const char *const names[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     if (bytes < KI) {
         snprintf(buf, n, "%llu B", (unsigned long long)bytes);
         return buf;
     }
-    /* the largest binary unit not above the value, up to TiB */
+    /* the largest binary unit not above the value, up to EiB, so a number never passes
+     * "1024.00" and a size keeps within 11 characters up to 2^64 - 1 ("16.00 EiB"); until
+     * 2026-11-27 up to TiB, and a 4 EiB capacity printed "4194304.00 TiB", past the report's
+     * columns */
     uint64_t unit = KI;
     int i = 0;
-    while (i < 3 && bytes >= unit * KI) {
+    while (i < 5 && bytes >= unit * KI) { /* unit * KI at most 2^60 */
         unit *= KI;
         i++;
     }

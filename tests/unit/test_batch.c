@@ -208,7 +208,8 @@ static void test_range_errors(void)
          "is a size ('1GiB')"},
         {"1GiB", "4GiB", "step: -1", "rg.yaml:8:11: range: 'step' is not a size > 0: '-1' "
          "(negative values are not allowed)"},
-        {"1GiB", "6EiB", "factor: 2", "rg.yaml:7:9: range: 'to' is not a size: '6EiB' (unknown "
+        /* ZiB: EiB is a unit since 2026-11-27 */
+        {"1GiB", "6ZiB", "factor: 2", "rg.yaml:7:9: range: 'to' is not a size: '6ZiB' (unknown "
          "unit"},
         {"abc", "4GiB", "factor: 2", "rg.yaml:6:11: range: 'from' is not a size: 'abc'"},
         {"1", "4GiB", "step: 1us", "rg.yaml:8:11: range: 'step' is a time ('1us') but 'to' is a "
@@ -219,8 +220,8 @@ static void test_range_errors(void)
         {"1", "4", "step: -1", "rg.yaml:8:11: range: step must be a number > 0, not '-1'"},
         {"1", "abc", "step: 1", "rg.yaml:7:9: range: 'to' is not a size, time or number: 'abc'"},
         /* the reason in the factor form too (it was "is not a size, time or number" alone) */
-        {"1", "4EiB", "factor: 2", "rg.yaml:7:9: range: 'to' is not a size, time or number: "
-         "'4EiB' (as a size: unknown unit"},
+        {"1", "4ZiB", "factor: 2", "rg.yaml:7:9: range: 'to' is not a size, time or number: "
+         "'4ZiB' (as a size: unknown unit"},
         {"1", "1..2", "step: 1", "rg.yaml:7:9: range: 'to' is not a size, time or number: "
          "'1..2' (malformed number)"},
         /* 0 times the factor is 0: one run with memory_limit 0 (unset), or the value cap */

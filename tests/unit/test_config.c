@@ -501,7 +501,7 @@ static void test_set_errors(void)
          "mean 'capacity'?)"},
         {"memories.hbm.capacity=12parsecs",
          "--set 'memories.hbm.capacity=12parsecs': memories.hbm.capacity: bad size '12parsecs': "
-         "unknown unit (sizes: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"},
+         "unknown unit (sizes: B, KiB, MiB, GiB, TiB, PiB, EiB, KB, MB, GB, TB, PB, EB)"},
         {"nonsense", "--set 'nonsense': expected PATH=VALUE (e.g. memories.hbm.capacity=40GiB)"},
         {"=3", "--set '=3': expected PATH=VALUE (e.g. memories.hbm.capacity=40GiB)"},
         {"memories..hbm=1", "--set 'memories..hbm=1': empty key in path 'memories..hbm'"},
@@ -681,7 +681,7 @@ static void test_errors(void)
         /* bad units */
         {"version: 1\nmemories:\n  hbm:\n    capacity: 80GiBs\n",
          "t.yaml:4:5: memories.hbm.capacity: bad size '80GiBs': unknown unit (sizes: B, KiB, "
-         "MiB, GiB, TiB, KB, MB, GB, TB)", 0},
+         "MiB, GiB, TiB, PiB, EiB, KB, MB, GB, TB, PB, EB)", 0},
         {"version: 1\nmemories:\n  hbm:\n    capacity: -1GiB\n",
          "t.yaml:4:5: memories.hbm.capacity: bad size '-1GiB': negative values are not allowed",
          0},

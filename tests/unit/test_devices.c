@@ -1,6 +1,8 @@
 /* test_devices.c - the shipped device presets (configs/devices/NAME.yaml), loaded as a user
  * config does ("version: 1\ndevice: NAME"): exact capacities of every level the preset defines,
- * exact host-link peak and efficiency, the policy of every level, that every link joins two
+ * exact host-link peak and efficiency, the policy of every level, that every level's capacity,
+ * granularity and policy and every link's bandwidth, efficiency, latency and concurrency are
+ * written in the preset (none left to a default), that every link joins two
  * existing levels, that no preset writes memory_fraction (it would leak into `--policy caching`),
  * that each preset file also loads on its own, that each device runs its shipped example
  * trace without an out-of-memory, and that TPU VMEM pads requests to 4 KiB tiles (exact
@@ -234,6 +236,46 @@ static void test_structure(void)
     }
 }
 
+/* Whether section.name.key is written in the preset (line > 0), not filled in from a default
+ * (line 0); if not, the device, the path and a failure. */
+static void check_written(const char *dev, const am_config *c, const char *section,
+                          const char *name, const char *key)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s.%s.%s", section, name, key);
+    const cfg_node *n = cfg_get(c->root, path);
+    if (!n || n->line == 0) {
+        printf("\n  %s: %s is not in the preset\n", dev, path);
+        CU_FAIL("a preset figure left to its default");
+    }
+}
+
+/* README ("Memory hierarchies"): a preset gives every level a capacity, a granularity and an
+ * allocator, and every link a peak bandwidth, an efficiency, a latency and a concurrency, each
+ * with its source or marked an assumption in a comment; none is left to a default. Until
+ * 2026-11-27 no TPU level and no GPU host or smem level wrote its granularity, no link its
+ * concurrency, and the TPU `mxu` links no efficiency or latency (the defaults applied: the
+ * same figures, now written and marked as assumptions). */
+static void test_figures_written(void)
+{
+    for (size_t i = 0; i < NDEV; i++) {
+        am_config *c = load_device(devices[i].name, NULL, 0);
+        CU_ASSERT_PTR_NOT_NULL(c);
+        if (!c)
+            continue;
+        static const char *const level_keys[] = {"capacity", "granularity", "allocator.policy"};
+        static const char *const link_keys[] = {"bandwidth", "efficiency", "latency",
+                                                "concurrency"};
+        for (int k = 0; k < c->nlevels; k++)
+            for (size_t j = 0; j < AM_ARRAY_LEN(level_keys); j++)
+                check_written(devices[i].name, c, "memories", c->levels[k].name, level_keys[j]);
+        for (int k = 0; k < c->nlinks; k++)
+            for (size_t j = 0; j < AM_ARRAY_LEN(link_keys); j++)
+                check_written(devices[i].name, c, "links", c->links[k].name, link_keys[j]);
+        cfg_free(c);
+    }
+}
+
 /* No preset writes memory_fraction: BFC's 0.75 comes from its default (line 0), and switching
  * hbm to the caching policy leaves caching's own default (0 = no cap). */
 static void test_no_memory_fraction(void)
@@ -385,6 +427,7 @@ void suite_devices(void)
 {
     TU_SUITE("devices", {"preset figures exact", test_figures},
              {"levels have policies, links join levels", test_structure},
+             {"every level and link figure written in the preset", test_figures_written},
              {"memory_fraction left to the policy", test_no_memory_fraction},
              {"preset files load alone", test_files_load},
              {"shipped traces run", test_runs},

@@ -587,6 +587,26 @@ static void pro_run(const char *path, const char *yaml, int with_timeline, pro_o
     cfg_free(cfg);
 }
 
+/* A recorded out-of-memory the simulation serves is an allocation of the level for its
+ * instant: the timeline (and the observer's counters, which come with its rows) has a row while
+ * it is held, at the peak the summary reports, and one when it is given back. Until 2026-11-27
+ * only the latter, so no row ever showed the 5 MiB peak. */
+static void test_recorded_oom_timeline(void)
+{
+    const char *y = "version: 1\nmemories:\n"
+                    "  hbm: {capacity: 100MiB, allocator: {policy: caching}}\n";
+    const char *tr = tu_write("oom_tl.trace", "amsim-trace v1\nalloc 1 1MiB\noom 4MiB\nfree 1\n");
+    pro_out o;
+    pro_run(tr, y, 1, &o);
+    CU_ASSERT_EQUAL(o.m.peak_live_bytes, 5ULL << 20);
+    CU_ASSERT_STRING_EQUAL(o.tl, "time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes\n"
+                                 "0,0,hbm,1048576,1048576,2097152\n"
+                                 "0,1,hbm,5242880,5242880,23068672\n"
+                                 "0,1,hbm,1048576,1048576,23068672\n"
+                                 "0,2,hbm,0,0,23068672\n");
+    free(o.tl);
+}
+
 /* A snapshot's start-state prologue (prologue=1 on alloc, free and free_requested: line 0)
  * tiles the recorded segment whole, the block free at the start included, and frees that one
  * afterwards: no peak or metric is taken inside it. Here a 20 MiB segment holds an 8 MiB block
@@ -1149,6 +1169,8 @@ void suite_engine(void)
               test_prologue_snapshots},
              {"recorded out-of-memory: requested again, counted when it runs out",
               test_recorded_oom},
+             {"recorded out-of-memory served: a timeline row while it is held",
+              test_recorded_oom_timeline},
              {"first mismatch: allocation and segment event, JSON and text",
               test_first_mismatch_report},
              {"placement rows: ids across 10^8 and around every power of ten", test_placement_digits},

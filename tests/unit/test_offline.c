@@ -672,6 +672,44 @@ static void test_sizes_overflow(void)
     free(errout);
 }
 
+/* The plan holds only the requests the policy is asked for: one over 4 EiB is out of memory
+ * before any policy sees it, and a 0-byte one is skipped (--lenient). Until 2026-11-27 both
+ * were planned: the 100-byte request after 2^64 - 1 bytes took its place and failed as a
+ * mismatch, and four requests just over 4 EiB passed 2^64 bytes, an input error, where bfc
+ * counts four out-of-memory events. */
+static void test_unasked_requests(void)
+{
+    const char *t = tu_write("unasked.trace",
+        "amsim-trace v1\n"
+        "alloc 1 18446744073709551615\n"
+        "alloc 2 100\n"
+        "alloc 3 4611686018427392000\n"
+        "alloc 4 4611686018427392000\n"
+        "alloc 5 0\n"
+        "alloc 6 4611686018427392000\n"
+        "alloc 7 4611686018427392000\n"
+        "alloc 8 200\n"
+        "free 2\nfree 8\n");
+    static const char *const policy[] = {"offline", "bfc"};
+    for (int k = 0; k < 2; k++) {
+        char args[1024], name[64];
+        snprintf(args, sizeof args, "run -q --check --lenient -c %s/configs/default.yaml -t %s "
+                 "--policy %s", tu_top(), t, policy[k]);
+        snprintf(name, sizeof name, "unasked%d.json", k);
+        char *j = run_json(args, name);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        CU_ASSERT_EQUAL(json_u64_after(j, "ooms"), 5);
+        CU_ASSERT_EQUAL(json_u64_after(j, "allocs"), 2);
+        CU_ASSERT_EQUAL(json_u64_after(j, "peak_live_bytes"), 300);
+        if (k == 0) {
+            CU_ASSERT_EQUAL(json_u64_after(j, "plan_buffers"), 2);
+            CU_ASSERT_EQUAL(json_u64_after(j, "plan_mismatches"), 0);
+            CU_ASSERT_EQUAL(json_u64_after(j, "plan_height_bytes"), 300);
+        }
+        free(j);
+    }
+}
+
 /* Without a plan (a level created outside the run command) every request fails and check()
  * says why. */
 static void test_no_plan(void)
@@ -709,5 +747,7 @@ void suite_offline(void)
              {"offline policy: every request the engine makes", test_engine_requests},
              {"offline policy: search_budget from the config", test_budget_config},
              {"offline policy without a plan", test_no_plan},
-             {"offline policy: planned sizes past 2^64", test_sizes_overflow});
+             {"offline policy: planned sizes past 2^64", test_sizes_overflow},
+             {"offline policy: requests no policy is asked for are not planned",
+              test_unasked_requests});
 }

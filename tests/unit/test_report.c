@@ -1,6 +1,7 @@
 /* test_report.c - what `amsim report`, `amsim stats` and `run --log` say about a study: undefined
  * metrics left out of means, the heat map's policy named, units and exact integers in stats,
- * the level on every line of a multi-level event log. All through the amsim binary. */
+ * the level on every line of a multi-level event log, the run report's columns for sizes up to
+ * 16 EiB. All through the amsim binary. */
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -322,6 +323,45 @@ static void test_log_levels(void)
     free(l);
 }
 
+/* The run report's level table keeps its columns for sizes up to 2^64 bytes: sizes of 1 PiB
+ * and more print in PiB and EiB, the capacity column right-aligned under its header. Until
+ * 2026-11-27 the largest unit was TiB, and a 4 EiB capacity printed "4194304.00 TiB", 14
+ * characters in a 12-wide column, shifting the row. */
+static void test_run_report_large_sizes(void)
+{
+    const char *tr = tu_write("huge.trace", "amsim-trace v1\nalloc 1 1PiB\nalloc 2 3EiB\n"
+                                            "free 1\nfree 2\n");
+    static const struct {
+        const char *capacity, *shown;
+    } c[] = {{"4611686018427387904", "4.00 EiB"}, {"1125899906842623", "1024.00 TiB"},
+             {"1152920405095219200", "1024.00 PiB"}, {"1GiB", "1.00 GiB"}};
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+        const char *cfg = tu_write("huge.yaml", "version: 1\nmemories:\n  hbm:\n"
+                                                "    capacity: 1GiB\n"
+                                                "    allocator: {policy: best_fit}\n");
+        char args[2048], *out = NULL;
+        snprintf(args, sizeof args, "run -c '%s' -t '%s' --set memories.hbm.capacity=%s", cfg,
+                 tr, c[k].capacity);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        const char *head = out ? strstr(out, "\nlevel ") : NULL;
+        const char *row = head ? strstr(head + 1, "\nhbm ") : NULL;
+        CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+        head++;
+        row++;
+        /* every field fits its width: the row is as long as the header, and the capacity
+         * ends where its header does */
+        size_t hlen = strcspn(head, "\n"), rlen = strcspn(row, "\n");
+        const char *cap = strstr(head, "capacity");
+        size_t end = (size_t)(cap - head) + strlen("capacity");
+        CU_ASSERT_EQUAL(rlen, hlen);
+        CU_ASSERT(end >= strlen(c[k].shown) &&
+                  strncmp(row + end - strlen(c[k].shown), c[k].shown, strlen(c[k].shown)) == 0);
+        if (rlen != hlen)
+            printf("\n%.*s\n%.*s\n", (int)hlen, head, (int)rlen, row);
+        free(out);
+    }
+}
+
 /* A single-level log is the BFC oracle format, no names: byte for byte what it was for bfc;
  * caching gains its S line. */
 static void test_log_single_level(void)
@@ -360,5 +400,7 @@ void suite_report(void)
              {"heatmap_per_policy", test_report_heatmap_per_policy},
              {"stats_units_exact", test_stats_units_exact},
              {"log_levels", test_log_levels}, {"log_single_level", test_log_single_level},
-             {"timeline caption names the runs plotted", test_report_timeline_caption});
+             {"timeline caption names the runs plotted", test_report_timeline_caption},
+             {"run report: sizes up to 16 EiB keep the level table's columns",
+              test_run_report_large_sizes});
 }

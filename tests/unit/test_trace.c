@@ -441,7 +441,8 @@ static void test_fast_path(void)
          "1002:7: bad ID '99999999999999999999': out of range (max 18446744073709551615)"},
         {"free 5 6", "1002:8: unexpected field '6' (usage: free ID [stream=S] [at=TIME] [prologue=0|1])"},
         {"alloc 7 12x",
-         "1002:9: bad BYTES '12x': unknown unit (sizes: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"},
+         "1002:9: bad BYTES '12x': unknown unit (sizes: B, KiB, MiB, GiB, TiB, PiB, EiB, KB, MB, "
+         "GB, TB, PB, EB)"},
     };
     for (size_t k = 0; k < sizeof bad_lines / sizeof bad_lines[0]; k++) {
         char *text = malloc(64 * 1024);

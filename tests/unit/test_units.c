@@ -311,7 +311,20 @@ static void test_format(void)
     CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 1572864), "1.50 MiB");
     CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 1048575), "1024.00 KiB"); /* rounds */
     CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 3298534883328ULL), "3.00 TiB");
-    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, UINT64_MAX), "16777216.00 TiB");
+    /* PiB and EiB since 2026-11-27 (until then "16777216.00 TiB" here), and they parse */
+    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, UINT64_MAX), "16.00 EiB");
+    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, (1ULL << 50) - 1), "1024.00 TiB");
+    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 1ULL << 50), "1.00 PiB");
+    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, (1ULL << 60) - (1ULL << 40)),
+                           "1024.00 PiB");
+    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 1ULL << 62), "4.00 EiB");
+    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 5764607523034234880ULL), "5.00 EiB");
+    uint64_t big = 0;
+    CU_ASSERT(units_size("4EiB", &big, NULL) == 0 && big == 1ULL << 62);
+    CU_ASSERT(units_size("1.5PiB", &big, NULL) == 0 && big == 3ULL << 49);
+    CU_ASSERT(units_size("2PB", &big, NULL) == 0 && big == 2000000000000000ULL);
+    CU_ASSERT(units_size("18EB", &big, NULL) == 0 && big == 18000000000000000000ULL);
+    CU_ASSERT_NOT_EQUAL(units_size("16EiB", &big, NULL), 0); /* 2^64 */
     CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 3.35e12), "3.350 TB/s");
     CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 64e9), "64.000 GB/s");
     CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 12.0), "12.000 B/s");
