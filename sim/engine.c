@@ -978,6 +978,8 @@ static AM_NOINLINE void prologue_switch(sim *s, int on)
     s->prologue = on;
     for (int i = 0; i < s->nlevels; i++)
         mem_set_prologue(s->lv[i], on);
+    if (s->obs && s->obs->prologue) /* the snapshot exporter writes no prologue entries */
+        s->obs->prologue(s->obs->ctx, on);
     if (on)
         return;
     /* each level's row of the state after the prologue's last event (seq - 1: the prologue

@@ -63,6 +63,10 @@ typedef struct sim_observer {
      * it, if any, is not reported. Called among that defragmentation's moves (same seq). */
     void (*lost)(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream, int level,
                  uint64_t addr, uint64_t requested, uint64_t size);
+    /* A start-state prologue begins (on = 1) or ends (engine.c, "the start-state prologue"):
+     * the allocations, frees and device calls reported in between rebuild the recording's state
+     * at its trace's start; they are no events of the recording. */
+    void (*prologue)(void *ctx, int on);
 } sim_observer;
 
 typedef struct sim_opts {

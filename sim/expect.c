@@ -441,6 +441,13 @@ static int load(expect_ctx *x, const char *path, const am_config *cfg, am_error 
     return rc;
 }
 
+static void fwd_prologue(void *c, int on)
+{
+    expect_ctx *x = c;
+    if (x->inner && x->inner->prologue)
+        x->inner->prologue(x->inner->ctx, on);
+}
+
 int expect_begin(expect_ctx **xp, const char *expect, const char *save, const am_config *cfg,
                  const sim_observer *inner, am_error *err)
 {
@@ -452,7 +459,7 @@ int expect_begin(expect_ctx **xp, const char *expect, const char *save, const am
     x->save_path = save ? am_strdup(save) : NULL;
     x->obs = (sim_observer){x, fwd_alloc, fwd_free, fwd_device, fwd_counters, fwd_op, fwd_action,
                             fwd_link, fwd_move, fwd_oom,
-                            fwd_lost};
+                            fwd_lost, fwd_prologue};
     if (expect && load(x, expect, cfg, err) != 0) {
         expect_free(x);
         *xp = NULL;

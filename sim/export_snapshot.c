@@ -50,6 +50,7 @@ typedef struct snap_rec {
     uint32_t stream;
     uint64_t addr, size, given; /* size: requested (alloc, oom) or segment bytes; given: block */
     am_ps t;
+    int start; /* made by a start-state prologue: part of the state, not written as an entry */
 } snap_rec;
 
 struct snap_exp {
@@ -60,6 +61,7 @@ struct snap_exp {
     size_t n, cap;
     size_t mark; /* records up to here belong to allocations and frees already reported */
     int mapped;  /* the level's device records are maps of virtual ranges (expandable) */
+    int start;   /* a start-state prologue runs: its records are marked start */
     /* The new places of a defragmentation's moves (one event, seq held_seq), written after all
      * of its frees (sn_move): a buffer may move to where another one still was. */
     snap_rec *held;
@@ -71,8 +73,10 @@ static void sn_push(snap_exp *x, snap_rec r)
 {
     if (x->n == x->cap)
         x->r = am_realloc(x->r, (x->cap = x->cap ? x->cap * 2 : 4096) * sizeof *x->r);
+    r.start = x->start;
     x->r[x->n++] = r;
 }
+
 
 /* The held allocations of a defragmentation, after its frees. */
 static void sn_flush(snap_exp *x)
@@ -84,6 +88,18 @@ static void sn_flush(snap_exp *x)
     x->nheld = 0;
 }
 
+/* A replayed snapshot's prologue (engine.h) rebuilds the recording's start state by tiling its
+ * segments with allocations; PyTorch has the start state only in the dump-time `segments`,
+ * from which a reader walks the trace back. So the prologue's records count in the state at
+ * the end but are written as no trace entry (until 2026-11-27 they were, and the export's
+ * replay allocated the tiling as the program's own requests). */
+static void sn_prologue(void *ctx, int on)
+{
+    snap_exp *x = ctx;
+    sn_flush(x);
+    x->start = on;
+}
+
 static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
                      uint64_t addr, uint64_t requested, uint64_t size, int ok)
 {
@@ -91,7 +107,7 @@ static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
     sn_flush(x);
     if (level != x->cfg->default_level)
         return;
-    sn_push(x, (snap_rec){ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, t});
+    sn_push(x, (snap_rec){ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, t, 0});
     x->mark = x->n;
 }
 
@@ -111,9 +127,9 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
         k--;
     size_t nrel = x->n - k;
     if (phase != 2)
-        sn_push(x, (snap_rec){SA_FREE_REQ, stream, addr, requested, size, t});
+        sn_push(x, (snap_rec){SA_FREE_REQ, stream, addr, requested, size, t, 0});
     if (phase != 1)
-        sn_push(x, (snap_rec){SA_FREE_DONE, stream, addr, requested, size, t});
+        sn_push(x, (snap_rec){SA_FREE_DONE, stream, addr, requested, size, t, 0});
     /* the free's entries, pushed last, go in front of the releases */
     size_t m = x->n - k - nrel;
     if (nrel && m) {
@@ -159,7 +175,7 @@ static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stre
     if (x->nheld == x->capheld)
         x->held = am_realloc(x->held, (x->capheld = x->capheld ? x->capheld * 2 : 64) *
                                           sizeof *x->held);
-    x->held[x->nheld++] = (snap_rec){SA_ALLOC, stream, addr, requested, size, t};
+    x->held[x->nheld++] = (snap_rec){SA_ALLOC, stream, addr, requested, size, t, 0};
     x->held_seq = seq;
 }
 
@@ -181,7 +197,7 @@ static void sn_device(void *ctx, am_ps t, int level, int alloc, uint64_t addr, u
     snap_exp *x = ctx;
     if (level != x->cfg->default_level)
         return;
-    sn_push(x, (snap_rec){alloc ? SA_SEG_ALLOC : SA_SEG_FREE, 0, addr, bytes, bytes, t});
+    sn_push(x, (snap_rec){alloc ? SA_SEG_ALLOC : SA_SEG_FREE, 0, addr, bytes, bytes, t, 0});
 }
 
 int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *err)
@@ -198,7 +214,8 @@ int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *e
     const cfg_level *L = &cfg->levels[cfg->default_level];
     x->mapped = L->policy->maps_virtual && L->policy->maps_virtual(L->policy_opts);
     x->obs = (sim_observer){.ctx = x, .alloc = sn_alloc, .free = sn_free, .device = sn_device,
-                            .move = sn_move, .lost = sn_lost};
+                            .move = sn_move, .lost = sn_lost,
+                            .prologue = sn_prologue};
     *xp = x;
     return 0;
 }
@@ -438,6 +455,8 @@ static void sn_write(snap_exp *x, FILE *f)
     pk_list_begin(f);
     for (size_t i = 0; i < x->n; i++) {
         const snap_rec *r = &x->r[i];
+        if (r->start)
+            continue;
         pk_dict_begin(f);
         pk_kstr(f, "action", expandable && (r->action == SA_SEG_ALLOC || r->action == SA_SEG_FREE)
                                  ? sa_map_names[r->action - SA_SEG_ALLOC]
