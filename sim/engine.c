@@ -1782,8 +1782,16 @@ static void recorded_oom(sim *s, const tr_event *ev)
     if (rc != ALLOC_OK)
         rc = recover(s, level, &r, &o);
     if (rc == ALLOC_OK) {
+        /* observers see the allocation for that instant (a snapshot export writes alloc and
+         * free, so that its replay makes the same request; until 2026-11-27 it had none) */
+        if (s->obs && s->obs->alloc)
+            s->obs->alloc(s->obs->ctx, s->host, s->seq, TR_NO_ID, level, ev->stream, o.addr,
+                          ev->bytes, o.size, 1);
         mem_free(m, o.handle, ev->bytes, o.size, 0);
         charge(s, level);
+        if (s->obs && s->obs->free)
+            s->obs->free(s->obs->ctx, s->host, TR_NO_ID, level, ev->stream, o.addr, ev->bytes,
+                         o.size, 0);
         timeline_row(s, level);
         return;
     }

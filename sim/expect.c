@@ -94,6 +94,11 @@ static void fwd_alloc(void *c, am_ps t, uint64_t seq, uint64_t id, int level, ui
     expect_ctx *x = c;
     char row[256];
     int n;
+    if (ok && id == TR_NO_ID) { /* a recorded out-of-memory served: no placements row */
+        if (x->inner && x->inner->alloc)
+            x->inner->alloc(x->inner->ctx, t, seq, id, level, stream, addr, requested, size, ok);
+        return;
+    }
     if (ok)
         n = snprintf(row, sizeof row, "%" PRIu64 ",%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
                      ",ok\n", seq, id, x->cfg->levels[level].name, addr, requested, size);

@@ -649,6 +649,30 @@ static void test_snapshot_start_state(void)
     CU_ASSERT_EQUAL(again.m.peak_live_bytes, run.m.peak_live_bytes);
 }
 
+/* A recorded out-of-memory (`oom` line) that the simulation serves is an allocation for that
+ * instant: the export writes it as alloc and free after the segment it took, so the replay
+ * makes the same request at the same place. Until 2026-11-27 the export had the segment_alloc
+ * but no entry for the request, and the replay matched 1 of 2 allocations. */
+static void test_snapshot_served_oom(void)
+{
+    const char *cfg = tu_write("so.yaml", "version: 1\nmemories:\n"
+                               "  hbm: {capacity: 1GiB, allocator: {policy: caching}}\n");
+    const char *tr = tu_write("so.trace", "amsim-trace v1\noom 300MiB\nalloc 1 3MiB\n"
+                              "alloc 2 30MiB\n");
+    char a[512], order[64];
+    snprintf(a, sizeof a, "%s/so.pickle", tu_tmpdir());
+    replay_out run = {0}, back = {0};
+    export_run(cfg, tr, NULL, a, &run);
+    CU_ASSERT_EQUAL(run.su.oom_matches, 0);
+    snap_entries(a, order, sizeof order);
+    CU_ASSERT_STRING_EQUAL(order, "sarcaa");
+    export_run(cfg, a, NULL, NULL, &back);
+    CU_ASSERT_EQUAL(back.su.recorded_allocs, 3);
+    CU_ASSERT_EQUAL(back.su.address_matches, 3);
+    CU_ASSERT_EQUAL(back.su.segment_events_matched, back.su.segment_events_recorded);
+    CU_ASSERT_EQUAL(back.m.peak_reserved_bytes, run.m.peak_reserved_bytes);
+}
+
 /* Every policy's export, on the shipped training step and serving traces, reads back and
  * replays under the same policy with every allocation at its address and every segment event
  * matched. Until 2026-11-25 best_fit's and first_fit's did not read back at all: their heap
@@ -711,5 +735,7 @@ void suite_export(void)
              {"a snapshot with out-of-memory events replays with every segment event matched",
               test_snapshot_replay_ooms},
              {"a replayed snapshot's start state is in the export's segments, not its entries",
-              test_snapshot_start_state});
+              test_snapshot_start_state},
+             {"a recorded out-of-memory the run served is written as alloc and free",
+              test_snapshot_served_oom});
 }
