@@ -118,6 +118,11 @@ struct alloc_ops {
      * refused attempt: a BFC request served after retry_after_free's wait said ooms=1 in the
      * policy's statistics and S line, 0 in the level's.) */
     void (*count_oom)(void *st);
+    /* Optional, for exporters (a PyTorch snapshot's segment_type and stream): the pool and
+     * stream of the policy's segment holding addr (a device range it took or, with
+     * maps_virtual, a virtual range of its own). *small = 1: a pool of small requests
+     * (PyTorch's "small" segments). 0, or -1 when no segment of the policy holds addr. */
+    int (*segment_kind)(void *st, uint64_t addr, int *small, uint32_t *stream);
     /* Optional: called once at the end of a run (e.g. BFC logs its statistics). */
     void (*finish)(void *st);
     /* Optional: 1 when these options ask for recorded segment addresses (the memory level then

@@ -1111,6 +1111,21 @@ static int cach_maps_virtual(const void *opts)
     return opts && ((const cach_opts *)opts)->expandable_segments;
 }
 
+/* The pool and stream of the segment (or expandable virtual range) holding addr. */
+static int cach_segment_kind(void *st, uint64_t addr, int *small, uint32_t *stream)
+{
+    cach *c = st;
+    os_node *n = os_floor(&c->segs, addr, UINT64_MAX);
+    if (!n)
+        return -1;
+    const cseg *s = (const cseg *)(const void *)n; /* node is cseg's first member */
+    if (addr >= s->addr + s->size)
+        return -1;
+    *small = s->pool == POOL_SMALL;
+    *stream = s->stream;
+    return 0;
+}
+
 /* A refused request finally failed (alloc.h count_oom): the one place num_ooms grows. */
 static void cach_count_oom(void *st) { ((cach *)st)->num_ooms++; }
 
@@ -1136,6 +1151,7 @@ static const struct alloc_ops cach_ops = {
     .recorded_addresses = cach_recorded,
     .maps_virtual = cach_maps_virtual,
     .count_oom = cach_count_oom,
+    .segment_kind = cach_segment_kind,
 };
 
 const struct alloc_ops *alloc_caching_ops(void);

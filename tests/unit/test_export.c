@@ -673,6 +673,48 @@ static void test_snapshot_served_oom(void)
     CU_ASSERT_EQUAL(back.m.peak_reserved_bytes, run.m.peak_reserved_bytes);
 }
 
+/* Segments carry their pool and stream as the caching allocator has them (alloc.h
+ * segment_kind): the small pool's expandable range is segment_type "small", and a segment of
+ * stream 1 says stream 1, so the replay rebuilds the start state into the right pools. Until
+ * 2026-11-27 every expandable segment was "large" and every segment on stream 0: the replay of
+ * the first trace's export matched 0 of 4 allocations, the second's 0 of 1. */
+static void test_snapshot_pools(void)
+{
+    const char *cfg = tu_write("pl.yaml", "version: 1\nmemories:\n"
+                               "  hbm: {capacity: 1GiB, allocator: {policy: caching}}\n");
+    const char *exb = tu_write("pl.trace", "amsim-trace v1\nalloc 1 1040384\nalloc 2 1MiB\n"
+                               "alloc 3 1MiB\nalloc 4 1MiB\nfree 3\nfree 2\n");
+    const char *set = "memories.hbm.allocator.expandable_segments=true";
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s/pl_a.pickle", tu_tmpdir());
+    snprintf(b, sizeof b, "%s/pl_b.pickle", tu_tmpdir());
+    replay_out run = {0}, back = {0};
+    export_run(cfg, exb, set, a, &run);
+    export_run(cfg, a, set, b, &back);
+    CU_ASSERT_EQUAL(back.su.recorded_allocs, 4);
+    CU_ASSERT_EQUAL(back.su.address_matches, 4);
+    CU_ASSERT_EQUAL(back.su.segment_events_matched, back.su.segment_events_recorded);
+    CU_ASSERT_EQUAL(back.m.peak_reserved_bytes, run.m.peak_reserved_bytes);
+    if (have_python()) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "python3 -c \"import pickle,sys; "
+                 "s = pickle.load(open(sys.argv[1], 'rb'))['segments']; "
+                 "sys.exit(0 if [g['segment_type'] for g in s] == ['small'] and "
+                 "s[0]['segment_pool_id'] == (0, 0) else 1)\" '%s'", b);
+        CU_ASSERT_EQUAL(system(cmd), 0);
+    }
+    /* a start state on stream 1 (the reader's prologue), then a request there */
+    const char *st = tu_write("pl1.trace", "amsim-trace v1\nalloc 1 20MiB stream=1 prologue=1\n"
+                              "free 1 stream=1 prologue=1\nalloc 2 4MiB stream=1 prologue=1\n"
+                              "alloc 3 16MiB stream=1 prologue=1\nfree 3 prologue=1\n"
+                              "alloc 4 6MiB stream=1\nfree 4\n");
+    export_run(cfg, st, NULL, a, &run);
+    export_run(cfg, a, NULL, b, &back);
+    CU_ASSERT_EQUAL(back.su.recorded_allocs, 1);
+    CU_ASSERT_EQUAL(back.su.address_matches, 1);
+    CU_ASSERT_EQUAL(back.m.peak_reserved_bytes, run.m.peak_reserved_bytes);
+}
+
 /* Every policy's export, on the shipped training step and serving traces, reads back and
  * replays under the same policy with every allocation at its address and every segment event
  * matched. Until 2026-11-25 best_fit's and first_fit's did not read back at all: their heap
@@ -737,5 +779,7 @@ void suite_export(void)
              {"a replayed snapshot's start state is in the export's segments, not its entries",
               test_snapshot_start_state},
              {"a recorded out-of-memory the run served is written as alloc and free",
-              test_snapshot_served_oom});
+              test_snapshot_served_oom},
+             {"snapshot segments carry their pool's segment_type and their stream",
+              test_snapshot_pools});
 }
