@@ -40,6 +40,11 @@ typedef struct alloc_env {
      * being backed (map = 0): one call for each map or unmap the real allocator records
      * (PyTorch's segment_map / segment_unmap), made after it succeeded. The level sets it. */
     void (*dev_map)(void *ctx, int map, uint64_t va, uint64_t bytes);
+    /* For policies whose ops have maps_virtual, with recorded addresses (memory.h): where the
+     * recording's virtual range for the request being served began, to reserve a new range
+     * there: the start of the recorded segment holding the address the recording gave the
+     * request. UINT64_MAX when there is none (no hint, no recorded segment holds it). */
+    uint64_t (*va_hint)(void *ctx);
 } alloc_env;
 
 typedef struct alloc_req {
