@@ -40,6 +40,11 @@ typedef struct alloc_env {
      * being backed (map = 0): one call for each map or unmap the real allocator records
      * (PyTorch's segment_map / segment_unmap), made after it succeeded. The level sets it. */
     void (*dev_map)(void *ctx, int map, uint64_t va, uint64_t bytes);
+    /* For policies whose ops have maps_virtual, with recorded addresses (memory.h): where the
+     * recording's virtual range for the request being served began, to reserve a new range
+     * there: the start of the recorded segment holding the address the recording gave the
+     * request. UINT64_MAX when there is none (no hint, no recorded segment holds it). */
+    uint64_t (*va_hint)(void *ctx);
 } alloc_env;
 
 typedef struct alloc_req {
@@ -118,6 +123,11 @@ struct alloc_ops {
      * refused attempt: a BFC request served after retry_after_free's wait said ooms=1 in the
      * policy's statistics and S line, 0 in the level's.) */
     void (*count_oom)(void *st);
+    /* Optional, for exporters (a PyTorch snapshot's segment_type and stream): the pool and
+     * stream of the policy's segment holding addr (a device range it took or, with
+     * maps_virtual, a virtual range of its own). *small = 1: a pool of small requests
+     * (PyTorch's "small" segments). 0, or -1 when no segment of the policy holds addr. */
+    int (*segment_kind)(void *st, uint64_t addr, int *small, uint32_t *stream);
     /* Optional: called once at the end of a run (e.g. BFC logs its statistics). */
     void (*finish)(void *st);
     /* Optional: 1 when these options ask for recorded segment addresses (the memory level then

@@ -15,7 +15,8 @@
  *    and merges it with free neighbours of the same segment.
  * Expandable segments: one virtual range per (pool, stream) of 1.125 x capacity rounded to the
  * page (2 MiB small, 20 MiB large). The range's addresses are virtual: they live above
- * CACH_VA_BASE, outside the level's device addresses. Each mapped page is a physical device
+ * CACH_VA_BASE, outside the level's device addresses; with segment_addresses: recorded a range
+ * is reserved where the recording's was, when that is free (recorded_va). Each mapped page is a physical device
  * allocation of one page through env->dev_alloc, so the level counts reserved bytes exactly as
  * PyTorch does (mapped pages); its physical address is kept only to give it back. Each map and
  * unmap of a virtual range is reported through env->dev_map, one call where PyTorch records one
@@ -79,7 +80,8 @@ static const opt_desc cach_opt_table[] = {
     {"memory_fraction", OPT_FRACTION, offsetof(cach_opts, memory_fraction), "0",
      "cap on reserved bytes as a fraction of capacity (0 = off)", NULL, 0, 0},
     {"segment_addresses", OPT_ENUM, offsetof(cach_opts, segment_addresses), "synthetic",
-     "recorded: new segments take the recording's addresses (snapshots); synthetic: first fit",
+     "recorded: new segments (expandable ranges) take the recording's addresses (snapshots); "
+     "synthetic: first fit",
      seg_addr_values, 0, 0},
     {"research_after_release", OPT_BOOL, offsetof(cach_opts, research_after_release), "false",
      "search the pool again after releasing cached blocks (the real allocator does not)",
@@ -670,6 +672,25 @@ static void release_cached(cach *c)
 
 /* ---- new memory (alloc_block in the real code) ---- */
 
+/* With recorded segment addresses, where the recording's range began (alloc.h va_hint), if the
+ * whole range fits there: below the ranges of next_va and clear of every segment. */
+static uint64_t recorded_va(cach *c, uint64_t size)
+{
+    uint64_t base = c->env.va_hint ? c->env.va_hint(c->env.ctx) : UINT64_MAX;
+    if (base == UINT64_MAX || base > CACH_VA_BASE || size > CACH_VA_BASE - base)
+        return UINT64_MAX;
+    const os_node *n = os_floor(&c->segs, base + size - 1, UINT64_MAX);
+    if (n) {
+        const cseg *s = (const cseg *)(const void *)n; /* node is cseg's first member */
+        if (s->addr + s->size > base)
+            return UINT64_MAX;
+    }
+    return base;
+}
+
+/* The (pool, stream)'s virtual range, reserved at its first use: where the recording had it
+ * (recorded segment addresses), else the next one from CACH_VA_BASE. Until 2026-11-27 always
+ * the next one, so no allocation of a recording with expandable segments was where it had been. */
 static cseg *expandable_segment(cach *c, int pool, uint32_t stream)
 {
     cpool *pl = &c->pool[pool];
@@ -679,10 +700,16 @@ static cseg *expandable_segment(cach *c, int pool, uint32_t stream)
     uint64_t page = pool == POOL_SMALL ? CACH_SMALL_BUFFER : CACH_LARGE_BUFFER;
     uint64_t size = am_round_up(c->env.capacity / 8 * 9, page);
     uint64_t step = am_round_up(size, 1ULL << 40); /* the next segment's start */
-    if (c->next_va > UINT64_MAX - size)
+    uint64_t base = recorded_va(c, size);
+    if (base == UINT64_MAX && c->next_va > UINT64_MAX - size)
         return NULL; /* no virtual range left to reserve (the capacity is at most 4 EiB) */
-    cseg *s = seg_new(c, c->next_va, size, pool, stream);
-    c->next_va = c->next_va > UINT64_MAX - step ? UINT64_MAX : c->next_va + step;
+    cseg *s;
+    if (base != UINT64_MAX) {
+        s = seg_new(c, base, size, pool, stream);
+    } else {
+        s = seg_new(c, c->next_va, size, pool, stream);
+        c->next_va = c->next_va > UINT64_MAX - step ? UINT64_MAX : c->next_va + step;
+    }
     s->expandable = 1;
     s->page = page;
     s->phys = am_malloc((size / page) * sizeof *s->phys);
@@ -1111,6 +1138,21 @@ static int cach_maps_virtual(const void *opts)
     return opts && ((const cach_opts *)opts)->expandable_segments;
 }
 
+/* The pool and stream of the segment (or expandable virtual range) holding addr. */
+static int cach_segment_kind(void *st, uint64_t addr, int *small, uint32_t *stream)
+{
+    cach *c = st;
+    os_node *n = os_floor(&c->segs, addr, UINT64_MAX);
+    if (!n)
+        return -1;
+    const cseg *s = (const cseg *)(const void *)n; /* node is cseg's first member */
+    if (addr >= s->addr + s->size)
+        return -1;
+    *small = s->pool == POOL_SMALL;
+    *stream = s->stream;
+    return 0;
+}
+
 /* A refused request finally failed (alloc.h count_oom): the one place num_ooms grows. */
 static void cach_count_oom(void *st) { ((cach *)st)->num_ooms++; }
 
@@ -1136,6 +1178,7 @@ static const struct alloc_ops cach_ops = {
     .recorded_addresses = cach_recorded,
     .maps_virtual = cach_maps_virtual,
     .count_oom = cach_count_oom,
+    .segment_kind = cach_segment_kind,
 };
 
 const struct alloc_ops *alloc_caching_ops(void);

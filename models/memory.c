@@ -167,6 +167,16 @@ static void dev_map(void *ctx, int map, uint64_t va, uint64_t bytes)
         m->on_device(m->on_device_ctx, map, va, bytes);
 }
 
+/* alloc.h va_hint: the recorded segment holding the hinted address, for a virtual range. */
+static uint64_t dev_va_hint(void *ctx)
+{
+    mem_level *m = ctx;
+    if (!m->recorded || m->hint == UINT64_MAX)
+        return UINT64_MAX;
+    const os_node *s = os_floor(&m->recorded_segs, m->hint, UINT64_MAX);
+    return s && m->hint < s->k1 + s->val ? s->k1 : UINT64_MAX;
+}
+
 static void dev_prefetch_free(void *ctx, uint64_t addr)
 {
     as_prefetch(&((mem_level *)ctx)->free_ext, addr);
@@ -197,6 +207,7 @@ int mem_create(mem_level **out, const mem_params *p, am_error *err)
         as_insert(&m->free_ext, 0, space, NULL);
     m->env = (alloc_env){.ctx = m, .capacity = m->capacity, .granularity = m->granularity,
                          .dev_alloc = dev_alloc, .dev_free = dev_free, .dev_map = dev_map,
+                         .va_hint = dev_va_hint,
                          .dev_prefetch_free = dev_prefetch_free,
                          .log = p->log ? env_log : NULL};
     if (m->policy->create(&m->st, &m->env, p->policy_opts, err) != 0) {

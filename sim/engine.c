@@ -978,6 +978,8 @@ static AM_NOINLINE void prologue_switch(sim *s, int on)
     s->prologue = on;
     for (int i = 0; i < s->nlevels; i++)
         mem_set_prologue(s->lv[i], on);
+    if (s->obs && s->obs->prologue) /* the snapshot exporter writes no prologue entries */
+        s->obs->prologue(s->obs->ctx, on);
     if (on)
         return;
     /* each level's row of the state after the prologue's last event (seq - 1: the prologue
@@ -1780,12 +1782,20 @@ static void recorded_oom(sim *s, const tr_event *ev)
     if (rc != ALLOC_OK)
         rc = recover(s, level, &r, &o);
     if (rc == ALLOC_OK) {
+        /* observers see the allocation for that instant (a snapshot export writes alloc and
+         * free, so that its replay makes the same request; until 2026-11-27 it had none) */
+        if (s->obs && s->obs->alloc)
+            s->obs->alloc(s->obs->ctx, s->host, s->seq, TR_NO_ID, level, ev->stream, o.addr,
+                          ev->bytes, o.size, 1);
         /* a row (and the observer's counters) for the instant it is held, where the level's
          * live bytes peak, then one for its return (until 2026-11-27 only the latter, so the
          * timeline never showed the peak the summary reports) */
         timeline_row(s, level);
         mem_free(m, o.handle, ev->bytes, o.size, 0);
         charge(s, level);
+        if (s->obs && s->obs->free)
+            s->obs->free(s->obs->ctx, s->host, TR_NO_ID, level, ev->stream, o.addr, ev->bytes,
+                         o.size, 0);
         timeline_row(s, level);
         return;
     }

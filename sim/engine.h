@@ -25,7 +25,8 @@ typedef struct sim sim;
 typedef struct sim_observer {
     void *ctx;
     /* An allocation request settled (ok = 0: out of memory; addr/size then 0). A recorded
-     * out-of-memory the simulation ran out on too (an `oom` line) has id TR_NO_ID. */
+     * out-of-memory (an `oom` line) has id TR_NO_ID: ok = 0 when the simulation ran out on it
+     * too; ok = 1 when it served it, and a `free` of id TR_NO_ID gives the block back at once. */
     void (*alloc)(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
                   uint64_t addr, uint64_t requested, uint64_t size, int ok);
     /* phase: 0 free (both phases), 1 free_requested, 2 free_completed */
@@ -63,6 +64,10 @@ typedef struct sim_observer {
      * it, if any, is not reported. Called among that defragmentation's moves (same seq). */
     void (*lost)(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream, int level,
                  uint64_t addr, uint64_t requested, uint64_t size);
+    /* A start-state prologue begins (on = 1) or ends (engine.c, "the start-state prologue"):
+     * the allocations, frees and device calls reported in between rebuild the recording's state
+     * at its trace's start; they are no events of the recording. */
+    void (*prologue)(void *ctx, int on);
 } sim_observer;
 
 typedef struct sim_opts {

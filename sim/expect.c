@@ -94,6 +94,11 @@ static void fwd_alloc(void *c, am_ps t, uint64_t seq, uint64_t id, int level, ui
     expect_ctx *x = c;
     char row[256];
     int n;
+    if (ok && id == TR_NO_ID) { /* a recorded out-of-memory served: no placements row */
+        if (x->inner && x->inner->alloc)
+            x->inner->alloc(x->inner->ctx, t, seq, id, level, stream, addr, requested, size, ok);
+        return;
+    }
     if (ok)
         n = snprintf(row, sizeof row, "%" PRIu64 ",%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
                      ",ok\n", seq, id, x->cfg->levels[level].name, addr, requested, size);
@@ -441,6 +446,13 @@ static int load(expect_ctx *x, const char *path, const am_config *cfg, am_error 
     return rc;
 }
 
+static void fwd_prologue(void *c, int on)
+{
+    expect_ctx *x = c;
+    if (x->inner && x->inner->prologue)
+        x->inner->prologue(x->inner->ctx, on);
+}
+
 int expect_begin(expect_ctx **xp, const char *expect, const char *save, const am_config *cfg,
                  const sim_observer *inner, am_error *err)
 {
@@ -452,7 +464,7 @@ int expect_begin(expect_ctx **xp, const char *expect, const char *save, const am
     x->save_path = save ? am_strdup(save) : NULL;
     x->obs = (sim_observer){x, fwd_alloc, fwd_free, fwd_device, fwd_counters, fwd_op, fwd_action,
                             fwd_link, fwd_move, fwd_oom,
-                            fwd_lost};
+                            fwd_lost, fwd_prologue};
     if (expect && load(x, expect, cfg, err) != 0) {
         expect_free(x);
         *xp = NULL;

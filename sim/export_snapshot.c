@@ -17,8 +17,14 @@
  * held at the end as one segment with is_expandable set. PyTorch's viewer merges adjacent
  * mapped ranges when it walks the trace back (MemoryViz.js, map_segment), so its state matches
  * the segments at every entry, and replay validation still sees each take and give as the
- * device call it was. Segments of exactly 2 MiB, not mapped, are "small" (the caching
- * allocator's small pool), others "large".
+ * device call it was. A policy with pools names each segment's pool and stream (alloc.h
+ * segment_kind; the caching allocator): segment_type "small" for its small pool, expandable
+ * ranges included, and the segment's stream, on the segment and on its device entries (a
+ * segment_alloc made before its segment existed takes the stream of the request after it).
+ * Other policies' segments are on stream 0, "small" when of exactly 2 MiB and not mapped. Every
+ * segment is in the default pool, segment_pool_id (0, 0). Until 2026-11-27 every segment and
+ * device entry was on stream 0 and every expandable segment "large", so the small pool's range
+ * came back as a large one and a replay rebuilt a wrong start state.
  *
  * The caching allocator with expandable segments hands out addresses of virtual ranges of its
  * own and maps device pages behind them; its level reports each map and unmap of a virtual range
@@ -29,8 +35,8 @@
  *
  * Pickle (protocol 4, no framing, no memo): dicts are EMPTY_DICT MARK k v ... SETITEMS, lists
  * EMPTY_LIST MARK ... APPENDS, strings SHORT_BINUNICODE / BINUNICODE, integers BININT1 /
- * BININT2 / BININT or LONG1 (8 bytes, two's complement) beyond 32 bits. time_us is the
- * simulated time in whole microseconds. */
+ * BININT2 / BININT or LONG1 (8 bytes, two's complement) beyond 32 bits, the pool id a TUPLE2.
+ * time_us is the simulated time in whole microseconds. */
 #include "export_snapshot.h"
 
 #include <stdlib.h>
@@ -50,16 +56,20 @@ typedef struct snap_rec {
     uint32_t stream;
     uint64_t addr, size, given; /* size: requested (alloc, oom) or segment bytes; given: block */
     am_ps t;
+    int start; /* made by a start-state prologue: part of the state, not written as an entry */
+    int kind;  /* device records: 1 when the policy named the segment's pool and stream */
 } snap_rec;
 
 struct snap_exp {
     outfile *o;
     const am_config *cfg;
+    const sim *sim; /* snap_attach: the policy names its segments' pools and streams */
     sim_observer obs;
     snap_rec *r;
     size_t n, cap;
     size_t mark; /* records up to here belong to allocations and frees already reported */
     int mapped;  /* the level's device records are maps of virtual ranges (expandable) */
+    int start;   /* a start-state prologue runs: its records are marked start */
     /* The new places of a defragmentation's moves (one event, seq held_seq), written after all
      * of its frees (sn_move): a buffer may move to where another one still was. */
     snap_rec *held;
@@ -71,8 +81,10 @@ static void sn_push(snap_exp *x, snap_rec r)
 {
     if (x->n == x->cap)
         x->r = am_realloc(x->r, (x->cap = x->cap ? x->cap * 2 : 4096) * sizeof *x->r);
+    r.start = x->start;
     x->r[x->n++] = r;
 }
+
 
 /* The held allocations of a defragmentation, after its frees. */
 static void sn_flush(snap_exp *x)
@@ -84,6 +96,18 @@ static void sn_flush(snap_exp *x)
     x->nheld = 0;
 }
 
+/* A replayed snapshot's prologue (engine.h) rebuilds the recording's start state by tiling its
+ * segments with allocations; PyTorch has the start state only in the dump-time `segments`,
+ * from which a reader walks the trace back. So the prologue's records count in the state at
+ * the end but are written as no trace entry (until 2026-11-27 they were, and the export's
+ * replay allocated the tiling as the program's own requests). */
+static void sn_prologue(void *ctx, int on)
+{
+    snap_exp *x = ctx;
+    sn_flush(x);
+    x->start = on;
+}
+
 static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
                      uint64_t addr, uint64_t requested, uint64_t size, int ok)
 {
@@ -91,7 +115,7 @@ static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
     sn_flush(x);
     if (level != x->cfg->default_level)
         return;
-    sn_push(x, (snap_rec){ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, t});
+    sn_push(x, (snap_rec){ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, t, 0, 0});
     x->mark = x->n;
 }
 
@@ -111,9 +135,9 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
         k--;
     size_t nrel = x->n - k;
     if (phase != 2)
-        sn_push(x, (snap_rec){SA_FREE_REQ, stream, addr, requested, size, t});
+        sn_push(x, (snap_rec){SA_FREE_REQ, stream, addr, requested, size, t, 0, 0});
     if (phase != 1)
-        sn_push(x, (snap_rec){SA_FREE_DONE, stream, addr, requested, size, t});
+        sn_push(x, (snap_rec){SA_FREE_DONE, stream, addr, requested, size, t, 0, 0});
     /* the free's entries, pushed last, go in front of the releases */
     size_t m = x->n - k - nrel;
     if (nrel && m) {
@@ -159,7 +183,7 @@ static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stre
     if (x->nheld == x->capheld)
         x->held = am_realloc(x->held, (x->capheld = x->capheld ? x->capheld * 2 : 64) *
                                           sizeof *x->held);
-    x->held[x->nheld++] = (snap_rec){SA_ALLOC, stream, addr, requested, size, t};
+    x->held[x->nheld++] = (snap_rec){SA_ALLOC, stream, addr, requested, size, t, 0, 0};
     x->held_seq = seq;
 }
 
@@ -176,12 +200,46 @@ static void sn_lost(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stre
     sn_defrag_free(x, t, seq, id, stream, level, addr, requested, size);
 }
 
+/* The pool (1: small) and stream of the policy's segment holding addr, when it can say
+ * (alloc.h segment_kind); -1 otherwise. */
+static int sn_kind(const snap_exp *x, uint64_t addr, uint32_t *stream)
+{
+    if (!x->sim)
+        return -1;
+    mem_level *m = sim_level(x->sim, x->cfg->default_level);
+    const struct alloc_ops *p = mem_policy(m);
+    int small = 0;
+    if (!p->segment_kind || p->segment_kind(mem_policy_state(m), addr, &small, stream) != 0)
+        return -1;
+    return small;
+}
+
+/* A device take or give (a map or unmap of a virtual range): on the stream of its segment, as
+ * PyTorch writes it, when the policy names it. A take the policy has not made its segment of
+ * yet gets the stream of the request after it (sn_streams). */
 static void sn_device(void *ctx, am_ps t, int level, int alloc, uint64_t addr, uint64_t bytes)
 {
     snap_exp *x = ctx;
     if (level != x->cfg->default_level)
         return;
-    sn_push(x, (snap_rec){alloc ? SA_SEG_ALLOC : SA_SEG_FREE, 0, addr, bytes, bytes, t});
+    snap_rec r = {alloc ? SA_SEG_ALLOC : SA_SEG_FREE, 0, addr, bytes, bytes, t, 0, 0};
+    r.kind = sn_kind(x, addr, &r.stream) >= 0;
+    sn_push(x, r);
+}
+
+/* Device takes whose segment's stream is not known yet: the next request's (PyTorch's
+ * segment_alloc is made for the request after it, on its stream). */
+static void sn_streams(snap_exp *x)
+{
+    uint32_t next = 0;
+    for (size_t i = x->n; i-- > 0;) {
+        snap_rec *r = &x->r[i];
+        if (r->action == SA_ALLOC || r->action == SA_OOM)
+            next = r->stream;
+        else if (r->action == SA_SEG_ALLOC && !r->kind && x->sim &&
+                 mem_policy(sim_level(x->sim, x->cfg->default_level))->segment_kind)
+            r->stream = next;
+    }
 }
 
 int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *err)
@@ -198,12 +256,19 @@ int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *e
     const cfg_level *L = &cfg->levels[cfg->default_level];
     x->mapped = L->policy->maps_virtual && L->policy->maps_virtual(L->policy_opts);
     x->obs = (sim_observer){.ctx = x, .alloc = sn_alloc, .free = sn_free, .device = sn_device,
-                            .move = sn_move, .lost = sn_lost};
+                            .move = sn_move, .lost = sn_lost,
+                            .prologue = sn_prologue};
     *xp = x;
     return 0;
 }
 
 const sim_observer *snap_observer(snap_exp *x) { return x ? &x->obs : NULL; }
+
+void snap_attach(snap_exp *x, const sim *s)
+{
+    if (x)
+        x->sim = s;
+}
 
 /* ---- pickle emitters ---- */
 
@@ -410,8 +475,18 @@ static void sn_write(snap_exp *x, FILE *f)
         pk_kint(f, "allocated_size", alloc_sz);
         pk_kint(f, "active_size", active);
         pk_kint(f, "requested_size", req);
-        pk_kint(f, "stream", 0);
-        pk_kstr(f, "segment_type", g->size == (2u << 20) && !expandable ? "small" : "large");
+        uint32_t stream = 0;
+        int small = sn_kind(x, g->addr, &stream);
+        if (small < 0) { /* a policy without pools: PyTorch's small segment size decides */
+            small = g->size == (2u << 20) && !expandable;
+            stream = 0;
+        }
+        pk_kint(f, "stream", stream);
+        pk_kstr(f, "segment_type", small ? "small" : "large");
+        pk_str(f, "segment_pool_id"); /* the default pool, (0, 0): no private pools */
+        pk_int(f, 0);
+        pk_int(f, 0);
+        fputc(0x86, f); /* TUPLE2 */
         pk_str(f, "is_expandable");
         fputc(expandable ? 0x88 : 0x89, f); /* NEWTRUE / NEWFALSE */
         pk_str(f, "frames");
@@ -438,6 +513,8 @@ static void sn_write(snap_exp *x, FILE *f)
     pk_list_begin(f);
     for (size_t i = 0; i < x->n; i++) {
         const snap_rec *r = &x->r[i];
+        if (r->start)
+            continue;
         pk_dict_begin(f);
         pk_kstr(f, "action", expandable && (r->action == SA_SEG_ALLOC || r->action == SA_SEG_FREE)
                                  ? sa_map_names[r->action - SA_SEG_ALLOC]
@@ -470,6 +547,7 @@ int snap_close(snap_exp *x, am_error *err)
     if (!x)
         return 0;
     sn_flush(x);
+    sn_streams(x);
     sn_write(x, out_fp(x->o));
     int rc = out_commit(x->o, err);
     free(x->r);

@@ -19,6 +19,9 @@ typedef struct snap_exp snap_exp;
 /* NULL path: *x = NULL. cfg must outlive the exporter. */
 int snap_open(snap_exp **x, const char *path, const am_config *cfg, am_error *err);
 const sim_observer *snap_observer(snap_exp *x);
+/* The run's sim, from sim_create until snap_close: the policy names its segments' pools and
+ * streams (segment_type, stream), where it can (alloc.h segment_kind). */
+void snap_attach(snap_exp *x, const sim *s);
 /* Write the pickle and rename it into place; frees x (NULL is fine). */
 int snap_close(snap_exp *x, am_error *err);
 void snap_abort(snap_exp *x);

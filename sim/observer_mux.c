@@ -77,6 +77,12 @@ static void mux_lost(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t str
     MUX_EACH(m, lost, t, seq, id, stream, level, addr, requested, size);
 }
 
+static void mux_prologue(void *ctx, int on)
+{
+    obs_mux *m = ctx;
+    MUX_EACH(m, prologue, on);
+}
+
 const sim_observer *obs_mux_init(obs_mux *m, const sim_observer *const *list, int n)
 {
     memset(m, 0, sizeof *m);
@@ -87,6 +93,6 @@ const sim_observer *obs_mux_init(obs_mux *m, const sim_observer *const *list, in
         return m->n ? m->to[0] : NULL;
     m->obs = (sim_observer){m, mux_alloc, mux_free, mux_device, mux_counters, mux_op, mux_action,
                             mux_link, mux_move, mux_oom,
-                            mux_lost};
+                            mux_lost, mux_prologue};
     return &m->obs;
 }

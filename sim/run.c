@@ -224,8 +224,10 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
                    .no_lenient_option = sp->no_lenient_option, .progress = sp->progress,
                    .observer = xp ? expect_observer(xp) : obs};
     /* offline policies plan from every lifetime: one extra read of the trace (sim/prepass.h) */
-    if (sim_create(&s, cfg, &so, err) != 0 ||
-        prepass_attach(s, cfg, sp->trace, &to, sp->progress, err) != 0 || sim_run(s, t, err) != 0)
+    if (sim_create(&s, cfg, &so, err) != 0)
+        goto out;
+    snap_attach(sx, s);
+    if (prepass_attach(s, cfg, sp->trace, &to, sp->progress, err) != 0 || sim_run(s, t, err) != 0)
         goto out;
     /* an expectation's keys and kinds known only from the run: an input error writes nothing */
     if (xp && expect_check(xp, s, err) != 0)

@@ -393,6 +393,38 @@ static void test_expandable(void)
     fx_close(&f);
 }
 
+/* With recorded segment addresses (a snapshot recorded with expandable segments), a (pool,
+ * stream)'s virtual range is reserved where the recording's was: at the start of the recorded
+ * segment holding the address the recording gave the request that first needs it. A range that
+ * would overlap one already reserved goes to the next virtual range instead. Until 2026-11-27
+ * every range was at 2^56 and up, and no allocation of such a snapshot was at its address. */
+static void test_expandable_recorded(void)
+{
+    fx f;
+    alloc_out a;
+    const uint64_t big = 0x7f0000000000ULL, small = 0x7e0000000000ULL, va = 1ULL << 56;
+    copt ex[] = {{"expandable_segments", 1, 0}, {"segment_addresses", 1, 0}};
+    fx_open(&f, 1024 * MiB, 1, ex, 2);
+    mem_note_recorded_segment(f.m, big, 20 * MiB);
+    mem_note_recorded_segment(f.m, big + 20 * MiB, 20 * MiB);
+    mem_note_recorded_segment(f.m, small, 2 * MiB);
+    mem_hint(f.m, big);
+    CU_ASSERT_EQUAL(al(&f, 4 * MiB, 0, NULL), big);
+    mem_hint(f.m, big + 4 * MiB); /* the range is reserved: it only grows */
+    CU_ASSERT_EQUAL(al(&f, 4 * MiB, 0, NULL), big + 4 * MiB);
+    mem_hint(f.m, small + 512);
+    CU_ASSERT_EQUAL(al(&f, 512, 0, NULL), small);
+    CU_ASSERT_EQUAL(al(&f, 512, 0, &a), small + 512);
+    /* stream 1's large range would start inside stream 0's: the next virtual range */
+    mem_hint(f.m, big + 20 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 4 * MiB, 1, NULL), va);
+    /* no recorded segment holds the hint: the next virtual range */
+    mem_hint(f.m, 0x100);
+    CU_ASSERT_EQUAL(al(&f, 512, 1, NULL), va + (1ULL << 40));
+    mem_hint(f.m, UINT64_MAX);
+    fx_close(&f);
+}
+
 /* What the level reports of an expandable run (on_device): the maps and unmaps, one a call. */
 typedef struct devlog {
     int n;
@@ -576,6 +608,7 @@ void suite_caching(void)
     TU_SUITE("caching",
              {"rounding and power-of-two divisions", test_rounding},
              {"pools and segment sizes", test_pools_and_segments},
+             {"expandable ranges at their recorded addresses", test_expandable_recorded},
              {"best fit by (stream, size, address)", test_best_fit},
              {"oversize refusals", test_oversize},
              {"split rules", test_split_rules},

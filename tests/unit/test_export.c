@@ -566,6 +566,155 @@ static void test_snapshot_replay_ooms(void)
     CU_ASSERT_EQUAL(su.oom_matches, 1);
 }
 
+/* The replay's summary and default level's metrics (run_once's done callback). */
+typedef struct replay_out {
+    sim_summary su;
+    mem_metrics m;
+} replay_out;
+
+static void keep_replay(void *ctx, sim *s, const report_trace *t)
+{
+    (void)t;
+    replay_out *o = ctx;
+    o->su = *sim_get_summary(s);
+    o->m = *mem_get_metrics(sim_level(s, sim_config(s)->default_level));
+}
+
+/* Run trace under cfg (extra: one --set or NULL), exporting to out; *o: the run's. */
+static void export_run(const char *cfg, const char *tpath, const char *set, const char *out,
+                       replay_out *o)
+{
+    am_error err = {0};
+    run_spec sp = {.config = cfg, .trace = tpath, .pytorch_snapshot = out, .sets = {set},
+                   .nsets = set != NULL};
+    CU_ASSERT_FATAL(run_once(&sp, keep_replay, o, NULL, &err) == 0);
+}
+
+/* The trace entries of a snapshot (the reader's start state left out) as letters: a alloc,
+ * r free_requested, c free_completed, f free, o oom, s segment take, g segment give. */
+static void snap_entries(const char *path, char *order, size_t n)
+{
+    static const char *const lv[] = {"hbm", "host"};
+    trace_opts to = {lv, 2, 0, 0, AM_PS_PER_NS, 0};
+    trace *t = NULL;
+    am_error err = {0};
+    CU_ASSERT_FATAL(trace_open(&t, path, &to, &err) == 0);
+    tr_event ev;
+    int r;
+    order[0] = 0;
+    while ((r = trace_next(t, &ev, &err)) == 1) {
+        if (ev.line == 0 || (ev.kind == TR_SEGMENT_ALLOC && ev.declared))
+            continue;
+        const char *c = ev.kind == TR_ALLOC ? "a" : ev.kind == TR_FREE_REQUESTED ? "r"
+                      : ev.kind == TR_FREE_COMPLETED ? "c" : ev.kind == TR_FREE ? "f"
+                      : ev.kind == TR_OOM_RECORDED ? "o" : ev.kind == TR_SEGMENT_ALLOC ? "s"
+                      : ev.kind == TR_SEGMENT_FREE ? "g" : "?";
+        if (strlen(order) + 1 < n)
+            strcat(order, c);
+    }
+    CU_ASSERT_EQUAL(r, 0);
+    trace_close(t);
+}
+
+/* A replayed snapshot's start state (the reader's prologue, here as `amsim convert` writes it:
+ * a 20 MiB segment holding a live 4 MiB block) is in the export's dump-time segments, not in its
+ * trace entries: the export has the one allocation and free of the trace, and its replay is the
+ * original's (same peaks, the allocation at its address). Until 2026-11-27 the prologue's
+ * tiling was written as allocations of the program (alloc 20 MiB, free, alloc 4 MiB, alloc
+ * 16 MiB, free, ...), and a replay counted them in its peaks. */
+static void test_snapshot_start_state(void)
+{
+    const char *cfg = tu_write("ss.yaml", "version: 1\nmemories:\n"
+                               "  hbm: {capacity: 1GiB, allocator: {policy: caching}}\n");
+    const char *tr = tu_write("ss.trace", "amsim-trace v1\nalloc 1 20MiB prologue=1\n"
+                              "free 1 prologue=1\nalloc 2 4MiB prologue=1\n"
+                              "alloc 3 16MiB prologue=1\nfree 3 prologue=1\nalloc 4 6MiB\n"
+                              "free 4\n");
+    char a[512], b[512], order[64];
+    snprintf(a, sizeof a, "%s/ss_a.pickle", tu_tmpdir());
+    snprintf(b, sizeof b, "%s/ss_b.pickle", tu_tmpdir());
+    replay_out run = {0}, back = {0}, again = {0};
+    export_run(cfg, tr, NULL, a, &run);
+    snap_entries(a, order, sizeof order);
+    CU_ASSERT_STRING_EQUAL(order, "arc");
+    export_run(cfg, a, NULL, b, &back); /* the export replayed, and exported again */
+    CU_ASSERT_EQUAL(back.su.recorded_allocs, 1);
+    CU_ASSERT_EQUAL(back.su.address_matches, 1);
+    CU_ASSERT_EQUAL(back.m.peak_live_bytes, run.m.peak_live_bytes);
+    CU_ASSERT_EQUAL(back.m.peak_reserved_bytes, run.m.peak_reserved_bytes);
+    CU_ASSERT_EQUAL(back.m.live_bytes, run.m.live_bytes);
+    snap_entries(b, order, sizeof order);
+    CU_ASSERT_STRING_EQUAL(order, "arc");
+    export_run(cfg, b, NULL, a, &again);
+    CU_ASSERT_EQUAL(again.m.peak_live_bytes, run.m.peak_live_bytes);
+}
+
+/* A recorded out-of-memory (`oom` line) that the simulation serves is an allocation for that
+ * instant: the export writes it as alloc and free after the segment it took, so the replay
+ * makes the same request at the same place. Until 2026-11-27 the export had the segment_alloc
+ * but no entry for the request, and the replay matched 1 of 2 allocations. */
+static void test_snapshot_served_oom(void)
+{
+    const char *cfg = tu_write("so.yaml", "version: 1\nmemories:\n"
+                               "  hbm: {capacity: 1GiB, allocator: {policy: caching}}\n");
+    const char *tr = tu_write("so.trace", "amsim-trace v1\noom 300MiB\nalloc 1 3MiB\n"
+                              "alloc 2 30MiB\n");
+    char a[512], order[64];
+    snprintf(a, sizeof a, "%s/so.pickle", tu_tmpdir());
+    replay_out run = {0}, back = {0};
+    export_run(cfg, tr, NULL, a, &run);
+    CU_ASSERT_EQUAL(run.su.oom_matches, 0);
+    snap_entries(a, order, sizeof order);
+    CU_ASSERT_STRING_EQUAL(order, "sarcaa");
+    export_run(cfg, a, NULL, NULL, &back);
+    CU_ASSERT_EQUAL(back.su.recorded_allocs, 3);
+    CU_ASSERT_EQUAL(back.su.address_matches, 3);
+    CU_ASSERT_EQUAL(back.su.segment_events_matched, back.su.segment_events_recorded);
+    CU_ASSERT_EQUAL(back.m.peak_reserved_bytes, run.m.peak_reserved_bytes);
+}
+
+/* Segments carry their pool and stream as the caching allocator has them (alloc.h
+ * segment_kind): the small pool's expandable range is segment_type "small", and a segment of
+ * stream 1 says stream 1, so the replay rebuilds the start state into the right pools. Until
+ * 2026-11-27 every expandable segment was "large" and every segment on stream 0: the replay of
+ * the first trace's export matched 0 of 4 allocations, the second's 0 of 1. */
+static void test_snapshot_pools(void)
+{
+    const char *cfg = tu_write("pl.yaml", "version: 1\nmemories:\n"
+                               "  hbm: {capacity: 1GiB, allocator: {policy: caching}}\n");
+    const char *exb = tu_write("pl.trace", "amsim-trace v1\nalloc 1 1040384\nalloc 2 1MiB\n"
+                               "alloc 3 1MiB\nalloc 4 1MiB\nfree 3\nfree 2\n");
+    const char *set = "memories.hbm.allocator.expandable_segments=true";
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s/pl_a.pickle", tu_tmpdir());
+    snprintf(b, sizeof b, "%s/pl_b.pickle", tu_tmpdir());
+    replay_out run = {0}, back = {0};
+    export_run(cfg, exb, set, a, &run);
+    export_run(cfg, a, set, b, &back);
+    CU_ASSERT_EQUAL(back.su.recorded_allocs, 4);
+    CU_ASSERT_EQUAL(back.su.address_matches, 4);
+    CU_ASSERT_EQUAL(back.su.segment_events_matched, back.su.segment_events_recorded);
+    CU_ASSERT_EQUAL(back.m.peak_reserved_bytes, run.m.peak_reserved_bytes);
+    if (have_python()) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "python3 -c \"import pickle,sys; "
+                 "s = pickle.load(open(sys.argv[1], 'rb'))['segments']; "
+                 "sys.exit(0 if [g['segment_type'] for g in s] == ['small'] and "
+                 "s[0]['segment_pool_id'] == (0, 0) else 1)\" '%s'", b);
+        CU_ASSERT_EQUAL(system(cmd), 0);
+    }
+    /* a start state on stream 1 (the reader's prologue), then a request there */
+    const char *st = tu_write("pl1.trace", "amsim-trace v1\nalloc 1 20MiB stream=1 prologue=1\n"
+                              "free 1 stream=1 prologue=1\nalloc 2 4MiB stream=1 prologue=1\n"
+                              "alloc 3 16MiB stream=1 prologue=1\nfree 3 prologue=1\n"
+                              "alloc 4 6MiB stream=1\nfree 4\n");
+    export_run(cfg, st, NULL, a, &run);
+    export_run(cfg, a, NULL, b, &back);
+    CU_ASSERT_EQUAL(back.su.recorded_allocs, 1);
+    CU_ASSERT_EQUAL(back.su.address_matches, 1);
+    CU_ASSERT_EQUAL(back.m.peak_reserved_bytes, run.m.peak_reserved_bytes);
+}
+
 /* Every policy's export, on the shipped training step and serving traces, reads back and
  * replays under the same policy with every allocation at its address and every segment event
  * matched. Until 2026-11-25 best_fit's and first_fit's did not read back at all: their heap
@@ -626,5 +775,11 @@ void suite_export(void)
              {"expandable segments are written as segment_map / segment_unmap of their ranges",
               test_snapshot_expandable},
              {"a snapshot with out-of-memory events replays with every segment event matched",
-              test_snapshot_replay_ooms});
+              test_snapshot_replay_ooms},
+             {"a replayed snapshot's start state is in the export's segments, not its entries",
+              test_snapshot_start_state},
+             {"a recorded out-of-memory the run served is written as alloc and free",
+              test_snapshot_served_oom},
+             {"snapshot segments carry their pool's segment_type and their stream",
+              test_snapshot_pools});
 }
