@@ -571,6 +571,36 @@ static void y_policy_refuses_set(void)
         CU_ASSERT_NOT_EQUAL(access(json, F_OK), 0);
     }
 }
+/* A --set path through a memory or link the config lacks is a misspelt name, refused with
+ * "did you mean" (until 2026-11-27 `memories.hmb.capacity=1GiB` added a level hmb, status 0,
+ * and `links.pcei.bandwidth=...` failed on a missing 'from' with no hint); a new one is given
+ * whole, as a map. */
+static void y_set_unknown_name(void)
+{
+    const char *cp = bi_write("setname.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    static const struct {
+        const char *args, *want;
+    } cases[] = {
+        {"--set memories.hmb.capacity=1GiB",
+         "amsim: --set 'memories.hmb.capacity=1GiB': unknown memory 'hmb' (did you mean 'hbm'?): "
+         "--set changes the memories the config defines; give a new one whole, e.g. --set "
+         "'memories.hmb={capacity: 1GiB}'"},
+        {"--set links.pcei.bandwidth=1GB/s",
+         "amsim: --set 'links.pcei.bandwidth=1GB/s': unknown link 'pcei' (did you mean 'pcie'?): "
+         "--set changes the links the config defines; give a new one whole, e.g. --set "
+         "'links.pcei={from: host, to: hbm, bandwidth: 64GB/s}'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char args[2048];
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s' %s", cp, trace_gpu(), cases[i].args);
+        bi_expect(args, 1, cases[i].want);
+    }
+    /* given whole, a new level is a level */
+    char args[2048];
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set 'memories.scratch={capacity: 1MiB}'",
+             cp, trace_gpu());
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+}
 /* libyaml gives a byte offset for what its reader refuses: reported as line and column */
 static void y_control(void)
 {
@@ -1780,6 +1810,7 @@ void suite_badinput(void)
              {"yaml: unknown device", y_unknown_device},
              {"yaml: unknown policy", y_unknown_policy},
              {"yaml: unknown memory in link", y_unknown_memory},
+             {"yaml: a --set through a misspelt memory or link", y_set_unknown_name},
              {"yaml: unknown default memory", y_default_memory},
              {"yaml: unsupported version", y_version},
              {"yaml: missing version", y_no_version},
