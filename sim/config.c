@@ -276,6 +276,22 @@ static int attach(frame *st, int depth, cfg_node **root, cfg_node *n, am_error *
     return 0;
 }
 
+/* A quoted scalar's escapes (\0, \x00, \x1b) can give the control characters libyaml's reader
+ * refuses when they are written raw; they are refused the same way, at the scalar. A NUL above
+ * all: the value is a C string, so "h100\0junk" read as h100 (until 2026-11-27, silently).
+ * Tab, newline and carriage return stay allowed, as they are raw. */
+static int scalar_control(am_error *e, const char *file, unsigned long line, unsigned long col,
+                          const yaml_event_t *ev)
+{
+    const unsigned char *v = ev->data.scalar.value;
+    for (size_t i = 0; i < ev->data.scalar.length; i++)
+        if ((v[i] < 0x20 && v[i] != '\t' && v[i] != '\n' && v[i] != '\r') || v[i] == 0x7f)
+            return am_fail_at(e, file, line, col, "control characters are not allowed (byte "
+                              "0x%02x, from an escape, in the quoted value at character %zu)",
+                              v[i], i + 1);
+    return 0;
+}
+
 /* Parse buf as one YAML document; *out is NULL for an empty document. `file` must outlive the
  * tree (interned). */
 static int tree_parse(const char *file, const char *buf, size_t len, cfg_node **out,
@@ -326,6 +342,8 @@ static int tree_parse(const char *file, const char *buf, size_t len, cfg_node **
             anchor = ev.data.scalar.anchor;
             if (anchor)
                 break;
+            if (scalar_control(e, file, line, col, &ev) < 0)
+                goto err;
             if (want_key) {
                 top->key = am_strndup((const char *)ev.data.scalar.value, ev.data.scalar.length);
                 top->kline = line;

@@ -608,6 +608,34 @@ static void y_control(void)
     bi_run(&(bi_case){BI_CONFIG, "ctrl.yaml", text, sizeof text - 1,
                       "amsim: @:4:19: control characters are not allowed (byte 46)", NULL, NULL});
 }
+/* a quoted scalar's escape giving a control character is refused as a raw one is, at the
+ * scalar (until 2026-11-27 "\0" cut the value short: device h100, capacity 2GiB, policy bfc);
+ * a --set value is YAML too */
+static void y_control_escape(void)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {V "device: \"h100\\0junk\"\n",
+         "amsim: @:2:9: control characters are not allowed (byte 0x00, from an escape, in the "
+         "quoted value at character 5)"},
+        {V "memories:\n  hbm: {capacity: \"2GiB\\0 and more\"}\n",
+         "amsim: @:3:19: control characters are not allowed (byte 0x00, from an escape, in the "
+         "quoted value at character 5)"},
+        {V "memories:\n  hbm: {capacity: 1GiB, allocator: {policy: 'bfc', x: \"\\x1b\"}}\n",
+         "amsim: @:3:55: control characters are not allowed (byte 0x1b, from an escape, in the "
+         "quoted value at character 1)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        bi_run(&(bi_case){BI_CONFIG, "esc.yaml", cases[i].text, 0, cases[i].want, NULL, NULL});
+    const char *cp = bi_write("esc.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    char args[2048];
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set 'memories.hbm.allocator.policy="
+             "\"bfc\\0xyz\"'", cp, trace_gpu());
+    bi_expect(args, 1, "amsim: --set 'memories.hbm.allocator.policy=\"bfc\\0xyz\"': bad value: "
+              "control characters are not allowed (byte 0x00, from an escape, in the quoted value "
+              "at character 4)");
+}
 BI_C(y_tab, "tab.yaml", V "memories:\n\thbm: {capacity: 1GiB}\n",
      "amsim: @:3:1: found character that cannot start any token")
 BI_C(y_unknown_key, "ukey.yaml", V "memories:\n  hbm: {capacity: 1GiB, colour: red}\n",
@@ -1787,6 +1815,7 @@ void suite_badinput(void)
              {"yaml: a policy refusing its options, at the value", y_policy_refuses},
              {"yaml: a policy refusing a --set value names the --set", y_policy_refuses_set},
              {"yaml: control character (line and column from libyaml's offset)", y_control},
+             {"yaml: control character from a quoted scalar's escape", y_control_escape},
              {"yaml: bad indentation", y_indent},
              {"yaml: tab", y_tab},
              {"yaml: unknown key", y_unknown_key},
