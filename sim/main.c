@@ -427,7 +427,26 @@ static int cmd_policies(int argc, char **argv)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* Every command's report, listing or table on standard output is checked here, once: a write
+ * that failed (a full disk, `> /dev/full`) makes the status 1 with a message, where until
+ * 2026-11-27 run, compare, mincap, stats and policies exited 0 with their output lost. A
+ * command that already failed (status 1) has said why, maybe this very failure (convert's
+ * out_commit); another status (3: out of memory or a moved expectation) is kept. */
+static int check_stdout(int rc)
+{
+    int bad = fflush(stdout) != 0, e = errno;
+    if (!bad && !ferror(stdout))
+        return rc;
+    if (rc == 1)
+        return rc;
+    if (bad)
+        fprintf(stderr, "%s: standard output: write failed: %s\n", prog, strerror(e));
+    else
+        fprintf(stderr, "%s: standard output: write failed\n", prog);
+    return rc ? rc : 1;
+}
+
+static int run_command(int argc, char **argv)
 {
     out_install_signals();
     atexit(out_abort_all);
@@ -457,4 +476,9 @@ int main(int argc, char **argv)
     fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
     usage_main(stderr);
     return 1;
+}
+
+int main(int argc, char **argv)
+{
+    return check_stdout(run_command(argc, argv));
 }

@@ -1083,6 +1083,42 @@ static void failing_run_leaves_nothing(const char *cfg, const char *tr, const ch
 /* A command refused before it writes leaves no -o directory it made: run with two outputs on
  * one file, a bad --set or a bad option; batch --merge of a folder that is no study (OUT and
  * the parents it made). A directory that was there stays. */
+/* Standard output that cannot be written (a full disk: /dev/full) is status 1 with a message,
+ * in every command that writes a report there; until 2026-11-27 run, compare, mincap, stats and
+ * policies exited 0 with the report lost. */
+static void stdout_write_failure(void)
+{
+    if (access("/dev/full", W_OK) != 0)
+        return; /* no /dev/full on this system */
+    const char *cp = bi_write("full.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    static const char trace_text[] = "amsim-trace v1\nalloc 1 1000\n",
+                      csv_text[] = "policy,peak\nbfc,1\ncaching,2\n";
+    const char *tr = bi_write("full.trace", trace_text, sizeof trace_text - 1);
+    const char *csv = bi_write("full.csv", csv_text, sizeof csv_text - 1);
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char cmds[6][1024];
+    snprintf(cmds[0], sizeof cmds[0], "run -c '%s' -t '%s'", cp, tr);
+    snprintf(cmds[1], sizeof cmds[1], "compare -c '%s' -t '%s' --policies bfc,caching", cp, tr);
+    snprintf(cmds[2], sizeof cmds[2], "mincap -c '%s' -t '%s'", cp, tr);
+    snprintf(cmds[3], sizeof cmds[3], "stats '%s' --metric peak", csv);
+    snprintf(cmds[4], sizeof cmds[4], "policies");
+    snprintf(cmds[5], sizeof cmds[5], "--version");
+    for (int i = 0; i < 6; i++) {
+        char cmd[4096], errp[512];
+        snprintf(errp, sizeof errp, "%s/.fullerr", tu_tmpdir());
+        snprintf(cmd, sizeof cmd, "%s %s >/dev/full 2>'%s' </dev/null", bin, cmds[i], errp);
+        int st = system(cmd);
+        char *err = tu_slurp(errp, NULL);
+        int ok = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 1 && err &&
+                 strstr(err, "amsim: standard output: write failed: No space left on device");
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  amsim %s >/dev/full: status %d, stderr %s", cmds[i],
+                    WIFEXITED(st) ? WEXITSTATUS(st) : -1, err ? err : "(none)");
+        free(err);
+    }
+}
+
 static void refused_outdir_not_created(void)
 {
     const char *dir = fresh_dir("refused");
@@ -1870,6 +1906,7 @@ void suite_badinput(void)
              {"check tells configs from traces by content", check_tells_configs_from_traces},
              {"failing runs leave no outputs or temporaries", no_partial_outputs},
              {"a refused -o DIR is not left behind", refused_outdir_not_created},
+             {"outputs: standard output that cannot be written", stdout_write_failure},
              {"--check passes on the shipped traces", check_shipped_traces},
              {"--check stops at the first violation", check_stops_at_first_violation},
              {"SIGTERM removes temporaries", sigterm_removes_temporaries},
