@@ -1022,12 +1022,12 @@ static void policy_list(char *buf, size_t n)
 /* Keys of the allocator map a that belong to other policies than the level's: accepted (so
  * --policy and compare can switch policies on one config), but each one written in the user's
  * config gets a warning when the policy was not switched, since there it does nothing. A
- * policy set by --set (which --policy, compare and batch use) is a switch: no warnings; nor
+ * policy set by --set or --policy (compare and batch use --set) is a switch: no warnings; nor
  * for a device preset's keys, which the user did not write. */
 static void warn_other_policy_keys(am_config *c, const cfg_level *lv, const cfg_node *a,
                                    const cfg_node *pn, const char *apath)
 {
-    if (pn->file && strncmp(pn->file, "--set", 5) == 0)
+    if (pn->file && (strncmp(pn->file, "--set", 5) == 0 || strncmp(pn->file, "--policy", 8) == 0))
         return;
     for (const cfg_node *k = a->child; k; k = k->next) {
         if (!k->key || strcmp(k->key, "policy") == 0 || !k->file || strcmp(k->file, c->path))

@@ -493,6 +493,11 @@ static void y_policy_refuses_set(void)
         {"--set memories.hbm.allocator.memory_limit=100", NULL,
          "amsim: --set 'memories.hbm.allocator.memory_limit=100': memory level 'hbm': bfc: "
          "memory limit of 100 bytes is below 256 bytes"},
+        /* --policy is named as the user gave it (until 2026-11-27: as a --set they never
+         * wrote, "--set 'memories.hbm.allocator.policy=bfcc'") */
+        {"--policy bfcc", NULL,
+         "amsim: --policy 'bfcc': memories.hbm.allocator.policy: unknown allocator policy 'bfcc' "
+         "(registered: bfc, "},
         {"--set memories.hbm.capacity=300", NULL,
          "amsim: --set 'memories.hbm.capacity=300': memory level 'hbm': bfc: memory limit of 225 "
          "bytes (memory_fraction 0.75 of a 300-byte capacity) is below 256 bytes"},

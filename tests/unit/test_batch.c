@@ -2508,6 +2508,17 @@ static void test_getopt_forms(void)
         {"policies --bogus", 1, "amsim policies: unknown option '--bogus'", NULL, 0},
         {"policies bfc", 1, "amsim policies: unexpected argument 'bfc'", NULL, 0},
         {"policies --help", 0, NULL, "usage: amsim policies", 0},
+        /* --version and --help take no word (until 2026-11-27 `--version x` was status 0);
+         * help takes a command name and shows its --help */
+        {"--version x", 1, "amsim --version: unexpected argument 'x' (it takes none)\n", NULL,
+         0},
+        {"version x", 1, "amsim version: unexpected argument 'x' (it takes none)\n", NULL, 0},
+        {"--version", 0, NULL, "amsim 0.", 0},
+        {"help run", 0, NULL, "usage: amsim run", 0},
+        {"--help policies", 0, NULL, "usage: amsim policies", 0},
+        {"help run x", 1, "amsim help: unexpected argument 'x' (it takes at most a command", NULL,
+         0},
+        {"-h nope", 1, "amsim -h: unexpected argument 'nope'", NULL, 0},
     };
     cli_cases(cases, sizeof cases / sizeof *cases);
 }
