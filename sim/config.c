@@ -276,6 +276,22 @@ static int attach(frame *st, int depth, cfg_node **root, cfg_node *n, am_error *
     return 0;
 }
 
+/* A quoted scalar's escapes (\0, \x00, \x1b) can give the control characters libyaml's reader
+ * refuses when they are written raw; they are refused the same way, at the scalar. A NUL above
+ * all: the value is a C string, so "h100\0junk" read as h100 (until 2026-11-27, silently).
+ * Tab, newline and carriage return stay allowed, as they are raw. */
+static int scalar_control(am_error *e, const char *file, unsigned long line, unsigned long col,
+                          const yaml_event_t *ev)
+{
+    const unsigned char *v = ev->data.scalar.value;
+    for (size_t i = 0; i < ev->data.scalar.length; i++)
+        if ((v[i] < 0x20 && v[i] != '\t' && v[i] != '\n' && v[i] != '\r') || v[i] == 0x7f)
+            return am_fail_at(e, file, line, col, "control characters are not allowed (byte "
+                              "0x%02x, from an escape, in the quoted value at character %zu)",
+                              v[i], i + 1);
+    return 0;
+}
+
 /* Parse buf as one YAML document; *out is NULL for an empty document. `file` must outlive the
  * tree (interned). */
 static int tree_parse(const char *file, const char *buf, size_t len, cfg_node **out,
@@ -326,6 +342,8 @@ static int tree_parse(const char *file, const char *buf, size_t len, cfg_node **
             anchor = ev.data.scalar.anchor;
             if (anchor)
                 break;
+            if (scalar_control(e, file, line, col, &ev) < 0)
+                goto err;
             if (want_key) {
                 top->key = am_strndup((const char *)ev.data.scalar.value, ev.data.scalar.length);
                 top->kline = line;
@@ -489,6 +507,7 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
         if (!*pp) {
             *pp = node_new(CFG_MAP, file, line, col);
             (*pp)->key = am_strdup(seg);
+            (*pp)->by_set_path = 1;
         } else if (!as_map(*pp)) {
             node_fail(e, &here, "'%.*s' is a %s, not a map", (int)(dot - path), text,
                      kind_name((*pp)->kind));
@@ -532,28 +551,35 @@ static int parse_bool(const char *s, int *v)
     return -1;
 }
 
-/* Edit distance for did-you-mean (keys are short; longer ones are not compared). */
+/* Edit distance for did-you-mean (keys are short; longer ones are not compared): insertions,
+ * deletions, substitutions and swaps of two neighbours count one each (optimal string alignment),
+ * so "hmb" is one from "hbm" and "pcei" one from "pcie" (until 2026-11-27 a swap counted two, and
+ * a short name's swap got no suggestion). */
 static size_t edit_distance(const char *a, const char *b)
 {
-    size_t la = strlen(a), lb = strlen(b), row[CFG_NAME_MAX + 1];
+    size_t la = strlen(a), lb = strlen(b);
+    size_t rows[3][CFG_NAME_MAX + 1]; /* distances for a[0..i-2), a[0..i-1), a[0..i) */
     if (la > CFG_NAME_MAX || lb > CFG_NAME_MAX)
         return SIZE_MAX;
-    /* Levenshtein with a single row: row[j] = distance(a[0..i), b[0..j)) */
+    size_t *prev2 = rows[0], *prev = rows[1], *row = rows[2];
     for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
+        prev[j] = j;
     for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
         row[0] = i;
         for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            best = AM_MIN(best, up + 1);
+            size_t best = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            best = AM_MIN(best, prev[j] + 1);
             best = AM_MIN(best, row[j - 1] + 1);
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                best = AM_MIN(best, prev2[j - 2] + 1);
             row[j] = best;
-            diag = up;
         }
+        size_t *t = prev2;
+        prev2 = prev;
+        prev = row;
+        row = t;
     }
-    return row[lb];
+    return prev[lb];
 }
 
 /* Closest candidate to key among the option table's keys and the extra names, or NULL. */
@@ -996,12 +1022,12 @@ static void policy_list(char *buf, size_t n)
 /* Keys of the allocator map a that belong to other policies than the level's: accepted (so
  * --policy and compare can switch policies on one config), but each one written in the user's
  * config gets a warning when the policy was not switched, since there it does nothing. A
- * policy set by --set (which --policy, compare and batch use) is a switch: no warnings; nor
+ * policy set by --set or --policy (compare and batch use --set) is a switch: no warnings; nor
  * for a device preset's keys, which the user did not write. */
 static void warn_other_policy_keys(am_config *c, const cfg_level *lv, const cfg_node *a,
                                    const cfg_node *pn, const char *apath)
 {
-    if (pn->file && strncmp(pn->file, "--set", 5) == 0)
+    if (pn->file && (strncmp(pn->file, "--set", 5) == 0 || strncmp(pn->file, "--policy", 8) == 0))
         return;
     for (const cfg_node *k = a->child; k; k = k->next) {
         if (!k->key || strcmp(k->key, "policy") == 0 || !k->file || strcmp(k->file, c->path))
@@ -1143,6 +1169,35 @@ err:
     return rc;
 }
 
+/* A memory or link that only a --set path made (memories.hmb.capacity=1GiB where the config
+ * and its preset have no memory hmb) is refused: it is almost always a misspelt name, and
+ * until 2026-11-27 it silently added a level (or failed on a missing key with no hint). A new
+ * one is written whole, as a map value: --set 'memories.NAME={capacity: 1GiB}'. what is
+ * "memory" or "link", sec the section map holding n. */
+static int fail_set_made(am_error *e, const cfg_node *sec, const cfg_node *n, const char *what,
+                         const char *example)
+{
+    const char *cands[CFG_MAX_LEVELS + CFG_MAX_LINKS + 1];
+    char names[1024] = "", hint[1024];
+    int nc = 0;
+    for (const cfg_node *k = sec->child; k; k = k->next) {
+        if (k->by_set_path || nc == (int)AM_ARRAY_LEN(cands) - 1)
+            continue;
+        size_t l = strlen(names);
+        snprintf(names + l, sizeof names - l, "%s%s", nc ? ", " : "", k->key);
+        cands[nc++] = k->key;
+    }
+    cands[nc] = NULL;
+    const char *near = suggest(n->key, NULL, cands);
+    if (near)
+        snprintf(hint, sizeof hint, "did you mean '%s'?", near);
+    else
+        snprintf(hint, sizeof hint, "%s: %.900s", sec->key, nc ? names : "none");
+    return node_fail(e, n, "unknown %s '%s' (%s): --set changes the %s the config defines; "
+                     "give a new one whole, e.g. --set '%s.%s={%s}'", what, n->key, hint,
+                     sec->key, sec->key, n->key, example);
+}
+
 /* memories: one cfg_level per entry, in tree order (the preset's order after a merge). */
 static int build_levels(am_config *c, cfg_node *root, am_error *e)
 {
@@ -1155,6 +1210,8 @@ static int build_levels(am_config *c, cfg_node *root, am_error *e)
     for (cfg_node *ln = mem->child; ln; ln = ln->next) {
         if (c->nlevels == CFG_MAX_LEVELS)
             return node_fail(e, ln, "memories: more than %d memories", CFG_MAX_LEVELS);
+        if (ln->by_set_path)
+            return fail_set_made(e, mem, ln, "memory", "capacity: 1GiB");
         if (check_name(e, ln, "memory", ln->key) < 0)
             return -1;
         join_path(path, sizeof path, "memories", ln->key);
@@ -1336,6 +1393,8 @@ static int build_links(am_config *c, cfg_node *root, am_error *e)
     for (cfg_node *kn = links->child; kn; kn = kn->next) {
         if (c->nlinks == CFG_MAX_LINKS)
             return node_fail(e, kn, "links: more than %d links", CFG_MAX_LINKS);
+        if (kn->by_set_path)
+            return fail_set_made(e, links, kn, "link", "from: host, to: hbm, bandwidth: 64GB/s");
         if (check_name(e, kn, "link", kn->key) < 0)
             return -1;
         join_path(path, sizeof path, "links", kn->key);

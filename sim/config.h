@@ -86,6 +86,10 @@ struct cfg_node {
     unsigned long line, col; /* 1-based; 0 for nodes made by --set or defaults */
     cfg_node *child;      /* first child (MAP/SEQ) */
     cfg_node *next;       /* next sibling */
+    /* 1: a map made by walking a --set path through a key nobody wrote (memories.X.capacity=V
+     * with no memory X in the config or its preset); a memory or link that is only this is a
+     * typo, refused with "did you mean" (see build_levels) */
+    int by_set_path;
 };
 
 typedef struct cfg_level {

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "batch.h"
-#include "outfile.h"
 #include "report.h"
 #include "units.h"
 
@@ -42,7 +41,7 @@ typedef struct mlist {
 } mlist;
 
 struct expect_ctx {
-    char *expect_path, *save_path;
+    char *expect_path;
     mlist want;
     mlist got;         /* the run's metrics, once expect_check has gathered them */
     int checked;       /* expect_check passed */
@@ -453,7 +452,7 @@ static void fwd_prologue(void *c, int on)
         x->inner->prologue(x->inner->ctx, on);
 }
 
-int expect_begin(expect_ctx **xp, const char *expect, const char *save, const am_config *cfg,
+int expect_begin(expect_ctx **xp, const char *expect, const am_config *cfg,
                  const sim_observer *inner, am_error *err)
 {
     expect_ctx *x = am_calloc(1, sizeof *x);
@@ -461,7 +460,6 @@ int expect_begin(expect_ctx **xp, const char *expect, const char *save, const am
     x->inner = inner;
     x->hash = RT_FNV_OFFSET;
     x->expect_path = expect ? am_strdup(expect) : NULL;
-    x->save_path = save ? am_strdup(save) : NULL;
     x->obs = (sim_observer){x, fwd_alloc, fwd_free, fwd_device, fwd_counters, fwd_op, fwd_action,
                             fwd_link, fwd_move, fwd_oom,
                             fwd_lost, fwd_prologue};
@@ -481,7 +479,6 @@ void expect_free(expect_ctx *x)
     if (!x)
         return;
     free(x->expect_path);
-    free(x->save_path);
     ml_free(&x->want);
     ml_free(&x->got);
     free(x);
@@ -659,20 +656,18 @@ int expect_check(expect_ctx *x, sim *s, am_error *err)
     return rc;
 }
 
-static int save(const mlist *l, const char *path, am_error *err)
+int expect_save(expect_ctx *x, sim *s, FILE *f, am_error *err)
 {
-    outfile *o;
-    if (out_open(&o, path, err) != 0)
+    if (expect_check(x, s, err) != 0)
         return -1;
-    FILE *f = out_fp(o);
     fprintf(f, "amsim-expect v1\n"
                "# KEY=VALUE, then KEY.tolerance=exact | abs:X | rel:X (see amsim run --help)\n");
-    for (int i = 0; i < l->n; i++) {
-        const metric *m = &l->v[i];
+    for (int i = 0; i < x->got.n; i++) {
+        const metric *m = &x->got.v[i];
         fprintf(f, "%s=%s\n%s.tolerance=%s\n", m->key, m->val, m->key,
                 m->tol ? m->tol : m->is_int ? "exact" : "rel:1e-9");
     }
-    return out_commit(o, err);
+    return 0;
 }
 
 /* Whether the whole number a (as written: digits) is within the tolerance tol of b. Exact
@@ -741,8 +736,6 @@ int expect_finish(expect_ctx *x, sim *s, am_error *err)
         return -1;
     const mlist got = x->got;
     int rc = 0;
-    if (x->save_path && save(&got, x->save_path, err) != 0)
-        return -1;
     if (!x->expect_path)
         return 0;
     char msg[sizeof err->msg];

@@ -29,21 +29,28 @@
 #ifndef AM_EXPECT_H
 #define AM_EXPECT_H
 
+#include <stdio.h>
+
 #include "engine.h"
 
 typedef struct expect_ctx expect_ctx;
 
-/* Prepare checking against `expect` (read now, may be NULL) and/or saving to `save` (may be
- * NULL). `inner` is the caller's observer (may be NULL): expect_observer() forwards to it.
- * 0, or -1 with err (AM_EINPUT: unreadable or malformed expectation). */
-int expect_begin(expect_ctx **x, const char *expect, const char *save, const am_config *cfg,
+/* Prepare checking against `expect` (read now, may be NULL; NULL only gathers the metrics for
+ * expect_save). `inner` is the caller's observer (may be NULL): expect_observer() forwards to
+ * it. 0, or -1 with err (AM_EINPUT: unreadable or malformed expectation). */
+int expect_begin(expect_ctx **x, const char *expect, const am_config *cfg,
                  const sim_observer *inner, am_error *err);
 const sim_observer *expect_observer(expect_ctx *x);
 /* After the run, before its outputs are written: the input checks that need the run's metrics.
  * 0, or -1 with AM_EINPUT at FILE:LINE:COLUMN for a value that cannot be its metric's kind in
  * this run or a LEVEL.stats.NAME that no registered policy reports (did you mean). */
 int expect_check(expect_ctx *x, sim *s, am_error *err);
-/* After the run: save and/or compare (expect_check first, if not called yet). 0 when nothing
+/* After the run, before its outputs are committed: write the --save-expect file's text (the
+ * run's metrics with their tolerances) to f, an output of the run's atomic set, so that a
+ * failure anywhere leaves no file behind (until 2026-11-27 the file was written after the
+ * other outputs were in place). expect_check first, if not called yet; 0 or -1 as it. */
+int expect_save(expect_ctx *x, sim *s, FILE *f, am_error *err);
+/* After the run: compare with the expectation (expect_check first, if not called yet). 0 when nothing
  * moved; -1 with err->status AM_EOOMFAIL (3) and a message naming every metric that moved,
  * AM_EINPUT (1) as expect_check, or another status on I/O errors. */
 int expect_finish(expect_ctx *x, sim *s, am_error *err);

@@ -427,7 +427,68 @@ static int cmd_policies(int argc, char **argv)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* Every command's report, listing or table on standard output is checked here, once: a write
+ * that failed (a full disk, `> /dev/full`) makes the status 1 with a message, where until
+ * 2026-11-27 run, compare, mincap, stats and policies exited 0 with their output lost. A
+ * command that already failed (status 1) has said why, maybe this very failure (convert's
+ * out_commit); another status (3: out of memory or a moved expectation) is kept. */
+static int check_stdout(int rc)
+{
+    int bad = fflush(stdout) != 0, e = errno;
+    if (!bad && !ferror(stdout))
+        return rc;
+    if (rc == 1)
+        return rc;
+    if (bad)
+        fprintf(stderr, "%s: standard output: write failed: %s\n", prog, strerror(e));
+    else
+        fprintf(stderr, "%s: standard output: write failed\n", prog);
+    return rc ? rc : 1;
+}
+
+static const struct {
+    const char *name;
+    int (*fn)(int argc, char **argv); /* the arguments after the command name */
+} cmds[] = {{"run", cmd_run},         {"check", cmd_check},     {"gen", cmd_gen},
+            {"convert", cmd_convert}, {"compare", cmd_compare}, {"policies", cmd_policies},
+            {"batch", cmd_batch},     {"mincap", cmd_mincap},   {"stats", cmd_stats},
+            {"report", cmd_report}};
+
+static int find_command(const char *name)
+{
+    for (size_t i = 0; i < AM_ARRAY_LEN(cmds); i++)
+        if (strcmp(name, cmds[i].name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* --version and --help take no operand, as every command refuses a word it takes none for
+ * (until 2026-11-27 `amsim --version x` printed the version, status 0); `amsim help CMD` and
+ * `amsim --help CMD` are CMD's own --help. */
+static int version_or_help(int argc, char **argv)
+{
+    const char *cmd = argv[1];
+    int help = strcmp(cmd, "--version") != 0 && strcmp(cmd, "version") != 0;
+    int k = argc >= 3 && help ? find_command(argv[2]) : -1;
+    int extra = k >= 0 ? 3 : 2; /* the first word not taken */
+    if (argc > extra) {
+        fprintf(stderr, "%s %s: unexpected argument '%s' (%s)\n", prog, cmd, argv[extra],
+                help ? "it takes at most a command name, e.g. amsim help run"
+                     : "it takes none");
+        return 1;
+    }
+    static char help_arg[] = "--help";
+    char *args[] = {help_arg, NULL};
+    if (k >= 0)
+        return cmds[k].fn(1, args);
+    if (help)
+        usage_main(stdout);
+    else
+        printf("amsim %s\n", AM_VERSION);
+    return 0;
+}
+
+static int run_command(int argc, char **argv)
 {
     out_install_signals();
     atexit(out_abort_all);
@@ -436,25 +497,18 @@ int main(int argc, char **argv)
         return 1;
     }
     const char *cmd = argv[1];
-    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-        printf("amsim %s\n", AM_VERSION);
-        return 0;
-    }
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-        usage_main(stdout);
-        return 0;
-    }
-    static const struct {
-        const char *name;
-        int (*fn)(int argc, char **argv); /* the arguments after the command name */
-    } cmds[] = {{"run", cmd_run},         {"check", cmd_check},     {"gen", cmd_gen},
-                {"convert", cmd_convert}, {"compare", cmd_compare}, {"policies", cmd_policies},
-                {"batch", cmd_batch},     {"mincap", cmd_mincap},   {"stats", cmd_stats},
-                {"report", cmd_report}};
-    for (size_t i = 0; i < AM_ARRAY_LEN(cmds); i++)
-        if (strcmp(cmd, cmds[i].name) == 0)
-            return cmds[i].fn(argc - 2, argv + 2);
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0 ||
+        strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0)
+        return version_or_help(argc, argv);
+    int k = find_command(cmd);
+    if (k >= 0)
+        return cmds[k].fn(argc - 2, argv + 2);
     fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
     usage_main(stderr);
     return 1;
+}
+
+int main(int argc, char **argv)
+{
+    return check_stdout(run_command(argc, argv));
 }

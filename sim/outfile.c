@@ -151,6 +151,16 @@ static void release(outfile *o)
     free(o);
 }
 
+int out_flush(outfile *o, am_error *err)
+{
+    if (!o || (fflush(o->f) == 0 && !ferror(o->f)))
+        return 0;
+    int e = errno;
+    if (o->is_stdout)
+        return am_fail(err, AM_EINPUT, "standard output: write failed");
+    return am_fail(err, AM_EINPUT, "%s: write failed: %s", o->path, strerror(e));
+}
+
 int out_commit(outfile *o, am_error *err)
 {
     if (!o)

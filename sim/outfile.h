@@ -19,6 +19,9 @@ typedef struct outfile outfile;
 /* Open for writing; "-" means standard output (not atomic). NULL path gives NULL, no error. */
 int out_open(outfile **o, const char *path, am_error *err);
 FILE *out_fp(outfile *o);
+/* Flush what is buffered: 0, or -1 with err when a write failed (nothing is renamed), so that a
+ * caller writing several files can find a write error before it commits any. NULL is fine. */
+int out_flush(outfile *o, am_error *err);
 /* Flush, close and rename into place; 0 or -1 (write errors are reported, temp removed). */
 int out_commit(outfile *o, am_error *err);
 /* Close and remove the temporary. NULL is fine. */

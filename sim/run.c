@@ -31,16 +31,20 @@ int run_load_config(const run_spec *sp, am_config **cfg, am_error *err)
         return -1;
     if (!sp->policy)
         return 0;
-    /* --policy: the same config with the default level's policy replaced. */
-    const char *sets[RUN_MAX_SETS + 2];
-    char pol[256];
+    /* --policy: the same config with the default level's policy replaced, by an override
+     * whose messages name --policy (until 2026-11-27 they named a --set the user never wrote:
+     * "--set 'memories.hbm.allocator.policy=bfcc': ... unknown allocator policy") */
+    cfg_set sets[RUN_MAX_SETS + 2] = {{0}};
+    char pol[256], origin[300];
     snprintf(pol, sizeof pol, "memories.%s.allocator.policy=%s",
              (*cfg)->levels[(*cfg)->default_level].name, sp->policy);
-    memcpy(sets, sp->sets, (size_t)sp->nsets * sizeof *sets);
-    sets[sp->nsets] = pol;
+    snprintf(origin, sizeof origin, "--policy '%.256s'", sp->policy);
+    for (int i = 0; i < sp->nsets; i++)
+        sets[i].text = sp->sets[i];
+    sets[sp->nsets] = (cfg_set){.text = pol, .file = origin};
     cfg_free(*cfg);
     *cfg = NULL;
-    return cfg_load(cfg, sp->config, sets, sp->nsets + 1, err);
+    return cfg_load_sets(cfg, sp->config, sets, sp->nsets + 1, err);
 }
 
 int run_policy_list(const char *list, char (*names)[RUN_POLICY_LEN], int max, char *msg,
@@ -98,9 +102,11 @@ static char *join(const char *dir, const char *name)
 }
 
 /* O_DJSON, O_DPLACE and O_DTIMELINE are -o DIR's copy of an output also given by path (--json,
- * --placements, --timeline): DIR always gets its whole set, and the named file is the same. */
-enum { O_JSON, O_PLACE, O_TIMELINE, O_LOG, O_REPORT, O_CONFIG, O_DJSON, O_DPLACE, O_DTIMELINE,
-       O_N };
+ * --placements, --timeline): DIR always gets its whole set, and the named file is the same.
+ * O_SAVE is --save-expect: one of the set, so that it is committed with the others or not at
+ * all (until 2026-11-27 it was written after them, and a failure there left them written). */
+enum { O_JSON, O_PLACE, O_TIMELINE, O_LOG, O_REPORT, O_CONFIG, O_SAVE, O_DJSON, O_DPLACE,
+       O_DTIMELINE, O_N };
 enum { O_ND = O_DJSON - O_JSON }; /* O_X + O_ND: DIR's copy of O_X */
 
 /* The streamed outputs (placements, timeline) are written once, to whichever of the pair can be
@@ -135,12 +141,14 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
     snap_exp *sx = NULL;
     obs_mux mux;
     outfile *o[O_N] = {0};
-    const char *path[O_N] = {sp->json, sp->placements, sp->timeline, sp->log};
+    const char *path[O_N] = {[O_JSON] = sp->json, [O_PLACE] = sp->placements,
+                             [O_TIMELINE] = sp->timeline, [O_LOG] = sp->log,
+                             [O_SAVE] = sp->save_expect};
     char *owned[O_N] = {0};
     int rc = -1, src[2], dst[2], made_dir = 0;
     if (sp->outdir) {
         static const char *names[O_DJSON] = {"summary.json", "placements.csv", "timeline.csv",
-                                             NULL, "report.txt", "effective_config.yaml"};
+                                             NULL, "report.txt", "effective_config.yaml", NULL};
         /* DIR is made first, so that the checks below compare its files by device and inode
          * like any other path (`--json DIR/../DIR/summary.json` is DIR's own file), and removed
          * again when the command stops without writing into it (made_dir). */
@@ -169,16 +177,15 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
      * still before anything is written), -t and --expect. */
     static const char *const label[O_N] = {"--json", "--placements", "--timeline", "--log",
                                            "-o's report.txt", "-o's effective_config.yaml",
-                                           "-o's summary.json", "-o's placements.csv",
+                                           "--save-expect", "-o's summary.json", "-o's placements.csv",
                                            "-o's timeline.csv"};
-    out_named outs[O_N + 3];
+    out_named outs[O_N + 2];
     int nout = 0;
     for (int i = 0; i < O_N; i++)
         if (path[i]) /* DIR's own file when -o filled it in */
             outs[nout++] = (out_named){label[owned[i] && i < O_LOG ? i + O_ND : i], path[i]};
     outs[nout++] = (out_named){"--chrome-trace", sp->chrome_trace};
     outs[nout++] = (out_named){"--pytorch-snapshot", sp->pytorch_snapshot};
-    outs[nout++] = (out_named){"--save-expect", sp->save_expect};
     const out_named ins[] = {{"-c", sp->config}, {"-t", sp->trace}, {"--expect", sp->expect}};
     if (out_check_paths(outs, nout, ins, (int)AM_ARRAY_LEN(ins), err) != 0)
         goto out;
@@ -216,8 +223,7 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
         goto out;
     const sim_observer *chain[3] = {sp->observer, chrome_observer(cx), snap_observer(sx)};
     const sim_observer *obs = obs_mux_init(&mux, chain, 3);
-    if ((sp->expect || sp->save_expect) &&
-        expect_begin(&xp, sp->expect, sp->save_expect, cfg, obs, err) != 0)
+    if ((sp->expect || sp->save_expect) && expect_begin(&xp, sp->expect, cfg, obs, err) != 0)
         goto out;
     sim_opts so = {.placements = out_fp(o[src[0]]), .timeline = out_fp(o[src[1]]),
                    .log = out_fp(o[O_LOG]), .check = sp->check, .lenient = sp->lenient,
@@ -232,6 +238,8 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
     /* an expectation's keys and kinds known only from the run: an input error writes nothing */
     if (xp && expect_check(xp, s, err) != 0)
         goto out;
+    if (o[O_SAVE] && expect_save(xp, s, out_fp(o[O_SAVE]), err) != 0)
+        goto out;
     report_trace rt = {sp->trace, trace_format(t), sim_get_summary(s)->events, trace_skipped(t)};
     if (o[O_JSON])
         report_json(out_fp(o[O_JSON]), s, &rt);
@@ -244,6 +252,11 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
         report_text(out_fp(o[O_REPORT]), s, &rt);
     if (o[O_CONFIG])
         cfg_write_yaml(cfg, out_fp(o[O_CONFIG]));
+    /* every output flushed before any is renamed into place: a write error (a full disk) in
+     * one leaves the others unwritten too */
+    for (int i = 0; i < O_N; i++)
+        if (out_flush(o[i], err) != 0)
+            goto out;
     int bad = chrome_close(cx, err) != 0;
     bad |= snap_close(sx, err) != 0;
     cx = NULL;

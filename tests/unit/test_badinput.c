@@ -493,6 +493,11 @@ static void y_policy_refuses_set(void)
         {"--set memories.hbm.allocator.memory_limit=100", NULL,
          "amsim: --set 'memories.hbm.allocator.memory_limit=100': memory level 'hbm': bfc: "
          "memory limit of 100 bytes is below 256 bytes"},
+        /* --policy is named as the user gave it (until 2026-11-27: as a --set they never
+         * wrote, "--set 'memories.hbm.allocator.policy=bfcc'") */
+        {"--policy bfcc", NULL,
+         "amsim: --policy 'bfcc': memories.hbm.allocator.policy: unknown allocator policy 'bfcc' "
+         "(registered: bfc, "},
         {"--set memories.hbm.capacity=300", NULL,
          "amsim: --set 'memories.hbm.capacity=300': memory level 'hbm': bfc: memory limit of 225 "
          "bytes (memory_fraction 0.75 of a 300-byte capacity) is below 256 bytes"},
@@ -571,12 +576,70 @@ static void y_policy_refuses_set(void)
         CU_ASSERT_NOT_EQUAL(access(json, F_OK), 0);
     }
 }
+/* A --set path through a memory or link the config lacks is a misspelt name, refused with
+ * "did you mean" (until 2026-11-27 `memories.hmb.capacity=1GiB` added a level hmb, status 0,
+ * and `links.pcei.bandwidth=...` failed on a missing 'from' with no hint); a new one is given
+ * whole, as a map. */
+static void y_set_unknown_name(void)
+{
+    const char *cp = bi_write("setname.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    static const struct {
+        const char *args, *want;
+    } cases[] = {
+        {"--set memories.hmb.capacity=1GiB",
+         "amsim: --set 'memories.hmb.capacity=1GiB': unknown memory 'hmb' (did you mean 'hbm'?): "
+         "--set changes the memories the config defines; give a new one whole, e.g. --set "
+         "'memories.hmb={capacity: 1GiB}'"},
+        {"--set links.pcei.bandwidth=1GB/s",
+         "amsim: --set 'links.pcei.bandwidth=1GB/s': unknown link 'pcei' (did you mean 'pcie'?): "
+         "--set changes the links the config defines; give a new one whole, e.g. --set "
+         "'links.pcei={from: host, to: hbm, bandwidth: 64GB/s}'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char args[2048];
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s' %s", cp, trace_gpu(), cases[i].args);
+        bi_expect(args, 1, cases[i].want);
+    }
+    /* given whole, a new level is a level */
+    char args[2048];
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set 'memories.scratch={capacity: 1MiB}'",
+             cp, trace_gpu());
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+}
 /* libyaml gives a byte offset for what its reader refuses: reported as line and column */
 static void y_control(void)
 {
     static const char text[] = V "memories:\n  hbm:\n    capacity: 1GiB\0\n";
     bi_run(&(bi_case){BI_CONFIG, "ctrl.yaml", text, sizeof text - 1,
                       "amsim: @:4:19: control characters are not allowed (byte 46)", NULL, NULL});
+}
+/* a quoted scalar's escape giving a control character is refused as a raw one is, at the
+ * scalar (until 2026-11-27 "\0" cut the value short: device h100, capacity 2GiB, policy bfc);
+ * a --set value is YAML too */
+static void y_control_escape(void)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {V "device: \"h100\\0junk\"\n",
+         "amsim: @:2:9: control characters are not allowed (byte 0x00, from an escape, in the "
+         "quoted value at character 5)"},
+        {V "memories:\n  hbm: {capacity: \"2GiB\\0 and more\"}\n",
+         "amsim: @:3:19: control characters are not allowed (byte 0x00, from an escape, in the "
+         "quoted value at character 5)"},
+        {V "memories:\n  hbm: {capacity: 1GiB, allocator: {policy: 'bfc', x: \"\\x1b\"}}\n",
+         "amsim: @:3:55: control characters are not allowed (byte 0x1b, from an escape, in the "
+         "quoted value at character 1)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        bi_run(&(bi_case){BI_CONFIG, "esc.yaml", cases[i].text, 0, cases[i].want, NULL, NULL});
+    const char *cp = bi_write("esc.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    char args[2048];
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set 'memories.hbm.allocator.policy="
+             "\"bfc\\0xyz\"'", cp, trace_gpu());
+    bi_expect(args, 1, "amsim: --set 'memories.hbm.allocator.policy=\"bfc\\0xyz\"': bad value: "
+              "control characters are not allowed (byte 0x00, from an escape, in the quoted value "
+              "at character 4)");
 }
 BI_C(y_tab, "tab.yaml", V "memories:\n\thbm: {capacity: 1GiB}\n",
      "amsim: @:3:1: found character that cannot start any token")
@@ -1025,6 +1088,42 @@ static void failing_run_leaves_nothing(const char *cfg, const char *tr, const ch
 /* A command refused before it writes leaves no -o directory it made: run with two outputs on
  * one file, a bad --set or a bad option; batch --merge of a folder that is no study (OUT and
  * the parents it made). A directory that was there stays. */
+/* Standard output that cannot be written (a full disk: /dev/full) is status 1 with a message,
+ * in every command that writes a report there; until 2026-11-27 run, compare, mincap, stats and
+ * policies exited 0 with the report lost. */
+static void stdout_write_failure(void)
+{
+    if (access("/dev/full", W_OK) != 0)
+        return; /* no /dev/full on this system */
+    const char *cp = bi_write("full.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    static const char trace_text[] = "amsim-trace v1\nalloc 1 1000\n",
+                      csv_text[] = "policy,peak\nbfc,1\ncaching,2\n";
+    const char *tr = bi_write("full.trace", trace_text, sizeof trace_text - 1);
+    const char *csv = bi_write("full.csv", csv_text, sizeof csv_text - 1);
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char cmds[6][1024];
+    snprintf(cmds[0], sizeof cmds[0], "run -c '%s' -t '%s'", cp, tr);
+    snprintf(cmds[1], sizeof cmds[1], "compare -c '%s' -t '%s' --policies bfc,caching", cp, tr);
+    snprintf(cmds[2], sizeof cmds[2], "mincap -c '%s' -t '%s'", cp, tr);
+    snprintf(cmds[3], sizeof cmds[3], "stats '%s' --metric peak", csv);
+    snprintf(cmds[4], sizeof cmds[4], "policies");
+    snprintf(cmds[5], sizeof cmds[5], "--version");
+    for (int i = 0; i < 6; i++) {
+        char cmd[4096], errp[512];
+        snprintf(errp, sizeof errp, "%s/.fullerr", tu_tmpdir());
+        snprintf(cmd, sizeof cmd, "%s %s >/dev/full 2>'%s' </dev/null", bin, cmds[i], errp);
+        int st = system(cmd);
+        char *err = tu_slurp(errp, NULL);
+        int ok = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 1 && err &&
+                 strstr(err, "amsim: standard output: write failed: No space left on device");
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  amsim %s >/dev/full: status %d, stderr %s", cmds[i],
+                    WIFEXITED(st) ? WEXITSTATUS(st) : -1, err ? err : "(none)");
+        free(err);
+    }
+}
+
 static void refused_outdir_not_created(void)
 {
     const char *dir = fresh_dir("refused");
@@ -1757,6 +1856,7 @@ void suite_badinput(void)
              {"yaml: a policy refusing its options, at the value", y_policy_refuses},
              {"yaml: a policy refusing a --set value names the --set", y_policy_refuses_set},
              {"yaml: control character (line and column from libyaml's offset)", y_control},
+             {"yaml: control character from a quoted scalar's escape", y_control_escape},
              {"yaml: bad indentation", y_indent},
              {"yaml: tab", y_tab},
              {"yaml: unknown key", y_unknown_key},
@@ -1780,6 +1880,7 @@ void suite_badinput(void)
              {"yaml: unknown device", y_unknown_device},
              {"yaml: unknown policy", y_unknown_policy},
              {"yaml: unknown memory in link", y_unknown_memory},
+             {"yaml: a --set through a misspelt memory or link", y_set_unknown_name},
              {"yaml: unknown default memory", y_default_memory},
              {"yaml: unsupported version", y_version},
              {"yaml: missing version", y_no_version},
@@ -1810,6 +1911,7 @@ void suite_badinput(void)
              {"check tells configs from traces by content", check_tells_configs_from_traces},
              {"failing runs leave no outputs or temporaries", no_partial_outputs},
              {"a refused -o DIR is not left behind", refused_outdir_not_created},
+             {"outputs: standard output that cannot be written", stdout_write_failure},
              {"--check passes on the shipped traces", check_shipped_traces},
              {"--check stops at the first violation", check_stops_at_first_violation},
              {"SIGTERM removes temporaries", sigterm_removes_temporaries},

@@ -2509,6 +2509,17 @@ static void test_getopt_forms(void)
         {"policies --bogus", 1, "amsim policies: unknown option '--bogus'", NULL, 0},
         {"policies bfc", 1, "amsim policies: unexpected argument 'bfc'", NULL, 0},
         {"policies --help", 0, NULL, "usage: amsim policies", 0},
+        /* --version and --help take no word (until 2026-11-27 `--version x` was status 0);
+         * help takes a command name and shows its --help */
+        {"--version x", 1, "amsim --version: unexpected argument 'x' (it takes none)\n", NULL,
+         0},
+        {"version x", 1, "amsim version: unexpected argument 'x' (it takes none)\n", NULL, 0},
+        {"--version", 0, NULL, "amsim 0.", 0},
+        {"help run", 0, NULL, "usage: amsim run", 0},
+        {"--help policies", 0, NULL, "usage: amsim policies", 0},
+        {"help run x", 1, "amsim help: unexpected argument 'x' (it takes at most a command", NULL,
+         0},
+        {"-h nope", 1, "amsim -h: unexpected argument 'nope'", NULL, 0},
     };
     cli_cases(cases, sizeof cases / sizeof *cases);
 }
@@ -2758,6 +2769,34 @@ static char *set_expect_line(char *t, const char *key, const char *val)
  * with abs:0 (and nearly any with rel:0.5), and a byte count of 2^55 + 1 expected as 2^55 + 2
  * passed with abs:0. Now a tolerance on the digest other than exact is an input error at its
  * FILE:LINE:COLUMN, and whole numbers compare in 64-bit integers. */
+/* A --save-expect file that cannot be written fails the run before any output is in place: the
+ * file is one of the run's atomic set. Until 2026-11-27 it was written last, after --json and -o
+ * DIR were committed, so status 1 left them written. A write error in any output (/dev/full)
+ * leaves the others unwritten too. */
+static void test_save_expect_failure_writes_nothing(void)
+{
+    const char *json = path_in_tmp("sef.json"), *dir = path_in_tmp("sef-out");
+    const char *bad[] = {"/nonexistent-amsim-dir/x.expect", NULL};
+    for (int k = 0; k < 2; k++) {
+        const char *save = bad[k] ? bad[k] : path_in_tmp("sef.expect");
+        const char *js = bad[k] ? json : "/dev/full";
+        tu_write("sef.json", "old\n");
+        char args[2048], *err = NULL;
+        snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t "
+                 "'%s/traces/gpu_train_step.trace' --json '%s' -o '%s' --save-expect '%s'",
+                 tu_top(), tu_top(), js, dir, save);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, bad[k] ? "x.expect: cannot write" : "/dev/full: write failed"));
+        char *j = tu_slurp(json, NULL);
+        CU_ASSERT(j && strcmp(j, "old\n") == 0); /* not replaced */
+        free(j);
+        CU_ASSERT_NOT_EQUAL(access(dir, F_OK), 0); /* -o DIR not left behind */
+        if (!bad[k])
+            CU_ASSERT_NOT_EQUAL(access(save, F_OK), 0);
+        free(err);
+    }
+}
+
 static void test_expect_exact_numbers(void)
 {
     /* tu_write's paths rotate through 8 buffers: keep the traces' own */
@@ -3343,6 +3382,7 @@ void suite_batch(void)
              {"expectations hold and fail", test_expect},
              {"expectation values that are not their metric's form", test_expect_bad_values},
              {"expectation keys given twice or unknown", test_expect_keys},
+             {"a failed --save-expect writes no output", test_save_expect_failure_writes_nothing},
              {"expectation numbers compare exactly (digest, 64-bit counts)",
               test_expect_exact_numbers},
              {"regress sweep", test_regress_sweep},

@@ -446,7 +446,7 @@ static void test_set(void)
     const char *const sets[] = {
         "memories.hbm.capacity=40GiB",
         "memories.hbm.allocator.memory_limit=1GiB", /* not in the user's file: created */
-        "memories.scratch.capacity=1MiB",           /* a new level, maps created on the way */
+        "memories.scratch={capacity: 1MiB}",        /* a new level, given whole */
         "links.pcie.latency=5us",
         "engine.queue_depth=\"16\"",                /* YAML quoting is understood */
         "trace.lifetimes=inclusive",
@@ -514,6 +514,16 @@ static void test_set_errors(void)
         {"memories.hbm.allocator.policy=nope",
          "--set 'memories.hbm.allocator.policy=nope': memories.hbm.allocator.policy: unknown "
          "allocator policy 'nope' (registered: "},
+        /* a path through a memory or link nobody defined is a typo, not a new one (until
+         * 2026-11-27 it added a level hmb, or failed on a missing 'from' with no hint) */
+        {"memories.hmb.capacity=1GiB",
+         "--set 'memories.hmb.capacity=1GiB': unknown memory 'hmb' (did you mean 'hbm'?): --set "
+         "changes the memories the config defines; give a new one whole, e.g. --set "
+         "'memories.hmb={capacity: 1GiB}'"},
+        {"memories.zzz.allocator.policy=bfc",
+         "--set 'memories.zzz.allocator.policy=bfc': unknown memory 'zzz' (memories: hbm): "},
+        {"links.pcei.bandwidth=1GB/s",
+         "--set 'links.pcei.bandwidth=1GB/s': unknown link 'pcei' (links: none): "},
     };
     for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
         const char *const one[] = {cases[i].set};
@@ -522,6 +532,12 @@ static void test_set_errors(void)
         if (strncmp(m, cases[i].msg, strlen(cases[i].msg)) != 0)
             printf("\n  message:  %s\n  expected: %s\n", m, cases[i].msg);
     }
+    /* with a preset: its links are candidates too */
+    const char *const pcei[] = {"links.pcei.bandwidth=1GB/s"};
+    ASSERT_MSG(load_err("version: 1\ndevice: h100\n", pcei, 1),
+               "--set 'links.pcei.bandwidth=1GB/s': unknown link 'pcei' (did you mean 'pcie'?): "
+               "--set changes the links the config defines; give a new one whole, e.g. --set "
+               "'links.pcei={from: host, to: hbm, bandwidth: 64GB/s}'");
     const char *const bad[] = {"memories.hbm.capacity=[1,"};
     ASSERT_MSG(load_err(yaml, bad, 1), "--set 'memories.hbm.capacity=[1,': bad value: did not "
                "find expected node content (while parsing a flow node at line 2, column 1)");
