@@ -13,9 +13,10 @@
  *   - on a miss the pool grows by a region (Extend): available = round down (limit - pool) to
  *     256; fail if R > available; double the region size until >= R; take min(region size,
  *     available); on device refusal back off by 0.9 (single-precision float, truncated, rounded
- *     up to 256) until it fits or drops below R; if the size did not have to grow, double it
- *     afterwards. The first region size is round up min(limit, 2 MiB) with allow_growth, else
- *     the whole limit (taken at the first request);
+ *     up to 256) until it fits or drops below R, or stops shrinking (at 2304 bytes and below,
+ *     where tsl would retry the same size for ever): out of memory; if the size did not have
+ *     to grow, double it afterwards. The first region size is round up min(limit, 2 MiB) with
+ *     allow_growth, else the whole limit (taken at the first request);
  *   - with garbage_collection, a miss that Extend cannot serve gives back every region whose
  *     chunks are all free (when that could make room) and extends again;
  *   - with region_coalescing, a region that starts where the previous one ends extends it and
@@ -226,9 +227,14 @@ static int extend(bfc *b, uint64_t rounded)
     int got = b->env.dev_alloc(b->env.ctx, bytes, &addr) == 0;
     while (!got) {
         float f = (float)bytes * 0.9f; /* kBackpedalFactor is a float */
-        bytes = round256((uint64_t)f);
-        if (bytes < rounded)
+        uint64_t smaller = round256((uint64_t)f);
+        /* At or below 2304 bytes (9 x 256) rounding 0.9 x bytes up to 256 gives bytes back:
+         * tsl's loop would ask the device for the same size for ever. The device answers the
+         * same size the same way, so the request has failed. Until 2026-11-27 this looped for
+         * ever (a level of up to 2304 bytes under a larger limit). */
+        if (smaller < rounded || smaller >= bytes)
             break;
+        bytes = smaller;
         got = b->env.dev_alloc(b->env.ctx, bytes, &addr) == 0;
     }
     if (!got)

@@ -561,9 +561,9 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
     static const struct {
         int (*parse)(const char *s, uint64_t *v, const char **why);
         char *(*fmt)(uint64_t v);
-        const char *name;
-    } kinds[] = {{units_size_nonzero, fmt_size_exact, "size"},
-                 {units_time, fmt_time_exact, "time"}};
+        const char *name, *least; /* least: the smallest nonzero value, for "rounds to 0" */
+    } kinds[] = {{units_size_nonzero, fmt_size_exact, "size", "1 byte"},
+                 {units_time_nonzero, fmt_time_exact, "time", "1 ps"}};
     const char *const fv[3] = {from, to, step}, *const fname[3] = {"from", "to", "step"};
     yaml_node_t *const fnode[3] = {fn, tn, in};
     int units = has_alpha(from) || has_alpha(to) || (step && has_alpha(step));
@@ -592,9 +592,10 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
             if (!fv[f])
                 continue;
             int r = kinds[kind].parse(fv[f], dst[f], &why);
-            if (r == -2) /* a size that rounds to 0 bytes: see config.c */
-                return yfail(err, y, fnode[f], "range: '%s' rounds to 0 bytes; give at least 1 "
-                             "byte", fv[f]);
+            if (r == -2) /* a size or time that rounds to 0 (bytes, ps): see config.c; until
+                          * 2026-11-27 a time range's 0.4ps ran as 0 */
+                return yfail(err, y, fnode[f], "range: '%s' %s; give at least %s", fv[f], why,
+                             kinds[kind].least);
             uint64_t other;
             const char *owhy;
             if (r != 0 && kinds[!kind].parse(fv[f], &other, &owhy) == 0 && has_alpha(fv[f]))

@@ -684,11 +684,21 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
             return node_fail(e, n, "%s: bad size '%s': %s", path, s, why);
         break;
     case OPT_BANDWIDTH:
-        if (units_bandwidth(s, &u, &why) < 0)
+        /* read to the nearest byte per second, as the link stores it (its rate x efficiency is
+         * exact to a millionth, but the bandwidth itself is whole): 0.4B/s is not "0" */
+        if ((rc = units_bandwidth_nonzero(s, &u, &why)) == -2)
+            return node_fail(e, n, "%s '%s' rounds to 0 B/s; give at least 1 B/s", path, s);
+        else if (rc < 0)
             return node_fail(e, n, "%s: bad bandwidth '%s': %s", path, s, why);
         break;
     case OPT_TIME:
-        if (units_time(s, &u, &why) < 0)
+        /* times round to the nearest picosecond, and 0 is "unset" for some (offline's
+         * time_limit: no limit; report.timeline_interval: every event), the same rule as sizes.
+         * Until 2026-11-27 0.4ps quietly became that. */
+        if ((rc = units_time_nonzero(s, &u, &why)) == -2)
+            return node_fail(e, n, "%s '%s' rounds to 0 ps; give at least 1 ps or leave it out",
+                             path, s);
+        else if (rc < 0)
             return node_fail(e, n, "%s: bad time '%s': %s", path, s, why);
         break;
     case OPT_TIME_UNIT:

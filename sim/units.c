@@ -141,8 +141,9 @@ static int scale(u128 mant, int exp, uint64_t mul, uint64_t *out, int *inexact)
 
 /* Shared by the three parsers: number, optional blanks, unit from the table (or plain_mul).
  * inexact_why: refuse, with that reason (return Q_INEXACT), a value that is not a whole number
- * of base units or has more digits than are read exactly (NULL: round it); nonzero: refuse
- * (return -2) a value that is not 0 but rounds to 0. Any other refusal returns -1. */
+ * of base units or has more digits than are read exactly (NULL: round it); zero_why: refuse
+ * (return -2, with that reason) a value that is not 0 but rounds to 0 (NULL: 0 it is). Any
+ * other refusal returns -1. */
 #define Q_INEXACT (-3)
 
 /* The number and unit of a quantity, unscaled: *d as written, *mul the unit's factor (plain_mul
@@ -199,7 +200,7 @@ static int read_quantity(const char *s, const unit_def *units, uint64_t plain_mu
 
 static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_mul, uint64_t *out,
                           const char **why, const char *unit_why, const char *inexact_why,
-                          int nonzero)
+                          const char *zero_why)
 {
     const char *dummy;
     if (!why)
@@ -222,8 +223,8 @@ static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_m
         *why = inexact_why;
         return Q_INEXACT;
     }
-    if (nonzero && v == 0 && d.mant) {
-        *why = "rounds to 0 bytes";
+    if (zero_why && v == 0 && d.mant) {
+        *why = zero_why;
         return -2;
     }
     *out = v;
@@ -234,7 +235,7 @@ static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_m
 
 int units_size(const char *s, uint64_t *bytes, const char **why)
 {
-    return parse_quantity(s, size_units, 1, bytes, why, SIZE_UNIT_WHY, NULL, 0);
+    return parse_quantity(s, size_units, 1, bytes, why, SIZE_UNIT_WHY, NULL, NULL);
 }
 
 /* The _whole forms' status: an inexact value is refused like any other (-1). */
@@ -243,19 +244,25 @@ static int whole_rc(int rc) { return rc == Q_INEXACT ? -1 : rc; }
 int units_size_whole(const char *s, uint64_t *bytes, const char **why)
 {
     return whole_rc(parse_quantity(s, size_units, 1, bytes, why, SIZE_UNIT_WHY,
-                                   "not a whole number of bytes", 0));
+                                   "not a whole number of bytes", NULL));
 }
 
 int units_size_nonzero(const char *s, uint64_t *bytes, const char **why)
 {
-    return parse_quantity(s, size_units, 1, bytes, why, SIZE_UNIT_WHY, NULL, 1);
+    return parse_quantity(s, size_units, 1, bytes, why, SIZE_UNIT_WHY, NULL, "rounds to 0 bytes");
 }
+
+#define BW_UNIT_WHY                                                                         \
+    "unknown unit (bandwidths: B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s)"
 
 int units_bandwidth(const char *s, uint64_t *bytes_per_s, const char **why)
 {
-    return parse_quantity(s, bw_units, 1, bytes_per_s, why,
-                          "unknown unit (bandwidths: B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, "
-                          "GiB/s, TiB/s)", NULL, 0);
+    return parse_quantity(s, bw_units, 1, bytes_per_s, why, BW_UNIT_WHY, NULL, NULL);
+}
+
+int units_bandwidth_nonzero(const char *s, uint64_t *bytes_per_s, const char **why)
+{
+    return parse_quantity(s, bw_units, 1, bytes_per_s, why, BW_UNIT_WHY, NULL, "rounds to 0 B/s");
 }
 
 #define TIME_UNIT_WHY "unknown unit (times: ps, ns, us, ms, s)"
@@ -263,18 +270,24 @@ int units_bandwidth(const char *s, uint64_t *bytes_per_s, const char **why)
 
 int units_time_default(const char *s, am_ps unit_ps, am_ps *ps, const char **why)
 {
-    return parse_quantity(s, time_units, unit_ps, ps, why, TIME_UNIT_WHY, NULL, 0);
+    return parse_quantity(s, time_units, unit_ps, ps, why, TIME_UNIT_WHY, NULL, NULL);
 }
 
 int units_time_default_whole(const char *s, am_ps unit_ps, am_ps *ps, const char **why)
 {
     return whole_rc(parse_quantity(s, time_units, unit_ps, ps, why, TIME_UNIT_WHY,
-                                   TIME_WHOLE_WHY, 0));
+                                   TIME_WHOLE_WHY, NULL));
 }
 
 int units_time(const char *s, am_ps *ps, const char **why)
 {
     return units_time_default(s, AM_PS_PER_S, ps, why);
+}
+
+int units_time_nonzero(const char *s, am_ps *ps, const char **why)
+{
+    return parse_quantity(s, time_units, AM_PS_PER_S, ps, why, TIME_UNIT_WHY, NULL,
+                          "rounds to 0 ps");
 }
 
 int units_time_whole(const char *s, am_ps *ps, const char **why)
@@ -285,7 +298,7 @@ int units_time_whole(const char *s, am_ps *ps, const char **why)
 int units_time_unit(const char *s, am_ps *ps, const char **why)
 {
     int rc = parse_quantity(s, time_units, AM_PS_PER_S, ps, why, TIME_UNIT_WHY, TIME_WHOLE_WHY,
-                            0);
+                            NULL);
     return rc == Q_INEXACT ? -2 : rc;
 }
 

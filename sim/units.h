@@ -25,6 +25,11 @@ int units_size_whole(const char *s, uint64_t *bytes, const char **why);
  * memory_limit: use memory_fraction) and a slip of the unit must not silently become that. */
 int units_size_nonzero(const char *s, uint64_t *bytes, const char **why);
 int units_bandwidth(const char *s, uint64_t *bytes_per_s, const char **why);
+/* The same rule for bandwidths (-2, "rounds to 0 B/s": a config's bandwidth is whole bytes per
+ * second, and 0.4B/s is not "must be > 0") and times (-2, "rounds to 0 ps": 0 is "no limit" for
+ * offline's time_limit and "every event" for report.timeline_interval). */
+int units_bandwidth_nonzero(const char *s, uint64_t *bytes_per_s, const char **why);
+int units_time_nonzero(const char *s, am_ps *ps, const char **why);
 int units_time(const char *s, am_ps *ps, const char **why);
 int units_time_whole(const char *s, am_ps *ps, const char **why);
 /* units_time_whole for a unit other times are counted in (a config's trace.time_unit): -2 when

@@ -692,6 +692,22 @@ BI_C(y_bad_bandwidth, "bw.yaml",
      V "memories:\n  hbm: {capacity: 1GiB}\n  host: {capacity: 1GiB}\n"
      "links:\n  l: {from: host, to: hbm, bandwidth: 5 parsecs}\n",
      "amsim: @:6:28: links.l.bandwidth: bad bandwidth '5 parsecs': unknown unit")
+/* A time or bandwidth that is not 0 but rounds to 0 ps or 0 B/s, as a size rounding to 0 bytes:
+ * 0 is "no limit" for time_limit and "every event" for timeline_interval (until 2026-11-27 they
+ * quietly became that), and a bandwidth of 0.4B/s said "must be > 0". */
+BI_C(y_time_rounds_to_zero, "t0.yaml",
+     V "memories:\n  hbm:\n    capacity: 1GiB\n"
+     "    allocator: {policy: offline, time_limit: 1e-13s}\n",
+     "amsim: @:5:34: memories.hbm.allocator.time_limit '1e-13s' rounds to 0 ps; give at least 1 ps "
+     "or leave it out")
+BI_C(y_interval_rounds_to_zero, "i0.yaml",
+     V "memories:\n  hbm: {capacity: 1GiB}\nreport: {timeline_interval: 0.4ps}\n",
+     "amsim: @:4:10: report.timeline_interval '0.4ps' rounds to 0 ps; give at least 1 ps or leave "
+     "it out")
+BI_C(y_bandwidth_rounds_to_zero, "bw0.yaml",
+     V "memories:\n  hbm: {capacity: 1GiB}\n  host: {capacity: 1GiB}\n"
+     "links:\n  l: {from: host, to: hbm, bandwidth: 0.4B/s}\n",
+     "amsim: @:6:28: links.l.bandwidth '0.4B/s' rounds to 0 B/s; give at least 1 B/s")
 BI_C(y_negative_size, "neg.yaml", V "memories:\n  hbm: {capacity: -1GiB}\n",
      "amsim: @:3:9: memories.hbm.capacity: bad size '-1GiB': negative values are not allowed")
 BI_C(y_overflow_size, "ovf.yaml", V "memories:\n  hbm: {capacity: 99999999999TiB}\n",
@@ -1871,6 +1887,9 @@ void suite_badinput(void)
              {"yaml: caching's garbage_collection_threshold of 1", y_caching_gc_threshold},
              {"yaml: bad size unit", y_bad_unit},
              {"yaml: bad bandwidth unit", y_bad_bandwidth},
+             {"yaml: a time that rounds to 0 ps", y_time_rounds_to_zero},
+             {"yaml: a timeline interval that rounds to 0 ps", y_interval_rounds_to_zero},
+             {"yaml: a bandwidth that rounds to 0 B/s", y_bandwidth_rounds_to_zero},
              {"yaml: negative size", y_negative_size},
              {"yaml: size overflows", y_overflow_size},
              {"yaml: fraction out of range", y_fraction},

@@ -191,6 +191,20 @@ static void test_range_rounds_to_zero(void)
     if (err && !strstr(err, "rounds to 0 bytes"))
         printf("\n  message: %s\n", err);
     free(err);
+    /* a time likewise (0 is "every event" for timeline_interval; until 2026-11-27 it ran) */
+    snprintf(text, sizeof text,
+             "base: %s/configs/default.yaml\ntraces: [%s/traces/gpu_train_step.trace]\n"
+             "policies: [bfc]\naxes:\n"
+             "  report.timeline_interval: {from: 0.4ps, to: 10ps, step: 1ps}\n",
+             tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("zerot.yaml", text));
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "zerot.yaml:5:") &&
+              strstr(err, "range: '0.4ps' rounds to 0 ps; give at least 1 ps"));
+    if (err && !strstr(err, "rounds to 0 ps"))
+        printf("\n  message: %s\n", err);
+    free(err);
 }
 
 /* A range's error names the field that is wrong, at its own line and column, and why: until

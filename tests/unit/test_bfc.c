@@ -239,6 +239,41 @@ static void test_backoff(void)
     tl_close(&L);
 }
 
+/* The back-off ends when it stops shrinking: at 2304 bytes and below, rounding 0.9 x bytes up
+ * to 256 gives the same size, which the device refuses again. Until 2026-11-27 a level of up to
+ * 2304 bytes under a larger limit asked for it for ever. Every back-off from a larger size
+ * passes 2560 then 2304 (x >= 2816 gives at least 2560), so a 2304-byte device still fits one
+ * region. alarm(): a hang kills the test binary instead of stalling `make test`. */
+static void test_backoff_stops(void)
+{
+    alarm(60);
+    static const char *const caps[] = {"1", "255", "2KiB", "2303"};
+    static const char *const keys[] = {"      memory_limit: 1GiB\n",
+                                       "      memory_limit: 1GiB\n      allow_growth: true\n"};
+    uint64_t sz;
+    for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++)
+        for (size_t k = 0; k < 2; k++) {
+            lvl L;
+            mk(&L, caps[c], keys[k]);
+            CU_ASSERT_EQUAL(tl_alloc(&L, 1000, &sz, NULL), UINT64_MAX);
+            CU_ASSERT_EQUAL(stat(&L, "ooms").v, 1);
+            CU_ASSERT_EQUAL(stat(&L, "pool_bytes").v, 0);
+            tl_close(&L);
+        }
+    for (size_t k = 0; k < 2; k++) {
+        lvl L;
+        mk(&L, "2304", keys[k]);
+        CU_ASSERT_EQUAL(tl_alloc(&L, 1000, &sz, NULL), 0);
+        CU_ASSERT_EQUAL(sz, 1024);
+        CU_ASSERT_STRING_EQUAL(logtext(&L), "R 0 2304\n");
+        CU_ASSERT_EQUAL(tl_alloc(&L, 1024, &sz, NULL), 1024); /* the 1280-byte rest, unsplit */
+        CU_ASSERT_EQUAL(sz, 1280);
+        CU_ASSERT_EQUAL(tl_alloc(&L, 256, &sz, NULL), UINT64_MAX); /* device full: stops */
+        tl_close(&L);
+    }
+    alarm(0);
+}
+
 /* garbage_collection: free regions are given back and the pool grows again. */
 static void test_garbage_collection(void)
 {
@@ -397,6 +432,7 @@ void suite_bfc(void)
              {"region doubling", test_region_doubling},
              {"region size saturates", test_region_size_saturates},
              {"0.9 back-off", test_backoff},
+             {"back-off stops when it stops shrinking", test_backoff_stops},
              {"garbage collection", test_garbage_collection},
              {"statistics and fragmentation metric", test_statistics_and_fragmentation},
              {"memory_fraction and memory_limit", test_memory_fraction},

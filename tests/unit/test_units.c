@@ -168,6 +168,31 @@ static void test_sizes_nonzero(void)
     CU_ASSERT_EQUAL(units_size_nonzero("abc", &v, &why), -1);
 }
 
+/* The same rule for times (0 ps: "no limit", "every event") and bandwidths (whole B/s). */
+static void test_times_bandwidths_nonzero(void)
+{
+    uint64_t v = 777;
+    const char *why = NULL;
+    CU_ASSERT_EQUAL(units_time_nonzero("0.4ps", &v, &why), -2);
+    CU_ASSERT(why && strcmp(why, "rounds to 0 ps") == 0);
+    CU_ASSERT_EQUAL(units_time_nonzero("1e-13", &v, &why), -2); /* plain numbers are seconds */
+    CU_ASSERT_EQUAL(v, 777);
+    CU_ASSERT_EQUAL(units_time_nonzero("0.5ps", &v, &why), 0);
+    CU_ASSERT_EQUAL(v, 1);
+    CU_ASSERT_EQUAL(units_time_nonzero("0s", &v, &why), 0);
+    CU_ASSERT_EQUAL(v, 0);
+    CU_ASSERT_EQUAL(units_time("0.4ps", &v, &why), 0); /* the plain parser rounds */
+    CU_ASSERT_EQUAL(v, 0);
+    v = 777;
+    CU_ASSERT_EQUAL(units_bandwidth_nonzero("0.4B/s", &v, &why), -2);
+    CU_ASSERT(why && strcmp(why, "rounds to 0 B/s") == 0);
+    CU_ASSERT_EQUAL(v, 777);
+    CU_ASSERT_EQUAL(units_bandwidth_nonzero("1.5B/s", &v, &why), 0);
+    CU_ASSERT_EQUAL(v, 2);
+    CU_ASSERT_EQUAL(units_bandwidth_nonzero("0", &v, &why), 0);
+    CU_ASSERT_EQUAL(v, 0);
+}
+
 static void test_sizes_refused(void)
 {
     size_bad("-1GiB", "negative");
@@ -403,6 +428,7 @@ static void test_range_values(void)
 void suite_units(void)
 {
     TU_SUITE("units", {"sizes_exact", test_sizes_exact}, {"sizes_nonzero", test_sizes_nonzero},
+             {"times and bandwidths nonzero", test_times_bandwidths_nonzero},
              {"sizes_refused", test_sizes_refused}, {"sizes_whole", test_sizes_whole},
              {"times_whole", test_times_whole},
              {"bandwidth", test_bandwidth}, {"times", test_times},
