@@ -1125,7 +1125,7 @@ static void stdout_write_failure(void)
     snprintf(cmds[4], sizeof cmds[4], "policies");
     snprintf(cmds[5], sizeof cmds[5], "--version");
     for (int i = 0; i < 6; i++) {
-        char cmd[4096], errp[512];
+        char cmd[8192], errp[512];
         snprintf(errp, sizeof errp, "%s/.fullerr", tu_tmpdir());
         snprintf(cmd, sizeof cmd, "%s %s >/dev/full 2>'%s' </dev/null", bin, cmds[i], errp);
         int st = system(cmd);

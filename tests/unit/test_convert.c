@@ -824,7 +824,8 @@ static void test_control_path(void)
     CU_ASSERT_FATAL(convert(in, out, "native", NULL) == 0);
     char *text = tu_slurp(out, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-    CU_ASSERT(strstr(text, "cr\\rnl\\nta\\tb\\x01.trace (native)\nalloc 1 4096 level=hbm\n"));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(text, "cr\\rnl\\nta\\tb\\x01.trace (native)\nalloc 1 4096 level=hbm\n"));
     CU_ASSERT_EQUAL(tu_count(text, "\n"), 4); /* header, one comment line, alloc, free */
     CU_ASSERT_PTR_NULL(strchr(text, '\r'));
     free(text);
