@@ -235,6 +235,33 @@ static void test_streams_and_events(void)
     CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, 15 * US);
     stop(&r);
 
+    /* A wait waits for the record issued last before it, not for any record of the event: a
+     * later record on a shorter stream finishing first does not release it (until 2026-11-27
+     * it did, and stream 1 ran at 2 us: makespan 10 us). */
+    start(&r, "0", "true", "0", "1024");
+    ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 0, .duration = 10 * US});
+    ev(&r, (tr_event){.kind = TR_RECORD, .stream = 0, .arg = 7});
+    ev(&r, (tr_event){.kind = TR_WAIT, .stream = 1, .arg = 7});
+    ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 2, .duration = 2 * US});
+    ev(&r, (tr_event){.kind = TR_RECORD, .stream = 2, .arg = 7});
+    ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 1, .duration = 1 * US});
+    finish(&r);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, 11 * US);
+    stop(&r);
+
+    /* The other order: an earlier record finishing first does not release a wait on a later
+     * one (stream 3 starts at 20 us, when stream 4's record finishes, not at 10 us). */
+    start(&r, "0", "true", "0", "1024");
+    ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 0, .duration = 10 * US});
+    ev(&r, (tr_event){.kind = TR_RECORD, .stream = 0, .arg = 7});
+    ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 4, .duration = 20 * US});
+    ev(&r, (tr_event){.kind = TR_RECORD, .stream = 4, .arg = 7});
+    ev(&r, (tr_event){.kind = TR_WAIT, .stream = 3, .arg = 7});
+    ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 3, .duration = 3 * US});
+    finish(&r);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, 23 * US);
+    stop(&r);
+
     /* A timestamp is an earliest start; sync blocks the host until streams drain. */
     start(&r, "0", "true", "0", "1024");
     ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 0, .duration = 10 * US, .time = 100 * US});
