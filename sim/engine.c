@@ -1993,7 +1993,16 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
             return am_fail_at(err, file, ev->line, ev->col,
                               "no link from '%s' to '%s' in the config", s->cfg->levels[ev->level].name,
                               s->cfg->levels[ev->dst_level].name);
-        if (!guard_allows(s, ev, file) || (ev->id != TR_NO_ADDR && use_buffer(s, ev->id) < 0)) {
+        if (ev->id != TR_NO_ID && !idmap_find(&s->ids, ev->id)) {
+            /* id= is a use of the buffer: an unknown one is the error `use` gives (until
+             * 2026-11-27 it was accepted in silence); --lenient counts it and skips the transfer,
+             * which then allocates no into= either, as when the guard rejects it */
+            if (warn_or_fail(s, err, file, ev, "use of unknown id", ev->id) ||
+                (ev->has_into && into_skipped(s, ev, file, err)))
+                return -1;
+            break;
+        }
+        if (!guard_allows(s, ev, file) || (ev->id != TR_NO_ID && use_buffer(s, ev->id) < 0)) {
             /* rejected by the guard, or a spilled source that could not come back (counted) */
             if (ev->has_into && into_skipped(s, ev, file, err))
                 return -1;
@@ -2022,7 +2031,7 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
         s->sum.transfers++;
         uint64_t refs = 0;
         if (s->track)
-            refs = xfer_refs(s, ev->id != TR_NO_ADDR ? idmap_find(&s->ids, ev->id) : NULL,
+            refs = xfer_refs(s, ev->id != TR_NO_ID ? idmap_find(&s->ids, ev->id) : NULL,
                              ev->has_into ? idmap_find(&s->ids, ev->into) : NULL);
         rc = enqueue(s, ev, (op){OP_XFER, (uint32_t)c, ev->bytes, refs, 0}, file, err);
         break;

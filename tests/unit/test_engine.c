@@ -301,6 +301,44 @@ static void test_trace_errors(void)
     stop(&r);
 }
 
+/* A transfer's id= is a use of the buffer: an unknown id is the error `use` gives (until
+ * 2026-11-27 it was accepted in silence). With --lenient it is counted and the transfer skipped:
+ * no copy, and its into= is not allocated (a later free of it is skipped, as after an
+ * out-of-memory). A known id, freed since, is unknown again. */
+static void test_transfer_unknown_id(void)
+{
+    run r;
+    start(&r, "0", "true", "0", "1024");
+    tr_event x = XFER(0, 1, 0, 1024, AM_TIME_NONE);
+    x.id = 9;
+    x.line = 2;
+    x.col = 1;
+    CU_ASSERT_EQUAL(ev(&r, x), -1);
+    CU_ASSERT_STRING_EQUAL(r.err.msg, "t.trace:2:1: use of unknown id 9 (use --lenient to count "
+                                      "and skip such events)");
+    stop(&r);
+
+    start(&r, "0", "true", "0", "1024");
+    sim_destroy(r.s);
+    sim_opts so = {.check = 1, .lenient = 1};
+    CU_ASSERT_FATAL(sim_create(&r.s, r.cfg, &so, &r.err) == 0);
+    CU_ASSERT_EQUAL(ev(&r, (tr_event){.kind = TR_ALLOC, .id = 9, .bytes = 1024, .level = 1}), 0);
+    CU_ASSERT_EQUAL(ev(&r, (tr_event){.kind = TR_FREE, .id = 9}), 0);
+    x.has_into = 1;
+    x.into = 3;
+    CU_ASSERT_EQUAL(ev(&r, x), 0);
+    CU_ASSERT_EQUAL(ev(&r, (tr_event){.kind = TR_FREE, .id = 3}), 0);
+    finish(&r);
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->warnings, 1);
+    CU_ASSERT_EQUAL(su->transfers, 0);
+    CU_ASSERT_EQUAL(su->into_allocs, 0);
+    CU_ASSERT_EQUAL(su->into_failed, 1);
+    CU_ASSERT_EQUAL(su->frees_after_oom, 1);
+    CU_ASSERT_EQUAL(su->makespan, 0);
+    stop(&r);
+}
+
 /* A simulator on the config YAML writing placements to memory (*pl after fclose(*pf)). */
 typedef struct placed {
     am_config *cfg;
@@ -1165,6 +1203,8 @@ void suite_engine(void)
              {"duplex, half duplex, concurrency limit", test_duplex_and_limit},
              {"streams, events, timestamps, sync, queue depth", test_streams_and_events},
              {"trace errors with file:line:col", test_trace_errors},
+             {"a transfer of an unknown id= is refused (--lenient: skipped)",
+              test_transfer_unknown_id},
              {"retry after free", test_retry_after_free},
              {"placement rows: numbers of every length", test_placement_numbers},
              {"recorded segment events: same level, address and size, next to their event",
