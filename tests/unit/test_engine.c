@@ -456,10 +456,11 @@ static void test_segment_validation(void)
     placed_stop(&r);
 }
 
-/* first_mismatch names the first allocation away from its recorded address, and
- * first_segment_mismatch the first recorded segment event without a match (kind, level,
- * address, size, event, line), in the JSON summary and the text report; each is null on its
- * own when everything of its kind matched (until 2026-11-25 no segment event was named). */
+/* first_mismatch names the first allocation away from its recorded address (or simulated
+ * nowhere: out of memory), and first_segment_mismatch the first recorded segment event without a
+ * match (kind, level, address, size, event, line), in the JSON summary and the text report; each
+ * is null on its own when everything of its kind matched (until 2026-11-25 no segment event was
+ * named). */
 static void test_first_mismatch_report(void)
 {
     const char *cfg = tu_write("fm.yaml", "version: 1\nmemories:\n"
@@ -482,6 +483,15 @@ static void test_first_mismatch_report(void)
                                  "simulated 0x400; 1 of 2 segment events matched (first "
                                  "unmatched: segment_free 0x400000 2.00 MiB on hbm, event 2, "
                                  "line 4)"));
+    free(out);
+    /* an allocation that ran out of memory was simulated nowhere: "none" (until 2026-11-27
+     * "none 0") */
+    const char *tr3 = tu_write("fm3.trace", "amsim-trace v1\nalloc 1 200MiB addr=4096\n");
+    snprintf(args, sizeof args, "run -c '%s' -t '%s'", cfg, tr3);
+    out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "first mismatch: event 0 (id 1, line 2) recorded 0x1000, "
+                                 "simulated none\n"));
     free(out);
     snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --json '%s/fm2.json'", cfg, tr2,
              tu_tmpdir());
