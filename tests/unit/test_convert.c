@@ -765,7 +765,8 @@ static void test_csv_engine_rules(void)
     snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", ok, out);
     CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
     char *text = tu_slurp(out, NULL);
-    CU_ASSERT_STRING_EQUAL(text ? text : "", "id,lower,upper,size\n0,0,1,4194304\n1,5,10,2097152\n");
+    CU_ASSERT_STRING_EQUAL(text ? text : "",
+                           "id,lower,upper,size\n0,0,1,4194304\n1,5,10,2097152\n");
     free(text);
 }
 
