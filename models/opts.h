@@ -23,7 +23,9 @@ typedef enum opt_type {
     OPT_FRACTION, /* double in [0, 1] */
     OPT_ENUM,     /* int index into enum_values */
     OPT_STRING,   /* char[OPT_STRING_MAX] */
-    OPT_UINT_LIST /* uint64_t[list_max]; a scalar is a one-element list */
+    OPT_UINT_LIST /* uint64_t[list_max]; a scalar is a one-element list, which means that value
+                   * in every place; a longer list means 0 in the places after it (what
+                   * cfg_setting_differs compares) */
 } opt_type;
 
 #define OPT_STRING_MAX 64

@@ -1973,6 +1973,36 @@ static void write_flow(FILE *f, const cfg_node *n)
     fputc(n->kind == CFG_MAP ? '}' : ']', f);
 }
 
+/* An OPT_UINT_LIST value at opts as the value of each of its list_max places: one value is
+ * every place's, a longer list leaves the places after it 0 (opts.h). */
+static void uint_list_expand(const opt_desc *o, const unsigned char *opts, uint64_t *out)
+{
+    size_t count;
+    memcpy(&count, opts + o->count_offset, sizeof count);
+    const unsigned char *v = opts + o->offset;
+    for (size_t i = 0; i < o->list_max; i++) {
+        out[i] = 0;
+        if (count == 1 || i < count)
+            memcpy(&out[i], v + (count == 1 ? 0 : i) * sizeof(uint64_t), sizeof(uint64_t));
+    }
+}
+
+/* Whether two values of an option differ in what they mean: lists as every place's value, so
+ * that trailing zeros, or a list of one value everywhere, are the same as the shorter form
+ * (until 2026-11-27 a recording's [4, 0] and a configured [4, 0, 0] were said to differ). */
+static int opt_values_differ(const opt_desc *o, const unsigned char *a, const unsigned char *b)
+{
+    if (o->type != OPT_UINT_LIST)
+        return memcmp(a + o->offset, b + o->offset, opt_width(o)) != 0;
+    uint64_t *ea = am_calloc(2 * o->list_max + 1, sizeof *ea); /* + 1: never 0 bytes */
+    uint64_t *eb = ea + o->list_max;
+    uint_list_expand(o, a, ea);
+    uint_list_expand(o, b, eb);
+    int differs = memcmp(ea, eb, o->list_max * sizeof *ea) != 0;
+    free(ea);
+    return differs;
+}
+
 int cfg_setting_differs(const am_config *cfg, int level, const char *key, const char *value,
                         char *configured, size_t n)
 {
@@ -1988,20 +2018,7 @@ int cfg_setting_differs(const am_config *cfg, int level, const char *key, const 
     int rc = opt_parse(d, key, o, rec, &tmp);
     node_free(d);
     const unsigned char *have = L->policy_opts;
-    int differs = -1;
-    if (rc == 0) {
-        size_t w = opt_width(o);
-        if (o->type == OPT_UINT_LIST) { /* the count, then only the values it covers */
-            size_t cr, ch;
-            memcpy(&cr, rec + o->count_offset, sizeof cr);
-            memcpy(&ch, have + o->count_offset, sizeof ch);
-            w = (cr < ch ? ch : cr) * sizeof(uint64_t);
-            differs = cr != ch;
-        } else {
-            differs = 0;
-        }
-        differs |= memcmp(rec + o->offset, have + o->offset, w) != 0;
-    }
+    int differs = rc == 0 ? opt_values_differ(o, rec, have) : -1;
     free(rec);
     if (differs == 1) { /* the configured value as the effective config writes it */
         char path[CFG_PATH_MAX];

@@ -202,15 +202,16 @@ static void cv_add_unallocated(cv_rows *c, const tr_event *ev, uint64_t i)
 }
 
 /* The rules on ids and events that the engine enforces as it replays a trace (engine.c:
- * do_alloc, do_free, use, wait; traces/FORMAT.md, "Rules the engine enforces"), with the
- * engine's messages at the event's line and column: a CSV of a trace that run refuses would be
- * a valid trace of something else (until 2026-11-27 a duplicate id became two rows, an unknown
- * free was dropped and a 0-byte allocation became a row the CSV reader skips, all in silence).
- * As if every allocation were served (a run can let an id whose allocation ran out of memory be
- * allocated again). `allocates`: a transfer's into= allocates (the guard passes it); when it
- * does not, its id must not be live either, and becomes known as not allocated (engine.c,
- * into_skipped): its frees and uses are no errors, and it may be allocated again. The rules
- * that depend on the run's config (links between levels) are left to the run. */
+ * do_alloc, do_free, use (a transfer's id= too), wait; traces/FORMAT.md, "Rules the engine
+ * enforces"), with the engine's messages at the event's line and column: a CSV of a trace that
+ * run refuses would be a valid trace of something else (until 2026-11-27 a duplicate id became
+ * two rows, an unknown free was dropped and a 0-byte allocation became a row the CSV reader
+ * skips, all in silence; and a transfer's unknown id= was accepted). As if every allocation
+ * were served (a run can let an id whose allocation ran out of memory be allocated again).
+ * `allocates`: a transfer's into= allocates (the guard passes it); when it does not, its id
+ * must not be live either, and becomes known as not allocated (engine.c, into_skipped): its
+ * frees and uses are no errors, and it may be allocated again. The rules that depend on the
+ * run's config (links between levels) are left to the run. */
 static int cv_rules(cv_rows *c, cv_map *events, const tr_event *ev, int allocates,
                     const char *in, am_error *err)
 {
@@ -219,6 +220,8 @@ static int cv_rules(cv_rows *c, cv_map *events, const tr_event *ev, int allocate
     switch (ev->kind) {
     case TR_ALLOC:
     case TR_TRANSFER: /* its destination buffer's allocation, or its id taken unallocated */
+        if (ev->kind == TR_TRANSFER && ev->id != TR_NO_ID && !cv_live(c, ev->id))
+            return am_fail_at(err, in, ev->line, ev->col, "use of unknown id %" PRIu64, ev->id);
         if (ev->kind == TR_TRANSFER && !ev->has_into)
             return 0;
         if (ev->bytes == 0 && (ev->kind == TR_ALLOC || allocates))

@@ -203,23 +203,31 @@ enum { OP_COMPUTE, OP_XFER, OP_RECORD, OP_WAIT };
 
 typedef struct op {
     uint8_t kind;
-    uint32_t chan;     /* OP_XFER */
+    uint32_t chan;     /* OP_XFER: channel; OP_WAIT: stream of the record it waits for */
     uint64_t arg;      /* duration ps, bytes, or event id */
-    uint64_t gen;      /* OP_WAIT: generation of the record it waits for; OP_XFER in runs that
-                        * spill: the buffers it reads and writes (xfer_refs), 0 when none */
+    uint64_t gen;      /* OP_WAIT: position of that record in its stream (stream.popped counts
+                        * up to it); OP_XFER in runs that spill: the buffers it reads and writes
+                        * (xfer_refs), 0 when none */
     am_ps issue;       /* host time it was issued */
 } op;
 
 typedef struct stream {
     op *q;
     size_t head, len, cap;
+    uint64_t popped;     /* operations finished so far: the position of the head op */
     int busy;
     am_ps started;       /* start of the operation in progress */
 } stream;
 
+/* An event's last `record`: a wait issued now waits for exactly that operation to finish
+ * (cudaStreamWaitEvent). Records of one event on different streams can finish out of order, so
+ * a wait names its record by stream and position rather than by a count of finished records. */
 typedef struct evrec {
-    uint64_t id, recorded, fired; /* generations */
-    int used;
+    uint64_t id;
+    uint64_t last_pos;    /* position of the last record in its stream */
+    uint32_t last_stream; /* its stream */
+    uint8_t recorded;     /* recorded at least once */
+    uint8_t used;
 } evrec;
 
 typedef struct hev {
@@ -479,7 +487,7 @@ static evrec *ev_get(sim *s, uint64_t id, int create)
     }
     if (!create)
         return NULL;
-    s->ev[j] = (evrec){id, 0, 0, 1};
+    s->ev[j] = (evrec){id, 0, 0, 0, 1};
     s->evn++;
     return &s->ev[j];
 }
@@ -503,6 +511,7 @@ static void st_pop(stream *q)
 {
     q->head = (q->head + 1) % q->cap;
     q->len--;
+    q->popped++;
 }
 
 static void st_push(stream *q, op o)
@@ -542,27 +551,22 @@ static void kick(sim *s, uint32_t id)
             link_submit_side(s->ch[h->chan].l, s->now, h->arg, id, s->ch[h->chan].side);
             s->inflight++;
             return;
-        case OP_RECORD: {
-            evrec *e = ev_get(s, h->arg, 0); /* exists: recorded at issue */
-            if (e && h->gen > e->fired)
-                e->fired = h->gen;
-            /* Wake streams waiting on it (through the heap: no recursion). */
+        case OP_RECORD:
+            /* Wake the streams waiting for this very record (through the heap: no recursion);
+             * it is done once popped. */
             for (size_t i = 0; i < s->nst; i++) {
                 stream *w = &s->st[i];
                 if (i != id && w->len && !w->busy && st_head(w)->kind == OP_WAIT &&
-                    st_head(w)->arg == h->arg)
+                    st_head(w)->chan == id && st_head(w)->gen == q->popped)
                     heap_push(s, s->now, (uint32_t)i, 1);
             }
             st_pop(q);
             break;
-        }
-        case OP_WAIT: {
-            evrec *e = ev_get(s, h->arg, 0);
-            if (e && e->fired < h->gen)
-                return; /* woken by the record */
+        case OP_WAIT:
+            if (s->st[h->chan].popped <= h->gen)
+                return; /* its record has not finished: woken by it */
             st_pop(q);
             break;
-        }
         }
     }
 }
@@ -2003,7 +2007,16 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
             return am_fail_at(err, file, ev->line, ev->col,
                               "no link from '%s' to '%s' in the config", s->cfg->levels[ev->level].name,
                               s->cfg->levels[ev->dst_level].name);
-        if (!guard_allows(s, ev, file) || (ev->id != TR_NO_ADDR && use_buffer(s, ev->id) < 0)) {
+        if (ev->id != TR_NO_ID && !idmap_find(&s->ids, ev->id)) {
+            /* id= is a use of the buffer: an unknown one is the error `use` gives (until
+             * 2026-11-27 it was accepted in silence); --lenient counts it and skips the transfer,
+             * which then allocates no into= either, as when the guard rejects it */
+            if (warn_or_fail(s, err, file, ev, "use of unknown id", ev->id) ||
+                (ev->has_into && into_skipped(s, ev, file, err)))
+                return -1;
+            break;
+        }
+        if (!guard_allows(s, ev, file) || (ev->id != TR_NO_ID && use_buffer(s, ev->id) < 0)) {
             /* rejected by the guard, or a spilled source that could not come back (counted) */
             if (ev->has_into && into_skipped(s, ev, file, err))
                 return -1;
@@ -2032,7 +2045,7 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
         s->sum.transfers++;
         uint64_t refs = 0;
         if (s->track)
-            refs = xfer_refs(s, ev->id != TR_NO_ADDR ? idmap_find(&s->ids, ev->id) : NULL,
+            refs = xfer_refs(s, ev->id != TR_NO_ID ? idmap_find(&s->ids, ev->id) : NULL,
                              ev->has_into ? idmap_find(&s->ids, ev->into) : NULL);
         rc = enqueue(s, ev, (op){OP_XFER, (uint32_t)c, ev->bytes, refs, 0}, file, err);
         break;
@@ -2049,9 +2062,15 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
         rc = enqueue(s, ev, (op){OP_COMPUTE, 0, ev->duration, 0, 0}, file, err);
         break;
     case TR_RECORD: {
-        evrec *e = ev_get(s, ev->arg, 1);
-        uint64_t gen = e ? ++e->recorded : 0;
-        rc = enqueue(s, ev, (op){OP_RECORD, 0, ev->arg, gen, 0}, file, err);
+        rc = enqueue(s, ev, (op){OP_RECORD, 0, ev->arg, 0, 0}, file, err);
+        if (rc == 0) {
+            /* Every op pushed so far was popped or is queued: this one was the last pushed
+             * (enqueue may have run the device, which only pops). */
+            const stream *q = &s->st[ev->stream];
+            evrec *e = ev_get(s, ev->arg, 1); /* never NULL when creating */
+            if (e)
+                *e = (evrec){ev->arg, q->popped + q->len - 1, ev->stream, 1, 1};
+        }
         break;
     }
     case TR_WAIT: {
@@ -2059,7 +2078,7 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
         if (!e || !e->recorded)
             return am_fail_at(err, file, ev->line, ev->col,
                               "wait on event %" PRIu64 ", which was never recorded", ev->arg);
-        rc = enqueue(s, ev, (op){OP_WAIT, 0, ev->arg, e->recorded, 0}, file, err);
+        rc = enqueue(s, ev, (op){OP_WAIT, e->last_stream, ev->arg, e->last_pos, 0}, file, err);
         break;
     }
     case TR_SYNC:

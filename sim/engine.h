@@ -6,9 +6,9 @@
  * framework allocators do. Compute, transfer, record and wait operations are queued on their
  * stream and run there in order: a compute occupies the stream for its duration, a transfer
  * occupies its link (latency + bytes / shared bandwidth), a wait holds the stream until the
- * recorded event has fired. The host blocks (and its clock advances) on `sync` and when a
- * stream's queue holds engine.queue_depth operations. Device-side events are processed in
- * (time, sequence) order, so runs are deterministic. */
+ * event's last record issued before it has completed. The host blocks (and its clock advances)
+ * on `sync` and when a stream's queue holds engine.queue_depth operations. Device-side events
+ * are processed in (time, sequence) order, so runs are deterministic. */
 #ifndef AM_ENGINE_H
 #define AM_ENGINE_H
 

@@ -159,12 +159,15 @@ void report_text(FILE *f, sim *s, const report_trace *t)
     if (su->validating) {
         fprintf(f, "validation: %" PRIu64 " of %" PRIu64 " allocations at the recorded address",
                 su->address_matches, su->recorded_allocs);
-        if (su->have_mismatch)
+        if (su->have_mismatch) {
+            /* "none" when the allocation ran out of memory (until 2026-11-27 "none 0") */
+            char sim_addr[32] = "none";
+            if (su->mismatch_simulated != UINT64_MAX)
+                snprintf(sim_addr, sizeof sim_addr, "0x%" PRIx64, su->mismatch_simulated);
             fprintf(f, "; first mismatch: event %" PRIu64 " (id %" PRIu64 ", line %lu) recorded 0x%"
-                    PRIx64 ", simulated %s%" PRIx64, su->mismatch_seq, su->mismatch_id,
-                    su->mismatch_line, su->mismatch_recorded,
-                    su->mismatch_simulated == UINT64_MAX ? "none " : "0x",
-                    su->mismatch_simulated == UINT64_MAX ? 0 : su->mismatch_simulated);
+                    PRIx64 ", simulated %s", su->mismatch_seq, su->mismatch_id, su->mismatch_line,
+                    su->mismatch_recorded, sim_addr);
+        }
         if (su->segment_events_recorded) /* matching rule: engine.c, traces/FORMAT.md */
             fprintf(f, "; %" PRIu64 " of %" PRIu64 " segment events matched",
                     su->segment_events_matched, su->segment_events_recorded);

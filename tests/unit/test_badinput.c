@@ -327,6 +327,8 @@ BI_T(t_free_completed_unknown, "fc.trace", H "free_completed 5\n",
      "amsim: @:2:1: free of unknown id 5")
 BI_T(t_zero_bytes, "zero.trace", H "alloc 1 0\n",
      "amsim: @:2:1: allocation of 0 bytes for id 1 (use --lenient")
+BI_T(t_transfer_unknown_id, "xfid.trace", H "alloc 1 1KiB\ntransfer host hbm 1KiB id=9\n",
+     "amsim: @:3:1: use of unknown id 9 (use --lenient to count and skip such events)")
 BI_T(t_wait_unrecorded, "wait.trace", H "record 1 stream=1\nwait 7 stream=1\n",
      "amsim: @:3:1: wait on event 7, which was never recorded")
 BI_T(t_stream_limit, "slimit.trace", H "compute 1us stream=4294967294\n",
@@ -1836,6 +1838,7 @@ void suite_badinput(void)
              {"engine: double free", t_double_free},
              {"engine: free_completed of unknown id", t_free_completed_unknown},
              {"engine: allocation of 0 bytes", t_zero_bytes},
+             {"engine: transfer of an unknown id", t_transfer_unknown_id},
              {"engine: wait on unrecorded event", t_wait_unrecorded},
              {"engine: transfer without link", t_no_link},
              {"engine: stream above the engine's limit", t_stream_limit},

@@ -235,6 +235,33 @@ static void test_streams_and_events(void)
     CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, 15 * US);
     stop(&r);
 
+    /* A wait waits for the record issued last before it, not for any record of the event: a
+     * later record on a shorter stream finishing first does not release it (until 2026-11-27
+     * it did, and stream 1 ran at 2 us: makespan 10 us). */
+    start(&r, "0", "true", "0", "1024");
+    ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 0, .duration = 10 * US});
+    ev(&r, (tr_event){.kind = TR_RECORD, .stream = 0, .arg = 7});
+    ev(&r, (tr_event){.kind = TR_WAIT, .stream = 1, .arg = 7});
+    ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 2, .duration = 2 * US});
+    ev(&r, (tr_event){.kind = TR_RECORD, .stream = 2, .arg = 7});
+    ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 1, .duration = 1 * US});
+    finish(&r);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, 11 * US);
+    stop(&r);
+
+    /* The other order: an earlier record finishing first does not release a wait on a later
+     * one (stream 3 starts at 20 us, when stream 4's record finishes, not at 10 us). */
+    start(&r, "0", "true", "0", "1024");
+    ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 0, .duration = 10 * US});
+    ev(&r, (tr_event){.kind = TR_RECORD, .stream = 0, .arg = 7});
+    ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 4, .duration = 20 * US});
+    ev(&r, (tr_event){.kind = TR_RECORD, .stream = 4, .arg = 7});
+    ev(&r, (tr_event){.kind = TR_WAIT, .stream = 3, .arg = 7});
+    ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 3, .duration = 3 * US});
+    finish(&r);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, 23 * US);
+    stop(&r);
+
     /* A timestamp is an earliest start; sync blocks the host until streams drain. */
     start(&r, "0", "true", "0", "1024");
     ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 0, .duration = 10 * US, .time = 100 * US});
@@ -271,6 +298,44 @@ static void test_trace_errors(void)
     CU_ASSERT_EQUAL(ev(&r, (tr_event){.kind = TR_TRANSFER, .level = 0, .dst_level = 0, .bytes = 1,
                                       .line = 16, .col = 1}), -1);
     CU_ASSERT_STRING_EQUAL(r.err.msg, "t.trace:16:1: no link from 'hbm' to 'hbm' in the config");
+    stop(&r);
+}
+
+/* A transfer's id= is a use of the buffer: an unknown id is the error `use` gives (until
+ * 2026-11-27 it was accepted in silence). With --lenient it is counted and the transfer skipped:
+ * no copy, and its into= is not allocated (a later free of it is skipped, as after an
+ * out-of-memory). A known id, freed since, is unknown again. */
+static void test_transfer_unknown_id(void)
+{
+    run r;
+    start(&r, "0", "true", "0", "1024");
+    tr_event x = XFER(0, 1, 0, 1024, AM_TIME_NONE);
+    x.id = 9;
+    x.line = 2;
+    x.col = 1;
+    CU_ASSERT_EQUAL(ev(&r, x), -1);
+    CU_ASSERT_STRING_EQUAL(r.err.msg, "t.trace:2:1: use of unknown id 9 (use --lenient to count "
+                                      "and skip such events)");
+    stop(&r);
+
+    start(&r, "0", "true", "0", "1024");
+    sim_destroy(r.s);
+    sim_opts so = {.check = 1, .lenient = 1};
+    CU_ASSERT_FATAL(sim_create(&r.s, r.cfg, &so, &r.err) == 0);
+    CU_ASSERT_EQUAL(ev(&r, (tr_event){.kind = TR_ALLOC, .id = 9, .bytes = 1024, .level = 1}), 0);
+    CU_ASSERT_EQUAL(ev(&r, (tr_event){.kind = TR_FREE, .id = 9}), 0);
+    x.has_into = 1;
+    x.into = 3;
+    CU_ASSERT_EQUAL(ev(&r, x), 0);
+    CU_ASSERT_EQUAL(ev(&r, (tr_event){.kind = TR_FREE, .id = 3}), 0);
+    finish(&r);
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->warnings, 1);
+    CU_ASSERT_EQUAL(su->transfers, 0);
+    CU_ASSERT_EQUAL(su->into_allocs, 0);
+    CU_ASSERT_EQUAL(su->into_failed, 1);
+    CU_ASSERT_EQUAL(su->frees_after_oom, 1);
+    CU_ASSERT_EQUAL(su->makespan, 0);
     stop(&r);
 }
 
@@ -391,10 +456,11 @@ static void test_segment_validation(void)
     placed_stop(&r);
 }
 
-/* first_mismatch names the first allocation away from its recorded address, and
- * first_segment_mismatch the first recorded segment event without a match (kind, level,
- * address, size, event, line), in the JSON summary and the text report; each is null on its
- * own when everything of its kind matched (until 2026-11-25 no segment event was named). */
+/* first_mismatch names the first allocation away from its recorded address (or simulated
+ * nowhere: out of memory), and first_segment_mismatch the first recorded segment event without a
+ * match (kind, level, address, size, event, line), in the JSON summary and the text report; each
+ * is null on its own when everything of its kind matched (until 2026-11-25 no segment event was
+ * named). */
 static void test_first_mismatch_report(void)
 {
     const char *cfg = tu_write("fm.yaml", "version: 1\nmemories:\n"
@@ -417,6 +483,15 @@ static void test_first_mismatch_report(void)
                                  "simulated 0x400; 1 of 2 segment events matched (first "
                                  "unmatched: segment_free 0x400000 2.00 MiB on hbm, event 2, "
                                  "line 4)"));
+    free(out);
+    /* an allocation that ran out of memory was simulated nowhere: "none" (until 2026-11-27
+     * "none 0") */
+    const char *tr3 = tu_write("fm3.trace", "amsim-trace v1\nalloc 1 200MiB addr=4096\n");
+    snprintf(args, sizeof args, "run -c '%s' -t '%s'", cfg, tr3);
+    out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "first mismatch: event 0 (id 1, line 2) recorded 0x1000, "
+                                 "simulated none\n"));
     free(out);
     snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --json '%s/fm2.json'", cfg, tr2,
              tu_tmpdir());
@@ -1158,6 +1233,8 @@ void suite_engine(void)
              {"duplex, half duplex, concurrency limit", test_duplex_and_limit},
              {"streams, events, timestamps, sync, queue depth", test_streams_and_events},
              {"trace errors with file:line:col", test_trace_errors},
+             {"a transfer of an unknown id= is refused (--lenient: skipped)",
+              test_transfer_unknown_id},
              {"retry after free", test_retry_after_free},
              {"placement rows: numbers of every length", test_placement_numbers},
              {"recorded segment events: same level, address and size, next to their event",

@@ -512,6 +512,25 @@ static void test_recorded_settings(void)
     CU_ASSERT(!errs || !strstr(errs, "warning"));
     free(out);
     free(errs);
+    /* lists compare by what they mean: trailing zeros are the same [4, 8] (until 2026-11-27
+     * they were said to differ); another value, or one value (all intervals), differs */
+    static const struct {
+        const char *divisions;
+        int warns;
+    } d[] = {{"[4, 8, 0]", 0}, {"[4, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]", 0},
+             {"[4, 8, 0, 2]", 1}, {"[4]", 1}, {"[8, 4]", 1}};
+    for (size_t i = 0; i < AM_ARRAY_LEN(d); i++) {
+        snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --policy "
+                 "caching --set memories.hbm.allocator.expandable_segments=true "
+                 "--set 'memories.hbm.allocator.roundup_power2_divisions=%s'", tu_top(), path,
+                 d[i].divisions);
+        out = errs = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, &errs), 0);
+        int warned = errs && strstr(errs, "recorded with roundup_power2_divisions [4, 8], but");
+        CU_ASSERT_EQUAL(warned, d[i].warns);
+        free(out);
+        free(errs);
+    }
 }
 
 static void test_wrong_top_level(void)
