@@ -609,6 +609,17 @@ BI_C(y_policy_rule, "prule.yaml",
      V "memories:\n  hbm: {capacity: 1GiB, allocator: {policy: best_fit, alignment: 3}}\n",
      "amsim: @:3:55: memories.hbm.allocator.alignment: best_fit: alignment of 3 bytes is not a "
      "power of two from 1 byte to 4 EiB")
+/* --policy: the rules checked, and the limit named, are those of the policy that runs, at the
+ * value (until 2026-11-27 the config was loaded as written first, so this was first_fit's rule:
+ * "first_fit: alignment of 0 bytes is not a power of two from 1 byte to 4 EiB") */
+static void y_switched_policy_rule(void)
+{
+    bi_run(&(bi_case){BI_CONFIG, "switched.yaml",
+                      V "memories:\n  hbm: {capacity: 1GiB, allocator: {policy: first_fit, "
+                      "alignment: 0}}\n", 0,
+                      "amsim: @:3:56: memories.hbm.allocator.alignment: tlsf: alignment of 0 "
+                      "bytes is not a power of two from 1 byte to 1 TiB", "--policy tlsf", NULL});
+}
 /* caching's values PyTorch's parser refuses (until 2026-11-27 amsim ran with them):
  * max_split_size at or below 20 MiB (max_split_size_mb must be > 20), a
  * garbage_collection_threshold of 1 (it must be below 1); `unlimited` and 0 stay "unset" */
@@ -1756,6 +1767,7 @@ void suite_badinput(void)
              {"yaml: syntax error", y_syntax},
              {"yaml: a policy refusing its options, at the value", y_policy_refuses},
              {"yaml: a policy refusing a --set value names the --set", y_policy_refuses_set},
+             {"yaml: --policy checks the rules of the policy that runs", y_switched_policy_rule},
              {"yaml: control character (line and column from libyaml's offset)", y_control},
              {"yaml: bad indentation", y_indent},
              {"yaml: tab", y_tab},
