@@ -232,8 +232,14 @@ int prepass_attach(sim *s, const am_config *cfg, const char *trace_path, const t
             fprintf(stderr, "\r\033[Kamsim: planning %zu buffers of %s", counts[i], mem_name(m));
         for (size_t k = 0; k < counts[i]; k++) /* planned as they will be asked for */
             lists[i][k].size = mem_padded(m, lists[i][k].size);
-        if (ops->set_plan(mem_policy_state(m), lists[i], counts[i], err))
+        if (ops->set_plan(mem_policy_state(m), lists[i], counts[i], err)) {
+            /* a plan the options cannot give (planner: optimal without a proof): at the option
+             * the user set, as a policy's refusal at creation is (contract: status-1 errors
+             * carry FILE:LINE:COL); until 2026-11-27 the message had no position */
+            if (cfg && err->status == AM_EINPUT)
+                sim_level_error_at(cfg, i, err);
             rc = -1;
+        }
     }
     if (show)
         fprintf(stderr, "\r\033[K");
