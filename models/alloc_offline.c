@@ -155,16 +155,16 @@ static int off_set_plan(void *st, const plan_buf *bufs, size_t n, am_error *err)
         p[i] = bufs[i];
         if (p[i].size > UINT64_MAX - f->o.alignment) {
             free(p);
-            return am_fail(err, AM_EINPUT, "offline: request %zu of %" PRIu64 " bytes is too "
-                           "large", i, bufs[i].size);
+            return am_fail_opt(err, "alignment", "offline: request %zu of %" PRIu64 " bytes is "
+                               "too large", i, bufs[i].size);
         }
         p[i].size = am_round_up(p[i].size, f->o.alignment);
         if (p[i].size > UINT64_MAX - total) {
             free(p);
-            return am_fail(err, AM_EINPUT, "offline: the planned sizes add up to more than 2^64 "
-                           "bytes at request %zu (%" PRIu64 " bytes, rounded to the alignment of %"
-                           PRIu64 "): a plan's addresses could not be represented", i,
-                           bufs[i].size, f->o.alignment);
+            return am_fail_opt(err, "alignment", "offline: the planned sizes add up to more "
+                               "than 2^64 bytes at request %zu (%" PRIu64 " bytes, rounded to "
+                               "the alignment of %" PRIu64 "): a plan's addresses could not be "
+                               "represented", i, bufs[i].size, f->o.alignment);
         }
         total += p[i].size;
     }
@@ -185,10 +185,12 @@ static int off_set_plan(void *st, const plan_buf *bufs, size_t n, am_error *err)
     if (f->o.planner == PLANNER_OPTIMAL && !f->res.proven_optimal) {
         uint64_t h = f->res.height, lb = f->res.peak_live;
         free(p);
-        return am_fail(err, AM_EINPUT, "offline: planner optimal: no proof of optimality within "
-                       "search_budget %" PRIu64 "%s (best height %" PRIu64 " bytes, lower bound %"
-                       PRIu64 " bytes); raise the budget or use planner: auto", f->o.budget,
-                       limit > 0 ? " and time_limit" : "", h, lb);
+        /* placed at the budget the user set (what ran out), else at planner: optimal */
+        return am_fail_opt(err, "search_budget,time_limit,planner", "offline: planner optimal: "
+                           "no proof of optimality within search_budget %" PRIu64 "%s (best "
+                           "height %" PRIu64 " bytes, lower bound %" PRIu64 " bytes); raise the "
+                           "budget or use planner: auto", f->o.budget,
+                           limit > 0 ? " and time_limit" : "", h, lb);
     }
     f->n = n;
     f->requested = am_malloc((n + 1) * sizeof *f->requested);

@@ -115,12 +115,26 @@ static void msort_idx(int *v, int *tmp, size_t n, idx_cmp cmp, const void *ctx)
 
 /* ---- greedy ---- */
 
+int plan_timed(const plan_buf *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (live(&b[i]) && !b[i].timed)
+            return 0;
+    return 1;
+}
+
+typedef struct greedy_ctx {
+    const plan_buf *b;
+    int timed; /* plan_timed */
+} greedy_ctx;
+
 static int greedy_cmp(const void *ctx, int a, int b)
 {
-    const plan_buf *p = ctx;
+    const greedy_ctx *g = ctx;
+    const plan_buf *p = g->b;
     if (p[a].size != p[b].size)
         return p[a].size > p[b].size ? -1 : 1;
-    uint64_t la = p[a].end - p[a].start, lb = p[b].end - p[b].start;
+    uint64_t la = plan_lifetime(&p[a], g->timed), lb = plan_lifetime(&p[b], g->timed);
     if (la != lb)
         return la > lb ? -1 : 1;
     return a < b ? -1 : a > b;
@@ -302,7 +316,8 @@ uint64_t plan_greedy(plan_buf *b, size_t n)
         row[order[k]] = k;
         g.start[k] = b[order[k]].start;
     }
-    msort_idx(order, tmp, m, greedy_cmp, b);
+    greedy_ctx gc = {b, plan_timed(b, n)};
+    msort_idx(order, tmp, m, greedy_cmp, &gc);
     uint64_t height = 0;
     for (size_t k = 0; k < m; k++) {
         plan_buf *x = &b[order[k]];
@@ -758,14 +773,14 @@ static int srch_build(srch *s, const plan_buf *b, const int *map, int n)
     s->slo = am_malloc(((size_t)n + 1) * sizeof *s->slo);
     s->shi = am_malloc(((size_t)n + 1) * sizeof *s->shi);
     size_t members = 0;
-    int spans = 1; /* use the span hints only when every buffer has one */
+    int timed = 1; /* trace-time widths only when every buffer has one (plan_timed) */
     for (int i = 0; i < n; i++)
-        if (b[map[i]].span == 0)
-            spans = 0;
+        if (!b[map[i]].timed)
+            timed = 0;
     for (int i = 0; i < n; i++) {
         const plan_buf *x = &b[map[i]];
         s->size[i] = x->size;
-        s->width[i] = spans ? x->span : x->end - x->start;
+        s->width[i] = plan_lifetime(x, timed);
         int lo = 0, hi = ns; /* first section whose end time is > start */
         while (lo < hi) {
             int mid = (lo + hi) / 2;

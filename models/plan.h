@@ -16,9 +16,21 @@ typedef struct plan_buf {
     uint64_t start, end; /* half-open lifetime [start, end), event index or time */
     uint64_t size;       /* bytes */
     uint64_t offset;     /* bytes from the base of the arena (written by the planners) */
-    uint64_t span;       /* optional: lifetime length in trace time when start/end are event
-                            indices; only orders the exact search (0: use end - start) */
+    uint64_t span;       /* with timed: the lifetime's length in trace time (ps), when start
+                            and end are event indices (the prepass's clock) */
+    int timed;           /* 1: span holds the lifetime in trace time (0 ps included) */
 } plan_buf;
+
+/* The lifetime planners order buffers by ("longer lifetime first"): the length the trace
+ * itself gives when every live buffer has one (timed), else end - start for all of them (a
+ * trace without times has only its event order). Event indices count the other buffers'
+ * allocations and frees in between, which is not how long a buffer lives: until 2026-11-27
+ * the greedy planner broke size ties by them (the exact search by the times already). */
+int plan_timed(const plan_buf *b, size_t n);
+static inline uint64_t plan_lifetime(const plan_buf *b, int timed)
+{
+    return timed ? b->span : b->end - b->start;
+}
 
 /* Peak live bytes: the maximum over time of the summed sizes of the buffers live at that time.
  * No placement can be lower, so it is the lower bound every policy is measured against. */
@@ -28,7 +40,7 @@ uint64_t plan_peak_live(const plan_buf *b, size_t n);
 uint64_t plan_height(const plan_buf *b, size_t n);
 
 /* XLA heap simulator's global decreasing-size best fit: buffers by size descending (ties: longer
- * lifetime first, then input order); each goes into the smallest gap, among the buffers already
+ * lifetime first, plan_lifetime, then input order); each goes into the smallest gap, among the buffers already
  * placed that overlap it in time, that fits it (lowest offset among equal gaps), else on top of
  * them. Writes every offset and returns the height. O(n (log n + k log k)) time for buffers
  * overlapping k placed ones in time, O(n) memory. */

@@ -1663,16 +1663,19 @@ static void note_preset(strlist *presets, const am_config *c)
 }
 
 /* Load the base config with the overrides v[0..n) as a run does (run_load_config): as it is,
- * then with each policy of policies: switched in last (v has room for one more). 0, or -1 with
- * the config's error (at the override's position in the sweep when it is about one). The
- * device presets read go to presets (an axis over device: reads several); the default level's
- * name to level (CFG_NAME_MAX bytes). keep not NULL: *keep gets the config as it is (without a
- * policy switched in; the caller frees it), else it is freed. */
+ * then with each policy of policies: switched in last. 0, or -1 with the config's error (at the
+ * override's position in the sweep when it is about one). The device presets read go to
+ * presets (an axis over device: reads several); the default level's name to level
+ * (CFG_NAME_MAX bytes). keep not NULL: *keep gets the config as it is (without a policy
+ * switched in; the caller frees it), else it is freed. With policies:, the config as it is
+ * leaves out the rules of the policy it names, which no run uses (cfg_load_switched): until
+ * 2026-11-27 they refused the sweep. */
 static int load_as_runs(const sweep *s, cfg_set *v, int n, strlist *presets, char *level,
                         am_config **keep, am_error *err)
 {
     am_config *c = NULL;
-    if (cfg_load_sets(&c, s->base, v, n, err) != 0)
+    if ((s->policies.n ? cfg_load_sets_switched(&c, s->base, v, n, NULL, NULL, err)
+                       : cfg_load_sets(&c, s->base, v, n, err)) != 0)
         return -1;
     note_preset(presets, c);
     snprintf(level, CFG_NAME_MAX, "%s", c->levels[c->default_level].name);
@@ -1681,11 +1684,8 @@ static int load_as_runs(const sweep *s, cfg_set *v, int n, strlist *presets, cha
     else
         cfg_free(c);
     for (int p = 0; p < s->policies.n; p++) {
-        char pol[CFG_NAME_MAX + 128];
-        snprintf(pol, sizeof pol, "memories.%s.allocator.policy=%s", level, s->policies.v[p]);
-        v[n] = (cfg_set){pol, NULL, 0, 0};
         c = NULL;
-        if (cfg_load_sets(&c, s->base, v, n + 1, err) != 0) {
+        if (cfg_load_sets_switched(&c, s->base, v, n, NULL, s->policies.v[p], err) != 0) {
             err_note(err, "with policy %s", s->policies.v[p]);
             if (keep) {
                 cfg_free(*keep);

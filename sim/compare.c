@@ -138,9 +138,12 @@ int cmd_compare(int argc, char **argv)
     }
     /* The config with its --set options, before any policy is switched in: an error there (a
      * --set key that belongs to no policy, a bad value) fails every policy the same way, so it
-     * is an input error, not a table of failed rows with status 0. */
+     * is an input error, not a table of failed rows with status 0. The rules a policy puts on
+     * its option values are each run's (a failed row for the policy that refuses one); until
+     * 2026-11-27 the config's own policy's applied here, though it may not be among the runs. */
     am_config *cfg = NULL;
-    if (run_load_config(&sp, &cfg, &err) != 0 || run_check_preset(cfg, outs, 1, &err) != 0) {
+    if (run_load_config_switching(&sp, &cfg, &err) != 0 ||
+        run_check_preset(cfg, outs, 1, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
         cfg_free(cfg);
         return 1;

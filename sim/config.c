@@ -44,6 +44,9 @@ typedef struct cfg_pool {
 typedef struct cfg_owner {
     am_config pub;
     cfg_pool pool;
+    /* cfg_load_switched without a policy: the level whose policy the caller switches later
+     * (each switched load checks its own policy's rules), "" for none */
+    char switching[CFG_NAME_MAX];
 } cfg_owner;
 
 /* The pool's copy of s (made on first use). Linear search: a config has a handful of files. */
@@ -1167,11 +1170,15 @@ static int level_allocator(am_config *c, cfg_level *lv, cfg_node *lnode, const c
     /* zeroed so padding compares equal and a policy without options keeps NULL */
     if (lv->policy->opts_size)
         lv->policy_opts = am_calloc(1, lv->policy->opts_size);
+    /* A level whose policy the caller switches (cfg_load_switched) runs some other policy: its
+     * own policy's rules are not this config's to check, nor its keys to warn about. */
+    int switching = strcmp(((const cfg_owner *)c)->switching, lv->name) == 0;
     if (cfg_apply_opts(a, apath, lv->policy->opts, lv->policy_opts, also, e) < 0 ||
         check_other_policy_keys(a, apath, lv->policy, e) < 0 ||
-        check_policy_rules(a, pn, apath, lv->policy, lv->policy_opts, e) < 0)
+        (!switching && check_policy_rules(a, pn, apath, lv->policy, lv->policy_opts, e) < 0))
         goto err;
-    warn_other_policy_keys(c, lv, a, pn, apath);
+    if (!switching)
+        warn_other_policy_keys(c, lv, a, pn, apath);
     fill_defaults(a, lv->policy->opts, 1);
     rc = 0;
 err:
@@ -1767,10 +1774,55 @@ err:
 
 /* ---- entry points -------------------------------------------------------------------- */
 
+/* A policy switch (cfg_load_switched): on level (NULL: the default level), policy (NULL: not
+ * known yet). */
+typedef struct cfg_switch {
+    const char *level, *policy;
+} cfg_switch;
+
+/* The name of the level that default_memory names in the merged tree, else of its first
+ * memory, as build resolves it; NULL when the tree has no such memory (build reports why). */
+static const char *tree_default_level(const cfg_node *root)
+{
+    const cfg_node *mem = map_get(root, "memories"), *dm = map_get(root, "default_memory");
+    if (!mem || mem->kind != CFG_MAP || !mem->child)
+        return NULL;
+    if (!dm)
+        return mem->child->key;
+    if (dm->kind != CFG_SCALAR || !map_get(mem, dm->value))
+        return NULL;
+    return dm->value;
+}
+
+/* Apply sw to the merged tree: the policy as the override "memories.LEVEL.allocator.policy=
+ * POLICY" after every other (messages about it name --policy), or, without a policy, the
+ * level marked for level_allocator. A level that is not a memory of the tree is left to build's
+ * errors. */
+static int apply_switch(cfg_owner *o, const cfg_switch *sw, am_error *e)
+{
+    const char *level = sw->level ? sw->level : tree_default_level(o->pub.root);
+    const cfg_node *mem = map_get(o->pub.root, "memories");
+    if (!level || !mem || mem->kind != CFG_MAP || !map_get(mem, level))
+        return 0;
+    if (!sw->policy) {
+        snprintf(o->switching, sizeof o->switching, "%s", level);
+        return 0;
+    }
+    /* messages about it name --policy, not a --set the user never wrote (until 2026-11-27
+     * "--set 'memories.hbm.allocator.policy=bfcc': ... unknown allocator policy") */
+    char text[CFG_NAME_MAX + 300], origin[300];
+    snprintf(text, sizeof text, "memories.%s.allocator.policy=%s", level, sw->policy);
+    snprintf(origin, sizeof origin, "--policy '%.256s'", sw->policy);
+    cfg_set set = {text, origin, 0, 0};
+    return apply_set(o->pub.root, &set, &o->pool, e);
+}
+
 /* The four passes on one YAML text. cfgdir: directory of the config file (NULL for strings),
- * for the preset search. Builds into a fresh owner; on error everything is freed. */
+ * for the preset search. sw: a policy switch, or NULL. Builds into a fresh owner; on error
+ * everything is freed. */
 static int load(am_config **out, const char *name, const char *yaml, size_t len,
-                const char *cfgdir, const cfg_set *sets, int nsets, am_error *err)
+                const char *cfgdir, const cfg_set *sets, int nsets, const cfg_switch *sw,
+                am_error *err)
 {
     cfg_owner *o = am_calloc(1, sizeof *o);
     am_config *c = &o->pub;
@@ -1792,6 +1844,8 @@ static int load(am_config **out, const char *name, const char *yaml, size_t len,
         if (apply_set(root, &sets[i], &o->pool, err) < 0)
             goto err;
     if (merge_preset(&c->root, cfgdir, &o->pool, c->preset, err) < 0)
+        goto err;
+    if (sw && apply_switch(o, sw, err) < 0)
         goto err;
     if (build(c, c->root, err) < 0)
         goto err;
@@ -1820,8 +1874,8 @@ int cfg_load(am_config **cfg, const char *path, const char *const *sets, int nse
     return rc;
 }
 
-int cfg_load_sets(am_config **cfg, const char *path, const cfg_set *sets, int nsets,
-                  am_error *err)
+static int load_path(am_config **cfg, const char *path, const cfg_set *sets, int nsets,
+                     const cfg_switch *sw, am_error *err)
 {
     char *buf, dir[1024];
     size_t len;
@@ -1833,8 +1887,30 @@ int cfg_load_sets(am_config **cfg, const char *path, const cfg_set *sets, int ns
         snprintf(dir, sizeof dir, ".");
     else
         snprintf(dir, sizeof dir, "%.*s", (int)(slash == path ? 1 : slash - path), path);
-    int rc = load(cfg, path, buf, len, dir, sets, nsets, err);
+    int rc = load(cfg, path, buf, len, dir, sets, nsets, sw, err);
     free(buf);
+    return rc;
+}
+
+int cfg_load_sets(am_config **cfg, const char *path, const cfg_set *sets, int nsets,
+                  am_error *err)
+{
+    return load_path(cfg, path, sets, nsets, NULL, err);
+}
+
+int cfg_load_sets_switched(am_config **cfg, const char *path, const cfg_set *sets, int nsets,
+                           const char *level, const char *policy, am_error *err)
+{
+    cfg_switch sw = {level, policy};
+    return load_path(cfg, path, sets, nsets, &sw, err);
+}
+
+int cfg_load_switched(am_config **cfg, const char *path, const char *const *sets, int nsets,
+                      const char *level, const char *policy, am_error *err)
+{
+    cfg_set *v = sets_of(sets, nsets);
+    int rc = cfg_load_sets_switched(cfg, path, v, nsets, level, policy, err);
+    free(v);
     return rc;
 }
 
@@ -1842,7 +1918,7 @@ int cfg_load_string(am_config **cfg, const char *name, const char *yaml,
                     const char *const *sets, int nsets, am_error *err)
 {
     cfg_set *v = sets_of(sets, nsets);
-    int rc = load(cfg, name, yaml, strlen(yaml), NULL, v, nsets, err);
+    int rc = load(cfg, name, yaml, strlen(yaml), NULL, v, nsets, NULL, err);
     free(v);
     return rc;
 }

@@ -187,6 +187,19 @@ typedef struct cfg_set {
 /* cfg_load with positioned overrides. */
 int cfg_load_sets(am_config **cfg, const char *path, const cfg_set *sets, int nsets,
                   am_error *err);
+/* cfg_load(_sets) for a run whose policy on one level is switched (--policy, compare's,
+ * mincap's and a sweep's policies:): the level named `level` (NULL: the default level, as the
+ * overrides leave it) runs `policy`, set as the override "memories.LEVEL.allocator.policy=
+ * POLICY" after the others. With policy NULL the policy to run is not known yet (the config
+ * loaded for what every switch shares: levels, trace options): that level's own policy's rules
+ * on option values are not checked, nor its keys warned about, each switched load checking the
+ * rules of the policy it runs; every key's type and range still are. Until 2026-11-27 --policy
+ * and compare loaded the config as written first, so the configured policy's rules refused a
+ * value that the policy run ignores (buddy's min_block: 3 under --policy first_fit). */
+int cfg_load_switched(am_config **cfg, const char *path, const char *const *sets, int nsets,
+                      const char *level, const char *policy, am_error *err);
+int cfg_load_sets_switched(am_config **cfg, const char *path, const cfg_set *sets, int nsets,
+                           const char *level, const char *policy, am_error *err);
 /* Same from a YAML string (name is used in messages). */
 int cfg_load_string(am_config **cfg, const char *name, const char *yaml,
                     const char *const *sets, int nsets, am_error *err);

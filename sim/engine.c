@@ -2463,6 +2463,20 @@ static const cfg_node *setting_at(const cfg_level *L, const char *opts)
     return a && a->line ? a : L->node;
 }
 
+int sim_level_error_at(const am_config *cfg, int level, am_error *err)
+{
+    const cfg_level *L = &cfg->levels[level];
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    const cfg_node *at = setting_at(L, err->opts);
+    if (err->status == AM_EINPUT && at && at->line && at->file)
+        return am_fail_at(err, at->file, at->line, at->col, "memory level '%s': %s", L->name,
+                          msg);
+    if (err->status == AM_EINPUT && at && at->file && is_set_origin(at->file))
+        return am_fail(err, AM_EINPUT, "%s: memory level '%s': %s", at->file, L->name, msg);
+    return am_fail(err, err->status, "%s: memory level '%s': %s", cfg->path, L->name, msg);
+}
+
 int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err)
 {
     sim *s = am_calloc(1, sizeof *s);
@@ -2486,16 +2500,7 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
                         L->policy_opts, rec, o->log, on_device, &s->dctx[i], s->nlevels > 1,
                         L->pad_requests_to};
         if (mem_create(&s->lv[i], &p, err) != 0) {
-            char msg[sizeof err->msg];
-            snprintf(msg, sizeof msg, "%s", err->msg);
-            const cfg_node *at = setting_at(L, err->opts);
-            if (err->status == AM_EINPUT && at && at->line && at->file)
-                am_fail_at(err, at->file, at->line, at->col, "memory level '%s': %s", L->name,
-                           msg);
-            else if (err->status == AM_EINPUT && at && at->file && is_set_origin(at->file))
-                am_fail(err, AM_EINPUT, "%s: memory level '%s': %s", at->file, L->name, msg);
-            else
-                am_fail(err, err->status, "%s: memory level '%s': %s", cfg->path, L->name, msg);
+            sim_level_error_at(cfg, i, err);
             sim_destroy(s);
             return -1;
         }

@@ -294,7 +294,10 @@ static int mc_main(mc *c, const char *pols, outfile **op)
 {
     am_error err = {0};
     am_config *cfg = NULL;
-    if (cfg_load(&cfg, c->config, c->sets, c->nsets, &err) != 0) {
+    /* with --policies, the level's configured policy may run nowhere: its rules are left to
+     * the runs of each policy named (until 2026-11-27 they refused the whole command) */
+    if ((pols ? cfg_load_switched(&cfg, c->config, c->sets, c->nsets, c->level_name, NULL, &err)
+              : cfg_load(&cfg, c->config, c->sets, c->nsets, &err)) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
         return 1;
     }
@@ -503,7 +506,9 @@ int cmd_mincap(int argc, char **argv)
     outfile *o = NULL;
     am_config *cfg = NULL; /* for the device preset it reads, an input too */
     if (out_check_paths(outs, 1, ins, 2, &err) != 0 ||
-        (json && (cfg_load(&cfg, c.config, c.sets, c.nsets, &err) != 0 ||
+        (json && ((pols ? cfg_load_switched(&cfg, c.config, c.sets, c.nsets, c.level_name,
+                                            NULL, &err)
+                        : cfg_load(&cfg, c.config, c.sets, c.nsets, &err)) != 0 ||
                   run_check_preset(cfg, outs, 1, &err) != 0)) ||
         out_open(&o, json, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);

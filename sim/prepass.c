@@ -13,7 +13,6 @@ typedef struct pp_slot {
     uint64_t id;
     int32_t level; /* -1: empty */
     size_t idx;
-    am_ps t0;      /* time of the allocation, AM_TIME_NONE when the trace gives none */
     uint64_t size; /* requested bytes (a donation matches on them) */
     int requested; /* free_requested seen: no longer a donor the engine matches */
 } pp_slot;
@@ -96,6 +95,18 @@ static void pp_del(pp_map *m, pp_slot *x)
  * the planned sizes overflow 2^64, an input error. */
 static int pp_reaches_policy(uint64_t bytes) { return bytes != 0 && bytes <= AM_MAX_BYTES; }
 
+/* Buffer p's lifetime ends at event index `index`, trace time `t`: its span, which held its
+ * allocation's time while it was live, becomes its length in trace time; without a time at
+ * either end it has none (timed 0). */
+static void pp_close(plan_buf *p, uint64_t index, am_ps t)
+{
+    p->end = index;
+    if (p->timed && t != AM_TIME_NONE)
+        p->span = t > p->span ? t - p->span : 0;
+    else
+        p->timed = 0, p->span = 0;
+}
+
 /* A buffer of `bytes` for `id` on level l, requested at event index `index`. A request the
  * policy never sees is not planned and leaves the map as it was: the engine skips a 0-byte one
  * before looking at the id, and stops at one over 4 EiB whose id is still live. */
@@ -108,9 +119,11 @@ static void pp_add(pp_map *m, plan_buf **per_level, size_t *counts, size_t *cap,
         cap[l] = cap[l] ? 2 * cap[l] : 256;
         per_level[l] = am_realloc(per_level[l], cap[l] * sizeof **per_level);
     }
-    /* a still-live id allocated again: the old buffer stays live to the end */
-    per_level[l][counts[l]] = (plan_buf){index, UINT64_MAX, bytes, 0, 0};
-    pp_put(m, (pp_slot){id, l, counts[l], t0, bytes, 0});
+    /* a still-live id allocated again: the old buffer stays live to the end; span holds the
+     * allocation's time until pp_close */
+    int timed = t0 != AM_TIME_NONE;
+    per_level[l][counts[l]] = (plan_buf){index, UINT64_MAX, bytes, 0, timed ? t0 : 0, timed};
+    pp_put(m, (pp_slot){id, l, counts[l], bytes, 0});
     counts[l]++;
 }
 
@@ -160,10 +173,7 @@ int prepass_collect(const char *trace_path, const trace_opts *o, const am_config
         } else if (ev.kind == TR_FREE || ev.kind == TR_FREE_COMPLETED) {
             pp_slot *x = pp_find(&m, ev.id);
             if (x) { /* frees of unknown ids are the engine's to report */
-                plan_buf *p = &per_level[x->level][x->idx];
-                p->end = index;
-                if (x->t0 != AM_TIME_NONE && ev.time != AM_TIME_NONE && ev.time > x->t0)
-                    p->span = ev.time - x->t0;
+                pp_close(&per_level[x->level][x->idx], index, ev.time);
                 pp_del(&m, x);
             }
         }
@@ -173,20 +183,12 @@ int prepass_collect(const char *trace_path, const trace_opts *o, const am_config
     }
     if (r < 0)
         goto out;
-    /* never freed: live to the end of the trace */
-    for (size_t i = 0; i < m.cap; i++) {
-        pp_slot *x = &m.s[i];
-        if (x->level < 0)
-            continue;
-        plan_buf *p = &per_level[x->level][x->idx];
-        p->end = index;
-        if (x->t0 != AM_TIME_NONE && last != AM_TIME_NONE && last > x->t0)
-            p->span = last - x->t0;
-    }
+    /* never freed (an id allocated again while live included): live to the end of the
+     * trace, its last time */
     for (int l = 0; l < nlevels; l++)
         for (size_t i = 0; i < counts[l]; i++)
             if (per_level[l][i].end == UINT64_MAX)
-                per_level[l][i].end = index; /* an id allocated again while live */
+                pp_close(&per_level[l][i], index, last);
     rc = 0;
 out:
     if (rc != 0)
@@ -230,8 +232,14 @@ int prepass_attach(sim *s, const am_config *cfg, const char *trace_path, const t
             fprintf(stderr, "\r\033[Kamsim: planning %zu buffers of %s", counts[i], mem_name(m));
         for (size_t k = 0; k < counts[i]; k++) /* planned as they will be asked for */
             lists[i][k].size = mem_padded(m, lists[i][k].size);
-        if (ops->set_plan(mem_policy_state(m), lists[i], counts[i], err))
+        if (ops->set_plan(mem_policy_state(m), lists[i], counts[i], err)) {
+            /* a plan the options cannot give (planner: optimal without a proof): at the option
+             * the user set, as a policy's refusal at creation is (contract: status-1 errors
+             * carry FILE:LINE:COL); until 2026-11-27 the message had no position */
+            if (cfg && err->status == AM_EINPUT)
+                sim_level_error_at(cfg, i, err);
             rc = -1;
+        }
     }
     if (show)
         fprintf(stderr, "\r\033[K");

@@ -5,8 +5,9 @@
  * to the index of its free (TR_FREE, or TR_FREE_COMPLETED after a two-phase release), or to the
  * total event count when it is never freed. Event indices preserve the replay order, so two
  * buffers overlap in this clock exactly when they are live at the same time in the run.
- * When the trace has timestamps, plan_buf.span gets the lifetime in trace time (ps), which
- * only guides the exact search's ordering. */
+ * When the trace has timestamps, plan_buf.span gets the lifetime in trace time (ps, timed 1),
+ * which orders the planners' buffers (plan_lifetime: "longer lifetime first" in the trace's
+ * own clock); without them, timed is 0. */
 #ifndef AM_PREPASS_H
 #define AM_PREPASS_H
 

@@ -27,24 +27,17 @@ trace_opts run_trace_opts(const run_spec *sp, const am_config *cfg,
 
 int run_load_config(const run_spec *sp, am_config **cfg, am_error *err)
 {
-    if (cfg_load(cfg, sp->config, sp->sets, sp->nsets, err) != 0)
-        return -1;
     if (!sp->policy)
-        return 0;
-    /* --policy: the same config with the default level's policy replaced, by an override
-     * whose messages name --policy (until 2026-11-27 they named a --set the user never wrote:
-     * "--set 'memories.hbm.allocator.policy=bfcc': ... unknown allocator policy") */
-    cfg_set sets[RUN_MAX_SETS + 2] = {{0}};
-    char pol[256], origin[300];
-    snprintf(pol, sizeof pol, "memories.%s.allocator.policy=%s",
-             (*cfg)->levels[(*cfg)->default_level].name, sp->policy);
-    snprintf(origin, sizeof origin, "--policy '%.256s'", sp->policy);
-    for (int i = 0; i < sp->nsets; i++)
-        sets[i].text = sp->sets[i];
-    sets[sp->nsets] = (cfg_set){.text = pol, .file = origin};
-    cfg_free(*cfg);
-    *cfg = NULL;
-    return cfg_load_sets(cfg, sp->config, sets, sp->nsets + 1, err);
+        return cfg_load(cfg, sp->config, sp->sets, sp->nsets, err);
+    /* --policy: the same config with the default level's policy replaced, in one load, so the
+     * rules checked are those of the policy that runs (until 2026-11-27 the config was loaded
+     * as written first, to learn the default level, and its own policy's rules applied) */
+    return cfg_load_switched(cfg, sp->config, sp->sets, sp->nsets, NULL, sp->policy, err);
+}
+
+int run_load_config_switching(const run_spec *sp, am_config **cfg, am_error *err)
+{
+    return cfg_load_switched(cfg, sp->config, sp->sets, sp->nsets, NULL, NULL, err);
 }
 
 int run_policy_list(const char *list, char (*names)[RUN_POLICY_LEN], int max, char *msg,

@@ -45,6 +45,10 @@ int run_policy_list(const char *list, char (*names)[RUN_POLICY_LEN], int max, ch
 
 /* Load the config of a spec (with --policy applied), for callers that need it before running. */
 int run_load_config(const run_spec *sp, am_config **cfg, am_error *err);
+/* The config of a spec whose default level's policy each run switches (compare's --policies),
+ * before any is switched in: every run's levels and trace options, without the rules of the
+ * policy the config names, which no run may use (cfg_load_switched). */
+int run_load_config_switching(const run_spec *sp, am_config **cfg, am_error *err);
 
 /* The outputs against the device preset a loaded config read (am_config.preset), labelled
  * "the config's device preset": out_check_paths with that one input (the config file itself is the

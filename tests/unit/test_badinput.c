@@ -674,6 +674,30 @@ BI_C(y_policy_rule, "prule.yaml",
      V "memories:\n  hbm: {capacity: 1GiB, allocator: {policy: best_fit, alignment: 3}}\n",
      "amsim: @:3:55: memories.hbm.allocator.alignment: best_fit: alignment of 3 bytes is not a "
      "power of two from 1 byte to 4 EiB")
+/* --policy: the rules checked, and the limit named, are those of the policy that runs, at the
+ * value (until 2026-11-27 the config was loaded as written first, so this was first_fit's rule:
+ * "first_fit: alignment of 0 bytes is not a power of two from 1 byte to 4 EiB") */
+static void y_switched_policy_rule(void)
+{
+    bi_run(&(bi_case){BI_CONFIG, "switched.yaml",
+                      V "memories:\n  hbm: {capacity: 1GiB, allocator: {policy: first_fit, "
+                      "alignment: 0}}\n", 0,
+                      "amsim: @:3:56: memories.hbm.allocator.alignment: tlsf: alignment of 0 "
+                      "bytes is not a power of two from 1 byte to 1 TiB", "--policy tlsf", NULL});
+}
+/* planner: optimal without a proof within its search_budget: at the budget as written, the
+ * option that ran out (until 2026-11-27 the message had no position) */
+static void y_offline_unproven(void)
+{
+    bi_run(&(bi_case){BI_TRACE, "unproven.csv",
+                      "id,lower,upper,size\n0,1,6,2048\n1,4,10,3072\n2,4,10,1024\n3,7,10,4096\n"
+                      "4,6,10,1024\n5,4,6,3072\n6,5,8,3072\n7,2,4,3072\n", 0,
+                      "bi-config.yaml:3:72: memory level 'hbm': offline: planner optimal: no "
+                      "proof of optimality within search_budget 1 (best height 13312 bytes, lower "
+                      "bound 12288 bytes)", NULL,
+                      V "memories:\n  hbm: {capacity: 1MiB, allocator: {policy: offline, planner: "
+                      "optimal, search_budget: 1}}\n"});
+}
 /* caching's values PyTorch's parser refuses (until 2026-11-27 amsim ran with them):
  * max_split_size at or below 20 MiB (max_split_size_mb must be > 20), a
  * garbage_collection_threshold of 1 (it must be below 1); `unlimited` and 0 stay "unset" */
@@ -1874,6 +1898,8 @@ void suite_badinput(void)
              {"yaml: syntax error", y_syntax},
              {"yaml: a policy refusing its options, at the value", y_policy_refuses},
              {"yaml: a policy refusing a --set value names the --set", y_policy_refuses_set},
+             {"yaml: --policy checks the rules of the policy that runs", y_switched_policy_rule},
+             {"yaml: offline planner optimal without a proof in its budget", y_offline_unproven},
              {"yaml: control character (line and column from libyaml's offset)", y_control},
              {"yaml: control character from a quoted scalar's escape", y_control_escape},
              {"yaml: bad indentation", y_indent},

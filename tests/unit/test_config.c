@@ -1141,6 +1141,88 @@ static void round_trip(am_config *c, const char *name)
     cfg_free(d);
 }
 
+/* A switched policy (--policy, compare's, mincap's and a sweep's policies:) is checked by its own
+ * rules only: the configured policy's rules on option values (buddy's min_block a power of two,
+ * tlsf's alignment up to 1 TiB) bind no run that switches it out, and an error names the policy
+ * that runs, at the value's FILE:LINE:COL. Until 2026-11-27 --policy, compare, mincap and batch
+ * loaded the config as written first (to learn the default level), so `policy: buddy,
+ * min_block: 3` refused `--policy first_fit` (which `--set ...policy=first_fit` ran), and on a
+ * first_fit config `--policy tlsf --set ...alignment=0` was reported as first_fit's rule. */
+static void test_switched_policy_rules(void)
+{
+    const char *bd = tu_write("switch_bd.yaml", "version: 1\nmemories:\n  host: {kind: host, "
+                              "capacity: 1MiB}\n  hbm:\n    capacity: 1MiB\n    allocator:\n"
+                              "      policy: buddy\n      min_block: 3\ndefault_memory: hbm\n");
+    am_config *c = NULL;
+    am_error e = {0};
+    /* the policy to run not known yet: the default level's (hbm, not the first) rules wait */
+    CU_ASSERT_EQUAL_FATAL(cfg_load_switched(&c, bd, NULL, 0, NULL, NULL, &e), 0);
+    CU_ASSERT_PTR_EQUAL(c->levels[c->default_level].policy, alloc_find("buddy"));
+    CU_ASSERT_PTR_NULL(c->warnings);
+    cfg_free(c);
+    c = NULL;
+    CU_ASSERT_EQUAL_FATAL(cfg_load_switched(&c, bd, NULL, 0, NULL, "first_fit", &e), 0);
+    CU_ASSERT_PTR_EQUAL(c->levels[c->default_level].policy, alloc_find("first_fit"));
+    cfg_free(c);
+    c = NULL;
+    /* the policy that runs is buddy: its rule, at the value */
+    CU_ASSERT_EQUAL(cfg_load_switched(&c, bd, NULL, 0, NULL, "buddy", &e), -1);
+    ASSERT_HAS(e.msg, ":8:7: memories.hbm.allocator.min_block: buddy: min_block of 3 bytes");
+    memset(&e, 0, sizeof e);
+    CU_ASSERT_EQUAL(cfg_load(&c, bd, NULL, 0, &e), -1); /* as written: buddy runs */
+    ASSERT_HAS(e.msg, ":8:7: memories.hbm.allocator.min_block: buddy: min_block of 3 bytes");
+    /* a named level (mincap's --level): the other level's rules still hold */
+    memset(&e, 0, sizeof e);
+    CU_ASSERT_EQUAL(cfg_load_switched(&c, bd, NULL, 0, "host", NULL, &e), -1);
+    ASSERT_HAS(e.msg, "buddy: min_block of 3 bytes");
+
+    const char *tr = tu_write("switch.trace", "amsim-trace v1\nalloc 1 1024\nalloc 2 1024\n"
+                              "free 2\nfree 1\n");
+    const char *tl = tu_write("switch_tl.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: "
+                              "64TiB\n    allocator:\n      policy: tlsf\n      alignment: 2TiB\n");
+    const char *ff = tu_write("switch_ff.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: "
+                              "64KiB\n    allocator:\n      policy: first_fit\n");
+    char sweep[1024];
+    snprintf(sweep, sizeof sweep, "base: %s\ntraces: [%s]\npolicies: [first_fit, tlsf]\n", bd,
+             tr);
+    const char *sw = tu_write("switch_sweep.yaml", sweep);
+    static const struct {
+        const char *cmd, *cfg, *args;
+        int rc;
+        const char *err; /* in standard error, or NULL */
+    } cases[] = {
+        {"run -q", "bd", "--policy first_fit", 0, NULL},
+        {"run -q", "bd", "--set memories.hbm.allocator.policy=first_fit", 0, NULL},
+        {"compare", "bd", "--policies first_fit,tlsf", 0, NULL},
+        {"compare", "bd", "--policies first_fit,buddy", 1, "buddy       failed: "},
+        {"mincap -q", "bd", "--policies first_fit --granularity 1KiB", 0, NULL},
+        {"run -q", "tl", "--policy first_fit", 0, NULL},
+        {"run -q", "tl", "", 1, "tlsf: alignment of 2199023255552 bytes"},
+        {"run -q", "ff", "--policy tlsf --set memories.hbm.allocator.alignment=0", 1,
+         "--set 'memories.hbm.allocator.alignment=0': memories.hbm.allocator.alignment: tlsf: "
+         "alignment of 0 bytes is not a power of two from 1 byte to 1 TiB"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        const char *cfg = !strcmp(cases[i].cfg, "bd") ? bd : !strcmp(cases[i].cfg, "tl") ? tl : ff;
+        char args[2048], *out = NULL, *err = NULL;
+        snprintf(args, sizeof args, "%s -c '%s' -t '%s' %s", cases[i].cmd, cfg, tr,
+                 cases[i].args);
+        int rc = tu_amsim(args, &out, &err);
+        if (rc != cases[i].rc)
+            printf("\n  %s: status %d\n%s%s", args, rc, out ? out : "", err ? err : "");
+        CU_ASSERT_EQUAL(rc, cases[i].rc);
+        if (cases[i].err)
+            CU_ASSERT_PTR_NOT_NULL((out && strstr(out, cases[i].err)) ||
+                                   (err && strstr(err, cases[i].err)) ? "" : NULL);
+        free(out);
+        free(err);
+    }
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "batch '%s' -o '%s/switch_out'", sw, tu_tmpdir());
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    free(out);
+}
+
 static void test_round_trip(void)
 {
     am_config *c = load_ok(valid_yaml, NULL, 0);
@@ -1185,5 +1267,6 @@ void suite_config(void)
              {"errors", test_errors}, {"other_policy_keys", test_other_policy_keys},
              {"values of other policies' keys checked as theirs", test_other_policy_values},
              {"the option at a dotted path, its values as the config reads them", test_path_opt},
-             {"apply_opts", test_apply_opts}, {"round_trip", test_round_trip});
+             {"apply_opts", test_apply_opts}, {"round_trip", test_round_trip},
+             {"a switched policy is checked by its own rules", test_switched_policy_rules});
 }
