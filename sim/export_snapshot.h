@@ -4,7 +4,9 @@
  * An engine observer recording the default memory level (as device 0): device_traces entries
  * alloc, free_requested, free_completed (a plain free gives both), segment_alloc and
  * segment_free (segment_map and segment_unmap when the run is written with expandable
- * segments) and oom, and at the end the `segments` with their blocks. Pickle protocol 4 of
+ * segments) and oom, and at the end the `segments` with their blocks. A start-state prologue's
+ * entries (a replayed snapshot's, engine.h) are not in device_traces but in a list of amsim's
+ * own, `amsim_start_traces`, which trace_pickle.c replays as the prologue. Pickle protocol 4 of
  * builtins only (dict, list, str, int, bool, None), so python3's pickle.load and amsim's own
  * restricted reader (trace_pickle.c) read it; PyTorch's viewer (pytorch.org/memory_viz) too.
  * Written atomically when closed. */

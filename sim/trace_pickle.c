@@ -28,6 +28,10 @@
  *     (engine.c, "the start-state prologue"), since the tiling is no state the recording had.
  *     Limits: with max_split_size or roundup_power2_divisions set the tiling may not
  *     reproduce the state exactly; free gaps <= 1 MiB inside large segments cannot be tiled.
+ *     A snapshot amsim exported from a run with a prologue has that prologue's entries as
+ *     `amsim_start_traces` (export_snapshot.c): then they are the prologue (build_start) and
+ *     nothing is walked back or tiled, since its segments hold the policy's blocks, whose
+ *     tiling is not the requests that made them (a BFC chunk is larger than its request).
  *  3. The trace: alloc -> TR_ALLOC (fresh id, recorded address, requested size), free_requested
  *     and free_completed -> TR_FREE_REQUESTED / TR_FREE_COMPLETED of the live allocation at that
  *     address (frees of unknown addresses are skipped and counted), segment_alloc/_map ->
@@ -408,8 +412,8 @@ static int action_of(const pkl_value *a)
     return A_OTHER; /* an action of a newer version: skipped and counted */
 }
 
-static int read_entries(trace *t, const pkl_value *list, int dev, tp_streams *st,
-                        tp_entry **out, size_t *nout, am_error *err)
+static int read_entries(trace *t, const char *name, const pkl_value *list, int dev,
+                        tp_streams *st, tp_entry **out, size_t *nout, am_error *err)
 {
     tp_entry *e = am_calloc(list->len ? list->len : 1, sizeof *e);
     int64_t t0 = 0;
@@ -421,8 +425,8 @@ static int read_entries(trace *t, const pkl_value *list, int dev, tp_streams *st
         x->action = action_of(pkl_get(d, "action"));
         if (d->type != PKL_DICT || x->action < 0) {
             free(e);
-            return am_fail(err, AM_EINPUT, "%s: device_traces[%d][%zu]: not a trace entry "
-                           "(a dict with a string 'action')", t->path, dev, i);
+            return am_fail(err, AM_EINPUT, "%s: %s[%d][%zu]: not a trace entry "
+                           "(a dict with a string 'action')", t->path, name, dev, i);
         }
         int bad = get_u64(d, "size", &x->size) < 0;
         if (x->action == A_OOM)
@@ -433,8 +437,8 @@ static int read_entries(trace *t, const pkl_value *list, int dev, tp_streams *st
             bad = 1;
         if (bad && x->action < A_MARK) {
             free(e);
-            return am_fail(err, AM_EINPUT, "%s: device_traces[%d][%zu]: '%s' entry lacks a "
-                           "non-negative integer 'addr' or 'size'", t->path, dev, i,
+            return am_fail(err, AM_EINPUT, "%s: %s[%d][%zu]: '%s' entry lacks a "
+                           "non-negative integer 'addr' or 'size'", t->path, name, dev, i,
                            pkl_get(d, "action")->s);
         }
         x->stream = stream_id(st, stream);
@@ -450,6 +454,27 @@ static int read_entries(trace *t, const pkl_value *list, int dev, tp_streams *st
     *out = e;
     *nout = list->len;
     return 0;
+}
+
+/* amsim_start_traces (export_snapshot.c): per device, the start-state prologue of the run
+ * amsim exported. Absent (or no list for dev): *out = NULL, the start state is walked back. */
+static int read_start(trace *t, const pkl_value *st_list, int dev, tp_streams *st,
+                      tp_entry **out, size_t *nout, am_error *err)
+{
+    *out = NULL;
+    *nout = 0;
+    if (!st_list)
+        return 0;
+    if (st_list->type != PKL_LIST)
+        return am_fail(err, AM_EINPUT, "%s: 'amsim_start_traces' is a %s, expected a list",
+                       t->path, pkl_type_name(st_list->type));
+    if ((size_t)dev >= st_list->len)
+        return 0;
+    const pkl_value *list = st_list->items[dev];
+    if (list->type != PKL_LIST)
+        return am_fail(err, AM_EINPUT, "%s: amsim_start_traces[%d] is a %s, expected a list",
+                       t->path, dev, pkl_type_name(list->type));
+    return read_entries(t, "amsim_start_traces", list, dev, st, out, nout, err);
 }
 
 static const char *const state_names[] = {"inactive", "active_allocated", "active_pending_free"};
@@ -600,6 +625,63 @@ static void build_prologue(trace *t, tp_impl *im, tp_state *s, uint64_t *next_id
         }
     free(tile_id);
     free(made);
+}
+
+/* The start state of a snapshot amsim wrote of a replay that had a prologue
+ * (`amsim_start_traces`, export_snapshot.c): the prologue's own requests, replayed as they
+ * were, in place of the tiling of the dump-time segments walked back. A policy other than
+ * caching places a tiling of its own blocks elsewhere than the requests that made them (BFC
+ * chunks are larger than their requests, its regions were sized by other requests), so only
+ * the same requests rebuild its state. free_requested with the free_completed after it is one
+ * free, as the prologue's; device entries are only declared (the policy makes its device calls
+ * itself). Entries that give no event are marked skipped. */
+static void build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, uint64_t *next_id,
+                        tp_live *live)
+{
+    tr_event e;
+    for (size_t i = 0; i < n; i++) {
+        tp_entry *x = &en[i];
+        uint64_t id;
+        switch (x->action) {
+        case A_ALLOC:
+        case A_OOM: /* an oom asks again: the same request fails the same way */
+            ev_base(&e, t, TR_ALLOC);
+            e.id = (*next_id)++;
+            e.bytes = x->size;
+            if (x->action == A_ALLOC) {
+                e.addr = x->addr;
+                live_get(live, x->addr, 1);
+                live_put(live, x->addr, e.id);
+            }
+            break;
+        case A_FREE_REQ:
+        case A_FREE_DONE: {
+            int whole = x->action == A_FREE_DONE ||
+                        (i + 1 < n && en[i + 1].action == A_FREE_DONE && en[i + 1].addr == x->addr);
+            id = live_get(live, x->addr, whole);
+            if (id == UINT64_MAX) {
+                x->skipped = 1;
+                continue;
+            }
+            ev_base(&e, t, whole ? TR_FREE : TR_FREE_REQUESTED);
+            e.id = id;
+            if (whole && x->action == A_FREE_REQ)
+                i++; /* its free_completed */
+            break;
+        }
+        case A_SEG_ALLOC:
+        case A_SEG_FREE:
+        case A_SEG_MAP:
+        case A_SEG_UNMAP:
+        case A_MARK:
+            continue;
+        default:
+            x->skipped = 1;
+            continue;
+        }
+        e.stream = x->stream;
+        emit(im, &e);
+    }
 }
 
 /* The trace entries as events. An entry that gives none (a free of an unknown address, an
@@ -768,11 +850,12 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
                        t->path, dev, pkl_type_name(list->type));
     tp_streams st = {NULL, 0};
     tp_state s = {NULL, 0, 0};
-    tp_entry *en = NULL;
-    size_t n = 0;
+    tp_entry *en = NULL, *sen = NULL; /* sen: amsim_start_traces' entries, if any */
+    size_t n = 0, ns = 0;
     int rc = -1;
-    if (read_entries(t, list, dev, &st, &en, &n, err) < 0 ||
-        read_segments(t, segs, dev, &st, &s, err) < 0)
+    if (read_entries(t, "device_traces", list, dev, &st, &en, &n, err) < 0 ||
+        read_segments(t, segs, dev, &st, &s, err) < 0 ||
+        read_start(t, pkl_get(root, "amsim_start_traces"), dev, &st, &sen, &ns, err) < 0)
         goto out;
     /* 1. declarations: dump-time segments and segment_* addresses */
     for (size_t i = 0; i < s.n; i++)
@@ -781,22 +864,32 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
         if (en[i].action >= A_SEG_ALLOC && en[i].action <= A_SEG_UNMAP &&
             !seg_find(&s, en[i].addr))
             declare(t, im, en[i].addr, en[i].size, en[i].stream);
+    for (size_t i = 0; i < ns; i++)
+        if (sen[i].action >= A_SEG_ALLOC && sen[i].action <= A_SEG_UNMAP &&
+            !seg_find(&s, sen[i].addr))
+            declare(t, im, sen[i].addr, sen[i].size, sen[i].stream);
     /* 2. walk backwards to the state at the start; entries that do not fit the state are
      * skipped rows */
-    for (size_t i = n; i-- > 0;)
-        en[i].skipped = undo(&s, &en[i]);
+    if (!sen)
+        for (size_t i = n; i-- > 0;)
+            en[i].skipped = undo(&s, &en[i]);
     uint64_t next_id = 1, nblocks = 0;
     for (size_t i = 0; i < s.n; i++)
         nblocks += s.s[i].nb;
     tp_live live;
-    live_init(&live, n + nblocks);
-    build_prologue(t, im, &s, &next_id, &live);
+    live_init(&live, n + (sen ? ns : nblocks));
+    if (sen)
+        build_start(t, im, sen, ns, &next_id, &live);
+    else
+        build_prologue(t, im, &s, &next_id, &live);
     /* 3. the trace itself */
     build_trace(t, im, en, n, &next_id, &live);
     /* each entry once, whichever walk skipped it: a free of an unknown address fits neither
      * (until 2026-11-27 it counted twice, once in each) */
     for (size_t i = 0; i < n; i++)
         t->skipped += (uint64_t)en[i].skipped;
+    for (size_t i = 0; i < ns; i++)
+        t->skipped += (uint64_t)sen[i].skipped;
     free(live.key);
     free(live.val);
     rc = 0;
@@ -806,6 +899,7 @@ out:
     free(s.s);
     free(st.h);
     free(en);
+    free(sen);
     return rc;
 }
 

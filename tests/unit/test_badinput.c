@@ -390,6 +390,13 @@ BI_TB(p_toplevel_list, "list.pickle", "\x80\x02]q\x00(K\x01K\x02K\x03" "e.",
 /* pickle.dumps({"segments": []}, protocol=2) */
 BI_TB(p_no_traces, "nodt.pickle", "\x80\x02}q\x00X\x08\x00\x00\x00segmentsq\x01]q\x02s.",
       "amsim: @: not a PyTorch memory snapshot:")
+/* pickle.dumps({"segments": [], "device_traces": [[]], "amsim_start_traces": 5}, protocol=2):
+ * the key amsim's export writes a replayed run's start-state prologue under (export_snapshot.c) */
+BI_TB(p_start_traces, "start.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02"
+      "X\r\x00\x00\x00" "device_tracesq\x03]q\x04]q\x05" "aX\x12\x00\x00\x00"
+      "amsim_start_tracesq\x06K\x05u.", /* split where a hex escape would run on */
+      "amsim: @: 'amsim_start_traces' is a int, expected a list")
 BI_TB(p_huge_length, "huge.pickle", "\x80\x04\x8d\x00\x00\x00\x00\x00\x00\x00\x40" "abc.",
       "amsim: @: byte 2: pickle opcode BINUNICODE8 declares 4611686018427387904 bytes but only 4 "
       "remain")
@@ -1888,6 +1895,7 @@ void suite_badinput(void)
              {"pickle: REDUCE", p_reduce},
              {"pickle: top level is a list", p_toplevel_list},
              {"pickle: no device_traces", p_no_traces},
+             {"pickle: amsim_start_traces not a list", p_start_traces},
              {"pickle: huge declared length (64-bit)", p_huge_length},
              {"pickle: huge declared length (32-bit)", p_huge_length32},
              {"pickle: truncated", p_truncated},

@@ -649,6 +649,54 @@ static void test_snapshot_start_state(void)
     CU_ASSERT_EQUAL(again.m.peak_live_bytes, run.m.peak_live_bytes);
 }
 
+/* A replayed snapshot's start state round-trips under policies whose blocks are not their
+ * requests: BFC's chunks and buddy's blocks are larger than the 9437184, 1000000 and 5000000 B
+ * requests of this prologue, and platform takes a device allocation per request. The export
+ * keeps the prologue's requests (amsim_start_traces), so the replay of the export makes them
+ * again and is the original's: same peaks, every allocation at its address, every segment event
+ * matched. Until 2026-11-27 the reader rebuilt the start state from the dump-time segments,
+ * tiling them with the policy's blocks as requests: BFC's replay peaked at 33,311,744 live
+ * bytes (the run: 33,311,552 B), buddy's too with 0 of 3 allocations at their address,
+ * platform's at 31,311,552 B live and reserved (33,311,552 B) with 0 of 3. */
+static void test_snapshot_start_state_policies(void)
+{
+    static const char *const policies[] = {"bfc", "platform", "buddy"};
+    const char *tr = tu_write("ssp.trace", "amsim-trace v1\nalloc 1 20MiB prologue=1\n"
+                              "free 1 prologue=1\nalloc 2 9437184 prologue=1\n"
+                              "alloc 3 1000000 prologue=1\nalloc 4 5000000 prologue=1\n"
+                              "free 3 prologue=1\nalloc 5 6MiB\nalloc 6 12MiB\nfree 4\n"
+                              "alloc 7 3000000\nfree 2\nfree 5\n");
+    char cfg_text[256], a[512], b[512], name[64];
+    snprintf(a, sizeof a, "%s/ssp_a.pickle", tu_tmpdir());
+    snprintf(b, sizeof b, "%s/ssp_b.pickle", tu_tmpdir());
+    for (size_t k = 0; k < AM_ARRAY_LEN(policies); k++) {
+        snprintf(cfg_text, sizeof cfg_text, "version: 1\nmemories:\n"
+                 "  hbm: {capacity: 1GiB, allocator: {policy: %s}}\n", policies[k]);
+        snprintf(name, sizeof name, "ssp_%s.yaml", policies[k]);
+        const char *cfg = tu_write(name, cfg_text);
+        replay_out run = {0}, back = {0};
+        export_run(cfg, tr, NULL, a, &run);
+        export_run(cfg, a, NULL, b, &back);
+        CU_ASSERT_EQUAL(back.su.recorded_allocs, 3);
+        CU_ASSERT_EQUAL(back.su.address_matches, 3);
+        CU_ASSERT_EQUAL(back.su.segment_events_matched, back.su.segment_events_recorded);
+        CU_ASSERT_EQUAL(back.m.peak_live_bytes, run.m.peak_live_bytes);
+        CU_ASSERT_EQUAL(back.m.peak_reserved_bytes, run.m.peak_reserved_bytes);
+        CU_ASSERT_EQUAL(back.m.live_bytes, run.m.live_bytes);
+        if (back.su.address_matches != 3 || back.m.peak_live_bytes != run.m.peak_live_bytes)
+            fprintf(stderr, "\n%s: %llu of 3 at their address, peak live %llu B (run %llu B)\n",
+                    policies[k], (unsigned long long)back.su.address_matches,
+                    (unsigned long long)back.m.peak_live_bytes,
+                    (unsigned long long)run.m.peak_live_bytes);
+        char order[64];
+        snap_entries(a, order, sizeof order); /* the prologue is still no trace entry */
+        size_t allocs = 0;
+        for (const char *c = order; *c; c++)
+            allocs += *c == 'a';
+        CU_ASSERT_EQUAL(allocs, 3);
+    }
+}
+
 /* A recorded out-of-memory (`oom` line) that the simulation serves is an allocation for that
  * instant: the export writes it as alloc and free after the segment it took, so the replay
  * makes the same request at the same place. Until 2026-11-27 the export had the segment_alloc
@@ -778,6 +826,8 @@ void suite_export(void)
               test_snapshot_replay_ooms},
              {"a replayed snapshot's start state is in the export's segments, not its entries",
               test_snapshot_start_state},
+             {"a replayed snapshot's start state round-trips under bfc, platform and buddy",
+              test_snapshot_start_state_policies},
              {"a recorded out-of-memory the run served is written as alloc and free",
               test_snapshot_served_oom},
              {"snapshot segments carry their pool's segment_type and their stream",
