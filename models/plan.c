@@ -1028,16 +1028,6 @@ int plan_optimal(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, uint
     return rc;
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -1048,7 +1038,7 @@ void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_r
     uint64_t g = 0;
     for (size_t i = 0; i < n; i++)
         if (live(&b[i]))
-            g = gcd64(b[i].size, g);
+            g = am_gcd_u64(b[i].size, g);
     if (g == 0)
         g = 1;
     uint64_t lo = r->peak_live; /* every height below lo is impossible (or given up on) */

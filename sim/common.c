@@ -38,6 +38,16 @@ int am_fail_opt(am_error *e, const char *opts, const char *fmt, ...)
     return -1;
 }
 
+uint64_t am_gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
 int am_check_pow2(am_error *e, const char *key, uint64_t v, uint64_t max, const char *max_text)
 {
     if (v != 0 && (v & (v - 1)) == 0 && v <= max)

@@ -49,6 +49,8 @@ int am_fail_opt(am_error *e, const char *opts, const char *fmt, ...)
 /* 0 when v is a power of two from 1 byte to max; else am_fail_opt naming `key`: "KEY of V bytes
  * is not a power of two from 1 byte to MAX_TEXT" (the policies' alignment rules). */
 int am_check_pow2(am_error *e, const char *key, uint64_t v, uint64_t max, const char *max_text);
+/* The greatest common divisor of a and b (a when b is 0). */
+uint64_t am_gcd_u64(uint64_t a, uint64_t b);
 /* Input error at a position: "file:line:col: message" (col 0 prints "file:line: message"). */
 int am_fail_at(am_error *e, const char *file, unsigned long line, unsigned long col,
                const char *fmt, ...) __attribute__((format(printf, 5, 6)));

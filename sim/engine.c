@@ -1263,16 +1263,6 @@ static void expire_pending(sim *s, am_ps now, int force)
 
 static int find_chan(sim *s, int from, int to);
 
-static uint64_t gcd_u64(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* A link's effective bandwidth, peak x efficiency, as bytes/s num / den in lowest terms. The
  * product is taken in double (as before) and kept to the micro-byte per second: a whole number
  * (every realistic GB/s figure: 819e9 x 0.9 is 737100000000.0 in double) stays num / 1, exactly
@@ -1300,7 +1290,7 @@ static void link_rate(const cfg_link *L, uint64_t *num, uint64_t *den)
     uint64_t n = w * d + f;
     if (n == 0) /* below 1e-6 B/s: the smallest rate kept */
         n = 1;
-    uint64_t g = gcd_u64(n, d);
+    uint64_t g = am_gcd_u64(n, d);
     *num = n / g;
     *den = d / g;
 }
