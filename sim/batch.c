@@ -234,6 +234,74 @@ static int value_match(const char *pat, const char *v, int is_trace);
  * or as numbers. */
 static int same_value(const char *a, const char *b) { return value_match(a, b, 0); }
 
+/* A scalar for yflow: plain when it is a name, a number or a size (letters, digits, "_./+-"),
+ * double-quoted otherwise, so that its commas, colons and braces stay text in the flow YAML. */
+static void yflow_scalar(FILE *f, const char *s)
+{
+    int plain = *s && strcmp(s, "-") != 0 && strncmp(s, "---", 3) != 0;
+    for (const char *p = s; plain && *p; p++)
+        plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                (*p >= '0' && *p <= '9') || strchr("_./+-", *p);
+    if (plain) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f) /* the config refuses them, at the value */
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+/* Node n as one line of flow YAML ({capacity: 1MiB, allocator: {policy: bfc}}), the text of a
+ * --set value: a set: entry whose value is a map or a list is passed on as --set PATH=TEXT. */
+static void yflow(FILE *f, ydoc *y, const yaml_node_t *n)
+{
+    if (!n || n->type == YAML_SCALAR_NODE) {
+        yflow_scalar(f, n ? yscalar(n) : "");
+        return;
+    }
+    if (n->type == YAML_SEQUENCE_NODE) {
+        fputc('[', f);
+        for (yaml_node_item_t *it = n->data.sequence.items.start;
+             it < n->data.sequence.items.top; it++) {
+            fputs(it == n->data.sequence.items.start ? "" : ", ", f);
+            yflow(f, y, ynode(y, *it));
+        }
+        fputc(']', f);
+        return;
+    }
+    fputc('{', f);
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        fputs(p == n->data.mapping.pairs.start ? "" : ", ", f);
+        yflow(f, y, ynode(y, p->key));
+        fputs(": ", f);
+        yflow(f, y, ynode(y, p->value));
+    }
+    fputc('}', f);
+}
+
+/* The "PATH=VALUE" of a set: entry: a plain value as written, a map or a list as flow YAML. */
+static char *yset_text(ydoc *y, const char *path, const yaml_node_t *v)
+{
+    if (yscalar(v))
+        return xprintf("%s=%s", path, yscalar(v));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) /* out of memory: the path alone, so the config reports the value missing */
+        return xprintf("%s=", path);
+    fprintf(f, "%s=", path);
+    yflow(f, y, v);
+    fclose(f);
+    return text;
+}
+
 /* A scalar or a sequence of scalars as a list of strings. */
 static int ystrings(ydoc *y, yaml_node_t *n, const char *what, strlist *out, am_error *err)
 {
@@ -1293,14 +1361,17 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             }
             for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
                  q++) {
-                const char *a = yscalar(ynode(&y, q->key)), *b = yscalar(ynode(&y, q->value));
-                if (!a || !b || s->sets.n >= SW_MAX_SETS) {
-                    yfail(err, &y, ynode(&y, q->key), "%s", "set: PATH: VALUE with plain values");
+                /* a map value gives a new memory or link whole, as --set 'PATH={...}' does
+                 * (memories.scratch: {capacity: 1MiB}); until 2026-11-27 values were plain */
+                const char *a = yscalar(ynode(&y, q->key));
+                if (!a || s->sets.n >= SW_MAX_SETS) {
+                    yfail(err, &y, ynode(&y, q->key), "set: PATH: VALUE with a plain PATH (at "
+                          "most %d)", SW_MAX_SETS);
                     goto out;
                 }
                 s->set_pos[s->sets.n] = node_pos(ynode(&y, q->value));
                 s->set_kpos[s->sets.n] = node_pos(ynode(&y, q->key));
-                sl_push(&s->sets, xprintf("%s=%s", a, b));
+                sl_push(&s->sets, yset_text(&y, a, ynode(&y, q->value)));
             }
         } else if (strcmp(ks, "axes") == 0) {
             if (v->type != YAML_MAPPING_NODE) {

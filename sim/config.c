@@ -510,7 +510,7 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
         if (!*pp) {
             *pp = node_new(CFG_MAP, file, line, col);
             (*pp)->key = am_strdup(seg);
-            (*pp)->by_set_path = 1;
+            (*pp)->by_set_path = set->file ? CFG_MADE_BY_PLACED_SET : CFG_MADE_BY_SET;
         } else if (!as_map(*pp)) {
             node_fail(e, &here, "'%.*s' is a %s, not a map", (int)(dot - path), text,
                      kind_name((*pp)->kind));
@@ -1210,6 +1210,13 @@ static int fail_set_made(am_error *e, const cfg_node *sec, const cfg_node *n, co
         snprintf(hint, sizeof hint, "did you mean '%s'?", near);
     else
         snprintf(hint, sizeof hint, "%s: %.900s", sec->key, nc ? names : "none");
+    /* the advice in the form the override was written in: a sweep's set: takes a map value
+     * (until 2026-11-27 a sweep was told the --set form, which it cannot write) */
+    if (n->by_set_path == CFG_MADE_BY_PLACED_SET)
+        return node_fail(e, n, "unknown %s '%s' (%s): a sweep's set: and axes change the %s "
+                         "the config defines; give a new one whole in set:, e.g. set: "
+                         "{%s.%s: {%s}}", what, n->key, hint, sec->key, sec->key, n->key,
+                         example);
     return node_fail(e, n, "unknown %s '%s' (%s): --set changes the %s the config defines; "
                      "give a new one whole, e.g. --set '%s.%s={%s}'", what, n->key, hint,
                      sec->key, sec->key, n->key, example);

@@ -88,9 +88,13 @@ struct cfg_node {
     cfg_node *next;       /* next sibling */
     /* 1: a map made by walking a --set path through a key nobody wrote (memories.X.capacity=V
      * with no memory X in the config or its preset); a memory or link that is only this is a
-     * typo, refused with "did you mean" (see build_levels) */
+     * typo, refused with "did you mean" (see build_levels); CFG_MADE_BY_SET for a --set,
+     * CFG_MADE_BY_PLACED_SET for an override with a file (a sweep's set: or axes), whose
+     * message gives the sweep's form */
     int by_set_path;
 };
+
+enum { CFG_MADE_BY_SET = 1, CFG_MADE_BY_PLACED_SET = 2 };
 
 typedef struct cfg_level {
     char name[CFG_NAME_MAX];
