@@ -302,6 +302,37 @@ static char *yset_text(ydoc *y, const char *path, const yaml_node_t *v)
     return text;
 }
 
+/* The dotted paths of the scalars under map n, whose path is at, each written after '\n'. */
+static void yleaves(FILE *f, ydoc *y, const char *at, const yaml_node_t *n)
+{
+    if (!n || n->type != YAML_MAPPING_NODE) {
+        fprintf(f, "\n%s", at);
+        return;
+    }
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        const char *k = yscalar(ynode(y, p->key));
+        char *sub = xprintf("%s.%s", at, k ? k : "");
+        yleaves(f, y, sub, ynode(y, p->value));
+        free(sub);
+    }
+}
+
+/* yleaves of a set: entry's map value, ending in '\n'; NULL for another value. */
+static char *yset_leaves(ydoc *y, const char *path, const yaml_node_t *v)
+{
+    if (!v || v->type != YAML_MAPPING_NODE)
+        return NULL;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    yleaves(f, y, path, v);
+    fputc('\n', f);
+    fclose(f);
+    return text;
+}
+
 /* A scalar or a sequence of scalars as a list of strings. */
 static int ystrings(ydoc *y, yaml_node_t *n, const char *what, strlist *out, am_error *err)
 {
@@ -428,6 +459,9 @@ typedef struct sweep {
     strlist sets;              /* "PATH=VALUE" */
     sw_pos set_pos[SW_MAX_SETS]; /* where each VALUE is written */
     sw_pos set_kpos[SW_MAX_SETS]; /* where each PATH is written */
+    /* a map value's leaf paths, each followed by '\n' ("\nmemories.hbm.allocator.policy\n"), so
+     * that the policy rule sees a policy inside a map; NULL for a plain value */
+    char *set_leaves[SW_MAX_SETS];
     strlist policies;          /* may be empty: the config's own */
     strlist traces, trace_disp;
     sw_pos *trace_pos;         /* where the traces: item that named each trace is written */
@@ -466,6 +500,8 @@ static void sweep_free(sweep *s)
     free(s->dir);
     free(s->name);
     free(s->base);
+    for (int i = 0; i < s->sets.n; i++)
+        free(s->set_leaves[i]);
     sl_free(&s->sets);
     sl_free(&s->policies);
     sl_free(&s->traces);
@@ -1371,6 +1407,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                 }
                 s->set_pos[s->sets.n] = node_pos(ynode(&y, q->value));
                 s->set_kpos[s->sets.n] = node_pos(ynode(&y, q->key));
+                s->set_leaves[s->sets.n] = yset_leaves(&y, a, ynode(&y, q->value));
                 sl_push(&s->sets, yset_text(&y, a, ynode(&y, q->value)));
             }
         } else if (strcmp(ks, "axes") == 0) {
@@ -1780,11 +1817,16 @@ static int policy_overridden(const sweep *s, const char *level, am_error *err)
     char path[CFG_NAME_MAX + 32];
     snprintf(path, sizeof path, "memories.%s.allocator.policy", level);
     size_t len = strlen(path);
+    char *leaf = xprintf("\n%s\n", path);
     for (int i = 0; i < s->sets.n; i++)
-        if (!strncmp(s->sets.v[i], path, len) && s->sets.v[i][len] == '=')
+        if ((!strncmp(s->sets.v[i], path, len) && s->sets.v[i][len] == '=') ||
+            (s->set_leaves[i] && strstr(s->set_leaves[i], leaf)) /* inside a map value */) {
+            free(leaf);
             return am_fail_at(err, s->file, s->set_kpos[i].line, s->set_kpos[i].col, "set: %s "
                               "is the default level's policy, which 'policies:' sets in every "
                               "run; give the policy in 'policies:' instead", path);
+        }
+    free(leaf);
     for (int a = 0; a < s->naxes; a++)
         if (!strcmp(s->axes[a].path, path))
             return am_fail_at(err, s->file, s->axes[a].kpos.line, s->axes[a].kpos.col, "axes: "

@@ -540,6 +540,9 @@ static void test_sweep_set_map_value(void)
         /* a map's own errors are the config's, at the map */
         {"set:\n  memories.scratch: {capacity: 1MiB, capacty: 2MiB}\n",
          "setmap.yaml:4:21: unknown key 'memories.scratch.capacty' (did you mean 'capacity'?)"},
+        /* with policies:, a policy inside a map is the default level's policy too */
+        {"policies: [bfc, caching]\nset:\n  memories.hbm: {allocator: {policy: best_fit}}\n",
+         "setmap.yaml:5:3: set: memories.hbm.allocator.policy is the default level's policy"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         err = NULL;
