@@ -17,6 +17,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1222,6 +1223,24 @@ static int fail_set_made(am_error *e, const cfg_node *sec, const cfg_node *n, co
                      sec->key, sec->key, n->key, example);
 }
 
+/* An effective bandwidth (bandwidth x efficiency, as the engine takes it, in double) below the
+ * smallest rate the engine keeps is refused at the efficiency (the bandwidth is a whole
+ * number of bytes per second, so only an efficiency below a millionth gets here): like a value
+ * that is not 0 but rounds to 0, it would silently run at another rate (until 2026-11-27 at
+ * CFG_LINK_RATE_MIN: 1B/s x 1e-7 moved 3 bytes in 3,000,000 s, not 30,000,000 s). */
+static int link_rate_too_low(am_error *e, const cfg_node *kn, const char *path,
+                             const link_opts *lo)
+{
+    double rate = (double)lo->bandwidth * lo->efficiency;
+    if (rate >= CFG_LINK_RATE_MIN)
+        return 0;
+    const cfg_node *at = map_get(kn, "efficiency");
+    return node_fail(e, at ? at : map_get(kn, "bandwidth"), "%s: bandwidth x efficiency is %g "
+                     "B/s (%" PRIu64 " B/s x %g), below the smallest rate kept, %g B/s; raise "
+                     "efficiency or bandwidth", path, rate, lo->bandwidth, lo->efficiency,
+                     CFG_LINK_RATE_MIN);
+}
+
 /* memories: one cfg_level per entry, in tree order (the preset's order after a merge). */
 static int build_levels(am_config *c, cfg_node *root, am_error *e)
 {
@@ -1446,6 +1465,8 @@ static int build_links(am_config *c, cfg_node *root, am_error *e)
             return node_fail(e, map_get(kn, "bandwidth"), "%s.bandwidth: must be > 0", path);
         if (!(lo.efficiency > 0.0))
             return node_fail(e, map_get(kn, "efficiency"), "%s.efficiency: must be > 0", path);
+        if (link_rate_too_low(e, kn, path, &lo) < 0)
+            return -1;
         if (lo.concurrency > UINT32_MAX)
             return node_fail(e, map_get(kn, "concurrency"), "%s.concurrency: too large", path);
         l->bandwidth = lo.bandwidth;

@@ -126,6 +126,11 @@ enum { CFG_GUARD_ALLOW, CFG_GUARD_LOG, CFG_GUARD_DISALLOW, CFG_GUARD_LOG_EXPLICI
        CFG_GUARD_DISALLOW_EXPLICIT };
 enum { CFG_DIR_H2D, CFG_DIR_D2H, CFG_DIR_D2D };
 
+/* The smallest effective link bandwidth (bandwidth x efficiency) the engine keeps, in bytes per
+ * second: it holds rates to the micro-byte per second (link_rate in engine.c). A link whose
+ * product is below it is refused at load (until 2026-11-27 it was silently raised to it). */
+#define CFG_LINK_RATE_MIN 1e-6
+
 typedef struct cfg_link {
     char name[CFG_NAME_MAX];
     int from, to;         /* level indices */

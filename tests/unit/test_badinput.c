@@ -734,6 +734,14 @@ BI_C(y_bandwidth_rounds_to_zero, "bw0.yaml",
      V "memories:\n  hbm: {capacity: 1GiB}\n  host: {capacity: 1GiB}\n"
      "links:\n  l: {from: host, to: hbm, bandwidth: 0.4B/s}\n",
      "amsim: @:6:28: links.l.bandwidth '0.4B/s' rounds to 0 B/s; give at least 1 B/s")
+/* An effective link bandwidth (bandwidth x efficiency) below the micro-byte per second the
+ * engine keeps: until 2026-11-27 silently raised to 1e-6 B/s (3 bytes at 1B/s x 1e-7 took
+ * 3,000,000 s, not 30,000,000 s). */
+BI_C(y_link_rate_too_low, "rate.yaml",
+     V "memories:\n  hbm: {capacity: 1GiB}\n  host: {capacity: 1GiB}\n"
+     "links:\n  l: {from: host, to: hbm, bandwidth: 1B/s, efficiency: 0.0000001}\n",
+     "amsim: @:6:45: links.l: bandwidth x efficiency is 1e-07 B/s (1 B/s x 1e-07), below the "
+     "smallest rate kept, 1e-06 B/s; raise efficiency or bandwidth")
 BI_C(y_negative_size, "neg.yaml", V "memories:\n  hbm: {capacity: -1GiB}\n",
      "amsim: @:3:9: memories.hbm.capacity: bad size '-1GiB': negative values are not allowed")
 BI_C(y_overflow_size, "ovf.yaml", V "memories:\n  hbm: {capacity: 99999999999TiB}\n",
@@ -1919,6 +1927,7 @@ void suite_badinput(void)
              {"yaml: a time that rounds to 0 ps", y_time_rounds_to_zero},
              {"yaml: a timeline interval that rounds to 0 ps", y_interval_rounds_to_zero},
              {"yaml: a bandwidth that rounds to 0 B/s", y_bandwidth_rounds_to_zero},
+             {"yaml: bandwidth x efficiency below 1e-6 B/s", y_link_rate_too_low},
              {"yaml: negative size", y_negative_size},
              {"yaml: size overflows", y_overflow_size},
              {"yaml: fraction out of range", y_fraction},
