@@ -1691,23 +1691,68 @@ static int read_file(const char *path, char **buf, size_t *len, am_error *e)
 
 /* libyaml's read handler for cfg_sniff: the file, cut off after CFG_SNIFF_BYTES (a text
  * trace without a header, one multi-line scalar to YAML, would otherwise be read whole). */
+/* Where cfg_sniff is in the file's leading lines, which do not count against its budget:
+ * blank lines, comment lines and "---" lines (with a comment after them or not), and a UTF-8
+ * byte-order mark. */
+enum { LEAD_LINE, LEAD_COMMENT, LEAD_DASH1, LEAD_DASH2, LEAD_DASH3, LEAD_DASH3_WS, LEAD_DONE };
+
 typedef struct sniff_src {
     FILE *f;
-    size_t left; /* bytes still allowed */
+    size_t left; /* bytes of content still allowed */
+    int lead;    /* LEAD_*: LEAD_DONE from the first byte of content on */
+    size_t pos;  /* bytes read */
 } sniff_src;
 
+/* The next state of the leading lines after byte c (at file offset pos). */
+static int lead_step(int st, unsigned char c, size_t pos)
+{
+    int ws = c == ' ' || c == '\t' || c == '\r';
+    switch (st) {
+    case LEAD_LINE:
+        if (ws || c == '\n' || (pos < 3 && c == (unsigned char)"\xef\xbb\xbf"[pos]))
+            return LEAD_LINE;
+        return c == '#' ? LEAD_COMMENT : c == '-' ? LEAD_DASH1 : LEAD_DONE;
+    case LEAD_COMMENT:
+        return c == '\n' ? LEAD_LINE : LEAD_COMMENT;
+    case LEAD_DASH1:
+    case LEAD_DASH2:
+        return c == '-' ? st + 1 : LEAD_DONE;
+    case LEAD_DASH3:
+    case LEAD_DASH3_WS:
+        if (c == '\n')
+            return LEAD_LINE;
+        if (ws)
+            return LEAD_DASH3_WS;
+        return st == LEAD_DASH3_WS && c == '#' ? LEAD_COMMENT : LEAD_DONE;
+    default:
+        return LEAD_DONE;
+    }
+}
+
+/* libyaml's reader for cfg_sniff: the file, with at most CFG_SNIFF_BYTES after its leading
+ * comment and blank lines (which any number may precede a config: until 2026-11-27 they
+ * counted, and a config under over 1 MiB of comments was sniffed as a trace). */
 static int sniff_read(void *data, unsigned char *buf, size_t size, size_t *got)
 {
     sniff_src *s = data;
-    size_t n = fread(buf, 1, AM_MIN(size, s->left), s->f);
-    s->left -= n;
+    size_t n = fread(buf, 1, s->lead == LEAD_DONE ? AM_MIN(size, s->left) : size, s->f);
+    size_t i = 0;
+    while (s->lead != LEAD_DONE && i < n)
+        s->lead = lead_step(s->lead, buf[i], s->pos + i), i++;
+    if (s->lead == LEAD_DONE) { /* content from byte i - 1 of this read (or before) on */
+        size_t counted = n - (i ? i - 1 : 0);
+        counted = AM_MIN(counted, s->left);
+        n = (i ? i - 1 : 0) + counted; /* the bytes past the budget are not given */
+        s->left -= counted;
+    }
+    s->pos += n;
     *got = n;
     return !ferror(s->f); /* 0: a read error, which libyaml reports as one */
 }
 
 int cfg_sniff(const char *path)
 {
-    sniff_src src = {fopen(path, "rb"), CFG_SNIFF_BYTES};
+    sniff_src src = {fopen(path, "rb"), CFG_SNIFF_BYTES, LEAD_LINE, 0};
     if (!src.f)
         return CFG_SNIFF_OTHER;
     yaml_parser_t p;

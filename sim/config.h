@@ -180,8 +180,10 @@ int cfg_load(am_config **cfg, const char *path, const char *const *sets, int nse
  * after comments, a "---" or a byte-order mark, whatever key comes first); CFG_SNIFF_ERROR when
  * the text is not YAML up to its top-level node (a syntax or encoding error first: a binary
  * file, or a config broken before its first key); CFG_SNIFF_OTHER for anything else (a scalar,
- * a list, an empty file, a file that cannot be opened). Reads at most the first
- * CFG_SNIFF_BYTES (parsing stops at the top-level node's first event: a map's first key). */
+ * a list, an empty file, a file that cannot be opened). Reads the leading blank, comment and
+ * "---" lines, whatever their length, then at most CFG_SNIFF_BYTES (parsing stops at the
+ * top-level node's first event: a map's first key); until 2026-11-27 the leading lines counted
+ * against those bytes, and a config below 1 MiB of comments was "other". */
 enum { CFG_SNIFF_OTHER, CFG_SNIFF_MAP, CFG_SNIFF_ERROR };
 #define CFG_SNIFF_BYTES (1u << 20)
 int cfg_sniff(const char *path);

@@ -1026,6 +1026,19 @@ static void check_tells_configs_from_traces(void)
     strcat(longc, "# ");
     memset(longc + 2, 'a', 300);
     strcat(longc, "\nversion: 1\n" MEM);
+    /* over 1 MiB of leading comments, blank lines and a "---", which the sniffer does not count
+     * (until 2026-11-27 it stopped at 1 MiB and answered "a trace") */
+    static char hugec[(5u << 18) + 256], hugedoc[(6u << 18) + 256];
+    const char *line = "# a comment line of seventy characters, repeated to pass 1 MiB ......\n";
+    size_t ll = strlen(line), n = 0, m = 0;
+    m += (size_t)sprintf(hugedoc, "\xef\xbb\xbf---\n");
+    for (; n + ll < (5u << 18); n += ll, m += ll + 2) {
+        memcpy(hugec + n, line, ll);
+        memcpy(hugedoc + m, "\n ", 2);
+        memcpy(hugedoc + m + 2, line, ll);
+    }
+    strcpy(hugec + n, "version: 1\n" MEM);
+    strcpy(hugedoc + m, "version: 1\n" MEM);
     static const struct {
         const char *name, *text;
         size_t len;            /* bytes of text, 0 = strlen */
@@ -1041,6 +1054,8 @@ static void check_tells_configs_from_traces(void)
         {"json.conf", "{\"version\": 1, \"memories\": {\"hbm\": {\"capacity\": \"1GiB\"}}}\n",
          0, "config ok (", NULL},
         {"longc.conf", longc, 0, "config ok (", NULL},
+        {"hugec.conf", hugec, 0, "config ok (", NULL},
+        {"hugedoc.conf", hugedoc, 0, "config ok (", NULL},
         {"err.conf", "default_memory: hbm\nversion: 1\nmemories:\n  hbm:\n    capacity: 8XB\n", 0,
          NULL, "amsim: @:5:5: memories.hbm.capacity: bad size '8XB': unknown unit"},
         /* broken before its first key: still a config, by its first line or by its name */
