@@ -1155,7 +1155,7 @@ static void failing_run_leaves_nothing(const char *cfg, const char *tr, const ch
  * the parents it made). A directory that was there stays. */
 /* Standard output that cannot be written (a full disk: /dev/full) is status 1 with a message,
  * in every command that writes a report there; until 2026-11-27 run, compare, mincap, stats and
- * policies exited 0 with the report lost. */
+ * policies exited 0 with the report lost, and convert and gen -o - gave no reason. */
 static void stdout_write_failure(void)
 {
     if (access("/dev/full", W_OK) != 0)
@@ -1166,14 +1166,16 @@ static void stdout_write_failure(void)
     const char *tr = bi_write("full.trace", trace_text, sizeof trace_text - 1);
     const char *csv = bi_write("full.csv", csv_text, sizeof csv_text - 1);
     const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
-    char cmds[6][1024];
+    char cmds[8][1024];
     snprintf(cmds[0], sizeof cmds[0], "run -c '%s' -t '%s'", cp, tr);
     snprintf(cmds[1], sizeof cmds[1], "compare -c '%s' -t '%s' --policies bfc,caching", cp, tr);
     snprintf(cmds[2], sizeof cmds[2], "mincap -c '%s' -t '%s'", cp, tr);
     snprintf(cmds[3], sizeof cmds[3], "stats '%s' --metric peak", csv);
     snprintf(cmds[4], sizeof cmds[4], "policies");
     snprintf(cmds[5], sizeof cmds[5], "--version");
-    for (int i = 0; i < 6; i++) {
+    snprintf(cmds[6], sizeof cmds[6], "convert '%s' -o -", tr);
+    snprintf(cmds[7], sizeof cmds[7], "gen train -o -");
+    for (int i = 0; i < 8; i++) {
         char cmd[8192], errp[512];
         snprintf(errp, sizeof errp, "%s/.fullerr", tu_tmpdir());
         snprintf(cmd, sizeof cmd, "%s %s >/dev/full 2>'%s' </dev/null", bin, cmds[i], errp);
