@@ -234,6 +234,105 @@ static int value_match(const char *pat, const char *v, int is_trace);
  * or as numbers. */
 static int same_value(const char *a, const char *b) { return value_match(a, b, 0); }
 
+/* A scalar for yflow: plain when it is a name, a number or a size (letters, digits, "_./+-"),
+ * double-quoted otherwise, so that its commas, colons and braces stay text in the flow YAML. */
+static void yflow_scalar(FILE *f, const char *s)
+{
+    int plain = *s && strcmp(s, "-") != 0 && strncmp(s, "---", 3) != 0;
+    for (const char *p = s; plain && *p; p++)
+        plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                (*p >= '0' && *p <= '9') || strchr("_./+-", *p);
+    if (plain) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f) /* the config refuses them, at the value */
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+/* Node n as one line of flow YAML ({capacity: 1MiB, allocator: {policy: bfc}}), the text of a
+ * --set value: a set: entry whose value is a map or a list is passed on as --set PATH=TEXT. */
+static void yflow(FILE *f, ydoc *y, const yaml_node_t *n)
+{
+    if (!n || n->type == YAML_SCALAR_NODE) {
+        yflow_scalar(f, n ? yscalar(n) : "");
+        return;
+    }
+    if (n->type == YAML_SEQUENCE_NODE) {
+        fputc('[', f);
+        for (yaml_node_item_t *it = n->data.sequence.items.start;
+             it < n->data.sequence.items.top; it++) {
+            fputs(it == n->data.sequence.items.start ? "" : ", ", f);
+            yflow(f, y, ynode(y, *it));
+        }
+        fputc(']', f);
+        return;
+    }
+    fputc('{', f);
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        fputs(p == n->data.mapping.pairs.start ? "" : ", ", f);
+        yflow(f, y, ynode(y, p->key));
+        fputs(": ", f);
+        yflow(f, y, ynode(y, p->value));
+    }
+    fputc('}', f);
+}
+
+/* The "PATH=VALUE" of a set: entry: a plain value as written, a map or a list as flow YAML. */
+static char *yset_text(ydoc *y, const char *path, const yaml_node_t *v)
+{
+    if (yscalar(v))
+        return xprintf("%s=%s", path, yscalar(v));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) /* out of memory: the path alone, so the config reports the value missing */
+        return xprintf("%s=", path);
+    fprintf(f, "%s=", path);
+    yflow(f, y, v);
+    fclose(f);
+    return text;
+}
+
+/* The dotted paths of the scalars under map n, whose path is at, each written after '\n'. */
+static void yleaves(FILE *f, ydoc *y, const char *at, const yaml_node_t *n)
+{
+    if (!n || n->type != YAML_MAPPING_NODE) {
+        fprintf(f, "\n%s", at);
+        return;
+    }
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        const char *k = yscalar(ynode(y, p->key));
+        char *sub = xprintf("%s.%s", at, k ? k : "");
+        yleaves(f, y, sub, ynode(y, p->value));
+        free(sub);
+    }
+}
+
+/* yleaves of a set: entry's map value, ending in '\n'; NULL for another value. */
+static char *yset_leaves(ydoc *y, const char *path, const yaml_node_t *v)
+{
+    if (!v || v->type != YAML_MAPPING_NODE)
+        return NULL;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    yleaves(f, y, path, v);
+    fputc('\n', f);
+    fclose(f);
+    return text;
+}
+
 /* A scalar or a sequence of scalars as a list of strings. */
 static int ystrings(ydoc *y, yaml_node_t *n, const char *what, strlist *out, am_error *err)
 {
@@ -360,6 +459,9 @@ typedef struct sweep {
     strlist sets;              /* "PATH=VALUE" */
     sw_pos set_pos[SW_MAX_SETS]; /* where each VALUE is written */
     sw_pos set_kpos[SW_MAX_SETS]; /* where each PATH is written */
+    /* a map value's leaf paths, each followed by '\n' ("\nmemories.hbm.allocator.policy\n"), so
+     * that the policy rule sees a policy inside a map; NULL for a plain value */
+    char *set_leaves[SW_MAX_SETS];
     strlist policies;          /* may be empty: the config's own */
     strlist traces, trace_disp;
     sw_pos *trace_pos;         /* where the traces: item that named each trace is written */
@@ -398,6 +500,8 @@ static void sweep_free(sweep *s)
     free(s->dir);
     free(s->name);
     free(s->base);
+    for (int i = 0; i < s->sets.n; i++)
+        free(s->set_leaves[i]);
     sl_free(&s->sets);
     sl_free(&s->policies);
     sl_free(&s->traces);
@@ -1293,14 +1397,18 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             }
             for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
                  q++) {
-                const char *a = yscalar(ynode(&y, q->key)), *b = yscalar(ynode(&y, q->value));
-                if (!a || !b || s->sets.n >= SW_MAX_SETS) {
-                    yfail(err, &y, ynode(&y, q->key), "%s", "set: PATH: VALUE with plain values");
+                /* a map value gives a new memory or link whole, as --set 'PATH={...}' does
+                 * (memories.scratch: {capacity: 1MiB}); until 2026-11-27 values were plain */
+                const char *a = yscalar(ynode(&y, q->key));
+                if (!a || s->sets.n >= SW_MAX_SETS) {
+                    yfail(err, &y, ynode(&y, q->key), "set: PATH: VALUE with a plain PATH (at "
+                          "most %d)", SW_MAX_SETS);
                     goto out;
                 }
                 s->set_pos[s->sets.n] = node_pos(ynode(&y, q->value));
                 s->set_kpos[s->sets.n] = node_pos(ynode(&y, q->key));
-                sl_push(&s->sets, xprintf("%s=%s", a, b));
+                s->set_leaves[s->sets.n] = yset_leaves(&y, a, ynode(&y, q->value));
+                sl_push(&s->sets, yset_text(&y, a, ynode(&y, q->value)));
             }
         } else if (strcmp(ks, "axes") == 0) {
             if (v->type != YAML_MAPPING_NODE) {
@@ -1709,11 +1817,16 @@ static int policy_overridden(const sweep *s, const char *level, am_error *err)
     char path[CFG_NAME_MAX + 32];
     snprintf(path, sizeof path, "memories.%s.allocator.policy", level);
     size_t len = strlen(path);
+    char *leaf = xprintf("\n%s\n", path);
     for (int i = 0; i < s->sets.n; i++)
-        if (!strncmp(s->sets.v[i], path, len) && s->sets.v[i][len] == '=')
+        if ((!strncmp(s->sets.v[i], path, len) && s->sets.v[i][len] == '=') ||
+            (s->set_leaves[i] && strstr(s->set_leaves[i], leaf)) /* inside a map value */) {
+            free(leaf);
             return am_fail_at(err, s->file, s->set_kpos[i].line, s->set_kpos[i].col, "set: %s "
                               "is the default level's policy, which 'policies:' sets in every "
                               "run; give the policy in 'policies:' instead", path);
+        }
+    free(leaf);
     for (int a = 0; a < s->naxes; a++)
         if (!strcmp(s->axes[a].path, path))
             return am_fail_at(err, s->file, s->axes[a].kpos.line, s->axes[a].kpos.col, "axes: "

@@ -17,6 +17,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -510,7 +511,7 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
         if (!*pp) {
             *pp = node_new(CFG_MAP, file, line, col);
             (*pp)->key = am_strdup(seg);
-            (*pp)->by_set_path = 1;
+            (*pp)->by_set_path = set->file ? CFG_MADE_BY_PLACED_SET : CFG_MADE_BY_SET;
         } else if (!as_map(*pp)) {
             node_fail(e, &here, "'%.*s' is a %s, not a map", (int)(dot - path), text,
                      kind_name((*pp)->kind));
@@ -1210,9 +1211,34 @@ static int fail_set_made(am_error *e, const cfg_node *sec, const cfg_node *n, co
         snprintf(hint, sizeof hint, "did you mean '%s'?", near);
     else
         snprintf(hint, sizeof hint, "%s: %.900s", sec->key, nc ? names : "none");
+    /* the advice in the form the override was written in: a sweep's set: takes a map value
+     * (until 2026-11-27 a sweep was told the --set form, which it cannot write) */
+    if (n->by_set_path == CFG_MADE_BY_PLACED_SET)
+        return node_fail(e, n, "unknown %s '%s' (%s): a sweep's set: and axes change the %s "
+                         "the config defines; give a new one whole in set:, e.g. set: "
+                         "{%s.%s: {%s}}", what, n->key, hint, sec->key, sec->key, n->key,
+                         example);
     return node_fail(e, n, "unknown %s '%s' (%s): --set changes the %s the config defines; "
                      "give a new one whole, e.g. --set '%s.%s={%s}'", what, n->key, hint,
                      sec->key, sec->key, n->key, example);
+}
+
+/* An effective bandwidth (bandwidth x efficiency, as the engine takes it, in double) below the
+ * smallest rate the engine keeps is refused at the efficiency (the bandwidth is a whole
+ * number of bytes per second, so only an efficiency below a millionth gets here): like a value
+ * that is not 0 but rounds to 0, it would silently run at another rate (until 2026-11-27 at
+ * CFG_LINK_RATE_MIN: 1B/s x 1e-7 moved 3 bytes in 3,000,000 s, not 30,000,000 s). */
+static int link_rate_too_low(am_error *e, const cfg_node *kn, const char *path,
+                             const link_opts *lo)
+{
+    double rate = (double)lo->bandwidth * lo->efficiency;
+    if (rate >= CFG_LINK_RATE_MIN)
+        return 0;
+    const cfg_node *at = map_get(kn, "efficiency");
+    return node_fail(e, at ? at : map_get(kn, "bandwidth"), "%s: bandwidth x efficiency is %g "
+                     "B/s (%" PRIu64 " B/s x %g), below the smallest rate kept, %g B/s; raise "
+                     "efficiency or bandwidth", path, rate, lo->bandwidth, lo->efficiency,
+                     CFG_LINK_RATE_MIN);
 }
 
 /* memories: one cfg_level per entry, in tree order (the preset's order after a merge). */
@@ -1439,6 +1465,8 @@ static int build_links(am_config *c, cfg_node *root, am_error *e)
             return node_fail(e, map_get(kn, "bandwidth"), "%s.bandwidth: must be > 0", path);
         if (!(lo.efficiency > 0.0))
             return node_fail(e, map_get(kn, "efficiency"), "%s.efficiency: must be > 0", path);
+        if (link_rate_too_low(e, kn, path, &lo) < 0)
+            return -1;
         if (lo.concurrency > UINT32_MAX)
             return node_fail(e, map_get(kn, "concurrency"), "%s.concurrency: too large", path);
         l->bandwidth = lo.bandwidth;
@@ -1663,23 +1691,68 @@ static int read_file(const char *path, char **buf, size_t *len, am_error *e)
 
 /* libyaml's read handler for cfg_sniff: the file, cut off after CFG_SNIFF_BYTES (a text
  * trace without a header, one multi-line scalar to YAML, would otherwise be read whole). */
+/* Where cfg_sniff is in the file's leading lines, which do not count against its budget:
+ * blank lines, comment lines and "---" lines (with a comment after them or not), and a UTF-8
+ * byte-order mark. */
+enum { LEAD_LINE, LEAD_COMMENT, LEAD_DASH1, LEAD_DASH2, LEAD_DASH3, LEAD_DASH3_WS, LEAD_DONE };
+
 typedef struct sniff_src {
     FILE *f;
-    size_t left; /* bytes still allowed */
+    size_t left; /* bytes of content still allowed */
+    int lead;    /* LEAD_*: LEAD_DONE from the first byte of content on */
+    size_t pos;  /* bytes read */
 } sniff_src;
 
+/* The next state of the leading lines after byte c (at file offset pos). */
+static int lead_step(int st, unsigned char c, size_t pos)
+{
+    int ws = c == ' ' || c == '\t' || c == '\r';
+    switch (st) {
+    case LEAD_LINE:
+        if (ws || c == '\n' || (pos < 3 && c == (unsigned char)"\xef\xbb\xbf"[pos]))
+            return LEAD_LINE;
+        return c == '#' ? LEAD_COMMENT : c == '-' ? LEAD_DASH1 : LEAD_DONE;
+    case LEAD_COMMENT:
+        return c == '\n' ? LEAD_LINE : LEAD_COMMENT;
+    case LEAD_DASH1:
+    case LEAD_DASH2:
+        return c == '-' ? st + 1 : LEAD_DONE;
+    case LEAD_DASH3:
+    case LEAD_DASH3_WS:
+        if (c == '\n')
+            return LEAD_LINE;
+        if (ws)
+            return LEAD_DASH3_WS;
+        return st == LEAD_DASH3_WS && c == '#' ? LEAD_COMMENT : LEAD_DONE;
+    default:
+        return LEAD_DONE;
+    }
+}
+
+/* libyaml's reader for cfg_sniff: the file, with at most CFG_SNIFF_BYTES after its leading
+ * comment and blank lines (which any number may precede a config: until 2026-11-27 they
+ * counted, and a config under over 1 MiB of comments was sniffed as a trace). */
 static int sniff_read(void *data, unsigned char *buf, size_t size, size_t *got)
 {
     sniff_src *s = data;
-    size_t n = fread(buf, 1, AM_MIN(size, s->left), s->f);
-    s->left -= n;
+    size_t n = fread(buf, 1, s->lead == LEAD_DONE ? AM_MIN(size, s->left) : size, s->f);
+    size_t i = 0;
+    while (s->lead != LEAD_DONE && i < n)
+        s->lead = lead_step(s->lead, buf[i], s->pos + i), i++;
+    if (s->lead == LEAD_DONE) { /* content from byte i - 1 of this read (or before) on */
+        size_t counted = n - (i ? i - 1 : 0);
+        counted = AM_MIN(counted, s->left);
+        n = (i ? i - 1 : 0) + counted; /* the bytes past the budget are not given */
+        s->left -= counted;
+    }
+    s->pos += n;
     *got = n;
     return !ferror(s->f); /* 0: a read error, which libyaml reports as one */
 }
 
 int cfg_sniff(const char *path)
 {
-    sniff_src src = {fopen(path, "rb"), CFG_SNIFF_BYTES};
+    sniff_src src = {fopen(path, "rb"), CFG_SNIFF_BYTES, LEAD_LINE, 0};
     if (!src.f)
         return CFG_SNIFF_OTHER;
     yaml_parser_t p;

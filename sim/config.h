@@ -88,9 +88,13 @@ struct cfg_node {
     cfg_node *next;       /* next sibling */
     /* 1: a map made by walking a --set path through a key nobody wrote (memories.X.capacity=V
      * with no memory X in the config or its preset); a memory or link that is only this is a
-     * typo, refused with "did you mean" (see build_levels) */
+     * typo, refused with "did you mean" (see build_levels); CFG_MADE_BY_SET for a --set,
+     * CFG_MADE_BY_PLACED_SET for an override with a file (a sweep's set: or axes), whose
+     * message gives the sweep's form */
     int by_set_path;
 };
+
+enum { CFG_MADE_BY_SET = 1, CFG_MADE_BY_PLACED_SET = 2 };
 
 typedef struct cfg_level {
     char name[CFG_NAME_MAX];
@@ -121,6 +125,11 @@ enum { CFG_TRIGGER_ON_OOM, CFG_TRIGGER_THRESHOLD, CFG_TRIGGER_EVERY };
 enum { CFG_GUARD_ALLOW, CFG_GUARD_LOG, CFG_GUARD_DISALLOW, CFG_GUARD_LOG_EXPLICIT,
        CFG_GUARD_DISALLOW_EXPLICIT };
 enum { CFG_DIR_H2D, CFG_DIR_D2H, CFG_DIR_D2D };
+
+/* The smallest effective link bandwidth (bandwidth x efficiency) the engine keeps, in bytes per
+ * second: it holds rates to the micro-byte per second (link_rate in engine.c). A link whose
+ * product is below it is refused at load (until 2026-11-27 it was silently raised to it). */
+#define CFG_LINK_RATE_MIN 1e-6
 
 typedef struct cfg_link {
     char name[CFG_NAME_MAX];
@@ -171,8 +180,10 @@ int cfg_load(am_config **cfg, const char *path, const char *const *sets, int nse
  * after comments, a "---" or a byte-order mark, whatever key comes first); CFG_SNIFF_ERROR when
  * the text is not YAML up to its top-level node (a syntax or encoding error first: a binary
  * file, or a config broken before its first key); CFG_SNIFF_OTHER for anything else (a scalar,
- * a list, an empty file, a file that cannot be opened). Reads at most the first
- * CFG_SNIFF_BYTES (parsing stops at the top-level node's first event: a map's first key). */
+ * a list, an empty file, a file that cannot be opened). Reads the leading blank, comment and
+ * "---" lines, whatever their length, then at most CFG_SNIFF_BYTES (parsing stops at the
+ * top-level node's first event: a map's first key); until 2026-11-27 the leading lines counted
+ * against those bytes, and a config below 1 MiB of comments was "other". */
 enum { CFG_SNIFF_OTHER, CFG_SNIFF_MAP, CFG_SNIFF_ERROR };
 #define CFG_SNIFF_BYTES (1u << 20)
 int cfg_sniff(const char *path);

@@ -1288,7 +1288,8 @@ static void link_rate(const cfg_link *L, uint64_t *num, uint64_t *den)
         d /= 10;
     uint64_t f = (uint64_t)llround(frac * (double)d); /* 0 ..= d */
     uint64_t n = w * d + f;
-    if (n == 0) /* below 1e-6 B/s: the smallest rate kept */
+    if (n == 0) /* below 1e-6 B/s, the smallest rate kept, which the config refuses
+                 * (CFG_LINK_RATE_MIN): a guard against dividing by 0 */
         n = 1;
     uint64_t g = am_gcd_u64(n, d);
     *num = n / g;

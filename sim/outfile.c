@@ -151,13 +151,28 @@ static void release(outfile *o)
     free(o);
 }
 
+/* Standard output's write failure, with its reason when the flush that failed gave one (e:
+ * its errno, or 0); "write failed" alone when the error came from an earlier write whose errno
+ * is gone (glibc keeps the unwritten bytes, so a full disk fails the flush again, with its
+ * reason). Until 2026-11-27 it never gave the reason, where every file output did (and the
+ * README promised "No space left on device"). */
+static int stdout_fail(am_error *err, int e)
+{
+    if (e)
+        return am_fail(err, AM_EINPUT, "standard output: write failed: %s", strerror(e));
+    return am_fail(err, AM_EINPUT, "standard output: write failed");
+}
+
 int out_flush(outfile *o, am_error *err)
 {
-    if (!o || (fflush(o->f) == 0 && !ferror(o->f)))
+    if (!o)
         return 0;
-    int e = errno;
+    errno = 0;
+    int bad = fflush(o->f) != 0, e = errno;
+    if (!bad && !ferror(o->f))
+        return 0;
     if (o->is_stdout)
-        return am_fail(err, AM_EINPUT, "standard output: write failed");
+        return stdout_fail(err, bad ? e : 0);
     return am_fail(err, AM_EINPUT, "%s: write failed: %s", o->path, strerror(e));
 }
 
@@ -166,9 +181,10 @@ int out_commit(outfile *o, am_error *err)
     if (!o)
         return 0;
     if (o->is_stdout) {
-        int bad = fflush(stdout) != 0;
+        errno = 0;
+        int bad = fflush(stdout) != 0, e = errno;
         release(o);
-        return bad ? am_fail(err, AM_EINPUT, "standard output: write failed") : 0;
+        return bad || ferror(stdout) ? stdout_fail(err, bad ? e : 0) : 0;
     }
     int bad = ferror(o->f) != 0;
     bad |= fclose(o->f) != 0;

@@ -741,6 +741,14 @@ BI_C(y_bandwidth_rounds_to_zero, "bw0.yaml",
      V "memories:\n  hbm: {capacity: 1GiB}\n  host: {capacity: 1GiB}\n"
      "links:\n  l: {from: host, to: hbm, bandwidth: 0.4B/s}\n",
      "amsim: @:6:28: links.l.bandwidth '0.4B/s' rounds to 0 B/s; give at least 1 B/s")
+/* An effective link bandwidth (bandwidth x efficiency) below the micro-byte per second the
+ * engine keeps: until 2026-11-27 silently raised to 1e-6 B/s (3 bytes at 1B/s x 1e-7 took
+ * 3,000,000 s, not 30,000,000 s). */
+BI_C(y_link_rate_too_low, "rate.yaml",
+     V "memories:\n  hbm: {capacity: 1GiB}\n  host: {capacity: 1GiB}\n"
+     "links:\n  l: {from: host, to: hbm, bandwidth: 1B/s, efficiency: 0.0000001}\n",
+     "amsim: @:6:45: links.l: bandwidth x efficiency is 1e-07 B/s (1 B/s x 1e-07), below the "
+     "smallest rate kept, 1e-06 B/s; raise efficiency or bandwidth")
 BI_C(y_negative_size, "neg.yaml", V "memories:\n  hbm: {capacity: -1GiB}\n",
      "amsim: @:3:9: memories.hbm.capacity: bad size '-1GiB': negative values are not allowed")
 BI_C(y_overflow_size, "ovf.yaml", V "memories:\n  hbm: {capacity: 99999999999TiB}\n",
@@ -1025,6 +1033,19 @@ static void check_tells_configs_from_traces(void)
     strcat(longc, "# ");
     memset(longc + 2, 'a', 300);
     strcat(longc, "\nversion: 1\n" MEM);
+    /* over 1 MiB of leading comments, blank lines and a "---", which the sniffer does not count
+     * (until 2026-11-27 it stopped at 1 MiB and answered "a trace") */
+    static char hugec[(5u << 18) + 256], hugedoc[(6u << 18) + 256];
+    const char *line = "# a comment line of seventy characters, repeated to pass 1 MiB ......\n";
+    size_t ll = strlen(line), n = 0, m = 0;
+    m += (size_t)sprintf(hugedoc, "\xef\xbb\xbf---\n");
+    for (; n + ll < (5u << 18); n += ll, m += ll + 2) {
+        memcpy(hugec + n, line, ll);
+        memcpy(hugedoc + m, "\n ", 2);
+        memcpy(hugedoc + m + 2, line, ll);
+    }
+    strcpy(hugec + n, "version: 1\n" MEM);
+    strcpy(hugedoc + m, "version: 1\n" MEM);
     static const struct {
         const char *name, *text;
         size_t len;            /* bytes of text, 0 = strlen */
@@ -1040,6 +1061,8 @@ static void check_tells_configs_from_traces(void)
         {"json.conf", "{\"version\": 1, \"memories\": {\"hbm\": {\"capacity\": \"1GiB\"}}}\n",
          0, "config ok (", NULL},
         {"longc.conf", longc, 0, "config ok (", NULL},
+        {"hugec.conf", hugec, 0, "config ok (", NULL},
+        {"hugedoc.conf", hugedoc, 0, "config ok (", NULL},
         {"err.conf", "default_memory: hbm\nversion: 1\nmemories:\n  hbm:\n    capacity: 8XB\n", 0,
          NULL, "amsim: @:5:5: memories.hbm.capacity: bad size '8XB': unknown unit"},
         /* broken before its first key: still a config, by its first line or by its name */
@@ -1139,7 +1162,7 @@ static void failing_run_leaves_nothing(const char *cfg, const char *tr, const ch
  * the parents it made). A directory that was there stays. */
 /* Standard output that cannot be written (a full disk: /dev/full) is status 1 with a message,
  * in every command that writes a report there; until 2026-11-27 run, compare, mincap, stats and
- * policies exited 0 with the report lost. */
+ * policies exited 0 with the report lost, and convert and gen -o - gave no reason. */
 static void stdout_write_failure(void)
 {
     if (access("/dev/full", W_OK) != 0)
@@ -1150,14 +1173,16 @@ static void stdout_write_failure(void)
     const char *tr = bi_write("full.trace", trace_text, sizeof trace_text - 1);
     const char *csv = bi_write("full.csv", csv_text, sizeof csv_text - 1);
     const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
-    char cmds[6][1024];
+    char cmds[8][1024];
     snprintf(cmds[0], sizeof cmds[0], "run -c '%s' -t '%s'", cp, tr);
     snprintf(cmds[1], sizeof cmds[1], "compare -c '%s' -t '%s' --policies bfc,caching", cp, tr);
     snprintf(cmds[2], sizeof cmds[2], "mincap -c '%s' -t '%s'", cp, tr);
     snprintf(cmds[3], sizeof cmds[3], "stats '%s' --metric peak", csv);
     snprintf(cmds[4], sizeof cmds[4], "policies");
     snprintf(cmds[5], sizeof cmds[5], "--version");
-    for (int i = 0; i < 6; i++) {
+    snprintf(cmds[6], sizeof cmds[6], "convert '%s' -o -", tr);
+    snprintf(cmds[7], sizeof cmds[7], "gen train -o -");
+    for (int i = 0; i < 8; i++) {
         char cmd[8192], errp[512];
         snprintf(errp, sizeof errp, "%s/.fullerr", tu_tmpdir());
         snprintf(cmd, sizeof cmd, "%s %s >/dev/full 2>'%s' </dev/null", bin, cmds[i], errp);
@@ -1927,6 +1952,7 @@ void suite_badinput(void)
              {"yaml: a time that rounds to 0 ps", y_time_rounds_to_zero},
              {"yaml: a timeline interval that rounds to 0 ps", y_interval_rounds_to_zero},
              {"yaml: a bandwidth that rounds to 0 B/s", y_bandwidth_rounds_to_zero},
+             {"yaml: bandwidth x efficiency below 1e-6 B/s", y_link_rate_too_low},
              {"yaml: negative size", y_negative_size},
              {"yaml: size overflows", y_overflow_size},
              {"yaml: fraction out of range", y_fraction},

@@ -501,6 +501,67 @@ static void test_sweep_values_checked_at_load(void)
     }
 }
 
+/* A set: value that is a map gives a new memory whole, as --set 'memories.scratch={...}' does,
+ * and an axis then varies its fields: until 2026-11-27 set: took plain values only, and a
+ * path through a memory the config lacks (refused since, as a likely typo) had no sweep form,
+ * the message giving the --set one. The typo is still refused, with the sweep's form. */
+static void test_sweep_set_map_value(void)
+{
+    char text[2048], args[2400], *err = NULL;
+    const char *out = path_in_tmp("setmap_out");
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "traces: [%s/traces/gpu_train_step.trace]\n"
+             "set:\n  memories.scratch: {capacity: 1MiB, allocator: {policy: best_fit}, "
+             "kind: \"other\"}\n"
+             "axes:\n  memories.scratch.capacity: [1MiB, 2MiB]\n", tu_top(), tu_top());
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -j 1", tu_write("setmap.yaml", text), out);
+    int st = tu_amsim(args, NULL, &err);
+    CU_ASSERT_EQUAL(st, 0);
+    if (st != 0)
+        fprintf(stderr, "\n  set: map: status %d, %s\n", st, err ? err : "(none)");
+    free(err);
+    char csv[1100];
+    snprintf(csv, sizeof csv, "%s/results.csv", out);
+    char *rows = tu_slurp(csv, NULL);
+    CU_ASSERT(rows && count_lines(rows) == 3 && strstr(rows, "scratch.capacity") &&
+              !strstr(rows, ",failed,"));
+    free(rows);
+
+    static const struct {
+        const char *body, *want;
+    } cases[] = {
+        /* a path through a memory the config lacks: the typo rule, with the sweep's form */
+        {"set: {memories.scratch.capacity: 1MiB}\n",
+         "setmap.yaml:3:34: unknown memory 'scratch' (memories: hbm, host, host_pageable, smem): "
+         "a sweep's set: and axes change the memories the config defines; give a new one whole "
+         "in set:, e.g. set: {memories.scratch: {capacity: 1GiB}}"},
+        {"axes: {memories.hmb.capacity: [1GiB]}\n",
+         "setmap.yaml:3:32: unknown memory 'hmb' (did you mean 'hbm'?)"},
+        /* a map's own errors are the config's, at the map */
+        {"set:\n  memories.scratch: {capacity: 1MiB, capacty: 2MiB}\n",
+         "setmap.yaml:4:21: unknown key 'memories.scratch.capacty' (did you mean 'capacity'?)"},
+        /* with policies:, a policy inside a map is the default level's policy too */
+        {"policies: [bfc, caching]\nset:\n  memories.hbm: {allocator: {policy: best_fit}}\n",
+         "setmap.yaml:5:3: set: memories.hbm.allocator.policy is the default level's policy"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        err = NULL;
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+                 "traces: [%s/traces/gpu_train_step.trace]\n%s", tu_top(), tu_top(),
+                 cases[i].body);
+        out = path_in_tmp("setmap_bad");
+        snprintf(args, sizeof args, "batch '%s' -o '%s' -j 1", tu_write("setmap.yaml", text),
+                 out);
+        st = tu_amsim(args, NULL, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(err && strstr(err, cases[i].want));
+        if (st != 1 || !err || !strstr(err, cases[i].want))
+            fprintf(stderr, "\n  case %zu: status %d, %s  expected: %s\n", i, st,
+                    err ? err : "(none)", cases[i].want);
+        free(err);
+    }
+}
+
 /* A seed of a sweep's list is one amsim gen takes (0 .. 4294967295): a larger one gave the
  * trace of its low 32 bits under another name; refused at its line and column before any run. */
 static void test_sweep_seed_range(void)
@@ -3356,6 +3417,7 @@ void suite_batch(void)
              {"sweep values checked at load, at their line:column",
               test_sweep_values_checked_at_load},
              {"seeds past 32 bits refused at line:col", test_sweep_seed_range},
+             {"set: takes a map value: a new memory whole", test_sweep_set_map_value},
              {"resume and failure isolation", test_resume_and_failure_isolation},
              {"resume reruns runs whose inputs changed", test_resume_inputs_changed},
              {"a rerun leaves no outputs of earlier inputs", test_resume_no_stale_outputs},
