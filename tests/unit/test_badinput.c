@@ -1183,7 +1183,7 @@ static void stdout_write_failure(void)
     snprintf(cmds[6], sizeof cmds[6], "convert '%s' -o -", tr);
     snprintf(cmds[7], sizeof cmds[7], "gen train -o -");
     for (int i = 0; i < 8; i++) {
-        char cmd[8192], errp[512];
+        char cmd[9216], errp[512];
         snprintf(errp, sizeof errp, "%s/.fullerr", tu_tmpdir());
         snprintf(cmd, sizeof cmd, "%s %s >/dev/full 2>'%s' </dev/null", bin, cmds[i], errp);
         int st = system(cmd);
