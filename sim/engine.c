@@ -1803,6 +1803,15 @@ static void recorded_oom(sim *s, const tr_event *ev)
     timeline_row(s, level);
 }
 
+/* The trace's free (phase as the observer's free) of a request that failed: reported, so that
+ * an export can free it where the trace did when its replay serves the request. */
+static void free_failed(sim *s, const slot *x, int phase)
+{
+    if (s->obs && s->obs->free_failed)
+        s->obs->free_failed(s->obs->ctx, s->host, x->id, x->level, x->stream, x->requested,
+                            phase);
+}
+
 static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
 {
     size_t pos = SIZE_MAX;
@@ -1845,6 +1854,7 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
     case TR_FREE_REQUESTED:
         if (x->state == ST_OOM) {
             s->sum.frees_after_oom++;
+            free_failed(s, x, 1);
             return 0; /* the completion removes it */
         }
         if (x->state != ST_LIVE)
@@ -1861,6 +1871,7 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
         if (x->state == ST_OOM) {
             if (ev->kind == TR_FREE)
                 s->sum.frees_after_oom++;
+            free_failed(s, x, ev->kind == TR_FREE ? 0 : 2);
             pend_drop(s, x);
             idmap_del(&s->ids, x);
             return 0;

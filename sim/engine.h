@@ -68,6 +68,11 @@ typedef struct sim_observer {
      * the allocations, frees and device calls reported in between rebuild the recording's state
      * at its trace's start; they are no events of the recording. */
     void (*prologue)(void *ctx, int on);
+    /* The trace freed a request that had failed (out of memory): nothing of the level changes.
+     * phase as `free`. The snapshot exporter writes it for a failed request of a prologue, whose
+     * replay under a policy or capacity that serves it must free it where the trace did. */
+    void (*free_failed)(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
+                        uint64_t requested, int phase);
 } sim_observer;
 
 typedef struct sim_opts {

@@ -118,6 +118,14 @@ static void fwd_free(void *c, am_ps t, uint64_t id, int level, uint32_t stream, 
         x->inner->free(x->inner->ctx, t, id, level, stream, addr, requested, size, phase);
 }
 
+static void fwd_free_failed(void *c, am_ps t, uint64_t id, int level, uint32_t stream,
+                            uint64_t requested, int phase)
+{
+    expect_ctx *x = c;
+    if (x->inner && x->inner->free_failed)
+        x->inner->free_failed(x->inner->ctx, t, id, level, stream, requested, phase);
+}
+
 static void fwd_device(void *c, am_ps t, int level, int alloc, uint64_t addr, uint64_t bytes)
 {
     expect_ctx *x = c;
@@ -462,7 +470,7 @@ int expect_begin(expect_ctx **xp, const char *expect, const am_config *cfg,
     x->expect_path = expect ? am_strdup(expect) : NULL;
     x->obs = (sim_observer){x, fwd_alloc, fwd_free, fwd_device, fwd_counters, fwd_op, fwd_action,
                             fwd_link, fwd_move, fwd_oom,
-                            fwd_lost, fwd_prologue};
+                            fwd_lost, fwd_prologue, fwd_free_failed};
     if (expect && load(x, expect, cfg, err) != 0) {
         expect_free(x);
         *xp = NULL;

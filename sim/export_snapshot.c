@@ -45,9 +45,11 @@
 #include "../models/ordset.h"
 #include "outfile.h"
 
-enum { SA_ALLOC, SA_FREE_REQ, SA_FREE_DONE, SA_SEG_ALLOC, SA_SEG_FREE, SA_OOM };
+enum { SA_ALLOC, SA_FREE_REQ, SA_FREE_DONE, SA_SEG_ALLOC, SA_SEG_FREE, SA_OOM, SA_OOM_FREE_REQ,
+       SA_OOM_FREE_DONE };
 static const char *const sa_names[] = {"alloc", "free_requested", "free_completed",
-                                       "segment_alloc", "segment_free", "oom"};
+                                       "segment_alloc", "segment_free", "oom",
+                                       "amsim_oom_free_requested", "amsim_oom_free_completed"};
 /* the names of SA_SEG_ALLOC and SA_SEG_FREE when the segments are written as expandable */
 static const char *const sa_map_names[] = {"segment_map", "segment_unmap"};
 
@@ -59,6 +61,12 @@ typedef struct snap_rec {
     int start; /* made by a start-state prologue: part of the state, not written as an entry */
     int kind;  /* device records: 1 when the policy named the segment's pool and stream */
 } snap_rec;
+
+/* A failed request of the prologue not freed yet: its id and its SA_OOM record. */
+typedef struct snap_failed {
+    uint64_t id;
+    size_t rec;
+} snap_failed;
 
 struct snap_exp {
     outfile *o;
@@ -75,6 +83,9 @@ struct snap_exp {
     snap_rec *held;
     size_t nheld, capheld;
     uint64_t held_seq;
+    /* The prologue's failed requests the trace has not freed yet (few: scanned linearly). */
+    snap_failed *failed;
+    size_t nfailed, capfailed;
 };
 
 static void sn_push(snap_exp *x, snap_rec r)
@@ -121,6 +132,41 @@ static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
     if (level != x->cfg->default_level)
         return;
     sn_push(x, (snap_rec){ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, t, 0, 0});
+    if (!ok && x->start) {
+        if (x->nfailed == x->capfailed)
+            x->failed = am_realloc(x->failed, (x->capfailed = x->capfailed ? x->capfailed * 2 : 16) *
+                                                  sizeof *x->failed);
+        x->failed[x->nfailed++] = (snap_failed){id, x->n - 1};
+    }
+    x->mark = x->n;
+}
+
+/* The trace's free of a request that failed in the prologue: a policy or capacity that serves
+ * the request when the export is replayed must free it where the original trace did (until
+ * 2026-11-27 nothing was written, and the reader's replay of the oom stayed allocated for
+ * good). Written as amsim_oom_free_requested / amsim_oom_free_completed with `oom`, the index
+ * of the request's oom entry in amsim_start_traces (sn_entries); the free of a request that
+ * failed after the prologue is not written: its oom entry is a recorded one, served or not
+ * at once. */
+static void sn_free_failed(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
+                           uint64_t requested, int phase)
+{
+    snap_exp *x = ctx;
+    sn_flush(x);
+    if (level != x->cfg->default_level)
+        return;
+    size_t k = x->nfailed;
+    while (k > 0 && x->failed[k - 1].id != id)
+        k--;
+    if (k == 0)
+        return;
+    size_t rec = x->failed[k - 1].rec;
+    if (phase != 2)
+        sn_push(x, (snap_rec){SA_OOM_FREE_REQ, stream, rec, requested, 0, t, 0, 0});
+    if (phase != 1) {
+        sn_push(x, (snap_rec){SA_OOM_FREE_DONE, stream, rec, requested, 0, t, 0, 0});
+        x->failed[k - 1] = x->failed[--x->nfailed];
+    }
     x->mark = x->n;
 }
 
@@ -262,7 +308,7 @@ int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *e
     x->mapped = L->policy->maps_virtual && L->policy->maps_virtual(L->policy_opts);
     x->obs = (sim_observer){.ctx = x, .alloc = sn_alloc, .free = sn_free, .device = sn_device,
                             .move = sn_move, .lost = sn_lost,
-                            .prologue = sn_prologue};
+                            .prologue = sn_prologue, .free_failed = sn_free_failed};
     *xp = x;
     return 0;
 }
@@ -436,8 +482,9 @@ typedef struct sn_seg {
 } sn_seg;
 
 /* The records of the prologue (start = 1) or of the run after it (start = 0) as one device's
- * trace entries: a list holding device 0's list. */
-static void sn_entries(const snap_exp *x, FILE *f, int expandable, int start)
+ * trace entries: a list holding device 0's list. spos: each prologue record's index in the
+ * prologue's list (a failed request's free names its oom entry by it). */
+static void sn_entries(const snap_exp *x, FILE *f, int expandable, int start, const size_t *spos)
 {
     pk_list_begin(f);
     pk_list_begin(f);
@@ -451,6 +498,8 @@ static void sn_entries(const snap_exp *x, FILE *f, int expandable, int start)
                                  : sa_names[r->action]);
         if (r->action == SA_OOM)
             pk_kint(f, "device_free", 0);
+        else if (r->action == SA_OOM_FREE_REQ || r->action == SA_OOM_FREE_DONE)
+            pk_kint(f, "oom", spos[r->addr]);
         else
             pk_kint(f, "addr", r->addr);
         pk_kint(f, "size", r->size);
@@ -543,15 +592,17 @@ static void sn_write(snap_exp *x, FILE *f)
     }
     pk_list_end(f);
     pk_str(f, "device_traces");
-    sn_entries(x, f, expandable, 0);
+    size_t *spos = am_malloc((x->n ? x->n : 1) * sizeof *spos), nstart = 0;
+    for (size_t i = 0; i < x->n; i++)
+        if (x->r[i].start)
+            spos[i] = nstart++;
+    sn_entries(x, f, expandable, 0, spos);
     /* the prologue's requests, for amsim's reader only (PyTorch's viewer ignores the key) */
-    int any_start = 0;
-    for (size_t i = 0; i < x->n && !any_start; i++)
-        any_start = x->r[i].start;
-    if (any_start) {
+    if (nstart) {
         pk_str(f, "amsim_start_traces");
-        sn_entries(x, f, expandable, 1);
+        sn_entries(x, f, expandable, 1, spos);
     }
+    free(spos);
     pk_str(f, "allocator_settings");
     fputc('}', f);
     pk_str(f, "external_annotations");
@@ -572,6 +623,7 @@ int snap_close(snap_exp *x, am_error *err)
     int rc = out_commit(x->o, err);
     free(x->r);
     free(x->held);
+    free(x->failed);
     free(x);
     return rc;
 }
@@ -583,5 +635,6 @@ void snap_abort(snap_exp *x)
     out_abort(x->o);
     free(x->r);
     free(x->held);
+    free(x->failed);
     free(x);
 }

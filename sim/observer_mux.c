@@ -77,6 +77,13 @@ static void mux_lost(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t str
     MUX_EACH(m, lost, t, seq, id, stream, level, addr, requested, size);
 }
 
+static void mux_free_failed(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
+                            uint64_t requested, int phase)
+{
+    obs_mux *m = ctx;
+    MUX_EACH(m, free_failed, t, id, level, stream, requested, phase);
+}
+
 static void mux_prologue(void *ctx, int on)
 {
     obs_mux *m = ctx;
@@ -93,6 +100,6 @@ const sim_observer *obs_mux_init(obs_mux *m, const sim_observer *const *list, in
         return m->n ? m->to[0] : NULL;
     m->obs = (sim_observer){m, mux_alloc, mux_free, mux_device, mux_counters, mux_op, mux_action,
                             mux_link, mux_move, mux_oom,
-                            mux_lost, mux_prologue};
+                            mux_lost, mux_prologue, mux_free_failed};
     return &m->obs;
 }

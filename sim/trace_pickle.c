@@ -56,17 +56,21 @@
 #define TP_SMALL_SIZE (1ULL << 20)
 #define TP_SMALL_SEGMENT (2ULL << 20)
 
+/* A_OOM_FREE_*: amsim's free of a prologue's failed request (export_snapshot.c) */
 enum { A_ALLOC, A_FREE_REQ, A_FREE_DONE, A_SEG_ALLOC, A_SEG_FREE, A_SEG_MAP, A_SEG_UNMAP, A_OOM,
-       A_MARK, A_OTHER };
+       A_OOM_FREE_REQ, A_OOM_FREE_DONE, A_MARK, A_OTHER };
 enum { S_FREE, S_ALLOC, S_PENDING };
 
 typedef struct tp_entry {
     int action;
     int skipped; /* counted with the skipped rows: by the backward walk, the trace, or both */
-    uint64_t addr, size;
+    uint64_t addr, size; /* A_OOM_FREE_*: addr is the oom entry's index in the start list */
     uint32_t stream;
     am_ps time;
+    uint64_t id; /* an oom of the start list: its request's id until freed, else TP_NO_ID */
 } tp_entry;
+
+#define TP_NO_ID UINT64_MAX
 
 typedef struct tp_block {
     uint64_t addr, size, requested;
@@ -402,7 +406,8 @@ static int action_of(const pkl_value *a)
         {"alloc", A_ALLOC}, {"free_requested", A_FREE_REQ}, {"free_completed", A_FREE_DONE},
         {"segment_alloc", A_SEG_ALLOC}, {"segment_map", A_SEG_MAP},
         {"segment_free", A_SEG_FREE}, {"segment_unmap", A_SEG_UNMAP}, {"oom", A_OOM},
-        {"snapshot", A_MARK},
+        {"amsim_oom_free_requested", A_OOM_FREE_REQ},
+        {"amsim_oom_free_completed", A_OOM_FREE_DONE}, {"snapshot", A_MARK},
     };
     if (!a || a->type != PKL_STR)
         return -1;
@@ -429,8 +434,11 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
                            "(a dict with a string 'action')", t->path, name, dev, i);
         }
         int bad = get_u64(d, "size", &x->size) < 0;
+        x->id = TP_NO_ID;
         if (x->action == A_OOM)
             x->addr = TR_NO_ADDR;
+        else if (x->action == A_OOM_FREE_REQ || x->action == A_OOM_FREE_DONE)
+            bad |= get_u64(d, "oom", &x->addr) < 0;
         else if (x->action < A_MARK)
             bad |= get_u64(d, "addr", &x->addr) < 0;
         if (pkl_get(d, "stream") && pkl_int(pkl_get(d, "stream"), &stream) < 0)
@@ -438,8 +446,9 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
         if (bad && x->action < A_MARK) {
             free(e);
             return am_fail(err, AM_EINPUT, "%s: %s[%d][%zu]: '%s' entry lacks a "
-                           "non-negative integer 'addr' or 'size'", t->path, name, dev, i,
-                           pkl_get(d, "action")->s);
+                           "non-negative integer '%s' or 'size'", t->path, name, dev, i,
+                           pkl_get(d, "action")->s,
+                           x->action >= A_OOM_FREE_REQ ? "oom" : "addr");
         }
         x->stream = stream_id(st, stream);
         x->time = AM_TIME_NONE;
@@ -448,7 +457,17 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
                 t0 = tu;
                 have_t0 = 1;
             }
-            x->time = tu >= t0 ? (am_ps)(tu - t0) * AM_PS_PER_US : 0;
+            /* microseconds after the first entry's time; one that does not fit 64 bits in ps
+             * is refused, as the native reader refuses its at= (until 2026-11-27 it wrapped
+             * around silently) */
+            uint64_t us = tu > t0 ? (uint64_t)tu - (uint64_t)t0 : 0; /* exact: < 2^64 */
+            if (us > (AM_TIME_NONE - 1) / AM_PS_PER_US) {
+                free(e);
+                return am_fail(err, AM_EINPUT, "%s: %s[%d][%zu]: 'time_us' %lld is %llu us "
+                               "after the first entry's: out of range (at most 2^64 - 2 ps)",
+                               t->path, name, dev, i, (long long)tu, (unsigned long long)us);
+            }
+            x->time = us * AM_PS_PER_US;
         }
     }
     *out = e;
@@ -634,7 +653,23 @@ static void build_prologue(trace *t, tp_impl *im, tp_state *s, uint64_t *next_id
  * chunks are larger than their requests, its regions were sized by other requests), so only
  * the same requests rebuild its state. free_requested with the free_completed after it is one
  * free, as the prologue's; device entries are only declared (the policy makes its device calls
- * itself). Entries that give no event are marked skipped. */
+ * itself). Entries that give no event are marked skipped.
+ * An oom asks again with an id of its own: the same request fails the same way, and one that
+ * a policy or capacity serves is freed where the original trace freed the failed request
+ * (amsim_oom_free_requested / _completed naming the oom's index), or never when it did not. */
+
+/* The id of the start list's oom entry k, freed (whole = 1: no longer known after), or TP_NO_ID
+ * when k names no oom still waiting for its free. */
+static uint64_t oom_id(tp_entry *sen, size_t ns, uint64_t k, int whole)
+{
+    if (!sen || k >= ns || sen[k].action != A_OOM)
+        return TP_NO_ID;
+    uint64_t id = sen[k].id;
+    if (whole)
+        sen[k].id = TP_NO_ID;
+    return id;
+}
+
 static void build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, uint64_t *next_id,
                         tp_live *live)
 {
@@ -644,11 +679,13 @@ static void build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, uint64_t 
         uint64_t id;
         switch (x->action) {
         case A_ALLOC:
-        case A_OOM: /* an oom asks again: the same request fails the same way */
+        case A_OOM:
             ev_base(&e, t, TR_ALLOC);
             e.id = (*next_id)++;
             e.bytes = x->size;
-            if (x->action == A_ALLOC) {
+            if (x->action == A_OOM)
+                x->id = e.id;
+            else {
                 e.addr = x->addr;
                 live_get(live, x->addr, 1);
                 live_put(live, x->addr, e.id);
@@ -669,6 +706,21 @@ static void build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, uint64_t 
                 i++; /* its free_completed */
             break;
         }
+        case A_OOM_FREE_REQ:
+        case A_OOM_FREE_DONE: {
+            int whole = x->action == A_OOM_FREE_DONE ||
+                        (i + 1 < n && en[i + 1].action == A_OOM_FREE_DONE && en[i + 1].addr == x->addr);
+            id = oom_id(en, n, x->addr, whole);
+            if (id == TP_NO_ID) {
+                x->skipped = 1;
+                continue;
+            }
+            ev_base(&e, t, whole ? TR_FREE : TR_FREE_REQUESTED);
+            e.id = id;
+            if (whole && x->action == A_OOM_FREE_REQ)
+                i++; /* its amsim_oom_free_completed */
+            break;
+        }
         case A_SEG_ALLOC:
         case A_SEG_FREE:
         case A_SEG_MAP:
@@ -685,9 +737,10 @@ static void build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, uint64_t 
 }
 
 /* The trace entries as events. An entry that gives none (a free of an unknown address, an
- * unknown action) is marked skipped; the caller counts the marked entries. */
-static void build_trace(trace *t, tp_impl *im, tp_entry *en, size_t n, uint64_t *next_id,
-                        tp_live *live)
+ * unknown action) is marked skipped; the caller counts the marked entries. sen, ns: the start
+ * list (NULL when none), whose failed requests the trace may free. */
+static void build_trace(trace *t, tp_impl *im, tp_entry *en, size_t n, tp_entry *sen, size_t ns,
+                        uint64_t *next_id, tp_live *live)
 {
     tr_event e;
     for (size_t i = 0; i < n; i++) {
@@ -710,6 +763,16 @@ static void build_trace(trace *t, tp_impl *im, tp_entry *en, size_t n, uint64_t 
                 continue;
             }
             ev_base(&e, t, x->action == A_FREE_REQ ? TR_FREE_REQUESTED : TR_FREE_COMPLETED);
+            e.id = id;
+            break;
+        case A_OOM_FREE_REQ:
+        case A_OOM_FREE_DONE:
+            id = oom_id(sen, ns, x->addr, x->action == A_OOM_FREE_DONE);
+            if (id == TP_NO_ID) {
+                x->skipped = 1;
+                continue;
+            }
+            ev_base(&e, t, x->action == A_OOM_FREE_REQ ? TR_FREE_REQUESTED : TR_FREE_COMPLETED);
             e.id = id;
             break;
         case A_SEG_ALLOC:
@@ -883,7 +946,7 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
     else
         build_prologue(t, im, &s, &next_id, &live);
     /* 3. the trace itself */
-    build_trace(t, im, en, n, &next_id, &live);
+    build_trace(t, im, en, n, sen, ns, &next_id, &live);
     /* each entry once, whichever walk skipped it: a free of an unknown address fits neither
      * (until 2026-11-27 it counted twice, once in each) */
     for (size_t i = 0; i < n; i++)

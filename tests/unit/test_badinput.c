@@ -397,6 +397,17 @@ BI_TB(p_start_traces, "start.pickle",
       "X\r\x00\x00\x00" "device_tracesq\x03]q\x04]q\x05" "aX\x12\x00\x00\x00"
       "amsim_start_tracesq\x06K\x05u.", /* split where a hex escape would run on */
       "amsim: @: 'amsim_start_traces' is a int, expected a list")
+/* pickle.dumps({"segments": [], "device_traces": [[alloc at time_us 0, free_completed at
+ * time_us 2 * 10**13]]}, protocol=2): 2 * 10**19 ps does not fit 64 bits (until 2026-11-27 it
+ * wrapped around and was clamped to the next entry's order) */
+BI_TB(p_time_overflow, "timeover.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00" "device_tracesq\x03]"
+      "q\x04]q\x05(}q\x06(X\x06\x00\x00\x00" "actionq\x07X\x05\x00\x00\x00" "allocq\x08"
+      "X\x04\x00\x00\x00" "addrq\x09K\x00X\x04\x00\x00\x00sizeq\x0aM\x00\x04X\x07\x00\x00\x00"
+      "time_usq\x0bK\x00u}q\x0c(h\x07X\x0e\x00\x00\x00" "free_completedq\x0dh\x09K\x00h\x0a"
+      "M\x00\x04h\x0b\x8a\x06\x00@\xe5\x9c" "0\x12ueau.",
+      "amsim: @: device_traces[0][1]: 'time_us' 20000000000000 is 20000000000000 us after the "
+      "first entry's: out of range (at most 2^64 - 2 ps)")
 BI_TB(p_huge_length, "huge.pickle", "\x80\x04\x8d\x00\x00\x00\x00\x00\x00\x00\x40" "abc.",
       "amsim: @: byte 2: pickle opcode BINUNICODE8 declares 4611686018427387904 bytes but only 4 "
       "remain")
@@ -1921,6 +1932,7 @@ void suite_badinput(void)
              {"pickle: top level is a list", p_toplevel_list},
              {"pickle: no device_traces", p_no_traces},
              {"pickle: amsim_start_traces not a list", p_start_traces},
+             {"pickle: time_us more than 2^64 ps after the first", p_time_overflow},
              {"pickle: huge declared length (64-bit)", p_huge_length},
              {"pickle: huge declared length (32-bit)", p_huge_length32},
              {"pickle: truncated", p_truncated},

@@ -721,6 +721,53 @@ static void test_snapshot_served_oom(void)
     CU_ASSERT_EQUAL(back.m.peak_reserved_bytes, run.m.peak_reserved_bytes);
 }
 
+/* A request of the prologue that ran out of memory is in the export's amsim_start_traces as an
+ * oom, and its free where the trace freed it (amsim_oom_free_requested / _completed, one phase
+ * in the prologue, the other after it): the reader asks again, and a policy or capacity that
+ * serves the request frees it there, so the export replays as the original under each (same
+ * peaks, live bytes, out-of-memory count and frees of failed requests). Until 2026-11-27 the
+ * free was not written and the served requests stayed live: platform at 256 MiB peaked at
+ * 209,715,200 B live where the original did at 10,485,760 B, and the other policies counted
+ * fewer frees of failed requests. */
+static void test_snapshot_start_oom_freed(void)
+{
+    const char *cfg = tu_write("sof.yaml", "version: 1\nmemories:\n"
+                               "  hbm: {capacity: 64MiB, allocator: {policy: caching}}\n");
+    const char *tr = tu_write("sof.trace", "amsim-trace v1\nalloc 1 3MiB prologue=1\n"
+                              "alloc 2 5MiB stream=1 prologue=1\nalloc 3 100MiB prologue=1\n"
+                              "free_requested 3 prologue=1\nalloc 4 2MiB prologue=1\n"
+                              "alloc 5 90MiB prologue=1\nfree 5 prologue=1\n"
+                              "free 2 prologue=1\nalloc 6 1MiB stream=1\nfree_completed 3\n"
+                              "alloc 7 4MiB\nfree 1\nfree 4\nfree 6\nfree 7\n");
+    static const char *const policies[][2] = {
+        {"platform", "256MiB"}, {"bfc", "64MiB"}, {"caching", "64MiB"}, {"best_fit", "64MiB"},
+        {"platform", "64MiB"}};
+    char a[512], cfg_text[256], name[64];
+    snprintf(a, sizeof a, "%s/sof.pickle", tu_tmpdir());
+    replay_out exp = {0};
+    export_run(cfg, tr, NULL, a, &exp);
+    CU_ASSERT_EQUAL(exp.m.ooms, 2); /* 100 MiB and 90 MiB do not fit in 64 MiB */
+    for (size_t k = 0; k < AM_ARRAY_LEN(policies); k++) {
+        snprintf(cfg_text, sizeof cfg_text, "version: 1\nmemories:\n"
+                 "  hbm: {capacity: %s, allocator: {policy: %s}}\n", policies[k][1],
+                 policies[k][0]);
+        snprintf(name, sizeof name, "sof_%zu.yaml", k);
+        const char *c = tu_write(name, cfg_text);
+        replay_out run = {0}, back = {0};
+        export_run(c, tr, NULL, NULL, &run);
+        export_run(c, a, NULL, NULL, &back);
+        CU_ASSERT_EQUAL(back.m.peak_live_bytes, run.m.peak_live_bytes);
+        CU_ASSERT_EQUAL(back.m.peak_reserved_bytes, run.m.peak_reserved_bytes);
+        CU_ASSERT_EQUAL(back.m.live_bytes, run.m.live_bytes);
+        CU_ASSERT_EQUAL(back.m.ooms, run.m.ooms);
+        CU_ASSERT_EQUAL(back.su.frees_after_oom, run.su.frees_after_oom);
+        if (back.m.peak_live_bytes != run.m.peak_live_bytes)
+            fprintf(stderr, "\n%s %s: peak live %llu B (run %llu B)\n", policies[k][0],
+                    policies[k][1], (unsigned long long)back.m.peak_live_bytes,
+                    (unsigned long long)run.m.peak_live_bytes);
+    }
+}
+
 /* Segments carry their pool and stream as the caching allocator has them (alloc.h
  * segment_kind): the small pool's expandable range is segment_type "small", and a segment of
  * stream 1 says stream 1, so the replay rebuilds the start state into the right pools. Until
@@ -830,6 +877,8 @@ void suite_export(void)
               test_snapshot_start_state_policies},
              {"a recorded out-of-memory the run served is written as alloc and free",
               test_snapshot_served_oom},
+             {"a prologue's failed request is freed where the trace freed it",
+              test_snapshot_start_oom_freed},
              {"snapshot segments carry their pool's segment_type and their stream",
               test_snapshot_pools});
 }
