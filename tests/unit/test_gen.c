@@ -300,7 +300,7 @@ static void test_seeds(void)
     const char *d = tu_tmpdir();
     snprintf(args, sizeof args, "gen serve --requests 20 --seed 4294967297 -o '%s/s_big.trace'", d);
     CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
-    CU_ASSERT_STRING_EQUAL(err ? err : "", "amsim: gen serve: --seed 4294967297 is out of range "
+    CU_ASSERT_STRING_EQUAL(err ? err : "", "amsim gen serve: --seed 4294967297 is out of range "
                            "(0 to 4294967295: the generator, GSL's mt19937, keeps the low 32 bits "
                            "of a seed, so a larger one would give the trace of a smaller one)\n");
     free(out);
@@ -444,6 +444,14 @@ static void test_bad_options(void)
     } c[] = {
         {"train --dp 18446744073709551615",
          "gen train: --dp 18446744073709551615 is out of range (1 to 16777216)\n"},
+        /* past 2^64 - 1: the range, as for 2^64 - 1 (it was "takes an unsigned integer") */
+        {"train --dp 18446744073709551616",
+         "gen train: --dp 18446744073709551616 is out of range (1 to 16777216)\n"},
+        {"kernel --m 99999999999999999999",
+         "gen kernel: --m 99999999999999999999 is out of range (1 to 18446744073709551615)\n"},
+        /* a nonzero value that underflows to 0 (it was taken for 0, where 1e400 is refused) */
+        {"train --jitter 1e-400", "gen train: --jitter 1e-400 is too small to represent (a nonzero "
+         "number below about 4.9e-324 reads as 0)\n"},
         {"train --dp 0", "gen train: --dp 0 is out of range (1 to 16777216)\n"},
         {"train --layers 1048577", "gen train: --layers 1048577 is out of range (1 to 1048576)\n"},
         {"train --vocab 4294967297", "gen train: --vocab 4294967297 is out of range (1 to "
@@ -529,7 +537,7 @@ static void test_bad_options(void)
     snprintf(p, sizeof p, "%s/bad_opt.trace", tu_tmpdir());
     for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
         snprintf(args, sizeof args, "gen %s -o '%s'", c[i].args, p);
-        snprintf(want, sizeof want, "amsim: %s", c[i].want);
+        snprintf(want, sizeof want, "amsim %s", c[i].want);
         err = NULL;
         int st = tu_amsim(args, NULL, &err);
         CU_ASSERT_EQUAL(st, 1);
