@@ -118,6 +118,19 @@ unsigned gen_dtype_bytes(const char *dtype)
     return 0;
 }
 
+/* A real option for a trace's "# amsim gen" header: the fewest significant digits (6 to 17)
+ * that read back as the same double, so the header's values regenerate the trace (%g's 6
+ * digits made --rate 40.1234567 read 40.1235). dst holds 32 bytes; returns dst. */
+static const char *g_real(char dst[32], double x)
+{
+    for (int p = 6; p <= 17; p++) {
+        snprintf(dst, 32, "%.*g", p, x);
+        if (strtod(dst, NULL) == x)
+            break;
+    }
+    return dst;
+}
+
 #define G_SEED_RANGE "0 to 4294967295: the generator, GSL's mt19937, keeps the low 32 bits of " \
                      "a seed, so a larger one would give the trace of a smaller one"
 
@@ -603,12 +616,15 @@ int gen_train(const gen_train_opts *o, FILE *f, am_error *err)
     uint64_t d = gen_dtype_bytes(o->dtype), h = o->hidden, L = o->layers, V = o->vocab;
     uint64_t s = o->seq, b = o->micro_batch, a = o->heads, dp = o->dp, k = d == 4 ? 2 : 3;
     train_dims m = {d, s * b * h, a * s * s * b, s * b, h, s, b, V};
+    char tf[32], mf[32], hb[32], ha[32], ji[32];
     fprintf(f, "# amsim gen train: layers=%" PRIu64 " hidden=%" PRIu64 " heads=%" PRIu64
             " seq=%" PRIu64 " vocab=%" PRIu64 " micro_batch=%" PRIu64 " micro_batches=%" PRIu64
-            " steps=%" PRIu64 " dp=%" PRIu64 " dtype=%s%s%s tflops=%g mfu=%g seed=%" PRIu64 "\n",
+            " steps=%" PRIu64 " dp=%" PRIu64 " dtype=%s%s%s tflops=%s mfu=%s hbm_gbps=%s"
+            " host_adam_gbps=%s jitter=%s seed=%" PRIu64 "\n",
             L, h, a, s, V, b, o->micro_batches, o->steps, dp, o->dtype,
             o->offload_optimizer ? " offload_optimizer" : "", o->recompute ? " recompute" : "",
-            o->tflops, o->mfu, o->seed);
+            g_real(tf, o->tflops), g_real(mf, o->mfu), g_real(hb, o->hbm_gbps),
+            g_real(ha, o->host_adam_gbps), g_real(ji, o->jitter), o->seed);
     fprintf(f, "# closed form (bytes): params=%" PRIu64 " weights=%" PRIu64 " grads=%" PRIu64
             " optimizer=%" PRIu64 "%s activations_per_layer=%" PRIu64 " hbm_peak_live=%" PRIu64
             " host_peak_live=%" PRIu64 "\n", tt.params, tt.weights, tt.grads, tt.optimizer,
@@ -897,12 +913,16 @@ int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err)
     uint64_t bpt = 2 * L * o->kv_heads * o->head_dim * d; /* KV bytes per token */
     uint64_t pl = 10 * h * h + 2 * h * o->kv_heads * o->head_dim, P = L * pl + V * h;
     uint64_t T = o->kv_block;
+    char ra[32], pm[32], ps[32], om[32], os[32], tf[32], mf[32], hb[32];
     fprintf(f, "# amsim gen serve: layers=%" PRIu64 " hidden=%" PRIu64 " kv_heads=%" PRIu64
             " head_dim=%" PRIu64 " vocab=%" PRIu64 " dtype=%s requests=%" PRIu64
-            " max_batch=%" PRIu64 " rate=%g/s prompt=lognormal(%g,%g) output=lognormal(%g,%g)"
-            " kv_block=%" PRIu64 " seed=%" PRIu64 "\n", L, h, o->kv_heads, o->head_dim, V,
-            o->dtype, o->requests, o->max_batch, o->rate, o->prompt_mu, o->prompt_sigma,
-            o->output_mu, o->output_sigma, T, o->seed);
+            " max_batch=%" PRIu64 " rate=%s/s prompt=lognormal(%s,%s) output=lognormal(%s,%s)"
+            " max_prompt=%" PRIu64 " max_output=%" PRIu64 " kv_block=%" PRIu64 " tflops=%s"
+            " mfu=%s hbm_gbps=%s seed=%" PRIu64 "\n", L, h, o->kv_heads, o->head_dim, V,
+            o->dtype, o->requests, o->max_batch, g_real(ra, o->rate), g_real(pm, o->prompt_mu),
+            g_real(ps, o->prompt_sigma), g_real(om, o->output_mu), g_real(os, o->output_sigma),
+            o->max_prompt, o->max_output, T, g_real(tf, o->tflops), g_real(mf, o->mfu),
+            g_real(hb, o->hbm_gbps), o->seed);
     fprintf(f, "# weights %" PRIu64 " bytes, KV cache %" PRIu64 " bytes per token\n", P * d, bpt);
     for (uint64_t l = 0; l < L; l++)
         g_alloc(&g, pl * d, "hbm", 0, "L%" PRIu64 ".weight", l);
@@ -1041,9 +1061,11 @@ int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err)
     gctx g;
     g_init(&g, f, o->seed, o->jitter, o->tflops, o->mfu);
     g_header(&g);
+    char tf[32], mf[32], ji[32];
     fprintf(f, "# amsim gen kernel: matmul M=%" PRIu64 " N=%" PRIu64 " K=%" PRIu64 " tiles %"
-            PRIu64 "x%" PRIu64 "x%" PRIu64 " dtype=%s tflops=%g mfu=%g seed=%" PRIu64 "\n",
-            o->m, o->n, o->k, tm, tn, tk, o->dtype, o->tflops, o->mfu, o->seed);
+            PRIu64 "x%" PRIu64 "x%" PRIu64 " dtype=%s tflops=%s mfu=%s jitter=%s seed=%" PRIu64
+            "\n", o->m, o->n, o->k, tm, tn, tk, o->dtype, g_real(tf, o->tflops),
+            g_real(mf, o->mfu), g_real(ji, o->jitter), o->seed);
     fputs("# streams: 0 MXU compute, 1 DMA hbm->vmem (prefetch), 2 DMA vmem->hbm (writeback)\n", f);
     uint64_t A = g_alloc(&g, o->m * o->k * d, "hbm", 0, "A");
     uint64_t B = g_alloc(&g, o->k * o->n * d, "hbm", 0, "B");

@@ -630,6 +630,43 @@ static void test_check_reads_what_gen_writes(void)
     free(err);
 }
 
+/* The "# amsim gen" header names every option that changes a trace's bytes, so it can
+ * regenerate it: until 2026-11-27 train left out --jitter, --hbm-gbps and --host-adam-gbps,
+ * serve --max-prompt, --max-output, --hbm-gbps, --tflops and --mfu, kernel --jitter; and reals
+ * are written to the digits that read back the same (%g made 40.1234567 40.1235). */
+static void test_header_names_options(void)
+{
+    static const struct {
+        const char *args, *want;
+    } c[] = {
+        {"train --layers 2 --hidden 64 --heads 2 --seq 16 --vocab 100 --jitter 0.125 "
+         "--hbm-gbps 2039.5 --host-adam-gbps 31 --tflops 312 --mfu 0.55",
+         " dtype=bf16 tflops=312 mfu=0.55 hbm_gbps=2039.5 host_adam_gbps=31 jitter=0.125 seed=1\n"},
+        {"serve --layers 2 --hidden 64 --kv-heads 2 --head-dim 16 --vocab 100 --requests 3 "
+         "--rate 40.1234567 --max-prompt 300 --max-output 70 --hbm-gbps 1555 --tflops 312 "
+         "--mfu 0.35",
+         " rate=40.1234567/s prompt=lognormal(5.5,0.8) output=lognormal(4.5,0.8) "
+         "max_prompt=300 max_output=70 kv_block=16 tflops=312 mfu=0.35 hbm_gbps=1555 seed=1\n"},
+        {"kernel --m 64 --n 64 --k 64 --tm 32 --tn 32 --tk 32 --jitter 0.3",
+         " dtype=bf16 tflops=197 mfu=0.8 jitter=0.3 seed=1\n"},
+    };
+    char args[1024];
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        char *out = NULL;
+        snprintf(args, sizeof args, "gen %s -o -", c[i].args);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        const char *h = out ? strstr(out, "\n# amsim gen ") : NULL;
+        const char *eol = h ? strchr(h + 1, '\n') : NULL;
+        size_t wl = strlen(c[i].want);
+        int ok = eol && (size_t)(eol + 1 - h) > wl && strncmp(eol + 1 - wl, c[i].want, wl) == 0;
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  gen %s: header %.*s, expected it to end%s", c[i].args,
+                    eol ? (int)(eol - h) : 0, h ? h : "", c[i].want);
+        free(out);
+    }
+}
+
 void suite_gen(void)
 {
     TU_SUITE("gen", {"same seed same bytes, other seed other bytes", test_deterministic},
@@ -640,5 +677,6 @@ void suite_gen(void)
              {"seeds: 32 bits, 0 distinct, shipped traces unchanged", test_seeds},
              {"options out of range and sizes past 4 EiB are input errors", test_bad_options},
              {"numbers are digits or plain decimals", test_number_syntax},
-             {"check reads what gen writes, with convert's levels", test_check_reads_what_gen_writes});
+             {"check reads what gen writes, with convert's levels", test_check_reads_what_gen_writes},
+             {"the header names every option that changes the bytes", test_header_names_options});
 }
