@@ -2,7 +2,9 @@
 # 'XI YI VALUE "LABEL"' (XI, YI: 0-based indices of the axis values; VALUE colours the cell;
 # LABEL, a double-quoted string, is written in it: the value with its unit, as exact as the
 # cells need, e.g. "1604 MiB"), xlabels / ylabels = the axis values (one word each),
-# xname / yname = axis names, zname = metric name, out = "plot.svg", ttl = title.
+# xname / yname = axis names, zname = metric name, out = "plot.svg", ttl = title; optional
+# cblo / cbhi = the colour bar's range (amsim report sets them, widened when every cell is
+# equal, which gnuplot would otherwise widen itself with a warning on stderr).
 # (Cells used to be labelled sprintf("%.3g", VALUE): 1600 and 1604 MiB both read "1.6e+03".)
 if (!exists("ttl")) ttl = "heat map"
 set terminal svg size 820,520 dynamic noenhanced font "sans,11" background rgb "white"
@@ -17,6 +19,7 @@ set xtics ()
 set ytics ()
 do for [i=1:words(xlabels)] { set xtics add (word(xlabels, i) i-1) }
 do for [i=1:words(ylabels)] { set ytics add (word(ylabels, i) i-1) }
+if (exists("cblo") && exists("cbhi")) set cbrange [cblo:cbhi]
 set palette rgbformulae 33,13,10
 set style fill solid 1.0 noborder
 plot data using 1:2:(0.5):(0.5):3 with boxxyerror fc palette notitle, \

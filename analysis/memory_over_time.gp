@@ -10,6 +10,10 @@ set title ttl
 set xlabel "simulated time (us)"
 set ylabel "MiB"
 set key outside right top
+# optional: tlo / thi = the time axis' range, ymax = the MiB axis' top (amsim report sets them
+# when the data span none, e.g. a trace of makespan 0, where gnuplot warns "empty x range")
+if (exists("tlo") && exists("thi")) set xrange [tlo:thi]
+if (exists("ymax")) set yrange [0:ymax]
 set grid
 plot for [i=1:words(files)] word(files, i) using 1:($3/1048576) with steps lw 2 lc i title word(titles, i)." reserved", \
      for [i=1:words(files)] word(files, i) using 1:($2/1048576) with steps lw 1 dt 2 lc i title word(titles, i)." live"

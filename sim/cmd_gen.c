@@ -222,8 +222,15 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
              * sign (' -18446744073709551615' was read as 1) */
             uint64_t u;
             if (units_u64(v, strlen(v), &u) != 0) {
-                fprintf(stderr, "amsim gen %s: --%s takes an unsigned integer, not '%s'\n", kind,
-                        t->name, v);
+                /* digits past 2^64 - 1: out of the option's range, as 2^64 - 1 itself is (until
+                 * 2026-11-27 "takes an unsigned integer") */
+                am_error big = {0};
+                if (v[0] && strspn(v, "0123456789") == strlen(v) &&
+                    gen_u64_too_large(&big, kind, t->name, v) != 0)
+                    fprintf(stderr, "amsim %s\n", big.msg);
+                else
+                    fprintf(stderr, "amsim gen %s: --%s takes an unsigned integer, not '%s'\n",
+                            kind, t->name, v);
                 return 1;
             }
             memcpy(p, &u, sizeof u);
@@ -233,6 +240,14 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
             double x;
             if (units_real(v, &x, NULL) != 0) {
                 fprintf(stderr, "amsim gen %s: --%s takes a number, not '%s'\n", kind, t->name, v);
+                return 1;
+            }
+            /* a nonzero value too small for a double came out as 0, which it was not (until
+             * 2026-11-27 --jitter 1e-400 was taken for 0 while --tflops 1e400 was refused) */
+            if (x == 0 && strpbrk(v, "123456789") && strpbrk(v, "eE") &&
+                strpbrk(v, "123456789") < strpbrk(v, "eE")) {
+                fprintf(stderr, "amsim gen %s: --%s %s is too small to represent (a nonzero "
+                        "number below about 4.9e-324 reads as 0)\n", kind, t->name, v);
                 return 1;
             }
             memcpy(p, &x, sizeof x);
@@ -292,7 +307,13 @@ int cmd_gen(int argc, char **argv)
     }
     out_abort(o);
     if (rc) {
-        fprintf(stderr, "amsim: %s\n", err.msg[0] ? err.msg : "gen failed");
+        /* the generators' errors ("gen KIND: ...") get the option errors' prefix, "amsim gen
+         * KIND: " (until 2026-11-27 "amsim: gen KIND: "); an output file's, as every command
+         * gives it, "amsim: " */
+        char pre[64];
+        size_t pl = (size_t)snprintf(pre, sizeof pre, "gen %s: ", kind);
+        const char *msg = err.msg[0] ? err.msg : "gen failed";
+        fprintf(stderr, "amsim%s%s\n", strncmp(msg, pre, pl) == 0 ? " " : ": ", msg);
         return err.status ? err.status : AM_EINTERNAL;
     }
     return 0;

@@ -118,6 +118,19 @@ unsigned gen_dtype_bytes(const char *dtype)
     return 0;
 }
 
+/* A real option for a trace's "# amsim gen" header: the fewest significant digits (6 to 17)
+ * that read back as the same double, so the header's values regenerate the trace (%g's 6
+ * digits made --rate 40.1234567 read 40.1235). dst holds 32 bytes; returns dst. */
+static const char *g_real(char dst[32], double x)
+{
+    for (int p = 6; p <= 17; p++) {
+        snprintf(dst, 32, "%.*g", p, x);
+        if (strtod(dst, NULL) == x)
+            break;
+    }
+    return dst;
+}
+
 #define G_SEED_RANGE "0 to 4294967295: the generator, GSL's mt19937, keeps the low 32 bits of " \
                      "a seed, so a larger one would give the trace of a smaller one"
 
@@ -324,19 +337,69 @@ typedef struct gcheck {
     int over;         /* a ck_* result passed 2^64 */
 } gcheck;
 
-/* An unsigned option in [lo, hi], or an input error naming it. Returns c->failed. */
-static int ck_u64(gcheck *c, const char *opt, uint64_t v, uint64_t lo, uint64_t hi)
+/* The integer options' ranges (--seed aside: see g_seed_check), one table for the checks
+ * below and for a value past 2^64 - 1, which cmd_gen.c cannot read (gen_u64_too_large). */
+static const struct g_range {
+    const char *kind, *opt;
+    uint64_t lo, hi;
+} g_ranges[] = {
+    {"train", "layers", 1, G_MAX_LAYERS},       {"train", "hidden", 1, G_MAX_WIDTH},
+    {"train", "heads", 1, G_MAX_WIDTH},         {"train", "seq", 1, G_MAX_WIDTH},
+    {"train", "vocab", 1, G_MAX_VOCAB},         {"train", "micro-batch", 1, G_MAX_WIDTH},
+    {"train", "micro-batches", 1, G_MAX_WIDTH}, {"train", "steps", 1, G_MAX_WIDTH},
+    {"train", "dp", 1, G_MAX_WIDTH},            {"serve", "layers", 1, G_MAX_LAYERS},
+    {"serve", "hidden", 1, G_MAX_WIDTH},        {"serve", "kv-heads", 1, G_MAX_WIDTH},
+    {"serve", "head-dim", 1, G_MAX_WIDTH},      {"serve", "vocab", 1, G_MAX_VOCAB},
+    {"serve", "requests", 1, 10000000},         {"serve", "max-batch", 1, 10000000},
+    {"serve", "max-prompt", 1, G_MAX_PROMPT},   {"serve", "max-output", 1, G_MAX_OUTPUT},
+    {"serve", "kv-block", 0, G_MAX_TOKENS},     {"kernel", "m", 1, UINT64_MAX},
+    {"kernel", "n", 1, UINT64_MAX},             {"kernel", "k", 1, UINT64_MAX},
+    {"kernel", "tm", 1, UINT64_MAX},            {"kernel", "tn", 1, UINT64_MAX},
+    {"kernel", "tk", 1, UINT64_MAX}};
+
+static const struct g_range *g_range_of(const char *kind, const char *opt)
 {
-    if (!c->failed && (v < lo || v > hi)) {
+    for (size_t k = 0; k < AM_ARRAY_LEN(g_ranges); k++)
+        if (!strcmp(g_ranges[k].kind, kind) && !strcmp(g_ranges[k].opt, opt))
+            return &g_ranges[k];
+    return NULL;
+}
+
+/* "1 to 16777216", or "at least 1" for a range up to 2^64 - 1. */
+static void g_range_text(char *dst, size_t n, const struct g_range *r)
+{
+    if (r->hi == UINT64_MAX)
+        snprintf(dst, n, "at least %" PRIu64, r->lo);
+    else
+        snprintf(dst, n, "%" PRIu64 " to %" PRIu64, r->lo, r->hi);
+}
+
+/* An unsigned option in its g_ranges range, or an input error naming it. Returns c->failed. */
+static int ck_u64(gcheck *c, const char *opt, uint64_t v)
+{
+    const struct g_range *r = g_range_of(c->what + 4, opt); /* c->what: "gen KIND" */
+    if (!c->failed && r && (v < r->lo || v > r->hi)) {
+        char range[64];
         c->failed = 1;
-        if (hi == UINT64_MAX)
-            am_fail(c->err, AM_EINPUT, "%s: --%s %" PRIu64 " is out of range (at least %" PRIu64
-                    ")", c->what, opt, v, lo);
-        else
-            am_fail(c->err, AM_EINPUT, "%s: --%s %" PRIu64 " is out of range (%" PRIu64 " to %"
-                    PRIu64 ")", c->what, opt, v, lo, hi);
+        g_range_text(range, sizeof range, r);
+        am_fail(c->err, AM_EINPUT, "%s: --%s %" PRIu64 " is out of range (%s)", c->what, opt, v,
+                range);
     }
     return c->failed;
+}
+
+int gen_u64_too_large(am_error *err, const char *kind, const char *opt, const char *text)
+{
+    if (!strcmp(opt, "seed"))
+        return am_fail(err, AM_EINPUT, "gen %s: --seed %s is out of range (" G_SEED_RANGE ")",
+                       kind, text);
+    const struct g_range *r = g_range_of(kind, opt);
+    char range[64] = "0 to 18446744073709551615";
+    if (r && r->hi != UINT64_MAX)
+        g_range_text(range, sizeof range, r);
+    else if (r)
+        snprintf(range, sizeof range, "%" PRIu64 " to 18446744073709551615", r->lo);
+    return am_fail(err, AM_EINPUT, "gen %s: --%s %s is out of range (%s)", kind, opt, text, range);
 }
 
 /* A real option: ok says whether it is in range (NaN and infinities never are: the parser
@@ -457,15 +520,15 @@ static int train_check(const gen_train_opts *o, gen_train_totals *t, am_error *e
     if (g_seed_check("gen train", o->seed, err))
         return -1;
     gcheck c = {"gen train", err, 0, 0};
-    ck_u64(&c, "layers", o->layers, 1, G_MAX_LAYERS);
-    ck_u64(&c, "hidden", o->hidden, 1, G_MAX_WIDTH);
-    ck_u64(&c, "heads", o->heads, 1, G_MAX_WIDTH);
-    ck_u64(&c, "seq", o->seq, 1, G_MAX_WIDTH);
-    ck_u64(&c, "vocab", o->vocab, 1, G_MAX_VOCAB);
-    ck_u64(&c, "micro-batch", o->micro_batch, 1, G_MAX_WIDTH);
-    ck_u64(&c, "micro-batches", o->micro_batches, 1, G_MAX_WIDTH);
-    ck_u64(&c, "steps", o->steps, 1, G_MAX_WIDTH);
-    ck_u64(&c, "dp", o->dp, 1, G_MAX_WIDTH);
+    ck_u64(&c, "layers", o->layers);
+    ck_u64(&c, "hidden", o->hidden);
+    ck_u64(&c, "heads", o->heads);
+    ck_u64(&c, "seq", o->seq);
+    ck_u64(&c, "vocab", o->vocab);
+    ck_u64(&c, "micro-batch", o->micro_batch);
+    ck_u64(&c, "micro-batches", o->micro_batches);
+    ck_u64(&c, "steps", o->steps);
+    ck_u64(&c, "dp", o->dp);
     ck_dtype(&c, o->dtype);
     ck_real(&c, "tflops", o->tflops, o->tflops > 0, "above 0");
     ck_real(&c, "mfu", o->mfu, o->mfu > 0 && o->mfu <= 1, "above 0, at most 1");
@@ -553,12 +616,15 @@ int gen_train(const gen_train_opts *o, FILE *f, am_error *err)
     uint64_t d = gen_dtype_bytes(o->dtype), h = o->hidden, L = o->layers, V = o->vocab;
     uint64_t s = o->seq, b = o->micro_batch, a = o->heads, dp = o->dp, k = d == 4 ? 2 : 3;
     train_dims m = {d, s * b * h, a * s * s * b, s * b, h, s, b, V};
+    char tf[32], mf[32], hb[32], ha[32], ji[32];
     fprintf(f, "# amsim gen train: layers=%" PRIu64 " hidden=%" PRIu64 " heads=%" PRIu64
             " seq=%" PRIu64 " vocab=%" PRIu64 " micro_batch=%" PRIu64 " micro_batches=%" PRIu64
-            " steps=%" PRIu64 " dp=%" PRIu64 " dtype=%s%s%s tflops=%g mfu=%g seed=%" PRIu64 "\n",
+            " steps=%" PRIu64 " dp=%" PRIu64 " dtype=%s%s%s tflops=%s mfu=%s hbm_gbps=%s"
+            " host_adam_gbps=%s jitter=%s seed=%" PRIu64 "\n",
             L, h, a, s, V, b, o->micro_batches, o->steps, dp, o->dtype,
             o->offload_optimizer ? " offload_optimizer" : "", o->recompute ? " recompute" : "",
-            o->tflops, o->mfu, o->seed);
+            g_real(tf, o->tflops), g_real(mf, o->mfu), g_real(hb, o->hbm_gbps),
+            g_real(ha, o->host_adam_gbps), g_real(ji, o->jitter), o->seed);
     fprintf(f, "# closed form (bytes): params=%" PRIu64 " weights=%" PRIu64 " grads=%" PRIu64
             " optimizer=%" PRIu64 "%s activations_per_layer=%" PRIu64 " hbm_peak_live=%" PRIu64
             " host_peak_live=%" PRIu64 "\n", tt.params, tt.weights, tt.grads, tt.optimizer,
@@ -750,22 +816,22 @@ static int serve_check(const gen_serve_opts *o, am_error *err)
     if (g_seed_check("gen serve", o->seed, err))
         return -1;
     gcheck c = {"gen serve", err, 0, 0};
-    ck_u64(&c, "layers", o->layers, 1, G_MAX_LAYERS);
-    ck_u64(&c, "hidden", o->hidden, 1, G_MAX_WIDTH);
-    ck_u64(&c, "kv-heads", o->kv_heads, 1, G_MAX_WIDTH);
-    ck_u64(&c, "head-dim", o->head_dim, 1, G_MAX_WIDTH);
-    ck_u64(&c, "vocab", o->vocab, 1, G_MAX_VOCAB);
+    ck_u64(&c, "layers", o->layers);
+    ck_u64(&c, "hidden", o->hidden);
+    ck_u64(&c, "kv-heads", o->kv_heads);
+    ck_u64(&c, "head-dim", o->head_dim);
+    ck_u64(&c, "vocab", o->vocab);
     ck_dtype(&c, o->dtype);
-    ck_u64(&c, "requests", o->requests, 1, 10000000);
-    ck_u64(&c, "max-batch", o->max_batch, 1, 10000000);
+    ck_u64(&c, "requests", o->requests);
+    ck_u64(&c, "max-batch", o->max_batch);
     ck_real(&c, "rate", o->rate, o->rate > 0, "above 0");
     ck_real(&c, "prompt-mu", o->prompt_mu, 1, "a finite number");
     ck_real(&c, "prompt-sigma", o->prompt_sigma, o->prompt_sigma >= 0, "0 or above");
     ck_real(&c, "output-mu", o->output_mu, 1, "a finite number");
     ck_real(&c, "output-sigma", o->output_sigma, o->output_sigma >= 0, "0 or above");
-    ck_u64(&c, "max-prompt", o->max_prompt, 1, G_MAX_PROMPT);
-    ck_u64(&c, "max-output", o->max_output, 1, G_MAX_OUTPUT);
-    ck_u64(&c, "kv-block", o->kv_block, 0, G_MAX_TOKENS);
+    ck_u64(&c, "max-prompt", o->max_prompt);
+    ck_u64(&c, "max-output", o->max_output);
+    ck_u64(&c, "kv-block", o->kv_block);
     ck_real(&c, "tflops", o->tflops, o->tflops > 0, "above 0");
     ck_real(&c, "mfu", o->mfu, o->mfu > 0 && o->mfu <= 1, "above 0, at most 1");
     ck_real(&c, "hbm-gbps", o->hbm_gbps, o->hbm_gbps > 0, "above 0");
@@ -847,12 +913,16 @@ int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err)
     uint64_t bpt = 2 * L * o->kv_heads * o->head_dim * d; /* KV bytes per token */
     uint64_t pl = 10 * h * h + 2 * h * o->kv_heads * o->head_dim, P = L * pl + V * h;
     uint64_t T = o->kv_block;
+    char ra[32], pm[32], ps[32], om[32], os[32], tf[32], mf[32], hb[32];
     fprintf(f, "# amsim gen serve: layers=%" PRIu64 " hidden=%" PRIu64 " kv_heads=%" PRIu64
             " head_dim=%" PRIu64 " vocab=%" PRIu64 " dtype=%s requests=%" PRIu64
-            " max_batch=%" PRIu64 " rate=%g/s prompt=lognormal(%g,%g) output=lognormal(%g,%g)"
-            " kv_block=%" PRIu64 " seed=%" PRIu64 "\n", L, h, o->kv_heads, o->head_dim, V,
-            o->dtype, o->requests, o->max_batch, o->rate, o->prompt_mu, o->prompt_sigma,
-            o->output_mu, o->output_sigma, T, o->seed);
+            " max_batch=%" PRIu64 " rate=%s/s prompt=lognormal(%s,%s) output=lognormal(%s,%s)"
+            " max_prompt=%" PRIu64 " max_output=%" PRIu64 " kv_block=%" PRIu64 " tflops=%s"
+            " mfu=%s hbm_gbps=%s seed=%" PRIu64 "\n", L, h, o->kv_heads, o->head_dim, V,
+            o->dtype, o->requests, o->max_batch, g_real(ra, o->rate), g_real(pm, o->prompt_mu),
+            g_real(ps, o->prompt_sigma), g_real(om, o->output_mu), g_real(os, o->output_sigma),
+            o->max_prompt, o->max_output, T, g_real(tf, o->tflops), g_real(mf, o->mfu),
+            g_real(hb, o->hbm_gbps), o->seed);
     fprintf(f, "# weights %" PRIu64 " bytes, KV cache %" PRIu64 " bytes per token\n", P * d, bpt);
     for (uint64_t l = 0; l < L; l++)
         g_alloc(&g, pl * d, "hbm", 0, "L%" PRIu64 ".weight", l);
@@ -951,12 +1021,12 @@ static int kernel_check(const gen_kernel_opts *o, uint64_t t[3], am_error *err)
     if (g_seed_check("gen kernel", o->seed, err))
         return -1;
     gcheck c = {"gen kernel", err, 0, 0};
-    ck_u64(&c, "m", o->m, 1, UINT64_MAX);
-    ck_u64(&c, "n", o->n, 1, UINT64_MAX);
-    ck_u64(&c, "k", o->k, 1, UINT64_MAX);
-    ck_u64(&c, "tm", o->tm, 1, UINT64_MAX);
-    ck_u64(&c, "tn", o->tn, 1, UINT64_MAX);
-    ck_u64(&c, "tk", o->tk, 1, UINT64_MAX);
+    ck_u64(&c, "m", o->m);
+    ck_u64(&c, "n", o->n);
+    ck_u64(&c, "k", o->k);
+    ck_u64(&c, "tm", o->tm);
+    ck_u64(&c, "tn", o->tn);
+    ck_u64(&c, "tk", o->tk);
     ck_dtype(&c, o->dtype);
     ck_real(&c, "tflops", o->tflops, o->tflops > 0, "above 0");
     ck_real(&c, "mfu", o->mfu, o->mfu > 0 && o->mfu <= 1, "above 0, at most 1");
@@ -991,9 +1061,11 @@ int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err)
     gctx g;
     g_init(&g, f, o->seed, o->jitter, o->tflops, o->mfu);
     g_header(&g);
+    char tf[32], mf[32], ji[32];
     fprintf(f, "# amsim gen kernel: matmul M=%" PRIu64 " N=%" PRIu64 " K=%" PRIu64 " tiles %"
-            PRIu64 "x%" PRIu64 "x%" PRIu64 " dtype=%s tflops=%g mfu=%g seed=%" PRIu64 "\n",
-            o->m, o->n, o->k, tm, tn, tk, o->dtype, o->tflops, o->mfu, o->seed);
+            PRIu64 "x%" PRIu64 "x%" PRIu64 " dtype=%s tflops=%s mfu=%s jitter=%s seed=%" PRIu64
+            "\n", o->m, o->n, o->k, tm, tn, tk, o->dtype, g_real(tf, o->tflops),
+            g_real(mf, o->mfu), g_real(ji, o->jitter), o->seed);
     fputs("# streams: 0 MXU compute, 1 DMA hbm->vmem (prefetch), 2 DMA vmem->hbm (writeback)\n", f);
     uint64_t A = g_alloc(&g, o->m * o->k * d, "hbm", 0, "A");
     uint64_t B = g_alloc(&g, o->k * o->n * d, "hbm", 0, "B");

@@ -22,6 +22,11 @@
  * unsigned integer", "is out of range (...)"), for a message that names where it was written. */
 const char *gen_seed_parse(const char *text, uint64_t *seed);
 
+/* The input error for integer option --OPT of gen KIND written as TEXT, decimal digits past
+ * 2^64 - 1: "gen train: --dp 18446744073709551616 is out of range (1 to 16777216)", the range
+ * its check gives any other value out of it. Returns -1. */
+int gen_u64_too_large(am_error *err, const char *kind, const char *opt, const char *text);
+
 /* Element size of a dtype name (fp32 4, bf16 2, fp16 2); 0 when unknown. */
 unsigned gen_dtype_bytes(const char *dtype);
 

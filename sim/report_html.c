@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "batch.h"
@@ -65,6 +66,40 @@ static void word(char *dst, size_t n, const char *src)
     dst[k] = 0;
 }
 
+/* A pclose status in words: "exit status 1", "killed by signal 9", or "no SVG written" when
+ * gnuplot exited 0 (until 2026-11-27 the raw wait status was printed, e.g. "status 32512"). */
+static void wait_status_text(char *dst, size_t n, int st)
+{
+    if (st == -1)
+        snprintf(dst, n, "pclose: %s", strerror(errno));
+    else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
+        snprintf(dst, n, "exit status %d", WEXITSTATUS(st));
+    else if (WIFSIGNALED(st))
+        snprintf(dst, n, "killed by signal %d", WTERMSIG(st));
+    else
+        snprintf(dst, n, "no SVG written");
+}
+
+/* 1 when an executable named gnuplot is in a $PATH directory (an empty entry is the current
+ * directory, as the shell that popen runs reads it). */
+static int gnuplot_on_path(void)
+{
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/bin:/bin";
+    for (const char *p = path;;) {
+        size_t l = strcspn(p, ":");
+        char exe[4200];
+        snprintf(exe, sizeof exe, "%.*s%sgnuplot", (int)(l < 4000 ? l : 4000), p, l ? "/" : "");
+        struct stat sb;
+        if (stat(exe, &sb) == 0 && S_ISREG(sb.st_mode) && access(exe, X_OK) == 0)
+            return 1;
+        if (!p[l])
+            return 0;
+        p += l + 1;
+    }
+}
+
 /* Run a script with variable assignments; embed the SVG it wrote. */
 static void plot(ctx *c, const char *script, const char *vars, const char *caption)
 {
@@ -82,7 +117,9 @@ static void plot(ctx *c, const char *script, const char *vars, const char *capti
     char *svg = st == 0 ? am_slurp(out) : NULL;
     char *start = svg ? strstr(svg, "<svg") : NULL;
     if (!start) {
-        fprintf(stderr, "%s: gnuplot failed on %s (status %d)\n", prog, script, st);
+        char why[64];
+        wait_status_text(why, sizeof why, st);
+        fprintf(stderr, "%s: gnuplot failed on %s (%s)\n", prog, script, why);
         c->failed++;
         fprintf(c->html, "<p class=err>plot failed: %s</p>\n", script);
         free(svg);
@@ -279,8 +316,15 @@ static void policy_summary(ctx *c)
     }
 }
 
-/* Timeline of one level -> "time_us live reserved allocated" lines. 0 when written. */
-static int timeline_dat(ctx *c, const char *run, const char *out)
+/* The time (us) and reserved bytes a trace's timeline plots span. */
+typedef struct tl_span {
+    int any;
+    double t_lo, t_hi, reserved_hi;
+} tl_span;
+
+/* Timeline of one level -> "time_us live reserved allocated" lines, widening *sp. 0 when
+ * written. */
+static int timeline_dat(ctx *c, const char *run, const char *out, tl_span *sp)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/runs/%s/timeline.csv", c->dir, run);
@@ -309,7 +353,12 @@ static int timeline_dat(ctx *c, const char *run, const char *out)
         if (n < 6 || strlen(f[2]) != ll || strcmp(f[2], c->level) != 0)
             continue;
         f[5][strcspn(f[5], "\r\n")] = 0;
-        fprintf(o, "%.6f %s %s %s\n", strtod(f[0], NULL) / 1e6, f[3], f[5], f[4]);
+        double t = strtod(f[0], NULL) / 1e6, res = strtod(f[5], NULL);
+        fprintf(o, "%.6f %s %s %s\n", t, f[3], f[5], f[4]);
+        sp->t_lo = sp->any && sp->t_lo < t ? sp->t_lo : t;
+        sp->t_hi = sp->any && sp->t_hi > t ? sp->t_hi : t;
+        sp->reserved_hi = sp->any && sp->reserved_hi > res ? sp->reserved_hi : res;
+        sp->any = 1;
         rows++;
     }
     fclose(in);
@@ -354,6 +403,19 @@ static char *timeline_runs(const ctx *c, char (*pols)[64], const int *first, con
     return text;
 }
 
+/* Ranges for the timeline scripts where gnuplot would find an empty one and widen it with a
+ * warning on stderr: every row at one time (a trace of makespan 0) gives tlo / thi, nothing
+ * ever reserved gives ymax (MiB). Empty otherwise, the scripts' autoscaling. */
+static void timeline_ranges(char *dst, size_t n, const tl_span *sp)
+{
+    int k = snprintf(dst, n, "%s", "");
+    if (sp->t_hi <= sp->t_lo)
+        k += snprintf(dst + k, n - (size_t)k, "\ntlo = %.6f\nthi = %.6f", sp->t_lo,
+                      sp->t_lo + 1);
+    if (sp->reserved_hi <= 0 && k >= 0 && (size_t)k < n)
+        snprintf(dst + k, n - (size_t)k, "\nymax = 1");
+}
+
 static void timelines(ctx *c)
 {
     if (c->c_trace < 0 || c->c_run < 0)
@@ -377,6 +439,7 @@ static void timelines(ctx *c)
         char pols[RH_MAX_LINES][64];
         int first[RH_MAX_LINES], plotted[RH_MAX_LINES];
         int np = 0, nl = 0;
+        tl_span sp = {0};
         for (int r = 0; r < c->t.nrows; r++) {
             if (!ok_row(c, r) || strcmp(c->t.rows[r][c->c_trace], traces[k]) != 0)
                 continue;
@@ -395,7 +458,7 @@ static void timelines(ctx *c)
                 continue;
             char dat[300], w[64];
             snprintf(dat, sizeof dat, "%s/tl%d_%d.dat", c->tmp, k, nl);
-            if (timeline_dat(c, c->t.rows[r][c->c_run], dat) != 0)
+            if (timeline_dat(c, c->t.rows[r][c->c_run], dat, &sp) != 0)
                 continue;
             plotted[q] = r;
             nl++;
@@ -409,17 +472,18 @@ static void timelines(ctx *c)
             continue;
         if (!header++)
             fprintf(c->html, "<h2>Memory over time (%s)</h2>\n", c->level);
-        char vars[RH_MAX_LINES * 400 + 1024], tw[256], cap[8192];
+        char vars[RH_MAX_LINES * 400 + 1024], tw[256], cap[8192], ranges[128];
         word(tw, sizeof tw, traces[k]);
-        snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\nttl = \"%s: live vs reserved\"",
-                 files, titles, tw);
+        timeline_ranges(ranges, sizeof ranges, &sp);
+        snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\nttl = \"%s: live vs reserved\""
+                 "%s", files, titles, tw, ranges);
         char *runs = timeline_runs(c, pols, first, plotted, np);
         snprintf(cap, sizeof cap, "%.400s: reserved (solid) and live (dashed) bytes of %.100s over "
                  "simulated time, %s", traces[k], c->level, runs);
         free(runs);
         plot(c, "memory_over_time.gp", vars, cap);
-        snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\nttl = \"%s: fragmentation\"",
-                 files, titles, tw);
+        snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\nttl = \"%s: fragmentation\""
+                 "%s", files, titles, tw, ranges);
         snprintf(cap, sizeof cap, "%.400s: share of reserved memory not allocated, over time.",
                  traces[k]);
         plot(c, "fragmentation_over_time.gp", vars, cap);
@@ -474,48 +538,65 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
     if (!d)
         return 0;
     int pts = 0;
+    double lo = 0, hi = 0; /* the cells' range, MiB */
     for (int r = 0; r < c->t.nrows; r++) {
         int same = 1;
         for (int k = 0; k < c->t.ncols && same; k++)
             same = !held_col(c, k) || strcmp(c->t.rows[r][k], c->t.rows[ref][k]) == 0;
-        double bytes;
-        if (!same || !ok_row(c, r) || !num_cell(c->t.rows[r][cm], &bytes))
+        if (!same)
             continue;
+        /* every axis value of the map's runs is a column (row), failed runs' too: a value
+         * whose runs all failed shows empty cells (until 2026-11-27 it was left out) */
         int i = 0, j = 0;
         while (i < nx && strcmp(xv[i], c->t.rows[r][ax]) != 0)
             i++;
         if (i == nx && nx < 64)
-            word(xv[nx++], sizeof xv[0], c->t.rows[r][ax]);
+            snprintf(xv[nx++], sizeof xv[0], "%s", c->t.rows[r][ax]);
         while (j < ny && strcmp(yv[j], c->t.rows[r][ay]) != 0)
             j++;
         if (j == ny && ny < 64)
-            word(yv[ny++], sizeof yv[0], c->t.rows[r][ay]);
+            snprintf(yv[ny++], sizeof yv[0], "%s", c->t.rows[r][ay]);
+        double bytes;
+        if (!ok_row(c, r) || !num_cell(c->t.rows[r][cm], &bytes))
+            continue;
         if (i < 64 && j < 64) {
             char lab[64];
             heat_label(lab, sizeof lab, bytes);
-            fprintf(d, "%d %d %.17g \"%s\"\n", i, j, bytes / 1048576.0, lab);
+            double mib = bytes / 1048576.0;
+            fprintf(d, "%d %d %.17g \"%s\"\n", i, j, mib, lab);
+            lo = pts && lo < mib ? lo : mib;
+            hi = pts && hi > mib ? hi : mib;
             pts++;
         }
     }
     fclose(d);
     if (!pts)
         return 0;
-    char xl[64 * 65] = "", yl[64 * 65] = "";
+    char xl[64 * 65] = "", yl[64 * 65] = "", w[64];
     for (int i = 0; i < nx; i++) {
-        strcat(xl, xv[i]);
+        word(w, sizeof w, xv[i]);
+        strcat(xl, w);
         strcat(xl, " ");
     }
     for (int j = 0; j < ny; j++) {
-        strcat(yl, yv[j]);
+        word(w, sizeof w, yv[j]);
+        strcat(yl, w);
         strcat(yl, " ");
+    }
+    /* all cells equal: a colour range around the value, which gnuplot would otherwise widen
+     * itself with "Warning: empty cb range" on stderr */
+    if (hi <= lo) {
+        double pad = lo > 0 ? lo / 100 : 1;
+        lo -= pad;
+        hi += pad;
     }
     const char *pol = c->c_policy >= 0 ? c->t.rows[ref][c->c_policy] : "";
     char pw[64], vars[12000], cap[2048];
     word(pw, sizeof pw, pol[0] ? pol : "config");
     snprintf(vars, sizeof vars,
              "data = \"%s\"\nxlabels = \"%s\"\nylabels = \"%s\"\nxname = \"%s\"\nyname = \"%s\"\n"
-             "zname = \"%s (MiB)\"\nttl = \"%s: peak reserved (MiB)\"", data, xl, yl,
-             c->t.cols[ax], c->t.cols[ay], metric, pw);
+             "zname = \"%s (MiB)\"\nttl = \"%s: peak reserved (MiB)\"\ncblo = %.17g\n"
+             "cbhi = %.17g", data, xl, yl, c->t.cols[ax], c->t.cols[ay], metric, pw, lo, hi);
     int n = snprintf(cap, sizeof cap, "Policy %s: %s in MiB over %s and %s; held at", pol[0] ? pol
                      : "(none)", metric, c->t.cols[ax], c->t.cols[ay]);
     int held = 0;
@@ -653,6 +734,14 @@ int cmd_report(int argc, char **argv)
     snprintf(probe, sizeof probe, "%s/peak_reserved.gp", c.scripts);
     if (access(probe, R_OK) != 0) {
         fprintf(stderr, "%s: %s: gnuplot scripts not found (set AMSIM_ANALYSIS)\n", prog, probe);
+        rtable_free(&c.t);
+        return 1;
+    }
+    /* every plot needs gnuplot: refuse before writing anything (until 2026-11-27 each of the
+     * plots failed with "sh: 1: gnuplot: not found", status 2, and a half-made report.html) */
+    if (!gnuplot_on_path()) {
+        fprintf(stderr, "%s: gnuplot not found on PATH (Debian: apt-get install gnuplot-nox)\n",
+                prog);
         rtable_free(&c.t);
         return 1;
     }

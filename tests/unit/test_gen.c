@@ -300,7 +300,7 @@ static void test_seeds(void)
     const char *d = tu_tmpdir();
     snprintf(args, sizeof args, "gen serve --requests 20 --seed 4294967297 -o '%s/s_big.trace'", d);
     CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
-    CU_ASSERT_STRING_EQUAL(err ? err : "", "amsim: gen serve: --seed 4294967297 is out of range "
+    CU_ASSERT_STRING_EQUAL(err ? err : "", "amsim gen serve: --seed 4294967297 is out of range "
                            "(0 to 4294967295: the generator, GSL's mt19937, keeps the low 32 bits "
                            "of a seed, so a larger one would give the trace of a smaller one)\n");
     free(out);
@@ -444,6 +444,14 @@ static void test_bad_options(void)
     } c[] = {
         {"train --dp 18446744073709551615",
          "gen train: --dp 18446744073709551615 is out of range (1 to 16777216)\n"},
+        /* past 2^64 - 1: the range, as for 2^64 - 1 (it was "takes an unsigned integer") */
+        {"train --dp 18446744073709551616",
+         "gen train: --dp 18446744073709551616 is out of range (1 to 16777216)\n"},
+        {"kernel --m 99999999999999999999",
+         "gen kernel: --m 99999999999999999999 is out of range (1 to 18446744073709551615)\n"},
+        /* a nonzero value that underflows to 0 (it was taken for 0, where 1e400 is refused) */
+        {"train --jitter 1e-400", "gen train: --jitter 1e-400 is too small to represent (a nonzero "
+         "number below about 4.9e-324 reads as 0)\n"},
         {"train --dp 0", "gen train: --dp 0 is out of range (1 to 16777216)\n"},
         {"train --layers 1048577", "gen train: --layers 1048577 is out of range (1 to 1048576)\n"},
         {"train --vocab 4294967297", "gen train: --vocab 4294967297 is out of range (1 to "
@@ -529,7 +537,7 @@ static void test_bad_options(void)
     snprintf(p, sizeof p, "%s/bad_opt.trace", tu_tmpdir());
     for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
         snprintf(args, sizeof args, "gen %s -o '%s'", c[i].args, p);
-        snprintf(want, sizeof want, "amsim: %s", c[i].want);
+        snprintf(want, sizeof want, "amsim %s", c[i].want);
         err = NULL;
         int st = tu_amsim(args, NULL, &err);
         CU_ASSERT_EQUAL(st, 1);
@@ -622,6 +630,43 @@ static void test_check_reads_what_gen_writes(void)
     free(err);
 }
 
+/* The "# amsim gen" header names every option that changes a trace's bytes, so it can
+ * regenerate it: until 2026-11-27 train left out --jitter, --hbm-gbps and --host-adam-gbps,
+ * serve --max-prompt, --max-output, --hbm-gbps, --tflops and --mfu, kernel --jitter; and reals
+ * are written to the digits that read back the same (%g made 40.1234567 40.1235). */
+static void test_header_names_options(void)
+{
+    static const struct {
+        const char *args, *want;
+    } c[] = {
+        {"train --layers 2 --hidden 64 --heads 2 --seq 16 --vocab 100 --jitter 0.125 "
+         "--hbm-gbps 2039.5 --host-adam-gbps 31 --tflops 312 --mfu 0.55",
+         " dtype=bf16 tflops=312 mfu=0.55 hbm_gbps=2039.5 host_adam_gbps=31 jitter=0.125 seed=1\n"},
+        {"serve --layers 2 --hidden 64 --kv-heads 2 --head-dim 16 --vocab 100 --requests 3 "
+         "--rate 40.1234567 --max-prompt 300 --max-output 70 --hbm-gbps 1555 --tflops 312 "
+         "--mfu 0.35",
+         " rate=40.1234567/s prompt=lognormal(5.5,0.8) output=lognormal(4.5,0.8) "
+         "max_prompt=300 max_output=70 kv_block=16 tflops=312 mfu=0.35 hbm_gbps=1555 seed=1\n"},
+        {"kernel --m 64 --n 64 --k 64 --tm 32 --tn 32 --tk 32 --jitter 0.3",
+         " dtype=bf16 tflops=197 mfu=0.8 jitter=0.3 seed=1\n"},
+    };
+    char args[1024];
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        char *out = NULL;
+        snprintf(args, sizeof args, "gen %s -o -", c[i].args);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        const char *h = out ? strstr(out, "\n# amsim gen ") : NULL;
+        const char *eol = h ? strchr(h + 1, '\n') : NULL;
+        size_t wl = strlen(c[i].want);
+        int ok = eol && (size_t)(eol + 1 - h) > wl && strncmp(eol + 1 - wl, c[i].want, wl) == 0;
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  gen %s: header %.*s, expected it to end%s", c[i].args,
+                    eol ? (int)(eol - h) : 0, h ? h : "", c[i].want);
+        free(out);
+    }
+}
+
 void suite_gen(void)
 {
     TU_SUITE("gen", {"same seed same bytes, other seed other bytes", test_deterministic},
@@ -632,5 +677,6 @@ void suite_gen(void)
              {"seeds: 32 bits, 0 distinct, shipped traces unchanged", test_seeds},
              {"options out of range and sizes past 4 EiB are input errors", test_bad_options},
              {"numbers are digits or plain decimals", test_number_syntax},
-             {"check reads what gen writes, with convert's levels", test_check_reads_what_gen_writes});
+             {"check reads what gen writes, with convert's levels", test_check_reads_what_gen_writes},
+             {"the header names every option that changes the bytes", test_header_names_options});
 }

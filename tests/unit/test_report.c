@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -393,6 +395,113 @@ static void test_log_single_level(void)
     free(l);
 }
 
+/* `amsim report DIR` run with PATH=path; status, stderr in *err (allocated). */
+static int report_with_path(const char *dir, const char *path, char **err)
+{
+    const char *bin = getenv("AMSIM");
+    char cmd[4096], e[1200];
+    snprintf(e, sizeof e, "%s/.report_stderr", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "PATH='%s' %s report '%s' >/dev/null 2>'%s' </dev/null", path,
+             bin ? bin : "../../build/amsim", dir, e);
+    int st = system(cmd);
+    *err = tu_slurp(e, NULL);
+    return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A two-axis table (six plots' worth) for the gnuplot failure tests. */
+static const char *gnuplot_study(const char *name)
+{
+    const char *dir = tmp_path(name);
+    char p[1200];
+    mkdir(dir, 0777);
+    snprintf(p, sizeof p, "%s/results.csv", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("run_id,run,a,b,policy,trace,status,hbm.peak_reserved_bytes,hbm.peak_live_bytes,"
+          "hbm.fragmentation_ratio\n1,r1,1,1,bfc,t,ok,1048576,1000,0.1\n"
+          "2,r2,2,1,bfc,t,ok,2097152,1000,0.1\n", f);
+    fclose(f);
+    return dir;
+}
+
+/* Without gnuplot on PATH the report says so once, status 1, and writes nothing (it printed
+ * "sh: 1: gnuplot: not found" and "gnuplot failed on heatmap.gp (status 32512)" per plot,
+ * status 2, and left a report.html of "plot failed" placeholders). A gnuplot that fails says
+ * how: its exit status decoded, not the raw wait status. */
+static void test_report_gnuplot_missing(void)
+{
+    const char *dir = gnuplot_study("nognuplot");
+    char p[1200], *err = NULL;
+    CU_ASSERT_EQUAL(report_with_path(dir, "/nonexistent", &err), 1);
+    CU_ASSERT(err && strcmp(err, "amsim report: gnuplot not found on PATH (Debian: apt-get "
+                                 "install gnuplot-nox)\n") == 0);
+    free(err);
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    CU_ASSERT(access(p, F_OK) != 0);
+
+    /* a gnuplot that exits 3 */
+    const char *fake = tmp_path("fakegp");
+    mkdir(fake, 0777);
+    snprintf(p, sizeof p, "%s/gnuplot", fake);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("#!/bin/sh\ncat >/dev/null\nexit 3\n", f);
+    fclose(f);
+    chmod(p, 0755);
+    char path[1400];
+    snprintf(path, sizeof path, "%s:/usr/bin:/bin", fake);
+    CU_ASSERT_EQUAL(report_with_path(dir, path, &err), 2);
+    CU_ASSERT(err && strstr(err, "amsim report: gnuplot failed on heatmap.gp (exit status 3)\n"));
+    CU_ASSERT(err && !strstr(err, "status 768"));
+    free(err);
+}
+
+/* QA's hf.yaml: memory_limit [100B, 1GiB] x capacity [1GiB, 2GiB], the 100B runs failing. The
+ * heat map keeps the 100B column, its cells empty (it showed only the 1GiB column). All cells
+ * equal and a trace of makespan 0 (every timeline row at 0 ps) draw without gnuplot's
+ * "Warning: empty cb range" / "empty x range" on stderr. */
+static void test_report_heatmap_failed_axis_value(void)
+{
+    const char *dir = tmp_path("hfail");
+    char p[1200], args[1400], *out = NULL, *err = NULL;
+    mkdir(dir, 0777);
+    snprintf(p, sizeof p, "%s/results.csv", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("run_id,run,memories.hbm.allocator.memory_limit,memories.hbm.capacity,policy,trace,"
+          "status,hbm.peak_reserved_bytes,hbm.peak_live_bytes,hbm.fragmentation_ratio\n"
+          "1,r1,100B,1GiB,bfc,t,failed,,,\n2,r2,100B,2GiB,bfc,t,failed,,,\n"
+          "3,r3,1GiB,1GiB,bfc,t,ok,2097152,100,0.9\n4,r4,1GiB,2GiB,bfc,t,ok,2097152,100,0.9\n", f);
+    fclose(f);
+    snprintf(p, sizeof p, "%s/runs", dir);
+    mkdir(p, 0777);
+    snprintf(p, sizeof p, "%s/runs/r3", dir);
+    mkdir(p, 0777);
+    snprintf(p, sizeof p, "%s/runs/r3/timeline.csv", dir);
+    f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes\n"
+          "0,1,hbm,100,256,2097152\n0,2,hbm,0,0,2097152\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "report '%s'", dir);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+    CU_ASSERT(err && strcmp(err, "") == 0);
+    if (err && err[0])
+        printf("\nreport: %s\n", err);
+    free(out);
+    free(err);
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    char *h = tu_slurp(p, NULL);
+    char *hm = h ? strstr(h, "Two-axis sweep") : NULL, *end = hm ? strstr(hm, "</svg>") : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+    if (end)
+        *end = 0;
+    CU_ASSERT(strstr(hm, ">100B<") != NULL);
+    CU_ASSERT(strstr(hm, ">1GiB<") != NULL);
+    CU_ASSERT(tu_count(hm, ">2 MiB<") == 2);
+    free(h);
+}
+
 void suite_report(void)
 {
     TU_SUITE("report", {"undefined_not_zero", test_report_undefined_not_zero},
@@ -402,5 +511,8 @@ void suite_report(void)
              {"log_levels", test_log_levels}, {"log_single_level", test_log_single_level},
              {"timeline caption names the runs plotted", test_report_timeline_caption},
              {"run report: sizes up to 16 EiB keep the level table's columns",
-              test_run_report_large_sizes});
+              test_run_report_large_sizes},
+             {"heat map keeps an axis value whose runs failed; no gnuplot warnings",
+              test_report_heatmap_failed_axis_value},
+             {"no gnuplot: one message, status 1, nothing written", test_report_gnuplot_missing});
 }
