@@ -392,13 +392,12 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
     if (p == e)
         return BFAIL("truncated binary trace: no end record after %lu records", b->rec - 1);
     unsigned op = *p++;
-    if (op == 0) { /* end record: the count, then nothing */
+    if (op == 0) { /* end record (number b->rec, as messages name it): the count, then nothing */
         uint64_t n;
-        b->rec--;
         GET(n);
-        if (n != b->rec)
+        if (n != b->rec - 1)
             return BFAIL("end record counts %llu records, the file holds %lu",
-                         (unsigned long long)n, b->rec);
+                         (unsigned long long)n, b->rec - 1);
         b->pos = (size_t)(p - b->buf);
         if (b->pos != b->end || !b->eof) {
             if (bin_fill(t, b, err))

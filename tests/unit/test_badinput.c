@@ -247,6 +247,12 @@ BI_TB(b_ext_kind, "ext.amsb", BIN_HDR "\x46\x05\x02\x07\x00\x01",
       "amsim: @:1: extension bits 0x2 do not apply to this record's kind 6 (it takes 0x1)")
 BI_TB(b_level_empty, "lv0.amsb", "\x41\x4d\x53\x42\x01\x00\x00\x00\x01\x00\x00\x00",
       "amsim: @: binary trace header: bad level name (1 to 255 bytes)")
+/* End-record problems name the end record's own number (they named the last data record, or
+ * record 0 in a file without data records). */
+BI_TB(b_end_count0, "endc0.amsb", BIN_HDR "\x00\x05",
+      "amsim: @:1: end record counts 5 records, the file holds 0")
+BI_TB(b_end_count, "endc.amsb", BIN_HDR "\x06\x05\x06\x05\x00\x03",
+      "amsim: @:3: end record counts 3 records, the file holds 2")
 /* 2^64 - 1 means "no address" / "no id" inside: a file that gives it is refused in every form,
  * where it used to be read as giving nothing (the recorded address or transfer id lost). */
 BI_T(t_addr_none, "addrnone.trace", H "alloc 1 4096 addr=18446744073709551615\n",
@@ -1879,6 +1885,8 @@ void suite_badinput(void)
              {"binary: a name with a space", b_name_space},
              {"binary: an extension the kind does not take", b_ext_kind},
              {"binary: an empty level name", b_level_empty},
+             {"binary: end record count, no data records", b_end_count0},
+             {"binary: end record count too large", b_end_count},
              {"trace: addr= of 2^64 - 1 (means none)", t_addr_none},
              {"trace: transfer id= of 2^64 - 1 (means none)", t_id_none},
              {"csv: offset of 2^64 - 1 (means none)", c_offset_none},
