@@ -264,6 +264,10 @@ typedef struct binr {
     int32_t cur;            /* config level of st.level (-1: none or unknown) */
     tr_event blank;         /* an event with every field absent */
     char name[BIN_NAME_MAX + 1];
+    /* A read error met while filling ahead: reported only once the bytes read before it are
+     * used up, so it names the record where the stream breaks (as the native reader names the
+     * line after its last one), not the record that happened to trigger the look-ahead. */
+    char rerr[160];
 } binr;
 
 static int bin_next(trace *t, tr_event *ev, am_error *err);
@@ -273,12 +277,13 @@ static const struct trace_reader bin_reader = {"binary", bin_next, bin_close, 1}
 
 #define BFAIL(...) am_fail_at(err, t->path, b->rec, 0, __VA_ARGS__)
 
-/* Keep at least BIN_SLACK unread bytes in the buffer unless the file ends first. */
-static int bin_fill(trace *t, binr *b, am_error *err)
+/* Keep at least BIN_SLACK unread bytes in the buffer unless the file ends first. A read error
+ * ends the file too and is kept in b->rerr for bin_cut (never reported from here). */
+static void bin_fill(trace *t, binr *b)
 {
     size_t avail = b->end - b->pos;
     if (b->eof || avail >= BIN_SLACK)
-        return 0;
+        return;
     memmove(b->buf, b->buf + b->pos, avail);
     b->pos = 0;
     b->end = avail;
@@ -287,12 +292,10 @@ static int bin_fill(trace *t, binr *b, am_error *err)
         b->end += r;
         if (r == 0) {
             if (ferror(t->f))
-                return am_fail_at(err, t->path, b->rec + 1, 0, "read error: %s",
-                                  trace_read_why(errno));
+                snprintf(b->rerr, sizeof b->rerr, "%s", trace_read_why(errno));
             b->eof = 1;
         }
     }
-    return 0;
 }
 
 /* LEB128 varint from [*pp, e): 0 and *v, or -1 when truncated or longer than 64 bits. */
@@ -319,6 +322,74 @@ static inline int get_uv(const unsigned char **pp, const unsigned char *e, uint6
     return -1;
 }
 
+/* Whether the failed varint at [p, e) ran into the end of the buffered bytes (every byte left has
+ * its continuation bit) rather than being malformed. */
+static int uv_cut(const unsigned char *p, const unsigned char *e)
+{
+    for (; p < e; p++)
+        if (!(*p & 0x80))
+            return 0;
+    return 1;
+}
+
+/* A record that could not be decoded: the pending read error if the bytes ran out (cut) and the
+ * stream broke there, else a malformed or truncated record. Error path only. */
+static int bin_cut(trace *t, binr *b, int cut, am_error *err)
+{
+    if (cut && b->rerr[0])
+        return BFAIL("read error: %s", b->rerr);
+    return BFAIL("truncated or malformed record");
+}
+
+/* A header that could not be decoded: cut says the bytes ran out (truncated, or the pending read
+ * error), else the header is malformed in the way `what` says. */
+static int hdr_fail(trace *t, binr *b, int cut, const char *what, am_error *err)
+{
+    if (cut && b->rerr[0])
+        return am_fail(err, AM_EINPUT, "%s: read error: %s", t->path, b->rerr);
+    if (cut)
+        return am_fail(err, AM_EINPUT, "%s: truncated binary trace header", t->path);
+    return am_fail(err, AM_EINPUT, "%s: binary trace header: %s", t->path, what);
+}
+
+/* The level table after the fixed header, at b->pos. It may be larger than the buffer (4096
+ * names of 255 bytes are 1 MiB), so the buffer is refilled before each name: a name and its
+ * length take less than BIN_SLACK bytes. */
+static int bin_levels(trace *t, binr *b, am_error *err)
+{
+    const unsigned char *p = b->buf + b->pos, *e = b->buf + b->end;
+    uint64_t n;
+    if (get_uv(&p, e, &n))
+        return hdr_fail(t, b, uv_cut(p, e), "bad level table", err);
+    if (n > BIN_MAX_LEVELS)
+        return hdr_fail(t, b, 0, "bad level table (more than 4096 levels)", err);
+    b->pos = (size_t)(p - b->buf);
+    b->nlv = (size_t)n;
+    b->lvmap = am_calloc(b->nlv ? b->nlv : 1, sizeof *b->lvmap);
+    b->lvname = am_calloc(b->nlv ? b->nlv : 1, sizeof *b->lvname);
+    for (size_t i = 0; i < b->nlv; i++) {
+        bin_fill(t, b);
+        p = b->buf + b->pos;
+        e = b->buf + b->end;
+        uint64_t len;
+        if (get_uv(&p, e, &len))
+            return hdr_fail(t, b, uv_cut(p, e), "bad level name (1 to 255 bytes)", err);
+        if (len == 0 || len > BIN_NAME_MAX)
+            return hdr_fail(t, b, 0, "bad level name (1 to 255 bytes)", err);
+        if ((uint64_t)(e - p) < len)
+            return hdr_fail(t, b, 1, "", err);
+        for (size_t j = 0; j < len; j++) /* a NUL would cut the name short in every message */
+            if (p[j] < 0x20 || p[j] == 0x7f)
+                return hdr_fail(t, b, 0, "level name contains a NUL or control byte", err);
+        b->lvname[i] = am_malloc((size_t)len + 1);
+        memcpy(b->lvname[i], p, (size_t)len);
+        b->lvname[i][len] = 0;
+        b->lvmap[i] = trace_level_lookup(t, (const char *)p, (size_t)len);
+        b->pos = (size_t)(p + len - b->buf);
+    }
+    return 0;
+}
+
 static int bin_level(trace *t, binr *b, uint64_t idx, int32_t *out, am_error *err)
 {
     if (idx >= b->nlv)
@@ -342,42 +413,23 @@ int trace_bin_open(trace *t, am_error *err)
     trace_blank_event(t, &b->blank);
     t->impl = b;
     t->reader = &bin_reader;
-    if (bin_fill(t, b, err))
-        return -1;
+    bin_fill(t, b);
     const unsigned char *p = b->buf + b->pos, *e = b->buf + b->end;
     if (e - p < 8 || !trace_bin_magic(p, 8))
-        return am_fail(err, AM_EINPUT, "%s: truncated binary trace header", t->path);
+        return hdr_fail(t, b, 1, "", err);
     if (p[4] != TRACE_BIN_VERSION)
         return am_fail(err, AM_EINPUT, "%s: unsupported binary trace version %u (this amsim "
                        "reads %d)", t->path, p[4], TRACE_BIN_VERSION);
     if (p[5] || p[6] || p[7])
         return am_fail(err, AM_EINPUT, "%s: binary trace header: unknown flags", t->path);
-    p += 8;
-    uint64_t n;
-    if (get_uv(&p, e, &n) || n > BIN_MAX_LEVELS)
-        return am_fail(err, AM_EINPUT, "%s: binary trace header: bad level table", t->path);
-    b->nlv = (size_t)n;
-    b->lvmap = am_calloc(b->nlv ? b->nlv : 1, sizeof *b->lvmap);
-    b->lvname = am_calloc(b->nlv ? b->nlv : 1, sizeof *b->lvname);
-    for (size_t i = 0; i < b->nlv; i++) {
-        uint64_t len;
-        if (get_uv(&p, e, &len) || len == 0 || len > BIN_NAME_MAX || (uint64_t)(e - p) < len)
-            return am_fail(err, AM_EINPUT, "%s: binary trace header: bad level name (1 to %d "
-                           "bytes)", t->path, BIN_NAME_MAX);
-        b->lvname[i] = am_malloc((size_t)len + 1);
-        memcpy(b->lvname[i], p, (size_t)len);
-        b->lvname[i][len] = 0;
-        b->lvmap[i] = trace_level_lookup(t, (const char *)p, (size_t)len);
-        p += len;
-    }
-    b->pos = (size_t)(p - b->buf);
-    return 0;
+    b->pos += 8;
+    return bin_levels(t, b, err);
 }
 
 #define GET(v)                                                                 \
     do {                                                                       \
         if (get_uv(&p, e, &(v)))                                               \
-            return BFAIL("truncated or malformed record");                     \
+            return bin_cut(t, b, uv_cut(p, e), err);                           \
     } while (0)
 
 static int bin_next(trace *t, tr_event *ev, am_error *err)
@@ -385,27 +437,30 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
     binr *b = t->impl;
     if (b->done)
         return 0;
-    if (b->end - b->pos < BIN_SLACK && bin_fill(t, b, err))
-        return -1;
+    if (b->end - b->pos < BIN_SLACK)
+        bin_fill(t, b);
     const unsigned char *p = b->buf + b->pos, *e = b->buf + b->end;
     b->rec++;
-    if (p == e)
+    if (p == e) {
+        if (b->rerr[0])
+            return BFAIL("read error: %s", b->rerr);
         return BFAIL("truncated binary trace: no end record after %lu records", b->rec - 1);
+    }
     unsigned op = *p++;
-    if (op == 0) { /* end record: the count, then nothing */
+    if (op == 0) { /* end record (number b->rec, as messages name it): the count, then nothing */
         uint64_t n;
-        b->rec--;
         GET(n);
-        if (n != b->rec)
+        if (n != b->rec - 1)
             return BFAIL("end record counts %llu records, the file holds %lu",
-                         (unsigned long long)n, b->rec);
+                         (unsigned long long)n, b->rec - 1);
         b->pos = (size_t)(p - b->buf);
         if (b->pos != b->end || !b->eof) {
-            if (bin_fill(t, b, err))
-                return -1;
+            bin_fill(t, b);
             if (b->pos != b->end)
                 return BFAIL("data after the end record");
         }
+        if (b->rerr[0]) /* the stream broke after the end record: name the next record */
+            return am_fail_at(err, t->path, b->rec + 1, 0, "read error: %s", b->rerr);
         b->done = 1;
         return 0;
     }
@@ -502,7 +557,7 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
                 return BFAIL("bad name length %llu (1 to %d bytes)", (unsigned long long)v,
                              BIN_NAME_MAX);
             if ((uint64_t)(e - p) < v)
-                return BFAIL("truncated or malformed record");
+                return bin_cut(t, b, 1, err);
             for (size_t i = 0; i < v; i++) {
                 unsigned char c = p[i];
                 if (c <= 0x20 || c == 0x7f) /* a name is one token in text */

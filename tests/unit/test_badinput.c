@@ -247,6 +247,27 @@ BI_TB(b_ext_kind, "ext.amsb", BIN_HDR "\x46\x05\x02\x07\x00\x01",
       "amsim: @:1: extension bits 0x2 do not apply to this record's kind 6 (it takes 0x1)")
 BI_TB(b_level_empty, "lv0.amsb", "\x41\x4d\x53\x42\x01\x00\x00\x00\x01\x00\x00\x00",
       "amsim: @: binary trace header: bad level name (1 to 255 bytes)")
+/* A header cut inside a level name is truncated (it used to be "bad level name"); a level name
+ * with a NUL is refused in the header (it used to be read as far as the NUL: "unknown level
+ * 'hbm'"). */
+BI_TB(b_header_cut, "hcut.amsb", "\x41\x4d\x53\x42\x01\x00\x00\x00\x02\x03" "hb",
+      "amsim: @: truncated binary trace header")
+BI_TB(b_level_nul, "lvnul.amsb",
+      "\x41\x4d\x53\x42\x01\x00\x00\x00\x01\x06" "hbm\x00zz" "\x81\x00\x02\x05\x00\x01",
+      "amsim: @: binary trace header: level name contains a NUL or control byte")
+/* End-record problems name the end record's own number (they named the last data record, or
+ * record 0 in a file without data records). */
+BI_TB(b_end_count0, "endc0.amsb", BIN_HDR "\x00\x05",
+      "amsim: @:1: end record counts 5 records, the file holds 0")
+BI_TB(b_end_count, "endc.amsb", BIN_HDR "\x06\x05\x06\x05\x00\x03",
+      "amsim: @:3: end record counts 3 records, the file holds 2")
+/* A gzip-compressed binary trace (3 computes and the end record) without its 8-byte gzip
+ * trailer: the read error names the record after the last one read, as the native reader names
+ * the line after its last (it named record 1: the reader decompresses ahead). */
+BI_TB(b_gzip_cut, "gcut.amsb.gz",
+      "\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\x73\xf4\x0d\x76\x62\x64\x60\x60\x60"
+      "\x62\xce\x48\xca\x65\xc9\xc8\x2f\x2e\x61\x63\x05\x41\x06\x66\x00",
+      "amsim: @:5: read error: corrupt or truncated gzip data")
 /* 2^64 - 1 means "no address" / "no id" inside: a file that gives it is refused in every form,
  * where it used to be read as giving nothing (the recorded address or transfer id lost). */
 BI_T(t_addr_none, "addrnone.trace", H "alloc 1 4096 addr=18446744073709551615\n",
@@ -1879,6 +1900,11 @@ void suite_badinput(void)
              {"binary: a name with a space", b_name_space},
              {"binary: an extension the kind does not take", b_ext_kind},
              {"binary: an empty level name", b_level_empty},
+             {"binary: a header cut inside a level name", b_header_cut},
+             {"binary: a level name with a NUL byte", b_level_nul},
+             {"binary: end record count, no data records", b_end_count0},
+             {"binary: end record count too large", b_end_count},
+             {"binary: gzip data cut after the end record", b_gzip_cut},
              {"trace: addr= of 2^64 - 1 (means none)", t_addr_none},
              {"trace: transfer id= of 2^64 - 1 (means none)", t_id_none},
              {"csv: offset of 2^64 - 1 (means none)", c_offset_none},

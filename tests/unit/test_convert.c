@@ -488,6 +488,32 @@ static void test_binary(void)
     free(err);
 }
 
+/* A level table larger than the reader's 1 MiB buffer (4096 names of 255 bytes, the most the
+ * format allows) is read across refills: until 2026-11-27 it was refused as "bad level name". */
+static void test_binary_big_header(void)
+{
+    char path[600], args[1400], name[256];
+    snprintf(path, sizeof path, "%s/lvbig.amsb", tu_tmpdir());
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_FATAL(f != NULL);
+    fwrite("AMSB\x01\x00\x00\x00\x80\x20", 1, 10, f); /* 4096 as a varint */
+    for (int i = 0; i < 4096; i++) {
+        memset(name, 'x', 255);
+        int k = snprintf(name, sizeof name, "l%d", i);
+        name[k] = 'x'; /* snprintf's NUL: the name is all 255 bytes */
+        fputc(0xff, f); /* 255 as a varint */
+        fputc(0x01, f);
+        fwrite(name, 1, 255, f);
+    }
+    fwrite("\x00\x00", 1, 2, f); /* the end record: no records */
+    CU_ASSERT_FATAL(fclose(f) == 0);
+    char *out = NULL;
+    snprintf(args, sizeof args, "check -c %s/configs/default.yaml %s", tu_top(), path);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "trace ok (binary, 0 events"));
+    free(out);
+}
+
 /* The peak live bytes of a level in a run's summary (-1 when the run fails). */
 static long long run_peak_live(const char *config, const char *tpath, const char *level)
 {
@@ -865,6 +891,7 @@ void suite_convert(void)
              {"native writer round-trips every field", test_writer_fields},
              {"gzip inputs read transparently", test_gzip},
              {"binary form round trip and truncation", test_binary},
+             {"binary level table larger than the read buffer", test_binary_big_header},
              {"native -> csv keeps peak live (donations, into=) or refuses", test_csv_peak_live},
              {"native -> csv refuses what run refuses (ids, events)", test_csv_engine_rules},
              {"native -> csv: the offset column, or what its absence loses",
