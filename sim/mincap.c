@@ -495,6 +495,13 @@ int cmd_mincap(int argc, char **argv)
                         c.gran ? why : "zero");
                 return 1;
             }
+            /* the search steps by whole granules up to 4 PiB: a larger granule has none
+             * (until 2026-11-27 it ran and said the largest request was "above 0 bytes (4 PiB)") */
+            if (c.gran > MC_MAX_VALUE) {
+                fprintf(stderr, "%s: --granularity: '%s' is above 4 PiB (%llu bytes), the most "
+                        "mincap searches\n", prog, v, (unsigned long long)MC_MAX_VALUE);
+                return 1;
+            }
         }
     }
     if (!c.config || !c.trace) {

@@ -2285,6 +2285,10 @@ static void test_repeated_options(void)
          "amsim compare: --config given twice"},
         {"mincap -c @C -t @T --granularity 1MiB --granularity 2MiB --json @J",
          "amsim mincap: --granularity given twice ('1MiB', then '2MiB')"},
+        /* above the 4 PiB mincap searches (until 2026-11-27 "above 0 bytes (4 PiB)") */
+        {"mincap -c @C -t @T --granularity 8PiB --json @J",
+         "amsim mincap: --granularity: '8PiB' is above 4 PiB (4503599627370496 bytes), the most "
+         "mincap searches\n"},
         {"run -q -c @C -t @T --json @J --json @J.2", "amsim run: --json given twice"},
         {"run -q -c @C -t @T --policy bfc --policy caching --json @J",
          "amsim run: --policy given twice ('bfc', then 'caching'): it takes one value; amsim "
