@@ -292,6 +292,18 @@ static void c_time_inclusive(void)
                       "id,lower,upper,size\n0, 0,  18446744073709551615,64\n", 0,
                       "amsim: @:2:8: upper 18446744073709551615 + 1 (inclusive lifetimes) is "
                       "out of range", "--set trace.lifetimes=inclusive", NULL});
+    /* upper + 1 fits but is past the clock: the upper as written is named, then the tick
+     * (until 2026-11-27 "upper tick 18446744073709552", N + 1, as if written) */
+    bi_run(&(bi_case){BI_TRACE, "tincl2.csv", "id,lower,upper,size\n1,0,18446744073709551,1\n",
+                      0, "amsim: @:2:5: upper 18446744073709551 + 1 (inclusive lifetimes) is "
+                      "out of range: tick 18446744073709552 at 1000 ps per tick exceeds 2^64 ps",
+                      "--set trace.lifetimes=inclusive", NULL});
+    bi_run(&(bi_case){BI_TRACE, "tincl3.csv",
+                      "id,lower,upper,size\n1,0,18446744073709551614,1\n", 0,
+                      "amsim: @:2:5: upper 18446744073709551614 + 1 (inclusive lifetimes) is "
+                      "out of range: tick 18446744073709551615 at 1 ps per tick is 2^64 - 1 ps "
+                      "(at most 2^64 - 2)",
+                      "--set trace.lifetimes=inclusive --set trace.time_unit=1ps", NULL});
 }
 /* Times that are each in range but add up past the clock: an error where a clock gets there,
  * not a wrapped time (two such computes once gave a makespan of 0 ps). */
@@ -1011,8 +1023,8 @@ static void check_reads_as_run(void)
     CU_ASSERT(out && strcmp(out, want) == 0);
     free(out);
     /* with -c: the config's 1 s ticks and inclusive lifetimes, the run's error and counts */
-    snprintf(want, sizeof want, "amsim: %s:2:5: time out of range: upper tick 20000001 at "
-             "1000000000000 ps per tick exceeds 2^64 ps\n", big);
+    snprintf(want, sizeof want, "amsim: %s:2:5: upper 20000000 + 1 (inclusive lifetimes) is out "
+             "of range: tick 20000001 at 1000000000000 ps per tick exceeds 2^64 ps\n", big);
     snprintf(args, sizeof args, "check -c '%s' '%s'", cfg, big);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     CU_ASSERT(err && strcmp(err, want) == 0);
