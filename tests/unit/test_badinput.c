@@ -638,12 +638,28 @@ static void y_set_unknown_name(void)
              cp, trace_gpu());
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
 }
-/* libyaml gives a byte offset for what its reader refuses: reported as line and column */
+/* libyaml gives a byte offset for what its reader refuses: reported as line and column, with
+ * the byte's value and its offset (until 2026-11-27 "(byte 46)", the offset alone, which read
+ * like the byte's value). A message never echoes a control byte raw: a --set's key or value is
+ * quoted with its control bytes as \xHH (until 2026-11-27 they reached the terminal raw). */
 static void y_control(void)
 {
     static const char text[] = V "memories:\n  hbm:\n    capacity: 1GiB\0\n";
     bi_run(&(bi_case){BI_CONFIG, "ctrl.yaml", text, sizeof text - 1,
-                      "amsim: @:4:19: control characters are not allowed (byte 46)", NULL, NULL});
+                      "amsim: @:4:19: control characters are not allowed (byte 0x00 at offset 46)",
+                      NULL, NULL});
+    bi_run(&(bi_case){BI_CONFIG, "ctrl2.yaml", V "device: h100\x7fjunk\n", 0,
+                      "amsim: @:2:13: control characters are not allowed (byte 0x7f at offset 23)",
+                      NULL, NULL});
+    const char *cp = bi_write("ctrl3.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    char args[2048];
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set 'dev\x01ice=h100'", cp,
+             trace_gpu());
+    bi_expect(args, 1, "amsim: --set 'dev\\x01ice=h100': unknown key 'dev\\x01ice'");
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set 'device=h1\x1b" "00'", cp,
+             trace_gpu());
+    bi_expect(args, 1, "amsim: --set 'device=h1\\x1b00': bad value: control characters are not "
+              "allowed (byte 0x1b at offset 2)");
 }
 /* a quoted scalar's escape giving a control character is refused as a raw one is, at the
  * scalar (until 2026-11-27 "\0" cut the value short: device h100, capacity 2GiB, policy bfc);
