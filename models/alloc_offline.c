@@ -155,16 +155,21 @@ static int off_set_plan(void *st, const plan_buf *bufs, size_t n, am_error *err)
         p[i] = bufs[i];
         if (p[i].size > UINT64_MAX - f->o.alignment) {
             free(p);
-            return am_fail_opt(err, "alignment", "offline: request %zu of %" PRIu64 " bytes is "
-                               "too large", i, bufs[i].size);
+            return am_fail_opt(err, "alignment", "offline: request %zu of %zu planned (from 1, "
+                               "in trace order) of %" PRIu64 " bytes is too large", i + 1, n,
+                               bufs[i].size);
         }
         p[i].size = am_round_up(p[i].size, f->o.alignment);
+        /* the sum must stay below 2^64, the first address past the plan (until 2026-11-27
+         * the message said "more than 2^64 bytes", though exactly 2^64 was refused too, and
+         * numbered the request from 0) */
         if (p[i].size > UINT64_MAX - total) {
             free(p);
-            return am_fail_opt(err, "alignment", "offline: the planned sizes add up to more "
-                               "than 2^64 bytes at request %zu (%" PRIu64 " bytes, rounded to "
-                               "the alignment of %" PRIu64 "): a plan's addresses could not be "
-                               "represented", i, bufs[i].size, f->o.alignment);
+            return am_fail_opt(err, "alignment", "offline: the planned sizes add up to 2^64 "
+                               "bytes or more at request %zu of %zu planned (from 1, in trace "
+                               "order; %" PRIu64 " B requested, rounded up to a multiple of the alignment, %"
+                               PRIu64 " B): a plan's addresses could not be represented", i + 1, n,
+                               bufs[i].size, f->o.alignment);
         }
         total += p[i].size;
     }

@@ -9,9 +9,35 @@
 #include <string.h>
 #include <sys/mman.h>
 
+void am_escape_controls(char *out, size_t cap, const char *src)
+{
+    size_t o = 0;
+    if (!cap)
+        return;
+    for (const unsigned char *p = (const unsigned char *)src; *p && o + 1 < cap; p++) {
+        if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f) {
+            if (o + 5 > cap)
+                break;
+            o += (size_t)snprintf(out + o, cap - o, "\\x%02x", *p);
+        } else
+            out[o++] = (char)*p;
+    }
+    out[o] = 0;
+}
+
+/* A message quotes what the user wrote (a --set, a key, a name): its control bytes are escaped,
+ * so a raw escape or backspace never reaches the terminal (until 2026-11-27 they were echoed). */
+static void escape_controls(char *msg, size_t cap)
+{
+    char out[sizeof ((am_error *)0)->msg];
+    am_escape_controls(out, cap < sizeof out ? cap : sizeof out, msg);
+    strcpy(msg, out);
+}
+
 static void fail_v(am_error *e, int status, const char *opts, const char *fmt, va_list ap)
 {
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    escape_controls(e->msg, sizeof e->msg);
     e->status = status;
     e->opts = opts;
 }
@@ -72,6 +98,7 @@ int am_fail_at(am_error *e, const char *file, unsigned long line, unsigned long 
     va_start(ap, fmt);
     vsnprintf(e->msg + n, sizeof e->msg - (size_t)n, fmt, ap);
     va_end(ap);
+    escape_controls(e->msg, sizeof e->msg);
     e->status = AM_EINPUT;
     e->opts = NULL;
     return -1;

@@ -243,8 +243,18 @@ static int yaml_fail(am_error *e, const char *file, const char *buf, size_t len,
                 line++;
                 bol = i + 1;
             }
-        return am_fail_at(e, file, line, (unsigned long)(off - bol) + 1, "%s (byte %zu)", prob,
-                          p->problem_offset);
+        /* the byte (or, past ASCII, the character) and where it is: until 2026-11-27 only the
+         * offset, "(byte 23)", which read like the byte's value */
+        int v = p->problem_value;
+        unsigned long col = (unsigned long)(off - bol) + 1;
+        if (v < 0)
+            return am_fail_at(e, file, line, col, "%s (at byte offset %zu)", prob,
+                              p->problem_offset);
+        if (v >= 0x80 && strstr(prob, "character"))
+            return am_fail_at(e, file, line, col, "%s (character U+%04X at byte offset %zu)", prob,
+                              (unsigned)v, p->problem_offset);
+        return am_fail_at(e, file, line, col, "%s (byte 0x%02x at offset %zu)", prob,
+                          (unsigned)v, p->problem_offset);
     }
     if (p->context)
         return am_fail_at(e, file, p->problem_mark.line + 1, p->problem_mark.column + 1,
@@ -454,7 +464,10 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
     cfg_node *val = NULL;
     char *path = NULL;
 
-    snprintf(origin, sizeof origin, "--set '%s'", text);
+    /* escaped as every message is, so the message's prefix is this origin (apply_set strips it) */
+    char shown[CFG_PATH_MAX];
+    am_escape_controls(shown, sizeof shown, text);
+    snprintf(origin, sizeof origin, "--set '%s'", shown);
     const char *file = pool_intern(pool, set->file ? set->file : origin);
     unsigned long line = set->file ? set->line : 0, col = set->file ? set->col : 0;
     cfg_node here = {.file = file, .line = line, .col = col}; /* where messages point */

@@ -326,8 +326,8 @@ struct sim {
     const char *file; /* the trace's path (sim_run), for errors after its last event */
     uint64_t seq;    /* trace event index */
     sim_summary sum;
-    sim_oom *ooms;
-    size_t nooms;
+    sim_oom *ooms; /* grown on demand up to report.max_oom_events (see record_oom) */
+    size_t nooms, ooms_cap;
     am_ps next_sample;   /* timeline_interval > 0: the sampling period's end (exclusive) */
     tl_row tl[CFG_MAX_LEVELS]; /* each level's last row in the current period, written later */
     uint64_t tl_order;   /* order in which the pending rows were taken (their output order) */
@@ -1149,6 +1149,16 @@ static void record_oom(sim *s, uint64_t seq, uint64_t id, uint64_t bytes, int le
 {
     s->sum.ooms++;
     if (s->nooms < s->cfg->report.max_oom_events) {
+        /* slots grow geometrically as OOMs happen, so a large limit costs nothing until used
+         * (until 2026-11-27 all max_oom_events slots were allocated up front: a limit near
+         * 2^32 asked the host for 256 GiB and the run failed) */
+        if (s->nooms == s->ooms_cap) {
+            size_t cap = s->ooms_cap ? s->ooms_cap * 2 : 16;
+            if (cap > s->cfg->report.max_oom_events)
+                cap = s->cfg->report.max_oom_events;
+            s->ooms = am_realloc(s->ooms, cap * sizeof *s->ooms);
+            s->ooms_cap = cap;
+        }
         mem_level *m = s->lv[level];
         const mem_metrics *mm = mem_get_metrics(m);
         s->ooms[s->nooms++] = (sim_oom){seq, id, level, recorded, bytes,
@@ -2529,8 +2539,6 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
             c->l = c->owner ? link_create_rate(bw, den, L->latency, L->concurrency) : c[-1].l;
         }
     }
-    s->ooms = am_calloc(cfg->report.max_oom_events ? cfg->report.max_oom_events : 1,
-                        sizeof *s->ooms);
     if (o->placements)
         fputs("seq,id,level,address,requested,allocated,status\n", o->placements);
     if (o->timeline)

@@ -481,8 +481,10 @@ int cmd_mincap(int argc, char **argv)
                                  : NULL) != 0)
             return 1;
         if (k == O_SET) {
-            if (c.nsets >= RUN_MAX_SETS - 4) {
-                fprintf(stderr, "%s: too many --set options\n", prog);
+            /* 256 like run and compare: the run spec has room for the probe's own sets
+             * (until 2026-11-27 mincap took 252, "too many --set options") */
+            if (c.nsets == RUN_MAX_SETS) {
+                fprintf(stderr, "%s: more than %d --set options\n", prog, RUN_MAX_SETS);
                 return 1;
             }
             c.sets[c.nsets++] = v;
@@ -491,6 +493,13 @@ int cmd_mincap(int argc, char **argv)
             if (units_size(v, &c.gran, &why) != 0 || c.gran == 0) {
                 fprintf(stderr, "%s: --granularity: '%s' is not a size > 0 (%s)\n", prog, v,
                         c.gran ? why : "zero");
+                return 1;
+            }
+            /* the search steps by whole granules up to 4 PiB: a larger granule has none
+             * (until 2026-11-27 it ran and said the largest request was "above 0 bytes (4 PiB)") */
+            if (c.gran > MC_MAX_VALUE) {
+                fprintf(stderr, "%s: --granularity: '%s' is above 4 PiB (%llu bytes), the most "
+                        "mincap searches\n", prog, v, (unsigned long long)MC_MAX_VALUE);
                 return 1;
             }
         }

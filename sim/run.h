@@ -9,12 +9,15 @@
 #include "outfile.h"
 #include "report.h"
 
+/* --set options a command takes (each command refuses one more: "more than 256 --set options") */
 #define RUN_MAX_SETS 256
+/* sets a command adds to the user's own (mincap: the policy, capacity, limit and on_oom) */
+#define RUN_EXTRA_SETS 4
 
 typedef struct run_spec {
     const char *config, *trace;
     const char *policy;          /* allocator policy of the default level, or NULL */
-    const char *sets[RUN_MAX_SETS + 2];
+    const char *sets[RUN_MAX_SETS + RUN_EXTRA_SETS];
     int nsets;
     const char *json, *placements, *timeline, *log; /* output files or NULL ("-": stdout) */
     const char *outdir;          /* all outputs + effective_config.yaml + report.txt */

@@ -168,7 +168,7 @@ static unsigned long csv_field_col(const char *line, const char *e, int k)
 static int csv_time_check(trace *t, const csv_row *row, const char *line, const char *e,
                           am_error *err)
 {
-    uint64_t l = row->v[1], h = row->v[2];
+    uint64_t l = row->v[1], h = row->v[2], written = h;
     am_ps unit = t->opts.time_unit;
     int over = t->opts.lifetimes_inclusive && h == UINT64_MAX; /* upper + 1 does not fit */
     if (!over) {
@@ -181,14 +181,19 @@ static int csv_time_check(trace *t, const csv_row *row, const char *line, const 
         return am_fail_at(err, t->path, row->line, ucol,
                           "upper %llu + 1 (inclusive lifetimes) is out of range",
                           (unsigned long long)h);
-    if (h > UINT64_MAX / unit)
+    /* with inclusive lifetimes the message names the upper as written, not the tick + 1 it
+     * was read as (until 2026-11-27 it quoted N + 1 as if written) */
+    const char *why = h > UINT64_MAX / unit ? "exceeds 2^64 ps"
+                                            : "is 2^64 - 1 ps (at most 2^64 - 2)";
+    /* (else h * unit is 2^64 - 1 ps, the value that means "no time") */
+    if (t->opts.lifetimes_inclusive)
         return am_fail_at(err, t->path, row->line, ucol,
-                          "time out of range: upper tick %llu at %llu ps per tick exceeds 2^64 ps",
-                          (unsigned long long)h, (unsigned long long)unit);
-    /* h * unit is 2^64 - 1 ps, the value that means "no time" */
+                          "upper %llu + 1 (inclusive lifetimes) is out of range: tick %llu at "
+                          "%llu ps per tick %s", (unsigned long long)written,
+                          (unsigned long long)h, (unsigned long long)unit, why);
     return am_fail_at(err, t->path, row->line, ucol,
-                      "time out of range: upper tick %llu at %llu ps per tick is 2^64 - 1 "
-                      "ps (at most 2^64 - 2)", (unsigned long long)h, (unsigned long long)unit);
+                      "time out of range: upper tick %llu at %llu ps per tick %s",
+                      (unsigned long long)h, (unsigned long long)unit, why);
 }
 
 /* Parse one data row (line lineno) into r, its times checked (csv_time_check); ncols is 4 or

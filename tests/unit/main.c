@@ -121,7 +121,7 @@ char *tu_slurp(const char *path, size_t *len)
 int tu_amsim(const char *args, char **out, char **errout)
 {
     const char *bin = getenv("AMSIM");
-    char cmd[8192], o[512], e[512];
+    char cmd[16384], o[512], e[512]; /* room for 257 --set options (test_batch.c) */
     snprintf(o, sizeof o, "%s/.stdout", tu_tmpdir());
     snprintf(e, sizeof e, "%s/.stderr", tu_tmpdir());
     snprintf(cmd, sizeof cmd, "%s %s >'%s' 2>'%s' </dev/null", bin ? bin : "../../build/amsim",

@@ -313,6 +313,18 @@ static void c_time_inclusive(void)
                       "id,lower,upper,size\n0, 0,  18446744073709551615,64\n", 0,
                       "amsim: @:2:8: upper 18446744073709551615 + 1 (inclusive lifetimes) is "
                       "out of range", "--set trace.lifetimes=inclusive", NULL});
+    /* upper + 1 fits but is past the clock: the upper as written is named, then the tick
+     * (until 2026-11-27 "upper tick 18446744073709552", N + 1, as if written) */
+    bi_run(&(bi_case){BI_TRACE, "tincl2.csv", "id,lower,upper,size\n1,0,18446744073709551,1\n",
+                      0, "amsim: @:2:5: upper 18446744073709551 + 1 (inclusive lifetimes) is "
+                      "out of range: tick 18446744073709552 at 1000 ps per tick exceeds 2^64 ps",
+                      "--set trace.lifetimes=inclusive", NULL});
+    bi_run(&(bi_case){BI_TRACE, "tincl3.csv",
+                      "id,lower,upper,size\n1,0,18446744073709551614,1\n", 0,
+                      "amsim: @:2:5: upper 18446744073709551614 + 1 (inclusive lifetimes) is "
+                      "out of range: tick 18446744073709551615 at 1 ps per tick is 2^64 - 1 ps "
+                      "(at most 2^64 - 2)",
+                      "--set trace.lifetimes=inclusive --set trace.time_unit=1ps", NULL});
 }
 /* Times that are each in range but add up past the clock: an error where a clock gets there,
  * not a wrapped time (two such computes once gave a makespan of 0 ps). */
@@ -647,12 +659,28 @@ static void y_set_unknown_name(void)
              cp, trace_gpu());
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
 }
-/* libyaml gives a byte offset for what its reader refuses: reported as line and column */
+/* libyaml gives a byte offset for what its reader refuses: reported as line and column, with
+ * the byte's value and its offset (until 2026-11-27 "(byte 46)", the offset alone, which read
+ * like the byte's value). A message never echoes a control byte raw: a --set's key or value is
+ * quoted with its control bytes as \xHH (until 2026-11-27 they reached the terminal raw). */
 static void y_control(void)
 {
     static const char text[] = V "memories:\n  hbm:\n    capacity: 1GiB\0\n";
     bi_run(&(bi_case){BI_CONFIG, "ctrl.yaml", text, sizeof text - 1,
-                      "amsim: @:4:19: control characters are not allowed (byte 46)", NULL, NULL});
+                      "amsim: @:4:19: control characters are not allowed (byte 0x00 at offset 46)",
+                      NULL, NULL});
+    bi_run(&(bi_case){BI_CONFIG, "ctrl2.yaml", V "device: h100\x7fjunk\n", 0,
+                      "amsim: @:2:13: control characters are not allowed (byte 0x7f at offset 23)",
+                      NULL, NULL});
+    const char *cp = bi_write("ctrl3.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    char args[2048];
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set 'dev\x01ice=h100'", cp,
+             trace_gpu());
+    bi_expect(args, 1, "amsim: --set 'dev\\x01ice=h100': unknown key 'dev\\x01ice'");
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set 'device=h1\x1b" "00'", cp,
+             trace_gpu());
+    bi_expect(args, 1, "amsim: --set 'device=h1\\x1b00': bad value: control characters are not "
+              "allowed (byte 0x1b at offset 2)");
 }
 /* a quoted scalar's escape giving a control character is refused as a raw one is, at the
  * scalar (until 2026-11-27 "\0" cut the value short: device h100, capacity 2GiB, policy bfc);
@@ -1032,8 +1060,8 @@ static void check_reads_as_run(void)
     CU_ASSERT(out && strcmp(out, want) == 0);
     free(out);
     /* with -c: the config's 1 s ticks and inclusive lifetimes, the run's error and counts */
-    snprintf(want, sizeof want, "amsim: %s:2:5: time out of range: upper tick 20000001 at "
-             "1000000000000 ps per tick exceeds 2^64 ps\n", big);
+    snprintf(want, sizeof want, "amsim: %s:2:5: upper 20000000 + 1 (inclusive lifetimes) is out "
+             "of range: tick 20000001 at 1000000000000 ps per tick exceeds 2^64 ps\n", big);
     snprintf(args, sizeof args, "check -c '%s' '%s'", cfg, big);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     CU_ASSERT(err && strcmp(err, want) == 0);

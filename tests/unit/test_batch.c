@@ -2285,6 +2285,10 @@ static void test_repeated_options(void)
          "amsim compare: --config given twice"},
         {"mincap -c @C -t @T --granularity 1MiB --granularity 2MiB --json @J",
          "amsim mincap: --granularity given twice ('1MiB', then '2MiB')"},
+        /* above the 4 PiB mincap searches (until 2026-11-27 "above 0 bytes (4 PiB)") */
+        {"mincap -c @C -t @T --granularity 8PiB --json @J",
+         "amsim mincap: --granularity: '8PiB' is above 4 PiB (4503599627370496 bytes), the most "
+         "mincap searches\n"},
         {"run -q -c @C -t @T --json @J --json @J.2", "amsim run: --json given twice"},
         {"run -q -c @C -t @T --policy bfc --policy caching --json @J",
          "amsim run: --policy given twice ('bfc', then 'caching'): it takes one value; amsim "
@@ -3394,9 +3398,42 @@ static void test_update_expectations_matrix(void)
     CU_ASSERT(access(runs, F_OK) != 0); /* nothing run */
 }
 
+/* Every command that takes --set takes 256 and refuses the 257th with one message (until
+ * 2026-11-27 convert took 64 and mincap 252, "too many --set options"). */
+static void test_set_limit(void)
+{
+    const char *tr = tu_write("s0.trace", "amsim-trace v1\nalloc 1 1\nfree 1\n");
+    char cfg[600];
+    snprintf(cfg, sizeof cfg, "%s/configs/default.yaml", tu_top());
+    static const char *const names[] = {"run", "compare", "mincap", "convert"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        for (int n = 256; n <= 257; n++) {
+            char args[16000];
+            int conv = !strcmp(names[k], "convert");
+            int len = snprintf(args, sizeof args, "%s -c '%s' %s'%s'%s", names[k], cfg,
+                               conv ? "" : "-t ", tr,
+                               conv ? " -o -" : !strcmp(names[k], "compare")
+                                   ? " --policies bfc,caching" : "");
+            for (int i = 0; i < n; i++)
+                len += snprintf(args + len, sizeof args - (size_t)len,
+                                " --set report.max_oom_events=%d", i);
+            CU_ASSERT_FATAL((size_t)len < sizeof args);
+            char *err = NULL, want[64];
+            int rc = tu_amsim(args, NULL, &err);
+            snprintf(want, sizeof want, "amsim %s: more than 256 --set options\n", names[k]);
+            if (n == 256) {
+                CU_ASSERT_EQUAL(rc, 0);
+            } else {
+                CU_ASSERT(rc == 1 && err && strcmp(err, want) == 0);
+            }
+            free(err);
+        }
+}
+
 void suite_batch(void)
 {
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
+             {"run, compare, mincap, convert: 256 --set options, not 257", test_set_limit},
              {"stats refuses a metric cell that is not a number", test_stats_bad_cells},
              {"ranges of times and numbers", test_range_kinds},
              {"step ranges computed exactly, to included", test_range_exact_steps},

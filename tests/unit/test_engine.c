@@ -557,6 +557,39 @@ static void test_recorded_oom(void)
     placed_stop(&r);
 }
 
+/* OOM-event slots grow as OOMs happen, so report.max_oom_events costs nothing until used (until
+ * 2026-11-27 every slot was allocated at sim_create: 2^32 - 1 asked the host for 256 GiB and the
+ * run failed); the list still stops at the limit. */
+static void oom_list_run(const char *limit, unsigned n_ooms, size_t want_listed)
+{
+    char y[256];
+    snprintf(y, sizeof y,
+             "version: 1\nmemories:\n  hbm: {capacity: 1MiB, allocator: {policy: best_fit}}\n"
+             "report: {max_oom_events: %s}\n", limit);
+    run r;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_FATAL(cfg_load_string(&r.cfg, "oom.yaml", y, NULL, 0, &r.err) == 0);
+    sim_opts so = {0};
+    CU_ASSERT_FATAL(sim_create(&r.s, r.cfg, &so, &r.err) == 0);
+    for (unsigned i = 0; i < n_ooms; i++)
+        CU_ASSERT(ev(&r, (tr_event){.kind = TR_ALLOC, .id = i + 1, .bytes = 2u << 20,
+                                    .line = i + 1}) == 0);
+    finish(&r);
+    const sim_oom *oo;
+    CU_ASSERT_EQUAL_FATAL(sim_ooms(r.s, &oo), want_listed);
+    for (size_t i = 0; i < want_listed; i++)
+        CU_ASSERT(oo[i].id == i + 1 && oo[i].seq == i && oo[i].requested == 2u << 20);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->ooms, n_ooms);
+    stop(&r);
+}
+
+static void test_oom_list_grows(void)
+{
+    oom_list_run("4294967295", 100, 100); /* the largest limit, past several growths */
+    oom_list_run("20", 100, 20);          /* the limit between two growths */
+    oom_list_run("0", 5, 0);
+}
+
 /* Run a native trace (text) on a caching level through sim_run: the summary in *out. */
 static void val_run(const char *name, const char *text, sim_summary *out)
 {
@@ -1246,6 +1279,8 @@ void suite_engine(void)
               test_prologue_snapshots},
              {"recorded out-of-memory: requested again, counted when it runs out",
               test_recorded_oom},
+             {"OOM list: grown as OOMs happen, up to report.max_oom_events",
+              test_oom_list_grows},
              {"recorded out-of-memory served: a timeline row while it is held",
               test_recorded_oom_timeline},
              {"first mismatch: allocation and segment event, JSON and text",
