@@ -234,36 +234,12 @@ static int value_match(const char *pat, const char *v, int is_trace);
  * or as numbers. */
 static int same_value(const char *a, const char *b) { return value_match(a, b, 0); }
 
-/* A scalar for yflow: plain when it is a name, a number or a size (letters, digits, "_./+-"),
- * double-quoted otherwise, so that its commas, colons and braces stay text in the flow YAML. */
-static void yflow_scalar(FILE *f, const char *s)
-{
-    int plain = *s && strcmp(s, "-") != 0 && strncmp(s, "---", 3) != 0;
-    for (const char *p = s; plain && *p; p++)
-        plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-                (*p >= '0' && *p <= '9') || strchr("_./+-", *p);
-    if (plain) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f) /* the config refuses them, at the value */
-            fprintf(f, "\\x%02x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
 /* Node n as one line of flow YAML ({capacity: 1MiB, allocator: {policy: bfc}}), the text of a
  * --set value: a set: entry whose value is a map or a list is passed on as --set PATH=TEXT. */
 static void yflow(FILE *f, ydoc *y, const yaml_node_t *n)
 {
     if (!n || n->type == YAML_SCALAR_NODE) {
-        yflow_scalar(f, n ? yscalar(n) : "");
+        cfg_write_scalar(f, n ? yscalar(n) : "");
         return;
     }
     if (n->type == YAML_SEQUENCE_NODE) {

@@ -2091,8 +2091,7 @@ const cfg_node *cfg_get(const cfg_node *root, const char *path)
 
 /* ---- writing ------------------------------------------------------------------------- */
 
-/* Plain when unambiguous (names, numbers with units), double-quoted otherwise. */
-static void write_scalar(FILE *f, const char *s)
+void cfg_write_scalar(FILE *f, const char *s)
 {
     int plain = *s && strcmp(s, "-") != 0 && strncmp(s, "---", 3) != 0 &&
                 strncmp(s, "...", 3) != 0;
@@ -2119,7 +2118,7 @@ static void write_scalar(FILE *f, const char *s)
 static void write_flow(FILE *f, const cfg_node *n)
 {
     if (n->kind == CFG_SCALAR) {
-        write_scalar(f, n->value);
+        cfg_write_scalar(f, n->value);
         return;
     }
     fputc(n->kind == CFG_MAP ? '{' : '[', f);
@@ -2127,7 +2126,7 @@ static void write_flow(FILE *f, const cfg_node *n)
         if (c != n->child)
             fputs(", ", f);
         if (n->kind == CFG_MAP) {
-            write_scalar(f, c->key);
+            cfg_write_scalar(f, c->key);
             fputs(": ", f);
         }
         write_flow(f, c);
@@ -2299,7 +2298,7 @@ static void write_block(FILE *f, const cfg_node *map, int indent)
 {
     for (const cfg_node *c = map->child; c; c = c->next) {
         fprintf(f, "%*s", indent, "");
-        write_scalar(f, c->key);
+        cfg_write_scalar(f, c->key);
         fputc(':', f);
         if (c->kind == CFG_MAP && c->child) {
             fputc('\n', f);

@@ -195,6 +195,11 @@ typedef struct cfg_set {
     const char *file;
     unsigned long line, col;
 } cfg_set;
+/* A YAML scalar as the config writes it: plain when unambiguous (names, numbers with units:
+ * letters, digits and "_./+-"), double-quoted otherwise, with '"' and '\\' escaped and control
+ * bytes as \xHH (which the loader refuses at the value). Also the text of a sweep's map value
+ * passed on as an --set value (batch.c). */
+void cfg_write_scalar(FILE *f, const char *s);
 /* cfg_load with positioned overrides. */
 int cfg_load_sets(am_config **cfg, const char *path, const cfg_set *sets, int nsets,
                   am_error *err);
