@@ -444,11 +444,11 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
         if (pkl_get(d, "stream") && pkl_int(pkl_get(d, "stream"), &stream) < 0)
             bad = 1;
         if (bad && x->action < A_MARK) {
+            const char *field = x->action >= A_OOM_FREE_REQ ? "oom" : "addr"; /* x is in e */
             free(e);
             return am_fail(err, AM_EINPUT, "%s: %s[%d][%zu]: '%s' entry lacks a "
                            "non-negative integer '%s' or 'size'", t->path, name, dev, i,
-                           pkl_get(d, "action")->s,
-                           x->action >= A_OOM_FREE_REQ ? "oom" : "addr");
+                           pkl_get(d, "action")->s, field);
         }
         x->stream = stream_id(st, stream);
         x->time = AM_TIME_NONE;
