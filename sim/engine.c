@@ -245,6 +245,7 @@ typedef struct chan {
     int link, dir;
     int side;  /* link_submit_side: dir on a half-duplex link, else 0 */
     int owner; /* this entry created l (advance and destroy it once) */
+    uint64_t bw, den; /* the link's effective bandwidth, bw / den bytes/s (link_rate) */
 } chan;
 
 /* A failed request waiting for frees (retry-after-free). */
@@ -1313,11 +1314,10 @@ static am_ps xfer_alone(const sim *s, int c, uint64_t bytes)
 {
     if (c < 0)
         return 0;
-    const cfg_link *L = &s->cfg->links[s->ch[c].link];
-    uint64_t bw, den;
-    link_rate(L, &bw, &den);
-    __extension__ unsigned __int128 w = (unsigned __int128)bytes * AM_PS_PER_S * den;
-    w = (w + bw - 1) / bw;
+    const chan *ch = &s->ch[c];
+    const cfg_link *L = &s->cfg->links[ch->link];
+    __extension__ unsigned __int128 w = (unsigned __int128)bytes * AM_PS_PER_S * ch->den;
+    w = (w + ch->bw - 1) / ch->bw;
     return am_ps_add(L->latency, w >= AM_PS_MAX ? AM_PS_MAX : (am_ps)w);
 }
 
@@ -2536,6 +2536,8 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
             c->dir = d;
             c->owner = d == 0 || L->duplex;
             c->side = L->duplex ? 0 : d;
+            c->bw = bw;
+            c->den = den;
             c->l = c->owner ? link_create_rate(bw, den, L->latency, L->concurrency) : c[-1].l;
         }
     }
