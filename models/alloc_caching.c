@@ -16,11 +16,11 @@
  * Expandable segments: one virtual range per (pool, stream) of 1.125 x capacity rounded to the
  * page (2 MiB small, 20 MiB large). The range's addresses are virtual: they live above
  * CACH_VA_BASE, outside the level's device addresses; with segment_addresses: recorded a range
- * is reserved where the recording's was, when that is free (recorded_va). Each mapped page is a physical device
- * allocation of one page through env->dev_alloc, so the level counts reserved bytes exactly as
- * PyTorch does (mapped pages); its physical address is kept only to give it back. Each map and
- * unmap of a virtual range is reported through env->dev_map, one call where PyTorch records one
- * segment_map / segment_unmap (a map that runs out of device memory records none).
+ * is reserved where the recording's was, when that is free (recorded_va). Each mapped page is a
+ * physical device allocation of one page through env->dev_alloc, so the level counts reserved
+ * bytes exactly as PyTorch does (mapped pages); its physical address is kept only to give it
+ * back. Each map and unmap of a virtual range is reported through env->dev_map, one call where
+ * PyTorch records one segment_map / segment_unmap (a map that runs out of device memory records none).
  *
  * Data structures: free blocks in one size-class set (models/sizeset.h) per (pool, stream) keyed
  * (size, address), its order that of PyTorch's std::set of blocks; unmapped

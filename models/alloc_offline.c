@@ -167,8 +167,9 @@ static int off_set_plan(void *st, const plan_buf *bufs, size_t n, am_error *err)
             free(p);
             return am_fail_opt(err, "alignment", "offline: the planned sizes add up to 2^64 "
                                "bytes or more at request %zu of %zu planned (from 1, in trace "
-                               "order; %" PRIu64 " B requested, rounded up to a multiple of the alignment, %"
-                               PRIu64 " B): a plan's addresses could not be represented", i + 1, n,
+                               "order; %" PRIu64 " B requested, rounded up to a multiple of "
+                               "the alignment, %" PRIu64 " B): a plan's addresses could not be "
+                               "represented", i + 1, n,
                                bufs[i].size, f->o.alignment);
         }
         total += p[i].size;

@@ -40,10 +40,10 @@ uint64_t plan_peak_live(const plan_buf *b, size_t n);
 uint64_t plan_height(const plan_buf *b, size_t n);
 
 /* XLA heap simulator's global decreasing-size best fit: buffers by size descending (ties: longer
- * lifetime first, plan_lifetime, then input order); each goes into the smallest gap, among the buffers already
- * placed that overlap it in time, that fits it (lowest offset among equal gaps), else on top of
- * them. Writes every offset and returns the height. O(n (log n + k log k)) time for buffers
- * overlapping k placed ones in time, O(n) memory. */
+ * lifetime first, plan_lifetime, then input order); each goes into the smallest gap, among the
+ * buffers already placed that overlap it in time, that fits it (lowest offset among equal gaps),
+ * else on top of them. Writes every offset and returns the height. O(n (log n + k log k)) time
+ * for buffers overlapping k placed ones in time, O(n) memory. */
 uint64_t plan_greedy(plan_buf *b, size_t n);
 
 /* What exact searches may spend (0 for either: no limit): work, counted in buffer visits (each

@@ -49,8 +49,8 @@ typedef struct rtable {
 
 /* Read a CSV file with a header line (RFC 4180 quoting); every row must have as many fields as
  * the header (blank lines are skipped). Blanks (spaces, tabs) around a field are trimmed, not
- * those inside quotes; a field's position is its first other character. 0 or -1 with a message (FILE:LINE:COL where it applies)
- * in err (errsz bytes). */
+ * those inside quotes; a field's position is its first other character. 0 or -1 with a message
+ * (FILE:LINE:COL where it applies) in err (errsz bytes). */
 int rtable_read(rtable *t, const char *path, char *err, size_t errsz);
 void rtable_free(rtable *t);
 /* A metric cell as a number: 0 with *v, 1 when it is empty (or blank: a run without the metric),

@@ -18,12 +18,12 @@
  * run for the metrics every run has, after it (from expect_finish) for policy statistics.
  * A metric moves when |got - expected| exceeds the tolerance (rel: X * max(|got|, |expected|)),
  * computed for whole numbers in exact 64-bit integers (abs:0 and rel:0 are exact above 2^53
- * too; until 2026-11-27 they compared as doubles), or one of them is null and the other not, or it is a statistic of another policy (or mode)
- * that this run's policy does not report. A file that is empty, holds no KEY=VALUE line after
+ * too; until 2026-11-27 they compared as doubles), or one of them is null and the other not,
+ * or it is a statistic of another policy (or mode) that this run's policy does not report. A file that is empty, holds no KEY=VALUE line after
  * its header, has a NUL byte or cannot be read to its end is an input error: it would otherwise
  * let every run pass. So is a tolerance other than exact on placements.fnv1a64 (a hash has no
- * distance; until 2026-11-27 abs:/rel: compared it as a double), a key given twice, a tolerance given twice (each names both
- * positions), and a key no run of the config has (a typo: not placements.rows or .fnv1a64, a
+ * distance; until 2026-11-27 abs:/rel: compared it as a double), a key given twice, a
+ * tolerance given twice (each names both positions), and a key no run of the config has (a typo: not placements.rows or .fnv1a64, a
  * level the config lacks, a metric name not listed above, or a statistic no policy reports),
  * at its FILE:LINE:COLUMN with a "did you mean" when a key is close. */
 #ifndef AM_EXPECT_H
@@ -50,8 +50,8 @@ int expect_check(expect_ctx *x, sim *s, am_error *err);
  * failure anywhere leaves no file behind (until 2026-11-27 the file was written after the
  * other outputs were in place). expect_check first, if not called yet; 0 or -1 as it. */
 int expect_save(expect_ctx *x, sim *s, FILE *f, am_error *err);
-/* After the run: compare with the expectation (expect_check first, if not called yet). 0 when nothing
- * moved; -1 with err->status AM_EOOMFAIL (3) and a message naming every metric that moved,
+/* After the run: compare with the expectation (expect_check first, if not called yet). 0 when
+ * nothing moved; -1 with err->status AM_EOOMFAIL (3) and a message naming every metric that moved,
  * AM_EINPUT (1) as expect_check, or another status on I/O errors. */
 int expect_finish(expect_ctx *x, sim *s, am_error *err);
 void expect_free(expect_ctx *x);

@@ -96,7 +96,6 @@ static void sn_push(snap_exp *x, snap_rec r)
     x->r[x->n++] = r;
 }
 
-
 /* The held allocations of a defragmentation, after its frees. */
 static void sn_flush(snap_exp *x)
 {
@@ -133,9 +132,10 @@ static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
         return;
     sn_push(x, (snap_rec){ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, t, 0, 0});
     if (!ok && x->start) {
-        if (x->nfailed == x->capfailed)
-            x->failed = am_realloc(x->failed, (x->capfailed = x->capfailed ? x->capfailed * 2 : 16) *
-                                                  sizeof *x->failed);
+        if (x->nfailed == x->capfailed) {
+            x->capfailed = x->capfailed ? x->capfailed * 2 : 16;
+            x->failed = am_realloc(x->failed, x->capfailed * sizeof *x->failed);
+        }
         x->failed[x->nfailed++] = (snap_failed){id, x->n - 1};
     }
     x->mark = x->n;

@@ -475,8 +475,8 @@ static void timelines(ctx *c)
         char vars[RH_MAX_LINES * 400 + 1024], tw[256], cap[8192], ranges[128];
         word(tw, sizeof tw, traces[k]);
         timeline_ranges(ranges, sizeof ranges, &sp);
-        snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\nttl = \"%s: live vs reserved\""
-                 "%s", files, titles, tw, ranges);
+        snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\n"
+                 "ttl = \"%s: live vs reserved\"%s", files, titles, tw, ranges);
         char *runs = timeline_runs(c, pols, first, plotted, np);
         snprintf(cap, sizeof cap, "%.400s: reserved (solid) and live (dashed) bytes of %.100s over "
                  "simulated time, %s", traces[k], c->level, runs);

@@ -170,8 +170,8 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
      * still before anything is written), -t and --expect. */
     static const char *const label[O_N] = {"--json", "--placements", "--timeline", "--log",
                                            "-o's report.txt", "-o's effective_config.yaml",
-                                           "--save-expect", "-o's summary.json", "-o's placements.csv",
-                                           "-o's timeline.csv"};
+                                           "--save-expect", "-o's summary.json",
+                                           "-o's placements.csv", "-o's timeline.csv"};
     out_named outs[O_N + 2];
     int nout = 0;
     for (int i = 0; i < O_N; i++)

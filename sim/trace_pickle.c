@@ -709,7 +709,8 @@ static void build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, uint64_t 
         case A_OOM_FREE_REQ:
         case A_OOM_FREE_DONE: {
             int whole = x->action == A_OOM_FREE_DONE ||
-                        (i + 1 < n && en[i + 1].action == A_OOM_FREE_DONE && en[i + 1].addr == x->addr);
+                        (i + 1 < n && en[i + 1].action == A_OOM_FREE_DONE &&
+                         en[i + 1].addr == x->addr);
             id = oom_id(en, n, x->addr, whole);
             if (id == TP_NO_ID) {
                 x->skipped = 1;

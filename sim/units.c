@@ -231,7 +231,8 @@ static int parse_quantity(const char *s, const unit_def *units, uint64_t plain_m
     return 0;
 }
 
-#define SIZE_UNIT_WHY "unknown unit (sizes: B, KiB, MiB, GiB, TiB, PiB, EiB, KB, MB, GB, TB, PB, EB)"
+#define SIZE_UNIT_WHY \
+    "unknown unit (sizes: B, KiB, MiB, GiB, TiB, PiB, EiB, KB, MB, GB, TB, PB, EB)"
 
 int units_size(const char *s, uint64_t *bytes, const char **why)
 {
