@@ -1990,8 +1990,12 @@ static int guard_allows(sim *s, const tr_event *ev, const char *file)
     return 1;
 }
 
-/* A buffer is used: LRU order, and a spilled buffer comes back first. 0, or -1 when it could
- * not come back (counted). */
+/* A buffer is used: LRU order, and a spilled buffer comes back first. 0, or -1 when it has no
+ * memory to read: it could not come back (counted there), its allocation failed (counted when
+ * it did), or its allocation still waits for frees (retry_after_free). The engine holds no stream
+ * behind a waiting allocation, so what the trace does meanwhile happens at its own time, when
+ * the buffer has no memory yet; a transfer of it does not happen, as for a failed one (until
+ * 2026-11-27 both copies were made and counted, from memory the buffer never had). */
 static int use_buffer(sim *s, uint64_t id)
 {
     slot *x = idmap_find(&s->ids, id);
@@ -2000,6 +2004,8 @@ static int use_buffer(sim *s, uint64_t id)
     touch(s, x);
     if (x->state == ST_SPILLED)
         return restore(s, x);
+    if (x->state == ST_OOM || x->state == ST_PENDING)
+        return -1;
     return 0;
 }
 
@@ -2060,7 +2066,7 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
             break;
         }
         if (!guard_allows(s, ev, file) || (ev->id != TR_NO_ID && use_buffer(s, ev->id) < 0)) {
-            /* rejected by the guard, or a spilled source that could not come back (counted) */
+            /* rejected by the guard, or a source with no memory (use_buffer) */
             if (ev->has_into && into_skipped(s, ev, file, err))
                 return -1;
             break;
