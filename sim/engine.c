@@ -1703,7 +1703,11 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
     }
     if (ev->has_donate) {
         /* Buffer donation: the output takes over the donated buffer when level and size match
-         * (an ownership transfer: no allocation, no copy). */
+         * (an ownership transfer: no allocation, no copy). It keeps the donor's stream: the
+         * block stays where its allocator filed it (caching: that stream's pool), so a restore
+         * after a spill, the observers and a snapshot export name the stream the allocator will
+         * treat it as (until 2026-11-27 the output's, and an exported snapshot's replay put a
+         * later allocation elsewhere). */
         slot *d = idmap_find(&s->ids, ev->donate);
         if (d && d->state == ST_LIVE && d->level == level && d->requested == ev->bytes &&
             ev->donate != ev->id) {
@@ -1715,7 +1719,6 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
             x->self = self;
             x->id = ev->id;
             x->line = ev->line;
-            x->stream = ev->stream;
             touch(s, x);
             if (s->track && keep.self != self && s->pend[keep.self])
                 pend_move(s, keep.self, self); /* its pending transfers are the output's now */
@@ -1728,7 +1731,7 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
                 s->obs->free(s->obs->ctx, s->host, ev->donate, level, keep.stream, keep.addr,
                              keep.requested, keep.given, 0);
             if (s->obs && s->obs->alloc)
-                s->obs->alloc(s->obs->ctx, s->host, s->seq, ev->id, level, ev->stream, keep.addr,
+                s->obs->alloc(s->obs->ctx, s->host, s->seq, ev->id, level, keep.stream, keep.addr,
                               ev->bytes, keep.given, 1);
             return 0;
         }
