@@ -240,6 +240,9 @@ static int cv_rules(cv_rows *c, cv_map *events, const tr_event *ev, int allocate
         if (ev->kind == TR_FREE_REQUESTED && x->requested && !x->unallocated)
             return am_fail_at(err, in, ev->line, ev->col, "second free request of id %" PRIu64,
                               id);
+        if (ev->kind == TR_FREE_COMPLETED && !x->requested && !x->unallocated)
+            return am_fail_at(err, in, ev->line, ev->col,
+                              "free_completed without a free_requested of id %" PRIu64, id);
         return 0;
     case TR_USE:
         if (!cv_live(c, id))

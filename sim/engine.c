@@ -1912,6 +1912,11 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
         s->sum.frees++;
         break;
     default: /* TR_FREE, TR_FREE_COMPLETED */
+        if (ev->kind == TR_FREE_COMPLETED && x->state == ST_LIVE)
+            /* a completion needs its request: `free` is both phases (until 2026-11-27 this was
+             * taken as a plain free) */
+            return warn_or_fail(s, err, file, ev, "free_completed without a free_requested of id",
+                                ev->id);
         if (x->state == ST_OOM) {
             if (ev->kind == TR_FREE)
                 s->sum.frees_after_oom++;

@@ -358,6 +358,9 @@ BI_T(t_double_free, "dblfree.trace", H "alloc 1 1KiB\nfree 1\nfree 1\n",
      "amsim: @:4:1: free of unknown id 1 (use --lenient")
 BI_T(t_free_completed_unknown, "fc.trace", H "free_completed 5\n",
      "amsim: @:2:1: free of unknown id 5")
+/* a completion needs its request (until 2026-11-27 it was taken as a plain free) */
+BI_T(t_free_completed_unrequested, "fcu.trace", H "alloc 1 1KiB\nfree_completed 1\n",
+     "amsim: @:3:1: free_completed without a free_requested of id 1 (use --lenient")
 BI_T(t_zero_bytes, "zero.trace", H "alloc 1 0\n",
      "amsim: @:2:1: allocation of 0 bytes for id 1 (use --lenient")
 BI_T(t_transfer_unknown_id, "xfid.trace", H "alloc 1 1KiB\ntransfer host hbm 1KiB id=9\n",
@@ -1958,6 +1961,7 @@ void suite_badinput(void)
              {"engine: free of unknown id", t_free_unknown},
              {"engine: double free", t_double_free},
              {"engine: free_completed of unknown id", t_free_completed_unknown},
+             {"engine: free_completed without free_requested", t_free_completed_unrequested},
              {"engine: allocation of 0 bytes", t_zero_bytes},
              {"engine: transfer of an unknown id", t_transfer_unknown_id},
              {"engine: wait on unrecorded event", t_wait_unrecorded},
