@@ -18,7 +18,7 @@
 #include "../models/link.h"
 #include "../models/recpool.h"
 
-#define MAX_STREAMS 65536
+#define MAX_STREAMS SIM_MAX_STREAMS
 
 /* ---- id -> allocation map ---------------------------------------------------------------- */
 

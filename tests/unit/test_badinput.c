@@ -1041,6 +1041,43 @@ static void check_counts_skipped_rows(void)
     }
 }
 
+/* amsim check keeps the rules on ids and events that run enforces (convert's cv_rules), with
+ * run's messages; --lenient counts and skips what run --lenient does, and still refuses the
+ * rest. Until 2026-11-27 check passed all of these. */
+static void check_applies_run_rules(void)
+{
+    static const struct {
+        const char *name, *text, *msg;
+        int lenient_ok;
+    } c[] = {
+        {"ckz.trace", H "alloc 1 0\n",
+         ":2:1: allocation of 0 bytes for id 1 (use --lenient to count and skip such events)\n", 1},
+        {"ckd.trace", H "alloc 1 1KiB\nalloc 1 1KiB\n",
+         ":3:1: duplicate id 1: still allocated (line 2)\n", 0},
+        {"cks.trace", H "compute 1us stream=65536\n",
+         ":2:1: stream 65536 out of range for a queued operation (streams 0 to 65535)\n", 0},
+        {"ckf.trace", H "alloc 1 1KiB\nfree_completed 1\n",
+         ":3:1: free_completed without a free_requested of id 1 (use --lenient to count and "
+         "skip such events)\n", 1},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        const char *p = bi_write(c[i].name, c[i].text, strlen(c[i].text));
+        char args[2048], want[1200];
+        char *out = NULL, *err = NULL;
+        snprintf(args, sizeof args, "check '%s'", p);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+        snprintf(want, sizeof want, "amsim: %s%s", p, c[i].msg);
+        CU_ASSERT(err && strcmp(err, want) == 0);
+        free(out);
+        free(err);
+        snprintf(args, sizeof args, "check --lenient '%s'", p);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), c[i].lenient_ok ? 0 : 1);
+        CU_ASSERT(!c[i].lenient_ok ||
+                  (out && strstr(out, "; 1 trace problem counted and skipped (--lenient)\n")));
+        free(out);
+    }
+}
+
 /* amsim check -c CONFIG reads a trace as amsim run -c CONFIG reads it: with the config's
  * trace.time_unit and trace.lifetimes. Until 2026-11-25 check read 1 ns ticks and half-open
  * lifetimes whatever the config said, so it passed a CSV whose times the run refused (20000000
@@ -2060,6 +2097,7 @@ void suite_badinput(void)
              {"--lenient counts an unknown free", lenient_unknown_free},
              {"check counts skipped rows", check_counts_skipped_rows},
              {"check reads a trace as the run does", check_reads_as_run},
+             {"check applies the rules run enforces on ids", check_applies_run_rules},
              {"check tells configs from traces by content", check_tells_configs_from_traces},
              {"failing runs leave no outputs or temporaries", no_partial_outputs},
              {"a refused -o DIR is not left behind", refused_outdir_not_created},
