@@ -96,7 +96,7 @@ typedef struct cblock {
     uint64_t key_size, key_addr; /* its key in the free tree (size, addr when filed) */
     uint64_t addr, size;     /* bytes */
     struct cblock *prev, *next; /* neighbours inside the segment, address order */
-    uint32_t stream;
+    uint32_t slot;           /* its pool's stream slot (stream_slot), not the stream number */
     uint8_t state;           /* B_FREE, B_ALLOC, B_PENDING */
     uint8_t mapped;          /* 0: an unmapped range of an expandable segment */
     uint8_t in_tree;         /* in its pool's free tree or unmapped tree */
@@ -118,19 +118,19 @@ struct cseg {
     os_node node;            /* segments tree, k1 = address */
     uint64_t addr, size;     /* bytes */
     int pool;
-    uint32_t stream;
+    uint32_t slot;           /* stream slot (stream_slot) */
     cblock *head;            /* lowest block */
     int expandable;
     uint64_t page;           /* expandable: page bytes */
     uint64_t *phys;          /* expandable: physical address per page, UINT64_MAX unmapped */
 };
 
-/* Per pool: free and unmapped trees per stream, and the lookup counter used for block age. */
+/* Per pool: free and unmapped trees per stream slot, and the lookup counter used for block age. */
 typedef struct cpool {
-    sizeset *free;           /* [nstreams]: free blocks by (size, addr) -> cblock */
+    sizeset *free;           /* [nstreams]: free blocks by (size, addr) -> cblock, per slot */
     os_tree *unmapped;       /* [nstreams], expandable segments only */
-    cseg **expseg;           /* [nstreams], expandable segment of each stream */
-    size_t nstreams;
+    cseg **expseg;           /* [nstreams], expandable segment of each stream slot */
+    size_t nstreams;         /* slots these arrays reach (<= the allocator's nslots) */
     uint64_t lookups;        /* get_free_blocks_call_count (only counted with GC on) */
 } cpool;
 
@@ -150,6 +150,15 @@ typedef struct cach {
     uint64_t largest;        /* size of the largest free mapped block, unless largest_stale */
     int largest_stale;       /* a block of that size left the pools: recount on the next ask */
     recpool blocks;          /* block records */
+    /* Stream slots: the per-stream trees are indexed by a dense slot given to each stream number
+     * at its first request, so memory grows with the streams used, not with their numbers
+     * (until 2026-11-27 the arrays were indexed by the number: stream=4294967294 asked for
+     * 650 GB). Walks over the pools go through slot_order, by stream number, as PyTorch's
+     * (stream, size, address) order. */
+    uint32_t *slot_stream;   /* [nslots] stream number of each slot, in first-use order */
+    uint32_t *slot_order;    /* [nslots] slots by ascending stream number */
+    size_t nslots, slot_cap;
+    uint32_t last_stream, last_slot; /* the last lookup (requests come in runs per stream) */
 } cach;
 
 static void st_add(cstat *s, uint64_t v)
@@ -220,11 +229,57 @@ static AM_NOINLINE void grow_streams(cpool *p, uint32_t s)
     p->nstreams = n;
 }
 
-/* The per-stream trees of a pool reach stream s (a new stream's are empty). */
+/* The per-stream trees of a pool reach slot s (a new slot's are empty). */
 static inline void ensure_stream(cpool *p, uint32_t s)
 {
     if (s >= p->nstreams)
         grow_streams(p, s);
+}
+
+/* Position in slot_order of the first slot whose stream number is >= stream. */
+static size_t slot_rank(const cach *c, uint32_t stream)
+{
+    size_t lo = 0, hi = c->nslots;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->slot_stream[c->slot_order[mid]] < stream)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* A new slot for stream at rank `at` of slot_order; both pools' trees reach it. */
+static AM_NOINLINE uint32_t slot_add(cach *c, uint32_t stream, size_t at)
+{
+    if (c->nslots == c->slot_cap) {
+        c->slot_cap = c->slot_cap ? 2 * c->slot_cap : 4;
+        c->slot_stream = am_realloc(c->slot_stream, c->slot_cap * sizeof *c->slot_stream);
+        c->slot_order = am_realloc(c->slot_order, c->slot_cap * sizeof *c->slot_order);
+    }
+    uint32_t slot = (uint32_t)c->nslots++;
+    c->slot_stream[slot] = stream;
+    memmove(&c->slot_order[at + 1], &c->slot_order[at],
+            (c->nslots - 1 - at) * sizeof *c->slot_order);
+    c->slot_order[at] = slot;
+    ensure_stream(&c->pool[POOL_SMALL], slot);
+    ensure_stream(&c->pool[POOL_LARGE], slot);
+    return slot;
+}
+
+/* The dense slot of a stream number, made at its first use. */
+static uint32_t stream_slot(cach *c, uint32_t stream)
+{
+    if (c->nslots && stream == c->last_stream)
+        return c->last_slot;
+    size_t at = slot_rank(c, stream);
+    uint32_t slot = at < c->nslots && c->slot_stream[c->slot_order[at]] == stream
+                        ? c->slot_order[at]
+                        : slot_add(c, stream, at);
+    c->last_stream = stream;
+    c->last_slot = slot;
+    return slot;
 }
 
 static int is_split(const cblock *b) { return b->prev || b->next; }
@@ -260,12 +315,12 @@ static void pool_forget(cach *c, cblock *b)
     }
 }
 
-static sizeset *pool_tree(cach *c, const cblock *b) { return &c->pool[b->pool].free[b->stream]; }
+static sizeset *pool_tree(cach *c, const cblock *b) { return &c->pool[b->pool].free[b->slot]; }
 
 /* Insert a free mapped block into its pool (insert_into_blocks). */
 static void pool_insert(cach *c, cblock *b)
 {
-    ensure_stream(&c->pool[b->pool], b->stream);
+    ensure_stream(&c->pool[b->pool], b->slot);
     ss_insert(pool_tree(c, b), b->size, b->addr, b);
     pool_note(c, b);
 }
@@ -305,13 +360,13 @@ static void unmapped_insert(cach *c, cblock *b)
     cpool *p = &c->pool[b->pool];
     b->node.k1 = b->addr;
     b->node.k2 = 0;
-    os_insert(&p->unmapped[b->stream], &b->node);
+    os_insert(&p->unmapped[b->slot], &b->node);
     b->in_tree = 1;
 }
 
 static void unmapped_remove(cach *c, cblock *b)
 {
-    os_remove(&c->pool[b->pool].unmapped[b->stream], &b->node);
+    os_remove(&c->pool[b->pool].unmapped[b->slot], &b->node);
     b->in_tree = 0;
 }
 
@@ -330,7 +385,7 @@ static cblock *block_new(cach *c, cseg *s, uint64_t addr, uint64_t size)
     b->prev = b->next = NULL;
     b->seg = s;
     b->gc_base = 0;
-    b->stream = s->stream;
+    b->slot = s->slot;
     b->state = B_FREE;
     b->mapped = 1;
     b->in_tree = 0;
@@ -357,7 +412,7 @@ static void unlink_block(cblock *b)
 static cblock *split_after(cach *c, cblock *b, uint64_t at)
 {
     cblock *rest = block_new(c, b->seg, b->addr + at, b->size - at);
-    rest->stream = b->stream;
+    rest->slot = b->slot;
     rest->prev = b;
     rest->next = b->next;
     if (b->next)
@@ -395,13 +450,13 @@ static void try_merge(cach *c, cblock *dst, cblock *src) { try_merge_keep(c, dst
 
 /* ---- device segments ---- */
 
-static cseg *seg_new(cach *c, uint64_t addr, uint64_t size, int pool, uint32_t stream)
+static cseg *seg_new(cach *c, uint64_t addr, uint64_t size, int pool, uint32_t slot)
 {
     cseg *s = am_calloc(1, sizeof *s);
     s->addr = addr;
     s->size = size;
     s->pool = pool;
-    s->stream = stream;
+    s->slot = slot;
     s->node.k1 = addr;
     os_insert(&c->segs, &s->node);
     return s;
@@ -493,7 +548,7 @@ static void unmap_block(cach *c, cblock *b)
     pool_remove(c, b);
     if (lo > b->addr) { /* free mapped head stays */
         cblock *h = block_new(c, s, b->addr, lo - b->addr);
-        h->stream = b->stream;
+        h->slot = b->slot;
         h->prev = b->prev;
         h->next = b;
         if (b->prev)
@@ -524,7 +579,7 @@ typedef struct params {
     uint64_t size;       /* rounded request */
     uint64_t requested;  /* as asked */
     uint64_t alloc_size; /* segment size on a miss */
-    uint32_t stream;
+    uint32_t slot;       /* the request's stream slot */
     int pool;
     cblock *block;       /* found or new block */
     int filed;           /* block is still in its pool's tree, at `at` */
@@ -544,9 +599,9 @@ static int get_free_block(cach *c, params *p)
     cpool *pl = &c->pool[p->pool];
     if (gc_on(c))
         pl->lookups++;
-    ensure_stream(pl, p->stream);
+    ensure_stream(pl, p->slot);
     ss_iter it;
-    const sizeset *fs = &pl->free[p->stream];
+    const sizeset *fs = &pl->free[p->slot];
     cblock *b = ss_lower_bound(fs, p->size, 0, &it);
     if (!b)
         return 0;
@@ -582,7 +637,8 @@ static void garbage_collect(cach *c)
         return;
     uint64_t target = c->total_reserved - threshold, reclaimed = 0, total_age = 0, count = 0;
     cpool *pl = &c->pool[POOL_LARGE];
-    for (size_t s = 0; s < pl->nstreams; s++) {
+    for (size_t k = 0; k < c->nslots; k++) {
+        size_t s = c->slot_order[k];
         ss_iter it;
         for (cblock *b = ss_first(&pl->free[s], &it); b; b = ss_next(&pl->free[s], &it))
             if (!is_split(b)) {
@@ -594,7 +650,8 @@ static void garbage_collect(cach *c)
     while (reclaimed < target && freed && count > 0) {
         double age_threshold = (double)total_age / (double)count;
         freed = 0;
-        for (size_t s = 0; s < pl->nstreams; s++) {
+        for (size_t k = 0; k < c->nslots; k++) {
+            size_t s = c->slot_order[k];
             /* in key order; a released block leaves the tree, so step by key, not iterator */
             for (cblock *b = ss_first(&pl->free[s], NULL), *nb; b; b = nb) {
                 nb = free_after(&pl->free[s], b);
@@ -619,7 +676,7 @@ static int release_available(cach *c, const params *p)
     if (mss == CACH_NO_LIMIT)
         return 0;
     cpool *pl = &c->pool[p->pool];
-    sizeset *t = &pl->free[p->stream];
+    sizeset *t = &pl->free[p->slot];
     uint64_t key = p->size < mss ? mss : p->size;
     cblock *b = ss_lower_bound(t, key, 0, NULL);
     if (b) {
@@ -648,7 +705,8 @@ static void release_cached(cach *c)
 {
     for (int pi = POOL_LARGE; pi >= POOL_SMALL; pi--) {
         cpool *pl = &c->pool[pi];
-        for (size_t s = 0; s < pl->nstreams; s++) {
+        for (size_t k = 0; k < c->nslots; k++) {
+            size_t s = c->slot_order[k];
             size_t nun = 0, cap = 0;
             cblock **to_unmap = NULL;
             for (cblock *b = ss_first(&pl->free[s], NULL), *nb; b; b = nb) {
@@ -688,15 +746,15 @@ static uint64_t recorded_va(cach *c, uint64_t size)
     return base;
 }
 
-/* The (pool, stream)'s virtual range, reserved at its first use: where the recording had it
+/* The (pool, stream slot)'s virtual range, reserved at its first use: where the recording had it
  * (recorded segment addresses), else the next one from CACH_VA_BASE. Until 2026-11-27 always
  * the next one, so no allocation of a recording with expandable segments was where it had been. */
-static cseg *expandable_segment(cach *c, int pool, uint32_t stream)
+static cseg *expandable_segment(cach *c, int pool, uint32_t slot)
 {
     cpool *pl = &c->pool[pool];
-    ensure_stream(pl, stream);
-    if (pl->expseg[stream])
-        return pl->expseg[stream];
+    ensure_stream(pl, slot);
+    if (pl->expseg[slot])
+        return pl->expseg[slot];
     uint64_t page = pool == POOL_SMALL ? CACH_SMALL_BUFFER : CACH_LARGE_BUFFER;
     uint64_t size = am_round_up(c->env.capacity / 8 * 9, page);
     uint64_t step = am_round_up(size, 1ULL << 40); /* the next segment's start */
@@ -705,9 +763,9 @@ static cseg *expandable_segment(cach *c, int pool, uint32_t stream)
         return NULL; /* no virtual range left to reserve (the capacity is at most 4 EiB) */
     cseg *s;
     if (base != UINT64_MAX) {
-        s = seg_new(c, base, size, pool, stream);
+        s = seg_new(c, base, size, pool, slot);
     } else {
-        s = seg_new(c, c->next_va, size, pool, stream);
+        s = seg_new(c, c->next_va, size, pool, slot);
         c->next_va = c->next_va > UINT64_MAX - step ? UINT64_MAX : c->next_va + step;
     }
     s->expandable = 1;
@@ -719,7 +777,7 @@ static cseg *expandable_segment(cach *c, int pool, uint32_t stream)
     b->mapped = 0;
     s->head = b;
     unmapped_insert(c, b);
-    pl->expseg[stream] = s;
+    pl->expseg[slot] = s;
     return s;
 }
 
@@ -729,12 +787,12 @@ static int allocatable(const cblock *b) { return b && b->state == B_FREE; }
  * just before it) that offers size bytes, map pages into it and take the resulting block. */
 static cblock *alloc_expandable(cach *c, const params *p)
 {
-    cseg *s = expandable_segment(c, p->pool, p->stream);
+    cseg *s = expandable_segment(c, p->pool, p->slot);
     if (!s)
         return NULL;
     cpool *pl = &c->pool[p->pool];
     cblock *cand = NULL;
-    for (os_node *n = os_first(&pl->unmapped[p->stream]); n && !cand; n = os_next(n)) {
+    for (os_node *n = os_first(&pl->unmapped[p->slot]); n && !cand; n = os_next(n)) {
         cblock *b = CB_OF_NODE(n);
         if (allocatable(b->prev))
             b = b->prev;
@@ -779,7 +837,7 @@ static int new_memory(cach *c, params *p, int is_retry)
     st_add(&c->segment, 1);
     st_add(&c->reserved_bytes, p->alloc_size);
     c->num_device_alloc++;
-    cseg *s = seg_new(c, addr, p->alloc_size, p->pool, p->stream);
+    cseg *s = seg_new(c, addr, p->alloc_size, p->pool, p->slot);
     cblock *b = block_new(c, s, addr, p->alloc_size);
     s->head = b;
     p->block = b;
@@ -832,7 +890,7 @@ static int cach_alloc(void *st, const alloc_req *r, alloc_out *o)
     p.size = cach_round(c, r->bytes);
     p.pool = p.size <= CACH_SMALL_SIZE ? POOL_SMALL : POOL_LARGE;
     p.alloc_size = segment_size(p.size);
-    p.stream = r->stream;
+    p.slot = stream_slot(c, r->stream);
     int found = get_free_block(c, &p);
     if (!found) {
         if (gc_on(c))
@@ -969,6 +1027,8 @@ static void cach_destroy(void *st)
         free(c->pool[i].expseg);
     }
     recpool_destroy(&c->blocks);
+    free(c->slot_stream);
+    free(c->slot_order);
     free(c);
 }
 
@@ -1098,7 +1158,7 @@ static int cach_check(void *st, am_error *err)
             ss_iter it;
             for (cblock *b = ss_first(&c->pool[i].free[s], &it); b;
                  b = ss_next(&c->pool[i].free[s], &it)) {
-                if (b->seg->pool != i || b->stream != s || b->state != B_FREE ||
+                if (b->seg->pool != i || b->slot != s || b->state != B_FREE ||
                     ss_size(&it, &c->pool[i].free[s]) != b->size ||
                     ss_addr(&it, &c->pool[i].free[s]) != b->addr || b->key_size != b->size ||
                     b->key_addr != b->addr)
@@ -1149,7 +1209,7 @@ static int cach_segment_kind(void *st, uint64_t addr, int *small, uint32_t *stre
     if (addr >= s->addr + s->size)
         return -1;
     *small = s->pool == POOL_SMALL;
-    *stream = s->stream;
+    *stream = c->slot_stream[s->slot];
     return 0;
 }
 

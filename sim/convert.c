@@ -51,6 +51,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "engine.h"
 #include "outfile.h"
 #include "run.h"
 #include "trace.h"
@@ -212,12 +213,24 @@ static void cv_add_unallocated(cv_rows *c, const tr_event *ev, uint64_t i)
  * `allocates`: a transfer's into= allocates (the guard passes it); when it does not, its id
  * must not be live either, and becomes known as not allocated (engine.c, into_skipped): its
  * frees and uses are no errors, and it may be allocated again. The rules that depend on the
- * run's config (links between levels) are left to the run. */
+ * run's config (links between levels) are left to the run. *skippable (when not NULL) is set to
+ * 1 on a problem run --lenient counts and skips (warn_or_fail in engine.c), 0 on one it refuses
+ * too. An operation queued on a stream past SIM_MAX_STREAMS is refused as the engine refuses it
+ * (until 2026-11-27 amsim check passed it). */
 static int cv_rules(cv_rows *c, cv_map *events, const tr_event *ev, int allocates,
-                    const char *in, am_error *err)
+                    const char *in, am_error *err, int *skippable)
 {
     const cv_row *x;
     uint64_t id = ev->kind == TR_TRANSFER ? ev->into : ev->id;
+    int skip_dummy;
+    if (!skippable)
+        skippable = &skip_dummy;
+    *skippable = 0;
+    if ((ev->kind == TR_TRANSFER || ev->kind == TR_COMPUTE || ev->kind == TR_RECORD ||
+         ev->kind == TR_WAIT) && ev->stream >= SIM_MAX_STREAMS)
+        return am_fail_at(err, in, ev->line, ev->col, "stream %u out of range for a queued "
+                          "operation (streams 0 to %d)", ev->stream, SIM_MAX_STREAMS - 1);
+    *skippable = 1;
     switch (ev->kind) {
     case TR_ALLOC:
     case TR_TRANSFER: /* its destination buffer's allocation, or its id taken unallocated */
@@ -228,6 +241,7 @@ static int cv_rules(cv_rows *c, cv_map *events, const tr_event *ev, int allocate
         if (ev->bytes == 0 && (ev->kind == TR_ALLOC || allocates))
             return am_fail_at(err, in, ev->line, ev->col, "allocation of 0 bytes for id %" PRIu64,
                               id);
+        *skippable = 0;
         if ((x = cv_live(c, id)) && !x->unallocated)
             return am_fail_at(err, in, ev->line, ev->col,
                               "duplicate id %" PRIu64 ": still allocated (line %lu)", id, x->line);
@@ -240,6 +254,9 @@ static int cv_rules(cv_rows *c, cv_map *events, const tr_event *ev, int allocate
         if (ev->kind == TR_FREE_REQUESTED && x->requested && !x->unallocated)
             return am_fail_at(err, in, ev->line, ev->col, "second free request of id %" PRIu64,
                               id);
+        if (ev->kind == TR_FREE_COMPLETED && !x->requested && !x->unallocated)
+            return am_fail_at(err, in, ev->line, ev->col,
+                              "free_completed without a free_requested of id %" PRIu64, id);
         return 0;
     case TR_USE:
         if (!cv_live(c, id))
@@ -249,6 +266,7 @@ static int cv_rules(cv_rows *c, cv_map *events, const tr_event *ev, int allocate
         cv_put(events, ev->arg, 1);
         return 0;
     case TR_WAIT:
+        *skippable = 0;
         if (!cv_get(events, ev->arg))
             return am_fail_at(err, in, ev->line, ev->col,
                               "wait on event %" PRIu64 ", which was never recorded", ev->arg);
@@ -303,7 +321,7 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
          * guard rejects the transfer */
         int dir, into = ev.kind == TR_TRANSFER && ev.has_into &&
                         !cfg_guard_rejects(cfg, ev.level, ev.dst_level, ev.implicit, &dir);
-        if (cv_rules(&c, &events, &ev, into, in, err) != 0) {
+        if (cv_rules(&c, &events, &ev, into, in, err, NULL) != 0) {
             r = -1;
             break;
         }
@@ -487,6 +505,85 @@ static int cv_to_native(trace *t, FILE *out, const am_config *cfg, const char *i
     while ((r = trace_next(t, &ev, err)) == 1)
         if (tw_event(&w, &ev, err) != 0)
             return -1;
+    return r < 0 ? -1 : 0;
+}
+
+/* The id state a run leaves after ev, which passed cv_rules (index i): what cv_to_csv follows
+ * of it, without the rows' bytes and lifetimes. */
+static void cv_follow(cv_rows *c, const tr_event *ev, int into, uint64_t i)
+{
+    cv_row *x;
+    switch (ev->kind) {
+    case TR_ALLOC:
+        x = ev->has_donate && ev->donate != ev->id ? cv_live(c, ev->donate) : NULL;
+        if (x && !x->unallocated && x->level == ev->level && !x->requested &&
+            x->size == ev->bytes)
+            cv_put(&c->live, ev->donate, 0); /* a matched donation: the donor is gone */
+        cv_add(c, ev, ev->id, ev->level, i, ev->bytes, ev->addr);
+        break;
+    case TR_TRANSFER:
+        if (ev->has_into && into)
+            cv_add(c, ev, ev->into, ev->dst_level, i, ev->bytes, TR_NO_ADDR);
+        else if (ev->has_into)
+            cv_add_unallocated(c, ev, i);
+        break;
+    case TR_FREE:
+    case TR_FREE_COMPLETED:
+        cv_put(&c->live, ev->id, 0);
+        break;
+    case TR_FREE_REQUESTED:
+        cv_live(c, ev->id)->requested = 1;
+        break;
+    default:
+        break;
+    }
+}
+
+int convert_check_trace(trace *t, const am_config *cfg, const char *in, int lenient,
+                        uint64_t *events, uint64_t *skipped, am_error *err)
+{
+    cv_rows c = {.deflevel = cfg->default_level};
+    cv_map evs = {0};
+    tr_event ev;
+    int r, skippable;
+    *events = *skipped = 0;
+    while ((r = trace_next(t, &ev, err)) == 1) {
+        uint64_t i = (*events)++;
+        int dir, into = ev.kind == TR_TRANSFER && ev.has_into &&
+                        !cfg_guard_rejects(cfg, ev.level, ev.dst_level, ev.implicit, &dir);
+        if (cv_rules(&c, &evs, &ev, into, in, err, &skippable) == 0) {
+            cv_follow(&c, &ev, into, i);
+            continue;
+        }
+        if (!lenient || !skippable) {
+            size_t n = strlen(err->msg);
+            if (skippable) /* run's hint, as check takes --lenient too */
+                snprintf(err->msg + n, sizeof err->msg - n,
+                         " (use --lenient to count and skip such events)");
+            r = -1;
+            break;
+        }
+        /* counted and skipped as run --lenient does: a transfer with an unknown id= is skipped
+         * whole, its into= known as not allocated (engine.c, into_skipped) */
+        memset(err, 0, sizeof *err);
+        (*skipped)++;
+        if (ev.kind == TR_TRANSFER && ev.has_into && ev.id != TR_NO_ID && !cv_live(&c, ev.id)) {
+            const cv_row *x = cv_live(&c, ev.into);
+            if (x && !x->unallocated) {
+                r = am_fail_at(err, in, ev.line, ev.col, "duplicate id %" PRIu64
+                               ": still allocated (line %lu)", ev.into, x->line);
+                break;
+            }
+            cv_add_unallocated(&c, &ev, i);
+        }
+    }
+    free(c.r);
+    free(c.live.key);
+    free(c.live.val);
+    free(c.seen.key);
+    free(c.seen.val);
+    free(evs.key);
+    free(evs.val);
     return r < 0 ? -1 : 0;
 }
 

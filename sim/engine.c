@@ -18,7 +18,7 @@
 #include "../models/link.h"
 #include "../models/recpool.h"
 
-#define MAX_STREAMS 65536
+#define MAX_STREAMS SIM_MAX_STREAMS
 
 /* ---- id -> allocation map ---------------------------------------------------------------- */
 
@@ -864,27 +864,26 @@ static void timeline_flush(sim *s)
  * period, or the end of the run, and the rows of one period are written in trace order.
  * (Until 2026-11-25 all levels shared one sampling clock: the first event after a boundary
  * took the sample, whatever its level, and the other levels got no row for that period.) */
-static void timeline_row_out(sim *s, int level)
+static void timeline_row_out(sim *s, int level, am_ps at, uint64_t seq)
 {
     if (s->prologue)
         return; /* no state of the recording: prologue_edge writes the one it leaves */
     if (s->obs && s->obs->counters)
-        s->obs->counters(s->obs->ctx, s->host, level, mem_get_metrics(s->lv[level]));
+        s->obs->counters(s->obs->ctx, at, level, mem_get_metrics(s->lv[level]));
     if (!s->o.timeline)
         return;
     const mem_metrics *m = mem_get_metrics(s->lv[level]);
     am_ps iv = s->cfg->report.timeline_interval;
     if (!iv) {
-        timeline_print(s, level, s->host, s->seq, m->live_bytes, m->allocated_bytes,
-                       m->reserved_bytes);
+        timeline_print(s, level, at, seq, m->live_bytes, m->allocated_bytes, m->reserved_bytes);
         return;
     }
-    if (s->host >= s->next_sample) {
+    if (at >= s->next_sample) {
         timeline_flush(s); /* a new period: the held rows are final */
-        am_ps k = s->host / iv + 1;
+        am_ps k = at / iv + 1;
         s->next_sample = k > AM_TIME_NONE / iv ? AM_TIME_NONE : k * iv;
     }
-    s->tl[level] = (tl_row){s->host, s->seq, s->tl_order++, m->live_bytes, m->allocated_bytes,
+    s->tl[level] = (tl_row){at, seq, s->tl_order++, m->live_bytes, m->allocated_bytes,
                             m->reserved_bytes, 1};
 }
 
@@ -895,7 +894,7 @@ static void timeline_row_out(sim *s, int level)
 static inline void timeline_row(sim *s, int level)
 {
     if (s->obs || s->o.timeline)
-        timeline_row_out(s, level);
+        timeline_row_out(s, level, s->host, s->seq);
 }
 
 static void log_prefix(sim *s, int level)
@@ -1146,7 +1145,7 @@ static int warn_or_fail(sim *s, am_error *err, const char *file, const tr_event 
 
 /* An out-of-memory result; recorded: of an `oom` line (recorded_oom), id TR_NO_ID. */
 static void record_oom(sim *s, uint64_t seq, uint64_t id, uint64_t bytes, int level,
-                       int recorded)
+                       int recorded, am_ps at)
 {
     s->sum.ooms++;
     if (s->nooms < s->cfg->report.max_oom_events) {
@@ -1167,7 +1166,7 @@ static void record_oom(sim *s, uint64_t seq, uint64_t id, uint64_t bytes, int le
                                         mem_largest_free(m),
                                         mem_capacity(m) > mm->reserved_bytes
                                             ? mem_capacity(m) - mm->reserved_bytes : 0,
-                                        s->host};
+                                        at};
     }
 }
 
@@ -1200,10 +1199,22 @@ static void validate(sim *s, uint64_t seq, uint64_t id, uint64_t recorded, int o
     }
 }
 
-/* The outcome of a request (now, or after waiting): map entry, outputs, log. */
-static void settle(sim *s, slot *x, uint64_t seq, uint64_t bytes, uint64_t recorded, int level,
-                   int ok, const alloc_out *o)
+/* When a request's outcome happened: host time and the trace event index of its timeline row. */
+typedef struct stamp {
+    am_ps at;
+    uint64_t seq;
+} stamp;
+
+/* The current event's stamp. */
+static inline stamp now_stamp(const sim *s) { return (stamp){s->host, s->seq}; }
+
+/* The outcome of a request `seq` (now, or after waiting): map entry, outputs, log, stamped `w`:
+ * the current event's, or for a request whose wait for frees ran out, its deadline and its own
+ * index (expire_pending). */
+static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint64_t recorded,
+                   int level, int ok, const alloc_out *o)
 {
+    am_ps at = w.at;
     if (ok) {
         x->state = ST_LIVE;
         x->handle = o->handle;
@@ -1212,18 +1223,19 @@ static void settle(sim *s, slot *x, uint64_t seq, uint64_t bytes, uint64_t recor
     } else {
         x->state = ST_OOM;
         mem_count_oom(s->lv[level]);
-        record_oom(s, seq, x->id, bytes, level, 0);
+        record_oom(s, seq, x->id, bytes, level, 0, at);
     }
     validate(s, seq, x->id, recorded, ok, ok ? o->addr : 0, x->line);
     if (s->obs && s->obs->alloc)
-        s->obs->alloc(s->obs->ctx, s->host, seq, x->id, level, x->stream, ok ? o->addr : 0, bytes,
+        s->obs->alloc(s->obs->ctx, at, seq, x->id, level, x->stream, ok ? o->addr : 0, bytes,
                       ok ? o->size : 0, ok);
     placement_row(s, seq, x->id, level, o, bytes, ok ? PL_OK : PL_OOM);
     if (ok)
         log_alloc(s, level, x->id, o->addr, o->size);
     else
         log_oom(s, level, x->id, bytes);
-    timeline_row(s, level);
+    if (s->obs || s->o.timeline)
+        timeline_row_out(s, level, at, w.seq);
 }
 
 /* Retry waiting requests of a level after a free, in arrival order. */
@@ -1241,7 +1253,7 @@ static void retry_pending(sim *s, int level)
         charge(s, level);
         if (rc == ALLOC_OK) {
             slot *x = idmap_find(&s->ids, p->id);
-            settle(s, x, p->seq, p->bytes, p->addr, level, 1, &o);
+            settle(s, x, p->seq, now_stamp(s), p->bytes, p->addr, level, 1, &o);
             s->sum.retries_succeeded++;
         } else
             rt->p[k++] = *p;
@@ -1249,23 +1261,42 @@ static void retry_pending(sim *s, int level)
     rt->n = k;
 }
 
-/* Fail waiting requests whose wait ran out before `now` (all of them when force). */
+/* Fail waiting requests whose wait ran out before `now` (all of them when force, at the end of
+ * the trace), each as an out-of-memory at its deadline with its own event index, in deadline
+ * order across levels; a forced one whose deadline is later fails at `now`: no free can come
+ * after the last event, and the run's makespan stays the last thing that happened. A
+ * level's waits are in arrival order, so in deadline order (the host clock never goes back and
+ * its retry_wait is fixed): the expired ones are a prefix of each list, merged here. Until
+ * 2026-11-27 an expiry was stamped with the host time and index of the event that noticed it
+ * (the next trace event, or one past the last at the end of the trace). */
 static void expire_pending(sim *s, am_ps now, int force)
 {
+    size_t done[CFG_MAX_LEVELS] = {0};
+    for (;;) {
+        int best = -1;
+        for (int l = 0; l < s->nlevels; l++) {
+            const level_rt *rt = &s->rt[l];
+            if (done[l] == rt->n || !(force || rt->p[done[l]].deadline < now))
+                continue;
+            const pending *p = &rt->p[done[l]], *b = best < 0 ? NULL : &s->rt[best].p[done[best]];
+            if (!b || p->deadline < b->deadline || (p->deadline == b->deadline && p->seq < b->seq))
+                best = l;
+        }
+        if (best < 0)
+            break;
+        const pending *p = &s->rt[best].p[done[best]++];
+        slot *x = idmap_find(&s->ids, p->id);
+        alloc_out o = {0, 0, 0};
+        stamp w = {p->deadline < now ? p->deadline : now, p->seq};
+        settle(s, x, p->seq, w, p->bytes, p->addr, best, 0, &o);
+        s->sum.retries_failed++;
+    }
     for (int l = 0; l < s->nlevels; l++) {
         level_rt *rt = &s->rt[l];
-        size_t k = 0;
-        for (size_t i = 0; i < rt->n; i++) {
-            pending *p = &rt->p[i];
-            if (force || p->deadline < now) {
-                slot *x = idmap_find(&s->ids, p->id);
-                alloc_out o = {0, 0, 0};
-                settle(s, x, p->seq, p->bytes, p->addr, l, 0, &o);
-                s->sum.retries_failed++;
-            } else
-                rt->p[k++] = *p;
+        if (done[l]) {
+            memmove(rt->p, rt->p + done[l], (rt->n - done[l]) * sizeof *rt->p);
+            rt->n -= done[l];
         }
-        rt->n = k;
     }
 }
 
@@ -1417,7 +1448,7 @@ static void defrag(sim *s, int level)
             s->sum.defrag.failures++;
             x->state = ST_OOM;
             mem_count_oom(m);
-            record_oom(s, s->seq, x->id, x->requested, level, 0);
+            record_oom(s, s->seq, x->id, x->requested, level, 0, s->host);
             if (s->obs && s->obs->oom)
                 s->obs->oom(s->obs->ctx, s->host, s->seq, x->id, level, x->stream, x->requested,
                             "defrag");
@@ -1583,7 +1614,7 @@ static int restore(sim *s, slot *x)
     if (rc != ALLOC_OK) {
         s->sum.spill.failures++;
         mem_count_oom(m);
-        record_oom(s, s->seq, x->id, x->requested, level, 0);
+        record_oom(s, s->seq, x->id, x->requested, level, 0, s->host);
         if (s->obs && s->obs->oom) /* a marker in the Chrome trace (until 2026-11-27 none) */
             s->obs->oom(s->obs->ctx, s->host, s->seq, x->id, level, x->stream, x->requested,
                         "restore");
@@ -1672,7 +1703,11 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
     }
     if (ev->has_donate) {
         /* Buffer donation: the output takes over the donated buffer when level and size match
-         * (an ownership transfer: no allocation, no copy). */
+         * (an ownership transfer: no allocation, no copy). It keeps the donor's stream: the
+         * block stays where its allocator filed it (caching: that stream's pool), so a restore
+         * after a spill, the observers and a snapshot export name the stream the allocator will
+         * treat it as (until 2026-11-27 the output's, and an exported snapshot's replay put a
+         * later allocation elsewhere). */
         slot *d = idmap_find(&s->ids, ev->donate);
         if (d && d->state == ST_LIVE && d->level == level && d->requested == ev->bytes &&
             ev->donate != ev->id) {
@@ -1684,7 +1719,6 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
             x->self = self;
             x->id = ev->id;
             x->line = ev->line;
-            x->stream = ev->stream;
             touch(s, x);
             if (s->track && keep.self != self && s->pend[keep.self])
                 pend_move(s, keep.self, self); /* its pending transfers are the output's now */
@@ -1697,7 +1731,7 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
                 s->obs->free(s->obs->ctx, s->host, ev->donate, level, keep.stream, keep.addr,
                              keep.requested, keep.given, 0);
             if (s->obs && s->obs->alloc)
-                s->obs->alloc(s->obs->ctx, s->host, s->seq, ev->id, level, ev->stream, keep.addr,
+                s->obs->alloc(s->obs->ctx, s->host, s->seq, ev->id, level, keep.stream, keep.addr,
                               ev->bytes, keep.given, 1);
             return 0;
         }
@@ -1743,7 +1777,7 @@ AM_ALWAYS_INLINE int alloc_tail(sim *s, const tr_event *ev, int level, alloc_req
         s->sum.retries++;
         return 0;
     }
-    settle(s, x, s->seq, ev->bytes, ev->addr, level, rc == ALLOC_OK, o);
+    settle(s, x, s->seq, now_stamp(s), ev->bytes, ev->addr, level, rc == ALLOC_OK, o);
     if (rc == ALLOC_OK)
         maybe_defrag(s, level);
     return 0;
@@ -1758,7 +1792,7 @@ static void expire_pending_id(sim *s, slot *x)
             memmove(&rt->p[i], &rt->p[i + 1], (rt->n - i - 1) * sizeof *rt->p);
             rt->n--;
             alloc_out o = {0, 0, 0};
-            settle(s, x, p.seq, p.bytes, p.addr, x->level, 0, &o);
+            settle(s, x, p.seq, now_stamp(s), p.bytes, p.addr, x->level, 0, &o);
             s->sum.retries_failed++;
             return;
         }
@@ -1806,7 +1840,7 @@ static void recorded_oom(sim *s, const tr_event *ev)
     }
     s->sum.oom_matches++;
     mem_count_oom(m);
-    record_oom(s, s->seq, TR_NO_ID, ev->bytes, level, 1);
+    record_oom(s, s->seq, TR_NO_ID, ev->bytes, level, 1, s->host);
     if (s->obs && s->obs->alloc)
         s->obs->alloc(s->obs->ctx, s->host, s->seq, TR_NO_ID, level, ev->stream, 0, ev->bytes, 0,
                       0);
@@ -1878,6 +1912,11 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
         s->sum.frees++;
         break;
     default: /* TR_FREE, TR_FREE_COMPLETED */
+        if (ev->kind == TR_FREE_COMPLETED && x->state == ST_LIVE)
+            /* a completion needs its request: `free` is both phases (until 2026-11-27 this was
+             * taken as a plain free) */
+            return warn_or_fail(s, err, file, ev, "free_completed without a free_requested of id",
+                                ev->id);
         if (x->state == ST_OOM) {
             if (ev->kind == TR_FREE)
                 s->sum.frees_after_oom++;
@@ -1959,8 +1998,12 @@ static int guard_allows(sim *s, const tr_event *ev, const char *file)
     return 1;
 }
 
-/* A buffer is used: LRU order, and a spilled buffer comes back first. 0, or -1 when it could
- * not come back (counted). */
+/* A buffer is used: LRU order, and a spilled buffer comes back first. 0, or -1 when it has no
+ * memory to read: it could not come back (counted there), its allocation failed (counted when
+ * it did), or its allocation still waits for frees (retry_after_free). The engine holds no stream
+ * behind a waiting allocation, so what the trace does meanwhile happens at its own time, when
+ * the buffer has no memory yet; a transfer of it does not happen, as for a failed one (until
+ * 2026-11-27 both copies were made and counted, from memory the buffer never had). */
 static int use_buffer(sim *s, uint64_t id)
 {
     slot *x = idmap_find(&s->ids, id);
@@ -1969,6 +2012,8 @@ static int use_buffer(sim *s, uint64_t id)
     touch(s, x);
     if (x->state == ST_SPILLED)
         return restore(s, x);
+    if (x->state == ST_OOM || x->state == ST_PENDING)
+        return -1;
     return 0;
 }
 
@@ -2029,7 +2074,7 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
             break;
         }
         if (!guard_allows(s, ev, file) || (ev->id != TR_NO_ID && use_buffer(s, ev->id) < 0)) {
-            /* rejected by the guard, or a spilled source that could not come back (counted) */
+            /* rejected by the guard, or a source with no memory (use_buffer) */
             if (ev->has_into && into_skipped(s, ev, file, err))
                 return -1;
             break;
@@ -2149,6 +2194,11 @@ static int event_in(sim *s, const tr_event *ev, const char *file, am_error *err)
     }
     if (rc == 0 && s->o.check)
         rc = check_all(s, file, ev, err);
+    /* An event that moved the host clock (a sync, a charged latency) may have outlasted some
+     * waits: they end now, in trace order before the next event's rows (until 2026-11-27 only
+     * the next event noticed them). */
+    if (rc == 0 && s->sum.retries > s->sum.retries_succeeded + s->sum.retries_failed)
+        expire_pending(s, s->host, 0);
     s->seq++;
     return rc;
 }
@@ -2186,7 +2236,7 @@ int sim_finish(sim *s, am_error *err)
 {
     if (s->prologue) /* a trace that is only a prologue: its end is the start state */
         prologue_switch(s, 0);
-    expire_pending(s, 0, 1);
+    expire_pending(s, s->host, 1);
     host_sync(s, TR_ALL);
     if (s->host >= AM_PS_MAX || s->now >= AM_PS_MAX)
         return time_overflow(s->file ? s->file : "the trace", 0, 1, err);

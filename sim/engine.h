@@ -12,6 +12,10 @@
 #ifndef AM_ENGINE_H
 #define AM_ENGINE_H
 
+/* Streams an operation can queue on (transfer, compute, record, wait): 0 .. SIM_MAX_STREAMS - 1.
+ * An allocation or free may name any stream (traces/FORMAT.md). */
+#define SIM_MAX_STREAMS 65536
+
 #include <stdio.h>
 
 #include "../models/memory.h"

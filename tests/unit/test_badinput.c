@@ -358,6 +358,9 @@ BI_T(t_double_free, "dblfree.trace", H "alloc 1 1KiB\nfree 1\nfree 1\n",
      "amsim: @:4:1: free of unknown id 1 (use --lenient")
 BI_T(t_free_completed_unknown, "fc.trace", H "free_completed 5\n",
      "amsim: @:2:1: free of unknown id 5")
+/* a completion needs its request (until 2026-11-27 it was taken as a plain free) */
+BI_T(t_free_completed_unrequested, "fcu.trace", H "alloc 1 1KiB\nfree_completed 1\n",
+     "amsim: @:3:1: free_completed without a free_requested of id 1 (use --lenient")
 BI_T(t_zero_bytes, "zero.trace", H "alloc 1 0\n",
      "amsim: @:2:1: allocation of 0 bytes for id 1 (use --lenient")
 BI_T(t_transfer_unknown_id, "xfid.trace", H "alloc 1 1KiB\ntransfer host hbm 1KiB id=9\n",
@@ -1034,6 +1037,43 @@ static void check_counts_skipped_rows(void)
         CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
         snprintf(want, sizeof want, "%s: trace ok (%s)\n", p, c[i].counts);
         CU_ASSERT(out && strcmp(out, want) == 0);
+        free(out);
+    }
+}
+
+/* amsim check keeps the rules on ids and events that run enforces (convert's cv_rules), with
+ * run's messages; --lenient counts and skips what run --lenient does, and still refuses the
+ * rest. Until 2026-11-27 check passed all of these. */
+static void check_applies_run_rules(void)
+{
+    static const struct {
+        const char *name, *text, *msg;
+        int lenient_ok;
+    } c[] = {
+        {"ckz.trace", H "alloc 1 0\n",
+         ":2:1: allocation of 0 bytes for id 1 (use --lenient to count and skip such events)\n", 1},
+        {"ckd.trace", H "alloc 1 1KiB\nalloc 1 1KiB\n",
+         ":3:1: duplicate id 1: still allocated (line 2)\n", 0},
+        {"cks.trace", H "compute 1us stream=65536\n",
+         ":2:1: stream 65536 out of range for a queued operation (streams 0 to 65535)\n", 0},
+        {"ckf.trace", H "alloc 1 1KiB\nfree_completed 1\n",
+         ":3:1: free_completed without a free_requested of id 1 (use --lenient to count and "
+         "skip such events)\n", 1},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        const char *p = bi_write(c[i].name, c[i].text, strlen(c[i].text));
+        char args[2048], want[1200];
+        char *out = NULL, *err = NULL;
+        snprintf(args, sizeof args, "check '%s'", p);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+        snprintf(want, sizeof want, "amsim: %s%s", p, c[i].msg);
+        CU_ASSERT(err && strcmp(err, want) == 0);
+        free(out);
+        free(err);
+        snprintf(args, sizeof args, "check --lenient '%s'", p);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), c[i].lenient_ok ? 0 : 1);
+        CU_ASSERT(!c[i].lenient_ok ||
+                  (out && strstr(out, "; 1 trace problem counted and skipped (--lenient)\n")));
         free(out);
     }
 }
@@ -1958,6 +1998,7 @@ void suite_badinput(void)
              {"engine: free of unknown id", t_free_unknown},
              {"engine: double free", t_double_free},
              {"engine: free_completed of unknown id", t_free_completed_unknown},
+             {"engine: free_completed without free_requested", t_free_completed_unrequested},
              {"engine: allocation of 0 bytes", t_zero_bytes},
              {"engine: transfer of an unknown id", t_transfer_unknown_id},
              {"engine: wait on unrecorded event", t_wait_unrecorded},
@@ -2056,6 +2097,7 @@ void suite_badinput(void)
              {"--lenient counts an unknown free", lenient_unknown_free},
              {"check counts skipped rows", check_counts_skipped_rows},
              {"check reads a trace as the run does", check_reads_as_run},
+             {"check applies the rules run enforces on ids", check_applies_run_rules},
              {"check tells configs from traces by content", check_tells_configs_from_traces},
              {"failing runs leave no outputs or temporaries", no_partial_outputs},
              {"a refused -o DIR is not left behind", refused_outdir_not_created},

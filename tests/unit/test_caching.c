@@ -484,6 +484,39 @@ static void test_expandable_reports_maps(void)
     fx_close(&f);
 }
 
+/* Streams get dense slots at their first request, so memory grows with the streams used, not
+ * their numbers (until 2026-11-27 stream 4294967294 asked for 650 GB); walks over the pools
+ * still go by stream number: stream 3's range is released before stream 7's though 7 came first. */
+static void test_stream_slots(void)
+{
+    fx f;
+    alloc_out a, b, c;
+    copt ex[] = {{"expandable_segments", 1, 0}};
+    devlog dl = {0};
+    f.opts = make_opts(ex, 1);
+    mem_params p = {.name = "hbm", .capacity = 64 * MiB, .granularity = 1,
+                    .policy = alloc_caching_ops(), .policy_opts = f.opts, .on_device = dl_note,
+                    .on_device_ctx = &dl};
+    am_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(mem_create(&f.m, &p, &err), 0);
+    uint64_t at7 = al(&f, MiB, 7, &a), at3 = al(&f, MiB, 3, &b);
+    CU_ASSERT(at7 != UINT64_MAX && at3 != UINT64_MAX && at7 != at3);
+    fr(&f, &a, MiB);
+    fr(&f, &b, MiB);
+    CU_ASSERT_EQUAL_FATAL(dl.n, 2);
+    CU_ASSERT_EQUAL(al(&f, 100 * MiB, 0, &c), UINT64_MAX); /* releases every free page */
+    CU_ASSERT_EQUAL_FATAL(dl.n, 4);
+    CU_ASSERT(dl.e[2].map == 0 && dl.e[2].addr == at3);
+    CU_ASSERT(dl.e[3].map == 0 && dl.e[3].addr == at7);
+    fx_close(&f);
+
+    fx_open(&f, 64 * MiB, 0, NULL, 0);
+    CU_ASSERT_EQUAL(al(&f, 512, 4294967294U, &a), 0);
+    CU_ASSERT_EQUAL(al(&f, 512, 4294967294U, &b), 512); /* same stream: same segment */
+    CU_ASSERT_EQUAL(al(&f, 512, 0, &c), 2 * MiB);
+    fx_close(&f);
+}
+
 /* Seeded random allocations and frees with expandable segments, invariants checked after every
  * step: the best-fit search looks past the first fitting block at what each could expand to,
  * and the block it settles on (not the one after it) must leave the pool. */
@@ -619,6 +652,7 @@ void suite_caching(void)
              {"expandable segments map and unmap", test_expandable},
              {"expandable segments report maps and unmaps, not a map that ran out",
               test_expandable_reports_maps},
+             {"stream numbers map to dense slots, walks by stream number", test_stream_slots},
              {"expandable segments: seeded stress, invariants after every step",
               test_expandable_stress},
              {"snapshot MAGMA27 at recorded addresses", test_snapshot_magma},

@@ -927,6 +927,75 @@ static void test_retry_after_free(void)
     }
 }
 
+/* A request whose wait for frees runs out fails at its deadline, with its own event index: in
+ * the OOM list, the timeline and the Chrome trace, and after a sync that outlasted it, before
+ * the next event's rows. One still waiting at the end of the trace fails at its last event's
+ * time. Until 2026-11-27 both were stamped with the next event's time (200 us) and index, the
+ * last one with an index past the trace's end. */
+static void test_retry_expiry_time(void)
+{
+    const char *cfg = tu_write("rx.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n"
+                               "    allocator: {policy: bfc, memory_limit: 1MiB, allow_growth: "
+                               "false, retry_after_free: true, retry_wait: 5us}\n");
+    const char *tr = tu_write("rx.trace", "amsim-trace v1\nalloc 1 768KiB\nalloc 2 512KiB\n"
+                              "compute 100us\nsync\nalloc 3 1KiB at=200us\n");
+    char args[1024];
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --json '%s/rx.json' --timeline "
+             "'%s/rx.csv' --chrome-trace '%s/rx_chrome.json'", cfg, tr, tu_tmpdir(),
+             tu_tmpdir(), tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/rx.csv", tu_tmpdir());
+    char *tl = tu_slurp(path, NULL);
+    CU_ASSERT(tl && strcmp(tl, "time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes\n"
+                               "0,0,hbm,786432,1048576,1048576\n"
+                               "5000000,1,hbm,786432,1048576,1048576\n"
+                               "200000000,4,hbm,786432,1048576,1048576\n") == 0);
+    free(tl);
+    snprintf(path, sizeof path, "%s/rx.json", tu_tmpdir());
+    char *js = tu_slurp(path, NULL);
+    const char *e1 = js ? strstr(js, "\"seq\": 1,\n      \"id\": 2,") : NULL;
+    const char *e2 = e1 ? strstr(e1, "\"seq\": 4,\n      \"id\": 3,") : NULL;
+    const char *t1 = e1 ? strstr(e1, "\"time_seconds\": 5e-06\n") : NULL;
+    CU_ASSERT(t1 && e2 && t1 < e2);
+    CU_ASSERT(e2 && strstr(e2, "\"time_seconds\": 0.0002\n"));
+    free(js);
+    snprintf(path, sizeof path, "%s/rx_chrome.json", tu_tmpdir());
+    char *ch = tu_slurp(path, NULL);
+    CU_ASSERT(ch && strstr(ch, "\"ph\":\"i\",\"s\":\"p\",\"ts\":5.000000,"));
+    free(ch);
+}
+
+/* A transfer whose source has no memory does not happen: one whose allocation waits for frees
+ * (the engine holds no stream behind it) or failed for good; with into= its destination is not
+ * allocated (transfer_into.failed). Until 2026-11-27 both copies were made and counted. */
+static void test_transfer_from_no_memory(void)
+{
+    const char *cfg = tu_write("nm.yaml", "version: 1\ndefault_memory: hbm\nmemories:\n"
+                               "  hbm:\n    capacity: 1GiB\n    allocator: {policy: bfc, "
+                               "memory_limit: 1MiB, allow_growth: false, retry_after_free: true, "
+                               "retry_wait: 5us}\n"
+                               "  host: {capacity: 1GiB, allocator: {policy: platform}}\n"
+                               "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, "
+                               "duplex: true}\n");
+    const char *tr = tu_write("nm.trace", "amsim-trace v1\nalloc 1 768KiB\nalloc 2 512KiB\n"
+                              "use 2\ntransfer hbm host 10 id=2 into=5\n"
+                              "free 1 at=1us\nalloc 3 1KiB\nfree 3\nfree 5\n"
+                              "alloc 4 1MiB\ntransfer hbm host 10 id=4\n"
+                              "transfer hbm host 10 id=2\nalloc 6 1KiB at=10us\n");
+    char args[1024], *out = NULL;
+    snprintf(args, sizeof args, "run -c '%s' -t '%s' --json '%s/nm.json'", cfg, tr, tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, &out, NULL), 0);
+    /* only the last copy, of buffer 2 once its wait was served */
+    CU_ASSERT(out && strstr(out, ", 1 transfers, "));
+    free(out);
+    char path[512];
+    snprintf(path, sizeof path, "%s/nm.json", tu_tmpdir());
+    char *js = tu_slurp(path, NULL);
+    CU_ASSERT(js && strstr(js, "\"failed\": 1"));
+    free(js);
+}
+
 /* The same inputs give byte-identical outputs (the shipped GPU trace, run twice). */
 static void test_determinism(void)
 {
@@ -1269,6 +1338,9 @@ void suite_engine(void)
              {"a transfer of an unknown id= is refused (--lenient: skipped)",
               test_transfer_unknown_id},
              {"retry after free", test_retry_after_free},
+             {"a wait for frees that runs out fails at its deadline", test_retry_expiry_time},
+             {"a transfer from a buffer with no memory does not happen",
+              test_transfer_from_no_memory},
              {"placement rows: numbers of every length", test_placement_numbers},
              {"recorded segment events: same level, address and size, next to their event",
               test_segment_validation},

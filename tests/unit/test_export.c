@@ -484,6 +484,22 @@ static void test_snapshot_replay_validates(void)
     export_replay(cfg, tr, 1, NULL);
 }
 
+/* A donation across streams: the output keeps the donor's stream (its block stays in stream
+ * 1's pool), so the export records it there and the replay puts every allocation where the run
+ * did. Until 2026-11-27 the export recorded the output on stream 0 and its replay matched 3 of 4
+ * allocations (4, on stream 0, took the block that stream 0's pool never had). */
+static void test_snapshot_donation_stream(void)
+{
+    const char *cfg = tu_write("dn.yaml", "version: 1\nmemories:\n"
+                                          "  hbm: {capacity: 100MiB, allocator: {policy: caching}}\n");
+    const char *tr = tu_write("dn.trace", "amsim-trace v1\nalloc 1 1MiB stream=1\n"
+                                          "alloc 2 1MiB stream=0 donate=1\nfree 2\n"
+                                          "alloc 3 1MiB stream=1\nalloc 4 1MiB stream=0\n");
+    sim_summary su;
+    export_replay(cfg, tr, 0, &su);
+    CU_ASSERT_EQUAL(su.recorded_allocs, 4);
+}
+
 /* The caching allocator with expandable segments is written as PyTorch writes it: its blocks
  * live in virtual ranges, and the trace has a segment_map / segment_unmap for each map and
  * unmap of a range (none of the device pages behind it), the segments being the mapped runs
@@ -865,6 +881,8 @@ void suite_export(void)
              {"pytorch snapshot: a buffer a compaction lost is freed", test_snapshot_defrag_lost},
              {"exported snapshot replays with every segment event matched",
               test_snapshot_replay_validates},
+             {"a donation across streams keeps the donor's stream in the export",
+              test_snapshot_donation_stream},
              {"every policy's snapshot reads back and replays at its addresses",
               test_snapshot_every_policy},
              {"expandable segments are written as segment_map / segment_unmap of their ranges",
