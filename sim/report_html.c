@@ -66,6 +66,26 @@ static void word(char *dst, size_t n, const char *src)
     dst[k] = 0;
 }
 
+/* A gnuplot single-quoted string literal of src, quotes included: a quote doubled, control
+ * characters as spaces. Single quotes, because gnuplot substitutes `command` output inside
+ * double-quoted strings; a plot title shows the text as written (until 2026-11-27 titles went
+ * through word(), so `a,b "q".trace` was titled a,b__q_.trace). */
+static void gp_str(char *dst, size_t n, const char *src)
+{
+    size_t k = 0;
+    if (n < 3)
+        return;
+    dst[k++] = '\'';
+    for (; *src && k + 3 < n; src++) {
+        unsigned char ch = (unsigned char)*src;
+        if (ch == '\'')
+            dst[k++] = '\'';
+        dst[k++] = ch < 32 || ch == 127 ? ' ' : (char)ch;
+    }
+    dst[k++] = '\'';
+    dst[k] = 0;
+}
+
 /* A pclose status in words: "exit status 1", "killed by signal 9", or "no SVG written" when
  * gnuplot exited 0 (until 2026-11-27 the raw wait status was printed, e.g. "status 32512"). */
 static void wait_status_text(char *dst, size_t n, int st)
@@ -416,22 +436,61 @@ static void timeline_ranges(char *dst, size_t n, const tl_span *sp)
         snprintf(dst + k, n - (size_t)k, "\nymax = 1");
 }
 
+/* A column that identifies a run's input, not its policy: every identifying column (trace,
+ * seed, sweep axes) but run_id, run, policy and status. Runs compared on one timeline plot
+ * agree in all of them. */
+static int input_col(const ctx *c, int k)
+{
+    return k <= c->c_status && k != c->c_run && k != c->c_status && k != c->c_policy &&
+           strcmp(c->t.cols[k], "run_id") != 0;
+}
+
+/* 1 when rows a and b ran the same input (agree in every input column). */
+static int same_input(const ctx *c, int a, int b)
+{
+    for (int k = 0; k < c->t.ncols; k++)
+        if (input_col(c, k) && strcmp(c->t.rows[a][k], c->t.rows[b][k]) != 0)
+            return 0;
+    return 1;
+}
+
+/* Row r's input in words: its trace, then every other input column as "name = value":
+ * "gen:serve (seed = 2)". */
+static void input_label(const ctx *c, int r, char *dst, size_t n)
+{
+    int k0 = snprintf(dst, n, "%s", c->c_trace >= 0 ? c->t.rows[r][c->c_trace] : "");
+    size_t used = k0 > 0 ? (size_t)k0 : 0;
+    int extra = 0;
+    for (int k = 0; k < c->t.ncols && used < n; k++) {
+        if (!input_col(c, k) || k == c->c_trace)
+            continue;
+        int w = snprintf(dst + used, n - used, "%s%s = %s", extra++ ? ", " : " (", c->t.cols[k],
+                         c->t.rows[r][k]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    if (extra && used < n)
+        snprintf(dst + used, n - used, ")");
+}
+
+/* One plot pair per input (trace, seed, other axes), the first RH_MAX_PLOT_TRACES in table
+ * order (until 2026-11-27 runs were grouped by the trace column alone, so a generated trace's
+ * seeds, all "gen:serve", shared one plot: bfc on seed 2 drawn against caching on seed 1). */
 static void timelines(ctx *c)
 {
     if (c->c_trace < 0 || c->c_run < 0)
         return;
-    char traces[RH_MAX_PLOT_TRACES][512];
+    int refs[RH_MAX_PLOT_TRACES];
     int nt = 0, header = 0;
     for (int r = 0; r < c->t.nrows && nt < RH_MAX_PLOT_TRACES; r++) {
-        const char *tr = c->t.rows[r][c->c_trace];
         int k = 0;
-        while (k < nt && strcmp(traces[k], tr) != 0)
+        while (k < nt && !same_input(c, refs[k], r))
             k++;
-        if (k < nt)
-            continue;
-        snprintf(traces[nt++], sizeof traces[0], "%s", tr);
+        if (k == nt)
+            refs[nt++] = r;
     }
     for (int k = 0; k < nt; k++) {
+        char label[512];
+        input_label(c, refs[k], label, sizeof label);
         /* the first successful run of each policy on this trace that has a timeline of the
          * level; the caption names the runs plotted, and says which policy's first run had none
          * (until 2026-11-27 another run was plotted silently under "first run of each policy") */
@@ -441,7 +500,7 @@ static void timelines(ctx *c)
         int np = 0, nl = 0;
         tl_span sp = {0};
         for (int r = 0; r < c->t.nrows; r++) {
-            if (!ok_row(c, r) || strcmp(c->t.rows[r][c->c_trace], traces[k]) != 0)
+            if (!ok_row(c, r) || !same_input(c, r, refs[k]))
                 continue;
             const char *p = c->c_policy >= 0 ? c->t.rows[r][c->c_policy] : "run";
             int q = 0;
@@ -472,20 +531,20 @@ static void timelines(ctx *c)
             continue;
         if (!header++)
             fprintf(c->html, "<h2>Memory over time (%s)</h2>\n", c->level);
-        char vars[RH_MAX_LINES * 400 + 1024], tw[256], cap[8192], ranges[128];
-        word(tw, sizeof tw, traces[k]);
+        char vars[RH_MAX_LINES * 400 + 1024], tw[600], cap[8192], ranges[128];
+        gp_str(tw, sizeof tw, label);
         timeline_ranges(ranges, sizeof ranges, &sp);
         snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\n"
-                 "ttl = \"%s: live vs reserved\"%s", files, titles, tw, ranges);
+                 "ttl = %s.': live vs reserved'%s", files, titles, tw, ranges);
         char *runs = timeline_runs(c, pols, first, plotted, np);
         snprintf(cap, sizeof cap, "%.400s: reserved (solid) and live (dashed) bytes of %.100s over "
-                 "simulated time, %s", traces[k], c->level, runs);
+                 "simulated time, %s", label, c->level, runs);
         free(runs);
         plot(c, "memory_over_time.gp", vars, cap);
-        snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\nttl = \"%s: fragmentation\""
+        snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\nttl = %s.': fragmentation'"
                  "%s", files, titles, tw, ranges);
         snprintf(cap, sizeof cap, "%.400s: share of reserved memory not allocated, over time.",
-                 traces[k]);
+                 label);
         plot(c, "fragmentation_over_time.gp", vars, cap);
     }
     if (!header)
@@ -591,11 +650,11 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
         hi += pad;
     }
     const char *pol = c->c_policy >= 0 ? c->t.rows[ref][c->c_policy] : "";
-    char pw[64], vars[12000], cap[2048];
-    word(pw, sizeof pw, pol[0] ? pol : "config");
+    char pw[200], vars[12000], cap[2048];
+    gp_str(pw, sizeof pw, pol[0] ? pol : "config");
     snprintf(vars, sizeof vars,
              "data = \"%s\"\nxlabels = \"%s\"\nylabels = \"%s\"\nxname = \"%s\"\nyname = \"%s\"\n"
-             "zname = \"%s (MiB)\"\nttl = \"%s: peak reserved (MiB)\"\ncblo = %.17g\n"
+             "zname = \"%s (MiB)\"\nttl = %s.': peak reserved (MiB)'\ncblo = %.17g\n"
              "cbhi = %.17g", data, xl, yl, c->t.cols[ax], c->t.cols[ay], metric, pw, lo, hi);
     int n = snprintf(cap, sizeof cap, "Policy %s: %s in MiB over %s and %s; held at", pol[0] ? pol
                      : "(none)", metric, c->t.cols[ax], c->t.cols[ay]);

@@ -157,6 +157,31 @@ static void test_report_timeline_caption(void)
     free(h);
 }
 
+/* QA's s12: a generated trace's seeds share the trace column ("gen:serve"); the timeline plots
+ * are per input (trace and seed), so bfc on seed 2 is never drawn against caching on seed 1 (one
+ * plot "gen:serve" did), and the plot title shows the trace as written, quotes and commas
+ * included (it read a,b__q_). */
+static void test_report_timeline_per_input(void)
+{
+    static const char csv[] =
+        "run_id,run,policy,trace,seed,status,hbm.peak_live_bytes,hbm.peak_reserved_bytes\n"
+        "1,r1-bfc,bfc,\"a,b \"\"q\"\"\",2,ok,1048576,2097152\n"
+        "2,r2-caching,caching,\"a,b \"\"q\"\"\",1,ok,1048576,2097152\n"
+        "3,r3-caching,caching,\"a,b \"\"q\"\"\",2,ok,1048576,2097152\n";
+    write_timeline("tlseed", "r1-bfc");
+    write_timeline("tlseed", "r2-caching");
+    write_timeline("tlseed", "r3-caching");
+    char *h = report_of("tlseed", csv);
+    CU_ASSERT(h && strstr(h, "a,b &quot;q&quot; (seed = 2): reserved (solid) and live (dashed) "
+                             "bytes of hbm over simulated time, first successful run of each "
+                             "policy: bfc r1-bfc, caching r3-caching.</figcaption>"));
+    CU_ASSERT(h && strstr(h, "a,b &quot;q&quot; (seed = 1): reserved (solid) and live (dashed) "
+                             "bytes of hbm over simulated time, first successful run of each "
+                             "policy: caching r2-caching.</figcaption>"));
+    CU_ASSERT(h && strstr(h, "<text>a,b \"q\" (seed = 2): live vs reserved</text>"));
+    free(h);
+}
+
 /* The figure of the page whose caption starts with cap (from its <figure> to its </figure>),
  * copied; NULL when there is none. */
 static char *figure(const char *h, const char *cap)
@@ -510,6 +535,8 @@ void suite_report(void)
              {"stats_units_exact", test_stats_units_exact},
              {"log_levels", test_log_levels}, {"log_single_level", test_log_single_level},
              {"timeline caption names the runs plotted", test_report_timeline_caption},
+             {"timeline plots per input (trace, seed); titles as written",
+              test_report_timeline_per_input},
              {"run report: sizes up to 16 EiB keep the level table's columns",
               test_run_report_large_sizes},
              {"heat map keeps an axis value whose runs failed; no gnuplot warnings",
