@@ -2203,12 +2203,26 @@ static int write_result(const char *dir, const sw_run *r, const result_info *ri,
     return rc;
 }
 
+/* Set in a worker once it runs in the sweep file's folder (worker_chdir): the sweep's input
+ * paths are then used as written in the sweep (sweep_path), not as the batch reached them. */
+static int in_sweep_dir;
+
+/* p, a path the sweep named (rel_path: the sweep's folder joined to what is written), as the
+ * worker opens it: as written when the worker runs in the sweep's folder. */
+static const char *sweep_path(const sweep *s, const char *p)
+{
+    size_t n = strlen(s->dir);
+    if (in_sweep_dir && n && strncmp(p, s->dir, n) == 0 && p[n] == '/')
+        return p + n + 1;
+    return p;
+}
+
 /* The run spec of r's config: the base with set:, the axis values (allocated into own, which
  * has SW_MAX_AXES entries; returns how many) and the policy. */
 static int run_spec_config(const sweep *s, const sw_run *r, run_spec *sp, char **own)
 {
     int nown = 0;
-    sp->config = s->base;
+    sp->config = sweep_path(s, s->base);
     sp->no_lenient_option = 1; /* a sweep has no --lenient: its errors do not suggest it */
     sp->policy = r->policy >= 0 ? s->policies.v[r->policy] : NULL;
     for (int i = 0; i < s->sets.n; i++)
@@ -2377,6 +2391,39 @@ static int gen_trace(const batch *b, const sw_run *r, const char *out, am_error 
     return 0;
 }
 
+/* Move a worker into the sweep file's folder, so that what a run writes (its error, the trace
+ * path in summary.json and report.txt) names the sweep's inputs as the sweep writes them,
+ * whatever folder the batch was started in (until 2026-11-27 they were named from there:
+ * `s3/bad.trace: ...` from the parent folder, `bad.trace: ...` from s3 itself, so shards run
+ * from different folders did not merge into the unsharded table). *dir, the run folder, is
+ * made absolute first (allocated). 0, or -1 with err. */
+static int worker_chdir(const sweep *s, char **dir, am_error *err)
+{
+    char *abs = realpath(*dir, NULL);
+    if (!abs)
+        return am_fail(err, AM_EINPUT, "%s: %s", *dir, strerror(errno));
+    free(*dir);
+    *dir = abs;
+    if (s->dir[0] && chdir(s->dir) != 0)
+        return am_fail(err, AM_EINPUT, "%s: %s", s->dir, strerror(errno));
+    in_sweep_dir = 1;
+    return 0;
+}
+
+/* msg with every "DIR/" (the absolute run folder) removed in place: the run's own files are
+ * named relative to its folder (`gen.trace:12:1: ...`, not a path that depends on -o). */
+static void strip_run_dir(char *msg, const char *dir)
+{
+    size_t n = strlen(dir);
+    for (char *p = msg; (p = strstr(p, dir)) != NULL;) {
+        if (p[n] != '/') {
+            p += n;
+            continue;
+        }
+        memmove(p, p + n + 1, strlen(p + n + 1) + 1);
+    }
+}
+
 /* The worker: one run into its folder; returns the exit status of the worker process. */
 static int run_child(const batch *b, const sw_run *r)
 {
@@ -2398,21 +2445,25 @@ static int run_child(const batch *b, const sw_run *r)
         goto done;
     }
     clear_outputs(dir);
+    if (worker_chdir(s, &dir, &err) != 0)
+        goto done;
     nown = run_spec_config(s, r, &sp, sets_own);
     if (r->seed >= 0) {
         gen_path = xprintf("%s/gen.trace", dir);
         if (gen_trace(b, r, gen_path, &err) != 0)
             goto done;
         sp.trace = gen_path;
+        sp.trace_name = "gen.trace"; /* in the run's folder, whatever -o is */
     } else
-        sp.trace = s->traces.v[r->trace];
+        sp.trace = sweep_path(s, s->traces.v[r->trace]);
     if (s->regress) {
         char ep[4096];
-        exp_path = am_strdup(expect_path(s, r, ep, sizeof ep));
+        exp_path = am_strdup(sweep_path(s, expect_path(s, r, ep, sizeof ep)));
         if (b->update_expect) {
             sp.save_expect = exp_path;
-            if (mkdir_p(s->expect_dir) != 0) {
-                am_fail(&err, AM_EINPUT, "%s: cannot create: %s", s->expect_dir, strerror(errno));
+            if (mkdir_p(sweep_path(s, s->expect_dir)) != 0) {
+                am_fail(&err, AM_EINPUT, "%s: cannot create: %s", sweep_path(s, s->expect_dir),
+                        strerror(errno));
                 goto done;
             }
         }
@@ -2459,6 +2510,8 @@ done:
                  pl && tl ? "," : "", tl ? optional_outputs[1] : "");
     if (status != 0 && status != 3)
         run_config_facts(s, r, rc.policy, sizeof rc.policy, &rc.levels);
+    if (in_sweep_dir)
+        strip_run_dir(err.msg, dir);
     result_info ri = {st_word, status == 0 ? "" : err.msg[0] ? err.msg : "failed", rc.policy,
                       rc.levels, outputs, mbuf};
     if (write_result(dir, r, &ri, &err) != 0)

@@ -1357,6 +1357,49 @@ static void test_numeric_options(void)
     free(out);
 }
 
+/* A batch's outputs do not depend on the folder it was started in or on -o: a failed run's
+ * error names the trace as the sweep writes it (`bad.trace: ...`, not `cwdsw/bad.trace: ...`
+ * from the parent folder), and a generated run's summary.json names its trace `gen.trace`
+ * (it held the -o path), so results.csv and the run folders are byte-identical. */
+static void test_batch_cwd_independent(void)
+{
+    char dir[1024], cmd[8192], p[1400], q[1400];
+    snprintf(dir, sizeof dir, "%s/cwdsw", tu_tmpdir());
+    mkdir(dir, 0777);
+    tu_write("cwdsw/good.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    tu_write("cwdsw/bad.trace", "not a trace\n");
+    char base[1200];
+    snprintf(base, sizeof base, "%s/configs/default.yaml", tu_top());
+    char text[2048];
+    snprintf(text, sizeof text, "base: '%s'\ntraces: [good.trace, bad.trace]\n"
+             "policies: [bfc]\n", base);
+    tu_write("cwdsw/sw.yaml", text);
+    snprintf(text, sizeof text, "base: '%s'\ngenerate: {kind: serve, args: [--requests, '3']}\n"
+             "seeds: [1]\n", base);
+    tu_write("cwdsw/gen.yaml", text);
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' batch cwdsw/sw.yaml -o cwdsw/o1 -q && "
+             "'%s' batch cwdsw/gen.yaml -o cwdsw/g1 -q && cd cwdsw && '%s' batch sw.yaml -o o2 "
+             "-q && '%s' batch gen.yaml -o '%s/g2' -q", tu_tmpdir(), bin, bin, bin, bin,
+             tu_tmpdir());
+    CU_ASSERT_EQUAL(system(cmd), 0);
+    snprintf(p, sizeof p, "%s/o1/results.csv", dir);
+    snprintf(q, sizeof q, "%s/o2/results.csv", dir);
+    char *a = tu_slurp(p, NULL), *b = tu_slurp(q, NULL);
+    CU_ASSERT(a && b && strcmp(a, b) == 0);
+    CU_ASSERT(a && strstr(a, ",failed,bad.trace: unrecognised trace format"));
+    free(a);
+    free(b);
+    snprintf(p, sizeof p, "%s/g1/runs/0001-s1/summary.json", dir);
+    snprintf(q, sizeof q, "%s/g2/runs/0001-s1/summary.json", tu_tmpdir());
+    a = tu_slurp(p, NULL);
+    b = tu_slurp(q, NULL);
+    CU_ASSERT(a && b && strcmp(a, b) == 0);
+    CU_ASSERT(a && strstr(a, "\"path\": \"gen.trace\""));
+    free(a);
+    free(b);
+}
+
 static void test_shard_merge(void)
 {
     const char *sw = small_sweep("small_ok.yaml", 0);
@@ -3468,6 +3511,7 @@ void suite_batch(void)
              {"a failing generator's message is recorded", test_gen_failure_recorded},
              {"numeric options refuse trailing text", test_numeric_options},
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
+             {"outputs independent of the working folder and -o", test_batch_cwd_independent},
              {"--merge refuses an output naming a file it reads", test_merge_output_names_input},
              {"statistics against hand-computed values", test_stats},
              {"stats --paired: unknown groups, too few pairs", test_stats_paired_groups},
