@@ -266,9 +266,10 @@ static void policy_summary(ctx *c)
     char names[32][64];
     double sum[32][M_N] = {{0}};
     int n[32] = {0}, k[32][M_N] = {{0}}, np = 0, undefined = 0;
+    /* policies in the order they first appear in any row, as `amsim stats` orders its groups
+     * (until 2026-11-27 by their first successful row); one without a successful run is not
+     * shown */
     for (int r = 0; r < c->t.nrows; r++) {
-        if (!ok_row(c, r))
-            continue;
         const char *p = c->t.rows[r][c->c_policy];
         int q = 0;
         while (q < np && strcmp(names[q], p) != 0)
@@ -278,6 +279,8 @@ static void policy_summary(ctx *c)
                 continue;
             snprintf(names[np++], sizeof names[0], "%s", p);
         }
+        if (!ok_row(c, r))
+            continue;
         n[q]++;
         for (int m = 0; m < M_N; m++) {
             double v;
@@ -288,6 +291,18 @@ static void policy_summary(ctx *c)
                 undefined++;
         }
     }
+    {
+        int kept = 0;
+        for (int q = 0; q < np; q++) {
+            if (!n[q])
+                continue;
+            memmove(names[kept], names[q], sizeof names[0]);
+            memmove(sum[kept], sum[q], sizeof sum[0]);
+            memmove(k[kept], k[q], sizeof k[0]);
+            n[kept++] = n[q];
+        }
+        np = kept;
+    }
     if (!np)
         return;
     FILE *f = c->html;
@@ -297,7 +312,7 @@ static void policy_summary(ctx *c)
     char data[512];
     snprintf(data, sizeof data, "%s/policies.dat", c->tmp);
     FILE *d = fopen(data, "w");
-    int bars = 0;
+    int bars = 0, nonzero = 0;
     for (int q = 0; q < np; q++) {
         char w[64];
         fprintf(f, "<tr><td>");
@@ -318,6 +333,10 @@ static void policy_summary(ctx *c)
                     k[q][M_RESERVED] ? sum[q][M_RESERVED] / k[q][M_RESERVED] : (double)NAN,
                     k[q][M_LIVE] ? sum[q][M_LIVE] / k[q][M_LIVE] : (double)NAN);
         bars += k[q][M_RESERVED] > 0;
+        if (k[q][M_RESERVED] && sum[q][M_RESERVED] > 0)
+            nonzero = 1;
+        if (k[q][M_LIVE] && sum[q][M_LIVE] > 0)
+            nonzero = 1;
     }
     fputs("</table>\n", f);
     if (undefined)
@@ -328,8 +347,10 @@ static void policy_summary(ctx *c)
     if (d) {
         fclose(d);
         char vars[1024];
-        snprintf(vars, sizeof vars, "data = \"%s\"\nttl = \"peak reserved per policy (%s)\"",
-                 data, c->level);
+        /* every bar 0 (nothing reserved): a range of its own, 0 to 1 MiB, as gnuplot would
+         * otherwise widen the empty one with a warning on stderr */
+        snprintf(vars, sizeof vars, "data = \"%s\"\nttl = \"peak reserved per policy (%s)\"%s",
+                 data, c->level, nonzero ? "" : "\nymax = 1");
         if (bars)
             plot(c, "peak_reserved.gp", vars, "Peak reserved (and peak live) bytes per policy, "
                  "mean over the successful runs that define them.");
@@ -644,8 +665,10 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
     }
     /* all cells equal: a colour range around the value, which gnuplot would otherwise widen
      * itself with "Warning: empty cb range" on stderr */
-    if (hi <= lo) {
-        double pad = lo > 0 ? lo / 100 : 1;
+    if (hi <= lo && lo == 0) /* all 0: 0 to 1 MiB (it ran from -1, a size no run can have) */
+        hi = 1;
+    else if (hi <= lo) {
+        double pad = lo / 100;
         lo -= pad;
         hi += pad;
     }
@@ -752,6 +775,46 @@ static int check_output(const ctx *c, const char *out, const char *csv)
     return rc != 0;
 }
 
+/* results.csv as `amsim batch` writes it, checked before anything is written: the columns the
+ * report reads (run, policy, trace, status, and a LEVEL.peak_reserved_bytes), and every metric
+ * cell of a successful run (the columns after status, but error) empty or a finite decimal
+ * number, as `amsim stats` reads them. 0, or 1 after a message: FILE: no column 'run', or
+ * FILE:LINE:COL: M is not a finite number. Until 2026-11-27 a header `a,b` gave a page of
+ * "1 runs, 1 succeeded; default memory level ?", status 0, and a cell `abc` was printed as
+ * written and handed to gnuplot, which failed (status 2). */
+static int check_table(const ctx *c, const char *csv)
+{
+    static const char *const need[] = {"run", "policy", "trace", "status"};
+    for (size_t k = 0; k < AM_ARRAY_LEN(need); k++)
+        if (rtable_col(&c->t, need[k]) < 0) {
+            fprintf(stderr, "%s: %s: no column '%s' (a results.csv of amsim batch has run, "
+                    "policy, trace, status and the metrics)\n", prog, csv, need[k]);
+            return 1;
+        }
+    char pr[300];
+    snprintf(pr, sizeof pr, "%s.peak_reserved_bytes", c->level);
+    if (!c->level[0] || rtable_col(&c->t, pr) < 0) {
+        fprintf(stderr, "%s: %s: no column LEVEL.peak_reserved_bytes (a results.csv of amsim "
+                "batch has one per memory level)\n", prog, csv);
+        return 1;
+    }
+    for (int r = 0; r < c->t.nrows; r++) {
+        if (!ok_row(c, r))
+            continue;
+        for (int k = c->c_status + 1; k < c->t.ncols; k++) {
+            double v;
+            const char *s = c->t.rows[r][k];
+            if (!*s || strcmp(c->t.cols[k], "error") == 0 || rtable_num(s, &v) == 0)
+                continue;
+            fprintf(stderr, "%s: %s:%lu:%lu: %s is not a finite number: '%s' (decimal numbers "
+                    "only, such as 5, 0.25 or 1e-3)\n", prog, csv, c->t.pos[r][k].line,
+                    c->t.pos[r][k].col, c->t.cols[k], s);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
     static const char use[] =
@@ -786,7 +849,7 @@ int cmd_report(int argc, char **argv)
     char csv[1024], msg[512];
     snprintf(csv, sizeof csv, "%s/results.csv", c.dir);
     if (rtable_read(&c.t, csv, msg, sizeof msg) != 0) {
-        fprintf(stderr, "amsim: %s\n", msg);
+        fprintf(stderr, "%s: %s\n", prog, msg);
         return 1;
     }
     char probe[1100];
@@ -823,7 +886,7 @@ int cmd_report(int argc, char **argv)
     }
     char out[1024];
     snprintf(out, sizeof out, "%s/report.html", c.dir);
-    if (check_output(&c, out, csv) != 0) {
+    if (check_output(&c, out, csv) != 0 || check_table(&c, csv) != 0) {
         rtable_free(&c.t);
         return 1;
     }
@@ -836,6 +899,15 @@ int cmd_report(int argc, char **argv)
     outfile *o;
     am_error err = {0};
     int rc = 1;
+    /* DIR/report.html is the report's own file: a symbolic link there is replaced by the page,
+     * its target left alone (until 2026-11-27 the page was written through it: a link to a
+     * run's summary.json overwrote that with HTML, status 0) */
+    struct stat lst;
+    if (lstat(out, &lst) == 0 && S_ISLNK(lst.st_mode) && unlink(out) != 0) {
+        fprintf(stderr, "%s: %s: cannot remove the symbolic link: %s\n", prog, out,
+                strerror(errno));
+        goto done;
+    }
     if (out_open(&o, out, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
         goto done;

@@ -582,6 +582,65 @@ static void test_report_heatmap_failed_axis_value(void)
     free(h);
 }
 
+/* QA's s11: nothing reserved by any run. The bar chart's axis and the heat map's colour bar get
+ * ranges of their own, 0 to 1 MiB: gnuplot printed "Warning: empty y range [0:0]" on stderr and
+ * the colour bar ran from -1 MiB. */
+static void test_report_all_zero(void)
+{
+    const char *dir = tmp_path("allzero");
+    char p[1200], args[1400], *err = NULL;
+    mkdir(dir, 0777);
+    snprintf(p, sizeof p, "%s/results.csv", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("run_id,run,memories.hbm.capacity,memories.hbm.granularity,policy,trace,status,"
+          "hbm.peak_reserved_bytes,hbm.peak_live_bytes,hbm.fragmentation_ratio\n"
+          "1,r1,1GiB,2MiB,platform,t,ok,0,0,\n2,r2,1GiB,4MiB,platform,t,ok,0,0,\n"
+          "3,r3,2GiB,2MiB,platform,t,ok,0,0,\n4,r4,2GiB,4MiB,platform,t,ok,0,0,\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "report '%s'", dir);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT(err && strcmp(err, "") == 0);
+    if (err && err[0])
+        printf("\nreport: %s\n", err);
+    free(err);
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    char *h = tu_slurp(p, NULL);
+    char *hm = h ? strstr(h, "Two-axis sweep") : NULL, *end = hm ? strstr(hm, "</svg>") : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+    if (end)
+        *end = 0;
+    CU_ASSERT(strstr(hm, "> -1<") == NULL && strstr(hm, ">-1<") == NULL);
+    CU_ASSERT(strstr(hm, "> 1<") != NULL || strstr(hm, ">1<") != NULL);
+    free(h);
+}
+
+/* QA: a report.html that is a symbolic link to a run's summary.json (a file the report does
+ * not read) is replaced by the page, the link's target untouched; it was overwritten with HTML,
+ * status 0. */
+static void test_report_replaces_link(void)
+{
+    const char *dir = tmp_path("replink");
+    char p[1200], q[1200];
+    write_timeline("replink", "r1");
+    snprintf(p, sizeof p, "%s/runs/r1/summary.json", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("{}\n", f);
+    fclose(f);
+    snprintf(q, sizeof q, "%s/report.html", dir);
+    CU_ASSERT_EQUAL(symlink("runs/r1/summary.json", q), 0);
+    char *h = report_of("replink", "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                                   "hbm.peak_reserved_bytes\n1,r1,bfc,t,ok,1048576,2097152\n");
+    CU_ASSERT(h && strstr(h, "<!DOCTYPE html>") == h);
+    free(h);
+    char *j = tu_slurp(p, NULL);
+    CU_ASSERT(j && strcmp(j, "{}\n") == 0);
+    free(j);
+    struct stat st;
+    CU_ASSERT(lstat(q, &st) == 0 && S_ISREG(st.st_mode));
+}
+
 void suite_report(void)
 {
     TU_SUITE("report", {"undefined_not_zero", test_report_undefined_not_zero},
@@ -598,5 +657,7 @@ void suite_report(void)
               test_run_report_large_sizes},
              {"heat map keeps an axis value whose runs failed; no gnuplot warnings",
               test_report_heatmap_failed_axis_value},
-             {"no gnuplot: one message, status 1, nothing written", test_report_gnuplot_missing});
+             {"no gnuplot: one message, status 1, nothing written", test_report_gnuplot_missing},
+             {"nothing reserved: explicit ranges, no gnuplot warnings", test_report_all_zero},
+             {"a report.html link is replaced, its target untouched", test_report_replaces_link});
 }
