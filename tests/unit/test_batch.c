@@ -1099,7 +1099,8 @@ static void test_timeout_fraction(void)
     snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [%s]\npolicies: [bfc]\n",
              tu_top(), tr);
     const char *sw = tu_write("timeout.yaml", text);
-    static const char *const fractions[] = {"0.02", "1e-9"}, *const shown[] = {"0.02", "1e-09"};
+    /* 1e-6: the least the timer counts (1e-9 ran for 1 us and said "timeout after 1e-09 s") */
+    static const char *const fractions[] = {"0.02", "1e-6"}, *const shown[] = {"0.02", "1e-06"};
     for (size_t i = 0; i < 2; i++) {
         const char *dir = path_in_tmp(i ? "timeout2" : "timeout1");
         snprintf(args, sizeof args, "batch '%s' -o '%s' -q --timeout %s", sw, dir, fractions[i]);
@@ -1224,8 +1225,8 @@ static void test_timeout_with_signals_blocked(void)
         sigprocmask(SIG_BLOCK, &set, NULL);
         if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
             _exit(127);
-        /* 1e-9 s: the timer fires before the run can end, however fast it is */
-        execl(bin, bin, "batch", sw, "-o", dir, "-q", "--timeout", "1e-9", (char *)NULL);
+        /* 1 us: the timer fires before the run can end, however fast it is */
+        execl(bin, bin, "batch", sw, "-o", dir, "-q", "--timeout", "1e-6", (char *)NULL);
         _exit(127);
     }
     int st = 0;
@@ -1233,7 +1234,7 @@ static void test_timeout_with_signals_blocked(void)
     CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
     snprintf(csv, sizeof csv, "%s/results.csv", dir);
     char *t = tu_slurp(csv, NULL);
-    CU_ASSERT(t && strstr(t, ",failed,worker killed by signal 14 (timeout after 1e-09 s),"));
+    CU_ASSERT(t && strstr(t, ",failed,worker killed by signal 14 (timeout after 1e-06 s),"));
     if (!t || !strstr(t, "timeout after"))
         fprintf(stderr, "\n  blocked signals: %s\n", t ? t : "(no results.csv)");
     free(t);
@@ -1437,6 +1438,12 @@ static void test_shard_merge(void)
     CU_ASSERT_EQUAL(count_lines(ta), 7);
     free(ta);
     free(tb);
+    /* one folder: "merged 1 folder" (it said "merged 1 folders") */
+    char *mo = NULL;
+    snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", whole, path_in_tmp("merged1"));
+    CU_ASSERT_EQUAL(tu_amsim(args, &mo, NULL), 0);
+    CU_ASSERT(mo && strstr(mo, ": merged 1 folder\n"));
+    free(mo);
     /* one shard alone is incomplete: merge says so */
     snprintf(args, sizeof args, "batch --merge '%s/shard1' -o '%s'", tu_tmpdir(),
              path_in_tmp("half.csv"));
@@ -3108,6 +3115,22 @@ static void test_regress_sweep(void)
     char *t = tu_slurp(p, NULL);
     CU_ASSERT(t && strstr(t, ",deviation,") && strstr(t, "hbm.peak_reserved_bytes"));
     free(t);
+    /* the summary line says deviated, not failed (it said "1 failed"); one run, not "1 runs" */
+    snprintf(args, sizeof args, "batch '%s' -o '%s'", sw, path_in_tmp("reg3"));
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 3);
+    CU_ASSERT(err && strstr(err, ": 1 run: 1 run now, 0 finished before; 0 failed; 1 deviated "
+                                 "from its expectation; "));
+    if (err && !strstr(err, "1 deviated"))
+        fprintf(stderr, "\n  regress summary: %s\n", err);
+    free(err);
+    /* --timeout below the timer's microsecond is refused */
+    snprintf(args, sizeof args, "batch '%s' -o '%s' --timeout 1e-7", sw, path_in_tmp("reg4"));
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "--timeout '1e-7' is below 1 us (0.000001 s), the timer's "
+                                 "resolution"));
+    free(err);
 }
 
 /* The expectation files of a regress sweep, under any spelling, against the files the batch
@@ -3415,7 +3438,7 @@ static void test_update_expectations_rerun(void)
     char *err = NULL;
     snprintf(args, sizeof args, "batch '%s' -o '%s/out' --update-expectations", p, d);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
-    CU_ASSERT(err && strstr(err, ": 1 runs: 1 run now, 0 finished before; 0 failed; "));
+    CU_ASSERT(err && strstr(err, ": 1 run: 1 run now, 0 finished before; 0 failed; "));
     free(err);
     char *e1 = tu_slurp(e, NULL);
     CU_ASSERT(e1 && strcmp(e0, e1) == 0);
