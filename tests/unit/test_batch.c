@@ -1402,6 +1402,37 @@ static void test_batch_cwd_independent(void)
     free(b);
 }
 
+/* configs/sweeps/tpu_vmem.yaml shows what its comment says: out-of-memory failures falling to 0
+ * as VMEM grows (20, 4, then none from 512 KiB) at one makespan. Its comment claimed VMEM size
+ * against makespan, which never moved (23.049 us at every size). */
+static void test_tpu_vmem_example(void)
+{
+    char sw[1200], args[2600];
+    snprintf(sw, sizeof sw, "%s/configs/sweeps/tpu_vmem.yaml", tu_top());
+    char *text = tu_slurp(sw, NULL);
+    CU_ASSERT(text && strstr(text, "VMEM size vs out-of-memory failures") &&
+              strstr(text, "--metric vmem.ooms"));
+    free(text);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, path_in_tmp("vmem"));
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char csv[1200], *out = NULL;
+    snprintf(csv, sizeof csv, "%s/results.csv", path_in_tmp("vmem"));
+    snprintf(args, sizeof args, "stats '%s' --metric vmem.ooms --by memories.vmem.capacity", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\n128KiB                  1    20 ") &&
+              strstr(out, "\n256KiB                  1     4 ") &&
+              strstr(out, "\n512KiB                  1     0 ") &&
+              strstr(out, "\n2MiB                    1     0 "));
+    if (out && !strstr(out, "\n128KiB                  1    20 "))
+        fprintf(stderr, "\n  tpu_vmem: %s\n", out);
+    free(out);
+    snprintf(args, sizeof args, "stats '%s' --metric makespan_seconds --by "
+             "memories.vmem.capacity", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && tu_count(out, "  2.30486e-05 s  ") == 5);
+    free(out);
+}
+
 static void test_shard_merge(void)
 {
     const char *sw = small_sweep("small_ok.yaml", 0);
@@ -3537,6 +3568,7 @@ void suite_batch(void)
              {"numeric options refuse trailing text", test_numeric_options},
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
              {"outputs independent of the working folder and -o", test_batch_cwd_independent},
+             {"tpu_vmem.yaml shows what it says (OOMs by VMEM size)", test_tpu_vmem_example},
              {"--merge refuses an output naming a file it reads", test_merge_output_names_input},
              {"statistics against hand-computed values", test_stats},
              {"stats --paired: unknown groups, too few pairs", test_stats_paired_groups},
