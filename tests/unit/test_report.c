@@ -322,7 +322,8 @@ static void test_stats_exact_order_edges(void)
         printf("\n  stats:\n%s", out);
     free(out);
     char *j = tu_slurp(js, NULL);
-    CU_ASSERT(j && strstr(j, "\"mean\": 1099511627776,") && strstr(j, "\"mean_difference\": 1000,"));
+    CU_ASSERT(j && strstr(j, "\"mean\": 1099511627776,") &&
+              strstr(j, "\"mean_difference\": 1000,"));
     CU_ASSERT(j && strstr(j, "\"c\": {\n      \"n\": 0,\n      \"mean\": null,"));
     free(j);
     /* a non-integer mean with every digit it needs to read back */
