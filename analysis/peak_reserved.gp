@@ -9,7 +9,9 @@ set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set boxwidth 0.9
-set yrange [0:*]
+# optional: ymax = the MiB axis' top (amsim report sets it when every bar is 0, where gnuplot
+# would warn "empty y range" on stderr)
+if (exists("ymax")) set yrange [0:ymax]; else set yrange [0:*]
 set grid ytics
 set key outside right top
 plot data using ($2/1048576):xtic(1) title "peak reserved", \

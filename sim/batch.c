@@ -2203,12 +2203,26 @@ static int write_result(const char *dir, const sw_run *r, const result_info *ri,
     return rc;
 }
 
+/* Set in a worker once it runs in the sweep file's folder (worker_chdir): the sweep's input
+ * paths are then used as written in the sweep (sweep_path), not as the batch reached them. */
+static int in_sweep_dir;
+
+/* p, a path the sweep named (rel_path: the sweep's folder joined to what is written), as the
+ * worker opens it: as written when the worker runs in the sweep's folder. */
+static const char *sweep_path(const sweep *s, const char *p)
+{
+    size_t n = strlen(s->dir);
+    if (in_sweep_dir && n && strncmp(p, s->dir, n) == 0 && p[n] == '/')
+        return p + n + 1;
+    return p;
+}
+
 /* The run spec of r's config: the base with set:, the axis values (allocated into own, which
  * has SW_MAX_AXES entries; returns how many) and the policy. */
 static int run_spec_config(const sweep *s, const sw_run *r, run_spec *sp, char **own)
 {
     int nown = 0;
-    sp->config = s->base;
+    sp->config = sweep_path(s, s->base);
     sp->no_lenient_option = 1; /* a sweep has no --lenient: its errors do not suggest it */
     sp->policy = r->policy >= 0 ? s->policies.v[r->policy] : NULL;
     for (int i = 0; i < s->sets.n; i++)
@@ -2377,6 +2391,39 @@ static int gen_trace(const batch *b, const sw_run *r, const char *out, am_error 
     return 0;
 }
 
+/* Move a worker into the sweep file's folder, so that what a run writes (its error, the trace
+ * path in summary.json and report.txt) names the sweep's inputs as the sweep writes them,
+ * whatever folder the batch was started in (until 2026-11-27 they were named from there:
+ * `s3/bad.trace: ...` from the parent folder, `bad.trace: ...` from s3 itself, so shards run
+ * from different folders did not merge into the unsharded table). *dir, the run folder, is
+ * made absolute first (allocated). 0, or -1 with err. */
+static int worker_chdir(const sweep *s, char **dir, am_error *err)
+{
+    char *abs = realpath(*dir, NULL);
+    if (!abs)
+        return am_fail(err, AM_EINPUT, "%s: %s", *dir, strerror(errno));
+    free(*dir);
+    *dir = abs;
+    if (s->dir[0] && chdir(s->dir) != 0)
+        return am_fail(err, AM_EINPUT, "%s: %s", s->dir, strerror(errno));
+    in_sweep_dir = 1;
+    return 0;
+}
+
+/* msg with every "DIR/" (the absolute run folder) removed in place: the run's own files are
+ * named relative to its folder (`gen.trace:12:1: ...`, not a path that depends on -o). */
+static void strip_run_dir(char *msg, const char *dir)
+{
+    size_t n = strlen(dir);
+    for (char *p = msg; (p = strstr(p, dir)) != NULL;) {
+        if (p[n] != '/') {
+            p += n;
+            continue;
+        }
+        memmove(p, p + n + 1, strlen(p + n + 1) + 1);
+    }
+}
+
 /* The worker: one run into its folder; returns the exit status of the worker process. */
 static int run_child(const batch *b, const sw_run *r)
 {
@@ -2398,21 +2445,25 @@ static int run_child(const batch *b, const sw_run *r)
         goto done;
     }
     clear_outputs(dir);
+    if (worker_chdir(s, &dir, &err) != 0)
+        goto done;
     nown = run_spec_config(s, r, &sp, sets_own);
     if (r->seed >= 0) {
         gen_path = xprintf("%s/gen.trace", dir);
         if (gen_trace(b, r, gen_path, &err) != 0)
             goto done;
         sp.trace = gen_path;
+        sp.trace_name = "gen.trace"; /* in the run's folder, whatever -o is */
     } else
-        sp.trace = s->traces.v[r->trace];
+        sp.trace = sweep_path(s, s->traces.v[r->trace]);
     if (s->regress) {
         char ep[4096];
-        exp_path = am_strdup(expect_path(s, r, ep, sizeof ep));
+        exp_path = am_strdup(sweep_path(s, expect_path(s, r, ep, sizeof ep)));
         if (b->update_expect) {
             sp.save_expect = exp_path;
-            if (mkdir_p(s->expect_dir) != 0) {
-                am_fail(&err, AM_EINPUT, "%s: cannot create: %s", s->expect_dir, strerror(errno));
+            if (mkdir_p(sweep_path(s, s->expect_dir)) != 0) {
+                am_fail(&err, AM_EINPUT, "%s: cannot create: %s", sweep_path(s, s->expect_dir),
+                        strerror(errno));
                 goto done;
             }
         }
@@ -2459,6 +2510,8 @@ done:
                  pl && tl ? "," : "", tl ? optional_outputs[1] : "");
     if (status != 0 && status != 3)
         run_config_facts(s, r, rc.policy, sizeof rc.policy, &rc.levels);
+    if (in_sweep_dir)
+        strip_run_dir(err.msg, dir);
     result_info ri = {st_word, status == 0 ? "" : err.msg[0] ? err.msg : "failed", rc.policy,
                       rc.levels, outputs, mbuf};
     if (write_result(dir, r, &ri, &err) != 0)
@@ -3319,8 +3372,8 @@ static int merge(int argc, char **argv, const char *out, int quiet)
         fprintf(stderr, "%s: %d runs have no result in any of the folders (status 'missing')\n",
                 prog, rc);
     if (!quiet) /* -q: no summary line, as for a batch run; problems still go to stderr */
-        printf("%s: merged %d folders%s%s\n", path, argc, failed ? ", runs failed: " : "",
-               failed ? "see the status column" : "");
+        printf("%s: merged %d folder%s%s%s\n", path, argc, argc == 1 ? "" : "s",
+               failed ? ", runs failed: " : "", failed ? "see the status column" : "");
     free(path);
     return rc > 0 || failed ? 1 : 0;
 }
@@ -3391,6 +3444,15 @@ int cmd_batch(int argc, char **argv)
                         "such as 0.5 work), not '%s'\n", prog, v);
                 goto out;
             }
+            /* the timer counts whole microseconds: less is refused (until 2026-11-27 1e-7 ran
+             * for 1 us and said "timeout after 1e-07 s"), and a value is rounded up to the
+             * microsecond it runs for, which the messages then name */
+            if (b.timeout < 1e-6) {
+                fprintf(stderr, "%s: --timeout '%s' is below 1 us (0.000001 s), the timer's "
+                        "resolution\n", prog, v);
+                goto out;
+            }
+            b.timeout = ceil(b.timeout * 1e6 - 1e-6) / 1e6;
             break;
         case O_SHARD: {
             /* digits only (strtol and sscanf also take a sign, leading spaces and, with %d,
@@ -3516,12 +3578,28 @@ int cmd_batch(int argc, char **argv)
     const char *dirs[1] = {b.out};
     int failed = 0;
     int missing = build_csv(dirs, 1, csv, b.shard_k, b.shard_n, &failed, &err);
+    /* a regress check's deviations are said apart from failures (until 2026-11-27 a deviation
+     * was counted as "1 failed") */
+    int deviated = 0;
+    for (int i = 0; missing >= 0 && failed && i < b.nruns; i++) {
+        result x;
+        if ((b.shard_n && i % b.shard_n != b.shard_k - 1) ||
+            result_read(b.out, b.runs[i].folder, &x) != 0)
+            continue;
+        deviated += strcmp(x.status, "deviation") == 0;
+        result_free(&x);
+    }
     if (missing < 0)
         fprintf(stderr, "amsim: %s\n", err.msg);
-    else if (!b.quiet)
-        fprintf(stderr, "%s: %d runs%s: %d run now, %d finished before; %d failed; %s (%.1f s)\n",
-                prog, mine, b.shard_n ? " in this shard" : "", nran, nskipped, failed, csv,
-                now_s() - t0);
+    else if (!b.quiet) {
+        char dev[64] = "";
+        if (deviated)
+            snprintf(dev, sizeof dev, "; %d deviated from %s expectation%s", deviated,
+                     deviated == 1 ? "its" : "their", deviated == 1 ? "" : "s");
+        fprintf(stderr, "%s: %d run%s%s: %d run now, %d finished before; %d failed%s; %s "
+                "(%.1f s)\n", prog, mine, mine == 1 ? "" : "s", b.shard_n ? " in this shard" : "",
+                nran, nskipped, failed - deviated, dev, csv, now_s() - t0);
+    }
     free(csv);
     if (missing != 0)
         rc = 1;

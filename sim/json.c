@@ -3,6 +3,8 @@
 #include "json.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 void json_init(json_w *w, FILE *f, int pretty)
 {
@@ -129,6 +131,28 @@ void json_real(json_w *w, double v)
         fprintf(w->f, "%.12g", v);
 }
 
+void json_exact(json_w *w, double v)
+{
+    value_prefix(w);
+    char b[64];
+    if (!isfinite(v)) {
+        fputs("null", w->f);
+        return;
+    }
+    /* a whole number as an integer (every digit: 1099511627776, not 1.09951162778e+12) */
+    if (v == floor(v) && fabs(v) < 1e21) {
+        fprintf(w->f, "%.0f", v == 0 ? 0.0 : v);
+        return;
+    }
+    /* the fewest significant digits that read back as the same double */
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(b, sizeof b, "%.*g", prec, v);
+        if (strtod(b, NULL) == v)
+            break;
+    }
+    fputs(b, w->f);
+}
+
 void json_bool(json_w *w, int v)
 {
     value_prefix(w);
@@ -144,4 +168,5 @@ void json_null(json_w *w)
 void json_kstr(json_w *w, const char *k, const char *s) { json_key(w, k); json_str(w, s); }
 void json_ku64(json_w *w, const char *k, uint64_t v) { json_key(w, k); json_u64(w, v); }
 void json_kreal(json_w *w, const char *k, double v) { json_key(w, k); json_real(w, v); }
+void json_kexact(json_w *w, const char *k, double v) { json_key(w, k); json_exact(w, v); }
 void json_kbool(json_w *w, const char *k, int v) { json_key(w, k); json_bool(w, v); }

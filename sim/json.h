@@ -23,12 +23,16 @@ void json_str(json_w *w, const char *s);
 void json_u64(json_w *w, uint64_t v);
 void json_i64(json_w *w, int64_t v);
 void json_real(json_w *w, double v); /* non-finite -> null */
+/* v exactly: a whole number (below 1e21) as an integer, another with the fewest significant
+ * digits (up to 17) that read back as v; non-finite -> null */
+void json_exact(json_w *w, double v);
 void json_bool(json_w *w, int v);
 void json_null(json_w *w);
 /* key + value shorthands */
 void json_kstr(json_w *w, const char *k, const char *s);
 void json_ku64(json_w *w, const char *k, uint64_t v);
 void json_kreal(json_w *w, const char *k, double v);
+void json_kexact(json_w *w, const char *k, double v);
 void json_kbool(json_w *w, const char *k, int v);
 /* Write a string with JSON escaping (no quotes added) to f. */
 void json_escape(FILE *f, const char *s);

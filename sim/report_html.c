@@ -66,6 +66,26 @@ static void word(char *dst, size_t n, const char *src)
     dst[k] = 0;
 }
 
+/* A gnuplot single-quoted string literal of src, quotes included: a quote doubled, control
+ * characters as spaces. Single quotes, because gnuplot substitutes `command` output inside
+ * double-quoted strings; a plot title shows the text as written (until 2026-11-27 titles went
+ * through word(), so `a,b "q".trace` was titled a,b__q_.trace). */
+static void gp_str(char *dst, size_t n, const char *src)
+{
+    size_t k = 0;
+    if (n < 3)
+        return;
+    dst[k++] = '\'';
+    for (; *src && k + 3 < n; src++) {
+        unsigned char ch = (unsigned char)*src;
+        if (ch == '\'')
+            dst[k++] = '\'';
+        dst[k++] = ch < 32 || ch == 127 ? ' ' : (char)ch;
+    }
+    dst[k++] = '\'';
+    dst[k] = 0;
+}
+
 /* A pclose status in words: "exit status 1", "killed by signal 9", or "no SVG written" when
  * gnuplot exited 0 (until 2026-11-27 the raw wait status was printed, e.g. "status 32512"). */
 static void wait_status_text(char *dst, size_t n, int st)
@@ -246,9 +266,10 @@ static void policy_summary(ctx *c)
     char names[32][64];
     double sum[32][M_N] = {{0}};
     int n[32] = {0}, k[32][M_N] = {{0}}, np = 0, undefined = 0;
+    /* policies in the order they first appear in any row, as `amsim stats` orders its groups
+     * (until 2026-11-27 by their first successful row); one without a successful run is not
+     * shown */
     for (int r = 0; r < c->t.nrows; r++) {
-        if (!ok_row(c, r))
-            continue;
         const char *p = c->t.rows[r][c->c_policy];
         int q = 0;
         while (q < np && strcmp(names[q], p) != 0)
@@ -258,6 +279,8 @@ static void policy_summary(ctx *c)
                 continue;
             snprintf(names[np++], sizeof names[0], "%s", p);
         }
+        if (!ok_row(c, r))
+            continue;
         n[q]++;
         for (int m = 0; m < M_N; m++) {
             double v;
@@ -268,6 +291,18 @@ static void policy_summary(ctx *c)
                 undefined++;
         }
     }
+    {
+        int kept = 0;
+        for (int q = 0; q < np; q++) {
+            if (!n[q])
+                continue;
+            memmove(names[kept], names[q], sizeof names[0]);
+            memmove(sum[kept], sum[q], sizeof sum[0]);
+            memmove(k[kept], k[q], sizeof k[0]);
+            n[kept++] = n[q];
+        }
+        np = kept;
+    }
     if (!np)
         return;
     FILE *f = c->html;
@@ -277,7 +312,7 @@ static void policy_summary(ctx *c)
     char data[512];
     snprintf(data, sizeof data, "%s/policies.dat", c->tmp);
     FILE *d = fopen(data, "w");
-    int bars = 0;
+    int bars = 0, nonzero = 0;
     for (int q = 0; q < np; q++) {
         char w[64];
         fprintf(f, "<tr><td>");
@@ -298,6 +333,10 @@ static void policy_summary(ctx *c)
                     k[q][M_RESERVED] ? sum[q][M_RESERVED] / k[q][M_RESERVED] : (double)NAN,
                     k[q][M_LIVE] ? sum[q][M_LIVE] / k[q][M_LIVE] : (double)NAN);
         bars += k[q][M_RESERVED] > 0;
+        if (k[q][M_RESERVED] && sum[q][M_RESERVED] > 0)
+            nonzero = 1;
+        if (k[q][M_LIVE] && sum[q][M_LIVE] > 0)
+            nonzero = 1;
     }
     fputs("</table>\n", f);
     if (undefined)
@@ -308,8 +347,10 @@ static void policy_summary(ctx *c)
     if (d) {
         fclose(d);
         char vars[1024];
-        snprintf(vars, sizeof vars, "data = \"%s\"\nttl = \"peak reserved per policy (%s)\"",
-                 data, c->level);
+        /* every bar 0 (nothing reserved): a range of its own, 0 to 1 MiB, as gnuplot would
+         * otherwise widen the empty one with a warning on stderr */
+        snprintf(vars, sizeof vars, "data = \"%s\"\nttl = \"peak reserved per policy (%s)\"%s",
+                 data, c->level, nonzero ? "" : "\nymax = 1");
         if (bars)
             plot(c, "peak_reserved.gp", vars, "Peak reserved (and peak live) bytes per policy, "
                  "mean over the successful runs that define them.");
@@ -416,22 +457,61 @@ static void timeline_ranges(char *dst, size_t n, const tl_span *sp)
         snprintf(dst + k, n - (size_t)k, "\nymax = 1");
 }
 
+/* A column that identifies a run's input, not its policy: every identifying column (trace,
+ * seed, sweep axes) but run_id, run, policy and status. Runs compared on one timeline plot
+ * agree in all of them. */
+static int input_col(const ctx *c, int k)
+{
+    return k <= c->c_status && k != c->c_run && k != c->c_status && k != c->c_policy &&
+           strcmp(c->t.cols[k], "run_id") != 0;
+}
+
+/* 1 when rows a and b ran the same input (agree in every input column). */
+static int same_input(const ctx *c, int a, int b)
+{
+    for (int k = 0; k < c->t.ncols; k++)
+        if (input_col(c, k) && strcmp(c->t.rows[a][k], c->t.rows[b][k]) != 0)
+            return 0;
+    return 1;
+}
+
+/* Row r's input in words: its trace, then every other input column as "name = value":
+ * "gen:serve (seed = 2)". */
+static void input_label(const ctx *c, int r, char *dst, size_t n)
+{
+    int k0 = snprintf(dst, n, "%s", c->c_trace >= 0 ? c->t.rows[r][c->c_trace] : "");
+    size_t used = k0 > 0 ? (size_t)k0 : 0;
+    int extra = 0;
+    for (int k = 0; k < c->t.ncols && used < n; k++) {
+        if (!input_col(c, k) || k == c->c_trace)
+            continue;
+        int w = snprintf(dst + used, n - used, "%s%s = %s", extra++ ? ", " : " (", c->t.cols[k],
+                         c->t.rows[r][k]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    if (extra && used < n)
+        snprintf(dst + used, n - used, ")");
+}
+
+/* One plot pair per input (trace, seed, other axes), the first RH_MAX_PLOT_TRACES in table
+ * order (until 2026-11-27 runs were grouped by the trace column alone, so a generated trace's
+ * seeds, all "gen:serve", shared one plot: bfc on seed 2 drawn against caching on seed 1). */
 static void timelines(ctx *c)
 {
     if (c->c_trace < 0 || c->c_run < 0)
         return;
-    char traces[RH_MAX_PLOT_TRACES][512];
+    int refs[RH_MAX_PLOT_TRACES];
     int nt = 0, header = 0;
     for (int r = 0; r < c->t.nrows && nt < RH_MAX_PLOT_TRACES; r++) {
-        const char *tr = c->t.rows[r][c->c_trace];
         int k = 0;
-        while (k < nt && strcmp(traces[k], tr) != 0)
+        while (k < nt && !same_input(c, refs[k], r))
             k++;
-        if (k < nt)
-            continue;
-        snprintf(traces[nt++], sizeof traces[0], "%s", tr);
+        if (k == nt)
+            refs[nt++] = r;
     }
     for (int k = 0; k < nt; k++) {
+        char label[512];
+        input_label(c, refs[k], label, sizeof label);
         /* the first successful run of each policy on this trace that has a timeline of the
          * level; the caption names the runs plotted, and says which policy's first run had none
          * (until 2026-11-27 another run was plotted silently under "first run of each policy") */
@@ -441,7 +521,7 @@ static void timelines(ctx *c)
         int np = 0, nl = 0;
         tl_span sp = {0};
         for (int r = 0; r < c->t.nrows; r++) {
-            if (!ok_row(c, r) || strcmp(c->t.rows[r][c->c_trace], traces[k]) != 0)
+            if (!ok_row(c, r) || !same_input(c, r, refs[k]))
                 continue;
             const char *p = c->c_policy >= 0 ? c->t.rows[r][c->c_policy] : "run";
             int q = 0;
@@ -472,20 +552,20 @@ static void timelines(ctx *c)
             continue;
         if (!header++)
             fprintf(c->html, "<h2>Memory over time (%s)</h2>\n", c->level);
-        char vars[RH_MAX_LINES * 400 + 1024], tw[256], cap[8192], ranges[128];
-        word(tw, sizeof tw, traces[k]);
+        char vars[RH_MAX_LINES * 400 + 1024], tw[600], cap[8192], ranges[128];
+        gp_str(tw, sizeof tw, label);
         timeline_ranges(ranges, sizeof ranges, &sp);
         snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\n"
-                 "ttl = \"%s: live vs reserved\"%s", files, titles, tw, ranges);
+                 "ttl = %s.': live vs reserved'%s", files, titles, tw, ranges);
         char *runs = timeline_runs(c, pols, first, plotted, np);
         snprintf(cap, sizeof cap, "%.400s: reserved (solid) and live (dashed) bytes of %.100s over "
-                 "simulated time, %s", traces[k], c->level, runs);
+                 "simulated time, %s", label, c->level, runs);
         free(runs);
         plot(c, "memory_over_time.gp", vars, cap);
-        snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\nttl = \"%s: fragmentation\""
+        snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\nttl = %s.': fragmentation'"
                  "%s", files, titles, tw, ranges);
         snprintf(cap, sizeof cap, "%.400s: share of reserved memory not allocated, over time.",
-                 traces[k]);
+                 label);
         plot(c, "fragmentation_over_time.gp", vars, cap);
     }
     if (!header)
@@ -585,17 +665,19 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
     }
     /* all cells equal: a colour range around the value, which gnuplot would otherwise widen
      * itself with "Warning: empty cb range" on stderr */
-    if (hi <= lo) {
-        double pad = lo > 0 ? lo / 100 : 1;
+    if (hi <= lo && lo == 0) /* all 0: 0 to 1 MiB (it ran from -1, a size no run can have) */
+        hi = 1;
+    else if (hi <= lo) {
+        double pad = lo / 100;
         lo -= pad;
         hi += pad;
     }
     const char *pol = c->c_policy >= 0 ? c->t.rows[ref][c->c_policy] : "";
-    char pw[64], vars[12000], cap[2048];
-    word(pw, sizeof pw, pol[0] ? pol : "config");
+    char pw[200], vars[12000], cap[2048];
+    gp_str(pw, sizeof pw, pol[0] ? pol : "config");
     snprintf(vars, sizeof vars,
              "data = \"%s\"\nxlabels = \"%s\"\nylabels = \"%s\"\nxname = \"%s\"\nyname = \"%s\"\n"
-             "zname = \"%s (MiB)\"\nttl = \"%s: peak reserved (MiB)\"\ncblo = %.17g\n"
+             "zname = \"%s (MiB)\"\nttl = %s.': peak reserved (MiB)'\ncblo = %.17g\n"
              "cbhi = %.17g", data, xl, yl, c->t.cols[ax], c->t.cols[ay], metric, pw, lo, hi);
     int n = snprintf(cap, sizeof cap, "Policy %s: %s in MiB over %s and %s; held at", pol[0] ? pol
                      : "(none)", metric, c->t.cols[ax], c->t.cols[ay]);
@@ -693,6 +775,46 @@ static int check_output(const ctx *c, const char *out, const char *csv)
     return rc != 0;
 }
 
+/* results.csv as `amsim batch` writes it, checked before anything is written: the columns the
+ * report reads (run, policy, trace, status, and a LEVEL.peak_reserved_bytes), and every metric
+ * cell of a successful run (the columns after status, but error) empty or a finite decimal
+ * number, as `amsim stats` reads them. 0, or 1 after a message: FILE: no column 'run', or
+ * FILE:LINE:COL: M is not a finite number. Until 2026-11-27 a header `a,b` gave a page of
+ * "1 runs, 1 succeeded; default memory level ?", status 0, and a cell `abc` was printed as
+ * written and handed to gnuplot, which failed (status 2). */
+static int check_table(const ctx *c, const char *csv)
+{
+    static const char *const need[] = {"run", "policy", "trace", "status"};
+    for (size_t k = 0; k < AM_ARRAY_LEN(need); k++)
+        if (rtable_col(&c->t, need[k]) < 0) {
+            fprintf(stderr, "%s: %s: no column '%s' (a results.csv of amsim batch has run, "
+                    "policy, trace, status and the metrics)\n", prog, csv, need[k]);
+            return 1;
+        }
+    char pr[300];
+    snprintf(pr, sizeof pr, "%s.peak_reserved_bytes", c->level);
+    if (!c->level[0] || rtable_col(&c->t, pr) < 0) {
+        fprintf(stderr, "%s: %s: no column LEVEL.peak_reserved_bytes (a results.csv of amsim "
+                "batch has one per memory level)\n", prog, csv);
+        return 1;
+    }
+    for (int r = 0; r < c->t.nrows; r++) {
+        if (!ok_row(c, r))
+            continue;
+        for (int k = c->c_status + 1; k < c->t.ncols; k++) {
+            double v;
+            const char *s = c->t.rows[r][k];
+            if (!*s || strcmp(c->t.cols[k], "error") == 0 || rtable_num(s, &v) == 0)
+                continue;
+            fprintf(stderr, "%s: %s:%lu:%lu: %s is not a finite number: '%s' (decimal numbers "
+                    "only, such as 5, 0.25 or 1e-3)\n", prog, csv, c->t.pos[r][k].line,
+                    c->t.pos[r][k].col, c->t.cols[k], s);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
     static const char use[] =
@@ -727,7 +849,7 @@ int cmd_report(int argc, char **argv)
     char csv[1024], msg[512];
     snprintf(csv, sizeof csv, "%s/results.csv", c.dir);
     if (rtable_read(&c.t, csv, msg, sizeof msg) != 0) {
-        fprintf(stderr, "amsim: %s\n", msg);
+        fprintf(stderr, "%s: %s\n", prog, msg);
         return 1;
     }
     char probe[1100];
@@ -764,7 +886,7 @@ int cmd_report(int argc, char **argv)
     }
     char out[1024];
     snprintf(out, sizeof out, "%s/report.html", c.dir);
-    if (check_output(&c, out, csv) != 0) {
+    if (check_output(&c, out, csv) != 0 || check_table(&c, csv) != 0) {
         rtable_free(&c.t);
         return 1;
     }
@@ -777,6 +899,15 @@ int cmd_report(int argc, char **argv)
     outfile *o;
     am_error err = {0};
     int rc = 1;
+    /* DIR/report.html is the report's own file: a symbolic link there is replaced by the page,
+     * its target left alone (until 2026-11-27 the page was written through it: a link to a
+     * run's summary.json overwrote that with HTML, status 0) */
+    struct stat lst;
+    if (lstat(out, &lst) == 0 && S_ISLNK(lst.st_mode) && unlink(out) != 0) {
+        fprintf(stderr, "%s: %s: cannot remove the symbolic link: %s\n", prog, out,
+                strerror(errno));
+        goto done;
+    }
     if (out_open(&o, out, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
         goto done;

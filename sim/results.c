@@ -137,6 +137,10 @@ int rtable_read(rtable *t, const char *path, char *err, size_t errsz)
     }
     const char *p = buf, *at = buf;
     unsigned long line = 1, col = 1;
+    /* a UTF-8 byte order mark (spreadsheets write one) is not part of the first column's name
+     * (until 2026-11-27 it was: "no column 'policy'"); columns count from after it */
+    if (strncmp(p, "\xEF\xBB\xBF", 3) == 0)
+        p = at = buf + 3;
     strlist h = {0};
     rt_pos *hpos = NULL;
     if (!record(&p, &h, &hpos, &at, &line, &col)) {

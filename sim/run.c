@@ -233,7 +233,8 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
         goto out;
     if (o[O_SAVE] && expect_save(xp, s, out_fp(o[O_SAVE]), err) != 0)
         goto out;
-    report_trace rt = {sp->trace, trace_format(t), sim_get_summary(s)->events, trace_skipped(t)};
+    report_trace rt = {sp->trace_name ? sp->trace_name : sp->trace, trace_format(t),
+                       sim_get_summary(s)->events, trace_skipped(t)};
     if (o[O_JSON])
         report_json(out_fp(o[O_JSON]), s, &rt);
     if (o[O_DJSON])

@@ -16,6 +16,8 @@
 
 typedef struct run_spec {
     const char *config, *trace;
+    const char *trace_name;      /* the trace's name in summary.json and report.txt when not
+                                    its path (batch: a generated run's "gen.trace"), or NULL */
     const char *policy;          /* allocator policy of the default level, or NULL */
     const char *sets[RUN_MAX_SETS + RUN_EXTRA_SETS];
     int nsets;

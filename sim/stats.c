@@ -110,14 +110,18 @@ static const char *unit_of(const char *metric)
  * bytes and hundredths exact; any other value with 6 significant digits. */
 static void fmt_num(char *b, size_t n, double v, const char *unit)
 {
+    /* the unit's symbol after the number: bytes B, seconds s; a fraction or a count has none
+     * (until 2026-11-27 only the header named the unit) */
+    const char *sym = !unit ? "" : !strcmp(unit, "bytes") ? " B" : !strcmp(unit, "seconds") ? " s"
+                                                                                          : "";
     if (isnan(v) || isinf(v))
         snprintf(b, n, "n/a");
     else if (v == floor(v) && fabs(v) < 9007199254740992.0)
-        snprintf(b, n, "%.0f", v);
+        snprintf(b, n, "%.0f%s", v, sym);
     else if (unit && (!strcmp(unit, "bytes") || !strcmp(unit, "count")))
-        snprintf(b, n, "%.2f", v);
+        snprintf(b, n, "%.2f%s", v, sym);
     else
-        snprintf(b, n, "%.6g", v);
+        snprintf(b, n, "%.6g%s", v, sym);
 }
 
 /* The paired t-test of the differences summarised in s. done: t, df and p are defined (t may
@@ -205,6 +209,42 @@ static void put_num(FILE *f, double v, const char *unit)
     fprintf(f, "%14s", b);
 }
 
+/* The per-group table, its columns as wide as their widest cell (until 2026-11-27 the group
+ * column was 16 wide and the numbers 14, so a longer name or number pushed its row out of
+ * line): a header row, then one row per group in g. */
+enum { ST_COLS = 6 };
+static void print_table(const char *by, const group *g, const summary *sm, int ng,
+                        const char *unit)
+{
+    char (*cell)[ST_COLS][64] = am_calloc((size_t)ng + 1, sizeof *cell);
+    size_t w[ST_COLS] = {0};
+    static const char *const head[ST_COLS - 1] = {"n", "mean", "sd", "ci95 low", "ci95 high"};
+    snprintf(cell[0][0], sizeof cell[0][0], "%.63s", by);
+    for (int c = 1; c < ST_COLS; c++)
+        snprintf(cell[0][c], sizeof cell[0][c], "%s", head[c - 1]);
+    for (int k = 0; k < ng; k++) {
+        const summary *s = &sm[k];
+        snprintf(cell[k + 1][0], sizeof cell[0][0], "%.63s", g[k].name);
+        snprintf(cell[k + 1][1], sizeof cell[0][1], "%d", s->n);
+        fmt_num(cell[k + 1][2], sizeof cell[0][2], s->mean, unit);
+        fmt_num(cell[k + 1][3], sizeof cell[0][3], s->sd, unit);
+        fmt_num(cell[k + 1][4], sizeof cell[0][4], s->lo, unit);
+        fmt_num(cell[k + 1][5], sizeof cell[0][5], s->hi, unit);
+    }
+    for (int r = 0; r <= ng; r++)
+        for (int c = 0; c < ST_COLS; c++)
+            if (strlen(cell[r][c]) > w[c])
+                w[c] = strlen(cell[r][c]);
+    for (int r = 0; r <= ng; r++) {
+        /* the group name left-aligned, the numbers right-aligned */
+        printf("%-*s", (int)w[0], cell[r][0]);
+        for (int c = 1; c < ST_COLS; c++)
+            printf("  %*s", (int)w[c], cell[r][c]);
+        putchar('\n');
+    }
+    free(cell);
+}
+
 /* Rows r and q agree in every pairing column. */
 static int same_key(const rtable *t, int r, int q, const int *keycols, int nk)
 {
@@ -268,7 +308,7 @@ int cmd_stats(int argc, char **argv)
     rtable t;
     char msg[512];
     if (rtable_read(&t, file, msg, sizeof msg) != 0) {
-        fprintf(stderr, "amsim: %s\n", msg);
+        fprintf(stderr, "%s: %s\n", prog, msg);
         return 1;
     }
     int rc = 1;
@@ -362,17 +402,12 @@ int cmd_stats(int argc, char **argv)
             }
         }
     }
+    /* groups in the order they first appear in any row, whatever its status (until
+     * 2026-11-27 in the order of their first ok row with a number, so a failed first run
+     * reordered the table); a group with successful rows but no number in the metric is shown
+     * with n = 0 (it was left out, unsaid), one without successful rows is not shown */
+    int *has_ok = am_calloc((size_t)t.nrows + 1, sizeof *has_ok), nnum = 0;
     for (int r = 0; r < t.nrows; r++) {
-        double v;
-        const char *cell = t.rows[r][mc];
-        if ((sc >= 0 && strcmp(t.rows[r][sc], "ok") != 0) || !*cell)
-            continue; /* a failed run, or one without the metric */
-        if (parse_num(cell, &v) != 0) { /* refused where it stands */
-            fprintf(stderr, "%s: %s:%lu:%lu: %s is not a finite number: '%s' (decimal numbers "
-                    "only, such as 5, 0.25 or 1e-3)\n", prog, file, t.pos[r][mc].line,
-                    t.pos[r][mc].col, metric, cell);
-            goto out;
-        }
         int k = 0;
         while (k < ng && strcmp(g[k].name, t.rows[r][bc]) != 0)
             k++;
@@ -380,7 +415,39 @@ int cmd_stats(int argc, char **argv)
             g[ng].name = t.rows[r][bc];
             g[ng++].v = am_calloc((size_t)t.nrows, sizeof(double));
         }
+        double v;
+        const char *cell = t.rows[r][mc];
+        if (sc >= 0 && strcmp(t.rows[r][sc], "ok") != 0)
+            continue; /* a failed run */
+        has_ok[k] = 1;
+        if (!*cell)
+            continue; /* a run without the metric */
+        if (parse_num(cell, &v) != 0) { /* refused where it stands */
+            fprintf(stderr, "%s: %s:%lu:%lu: %s is not a finite number: '%s' (decimal numbers "
+                    "only, such as 5, 0.25 or 1e-3)\n", prog, file, t.pos[r][mc].line,
+                    t.pos[r][mc].col, metric, cell);
+            free(has_ok);
+            goto out;
+        }
         g[k].v[g[k].n++] = v;
+        nnum++;
+    }
+    {
+        int kept = 0;
+        for (int k = 0; k < ng; k++) {
+            if (has_ok[k])
+                g[kept++] = g[k];
+            else
+                free(g[k].v);
+        }
+        ng = kept;
+    }
+    free(has_ok);
+    /* nothing to say: no output at all, not a header and an empty JSON file (until
+     * 2026-11-27 both were written, status 1) */
+    if (!nnum) {
+        fprintf(stderr, "%s: no row has a number in column '%s'\n", prog, metric);
+        goto out;
     }
     FILE *jf = NULL;
     json_w w;
@@ -402,30 +469,24 @@ int cmd_stats(int argc, char **argv)
     }
     printf("%s by %s (unit: %s; 95%% CI of the mean, t distribution)\n", metric, by,
            unit ? unit : "unknown, as in the table");
-    printf("%-16s %5s %14s %14s %14s %14s\n", by, "n", "mean", "sd", "ci95 low", "ci95 high");
+    summary *sm = am_calloc((size_t)ng + 1, sizeof *sm);
     for (int k = 0; k < ng; k++) {
-        summary s;
-        summarize(g[k].v, g[k].n, &s);
-        printf("%-16s %5d ", g[k].name, s.n);
-        put_num(stdout, s.mean, unit);
-        fputc(' ', stdout);
-        put_num(stdout, s.sd, unit);
-        fputc(' ', stdout);
-        put_num(stdout, s.lo, unit);
-        fputc(' ', stdout);
-        put_num(stdout, s.hi, unit);
-        fputc('\n', stdout);
+        summarize(g[k].v, g[k].n, &sm[k]);
         if (jf) {
+            /* numbers exactly: whole ones as integers, others as they read back (until
+             * 2026-11-27 12 significant digits: a 1 TiB mean was 1.09951162778e+12) */
             json_key(&w, g[k].name);
             json_obj(&w);
-            json_ku64(&w, "n", (uint64_t)s.n);
-            json_kreal(&w, "mean", s.mean);
-            json_kreal(&w, "sd", s.sd);
-            json_kreal(&w, "ci95_low", s.lo);
-            json_kreal(&w, "ci95_high", s.hi);
+            json_ku64(&w, "n", (uint64_t)sm[k].n);
+            json_kexact(&w, "mean", sm[k].mean);
+            json_kexact(&w, "sd", sm[k].sd);
+            json_kexact(&w, "ci95_low", sm[k].lo);
+            json_kexact(&w, "ci95_high", sm[k].hi);
             json_end_obj(&w);
         }
     }
+    print_table(by, g, sm, ng, unit);
+    free(sm);
     if (jf)
         json_end_obj(&w);
     if (paired) {
@@ -475,18 +536,18 @@ int cmd_stats(int argc, char **argv)
             json_kstr(&w, "b", kb);
             json_ku64(&w, "pairs", (uint64_t)nd);
             json_ku64(&w, "unmatched_a", (uint64_t)unmatched);
-            json_kreal(&w, "mean_difference", s.mean);
-            json_kreal(&w, "sd", s.sd);
-            json_kreal(&w, "ci95_low", s.lo);
-            json_kreal(&w, "ci95_high", s.hi);
+            json_kexact(&w, "mean_difference", s.mean);
+            json_kexact(&w, "sd", s.sd);
+            json_kexact(&w, "ci95_low", s.lo);
+            json_kexact(&w, "ci95_high", s.hi);
             /* null where the text prints no number (infinity has no JSON form) */
-            json_kreal(&w, "t", pt.t);
+            json_kexact(&w, "t", pt.t);
             json_key(&w, "df");
             if (pt.done)
                 json_u64(&w, (uint64_t)pt.df);
             else
                 json_null(&w);
-            json_kreal(&w, "p_two_sided", pt.p);
+            json_kexact(&w, "p_two_sided", pt.p);
             json_kstr(&w, "t_test", pt.words[0] ? pt.words : "done");
             json_end_obj(&w);
         }
@@ -502,9 +563,7 @@ int cmd_stats(int argc, char **argv)
         }
         o = NULL;
     }
-    rc = ng ? 0 : 1;
-    if (!ng)
-        fprintf(stderr, "%s: no row has a number in column '%s'\n", prog, metric);
+    rc = 0;
 out:
     out_abort(o);
     for (int k = 0; k < ng; k++)

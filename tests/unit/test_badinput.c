@@ -1867,6 +1867,34 @@ static void outputs_naming_a_read_file(void)
     free(c0), free(p0), free(t0), free(c1), free(p1), free(t1), free(r1), free(l1);
 }
 
+/* `amsim report` on a results.csv that is not a batch's: no run/policy/trace/status column, no
+ * LEVEL.peak_reserved_bytes, or a metric cell that is not a number, each refused before anything
+ * is written (a header `a,b` gave a page, status 0; a cell `abc` made gnuplot fail, status 2). */
+static void report_bad_table(void)
+{
+    static const char *const cases[][2] = {
+        {"a,b\n1,2\n", "amsim report: {A}: no column 'run' (a results.csv of amsim batch has"},
+        {"run,policy,trace,status\nr1,bfc,t,ok\n",
+         "amsim report: {A}: no column LEVEL.peak_reserved_bytes"},
+        {"run,policy,trace,status,error,hbm.peak_reserved_bytes\nr1,bfc,t,ok,,abc\n",
+         "amsim report: {A}:2:14: hbm.peak_reserved_bytes is not a finite number: 'abc'"},
+    };
+    char dir[600], csv[700], html[700], args[800], want[1200];
+    snprintf(dir, sizeof dir, "%s/badtable", tu_tmpdir());
+    mkdir(dir, 0777);
+    snprintf(csv, sizeof csv, "%s/results.csv", dir);
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        FILE *f = fopen(csv, "w");
+        CU_ASSERT_FATAL(f && fputs(cases[i][0], f) >= 0 && fclose(f) == 0);
+        const char *const val[] = {csv};
+        bi_subst(want, sizeof want, cases[i][1], val);
+        snprintf(args, sizeof args, "report '%s'", dir);
+        bi_expect(args, 1, want);
+        CU_ASSERT_NOT_EQUAL(access(html, F_OK), 0);
+    }
+}
+
 /* ---- fuzzer regressions ---------------------------------------------------------------------- */
 
 /* Every file under tests/fuzz/regress/ went through a reader once and crashed it. Replay each
@@ -2093,6 +2121,8 @@ void suite_badinput(void)
              {"outputs: one naming an input", outputs_naming_an_input},
              {"outputs: one naming a file read (preset, base, trace, table)",
               outputs_naming_a_read_file},
+             {"report: results.csv without the batch's columns, or a metric not a number",
+              report_bad_table},
              /* behaviour */
              {"--lenient counts an unknown free", lenient_unknown_free},
              {"check counts skipped rows", check_counts_skipped_rows},

@@ -1099,7 +1099,8 @@ static void test_timeout_fraction(void)
     snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [%s]\npolicies: [bfc]\n",
              tu_top(), tr);
     const char *sw = tu_write("timeout.yaml", text);
-    static const char *const fractions[] = {"0.02", "1e-9"}, *const shown[] = {"0.02", "1e-09"};
+    /* 1e-6: the least the timer counts (1e-9 ran for 1 us and said "timeout after 1e-09 s") */
+    static const char *const fractions[] = {"0.02", "1e-6"}, *const shown[] = {"0.02", "1e-06"};
     for (size_t i = 0; i < 2; i++) {
         const char *dir = path_in_tmp(i ? "timeout2" : "timeout1");
         snprintf(args, sizeof args, "batch '%s' -o '%s' -q --timeout %s", sw, dir, fractions[i]);
@@ -1224,8 +1225,8 @@ static void test_timeout_with_signals_blocked(void)
         sigprocmask(SIG_BLOCK, &set, NULL);
         if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
             _exit(127);
-        /* 1e-9 s: the timer fires before the run can end, however fast it is */
-        execl(bin, bin, "batch", sw, "-o", dir, "-q", "--timeout", "1e-9", (char *)NULL);
+        /* 1 us: the timer fires before the run can end, however fast it is */
+        execl(bin, bin, "batch", sw, "-o", dir, "-q", "--timeout", "1e-6", (char *)NULL);
         _exit(127);
     }
     int st = 0;
@@ -1233,7 +1234,7 @@ static void test_timeout_with_signals_blocked(void)
     CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
     snprintf(csv, sizeof csv, "%s/results.csv", dir);
     char *t = tu_slurp(csv, NULL);
-    CU_ASSERT(t && strstr(t, ",failed,worker killed by signal 14 (timeout after 1e-09 s),"));
+    CU_ASSERT(t && strstr(t, ",failed,worker killed by signal 14 (timeout after 1e-06 s),"));
     if (!t || !strstr(t, "timeout after"))
         fprintf(stderr, "\n  blocked signals: %s\n", t ? t : "(no results.csv)");
     free(t);
@@ -1357,6 +1358,81 @@ static void test_numeric_options(void)
     free(out);
 }
 
+/* A batch's outputs do not depend on the folder it was started in or on -o: a failed run's
+ * error names the trace as the sweep writes it (`bad.trace: ...`, not `cwdsw/bad.trace: ...`
+ * from the parent folder), and a generated run's summary.json names its trace `gen.trace`
+ * (it held the -o path), so results.csv and the run folders are byte-identical. */
+static void test_batch_cwd_independent(void)
+{
+    char dir[1024], cmd[8192], p[1400], q[1400];
+    snprintf(dir, sizeof dir, "%s/cwdsw", tu_tmpdir());
+    mkdir(dir, 0777);
+    tu_write("cwdsw/good.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    tu_write("cwdsw/bad.trace", "not a trace\n");
+    char base[1200];
+    snprintf(base, sizeof base, "%s/configs/default.yaml", tu_top());
+    char text[2048];
+    snprintf(text, sizeof text, "base: '%s'\ntraces: [good.trace, bad.trace]\n"
+             "policies: [bfc]\n", base);
+    tu_write("cwdsw/sw.yaml", text);
+    snprintf(text, sizeof text, "base: '%s'\ngenerate: {kind: serve, args: [--requests, '3']}\n"
+             "seeds: [1]\n", base);
+    tu_write("cwdsw/gen.yaml", text);
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    /* the sweep with bad.trace exits 1 (a run failed) */
+    snprintf(cmd, sizeof cmd, "cd '%s' && { '%s' batch cwdsw/sw.yaml -o cwdsw/o1 -q; "
+             "test $? = 1; } && '%s' batch cwdsw/gen.yaml -o cwdsw/g1 -q && cd cwdsw && "
+             "{ '%s' batch sw.yaml -o o2 -q; test $? = 1; } && '%s' batch gen.yaml -o '%s/g2' -q",
+             tu_tmpdir(), bin, bin, bin, bin, tu_tmpdir());
+    CU_ASSERT_EQUAL(system(cmd), 0);
+    snprintf(p, sizeof p, "%s/o1/results.csv", dir);
+    snprintf(q, sizeof q, "%s/o2/results.csv", dir);
+    char *a = tu_slurp(p, NULL), *b = tu_slurp(q, NULL);
+    CU_ASSERT(a && b && strcmp(a, b) == 0);
+    CU_ASSERT(a && strstr(a, ",failed,\"bad.trace: unrecognised trace format"));
+    free(a);
+    free(b);
+    snprintf(p, sizeof p, "%s/g1/runs/0001-s1/summary.json", dir);
+    snprintf(q, sizeof q, "%s/g2/runs/0001-s1/summary.json", tu_tmpdir());
+    a = tu_slurp(p, NULL);
+    b = tu_slurp(q, NULL);
+    CU_ASSERT(a && b && strcmp(a, b) == 0);
+    CU_ASSERT(a && strstr(a, "\"path\": \"gen.trace\""));
+    free(a);
+    free(b);
+}
+
+/* configs/sweeps/tpu_vmem.yaml shows what its comment says: out-of-memory failures falling to 0
+ * as VMEM grows (20, 4, then none from 512 KiB) at one makespan. Its comment claimed VMEM size
+ * against makespan, which never moved (23.049 us at every size). */
+static void test_tpu_vmem_example(void)
+{
+    char sw[1200], args[2600];
+    snprintf(sw, sizeof sw, "%s/configs/sweeps/tpu_vmem.yaml", tu_top());
+    char *text = tu_slurp(sw, NULL);
+    CU_ASSERT(text && strstr(text, "VMEM size vs out-of-memory failures") &&
+              strstr(text, "--metric vmem.ooms"));
+    free(text);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, path_in_tmp("vmem"));
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char csv[1200], *out = NULL;
+    snprintf(csv, sizeof csv, "%s/results.csv", path_in_tmp("vmem"));
+    snprintf(args, sizeof args, "stats '%s' --metric vmem.ooms --by memories.vmem.capacity", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\n128KiB                  1    20 ") &&
+              strstr(out, "\n256KiB                  1     4 ") &&
+              strstr(out, "\n512KiB                  1     0 ") &&
+              strstr(out, "\n2MiB                    1     0 "));
+    if (out && !strstr(out, "\n128KiB                  1    20 "))
+        fprintf(stderr, "\n  tpu_vmem: %s\n", out);
+    free(out);
+    snprintf(args, sizeof args, "stats '%s' --metric makespan_seconds --by "
+             "memories.vmem.capacity", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && tu_count(out, "  2.30486e-05 s  ") == 5);
+    free(out);
+}
+
 static void test_shard_merge(void)
 {
     const char *sw = small_sweep("small_ok.yaml", 0);
@@ -1393,6 +1469,12 @@ static void test_shard_merge(void)
     CU_ASSERT_EQUAL(count_lines(ta), 7);
     free(ta);
     free(tb);
+    /* one folder: "merged 1 folder" (it said "merged 1 folders") */
+    char *mo = NULL;
+    snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", whole, path_in_tmp("merged1"));
+    CU_ASSERT_EQUAL(tu_amsim(args, &mo, NULL), 0);
+    CU_ASSERT(mo && strstr(mo, ": merged 1 folder\n"));
+    free(mo);
     /* one shard alone is incomplete: merge says so */
     snprintf(args, sizeof args, "batch --merge '%s/shard1' -o '%s'", tu_tmpdir(),
              path_in_tmp("half.csv"));
@@ -1660,9 +1742,10 @@ static void test_stats_bad_cells(void)
          "amsim stats: @:3:11: m is not a finite number: '-INFINITY'"},
         {"run_id,run,policy,status,m\n1,a1,a,ok,1\n2,a2,a,ok,5 5\n",
          "amsim stats: @:3:11: m is not a finite number: '5 5'"},
-        {"run_id,run,policy,status,m\n1,a1,a,ok,1,7\n", "amsim: @:2:13: 6 fields where the "
-         "header has 5"},
-        {"run_id,run,policy,status,m\n1,a1,a\n", "amsim: @:2:1: 3 fields where the header has 5"},
+        {"run_id,run,policy,status,m\n1,a1,a,ok,1,7\n", "amsim stats: @:2:13: 6 fields where "
+         "the header has 5"},
+        {"run_id,run,policy,status,m\n1,a1,a\n",
+         "amsim stats: @:2:1: 3 fields where the header has 5"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *csv = tu_write("bad-stats.csv", cases[i].csv);
@@ -1686,7 +1769,7 @@ static void test_stats_bad_cells(void)
     char args[1200], *out = NULL;
     snprintf(args, sizeof args, "stats '%s' --metric m", ok);
     CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
-    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "a                    2              2"));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "\na       2     2 "));
     free(out);
     /* blanks around a cell are trimmed, before and after alike (until 2026-11-27 ' 5' was 5 and
      * '5 ' refused), a group's name too, and a blank cell is an empty one */
@@ -1696,8 +1779,8 @@ static void test_stats_bad_cells(void)
     snprintf(args, sizeof args, "stats '%s' --metric m", ok);
     out = NULL;
     CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
-    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "\na                    4              4 "));
-    if (!out || !strstr(out, "\na                    4              4 "))
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "\na       4     4 "));
+    if (!out || !strstr(out, "\na       4     4 "))
         fprintf(stderr, "\n  blanks: %s\n", out ? out : "(none)");
     free(out);
     /* what results.csv writes with a blank at an end is quoted, so it reads back as it was */
@@ -3063,6 +3146,22 @@ static void test_regress_sweep(void)
     char *t = tu_slurp(p, NULL);
     CU_ASSERT(t && strstr(t, ",deviation,") && strstr(t, "hbm.peak_reserved_bytes"));
     free(t);
+    /* the summary line says deviated, not failed (it said "1 failed"); one run, not "1 runs" */
+    snprintf(args, sizeof args, "batch '%s' -o '%s'", sw, path_in_tmp("reg3"));
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 3);
+    CU_ASSERT(err && strstr(err, ": 1 run: 1 run now, 0 finished before; 0 failed; 1 deviated "
+                                 "from its expectation; "));
+    if (err && !strstr(err, "1 deviated"))
+        fprintf(stderr, "\n  regress summary: %s\n", err);
+    free(err);
+    /* --timeout below the timer's microsecond is refused */
+    snprintf(args, sizeof args, "batch '%s' -o '%s' --timeout 1e-7", sw, path_in_tmp("reg4"));
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "--timeout '1e-7' is below 1 us (0.000001 s), the timer's "
+                                 "resolution"));
+    free(err);
 }
 
 /* The expectation files of a regress sweep, under any spelling, against the files the batch
@@ -3370,7 +3469,7 @@ static void test_update_expectations_rerun(void)
     char *err = NULL;
     snprintf(args, sizeof args, "batch '%s' -o '%s/out' --update-expectations", p, d);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
-    CU_ASSERT(err && strstr(err, ": 1 runs: 1 run now, 0 finished before; 0 failed; "));
+    CU_ASSERT(err && strstr(err, ": 1 run: 1 run now, 0 finished before; 0 failed; "));
     free(err);
     char *e1 = tu_slurp(e, NULL);
     CU_ASSERT(e1 && strcmp(e0, e1) == 0);
@@ -3468,6 +3567,8 @@ void suite_batch(void)
              {"a failing generator's message is recorded", test_gen_failure_recorded},
              {"numeric options refuse trailing text", test_numeric_options},
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
+             {"outputs independent of the working folder and -o", test_batch_cwd_independent},
+             {"tpu_vmem.yaml shows what it says (OOMs by VMEM size)", test_tpu_vmem_example},
              {"--merge refuses an output naming a file it reads", test_merge_output_names_input},
              {"statistics against hand-computed values", test_stats},
              {"stats --paired: unknown groups, too few pairs", test_stats_paired_groups},

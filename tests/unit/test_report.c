@@ -77,7 +77,7 @@ static void test_report_undefined_not_zero(void)
     free(h);
     snprintf(args, sizeof args, "stats '%s/results.csv' --metric hbm.fragmentation_ratio", dir);
     CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
-    CU_ASSERT(out && strstr(out, "\nbfc                  1            0.5 "));
+    CU_ASSERT(out && strstr(out, "\nbfc     1   0.5 "));
     free(out);
 }
 
@@ -157,6 +157,31 @@ static void test_report_timeline_caption(void)
     free(h);
 }
 
+/* QA's s12: a generated trace's seeds share the trace column ("gen:serve"); the timeline plots
+ * are per input (trace and seed), so bfc on seed 2 is never drawn against caching on seed 1 (one
+ * plot "gen:serve" did), and the plot title shows the trace as written, quotes and commas
+ * included (it read a,b__q_). */
+static void test_report_timeline_per_input(void)
+{
+    static const char csv[] =
+        "run_id,run,policy,trace,seed,status,hbm.peak_live_bytes,hbm.peak_reserved_bytes\n"
+        "1,r1-bfc,bfc,\"a,b \"\"q\"\"\",2,ok,1048576,2097152\n"
+        "2,r2-caching,caching,\"a,b \"\"q\"\"\",1,ok,1048576,2097152\n"
+        "3,r3-caching,caching,\"a,b \"\"q\"\"\",2,ok,1048576,2097152\n";
+    write_timeline("tlseed", "r1-bfc");
+    write_timeline("tlseed", "r2-caching");
+    write_timeline("tlseed", "r3-caching");
+    char *h = report_of("tlseed", csv);
+    CU_ASSERT(h && strstr(h, "a,b &quot;q&quot; (seed = 2): reserved (solid) and live (dashed) "
+                             "bytes of hbm over simulated time, first successful run of each "
+                             "policy: bfc r1-bfc, caching r3-caching.</figcaption>"));
+    CU_ASSERT(h && strstr(h, "a,b &quot;q&quot; (seed = 1): reserved (solid) and live (dashed) "
+                             "bytes of hbm over simulated time, first successful run of each "
+                             "policy: caching r2-caching.</figcaption>"));
+    CU_ASSERT(h && strstr(h, "<text>a,b \"q\" (seed = 2): live vs reserved</text>"));
+    free(h);
+}
+
 /* The figure of the page whose caption starts with cap (from its <figure> to its </figure>),
  * copied; NULL when there is none. */
 static char *figure(const char *h, const char *cap)
@@ -233,16 +258,15 @@ static void test_stats_units_exact(void)
         "1,r1,a,ok,2147483648,1635780096,29,0.25,0.5,4096,0.125,3\n"
         "2,r2,a,ok,2147483648,1635780097,30,0.5,1,4096,0.125,4\n"));
     static const struct { const char *metric, *unit, *row; } cases[] = {
-        {"hbm.capacity", "bytes", "\na                    2     2147483648              0     2147483648 "
-                                  "    2147483648\n"},
-        {"hbm.stats.allocated_bytes.peak", "bytes", "\na                    2  1635780096.50"
-                                                    "           0.71  1635780090.15  1635780102.85\n"},
-        {"hbm.stats.segment.peak", "count", "\na                    2          29.50           0.71 "},
-        {"hbm.max_external_fragmentation", "fraction", "\na                    2          0.375 "},
-        {"allocator_seconds", "seconds", "\na                    2           0.75 "},
-        {"hbm.reserved_unallocated_at_peak", "bytes", "\na                    2           4096 "},
-        {"hbm.stats.plan_gap_fraction", "fraction", "\na                    2          0.125 "},
-        {"knob", "unknown, as in the table", "\na                    2            3.5 "},
+        {"hbm.capacity", "bytes", "\na       2  2147483648 B  0 B  2147483648 B  2147483648 B\n"},
+        {"hbm.stats.allocated_bytes.peak", "bytes", "\na       2  1635780096.50 B  0.71 B  "
+                                                    "1635780090.15 B  1635780102.85 B\n"},
+        {"hbm.stats.segment.peak", "count", "\na       2  29.50  0.71     23.15      35.85\n"},
+        {"hbm.max_external_fragmentation", "fraction", "\na       2  0.375  0.176777 "},
+        {"allocator_seconds", "seconds", "\na       2  0.75 s  0.353553 s "},
+        {"hbm.reserved_unallocated_at_peak", "bytes", "\na       2  4096 B  0 B    4096 B "},
+        {"hbm.stats.plan_gap_fraction", "fraction", "\na       2  0.125   0     0.125 "},
+        {"knob", "unknown, as in the table", "\na       2   3.5  0.707107 "},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char args[1400], want[256], *out = NULL;
@@ -262,6 +286,63 @@ static void test_stats_units_exact(void)
         CU_ASSERT(j && strstr(j, want));
         free(j);
     }
+}
+
+/* QA's stats edge cases: JSON numbers exact (a 1 TiB mean was 1.09951162778e+12, an sd had
+ * 12 digits); groups in the order they first appear in any row (b's first row failed, so a
+ * came first); a group with successful rows but no number shown with n = 0 (it was dropped);
+ * no number anywhere writes nothing (it printed the header and wrote the JSON, status 1); a
+ * UTF-8 byte order mark is accepted; every byte value and difference carries its unit; and a
+ * long group name keeps the columns in line. */
+static void test_stats_exact_order_edges(void)
+{
+    char csv[600], js[600], args[1400], *out = NULL, *err = NULL;
+    snprintf(js, sizeof js, "%s", tmp_path("edge.json"));
+    snprintf(csv, sizeof csv, "%s", tu_write("edge.csv",
+        "\xEF\xBB\xBFpolicy,seed,status,x_bytes\n"
+        "b,1,failed,\n"
+        "a_policy_with_a_long_name,1,ok,1099511627776\n"
+        "a_policy_with_a_long_name,2,ok,1099511627776\n"
+        "b,1,ok,1099511626776\n"
+        "b,2,ok,1099511626776\n"
+        "c,1,ok,\n"));
+    snprintf(args, sizeof args, "stats '%s' --metric x_bytes --paired a_policy_with_a_long_name,b "
+             "--json '%s'", csv, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\npolicy                     n             mean   sd         "
+                                 "ci95 low        ci95 high\n"
+                                 "b                          2  1099511626776 B  0 B  "
+                                 "1099511626776 B  1099511626776 B\n"
+                                 "a_policy_with_a_long_name  2  1099511627776 B  0 B  "
+                                 "1099511627776 B  1099511627776 B\n"
+                                 "c                          0              n/a  n/a  "
+                                 "            n/a              n/a\n"));
+    CU_ASSERT(out && strstr(out, "every difference is 1000 B, sd 0"));
+    if (out && !strstr(out, "\nc                          0"))
+        printf("\n  stats:\n%s", out);
+    free(out);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT(j && strstr(j, "\"mean\": 1099511627776,") &&
+              strstr(j, "\"mean_difference\": 1000,"));
+    CU_ASSERT(j && strstr(j, "\"c\": {\n      \"n\": 0,\n      \"mean\": null,"));
+    free(j);
+    /* a non-integer mean with every digit it needs to read back */
+    snprintf(csv, sizeof csv, "%s", tu_write("edge2.csv", "policy,status,x\na,ok,1\na,ok,2\n"));
+    snprintf(args, sizeof args, "stats '%s' --metric x --json '%s'", csv, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    j = tu_slurp(js, NULL);
+    CU_ASSERT(j && strstr(j, "\"mean\": 1.5,") && strstr(j, "\"sd\": 0.70710678118654"));
+    free(j);
+    /* nothing to report: no output at all */
+    remove(js);
+    snprintf(csv, sizeof csv, "%s", tu_write("edge3.csv", "policy,status,x\na,failed,\nb,ok,\n"));
+    snprintf(args, sizeof args, "stats '%s' --metric x --json '%s'", csv, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT(out && out[0] == 0);
+    CU_ASSERT(err && strcmp(err, "amsim stats: no row has a number in column 'x'\n") == 0);
+    CU_ASSERT(access(js, F_OK) != 0);
+    free(out);
+    free(err);
 }
 
 /* `run --log FILE` under config cfg (a path) and policy pol on trace text; the log, or NULL. */
@@ -502,17 +583,82 @@ static void test_report_heatmap_failed_axis_value(void)
     free(h);
 }
 
+/* QA's s11: nothing reserved by any run. The bar chart's axis and the heat map's colour bar get
+ * ranges of their own, 0 to 1 MiB: gnuplot printed "Warning: empty y range [0:0]" on stderr and
+ * the colour bar ran from -1 MiB. */
+static void test_report_all_zero(void)
+{
+    const char *dir = tmp_path("allzero");
+    char p[1200], args[1400], *err = NULL;
+    mkdir(dir, 0777);
+    snprintf(p, sizeof p, "%s/results.csv", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("run_id,run,memories.hbm.capacity,memories.hbm.granularity,policy,trace,status,"
+          "hbm.peak_reserved_bytes,hbm.peak_live_bytes,hbm.fragmentation_ratio\n"
+          "1,r1,1GiB,2MiB,platform,t,ok,0,0,\n2,r2,1GiB,4MiB,platform,t,ok,0,0,\n"
+          "3,r3,2GiB,2MiB,platform,t,ok,0,0,\n4,r4,2GiB,4MiB,platform,t,ok,0,0,\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "report '%s'", dir);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT(err && strcmp(err, "") == 0);
+    if (err && err[0])
+        printf("\nreport: %s\n", err);
+    free(err);
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    char *h = tu_slurp(p, NULL);
+    char *hm = h ? strstr(h, "Two-axis sweep") : NULL, *end = hm ? strstr(hm, "</svg>") : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+    if (end)
+        *end = 0;
+    CU_ASSERT(strstr(hm, "> -1<") == NULL && strstr(hm, ">-1<") == NULL);
+    CU_ASSERT(strstr(hm, "> 1<") != NULL || strstr(hm, ">1<") != NULL);
+    free(h);
+}
+
+/* QA: a report.html that is a symbolic link to a run's summary.json (a file the report does
+ * not read) is replaced by the page, the link's target untouched; it was overwritten with HTML,
+ * status 0. */
+static void test_report_replaces_link(void)
+{
+    const char *dir = tmp_path("replink");
+    char p[1200], q[1200];
+    write_timeline("replink", "r1");
+    snprintf(p, sizeof p, "%s/runs/r1/summary.json", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("{}\n", f);
+    fclose(f);
+    snprintf(q, sizeof q, "%s/report.html", dir);
+    CU_ASSERT_EQUAL(symlink("runs/r1/summary.json", q), 0);
+    char *h = report_of("replink", "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                                   "hbm.peak_reserved_bytes\n1,r1,bfc,t,ok,1048576,2097152\n");
+    CU_ASSERT(h && strstr(h, "<!DOCTYPE html>") == h);
+    free(h);
+    char *j = tu_slurp(p, NULL);
+    CU_ASSERT(j && strcmp(j, "{}\n") == 0);
+    free(j);
+    struct stat st;
+    CU_ASSERT(lstat(q, &st) == 0 && S_ISREG(st.st_mode));
+}
+
 void suite_report(void)
 {
     TU_SUITE("report", {"undefined_not_zero", test_report_undefined_not_zero},
              {"every_mean", test_report_every_mean},
              {"heatmap_per_policy", test_report_heatmap_per_policy},
              {"stats_units_exact", test_stats_units_exact},
+             {"stats: exact JSON, group order, n = 0, nothing written on failure, BOM, units, "
+              "widths", test_stats_exact_order_edges},
              {"log_levels", test_log_levels}, {"log_single_level", test_log_single_level},
              {"timeline caption names the runs plotted", test_report_timeline_caption},
+             {"timeline plots per input (trace, seed); titles as written",
+              test_report_timeline_per_input},
              {"run report: sizes up to 16 EiB keep the level table's columns",
               test_run_report_large_sizes},
              {"heat map keeps an axis value whose runs failed; no gnuplot warnings",
               test_report_heatmap_failed_axis_value},
-             {"no gnuplot: one message, status 1, nothing written", test_report_gnuplot_missing});
+             {"no gnuplot: one message, status 1, nothing written", test_report_gnuplot_missing},
+             {"nothing reserved: explicit ranges, no gnuplot warnings", test_report_all_zero},
+             {"a report.html link is replaced, its target untouched", test_report_replaces_link});
 }
