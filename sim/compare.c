@@ -62,13 +62,14 @@ static void collect(void *ctx, sim *s, const report_trace *t)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: amsim compare -c CONFIG -t TRACE --policies a,b,c [--set PATH=VALUE]...\n"
-               "                     [--json FILE] [--lenient]\n"
+               "                     [--json FILE] [--lenient] [--device N]\n"
                "  replays TRACE once per policy (on the default memory level) and prints one\n"
                "  table: peak live, peak reserved, gap, utilization, fragmentation ratio, OOMs,\n"
                "  device calls and time in allocator device calls; a bad config, --set or trace\n"
                "  is an error (status 1) before any run; a policy whose run fails (e.g. it\n"
                "  refuses a --set value) is a 'failed' row, the other rows and --json are\n"
-               "  written, and the status is 1 (2 when the failure is amsim's own)\n");
+               "  written, and the status is 1 (2 when the failure is amsim's own)\n"
+               "  --device N: a PyTorch snapshot's device (default 0), as amsim run --device\n");
 }
 
 int cmd_compare(int argc, char **argv);
@@ -76,16 +77,18 @@ int cmd_compare(int argc, char **argv)
 {
     run_spec sp;
     memset(&sp, 0, sizeof sp);
-    const char *policies = NULL, *json = NULL;
-    enum { O_HELP, O_LENIENT, O_CONFIG, O_TRACE, O_POLICIES, O_JSON, O_SET, O_N };
+    const char *policies = NULL, *json = NULL, *device_s = NULL;
+    enum { O_HELP, O_LENIENT, O_CONFIG, O_TRACE, O_POLICIES, O_JSON, O_SET, O_DEVICE, O_N };
     static const cli_opt opts[] = {
         [O_HELP] = {"help", 'h', CLI_FLAG},        [O_LENIENT] = {"lenient", 0, CLI_FLAG},
         [O_CONFIG] = {"config", 'c', CLI_PATH},    [O_TRACE] = {"trace", 't', CLI_PATH},
         [O_POLICIES] = {"policies", 0, CLI_VALUE}, [O_JSON] = {"json", 0, CLI_PATH},
-        [O_SET] = {"set", 0, CLI_VALUE},           [O_N] = {NULL, 0, 0}};
+        [O_SET] = {"set", 0, CLI_VALUE},           [O_DEVICE] = {"device", 0, CLI_VALUE},
+        [O_N] = {NULL, 0, 0}};
     /* each takes one value but --set: a second is refused (cli_once) */
     const char **slots[O_N] = {[O_CONFIG] = &sp.config, [O_TRACE] = &sp.trace,
-                               [O_POLICIES] = &policies, [O_JSON] = &json};
+                               [O_POLICIES] = &policies, [O_JSON] = &json,
+                               [O_DEVICE] = &device_s};
     cli cl;
     cli_init(&cl, "amsim compare", argc, argv);
     const char *opt, *v;
@@ -104,6 +107,8 @@ int cmd_compare(int argc, char **argv)
             if (cli_once("amsim compare", opt, slots[k], v, k == O_POLICIES ? "name every "
                          "policy in one comma-separated list, e.g. --policies bfc,caching"
                          : NULL) != 0)
+                return 1;
+            if (k == O_DEVICE && cli_device("amsim compare", v, &sp.device) != 0)
                 return 1;
         } else { /* --set */
             if (sp.nsets == RUN_MAX_SETS) {

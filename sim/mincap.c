@@ -66,6 +66,7 @@ typedef struct mc {
     char level_s[64];
     int quiet;
     int lenient;          /* --lenient: every run counts and skips recoverable trace problems */
+    int device;           /* --device: a PyTorch snapshot's device (default 0) */
 } mc;
 
 typedef struct probe_out {
@@ -119,7 +120,8 @@ static int probe(const mc *c, const char *policy, int ref, uint64_t base_cap, ui
 {
     /* The policy goes on the searched level by a --set of its own: run_spec.policy would put it
      * on the default level and leave the searched one with its configured policy. */
-    run_spec sp = {.config = c->config, .trace = c->trace, .lenient = c->lenient};
+    run_spec sp = {.config = c->config, .trace = c->trace, .lenient = c->lenient,
+                   .device = c->device};
     char pol[256], knob[256], cap[256], oom[256];
     int is_bfc = strcmp(policy, "bfc") == 0;
     for (int i = 0; i < c->nsets; i++)
@@ -244,7 +246,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: amsim mincap -c CONFIG -t TRACE [--policies a,b] [--granularity BYTES]\n"
             "                    [--json FILE] [--level NAME] [--set PATH=VALUE]... [--lenient]\n"
-            "                    [-q]\n"
+            "                    [--device N] [-q]\n"
             "  per policy, the smallest memory of the level (default: the config's default\n"
             "  memory) at which TRACE runs with no out-of-memory event on any level: BFC's\n"
             "  memory_limit (capacity raised to hold it), other policies' capacity; the rest of\n"
@@ -256,7 +258,8 @@ static void usage(FILE *f)
             "  end and reported. Peak live bytes (every request held, nothing spilled) is shown\n"
             "  for comparison: spilling, or offline skipping recorded oom lines, can need less.\n"
             "  --lenient: every run counts and skips recoverable trace problems (a free of an\n"
-            "  unknown id, ...), as amsim run --lenient does.\n");
+            "  unknown id, ...), as amsim run --lenient does.\n"
+            "  --device N: a PyTorch snapshot's device (default 0), as amsim run --device.\n");
 }
 
 /* The names of a probe_out's oom_levels ("hbm, host") as JSON strings. */
@@ -439,11 +442,11 @@ static int mc_main(mc *c, const char *pols, outfile **op)
 int cmd_mincap(int argc, char **argv)
 {
     mc c = {0};
-    const char *json = NULL, *pols = NULL, *gran_s = NULL;
+    const char *json = NULL, *pols = NULL, *gran_s = NULL, *device_s = NULL;
     c.gran = 1ULL << 20;
     enum {
         O_HELP, O_QUIET, O_CONFIG, O_TRACE, O_POLICIES, O_JSON, O_LEVEL, O_GRAN, O_SET,
-        O_LENIENT, O_N
+        O_LENIENT, O_DEVICE, O_N
     };
     static const cli_opt opts[] = {
         [O_HELP] = {"help", 'h', CLI_FLAG},        [O_QUIET] = {"quiet", 'q', CLI_FLAG},
@@ -451,11 +454,12 @@ int cmd_mincap(int argc, char **argv)
         [O_POLICIES] = {"policies", 0, CLI_VALUE}, [O_JSON] = {"json", 0, CLI_PATH},
         [O_LEVEL] = {"level", 0, CLI_VALUE},       [O_GRAN] = {"granularity", 0, CLI_VALUE},
         [O_SET] = {"set", 0, CLI_VALUE},           [O_LENIENT] = {"lenient", 0, CLI_FLAG},
-        [O_N] = {NULL, 0, 0}};
+        [O_DEVICE] = {"device", 0, CLI_VALUE},     [O_N] = {NULL, 0, 0}};
     /* each takes one value but --set: a second is refused (cli_once) */
     const char **slots[O_N] = {[O_CONFIG] = &c.config, [O_TRACE] = &c.trace,
                                [O_POLICIES] = &pols,   [O_JSON] = &json,
-                               [O_LEVEL] = &c.level_name, [O_GRAN] = &gran_s};
+                               [O_LEVEL] = &c.level_name, [O_GRAN] = &gran_s,
+                               [O_DEVICE] = &device_s};
     cli cl;
     cli_init(&cl, prog, argc, argv);
     const char *opt, *v;
@@ -479,6 +483,8 @@ int cmd_mincap(int argc, char **argv)
         if (slots[k] && cli_once(prog, opt, slots[k], v, k == O_POLICIES ? "name every policy "
                                  "in one comma-separated list, e.g. --policies bfc,caching"
                                  : NULL) != 0)
+            return 1;
+        if (k == O_DEVICE && cli_device(prog, v, &c.device) != 0)
             return 1;
         if (k == O_SET) {
             /* 256 like run and compare: the run spec has room for the probe's own sets
