@@ -19,7 +19,10 @@ typedef struct cmp_row {
     char policy[RUN_POLICY_LEN];
     int ok;
     char error[512];
-    uint64_t peak_live, peak_reserved, ooms, device_calls, allocs;
+    char level[64]; /* the compared level's name */
+    uint64_t peak_live, peak_reserved, device_calls, allocs;
+    uint64_t ooms;       /* every level's, as run's status and mincap count them */
+    uint64_t level_ooms; /* the compared (default) level's */
     double utilization, frag, alloc_seconds, makespan;
 } cmp_row;
 
@@ -52,7 +55,13 @@ static void collect(void *ctx, sim *s, const report_trace *t)
     r->peak_reserved = lm.peak_reserved;
     r->utilization = lm.utilization;
     r->frag = lm.fragmentation_ratio;
-    r->ooms = mm->ooms;
+    r->level_ooms = mm->ooms;
+    /* an OOM of any level (a spill into a full host) is one, as run --fail-on-oom and mincap
+     * count it (until 2026-11-27 only the default level's were counted here) */
+    r->ooms = 0;
+    for (int i = 0; i < sim_nlevels(s); i++)
+        r->ooms += mem_get_metrics(sim_level(s, i))->ooms;
+    snprintf(r->level, sizeof r->level, "%s", cfg->levels[cfg->default_level].name);
     r->allocs = mm->allocs;
     r->device_calls = mm->device_allocs + mm->device_frees;
     r->alloc_seconds = (double)mm->allocator_ps / (double)AM_PS_PER_S;
@@ -62,14 +71,16 @@ static void collect(void *ctx, sim *s, const report_trace *t)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: amsim compare -c CONFIG -t TRACE --policies a,b,c [--set PATH=VALUE]...\n"
-               "                     [--json FILE] [--lenient] [--device N]\n"
+               "                     [--json FILE] [--lenient] [--device N] [--fail-on-oom]\n"
                "  replays TRACE once per policy (on the default memory level) and prints one\n"
                "  table: peak live, peak reserved, gap, utilization, fragmentation ratio, OOMs,\n"
                "  device calls and time in allocator device calls; a bad config, --set or trace\n"
                "  is an error (status 1) before any run; a policy whose run fails (e.g. it\n"
                "  refuses a --set value) is a 'failed' row, the other rows and --json are\n"
                "  written, and the status is 1 (2 when the failure is amsim's own)\n"
-               "  --device N: a PyTorch snapshot's device (default 0), as amsim run --device\n");
+               "  --device N: a PyTorch snapshot's device (default 0), as amsim run --device\n"
+               "  --fail-on-oom: status 3 when a row ran out of memory on any level (the OOMs\n"
+               "  column counts every level's; the other columns are the default level's)\n");
 }
 
 int cmd_compare(int argc, char **argv);
@@ -78,13 +89,15 @@ int cmd_compare(int argc, char **argv)
     run_spec sp;
     memset(&sp, 0, sizeof sp);
     const char *policies = NULL, *json = NULL, *device_s = NULL;
-    enum { O_HELP, O_LENIENT, O_CONFIG, O_TRACE, O_POLICIES, O_JSON, O_SET, O_DEVICE, O_N };
+    int fail_on_oom = 0;
+    enum { O_HELP, O_LENIENT, O_CONFIG, O_TRACE, O_POLICIES, O_JSON, O_SET, O_DEVICE,
+           O_FAIL_ON_OOM, O_N };
     static const cli_opt opts[] = {
         [O_HELP] = {"help", 'h', CLI_FLAG},        [O_LENIENT] = {"lenient", 0, CLI_FLAG},
         [O_CONFIG] = {"config", 'c', CLI_PATH},    [O_TRACE] = {"trace", 't', CLI_PATH},
         [O_POLICIES] = {"policies", 0, CLI_VALUE}, [O_JSON] = {"json", 0, CLI_PATH},
         [O_SET] = {"set", 0, CLI_VALUE},           [O_DEVICE] = {"device", 0, CLI_VALUE},
-        [O_N] = {NULL, 0, 0}};
+        [O_FAIL_ON_OOM] = {"fail-on-oom", 0, CLI_FLAG}, [O_N] = {NULL, 0, 0}};
     /* each takes one value but --set: a second is refused (cli_once) */
     const char **slots[O_N] = {[O_CONFIG] = &sp.config, [O_TRACE] = &sp.trace,
                                [O_POLICIES] = &policies, [O_JSON] = &json,
@@ -103,6 +116,8 @@ int cmd_compare(int argc, char **argv)
         }
         if (k == O_LENIENT)
             sp.lenient = 1;
+        else if (k == O_FAIL_ON_OOM)
+            fail_on_oom = 1;
         else if (slots[k]) {
             if (cli_once("amsim compare", opt, slots[k], v, k == O_POLICIES ? "name every "
                          "policy in one comma-separated list, e.g. --policies bfc,caching"
@@ -159,6 +174,8 @@ int cmd_compare(int argc, char **argv)
      * policy's 'failed' row. (Until 2026-11-25 any run error naming the trace path was taken
      * for a bad trace: no table, no --json.) */
     int bad = compare_read_trace(&sp, cfg, &err);
+    char level[64]; /* the level compared: the default one, which --policies sets */
+    snprintf(level, sizeof level, "%s", cfg->levels[cfg->default_level].name);
     cfg_free(cfg);
     if (bad) {
         fprintf(stderr, "amsim: %s\n", err.msg);
@@ -183,6 +200,8 @@ int cmd_compare(int argc, char **argv)
         }
     }
     char a[32], b[32], c[32], d[32];
+    printf("level %s (the default memory, whose policy each row sets); OOMs: every level's\n",
+           level);
     printf("%-11s %12s %14s %12s %11s %10s %6s %12s %14s\n", "policy", "peak live",
            "peak reserved", "gap", "utilization", "frag", "OOMs", "device calls", "alloc time");
     for (int i = 0; i < n; i++) {
@@ -210,6 +229,11 @@ int cmd_compare(int argc, char **argv)
         fprintf(stderr, "amsim compare: %s\n", status == AM_EINPUT
                 ? "a policy's run failed on its input (see its 'failed' row): status 1"
                 : "a policy's run failed (see its 'failed' row): status 2");
+    /* --fail-on-oom as run's: status 3 when a row ran out of memory on any level, unless a
+     * row failed (an error outranks a result) */
+    for (int i = 0; i < n && fail_on_oom && !status; i++)
+        if (rows[i].ok && rows[i].ooms)
+            status = AM_EOOMFAIL;
     if (!o)
         return status;
     json_w w;
@@ -218,6 +242,7 @@ int cmd_compare(int argc, char **argv)
     json_kstr(&w, "amsim_version", AM_VERSION);
     json_kstr(&w, "trace", sp.trace);
     json_kstr(&w, "config", sp.config);
+    json_kstr(&w, "level", level); /* the level compared (peak, gap, ... and level_ooms) */
     json_key(&w, "policies");
     json_obj(&w);
     for (int i = 0; i < n; i++) {
@@ -234,7 +259,8 @@ int cmd_compare(int argc, char **argv)
                                            ? r->peak_reserved - r->peak_live : 0);
             json_kreal(&w, "utilization", r->utilization);
             json_kreal(&w, "fragmentation_ratio", r->frag);
-            json_ku64(&w, "ooms", r->ooms);
+            json_ku64(&w, "ooms", r->ooms); /* every level's */
+            json_ku64(&w, "level_ooms", r->level_ooms);
             json_ku64(&w, "device_calls", r->device_calls);
             json_kreal(&w, "allocator_seconds", r->alloc_seconds);
             json_kreal(&w, "makespan_seconds", r->makespan);

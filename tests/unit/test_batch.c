@@ -3,6 +3,7 @@
  * stats.c, report_html.c, expect.c), all through the amsim binary. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2228,6 +2229,39 @@ static void test_compare_failed_row_status(void)
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
 }
 
+/* compare's OOMs count every level's, as run's and mincap's do: caching on gpu_spill with a
+ * 100 MiB host has none on hbm and 7 on host (until 2026-11-27 its row said 0); the table and
+ * the JSON name the level the other columns are about; --fail-on-oom gives status 3. */
+static void test_compare_ooms_every_level(void)
+{
+    char args[2048], *out = NULL, *err = NULL;
+    const char *json = path_in_tmp("cmpoom.json");
+    snprintf(args, sizeof args, "compare -c '%s/configs/examples/gpu_spill.yaml' -t "
+             "'%s/traces/gpu_spill_step.trace' --policies caching --set "
+             "memories.host.capacity=100MiB --json '%s'", tu_top(), tu_top(), json);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+    CU_ASSERT(out && strstr(out, "level hbm (the default memory"));
+    char *row = out ? strstr(out, "\ncaching ") : NULL;
+    uint64_t ooms = 0;
+    /* the OOMs column: the sixth field after the name (sizes and percentages are two words) */
+    CU_ASSERT(row && sscanf(row, " caching %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %" SCNu64,
+                            &ooms) == 1);
+    CU_ASSERT_EQUAL(ooms, 7);
+    char *j = tu_slurp(json, NULL);
+    CU_ASSERT(j && strstr(j, "\"level\": \"hbm\"") && strstr(j, "\"ooms\": 7,") &&
+              strstr(j, "\"level_ooms\": 0,"));
+    free(j);
+    free(out);
+    free(err);
+    strcat(args, " --fail-on-oom");
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 3);
+    /* the same run: 7 out of memory on host */
+    snprintf(args, sizeof args, "run -q --policy caching -c '%s/configs/examples/gpu_spill.yaml' "
+             "-t '%s/traces/gpu_spill_step.trace' --set memories.host.capacity=100MiB "
+             "--fail-on-oom", tu_top(), tu_top());
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 3);
+}
+
 /* A run failure whose message names the trace (platform's clock passes 2^64 ps on a late
  * event; caching's does not) is that policy's 'failed' row, with the table and --json, status 1:
  * until 2026-11-25 any such message was taken for a bad trace and compare printed only it. A
@@ -3488,6 +3522,8 @@ void suite_batch(void)
              {"compare: a policy failing on its input is status 1", test_compare_failed_row_status},
              {"compare: a run failure naming the trace is a failed row",
               test_compare_failed_row_names_trace},
+             {"compare counts every level's OOMs, names its level, --fail-on-oom",
+              test_compare_ooms_every_level},
              {"an option that takes one value is refused twice", test_repeated_options},
              {"short options take their value attached (-j2, -oDIR)", test_attached_short_values},
              {"options as getopt_long takes them, in every command", test_getopt_forms},
