@@ -166,6 +166,8 @@ typedef struct mc_result {
     int below;                /* M - G: 1 run, 0 not run (M is one granule: 0 bytes), MC_REFUSED */
     char below_levels[256];   /* the levels that ran out at M - G ("" when not run or refused) */
     char error[512];
+    int status;               /* when not found: AM_EINPUT (no answer, an input the policy
+                                 refuses), or AM_EINTERNAL (amsim's own failure) */
 } mc_result;
 
 static uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -181,6 +183,7 @@ static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
     uint64_t hi_k = lo_k + 1;
     uint64_t max_k = MC_MAX_VALUE / G; /* the largest value searched: max_k * G <= 4 PiB */
     int p;
+    r->status = AM_EINPUT; /* unless a run fails on its own (fail: below) */
     if (hi_k > max_k) {
         snprintf(r->error, sizeof r->error, "the largest request (%" PRIu64 " bytes, %" PRIu64
                  " rounded up to the granularity) is above %" PRIu64 " bytes (4 PiB), the "
@@ -235,6 +238,7 @@ static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
         r->oom_below = 1; /* nothing smaller than one granule exists (0 bytes is no memory) */
     return;
 fail:
+    r->status = err.status ? err.status : AM_EINTERNAL;
     snprintf(r->error, sizeof r->error, "%.500s", err.msg);
     for (char *q = r->error; *q; q++)
         if (*q == '\n')
@@ -255,8 +259,10 @@ static void usage(FILE *f)
             "  1MiB) between the largest single request on the level (a lower bound for every\n"
             "  policy) and an upper bound found by doubling; each policy is searched on its own.\n"
             "  Both properties (no OOM at M, an OOM at M - granularity) are checked again at the\n"
-            "  end and reported. Peak live bytes (every request held, nothing spilled) is shown\n"
-            "  for comparison: spilling, or offline skipping recorded oom lines, can need less.\n"
+            "  end and reported. Peak live bytes (every request held, none spilled from the\n"
+            "  level; other levels' spill copies into it counted) is shown for comparison:\n"
+            "  spilling, or offline skipping recorded oom lines, can need less. A policy with\n"
+            "  no answer is its row and a line on stderr: status 1 (2: amsim's own failure).\n"
             "  --lenient: every run counts and skips recoverable trace problems (a free of an\n"
             "  unknown id, ...), as amsim run --lenient does.\n"
             "  --device N: a PyTorch snapshot's device (default 0), as amsim run --device.\n");
@@ -353,12 +359,13 @@ static int mc_main(mc *c, const char *pols, outfile **op)
                 "level with --level)\n", prog, c->trace, c->level_s);
         return 1;
     }
-    int bad = 0;
+    int status = 0; /* the worst policy's that found no answer */
     for (int i = 0; i < np; i++) {
         if (!c->quiet && isatty(2))
             fprintf(stderr, "\r%s: searching %s (%d of %d)...", prog, res[i].policy, i + 1, np);
         search(c, L, base_cap, &res[i]);
-        bad |= !res[i].found;
+        if (!res[i].found)
+            status = AM_MAX(status, res[i].status);
     }
     if (!c->quiet && isatty(2))
         fprintf(stderr, "\r%60s\r", "");
@@ -412,8 +419,11 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         char a[32], b[32];
         printf("mincap: %s on level %s, granularity %s\n", c->trace, c->level_s,
                units_fmt_size(a, sizeof a, c->gran));
-        printf("peak live bytes (every request held, nothing spilled): %s (%" PRIu64 " B)\n",
-               units_fmt_size(b, sizeof b, peak), peak);
+        /* the reference run's peak on the level: spill copies other levels put there are in
+         * it (until 2026-11-27 the line said "nothing spilled" of them too) */
+        printf("peak live bytes (every request held, none spilled from %s; spills into it "
+               "counted): %s (%" PRIu64 " B)\n", c->level_s, units_fmt_size(b, sizeof b, peak),
+               peak);
         printf("lower bound for every policy (largest single request): %s (%" PRIu64 " B)\n",
                units_fmt_size(b, sizeof b, L), L);
         printf("a run fits when no level runs out of memory (an OOM of any level counts)\n\n");
@@ -435,8 +445,18 @@ static int mc_main(mc *c, const char *pols, outfile **op)
                    r->min_bytes, units_fmt_size(a, sizeof a, r->min_bytes), pct, r->runs, check);
         }
     }
-    /* a failed check is reported in the table and the JSON; it is a result, not an error */
-    return bad ? 1 : 0;
+    /* A policy with no answer makes the status 1 (2 when the failure is amsim's own), said on
+     * stderr as compare says it, -q or not (until 2026-11-27 status 1 with nothing on stderr,
+     * and nothing at all with -q). A failed check is reported in the table and the JSON; it
+     * is a result, not an error. */
+    for (int i = 0; i < np; i++)
+        if (!res[i].found)
+            fprintf(stderr, "%s: %s: no minimum found: %s\n", prog, res[i].policy, res[i].error);
+    if (status)
+        fprintf(stderr, "%s: %s\n", prog, status == AM_EINPUT
+                ? "a policy found no minimum (see its row): status 1"
+                : "a policy's run failed (see its row): status 2");
+    return status;
 }
 
 int cmd_mincap(int argc, char **argv)

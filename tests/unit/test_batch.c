@@ -1844,6 +1844,39 @@ static void test_mincap(void)
     free(j);
 }
 
+/* A policy with no answer gives status 1 with a line on stderr, -q or not (until 2026-11-27
+ * status 1 and nothing on stderr; with -q nothing at all): caching on hbm cannot help a host of
+ * 1 MiB that is asked for 2 MiB. The header's peak live on a level that receives spills says
+ * it counts them (hbm spilling three 2 MiB buffers into host: 4 MiB on host, which the header
+ * called "nothing spilled" until 2026-11-27). */
+static void test_mincap_no_answer_stderr(void)
+{
+    const char *tr = tu_write("mc-host.trace", "amsim-trace v1\nalloc 1 1MiB\nalloc 2 2MiB "
+                              "level=host\nfree 1\nfree 2\n");
+    char args[2048], *out = NULL, *err = NULL;
+    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --policies "
+             "caching --set memories.host.capacity=1MiB", tu_top(), tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT(out && !*out);
+    CU_ASSERT(err && strstr(err, "amsim mincap: caching: no minimum found: out of memory even "
+                            "at 4503599627370496 bytes (on level host)") &&
+              strstr(err, "amsim mincap: a policy found no minimum (see its row): status 1"));
+    free(out);
+    free(err);
+    const char *cfg = tu_write("mc-sp.yaml", "version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                               "    capacity: 4MiB\n    allocator: {policy: best_fit}\n"
+                               "    on_oom: spill_to_host\n    spill_host: host\n");
+    const char *sp = tu_write("mc-sp.trace", "amsim-trace v1\nalloc 1 2MiB\nalloc 2 2MiB\n"
+                              "alloc 3 2MiB\nuse 1\nuse 2\nuse 3\nfree 1\nfree 2\nfree 3\n");
+    out = NULL;
+    snprintf(args, sizeof args, "mincap -c '%s' -t '%s' --level host --policies best_fit "
+             "--granularity 1KiB", cfg, sp);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "peak live bytes (every request held, none spilled from host; "
+                            "spills into it counted): 4.00 MiB (4194304 B)"));
+    free(out);
+}
+
 /* One policy's answer does not depend on the others listed nor on their order: the lower bound
  * and the reference peak live come from one run of their own (best_fit, spilling off), not from
  * the first policy's run. Until 2026-11-25 `--policies bfc,offline` bracketed offline from bfc's
@@ -1862,8 +1895,8 @@ static void test_mincap_policy_order(void)
                  "--json '%s'", tu_top(), tr, orders[k], js);
         CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
         CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-        CU_ASSERT(strstr(out, "peak live bytes (every request held, nothing spilled): 101.00 GiB "
-                         "(108447924224 B)") != NULL);
+        CU_ASSERT(strstr(out, "peak live bytes (every request held, none spilled from hbm; "
+                         "spills into it counted): 101.00 GiB (108447924224 B)") != NULL);
         CU_ASSERT(strstr(out, "lower bound for every policy (largest single request): 1.00 GiB "
                          "(1073741824 B)") != NULL);
         CU_ASSERT(strstr(out, "non-monotone") == NULL && strstr(out, "FAILED") == NULL);
@@ -3524,6 +3557,8 @@ void suite_batch(void)
               test_compare_failed_row_names_trace},
              {"compare counts every level's OOMs, names its level, --fail-on-oom",
               test_compare_ooms_every_level},
+             {"mincap: no answer said on stderr; peak live counts spills in",
+              test_mincap_no_answer_stderr},
              {"an option that takes one value is refused twice", test_repeated_options},
              {"short options take their value attached (-j2, -oDIR)", test_attached_short_values},
              {"options as getopt_long takes them, in every command", test_getopt_forms},
