@@ -428,21 +428,25 @@ static int cmd_policies(int argc, char **argv)
 
 /* Every command's report, listing or table on standard output is checked here, once: a write
  * that failed (a full disk, `> /dev/full`) makes the status 1 with a message, where until
- * 2026-11-27 run, compare, mincap, stats and policies exited 0 with their output lost. A
- * command that already failed (status 1) has said why, maybe this very failure (convert's
- * out_commit); another status (3: out of memory or a moved expectation) is kept. */
+ * 2026-11-27 run, compare, mincap, stats and policies exited 0 with their output lost. It is
+ * said whatever the command's status, unless an output on "-" already reported this very
+ * failure (convert's or gen's -o -, --json -): until 2026-11-27 a command that failed for
+ * another reason (status 1: a failed row of compare or mincap) left it unsaid. An output that
+ * failed is an error, status 1, as a --json FILE that cannot be written is, over a status 3
+ * (out of memory with --fail-on-oom, a moved expectation): until 2026-11-27 a failed standard
+ * output kept status 3 while a failed --json FILE gave 1. 2 (amsim's own failure) is kept. */
 static int check_stdout(int rc)
 {
     int bad = fflush(stdout) != 0, e = errno;
     if (!bad && !ferror(stdout))
         return rc;
-    if (rc == 1)
+    if (out_stdout_failed())
         return rc;
     if (bad)
         fprintf(stderr, "%s: standard output: write failed: %s\n", prog, strerror(e));
     else
         fprintf(stderr, "%s: standard output: write failed\n", prog);
-    return rc ? rc : 1;
+    return rc == AM_EINTERNAL ? rc : AM_EINPUT;
 }
 
 static const struct {

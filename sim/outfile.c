@@ -156,8 +156,13 @@ static void release(outfile *o)
  * is gone (glibc keeps the unwritten bytes, so a full disk fails the flush again, with its
  * reason). Until 2026-11-27 it never gave the reason, where every file output did (and the
  * README promised "No space left on device"). */
+static int stdout_failed; /* stdout_fail made an error, which its caller reports */
+
+int out_stdout_failed(void) { return stdout_failed; }
+
 static int stdout_fail(am_error *err, int e)
 {
+    stdout_failed = 1;
     if (e)
         return am_fail(err, AM_EINPUT, "standard output: write failed: %s", strerror(e));
     return am_fail(err, AM_EINPUT, "standard output: write failed");

@@ -49,6 +49,9 @@ typedef struct out_named {
  * input with the run's result. */
 int out_check_paths(const out_named *outs, int nout, const out_named *ins, int nin,
                     am_error *err);
+/* 1 once an output on standard output ("-") failed to write: the command that got that error
+ * reports it, and main's final check of standard output need not say it again. */
+int out_stdout_failed(void);
 /* Remove every temporary still open (called on error paths, at exit and from signals). */
 void out_abort_all(void);
 void out_install_signals(void);

@@ -1233,7 +1233,7 @@ static void stdout_write_failure(void)
     const char *tr = bi_write("full.trace", trace_text, sizeof trace_text - 1);
     const char *csv = bi_write("full.csv", csv_text, sizeof csv_text - 1);
     const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
-    char cmds[8][1024];
+    char cmds[10][1024];
     snprintf(cmds[0], sizeof cmds[0], "run -c '%s' -t '%s'", cp, tr);
     snprintf(cmds[1], sizeof cmds[1], "compare -c '%s' -t '%s' --policies bfc,caching", cp, tr);
     snprintf(cmds[2], sizeof cmds[2], "mincap -c '%s' -t '%s'", cp, tr);
@@ -1242,7 +1242,14 @@ static void stdout_write_failure(void)
     snprintf(cmds[5], sizeof cmds[5], "--version");
     snprintf(cmds[6], sizeof cmds[6], "convert '%s' -o -", tr);
     snprintf(cmds[7], sizeof cmds[7], "gen train -o -");
-    for (int i = 0; i < 8; i++) {
+    /* said whatever the command's own status (until 2026-11-27 not after a failed row's 1),
+     * and status 1 over a status 3 (until 2026-11-27 3 was kept, where a --json FILE that
+     * cannot be written gave 1) */
+    snprintf(cmds[8], sizeof cmds[8], "compare -c '%s/configs/default.yaml' -t '%s' --policies "
+             "bfc,caching --set memories.hbm.allocator.memory_limit=100B", tu_top(), tr);
+    snprintf(cmds[9], sizeof cmds[9], "run -c '%s/configs/default.yaml' -t '%s' --fail-on-oom "
+             "--set memories.hbm.allocator.memory_limit=512B", tu_top(), tr);
+    for (int i = 0; i < 10; i++) {
         char cmd[9216], errp[512];
         snprintf(errp, sizeof errp, "%s/.fullerr", tu_tmpdir());
         snprintf(cmd, sizeof cmd, "%s %s >/dev/full 2>'%s' </dev/null", bin, cmds[i], errp);
