@@ -461,10 +461,10 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
              * is refused, as the native reader refuses its at= (until 2026-11-27 it wrapped
              * around silently) */
             uint64_t us = tu > t0 ? (uint64_t)tu - (uint64_t)t0 : 0; /* exact: < 2^64 */
-            if (us > (AM_TIME_NONE - 1) / AM_PS_PER_US) {
+            if (us > TR_TIME_MAX / AM_PS_PER_US) {
                 free(e);
                 return am_fail(err, AM_EINPUT, "%s: %s[%d][%zu]: 'time_us' %lld is %llu us "
-                               "after the first entry's: out of range (at most 2^64 - 2 ps)",
+                               "after the first entry's: out of range (at most 2^64 - 3 ps)",
                                t->path, name, dev, i, (long long)tu, (unsigned long long)us);
             }
             x->time = us * AM_PS_PER_US;
