@@ -68,16 +68,48 @@ static void collect(void *ctx, sim *s, const report_trace *t)
     r->makespan = (double)sim_get_summary(s)->makespan / (double)AM_PS_PER_S;
 }
 
+/* The table on standard output (nothing with -q): the compared level, then a row a policy. */
+static void print_table(const cmp_row *rows, int n, const char *level, int quiet)
+{
+    if (quiet)
+        return;
+    char a[32], b[32], c[32], d[32];
+    printf("level %s (the default memory, whose policy each row sets); OOMs: every level's\n",
+           level);
+    printf("%-11s %12s %14s %12s %11s %10s %6s %12s %14s\n", "policy", "peak live",
+           "peak reserved", "gap", "utilization", "frag", "OOMs", "device calls", "alloc time");
+    for (int i = 0; i < n; i++) {
+        const cmp_row *r = &rows[i];
+        if (!r->ok) {
+            printf("%-11s failed: %s\n", r->policy, r->error);
+            continue;
+        }
+        char ut[16], fr[16];
+        snprintf(ut, sizeof ut, "%.1f %%", 100 * r->utilization);
+        snprintf(fr, sizeof fr, "%.1f %%", 100 * r->frag);
+        printf("%-11s %12s %14s %12s %11s %10s %6llu %12llu %14s\n", r->policy,
+               units_fmt_size(a, sizeof a, r->peak_live),
+               units_fmt_size(b, sizeof b, r->peak_reserved),
+               units_fmt_size(c, sizeof c, r->peak_reserved > r->peak_live
+                                               ? r->peak_reserved - r->peak_live : 0),
+               r->peak_reserved ? ut : "n/a", r->peak_reserved ? fr : "n/a",
+               (unsigned long long)r->ooms, (unsigned long long)r->device_calls,
+               units_fmt_time(d, sizeof d, (am_ps)(r->alloc_seconds * (double)AM_PS_PER_S)));
+    }
+    printf("peak live is the lower bound on any placement; gap = peak reserved - peak live\n");
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: amsim compare -c CONFIG -t TRACE --policies a,b,c [--set PATH=VALUE]...\n"
-               "                     [--json FILE] [--lenient] [--device N] [--fail-on-oom]\n"
+               "                     [--json FILE] [--lenient] [--device N] [--fail-on-oom] [-q]\n"
                "  replays TRACE once per policy (on the default memory level) and prints one\n"
                "  table: peak live, peak reserved, gap, utilization, fragmentation ratio, OOMs,\n"
                "  device calls and time in allocator device calls; a bad config, --set or trace\n"
                "  is an error (status 1) before any run; a policy whose run fails (e.g. it\n"
                "  refuses a --set value) is a 'failed' row, the other rows and --json are\n"
                "  written, and the status is 1 (2 when the failure is amsim's own)\n"
+               "  --json -: standard output (with -q, which leaves the table out)\n"
                "  --device N: a PyTorch snapshot's device (default 0), as amsim run --device\n"
                "  --fail-on-oom: status 3 when a row ran out of memory on any level (the OOMs\n"
                "  column counts every level's; the other columns are the default level's)\n");
@@ -89,11 +121,12 @@ int cmd_compare(int argc, char **argv)
     run_spec sp;
     memset(&sp, 0, sizeof sp);
     const char *policies = NULL, *json = NULL, *device_s = NULL;
-    int fail_on_oom = 0;
-    enum { O_HELP, O_LENIENT, O_CONFIG, O_TRACE, O_POLICIES, O_JSON, O_SET, O_DEVICE,
+    int fail_on_oom = 0, quiet = 0;
+    enum { O_HELP, O_QUIET, O_LENIENT, O_CONFIG, O_TRACE, O_POLICIES, O_JSON, O_SET, O_DEVICE,
            O_FAIL_ON_OOM, O_N };
     static const cli_opt opts[] = {
         [O_HELP] = {"help", 'h', CLI_FLAG},        [O_LENIENT] = {"lenient", 0, CLI_FLAG},
+        [O_QUIET] = {"quiet", 'q', CLI_FLAG},
         [O_CONFIG] = {"config", 'c', CLI_PATH},    [O_TRACE] = {"trace", 't', CLI_PATH},
         [O_POLICIES] = {"policies", 0, CLI_VALUE}, [O_JSON] = {"json", 0, CLI_PATH},
         [O_SET] = {"set", 0, CLI_VALUE},           [O_DEVICE] = {"device", 0, CLI_VALUE},
@@ -118,6 +151,8 @@ int cmd_compare(int argc, char **argv)
             sp.lenient = 1;
         else if (k == O_FAIL_ON_OOM)
             fail_on_oom = 1;
+        else if (k == O_QUIET)
+            quiet = 1;
         else if (slots[k]) {
             if (cli_once("amsim compare", opt, slots[k], v, k == O_POLICIES ? "name every "
                          "policy in one comma-separated list, e.g. --policies bfc,caching"
@@ -149,10 +184,11 @@ int cmd_compare(int argc, char **argv)
     /* the output is checked and opened before the first run: a --json naming the config or
      * the trace, or one that cannot be written, stops the command before the replays */
     am_error err = {0};
-    const out_named outs[] = {{"--json", json}};
+    /* the table is on standard output too, unless -q: a --json - would be mixed into it */
+    const out_named outs[] = {{"--json", json}, {"the table (-q leaves it out)", quiet ? NULL : "-"}};
     const out_named ins[] = {{"-c", sp.config}, {"-t", sp.trace}};
     outfile *o = NULL;
-    if (out_check_paths(outs, 1, ins, 2, &err) != 0) {
+    if (out_check_paths(outs, 2, ins, 2, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
         return 1;
     }
@@ -199,30 +235,7 @@ int cmd_compare(int argc, char **argv)
             status = AM_MAX(status, err.status ? err.status : AM_EINTERNAL);
         }
     }
-    char a[32], b[32], c[32], d[32];
-    printf("level %s (the default memory, whose policy each row sets); OOMs: every level's\n",
-           level);
-    printf("%-11s %12s %14s %12s %11s %10s %6s %12s %14s\n", "policy", "peak live",
-           "peak reserved", "gap", "utilization", "frag", "OOMs", "device calls", "alloc time");
-    for (int i = 0; i < n; i++) {
-        cmp_row *r = &rows[i];
-        if (!r->ok) {
-            printf("%-11s failed: %s\n", r->policy, r->error);
-            continue;
-        }
-        char ut[16], fr[16];
-        snprintf(ut, sizeof ut, "%.1f %%", 100 * r->utilization);
-        snprintf(fr, sizeof fr, "%.1f %%", 100 * r->frag);
-        printf("%-11s %12s %14s %12s %11s %10s %6llu %12llu %14s\n", r->policy,
-               units_fmt_size(a, sizeof a, r->peak_live),
-               units_fmt_size(b, sizeof b, r->peak_reserved),
-               units_fmt_size(c, sizeof c, r->peak_reserved > r->peak_live
-                                               ? r->peak_reserved - r->peak_live : 0),
-               r->peak_reserved ? ut : "n/a", r->peak_reserved ? fr : "n/a",
-               (unsigned long long)r->ooms, (unsigned long long)r->device_calls,
-               units_fmt_time(d, sizeof d, (am_ps)(r->alloc_seconds * (double)AM_PS_PER_S)));
-    }
-    printf("peak live is the lower bound on any placement; gap = peak reserved - peak live\n");
+    print_table(rows, n, level, quiet);
     /* a failed row is an error (until 2026-11-25 status 0: a policy refusing its --set value
      * gave a table of one 'failed' row and 0, where run and mincap give 1) */
     if (status)

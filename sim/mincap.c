@@ -265,7 +265,8 @@ static void usage(FILE *f)
             "  no answer is its row and a line on stderr: status 1 (2: amsim's own failure).\n"
             "  --lenient: every run counts and skips recoverable trace problems (a free of an\n"
             "  unknown id, ...), as amsim run --lenient does.\n"
-            "  --device N: a PyTorch snapshot's device (default 0), as amsim run --device.\n");
+            "  --device N: a PyTorch snapshot's device (default 0), as amsim run --device.\n"
+            "  --json -: standard output (with -q, which leaves the table out).\n");
 }
 
 /* The names of a probe_out's oom_levels ("hbm, host") as JSON strings. */
@@ -536,11 +537,13 @@ int cmd_mincap(int argc, char **argv)
     }
     am_error err = {0};
     /* the output is checked and opened before the first run (see compare.c) */
-    const out_named outs[] = {{"--json", json}};
+    /* the table is on standard output too, unless -q: a --json - would be mixed into it */
+    const out_named outs[] = {{"--json", json},
+                              {"the table (-q leaves it out)", c.quiet ? NULL : "-"}};
     const out_named ins[] = {{"-c", c.config}, {"-t", c.trace}};
     outfile *o = NULL;
     am_config *cfg = NULL; /* for the device preset it reads, an input too */
-    if (out_check_paths(outs, 1, ins, 2, &err) != 0 ||
+    if (out_check_paths(outs, 2, ins, 2, &err) != 0 ||
         (json && ((pols ? cfg_load_switched(&cfg, c.config, c.sets, c.nsets, c.level_name,
                                             NULL, &err)
                         : cfg_load(&cfg, c.config, c.sets, c.nsets, &err)) != 0 ||

@@ -338,7 +338,12 @@ int out_check_paths(const out_named *outs, int nout, const out_named *ins, int n
         if (!outs[i].path)
             continue;
         for (int j = i + 1; j < nout && !rc; j++)
-            if (outs[j].path && same_target(outs[i].path, &io[i], outs[j].path, &io[j]))
+            if (outs[j].path && io[i].dash && io[j].dash)
+                /* two outputs on standard output would interleave there (until 2026-11-27
+                 * `run -q --json - --placements -` wrote both, status 0) */
+                rc = am_fail(err, AM_EINPUT, "%s and %s both write to standard output ('-'): "
+                             "give one of them a file", outs[i].label, outs[j].label);
+            else if (outs[j].path && same_target(outs[i].path, &io[i], outs[j].path, &io[j]))
                 rc = am_fail(err, AM_EINPUT, "%s and %s both name %s: give each output its "
                              "own file", outs[i].label, outs[j].label, outs[j].path);
         for (int j = 0; j < nin && !rc; j++)

@@ -2295,6 +2295,48 @@ static void test_compare_ooms_every_level(void)
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 3);
 }
 
+/* An output "-" is standard output: one output there, with the report or table left out (-q),
+ * is written; two, or one beside the report or table, are refused before anything runs
+ * (until 2026-11-27 they were mixed there, status 0); -o - is no directory (until 2026-11-27
+ * a directory named '-' was made). */
+static void test_dash_outputs(void)
+{
+    static const struct {
+        const char *args, *msg; /* msg NULL: status 0, JSON on standard output */
+    } cases[] = {
+        {"run -q --json - --placements -", "amsim: --json and --placements both write to "
+         "standard output ('-'): give one of them a file"},
+        {"run --json -", "amsim: --json and the report (-q leaves it out) both write to "
+         "standard output ('-')"},
+        {"run -q -o -", "amsim: -o -: -o names a directory for the run's files"},
+        {"compare --policies bfc --json -", "amsim: --json and the table (-q leaves it out) "
+         "both write to standard output ('-')"},
+        {"mincap --policies caching --json -", "amsim: --json and the table (-q leaves it out) "
+         "both write to standard output ('-')"},
+        {"run -q --json -", NULL},
+        {"compare -q --policies bfc --json -", NULL},
+        {"mincap -q --policies caching --json -", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char args[2048], *out = NULL, *err = NULL;
+        snprintf(args, sizeof args, "%s -c '%s/configs/default.yaml' -t "
+                 "'%s/traces/gpu_train_step.trace'", cases[i].args, tu_top(), tu_top());
+        int st = tu_amsim(args, &out, &err), want = cases[i].msg ? 1 : 0;
+        CU_ASSERT_EQUAL(st, want);
+        if (cases[i].msg) {
+            CU_ASSERT(err && strstr(err, cases[i].msg));
+            CU_ASSERT(out && !*out);
+        } else {
+            CU_ASSERT(out && out[0] == '{' && strstr(out, "\"trace\""));
+        }
+        if (st != want)
+            fprintf(stderr, "\n  %s: status %d, %s\n", cases[i].args, st, err ? err : "");
+        free(out);
+        free(err);
+    }
+    CU_ASSERT_NOT_EQUAL(access("-", F_OK), 0); /* no directory '-' made here */
+}
+
 /* A run failure whose message names the trace (platform's clock passes 2^64 ps on a late
  * event; caching's does not) is that policy's 'failed' row, with the table and --json, status 1:
  * until 2026-11-25 any such message was taken for a bad trace and compare printed only it. A
@@ -3555,6 +3597,8 @@ void suite_batch(void)
              {"compare: a policy failing on its input is status 1", test_compare_failed_row_status},
              {"compare: a run failure naming the trace is a failed row",
               test_compare_failed_row_names_trace},
+             {"outputs on standard output ('-'): one at most, not beside a report",
+              test_dash_outputs},
              {"compare counts every level's OOMs, names its level, --fail-on-oom",
               test_compare_ooms_every_level},
              {"mincap: no answer said on stderr; peak live counts spills in",
