@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "json.h"
 #include "outfile.h"
+#include "report.h"
 #include "run.h"
 #include "units.h"
 
@@ -42,10 +43,18 @@ static int compare_read_trace(const run_spec *sp, const am_config *cfg, am_error
     return rc < 0 ? -1 : 0;
 }
 
+/* The trace as the first run that completed read it (every run reads the same), for --json's
+ * trace_info; format points to a static name. */
+static report_trace cmp_trace;
+static int cmp_have_trace;
+
 static void collect(void *ctx, sim *s, const report_trace *t)
 {
-    (void)t;
     cmp_row *r = ctx;
+    if (!cmp_have_trace) {
+        cmp_trace = *t;
+        cmp_have_trace = 1;
+    }
     const am_config *cfg = sim_config(s);
     mem_level *m = sim_level(s, cfg->default_level);
     const mem_metrics *mm = mem_get_metrics(m);
@@ -253,8 +262,18 @@ int cmd_compare(int argc, char **argv)
     json_init(&w, out_fp(o), 1);
     json_obj(&w);
     json_kstr(&w, "amsim_version", AM_VERSION);
+    /* "trace" and "config" are the paths given (their form since the first release); the
+     * trace's object as run's summary has it is "trace_info" (when a run completed: null
+     * otherwise); "config" stays a path: each row's effective config is its own (its policy) */
     json_kstr(&w, "trace", sp.trace);
     json_kstr(&w, "config", sp.config);
+    if (cmp_have_trace) {
+        cmp_trace.path = sp.trace;
+        report_json_trace(&w, "trace_info", &cmp_trace);
+    } else {
+        json_key(&w, "trace_info");
+        json_null(&w);
+    }
     json_kstr(&w, "level", level); /* the level compared (peak, gap, ... and level_ooms) */
     json_key(&w, "policies");
     json_obj(&w);

@@ -75,12 +75,13 @@ typedef struct probe_out {
     uint64_t ooms_all;        /* out: the OOM count of every level together */
     char oom_levels[256];     /* out: the levels with an OOM, "hbm, host" ("" when none) */
     uint64_t max_request;     /* out: its largest request but recorded `oom` lines' (bytes) */
+    report_trace trace;       /* out: the trace as the run read it (format: a static name) */
 } probe_out;
 
 static void probe_cb(void *ctx, sim *s, const report_trace *t)
 {
-    (void)t;
     probe_out *o = ctx;
+    o->trace = *t;
     const mem_metrics *m = mem_get_metrics(sim_level(s, o->level));
     o->ooms = m->ooms;
     o->peak_live = m->peak_live_bytes;
@@ -380,7 +381,13 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         json_ku64(&w, "lower_bound_bytes", L);
         json_ku64(&w, "granularity", c->gran);
         json_kstr(&w, "level", c->level_s);
+        /* "trace": the path given; "trace_info": the object run's summary has as "trace";
+         * "config": the path given (each policy's effective config is its own) */
+        json_kstr(&w, "amsim_version", AM_VERSION);
         json_kstr(&w, "trace", c->trace);
+        json_kstr(&w, "config", c->config);
+        ref.trace.path = c->trace;
+        report_json_trace(&w, "trace_info", &ref.trace);
         json_key(&w, "policies");
         json_obj(&w);
         for (int i = 0; i < np; i++) {
@@ -438,8 +445,10 @@ static int mc_main(mc *c, const char *pols, outfile **op)
                 continue;
             }
             char pct[32];
-            snprintf(pct, sizeof pct, "%+.1f %%",
-                     peak ? 100.0 * ((double)r->min_bytes - (double)peak) / (double)peak : 0.0);
+            double p = peak ? 100.0 * ((double)r->min_bytes - (double)peak) / (double)peak : 0.0;
+            /* three significant digits past what the column holds (a 4 PiB granule on a
+             * trace of a few MiB): until 2026-11-27 "+275318057.9 %" pushed the columns out */
+            snprintf(pct, sizeof pct, p < 1e6 ? "%+.1f %%" : "%+.2e %%", p);
             char check[400];
             check_text(r, check, sizeof check);
             printf("%-12s %-13s %16" PRIu64 " %12s %14s %5d  %s\n", r->policy, r->knob,

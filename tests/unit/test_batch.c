@@ -2337,6 +2337,44 @@ static void test_dash_outputs(void)
     CU_ASSERT_NOT_EQUAL(access("-", F_OK), 0); /* no directory '-' made here */
 }
 
+/* Small things of the text and JSON outputs (until 2026-11-27 otherwise): a count of one takes
+ * the singular ("1 allocation", "1 device allocation", not "1 device allocations"); mincap's
+ * "vs peak live" of a 4 PiB granule on a 1 MiB trace keeps its column ("+4.29e+11 %", not
+ * "+429496729500.0 %"); compare's and mincap's JSON carry the trace as run's summary does
+ * ("trace_info": path, format, events, skipped) besides "trace", the path. */
+static void test_output_details(void)
+{
+    const char *tr = tu_write("one.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "run -c '%s/configs/default.yaml' -t '%s'", tu_top(), tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "hbm: 1 allocation, 1 free, 0 out of memory;") &&
+              strstr(out, "; 1 device allocation\n") && strstr(out, ", 0 transfers, "));
+    free(out);
+    out = NULL;
+    snprintf(args, sizeof args, "mincap -c '%s/configs/default.yaml' -t '%s' --policies caching "
+             "--granularity 4PiB", tu_top(), tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\ncaching      capacity      4503599627370496     4.00 PiB"
+                            "    +4.29e+11 %     2  ok"));
+    free(out);
+    static const char *const cmds[] = {"compare -q --policies caching", "mincap -q --policies caching"};
+    for (int k = 0; k < 2; k++) {
+        out = NULL;
+        snprintf(args, sizeof args, "%s -c '%s/configs/default.yaml' -t '%s' --json -", cmds[k],
+                 tu_top(), tr);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        char want[1024];
+        snprintf(want, sizeof want, "\"trace\": \"%s\",\n  \"config\": \"%s/configs/default.yaml\"",
+                 tr, tu_top());
+        CU_ASSERT(out && strstr(out, want));
+        snprintf(want, sizeof want, "\"trace_info\": {\n    \"path\": \"%s\",\n    \"format\": "
+                 "\"native\",\n    \"events\": 2,\n    \"skipped\": 0\n  }", tr);
+        CU_ASSERT(out && strstr(out, want));
+        free(out);
+    }
+}
+
 /* A run failure whose message names the trace (platform's clock passes 2^64 ps on a late
  * event; caching's does not) is that policy's 'failed' row, with the table and --json, status 1:
  * until 2026-11-25 any such message was taken for a bad trace and compare printed only it. A
@@ -3597,6 +3635,8 @@ void suite_batch(void)
              {"compare: a policy failing on its input is status 1", test_compare_failed_row_status},
              {"compare: a run failure naming the trace is a failed row",
               test_compare_failed_row_names_trace},
+             {"plurals, mincap's wide percentages, trace_info in compare and mincap JSON",
+              test_output_details},
              {"outputs on standard output ('-'): one at most, not beside a report",
               test_dash_outputs},
              {"compare counts every level's OOMs, names its level, --fail-on-oom",
