@@ -194,7 +194,8 @@ int cmd_compare(int argc, char **argv)
      * the trace, or one that cannot be written, stops the command before the replays */
     am_error err = {0};
     /* the table is on standard output too, unless -q: a --json - would be mixed into it */
-    const out_named outs[] = {{"--json", json}, {"the table (-q leaves it out)", quiet ? NULL : "-"}};
+    const out_named outs[] = {{"--json", json},
+                              {"the table (-q leaves it out)", quiet ? NULL : "-"}};
     const out_named ins[] = {{"-c", sp.config}, {"-t", sp.trace}};
     outfile *o = NULL;
     if (out_check_paths(outs, 2, ins, 2, &err) != 0) {

@@ -448,7 +448,8 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                 "dropped%s%s\n",
                 cfg->levels[deflevel].name, written, written == 1 ? "" : "s", intos, donations,
                 donations == 1 ? "" : "s", tr_peak, dropped, dropped == 1 ? "" : "s",
-                other_level, other_level == 1 ? "" : "s", c.reused ? "; ids renumbered from 0 (the input reuses ids)" : "",
+                other_level, other_level == 1 ? "" : "s",
+                c.reused ? "; ids renumbered from 0 (the input reuses ids)" : "",
                 fillers ? "; the start-state prologue's allocations that it freed again (the "
                           "tiling of blocks free at the start) left out" : "");
         if (with_addr && without)

@@ -2358,7 +2358,8 @@ static void test_output_details(void)
     CU_ASSERT(out && strstr(out, "\ncaching      capacity      4503599627370496     4.00 PiB"
                             "    +4.29e+11 %     2  ok"));
     free(out);
-    static const char *const cmds[] = {"compare -q --policies caching", "mincap -q --policies caching"};
+    static const char *const cmds[] = {"compare -q --policies caching",
+                                       "mincap -q --policies caching"};
     for (int k = 0; k < 2; k++) {
         out = NULL;
         snprintf(args, sizeof args, "%s -c '%s/configs/default.yaml' -t '%s' --json -", cmds[k],

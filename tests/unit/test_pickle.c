@@ -604,7 +604,8 @@ static void test_empty_device(void)
     char args[1024], *err = NULL;
     snprintf(args, sizeof args, "compare -c x -t '%s' --policies bfc --device -1", path);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
-    CU_ASSERT(err && strstr(err, "amsim compare: --device takes a device number 0..1024, not '-1'"));
+    CU_ASSERT(err && strstr(err, "amsim compare: --device takes a device number 0..1024, "
+                            "not '-1'"));
     free(err);
 }
 
