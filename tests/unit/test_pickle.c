@@ -600,8 +600,29 @@ static void test_empty_device(void)
             free(err);
         }
     }
-    /* a device number that is none */
+    /* a sweep's device: key, every run's --device (until 2026-11-27 a sweep had none) */
+    for (int dev = 0; dev < 2; dev++) {
+        char text[1024], name[32], args[2048], *csv;
+        snprintf(text, sizeof text, "base: '%s/configs/default.yaml'\ntraces: ['%s']\n"
+                 "policies: [caching]\n%s", tu_top(), path, dev ? "device: 1\n" : "");
+        snprintf(name, sizeof name, "dev%d.yaml", dev);
+        const char *sw = tu_write(name, text);
+        snprintf(args, sizeof args, "batch '%s' -j 1 -o '%s/devout%d'", sw, tu_tmpdir(), dev);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), dev ? 0 : 1);
+        snprintf(text, sizeof text, "%s/devout%d/results.csv", tu_tmpdir(), dev);
+        csv = tu_slurp(text, NULL);
+        CU_ASSERT(csv && strstr(csv, dev ? "dev1.pickle,ok," :
+                                "dev1.pickle: device 0 has no trace entries and no segments"));
+        free(csv);
+    }
+    const char *bad = tu_write("devx.yaml", "device: -1\nbase: x.yaml\ntraces: [t]\n");
     char args[1024], *err = NULL;
+    snprintf(args, sizeof args, "batch '%s' -o '%s/devoutx'", bad, tu_tmpdir());
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "devx.yaml:1:9: device: '-1' is not a device number 0..1024"));
+    free(err);
+    err = NULL;
+    /* a device number that is none */
     snprintf(args, sizeof args, "compare -c x -t '%s' --policies bfc --device -1", path);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     CU_ASSERT(err && strstr(err, "amsim compare: --device takes a device number 0..1024, "
