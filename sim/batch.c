@@ -3538,8 +3538,9 @@ int cmd_batch(int argc, char **argv)
     if (missing < 0)
         fprintf(stderr, "amsim: %s\n", err.msg);
     else if (!b.quiet)
-        fprintf(stderr, "%s: %d runs%s: %d run now, %d finished before; %d failed; %s (%.1f s)\n",
-                prog, mine, b.shard_n ? " in this shard" : "", nran, nskipped, failed, csv,
+        fprintf(stderr, "%s: %d run%s%s: %d run now, %d finished before; %d failed; %s (%.1f s)\n",
+                prog, mine, mine == 1 ? "" : "s", b.shard_n ? " in this shard" : "", nran,
+                nskipped, failed, csv,
                 now_s() - t0);
     free(csv);
     if (missing != 0)
