@@ -431,6 +431,7 @@ typedef struct sweep {
     char *file, *dir;
     char *name;
     int regress;
+    int device;                /* device: a PyTorch snapshot's device in every run (default 0) */
     char *base;
     strlist sets;              /* "PATH=VALUE" */
     sw_pos set_pos[SW_MAX_SETS]; /* where each VALUE is written */
@@ -1450,6 +1451,18 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                     goto out;
                 }
             }
+        } else if (strcmp(ks, "device") == 0) {
+            /* as run --device: a snapshot trace's device, the same in every run (until
+             * 2026-11-27 a sweep read device 0 with no way to choose) */
+            const char *dv = yscalar(v);
+            char *end = NULL;
+            long d = dv && *dv ? strtol(dv, &end, 10) : -1;
+            if (!dv || !*dv || *end || d < 0 || d > 1024) {
+                yfail(err, &y, v, "device: '%s' is not a device number 0..1024 (a PyTorch "
+                      "snapshot's device, as amsim run --device)", dv ? dv : "?");
+                goto out;
+            }
+            s->device = (int)d;
         } else if (strcmp(ks, "outputs") == 0) {
             if (v->type != YAML_MAPPING_NODE) {
                 yfail(err, &y, v, "%s", "outputs: expected {timeline: BOOL, placements: BOOL}");
@@ -1511,7 +1524,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             }
         } else {
             yfail(err, &y, k, "unknown key '%s' (kind, name, base, set, policies, traces, axes, "
-                  "seeds, generate, exclude, outputs, expectations)", ks);
+                  "seeds, generate, exclude, outputs, expectations, device)", ks);
             goto out;
         }
     }
@@ -1871,6 +1884,11 @@ static int sweep_digest(sweep *s, int update_expect, am_error *err)
     cfg_free(cfg);
     uint64_t h = rt_fnv1a(RT_FNV_OFFSET, text, len);
     free(text);
+    if (s->device) { /* device 0, the default, leaves the digests of earlier studies as they were */
+        char dev[32];
+        int n = snprintf(dev, sizeof dev, "device=%d", s->device);
+        h = rt_fnv1a(h, dev, (size_t)n);
+    }
     if (s->gen_kind) {
         h = rt_fnv1a(h, s->gen_kind, strlen(s->gen_kind) + 1);
         for (int i = 0; i < s->gen_args.n; i++)
@@ -2224,6 +2242,7 @@ static int run_spec_config(const sweep *s, const sw_run *r, run_spec *sp, char *
     int nown = 0;
     sp->config = sweep_path(s, s->base);
     sp->no_lenient_option = 1; /* a sweep has no --lenient: its errors do not suggest it */
+    sp->device = s->device;
     sp->policy = r->policy >= 0 ? s->policies.v[r->policy] : NULL;
     for (int i = 0; i < s->sets.n; i++)
         sp->sets[sp->nsets++] = s->sets.v[i];

@@ -1,6 +1,8 @@
 /* cli.c - the command line as getopt_long reads it, one table of options per command (see
  * cli.h for the conventions and the deliberate differences). */
 #include "cli.h"
+#include <errno.h>
+#include <stdlib.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -131,4 +133,17 @@ int cli_once(const char *prog, const char *opt, const char **slot, const char *v
     fprintf(stderr, "%s: %s given twice ('%s', then '%s'): it takes one value%s%s\n", prog, opt,
             *slot, v, hint ? "; " : "", hint ? hint : "");
     return -1;
+}
+
+int cli_device(const char *prog, const char *v, int *device)
+{
+    char *end;
+    errno = 0;
+    long d = strtol(v, &end, 10);
+    if (errno || end == v || *end || d < 0 || d > 1024) {
+        fprintf(stderr, "%s: --device takes a device number 0..1024, not '%s'\n", prog, v);
+        return -1;
+    }
+    *device = (int)d;
+    return 0;
 }

@@ -78,4 +78,8 @@ int cli_unexpected(const cli *c, const char *arg);
 int cli_once(const char *prog, const char *opt, const char **slot, const char *v,
              const char *hint);
 
+/* --device N of run, compare, mincap and check (a PyTorch snapshot's device; default 0): 0 and
+ * N in *device, or -1 after "PROG: --device takes a device number 0..1024, not 'V'" on stderr. */
+int cli_device(const char *prog, const char *v, int *device);
+
 #endif

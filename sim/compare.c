@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "json.h"
 #include "outfile.h"
+#include "report.h"
 #include "run.h"
 #include "units.h"
 
@@ -19,7 +20,10 @@ typedef struct cmp_row {
     char policy[RUN_POLICY_LEN];
     int ok;
     char error[512];
-    uint64_t peak_live, peak_reserved, ooms, device_calls, allocs;
+    char level[64]; /* the compared level's name */
+    uint64_t peak_live, peak_reserved, device_calls, allocs;
+    uint64_t ooms;       /* every level's, as run's status and mincap count them */
+    uint64_t level_ooms; /* the compared (default) level's */
     double utilization, frag, alloc_seconds, makespan;
 } cmp_row;
 
@@ -39,10 +43,18 @@ static int compare_read_trace(const run_spec *sp, const am_config *cfg, am_error
     return rc < 0 ? -1 : 0;
 }
 
+/* The trace as the first run that completed read it (every run reads the same), for --json's
+ * trace_info; format points to a static name. */
+static report_trace cmp_trace;
+static int cmp_have_trace;
+
 static void collect(void *ctx, sim *s, const report_trace *t)
 {
-    (void)t;
     cmp_row *r = ctx;
+    if (!cmp_have_trace) {
+        cmp_trace = *t;
+        cmp_have_trace = 1;
+    }
     const am_config *cfg = sim_config(s);
     mem_level *m = sim_level(s, cfg->default_level);
     const mem_metrics *mm = mem_get_metrics(m);
@@ -52,23 +64,64 @@ static void collect(void *ctx, sim *s, const report_trace *t)
     r->peak_reserved = lm.peak_reserved;
     r->utilization = lm.utilization;
     r->frag = lm.fragmentation_ratio;
-    r->ooms = mm->ooms;
+    r->level_ooms = mm->ooms;
+    /* an OOM of any level (a spill into a full host) is one, as run --fail-on-oom and mincap
+     * count it (until 2026-11-27 only the default level's were counted here) */
+    r->ooms = 0;
+    for (int i = 0; i < sim_nlevels(s); i++)
+        r->ooms += mem_get_metrics(sim_level(s, i))->ooms;
+    snprintf(r->level, sizeof r->level, "%s", cfg->levels[cfg->default_level].name);
     r->allocs = mm->allocs;
     r->device_calls = mm->device_allocs + mm->device_frees;
     r->alloc_seconds = (double)mm->allocator_ps / (double)AM_PS_PER_S;
     r->makespan = (double)sim_get_summary(s)->makespan / (double)AM_PS_PER_S;
 }
 
+/* The table on standard output (nothing with -q): the compared level, then a row a policy. */
+static void print_table(const cmp_row *rows, int n, const char *level, int quiet)
+{
+    if (quiet)
+        return;
+    char a[32], b[32], c[32], d[32];
+    printf("level %s (the default memory, whose policy each row sets); OOMs: every level's\n",
+           level);
+    printf("%-11s %12s %14s %12s %11s %10s %6s %12s %14s\n", "policy", "peak live",
+           "peak reserved", "gap", "utilization", "frag", "OOMs", "device calls", "alloc time");
+    for (int i = 0; i < n; i++) {
+        const cmp_row *r = &rows[i];
+        if (!r->ok) {
+            printf("%-11s failed: %s\n", r->policy, r->error);
+            continue;
+        }
+        char ut[16], fr[16];
+        snprintf(ut, sizeof ut, "%.1f %%", 100 * r->utilization);
+        snprintf(fr, sizeof fr, "%.1f %%", 100 * r->frag);
+        printf("%-11s %12s %14s %12s %11s %10s %6llu %12llu %14s\n", r->policy,
+               units_fmt_size(a, sizeof a, r->peak_live),
+               units_fmt_size(b, sizeof b, r->peak_reserved),
+               units_fmt_size(c, sizeof c, r->peak_reserved > r->peak_live
+                                               ? r->peak_reserved - r->peak_live : 0),
+               r->peak_reserved ? ut : "n/a", r->peak_reserved ? fr : "n/a",
+               (unsigned long long)r->ooms, (unsigned long long)r->device_calls,
+               units_fmt_time(d, sizeof d, (am_ps)(r->alloc_seconds * (double)AM_PS_PER_S)));
+    }
+    printf("peak live is the lower bound on any placement; gap = peak reserved - peak live\n");
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: amsim compare -c CONFIG -t TRACE --policies a,b,c [--set PATH=VALUE]...\n"
-               "                     [--json FILE] [--lenient]\n"
+               "                     [--json FILE] [--lenient] [--device N] [--fail-on-oom] [-q]\n"
                "  replays TRACE once per policy (on the default memory level) and prints one\n"
                "  table: peak live, peak reserved, gap, utilization, fragmentation ratio, OOMs,\n"
                "  device calls and time in allocator device calls; a bad config, --set or trace\n"
                "  is an error (status 1) before any run; a policy whose run fails (e.g. it\n"
                "  refuses a --set value) is a 'failed' row, the other rows and --json are\n"
-               "  written, and the status is 1 (2 when the failure is amsim's own)\n");
+               "  written, and the status is 1 (2 when the failure is amsim's own)\n"
+               "  --json -: standard output (with -q, which leaves the table out)\n"
+               "  --device N: a PyTorch snapshot's device (default 0), as amsim run --device\n"
+               "  --fail-on-oom: status 3 when a row ran out of memory on any level (the OOMs\n"
+               "  column counts every level's; the other columns are the default level's)\n");
 }
 
 int cmd_compare(int argc, char **argv);
@@ -76,16 +129,21 @@ int cmd_compare(int argc, char **argv)
 {
     run_spec sp;
     memset(&sp, 0, sizeof sp);
-    const char *policies = NULL, *json = NULL;
-    enum { O_HELP, O_LENIENT, O_CONFIG, O_TRACE, O_POLICIES, O_JSON, O_SET, O_N };
+    const char *policies = NULL, *json = NULL, *device_s = NULL;
+    int fail_on_oom = 0, quiet = 0;
+    enum { O_HELP, O_QUIET, O_LENIENT, O_CONFIG, O_TRACE, O_POLICIES, O_JSON, O_SET, O_DEVICE,
+           O_FAIL_ON_OOM, O_N };
     static const cli_opt opts[] = {
         [O_HELP] = {"help", 'h', CLI_FLAG},        [O_LENIENT] = {"lenient", 0, CLI_FLAG},
+        [O_QUIET] = {"quiet", 'q', CLI_FLAG},
         [O_CONFIG] = {"config", 'c', CLI_PATH},    [O_TRACE] = {"trace", 't', CLI_PATH},
         [O_POLICIES] = {"policies", 0, CLI_VALUE}, [O_JSON] = {"json", 0, CLI_PATH},
-        [O_SET] = {"set", 0, CLI_VALUE},           [O_N] = {NULL, 0, 0}};
+        [O_SET] = {"set", 0, CLI_VALUE},           [O_DEVICE] = {"device", 0, CLI_VALUE},
+        [O_FAIL_ON_OOM] = {"fail-on-oom", 0, CLI_FLAG}, [O_N] = {NULL, 0, 0}};
     /* each takes one value but --set: a second is refused (cli_once) */
     const char **slots[O_N] = {[O_CONFIG] = &sp.config, [O_TRACE] = &sp.trace,
-                               [O_POLICIES] = &policies, [O_JSON] = &json};
+                               [O_POLICIES] = &policies, [O_JSON] = &json,
+                               [O_DEVICE] = &device_s};
     cli cl;
     cli_init(&cl, "amsim compare", argc, argv);
     const char *opt, *v;
@@ -100,10 +158,16 @@ int cmd_compare(int argc, char **argv)
         }
         if (k == O_LENIENT)
             sp.lenient = 1;
+        else if (k == O_FAIL_ON_OOM)
+            fail_on_oom = 1;
+        else if (k == O_QUIET)
+            quiet = 1;
         else if (slots[k]) {
             if (cli_once("amsim compare", opt, slots[k], v, k == O_POLICIES ? "name every "
                          "policy in one comma-separated list, e.g. --policies bfc,caching"
                          : NULL) != 0)
+                return 1;
+            if (k == O_DEVICE && cli_device("amsim compare", v, &sp.device) != 0)
                 return 1;
         } else { /* --set */
             if (sp.nsets == RUN_MAX_SETS) {
@@ -129,10 +193,12 @@ int cmd_compare(int argc, char **argv)
     /* the output is checked and opened before the first run: a --json naming the config or
      * the trace, or one that cannot be written, stops the command before the replays */
     am_error err = {0};
-    const out_named outs[] = {{"--json", json}};
+    /* the table is on standard output too, unless -q: a --json - would be mixed into it */
+    const out_named outs[] = {{"--json", json},
+                              {"the table (-q leaves it out)", quiet ? NULL : "-"}};
     const out_named ins[] = {{"-c", sp.config}, {"-t", sp.trace}};
     outfile *o = NULL;
-    if (out_check_paths(outs, 1, ins, 2, &err) != 0) {
+    if (out_check_paths(outs, 2, ins, 2, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
         return 1;
     }
@@ -154,6 +220,8 @@ int cmd_compare(int argc, char **argv)
      * policy's 'failed' row. (Until 2026-11-25 any run error naming the trace path was taken
      * for a bad trace: no table, no --json.) */
     int bad = compare_read_trace(&sp, cfg, &err);
+    char level[64]; /* the level compared: the default one, which --policies sets */
+    snprintf(level, sizeof level, "%s", cfg->levels[cfg->default_level].name);
     cfg_free(cfg);
     if (bad) {
         fprintf(stderr, "amsim: %s\n", err.msg);
@@ -177,42 +245,37 @@ int cmd_compare(int argc, char **argv)
             status = AM_MAX(status, err.status ? err.status : AM_EINTERNAL);
         }
     }
-    char a[32], b[32], c[32], d[32];
-    printf("%-11s %12s %14s %12s %11s %10s %6s %12s %14s\n", "policy", "peak live",
-           "peak reserved", "gap", "utilization", "frag", "OOMs", "device calls", "alloc time");
-    for (int i = 0; i < n; i++) {
-        cmp_row *r = &rows[i];
-        if (!r->ok) {
-            printf("%-11s failed: %s\n", r->policy, r->error);
-            continue;
-        }
-        char ut[16], fr[16];
-        snprintf(ut, sizeof ut, "%.1f %%", 100 * r->utilization);
-        snprintf(fr, sizeof fr, "%.1f %%", 100 * r->frag);
-        printf("%-11s %12s %14s %12s %11s %10s %6llu %12llu %14s\n", r->policy,
-               units_fmt_size(a, sizeof a, r->peak_live),
-               units_fmt_size(b, sizeof b, r->peak_reserved),
-               units_fmt_size(c, sizeof c, r->peak_reserved > r->peak_live
-                                               ? r->peak_reserved - r->peak_live : 0),
-               r->peak_reserved ? ut : "n/a", r->peak_reserved ? fr : "n/a",
-               (unsigned long long)r->ooms, (unsigned long long)r->device_calls,
-               units_fmt_time(d, sizeof d, (am_ps)(r->alloc_seconds * (double)AM_PS_PER_S)));
-    }
-    printf("peak live is the lower bound on any placement; gap = peak reserved - peak live\n");
+    print_table(rows, n, level, quiet);
     /* a failed row is an error (until 2026-11-25 status 0: a policy refusing its --set value
      * gave a table of one 'failed' row and 0, where run and mincap give 1) */
     if (status)
         fprintf(stderr, "amsim compare: %s\n", status == AM_EINPUT
                 ? "a policy's run failed on its input (see its 'failed' row): status 1"
                 : "a policy's run failed (see its 'failed' row): status 2");
+    /* --fail-on-oom as run's: status 3 when a row ran out of memory on any level, unless a
+     * row failed (an error outranks a result) */
+    for (int i = 0; i < n && fail_on_oom && !status; i++)
+        if (rows[i].ok && rows[i].ooms)
+            status = AM_EOOMFAIL;
     if (!o)
         return status;
     json_w w;
     json_init(&w, out_fp(o), 1);
     json_obj(&w);
     json_kstr(&w, "amsim_version", AM_VERSION);
+    /* "trace" and "config" are the paths given (their form since the first release); the
+     * trace's object as run's summary has it is "trace_info" (when a run completed: null
+     * otherwise); "config" stays a path: each row's effective config is its own (its policy) */
     json_kstr(&w, "trace", sp.trace);
     json_kstr(&w, "config", sp.config);
+    if (cmp_have_trace) {
+        cmp_trace.path = sp.trace;
+        report_json_trace(&w, "trace_info", &cmp_trace);
+    } else {
+        json_key(&w, "trace_info");
+        json_null(&w);
+    }
+    json_kstr(&w, "level", level); /* the level compared (peak, gap, ... and level_ooms) */
     json_key(&w, "policies");
     json_obj(&w);
     for (int i = 0; i < n; i++) {
@@ -229,7 +292,8 @@ int cmd_compare(int argc, char **argv)
                                            ? r->peak_reserved - r->peak_live : 0);
             json_kreal(&w, "utilization", r->utilization);
             json_kreal(&w, "fragmentation_ratio", r->frag);
-            json_ku64(&w, "ooms", r->ooms);
+            json_ku64(&w, "ooms", r->ooms); /* every level's */
+            json_ku64(&w, "level_ooms", r->level_ooms);
             json_ku64(&w, "device_calls", r->device_calls);
             json_kreal(&w, "allocator_seconds", r->alloc_seconds);
             json_kreal(&w, "makespan_seconds", r->makespan);

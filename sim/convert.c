@@ -459,13 +459,15 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
             written++;
         }
         fprintf(stderr, "amsim convert: lifetime CSV keeps the allocations and frees of %s only: "
-                "%" PRIu64 " buffers written (%" PRIu64 " of them allocated by a transfer's "
-                "into=; %" PRIu64 " donations, each ending the donor where its output begins), "
-                "peak live %" PRIu64 " bytes as in the trace; %" PRIu64 " other events (copies, "
-                "compute, streams, records) and %" PRIu64 " allocations of other levels "
+                "%" PRIu64 " buffer%s written (%" PRIu64 " of them allocated by a transfer's "
+                "into=; %" PRIu64 " donation%s, each ending the donor where its output begins), "
+                "peak live %" PRIu64 " bytes as in the trace; %" PRIu64 " other event%s (copies, "
+                "compute, streams, records) and %" PRIu64 " allocation%s of other levels "
                 "dropped%s%s\n",
-                cfg->levels[deflevel].name, written, intos, donations, tr_peak, dropped,
-                other_level, c.reused ? "; ids renumbered from 0 (the input reuses ids)" : "",
+                cfg->levels[deflevel].name, written, written == 1 ? "" : "s", intos, donations,
+                donations == 1 ? "" : "s", tr_peak, dropped, dropped == 1 ? "" : "s",
+                other_level, other_level == 1 ? "" : "s",
+                c.reused ? "; ids renumbered from 0 (the input reuses ids)" : "",
                 fillers ? "; the start-state prologue's allocations that it freed again (the "
                           "tiling of blocks free at the start) left out" : "");
         if (with_addr && without)

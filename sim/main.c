@@ -79,7 +79,8 @@ static void usage_run(FILE *f)
             "  -o DIR                  write report.txt, summary.json, placements.csv,\n"
             "                          timeline.csv and effective_config.yaml into DIR (always;\n"
             "                          a --json/--placements/--timeline FILE gets a copy)\n"
-            "  --device N              PyTorch snapshot: which device's trace (default 0)\n"
+            "  --device N              PyTorch snapshot: which device's trace (default 0; one\n"
+            "                          with no entries is refused when another device has some)\n"
             "  --check                 run every invariant check after every event\n"
             "  --lenient               count and skip recoverable trace problems\n"
             "  --fail-on-oom           exit with status 3 when any allocation ran out of memory\n"
@@ -160,18 +161,10 @@ static int parse_run(int argc, char **argv, run_args *a)
             }
             a->sets[a->nsets++] = v;
             break;
-        case R_DEVICE: {
-            char *end;
-            errno = 0;
-            long d = strtol(v, &end, 10);
-            if (errno || *end || d < 0 || d > 1024) {
-                fprintf(stderr, "%s run: --device takes a device number 0..1024, not '%s'\n",
-                        prog, v);
+        case R_DEVICE:
+            if (cli_device("amsim run", v, &a->device) != 0)
                 return 1;
-            }
-            a->device = (int)d;
             break;
-        }
         default: /* a file or a name, stored above */
             break;
         }
@@ -298,7 +291,7 @@ static int check_as_config(const char *path)
 
 static void usage_check(FILE *f)
 {
-    fprintf(f, "usage: amsim check [-c CONFIG] [--lenient] FILE...\n"
+    fprintf(f, "usage: amsim check [-c CONFIG] [--lenient] [--device N] FILE...\n"
             "  validates configs (YAML) and traces without running them; traces are read as a\n"
             "  run reads them: against CONFIG's memory levels, with its trace.time_unit and\n"
             "  trace.lifetimes (default, as amsim convert: every level name of the shipped\n"
@@ -310,7 +303,9 @@ static void usage_check(FILE *f)
             "  A trace must also keep the rules a run enforces on ids and events (duplicate\n"
             "  and unknown ids, 0-byte allocations, waits on unrecorded events, ...)\n"
             "  -c, --config FILE   the config traces are read with (anywhere on the line)\n"
-            "  --lenient           count and skip what run --lenient counts and skips\n");
+            "  --lenient           count and skip what run --lenient counts and skips\n"
+            "  --device N          PyTorch snapshot: which device's trace (default 0; a device\n"
+            "                      with no entries is refused when another has some)\n");
 }
 
 /* check FILE...: configs (see check_as_config) are validated as configs; anything else is
@@ -322,20 +317,24 @@ static int cmd_check(int argc, char **argv)
         usage_check(stderr);
         return 1;
     }
-    enum { K_HELP, K_CONFIG, K_LENIENT, K_N };
+    enum { K_HELP, K_CONFIG, K_LENIENT, K_DEVICE, K_N };
     static const cli_opt opts[] = {[K_HELP] = {"help", 'h', CLI_FLAG},
                                    [K_CONFIG] = {"config", 'c', CLI_PATH},
-                                   [K_LENIENT] = {"lenient", 0, CLI_FLAG}, [K_N] = {NULL, 0, 0}};
+                                   [K_LENIENT] = {"lenient", 0, CLI_FLAG},
+                                   [K_DEVICE] = {"device", 0, CLI_VALUE}, [K_N] = {NULL, 0, 0}};
     /* the files, in order; -c may come anywhere (until 2026-11-25 only first: `check FILE -c
      * CFG` read "-c" and CFG as files to check) */
     const char **files = am_calloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0;
-    const char *cfgp = NULL, *opt, *v;
+    const char *cfgp = NULL, *device_s = NULL, *opt, *v;
+    run_spec as_run = {0}; /* a trace is read as run reads it, with --device */
     int lenient = 0;
     cli cl;
     cli_init(&cl, "amsim check", argc, argv);
     for (int k; (k = cli_next(&cl, opts, &opt, &v)) != CLI_END;) {
-        if (k == CLI_ERROR || (k == K_CONFIG && cli_once("amsim check", opt, &cfgp, v, NULL))) {
+        if (k == CLI_ERROR || (k == K_CONFIG && cli_once("amsim check", opt, &cfgp, v, NULL)) ||
+            (k == K_DEVICE && (cli_once("amsim check", opt, &device_s, v, NULL) ||
+                               cli_device("amsim check", v, &as_run.device)))) {
             free(files);
             return 1;
         }
@@ -381,8 +380,8 @@ static int cmd_check(int argc, char **argv)
         }
         /* read as a run reads it (run_trace_opts): CONFIG's levels and trace settings,
          * trace.time_unit and trace.lifetimes (until 2026-11-25 check read 1 ns ticks and
-         * half-open lifetimes whatever CONFIG said); a snapshot's device 0, as run's default */
-        static const run_spec as_run;
+         * half-open lifetimes whatever CONFIG said); a snapshot's --device (default 0, as
+         * run's; until 2026-11-27 always 0) */
         const char *names[CFG_MAX_LEVELS];
         trace_opts to = run_trace_opts(&as_run, base, names);
         trace *t = NULL;
@@ -442,21 +441,25 @@ static int cmd_policies(int argc, char **argv)
 
 /* Every command's report, listing or table on standard output is checked here, once: a write
  * that failed (a full disk, `> /dev/full`) makes the status 1 with a message, where until
- * 2026-11-27 run, compare, mincap, stats and policies exited 0 with their output lost. A
- * command that already failed (status 1) has said why, maybe this very failure (convert's
- * out_commit); another status (3: out of memory or a moved expectation) is kept. */
+ * 2026-11-27 run, compare, mincap, stats and policies exited 0 with their output lost. It is
+ * said whatever the command's status, unless an output on "-" already reported this very
+ * failure (convert's or gen's -o -, --json -): until 2026-11-27 a command that failed for
+ * another reason (status 1: a failed row of compare or mincap) left it unsaid. An output that
+ * failed is an error, status 1, as a --json FILE that cannot be written is, over a status 3
+ * (out of memory with --fail-on-oom, a moved expectation): until 2026-11-27 a failed standard
+ * output kept status 3 while a failed --json FILE gave 1. 2 (amsim's own failure) is kept. */
 static int check_stdout(int rc)
 {
     int bad = fflush(stdout) != 0, e = errno;
     if (!bad && !ferror(stdout))
         return rc;
-    if (rc == 1)
+    if (out_stdout_failed())
         return rc;
     if (bad)
         fprintf(stderr, "%s: standard output: write failed: %s\n", prog, strerror(e));
     else
         fprintf(stderr, "%s: standard output: write failed\n", prog);
-    return rc ? rc : 1;
+    return rc == AM_EINTERNAL ? rc : AM_EINPUT;
 }
 
 static const struct {

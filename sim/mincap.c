@@ -66,6 +66,7 @@ typedef struct mc {
     char level_s[64];
     int quiet;
     int lenient;          /* --lenient: every run counts and skips recoverable trace problems */
+    int device;           /* --device: a PyTorch snapshot's device (default 0) */
 } mc;
 
 typedef struct probe_out {
@@ -74,12 +75,13 @@ typedef struct probe_out {
     uint64_t ooms_all;        /* out: the OOM count of every level together */
     char oom_levels[256];     /* out: the levels with an OOM, "hbm, host" ("" when none) */
     uint64_t max_request;     /* out: its largest request but recorded `oom` lines' (bytes) */
+    report_trace trace;       /* out: the trace as the run read it (format: a static name) */
 } probe_out;
 
 static void probe_cb(void *ctx, sim *s, const report_trace *t)
 {
-    (void)t;
     probe_out *o = ctx;
+    o->trace = *t;
     const mem_metrics *m = mem_get_metrics(sim_level(s, o->level));
     o->ooms = m->ooms;
     o->peak_live = m->peak_live_bytes;
@@ -119,7 +121,8 @@ static int probe(const mc *c, const char *policy, int ref, uint64_t base_cap, ui
 {
     /* The policy goes on the searched level by a --set of its own: run_spec.policy would put it
      * on the default level and leave the searched one with its configured policy. */
-    run_spec sp = {.config = c->config, .trace = c->trace, .lenient = c->lenient};
+    run_spec sp = {.config = c->config, .trace = c->trace, .lenient = c->lenient,
+                   .device = c->device};
     char pol[256], knob[256], cap[256], oom[256];
     int is_bfc = strcmp(policy, "bfc") == 0;
     for (int i = 0; i < c->nsets; i++)
@@ -164,6 +167,8 @@ typedef struct mc_result {
     int below;                /* M - G: 1 run, 0 not run (M is one granule: 0 bytes), MC_REFUSED */
     char below_levels[256];   /* the levels that ran out at M - G ("" when not run or refused) */
     char error[512];
+    int status;               /* when not found: AM_EINPUT (no answer, an input the policy
+                                 refuses), or AM_EINTERNAL (amsim's own failure) */
 } mc_result;
 
 static uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -179,6 +184,7 @@ static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
     uint64_t hi_k = lo_k + 1;
     uint64_t max_k = MC_MAX_VALUE / G; /* the largest value searched: max_k * G <= 4 PiB */
     int p;
+    r->status = AM_EINPUT; /* unless a run fails on its own (fail: below) */
     if (hi_k > max_k) {
         snprintf(r->error, sizeof r->error, "the largest request (%" PRIu64 " bytes, %" PRIu64
                  " rounded up to the granularity) is above %" PRIu64 " bytes (4 PiB), the "
@@ -233,6 +239,7 @@ static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
         r->oom_below = 1; /* nothing smaller than one granule exists (0 bytes is no memory) */
     return;
 fail:
+    r->status = err.status ? err.status : AM_EINTERNAL;
     snprintf(r->error, sizeof r->error, "%.500s", err.msg);
     for (char *q = r->error; *q; q++)
         if (*q == '\n')
@@ -244,7 +251,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: amsim mincap -c CONFIG -t TRACE [--policies a,b] [--granularity BYTES]\n"
             "                    [--json FILE] [--level NAME] [--set PATH=VALUE]... [--lenient]\n"
-            "                    [-q]\n"
+            "                    [--device N] [-q]\n"
             "  per policy, the smallest memory of the level (default: the config's default\n"
             "  memory) at which TRACE runs with no out-of-memory event on any level: BFC's\n"
             "  memory_limit (capacity raised to hold it), other policies' capacity; the rest of\n"
@@ -253,10 +260,14 @@ static void usage(FILE *f)
             "  1MiB) between the largest single request on the level (a lower bound for every\n"
             "  policy) and an upper bound found by doubling; each policy is searched on its own.\n"
             "  Both properties (no OOM at M, an OOM at M - granularity) are checked again at the\n"
-            "  end and reported. Peak live bytes (every request held, nothing spilled) is shown\n"
-            "  for comparison: spilling, or offline skipping recorded oom lines, can need less.\n"
+            "  end and reported. Peak live bytes (every request held, none spilled from the\n"
+            "  level; other levels' spill copies into it counted) is shown for comparison:\n"
+            "  spilling, or offline skipping recorded oom lines, can need less. A policy with\n"
+            "  no answer is its row and a line on stderr: status 1 (2: amsim's own failure).\n"
             "  --lenient: every run counts and skips recoverable trace problems (a free of an\n"
-            "  unknown id, ...), as amsim run --lenient does.\n");
+            "  unknown id, ...), as amsim run --lenient does.\n"
+            "  --device N: a PyTorch snapshot's device (default 0), as amsim run --device.\n"
+            "  --json -: standard output (with -q, which leaves the table out).\n");
 }
 
 /* The names of a probe_out's oom_levels ("hbm, host") as JSON strings. */
@@ -350,12 +361,13 @@ static int mc_main(mc *c, const char *pols, outfile **op)
                 "level with --level)\n", prog, c->trace, c->level_s);
         return 1;
     }
-    int bad = 0;
+    int status = 0; /* the worst policy's that found no answer */
     for (int i = 0; i < np; i++) {
         if (!c->quiet && isatty(2))
             fprintf(stderr, "\r%s: searching %s (%d of %d)...", prog, res[i].policy, i + 1, np);
         search(c, L, base_cap, &res[i]);
-        bad |= !res[i].found;
+        if (!res[i].found)
+            status = AM_MAX(status, res[i].status);
     }
     if (!c->quiet && isatty(2))
         fprintf(stderr, "\r%60s\r", "");
@@ -369,7 +381,13 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         json_ku64(&w, "lower_bound_bytes", L);
         json_ku64(&w, "granularity", c->gran);
         json_kstr(&w, "level", c->level_s);
+        /* "trace": the path given; "trace_info": the object run's summary has as "trace";
+         * "config": the path given (each policy's effective config is its own) */
+        json_kstr(&w, "amsim_version", AM_VERSION);
         json_kstr(&w, "trace", c->trace);
+        json_kstr(&w, "config", c->config);
+        ref.trace.path = c->trace;
+        report_json_trace(&w, "trace_info", &ref.trace);
         json_key(&w, "policies");
         json_obj(&w);
         for (int i = 0; i < np; i++) {
@@ -409,8 +427,11 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         char a[32], b[32];
         printf("mincap: %s on level %s, granularity %s\n", c->trace, c->level_s,
                units_fmt_size(a, sizeof a, c->gran));
-        printf("peak live bytes (every request held, nothing spilled): %s (%" PRIu64 " B)\n",
-               units_fmt_size(b, sizeof b, peak), peak);
+        /* the reference run's peak on the level: spill copies other levels put there are in
+         * it (until 2026-11-27 the line said "nothing spilled" of them too) */
+        printf("peak live bytes (every request held, none spilled from %s; spills into it "
+               "counted): %s (%" PRIu64 " B)\n", c->level_s, units_fmt_size(b, sizeof b, peak),
+               peak);
         printf("lower bound for every policy (largest single request): %s (%" PRIu64 " B)\n",
                units_fmt_size(b, sizeof b, L), L);
         printf("a run fits when no level runs out of memory (an OOM of any level counts)\n\n");
@@ -424,26 +445,38 @@ static int mc_main(mc *c, const char *pols, outfile **op)
                 continue;
             }
             char pct[32];
-            snprintf(pct, sizeof pct, "%+.1f %%",
-                     peak ? 100.0 * ((double)r->min_bytes - (double)peak) / (double)peak : 0.0);
+            double p = peak ? 100.0 * ((double)r->min_bytes - (double)peak) / (double)peak : 0.0;
+            /* three significant digits past what the column holds (a 4 PiB granule on a
+             * trace of a few MiB): until 2026-11-27 "+275318057.9 %" pushed the columns out */
+            snprintf(pct, sizeof pct, p < 1e6 ? "%+.1f %%" : "%+.2e %%", p);
             char check[400];
             check_text(r, check, sizeof check);
             printf("%-12s %-13s %16" PRIu64 " %12s %14s %5d  %s\n", r->policy, r->knob,
                    r->min_bytes, units_fmt_size(a, sizeof a, r->min_bytes), pct, r->runs, check);
         }
     }
-    /* a failed check is reported in the table and the JSON; it is a result, not an error */
-    return bad ? 1 : 0;
+    /* A policy with no answer makes the status 1 (2 when the failure is amsim's own), said on
+     * stderr as compare says it, -q or not (until 2026-11-27 status 1 with nothing on stderr,
+     * and nothing at all with -q). A failed check is reported in the table and the JSON; it
+     * is a result, not an error. */
+    for (int i = 0; i < np; i++)
+        if (!res[i].found)
+            fprintf(stderr, "%s: %s: no minimum found: %s\n", prog, res[i].policy, res[i].error);
+    if (status)
+        fprintf(stderr, "%s: %s\n", prog, status == AM_EINPUT
+                ? "a policy found no minimum (see its row): status 1"
+                : "a policy's run failed (see its row): status 2");
+    return status;
 }
 
 int cmd_mincap(int argc, char **argv)
 {
     mc c = {0};
-    const char *json = NULL, *pols = NULL, *gran_s = NULL;
+    const char *json = NULL, *pols = NULL, *gran_s = NULL, *device_s = NULL;
     c.gran = 1ULL << 20;
     enum {
         O_HELP, O_QUIET, O_CONFIG, O_TRACE, O_POLICIES, O_JSON, O_LEVEL, O_GRAN, O_SET,
-        O_LENIENT, O_N
+        O_LENIENT, O_DEVICE, O_N
     };
     static const cli_opt opts[] = {
         [O_HELP] = {"help", 'h', CLI_FLAG},        [O_QUIET] = {"quiet", 'q', CLI_FLAG},
@@ -451,11 +484,12 @@ int cmd_mincap(int argc, char **argv)
         [O_POLICIES] = {"policies", 0, CLI_VALUE}, [O_JSON] = {"json", 0, CLI_PATH},
         [O_LEVEL] = {"level", 0, CLI_VALUE},       [O_GRAN] = {"granularity", 0, CLI_VALUE},
         [O_SET] = {"set", 0, CLI_VALUE},           [O_LENIENT] = {"lenient", 0, CLI_FLAG},
-        [O_N] = {NULL, 0, 0}};
+        [O_DEVICE] = {"device", 0, CLI_VALUE},     [O_N] = {NULL, 0, 0}};
     /* each takes one value but --set: a second is refused (cli_once) */
     const char **slots[O_N] = {[O_CONFIG] = &c.config, [O_TRACE] = &c.trace,
                                [O_POLICIES] = &pols,   [O_JSON] = &json,
-                               [O_LEVEL] = &c.level_name, [O_GRAN] = &gran_s};
+                               [O_LEVEL] = &c.level_name, [O_GRAN] = &gran_s,
+                               [O_DEVICE] = &device_s};
     cli cl;
     cli_init(&cl, prog, argc, argv);
     const char *opt, *v;
@@ -479,6 +513,8 @@ int cmd_mincap(int argc, char **argv)
         if (slots[k] && cli_once(prog, opt, slots[k], v, k == O_POLICIES ? "name every policy "
                                  "in one comma-separated list, e.g. --policies bfc,caching"
                                  : NULL) != 0)
+            return 1;
+        if (k == O_DEVICE && cli_device(prog, v, &c.device) != 0)
             return 1;
         if (k == O_SET) {
             /* 256 like run and compare: the run spec has room for the probe's own sets
@@ -510,11 +546,13 @@ int cmd_mincap(int argc, char **argv)
     }
     am_error err = {0};
     /* the output is checked and opened before the first run (see compare.c) */
-    const out_named outs[] = {{"--json", json}};
+    /* the table is on standard output too, unless -q: a --json - would be mixed into it */
+    const out_named outs[] = {{"--json", json},
+                              {"the table (-q leaves it out)", c.quiet ? NULL : "-"}};
     const out_named ins[] = {{"-c", c.config}, {"-t", c.trace}};
     outfile *o = NULL;
     am_config *cfg = NULL; /* for the device preset it reads, an input too */
-    if (out_check_paths(outs, 1, ins, 2, &err) != 0 ||
+    if (out_check_paths(outs, 2, ins, 2, &err) != 0 ||
         (json && ((pols ? cfg_load_switched(&cfg, c.config, c.sets, c.nsets, c.level_name,
                                             NULL, &err)
                         : cfg_load(&cfg, c.config, c.sets, c.nsets, &err)) != 0 ||

@@ -156,8 +156,13 @@ static void release(outfile *o)
  * is gone (glibc keeps the unwritten bytes, so a full disk fails the flush again, with its
  * reason). Until 2026-11-27 it never gave the reason, where every file output did (and the
  * README promised "No space left on device"). */
+static int stdout_failed; /* stdout_fail made an error, which its caller reports */
+
+int out_stdout_failed(void) { return stdout_failed; }
+
 static int stdout_fail(am_error *err, int e)
 {
+    stdout_failed = 1;
     if (e)
         return am_fail(err, AM_EINPUT, "standard output: write failed: %s", strerror(e));
     return am_fail(err, AM_EINPUT, "standard output: write failed");
@@ -333,7 +338,12 @@ int out_check_paths(const out_named *outs, int nout, const out_named *ins, int n
         if (!outs[i].path)
             continue;
         for (int j = i + 1; j < nout && !rc; j++)
-            if (outs[j].path && same_target(outs[i].path, &io[i], outs[j].path, &io[j]))
+            if (outs[j].path && io[i].dash && io[j].dash)
+                /* two outputs on standard output would interleave there (until 2026-11-27
+                 * `run -q --json - --placements -` wrote both, status 0) */
+                rc = am_fail(err, AM_EINPUT, "%s and %s both write to standard output ('-'): "
+                             "give one of them a file", outs[i].label, outs[j].label);
+            else if (outs[j].path && same_target(outs[i].path, &io[i], outs[j].path, &io[j]))
                 rc = am_fail(err, AM_EINPUT, "%s and %s both name %s: give each output its "
                              "own file", outs[i].label, outs[j].label, outs[j].path);
         for (int j = 0; j < nin && !rc; j++)

@@ -42,13 +42,18 @@ int out_same_target(const char *a, const char *b);
 typedef struct out_named {
     const char *label, *path;
 } out_named;
-/* 0 when no two of the nout outputs name one file (out_same_target) and none of them names the
- * file of one of the nin inputs; else -1 with err (AM_EINPUT) naming both options and the path.
+/* 0 when no two of the nout outputs name one file (out_same_target) or are both "-" (standard
+ * output: a command's report or table there is one too, {"the report", "-"}) and none of them
+ * names the file of one of the nin inputs; else -1 with err (AM_EINPUT) naming both options and
+ * the path.
  * Commands call it before they read or write anything: two outputs on one regular file would
  * share its temporary, and an output on an input (`--json X --expect X`) would replace the
  * input with the run's result. */
 int out_check_paths(const out_named *outs, int nout, const out_named *ins, int nin,
                     am_error *err);
+/* 1 once an output on standard output ("-") failed to write: the command that got that error
+ * reports it, and main's final check of standard output need not say it again. */
+int out_stdout_failed(void);
 /* Remove every temporary still open (called on error paths, at exit and from signals). */
 void out_abort_all(void);
 void out_install_signals(void);

@@ -17,6 +17,10 @@
 #include "json.h"
 #include "units.h"
 
+/* The plural "s" of a count's noun: "1 transfer", "2 transfers" (until 2026-11-27 the report
+ * said "1 transfers", "1 device allocations"). */
+#define PL(n) ((n) == 1 ? "" : "s")
+
 void report_level_metrics(mem_level *m, level_metrics *o)
 {
     const mem_metrics *mm = mem_get_metrics(m);
@@ -76,14 +80,14 @@ void report_text(FILE *f, sim *s, const report_trace *t)
             continue;
         level_metrics lm;
         report_level_metrics(m, &lm);
-        fprintf(f, "%s: %" PRIu64 " allocations, %" PRIu64 " frees, %" PRIu64
+        fprintf(f, "%s: %" PRIu64 " allocation%s, %" PRIu64 " free%s, %" PRIu64
                 " out of memory; reserved but unallocated at the reserved peak %s; "
                 "internal fragmentation at peak live %s; max external fragmentation %s; "
-                "%" PRIu64 " device allocations\n",
-                mem_name(m), mm->allocs, mm->frees, mm->ooms,
+                "%" PRIu64 " device allocation%s\n",
+                mem_name(m), mm->allocs, PL(mm->allocs), mm->frees, PL(mm->frees), mm->ooms,
                 units_fmt_size(a, sizeof a, lm.reserved_unallocated_at_peak),
                 units_fmt_size(b, sizeof b, lm.internal_frag), pct(c, sizeof c, lm.max_external_frag),
-                mm->device_allocs);
+                mm->device_allocs, PL(mm->device_allocs));
     }
     sim_link_result lr[2 * CFG_MAX_LINKS];
     int nl = sim_links(s, lr, 2 * CFG_MAX_LINKS), header = 0;
@@ -115,13 +119,13 @@ void report_text(FILE *f, sim *s, const report_trace *t)
             fputc('\n', f);
         }
     }
-    fprintf(f, "\nmakespan %s, host stalled %s, %" PRIu64 " transfers, %" PRIu64
-            " compute operations\n",
+    fprintf(f, "\nmakespan %s, host stalled %s, %" PRIu64 " transfer%s, %" PRIu64
+            " compute operation%s\n",
             units_fmt_time(a, sizeof a, su->makespan), units_fmt_time(b, sizeof b, su->stall),
-            su->transfers, su->computes);
+            su->transfers, PL(su->transfers), su->computes, PL(su->computes));
     if (su->ooms)
-        fprintf(f, "out of memory: %" PRIu64 " allocation requests failed (the run continued)\n",
-                su->ooms);
+        fprintf(f, "out of memory: %" PRIu64 " allocation request%s failed (the run "
+                "continued)\n", su->ooms, PL(su->ooms));
     if (su->defrag.runs || su->defrag.unsupported)
         fprintf(f, "defragmentation: %" PRIu64 " runs moved %s (%" PRIu64 " buffers) in %s; "
                 "%" PRIu64 " out-of-memory events avoided, %" PRIu64 " buffers lost%s\n",
@@ -245,6 +249,17 @@ static void tree_json(json_w *w, const cfg_node *n)
     }
 }
 
+void report_json_trace(json_w *w, const char *key, const report_trace *t)
+{
+    json_key(w, key);
+    json_obj(w);
+    json_kstr(w, "path", t->path);
+    json_kstr(w, "format", t->format);
+    json_ku64(w, "events", t->events);
+    json_ku64(w, "skipped", t->skipped);
+    json_end_obj(w);
+}
+
 void report_json(FILE *f, sim *s, const report_trace *t)
 {
     const am_config *cfg = sim_config(s);
@@ -258,13 +273,7 @@ void report_json(FILE *f, sim *s, const report_trace *t)
         tree_json(&w, cfg->root);
     else
         json_null(&w);
-    json_key(&w, "trace");
-    json_obj(&w);
-    json_kstr(&w, "path", t->path);
-    json_kstr(&w, "format", t->format);
-    json_ku64(&w, "events", t->events);
-    json_ku64(&w, "skipped", t->skipped);
-    json_end_obj(&w);
+    report_json_trace(&w, "trace", t);
 
     json_key(&w, "levels");
     json_obj(&w);

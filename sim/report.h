@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "engine.h"
+#include "json.h"
 
 typedef struct report_trace {
     const char *path, *format;
@@ -13,6 +14,9 @@ typedef struct report_trace {
 
 void report_text(FILE *f, sim *s, const report_trace *t);
 void report_json(FILE *f, sim *s, const report_trace *t);
+/* The trace as run's summary JSON gives it under "trace": an object with path, format, events
+ * and skipped, under key (compare and mincap write it as "trace_info"). */
+void report_json_trace(json_w *w, const char *key, const report_trace *t);
 
 /* Section-6 metrics of one level, derived from its counters. */
 typedef struct level_metrics {

@@ -139,6 +139,12 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
                              [O_SAVE] = sp->save_expect};
     char *owned[O_N] = {0};
     int rc = -1, src[2], dst[2], made_dir = 0;
+    if (sp->outdir && strcmp(sp->outdir, "-") == 0) {
+        /* until 2026-11-27 it made a directory named '-' */
+        am_fail(err, AM_EINPUT, "-o -: -o names a directory for the run's files; standard "
+                "output is no directory (--json - writes the summary there)");
+        goto out;
+    }
     if (sp->outdir) {
         static const char *names[O_DJSON] = {"summary.json", "placements.csv", "timeline.csv",
                                              NULL, "report.txt", "effective_config.yaml", NULL};
@@ -172,13 +178,16 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
                                            "-o's report.txt", "-o's effective_config.yaml",
                                            "--save-expect", "-o's summary.json",
                                            "-o's placements.csv", "-o's timeline.csv"};
-    out_named outs[O_N + 2];
+    out_named outs[O_N + 3];
     int nout = 0;
     for (int i = 0; i < O_N; i++)
         if (path[i]) /* DIR's own file when -o filled it in */
             outs[nout++] = (out_named){label[owned[i] && i < O_LOG ? i + O_ND : i], path[i]};
     outs[nout++] = (out_named){"--chrome-trace", sp->chrome_trace};
     outs[nout++] = (out_named){"--pytorch-snapshot", sp->pytorch_snapshot};
+    /* the text report is on standard output too: an output "-" would be mixed into it */
+    if (sp->text == stdout)
+        outs[nout++] = (out_named){"the report (-q leaves it out)", "-"};
     const out_named ins[] = {{"-c", sp->config}, {"-t", sp->trace}, {"--expect", sp->expect}};
     if (out_check_paths(outs, nout, ins, (int)AM_ARRAY_LEN(ins), err) != 0)
         goto out;

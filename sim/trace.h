@@ -37,6 +37,11 @@ typedef enum tr_kind {
 
 #define TR_ALL UINT32_MAX      /* TR_SYNC on every stream */
 #define TR_NO_ADDR UINT64_MAX  /* no recorded address */
+/* The latest time a trace may give an event: 2^64 - 3 ps. 2^64 - 1 means "no time"
+ * (AM_TIME_NONE) and 2^64 - 2 is where a run's clock stops (AM_PS_MAX: a sum saturated there,
+ * an error), so that an event timed there could not run under any policy; every reader refuses
+ * a later one at its line (until 2026-11-27 2^64 - 2 ps was read and every run then failed). */
+#define TR_TIME_MAX (AM_PS_MAX - 1)
 #define TR_NO_ID UINT64_MAX    /* no buffer id (a recorded out-of-memory's request) */
 
 typedef struct tr_event {

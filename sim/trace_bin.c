@@ -492,8 +492,8 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
         GET(v);
         if (b->st.time + v < b->st.time)
             return BFAIL("time out of range (more than 2^64 ps)");
-        if (b->st.time + v == AM_TIME_NONE) /* the value that means "no time" */
-            return BFAIL("time out of range (at most 2^64 - 2 ps)");
+        if (b->st.time + v > TR_TIME_MAX) /* "no time", or a stopped clock (trace.h) */
+            return BFAIL("time out of range (at most 2^64 - 3 ps)");
         b->st.time += v;
         ev->time = b->st.time;
     }

@@ -173,7 +173,7 @@ static int csv_time_check(trace *t, const csv_row *row, const char *line, const 
     int over = t->opts.lifetimes_inclusive && h == UINT64_MAX; /* upper + 1 does not fit */
     if (!over) {
         h += t->opts.lifetimes_inclusive ? 1 : 0;
-        if (h <= l || row->v[3] == 0 || (h <= UINT64_MAX / unit && h * unit != AM_TIME_NONE))
+        if (h <= l || row->v[3] == 0 || (h <= UINT64_MAX / unit && h * unit <= TR_TIME_MAX))
             return 0; /* skipped, or in range: the usual case, with no column to find */
     }
     unsigned long ucol = csv_field_col(line, e, 2);
@@ -184,8 +184,9 @@ static int csv_time_check(trace *t, const csv_row *row, const char *line, const 
     /* with inclusive lifetimes the message names the upper as written, not the tick + 1 it
      * was read as (until 2026-11-27 it quoted N + 1 as if written) */
     const char *why = h > UINT64_MAX / unit ? "exceeds 2^64 ps"
-                                            : "is 2^64 - 1 ps (at most 2^64 - 2)";
-    /* (else h * unit is 2^64 - 1 ps, the value that means "no time") */
+                                            : "is above 2^64 - 3 ps (the most a run can time)";
+    /* (else h * unit is 2^64 - 1 ps, the value that means "no time", or 2^64 - 2 ps, where a
+     * run's clock stops: trace.h's TR_TIME_MAX) */
     if (t->opts.lifetimes_inclusive)
         return am_fail_at(err, t->path, row->line, ucol,
                           "upper %llu + 1 (inclusive lifetimes) is out of range: tick %llu at "

@@ -268,8 +268,8 @@ static int native_keyval(trace *t, native *n, unsigned key, char *v, size_t len,
     case NK_AT:
         if (native_time(t, n, "at", v, len, col, &ev->time, err))
             return -1;
-        if (ev->time == AM_TIME_NONE) /* the value that means "no at=" */
-            return NFAIL(col, "bad at '%s': out of range (at most 2^64 - 2 ps)", v);
+        if (ev->time > TR_TIME_MAX) /* 2^64 - 1 means "no at=", 2^64 - 2 a stopped clock */
+            return NFAIL(col, "bad at '%s': out of range (at most 2^64 - 3 ps)", v);
         if (n->have_at && ev->time < n->last_at)
             return NFAIL(col, "time goes backwards: %llu ps < previous %llu ps",
                          (unsigned long long)ev->time, (unsigned long long)n->last_at);

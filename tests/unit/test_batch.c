@@ -3,6 +3,7 @@
  * stats.c, report_html.c, expect.c), all through the amsim binary. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1928,6 +1929,39 @@ static void test_mincap(void)
     free(j);
 }
 
+/* A policy with no answer gives status 1 with a line on stderr, -q or not (until 2026-11-27
+ * status 1 and nothing on stderr; with -q nothing at all): caching on hbm cannot help a host of
+ * 1 MiB that is asked for 2 MiB. The header's peak live on a level that receives spills says
+ * it counts them (hbm spilling three 2 MiB buffers into host: 4 MiB on host, which the header
+ * called "nothing spilled" until 2026-11-27). */
+static void test_mincap_no_answer_stderr(void)
+{
+    const char *tr = tu_write("mc-host.trace", "amsim-trace v1\nalloc 1 1MiB\nalloc 2 2MiB "
+                              "level=host\nfree 1\nfree 2\n");
+    char args[2048], *out = NULL, *err = NULL;
+    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --policies "
+             "caching --set memories.host.capacity=1MiB", tu_top(), tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT(out && !*out);
+    CU_ASSERT(err && strstr(err, "amsim mincap: caching: no minimum found: out of memory even "
+                            "at 4503599627370496 bytes (on level host)") &&
+              strstr(err, "amsim mincap: a policy found no minimum (see its row): status 1"));
+    free(out);
+    free(err);
+    const char *cfg = tu_write("mc-sp.yaml", "version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                               "    capacity: 4MiB\n    allocator: {policy: best_fit}\n"
+                               "    on_oom: spill_to_host\n    spill_host: host\n");
+    const char *sp = tu_write("mc-sp.trace", "amsim-trace v1\nalloc 1 2MiB\nalloc 2 2MiB\n"
+                              "alloc 3 2MiB\nuse 1\nuse 2\nuse 3\nfree 1\nfree 2\nfree 3\n");
+    out = NULL;
+    snprintf(args, sizeof args, "mincap -c '%s' -t '%s' --level host --policies best_fit "
+             "--granularity 1KiB", cfg, sp);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "peak live bytes (every request held, none spilled from host; "
+                            "spills into it counted): 4.00 MiB (4194304 B)"));
+    free(out);
+}
+
 /* One policy's answer does not depend on the others listed nor on their order: the lower bound
  * and the reference peak live come from one run of their own (best_fit, spilling off), not from
  * the first policy's run. Until 2026-11-25 `--policies bfc,offline` bracketed offline from bfc's
@@ -1946,8 +1980,8 @@ static void test_mincap_policy_order(void)
                  "--json '%s'", tu_top(), tr, orders[k], js);
         CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
         CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-        CU_ASSERT(strstr(out, "peak live bytes (every request held, nothing spilled): 101.00 GiB "
-                         "(108447924224 B)") != NULL);
+        CU_ASSERT(strstr(out, "peak live bytes (every request held, none spilled from hbm; "
+                         "spills into it counted): 101.00 GiB (108447924224 B)") != NULL);
         CU_ASSERT(strstr(out, "lower bound for every policy (largest single request): 1.00 GiB "
                          "(1073741824 B)") != NULL);
         CU_ASSERT(strstr(out, "non-monotone") == NULL && strstr(out, "FAILED") == NULL);
@@ -2311,6 +2345,120 @@ static void test_compare_failed_row_status(void)
              "'%s/traces/gpu_train_step.trace' --set memories.hbm.allocator.memory_limit=100B",
              tu_top(), tu_top());
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+}
+
+/* compare's OOMs count every level's, as run's and mincap's do: caching on gpu_spill with a
+ * 100 MiB host has none on hbm and 7 on host (until 2026-11-27 its row said 0); the table and
+ * the JSON name the level the other columns are about; --fail-on-oom gives status 3. */
+static void test_compare_ooms_every_level(void)
+{
+    char args[2048], *out = NULL, *err = NULL;
+    const char *json = path_in_tmp("cmpoom.json");
+    snprintf(args, sizeof args, "compare -c '%s/configs/examples/gpu_spill.yaml' -t "
+             "'%s/traces/gpu_spill_step.trace' --policies caching --set "
+             "memories.host.capacity=100MiB --json '%s'", tu_top(), tu_top(), json);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+    CU_ASSERT(out && strstr(out, "level hbm (the default memory"));
+    char *row = out ? strstr(out, "\ncaching ") : NULL;
+    uint64_t ooms = 0;
+    /* the OOMs column: the sixth field after the name (sizes and percentages are two words) */
+    CU_ASSERT(row && sscanf(row, " caching %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %" SCNu64,
+                            &ooms) == 1);
+    CU_ASSERT_EQUAL(ooms, 7);
+    char *j = tu_slurp(json, NULL);
+    CU_ASSERT(j && strstr(j, "\"level\": \"hbm\"") && strstr(j, "\"ooms\": 7,") &&
+              strstr(j, "\"level_ooms\": 0,"));
+    free(j);
+    free(out);
+    free(err);
+    strcat(args, " --fail-on-oom");
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 3);
+    /* the same run: 7 out of memory on host */
+    snprintf(args, sizeof args, "run -q --policy caching -c '%s/configs/examples/gpu_spill.yaml' "
+             "-t '%s/traces/gpu_spill_step.trace' --set memories.host.capacity=100MiB "
+             "--fail-on-oom", tu_top(), tu_top());
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 3);
+}
+
+/* An output "-" is standard output: one output there, with the report or table left out (-q),
+ * is written; two, or one beside the report or table, are refused before anything runs
+ * (until 2026-11-27 they were mixed there, status 0); -o - is no directory (until 2026-11-27
+ * a directory named '-' was made). */
+static void test_dash_outputs(void)
+{
+    static const struct {
+        const char *args, *msg; /* msg NULL: status 0, JSON on standard output */
+    } cases[] = {
+        {"run -q --json - --placements -", "amsim: --json and --placements both write to "
+         "standard output ('-'): give one of them a file"},
+        {"run --json -", "amsim: --json and the report (-q leaves it out) both write to "
+         "standard output ('-')"},
+        {"run -q -o -", "amsim: -o -: -o names a directory for the run's files"},
+        {"compare --policies bfc --json -", "amsim: --json and the table (-q leaves it out) "
+         "both write to standard output ('-')"},
+        {"mincap --policies caching --json -", "amsim: --json and the table (-q leaves it out) "
+         "both write to standard output ('-')"},
+        {"run -q --json -", NULL},
+        {"compare -q --policies bfc --json -", NULL},
+        {"mincap -q --policies caching --json -", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char args[2048], *out = NULL, *err = NULL;
+        snprintf(args, sizeof args, "%s -c '%s/configs/default.yaml' -t "
+                 "'%s/traces/gpu_train_step.trace'", cases[i].args, tu_top(), tu_top());
+        int st = tu_amsim(args, &out, &err), want = cases[i].msg ? 1 : 0;
+        CU_ASSERT_EQUAL(st, want);
+        if (cases[i].msg) {
+            CU_ASSERT(err && strstr(err, cases[i].msg));
+            CU_ASSERT(out && !*out);
+        } else {
+            CU_ASSERT(out && out[0] == '{' && strstr(out, "\"trace\""));
+        }
+        if (st != want)
+            fprintf(stderr, "\n  %s: status %d, %s\n", cases[i].args, st, err ? err : "");
+        free(out);
+        free(err);
+    }
+    CU_ASSERT_NOT_EQUAL(access("-", F_OK), 0); /* no directory '-' made here */
+}
+
+/* Small things of the text and JSON outputs (until 2026-11-27 otherwise): a count of one takes
+ * the singular ("1 allocation", "1 device allocation", not "1 device allocations"); mincap's
+ * "vs peak live" of a 4 PiB granule on a 1 MiB trace keeps its column ("+4.29e+11 %", not
+ * "+429496729500.0 %"); compare's and mincap's JSON carry the trace as run's summary does
+ * ("trace_info": path, format, events, skipped) besides "trace", the path. */
+static void test_output_details(void)
+{
+    const char *tr = tu_write("one.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "run -c '%s/configs/default.yaml' -t '%s'", tu_top(), tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "hbm: 1 allocation, 1 free, 0 out of memory;") &&
+              strstr(out, "; 1 device allocation\n") && strstr(out, ", 0 transfers, "));
+    free(out);
+    out = NULL;
+    snprintf(args, sizeof args, "mincap -c '%s/configs/default.yaml' -t '%s' --policies caching "
+             "--granularity 4PiB", tu_top(), tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\ncaching      capacity      4503599627370496     4.00 PiB"
+                            "    +4.29e+11 %     2  ok"));
+    free(out);
+    static const char *const cmds[] = {"compare -q --policies caching",
+                                       "mincap -q --policies caching"};
+    for (int k = 0; k < 2; k++) {
+        out = NULL;
+        snprintf(args, sizeof args, "%s -c '%s/configs/default.yaml' -t '%s' --json -", cmds[k],
+                 tu_top(), tr);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        char want[1024];
+        snprintf(want, sizeof want, "\"trace\": \"%s\",\n  \"config\": \"%s/configs/default.yaml\"",
+                 tr, tu_top());
+        CU_ASSERT(out && strstr(out, want));
+        snprintf(want, sizeof want, "\"trace_info\": {\n    \"path\": \"%s\",\n    \"format\": "
+                 "\"native\",\n    \"events\": 2,\n    \"skipped\": 0\n  }", tr);
+        CU_ASSERT(out && strstr(out, want));
+        free(out);
+    }
 }
 
 /* A run failure whose message names the trace (platform's clock passes 2^64 ps on a late
@@ -3471,6 +3619,7 @@ static void test_update_expectations_rerun(void)
     char *err = NULL;
     snprintf(args, sizeof args, "batch '%s' -o '%s/out' --update-expectations", p, d);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+    /* "1 run", singular (until 2026-11-27 "1 runs") */
     CU_ASSERT(err && strstr(err, ": 1 run: 1 run now, 0 finished before; 0 failed; "));
     free(err);
     char *e1 = tu_slurp(e, NULL);
@@ -3591,6 +3740,14 @@ void suite_batch(void)
              {"compare: a policy failing on its input is status 1", test_compare_failed_row_status},
              {"compare: a run failure naming the trace is a failed row",
               test_compare_failed_row_names_trace},
+             {"plurals, mincap's wide percentages, trace_info in compare and mincap JSON",
+              test_output_details},
+             {"outputs on standard output ('-'): one at most, not beside a report",
+              test_dash_outputs},
+             {"compare counts every level's OOMs, names its level, --fail-on-oom",
+              test_compare_ooms_every_level},
+             {"mincap: no answer said on stderr; peak live counts spills in",
+              test_mincap_no_answer_stderr},
              {"an option that takes one value is refused twice", test_repeated_options},
              {"short options take their value attached (-j2, -oDIR)", test_attached_short_values},
              {"options as getopt_long takes them, in every command", test_getopt_forms},

@@ -987,7 +987,7 @@ static void test_transfer_from_no_memory(void)
     snprintf(args, sizeof args, "run -c '%s' -t '%s' --json '%s/nm.json'", cfg, tr, tu_tmpdir());
     CU_ASSERT_EQUAL_FATAL(tu_amsim(args, &out, NULL), 0);
     /* only the last copy, of buffer 2 once its wait was served */
-    CU_ASSERT(out && strstr(out, ", 1 transfers, "));
+    CU_ASSERT(out && strstr(out, ", 1 transfer, "));
     free(out);
     char path[512];
     snprintf(path, sizeof path, "%s/nm.json", tu_tmpdir());

@@ -179,6 +179,8 @@ typedef struct sblock { uint64_t off, size, req; const char *state; } sblock;
 typedef struct sentry { const char *action; uint64_t off, size; } sentry;
 
 static int snap_pool = -1; /* >= 0: the segment gets segment_pool_id (snap_pool, 0) */
+static int snap_device;    /* the device of the segment and the trace: device_traces has
+                              that many empty lists before its own */
 static int snap_settings;  /* 1: allocator_settings as a run with expandable segments and
                               roundup_power2_divisions {1 MiB: 4, 2 MiB: 8} writes them */
 
@@ -195,7 +197,7 @@ static const char *write_snapshot(const char *name, uint64_t base, uint64_t segs
     wb(&w, '(');
     wb(&w, '}');
     wb(&w, '(');
-    wkv_int(&w, "device", 0);
+    wkv_int(&w, "device", (uint64_t)snap_device);
     wkv_int(&w, "address", base);
     wkv_int(&w, "total_size", segsize);
     wkv_int(&w, "stream", 0);
@@ -223,6 +225,10 @@ static const char *write_snapshot(const char *name, uint64_t base, uint64_t segs
     wb(&w, 'e');
     wstr(&w, "device_traces");
     wb(&w, ']');
+    for (int d = 0; d < snap_device; d++) {
+        wb(&w, ']'); /* an empty list, appended */
+        wb(&w, 'a');
+    }
     wb(&w, ']');
     wb(&w, '(');
     for (size_t i = 0; i < ne; i++) {
@@ -550,6 +556,80 @@ static void test_wrong_top_level(void)
                                        "top-level value is a list"));
 }
 
+/* A snapshot whose device 0 records nothing while device 1 holds the trace (a process that used
+ * cuda:1 only): device 0 is refused, naming device 1, by the reader and so by run, compare,
+ * mincap and check; --device 1 reads it in each (until 2026-11-27 device 0 gave 0 events, an
+ * empty table and status 0, and compare, mincap and check had no --device). */
+static void test_empty_device(void)
+{
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 0, 1000}, {"free_requested", 0, 1000},
+                        {"free_completed", 0, 1000}};
+    snap_device = 1;
+    const char *path = write_snapshot("dev1.pickle", 47294971904ULL, 2 * MB, b, 1, e, 3);
+    snap_device = 0;
+    tr_event ev[32];
+    size_t n;
+    char msg[1024] = "";
+    CU_ASSERT_EQUAL(read_events(path, 0, ev, 32, &n, msg), -1);
+    CU_ASSERT(strstr(msg, "dev1.pickle: device 0 has no trace entries and no segments; the "
+                     "snapshot records device 1 (choose it with --device 1)") != NULL);
+    CU_ASSERT_EQUAL(read_events(path, 1, ev, 32, &n, msg), 0);
+    CU_ASSERT(n > 3);
+    static const char *const cmds[] = {"run -q", "compare --policies bfc,caching",
+                                       "mincap -q --policies caching", "check"};
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        for (int dev = 0; dev < 2; dev++) {
+            char args[2048], *out = NULL, *err = NULL;
+            int check = strcmp(cmds[i], "check") == 0;
+            snprintf(args, sizeof args, "%s %s%s/configs/default.yaml' %s'%s' --device %d",
+                     cmds[i], check ? "" : "-c '", check ? "" : tu_top(), check ? "" : "-t ",
+                     path, dev);
+            if (check) /* no -c: the shipped levels */
+                snprintf(args, sizeof args, "check '%s' --device %d", path, dev);
+            int st = tu_amsim(args, &out, &err);
+            CU_ASSERT_EQUAL(st, dev ? 0 : 1);
+            if (dev == 0) {
+                CU_ASSERT(err && strstr(err, "device 0 has no trace entries and no segments"));
+            } else if (check) {
+                CU_ASSERT(out && strstr(out, "trace ok (pytorch_snapshot, "));
+            }
+            if (st != (dev ? 0 : 1))
+                fprintf(stderr, "\n  %s: status %d, %s\n", args, st, err ? err : "");
+            free(out);
+            free(err);
+        }
+    }
+    /* a sweep's device: key, every run's --device (until 2026-11-27 a sweep had none) */
+    for (int dev = 0; dev < 2; dev++) {
+        char text[1024], name[32], args[2048], *csv;
+        snprintf(text, sizeof text, "base: '%s/configs/default.yaml'\ntraces: ['%s']\n"
+                 "policies: [caching]\n%s", tu_top(), path, dev ? "device: 1\n" : "");
+        snprintf(name, sizeof name, "dev%d.yaml", dev);
+        const char *sw = tu_write(name, text);
+        snprintf(args, sizeof args, "batch '%s' -j 1 -o '%s/devout%d'", sw, tu_tmpdir(), dev);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), dev ? 0 : 1);
+        snprintf(text, sizeof text, "%s/devout%d/results.csv", tu_tmpdir(), dev);
+        csv = tu_slurp(text, NULL);
+        CU_ASSERT(csv && strstr(csv, dev ? "dev1.pickle,ok," :
+                                "dev1.pickle: device 0 has no trace entries and no segments"));
+        free(csv);
+    }
+    const char *bad = tu_write("devx.yaml", "device: -1\nbase: x.yaml\ntraces: [t]\n");
+    char args[1024], *err = NULL;
+    snprintf(args, sizeof args, "batch '%s' -o '%s/devoutx'", bad, tu_tmpdir());
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "devx.yaml:1:9: device: '-1' is not a device number 0..1024"));
+    free(err);
+    err = NULL;
+    /* a device number that is none */
+    snprintf(args, sizeof args, "compare -c x -t '%s' --policies bfc --device -1", path);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "amsim compare: --device takes a device number 0..1024, "
+                            "not '-1'"));
+    free(err);
+}
+
 void suite_pickle(void)
 {
     TU_SUITE("pickle",
@@ -564,5 +644,6 @@ void suite_pickle(void)
              {"private memory pools refused", test_private_pool},
              {"recorded allocator settings, and the warning when the config differs",
               test_recorded_settings},
-             {"wrong top-level type", test_wrong_top_level});
+             {"wrong top-level type", test_wrong_top_level},
+             {"a device with no entries is refused, --device everywhere", test_empty_device});
 }
