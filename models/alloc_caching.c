@@ -907,8 +907,9 @@ static void cach_prefetch_free(void *st, uint64_t handle, int stage)
 
 /* roundup_power2_divisions powers of two (or 0); garbage_collection_threshold with a
  * memory_fraction. Until 2026-11-25 checked only when a run started. */
-static int cach_check_opts(const void *opts, am_error *err)
+static int cach_check_opts(const void *opts, const alloc_env *env, am_error *err)
 {
+    (void)env; /* no rule on the level: the device call fails, as cudaMalloc does */
     const cach_opts *o = opts;
     for (size_t i = 0; i < o->ndivisions; i++)
         if (o->divisions[i] > 1 && (o->divisions[i] & (o->divisions[i] - 1)))
@@ -936,7 +937,7 @@ static int cach_check_opts(const void *opts, am_error *err)
 static int cach_create(void **out, const alloc_env *env, const void *opts, am_error *err)
 {
     const cach_opts *o = opts;
-    if (cach_check_opts(o, err) < 0)
+    if (cach_check_opts(o, env, err) < 0)
         return -1;
     cach *c = am_calloc(1, sizeof *c);
     recpool_init(&c->blocks, sizeof(cblock));

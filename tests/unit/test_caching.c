@@ -334,7 +334,8 @@ static void test_pytorch_option_rules(void)
     for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
         void *o = make_opts(cases[i].set, cases[i].n);
         am_error err = {0};
-        int rc = alloc_caching_ops()->check_opts(o, &err);
+        alloc_env env = {.capacity = 80ULL << 30, .granularity = 1};
+        int rc = alloc_caching_ops()->check_opts(o, &env, &err);
         CU_ASSERT_EQUAL(rc, cases[i].ok ? 0 : -1);
         if (!cases[i].ok)
             CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "PyTorch"));
