@@ -852,6 +852,14 @@ BI_C(y_caching_gc_threshold, "gct.yaml",
      "amsim: @:8:7: memories.hbm.allocator.garbage_collection_threshold: caching: "
      "garbage_collection_threshold of 1 is not below 1 (PyTorch takes 0 < threshold < 1; 0 "
      "leaves it off)")
+/* roundup_power2_divisions above 2^30, which PyTorch's parser (std::stoi) refuses: until
+ * 2026-11-27 any power of two up to 2^63 ran, and from 2^55 the rounding test overflowed */
+BI_C(y_caching_divisions, "div.yaml",
+     V "memories:\n  hbm: {capacity: 1GiB, allocator: {policy: caching, "
+     "roundup_power2_divisions: [1, 2147483648]}}\n",
+     "amsim: @:3:54: memories.hbm.allocator.roundup_power2_divisions: caching: "
+     "roundup_power2_divisions of 2147483648 is above 2^30 = 1073741824 (PyTorch's parser reads "
+     "each value as an int)")
 BI_C(y_bad_unit, "unit.yaml", V "memories:\n  hbm: {capacity: 12XB}\n",
      "amsim: @:3:9: memories.hbm.capacity: bad size '12XB': unknown unit (sizes: B, KiB,")
 BI_C(y_bad_bandwidth, "bw.yaml",
@@ -2089,6 +2097,7 @@ void suite_badinput(void)
              {"yaml: a policy's rule on a value (power-of-two alignment)", y_policy_rule},
              {"yaml: caching's max_split_size at or below 20 MiB", y_caching_max_split},
              {"yaml: caching's garbage_collection_threshold of 1", y_caching_gc_threshold},
+             {"yaml: caching's roundup_power2_divisions above 2^30", y_caching_divisions},
              {"yaml: bad size unit", y_bad_unit},
              {"yaml: bad bandwidth unit", y_bad_bandwidth},
              {"yaml: a time that rounds to 0 ps", y_time_rounds_to_zero},
