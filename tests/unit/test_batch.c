@@ -1972,6 +1972,26 @@ static void test_mincap_refused(void)
     free(j);
 }
 
+/* Without --policies, the configured policy's rules on the capacity are the probes': a config
+ * whose own capacity bfc refuses (255 bytes: a limit of 191) still has a minimum, which the
+ * search finds (since 2026-11-27 the load checks those rules, which refused the command). */
+static void test_mincap_configured_capacity_refused(void)
+{
+    const char *tr = tu_write("mc-small.trace", "amsim-trace v1\nalloc 1 100\nalloc 2 100\n"
+                              "alloc 3 100\nfree 1\nfree 2\nfree 3\n");
+    const char *cf = tu_write("mc-tiny.yaml", "version: 1\nmemories:\n  hbm:\n"
+                              "    capacity: 255\n    allocator: {policy: bfc}\n");
+    const char *js = path_in_tmp("mc-tiny.json");
+    char args[2048];
+    snprintf(args, sizeof args, "mincap -q -c '%s' -t '%s' --granularity 1 --json '%s'", cf, tr,
+             js);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"bfc\": {", "min_bytes"), 768, 0);
+    free(j);
+}
+
 /* The search doubles up to 4 PiB and no further, its last probe at exactly 4 PiB (2^52 bytes),
  * as the reference run's: prealloc's arena is its memory_limit (1 MiB), below a 3 MiB request
  * at any capacity; an 8 PiB request runs out in the reference run. Until 2026-11-25 both
@@ -3498,6 +3518,8 @@ void suite_batch(void)
              {"mincap: a policy's answer ignores the other policies", test_mincap_policy_order},
              {"mincap searches with spilling, from the largest request", test_mincap_spill},
              {"mincap takes a value a policy refuses as failing", test_mincap_refused},
+             {"mincap: a configured capacity the policy refuses",
+              test_mincap_configured_capacity_refused},
              {"mincap doubles up to 4 PiB, no further", test_mincap_upper_bound},
              {"mincap takes --lenient; a sweep's errors do not suggest it", test_mincap_lenient},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
