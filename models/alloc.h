@@ -83,11 +83,16 @@ struct alloc_ops {
     size_t opts_size;         /* sizeof the policy's options struct */
     /* Create a policy instance. opts points at a filled options struct. */
     int (*create)(void **st, const alloc_env *env, const void *opts, am_error *err);
-    /* Optional: the rules on the option values alone (not on the capacity or the device: a
-     * power-of-two alignment, one option a multiple of another), checked when a config loads
-     * so that `amsim check` reports them at the value's line and column; 0, or -1 with err
-     * (am_fail_opt naming the keys). create() applies the same check. opts is filled. */
-    int (*check_opts)(const void *opts, am_error *err);
+    /* Optional: every rule create() applies to the option values and the level they run on (a
+     * power-of-two alignment, one option a multiple of another, an arena or limit the capacity
+     * leaves room for), checked when a config loads so that `amsim check` refuses what every
+     * run refuses, at the value's line and column; 0, or -1 with err (am_fail_opt naming the
+     * keys, most likely first; "capacity" and "granularity" are the level's keys). create()
+     * applies the same check, so the two agree. opts is filled; of env only capacity and
+     * granularity are read (the loader has no device yet). Until 2026-11-27 it had no env, and
+     * the rules on the capacity (bfc's 256-byte limit, prealloc's empty arena, buddy's
+     * min_block, tlsf's alignment) ran only in create(): `amsim check` passed such configs. */
+    int (*check_opts)(const void *opts, const alloc_env *env, am_error *err);
     void (*destroy)(void *st);
     /* ALLOC_OK and *o, or ALLOC_OOM: nothing handed out, though the policy may have given
      * cached memory back on its way, as the real one does (PyTorch's release before a retry). */

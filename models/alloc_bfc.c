@@ -492,26 +492,40 @@ static void bfc_finish(void *st)
         log_region(b, 'G', b->regions[i]->addr, b->regions[i]->size);
 }
 
+/* The pool limit: memory_limit, else memory_fraction of the capacity. */
+static uint64_t bfc_limit(const struct bfc_opts *o, const alloc_env *env)
+{
+    return o->memory_limit ? o->memory_limit
+                           : (uint64_t)((double)env->capacity * o->memory_fraction);
+}
+
+/* A limit of at least 256 bytes (kMinAllocationSize): below it no request fits. Checked when a
+ * config loads too (alloc.h check_opts; until 2026-11-27 only when a run started). */
+static int bfc_check_opts(const void *opts, const alloc_env *env, am_error *err)
+{
+    const struct bfc_opts *o = opts;
+    uint64_t lim = bfc_limit(o, env);
+    if (lim >= BFC_MIN)
+        return 0;
+    if (o->memory_limit)
+        return am_fail_opt(err, "memory_limit", "bfc: memory limit of %" PRIu64 " bytes is "
+                           "below 256 bytes", lim);
+    return am_fail_opt(err, "memory_fraction,capacity", "bfc: memory limit of %" PRIu64
+                       " bytes (memory_fraction %g of a %" PRIu64 "-byte capacity) is below "
+                       "256 bytes", lim, o->memory_fraction, env->capacity);
+}
+
 static int bfc_create(void **out, const alloc_env *env, const void *opts, am_error *err)
 {
     static const struct bfc_opts defaults = {0, 0.75, 0, 0, 0, 0, 0, 10 * AM_PS_PER_S};
     const struct bfc_opts *o = opts ? opts : &defaults;
+    if (bfc_check_opts(o, env, err) < 0)
+        return -1;
     bfc *b = am_calloc(1, sizeof *b);
     recpool_init(&b->chunks, sizeof(chunk));
     b->env = *env;
     b->o = *o;
-    b->limit = o->memory_limit ? o->memory_limit
-                               : (uint64_t)((double)env->capacity * o->memory_fraction);
-    if (b->limit < BFC_MIN) {
-        uint64_t lim = b->limit;
-        free(b);
-        if (o->memory_limit)
-            return am_fail_opt(err, "memory_limit", "bfc: memory limit of %" PRIu64 " bytes is "
-                               "below 256 bytes", lim);
-        return am_fail_opt(err, "memory_fraction,capacity", "bfc: memory limit of %" PRIu64
-                           " bytes (memory_fraction %g of a %" PRIu64 "-byte capacity) is below "
-                           "256 bytes", lim, o->memory_fraction, env->capacity);
-    }
+    b->limit = bfc_limit(o, env);
     b->max_frag = o->fragmentation_fraction > 0
                       ? (uint64_t)((double)b->limit * o->fragmentation_fraction)
                       : BFC_DEFAULT_MAX_FRAG;
@@ -553,6 +567,7 @@ static const struct alloc_ops bfc_ops = {
     .opts = bfc_opt_table,
     .opts_size = sizeof(struct bfc_opts),
     .create = bfc_create,
+    .check_opts = bfc_check_opts,
     .destroy = bfc_destroy,
     .alloc = bfc_alloc,
     .free = bfc_free,

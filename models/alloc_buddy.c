@@ -294,22 +294,26 @@ static int buddy_check(void *st, am_error *err)
     return bad;
 }
 
-/* min_block a power of two (0 was quietly 256 until 2026-11-25). */
-static int buddy_check_opts(const void *opts, am_error *err)
+/* min_block a power of two (0 was quietly 256 until 2026-11-25) the capacity holds (checked
+ * when a config loads since 2026-11-27, alloc.h check_opts). */
+static int buddy_check_opts(const void *opts, const alloc_env *env, am_error *err)
 {
     uint64_t min = ((const struct buddy_opts *)opts)->min_block;
-    return am_check_pow2(err, "min_block", min, AM_MAX_BYTES, "4 EiB");
+    if (am_check_pow2(err, "min_block", min, AM_MAX_BYTES, "4 EiB") < 0)
+        return -1;
+    if (env->capacity < min)
+        return am_fail_opt(err, "capacity,min_block", "buddy: capacity of %" PRIu64 " bytes is "
+                           "below min_block (%" PRIu64 " bytes)", env->capacity, min);
+    return 0;
 }
 
 static int buddy_create(void **out, const alloc_env *env, const void *opts, am_error *err)
 {
-    const struct buddy_opts *o = opts;
-    if (o && buddy_check_opts(o, err) < 0)
+    static const struct buddy_opts defaults = {256};
+    const struct buddy_opts *o = opts ? opts : &defaults;
+    if (buddy_check_opts(o, env, err) < 0)
         return -1;
-    uint64_t min = o ? o->min_block : 256;
-    if (env->capacity < min)
-        return am_fail_opt(err, "capacity,min_block", "buddy: capacity of %" PRIu64 " bytes is "
-                           "below min_block (%" PRIu64 " bytes)", env->capacity, min);
+    uint64_t min = o->min_block;
     buddy *d = am_calloc(1, sizeof *d);
     recpool_init(&d->recs, sizeof(bblk));
     d->env = *env;

@@ -190,7 +190,9 @@ static uint64_t cach_round(const cach *c, uint64_t size)
     if (size < CACH_MIN_BLOCK)
         return CACH_MIN_BLOCK;
     uint64_t div = divisions_for(c, size);
-    if (div > 1 && size > CACH_MIN_BLOCK * div) {
+    /* size > kMinBlockSize * div, without the product: it wrapped for div >= 2^55 (until
+     * 2026-11-27, when such values were accepted) */
+    if (div > 1 && div <= (size - 1) / CACH_MIN_BLOCK) {
         /* roundup_power2_next_division: the interval is cut in 2^floor(log2 div) steps. */
         if ((size & (size - 1)) == 0)
             return size;
@@ -963,16 +965,27 @@ static void cach_prefetch_free(void *st, uint64_t handle, int stage)
 
 /* ---- lifecycle, statistics, walk, check ---- */
 
-/* roundup_power2_divisions powers of two (or 0); garbage_collection_threshold with a
- * memory_fraction. Until 2026-11-25 checked only when a run started. */
-static int cach_check_opts(const void *opts, am_error *err)
+/* The largest roundup_power2_divisions value: PyTorch's parser reads each with std::stoi (an
+ * int), so the largest power of two it takes is 2^30. */
+#define CACH_MAX_DIVISIONS (1ULL << 30)
+
+/* roundup_power2_divisions powers of two (or 0) up to 2^30; garbage_collection_threshold with a
+ * memory_fraction. Until 2026-11-25 checked only when a run started; until 2026-11-27 any power
+ * of two up to 2^63 was taken. */
+static int cach_check_opts(const void *opts, const alloc_env *env, am_error *err)
 {
+    (void)env; /* no rule on the level: the device call fails, as cudaMalloc does */
     const cach_opts *o = opts;
     for (size_t i = 0; i < o->ndivisions; i++)
         if (o->divisions[i] > 1 && (o->divisions[i] & (o->divisions[i] - 1)))
             return am_fail_opt(err, "roundup_power2_divisions", "roundup_power2_divisions must "
                                "be powers of two (got %llu)",
                                (unsigned long long)o->divisions[i]);
+    for (size_t i = 0; i < o->ndivisions; i++)
+        if (o->divisions[i] > CACH_MAX_DIVISIONS)
+            return am_fail_opt(err, "roundup_power2_divisions", "roundup_power2_divisions of "
+                               "%llu is above 2^30 = 1073741824 (PyTorch's parser reads each "
+                               "value as an int)", (unsigned long long)o->divisions[i]);
     /* PyTorch's config parser (CUDAAllocatorConfig) refuses max_split_size_mb <= 20
      * (kLargeBuffer / 1 MiB) and a garbage_collection_threshold outside (0, 1); here unset is
      * `unlimited` (or -1, none) and 0 (off). Until 2026-11-27 amsim ran with such values. */
@@ -994,7 +1007,7 @@ static int cach_check_opts(const void *opts, am_error *err)
 static int cach_create(void **out, const alloc_env *env, const void *opts, am_error *err)
 {
     const cach_opts *o = opts;
-    if (cach_check_opts(o, err) < 0)
+    if (cach_check_opts(o, env, err) < 0)
         return -1;
     cach *c = am_calloc(1, sizeof *c);
     recpool_init(&c->blocks, sizeof(cblock));

@@ -353,9 +353,11 @@ static am_ps ca_take_latency(void *st)
 
 /* alignment a power of two; pool_granularity a non-zero multiple of it. Until 2026-11-25
  * checked only when a run started, and alignment 3 was accepted. */
-static int ca_check_opts(const void *opts, am_error *err)
+static int ca_check_opts(const void *opts, const alloc_env *env, am_error *err)
 {
     const struct ca_opts *o = opts;
+    if (env->capacity == 0)
+        return am_fail_opt(err, "capacity", "cuda_async: capacity is 0 bytes");
     if (am_check_pow2(err, "alignment", o->alignment, AM_MAX_BYTES, "4 EiB"))
         return -1;
     if (o->pool_granularity == 0 || o->pool_granularity % o->alignment)
@@ -369,9 +371,7 @@ static int ca_create(void **out, const alloc_env *env, const void *opts, am_erro
 {
     static const struct ca_opts defaults = {2ULL << 20, 20 * AM_PS_PER_US, 0, 0.75, 512, 1};
     const struct ca_opts *o = opts ? opts : &defaults;
-    if (env->capacity == 0)
-        return am_fail_opt(err, "capacity", "cuda_async: capacity is 0 bytes");
-    if (ca_check_opts(o, err) < 0)
+    if (ca_check_opts(o, env, err) < 0)
         return -1;
     ca *c = am_calloc(1, sizeof *c);
     recpool_init(&c->recs, sizeof(cblock));

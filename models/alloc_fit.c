@@ -379,32 +379,31 @@ static int fit_check(void *st, am_error *err)
 /* alignment a power of two (requests round up to it: 3 placed 100-byte requests at 0, 102,
  * 204, and 0 was quietly 256 until 2026-11-25); commit_granularity above 0 (0 was quietly
  * 2 MiB). */
-static int fit_check_opts(const void *opts, am_error *err)
+static int fit_check_opts(const void *opts, const alloc_env *env, am_error *err)
 {
     const struct fit_opts *o = opts;
     if (am_check_pow2(err, "alignment", o->alignment, AM_MAX_BYTES, "4 EiB"))
         return -1;
     if (o->commit == 0)
         return am_fail_opt(err, "commit_granularity", "commit_granularity must be above 0 bytes");
+    if (env->capacity == 0)
+        return am_fail_opt(err, "capacity", "fit: capacity is 0 bytes");
     return 0;
 }
 
 static int fit_create_common(void **out, const alloc_env *env, const void *opts, int first,
                              am_error *err)
 {
-    const struct fit_opts *o = opts;
-    if (o && fit_check_opts(o, err) < 0)
+    static const struct fit_opts defaults = {256, 2ULL << 20};
+    const struct fit_opts *o = opts ? opts : &defaults;
+    if (fit_check_opts(o, env, err) < 0)
         return -1;
     fit *f = am_calloc(1, sizeof *f);
     recpool_init(&f->recs, sizeof(fblock));
     f->env = *env;
-    f->align = o && o->alignment ? o->alignment : 256;
-    f->commit = o && o->commit ? o->commit : 2ULL << 20;
+    f->align = o->alignment;
+    f->commit = o->commit;
     f->first_fit = first;
-    if (env->capacity == 0) {
-        free(f);
-        return am_fail_opt(err, "capacity", "fit: capacity is 0 bytes");
-    }
     *out = f;
     return 0;
 }

@@ -105,15 +105,16 @@ static void off_log(offline *f, const char *line)
 }
 
 /* alignment a power of two (0 was quietly 1 until 2026-11-25). */
-static int off_check_opts(const void *opts, am_error *err)
+static int off_check_opts(const void *opts, const alloc_env *env, am_error *err)
 {
+    (void)env; /* the plan's rules on the level come with the plan (set_plan) */
     uint64_t align = ((const struct off_opts *)opts)->alignment;
     return am_check_pow2(err, "alignment", align, AM_MAX_BYTES, "4 EiB");
 }
 
 static int off_create(void **out, const alloc_env *env, const void *opts, am_error *err)
 {
-    if (opts && off_check_opts(opts, err) < 0)
+    if (opts && off_check_opts(opts, env, err) < 0)
         return -1;
     offline *f = am_calloc(1, sizeof *f);
     f->env = *env;

@@ -177,11 +177,20 @@ static am_ps plat_take_latency(void *st)
     return t;
 }
 
+/* A level of some capacity (alloc.h check_opts: the same rule when a config loads). */
+static int plat_check_opts(const void *opts, const alloc_env *env, am_error *err)
+{
+    (void)opts;
+    if (env->capacity == 0)
+        return am_fail_opt(err, "capacity", "platform: capacity is 0 bytes");
+    return 0;
+}
+
 static int plat_create(void **out, const alloc_env *env, const void *opts, am_error *err)
 {
     static const struct plat_opts defaults = {20 * AM_PS_PER_US, 20 * AM_PS_PER_US};
-    if (env->capacity == 0)
-        return am_fail_opt(err, "capacity", "platform: capacity is 0 bytes");
+    if (plat_check_opts(opts, env, err) < 0)
+        return -1;
     plat *p = am_calloc(1, sizeof *p);
     recpool_init(&p->recs, sizeof(pbuf));
     p->env = *env;
@@ -211,6 +220,7 @@ static const struct alloc_ops plat_ops = {
     .opts = plat_opt_table,
     .opts_size = sizeof(struct plat_opts),
     .create = plat_create,
+    .check_opts = plat_check_opts,
     .destroy = plat_destroy,
     .alloc = plat_alloc,
     .free = plat_free,

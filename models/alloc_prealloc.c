@@ -14,6 +14,7 @@
  * when walk() or check() lists them; walk() reports the gaps between them as free blocks (in
  * bump mode, gaps below top are free but unusable until the reset). */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -256,29 +257,60 @@ static int pre_check(void *st, am_error *err)
     return bad;
 }
 
-/* alignment a power of two (0 was quietly 256 until 2026-11-25). */
-static int pre_check_opts(const void *opts, am_error *err)
+/* The arena before rounding: memory_limit, else memory_fraction of the capacity, at most the
+ * capacity. */
+static uint64_t pre_wanted(const struct pre_opts *o, const alloc_env *env)
 {
-    uint64_t align = ((const struct pre_opts *)opts)->alignment;
-    return am_check_pow2(err, "alignment", align, AM_MAX_BYTES, "4 EiB");
+    uint64_t limit = o->memory_limit ? o->memory_limit
+                                     : (uint64_t)((double)env->capacity * o->memory_fraction);
+    return AM_MIN(limit, env->capacity);
+}
+
+/* An arena of 0 bytes: the message says which of memory_limit and memory_fraction gave the
+ * size, and whether the rounding down to the alignment emptied it. Until 2026-11-27 it said
+ * "memory_limit or memory_fraction" whichever it was, and not that the alignment was above it. */
+static int pre_fail_empty(const struct pre_opts *o, const alloc_env *env, uint64_t wanted,
+                          am_error *err)
+{
+    char src[200];
+    if (o->memory_limit && o->memory_limit > env->capacity)
+        snprintf(src, sizeof src, "memory_limit of %" PRIu64 " bytes, cut to the %" PRIu64
+                 "-byte capacity", o->memory_limit, env->capacity);
+    else if (o->memory_limit)
+        snprintf(src, sizeof src, "memory_limit of %" PRIu64 " bytes", o->memory_limit);
+    else
+        snprintf(src, sizeof src, "memory_fraction %g of a %" PRIu64 "-byte capacity, %" PRIu64
+                 " bytes", o->memory_fraction, env->capacity, wanted);
+    const char *keys = o->memory_limit ? "memory_limit,alignment"
+                                       : "memory_fraction,capacity,alignment";
+    if (wanted == 0)
+        return am_fail_opt(err, keys, "prealloc: arena of 0 bytes (%s)", src);
+    return am_fail_opt(err, keys, "prealloc: arena of 0 bytes: the alignment of %" PRIu64
+                       " bytes is above the arena's %s (the arena is rounded down to a "
+                       "multiple of the alignment)", o->alignment, src);
+}
+
+/* alignment a power of two (0 was quietly 256 until 2026-11-25), and an arena of at least one
+ * alignment unit (checked when a config loads since 2026-11-27, alloc.h check_opts). */
+static int pre_check_opts(const void *opts, const alloc_env *env, am_error *err)
+{
+    const struct pre_opts *o = opts;
+    if (am_check_pow2(err, "alignment", o->alignment, AM_MAX_BYTES, "4 EiB") < 0)
+        return -1;
+    uint64_t wanted = pre_wanted(o, env);
+    if (am_round_down(wanted, o->alignment) == 0)
+        return pre_fail_empty(o, env, wanted, err);
+    return 0;
 }
 
 static int pre_create(void **out, const alloc_env *env, const void *opts, am_error *err)
 {
     static const struct pre_opts defaults = {0, 0.75, PRE_FIRST_FIT, 256};
     const struct pre_opts *o = opts ? opts : &defaults;
-    if (pre_check_opts(o, err) < 0)
+    if (pre_check_opts(o, env, err) < 0)
         return -1;
     uint64_t align = o->alignment;
-    uint64_t limit = o->memory_limit ? o->memory_limit
-                                     : (uint64_t)((double)env->capacity * o->memory_fraction);
-    limit = am_round_down(AM_MIN(limit, env->capacity), align);
-    if (limit == 0)
-        return am_fail_opt(err, o->memory_limit ? "memory_limit,alignment"
-                                                : "memory_fraction,capacity,alignment",
-                           "prealloc: arena of 0 bytes (memory_limit or memory_fraction of "
-                           "a %" PRIu64 "-byte capacity, rounded down to %" PRIu64 " bytes)",
-                           env->capacity, align);
+    uint64_t limit = am_round_down(pre_wanted(o, env), align);
     pre *p = am_calloc(1, sizeof *p);
     p->free_set.ranges = 1;
     recpool_init(&p->recs, sizeof(pblk));

@@ -362,22 +362,26 @@ static int tlsf_check(void *st, am_error *err)
     return bad;
 }
 
-/* alignment a power of two up to 1 TiB (0 was quietly 256 until 2026-11-25). */
-static int tlsf_check_opts(const void *opts, am_error *err)
+/* alignment a power of two up to 1 TiB (0 was quietly 256 until 2026-11-25) the capacity
+ * holds (checked when a config loads since 2026-11-27, alloc.h check_opts). */
+static int tlsf_check_opts(const void *opts, const alloc_env *env, am_error *err)
 {
     uint64_t align = ((const struct tlsf_opts *)opts)->alignment;
-    return am_check_pow2(err, "alignment", align, 1ULL << 40, "1 TiB");
+    if (am_check_pow2(err, "alignment", align, 1ULL << 40, "1 TiB") < 0)
+        return -1;
+    if (env->capacity < align)
+        return am_fail_opt(err, "capacity,alignment", "tlsf: capacity of %" PRIu64 " bytes is "
+                           "below the alignment (%" PRIu64 " bytes)", env->capacity, align);
+    return 0;
 }
 
 static int tlsf_create(void **out, const alloc_env *env, const void *opts, am_error *err)
 {
-    const struct tlsf_opts *o = opts;
-    if (o && tlsf_check_opts(o, err) < 0)
+    static const struct tlsf_opts defaults = {256};
+    const struct tlsf_opts *o = opts ? opts : &defaults;
+    if (tlsf_check_opts(o, env, err) < 0)
         return -1;
-    uint64_t align = o ? o->alignment : 256;
-    if (env->capacity < align)
-        return am_fail_opt(err, "capacity,alignment", "tlsf: capacity of %" PRIu64 " bytes is "
-                           "below the alignment (%" PRIu64 " bytes)", env->capacity, align);
+    uint64_t align = o->alignment;
     tlsf *t = am_calloc(1, sizeof *t);
     t->track_row = TL_ROWS; /* nothing free yet: nothing tracked */
     recpool_init(&t->recs, sizeof(tblk));

@@ -2257,8 +2257,9 @@ static int run_spec_config(const sweep *s, const sw_run *r, run_spec *sp, char *
  * bytes, where empty) and the memory levels (into *levels, allocated, where NULL), as the run's
  * config has them, so that its results.csv row names the policy the run was to use and the
  * table has every level's columns (until 2026-11-27 a failed row's policy was empty and a study
- * with every run failed had no metric columns). Left as they are when the config does not
- * load. */
+ * with every run failed had no metric columns). A run whose config its policy refuses (a rule
+ * on the default level's options, checked at load since 2026-11-27) takes them from the config
+ * without that policy's rules. Left as they are when the config does not load. */
 static void run_config_facts(const sweep *s, const sw_run *r, char *policy, size_t n,
                              char **levels)
 {
@@ -2269,10 +2270,17 @@ static void run_config_facts(const sweep *s, const sw_run *r, char *policy, size
     int nown = run_spec_config(s, r, &sp, own);
     am_config *c = NULL;
     am_error ignored = {0};
-    if (run_load_config(&sp, &c, &ignored) == 0) {
+    /* a run its policy refused at load (bfc's limit below 256 bytes): the config without the
+     * default level's policy rules (the levels are the same) */
+    if (run_load_config(&sp, &c, &ignored) != 0) {
+        c = NULL;
+        if (run_load_config_switching(&sp, &c, &ignored) != 0)
+            c = NULL;
+    }
+    if (c) {
         const struct alloc_ops *pol = c->levels[c->default_level].policy;
-        if (!policy[0] && pol)
-            snprintf(policy, n, "%s", pol->name);
+        if (!policy[0] && (sp.policy || pol))
+            snprintf(policy, n, "%s", sp.policy ? sp.policy : pol->name);
         if (!*levels)
             for (int i = 0; i < c->nlevels; i++)
                 list_add(levels, c->levels[i].name);

@@ -1054,7 +1054,7 @@ static void policy_list(char *buf, size_t n)
 static void warn_other_policy_keys(am_config *c, const cfg_level *lv, const cfg_node *a,
                                    const cfg_node *pn, const char *apath)
 {
-    if (pn->file && (strncmp(pn->file, "--set", 5) == 0 || strncmp(pn->file, "--policy", 8) == 0))
+    if (cfg_is_override_origin(pn->file))
         return;
     for (const cfg_node *k = a->child; k; k = k->next) {
         if (!k->key || strcmp(k->key, "policy") == 0 || !k->file || strcmp(k->file, c->path))
@@ -1117,30 +1117,82 @@ static int check_other_policy_keys(const cfg_node *a, const char *apath,
     return 0;
 }
 
-/* The rules a policy applies to its option values alone (check_opts: a power-of-two alignment,
- * pool_granularity a multiple of alignment), at load, placed at the first key they name that
- * the user wrote (in the file or by --set), else at the policy: until 2026-11-25 they were
- * checked only when a run started (so `amsim check` passed them), and `alignment: 0` of
- * best_fit was quietly 256. */
-static int check_policy_rules(const cfg_node *a, const cfg_node *pn, const char *apath,
-                              const struct alloc_ops *ops, const void *opts, am_error *e)
+int cfg_is_override_origin(const char *file)
 {
-    am_error tmp = {0};
-    if (!ops->check_opts || !opts || ops->check_opts(opts, &tmp) == 0)
+    return file && (strncmp(file, "--set ", 6) == 0 || strncmp(file, "--policy ", 9) == 0);
+}
+
+/* Whether the user gave node n: in the config (or a sweep's file) at a line, or by --set or
+ * --policy; not a device preset's key, not a default. */
+static int user_gave(const am_config *cfg, const cfg_node *n)
+{
+    if (!n || !n->file)
         return 0;
-    const cfg_node *at = NULL;
-    for (const char *k = tmp.opts; k && *k && !at;) {
+    if (cfg_is_override_origin(n->file))
+        return 1;
+    return n->line && !(cfg->preset[0] && strcmp(n->file, cfg->preset) == 0);
+}
+
+/* The first key of the list keys ("a,b") present in the level's allocator map a or, for the
+ * level's own keys (capacity, granularity), in the level's map, that the user gave (user = 1)
+ * or that has a position (user = 0: a device preset's too). */
+static const cfg_node *first_key_at(const am_config *cfg, const cfg_level *L,
+                                    const cfg_node *a, const char *keys, int user)
+{
+    for (const char *k = keys; k && *k;) {
         const char *end = strchr(k, ',');
         size_t n = end ? (size_t)(end - k) : strlen(k);
-        for (const cfg_node *c = a->child; c && !at; c = c->next)
-            if (c->key && strlen(c->key) == n && strncmp(c->key, k, n) == 0 &&
-                (c->line || (c->file && strncmp(c->file, "--set ", 6) == 0)))
-                at = c;
+        char key[CFG_NAME_MAX];
+        snprintf(key, sizeof key, "%.*s", (int)AM_MIN(n, sizeof key - 1), k);
+        const cfg_node *v = a ? cfg_get(a, key) : NULL;
+        if (!v)
+            v = cfg_get(L->node, key);
+        if (v && (user ? user_gave(cfg, v) : v->line != 0))
+            return v;
         k = end ? end + 1 : NULL;
     }
-    if (at)
-        return node_fail(e, at, "%s.%s: %s: %s", apath, at->key, ops->name, tmp.msg);
-    return node_fail(e, pn->line ? pn : a, "%s: %s: %s", apath, ops->name, tmp.msg);
+    return NULL;
+}
+
+const cfg_node *cfg_setting_at(const am_config *cfg, const cfg_level *L, const char *opts)
+{
+    const cfg_node *a = cfg_get(L->node, "allocator");
+    const cfg_node *pn = a ? cfg_get(a, "policy") : NULL;
+    const cfg_node *at = first_key_at(cfg, L, a, opts, 1);
+    if (!at && user_gave(cfg, pn))
+        at = pn;
+    if (!at)
+        at = first_key_at(cfg, L, a, opts, 0);
+    if (!at)
+        at = a && a->line ? a : L->node;
+    return at;
+}
+
+/* The rules a policy applies to its option values and the level's capacity (check_opts: a
+ * power-of-two alignment, pool_granularity a multiple of alignment, bfc's limit of 256 bytes
+ * or more), at load, placed where cfg_setting_at says. Until 2026-11-25 they were checked only
+ * when a run started (so `amsim check` passed them), and `alignment: 0` of best_fit was quietly
+ * 256; until 2026-11-27 those on the capacity still were (check_opts had no capacity). */
+static int check_policy_rules(const am_config *c, const cfg_level *lv, const cfg_node *a,
+                              const char *lpath, const char *apath, am_error *e)
+{
+    am_error tmp = {0};
+    const struct alloc_ops *ops = lv->policy;
+    alloc_env env = {.capacity = lv->capacity, .granularity = lv->granularity};
+    if (!ops->check_opts || !lv->policy_opts || ops->check_opts(lv->policy_opts, &env, &tmp) == 0)
+        return 0;
+    /* "POLICY: " once: the rules on the capacity name it already, as create() reports them */
+    char msg[sizeof tmp.msg + CFG_NAME_MAX];
+    size_t n = strlen(ops->name);
+    if (strncmp(tmp.msg, ops->name, n) == 0 && strncmp(tmp.msg + n, ": ", 2) == 0)
+        snprintf(msg, sizeof msg, "%s", tmp.msg);
+    else
+        snprintf(msg, sizeof msg, "%s: %s", ops->name, tmp.msg);
+    const cfg_node *at = cfg_setting_at(c, lv, tmp.opts);
+    if (at->key && strcmp(at->key, "policy") != 0 && at != lv->node)
+        return node_fail(e, at, "%s.%s: %s", cfg_get(a, at->key) == at ? apath : lpath, at->key,
+                         msg);
+    return node_fail(e, at, "%s: %s", apath, msg);
 }
 
 /* The allocator section of one level: policy, its options struct, defaults in the tree. */
@@ -1189,7 +1241,7 @@ static int level_allocator(am_config *c, cfg_level *lv, cfg_node *lnode, const c
     int switching = strcmp(((const cfg_owner *)c)->switching, lv->name) == 0;
     if (cfg_apply_opts(a, apath, lv->policy->opts, lv->policy_opts, also, e) < 0 ||
         check_other_policy_keys(a, apath, lv->policy, e) < 0 ||
-        (!switching && check_policy_rules(a, pn, apath, lv->policy, lv->policy_opts, e) < 0))
+        (!switching && check_policy_rules(c, lv, a, lpath, apath, e) < 0))
         goto err;
     if (!switching)
         warn_other_policy_keys(c, lv, a, pn, apath);

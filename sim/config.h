@@ -274,6 +274,19 @@ const opt_desc *cfg_path_opt(const char *path);
  * 1GiB and 1024MiB, give the same *v. */
 int cfg_opt_u64(const opt_desc *o, const char *text, uint64_t *v);
 
+/* Whether a config node's origin (cfg_node.file) is an override from the command line: a
+ * --set ("--set 'PATH=VALUE'") or a --policy ("--policy 'NAME'"), which have no line. The one
+ * test the loader and the engine's messages share (until 2026-11-27 the engine knew only
+ * --set, and an error under --policy named the config file). */
+int cfg_is_override_origin(const char *file);
+/* Where a policy's input error about the keys `opts` (am_error.opts: "a,b", most likely first)
+ * points on level L: the first of them the user gave (in the config, a sweep's file, --set;
+ * in the level's allocator map or, for capacity and granularity, the level's map), else the
+ * level's policy when the user gave it (in the config, --set or --policy), else the first of
+ * them a device preset gives, else the allocator map as written, else the level's map. Until
+ * 2026-11-27 a preset's capacity came before the user's min_block or alignment. */
+const cfg_node *cfg_setting_at(const am_config *cfg, const cfg_level *L, const char *opts);
+
 /* Where device presets are searched, in order: $AMSIM_DEVICES, DIR_OF_CONFIG/devices,
  * DIR_OF_CONFIG/../configs/devices, the source tree's configs/devices (compile-time). */
 

@@ -2500,41 +2500,17 @@ static void on_device(void *ctx, int alloc, uint64_t addr, uint64_t bytes)
         obs->device(obs->ctx, d->s->host, d->level, alloc, addr, bytes);
 }
 
-/* Whether a config node's origin is a --set argument ("--set 'PATH=VALUE'", no line). */
-static int is_set_origin(const char *file) { return strncmp(file, "--set ", 6) == 0; }
-
-/* Where a policy's input error about the keys `opts` (am_error.opts: "a,b", most likely first)
- * points: the first of them the user gave, in the level's allocator map or the level itself
- * (capacity), in a file or by --set; a default (no position) is passed over. Else the
- * allocator map as written, else the level's map. */
-static const cfg_node *setting_at(const cfg_level *L, const char *opts)
-{
-    const cfg_node *a = cfg_get(L->node, "allocator");
-    for (const char *k = opts; k && *k;) {
-        const char *end = strchr(k, ',');
-        size_t n = end ? (size_t)(end - k) : strlen(k);
-        char key[CFG_NAME_MAX];
-        snprintf(key, sizeof key, "%.*s", (int)AM_MIN(n, sizeof key - 1), k);
-        const cfg_node *v = a ? cfg_get(a, key) : NULL;
-        if (!v)
-            v = cfg_get(L->node, key);
-        if (v && (v->line || (v->file && is_set_origin(v->file))))
-            return v;
-        k = end ? end + 1 : NULL;
-    }
-    return a && a->line ? a : L->node;
-}
-
 int sim_level_error_at(const am_config *cfg, int level, am_error *err)
 {
     const cfg_level *L = &cfg->levels[level];
     char msg[sizeof err->msg];
     snprintf(msg, sizeof msg, "%s", err->msg);
-    const cfg_node *at = setting_at(L, err->opts);
+    /* the user's setting the error names (cfg_setting_at), else the level's */
+    const cfg_node *at = cfg_setting_at(cfg, L, err->opts);
     if (err->status == AM_EINPUT && at && at->line && at->file)
         return am_fail_at(err, at->file, at->line, at->col, "memory level '%s': %s", L->name,
                           msg);
-    if (err->status == AM_EINPUT && at && at->file && is_set_origin(at->file))
+    if (err->status == AM_EINPUT && at && cfg_is_override_origin(at->file))
         return am_fail(err, AM_EINPUT, "%s: memory level '%s': %s", at->file, L->name, msg);
     return am_fail(err, err->status, "%s: memory level '%s': %s", cfg->path, L->name, msg);
 }

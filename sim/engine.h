@@ -96,9 +96,10 @@ typedef struct sim_opts {
 
 int sim_create(sim **s, const am_config *cfg, const sim_opts *o, am_error *err);
 /* A policy's error err on cfg's level, placed where the user set what it is about: an input
- * error at the first key of err->opts the user gave (its FILE:LINE:COL, or the --set that gave
- * it), else at the level's allocator map as written, else the level; prefixed "memory level
- * 'NAME': ". Other errors are prefixed with the config's path. Returns -1. */
+ * error where cfg_setting_at says (config.h: the first key of err->opts the user gave, at its
+ * FILE:LINE:COL or the --set that gave it; else the policy the user chose, in the config or by
+ * --set or --policy; else a preset's key, the allocator map, the level); prefixed "memory
+ * level 'NAME': ". Other errors are prefixed with the config's path. Returns -1. */
 int sim_level_error_at(const am_config *cfg, int level, am_error *err);
 void sim_destroy(sim *s);
 /* Replay a whole trace: 0, or -1 with err (input errors carry file:line:col). */

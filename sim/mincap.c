@@ -305,10 +305,12 @@ static int mc_main(mc *c, const char *pols, outfile **op)
 {
     am_error err = {0};
     am_config *cfg = NULL;
-    /* with --policies, the level's configured policy may run nowhere: its rules are left to
-     * the runs of each policy named (until 2026-11-27 they refused the whole command) */
-    if ((pols ? cfg_load_switched(&cfg, c->config, c->sets, c->nsets, c->level_name, NULL, &err)
-              : cfg_load(&cfg, c->config, c->sets, c->nsets, &err)) != 0) {
+    /* The level's policy rules are left to the runs: with --policies, the configured policy
+     * may run nowhere (until 2026-11-27 its rules refused the whole command); without, its
+     * rules on the capacity (bfc's 256-byte limit, checked at load since 2026-11-27) are about
+     * the configured capacity, which the search replaces. A rule every value breaks fails
+     * each run, with its message. */
+    if (cfg_load_switched(&cfg, c->config, c->sets, c->nsets, c->level_name, NULL, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
         return 1;
     }
@@ -553,9 +555,8 @@ int cmd_mincap(int argc, char **argv)
     outfile *o = NULL;
     am_config *cfg = NULL; /* for the device preset it reads, an input too */
     if (out_check_paths(outs, 2, ins, 2, &err) != 0 ||
-        (json && ((pols ? cfg_load_switched(&cfg, c.config, c.sets, c.nsets, c.level_name,
-                                            NULL, &err)
-                        : cfg_load(&cfg, c.config, c.sets, c.nsets, &err)) != 0 ||
+        (json && (cfg_load_switched(&cfg, c.config, c.sets, c.nsets, c.level_name, NULL,
+                                    &err) != 0 ||
                   run_check_preset(cfg, outs, 1, &err) != 0)) ||
         out_open(&o, json, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);

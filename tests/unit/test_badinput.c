@@ -538,11 +538,12 @@ BI_C(y_syntax, "syntax.yaml", V "memories:\n  hbm: {capacity: 1GiB\n",
 BI_C(y_indent, "indent.yaml", V "memories:\n  hbm:\n    capacity: 1GiB\n   kind: hbm\n",
      "amsim: @:5:4: did not find expected key (while parsing a block mapping at line 3, column 3)")
 /* a policy that refuses its options points at the value the user wrote that makes it so (the
- * capacity here: the limit is the default memory_fraction of it), else at the allocator map */
+ * capacity here: the limit is the default memory_fraction of it), else at the allocator map;
+ * at load, with the key's path (until 2026-11-27 when the run started, "memory level 'hbm'") */
 BI_C(y_policy_refuses, "tiny.yaml", V "memories:\n  hbm:\n    capacity: 255\n    allocator:\n"
      "      policy: bfc\n",
-     "amsim: @:4:5: memory level 'hbm': bfc: memory limit of 191 bytes (memory_fraction 0.75 of "
-     "a 255-byte capacity) is below 256 bytes")
+     "amsim: @:4:5: memories.hbm.capacity: bfc: memory limit of 191 bytes (memory_fraction 0.75 "
+     "of a 255-byte capacity) is below 256 bytes")
 /* A value a policy refuses when it is created (not by its option table) is reported where the
  * user wrote it: a --set names the --set argument (it named the config's allocator map, a
  * position the user never wrote), a YAML value its own line and column; nothing is written. */
@@ -552,16 +553,17 @@ static void y_policy_refuses_set(void)
         const char *args, *config, *want;
     } cases[] = {
         {"--set memories.hbm.allocator.memory_limit=100", NULL,
-         "amsim: --set 'memories.hbm.allocator.memory_limit=100': memory level 'hbm': bfc: "
-         "memory limit of 100 bytes is below 256 bytes"},
+         "amsim: --set 'memories.hbm.allocator.memory_limit=100': "
+         "memories.hbm.allocator.memory_limit: bfc: memory limit of 100 bytes is below 256 "
+         "bytes"},
         /* --policy is named as the user gave it (until 2026-11-27: as a --set they never
          * wrote, "--set 'memories.hbm.allocator.policy=bfcc'") */
         {"--policy bfcc", NULL,
          "amsim: --policy 'bfcc': memories.hbm.allocator.policy: unknown allocator policy 'bfcc' "
          "(registered: bfc, "},
         {"--set memories.hbm.capacity=300", NULL,
-         "amsim: --set 'memories.hbm.capacity=300': memory level 'hbm': bfc: memory limit of 225 "
-         "bytes (memory_fraction 0.75 of a 300-byte capacity) is below 256 bytes"},
+         "amsim: --set 'memories.hbm.capacity=300': memories.hbm.capacity: bfc: memory limit of "
+         "225 bytes (memory_fraction 0.75 of a 300-byte capacity) is below 256 bytes"},
         /* rules on an option's value alone are the config's (checked at load, so amsim check
          * reports them too; until 2026-11-25 only when the run started) */
         {"--policy buddy --set memories.hbm.allocator.min_block=3", NULL,
@@ -760,6 +762,77 @@ static void y_switched_policy_rule(void)
                       "amsim: @:3:56: memories.hbm.allocator.alignment: tlsf: alignment of 0 "
                       "bytes is not a power of two from 1 byte to 1 TiB", "--policy tlsf", NULL});
 }
+/* What every run refuses before it reads an event, `amsim check` refuses too, with the same
+ * message, at the option the user wrote (h100's 80 GiB HBM, a device preset: the preset's
+ * capacity line is not where the user can fix it). Until 2026-11-27 the rules on the capacity
+ * ran only when a run started: check said "config ok", and the run's message pointed at
+ * h100.yaml:28:5 (buddy, tlsf) when the user's min_block or alignment was the cause. */
+static void y_check_agrees_with_run(void)
+{
+    static const struct {
+        const char *policy, *key, *value, *want;
+    } cases[] = {
+        {"bfc", "memory_limit", "100B", "bfc: memory limit of 100 bytes is below 256 bytes"},
+        {"bfc", "memory_limit", "1.5", "bfc: memory limit of 2 bytes is below 256 bytes"},
+        {"bfc", "memory_fraction", "0", "bfc: memory limit of 0 bytes (memory_fraction 0 of a "
+         "85899345920-byte capacity) is below 256 bytes"},
+        {"bfc", "memory_fraction", "1e-300", "bfc: memory limit of 0 bytes (memory_fraction "
+         "1e-300 of a 85899345920-byte capacity) is below 256 bytes"},
+        {"prealloc", "memory_limit", "255B", "prealloc: arena of 0 bytes: the alignment of 256 "
+         "bytes is above the arena's memory_limit of 255 bytes (the arena is rounded down to a "
+         "multiple of the alignment)"},
+        {"prealloc", "memory_fraction", "0", "prealloc: arena of 0 bytes (memory_fraction 0 of a "
+         "85899345920-byte capacity, 0 bytes)"},
+        {"prealloc", "alignment", "4EiB", "prealloc: arena of 0 bytes: the alignment of "
+         "4611686018427387904 bytes is above the arena's memory_fraction 0.75 of a "
+         "85899345920-byte capacity, 64424509440 bytes (the arena is rounded down to a multiple "
+         "of the alignment)"},
+        {"buddy", "min_block", "128GiB", "buddy: capacity of 85899345920 bytes is below "
+         "min_block (137438953472 bytes)"},
+        {"buddy", "min_block", "4EiB", "buddy: capacity of 85899345920 bytes is below min_block "
+         "(4611686018427387904 bytes)"},
+        {"tlsf", "alignment", "1TiB", "tlsf: capacity of 85899345920 bytes is below the "
+         "alignment (1099511627776 bytes)"},
+    };
+    const char *tr = bi_write("agree.trace", "amsim-trace v1\n", 15);
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        char text[512], args[4096], want[1024];
+        snprintf(text, sizeof text, "version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                 "    allocator:\n      policy: %s\n      %s: %s\n", cases[i].policy,
+                 cases[i].key, cases[i].value);
+        const char *cp = bi_write("agree.yaml", text, strlen(text));
+        snprintf(want, sizeof want, "amsim: %s:7:7: memories.hbm.allocator.%s: %s", cp,
+                 cases[i].key, cases[i].want);
+        snprintf(args, sizeof args, "check '%s'", cp);
+        bi_expect(args, 1, want);
+        snprintf(args, sizeof args, "check -c '%s' '%s'", cp, tr);
+        bi_expect(args, 1, want);
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s'", cp, tr);
+        bi_expect(args, 1, want);
+    }
+}
+/* A rule that only a device preset's value and the policy break: at the policy, as the user
+ * chose it (--policy here: until 2026-11-27 a policy's error under --policy named the config
+ * file, or the preset's line), not at the preset's capacity, which the user did not write. */
+static void y_policy_refuses_preset(void)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/devices", tu_tmpdir());
+    mkdir(dir, 0777);
+    const char *pre = "version: 1\nmemories:\n  hbm: {kind: hbm, capacity: 100}\n";
+    bi_write("devices/tinydev.yaml", pre, strlen(pre));
+    const char *cfg = "version: 1\ndevice: tinydev\n";
+    const char *cp = bi_write("tinydev.yaml", cfg, strlen(cfg));
+    char args[2048];
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --policy bfc", cp, trace_gpu());
+    bi_expect(args, 1, "amsim: --policy 'bfc': memories.hbm.allocator: bfc: memory limit of 75 "
+              "bytes (memory_fraction 0.75 of a 100-byte capacity) is below 256 bytes");
+    /* the user's own value wins over --policy */
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --policy bfc --set "
+             "memories.hbm.allocator.memory_fraction=0.5", cp, trace_gpu());
+    bi_expect(args, 1, "amsim: --set 'memories.hbm.allocator.memory_fraction=0.5': "
+              "memories.hbm.allocator.memory_fraction: bfc: memory limit of 50 bytes");
+}
 /* planner: optimal without a proof within its search_budget: at the budget as written, the
  * option that ran out (until 2026-11-27 the message had no position) */
 static void y_offline_unproven(void)
@@ -787,6 +860,14 @@ BI_C(y_caching_gc_threshold, "gct.yaml",
      "amsim: @:8:7: memories.hbm.allocator.garbage_collection_threshold: caching: "
      "garbage_collection_threshold of 1 is not below 1 (PyTorch takes 0 < threshold < 1; 0 "
      "leaves it off)")
+/* roundup_power2_divisions above 2^30, which PyTorch's parser (std::stoi) refuses: until
+ * 2026-11-27 any power of two up to 2^63 ran, and from 2^55 the rounding test overflowed */
+BI_C(y_caching_divisions, "div.yaml",
+     V "memories:\n  hbm: {capacity: 1GiB, allocator: {policy: caching, "
+     "roundup_power2_divisions: [1, 2147483648]}}\n",
+     "amsim: @:3:54: memories.hbm.allocator.roundup_power2_divisions: caching: "
+     "roundup_power2_divisions of 2147483648 is above 2^30 = 1073741824 (PyTorch's parser reads "
+     "each value as an int)")
 BI_C(y_bad_unit, "unit.yaml", V "memories:\n  hbm: {capacity: 12XB}\n",
      "amsim: @:3:9: memories.hbm.capacity: bad size '12XB': unknown unit (sizes: B, KiB,")
 BI_C(y_bad_bandwidth, "bw.yaml",
@@ -2079,6 +2160,9 @@ void suite_badinput(void)
              {"yaml: a policy refusing its options, at the value", y_policy_refuses},
              {"yaml: a policy refusing a --set value names the --set", y_policy_refuses_set},
              {"yaml: --policy checks the rules of the policy that runs", y_switched_policy_rule},
+             {"yaml: check refuses what every run refuses (capacity rules)",
+              y_check_agrees_with_run},
+             {"yaml: a preset's value a policy refuses, at the --policy", y_policy_refuses_preset},
              {"yaml: offline planner optimal without a proof in its budget", y_offline_unproven},
              {"yaml: control character (line and column from libyaml's offset)", y_control},
              {"yaml: control character from a quoted scalar's escape", y_control_escape},
@@ -2094,6 +2178,7 @@ void suite_badinput(void)
              {"yaml: a policy's rule on a value (power-of-two alignment)", y_policy_rule},
              {"yaml: caching's max_split_size at or below 20 MiB", y_caching_max_split},
              {"yaml: caching's garbage_collection_threshold of 1", y_caching_gc_threshold},
+             {"yaml: caching's roundup_power2_divisions above 2^30", y_caching_divisions},
              {"yaml: bad size unit", y_bad_unit},
              {"yaml: bad bandwidth unit", y_bad_bandwidth},
              {"yaml: a time that rounds to 0 ps", y_time_rounds_to_zero},

@@ -35,8 +35,11 @@ static int count_lines(const char *s)
     return n;
 }
 
-/* A small study on the shipped GPU trace: 2 policies x 3 limits, one value bad at run time (a
- * valid size that bfc refuses when it starts, below its 256-byte minimum; caching ignores it). */
+/* A small study on the shipped GPU trace: 2 policies x 3 limits. with_bad: one combination
+ * bad at run time, which no value is alone (the load checks each axis value with set: but
+ * without the other axes): memory_limit 0B (unset) with memory_fraction 1e-12 gives bfc a limit
+ * below its 256-byte minimum; caching runs (out of memory). Until 2026-11-27 the bad value was
+ * `memory_limit: 100`, which the load now refuses, as `amsim check` does. */
 static const char *small_sweep(const char *name, int with_bad)
 {
     static char text[2048];
@@ -45,9 +48,13 @@ static const char *small_sweep(const char *name, int with_bad)
              "base: %s/configs/default.yaml\n"
              "traces: [%s/traces/gpu_train_step.trace]\n"
              "policies: [bfc, caching]\n"
+             "%s"
              "axes:\n"
-             "  memories.hbm.allocator.memory_limit: [1GiB, %s, 2GiB]\n",
-             tu_top(), tu_top(), with_bad ? "100" : "1536MiB");
+             "  memories.hbm.allocator.memory_limit: [1GiB, %s, 2GiB]\n%s",
+             tu_top(), tu_top(),
+             with_bad ? "set: {memories.hbm.allocator.memory_limit: 1GiB}\n" : "",
+             with_bad ? "0B" : "1536MiB",
+             with_bad ? "  memories.hbm.allocator.memory_fraction: [1e-12]\n" : "");
     return tu_write(name, text);
 }
 
@@ -833,6 +840,9 @@ static void test_sweep_empty_paths(void)
     }
 }
 
+/* the first run of small_sweep(..., 1) */
+#define BAD_RUN1 "0001-gpu_train_step-bfc-memory_limit=1GiB-memory_fraction=1e-12"
+
 static void test_resume_and_failure_isolation(void)
 {
     const char *sw = small_sweep("small_bad.yaml", 1);
@@ -848,8 +858,9 @@ static void test_resume_and_failure_isolation(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CU_ASSERT_EQUAL(count_lines(t), 7);
     CU_ASSERT_EQUAL(tu_count(t, ",ok,"), 5);
-    CU_ASSERT_EQUAL(tu_count(t, ",failed,"), 1); /* bfc's; caching ignores memory_limit */
-    CU_ASSERT(strstr(t, "memory limit of 100 bytes is below 256 bytes") != NULL);
+    CU_ASSERT_EQUAL(tu_count(t, ",failed,"), 1); /* bfc's; caching has no 256-byte minimum */
+    CU_ASSERT(strstr(t, "memory limit of 0 bytes (memory_fraction 1e-12 of a 85899345920-byte "
+                        "capacity) is below 256 bytes") != NULL);
     /* rows in run-id order */
     CU_ASSERT(strstr(t, "\n1,0001-") && strstr(t, "\n6,0006-") &&
               strstr(t, "\n1,0001-") < strstr(t, "\n6,0006-"));
@@ -857,7 +868,7 @@ static void test_resume_and_failure_isolation(void)
     /* resume: the finished runs are not executed again (their marker keeps its inode), the
      * failed ones are tried again */
     char marker[1200];
-    snprintf(marker, sizeof marker, "%s/runs/0001-gpu_train_step-bfc-memory_limit=1GiB/result.txt", dir);
+    snprintf(marker, sizeof marker, "%s/runs/" BAD_RUN1 "/result.txt", dir);
     struct stat a, b;
     CU_ASSERT_EQUAL_FATAL(stat(marker, &a), 0);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
@@ -873,11 +884,11 @@ static void test_resume_and_failure_isolation(void)
     free(err);
     /* the outputs of a run */
     char p[1200];
-    snprintf(p, sizeof p, "%s/runs/0001-gpu_train_step-bfc-memory_limit=1GiB/summary.json", dir);
+    snprintf(p, sizeof p, "%s/runs/" BAD_RUN1 "/summary.json", dir);
     CU_ASSERT_EQUAL(access(p, R_OK), 0);
-    snprintf(p, sizeof p, "%s/runs/0001-gpu_train_step-bfc-memory_limit=1GiB/effective_config.yaml", dir);
+    snprintf(p, sizeof p, "%s/runs/" BAD_RUN1 "/effective_config.yaml", dir);
     CU_ASSERT_EQUAL(access(p, R_OK), 0);
-    snprintf(p, sizeof p, "%s/runs/0001-gpu_train_step-bfc-memory_limit=1GiB/placements.csv", dir);
+    snprintf(p, sizeof p, "%s/runs/" BAD_RUN1 "/placements.csv", dir);
     CU_ASSERT_NOT_EQUAL(access(p, R_OK), 0); /* only with --placements */
 }
 
@@ -1054,9 +1065,13 @@ static void test_failed_rows_columns(void)
     char text[2048], args[4096], csv[1200], *err = NULL;
     tu_write("allfail.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
     for (int ok = 0; ok < 2; ok++) {
+        /* bad at run time: memory_limit unset with the fraction (no value is alone, and the
+         * load refuses a value that is: until 2026-11-27 memory_limit 100B, 200B) */
         snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [allfail.trace]\n"
-                 "axes:\n  memories.hbm.allocator.memory_limit: [%s]\n", tu_top(),
-                 ok ? "1GiB" : "100B, 200B");
+                 "set: {memories.hbm.allocator.memory_limit: 1GiB}\naxes:\n"
+                 "  memories.hbm.allocator.memory_limit: [%s]\n"
+                 "  memories.hbm.allocator.memory_fraction: [1e-12, 2e-12]\n", tu_top(),
+                 ok ? "1GiB" : "0B");
         const char *sw = tu_write(ok ? "allok.yaml" : "allfail.yaml", text);
         snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw,
                  path_in_tmp(ok ? "allok" : "allfail"));
@@ -1067,8 +1082,10 @@ static void test_failed_rows_columns(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CU_ASSERT(strstr(t, "status,error,events,ooms,makespan_seconds,stall_seconds,"
                         "allocator_seconds,hbm.capacity,hbm.peak_live_bytes,") != NULL);
-    CU_ASSERT(strstr(t, "\n1,0001-allfail-memory_limit=100B,100B,bfc,allfail.trace,failed,") &&
-              strstr(t, "\n2,0002-allfail-memory_limit=200B,200B,bfc,allfail.trace,failed,"));
+    CU_ASSERT(strstr(t, "\n1,0001-allfail-memory_limit=0B-memory_fraction=1e-12,0B,1e-12,bfc,"
+                        "allfail.trace,failed,") &&
+              strstr(t, "\n2,0002-allfail-memory_limit=0B-memory_fraction=2e-12,0B,2e-12,bfc,"
+                        "allfail.trace,failed,"));
     free(t);
     char *hf = csv_header(csv, 0);
     snprintf(csv, sizeof csv, "%s/results.csv", path_in_tmp("allok"));
@@ -2071,6 +2088,26 @@ static void test_mincap_refused(void)
     CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"buddy\": {", "min_bytes"), 768, 0);
     CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"tlsf\": {", "min_bytes"), 768, 0);
     CU_ASSERT(strstr(j, "\"error\"") == NULL && strstr(j, "\"monotone_check\": false") == NULL);
+    free(j);
+}
+
+/* Without --policies, the configured policy's rules on the capacity are the probes': a config
+ * whose own capacity bfc refuses (255 bytes: a limit of 191) still has a minimum, which the
+ * search finds (since 2026-11-27 the load checks those rules, which refused the command). */
+static void test_mincap_configured_capacity_refused(void)
+{
+    const char *tr = tu_write("mc-small.trace", "amsim-trace v1\nalloc 1 100\nalloc 2 100\n"
+                              "alloc 3 100\nfree 1\nfree 2\nfree 3\n");
+    const char *cf = tu_write("mc-tiny.yaml", "version: 1\nmemories:\n  hbm:\n"
+                              "    capacity: 255\n    allocator: {policy: bfc}\n");
+    const char *js = path_in_tmp("mc-tiny.json");
+    char args[2048];
+    snprintf(args, sizeof args, "mincap -q -c '%s' -t '%s' --granularity 1 --json '%s'", cf, tr,
+             js);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"bfc\": {", "min_bytes"), 768, 0);
     free(j);
 }
 
@@ -3733,6 +3770,8 @@ void suite_batch(void)
              {"mincap: a policy's answer ignores the other policies", test_mincap_policy_order},
              {"mincap searches with spilling, from the largest request", test_mincap_spill},
              {"mincap takes a value a policy refuses as failing", test_mincap_refused},
+             {"mincap: a configured capacity the policy refuses",
+              test_mincap_configured_capacity_refused},
              {"mincap doubles up to 4 PiB, no further", test_mincap_upper_bound},
              {"mincap takes --lenient; a sweep's errors do not suggest it", test_mincap_lenient},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},

@@ -155,6 +155,14 @@ static void test_rounding(void)
     al(&f, 5 * MiB + 1, 0, &o); /* 4 MiB interval, 1 MiB steps */
     CU_ASSERT_EQUAL(o.size, 6 * MiB);
     fx_close(&f);
+
+    /* the most divisions PyTorch's parser takes, 2^30: a 16 GiB interval in steps of 16 bytes
+     * rounds to 512 (only requests above 512 * 2^30 bytes, 512 GiB, use the steps) */
+    copt dmax[] = {{"roundup_power2_divisions", 1ULL << 30, 0}};
+    fx_open(&f, 1ULL << 40, 0, dmax, 1);
+    al(&f, (16ULL << 30) + 1, 0, &o);
+    CU_ASSERT_EQUAL(o.size, (16ULL << 30) + 512);
+    fx_close(&f);
 }
 
 static void test_pools_and_segments(void)
@@ -330,11 +338,16 @@ static void test_pytorch_option_rules(void)
         {{{"memory_fraction", 0, 0.5}, {"garbage_collection_threshold", 0, 1.0}}, 2, 0},
         {{{"memory_fraction", 0, 0.5}, {"garbage_collection_threshold", 0, 0.999}}, 2, 1},
         {{{"garbage_collection_threshold", 0, 0.0}}, 1, 1},
+        /* std::stoi: at most 2^30 (until 2026-11-27 up to 2^63, whose rounding overflowed) */
+        {{{"roundup_power2_divisions", 1ULL << 30, 0}}, 1, 1},
+        {{{"roundup_power2_divisions", 1ULL << 31, 0}}, 1, 0},
+        {{{"roundup_power2_divisions", 1ULL << 62, 0}}, 1, 0},
     };
     for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
         void *o = make_opts(cases[i].set, cases[i].n);
         am_error err = {0};
-        int rc = alloc_caching_ops()->check_opts(o, &err);
+        alloc_env env = {.capacity = 80ULL << 30, .granularity = 1};
+        int rc = alloc_caching_ops()->check_opts(o, &env, &err);
         CU_ASSERT_EQUAL(rc, cases[i].ok ? 0 : -1);
         if (!cases[i].ok)
             CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "PyTorch"));
