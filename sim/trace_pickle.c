@@ -64,7 +64,7 @@ enum { S_FREE, S_ALLOC, S_PENDING };
 
 typedef struct tp_entry {
     int action;
-    int skipped; /* counted with the skipped rows: by the backward walk, the trace, or both */
+    int skipped; /* counted with the skipped rows: it gives no event (build_trace, build_start) */
     uint64_t addr, size; /* A_OOM_FREE_*: addr is the oom entry's index in the start list */
     uint32_t stream;
     am_ps time;
@@ -956,11 +956,13 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
         if (sen[i].action >= A_SEG_ALLOC && sen[i].action <= A_SEG_UNMAP &&
             !seg_find(&s, sen[i].addr))
             declare(t, im, sen[i].addr, sen[i].size, sen[i].stream);
-    /* 2. walk backwards to the state at the start; entries that do not fit the state are
-     * skipped rows */
+    /* 2. walk backwards to the state at the start. An entry that does not fit the state (an
+     * alloc outside every known segment) leaves it as it is, and is still replayed: it is no
+     * skipped row (until 2026-11-27 it was counted as one, so a snapshot without segments
+     * reported all its entries skipped while replaying them) */
     if (!sen)
         for (size_t i = n; i-- > 0;)
-            en[i].skipped = undo(&s, &en[i]);
+            (void)undo(&s, &en[i]);
     uint64_t next_id = 1, nblocks = 0;
     for (size_t i = 0; i < s.n; i++)
         nblocks += s.s[i].nb;
@@ -972,8 +974,8 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
         build_prologue(t, im, &s, &next_id, &live);
     /* 3. the trace itself */
     build_trace(t, im, en, n, sen, ns, &next_id, &live);
-    /* each entry once, whichever walk skipped it: a free of an unknown address fits neither
-     * (until 2026-11-27 it counted twice, once in each) */
+    /* each entry that gave no event, once (until 2026-11-27 a free of an unknown address
+     * counted twice, in the backward walk and in the trace) */
     for (size_t i = 0; i < n; i++)
         t->skipped += (uint64_t)en[i].skipped;
     for (size_t i = 0; i < ns; i++)
