@@ -158,6 +158,21 @@ BI_TB(t_garbage, "garbage.trace", "\x01\x02\xff\xfe\x00\x00\x7f" "ELF\x00\x00",
       "amsim: @: unrecognised trace format (expected 'amsim-trace v1'")
 BI_TB(t_gzip_garbage, "broken.trace.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xff\xff",
       "amsim: @: ")
+/* The first half of a gzip-compressed native trace whose header follows 40 comment lines: the
+ * stream breaks while the format is being detected, after 16 whole lines. The error is the
+ * native reader's, at the line after the last one read whole (until 2026-11-27 it was "@: read
+ * error: ..." without a line or "gzip-compressed trace:"). */
+BI_TB(t_gzip_cut_detect, "gcutd.trace.gz",
+      "\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\x5d\x94\x4b\x8a\xc3\x30\x10\x05"
+      "\xf7\x3e\x85\x20\xeb\x81\xfe\x48\xb2\x75\x1c\x49\x96\x20\x60\x27\x30\x13"
+      "\xe6\xfc\x13\x08\x52\x8f\xdf\xd6\x05\x6e\x52\xf5\x9c\x9b\x3b\xee\x8f\xe6"
+      "\xc8\x3d\xbb\xcb\xae\x3e\xcf\xb3\x3d\x5e\x8e\x96\xdb\xe7\x39\x5f\x9f\xb3"
+      "\x68\xd1\xc1\xe4\xca\x2a\xd5\x3e\x90\x5e\x51\xd8\x5b\x19\xc8\xc3\x1b\x37"
+      "\x4e\x6d\xb0\x00\x8c\x5b\xc9\x83\xc5\x2b\x2b\x65\x8f\x03\xad\x70\x6d\xeb"
+      "\x32\xd0\x06\x6f\x5c\x6b\x0e\x83\x25\xbc\x96\x2a\xcf\xdf\x0d\x42\x4a\xdc"
+      "\xf7\xc9\x40\x4a\xd0\x9e\x26\x13\x3c\xb8\xe6\x3a\xa1\xe2\x45\x5f\xb7\x09"
+      "\x41\x4c\xe1\xe6\x27\x03\x31\xbe\x93\x15\x8a",
+      "amsim: @:17: read error: corrupt or truncated gzip data")
 BI_T(t_version, "v2.trace", "amsim-trace v2\nalloc 1 1\n",
      "amsim: @:1:13: unsupported trace version 'v2' (this amsim reads v1)")
 BI_T(t_noversion, "nov.trace", "amsim-trace\n",
@@ -500,6 +515,30 @@ static void t_line_too_long(void)
     char *s = gen_repeat(H "alloc 1 1 name=", "x", 70000, "\n", "", 0, "", &len);
     bi_run(&(bi_case){BI_TRACE, "long.trace", s, len,
                       "amsim: @:2:65537: line too long (limit 65536 bytes)", NULL, NULL});
+    free(s);
+}
+
+/* Before or at the header, a line too long is the same error, not an "unrecognised trace
+ * format" (until 2026-11-27): a comment, a blank line and the header itself. A binary file
+ * without a newline stays unrecognised (t_garbage_long). */
+static void t_line_too_long_first(void)
+{
+    static const char *const first[] = {"# ", "  ", "amsim-trace v1 time_unit="};
+    for (size_t k = 0; k < 3; k++) {
+        size_t len;
+        char *s = gen_repeat(first[k], k == 1 ? " " : "x", 70000, "\n", "", 0, H, &len);
+        bi_run(&(bi_case){BI_TRACE, "longfirst.trace", s, len,
+                          "amsim: @:1:65537: line too long (limit 65536 bytes)", NULL, NULL});
+        free(s);
+    }
+}
+
+static void t_garbage_long(void)
+{
+    size_t len;
+    char *s = gen_repeat("\x01\x02" "ELF", "\xfe", 70000, "", "", 0, "", &len);
+    bi_run(&(bi_case){BI_TRACE, "garbagelong.trace", s, len,
+                      "amsim: @: unrecognised trace format (expected 'amsim-trace v1'", NULL, NULL});
     free(s);
 }
 
@@ -1889,6 +1928,7 @@ void suite_badinput(void)
              {"trace: only blank lines and comments", t_blank},
              {"trace: binary garbage", t_garbage},
              {"trace: broken gzip", t_gzip_garbage},
+             {"trace: gzip breaking while the format is detected", t_gzip_cut_detect},
              {"trace: unsupported version", t_version},
              {"trace: missing version", t_noversion},
              {"trace: unknown header field", t_header_field},
@@ -1953,6 +1993,8 @@ void suite_badinput(void)
              {"trace: control character in name", t_name_control},
              {"trace: name too long", t_name_too_long},
              {"trace: line too long", t_line_too_long},
+             {"trace: line too long before or at the header", t_line_too_long_first},
+             {"trace: long binary garbage without a newline", t_garbage_long},
              /* native trace: engine rules */
              {"engine: duplicate live id", t_duplicate_id},
              {"engine: free of unknown id", t_free_unknown},
