@@ -308,6 +308,20 @@ BI_T(t_time_subps, "subps.trace", H "compute 0.5ps\n",
      "amsim: @:2:9: bad DURATION '0.5ps': not a whole number of picoseconds")
 BI_T(t_size_plus, "plus.trace", H "alloc 8 +5\n",
      "amsim: @:2:9: bad BYTES '+5': a sign is not allowed")
+/* A minus sign on a zero size or time is refused too, as on any other value and as the integer
+ * fields refuse "-0" (until 2026-11-27 "-0", "-0KiB", "-0.0", "-0ns" and at=-0 were read as 0). */
+static void t_minus_zero(void)
+{
+    static const char *const c[][2] = {
+        {H "alloc 8 -0\n", "amsim: @:2:9: bad BYTES '-0': negative values are not allowed"},
+        {H "alloc 8 -0KiB\n", "amsim: @:2:9: bad BYTES '-0KiB': negative values are not allowed"},
+        {H "alloc 8 -0.0\n", "amsim: @:2:9: bad BYTES '-0.0': negative values are not allowed"},
+        {H "compute -0ns\n",
+         "amsim: @:2:9: bad DURATION '-0ns': negative values are not allowed"},
+        {H "alloc 8 5 at=-0\n", "amsim: @:2:14: bad at '-0': negative values are not allowed"}};
+    for (size_t k = 0; k < AM_ARRAY_LEN(c); k++)
+        bi_run(&(bi_case){BI_TRACE, "minus0.trace", c[k][0], 0, c[k][1], NULL, NULL});
+}
 BI_T(t_cr_inside, "cr.trace", H "alloc 1 4096\rfree 1\n",
      "amsim: @:2:13: carriage return inside a line (line endings are LF or CRLF;")
 BI_C(y_time_unit_frac, "tufrac.yaml", BI_CFG_TEXT "trace: {time_unit: 1.5ps}\n",
@@ -1992,6 +2006,7 @@ void suite_badinput(void)
              {"trace: unknown level in transfer", t_unknown_level_transfer},
              {"trace: control character in name", t_name_control},
              {"trace: name too long", t_name_too_long},
+             {"trace: a minus sign on a zero size or time", t_minus_zero},
              {"trace: line too long", t_line_too_long},
              {"trace: line too long before or at the header", t_line_too_long_first},
              {"trace: long binary garbage without a newline", t_garbage_long},
