@@ -552,8 +552,7 @@ static int native_line(trace *t, native *n, char **line, size_t *len, am_error *
      * part of a field, and echoed raw in its message */
     z = r == 1 ? memchr(*line, '\r', *len) : NULL;
     if (z)
-        return NFAIL((unsigned long)(z - *line) + 1, "carriage return inside a line (line "
-                     "endings are LF or CRLF; is this a classic Mac text file?)");
+        return NFAIL((unsigned long)(z - *line) + 1, TRACE_CR_MSG);
     return r;
 }
 

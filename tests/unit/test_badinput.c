@@ -432,6 +432,21 @@ BI_T(c_time_overflow, "tovf.csv", CH "0,0,18446744073709551615,5\n",
      "exceeds 2^64 ps")
 BI_T(c_duplicate_id, "dup.csv", CH "6,0,10,5\n7,0,10,5\n6,1,2,3\n",
      "amsim: @:4:1: duplicate id 6 (first used on line 2)")
+/* The first error in file order: the duplicate on line 4 before the bad upper on line 5, on
+ * the streamed path's ordered and unordered ids alike (until 2026-11-27 every syntax error came
+ * before every duplicate id); a syntax error before the duplicate is still reported first. */
+BI_T(c_duplicate_before_bad, "dupbad.csv", CH "5,0,2,5\n3,1,4,5\n5,2,4,5\n9,3,x,5\n",
+     "amsim: @:4:1: duplicate id 5 (first used on line 2)")
+BI_T(c_duplicate_ordered_before_bad, "dupbad2.csv", CH "1,0,2,5\n2,1,4,5\n2,2,4,5\n3,3,x,5\n",
+     "amsim: @:4:1: duplicate id 2 (first used on line 3)")
+BI_T(c_bad_before_duplicate, "baddup.csv", CH "5,0,2,5\n9,3,x,5\n5,2,4,5\n",
+     "amsim: @:3:5: bad upper 'x': not an unsigned integer")
+/* A bare carriage return inside a row or a comment is the native reader's error at its column
+ * (until 2026-11-27 a row's was read into a field: "bad size '5\x0d2'"). */
+BI_T(c_cr_inside, "cr.csv", CH "5,0,2,5\n3,1,4,5\r2\n",
+     "amsim: @:3:8: carriage return inside a line (line endings are LF or CRLF;")
+BI_T(c_cr_comment, "crc.csv", CH "# a\rb\n5,0,2,5\n",
+     "amsim: @:2:4: carriage return inside a line (line endings are LF or CRLF;")
 BI_T(c_text_id, "textid.csv", CH "b1,0,1,1\n",
      "amsim: @:2:1: bad id 'b1': not an unsigned integer")
 
@@ -2034,6 +2049,11 @@ void suite_badinput(void)
              {"csv: size overflows 64 bits", c_overflow},
              {"csv: time overflows 2^64 ps", c_time_overflow},
              {"csv: duplicate id", c_duplicate_id},
+             {"csv: a duplicate id before a bad value is reported first", c_duplicate_before_bad},
+             {"csv: ... with ids in order up to it", c_duplicate_ordered_before_bad},
+             {"csv: a bad value before a duplicate id is reported first", c_bad_before_duplicate},
+             {"csv: carriage return inside a row", c_cr_inside},
+             {"csv: carriage return inside a comment", c_cr_comment},
              {"csv: text id", c_text_id},
              {"csv: line too long", c_line_too_long},
              /* pickles */
