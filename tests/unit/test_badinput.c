@@ -567,7 +567,8 @@ static void t_garbage_long(void)
     size_t len;
     char *s = gen_repeat("\x01\x02" "ELF", "\xfe", 70000, "", "", 0, "", &len);
     bi_run(&(bi_case){BI_TRACE, "garbagelong.trace", s, len,
-                      "amsim: @: unrecognised trace format (expected 'amsim-trace v1'", NULL, NULL});
+                      "amsim: @: unrecognised trace format (expected 'amsim-trace v1'", NULL,
+                      NULL});
     free(s);
 }
 
