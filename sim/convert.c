@@ -276,6 +276,36 @@ static int cv_rules(cv_rows *c, cv_map *events, const tr_event *ev, int allocate
     }
 }
 
+
+/* The events a lifetime CSV drops, by their native op names: " (216 segment_alloc, 3 compute)"
+ * into buf (empty when none); returns their number. Until 2026-11-27 the summary said "other
+ * events (copies, compute, streams, records)" whatever they were (a snapshot's were all
+ * declared segment_alloc lines). */
+static uint64_t cv_dropped_list(const uint64_t *dropped, char *buf, size_t n)
+{
+    static const char *const names[TR_USE + 1] = {
+        [0] = "other", [TR_TRANSFER] = "transfer", [TR_COMPUTE] = "compute",
+        [TR_RECORD] = "record", [TR_WAIT] = "wait", [TR_SYNC] = "sync",
+        [TR_SEGMENT_ALLOC] = "segment_alloc", [TR_SEGMENT_FREE] = "segment_free",
+        [TR_OOM_RECORDED] = "oom", [TR_USE] = "use"};
+    uint64_t total = 0;
+    size_t k = 0;
+    buf[0] = 0;
+    for (int i = 0; i <= TR_USE; i++) {
+        if (!dropped[i])
+            continue;
+        int w = snprintf(buf + k, n - k, "%s%" PRIu64 " %s", total ? ", " : " (", dropped[i],
+                         names[i] ? names[i] : "other");
+        if (w > 0 && (size_t)w < n - k)
+            k += (size_t)w;
+        total += dropped[i];
+    }
+    if (total && k + 1 < n) {
+        buf[k++] = ')';
+        buf[k] = 0;
+    }
+    return total;
+}
 /* The lifetime CSV of a trace (see the file comment). Live bytes are followed twice, as the
  * engine counts them for the trace (an allocation adds, free_requested or free subtracts, a
  * donation moves them) and as a replay of the CSV will (a row from lower to upper); the CSV is
@@ -285,7 +315,8 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
     int deflevel = cfg->default_level;
     cv_rows c = {.deflevel = deflevel};
     cv_map events = {0}; /* event ids recorded so far (a wait needs one) */
-    uint64_t idx = 0, dropped = 0, other_level = 0, donations = 0, intos = 0;
+    uint64_t idx = 0, other_level = 0, donations = 0, intos = 0;
+    uint64_t dropped[TR_USE + 1] = {0}; /* events of each kind that give no row */
     uint64_t tr_live = 0, tr_peak = 0, csv_live = 0, csv_peak = 0, requested = 0;
     /* the trace's peak with its recorded ooms served (each an allocation for its instant, as
      * the engine counts one it can serve): a CSV skips empty lifetimes, so it cannot hold one */
@@ -349,7 +380,7 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
             bytes = ev.bytes;
             adds = 1;
         } else if (ev.kind == TR_TRANSFER && ev.has_into) {
-            dropped++; /* the copy itself */
+            dropped[ev.kind]++; /* the copy itself */
             if (!into) {
                 cv_add_unallocated(&c, &ev, i);
                 continue;
@@ -376,7 +407,7 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                 }
             }
         } else if (ev.kind == TR_OOM_RECORDED) {
-            dropped++;
+            dropped[ev.kind]++;
             if (ev.level == deflevel && ev.bytes && tr_live + ev.bytes > oom_peak &&
                 tr_live + ev.bytes > tr_peak) {
                 oom_peak = tr_live + ev.bytes;
@@ -391,7 +422,7 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                 requested++;
             }
         } else {
-            dropped++;
+            dropped[ev.kind <= TR_USE ? ev.kind : 0]++;
         }
         if (adds) {
             tr_live += bytes;
@@ -458,14 +489,15 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
             fputc('\n', out);
             written++;
         }
+        char kinds[512];
+        uint64_t ndropped = cv_dropped_list(dropped, kinds, sizeof kinds);
         fprintf(stderr, "amsim convert: lifetime CSV keeps the allocations and frees of %s only: "
                 "%" PRIu64 " buffer%s written (%" PRIu64 " of them allocated by a transfer's "
                 "into=; %" PRIu64 " donation%s, each ending the donor where its output begins), "
-                "peak live %" PRIu64 " bytes as in the trace; %" PRIu64 " other event%s (copies, "
-                "compute, streams, records) and %" PRIu64 " allocation%s of other levels "
-                "dropped%s%s\n",
+                "peak live %" PRIu64 " bytes as in the trace; %" PRIu64 " other event%s%s and %"
+                PRIu64 " allocation%s of other levels dropped%s%s\n",
                 cfg->levels[deflevel].name, written, written == 1 ? "" : "s", intos, donations,
-                donations == 1 ? "" : "s", tr_peak, dropped, dropped == 1 ? "" : "s",
+                donations == 1 ? "" : "s", tr_peak, ndropped, ndropped == 1 ? "" : "s", kinds,
                 other_level, other_level == 1 ? "" : "s",
                 c.reused ? "; ids renumbered from 0 (the input reuses ids)" : "",
                 fillers ? "; the start-state prologue's allocations that it freed again (the "

@@ -2172,6 +2172,8 @@ static int event_in(sim *s, const tr_event *ev, const char *file, am_error *err)
 {
     if (ev->time != AM_TIME_NONE && ev->time > s->host)
         s->host = ev->time;
+    if (s->obs && s->obs->event)
+        s->obs->event(s->obs->ctx, s->host);
     if (seg_kind(ev))
         seg_begin(s);
     if (s->hn || s->inflight)

@@ -77,6 +77,10 @@ typedef struct sim_observer {
      * replay under a policy or capacity that serves it must free it where the trace did. */
     void (*free_failed)(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
                         uint64_t requested, int phase);
+    /* A trace event begins on the host at t (its time, or later when the host is behind),
+     * before the policy's device calls charge their latency: the callbacks above it causes get
+     * the later host time. The snapshot exporter writes this time, which a replay issues at. */
+    void (*event)(void *ctx, am_ps t);
 } sim_observer;
 
 typedef struct sim_opts {

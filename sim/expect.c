@@ -460,6 +460,13 @@ static void fwd_prologue(void *c, int on)
         x->inner->prologue(x->inner->ctx, on);
 }
 
+static void fwd_event(void *c, am_ps t)
+{
+    expect_ctx *x = c;
+    if (x->inner && x->inner->event)
+        x->inner->event(x->inner->ctx, t);
+}
+
 int expect_begin(expect_ctx **xp, const char *expect, const am_config *cfg,
                  const sim_observer *inner, am_error *err)
 {
@@ -470,7 +477,7 @@ int expect_begin(expect_ctx **xp, const char *expect, const am_config *cfg,
     x->expect_path = expect ? am_strdup(expect) : NULL;
     x->obs = (sim_observer){x, fwd_alloc, fwd_free, fwd_device, fwd_counters, fwd_op, fwd_action,
                             fwd_link, fwd_move, fwd_oom,
-                            fwd_lost, fwd_prologue, fwd_free_failed};
+                            fwd_lost, fwd_prologue, fwd_free_failed, fwd_event};
     if (expect && load(x, expect, cfg, err) != 0) {
         expect_free(x);
         *xp = NULL;

@@ -86,9 +86,17 @@ struct snap_exp {
     /* The prologue's failed requests the trace has not freed yet (few: scanned linearly). */
     snap_failed *failed;
     size_t nfailed, capfailed;
+    am_ps issue;    /* when the current event began on the host (sn_event) */
+    int have_issue;
 };
 
-static void sn_push(snap_exp *x, snap_rec r)
+/* A record's time: when its event began on the host (sn_event), not when the observer hears
+ * of it, which is after the policy's device-call latency: a replay of the export issues the
+ * request at time_us and pays that latency again (until 2026-11-27 each such request came one
+ * latency late, 20 us per platform cudaMalloc). Before any event (none seen): t. */
+static am_ps sn_time(const snap_exp *x, am_ps t) { return x->have_issue ? x->issue : t; }
+
+static void sn_append(snap_exp *x, snap_rec r)
 {
     if (x->n == x->cap)
         x->r = am_realloc(x->r, (x->cap = x->cap ? x->cap * 2 : 4096) * sizeof *x->r);
@@ -96,11 +104,17 @@ static void sn_push(snap_exp *x, snap_rec r)
     x->r[x->n++] = r;
 }
 
+static void sn_push(snap_exp *x, snap_rec r)
+{
+    r.t = sn_time(x, r.t);
+    sn_append(x, r);
+}
+
 /* The held allocations of a defragmentation, after its frees. */
 static void sn_flush(snap_exp *x)
 {
     for (size_t i = 0; i < x->nheld; i++)
-        sn_push(x, x->held[i]);
+        sn_append(x, x->held[i]); /* timed when held */
     if (x->nheld)
         x->mark = x->n;
     x->nheld = 0;
@@ -121,6 +135,13 @@ static void sn_prologue(void *ctx, int on)
     snap_exp *x = ctx;
     sn_flush(x);
     x->start = on;
+}
+
+static void sn_event(void *ctx, am_ps t)
+{
+    snap_exp *x = ctx;
+    x->issue = t;
+    x->have_issue = 1;
 }
 
 static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
@@ -234,7 +255,7 @@ static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stre
     if (x->nheld == x->capheld)
         x->held = am_realloc(x->held, (x->capheld = x->capheld ? x->capheld * 2 : 64) *
                                           sizeof *x->held);
-    x->held[x->nheld++] = (snap_rec){SA_ALLOC, stream, addr, requested, size, t, 0, 0};
+    x->held[x->nheld++] = (snap_rec){SA_ALLOC, stream, addr, requested, size, sn_time(x, t), 0, 0};
     x->held_seq = seq;
 }
 
@@ -308,7 +329,8 @@ int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *e
     x->mapped = L->policy->maps_virtual && L->policy->maps_virtual(L->policy_opts);
     x->obs = (sim_observer){.ctx = x, .alloc = sn_alloc, .free = sn_free, .device = sn_device,
                             .move = sn_move, .lost = sn_lost,
-                            .prologue = sn_prologue, .free_failed = sn_free_failed};
+                            .prologue = sn_prologue, .free_failed = sn_free_failed,
+                            .event = sn_event};
     *xp = x;
     return 0;
 }
@@ -603,6 +625,10 @@ static void sn_write(snap_exp *x, FILE *f)
         sn_entries(x, f, expandable, 1, spos);
     }
     free(spos);
+    /* time_us is simulated time, which starts at 0: amsim's reader measures from here rather
+     * than from the first entry, so time before it (an at=, the prologue's device calls) is
+     * kept (until 2026-11-27 it was lost; PyTorch's viewer ignores the key) */
+    pk_kint(f, "amsim_time_origin_us", 0);
     pk_str(f, "allocator_settings");
     fputc('}', f);
     pk_str(f, "external_annotations");

@@ -73,8 +73,11 @@ int linebuf_next_slow(linebuf *lb, char **line, size_t *len)
             lb->line++;
             if (n && s[n - 1] == '\r')
                 n--;
-            if (n > lb->max_line)
+            if (n > lb->max_line) {
+                *line = s; /* its start, for a caller that classifies it (trace.c) */
+                *len = lb->max_line;
                 return LINEBUF_TOOLONG;
+            }
             s[n] = 0; /* the '\n', the '\r', or the spare byte after the data */
             *line = s;
             *len = n;
@@ -84,6 +87,8 @@ int linebuf_next_slow(linebuf *lb, char **line, size_t *len)
             return 0;
         if (avail > lb->max_line + 1) { /* + 1: a '\r' may still come */
             lb->line++;
+            *line = s;
+            *len = lb->max_line;
             return LINEBUF_TOOLONG;
         }
         if (linebuf_fill(lb))

@@ -33,7 +33,8 @@ typedef struct linebuf {
 /* Start reading f from its current position; max_line < LINEBUF_CHUNK - 2. */
 void linebuf_init(linebuf *lb, FILE *f, size_t max_line);
 void linebuf_free(linebuf *lb);
-/* 1: *line and *len set; 0: end of file; LINEBUF_TOOLONG: line lb->line exceeds the limit;
+/* 1: *line and *len set; 0: end of file; LINEBUF_TOOLONG: line lb->line exceeds the limit
+ * (*line: its first *len = max_line bytes, not NUL-terminated, valid until the next call);
  * LINEBUF_EREAD: the read failed (errno set). linebuf_next is the inline fast path (a complete
  * line in the buffer); everything else (first call, refills, end of file, limits) is
  * linebuf_next_slow's, which gives the same results for any state. */

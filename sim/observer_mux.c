@@ -90,6 +90,12 @@ static void mux_prologue(void *ctx, int on)
     MUX_EACH(m, prologue, on);
 }
 
+static void mux_event(void *ctx, am_ps t)
+{
+    obs_mux *m = ctx;
+    MUX_EACH(m, event, t);
+}
+
 const sim_observer *obs_mux_init(obs_mux *m, const sim_observer *const *list, int n)
 {
     memset(m, 0, sizeof *m);
@@ -100,6 +106,6 @@ const sim_observer *obs_mux_init(obs_mux *m, const sim_observer *const *list, in
         return m->n ? m->to[0] : NULL;
     m->obs = (sim_observer){m, mux_alloc, mux_free, mux_device, mux_counters, mux_op, mux_action,
                             mux_link, mux_move, mux_oom,
-                            mux_lost, mux_prologue, mux_free_failed};
+                            mux_lost, mux_prologue, mux_free_failed, mux_event};
     return &m->obs;
 }

@@ -37,9 +37,26 @@
 enum trace_fmt { TRACE_F_UNKNOWN, TRACE_F_NONE, TRACE_F_NATIVE, TRACE_F_CSV, TRACE_F_PICKLE,
                  TRACE_F_BIN };
 
-/* Classify a text file (f, named path in messages) by its first line that is neither blank nor
- * a comment. 0 and *fmt, or -1 with err (a NUL byte, a read error). */
-static int trace_detect_text(FILE *f, const char *path, enum trace_fmt *fmt, am_error *err)
+/* Whether the first len bytes of an overlong line are what a text trace's line before or at its
+ * header starts with: blanks only, a comment, or a header. */
+static int text_line_start(const char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    if (i == len || s[i] == '#')
+        return 1;
+    const char *p = s + i;
+    size_t n = len - i;
+    return (n >= 11 && memcmp(p, "amsim-trace", 11) == 0) ||
+           (n >= 19 && memcmp(p, "id,lower,upper,size", 19) == 0);
+}
+
+/* Classify a text file (f, named path in messages; gz: it is decompressed) by its first line
+ * that is neither blank nor a comment. 0 and *fmt, or -1 with err (a NUL byte, a line too long,
+ * a read error). */
+static int trace_detect_text(FILE *f, const char *path, int gz, enum trace_fmt *fmt,
+                             am_error *err)
 {
     linebuf lb;
     linebuf_init(&lb, f, LINEBUF_MAX_LINE);
@@ -47,7 +64,14 @@ static int trace_detect_text(FILE *f, const char *path, enum trace_fmt *fmt, am_
     size_t len;
     int r;
     *fmt = TRACE_F_UNKNOWN;
-    while ((r = linebuf_next(&lb, &line, &len)) == 1) {
+    while ((r = linebuf_next(&lb, &line, &len)) == 1 || r == LINEBUF_TOOLONG) {
+        if (r == LINEBUF_TOOLONG) {
+            /* too long for any format: a reader's line (blank, a comment, a header) gets the
+             * readers' message; other bytes (a binary file) are no trace we know */
+            if (!text_line_start(line, len))
+                r = 1;
+            break;
+        }
         const char *p = line;
         while (*p == ' ' || *p == '\t')
             p++;
@@ -70,12 +94,24 @@ static int trace_detect_text(FILE *f, const char *path, enum trace_fmt *fmt, am_
             *fmt = TRACE_F_CSV;
         break;
     }
+    unsigned long lineno = lb.line;
     linebuf_free(&lb);
-    if (r == LINEBUF_EREAD)
-        return am_fail(err, AM_EINPUT, "%s: read error: %s", path, trace_read_why(errno));
+    /* The readers' own messages for these, as the lines after the header get them (until
+     * 2026-11-27 a line too long before or at the header was an "unrecognised trace format",
+     * and a gzip stream that broke here had neither "gzip-compressed trace:" nor a LINE). */
+    if (r == LINEBUF_TOOLONG)
+        return am_fail_at(err, path, lineno, LINEBUF_MAX_LINE + 1,
+                          "line too long (limit %u bytes)", LINEBUF_MAX_LINE);
+    if (r == LINEBUF_EREAD) {
+        int why = errno;
+        if (lineno > 0) /* the line after the last one read whole, as trace_native.c says it */
+            return am_fail_at(err, path, lineno + 1, 0, "read error: %s", trace_read_why(why));
+        return am_fail(err, AM_EINPUT, "%s: %sread error: %s", path,
+                       gz ? "gzip-compressed trace: " : "", trace_read_why(why));
+    }
     if (r == 0)
         *fmt = TRACE_F_NONE;
-    /* r == 1 with an unknown first line, or a first line too long for any format: unknown */
+    /* r == 1 with an unknown first line: unknown */
     return 0;
 }
 
@@ -104,7 +140,7 @@ int trace_sniff(const char *path)
     else if (got == 0 || fseek(f, 0, SEEK_SET) != 0)
         yes = got != 0; /* empty: no signature; unseekable: the reader's error */
     else /* a NUL byte before the first content, a read error: the reader's error */
-        yes = trace_detect_text(f, path, &fmt, &err) != 0 || fmt == TRACE_F_NATIVE ||
+        yes = trace_detect_text(f, path, 0, &fmt, &err) != 0 || fmt == TRACE_F_NATIVE ||
               fmt == TRACE_F_CSV;
     fclose(f);
     return yes;
@@ -172,7 +208,7 @@ int trace_open(trace **tp, const char *path, const trace_opts *o, am_error *err)
             am_fail(err, AM_EINPUT, "%s: cannot rewind: %s", path, strerror(errno));
             goto fail;
         }
-        if (trace_detect_text(f, path, &fmt, err))
+        if (trace_detect_text(f, path, gz, &fmt, err))
             goto fail;
     }
     if (fmt == TRACE_F_NONE) {

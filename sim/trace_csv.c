@@ -205,6 +205,12 @@ static int csv_row_parse(trace *t, unsigned long lineno, char *line, size_t len,
     char *p = line, *e = line + len;
     if (csv_row_plain(p, e, ncols, r))
         goto done;
+    /* a carriage return left inside the row (the one before '\n' is gone) is the native
+     * reader's error at its column, unless a NUL byte comes first (until 2026-11-27 it was read
+     * into a field: "bad size '5\x0d2'") */
+    const char *cr = memchr(line, '\r', len), *nul = memchr(line, 0, len);
+    if (cr && (!nul || cr < nul))
+        return am_fail_at(err, t->path, lineno, (unsigned long)(cr - line) + 1, TRACE_CR_MSG);
     for (int c = 0; c < ncols; c++) {
         if (c > 0) {
             if (p == e)
@@ -266,6 +272,9 @@ static int csv_line_kind(trace *t, const linebuf *lb, char *line, size_t len, in
         const char *z = memchr(line, 0, len);
         if (z)
             return csv_nul(t, lb->line, line, z, err);
+        if ((z = memchr(line, '\r', len))) /* as in a row (csv_row_parse) */
+            return am_fail_at(err, t->path, lb->line, (unsigned long)(z - line) + 1,
+                              TRACE_CR_MSG);
     }
     if (*p == 0 || *p == '#')
         return 0;
@@ -313,22 +322,24 @@ static int csv_load(trace *t, csv *c, am_error *err)
     linebuf_init(&lb, t->f, LINEBUF_MAX_LINE);
     char *line;
     size_t len;
-    int r, ncols = 0;
+    int r, ncols = 0, bad = 0;
+    /* The first error in file order: a line's error stops the reading, and a duplicate id
+     * among the rows before it (checked below) comes first (until 2026-11-27 any line's error
+     * came before every duplicate, even a later line's) */
     while ((r = linebuf_next(&lb, &line, &len)) == 1) {
         int k = csv_line_kind(t, &lb, line, len, &ncols, err);
-        if (k < 0)
-            goto fail;
-        if (k < 2)
-            continue;
-        if (csv_row_parse(t, lb.line, line, len, ncols, csv_room(c), err))
-            goto fail;
-        c->nrows++;
+        if (k < 0 || (k == 2 && csv_row_parse(t, lb.line, line, len, ncols, csv_room(c), err))) {
+            bad = 1;
+            break;
+        }
+        if (k == 2)
+            c->nrows++;
     }
-    if (r < 0) {
+    if (!bad && r < 0) {
         csv_read_error(t, &lb, r, err);
-        goto fail;
+        bad = 1;
     }
-    if (!ncols) {
+    if (!bad && !ncols) {
         am_fail_at(err, t->path, lb.line, 0, "missing lifetime CSV header '" CSV_HEADER "'");
         goto fail;
     }
@@ -354,6 +365,8 @@ static int csv_load(trace *t, csv *c, am_error *err)
                    (unsigned long long)csv_rowp(c, dup)->v[0], csv_rowp(c, first)->line);
         goto fail_sort;
     }
+    if (bad) /* err holds the line's error */
+        goto fail_sort;
 
     /* The frees in row order, then the allocs in row order (built at the array's far half and
      * moved down): a stable sort by time then gives (time, frees first, row). */

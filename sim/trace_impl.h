@@ -28,6 +28,9 @@ struct trace {
 
 /* The text readers' message for a NUL byte (a C string would end there). */
 #define TRACE_NUL_MSG "NUL byte (a text trace has none: is the file binary or damaged?)"
+/* ... and for a carriage return inside a line (the one before '\n' is the line ending's). */
+#define TRACE_CR_MSG "carriage return inside a line (line endings are LF or CRLF; is this a " \
+                     "classic Mac text file?)"
 
 /* Each opens t->impl from t->f (already detected, rewound to the start) and sets t->reader.
  * 0, or -1 with err; on failure t->impl is either NULL or owned by t->reader->close (trace.c

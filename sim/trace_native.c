@@ -153,6 +153,20 @@ static int native_u64_some(trace *t, native *n, const char *what, const char *s,
     return 0;
 }
 
+/* A size or time with a sign: '+' is refused as in an ID, '-' as negative even on zero ("-0",
+ * "-0KiB", "-0.0ns": until 2026-11-27 these were read as 0, while "-5" was refused and the
+ * integer fields refuse "-0" as negative). 1 and *why when s starts with one. */
+static int native_signed(const char *s, const char **why)
+{
+    if (*s == '+')
+        *why = "a sign is not allowed";
+    else if (*s == '-' && ((s[1] >= '0' && s[1] <= '9') || s[1] == '.'))
+        *why = "negative values are not allowed";
+    else
+        return 0;
+    return 1;
+}
+
 static int native_size(trace *t, native *n, const char *what, const char *s, size_t len,
                        unsigned long col, uint64_t *v, am_error *err)
 {
@@ -160,8 +174,8 @@ static int native_size(trace *t, native *n, const char *what, const char *s, siz
     if (r == 0)
         return 0;
     const char *why = "not a size";
-    if (*s == '+') /* as an ID: unsigned fields take no sign */
-        why = "a sign is not allowed";
+    if (native_signed(s, &why)) /* as an ID: unsigned fields take no sign */
+        ;
     else if (r == 1 && units_size_whole(s, v, &why) == 0)
         return 0;
     return NFAIL(col, "bad %s '%s': %s", what, s, r == 2 ? native_u64_why(s, r) : why);
@@ -179,8 +193,8 @@ static int native_time(trace *t, native *n, const char *what, const char *s, siz
         return 0;
     }
     const char *why = "not a time";
-    if (*s == '+')
-        why = "a sign is not allowed";
+    if (native_signed(s, &why))
+        ;
     else if (r == 1 && units_time_default_whole(s, n->unit, v, &why) == 0)
         return 0;
     return NFAIL(col, "bad %s '%s': %s", what, s, r == 2 ? "out of range (more than 2^64 ps)" : why);
@@ -538,8 +552,7 @@ static int native_line(trace *t, native *n, char **line, size_t *len, am_error *
      * part of a field, and echoed raw in its message */
     z = r == 1 ? memchr(*line, '\r', *len) : NULL;
     if (z)
-        return NFAIL((unsigned long)(z - *line) + 1, "carriage return inside a line (line "
-                     "endings are LF or CRLF; is this a classic Mac text file?)");
+        return NFAIL((unsigned long)(z - *line) + 1, TRACE_CR_MSG);
     return r;
 }
 

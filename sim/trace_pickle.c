@@ -39,7 +39,8 @@
  *
  * Streams: CUDA stream handles become small integers in order of first appearance (trace
  * entries first, then segments); stream 0 stays 0. Times: time_us relative to the first
- * entry that has one, in ps (absolute microseconds since the epoch would overflow 64-bit ps);
+ * entry that has one, in ps (absolute microseconds since the epoch would overflow 64-bit ps), or
+ * to amsim_time_origin_us when an amsim export has it (read_origin);
  * prologue events have time 0. Event positions (`line`) are 1-based trace entry numbers; 0 for
  * prologue events. Messages on bad input: "PATH: byte N: ..." from the unpickler, else
  * "PATH: device_traces[D][I]: ..." naming the offending entry. */
@@ -63,7 +64,7 @@ enum { S_FREE, S_ALLOC, S_PENDING };
 
 typedef struct tp_entry {
     int action;
-    int skipped; /* counted with the skipped rows: by the backward walk, the trace, or both */
+    int skipped; /* counted with the skipped rows: it gives no event (build_trace, build_start) */
     uint64_t addr, size; /* A_OOM_FREE_*: addr is the oom entry's index in the start list */
     uint32_t stream;
     am_ps time;
@@ -417,12 +418,16 @@ static int action_of(const pkl_value *a)
     return A_OTHER; /* an action of a newer version: skipped and counted */
 }
 
+/* Times are microseconds after the origin: amsim_time_origin_us when the snapshot has it (an
+ * export of amsim's: its simulated time 0), else the first entry's time_us (PyTorch's are
+ * microseconds since the epoch). origin NULL: no key. */
 static int read_entries(trace *t, const char *name, const pkl_value *list, int dev,
-                        tp_streams *st, tp_entry **out, size_t *nout, am_error *err)
+                        const int64_t *origin, tp_streams *st, tp_entry **out, size_t *nout,
+                        am_error *err)
 {
     tp_entry *e = am_calloc(list->len ? list->len : 1, sizeof *e);
-    int64_t t0 = 0;
-    int have_t0 = 0;
+    int64_t t0 = origin ? *origin : 0;
+    int have_t0 = origin != NULL;
     for (size_t i = 0; i < list->len; i++) {
         const pkl_value *d = list->items[i];
         tp_entry *x = &e[i];
@@ -464,8 +469,9 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
             if (us > TR_TIME_MAX / AM_PS_PER_US) {
                 free(e);
                 return am_fail(err, AM_EINPUT, "%s: %s[%d][%zu]: 'time_us' %lld is %llu us "
-                               "after the first entry's: out of range (at most 2^64 - 3 ps)",
-                               t->path, name, dev, i, (long long)tu, (unsigned long long)us);
+                               "after %s: out of range (at most 2^64 - 3 ps)", t->path, name,
+                               dev, i, (long long)tu, (unsigned long long)us,
+                               origin ? "amsim_time_origin_us" : "the first entry's");
             }
             x->time = us * AM_PS_PER_US;
         }
@@ -475,10 +481,22 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
     return 0;
 }
 
+/* amsim_time_origin_us (export_snapshot.c): the time_us of amsim's simulated time 0, so that
+ * time before the first entry (a first request's at=, the prologue's device calls) is kept
+ * (until 2026-11-27 an export's replay started at its first entry and lost it). Absent: 0. */
+static int read_origin(trace *t, const pkl_value *v, int64_t *origin, am_error *err)
+{
+    *origin = 0;
+    if (v && pkl_int(v, origin) < 0)
+        return am_fail(err, AM_EINPUT, "%s: 'amsim_time_origin_us' is a %s, expected an integer",
+                       t->path, pkl_type_name(v->type));
+    return 0;
+}
+
 /* amsim_start_traces (export_snapshot.c): per device, the start-state prologue of the run
  * amsim exported. Absent (or no list for dev): *out = NULL, the start state is walked back. */
-static int read_start(trace *t, const pkl_value *st_list, int dev, tp_streams *st,
-                      tp_entry **out, size_t *nout, am_error *err)
+static int read_start(trace *t, const pkl_value *st_list, int dev, const int64_t *origin,
+                      tp_streams *st, tp_entry **out, size_t *nout, am_error *err)
 {
     *out = NULL;
     *nout = 0;
@@ -493,7 +511,7 @@ static int read_start(trace *t, const pkl_value *st_list, int dev, tp_streams *s
     if (list->type != PKL_LIST)
         return am_fail(err, AM_EINPUT, "%s: amsim_start_traces[%d] is a %s, expected a list",
                        t->path, dev, pkl_type_name(list->type));
-    return read_entries(t, "amsim_start_traces", list, dev, st, out, nout, err);
+    return read_entries(t, "amsim_start_traces", list, dev, origin, st, out, nout, err);
 }
 
 static const char *const state_names[] = {"inactive", "active_allocated", "active_pending_free"};
@@ -959,9 +977,15 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
     tp_entry *en = NULL, *sen = NULL; /* sen: amsim_start_traces' entries, if any */
     size_t n = 0, ns = 0;
     int rc = -1;
-    if (read_entries(t, "device_traces", list, dev, &st, &en, &n, err) < 0 ||
+    int64_t origin;
+    const int64_t *po = NULL;
+    if (read_origin(t, pkl_get(root, "amsim_time_origin_us"), &origin, err) < 0)
+        return -1;
+    if (pkl_get(root, "amsim_time_origin_us"))
+        po = &origin;
+    if (read_entries(t, "device_traces", list, dev, po, &st, &en, &n, err) < 0 ||
         read_segments(t, segs, dev, &st, &s, err) < 0 ||
-        read_start(t, pkl_get(root, "amsim_start_traces"), dev, &st, &sen, &ns, err) < 0)
+        read_start(t, pkl_get(root, "amsim_start_traces"), dev, po, &st, &sen, &ns, err) < 0)
         goto out;
     /* 1. declarations: dump-time segments and segment_* addresses */
     for (size_t i = 0; i < s.n; i++)
@@ -974,11 +998,13 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
         if (sen[i].action >= A_SEG_ALLOC && sen[i].action <= A_SEG_UNMAP &&
             !seg_find(&s, sen[i].addr))
             declare(t, im, sen[i].addr, sen[i].size, sen[i].stream);
-    /* 2. walk backwards to the state at the start; entries that do not fit the state are
-     * skipped rows */
+    /* 2. walk backwards to the state at the start. An entry that does not fit the state (an
+     * alloc outside every known segment) leaves it as it is, and is still replayed: it is no
+     * skipped row (until 2026-11-27 it was counted as one, so a snapshot without segments
+     * reported all its entries skipped while replaying them) */
     if (!sen)
         for (size_t i = n; i-- > 0;)
-            en[i].skipped = undo(&s, &en[i]);
+            (void)undo(&s, &en[i]);
     uint64_t next_id = 1, nblocks = 0;
     for (size_t i = 0; i < s.n; i++)
         nblocks += s.s[i].nb;
@@ -990,8 +1016,8 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
         build_prologue(t, im, &s, &next_id, &live);
     /* 3. the trace itself */
     build_trace(t, im, en, n, sen, ns, &next_id, &live);
-    /* each entry once, whichever walk skipped it: a free of an unknown address fits neither
-     * (until 2026-11-27 it counted twice, once in each) */
+    /* each entry that gave no event, once (until 2026-11-27 a free of an unknown address
+     * counted twice, in the backward walk and in the trace) */
     for (size_t i = 0; i < n; i++)
         t->skipped += (uint64_t)en[i].skipped;
     for (size_t i = 0; i < ns; i++)

@@ -158,6 +158,21 @@ BI_TB(t_garbage, "garbage.trace", "\x01\x02\xff\xfe\x00\x00\x7f" "ELF\x00\x00",
       "amsim: @: unrecognised trace format (expected 'amsim-trace v1'")
 BI_TB(t_gzip_garbage, "broken.trace.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xff\xff",
       "amsim: @: ")
+/* The first half of a gzip-compressed native trace whose header follows 40 comment lines: the
+ * stream breaks while the format is being detected, after 16 whole lines. The error is the
+ * native reader's, at the line after the last one read whole (until 2026-11-27 it was "@: read
+ * error: ..." without a line or "gzip-compressed trace:"). */
+BI_TB(t_gzip_cut_detect, "gcutd.trace.gz",
+      "\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\x5d\x94\x4b\x8a\xc3\x30\x10\x05"
+      "\xf7\x3e\x85\x20\xeb\x81\xfe\x48\xb2\x75\x1c\x49\x96\x20\x60\x27\x30\x13"
+      "\xe6\xfc\x13\x08\x52\x8f\xdf\xd6\x05\x6e\x52\xf5\x9c\x9b\x3b\xee\x8f\xe6"
+      "\xc8\x3d\xbb\xcb\xae\x3e\xcf\xb3\x3d\x5e\x8e\x96\xdb\xe7\x39\x5f\x9f\xb3"
+      "\x68\xd1\xc1\xe4\xca\x2a\xd5\x3e\x90\x5e\x51\xd8\x5b\x19\xc8\xc3\x1b\x37"
+      "\x4e\x6d\xb0\x00\x8c\x5b\xc9\x83\xc5\x2b\x2b\x65\x8f\x03\xad\x70\x6d\xeb"
+      "\x32\xd0\x06\x6f\x5c\x6b\x0e\x83\x25\xbc\x96\x2a\xcf\xdf\x0d\x42\x4a\xdc"
+      "\xf7\xc9\x40\x4a\xd0\x9e\x26\x13\x3c\xb8\xe6\x3a\xa1\xe2\x45\x5f\xb7\x09"
+      "\x41\x4c\xe1\xe6\x27\x03\x31\xbe\x93\x15\x8a",
+      "amsim: @:17: read error: corrupt or truncated gzip data")
 BI_T(t_version, "v2.trace", "amsim-trace v2\nalloc 1 1\n",
      "amsim: @:1:13: unsupported trace version 'v2' (this amsim reads v1)")
 BI_T(t_noversion, "nov.trace", "amsim-trace\n",
@@ -293,6 +308,20 @@ BI_T(t_time_subps, "subps.trace", H "compute 0.5ps\n",
      "amsim: @:2:9: bad DURATION '0.5ps': not a whole number of picoseconds")
 BI_T(t_size_plus, "plus.trace", H "alloc 8 +5\n",
      "amsim: @:2:9: bad BYTES '+5': a sign is not allowed")
+/* A minus sign on a zero size or time is refused too, as on any other value and as the integer
+ * fields refuse "-0" (until 2026-11-27 "-0", "-0KiB", "-0.0", "-0ns" and at=-0 were read as 0). */
+static void t_minus_zero(void)
+{
+    static const char *const c[][2] = {
+        {H "alloc 8 -0\n", "amsim: @:2:9: bad BYTES '-0': negative values are not allowed"},
+        {H "alloc 8 -0KiB\n", "amsim: @:2:9: bad BYTES '-0KiB': negative values are not allowed"},
+        {H "alloc 8 -0.0\n", "amsim: @:2:9: bad BYTES '-0.0': negative values are not allowed"},
+        {H "compute -0ns\n",
+         "amsim: @:2:9: bad DURATION '-0ns': negative values are not allowed"},
+        {H "alloc 8 5 at=-0\n", "amsim: @:2:14: bad at '-0': negative values are not allowed"}};
+    for (size_t k = 0; k < AM_ARRAY_LEN(c); k++)
+        bi_run(&(bi_case){BI_TRACE, "minus0.trace", c[k][0], 0, c[k][1], NULL, NULL});
+}
 BI_T(t_cr_inside, "cr.trace", H "alloc 1 4096\rfree 1\n",
      "amsim: @:2:13: carriage return inside a line (line endings are LF or CRLF;")
 BI_C(y_time_unit_frac, "tufrac.yaml", BI_CFG_TEXT "trace: {time_unit: 1.5ps}\n",
@@ -411,6 +440,21 @@ BI_T(c_time_overflow, "tovf.csv", CH "0,0,18446744073709551615,5\n",
      "exceeds 2^64 ps")
 BI_T(c_duplicate_id, "dup.csv", CH "6,0,10,5\n7,0,10,5\n6,1,2,3\n",
      "amsim: @:4:1: duplicate id 6 (first used on line 2)")
+/* The first error in file order: the duplicate on line 4 before the bad upper on line 5, on
+ * the streamed path's ordered and unordered ids alike (until 2026-11-27 every syntax error came
+ * before every duplicate id); a syntax error before the duplicate is still reported first. */
+BI_T(c_duplicate_before_bad, "dupbad.csv", CH "5,0,2,5\n3,1,4,5\n5,2,4,5\n9,3,x,5\n",
+     "amsim: @:4:1: duplicate id 5 (first used on line 2)")
+BI_T(c_duplicate_ordered_before_bad, "dupbad2.csv", CH "1,0,2,5\n2,1,4,5\n2,2,4,5\n3,3,x,5\n",
+     "amsim: @:4:1: duplicate id 2 (first used on line 3)")
+BI_T(c_bad_before_duplicate, "baddup.csv", CH "5,0,2,5\n9,3,x,5\n5,2,4,5\n",
+     "amsim: @:3:5: bad upper 'x': not an unsigned integer")
+/* A bare carriage return inside a row or a comment is the native reader's error at its column
+ * (until 2026-11-27 a row's was read into a field: "bad size '5\x0d2'"). */
+BI_T(c_cr_inside, "cr.csv", CH "5,0,2,5\n3,1,4,5\r2\n",
+     "amsim: @:3:8: carriage return inside a line (line endings are LF or CRLF;")
+BI_T(c_cr_comment, "crc.csv", CH "# a\rb\n5,0,2,5\n",
+     "amsim: @:2:4: carriage return inside a line (line endings are LF or CRLF;")
 BI_T(c_text_id, "textid.csv", CH "b1,0,1,1\n",
      "amsim: @:2:1: bad id 'b1': not an unsigned integer")
 
@@ -508,6 +552,31 @@ static void t_line_too_long(void)
     char *s = gen_repeat(H "alloc 1 1 name=", "x", 70000, "\n", "", 0, "", &len);
     bi_run(&(bi_case){BI_TRACE, "long.trace", s, len,
                       "amsim: @:2:65537: line too long (limit 65536 bytes)", NULL, NULL});
+    free(s);
+}
+
+/* Before or at the header, a line too long is the same error, not an "unrecognised trace
+ * format" (until 2026-11-27): a comment, a blank line and the header itself. A binary file
+ * without a newline stays unrecognised (t_garbage_long). */
+static void t_line_too_long_first(void)
+{
+    static const char *const first[] = {"# ", "  ", "amsim-trace v1 time_unit="};
+    for (size_t k = 0; k < 3; k++) {
+        size_t len;
+        char *s = gen_repeat(first[k], k == 1 ? " " : "x", 70000, "\n", "", 0, H, &len);
+        bi_run(&(bi_case){BI_TRACE, "longfirst.trace", s, len,
+                          "amsim: @:1:65537: line too long (limit 65536 bytes)", NULL, NULL});
+        free(s);
+    }
+}
+
+static void t_garbage_long(void)
+{
+    size_t len;
+    char *s = gen_repeat("\x01\x02" "ELF", "\xfe", 70000, "", "", 0, "", &len);
+    bi_run(&(bi_case){BI_TRACE, "garbagelong.trace", s, len,
+                      "amsim: @: unrecognised trace format (expected 'amsim-trace v1'", NULL,
+                      NULL});
     free(s);
 }
 
@@ -2050,6 +2119,7 @@ void suite_badinput(void)
              {"trace: only blank lines and comments", t_blank},
              {"trace: binary garbage", t_garbage},
              {"trace: broken gzip", t_gzip_garbage},
+             {"trace: gzip breaking while the format is detected", t_gzip_cut_detect},
              {"trace: unsupported version", t_version},
              {"trace: missing version", t_noversion},
              {"trace: unknown header field", t_header_field},
@@ -2113,7 +2183,10 @@ void suite_badinput(void)
              {"trace: unknown level in transfer", t_unknown_level_transfer},
              {"trace: control character in name", t_name_control},
              {"trace: name too long", t_name_too_long},
+             {"trace: a minus sign on a zero size or time", t_minus_zero},
              {"trace: line too long", t_line_too_long},
+             {"trace: line too long before or at the header", t_line_too_long_first},
+             {"trace: long binary garbage without a newline", t_garbage_long},
              /* native trace: engine rules */
              {"engine: duplicate live id", t_duplicate_id},
              {"engine: free of unknown id", t_free_unknown},
@@ -2139,6 +2212,11 @@ void suite_badinput(void)
              {"csv: size overflows 64 bits", c_overflow},
              {"csv: time overflows 2^64 ps", c_time_overflow},
              {"csv: duplicate id", c_duplicate_id},
+             {"csv: a duplicate id before a bad value is reported first", c_duplicate_before_bad},
+             {"csv: ... with ids in order up to it", c_duplicate_ordered_before_bad},
+             {"csv: a bad value before a duplicate id is reported first", c_bad_before_duplicate},
+             {"csv: carriage return inside a row", c_cr_inside},
+             {"csv: carriage return inside a comment", c_cr_comment},
              {"csv: text id", c_text_id},
              {"csv: line too long", c_line_too_long},
              /* pickles */

@@ -536,6 +536,29 @@ static long long run_peak_live(const char *config, const char *tpath, const char
  * donor used to live to the end of the trace (peak 8388608 instead of 4194304), and a buffer a
  * transfer's into= allocates was dropped with its free; what a CSV cannot hold (a two-phase
  * free with allocations between its phases) is refused, naming both peaks. */
+/* convert --to csv names the events it drops by their kind and counts in the singular when
+ * one: a snapshot's declared segments are segment_alloc, not "copies, compute, streams,
+ * records" (until 2026-11-27 the summary said that whatever they were, and "1 buffers"). */
+static void test_csv_dropped_kinds(void)
+{
+    const char *tr = tu_write("dk.trace", "amsim-trace v1\nsegment_alloc 0 2MiB declared=1\n"
+                              "alloc 1 1MiB addr=0\ncompute 5us\ncompute 1us\nsync\n"
+                              "free 1\n");
+    char args[2048], *errout = NULL;
+    snprintf(args, sizeof args, "convert %s --to csv -o %s/dk.csv", tr, tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, &errout), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(errout);
+    const char *want[] = {": 1 buffer written (0 of them allocated by a transfer's into=; 0 "
+                          "donations,", "; 4 other events (2 compute, 1 sync, 1 segment_alloc) "
+                          "and 0 allocations of other levels dropped"};
+    for (size_t k = 0; k < 2; k++) {
+        CU_ASSERT_PTR_NOT_NULL(strstr(errout, want[k]));
+        if (!strstr(errout, want[k]))
+            fprintf(stderr, "\n  stderr: %s  want: %s\n", errout, want[k]);
+    }
+    free(errout);
+}
+
 static void test_csv_peak_live(void)
 {
     char cfg[1024], spill[1024];
@@ -893,6 +916,7 @@ void suite_convert(void)
              {"binary form round trip and truncation", test_binary},
              {"binary level table larger than the read buffer", test_binary_big_header},
              {"native -> csv keeps peak live (donations, into=) or refuses", test_csv_peak_live},
+             {"native -> csv names the kinds of events it drops", test_csv_dropped_kinds},
              {"native -> csv refuses what run refuses (ids, events)", test_csv_engine_rules},
              {"native -> csv: the offset column, or what its absence loses",
               test_csv_partial_addresses},

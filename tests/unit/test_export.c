@@ -659,6 +659,7 @@ static void test_snapshot_start_state(void)
     CU_ASSERT_EQUAL(back.m.peak_live_bytes, run.m.peak_live_bytes);
     CU_ASSERT_EQUAL(back.m.peak_reserved_bytes, run.m.peak_reserved_bytes);
     CU_ASSERT_EQUAL(back.m.live_bytes, run.m.live_bytes);
+    CU_ASSERT_EQUAL(back.su.makespan, run.su.makespan);
     snap_entries(b, order, sizeof order);
     CU_ASSERT_STRING_EQUAL(order, "arc");
     export_run(cfg, b, NULL, a, &again);
@@ -699,6 +700,8 @@ static void test_snapshot_start_state_policies(void)
         CU_ASSERT_EQUAL(back.m.peak_live_bytes, run.m.peak_live_bytes);
         CU_ASSERT_EQUAL(back.m.peak_reserved_bytes, run.m.peak_reserved_bytes);
         CU_ASSERT_EQUAL(back.m.live_bytes, run.m.live_bytes);
+        CU_ASSERT_EQUAL(back.su.makespan, run.su.makespan);
+        CU_ASSERT_EQUAL(back.su.host_time, run.su.host_time);
         if (back.su.address_matches != 3 || back.m.peak_live_bytes != run.m.peak_live_bytes)
             fprintf(stderr, "\n%s: %llu of 3 at their address, peak live %llu B (run %llu B)\n",
                     policies[k], (unsigned long long)back.su.address_matches,
@@ -711,6 +714,44 @@ static void test_snapshot_start_state_policies(void)
             allocs += *c == 'a';
         CU_ASSERT_EQUAL(allocs, 3);
     }
+}
+
+/* The export keeps the run's timing: its time_us is simulated time from amsim_time_origin_us
+ * (0), and each entry's is when its event began on the host, before the policy's device-call
+ * latency, so the replay issues each request when the original did. Under caching and platform
+ * (20 us per device call) with a first request at 100 us, and with a prologue: same makespan and
+ * host time. Until 2026-11-27 the reader measured from the first entry (the replay lost the
+ * 100 us before it: 200 us where the run took 300 us) and the export wrote each request after
+ * its latency (a platform request came 20 us late). */
+static void test_snapshot_timing(void)
+{
+    static const char *const policies[] = {"caching", "platform", "bfc"};
+    const char *tr = tu_write("tm.trace", "amsim-trace v1\nalloc 3 1MiB at=100us\n"
+                              "free 3 at=200us\nalloc 4 1MiB at=300us\n");
+    const char *trp = tu_write("tmp.trace", "amsim-trace v1\nalloc 1 8MiB prologue=1\n"
+                               "alloc 2 4MiB prologue=1\nfree 1 prologue=1\nalloc 3 1MiB\n"
+                               "alloc 4 20MiB at=50us\nfree 3 at=60us\nfree 4\n");
+    const char *const traces[] = {tr, trp};
+    char cfg_text[256], a[512], name[64];
+    snprintf(a, sizeof a, "%s/tm.pickle", tu_tmpdir());
+    for (size_t k = 0; k < AM_ARRAY_LEN(policies); k++)
+        for (size_t j = 0; j < AM_ARRAY_LEN(traces); j++) {
+            snprintf(cfg_text, sizeof cfg_text, "version: 1\nmemories:\n"
+                     "  hbm: {capacity: 1GiB, allocator: {policy: %s}}\n", policies[k]);
+            snprintf(name, sizeof name, "tm_%s.yaml", policies[k]);
+            const char *cfg = tu_write(name, cfg_text);
+            replay_out run = {0}, back = {0};
+            export_run(cfg, traces[j], NULL, a, &run);
+            export_run(cfg, a, NULL, NULL, &back);
+            CU_ASSERT(run.su.makespan >= 300 * AM_PS_PER_US || j == 1);
+            CU_ASSERT_EQUAL(back.su.makespan, run.su.makespan);
+            CU_ASSERT_EQUAL(back.su.host_time, run.su.host_time);
+            CU_ASSERT_EQUAL(back.m.peak_reserved_bytes, run.m.peak_reserved_bytes);
+            if (back.su.makespan != run.su.makespan)
+                fprintf(stderr, "\n%s trace %zu: makespan %llu ps (run %llu ps)\n", policies[k],
+                        j, (unsigned long long)back.su.makespan,
+                        (unsigned long long)run.su.makespan);
+        }
 }
 
 /* A recorded out-of-memory (`oom` line) that the simulation serves is an allocation for that
@@ -777,6 +818,8 @@ static void test_snapshot_start_oom_freed(void)
         CU_ASSERT_EQUAL(back.m.live_bytes, run.m.live_bytes);
         CU_ASSERT_EQUAL(back.m.ooms, run.m.ooms);
         CU_ASSERT_EQUAL(back.su.frees_after_oom, run.su.frees_after_oom);
+        CU_ASSERT_EQUAL(back.su.makespan, run.su.makespan);
+        CU_ASSERT_EQUAL(back.su.host_time, run.su.host_time);
         if (back.m.peak_live_bytes != run.m.peak_live_bytes)
             fprintf(stderr, "\n%s %s: peak live %llu B (run %llu B)\n", policies[k][0],
                     policies[k][1], (unsigned long long)back.m.peak_live_bytes,
@@ -893,6 +936,7 @@ void suite_export(void)
               test_snapshot_start_state},
              {"a replayed snapshot's start state round-trips under bfc, platform and buddy",
               test_snapshot_start_state_policies},
+             {"a snapshot's replay keeps the run's makespan and host time", test_snapshot_timing},
              {"a recorded out-of-memory the run served is written as alloc and free",
               test_snapshot_served_oom},
              {"a prologue's failed request is freed where the trace freed it",

@@ -442,6 +442,29 @@ static void test_unknown_frees(void)
     }
 }
 
+/* Entries outside every known segment do not fit the backward walk but are replayed, so they
+ * are no skipped rows: the alloc 4 MiB past the only segment, its free_requested and its
+ * free_completed give three events and 0 rows skipped. Until 2026-11-27 the walk counted each
+ * (3 rows skipped) while all three were replayed. */
+static void test_outside_segments_replayed(void)
+{
+    const uint64_t base = 1ULL << 30;
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 4 * MB, 512}, {"free_requested", 4 * MB, 512},
+                        {"free_completed", 4 * MB, 512}};
+    const char *path = write_snapshot("os.pickle", base, 2 * MB, b, 1, e, 3);
+    tr_event ev[32];
+    size_t n;
+    char msg[1024];
+    CU_ASSERT_EQUAL_FATAL(read_events(path, 0, ev, 32, &n, msg), 0);
+    CU_ASSERT_FATAL(n >= 3);
+    CU_ASSERT_EQUAL(ev[n - 3].kind, TR_ALLOC);
+    CU_ASSERT_EQUAL(ev[n - 3].addr, base + 4 * MB);
+    CU_ASSERT_EQUAL(ev[n - 2].kind, TR_FREE_REQUESTED);
+    CU_ASSERT_EQUAL(ev[n - 1].kind, TR_FREE_COMPLETED);
+    CU_ASSERT_EQUAL(last_skipped, 0);
+}
+
 /* A private pool's segment (segment_pool_id other than (0, 0)) is refused; the default pool's
  * id is read and accepted. */
 static void test_private_pool(void)
@@ -641,6 +664,8 @@ void suite_pickle(void)
              {"backward walk to the trace start", test_backward_walk},
              {"unknown trace actions counted as skipped", test_unknown_actions},
              {"a free of an unknown address: one skipped row", test_unknown_frees},
+             {"entries outside every segment are replayed, not skipped",
+              test_outside_segments_replayed},
              {"private memory pools refused", test_private_pool},
              {"recorded allocator settings, and the warning when the config differs",
               test_recorded_settings},
