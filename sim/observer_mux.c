@@ -107,5 +107,11 @@ const sim_observer *obs_mux_init(obs_mux *m, const sim_observer *const *list, in
     m->obs = (sim_observer){m, mux_alloc, mux_free, mux_device, mux_counters, mux_op, mux_action,
                             mux_link, mux_move, mux_oom,
                             mux_lost, mux_prologue, mux_free_failed, mux_event};
+    /* the engine calls `event` once per trace event: leave it unset when no observer wants it */
+    int want_event = 0;
+    for (int i = 0; i < m->n; i++)
+        want_event |= m->to[i]->event != NULL;
+    if (!want_event)
+        m->obs.event = NULL;
     return &m->obs;
 }
