@@ -1253,6 +1253,37 @@ static int expect_names_check(const sweep *s, am_error *err)
     return rc;
 }
 
+#define SWEEP_MAX_FILE (64u << 20) /* bytes of YAML read from a sweep file, as for a config */
+
+/* The whole sweep file into *text (caller frees), at most SWEEP_MAX_FILE bytes. */
+static int sweep_read(const char *file, char **text, size_t *len, am_error *err)
+{
+    FILE *f = fopen(file, "rb");
+    if (!f)
+        return am_fail(err, AM_EINPUT, "%s: cannot read: %s", file, strerror(errno));
+    size_t cap = 4096, n = 0, r;
+    char *b = am_malloc(cap);
+    while ((r = fread(b + n, 1, cap - n, f)) > 0) {
+        n += r;
+        if (n > SWEEP_MAX_FILE) {
+            fclose(f);
+            free(b);
+            return am_fail(err, AM_EINPUT, "%s: larger than %u bytes", file, SWEEP_MAX_FILE);
+        }
+        if (n == cap)
+            b = am_realloc(b, cap *= 2);
+    }
+    int bad = ferror(f), saved = errno; /* a directory opens but fails to read: EISDIR */
+    fclose(f);
+    if (bad) {
+        free(b);
+        return am_fail(err, AM_EINPUT, "%s: cannot read: %s", file, strerror(saved));
+    }
+    *text = b;
+    *len = n;
+    return 0;
+}
+
 static int sweep_load(sweep *s, const char *file, am_error *err)
 {
     memset(s, 0, sizeof *s);
@@ -1263,26 +1294,35 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
         free(s->dir);
         s->dir = am_strdup("/");
     }
-    FILE *f = fopen(file, "rb");
-    if (!f)
-        return am_fail(err, AM_EINPUT, "%s: cannot read: %s", file, strerror(errno));
+    char *text = NULL;
+    size_t len = 0;
+    if (sweep_read(file, &text, &len, err) != 0)
+        return -1;
+    /* The config loader's rules, event by event, before libyaml's document loader builds
+     * anything: until 2026-11-27 the loader expanded aliases (a 440-byte alias bomb took 3 GB,
+     * a self-reference exhausted memory), ignored a second document and built any nesting
+     * before the config refused it. */
+    if (cfg_yaml_screen(file, text, len, "sweep", err) != 0) {
+        free(text);
+        return -1;
+    }
     yaml_parser_t p;
     ydoc y = {.file = s->file};
     int rc = -1;
     if (!yaml_parser_initialize(&p)) {
-        fclose(f);
+        free(text);
         return am_fail(err, AM_EINTERNAL, "libyaml: cannot initialize");
     }
-    yaml_parser_set_input_file(&p, f);
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
     if (!yaml_parser_load(&p, &y.d)) {
         am_fail_at(err, file, p.problem_mark.line + 1, p.problem_mark.column + 1, "%s",
                    p.problem ? p.problem : "YAML syntax error");
         yaml_parser_delete(&p);
-        fclose(f);
+        free(text);
         return -1;
     }
     yaml_parser_delete(&p);
-    fclose(f);
+    free(text);
     yaml_node_t *root = yaml_document_get_root_node(&y.d);
     if (!root || root->type != YAML_MAPPING_NODE) {
         am_fail_at(err, file, 1, 1, "a sweep file is a YAML map (base, traces, policies, axes...)");

@@ -306,6 +306,109 @@ static int scalar_control(am_error *e, const char *file, unsigned long line, uns
     return 0;
 }
 
+/* A tag as written: libyaml hands out the resolved form, "tag:yaml.org,2002:str" for "!!str". */
+static const char *tag_shown(const yaml_char_t *tag, char *buf, size_t n)
+{
+    static const char std[] = "tag:yaml.org,2002:";
+    const char *t = (const char *)tag;
+    char raw[128];
+    if (strncmp(t, std, sizeof std - 1) == 0)
+        snprintf(raw, sizeof raw, "!!%s", t + sizeof std - 1);
+    else
+        snprintf(raw, sizeof raw, "%s", t);
+    am_escape_controls(buf, n, raw);
+    return buf;
+}
+
+/* The YAML subset amsim reads, checked on each event as it arrives (before any node is built,
+ * so that no input costs more than its size): one document; no anchors, aliases (alias bombs,
+ * self-references) or tags (until 2026-11-27 `allow_growth: !!str true` silently read as
+ * true: a tag is refused rather than half honoured); nesting at most CFG_MAX_DEPTH deep; no
+ * control characters from a quoted scalar's escapes. depth: collections open around ev; ndocs:
+ * documents seen before it (updated). `what` names the kind of file in messages ("config",
+ * "sweep"). Configs and sweeps share these rules. */
+static int event_refused(const char *file, const yaml_event_t *ev, int depth, int *ndocs,
+                         const char *what, am_error *e)
+{
+    unsigned long line = ev->start_mark.line + 1, col = ev->start_mark.column + 1;
+    const yaml_char_t *anchor = NULL, *tag = NULL;
+    char shown[128];
+    switch (ev->type) {
+    case YAML_DOCUMENT_START_EVENT:
+        if ((*ndocs)++)
+            return am_fail_at(e, file, line, col, "a %s holds one YAML document; found a second "
+                              "one", what);
+        return 0;
+    case YAML_ALIAS_EVENT:
+        snprintf(shown, sizeof shown, "%s", (const char *)ev->data.alias.anchor);
+        return am_fail_at(e, file, line, col, "YAML aliases (*%s) are not supported in amsim %ss; "
+                          "write the value out", shown, what);
+    case YAML_SCALAR_EVENT:
+        anchor = ev->data.scalar.anchor;
+        tag = ev->data.scalar.tag;
+        break;
+    case YAML_MAPPING_START_EVENT:
+        anchor = ev->data.mapping_start.anchor;
+        tag = ev->data.mapping_start.tag;
+        break;
+    case YAML_SEQUENCE_START_EVENT:
+        anchor = ev->data.sequence_start.anchor;
+        tag = ev->data.sequence_start.tag;
+        break;
+    default:
+        return 0;
+    }
+    /* Anchors are refused where they are defined, before any alias can expand them. */
+    if (anchor) {
+        snprintf(shown, sizeof shown, "%s", (const char *)anchor);
+        return am_fail_at(e, file, line, col, "YAML anchors (&%s) are not supported in amsim %ss; "
+                          "write the value out", shown, what);
+    }
+    if (tag)
+        return am_fail_at(e, file, line, col, "YAML tags (%s) are not supported in amsim %ss; "
+                          "write the value without it", tag_shown(tag, shown, sizeof shown), what);
+    if (ev->type == YAML_SCALAR_EVENT)
+        return scalar_control(e, file, line, col, ev);
+    if (depth >= CFG_MAX_DEPTH)
+        return am_fail_at(e, file, line, col, "nesting deeper than %d levels", CFG_MAX_DEPTH);
+    return 0;
+}
+
+/* The depth of collections open after ev, given the depth before it. */
+static int depth_after(const yaml_event_t *ev, int depth)
+{
+    if (ev->type == YAML_MAPPING_START_EVENT || ev->type == YAML_SEQUENCE_START_EVENT)
+        return depth + 1;
+    if (ev->type == YAML_MAPPING_END_EVENT || ev->type == YAML_SEQUENCE_END_EVENT)
+        return depth - 1; /* libyaml guarantees balance */
+    return depth;
+}
+
+int cfg_yaml_screen(const char *file, const char *buf, size_t len, const char *what,
+                    am_error *e)
+{
+    yaml_parser_t p;
+    yaml_event_t ev;
+    int depth = 0, ndocs = 0, rc = 0;
+    if (!yaml_parser_initialize(&p))
+        return am_fail(e, AM_EINTERNAL, "%s: cannot initialise libyaml", file);
+    yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
+    for (;;) {
+        if (!yaml_parser_parse(&p, &ev)) {
+            rc = yaml_fail(e, file, buf, len, &p);
+            break;
+        }
+        int end = ev.type == YAML_STREAM_END_EVENT;
+        rc = event_refused(file, &ev, depth, &ndocs, what, e);
+        depth = depth_after(&ev, depth);
+        yaml_event_delete(&ev);
+        if (rc < 0 || end)
+            break;
+    }
+    yaml_parser_delete(&p);
+    return rc < 0 ? -1 : 0;
+}
+
 /* Parse buf as one YAML document; *out is NULL for an empty document. `file` must outlive the
  * tree (interned). */
 static int tree_parse(const char *file, const char *buf, size_t len, cfg_node **out,
@@ -328,8 +431,9 @@ static int tree_parse(const char *file, const char *buf, size_t len, cfg_node **
             goto err;
         }
         have_ev = 1;
+        if (event_refused(file, &ev, depth, &ndocs, "config", e) < 0)
+            goto err;
         unsigned long line = ev.start_mark.line + 1, col = ev.start_mark.column + 1;
-        const yaml_char_t *anchor = NULL;
         frame *top = depth ? &st[depth - 1] : NULL;
         /* inside a map, events alternate key, value; want_key: this event is a key */
         int want_key = top && top->node->kind == CFG_MAP && !top->key;
@@ -339,25 +443,8 @@ static int tree_parse(const char *file, const char *buf, size_t len, cfg_node **
         case YAML_STREAM_END_EVENT:
             done = 1;
             break;
-        case YAML_DOCUMENT_START_EVENT:
-            if (ndocs++) {
-                am_fail_at(e, file, line, col,
-                           "a config holds one YAML document; found a second one");
-                goto err;
-            }
-            break;
-        case YAML_ALIAS_EVENT:
-            am_fail_at(e, file, line, col,
-                       "YAML aliases (*%s) are not supported in amsim configs; write the "
-                       "value out", (const char *)ev.data.alias.anchor);
-            goto err;
         case YAML_SCALAR_EVENT:
-            /* text is kept as written; tags and quoting style are not interpreted */
-            anchor = ev.data.scalar.anchor;
-            if (anchor)
-                break;
-            if (scalar_control(e, file, line, col, &ev) < 0)
-                goto err;
+            /* text is kept as written; quoting style is not interpreted */
             if (want_key) {
                 top->key = am_strndup((const char *)ev.data.scalar.value, ev.data.scalar.length);
                 top->kline = line;
@@ -371,41 +458,24 @@ static int tree_parse(const char *file, const char *buf, size_t len, cfg_node **
             break;
         case YAML_MAPPING_START_EVENT:
         case YAML_SEQUENCE_START_EVENT:
-            anchor = ev.type == YAML_MAPPING_START_EVENT ? ev.data.mapping_start.anchor
-                                                         : ev.data.sequence_start.anchor;
-            if (anchor)
-                break;
             if (want_key) {
                 am_fail_at(e, file, line, col, "map keys must be plain scalars, not a %s",
                            ev.type == YAML_MAPPING_START_EVENT ? "map" : "list");
-                goto err;
-            }
-            if (depth == CFG_MAX_DEPTH) {
-                am_fail_at(e, file, line, col, "nesting deeper than %d levels",
-                           CFG_MAX_DEPTH);
                 goto err;
             }
             n = node_new(ev.type == YAML_MAPPING_START_EVENT ? CFG_MAP : CFG_SEQ, file, line,
                          col);
             if (attach(st, depth, &root, n, e) < 0)
                 goto err;
-            st[depth].node = n;
-            st[depth].key = NULL;
+            st[depth] = (frame){.node = n};
             depth++;
             break;
         case YAML_MAPPING_END_EVENT:
         case YAML_SEQUENCE_END_EVENT:
             depth--; /* libyaml guarantees balance */
             break;
-        default: /* stream start, document end: nothing to build */
+        default: /* stream start, document start and end: nothing to build */
             break;
-        }
-        /* Anchors are refused where they are defined, before any alias can expand them. */
-        if (anchor) {
-            am_fail_at(e, file, line, col,
-                       "YAML anchors (&%s) are not supported in amsim configs; write the value "
-                       "out", (const char *)anchor);
-            goto err;
         }
         yaml_event_delete(&ev);
         have_ev = 0;

@@ -820,6 +820,11 @@ BI_C(y_fraction, "eff.yaml",
 BI_C(y_alias_bomb, "bomb.yaml",
      "a: &a [\"lol\",\"lol\"]\nb: &b [*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b]\n" V,
      "amsim: @:1:4: YAML anchors (&a) are not supported in amsim configs; write the value out")
+/* A tag: until 2026-11-27 ignored (`!!str true` read as true), now refused as anchors are. */
+BI_C(y_tag, "tag.yaml",
+     V "memories:\n  hbm: {capacity: 1GiB, allocator: {allow_growth: !!str true}}\n",
+     "amsim: @:3:51: YAML tags (!!str) are not supported in amsim configs; write the value "
+     "without it")
 BI_C(y_unknown_device, "dev.yaml", V "device: nosuch\n",
      "amsim: @:2:1: unknown device 'nosuch' (available: ")
 BI_C(y_unknown_policy, "pol.yaml", V "memories:\n  hbm: {capacity: 1GiB, allocator: {policy: nosuch}}\n",
@@ -2023,6 +2028,7 @@ void suite_badinput(void)
              {"yaml: size overflows", y_overflow_size},
              {"yaml: fraction out of range", y_fraction},
              {"yaml: alias bomb", y_alias_bomb},
+             {"yaml: a tag", y_tag},
              {"yaml: deep flow nesting", y_deep_flow},
              {"yaml: deep block nesting", y_deep_block},
              {"yaml: unknown device", y_unknown_device},
