@@ -121,7 +121,9 @@ static cfg_node *map_get(const cfg_node *map, const char *key)
     return NULL;
 }
 
-/* Children keep file order: append at the tail (lists are short, no tail pointer kept). */
+/* Children keep file order: append at the tail. Only for maps and lists amsim makes (a
+ * schema's defaults, a default list): tree_parse and merge_maps keep their own tail pointers,
+ * as a file's lists can be long. */
 static void node_append(cfg_node *parent, cfg_node *child)
 {
     cfg_node **pp = &parent->child;
@@ -221,8 +223,48 @@ static void join_path(char *out, size_t n, const char *parent, const char *key)
 
 /* ---- pass 1: YAML text -> tree ------------------------------------------------------- */
 
+/* The entries of one open map by key, to find a duplicate in constant time (until 2026-11-27
+ * each key was compared with every earlier one: 200,000 keys took 224 s). Open addressing over
+ * the map's own entries, grown at half full; NULL slots are free. */
+typedef struct keyset {
+    cfg_node **slot;
+    size_t cap, n;
+} keyset;
+
+/* FNV-1a: keys are short text; the table's size is a power of two. */
+static uint64_t key_hash(const char *s)
+{
+    uint64_t h = 14695981039346656037u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return am_hash_u64(h);
+}
+
+/* The entry of ks with n's key, or NULL after adding n. */
+static cfg_node *keyset_add(keyset *ks, cfg_node *n)
+{
+    if (2 * (ks->n + 1) > ks->cap) {
+        keyset grown = {am_calloc(ks->cap ? ks->cap * 2 : 16, sizeof *grown.slot),
+                        ks->cap ? ks->cap * 2 : 16, 0};
+        for (size_t i = 0; i < ks->cap; i++)
+            if (ks->slot[i])
+                keyset_add(&grown, ks->slot[i]);
+        free(ks->slot);
+        *ks = grown;
+    }
+    size_t mask = ks->cap - 1, i = (size_t)key_hash(n->key) & mask;
+    for (; ks->slot[i]; i = (i + 1) & mask)
+        if (strcmp(ks->slot[i]->key, n->key) == 0)
+            return ks->slot[i];
+    ks->slot[i] = n;
+    ks->n++;
+    return NULL;
+}
+
 typedef struct frame {
     cfg_node *node;           /* open map or sequence */
+    cfg_node *last;           /* its last child, where the next is appended (constant time) */
+    keyset keys;              /* map: its entries by key */
     char *key;                /* map: key read, value pending */
     unsigned long kline, kcol;
 } frame;
@@ -279,14 +321,19 @@ static int attach(frame *st, int depth, cfg_node **root, cfg_node *n, am_error *
         n->line = f->kline;
         n->col = f->kcol;
         f->key = NULL;
-        const cfg_node *dup = map_get(f->node, n->key);
-        if (dup) {
-            node_fail(e, n, "duplicate key '%s' (first at line %lu)", n->key, dup->line);
+        const cfg_node *dup = keyset_add(&f->keys, n);
+        if (dup) { /* with the first's column too: a flow map puts both on one line */
+            node_fail(e, n, "duplicate key '%s' (first at line %lu, column %lu)", n->key,
+                      dup->line, dup->col);
             node_free(n);
             return -1;
         }
     }
-    node_append(f->node, n);
+    if (f->last)
+        f->last->next = n;
+    else
+        f->node->child = n;
+    f->last = n;
     return 0;
 }
 
@@ -473,6 +520,7 @@ static int tree_parse(const char *file, const char *buf, size_t len, cfg_node **
         case YAML_MAPPING_END_EVENT:
         case YAML_SEQUENCE_END_EVENT:
             depth--; /* libyaml guarantees balance */
+            free(st[depth].keys.slot);
             break;
         default: /* stream start, document start and end: nothing to build */
             break;
@@ -488,8 +536,10 @@ err:
     if (have_ev)
         yaml_event_delete(&ev);
     yaml_parser_delete(&p);
-    for (int i = 0; i < depth; i++)
+    for (int i = 0; i < depth; i++) {
         free(st[i].key);
+        free(st[i].keys.slot);
+    }
     node_free(root);
     return -1;
 }
@@ -497,32 +547,64 @@ err:
 /* ---- pass 2 and 3: --set and preset merge -------------------------------------------- */
 
 /* Move src's entries into dst (both maps): dst keeps its order, src's keys replace dst's key
- * by key (maps merged recursively), src-only keys are appended. src is left empty. */
+ * by key (maps merged recursively), src-only keys are appended. src is left empty. dst's
+ * entries are found by key in constant time (until 2026-11-27 each of src's keys was looked
+ * for along dst, which grew as src-only keys were appended: quadratic in the user's map). */
 static void merge_maps(cfg_node *dst, cfg_node *src)
 {
-    cfg_node *c = src->child;
+    cfg_node *c = src->child, *last = NULL;
     src->child = NULL;
     dst->file = src->file; /* the user wrote this map: point messages there */
     dst->line = src->line;
     dst->col = src->col;
+    keyset have = {0};
+    for (cfg_node *d = dst->child; d; d = d->next) {
+        keyset_add(&have, d);
+        last = d;
+    }
     while (c) {
-        cfg_node *next = c->next, **pp = &dst->child;
+        cfg_node *next = c->next, *d = keyset_add(&have, c);
         c->next = NULL;
-        while (*pp && strcmp((*pp)->key, c->key) != 0)
-            pp = &(*pp)->next;
-        if (!*pp) { /* only the user has it: append */
-            *pp = c;
-        } else if ((*pp)->kind == CFG_MAP && as_map(c)) { /* both maps: key by key */
-            merge_maps(*pp, c);
+        if (!d) { /* only the user has it: append */
+            if (last)
+                last->next = c;
+            else
+                dst->child = c;
+            last = c;
+        } else if (d->kind == CFG_MAP && as_map(c)) { /* both maps: key by key */
+            merge_maps(d, c);
             node_free(c);
         } else { /* scalar or list: the user's node replaces the preset's in place */
-            c->next = (*pp)->next;
-            (*pp)->next = NULL;
-            node_free(*pp);
-            *pp = c;
+            cfg_node *keep = d->next, *old_child = d->child;
+            char *old_value = d->value, *old_key = d->key;
+            *d = *c; /* same address: the table and the list still point at it */
+            d->next = keep;
+            c->child = old_child;
+            c->value = old_value;
+            c->key = old_key;
+            node_free(c); /* the preset's old contents */
         }
         c = next;
     }
+    free(have.slot);
+}
+
+#define CFG_ECHO_MAX 120 /* characters of a --set echoed in messages */
+
+/* Cut an escaped --set longer than CFG_ECHO_MAX to its start and "...", at a character
+ * boundary and not inside a \xHH: a message names the --set, it need not repeat a long list
+ * (until 2026-11-27 a --set's first 500 characters preceded every message about it). */
+static void shorten_echo(char *s)
+{
+    size_t n = strlen(s), cut = CFG_ECHO_MAX - 3;
+    if (n <= CFG_ECHO_MAX)
+        return;
+    while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80) /* a UTF-8 continuation */
+        cut--;
+    for (size_t k = cut >= 3 ? cut - 3 : 0; k < cut; k++)
+        if (s[k] == '\\' && s[k + 1] == 'x')
+            cut = k;
+    memcpy(s + cut, "...", 4);
 }
 
 /* Apply one "PATH=VALUE" to the (user's) tree; its nodes are placed at set->file, line and
@@ -537,6 +619,7 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
     /* escaped as every message is, so the message's prefix is this origin (apply_set strips it) */
     char shown[CFG_PATH_MAX];
     am_escape_controls(shown, sizeof shown, text);
+    shorten_echo(shown);
     snprintf(origin, sizeof origin, "--set '%s'", shown);
     const char *file = pool_intern(pool, set->file ? set->file : origin);
     unsigned long line = set->file ? set->line : 0, col = set->file ? set->col : 0;

@@ -841,7 +841,7 @@ BI_C(y_no_version, "nover.yaml", "memories:\n  hbm: {capacity: 1GiB}\n",
 BI_C(y_no_memories, "nomem.yaml", V,
      "amsim: @:1:1: missing required key 'memories' (at least one memory)")
 BI_C(y_duplicate_key, "dupk.yaml", V "memories:\n  hbm: {capacity: 1GiB}\n  hbm: {capacity: 2GiB}\n",
-     "amsim: @:4:3: duplicate key 'hbm' (first at line 3)")
+     "amsim: @:4:3: duplicate key 'hbm' (first at line 3, column 3)")
 BI_C(y_two_documents, "docs.yaml", V "---\n" V,
      "amsim: @:2:1: a config holds one YAML document; found a second one")
 BI_C(y_empty, "empty.yaml", "",

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "../../sim/config.h"
 #include "testutil.h"
@@ -64,6 +65,49 @@ static const char *load_err(const char *yaml, const char *const *sets, int nsets
     if (rc == 0 && c != &sentinel)
         cfg_free(c);
     return e.msg;
+}
+
+/* Long maps and lists parse in linear time: until 2026-11-27 each append walked the list to its
+ * tail and each key was compared with every earlier one (a 200,000-item list took 54 s, 200,000
+ * keys 224 s; here each takes well under a second). The duplicate is still found, at the second
+ * occurrence, naming the first; and a preset merge under a long map is linear too. Messages
+ * about a long --set do not repeat it whole. */
+static void test_long_maps_and_lists(void)
+{
+    enum { N = 200000 };
+    size_t cap = (size_t)N * 16 + 256, len = 0;
+    char *y = malloc(cap);
+    len += (size_t)snprintf(y + len, cap - len, "version: 1\nmemories:\n  hbm:\n"
+                            "    capacity: 1GiB\n"
+                            "    allocator: {policy: caching, roundup_power2_divisions: [");
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(y + len, cap - len, i ? ",1" : "1");
+    snprintf(y + len, cap - len, "]}\n");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ASSERT_HAS(load_err(y, NULL, 0), "at most 16 values, got 200000");
+    /* N keys under a device's map, merged over the preset, then the same key again */
+    len = (size_t)snprintf(y, cap, "version: 1\ndevice: h100\nx:\n");
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(y + len, cap - len, "  k%d: 1\n", i);
+    ASSERT_MSG(load_err(y, NULL, 0), "t.yaml:3:1: unknown key 'x'");
+    snprintf(y + len, cap - len, "  k7: 2\n");
+    ASSERT_MSG(load_err(y, NULL, 0), "t.yaml:200004:3: duplicate key 'k7' (first at line 11, "
+               "column 3)");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    CU_ASSERT(secs < 10.0); /* quadratic, the three took minutes */
+    /* a long --set is named by its first 117 characters and "..." */
+    len = (size_t)snprintf(y, cap, "memories.hbm.allocator.roundup_power2_divisions=[");
+    for (int i = 0; i < 1000; i++)
+        len += (size_t)snprintf(y + len, cap - len, i ? ",1" : "1");
+    snprintf(y + len, cap - len, "]");
+    const char *const set[] = {y};
+    const char *m = load_err("version: 1\nmemories:\n  hbm: {capacity: 1GiB}\n", set, 1);
+    ASSERT_HAS(m, "--set 'memories.hbm.allocator.roundup_power2_divisions=[1,1,1,1,1,1,1,1,1,1,"
+               "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,...': ");
+    CU_ASSERT(strlen(m) < 400);
+    free(y);
 }
 
 /* A policy option's value in the level's options struct, found through its option table. */
@@ -755,10 +799,10 @@ static void test_errors(void)
          "out", 0},
         {"a: &a [1, 2]\nb: [*a, *a, *a]\n", "t.yaml:1:4: YAML anchors (&a)", 1},
         {"version: 1\nx: *v\n", "t.yaml:2:4: YAML aliases (*v) are not supported", 1},
-        {"version: 1\nversion: 1\n", "t.yaml:2:1: duplicate key 'version' (first at line 1)",
-         0},
+        {"version: 1\nversion: 1\n",
+         "t.yaml:2:1: duplicate key 'version' (first at line 1, column 1)", 0},
         {"version: 1\nmemories:\n  hbm: {capacity: 1GiB, capacity: 2GiB}\n",
-         "t.yaml:3:25: duplicate key 'capacity' (first at line 3)", 0},
+         "t.yaml:3:25: duplicate key 'capacity' (first at line 3, column 9)", 0},
         {"version: 1\n---\nversion: 1\n",
          "t.yaml:2:1: a config holds one YAML document; found a second one", 0},
         {"? [a]\n: 1\n", "t.yaml:1:3: map keys must be plain scalars, not a list", 0},
@@ -1264,7 +1308,9 @@ void suite_config(void)
              {"shipped", test_shipped}, {"set", test_set}, {"set_errors", test_set_errors},
              {"--set: keys of other policies ignored, of none refused", test_set_allocator_keys},
              {"a size that rounds to 0 bytes", test_size_rounds_to_zero},
-             {"errors", test_errors}, {"other_policy_keys", test_other_policy_keys},
+             {"errors", test_errors},
+             {"long maps and lists parse in linear time", test_long_maps_and_lists},
+             {"other_policy_keys", test_other_policy_keys},
              {"values of other policies' keys checked as theirs", test_other_policy_values},
              {"the option at a dotted path, its values as the config reads them", test_path_opt},
              {"apply_opts", test_apply_opts}, {"round_trip", test_round_trip},
