@@ -589,6 +589,53 @@ static void merge_maps(cfg_node *dst, cfg_node *src)
     free(have.slot);
 }
 
+/* A --set value that is empty: "PATH=", "PATH=''" or "PATH={}". */
+static int empty_value(const cfg_node *v)
+{
+    return (v->kind == CFG_SCALAR && !v->value[0]) || (v->kind == CFG_MAP && !v->child);
+}
+
+/* Whether a dotted path names one of the schema's maps: a section (memories, links, trace,
+ * engine, report, transfer_guard), a memory or link, or a memory's allocator or defrag. */
+static int section_path(const char *path)
+{
+    static const char *const top[] = {"memories", "links", "trace", "engine", "report",
+                                       "transfer_guard"};
+    int dots = 0;
+    for (const char *p = path; *p; p++)
+        dots += *p == '.';
+    size_t first = strcspn(path, ".");
+    const char *last = strrchr(path, '.');
+    int in_mem = first == 8 && strncmp(path, "memories", 8) == 0;
+    int in_link = first == 5 && strncmp(path, "links", 5) == 0;
+    if (dots == 0) {
+        for (size_t i = 0; i < AM_ARRAY_LEN(top); i++)
+            if (strcmp(path, top[i]) == 0)
+                return 1;
+        return 0;
+    }
+    if (dots == 1)
+        return in_mem || in_link;
+    return dots == 2 && in_mem && (!strcmp(last, ".allocator") || !strcmp(last, ".defrag"));
+}
+
+/* A --set's map value merged into the map the file (or an earlier --set) has at its path,
+ * key by key as the file merges over its preset: `--set 'memories.hbm.allocator={gc: true}'`
+ * keeps the file's other allocator keys (until 2026-11-27 it replaced the file's map, and
+ * the preset's keys came back from underneath: a file's allow_growth: true became the preset's
+ * false). The map keeps the file's position. */
+static void merge_set_map(cfg_node *dst, cfg_node *src)
+{
+    const char *file = dst->file;
+    unsigned long line = dst->line, col = dst->col;
+    merge_maps(dst, src);
+    if (line) {
+        dst->file = file;
+        dst->line = line;
+        dst->col = col;
+    }
+}
+
 #define CFG_ECHO_MAX 120 /* characters of a --set echoed in messages */
 
 /* Cut an escaped --set longer than CFG_ECHO_MAX to its start and "...", at a character
@@ -663,7 +710,18 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
         cfg_node **pp = &cur->child;
         while (*pp && strcmp((*pp)->key, seg) != 0)
             pp = &(*pp)->next;
-        if (!dot) { /* last key: replace in place, or append */
+        if (!dot) { /* last key: merge into the file's map, replace in place, or append */
+            if (empty_value(val) && ((*pp && (*pp)->kind == CFG_MAP) || section_path(path))) {
+                node_fail(e, &here, "%s is a map, merged key by key: an empty value would set "
+                          "nothing; set its keys (%s.KEY=VALUE)", path, path);
+                goto err;
+            }
+            if (*pp && val->kind == CFG_MAP && as_map(*pp)) {
+                merge_set_map(*pp, val);
+                node_free(val);
+                val = NULL;
+                break;
+            }
             val->key = am_strdup(seg);
             if (*pp) {
                 val->next = (*pp)->next;

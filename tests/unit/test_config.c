@@ -527,6 +527,29 @@ static void test_set(void)
     CU_ASSERT_EQUAL(c->levels[v].capacity, 2 * MiB);
     cfg_free(c);
 
+    /* a map value merges key by key into the file's map (until 2026-11-27 it replaced it, and
+     * the preset's allow_growth false came back from underneath the file's true) */
+    const char *const mapv[] = {"memories.hbm.allocator={garbage_collection: true}"};
+    c = load_ok("version: 1\ndevice: h100\nmemories:\n  hbm:\n    allocator:\n"
+                "      policy: bfc\n      allow_growth: true\n", mapv, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    hbm = cfg_level_index(c, "hbm", 3);
+    CU_ASSERT_FATAL(hbm >= 0);
+    CU_ASSERT_DOUBLE_EQUAL(pol_num(&c->levels[hbm], "allow_growth"), 1, 0);
+    CU_ASSERT_DOUBLE_EQUAL(pol_num(&c->levels[hbm], "garbage_collection"), 1, 0);
+    CU_ASSERT_EQUAL(cfg_get(c->root, "memories.hbm.allocator")->line, 5); /* the file's map */
+    cfg_free(c);
+    /* an empty value for a map is refused: merged, it would set nothing (until 2026-11-27
+     * memories= or memories={} silently dropped what the file set there) */
+    static const char *const empty[] = {"memories=", "memories={}", "memories.hbm.allocator=",
+                                        "memories.hbm.allocator=''", "engine="};
+    for (size_t i = 0; i < AM_ARRAY_LEN(empty); i++) {
+        const char *m = load_err("version: 1\ndevice: h100\nmemories:\n  hbm: {capacity: 1GiB}\n",
+                                 &empty[i], 1);
+        ASSERT_HAS(m, "is a map, merged key by key: an empty value would set nothing; set its "
+                   "keys (");
+    }
+
     /* a list value replaces the whole node */
     const char *const lst[] = {"memories.hbm.capacity=[1, 2]"};
     ASSERT_MSG(load_err("version: 1\ndevice: h100\n", lst, 1),
