@@ -345,11 +345,19 @@ static int scalar_control(am_error *e, const char *file, unsigned long line, uns
                           const yaml_event_t *ev)
 {
     const unsigned char *v = ev->data.scalar.value;
-    for (size_t i = 0; i < ev->data.scalar.length; i++)
+    for (size_t i = 0; i < ev->data.scalar.length; i++) {
         if ((v[i] < 0x20 && v[i] != '\t' && v[i] != '\n' && v[i] != '\r') || v[i] == 0x7f)
             return am_fail_at(e, file, line, col, "control characters are not allowed (byte "
                               "0x%02x, from an escape, in the quoted value at character %zu)",
                               v[i], i + 1);
+        /* C1 controls, U+0080..U+009F ("\u009b", a terminal's CSI), as C0 ones (until
+         * 2026-11-27 they passed and reached messages raw) */
+        if (v[i] == 0xc2 && i + 1 < ev->data.scalar.length && v[i + 1] >= 0x80 &&
+            v[i + 1] <= 0x9f)
+            return am_fail_at(e, file, line, col, "control characters are not allowed "
+                              "(U+%04X, from an escape, in the quoted value at character %zu)",
+                              (unsigned)v[i + 1], i + 1);
+    }
     return 0;
 }
 

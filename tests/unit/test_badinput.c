@@ -699,6 +699,13 @@ static void y_control_escape(void)
         {V "memories:\n  hbm: {capacity: 1GiB, allocator: {policy: 'bfc', x: \"\\x1b\"}}\n",
          "amsim: @:3:55: control characters are not allowed (byte 0x1b, from an escape, in the "
          "quoted value at character 1)"},
+        /* C1 controls as C0 ones (until 2026-11-27 accepted, and echoed raw in messages) */
+        {V "device: \"h100\\u0085\"\n",
+         "amsim: @:2:9: control characters are not allowed (U+0085, from an escape, in the "
+         "quoted value at character 5)"},
+        {V "memories:\n  hbm: {capacity: \"1GiB\\u009b31m\"}\n",
+         "amsim: @:3:19: control characters are not allowed (U+009B, from an escape, in the "
+         "quoted value at character 5)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         bi_run(&(bi_case){BI_CONFIG, "esc.yaml", cases[i].text, 0, cases[i].want, NULL, NULL});
@@ -709,6 +716,10 @@ static void y_control_escape(void)
     bi_expect(args, 1, "amsim: --set 'memories.hbm.allocator.policy=\"bfc\\0xyz\"': bad value: "
               "control characters are not allowed (byte 0x00, from an escape, in the quoted value "
               "at character 4)");
+    /* a raw C1 control (U+009B, a terminal's CSI) in a --set is echoed as its bytes \xHH */
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set 'dev\xc2\x9bice=h100'", cp,
+             trace_gpu());
+    bi_expect(args, 1, "amsim: --set 'dev\\xc2\\x9bice=h100': unknown key 'dev\\xc2\\x9bice'");
 }
 BI_C(y_tab, "tab.yaml", V "memories:\n\thbm: {capacity: 1GiB}\n",
      "amsim: @:3:1: found character that cannot start any token")
