@@ -152,10 +152,18 @@ static void node_relocate(cfg_node *n, const char *file, unsigned long line, uns
     }
 }
 
-/* An empty scalar ("key:" with nothing after it) where a map is expected is an empty map. */
+/* YAML's null: nothing, ~ or null (any of YAML's spellings). */
+static int null_text(const char *v)
+{
+    return !v[0] || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
+           !strcmp(v, "NULL");
+}
+
+/* A null ("key:" with nothing after it, "key: ~", "key: null", "key: ''") where a map is
+ * expected is an empty map (until 2026-11-27 `memories:` was one but `memories: ~` refused). */
 static int as_map(cfg_node *n)
 {
-    if (n->kind == CFG_SCALAR && n->value && !n->value[0]) {
+    if (n->kind == CFG_SCALAR && n->value && null_text(n->value)) {
         free(n->value);
         n->value = NULL;
         n->kind = CFG_MAP;
@@ -597,10 +605,10 @@ static void merge_maps(cfg_node *dst, cfg_node *src)
     free(have.slot);
 }
 
-/* A --set value that is empty: "PATH=", "PATH=''" or "PATH={}". */
+/* A --set value that is empty: "PATH=", "PATH=''", "PATH=~" or "PATH={}". */
 static int empty_value(const cfg_node *v)
 {
-    return (v->kind == CFG_SCALAR && !v->value[0]) || (v->kind == CFG_MAP && !v->child);
+    return (v->kind == CFG_SCALAR && null_text(v->value)) || (v->kind == CFG_MAP && !v->child);
 }
 
 /* Whether a dotted path names one of the schema's maps: a section (memories, links, trace,
