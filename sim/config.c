@@ -881,6 +881,37 @@ static size_t opt_width(const opt_desc *o)
 }
 
 /* Parse node n as option o (path names it in messages) and store into dst (may be NULL). */
+/* One rule for the form of every number a config writes (sizes, bandwidths, times, integers,
+ * fractions and reals): no '+' sign, and no leading zero before another digit ("05", "007GiB";
+ * "0.5" is fine), which YAML 1.1 would read as octal (010 is 8). NULL when s is fine, else why.
+ * Until 2026-11-27 '+' was accepted for sizes and fractions but refused for integers, and
+ * leading zeros everywhere (version: 01, queue_depth: 05). */
+static const char *number_form(const char *s)
+{
+    if (*s == '+')
+        return "a '+' sign is not allowed";
+    if (*s == '-')
+        s++;
+    if (s[0] == '0' && s[1] >= '0' && s[1] <= '9')
+        return "leading zeros are not allowed (YAML 1.1 reads 010 as octal 8)";
+    return NULL;
+}
+
+/* A non-negative integer, plain ("1000") or with an exponent ("1e3", "1.5e3") when its value is
+ * whole: sizes took 1e9 and integers did not until 2026-11-27. No unit. */
+static int parse_uint(const char *s, uint64_t *u)
+{
+    if (number_form(s) || !(s[0] >= '0' && s[0] <= '9'))
+        return -1;
+    if (units_u64(s, strlen(s), u) == 0)
+        return 0;
+    /* digits, '.', an exponent (with its sign): units_size_whole reads a plain number as that
+     * many bytes, refusing fractions ("1.5", "1e-3") */
+    if (strspn(s, "0123456789.eE+-") != strlen(s))
+        return -1;
+    return units_size_whole(s, u, NULL) == 0 ? 0 : -1;
+}
+
 static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, void *dst,
                      am_error *e)
 {
@@ -898,7 +929,7 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
             return node_fail(e, n, "%s: at most %zu values, got %zu", path, o->list_max, cnt);
         const cfg_node *it = n->kind == CFG_SCALAR ? n : n->child;
         for (size_t i = 0; i < cnt; i++, it = it->next) {
-            if (it->kind != CFG_SCALAR || units_u64(it->value, strlen(it->value), &u) < 0)
+            if (it->kind != CFG_SCALAR || parse_uint(it->value, &u) < 0)
                 return node_fail(e, n, "%s: item %zu: expected a non-negative integer", path,
                                  i + 1);
             if (dst)
@@ -913,6 +944,9 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
                          kind_name(n->kind));
     /* Parse into u, r or b by type; stored below in the field's own width. */
     const char *s = n->value;
+    if (o->type != OPT_BOOL && o->type != OPT_ENUM && o->type != OPT_STRING &&
+        !(o->type == OPT_SIZE_OR_UNLIMITED && strcmp(s, "-1") == 0) && number_form(s))
+        return node_fail(e, n, "%s: bad number '%s': %s", path, s, number_form(s));
     switch (o->type) {
     case OPT_SIZE:
     case OPT_SIZE_OR_UNLIMITED:
@@ -955,7 +989,7 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
             return node_fail(e, n, "%s: must be > 0", path);
         break;
     case OPT_UINT:
-        if (units_u64(s, strlen(s), &u) < 0)
+        if (parse_uint(s, &u) < 0)
             return node_fail(e, n, "%s: expected a non-negative integer, got '%s'", path, s);
         break;
     case OPT_BOOL:
@@ -1766,7 +1800,9 @@ static int check_version(const cfg_node *root, am_error *e, int required)
     if (!v)
         return required ? node_fail(e, root, "missing required key 'version' (supported "
                                     "versions: 1)") : 0;
-    if (v->kind != CFG_SCALAR || units_u64(v->value, strlen(v->value), &n) < 0 || n != 1)
+    /* written as the integer 1 (not 01, +1 or 1e0: a version is a name, not a quantity) */
+    if (v->kind != CFG_SCALAR || number_form(v->value) ||
+        units_u64(v->value, strlen(v->value), &n) < 0 || n != 1)
         return node_fail(e, v, "unsupported config version '%s' (supported versions: 1)",
                          v->kind == CFG_SCALAR ? v->value : kind_name(v->kind));
     return 0;

@@ -739,6 +739,46 @@ typedef struct err_case {
     int prefix;
 } err_case;
 
+/* One form for every number (until 2026-11-27 '+' worked for sizes and fractions but not for
+ * integers, 1e9 for sizes but not integers, and leading zeros everywhere); bandwidths have the
+ * units sizes have, up to EB/s and EiB/s. */
+static void test_number_forms(void)
+{
+    static const err_case cases[] = {
+        {"version: 1\nmemories:\n  hbm: {capacity: +1GiB}\n",
+         "t.yaml:3:9: memories.hbm.capacity: bad number '+1GiB': a '+' sign is not allowed", 0},
+        {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\nengine: {queue_depth: +5}\n",
+         "t.yaml:4:10: engine.queue_depth: bad number '+5': a '+' sign is not allowed", 0},
+        {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\nengine: {queue_depth: 05}\n",
+         "t.yaml:4:10: engine.queue_depth: bad number '05': leading zeros are not allowed (YAML "
+         "1.1 reads 010 as octal 8)", 0},
+        {"version: 1\nmemories:\n  hbm: {capacity: 010GiB}\n",
+         "t.yaml:3:9: memories.hbm.capacity: bad number '010GiB': leading zeros", 1},
+        {"version: 01\nmemories:\n  hbm: {capacity: 1GiB}\n",
+         "t.yaml:1:1: unsupported config version '01' (supported versions: 1)", 0},
+        {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\nengine: {queue_depth: 1.5}\n",
+         "t.yaml:4:10: engine.queue_depth: expected a non-negative integer, got '1.5'", 0},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        const char *m = load_err(cases[i].yaml, NULL, 0);
+        size_t n = strlen(cases[i].msg);
+        int ok = cases[i].prefix ? strncmp(m, cases[i].msg, n) == 0 : strcmp(m, cases[i].msg) == 0;
+        if (!ok)
+            printf("\n  case %zu\n  message:  %s\n  expected: %s\n", i, m, cases[i].msg);
+        CU_ASSERT(ok);
+    }
+    /* an exponent in an integer, when the value is whole; 0.5 and PB/s are fine */
+    am_config *c = load_ok("version: 1\nmemories:\n  hbm: {capacity: 0.5GiB}\n"
+                           "  host: {capacity: 1GiB}\nengine: {queue_depth: 1.5e3}\n"
+                           "links:\n  l: {from: host, to: hbm, bandwidth: 2PB/s, "
+                           "concurrency: 1e1}\n", NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_EQUAL(c->engine.queue_depth, 1500);
+    CU_ASSERT_EQUAL(c->links[0].bandwidth, 2000000000000000ULL);
+    CU_ASSERT_EQUAL(c->levels[0].capacity, 512 * MiB);
+    cfg_free(c);
+}
+
 static void test_errors(void)
 {
     static const err_case cases[] = {
@@ -1355,6 +1395,7 @@ void suite_config(void)
              {"errors", test_errors},
              {"long maps and lists parse in linear time", test_long_maps_and_lists},
              {"null where a map is expected is an empty map", test_null_maps},
+             {"one form for numbers of every type", test_number_forms},
              {"other_policy_keys", test_other_policy_keys},
              {"values of other policies' keys checked as theirs", test_other_policy_values},
              {"the option at a dotted path, its values as the config reads them", test_path_opt},
