@@ -850,11 +850,29 @@ const char *cfg_suggest(const char *name, const char *const *cands)
 }
 
 /* "unknown key 'a.b.c' (did you mean 'x'?)" at the key's position. */
+/* Whether key is "policy" or an option of some allocator policy (a hint for a key written
+ * directly under a memory; until 2026-11-27 `memories.hbm.policy=bfc` got no hint). */
+static int allocator_key(const char *key)
+{
+    if (strcmp(key, "policy") == 0)
+        return 1;
+    for (const struct alloc_ops *const *p = alloc_all(); p && *p; p++)
+        for (const opt_desc *o = (*p)->opts; o && o->key; o++)
+            if (strcmp(o->key, key) == 0)
+                return 1;
+    return 0;
+}
+
 static int fail_unknown_key(am_error *e, const cfg_node *n, const char *path,
                             const opt_desc *opts, const char *const *extra)
 {
     char full[CFG_PATH_MAX];
     join_path(full, sizeof full, path, n->key);
+    /* memories.hbm.policy: one level too high (path is a memory's: memories.NAME) */
+    int in_level = strncmp(path, "memories.", 9) == 0 && !strchr(path + 9, '.');
+    if (in_level && allocator_key(n->key))
+        return node_fail(e, n, "unknown key '%s' (did you mean '%s.allocator.%s'? allocator "
+                         "options go under allocator:)", full, path, n->key);
     const char *s = suggest(n->key, opts, extra);
     if (s)
         return node_fail(e, n, "unknown key '%s' (did you mean '%s'?)", full, s);

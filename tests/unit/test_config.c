@@ -599,6 +599,10 @@ static void test_set_errors(void)
         {"memories.hbm.capacity.x=1",
          "--set 'memories.hbm.capacity.x=1': 'memories.hbm.capacity' is a scalar, not a map"},
         {"colour=red", "--set 'colour=red': unknown key 'colour'"},
+        /* an allocator option one level too high (until 2026-11-27 no hint) */
+        {"memories.hbm.policy=bfc",
+         "--set 'memories.hbm.policy=bfc': unknown key 'memories.hbm.policy' (did you mean "
+         "'memories.hbm.allocator.policy'? allocator options go under allocator:)"},
         {"memories.hbm.allocator.policy=nope",
          "--set 'memories.hbm.allocator.policy=nope': memories.hbm.allocator.policy: unknown "
          "allocator policy 'nope' (registered: "},
