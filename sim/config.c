@@ -2187,6 +2187,97 @@ static int apply_switch(cfg_owner *o, const cfg_switch *sw, am_error *e)
 /* The four passes on one YAML text. cfgdir: directory of the config file (NULL for strings),
  * for the preset search. sw: a policy switch, or NULL. Builds into a fresh owner; on error
  * everything is freed. */
+/* One warning line of c->warnings with where it points, for sorting. */
+typedef struct warn_line {
+    const char *text;
+    size_t len, file_len; /* file_len 0: no FILE:LINE:COL (a --set's, or the config's own) */
+    unsigned long line, col;
+    size_t order; /* index in the original text: ties keep it */
+    size_t group; /* order of the first warning in the same file (its own without a file) */
+} warn_line;
+
+/* "FILE:LINE:COL: warning: ..." -> its file length, line and column; 0 when it has none. */
+static void warn_pos(warn_line *w)
+{
+    const char *end = strstr(w->text, ": warning: ");
+    w->file_len = 0;
+    if (!end || end > w->text + w->len)
+        return;
+    const char *p = end;
+    unsigned long v[2] = {0, 0}, mul;
+    for (int i = 1; i >= 0; i--) {
+        mul = 1;
+        const char *digits = p;
+        while (p > w->text && p[-1] >= '0' && p[-1] <= '9') {
+            v[i] += (unsigned long)(p[-1] - '0') * mul;
+            mul *= 10;
+            p--;
+        }
+        if (p == digits || p == w->text || p[-1] != ':')
+            return;
+        p--;
+    }
+    w->file_len = (size_t)(p - w->text);
+    w->line = v[0];
+    w->col = v[1];
+}
+
+/* By file (in the order files first appear), then line, column and original order: a total
+ * order, so qsort is deterministic. */
+static int cmp_warn(const void *a, const void *b)
+{
+    const warn_line *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    if (x->col != y->col)
+        return x->col < y->col ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Warnings in the order of the text they point at (within a file), not the order the schema
+ * and the preset's memories were walked in: until 2026-11-27 an ignored key of hbm came before
+ * one written above it under host when the preset lists hbm first. */
+static void sort_warnings(char *w)
+{
+    if (!w || !*w)
+        return;
+    size_t n = 0, total = strlen(w);
+    for (const char *p = w; *p; p++)
+        n += *p == '\n';
+    warn_line *v = am_calloc(n + 1, sizeof *v);
+    size_t k = 0;
+    for (const char *p = w; *p && k <= n;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        v[k] = (warn_line){.text = p, .len = len, .order = k};
+        warn_pos(&v[k]);
+        k++;
+        p += len + (nl ? 1 : 0);
+    }
+    for (size_t i = 0; i < k; i++) {
+        v[i].group = i;
+        for (size_t j = 0; j < i && v[i].file_len; j++)
+            if (v[j].file_len == v[i].file_len &&
+                memcmp(v[j].text, v[i].text, v[i].file_len) == 0) {
+                v[i].group = v[j].group;
+                break;
+            }
+    }
+    qsort(v, k, sizeof *v, cmp_warn);
+    char *out = am_malloc(total + 1), *o = out;
+    for (size_t i = 0; i < k; i++) {
+        memcpy(o, v[i].text, v[i].len);
+        o += v[i].len;
+        *o++ = '\n';
+    }
+    *o = 0;
+    memcpy(w, out, total + 1);
+    free(out);
+    free(v);
+}
+
 static int load(am_config **out, const char *name, const char *yaml, size_t len,
                 const char *cfgdir, const cfg_set *sets, int nsets, const cfg_switch *sw,
                 am_error *err)
@@ -2216,6 +2307,7 @@ static int load(am_config **out, const char *name, const char *yaml, size_t len,
         goto err;
     if (build(c, c->root, err) < 0)
         goto err;
+    sort_warnings(c->warnings);
     *out = c;
     return 0;
 err:

@@ -67,6 +67,23 @@ static const char *load_err(const char *yaml, const char *const *sets, int nsets
     return e.msg;
 }
 
+/* Warnings come in the order of the text they point at: until 2026-11-27 in the order the
+ * levels were walked (the preset's: hbm before host), whatever order the file wrote them in. */
+static void test_warnings_in_file_order(void)
+{
+    am_config *c = load_ok("version: 1\ndevice: h100\nmemories:\n  host:\n    allocator:\n"
+                           "      policy: bfc\n      roundup_power2_divisions: 4\n  hbm:\n"
+                           "    allocator:\n      policy: bfc\n      max_split_size: 1GiB\n",
+                           NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c->warnings);
+    const char *host = strstr(c->warnings, "t.yaml:7:7: warning: memories.host.allocator.");
+    const char *hbm = strstr(c->warnings, "t.yaml:11:7: warning: memories.hbm.allocator.");
+    CU_ASSERT(host == c->warnings);
+    CU_ASSERT(hbm && host && hbm > host);
+    cfg_free(c);
+}
+
 /* YAML's null where a map is expected is an empty map, however it is written (until 2026-11-27
  * `memories:` and `memories: ""` were, `memories: ~` was refused); the preset fills it. */
 static void test_null_maps(void)
@@ -1399,6 +1416,7 @@ void suite_config(void)
              {"errors", test_errors},
              {"long maps and lists parse in linear time", test_long_maps_and_lists},
              {"null where a map is expected is an empty map", test_null_maps},
+             {"warnings in the order of the file", test_warnings_in_file_order},
              {"one form for numbers of every type", test_number_forms},
              {"other_policy_keys", test_other_policy_keys},
              {"values of other policies' keys checked as theirs", test_other_policy_values},
