@@ -734,6 +734,32 @@ static void test_sweep_duplicate_keys(void)
     }
 }
 
+/* A long sweep map is checked for duplicate keys in n log n: until 2026-11-27 each key was
+ * compared with every earlier one (200,000 keys: minutes; here well under a second). The
+ * duplicate is still the second occurrence, naming the first. */
+static void test_sweep_long_map(void)
+{
+    enum { N = 200000 };
+    size_t cap = (size_t)N * 32 + 1024, len = 0;
+    char *text = malloc(cap), args[1200];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    len += (size_t)snprintf(text, cap, "base: %s/configs/default.yaml\n"
+                            "traces: [%s/traces/gpu_train_step.trace]\nset:\n", tu_top(),
+                            tu_top());
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(text + len, cap - len, "  memories.hbm.k%d: 1\n", i);
+    snprintf(text + len, cap - len, "  memories.hbm.k7: 2\n");
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("lm.yaml", text));
+    double t0 = batch_clock();
+    char *err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(batch_clock() - t0 < 10.0);
+    CU_ASSERT(err && strstr(err, "lm.yaml:200004:3: duplicate key 'memories.hbm.k7' (first at "
+                            "line 11, column 3)"));
+    free(err);
+    free(text);
+}
+
 /* A sweep is read with the config loader's YAML rules, checked event by event before libyaml's
  * document loader runs: until 2026-11-27 it expanded aliases (a 440-byte alias bomb under set:
  * took 3 GB; a self-reference ran the host out of memory), ignored a second document and built
@@ -3486,6 +3512,7 @@ void suite_batch(void)
              {"a key twice in a sweep map is refused", test_sweep_duplicate_keys},
              {"sweeps: no anchors, aliases, tags, second documents or deep nesting",
               test_sweep_yaml_subset},
+             {"a long sweep map is checked for duplicates in n log n", test_sweep_long_map},
              {"empty trace items and base refused at their line:column", test_sweep_empty_paths},
              {"one glob or directory naming a trace twice is refused", test_sweep_trace_links},
              {"with policies:, an axis or set: of the default policy is refused",
