@@ -1330,13 +1330,24 @@ static void policy_list(char *buf, size_t n)
  * config gets a warning when the policy was not switched, since there it does nothing. A
  * policy set by --set or --policy (compare and batch use --set) is a switch: no warnings; nor
  * for a device preset's keys, which the user did not write. */
+/* Whether the user wrote node k: in the config file or by a --set (or a sweep's set:), not in
+ * the device preset nor as a default. */
+static int user_written(const am_config *c, const cfg_node *k)
+{
+    if (strcmp(k->file, c->path) == 0 || strncmp(k->file, "--set ", 6) == 0)
+        return 1;
+    return strcmp(k->file, CFG_DEFAULT_FILE) != 0 && strcmp(k->file, c->preset) != 0;
+}
+
 static void warn_other_policy_keys(am_config *c, const cfg_level *lv, const cfg_node *a,
                                    const cfg_node *pn, const char *apath)
 {
     if (pn->file && (strncmp(pn->file, "--set", 5) == 0 || strncmp(pn->file, "--policy", 8) == 0))
         return;
     for (const cfg_node *k = a->child; k; k = k->next) {
-        if (!k->key || strcmp(k->key, "policy") == 0 || !k->file || strcmp(k->file, c->path))
+        /* the user's keys: the config's and --set's (until 2026-11-27 a --set of another
+         * policy's key was ignored without a word); not a preset's or a default */
+        if (!k->key || strcmp(k->key, "policy") == 0 || !k->file || !user_written(c, k))
             continue;
         int own = 0;
         for (const opt_desc *o = lv->policy->opts; o && o->key && !own; o++)
@@ -1533,6 +1544,32 @@ static int link_rate_too_low(am_error *e, const cfg_node *kn, const char *path,
                      CFG_LINK_RATE_MIN);
 }
 
+/* A defrag option the user wrote that the mode or trigger never reads is ignored, said as
+ * an allocator key of another policy is (until 2026-11-27 silently: `mode: none` with
+ * `trigger: every` looked like defragmentation every 1000 allocations). */
+static void warn_defrag_unused(am_config *c, const cfg_node *dn, const char *dpath,
+                               const defrag_opts *d)
+{
+    for (const cfg_node *k = dn->child; k; k = k->next) {
+        if (!k->key || !k->file || !user_written(c, k) || !strcmp(k->key, "mode"))
+            continue;
+        char why[96] = "";
+        if (d->mode == 0)
+            snprintf(why, sizeof why, "read only when defragmenting, and mode is none");
+        else if (!strcmp(k->key, "threshold") && d->trigger != 1)
+            snprintf(why, sizeof why, "read only under trigger: threshold, not %s",
+                     defrag_triggers[d->trigger]);
+        else if (!strcmp(k->key, "every") && d->trigger != 2)
+            snprintf(why, sizeof why, "read only under trigger: every, not %s",
+                     defrag_triggers[d->trigger]);
+        else if (!strcmp(k->key, "host") && d->mode != 2)
+            snprintf(why, sizeof why, "read only under mode: host_roundtrip, not %s",
+                     defrag_modes[d->mode]);
+        if (why[0])
+            node_warn(c, k, "%s.%s is %s: ignored", dpath, k->key, why);
+    }
+}
+
 /* memories: one cfg_level per entry, in tree order (the preset's order after a merge). */
 static int build_levels(am_config *c, cfg_node *root, am_error *e)
 {
@@ -1607,6 +1644,7 @@ static int build_levels(am_config *c, cfg_node *root, am_error *e)
         lv->defrag.every = dopt.every;
         if (dopt.trigger == 2 && dopt.every == 0)
             return node_fail(e, map_get(dn, "every"), "%s.every: must be > 0", dpath);
+        warn_defrag_unused(c, dn, dpath, &dopt);
         if (level_allocator(c, lv, ln, path, e) < 0)
             return -1;
     }

@@ -68,7 +68,8 @@ static const char *load_err(const char *yaml, const char *const *sets, int nsets
 }
 
 /* Warnings come in the order of the text they point at: until 2026-11-27 in the order the
- * levels were walked (the preset's: hbm before host), whatever order the file wrote them in. */
+ * levels were walked (the preset's: hbm before host), whatever order the file wrote them in.
+ * Keys the run ignores are warned about when a --set wrote them, and defrag's too. */
 static void test_warnings_in_file_order(void)
 {
     am_config *c = load_ok("version: 1\ndevice: h100\nmemories:\n  host:\n    allocator:\n"
@@ -81,6 +82,30 @@ static void test_warnings_in_file_order(void)
     const char *hbm = strstr(c->warnings, "t.yaml:11:7: warning: memories.hbm.allocator.");
     CU_ASSERT(host == c->warnings);
     CU_ASSERT(hbm && host && hbm > host);
+    cfg_free(c);
+    /* a --set of another policy's key warns too (until 2026-11-27 silently ignored) */
+    const char *const set[] = {"memories.hbm.allocator.max_split_size=1GiB"};
+    c = load_ok("version: 1\ndevice: h100\nmemories:\n  hbm:\n    allocator: {policy: bfc}\n",
+                set, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT(c->warnings && strstr(c->warnings, "--set 'memories.hbm.allocator.max_split_size="
+                                    "1GiB': warning: memories.hbm.allocator.max_split_size is "
+                                    "an option of caching, not of bfc: ignored\n"));
+    cfg_free(c);
+    /* defrag options the mode or trigger never reads (until 2026-11-27 silently) */
+    c = load_ok("version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                "    defrag: {mode: none, trigger: every}\n", NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT(c->warnings && strstr(c->warnings, "t.yaml:5:26: warning: memories.hbm.defrag."
+                                    "trigger is read only when defragmenting, and mode is none: "
+                                    "ignored\n"));
+    cfg_free(c);
+    c = load_ok("version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                "    defrag: {mode: compact, threshold: 0.3}\n", NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT(c->warnings && strstr(c->warnings, "t.yaml:5:29: warning: memories.hbm.defrag."
+                                    "threshold is read only under trigger: threshold, not "
+                                    "on_oom: ignored\n"));
     cfg_free(c);
 }
 
@@ -653,7 +678,8 @@ static void test_set_errors(void)
 }
 
 /* An allocator key of another policy than the one in use is accepted and ignored by --set (so
- * --policy, compare and batch switch policies on one config), with no warning; a key that
+ * --policy, compare and batch switch policies on one config), with a warning where nothing
+ * switches the policy, as for the file's keys (until 2026-11-27 none); a key that
  * belongs to no policy at all is a typo, refused with "did you mean" (the nearest key of any
  * policy), under the default policy and under a named one. */
 static void test_set_allocator_keys(void)
@@ -665,7 +691,8 @@ static void test_set_allocator_keys(void)
     am_config *c = load_ok(ybfc, other, 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     CU_ASSERT_PTR_EQUAL(c->levels[0].policy, alloc_find("bfc"));
-    CU_ASSERT_PTR_NULL(c->warnings);
+    CU_ASSERT(c->warnings && strstr(c->warnings, "max_split_size is an option of caching, not of "
+                                    "bfc: ignored"));
     cfg_free(c);
     static const struct {
         const char *yaml, *set, *msg;
@@ -1416,7 +1443,8 @@ void suite_config(void)
              {"errors", test_errors},
              {"long maps and lists parse in linear time", test_long_maps_and_lists},
              {"null where a map is expected is an empty map", test_null_maps},
-             {"warnings in the order of the file", test_warnings_in_file_order},
+             {"warnings in the order of the file; --set and defrag keys ignored",
+              test_warnings_in_file_order},
              {"one form for numbers of every type", test_number_forms},
              {"other_policy_keys", test_other_policy_keys},
              {"values of other policies' keys checked as theirs", test_other_policy_values},
