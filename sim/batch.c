@@ -350,28 +350,59 @@ static int check_seeds(ydoc *y, yaml_node_t *n, const strlist *seeds, am_error *
     return 0;
 }
 
+/* A pair of a map by its key, for sorting (no_duplicate_keys). */
+typedef struct ykey {
+    const char *key;
+    const yaml_node_t *node;
+    size_t index; /* the pair's place in the map */
+} ykey;
+
+static int cmp_ykey(const void *a, const void *b)
+{
+    const ykey *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : x->index < y->index ? -1 : x->index > y->index;
+}
+
 /* No map in the document names a key twice: libyaml's loader keeps both, and the sweep read
  * each in turn (until 2026-11-25 a second axis of the same path made a second results.csv
  * column of that name whose row showed the first value while the run used the second, and two
  * `policies:` were merged). Refused at the second key, naming the first, as configs refuse one
  * (config.c's check works on its own tree, so it is not shared). The nodes are walked as the
- * array libyaml keeps, with no recursion. */
+ * array libyaml keeps, with no recursion; each map's keys are sorted once, so a long map costs
+ * n log n (until 2026-11-27 each key was compared with every earlier one). The key reported is
+ * the earliest second occurrence in the map, as the pairwise scan found it. */
 static int no_duplicate_keys(ydoc *y, am_error *err)
 {
     for (yaml_node_t *m = y->d.nodes.start; m < y->d.nodes.top; m++) {
         if (m->type != YAML_MAPPING_NODE)
             continue;
-        for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
-            const yaml_node_t *k = ynode(y, p->key);
-            const char *ks = yscalar(k);
-            for (yaml_node_pair_t *q = m->data.mapping.pairs.start; ks && q < p; q++) {
-                const yaml_node_t *f = ynode(y, q->key);
-                if (yscalar(f) && !strcmp(yscalar(f), ks))
-                    return yfail(err, y, k, "duplicate key '%s' (first at line %lu, column %lu)",
-                                 ks, (unsigned long)f->start_mark.line + 1,
-                                 (unsigned long)f->start_mark.column + 1);
-            }
+        size_t n = (size_t)(m->data.mapping.pairs.top - m->data.mapping.pairs.start), k = 0;
+        if (n < 2)
+            continue;
+        ykey *v = am_malloc(n * sizeof *v);
+        for (size_t i = 0; i < n; i++) {
+            const yaml_node_t *kn = ynode(y, m->data.mapping.pairs.start[i].key);
+            if (yscalar(kn))
+                v[k++] = (ykey){yscalar(kn), kn, i};
         }
+        qsort(v, k, sizeof *v, cmp_ykey);
+        const ykey *dup = NULL, *first = NULL;
+        for (size_t i = 1; i < k; i++) {
+            if (strcmp(v[i].key, v[i - 1].key) != 0 || (dup && v[i].index >= dup->index))
+                continue;
+            dup = &v[i];
+            for (first = &v[i - 1]; first > v && !strcmp(first[-1].key, v[i].key); first--)
+                ;
+        }
+        int rc = 0;
+        if (dup)
+            rc = yfail(err, y, dup->node, "duplicate key '%s' (first at line %lu, column %lu)",
+                       dup->key, (unsigned long)first->node->start_mark.line + 1,
+                       (unsigned long)first->node->start_mark.column + 1);
+        free(v);
+        if (rc)
+            return rc;
     }
     return 0;
 }
@@ -1254,6 +1285,37 @@ static int expect_names_check(const sweep *s, am_error *err)
     return rc;
 }
 
+#define SWEEP_MAX_FILE (64u << 20) /* bytes of YAML read from a sweep file, as for a config */
+
+/* The whole sweep file into *text (caller frees), at most SWEEP_MAX_FILE bytes. */
+static int sweep_read(const char *file, char **text, size_t *len, am_error *err)
+{
+    FILE *f = fopen(file, "rb");
+    if (!f)
+        return am_fail(err, AM_EINPUT, "%s: cannot read: %s", file, strerror(errno));
+    size_t cap = 4096, n = 0, r;
+    char *b = am_malloc(cap);
+    while ((r = fread(b + n, 1, cap - n, f)) > 0) {
+        n += r;
+        if (n > SWEEP_MAX_FILE) {
+            fclose(f);
+            free(b);
+            return am_fail(err, AM_EINPUT, "%s: larger than %u bytes", file, SWEEP_MAX_FILE);
+        }
+        if (n == cap)
+            b = am_realloc(b, cap *= 2);
+    }
+    int bad = ferror(f), saved = errno; /* a directory opens but fails to read: EISDIR */
+    fclose(f);
+    if (bad) {
+        free(b);
+        return am_fail(err, AM_EINPUT, "%s: cannot read: %s", file, strerror(saved));
+    }
+    *text = b;
+    *len = n;
+    return 0;
+}
+
 static int sweep_load(sweep *s, const char *file, am_error *err)
 {
     memset(s, 0, sizeof *s);
@@ -1264,26 +1326,35 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
         free(s->dir);
         s->dir = am_strdup("/");
     }
-    FILE *f = fopen(file, "rb");
-    if (!f)
-        return am_fail(err, AM_EINPUT, "%s: cannot read: %s", file, strerror(errno));
+    char *text = NULL;
+    size_t len = 0;
+    if (sweep_read(file, &text, &len, err) != 0)
+        return -1;
+    /* The config loader's rules, event by event, before libyaml's document loader builds
+     * anything: until 2026-11-27 the loader expanded aliases (a 440-byte alias bomb took 3 GB,
+     * a self-reference exhausted memory), ignored a second document and built any nesting
+     * before the config refused it. */
+    if (cfg_yaml_screen(file, text, len, "sweep", err) != 0) {
+        free(text);
+        return -1;
+    }
     yaml_parser_t p;
     ydoc y = {.file = s->file};
     int rc = -1;
     if (!yaml_parser_initialize(&p)) {
-        fclose(f);
+        free(text);
         return am_fail(err, AM_EINTERNAL, "libyaml: cannot initialize");
     }
-    yaml_parser_set_input_file(&p, f);
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
     if (!yaml_parser_load(&p, &y.d)) {
         am_fail_at(err, file, p.problem_mark.line + 1, p.problem_mark.column + 1, "%s",
                    p.problem ? p.problem : "YAML syntax error");
         yaml_parser_delete(&p);
-        fclose(f);
+        free(text);
         return -1;
     }
     yaml_parser_delete(&p);
-    fclose(f);
+    free(text);
     yaml_node_t *root = yaml_document_get_root_node(&y.d);
     if (!root || root->type != YAML_MAPPING_NODE) {
         am_fail_at(err, file, 1, 1, "a sweep file is a YAML map (base, traces, policies, axes...)");

@@ -15,7 +15,14 @@ void am_escape_controls(char *out, size_t cap, const char *src)
     if (!cap)
         return;
     for (const unsigned char *p = (const unsigned char *)src; *p && o + 1 < cap; p++) {
-        if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f) {
+        /* C1 controls (U+0080..U+009F, UTF-8 C2 80..C2 9F: U+009B is a terminal's CSI) are
+         * escaped byte by byte too, "\xc2\x9b"; until 2026-11-27 they were echoed raw */
+        if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+            if (o + 9 > cap)
+                break;
+            o += (size_t)snprintf(out + o, cap - o, "\\x%02x\\x%02x", p[0], p[1]);
+            p++;
+        } else if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f) {
             if (o + 5 > cap)
                 break;
             o += (size_t)snprintf(out + o, cap - o, "\\x%02x", *p);

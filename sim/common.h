@@ -53,7 +53,8 @@ int am_check_pow2(am_error *e, const char *key, uint64_t v, uint64_t max, const 
 uint64_t am_gcd_u64(uint64_t a, uint64_t b);
 /* Input error at a position: "file:line:col: message" (col 0 prints "file:line: message"). */
 /* src into out (cap bytes, cut there), its control bytes (below 0x20 but tab and newline, and
- * 0x7f) written \xHH; every am_fail* message is passed through it. */
+ * 0x7f) written \xHH, and C1 controls (UTF-8 C2 80..C2 9F) as \xc2\xHH; every am_fail*
+ * message is passed through it. */
 void am_escape_controls(char *out, size_t cap, const char *src);
 int am_fail_at(am_error *e, const char *file, unsigned long line, unsigned long col,
                const char *fmt, ...) __attribute__((format(printf, 5, 6)));

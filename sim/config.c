@@ -121,7 +121,9 @@ static cfg_node *map_get(const cfg_node *map, const char *key)
     return NULL;
 }
 
-/* Children keep file order: append at the tail (lists are short, no tail pointer kept). */
+/* Children keep file order: append at the tail. Only for maps and lists amsim makes (a
+ * schema's defaults, a default list): tree_parse and merge_maps keep their own tail pointers,
+ * as a file's lists can be long. */
 static void node_append(cfg_node *parent, cfg_node *child)
 {
     cfg_node **pp = &parent->child;
@@ -150,10 +152,18 @@ static void node_relocate(cfg_node *n, const char *file, unsigned long line, uns
     }
 }
 
-/* An empty scalar ("key:" with nothing after it) where a map is expected is an empty map. */
+/* YAML's null: nothing, ~ or null (any of YAML's spellings). */
+static int null_text(const char *v)
+{
+    return !v[0] || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
+           !strcmp(v, "NULL");
+}
+
+/* A null ("key:" with nothing after it, "key: ~", "key: null", "key: ''") where a map is
+ * expected is an empty map (until 2026-11-27 `memories:` was one but `memories: ~` refused). */
 static int as_map(cfg_node *n)
 {
-    if (n->kind == CFG_SCALAR && n->value && !n->value[0]) {
+    if (n->kind == CFG_SCALAR && n->value && null_text(n->value)) {
         free(n->value);
         n->value = NULL;
         n->kind = CFG_MAP;
@@ -221,8 +231,48 @@ static void join_path(char *out, size_t n, const char *parent, const char *key)
 
 /* ---- pass 1: YAML text -> tree ------------------------------------------------------- */
 
+/* The entries of one open map by key, to find a duplicate in constant time (until 2026-11-27
+ * each key was compared with every earlier one: 200,000 keys took 224 s). Open addressing over
+ * the map's own entries, grown at half full; NULL slots are free. */
+typedef struct keyset {
+    cfg_node **slot;
+    size_t cap, n;
+} keyset;
+
+/* FNV-1a: keys are short text; the table's size is a power of two. */
+static uint64_t key_hash(const char *s)
+{
+    uint64_t h = 14695981039346656037u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return am_hash_u64(h);
+}
+
+/* The entry of ks with n's key, or NULL after adding n. */
+static cfg_node *keyset_add(keyset *ks, cfg_node *n)
+{
+    if (2 * (ks->n + 1) > ks->cap) {
+        keyset grown = {am_calloc(ks->cap ? ks->cap * 2 : 16, sizeof *grown.slot),
+                        ks->cap ? ks->cap * 2 : 16, 0};
+        for (size_t i = 0; i < ks->cap; i++)
+            if (ks->slot[i])
+                keyset_add(&grown, ks->slot[i]);
+        free(ks->slot);
+        *ks = grown;
+    }
+    size_t mask = ks->cap - 1, i = (size_t)key_hash(n->key) & mask;
+    for (; ks->slot[i]; i = (i + 1) & mask)
+        if (strcmp(ks->slot[i]->key, n->key) == 0)
+            return ks->slot[i];
+    ks->slot[i] = n;
+    ks->n++;
+    return NULL;
+}
+
 typedef struct frame {
     cfg_node *node;           /* open map or sequence */
+    cfg_node *last;           /* its last child, where the next is appended (constant time) */
+    keyset keys;              /* map: its entries by key */
     char *key;                /* map: key read, value pending */
     unsigned long kline, kcol;
 } frame;
@@ -279,14 +329,19 @@ static int attach(frame *st, int depth, cfg_node **root, cfg_node *n, am_error *
         n->line = f->kline;
         n->col = f->kcol;
         f->key = NULL;
-        const cfg_node *dup = map_get(f->node, n->key);
-        if (dup) {
-            node_fail(e, n, "duplicate key '%s' (first at line %lu)", n->key, dup->line);
+        const cfg_node *dup = keyset_add(&f->keys, n);
+        if (dup) { /* with the first's column too: a flow map puts both on one line */
+            node_fail(e, n, "duplicate key '%s' (first at line %lu, column %lu)", n->key,
+                      dup->line, dup->col);
             node_free(n);
             return -1;
         }
     }
-    node_append(f->node, n);
+    if (f->last)
+        f->last->next = n;
+    else
+        f->node->child = n;
+    f->last = n;
     return 0;
 }
 
@@ -298,12 +353,123 @@ static int scalar_control(am_error *e, const char *file, unsigned long line, uns
                           const yaml_event_t *ev)
 {
     const unsigned char *v = ev->data.scalar.value;
-    for (size_t i = 0; i < ev->data.scalar.length; i++)
+    for (size_t i = 0; i < ev->data.scalar.length; i++) {
         if ((v[i] < 0x20 && v[i] != '\t' && v[i] != '\n' && v[i] != '\r') || v[i] == 0x7f)
             return am_fail_at(e, file, line, col, "control characters are not allowed (byte "
                               "0x%02x, from an escape, in the quoted value at character %zu)",
                               v[i], i + 1);
+        /* C1 controls, U+0080..U+009F ("\u009b", a terminal's CSI), as C0 ones (until
+         * 2026-11-27 they passed and reached messages raw) */
+        if (v[i] == 0xc2 && i + 1 < ev->data.scalar.length && v[i + 1] >= 0x80 &&
+            v[i + 1] <= 0x9f)
+            return am_fail_at(e, file, line, col, "control characters are not allowed "
+                              "(U+%04X, from an escape, in the quoted value at character %zu)",
+                              (unsigned)v[i + 1], i + 1);
+    }
     return 0;
+}
+
+/* A tag as written: libyaml hands out the resolved form, "tag:yaml.org,2002:str" for "!!str". */
+static const char *tag_shown(const yaml_char_t *tag, char *buf, size_t n)
+{
+    static const char std[] = "tag:yaml.org,2002:";
+    const char *t = (const char *)tag;
+    char raw[128];
+    if (strncmp(t, std, sizeof std - 1) == 0)
+        snprintf(raw, sizeof raw, "!!%s", t + sizeof std - 1);
+    else
+        snprintf(raw, sizeof raw, "%s", t);
+    am_escape_controls(buf, n, raw);
+    return buf;
+}
+
+/* The YAML subset amsim reads, checked on each event as it arrives (before any node is built,
+ * so that no input costs more than its size): one document; no anchors, aliases (alias bombs,
+ * self-references) or tags (until 2026-11-27 `allow_growth: !!str true` silently read as
+ * true: a tag is refused rather than half honoured); nesting at most CFG_MAX_DEPTH deep; no
+ * control characters from a quoted scalar's escapes. depth: collections open around ev; ndocs:
+ * documents seen before it (updated). `what` names the kind of file in messages ("config",
+ * "sweep"). Configs and sweeps share these rules. */
+static int event_refused(const char *file, const yaml_event_t *ev, int depth, int *ndocs,
+                         const char *what, am_error *e)
+{
+    unsigned long line = ev->start_mark.line + 1, col = ev->start_mark.column + 1;
+    const yaml_char_t *anchor = NULL, *tag = NULL;
+    char shown[128];
+    switch (ev->type) {
+    case YAML_DOCUMENT_START_EVENT:
+        if ((*ndocs)++)
+            return am_fail_at(e, file, line, col, "a %s holds one YAML document; found a second "
+                              "one", what);
+        return 0;
+    case YAML_ALIAS_EVENT:
+        snprintf(shown, sizeof shown, "%s", (const char *)ev->data.alias.anchor);
+        return am_fail_at(e, file, line, col, "YAML aliases (*%s) are not supported in amsim %ss; "
+                          "write the value out", shown, what);
+    case YAML_SCALAR_EVENT:
+        anchor = ev->data.scalar.anchor;
+        tag = ev->data.scalar.tag;
+        break;
+    case YAML_MAPPING_START_EVENT:
+        anchor = ev->data.mapping_start.anchor;
+        tag = ev->data.mapping_start.tag;
+        break;
+    case YAML_SEQUENCE_START_EVENT:
+        anchor = ev->data.sequence_start.anchor;
+        tag = ev->data.sequence_start.tag;
+        break;
+    default:
+        return 0;
+    }
+    /* Anchors are refused where they are defined, before any alias can expand them. */
+    if (anchor) {
+        snprintf(shown, sizeof shown, "%s", (const char *)anchor);
+        return am_fail_at(e, file, line, col, "YAML anchors (&%s) are not supported in amsim %ss; "
+                          "write the value out", shown, what);
+    }
+    if (tag)
+        return am_fail_at(e, file, line, col, "YAML tags (%s) are not supported in amsim %ss; "
+                          "write the value without it", tag_shown(tag, shown, sizeof shown), what);
+    if (ev->type == YAML_SCALAR_EVENT)
+        return scalar_control(e, file, line, col, ev);
+    if (depth >= CFG_MAX_DEPTH)
+        return am_fail_at(e, file, line, col, "nesting deeper than %d levels", CFG_MAX_DEPTH);
+    return 0;
+}
+
+/* The depth of collections open after ev, given the depth before it. */
+static int depth_after(const yaml_event_t *ev, int depth)
+{
+    if (ev->type == YAML_MAPPING_START_EVENT || ev->type == YAML_SEQUENCE_START_EVENT)
+        return depth + 1;
+    if (ev->type == YAML_MAPPING_END_EVENT || ev->type == YAML_SEQUENCE_END_EVENT)
+        return depth - 1; /* libyaml guarantees balance */
+    return depth;
+}
+
+int cfg_yaml_screen(const char *file, const char *buf, size_t len, const char *what,
+                    am_error *e)
+{
+    yaml_parser_t p;
+    yaml_event_t ev;
+    int depth = 0, ndocs = 0, rc = 0;
+    if (!yaml_parser_initialize(&p))
+        return am_fail(e, AM_EINTERNAL, "%s: cannot initialise libyaml", file);
+    yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
+    for (;;) {
+        if (!yaml_parser_parse(&p, &ev)) {
+            rc = yaml_fail(e, file, buf, len, &p);
+            break;
+        }
+        int end = ev.type == YAML_STREAM_END_EVENT;
+        rc = event_refused(file, &ev, depth, &ndocs, what, e);
+        depth = depth_after(&ev, depth);
+        yaml_event_delete(&ev);
+        if (rc < 0 || end)
+            break;
+    }
+    yaml_parser_delete(&p);
+    return rc < 0 ? -1 : 0;
 }
 
 /* Parse buf as one YAML document; *out is NULL for an empty document. `file` must outlive the
@@ -328,8 +494,9 @@ static int tree_parse(const char *file, const char *buf, size_t len, cfg_node **
             goto err;
         }
         have_ev = 1;
+        if (event_refused(file, &ev, depth, &ndocs, "config", e) < 0)
+            goto err;
         unsigned long line = ev.start_mark.line + 1, col = ev.start_mark.column + 1;
-        const yaml_char_t *anchor = NULL;
         frame *top = depth ? &st[depth - 1] : NULL;
         /* inside a map, events alternate key, value; want_key: this event is a key */
         int want_key = top && top->node->kind == CFG_MAP && !top->key;
@@ -339,25 +506,8 @@ static int tree_parse(const char *file, const char *buf, size_t len, cfg_node **
         case YAML_STREAM_END_EVENT:
             done = 1;
             break;
-        case YAML_DOCUMENT_START_EVENT:
-            if (ndocs++) {
-                am_fail_at(e, file, line, col,
-                           "a config holds one YAML document; found a second one");
-                goto err;
-            }
-            break;
-        case YAML_ALIAS_EVENT:
-            am_fail_at(e, file, line, col,
-                       "YAML aliases (*%s) are not supported in amsim configs; write the "
-                       "value out", (const char *)ev.data.alias.anchor);
-            goto err;
         case YAML_SCALAR_EVENT:
-            /* text is kept as written; tags and quoting style are not interpreted */
-            anchor = ev.data.scalar.anchor;
-            if (anchor)
-                break;
-            if (scalar_control(e, file, line, col, &ev) < 0)
-                goto err;
+            /* text is kept as written; quoting style is not interpreted */
             if (want_key) {
                 top->key = am_strndup((const char *)ev.data.scalar.value, ev.data.scalar.length);
                 top->kline = line;
@@ -371,41 +521,25 @@ static int tree_parse(const char *file, const char *buf, size_t len, cfg_node **
             break;
         case YAML_MAPPING_START_EVENT:
         case YAML_SEQUENCE_START_EVENT:
-            anchor = ev.type == YAML_MAPPING_START_EVENT ? ev.data.mapping_start.anchor
-                                                         : ev.data.sequence_start.anchor;
-            if (anchor)
-                break;
             if (want_key) {
                 am_fail_at(e, file, line, col, "map keys must be plain scalars, not a %s",
                            ev.type == YAML_MAPPING_START_EVENT ? "map" : "list");
-                goto err;
-            }
-            if (depth == CFG_MAX_DEPTH) {
-                am_fail_at(e, file, line, col, "nesting deeper than %d levels",
-                           CFG_MAX_DEPTH);
                 goto err;
             }
             n = node_new(ev.type == YAML_MAPPING_START_EVENT ? CFG_MAP : CFG_SEQ, file, line,
                          col);
             if (attach(st, depth, &root, n, e) < 0)
                 goto err;
-            st[depth].node = n;
-            st[depth].key = NULL;
+            st[depth] = (frame){.node = n};
             depth++;
             break;
         case YAML_MAPPING_END_EVENT:
         case YAML_SEQUENCE_END_EVENT:
             depth--; /* libyaml guarantees balance */
+            free(st[depth].keys.slot);
             break;
-        default: /* stream start, document end: nothing to build */
+        default: /* stream start, document start and end: nothing to build */
             break;
-        }
-        /* Anchors are refused where they are defined, before any alias can expand them. */
-        if (anchor) {
-            am_fail_at(e, file, line, col,
-                       "YAML anchors (&%s) are not supported in amsim configs; write the value "
-                       "out", (const char *)anchor);
-            goto err;
         }
         yaml_event_delete(&ev);
         have_ev = 0;
@@ -418,8 +552,10 @@ err:
     if (have_ev)
         yaml_event_delete(&ev);
     yaml_parser_delete(&p);
-    for (int i = 0; i < depth; i++)
+    for (int i = 0; i < depth; i++) {
         free(st[i].key);
+        free(st[i].keys.slot);
+    }
     node_free(root);
     return -1;
 }
@@ -427,32 +563,111 @@ err:
 /* ---- pass 2 and 3: --set and preset merge -------------------------------------------- */
 
 /* Move src's entries into dst (both maps): dst keeps its order, src's keys replace dst's key
- * by key (maps merged recursively), src-only keys are appended. src is left empty. */
+ * by key (maps merged recursively), src-only keys are appended. src is left empty. dst's
+ * entries are found by key in constant time (until 2026-11-27 each of src's keys was looked
+ * for along dst, which grew as src-only keys were appended: quadratic in the user's map). */
 static void merge_maps(cfg_node *dst, cfg_node *src)
 {
-    cfg_node *c = src->child;
+    cfg_node *c = src->child, *last = NULL;
     src->child = NULL;
     dst->file = src->file; /* the user wrote this map: point messages there */
     dst->line = src->line;
     dst->col = src->col;
+    keyset have = {0};
+    for (cfg_node *d = dst->child; d; d = d->next) {
+        keyset_add(&have, d);
+        last = d;
+    }
     while (c) {
-        cfg_node *next = c->next, **pp = &dst->child;
+        cfg_node *next = c->next, *d = keyset_add(&have, c);
         c->next = NULL;
-        while (*pp && strcmp((*pp)->key, c->key) != 0)
-            pp = &(*pp)->next;
-        if (!*pp) { /* only the user has it: append */
-            *pp = c;
-        } else if ((*pp)->kind == CFG_MAP && as_map(c)) { /* both maps: key by key */
-            merge_maps(*pp, c);
+        if (!d) { /* only the user has it: append */
+            if (last)
+                last->next = c;
+            else
+                dst->child = c;
+            last = c;
+        } else if (d->kind == CFG_MAP && as_map(c)) { /* both maps: key by key */
+            merge_maps(d, c);
             node_free(c);
         } else { /* scalar or list: the user's node replaces the preset's in place */
-            c->next = (*pp)->next;
-            (*pp)->next = NULL;
-            node_free(*pp);
-            *pp = c;
+            cfg_node *keep = d->next, *old_child = d->child;
+            char *old_value = d->value, *old_key = d->key;
+            *d = *c; /* same address: the table and the list still point at it */
+            d->next = keep;
+            c->child = old_child;
+            c->value = old_value;
+            c->key = old_key;
+            node_free(c); /* the preset's old contents */
         }
         c = next;
     }
+    free(have.slot);
+}
+
+/* A --set value that is empty: "PATH=", "PATH=''", "PATH=~" or "PATH={}". */
+static int empty_value(const cfg_node *v)
+{
+    return (v->kind == CFG_SCALAR && null_text(v->value)) || (v->kind == CFG_MAP && !v->child);
+}
+
+/* Whether a dotted path names one of the schema's maps: a section (memories, links, trace,
+ * engine, report, transfer_guard), a memory or link, or a memory's allocator or defrag. */
+static int section_path(const char *path)
+{
+    static const char *const top[] = {"memories", "links", "trace", "engine", "report",
+                                       "transfer_guard"};
+    int dots = 0;
+    for (const char *p = path; *p; p++)
+        dots += *p == '.';
+    size_t first = strcspn(path, ".");
+    const char *last = strrchr(path, '.');
+    int in_mem = first == 8 && strncmp(path, "memories", 8) == 0;
+    int in_link = first == 5 && strncmp(path, "links", 5) == 0;
+    if (dots == 0) {
+        for (size_t i = 0; i < AM_ARRAY_LEN(top); i++)
+            if (strcmp(path, top[i]) == 0)
+                return 1;
+        return 0;
+    }
+    if (dots == 1)
+        return in_mem || in_link;
+    return dots == 2 && in_mem && (!strcmp(last, ".allocator") || !strcmp(last, ".defrag"));
+}
+
+/* A --set's map value merged into the map the file (or an earlier --set) has at its path,
+ * key by key as the file merges over its preset: `--set 'memories.hbm.allocator={gc: true}'`
+ * keeps the file's other allocator keys (until 2026-11-27 it replaced the file's map, and
+ * the preset's keys came back from underneath: a file's allow_growth: true became the preset's
+ * false). The map keeps the file's position. */
+static void merge_set_map(cfg_node *dst, cfg_node *src)
+{
+    const char *file = dst->file;
+    unsigned long line = dst->line, col = dst->col;
+    merge_maps(dst, src);
+    if (line) {
+        dst->file = file;
+        dst->line = line;
+        dst->col = col;
+    }
+}
+
+#define CFG_ECHO_MAX 120 /* characters of a --set echoed in messages */
+
+/* Cut an escaped --set longer than CFG_ECHO_MAX to its start and "...", at a character
+ * boundary and not inside a \xHH: a message names the --set, it need not repeat a long list
+ * (until 2026-11-27 a --set's first 500 characters preceded every message about it). */
+static void shorten_echo(char *s)
+{
+    size_t n = strlen(s), cut = CFG_ECHO_MAX - 3;
+    if (n <= CFG_ECHO_MAX)
+        return;
+    while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80) /* a UTF-8 continuation */
+        cut--;
+    for (size_t k = cut >= 3 ? cut - 3 : 0; k < cut; k++)
+        if (s[k] == '\\' && s[k + 1] == 'x')
+            cut = k;
+    memcpy(s + cut, "...", 4);
 }
 
 /* Apply one "PATH=VALUE" to the (user's) tree; its nodes are placed at set->file, line and
@@ -467,6 +682,7 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
     /* escaped as every message is, so the message's prefix is this origin (apply_set strips it) */
     char shown[CFG_PATH_MAX];
     am_escape_controls(shown, sizeof shown, text);
+    shorten_echo(shown);
     snprintf(origin, sizeof origin, "--set '%s'", shown);
     const char *file = pool_intern(pool, set->file ? set->file : origin);
     unsigned long line = set->file ? set->line : 0, col = set->file ? set->col : 0;
@@ -510,7 +726,18 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
         cfg_node **pp = &cur->child;
         while (*pp && strcmp((*pp)->key, seg) != 0)
             pp = &(*pp)->next;
-        if (!dot) { /* last key: replace in place, or append */
+        if (!dot) { /* last key: merge into the file's map, replace in place, or append */
+            if (empty_value(val) && ((*pp && (*pp)->kind == CFG_MAP) || section_path(path))) {
+                node_fail(e, &here, "%s is a map, merged key by key: an empty value would set "
+                          "nothing; set its keys (%s.KEY=VALUE)", path, path);
+                goto err;
+            }
+            if (*pp && val->kind == CFG_MAP && as_map(*pp)) {
+                merge_set_map(*pp, val);
+                node_free(val);
+                val = NULL;
+                break;
+            }
             val->key = am_strdup(seg);
             if (*pp) {
                 val->next = (*pp)->next;
@@ -623,11 +850,29 @@ const char *cfg_suggest(const char *name, const char *const *cands)
 }
 
 /* "unknown key 'a.b.c' (did you mean 'x'?)" at the key's position. */
+/* Whether key is "policy" or an option of some allocator policy (a hint for a key written
+ * directly under a memory; until 2026-11-27 `memories.hbm.policy=bfc` got no hint). */
+static int allocator_key(const char *key)
+{
+    if (strcmp(key, "policy") == 0)
+        return 1;
+    for (const struct alloc_ops *const *p = alloc_all(); p && *p; p++)
+        for (const opt_desc *o = (*p)->opts; o && o->key; o++)
+            if (strcmp(o->key, key) == 0)
+                return 1;
+    return 0;
+}
+
 static int fail_unknown_key(am_error *e, const cfg_node *n, const char *path,
                             const opt_desc *opts, const char *const *extra)
 {
     char full[CFG_PATH_MAX];
     join_path(full, sizeof full, path, n->key);
+    /* memories.hbm.policy: one level too high (path is a memory's: memories.NAME) */
+    int in_level = strncmp(path, "memories.", 9) == 0 && !strchr(path + 9, '.');
+    if (in_level && allocator_key(n->key))
+        return node_fail(e, n, "unknown key '%s' (did you mean '%s.allocator.%s'? allocator "
+                         "options go under allocator:)", full, path, n->key);
     const char *s = suggest(n->key, opts, extra);
     if (s)
         return node_fail(e, n, "unknown key '%s' (did you mean '%s'?)", full, s);
@@ -654,6 +899,37 @@ static size_t opt_width(const opt_desc *o)
 }
 
 /* Parse node n as option o (path names it in messages) and store into dst (may be NULL). */
+/* One rule for the form of every number a config writes (sizes, bandwidths, times, integers,
+ * fractions and reals): no '+' sign, and no leading zero before another digit ("05", "007GiB";
+ * "0.5" is fine), which YAML 1.1 would read as octal (010 is 8). NULL when s is fine, else why.
+ * Until 2026-11-27 '+' was accepted for sizes and fractions but refused for integers, and
+ * leading zeros everywhere (version: 01, queue_depth: 05). */
+static const char *number_form(const char *s)
+{
+    if (*s == '+')
+        return "a '+' sign is not allowed";
+    if (*s == '-')
+        s++;
+    if (s[0] == '0' && s[1] >= '0' && s[1] <= '9')
+        return "leading zeros are not allowed (YAML 1.1 reads 010 as octal 8)";
+    return NULL;
+}
+
+/* A non-negative integer, plain ("1000") or with an exponent ("1e3", "1.5e3") when its value is
+ * whole: sizes took 1e9 and integers did not until 2026-11-27. No unit. */
+static int parse_uint(const char *s, uint64_t *u)
+{
+    if (number_form(s) || !(s[0] >= '0' && s[0] <= '9'))
+        return -1;
+    if (units_u64(s, strlen(s), u) == 0)
+        return 0;
+    /* digits, '.', an exponent (with its sign): units_size_whole reads a plain number as that
+     * many bytes, refusing fractions ("1.5", "1e-3") */
+    if (strspn(s, "0123456789.eE+-") != strlen(s))
+        return -1;
+    return units_size_whole(s, u, NULL) == 0 ? 0 : -1;
+}
+
 static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, void *dst,
                      am_error *e)
 {
@@ -671,7 +947,7 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
             return node_fail(e, n, "%s: at most %zu values, got %zu", path, o->list_max, cnt);
         const cfg_node *it = n->kind == CFG_SCALAR ? n : n->child;
         for (size_t i = 0; i < cnt; i++, it = it->next) {
-            if (it->kind != CFG_SCALAR || units_u64(it->value, strlen(it->value), &u) < 0)
+            if (it->kind != CFG_SCALAR || parse_uint(it->value, &u) < 0)
                 return node_fail(e, n, "%s: item %zu: expected a non-negative integer", path,
                                  i + 1);
             if (dst)
@@ -686,6 +962,9 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
                          kind_name(n->kind));
     /* Parse into u, r or b by type; stored below in the field's own width. */
     const char *s = n->value;
+    if (o->type != OPT_BOOL && o->type != OPT_ENUM && o->type != OPT_STRING &&
+        !(o->type == OPT_SIZE_OR_UNLIMITED && strcmp(s, "-1") == 0) && number_form(s))
+        return node_fail(e, n, "%s: bad number '%s': %s", path, s, number_form(s));
     switch (o->type) {
     case OPT_SIZE:
     case OPT_SIZE_OR_UNLIMITED:
@@ -728,7 +1007,7 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
             return node_fail(e, n, "%s: must be > 0", path);
         break;
     case OPT_UINT:
-        if (units_u64(s, strlen(s), &u) < 0)
+        if (parse_uint(s, &u) < 0)
             return node_fail(e, n, "%s: expected a non-negative integer, got '%s'", path, s);
         break;
     case OPT_BOOL:
@@ -1051,13 +1330,24 @@ static void policy_list(char *buf, size_t n)
  * config gets a warning when the policy was not switched, since there it does nothing. A
  * policy set by --set or --policy (compare and batch use --set) is a switch: no warnings; nor
  * for a device preset's keys, which the user did not write. */
+/* Whether the user wrote node k: in the config file or by a --set (or a sweep's set:), not in
+ * the device preset nor as a default. */
+static int user_written(const am_config *c, const cfg_node *k)
+{
+    if (strcmp(k->file, c->path) == 0 || strncmp(k->file, "--set ", 6) == 0)
+        return 1;
+    return strcmp(k->file, CFG_DEFAULT_FILE) != 0 && strcmp(k->file, c->preset) != 0;
+}
+
 static void warn_other_policy_keys(am_config *c, const cfg_level *lv, const cfg_node *a,
                                    const cfg_node *pn, const char *apath)
 {
     if (cfg_is_override_origin(pn->file))
         return;
     for (const cfg_node *k = a->child; k; k = k->next) {
-        if (!k->key || strcmp(k->key, "policy") == 0 || !k->file || strcmp(k->file, c->path))
+        /* the user's keys: the config's and --set's (until 2026-11-27 a --set of another
+         * policy's key was ignored without a word); not a preset's or a default */
+        if (!k->key || strcmp(k->key, "policy") == 0 || !k->file || !user_written(c, k))
             continue;
         int own = 0;
         for (const opt_desc *o = lv->policy->opts; o && o->key && !own; o++)
@@ -1306,6 +1596,32 @@ static int link_rate_too_low(am_error *e, const cfg_node *kn, const char *path,
                      CFG_LINK_RATE_MIN);
 }
 
+/* A defrag option the user wrote that the mode or trigger never reads is ignored, said as
+ * an allocator key of another policy is (until 2026-11-27 silently: `mode: none` with
+ * `trigger: every` looked like defragmentation every 1000 allocations). */
+static void warn_defrag_unused(am_config *c, const cfg_node *dn, const char *dpath,
+                               const defrag_opts *d)
+{
+    for (const cfg_node *k = dn->child; k; k = k->next) {
+        if (!k->key || !k->file || !user_written(c, k) || !strcmp(k->key, "mode"))
+            continue;
+        char why[96] = "";
+        if (d->mode == 0)
+            snprintf(why, sizeof why, "read only when defragmenting, and mode is none");
+        else if (!strcmp(k->key, "threshold") && d->trigger != 1)
+            snprintf(why, sizeof why, "read only under trigger: threshold, not %s",
+                     defrag_triggers[d->trigger]);
+        else if (!strcmp(k->key, "every") && d->trigger != 2)
+            snprintf(why, sizeof why, "read only under trigger: every, not %s",
+                     defrag_triggers[d->trigger]);
+        else if (!strcmp(k->key, "host") && d->mode != 2)
+            snprintf(why, sizeof why, "read only under mode: host_roundtrip, not %s",
+                     defrag_modes[d->mode]);
+        if (why[0])
+            node_warn(c, k, "%s.%s is %s: ignored", dpath, k->key, why);
+    }
+}
+
 /* memories: one cfg_level per entry, in tree order (the preset's order after a merge). */
 static int build_levels(am_config *c, cfg_node *root, am_error *e)
 {
@@ -1380,6 +1696,7 @@ static int build_levels(am_config *c, cfg_node *root, am_error *e)
         lv->defrag.every = dopt.every;
         if (dopt.trigger == 2 && dopt.every == 0)
             return node_fail(e, map_get(dn, "every"), "%s.every: must be > 0", dpath);
+        warn_defrag_unused(c, dn, dpath, &dopt);
         if (level_allocator(c, lv, ln, path, e) < 0)
             return -1;
     }
@@ -1591,7 +1908,9 @@ static int check_version(const cfg_node *root, am_error *e, int required)
     if (!v)
         return required ? node_fail(e, root, "missing required key 'version' (supported "
                                     "versions: 1)") : 0;
-    if (v->kind != CFG_SCALAR || units_u64(v->value, strlen(v->value), &n) < 0 || n != 1)
+    /* written as the integer 1 (not 01, +1 or 1e0: a version is a name, not a quantity) */
+    if (v->kind != CFG_SCALAR || number_form(v->value) ||
+        units_u64(v->value, strlen(v->value), &n) < 0 || n != 1)
         return node_fail(e, v, "unsupported config version '%s' (supported versions: 1)",
                          v->kind == CFG_SCALAR ? v->value : kind_name(v->kind));
     return 0;
@@ -1958,6 +2277,97 @@ static int apply_switch(cfg_owner *o, const cfg_switch *sw, am_error *e)
 /* The four passes on one YAML text. cfgdir: directory of the config file (NULL for strings),
  * for the preset search. sw: a policy switch, or NULL. Builds into a fresh owner; on error
  * everything is freed. */
+/* One warning line of c->warnings with where it points, for sorting. */
+typedef struct warn_line {
+    const char *text;
+    size_t len, file_len; /* file_len 0: no FILE:LINE:COL (a --set's, or the config's own) */
+    unsigned long line, col;
+    size_t order; /* index in the original text: ties keep it */
+    size_t group; /* order of the first warning in the same file (its own without a file) */
+} warn_line;
+
+/* "FILE:LINE:COL: warning: ..." -> its file length, line and column; 0 when it has none. */
+static void warn_pos(warn_line *w)
+{
+    const char *end = strstr(w->text, ": warning: ");
+    w->file_len = 0;
+    if (!end || end > w->text + w->len)
+        return;
+    const char *p = end;
+    unsigned long v[2] = {0, 0}, mul;
+    for (int i = 1; i >= 0; i--) {
+        mul = 1;
+        const char *digits = p;
+        while (p > w->text && p[-1] >= '0' && p[-1] <= '9') {
+            v[i] += (unsigned long)(p[-1] - '0') * mul;
+            mul *= 10;
+            p--;
+        }
+        if (p == digits || p == w->text || p[-1] != ':')
+            return;
+        p--;
+    }
+    w->file_len = (size_t)(p - w->text);
+    w->line = v[0];
+    w->col = v[1];
+}
+
+/* By file (in the order files first appear), then line, column and original order: a total
+ * order, so qsort is deterministic. */
+static int cmp_warn(const void *a, const void *b)
+{
+    const warn_line *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    if (x->col != y->col)
+        return x->col < y->col ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Warnings in the order of the text they point at (within a file), not the order the schema
+ * and the preset's memories were walked in: until 2026-11-27 an ignored key of hbm came before
+ * one written above it under host when the preset lists hbm first. */
+static void sort_warnings(char *w)
+{
+    if (!w || !*w)
+        return;
+    size_t n = 0, total = strlen(w);
+    for (const char *p = w; *p; p++)
+        n += *p == '\n';
+    warn_line *v = am_calloc(n + 1, sizeof *v);
+    size_t k = 0;
+    for (const char *p = w; *p && k <= n;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        v[k] = (warn_line){.text = p, .len = len, .order = k};
+        warn_pos(&v[k]);
+        k++;
+        p += len + (nl ? 1 : 0);
+    }
+    for (size_t i = 0; i < k; i++) {
+        v[i].group = i;
+        for (size_t j = 0; j < i && v[i].file_len; j++)
+            if (v[j].file_len == v[i].file_len &&
+                memcmp(v[j].text, v[i].text, v[i].file_len) == 0) {
+                v[i].group = v[j].group;
+                break;
+            }
+    }
+    qsort(v, k, sizeof *v, cmp_warn);
+    char *out = am_malloc(total + 1), *o = out;
+    for (size_t i = 0; i < k; i++) {
+        memcpy(o, v[i].text, v[i].len);
+        o += v[i].len;
+        *o++ = '\n';
+    }
+    *o = 0;
+    memcpy(w, out, total + 1);
+    free(out);
+    free(v);
+}
+
 static int load(am_config **out, const char *name, const char *yaml, size_t len,
                 const char *cfgdir, const cfg_set *sets, int nsets, const cfg_switch *sw,
                 am_error *err)
@@ -1987,6 +2397,7 @@ static int load(am_config **out, const char *name, const char *yaml, size_t len,
         goto err;
     if (build(c, c->root, err) < 0)
         goto err;
+    sort_warnings(c->warnings);
     *out = c;
     return 0;
 err:

@@ -187,6 +187,13 @@ int cfg_load(am_config **cfg, const char *path, const char *const *sets, int nse
 enum { CFG_SNIFF_OTHER, CFG_SNIFF_MAP, CFG_SNIFF_ERROR };
 #define CFG_SNIFF_BYTES (1u << 20)
 int cfg_sniff(const char *path);
+/* Check YAML text against the subset amsim reads, event by event, before anything is built:
+ * one document, no anchors, aliases or tags, at most 64 levels of nesting, no control
+ * characters from escapes (the rules configs are parsed with). `what` names the file kind in
+ * messages ("sweep": "YAML anchors (&a) are not supported in amsim sweeps"). A sweep is checked
+ * so before libyaml's document loader, which would expand aliases. -1 with FILE:LINE:COL. */
+int cfg_yaml_screen(const char *file, const char *buf, size_t len, const char *what,
+                    am_error *e);
 /* An override written somewhere else than on the command line (a sweep's set: and axes):
  * "PATH=VALUE" and where VALUE is written, so that an error about it points there. With file
  * NULL it is a --set: messages name "--set 'PATH=VALUE'". */

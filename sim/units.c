@@ -35,10 +35,13 @@ static const unit_def size_units[] = {
     {"EB", KD * KD * KD * KD * KD * KD}, {NULL, 0},
 };
 
+/* PB/s, EB/s, PiB/s and EiB/s since 2026-11-27, as sizes have PB..EiB. */
 static const unit_def bw_units[] = {
     {"B/s", 1},          {"KB/s", KD},        {"MB/s", KD * KD},        {"GB/s", KD * KD * KD},
-    {"TB/s", KD * KD * KD * KD}, {"KiB/s", KI}, {"MiB/s", KI * KI}, {"GiB/s", KI * KI * KI},
-    {"TiB/s", KI * KI * KI * KI}, {NULL, 0},
+    {"TB/s", KD * KD * KD * KD}, {"PB/s", KD * KD * KD * KD * KD},
+    {"EB/s", KD * KD * KD * KD * KD * KD}, {"KiB/s", KI}, {"MiB/s", KI * KI},
+    {"GiB/s", KI * KI * KI}, {"TiB/s", KI * KI * KI * KI}, {"PiB/s", KI * KI * KI * KI * KI},
+    {"EiB/s", KI * KI * KI * KI * KI * KI}, {NULL, 0},
 };
 
 static const unit_def time_units[] = {
@@ -254,7 +257,8 @@ int units_size_nonzero(const char *s, uint64_t *bytes, const char **why)
 }
 
 #define BW_UNIT_WHY                                                                         \
-    "unknown unit (bandwidths: B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s)"
+    "unknown unit (bandwidths: B/s, KB/s, MB/s, GB/s, TB/s, PB/s, EB/s, KiB/s, MiB/s, GiB/s, " \
+    "TiB/s, PiB/s, EiB/s)"
 
 int units_bandwidth(const char *s, uint64_t *bytes_per_s, const char **why)
 {

@@ -1,7 +1,7 @@
 /* units.h - quantities with units, as configs and traces write them.
  *
  * Sizes: B, KiB, MiB, GiB, TiB (powers of 1024) and KB, MB, GB, TB (powers of 1000); a plain
- * number is bytes. Bandwidths: B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s; a plain
+ * number is bytes. Bandwidths: B/s, KB/s .. EB/s, KiB/s .. EiB/s; a plain
  * number is bytes per second. Times: ps, ns, us, ms, s; a plain number is seconds. Fractional
  * values are allowed ("1.5GiB", "2.5us") and rounded to the nearest whole base unit (byte,
  * byte per second, picosecond), except by the _whole forms, which refuse a value that is not a

@@ -778,6 +778,13 @@ static void y_control_escape(void)
         {V "memories:\n  hbm: {capacity: 1GiB, allocator: {policy: 'bfc', x: \"\\x1b\"}}\n",
          "amsim: @:3:55: control characters are not allowed (byte 0x1b, from an escape, in the "
          "quoted value at character 1)"},
+        /* C1 controls as C0 ones (until 2026-11-27 accepted, and echoed raw in messages) */
+        {V "device: \"h100\\u0085\"\n",
+         "amsim: @:2:9: control characters are not allowed (U+0085, from an escape, in the "
+         "quoted value at character 5)"},
+        {V "memories:\n  hbm: {capacity: \"1GiB\\u009b31m\"}\n",
+         "amsim: @:3:19: control characters are not allowed (U+009B, from an escape, in the "
+         "quoted value at character 5)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         bi_run(&(bi_case){BI_CONFIG, "esc.yaml", cases[i].text, 0, cases[i].want, NULL, NULL});
@@ -788,6 +795,10 @@ static void y_control_escape(void)
     bi_expect(args, 1, "amsim: --set 'memories.hbm.allocator.policy=\"bfc\\0xyz\"': bad value: "
               "control characters are not allowed (byte 0x00, from an escape, in the quoted value "
               "at character 4)");
+    /* a raw C1 control (U+009B, a terminal's CSI) in a --set is echoed as its bytes \xHH */
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set 'dev\xc2\x9bice=h100'", cp,
+             trace_gpu());
+    bi_expect(args, 1, "amsim: --set 'dev\\xc2\\x9bice=h100': unknown key 'dev\\xc2\\x9bice'");
 }
 BI_C(y_tab, "tab.yaml", V "memories:\n\thbm: {capacity: 1GiB}\n",
      "amsim: @:3:1: found character that cannot start any token")
@@ -978,6 +989,11 @@ BI_C(y_fraction, "eff.yaml",
 BI_C(y_alias_bomb, "bomb.yaml",
      "a: &a [\"lol\",\"lol\"]\nb: &b [*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b]\n" V,
      "amsim: @:1:4: YAML anchors (&a) are not supported in amsim configs; write the value out")
+/* A tag: until 2026-11-27 ignored (`!!str true` read as true), now refused as anchors are. */
+BI_C(y_tag, "tag.yaml",
+     V "memories:\n  hbm: {capacity: 1GiB, allocator: {allow_growth: !!str true}}\n",
+     "amsim: @:3:51: YAML tags (!!str) are not supported in amsim configs; write the value "
+     "without it")
 BI_C(y_unknown_device, "dev.yaml", V "device: nosuch\n",
      "amsim: @:2:1: unknown device 'nosuch' (available: ")
 BI_C(y_unknown_policy, "pol.yaml", V "memories:\n  hbm: {capacity: 1GiB, allocator: {policy: nosuch}}\n",
@@ -994,7 +1010,7 @@ BI_C(y_no_version, "nover.yaml", "memories:\n  hbm: {capacity: 1GiB}\n",
 BI_C(y_no_memories, "nomem.yaml", V,
      "amsim: @:1:1: missing required key 'memories' (at least one memory)")
 BI_C(y_duplicate_key, "dupk.yaml", V "memories:\n  hbm: {capacity: 1GiB}\n  hbm: {capacity: 2GiB}\n",
-     "amsim: @:4:3: duplicate key 'hbm' (first at line 3)")
+     "amsim: @:4:3: duplicate key 'hbm' (first at line 3, column 3)")
 BI_C(y_two_documents, "docs.yaml", V "---\n" V,
      "amsim: @:2:1: a config holds one YAML document; found a second one")
 BI_C(y_empty, "empty.yaml", "",
@@ -2267,6 +2283,7 @@ void suite_badinput(void)
              {"yaml: size overflows", y_overflow_size},
              {"yaml: fraction out of range", y_fraction},
              {"yaml: alias bomb", y_alias_bomb},
+             {"yaml: a tag", y_tag},
              {"yaml: deep flow nesting", y_deep_flow},
              {"yaml: deep block nesting", y_deep_block},
              {"yaml: unknown device", y_unknown_device},

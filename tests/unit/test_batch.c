@@ -742,6 +742,75 @@ static void test_sweep_duplicate_keys(void)
     }
 }
 
+/* A long sweep map is checked for duplicate keys in n log n: until 2026-11-27 each key was
+ * compared with every earlier one (200,000 keys: minutes; here well under a second). The
+ * duplicate is still the second occurrence, naming the first. */
+static void test_sweep_long_map(void)
+{
+    enum { N = 200000 };
+    size_t cap = (size_t)N * 32 + 1024, len = 0;
+    char *text = malloc(cap), args[1200];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    len += (size_t)snprintf(text, cap, "base: %s/configs/default.yaml\n"
+                            "traces: [%s/traces/gpu_train_step.trace]\nset:\n", tu_top(),
+                            tu_top());
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(text + len, cap - len, "  memories.hbm.k%d: 1\n", i);
+    snprintf(text + len, cap - len, "  memories.hbm.k7: 2\n");
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("lm.yaml", text));
+    double t0 = batch_clock();
+    char *err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(batch_clock() - t0 < 10.0);
+    CU_ASSERT(err && strstr(err, "lm.yaml:200004:3: duplicate key 'memories.hbm.k7' (first at "
+                            "line 11, column 3)"));
+    free(err);
+    free(text);
+}
+
+/* A sweep is read with the config loader's YAML rules, checked event by event before libyaml's
+ * document loader runs: until 2026-11-27 it expanded aliases (a 440-byte alias bomb under set:
+ * took 3 GB; a self-reference ran the host out of memory), ignored a second document and built
+ * any nesting (quadratic) before the config refused it past 64 levels. */
+static void test_sweep_yaml_subset(void)
+{
+    static char deep[400];
+    memset(deep, 0, sizeof deep);
+    strcat(deep, "set:\n  memories.scratch: ");
+    for (int i = 0; i < 70; i++)
+        strcat(deep, "[");
+    strcat(deep, "\n");
+    const struct {
+        const char *body, *want;
+    } ys[] = {
+        {"set:\n  memories.scratch:\n    x: &a0 [x, x]\n    y: [*a0, *a0]\n",
+         "ys.yaml:5:8: YAML anchors (&a0) are not supported in amsim sweeps; write the value out"},
+        {"set: &a\n  memories.scratch: {capacity: 1MiB, x: *a}\n",
+         "ys.yaml:3:6: YAML anchors (&a) are not supported in amsim sweeps"},
+        {"policies: [*p]\n", "ys.yaml:3:12: YAML aliases (*p) are not supported in amsim sweeps"},
+        {"policies: [bfc]\n---\nname: t\n",
+         "ys.yaml:4:1: a sweep holds one YAML document; found a second one"},
+        {"policies: [!!str bfc]\n",
+         "ys.yaml:3:12: YAML tags (!!str) are not supported in amsim sweeps"},
+        /* refused at the 63rd '[' (column 21 + 62; the two maps around it are the first two
+         * levels), before the rest is read */
+        {deep, "ys.yaml:4:83: nesting deeper than 64 levels"},
+    };
+    char text[1024], args[1200];
+    for (size_t i = 0; i < sizeof ys / sizeof *ys; i++) {
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+                 "traces: [%s/traces/gpu_train_step.trace]\n%s", tu_top(), tu_top(), ys[i].body);
+        snprintf(args, sizeof args, "batch '%s' --list", tu_write("ys.yaml", text));
+        char *err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, ys[i].want));
+        if (!err || !strstr(err, ys[i].want))
+            fprintf(stderr, "\n  %s: %s  expected: %s\n", ys[i].body, err ? err : "(none)",
+                    ys[i].want);
+        free(err);
+    }
+}
+
 /* With policies:, an axis or set: of the default level's policy is refused at its path: the
  * batch switched policies: in last, so `policies: [bfc]` with an axis over the policy ran bfc
  * twice, the second run labelled policy=caching. Without policies: such an axis is fine. */
@@ -3728,6 +3797,9 @@ void suite_batch(void)
              {"a range's error names its field, line:column and why", test_range_errors},
              {"sweep errors name file:line", test_sweep_errors},
              {"a key twice in a sweep map is refused", test_sweep_duplicate_keys},
+             {"sweeps: no anchors, aliases, tags, second documents or deep nesting",
+              test_sweep_yaml_subset},
+             {"a long sweep map is checked for duplicates in n log n", test_sweep_long_map},
              {"empty trace items and base refused at their line:column", test_sweep_empty_paths},
              {"one glob or directory naming a trace twice is refused", test_sweep_trace_links},
              {"with policies:, an axis or set: of the default policy is refused",

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "../../sim/config.h"
 #include "testutil.h"
@@ -64,6 +65,112 @@ static const char *load_err(const char *yaml, const char *const *sets, int nsets
     if (rc == 0 && c != &sentinel)
         cfg_free(c);
     return e.msg;
+}
+
+/* Warnings come in the order of the text they point at: until 2026-11-27 in the order the
+ * levels were walked (the preset's: hbm before host), whatever order the file wrote them in.
+ * Keys the run ignores are warned about when a --set wrote them, and defrag's too. */
+static void test_warnings_in_file_order(void)
+{
+    am_config *c = load_ok("version: 1\ndevice: h100\nmemories:\n  host:\n    allocator:\n"
+                           "      policy: bfc\n      roundup_power2_divisions: 4\n  hbm:\n"
+                           "    allocator:\n      policy: bfc\n      max_split_size: 1GiB\n",
+                           NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c->warnings);
+    const char *host = strstr(c->warnings, "t.yaml:7:7: warning: memories.host.allocator.");
+    const char *hbm = strstr(c->warnings, "t.yaml:11:7: warning: memories.hbm.allocator.");
+    CU_ASSERT(host == c->warnings);
+    CU_ASSERT(hbm && host && hbm > host);
+    cfg_free(c);
+    /* a --set of another policy's key warns too (until 2026-11-27 silently ignored) */
+    const char *const set[] = {"memories.hbm.allocator.max_split_size=1GiB"};
+    c = load_ok("version: 1\ndevice: h100\nmemories:\n  hbm:\n    allocator: {policy: bfc}\n",
+                set, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT(c->warnings && strstr(c->warnings, "--set 'memories.hbm.allocator.max_split_size="
+                                    "1GiB': warning: memories.hbm.allocator.max_split_size is "
+                                    "an option of caching, not of bfc: ignored\n"));
+    cfg_free(c);
+    /* defrag options the mode or trigger never reads (until 2026-11-27 silently) */
+    c = load_ok("version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                "    defrag: {mode: none, trigger: every}\n", NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT(c->warnings && strstr(c->warnings, "t.yaml:5:26: warning: memories.hbm.defrag."
+                                    "trigger is read only when defragmenting, and mode is none: "
+                                    "ignored\n"));
+    cfg_free(c);
+    c = load_ok("version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                "    defrag: {mode: compact, threshold: 0.3}\n", NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT(c->warnings && strstr(c->warnings, "t.yaml:5:29: warning: memories.hbm.defrag."
+                                    "threshold is read only under trigger: threshold, not "
+                                    "on_oom: ignored\n"));
+    cfg_free(c);
+}
+
+/* YAML's null where a map is expected is an empty map, however it is written (until 2026-11-27
+ * `memories:` and `memories: ""` were, `memories: ~` was refused); the preset fills it. */
+static void test_null_maps(void)
+{
+    static const char *const text[] = {
+        "version: 1\ndevice: h100\nmemories:\n",
+        "version: 1\ndevice: h100\nmemories: \"\"\n",
+        "version: 1\ndevice: h100\nmemories: ~\nlinks: null\n",
+        "version: 1\ndevice: h100\nmemories:\n  hbm: ~\n",
+        "version: 1\ndevice: h100\nmemories:\n  hbm:\n    allocator: NULL\n",
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(text); i++) {
+        am_config *c = load_ok(text[i], NULL, 0);
+        CU_ASSERT_PTR_NOT_NULL(c);
+        if (c) {
+            CU_ASSERT(cfg_level_index(c, "hbm", 3) >= 0);
+            cfg_free(c);
+        }
+    }
+}
+
+/* Long maps and lists parse in linear time: until 2026-11-27 each append walked the list to its
+ * tail and each key was compared with every earlier one (a 200,000-item list took 54 s, 200,000
+ * keys 224 s; here each takes well under a second). The duplicate is still found, at the second
+ * occurrence, naming the first; and a preset merge under a long map is linear too. Messages
+ * about a long --set do not repeat it whole. */
+static void test_long_maps_and_lists(void)
+{
+    enum { N = 200000 };
+    size_t cap = (size_t)N * 16 + 256, len = 0;
+    char *y = malloc(cap);
+    len += (size_t)snprintf(y + len, cap - len, "version: 1\nmemories:\n  hbm:\n"
+                            "    capacity: 1GiB\n"
+                            "    allocator: {policy: caching, roundup_power2_divisions: [");
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(y + len, cap - len, i ? ",1" : "1");
+    snprintf(y + len, cap - len, "]}\n");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ASSERT_HAS(load_err(y, NULL, 0), "at most 16 values, got 200000");
+    /* N keys under a device's map, merged over the preset, then the same key again */
+    len = (size_t)snprintf(y, cap, "version: 1\ndevice: h100\nx:\n");
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(y + len, cap - len, "  k%d: 1\n", i);
+    ASSERT_MSG(load_err(y, NULL, 0), "t.yaml:3:1: unknown key 'x'");
+    snprintf(y + len, cap - len, "  k7: 2\n");
+    ASSERT_MSG(load_err(y, NULL, 0), "t.yaml:200004:3: duplicate key 'k7' (first at line 11, "
+               "column 3)");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    CU_ASSERT(secs < 10.0); /* quadratic, the three took minutes */
+    /* a long --set is named by its first 117 characters and "..." */
+    len = (size_t)snprintf(y, cap, "memories.hbm.allocator.roundup_power2_divisions=[");
+    for (int i = 0; i < 1000; i++)
+        len += (size_t)snprintf(y + len, cap - len, i ? ",1" : "1");
+    snprintf(y + len, cap - len, "]");
+    const char *const set[] = {y};
+    const char *m = load_err("version: 1\nmemories:\n  hbm: {capacity: 1GiB}\n", set, 1);
+    ASSERT_HAS(m, "--set 'memories.hbm.allocator.roundup_power2_divisions=[1,1,1,1,1,1,1,1,1,1,"
+               "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,...': ");
+    CU_ASSERT(strlen(m) < 400);
+    free(y);
 }
 
 /* A policy option's value in the level's options struct, found through its option table. */
@@ -483,6 +590,29 @@ static void test_set(void)
     CU_ASSERT_EQUAL(c->levels[v].capacity, 2 * MiB);
     cfg_free(c);
 
+    /* a map value merges key by key into the file's map (until 2026-11-27 it replaced it, and
+     * the preset's allow_growth false came back from underneath the file's true) */
+    const char *const mapv[] = {"memories.hbm.allocator={garbage_collection: true}"};
+    c = load_ok("version: 1\ndevice: h100\nmemories:\n  hbm:\n    allocator:\n"
+                "      policy: bfc\n      allow_growth: true\n", mapv, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    hbm = cfg_level_index(c, "hbm", 3);
+    CU_ASSERT_FATAL(hbm >= 0);
+    CU_ASSERT_DOUBLE_EQUAL(pol_num(&c->levels[hbm], "allow_growth"), 1, 0);
+    CU_ASSERT_DOUBLE_EQUAL(pol_num(&c->levels[hbm], "garbage_collection"), 1, 0);
+    CU_ASSERT_EQUAL(cfg_get(c->root, "memories.hbm.allocator")->line, 5); /* the file's map */
+    cfg_free(c);
+    /* an empty value for a map is refused: merged, it would set nothing (until 2026-11-27
+     * memories= or memories={} silently dropped what the file set there) */
+    static const char *const empty[] = {"memories=", "memories={}", "memories.hbm.allocator=",
+                                        "memories.hbm.allocator=''", "engine="};
+    for (size_t i = 0; i < AM_ARRAY_LEN(empty); i++) {
+        const char *m = load_err("version: 1\ndevice: h100\nmemories:\n  hbm: {capacity: 1GiB}\n",
+                                 &empty[i], 1);
+        ASSERT_HAS(m, "is a map, merged key by key: an empty value would set nothing; set its "
+                   "keys (");
+    }
+
     /* a list value replaces the whole node */
     const char *const lst[] = {"memories.hbm.capacity=[1, 2]"};
     ASSERT_MSG(load_err("version: 1\ndevice: h100\n", lst, 1),
@@ -511,6 +641,10 @@ static void test_set_errors(void)
         {"memories.hbm.capacity.x=1",
          "--set 'memories.hbm.capacity.x=1': 'memories.hbm.capacity' is a scalar, not a map"},
         {"colour=red", "--set 'colour=red': unknown key 'colour'"},
+        /* an allocator option one level too high (until 2026-11-27 no hint) */
+        {"memories.hbm.policy=bfc",
+         "--set 'memories.hbm.policy=bfc': unknown key 'memories.hbm.policy' (did you mean "
+         "'memories.hbm.allocator.policy'? allocator options go under allocator:)"},
         {"memories.hbm.allocator.policy=nope",
          "--set 'memories.hbm.allocator.policy=nope': memories.hbm.allocator.policy: unknown "
          "allocator policy 'nope' (registered: "},
@@ -544,7 +678,8 @@ static void test_set_errors(void)
 }
 
 /* An allocator key of another policy than the one in use is accepted and ignored by --set (so
- * --policy, compare and batch switch policies on one config), with no warning; a key that
+ * --policy, compare and batch switch policies on one config), with a warning where nothing
+ * switches the policy, as for the file's keys (until 2026-11-27 none); a key that
  * belongs to no policy at all is a typo, refused with "did you mean" (the nearest key of any
  * policy), under the default policy and under a named one. */
 static void test_set_allocator_keys(void)
@@ -556,7 +691,8 @@ static void test_set_allocator_keys(void)
     am_config *c = load_ok(ybfc, other, 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     CU_ASSERT_PTR_EQUAL(c->levels[0].policy, alloc_find("bfc"));
-    CU_ASSERT_PTR_NULL(c->warnings);
+    CU_ASSERT(c->warnings && strstr(c->warnings, "max_split_size is an option of caching, not of "
+                                    "bfc: ignored"));
     cfg_free(c);
     static const struct {
         const char *yaml, *set, *msg;
@@ -654,6 +790,46 @@ typedef struct err_case {
     const char *yaml, *msg;
     int prefix;
 } err_case;
+
+/* One form for every number (until 2026-11-27 '+' worked for sizes and fractions but not for
+ * integers, 1e9 for sizes but not integers, and leading zeros everywhere); bandwidths have the
+ * units sizes have, up to EB/s and EiB/s. */
+static void test_number_forms(void)
+{
+    static const err_case cases[] = {
+        {"version: 1\nmemories:\n  hbm: {capacity: +1GiB}\n",
+         "t.yaml:3:9: memories.hbm.capacity: bad number '+1GiB': a '+' sign is not allowed", 0},
+        {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\nengine: {queue_depth: +5}\n",
+         "t.yaml:4:10: engine.queue_depth: bad number '+5': a '+' sign is not allowed", 0},
+        {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\nengine: {queue_depth: 05}\n",
+         "t.yaml:4:10: engine.queue_depth: bad number '05': leading zeros are not allowed (YAML "
+         "1.1 reads 010 as octal 8)", 0},
+        {"version: 1\nmemories:\n  hbm: {capacity: 010GiB}\n",
+         "t.yaml:3:9: memories.hbm.capacity: bad number '010GiB': leading zeros", 1},
+        {"version: 01\nmemories:\n  hbm: {capacity: 1GiB}\n",
+         "t.yaml:1:1: unsupported config version '01' (supported versions: 1)", 0},
+        {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\nengine: {queue_depth: 1.5}\n",
+         "t.yaml:4:10: engine.queue_depth: expected a non-negative integer, got '1.5'", 0},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        const char *m = load_err(cases[i].yaml, NULL, 0);
+        size_t n = strlen(cases[i].msg);
+        int ok = cases[i].prefix ? strncmp(m, cases[i].msg, n) == 0 : strcmp(m, cases[i].msg) == 0;
+        if (!ok)
+            printf("\n  case %zu\n  message:  %s\n  expected: %s\n", i, m, cases[i].msg);
+        CU_ASSERT(ok);
+    }
+    /* an exponent in an integer, when the value is whole; 0.5 and PB/s are fine */
+    am_config *c = load_ok("version: 1\nmemories:\n  hbm: {capacity: 0.5GiB}\n"
+                           "  host: {capacity: 1GiB}\nengine: {queue_depth: 1.5e3}\n"
+                           "links:\n  l: {from: host, to: hbm, bandwidth: 2PB/s, "
+                           "concurrency: 1e1}\n", NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_EQUAL(c->engine.queue_depth, 1500);
+    CU_ASSERT_EQUAL(c->links[0].bandwidth, 2000000000000000ULL);
+    CU_ASSERT_EQUAL(c->levels[0].capacity, 512 * MiB);
+    cfg_free(c);
+}
 
 static void test_errors(void)
 {
@@ -759,10 +935,10 @@ static void test_errors(void)
          "out", 0},
         {"a: &a [1, 2]\nb: [*a, *a, *a]\n", "t.yaml:1:4: YAML anchors (&a)", 1},
         {"version: 1\nx: *v\n", "t.yaml:2:4: YAML aliases (*v) are not supported", 1},
-        {"version: 1\nversion: 1\n", "t.yaml:2:1: duplicate key 'version' (first at line 1)",
-         0},
+        {"version: 1\nversion: 1\n",
+         "t.yaml:2:1: duplicate key 'version' (first at line 1, column 1)", 0},
         {"version: 1\nmemories:\n  hbm: {capacity: 1GiB, capacity: 2GiB}\n",
-         "t.yaml:3:25: duplicate key 'capacity' (first at line 3)", 0},
+         "t.yaml:3:25: duplicate key 'capacity' (first at line 3, column 9)", 0},
         {"version: 1\n---\nversion: 1\n",
          "t.yaml:2:1: a config holds one YAML document; found a second one", 0},
         {"? [a]\n: 1\n", "t.yaml:1:3: map keys must be plain scalars, not a list", 0},
@@ -1268,7 +1444,13 @@ void suite_config(void)
              {"shipped", test_shipped}, {"set", test_set}, {"set_errors", test_set_errors},
              {"--set: keys of other policies ignored, of none refused", test_set_allocator_keys},
              {"a size that rounds to 0 bytes", test_size_rounds_to_zero},
-             {"errors", test_errors}, {"other_policy_keys", test_other_policy_keys},
+             {"errors", test_errors},
+             {"long maps and lists parse in linear time", test_long_maps_and_lists},
+             {"null where a map is expected is an empty map", test_null_maps},
+             {"warnings in the order of the file; --set and defrag keys ignored",
+              test_warnings_in_file_order},
+             {"one form for numbers of every type", test_number_forms},
+             {"other_policy_keys", test_other_policy_keys},
              {"values of other policies' keys checked as theirs", test_other_policy_values},
              {"the option at a dotted path, its values as the config reads them", test_path_opt},
              {"apply_opts", test_apply_opts}, {"round_trip", test_round_trip},
