@@ -122,14 +122,17 @@ static const char *gen_limits(const char *kind)
         return "ranges: --layers 1 to 2^20; --hidden, --heads, --seq, --micro-batch,\n"
                "  --micro-batches, --steps, --dp 1 to 2^24; --vocab 1 to 2^32; --tflops and the\n"
                "  bandwidths above 0; --mfu above 0, at most 1; --jitter 0 to 0.5; --steps x\n"
-               "  --micro-batches x --layers at most 2 x 10^6; every buffer and the peak on hbm\n"
-               "  at most 4 EiB (2^62 bytes)";
+               "  --micro-batches x --layers at most 2 x 10^6; --seq^2 x --micro-batch x --heads\n"
+               "  + --hidden^2 x --layers + --seq x --micro-batch x --vocab at most 1.5625 x\n"
+               "  10^16 (a bound on the model's scale, before the sizes are computed); every\n"
+               "  buffer and the peak on hbm at most 4 EiB (2^62 bytes)";
     if (!strcmp(kind, "serve"))
         return "ranges: --layers 1 to 2^20; --hidden, --kv-heads, --head-dim 1 to 2^24; --vocab\n"
                "  1 to 2^32; --requests, --max-batch 1 to 10^7; --max-prompt 1 to 2^24 and\n"
                "  --max-output 1 to 2^20 (above every released model's 10M-token context and\n"
                "  128K-token output); --kv-block 0 to 2^30; --rate, --tflops, --hbm-gbps above\n"
-               "  0; sigmas 0 or above; --mfu above 0, at most 1; the weights, a KV block (or a\n"
+               "  0; sigmas 0 or above; --mfu above 0, at most 1; --layers x --hidden^2 at most\n"
+               "  10^15 (a bound on the model's scale); the weights, a KV block (or a\n"
                "  request's cache with --kv-block 0) and a workspace at most 4 EiB (2^62\n"
                "  bytes); the requests drawn at most 10^8 trace events (about 3 GB: 4 per output\n"
                "  token, 2 per KV block or with --kv-block 0 per output token)";

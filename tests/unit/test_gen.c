@@ -667,6 +667,21 @@ static void test_header_names_options(void)
     }
 }
 
+/* The two bounds on a model's scale refuse options each in range (QA: --seq 1048576 --heads 1024
+ * --micro-batch 16); until 2026-11-27 only their error named them, not --help or the README. */
+static void test_help_scale_bounds(void)
+{
+    char *out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim("gen train --help", &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "--seq^2 x --micro-batch x --heads\n  + --hidden^2 x --layers + "
+                                 "--seq x --micro-batch x --vocab at most 1.5625 x\n  10^16"));
+    free(out);
+    out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim("gen serve --help", &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "--layers x --hidden^2 at most\n  10^15"));
+    free(out);
+}
+
 void suite_gen(void)
 {
     TU_SUITE("gen", {"same seed same bytes, other seed other bytes", test_deterministic},
@@ -678,5 +693,6 @@ void suite_gen(void)
              {"options out of range and sizes past 4 EiB are input errors", test_bad_options},
              {"numbers are digits or plain decimals", test_number_syntax},
              {"check reads what gen writes, with convert's levels", test_check_reads_what_gen_writes},
-             {"the header names every option that changes the bytes", test_header_names_options});
+             {"the header names every option that changes the bytes", test_header_names_options},
+             {"--help lists the bounds on a model's scale", test_help_scale_bounds});
 }
