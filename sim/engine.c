@@ -1567,25 +1567,41 @@ static int spill_one(sim *s, int level)
     return 1;
 }
 
+/* One more attempt of a failed request after recovery made room: with the request's recorded
+ * address as its hint (segment_addresses: recorded), as its first attempt had (until
+ * 2026-11-27 the hint was gone by then, so a request served after a spill or a
+ * defragmentation took a new segment first fit, not the recorded one), and charged at once,
+ * failed or not (until 2026-11-27 only a successful one was: a failed final attempt's device
+ * call was charged with the level's next charged call, or never). */
+static int attempt_again(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t hint)
+{
+    mem_level *m = s->lv[level];
+    if (hint != TR_NO_ADDR)
+        mem_hint(m, hint);
+    int rc = mem_alloc_attempt(m, r, o);
+    if (hint != TR_NO_ADDR)
+        mem_hint(m, TR_NO_ADDR);
+    charge(s, level);
+    return rc;
+}
+
 /* After a failed attempt: defragment (on_oom trigger) and spill (on_oom: spill_to_host) until
- * the request fits or nothing more helps. Returns the final attempt's result. */
-static int recover(sim *s, int level, const alloc_req *r, alloc_out *o)
+ * the request fits or nothing more helps; hint is the request's recorded address (or
+ * TR_NO_ADDR). Returns the final attempt's result. */
+static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t hint)
 {
     const cfg_level *L = &s->cfg->levels[level];
-    mem_level *m = s->lv[level];
     if (L->defrag.mode != CFG_DEFRAG_NONE) { /* every trigger: a failure defragments */
         uint64_t before = s->sum.defrag.runs;
         defrag(s, level);
-        if (s->sum.defrag.runs > before && mem_alloc_attempt(m, r, o) == ALLOC_OK) {
-            charge(s, level);
+        if (s->sum.defrag.runs > before && attempt_again(s, level, r, o, hint) == ALLOC_OK) {
             s->sum.defrag.ooms_avoided++;
             return ALLOC_OK;
         }
     }
     if (L->on_oom == CFG_ON_OOM_SPILL) {
         while (spill_one(s, level)) {
-            if (mem_alloc_attempt(m, r, o) == ALLOC_OK) {
-                charge(s, level);
+            if (attempt_again(s, level, r, o, hint) == ALLOC_OK) {
                 s->sum.spill.ooms_avoided++;
                 return ALLOC_OK;
             }
@@ -1608,7 +1624,7 @@ static int restore(sim *s, slot *x)
     charge(s, level);
     if (rc != ALLOC_OK) {
         x->state = ST_RESTORING;
-        rc = recover(s, level, &r, &o);
+        rc = recover(s, level, &r, &o, TR_NO_ADDR);
         x->state = ST_SPILLED;
     }
     if (rc != ALLOC_OK) {
@@ -1756,7 +1772,7 @@ AM_ALWAYS_INLINE int alloc_tail(sim *s, const tr_event *ev, int level, alloc_req
                                 alloc_out *o, int rc, size_t pos, uint64_t gen)
 {
     if (rc != ALLOC_OK)
-        rc = recover(s, level, r, o);
+        rc = recover(s, level, r, o, ev->addr);
     s->sum.allocs++;
     slot *x = idmap_put_at(&s->ids, ev->id, pos, gen); /* re-probes when the map changed meanwhile */
     x->line = ev->line;
@@ -1819,7 +1835,7 @@ static void recorded_oom(sim *s, const tr_event *ev)
     int rc = mem_alloc_attempt(m, &r, &o);
     charge(s, level);
     if (rc != ALLOC_OK)
-        rc = recover(s, level, &r, &o);
+        rc = recover(s, level, &r, &o, TR_NO_ADDR);
     if (rc == ALLOC_OK) {
         /* observers see the allocation for that instant (a snapshot export writes alloc and
          * free, so that its replay makes the same request; until 2026-11-27 it had none) */

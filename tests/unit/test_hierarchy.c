@@ -1436,6 +1436,78 @@ static void test_spill_timeline_host_rows(void)
     free(sum);
 }
 
+/* The summary of `run -c cfg -t trace` (a config and a trace written under the given names),
+ * NULL when it failed. */
+static char *rec_run(const char *name, const char *yaml, const char *trace)
+{
+    char cn[64], tn[64], args[2048];
+    snprintf(cn, sizeof cn, "%s.yaml", name);
+    snprintf(tn, sizeof tn, "%s.trace", name);
+    const char *cfg = tu_write(cn, yaml), *tr = tu_write(tn, trace);
+    snprintf(args, sizeof args, "run -c %s -t %s", cfg, tr);
+    char *out = NULL, *errout = NULL;
+    int rc = tu_amsim(args, &out, &errout);
+    free(errout);
+    if (rc != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* The final attempt of a request that recovery did not save costs its device call at once.
+ * Compaction: five 1 MiB buffers in 2 MiB device units fill 10 MiB; 1 is freed and 6 (3 MiB,
+ * 4 MiB in units) fits the 6 MiB free but no gap, nor after the compaction: 5 allocations,
+ * 1 free, the attempt, the compaction's 4 frees and 4 allocations, the last attempt = 16 calls
+ * of 20 us. Spilling: the 3 MiB host takes one 2 MiB victim, not a second, and the attempt
+ * between them fails: 3 allocations, the attempt, the victim's free, the last attempt = 6.
+ * Until 2026-11-27 the last attempt was not charged: 300 us and 100 us. */
+static void test_recovery_charges_last_attempt(void)
+{
+    char *out = rec_run("rla",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 10MiB\n    granularity: 2MiB\n"
+        "    allocator: {policy: platform}\n    defrag: {mode: compact, trigger: on_oom}\n"
+        "links:\n  hbm_copy: {from: hbm, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n",
+        "amsim-trace v1\nalloc 1 1MiB\nalloc 2 1MiB\nalloc 3 1MiB\nalloc 4 1MiB\nalloc 5 1MiB\n"
+        "free 1\nalloc 6 3MiB\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "defragmentation: 1 run moved 4.00 MiB (4 buffers)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "time in allocator device calls 320.000 us\n"));
+    free(out);
+    out = rec_run("rls",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 6MiB\n    allocator: {policy: platform}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host:\n    capacity: 3MiB\n    allocator: {policy: first_fit}\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us, "
+        "duplex: true}\n",
+        "amsim-trace v1\nalloc 1 2MiB\nalloc 2 2MiB\nalloc 3 2MiB\nalloc 4 4MiB\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 1 buffer (2.00 MiB) out to host"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "time in allocator device calls 120.000 us\n"));
+    free(out);
+}
+
+/* A request served after a spill keeps its recorded address (segment_addresses: recorded):
+ * 2 (17 MiB) does not fit beside 1 in 18 MiB, 1 is spilled, and 2's 18 MiB segment is the
+ * recorded one at 40 MiB, as with room to spare. Until 2026-11-27 the hint was gone by the
+ * retry, the segment went first fit to 0, and validation said 1 of 2. */
+static void test_recovery_keeps_recorded_address(void)
+{
+    char *out = rec_run("rka",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 18MiB\n"
+        "    allocator: {policy: caching, segment_addresses: recorded}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host: {capacity: 1GiB, allocator: {policy: first_fit}}\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n",
+        "amsim-trace v1\nsegment_alloc 0 16777216 declared=1\n"
+        "segment_alloc 41943040 18874368 declared=1\nalloc 1 15MiB addr=0\n"
+        "alloc 2 17MiB addr=41943040\nfree 2\nfree 1\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 1 buffer (15.00 MiB) out to host"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "validation: 2 of 2 allocations at the recorded address"));
+    free(out);
+}
+
 void suite_hierarchy(void)
 {
     TU_SUITE("hierarchy", {"compaction: bytes moved, OOM avoided", test_compaction},
@@ -1464,5 +1536,7 @@ void suite_hierarchy(void)
              {"defragmentation moves in placements and log", test_defrag_moves_recorded},
              {"a donation in placements and log", test_donation_recorded},
              {"spill copies and restores in placements and log", test_spill_restore_recorded},
-             {"the observer sees moves, spills and restores", test_observer_moves});
+             {"the observer sees moves, spills and restores", test_observer_moves},
+             {"recovery charges its last failed attempt", test_recovery_charges_last_attempt},
+             {"recovery keeps the recorded address", test_recovery_keeps_recorded_address});
 }
