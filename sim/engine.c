@@ -1585,21 +1585,52 @@ static int attempt_again(sim *s, int level, const alloc_req *r, alloc_out *o, ui
     return rc;
 }
 
+/* A request no runtime action on its level can serve: larger than the level's capacity (once
+ * padded to pad_requests_to; a policy's own rounding only adds to it). */
+static int beyond_capacity(sim *s, int level, uint64_t bytes)
+{
+    mem_level *m = s->lv[level];
+    return mem_padded(m, bytes) > mem_capacity(m);
+}
+
+/* A request defragmentation cannot serve: beyond the capacity, or larger than what is free
+ * once every buffer that stays is counted, the live buffers at their requested bytes (moved,
+ * they still hold at least those) and the blocks whose free is pending (not moved). */
+static int defrag_cannot_help(sim *s, int level, uint64_t bytes)
+{
+    mem_level *m = s->lv[level];
+    if (beyond_capacity(s, level, bytes))
+        return 1;
+    const mem_metrics *mm = mem_get_metrics(m);
+    uint64_t stays = mm->live_bytes + mem_pending_bytes(m), cap = mem_capacity(m);
+    return stays >= cap || mem_padded(m, bytes) > cap - stays;
+}
+
 /* After a failed attempt: defragment (on_oom trigger) and spill (on_oom: spill_to_host) until
  * the request fits or nothing more helps; hint is the request's recorded address (or
- * TR_NO_ADDR). Returns the final attempt's result. */
+ * TR_NO_ADDR). Neither runs for a request it cannot serve (defrag_cannot_help,
+ * beyond_capacity): counted in `skipped` (until 2026-11-27 they ran, moved or evicted buffers
+ * and charged their copies, and the request failed all the same). Returns the final
+ * attempt's result. */
 static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t hint)
 {
     const cfg_level *L = &s->cfg->levels[level];
     if (L->defrag.mode != CFG_DEFRAG_NONE) { /* every trigger: a failure defragments */
         uint64_t before = s->sum.defrag.runs;
-        defrag(s, level);
+        if (defrag_cannot_help(s, level, r->bytes))
+            s->sum.defrag.skipped++;
+        else
+            defrag(s, level);
         if (s->sum.defrag.runs > before && attempt_again(s, level, r, o, hint) == ALLOC_OK) {
             s->sum.defrag.ooms_avoided++;
             return ALLOC_OK;
         }
     }
     if (L->on_oom == CFG_ON_OOM_SPILL) {
+        if (beyond_capacity(s, level, r->bytes)) {
+            s->sum.spill.skipped++;
+            return ALLOC_OOM;
+        }
         while (spill_one(s, level)) {
             if (attempt_again(s, level, r, o, hint) == ALLOC_OK) {
                 s->sum.spill.ooms_avoided++;

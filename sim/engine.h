@@ -167,10 +167,12 @@ typedef struct sim_summary {
     /* hierarchy features, summed over levels */
     struct {
         uint64_t runs, bytes_moved, buffers_moved, ooms_avoided, failures, unsupported;
+        uint64_t skipped; /* failed requests it could not serve, so it did not run */
         am_ps time;
     } defrag;
     struct {
         uint64_t evictions, bytes_out, restores, bytes_in, ooms_avoided, failures;
+        uint64_t skipped; /* failed requests larger than the level: nothing was evicted */
         am_ps time;
     } spill;
     uint64_t donations_matched, donations_unmatched;

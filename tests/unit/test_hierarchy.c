@@ -713,11 +713,12 @@ static void test_oom_markers_restore_defrag(void)
          "amsim-trace v1\nalloc 1 2MiB\nalloc 2 3MiB\ntransfer hbm vmem 1MiB id=1\nuse 1\n"
          "sync\nfree 2\nfree 1\n", "\"during\":\"restore\"", 2},
         {"version: 1\ndevice: tpu-v5e\nmemories:\n"
-         "  hbm:\n    capacity: 2688KiB\n"
+         "  hbm:\n    capacity: 2816KiB\n"
          "    allocator: {policy: best_fit, commit_granularity: 4KiB}\n"
          "    defrag:\n      mode: compact\n",
-         "amsim-trace v1\nalloc 1 512KiB\nalloc 2 512KiB\nalloc 3 1024KiB\nalloc 4 640KiB\n"
-         "free_requested 3\nalloc 5 100KiB\nfree_completed 3\n", "\"during\":\"defrag\"", 1},
+         "amsim-trace v1\nalloc 8 64KiB\nalloc 1 512KiB\nalloc 2 512KiB\nalloc 3 1024KiB\n"
+         "alloc 4 640KiB\nfree 8\nfree_requested 3\nalloc 5 100KiB\nfree_completed 3\n",
+         "\"during\":\"defrag\"", 1},
     };
     for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
         const char *cfg = tu_write("mk.yaml", c[i].yaml), *tr = tu_write("mk.trace", c[i].trace);
@@ -899,12 +900,12 @@ static void test_restore_failure_is_oom(void)
 static void test_roundtrip_lost_not_moved(void)
 {
     const char *cfg = tu_write("rtl.yaml",
-        "version: 1\ndevice: tpu-v5e\nmemories:\n  hbm:\n    capacity: 2688KiB\n"
+        "version: 1\ndevice: tpu-v5e\nmemories:\n  hbm:\n    capacity: 2816KiB\n"
         "    allocator: {policy: best_fit, commit_granularity: 4KiB}\n"
         "    defrag:\n      mode: host_roundtrip\n      host: host\n");
     const char *tr = tu_write("rtl.trace",
-        "amsim-trace v1\nalloc 1 512KiB\nalloc 2 512KiB\nalloc 3 1024KiB\nalloc 4 640KiB\n"
-        "free_requested 3\nalloc 5 100KiB\nfree_completed 3\n");
+        "amsim-trace v1\nalloc 8 64KiB\nalloc 1 512KiB\nalloc 2 512KiB\nalloc 3 1024KiB\n"
+        "alloc 4 640KiB\nfree 8\nfree_requested 3\nalloc 5 100KiB\nfree_completed 3\n");
     char args[2048], jpath[600], ppath[600];
     snprintf(jpath, sizeof jpath, "%s/rtl.json", tu_tmpdir());
     snprintf(ppath, sizeof ppath, "%s/rtl.csv", tu_tmpdir());
@@ -1508,6 +1509,47 @@ static void test_recovery_keeps_recorded_address(void)
     free(out);
 }
 
+/* Recovery that cannot serve the request does not run, and counts as skipped: 8 MiB on a
+ * 6 MiB level spills nothing (until 2026-11-27 it evicted all 3 buffers, 12.589 ms of copies,
+ * and failed); 12 MiB on a 10 MiB level, and 6 MiB where 8 MiB stay live of 10, move nothing
+ * (until then 2 MiB and 6 MiB were moved for nothing). */
+static void test_recovery_skipped_when_hopeless(void)
+{
+    static const char *const spill_cfg =
+        "version: 1\nmemories:\n  hbm:\n    capacity: 6MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host:\n    capacity: 100MiB\n    allocator: {policy: first_fit}\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 0.5, latency: 2us, "
+        "duplex: true}\n";
+    static const char *const compact_cfg =
+        "version: 1\nmemories:\n  hbm:\n    capacity: 10MiB\n    allocator: {policy: platform}\n"
+        "    defrag: {mode: compact, trigger: on_oom}\n"
+        "links:\n  hbm_copy: {from: hbm, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n";
+    char *out = rec_run("rsk1", spill_cfg,
+                        "amsim-trace v1\nalloc 1 2MiB\nalloc 2 2MiB\nalloc 3 2MiB\nalloc 4 8MiB\n"
+                        "use 1\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 0 buffers (0 B) out to host, 0 (0 B) back, 0 ps;"
+                                       " 0 out-of-memory events avoided, 0 failed; skipped for 1 "
+                                       "request larger than the memory\n"));
+    free(out);
+    out = rec_run("rsk2", compact_cfg,
+                  "amsim-trace v1\nalloc 1 2MiB\nalloc 2 2MiB\nalloc 3 2MiB\nfree 2\n"
+                  "alloc 4 12MiB\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "defragmentation: 0 runs moved 0 B (0 buffers)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "skipped for 1 request it could not serve\n"));
+    free(out);
+    out = rec_run("rsk3", compact_cfg,
+                  "amsim-trace v1\nalloc 1 2MiB\nalloc 2 2MiB\nalloc 5 2MiB\n"
+                  "alloc 3 2MiB donate=5\nalloc 6 2MiB\nalloc 7 2MiB\nfree 1\nfree 6\n"
+                  "alloc 4 4MiB\nfree 3\nalloc 8 6MiB\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "defragmentation: 0 runs moved 0 B (0 buffers)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "skipped for 1 request it could not serve\n"));
+    free(out);
+}
+
 void suite_hierarchy(void)
 {
     TU_SUITE("hierarchy", {"compaction: bytes moved, OOM avoided", test_compaction},
@@ -1538,5 +1580,7 @@ void suite_hierarchy(void)
              {"spill copies and restores in placements and log", test_spill_restore_recorded},
              {"the observer sees moves, spills and restores", test_observer_moves},
              {"recovery charges its last failed attempt", test_recovery_charges_last_attempt},
-             {"recovery keeps the recorded address", test_recovery_keeps_recorded_address});
+             {"recovery keeps the recorded address", test_recovery_keeps_recorded_address},
+             {"recovery that cannot serve the request is skipped",
+              test_recovery_skipped_when_hopeless});
 }
