@@ -1434,7 +1434,7 @@ static void defrag(sim *s, int level)
     mem_set_quiet(m, 1);
     for (size_t i = 0; i < n; i++)
         mem_free(m, v[i]->handle, v[i]->requested, v[i]->given, 0);
-    uint64_t moved = 0, all = 0;
+    uint64_t moved = 0, all = 0, lost = 0;
     am_ps t = 0;
     int self = find_chan(s, level, level);
     int d2h = L->defrag.host >= 0 ? find_chan(s, level, L->defrag.host) : -1;
@@ -1454,6 +1454,12 @@ static void defrag(sim *s, int level)
                             "defrag");
             placement_row(s, s->seq, x->id, level, &o, x->requested, PL_OOM);
             log_oom(s, level, x->id, x->requested);
+            if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP) {
+                /* its copy to the host was made before the round trip found no place for it:
+                 * its bytes and time count once (until 2026-11-27 not at all) */
+                lost += x->requested;
+                t += xfer_alone(s, d2h, x->requested);
+            }
             /* its block was released above: observers that track blocks (the PyTorch
              * snapshot) see it go, as no free of it will be reported */
             if (s->obs && s->obs->lost)
@@ -1486,7 +1492,7 @@ static void defrag(sim *s, int level)
     free(v);
     charge(s, level);
     if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP)
-        moved = 2 * all;
+        moved = 2 * all + lost;
     s->sum.defrag.runs++;
     s->sum.defrag.bytes_moved += moved;
     s->sum.defrag.time += t;
