@@ -1484,6 +1484,14 @@ static void defrag(sim *s, int level)
         if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP || o.addr != x->addr ||
             o.size != x->given)
             relocated(s, x, level, level, &o, PL_MOVED);
+        else if (s->obs && s->obs->move)
+            /* placed again where it was: no row, but observers see it released and placed
+             * again like the others, so a snapshot's replay releases every live buffer as
+             * this did and a best-fit policy finds the same holes (until 2026-11-27 it was not
+             * reported, stayed allocated in the replay, and bfc's replay of an export matched
+             * 30 of 33 addresses) */
+            s->obs->move(s->obs->ctx, s->host, s->seq, x->id, x->stream, level, x->addr,
+                         x->given, level, o.addr, x->requested, o.size);
         x->addr = o.addr;
         x->handle = o.handle;
         x->given = o.size;
@@ -1860,7 +1868,12 @@ static void expire_pending_id(sim *s, slot *x)
  * fail: an out-of-memory of the level, counted in oom_matches. One that the simulation serves
  * is given back at once (the program never had it; its allocator's state may differ from the
  * recording's from here on). A policy that plans offline is not asked: an unplanned request
- * would take the place of the next planned one. */
+ * would take the place of the next planned one. No defragmentation or spilling follows the
+ * failure: whatever the recording's runtime did before it failed the request is in the
+ * recording already (an amsim export writes a defragmentation's moves and a spill as frees
+ * and allocations before the line; PyTorch has neither). Until 2026-11-27 the replay
+ * recovered again, and its defragmentation moved the buffers the recording had just placed
+ * (an export's replay under caching matched 13 of 24 addresses). */
 static void recorded_oom(sim *s, const tr_event *ev)
 {
     int level = ev->level;
@@ -1871,8 +1884,6 @@ static void recorded_oom(sim *s, const tr_event *ev)
     alloc_out o = {0, 0, 0};
     int rc = mem_alloc_attempt(m, &r, &o);
     charge(s, level);
-    if (rc != ALLOC_OK)
-        rc = recover(s, level, &r, &o, TR_NO_ADDR);
     if (rc == ALLOC_OK) {
         /* observers see the allocation for that instant (a snapshot export writes alloc and
          * free, so that its replay makes the same request; until 2026-11-27 it had none) */

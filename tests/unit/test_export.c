@@ -370,6 +370,8 @@ static size_t snap_blocks(const char *path, char *order, size_t n)
     return allocs;
 }
 
+static void keep_summary(void *ctx, sim *s, const report_trace *t);
+
 /* A compaction's moves are all its frees, then all its allocations: buffer 2 moves to where
  * buffer 4 still is until 4's own move, which the engine reports after. 5 (1100000 bytes) fits
  * the free bytes but no gap, and still none after the compaction (until 2026-11-27 it asked
@@ -399,6 +401,15 @@ static void test_snapshot_defrag_order(void)
     CU_ASSERT_STRING_EQUAL(order, "aaaafffaafff");
     if (strcmp(order, "aaaafffaafff") != 0)
         printf("\n  order %s\n", order);
+    /* Replayed, the moves are the snapshot's frees and allocations, and its `oom` line (5) does
+     * not defragment again (until 2026-11-27 it did: a second run there). */
+    sim_summary su = {0};
+    run_spec rp = {.config = cfg, .trace = out};
+    CU_ASSERT_FATAL(run_once(&rp, keep_summary, &su, NULL, &err) == 0);
+    CU_ASSERT_EQUAL(su.defrag.runs, 0);
+    CU_ASSERT_EQUAL(su.recorded_ooms, 1);
+    CU_ASSERT_EQUAL(su.oom_matches, 1);
+    CU_ASSERT_EQUAL(su.address_matches, su.recorded_allocs);
 }
 
 static void keep_summary(void *ctx, sim *s, const report_trace *t)
@@ -472,6 +483,37 @@ static void test_snapshot_defrag_lost(void)
     CU_ASSERT_STRING_EQUAL(order, "aaaaaffffaaafaffff");
     if (strcmp(order, "aaaaaffffaaafaffff") != 0)
         printf("\n  order %s\n", order);
+}
+
+/* An export of a bfc run whose on_oom compactions move buffers, and fail 4 requests after
+ * moving, replays at every address: every live buffer a compaction placed again is freed and
+ * allocated in the snapshot, the ones placed where they were too, so best fit finds the same
+ * gaps; and the recorded `oom` lines do not compact again. Until 2026-11-27 the snapshot had
+ * only the moved buffers and the replay compacted at each `oom`: 30 of 33 addresses. */
+static void test_snapshot_defrag_bfc_replay(void)
+{
+    const char *cfg = tu_write("dfb.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: 16MiB\n"
+                               "    allocator: {policy: bfc, memory_limit: 12MiB, "
+                               "allow_growth: true}\n"
+                               "    defrag: {mode: compact, trigger: on_oom}\n"
+                               "links:\n  hbm_copy: {from: hbm, to: hbm, bandwidth: 1GB/s, "
+                               "efficiency: 1, latency: 1us}\n");
+    const char *tpath = tu_write("dfb.trace",
+        "amsim-trace v1\nalloc 1 1188019\nfree 1\nalloc 2 2302219\nalloc 3 2684380\nfree 2\n"
+        "free 3\nalloc 4 724918\nalloc 5 2463167\nfree 4\nalloc 6 596450\nalloc 7 2906542\n"
+        "alloc 8 2202256\nfree 7\nfree 6\nalloc 9 804857\nalloc 10 776297\nalloc 11 2573189\n"
+        "alloc 12 2840572\nfree 9\nalloc 13 570714\nfree 10\nalloc 14 724903\nuse 5\n"
+        "free 11\nuse 8\nalloc 15 208559\nalloc 16 1218246\nalloc 17 1151886\nfree 16\n"
+        "free 8\nalloc 18 1369817\nalloc 19 1200097\nalloc 20 2131689\nfree 18\n"
+        "alloc 21 2090820\nalloc 22 747808\nalloc 23 1400018\nalloc 24 588360\nfree 13\n"
+        "free 22\nalloc 25 2247173\nuse 14\nfree 20\n");
+    sim_summary su;
+    export_replay(cfg, tpath, 0, &su);
+    CU_ASSERT_EQUAL(su.recorded_allocs, 54);
+    CU_ASSERT_EQUAL(su.address_matches, 54);
+    CU_ASSERT_EQUAL(su.recorded_ooms, 4);
+    CU_ASSERT_EQUAL(su.oom_matches, 4);
+    CU_ASSERT_EQUAL(su.defrag.runs, 0);
 }
 
 /* A snapshot amsim wrote, replayed, matches its own recording. Until 2026-11-25 no segment_alloc
@@ -884,6 +926,8 @@ void suite_export(void)
              {"pytorch snapshot: a compaction's frees before its allocations",
               test_snapshot_defrag_order},
              {"pytorch snapshot: a buffer a compaction lost is freed", test_snapshot_defrag_lost},
+             {"pytorch snapshot: a bfc compaction run replays at every address",
+              test_snapshot_defrag_bfc_replay},
              {"exported snapshot replays with every segment event matched",
               test_snapshot_replay_validates},
              {"a donation across streams keeps the donor's stream in the export",
