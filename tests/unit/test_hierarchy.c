@@ -1552,6 +1552,29 @@ static void test_recovery_skipped_when_hopeless(void)
     free(out);
 }
 
+/* spill_victim: largest takes the largest block, and among equal ones the least recently used:
+ * of three 2 MiB buffers, 1 was used last, so 2 goes (not 1, the lowest id). */
+static void test_spill_largest_tie_lru(void)
+{
+    const char *cfg = tu_write("slt.yaml",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 6MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_victim: largest\n    spill_host: host\n"
+        "  host:\n    capacity: 100MiB\n    allocator: {policy: first_fit}\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us, "
+        "duplex: true}\n");
+    const char *tr = tu_write("slt.trace", "amsim-trace v1\nalloc 1 2MiB\nalloc 2 2MiB\n"
+                                           "alloc 3 2MiB\nuse 1\nalloc 4 2MiB\n");
+    char args[2048], ppath[600];
+    snprintf(ppath, sizeof ppath, "%s/slt.csv", tu_tmpdir());
+    snprintf(args, sizeof args, "run -q -c %s -t %s --placements %s", cfg, tr, ppath);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *pl = tu_slurp(ppath, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pl, "\n4,2,host,0,2097152,2097152,spilled\n"));
+    CU_ASSERT_EQUAL(tu_count(pl, ",spilled\n"), 1);
+    free(pl);
+}
+
 void suite_hierarchy(void)
 {
     TU_SUITE("hierarchy", {"compaction: bytes moved, OOM avoided", test_compaction},
@@ -1584,5 +1607,7 @@ void suite_hierarchy(void)
              {"recovery charges its last failed attempt", test_recovery_charges_last_attempt},
              {"recovery keeps the recorded address", test_recovery_keeps_recorded_address},
              {"recovery that cannot serve the request is skipped",
-              test_recovery_skipped_when_hopeless});
+              test_recovery_skipped_when_hopeless},
+             {"spill_victim: largest, ties to the least recently used",
+              test_spill_largest_tie_lru});
 }
