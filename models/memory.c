@@ -521,6 +521,8 @@ uint64_t mem_padded(const mem_level *m, uint64_t bytes)
     return bytes > AM_MAX_BYTES ? bytes : am_round_up(bytes, m->pad);
 }
 
+uint64_t mem_pending_bytes(const mem_level *m) { return m->pending_bytes; }
+
 uint64_t mem_free_in_reserved(const mem_level *m)
 {
     uint64_t held = m->m.allocated_bytes + m->pending_bytes;

@@ -121,5 +121,7 @@ uint64_t mem_largest_free(mem_level *m);
 /* Free bytes inside reserved memory: reserved - allocated - blocks pending a two-phase free
  * (free_requested done, free_completed not yet: the policy still holds them). */
 uint64_t mem_free_in_reserved(const mem_level *m);
+/* Given bytes of the blocks pending a two-phase free (free_requested done, not completed). */
+uint64_t mem_pending_bytes(const mem_level *m);
 
 #endif

@@ -1694,7 +1694,9 @@ static int build_levels(am_config *c, cfg_node *root, am_error *e)
         lv->defrag.trigger = dopt.trigger;
         lv->defrag.threshold = dopt.threshold;
         lv->defrag.every = dopt.every;
-        if (dopt.trigger == 2 && dopt.every == 0)
+        /* refused whatever the trigger (until 2026-11-27 only under trigger: every, and
+         * accepted, unused, under the others) */
+        if (dopt.every == 0)
             return node_fail(e, map_get(dn, "every"), "%s.every: must be > 0", dpath);
         warn_defrag_unused(c, dn, dpath, &dopt);
         if (level_allocator(c, lv, ln, path, e) < 0)
@@ -1714,8 +1716,24 @@ static int host_level(am_config *c, int self, const cfg_node *named, const char 
 {
     if (named && named->kind == CFG_SCALAR && named->value[0]) {
         int i = cfg_level_index(c, named->value, strlen(named->value));
-        if (i < 0 || i == self)
+        if (i == self)
             return node_fail(e, named, "%s: '%s' is not another memory", path, named->value);
+        if (i < 0) {
+            /* an unknown name is said to be one, with the closest memory or all of them, as
+             * a link's end is (until 2026-11-27: "'nohost' is not another memory") */
+            const char *cands[CFG_MAX_LEVELS + 1];
+            char names[1024];
+            for (int k = 0; k < c->nlevels; k++)
+                cands[k] = c->levels[k].name;
+            cands[c->nlevels] = NULL;
+            const char *near = suggest(named->value, NULL, cands);
+            if (near)
+                return node_fail(e, named, "%s: unknown memory '%s' (did you mean '%s'?)", path,
+                                 named->value, near);
+            cfg_level_names(c, names, sizeof names);
+            return node_fail(e, named, "%s: unknown memory '%s' (memories: %s)", path,
+                             named->value, names);
+        }
         return i;
     }
     for (int i = 0; i < c->nlevels; i++)

@@ -1434,7 +1434,7 @@ static void defrag(sim *s, int level)
     mem_set_quiet(m, 1);
     for (size_t i = 0; i < n; i++)
         mem_free(m, v[i]->handle, v[i]->requested, v[i]->given, 0);
-    uint64_t moved = 0, all = 0;
+    uint64_t moved = 0, all = 0, lost = 0;
     am_ps t = 0;
     int self = find_chan(s, level, level);
     int d2h = L->defrag.host >= 0 ? find_chan(s, level, L->defrag.host) : -1;
@@ -1454,6 +1454,12 @@ static void defrag(sim *s, int level)
                             "defrag");
             placement_row(s, s->seq, x->id, level, &o, x->requested, PL_OOM);
             log_oom(s, level, x->id, x->requested);
+            if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP) {
+                /* its copy to the host was made before the round trip found no place for it:
+                 * its bytes and time count once (until 2026-11-27 not at all) */
+                lost += x->requested;
+                t += xfer_alone(s, d2h, x->requested);
+            }
             /* its block was released above: observers that track blocks (the PyTorch
              * snapshot) see it go, as no free of it will be reported */
             if (s->obs && s->obs->lost)
@@ -1478,6 +1484,14 @@ static void defrag(sim *s, int level)
         if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP || o.addr != x->addr ||
             o.size != x->given)
             relocated(s, x, level, level, &o, PL_MOVED);
+        else if (s->obs && s->obs->move)
+            /* placed again where it was: no row, but observers see it released and placed
+             * again like the others, so a snapshot's replay releases every live buffer as
+             * this did and a best-fit policy finds the same holes (until 2026-11-27 it was not
+             * reported, stayed allocated in the replay, and bfc's replay of an export matched
+             * 30 of 33 addresses) */
+            s->obs->move(s->obs->ctx, s->host, s->seq, x->id, x->stream, level, x->addr,
+                         x->given, level, o.addr, x->requested, o.size);
         x->addr = o.addr;
         x->handle = o.handle;
         x->given = o.size;
@@ -1486,7 +1500,7 @@ static void defrag(sim *s, int level)
     free(v);
     charge(s, level);
     if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP)
-        moved = 2 * all;
+        moved = 2 * all + lost;
     s->sum.defrag.runs++;
     s->sum.defrag.bytes_moved += moved;
     s->sum.defrag.time += t;
@@ -1567,25 +1581,72 @@ static int spill_one(sim *s, int level)
     return 1;
 }
 
+/* One more attempt of a failed request after recovery made room: with the request's recorded
+ * address as its hint (segment_addresses: recorded), as its first attempt had (until
+ * 2026-11-27 the hint was gone by then, so a request served after a spill or a
+ * defragmentation took a new segment first fit, not the recorded one), and charged at once,
+ * failed or not (until 2026-11-27 only a successful one was: a failed final attempt's device
+ * call was charged with the level's next charged call, or never). */
+static int attempt_again(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t hint)
+{
+    mem_level *m = s->lv[level];
+    if (hint != TR_NO_ADDR)
+        mem_hint(m, hint);
+    int rc = mem_alloc_attempt(m, r, o);
+    if (hint != TR_NO_ADDR)
+        mem_hint(m, TR_NO_ADDR);
+    charge(s, level);
+    return rc;
+}
+
+/* A request no runtime action on its level can serve: larger than the level's capacity (once
+ * padded to pad_requests_to; a policy's own rounding only adds to it). */
+static int beyond_capacity(sim *s, int level, uint64_t bytes)
+{
+    mem_level *m = s->lv[level];
+    return mem_padded(m, bytes) > mem_capacity(m);
+}
+
+/* A request defragmentation cannot serve: beyond the capacity, or larger than what is free
+ * once every buffer that stays is counted, the live buffers at their requested bytes (moved,
+ * they still hold at least those) and the blocks whose free is pending (not moved). */
+static int defrag_cannot_help(sim *s, int level, uint64_t bytes)
+{
+    mem_level *m = s->lv[level];
+    if (beyond_capacity(s, level, bytes))
+        return 1;
+    const mem_metrics *mm = mem_get_metrics(m);
+    uint64_t stays = mm->live_bytes + mem_pending_bytes(m), cap = mem_capacity(m);
+    return stays >= cap || mem_padded(m, bytes) > cap - stays;
+}
+
 /* After a failed attempt: defragment (on_oom trigger) and spill (on_oom: spill_to_host) until
- * the request fits or nothing more helps. Returns the final attempt's result. */
-static int recover(sim *s, int level, const alloc_req *r, alloc_out *o)
+ * the request fits or nothing more helps; hint is the request's recorded address (or
+ * TR_NO_ADDR). Neither runs for a request it cannot serve (defrag_cannot_help,
+ * beyond_capacity): counted in `skipped` (until 2026-11-27 they ran, moved or evicted buffers
+ * and charged their copies, and the request failed all the same). Returns the final
+ * attempt's result. */
+static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t hint)
 {
     const cfg_level *L = &s->cfg->levels[level];
-    mem_level *m = s->lv[level];
     if (L->defrag.mode != CFG_DEFRAG_NONE) { /* every trigger: a failure defragments */
         uint64_t before = s->sum.defrag.runs;
-        defrag(s, level);
-        if (s->sum.defrag.runs > before && mem_alloc_attempt(m, r, o) == ALLOC_OK) {
-            charge(s, level);
+        if (defrag_cannot_help(s, level, r->bytes))
+            s->sum.defrag.skipped++;
+        else
+            defrag(s, level);
+        if (s->sum.defrag.runs > before && attempt_again(s, level, r, o, hint) == ALLOC_OK) {
             s->sum.defrag.ooms_avoided++;
             return ALLOC_OK;
         }
     }
     if (L->on_oom == CFG_ON_OOM_SPILL) {
+        if (beyond_capacity(s, level, r->bytes)) {
+            s->sum.spill.skipped++;
+            return ALLOC_OOM;
+        }
         while (spill_one(s, level)) {
-            if (mem_alloc_attempt(m, r, o) == ALLOC_OK) {
-                charge(s, level);
+            if (attempt_again(s, level, r, o, hint) == ALLOC_OK) {
                 s->sum.spill.ooms_avoided++;
                 return ALLOC_OK;
             }
@@ -1608,7 +1669,7 @@ static int restore(sim *s, slot *x)
     charge(s, level);
     if (rc != ALLOC_OK) {
         x->state = ST_RESTORING;
-        rc = recover(s, level, &r, &o);
+        rc = recover(s, level, &r, &o, TR_NO_ADDR);
         x->state = ST_SPILLED;
     }
     if (rc != ALLOC_OK) {
@@ -1756,7 +1817,7 @@ AM_ALWAYS_INLINE int alloc_tail(sim *s, const tr_event *ev, int level, alloc_req
                                 alloc_out *o, int rc, size_t pos, uint64_t gen)
 {
     if (rc != ALLOC_OK)
-        rc = recover(s, level, r, o);
+        rc = recover(s, level, r, o, ev->addr);
     s->sum.allocs++;
     slot *x = idmap_put_at(&s->ids, ev->id, pos, gen); /* re-probes when the map changed meanwhile */
     x->line = ev->line;
@@ -1807,7 +1868,12 @@ static void expire_pending_id(sim *s, slot *x)
  * fail: an out-of-memory of the level, counted in oom_matches. One that the simulation serves
  * is given back at once (the program never had it; its allocator's state may differ from the
  * recording's from here on). A policy that plans offline is not asked: an unplanned request
- * would take the place of the next planned one. */
+ * would take the place of the next planned one. No defragmentation or spilling follows the
+ * failure: whatever the recording's runtime did before it failed the request is in the
+ * recording already (an amsim export writes a defragmentation's moves and a spill as frees
+ * and allocations before the line; PyTorch has neither). Until 2026-11-27 the replay
+ * recovered again, and its defragmentation moved the buffers the recording had just placed
+ * (an export's replay under caching matched 13 of 24 addresses). */
 static void recorded_oom(sim *s, const tr_event *ev)
 {
     int level = ev->level;
@@ -1818,8 +1884,6 @@ static void recorded_oom(sim *s, const tr_event *ev)
     alloc_out o = {0, 0, 0};
     int rc = mem_alloc_attempt(m, &r, &o);
     charge(s, level);
-    if (rc != ALLOC_OK)
-        rc = recover(s, level, &r, &o);
     if (rc == ALLOC_OK) {
         /* observers see the allocation for that instant (a snapshot export writes alloc and
          * free, so that its replay makes the same request; until 2026-11-27 it had none) */

@@ -52,7 +52,9 @@ typedef struct sim_observer {
     /* A live buffer changed place without a request (placements.csv's moved, spilled and
      * restored rows): defragmentation placed it again (from_level == level), spilling put it in
      * its host copy, restoring brought it back. It left from_level's [from_addr, + from_size)
-     * and now holds level's [addr, + size); its free, if any, comes from there. */
+     * and now holds level's [addr, + size); its free, if any, comes from there. A
+     * defragmentation reports every buffer it placed again, one placed where it was too (no
+     * placements row then: addr == from_addr, size == from_size). */
     void (*move)(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream, int from_level,
                  uint64_t from_addr, uint64_t from_size, int level, uint64_t addr,
                  uint64_t requested, uint64_t size);
@@ -171,10 +173,12 @@ typedef struct sim_summary {
     /* hierarchy features, summed over levels */
     struct {
         uint64_t runs, bytes_moved, buffers_moved, ooms_avoided, failures, unsupported;
+        uint64_t skipped; /* failed requests it could not serve, so it did not run */
         am_ps time;
     } defrag;
     struct {
         uint64_t evictions, bytes_out, restores, bytes_in, ooms_avoided, failures;
+        uint64_t skipped; /* failed requests larger than the level: nothing was evicted */
         am_ps time;
     } spill;
     uint64_t donations_matched, donations_unmatched;

@@ -126,20 +126,33 @@ void report_text(FILE *f, sim *s, const report_trace *t)
     if (su->ooms)
         fprintf(f, "out of memory: %" PRIu64 " allocation request%s failed (the run "
                 "continued)\n", su->ooms, PL(su->ooms));
-    if (su->defrag.runs || su->defrag.unsupported)
-        fprintf(f, "defragmentation: %" PRIu64 " runs moved %s (%" PRIu64 " buffers) in %s; "
-                "%" PRIu64 " out-of-memory events avoided, %" PRIu64 " buffers lost%s\n",
-                su->defrag.runs, units_fmt_size(a, sizeof a, su->defrag.bytes_moved),
-                su->defrag.buffers_moved, units_fmt_time(b, sizeof b, su->defrag.time),
-                su->defrag.ooms_avoided, su->defrag.failures,
+    if (su->defrag.runs || su->defrag.unsupported || su->defrag.skipped) {
+        fprintf(f, "defragmentation: %" PRIu64 " run%s moved %s (%" PRIu64 " buffer%s) in %s; "
+                "%" PRIu64 " out-of-memory event%s avoided, %" PRIu64 " buffer%s lost%s",
+                su->defrag.runs, PL(su->defrag.runs),
+                units_fmt_size(a, sizeof a, su->defrag.bytes_moved), su->defrag.buffers_moved,
+                PL(su->defrag.buffers_moved), units_fmt_time(b, sizeof b, su->defrag.time),
+                su->defrag.ooms_avoided, PL(su->defrag.ooms_avoided), su->defrag.failures,
+                PL(su->defrag.failures),
                 su->defrag.unsupported ? "; the policy cannot relocate blocks (offline plan)" : "");
-    if (su->spill.evictions || su->spill.failures)
-        fprintf(f, "spilling: %" PRIu64 " buffers (%s) out to host, %" PRIu64 " (%s) back, %s; "
-                "%" PRIu64 " out-of-memory events avoided, %" PRIu64 " failed\n",
-                su->spill.evictions, units_fmt_size(a, sizeof a, su->spill.bytes_out),
+        if (su->defrag.skipped)
+            fprintf(f, "; skipped for %" PRIu64 " request%s it could not serve",
+                    su->defrag.skipped, PL(su->defrag.skipped));
+        fputc('\n', f);
+    }
+    if (su->spill.evictions || su->spill.failures || su->spill.skipped) {
+        fprintf(f, "spilling: %" PRIu64 " buffer%s (%s) out to host, %" PRIu64 " (%s) back, %s; "
+                "%" PRIu64 " out-of-memory event%s avoided, %" PRIu64 " failed",
+                su->spill.evictions, PL(su->spill.evictions),
+                units_fmt_size(a, sizeof a, su->spill.bytes_out),
                 su->spill.restores, units_fmt_size(b, sizeof b, su->spill.bytes_in),
                 units_fmt_time(c, sizeof c, su->spill.time), su->spill.ooms_avoided,
-                su->spill.failures);
+                PL(su->spill.ooms_avoided), su->spill.failures);
+        if (su->spill.skipped)
+            fprintf(f, "; skipped for %" PRIu64 " request%s larger than the memory",
+                    su->spill.skipped, PL(su->spill.skipped));
+        fputc('\n', f);
+    }
     if (su->donations_matched || su->donations_unmatched)
         fprintf(f, "buffer donation: %" PRIu64 " matched, %" PRIu64 " unmatched\n",
                 su->donations_matched, su->donations_unmatched);
@@ -151,15 +164,18 @@ void report_text(FILE *f, sim *s, const report_trace *t)
                     su->guard_rejected[k]);
     }
     if (su->retries)
-        fprintf(f, "%" PRIu64 " failed requests waited for frees; %" PRIu64 " then got memory\n",
-                su->retries, su->retries_succeeded);
+        fprintf(f, "%" PRIu64 " failed request%s waited for frees; %" PRIu64 " then got memory\n",
+                su->retries, PL(su->retries), su->retries_succeeded);
     if (su->allocator)
         fprintf(f, "time in allocator device calls %s\n", units_fmt_time(g, sizeof g, su->allocator));
     if (su->frees_after_oom)
-        fprintf(f, "%" PRIu64 " frees of buffers whose allocation failed were skipped\n",
-                su->frees_after_oom);
+        fprintf(f, "%" PRIu64 " %s\n", su->frees_after_oom,
+                su->frees_after_oom == 1
+                    ? "free of a buffer whose allocation failed was skipped"
+                    : "frees of buffers whose allocation failed were skipped");
     if (su->warnings)
-        fprintf(f, "%" PRIu64 " trace problems counted and skipped (--lenient)\n", su->warnings);
+        fprintf(f, "%" PRIu64 " trace problem%s counted and skipped (--lenient)\n", su->warnings,
+                PL(su->warnings));
     if (su->validating) {
         fprintf(f, "validation: %" PRIu64 " of %" PRIu64 " allocations at the recorded address",
                 su->address_matches, su->recorded_allocs);
@@ -384,6 +400,7 @@ void report_json(FILE *f, sim *s, const report_trace *t)
     json_ku64(&w, "ooms_avoided", su->defrag.ooms_avoided);
     json_ku64(&w, "failures", su->defrag.failures);
     json_ku64(&w, "unsupported", su->defrag.unsupported);
+    json_ku64(&w, "skipped", su->defrag.skipped);
     json_key(&w, "not_relocatable");
     json_arr(&w);
     for (int i = 0; i < sim_nlevels(s); i++)
@@ -400,6 +417,7 @@ void report_json(FILE *f, sim *s, const report_trace *t)
     json_kreal(&w, "seconds", secs(su->spill.time));
     json_ku64(&w, "ooms_avoided", su->spill.ooms_avoided);
     json_ku64(&w, "failures", su->spill.failures);
+    json_ku64(&w, "skipped", su->spill.skipped);
     json_end_obj(&w);
     json_key(&w, "donation");
     json_obj(&w);

@@ -1001,6 +1001,17 @@ BI_C(y_unknown_policy, "pol.yaml", V "memories:\n  hbm: {capacity: 1GiB, allocat
 BI_C(y_unknown_memory, "mem.yaml",
      V "memories:\n  hbm: {capacity: 1GiB}\nlinks:\n  l: {from: dram, to: hbm, bandwidth: 1GB/s}\n",
      "amsim: @:5:7: links.l.from: unknown memory 'dram' (memories: hbm)")
+/* spill_host (or defrag.host) naming no memory is an unknown memory, with the closest name;
+ * until 2026-11-27 "'nohost' is not another memory", as if it named the level itself */
+BI_C(y_unknown_spill_host, "sph.yaml",
+     V "memories:\n  hbm:\n    capacity: 6MiB\n    on_oom: spill_to_host\n"
+     "    spill_host: nohost\n  host: {capacity: 1GiB}\n",
+     "amsim: @:6:5: memories.hbm.spill_host: unknown memory 'nohost' (did you mean 'host'?)")
+/* defrag.every: 0 is refused under every trigger (until 2026-11-27 only under trigger: every;
+ * on_oom and threshold accepted it) */
+BI_C(y_defrag_every_zero, "ev0.yaml",
+     V "memories:\n  hbm:\n    capacity: 6MiB\n    defrag: {mode: compact, every: 0}\n",
+     "amsim: @:5:29: memories.hbm.defrag.every: must be > 0")
 BI_C(y_default_memory, "dflt.yaml", V "default_memory: dram\nmemories:\n  hbm: {capacity: 1GiB}\n",
      "amsim: @:2:1: default_memory: unknown memory 'dram' (memories: hbm)")
 BI_C(y_version, "ver.yaml", "version: 2\nmemories:\n  hbm: {capacity: 1GiB}\n",
@@ -2290,6 +2301,8 @@ void suite_badinput(void)
              {"yaml: unknown policy", y_unknown_policy},
              {"yaml: unknown memory in link", y_unknown_memory},
              {"yaml: a --set through a misspelt memory or link", y_set_unknown_name},
+             {"yaml: unknown spill host, with the closest memory", y_unknown_spill_host},
+             {"yaml: defrag.every of 0 under any trigger", y_defrag_every_zero},
              {"yaml: unknown default memory", y_default_memory},
              {"yaml: unsupported version", y_version},
              {"yaml: missing version", y_no_version},

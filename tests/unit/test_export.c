@@ -370,8 +370,12 @@ static size_t snap_blocks(const char *path, char *order, size_t n)
     return allocs;
 }
 
+static void keep_summary(void *ctx, sim *s, const report_trace *t);
+
 /* A compaction's moves are all its frees, then all its allocations: buffer 2 moves to where
- * buffer 4 still is until 4's own move, which the engine reports after. Until 2026-11-25 the
+ * buffer 4 still is until 4's own move, which the engine reports after. 5 (1100000 bytes) fits
+ * the free bytes but no gap, and still none after the compaction (until 2026-11-27 it asked
+ * 2000000 bytes, more than the free ones, which no longer defragments). Until 2026-11-25 the
  * snapshot allocated 2 at 4's address while 4 was live there (two blocks at one address); the
  * reader, keying blocks by address, then lost one and never freed it. */
 static void test_snapshot_defrag_order(void)
@@ -382,7 +386,7 @@ static void test_snapshot_defrag_order(void)
                                "    defrag: {mode: compact, trigger: on_oom}\n");
     const char *tpath = tu_write("dfo.trace", "amsim-trace v1\nalloc 1 1000000\nalloc 2 1000000\n"
                                               "alloc 3 1000000\nalloc 4 1000000\nfree 1\n"
-                                              "free_requested 3\nalloc 5 2000000\n"
+                                              "free_requested 3\nalloc 5 1100000\n"
                                               "free_completed 3\nfree 2\nfree 4\nfree 5\n");
     char out[512];
     snprintf(out, sizeof out, "%s/dfo.pickle", tu_tmpdir());
@@ -397,6 +401,15 @@ static void test_snapshot_defrag_order(void)
     CU_ASSERT_STRING_EQUAL(order, "aaaafffaafff");
     if (strcmp(order, "aaaafffaafff") != 0)
         printf("\n  order %s\n", order);
+    /* Replayed, the moves are the snapshot's frees and allocations, and its `oom` line (5) does
+     * not defragment again (until 2026-11-27 it did: a second run there). */
+    sim_summary su = {0};
+    run_spec rp = {.config = cfg, .trace = out};
+    CU_ASSERT_FATAL(run_once(&rp, keep_summary, &su, NULL, &err) == 0);
+    CU_ASSERT_EQUAL(su.defrag.runs, 0);
+    CU_ASSERT_EQUAL(su.recorded_ooms, 1);
+    CU_ASSERT_EQUAL(su.oom_matches, 1);
+    CU_ASSERT_EQUAL(su.address_matches, su.recorded_allocs);
 }
 
 static void keep_summary(void *ctx, sim *s, const report_trace *t)
@@ -439,34 +452,68 @@ static void export_replay(const char *cfg, const char *tpath, size_t min_gives, 
 }
 
 /* A buffer the compaction could not place again (lost, an out-of-memory) is freed in the
- * snapshot among the compaction's frees, where its block was: 1 and 2 move (to 2 MiB and 0), 4
- * (640 KiB) fits nowhere after them. Until 2026-11-27 it was never freed, 1 was allocated over
- * it, and the replay matched 6 of 8 allocations and skipped a row. Replayed under the same
- * config, every allocation is at its address; the replay has no out-of-memory (a snapshot has
- * no lost block: the run's one is a free there). */
+ * snapshot among the compaction's frees, where its block was: 5 (100 KiB) fits in none of the
+ * two 64 KiB gaps, so the compaction runs; 1 and 2 move (to 2112 KiB and 0), 4 (640 KiB) fits
+ * nowhere after them, and 5 is served. (Until 2026-11-27 the case had no free gap at all: 5
+ * defragmented although nothing could make room for it; such a request no longer does.)
+ * Until 2026-11-27 it was never freed, 1 was allocated over it, and the replay matched 6 of 8
+ * allocations and skipped a row. Replayed under the same config, every allocation is at its
+ * address; the replay has no out-of-memory (a snapshot has no lost block: the run's one is a
+ * free there). */
 static void test_snapshot_defrag_lost(void)
 {
     const char *cfg = tu_write("dfl.yaml", "version: 1\ndevice: tpu-v5e\nmemories:\n  hbm:\n"
-                               "    capacity: 2688KiB\n"
+                               "    capacity: 2816KiB\n"
                                "    allocator: {policy: best_fit, commit_granularity: 4KiB}\n"
                                "    defrag:\n      mode: compact\n");
-    const char *tpath = tu_write("dfl.trace", "amsim-trace v1\nalloc 1 512KiB\nalloc 2 512KiB\n"
-                                 "alloc 3 1024KiB\nalloc 4 640KiB\nfree_requested 3\n"
-                                 "alloc 5 100KiB\nfree_completed 3\nalloc 6 600KiB\nfree 1\n"
-                                 "free 2\nfree 5\nfree 6\n");
+    const char *tpath = tu_write("dfl.trace", "amsim-trace v1\nalloc 8 64KiB\nalloc 1 512KiB\n"
+                                 "alloc 2 512KiB\nalloc 3 1024KiB\nalloc 4 640KiB\nfree 8\n"
+                                 "free_requested 3\nalloc 5 100KiB\nfree_completed 3\n"
+                                 "alloc 6 600KiB\nfree 1\nfree 2\nfree 5\nfree 6\n");
     sim_summary su;
     export_replay(cfg, tpath, 0, &su);
-    CU_ASSERT_EQUAL(su.recorded_allocs, 8);
-    CU_ASSERT_EQUAL(su.address_matches, 8);
+    CU_ASSERT_EQUAL(su.recorded_allocs, 9);
+    CU_ASSERT_EQUAL(su.address_matches, 9);
     CU_ASSERT_EQUAL(su.ooms, 0);
     char out[512], order[64] = "";
     snprintf(out, sizeof out, "%s/v.pickle", tu_tmpdir());
-    /* 1 to 4; the compaction: 1, 2 and the lost 4 freed, 1 and 2 placed again; 5, the free of
-     * 3 (requested before), 6, then 1, 2, 5 and 6 freed */
-    CU_ASSERT_EQUAL(snap_blocks(out, order, sizeof order), 8);
-    CU_ASSERT_STRING_EQUAL(order, "aaaafffaaafaffff");
-    if (strcmp(order, "aaaafffaaafaffff") != 0)
+    /* 8 and 1 to 4, the free of 8; the compaction: 1, 2 and the lost 4 freed, 1 and 2 placed
+     * again; 5, the free of 3 (requested before), 6, then 1, 2, 5 and 6 freed */
+    CU_ASSERT_EQUAL(snap_blocks(out, order, sizeof order), 9);
+    CU_ASSERT_STRING_EQUAL(order, "aaaaaffffaaafaffff");
+    if (strcmp(order, "aaaaaffffaaafaffff") != 0)
         printf("\n  order %s\n", order);
+}
+
+/* An export of a bfc run whose on_oom compactions move buffers, and fail 4 requests after
+ * moving, replays at every address: every live buffer a compaction placed again is freed and
+ * allocated in the snapshot, the ones placed where they were too, so best fit finds the same
+ * gaps; and the recorded `oom` lines do not compact again. Until 2026-11-27 the snapshot had
+ * only the moved buffers and the replay compacted at each `oom`: 30 of 33 addresses. */
+static void test_snapshot_defrag_bfc_replay(void)
+{
+    const char *cfg = tu_write("dfb.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: 16MiB\n"
+                               "    allocator: {policy: bfc, memory_limit: 12MiB, "
+                               "allow_growth: true}\n"
+                               "    defrag: {mode: compact, trigger: on_oom}\n"
+                               "links:\n  hbm_copy: {from: hbm, to: hbm, bandwidth: 1GB/s, "
+                               "efficiency: 1, latency: 1us}\n");
+    const char *tpath = tu_write("dfb.trace",
+        "amsim-trace v1\nalloc 1 1188019\nfree 1\nalloc 2 2302219\nalloc 3 2684380\nfree 2\n"
+        "free 3\nalloc 4 724918\nalloc 5 2463167\nfree 4\nalloc 6 596450\nalloc 7 2906542\n"
+        "alloc 8 2202256\nfree 7\nfree 6\nalloc 9 804857\nalloc 10 776297\nalloc 11 2573189\n"
+        "alloc 12 2840572\nfree 9\nalloc 13 570714\nfree 10\nalloc 14 724903\nuse 5\n"
+        "free 11\nuse 8\nalloc 15 208559\nalloc 16 1218246\nalloc 17 1151886\nfree 16\n"
+        "free 8\nalloc 18 1369817\nalloc 19 1200097\nalloc 20 2131689\nfree 18\n"
+        "alloc 21 2090820\nalloc 22 747808\nalloc 23 1400018\nalloc 24 588360\nfree 13\n"
+        "free 22\nalloc 25 2247173\nuse 14\nfree 20\n");
+    sim_summary su;
+    export_replay(cfg, tpath, 0, &su);
+    CU_ASSERT_EQUAL(su.recorded_allocs, 54);
+    CU_ASSERT_EQUAL(su.address_matches, 54);
+    CU_ASSERT_EQUAL(su.recorded_ooms, 4);
+    CU_ASSERT_EQUAL(su.oom_matches, 4);
+    CU_ASSERT_EQUAL(su.defrag.runs, 0);
 }
 
 /* A snapshot amsim wrote, replayed, matches its own recording. Until 2026-11-25 no segment_alloc
@@ -922,6 +969,8 @@ void suite_export(void)
              {"pytorch snapshot: a compaction's frees before its allocations",
               test_snapshot_defrag_order},
              {"pytorch snapshot: a buffer a compaction lost is freed", test_snapshot_defrag_lost},
+             {"pytorch snapshot: a bfc compaction run replays at every address",
+              test_snapshot_defrag_bfc_replay},
              {"exported snapshot replays with every segment event matched",
               test_snapshot_replay_validates},
              {"a donation across streams keeps the donor's stream in the export",

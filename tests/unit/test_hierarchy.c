@@ -713,11 +713,12 @@ static void test_oom_markers_restore_defrag(void)
          "amsim-trace v1\nalloc 1 2MiB\nalloc 2 3MiB\ntransfer hbm vmem 1MiB id=1\nuse 1\n"
          "sync\nfree 2\nfree 1\n", "\"during\":\"restore\"", 2},
         {"version: 1\ndevice: tpu-v5e\nmemories:\n"
-         "  hbm:\n    capacity: 2688KiB\n"
+         "  hbm:\n    capacity: 2816KiB\n"
          "    allocator: {policy: best_fit, commit_granularity: 4KiB}\n"
          "    defrag:\n      mode: compact\n",
-         "amsim-trace v1\nalloc 1 512KiB\nalloc 2 512KiB\nalloc 3 1024KiB\nalloc 4 640KiB\n"
-         "free_requested 3\nalloc 5 100KiB\nfree_completed 3\n", "\"during\":\"defrag\"", 1},
+         "amsim-trace v1\nalloc 8 64KiB\nalloc 1 512KiB\nalloc 2 512KiB\nalloc 3 1024KiB\n"
+         "alloc 4 640KiB\nfree 8\nfree_requested 3\nalloc 5 100KiB\nfree_completed 3\n",
+         "\"during\":\"defrag\"", 1},
     };
     for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
         const char *cfg = tu_write("mk.yaml", c[i].yaml), *tr = tu_write("mk.trace", c[i].trace);
@@ -894,17 +895,19 @@ static void test_restore_failure_is_oom(void)
 }
 
 /* host_roundtrip counts a buffer it could not place again (an out-of-memory result, lost) in
- * neither bytes, time nor buffers_moved: of 1, 2 and 4 live, 4 (640 KiB) does not fit again,
- * so 2 buffers moved, 2 moved rows, 2 x 1 MiB. Until 2026-11-27 buffers_moved said 3. */
+ * neither buffers_moved nor the moved rows, but its copy to the host, made before no place was
+ * found for it, in bytes and time: of 1, 2 and 4 live, 4 (640 KiB) does not fit again, so 2
+ * buffers moved, 2 moved rows, 2 x 1 MiB there and back + 640 KiB out. Until 2026-11-27
+ * buffers_moved said 3, and the lost buffer's copy out was not charged (2 x 1 MiB). */
 static void test_roundtrip_lost_not_moved(void)
 {
     const char *cfg = tu_write("rtl.yaml",
-        "version: 1\ndevice: tpu-v5e\nmemories:\n  hbm:\n    capacity: 2688KiB\n"
+        "version: 1\ndevice: tpu-v5e\nmemories:\n  hbm:\n    capacity: 2816KiB\n"
         "    allocator: {policy: best_fit, commit_granularity: 4KiB}\n"
         "    defrag:\n      mode: host_roundtrip\n      host: host\n");
     const char *tr = tu_write("rtl.trace",
-        "amsim-trace v1\nalloc 1 512KiB\nalloc 2 512KiB\nalloc 3 1024KiB\nalloc 4 640KiB\n"
-        "free_requested 3\nalloc 5 100KiB\nfree_completed 3\n");
+        "amsim-trace v1\nalloc 8 64KiB\nalloc 1 512KiB\nalloc 2 512KiB\nalloc 3 1024KiB\n"
+        "alloc 4 640KiB\nfree 8\nfree_requested 3\nalloc 5 100KiB\nfree_completed 3\n");
     char args[2048], jpath[600], ppath[600];
     snprintf(jpath, sizeof jpath, "%s/rtl.json", tu_tmpdir());
     snprintf(ppath, sizeof ppath, "%s/rtl.csv", tu_tmpdir());
@@ -916,7 +919,7 @@ static void test_roundtrip_lost_not_moved(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
     const char *d = strstr(j, "\"bytes_moved\"");
     CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-    CU_ASSERT_EQUAL(hjson_u64(d, "bytes_moved"), 2 * 1048576);
+    CU_ASSERT_EQUAL(hjson_u64(d, "bytes_moved"), 2 * 1048576 + 655360);
     CU_ASSERT_EQUAL(hjson_u64(d, "buffers_moved"), 2);
     CU_ASSERT_EQUAL(hjson_u64(d, "failures"), 1);
     CU_ASSERT_EQUAL(tu_count(pl, ",moved\n"), 2);
@@ -1436,6 +1439,142 @@ static void test_spill_timeline_host_rows(void)
     free(sum);
 }
 
+/* The summary of `run -c cfg -t trace` (a config and a trace written under the given names),
+ * NULL when it failed. */
+static char *rec_run(const char *name, const char *yaml, const char *trace)
+{
+    char cn[64], tn[64], args[2048];
+    snprintf(cn, sizeof cn, "%s.yaml", name);
+    snprintf(tn, sizeof tn, "%s.trace", name);
+    const char *cfg = tu_write(cn, yaml), *tr = tu_write(tn, trace);
+    snprintf(args, sizeof args, "run -c %s -t %s", cfg, tr);
+    char *out = NULL, *errout = NULL;
+    int rc = tu_amsim(args, &out, &errout);
+    free(errout);
+    if (rc != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* The final attempt of a request that recovery did not save costs its device call at once.
+ * Compaction: five 1 MiB buffers in 2 MiB device units fill 10 MiB; 1 is freed and 6 (3 MiB,
+ * 4 MiB in units) fits the 6 MiB free but no gap, nor after the compaction: 5 allocations,
+ * 1 free, the attempt, the compaction's 4 frees and 4 allocations, the last attempt = 16 calls
+ * of 20 us. Spilling: the 3 MiB host takes one 2 MiB victim, not a second, and the attempt
+ * between them fails: 3 allocations, the attempt, the victim's free, the last attempt = 6.
+ * Until 2026-11-27 the last attempt was not charged: 300 us and 100 us. */
+static void test_recovery_charges_last_attempt(void)
+{
+    char *out = rec_run("rla",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 10MiB\n    granularity: 2MiB\n"
+        "    allocator: {policy: platform}\n    defrag: {mode: compact, trigger: on_oom}\n"
+        "links:\n  hbm_copy: {from: hbm, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n",
+        "amsim-trace v1\nalloc 1 1MiB\nalloc 2 1MiB\nalloc 3 1MiB\nalloc 4 1MiB\nalloc 5 1MiB\n"
+        "free 1\nalloc 6 3MiB\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "defragmentation: 1 run moved 4.00 MiB (4 buffers)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "time in allocator device calls 320.000 us\n"));
+    free(out);
+    out = rec_run("rls",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 6MiB\n    allocator: {policy: platform}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host:\n    capacity: 3MiB\n    allocator: {policy: first_fit}\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us, "
+        "duplex: true}\n",
+        "amsim-trace v1\nalloc 1 2MiB\nalloc 2 2MiB\nalloc 3 2MiB\nalloc 4 4MiB\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 1 buffer (2.00 MiB) out to host"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "time in allocator device calls 120.000 us\n"));
+    free(out);
+}
+
+/* A request served after a spill keeps its recorded address (segment_addresses: recorded):
+ * 2 (17 MiB) does not fit beside 1 in 18 MiB, 1 is spilled, and 2's 18 MiB segment is the
+ * recorded one at 40 MiB, as with room to spare. Until 2026-11-27 the hint was gone by the
+ * retry, the segment went first fit to 0, and validation said 1 of 2. */
+static void test_recovery_keeps_recorded_address(void)
+{
+    char *out = rec_run("rka",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 18MiB\n"
+        "    allocator: {policy: caching, segment_addresses: recorded}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host: {capacity: 1GiB, allocator: {policy: first_fit}}\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n",
+        "amsim-trace v1\nsegment_alloc 0 16777216 declared=1\n"
+        "segment_alloc 41943040 18874368 declared=1\nalloc 1 15MiB addr=0\n"
+        "alloc 2 17MiB addr=41943040\nfree 2\nfree 1\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 1 buffer (15.00 MiB) out to host"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "validation: 2 of 2 allocations at the recorded address"));
+    free(out);
+}
+
+/* Recovery that cannot serve the request does not run, and counts as skipped: 8 MiB on a
+ * 6 MiB level spills nothing (until 2026-11-27 it evicted all 3 buffers, 12.589 ms of copies,
+ * and failed); 12 MiB on a 10 MiB level, and 6 MiB where 8 MiB stay live of 10, move nothing
+ * (until then 2 MiB and 6 MiB were moved for nothing). */
+static void test_recovery_skipped_when_hopeless(void)
+{
+    static const char *const spill_cfg =
+        "version: 1\nmemories:\n  hbm:\n    capacity: 6MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host:\n    capacity: 100MiB\n    allocator: {policy: first_fit}\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 0.5, latency: 2us, "
+        "duplex: true}\n";
+    static const char *const compact_cfg =
+        "version: 1\nmemories:\n  hbm:\n    capacity: 10MiB\n    allocator: {policy: platform}\n"
+        "    defrag: {mode: compact, trigger: on_oom}\n"
+        "links:\n  hbm_copy: {from: hbm, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n";
+    char *out = rec_run("rsk1", spill_cfg,
+                        "amsim-trace v1\nalloc 1 2MiB\nalloc 2 2MiB\nalloc 3 2MiB\nalloc 4 8MiB\n"
+                        "use 1\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 0 buffers (0 B) out to host, 0 (0 B) back, 0 ps;"
+                                       " 0 out-of-memory events avoided, 0 failed; skipped for 1 "
+                                       "request larger than the memory\n"));
+    free(out);
+    out = rec_run("rsk2", compact_cfg,
+                  "amsim-trace v1\nalloc 1 2MiB\nalloc 2 2MiB\nalloc 3 2MiB\nfree 2\n"
+                  "alloc 4 12MiB\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "defragmentation: 0 runs moved 0 B (0 buffers)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "skipped for 1 request it could not serve\n"));
+    free(out);
+    out = rec_run("rsk3", compact_cfg,
+                  "amsim-trace v1\nalloc 1 2MiB\nalloc 2 2MiB\nalloc 5 2MiB\n"
+                  "alloc 3 2MiB donate=5\nalloc 6 2MiB\nalloc 7 2MiB\nfree 1\nfree 6\n"
+                  "alloc 4 4MiB\nfree 3\nalloc 8 6MiB\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "defragmentation: 0 runs moved 0 B (0 buffers)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "skipped for 1 request it could not serve\n"));
+    free(out);
+}
+
+/* spill_victim: largest takes the largest block, and among equal ones the least recently used:
+ * of three 2 MiB buffers, 1 was used last, so 2 goes (not 1, the lowest id). */
+static void test_spill_largest_tie_lru(void)
+{
+    const char *cfg = tu_write("slt.yaml",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 6MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_victim: largest\n    spill_host: host\n"
+        "  host:\n    capacity: 100MiB\n    allocator: {policy: first_fit}\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us, "
+        "duplex: true}\n");
+    const char *tr = tu_write("slt.trace", "amsim-trace v1\nalloc 1 2MiB\nalloc 2 2MiB\n"
+                                           "alloc 3 2MiB\nuse 1\nalloc 4 2MiB\n");
+    char args[2048], ppath[600];
+    snprintf(ppath, sizeof ppath, "%s/slt.csv", tu_tmpdir());
+    snprintf(args, sizeof args, "run -q -c %s -t %s --placements %s", cfg, tr, ppath);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *pl = tu_slurp(ppath, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pl, "\n4,2,host,0,2097152,2097152,spilled\n"));
+    CU_ASSERT_EQUAL(tu_count(pl, ",spilled\n"), 1);
+    free(pl);
+}
+
 void suite_hierarchy(void)
 {
     TU_SUITE("hierarchy", {"compaction: bytes moved, OOM avoided", test_compaction},
@@ -1464,5 +1603,11 @@ void suite_hierarchy(void)
              {"defragmentation moves in placements and log", test_defrag_moves_recorded},
              {"a donation in placements and log", test_donation_recorded},
              {"spill copies and restores in placements and log", test_spill_restore_recorded},
-             {"the observer sees moves, spills and restores", test_observer_moves});
+             {"the observer sees moves, spills and restores", test_observer_moves},
+             {"recovery charges its last failed attempt", test_recovery_charges_last_attempt},
+             {"recovery keeps the recorded address", test_recovery_keeps_recorded_address},
+             {"recovery that cannot serve the request is skipped",
+              test_recovery_skipped_when_hopeless},
+             {"spill_victim: largest, ties to the least recently used",
+              test_spill_largest_tie_lru});
 }
