@@ -332,6 +332,11 @@ struct sim {
     am_ps next_sample;   /* timeline_interval > 0: the sampling period's end (exclusive) */
     tl_row tl[CFG_MAX_LEVELS]; /* each level's last row in the current period, written later */
     uint64_t tl_order;   /* order in which the pending rows were taken (their output order) */
+    mem_metrics shown[CFG_MAX_LEVELS]; /* each level's state as its last row showed it: its state
+                                        * until the next row (a wait's expiry row, at its
+                                        * deadline, shows it; see expire_before) */
+    uint8_t shown_set[CFG_MAX_LEVELS]; /* shown[l] holds a row's state */
+    int expiring;        /* expire_pending is settling waits: their rows show `shown` */
     uint64_t *lru;   /* tracked runs: event index of each slot's last use, by slot index */
     uint32_t *pend;  /* tracked runs: queued or running transfers of each slot (its buffer) */
     size_t nlru;     /* entries of lru and pend */
@@ -864,15 +869,38 @@ static void timeline_flush(sim *s)
  * period, or the end of the run, and the rows of one period are written in trace order.
  * (Until 2026-11-25 all levels shared one sampling clock: the first event after a boundary
  * took the sample, whatever its level, and the other levels got no row for that period.) */
+static void expire_pending(sim *s, am_ps now, int force);
+
+/* A row of a level at time `at`: waits for frees whose deadline is before it fail first, at their
+ * deadline, showing each level's state as its last row did (the state it kept until this
+ * change: the change this row is for is already made, and in a slow event, a defragmentation
+ * say, the clock passed the deadline before the row). So every level's rows, and the file's,
+ * run in time order and a step plot of them is the level's state. Until 2026-11-27 such a wait
+ * failed after the event that moved the clock past its deadline, its row dated back to the
+ * deadline with the state after that event (a compaction's allocation, 4 MiB where 2 MiB were
+ * live). */
+static void expire_before(sim *s, am_ps at)
+{
+    if (!s->expiring && s->sum.retries > s->sum.retries_succeeded + s->sum.retries_failed)
+        expire_pending(s, at, 0);
+}
+
 static void timeline_row_out(sim *s, int level, am_ps at, uint64_t seq)
 {
     if (s->prologue)
         return; /* no state of the recording: prologue_edge writes the one it leaves */
+    expire_before(s, at);
+    const mem_metrics *m = mem_get_metrics(s->lv[level]);
+    if (s->expiring && s->shown_set[level])
+        m = &s->shown[level]; /* a failed wait changes nothing but its OOM count */
+    else if (!s->expiring) {
+        s->shown[level] = *m;
+        s->shown_set[level] = 1;
+    }
     if (s->obs && s->obs->counters)
-        s->obs->counters(s->obs->ctx, at, level, mem_get_metrics(s->lv[level]));
+        s->obs->counters(s->obs->ctx, at, level, m);
     if (!s->o.timeline)
         return;
-    const mem_metrics *m = mem_get_metrics(s->lv[level]);
     am_ps iv = s->cfg->report.timeline_interval;
     if (!iv) {
         timeline_print(s, level, at, seq, m->live_bytes, m->allocated_bytes, m->reserved_bytes);
@@ -1229,7 +1257,9 @@ static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint6
     if (s->obs && s->obs->alloc)
         s->obs->alloc(s->obs->ctx, at, seq, x->id, level, x->stream, ok ? o->addr : 0, bytes,
                       ok ? o->size : 0, ok);
-    placement_row(s, seq, x->id, level, o, bytes, ok ? PL_OK : PL_OOM);
+    /* the row of the event that placed it: a request served after a wait for frees is placed
+     * by the free that served it, whose row comes before (do_free) */
+    placement_row(s, w.seq, x->id, level, o, bytes, ok ? PL_OK : PL_OOM);
     if (ok)
         log_alloc(s, level, x->id, o->addr, o->size);
     else
@@ -1238,27 +1268,34 @@ static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint6
         timeline_row_out(s, level, at, w.seq);
 }
 
-/* Retry waiting requests of a level after a free, in arrival order. */
+/* Retry waiting requests of a level after a free, in arrival order. A served one leaves the list
+ * before it is settled: its row may first fail waits whose deadline the allocator's latency
+ * passed (expire_before), a prefix of the list, which moves the ones after it forward. */
 static void retry_pending(sim *s, int level)
 {
     level_rt *rt = &s->rt[level];
-    size_t k = 0;
-    for (size_t i = 0; i < rt->n; i++) {
-        pending *p = &rt->p[i];
-        alloc_req r = {p->bytes, p->stream};
+    size_t i = 0;
+    while (i < rt->n) {
+        pending p = rt->p[i];
+        alloc_req r = {p.bytes, p.stream};
         alloc_out o = {0, 0, 0};
-        mem_hint(s->lv[level], p->addr);
+        mem_hint(s->lv[level], p.addr);
         int rc = mem_alloc_attempt(s->lv[level], &r, &o);
         mem_hint(s->lv[level], TR_NO_ADDR);
         charge(s, level);
-        if (rc == ALLOC_OK) {
-            slot *x = idmap_find(&s->ids, p->id);
-            settle(s, x, p->seq, now_stamp(s), p->bytes, p->addr, level, 1, &o);
-            s->sum.retries_succeeded++;
-        } else
-            rt->p[k++] = *p;
+        if (rc != ALLOC_OK) {
+            i++;
+            continue;
+        }
+        memmove(&rt->p[i], &rt->p[i + 1], (rt->n - i - 1) * sizeof *rt->p);
+        rt->n--;
+        s->sum.retries_succeeded++;
+        size_t before = rt->n;
+        slot *x = idmap_find(&s->ids, p.id);
+        settle(s, x, p.seq, now_stamp(s), p.bytes, p.addr, level, 1, &o);
+        size_t gone = before - rt->n; /* failed by its row: they were first in the list */
+        i = i > gone ? i - gone : 0;
     }
-    rt->n = k;
 }
 
 /* Fail waiting requests whose wait ran out before `now` (all of them when force, at the end of
@@ -1272,6 +1309,7 @@ static void retry_pending(sim *s, int level)
 static void expire_pending(sim *s, am_ps now, int force)
 {
     size_t done[CFG_MAX_LEVELS] = {0};
+    s->expiring = 1; /* their rows show the state before `now` and fail no others */
     for (;;) {
         int best = -1;
         for (int l = 0; l < s->nlevels; l++) {
@@ -1291,6 +1329,7 @@ static void expire_pending(sim *s, am_ps now, int force)
         settle(s, x, p->seq, w, p->bytes, p->addr, best, 0, &o);
         s->sum.retries_failed++;
     }
+    s->expiring = 0;
     for (int l = 0; l < s->nlevels; l++) {
         level_rt *rt = &s->rt[l];
         if (done[l]) {
@@ -1934,9 +1973,13 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
                          x->given, x->state == ST_REQ_FREED ? 2 : 0);
         pend_drop(s, x);
         idmap_del_at(&s->ids, x, pos, gen);
+        /* the row of the free, then those of the waits it serves: each row the state just
+         * after its change (until 2026-11-27 the free's row came after them, repeating
+         * their state, so the timeline never showed the level without them) */
+        timeline_row(s, level);
         if (s->rt[level].n)
             retry_pending(s, level);
-        break;
+        return 0;
     }
     timeline_row(s, level);
     return 0;
