@@ -16,7 +16,8 @@
 
 typedef struct outfile outfile;
 
-/* Open for writing; "-" means standard output (not atomic). NULL path gives NULL, no error. */
+/* Open for writing; "-" means standard output, spooled in an unlinked temporary that
+ * out_commit copies there (out_abort: nothing is written). NULL path gives NULL, no error. */
 int out_open(outfile **o, const char *path, am_error *err);
 FILE *out_fp(outfile *o);
 /* Flush what is buffered: 0, or -1 with err when a write failed (nothing is renamed), so that a
