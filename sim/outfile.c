@@ -404,9 +404,34 @@ void out_abort_all(void)
         }
 }
 
+/* Directories a command made for its outputs, removed on a signal (out_track_dir). */
+#define DIR_MAX 8
+static char dir_names[DIR_MAX][4096];
+static volatile sig_atomic_t dir_used[DIR_MAX];
+
+void out_track_dir(const char *path, int on)
+{
+    for (int i = 0; i < DIR_MAX; i++) {
+        if (on && !dir_used[i]) {
+            snprintf(dir_names[i], sizeof dir_names[i], "%s", path);
+            dir_used[i] = 1;
+            return;
+        }
+        if (!on && dir_used[i] && strcmp(dir_names[i], path) == 0) {
+            dir_used[i] = 0;
+            return;
+        }
+    }
+}
+
 static void on_signal(int sig)
 {
     out_abort_all();
+    /* after the temporaries: a directory holding only those is empty now (rmdir is
+     * async-signal-safe and removes nothing else); the latest made first */
+    for (int i = DIR_MAX - 1; i >= 0; i--)
+        if (dir_used[i])
+            rmdir(dir_names[i]);
     static const char msg[] = "amsim: interrupted; partial outputs removed\n";
     ssize_t r = write(2, msg, sizeof msg - 1);
     (void)r;
