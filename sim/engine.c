@@ -131,7 +131,7 @@ static slot *idmap_put_at(idmap *m, uint64_t id, size_t pos, uint64_t gen)
         m->freel = (uint32_t)idmap_slot(m, m->freel)->handle;
     } else {
         if (m->used == UINT32_MAX - 1) { /* 350 GB of slots: memory runs out long before */
-            fprintf(stderr, "amsim: more than %u buffers live at once\n", UINT32_MAX - 1);
+            am_msg("amsim: more than %u buffers live at once\n", UINT32_MAX - 1);
             exit(2);
         }
         i = m->used++;
@@ -2036,7 +2036,7 @@ static int guard_allows(sim *s, const tr_event *ev, const char *file)
     if (!cfg_guard_applies(g, ev->implicit) || g == CFG_GUARD_ALLOW)
         return 1;
     if (s->sum.guard_logged[dir]++ < 10)
-        fprintf(stderr, "amsim: transfer guard: %s %s transfer of %" PRIu64 " bytes at %s:%lu\n",
+        am_msg("amsim: transfer guard: %s %s transfer of %" PRIu64 " bytes at %s:%lu\n",
                 ev->implicit ? "implicit" : "explicit", names[dir], ev->bytes, file, ev->line);
     return 1;
 }
@@ -2448,7 +2448,7 @@ AM_ALWAYS_INLINE int run_one(sim *s, const tr_event *ev, const runctx *c, am_err
             return time_overflow(c->file, ev->line, 0, err);
     }
     if (c->show && (s->seq & 0xFFFFF) == 0)
-        fprintf(stderr, "\ramsim: %" PRIu64 " events", s->seq);
+        am_progress("amsim: %" PRIu64 " events", s->seq);
     return 0;
 }
 
@@ -2512,8 +2512,10 @@ int sim_run(sim *s, trace *t, am_error *err)
     s->file = c.file;
     for (;;) {
         while ((rc = trace_next(t, &ev, err)) == 1) {
-            if (run_one(s, &ev, &c, err) != 0)
-                return -1;
+            if (run_one(s, &ev, &c, err) != 0) {
+                rc = -1;
+                break;
+            }
             if (s->ids.n >= ahead_from)
                 break;
         }
@@ -2521,12 +2523,11 @@ int sim_run(sim *s, trace *t, am_error *err)
             break;
         int r = run_ahead(s, t, q, &c, err, &rc);
         if (r < 0)
-            return -1;
-        if (r == 0)
+            rc = -1;
+        if (r <= 0)
             break;
     }
-    if (c.show)
-        fprintf(stderr, "\r\033[K");
+    am_progress_clear(); /* before the error main prints, or the report */
     if (rc < 0)
         return -1;
     return sim_finish(s, err);

@@ -426,6 +426,11 @@ void out_track_dir(const char *path, int on)
 
 static void on_signal(int sig)
 {
+    static const char clear[] = "\r\033[K"; /* the progress line's place (am_progress) */
+    if (am_progress_shown()) {
+        ssize_t w = write(2, clear, sizeof clear - 1);
+        (void)w;
+    }
     out_abort_all();
     /* after the temporaries: a directory holding only those is empty now (rmdir is
      * async-signal-safe and removes nothing else); the latest made first */
