@@ -787,10 +787,11 @@ enum { PBUF = 1 << 18, PROW = 5 * 20 + CFG_NAME_MAX + 32 };
 /* One placements.csv row, written in place in the output buffer (no copy through a scratch
  * buffer, whose small stores a wide copy would wait for). */
 /* A row's status: a request's outcome (PL_OOM, PL_OK, PL_DONATED: a matched donate= took over
- * the donor's block, which the donor leaves), or a record of a buffer that changed place
+ * the donor's block, which the donor leaves; PL_SERVED: a recorded `oom` line the simulation
+ * served, given back within its event, id empty), or a record of a buffer that changed place
  * without a request: moved by defragmentation, its host copy when spilled, its device
  * allocation when restored. Every status but PL_OOM has an address and an allocated size. */
-enum { PL_OOM, PL_OK, PL_MOVED, PL_SPILLED, PL_RESTORED, PL_DONATED };
+enum { PL_OOM, PL_OK, PL_MOVED, PL_SPILLED, PL_RESTORED, PL_DONATED, PL_SERVED };
 
 static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const alloc_out *o,
                           uint64_t req, int ok)
@@ -804,7 +805,8 @@ static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const al
     char *p = s->pbuf + s->pn, *start = p;
     p = put_u64(p, seq);
     *p++ = ',';
-    p = put_u64(p, id);
+    if (ok != PL_SERVED) /* empty: a recorded `oom` line's request, as its JSON id is null */
+        p = put_u64(p, id);
     *p++ = ',';
     memcpy(p, s->cfg->levels[level].name, CFG_NAME_MAX); /* fixed size: no call; the rest */
     p += s->name_len[level];                             /* is overwritten */
@@ -822,7 +824,8 @@ static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const al
         } else {
             static const char *const st[] = {[PL_MOVED] = ",moved\n", [PL_SPILLED] = ",spilled\n",
                                              [PL_RESTORED] = ",restored\n",
-                                             [PL_DONATED] = ",donated\n"};
+                                             [PL_DONATED] = ",donated\n",
+                                             [PL_SERVED] = ",served\n"};
             size_t k = strlen(st[ok]);
             memcpy(p, st[ok], k);
             p += k;
@@ -940,6 +943,15 @@ static void log_alloc(sim *s, int level, uint64_t id, uint64_t addr, uint64_t si
         return;
     log_prefix(s, level);
     fprintf(s->o.log, "A %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", id, addr, size);
+}
+
+/* A recorded `oom` line's request the simulation served (`A - ADDR SIZE`: it has no id). */
+static void log_served(sim *s, int level, uint64_t addr, uint64_t size)
+{
+    if (!s->o.log)
+        return;
+    log_prefix(s, level);
+    fprintf(s->o.log, "A - %" PRIu64 " %" PRIu64 "\n", addr, size);
 }
 
 static void log_oom(sim *s, int level, uint64_t id, uint64_t bytes)
@@ -1865,6 +1877,10 @@ static void recorded_oom(sim *s, const tr_event *ev)
         if (s->obs && s->obs->alloc)
             s->obs->alloc(s->obs->ctx, s->host, s->seq, TR_NO_ID, level, ev->stream, o.addr,
                           ev->bytes, o.size, 1);
+        /* it counts in the level's allocs: a `served` row and an `A - ADDR SIZE` line (until
+         * 2026-11-27 neither, so the rows no longer added up to allocs) */
+        placement_row(s, s->seq, TR_NO_ID, level, &o, ev->bytes, PL_SERVED);
+        log_served(s, level, o.addr, o.size);
         /* a row (and the observer's counters) for the instant it is held, where the level's
          * live bytes peak, then one for its return (until 2026-11-27 only the latter, so the
          * timeline never showed the peak the summary reports) */

@@ -550,9 +550,11 @@ static void test_recorded_oom(void)
     CU_ASSERT_EQUAL(mm->ooms, 1);
     CU_ASSERT_EQUAL(mm->live_bytes, 30 * M);
     CU_ASSERT_EQUAL(mm->reserved_bytes, 40 * M); /* the 10 MiB segment stays cached */
-    /* rows for the two allocations only; the second after the cached 10 MiB segment */
+    /* rows for the two allocations and the served recorded one (`served`, no id; until
+     * 2026-11-27 it had none); the second allocation after the cached 10 MiB segment */
     CU_ASSERT_STRING_EQUAL(r.pl, "seq,id,level,address,requested,allocated,status\n"
                                  "0,1,hbm,0,31457280,31457280,ok\n"
+                                 "4,,hbm,0,10485760,10485760,served\n"
                                  "5,2,hbm,10485760,31457280,31457280,ok\n");
     placed_stop(&r);
 }
@@ -713,6 +715,29 @@ static void test_recorded_oom_timeline(void)
                                  "0,1,hbm,1048576,1048576,23068672\n"
                                  "0,2,hbm,0,0,23068672\n");
     free(o.tl);
+}
+
+/* A recorded out-of-memory the simulation serves counts in the level's allocs: it gets a
+ * `served` placement row (id empty, as its JSON id is null) and an `A - ADDR SIZE` log line.
+ * Until 2026-11-27 neither: the rows showed 1 allocation where the summary counted 2. */
+static void test_recorded_oom_served_row(void)
+{
+    const char *cfg = tu_write("oom_row.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: "
+                               "1GiB\n    allocator: {policy: bfc}\n");
+    const char *tr = tu_write("oom_row.trace", "amsim-trace v1\nalloc 1 1MiB\noom 3MiB\nfree 1\n");
+    char args[1024], *out = NULL;
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --placements - --log '%s/oom_row.log'",
+             cfg, tr, tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strcmp(out, "seq,id,level,address,requested,allocated,status\n"
+                                "0,1,hbm,0,1048576,1048576,ok\n"
+                                "1,,hbm,1048576,3145728,3145728,served\n") == 0);
+    free(out);
+    char path[512];
+    snprintf(path, sizeof path, "%s/oom_row.log", tu_tmpdir());
+    char *log = tu_slurp(path, NULL);
+    CU_ASSERT(log && strstr(log, "A 1 0 1048576\nA - 1048576 3145728\n"));
+    free(log);
 }
 
 /* A snapshot's start-state prologue (prologue=1 on alloc, free and free_requested: line 0)
@@ -1407,6 +1432,8 @@ void suite_engine(void)
               test_oom_list_grows},
              {"recorded out-of-memory served: a timeline row while it is held",
               test_recorded_oom_timeline},
+             {"a recorded out-of-memory served: a served row and an A line",
+              test_recorded_oom_served_row},
              {"first mismatch: allocation and segment event, JSON and text",
               test_first_mismatch_report},
              {"placement rows: ids across 10^8 and around every power of ten", test_placement_digits},
