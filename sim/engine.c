@@ -1266,11 +1266,12 @@ static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint6
         record_oom(s, seq, x->id, bytes, level, 0, at);
     }
     validate(s, seq, x->id, recorded, ok, ok ? o->addr : 0, x->line);
-    if (s->obs && s->obs->alloc)
-        s->obs->alloc(s->obs->ctx, at, seq, x->id, level, x->stream, ok ? o->addr : 0, bytes,
-                      ok ? o->size : 0, ok);
     /* the row of the event that placed it: a request served after a wait for frees is placed
-     * by the free that served it, whose row comes before (do_free) */
+     * by the free that served it, whose row comes before (do_free); observers get the same
+     * index (the placements digest of --save-expect is the rows') */
+    if (s->obs && s->obs->alloc)
+        s->obs->alloc(s->obs->ctx, at, w.seq, x->id, level, x->stream, ok ? o->addr : 0, bytes,
+                      ok ? o->size : 0, ok);
     placement_row(s, w.seq, x->id, level, o, bytes, ok ? PL_OK : PL_OOM);
     if (ok)
         log_alloc(s, level, x->id, o->addr, o->size);

@@ -1039,7 +1039,8 @@ static void test_retry_rows_in_order(void)
     char args[1024];
     snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set "
              "memories.hbm.allocator.retry_wait=1ms --placements '%s/ro.csv' --timeline "
-             "'%s/ro_t.csv'", cfg, tr, tu_tmpdir(), tu_tmpdir());
+             "'%s/ro_t.csv' --save-expect '%s/ro.expect'", cfg, tr, tu_tmpdir(), tu_tmpdir(),
+             tu_tmpdir());
     CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
     char path[512];
     snprintf(path, sizeof path, "%s/ro.csv", tu_tmpdir());
@@ -1047,6 +1048,16 @@ static void test_retry_rows_in_order(void)
     CU_ASSERT(pl && strcmp(pl, "seq,id,level,address,requested,allocated,status\n"
                                "0,1,hbm,0,3145728,4194304,ok\n"
                                "2,2,hbm,0,3145728,4194304,ok\n") == 0);
+    /* the placements digest is the FNV-1a 64 of those rows (the observer sees the same seq) */
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const char *c = pl ? strchr(pl, '\n') + 1 : ""; *c; c++)
+        h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+    char want[64];
+    snprintf(want, sizeof want, "placements.fnv1a64=0x%016" PRIx64 "\n", h);
+    snprintf(path, sizeof path, "%s/ro.expect", tu_tmpdir());
+    char *ex = tu_slurp(path, NULL);
+    CU_ASSERT(ex && strstr(ex, want));
+    free(ex);
     free(pl);
     snprintf(path, sizeof path, "%s/ro_t.csv", tu_tmpdir());
     char *tl = tu_slurp(path, NULL);
