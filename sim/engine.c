@@ -1255,6 +1255,9 @@ static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint6
                    int level, int ok, const alloc_out *o)
 {
     am_ps at = w.at;
+    /* waits that ran out before this outcome fail first, so that their placements rows, log
+     * lines and OOM entries come before its own too, not only their timeline rows */
+    expire_before(s, at);
     if (ok) {
         x->state = ST_LIVE;
         x->handle = o->handle;

@@ -1070,8 +1070,8 @@ static void test_retry_rows_in_order(void)
     tr = tu_write("ro5.trace", "amsim-trace v1 time_unit=ns\nalloc 1 1MiB\nalloc 2 1MiB\n"
                   "alloc 3 1MiB\nalloc 4 1MiB\nalloc 9 4MiB\nfree 1\nfree 3\nalloc 5 2MiB\n"
                   "free 2\nfree 4\nfree 5\n");
-    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --timeline '%s/ro5.csv'", cfg, tr,
-             tu_tmpdir());
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --timeline '%s/ro5.csv' --placements "
+             "'%s/ro5p.csv'", cfg, tr, tu_tmpdir(), tu_tmpdir());
     CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
     snprintf(path, sizeof path, "%s/ro5.csv", tu_tmpdir());
     tl = tu_slurp(path, NULL);
@@ -1081,6 +1081,11 @@ static void test_retry_rows_in_order(void)
     CU_ASSERT(e && strstr(e, "\n1000,4,hbm,2097152,2097152,4194304\n") &&
               strstr(e, ",7,hbm,4194304,4194304,4194304\n"));
     free(tl);
+    /* its oom row comes before the row of the allocation the compaction made after it */
+    snprintf(path, sizeof path, "%s/ro5p.csv", tu_tmpdir());
+    pl = tu_slurp(path, NULL);
+    CU_ASSERT(pl && strstr(pl, "\n4,9,hbm,,4194304,,oom\n7,5,hbm,2097152,2097152,2097152,ok\n"));
+    free(pl);
 }
 
 /* The same inputs give byte-identical outputs (the shipped GPU trace, run twice). */
