@@ -2057,7 +2057,7 @@ static int guard_allows(sim *s, const tr_event *ev, const char *file)
         return 1;
     if (s->sum.guard_logged[dir]++ < 10)
         am_msg("amsim: transfer guard: %s %s transfer of %" PRIu64 " bytes at %s:%lu\n",
-                ev->implicit ? "implicit" : "explicit", names[dir], ev->bytes, file, ev->line);
+               ev->implicit ? "implicit" : "explicit", names[dir], ev->bytes, file, ev->line);
     return 1;
 }
 
