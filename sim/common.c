@@ -244,3 +244,40 @@ void sl_free(strlist *l)
     free(l->v);
     memset(l, 0, sizeof *l);
 }
+
+/* ---- standard error: the progress line and the messages beside it ---- */
+
+#include <signal.h>
+
+static volatile sig_atomic_t progress_on;
+
+void am_progress(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("\r\033[K", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fflush(stderr);
+    progress_on = 1;
+}
+
+void am_progress_clear(void)
+{
+    if (!progress_on)
+        return;
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+    progress_on = 0;
+}
+
+int am_progress_shown(void) { return progress_on; }
+
+void am_msg(const char *fmt, ...)
+{
+    va_list ap;
+    am_progress_clear();
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}

@@ -59,6 +59,18 @@ void am_escape_controls(char *out, size_t cap, const char *src);
 int am_fail_at(am_error *e, const char *file, unsigned long line, unsigned long col,
                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* The progress line a command shows on a terminal's standard error (no newline: each update
+ * rewrites it). Every other message on standard error while it may show goes through am_msg,
+ * which clears it first, as the signal handler does (am_progress_shown): until 2026-11-27 an
+ * error, a warning or "interrupted" was glued to it ("amsim: 1048576 eventsamsim: ..."). */
+void am_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Clear the progress line if one shows (nothing otherwise). */
+void am_progress_clear(void);
+/* 1 while a progress line shows (for the signal handler: it writes "\r\033[K" then). */
+int am_progress_shown(void);
+/* A message on standard error, after clearing the progress line. */
+void am_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Host allocation that never returns NULL: on failure prints and exits with status 2. */
 void *am_malloc(size_t n);
 void *am_calloc(size_t n, size_t size);

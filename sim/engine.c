@@ -131,7 +131,7 @@ static slot *idmap_put_at(idmap *m, uint64_t id, size_t pos, uint64_t gen)
         m->freel = (uint32_t)idmap_slot(m, m->freel)->handle;
     } else {
         if (m->used == UINT32_MAX - 1) { /* 350 GB of slots: memory runs out long before */
-            fprintf(stderr, "amsim: more than %u buffers live at once\n", UINT32_MAX - 1);
+            am_msg("amsim: more than %u buffers live at once\n", UINT32_MAX - 1);
             exit(2);
         }
         i = m->used++;
@@ -332,6 +332,11 @@ struct sim {
     am_ps next_sample;   /* timeline_interval > 0: the sampling period's end (exclusive) */
     tl_row tl[CFG_MAX_LEVELS]; /* each level's last row in the current period, written later */
     uint64_t tl_order;   /* order in which the pending rows were taken (their output order) */
+    mem_metrics shown[CFG_MAX_LEVELS]; /* each level's state as its last row showed it: its state
+                                        * until the next row (a wait's expiry row, at its
+                                        * deadline, shows it; see expire_before) */
+    uint8_t shown_set[CFG_MAX_LEVELS]; /* shown[l] holds a row's state */
+    int expiring;        /* expire_pending is settling waits: their rows show `shown` */
     uint64_t *lru;   /* tracked runs: event index of each slot's last use, by slot index */
     uint32_t *pend;  /* tracked runs: queued or running transfers of each slot (its buffer) */
     size_t nlru;     /* entries of lru and pend */
@@ -782,10 +787,11 @@ enum { PBUF = 1 << 18, PROW = 5 * 20 + CFG_NAME_MAX + 32 };
 /* One placements.csv row, written in place in the output buffer (no copy through a scratch
  * buffer, whose small stores a wide copy would wait for). */
 /* A row's status: a request's outcome (PL_OOM, PL_OK, PL_DONATED: a matched donate= took over
- * the donor's block, which the donor leaves), or a record of a buffer that changed place
+ * the donor's block, which the donor leaves; PL_SERVED: a recorded `oom` line the simulation
+ * served, given back within its event, id empty), or a record of a buffer that changed place
  * without a request: moved by defragmentation, its host copy when spilled, its device
  * allocation when restored. Every status but PL_OOM has an address and an allocated size. */
-enum { PL_OOM, PL_OK, PL_MOVED, PL_SPILLED, PL_RESTORED, PL_DONATED };
+enum { PL_OOM, PL_OK, PL_MOVED, PL_SPILLED, PL_RESTORED, PL_DONATED, PL_SERVED };
 
 static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const alloc_out *o,
                           uint64_t req, int ok)
@@ -799,7 +805,8 @@ static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const al
     char *p = s->pbuf + s->pn, *start = p;
     p = put_u64(p, seq);
     *p++ = ',';
-    p = put_u64(p, id);
+    if (ok != PL_SERVED) /* empty: a recorded `oom` line's request, as its JSON id is null */
+        p = put_u64(p, id);
     *p++ = ',';
     memcpy(p, s->cfg->levels[level].name, CFG_NAME_MAX); /* fixed size: no call; the rest */
     p += s->name_len[level];                             /* is overwritten */
@@ -817,7 +824,8 @@ static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const al
         } else {
             static const char *const st[] = {[PL_MOVED] = ",moved\n", [PL_SPILLED] = ",spilled\n",
                                              [PL_RESTORED] = ",restored\n",
-                                             [PL_DONATED] = ",donated\n"};
+                                             [PL_DONATED] = ",donated\n",
+                                             [PL_SERVED] = ",served\n"};
             size_t k = strlen(st[ok]);
             memcpy(p, st[ok], k);
             p += k;
@@ -864,15 +872,38 @@ static void timeline_flush(sim *s)
  * period, or the end of the run, and the rows of one period are written in trace order.
  * (Until 2026-11-25 all levels shared one sampling clock: the first event after a boundary
  * took the sample, whatever its level, and the other levels got no row for that period.) */
+static void expire_pending(sim *s, am_ps now, int force);
+
+/* A row of a level at time `at`: waits for frees whose deadline is before it fail first, at their
+ * deadline, showing each level's state as its last row did (the state it kept until this
+ * change: the change this row is for is already made, and in a slow event, a defragmentation
+ * say, the clock passed the deadline before the row). So every level's rows, and the file's,
+ * run in time order and a step plot of them is the level's state. Until 2026-11-27 such a wait
+ * failed after the event that moved the clock past its deadline, its row dated back to the
+ * deadline with the state after that event (a compaction's allocation, 4 MiB where 2 MiB were
+ * live). */
+static void expire_before(sim *s, am_ps at)
+{
+    if (!s->expiring && s->sum.retries > s->sum.retries_succeeded + s->sum.retries_failed)
+        expire_pending(s, at, 0);
+}
+
 static void timeline_row_out(sim *s, int level, am_ps at, uint64_t seq)
 {
     if (s->prologue)
         return; /* no state of the recording: prologue_edge writes the one it leaves */
+    expire_before(s, at);
+    const mem_metrics *m = mem_get_metrics(s->lv[level]);
+    if (s->expiring && s->shown_set[level])
+        m = &s->shown[level]; /* a failed wait changes nothing but its OOM count */
+    else if (!s->expiring) {
+        s->shown[level] = *m;
+        s->shown_set[level] = 1;
+    }
     if (s->obs && s->obs->counters)
-        s->obs->counters(s->obs->ctx, at, level, mem_get_metrics(s->lv[level]));
+        s->obs->counters(s->obs->ctx, at, level, m);
     if (!s->o.timeline)
         return;
-    const mem_metrics *m = mem_get_metrics(s->lv[level]);
     am_ps iv = s->cfg->report.timeline_interval;
     if (!iv) {
         timeline_print(s, level, at, seq, m->live_bytes, m->allocated_bytes, m->reserved_bytes);
@@ -912,6 +943,15 @@ static void log_alloc(sim *s, int level, uint64_t id, uint64_t addr, uint64_t si
         return;
     log_prefix(s, level);
     fprintf(s->o.log, "A %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", id, addr, size);
+}
+
+/* A recorded `oom` line's request the simulation served (`A - ADDR SIZE`: it has no id). */
+static void log_served(sim *s, int level, uint64_t addr, uint64_t size)
+{
+    if (!s->o.log)
+        return;
+    log_prefix(s, level);
+    fprintf(s->o.log, "A - %" PRIu64 " %" PRIu64 "\n", addr, size);
 }
 
 static void log_oom(sim *s, int level, uint64_t id, uint64_t bytes)
@@ -1215,6 +1255,9 @@ static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint6
                    int level, int ok, const alloc_out *o)
 {
     am_ps at = w.at;
+    /* waits that ran out before this outcome fail first, so that their placements rows, log
+     * lines and OOM entries come before its own too, not only their timeline rows */
+    expire_before(s, at);
     if (ok) {
         x->state = ST_LIVE;
         x->handle = o->handle;
@@ -1226,10 +1269,13 @@ static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint6
         record_oom(s, seq, x->id, bytes, level, 0, at);
     }
     validate(s, seq, x->id, recorded, ok, ok ? o->addr : 0, x->line);
+    /* the row of the event that placed it: a request served after a wait for frees is placed
+     * by the free that served it, whose row comes before (do_free); observers get the same
+     * index (the placements digest of --save-expect is the rows') */
     if (s->obs && s->obs->alloc)
-        s->obs->alloc(s->obs->ctx, at, seq, x->id, level, x->stream, ok ? o->addr : 0, bytes,
+        s->obs->alloc(s->obs->ctx, at, w.seq, x->id, level, x->stream, ok ? o->addr : 0, bytes,
                       ok ? o->size : 0, ok);
-    placement_row(s, seq, x->id, level, o, bytes, ok ? PL_OK : PL_OOM);
+    placement_row(s, w.seq, x->id, level, o, bytes, ok ? PL_OK : PL_OOM);
     if (ok)
         log_alloc(s, level, x->id, o->addr, o->size);
     else
@@ -1238,27 +1284,34 @@ static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint6
         timeline_row_out(s, level, at, w.seq);
 }
 
-/* Retry waiting requests of a level after a free, in arrival order. */
+/* Retry waiting requests of a level after a free, in arrival order. A served one leaves the list
+ * before it is settled: its row may first fail waits whose deadline the allocator's latency
+ * passed (expire_before), a prefix of the list, which moves the ones after it forward. */
 static void retry_pending(sim *s, int level)
 {
     level_rt *rt = &s->rt[level];
-    size_t k = 0;
-    for (size_t i = 0; i < rt->n; i++) {
-        pending *p = &rt->p[i];
-        alloc_req r = {p->bytes, p->stream};
+    size_t i = 0;
+    while (i < rt->n) {
+        pending p = rt->p[i];
+        alloc_req r = {p.bytes, p.stream};
         alloc_out o = {0, 0, 0};
-        mem_hint(s->lv[level], p->addr);
+        mem_hint(s->lv[level], p.addr);
         int rc = mem_alloc_attempt(s->lv[level], &r, &o);
         mem_hint(s->lv[level], TR_NO_ADDR);
         charge(s, level);
-        if (rc == ALLOC_OK) {
-            slot *x = idmap_find(&s->ids, p->id);
-            settle(s, x, p->seq, now_stamp(s), p->bytes, p->addr, level, 1, &o);
-            s->sum.retries_succeeded++;
-        } else
-            rt->p[k++] = *p;
+        if (rc != ALLOC_OK) {
+            i++;
+            continue;
+        }
+        memmove(&rt->p[i], &rt->p[i + 1], (rt->n - i - 1) * sizeof *rt->p);
+        rt->n--;
+        s->sum.retries_succeeded++;
+        size_t before = rt->n;
+        slot *x = idmap_find(&s->ids, p.id);
+        settle(s, x, p.seq, now_stamp(s), p.bytes, p.addr, level, 1, &o);
+        size_t gone = before - rt->n; /* failed by its row: they were first in the list */
+        i = i > gone ? i - gone : 0;
     }
-    rt->n = k;
 }
 
 /* Fail waiting requests whose wait ran out before `now` (all of them when force, at the end of
@@ -1272,6 +1325,7 @@ static void retry_pending(sim *s, int level)
 static void expire_pending(sim *s, am_ps now, int force)
 {
     size_t done[CFG_MAX_LEVELS] = {0};
+    s->expiring = 1; /* their rows show the state before `now` and fail no others */
     for (;;) {
         int best = -1;
         for (int l = 0; l < s->nlevels; l++) {
@@ -1291,6 +1345,7 @@ static void expire_pending(sim *s, am_ps now, int force)
         settle(s, x, p->seq, w, p->bytes, p->addr, best, 0, &o);
         s->sum.retries_failed++;
     }
+    s->expiring = 0;
     for (int l = 0; l < s->nlevels; l++) {
         level_rt *rt = &s->rt[l];
         if (done[l]) {
@@ -1890,6 +1945,10 @@ static void recorded_oom(sim *s, const tr_event *ev)
         if (s->obs && s->obs->alloc)
             s->obs->alloc(s->obs->ctx, s->host, s->seq, TR_NO_ID, level, ev->stream, o.addr,
                           ev->bytes, o.size, 1);
+        /* it counts in the level's allocs: a `served` row and an `A - ADDR SIZE` line (until
+         * 2026-11-27 neither, so the rows no longer added up to allocs) */
+        placement_row(s, s->seq, TR_NO_ID, level, &o, ev->bytes, PL_SERVED);
+        log_served(s, level, o.addr, o.size);
         /* a row (and the observer's counters) for the instant it is held, where the level's
          * live bytes peak, then one for its return (until 2026-11-27 only the latter, so the
          * timeline never showed the peak the summary reports) */
@@ -1998,9 +2057,13 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
                          x->given, x->state == ST_REQ_FREED ? 2 : 0);
         pend_drop(s, x);
         idmap_del_at(&s->ids, x, pos, gen);
+        /* the row of the free, then those of the waits it serves: each row the state just
+         * after its change (until 2026-11-27 the free's row came after them, repeating
+         * their state, so the timeline never showed the level without them) */
+        timeline_row(s, level);
         if (s->rt[level].n)
             retry_pending(s, level);
-        break;
+        return 0;
     }
     timeline_row(s, level);
     return 0;
@@ -2057,8 +2120,8 @@ static int guard_allows(sim *s, const tr_event *ev, const char *file)
     if (!cfg_guard_applies(g, ev->implicit) || g == CFG_GUARD_ALLOW)
         return 1;
     if (s->sum.guard_logged[dir]++ < 10)
-        fprintf(stderr, "amsim: transfer guard: %s %s transfer of %" PRIu64 " bytes at %s:%lu\n",
-                ev->implicit ? "implicit" : "explicit", names[dir], ev->bytes, file, ev->line);
+        am_msg("amsim: transfer guard: %s %s transfer of %" PRIu64 " bytes at %s:%lu\n",
+               ev->implicit ? "implicit" : "explicit", names[dir], ev->bytes, file, ev->line);
     return 1;
 }
 
@@ -2471,7 +2534,7 @@ AM_ALWAYS_INLINE int run_one(sim *s, const tr_event *ev, const runctx *c, am_err
             return time_overflow(c->file, ev->line, 0, err);
     }
     if (c->show && (s->seq & 0xFFFFF) == 0)
-        fprintf(stderr, "\ramsim: %" PRIu64 " events", s->seq);
+        am_progress("amsim: %" PRIu64 " events", s->seq);
     return 0;
 }
 
@@ -2535,8 +2598,10 @@ int sim_run(sim *s, trace *t, am_error *err)
     s->file = c.file;
     for (;;) {
         while ((rc = trace_next(t, &ev, err)) == 1) {
-            if (run_one(s, &ev, &c, err) != 0)
-                return -1;
+            if (run_one(s, &ev, &c, err) != 0) {
+                rc = -1;
+                break;
+            }
             if (s->ids.n >= ahead_from)
                 break;
         }
@@ -2544,12 +2609,11 @@ int sim_run(sim *s, trace *t, am_error *err)
             break;
         int r = run_ahead(s, t, q, &c, err, &rc);
         if (r < 0)
-            return -1;
-        if (r == 0)
+            rc = -1;
+        if (r <= 0)
             break;
     }
-    if (c.show)
-        fprintf(stderr, "\r\033[K");
+    am_progress_clear(); /* before the error main prints, or the report */
     if (rc < 0)
         return -1;
     return sim_finish(s, err);

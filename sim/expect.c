@@ -3,7 +3,8 @@
  * as the placements CSV rows (seq,id,level,address,requested,allocated,status) of requests
  * (status ok or oom), so it equals the FNV-1a 64 of the CSV file without its header line when
  * the run neither defragments nor spills; the CSV's rows of buffers that moved, spilled or came
- * back (moved, spilled, restored; a buffer defragmentation lost, oom) are not in it. */
+ * back (moved, spilled, restored; a buffer defragmentation lost, oom) are not in it, nor the
+ * `served` rows of recorded `oom` lines (written since 2026-11-27; the digest kept as it was). */
 #include "expect.h"
 
 #include <errno.h>
@@ -93,7 +94,7 @@ static void fwd_alloc(void *c, am_ps t, uint64_t seq, uint64_t id, int level, ui
     expect_ctx *x = c;
     char row[256];
     int n;
-    if (ok && id == TR_NO_ID) { /* a recorded out-of-memory served: no placements row */
+    if (ok && id == TR_NO_ID) { /* a recorded out-of-memory served: its `served` row is left out */
         if (x->inner && x->inner->alloc)
             x->inner->alloc(x->inner->ctx, t, seq, id, level, stream, addr, requested, size, ok);
         return;

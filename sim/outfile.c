@@ -16,6 +16,7 @@ struct outfile {
     FILE *f;
     char *path, *tmp; /* tmp NULL: written in place (standard output, a device, a FIFO) */
     int is_stdout;
+    int spooled; /* standard output's bytes wait in an anonymous temporary (f) until commit */
 };
 
 /* Temporaries open now, for the signal handler (async-signal-safe unlink only). */
@@ -80,8 +81,16 @@ int out_open(outfile **o, const char *path, am_error *err)
         return 0;
     outfile *x = am_calloc(1, sizeof *x);
     if (strcmp(path, "-") == 0) {
-        x->f = stdout;
+        /* Standard output cannot be renamed into place: its bytes wait in an unlinked temporary
+         * (nothing to remove, even on a signal) and go to standard output at commit, so a run
+         * that fails writes nothing there. Until 2026-11-27 they went straight to standard
+         * output, and a failed run left half a file (truncated JSON, the placements header).
+         * Without a temporary directory to spool in, it is written in place as then. */
         x->is_stdout = 1;
+        x->f = tmpfile();
+        x->spooled = x->f != NULL;
+        if (!x->f)
+            x->f = stdout;
         *o = x;
         return 0;
     }
@@ -181,15 +190,44 @@ int out_flush(outfile *o, am_error *err)
     return am_fail(err, AM_EINPUT, "%s: write failed: %s", o->path, strerror(e));
 }
 
+/* Copy a spooled standard output's temporary to standard output: 0, or 1 with *e the errno
+ * (0 when none is known). */
+static int spool_out(FILE *f, int *e)
+{
+    static char buf[1 << 16];
+    errno = 0;
+    if (fflush(f) != 0 || ferror(f) || fseek(f, 0, SEEK_SET) != 0) {
+        *e = errno;
+        return 1;
+    }
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        if (fwrite(buf, 1, n, stdout) != n) {
+            *e = errno;
+            return 1;
+        }
+    *e = errno;
+    return ferror(f) != 0;
+}
+
 int out_commit(outfile *o, am_error *err)
 {
     if (!o)
         return 0;
     if (o->is_stdout) {
         errno = 0;
-        int bad = fflush(stdout) != 0, e = errno;
+        int bad = 0, e = 0;
+        if (o->spooled) {
+            bad = spool_out(o->f, &e);
+            fclose(o->f);
+        }
+        if (!bad) {
+            errno = 0;
+            bad = fflush(stdout) != 0 || ferror(stdout);
+            e = errno;
+        }
         release(o);
-        return bad || ferror(stdout) ? stdout_fail(err, bad ? e : 0) : 0;
+        return bad ? stdout_fail(err, e) : 0;
     }
     int bad = ferror(o->f) != 0;
     bad |= fclose(o->f) != 0;
@@ -217,7 +255,7 @@ void out_abort(outfile *o)
 {
     if (!o)
         return;
-    if (!o->is_stdout) {
+    if (!o->is_stdout || o->spooled) { /* a spooled temporary goes away when closed */
         fclose(o->f);
         if (o->tmp) { /* what went in place stays: there is nothing to remove */
             unlink(o->tmp);
@@ -366,9 +404,39 @@ void out_abort_all(void)
         }
 }
 
+/* Directories a command made for its outputs, removed on a signal (out_track_dir). */
+#define DIR_MAX 8
+static char dir_names[DIR_MAX][4096];
+static volatile sig_atomic_t dir_used[DIR_MAX];
+
+void out_track_dir(const char *path, int on)
+{
+    for (int i = 0; i < DIR_MAX; i++) {
+        if (on && !dir_used[i]) {
+            snprintf(dir_names[i], sizeof dir_names[i], "%s", path);
+            dir_used[i] = 1;
+            return;
+        }
+        if (!on && dir_used[i] && strcmp(dir_names[i], path) == 0) {
+            dir_used[i] = 0;
+            return;
+        }
+    }
+}
+
 static void on_signal(int sig)
 {
+    static const char clear[] = "\r\033[K"; /* the progress line's place (am_progress) */
+    if (am_progress_shown()) {
+        ssize_t w = write(2, clear, sizeof clear - 1);
+        (void)w;
+    }
     out_abort_all();
+    /* after the temporaries: a directory holding only those is empty now (rmdir is
+     * async-signal-safe and removes nothing else); the latest made first */
+    for (int i = DIR_MAX - 1; i >= 0; i--)
+        if (dir_used[i])
+            rmdir(dir_names[i]);
     static const char msg[] = "amsim: interrupted; partial outputs removed\n";
     ssize_t r = write(2, msg, sizeof msg - 1);
     (void)r;

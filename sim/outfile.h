@@ -16,7 +16,8 @@
 
 typedef struct outfile outfile;
 
-/* Open for writing; "-" means standard output (not atomic). NULL path gives NULL, no error. */
+/* Open for writing; "-" means standard output, spooled in an unlinked temporary that
+ * out_commit copies there (out_abort: nothing is written). NULL path gives NULL, no error. */
 int out_open(outfile **o, const char *path, am_error *err);
 FILE *out_fp(outfile *o);
 /* Flush what is buffered: 0, or -1 with err when a write failed (nothing is renamed), so that a
@@ -54,6 +55,10 @@ int out_check_paths(const out_named *outs, int nout, const out_named *ins, int n
 /* 1 once an output on standard output ("-") failed to write: the command that got that error
  * reports it, and main's final check of standard output need not say it again. */
 int out_stdout_failed(void);
+/* A directory the command made for its outputs (on 1) or no longer to remove (on 0): a
+ * SIGINT or SIGTERM removes it after the temporaries when it is empty then, as the command
+ * does itself when it fails. Until 2026-11-27 an interrupted `run -o DIR` left DIR. */
+void out_track_dir(const char *path, int on);
 /* Remove every temporary still open (called on error paths, at exit and from signals). */
 void out_abort_all(void);
 void out_install_signals(void);

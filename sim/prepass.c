@@ -219,7 +219,7 @@ int prepass_attach(sim *s, const am_config *cfg, const char *trace_path, const t
         return 0;
     int show = progress && isatty(2);
     if (show)
-        fprintf(stderr, "\ramsim: reading every lifetime for the offline plan");
+        am_progress("amsim: reading every lifetime for the offline plan");
     plan_buf **lists = am_calloc((size_t)n + 1, sizeof *lists);
     size_t *counts = am_calloc((size_t)n + 1, sizeof *counts);
     int rc = prepass_collect(trace_path, o, cfg, n, lists, counts, err);
@@ -229,7 +229,7 @@ int prepass_attach(sim *s, const am_config *cfg, const char *trace_path, const t
         if (!ops || !ops->set_plan)
             continue;
         if (show)
-            fprintf(stderr, "\r\033[Kamsim: planning %zu buffers of %s", counts[i], mem_name(m));
+            am_progress("amsim: planning %zu buffers of %s", counts[i], mem_name(m));
         for (size_t k = 0; k < counts[i]; k++) /* planned as they will be asked for */
             lists[i][k].size = mem_padded(m, lists[i][k].size);
         if (ops->set_plan(mem_policy_state(m), lists[i], counts[i], err)) {
@@ -241,8 +241,7 @@ int prepass_attach(sim *s, const am_config *cfg, const char *trace_path, const t
             rc = -1;
         }
     }
-    if (show)
-        fprintf(stderr, "\r\033[K");
+    am_progress_clear();
     for (int i = 0; i < n; i++)
         free(lists[i]);
     free(lists);

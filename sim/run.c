@@ -151,8 +151,10 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
         /* DIR is made first, so that the checks below compare its files by device and inode
          * like any other path (`--json DIR/../DIR/summary.json` is DIR's own file), and removed
          * again when the command stops without writing into it (made_dir). */
-        if (mkdir(sp->outdir, 0777) == 0)
+        if (mkdir(sp->outdir, 0777) == 0) {
             made_dir = 1;
+            out_track_dir(sp->outdir, 1); /* an interrupt removes it too */
+        }
         else if (errno != EEXIST) {
             am_fail(err, AM_EINPUT, "%s: cannot create directory: %s", sp->outdir, strerror(errno));
             goto out;
@@ -292,5 +294,7 @@ out:
     cfg_free(cfg);
     if (made_dir && rc != 0)
         rmdir(sp->outdir); /* only when empty: a deviation (status 3) has written its outputs */
+    if (made_dir)
+        out_track_dir(sp->outdir, 0);
     return rc;
 }

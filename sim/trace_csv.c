@@ -515,7 +515,7 @@ static void csv_heap_push(csv *c, uint64_t time, uint64_t row, const csv_payload
 {
     if (c->nheap == c->cap_heap) {
         if (c->cap_heap >= UINT32_MAX / 2) { /* 2^31 buffers live: far beyond any memory */
-            fprintf(stderr, "amsim: more than %u buffers live at once\n", UINT32_MAX / 2);
+            am_msg("amsim: more than %u buffers live at once\n", UINT32_MAX / 2);
             exit(2);
         }
         size_t oc = c->cap_heap;

@@ -1626,9 +1626,11 @@ static void sigterm_removes_temporaries(void)
     if (!bin)
         bin = "../../build/amsim";
     const char *dir = fresh_dir("sig");
-    char tpath[700], ppath[700], epath[700];
+    char tpath[700], ppath[700], epath[700], opath[700];
     snprintf(tpath, sizeof tpath, "%s/big.trace", tu_tmpdir());
     snprintf(ppath, sizeof ppath, "%s/placements.csv", dir);
+    /* an -o directory the run makes goes too (until 2026-11-27 it stayed, empty) */
+    snprintf(opath, sizeof opath, "%s/out", dir);
     snprintf(epath, sizeof epath, "%s/../sig.stderr", dir);
     /* ~4M lines: 2M alloc/free pairs (well over 0.3 s of replay on this machine) */
     FILE *f = fopen(tpath, "w");
@@ -1649,7 +1651,7 @@ static void sigterm_removes_temporaries(void)
         dup2(nul, 1);
         dup2(nul, 0);
         execl(bin, bin, "run", "-q", "-c", cfg_default(), "-t", tpath, "--placements", ppath,
-              (char *)NULL);
+              "-o", opath, (char *)NULL);
         _exit(127);
     }
     struct timespec ts = {0, 300 * 1000 * 1000};
@@ -1664,19 +1666,84 @@ static void sigterm_removes_temporaries(void)
         if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
             /* finished in the instant between the check and the signal: complete output */
             printf("\nnote: the SIGTERM test run finished just before the signal\n");
-            CU_ASSERT_EQUAL(dir_count(dir, NULL), 1);
+            CU_ASSERT_EQUAL(dir_count(dir, NULL), 2);
         } else {
             CU_ASSERT(WIFSIGNALED(st) ? WTERMSIG(st) == SIGTERM : WEXITSTATUS(st) != 0);
             char *err = tu_slurp(epath, NULL);
             CU_ASSERT(err && strstr(err, "amsim: interrupted; partial outputs removed") != NULL);
             free(err);
-            CU_ASSERT_EQUAL(dir_count(dir, NULL), 0);
+            CU_ASSERT_EQUAL(dir_count(dir, NULL), 0); /* no temporary, no -o directory */
         }
     } else {
         /* the machine finished 2M lines in 0.3 s: nothing to interrupt, but nothing half-done */
         printf("\nnote: the SIGTERM test run finished before the signal (status %d)\n", st);
         CU_ASSERT_EQUAL(dir_count(dir, ".tmp."), 0);
     }
+    unlink(tpath);
+}
+
+/* On a terminal the progress line ("amsim: 1048576 events", no newline) is cleared before the
+ * error that stops the run: until 2026-11-27 the message was glued to it ("amsim: 1048576
+ * eventsamsim: FILE:LINE:COL: ..."). Standard error is a pseudo-terminal here. */
+static void progress_cleared_before_error(void)
+{
+    const char *bin = getenv("AMSIM");
+    if (!bin)
+        bin = "../../build/amsim";
+    char tpath[700];
+    snprintf(tpath, sizeof tpath, "%s/progress_bad.trace", tu_tmpdir());
+    FILE *f = fopen(tpath, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs(H, f);
+    for (unsigned i = 0; i < 524289; i++) /* past 1048576 events: one progress line */
+        fputs("alloc 1 4KiB\nfree 1\n", f);
+    fputs("free 1\n", f);
+    CU_ASSERT_FATAL(fclose(f) == 0);
+    int m = posix_openpt(O_RDWR | O_NOCTTY);
+    if (m < 0 || grantpt(m) != 0 || unlockpt(m) != 0 || !ptsname(m)) {
+        printf("\nnote: no pseudo-terminal here: progress line test skipped\n");
+        if (m >= 0)
+            close(m);
+        unlink(tpath);
+        return;
+    }
+    /* opened before the fork: the terminal has a slave from the start (a read of a master
+     * without one fails), and once the child is gone, reads end (EIO) */
+    int sfd = open(ptsname(m), O_RDWR | O_NOCTTY);
+    CU_ASSERT_FATAL(sfd >= 0);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDWR);
+        if (nul < 0)
+            _exit(127);
+        dup2(sfd, 2);
+        dup2(nul, 1);
+        dup2(nul, 0);
+        execl(bin, bin, "run", "-c", cfg_default(), "-t", tpath, "--json", "/dev/null",
+              (char *)NULL);
+        _exit(127);
+    }
+    close(sfd);
+    char buf[8192];
+    size_t n = 0;
+    for (;;) { /* read until the child is gone and the terminal has nothing more (EIO) */
+        ssize_t r = read(m, buf + n, sizeof buf - 1 - n);
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+        if (n == sizeof buf - 1)
+            break;
+    }
+    buf[n] = 0;
+    int st = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+    close(m);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+    CU_ASSERT(strstr(buf, "amsim: 1048576 events") != NULL);
+    CU_ASSERT(strstr(buf, "events\r\033[Kamsim: ") != NULL);
+    CU_ASSERT(strstr(buf, "eventsamsim") == NULL);
+    CU_ASSERT(strstr(buf, "free of unknown id 1") != NULL);
     unlink(tpath);
 }
 
@@ -2340,5 +2407,6 @@ void suite_badinput(void)
              {"--check passes on the shipped traces", check_shipped_traces},
              {"--check stops at the first violation", check_stops_at_first_violation},
              {"SIGTERM removes temporaries", sigterm_removes_temporaries},
+             {"the progress line is cleared before an error", progress_cleared_before_error},
              {"fuzz regressions replay cleanly", fuzz_regressions});
 }

@@ -2528,6 +2528,35 @@ static void test_dash_outputs(void)
     CU_ASSERT_NOT_EQUAL(access("-", F_OK), 0); /* no directory '-' made here */
 }
 
+/* An output "-" of a run that fails writes nothing on standard output: its bytes wait in a
+ * temporary until the run succeeds (until 2026-11-27 the failed run left truncated JSON there,
+ * timeline and log rows, the placements header). One that succeeds still gets the whole file. */
+static void test_dash_output_failed_run(void)
+{
+    const char *tr = tu_write("lb.trace", "amsim-trace v1\nalloc 1 1KiB\nfree 1\nfree 7\n");
+    static const char *const opts[] = {"--chrome-trace -", "--timeline -", "--log -",
+                                       "--placements -", "--json -"};
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
+        char args[2048], *out = NULL, *err = NULL;
+        snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' %s", tu_top(),
+                 tr, opts[i]);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+        CU_ASSERT(out && !*out);
+        CU_ASSERT(err && strstr(err, "free of unknown id 7"));
+        if (!out || *out)
+            fprintf(stderr, "\n  %s: wrote %s\n", opts[i], out ? out : "");
+        free(out);
+        free(err);
+    }
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --lenient "
+             "--placements -", tu_top(), tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strcmp(out, "seq,id,level,address,requested,allocated,status\n"
+                              "0,1,hbm,0,1024,1024,ok\n") == 0);
+    free(out);
+}
+
 /* Small things of the text and JSON outputs (until 2026-11-27 otherwise): a count of one takes
  * the singular ("1 allocation", "1 device allocation", not "1 device allocations"); mincap's
  * "vs peak live" of a 4 PiB granule on a 1 MiB trace keeps its column ("+4.29e+11 %", not
@@ -3855,6 +3884,8 @@ void suite_batch(void)
               test_output_details},
              {"outputs on standard output ('-'): one at most, not beside a report",
               test_dash_outputs},
+             {"an output on standard output ('-') of a failed run writes nothing there",
+              test_dash_output_failed_run},
              {"compare counts every level's OOMs, names its level, --fail-on-oom",
               test_compare_ooms_every_level},
              {"mincap: no answer said on stderr; peak live counts spills in",

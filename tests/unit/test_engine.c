@@ -550,9 +550,11 @@ static void test_recorded_oom(void)
     CU_ASSERT_EQUAL(mm->ooms, 1);
     CU_ASSERT_EQUAL(mm->live_bytes, 30 * M);
     CU_ASSERT_EQUAL(mm->reserved_bytes, 40 * M); /* the 10 MiB segment stays cached */
-    /* rows for the two allocations only; the second after the cached 10 MiB segment */
+    /* rows for the two allocations and the served recorded one (`served`, no id; until
+     * 2026-11-27 it had none); the second allocation after the cached 10 MiB segment */
     CU_ASSERT_STRING_EQUAL(r.pl, "seq,id,level,address,requested,allocated,status\n"
                                  "0,1,hbm,0,31457280,31457280,ok\n"
+                                 "4,,hbm,0,10485760,10485760,served\n"
                                  "5,2,hbm,10485760,31457280,31457280,ok\n");
     placed_stop(&r);
 }
@@ -713,6 +715,29 @@ static void test_recorded_oom_timeline(void)
                                  "0,1,hbm,1048576,1048576,23068672\n"
                                  "0,2,hbm,0,0,23068672\n");
     free(o.tl);
+}
+
+/* A recorded out-of-memory the simulation serves counts in the level's allocs: it gets a
+ * `served` placement row (id empty, as its JSON id is null) and an `A - ADDR SIZE` log line.
+ * Until 2026-11-27 neither: the rows showed 1 allocation where the summary counted 2. */
+static void test_recorded_oom_served_row(void)
+{
+    const char *cfg = tu_write("oom_row.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: "
+                               "1GiB\n    allocator: {policy: bfc}\n");
+    const char *tr = tu_write("oom_row.trace", "amsim-trace v1\nalloc 1 1MiB\noom 3MiB\nfree 1\n");
+    char args[1024], *out = NULL;
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --placements - --log '%s/oom_row.log'",
+             cfg, tr, tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strcmp(out, "seq,id,level,address,requested,allocated,status\n"
+                                "0,1,hbm,0,1048576,1048576,ok\n"
+                                "1,,hbm,1048576,3145728,3145728,served\n") == 0);
+    free(out);
+    char path[512];
+    snprintf(path, sizeof path, "%s/oom_row.log", tu_tmpdir());
+    char *log = tu_slurp(path, NULL);
+    CU_ASSERT(log && strstr(log, "A 1 0 1048576\nA - 1048576 3145728\n"));
+    free(log);
 }
 
 /* A snapshot's start-state prologue (prologue=1 on alloc, free and free_requested: line 0)
@@ -913,7 +938,7 @@ static void test_retry_after_free(void)
             CU_ASSERT_EQUAL(policy_ooms(r.s), 0);
             CU_ASSERT_STRING_EQUAL(r.pl, "seq,id,level,address,requested,allocated,status\n"
                                        "0,1,hbm,0,1048576,1048576,ok\n"
-                                       "1,2,hbm,0,524288,524288,ok\n");
+                                       "2,2,hbm,0,524288,524288,ok\n"); /* the free's seq */
         } else {
             CU_ASSERT_EQUAL(su->retries_succeeded, 0);
             CU_ASSERT_EQUAL(su->ooms, 1);
@@ -994,6 +1019,73 @@ static void test_transfer_from_no_memory(void)
     char *js = tu_slurp(path, NULL);
     CU_ASSERT(js && strstr(js, "\"failed\": 1"));
     free(js);
+}
+
+/* Waits for frees keep the rows' rules: a served request's placement row has the seq of the
+ * free that served it (the rows rebuild the live set event by event with no overlap), the free's
+ * timeline row shows the level without it, and a wait that runs out during a slow event (a
+ * compaction) fails at its deadline with the state the level had then, before the event's rows.
+ * Until 2026-11-27 id 2 was placed at seq 1 on id 1's block, the free's row repeated the served
+ * state, and the expiry row came after the compaction's, dated back, showing 4 MiB live. */
+static void test_retry_rows_in_order(void)
+{
+    const char *cfg = tu_write("ro.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n"
+                               "    allocator: {policy: bfc, memory_limit: 4MiB, allow_growth: "
+                               "false, retry_after_free: true, retry_wait: 1ns}\n"
+                               "    defrag: {mode: compact}\nlinks:\n  copy: {from: hbm, to: "
+                               "hbm, bandwidth: 1GB/s, latency: 1us}\n");
+    const char *tr = tu_write("ro.trace", "amsim-trace v1 time_unit=ns\nalloc 1 3MiB\n"
+                              "alloc 2 3MiB\nfree 1 at=1000\nfree 2 at=2000\n");
+    char args[1024];
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set "
+             "memories.hbm.allocator.retry_wait=1ms --placements '%s/ro.csv' --timeline "
+             "'%s/ro_t.csv' --save-expect '%s/ro.expect'", cfg, tr, tu_tmpdir(), tu_tmpdir(),
+             tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/ro.csv", tu_tmpdir());
+    char *pl = tu_slurp(path, NULL);
+    CU_ASSERT(pl && strcmp(pl, "seq,id,level,address,requested,allocated,status\n"
+                               "0,1,hbm,0,3145728,4194304,ok\n"
+                               "2,2,hbm,0,3145728,4194304,ok\n") == 0);
+    /* the placements digest is the FNV-1a 64 of those rows (the observer sees the same seq) */
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const char *c = pl ? strchr(pl, '\n') + 1 : ""; *c; c++)
+        h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+    char want[64];
+    snprintf(want, sizeof want, "placements.fnv1a64=0x%016" PRIx64 "\n", h);
+    snprintf(path, sizeof path, "%s/ro.expect", tu_tmpdir());
+    char *ex = tu_slurp(path, NULL);
+    CU_ASSERT(ex && strstr(ex, want));
+    free(ex);
+    free(pl);
+    snprintf(path, sizeof path, "%s/ro_t.csv", tu_tmpdir());
+    char *tl = tu_slurp(path, NULL);
+    CU_ASSERT(tl && strcmp(tl, "time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes\n"
+                               "0,0,hbm,3145728,4194304,4194304\n"
+                               "1000000,2,hbm,0,0,4194304\n"
+                               "1000000,2,hbm,3145728,4194304,4194304\n"
+                               "2000000,3,hbm,0,0,4194304\n") == 0);
+    free(tl);
+    tr = tu_write("ro5.trace", "amsim-trace v1 time_unit=ns\nalloc 1 1MiB\nalloc 2 1MiB\n"
+                  "alloc 3 1MiB\nalloc 4 1MiB\nalloc 9 4MiB\nfree 1\nfree 3\nalloc 5 2MiB\n"
+                  "free 2\nfree 4\nfree 5\n");
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --timeline '%s/ro5.csv' --placements "
+             "'%s/ro5p.csv'", cfg, tr, tu_tmpdir(), tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(path, sizeof path, "%s/ro5.csv", tu_tmpdir());
+    tl = tu_slurp(path, NULL);
+    /* the expiry at 1 ns shows the 2 MiB live after free 3, then the compaction's allocation */
+    const char *e = tl ? strstr(tl, "\n0,6,hbm,2097152,2097152,4194304\n1000,4,hbm,2097152,") : NULL;
+    CU_ASSERT(e != NULL);
+    CU_ASSERT(e && strstr(e, "\n1000,4,hbm,2097152,2097152,4194304\n") &&
+              strstr(e, ",7,hbm,4194304,4194304,4194304\n"));
+    free(tl);
+    /* its oom row comes before the row of the allocation the compaction made after it */
+    snprintf(path, sizeof path, "%s/ro5p.csv", tu_tmpdir());
+    pl = tu_slurp(path, NULL);
+    CU_ASSERT(pl && strstr(pl, "\n4,9,hbm,,4194304,,oom\n7,5,hbm,2097152,2097152,2097152,ok\n"));
+    free(pl);
 }
 
 /* The same inputs give byte-identical outputs (the shipped GPU trace, run twice). */
@@ -1339,6 +1431,7 @@ void suite_engine(void)
               test_transfer_unknown_id},
              {"retry after free", test_retry_after_free},
              {"a wait for frees that runs out fails at its deadline", test_retry_expiry_time},
+             {"waits for frees: rows in event and time order", test_retry_rows_in_order},
              {"a transfer from a buffer with no memory does not happen",
               test_transfer_from_no_memory},
              {"placement rows: numbers of every length", test_placement_numbers},
@@ -1355,6 +1448,8 @@ void suite_engine(void)
               test_oom_list_grows},
              {"recorded out-of-memory served: a timeline row while it is held",
               test_recorded_oom_timeline},
+             {"a recorded out-of-memory served: a served row and an A line",
+              test_recorded_oom_served_row},
              {"first mismatch: allocation and segment event, JSON and text",
               test_first_mismatch_report},
              {"placement rows: ids across 10^8 and around every power of ten", test_placement_digits},
