@@ -464,6 +464,9 @@ typedef struct sweep {
     int regress;
     int device;                /* device: a PyTorch snapshot's device in every run (default 0) */
     char *base;
+    /* base and expectations as the sweep writes them (base is the sweep's folder joined to a
+     * relative one), for a worker in that folder; traces' written form is trace_disp */
+    char *base_w, *expect_dir_w;
     strlist sets;              /* "PATH=VALUE" */
     sw_pos set_pos[SW_MAX_SETS]; /* where each VALUE is written */
     sw_pos set_kpos[SW_MAX_SETS]; /* where each PATH is written */
@@ -508,6 +511,8 @@ static void sweep_free(sweep *s)
     free(s->dir);
     free(s->name);
     free(s->base);
+    free(s->base_w);
+    free(s->expect_dir_w);
     for (int i = 0; i < s->sets.n; i++)
         free(s->set_leaves[i]);
     sl_free(&s->sets);
@@ -1138,13 +1143,20 @@ static char *expect_name(const sweep *s, const sw_run *r)
     return text;
 }
 
-/* EXPECTATIONS/expect_name in buf. */
-static const char *expect_path(const sweep *s, const sw_run *r, char *buf, size_t n)
+/* EXPECTATIONS/expect_name in buf; dir is s->expect_dir, or expect_dir_w in the sweep's
+ * folder. */
+static const char *expect_path_in(const sweep *s, const char *dir, const sw_run *r, char *buf,
+                                  size_t n)
 {
     char *name = expect_name(s, r);
-    snprintf(buf, n, "%s/%s", s->expect_dir, name);
+    snprintf(buf, n, "%s/%s", dir, name);
     free(name);
     return buf;
+}
+
+static const char *expect_path(const sweep *s, const sw_run *r, char *buf, size_t n)
+{
+    return expect_path_in(s, s->expect_dir, r, buf, n);
 }
 
 /* The expectations of a regress sweep are the number of expectation sources (traces, or the
@@ -1392,10 +1404,13 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             }
             if (ks[0] == 'n')
                 s->name = am_strdup(yscalar(v));
-            else if (ks[0] == 'b')
+            else if (ks[0] == 'b') {
                 s->base = rel_path(s, yscalar(v));
-            else
+                s->base_w = am_strdup(yscalar(v));
+            } else {
                 s->expect_dir = rel_path(s, yscalar(v));
+                s->expect_dir_w = am_strdup(yscalar(v));
+            }
         } else if (strcmp(ks, "policies") == 0) {
             if (ystrings(&y, v, ks, &s->policies, err) != 0)
                 goto out;
@@ -2296,14 +2311,14 @@ static int write_result(const char *dir, const sw_run *r, const result_info *ri,
  * paths are then used as written in the sweep (sweep_path), not as the batch reached them. */
 static int in_sweep_dir;
 
-/* p, a path the sweep named (rel_path: the sweep's folder joined to what is written), as the
- * worker opens it: as written when the worker runs in the sweep's folder. */
-static const char *sweep_path(const sweep *s, const char *p)
+/* A path the sweep named, as the worker opens it: written, as the sweep writes it, when the
+ * worker runs in the sweep's folder; full (rel_path: the folder joined to a relative one)
+ * otherwise. Until 2026-11-27 the folder was stripped from the full path, so an absolute path
+ * written in the sweep under the sweep's own (absolute) folder lost it too: a run's error
+ * named `bad.trace` or `/abs/bad.trace` by how the sweep's path was typed. */
+static const char *sweep_path(const char *full, const char *written)
 {
-    size_t n = strlen(s->dir);
-    if (in_sweep_dir && n && strncmp(p, s->dir, n) == 0 && p[n] == '/')
-        return p + n + 1;
-    return p;
+    return in_sweep_dir ? written : full;
 }
 
 /* The run spec of r's config: the base with set:, the axis values (allocated into own, which
@@ -2311,7 +2326,7 @@ static const char *sweep_path(const sweep *s, const char *p)
 static int run_spec_config(const sweep *s, const sw_run *r, run_spec *sp, char **own)
 {
     int nown = 0;
-    sp->config = sweep_path(s, s->base);
+    sp->config = sweep_path(s->base, s->base_w);
     sp->no_lenient_option = 1; /* a sweep has no --lenient: its errors do not suggest it */
     sp->device = s->device;
     sp->policy = r->policy >= 0 ? s->policies.v[r->policy] : NULL;
@@ -2553,14 +2568,16 @@ static int run_child(const batch *b, const sw_run *r)
         sp.trace = gen_path;
         sp.trace_name = "gen.trace"; /* in the run's folder, whatever -o is */
     } else
-        sp.trace = sweep_path(s, s->traces.v[r->trace]);
+        sp.trace = sweep_path(s->traces.v[r->trace], s->trace_disp.v[r->trace]);
     if (s->regress) {
         char ep[4096];
-        exp_path = am_strdup(sweep_path(s, expect_path(s, r, ep, sizeof ep)));
+        exp_path = am_strdup(expect_path_in(s, sweep_path(s->expect_dir, s->expect_dir_w), r, ep,
+                                            sizeof ep));
         if (b->update_expect) {
             sp.save_expect = exp_path;
-            if (mkdir_p(sweep_path(s, s->expect_dir)) != 0) {
-                am_fail(&err, AM_EINPUT, "%s: cannot create: %s", sweep_path(s, s->expect_dir),
+            const char *ed = sweep_path(s->expect_dir, s->expect_dir_w);
+            if (mkdir_p(ed) != 0) {
+                am_fail(&err, AM_EINPUT, "%s: cannot create: %s", ed,
                         strerror(errno));
                 goto done;
             }

@@ -1489,6 +1489,47 @@ static void test_batch_cwd_independent(void)
     free(b);
 }
 
+/* A path the sweep writes absolute stays absolute in a run's error, even when it lies under the
+ * sweep's folder and the sweep's path was typed absolute (until 2026-11-27 the folder was
+ * stripped from it then: `bad.trace: ...` from `batch /abs/sw.yaml`, `/abs/bad.trace: ...`
+ * from `cd /abs && batch sw.yaml`, so such shards did not merge byte-identically). */
+static void test_batch_absolute_paths_as_written(void)
+{
+    char dir[1024], cmd[8192], p[1400], q[1400], text[4096];
+    snprintf(dir, sizeof dir, "%s/abssw", tu_tmpdir());
+    mkdir(dir, 0777);
+    tu_write("abssw/good.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    tu_write("abssw/bad.trace", "not a trace\n");
+    snprintf(text, sizeof text, "%s/configs/default.yaml", tu_top());
+    char *cfg = tu_slurp(text, NULL);
+    CU_ASSERT_FATAL(cfg != NULL);
+    tu_write("abssw/base.yaml", cfg);
+    free(cfg);
+    snprintf(text, sizeof text, "base: '%s/base.yaml'\ntraces: ['%s/bad.trace', good.trace]\n"
+             "policies: [bfc]\n", dir, dir);
+    tu_write("abssw/sw.yaml", text);
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    snprintf(cmd, sizeof cmd, "cd '%s' && { '%s' batch sw.yaml -o o1 -q; test $? = 1; } && "
+             "cd / && { '%s' batch '%s/sw.yaml' -o '%s/o2' -q; test $? = 1; }",
+             dir, bin, bin, dir, dir);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+    snprintf(p, sizeof p, "%s/o1/results.csv", dir);
+    snprintf(q, sizeof q, "%s/o2/results.csv", dir);
+    char *a = tu_slurp(p, NULL), *b = tu_slurp(q, NULL);
+    CU_ASSERT(a && b && strcmp(a, b) == 0);
+    snprintf(text, sizeof text, ",failed,\"%s/bad.trace: unrecognised trace format", dir);
+    CU_ASSERT(a && strstr(a, text));
+    free(a);
+    free(b);
+    snprintf(p, sizeof p, "%s/o1/runs/0002-good-bfc/summary.json", dir);
+    snprintf(q, sizeof q, "%s/o2/runs/0002-good-bfc/summary.json", dir);
+    a = tu_slurp(p, NULL);
+    b = tu_slurp(q, NULL);
+    CU_ASSERT(a && b && strcmp(a, b) == 0);
+    free(a);
+    free(b);
+}
+
 /* configs/sweeps/tpu_vmem.yaml shows what its comment says: out-of-memory failures falling to 0
  * as VMEM grows (20, 4, then none from 512 KiB), and the makespan the same from 512 KiB and
  * shorter below, where the copies into buffers that got no VMEM do not happen. */
@@ -3828,6 +3869,7 @@ void suite_batch(void)
              {"numeric options refuse trailing text", test_numeric_options},
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
              {"outputs independent of the working folder and -o", test_batch_cwd_independent},
+             {"absolute sweep paths kept as written", test_batch_absolute_paths_as_written},
              {"tpu_vmem.yaml shows what it says (OOMs by VMEM size)", test_tpu_vmem_example},
              {"--merge refuses an output naming a file it reads", test_merge_output_names_input},
              {"statistics against hand-computed values", test_stats},
