@@ -262,11 +262,12 @@ static void yflow(FILE *f, ydoc *y, const yaml_node_t *n)
     fputc('}', f);
 }
 
-/* The "PATH=VALUE" of a set: entry: a plain value as written, a map or a list as flow YAML. */
+/* The "PATH=VALUE" of a set: entry, as flow YAML (a scalar quoted where YAML would read it
+ * otherwise: apply_set reads VALUE as YAML again, so that the config gets the scalar the sweep
+ * wrote; until 2026-11-27 a scalar was passed as its bare text, and "caching # note" became
+ * caching, "a: b" a map). */
 static char *yset_text(ydoc *y, const char *path, const yaml_node_t *v)
 {
-    if (yscalar(v))
-        return xprintf("%s=%s", path, yscalar(v));
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -274,6 +275,20 @@ static char *yset_text(ydoc *y, const char *path, const yaml_node_t *v)
         return xprintf("%s=", path);
     fprintf(f, "%s=", path);
     yflow(f, y, v);
+    fclose(f);
+    return text;
+}
+
+/* "PATH=VALUE" for an axis value v, a scalar, quoted as yset_text quotes one. */
+static char *axis_set_text(const char *path, const char *v)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) /* out of memory: the path alone, so the config reports the value missing */
+        return xprintf("%s=", path);
+    fprintf(f, "%s=", path);
+    cfg_write_scalar(f, v);
     fclose(f);
     return text;
 }
@@ -1931,7 +1946,7 @@ static int sweep_check_values(sweep *s, am_config **base, am_error *err)
     for (int a = 0; a < s->naxes; a++) {
         const sw_axis *ax = &s->axes[a];
         for (int i = 0; i < ax->vals.n; i++) {
-            char *t = xprintf("%s=%s", ax->path, ax->vals.v[i]);
+            char *t = axis_set_text(ax->path, ax->vals.v[i]);
             v[n] = (cfg_set){t, s->file, ax->pos[i].line, ax->pos[i].col};
             int rc = load_as_runs(s, v, n + 1, &s->presets, level, NULL, err);
             free(t);
@@ -2333,7 +2348,7 @@ static int run_spec_config(const sweep *s, const sw_run *r, run_spec *sp, char *
     for (int i = 0; i < s->sets.n; i++)
         sp->sets[sp->nsets++] = s->sets.v[i];
     for (int a = 0; a < s->naxes; a++) {
-        own[nown] = xprintf("%s=%s", s->axes[a].path, s->axes[a].vals.v[r->ax[a]]);
+        own[nown] = axis_set_text(s->axes[a].path, s->axes[a].vals.v[r->ax[a]]);
         sp->sets[sp->nsets++] = own[nown++];
     }
     return nown;

@@ -551,6 +551,16 @@ static void test_sweep_set_map_value(void)
         /* with policies:, a policy inside a map is the default level's policy too */
         {"policies: [bfc, caching]\nset:\n  memories.hbm: {allocator: {policy: best_fit}}\n",
          "setmap.yaml:5:3: set: memories.hbm.allocator.policy is the default level's policy"},
+        /* a quoted scalar reaches the config as that scalar, refused as --set refuses it
+         * (until 2026-11-27 it was read as YAML again: "caching # x" ran caching, "1GiB #one"
+         * ran 1 GiB, "a: b" was a map) */
+        {"set: {memories.hbm.allocator.policy: \"caching # not a comment\"}\n",
+         "setmap.yaml:3:38: memories.hbm.allocator.policy: unknown allocator policy "
+         "'caching # not a comment'"},
+        {"set: {memories.hbm.allocator.policy: 'caching: x'}\n",
+         "setmap.yaml:3:38: memories.hbm.allocator.policy: unknown allocator policy 'caching: x'"},
+        {"axes:\n  memories.hbm.capacity: [\"1GiB #one\", 2GiB]\n",
+         "setmap.yaml:4:27: memories.hbm.capacity: bad size '1GiB #one': unknown unit"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         err = NULL;
