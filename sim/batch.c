@@ -2552,6 +2552,36 @@ static void strip_run_dir(char *msg, const char *dir)
     }
 }
 
+/* $AMSIM_DEVICES with each relative folder made absolute from the current folder: the sweep is
+ * read here, but each worker runs in the sweep's folder (worker_chdir), where a relative preset
+ * folder would name another one (until 2026-11-27 the sweep loaded and then every run failed
+ * with an unknown device preset). Left as it is when the current folder is unknown. */
+static void devices_env_absolute(void)
+{
+    const char *env = getenv("AMSIM_DEVICES");
+    char cwd[4096];
+    if (!env || !*env || !getcwd(cwd, sizeof cwd))
+        return;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return;
+    for (const char *p = env;;) {
+        size_t n = strcspn(p, ":");
+        if (n && p[0] != '/')
+            fprintf(f, "%s/", cwd);
+        fwrite(p, 1, n, f);
+        if (!p[n])
+            break;
+        fputc(':', f);
+        p += n + 1;
+    }
+    fclose(f);
+    setenv("AMSIM_DEVICES", text, 1);
+    free(text);
+}
+
 /* The worker: one run into its folder; returns the exit status of the worker process. */
 static int run_child(const batch *b, const sw_run *r)
 {
@@ -3636,6 +3666,7 @@ int cmd_batch(int argc, char **argv)
         goto out;
     }
     am_error err = {0};
+    devices_env_absolute();
     /* the sweep file as one of DIR's own files would be overwritten by the run */
     if (b.out && check_outputs(file, NULL, 0, b.out, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);

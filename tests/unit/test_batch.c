@@ -1540,6 +1540,36 @@ static void test_batch_absolute_paths_as_written(void)
     free(b);
 }
 
+/* A relative $AMSIM_DEVICES names a folder from where the batch starts, though each run works
+ * in the sweep's folder (until 2026-11-27 the sweep loaded and every run failed with an unknown
+ * device). */
+static void test_batch_relative_devices_env(void)
+{
+    char dir[1024], cmd[8192], p[1400], text[1600];
+    snprintf(dir, sizeof dir, "%s/devenv", tu_tmpdir());
+    mkdir(dir, 0777);
+    snprintf(p, sizeof p, "%s/devenv/devs", tu_tmpdir());
+    mkdir(p, 0777);
+    snprintf(p, sizeof p, "%s/devenv/sw", tu_tmpdir());
+    mkdir(p, 0777);
+    snprintf(text, sizeof text, "%s/configs/devices/h100.yaml", tu_top());
+    char *preset = tu_slurp(text, NULL);
+    CU_ASSERT_FATAL(preset != NULL);
+    tu_write("devenv/devs/mydev.yaml", preset);
+    free(preset);
+    tu_write("devenv/sw/cfg.yaml", "version: 1\ndevice: mydev\n");
+    tu_write("devenv/t.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    tu_write("devenv/sw/sw.yaml", "base: cfg.yaml\ntraces: [../t.trace]\n");
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    snprintf(cmd, sizeof cmd, "cd '%s' && AMSIM_DEVICES=nowhere:devs '%s' batch sw/sw.yaml -o o -q",
+             dir, bin);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+    snprintf(p, sizeof p, "%s/o/results.csv", dir);
+    char *a = tu_slurp(p, NULL);
+    CU_ASSERT(a && strstr(a, ",ok,"));
+    free(a);
+}
+
 /* configs/sweeps/tpu_vmem.yaml shows what its comment says: out-of-memory failures falling to 0
  * as VMEM grows (20, 4, then none from 512 KiB), and the makespan the same from 512 KiB and
  * shorter below, where the copies into buffers that got no VMEM do not happen. */
@@ -3880,6 +3910,7 @@ void suite_batch(void)
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
              {"outputs independent of the working folder and -o", test_batch_cwd_independent},
              {"absolute sweep paths kept as written", test_batch_absolute_paths_as_written},
+             {"relative AMSIM_DEVICES in every run", test_batch_relative_devices_env},
              {"tpu_vmem.yaml shows what it says (OOMs by VMEM size)", test_tpu_vmem_example},
              {"--merge refuses an output naming a file it reads", test_merge_output_names_input},
              {"statistics against hand-computed values", test_stats},
