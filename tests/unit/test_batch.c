@@ -1788,6 +1788,37 @@ static void test_stats(void)
     free(j);
 }
 
+/* The table prints group names whole and pads them by UTF-8 characters: two 70-character names
+ * that differ at the end both show, and the rows line up after `écrêpé` (until 2026-11-27 names
+ * were cut to 63 bytes and padded by bytes). */
+static void test_stats_long_utf8_names(void)
+{
+    char text[1024], a[80], b[80];
+    memset(a, 'g', 70);
+    memcpy(b, a, 70);
+    a[70] = 'X', b[70] = 'Y', a[71] = b[71] = 0;
+    snprintf(text, sizeof text, "run_id,run,grp,policy,trace,status,error,m\n"
+             "1,r1,%s,p,t,ok,,1\n2,r2,%s,p,t,ok,,2\n3,r3,%s,p,t,ok,,3\n"
+             "4,r4,%s,p,t,ok,,5\n5,r5,\xc3\xa9cr\xc3\xaap\xc3\xa9,p,t,ok,,4\n"
+             "6,r6,\xc3\xa9cr\xc3\xaap\xc3\xa9,p,t,ok,,6\n", a, a, b, b);
+    const char *csv = tu_write("names.csv", text);
+    char args[1200], *out = NULL;
+    snprintf(args, sizeof args, "stats '%s' --metric m --by grp", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, a) && strstr(out, b));
+    /* every table row has its n column at the same character: 71 + 2 from the line start */
+    int rows = 0;
+    for (const char *l = out ? strchr(out, '\n') : NULL; l && l[1]; l = strchr(l + 1, '\n')) {
+        const char *p = l + 1;
+        for (size_t chars = 0; *p && *p != '\n' && chars < 71; p++)
+            chars += ((unsigned char)p[1] & 0xC0) != 0x80; /* p[1] starts the next character */
+        CU_ASSERT(p[0] == ' ' && p[1] == ' ' && p[2] != ' ' && p[2] != '\n');
+        rows++;
+    }
+    CU_ASSERT_EQUAL(rows, 4); /* the header and three groups */
+    free(out);
+}
+
 /* --paired with a group that is not in the table (a typo) is an error naming it and the groups
  * present, before any output (it printed "0 pairs ... t = nan, df = -1" with status 0 while the
  * JSON said "df": 0); with too few pairs for a t-test the text and the JSON say so in the same
@@ -3914,6 +3945,7 @@ void suite_batch(void)
              {"tpu_vmem.yaml shows what it says (OOMs by VMEM size)", test_tpu_vmem_example},
              {"--merge refuses an output naming a file it reads", test_merge_output_names_input},
              {"statistics against hand-computed values", test_stats},
+             {"stats: long and UTF-8 group names", test_stats_long_utf8_names},
              {"stats --paired: unknown groups, too few pairs", test_stats_paired_groups},
              {"stats --pair-on: empty, repeated or unknown columns, without --paired",
               test_stats_pair_on},
