@@ -900,12 +900,18 @@ static size_t opt_width(const opt_desc *o)
 
 /* Parse node n as option o (path names it in messages) and store into dst (may be NULL). */
 /* One rule for the form of every number a config writes (sizes, bandwidths, times, integers,
- * fractions and reals): no '+' sign, and no leading zero before another digit ("05", "007GiB";
- * "0.5" is fine), which YAML 1.1 would read as octal (010 is 8). NULL when s is fine, else why.
- * Until 2026-11-27 '+' was accepted for sizes and fractions but refused for integers, and
- * leading zeros everywhere (version: 01, queue_depth: 05). */
+ * fractions and reals): no blank before or after it (only a quoted value has one), no '+' sign,
+ * and no leading zero before another digit ("05", "007GiB"; "0.5" is fine), which YAML 1.1
+ * would read as octal (010 is 8). NULL when s is fine, else why. Until 2026-11-27 '+' was
+ * accepted for sizes and fractions but refused for integers, and leading zeros everywhere
+ * (version: 01, queue_depth: 05); and only the first byte was looked at, so " 010GiB" and
+ * " +2MiB" passed (the size reader skips blanks) while " 05" was "expected a non-negative
+ * integer". */
 static const char *number_form(const char *s)
 {
+    size_t n = strlen(s);
+    if (n && (strchr(" \t\r\n", s[0]) || strchr(" \t\r\n", s[n - 1])))
+        return "blanks before or after a number are not allowed";
     if (*s == '+')
         return "a '+' sign is not allowed";
     if (*s == '-')

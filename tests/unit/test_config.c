@@ -808,6 +808,20 @@ static void test_number_forms(void)
          "t.yaml:3:9: memories.hbm.capacity: bad number '010GiB': leading zeros", 1},
         {"version: 01\nmemories:\n  hbm: {capacity: 1GiB}\n",
          "t.yaml:1:1: unsupported config version '01' (supported versions: 1)", 0},
+        /* a quoted number's blanks: the same rule for sizes and integers (until 2026-11-27
+         * " 010GiB" and " +2MiB" passed, the rule seeing only the blank, and " 05" was
+         * "expected a non-negative integer") */
+        {"version: 1\nmemories:\n  hbm: {capacity: \" 010GiB\"}\n",
+         "t.yaml:3:9: memories.hbm.capacity: bad number ' 010GiB': blanks before or after a "
+         "number are not allowed", 0},
+        {"version: 1\nmemories:\n  hbm: {capacity: 1GiB, granularity: ' +2MiB'}\n",
+         "t.yaml:3:25: memories.hbm.granularity: bad number ' +2MiB': blanks before or after a "
+         "number are not allowed", 0},
+        {"version: 1\nmemories:\n  hbm: {capacity: '1GiB\t'}\n",
+         "t.yaml:3:9: memories.hbm.capacity: bad number '1GiB\t': blanks", 1},
+        {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\nengine: {queue_depth: ' 05'}\n",
+         "t.yaml:4:10: engine.queue_depth: bad number ' 05': blanks before or after a number "
+         "are not allowed", 0},
         {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\nengine: {queue_depth: 1.5}\n",
          "t.yaml:4:10: engine.queue_depth: expected a non-negative integer, got '1.5'", 0},
     };
