@@ -952,9 +952,14 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
         if (cnt > o->list_max)
             return node_fail(e, n, "%s: at most %zu values, got %zu", path, o->list_max, cnt);
         const cfg_node *it = n->kind == CFG_SCALAR ? n : n->child;
+        /* an item's error at the item, with the one-number rule's reason (until 2026-11-27
+         * at the key, and "05" was only "expected a non-negative integer") */
         for (size_t i = 0; i < cnt; i++, it = it->next) {
+            if (it->kind == CFG_SCALAR && number_form(it->value))
+                return node_fail(e, it, "%s: item %zu: bad number '%s': %s", path, i + 1,
+                                 it->value, number_form(it->value));
             if (it->kind != CFG_SCALAR || parse_uint(it->value, &u) < 0)
-                return node_fail(e, n, "%s: item %zu: expected a non-negative integer", path,
+                return node_fail(e, it, "%s: item %zu: expected a non-negative integer", path,
                                  i + 1);
             if (dst)
                 memcpy((char *)dst + o->offset + i * sizeof u, &u, sizeof u);
@@ -1398,16 +1403,16 @@ static int check_other_policy_keys(const cfg_node *a, const char *apath,
             const opt_desc *o = opt_find((*p)->opts, k->key);
             if (!o)
                 continue;
-            /* parsed without a position (so the message has none), then placed at k with the
-             * policy it belongs to */
-            cfg_node bare = *k;
-            bare.file = NULL;
-            bare.line = bare.col = 0;
-            am_error tmp = {0};
-            if (opt_parse(&bare, full, o, NULL, &tmp) < 0)
-                return node_fail(e, k, "%s (%s belongs to policy %s: %s ignores it, but it "
-                                 "must be valid for a switch to %s)", tmp.msg, k->key,
-                                 (*p)->name, own->name, (*p)->name);
+            /* the error where opt_parse puts it (at k, or at a list's item), then the policy it
+             * belongs to (until 2026-11-27 k was parsed without a position and the message
+             * placed at k, which put a list item's own position after k's) */
+            if (opt_parse(k, full, o, NULL, e) < 0) {
+                size_t n = strlen(e->msg);
+                snprintf(e->msg + n, sizeof e->msg - n, " (%s belongs to policy %s: %s ignores "
+                         "it, but it must be valid for a switch to %s)", k->key, (*p)->name,
+                         own->name, (*p)->name);
+                return -1;
+            }
         }
     }
     return 0;

@@ -822,6 +822,22 @@ static void test_number_forms(void)
         {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\nengine: {queue_depth: ' 05'}\n",
          "t.yaml:4:10: engine.queue_depth: bad number ' 05': blanks before or after a number "
          "are not allowed", 0},
+        /* a list item at its own position, with the rule's reason, also under a policy that
+         * ignores the key (until 2026-11-27 at the key, "expected a non-negative integer",
+         * and under bfc with the item's position after the key's) */
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n"
+         "      policy: caching\n      roundup_power2_divisions: [1, 2,\n        05, 4]\n",
+         "t.yaml:8:9: memories.hbm.allocator.roundup_power2_divisions: item 3: bad number '05': "
+         "leading zeros are not allowed (YAML 1.1 reads 010 as octal 8)", 0},
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n"
+         "      policy: caching\n      roundup_power2_divisions: [1, x]\n",
+         "t.yaml:7:37: memories.hbm.allocator.roundup_power2_divisions: item 2: expected a "
+         "non-negative integer", 0},
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n"
+         "      policy: bfc\n      roundup_power2_divisions: [1, x]\n",
+         "t.yaml:7:37: memories.hbm.allocator.roundup_power2_divisions: item 2: expected a "
+         "non-negative integer (roundup_power2_divisions belongs to policy caching: bfc ignores "
+         "it, but it must be valid for a switch to caching)", 0},
         {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\nengine: {queue_depth: 1.5}\n",
          "t.yaml:4:10: engine.queue_depth: expected a non-negative integer, got '1.5'", 0},
     };
@@ -1078,7 +1094,8 @@ static void test_other_policy_values(void)
          "expected true or false, got 'maybe' (allow_growth belongs to policy bfc"},
         {"bfc", "min_block: 0.4", "t.yaml:7:7: memories.hbm.allocator.min_block '0.4' rounds to "
          "0 bytes; give at least 1 byte or leave it out (min_block belongs to policy buddy"},
-        {"bfc", "roundup_power2_divisions: [4, x]", "t.yaml:7:7: "
+        /* a list's item at its own position (at the key until 2026-11-27) */
+        {"bfc", "roundup_power2_divisions: [4, x]", "t.yaml:7:37: "
          "memories.hbm.allocator.roundup_power2_divisions: item 2: expected a non-negative "
          "integer (roundup_power2_divisions belongs to policy caching"},
     };
