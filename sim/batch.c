@@ -262,11 +262,12 @@ static void yflow(FILE *f, ydoc *y, const yaml_node_t *n)
     fputc('}', f);
 }
 
-/* The "PATH=VALUE" of a set: entry: a plain value as written, a map or a list as flow YAML. */
+/* The "PATH=VALUE" of a set: entry, as flow YAML (a scalar quoted where YAML would read it
+ * otherwise: apply_set reads VALUE as YAML again, so that the config gets the scalar the sweep
+ * wrote; until 2026-11-27 a scalar was passed as its bare text, and "caching # note" became
+ * caching, "a: b" a map). */
 static char *yset_text(ydoc *y, const char *path, const yaml_node_t *v)
 {
-    if (yscalar(v))
-        return xprintf("%s=%s", path, yscalar(v));
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -274,6 +275,20 @@ static char *yset_text(ydoc *y, const char *path, const yaml_node_t *v)
         return xprintf("%s=", path);
     fprintf(f, "%s=", path);
     yflow(f, y, v);
+    fclose(f);
+    return text;
+}
+
+/* "PATH=VALUE" for an axis value v, a scalar, quoted as yset_text quotes one. */
+static char *axis_set_text(const char *path, const char *v)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) /* out of memory: the path alone, so the config reports the value missing */
+        return xprintf("%s=", path);
+    fprintf(f, "%s=", path);
+    cfg_write_scalar(f, v);
     fclose(f);
     return text;
 }
@@ -464,6 +479,9 @@ typedef struct sweep {
     int regress;
     int device;                /* device: a PyTorch snapshot's device in every run (default 0) */
     char *base;
+    /* base and expectations as the sweep writes them (base is the sweep's folder joined to a
+     * relative one), for a worker in that folder; traces' written form is trace_disp */
+    char *base_w, *expect_dir_w;
     strlist sets;              /* "PATH=VALUE" */
     sw_pos set_pos[SW_MAX_SETS]; /* where each VALUE is written */
     sw_pos set_kpos[SW_MAX_SETS]; /* where each PATH is written */
@@ -508,6 +526,8 @@ static void sweep_free(sweep *s)
     free(s->dir);
     free(s->name);
     free(s->base);
+    free(s->base_w);
+    free(s->expect_dir_w);
     for (int i = 0; i < s->sets.n; i++)
         free(s->set_leaves[i]);
     sl_free(&s->sets);
@@ -1138,13 +1158,20 @@ static char *expect_name(const sweep *s, const sw_run *r)
     return text;
 }
 
-/* EXPECTATIONS/expect_name in buf. */
-static const char *expect_path(const sweep *s, const sw_run *r, char *buf, size_t n)
+/* EXPECTATIONS/expect_name in buf; dir is s->expect_dir, or expect_dir_w in the sweep's
+ * folder. */
+static const char *expect_path_in(const sweep *s, const char *dir, const sw_run *r, char *buf,
+                                  size_t n)
 {
     char *name = expect_name(s, r);
-    snprintf(buf, n, "%s/%s", s->expect_dir, name);
+    snprintf(buf, n, "%s/%s", dir, name);
     free(name);
     return buf;
+}
+
+static const char *expect_path(const sweep *s, const sw_run *r, char *buf, size_t n)
+{
+    return expect_path_in(s, s->expect_dir, r, buf, n);
 }
 
 /* The expectations of a regress sweep are the number of expectation sources (traces, or the
@@ -1392,10 +1419,13 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             }
             if (ks[0] == 'n')
                 s->name = am_strdup(yscalar(v));
-            else if (ks[0] == 'b')
+            else if (ks[0] == 'b') {
                 s->base = rel_path(s, yscalar(v));
-            else
+                s->base_w = am_strdup(yscalar(v));
+            } else {
                 s->expect_dir = rel_path(s, yscalar(v));
+                s->expect_dir_w = am_strdup(yscalar(v));
+            }
         } else if (strcmp(ks, "policies") == 0) {
             if (ystrings(&y, v, ks, &s->policies, err) != 0)
                 goto out;
@@ -1916,7 +1946,7 @@ static int sweep_check_values(sweep *s, am_config **base, am_error *err)
     for (int a = 0; a < s->naxes; a++) {
         const sw_axis *ax = &s->axes[a];
         for (int i = 0; i < ax->vals.n; i++) {
-            char *t = xprintf("%s=%s", ax->path, ax->vals.v[i]);
+            char *t = axis_set_text(ax->path, ax->vals.v[i]);
             v[n] = (cfg_set){t, s->file, ax->pos[i].line, ax->pos[i].col};
             int rc = load_as_runs(s, v, n + 1, &s->presets, level, NULL, err);
             free(t);
@@ -2296,14 +2326,14 @@ static int write_result(const char *dir, const sw_run *r, const result_info *ri,
  * paths are then used as written in the sweep (sweep_path), not as the batch reached them. */
 static int in_sweep_dir;
 
-/* p, a path the sweep named (rel_path: the sweep's folder joined to what is written), as the
- * worker opens it: as written when the worker runs in the sweep's folder. */
-static const char *sweep_path(const sweep *s, const char *p)
+/* A path the sweep named, as the worker opens it: written, as the sweep writes it, when the
+ * worker runs in the sweep's folder; full (rel_path: the folder joined to a relative one)
+ * otherwise. Until 2026-11-27 the folder was stripped from the full path, so an absolute path
+ * written in the sweep under the sweep's own (absolute) folder lost it too: a run's error
+ * named `bad.trace` or `/abs/bad.trace` by how the sweep's path was typed. */
+static const char *sweep_path(const char *full, const char *written)
 {
-    size_t n = strlen(s->dir);
-    if (in_sweep_dir && n && strncmp(p, s->dir, n) == 0 && p[n] == '/')
-        return p + n + 1;
-    return p;
+    return in_sweep_dir ? written : full;
 }
 
 /* The run spec of r's config: the base with set:, the axis values (allocated into own, which
@@ -2311,14 +2341,14 @@ static const char *sweep_path(const sweep *s, const char *p)
 static int run_spec_config(const sweep *s, const sw_run *r, run_spec *sp, char **own)
 {
     int nown = 0;
-    sp->config = sweep_path(s, s->base);
+    sp->config = sweep_path(s->base, s->base_w);
     sp->no_lenient_option = 1; /* a sweep has no --lenient: its errors do not suggest it */
     sp->device = s->device;
     sp->policy = r->policy >= 0 ? s->policies.v[r->policy] : NULL;
     for (int i = 0; i < s->sets.n; i++)
         sp->sets[sp->nsets++] = s->sets.v[i];
     for (int a = 0; a < s->naxes; a++) {
-        own[nown] = xprintf("%s=%s", s->axes[a].path, s->axes[a].vals.v[r->ax[a]]);
+        own[nown] = axis_set_text(s->axes[a].path, s->axes[a].vals.v[r->ax[a]]);
         sp->sets[sp->nsets++] = own[nown++];
     }
     return nown;
@@ -2522,6 +2552,36 @@ static void strip_run_dir(char *msg, const char *dir)
     }
 }
 
+/* $AMSIM_DEVICES with each relative folder made absolute from the current folder: the sweep is
+ * read here, but each worker runs in the sweep's folder (worker_chdir), where a relative preset
+ * folder would name another one (until 2026-11-27 the sweep loaded and then every run failed
+ * with an unknown device preset). Left as it is when the current folder is unknown. */
+static void devices_env_absolute(void)
+{
+    const char *env = getenv("AMSIM_DEVICES");
+    char cwd[4096];
+    if (!env || !*env || !getcwd(cwd, sizeof cwd))
+        return;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return;
+    for (const char *p = env;;) {
+        size_t n = strcspn(p, ":");
+        if (n && p[0] != '/')
+            fprintf(f, "%s/", cwd);
+        fwrite(p, 1, n, f);
+        if (!p[n])
+            break;
+        fputc(':', f);
+        p += n + 1;
+    }
+    fclose(f);
+    setenv("AMSIM_DEVICES", text, 1);
+    free(text);
+}
+
 /* The worker: one run into its folder; returns the exit status of the worker process. */
 static int run_child(const batch *b, const sw_run *r)
 {
@@ -2553,14 +2613,16 @@ static int run_child(const batch *b, const sw_run *r)
         sp.trace = gen_path;
         sp.trace_name = "gen.trace"; /* in the run's folder, whatever -o is */
     } else
-        sp.trace = sweep_path(s, s->traces.v[r->trace]);
+        sp.trace = sweep_path(s->traces.v[r->trace], s->trace_disp.v[r->trace]);
     if (s->regress) {
         char ep[4096];
-        exp_path = am_strdup(sweep_path(s, expect_path(s, r, ep, sizeof ep)));
+        exp_path = am_strdup(expect_path_in(s, sweep_path(s->expect_dir, s->expect_dir_w), r, ep,
+                                            sizeof ep));
         if (b->update_expect) {
             sp.save_expect = exp_path;
-            if (mkdir_p(sweep_path(s, s->expect_dir)) != 0) {
-                am_fail(&err, AM_EINPUT, "%s: cannot create: %s", sweep_path(s, s->expect_dir),
+            const char *ed = sweep_path(s->expect_dir, s->expect_dir_w);
+            if (mkdir_p(ed) != 0) {
+                am_fail(&err, AM_EINPUT, "%s: cannot create: %s", ed,
                         strerror(errno));
                 goto done;
             }
@@ -3604,6 +3666,7 @@ int cmd_batch(int argc, char **argv)
         goto out;
     }
     am_error err = {0};
+    devices_env_absolute();
     /* the sweep file as one of DIR's own files would be overwritten by the run */
     if (b.out && check_outputs(file, NULL, 0, b.out, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);

@@ -900,12 +900,18 @@ static size_t opt_width(const opt_desc *o)
 
 /* Parse node n as option o (path names it in messages) and store into dst (may be NULL). */
 /* One rule for the form of every number a config writes (sizes, bandwidths, times, integers,
- * fractions and reals): no '+' sign, and no leading zero before another digit ("05", "007GiB";
- * "0.5" is fine), which YAML 1.1 would read as octal (010 is 8). NULL when s is fine, else why.
- * Until 2026-11-27 '+' was accepted for sizes and fractions but refused for integers, and
- * leading zeros everywhere (version: 01, queue_depth: 05). */
+ * fractions and reals): no blank before or after it (only a quoted value has one), no '+' sign,
+ * and no leading zero before another digit ("05", "007GiB"; "0.5" is fine), which YAML 1.1
+ * would read as octal (010 is 8). NULL when s is fine, else why. Until 2026-11-27 '+' was
+ * accepted for sizes and fractions but refused for integers, and leading zeros everywhere
+ * (version: 01, queue_depth: 05); and only the first byte was looked at, so " 010GiB" and
+ * " +2MiB" passed (the size reader skips blanks) while " 05" was "expected a non-negative
+ * integer". */
 static const char *number_form(const char *s)
 {
+    size_t n = strlen(s);
+    if (n && (strchr(" \t\r\n", s[0]) || strchr(" \t\r\n", s[n - 1])))
+        return "blanks before or after a number are not allowed";
     if (*s == '+')
         return "a '+' sign is not allowed";
     if (*s == '-')
@@ -946,9 +952,14 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
         if (cnt > o->list_max)
             return node_fail(e, n, "%s: at most %zu values, got %zu", path, o->list_max, cnt);
         const cfg_node *it = n->kind == CFG_SCALAR ? n : n->child;
+        /* an item's error at the item, with the one-number rule's reason (until 2026-11-27
+         * at the key, and "05" was only "expected a non-negative integer") */
         for (size_t i = 0; i < cnt; i++, it = it->next) {
+            if (it->kind == CFG_SCALAR && number_form(it->value))
+                return node_fail(e, it, "%s: item %zu: bad number '%s': %s", path, i + 1,
+                                 it->value, number_form(it->value));
             if (it->kind != CFG_SCALAR || parse_uint(it->value, &u) < 0)
-                return node_fail(e, n, "%s: item %zu: expected a non-negative integer", path,
+                return node_fail(e, it, "%s: item %zu: expected a non-negative integer", path,
                                  i + 1);
             if (dst)
                 memcpy((char *)dst + o->offset + i * sizeof u, &u, sizeof u);
@@ -1392,16 +1403,16 @@ static int check_other_policy_keys(const cfg_node *a, const char *apath,
             const opt_desc *o = opt_find((*p)->opts, k->key);
             if (!o)
                 continue;
-            /* parsed without a position (so the message has none), then placed at k with the
-             * policy it belongs to */
-            cfg_node bare = *k;
-            bare.file = NULL;
-            bare.line = bare.col = 0;
-            am_error tmp = {0};
-            if (opt_parse(&bare, full, o, NULL, &tmp) < 0)
-                return node_fail(e, k, "%s (%s belongs to policy %s: %s ignores it, but it "
-                                 "must be valid for a switch to %s)", tmp.msg, k->key,
-                                 (*p)->name, own->name, (*p)->name);
+            /* the error where opt_parse puts it (at k, or at a list's item), then the policy it
+             * belongs to (until 2026-11-27 k was parsed without a position and the message
+             * placed at k, which put a list item's own position after k's) */
+            if (opt_parse(k, full, o, NULL, e) < 0) {
+                size_t n = strlen(e->msg);
+                snprintf(e->msg + n, sizeof e->msg - n, " (%s belongs to policy %s: %s ignores "
+                         "it, but it must be valid for a switch to %s)", k->key, (*p)->name,
+                         own->name, (*p)->name);
+                return -1;
+            }
         }
     }
     return 0;

@@ -209,9 +209,21 @@ static void put_num(FILE *f, double v, const char *unit)
     fprintf(f, "%14s", b);
 }
 
+/* The characters of UTF-8 text s as a terminal shows them: its bytes less the continuation
+ * bytes (10xxxxxx), each code point one column. */
+static size_t display_width(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
 /* The per-group table, its columns as wide as their widest cell (until 2026-11-27 the group
  * column was 16 wide and the numbers 14, so a longer name or number pushed its row out of
- * line): a header row, then one row per group in g. */
+ * line): a header row, then one row per group in g. Group names are printed whole and padded
+ * by display characters (until 2026-11-27 they were cut to 63 bytes, so two long names read
+ * the same, and padded by bytes, so a name like `écrêpé` pushed its row out of line). */
 enum { ST_COLS = 6 };
 static void print_table(const char *by, const group *g, const summary *sm, int ng,
                         const char *unit)
@@ -219,25 +231,28 @@ static void print_table(const char *by, const group *g, const summary *sm, int n
     char (*cell)[ST_COLS][64] = am_calloc((size_t)ng + 1, sizeof *cell);
     size_t w[ST_COLS] = {0};
     static const char *const head[ST_COLS - 1] = {"n", "mean", "sd", "ci95 low", "ci95 high"};
-    snprintf(cell[0][0], sizeof cell[0][0], "%.63s", by);
     for (int c = 1; c < ST_COLS; c++)
         snprintf(cell[0][c], sizeof cell[0][c], "%s", head[c - 1]);
     for (int k = 0; k < ng; k++) {
         const summary *s = &sm[k];
-        snprintf(cell[k + 1][0], sizeof cell[0][0], "%.63s", g[k].name);
         snprintf(cell[k + 1][1], sizeof cell[0][1], "%d", s->n);
         fmt_num(cell[k + 1][2], sizeof cell[0][2], s->mean, unit);
         fmt_num(cell[k + 1][3], sizeof cell[0][3], s->sd, unit);
         fmt_num(cell[k + 1][4], sizeof cell[0][4], s->lo, unit);
         fmt_num(cell[k + 1][5], sizeof cell[0][5], s->hi, unit);
     }
+    w[0] = display_width(by);
+    for (int k = 0; k < ng; k++)
+        if (display_width(g[k].name) > w[0])
+            w[0] = display_width(g[k].name);
     for (int r = 0; r <= ng; r++)
-        for (int c = 0; c < ST_COLS; c++)
+        for (int c = 1; c < ST_COLS; c++)
             if (strlen(cell[r][c]) > w[c])
                 w[c] = strlen(cell[r][c]);
     for (int r = 0; r <= ng; r++) {
         /* the group name left-aligned, the numbers right-aligned */
-        printf("%-*s", (int)w[0], cell[r][0]);
+        const char *name = r ? g[r - 1].name : by;
+        printf("%s%*s", name, (int)(w[0] - display_width(name)), "");
         for (int c = 1; c < ST_COLS; c++)
             printf("  %*s", (int)w[c], cell[r][c]);
         putchar('\n');

@@ -37,6 +37,18 @@
 enum trace_fmt { TRACE_F_UNKNOWN, TRACE_F_NONE, TRACE_F_NATIVE, TRACE_F_CSV, TRACE_F_PICKLE,
                  TRACE_F_BIN };
 
+/* Whether the first len bytes of an overlong line start a native or lifetime CSV header. */
+static int header_start(const char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    const char *p = s + i;
+    size_t n = len - i;
+    return (n >= 11 && memcmp(p, "amsim-trace", 11) == 0) ||
+           (n >= 19 && memcmp(p, "id,lower,upper,size", 19) == 0);
+}
+
 /* Whether the first len bytes of an overlong line are what a text trace's line before or at its
  * header starts with: blanks only, a comment, or a header. */
 static int text_line_start(const char *s, size_t len)
@@ -44,12 +56,7 @@ static int text_line_start(const char *s, size_t len)
     size_t i = 0;
     while (i < len && (s[i] == ' ' || s[i] == '\t'))
         i++;
-    if (i == len || s[i] == '#')
-        return 1;
-    const char *p = s + i;
-    size_t n = len - i;
-    return (n >= 11 && memcmp(p, "amsim-trace", 11) == 0) ||
-           (n >= 19 && memcmp(p, "id,lower,upper,size", 19) == 0);
+    return i == len || s[i] == '#' || header_start(s, len);
 }
 
 /* Classify a text file (f, named path in messages; gz: it is decompressed) by its first line
@@ -67,9 +74,13 @@ static int trace_detect_text(FILE *f, const char *path, int gz, enum trace_fmt *
     while ((r = linebuf_next(&lb, &line, &len)) == 1 || r == LINEBUF_TOOLONG) {
         if (r == LINEBUF_TOOLONG) {
             /* too long for any format: a reader's line (blank, a comment, a header) gets the
-             * readers' message; other bytes (a binary file) are no trace we know */
+             * readers' message; other bytes (a binary file) are no trace we know. A blank or
+             * comment line leaves *fmt TRACE_F_NONE (nothing decided yet), so that trace_sniff
+             * does not take the file for a trace on it: a config may have such a comment. */
             if (!text_line_start(line, len))
                 r = 1;
+            else if (!header_start(line, len))
+                *fmt = TRACE_F_NONE;
             break;
         }
         const char *p = line;
@@ -139,9 +150,14 @@ int trace_sniff(const char *path)
         yes = 1;
     else if (got == 0 || fseek(f, 0, SEEK_SET) != 0)
         yes = got != 0; /* empty: no signature; unseekable: the reader's error */
-    else /* a NUL byte before the first content, a read error: the reader's error */
-        yes = trace_detect_text(f, path, 0, &fmt, &err) != 0 || fmt == TRACE_F_NATIVE ||
-              fmt == TRACE_F_CSV;
+    else if (trace_detect_text(f, path, 0, &fmt, &err) != 0)
+        /* a NUL byte before the first content, a read error, an overlong header: the reader's
+         * error. An overlong blank or comment line (fmt TRACE_F_NONE) decides nothing: the
+         * config sniff does (until 2026-11-27 it made the file a trace, and `amsim check`
+         * refused a config with a comment over 64 KiB above it as "line too long"). */
+        yes = fmt != TRACE_F_NONE;
+    else
+        yes = fmt == TRACE_F_NATIVE || fmt == TRACE_F_CSV;
     fclose(f);
     return yes;
 }

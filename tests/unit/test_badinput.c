@@ -1328,6 +1328,16 @@ static void check_tells_configs_from_traces(void)
     }
     strcpy(hugec + n, "version: 1\n" MEM);
     strcpy(hugedoc + m, "version: 1\n" MEM);
+    /* a first line over the 64 KiB line limit, a comment or blanks: a config by its map, a
+     * trace's "line too long" when a trace header follows (until 2026-11-27 the trace sniff
+     * took the overlong line for a trace's, and a config was refused with its error) */
+    static char overc[70100], overb[70100], overt[70100];
+    memset(overc, '#', 70000);
+    strcpy(overc + 70000, "\nversion: 1\n" MEM);
+    memset(overb, ' ', 70000);
+    strcpy(overb + 70000, "\nversion: 1\n" MEM);
+    memset(overt, '#', 70000);
+    strcpy(overt + 70000, "\n" H "compute 5us\n");
     static const struct {
         const char *name, *text;
         size_t len;            /* bytes of text, 0 = strlen */
@@ -1345,6 +1355,9 @@ static void check_tells_configs_from_traces(void)
         {"longc.conf", longc, 0, "config ok (", NULL},
         {"hugec.conf", hugec, 0, "config ok (", NULL},
         {"hugedoc.conf", hugedoc, 0, "config ok (", NULL},
+        {"overc.conf", overc, 0, "config ok (", NULL},
+        {"overb.conf", overb, 0, "config ok (", NULL},
+        {"overt.conf", overt, 0, NULL, "amsim: @:1:65537: line too long (limit 65536 bytes)"},
         {"err.conf", "default_memory: hbm\nversion: 1\nmemories:\n  hbm:\n    capacity: 8XB\n", 0,
          NULL, "amsim: @:5:5: memories.hbm.capacity: bad size '8XB': unknown unit"},
         /* broken before its first key: still a config, by its first line or by its name */

@@ -551,6 +551,16 @@ static void test_sweep_set_map_value(void)
         /* with policies:, a policy inside a map is the default level's policy too */
         {"policies: [bfc, caching]\nset:\n  memories.hbm: {allocator: {policy: best_fit}}\n",
          "setmap.yaml:5:3: set: memories.hbm.allocator.policy is the default level's policy"},
+        /* a quoted scalar reaches the config as that scalar, refused as --set refuses it
+         * (until 2026-11-27 it was read as YAML again: "caching # x" ran caching, "1GiB #one"
+         * ran 1 GiB, "a: b" was a map) */
+        {"set: {memories.hbm.allocator.policy: \"caching # not a comment\"}\n",
+         "setmap.yaml:3:38: memories.hbm.allocator.policy: unknown allocator policy "
+         "'caching # not a comment'"},
+        {"set: {memories.hbm.allocator.policy: 'caching: x'}\n",
+         "setmap.yaml:3:38: memories.hbm.allocator.policy: unknown allocator policy 'caching: x'"},
+        {"axes:\n  memories.hbm.capacity: [\"1GiB #one\", 2GiB]\n",
+         "setmap.yaml:4:27: memories.hbm.capacity: bad size '1GiB #one': unknown unit"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         err = NULL;
@@ -1489,6 +1499,77 @@ static void test_batch_cwd_independent(void)
     free(b);
 }
 
+/* A path the sweep writes absolute stays absolute in a run's error, even when it lies under the
+ * sweep's folder and the sweep's path was typed absolute (until 2026-11-27 the folder was
+ * stripped from it then: `bad.trace: ...` from `batch /abs/sw.yaml`, `/abs/bad.trace: ...`
+ * from `cd /abs && batch sw.yaml`, so such shards did not merge byte-identically). */
+static void test_batch_absolute_paths_as_written(void)
+{
+    char dir[1024], cmd[8192], p[1400], q[1400], text[4096];
+    snprintf(dir, sizeof dir, "%s/abssw", tu_tmpdir());
+    mkdir(dir, 0777);
+    tu_write("abssw/good.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    tu_write("abssw/bad.trace", "not a trace\n");
+    snprintf(text, sizeof text, "%s/configs/default.yaml", tu_top());
+    char *cfg = tu_slurp(text, NULL);
+    CU_ASSERT_FATAL(cfg != NULL);
+    tu_write("abssw/base.yaml", cfg);
+    free(cfg);
+    snprintf(text, sizeof text, "base: '%s/base.yaml'\ntraces: ['%s/bad.trace', good.trace]\n"
+             "policies: [bfc]\n", dir, dir);
+    tu_write("abssw/sw.yaml", text);
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    snprintf(cmd, sizeof cmd, "cd '%s' && { '%s' batch sw.yaml -o o1 -q; test $? = 1; } && "
+             "cd / && { '%s' batch '%s/sw.yaml' -o '%s/o2' -q; test $? = 1; }",
+             dir, bin, bin, dir, dir);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+    snprintf(p, sizeof p, "%s/o1/results.csv", dir);
+    snprintf(q, sizeof q, "%s/o2/results.csv", dir);
+    char *a = tu_slurp(p, NULL), *b = tu_slurp(q, NULL);
+    CU_ASSERT(a && b && strcmp(a, b) == 0);
+    snprintf(text, sizeof text, ",failed,\"%s/bad.trace: unrecognised trace format", dir);
+    CU_ASSERT(a && strstr(a, text));
+    free(a);
+    free(b);
+    snprintf(p, sizeof p, "%s/o1/runs/0002-good-bfc/summary.json", dir);
+    snprintf(q, sizeof q, "%s/o2/runs/0002-good-bfc/summary.json", dir);
+    a = tu_slurp(p, NULL);
+    b = tu_slurp(q, NULL);
+    CU_ASSERT(a && b && strcmp(a, b) == 0);
+    free(a);
+    free(b);
+}
+
+/* A relative $AMSIM_DEVICES names a folder from where the batch starts, though each run works
+ * in the sweep's folder (until 2026-11-27 the sweep loaded and every run failed with an unknown
+ * device). */
+static void test_batch_relative_devices_env(void)
+{
+    char dir[1024], cmd[8192], p[1400], text[1600];
+    snprintf(dir, sizeof dir, "%s/devenv", tu_tmpdir());
+    mkdir(dir, 0777);
+    snprintf(p, sizeof p, "%s/devenv/devs", tu_tmpdir());
+    mkdir(p, 0777);
+    snprintf(p, sizeof p, "%s/devenv/sw", tu_tmpdir());
+    mkdir(p, 0777);
+    snprintf(text, sizeof text, "%s/configs/devices/h100.yaml", tu_top());
+    char *preset = tu_slurp(text, NULL);
+    CU_ASSERT_FATAL(preset != NULL);
+    tu_write("devenv/devs/mydev.yaml", preset);
+    free(preset);
+    tu_write("devenv/sw/cfg.yaml", "version: 1\ndevice: mydev\n");
+    tu_write("devenv/t.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    tu_write("devenv/sw/sw.yaml", "base: cfg.yaml\ntraces: [../t.trace]\n");
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    snprintf(cmd, sizeof cmd, "cd '%s' && AMSIM_DEVICES=nowhere:devs '%s' batch sw/sw.yaml -o o -q",
+             dir, bin);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+    snprintf(p, sizeof p, "%s/o/results.csv", dir);
+    char *a = tu_slurp(p, NULL);
+    CU_ASSERT(a && strstr(a, ",ok,"));
+    free(a);
+}
+
 /* configs/sweeps/tpu_vmem.yaml shows what its comment says: out-of-memory failures falling to 0
  * as VMEM grows (20, 4, then none from 512 KiB), and the makespan the same from 512 KiB and
  * shorter below, where the copies into buffers that got no VMEM do not happen. */
@@ -1705,6 +1786,37 @@ static void test_stats(void)
     CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"paired\"", "p_two_sided"), p, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(p, 0.0917, 1e-3); /* sanity of the closed form */
     free(j);
+}
+
+/* The table prints group names whole and pads them by UTF-8 characters: two 70-character names
+ * that differ at the end both show, and the rows line up after `écrêpé` (until 2026-11-27 names
+ * were cut to 63 bytes and padded by bytes). */
+static void test_stats_long_utf8_names(void)
+{
+    char text[1024], a[80], b[80];
+    memset(a, 'g', 70);
+    memcpy(b, a, 70);
+    a[70] = 'X', b[70] = 'Y', a[71] = b[71] = 0;
+    snprintf(text, sizeof text, "run_id,run,grp,policy,trace,status,error,m\n"
+             "1,r1,%s,p,t,ok,,1\n2,r2,%s,p,t,ok,,2\n3,r3,%s,p,t,ok,,3\n"
+             "4,r4,%s,p,t,ok,,5\n5,r5,\xc3\xa9cr\xc3\xaap\xc3\xa9,p,t,ok,,4\n"
+             "6,r6,\xc3\xa9cr\xc3\xaap\xc3\xa9,p,t,ok,,6\n", a, a, b, b);
+    const char *csv = tu_write("names.csv", text);
+    char args[1200], *out = NULL;
+    snprintf(args, sizeof args, "stats '%s' --metric m --by grp", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, a) && strstr(out, b));
+    /* every table row has its n column at the same character: 71 + 2 from the line start */
+    int rows = 0;
+    for (const char *l = out ? strchr(out, '\n') : NULL; l && l[1]; l = strchr(l + 1, '\n')) {
+        const char *p = l + 1;
+        for (size_t chars = 0; *p && *p != '\n' && chars < 71; p++)
+            chars += ((unsigned char)p[1] & 0xC0) != 0x80; /* p[1] starts the next character */
+        CU_ASSERT(p[0] == ' ' && p[1] == ' ' && p[2] != ' ' && p[2] != '\n');
+        rows++;
+    }
+    CU_ASSERT_EQUAL(rows, 4); /* the header and three groups */
+    free(out);
 }
 
 /* --paired with a group that is not in the table (a typo) is an error naming it and the groups
@@ -3857,9 +3969,12 @@ void suite_batch(void)
              {"numeric options refuse trailing text", test_numeric_options},
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
              {"outputs independent of the working folder and -o", test_batch_cwd_independent},
+             {"absolute sweep paths kept as written", test_batch_absolute_paths_as_written},
+             {"relative AMSIM_DEVICES in every run", test_batch_relative_devices_env},
              {"tpu_vmem.yaml shows what it says (OOMs by VMEM size)", test_tpu_vmem_example},
              {"--merge refuses an output naming a file it reads", test_merge_output_names_input},
              {"statistics against hand-computed values", test_stats},
+             {"stats: long and UTF-8 group names", test_stats_long_utf8_names},
              {"stats --paired: unknown groups, too few pairs", test_stats_paired_groups},
              {"stats --pair-on: empty, repeated or unknown columns, without --paired",
               test_stats_pair_on},

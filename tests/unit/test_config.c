@@ -808,6 +808,36 @@ static void test_number_forms(void)
          "t.yaml:3:9: memories.hbm.capacity: bad number '010GiB': leading zeros", 1},
         {"version: 01\nmemories:\n  hbm: {capacity: 1GiB}\n",
          "t.yaml:1:1: unsupported config version '01' (supported versions: 1)", 0},
+        /* a quoted number's blanks: the same rule for sizes and integers (until 2026-11-27
+         * " 010GiB" and " +2MiB" passed, the rule seeing only the blank, and " 05" was
+         * "expected a non-negative integer") */
+        {"version: 1\nmemories:\n  hbm: {capacity: \" 010GiB\"}\n",
+         "t.yaml:3:9: memories.hbm.capacity: bad number ' 010GiB': blanks before or after a "
+         "number are not allowed", 0},
+        {"version: 1\nmemories:\n  hbm: {capacity: 1GiB, granularity: ' +2MiB'}\n",
+         "t.yaml:3:25: memories.hbm.granularity: bad number ' +2MiB': blanks before or after a "
+         "number are not allowed", 0},
+        {"version: 1\nmemories:\n  hbm: {capacity: '1GiB\t'}\n",
+         "t.yaml:3:9: memories.hbm.capacity: bad number '1GiB\t': blanks", 1},
+        {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\nengine: {queue_depth: ' 05'}\n",
+         "t.yaml:4:10: engine.queue_depth: bad number ' 05': blanks before or after a number "
+         "are not allowed", 0},
+        /* a list item at its own position, with the rule's reason, also under a policy that
+         * ignores the key (until 2026-11-27 at the key, "expected a non-negative integer",
+         * and under bfc with the item's position after the key's) */
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n"
+         "      policy: caching\n      roundup_power2_divisions: [1, 2,\n        05, 4]\n",
+         "t.yaml:8:9: memories.hbm.allocator.roundup_power2_divisions: item 3: bad number '05': "
+         "leading zeros are not allowed (YAML 1.1 reads 010 as octal 8)", 0},
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n"
+         "      policy: caching\n      roundup_power2_divisions: [1, x]\n",
+         "t.yaml:7:37: memories.hbm.allocator.roundup_power2_divisions: item 2: expected a "
+         "non-negative integer", 0},
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n"
+         "      policy: bfc\n      roundup_power2_divisions: [1, x]\n",
+         "t.yaml:7:37: memories.hbm.allocator.roundup_power2_divisions: item 2: expected a "
+         "non-negative integer (roundup_power2_divisions belongs to policy caching: bfc ignores "
+         "it, but it must be valid for a switch to caching)", 0},
         {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\nengine: {queue_depth: 1.5}\n",
          "t.yaml:4:10: engine.queue_depth: expected a non-negative integer, got '1.5'", 0},
     };
@@ -1064,7 +1094,8 @@ static void test_other_policy_values(void)
          "expected true or false, got 'maybe' (allow_growth belongs to policy bfc"},
         {"bfc", "min_block: 0.4", "t.yaml:7:7: memories.hbm.allocator.min_block '0.4' rounds to "
          "0 bytes; give at least 1 byte or leave it out (min_block belongs to policy buddy"},
-        {"bfc", "roundup_power2_divisions: [4, x]", "t.yaml:7:7: "
+        /* a list's item at its own position (at the key until 2026-11-27) */
+        {"bfc", "roundup_power2_divisions: [4, x]", "t.yaml:7:37: "
          "memories.hbm.allocator.roundup_power2_divisions: item 2: expected a non-negative "
          "integer (roundup_power2_divisions belongs to policy caching"},
     };
