@@ -2026,7 +2026,9 @@ static int guard_allows(sim *s, const tr_event *ev, const char *file)
 
 /* A buffer is used: LRU order, and a spilled buffer comes back first. 0, or -1 when it has no
  * memory to read: it could not come back (counted there), its allocation failed (counted when
- * it did), or its allocation still waits for frees (retry_after_free). The engine holds no stream
+ * it did), its allocation still waits for frees (retry_after_free), or it was spilled and its
+ * free requested, which freed its host copy (ST_DROPPED; until 2026-11-27 a transfer of it was
+ * made and its into= allocated). The engine holds no stream
  * behind a waiting allocation, so what the trace does meanwhile happens at its own time, when
  * the buffer has no memory yet; a transfer of it does not happen, as for a failed one (until
  * 2026-11-27 both copies were made and counted, from memory the buffer never had). */
@@ -2038,7 +2040,7 @@ static int use_buffer(sim *s, uint64_t id)
     touch(s, x);
     if (x->state == ST_SPILLED)
         return restore(s, x);
-    if (x->state == ST_OOM || x->state == ST_PENDING)
+    if (x->state == ST_OOM || x->state == ST_PENDING || x->state == ST_DROPPED)
         return -1;
     return 0;
 }
