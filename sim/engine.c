@@ -349,6 +349,8 @@ struct sim {
     int prologue;    /* a start-state prologue runs (prologue_edge) */
     uint64_t in_use; /* id of a buffer the event being handled uses (a transfer's source while
                       * its into= destination is allocated): not a spill victim; TR_NO_ID */
+    int into;        /* the allocation being made is a transfer's into= destination: it does
+                      * not wait for frees (retry_after_free), see other_event */
     char buf[256];
 };
 
@@ -1773,7 +1775,7 @@ AM_ALWAYS_INLINE int alloc_tail(sim *s, const tr_event *ev, int level, alloc_req
     x->requested = ev->bytes;
     touch(s, x);
     level_rt *rt = &s->rt[level];
-    if (rc != ALLOC_OK && rt->retry) {
+    if (rc != ALLOC_OK && rt->retry && !s->into) {
         /* Wait for frees later on the timeline (allocators.md section 1, "retry"). */
         if (rt->n == rt->cap) {
             rt->cap = rt->cap ? 2 * rt->cap : 8;
@@ -2120,9 +2122,15 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
             a.level = ev->dst_level;
             a.addr = TR_NO_ADDR;
             a.has_donate = 0;
+            /* The copy is made now or never: the engine holds no stream behind a waiting
+             * allocation, so the destination does not wait for frees (retry_after_free) and
+             * runs out of memory at once (until 2026-11-27 it waited: the transfer counted as
+             * failed, without its copy, yet the buffer was served later and copied from). */
             s->in_use = ev->id; /* the source stays where the copy reads it */
+            s->into = 1;
             int arc = do_alloc(s, &a, file, err);
             s->in_use = TR_NO_ID;
+            s->into = 0;
             if (arc != 0)
                 return -1;
             slot *x = idmap_find(&s->ids, ev->into);
