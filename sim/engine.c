@@ -349,6 +349,7 @@ struct sim {
     int prologue;    /* a start-state prologue runs (prologue_edge) */
     uint64_t in_use; /* id of a buffer the event being handled uses (a transfer's source while
                       * its into= destination is allocated): not a spill victim; TR_NO_ID */
+    am_ps issue;     /* when the current trace event began on the host (observer 'event') */
     int into;        /* the allocation being made is a transfer's into= destination: it does
                       * not wait for frees (retry_after_free), see other_event */
     char buf[256];
@@ -1282,6 +1283,7 @@ static void retry_pending(sim *s, int level)
 static void expire_pending(sim *s, am_ps now, int force)
 {
     size_t done[CFG_MAX_LEVELS] = {0};
+    int expired = 0;
     for (;;) {
         int best = -1;
         for (int l = 0; l < s->nlevels; l++) {
@@ -1298,9 +1300,14 @@ static void expire_pending(sim *s, am_ps now, int force)
         slot *x = idmap_find(&s->ids, p->id);
         alloc_out o = {0, 0, 0};
         stamp w = {p->deadline < now ? p->deadline : now, p->seq};
+        if (s->obs && s->obs->event) /* it happens at its own time, see sim_observer.event */
+            s->obs->event(s->obs->ctx, w.at);
         settle(s, x, p->seq, w, p->bytes, p->addr, best, 0, &o);
         s->sum.retries_failed++;
+        expired = 1;
     }
+    if (expired && s->obs && s->obs->event) /* what follows belongs to the current event again */
+        s->obs->event(s->obs->ctx, s->issue);
     for (int l = 0; l < s->nlevels; l++) {
         level_rt *rt = &s->rt[l];
         if (done[l]) {
@@ -2213,6 +2220,7 @@ static int event_in(sim *s, const tr_event *ev, const char *file, am_error *err)
 {
     if (ev->time != AM_TIME_NONE && ev->time > s->host)
         s->host = ev->time;
+    s->issue = s->host;
     if (s->obs && s->obs->event)
         s->obs->event(s->obs->ctx, s->host);
     if (seg_kind(ev))
