@@ -26,12 +26,19 @@ enum { ST_EMPTY = 0, ST_LIVE = 1, ST_REQ_FREED = 2, ST_OOM = 3, ST_PENDING = 4, 
        ST_RESTORING = 6, /* spilled, coming back: not a victim while room is made */
        ST_DROPPED = 7    /* dropped while spilled; its free_completed is still accepted */ };
 
+/* slot.frees: which phase of a free the trace may give next when the state does not say it (a
+ * buffer with no memory keeps ST_OOM after its free_requested). FR_ANY: an into= id the transfer
+ * guard (or --lenient's skip of an unknown id=) left unallocated whatever the capacity, whose
+ * frees amsim check accepts in any order (convert.c, `unallocated`). */
+enum { FR_NONE = 0, FR_REQUESTED = 1, FR_ANY = 2 };
+
 /* 64 bytes, one cache line in the pool (recpool.h): a free reads one line, not two. A spilled
  * buffer's handle and given are those of its copy on the spill host level (its device allocation
  * is gone); the LRU stamp lives apart (sim.lru), only in runs that spill. */
 typedef struct slot {
     uint64_t id;         /* id and state first: the fields a lookup reads share a cache line */
     uint8_t state;
+    uint8_t frees;       /* FR_*: in the padding after state */
     int32_t level;
     uint32_t stream;
     uint32_t self;       /* index in the slot pool */
@@ -156,6 +163,7 @@ static slot *idmap_put_at(idmap *m, uint64_t id, size_t pos, uint64_t gen)
     x->id = id; /* the caller sets the rest (field by field: a struct clear is a slow rep stos) */
     x->self = i;
     x->state = ST_EMPTY;
+    x->frees = FR_NONE;
     x->handle = x->addr = x->requested = x->given = 0;
     return x;
 }
@@ -346,6 +354,9 @@ struct sim {
     int prologue;    /* a start-state prologue runs (prologue_edge) */
     uint64_t in_use; /* id of a buffer the event being handled uses (a transfer's source while
                       * its into= destination is allocated): not a spill victim; TR_NO_ID */
+    am_ps issue;     /* when the current trace event began on the host (observer 'event') */
+    int into;        /* the allocation being made is a transfer's into= destination: it does
+                      * not wait for frees (retry_after_free), see other_event */
     char buf[256];
 };
 
@@ -1326,6 +1337,7 @@ static void expire_pending(sim *s, am_ps now, int force)
 {
     size_t done[CFG_MAX_LEVELS] = {0};
     s->expiring = 1; /* their rows show the state before `now` and fail no others */
+    int expired = 0;
     for (;;) {
         int best = -1;
         for (int l = 0; l < s->nlevels; l++) {
@@ -1342,10 +1354,15 @@ static void expire_pending(sim *s, am_ps now, int force)
         slot *x = idmap_find(&s->ids, p->id);
         alloc_out o = {0, 0, 0};
         stamp w = {p->deadline < now ? p->deadline : now, p->seq};
+        if (s->obs && s->obs->event) /* it happens at its own time, see sim_observer.event */
+            s->obs->event(s->obs->ctx, w.at);
         settle(s, x, p->seq, w, p->bytes, p->addr, best, 0, &o);
         s->sum.retries_failed++;
+        expired = 1;
     }
     s->expiring = 0;
+    if (expired && s->obs && s->obs->event) /* what follows belongs to the current event again */
+        s->obs->event(s->obs->ctx, s->issue);
     for (int l = 0; l < s->nlevels; l++) {
         level_rt *rt = &s->rt[l];
         if (done[l]) {
@@ -1881,7 +1898,7 @@ AM_ALWAYS_INLINE int alloc_tail(sim *s, const tr_event *ev, int level, alloc_req
     x->requested = ev->bytes;
     touch(s, x);
     level_rt *rt = &s->rt[level];
-    if (rc != ALLOC_OK && rt->retry) {
+    if (rc != ALLOC_OK && rt->retry && !s->into) {
         /* Wait for frees later on the timeline (allocators.md section 1, "retry"). */
         if (rt->n == rt->cap) {
             rt->cap = rt->cap ? 2 * rt->cap : 8;
@@ -1979,6 +1996,24 @@ static void free_failed(sim *s, const slot *x, int phase)
                             phase);
 }
 
+/* The order of a free's phases, checked whatever became of the buffer (live, out of memory,
+ * waiting for frees, spilled), as amsim check checks it (convert.c, cv_rules): a trace valid at
+ * one capacity is valid at every one. NULL, or the error's message. Until 2026-11-27 only a live
+ * buffer's free_completed needed its free_requested, and a failed, waiting or spilled one's was
+ * accepted (and an out-of-memory one's second free_requested). */
+static const char *free_order_error(const slot *x, const tr_event *ev)
+{
+    if (x->frees == FR_ANY || ev->kind == TR_FREE)
+        return NULL;
+    int requested = x->state == ST_REQ_FREED || x->state == ST_DROPPED || x->frees == FR_REQUESTED;
+    if (ev->kind == TR_FREE_REQUESTED && requested)
+        return "second free request of id";
+    if (ev->kind == TR_FREE_COMPLETED && !requested)
+        /* a completion needs its request: `free` is both phases */
+        return "free_completed without a free_requested of id";
+    return NULL;
+}
+
 static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
 {
     size_t pos = SIZE_MAX;
@@ -1986,6 +2021,9 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
     uint64_t gen = s->ids.gen;
     if (!x)
         return warn_or_fail(s, err, file, ev, "free of unknown id", ev->id);
+    const char *order = free_order_error(x, ev);
+    if (order) /* --lenient skips it: the buffer stays as it was */
+        return warn_or_fail(s, err, file, ev, order, ev->id);
     int level = x->level;
     if (x->state == ST_PENDING) {
         /* Freed before its wait ended: the request failed. */
@@ -2022,6 +2060,8 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
         if (x->state == ST_OOM) {
             s->sum.frees_after_oom++;
             free_failed(s, x, 1);
+            if (x->frees == FR_NONE)
+                x->frees = FR_REQUESTED;
             return 0; /* the completion removes it */
         }
         if (x->state != ST_LIVE)
@@ -2035,11 +2075,6 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
         s->sum.frees++;
         break;
     default: /* TR_FREE, TR_FREE_COMPLETED */
-        if (ev->kind == TR_FREE_COMPLETED && x->state == ST_LIVE)
-            /* a completion needs its request: `free` is both phases (until 2026-11-27 this was
-             * taken as a plain free) */
-            return warn_or_fail(s, err, file, ev, "free_completed without a free_requested of id",
-                                ev->id);
         if (x->state == ST_OOM) {
             if (ev->kind == TR_FREE)
                 s->sum.frees_after_oom++;
@@ -2127,7 +2162,9 @@ static int guard_allows(sim *s, const tr_event *ev, const char *file)
 
 /* A buffer is used: LRU order, and a spilled buffer comes back first. 0, or -1 when it has no
  * memory to read: it could not come back (counted there), its allocation failed (counted when
- * it did), or its allocation still waits for frees (retry_after_free). The engine holds no stream
+ * it did), its allocation still waits for frees (retry_after_free), or it was spilled and its
+ * free requested, which freed its host copy (ST_DROPPED; until 2026-11-27 a transfer of it was
+ * made and its into= allocated). The engine holds no stream
  * behind a waiting allocation, so what the trace does meanwhile happens at its own time, when
  * the buffer has no memory yet; a transfer of it does not happen, as for a failed one (until
  * 2026-11-27 both copies were made and counted, from memory the buffer never had). */
@@ -2139,7 +2176,7 @@ static int use_buffer(sim *s, uint64_t id)
     touch(s, x);
     if (x->state == ST_SPILLED)
         return restore(s, x);
-    if (x->state == ST_OOM || x->state == ST_PENDING)
+    if (x->state == ST_OOM || x->state == ST_PENDING || x->state == ST_DROPPED)
         return -1;
     return 0;
 }
@@ -2149,8 +2186,11 @@ static int use_buffer(sim *s, uint64_t id)
  * out of memory, it counts in into_failed and the id stays known as not allocated (ST_OOM, no
  * out-of-memory result: nothing was asked of the allocator), so its later free is skipped and
  * counted in frees_after_oom. Until 2026-11-27 the id stayed unknown and that free stopped the
- * run as a free of an unknown id. An id still allocated is the error do_alloc gives. */
-static int into_skipped(sim *s, const tr_event *ev, const char *file, am_error *err)
+ * run as a free of an unknown id. An id still allocated is the error do_alloc gives. frees:
+ * FR_ANY when no capacity would have allocated it (the guard, an unknown id=), FR_NONE when
+ * another one might have (its source had no memory): then, as for any buffer, its
+ * free_completed needs a free_requested (free_order_error). */
+static int into_skipped(sim *s, const tr_event *ev, int frees, const char *file, am_error *err)
 {
     slot *x = idmap_find(&s->ids, ev->into);
     if (x && x->state != ST_OOM)
@@ -2167,6 +2207,7 @@ static int into_skipped(sim *s, const tr_event *ev, const char *file, am_error *
     x->stream = ev->stream;
     x->requested = ev->bytes;
     x->state = ST_OOM;
+    x->frees = (uint8_t)frees;
     touch(s, x);
     s->sum.into_failed++;
     return 0;
@@ -2196,13 +2237,14 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
              * 2026-11-27 it was accepted in silence); --lenient counts it and skips the transfer,
              * which then allocates no into= either, as when the guard rejects it */
             if (warn_or_fail(s, err, file, ev, "use of unknown id", ev->id) ||
-                (ev->has_into && into_skipped(s, ev, file, err)))
+                (ev->has_into && into_skipped(s, ev, FR_ANY, file, err)))
                 return -1;
             break;
         }
-        if (!guard_allows(s, ev, file) || (ev->id != TR_NO_ID && use_buffer(s, ev->id) < 0)) {
+        int allowed = guard_allows(s, ev, file);
+        if (!allowed || (ev->id != TR_NO_ID && use_buffer(s, ev->id) < 0)) {
             /* rejected by the guard, or a source with no memory (use_buffer) */
-            if (ev->has_into && into_skipped(s, ev, file, err))
+            if (ev->has_into && into_skipped(s, ev, allowed ? FR_NONE : FR_ANY, file, err))
                 return -1;
             break;
         }
@@ -2214,9 +2256,15 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
             a.level = ev->dst_level;
             a.addr = TR_NO_ADDR;
             a.has_donate = 0;
+            /* The copy is made now or never: the engine holds no stream behind a waiting
+             * allocation, so the destination does not wait for frees (retry_after_free) and
+             * runs out of memory at once (until 2026-11-27 it waited: the transfer counted as
+             * failed, without its copy, yet the buffer was served later and copied from). */
             s->in_use = ev->id; /* the source stays where the copy reads it */
+            s->into = 1;
             int arc = do_alloc(s, &a, file, err);
             s->in_use = TR_NO_ID;
+            s->into = 0;
             if (arc != 0)
                 return -1;
             slot *x = idmap_find(&s->ids, ev->into);
@@ -2299,6 +2347,7 @@ static int event_in(sim *s, const tr_event *ev, const char *file, am_error *err)
 {
     if (ev->time != AM_TIME_NONE && ev->time > s->host)
         s->host = ev->time;
+    s->issue = s->host;
     if (s->obs && s->obs->event)
         s->obs->event(s->obs->ctx, s->host);
     if (seg_kind(ev))

@@ -81,7 +81,11 @@ typedef struct sim_observer {
                         uint64_t requested, int phase);
     /* A trace event begins on the host at t (its time, or later when the host is behind),
      * before the policy's device calls charge their latency: the callbacks above it causes get
-     * the later host time. The snapshot exporter writes this time, which a replay issues at. */
+     * the later host time. The snapshot exporter writes this time, which a replay issues at.
+     * A wait for frees that runs out (retry_after_free) is no event but has its own time: its
+     * `alloc` (ok = 0) comes between an `event` call with its deadline and one with the current
+     * event's start again (until 2026-11-27 the export stamped it with the start of the event
+     * that noticed it, later than its deadline). */
     void (*event)(void *ctx, am_ps t);
 } sim_observer;
 

@@ -395,6 +395,36 @@ BI_T(t_free_completed_unknown, "fc.trace", H "free_completed 5\n",
 /* a completion needs its request (until 2026-11-27 it was taken as a plain free) */
 BI_T(t_free_completed_unrequested, "fcu.trace", H "alloc 1 1KiB\nfree_completed 1\n",
      "amsim: @:3:1: free_completed without a free_requested of id 1 (use --lenient")
+/* ... whatever became of the buffer, so that a trace valid at one capacity is valid at all (until
+ * 2026-11-27 a failed, waiting or spilled buffer's completion was accepted, and a failed one's
+ * second request) */
+#define BI_4MIB "--set memories.hbm.capacity=4MiB "
+static void t_free_completed_unrequested_oom(void)
+{
+    bi_run(&(bi_case){BI_TRACE, "fcuo.trace", H "alloc 1 3MiB\nalloc 2 2MiB\nfree_completed 2\n",
+                      0, "amsim: @:4:1: free_completed without a free_requested of id 2 (use "
+                      "--lenient", BI_4MIB, NULL});
+}
+static void t_free_completed_unrequested_waiting(void)
+{
+    bi_run(&(bi_case){BI_TRACE, "fcuw.trace", H "alloc 1 3MiB\nalloc 2 2MiB\nfree_completed 2\n",
+                      0, "amsim: @:4:1: free_completed without a free_requested of id 2 (use "
+                      "--lenient", BI_4MIB "--set memories.hbm.allocator.retry_after_free=true",
+                      NULL});
+}
+static void t_free_completed_unrequested_spilled(void)
+{
+    bi_run(&(bi_case){BI_TRACE, "fcus.trace", H "alloc 1 3MiB\nalloc 2 3MiB\nfree_completed 1\n",
+                      0, "amsim: @:4:1: free_completed without a free_requested of id 1 (use "
+                      "--lenient", BI_4MIB "--set memories.hbm.on_oom=spill_to_host "
+                      "--set memories.hbm.spill_host=host", NULL});
+}
+static void t_free_requested_twice_oom(void)
+{
+    bi_run(&(bi_case){BI_TRACE, "frto.trace",
+                      H "alloc 1 3MiB\nalloc 2 2MiB\nfree_requested 2\nfree_requested 2\n", 0,
+                      "amsim: @:5:1: second free request of id 2 (use --lenient", BI_4MIB, NULL});
+}
 BI_T(t_zero_bytes, "zero.trace", H "alloc 1 0\n",
      "amsim: @:2:1: allocation of 0 bytes for id 1 (use --lenient")
 BI_T(t_transfer_unknown_id, "xfid.trace", H "alloc 1 1KiB\ntransfer host hbm 1KiB id=9\n",
@@ -2300,6 +2330,13 @@ void suite_badinput(void)
              {"engine: double free", t_double_free},
              {"engine: free_completed of unknown id", t_free_completed_unknown},
              {"engine: free_completed without free_requested", t_free_completed_unrequested},
+             {"engine: free_completed without free_requested, out of memory",
+              t_free_completed_unrequested_oom},
+             {"engine: free_completed without free_requested, waiting for frees",
+              t_free_completed_unrequested_waiting},
+             {"engine: free_completed without free_requested, spilled",
+              t_free_completed_unrequested_spilled},
+             {"engine: second free_requested of an out-of-memory id", t_free_requested_twice_oom},
              {"engine: allocation of 0 bytes", t_zero_bytes},
              {"engine: transfer of an unknown id", t_transfer_unknown_id},
              {"engine: wait on unrecorded event", t_wait_unrecorded},

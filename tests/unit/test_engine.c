@@ -1088,6 +1088,43 @@ static void test_retry_rows_in_order(void)
     free(pl);
 }
 
+/* A transfer's into= destination does not wait for frees (retry_after_free): the copy is made
+ * now or never, so the allocation runs out of memory at once, counted as the transfer's failure
+ * (transfer_into.failed), and the buffer is never served: a later copy out of it does not happen
+ * and its free is skipped. Until 2026-11-27 it waited: the transfer counted failed without its
+ * copy, yet the buffer was served after the free and copied from. */
+static void test_transfer_into_no_wait(void)
+{
+    const char *cfg = tu_write("nw.yaml", "version: 1\ndefault_memory: hbm\nmemories:\n"
+                               "  hbm:\n    capacity: 1GiB\n    allocator: {policy: bfc, "
+                               "memory_limit: 1MiB, allow_growth: false, retry_after_free: true, "
+                               "retry_wait: 100us}\n"
+                               "  host: {capacity: 1GiB, allocator: {policy: platform}}\n"
+                               "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, "
+                               "duplex: true}\n");
+    const char *tr = tu_write("nw.trace", "amsim-trace v1\nalloc 1 768KiB\n"
+                              "transfer host hbm 512KiB into=5\nfree 1 at=1us\n"
+                              "transfer hbm host 10 id=5 at=2us\nfree 5\n");
+    char args[1024], *out = NULL;
+    snprintf(args, sizeof args, "run -c '%s' -t '%s' --json '%s/nw.json' --placements "
+             "'%s/nw.csv'", cfg, tr, tu_tmpdir(), tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, ", 0 transfers, "));
+    free(out);
+    char path[512];
+    snprintf(path, sizeof path, "%s/nw.csv", tu_tmpdir());
+    char *pl = tu_slurp(path, NULL);
+    CU_ASSERT(pl && strcmp(pl, "seq,id,level,address,requested,allocated,status\n"
+                               "0,1,hbm,0,786432,1048576,ok\n"
+                               "1,5,hbm,,524288,,oom\n") == 0);
+    free(pl);
+    snprintf(path, sizeof path, "%s/nw.json", tu_tmpdir());
+    char *js = tu_slurp(path, NULL);
+    CU_ASSERT(js && strstr(js, "\"transfer_into\": {\n    \"allocated\": 0,\n    \"failed\": 1"));
+    CU_ASSERT(js && strstr(js, "\"frees_after_oom\": 1"));
+    free(js);
+}
+
 /* The same inputs give byte-identical outputs (the shipped GPU trace, run twice). */
 static void test_determinism(void)
 {
@@ -1430,6 +1467,7 @@ void suite_engine(void)
              {"a transfer of an unknown id= is refused (--lenient: skipped)",
               test_transfer_unknown_id},
              {"retry after free", test_retry_after_free},
+             {"a transfer's into= does not wait for frees", test_transfer_into_no_wait},
              {"a wait for frees that runs out fails at its deadline", test_retry_expiry_time},
              {"waits for frees: rows in event and time order", test_retry_rows_in_order},
              {"a transfer from a buffer with no memory does not happen",

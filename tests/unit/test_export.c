@@ -801,6 +801,42 @@ static void test_snapshot_timing(void)
         }
 }
 
+/* A wait for frees (retry_after_free, 10 us) that runs out is written at its deadline, as the
+ * run's oom_events have it: 11 us and 50 us, not at the start of the event that noticed it (40
+ * us, the next allocation; 60 us, the free), as until 2026-11-27; the replay fails them there. */
+static void test_snapshot_expiry_time(void)
+{
+    const char *cfg = tu_write("ex.yaml", "version: 1\nmemories:\n  hbm: {capacity: 4MiB, "
+                               "allocator: {policy: bfc, allow_growth: false, "
+                               "retry_after_free: true, retry_wait: 10us}}\n");
+    const char *tr = tu_write("ex.trace", "amsim-trace v1 time_unit=us\nalloc 1 3MiB at=0\n"
+                              "alloc 2 2MiB at=1\nalloc 3 2MiB at=40\nfree 1 at=60\n"
+                              "free 3 at=61\n");
+    char a[512];
+    snprintf(a, sizeof a, "%s/ex.pickle", tu_tmpdir());
+    replay_out run = {0}, back = {0};
+    export_run(cfg, tr, NULL, a, &run);
+    CU_ASSERT_EQUAL(run.m.ooms, 2);
+    static const char *const lv[] = {"hbm"};
+    trace_opts to = {lv, 1, 0, 0, AM_PS_PER_NS, 0};
+    trace *t = NULL;
+    am_error err = {0};
+    CU_ASSERT_FATAL(trace_open(&t, a, &to, &err) == 0);
+    tr_event ev;
+    am_ps at[2] = {0, 0};
+    int n = 0, r;
+    while ((r = trace_next(t, &ev, &err)) == 1)
+        if (ev.kind == TR_OOM_RECORDED && n < 2)
+            at[n++] = ev.time;
+    CU_ASSERT_EQUAL(r, 0);
+    trace_close(t);
+    CU_ASSERT_EQUAL(n, 2);
+    CU_ASSERT_EQUAL(at[0], 11 * AM_PS_PER_US);
+    CU_ASSERT_EQUAL(at[1], 50 * AM_PS_PER_US);
+    export_run(cfg, a, NULL, NULL, &back);
+    CU_ASSERT_EQUAL(back.m.ooms, 2);
+}
+
 /* A recorded out-of-memory (`oom` line) that the simulation serves is an allocation for that
  * instant: the export writes it as alloc and free after the segment it took, so the replay
  * makes the same request at the same place. Until 2026-11-27 the export had the segment_alloc
@@ -986,6 +1022,7 @@ void suite_export(void)
              {"a replayed snapshot's start state round-trips under bfc, platform and buddy",
               test_snapshot_start_state_policies},
              {"a snapshot's replay keeps the run's makespan and host time", test_snapshot_timing},
+             {"an expired wait is written at its deadline", test_snapshot_expiry_time},
              {"a recorded out-of-memory the run served is written as alloc and free",
               test_snapshot_served_oom},
              {"a prologue's failed request is freed where the trace freed it",

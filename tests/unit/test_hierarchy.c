@@ -588,6 +588,32 @@ static void test_skipped_into_free(void)
     hstop(&r);
 }
 
+/* A spilled buffer whose free was requested has no copy left (its host copy went with the
+ * request): a transfer from it does not happen and its into= is not allocated, as for a buffer
+ * whose allocation failed. Until 2026-11-27 the copy was made and its into= allocated. */
+static void test_dropped_source_not_copied(void)
+{
+    hrun r;
+    hstart(&r, HBM_1MIB("    on_oom: spill_to_host\n"));
+    CU_ASSERT(hev(&r, ALLOC(1, 768 * KiB, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(2, 768 * KiB, 0)) == 0); /* spills 1 */
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_FREE_REQUESTED, .id = 1}) == 0);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 1, .dst_level = 0,
+                                 .bytes = 128 * KiB, .id = 1, .has_into = 1, .into = 9}) == 0);
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->spill.evictions, 1);
+    CU_ASSERT_EQUAL(su->spill.restores, 0);
+    CU_ASSERT_EQUAL(su->into_allocs, 0);
+    CU_ASSERT_EQUAL(su->into_failed, 1);
+    CU_ASSERT_EQUAL(su->transfers, 0);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_FREE_COMPLETED, .id = 1}) == 0);
+    CU_ASSERT(hev(&r, FREE(9)) == 0); /* skipped: never allocated */
+    CU_ASSERT_EQUAL(su->frees_after_oom, 1);
+    CU_ASSERT(hev(&r, FREE(2)) == 0);
+    CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+    hstop(&r);
+}
+
 /* A spill whose host copy cannot be allocated costs the host that attempt's device call at
  * once, as an allocation that fails on the host level directly does: a 20 us platform call.
  * Until 2026-11-27 it was charged with the host level's next charged call (0 here). */
@@ -1590,6 +1616,7 @@ void suite_hierarchy(void)
              {"spill victims: LRU, largest, host copies freed", test_spill_victims},
              {"a transfer's source is not spilled for its into=", test_spill_spares_transfer_source},
              {"an into= that does not happen: its free is skipped", test_skipped_into_free},
+             {"a dropped spilled buffer is not copied", test_dropped_source_not_copied},
              {"a spill that fails on the host is charged at once", test_failed_spill_charged},
              {"spill and restore: the copy, then the free", test_spill_copy_before_free},
              {"failed restores and defrag losses: Chrome markers", test_oom_markers_restore_defrag},
