@@ -309,6 +309,24 @@ static char *yset_leaves(ydoc *y, const char *path, const yaml_node_t *v)
     return text;
 }
 
+/* A boolean of the sweep format (outputs.timeline, outputs.placements), read as a config reads
+ * one (true, True, yes, on, false, No, OFF...: YAML 1.1, any case); anything else is refused at
+ * its line and column. Until 2026-11-27 anything but true/yes/on was silently false: `True`,
+ * `1`, `[true]` and `""` turned an output off. */
+static int ybool(ydoc *y, const yaml_node_t *n, const char *map, const char *key, int *v,
+                 am_error *err)
+{
+    static const opt_desc as_bool = {.key = "bool", .type = OPT_BOOL};
+    const char *t = yscalar(n);
+    uint64_t b = 0;
+    if (!t || cfg_opt_u64(&as_bool, t, &b) != 0)
+        return yfail(err, y, n, "%s.%s: expected true or false, got %s%s%s", map, key,
+                     t ? "'" : "a ", t ? t : n && n->type == YAML_MAPPING_NODE ? "map" : "list",
+                     t ? "'" : "");
+    *v = (int)b;
+    return 0;
+}
+
 /* A scalar or a sequence of scalars as a list of strings. */
 static int ystrings(ydoc *y, yaml_node_t *n, const char *what, strlist *out, am_error *err)
 {
@@ -1541,16 +1559,16 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             }
             for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
                  q++) {
-                const char *a = yscalar(ynode(&y, q->key)), *b = yscalar(ynode(&y, q->value));
-                int on = b && (strcmp(b, "true") == 0 || strcmp(b, "yes") == 0 || strcmp(b, "on") == 0);
-                if (a && strcmp(a, "timeline") == 0)
-                    s->timeline = on;
-                else if (a && strcmp(a, "placements") == 0)
-                    s->placements = on;
-                else {
-                    yfail(err, &y, ynode(&y, q->key), "outputs: unknown key '%s'", a ? a : "?");
+                const char *a = yscalar(ynode(&y, q->key));
+                int *dst = !a ? NULL : strcmp(a, "timeline") == 0 ? &s->timeline
+                         : strcmp(a, "placements") == 0 ? &s->placements : NULL;
+                if (!dst) {
+                    yfail(err, &y, ynode(&y, q->key), "outputs: unknown key '%s' (timeline, "
+                          "placements)", a ? a : "?");
                     goto out;
                 }
+                if (ybool(&y, ynode(&y, q->value), "outputs", a, dst, err) != 0)
+                    goto out;
             }
         } else if (strcmp(ks, "exclude") == 0) {
             if (v->type != YAML_SEQUENCE_NODE) {

@@ -909,6 +909,53 @@ static void test_sweep_empty_paths(void)
     }
 }
 
+/* A sweep's error at its line and column: text is the sweep after its base line (the shipped
+ * default config), want the message expected on standard error. */
+static void sweep_refused(const char *name, const char *text, const char *want)
+{
+    char sw[2048], args[1200];
+    snprintf(sw, sizeof sw, "base: %s/configs/default.yaml\n%s", tu_top(), text);
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write(name, sw));
+    char *err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, want));
+    if (!err || !strstr(err, want))
+        fprintf(stderr, "\n  %s  expected: %s\n", err ? err : "(none)", want);
+    free(err);
+}
+
+/* A one-allocation trace in the test folder, for runs that only need to finish. */
+static const char *tiny_trace(void)
+{
+    return tu_write("tiny.trace", "amsim-trace v1\nalloc 1 1MiB level=hbm\nfree 1\n");
+}
+
+/* outputs: takes a config's booleans (True, ON, no) and refuses anything else at its line and
+ * column. Until 2026-11-27 anything but true/yes/on was silently false: `timeline: True` wrote
+ * no timeline.csv, and `1`, `maybe`, `[true]` or `""` were accepted as false. */
+static void test_sweep_outputs_bool(void)
+{
+    char text[1024], args[1200];
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "outputs: {timeline: True, placements: ON}\n", tu_top(), tiny_trace());
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q -j1", tu_write("ob.yaml", text),
+             path_in_tmp("ob"));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(access(path_in_tmp("ob/runs/0001-tiny/timeline.csv"), F_OK), 0);
+    CU_ASSERT_EQUAL(access(path_in_tmp("ob/runs/0001-tiny/placements.csv"), F_OK), 0);
+    static const char *const bad[][2] = {
+        {"1", "'1'"}, {"maybe", "'maybe'"}, {"[true]", "a list"}, {"{a: 1}", "a map"},
+        {"\"\"", "''"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char body[256], want[256];
+        snprintf(body, sizeof body, "traces: ['%s']\noutputs: {placements: no, timeline: %s}\n",
+                 tiny_trace(), bad[i][0]);
+        snprintf(want, sizeof want, "obad.yaml:3:37: outputs.timeline: expected true or false, "
+                 "got %s", bad[i][1]);
+        sweep_refused("obad.yaml", body, want);
+    }
+}
+
 /* the first run of small_sweep(..., 1) */
 #define BAD_RUN1 "0001-gpu_train_step-bfc-memory_limit=1GiB-memory_fraction=1e-12"
 
@@ -3801,6 +3848,7 @@ void suite_batch(void)
               test_sweep_yaml_subset},
              {"a long sweep map is checked for duplicates in n log n", test_sweep_long_map},
              {"empty trace items and base refused at their line:column", test_sweep_empty_paths},
+             {"outputs: reads a config's booleans, refuses others", test_sweep_outputs_bool},
              {"one glob or directory naming a trace twice is refused", test_sweep_trace_links},
              {"with policies:, an axis or set: of the default policy is refused",
               test_sweep_policy_axis},
