@@ -456,9 +456,20 @@ typedef struct sw_axis {
 static int axis_num(const sw_axis *ax, const char *text, uint64_t *v)
 {
     opt_type t = ax->opt ? ax->opt->type : OPT_STRING;
-    return (t == OPT_SIZE || t == OPT_SIZE_OR_UNLIMITED || t == OPT_BANDWIDTH || t == OPT_TIME ||
-            t == OPT_TIME_UNIT || t == OPT_UINT || t == OPT_BOOL || t == OPT_ENUM) &&
-           cfg_opt_u64(ax->opt, text, v) == 0;
+    if (!(t == OPT_SIZE || t == OPT_SIZE_OR_UNLIMITED || t == OPT_BANDWIDTH || t == OPT_TIME ||
+          t == OPT_TIME_UNIT || t == OPT_UINT || t == OPT_BOOL || t == OPT_ENUM))
+        return 0;
+    if (cfg_opt_u64(ax->opt, text, v) == 0)
+        return 1;
+    /* A size or time between whole bytes or picoseconds, which cfg_opt_u64 leaves out, is
+     * the whole one the config rounds it to when it loads the run: 1000000.4B and 1000000B
+     * are one run. Until 2026-11-27 they were compared as text and ran twice. */
+    const char *why;
+    if (t == OPT_SIZE || t == OPT_SIZE_OR_UNLIMITED)
+        return units_size_nonzero(text, v, &why) == 0;
+    if (t == OPT_TIME)
+        return units_time_nonzero(text, v, &why) == 0;
+    return 0;
 }
 
 /* Whether text (an exclusion's value) is axis value i. */
@@ -595,6 +606,39 @@ static int has_alpha(const char *s)
     return 0;
 }
 
+/* Whether a range's field is written with a unit: letters that are not a plain number's (1e-3
+ * and 0.5 are plain; until 2026-11-27 any letter counted, so {from: 1e-3, to: 3e-3, step:
+ * 1e-3} was read as sizes, 0 bytes). */
+static int has_unit(const char *s)
+{
+    double d;
+    const char *why;
+    return s && has_alpha(s) && units_real(s, &d, &why) != 0;
+}
+
+/* What the values of a range on a config key are, by the key's type: sizes, times, bandwidths
+ * or plain numbers; RANGE_BY_UNITS for a key of no known type (the fields' units decide). */
+enum { RANGE_SIZE, RANGE_TIME, RANGE_NUMBER, RANGE_BANDWIDTH, RANGE_BY_UNITS };
+static int range_kind_of(const opt_desc *o)
+{
+    switch (o ? o->type : OPT_STRING) {
+    case OPT_SIZE:
+    case OPT_SIZE_OR_UNLIMITED:
+        return RANGE_SIZE;
+    case OPT_TIME:
+    case OPT_TIME_UNIT:
+        return RANGE_TIME;
+    case OPT_BANDWIDTH:
+        return RANGE_BANDWIDTH;
+    case OPT_UINT:
+    case OPT_REAL:
+    case OPT_FRACTION:
+        return RANGE_NUMBER;
+    default:
+        return RANGE_BY_UNITS;
+    }
+}
+
 #define SW_MAX_VALUES 100000
 
 /* Where node n starts ({0, 0} for none, as yfail). */
@@ -696,20 +740,47 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
                  {units_time_nonzero, fmt_time_exact, "time", "1 ps"}};
     const char *const fv[3] = {from, to, step}, *const fname[3] = {"from", "to", "step"};
     yaml_node_t *const fnode[3] = {fn, tn, in};
-    int units = has_alpha(from) || has_alpha(to) || (step && has_alpha(step));
-    if (units) {
+    /* The key's type decides where the config has one: a plain number on a size key is bytes,
+     * on a time key seconds, and on any other key stays a number (until 2026-11-27 the units
+     * decided, so a fraction's {step: 1e-1} was a size, 0 bytes, and a bandwidth's {from: 1e9}
+     * was written back as '1953125KiB', which no bandwidth reads). */
+    int kind = range_kind_of(ax->opt), by = -1;
+    char bw[3][32];
+    if (kind == RANGE_BANDWIDTH) {
+        /* bandwidths with units as plain bytes per second, the numbers the config reads */
+        for (int f = 0; f < 3; f++) {
+            uint64_t v;
+            if (!fv[f] || !has_unit(fv[f]))
+                continue;
+            if (units_bandwidth(fv[f], &v, &why) != 0)
+                return yfail(err, y, fnode[f], "range: '%s' is not a bandwidth: '%s' (%s)",
+                             fname[f], fv[f], why);
+            snprintf(bw[f], sizeof bw[f], "%" PRIu64, v);
+            *(f == 0 ? &from : f == 1 ? &to : step ? &step : &factor) = bw[f];
+        }
+        inc = step ? step : factor;
+        kind = RANGE_NUMBER;
+    }
+    int units = kind == RANGE_SIZE || kind == RANGE_TIME;
+    for (int f = 0; f < 3 && units && by < 0; f++) { /* the field messages name beside */
+        uint64_t v;
+        if (fv[f] && has_unit(fv[f]) && kinds[kind].parse(fv[f], &v, &why) != -1)
+            by = f;
+    }
+    if (kind == RANGE_BY_UNITS) {
+        units = has_unit(from) || has_unit(to) || (step && has_unit(step));
         /* the kind is that of the first field written with a unit that reads as one */
-        int kind = -1, by = -1;
-        for (int f = 0; f < 3 && kind < 0; f++)
-            for (size_t k = 0; fv[f] && has_alpha(fv[f]) && k < AM_ARRAY_LEN(kinds) && kind < 0;
+        kind = -1;
+        for (int f = 0; f < 3 && kind < 0 && units; f++)
+            for (size_t k = 0; fv[f] && has_unit(fv[f]) && k < AM_ARRAY_LEN(kinds) && kind < 0;
                  k++) {
                 uint64_t v;
                 if (kinds[k].parse(fv[f], &v, &why) != -1)
                     kind = (int)k, by = f;
             }
-        if (kind < 0) { /* no unit reads as a size or a time: the first field with one, and
-                         * why as each (until 2026-11-25 without a reason) */
-            int f = has_alpha(from) ? 0 : has_alpha(to) ? 1 : 2;
+        if (units && kind < 0) { /* no unit reads as a size or a time: the first field with
+                                  * one, and why as each (until 2026-11-25 without a reason) */
+            int f = has_unit(from) ? 0 : has_unit(to) ? 1 : 2;
             uint64_t v;
             const char *swhy = "", *twhy = "";
             kinds[0].parse(fv[f], &v, &swhy);
@@ -717,21 +788,31 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
             return yfail(err, y, fnode[f], "range: '%s' is not a size, time or number: '%s' (as "
                          "a size: %s; as a time: %s)", fname[f], fv[f], swhy, twhy);
         }
+    }
+    if (units) {
         uint64_t a = 0, b = 0, c = 0, *dst[3] = {&a, &b, &c};
+        int tiny_step = 0;
         for (int f = 0; f < 3; f++) {
             if (!fv[f])
                 continue;
             int r = kinds[kind].parse(fv[f], dst[f], &why);
+            if (r == -2 && f == 2) /* a step under one byte or ps: step_range says so */
+                tiny_step = 1, r = 0;
             if (r == -2) /* a size or time that rounds to 0 (bytes, ps): see config.c; until
                           * 2026-11-27 a time range's 0.4ps ran as 0 */
                 return yfail(err, y, fnode[f], "range: '%s' %s; give at least %s", fv[f], why,
                              kinds[kind].least);
             uint64_t other;
             const char *owhy;
-            if (r != 0 && kinds[!kind].parse(fv[f], &other, &owhy) == 0 && has_alpha(fv[f]))
+            if (r != 0 && kinds[!kind].parse(fv[f], &other, &owhy) == 0 && has_unit(fv[f]) &&
+                by >= 0)
                 return yfail(err, y, fnode[f], "range: '%s' is a %s ('%s') but '%s' is a %s "
                              "('%s'): from, to and step are all sizes or all times", fname[f],
                              kinds[!kind].name, fv[f], fname[by], kinds[kind].name, fv[by]);
+            if (r != 0 && kinds[!kind].parse(fv[f], &other, &owhy) == 0 && has_unit(fv[f]))
+                return yfail(err, y, fnode[f], "range: '%s' is a %s ('%s') but %s is a %s: "
+                             "from, to and step are all %ss", fname[f], kinds[!kind].name, fv[f],
+                             ax->path, kinds[kind].name, kinds[kind].name);
             if (r != 0)
                 return yfail(err, y, fnode[f], "range: '%s' is not a %s%s: '%s' (%s)", fname[f],
                              kinds[kind].name, f == 2 ? " > 0" : "", fv[f], why);
@@ -742,7 +823,7 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
         if (factor && a == 0)
             return yfail(err, y, fn, "range: a factor range must start above 0 ('from' is '%s', "
                          "and 0 times %s is 0)", from, factor);
-        if (step && c == 0)
+        if (step && c == 0 && !tiny_step)
             return yfail(err, y, in, "range: step must be > 0 ('%s')", step);
         if (a > b)
             return yfail(err, y, tn, "range: 'to' (%s) is below 'from' (%s): no values", to,

@@ -109,6 +109,27 @@ static void test_matrix_expansion(void)
 
 /* Ranges of times (by a factor, written back in their largest exact unit) and of plain
  * numbers expand as listed. */
+/* A sweep's error at its line and column: text is the sweep after its base line (the shipped
+ * default config), want the message expected on standard error. */
+static void sweep_refused(const char *name, const char *text, const char *want)
+{
+    char sw[2048], args[1200];
+    snprintf(sw, sizeof sw, "base: %s/configs/default.yaml\n%s", tu_top(), text);
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write(name, sw));
+    char *err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, want));
+    if (!err || !strstr(err, want))
+        fprintf(stderr, "\n  %s  expected: %s\n", err ? err : "(none)", want);
+    free(err);
+}
+
+/* A one-allocation trace in the test folder, for runs that only need to finish. */
+static const char *tiny_trace(void)
+{
+    return tu_write("tiny.trace", "amsim-trace v1\nalloc 1 1MiB level=hbm\nfree 1\n");
+}
+
 static void test_range_kinds(void)
 {
     char text[1024], args[1200], *out = NULL;
@@ -239,13 +260,16 @@ static void test_range_errors(void)
         {"1GiB", "4GiB", "factor: x", "rg.yaml:8:13: range: factor must be a number > 1, not 'x'"},
         {"1GiB", "1MiB", "factor: 2", "rg.yaml:7:9: range: 'to' (1MiB) is below 'from' (1GiB): "
          "no values"},
-        {"1", "4", "step: -1", "rg.yaml:8:11: range: step must be a number > 0, not '-1'"},
-        {"1", "abc", "step: 1", "rg.yaml:7:9: range: 'to' is not a size, time or number: 'abc'"},
-        /* the reason in the factor form too (it was "is not a size, time or number" alone) */
-        {"1", "4ZiB", "factor: 2", "rg.yaml:7:9: range: 'to' is not a size, time or number: "
-         "'4ZiB' (as a size: unknown unit"},
-        {"1", "1..2", "step: 1", "rg.yaml:7:9: range: 'to' is not a size, time or number: "
-         "'1..2' (malformed number)"},
+        /* plain numbers on a size key are bytes (until 2026-11-27 plain numbers were numbers
+         * whatever the key, and these were "not a size, time or number") */
+        {"1", "4", "step: -1", "rg.yaml:8:11: range: 'step' is not a size > 0: '-1'"},
+        {"1", "abc", "step: 1", "rg.yaml:7:9: range: 'to' is not a size: 'abc'"},
+        {"1", "4ZiB", "factor: 2", "rg.yaml:7:9: range: 'to' is not a size: '4ZiB' (unknown "
+         "unit"},
+        {"1", "1..2", "step: 1", "rg.yaml:7:9: range: 'to' is not a size: '1..2' (malformed "
+         "number)"},
+        {"1", "4", "step: 1us", "rg.yaml:8:11: range: 'step' is a time ('1us') but "
+         "memories.hbm.allocator.memory_limit is a size: from, to and step are all sizes"},
         /* 0 times the factor is 0: one run with memory_limit 0 (unset), or the value cap */
         {"0", "4GiB", "factor: 2", "rg.yaml:6:11: range: a factor range must start above 0"},
         {"0", "4", "factor: 2", "rg.yaml:6:11: range: a factor range must start above 0"},
@@ -264,6 +288,52 @@ static void test_range_errors(void)
         if (!ok)
             fprintf(stderr, "\n  {from: %s, to: %s, %s}: %s  expected: %s\n", cases[i].from,
                     cases[i].to, cases[i].inc, err ? err : "(none)", cases[i].want);
+        free(err);
+    }
+}
+
+/* A range on a config key has the key's kind: plain numbers (with an exponent or a fraction)
+ * are bytes on a size key, seconds on a time key, bytes per second on a bandwidth key and
+ * numbers on a fraction. Until 2026-11-27 any letter made a field a "unit": {from: 1e-3, to:
+ * 3e-3, step: 1e-3} for a time was read as sizes ('1e-3' rounds to 0 bytes), a fraction's
+ * step 1e-1 too, and a bandwidth's {from: 1e9, factor: 2} was written back as '1953125KiB'
+ * (bad bandwidth). */
+static void test_range_key_kinds(void)
+{
+    static const struct {
+        const char *axis;
+        int n;
+        const char *first, *last;
+    } cases[] = {
+        {"report.timeline_interval: {from: 1e-3, to: 3e-3, step: 1e-3}", 3,
+         "timeline_interval=1ms", "timeline_interval=3ms"},
+        {"report.timeline_interval: {from: 0.001, to: 3e-3, step: 0.001}", 3,
+         "timeline_interval=1ms", "timeline_interval=3ms"},
+        {"memories.hbm.allocator.memory_fraction: {from: 0.1, to: 0.3, step: 1e-1}", 3,
+         "memory_fraction=0.1", "memory_fraction=0.3"},
+        {"links.pcie.bandwidth: {from: 1e9, to: 4e9, factor: 2}", 3, "bandwidth=1000000000",
+         "bandwidth=4000000000"},
+        {"links.pcie.bandwidth: {from: 1GB/s, to: 3GB/s, step: 1GB/s}", 3,
+         "bandwidth=1000000000", "bandwidth=3000000000"},
+        {"memories.hbm.allocator.memory_limit: {from: 1048576, to: 3145728, step: 1048576}", 3,
+         "memory_limit=1MiB", "memory_limit=3MiB"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[1024], args[1200], *out = NULL, *err = NULL;
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+                 "axes:\n  %s\n", tu_top(), tiny_trace(), cases[i].axis);
+        snprintf(args, sizeof args, "batch '%s' --list", tu_write("rk.yaml", text));
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+        CU_ASSERT_EQUAL(count_lines(out), cases[i].n);
+        char want1[128], want2[128];
+        snprintf(want1, sizeof want1, "\t0001-tiny-%s\t", cases[i].first);
+        snprintf(want2, sizeof want2, "-tiny-%s\t", cases[i].last);
+        int ok = out && strstr(out, want1) && strstr(out, want2);
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  %s: %s%s  expected: %s ... %s\n", cases[i].axis,
+                    out ? out : "", err ? err : "", want1, want2);
+        free(out);
         free(err);
     }
 }
@@ -304,6 +374,16 @@ static void test_sweep_repeats(void)
         {"traces: [@T]\naxes:\n  memories.hbm.allocator.allow_growth: [on, false, yes]\n",
          "rp.yaml:4:52: axis memories.hbm.allocator.allow_growth: 'yes' repeats 'on' (line 4, "
          "column 41)"},
+        /* between whole bytes or picoseconds: the config rounds them to one value (until
+         * 2026-11-27 compared as text: two identical runs; a plain step of 0.1 made 4) */
+        {"traces: [@T]\naxes:\n  memories.hbm.allocator.memory_limit: [1000000B, "
+         "1000000.4B]\n", "rp.yaml:4:51: axis memories.hbm.allocator.memory_limit: "
+         "'1000000.4B' repeats '1000000B' (line 4, column 41)"},
+        {"traces: [@T]\naxes:\n  links.pcie.latency: [1us, 1000.0000001ns]\n",
+         "rp.yaml:4:29: axis links.pcie.latency: '1000.0000001ns' repeats '1us'"},
+        {"traces: [@T]\naxes:\n  memories.hbm.allocator.memory_limit: {from: 1000000, to: "
+         "1000000.3, step: 0.1}\n", "rp.yaml:4:77: range: step '0.1' is less than one byte: "
+         "values would repeat"},
         {"traces: [@T, '@D/../traces/gpu_train_step.trace']\n",
          "/../traces/gpu_train_step.trace again (as "},
         {"generate: {kind: kernel, args: [--m, '64']}\nseeds: [1, 2, 1]\n",
@@ -456,14 +536,14 @@ static void test_sweep_values_checked_at_load(void)
     static const struct {
         const char *body, *want; /* the sweep after base and traces (line 3 on) */
     } cases[] = {
-        /* a unitless fractional bound of a size key: the config's "rounds to 0 bytes" rule */
+        /* a unitless fractional bound of a size key: bytes, refused by the range itself (a
+         * step of 0.4 bytes too: values would repeat) */
         {"axes:\n  memories.hbm.allocator.memory_limit: {from: 0.4, to: 2, step: 0.4}\n",
-         "vals.yaml:4:47: memories.hbm.allocator.memory_limit '0.4' rounds to 0 bytes; give at "
-         "least 1 byte or leave it out"},
+         "vals.yaml:4:47: range: '0.4' rounds to 0 bytes; give at least 1 byte"},
         /* a value the range makes (not written): at its step, saying which */
-        {"axes:\n  memories.hbm.allocator.memory_limit: {from: 0, to: 1, step: 0.4}\n",
-         "vals.yaml:4:63: memories.hbm.allocator.memory_limit '0.4' rounds to 0 bytes; give at "
-         "least 1 byte or leave it out (value 2 of the range from 0, step 0.4)"},
+        {"axes:\n  memories.hbm.allocator.memory_fraction: {from: 0.5, to: 2, step: 0.6}\n",
+         "vals.yaml:4:68: memories.hbm.allocator.memory_fraction: expected a fraction between 0 "
+         "and 1, got '1.1' (value 2 of the range from 0.5, step 0.6)"},
         /* a factor's last value that reads as its to: at the to */
         {"axes:\n  memories.hbm.allocator.memory_fraction: {from: 0.25, to: 2, factor: 2}\n",
          "vals.yaml:4:60: memories.hbm.allocator.memory_fraction: expected a fraction between 0 "
@@ -907,27 +987,6 @@ static void test_sweep_empty_paths(void)
             fprintf(stderr, "\n  %s  expected: %s\n", err ? err : "(none)", want);
         free(err);
     }
-}
-
-/* A sweep's error at its line and column: text is the sweep after its base line (the shipped
- * default config), want the message expected on standard error. */
-static void sweep_refused(const char *name, const char *text, const char *want)
-{
-    char sw[2048], args[1200];
-    snprintf(sw, sizeof sw, "base: %s/configs/default.yaml\n%s", tu_top(), text);
-    snprintf(args, sizeof args, "batch '%s' --list", tu_write(name, sw));
-    char *err = NULL;
-    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
-    CU_ASSERT(err && strstr(err, want));
-    if (!err || !strstr(err, want))
-        fprintf(stderr, "\n  %s  expected: %s\n", err ? err : "(none)", want);
-    free(err);
-}
-
-/* A one-allocation trace in the test folder, for runs that only need to finish. */
-static const char *tiny_trace(void)
-{
-    return tu_write("tiny.trace", "amsim-trace v1\nalloc 1 1MiB level=hbm\nfree 1\n");
 }
 
 /* outputs: takes a config's booleans (True, ON, no) and refuses anything else at its line and
@@ -3849,6 +3908,7 @@ void suite_batch(void)
              {"a long sweep map is checked for duplicates in n log n", test_sweep_long_map},
              {"empty trace items and base refused at their line:column", test_sweep_empty_paths},
              {"outputs: reads a config's booleans, refuses others", test_sweep_outputs_bool},
+             {"a range's values have its key's kind", test_range_key_kinds},
              {"one glob or directory naming a trace twice is refused", test_sweep_trace_links},
              {"with policies:, an axis or set: of the default policy is refused",
               test_sweep_policy_axis},
