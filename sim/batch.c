@@ -1462,6 +1462,8 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
     if (no_duplicate_keys(&y, err) != 0)
         goto out;
     yaml_node_t *traces_node = NULL, *gen_args_node = NULL, *gen_node = NULL;
+    /* the keys themselves, for messages about one of them missing or both given */
+    yaml_node_t *traces_key = NULL, *seeds_key = NULL, *gen_key = NULL;
     for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top;
          pr++) {
         yaml_node_t *k = ynode(&y, pr->key), *v = ynode(&y, pr->value);
@@ -1508,6 +1510,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                 goto out;
         } else if (strcmp(ks, "traces") == 0) {
             traces_node = v;
+            traces_key = k;
             strlist pats = {0};
             if (ystrings(&y, v, ks, &pats, err) != 0) {
                 sl_free(&pats);
@@ -1534,6 +1537,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             }
             sl_free(&pats);
         } else if (strcmp(ks, "seeds") == 0) {
+            seeds_key = k;
             if (ystrings(&y, v, ks, &s->seeds, err) != 0 || check_seeds(&y, v, &s->seeds, err) != 0 ||
                 no_repeats(&y, v, &s->seeds, "seeds", same_value, err) != 0)
                 goto out;
@@ -1587,13 +1591,19 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                 goto out;
             }
             gen_node = v;
+            gen_key = k;
             for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
                  q++) {
                 const char *a = yscalar(ynode(&y, q->key));
                 yaml_node_t *gv = ynode(&y, q->value);
-                if (a && strcmp(a, "kind") == 0 && yscalar(gv))
+                if (a && strcmp(a, "kind") == 0) {
+                    if (!yscalar(gv) || !yscalar(gv)[0]) {
+                        yfail(err, &y, gv, "%s", "generate.kind: expected a generator's name "
+                              "(amsim gen KIND: serve, train, kernel...)");
+                        goto out;
+                    }
                     s->gen_kind = am_strdup(yscalar(gv));
-                else if (a && strcmp(a, "args") == 0) {
+                } else if (a && strcmp(a, "args") == 0) {
                     if (ystrings(&y, gv, "generate.args", &s->gen_args, err) != 0)
                         goto out;
                     gen_args_node = gv;
@@ -1702,19 +1712,29 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
         am_fail_at(err, file, 1, 1, "missing 'base: CONFIG'");
         goto out;
     }
-    if (s->seeds.n && !s->gen_kind) {
-        am_fail_at(err, file, 1, 1, "seeds need 'generate: {kind: KIND, args: [...]}' (the "
-                   "seed selects a generated trace)");
+    /* each at the key it is about (until 2026-11-27 all three were at 1:1) */
+    if (gen_key && !s->gen_kind) {
+        yfail(err, &y, gen_key, "%s", "generate: 'kind' is missing (generate: {kind: KIND, "
+              "args: [...]}, KIND as amsim gen KIND)");
+        goto out;
+    }
+    if (gen_key && traces_key) {
+        int gen_second = gen_key->start_mark.index > traces_key->start_mark.index;
+        yfail(err, &y, gen_second ? gen_key : traces_key, "give either traces or generate, not "
+              "both (%s at line %lu, column %lu)", gen_second ? "traces" : "generate",
+              (unsigned long)(gen_second ? traces_key : gen_key)->start_mark.line + 1,
+              (unsigned long)(gen_second ? traces_key : gen_key)->start_mark.column + 1);
+        goto out;
+    }
+    if (seeds_key && !s->gen_kind) {
+        yfail(err, &y, seeds_key, "%s", "seeds need 'generate: {kind: KIND, args: [...]}' (the "
+              "seed selects a generated trace)");
         goto out;
     }
     if (s->gen_kind)
         s->gen_disp = xprintf("gen:%s", s->gen_kind);
     if (s->gen_kind && gen_args_node && gen_args_check(s, &y, gen_args_node, err) != 0)
         goto out;
-    if (s->gen_kind && s->traces.n) {
-        am_fail_at(err, file, 1, 1, "give either traces or generate, not both");
-        goto out;
-    }
     if (!s->gen_kind && !s->traces.n) {
         yfail(err, &y, traces_node ? traces_node : root, "%s", "no traces (traces: [PATH|GLOB|DIR])");
         goto out;

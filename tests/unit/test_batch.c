@@ -1015,6 +1015,27 @@ static void test_sweep_outputs_bool(void)
     }
 }
 
+/* seeds without generate, generate without a kind, traces and generate together: at the key
+ * it is about (until 2026-11-27 all three were at 1:1, and a generate without a kind was
+ * reported as seeds needing a generate). */
+static void test_sweep_generate_keys_at(void)
+{
+    char body[1200];
+    snprintf(body, sizeof body, "traces: ['%s']\nseeds: [1]\n", tiny_trace());
+    sweep_refused("gk.yaml", body, "gk.yaml:3:1: seeds need 'generate: {kind: KIND, args: "
+                  "[...]}'");
+    sweep_refused("gk.yaml", "generate: {args: [--requests, '10']}\nseeds: [1]\n",
+                  "gk.yaml:2:1: generate: 'kind' is missing");
+    snprintf(body, sizeof body, "traces: ['%s']\ngenerate: {kind: serve}\nseeds: [1]\n",
+             tiny_trace());
+    sweep_refused("gk.yaml", body, "gk.yaml:3:1: give either traces or generate, not both "
+                  "(traces at line 2, column 1)");
+    snprintf(body, sizeof body, "generate: {kind: serve}\nseeds: [1]\ntraces: ['%s']\n",
+             tiny_trace());
+    sweep_refused("gk.yaml", body, "gk.yaml:4:1: give either traces or generate, not both "
+                  "(generate at line 2, column 1)");
+}
+
 /* the first run of small_sweep(..., 1) */
 #define BAD_RUN1 "0001-gpu_train_step-bfc-memory_limit=1GiB-memory_fraction=1e-12"
 
@@ -3909,6 +3930,7 @@ void suite_batch(void)
              {"empty trace items and base refused at their line:column", test_sweep_empty_paths},
              {"outputs: reads a config's booleans, refuses others", test_sweep_outputs_bool},
              {"a range's values have its key's kind", test_range_key_kinds},
+             {"seeds, generate and traces errors at their keys", test_sweep_generate_keys_at},
              {"one glob or directory naming a trace twice is refused", test_sweep_trace_links},
              {"with policies:, an axis or set: of the default policy is refused",
               test_sweep_policy_axis},
