@@ -1500,6 +1500,13 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
         } else if (strcmp(ks, "policies") == 0) {
             if (ystrings(&y, v, ks, &s->policies, err) != 0)
                 goto out;
+            /* as traces: [] is: an empty list runs nothing of what it seems to ask (until
+             * 2026-11-27 it was one run with the config's own policy) */
+            if (!s->policies.n) {
+                yfail(err, &y, v, "%s", "policies: [] names no policy; leave 'policies:' out to "
+                      "run the config's own");
+                goto out;
+            }
             for (int i = 0; i < s->policies.n; i++)
                 if (!alloc_find(s->policies.v[i])) {
                     yfail(err, &y, v, "policies: unknown policy '%s' (see amsim policies)",
@@ -1538,6 +1545,11 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             sl_free(&pats);
         } else if (strcmp(ks, "seeds") == 0) {
             seeds_key = k;
+            if (v->type == YAML_SEQUENCE_NODE &&
+                v->data.sequence.items.top == v->data.sequence.items.start) {
+                yfail(err, &y, v, "%s", "seeds: [] names no seed (each seed generates one trace)");
+                goto out;
+            }
             if (ystrings(&y, v, ks, &s->seeds, err) != 0 || check_seeds(&y, v, &s->seeds, err) != 0 ||
                 no_repeats(&y, v, &s->seeds, "seeds", same_value, err) != 0)
                 goto out;

@@ -1036,6 +1036,17 @@ static void test_sweep_generate_keys_at(void)
                   "(generate at line 2, column 1)");
 }
 
+/* policies: [] and seeds: [] are refused at their line and column, as traces: [] is (until
+ * 2026-11-27 policies: [] ran once with the config's own policy). */
+static void test_sweep_empty_lists(void)
+{
+    char body[1200];
+    snprintf(body, sizeof body, "traces: ['%s']\npolicies: []\n", tiny_trace());
+    sweep_refused("el.yaml", body, "el.yaml:3:11: policies: [] names no policy");
+    sweep_refused("el.yaml", "generate: {kind: serve}\nseeds: []\n",
+                  "el.yaml:3:8: seeds: [] names no seed");
+}
+
 /* the first run of small_sweep(..., 1) */
 #define BAD_RUN1 "0001-gpu_train_step-bfc-memory_limit=1GiB-memory_fraction=1e-12"
 
@@ -3931,6 +3942,7 @@ void suite_batch(void)
              {"outputs: reads a config's booleans, refuses others", test_sweep_outputs_bool},
              {"a range's values have its key's kind", test_range_key_kinds},
              {"seeds, generate and traces errors at their keys", test_sweep_generate_keys_at},
+             {"policies: [] and seeds: [] refused", test_sweep_empty_lists},
              {"one glob or directory naming a trace twice is refused", test_sweep_trace_links},
              {"with policies:, an axis or set: of the default policy is refused",
               test_sweep_policy_axis},
