@@ -1415,6 +1415,36 @@ static int sweep_read(const char *file, char **text, size_t *len, am_error *err)
     return 0;
 }
 
+/* Whether sw_pos a comes after b in the file. */
+static int pos_after(sw_pos a, sw_pos b)
+{
+    return a.line > b.line || (a.line == b.line && a.col > b.col);
+}
+
+/* A set: path that is also an axis: the axis replaced the set: value in every run, silently
+ * (until 2026-11-27). Refused at the second of the two, naming the first. A set: map under
+ * which an axis varies a field (set: {memories.scratch: {...}}, axes: memories.scratch.capacity)
+ * is not this: the axis changes one field of what set: gives. */
+static int set_axis_same_key(const sweep *s, am_error *err)
+{
+    for (int a = 0; a < s->naxes; a++)
+        for (int i = 0; i < s->sets.n; i++) {
+            const char *eq = strchr(s->sets.v[i], '=');
+            size_t n = eq ? (size_t)(eq - s->sets.v[i]) : strlen(s->sets.v[i]);
+            if (strlen(s->axes[a].path) != n || strncmp(s->axes[a].path, s->sets.v[i], n) != 0)
+                continue;
+            sw_pos ap = s->axes[a].kpos, sp = s->set_kpos[i];
+            int axis_second = pos_after(ap, sp);
+            sw_pos at = axis_second ? ap : sp, first = axis_second ? sp : ap;
+            return am_fail_at(err, s->file, at.line, at.col, "%s: %s is also %s (line %lu, "
+                              "column %lu): the axis would replace the set: value in every run; "
+                              "give it in one of them", axis_second ? "axes" : "set",
+                              s->axes[a].path, axis_second ? "set by set:" : "an axis",
+                              first.line, first.col);
+        }
+    return 0;
+}
+
 static int sweep_load(sweep *s, const char *file, am_error *err)
 {
     memset(s, 0, sizeof *s);
@@ -1463,7 +1493,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
         goto out;
     yaml_node_t *traces_node = NULL, *gen_args_node = NULL, *gen_node = NULL;
     /* the keys themselves, for messages about one of them missing or both given */
-    yaml_node_t *traces_key = NULL, *seeds_key = NULL, *gen_key = NULL;
+    yaml_node_t *traces_key = NULL, *seeds_key = NULL, *gen_key = NULL, *expect_key = NULL;
     for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top;
          pr++) {
         yaml_node_t *k = ynode(&y, pr->key), *v = ynode(&y, pr->value);
@@ -1495,8 +1525,10 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                 s->name = am_strdup(yscalar(v));
             else if (ks[0] == 'b')
                 s->base = rel_path(s, yscalar(v));
-            else
+            else {
                 s->expect_dir = rel_path(s, yscalar(v));
+                expect_key = k;
+            }
         } else if (strcmp(ks, "policies") == 0) {
             if (ystrings(&y, v, ks, &s->policies, err) != 0)
                 goto out;
@@ -1758,6 +1790,14 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
               "trace: amsim gen %s --seed S)", s->gen_kind);
         goto out;
     }
+    /* a matrix checks nothing against them (until 2026-11-27 silently ignored) */
+    if (!s->regress && expect_key) {
+        yfail(err, &y, expect_key, "%s", "expectations: a sweep of kind: matrix checks no "
+              "expectations; give 'kind: regress' to check them, or remove it");
+        goto out;
+    }
+    if (set_axis_same_key(s, err) != 0)
+        goto out;
     if (s->regress && !s->expect_dir) {
         am_fail_at(err, file, 1, 1, "kind: regress needs 'expectations: DIR'");
         goto out;
