@@ -577,11 +577,12 @@ static char *rel_path(const sweep *s, const char *p)
     return xprintf("%s/%s", s->dir, p);
 }
 
-/* Exact size formatting for axis values: the largest binary unit that divides. */
+/* Exact size formatting for axis values: the largest binary unit that divides (PiB and EiB
+ * since 2026-11-27: 1PiB was listed as 1024TiB). */
 static char *fmt_size_exact(uint64_t v)
 {
     static const struct { const char *u; uint64_t f; } us[] = {
-        {"TiB", 1ULL << 40}, {"GiB", 1ULL << 30}, {"MiB", 1ULL << 20}, {"KiB", 1ULL << 10}};
+        {"EiB", 1ULL << 60}, {"PiB", 1ULL << 50}, {"TiB", 1ULL << 40}, {"GiB", 1ULL << 30}, {"MiB", 1ULL << 20}, {"KiB", 1ULL << 10}};
     for (size_t i = 0; i < AM_ARRAY_LEN(us); i++)
         if (v && v % us[i].f == 0)
             return xprintf("%" PRIu64 "%s", v / us[i].f, us[i].u);

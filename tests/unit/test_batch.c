@@ -326,6 +326,11 @@ static void test_range_key_kinds(void)
          "bandwidth=1000000000", "bandwidth=3000000000"},
         {"memories.hbm.allocator.memory_limit: {from: 1048576, to: 3145728, step: 1048576}", 3,
          "memory_limit=1MiB", "memory_limit=3MiB"},
+        /* the largest binary unit that divides, PiB and EiB too (until 2026-11-27 1024TiB) */
+        {"memories.hbm.capacity: {from: 1PiB, to: 4PiB, factor: 2}", 3, "capacity=1PiB",
+         "capacity=4PiB"},
+        {"memories.hbm.allocator.memory_limit: {from: 1EiB, to: 2EiB, step: 1EiB}", 2,
+         "memory_limit=1EiB", "memory_limit=2EiB"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char text[1024], args[1200], *out = NULL, *err = NULL;
