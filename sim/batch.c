@@ -3020,6 +3020,14 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
     for (int d = 1; d < ndirs; d++) {
         char *p = xprintf("%s/matrix.tsv", dirs[d]);
         char *t = am_slurp(p);
+        /* a folder with no matrix.tsv is no batch output: said as for the first folder (until
+         * 2026-11-27 "not the same study as DIR (matrix.tsv differs)") */
+        if (!t) {
+            am_fail(err, AM_EINPUT, "%s: cannot read (not a batch output folder?)", p);
+            free(p);
+            matrix_tsv_free(&m);
+            return -1;
+        }
         char *p0 = xprintf("%s/matrix.tsv", dirs[0]);
         char *t0 = am_slurp(p0);
         int same = t && t0 && strcmp(t, t0) == 0;

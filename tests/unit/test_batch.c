@@ -1781,6 +1781,26 @@ static void tiny_study(const char *name, const char *dir)
     CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
 }
 
+/* A merged folder after the first with no matrix.tsv is said to be no batch output, as the first
+ * one is (until 2026-11-27 "not the same study as DIR (matrix.tsv differs)"). */
+static void test_merge_missing_folder(void)
+{
+    char text[1200], args[4096], *err = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n", tu_top(),
+             tiny_trace());
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q -j1", tu_write("mm.yaml", text),
+             path_in_tmp("mm1"));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "batch --merge '%s' '%s' -o '%s'", path_in_tmp("mm1"),
+             path_in_tmp("mm-none"), path_in_tmp("mm-out"));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "mm-none/matrix.tsv: cannot read (not a batch output folder?)"));
+    if (!err || !strstr(err, "cannot read"))
+        fprintf(stderr, "\n  %s\n", err ? err : "(none)");
+    free(err);
+    CU_ASSERT_NOT_EQUAL(access(path_in_tmp("mm-out"), F_OK), 0);
+}
+
 /* --merge's output naming a file it reads, under any spelling: OUT.csv linking to a folder's
  * matrix.tsv or a run's result.txt, OUT being a merged folder or a link to one. Refused before
  * anything is written, naming both; until 2026-11-25 the table replaced the linked file (the
@@ -4012,6 +4032,8 @@ void suite_batch(void)
              {"outputs independent of the working folder and -o", test_batch_cwd_independent},
              {"tpu_vmem.yaml shows what it says (OOMs by VMEM size)", test_tpu_vmem_example},
              {"--merge refuses an output naming a file it reads", test_merge_output_names_input},
+             {"--merge: a missing folder after the first is no batch output",
+              test_merge_missing_folder},
              {"statistics against hand-computed values", test_stats},
              {"stats --paired: unknown groups, too few pairs", test_stats_paired_groups},
              {"stats --pair-on: empty, repeated or unknown columns, without --paired",
