@@ -3904,3 +3904,106 @@ out:
     free(mdirs);
     return rc;
 }
+
+/* ---- amsim check on a sweep ------------------------------------------------------------- */
+
+/* Whether a top-level key is one of a sweep's that no config has (a config's top-level keys are
+ * version, device, memories, links, trace, ...: none of these). */
+static int sweep_only_key(const char *k)
+{
+    static const char *const keys[] = {"base",     "traces",  "generate",     "axes",
+                                       "seeds",    "policies", "exclude",     "expectations",
+                                       "outputs",  NULL};
+    for (const char *const *p = keys; *p; p++)
+        if (strcmp(k, *p) == 0)
+            return 1;
+    return 0;
+}
+
+int batch_sniff_sweep(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    yaml_parser_t p;
+    if (!yaml_parser_initialize(&p)) {
+        fclose(f);
+        return 0;
+    }
+    yaml_parser_set_input_file(&p, f);
+    /* the top-level map's keys, event by event, up to the first sweep key or a parse error
+     * (a sweep broken after its first keys is still one: sweep_load says where) */
+    int depth = 0, key_next = 0, found = 0;
+    for (int done = 0; !done && !found;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&p, &ev))
+            break;
+        switch (ev.type) {
+        case YAML_MAPPING_START_EVENT:
+        case YAML_SEQUENCE_START_EVENT:
+            if (depth == 0 && ev.type != YAML_MAPPING_START_EVENT)
+                done = 1; /* a list or a scalar at the top: no sweep */
+            else if (depth == 1 && key_next)
+                done = 1; /* a complex key: not a sweep's */
+            else if (depth == 0)
+                key_next = 1;
+            else if (depth == 1)
+                key_next = 1; /* a value map or list: the next key comes after its end */
+            depth++;
+            break;
+        case YAML_MAPPING_END_EVENT:
+        case YAML_SEQUENCE_END_EVENT:
+            depth--;
+            if (depth == 0)
+                done = 1;
+            break;
+        case YAML_SCALAR_EVENT:
+            if (depth == 1 && key_next)
+                found = sweep_only_key((const char *)ev.data.scalar.value);
+            if (depth == 1)
+                key_next = !key_next;
+            break;
+        case YAML_ALIAS_EVENT:
+            if (depth == 1)
+                key_next = !key_next;
+            break;
+        case YAML_STREAM_END_EVENT:
+            done = 1;
+            break;
+        default:
+            break;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    fclose(f);
+    return found;
+}
+
+int batch_check_sweep(const char *file, long *nruns, am_error *err)
+{
+    sweep s;
+    sw_run *runs = NULL;
+    int rc = -1;
+    if (sweep_load(&s, file, err) != 0) {
+        sweep_free(&s);
+        return -1;
+    }
+    if (sweep_digest(&s, 0, err) != 0)
+        goto out;
+    int n = matrix_expand(&s, &runs);
+    if (n < 0) {
+        am_fail(err, AM_EINPUT, "%s: the matrix has more than 10 million runs", file);
+        goto out;
+    }
+    if (check_some_run(&s, matrix_total(&s), n, err) != 0) {
+        matrix_free(runs, n);
+        goto out;
+    }
+    matrix_free(runs, n);
+    *nruns = n;
+    rc = 0;
+out:
+    sweep_free(&s);
+    return rc;
+}

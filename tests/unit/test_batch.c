@@ -1086,6 +1086,36 @@ static void test_sweep_ignored_keys(void)
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
 }
 
+/* amsim check tells a sweep from a config by its keys and validates it as batch --list does,
+ * running nothing (until 2026-11-27 it was read as a config: "unknown key 'name'"). */
+static void test_check_sweep(void)
+{
+    char text[1200], args[1300], *out = NULL, *err = NULL;
+    snprintf(text, sizeof text, "name: chk\nbase: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc, caching]\naxes: {memories.hbm.capacity: [1GiB, 2GiB]}\n", tu_top(),
+             tiny_trace());
+    const char *sw = tu_write("chk.yaml", text);
+    snprintf(args, sizeof args, "check '%s' '%s/configs/default.yaml'", sw, tu_top());
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+    CU_ASSERT(out && strstr(out, "chk.yaml: sweep ok (4 runs)\n"));
+    CU_ASSERT(out && strstr(out, "default.yaml: config ok ("));
+    if (!out || !strstr(out, "sweep ok"))
+        fprintf(stderr, "\n  %s%s\n", out ? out : "", err ? err : "");
+    free(out);
+    free(err);
+    /* keys in another order, a "---", no .yaml name: still a sweep; a bad value at its place */
+    snprintf(text, sizeof text, "---\naxes: {memories.hbm.capacity: [1GiB, bogus]}\n"
+             "base: %s/configs/default.yaml\ntraces: ['%s']\n", tu_top(), tiny_trace());
+    snprintf(args, sizeof args, "check '%s'", tu_write("chk.sweep", text));
+    out = err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT(err && strstr(err, "chk.sweep:2:38: memories.hbm.capacity: bad size 'bogus'"));
+    if (!err || !strstr(err, "chk.sweep:2:38:"))
+        fprintf(stderr, "\n  %s\n", err ? err : "(none)");
+    free(out);
+    free(err);
+}
+
 /* the first run of small_sweep(..., 1) */
 #define BAD_RUN1 "0001-gpu_train_step-bfc-memory_limit=1GiB-memory_fraction=1e-12"
 
@@ -4001,6 +4031,7 @@ void suite_batch(void)
              {"a range's values have its key's kind", test_range_key_kinds},
              {"seeds, generate and traces errors at their keys", test_sweep_generate_keys_at},
              {"policies: [] and seeds: [] refused", test_sweep_empty_lists},
+             {"amsim check validates a sweep as batch --list", test_check_sweep},
              {"expectations on a matrix, a set: path that is an axis: refused",
               test_sweep_ignored_keys},
              {"one glob or directory naming a trace twice is refused", test_sweep_trace_links},
