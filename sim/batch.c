@@ -746,6 +746,9 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
      * decided, so a fraction's {step: 1e-1} was a size, 0 bytes, and a bandwidth's {from: 1e9}
      * was written back as '1953125KiB', which no bandwidth reads). */
     int kind = range_kind_of(ax->opt), by = -1;
+    /* what a plain field must be, for messages: the key's kind where it has one */
+    const char *plain = kind == RANGE_NUMBER ? "a number"
+                      : kind == RANGE_BANDWIDTH ? "a bandwidth" : "a size, time or number";
     char bw[3][32];
     if (kind == RANGE_BANDWIDTH) {
         /* bandwidths with units as plain bytes per second, the numbers the config reads */
@@ -846,10 +849,9 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
     }
     double da, db, dc;
     if (units_real(from, &da, &why) != 0)
-        return yfail(err, y, fn, "range: 'from' is not a size, time or number: '%s' (%s)", from,
-                     why);
+        return yfail(err, y, fn, "range: 'from' is not %s: '%s' (%s)", plain, from, why);
     if (units_real(to, &db, &why) != 0)
-        return yfail(err, y, tn, "range: 'to' is not a size, time or number: '%s' (%s)", to, why);
+        return yfail(err, y, tn, "range: 'to' is not %s: '%s' (%s)", plain, to, why);
     if (units_real(inc, &dc, &why) != 0 || (step ? dc <= 0 : dc <= 1))
         return yfail(err, y, in, step ? "range: step must be a number > 0, not '%s'"
                                       : "range: factor must be a number > 1, not '%s'", inc);

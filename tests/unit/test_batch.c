@@ -350,6 +350,15 @@ static void test_range_key_kinds(void)
         free(out);
         free(err);
     }
+    /* a field that is not of the key's kind says which kind it must be */
+    char body[1200];
+    snprintf(body, sizeof body, "traces: ['%s']\naxes:\n  memories.hbm.allocator."
+             "memory_fraction: {from: 1GiB, to: 2GiB, step: 1GiB}\n", tiny_trace());
+    sweep_refused("rk.yaml", body, "rk.yaml:4:50: range: 'from' is not a number: '1GiB'");
+    snprintf(body, sizeof body, "traces: ['%s']\naxes:\n  links.pcie.bandwidth: {from: 1GiB, "
+             "to: 2GB/s, step: 1GB/s}\n", tiny_trace());
+    sweep_refused("rk.yaml", body, "rk.yaml:4:32: range: 'from' is not a bandwidth: '1GiB' "
+                  "(unknown unit");
 }
 
 /* A value, policy, seed or trace named twice is refused at the second, naming the first: its
