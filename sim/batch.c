@@ -3922,6 +3922,18 @@ static int sweep_only_key(const char *k)
     return 0;
 }
 
+/* A top-level key of a config that no sweep has (device is both's). */
+static int config_only_key(const char *k)
+{
+    static const char *const keys[] = {"version", "default_memory", "memories", "links",
+                                       "trace",   "engine",         "report",   "transfer_guard",
+                                       NULL};
+    for (const char *const *p = keys; *p; p++)
+        if (strcmp(k, *p) == 0)
+            return 1;
+    return 0;
+}
+
 int batch_sniff_sweep(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -3933,10 +3945,12 @@ int batch_sniff_sweep(const char *path)
         return 0;
     }
     yaml_parser_set_input_file(&p, f);
-    /* the top-level map's keys, event by event, up to the first sweep key or a parse error
-     * (a sweep broken after its first keys is still one: sweep_load says where) */
-    int depth = 0, key_next = 0, found = 0;
-    for (int done = 0; !done && !found;) {
+    /* the top-level map's keys, event by event, up to its end or a parse error (a sweep
+     * broken after its first keys is still one: sweep_load says where); a key of a config's
+     * (a config with a misspelt key such as traces:) keeps it a config, which the config
+     * loader reports */
+    int depth = 0, key_next = 0, found = 0, config = 0;
+    for (int done = 0; !done && !config;) {
         yaml_event_t ev;
         if (!yaml_parser_parse(&p, &ev))
             break;
@@ -3960,8 +3974,10 @@ int batch_sniff_sweep(const char *path)
                 done = 1;
             break;
         case YAML_SCALAR_EVENT:
-            if (depth == 1 && key_next)
-                found = sweep_only_key((const char *)ev.data.scalar.value);
+            if (depth == 1 && key_next) {
+                found |= sweep_only_key((const char *)ev.data.scalar.value);
+                config |= config_only_key((const char *)ev.data.scalar.value);
+            }
             if (depth == 1)
                 key_next = !key_next;
             break;
@@ -3979,7 +3995,7 @@ int batch_sniff_sweep(const char *path)
     }
     yaml_parser_delete(&p);
     fclose(f);
-    return found;
+    return found && !config;
 }
 
 int batch_check_sweep(const char *file, long *nruns, am_error *err)

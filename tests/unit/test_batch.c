@@ -1123,6 +1123,14 @@ static void test_check_sweep(void)
         fprintf(stderr, "\n  %s\n", err ? err : "(none)");
     free(out);
     free(err);
+    /* a config with a key of a config's stays a config, its misspelt key said by the loader */
+    snprintf(args, sizeof args, "check '%s'",
+             tu_write("chkc.yaml", "version: 1\ndevice: h100\ntraces: [x]\n"));
+    out = err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT(err && strstr(err, "chkc.yaml:3:1: unknown key 'traces' (did you mean 'trace'?)"));
+    free(out);
+    free(err);
 }
 
 /* the first run of small_sweep(..., 1) */
