@@ -324,6 +324,24 @@ static char *yset_leaves(ydoc *y, const char *path, const yaml_node_t *v)
     return text;
 }
 
+/* A boolean of the sweep format (outputs.timeline, outputs.placements), read as a config reads
+ * one (true, True, yes, on, false, No, OFF...: YAML 1.1, any case); anything else is refused at
+ * its line and column. Until 2026-11-27 anything but true/yes/on was silently false: `True`,
+ * `1`, `[true]` and `""` turned an output off. */
+static int ybool(ydoc *y, const yaml_node_t *n, const char *map, const char *key, int *v,
+                 am_error *err)
+{
+    static const opt_desc as_bool = {.key = "bool", .type = OPT_BOOL};
+    const char *t = yscalar(n);
+    uint64_t b = 0;
+    if (!t || cfg_opt_u64(&as_bool, t, &b) != 0)
+        return yfail(err, y, n, "%s.%s: expected true or false, got %s%s%s", map, key,
+                     t ? "'" : "a ", t ? t : n && n->type == YAML_MAPPING_NODE ? "map" : "list",
+                     t ? "'" : "");
+    *v = (int)b;
+    return 0;
+}
+
 /* A scalar or a sequence of scalars as a list of strings. */
 static int ystrings(ydoc *y, yaml_node_t *n, const char *what, strlist *out, am_error *err)
 {
@@ -453,9 +471,20 @@ typedef struct sw_axis {
 static int axis_num(const sw_axis *ax, const char *text, uint64_t *v)
 {
     opt_type t = ax->opt ? ax->opt->type : OPT_STRING;
-    return (t == OPT_SIZE || t == OPT_SIZE_OR_UNLIMITED || t == OPT_BANDWIDTH || t == OPT_TIME ||
-            t == OPT_TIME_UNIT || t == OPT_UINT || t == OPT_BOOL || t == OPT_ENUM) &&
-           cfg_opt_u64(ax->opt, text, v) == 0;
+    if (!(t == OPT_SIZE || t == OPT_SIZE_OR_UNLIMITED || t == OPT_BANDWIDTH || t == OPT_TIME ||
+          t == OPT_TIME_UNIT || t == OPT_UINT || t == OPT_BOOL || t == OPT_ENUM))
+        return 0;
+    if (cfg_opt_u64(ax->opt, text, v) == 0)
+        return 1;
+    /* A size or time between whole bytes or picoseconds, which cfg_opt_u64 leaves out, is
+     * the whole one the config rounds it to when it loads the run: 1000000.4B and 1000000B
+     * are one run. Until 2026-11-27 they were compared as text and ran twice. */
+    const char *why;
+    if (t == OPT_SIZE || t == OPT_SIZE_OR_UNLIMITED)
+        return units_size_nonzero(text, v, &why) == 0;
+    if (t == OPT_TIME)
+        return units_time_nonzero(text, v, &why) == 0;
+    return 0;
 }
 
 /* Whether text (an exclusion's value) is axis value i. */
@@ -568,11 +597,12 @@ static char *rel_path(const sweep *s, const char *p)
     return xprintf("%s/%s", s->dir, p);
 }
 
-/* Exact size formatting for axis values: the largest binary unit that divides. */
+/* Exact size formatting for axis values: the largest binary unit that divides (PiB and EiB
+ * since 2026-11-27: 1PiB was listed as 1024TiB). */
 static char *fmt_size_exact(uint64_t v)
 {
     static const struct { const char *u; uint64_t f; } us[] = {
-        {"TiB", 1ULL << 40}, {"GiB", 1ULL << 30}, {"MiB", 1ULL << 20}, {"KiB", 1ULL << 10}};
+        {"EiB", 1ULL << 60}, {"PiB", 1ULL << 50}, {"TiB", 1ULL << 40}, {"GiB", 1ULL << 30}, {"MiB", 1ULL << 20}, {"KiB", 1ULL << 10}};
     for (size_t i = 0; i < AM_ARRAY_LEN(us); i++)
         if (v && v % us[i].f == 0)
             return xprintf("%" PRIu64 "%s", v / us[i].f, us[i].u);
@@ -595,6 +625,39 @@ static int has_alpha(const char *s)
         if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z'))
             return 1;
     return 0;
+}
+
+/* Whether a range's field is written with a unit: letters that are not a plain number's (1e-3
+ * and 0.5 are plain; until 2026-11-27 any letter counted, so {from: 1e-3, to: 3e-3, step:
+ * 1e-3} was read as sizes, 0 bytes). */
+static int has_unit(const char *s)
+{
+    double d;
+    const char *why;
+    return s && has_alpha(s) && units_real(s, &d, &why) != 0;
+}
+
+/* What the values of a range on a config key are, by the key's type: sizes, times, bandwidths
+ * or plain numbers; RANGE_BY_UNITS for a key of no known type (the fields' units decide). */
+enum { RANGE_SIZE, RANGE_TIME, RANGE_NUMBER, RANGE_BANDWIDTH, RANGE_BY_UNITS };
+static int range_kind_of(const opt_desc *o)
+{
+    switch (o ? o->type : OPT_STRING) {
+    case OPT_SIZE:
+    case OPT_SIZE_OR_UNLIMITED:
+        return RANGE_SIZE;
+    case OPT_TIME:
+    case OPT_TIME_UNIT:
+        return RANGE_TIME;
+    case OPT_BANDWIDTH:
+        return RANGE_BANDWIDTH;
+    case OPT_UINT:
+    case OPT_REAL:
+    case OPT_FRACTION:
+        return RANGE_NUMBER;
+    default:
+        return RANGE_BY_UNITS;
+    }
 }
 
 #define SW_MAX_VALUES 100000
@@ -698,20 +761,50 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
                  {units_time_nonzero, fmt_time_exact, "time", "1 ps"}};
     const char *const fv[3] = {from, to, step}, *const fname[3] = {"from", "to", "step"};
     yaml_node_t *const fnode[3] = {fn, tn, in};
-    int units = has_alpha(from) || has_alpha(to) || (step && has_alpha(step));
-    if (units) {
+    /* The key's type decides where the config has one: a plain number on a size key is bytes,
+     * on a time key seconds, and on any other key stays a number (until 2026-11-27 the units
+     * decided, so a fraction's {step: 1e-1} was a size, 0 bytes, and a bandwidth's {from: 1e9}
+     * was written back as '1953125KiB', which no bandwidth reads). */
+    int kind = range_kind_of(ax->opt), by = -1;
+    /* what a plain field must be, for messages: the key's kind where it has one */
+    const char *plain = kind == RANGE_NUMBER ? "a number"
+                      : kind == RANGE_BANDWIDTH ? "a bandwidth" : "a size, time or number";
+    char bw[3][32];
+    if (kind == RANGE_BANDWIDTH) {
+        /* bandwidths with units as plain bytes per second, the numbers the config reads */
+        for (int f = 0; f < 3; f++) {
+            uint64_t v;
+            if (!fv[f] || !has_unit(fv[f]))
+                continue;
+            if (units_bandwidth(fv[f], &v, &why) != 0)
+                return yfail(err, y, fnode[f], "range: '%s' is not a bandwidth: '%s' (%s)",
+                             fname[f], fv[f], why);
+            snprintf(bw[f], sizeof bw[f], "%" PRIu64, v);
+            *(f == 0 ? &from : f == 1 ? &to : step ? &step : &factor) = bw[f];
+        }
+        inc = step ? step : factor;
+        kind = RANGE_NUMBER;
+    }
+    int units = kind == RANGE_SIZE || kind == RANGE_TIME;
+    for (int f = 0; f < 3 && units && by < 0; f++) { /* the field messages name beside */
+        uint64_t v;
+        if (fv[f] && has_unit(fv[f]) && kinds[kind].parse(fv[f], &v, &why) != -1)
+            by = f;
+    }
+    if (kind == RANGE_BY_UNITS) {
+        units = has_unit(from) || has_unit(to) || (step && has_unit(step));
         /* the kind is that of the first field written with a unit that reads as one */
-        int kind = -1, by = -1;
-        for (int f = 0; f < 3 && kind < 0; f++)
-            for (size_t k = 0; fv[f] && has_alpha(fv[f]) && k < AM_ARRAY_LEN(kinds) && kind < 0;
+        kind = -1;
+        for (int f = 0; f < 3 && kind < 0 && units; f++)
+            for (size_t k = 0; fv[f] && has_unit(fv[f]) && k < AM_ARRAY_LEN(kinds) && kind < 0;
                  k++) {
                 uint64_t v;
                 if (kinds[k].parse(fv[f], &v, &why) != -1)
                     kind = (int)k, by = f;
             }
-        if (kind < 0) { /* no unit reads as a size or a time: the first field with one, and
-                         * why as each (until 2026-11-25 without a reason) */
-            int f = has_alpha(from) ? 0 : has_alpha(to) ? 1 : 2;
+        if (units && kind < 0) { /* no unit reads as a size or a time: the first field with
+                                  * one, and why as each (until 2026-11-25 without a reason) */
+            int f = has_unit(from) ? 0 : has_unit(to) ? 1 : 2;
             uint64_t v;
             const char *swhy = "", *twhy = "";
             kinds[0].parse(fv[f], &v, &swhy);
@@ -719,21 +812,31 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
             return yfail(err, y, fnode[f], "range: '%s' is not a size, time or number: '%s' (as "
                          "a size: %s; as a time: %s)", fname[f], fv[f], swhy, twhy);
         }
+    }
+    if (units) {
         uint64_t a = 0, b = 0, c = 0, *dst[3] = {&a, &b, &c};
+        int tiny_step = 0;
         for (int f = 0; f < 3; f++) {
             if (!fv[f])
                 continue;
             int r = kinds[kind].parse(fv[f], dst[f], &why);
+            if (r == -2 && f == 2) /* a step under one byte or ps: step_range says so */
+                tiny_step = 1, r = 0;
             if (r == -2) /* a size or time that rounds to 0 (bytes, ps): see config.c; until
                           * 2026-11-27 a time range's 0.4ps ran as 0 */
                 return yfail(err, y, fnode[f], "range: '%s' %s; give at least %s", fv[f], why,
                              kinds[kind].least);
             uint64_t other;
             const char *owhy;
-            if (r != 0 && kinds[!kind].parse(fv[f], &other, &owhy) == 0 && has_alpha(fv[f]))
+            if (r != 0 && kinds[!kind].parse(fv[f], &other, &owhy) == 0 && has_unit(fv[f]) &&
+                by >= 0)
                 return yfail(err, y, fnode[f], "range: '%s' is a %s ('%s') but '%s' is a %s "
                              "('%s'): from, to and step are all sizes or all times", fname[f],
                              kinds[!kind].name, fv[f], fname[by], kinds[kind].name, fv[by]);
+            if (r != 0 && kinds[!kind].parse(fv[f], &other, &owhy) == 0 && has_unit(fv[f]))
+                return yfail(err, y, fnode[f], "range: '%s' is a %s ('%s') but %s is a %s: "
+                             "from, to and step are all %ss", fname[f], kinds[!kind].name, fv[f],
+                             ax->path, kinds[kind].name, kinds[kind].name);
             if (r != 0)
                 return yfail(err, y, fnode[f], "range: '%s' is not a %s%s: '%s' (%s)", fname[f],
                              kinds[kind].name, f == 2 ? " > 0" : "", fv[f], why);
@@ -744,7 +847,7 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
         if (factor && a == 0)
             return yfail(err, y, fn, "range: a factor range must start above 0 ('from' is '%s', "
                          "and 0 times %s is 0)", from, factor);
-        if (step && c == 0)
+        if (step && c == 0 && !tiny_step)
             return yfail(err, y, in, "range: step must be > 0 ('%s')", step);
         if (a > b)
             return yfail(err, y, tn, "range: 'to' (%s) is below 'from' (%s): no values", to,
@@ -766,10 +869,9 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
     }
     double da, db, dc;
     if (units_real(from, &da, &why) != 0)
-        return yfail(err, y, fn, "range: 'from' is not a size, time or number: '%s' (%s)", from,
-                     why);
+        return yfail(err, y, fn, "range: 'from' is not %s: '%s' (%s)", plain, from, why);
     if (units_real(to, &db, &why) != 0)
-        return yfail(err, y, tn, "range: 'to' is not a size, time or number: '%s' (%s)", to, why);
+        return yfail(err, y, tn, "range: 'to' is not %s: '%s' (%s)", plain, to, why);
     if (units_real(inc, &dc, &why) != 0 || (step ? dc <= 0 : dc <= 1))
         return yfail(err, y, in, step ? "range: step must be a number > 0, not '%s'"
                                       : "range: factor must be a number > 1, not '%s'", inc);
@@ -1343,6 +1445,36 @@ static int sweep_read(const char *file, char **text, size_t *len, am_error *err)
     return 0;
 }
 
+/* Whether sw_pos a comes after b in the file. */
+static int pos_after(sw_pos a, sw_pos b)
+{
+    return a.line > b.line || (a.line == b.line && a.col > b.col);
+}
+
+/* A set: path that is also an axis: the axis replaced the set: value in every run, silently
+ * (until 2026-11-27). Refused at the second of the two, naming the first. A set: map under
+ * which an axis varies a field (set: {memories.scratch: {...}}, axes: memories.scratch.capacity)
+ * is not this: the axis changes one field of what set: gives. */
+static int set_axis_same_key(const sweep *s, am_error *err)
+{
+    for (int a = 0; a < s->naxes; a++)
+        for (int i = 0; i < s->sets.n; i++) {
+            const char *eq = strchr(s->sets.v[i], '=');
+            size_t n = eq ? (size_t)(eq - s->sets.v[i]) : strlen(s->sets.v[i]);
+            if (strlen(s->axes[a].path) != n || strncmp(s->axes[a].path, s->sets.v[i], n) != 0)
+                continue;
+            sw_pos ap = s->axes[a].kpos, sp = s->set_kpos[i];
+            int axis_second = pos_after(ap, sp);
+            sw_pos at = axis_second ? ap : sp, first = axis_second ? sp : ap;
+            return am_fail_at(err, s->file, at.line, at.col, "%s: %s is also %s (line %lu, "
+                              "column %lu): the axis would replace the set: value in every run; "
+                              "give it in one of them", axis_second ? "axes" : "set",
+                              s->axes[a].path, axis_second ? "set by set:" : "an axis",
+                              first.line, first.col);
+        }
+    return 0;
+}
+
 static int sweep_load(sweep *s, const char *file, am_error *err)
 {
     memset(s, 0, sizeof *s);
@@ -1390,6 +1522,8 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
     if (no_duplicate_keys(&y, err) != 0)
         goto out;
     yaml_node_t *traces_node = NULL, *gen_args_node = NULL, *gen_node = NULL;
+    /* the keys themselves, for messages about one of them missing or both given */
+    yaml_node_t *traces_key = NULL, *seeds_key = NULL, *gen_key = NULL, *expect_key = NULL;
     for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top;
          pr++) {
         yaml_node_t *k = ynode(&y, pr->key), *v = ynode(&y, pr->value);
@@ -1425,10 +1559,18 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             } else {
                 s->expect_dir = rel_path(s, yscalar(v));
                 s->expect_dir_w = am_strdup(yscalar(v));
+                expect_key = k;
             }
         } else if (strcmp(ks, "policies") == 0) {
             if (ystrings(&y, v, ks, &s->policies, err) != 0)
                 goto out;
+            /* as traces: [] is: an empty list runs nothing of what it seems to ask (until
+             * 2026-11-27 it was one run with the config's own policy) */
+            if (!s->policies.n) {
+                yfail(err, &y, v, "%s", "policies: [] names no policy; leave 'policies:' out to "
+                      "run the config's own");
+                goto out;
+            }
             for (int i = 0; i < s->policies.n; i++)
                 if (!alloc_find(s->policies.v[i])) {
                     yfail(err, &y, v, "policies: unknown policy '%s' (see amsim policies)",
@@ -1439,6 +1581,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                 goto out;
         } else if (strcmp(ks, "traces") == 0) {
             traces_node = v;
+            traces_key = k;
             strlist pats = {0};
             if (ystrings(&y, v, ks, &pats, err) != 0) {
                 sl_free(&pats);
@@ -1465,6 +1608,12 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             }
             sl_free(&pats);
         } else if (strcmp(ks, "seeds") == 0) {
+            seeds_key = k;
+            if (v->type == YAML_SEQUENCE_NODE &&
+                v->data.sequence.items.top == v->data.sequence.items.start) {
+                yfail(err, &y, v, "%s", "seeds: [] names no seed (each seed generates one trace)");
+                goto out;
+            }
             if (ystrings(&y, v, ks, &s->seeds, err) != 0 || check_seeds(&y, v, &s->seeds, err) != 0 ||
                 no_repeats(&y, v, &s->seeds, "seeds", same_value, err) != 0)
                 goto out;
@@ -1518,13 +1667,19 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                 goto out;
             }
             gen_node = v;
+            gen_key = k;
             for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
                  q++) {
                 const char *a = yscalar(ynode(&y, q->key));
                 yaml_node_t *gv = ynode(&y, q->value);
-                if (a && strcmp(a, "kind") == 0 && yscalar(gv))
+                if (a && strcmp(a, "kind") == 0) {
+                    if (!yscalar(gv) || !yscalar(gv)[0]) {
+                        yfail(err, &y, gv, "%s", "generate.kind: expected a generator's name "
+                              "(amsim gen KIND: serve, train, kernel...)");
+                        goto out;
+                    }
                     s->gen_kind = am_strdup(yscalar(gv));
-                else if (a && strcmp(a, "args") == 0) {
+                } else if (a && strcmp(a, "args") == 0) {
                     if (ystrings(&y, gv, "generate.args", &s->gen_args, err) != 0)
                         goto out;
                     gen_args_node = gv;
@@ -1571,16 +1726,16 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             }
             for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
                  q++) {
-                const char *a = yscalar(ynode(&y, q->key)), *b = yscalar(ynode(&y, q->value));
-                int on = b && (strcmp(b, "true") == 0 || strcmp(b, "yes") == 0 || strcmp(b, "on") == 0);
-                if (a && strcmp(a, "timeline") == 0)
-                    s->timeline = on;
-                else if (a && strcmp(a, "placements") == 0)
-                    s->placements = on;
-                else {
-                    yfail(err, &y, ynode(&y, q->key), "outputs: unknown key '%s'", a ? a : "?");
+                const char *a = yscalar(ynode(&y, q->key));
+                int *dst = !a ? NULL : strcmp(a, "timeline") == 0 ? &s->timeline
+                         : strcmp(a, "placements") == 0 ? &s->placements : NULL;
+                if (!dst) {
+                    yfail(err, &y, ynode(&y, q->key), "outputs: unknown key '%s' (timeline, "
+                          "placements)", a ? a : "?");
                     goto out;
                 }
+                if (ybool(&y, ynode(&y, q->value), "outputs", a, dst, err) != 0)
+                    goto out;
             }
         } else if (strcmp(ks, "exclude") == 0) {
             if (v->type != YAML_SEQUENCE_NODE) {
@@ -1633,19 +1788,29 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
         am_fail_at(err, file, 1, 1, "missing 'base: CONFIG'");
         goto out;
     }
-    if (s->seeds.n && !s->gen_kind) {
-        am_fail_at(err, file, 1, 1, "seeds need 'generate: {kind: KIND, args: [...]}' (the "
-                   "seed selects a generated trace)");
+    /* each at the key it is about (until 2026-11-27 all three were at 1:1) */
+    if (gen_key && !s->gen_kind) {
+        yfail(err, &y, gen_key, "%s", "generate: 'kind' is missing (generate: {kind: KIND, "
+              "args: [...]}, KIND as amsim gen KIND)");
+        goto out;
+    }
+    if (gen_key && traces_key) {
+        int gen_second = gen_key->start_mark.index > traces_key->start_mark.index;
+        yfail(err, &y, gen_second ? gen_key : traces_key, "give either traces or generate, not "
+              "both (%s at line %lu, column %lu)", gen_second ? "traces" : "generate",
+              (unsigned long)(gen_second ? traces_key : gen_key)->start_mark.line + 1,
+              (unsigned long)(gen_second ? traces_key : gen_key)->start_mark.column + 1);
+        goto out;
+    }
+    if (seeds_key && !s->gen_kind) {
+        yfail(err, &y, seeds_key, "%s", "seeds need 'generate: {kind: KIND, args: [...]}' (the "
+              "seed selects a generated trace)");
         goto out;
     }
     if (s->gen_kind)
         s->gen_disp = xprintf("gen:%s", s->gen_kind);
     if (s->gen_kind && gen_args_node && gen_args_check(s, &y, gen_args_node, err) != 0)
         goto out;
-    if (s->gen_kind && s->traces.n) {
-        am_fail_at(err, file, 1, 1, "give either traces or generate, not both");
-        goto out;
-    }
     if (!s->gen_kind && !s->traces.n) {
         yfail(err, &y, traces_node ? traces_node : root, "%s", "no traces (traces: [PATH|GLOB|DIR])");
         goto out;
@@ -1657,6 +1822,14 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
               "trace: amsim gen %s --seed S)", s->gen_kind);
         goto out;
     }
+    /* a matrix checks nothing against them (until 2026-11-27 silently ignored) */
+    if (!s->regress && expect_key) {
+        yfail(err, &y, expect_key, "%s", "expectations: a sweep of kind: matrix checks no "
+              "expectations; give 'kind: regress' to check them, or remove it");
+        goto out;
+    }
+    if (set_axis_same_key(s, err) != 0)
+        goto out;
     if (s->regress && !s->expect_dir) {
         am_fail_at(err, file, 1, 1, "kind: regress needs 'expectations: DIR'");
         goto out;
@@ -2910,6 +3083,14 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
     for (int d = 1; d < ndirs; d++) {
         char *p = xprintf("%s/matrix.tsv", dirs[d]);
         char *t = am_slurp(p);
+        /* a folder with no matrix.tsv is no batch output: said as for the first folder (until
+         * 2026-11-27 "not the same study as DIR (matrix.tsv differs)") */
+        if (!t) {
+            am_fail(err, AM_EINPUT, "%s: cannot read (not a batch output folder?)", p);
+            free(p);
+            matrix_tsv_free(&m);
+            return -1;
+        }
         char *p0 = xprintf("%s/matrix.tsv", dirs[0]);
         char *t0 = am_slurp(p0);
         int same = t && t0 && strcmp(t, t0) == 0;
@@ -3785,5 +3966,124 @@ done:
     sweep_free(&b.sw);
 out:
     free(mdirs);
+    return rc;
+}
+
+/* ---- amsim check on a sweep ------------------------------------------------------------- */
+
+/* Whether a top-level key is one of a sweep's that no config has (a config's top-level keys are
+ * version, device, memories, links, trace, ...: none of these). */
+static int sweep_only_key(const char *k)
+{
+    static const char *const keys[] = {"base",     "traces",  "generate",     "axes",
+                                       "seeds",    "policies", "exclude",     "expectations",
+                                       "outputs",  NULL};
+    for (const char *const *p = keys; *p; p++)
+        if (strcmp(k, *p) == 0)
+            return 1;
+    return 0;
+}
+
+/* A top-level key of a config that no sweep has (device is both's). */
+static int config_only_key(const char *k)
+{
+    static const char *const keys[] = {"version", "default_memory", "memories", "links",
+                                       "trace",   "engine",         "report",   "transfer_guard",
+                                       NULL};
+    for (const char *const *p = keys; *p; p++)
+        if (strcmp(k, *p) == 0)
+            return 1;
+    return 0;
+}
+
+int batch_sniff_sweep(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    yaml_parser_t p;
+    if (!yaml_parser_initialize(&p)) {
+        fclose(f);
+        return 0;
+    }
+    yaml_parser_set_input_file(&p, f);
+    /* the top-level map's keys, event by event, up to its end or a parse error (a sweep
+     * broken after its first keys is still one: sweep_load says where); a key of a config's
+     * (a config with a misspelt key such as traces:) keeps it a config, which the config
+     * loader reports */
+    int depth = 0, key_next = 0, found = 0, config = 0;
+    for (int done = 0; !done && !config;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&p, &ev))
+            break;
+        switch (ev.type) {
+        case YAML_MAPPING_START_EVENT:
+        case YAML_SEQUENCE_START_EVENT:
+            if (depth == 0 && ev.type != YAML_MAPPING_START_EVENT)
+                done = 1; /* a list or a scalar at the top: no sweep */
+            else if (depth == 1 && key_next)
+                done = 1; /* a complex key: not a sweep's */
+            else if (depth == 0)
+                key_next = 1;
+            else if (depth == 1)
+                key_next = 1; /* a value map or list: the next key comes after its end */
+            depth++;
+            break;
+        case YAML_MAPPING_END_EVENT:
+        case YAML_SEQUENCE_END_EVENT:
+            depth--;
+            if (depth == 0)
+                done = 1;
+            break;
+        case YAML_SCALAR_EVENT:
+            if (depth == 1 && key_next) {
+                found |= sweep_only_key((const char *)ev.data.scalar.value);
+                config |= config_only_key((const char *)ev.data.scalar.value);
+            }
+            if (depth == 1)
+                key_next = !key_next;
+            break;
+        case YAML_ALIAS_EVENT:
+            if (depth == 1)
+                key_next = !key_next;
+            break;
+        case YAML_STREAM_END_EVENT:
+            done = 1;
+            break;
+        default:
+            break;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    fclose(f);
+    return found && !config;
+}
+
+int batch_check_sweep(const char *file, long *nruns, am_error *err)
+{
+    sweep s;
+    sw_run *runs = NULL;
+    int rc = -1;
+    if (sweep_load(&s, file, err) != 0) {
+        sweep_free(&s);
+        return -1;
+    }
+    if (sweep_digest(&s, 0, err) != 0)
+        goto out;
+    int n = matrix_expand(&s, &runs);
+    if (n < 0) {
+        am_fail(err, AM_EINPUT, "%s: the matrix has more than 10 million runs", file);
+        goto out;
+    }
+    if (check_some_run(&s, matrix_total(&s), n, err) != 0) {
+        matrix_free(runs, n);
+        goto out;
+    }
+    matrix_free(runs, n);
+    *nruns = n;
+    rc = 0;
+out:
+    sweep_free(&s);
     return rc;
 }

@@ -12,6 +12,16 @@
 
 /* amsim batch SWEEP.yaml [-j N] [--shard K/N] -o DIR; amsim batch --merge DIR... -o OUT */
 int cmd_batch(int argc, char **argv);
+/* Whether a file is a sweep by content: a YAML map with a top-level key only sweeps have
+ * (base, traces, generate, axes, seeds, policies, exclude, expectations, outputs) and none only
+ * configs have (version, memories, links, trace, ...). For amsim check, which otherwise reads a
+ * YAML map as a config. */
+int batch_sniff_sweep(const char *path);
+/* Validate a sweep as `batch SWEEP --list` does, without running or writing anything: the
+ * sweep's own rules, every value loaded into its base config under each policy, the traces
+ * read, the matrix built. 0 with the number of runs in *nruns, or -1 with FILE:LINE:COL. */
+struct am_error;
+int batch_check_sweep(const char *file, long *nruns, struct am_error *err);
 /* A worker process of a batch, as the scheduler waits for it. */
 typedef struct batch_worker {
     pid_t pid;      /* 0: a free slot */

@@ -44,7 +44,7 @@ static void usage_main(FILE *f)
             "commands:\n"
             "  run -c CONFIG -t TRACE [options]   replay one trace and report\n"
             "  compare -c CONFIG -t TRACE --policies a,b,c   one trace under several policies\n"
-            "  check FILE...                      validate configs or traces without running\n"
+            "  check FILE...                      validate configs, sweeps or traces without running\n"
             "  batch SWEEP.yaml -o DIR [-j N]     run a sweep (matrix of runs), results.csv\n"
             "  mincap -c CONFIG -t TRACE          smallest memory without OOM, per policy\n"
             "  stats RESULTS.csv --metric M       mean, sd, 95%% CI by policy; paired t-test\n"
@@ -299,7 +299,10 @@ static void usage_check(FILE *f)
             "  1 ns ticks, half-open lifetimes; a run needs a config that has the levels its\n"
             "  trace names). A file that starts as a trace does (its magic bytes or header\n"
             "  line) is a trace, whatever its name; otherwise a file named .yaml, .yml or\n"
-            "  .json, or holding a YAML map, is a config; anything else is read as a trace.\n"
+            "  .json, or holding a YAML map, is a config, or a sweep when the map has a key\n"
+            "  only sweeps have (base, traces, generate, axes, seeds, policies, exclude,\n"
+            "  expectations, outputs): checked as batch SWEEP --list checks it, without\n"
+            "  running; anything else is read as a trace.\n"
             "  A trace must also keep the rules a run enforces on ids and events (duplicate\n"
             "  and unknown ids, 0-byte allocations, waits on unrecorded events, ...)\n"
             "  -c, --config FILE   the config traces are read with (anywhere on the line)\n"
@@ -365,6 +368,18 @@ static int cmd_check(int argc, char **argv)
     for (int i = 0; i < nfiles; i++) {
         int is_yaml = check_as_config(files[i]);
         memset(&err, 0, sizeof err);
+        /* a sweep (base:, traces:, generate:, axes: ... at the top) is validated as batch
+         * --list does, without running (until 2026-11-27 it was read as a config: "unknown
+         * key 'name'") */
+        if (is_yaml && batch_sniff_sweep(files[i])) {
+            long nruns = 0;
+            if (batch_check_sweep(files[i], &nruns, &err) != 0) {
+                fprintf(stderr, "%s: %s\n", prog, err.msg);
+                bad = 1;
+            } else
+                printf("%s: sweep ok (%ld run%s)\n", files[i], nruns, nruns == 1 ? "" : "s");
+            continue;
+        }
         if (is_yaml) {
             am_config *c = NULL;
             if (cfg_load(&c, files[i], NULL, 0, &err) != 0) {

@@ -40,19 +40,28 @@ static int count_lines(const char *s)
  * without the other axes): memory_limit 0B (unset) with memory_fraction 1e-12 gives bfc a limit
  * below its 256-byte minimum; caching runs (out of memory). Until 2026-11-27 the bad value was
  * `memory_limit: 100`, which the load now refuses, as `amsim check` does. */
+/* The shipped default config with a memory limit of 1 GiB: a base under which each value of an
+ * axis is checked alone, while an axis of memory_limit replaces it in the runs (until
+ * 2026-11-27 such sweeps gave the limit in set:, which an axis of the same key now may not). */
+static const char *limit_base(void)
+{
+    return tu_write("limit1g.yaml", "version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                    "    allocator:\n      policy: bfc\n      allow_growth: true\n"
+                    "      memory_limit: 1GiB\n");
+}
+
 static const char *small_sweep(const char *name, int with_bad)
 {
     static char text[2048];
     snprintf(text, sizeof text,
              "name: small\n"
-             "base: %s/configs/default.yaml\n"
+             "base: %s%s\n"
              "traces: [%s/traces/gpu_train_step.trace]\n"
              "policies: [bfc, caching]\n"
-             "%s"
              "axes:\n"
              "  memories.hbm.allocator.memory_limit: [1GiB, %s, 2GiB]\n%s",
-             tu_top(), tu_top(),
-             with_bad ? "set: {memories.hbm.allocator.memory_limit: 1GiB}\n" : "",
+             with_bad ? limit_base() : tu_top(), with_bad ? "" : "/configs/default.yaml",
+             tu_top(),
              with_bad ? "0B" : "1536MiB",
              with_bad ? "  memories.hbm.allocator.memory_fraction: [1e-12]\n" : "");
     return tu_write(name, text);
@@ -109,6 +118,27 @@ static void test_matrix_expansion(void)
 
 /* Ranges of times (by a factor, written back in their largest exact unit) and of plain
  * numbers expand as listed. */
+/* A sweep's error at its line and column: text is the sweep after its base line (the shipped
+ * default config), want the message expected on standard error. */
+static void sweep_refused(const char *name, const char *text, const char *want)
+{
+    char sw[2048], args[1200];
+    snprintf(sw, sizeof sw, "base: %s/configs/default.yaml\n%s", tu_top(), text);
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write(name, sw));
+    char *err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, want));
+    if (!err || !strstr(err, want))
+        fprintf(stderr, "\n  %s  expected: %s\n", err ? err : "(none)", want);
+    free(err);
+}
+
+/* A one-allocation trace in the test folder, for runs that only need to finish. */
+static const char *tiny_trace(void)
+{
+    return tu_write("tiny.trace", "amsim-trace v1\nalloc 1 1MiB level=hbm\nfree 1\n");
+}
+
 static void test_range_kinds(void)
 {
     char text[1024], args[1200], *out = NULL;
@@ -239,13 +269,16 @@ static void test_range_errors(void)
         {"1GiB", "4GiB", "factor: x", "rg.yaml:8:13: range: factor must be a number > 1, not 'x'"},
         {"1GiB", "1MiB", "factor: 2", "rg.yaml:7:9: range: 'to' (1MiB) is below 'from' (1GiB): "
          "no values"},
-        {"1", "4", "step: -1", "rg.yaml:8:11: range: step must be a number > 0, not '-1'"},
-        {"1", "abc", "step: 1", "rg.yaml:7:9: range: 'to' is not a size, time or number: 'abc'"},
-        /* the reason in the factor form too (it was "is not a size, time or number" alone) */
-        {"1", "4ZiB", "factor: 2", "rg.yaml:7:9: range: 'to' is not a size, time or number: "
-         "'4ZiB' (as a size: unknown unit"},
-        {"1", "1..2", "step: 1", "rg.yaml:7:9: range: 'to' is not a size, time or number: "
-         "'1..2' (malformed number)"},
+        /* plain numbers on a size key are bytes (until 2026-11-27 plain numbers were numbers
+         * whatever the key, and these were "not a size, time or number") */
+        {"1", "4", "step: -1", "rg.yaml:8:11: range: 'step' is not a size > 0: '-1'"},
+        {"1", "abc", "step: 1", "rg.yaml:7:9: range: 'to' is not a size: 'abc'"},
+        {"1", "4ZiB", "factor: 2", "rg.yaml:7:9: range: 'to' is not a size: '4ZiB' (unknown "
+         "unit"},
+        {"1", "1..2", "step: 1", "rg.yaml:7:9: range: 'to' is not a size: '1..2' (malformed "
+         "number)"},
+        {"1", "4", "step: 1us", "rg.yaml:8:11: range: 'step' is a time ('1us') but "
+         "memories.hbm.allocator.memory_limit is a size: from, to and step are all sizes"},
         /* 0 times the factor is 0: one run with memory_limit 0 (unset), or the value cap */
         {"0", "4GiB", "factor: 2", "rg.yaml:6:11: range: a factor range must start above 0"},
         {"0", "4", "factor: 2", "rg.yaml:6:11: range: a factor range must start above 0"},
@@ -266,6 +299,66 @@ static void test_range_errors(void)
                     cases[i].to, cases[i].inc, err ? err : "(none)", cases[i].want);
         free(err);
     }
+}
+
+/* A range on a config key has the key's kind: plain numbers (with an exponent or a fraction)
+ * are bytes on a size key, seconds on a time key, bytes per second on a bandwidth key and
+ * numbers on a fraction. Until 2026-11-27 any letter made a field a "unit": {from: 1e-3, to:
+ * 3e-3, step: 1e-3} for a time was read as sizes ('1e-3' rounds to 0 bytes), a fraction's
+ * step 1e-1 too, and a bandwidth's {from: 1e9, factor: 2} was written back as '1953125KiB'
+ * (bad bandwidth). */
+static void test_range_key_kinds(void)
+{
+    static const struct {
+        const char *axis;
+        int n;
+        const char *first, *last;
+    } cases[] = {
+        {"report.timeline_interval: {from: 1e-3, to: 3e-3, step: 1e-3}", 3,
+         "timeline_interval=1ms", "timeline_interval=3ms"},
+        {"report.timeline_interval: {from: 0.001, to: 3e-3, step: 0.001}", 3,
+         "timeline_interval=1ms", "timeline_interval=3ms"},
+        {"memories.hbm.allocator.memory_fraction: {from: 0.1, to: 0.3, step: 1e-1}", 3,
+         "memory_fraction=0.1", "memory_fraction=0.3"},
+        {"links.pcie.bandwidth: {from: 1e9, to: 4e9, factor: 2}", 3, "bandwidth=1000000000",
+         "bandwidth=4000000000"},
+        {"links.pcie.bandwidth: {from: 1GB/s, to: 3GB/s, step: 1GB/s}", 3,
+         "bandwidth=1000000000", "bandwidth=3000000000"},
+        {"memories.hbm.allocator.memory_limit: {from: 1048576, to: 3145728, step: 1048576}", 3,
+         "memory_limit=1MiB", "memory_limit=3MiB"},
+        /* the largest binary unit that divides, PiB and EiB too (until 2026-11-27 1024TiB) */
+        {"memories.hbm.capacity: {from: 1PiB, to: 4PiB, factor: 2}", 3, "capacity=1PiB",
+         "capacity=4PiB"},
+        {"memories.hbm.allocator.memory_limit: {from: 1EiB, to: 2EiB, step: 1EiB}", 2,
+         "memory_limit=1EiB", "memory_limit=2EiB"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[1024], args[1200], *out = NULL, *err = NULL;
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+                 "axes:\n  %s\n", tu_top(), tiny_trace(), cases[i].axis);
+        snprintf(args, sizeof args, "batch '%s' --list", tu_write("rk.yaml", text));
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+        CU_ASSERT_EQUAL(count_lines(out), cases[i].n);
+        char want1[128], want2[128];
+        snprintf(want1, sizeof want1, "\t0001-tiny-%s\t", cases[i].first);
+        snprintf(want2, sizeof want2, "-tiny-%s\t", cases[i].last);
+        int ok = out && strstr(out, want1) && strstr(out, want2);
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  %s: %s%s  expected: %s ... %s\n", cases[i].axis,
+                    out ? out : "", err ? err : "", want1, want2);
+        free(out);
+        free(err);
+    }
+    /* a field that is not of the key's kind says which kind it must be */
+    char body[1200];
+    snprintf(body, sizeof body, "traces: ['%s']\naxes:\n  memories.hbm.allocator."
+             "memory_fraction: {from: 1GiB, to: 2GiB, step: 1GiB}\n", tiny_trace());
+    sweep_refused("rk.yaml", body, "rk.yaml:4:50: range: 'from' is not a number: '1GiB'");
+    snprintf(body, sizeof body, "traces: ['%s']\naxes:\n  links.pcie.bandwidth: {from: 1GiB, "
+             "to: 2GB/s, step: 1GB/s}\n", tiny_trace());
+    sweep_refused("rk.yaml", body, "rk.yaml:4:32: range: 'from' is not a bandwidth: '1GiB' "
+                  "(unknown unit");
 }
 
 /* A value, policy, seed or trace named twice is refused at the second, naming the first: its
@@ -304,6 +397,16 @@ static void test_sweep_repeats(void)
         {"traces: [@T]\naxes:\n  memories.hbm.allocator.allow_growth: [on, false, yes]\n",
          "rp.yaml:4:52: axis memories.hbm.allocator.allow_growth: 'yes' repeats 'on' (line 4, "
          "column 41)"},
+        /* between whole bytes or picoseconds: the config rounds them to one value (until
+         * 2026-11-27 compared as text: two identical runs; a plain step of 0.1 made 4) */
+        {"traces: [@T]\naxes:\n  memories.hbm.allocator.memory_limit: [1000000B, "
+         "1000000.4B]\n", "rp.yaml:4:51: axis memories.hbm.allocator.memory_limit: "
+         "'1000000.4B' repeats '1000000B' (line 4, column 41)"},
+        {"traces: [@T]\naxes:\n  links.pcie.latency: [1us, 1000.0000001ns]\n",
+         "rp.yaml:4:29: axis links.pcie.latency: '1000.0000001ns' repeats '1us'"},
+        {"traces: [@T]\naxes:\n  memories.hbm.allocator.memory_limit: {from: 1000000, to: "
+         "1000000.3, step: 0.1}\n", "rp.yaml:4:77: range: step '0.1' is less than one byte: "
+         "values would repeat"},
         {"traces: [@T, '@D/../traces/gpu_train_step.trace']\n",
          "/../traces/gpu_train_step.trace again (as "},
         {"generate: {kind: kernel, args: [--m, '64']}\nseeds: [1, 2, 1]\n",
@@ -456,14 +559,14 @@ static void test_sweep_values_checked_at_load(void)
     static const struct {
         const char *body, *want; /* the sweep after base and traces (line 3 on) */
     } cases[] = {
-        /* a unitless fractional bound of a size key: the config's "rounds to 0 bytes" rule */
+        /* a unitless fractional bound of a size key: bytes, refused by the range itself (a
+         * step of 0.4 bytes too: values would repeat) */
         {"axes:\n  memories.hbm.allocator.memory_limit: {from: 0.4, to: 2, step: 0.4}\n",
-         "vals.yaml:4:47: memories.hbm.allocator.memory_limit '0.4' rounds to 0 bytes; give at "
-         "least 1 byte or leave it out"},
+         "vals.yaml:4:47: range: '0.4' rounds to 0 bytes; give at least 1 byte"},
         /* a value the range makes (not written): at its step, saying which */
-        {"axes:\n  memories.hbm.allocator.memory_limit: {from: 0, to: 1, step: 0.4}\n",
-         "vals.yaml:4:63: memories.hbm.allocator.memory_limit '0.4' rounds to 0 bytes; give at "
-         "least 1 byte or leave it out (value 2 of the range from 0, step 0.4)"},
+        {"axes:\n  memories.hbm.allocator.memory_fraction: {from: 0.5, to: 2, step: 0.6}\n",
+         "vals.yaml:4:68: memories.hbm.allocator.memory_fraction: expected a fraction between 0 "
+         "and 1, got '1.1' (value 2 of the range from 0.5, step 0.6)"},
         /* a factor's last value that reads as its to: at the to */
         {"axes:\n  memories.hbm.allocator.memory_fraction: {from: 0.25, to: 2, factor: 2}\n",
          "vals.yaml:4:60: memories.hbm.allocator.memory_fraction: expected a fraction between 0 "
@@ -919,6 +1022,127 @@ static void test_sweep_empty_paths(void)
     }
 }
 
+/* outputs: takes a config's booleans (True, ON, no) and refuses anything else at its line and
+ * column. Until 2026-11-27 anything but true/yes/on was silently false: `timeline: True` wrote
+ * no timeline.csv, and `1`, `maybe`, `[true]` or `""` were accepted as false. */
+static void test_sweep_outputs_bool(void)
+{
+    char text[1024], args[1200];
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "outputs: {timeline: True, placements: ON}\n", tu_top(), tiny_trace());
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q -j1", tu_write("ob.yaml", text),
+             path_in_tmp("ob"));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(access(path_in_tmp("ob/runs/0001-tiny/timeline.csv"), F_OK), 0);
+    CU_ASSERT_EQUAL(access(path_in_tmp("ob/runs/0001-tiny/placements.csv"), F_OK), 0);
+    static const char *const bad[][2] = {
+        {"1", "'1'"}, {"maybe", "'maybe'"}, {"[true]", "a list"}, {"{a: 1}", "a map"},
+        {"\"\"", "''"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char body[256], want[256];
+        snprintf(body, sizeof body, "traces: ['%s']\noutputs: {placements: no, timeline: %s}\n",
+                 tiny_trace(), bad[i][0]);
+        snprintf(want, sizeof want, "obad.yaml:3:37: outputs.timeline: expected true or false, "
+                 "got %s", bad[i][1]);
+        sweep_refused("obad.yaml", body, want);
+    }
+}
+
+/* seeds without generate, generate without a kind, traces and generate together: at the key
+ * it is about (until 2026-11-27 all three were at 1:1, and a generate without a kind was
+ * reported as seeds needing a generate). */
+static void test_sweep_generate_keys_at(void)
+{
+    char body[1200];
+    snprintf(body, sizeof body, "traces: ['%s']\nseeds: [1]\n", tiny_trace());
+    sweep_refused("gk.yaml", body, "gk.yaml:3:1: seeds need 'generate: {kind: KIND, args: "
+                  "[...]}'");
+    sweep_refused("gk.yaml", "generate: {args: [--requests, '10']}\nseeds: [1]\n",
+                  "gk.yaml:2:1: generate: 'kind' is missing");
+    snprintf(body, sizeof body, "traces: ['%s']\ngenerate: {kind: serve}\nseeds: [1]\n",
+             tiny_trace());
+    sweep_refused("gk.yaml", body, "gk.yaml:3:1: give either traces or generate, not both "
+                  "(traces at line 2, column 1)");
+    snprintf(body, sizeof body, "generate: {kind: serve}\nseeds: [1]\ntraces: ['%s']\n",
+             tiny_trace());
+    sweep_refused("gk.yaml", body, "gk.yaml:4:1: give either traces or generate, not both "
+                  "(generate at line 2, column 1)");
+}
+
+/* policies: [] and seeds: [] are refused at their line and column, as traces: [] is (until
+ * 2026-11-27 policies: [] ran once with the config's own policy). */
+static void test_sweep_empty_lists(void)
+{
+    char body[1200];
+    snprintf(body, sizeof body, "traces: ['%s']\npolicies: []\n", tiny_trace());
+    sweep_refused("el.yaml", body, "el.yaml:3:11: policies: [] names no policy");
+    sweep_refused("el.yaml", "generate: {kind: serve}\nseeds: []\n",
+                  "el.yaml:3:8: seeds: [] names no seed");
+}
+
+/* expectations: on a matrix sweep (nothing checks them), and a set: path that is also an axis
+ * (the axis replaced it in every run): refused at the second, naming the first. Until
+ * 2026-11-27 both were silently accepted. A set: map whose field an axis varies is not this. */
+static void test_sweep_ignored_keys(void)
+{
+    char body[1200];
+    snprintf(body, sizeof body, "traces: ['%s']\nexpectations: exp\n", tiny_trace());
+    sweep_refused("ik.yaml", body, "ik.yaml:3:1: expectations: a sweep of kind: matrix checks "
+                  "no expectations");
+    snprintf(body, sizeof body, "traces: ['%s']\nset:\n  memories.hbm.capacity: 1GiB\naxes:\n"
+             "  memories.hbm.capacity: [2GiB, 3GiB]\n", tiny_trace());
+    sweep_refused("ik.yaml", body, "ik.yaml:6:3: axes: memories.hbm.capacity is also set by "
+                  "set: (line 4, column 3)");
+    snprintf(body, sizeof body, "traces: ['%s']\naxes:\n  memories.hbm.capacity: [2GiB, 3GiB]\n"
+             "set: {memories.hbm.capacity: 1GiB}\n", tiny_trace());
+    sweep_refused("ik.yaml", body, "ik.yaml:5:7: set: memories.hbm.capacity is also an axis "
+                  "(line 4, column 3)");
+    char text[1200], args[1300];
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "set: {memories.scratch: {capacity: 1MiB, allocator: {policy: best_fit}}}\n"
+             "axes: {memories.scratch.capacity: [1MiB, 2MiB]}\n", tu_top(), tiny_trace());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("ik2.yaml", text));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+}
+
+/* amsim check tells a sweep from a config by its keys and validates it as batch --list does,
+ * running nothing (until 2026-11-27 it was read as a config: "unknown key 'name'"). */
+static void test_check_sweep(void)
+{
+    char text[1200], args[1300], *out = NULL, *err = NULL;
+    snprintf(text, sizeof text, "name: chk\nbase: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc, caching]\naxes: {memories.hbm.capacity: [1GiB, 2GiB]}\n", tu_top(),
+             tiny_trace());
+    const char *sw = tu_write("chk.yaml", text);
+    snprintf(args, sizeof args, "check '%s' '%s/configs/default.yaml'", sw, tu_top());
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+    CU_ASSERT(out && strstr(out, "chk.yaml: sweep ok (4 runs)\n"));
+    CU_ASSERT(out && strstr(out, "default.yaml: config ok ("));
+    if (!out || !strstr(out, "sweep ok"))
+        fprintf(stderr, "\n  %s%s\n", out ? out : "", err ? err : "");
+    free(out);
+    free(err);
+    /* keys in another order, a "---", no .yaml name: still a sweep; a bad value at its place */
+    snprintf(text, sizeof text, "---\naxes: {memories.hbm.capacity: [1GiB, bogus]}\n"
+             "base: %s/configs/default.yaml\ntraces: ['%s']\n", tu_top(), tiny_trace());
+    snprintf(args, sizeof args, "check '%s'", tu_write("chk.sweep", text));
+    out = err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT(err && strstr(err, "chk.sweep:2:38: memories.hbm.capacity: bad size 'bogus'"));
+    if (!err || !strstr(err, "chk.sweep:2:38:"))
+        fprintf(stderr, "\n  %s\n", err ? err : "(none)");
+    free(out);
+    free(err);
+    /* a config with a key of a config's stays a config, its misspelt key said by the loader */
+    snprintf(args, sizeof args, "check '%s'",
+             tu_write("chkc.yaml", "version: 1\ndevice: h100\ntraces: [x]\n"));
+    out = err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT(err && strstr(err, "chkc.yaml:3:1: unknown key 'traces' (did you mean 'trace'?)"));
+    free(out);
+    free(err);
+}
+
 /* the first run of small_sweep(..., 1) */
 #define BAD_RUN1 "0001-gpu_train_step-bfc-memory_limit=1GiB-memory_fraction=1e-12"
 
@@ -1146,10 +1370,9 @@ static void test_failed_rows_columns(void)
     for (int ok = 0; ok < 2; ok++) {
         /* bad at run time: memory_limit unset with the fraction (no value is alone, and the
          * load refuses a value that is: until 2026-11-27 memory_limit 100B, 200B) */
-        snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [allfail.trace]\n"
-                 "set: {memories.hbm.allocator.memory_limit: 1GiB}\naxes:\n"
+        snprintf(text, sizeof text, "base: %s\ntraces: [allfail.trace]\naxes:\n"
                  "  memories.hbm.allocator.memory_limit: [%s]\n"
-                 "  memories.hbm.allocator.memory_fraction: [1e-12, 2e-12]\n", tu_top(),
+                 "  memories.hbm.allocator.memory_fraction: [1e-12, 2e-12]\n", limit_base(),
                  ok ? "1GiB" : "0B");
         const char *sw = tu_write(ok ? "allok.yaml" : "allfail.yaml", text);
         snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw,
@@ -1684,6 +1907,26 @@ static void tiny_study(const char *name, const char *dir)
     snprintf(yaml, sizeof yaml, "%s.yaml", name);
     snprintf(args, sizeof args, "batch '%s' -o '%s' -q", tu_write(yaml, text), dir);
     CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+}
+
+/* A merged folder after the first with no matrix.tsv is said to be no batch output, as the first
+ * one is (until 2026-11-27 "not the same study as DIR (matrix.tsv differs)"). */
+static void test_merge_missing_folder(void)
+{
+    char text[1200], args[4096], *err = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n", tu_top(),
+             tiny_trace());
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q -j1", tu_write("mm.yaml", text),
+             path_in_tmp("mm1"));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "batch --merge '%s' '%s' -o '%s'", path_in_tmp("mm1"),
+             path_in_tmp("mm-none"), path_in_tmp("mm-out"));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "mm-none/matrix.tsv: cannot read (not a batch output folder?)"));
+    if (!err || !strstr(err, "cannot read"))
+        fprintf(stderr, "\n  %s\n", err ? err : "(none)");
+    free(err);
+    CU_ASSERT_NOT_EQUAL(access(path_in_tmp("mm-out"), F_OK), 0);
 }
 
 /* --merge's output naming a file it reads, under any spelling: OUT.csv linking to a folder's
@@ -3942,6 +4185,13 @@ void suite_batch(void)
               test_sweep_yaml_subset},
              {"a long sweep map is checked for duplicates in n log n", test_sweep_long_map},
              {"empty trace items and base refused at their line:column", test_sweep_empty_paths},
+             {"outputs: reads a config's booleans, refuses others", test_sweep_outputs_bool},
+             {"a range's values have its key's kind", test_range_key_kinds},
+             {"seeds, generate and traces errors at their keys", test_sweep_generate_keys_at},
+             {"policies: [] and seeds: [] refused", test_sweep_empty_lists},
+             {"amsim check validates a sweep as batch --list", test_check_sweep},
+             {"expectations on a matrix, a set: path that is an axis: refused",
+              test_sweep_ignored_keys},
              {"one glob or directory naming a trace twice is refused", test_sweep_trace_links},
              {"with policies:, an axis or set: of the default policy is refused",
               test_sweep_policy_axis},
@@ -3973,6 +4223,8 @@ void suite_batch(void)
              {"relative AMSIM_DEVICES in every run", test_batch_relative_devices_env},
              {"tpu_vmem.yaml shows what it says (OOMs by VMEM size)", test_tpu_vmem_example},
              {"--merge refuses an output naming a file it reads", test_merge_output_names_input},
+             {"--merge: a missing folder after the first is no batch output",
+              test_merge_missing_folder},
              {"statistics against hand-computed values", test_stats},
              {"stats: long and UTF-8 group names", test_stats_long_utf8_names},
              {"stats --paired: unknown groups, too few pairs", test_stats_paired_groups},
