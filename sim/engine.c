@@ -17,6 +17,7 @@
 
 #include "../models/link.h"
 #include "../models/recpool.h"
+#include "streamset.h"
 
 #define MAX_STREAMS SIM_MAX_STREAMS
 
@@ -342,6 +343,7 @@ struct sim {
     uint64_t in_use; /* id of a buffer the event being handled uses (a transfer's source while
                       * its into= destination is allocated): not a spill victim; TR_NO_ID */
     char buf[256];
+    streamset streams; /* the distinct streams the trace named so far (at most 1024) */
 };
 
 /* x is used now (the LRU order of spilling); nothing to do in a run that neither spills nor
@@ -2271,6 +2273,8 @@ static int event_in(sim *s, const tr_event *ev, const char *file, am_error *err)
 
 int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
 {
+    if (streamset_check(&s->streams, ev, file, err) != 0) /* before the event changes anything */
+        return -1;
     prologue_edge(s, ev);
     return event_in(s, ev, file, err);
 }
@@ -2454,6 +2458,9 @@ typedef struct runctx {
 
 AM_ALWAYS_INLINE int run_one(sim *s, const tr_event *ev, const runctx *c, am_error *err)
 {
+    /* sim_event's first step: one comparison while the stream stays the one named last */
+    if (streamset_check(&s->streams, ev, c->file, err) != 0)
+        return -1;
     /* A native or binary trace is validated from the first thing it records that can be: an
      * allocation's address (not a prologue's), a recorded out-of-memory or a device call. */
     if (c->may_validate && !s->sum.validating &&
