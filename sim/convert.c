@@ -54,6 +54,7 @@
 #include "engine.h"
 #include "outfile.h"
 #include "run.h"
+#include "streamset.h"
 #include "trace.h"
 #include "trace_bin.h"
 #include "trace_write.h"
@@ -170,6 +171,7 @@ typedef struct cv_rows {
     cv_map seen;     /* ids of the default level's rows so far */
     int deflevel;
     int reused;      /* a default-level id allocated again after its free: renumber */
+    streamset streams; /* the distinct streams named so far, limited as the engine limits them */
 } cv_rows;
 
 /* The row of a live id, or NULL. */
@@ -216,7 +218,8 @@ static void cv_add_unallocated(cv_rows *c, const tr_event *ev, uint64_t i)
  * run's config (links between levels) are left to the run. *skippable (when not NULL) is set to
  * 1 on a problem run --lenient counts and skips (warn_or_fail in engine.c), 0 on one it refuses
  * too. An operation queued on a stream past SIM_MAX_STREAMS is refused as the engine refuses it
- * (until 2026-11-27 amsim check passed it). */
+ * (until 2026-11-27 amsim check passed it), and so is an event naming a stream past
+ * SIM_MAX_TRACE_STREAMS distinct ones (streamset.h; until 2026-11-27 there was no such limit). */
 static int cv_rules(cv_rows *c, cv_map *events, const tr_event *ev, int allocates,
                     const char *in, am_error *err, int *skippable)
 {
@@ -230,6 +233,8 @@ static int cv_rules(cv_rows *c, cv_map *events, const tr_event *ev, int allocate
          ev->kind == TR_WAIT) && ev->stream >= SIM_MAX_STREAMS)
         return am_fail_at(err, in, ev->line, ev->col, "stream %u out of range for a queued "
                           "operation (streams 0 to %d)", ev->stream, SIM_MAX_STREAMS - 1);
+    if (streamset_check(&c->streams, ev, in, err) != 0) /* a limit: --lenient refuses it too */
+        return -1;
     *skippable = 1;
     switch (ev->kind) {
     case TR_ALLOC:

@@ -17,6 +17,7 @@
 
 #include "../models/link.h"
 #include "../models/recpool.h"
+#include "streamset.h"
 
 #define MAX_STREAMS SIM_MAX_STREAMS
 
@@ -358,6 +359,7 @@ struct sim {
     int into;        /* the allocation being made is a transfer's into= destination: it does
                       * not wait for frees (retry_after_free), see other_event */
     char buf[256];
+    streamset streams; /* the distinct streams the trace named so far (at most 1024) */
 };
 
 /* x is used now (the LRU order of spilling); nothing to do in a run that neither spills nor
@@ -2383,6 +2385,8 @@ static int event_in(sim *s, const tr_event *ev, const char *file, am_error *err)
 
 int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
 {
+    if (streamset_check(&s->streams, ev, file, err) != 0) /* before the event changes anything */
+        return -1;
     prologue_edge(s, ev);
     return event_in(s, ev, file, err);
 }
@@ -2566,6 +2570,9 @@ typedef struct runctx {
 
 AM_ALWAYS_INLINE int run_one(sim *s, const tr_event *ev, const runctx *c, am_error *err)
 {
+    /* sim_event's first step: one comparison while the stream stays the one named last */
+    if (streamset_check(&s->streams, ev, c->file, err) != 0)
+        return -1;
     /* A native or binary trace is validated from the first thing it records that can be: an
      * allocation's address (not a prologue's), a recorded out-of-memory or a device call. */
     if (c->may_validate && !s->sum.validating &&

@@ -38,7 +38,11 @@
  *     TR_SEGMENT_ALLOC, segment_free/_unmap -> TR_SEGMENT_FREE, oom -> TR_OOM_RECORDED.
  *
  * Streams: CUDA stream handles become small integers in order of first appearance (trace
- * entries first, then segments); stream 0 stays 0. Times: time_us relative to the first
+ * entries first, then segments); stream 0 stays 0. A snapshot naming more than
+ * SIM_MAX_TRACE_STREAMS handles besides 0 is refused at the first one too many (the engine
+ * refuses the event naming the 1025th distinct stream number; streamset.h): so the lookup stays
+ * a scan of at most 1024 handles (until 2026-11-27 every new handle grew the list, and a
+ * snapshot of N distinct handles took N^2 / 2 comparisons). Times: time_us relative to the first
  * entry that has one, in ps (absolute microseconds since the epoch would overflow 64-bit ps), or
  * to amsim_time_origin_us when an amsim export has it (read_origin);
  * prologue events have time 0. Event positions (`line`) are 1-based trace entry numbers; 0 for
@@ -50,6 +54,7 @@
 #include <string.h>
 
 #include "pickle.h"
+#include "streamset.h"
 #include "units.h"
 #include "trace_impl.h"
 
@@ -112,16 +117,34 @@ static uint64_t round512(uint64_t n) { return n < TP_MIN_BLOCK ? TP_MIN_BLOCK : 
 /* Streams: handle -> small integer by first appearance. */
 typedef struct tp_streams { int64_t *h; size_t n; } tp_streams;
 
-static uint32_t stream_id(tp_streams *st, int64_t h)
+/* The small integer of handle h into *id: 0, or -1 when h is new and SIM_MAX_TRACE_STREAMS
+ * handles besides 0 are known already (the caller names the entry). */
+static int stream_id(tp_streams *st, int64_t h, uint32_t *id)
 {
+    *id = 0;
     if (h == 0)
         return 0;
     for (size_t i = 0; i < st->n; i++)
-        if (st->h[i] == h)
-            return (uint32_t)i + 1;
-    st->h = am_realloc(st->h, (st->n + 1) * sizeof *st->h);
+        if (st->h[i] == h) {
+            *id = (uint32_t)i + 1;
+            return 0;
+        }
+    if (st->n == SIM_MAX_TRACE_STREAMS)
+        return -1;
+    if (!st->h)
+        st->h = am_malloc(SIM_MAX_TRACE_STREAMS * sizeof *st->h);
     st->h[st->n++] = h;
-    return (uint32_t)st->n;
+    *id = (uint32_t)st->n;
+    return 0;
+}
+
+/* The refusal of a handle past SIM_MAX_TRACE_STREAMS; what names it: "device_traces[0][7]". */
+static int too_many_streams(const trace *t, const char *what, int64_t h, am_error *err)
+{
+    return am_fail(err, AM_EINPUT, "%s: %s: more than %d distinct streams: stream %lld would be "
+                   "the %dth (a trace names at most %d stream numbers; traces/FORMAT.md, "
+                   "Limits)", t->path, what, SIM_MAX_TRACE_STREAMS, (long long)h,
+                   SIM_MAX_TRACE_STREAMS + 1, SIM_MAX_TRACE_STREAMS);
 }
 
 /* addr -> live allocation id: open addressing with tombstones, sized for every insert. */
@@ -455,7 +478,12 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
                            "non-negative integer '%s' or 'size'", t->path, name, dev, i,
                            pkl_get(d, "action")->s, field);
         }
-        x->stream = stream_id(st, stream);
+        if (stream_id(st, stream, &x->stream) < 0) {
+            char what[96];
+            snprintf(what, sizeof what, "%s[%d][%zu]", name, dev, i);
+            free(e);
+            return too_many_streams(t, what, stream, err);
+        }
         x->time = AM_TIME_NONE;
         if (pkl_int(pkl_get(d, "time_us"), &tu) == 0) {
             if (!have_t0) {
@@ -548,7 +576,13 @@ static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *s
         pkl_int(pkl_get(d, "stream"), &stream);
         int small = type && type->type == PKL_STR ? strcmp(type->s, "small") == 0
                                                   : size == TP_SMALL_SEGMENT;
-        tp_seg *g = seg_add(s, addr, size, stream_id(st, stream), small);
+        uint32_t sid;
+        if (stream_id(st, stream, &sid) < 0) {
+            char what[64];
+            snprintf(what, sizeof what, "segments[%zu]", i);
+            return too_many_streams(t, what, stream, err);
+        }
+        tp_seg *g = seg_add(s, addr, size, sid, small);
         if (!g)
             return am_fail(err, AM_EINPUT, "%s: segments[%zu]: a second segment at address "
                            "%llu", t->path, i, (unsigned long long)addr);

@@ -434,6 +434,51 @@ BI_T(t_wait_unrecorded, "wait.trace", H "record 1 stream=1\nwait 7 stream=1\n",
 BI_T(t_stream_limit, "slimit.trace", H "compute 1us stream=4294967294\n",
      "amsim: @:2:1: stream 4294967294 out of range for a queued operation (streams 0 to "
      "65535)")
+/* A trace names at most 1024 distinct streams (streamset.h): each can cost a policy memory of
+ * its own (caching: a pool per stream), and until 2026-11-27 200,000 of them took caching 17 GB.
+ * Streams 0 to 1023 and a sync on every stream (which names none) pass; one more stream is
+ * refused at its event, by run and check, with --lenient too (a limit, not a trace problem), and
+ * by convert, writing nothing. */
+static void t_distinct_streams(void)
+{
+    size_t cap = 64 * 1024, k = 0;
+    char *text = malloc(cap);
+    CU_ASSERT_FATAL(text != NULL);
+    k += (size_t)snprintf(text + k, cap - k, H);
+    for (int i = 0; i < 1024; i++) /* lines 2 .. 1025 */
+        k += (size_t)snprintf(text + k, cap - k, "alloc %d 1KiB stream=%d\n", i, i);
+    k += (size_t)snprintf(text + k, cap - k, "sync\nfree 7 stream=7\n"); /* lines 1026, 1027 */
+    char cfg[1024], args[4096], want[2048];
+    snprintf(cfg, sizeof cfg, "%s", bi_write("bi-config.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT)));
+    const char *ok = bi_write("streams1024.trace", text, k);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s'", cfg, ok);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "check -c '%s' '%s'", cfg, ok);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    k += (size_t)snprintf(text + k, cap - k, "alloc 5000 1KiB stream=4294967294\n");
+    const char *bad = bi_write("streams1025.trace", text, k);
+    free(text);
+    snprintf(want, sizeof want, "amsim: %s:1028:1: more than 1024 distinct streams: stream "
+             "4294967294 would be the 1025th (a trace names at most 1024 stream numbers; "
+             "traces/FORMAT.md, Limits)\n", bad);
+    char csv[1024], convert[1200];
+    snprintf(csv, sizeof csv, "%s/streams1025.csv", tu_tmpdir());
+    snprintf(convert, sizeof convert, "convert --to csv -o '%s'", csv);
+    const char *const cmds[][2] = {{"run -q", "-t "}, {"run -q --lenient", "-t "},
+                                   {"check", ""}, {"check --lenient", ""}, {convert, ""}};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char *err = NULL;
+        snprintf(args, sizeof args, "%s -c '%s' %s'%s'", cmds[i][0], cfg, cmds[i][1], bad);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strcmp(err, want) == 0);
+        if (!err || strcmp(err, want) != 0)
+            fprintf(stderr, "\n  amsim %s\n  stderr: %s  expected: %s", args, err ? err : "",
+                    want);
+        free(err);
+    }
+    CU_ASSERT(access(csv, F_OK) != 0); /* convert wrote nothing */
+}
+
 static void t_no_link(void)
 {
     bi_run(&(bi_case){BI_TRACE, "nolink.trace", H "alloc 1 1KiB\ntransfer hbm host 1KiB\n", 0,
@@ -2342,6 +2387,7 @@ void suite_badinput(void)
              {"engine: wait on unrecorded event", t_wait_unrecorded},
              {"engine: transfer without link", t_no_link},
              {"engine: stream above the engine's limit", t_stream_limit},
+             {"engine: more than 1024 distinct streams", t_distinct_streams},
              /* lifetime CSV */
              {"csv: bad header", c_header},
              {"csv: row starting with a NUL byte", c_nul_row},

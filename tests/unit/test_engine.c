@@ -95,6 +95,26 @@ static void test_single_transfer(void)
     stop(&r);
 }
 
+/* sim_event (the API, not sim_run's path) keeps the limit on distinct streams too: 1024 of
+ * them pass, a sync on every stream names none, the 1025th is refused at its line before it
+ * changes anything (the live set stays as it was). */
+static void test_distinct_stream_limit(void)
+{
+    run r;
+    start(&r, "0", "true", "0", "1024");
+    for (uint32_t i = 0; i < 1024; i++)
+        CU_ASSERT(ev(&r, (tr_event){.kind = TR_ALLOC, .id = i, .bytes = 256, .stream = 1023 - i,
+                                    .line = 2 + i}) == 0);
+    CU_ASSERT(ev(&r, (tr_event){.kind = TR_SYNC, .stream = TR_ALL, .line = 1026}) == 0);
+    CU_ASSERT(ev(&r, (tr_event){.kind = TR_FREE, .id = 5, .stream = 5, .line = 1027}) == 0);
+    CU_ASSERT(ev(&r, (tr_event){.kind = TR_ALLOC, .id = 9999, .bytes = 256, .stream = 1024,
+                                .line = 1028, .col = 1}) == -1);
+    CU_ASSERT(strstr(r.err.msg, "t.trace:1028:1: more than 1024 distinct streams: stream 1024 "
+                                "would be the 1025th") != NULL);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->events, 1026);
+    stop(&r);
+}
+
 /* An effective bandwidth (peak x efficiency) at or past 2^64 B/s is taken as 2^64 - 1: the
  * double product used to be converted to an integer out of range (undefined; 0 on x86, so the
  * link crawled at 1 B/s and the run stopped at the end of the clock). 2^40 bytes then take
@@ -1497,5 +1517,6 @@ void suite_engine(void)
              {"energy per byte", test_link_energy},
              {"half-duplex link: outputs per direction and for the shared channel",
               test_half_duplex_outputs},
-             {"look-ahead: same results read ahead or not", test_lookahead_same_results});
+             {"look-ahead: same results read ahead or not", test_lookahead_same_results},
+             {"more than 1024 distinct streams refused", test_distinct_stream_limit});
 }

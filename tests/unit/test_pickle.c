@@ -181,6 +181,7 @@ typedef struct sentry { const char *action; uint64_t off, size; } sentry;
 static int snap_pool = -1; /* >= 0: the segment gets segment_pool_id (snap_pool, 0) */
 static int snap_device;    /* the device of the segment and the trace: device_traces has
                               that many empty lists before its own */
+static int snap_streams;   /* 1: entry i on stream handle 7 + i / 3 (else stream 0) */
 static int snap_settings;  /* 1: allocator_settings as a run with expandable segments and
                               roundup_power2_divisions {1 MiB: 4, 2 MiB: 8} writes them */
 
@@ -237,7 +238,7 @@ static const char *write_snapshot(const char *name, uint64_t base, uint64_t segs
         wkv_str(&w, "action", e[i].action);
         wkv_int(&w, "addr", base + e[i].off);
         wkv_int(&w, "size", e[i].size);
-        wkv_int(&w, "stream", 0);
+        wkv_int(&w, "stream", snap_streams ? 7 + i / 3 : 0);
         wkv_int(&w, "time_us", 1000 + i);
         wb(&w, 'u');
     }
@@ -579,6 +580,36 @@ static void test_wrong_top_level(void)
                                        "top-level value is a list"));
 }
 
+/* A snapshot naming more than 1024 stream handles besides 0 is refused by the reader at the
+ * entry naming the 1025th (streamset.h; the engine refuses the event naming a 1025th stream
+ * number): its lookup stays a scan of 1024 handles. 1024 handles pass. Until 2026-11-27 every
+ * handle was taken, each new one costing a scan of all before it. */
+static void test_distinct_streams(void)
+{
+    enum { N = 1025 };
+    sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    sentry *e = calloc(3 * N, sizeof *e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    for (size_t k = 0; k < N; k++) { /* each buffer on its own stream: 7 + k */
+        e[3 * k] = (sentry){"alloc", 512 * k, 512};
+        e[3 * k + 1] = (sentry){"free_requested", 512 * k, 512};
+        e[3 * k + 2] = (sentry){"free_completed", 512 * k, 512};
+    }
+    snap_streams = 1;
+    tr_event ev[4];
+    size_t n;
+    char msg[1024] = "";
+    const char *ok = write_snapshot("streams1024.pickle", 1ULL << 32, 2 * MB, b, 1, e, 3 * (N - 1));
+    CU_ASSERT_EQUAL(read_events(ok, 0, ev, 4, &n, msg), 0);
+    const char *bad = write_snapshot("streams1025.pickle", 1ULL << 32, 2 * MB, b, 1, e, 3 * N);
+    CU_ASSERT_EQUAL(read_events(bad, 0, ev, 4, &n, msg), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "streams1025.pickle: device_traces[0][3072]: more than "
+                                       "1024 distinct streams: stream 1031 would be the 1025th "
+                                       "(a trace names at most 1024 stream numbers;"));
+    snap_streams = 0;
+    free(e);
+}
+
 /* A snapshot whose device 0 records nothing while device 1 holds the trace (a process that used
  * cuda:1 only): device 0 is refused, naming device 1, by the reader and so by run, compare,
  * mincap and check; --device 1 reads it in each (until 2026-11-27 device 0 gave 0 events, an
@@ -670,5 +701,6 @@ void suite_pickle(void)
              {"recorded allocator settings, and the warning when the config differs",
               test_recorded_settings},
              {"wrong top-level type", test_wrong_top_level},
-             {"a device with no entries is refused, --device everywhere", test_empty_device});
+             {"a device with no entries is refused, --device everywhere", test_empty_device},
+             {"more than 1024 stream handles refused", test_distinct_streams});
 }
