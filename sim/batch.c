@@ -602,7 +602,8 @@ static char *rel_path(const sweep *s, const char *p)
 static char *fmt_size_exact(uint64_t v)
 {
     static const struct { const char *u; uint64_t f; } us[] = {
-        {"EiB", 1ULL << 60}, {"PiB", 1ULL << 50}, {"TiB", 1ULL << 40}, {"GiB", 1ULL << 30}, {"MiB", 1ULL << 20}, {"KiB", 1ULL << 10}};
+        {"EiB", 1ULL << 60}, {"PiB", 1ULL << 50}, {"TiB", 1ULL << 40},
+        {"GiB", 1ULL << 30}, {"MiB", 1ULL << 20}, {"KiB", 1ULL << 10}};
     for (size_t i = 0; i < AM_ARRAY_LEN(us); i++)
         if (v && v % us[i].f == 0)
             return xprintf("%" PRIu64 "%s", v / us[i].f, us[i].u);

@@ -44,7 +44,7 @@ static void usage_main(FILE *f)
             "commands:\n"
             "  run -c CONFIG -t TRACE [options]   replay one trace and report\n"
             "  compare -c CONFIG -t TRACE --policies a,b,c   one trace under several policies\n"
-            "  check FILE...                      validate configs, sweeps or traces without running\n"
+            "  check FILE...                      validate configs, sweeps, traces; runs nothing\n"
             "  batch SWEEP.yaml -o DIR [-j N]     run a sweep (matrix of runs), results.csv\n"
             "  mincap -c CONFIG -t TRACE          smallest memory without OOM, per policy\n"
             "  stats RESULTS.csv --metric M       mean, sd, 95%% CI by policy; paired t-test\n"
