@@ -1415,37 +1415,6 @@ static int expect_names_check(const sweep *s, am_error *err)
     return rc;
 }
 
-#define SWEEP_MAX_FILE (64u << 20) /* bytes of YAML read from a sweep file, as for a config */
-
-/* The whole sweep file into *text (caller frees), at most SWEEP_MAX_FILE bytes. */
-static int sweep_read(const char *file, char **text, size_t *len, am_error *err)
-{
-    FILE *f = fopen(file, "rb");
-    if (!f)
-        return am_fail(err, AM_EINPUT, "%s: cannot read: %s", file, strerror(errno));
-    size_t cap = 4096, n = 0, r;
-    char *b = am_malloc(cap);
-    while ((r = fread(b + n, 1, cap - n, f)) > 0) {
-        n += r;
-        if (n > SWEEP_MAX_FILE) {
-            fclose(f);
-            free(b);
-            return am_fail(err, AM_EINPUT, "%s: larger than %u bytes", file, SWEEP_MAX_FILE);
-        }
-        if (n == cap)
-            b = am_realloc(b, cap *= 2);
-    }
-    int bad = ferror(f), saved = errno; /* a directory opens but fails to read: EISDIR */
-    fclose(f);
-    if (bad) {
-        free(b);
-        return am_fail(err, AM_EINPUT, "%s: cannot read: %s", file, strerror(saved));
-    }
-    *text = b;
-    *len = n;
-    return 0;
-}
-
 /* Whether sw_pos a comes after b in the file. */
 static int pos_after(sw_pos a, sw_pos b)
 {
@@ -1488,7 +1457,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
     }
     char *text = NULL;
     size_t len = 0;
-    if (sweep_read(file, &text, &len, err) != 0)
+    if (cfg_read_file(file, &text, &len, err) != 0) /* the config loader's limit, 64 MiB */
         return -1;
     /* The config loader's rules, event by event, before libyaml's document loader builds
      * anything: until 2026-11-27 the loader expanded aliases (a 440-byte alias bomb took 3 GB,

@@ -2073,8 +2073,7 @@ static void preset_list(char dirs[][1024], int ndirs, char *buf, size_t bufn)
         snprintf(buf, bufn, "none found");
 }
 
-/* The whole file into *buf (caller frees), at most CFG_MAX_FILE bytes. */
-static int read_file(const char *path, char **buf, size_t *len, am_error *e)
+int cfg_read_file(const char *path, char **buf, size_t *len, am_error *e)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -2200,7 +2199,7 @@ static int parse_file(const char *path, cfg_pool *pool, cfg_node **out, am_error
 {
     char *buf;
     size_t len;
-    if (read_file(path, &buf, &len, e) < 0)
+    if (cfg_read_file(path, &buf, &len, e) < 0)
         return -1;
     int rc = tree_parse(pool_intern(pool, path), buf, len, out, e);
     free(buf);
@@ -2457,7 +2456,7 @@ static int load_path(am_config **cfg, const char *path, const cfg_set *sets, int
 {
     char *buf, dir[1024];
     size_t len;
-    if (read_file(path, &buf, &len, err) < 0)
+    if (cfg_read_file(path, &buf, &len, err) < 0)
         return -1;
     /* the config's directory, for DIR/devices and DIR/../configs/devices */
     const char *slash = strrchr(path, '/');

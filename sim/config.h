@@ -297,4 +297,8 @@ const cfg_node *cfg_setting_at(const am_config *cfg, const cfg_level *L, const c
 /* Where device presets are searched, in order: $AMSIM_DEVICES, DIR_OF_CONFIG/devices,
  * DIR_OF_CONFIG/../configs/devices, the source tree's configs/devices (compile-time). */
 
+/* The whole file into *buf (caller frees), at most 64 MiB (a config's or a sweep's YAML): 0, or
+ * -1 with an input error naming the file ("cannot open", "read error", "larger than"). */
+int cfg_read_file(const char *path, char **buf, size_t *len, am_error *e);
+
 #endif
