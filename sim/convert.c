@@ -174,6 +174,18 @@ typedef struct cv_rows {
     streamset streams; /* the distinct streams named so far, limited as the engine limits them */
 } cv_rows;
 
+/* Free the rows, the id maps and the event map `ev` of one pass. */
+static void cv_rows_free(cv_rows *c, cv_map *ev)
+{
+    free(c->r);
+    free(c->live.key);
+    free(c->live.val);
+    free(c->seen.key);
+    free(c->seen.val);
+    free(ev->key);
+    free(ev->val);
+}
+
 /* The row of a live id, or NULL. */
 static cv_row *cv_live(cv_rows *c, uint64_t id)
 {
@@ -515,13 +527,7 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                     with_addr == 1 ? "" : "es", without, without == 1 ? "" : "s",
                     without == 1 ? "has" : "have", in, first_without->line, first_without->col);
     }
-    free(c.r);
-    free(c.live.key);
-    free(c.live.val);
-    free(c.seen.key);
-    free(c.seen.val);
-    free(events.key);
-    free(events.val);
+    cv_rows_free(&c, &events);
     return r < 0 ? -1 : 0;
 }
 
@@ -616,13 +622,7 @@ int convert_check_trace(trace *t, const am_config *cfg, const char *in, int leni
             cv_add_unallocated(&c, &ev, i);
         }
     }
-    free(c.r);
-    free(c.live.key);
-    free(c.live.val);
-    free(c.seen.key);
-    free(c.seen.val);
-    free(evs.key);
-    free(evs.val);
+    cv_rows_free(&c, &evs);
     return r < 0 ? -1 : 0;
 }
 
