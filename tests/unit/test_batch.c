@@ -2205,6 +2205,34 @@ static void test_stats_paired_groups(void)
     free(j);
 }
 
+/* stats --json - beside its table is refused as run's, compare's and mincap's are (until
+ * 2026-11-27 both went to standard output, status 0); -q leaves the text out, so that the JSON
+ * is all standard output holds, paired test included. */
+static void test_stats_json_stdout(void)
+{
+    const char *csv = tu_write("sj.csv", "run_id,run,policy,seed,status,m\n1,a1,a,1,ok,1\n"
+                               "2,a2,a,2,ok,3\n3,b1,b,1,ok,2\n4,b2,b,2,ok,2\n");
+    char args[2048], *out = NULL, *err = NULL;
+    snprintf(args, sizeof args, "stats '%s' --metric m --json -", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT(out && out[0] == 0);
+    CU_ASSERT(err && strcmp(err, "amsim: --json and the table (-q leaves it out) both write to "
+                            "standard output ('-'): give one of them a file\n") == 0);
+    free(out);
+    free(err);
+    out = err = NULL;
+    snprintf(args, sizeof args, "stats '%s' --metric m --paired a,b --json - -q", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+    CU_ASSERT(out && out[0] == '{' && strstr(out, "\"paired\": {") && !strstr(out, "m by"));
+    free(out);
+    free(err);
+    out = NULL;
+    snprintf(args, sizeof args, "stats '%s' --metric m -q", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && out[0] == 0);
+    free(out);
+}
+
 /* A metric cell that is not a finite number, on a row that counts, stops stats at its line and
  * column (it used to be skipped like an empty one); on a failed row it is not read. A row with
  * more or fewer fields than the header is an error of the table reader (it used to be cut or
@@ -4221,6 +4249,7 @@ void suite_batch(void)
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
              {"run, compare, mincap, convert: 256 --set options, not 257", test_set_limit},
              {"stats refuses a metric cell that is not a number", test_stats_bad_cells},
+             {"stats --json - needs -q, which leaves the table out", test_stats_json_stdout},
              {"ranges of times and numbers", test_range_kinds},
              {"step ranges computed exactly, to included", test_range_exact_steps},
              {"a range bound that rounds to 0 bytes", test_range_rounds_to_zero},
