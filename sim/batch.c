@@ -155,6 +155,41 @@ static void rmdir_made(const char *path, int made)
     }
 }
 
+/* The directory mkdir_p_made made `up` components above path's last (0: path itself), in buf. */
+static void made_component(const char *path, int up, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s", path);
+    for (int k = 0; k <= up; k++) {
+        size_t n = strlen(buf);
+        while (n > 1 && buf[n - 1] == '/')
+            buf[--n] = 0;
+        if (k == up)
+            return;
+        char *slash = strrchr(buf, '/');
+        if (!slash)
+            return;
+        *slash = 0;
+    }
+}
+
+/* Track (on 1) or untrack (on 0) the `made` directories mkdir_p_made made for path, so that a
+ * SIGINT or SIGTERM removes those still empty as rmdir_made would (out_track_dir). The deepest
+ * OUT_DIR_MAX at most, the shallowest tracked first: the signal handler removes the latest
+ * first, a child before its parent. Returns the number tracked. Until 2026-11-27 only `run -o
+ * DIR` tracked its directory, and an interrupted `batch --merge ... -o OUT` left OUT and the
+ * parents it made. */
+int batch_track_made(const char *path, int made, int on)
+{
+    int n = made < OUT_DIR_MAX ? made : OUT_DIR_MAX, tracked = 0;
+    char buf[4096];
+    for (int up = n - 1; up >= 0; up--) {
+        made_component(path, up, buf, sizeof buf);
+        if (out_track_dir(buf, on) == 0)
+            tracked++;
+    }
+    return tracked;
+}
+
 /* Write text to path atomically. */
 static int write_atomic(const char *path, const char *text, am_error *err)
 {
@@ -3636,10 +3671,12 @@ static int merge(int argc, char **argv, const char *out, int quiet)
         free(path);
         return 1;
     }
+    batch_track_made(out, made, 1); /* an interrupt before results.csv removes them too */
     rc = build_csv((const char *const *)argv, argc, path, 0, 0, &failed, &err);
     if (rc < 0) { /* refused (not a batch folder, another study): OUT is not left behind */
         fprintf(stderr, "%s: %s\n", prog, err.msg);
         rmdir_made(out, made);
+        batch_track_made(out, made, 0);
         free(path);
         return 1;
     }
@@ -3679,6 +3716,7 @@ static int merge(int argc, char **argv, const char *out, int quiet)
         }
         free(runs);
     }
+    batch_track_made(out, made, 0); /* written: OUT stays (its files keep it from rmdir anyway) */
     if (rc > 0)
         fprintf(stderr, "%s: %d runs have no result in any of the folders (status 'missing')\n",
                 prog, rc);

@@ -36,6 +36,10 @@ double batch_clock(void);
  * blocks, ignores or hangs in its handler of every other signal (--timeout's own SIGALRM, the
  * batch's SIGTERM). */
 int batch_wait(batch_worker *w, int n, int *status);
+/* Track (on 1) or untrack (on 0) for removal on a signal the `made` last components of path
+ * that the command created (mkdir -p), as out_track_dir does one directory: the number tracked
+ * (at most OUT_DIR_MAX, the deepest). */
+int batch_track_made(const char *path, int made, int on);
 
 /* amsim mincap -c CONFIG -t TRACE [--policies a,b] [--granularity BYTES] [--json FILE] */
 int cmd_mincap(int argc, char **argv);

@@ -1819,6 +1819,19 @@ static inline void maybe_defrag(sim *s, int level)
 AM_ALWAYS_INLINE int alloc_tail(sim *s, const tr_event *ev, int level, alloc_req *r,
                                 alloc_out *o, int rc, size_t pos, uint64_t gen);
 
+/* Whether an allocation of this id (or a transfer into it) is a duplicate: any id known to the
+ * engine is taken until its free, whether its allocation succeeded or not, as amsim check (which
+ * knows no capacity) sees it, so a trace valid at one capacity is valid at every one. The one
+ * exception is an into= id no capacity would have allocated (FR_ANY: the transfer guard, or
+ * --lenient's skip of an unknown id=), which check also leaves free to allocate (convert.c,
+ * `unallocated`). Until 2026-11-27 any id whose allocation had failed (out of memory, or a wait
+ * for frees that expired) could be allocated again before its free: a trace that failed a
+ * duplicate id at a large capacity ran at a small one. */
+static int id_taken(const slot *x)
+{
+    return x && !(x->state == ST_OOM && x->frees == FR_ANY);
+}
+
 static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
 {
     int level = ev->level;
@@ -1829,7 +1842,7 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
     size_t pos = SIZE_MAX;
     slot *x = idmap_find_at(&s->ids, ev->id, &pos);
     uint64_t gen = s->ids.gen;
-    if (x && x->state != ST_OOM)
+    if (id_taken(x))
         return am_fail_at(err, file, ev->line, ev->col,
                           "duplicate id %" PRIu64 ": still allocated (line %lu)", ev->id, x->line);
     if (x) {
@@ -2195,7 +2208,7 @@ static int use_buffer(sim *s, uint64_t id)
 static int into_skipped(sim *s, const tr_event *ev, int frees, const char *file, am_error *err)
 {
     slot *x = idmap_find(&s->ids, ev->into);
-    if (x && x->state != ST_OOM)
+    if (id_taken(x))
         return am_fail_at(err, file, ev->line, ev->col,
                           "duplicate id %" PRIu64 ": still allocated (line %lu)", ev->into,
                           x->line);

@@ -405,23 +405,24 @@ void out_abort_all(void)
 }
 
 /* Directories a command made for its outputs, removed on a signal (out_track_dir). */
-#define DIR_MAX 8
+#define DIR_MAX OUT_DIR_MAX
 static char dir_names[DIR_MAX][4096];
 static volatile sig_atomic_t dir_used[DIR_MAX];
 
-void out_track_dir(const char *path, int on)
+int out_track_dir(const char *path, int on)
 {
     for (int i = 0; i < DIR_MAX; i++) {
         if (on && !dir_used[i]) {
             snprintf(dir_names[i], sizeof dir_names[i], "%s", path);
             dir_used[i] = 1;
-            return;
+            return 0;
         }
         if (!on && dir_used[i] && strcmp(dir_names[i], path) == 0) {
             dir_used[i] = 0;
-            return;
+            return 0;
         }
     }
+    return -1;
 }
 
 static void on_signal(int sig)

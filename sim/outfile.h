@@ -57,8 +57,10 @@ int out_check_paths(const out_named *outs, int nout, const out_named *ins, int n
 int out_stdout_failed(void);
 /* A directory the command made for its outputs (on 1) or no longer to remove (on 0): a
  * SIGINT or SIGTERM removes it after the temporaries when it is empty then, as the command
- * does itself when it fails. Until 2026-11-27 an interrupted `run -o DIR` left DIR. */
-void out_track_dir(const char *path, int on);
+ * does itself when it fails, the latest tracked first (track parents before their children).
+ * Until 2026-11-27 an interrupted `run -o DIR` left DIR. */
+#define OUT_DIR_MAX 16 /* directories tracked at once; out_track_dir returns -1 past them */
+int out_track_dir(const char *path, int on);
 /* Remove every temporary still open (called on error paths, at exit and from signals). */
 void out_abort_all(void);
 void out_install_signals(void);

@@ -195,11 +195,11 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: amsim stats RESULTS.csv --metric M [--by COLUMN] [--paired A,B]\n"
-            "                   [--pair-on COL,COL...] [--json FILE]\n"
+            "                   [--pair-on COL,COL...] [--json FILE] [-q]\n"
             "  per group of COLUMN (default policy): n, mean, sample sd and the 95%% confidence\n"
             "  interval of the mean (t distribution); --paired: paired t-test of A - B over rows\n"
             "  that agree on the identifying columns (axes, trace, seed; or --pair-on, which\n"
-            "  needs --paired)\n");
+            "  needs --paired); -q leaves the text out (with --json -, which it needs)\n");
 }
 
 static void put_num(FILE *f, double v, const char *unit)
@@ -260,6 +260,28 @@ static void print_table(const char *by, const group *g, const summary *sm, int n
     free(cell);
 }
 
+/* The paired test's text: pairs, mean difference, its CI and the t-test (or why none). */
+static void print_paired(const char *ka, const char *kb, int nd, int unmatched,
+                         const summary *s, const paired_test *pt, const char *unit)
+{
+    printf("\npaired %s - %s on %d pair%s (%d row%s of %s without a partner)\n", ka, kb, nd,
+           nd == 1 ? "" : "s", unmatched, unmatched == 1 ? "" : "s", ka);
+    printf("  mean difference ");
+    put_num(stdout, s->mean, unit);
+    printf("  sd ");
+    put_num(stdout, s->sd, unit);
+    printf("\n  95%% CI          ");
+    put_num(stdout, s->lo, unit);
+    printf(" .. ");
+    put_num(stdout, s->hi, unit);
+    if (!pt->done)
+        printf("\n  %s\n", pt->words);
+    else if (pt->words[0]) /* t is infinite or 0/0: said in words, as in the JSON */
+        printf("\n  %s, df = %d, two-sided p = %.6g\n", pt->words, pt->df, pt->p);
+    else
+        printf("\n  t = %.6g, df = %d, two-sided p = %.6g\n", pt->t, pt->df, pt->p);
+}
+
 /* Rows r and q agree in every pairing column. */
 static int same_key(const rtable *t, int r, int q, const int *keycols, int nk)
 {
@@ -273,12 +295,13 @@ int cmd_stats(int argc, char **argv)
 {
     const char *file = NULL, *metric = NULL, *by = NULL, *paired = NULL, *pair_on = NULL;
     const char *json = NULL;
-    enum { O_HELP, O_METRIC, O_BY, O_PAIRED, O_PAIR_ON, O_JSON, O_N };
+    int quiet = 0;
+    enum { O_HELP, O_METRIC, O_BY, O_PAIRED, O_PAIR_ON, O_JSON, O_QUIET, O_N };
     static const cli_opt opts[] = {
         [O_HELP] = {"help", 'h', CLI_FLAG},   [O_METRIC] = {"metric", 0, CLI_VALUE},
         [O_BY] = {"by", 0, CLI_VALUE},        [O_PAIRED] = {"paired", 0, CLI_VALUE},
         [O_PAIR_ON] = {"pair-on", 0, CLI_VALUE}, [O_JSON] = {"json", 0, CLI_PATH},
-        [O_N] = {NULL, 0, 0}};
+        [O_QUIET] = {"quiet", 'q', CLI_FLAG}, [O_N] = {NULL, 0, 0}};
     const char **slots[O_N] = {[O_METRIC] = &metric, [O_BY] = &by, [O_PAIRED] = &paired,
                                [O_PAIR_ON] = &pair_on, [O_JSON] = &json};
     cli cl;
@@ -290,6 +313,10 @@ int cmd_stats(int argc, char **argv)
         if (k == O_HELP) {
             usage(stdout);
             return 0;
+        }
+        if (k == O_QUIET) {
+            quiet = 1;
+            continue;
         }
         if (k == CLI_OPERAND) {
             if (file) {
@@ -314,8 +341,12 @@ int cmd_stats(int argc, char **argv)
     }
     {
         am_error e = {0};
-        const out_named outs[] = {{"--json", json}}, ins[] = {{"RESULTS.csv", file}};
-        if (out_check_paths(outs, 1, ins, 1, &e) != 0) {
+        /* the table is on standard output too, unless -q: a --json - would be mixed into it
+         * (until 2026-11-27 both were written there, status 0) */
+        const out_named outs[] = {{"--json", json},
+                                  {"the table (-q leaves it out)", quiet ? NULL : "-"}};
+        const out_named ins[] = {{"RESULTS.csv", file}};
+        if (out_check_paths(outs, 2, ins, 1, &e) != 0) {
             fprintf(stderr, "amsim: %s\n", e.msg);
             return 1;
         }
@@ -482,8 +513,9 @@ int cmd_stats(int argc, char **argv)
         json_key(&w, "groups");
         json_obj(&w);
     }
-    printf("%s by %s (unit: %s; 95%% CI of the mean, t distribution)\n", metric, by,
-           unit ? unit : "unknown, as in the table");
+    if (!quiet)
+        printf("%s by %s (unit: %s; 95%% CI of the mean, t distribution)\n", metric, by,
+               unit ? unit : "unknown, as in the table");
     summary *sm = am_calloc((size_t)ng + 1, sizeof *sm);
     for (int k = 0; k < ng; k++) {
         summarize(g[k].v, g[k].n, &sm[k]);
@@ -500,7 +532,8 @@ int cmd_stats(int argc, char **argv)
             json_end_obj(&w);
         }
     }
-    print_table(by, g, sm, ng, unit);
+    if (!quiet)
+        print_table(by, g, sm, ng, unit);
     free(sm);
     if (jf)
         json_end_obj(&w);
@@ -528,22 +561,8 @@ int cmd_stats(int argc, char **argv)
         summarize(d, nd, &s);
         paired_test pt;
         t_test(&s, unit, &pt);
-        printf("\npaired %s - %s on %d pair%s (%d row%s of %s without a partner)\n", ka, kb, nd,
-               nd == 1 ? "" : "s", unmatched, unmatched == 1 ? "" : "s", ka);
-        printf("  mean difference ");
-        put_num(stdout, s.mean, unit);
-        printf("  sd ");
-        put_num(stdout, s.sd, unit);
-        printf("\n  95%% CI          ");
-        put_num(stdout, s.lo, unit);
-        printf(" .. ");
-        put_num(stdout, s.hi, unit);
-        if (!pt.done)
-            printf("\n  %s\n", pt.words);
-        else if (pt.words[0]) /* t is infinite or 0/0: said in words, as in the JSON */
-            printf("\n  %s, df = %d, two-sided p = %.6g\n", pt.words, pt.df, pt.p);
-        else
-            printf("\n  t = %.6g, df = %d, two-sided p = %.6g\n", pt.t, pt.df, pt.p);
+        if (!quiet)
+            print_paired(ka, kb, nd, unmatched, &s, &pt, unit);
         if (jf) {
             json_key(&w, "paired");
             json_obj(&w);

@@ -425,6 +425,22 @@ static void t_free_requested_twice_oom(void)
                       H "alloc 1 3MiB\nalloc 2 2MiB\nfree_requested 2\nfree_requested 2\n", 0,
                       "amsim: @:5:1: second free request of id 2 (use --lenient", BI_4MIB, NULL});
 }
+/* An id whose allocation failed stays taken until its free, at every capacity, as amsim check
+ * sees it (until 2026-11-27 a failed or expired one could be allocated again before its free:
+ * these ran at 4 MiB and failed at 1 GiB) */
+static void t_duplicate_id_oom(void)
+{
+    bi_run(&(bi_case){BI_TRACE, "dupo.trace", H "alloc 1 5MiB\nalloc 1 100\nfree 1\n", 0,
+                      "amsim: @:3:1: duplicate id 1: still allocated (line 2)", BI_4MIB, NULL});
+}
+static void t_duplicate_id_expired(void)
+{
+    bi_run(&(bi_case){BI_TRACE, "dupw.trace",
+                      H "alloc 1 5MiB\nfree_requested 1\nalloc 1 100\nfree_requested 1\n"
+                        "free_completed 1\n", 0,
+                      "amsim: @:4:1: duplicate id 1: still allocated (line 2)",
+                      BI_4MIB "--set memories.hbm.allocator.retry_after_free=true", NULL});
+}
 BI_T(t_zero_bytes, "zero.trace", H "alloc 1 0\n",
      "amsim: @:2:1: allocation of 0 bytes for id 1 (use --lenient")
 BI_T(t_transfer_unknown_id, "xfid.trace", H "alloc 1 1KiB\ntransfer host hbm 1KiB id=9\n",
@@ -2382,6 +2398,9 @@ void suite_badinput(void)
              {"engine: free_completed without free_requested, spilled",
               t_free_completed_unrequested_spilled},
              {"engine: second free_requested of an out-of-memory id", t_free_requested_twice_oom},
+             {"engine: duplicate id whose allocation failed, before its free", t_duplicate_id_oom},
+             {"engine: duplicate id whose wait for frees expired, before its free",
+              t_duplicate_id_expired},
              {"engine: allocation of 0 bytes", t_zero_bytes},
              {"engine: transfer of an unknown id", t_transfer_unknown_id},
              {"engine: wait on unrecorded event", t_wait_unrecorded},

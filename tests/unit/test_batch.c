@@ -3,6 +3,7 @@
  * stats.c, report_html.c, expect.c), all through the amsim binary. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "../../sim/batch.h"
+#include "../../sim/outfile.h"
 #include "testutil.h"
 
 static char *path_in_tmp(const char *name)
@@ -1929,6 +1931,50 @@ static void test_merge_missing_folder(void)
     CU_ASSERT_NOT_EQUAL(access(path_in_tmp("mm-out"), F_OK), 0);
 }
 
+/* An interrupted `batch --merge ... -o OUT` removes OUT and the parents it made, as a refused one
+ * does (until 2026-11-27 they stayed: only `run -o DIR` tracked its directory). A shard's
+ * result.txt replaced by a FIFO holds the merge after it made OUT, until the SIGTERM. */
+static void test_merge_interrupted_removes_dirs(void)
+{
+    const char *sdir = path_in_tmp("msig"), *top = path_in_tmp("msig-a");
+    tiny_study("msig", sdir);
+    char res[1200], out[1200], keep[1200];
+    snprintf(res, sizeof res, "%s/runs/0001-msig-bfc/result.txt", sdir);
+    snprintf(keep, sizeof keep, "%s.keep", res);
+    CU_ASSERT_FATAL(rename(res, keep) == 0 && mkfifo(res, 0600) == 0);
+    snprintf(out, sizeof out, "%s/b/out", top);
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDWR);
+        if (nul < 0)
+            _exit(127);
+        dup2(nul, 0);
+        dup2(nul, 1);
+        dup2(nul, 2);
+        execl(bin, bin, "batch", "--merge", sdir, "-o", out, (char *)NULL);
+        _exit(127);
+    }
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    for (int i = 0; i < 500 && access(out, F_OK) != 0; i++) /* up to 10 s */
+        nanosleep(&ts, NULL);
+    CU_ASSERT_EQUAL(access(out, F_OK), 0); /* made, then blocked reading the FIFO */
+    kill(pid, SIGTERM);
+    int st = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+    CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+    CU_ASSERT_NOT_EQUAL(access(top, F_OK), 0); /* OUT, b and msig-a: all gone */
+    unlink(res);
+    rename(keep, res);
+    /* the tracking itself: the deepest OUT_DIR_MAX at most, then untracked */
+    CU_ASSERT_EQUAL(batch_track_made("p/q/r/", 2, 1), 2);
+    CU_ASSERT_EQUAL(batch_track_made("p/q/r/", 2, 0), 2);
+    CU_ASSERT_EQUAL(batch_track_made("p/q/r/s/t/u/v/w/x/y/z/a/b/c/d/e/f/g/h", 19, 1), OUT_DIR_MAX);
+    CU_ASSERT_EQUAL(batch_track_made("p/q/r/s/t/u/v/w/x/y/z/a/b/c/d/e/f/g/h", 19, 0), OUT_DIR_MAX);
+    CU_ASSERT_EQUAL(batch_track_made("p", 0, 1), 0);
+}
+
 /* --merge's output naming a file it reads, under any spelling: OUT.csv linking to a folder's
  * matrix.tsv or a run's result.txt, OUT being a merged folder or a link to one. Refused before
  * anything is written, naming both; until 2026-11-25 the table replaced the linked file (the
@@ -2157,6 +2203,34 @@ static void test_stats_paired_groups(void)
     CU_ASSERT(strstr(j, "\"df\": 1") && strstr(j, "\"t\": null") &&
               strstr(j, "\"p_two_sided\": 0"));
     free(j);
+}
+
+/* stats --json - beside its table is refused as run's, compare's and mincap's are (until
+ * 2026-11-27 both went to standard output, status 0); -q leaves the text out, so that the JSON
+ * is all standard output holds, paired test included. */
+static void test_stats_json_stdout(void)
+{
+    const char *csv = tu_write("sj.csv", "run_id,run,policy,seed,status,m\n1,a1,a,1,ok,1\n"
+                               "2,a2,a,2,ok,3\n3,b1,b,1,ok,2\n4,b2,b,2,ok,2\n");
+    char args[2048], *out = NULL, *err = NULL;
+    snprintf(args, sizeof args, "stats '%s' --metric m --json -", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT(out && out[0] == 0);
+    CU_ASSERT(err && strcmp(err, "amsim: --json and the table (-q leaves it out) both write to "
+                            "standard output ('-'): give one of them a file\n") == 0);
+    free(out);
+    free(err);
+    out = err = NULL;
+    snprintf(args, sizeof args, "stats '%s' --metric m --paired a,b --json - -q", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+    CU_ASSERT(out && out[0] == '{' && strstr(out, "\"paired\": {") && !strstr(out, "m by"));
+    free(out);
+    free(err);
+    out = NULL;
+    snprintf(args, sizeof args, "stats '%s' --metric m -q", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && out[0] == 0);
+    free(out);
 }
 
 /* A metric cell that is not a finite number, on a row that counts, stops stats at its line and
@@ -4175,6 +4249,7 @@ void suite_batch(void)
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
              {"run, compare, mincap, convert: 256 --set options, not 257", test_set_limit},
              {"stats refuses a metric cell that is not a number", test_stats_bad_cells},
+             {"stats --json - needs -q, which leaves the table out", test_stats_json_stdout},
              {"ranges of times and numbers", test_range_kinds},
              {"step ranges computed exactly, to included", test_range_exact_steps},
              {"a range bound that rounds to 0 bytes", test_range_rounds_to_zero},
@@ -4225,6 +4300,8 @@ void suite_batch(void)
              {"--merge refuses an output naming a file it reads", test_merge_output_names_input},
              {"--merge: a missing folder after the first is no batch output",
               test_merge_missing_folder},
+             {"batch --merge: an interrupt removes OUT and the parents it made",
+              test_merge_interrupted_removes_dirs},
              {"statistics against hand-computed values", test_stats},
              {"stats: long and UTF-8 group names", test_stats_long_utf8_names},
              {"stats --paired: unknown groups, too few pairs", test_stats_paired_groups},
