@@ -588,8 +588,7 @@ int cmd_stats(int argc, char **argv)
         free(d);
     }
     if (jf) {
-        json_end_obj(&w);
-        fputc('\n', jf);
+        json_end_obj(&w); /* ends the line (until 2026-11-27 a blank line followed) */
         if (out_commit(o, &err) != 0) {
             o = NULL;
             fprintf(stderr, "amsim: %s\n", err.msg);

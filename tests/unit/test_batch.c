@@ -2224,6 +2224,9 @@ static void test_stats_json_stdout(void)
     snprintf(args, sizeof args, "stats '%s' --metric m --paired a,b --json - -q", csv);
     CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
     CU_ASSERT(out && out[0] == '{' && strstr(out, "\"paired\": {") && !strstr(out, "m by"));
+    /* one object, ending its last line, no blank line after (there was one until 2026-11-27) */
+    size_t ol = out ? strlen(out) : 0;
+    CU_ASSERT(ol >= 3 && strcmp(out + ol - 3, "\n}\n") == 0);
     free(out);
     free(err);
     out = NULL;
