@@ -1872,6 +1872,25 @@ static int build_links(am_config *c, cfg_node *root, am_error *e)
             return node_fail(e, map_get(kn, end), "%s.%s: unknown memory '%s' (memories: %s)",
                              path, end, l->from < 0 ? lo.from : lo.to, names);
         }
+        /* one link per pair of memories: it carries transfers both ways, and a transfer takes
+         * the first link between its two memories, so a second one would never carry anything
+         * (until 2026-11-27 it was accepted: a faster `d2h` beside a preset's `pcie` was never
+         * used, silently) */
+        for (int i = 0; i < c->nlinks - 1; i++) {
+            const cfg_link *o = &c->links[i];
+            if ((o->from == l->from && o->to == l->to) || (o->from == l->to && o->to == l->from)) {
+                const cfg_node *on = map_get(links, o->name);
+                char where[96] = "";
+                if (on && on->line)
+                    snprintf(where, sizeof where, " (%s line %lu)",
+                             on->file && kn->file && strcmp(on->file, kn->file) ? on->file : "at",
+                             on->line);
+                return node_fail(e, kn, "%s: memories '%s' and '%s' already have link '%s'%s; a "
+                                 "link carries transfers both ways: set that link's values "
+                                 "instead", path, c->levels[l->from].name,
+                                 c->levels[l->to].name, o->name, where);
+            }
+        }
         if (lo.bandwidth == 0)
             return node_fail(e, map_get(kn, "bandwidth"), "%s.bandwidth: must be > 0", path);
         if (!(lo.efficiency > 0.0))

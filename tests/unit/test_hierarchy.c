@@ -256,8 +256,7 @@ static void test_defrag_waits_for_pending_transfer(void)
                      "    defrag: {mode: %s, trigger: on_oom}\n"
                      "  host: {kind: host, capacity: 1GiB, allocator: {policy: best_fit}}\n"
                      "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
-                     "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
-                     "  d2h: {from: hbm, to: host, bandwidth: 1GB/s, latency: 1us}\n",
+                     "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us}\n",
                      modes[m]);
             hrun r;
             hstart(&r, yaml);
@@ -294,6 +293,25 @@ static const char *load_error(const char *yaml, const char *const *sets, int nse
         return "";
     }
     return err.msg;
+}
+
+/* One link per pair of memories (it carries transfers both ways; a second was accepted and
+ * never used until 2026-11-27), either way round, in one file or over a preset's. */
+static void test_second_link_refused(void)
+{
+    const char *y = "version: 1\nmemories:\n  a: {capacity: 1GiB, allocator: {policy: best_fit}}\n"
+                    "  b: {capacity: 1GiB, allocator: {policy: best_fit}}\nlinks:\n"
+                    "  l1: {from: a, to: b, bandwidth: 1000B/s}\n"
+                    "  l2: {from: b, to: a, bandwidth: 2000B/s}\n";
+    CU_ASSERT_STRING_EQUAL(load_error(y, NULL, 0),
+                           "h.yaml:7:3: links.l2: memories 'b' and 'a' already have link 'l1' (at "
+                           "line 6); a link carries transfers both ways: set that link's values "
+                           "instead");
+    const char *p = "version: 1\ndevice: tpu-v5e\nlinks:\n"
+                    "  d2h: {from: hbm, to: host, bandwidth: 30GB/s}\n";
+    const char *m = load_error(p, NULL, 0);
+    CU_ASSERT(strncmp(m, "h.yaml:4:3: links.d2h: memories 'hbm' and 'host' already have link "
+                         "'pcie' (", 69) == 0);
 }
 
 #define NO_LINKS(extra)                                                                    \
@@ -1604,6 +1622,7 @@ static void test_spill_largest_tie_lru(void)
 void suite_hierarchy(void)
 {
     TU_SUITE("hierarchy", {"compaction: bytes moved, OOM avoided", test_compaction},
+             {"a second link between two memories is refused", test_second_link_refused},
              {"host round-trip defragmentation", test_host_roundtrip},
              {"defragmentation charges live bytes", test_defrag_charges_live_bytes},
              {"copying actions need their link; TPU compaction is charged",
