@@ -2258,7 +2258,9 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
         }
         int allowed = guard_allows(s, ev, file);
         if (!allowed || (ev->id != TR_NO_ID && use_buffer(s, ev->id) < 0)) {
-            /* rejected by the guard, or a source with no memory (use_buffer) */
+            /* rejected by the guard, or a source with no memory (use_buffer); counted apart
+             * (until 2026-11-27 it was counted nowhere) */
+            s->sum.transfers_skipped++;
             if (ev->has_into && into_skipped(s, ev, allowed ? FR_NONE : FR_ANY, file, err))
                 return -1;
             break;

@@ -173,6 +173,10 @@ void report_text(FILE *f, sim *s, const report_trace *t)
                 su->frees_after_oom == 1
                     ? "free of a buffer whose allocation failed was skipped"
                     : "frees of buffers whose allocation failed were skipped");
+    if (su->transfers_skipped)
+        fprintf(f, "%" PRIu64 " transfer%s did not happen (rejected by the transfer guard, or "
+                "%s buffer had no memory)\n", su->transfers_skipped, PL(su->transfers_skipped),
+                su->transfers_skipped == 1 ? "its" : "their");
     if (su->warnings)
         fprintf(f, "%" PRIu64 " trace problem%s counted and skipped (--lenient)\n", su->warnings,
                 PL(su->warnings));
@@ -453,6 +457,7 @@ void report_json(FILE *f, sim *s, const report_trace *t)
     json_ku64(&w, "transfers", su->transfers);
     json_ku64(&w, "computes", su->computes);
     json_ku64(&w, "frees_after_oom", su->frees_after_oom);
+    json_ku64(&w, "transfers_skipped", su->transfers_skipped);
     json_ku64(&w, "warnings", su->warnings);
     json_ku64(&w, "retried_requests", su->retries);
     json_ku64(&w, "retries_succeeded", su->retries_succeeded);
