@@ -1832,6 +1832,45 @@ static int id_taken(const slot *x)
     return x && !(x->state == ST_OOM && x->frees == FR_ANY);
 }
 
+static void expire_pending_id(sim *s, slot *x);
+static void free_failed(sim *s, const slot *x, int phase);
+
+/* Whether a donation ends its donor's id whatever became of the donor's memory: amsim check and
+ * convert, which know no capacity, take a donation as matched when its donor is known, was
+ * allocated by some capacity (not an into= left unallocated whatever the capacity, FR_ANY), its
+ * free not requested, and level and size agree (convert.c, cv_follow); the engine follows them,
+ * so a trace valid at one capacity is valid at every one. */
+static int donation_ends_donor(const slot *d, int level, const tr_event *ev)
+{
+    return ev->donate != ev->id && d->frees == FR_NONE && d->level == level &&
+           d->requested == ev->bytes &&
+           (d->state == ST_OOM || d->state == ST_PENDING || d->state == ST_SPILLED);
+}
+
+/* A donation whose donor has no device memory (its allocation failed or still waits for frees,
+ * or it was spilled) does not match: the output is a plain request, and the donor's id ends as
+ * check assumes. A wait is cancelled (its request fails, as when the trace frees it first), a
+ * host copy is freed; nothing counts as a free of the trace. Until 2026-11-27 the donor's id
+ * stayed known, so a later free of it ran at one capacity and failed check (free of unknown id),
+ * and a later allocation of it was a duplicate at one capacity and not at another. */
+static void donor_released(sim *s, slot *d)
+{
+    if (d->state == ST_PENDING)
+        expire_pending_id(s, d); /* settles d as out of memory: the slot stays in the map */
+    if (d->state == ST_SPILLED) {
+        int host = s->cfg->levels[d->level].spill_host;
+        mem_free(s->lv[host], d->handle, d->requested, d->given, 0);
+        charge(s, host);
+        if (s->obs && s->obs->free) /* where its spill moved it (d->addr: the host copy's) */
+            s->obs->free(s->obs->ctx, s->host, d->id, host, d->stream, d->addr, d->requested,
+                         d->given, 0);
+        timeline_row(s, host);
+    } else
+        free_failed(s, d, 0);
+    pend_drop(s, d);
+    idmap_del(&s->ids, d);
+}
+
 static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
 {
     int level = ev->level;
@@ -1884,6 +1923,8 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
             return 0;
         }
         s->sum.donations_unmatched++;
+        if (d && donation_ends_donor(d, level, ev))
+            donor_released(s, d);
     }
     mem_level *m = s->lv[level];
     if (ev->addr != TR_NO_ADDR)

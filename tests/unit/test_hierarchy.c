@@ -1619,6 +1619,48 @@ static void test_spill_largest_tie_lru(void)
     free(pl);
 }
 
+/* A donation ends its donor's id at every capacity and policy, as amsim check assumes: when the
+ * donor has no memory (its allocation failed or waits for frees, or it was spilled) the output
+ * is a plain request and the donor's id is released. Each trace's run exit status is check's at
+ * every capacity (until 2026-11-27 dt4 ran below 16 MiB though check refused its free of id 1,
+ * and dm1, which check accepts, failed at 16 and 20 MiB with a duplicate id 1). */
+static void test_donation_ends_donor_at_every_capacity(void)
+{
+    static const struct {
+        const char *name, *trace, *opts;
+        int check_rc;
+    } c[] = {
+        {"dt4.trace", "amsim-trace v1\nalloc 1 8MiB\nalloc 2 8MiB donate=1\nfree 1\nfree 2\n", "",
+         1},
+        {"dm1.trace", "amsim-trace v1\nalloc 9 16MiB\nalloc 1 8MiB\nfree 9\n"
+                      "alloc 2 8MiB donate=1\nalloc 1 1MiB\nfree 1\nfree 2\n", "", 0},
+        {"dw1.trace", "amsim-trace v1\nalloc 9 8MiB\nalloc 1 8MiB\nalloc 2 8MiB donate=1\n"
+                      "free 9\nfree 2\nalloc 1 1MiB\nfree 1\n",
+         "--set memories.hbm.allocator.retry_after_free=true", 0},
+        {"ds1.trace", "amsim-trace v1\nalloc 1 8MiB\nalloc 9 8MiB\nalloc 2 8MiB donate=1\n"
+                      "free 9\nfree 2\nalloc 1 1MiB\nfree 1\n",
+         "--set memories.hbm.on_oom=spill_to_host --set memories.hbm.spill_host=host", 0},
+    };
+    static const char *caps[] = {"1MiB", "4MiB", "6MiB", "10MiB", "16MiB", "20MiB", "1GiB"};
+    const char *cfg = tu_write("dend.yaml", "version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                                            "    allocator: {policy: bfc, allow_growth: true}\n");
+    char args[2048];
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        const char *t = tu_write(c[i].name, c[i].trace);
+        snprintf(args, sizeof args, "check -c %s %s", cfg, t);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), c[i].check_rc);
+        for (size_t k = 0; k < sizeof caps / sizeof *caps; k++) {
+            snprintf(args, sizeof args, "run -q -c %s -t %s --set memories.hbm.capacity=%s %s",
+                     cfg, t, caps[k], c[i].opts);
+            int rc = tu_amsim(args, NULL, NULL);
+            if (rc != c[i].check_rc)
+                fprintf(stderr, "\n  %s at %s: exit status %d (check: %d)\n", c[i].name, caps[k],
+                        rc, c[i].check_rc);
+            CU_ASSERT_EQUAL(rc, c[i].check_rc);
+        }
+    }
+}
+
 void suite_hierarchy(void)
 {
     TU_SUITE("hierarchy", {"compaction: bytes moved, OOM avoided", test_compaction},
@@ -1655,5 +1697,7 @@ void suite_hierarchy(void)
              {"recovery that cannot serve the request is skipped",
               test_recovery_skipped_when_hopeless},
              {"spill_victim: largest, ties to the least recently used",
-              test_spill_largest_tie_lru});
+              test_spill_largest_tie_lru},
+             {"a donation ends its donor at every capacity",
+              test_donation_ends_donor_at_every_capacity});
 }
