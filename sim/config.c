@@ -1613,8 +1613,18 @@ static int link_rate_too_low(am_error *e, const cfg_node *kn, const char *path,
 static void warn_defrag_unused(am_config *c, const cfg_node *dn, const char *dpath,
                                const defrag_opts *d)
 {
+    /* a key that says its default changes nothing, ignored or not: the effective config that
+     * -o writes lists every key, and reading it back warned for each (until 2026-11-27) */
+    const int is_default[] = {d->trigger == 0, d->threshold == 0.5, d->every == 1000,
+                              d->host[0] == 0};
+    static const char *const keys[] = {"trigger", "threshold", "every", "host"};
     for (const cfg_node *k = dn->child; k; k = k->next) {
         if (!k->key || !k->file || !user_written(c, k) || !strcmp(k->key, "mode"))
+            continue;
+        int skip = 0;
+        for (size_t i = 0; i < AM_ARRAY_LEN(keys); i++)
+            skip |= !strcmp(k->key, keys[i]) && is_default[i];
+        if (skip)
             continue;
         char why[96] = "";
         if (d->mode == 0)

@@ -107,6 +107,13 @@ static void test_warnings_in_file_order(void)
                                     "threshold is read only under trigger: threshold, not "
                                     "on_oom: ignored\n"));
     cfg_free(c);
+    /* a key that says its default is not worth a warning: the effective config -o writes lists
+     * every key (until 2026-11-27 reading it back warned four times a memory) */
+    c = load_ok("version: 1\ndevice: h100\nmemories:\n  hbm:\n    defrag: {mode: none, "
+                "trigger: on_oom, threshold: 0.5, every: 1000, host: \"\"}\n", NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT(!c->warnings || !strstr(c->warnings, "defrag."));
+    cfg_free(c);
 }
 
 /* YAML's null where a map is expected is an empty map, however it is written (until 2026-11-27
