@@ -346,6 +346,7 @@ struct sim {
                                         * deadline, shows it; see expire_before) */
     uint8_t shown_set[CFG_MAX_LEVELS]; /* shown[l] holds a row's state */
     int expiring;        /* expire_pending is settling waits: their rows show `shown` */
+    int waits;           /* some level waits for frees (retry_after_free): rows keep `shown` */
     uint64_t *lru;   /* tracked runs: event index of each slot's last use, by slot index */
     uint32_t *pend;  /* tracked runs: queued or running transfers of each slot (its buffer) */
     size_t nlru;     /* entries of lru and pend */
@@ -909,7 +910,7 @@ static void timeline_row_out(sim *s, int level, am_ps at, uint64_t seq)
     const mem_metrics *m = mem_get_metrics(s->lv[level]);
     if (s->expiring && s->shown_set[level])
         m = &s->shown[level]; /* a failed wait changes nothing but its OOM count */
-    else if (!s->expiring) {
+    else if (!s->expiring && s->waits) { /* only an expiry row reads it */
         s->shown[level] = *m;
         s->shown_set[level] = 1;
     }
@@ -2789,6 +2790,7 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
         const cfg_level *L = &cfg->levels[i];
         if (L->policy->retry_after_free)
             s->rt[i].retry = L->policy->retry_after_free(L->policy_opts, &s->rt[i].retry_wait);
+        s->waits |= s->rt[i].retry;
         s->rt[i].relocatable = L->policy->set_plan == NULL;
         s->track |= L->on_oom == CFG_ON_OOM_SPILL || L->defrag.mode != CFG_DEFRAG_NONE;
         s->rt[i].counted_defrag =
