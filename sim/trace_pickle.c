@@ -744,34 +744,24 @@ static void build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, uint64_t 
             }
             break;
         case A_FREE_REQ:
-        case A_FREE_DONE: {
-            int whole = x->action == A_FREE_DONE ||
-                        (i + 1 < n && en[i + 1].action == A_FREE_DONE && en[i + 1].addr == x->addr);
-            id = live_get(live, x->addr, whole);
-            if (id == UINT64_MAX) {
-                x->skipped = 1;
-                continue;
-            }
-            ev_base(&e, t, whole ? TR_FREE : TR_FREE_REQUESTED);
-            e.id = id;
-            if (whole && x->action == A_FREE_REQ)
-                i++; /* its free_completed */
-            break;
-        }
+        case A_FREE_DONE:
         case A_OOM_FREE_REQ:
         case A_OOM_FREE_DONE: {
-            int whole = x->action == A_OOM_FREE_DONE ||
-                        (i + 1 < n && en[i + 1].action == A_OOM_FREE_DONE &&
-                         en[i + 1].addr == x->addr);
-            id = oom_id(en, n, x->addr, whole);
-            if (id == TP_NO_ID) {
+            /* a request's free, whole when its completion follows at once; the start list's
+             * failed requests have their own pair of actions and ids (oom_id) */
+            int oom = x->action == A_OOM_FREE_REQ || x->action == A_OOM_FREE_DONE;
+            int done = oom ? A_OOM_FREE_DONE : A_FREE_DONE;
+            int whole = x->action == done ||
+                        (i + 1 < n && en[i + 1].action == done && en[i + 1].addr == x->addr);
+            id = oom ? oom_id(en, n, x->addr, whole) : live_get(live, x->addr, whole);
+            if (id == TP_NO_ID) { /* live_get's none is UINT64_MAX too */
                 x->skipped = 1;
                 continue;
             }
             ev_base(&e, t, whole ? TR_FREE : TR_FREE_REQUESTED);
             e.id = id;
-            if (whole && x->action == A_OOM_FREE_REQ)
-                i++; /* its amsim_oom_free_completed */
+            if (whole && x->action != done)
+                i++; /* its completion */
             break;
         }
         case A_SEG_ALLOC:
