@@ -1836,6 +1836,20 @@ static int id_taken(const slot *x)
 static void expire_pending_id(sim *s, slot *x);
 static void free_failed(sim *s, const slot *x, int phase);
 
+/* A spilled buffer's host copy given back (its free, or its donor's id ending), with the
+ * host level's row. */
+static void free_host_copy(sim *s, const slot *x)
+{
+    int host = s->cfg->levels[x->level].spill_host;
+    mem_free(s->lv[host], x->handle, x->requested, x->given, 0);
+    charge(s, host);
+    if (s->obs && s->obs->free) /* where its spill moved it (x->addr: the host copy's) */
+        s->obs->free(s->obs->ctx, s->host, x->id, host, x->stream, x->addr, x->requested,
+                     x->given, 0);
+    timeline_row(s, host);
+}
+
+
 /* Whether a donation ends its donor's id whatever became of the donor's memory: amsim check and
  * convert, which know no capacity, take a donation as matched when its donor is known, was
  * allocated by some capacity (not an into= left unallocated whatever the capacity, FR_ANY), its
@@ -1858,15 +1872,9 @@ static void donor_released(sim *s, slot *d)
 {
     if (d->state == ST_PENDING)
         expire_pending_id(s, d); /* settles d as out of memory: the slot stays in the map */
-    if (d->state == ST_SPILLED) {
-        int host = s->cfg->levels[d->level].spill_host;
-        mem_free(s->lv[host], d->handle, d->requested, d->given, 0);
-        charge(s, host);
-        if (s->obs && s->obs->free) /* where its spill moved it (d->addr: the host copy's) */
-            s->obs->free(s->obs->ctx, s->host, d->id, host, d->stream, d->addr, d->requested,
-                         d->given, 0);
-        timeline_row(s, host);
-    } else
+    if (d->state == ST_SPILLED)
+        free_host_copy(s, d);
+    else
         free_failed(s, d, 0);
     pend_drop(s, d);
     idmap_del(&s->ids, d);
@@ -2089,12 +2097,7 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
     }
     if (x->state == ST_SPILLED) {
         /* Dropped while on the host: free the host copy; a later completion is accepted. */
-        int host = s->cfg->levels[level].spill_host;
-        mem_free(s->lv[host], x->handle, x->requested, x->given, 0);
-        charge(s, host);
-        if (s->obs && s->obs->free) /* where its spill moved it (x->addr: the host copy's) */
-            s->obs->free(s->obs->ctx, s->host, x->id, host, x->stream, x->addr, x->requested,
-                         x->given, 0);
+        free_host_copy(s, x);
         s->sum.frees++;
         if (ev->kind == TR_FREE_REQUESTED)
             x->state = ST_DROPPED;
@@ -2102,7 +2105,6 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
             pend_drop(s, x);
             idmap_del(&s->ids, x);
         }
-        timeline_row(s, host);
         return 0;
     }
     if (x->state == ST_DROPPED) {
