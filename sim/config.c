@@ -1607,24 +1607,26 @@ static int link_rate_too_low(am_error *e, const cfg_node *kn, const char *path,
                      CFG_LINK_RATE_MIN);
 }
 
+/* Whether k, a scalar option of `opts`, is written as its default's text: it changes nothing,
+ * ignored or not (the effective config that -o writes lists every key, and reading it back
+ * warned for each defrag key until 2026-11-27). */
+static int says_default(const cfg_node *k, const opt_desc *opts)
+{
+    for (const opt_desc *o = opts; o->key; o++)
+        if (!strcmp(o->key, k->key))
+            return o->def && k->kind == CFG_SCALAR && k->value && !strcmp(k->value, o->def);
+    return 0;
+}
+
 /* A defrag option the user wrote that the mode or trigger never reads is ignored, said as
  * an allocator key of another policy is (until 2026-11-27 silently: `mode: none` with
  * `trigger: every` looked like defragmentation every 1000 allocations). */
 static void warn_defrag_unused(am_config *c, const cfg_node *dn, const char *dpath,
                                const defrag_opts *d)
 {
-    /* a key that says its default changes nothing, ignored or not: the effective config that
-     * -o writes lists every key, and reading it back warned for each (until 2026-11-27) */
-    const int is_default[] = {d->trigger == 0, d->threshold == 0.5, d->every == 1000,
-                              d->host[0] == 0};
-    static const char *const keys[] = {"trigger", "threshold", "every", "host"};
     for (const cfg_node *k = dn->child; k; k = k->next) {
-        if (!k->key || !k->file || !user_written(c, k) || !strcmp(k->key, "mode"))
-            continue;
-        int skip = 0;
-        for (size_t i = 0; i < AM_ARRAY_LEN(keys); i++)
-            skip |= !strcmp(k->key, keys[i]) && is_default[i];
-        if (skip)
+        if (!k->key || !k->file || !user_written(c, k) || !strcmp(k->key, "mode") ||
+            says_default(k, defrag_desc))
             continue;
         char why[96] = "";
         if (d->mode == 0)
@@ -1794,16 +1796,19 @@ static int build_hierarchy(am_config *c, am_error *e)
     return 0;
 }
 
-/* A link between memories a and b, either way round (a == b: a copy link within one memory);
- * every link carries transfers both ways. */
-static int have_link(const am_config *c, int a, int b)
+/* The first of c's first n links between memories a and b, either way round, or -1. */
+static int link_between(const am_config *c, int a, int b, int n)
 {
-    for (int i = 0; i < c->nlinks; i++)
+    for (int i = 0; i < n; i++)
         if ((c->links[i].from == a && c->links[i].to == b) ||
             (c->links[i].from == b && c->links[i].to == a))
-            return 1;
-    return 0;
+            return i;
+    return -1;
 }
+
+/* A link between memories a and b, either way round (a == b: a copy link within one memory);
+ * every link carries transfers both ways. */
+static int have_link(const am_config *c, int a, int b) { return link_between(c, a, b, c->nlinks) >= 0; }
 
 /* Runtime actions that copy buffers need the link their copies take: compaction copies within
  * the memory (allocators.md section 2: "device-to-device copies of the bytes moved"), a host
@@ -1886,20 +1891,18 @@ static int build_links(am_config *c, cfg_node *root, am_error *e)
          * the first link between its two memories, so a second one would never carry anything
          * (until 2026-11-27 it was accepted: a faster `d2h` beside a preset's `pcie` was never
          * used, silently) */
-        for (int i = 0; i < c->nlinks - 1; i++) {
-            const cfg_link *o = &c->links[i];
-            if ((o->from == l->from && o->to == l->to) || (o->from == l->to && o->to == l->from)) {
-                const cfg_node *on = map_get(links, o->name);
-                char where[96] = "";
-                if (on && on->line)
-                    snprintf(where, sizeof where, " (%s line %lu)",
-                             on->file && kn->file && strcmp(on->file, kn->file) ? on->file : "at",
-                             on->line);
-                return node_fail(e, kn, "%s: memories '%s' and '%s' already have link '%s'%s; a "
-                                 "link carries transfers both ways: set that link's values "
-                                 "instead", path, c->levels[l->from].name,
-                                 c->levels[l->to].name, o->name, where);
-            }
+        int first = link_between(c, l->from, l->to, c->nlinks - 1);
+        if (first >= 0) {
+            const cfg_node *on = map_get(links, c->links[first].name);
+            char where[96] = "";
+            if (on && on->line)
+                snprintf(where, sizeof where, " (%s line %lu)",
+                         on->file && kn->file && strcmp(on->file, kn->file) ? on->file : "at",
+                         on->line);
+            return node_fail(e, kn, "%s: memories '%s' and '%s' already have link '%s'%s; a link "
+                             "carries transfers both ways: set that link's values instead", path,
+                             c->levels[l->from].name, c->levels[l->to].name,
+                             c->links[first].name, where);
         }
         if (lo.bandwidth == 0)
             return node_fail(e, map_get(kn, "bandwidth"), "%s.bandwidth: must be > 0", path);
