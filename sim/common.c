@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,7 +248,6 @@ void sl_free(strlist *l)
 
 /* ---- standard error: the progress line and the messages beside it ---- */
 
-#include <signal.h>
 
 static volatile sig_atomic_t progress_on;
 
