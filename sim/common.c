@@ -248,7 +248,6 @@ void sl_free(strlist *l)
 
 /* ---- standard error: the progress line and the messages beside it ---- */
 
-
 static volatile sig_atomic_t progress_on;
 
 void am_progress(const char *fmt, ...)
