@@ -3247,13 +3247,13 @@ static void progress(int done, int total, int failed, double t0, int final)
     for (int i = 0; i < width; i++)
         bar[i] = i < fill ? '#' : '.';
     bar[width] = 0;
-    fprintf(stderr, "\r[%s] %d/%d runs, %d failed, ", bar, done, total, failed);
     if (done && done < total)
-        fprintf(stderr, "~%.0f s left   ", el / done * (total - done));
+        am_progress("[%s] %d/%d runs, %d failed, ~%.0f s left", bar, done, total, failed,
+                    el / done * (total - done));
     else
-        fprintf(stderr, "%.1f s        ", el);
+        am_progress("[%s] %d/%d runs, %d failed, %.1f s", bar, done, total, failed, el);
     if (final)
-        fputc('\n', stderr);
+        fputc('\n', stderr); /* the bar stays (a later message's clearing finds an empty line) */
     fflush(stderr);
 }
 

@@ -366,13 +366,12 @@ static int mc_main(mc *c, const char *pols, outfile **op)
     int status = 0; /* the worst policy's that found no answer */
     for (int i = 0; i < np; i++) {
         if (!c->quiet && isatty(2))
-            fprintf(stderr, "\r%s: searching %s (%d of %d)...", prog, res[i].policy, i + 1, np);
+            am_progress("%s: searching %s (%d of %d)...", prog, res[i].policy, i + 1, np);
         search(c, L, base_cap, &res[i]);
         if (!res[i].found)
             status = AM_MAX(status, res[i].status);
     }
-    if (!c->quiet && isatty(2))
-        fprintf(stderr, "\r%60s\r", "");
+    am_progress_clear(); /* nothing when no progress line is shown */
 
     if (*op) {
         outfile *o = *op;
