@@ -2335,6 +2335,13 @@ static void put_real(FILE *f, const char *name, double v)
         fprintf(f, "m.%s=%.12g\n", name, v);
 }
 
+/* A time exactly, in seconds (units_fmt_seconds). */
+static void put_seconds(FILE *f, const char *name, am_ps ps)
+{
+    char b[48];
+    fprintf(f, "m.%s=%s\n", name, units_fmt_seconds(b, sizeof b, ps));
+}
+
 typedef struct stat_ctx {
     FILE *f;
     const char *level;
@@ -2360,8 +2367,6 @@ static void st_real(void *c, const char *name, double v, int is_null)
     snprintf(key, sizeof key, "%s.stats.%s", x->level, name);
     put_real(x->f, key, is_null ? (double)NAN : v);
 }
-
-static double secs(am_ps t) { return (double)t / (double)AM_PS_PER_S; }
 
 /* The metrics every run reports (collect writes them in this order), so that results.csv has
  * their columns even when no run of the study finished (build_csv): per run, then per memory
@@ -2391,9 +2396,9 @@ static void collect(void *ctx, sim *s, const report_trace *t)
              mem_policy(sim_level(s, cfg->default_level))->name);
     fprintf(f, "m.events=%" PRIu64 "\n", t->events);
     fprintf(f, "m.ooms=%" PRIu64 "\n", su->ooms);
-    put_real(f, "makespan_seconds", secs(su->makespan));
-    put_real(f, "stall_seconds", secs(su->stall));
-    put_real(f, "allocator_seconds", secs(su->allocator));
+    put_seconds(f, "makespan_seconds", su->makespan);
+    put_seconds(f, "stall_seconds", su->stall);
+    put_seconds(f, "allocator_seconds", su->allocator);
     free(rc->levels);
     rc->levels = NULL;
     for (int i = 0; i < sim_nlevels(s); i++) {

@@ -24,7 +24,8 @@ typedef struct cmp_row {
     uint64_t peak_live, peak_reserved, device_calls, allocs;
     uint64_t ooms;       /* every level's, as run's status and mincap count them */
     uint64_t level_ooms; /* the compared (default) level's */
-    double utilization, frag, alloc_seconds, makespan;
+    double utilization, frag;
+    am_ps alloc_ps, makespan; /* picoseconds */
 } cmp_row;
 
 /* 0 when sp's trace reads to its end under cfg's levels and trace settings (as run_once opens
@@ -73,8 +74,8 @@ static void collect(void *ctx, sim *s, const report_trace *t)
     snprintf(r->level, sizeof r->level, "%s", cfg->levels[cfg->default_level].name);
     r->allocs = mm->allocs;
     r->device_calls = mm->device_allocs + mm->device_frees;
-    r->alloc_seconds = (double)mm->allocator_ps / (double)AM_PS_PER_S;
-    r->makespan = (double)sim_get_summary(s)->makespan / (double)AM_PS_PER_S;
+    r->alloc_ps = mm->allocator_ps;
+    r->makespan = sim_get_summary(s)->makespan;
 }
 
 /* The table on standard output (nothing with -q): the compared level, then a row a policy. */
@@ -103,7 +104,7 @@ static void print_table(const cmp_row *rows, int n, const char *level, int quiet
                                                ? r->peak_reserved - r->peak_live : 0),
                r->peak_reserved ? ut : "n/a", r->peak_reserved ? fr : "n/a",
                (unsigned long long)r->ooms, (unsigned long long)r->device_calls,
-               units_fmt_time(d, sizeof d, (am_ps)(r->alloc_seconds * (double)AM_PS_PER_S)));
+               units_fmt_time(d, sizeof d, r->alloc_ps));
     }
     printf("peak live is the lower bound on any placement; gap = peak reserved - peak live\n");
 }
@@ -295,8 +296,8 @@ int cmd_compare(int argc, char **argv)
             json_ku64(&w, "ooms", r->ooms); /* every level's */
             json_ku64(&w, "level_ooms", r->level_ooms);
             json_ku64(&w, "device_calls", r->device_calls);
-            json_kreal(&w, "allocator_seconds", r->alloc_seconds);
-            json_kreal(&w, "makespan_seconds", r->makespan);
+            json_kseconds(&w, "allocator_seconds", r->alloc_ps);
+            json_kseconds(&w, "makespan_seconds", r->makespan);
         }
         json_end_obj(&w);
     }

@@ -1,10 +1,14 @@
-/* json.c - streaming JSON writer (see json.h). Reals print with up to 12 significant digits
- * ("%.12g"), which is deterministic for the same value on every run. */
+/* json.c - streaming JSON writer (see json.h). Ratios print with up to 12 significant digits
+ * ("%.12g"), which is deterministic for the same value on every run; times in seconds print
+ * exactly from their picoseconds (json_kseconds; until 2026-11-27 they went through "%.12g" too,
+ * and a makespan past a second lost its last picoseconds). */
 #include "json.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "units.h"
 
 void json_init(json_w *w, FILE *f, int pretty)
 {
@@ -169,4 +173,12 @@ void json_kstr(json_w *w, const char *k, const char *s) { json_key(w, k); json_s
 void json_ku64(json_w *w, const char *k, uint64_t v) { json_key(w, k); json_u64(w, v); }
 void json_kreal(json_w *w, const char *k, double v) { json_key(w, k); json_real(w, v); }
 void json_kexact(json_w *w, const char *k, double v) { json_key(w, k); json_exact(w, v); }
+
+void json_kseconds(json_w *w, const char *k, am_ps ps)
+{
+    char b[48];
+    json_key(w, k);
+    value_prefix(w);
+    fputs(units_fmt_seconds(b, sizeof b, ps), w->f);
+}
 void json_kbool(json_w *w, const char *k, int v) { json_key(w, k); json_bool(w, v); }

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common.h"
+
 typedef struct json_w {
     FILE *f;
     int depth;
@@ -33,6 +35,8 @@ void json_kstr(json_w *w, const char *k, const char *s);
 void json_ku64(json_w *w, const char *k, uint64_t v);
 void json_kreal(json_w *w, const char *k, double v);
 void json_kexact(json_w *w, const char *k, double v);
+/* a time in seconds, every picosecond of it (units_fmt_seconds) */
+void json_kseconds(json_w *w, const char *k, am_ps ps);
 void json_kbool(json_w *w, const char *k, int v);
 /* Write a string with JSON escaping (no quotes added) to f. */
 void json_escape(FILE *f, const char *s);

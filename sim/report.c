@@ -327,7 +327,7 @@ void report_json(FILE *f, sim *s, const report_trace *t)
         json_ku64(&w, "peak_live_buffers", mm->peak_live_count);
         json_ku64(&w, "device_allocs", mm->device_allocs);
         json_ku64(&w, "device_frees", mm->device_frees);
-        json_kreal(&w, "allocator_seconds", secs(mm->allocator_ps));
+        json_kseconds(&w, "allocator_seconds", mm->allocator_ps);
         json_key(&w, "stats");
         json_obj(&w);
         sink_ctx sc = {&w};
@@ -355,7 +355,7 @@ void report_json(FILE *f, sim *s, const report_trace *t)
         json_ku64(&w, "free_bytes", oo[i].free_bytes);
         json_ku64(&w, "largest_free_block", oo[i].largest_free_block);
         json_ku64(&w, "unreserved_bytes", oo[i].unreserved_bytes);
-        json_kreal(&w, "time_seconds", secs(oo[i].time));
+        json_kseconds(&w, "time_seconds", oo[i].time);
         json_end_obj(&w);
     }
     json_end_arr(&w);
@@ -378,14 +378,14 @@ void report_json(FILE *f, sim *s, const report_trace *t)
         json_kstr(&w, "to", cfg->levels[to].name);
         json_ku64(&w, "bytes", st->bytes);
         json_ku64(&w, "count", st->count);
-        json_kreal(&w, "busy_seconds", secs(st->busy_ps));
-        json_kreal(&w, "seconds", secs(st->sum_ps));
-        json_kreal(&w, "queued_seconds", secs(st->wait_ps));
+        json_kseconds(&w, "busy_seconds", st->busy_ps);
+        json_kseconds(&w, "seconds", st->sum_ps);
+        json_kseconds(&w, "queued_seconds", st->wait_ps);
         json_kreal(&w, "achieved_bytes_per_second",
                    st->busy_ps ? (double)st->bytes / secs(st->busy_ps) : 0);
         /* a half-duplex link's two directions share one channel: its busy time, both ways */
         json_kbool(&w, "duplex", cfg->links[lr[i].link].duplex);
-        json_kreal(&w, "channel_busy_seconds", secs(lr[i].channel->busy_ps));
+        json_kseconds(&w, "channel_busy_seconds", lr[i].channel->busy_ps);
         double epb = cfg->links[lr[i].link].energy_pj_per_byte;
         json_key(&w, "energy_joules");
         if (epb > 0)
@@ -400,7 +400,7 @@ void report_json(FILE *f, sim *s, const report_trace *t)
     json_ku64(&w, "runs", su->defrag.runs);
     json_ku64(&w, "bytes_moved", su->defrag.bytes_moved);
     json_ku64(&w, "buffers_moved", su->defrag.buffers_moved);
-    json_kreal(&w, "seconds", secs(su->defrag.time));
+    json_kseconds(&w, "seconds", su->defrag.time);
     json_ku64(&w, "ooms_avoided", su->defrag.ooms_avoided);
     json_ku64(&w, "failures", su->defrag.failures);
     json_ku64(&w, "unsupported", su->defrag.unsupported);
@@ -418,7 +418,7 @@ void report_json(FILE *f, sim *s, const report_trace *t)
     json_ku64(&w, "bytes_out", su->spill.bytes_out);
     json_ku64(&w, "restores", su->spill.restores);
     json_ku64(&w, "bytes_in", su->spill.bytes_in);
-    json_kreal(&w, "seconds", secs(su->spill.time));
+    json_kseconds(&w, "seconds", su->spill.time);
     json_ku64(&w, "ooms_avoided", su->spill.ooms_avoided);
     json_ku64(&w, "failures", su->spill.failures);
     json_ku64(&w, "skipped", su->spill.skipped);
@@ -445,10 +445,10 @@ void report_json(FILE *f, sim *s, const report_trace *t)
         json_end_obj(&w);
     }
     json_end_obj(&w);
-    json_kreal(&w, "makespan_seconds", secs(su->makespan));
-    json_kreal(&w, "stall_seconds", secs(su->stall));
-    json_kreal(&w, "host_seconds", secs(su->host_time));
-    json_kreal(&w, "allocator_seconds", secs(su->allocator));
+    json_kseconds(&w, "makespan_seconds", su->makespan);
+    json_kseconds(&w, "stall_seconds", su->stall);
+    json_kseconds(&w, "host_seconds", su->host_time);
+    json_kseconds(&w, "allocator_seconds", su->allocator);
     json_key(&w, "events");
     json_obj(&w);
     json_ku64(&w, "total", su->events);

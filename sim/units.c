@@ -438,6 +438,22 @@ char *units_fmt_time(char *buf, size_t n, am_ps ps)
     return fmt_fixed(buf, n, ps, AM_PS_PER_S, 3, "s");
 }
 
+char *units_fmt_seconds(char *buf, size_t n, am_ps ps)
+{
+    unsigned long long whole = ps / AM_PS_PER_S, frac = ps % AM_PS_PER_S;
+    if (!frac) {
+        snprintf(buf, n, "%llu", whole);
+        return buf;
+    }
+    int digits = 12;
+    while (frac % 10 == 0) { /* no trailing zeros */
+        frac /= 10;
+        digits--;
+    }
+    snprintf(buf, n, "%llu.%0*llu", whole, digits, frac);
+    return buf;
+}
+
 /* ---- ranges: from + k * step, exactly ------------------------------------------------------ */
 
 /* A value as written, exactly: (neg ? -1 : 1) * mag * 10^exp base units. */

@@ -64,5 +64,8 @@ char *units_fmt_size(char *buf, size_t n, uint64_t bytes);
 char *units_fmt_bandwidth(char *buf, size_t n, double bytes_per_s);
 /* "12.500 us" - picks ps/ns/us/ms/s */
 char *units_fmt_time(char *buf, size_t n, am_ps ps);
+/* A time in seconds, exactly, as a plain decimal without a unit (for JSON and the key=value
+ * metrics, whose keys say "seconds"): "0.00094512", "1234.000000000001", "0". */
+char *units_fmt_seconds(char *buf, size_t n, am_ps ps);
 
 #endif

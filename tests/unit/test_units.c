@@ -359,6 +359,15 @@ static void test_format(void)
     CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 2500000000ULL), "2.500 ms");
     CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 1500000000000ULL), "1.500 s");
     CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 3600 * AM_PS_PER_S), "3600.000 s");
+    /* seconds exactly, to the picosecond (a %.12g double lost those past 12 digits) */
+    CU_ASSERT_STRING_EQUAL(units_fmt_seconds(b, sizeof b, 0), "0");
+    CU_ASSERT_STRING_EQUAL(units_fmt_seconds(b, sizeof b, 1), "0.000000000001");
+    CU_ASSERT_STRING_EQUAL(units_fmt_seconds(b, sizeof b, 945120000), "0.00094512");
+    CU_ASSERT_STRING_EQUAL(units_fmt_seconds(b, sizeof b, 3600 * AM_PS_PER_S), "3600");
+    CU_ASSERT_STRING_EQUAL(units_fmt_seconds(b, sizeof b, 1234 * AM_PS_PER_S + 1),
+                           "1234.000000000001");
+    CU_ASSERT_STRING_EQUAL(units_fmt_seconds(b, sizeof b, UINT64_MAX),
+                           "18446744.073709551615");
     /* small buffers are truncated, never overrun */
     char small[6];
     CU_ASSERT_STRING_EQUAL(units_fmt_size(small, sizeof small, 85899345920ULL), "80.00");
