@@ -2856,6 +2856,40 @@ static void test_set_typo_commands(void)
     free(out);
 }
 
+/* compare's lower bound is the trace's peak live bytes, the same for every row: a row that ran
+ * out of memory served fewer requests (its own peak live is lower) and has no gap (until
+ * 2026-11-27 bfc's gap here was taken from its 6 MiB peak live, as if it had placed the trace). */
+static void test_compare_lower_bound_policy_independent(void)
+{
+    const char *cfg = tu_write("lb.yaml",
+        "version: 1\ndefault_memory: hbm\nmemories:\n  hbm:\n    capacity: 64MiB\n"
+        "    allocator: {policy: bfc, memory_limit: 16MiB, allow_growth: true}\n");
+    const char *tr = tu_write("lb.trace", "amsim-trace v1\nalloc 1 1000\nalloc 2 3MiB\n"
+                              "alloc 3 1000\nfree 1\nalloc 5 1MiB\nfree 2\nalloc 6 5MiB\n"
+                              "alloc 7 9MiB\n");
+    const char *json = path_in_tmp("lb.json");
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "compare -c '%s' -t '%s' --policies bfc,best_fit --json '%s'",
+             cfg, tr, json);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "lower bound 15.00 MiB (15729640 B)"));
+    CU_ASSERT(out && strstr(out, "\nbfc             6.00 MiB      14.00 MiB          n/a "));
+    CU_ASSERT(out && strstr(out, "\nbest_fit       15.00 MiB      20.00 MiB     5.00 MiB "));
+    char *j = tu_slurp(json, NULL);
+    CU_ASSERT(j && strstr(j, "\"lower_bound_bytes\": 15729640"));
+    CU_ASSERT(j && strstr(j, "\"gap_bytes\": null") && strstr(j, "\"gap_bytes\": 5241880"));
+    free(j);
+    free(out);
+    /* run: the level that ran out has no gap to the lower bound and says what peak live is */
+    snprintf(args, sizeof args, "run -c '%s' -t '%s' --json '%s'", cfg, tr, json);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "1 out of memory (peak live counts the requests served only)"));
+    j = tu_slurp(json, NULL);
+    CU_ASSERT(j && strstr(j, "\"gap_to_lower_bound_bytes\": null"));
+    free(j);
+    free(out);
+}
+
 /* A policy whose run fails on its input (bfc refuses a memory_limit below 256 bytes; caching
  * ignores the key) is a 'failed' row and status 1, as run and mincap give for it; the rows that
  * succeeded are printed and --json is written with "ok": false (until 2026-11-25 status 0). */
@@ -4325,6 +4359,7 @@ void suite_batch(void)
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
              {"run, compare and mincap refuse a --set key of no policy", test_set_typo_commands},
              {"compare: a policy failing on its input is status 1", test_compare_failed_row_status},
+             {"compare: one lower bound for every row", test_compare_lower_bound_policy_independent},
              {"compare: a run failure naming the trace is a failed row",
               test_compare_failed_row_names_trace},
              {"plurals, mincap's wide percentages, trace_info in compare and mincap JSON",
