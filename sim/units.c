@@ -411,11 +411,14 @@ char *units_fmt_size(char *buf, size_t n, uint64_t bytes)
 
 char *units_fmt_bandwidth(char *buf, size_t n, double bytes_per_s)
 {
-    static const char *const names[] = {"B/s", "KB/s", "MB/s", "GB/s", "TB/s"};
-    /* decimal units, as bandwidths are quoted by vendors (GB/s, TB/s) */
+    /* decimal units, as bandwidths are quoted by vendors (GB/s, TB/s); up to EB/s, as the
+     * parser reads them (until 2026-11-27 TB/s was the largest: 1 EB/s printed as
+     * "1000000.000 TB/s", wider than the report's column) */
+    static const char *const names[] = {"B/s", "KB/s", "MB/s", "GB/s", "TB/s", "PB/s", "EB/s"};
+    const int last = (int)(sizeof names / sizeof *names) - 1;
     double v = bytes_per_s;
     int i = 0;
-    while (i < 4 && (v >= 1000.0 || v <= -1000.0)) {
+    while (i < last && (v >= 1000.0 || v <= -1000.0)) {
         v /= 1000.0;
         i++;
     }

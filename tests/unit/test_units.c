@@ -353,6 +353,12 @@ static void test_format(void)
     CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 3.35e12), "3.350 TB/s");
     CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 64e9), "64.000 GB/s");
     CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 12.0), "12.000 B/s");
+    /* PB/s and EB/s, as parsed (until 2026-11-27 "1000000.000 TB/s" for 1 EB/s) */
+    CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 2.5e15), "2.500 PB/s");
+    CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 1e18), "1.000 EB/s");
+    CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 18446744073709551615.0),
+                           "18.447 EB/s");
+    CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 999.9e12), "999.900 TB/s");
     CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 12500000), "12.500 us");
     CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 999), "999 ps");
     CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 1000), "1.000 ns");
