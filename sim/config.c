@@ -1917,9 +1917,13 @@ static int build_links(am_config *c, cfg_node *root, am_error *e)
         l->latency = lo.latency;
         l->concurrency = (uint32_t)lo.concurrency;
         l->duplex = lo.duplex;
-        if (lo.energy < 0)
-            return node_fail(e, map_get(kn, "energy_per_byte"), "%s.energy_per_byte: must be >= 0",
-                             path);
+        /* at most 1e12 pJ (1 J) a byte: a link's energy, bytes (below 2^64) x this, stays
+         * finite, so text and JSON give a number (until 2026-11-27 1e308 was accepted: the
+         * text said "inf mJ", the JSON null) */
+        if (!(lo.energy >= 0) || lo.energy > 1e12)
+            return node_fail(e, map_get(kn, "energy_per_byte"), "%s.energy_per_byte: must be "
+                             "between 0 and 1e12 picojoules per byte (1 J), not %g", path,
+                             lo.energy);
         l->energy_pj_per_byte = lo.energy;
         fill_defaults(kn, link_desc, 0);
     }

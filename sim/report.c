@@ -92,7 +92,10 @@ void report_text(FILE *f, sim *s, const report_trace *t)
                 mm->device_allocs, PL(mm->device_allocs));
     }
     sim_link_result lr[2 * CFG_MAX_LINKS];
-    int nl = sim_links(s, lr, 2 * CFG_MAX_LINKS), header = 0;
+    int nl = sim_links(s, lr, 2 * CFG_MAX_LINKS), header = 0, energy = 0;
+    /* an energy column (headed) when a link used has energy_per_byte; n/a on one without */
+    for (int i = 0; i < nl; i++)
+        energy |= lr[i].st->count && cfg->links[lr[i].link].energy_pj_per_byte > 0;
     for (int i = 0; i < nl; i++) {
         /* A half-duplex link: each direction, then (after its second) a line "A<>B" with the
          * channel both share. */
@@ -101,8 +104,8 @@ void report_text(FILE *f, sim *s, const report_trace *t)
             if (!st->count)
                 continue;
             if (!header++)
-                fprintf(f, "\n%-14s %-16s %12s %10s %12s %14s\n", "link", "direction", "bytes",
-                        "transfers", "busy", "achieved");
+                fprintf(f, "\n%-14s %-16s %12s %10s %12s %14s%s\n", "link", "direction", "bytes",
+                        "transfers", "busy", "achieved", energy ? "         energy" : "");
             int from = lr[i].dir ? lr[i].to : lr[i].from, to = lr[i].dir ? lr[i].from : lr[i].to;
             char dir[2 * CFG_NAME_MAX + 4];
             if (whole)
@@ -116,8 +119,10 @@ void report_text(FILE *f, sim *s, const report_trace *t)
                     units_fmt_bandwidth(c, sizeof c,
                                         st->busy_ps ? (double)st->bytes / secs(st->busy_ps) : 0));
             double epb = cfg->links[lr[i].link].energy_pj_per_byte;
-            if (epb > 0)
-                fprintf(f, " %12.6f mJ", (double)st->bytes * epb * 1e-9);
+            if (energy) /* joules, as the JSON's energy_joules */
+                fprintf(f, " %14s", epb > 0 ? units_fmt_energy(d, sizeof d,
+                                                               (double)st->bytes * epb * 1e-12)
+                                            : "n/a");
             fputc('\n', f);
         }
     }

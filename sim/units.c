@@ -426,6 +426,31 @@ char *units_fmt_bandwidth(char *buf, size_t n, double bytes_per_s)
     return buf;
 }
 
+char *units_fmt_energy(char *buf, size_t n, double joules)
+{
+    /* auto-scaled as times are (until 2026-11-27 link energies printed in mJ with 6 decimals:
+     * 2 pJ was "0.000000 mJ") */
+    static const char *const names[] = {"pJ", "nJ", "uJ", "mJ", "J", "kJ", "MJ", "GJ", "TJ",
+                                        "PJ", "EJ"};
+    const int last = (int)(sizeof names / sizeof *names) - 1;
+    if (joules == 0) {
+        snprintf(buf, n, "0 J");
+        return buf;
+    }
+    double v = joules * 1e12; /* picojoules */
+    if (v < 1.0) {
+        snprintf(buf, n, "%.3g pJ", v);
+        return buf;
+    }
+    int i = 0;
+    while (i < last && v >= 1000.0) {
+        v /= 1000.0;
+        i++;
+    }
+    snprintf(buf, n, "%.3f %s", v, names[i]);
+    return buf;
+}
+
 char *units_fmt_time(char *buf, size_t n, am_ps ps)
 {
     if (ps < AM_PS_PER_NS) {

@@ -731,6 +731,13 @@ static void y_guard_no_host_kind_set(void)
              trace_gpu());
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
 }
+/* an energy_per_byte whose energy could be non-finite (bytes x it) is refused (until 2026-11-27
+ * 1e308 was accepted: the text report said "inf mJ", the JSON null) */
+BI_C(y_energy_too_large, "energy.yaml", V "default_memory: hbm\nmemories:\n"
+     "  hbm: {kind: hbm, capacity: 1MiB}\n  host: {kind: host, capacity: 1MiB}\n"
+     "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, energy_per_byte: 1e308}\n",
+     "amsim: @:7:49: links.pcie.energy_per_byte: must be between 0 and 1e12 picojoules per byte "
+     "(1 J), not 1e+308")
 /* A value a policy refuses when it is created (not by its option table) is reported where the
  * user wrote it: a --set names the --set argument (it named the config's allocator map, a
  * position the user never wrote), a YAML value its own line and column; nothing is written. */
@@ -2473,6 +2480,7 @@ void suite_badinput(void)
              {"yaml: syntax error", y_syntax},
              {"yaml: a policy refusing its options, at the value", y_policy_refuses},
              {"yaml: a transfer guard no memory kind triggers", y_guard_no_host_kind},
+             {"yaml: a link energy_per_byte above 1e12 pJ", y_energy_too_large},
              {"yaml: the same guard given by --set", y_guard_no_host_kind_set},
              {"yaml: a policy refusing a --set value names the --set", y_policy_refuses_set},
              {"yaml: --policy checks the rules of the policy that runs", y_switched_policy_rule},

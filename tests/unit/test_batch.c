@@ -2890,6 +2890,38 @@ static void test_compare_lower_bound_policy_independent(void)
     free(out);
 }
 
+/* A link's energy (links.*.energy_per_byte, pJ a byte) has a headed column in the text report,
+ * auto-scaled (until 2026-11-27 no header, and "%.6f mJ": 2 pJ was "0.000000 mJ"), and is the
+ * JSON's energy_joules; a value whose energy could be non-finite is refused (1e308 printed
+ * "inf mJ" where the JSON said null). */
+static void test_link_energy_column(void)
+{
+    const char *cfg = tu_write("en.yaml",
+        "version: 1\ndefault_memory: hbm\nmemories:\n  hbm: {kind: hbm, capacity: 1GiB}\n"
+        "  host: {kind: host, capacity: 1GiB}\nlinks:\n"
+        "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, energy_per_byte: 2}\n");
+    const char *tr = tu_write("en.trace", "amsim-trace v1\nalloc 1 1000 level=host\n"
+                              "transfer host hbm 1 id=1 into=2\nsync\n");
+    const char *json = path_in_tmp("en.json");
+    char args[2048], *out = NULL, *err = NULL;
+    snprintf(args, sizeof args, "run -c '%s' -t '%s' --json '%s'", cfg, tr, json);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "      achieved         energy\n"));
+    CU_ASSERT(out && strstr(out, "  1000.000 MB/s       2.000 pJ\n"));
+    char *j = tu_slurp(json, NULL);
+    CU_ASSERT(j && strstr(j, "\"energy_joules\": 2e-12"));
+    if (!j || !strstr(j, "\"energy_joules\": 2e-12"))
+        fprintf(stderr, "\n  %s\n", j ? strstr(j, "energy") : "(no json)");
+    free(j);
+    free(out);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set links.pcie.energy_per_byte=1e308",
+             cfg, tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "links.pcie.energy_per_byte: must be between 0 and 1e12 "
+                            "picojoules per byte (1 J), not 1e+308"));
+    free(err);
+}
+
 /* A policy whose run fails on its input (bfc refuses a memory_limit below 256 bytes; caching
  * ignores the key) is a 'failed' row and status 1, as run and mincap give for it; the rows that
  * succeeded are printed and --json is written with "ok": false (until 2026-11-25 status 0). */
@@ -4360,6 +4392,7 @@ void suite_batch(void)
              {"run, compare and mincap refuse a --set key of no policy", test_set_typo_commands},
              {"compare: a policy failing on its input is status 1", test_compare_failed_row_status},
              {"compare: one lower bound for every row", test_compare_lower_bound_policy_independent},
+             {"run: a link's energy, headed and auto-scaled", test_link_energy_column},
              {"compare: a run failure naming the trace is a failed row",
               test_compare_failed_row_names_trace},
              {"plurals, mincap's wide percentages, trace_info in compare and mincap JSON",
