@@ -1,8 +1,15 @@
 /* compare.c - `amsim compare`: the same trace under several policies, one table side by side.
- * For the default memory level of each run: peak live (the lower bound any placement needs),
- * peak reserved and its gap to peak live, utilization, fragmentation ratio, out-of-memory
+ * For the default memory level of each run: peak live (the requests that run served), peak
+ * reserved and its gap to the lower bound, utilization, fragmentation ratio, out-of-memory
  * count, device calls (allocations + frees from the device) and host time spent in allocator
- * device calls. `--json FILE` writes the same figures for machines. */
+ * device calls. `--json FILE` writes the same figures for machines.
+ *
+ * The lower bound is the trace's own peak of live request sizes on the level, the same for
+ * every row: one reference run as mincap's (best_fit with on_oom: fail there, its capacity
+ * doubled from the configured one until no request fails). A row that ran out of memory served
+ * fewer requests, so its own peak live can be below it; until 2026-11-27 each row's gap was
+ * taken from its own peak live, and a policy that failed a request looked closer to the bound. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +22,8 @@
 #include "units.h"
 
 #define CMP_MAX 32
+/* the reference run's capacity stops doubling there (mincap's limit: 4 PiB) */
+#define CMP_REF_MAX (1ULL << 52)
 
 typedef struct cmp_row {
     char policy[RUN_POLICY_LEN];
@@ -78,14 +87,80 @@ static void collect(void *ctx, sim *s, const report_trace *t)
     r->makespan = sim_get_summary(s)->makespan;
 }
 
+typedef struct cmp_ref {
+    uint64_t peak_live, ooms; /* the default level's */
+    uint64_t capacity;        /* out: the level's configured capacity */
+} cmp_ref;
+
+static void ref_collect(void *ctx, sim *s, const report_trace *t)
+{
+    (void)t;
+    cmp_ref *r = ctx;
+    mem_level *m = sim_level(s, sim_config(s)->default_level);
+    r->peak_live = mem_get_metrics(m)->peak_live_bytes;
+    r->ooms = mem_get_metrics(m)->ooms;
+    r->capacity = mem_capacity(m);
+}
+
+/* The lower bound of the level (see the file comment): 1 with *lb, 0 when even 4 PiB is not
+ * enough for every request (no bound is stated), -1 with err when a reference run fails. */
+static int compare_lower_bound(const run_spec *spec, const char *level, uint64_t *lb,
+                               am_error *err)
+{
+    run_spec sp = *spec;
+    char oom[256], cap[256];
+    sp.policy = "best_fit";
+    sp.json = sp.placements = sp.timeline = sp.log = sp.outdir = NULL;
+    sp.text = NULL;
+    snprintf(oom, sizeof oom, "memories.%s.on_oom=fail", level);
+    sp.sets[sp.nsets++] = oom;
+    int ncap = sp.nsets;
+    cmp_ref r = {0};
+    uint64_t v = 0; /* 0: the configured capacity */
+    for (;;) {
+        sp.nsets = ncap;
+        if (v) {
+            snprintf(cap, sizeof cap, "memories.%s.capacity=%" PRIu64, level, v);
+            sp.sets[sp.nsets++] = cap;
+        }
+        if (run_once(&sp, ref_collect, &r, NULL, err) != 0)
+            return -1;
+        if (r.ooms == 0) {
+            *lb = r.peak_live;
+            return 1;
+        }
+        v = v ? v : r.capacity;
+        if (v >= CMP_REF_MAX)
+            return 0;
+        v = v > CMP_REF_MAX / 2 ? CMP_REF_MAX : AM_MAX(v * 2, 1);
+    }
+}
+
+/* Whether a row has a gap: a bound is known and the row placed every request of the level (one
+ * that ran out of memory there did not place the trace: its reserved bytes say nothing of it) */
+static int has_gap(const cmp_row *r, int have_lb) { return have_lb && r->level_ooms == 0; }
+
+/* The gap of a row to the lower bound lb (0 when it reserved no more: spilling can hold less) */
+static uint64_t gap_to(const cmp_row *r, uint64_t lb)
+{
+    return r->peak_reserved > lb ? r->peak_reserved - lb : 0;
+}
+
 /* The table on standard output (nothing with -q): the compared level, then a row a policy. */
-static void print_table(const cmp_row *rows, int n, const char *level, int quiet)
+static void print_table(const cmp_row *rows, int n, const char *level, int have_lb,
+                        uint64_t lb, int quiet)
 {
     if (quiet)
         return;
     char a[32], b[32], c[32], d[32];
     printf("level %s (the default memory, whose policy each row sets); OOMs: every level's\n",
            level);
+    if (have_lb)
+        printf("lower bound %s (%" PRIu64 " B): the trace's peak live bytes, every request "
+               "served\n", units_fmt_size(a, sizeof a, lb), lb);
+    else
+        printf("lower bound unknown: a reference run (best_fit) fails a request even with "
+               "4 PiB\n");
     printf("%-11s %12s %14s %12s %11s %10s %6s %12s %14s\n", "policy", "peak live",
            "peak reserved", "gap", "utilization", "frag", "OOMs", "device calls", "alloc time");
     for (int i = 0; i < n; i++) {
@@ -100,13 +175,13 @@ static void print_table(const cmp_row *rows, int n, const char *level, int quiet
         printf("%-11s %12s %14s %12s %11s %10s %6llu %12llu %14s\n", r->policy,
                units_fmt_size(a, sizeof a, r->peak_live),
                units_fmt_size(b, sizeof b, r->peak_reserved),
-               units_fmt_size(c, sizeof c, r->peak_reserved > r->peak_live
-                                               ? r->peak_reserved - r->peak_live : 0),
+               has_gap(r, have_lb) ? units_fmt_size(c, sizeof c, gap_to(r, lb)) : "n/a",
                r->peak_reserved ? ut : "n/a", r->peak_reserved ? fr : "n/a",
                (unsigned long long)r->ooms, (unsigned long long)r->device_calls,
                units_fmt_time(d, sizeof d, r->alloc_ps));
     }
-    printf("peak live is the lower bound on any placement; gap = peak reserved - peak live\n");
+    printf("peak live: the requests each row served (below the bound when it ran out of "
+           "memory); gap = peak reserved - lower bound (n/a when the level ran out)\n");
 }
 
 static void usage(FILE *f)
@@ -232,6 +307,13 @@ int cmd_compare(int argc, char **argv)
         fprintf(stderr, "amsim: %s\n", err.msg);
         return 1;
     }
+    uint64_t lb = 0;
+    int have_lb = compare_lower_bound(&sp, level, &lb, &err);
+    if (have_lb < 0) {
+        fprintf(stderr, "amsim: the reference run for the lower bound: %s\n", err.msg);
+        out_abort(o);
+        return err.status ? err.status : AM_EINTERNAL;
+    }
     int status = 0; /* the worst failed row's: AM_EINPUT or AM_EINTERNAL */
     for (int i = 0; i < n; i++) {
         cmp_row *r = &rows[i];
@@ -246,7 +328,7 @@ int cmd_compare(int argc, char **argv)
             status = AM_MAX(status, err.status ? err.status : AM_EINTERNAL);
         }
     }
-    print_table(rows, n, level, quiet);
+    print_table(rows, n, level, have_lb, lb, quiet);
     /* a failed row is an error (until 2026-11-25 status 0: a policy refusing its --set value
      * gave a table of one 'failed' row and 0, where run and mincap give 1) */
     if (status)
@@ -277,6 +359,11 @@ int cmd_compare(int argc, char **argv)
         json_null(&w);
     }
     json_kstr(&w, "level", level); /* the level compared (peak, gap, ... and level_ooms) */
+    json_key(&w, "lower_bound_bytes"); /* the trace's peak live bytes, every request served */
+    if (have_lb)
+        json_u64(&w, lb);
+    else
+        json_null(&w);
     json_key(&w, "policies");
     json_obj(&w);
     for (int i = 0; i < n; i++) {
@@ -289,8 +376,11 @@ int cmd_compare(int argc, char **argv)
         else {
             json_ku64(&w, "peak_live_bytes", r->peak_live);
             json_ku64(&w, "peak_reserved_bytes", r->peak_reserved);
-            json_ku64(&w, "gap_bytes", r->peak_reserved > r->peak_live
-                                           ? r->peak_reserved - r->peak_live : 0);
+            json_key(&w, "gap_bytes"); /* to lower_bound_bytes */
+            if (has_gap(r, have_lb))
+                json_u64(&w, gap_to(r, lb));
+            else
+                json_null(&w);
             json_kreal(&w, "utilization", r->utilization);
             json_kreal(&w, "fragmentation_ratio", r->frag);
             json_ku64(&w, "ooms", r->ooms); /* every level's */

@@ -1917,11 +1917,47 @@ static int build_links(am_config *c, cfg_node *root, am_error *e)
         l->latency = lo.latency;
         l->concurrency = (uint32_t)lo.concurrency;
         l->duplex = lo.duplex;
-        if (lo.energy < 0)
-            return node_fail(e, map_get(kn, "energy_per_byte"), "%s.energy_per_byte: must be >= 0",
-                             path);
+        /* at most 1e12 pJ (1 J) a byte: a link's energy, bytes (below 2^64) x this, stays
+         * finite, so text and JSON give a number (until 2026-11-27 1e308 was accepted: the
+         * text said "inf mJ", the JSON null) */
+        if (!(lo.energy >= 0) || lo.energy > 1e12)
+            return node_fail(e, map_get(kn, "energy_per_byte"), "%s.energy_per_byte: must be "
+                             "between 0 and 1e12 picojoules per byte (1 J), not %g", path,
+                             lo.energy);
         l->energy_pj_per_byte = lo.energy;
         fill_defaults(kn, link_desc, 0);
+    }
+    return 0;
+}
+
+/* A transfer_guard direction other than allow needs memories of the kinds it tells apart: a
+ * host memory (`kind: host` or `host_pinned`) for host_to_device and device_to_host, a device
+ * memory (any other kind) for every direction. Without them the direction never applies, so
+ * it is refused where it is set (until 2026-11-27 a memory named `host` without a `kind` was
+ * kind `other`, a device, and host_to_device=disallow silently never triggered). */
+static int check_guard_kinds(const am_config *c, cfg_node *root, am_error *e)
+{
+    static const char *const dirs[3] = {"host_to_device", "device_to_host", "device_to_device"};
+    int hosts = 0, devices = 0;
+    for (int i = 0; i < c->nlevels; i++) {
+        if (level_is_host(c, i))
+            hosts++;
+        else
+            devices++;
+    }
+    for (int d = 0; d < 3; d++) {
+        if (c->guard[d] == CFG_GUARD_ALLOW)
+            continue;
+        const char *missing = NULL;
+        if (d != CFG_DIR_D2D && !hosts)
+            missing = "no memory is host memory (kind: host or host_pinned)";
+        else if (!devices)
+            missing = "no memory is device memory (a kind other than host or host_pinned)";
+        if (missing)
+            return node_fail(e, map_get(map_get(root, "transfer_guard"), dirs[d]),
+                             "transfer_guard.%s: set, but %s, so it would never apply; give "
+                             "each memory its `kind` (a memory without one is `other`, a "
+                             "device memory, whatever its name)", dirs[d], missing);
     }
     return 0;
 }
@@ -1953,6 +1989,8 @@ static int build_misc(am_config *c, cfg_node *root, am_error *e)
                          "report.max_oom_events: too large");
     for (int i = 0; i < 3; i++)
         c->guard[i] = mo.guard[i];
+    if (check_guard_kinds(c, root, e) < 0)
+        return -1;
     c->trace.lifetimes_inclusive = mo.lifetimes == 1;
     c->trace.time_unit = mo.time_unit;
     c->engine.queue_depth = (uint32_t)mo.queue_depth;

@@ -48,7 +48,7 @@
  *       duplex: BOOL                 true: each direction has the full bandwidth (default true);
  *                                    false: both directions share one channel (reported per
  *                                    direction, and as FROM<>TO for the channel)
- *       energy_per_byte: REAL        picojoules per byte moved, when a device file gives it (default 0)
+ *       energy_per_byte: REAL        picojoules per byte moved, 0 to 1e12 (default 0: unknown)
  *   transfer_guard:                  jax.transfer_guard per direction, for implicit transfers:
  *     host_to_device: allow|log|disallow|log_explicit|disallow_explicit   (default allow)
  *     device_to_host: ...            device_to_device: ...

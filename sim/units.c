@@ -411,11 +411,39 @@ char *units_fmt_size(char *buf, size_t n, uint64_t bytes)
 
 char *units_fmt_bandwidth(char *buf, size_t n, double bytes_per_s)
 {
-    static const char *const names[] = {"B/s", "KB/s", "MB/s", "GB/s", "TB/s"};
-    /* decimal units, as bandwidths are quoted by vendors (GB/s, TB/s) */
+    /* decimal units, as bandwidths are quoted by vendors (GB/s, TB/s); up to EB/s, as the
+     * parser reads them (until 2026-11-27 TB/s was the largest: 1 EB/s printed as
+     * "1000000.000 TB/s", wider than the report's column) */
+    static const char *const names[] = {"B/s", "KB/s", "MB/s", "GB/s", "TB/s", "PB/s", "EB/s"};
+    const int last = (int)(sizeof names / sizeof *names) - 1;
     double v = bytes_per_s;
     int i = 0;
-    while (i < 4 && (v >= 1000.0 || v <= -1000.0)) {
+    while (i < last && (v >= 1000.0 || v <= -1000.0)) {
+        v /= 1000.0;
+        i++;
+    }
+    snprintf(buf, n, "%.3f %s", v, names[i]);
+    return buf;
+}
+
+char *units_fmt_energy(char *buf, size_t n, double joules)
+{
+    /* auto-scaled as times are (until 2026-11-27 link energies printed in mJ with 6 decimals:
+     * 2 pJ was "0.000000 mJ") */
+    static const char *const names[] = {"pJ", "nJ", "uJ", "mJ", "J", "kJ", "MJ", "GJ", "TJ",
+                                        "PJ", "EJ"};
+    const int last = (int)(sizeof names / sizeof *names) - 1;
+    if (joules == 0) {
+        snprintf(buf, n, "0 J");
+        return buf;
+    }
+    double v = joules * 1e12; /* picojoules */
+    if (v < 1.0) {
+        snprintf(buf, n, "%.3g pJ", v);
+        return buf;
+    }
+    int i = 0;
+    while (i < last && v >= 1000.0) {
         v /= 1000.0;
         i++;
     }

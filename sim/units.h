@@ -62,6 +62,10 @@ int units_range_value(units_kind kind, const char *from, const char *to, const c
 char *units_fmt_size(char *buf, size_t n, uint64_t bytes);
 /* "3.350 TB/s" */
 char *units_fmt_bandwidth(char *buf, size_t n, double bytes_per_s);
+/* "2.000 pJ", "1.250 mJ" - an energy in joules (finite, >= 0) in the unit from pJ to EJ that
+ * puts it in [1, 1000), with 3 decimals; below 1 pJ in pJ with 3 significant digits ("0.002
+ * pJ", "2e-09 pJ"); 0 is "0 J" */
+char *units_fmt_energy(char *buf, size_t n, double joules);
 /* "12.500 us" - picks ps/ns/us/ms/s */
 char *units_fmt_time(char *buf, size_t n, am_ps ps);
 /* A time in seconds, exactly, as a plain decimal without a unit (for JSON and the key=value

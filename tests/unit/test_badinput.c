@@ -704,6 +704,40 @@ BI_C(y_policy_refuses, "tiny.yaml", V "memories:\n  hbm:\n    capacity: 255\n   
      "      policy: bfc\n",
      "amsim: @:4:5: memories.hbm.capacity: bfc: memory limit of 191 bytes (memory_fraction 0.75 "
      "of a 255-byte capacity) is below 256 bytes")
+/* A transfer_guard direction that no memory's kind can trigger is refused where it is set: a
+ * memory named host without `kind` is `other`, a device (until 2026-11-27 host_to_device=
+ * disallow then never applied, status 0, and the transfer counted as device-to-device). */
+BI_C(y_guard_no_host_kind, "guardkind.yaml", V "default_memory: hbm\nmemories:\n"
+     "  hbm: {capacity: 1MiB}\n  host: {capacity: 1MiB}\n"
+     "transfer_guard: {device_to_host: log}\n",
+     "amsim: @:6:18: transfer_guard.device_to_host: set, but no memory is host memory (kind: "
+     "host or host_pinned), so it would never apply; give each memory its `kind` (a memory "
+     "without one is `other`, a device memory, whatever its name)")
+static void y_guard_no_host_kind_set(void)
+{
+    static const char text[] = V "default_memory: hbm\nmemories:\n  hbm: {capacity: 1GiB}\n"
+                               "  host: {capacity: 1GiB}\n"
+                               "links:\n  pcie: {from: host, to: hbm, bandwidth: 32GB/s}\n";
+    const char *cp = bi_write("guardkind2.yaml", text, strlen(text));
+    char args[2048];
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set "
+             "transfer_guard.host_to_device=disallow", cp, trace_gpu());
+    bi_expect(args, 1, "amsim: --set 'transfer_guard.host_to_device=disallow': "
+              "transfer_guard.host_to_device: set, but no memory is host memory (kind: host or "
+              "host_pinned), so it would never apply");
+    /* with the kind given, the guard applies */
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set "
+             "transfer_guard.host_to_device=disallow --set memories.host.kind=host", cp,
+             trace_gpu());
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+}
+/* an energy_per_byte whose energy could be non-finite (bytes x it) is refused (until 2026-11-27
+ * 1e308 was accepted: the text report said "inf mJ", the JSON null) */
+BI_C(y_energy_too_large, "energy.yaml", V "default_memory: hbm\nmemories:\n"
+     "  hbm: {kind: hbm, capacity: 1MiB}\n  host: {kind: host, capacity: 1MiB}\n"
+     "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, energy_per_byte: 1e308}\n",
+     "amsim: @:7:49: links.pcie.energy_per_byte: must be between 0 and 1e12 picojoules per byte "
+     "(1 J), not 1e+308")
 /* A value a policy refuses when it is created (not by its option table) is reported where the
  * user wrote it: a --set names the --set argument (it named the config's allocator map, a
  * position the user never wrote), a YAML value its own line and column; nothing is written. */
@@ -2445,6 +2479,9 @@ void suite_badinput(void)
              /* YAML */
              {"yaml: syntax error", y_syntax},
              {"yaml: a policy refusing its options, at the value", y_policy_refuses},
+             {"yaml: a transfer guard no memory kind triggers", y_guard_no_host_kind},
+             {"yaml: a link energy_per_byte above 1e12 pJ", y_energy_too_large},
+             {"yaml: the same guard given by --set", y_guard_no_host_kind_set},
              {"yaml: a policy refusing a --set value names the --set", y_policy_refuses_set},
              {"yaml: --policy checks the rules of the policy that runs", y_switched_policy_rule},
              {"yaml: check refuses what every run refuses (capacity rules)",

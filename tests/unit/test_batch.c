@@ -2856,6 +2856,72 @@ static void test_set_typo_commands(void)
     free(out);
 }
 
+/* compare's lower bound is the trace's peak live bytes, the same for every row: a row that ran
+ * out of memory served fewer requests (its own peak live is lower) and has no gap (until
+ * 2026-11-27 bfc's gap here was taken from its 6 MiB peak live, as if it had placed the trace). */
+static void test_compare_lower_bound_policy_independent(void)
+{
+    const char *cfg = tu_write("lb.yaml",
+        "version: 1\ndefault_memory: hbm\nmemories:\n  hbm:\n    capacity: 64MiB\n"
+        "    allocator: {policy: bfc, memory_limit: 16MiB, allow_growth: true}\n");
+    const char *tr = tu_write("lb.trace", "amsim-trace v1\nalloc 1 1000\nalloc 2 3MiB\n"
+                              "alloc 3 1000\nfree 1\nalloc 5 1MiB\nfree 2\nalloc 6 5MiB\n"
+                              "alloc 7 9MiB\n");
+    const char *json = path_in_tmp("lb.json");
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "compare -c '%s' -t '%s' --policies bfc,best_fit --json '%s'",
+             cfg, tr, json);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "lower bound 15.00 MiB (15729640 B)"));
+    CU_ASSERT(out && strstr(out, "\nbfc             6.00 MiB      14.00 MiB          n/a "));
+    CU_ASSERT(out && strstr(out, "\nbest_fit       15.00 MiB      20.00 MiB     5.00 MiB "));
+    char *j = tu_slurp(json, NULL);
+    CU_ASSERT(j && strstr(j, "\"lower_bound_bytes\": 15729640"));
+    CU_ASSERT(j && strstr(j, "\"gap_bytes\": null") && strstr(j, "\"gap_bytes\": 5241880"));
+    free(j);
+    free(out);
+    /* run: the level that ran out has no gap to the lower bound and says what peak live is */
+    snprintf(args, sizeof args, "run -c '%s' -t '%s' --json '%s'", cfg, tr, json);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "1 out of memory (peak live counts the requests served only)"));
+    j = tu_slurp(json, NULL);
+    CU_ASSERT(j && strstr(j, "\"gap_to_lower_bound_bytes\": null"));
+    free(j);
+    free(out);
+}
+
+/* A link's energy (links.*.energy_per_byte, pJ a byte) has a headed column in the text report,
+ * auto-scaled (until 2026-11-27 no header, and "%.6f mJ": 2 pJ was "0.000000 mJ"), and is the
+ * JSON's energy_joules; a value whose energy could be non-finite is refused (1e308 printed
+ * "inf mJ" where the JSON said null). */
+static void test_link_energy_column(void)
+{
+    const char *cfg = tu_write("en.yaml",
+        "version: 1\ndefault_memory: hbm\nmemories:\n  hbm: {kind: hbm, capacity: 1GiB}\n"
+        "  host: {kind: host, capacity: 1GiB}\nlinks:\n"
+        "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, energy_per_byte: 2}\n");
+    const char *tr = tu_write("en.trace", "amsim-trace v1\nalloc 1 1000 level=host\n"
+                              "transfer host hbm 1 id=1 into=2\nsync\n");
+    const char *json = path_in_tmp("en.json");
+    char args[2048], *out = NULL, *err = NULL;
+    snprintf(args, sizeof args, "run -c '%s' -t '%s' --json '%s'", cfg, tr, json);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "      achieved         energy\n"));
+    CU_ASSERT(out && strstr(out, "  1000.000 MB/s       2.000 pJ\n"));
+    char *j = tu_slurp(json, NULL);
+    CU_ASSERT(j && strstr(j, "\"energy_joules\": 2e-12"));
+    if (!j || !strstr(j, "\"energy_joules\": 2e-12"))
+        fprintf(stderr, "\n  %s\n", j ? strstr(j, "energy") : "(no json)");
+    free(j);
+    free(out);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set links.pcie.energy_per_byte=1e308",
+             cfg, tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "links.pcie.energy_per_byte: must be between 0 and 1e12 "
+                            "picojoules per byte (1 J), not 1e+308"));
+    free(err);
+}
+
 /* A policy whose run fails on its input (bfc refuses a memory_limit below 256 bytes; caching
  * ignores the key) is a 'failed' row and status 1, as run and mincap give for it; the rows that
  * succeeded are printed and --json is written with "ok": false (until 2026-11-25 status 0). */
@@ -4325,6 +4391,8 @@ void suite_batch(void)
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
              {"run, compare and mincap refuse a --set key of no policy", test_set_typo_commands},
              {"compare: a policy failing on its input is status 1", test_compare_failed_row_status},
+             {"compare: one lower bound for every row", test_compare_lower_bound_policy_independent},
+             {"run: a link's energy, headed and auto-scaled", test_link_energy_column},
              {"compare: a run failure naming the trace is a failed row",
               test_compare_failed_row_names_trace},
              {"plurals, mincap's wide percentages, trace_info in compare and mincap JSON",

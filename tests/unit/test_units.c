@@ -353,6 +353,21 @@ static void test_format(void)
     CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 3.35e12), "3.350 TB/s");
     CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 64e9), "64.000 GB/s");
     CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 12.0), "12.000 B/s");
+    /* PB/s and EB/s, as parsed (until 2026-11-27 "1000000.000 TB/s" for 1 EB/s) */
+    CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 2.5e15), "2.500 PB/s");
+    CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 1e18), "1.000 EB/s");
+    CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 18446744073709551615.0),
+                           "18.447 EB/s");
+    CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 999.9e12), "999.900 TB/s");
+    /* energies auto-scaled, as times (until 2026-11-27 "%.6f mJ": 2 pJ was "0.000000 mJ") */
+    CU_ASSERT_STRING_EQUAL(units_fmt_energy(b, sizeof b, 0), "0 J");
+    CU_ASSERT_STRING_EQUAL(units_fmt_energy(b, sizeof b, 2e-12), "2.000 pJ");
+    CU_ASSERT_STRING_EQUAL(units_fmt_energy(b, sizeof b, 2e-21), "2e-09 pJ");
+    CU_ASSERT_STRING_EQUAL(units_fmt_energy(b, sizeof b, 1.5e-9), "1.500 nJ");
+    CU_ASSERT_STRING_EQUAL(units_fmt_energy(b, sizeof b, 0.25), "250.000 mJ");
+    CU_ASSERT_STRING_EQUAL(units_fmt_energy(b, sizeof b, 12.5), "12.500 J");
+    /* the most a link can reach: 2^64 - 1 bytes at 1e12 pJ a byte */
+    CU_ASSERT_STRING_EQUAL(units_fmt_energy(b, sizeof b, 18446744073709551615.0), "18.447 EJ");
     CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 12500000), "12.500 us");
     CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 999), "999 ps");
     CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 1000), "1.000 ns");
