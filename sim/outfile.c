@@ -251,16 +251,99 @@ int out_commit(outfile *o, am_error *err)
     return 0;
 }
 
+/* The signals that stop a command (out_install_signals; SIGALRM: a batch worker's --timeout),
+ * blocked while outputs are renamed. */
+static void stop_set(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+    sigaddset(set, SIGPIPE);
+    sigaddset(set, SIGALRM);
+}
+
+/* Write out what o holds, short of the rename: a file's temporary flushed and closed (a close
+ * can report a write error, as on NFS), standard output's spool copied there and flushed.
+ * 0, or -1 with err. */
+static int finish(outfile *o, am_error *err)
+{
+    if (o->is_stdout) {
+        int bad = 0, e = 0;
+        if (o->spooled) {
+            bad = spool_out(o->f, &e);
+            fclose(o->f);
+            o->spooled = 0;
+        }
+        o->f = NULL;
+        if (!bad) {
+            errno = 0;
+            bad = fflush(stdout) != 0 || ferror(stdout);
+            e = errno;
+        }
+        return bad ? stdout_fail(err, e) : 0;
+    }
+    errno = 0;
+    int bad = fflush(o->f) != 0 || ferror(o->f) != 0, e = errno;
+    if (fclose(o->f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    o->f = NULL;
+    return bad ? am_fail(err, AM_EINPUT, "%s: write failed: %s", o->path, strerror(e)) : 0;
+}
+
+int out_commit_all(outfile **os, int n, am_error *err)
+{
+    int rc = 0;
+    /* files first, standard output last: bytes that reached standard output cannot be taken
+     * back, so they go only once every file is complete on disk */
+    for (int pass = 0; pass < 2 && rc == 0; pass++)
+        for (int i = 0; i < n && rc == 0; i++)
+            if (os[i] && os[i]->is_stdout == pass)
+                rc = finish(os[i], err);
+    sigset_t stop, old;
+    stop_set(&stop);
+    sigprocmask(SIG_BLOCK, &stop, &old);
+    sigset_t pending;
+    /* a stop signal that came while the files were written: the run was interrupted, so none
+     * of them is renamed (the handler runs when the signals are unblocked below; one the caller
+     * had blocked is an interrupt all the same) */
+    if (rc == 0 && sigpending(&pending) == 0)
+        for (int s = 1; s < NSIG && rc == 0; s++)
+            if (sigismember(&stop, s) && sigismember(&pending, s))
+                rc = am_fail(err, AM_EINPUT, "interrupted (signal %d) before the outputs "
+                             "were renamed into place: none written", s);
+    for (int i = 0; i < n; i++) {
+        outfile *o = os[i];
+        os[i] = NULL;
+        if (!o)
+            continue;
+        if (rc == 0 && o->tmp && rename(o->tmp, o->path) != 0)
+            rc = am_fail(err, AM_EINPUT, "%s: cannot rename its temporary into place: %s",
+                         o->path, strerror(errno));
+        else if (rc == 0) {
+            if (o->tmp)
+                track(o->tmp, 0);
+            release(o);
+            continue;
+        }
+        out_abort(o); /* after a failure: removed, not renamed */
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
 void out_abort(outfile *o)
 {
     if (!o)
         return;
-    if (!o->is_stdout || o->spooled) { /* a spooled temporary goes away when closed */
+    /* a spooled temporary goes away when closed; f is NULL once out_commit_all closed it */
+    if (o->f && (!o->is_stdout || o->spooled))
         fclose(o->f);
-        if (o->tmp) { /* what went in place stays: there is nothing to remove */
-            unlink(o->tmp);
-            track(o->tmp, 0);
-        }
+    if (o->tmp) { /* what went in place stays: there is nothing to remove */
+        unlink(o->tmp);
+        track(o->tmp, 0);
     }
     release(o);
 }

@@ -25,6 +25,14 @@ FILE *out_fp(outfile *o);
 int out_flush(outfile *o, am_error *err);
 /* Flush, close and rename into place; 0 or -1 (write errors are reported, temp removed). */
 int out_commit(outfile *o, am_error *err);
+/* Commit the n outputs os[] (NULL entries skipped) as one: each written in full first (a file's
+ * temporary flushed and closed, then standard output's spooled bytes copied there and flushed),
+ * and only when all of them succeeded and no stop signal (SIGINT, SIGTERM, SIGHUP, SIGPIPE,
+ * SIGALRM) is pending are they renamed into place, with those signals blocked for the renames.
+ * On a failure none is renamed and every temporary is removed: 0, or -1 with err. os[] is
+ * consumed (set to NULL) either way. For a command with several outputs, where out_commit one
+ * by one would leave the first published when a later one fails. */
+int out_commit_all(outfile **os, int n, am_error *err);
 /* Close and remove the temporary. NULL is fine. */
 void out_abort(outfile *o);
 /* 1 when what was written to o so far can be read back (it goes to a temporary), so that
