@@ -478,14 +478,19 @@ int out_check_paths(const out_named *outs, int nout, const out_named *ins, int n
     return rc;
 }
 
-void out_abort_all(void)
+/* Unlink every tracked temporary: the number removed (async-signal-safe). */
+static int abort_tracked(void)
 {
+    int n = 0;
     for (int i = 0; i < OUT_MAX; i++)
         if (tmp_used[i]) {
-            unlink(tmp_names[i]);
+            n += unlink(tmp_names[i]) == 0;
             tmp_used[i] = 0;
         }
+    return n;
 }
+
+void out_abort_all(void) { (void)abort_tracked(); }
 
 /* Directories a command made for its outputs, removed on a signal (out_track_dir). */
 #define DIR_MAX OUT_DIR_MAX
@@ -515,15 +520,24 @@ static void on_signal(int sig)
         ssize_t w = write(2, clear, sizeof clear - 1);
         (void)w;
     }
-    out_abort_all();
+    int removed = abort_tracked();
     /* after the temporaries: a directory holding only those is empty now (rmdir is
      * async-signal-safe and removes nothing else); the latest made first */
     for (int i = DIR_MAX - 1; i >= 0; i--)
         if (dir_used[i])
-            rmdir(dir_names[i]);
-    static const char msg[] = "amsim: interrupted; partial outputs removed\n";
-    ssize_t r = write(2, msg, sizeof msg - 1);
-    (void)r;
+            removed += rmdir(dir_names[i]) == 0;
+    static const char msg[] = "amsim: interrupted; partial outputs removed\n",
+                      pipe_msg[] = "amsim: an output pipe was closed (SIGPIPE); partial "
+                                   "outputs removed\n";
+    /* a closed pipe (`| head`) is said only when it cost something: the reader that stopped
+     * early asked for no more, and the shell is silent about it as for any other command */
+    if (sig != SIGPIPE) {
+        ssize_t r = write(2, msg, sizeof msg - 1);
+        (void)r;
+    } else if (removed) {
+        ssize_t r = write(2, pipe_msg, sizeof pipe_msg - 1);
+        (void)r;
+    }
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -537,8 +551,19 @@ void out_catch(int sig, void (*fn)(int), struct sigaction *old)
     sigaction(sig, &sa, old);
 }
 
+/* SIGINT and SIGTERM always, as until now (a shell starts a background job with SIGINT
+ * ignored, and `kill -INT` of one stopped it cleanly). SIGHUP and SIGPIPE unless ignored when
+ * the command started: nohup's SIGHUP stays ignored, and with SIGPIPE ignored a closed pipe is
+ * a write error (EPIPE) that fails the command as a full disk does. Until 2026-11-27 SIGHUP and
+ * SIGPIPE killed the command with its temporaries left behind. */
 void out_install_signals(void)
 {
     out_catch(SIGINT, on_signal, NULL);
     out_catch(SIGTERM, on_signal, NULL);
+    static const int maybe[] = {SIGHUP, SIGPIPE};
+    for (size_t i = 0; i < sizeof maybe / sizeof maybe[0]; i++) {
+        struct sigaction cur;
+        if (sigaction(maybe[i], NULL, &cur) == 0 && cur.sa_handler != SIG_IGN)
+            out_catch(maybe[i], on_signal, NULL);
+    }
 }

@@ -1,6 +1,7 @@
 /* outfile.h - output files written atomically: data goes to "PATH.tmp.PID" and is renamed to
  * PATH only when complete, so a failed or interrupted run never leaves a half-written result.
- * Temporaries still open at exit or on SIGINT/SIGTERM are removed (out_install_signals).
+ * Temporaries still open at exit or on SIGINT, SIGTERM, SIGHUP or SIGPIPE are removed
+ * (out_install_signals).
  * A PATH that exists and is not a regular file (/dev/null, a FIFO, a terminal) is written in
  * place, and a symbolic link's target is replaced, not the link; a dangling link (or chain of
  * links) creates the file its last link names, as a shell's `>` does. A PATH that cannot be
@@ -63,9 +64,9 @@ int out_check_paths(const out_named *outs, int nout, const out_named *ins, int n
 /* 1 once an output on standard output ("-") failed to write: the command that got that error
  * reports it, and main's final check of standard output need not say it again. */
 int out_stdout_failed(void);
-/* A directory the command made for its outputs (on 1) or no longer to remove (on 0): a
- * SIGINT or SIGTERM removes it after the temporaries when it is empty then, as the command
- * does itself when it fails, the latest tracked first (track parents before their children).
+/* A directory the command made for its outputs (on 1) or no longer to remove (on 0): a stop
+ * signal (SIGINT, SIGTERM, SIGHUP, SIGPIPE) removes it after the temporaries when it is empty
+ * then, as the command does itself when it fails, the latest tracked first (track parents before their children).
  * Until 2026-11-27 an interrupted `run -o DIR` left DIR. */
 #define OUT_DIR_MAX 16 /* directories tracked at once; out_track_dir returns -1 past them */
 int out_track_dir(const char *path, int on);

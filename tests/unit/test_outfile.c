@@ -1,6 +1,7 @@
 /* test_outfile.c - a command's outputs are published all together or not at all (sim/outfile.h):
  * out_commit_all renames none when one output fails to write or a stop signal came first; `run`
- * commits its Chrome trace and PyTorch snapshot with its other outputs. */
+ * commits its Chrome trace and PyTorch snapshot with its other outputs; SIGHUP and SIGPIPE
+ * remove the temporaries and an -o folder the run made as SIGINT does. */
 #define _GNU_SOURCE
 #include <CUnit/CUnit.h>
 #include <dirent.h>
@@ -120,6 +121,75 @@ static void test_commit_all_interrupted(void)
     sigaction(SIGHUP, &old, NULL);
 }
 
+/* SIGHUP, as SIGINT and SIGTERM, removes the open temporaries and a tracked -o folder, and
+ * the command dies by the signal (until 2026-11-27 SIGHUP
+ * left them all). In a child: the handler ends the process. */
+static void test_hangup_removes_temporaries(void)
+{
+    const char *dir = fresh("hup");
+    char odir[800], scratch[800], f[900];
+    snprintf(odir, sizeof odir, "%s/o", dir);
+    snprintf(scratch, sizeof scratch, "%s/scratch", dir);
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        signal(SIGHUP, SIG_DFL); /* as a command started from a terminal has it */
+        out_install_signals();
+        int e = mkdir(odir, 0700) | mkdir(scratch, 0700);
+        out_track_dir(odir, 1);
+        snprintf(f, sizeof f, "%s/plot0.svg", scratch);
+        FILE *s = fopen(f, "w"); /* untracked: stays */
+        outfile *a = NULL, *b = NULL;
+        am_error err = {0};
+        char p[900];
+        snprintf(p, sizeof p, "%s/summary.json", odir);
+        e |= out_open(&a, p, &err);
+        snprintf(p, sizeof p, "%s/p.csv", dir);
+        e |= out_open(&b, p, &err);
+        if (e || !s || !a || !b)
+            _exit(3);
+        freopen("/dev/null", "w", stderr); /* the handler's "interrupted" line */
+        fclose(s);
+        fputs("x", out_fp(a));
+        raise(SIGHUP);
+        _exit(4); /* not reached */
+    }
+    int st = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+    CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGHUP);
+    CU_ASSERT_EQUAL(count_in(dir, NULL), 1); /* no p.csv temporary, no o: scratch only */
+}
+
+/* A closed pipe (`| head -c 100`) on the run's standard output: the run dies by SIGPIPE (141)
+ * or, with SIGPIPE ignored, fails with EPIPE (1); either way its other outputs are neither
+ * published nor left as temporaries, and an -o folder it made is removed (until 2026-11-27
+ * p.csv.tmp.PID and l.log.tmp.PID stayed). The Chrome trace is some 300 kB, more than a pipe
+ * holds. */
+static void test_closed_pipe(void)
+{
+    const char *dir = fresh("pipe");
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    for (int ign = 0; ign < 2; ign++) {
+        char cmd[4096], stp[800];
+        snprintf(stp, sizeof stp, "%s/../pipe.status", dir);
+        snprintf(cmd, sizeof cmd,
+                 "%s { %s run -q -c '%s/configs/default.yaml' -t '%s/traces/gen_serve_small.trace' "
+                 "--chrome-trace - --placements '%s/p.csv' --log '%s/l.log' -o '%s/o' "
+                 "2>/dev/null </dev/null; echo $? >'%s'; } | head -c 100 >/dev/null",
+                 ign ? "trap '' PIPE;" : "", bin, tu_top(), tu_top(), dir, dir, dir, stp);
+        CU_ASSERT(system(cmd) != -1);
+        char *s = tu_slurp(stp, NULL);
+        int status = s ? atoi(s) : -1;
+        CU_ASSERT(ign ? status == 1 : (status == 141 || status == 1));
+        if (ign ? status != 1 : status != 141 && status != 1)
+            fprintf(stderr, "\n  closed pipe (SIGPIPE %s): status %d\n",
+                    ign ? "ignored" : "default", status);
+        free(s);
+        CU_ASSERT_EQUAL(count_in(dir, NULL), 0);
+    }
+}
+
 /* `run`: the Chrome trace and the snapshot are committed with the other outputs. A snapshot
  * that cannot be written leaves no Chrome trace and no summary (until 2026-11-27 the trace was
  * renamed into place before the snapshot was written, status 1 with c.json published), and
@@ -155,6 +225,9 @@ void suite_outfile(void)
     TU_SUITE("outfile",
              {"commit all: one write error renames none", test_commit_all_write_error},
              {"commit all: a pending stop signal renames none", test_commit_all_interrupted},
+             {"SIGHUP removes temporaries and -o folder",
+              test_hangup_removes_temporaries},
+             {"a closed pipe leaves no temporary and publishes nothing", test_closed_pipe},
              {"run: Chrome trace and snapshot committed with the others, all or none",
               test_run_all_or_none});
 }
