@@ -3,11 +3,13 @@
 #include "outfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define OUT_MAX 32
@@ -492,6 +494,55 @@ static int abort_tracked(void)
 
 void out_abort_all(void) { (void)abort_tracked(); }
 
+/* A scratch directory of the command's own (out_track_scratch): emptied and removed by the
+ * signal handler. */
+static char scratch_name[4096];
+static volatile sig_atomic_t scratch_used;
+
+int out_track_scratch(const char *path, int on)
+{
+    if (on) {
+        if (scratch_used || strlen(path) >= sizeof scratch_name)
+            return -1;
+        snprintf(scratch_name, sizeof scratch_name, "%s", path);
+        scratch_used = 1;
+        return 0;
+    }
+    if (!scratch_used || strcmp(scratch_name, path) != 0)
+        return -1;
+    scratch_used = 0;
+    return 0;
+}
+
+/* Empty and remove the scratch directory from a signal handler: opendir and readdir may
+ * allocate, so the entries are read with the getdents64 system call (open, unlinkat, close and
+ * rmdir are async-signal-safe); where there is none, only an empty directory is removed.
+ * 1 when the directory went. */
+static int remove_scratch(void)
+{
+    if (!scratch_used)
+        return 0;
+#ifdef SYS_getdents64
+    int fd = open(scratch_name, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        /* struct linux_dirent64: inode, offset, record length, type, then the name */
+        static char buf[8192] __attribute__((aligned(8)));
+        long n;
+        while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+            for (long off = 0; off < n;) {
+                unsigned short reclen;
+                memcpy(&reclen, buf + off + 16, sizeof reclen);
+                const char *name = buf + off + 19;
+                if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0)
+                    unlinkat(fd, name, 0);
+                off += reclen;
+            }
+        close(fd);
+    }
+#endif
+    return rmdir(scratch_name) == 0;
+}
+
 /* Directories a command made for its outputs, removed on a signal (out_track_dir). */
 #define DIR_MAX OUT_DIR_MAX
 static char dir_names[DIR_MAX][4096];
@@ -521,6 +572,7 @@ static void on_signal(int sig)
         (void)w;
     }
     int removed = abort_tracked();
+    removed += remove_scratch();
     /* after the temporaries: a directory holding only those is empty now (rmdir is
      * async-signal-safe and removes nothing else); the latest made first */
     for (int i = DIR_MAX - 1; i >= 0; i--)

@@ -70,6 +70,11 @@ int out_stdout_failed(void);
  * Until 2026-11-27 an interrupted `run -o DIR` left DIR. */
 #define OUT_DIR_MAX 16 /* directories tracked at once; out_track_dir returns -1 past them */
 int out_track_dir(const char *path, int on);
+/* A scratch directory whose every file is the command's own (on 1; 0: no longer), e.g. `amsim
+ * report`'s folder for gnuplot's data and SVGs: a stop signal empties and removes it. One at a
+ * time; -1 when another is tracked or the name is too long. Until 2026-11-27 an interrupted
+ * report left it. */
+int out_track_scratch(const char *path, int on);
 /* Remove every temporary still open (called on error paths, at exit and from signals). */
 void out_abort_all(void);
 void out_install_signals(void);

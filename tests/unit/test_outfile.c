@@ -1,7 +1,8 @@
 /* test_outfile.c - a command's outputs are published all together or not at all (sim/outfile.h):
  * out_commit_all renames none when one output fails to write or a stop signal came first; `run`
  * commits its Chrome trace and PyTorch snapshot with its other outputs; SIGHUP and SIGPIPE
- * remove the temporaries and an -o folder the run made as SIGINT does. */
+ * remove the temporaries, an -o folder the run made and a scratch folder as SIGINT does;
+ * `amsim report` makes its scratch folder under $TMPDIR and an interrupt removes it. */
 #define _GNU_SOURCE
 #include <CUnit/CUnit.h>
 #include <dirent.h>
@@ -121,8 +122,8 @@ static void test_commit_all_interrupted(void)
     sigaction(SIGHUP, &old, NULL);
 }
 
-/* SIGHUP, as SIGINT and SIGTERM, removes the open temporaries and a tracked -o folder, and
- * the command dies by the signal (until 2026-11-27 SIGHUP
+/* SIGHUP, as SIGINT and SIGTERM, removes the open temporaries, a tracked -o folder and a
+ * scratch folder with its files, and the command dies by the signal (until 2026-11-27 SIGHUP
  * left them all). In a child: the handler ends the process. */
 static void test_hangup_removes_temporaries(void)
 {
@@ -138,8 +139,9 @@ static void test_hangup_removes_temporaries(void)
         out_install_signals();
         int e = mkdir(odir, 0700) | mkdir(scratch, 0700);
         out_track_dir(odir, 1);
+        out_track_scratch(scratch, 1);
         snprintf(f, sizeof f, "%s/plot0.svg", scratch);
-        FILE *s = fopen(f, "w"); /* untracked: stays */
+        FILE *s = fopen(f, "w");
         outfile *a = NULL, *b = NULL;
         am_error err = {0};
         char p[900];
@@ -158,7 +160,7 @@ static void test_hangup_removes_temporaries(void)
     int st = 0;
     CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
     CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGHUP);
-    CU_ASSERT_EQUAL(count_in(dir, NULL), 1); /* no p.csv temporary, no o: scratch only */
+    CU_ASSERT_EQUAL(count_in(dir, NULL), 0); /* no p.csv temporary, no o, no scratch */
 }
 
 /* A closed pipe (`| head -c 100`) on the run's standard output: the run dies by SIGPIPE (141)
@@ -220,14 +222,60 @@ static void test_run_all_or_none(void)
     CU_ASSERT_EQUAL(count_in(dir, NULL), 0);
 }
 
+/* `amsim report` makes its scratch folder under $TMPDIR (until 2026-11-27 always /tmp), and an
+ * interrupt removes it, with the page's temporary (until 2026-11-27 it stayed). The fake
+ * gnuplot records the script it is given (which names the scratch folder) and stops the report
+ * with SIGTERM. */
+static void test_report_scratch(void)
+{
+    if (access("/proc/self/stat", R_OK) != 0)
+        return; /* the fake gnuplot finds amsim through /proc */
+    const char *dir = fresh("rstudy"), *td = fresh("rtmp"), *fake = fresh("rfake");
+    char p[1200], cmd[4096];
+    snprintf(p, sizeof p, "%s/results.csv", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("run_id,run,a,b,policy,trace,status,hbm.peak_reserved_bytes,hbm.peak_live_bytes,"
+          "hbm.fragmentation_ratio\n1,r1,1,1,bfc,t,ok,1048576,1000,0.1\n"
+          "2,r2,2,1,bfc,t,ok,2097152,1000,0.1\n", f);
+    fclose(f);
+    snprintf(p, sizeof p, "%s/gnuplot", fake);
+    f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    /* popen's shell may or may not exec gnuplot: the nearest ancestor named amsim is sent the
+     * signal (Linux /proc) */
+    fprintf(f, "#!/bin/sh\ncat >'%s/../gp.in'\np=$PPID\n"
+               "while [ \"$p\" -gt 1 ] && [ \"$(cat /proc/$p/comm)\" != amsim ]; do\n"
+               "  p=$(cut -d' ' -f4 /proc/$p/stat)\ndone\n"
+               "[ \"$p\" -gt 1 ] && kill -TERM $p\nexit 0\n", fake);
+    fclose(f);
+    chmod(p, 0755);
+    snprintf(cmd, sizeof cmd, "TMPDIR='%s' PATH='%s:/usr/bin:/bin' %s report '%s' >/dev/null "
+             "2>/dev/null </dev/null", td, fake,
+             getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim", dir);
+    int st = system(cmd);
+    CU_ASSERT(st != -1 && WIFSIGNALED(st) ? WTERMSIG(st) == SIGTERM
+                                          : WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM);
+    snprintf(p, sizeof p, "%s/../gp.in", fake);
+    char *in = tu_slurp(p, NULL);
+    char want[900];
+    snprintf(want, sizeof want, "out = \"%s/amsim-report-", td);
+    CU_ASSERT(in && strstr(in, want) != NULL);
+    free(in);
+    CU_ASSERT_EQUAL(count_in(td, NULL), 0);  /* the scratch folder went */
+    CU_ASSERT_EQUAL(count_in(dir, NULL), 1); /* results.csv only: no page, no temporary */
+}
+
 void suite_outfile(void)
 {
     TU_SUITE("outfile",
              {"commit all: one write error renames none", test_commit_all_write_error},
              {"commit all: a pending stop signal renames none", test_commit_all_interrupted},
-             {"SIGHUP removes temporaries and -o folder",
+             {"SIGHUP removes temporaries, -o folder and scratch folder",
               test_hangup_removes_temporaries},
              {"a closed pipe leaves no temporary and publishes nothing", test_closed_pipe},
              {"run: Chrome trace and snapshot committed with the others, all or none",
-              test_run_all_or_none});
+              test_run_all_or_none},
+             {"report: scratch folder under $TMPDIR, removed by an interrupt",
+              test_report_scratch});
 }
