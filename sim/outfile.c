@@ -76,6 +76,31 @@ static char *link_target(const char *path)
     return NULL;
 }
 
+static char *dir_of(const char *path, const char **base);
+
+/* The temporary that path is written to before its rename: "PATH.tmp.PID" next to it, or, when
+ * that name would be longer than a directory entry can be (NAME_MAX: an output named with 241
+ * bytes or more), ".amsim.tmp.PID.N" in the same directory (the rename must stay within one
+ * file system), N counting the command's short names. Both hold ".tmp.", which batch's sweep
+ * of a killed worker's leftovers looks for. Until 2026-11-27 such an output was refused ("File
+ * name too long") although the file system takes its name. */
+static char *tmp_name(const char *path)
+{
+    static unsigned nshort;
+    char suffix[64];
+    snprintf(suffix, sizeof suffix, ".tmp.%ld", (long)getpid());
+    const char *base;
+    char *dir = dir_of(path, &base);
+    size_t n = strlen(path) + 64;
+    char *tmp = am_malloc(n);
+    if (strlen(base) + strlen(suffix) <= NAME_MAX)
+        snprintf(tmp, n, "%s%s", path, suffix);
+    else
+        snprintf(tmp, n, "%s/.amsim%s.%u", dir, suffix, nshort++);
+    free(dir);
+    return tmp;
+}
+
 int out_open(outfile **o, const char *path, am_error *err)
 {
     *o = NULL;
@@ -133,9 +158,7 @@ int out_open(outfile **o, const char *path, am_error *err)
     }
     x->path = am_strdup(target ? target : path);
     free(target);
-    size_t n = strlen(x->path) + 32;
-    x->tmp = am_malloc(n);
-    snprintf(x->tmp, n, "%s.tmp.%ld", x->path, (long)getpid());
+    x->tmp = tmp_name(x->path);
     x->f = fopen(x->tmp, "wb");
     if (!x->f) {
         int e = errno;

@@ -1,4 +1,5 @@
-/* outfile.h - output files written atomically: data goes to "PATH.tmp.PID" and is renamed to
+/* outfile.h - output files written atomically: data goes to "PATH.tmp.PID" (".amsim.tmp.PID.N"
+ * in PATH's directory when that name would be too long for a directory entry) and is renamed to
  * PATH only when complete, so a failed or interrupted run never leaves a half-written result.
  * Temporaries still open at exit or on SIGINT, SIGTERM, SIGHUP or SIGPIPE are removed
  * (out_install_signals).

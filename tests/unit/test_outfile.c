@@ -1,8 +1,9 @@
 /* test_outfile.c - a command's outputs are published all together or not at all (sim/outfile.h):
  * out_commit_all renames none when one output fails to write or a stop signal came first; `run`
  * commits its Chrome trace and PyTorch snapshot with its other outputs; SIGHUP and SIGPIPE
- * remove the temporaries, an -o folder the run made and a scratch folder as SIGINT does;
- * `amsim report` makes its scratch folder under $TMPDIR and an interrupt removes it. */
+ * remove the temporaries, an -o folder the run made and a scratch folder as SIGINT does; an
+ * output name too long for "NAME.tmp.PID" still works; `amsim report` makes its scratch folder
+ * under $TMPDIR and an interrupt removes it. */
 #define _GNU_SOURCE
 #include <CUnit/CUnit.h>
 #include <dirent.h>
@@ -222,6 +223,34 @@ static void test_run_all_or_none(void)
     CU_ASSERT_EQUAL(count_in(dir, NULL), 0);
 }
 
+/* A name of 250 bytes is taken (its temporary "NAME.tmp.PID" would not be: until 2026-11-27
+ * "File name too long"), by out_open and by run and gen; no temporary stays. */
+static void test_long_name(void)
+{
+    const char *dir = fresh("long");
+    char name[251];
+    memset(name, 'n', 250);
+    name[250] = 0;
+    outfile *o = opened(dir, name, "x\n");
+    am_error err = {0};
+    CU_ASSERT_EQUAL(out_commit(o, &err), 0);
+    CU_ASSERT(exists(dir, name));
+    CU_ASSERT_EQUAL(count_in(dir, NULL), 1);
+
+    const char *sub = fresh("long2");
+    name[0] = 'j';
+    char args[4096];
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t "
+             "'%s/traces/gen_train_small.trace' --json '%s/%s'", tu_top(), tu_top(), sub, name);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    CU_ASSERT(exists(sub, name));
+    name[0] = 'g';
+    snprintf(args, sizeof args, "gen train --layers 1 -o '%s/%s'", sub, name);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    CU_ASSERT(exists(sub, name));
+    CU_ASSERT_EQUAL(count_in(sub, NULL), 2);
+}
+
 /* `amsim report` makes its scratch folder under $TMPDIR (until 2026-11-27 always /tmp), and an
  * interrupt removes it, with the page's temporary (until 2026-11-27 it stayed). The fake
  * gnuplot records the script it is given (which names the scratch folder) and stops the report
@@ -276,6 +305,7 @@ void suite_outfile(void)
              {"a closed pipe leaves no temporary and publishes nothing", test_closed_pipe},
              {"run: Chrome trace and snapshot committed with the others, all or none",
               test_run_all_or_none},
+             {"an output name of 250 bytes works", test_long_name},
              {"report: scratch folder under $TMPDIR, removed by an interrupt",
               test_report_scratch});
 }
