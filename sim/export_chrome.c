@@ -260,14 +260,14 @@ int chrome_open(chrome_exp **xp, const char *path, const am_config *cfg, am_erro
 
 const sim_observer *chrome_observer(chrome_exp *x) { return x ? &x->obs : NULL; }
 
-int chrome_close(chrome_exp *x, am_error *err)
+outfile *chrome_finish(chrome_exp *x)
 {
     if (!x)
-        return 0;
+        return NULL;
     fputs("\n]}\n", x->f);
-    int rc = out_commit(x->o, err);
+    outfile *o = x->o;
     free(x);
-    return rc;
+    return o;
 }
 
 void chrome_abort(chrome_exp *x)

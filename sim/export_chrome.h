@@ -12,14 +12,18 @@
 
 #include "config.h"
 #include "engine.h"
+#include "outfile.h"
 
 typedef struct chrome_exp chrome_exp;
 
 /* NULL path: *x = NULL, nothing written. cfg must outlive the exporter. */
 int chrome_open(chrome_exp **x, const char *path, const am_config *cfg, am_error *err);
 const sim_observer *chrome_observer(chrome_exp *x);
-/* Finish the JSON and rename it into place; frees x (NULL is fine). */
-int chrome_close(chrome_exp *x, am_error *err);
+/* Finish the JSON and hand over its output, still a temporary, for the caller to commit with
+ * its other outputs (out_commit_all: all renamed into place or none; until 2026-11-27 this
+ * renamed it at once, and an interrupt or a write error in another output left it published);
+ * frees x. NULL x gives NULL. */
+outfile *chrome_finish(chrome_exp *x);
 /* Drop the output (error paths); frees x (NULL is fine). */
 void chrome_abort(chrome_exp *x);
 

@@ -639,19 +639,19 @@ static void sn_write(snap_exp *x, FILE *f)
     free(seg);
 }
 
-int snap_close(snap_exp *x, am_error *err)
+outfile *snap_finish(snap_exp *x)
 {
     if (!x)
-        return 0;
+        return NULL;
     sn_flush(x);
     sn_streams(x);
     sn_write(x, out_fp(x->o));
-    int rc = out_commit(x->o, err);
+    outfile *o = x->o;
     free(x->r);
     free(x->held);
     free(x->failed);
     free(x);
-    return rc;
+    return o;
 }
 
 void snap_abort(snap_exp *x)

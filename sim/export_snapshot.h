@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "engine.h"
+#include "outfile.h"
 
 typedef struct snap_exp snap_exp;
 
@@ -24,8 +25,10 @@ const sim_observer *snap_observer(snap_exp *x);
 /* The run's sim, from sim_create until snap_close: the policy names its segments' pools and
  * streams (segment_type, stream), where it can (alloc.h segment_kind). */
 void snap_attach(snap_exp *x, const sim *s);
-/* Write the pickle and rename it into place; frees x (NULL is fine). */
-int snap_close(snap_exp *x, am_error *err);
+/* Write the pickle and hand over its output, still a temporary, for the caller to commit with
+ * its other outputs (out_commit_all; until 2026-11-27 this renamed it at once); frees x. NULL x
+ * gives NULL. */
+outfile *snap_finish(snap_exp *x);
 void snap_abort(snap_exp *x);
 
 #endif

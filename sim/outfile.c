@@ -3,11 +3,13 @@
 #include "outfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define OUT_MAX 32
@@ -74,6 +76,31 @@ static char *link_target(const char *path)
     return NULL;
 }
 
+static char *dir_of(const char *path, const char **base);
+
+/* The temporary that path is written to before its rename: "PATH.tmp.PID" next to it, or, when
+ * that name would be longer than a directory entry can be (NAME_MAX: an output named with 241
+ * bytes or more), ".amsim.tmp.PID.N" in the same directory (the rename must stay within one
+ * file system), N counting the command's short names. Both hold ".tmp.", which batch's sweep
+ * of a killed worker's leftovers looks for. Until 2026-11-27 such an output was refused ("File
+ * name too long") although the file system takes its name. */
+static char *tmp_name(const char *path)
+{
+    static unsigned nshort;
+    char suffix[64];
+    snprintf(suffix, sizeof suffix, ".tmp.%ld", (long)getpid());
+    const char *base;
+    char *dir = dir_of(path, &base);
+    size_t n = strlen(path) + 64;
+    char *tmp = am_malloc(n);
+    if (strlen(base) + strlen(suffix) <= NAME_MAX)
+        snprintf(tmp, n, "%s%s", path, suffix);
+    else
+        snprintf(tmp, n, "%s/.amsim%s.%u", dir, suffix, nshort++);
+    free(dir);
+    return tmp;
+}
+
 int out_open(outfile **o, const char *path, am_error *err)
 {
     *o = NULL;
@@ -131,9 +158,7 @@ int out_open(outfile **o, const char *path, am_error *err)
     }
     x->path = am_strdup(target ? target : path);
     free(target);
-    size_t n = strlen(x->path) + 32;
-    x->tmp = am_malloc(n);
-    snprintf(x->tmp, n, "%s.tmp.%ld", x->path, (long)getpid());
+    x->tmp = tmp_name(x->path);
     x->f = fopen(x->tmp, "wb");
     if (!x->f) {
         int e = errno;
@@ -251,16 +276,99 @@ int out_commit(outfile *o, am_error *err)
     return 0;
 }
 
+/* The signals that stop a command (out_install_signals; SIGALRM: a batch worker's --timeout),
+ * blocked while outputs are renamed. */
+static void stop_set(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+    sigaddset(set, SIGPIPE);
+    sigaddset(set, SIGALRM);
+}
+
+/* Write out what o holds, short of the rename: a file's temporary flushed and closed (a close
+ * can report a write error, as on NFS), standard output's spool copied there and flushed.
+ * 0, or -1 with err. */
+static int finish(outfile *o, am_error *err)
+{
+    if (o->is_stdout) {
+        int bad = 0, e = 0;
+        if (o->spooled) {
+            bad = spool_out(o->f, &e);
+            fclose(o->f);
+            o->spooled = 0;
+        }
+        o->f = NULL;
+        if (!bad) {
+            errno = 0;
+            bad = fflush(stdout) != 0 || ferror(stdout);
+            e = errno;
+        }
+        return bad ? stdout_fail(err, e) : 0;
+    }
+    errno = 0;
+    int bad = fflush(o->f) != 0 || ferror(o->f) != 0, e = errno;
+    if (fclose(o->f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    o->f = NULL;
+    return bad ? am_fail(err, AM_EINPUT, "%s: write failed: %s", o->path, strerror(e)) : 0;
+}
+
+int out_commit_all(outfile **os, int n, am_error *err)
+{
+    int rc = 0;
+    /* files first, standard output last: bytes that reached standard output cannot be taken
+     * back, so they go only once every file is complete on disk */
+    for (int pass = 0; pass < 2 && rc == 0; pass++)
+        for (int i = 0; i < n && rc == 0; i++)
+            if (os[i] && os[i]->is_stdout == pass)
+                rc = finish(os[i], err);
+    sigset_t stop, old;
+    stop_set(&stop);
+    sigprocmask(SIG_BLOCK, &stop, &old);
+    sigset_t pending;
+    /* a stop signal that came while the files were written: the run was interrupted, so none
+     * of them is renamed (the handler runs when the signals are unblocked below; one the caller
+     * had blocked is an interrupt all the same) */
+    if (rc == 0 && sigpending(&pending) == 0)
+        for (int s = 1; s < NSIG && rc == 0; s++)
+            if (sigismember(&stop, s) && sigismember(&pending, s))
+                rc = am_fail(err, AM_EINPUT, "interrupted (signal %d) before the outputs "
+                             "were renamed into place: none written", s);
+    for (int i = 0; i < n; i++) {
+        outfile *o = os[i];
+        os[i] = NULL;
+        if (!o)
+            continue;
+        if (rc == 0 && o->tmp && rename(o->tmp, o->path) != 0)
+            rc = am_fail(err, AM_EINPUT, "%s: cannot rename its temporary into place: %s",
+                         o->path, strerror(errno));
+        else if (rc == 0) {
+            if (o->tmp)
+                track(o->tmp, 0);
+            release(o);
+            continue;
+        }
+        out_abort(o); /* after a failure: removed, not renamed */
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
 void out_abort(outfile *o)
 {
     if (!o)
         return;
-    if (!o->is_stdout || o->spooled) { /* a spooled temporary goes away when closed */
+    /* a spooled temporary goes away when closed; f is NULL once out_commit_all closed it */
+    if (o->f && (!o->is_stdout || o->spooled))
         fclose(o->f);
-        if (o->tmp) { /* what went in place stays: there is nothing to remove */
-            unlink(o->tmp);
-            track(o->tmp, 0);
-        }
+    if (o->tmp) { /* what went in place stays: there is nothing to remove */
+        unlink(o->tmp);
+        track(o->tmp, 0);
     }
     release(o);
 }
@@ -395,13 +503,67 @@ int out_check_paths(const out_named *outs, int nout, const out_named *ins, int n
     return rc;
 }
 
-void out_abort_all(void)
+/* Unlink every tracked temporary: the number removed (async-signal-safe). */
+static int abort_tracked(void)
 {
+    int n = 0;
     for (int i = 0; i < OUT_MAX; i++)
         if (tmp_used[i]) {
-            unlink(tmp_names[i]);
+            n += unlink(tmp_names[i]) == 0;
             tmp_used[i] = 0;
         }
+    return n;
+}
+
+void out_abort_all(void) { (void)abort_tracked(); }
+
+/* A scratch directory of the command's own (out_track_scratch): emptied and removed by the
+ * signal handler. */
+static char scratch_name[4096];
+static volatile sig_atomic_t scratch_used;
+
+int out_track_scratch(const char *path, int on)
+{
+    if (on) {
+        if (scratch_used || strlen(path) >= sizeof scratch_name)
+            return -1;
+        snprintf(scratch_name, sizeof scratch_name, "%s", path);
+        scratch_used = 1;
+        return 0;
+    }
+    if (!scratch_used || strcmp(scratch_name, path) != 0)
+        return -1;
+    scratch_used = 0;
+    return 0;
+}
+
+/* Empty and remove the scratch directory from a signal handler: opendir and readdir may
+ * allocate, so the entries are read with the getdents64 system call (open, unlinkat, close and
+ * rmdir are async-signal-safe); where there is none, only an empty directory is removed.
+ * 1 when the directory went. */
+static int remove_scratch(void)
+{
+    if (!scratch_used)
+        return 0;
+#ifdef SYS_getdents64
+    int fd = open(scratch_name, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        /* struct linux_dirent64: inode, offset, record length, type, then the name */
+        static char buf[8192] __attribute__((aligned(8)));
+        long n;
+        while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+            for (long off = 0; off < n;) {
+                unsigned short reclen;
+                memcpy(&reclen, buf + off + 16, sizeof reclen);
+                const char *name = buf + off + 19;
+                if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0)
+                    unlinkat(fd, name, 0);
+                off += reclen;
+            }
+        close(fd);
+    }
+#endif
+    return rmdir(scratch_name) == 0;
 }
 
 /* Directories a command made for its outputs, removed on a signal (out_track_dir). */
@@ -432,15 +594,25 @@ static void on_signal(int sig)
         ssize_t w = write(2, clear, sizeof clear - 1);
         (void)w;
     }
-    out_abort_all();
+    int removed = abort_tracked();
+    removed += remove_scratch();
     /* after the temporaries: a directory holding only those is empty now (rmdir is
      * async-signal-safe and removes nothing else); the latest made first */
     for (int i = DIR_MAX - 1; i >= 0; i--)
         if (dir_used[i])
-            rmdir(dir_names[i]);
-    static const char msg[] = "amsim: interrupted; partial outputs removed\n";
-    ssize_t r = write(2, msg, sizeof msg - 1);
-    (void)r;
+            removed += rmdir(dir_names[i]) == 0;
+    static const char msg[] = "amsim: interrupted; partial outputs removed\n",
+                      pipe_msg[] = "amsim: an output pipe was closed (SIGPIPE); partial "
+                                   "outputs removed\n";
+    /* a closed pipe (`| head`) is said only when it cost something: the reader that stopped
+     * early asked for no more, and the shell is silent about it as for any other command */
+    if (sig != SIGPIPE) {
+        ssize_t r = write(2, msg, sizeof msg - 1);
+        (void)r;
+    } else if (removed) {
+        ssize_t r = write(2, pipe_msg, sizeof pipe_msg - 1);
+        (void)r;
+    }
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -454,8 +626,19 @@ void out_catch(int sig, void (*fn)(int), struct sigaction *old)
     sigaction(sig, &sa, old);
 }
 
+/* SIGINT and SIGTERM always, as until now (a shell starts a background job with SIGINT
+ * ignored, and `kill -INT` of one stopped it cleanly). SIGHUP and SIGPIPE unless ignored when
+ * the command started: nohup's SIGHUP stays ignored, and with SIGPIPE ignored a closed pipe is
+ * a write error (EPIPE) that fails the command as a full disk does. Until 2026-11-27 SIGHUP and
+ * SIGPIPE killed the command with its temporaries left behind. */
 void out_install_signals(void)
 {
     out_catch(SIGINT, on_signal, NULL);
     out_catch(SIGTERM, on_signal, NULL);
+    static const int maybe[] = {SIGHUP, SIGPIPE};
+    for (size_t i = 0; i < sizeof maybe / sizeof maybe[0]; i++) {
+        struct sigaction cur;
+        if (sigaction(maybe[i], NULL, &cur) == 0 && cur.sa_handler != SIG_IGN)
+            out_catch(maybe[i], on_signal, NULL);
+    }
 }

@@ -1,6 +1,8 @@
-/* outfile.h - output files written atomically: data goes to "PATH.tmp.PID" and is renamed to
+/* outfile.h - output files written atomically: data goes to "PATH.tmp.PID" (".amsim.tmp.PID.N"
+ * in PATH's directory when that name would be too long for a directory entry) and is renamed to
  * PATH only when complete, so a failed or interrupted run never leaves a half-written result.
- * Temporaries still open at exit or on SIGINT/SIGTERM are removed (out_install_signals).
+ * Temporaries still open at exit or on SIGINT, SIGTERM, SIGHUP or SIGPIPE are removed
+ * (out_install_signals).
  * A PATH that exists and is not a regular file (/dev/null, a FIFO, a terminal) is written in
  * place, and a symbolic link's target is replaced, not the link; a dangling link (or chain of
  * links) creates the file its last link names, as a shell's `>` does. A PATH that cannot be
@@ -25,6 +27,14 @@ FILE *out_fp(outfile *o);
 int out_flush(outfile *o, am_error *err);
 /* Flush, close and rename into place; 0 or -1 (write errors are reported, temp removed). */
 int out_commit(outfile *o, am_error *err);
+/* Commit the n outputs os[] (NULL entries skipped) as one: each written in full first (a file's
+ * temporary flushed and closed, then standard output's spooled bytes copied there and flushed),
+ * and only when all of them succeeded and no stop signal (SIGINT, SIGTERM, SIGHUP, SIGPIPE,
+ * SIGALRM) is pending are they renamed into place, with those signals blocked for the renames.
+ * On a failure none is renamed and every temporary is removed: 0, or -1 with err. os[] is
+ * consumed (set to NULL) either way. For a command with several outputs, where out_commit one
+ * by one would leave the first published when a later one fails. */
+int out_commit_all(outfile **os, int n, am_error *err);
 /* Close and remove the temporary. NULL is fine. */
 void out_abort(outfile *o);
 /* 1 when what was written to o so far can be read back (it goes to a temporary), so that
@@ -55,12 +65,17 @@ int out_check_paths(const out_named *outs, int nout, const out_named *ins, int n
 /* 1 once an output on standard output ("-") failed to write: the command that got that error
  * reports it, and main's final check of standard output need not say it again. */
 int out_stdout_failed(void);
-/* A directory the command made for its outputs (on 1) or no longer to remove (on 0): a
- * SIGINT or SIGTERM removes it after the temporaries when it is empty then, as the command
- * does itself when it fails, the latest tracked first (track parents before their children).
+/* A directory the command made for its outputs (on 1) or no longer to remove (on 0): a stop
+ * signal (SIGINT, SIGTERM, SIGHUP, SIGPIPE) removes it after the temporaries when it is empty
+ * then, as the command does itself when it fails, the latest tracked first (track parents before their children).
  * Until 2026-11-27 an interrupted `run -o DIR` left DIR. */
 #define OUT_DIR_MAX 16 /* directories tracked at once; out_track_dir returns -1 past them */
 int out_track_dir(const char *path, int on);
+/* A scratch directory whose every file is the command's own (on 1; 0: no longer), e.g. `amsim
+ * report`'s folder for gnuplot's data and SVGs: a stop signal empties and removes it. One at a
+ * time; -1 when another is tracked or the name is too long. Until 2026-11-27 an interrupted
+ * report left it. */
+int out_track_scratch(const char *path, int on);
 /* Remove every temporary still open (called on error paths, at exit and from signals). */
 void out_abort_all(void);
 void out_install_signals(void);

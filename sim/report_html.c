@@ -890,12 +890,21 @@ int cmd_report(int argc, char **argv)
         rtable_free(&c.t);
         return 1;
     }
-    snprintf(c.tmp, sizeof c.tmp, "/tmp/amsim-report-XXXXXX");
-    if (!mkdtemp(c.tmp)) {
-        fprintf(stderr, "%s: mkdtemp: %s\n", prog, strerror(errno));
+    /* the scratch folder for gnuplot's data and SVGs: under $TMPDIR (else /tmp), and removed
+     * by an interrupt too (out_track_scratch). Until 2026-11-27 it was always under /tmp and an
+     * interrupted report left it there. */
+    const char *td = getenv("TMPDIR");
+    if (!td || !*td)
+        td = "/tmp";
+    int tl = snprintf(c.tmp, sizeof c.tmp, "%s/amsim-report-XXXXXX", td);
+    if (tl < 0 || (size_t)tl >= sizeof c.tmp || !mkdtemp(c.tmp)) {
+        fprintf(stderr, "%s: cannot make a scratch folder under %s: %s\n", prog, td,
+                tl >= 0 && (size_t)tl >= sizeof c.tmp ? "name too long (TMPDIR)"
+                                                      : strerror(errno));
         rtable_free(&c.t);
         return 2;
     }
+    out_track_scratch(c.tmp, 1);
     outfile *o;
     am_error err = {0};
     int rc = 1;
@@ -944,6 +953,7 @@ int cmd_report(int argc, char **argv)
     }
 done:
     rm_tmp(c.tmp);
+    out_track_scratch(c.tmp, 0);
     rtable_free(&c.t);
     return rc;
 }

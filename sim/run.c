@@ -101,6 +101,8 @@ static char *join(const char *dir, const char *name)
 enum { O_JSON, O_PLACE, O_TIMELINE, O_LOG, O_REPORT, O_CONFIG, O_SAVE, O_DJSON, O_DPLACE,
        O_DTIMELINE, O_N };
 enum { O_ND = O_DJSON - O_JSON }; /* O_X + O_ND: DIR's copy of O_X */
+/* the exporters' outputs, in the set once they are finished (chrome_finish, snap_finish) */
+enum { O_CHROME = O_N, O_SNAP, O_ALL };
 
 /* The streamed outputs (placements, timeline) are written once, to whichever of the pair can be
  * read back (a temporary), and copied to the other after the run: the engine keeps one FILE per
@@ -133,7 +135,7 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
     chrome_exp *cx = NULL;
     snap_exp *sx = NULL;
     obs_mux mux;
-    outfile *o[O_N] = {0};
+    outfile *o[O_ALL] = {0};
     const char *path[O_N] = {[O_JSON] = sp->json, [O_PLACE] = sp->placements,
                              [O_TIMELINE] = sp->timeline, [O_LOG] = sp->log,
                              [O_SAVE] = sp->save_expect};
@@ -257,20 +259,16 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
         report_text(out_fp(o[O_REPORT]), s, &rt);
     if (o[O_CONFIG])
         cfg_write_yaml(cfg, out_fp(o[O_CONFIG]));
-    /* every output flushed before any is renamed into place: a write error (a full disk) in
-     * one leaves the others unwritten too */
-    for (int i = 0; i < O_N; i++)
-        if (out_flush(o[i], err) != 0)
-            goto out;
-    int bad = chrome_close(cx, err) != 0;
-    bad |= snap_close(sx, err) != 0;
+    /* the exporters' files join the set, and all are committed as one (out_commit_all):
+     * every output written in full (standard output's too) before any is renamed, so a write
+     * error in one or an interrupt leaves none of them. Until 2026-11-27 the Chrome trace was
+     * renamed before the snapshot was written and the others were renamed one by one after a
+     * failed one, so an interrupt or a write error left some published. */
+    o[O_CHROME] = chrome_finish(cx);
+    o[O_SNAP] = snap_finish(sx);
     cx = NULL;
     sx = NULL;
-    for (int i = 0; i < O_N; i++) {
-        bad |= out_commit(o[i], err) != 0;
-        o[i] = NULL;
-    }
-    if (bad)
+    if (out_commit_all(o, O_ALL, err) != 0)
         goto out;
     if (sp->text)
         report_text(sp->text, s, &rt);
@@ -282,10 +280,10 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
         goto out;
     rc = 0;
 out:
-    for (int i = 0; i < O_N; i++) {
+    for (int i = 0; i < O_ALL; i++)
         out_abort(o[i]);
+    for (int i = 0; i < O_N; i++)
         free(owned[i]);
-    }
     expect_free(xp);
     chrome_abort(cx);
     snap_abort(sx);

@@ -1,0 +1,311 @@
+/* test_outfile.c - a command's outputs are published all together or not at all (sim/outfile.h):
+ * out_commit_all renames none when one output fails to write or a stop signal came first; `run`
+ * commits its Chrome trace and PyTorch snapshot with its other outputs; SIGHUP and SIGPIPE
+ * remove the temporaries, an -o folder the run made and a scratch folder as SIGINT does; an
+ * output name too long for "NAME.tmp.PID" still works; `amsim report` makes its scratch folder
+ * under $TMPDIR and an interrupt removes it. */
+#define _GNU_SOURCE
+#include <CUnit/CUnit.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../sim/outfile.h"
+#include "testutil.h"
+
+/* A fresh folder DIR/name (removed first when a previous run left it). */
+static const char *fresh(const char *name)
+{
+    static char p[4][700];
+    static int k;
+    char *s = p[k++ % 4], cmd[800];
+    snprintf(s, sizeof p[0], "%s/%s", tu_tmpdir(), name);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", s);
+    CU_ASSERT(system(cmd) == 0);
+    CU_ASSERT(mkdir(s, 0700) == 0);
+    return s;
+}
+
+/* Entries of dir (without . and ..) whose name holds sub (NULL: all); -1 when dir is missing. */
+static int count_in(const char *dir, const char *sub)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && (!sub || strstr(e->d_name, sub)))
+            n++;
+    closedir(d);
+    return n;
+}
+
+static int exists(const char *dir, const char *name)
+{
+    char p[1200];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return access(p, F_OK) == 0;
+}
+
+/* Open dir/name (or path itself when dir is NULL) and write text to it. */
+static outfile *opened(const char *dir, const char *name, const char *text)
+{
+    char p[1200];
+    if (dir)
+        snprintf(p, sizeof p, "%s/%s", dir, name);
+    else
+        snprintf(p, sizeof p, "%s", name);
+    outfile *o = NULL;
+    am_error err = {0};
+    CU_ASSERT_FATAL(out_open(&o, p, &err) == 0);
+    fputs(text, out_fp(o));
+    return o;
+}
+
+/* One output that cannot be written (/dev/full: the write error shows at its flush, after the
+ * others were written in full) and the others are not renamed either; their temporaries go. */
+static void test_commit_all_write_error(void)
+{
+    if (access("/dev/full", W_OK) != 0)
+        return; /* no /dev/full on this system */
+    const char *dir = fresh("commit_err");
+    outfile *o[3] = {opened(dir, "a.txt", "a\n"), opened(NULL, "/dev/full", "lost\n"),
+                     opened(dir, "b.txt", "b\n")};
+    am_error err = {0};
+    CU_ASSERT_EQUAL(out_commit_all(o, 3, &err), -1);
+    CU_ASSERT(strstr(err.msg, "/dev/full: write failed: No space left on device") != NULL);
+    CU_ASSERT(o[0] == NULL && o[1] == NULL && o[2] == NULL);
+    CU_ASSERT_EQUAL(count_in(dir, NULL), 0); /* neither a.txt nor b.txt, no temporary */
+
+    /* and when all are fine, all are there */
+    outfile *ok[2] = {opened(dir, "a.txt", "a\n"), opened(dir, "b.txt", "b\n")};
+    CU_ASSERT_EQUAL(out_commit_all(ok, 2, &err), 0);
+    CU_ASSERT(exists(dir, "a.txt") && exists(dir, "b.txt"));
+    CU_ASSERT_EQUAL(count_in(dir, ".tmp."), 0);
+}
+
+static volatile sig_atomic_t hup_seen;
+static void on_hup(int sig)
+{
+    (void)sig;
+    hup_seen = 1;
+}
+
+/* A stop signal that arrived while the outputs were being written (here: pending, blocked)
+ * means the command was interrupted: nothing is renamed, not the first output either (until
+ * 2026-11-27 `run` renamed its Chrome trace before it wrote its snapshot, and an interrupt then
+ * left the trace published). The signal is delivered afterwards as usual. */
+static void test_commit_all_interrupted(void)
+{
+    const char *dir = fresh("commit_sig");
+    struct sigaction old;
+    out_catch(SIGHUP, on_hup, &old);
+    sigset_t hup, prev;
+    sigemptyset(&hup);
+    sigaddset(&hup, SIGHUP);
+    sigprocmask(SIG_BLOCK, &hup, &prev);
+    hup_seen = 0;
+    raise(SIGHUP);
+    outfile *o[2] = {opened(dir, "c.json", "{}\n"), opened(dir, "s.pkl", "x")};
+    am_error err = {0};
+    CU_ASSERT_EQUAL(out_commit_all(o, 2, &err), -1);
+    CU_ASSERT(strstr(err.msg, "interrupted") != NULL);
+    CU_ASSERT_EQUAL(count_in(dir, NULL), 0);
+    CU_ASSERT_EQUAL(hup_seen, 0);
+    sigprocmask(SIG_SETMASK, &prev, NULL);
+    CU_ASSERT_EQUAL(hup_seen, 1);
+    sigaction(SIGHUP, &old, NULL);
+}
+
+/* SIGHUP, as SIGINT and SIGTERM, removes the open temporaries, a tracked -o folder and a
+ * scratch folder with its files, and the command dies by the signal (until 2026-11-27 SIGHUP
+ * left them all). In a child: the handler ends the process. */
+static void test_hangup_removes_temporaries(void)
+{
+    const char *dir = fresh("hup");
+    char odir[800], scratch[800], f[900];
+    snprintf(odir, sizeof odir, "%s/o", dir);
+    snprintf(scratch, sizeof scratch, "%s/scratch", dir);
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        signal(SIGHUP, SIG_DFL); /* as a command started from a terminal has it */
+        out_install_signals();
+        int e = mkdir(odir, 0700) | mkdir(scratch, 0700);
+        out_track_dir(odir, 1);
+        out_track_scratch(scratch, 1);
+        snprintf(f, sizeof f, "%s/plot0.svg", scratch);
+        FILE *s = fopen(f, "w");
+        outfile *a = NULL, *b = NULL;
+        am_error err = {0};
+        char p[900];
+        snprintf(p, sizeof p, "%s/summary.json", odir);
+        e |= out_open(&a, p, &err);
+        snprintf(p, sizeof p, "%s/p.csv", dir);
+        e |= out_open(&b, p, &err);
+        if (e || !s || !a || !b)
+            _exit(3);
+        freopen("/dev/null", "w", stderr); /* the handler's "interrupted" line */
+        fclose(s);
+        fputs("x", out_fp(a));
+        raise(SIGHUP);
+        _exit(4); /* not reached */
+    }
+    int st = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+    CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGHUP);
+    CU_ASSERT_EQUAL(count_in(dir, NULL), 0); /* no p.csv temporary, no o, no scratch */
+}
+
+/* A closed pipe (`| head -c 100`) on the run's standard output: the run dies by SIGPIPE (141)
+ * or, with SIGPIPE ignored, fails with EPIPE (1); either way its other outputs are neither
+ * published nor left as temporaries, and an -o folder it made is removed (until 2026-11-27
+ * p.csv.tmp.PID and l.log.tmp.PID stayed). The Chrome trace is some 300 kB, more than a pipe
+ * holds. */
+static void test_closed_pipe(void)
+{
+    const char *dir = fresh("pipe");
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    for (int ign = 0; ign < 2; ign++) {
+        char cmd[4096], stp[800];
+        snprintf(stp, sizeof stp, "%s/../pipe.status", dir);
+        snprintf(cmd, sizeof cmd,
+                 "%s { %s run -q -c '%s/configs/default.yaml' -t '%s/traces/gen_serve_small.trace' "
+                 "--chrome-trace - --placements '%s/p.csv' --log '%s/l.log' -o '%s/o' "
+                 "2>/dev/null </dev/null; echo $? >'%s'; } | head -c 100 >/dev/null",
+                 ign ? "trap '' PIPE;" : "", bin, tu_top(), tu_top(), dir, dir, dir, stp);
+        CU_ASSERT(system(cmd) != -1);
+        char *s = tu_slurp(stp, NULL);
+        int status = s ? atoi(s) : -1;
+        CU_ASSERT(ign ? status == 1 : (status == 141 || status == 1));
+        if (ign ? status != 1 : status != 141 && status != 1)
+            fprintf(stderr, "\n  closed pipe (SIGPIPE %s): status %d\n",
+                    ign ? "ignored" : "default", status);
+        free(s);
+        CU_ASSERT_EQUAL(count_in(dir, NULL), 0);
+    }
+}
+
+/* `run`: the Chrome trace and the snapshot are committed with the other outputs. A snapshot
+ * that cannot be written leaves no Chrome trace and no summary (until 2026-11-27 the trace was
+ * renamed into place before the snapshot was written, status 1 with c.json published), and
+ * standard output that cannot be written leaves none of the files (until 2026-11-27 j.json
+ * and t.csv were published). */
+static void test_run_all_or_none(void)
+{
+    if (access("/dev/full", W_OK) != 0)
+        return;
+    const char *dir = fresh("run_all");
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char args[4096], *err = NULL;
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t "
+             "'%s/traces/gen_train_small.trace' --chrome-trace '%s/c.json' --json '%s/j.json' "
+             "--pytorch-snapshot /dev/full -o '%s/o'", tu_top(), tu_top(), dir, dir, dir);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "/dev/full: write failed") != NULL);
+    free(err);
+    CU_ASSERT_EQUAL(count_in(dir, NULL), 0);
+
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s run -q -c '%s/configs/default.yaml' -t "
+             "'%s/traces/gen_train_small.trace' --placements - --json '%s/j.json' "
+             "--timeline '%s/t.csv' >/dev/full 2>/dev/null </dev/null", bin, tu_top(), tu_top(),
+             dir, dir);
+    int st = system(cmd);
+    CU_ASSERT(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 1);
+    CU_ASSERT_EQUAL(count_in(dir, NULL), 0);
+}
+
+/* A name of 250 bytes is taken (its temporary "NAME.tmp.PID" would not be: until 2026-11-27
+ * "File name too long"), by out_open and by run and gen; no temporary stays. */
+static void test_long_name(void)
+{
+    const char *dir = fresh("long");
+    char name[251];
+    memset(name, 'n', 250);
+    name[250] = 0;
+    outfile *o = opened(dir, name, "x\n");
+    am_error err = {0};
+    CU_ASSERT_EQUAL(out_commit(o, &err), 0);
+    CU_ASSERT(exists(dir, name));
+    CU_ASSERT_EQUAL(count_in(dir, NULL), 1);
+
+    const char *sub = fresh("long2");
+    name[0] = 'j';
+    char args[4096];
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t "
+             "'%s/traces/gen_train_small.trace' --json '%s/%s'", tu_top(), tu_top(), sub, name);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    CU_ASSERT(exists(sub, name));
+    name[0] = 'g';
+    snprintf(args, sizeof args, "gen train --layers 1 -o '%s/%s'", sub, name);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    CU_ASSERT(exists(sub, name));
+    CU_ASSERT_EQUAL(count_in(sub, NULL), 2);
+}
+
+/* `amsim report` makes its scratch folder under $TMPDIR (until 2026-11-27 always /tmp), and an
+ * interrupt removes it, with the page's temporary (until 2026-11-27 it stayed). The fake
+ * gnuplot records the script it is given (which names the scratch folder) and stops the report
+ * with SIGTERM. */
+static void test_report_scratch(void)
+{
+    if (access("/proc/self/stat", R_OK) != 0)
+        return; /* the fake gnuplot finds amsim through /proc */
+    const char *dir = fresh("rstudy"), *td = fresh("rtmp"), *fake = fresh("rfake");
+    char p[1200], cmd[4096];
+    snprintf(p, sizeof p, "%s/results.csv", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("run_id,run,a,b,policy,trace,status,hbm.peak_reserved_bytes,hbm.peak_live_bytes,"
+          "hbm.fragmentation_ratio\n1,r1,1,1,bfc,t,ok,1048576,1000,0.1\n"
+          "2,r2,2,1,bfc,t,ok,2097152,1000,0.1\n", f);
+    fclose(f);
+    snprintf(p, sizeof p, "%s/gnuplot", fake);
+    f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    /* popen's shell may or may not exec gnuplot: the nearest ancestor named amsim is sent the
+     * signal (Linux /proc) */
+    fprintf(f, "#!/bin/sh\ncat >'%s/../gp.in'\np=$PPID\n"
+               "while [ \"$p\" -gt 1 ] && [ \"$(cat /proc/$p/comm)\" != amsim ]; do\n"
+               "  p=$(cut -d' ' -f4 /proc/$p/stat)\ndone\n"
+               "[ \"$p\" -gt 1 ] && kill -TERM $p\nexit 0\n", fake);
+    fclose(f);
+    chmod(p, 0755);
+    snprintf(cmd, sizeof cmd, "TMPDIR='%s' PATH='%s:/usr/bin:/bin' %s report '%s' >/dev/null "
+             "2>/dev/null </dev/null", td, fake,
+             getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim", dir);
+    int st = system(cmd);
+    CU_ASSERT(st != -1 && WIFSIGNALED(st) ? WTERMSIG(st) == SIGTERM
+                                          : WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM);
+    snprintf(p, sizeof p, "%s/../gp.in", fake);
+    char *in = tu_slurp(p, NULL);
+    char want[900];
+    snprintf(want, sizeof want, "out = \"%s/amsim-report-", td);
+    CU_ASSERT(in && strstr(in, want) != NULL);
+    free(in);
+    CU_ASSERT_EQUAL(count_in(td, NULL), 0);  /* the scratch folder went */
+    CU_ASSERT_EQUAL(count_in(dir, NULL), 1); /* results.csv only: no page, no temporary */
+}
+
+void suite_outfile(void)
+{
+    TU_SUITE("outfile",
+             {"commit all: one write error renames none", test_commit_all_write_error},
+             {"commit all: a pending stop signal renames none", test_commit_all_interrupted},
+             {"SIGHUP removes temporaries, -o folder and scratch folder",
+              test_hangup_removes_temporaries},
+             {"a closed pipe leaves no temporary and publishes nothing", test_closed_pipe},
+             {"run: Chrome trace and snapshot committed with the others, all or none",
+              test_run_all_or_none},
+             {"an output name of 250 bytes works", test_long_name},
+             {"report: scratch folder under $TMPDIR, removed by an interrupt",
+              test_report_scratch});
+}
