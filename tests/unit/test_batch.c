@@ -730,6 +730,22 @@ static void test_sweep_seed_range(void)
     free(out);
 }
 
+/* A sweep's base config must write its own version, as a run's config must: a device preset's
+ * `version: 1` does not stand for it (until 2026-11-27 such a base was accepted). */
+static void test_sweep_base_needs_version(void)
+{
+    char text[1024], args[1200], *err = NULL;
+    const char *base = tu_write("noverbase.yaml", "device: h100\nmemories:\n  hbm:\n"
+                                "    allocator: {policy: caching}\n");
+    snprintf(text, sizeof text, "base: %s\ntraces: [%s/traces/gpu_train_step.trace]\n", base,
+             tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("noverbase_sw.yaml", text));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "noverbase.yaml:1:1: missing required key 'version' "
+                                 "(supported versions: 1)"));
+    free(err);
+}
+
 static void test_sweep_errors(void)
 {
     char text[1024], args[1200], *err = NULL;
@@ -4258,6 +4274,7 @@ void suite_batch(void)
              {"a range bound that rounds to 0 bytes", test_range_rounds_to_zero},
              {"a range's error names its field, line:column and why", test_range_errors},
              {"sweep errors name file:line", test_sweep_errors},
+             {"a sweep's base config needs its own version", test_sweep_base_needs_version},
              {"a key twice in a sweep map is refused", test_sweep_duplicate_keys},
              {"sweeps: no anchors, aliases, tags, second documents or deep nesting",
               test_sweep_yaml_subset},
