@@ -3525,6 +3525,8 @@ static void usage(FILE *f)
             "       amsim batch --merge DIR... -o OUT\n"
             "  runs the matrix of a sweep file (configs/sweeps/README.md) on N worker processes,\n"
             "  one folder per run (DIR/runs/NNNN-NAME/) and DIR/results.csv, one row per run\n"
+            "  -o, --out DIR         the study folder, runs/ and results.csv (required but\n"
+            "                        with --list); with --merge, OUT\n"
             "  -j, --jobs N          worker processes (default: online CPUs)\n"
             "  --shard K/N           only runs i (1-based) with (i-1) mod N = K-1; K is 1..N\n"
             "  --merge DIR...        combine shard folders: OUT/results.csv (OUT ending in .csv:\n"

@@ -2,7 +2,8 @@
  * takes (--name=VALUE split at the first '=', --name VALUE, -xVALUE, -x VALUE, grouped short
  * flags, "--", "-" as an operand, options after operands), what it refuses and the message it
  * gives (a flag given a value, a missing or empty value, an unknown or abbreviated name). The
- * commands' use of it is tested through the binary in test_batch.c. */
+ * commands' use of it is tested through the binary in test_batch.c; their help texts and
+ * usage errors here, through the binary too. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,9 +148,36 @@ static void test_once(void)
     CU_ASSERT_EQUAL(cli_next(&c, opts, &opt, &val), CLI_END);
 }
 
+/* Each command's --help names every option it takes, as it takes it: -o/--out of run, batch
+ * and gen (until 2026-11-27 only convert listed --out, gen not even -o under a kind), -c of run
+ * as required (it read "(configs/default.yaml)", as if that were a default), and every kind of
+ * --log line (D, a donation, was missing). */
+static void test_help_texts(void)
+{
+    static const char *const with_out[] = {"run", "batch", "gen", "gen train", "gen serve",
+                                           "gen kernel", "convert"};
+    char args[64], *out = NULL;
+    for (size_t i = 0; i < sizeof with_out / sizeof with_out[0]; i++) {
+        snprintf(args, sizeof args, "%s --help", with_out[i]);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        CU_ASSERT(out && strstr(out, "-o, --out "));
+        if (!out || !strstr(out, "-o, --out "))
+            fprintf(stderr, "\n  amsim %s: no '-o, --out' in its help\n", with_out[i]);
+        free(out);
+        out = NULL;
+    }
+    CU_ASSERT_EQUAL(tu_amsim("run --help", &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "--config FILE       YAML config (required; e.g. "
+                                 "configs/default.yaml)"));
+    CU_ASSERT(out && !strstr(out, "YAML config (configs/default.yaml)"));
+    CU_ASSERT(out && strstr(out, "(R/G/A/OOM/M/D/P/S"));
+    free(out);
+}
+
 void suite_cli(void)
 {
     TU_SUITE("cli", {"every form getopt_long takes", test_forms},
              {"refusals and their messages", test_refusals},
-             {"a value given twice, in either form", test_once});
+             {"a value given twice, in either form", test_once},
+             {"help texts: -o/--out, a required -c, every --log line", test_help_texts});
 }
