@@ -90,7 +90,8 @@ static void usage_run(FILE *f)
             "                          status 1 at FILE:LINE:COL for a bad value, a key given\n"
             "                          twice or a key no run has (did you mean)\n"
             "  --save-expect FILE      write this run's expectation (exact integers, reals 1e-9)\n"
-            "  -q, --quiet             no text report on standard output\n");
+            "  -q, --quiet             no text report on standard output (with no output file,\n"
+            "                          the exit status and errors still say how the run went)\n");
 }
 
 enum {

@@ -2246,10 +2246,15 @@ static void test_stats_json_stdout(void)
     free(out);
     free(err);
     out = NULL;
+    /* -q with no --json would write nothing: a usage error (until 2026-11-27 status 0 and no
+     * output at all) */
     snprintf(args, sizeof args, "stats '%s' --metric m -q", csv);
-    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
     CU_ASSERT(out && out[0] == 0);
+    CU_ASSERT(err && strcmp(err, "amsim stats: -q leaves out the table and nothing else would be "
+                            "written: give --json FILE (or --json -), or drop -q\n") == 0);
     free(out);
+    free(err);
 }
 
 /* A metric cell that is not a finite number, on a row that counts, stops stats at its line and
@@ -2474,7 +2479,8 @@ static void test_mincap_no_answer_stderr(void)
                               "level=host\nfree 1\nfree 2\n");
     char args[2048], *out = NULL, *err = NULL;
     snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --policies "
-             "caching --set memories.host.capacity=1MiB", tu_top(), tr);
+             "caching --set memories.host.capacity=1MiB --json '%s'", tu_top(), tr,
+             path_in_tmp("mc-host-q.json"));
     CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
     CU_ASSERT(out && !*out);
     CU_ASSERT(err && strstr(err, "amsim mincap: caching: no minimum found: out of memory even "
@@ -2658,7 +2664,8 @@ static void test_mincap_upper_bound(void)
                      "hbm)\"") != NULL);
     free(j);
     tr = tu_write("mc-8p.trace", "amsim-trace v1\nalloc 1 8192TiB\nfree 1\n");
-    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s'", tu_top(), tr);
+    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --json '%s'",
+             tu_top(), tr, js);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     CU_ASSERT(err && strstr(err, "amsim mincap: the reference run (best_fit) runs out of memory "
                             "even with 4503599627370496 bytes\n") != NULL);
@@ -2674,7 +2681,7 @@ static void test_mincap_lenient(void)
     const char *js = path_in_tmp("mc-uf.json");
     char args[2048], text[2048], *err = NULL;
     snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --policies "
-             "best_fit", tu_top(), tr);
+             "best_fit --json '%s'", tu_top(), tr, js);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     CU_ASSERT(err && strstr(err, "mc-uf.trace:4:1: free of unknown id 7 (use --lenient to count "
                             "and skip such events)\n"));

@@ -174,10 +174,66 @@ static void test_help_texts(void)
     free(out);
 }
 
+/* -q leaves out a command's table; with nothing else to write (no --json; compare: nor
+ * --fail-on-oom, whose status is the answer) stats, compare and mincap refuse it as a usage
+ * error, status 1, before reading anything (until 2026-11-27 they wrote nothing and exited 0).
+ * run -q is not refused: its status and errors say whether the trace replays. */
+static void test_quiet_needs_output(void)
+{
+    char csv[1024], args[4096], *out = NULL, *err = NULL;
+    snprintf(csv, sizeof csv, "%s", tu_write("q.csv", "run_id,run,policy,status,m\n"
+                                             "1,a,bfc,ok,1\n2,b,bfc,ok,2\n"));
+    const char *tr = tu_write("q.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    static const struct {
+        const char *args, *want; /* @C config, @T trace, @R results; want NULL: status 0 */
+    } cases[] = {
+        {"stats @R --metric m -q", "amsim stats: -q leaves out the table and nothing else would "
+                                   "be written: give --json FILE (or --json -), or drop -q\n"},
+        {"compare -q -c @C -t @T --policies bfc", "amsim compare: -q leaves out the table and "
+         "nothing else would be written: give --json FILE (or --json -) or --fail-on-oom, or "
+         "drop -q\n"},
+        {"mincap -q -c @C -t @T --policies bfc", "amsim mincap: -q leaves out the table and "
+         "nothing else would be written: give --json FILE (or --json -), or drop -q\n"},
+        {"stats @R --metric m -q --json -", NULL},
+        {"compare -q -c @C -t @T --policies bfc --fail-on-oom", NULL},
+        {"compare -q -c @C -t @T --policies bfc --json -", NULL},
+        {"mincap -q -c @C -t @T --policies bfc --json -", NULL},
+        {"run -q -c @C -t @T", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t k = 0;
+        for (const char *p = cases[i].args; *p && k + 1100 < sizeof args; p++) {
+            if (*p != '@') {
+                args[k++] = *p;
+                continue;
+            }
+            p++;
+            k += (size_t)snprintf(args + k, sizeof args - k, "'%s%s'",
+                                  *p == 'C' ? tu_top() : "",
+                                  *p == 'C' ? "/configs/default.yaml" : *p == 'T' ? tr : csv);
+        }
+        args[k] = 0;
+        int st = tu_amsim(args, &out, &err);
+        CU_ASSERT_EQUAL(st, cases[i].want ? 1 : 0);
+        if (cases[i].want) {
+            CU_ASSERT(out && !*out);
+            CU_ASSERT(err && strcmp(err, cases[i].want) == 0);
+        } else {
+            CU_ASSERT(out && (strstr(cases[i].args, "--json -") ? *out == '{' : !*out));
+        }
+        if (st != (cases[i].want ? 1 : 0) || (cases[i].want && (!err || strcmp(err, cases[i].want))))
+            fprintf(stderr, "\n  %s: status %d, %s\n", cases[i].args, st, err ? err : "(none)");
+        free(out);
+        free(err);
+        out = err = NULL;
+    }
+}
+
 void suite_cli(void)
 {
     TU_SUITE("cli", {"every form getopt_long takes", test_forms},
              {"refusals and their messages", test_refusals},
              {"a value given twice, in either form", test_once},
-             {"help texts: -o/--out, a required -c, every --log line", test_help_texts});
+             {"help texts: -o/--out, a required -c, every --log line", test_help_texts},
+             {"-q with nothing else to write is a usage error", test_quiet_needs_output});
 }
