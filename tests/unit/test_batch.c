@@ -3868,6 +3868,34 @@ static void test_regress_sweep(void)
     snprintf(text, sizeof text, "kind: regress\nbase: %s/configs/default.yaml\ntraces: %s\n"
              "expectations: %s\n", tu_top(), tdir, edir);
     const char *sw = tu_write("regress.yaml", text);
+    /* before any is recorded each run fails saying how to record them (until 2026-11-27
+     * "cannot read expectation: No such file or directory") */
+    snprintf(args, sizeof args, "batch '%s' -o '%s'", sw, path_in_tmp("reg00"));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    char want[3000], rp[1200];
+    snprintf(want, sizeof want, "amsim batch: 1 run has no expectation recorded; record them "
+             "with amsim batch %s --update-expectations -o %s\n", sw, path_in_tmp("reg00"));
+    CU_ASSERT(err && strstr(err, want));
+    free(err);
+    err = NULL;
+    snprintf(rp, sizeof rp, "%s/results.csv", path_in_tmp("reg00"));
+    snprintf(want, sizeof want, ",failed,%s/gpu_train_step.trace.expect: no expectation "
+             "recorded; record with amsim batch %s --update-expectations -o %s,", edir, sw,
+             path_in_tmp("reg00"));
+    char *t0 = tu_slurp(rp, NULL);
+    CU_ASSERT(t0 && strstr(t0, want));
+    if (!t0 || !strstr(t0, want))
+        fprintf(stderr, "\n  results: %s\n  expected: %s\n", t0 ? t0 : "(none)", want);
+    free(t0);
+    /* run --expect, the same for one run */
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s/gpu_train_step.trace' "
+             "--expect '%s/none.expect'", tu_top(), tdir, edir);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    snprintf(want, sizeof want, "amsim: %s/none.expect: no expectation recorded; record one "
+             "with amsim run ... --save-expect %s/none.expect\n", edir, edir);
+    CU_ASSERT(err && strcmp(err, want) == 0);
+    free(err);
+    err = NULL;
     snprintf(args, sizeof args, "batch '%s' -o '%s' --update-expectations -q", sw,
              path_in_tmp("reg0"));
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
