@@ -2810,8 +2810,18 @@ static int run_child(const batch *b, const sw_run *r)
                 goto done;
             }
         }
-        else
+        else {
+            /* none recorded yet (a fresh clone has none): say how to record them; until
+             * 2026-11-27 each run failed with "cannot read expectation: No such file or
+             * directory". A file that is there but unreadable is expect.c's to report. */
+            struct stat est;
+            if (lstat(exp_path, &est) != 0 && errno == ENOENT) {
+                am_fail(&err, AM_EINPUT, "%s: no expectation recorded; record with amsim batch "
+                        "%s --update-expectations -o %s", exp_path, s->file, b->out);
+                goto done;
+            }
             sp.expect = exp_path;
+        }
     }
     json = xprintf("%s/summary.json", dir);
     rep = xprintf("%s/report.txt", dir);
@@ -3525,6 +3535,8 @@ static void usage(FILE *f)
             "       amsim batch --merge DIR... -o OUT\n"
             "  runs the matrix of a sweep file (configs/sweeps/README.md) on N worker processes,\n"
             "  one folder per run (DIR/runs/NNNN-NAME/) and DIR/results.csv, one row per run\n"
+            "  -o, --out DIR         the study folder, runs/ and results.csv (required but\n"
+            "                        with --list); with --merge, OUT\n"
             "  -j, --jobs N          worker processes (default: online CPUs)\n"
             "  --shard K/N           only runs i (1-based) with (i-1) mod N = K-1; K is 1..N\n"
             "  --merge DIR...        combine shard folders: OUT/results.csv (OUT ending in .csv:\n"
@@ -3935,13 +3947,14 @@ int cmd_batch(int argc, char **argv)
     int missing = build_csv(dirs, 1, csv, b.shard_k, b.shard_n, &failed, &err);
     /* a regress check's deviations are said apart from failures (until 2026-11-27 a deviation
      * was counted as "1 failed") */
-    int deviated = 0;
+    int deviated = 0, unrecorded = 0;
     for (int i = 0; missing >= 0 && failed && i < b.nruns; i++) {
         result x;
         if ((b.shard_n && i % b.shard_n != b.shard_k - 1) ||
             result_read(b.out, b.runs[i].folder, &x) != 0)
             continue;
         deviated += strcmp(x.status, "deviation") == 0;
+        unrecorded += x.error && strstr(x.error, ": no expectation recorded; ") != NULL;
         result_free(&x);
     }
     if (missing < 0)
@@ -3954,6 +3967,11 @@ int cmd_batch(int argc, char **argv)
         fprintf(stderr, "%s: %d run%s%s: %d run now, %d finished before; %d failed%s; %s "
                 "(%.1f s)\n", prog, mine, mine == 1 ? "" : "s", b.shard_n ? " in this shard" : "",
                 nran, nskipped, failed - deviated, dev, csv, now_s() - t0);
+        /* the first check of a fresh clone: said once here, not only in results.csv */
+        if (unrecorded)
+            fprintf(stderr, "%s: %d run%s no expectation recorded; record them with amsim "
+                    "batch %s --update-expectations -o %s\n", prog, unrecorded,
+                    unrecorded == 1 ? " has" : "s have", b.sw.file, b.out);
     }
     free(csv);
     if (missing != 0)

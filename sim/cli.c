@@ -147,3 +147,12 @@ int cli_device(const char *prog, const char *v, int *device)
     *device = (int)d;
     return 0;
 }
+
+int cli_quiet_needs_output(const char *prog, int quiet, int writes, const char *want)
+{
+    if (!quiet || writes)
+        return 0;
+    fprintf(stderr, "%s: -q leaves out the table and nothing else would be written: give %s, "
+            "or drop -q\n", prog, want);
+    return -1;
+}

@@ -78,6 +78,12 @@ int cli_unexpected(const cli *c, const char *arg);
 int cli_once(const char *prog, const char *opt, const char **slot, const char *v,
              const char *hint);
 
+/* -q leaves out the text a command prints on standard output; when the command writes nothing
+ * else (writes 0: no --json, nothing whose exit status is the answer) it would do nothing
+ * visible, so it is a usage error: "PROG: -q leaves out the table and nothing else would be
+ * written: give WANT, or drop -q" on stderr and -1; else 0. */
+int cli_quiet_needs_output(const char *prog, int quiet, int writes, const char *want);
+
 /* --device N of run, compare, mincap and check (a PyTorch snapshot's device; default 0): 0 and
  * N in *device, or -1 after "PROG: --device takes a device number 0..1024, not 'V'" on stderr. */
 int cli_device(const char *prog, const char *v, int *device);

@@ -112,6 +112,7 @@ static void gen_usage_main(FILE *f)
                "  train    training steps of a decoder-only transformer (Adam, data parallel)\n"
                "  serve    LLM inference: Poisson arrivals, growing KV caches\n"
                "  kernel   tiled TPU matmul, HBM -> VMEM -> accumulator, double-buffered\n"
+               "  -o, --out OUT   the trace written (\"-\": standard output; required)\n"
                "options: amsim gen KIND --help\n");
 }
 
@@ -173,6 +174,8 @@ static void gen_usage(FILE *f, const char *kind, const gen_opt *t, const void *d
         snprintf(opt, sizeof opt, "--%s%s", t->name, t->type == GO_FLAG ? "" : " X");
         fprintf(f, "  %-22s %-9s default %-8s %s\n", opt, t->unit, def, t->help);
     }
+    fprintf(f, "  %-22s %-9s %-16s %s\n", "-o, --out OUT", "", "(required)",
+            "the trace written, atomically (\"-\": standard output)");
     fprintf(f, "numbers: integer options take decimal digits only; the others a decimal number\n"
                "  (1e-3 works), not hex, inf or nan\n");
     fprintf(f, "%s\n", gen_limits(kind));

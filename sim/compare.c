@@ -194,7 +194,8 @@ static void usage(FILE *f)
                "  is an error (status 1) before any run; a policy whose run fails (e.g. it\n"
                "  refuses a --set value) is a 'failed' row, the other rows and --json are\n"
                "  written, and the status is 1 (2 when the failure is amsim's own)\n"
-               "  --json -: standard output (with -q, which leaves the table out)\n"
+               "  --json -: standard output (with -q, which leaves the table out; -q needs\n"
+               "  --json or --fail-on-oom)\n"
                "  --device N: a PyTorch snapshot's device (default 0), as amsim run --device\n"
                "  --fail-on-oom: status 3 when a row ran out of memory on any level (the OOMs\n"
                "  column counts every level's; the other columns are the default level's)\n");
@@ -257,6 +258,11 @@ int cmd_compare(int argc, char **argv)
         fprintf(stderr, "amsim compare: -c CONFIG, -t TRACE and --policies are required\n");
         return 1;
     }
+    /* -q with neither --json nor --fail-on-oom (whose status is an answer) wrote nothing and
+     * exited 0 until 2026-11-27 */
+    if (cli_quiet_needs_output("amsim compare", quiet, json || fail_on_oom,
+                               "--json FILE (or --json -) or --fail-on-oom") != 0)
+        return 1;
     static cmp_row rows[CMP_MAX];
     static char names[CMP_MAX][RUN_POLICY_LEN];
     char msg[512];

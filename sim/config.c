@@ -2036,10 +2036,10 @@ static void sort_top(cfg_node *root)
     root->child = sorted;
 }
 
-/* Validate the merged tree and fill the structs (and the tree's defaults). */
-static int build(am_config *c, cfg_node *root, am_error *e)
+/* Unknown top-level keys are refused first: a typo there (verison: 1) explains a later
+ * "missing" error. */
+static int check_top_keys(const cfg_node *root, am_error *e)
 {
-    /* unknown top-level keys first: a typo there explains later "missing" errors */
     for (const cfg_node *k = root->child; k; k = k->next) {
         const char *const *t = top_keys;
         while (*t && strcmp(*t, k->key) != 0)
@@ -2047,7 +2047,13 @@ static int build(am_config *c, cfg_node *root, am_error *e)
         if (!*t)
             return fail_unknown_key(e, k, "", NULL, top_keys);
     }
-    if (check_version(root, e, 1) < 0)
+    return 0;
+}
+
+/* Validate the merged tree and fill the structs (and the tree's defaults). */
+static int build(am_config *c, cfg_node *root, am_error *e)
+{
+    if (check_top_keys(root, e) < 0 || check_version(root, e, 1) < 0)
         return -1;
     const cfg_node *dev = map_get(root, "device");
     if (dev) /* checked when the preset was merged */
@@ -2489,6 +2495,11 @@ static int load(am_config **out, const char *name, const char *yaml, size_t len,
     for (int i = 0; i < nsets; i++)
         if (apply_set(root, &sets[i], &o->pool, err) < 0)
             goto err;
+    /* version is the user's to write (or --set's): checked before the preset merge, whose
+     * own `version: 1` would otherwise count as the user's. Until 2026-11-27 a config without
+     * version was accepted as soon as it named a device. */
+    if (check_top_keys(root, err) < 0 || check_version(root, err, 1) < 0)
+        goto err;
     if (merge_preset(&c->root, cfgdir, &o->pool, c->preset, err) < 0)
         goto err;
     if (sw && apply_switch(o, sw, err) < 0)

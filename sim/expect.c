@@ -342,6 +342,9 @@ static void fwd_action(void *ctx, const char *what, int level, am_ps start, am_p
 static int load(expect_ctx *x, const char *path, const am_config *cfg, am_error *err)
 {
     FILE *f = fopen(path, "r");
+    if (!f && errno == ENOENT) /* a run's: batch says how a regress sweep records its own */
+        return am_fail(err, AM_EINPUT, "%s: no expectation recorded; record one with amsim run "
+                       "... --save-expect %s", path, path);
     if (!f)
         return am_fail(err, AM_EINPUT, "%s: cannot read expectation: %s", path, strerror(errno));
     char *line = NULL;

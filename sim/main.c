@@ -63,7 +63,7 @@ static void usage_run(FILE *f)
 {
     fprintf(f,
             "usage: amsim run -c CONFIG -t TRACE [options]\n"
-            "  -c, --config FILE       YAML config (configs/default.yaml)\n"
+            "  -c, --config FILE       YAML config (required; e.g. configs/default.yaml)\n"
             "  -t, --trace FILE        trace: native, lifetime CSV or PyTorch snapshot (by content)\n"
             "  --policy NAME           allocator policy of the default memory level\n"
             "  --set PATH=VALUE        override a config key (repeatable), e.g.\n"
@@ -75,8 +75,9 @@ static void usage_run(FILE *f)
             "                          each period of T)\n"
             "  --chrome-trace FILE     Perfetto / chrome://tracing JSON (streams, links, memory)\n"
             "  --pytorch-snapshot FILE the run as a PyTorch memory snapshot pickle (default level)\n"
-            "  --log FILE              allocator event log (R/G/A/OOM/M/P/S lines, BFC oracle format)\n"
-            "  -o DIR                  write report.txt, summary.json, placements.csv,\n"
+            "  --log FILE              allocator event log, BFC oracle format (R/G/A/OOM/M/D/P/S\n"
+            "                          lines: D for a donation)\n"
+            "  -o, --out DIR           write report.txt, summary.json, placements.csv,\n"
             "                          timeline.csv and effective_config.yaml into DIR (always;\n"
             "                          a --json/--placements/--timeline FILE gets a copy)\n"
             "  --device N              PyTorch snapshot: which device's trace (default 0; one\n"
@@ -89,7 +90,8 @@ static void usage_run(FILE *f)
             "                          status 1 at FILE:LINE:COL for a bad value, a key given\n"
             "                          twice or a key no run has (did you mean)\n"
             "  --save-expect FILE      write this run's expectation (exact integers, reals 1e-9)\n"
-            "  -q, --quiet             no text report on standard output\n");
+            "  -q, --quiet             no text report on standard output (with no output file,\n"
+            "                          the exit status and errors still say how the run went)\n");
 }
 
 enum {

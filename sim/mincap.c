@@ -267,7 +267,8 @@ static void usage(FILE *f)
             "  --lenient: every run counts and skips recoverable trace problems (a free of an\n"
             "  unknown id, ...), as amsim run --lenient does.\n"
             "  --device N: a PyTorch snapshot's device (default 0), as amsim run --device.\n"
-            "  --json -: standard output (with -q, which leaves the table out).\n");
+            "  --json -: standard output (with -q, which leaves the table out; -q needs\n"
+            "  --json).\n");
 }
 
 /* The names of a probe_out's oom_levels ("hbm, host") as JSON strings. */
@@ -545,6 +546,9 @@ int cmd_mincap(int argc, char **argv)
         fprintf(stderr, "%s: -c CONFIG and -t TRACE are required\n", prog);
         return 1;
     }
+    /* until 2026-11-27 -q without --json wrote nothing and exited 0 */
+    if (cli_quiet_needs_output(prog, c.quiet, json != NULL, "--json FILE (or --json -)") != 0)
+        return 1;
     am_error err = {0};
     /* the output is checked and opened before the first run (see compare.c) */
     /* the table is on standard output too, unless -q: a --json - would be mixed into it */

@@ -199,7 +199,8 @@ static void usage(FILE *f)
             "  per group of COLUMN (default policy): n, mean, sample sd and the 95%% confidence\n"
             "  interval of the mean (t distribution); --paired: paired t-test of A - B over rows\n"
             "  that agree on the identifying columns (axes, trace, seed; or --pair-on, which\n"
-            "  needs --paired); -q leaves the text out (with --json -, which it needs)\n");
+            "  needs --paired); -q leaves the text out: it needs --json FILE (and --json -\n"
+            "  needs it)\n");
 }
 
 static void put_num(FILE *f, double v, const char *unit)
@@ -334,6 +335,9 @@ int cmd_stats(int argc, char **argv)
     }
     if (!by)
         by = "policy";
+    /* until 2026-11-27 -q alone printed nothing and exited 0 */
+    if (cli_quiet_needs_output(prog, quiet, json != NULL, "--json FILE (or --json -)") != 0)
+        return 1;
     if (pair_on && !paired) { /* it would be ignored: the user expects a paired test */
         fprintf(stderr, "%s: --pair-on names the columns --paired A,B matches rows on: give "
                 "--paired too\n", prog);

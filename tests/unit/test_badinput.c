@@ -1143,6 +1143,11 @@ BI_C(y_version, "ver.yaml", "version: 2\nmemories:\n  hbm: {capacity: 1GiB}\n",
      "amsim: @:1:1: unsupported config version '2' (supported versions: 1)")
 BI_C(y_no_version, "nover.yaml", "memories:\n  hbm: {capacity: 1GiB}\n",
      "amsim: @:1:1: missing required key 'version' (supported versions: 1)")
+/* version is the user's to write even when a device preset (which has its own) is named:
+ * until 2026-11-27 the preset's `version: 1` counted as the user's and this was "config ok" */
+BI_C(y_no_version_device, "noverdev.yaml",
+     "device: h100\nmemories:\n  hbm:\n    allocator: {policy: caching}\n",
+     "amsim: @:1:1: missing required key 'version' (supported versions: 1)")
 BI_C(y_no_memories, "nomem.yaml", V,
      "amsim: @:1:1: missing required key 'memories' (at least one memory)")
 BI_C(y_duplicate_key, "dupk.yaml", V "memories:\n  hbm: {capacity: 1GiB}\n  hbm: {capacity: 2GiB}\n",
@@ -2525,6 +2530,7 @@ void suite_badinput(void)
              {"yaml: unknown default memory", y_default_memory},
              {"yaml: unsupported version", y_version},
              {"yaml: missing version", y_no_version},
+             {"yaml: missing version beside a device preset", y_no_version_device},
              {"yaml: missing memories", y_no_memories},
              {"yaml: duplicate key", y_duplicate_key},
              {"yaml: two documents", y_two_documents},

@@ -730,6 +730,22 @@ static void test_sweep_seed_range(void)
     free(out);
 }
 
+/* A sweep's base config must write its own version, as a run's config must: a device preset's
+ * `version: 1` does not stand for it (until 2026-11-27 such a base was accepted). */
+static void test_sweep_base_needs_version(void)
+{
+    char text[1024], args[1200], *err = NULL;
+    const char *base = tu_write("noverbase.yaml", "device: h100\nmemories:\n  hbm:\n"
+                                "    allocator: {policy: caching}\n");
+    snprintf(text, sizeof text, "base: %s\ntraces: [%s/traces/gpu_train_step.trace]\n", base,
+             tu_top());
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write("noverbase_sw.yaml", text));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "noverbase.yaml:1:1: missing required key 'version' "
+                                 "(supported versions: 1)"));
+    free(err);
+}
+
 static void test_sweep_errors(void)
 {
     char text[1024], args[1200], *err = NULL;
@@ -2230,10 +2246,15 @@ static void test_stats_json_stdout(void)
     free(out);
     free(err);
     out = NULL;
+    /* -q with no --json would write nothing: a usage error (until 2026-11-27 status 0 and no
+     * output at all) */
     snprintf(args, sizeof args, "stats '%s' --metric m -q", csv);
-    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
     CU_ASSERT(out && out[0] == 0);
+    CU_ASSERT(err && strcmp(err, "amsim stats: -q leaves out the table and nothing else would be "
+                            "written: give --json FILE (or --json -), or drop -q\n") == 0);
     free(out);
+    free(err);
 }
 
 /* A metric cell that is not a finite number, on a row that counts, stops stats at its line and
@@ -2458,7 +2479,8 @@ static void test_mincap_no_answer_stderr(void)
                               "level=host\nfree 1\nfree 2\n");
     char args[2048], *out = NULL, *err = NULL;
     snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --policies "
-             "caching --set memories.host.capacity=1MiB", tu_top(), tr);
+             "caching --set memories.host.capacity=1MiB --json '%s'", tu_top(), tr,
+             path_in_tmp("mc-host-q.json"));
     CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
     CU_ASSERT(out && !*out);
     CU_ASSERT(err && strstr(err, "amsim mincap: caching: no minimum found: out of memory even "
@@ -2642,7 +2664,8 @@ static void test_mincap_upper_bound(void)
                      "hbm)\"") != NULL);
     free(j);
     tr = tu_write("mc-8p.trace", "amsim-trace v1\nalloc 1 8192TiB\nfree 1\n");
-    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s'", tu_top(), tr);
+    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --json '%s'",
+             tu_top(), tr, js);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     CU_ASSERT(err && strstr(err, "amsim mincap: the reference run (best_fit) runs out of memory "
                             "even with 4503599627370496 bytes\n") != NULL);
@@ -2658,7 +2681,7 @@ static void test_mincap_lenient(void)
     const char *js = path_in_tmp("mc-uf.json");
     char args[2048], text[2048], *err = NULL;
     snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --policies "
-             "best_fit", tu_top(), tr);
+             "best_fit --json '%s'", tu_top(), tr, js);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     CU_ASSERT(err && strstr(err, "mc-uf.trace:4:1: free of unknown id 7 (use --lenient to count "
                             "and skip such events)\n"));
@@ -3911,6 +3934,34 @@ static void test_regress_sweep(void)
     snprintf(text, sizeof text, "kind: regress\nbase: %s/configs/default.yaml\ntraces: %s\n"
              "expectations: %s\n", tu_top(), tdir, edir);
     const char *sw = tu_write("regress.yaml", text);
+    /* before any is recorded each run fails saying how to record them (until 2026-11-27
+     * "cannot read expectation: No such file or directory") */
+    snprintf(args, sizeof args, "batch '%s' -o '%s'", sw, path_in_tmp("reg00"));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    char want[3000], rp[1200];
+    snprintf(want, sizeof want, "amsim batch: 1 run has no expectation recorded; record them "
+             "with amsim batch %s --update-expectations -o %s\n", sw, path_in_tmp("reg00"));
+    CU_ASSERT(err && strstr(err, want));
+    free(err);
+    err = NULL;
+    snprintf(rp, sizeof rp, "%s/results.csv", path_in_tmp("reg00"));
+    snprintf(want, sizeof want, ",failed,%s/gpu_train_step.trace.expect: no expectation "
+             "recorded; record with amsim batch %s --update-expectations -o %s,", edir, sw,
+             path_in_tmp("reg00"));
+    char *t0 = tu_slurp(rp, NULL);
+    CU_ASSERT(t0 && strstr(t0, want));
+    if (!t0 || !strstr(t0, want))
+        fprintf(stderr, "\n  results: %s\n  expected: %s\n", t0 ? t0 : "(none)", want);
+    free(t0);
+    /* run --expect, the same for one run */
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s/gpu_train_step.trace' "
+             "--expect '%s/none.expect'", tu_top(), tdir, edir);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    snprintf(want, sizeof want, "amsim: %s/none.expect: no expectation recorded; record one "
+             "with amsim run ... --save-expect %s/none.expect\n", edir, edir);
+    CU_ASSERT(err && strcmp(err, want) == 0);
+    free(err);
+    err = NULL;
     snprintf(args, sizeof args, "batch '%s' -o '%s' --update-expectations -q", sw,
              path_in_tmp("reg0"));
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
@@ -4324,6 +4375,7 @@ void suite_batch(void)
              {"a range bound that rounds to 0 bytes", test_range_rounds_to_zero},
              {"a range's error names its field, line:column and why", test_range_errors},
              {"sweep errors name file:line", test_sweep_errors},
+             {"a sweep's base config needs its own version", test_sweep_base_needs_version},
              {"a key twice in a sweep map is refused", test_sweep_duplicate_keys},
              {"sweeps: no anchors, aliases, tags, second documents or deep nesting",
               test_sweep_yaml_subset},

@@ -2,7 +2,8 @@
  * takes (--name=VALUE split at the first '=', --name VALUE, -xVALUE, -x VALUE, grouped short
  * flags, "--", "-" as an operand, options after operands), what it refuses and the message it
  * gives (a flag given a value, a missing or empty value, an unknown or abbreviated name). The
- * commands' use of it is tested through the binary in test_batch.c. */
+ * commands' use of it is tested through the binary in test_batch.c; their help texts and
+ * usage errors here, through the binary too. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,9 +148,92 @@ static void test_once(void)
     CU_ASSERT_EQUAL(cli_next(&c, opts, &opt, &val), CLI_END);
 }
 
+/* Each command's --help names every option it takes, as it takes it: -o/--out of run, batch
+ * and gen (until 2026-11-27 only convert listed --out, gen not even -o under a kind), -c of run
+ * as required (it read "(configs/default.yaml)", as if that were a default), and every kind of
+ * --log line (D, a donation, was missing). */
+static void test_help_texts(void)
+{
+    static const char *const with_out[] = {"run", "batch", "gen", "gen train", "gen serve",
+                                           "gen kernel", "convert"};
+    char args[64], *out = NULL;
+    for (size_t i = 0; i < sizeof with_out / sizeof with_out[0]; i++) {
+        snprintf(args, sizeof args, "%s --help", with_out[i]);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        CU_ASSERT(out && strstr(out, "-o, --out "));
+        if (!out || !strstr(out, "-o, --out "))
+            fprintf(stderr, "\n  amsim %s: no '-o, --out' in its help\n", with_out[i]);
+        free(out);
+        out = NULL;
+    }
+    CU_ASSERT_EQUAL(tu_amsim("run --help", &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "--config FILE       YAML config (required; e.g. "
+                                 "configs/default.yaml)"));
+    CU_ASSERT(out && !strstr(out, "YAML config (configs/default.yaml)"));
+    CU_ASSERT(out && strstr(out, "(R/G/A/OOM/M/D/P/S"));
+    free(out);
+}
+
+/* -q leaves out a command's table; with nothing else to write (no --json; compare: nor
+ * --fail-on-oom, whose status is the answer) stats, compare and mincap refuse it as a usage
+ * error, status 1, before reading anything (until 2026-11-27 they wrote nothing and exited 0).
+ * run -q is not refused: its status and errors say whether the trace replays. */
+static void test_quiet_needs_output(void)
+{
+    char csv[1024], args[4096], *out = NULL, *err = NULL;
+    snprintf(csv, sizeof csv, "%s", tu_write("q.csv", "run_id,run,policy,status,m\n"
+                                             "1,a,bfc,ok,1\n2,b,bfc,ok,2\n"));
+    const char *tr = tu_write("q.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    static const struct {
+        const char *args, *want; /* @C config, @T trace, @R results; want NULL: status 0 */
+    } cases[] = {
+        {"stats @R --metric m -q", "amsim stats: -q leaves out the table and nothing else would "
+                                   "be written: give --json FILE (or --json -), or drop -q\n"},
+        {"compare -q -c @C -t @T --policies bfc", "amsim compare: -q leaves out the table and "
+         "nothing else would be written: give --json FILE (or --json -) or --fail-on-oom, or "
+         "drop -q\n"},
+        {"mincap -q -c @C -t @T --policies bfc", "amsim mincap: -q leaves out the table and "
+         "nothing else would be written: give --json FILE (or --json -), or drop -q\n"},
+        {"stats @R --metric m -q --json -", NULL},
+        {"compare -q -c @C -t @T --policies bfc --fail-on-oom", NULL},
+        {"compare -q -c @C -t @T --policies bfc --json -", NULL},
+        {"mincap -q -c @C -t @T --policies bfc --json -", NULL},
+        {"run -q -c @C -t @T", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t k = 0;
+        for (const char *p = cases[i].args; *p && k + 1100 < sizeof args; p++) {
+            if (*p != '@') {
+                args[k++] = *p;
+                continue;
+            }
+            p++;
+            k += (size_t)snprintf(args + k, sizeof args - k, "'%s%s'",
+                                  *p == 'C' ? tu_top() : "",
+                                  *p == 'C' ? "/configs/default.yaml" : *p == 'T' ? tr : csv);
+        }
+        args[k] = 0;
+        int st = tu_amsim(args, &out, &err);
+        CU_ASSERT_EQUAL(st, cases[i].want ? 1 : 0);
+        if (cases[i].want) {
+            CU_ASSERT(out && !*out);
+            CU_ASSERT(err && strcmp(err, cases[i].want) == 0);
+        } else {
+            CU_ASSERT(out && (strstr(cases[i].args, "--json -") ? *out == '{' : !*out));
+        }
+        if (st != (cases[i].want ? 1 : 0) || (cases[i].want && (!err || strcmp(err, cases[i].want))))
+            fprintf(stderr, "\n  %s: status %d, %s\n", cases[i].args, st, err ? err : "(none)");
+        free(out);
+        free(err);
+        out = err = NULL;
+    }
+}
+
 void suite_cli(void)
 {
     TU_SUITE("cli", {"every form getopt_long takes", test_forms},
              {"refusals and their messages", test_refusals},
-             {"a value given twice, in either form", test_once});
+             {"a value given twice, in either form", test_once},
+             {"help texts: -o/--out, a required -c, every --log line", test_help_texts},
+             {"-q with nothing else to write is a usage error", test_quiet_needs_output});
 }

@@ -1413,7 +1413,7 @@ static void test_switched_policy_rules(void)
         {"run -q", "bd", "--set memories.hbm.allocator.policy=first_fit", 0, NULL},
         {"compare", "bd", "--policies first_fit,tlsf", 0, NULL},
         {"compare", "bd", "--policies first_fit,buddy", 1, "buddy       failed: "},
-        {"mincap -q", "bd", "--policies first_fit --granularity 1KiB", 0, NULL},
+        {"mincap", "bd", "--policies first_fit --granularity 1KiB", 0, NULL},
         {"run -q", "tl", "--policy first_fit", 0, NULL},
         {"run -q", "tl", "", 1, "tlsf: alignment of 2199023255552 bytes"},
         {"run -q", "ff", "--policy tlsf --set memories.hbm.allocator.alignment=0", 1,

@@ -631,7 +631,7 @@ static void test_empty_device(void)
     CU_ASSERT_EQUAL(read_events(path, 1, ev, 32, &n, msg), 0);
     CU_ASSERT(n > 3);
     static const char *const cmds[] = {"run -q", "compare --policies bfc,caching",
-                                       "mincap -q --policies caching", "check"};
+                                       "mincap --policies caching", "check"};
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
         for (int dev = 0; dev < 2; dev++) {
             char args[2048], *out = NULL, *err = NULL;
