@@ -361,6 +361,13 @@ static void test_format(void)
     CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 3600 * AM_PS_PER_S), "3600.000 s");
     /* seconds exactly, to the picosecond (a %.12g double lost those past 12 digits) */
     CU_ASSERT_STRING_EQUAL(units_fmt_seconds(b, sizeof b, 0), "0");
+    /* 128-bit totals, exactly */
+    CU_ASSERT_STRING_EQUAL(units_fmt_u128(b, sizeof b, (am_u128)1 << 64), "18446744073709551616");
+    CU_ASSERT_STRING_EQUAL(units_fmt_u128(b, sizeof b, ~(am_u128)0),
+                           "340282366920938463463374607431768211455");
+    CU_ASSERT_STRING_EQUAL(units_fmt_size128(b, sizeof b, (am_u128)3 << 63), "24.00 EiB");
+    CU_ASSERT_STRING_EQUAL(units_fmt_seconds128(b, sizeof b, ((am_u128)1 << 64) + 1),
+                           "18446744.073709551617");
     CU_ASSERT_STRING_EQUAL(units_fmt_seconds(b, sizeof b, 1), "0.000000000001");
     CU_ASSERT_STRING_EQUAL(units_fmt_seconds(b, sizeof b, 945120000), "0.00094512");
     CU_ASSERT_STRING_EQUAL(units_fmt_seconds(b, sizeof b, 3600 * AM_PS_PER_S), "3600");
