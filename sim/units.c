@@ -192,8 +192,9 @@ static int read_quantity(const char *s, const unit_def *units, uint64_t plain_mu
             return -1;
         }
     }
-    /* "-0" is zero, not negative */
-    if (d->neg && d->mant) {
+    /* a minus sign is refused, "-0" too: a size or time is digits with an optional point and
+     * exponent, as in a trace (until 2026-11-27 "-0" passed here as 0 while a trace refused it) */
+    if (d->neg) {
         *why = "negative values are not allowed";
         return -1;
     }
