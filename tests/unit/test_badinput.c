@@ -743,6 +743,40 @@ static void y_minus_zero(void)
     free(want);
 }
 
+/* A device granularity (platform, cuda_async) or cuda_async's pool_granularity above the
+ * capacity is refused at load, at the value the user gave (until 2026-11-27 the config passed
+ * and every request ran out of memory). */
+static void y_granularity_above_capacity(void)
+{
+    static const struct {
+        const char *args, *want;
+    } cases[] = {
+        {"--policy platform --set memories.hbm.capacity=1MiB --set memories.hbm.granularity=2MiB",
+         "amsim: --set 'memories.hbm.granularity=2MiB': memories.hbm.granularity: platform: "
+         "granularity of 2097152 bytes is above the capacity (1048576 bytes): no device "
+         "allocation fits"},
+        {"--policy cuda_async --set memories.hbm.capacity=1MiB --set memories.hbm.granularity=2MiB "
+         "--set memories.hbm.allocator.pool_granularity=512KiB",
+         "amsim: --set 'memories.hbm.granularity=2MiB': memories.hbm.granularity: cuda_async: "
+         "granularity of 2097152 bytes is above the capacity (1048576 bytes): no chunk fits"},
+        {"--policy cuda_async --set memories.hbm.allocator.pool_granularity=32GiB",
+         "amsim: --set 'memories.hbm.allocator.pool_granularity=32GiB': "
+         "memories.hbm.allocator.pool_granularity: cuda_async: pool_granularity of 34359738368 "
+         "bytes is above the capacity (17179869184 bytes): no chunk fits"},
+        /* the default pool_granularity (2 MiB): at the capacity the user gave */
+        {"--policy cuda_async --set memories.hbm.capacity=1MiB",
+         "amsim: --set 'memories.hbm.capacity=1MiB': memories.hbm.capacity: cuda_async: "
+         "pool_granularity of 2097152 bytes is above the capacity (1048576 bytes): no chunk "
+         "fits"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *cp = bi_write("gran.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+        char args[4096];
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s' %s", cp, trace_gpu(), cases[i].args);
+        bi_expect(args, 1, cases[i].want);
+    }
+}
+
 /* a policy that refuses its options points at the value the user wrote that makes it so (the
  * capacity here: the limit is the default memory_fraction of it), else at the allocator map;
  * at load, with the key's path (until 2026-11-27 when the run started, "memory level 'hbm'") */
@@ -2493,6 +2527,8 @@ void suite_badinput(void)
              {"yaml: a policy refusing its options, at the value", y_policy_refuses},
              {"yaml: a policy refusing a --set value names the --set", y_policy_refuses_set},
              {"yaml: a minus sign on a zero number (-0)", y_minus_zero},
+             {"yaml: a granularity above the capacity (platform, cuda_async)",
+              y_granularity_above_capacity},
              {"yaml: --policy checks the rules of the policy that runs", y_switched_policy_rule},
              {"yaml: check refuses what every run refuses (capacity rules)",
               y_check_agrees_with_run},
