@@ -620,8 +620,12 @@ static int get_free_block(cach *c, params *p)
     uint64_t mss = c->o.max_split_size;
     if (p->size < mss && b->size >= mss)
         return 0; /* no oversize block for a small request */
-    if (p->size >= mss && b->size >= p->size + c->o.max_non_split_rounding)
-        return 0; /* no much larger block for an oversize request */
+    /* no much larger block for an oversize request; the excess is compared, not p->size +
+     * max_non_split_rounding, which passes 2^64 for a rounding near it (until 2026-11-27 it
+     * wrapped, and a cached 128 MiB block was refused to a 64 MiB request) */
+    if (p->size >= mss && b->size >= p->size &&
+        b->size - p->size >= c->o.max_non_split_rounding)
+        return 0;
     p->block = b; /* still filed: take_block takes it out (or hands its entry to the rest) */
     p->at = it;
     p->filed = 1;

@@ -128,13 +128,18 @@ static void trim(ca *c, uint64_t keep)
         release_chunk(c, bt_last(&c->idle, NULL));
 }
 
+/* n rounded up to a multiple of k (k > 0), without overflow */
+static am_u128 round_up128(am_u128 n, uint64_t k) { return (n + k - 1) / k * k; }
+
 /* Grow the pool by one chunk of at least `need` bytes; 0 on success. */
 static int grow(ca *c, uint64_t need)
 {
-    uint64_t bytes = am_round_up(am_round_up(need, c->o.pool_granularity), c->env.granularity);
+    /* rounded in 128 bits: a size that passes 2^64 is asked of the device as 2^64 - 1 bytes,
+     * which it refuses after the grow latency as any request too large (until 2026-11-27 the
+     * rounding wrapped and the grow failed before its latency was counted) */
+    am_u128 want = round_up128(round_up128(need, c->o.pool_granularity), c->env.granularity);
+    uint64_t bytes = want > UINT64_MAX ? UINT64_MAX : (uint64_t)want;
     uint64_t addr;
-    if (bytes < need)
-        return -1;
     c->pending += c->o.grow_latency;
     if (c->env.dev_alloc(c->env.ctx, bytes, &addr) != 0) {
         if (!c->o.trim_on_oom || !c->idle.n)
@@ -364,6 +369,16 @@ static int ca_check_opts(const void *opts, const alloc_env *env, am_error *err)
         return am_fail_opt(err, "pool_granularity,alignment", "pool_granularity (%" PRIu64
                            " bytes) must be a non-zero multiple of alignment (%" PRIu64
                            " bytes)", o->pool_granularity, o->alignment);
+    /* every chunk is a multiple of both granularities: one above the capacity fits nothing
+     * (until 2026-11-27 the config passed and every request ran out of memory) */
+    if (o->pool_granularity > env->capacity)
+        return am_fail_opt(err, "pool_granularity,capacity", "cuda_async: pool_granularity of %"
+                           PRIu64 " bytes is above the capacity (%" PRIu64 " bytes): no chunk "
+                           "fits", o->pool_granularity, env->capacity);
+    if (env->granularity > env->capacity)
+        return am_fail_opt(err, "granularity,capacity", "cuda_async: granularity of %" PRIu64
+                           " bytes is above the capacity (%" PRIu64 " bytes): no chunk fits",
+                           env->granularity, env->capacity);
     return 0;
 }
 

@@ -183,6 +183,12 @@ static int plat_check_opts(const void *opts, const alloc_env *env, am_error *err
     (void)opts;
     if (env->capacity == 0)
         return am_fail_opt(err, "capacity", "platform: capacity is 0 bytes");
+    /* every device call is a multiple of the granularity: one above the capacity fits nothing
+     * (until 2026-11-27 the config passed and every request ran out of memory) */
+    if (env->granularity > env->capacity)
+        return am_fail_opt(err, "granularity,capacity", "platform: granularity of %" PRIu64
+                           " bytes is above the capacity (%" PRIu64 " bytes): no device "
+                           "allocation fits", env->granularity, env->capacity);
     return 0;
 }
 

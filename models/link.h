@@ -21,11 +21,15 @@
 
 typedef struct link_chan link_chan;
 
+/* Sums over transfers (bytes, durations, waits) are 128-bit: many transfers of up to 2^64 - 1
+ * bytes, or many long waits, pass 2^64 (until 2026-11-27 they wrapped, and 1000 queued 100-byte
+ * transfers at 1 B/s reported 2 x 2^64 ps less than their 49,950,000 s of waiting). */
 typedef struct link_stats {
-    uint64_t bytes, count;
-    am_ps busy_ps;     /* time with at least one transfer in flight */
-    am_ps sum_ps;      /* sum of transfer durations (submit to completion) */
-    am_ps wait_ps;     /* time transfers spent queued behind the concurrency limit */
+    am_u128 bytes;
+    uint64_t count;
+    am_ps busy_ps;     /* time with at least one transfer in flight (at most the clock) */
+    am_u128 sum_ps;    /* sum of transfer durations (submit to completion) */
+    am_u128 wait_ps;   /* time transfers spent queued behind the concurrency limit */
     uint32_t max_in_flight;
 } link_stats;
 

@@ -14,6 +14,11 @@
 
 /* Simulated time is an integer count of picoseconds (2^64 ps is about 213 days). */
 typedef uint64_t am_ps;
+/* A total that can pass 2^64 (bytes or picoseconds summed over many events: a link's bytes and
+ * transfer times, spill and defragmentation bytes). Such totals are kept in 128 bits and
+ * printed exactly (units_fmt_u128, json_ku128): 2^64 events of 2^64 units each fit, so no
+ * total is cut. */
+__extension__ typedef unsigned __int128 am_u128;
 #define AM_PS_PER_NS 1000ULL
 #define AM_PS_PER_US 1000000ULL
 #define AM_PS_PER_MS 1000000000ULL

@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1029,7 +1030,11 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
     case OPT_FRACTION:
         if (units_real(s, &r, &why) < 0)
             return node_fail(e, n, "%s: bad number '%s': %s", path, s, why);
-        if (o->type == OPT_FRACTION && !(r >= 0.0 && r <= 1.0))
+        /* "-0" is read as -0.0 and checked as a negative number (signbit): until 2026-11-27
+         * it passed as 0 where -1 was refused */
+        if (r == 0.0 && s[0] == '-')
+            r = -0.0;
+        if (o->type == OPT_FRACTION && !(r >= 0.0 && r <= 1.0 && !signbit(r)))
             return node_fail(e, n, "%s: expected a fraction between 0 and 1, got '%s'", path,
                              s);
         break;
@@ -1919,8 +1924,8 @@ static int build_links(am_config *c, cfg_node *root, am_error *e)
         l->duplex = lo.duplex;
         /* at most 1e12 pJ (1 J) a byte: a link's energy, bytes (below 2^64) x this, stays
          * finite, so text and JSON give a number (until 2026-11-27 1e308 was accepted: the
-         * text said "inf mJ", the JSON null) */
-        if (!(lo.energy >= 0) || lo.energy > 1e12)
+         * text said "inf mJ", the JSON null); -0 too, as every negative */
+        if (!(lo.energy >= 0) || signbit(lo.energy) || lo.energy > 1e12)
             return node_fail(e, map_get(kn, "energy_per_byte"), "%s.energy_per_byte: must be "
                              "between 0 and 1e12 picojoules per byte (1 J), not %g", path,
                              lo.energy);

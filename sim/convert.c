@@ -58,6 +58,7 @@
 #include "trace.h"
 #include "trace_bin.h"
 #include "trace_write.h"
+#include "units.h"
 
 /* as many --set options as run and compare take (until 2026-11-27 convert took 64) */
 #define CV_MAX_SETS RUN_MAX_SETS
@@ -334,10 +335,15 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
     cv_map events = {0}; /* event ids recorded so far (a wait needs one) */
     uint64_t idx = 0, other_level = 0, donations = 0, intos = 0;
     uint64_t dropped[TR_USE + 1] = {0}; /* events of each kind that give no row */
-    uint64_t tr_live = 0, tr_peak = 0, csv_live = 0, csv_peak = 0, requested = 0;
+    /* live bytes and peaks in 128 bits: four 4 EiB buffers and one more byte pass 2^64 (until
+     * 2026-11-27 the sum wrapped, and the peak live printed was 1 byte) */
+    am_u128 tr_live = 0, tr_peak = 0, csv_live = 0, csv_peak = 0;
+    uint64_t requested = 0;
     /* the trace's peak with its recorded ooms served (each an allocation for its instant, as
      * the engine counts one it can serve): a CSV skips empty lifetimes, so it cannot hold one */
-    uint64_t oom_peak = 0, oom_bytes = 0;
+    am_u128 oom_peak = 0;
+    uint64_t oom_bytes = 0;
+    char n1[48], n2[48]; /* the peaks in decimal */
     unsigned long csv_peak_line = 0, oom_line = 0;
     int r;
     /* a start-state prologue (line 0: alloc, free, free_requested; engine.c, "the start-state
@@ -462,20 +468,22 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
         if (csv_peak_line)
             snprintf(at, sizeof at, " (at line %lu)", csv_peak_line);
         r = am_fail(err, AM_EINPUT, "%s: a lifetime CSV cannot hold this trace: it would peak at "
-                    "%" PRIu64 " live bytes on %s%s where the trace peaks at %" PRIu64 ": a "
+                    "%s live bytes on %s%s where the trace peaks at %s: a "
                     "recorded oom that a replay serves counts as an allocation for its instant (%"
                     PRIu64 " bytes at line %lu), and a lifetime CSV skips empty lifetimes; "
-                    "convert to the native format, which keeps oom lines", in, csv_peak,
-                    cfg->levels[deflevel].name, at, oom_peak, oom_bytes, oom_line);
+                    "convert to the native format, which keeps oom lines", in,
+                    units_fmt_u128(n1, sizeof n1, csv_peak), cfg->levels[deflevel].name, at,
+                    units_fmt_u128(n2, sizeof n2, oom_peak), oom_bytes, oom_line);
     }
     if (r == 0 && csv_peak != tr_peak)
         r = am_fail(err, AM_EINPUT, "%s: a lifetime CSV cannot hold this trace: it would peak at "
-                    "%" PRIu64 " live bytes on %s (at line %lu) where the trace peaks at %" PRIu64
+                    "%s live bytes on %s (at line %lu) where the trace peaks at %s"
                     ": a lifetime has one end, so a buffer freed in two phases (free_requested, "
                     "then free_completed, where its memory comes back; %" PRIu64 " here) stays "
                     "live until free_completed, across the allocations in between; convert to "
-                    "the native format, which keeps both phases", in, csv_peak,
-                    cfg->levels[deflevel].name, csv_peak_line, tr_peak, requested);
+                    "the native format, which keeps both phases", in,
+                    units_fmt_u128(n1, sizeof n1, csv_peak), cfg->levels[deflevel].name,
+                    csv_peak_line, units_fmt_u128(n2, sizeof n2, tr_peak), requested);
     if (r == 0) {
         /* The offset column is all or nothing (an empty cell is an error in a CSV): written
          * when every row has a recorded address; when only some have, the summary says what
@@ -511,10 +519,10 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
         fprintf(stderr, "amsim convert: lifetime CSV keeps the allocations and frees of %s only: "
                 "%" PRIu64 " buffer%s written (%" PRIu64 " of them allocated by a transfer's "
                 "into=; %" PRIu64 " donation%s, each ending the donor where its output begins), "
-                "peak live %" PRIu64 " bytes as in the trace; %" PRIu64 " other event%s%s and %"
+                "peak live %s bytes as in the trace; %" PRIu64 " other event%s%s and %"
                 PRIu64 " allocation%s of other levels dropped%s%s\n",
                 cfg->levels[deflevel].name, written, written == 1 ? "" : "s", intos, donations,
-                donations == 1 ? "" : "s", tr_peak, ndropped, ndropped == 1 ? "" : "s", kinds,
+                donations == 1 ? "" : "s", units_fmt_u128(n1, sizeof n1, tr_peak), ndropped, ndropped == 1 ? "" : "s", kinds,
                 other_level, other_level == 1 ? "" : "s",
                 c.reused ? "; ids renumbered from 0 (the input reuses ids)" : "",
                 fillers ? "; the start-state prologue's allocations that it freed again (the "

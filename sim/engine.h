@@ -178,12 +178,14 @@ typedef struct sim_summary {
     uint64_t oom_matches;        /* of them, requests the simulation ran out of memory on too */
     /* hierarchy features, summed over levels */
     struct {
-        uint64_t runs, bytes_moved, buffers_moved, ooms_avoided, failures, unsupported;
+        uint64_t runs, buffers_moved, ooms_avoided, failures, unsupported;
+        am_u128 bytes_moved; /* 128-bit: a total that can pass 2^64 bytes (am_u128) */
         uint64_t skipped; /* failed requests it could not serve, so it did not run */
         am_ps time;
     } defrag;
     struct {
-        uint64_t evictions, bytes_out, restores, bytes_in, ooms_avoided, failures;
+        uint64_t evictions, restores, ooms_avoided, failures;
+        am_u128 bytes_out, bytes_in; /* 128-bit totals (am_u128) */
         uint64_t skipped; /* failed requests larger than the level: nothing was evicted */
         am_ps time;
     } spill;

@@ -35,7 +35,8 @@
  *
  * Pickle (protocol 4, no framing, no memo): dicts are EMPTY_DICT MARK k v ... SETITEMS, lists
  * EMPTY_LIST MARK ... APPENDS, strings SHORT_BINUNICODE / BINUNICODE, integers BININT1 /
- * BININT2 / BININT or LONG1 (8 bytes, two's complement) beyond 32 bits, the pool id a TUPLE2.
+ * BININT2 / BININT or LONG1 (8 bytes, two's complement) beyond 32 bits (9 bytes from 2^63), the
+ * pool id a TUPLE2.
  * time_us is the simulated time in whole microseconds. */
 #include "export_snapshot.h"
 
@@ -382,8 +383,21 @@ static void pk_int(FILE *f, int64_t v)
     }
 }
 
-/* unsigned values above INT64_MAX do not occur (addresses and sizes of a level < 2^63) */
-static void pk_u64(FILE *f, uint64_t v) { pk_int(f, v > INT64_MAX ? INT64_MAX : (int64_t)v); }
+/* An unsigned value, exactly: one from 2^63 (an address or size near 2^64, a sum of sizes) is
+ * LONG1 with 9 bytes, the ninth 0 so that it reads as positive (pickle integers have no size
+ * limit). Until 2026-11-27 such values were written as 2^63 - 1, silently. */
+static void pk_u64(FILE *f, uint64_t v)
+{
+    if (v <= INT64_MAX) {
+        pk_int(f, (int64_t)v);
+        return;
+    }
+    fputc(0x8a, f); /* LONG1 */
+    fputc(9, f);
+    for (int i = 0; i < 8; i++)
+        fputc((int)((v >> (8 * i)) & 0xff), f);
+    fputc(0, f);
+}
 
 static void pk_kstr(FILE *f, const char *k, const char *v) { pk_str(f, k); pk_str(f, v); }
 static void pk_kint(FILE *f, const char *k, uint64_t v) { pk_str(f, k); pk_u64(f, v); }

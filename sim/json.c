@@ -181,4 +181,21 @@ void json_kseconds(json_w *w, const char *k, am_ps ps)
     value_prefix(w);
     fputs(units_fmt_seconds(b, sizeof b, ps), w->f);
 }
+
+void json_ku128(json_w *w, const char *k, am_u128 v)
+{
+    char b[48];
+    json_key(w, k);
+    value_prefix(w);
+    fputs(units_fmt_u128(b, sizeof b, v), w->f);
+}
+
+void json_kseconds128(json_w *w, const char *k, am_u128 ps)
+{
+    char b[64];
+    json_key(w, k);
+    value_prefix(w);
+    fputs(units_fmt_seconds128(b, sizeof b, ps), w->f);
+}
+
 void json_kbool(json_w *w, const char *k, int v) { json_key(w, k); json_bool(w, v); }

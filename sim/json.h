@@ -33,10 +33,14 @@ void json_null(json_w *w);
 /* key + value shorthands */
 void json_kstr(json_w *w, const char *k, const char *s);
 void json_ku64(json_w *w, const char *k, uint64_t v);
+/* A 128-bit total, every digit (JSON numbers have no size limit). */
+void json_ku128(json_w *w, const char *k, am_u128 v);
 void json_kreal(json_w *w, const char *k, double v);
 void json_kexact(json_w *w, const char *k, double v);
 /* a time in seconds, every picosecond of it (units_fmt_seconds) */
 void json_kseconds(json_w *w, const char *k, am_ps ps);
+/* The same for a 128-bit total of picoseconds. */
+void json_kseconds128(json_w *w, const char *k, am_u128 ps);
 void json_kbool(json_w *w, const char *k, int v);
 /* Write a string with JSON escaping (no quotes added) to f. */
 void json_escape(FILE *f, const char *s);

@@ -186,9 +186,14 @@ static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
     int p;
     r->status = AM_EINPUT; /* unless a run fails on its own (fail: below) */
     if (hi_k > max_k) {
+        /* the label is the value's own size (until 2026-11-27 always "(4 PiB)", though with a
+         * granularity that does not divide 4 PiB the largest value searched is less: 3 PiB for
+         * a 1.5 PiB granule) */
+        char most[32];
         snprintf(r->error, sizeof r->error, "the largest request (%" PRIu64 " bytes, %" PRIu64
-                 " rounded up to the granularity) is above %" PRIu64 " bytes (4 PiB), the "
-                 "most mincap searches", L, hi_k * G, max_k * G);
+                 " rounded up to the granularity) is above %" PRIu64 " bytes (%s), the "
+                 "most mincap searches", L, hi_k * G, max_k * G,
+                 units_fmt_size(most, sizeof most, max_k * G));
         return;
     }
     for (;;) {

@@ -114,7 +114,7 @@ void report_text(FILE *f, sim *s, const report_trace *t)
             else
                 snprintf(dir, sizeof dir, "%s>%s", cfg->levels[from].name, cfg->levels[to].name);
             fprintf(f, "%-14s %-16s %12s %10" PRIu64 " %12s %14s", lr[i].name, dir,
-                    units_fmt_size(a, sizeof a, st->bytes), st->count,
+                    units_fmt_size128(a, sizeof a, st->bytes), st->count,
                     units_fmt_time(b, sizeof b, st->busy_ps),
                     units_fmt_bandwidth(c, sizeof c,
                                         st->busy_ps ? (double)st->bytes / secs(st->busy_ps) : 0));
@@ -137,7 +137,7 @@ void report_text(FILE *f, sim *s, const report_trace *t)
         fprintf(f, "defragmentation: %" PRIu64 " run%s moved %s (%" PRIu64 " buffer%s) in %s; "
                 "%" PRIu64 " out-of-memory event%s avoided, %" PRIu64 " buffer%s lost%s",
                 su->defrag.runs, PL(su->defrag.runs),
-                units_fmt_size(a, sizeof a, su->defrag.bytes_moved), su->defrag.buffers_moved,
+                units_fmt_size128(a, sizeof a, su->defrag.bytes_moved), su->defrag.buffers_moved,
                 PL(su->defrag.buffers_moved), units_fmt_time(b, sizeof b, su->defrag.time),
                 su->defrag.ooms_avoided, PL(su->defrag.ooms_avoided), su->defrag.failures,
                 PL(su->defrag.failures),
@@ -151,8 +151,8 @@ void report_text(FILE *f, sim *s, const report_trace *t)
         fprintf(f, "spilling: %" PRIu64 " buffer%s (%s) out to host, %" PRIu64 " (%s) back, %s; "
                 "%" PRIu64 " out-of-memory event%s avoided, %" PRIu64 " failed",
                 su->spill.evictions, PL(su->spill.evictions),
-                units_fmt_size(a, sizeof a, su->spill.bytes_out),
-                su->spill.restores, units_fmt_size(b, sizeof b, su->spill.bytes_in),
+                units_fmt_size128(a, sizeof a, su->spill.bytes_out),
+                su->spill.restores, units_fmt_size128(b, sizeof b, su->spill.bytes_in),
                 units_fmt_time(c, sizeof c, su->spill.time), su->spill.ooms_avoided,
                 PL(su->spill.ooms_avoided), su->spill.failures);
         if (su->spill.skipped)
@@ -389,11 +389,11 @@ void report_json(FILE *f, sim *s, const report_trace *t)
         json_kstr(&w, "link", lr[i].name);
         json_kstr(&w, "from", cfg->levels[from].name);
         json_kstr(&w, "to", cfg->levels[to].name);
-        json_ku64(&w, "bytes", st->bytes);
+        json_ku128(&w, "bytes", st->bytes);
         json_ku64(&w, "count", st->count);
         json_kseconds(&w, "busy_seconds", st->busy_ps);
-        json_kseconds(&w, "seconds", st->sum_ps);
-        json_kseconds(&w, "queued_seconds", st->wait_ps);
+        json_kseconds128(&w, "seconds", st->sum_ps);
+        json_kseconds128(&w, "queued_seconds", st->wait_ps);
         json_kreal(&w, "achieved_bytes_per_second",
                    st->busy_ps ? (double)st->bytes / secs(st->busy_ps) : 0);
         /* a half-duplex link's two directions share one channel: its busy time, both ways */
@@ -411,7 +411,7 @@ void report_json(FILE *f, sim *s, const report_trace *t)
     json_key(&w, "defrag");
     json_obj(&w);
     json_ku64(&w, "runs", su->defrag.runs);
-    json_ku64(&w, "bytes_moved", su->defrag.bytes_moved);
+    json_ku128(&w, "bytes_moved", su->defrag.bytes_moved);
     json_ku64(&w, "buffers_moved", su->defrag.buffers_moved);
     json_kseconds(&w, "seconds", su->defrag.time);
     json_ku64(&w, "ooms_avoided", su->defrag.ooms_avoided);
@@ -428,9 +428,9 @@ void report_json(FILE *f, sim *s, const report_trace *t)
     json_key(&w, "spill");
     json_obj(&w);
     json_ku64(&w, "evictions", su->spill.evictions);
-    json_ku64(&w, "bytes_out", su->spill.bytes_out);
+    json_ku128(&w, "bytes_out", su->spill.bytes_out);
     json_ku64(&w, "restores", su->spill.restores);
-    json_ku64(&w, "bytes_in", su->spill.bytes_in);
+    json_ku128(&w, "bytes_in", su->spill.bytes_in);
     json_kseconds(&w, "seconds", su->spill.time);
     json_ku64(&w, "ooms_avoided", su->spill.ooms_avoided);
     json_ku64(&w, "failures", su->spill.failures);

@@ -192,8 +192,9 @@ static int read_quantity(const char *s, const unit_def *units, uint64_t plain_mu
             return -1;
         }
     }
-    /* "-0" is zero, not negative */
-    if (d->neg && d->mant) {
+    /* a minus sign is refused, "-0" too: a size or time is digits with an optional point and
+     * exponent, as in a trace (until 2026-11-27 "-0" passed here as 0 while a trace refused it) */
+    if (d->neg) {
         *why = "negative values are not allowed";
         return -1;
     }
@@ -372,24 +373,40 @@ int units_real(const char *s, double *v, const char **why)
 }
 
 /* whole.frac with `places` decimals (1..3) of n / unit, rounded, into buf. */
-static char *fmt_fixed(char *buf, size_t n, uint64_t v, uint64_t unit, int places,
+static char *fmt_fixed(char *buf, size_t n, am_u128 v, uint64_t unit, int places,
                        const char *name)
 {
-    /* integer arithmetic: exact for every 64-bit value, and a fraction that rounds up to
+    /* integer arithmetic: exact for every 128-bit value, and a fraction that rounds up to
      * one whole unit carries ("1023.999 KiB" prints "1024.00 KiB") */
     uint64_t scale10 = places == 2 ? 100 : places == 3 ? 1000 : 10;
-    uint64_t whole = v / unit;
+    u128 whole = v / unit;
     u128 frac = ((u128)(v % unit) * scale10 + unit / 2) / unit;
     if (frac >= scale10) {
         whole++;
         frac -= scale10;
     }
-    snprintf(buf, n, "%llu.%0*llu %s", (unsigned long long)whole, places,
+    char w[48];
+    snprintf(buf, n, "%s.%0*llu %s", units_fmt_u128(w, sizeof w, whole), places,
              (unsigned long long)frac, name);
     return buf;
 }
 
-char *units_fmt_size(char *buf, size_t n, uint64_t bytes)
+char *units_fmt_u128(char *buf, size_t n, am_u128 v)
+{
+    char d[48];
+    size_t i = sizeof d;
+    d[--i] = '\0';
+    do {
+        d[--i] = (char)('0' + (int)(v % 10));
+        v /= 10;
+    } while (v);
+    snprintf(buf, n, "%s", d + i);
+    return buf;
+}
+
+char *units_fmt_size(char *buf, size_t n, uint64_t bytes) { return units_fmt_size128(buf, n, bytes); }
+
+char *units_fmt_size128(char *buf, size_t n, am_u128 bytes)
 {
     static const char *const names[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     if (bytes < KI) {
@@ -399,10 +416,10 @@ char *units_fmt_size(char *buf, size_t n, uint64_t bytes)
     /* the largest binary unit not above the value, up to EiB, so a number never passes
      * "1024.00" and a size keeps within 11 characters up to 2^64 - 1 ("16.00 EiB"); until
      * 2026-11-27 up to TiB, and a 4 EiB capacity printed "4194304.00 TiB", past the report's
-     * columns */
+     * columns. A 128-bit total past 16 EiB stays in EiB ("32.00 EiB"). */
     uint64_t unit = KI;
     int i = 0;
-    while (i < 5 && bytes >= unit * KI) { /* unit * KI at most 2^60 */
+    while (i < 5 && bytes >= (u128)unit * KI) { /* unit * KI at most 2^60 */
         unit *= KI;
         i++;
     }
@@ -466,11 +483,16 @@ char *units_fmt_time(char *buf, size_t n, am_ps ps)
     return fmt_fixed(buf, n, ps, AM_PS_PER_S, 3, "s");
 }
 
-char *units_fmt_seconds(char *buf, size_t n, am_ps ps)
+char *units_fmt_seconds(char *buf, size_t n, am_ps ps) { return units_fmt_seconds128(buf, n, ps); }
+
+char *units_fmt_seconds128(char *buf, size_t n, am_u128 ps)
 {
-    unsigned long long whole = ps / AM_PS_PER_S, frac = ps % AM_PS_PER_S;
+    u128 whole = ps / AM_PS_PER_S;
+    unsigned long long frac = (unsigned long long)(ps % AM_PS_PER_S);
+    char w[48];
+    units_fmt_u128(w, sizeof w, whole);
     if (!frac) {
-        snprintf(buf, n, "%llu", whole);
+        snprintf(buf, n, "%s", w);
         return buf;
     }
     int digits = 12;
@@ -478,7 +500,7 @@ char *units_fmt_seconds(char *buf, size_t n, am_ps ps)
         frac /= 10;
         digits--;
     }
-    snprintf(buf, n, "%llu.%0*llu", whole, digits, frac);
+    snprintf(buf, n, "%s.%0*llu", w, digits, frac);
     return buf;
 }
 

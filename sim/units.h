@@ -60,6 +60,10 @@ int units_range_value(units_kind kind, const char *from, const char *to, const c
 
 /* Printing with units into buf (returns buf): "80.00 GiB", "1.50 MiB", "512 B". */
 char *units_fmt_size(char *buf, size_t n, uint64_t bytes);
+/* The same for a 128-bit total (past 16 EiB it stays in EiB: "32.00 EiB"). */
+char *units_fmt_size128(char *buf, size_t n, am_u128 bytes);
+/* A 128-bit whole number in decimal, every digit ("18446744073709551616"; buf >= 40 bytes). */
+char *units_fmt_u128(char *buf, size_t n, am_u128 v);
 /* "3.350 TB/s" */
 char *units_fmt_bandwidth(char *buf, size_t n, double bytes_per_s);
 /* "2.000 pJ", "1.250 mJ" - an energy in joules (finite, >= 0) in the unit from pJ to EJ that
@@ -71,5 +75,7 @@ char *units_fmt_time(char *buf, size_t n, am_ps ps);
 /* A time in seconds, exactly, as a plain decimal without a unit (for JSON and the key=value
  * metrics, whose keys say "seconds"): "0.00094512", "1234.000000000001", "0". */
 char *units_fmt_seconds(char *buf, size_t n, am_ps ps);
+/* The same for a 128-bit total of picoseconds (buf >= 48 bytes). */
+char *units_fmt_seconds128(char *buf, size_t n, am_u128 ps);
 
 #endif

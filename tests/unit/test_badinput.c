@@ -697,6 +697,87 @@ BI_C(y_syntax, "syntax.yaml", V "memories:\n  hbm: {capacity: 1GiB\n",
      "column 8)")
 BI_C(y_indent, "indent.yaml", V "memories:\n  hbm:\n    capacity: 1GiB\n   kind: hbm\n",
      "amsim: @:5:4: did not find expected key (while parsing a block mapping at line 3, column 3)")
+/* A minus sign on a zero config number is refused as on any other negative value, with the
+ * same message (until 2026-11-27 memory_limit: -0, timeline_interval: -0, a latency of -0ps and
+ * energy_per_byte: -0 were read as 0, though a trace refused "-0"). */
+static void y_minus_zero(void)
+{
+    static const struct {
+        const char *args, *want;
+    } cases[] = {
+        {"--set memories.hbm.allocator.memory_limit=-0",
+         "amsim: --set 'memories.hbm.allocator.memory_limit=-0': "
+         "memories.hbm.allocator.memory_limit: bad size '-0': negative values are not allowed"},
+        {"--set report.timeline_interval=-0",
+         "amsim: --set 'report.timeline_interval=-0': report.timeline_interval: bad time '-0': "
+         "negative values are not allowed"},
+        {"--set links.pcie.latency=-0ps",
+         "amsim: --set 'links.pcie.latency=-0ps': links.pcie.latency: bad time '-0ps': negative "
+         "values are not allowed"},
+        {"--set links.pcie.energy_per_byte=-0",
+         "amsim: --set 'links.pcie.energy_per_byte=-0': links.pcie.energy_per_byte: must be between "
+         "0 and 1e12 picojoules per byte (1 J), not -0"},
+        {"--set links.pcie.energy_per_byte=-0.0e3",
+         "amsim: --set 'links.pcie.energy_per_byte=-0.0e3': links.pcie.energy_per_byte: must be "
+         "between 0 and 1e12 picojoules per byte (1 J), not -0"},
+        {"--set links.pcie.efficiency=-0",
+         "amsim: --set 'links.pcie.efficiency=-0': links.pcie.efficiency: expected a fraction "
+         "between 0 and 1, got '-0'"},
+        {"--set memories.hbm.capacity=-0KiB",
+         "amsim: --set 'memories.hbm.capacity=-0KiB': memories.hbm.capacity: bad size '-0KiB': "
+         "negative values are not allowed"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *cp = bi_write("minus0.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+        char args[4096];
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s' %s", cp, trace_gpu(), cases[i].args);
+        bi_expect(args, 1, cases[i].want);
+    }
+    /* in a YAML file, at the value */
+    static const char cfg[] = BI_CFG_TEXT "report: {timeline_interval: -0}\n";
+    const char *cp = bi_write("minus0y.yaml", cfg, strlen(cfg));
+    char args[4096];
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s'", cp, trace_gpu());
+    char *want = bi_expand("amsim: @:8:10: report.timeline_interval: bad time '-0': negative "
+                           "values are not allowed", cp);
+    bi_expect(args, 1, want);
+    free(want);
+}
+
+/* A device granularity (platform, cuda_async) or cuda_async's pool_granularity above the
+ * capacity is refused at load, at the value the user gave (until 2026-11-27 the config passed
+ * and every request ran out of memory). */
+static void y_granularity_above_capacity(void)
+{
+    static const struct {
+        const char *args, *want;
+    } cases[] = {
+        {"--policy platform --set memories.hbm.capacity=1MiB --set memories.hbm.granularity=2MiB",
+         "amsim: --set 'memories.hbm.granularity=2MiB': memories.hbm.granularity: platform: "
+         "granularity of 2097152 bytes is above the capacity (1048576 bytes): no device "
+         "allocation fits"},
+        {"--policy cuda_async --set memories.hbm.capacity=1MiB --set memories.hbm.granularity=2MiB "
+         "--set memories.hbm.allocator.pool_granularity=512KiB",
+         "amsim: --set 'memories.hbm.granularity=2MiB': memories.hbm.granularity: cuda_async: "
+         "granularity of 2097152 bytes is above the capacity (1048576 bytes): no chunk fits"},
+        {"--policy cuda_async --set memories.hbm.allocator.pool_granularity=32GiB",
+         "amsim: --set 'memories.hbm.allocator.pool_granularity=32GiB': "
+         "memories.hbm.allocator.pool_granularity: cuda_async: pool_granularity of 34359738368 "
+         "bytes is above the capacity (17179869184 bytes): no chunk fits"},
+        /* the default pool_granularity (2 MiB): at the capacity the user gave */
+        {"--policy cuda_async --set memories.hbm.capacity=1MiB",
+         "amsim: --set 'memories.hbm.capacity=1MiB': memories.hbm.capacity: cuda_async: "
+         "pool_granularity of 2097152 bytes is above the capacity (1048576 bytes): no chunk "
+         "fits"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *cp = bi_write("gran.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+        char args[4096];
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s' %s", cp, trace_gpu(), cases[i].args);
+        bi_expect(args, 1, cases[i].want);
+    }
+}
+
 /* a policy that refuses its options points at the value the user wrote that makes it so (the
  * capacity here: the limit is the default memory_fraction of it), else at the allocator map;
  * at load, with the key's path (until 2026-11-27 when the run started, "memory level 'hbm'") */
@@ -2488,6 +2569,9 @@ void suite_badinput(void)
              {"yaml: a link energy_per_byte above 1e12 pJ", y_energy_too_large},
              {"yaml: the same guard given by --set", y_guard_no_host_kind_set},
              {"yaml: a policy refusing a --set value names the --set", y_policy_refuses_set},
+             {"yaml: a minus sign on a zero number (-0)", y_minus_zero},
+             {"yaml: a granularity above the capacity (platform, cuda_async)",
+              y_granularity_above_capacity},
              {"yaml: --policy checks the rules of the policy that runs", y_switched_policy_rule},
              {"yaml: check refuses what every run refuses (capacity rules)",
               y_check_agrees_with_run},

@@ -2670,6 +2670,16 @@ static void test_mincap_upper_bound(void)
     CU_ASSERT(err && strstr(err, "amsim mincap: the reference run (best_fit) runs out of memory "
                             "even with 4503599627370496 bytes\n") != NULL);
     free(err);
+    /* a 1.5 PiB granule: the largest value searched is 3 PiB, and so is its label (until
+     * 2026-11-27 "(4 PiB)") */
+    tr = tu_write("mc-4p.trace", "amsim-trace v1\nalloc 1 4PiB\nfree 1\n");
+    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --policies "
+             "best_fit --granularity 1.5PiB --json '%s'", tu_top(), tr, js);
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "is above 3377699720527872 bytes (3.00 PiB), the most mincap "
+                            "searches") != NULL);
+    free(err);
 }
 
 /* A free of an unknown id: mincap's error suggests --lenient, and mincap takes it (until

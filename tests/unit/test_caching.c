@@ -228,6 +228,16 @@ static void test_oversize(void)
     CU_ASSERT_EQUAL(al(&f, 31 * MiB, 0, &d), 0);
     CU_ASSERT_EQUAL(d.size, 50 * MiB);
     fx_close(&f);
+
+    /* a rounding near 2^64: no cached block is ever too large (until 2026-11-27 the request
+     * plus the rounding wrapped, and a 128 MiB block was refused to a 64 MiB request) */
+    copt huge[] = {{"max_split_size", 32 * MiB, 0}, {"max_non_split_rounding", ~0ULL - 64 * MiB, 0}};
+    fx_open(&f, 1ULL << 30, 0, huge, 2);
+    CU_ASSERT_EQUAL(al(&f, 128 * MiB, 0, &a), 0);
+    fr(&f, &a, 128 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 64 * MiB, 0, &b), 0);
+    CU_ASSERT_EQUAL(b.size, 128 * MiB);
+    fx_close(&f);
 }
 
 static void test_split_rules(void)

@@ -822,6 +822,19 @@ static void test_csv_engine_rules(void)
 /* The offset column is all or nothing: every row has an address, or none is written, and then
  * stderr says how many recorded addresses were left out and where the first buffer without one
  * was allocated (until 2026-11-27 they were left out in silence). */
+/* A peak live past 2^64 bytes is printed exactly (until 2026-11-27 it wrapped: four 4 EiB
+ * buffers and one byte printed 13835058055282163712). */
+static void test_csv_peak_past_2_64(void)
+{
+    const char *t = tu_write("pk128.trace", "amsim-trace v1\nalloc 1 4EiB\nalloc 2 4EiB\n"
+                                            "alloc 3 4EiB\nalloc 4 4EiB\nalloc 5 1\n");
+    char args[1024], *err = NULL;
+    snprintf(args, sizeof args, "convert --to csv %s -o %s/pk128.csv", t, tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "peak live 18446744073709551617 bytes as in the trace"));
+    free(err);
+}
+
 static void test_csv_partial_addresses(void)
 {
     static const struct {
@@ -909,6 +922,7 @@ static void test_control_path(void)
 void suite_convert(void)
 {
     TU_SUITE("convert", {"native -> csv -> native: same placements", test_native_csv_native},
+             {"csv: a peak live past 2^64 bytes printed exactly", test_csv_peak_past_2_64},
              {"snapshot -> native: same validation", test_snapshot_native},
              {"csv offsets validated as native and binary addr=", test_csv_offsets_validated},
              {"native writer round-trips every field", test_writer_fields},

@@ -1346,6 +1346,91 @@ static void test_link_energy(void)
     free(out);
 }
 
+/* Totals that pass 2^64 (bytes, picoseconds) are printed exactly: until 2026-11-27 a link's
+ * queued and transfer seconds, its bytes and the spill and defragmentation bytes wrapped. */
+static void test_totals_past_2_64(void)
+{
+    char args[4096], path[600], *out;
+    /* 1000 transfers of 100 B at 1 B/s, one at a time: transfer k waits (k - 1) x 100 s */
+    size_t cap = 1000 * 48 + 64, len = 0;
+    char *tr = malloc(cap);
+    len += (size_t)snprintf(tr + len, cap - len, "amsim-trace v1\n");
+    for (int k = 1; k <= 1000; k++)
+        len += (size_t)snprintf(tr + len, cap - len, "transfer host hbm 100 stream=%d\n", k);
+    const char *q = tu_write("tot_q.trace", tr);
+    free(tr);
+    snprintf(args, sizeof args,
+             "run -q -c %s/configs/default.yaml -t %s --set links.pcie.bandwidth=1B/s "
+             "--set links.pcie.efficiency=1 --set links.pcie.latency=0 "
+             "--set links.pcie.concurrency=1 --json %s/tot_q.json",
+             tu_top(), q, tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(path, sizeof path, "%s/tot_q.json", tu_tmpdir());
+    out = tu_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"seconds\": 50050000,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"queued_seconds\": 49950000,"));
+    free(out);
+
+    /* two 8 EiB transfers: 16 EiB = 2^64 bytes on the link */
+    const char *c = tu_write("tot_bw.yaml",
+                             "version: 1\ndevice: h100\nmemories:\n  hbm:\n    capacity: 4EiB\n"
+                             "    allocator:\n      policy: best_fit\nlinks:\n"
+                             "  pcie: {bandwidth: 15EiB/s, efficiency: 1, latency: 0, "
+                             "energy_per_byte: 1}\n");
+    const char *t = tu_write("tot_bw.trace",
+                             "amsim-trace v1\ntransfer host hbm 8EiB\ntransfer host hbm 8EiB\n");
+    snprintf(args, sizeof args, "run -c %s -t %s --json %s/tot_bw.json", c, t, tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "16.00 EiB"));
+    free(out);
+    snprintf(path, sizeof path, "%s/tot_bw.json", tu_tmpdir());
+    out = tu_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"bytes\": 18446744073709551616,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"energy_joules\": 18446744.0737"));
+    free(out);
+
+    /* spilling 2 EiB buffers back and forth: 22 EiB out, 20 EiB back */
+    c = tu_write("tot_sp.yaml",
+                 "version: 1\ndevice: h100\nmemories:\n  hbm:\n    capacity: 3EiB\n"
+                 "    on_oom: spill_to_host\n    spill_host: host\n"
+                 "    allocator: {policy: best_fit}\n  host:\n    capacity: 4EiB\n"
+                 "    allocator: {policy: best_fit}\n"
+                 "links:\n  pcie: {bandwidth: 15EiB/s, efficiency: 1, latency: 0}\n");
+    t = tu_write("tot_sp.trace", "amsim-trace v1\nalloc 1 2EiB\nalloc 2 2EiB\nuse 1\nuse 2\n"
+                                 "use 1\nuse 2\nuse 1\nuse 2\nuse 1\nuse 2\nuse 1\nuse 2\n"
+                                 "free 1\nfree 2\n");
+    snprintf(args, sizeof args, "run -c %s -t %s --json %s/tot_sp.json", c, t, tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "11 buffers (22.00 EiB) out to host, 10 (20.00 EiB) back"));
+    free(out);
+    snprintf(path, sizeof path, "%s/tot_sp.json", tu_tmpdir());
+    out = tu_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"bytes_out\": 25364273101350633472,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"bytes_in\": 23058430092136939520,"));
+    free(out);
+
+    /* defragmenting a 3 EiB buffer through the host at every allocation */
+    c = tu_write("tot_df.yaml",
+                 "version: 1\ndevice: h100\nmemories:\n  hbm:\n    capacity: 4EiB\n"
+                 "    allocator: {policy: first_fit}\n"
+                 "    defrag: {mode: host_roundtrip, trigger: every, every: 1, host: host}\n"
+                 "links:\n  pcie: {bandwidth: 15EiB/s, efficiency: 1, latency: 0}\n");
+    t = tu_write("tot_df.trace", "amsim-trace v1\nalloc 1 3EiB\nalloc 2 1\nalloc 3 1\nalloc 4 1\n"
+                                 "free 1\nfree 2\nfree 3\nfree 4\n");
+    snprintf(args, sizeof args, "run -c %s -t %s --json %s/tot_df.json", c, t, tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "moved 24.00 EiB (10 buffers)"));
+    free(out);
+    snprintf(path, sizeof path, "%s/tot_df.json", tu_tmpdir());
+    out = tu_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"bytes_moved\": 27670116110564327436,"));
+    free(out);
+}
+
 /* link.c alone: completion order and exact times. */
 static void test_link_model(void)
 {
@@ -1534,6 +1619,7 @@ void suite_engine(void)
              {"sampled timeline: every level on its own", test_timeline_sampled_per_level},
              {"link model arithmetic", test_link_model},
              {"energy per byte", test_link_energy},
+             {"totals past 2^64 bytes or ps are exact", test_totals_past_2_64},
              {"half-duplex link: outputs per direction and for the shared channel",
               test_half_duplex_outputs},
              {"look-ahead: same results read ahead or not", test_lookahead_same_results},

@@ -629,6 +629,37 @@ static void test_snapshot_replay_ooms(void)
     CU_ASSERT_EQUAL(su.oom_matches, 1);
 }
 
+/* A size from 2^63 is written exactly, as LONG1 with a ninth 0 byte (until 2026-11-27 it was
+ * written 2^63 - 1). */
+static void test_snapshot_big_ints(void)
+{
+    const char *tr = tu_write("bigint.trace", "amsim-trace v1\nalloc 1 18446744073709551615\n"
+                                              "alloc 2 9223372036854775808\n");
+    char args[2048], path[600];
+    snprintf(path, sizeof path, "%s/bigint.pkl", tu_tmpdir());
+    snprintf(args, sizeof args, "run -q -c %s/configs/default.yaml -t %s --lenient "
+                                "--pytorch-snapshot %s", tu_top(), tr, path);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    size_t n = 0;
+    char *p = tu_slurp(path, &n);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    static const unsigned char max[] = {0x8a, 9, 0xff, 0xff, 0xff, 0xff,
+                                        0xff, 0xff, 0xff, 0xff, 0};
+    static const unsigned char half[] = {0x8a, 9, 0, 0, 0, 0, 0, 0, 0, 0x80, 0};
+    static const unsigned char clamped[] = {0x8a, 8, 0xff, 0xff, 0xff, 0xff,
+                                            0xff, 0xff, 0xff, 0x7f};
+    int got_max = 0, got_half = 0, got_clamped = 0;
+    for (size_t i = 0; i + sizeof max <= n; i++) {
+        got_max |= memcmp(p + i, max, sizeof max) == 0;
+        got_half |= memcmp(p + i, half, sizeof half) == 0;
+        got_clamped |= memcmp(p + i, clamped, sizeof clamped) == 0;
+    }
+    CU_ASSERT(got_max);
+    CU_ASSERT(got_half);
+    CU_ASSERT(!got_clamped);
+    free(p);
+}
+
 /* The replay's summary and default level's metrics (run_once's done callback). */
 typedef struct replay_out {
     sim_summary su;
@@ -1002,6 +1033,7 @@ void suite_export(void)
              {"chrome trace: link slices when the link carried them", test_chrome_link_queueing},
              {"chrome trace: no track has overlapping slices", test_chrome_no_overlap},
              {"pytorch snapshot reads back with the same events", test_snapshot},
+             {"pytorch snapshot: integers from 2^63 written exactly", test_snapshot_big_ints},
              {"pytorch snapshot: a compaction's frees before its allocations",
               test_snapshot_defrag_order},
              {"pytorch snapshot: a buffer a compaction lost is freed", test_snapshot_defrag_lost},

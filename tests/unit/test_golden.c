@@ -67,7 +67,7 @@ static void collect(void *ctx, sim *s, const report_trace *t)
     for (int i = 0; i < nl; i++)
         fprintf(f, "link.%s.%d.bytes %" PRIu64 "\nlink.%s.%d.count %" PRIu64
                    "\nlink.%s.%d.busy_ps %" PRIu64 "\n",
-                lr[i].name, lr[i].dir, lr[i].st->bytes, lr[i].name, lr[i].dir, lr[i].st->count,
+                lr[i].name, lr[i].dir, (uint64_t)lr[i].st->bytes, lr[i].name, lr[i].dir, lr[i].st->count,
                 lr[i].name, lr[i].dir, lr[i].st->busy_ps);
     /* a half-duplex link: the channel both directions share, after its second direction */
     for (int i = 0; i < nl; i++)

@@ -235,7 +235,7 @@ static void test_defrag_charges_live_bytes(void)
             CU_ASSERT_EQUAL(su->stall, su->defrag.time);
             if (su->defrag.bytes_moved != w[1])
                 fprintf(stderr, "\n%s %s: bytes_moved %llu\n", policies[p], modes[m],
-                        (unsigned long long)su->defrag.bytes_moved);
+                        (unsigned long long)su->defrag.bytes_moved); /* small here */
             hstop(&r);
         }
 }

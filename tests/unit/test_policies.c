@@ -443,6 +443,28 @@ static void test_huge_requests(void)
         huge_requests("bfc", "      allow_growth: true\n");
 }
 
+/* best_fit and first_fit: a commit_granularity near 2^64 commits the whole arena (until
+ * 2026-11-27 rounding the committed top wrapped within 255 bytes of 2^64: every allocation
+ * failed). */
+static void test_commit_granularity_near_2_64(void)
+{
+    static const char *const pol[] = {"best_fit", "first_fit"};
+    static const char *const gran[] = {"18446744073709551615", "18446744073709551360",
+                                       "17293822569102704640"};
+    for (int p = 0; p < 2; p++)
+        for (int g = 0; g < 3; g++) {
+            lvl L;
+            char keys[128];
+            snprintf(keys, sizeof keys, "      commit_granularity: %s\n", gran[g]);
+            mk(&L, pol[p], "64MiB", keys);
+            uint64_t s1, h1, s2, h2;
+            CU_ASSERT_EQUAL(tl_alloc(&L, MiB, &s1, &h1), 0);
+            CU_ASSERT_EQUAL(tl_alloc(&L, MiB, &s2, &h2), MiB);
+            CU_ASSERT_EQUAL(mem_get_metrics(L.m)->reserved_bytes, 64 * MiB);
+            tl_close(&L);
+        }
+}
+
 /* Non-default options that reach other paths. */
 static void test_conformance_variants(void)
 {
@@ -1030,6 +1052,7 @@ void suite_policies(void)
              {"tlsf: mapping, good fit, coalescing", test_tlsf},
              {"bad options are input errors", test_bad_options},
              {"requests too large to round are out of memory", test_huge_requests},
+             {"best_fit, first_fit: commit_granularity near 2^64", test_commit_granularity_near_2_64},
              {"first-fit family: same addresses with the free hints at 70k+ free ranges",
               test_hints_at_scale},
              {"pad_requests_to: every policy pads alike", test_pad_requests_to},
