@@ -1496,9 +1496,13 @@ static int check_policy_rules(const am_config *c, const cfg_level *lv, const cfg
         snprintf(msg, sizeof msg, "%s: %s", ops->name, tmp.msg);
     const cfg_node *at = cfg_setting_at(c, lv, tmp.opts);
     if (at->key && strcmp(at->key, "policy") != 0 && at != lv->node)
-        return node_fail(e, at, "%s.%s: %s", cfg_get(a, at->key) == at ? apath : lpath, at->key,
-                         msg);
-    return node_fail(e, at, "%s: %s", apath, msg);
+        node_fail(e, at, "%s.%s: %s", cfg_get(a, at->key) == at ? apath : lpath, at->key, msg);
+    else
+        node_fail(e, at, "%s: %s", apath, msg);
+    /* the rule's keys stay known, whatever setting the message names (mincap tells a
+     * capacity too small for the options by them) */
+    e->keys = tmp.opts;
+    return -1;
 }
 
 /* The allocator section of one level: policy, its options struct, defaults in the tree. */

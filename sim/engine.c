@@ -2751,13 +2751,16 @@ int sim_level_error_at(const am_config *cfg, int level, am_error *err)
     char msg[sizeof err->msg];
     snprintf(msg, sizeof msg, "%s", err->msg);
     /* the user's setting the error names (cfg_setting_at), else the level's */
-    const cfg_node *at = cfg_setting_at(cfg, L, err->opts);
+    const char *keys = err->opts;
+    const cfg_node *at = cfg_setting_at(cfg, L, keys);
     if (err->status == AM_EINPUT && at && at->line && at->file)
-        return am_fail_at(err, at->file, at->line, at->col, "memory level '%s': %s", L->name,
-                          msg);
-    if (err->status == AM_EINPUT && at && cfg_is_override_origin(at->file))
-        return am_fail(err, AM_EINPUT, "%s: memory level '%s': %s", at->file, L->name, msg);
-    return am_fail(err, err->status, "%s: memory level '%s': %s", cfg->path, L->name, msg);
+        am_fail_at(err, at->file, at->line, at->col, "memory level '%s': %s", L->name, msg);
+    else if (err->status == AM_EINPUT && at && cfg_is_override_origin(at->file))
+        am_fail(err, AM_EINPUT, "%s: memory level '%s': %s", at->file, L->name, msg);
+    else
+        am_fail(err, err->status, "%s: memory level '%s': %s", cfg->path, L->name, msg);
+    err->keys = keys; /* what was refused, wherever the message points (am_error.keys) */
+    return -1;
 }
 
 int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err)

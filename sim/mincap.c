@@ -113,8 +113,13 @@ static void probe_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level
 /* One run with policy on the level and its knob at v: 1 no OOM on any level (the reference run:
  * on the level), 0 OOM, -1 error,
  * MC_REFUSED when the policy refuses the knob's value (bfc's memory_limit below 256 bytes,
- * buddy's or tlsf's capacity below 256 bytes, prealloc's arena of 0 bytes; err says so): no
- * run at v, which the search takes as a value that fails.
+ * a capacity below buddy's min_block, tlsf's alignment, platform's or cuda_async's
+ * granularity or cuda_async's pool_granularity, prealloc's arena of 0 bytes; err says so): no
+ * run at v, which the search takes as a value that fails. A refusal is told by the rule's
+ * keys (am_error.keys naming the knob), not by the line the message names: a rule comparing
+ * the capacity with a granularity the config sets is reported at the granularity (until
+ * 2026-11-27 only an error at mincap's own --set counted, so such a config aborted the
+ * search at the first value below its granularity).
  * ref: the reference run (spilling off on the level, the largest request recorded in *o). */
 static int probe(const mc *c, const char *policy, int ref, uint64_t base_cap, uint64_t v,
                  probe_out *o, int *runs, am_error *err)
@@ -148,11 +153,16 @@ static int probe(const mc *c, const char *policy, int ref, uint64_t base_cap, ui
     }
     (*runs)++;
     if (run_once(&sp, probe_cb, o, NULL, err) != 0) {
-        /* a refusal of our own --set of the knob is reported at it (config.c) */
+        /* a policy rule on the knob (its keys name it), or the config's own rule on the value
+         * (capacity at most 4 EiB), reported at our --set of it (config.c) */
         char at[300];
         snprintf(at, sizeof at, "--set '%s':", knob);
-        return err->status == AM_EINPUT && strncmp(err->msg, at, strlen(at)) == 0 ? MC_REFUSED
-                                                                                : -1;
+        if (err->status != AM_EINPUT)
+            return -1;
+        if (am_keys_name(err->keys, is_bfc ? "memory_limit" : "capacity") ||
+            strncmp(err->msg, at, strlen(at)) == 0)
+            return MC_REFUSED;
+        return -1;
     }
     return (ref ? o->ooms : o->ooms_all) == 0;
 }
