@@ -11,9 +11,10 @@
  * at work (until 2026-11-27 only the searched level's OOMs counted, so `--level host` answered
  * 1 B for a config whose hbm spills into host). Values are multiples of the granularity G
  * (default 1 MiB). Method:
- *  1. one reference run, the same whatever the policies listed: `best_fit` on the level with
- *     `on_oom: fail` there, its capacity at the configured one, doubled until the level has no
- *     OOM (other levels' OOMs are not its concern). It gives the trace's peak live bytes on the
+ *  1. one reference run, the same whatever the policies listed: `best_fit` with its defaults
+ *     (the level's allocator options, the policies', left out: cfg_load_reference) on the
+ *     level with `on_oom: fail` there, its capacity at the configured one, doubled until the
+ *     level has no OOM (other levels' OOMs are not its concern). It gives the trace's peak live bytes on the
  *     level (every request served and held; shown for comparison, not a bound: spilling and
  *     BFC's retry-after-free hold less at once) and L,
  *     the largest single request the trace makes there, which every policy is asked for (the
@@ -147,6 +148,10 @@ static int probe(const mc *c, const char *policy, int ref, uint64_t base_cap, ui
     *o = (probe_out){.level = c->level};
     sim_observer obs = {.ctx = o, .alloc = probe_alloc};
     if (ref) {
+        /* best_fit with its defaults: the config's allocator options on the level are the
+         * searched policies' (until 2026-11-27 caching's `alignment: 3`, refused by best_fit,
+         * stopped mincap before any policy was searched) */
+        sp.reference_level = c->level_s;
         snprintf(oom, sizeof oom, "memories.%s.on_oom=fail", c->level_s);
         sp.sets[sp.nsets++] = oom;
         sp.observer = &obs;
