@@ -1541,6 +1541,49 @@ static void test_stop_leaves_no_temporaries(void)
     }
 }
 
+/* SIGHUP (a closed terminal) stops a batch as SIGINT does: the workers get SIGTERM and are
+ * reaped, their folders are clean, and the batch says "stopped by SIGHUP" before it dies of
+ * it. Until 2026-11-27 only SIGINT and SIGTERM were the batch's: SIGHUP ran the parent's plain
+ * handler ("partial outputs removed") at once, and its workers ran on orphaned, writing
+ * gen.trace and their outputs after the batch had gone. */
+static void test_stop_by_sighup(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char text[2048], dir[1200], errpath[1300];
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "generate: {kind: serve, args: [--requests, \"6000\"]}\nseeds: [1, 2, 3]\n"
+             "policies: [bfc]\n", tu_top());
+    const char *sw = tu_write("hup.yaml", text);
+    snprintf(dir, sizeof dir, "%s/hup", tu_tmpdir());
+    snprintf(errpath, sizeof errpath, "%s/hup.err", tu_tmpdir());
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        signal(SIGHUP, SIG_DFL); /* as a terminal's job has it (not nohup's SIG_IGN) */
+        if (!freopen("/dev/null", "w", stdout) || !freopen(errpath, "w", stderr))
+            _exit(127);
+        execl(bin, bin, "batch", sw, "-o", dir, "-j", "2", "-q", (char *)NULL);
+        _exit(127);
+    }
+    sleep_s(0.25);
+    kill(pid, SIGHUP);
+    int st = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+    CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGHUP);
+    char *err = tu_slurp(errpath, NULL);
+    CU_ASSERT(err && strstr(err, "amsim batch: stopped by SIGHUP; the same command again runs "
+                                 "what is unfinished\n"));
+    if (!err || !strstr(err, "stopped by SIGHUP"))
+        fprintf(stderr, "\n  SIGHUP: %s\n", err ? err : "(no stderr)");
+    free(err);
+    CU_ASSERT_EQUAL(tree_count(dir, ".tmp."), 0);
+    int gen = tree_count(dir, "gen.trace"), reports = tree_count(dir, "summary.json");
+    sleep_s(1.0); /* an orphaned worker would write its trace and outputs meanwhile */
+    CU_ASSERT_EQUAL(tree_count(dir, ".tmp."), 0);
+    CU_ASSERT_EQUAL(tree_count(dir, "gen.trace"), gen);
+    CU_ASSERT_EQUAL(tree_count(dir, "summary.json"), reports);
+}
+
 /* --timeout with the batch started with SIGALRM and SIGTERM blocked (a signal mask is inherited
  * through fork and exec: a supervisor or a shell can leave them blocked). The workers unblock
  * them, so the run is still stopped by its timer; until 2026-11-25 the worker kept the mask,
@@ -4474,6 +4517,7 @@ void suite_batch(void)
              {"every run failed: the fixed columns and the policy", test_failed_rows_columns},
              {"--timeout honours fractions of a second", test_timeout_fraction},
              {"a stopped batch leaves no temporaries", test_stop_leaves_no_temporaries},
+             {"SIGHUP stops a batch as SIGINT does", test_stop_by_sighup},
              {"--timeout stops a worker started with its signals blocked",
               test_timeout_with_signals_blocked},
              {"a worker that does not stop on its signals is killed at its deadline",
