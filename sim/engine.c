@@ -6,6 +6,7 @@
  * (time, sequence); one processor-sharing channel per link direction (models/link.c). */
 #include "engine.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #include "../models/link.h"
 #include "../models/recpool.h"
+#include "outfile.h"
 #include "streamset.h"
 
 #define MAX_STREAMS SIM_MAX_STREAMS
@@ -807,15 +809,22 @@ enum { PBUF = 1 << 18, PROW = 5 * 20 + CFG_NAME_MAX + 32 };
  * allocation when restored. Every status but PL_OOM has an address and an allocated size. */
 enum { PL_OOM, PL_OK, PL_MOVED, PL_SPILLED, PL_RESTORED, PL_DONATED, PL_SERVED };
 
+/* The buffered rows to the placements stream. A failed write's errno is noted for the commit
+ * (out_note_write_error), which otherwise finds the stream's error flag with errno 0. */
+static void placements_write(sim *s)
+{
+    if (fwrite(s->pbuf, 1, s->pn, s->o.placements) != s->pn)
+        out_note_write_error(s->o.placements, errno);
+    s->pn = 0;
+}
+
 static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const alloc_out *o,
                           uint64_t req, int ok)
 {
     if (!s->o.placements)
         return;
-    if (s->pn > PBUF - PROW) {
-        fwrite(s->pbuf, 1, s->pn, s->o.placements);
-        s->pn = 0;
-    }
+    if (s->pn > PBUF - PROW)
+        placements_write(s);
     char *p = s->pbuf + s->pn, *start = p;
     p = put_u64(p, seq);
     *p++ = ',';
@@ -2452,12 +2461,10 @@ int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
 
 void sim_flush(sim *s)
 {
-    if (s->pn) {
-        fwrite(s->pbuf, 1, s->pn, s->o.placements);
-        s->pn = 0;
-    }
-    if (s->o.placements)
-        fflush(s->o.placements);
+    if (s->pn)
+        placements_write(s);
+    if (s->o.placements && fflush(s->o.placements) != 0)
+        out_note_write_error(s->o.placements, errno);
 }
 
 /* A clock reached AM_PS_MAX: some sum of times saturated there (am_ps_add); by the event at
