@@ -2597,11 +2597,25 @@ static void worker_on_signal(int sig)
     errno = e;
 }
 
+/* SIGHUP and SIGPIPE as the batch takes them (on_signal below, out_install_signals): unless
+ * ignored when the command started. A hangup reaches every process of the terminal's group,
+ * the workers too; until 2026-11-27 a worker kept the parent's handler for them. */
+static void catch_unless_ignored(int sig, void (*fn)(int), struct sigaction *old)
+{
+    struct sigaction cur;
+    if (sigaction(sig, NULL, &cur) == 0 && cur.sa_handler != SIG_IGN)
+        out_catch(sig, fn, old);
+    else if (old)
+        *old = cur;
+}
+
 static void worker_signals(void)
 {
     out_catch(SIGINT, worker_on_signal, NULL);
     out_catch(SIGTERM, worker_on_signal, NULL);
     out_catch(SIGALRM, worker_on_signal, NULL);
+    catch_unless_ignored(SIGHUP, worker_on_signal, NULL);
+    catch_unless_ignored(SIGPIPE, worker_on_signal, NULL);
 }
 
 /* The signals that stop a batch or a worker, blocked around a fork so that no child escapes the
@@ -2611,6 +2625,8 @@ static void stop_signals(sigset_t *set)
     sigemptyset(set);
     sigaddset(set, SIGINT);
     sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+    sigaddset(set, SIGPIPE);
     sigaddset(set, SIGALRM);
 }
 
@@ -3285,7 +3301,9 @@ static const char *sig_name(int sig)
     }
 }
 
-/* On SIGINT/SIGTERM the parent stops launching runs and passes SIGTERM to its workers (each stops
+/* On SIGINT/SIGTERM (and SIGHUP/SIGPIPE unless ignored at the start, as out_install_signals
+ * takes them; until 2026-11-27 those two ended the parent at once, its workers left running
+ * orphaned) the parent stops launching runs and passes SIGTERM to its workers (each stops
  * its generator and removes its temporaries, worker_on_signal); the loop then reaps them, sweeps
  * their run folders for temporaries a worker could not remove (one killed between creating a
  * file and recording it, or crashed), and only then runs the previous handler (which removes the
@@ -3295,7 +3313,41 @@ static const char *sig_name(int sig)
 static volatile pid_t worker_pids[BATCH_MAX_WORKERS];
 static int nworker_slots;
 static volatile sig_atomic_t stop_sig;
-static struct sigaction old_int, old_term;
+static struct sigaction old_int, old_term, old_hup, old_pipe;
+
+/* The handlers the batch replaces while its workers run (on_signal), and their owners before. */
+static const struct {
+    int sig;
+    const char *name;
+    struct sigaction *old;
+} batch_stops[] = {{SIGINT, "SIGINT", &old_int}, {SIGTERM, "SIGTERM", &old_term},
+                   {SIGHUP, "SIGHUP", &old_hup}, {SIGPIPE, "SIGPIPE", &old_pipe}};
+
+static void on_signal(int sig);
+
+static void batch_catch_stops(void)
+{
+    for (size_t i = 0; i < AM_ARRAY_LEN(batch_stops); i++) {
+        if (batch_stops[i].sig == SIGINT || batch_stops[i].sig == SIGTERM)
+            out_catch(batch_stops[i].sig, on_signal, batch_stops[i].old);
+        else
+            catch_unless_ignored(batch_stops[i].sig, on_signal, batch_stops[i].old);
+    }
+}
+
+static void batch_restore_stops(void)
+{
+    for (size_t i = 0; i < AM_ARRAY_LEN(batch_stops); i++)
+        sigaction(batch_stops[i].sig, batch_stops[i].old, NULL);
+}
+
+static const char *stop_name(int sig)
+{
+    for (size_t i = 0; i < AM_ARRAY_LEN(batch_stops); i++)
+        if (batch_stops[i].sig == sig)
+            return batch_stops[i].name;
+    return "a signal";
+}
 
 static void on_signal(int sig)
 {
@@ -3394,8 +3446,7 @@ static int run_all(batch *b, int *nskipped, int *nran)
     int *sl_run = am_calloc((size_t)b->jobs, sizeof *sl_run);
     nworker_slots = b->jobs;
     stop_sig = 0;
-    out_catch(SIGINT, on_signal, &old_int);
-    out_catch(SIGTERM, on_signal, &old_term);
+    batch_catch_stops();
     sigset_t stop, unblocked;
     stop_signals(&stop);
     int next = 0, active = 0, done = 0, failed = 0;
@@ -3509,15 +3560,13 @@ static int run_all(batch *b, int *nskipped, int *nran)
         if (tty)
             fputc('\n', stderr);
         fprintf(stderr, "%s: stopped by %s; the same command again runs what is unfinished\n",
-                prog, stop_sig == SIGINT ? "SIGINT" : "SIGTERM");
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
+                prog, stop_name(stop_sig));
+        batch_restore_stops();
         raise(stop_sig);
     }
     if (tty)
         progress(done, ntodo, failed, t0, 1);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    batch_restore_stops();
     nworker_slots = 0;
     free(sl);
     free(sl_run);

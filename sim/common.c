@@ -48,6 +48,7 @@ static void fail_v(am_error *e, int status, const char *opts, const char *fmt, v
     escape_controls(e->msg, sizeof e->msg);
     e->status = status;
     e->opts = opts;
+    e->keys = opts;
 }
 
 int am_fail(am_error *e, int status, const char *fmt, ...)
@@ -109,7 +110,21 @@ int am_fail_at(am_error *e, const char *file, unsigned long line, unsigned long 
     escape_controls(e->msg, sizeof e->msg);
     e->status = AM_EINPUT;
     e->opts = NULL;
+    e->keys = NULL;
     return -1;
+}
+
+int am_keys_name(const char *keys, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = keys; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, key, n) == 0)
+            return 1;
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
 }
 
 static void oom_exit(size_t n)

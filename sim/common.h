@@ -43,6 +43,12 @@ typedef struct am_error {
      * (am_fail_opt) so that the engine can point at the value the user wrote, in the YAML or
      * in a --set. Every am_fail and am_fail_at clears it. */
     const char *opts;
+    /* The same keys, kept when the error is placed at the user's setting (which clears opts),
+     * or NULL: what a caller classifies a refusal by, whatever line the message names
+     * (mincap: a rule comparing an option with the capacity, "granularity,capacity", refuses
+     * a capacity too small, a value that fails). Set with opts; am_fail_at clears it, and
+     * the config and the engine set it again once they have placed the error. */
+    const char *keys;
 } am_error;
 
 /* Set *e (if non-NULL) and return -1. */
@@ -51,6 +57,8 @@ int am_fail(am_error *e, int status, const char *fmt, ...)
 /* An input error (AM_EINPUT) about the option keys `opts` (see am_error.opts). */
 int am_fail_opt(am_error *e, const char *opts, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* 1 when the comma-separated key list `keys` (am_error.keys) names `key`; 0 for NULL keys. */
+int am_keys_name(const char *keys, const char *key);
 /* 0 when v is a power of two from 1 byte to max; else am_fail_opt naming `key`: "KEY of V bytes
  * is not a power of two from 1 byte to MAX_TEXT" (the policies' alignment rules). */
 int am_check_pow2(am_error *e, const char *key, uint64_t v, uint64_t max, const char *max_text);

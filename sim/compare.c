@@ -102,43 +102,73 @@ static void ref_collect(void *ctx, sim *s, const report_trace *t)
     r->capacity = mem_capacity(m);
 }
 
-/* The lower bound of the level (see the file comment): 1 with *lb, 0 when even 4 PiB is not
- * enough for every request (no bound is stated), -1 with err when a reference run fails. */
-static int compare_lower_bound(const run_spec *spec, const char *level, uint64_t *lb,
-                               am_error *err)
+/* The reference run's answer: the bound, or why it is unknown (the text line and --json's
+ * lower_bound_error). */
+typedef struct cmp_lb {
+    int known;
+    uint64_t bytes;
+    char why[600]; /* when unknown */
+} cmp_lb;
+
+/* The lower bound of the level (see the file comment) into *lb. The reference run is best_fit
+ * with its defaults (cfg_load_reference: the config's allocator options there are the compared
+ * policies', caching's `alignment: 3` refused by best_fit), its capacity doubled from the
+ * configured one up to 4 PiB, or, from a configured capacity above that, up to the most a
+ * capacity can be (4 EiB). A reference run that fails (a time past the simulated clock) or
+ * never fits leaves the bound unknown, with the reason: the rows are still run. Until
+ * 2026-11-27 a failed reference run stopped compare with no table, and a capacity configured
+ * above 4 PiB was tried alone ("even with 4 PiB" with 8 PiB configured). */
+static void compare_lower_bound(const run_spec *spec, const char *level, cmp_lb *lb)
 {
     run_spec sp = *spec;
-    char oom[256], cap[256];
-    sp.policy = "best_fit";
+    char oom[256], cap[256], size[32];
+    am_error err = {0};
+    sp.policy = NULL;
+    sp.reference_level = level;
     sp.json = sp.placements = sp.timeline = sp.log = sp.outdir = NULL;
     sp.text = NULL;
     snprintf(oom, sizeof oom, "memories.%s.on_oom=fail", level);
     sp.sets[sp.nsets++] = oom;
     int ncap = sp.nsets;
     cmp_ref r = {0};
-    uint64_t v = 0; /* 0: the configured capacity */
+    uint64_t v = 0, most = CMP_REF_MAX; /* v 0: the configured capacity */
+    memset(lb, 0, sizeof *lb);
     for (;;) {
         sp.nsets = ncap;
         if (v) {
             snprintf(cap, sizeof cap, "memories.%s.capacity=%" PRIu64, level, v);
             sp.sets[sp.nsets++] = cap;
         }
-        if (run_once(&sp, ref_collect, &r, NULL, err) != 0)
-            return -1;
-        if (r.ooms == 0) {
-            *lb = r.peak_live;
-            return 1;
+        if (run_once(&sp, ref_collect, &r, NULL, &err) != 0) {
+            snprintf(lb->why, sizeof lb->why, "the reference run (best_fit) failed: %.500s",
+                     err.msg);
+            for (char *q = lb->why; *q; q++)
+                if (*q == '\n')
+                    *q = ' ';
+            return;
         }
-        v = v ? v : r.capacity;
-        if (v >= CMP_REF_MAX)
-            return 0;
-        v = v > CMP_REF_MAX / 2 ? CMP_REF_MAX : AM_MAX(v * 2, 1);
+        if (r.ooms == 0) {
+            lb->known = 1;
+            lb->bytes = r.peak_live;
+            return;
+        }
+        if (!v) {
+            v = r.capacity;
+            if (v > CMP_REF_MAX)
+                most = AM_MAX_BYTES;
+        }
+        if (v >= most) {
+            snprintf(lb->why, sizeof lb->why, "a reference run (best_fit) fails a request even "
+                     "with %s (%" PRIu64 " B)", units_fmt_size(size, sizeof size, v), v);
+            return;
+        }
+        v = v > most / 2 ? most : AM_MAX(v * 2, 1);
     }
 }
 
 /* Whether a row has a gap: a bound is known and the row placed every request of the level (one
  * that ran out of memory there did not place the trace: its reserved bytes say nothing of it) */
-static int has_gap(const cmp_row *r, int have_lb) { return have_lb && r->level_ooms == 0; }
+static int has_gap(const cmp_row *r, const cmp_lb *lb) { return lb->known && r->level_ooms == 0; }
 
 /* The gap of a row to the lower bound lb (0 when it reserved no more: spilling can hold less) */
 static uint64_t gap_to(const cmp_row *r, uint64_t lb)
@@ -147,20 +177,19 @@ static uint64_t gap_to(const cmp_row *r, uint64_t lb)
 }
 
 /* The table on standard output (nothing with -q): the compared level, then a row a policy. */
-static void print_table(const cmp_row *rows, int n, const char *level, int have_lb,
-                        uint64_t lb, int quiet)
+static void print_table(const cmp_row *rows, int n, const char *level, const cmp_lb *lb,
+                        int quiet)
 {
     if (quiet)
         return;
     char a[32], b[32], c[32], d[32];
     printf("level %s (the default memory, whose policy each row sets); OOMs: every level's\n",
            level);
-    if (have_lb)
+    if (lb->known)
         printf("lower bound %s (%" PRIu64 " B): the trace's peak live bytes, every request "
-               "served\n", units_fmt_size(a, sizeof a, lb), lb);
+               "served\n", units_fmt_size(a, sizeof a, lb->bytes), lb->bytes);
     else
-        printf("lower bound unknown: a reference run (best_fit) fails a request even with "
-               "4 PiB\n");
+        printf("lower bound unknown: %s\n", lb->why);
     printf("%-11s %12s %14s %12s %11s %10s %6s %12s %14s\n", "policy", "peak live",
            "peak reserved", "gap", "utilization", "frag", "OOMs", "device calls", "alloc time");
     for (int i = 0; i < n; i++) {
@@ -175,7 +204,7 @@ static void print_table(const cmp_row *rows, int n, const char *level, int have_
         printf("%-11s %12s %14s %12s %11s %10s %6llu %12llu %14s\n", r->policy,
                units_fmt_size(a, sizeof a, r->peak_live),
                units_fmt_size(b, sizeof b, r->peak_reserved),
-               has_gap(r, have_lb) ? units_fmt_size(c, sizeof c, gap_to(r, lb)) : "n/a",
+               has_gap(r, lb) ? units_fmt_size(c, sizeof c, gap_to(r, lb->bytes)) : "n/a",
                r->peak_reserved ? ut : "n/a", r->peak_reserved ? fr : "n/a",
                (unsigned long long)r->ooms, (unsigned long long)r->device_calls,
                units_fmt_time(d, sizeof d, r->alloc_ps));
@@ -313,13 +342,8 @@ int cmd_compare(int argc, char **argv)
         fprintf(stderr, "amsim: %s\n", err.msg);
         return 1;
     }
-    uint64_t lb = 0;
-    int have_lb = compare_lower_bound(&sp, level, &lb, &err);
-    if (have_lb < 0) {
-        fprintf(stderr, "amsim: the reference run for the lower bound: %s\n", err.msg);
-        out_abort(o);
-        return err.status ? err.status : AM_EINTERNAL;
-    }
+    cmp_lb lb;
+    compare_lower_bound(&sp, level, &lb);
     int status = 0; /* the worst failed row's: AM_EINPUT or AM_EINTERNAL */
     for (int i = 0; i < n; i++) {
         cmp_row *r = &rows[i];
@@ -334,7 +358,7 @@ int cmd_compare(int argc, char **argv)
             status = AM_MAX(status, err.status ? err.status : AM_EINTERNAL);
         }
     }
-    print_table(rows, n, level, have_lb, lb, quiet);
+    print_table(rows, n, level, &lb, quiet);
     /* a failed row is an error (until 2026-11-25 status 0: a policy refusing its --set value
      * gave a table of one 'failed' row and 0, where run and mincap give 1) */
     if (status)
@@ -366,10 +390,12 @@ int cmd_compare(int argc, char **argv)
     }
     json_kstr(&w, "level", level); /* the level compared (peak, gap, ... and level_ooms) */
     json_key(&w, "lower_bound_bytes"); /* the trace's peak live bytes, every request served */
-    if (have_lb)
-        json_u64(&w, lb);
-    else
+    if (lb.known)
+        json_u64(&w, lb.bytes);
+    else {
         json_null(&w);
+        json_kstr(&w, "lower_bound_error", lb.why); /* why it is unknown */
+    }
     json_key(&w, "policies");
     json_obj(&w);
     for (int i = 0; i < n; i++) {
@@ -383,8 +409,8 @@ int cmd_compare(int argc, char **argv)
             json_ku64(&w, "peak_live_bytes", r->peak_live);
             json_ku64(&w, "peak_reserved_bytes", r->peak_reserved);
             json_key(&w, "gap_bytes"); /* to lower_bound_bytes */
-            if (has_gap(r, have_lb))
-                json_u64(&w, gap_to(r, lb));
+            if (has_gap(r, &lb))
+                json_u64(&w, gap_to(r, lb.bytes));
             else
                 json_null(&w);
             json_kreal(&w, "utilization", r->utilization);

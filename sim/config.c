@@ -1496,9 +1496,13 @@ static int check_policy_rules(const am_config *c, const cfg_level *lv, const cfg
         snprintf(msg, sizeof msg, "%s: %s", ops->name, tmp.msg);
     const cfg_node *at = cfg_setting_at(c, lv, tmp.opts);
     if (at->key && strcmp(at->key, "policy") != 0 && at != lv->node)
-        return node_fail(e, at, "%s.%s: %s", cfg_get(a, at->key) == at ? apath : lpath, at->key,
-                         msg);
-    return node_fail(e, at, "%s: %s", apath, msg);
+        node_fail(e, at, "%s.%s: %s", cfg_get(a, at->key) == at ? apath : lpath, at->key, msg);
+    else
+        node_fail(e, at, "%s: %s", apath, msg);
+    /* the rule's keys stay known, whatever setting the message names (mincap tells a
+     * capacity too small for the options by them) */
+    e->keys = tmp.opts;
+    return -1;
 }
 
 /* The allocator section of one level: policy, its options struct, defaults in the tree. */
@@ -2344,6 +2348,7 @@ err:
  * known yet). */
 typedef struct cfg_switch {
     const char *level, *policy;
+    int bare; /* the level's allocator options but policy are left out (cfg_load_reference) */
 } cfg_switch;
 
 /* The name of the level that default_memory names in the merged tree, else of its first
@@ -2360,6 +2365,25 @@ static const char *tree_default_level(const cfg_node *root)
     return dm->value;
 }
 
+/* Remove every key of an allocator map but policy (cfg_load_reference): the options the
+ * file, a preset or a --set gave belong to the policies the reference run stands beside. */
+static void drop_allocator_options(cfg_node *a)
+{
+    if (!a || a->kind != CFG_MAP)
+        return;
+    cfg_node **pp = &a->child;
+    while (*pp) {
+        cfg_node *c = *pp;
+        if (c->key && strcmp(c->key, "policy") == 0) {
+            pp = &c->next;
+            continue;
+        }
+        *pp = c->next;
+        c->next = NULL;
+        node_free(c);
+    }
+}
+
 /* Apply sw to the merged tree: the policy as the override "memories.LEVEL.allocator.policy=
  * POLICY" after every other (messages about it name --policy), or, without a policy, the
  * level marked for level_allocator. A level that is not a memory of the tree is left to build's
@@ -2374,6 +2398,8 @@ static int apply_switch(cfg_owner *o, const cfg_switch *sw, am_error *e)
         snprintf(o->switching, sizeof o->switching, "%s", level);
         return 0;
     }
+    if (sw->bare)
+        drop_allocator_options(map_get(map_get(mem, level), "allocator"));
     /* messages about it name --policy, not a --set the user never wrote (until 2026-11-27
      * "--set 'memories.hbm.allocator.policy=bfcc': ... unknown allocator policy") */
     char text[CFG_NAME_MAX + 300], origin[300];
@@ -2564,7 +2590,7 @@ int cfg_load_sets(am_config **cfg, const char *path, const cfg_set *sets, int ns
 int cfg_load_sets_switched(am_config **cfg, const char *path, const cfg_set *sets, int nsets,
                            const char *level, const char *policy, am_error *err)
 {
-    cfg_switch sw = {level, policy};
+    cfg_switch sw = {level, policy, 0};
     return load_path(cfg, path, sets, nsets, &sw, err);
 }
 
@@ -2573,6 +2599,16 @@ int cfg_load_switched(am_config **cfg, const char *path, const char *const *sets
 {
     cfg_set *v = sets_of(sets, nsets);
     int rc = cfg_load_sets_switched(cfg, path, v, nsets, level, policy, err);
+    free(v);
+    return rc;
+}
+
+int cfg_load_reference(am_config **cfg, const char *path, const char *const *sets, int nsets,
+                       const char *level, const char *policy, am_error *err)
+{
+    cfg_set *v = sets_of(sets, nsets);
+    cfg_switch sw = {level, policy, 1};
+    int rc = load_path(cfg, path, v, nsets, &sw, err);
     free(v);
     return rc;
 }

@@ -221,6 +221,13 @@ int cfg_load_sets(am_config **cfg, const char *path, const cfg_set *sets, int ns
  * value that the policy run ignores (buddy's min_block: 3 under --policy first_fit). */
 int cfg_load_switched(am_config **cfg, const char *path, const char *const *sets, int nsets,
                       const char *level, const char *policy, am_error *err);
+/* cfg_load_switched with the switched level's allocator options left out (every key but
+ * policy, from the file, a preset or a --set): `policy` runs with its defaults. The reference
+ * run of compare and mincap (best_fit, for the trace's peak live bytes), beside policies whose
+ * options those are: until 2026-11-27 it took them (caching's `alignment: 3`, refused by
+ * best_fit, stopped compare and mincap). */
+int cfg_load_reference(am_config **cfg, const char *path, const char *const *sets, int nsets,
+                       const char *level, const char *policy, am_error *err);
 int cfg_load_sets_switched(am_config **cfg, const char *path, const cfg_set *sets, int nsets,
                            const char *level, const char *policy, am_error *err);
 /* Same from a YAML string (name is used in messages). */

@@ -6,6 +6,7 @@
  * (time, sequence); one processor-sharing channel per link direction (models/link.c). */
 #include "engine.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #include "../models/link.h"
 #include "../models/recpool.h"
+#include "outfile.h"
 #include "streamset.h"
 
 #define MAX_STREAMS SIM_MAX_STREAMS
@@ -807,15 +809,22 @@ enum { PBUF = 1 << 18, PROW = 5 * 20 + CFG_NAME_MAX + 32 };
  * allocation when restored. Every status but PL_OOM has an address and an allocated size. */
 enum { PL_OOM, PL_OK, PL_MOVED, PL_SPILLED, PL_RESTORED, PL_DONATED, PL_SERVED };
 
+/* The buffered rows to the placements stream. A failed write's errno is noted for the commit
+ * (out_note_write_error), which otherwise finds the stream's error flag with errno 0. */
+static void placements_write(sim *s)
+{
+    if (fwrite(s->pbuf, 1, s->pn, s->o.placements) != s->pn)
+        out_note_write_error(s->o.placements, errno);
+    s->pn = 0;
+}
+
 static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const alloc_out *o,
                           uint64_t req, int ok)
 {
     if (!s->o.placements)
         return;
-    if (s->pn > PBUF - PROW) {
-        fwrite(s->pbuf, 1, s->pn, s->o.placements);
-        s->pn = 0;
-    }
+    if (s->pn > PBUF - PROW)
+        placements_write(s);
     char *p = s->pbuf + s->pn, *start = p;
     p = put_u64(p, seq);
     *p++ = ',';
@@ -2452,12 +2461,10 @@ int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err)
 
 void sim_flush(sim *s)
 {
-    if (s->pn) {
-        fwrite(s->pbuf, 1, s->pn, s->o.placements);
-        s->pn = 0;
-    }
-    if (s->o.placements)
-        fflush(s->o.placements);
+    if (s->pn)
+        placements_write(s);
+    if (s->o.placements && fflush(s->o.placements) != 0)
+        out_note_write_error(s->o.placements, errno);
 }
 
 /* A clock reached AM_PS_MAX: some sum of times saturated there (am_ps_add); by the event at
@@ -2751,13 +2758,16 @@ int sim_level_error_at(const am_config *cfg, int level, am_error *err)
     char msg[sizeof err->msg];
     snprintf(msg, sizeof msg, "%s", err->msg);
     /* the user's setting the error names (cfg_setting_at), else the level's */
-    const cfg_node *at = cfg_setting_at(cfg, L, err->opts);
+    const char *keys = err->opts;
+    const cfg_node *at = cfg_setting_at(cfg, L, keys);
     if (err->status == AM_EINPUT && at && at->line && at->file)
-        return am_fail_at(err, at->file, at->line, at->col, "memory level '%s': %s", L->name,
-                          msg);
-    if (err->status == AM_EINPUT && at && cfg_is_override_origin(at->file))
-        return am_fail(err, AM_EINPUT, "%s: memory level '%s': %s", at->file, L->name, msg);
-    return am_fail(err, err->status, "%s: memory level '%s': %s", cfg->path, L->name, msg);
+        am_fail_at(err, at->file, at->line, at->col, "memory level '%s': %s", L->name, msg);
+    else if (err->status == AM_EINPUT && at && cfg_is_override_origin(at->file))
+        am_fail(err, AM_EINPUT, "%s: memory level '%s': %s", at->file, L->name, msg);
+    else
+        am_fail(err, err->status, "%s: memory level '%s': %s", cfg->path, L->name, msg);
+    err->keys = keys; /* what was refused, wherever the message points (am_error.keys) */
+    return -1;
 }
 
 int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err)

@@ -402,6 +402,11 @@ int gen_u64_too_large(am_error *err, const char *kind, const char *opt, const ch
     return am_fail(err, AM_EINPUT, "gen %s: --%s %s is out of range (%s)", kind, opt, text, range);
 }
 
+/* 0 and above, -0 refused as every negative number is (signbit: -0 >= 0 holds), as the
+ * config's numbers refuse it. Until 2026-11-27 --jitter -0 and --prompt-sigma -0 passed where
+ * -1 was out of range. */
+static int not_negative(double v) { return v >= 0 && !signbit(v); }
+
 /* A real option: ok says whether it is in range (NaN and infinities never are: the parser
  * refuses them), range says which one. */
 static int ck_real(gcheck *c, const char *opt, double v, int ok, const char *range)
@@ -534,7 +539,7 @@ static int train_check(const gen_train_opts *o, gen_train_totals *t, am_error *e
     ck_real(&c, "mfu", o->mfu, o->mfu > 0 && o->mfu <= 1, "above 0, at most 1");
     ck_real(&c, "hbm-gbps", o->hbm_gbps, o->hbm_gbps > 0, "above 0");
     ck_real(&c, "host-adam-gbps", o->host_adam_gbps, o->host_adam_gbps > 0, "above 0");
-    ck_real(&c, "jitter", o->jitter, o->jitter >= 0 && o->jitter <= 0.5, "0 to 0.5");
+    ck_real(&c, "jitter", o->jitter, not_negative(o->jitter) && o->jitter <= 0.5, "0 to 0.5");
     if (c.failed)
         return -1;
     if (o->hidden % o->heads)
@@ -826,9 +831,9 @@ static int serve_check(const gen_serve_opts *o, am_error *err)
     ck_u64(&c, "max-batch", o->max_batch);
     ck_real(&c, "rate", o->rate, o->rate > 0, "above 0");
     ck_real(&c, "prompt-mu", o->prompt_mu, 1, "a finite number");
-    ck_real(&c, "prompt-sigma", o->prompt_sigma, o->prompt_sigma >= 0, "0 or above");
+    ck_real(&c, "prompt-sigma", o->prompt_sigma, not_negative(o->prompt_sigma), "0 or above");
     ck_real(&c, "output-mu", o->output_mu, 1, "a finite number");
-    ck_real(&c, "output-sigma", o->output_sigma, o->output_sigma >= 0, "0 or above");
+    ck_real(&c, "output-sigma", o->output_sigma, not_negative(o->output_sigma), "0 or above");
     ck_u64(&c, "max-prompt", o->max_prompt);
     ck_u64(&c, "max-output", o->max_output);
     ck_u64(&c, "kv-block", o->kv_block);
@@ -1030,7 +1035,7 @@ static int kernel_check(const gen_kernel_opts *o, uint64_t t[3], am_error *err)
     ck_dtype(&c, o->dtype);
     ck_real(&c, "tflops", o->tflops, o->tflops > 0, "above 0");
     ck_real(&c, "mfu", o->mfu, o->mfu > 0 && o->mfu <= 1, "above 0, at most 1");
-    ck_real(&c, "jitter", o->jitter, o->jitter >= 0 && o->jitter <= 0.5, "0 to 0.5");
+    ck_real(&c, "jitter", o->jitter, not_negative(o->jitter) && o->jitter <= 0.5, "0 to 0.5");
     if (c.failed)
         return -1;
     uint64_t d = gen_dtype_bytes(o->dtype);

@@ -11,9 +11,10 @@
  * at work (until 2026-11-27 only the searched level's OOMs counted, so `--level host` answered
  * 1 B for a config whose hbm spills into host). Values are multiples of the granularity G
  * (default 1 MiB). Method:
- *  1. one reference run, the same whatever the policies listed: `best_fit` on the level with
- *     `on_oom: fail` there, its capacity at the configured one, doubled until the level has no
- *     OOM (other levels' OOMs are not its concern). It gives the trace's peak live bytes on the
+ *  1. one reference run, the same whatever the policies listed: `best_fit` with its defaults
+ *     (the level's allocator options, the policies', left out: cfg_load_reference) on the
+ *     level with `on_oom: fail` there, its capacity at the configured one, doubled until the
+ *     level has no OOM (other levels' OOMs are not its concern). It gives the trace's peak live bytes on the
  *     level (every request served and held; shown for comparison, not a bound: spilling and
  *     BFC's retry-after-free hold less at once) and L,
  *     the largest single request the trace makes there, which every policy is asked for (the
@@ -113,8 +114,13 @@ static void probe_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level
 /* One run with policy on the level and its knob at v: 1 no OOM on any level (the reference run:
  * on the level), 0 OOM, -1 error,
  * MC_REFUSED when the policy refuses the knob's value (bfc's memory_limit below 256 bytes,
- * buddy's or tlsf's capacity below 256 bytes, prealloc's arena of 0 bytes; err says so): no
- * run at v, which the search takes as a value that fails.
+ * a capacity below buddy's min_block, tlsf's alignment, platform's or cuda_async's
+ * granularity or cuda_async's pool_granularity, prealloc's arena of 0 bytes; err says so): no
+ * run at v, which the search takes as a value that fails. A refusal is told by the rule's
+ * keys (am_error.keys naming the knob), not by the line the message names: a rule comparing
+ * the capacity with a granularity the config sets is reported at the granularity (until
+ * 2026-11-27 only an error at mincap's own --set counted, so such a config aborted the
+ * search at the first value below its granularity).
  * ref: the reference run (spilling off on the level, the largest request recorded in *o). */
 static int probe(const mc *c, const char *policy, int ref, uint64_t base_cap, uint64_t v,
                  probe_out *o, int *runs, am_error *err)
@@ -142,17 +148,26 @@ static int probe(const mc *c, const char *policy, int ref, uint64_t base_cap, ui
     *o = (probe_out){.level = c->level};
     sim_observer obs = {.ctx = o, .alloc = probe_alloc};
     if (ref) {
+        /* best_fit with its defaults: the config's allocator options on the level are the
+         * searched policies' (until 2026-11-27 caching's `alignment: 3`, refused by best_fit,
+         * stopped mincap before any policy was searched) */
+        sp.reference_level = c->level_s;
         snprintf(oom, sizeof oom, "memories.%s.on_oom=fail", c->level_s);
         sp.sets[sp.nsets++] = oom;
         sp.observer = &obs;
     }
     (*runs)++;
     if (run_once(&sp, probe_cb, o, NULL, err) != 0) {
-        /* a refusal of our own --set of the knob is reported at it (config.c) */
+        /* a policy rule on the knob (its keys name it), or the config's own rule on the value
+         * (capacity at most 4 EiB), reported at our --set of it (config.c) */
         char at[300];
         snprintf(at, sizeof at, "--set '%s':", knob);
-        return err->status == AM_EINPUT && strncmp(err->msg, at, strlen(at)) == 0 ? MC_REFUSED
-                                                                                : -1;
+        if (err->status != AM_EINPUT)
+            return -1;
+        if (am_keys_name(err->keys, is_bfc ? "memory_limit" : "capacity") ||
+            strncmp(err->msg, at, strlen(at)) == 0)
+            return MC_REFUSED;
+        return -1;
     }
     return (ref ? o->ooms : o->ooms_all) == 0;
 }

@@ -19,7 +19,41 @@ struct outfile {
     char *path, *tmp; /* tmp NULL: written in place (standard output, a device, a FIFO) */
     int is_stdout;
     int spooled; /* standard output's bytes wait in an anonymous temporary (f) until commit */
+    int write_errno; /* the first failed write's errno as its writer noted it, or 0 */
 };
+
+/* The outputs open now, for out_note_write_error. */
+static outfile *live[OUT_MAX];
+
+static void live_set(outfile *o, int on)
+{
+    for (int i = 0; i < OUT_MAX; i++)
+        if (on ? !live[i] : live[i] == o) {
+            live[i] = on ? o : NULL;
+            return;
+        }
+}
+
+void out_note_write_error(FILE *f, int e)
+{
+    for (int i = 0; i < OUT_MAX && f && e; i++)
+        if (live[i] && live[i]->f == f && !live[i]->write_errno)
+            live[i]->write_errno = e;
+}
+
+/* The reason of a write failure found now: e (the errno of the call that failed now), else the
+ * one a writer noted (a flush that failed earlier drops its bytes: the final flush has nothing
+ * left to fail on and errno is 0). Until 2026-11-27 that gave "write failed: Success" for
+ * --placements on a full disk, whose rows the engine had flushed itself. */
+static int reason(const outfile *o, int e) { return e ? e : o->write_errno; }
+
+/* "PATH: write failed: REASON", or without the reason when none is known. */
+static int write_fail(am_error *err, const char *name, int e)
+{
+    if (e)
+        return am_fail(err, AM_EINPUT, "%s: write failed: %s", name, strerror(e));
+    return am_fail(err, AM_EINPUT, "%s: write failed", name);
+}
 
 /* Temporaries open now, for the signal handler (async-signal-safe unlink only). */
 static char tmp_names[OUT_MAX][4096];
@@ -118,6 +152,7 @@ int out_open(outfile **o, const char *path, am_error *err)
         x->spooled = x->f != NULL;
         if (!x->f)
             x->f = stdout;
+        live_set(x, 1);
         *o = x;
         return 0;
     }
@@ -147,6 +182,7 @@ int out_open(outfile **o, const char *path, am_error *err)
             return am_fail(err, AM_EINPUT, "%s: cannot write: %s", path, strerror(e));
         }
         x->path = am_strdup(path);
+        live_set(x, 1);
         *o = x;
         return 0;
     }
@@ -172,6 +208,7 @@ int out_open(outfile **o, const char *path, am_error *err)
     if (nb < OUT_MAX)
         setvbuf(x->f, bufs[nb++], _IOFBF, sizeof bufs[0]);
     track(x->tmp, 1);
+    live_set(x, 1);
     *o = x;
     return 0;
 }
@@ -180,6 +217,7 @@ FILE *out_fp(outfile *o) { return o ? o->f : NULL; }
 
 static void release(outfile *o)
 {
+    live_set(o, 0);
     free(o->path);
     free(o->tmp);
     free(o);
@@ -211,8 +249,8 @@ int out_flush(outfile *o, am_error *err)
     if (!bad && !ferror(o->f))
         return 0;
     if (o->is_stdout)
-        return stdout_fail(err, bad ? e : 0);
-    return am_fail(err, AM_EINPUT, "%s: write failed: %s", o->path, strerror(e));
+        return stdout_fail(err, reason(o, bad ? e : 0));
+    return write_fail(err, o->path, reason(o, bad ? e : 0));
 }
 
 /* Copy a spooled standard output's temporary to standard output: 0, or 1 with *e the errno
@@ -251,23 +289,25 @@ int out_commit(outfile *o, am_error *err)
             bad = fflush(stdout) != 0 || ferror(stdout);
             e = errno;
         }
+        e = reason(o, e);
         release(o);
         return bad ? stdout_fail(err, e) : 0;
     }
+    errno = 0;
     int bad = ferror(o->f) != 0;
     bad |= fclose(o->f) != 0;
     if (!o->tmp) { /* written in place */
-        int e = errno;
+        int e = reason(o, errno);
         if (bad)
-            am_fail(err, AM_EINPUT, "%s: write failed: %s", o->path, strerror(e));
+            write_fail(err, o->path, e);
         release(o);
         return bad ? -1 : 0;
     }
     if (bad || rename(o->tmp, o->path) != 0) {
-        int e = errno;
+        int e = reason(o, errno);
         unlink(o->tmp);
         track(o->tmp, 0);
-        am_fail(err, AM_EINPUT, "%s: write failed: %s", o->path, strerror(e));
+        write_fail(err, o->path, e);
         release(o);
         return -1;
     }
@@ -306,7 +346,7 @@ static int finish(outfile *o, am_error *err)
             bad = fflush(stdout) != 0 || ferror(stdout);
             e = errno;
         }
-        return bad ? stdout_fail(err, e) : 0;
+        return bad ? stdout_fail(err, reason(o, e)) : 0;
     }
     errno = 0;
     int bad = fflush(o->f) != 0 || ferror(o->f) != 0, e = errno;
@@ -315,7 +355,7 @@ static int finish(outfile *o, am_error *err)
         e = errno;
     }
     o->f = NULL;
-    return bad ? am_fail(err, AM_EINPUT, "%s: write failed: %s", o->path, strerror(e)) : 0;
+    return bad ? write_fail(err, o->path, reason(o, e)) : 0;
 }
 
 int out_commit_all(outfile **os, int n, am_error *err)
@@ -384,8 +424,9 @@ int out_copy(outfile *dst, outfile *src, am_error *err)
 {
     if (!out_rereadable(src))
         return am_fail(err, AM_EINTERNAL, "out_copy: %s cannot be read back", out_name(src));
+    errno = 0;
     if (fflush(src->f) != 0 || ferror(src->f))
-        return am_fail(err, AM_EINPUT, "%s: write failed: %s", src->path, strerror(errno));
+        return write_fail(err, src->path, reason(src, errno));
     FILE *in = fopen(src->tmp, "rb");
     if (!in)
         return am_fail(err, AM_EINPUT, "%s: cannot read back: %s", src->tmp, strerror(errno));

@@ -22,6 +22,10 @@ typedef struct outfile outfile;
  * out_commit copies there (out_abort: nothing is written). NULL path gives NULL, no error. */
 int out_open(outfile **o, const char *path, am_error *err);
 FILE *out_fp(outfile *o);
+/* A writer that flushes an output's stream itself (the engine's placements rows) notes the errno
+ * of a write that failed (f: out_fp's stream; e: errno, 0 ignored): a failed flush drops its
+ * bytes, so the commit's own flush has nothing left to fail on and reports this reason. */
+void out_note_write_error(FILE *f, int e);
 /* Flush what is buffered: 0, or -1 with err when a write failed (nothing is renamed), so that a
  * caller writing several files can find a write error before it commits any. NULL is fine. */
 int out_flush(outfile *o, am_error *err);

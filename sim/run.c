@@ -27,6 +27,9 @@ trace_opts run_trace_opts(const run_spec *sp, const am_config *cfg,
 
 int run_load_config(const run_spec *sp, am_config **cfg, am_error *err)
 {
+    if (sp->reference_level)
+        return cfg_load_reference(cfg, sp->config, sp->sets, sp->nsets, sp->reference_level,
+                                  "best_fit", err);
     if (!sp->policy)
         return cfg_load(cfg, sp->config, sp->sets, sp->nsets, err);
     /* --policy: the same config with the default level's policy replaced, in one load, so the

@@ -19,6 +19,10 @@ typedef struct run_spec {
     const char *trace_name;      /* the trace's name in summary.json and report.txt when not
                                     its path (batch: a generated run's "gen.trace"), or NULL */
     const char *policy;          /* allocator policy of the default level, or NULL */
+    const char *reference_level; /* a reference run (compare's and mincap's lower bound):
+                                    best_fit with its defaults on this level, the config's
+                                    allocator options there left out (cfg_load_reference;
+                                    policy is then ignored), or NULL */
     const char *sets[RUN_MAX_SETS + RUN_EXTRA_SETS];
     int nsets;
     const char *json, *placements, *timeline, *log; /* output files or NULL ("-": stdout) */

@@ -1541,6 +1541,49 @@ static void test_stop_leaves_no_temporaries(void)
     }
 }
 
+/* SIGHUP (a closed terminal) stops a batch as SIGINT does: the workers get SIGTERM and are
+ * reaped, their folders are clean, and the batch says "stopped by SIGHUP" before it dies of
+ * it. Until 2026-11-27 only SIGINT and SIGTERM were the batch's: SIGHUP ran the parent's plain
+ * handler ("partial outputs removed") at once, and its workers ran on orphaned, writing
+ * gen.trace and their outputs after the batch had gone. */
+static void test_stop_by_sighup(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char text[2048], dir[1200], errpath[1300];
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "generate: {kind: serve, args: [--requests, \"6000\"]}\nseeds: [1, 2, 3]\n"
+             "policies: [bfc]\n", tu_top());
+    const char *sw = tu_write("hup.yaml", text);
+    snprintf(dir, sizeof dir, "%s/hup", tu_tmpdir());
+    snprintf(errpath, sizeof errpath, "%s/hup.err", tu_tmpdir());
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        signal(SIGHUP, SIG_DFL); /* as a terminal's job has it (not nohup's SIG_IGN) */
+        if (!freopen("/dev/null", "w", stdout) || !freopen(errpath, "w", stderr))
+            _exit(127);
+        execl(bin, bin, "batch", sw, "-o", dir, "-j", "2", "-q", (char *)NULL);
+        _exit(127);
+    }
+    sleep_s(0.25);
+    kill(pid, SIGHUP);
+    int st = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+    CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGHUP);
+    char *err = tu_slurp(errpath, NULL);
+    CU_ASSERT(err && strstr(err, "amsim batch: stopped by SIGHUP; the same command again runs "
+                                 "what is unfinished\n"));
+    if (!err || !strstr(err, "stopped by SIGHUP"))
+        fprintf(stderr, "\n  SIGHUP: %s\n", err ? err : "(no stderr)");
+    free(err);
+    CU_ASSERT_EQUAL(tree_count(dir, ".tmp."), 0);
+    int gen = tree_count(dir, "gen.trace"), reports = tree_count(dir, "summary.json");
+    sleep_s(1.0); /* an orphaned worker would write its trace and outputs meanwhile */
+    CU_ASSERT_EQUAL(tree_count(dir, ".tmp."), 0);
+    CU_ASSERT_EQUAL(tree_count(dir, "gen.trace"), gen);
+    CU_ASSERT_EQUAL(tree_count(dir, "summary.json"), reports);
+}
+
 /* --timeout with the batch started with SIGALRM and SIGTERM blocked (a signal mask is inherited
  * through fork and exec: a supervisor or a shell can leave them blocked). The workers unblock
  * them, so the run is still stopped by its timer; until 2026-11-25 the worker kept the mask,
@@ -2920,6 +2963,63 @@ static void test_compare_lower_bound_policy_independent(void)
     j = tu_slurp(json, NULL);
     CU_ASSERT(j && strstr(j, "\"gap_to_lower_bound_bytes\": null"));
     free(j);
+    free(out);
+}
+
+/* compare's and mincap's reference run is best_fit with its defaults: the config's allocator
+ * options (caching's `alignment: 3`, a --set commit_granularity of 0) are the compared
+ * policies', left out of it; a reference run that fails anyway (a time past the clock) leaves
+ * compare's bound unknown (n/a with the reason, null and lower_bound_error in --json) and the
+ * table and --json are written; a capacity configured above 4 PiB is doubled from, up to 4 EiB.
+ * Until 2026-11-27 each of these stopped compare with no table ("the reference run for the
+ * lower bound: ..."), mincap too for the alignment, and 8 PiB configured said "even with
+ * 4 PiB" for two 6 PiB requests. */
+static void test_compare_reference_run(void)
+{
+    const char *cg = tu_write("ref_cg.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: 64MiB\n"
+                              "    allocator:\n      policy: caching\n      alignment: 3\n"
+                              "default_memory: hbm\n");
+    const char *t1 = tu_write("ref_t1.trace", "amsim-trace v1 time_unit=ps\nalloc 1 1000000 "
+                              "level=hbm\nalloc 2 500000 level=hbm\nfree 1\nfree 2\n");
+    const char *late = tu_write("ref_late.trace", "amsim-trace v1 time_unit=ps\nalloc 1 100 "
+                                "level=hbm\ncompute 10000000000000000000\ncompute "
+                                "10000000000000000000\nfree 1\n");
+    const char *big = tu_write("ref_big.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: "
+                               "8PiB\n    allocator:\n      policy: best_fit\n"
+                               "default_memory: hbm\n");
+    const char *b8 = tu_write("ref_b8.trace", "amsim-trace v1 time_unit=ps\nalloc 1 6PiB "
+                              "level=hbm\nalloc 2 6PiB level=hbm\nfree 1\nfree 2\n");
+    const char *json = path_in_tmp("ref.json");
+    char args[2048], *out = NULL, *j;
+    snprintf(args, sizeof args, "compare -c '%s' -t '%s' --policies caching,bfc", cg, t1);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "lower bound 1.43 MiB (1500000 B)"));
+    free(out);
+    snprintf(args, sizeof args, "compare -c '%s' -t '%s' --policies best_fit,bfc --set "
+             "memories.hbm.allocator.commit_granularity=0", cg, t1);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 1); /* best_fit's own row refuses it */
+    CU_ASSERT(out && strstr(out, "lower bound 1.43 MiB (1500000 B)"));
+    CU_ASSERT(out && strstr(out, "\nbest_fit    failed: ") && strstr(out, "\nbfc   "));
+    free(out);
+    snprintf(args, sizeof args, "mincap -c '%s' -t '%s' --policies caching", cg, t1);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\ncaching      capacity               2097152     2.00 MiB"));
+    free(out);
+    /* every run fails on the clock: the rows say so, and the bound is unknown with the reason */
+    snprintf(args, sizeof args, "compare -c '%s' -t '%s' --policies caching,bfc --json '%s'", cg,
+             late, json);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 1);
+    CU_ASSERT(out && strstr(out, "lower bound unknown: the reference run (best_fit) failed: "));
+    CU_ASSERT(out && tu_count(out, "failed: ") == 3);
+    j = tu_slurp(json, NULL);
+    CU_ASSERT(j && strstr(j, "\"lower_bound_bytes\": null,\n  \"lower_bound_error\": \"the "
+                          "reference run (best_fit) failed: "));
+    CU_ASSERT(j && strstr(j, "\"caching\": {\n      \"ok\": false"));
+    free(j);
+    free(out);
+    snprintf(args, sizeof args, "compare -c '%s' -t '%s' --policies best_fit,first_fit", big, b8);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "lower bound 12.00 PiB (13510798882111488 B)"));
     free(out);
 }
 
@@ -4417,6 +4517,7 @@ void suite_batch(void)
              {"every run failed: the fixed columns and the policy", test_failed_rows_columns},
              {"--timeout honours fractions of a second", test_timeout_fraction},
              {"a stopped batch leaves no temporaries", test_stop_leaves_no_temporaries},
+             {"SIGHUP stops a batch as SIGINT does", test_stop_by_sighup},
              {"--timeout stops a worker started with its signals blocked",
               test_timeout_with_signals_blocked},
              {"a worker that does not stop on its signals is killed at its deadline",
@@ -4454,6 +4555,7 @@ void suite_batch(void)
              {"run, compare and mincap refuse a --set key of no policy", test_set_typo_commands},
              {"compare: a policy failing on its input is status 1", test_compare_failed_row_status},
              {"compare: one lower bound for every row", test_compare_lower_bound_policy_independent},
+             {"compare: the reference run's defaults and failures", test_compare_reference_run},
              {"run: a link's energy, headed and auto-scaled", test_link_energy_column},
              {"compare: a run failure naming the trace is a failed row",
               test_compare_failed_row_names_trace},

@@ -1441,6 +1441,52 @@ static void test_switched_policy_rules(void)
     free(out);
 }
 
+/* mincap counts a capacity a policy's option rule refuses as a failing value, whatever
+ * setting the error names: a granularity above the capacity (platform, cuda_async), a
+ * pool_granularity above it (cuda_async), min_block (buddy) or alignment (tlsf) above it. The
+ * rule's keys say so (am_error.keys) even when the message points at the user's granularity
+ * line. Until 2026-11-27 only an error at mincap's own --set counted, so these configs aborted
+ * the search ("no minimum found") at the first capacity below the granularity. */
+static void test_mincap_refused_capacity(void)
+{
+    const char *tr = tu_write("mc_refuse.trace", "amsim-trace v1 time_unit=ps\nalloc 1 1000 "
+                              "level=hbm\nfree 1\n");
+    const char *pg = tu_write("mc_pg.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n"
+                              "    allocator:\n      policy: cuda_async\n"
+                              "      pool_granularity: 32MiB\n");
+    const char *g4 = tu_write("mc_g4.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n"
+                              "    granularity: 4MiB\n");
+    const char *bd = tu_write("mc_bd.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n"
+                              "    allocator:\n      policy: buddy\n      min_block: 8MiB\n");
+    const char *tl = tu_write("mc_tl.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n"
+                              "    allocator:\n      policy: tlsf\n      alignment: 2MiB\n");
+    static const struct {
+        int cfg;
+        const char *policies, *row;
+    } cases[] = {
+        {0, "cuda_async", "cuda_async   capacity              33554432    32.00 MiB"},
+        {1, "platform", "platform     capacity               4194304     4.00 MiB"},
+        {1, "cuda_async", "cuda_async   capacity               4194304     4.00 MiB"},
+        {2, "buddy", "buddy        capacity               8388608     8.00 MiB"},
+        {3, "tlsf", "tlsf         capacity               2097152     2.00 MiB"},
+    };
+    const char *cfgs[] = {pg, g4, bd, tl};
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        char args[2048], *out = NULL, *err = NULL;
+        snprintf(args, sizeof args, "mincap -c '%s' -t '%s' --policies %s", cfgs[cases[i].cfg],
+                 tr, cases[i].policies);
+        int rc = tu_amsim(args, &out, &err);
+        if (rc != 0 || !out || !strstr(out, cases[i].row))
+            printf("\n  %s: status %d\n%s%s", args, rc, out ? out : "", err ? err : "");
+        CU_ASSERT_EQUAL(rc, 0);
+        CU_ASSERT_PTR_NOT_NULL(out ? strstr(out, cases[i].row) : NULL);
+        CU_ASSERT_PTR_NOT_NULL(out ? strstr(out, "min - granularity refused by the policy")
+                                   : NULL);
+        free(out);
+        free(err);
+    }
+}
+
 static void test_round_trip(void)
 {
     am_config *c = load_ok(valid_yaml, NULL, 0);
@@ -1492,5 +1538,6 @@ void suite_config(void)
              {"values of other policies' keys checked as theirs", test_other_policy_values},
              {"the option at a dotted path, its values as the config reads them", test_path_opt},
              {"apply_opts", test_apply_opts}, {"round_trip", test_round_trip},
-             {"a switched policy is checked by its own rules", test_switched_policy_rules});
+             {"a switched policy is checked by its own rules", test_switched_policy_rules},
+             {"mincap: a capacity an option rule refuses fails", test_mincap_refused_capacity});
 }

@@ -532,6 +532,12 @@ static void test_bad_options(void)
          "--max-output) and with --kv-block 0 2 more per output token\n"},
         {"serve --rate 0", "gen serve: --rate 0 is out of range (above 0)\n"},
         {"serve --prompt-sigma -1", "gen serve: --prompt-sigma -1 is out of range (0 or above)\n"},
+        /* -0 as every negative number, as the config's numbers refuse it (until 2026-11-27 it
+         * passed where -1 was refused) */
+        {"train --jitter -0", "gen train: --jitter -0 is out of range (0 to 0.5)\n"},
+        {"kernel --jitter -0", "gen kernel: --jitter -0 is out of range (0 to 0.5)\n"},
+        {"serve --prompt-sigma -0", "gen serve: --prompt-sigma -0 is out of range (0 or above)\n"},
+        {"serve --output-sigma -0", "gen serve: --output-sigma -0 is out of range (0 or above)\n"},
         {"kernel --m 4294967296 --k 4294967296", "gen kernel: A (--m x --k x the dtype's bytes)"
          E4},
         {"kernel --tm 0", "gen kernel: --tm 0 is out of range (at least 1)\n"},

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <CUnit/CUnit.h>
 #include <dirent.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,39 @@ static void test_commit_all_write_error(void)
     CU_ASSERT_EQUAL(out_commit_all(ok, 2, &err), 0);
     CU_ASSERT(exists(dir, "a.txt") && exists(dir, "b.txt"));
     CU_ASSERT_EQUAL(count_in(dir, ".tmp."), 0);
+}
+
+/* A writer that flushed its output itself (the engine's placements rows) lost its bytes at the
+ * failed flush, so the commit's flush has nothing left to fail on: the reason is the one the
+ * writer noted (out_note_write_error), and `run --placements /dev/full` says "No space left on
+ * device" as its other outputs do. Until 2026-11-27 it said "write failed: Success". */
+static void test_write_error_noted(void)
+{
+    if (access("/dev/full", W_OK) != 0)
+        return; /* no /dev/full on this system */
+    outfile *o[1] = {opened(NULL, "/dev/full", "seq,id\n")};
+    FILE *f = out_fp(o[0]);
+    errno = 0;
+    if (fflush(f) != 0)
+        out_note_write_error(f, errno);
+    am_error err = {0};
+    CU_ASSERT_EQUAL(out_commit_all(o, 1, &err), -1);
+    CU_ASSERT(strstr(err.msg, "/dev/full: write failed: No space left on device") != NULL);
+    if (!strstr(err.msg, "No space left"))
+        printf("\n  %s\n", err.msg);
+    char args[2048], *out = NULL, *e = NULL;
+    const char *tr = tu_write("noted.trace", "amsim-trace v1\nalloc 1 1000\nfree 1\n");
+    static const char *const opts[] = {"--placements", "--timeline", "--json"};
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
+        snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' %s /dev/full",
+                 tu_top(), tr, opts[i]);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, &e), 1);
+        CU_ASSERT(e && strstr(e, "amsim: /dev/full: write failed: No space left on device\n"));
+        if (!e || !strstr(e, "No space left"))
+            printf("\n  %s: %s\n", opts[i], e ? e : "");
+        free(out);
+        free(e);
+    }
 }
 
 static volatile sig_atomic_t hup_seen;
@@ -299,6 +333,7 @@ void suite_outfile(void)
 {
     TU_SUITE("outfile",
              {"commit all: one write error renames none", test_commit_all_write_error},
+             {"a write error a writer noted is the reason given", test_write_error_noted},
              {"commit all: a pending stop signal renames none", test_commit_all_interrupted},
              {"SIGHUP removes temporaries, -o folder and scratch folder",
               test_hangup_removes_temporaries},
