@@ -66,6 +66,13 @@ typedef struct rtable {
  * those inside quotes; a field's position is its first other character. 0 or -1 with a message
  * (FILE:LINE:COL where it applies) in err (errsz bytes). */
 int rtable_read(rtable *t, const char *path, char *err, size_t errsz);
+/* The columns a reader keeps: given the header's names (n), keep[c] set to 0 for each column
+ * to drop (all are 1 on entry). */
+typedef void (*rt_keep_fn)(const char *const *names, int n, unsigned char *keep, void *arg);
+/* rtable_read keeping only the columns keep_fn (NULL: all) leaves marked: t->cols, rows and
+ * pos hold those, in file order; every row is still checked against the whole header. */
+int rtable_read_cols(rtable *t, const char *path, rt_keep_fn keep_fn, void *arg, char *err,
+                     size_t errsz);
 void rtable_free(rtable *t);
 /* A metric cell as a number: 0 with *v, 1 when it is empty (or blank: a run without the metric),
  * -1 when it is not a finite decimal number ("0x10", "inf", "nan", "5 kB", "1,5"): one rule for

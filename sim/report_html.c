@@ -363,48 +363,169 @@ typedef struct tl_span {
     double t_lo, t_hi, reserved_hi;
 } tl_span;
 
-/* Timeline of one level -> "time_us live reserved allocated" lines, widening *sp. 0 when
- * written. */
-static int timeline_dat(ctx *c, const char *run, const char *out, tl_span *sp)
+/* The most points a timeline line is drawn with: a longer timeline is cut into
+ * RH_TL_GROUPS groups of consecutive rows, each drawn by the rows where live, reserved and the
+ * free share reach their least and greatest (up to 6 rows), plus the first and last rows: a
+ * min/max envelope, so no peak is lost (until 2026-11-27 every row was drawn: a 1M-event trace
+ * gave a 53 MB report.html). Groups are by row, not time, so the bound holds whatever the
+ * times. */
+#define RH_TL_POINTS 2000
+#define RH_TL_GROUPS ((RH_TL_POINTS - 2) / 6)
+
+/* One timeline.csv row of the level: its index among the level's rows, time (us), and live,
+ * reserved and allocated bytes as numbers (for comparing) and as written (for the data). */
+typedef struct tl_row {
+    long idx;
+    double t, v[3];             /* live, reserved, allocated */
+    char text[3][32];
+} tl_row;
+
+/* line (time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes) into *r: 1 when it is a
+ * row of level (the header and other levels' rows are not). */
+static int tl_parse(const char *level, char *line, tl_row *r)
 {
-    char path[1024];
+    char *f[8];
+    int n = 0;
+    for (char *p = line; n < 8;) {
+        f[n++] = p;
+        p = strchr(p, ',');
+        if (!p)
+            break;
+        *p++ = 0;
+    }
+    if (n < 6 || strcmp(f[2], level) != 0)
+        return 0;
+    f[5][strcspn(f[5], "\r\n")] = 0;
+    r->t = strtod(f[0], NULL) / 1e6;
+    const char *cols[3] = {f[3], f[5], f[4]};
+    for (int k = 0; k < 3; k++) {
+        r->v[k] = strtod(cols[k], NULL);
+        snprintf(r->text[k], sizeof r->text[k], "%s", cols[k]);
+    }
+    return 1;
+}
+
+/* The free share of reserved memory (fragmentation_over_time.gp's line), NAN when nothing is
+ * reserved. */
+static double tl_free_share(const tl_row *r)
+{
+    return r->v[1] > 0 ? 1 - r->v[2] / r->v[1] : (double)NAN;
+}
+
+/* What was written of one timeline: rows of the level, points written, the greatest reserved
+ * among them (as written). */
+typedef struct tl_out {
+    FILE *o;
+    long rows, points, last;    /* last: index of the last row written */
+    double peak;
+    char peak_text[32];
+} tl_out;
+
+static void tl_put(tl_out *w, const tl_row *r)
+{
+    if (r->idx <= w->last)
+        return; /* written already (a row can be several extremes) */
+    fprintf(w->o, "%.6f %s %s %s\n", r->t, r->text[0], r->text[1], r->text[2]);
+    w->last = r->idx;
+    if (!w->points++ || r->v[1] > w->peak) {
+        w->peak = r->v[1];
+        snprintf(w->peak_text, sizeof w->peak_text, "%s", r->text[1]);
+    }
+}
+
+/* A group's extremes: least and greatest live, reserved and free share (6 rows, n of them
+ * set), written in row order. */
+typedef struct tl_group {
+    tl_row ext[6];
+    int set;
+} tl_group;
+
+static void group_take(tl_group *g, const tl_row *r)
+{
+    double fs = tl_free_share(r);
+    double key[3] = {r->v[0], r->v[1], fs};
+    for (int k = 0; k < 3; k++) {
+        if (isnan(key[k]))
+            continue;
+        tl_row *lo = &g->ext[2 * k], *hi = &g->ext[2 * k + 1];
+        double klo = k < 2 ? lo->v[k] : tl_free_share(lo), khi = k < 2 ? hi->v[k]
+                                                                          : tl_free_share(hi);
+        if (!(g->set >> (2 * k) & 1) || key[k] < klo)
+            *lo = *r;
+        if (!(g->set >> (2 * k + 1) & 1) || key[k] > khi)
+            *hi = *r;
+        g->set |= 3 << (2 * k);
+    }
+}
+
+static void group_flush(tl_out *w, tl_group *g)
+{
+    tl_row *order[6];
+    int n = 0;
+    for (int k = 0; k < 6; k++)
+        if (g->set >> k & 1)
+            order[n++] = &g->ext[k];
+    for (int i = 1; i < n; i++) /* by row: at most 6 */
+        for (int j = i; j > 0 && order[j]->idx < order[j - 1]->idx; j--) {
+            tl_row *x = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = x;
+        }
+    for (int i = 0; i < n; i++)
+        tl_put(w, order[i]);
+    g->set = 0;
+}
+
+/* Timeline of one level -> "time_us live reserved allocated" lines, every row or, past
+ * RH_TL_POINTS rows, their envelope; widens *sp over every row. The file is read twice, a line
+ * at a time: once to count the rows, once to write. 0 when written. */
+static int timeline_dat(ctx *c, const char *run, const char *out, tl_span *sp, tl_out *w)
+{
+    char path[1024], line[1024];
     snprintf(path, sizeof path, "%s/runs/%s/timeline.csv", c->dir, run);
     FILE *in = fopen(path, "r");
     if (!in)
         return -1;
-    FILE *o = fopen(out, "w");
-    if (!o) {
+    tl_row r;
+    long rows = 0;
+    while (fgets(line, sizeof line, in))
+        if (tl_parse(c->level, line, &r)) {
+            sp->t_lo = sp->any && sp->t_lo < r.t ? sp->t_lo : r.t;
+            sp->t_hi = sp->any && sp->t_hi > r.t ? sp->t_hi : r.t;
+            sp->reserved_hi = sp->any && sp->reserved_hi > r.v[1] ? sp->reserved_hi : r.v[1];
+            sp->any = 1;
+            rows++;
+        }
+    memset(w, 0, sizeof *w);
+    w->rows = rows;
+    w->last = -1;
+    if (!rows || !(w->o = fopen(out, "w"))) {
         fclose(in);
         return -1;
     }
-    char line[1024];
-    int rows = 0;
-    size_t ll = strlen(c->level);
-    while (fgets(line, sizeof line, in)) {
-        /* time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes */
-        char *f[8];
-        int n = 0;
-        for (char *p = line; n < 8;) {
-            f[n++] = p;
-            p = strchr(p, ',');
-            if (!p)
-                break;
-            *p++ = 0;
-        }
-        if (n < 6 || strlen(f[2]) != ll || strcmp(f[2], c->level) != 0)
+    rewind(in);
+    tl_group g = {0};
+    long group = 0;
+    int thin = rows > RH_TL_POINTS;
+    for (r.idx = 0; fgets(line, sizeof line, in);) {
+        if (!tl_parse(c->level, line, &r))
             continue;
-        f[5][strcspn(f[5], "\r\n")] = 0;
-        double t = strtod(f[0], NULL) / 1e6, res = strtod(f[5], NULL);
-        fprintf(o, "%.6f %s %s %s\n", t, f[3], f[5], f[4]);
-        sp->t_lo = sp->any && sp->t_lo < t ? sp->t_lo : t;
-        sp->t_hi = sp->any && sp->t_hi > t ? sp->t_hi : t;
-        sp->reserved_hi = sp->any && sp->reserved_hi > res ? sp->reserved_hi : res;
-        sp->any = 1;
-        rows++;
+        long gr = (long)((double)r.idx * RH_TL_GROUPS / (double)rows);
+        if (!thin || r.idx == 0 || r.idx == rows - 1) {
+            group_flush(w, &g); /* the last row after its group's extremes */
+            tl_put(w, &r);
+        } else {
+            if (gr != group)
+                group_flush(w, &g);
+            group = gr;
+            group_take(&g, &r);
+        }
+        r.idx++;
     }
+    group_flush(w, &g);
     fclose(in);
-    fclose(o);
-    return rows ? 0 : -1;
+    fclose(w->o);
+    return 0;
 }
 
 /* The caption's account of which run each policy's line is (row indices; plotted -1: none):
@@ -493,6 +614,30 @@ static void input_label(const ctx *c, int r, char *dst, size_t n)
         snprintf(dst + used, n - used, ")");
 }
 
+/* For a caption: when a line was drawn as an envelope, which lines and the peak reserved they
+ * still show, exactly: " Drawn as a min/max envelope of at most 2000 points: bfc 1000000 rows,
+ * peak reserved 1610612736 B." Empty when every row was drawn. Allocated. */
+static char *envelope_note(const tl_out *lines, const char *const *pols, int nl)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    int n = 0;
+    for (int i = 0; i < nl; i++) {
+        if (lines[i].rows <= RH_TL_POINTS)
+            continue;
+        if (!n++)
+            fprintf(f, " Drawn as a min/max envelope of at most %d points (timeline.csv keeps "
+                    "every row):", RH_TL_POINTS);
+        fprintf(f, "%s %s %ld rows as %ld points, peak reserved %s B", n > 1 ? ";" : "",
+                pols[i], lines[i].rows, lines[i].points, lines[i].peak_text);
+    }
+    if (n)
+        fputc('.', f);
+    fclose(f);
+    return text;
+}
+
 /* One plot pair per input (trace, seed, other axes), the first RH_MAX_PLOT_TRACES in table
  * order (until 2026-11-27 runs were grouped by the trace column alone, so a generated trace's
  * seeds, all "gen:serve", shared one plot: bfc on seed 2 drawn against caching on seed 1). */
@@ -520,6 +665,8 @@ static void timelines(ctx *c)
         int first[RH_MAX_LINES], plotted[RH_MAX_LINES];
         int np = 0, nl = 0;
         tl_span sp = {0};
+        tl_out lines[RH_MAX_LINES];
+        const char *line_pol[RH_MAX_LINES];
         for (int r = 0; r < c->t.nrows; r++) {
             if (!ok_row(c, r) || !same_input(c, r, refs[k]))
                 continue;
@@ -538,8 +685,9 @@ static void timelines(ctx *c)
                 continue;
             char dat[300], w[64];
             snprintf(dat, sizeof dat, "%s/tl%d_%d.dat", c->tmp, k, nl);
-            if (timeline_dat(c, c->t.rows[r][c->c_run], dat, &sp) != 0)
+            if (timeline_dat(c, c->t.rows[r][c->c_run], dat, &sp, &lines[nl]) != 0)
                 continue;
+            line_pol[nl] = p[0] ? p : "run";
             plotted[q] = r;
             nl++;
             word(w, sizeof w, p[0] ? p : "run");
@@ -558,9 +706,11 @@ static void timelines(ctx *c)
         snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\n"
                  "ttl = %s.': live vs reserved'%s", files, titles, tw, ranges);
         char *runs = timeline_runs(c, pols, first, plotted, np);
+        char *thin = envelope_note(lines, line_pol, nl);
         snprintf(cap, sizeof cap, "%.400s: reserved (solid) and live (dashed) bytes of %.100s over "
-                 "simulated time, %s", label, c->level, runs);
+                 "simulated time, %s%s", label, c->level, runs, thin);
         free(runs);
+        free(thin);
         plot(c, "memory_over_time.gp", vars, cap);
         snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\nttl = %s.': fragmentation'"
                  "%s", files, titles, tw, ranges);

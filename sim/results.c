@@ -62,7 +62,7 @@ static rt_pos advance(const char **from, const char *q, unsigned long *line, uns
 /* One record into out; where each field starts into *pos (grown as needed; *line and *col
  * track position *at). */
 static int record(const char **p, strlist *out, rt_pos **pos, const char **at,
-                  unsigned long *line, unsigned long *col)
+                  unsigned long *line, unsigned long *col, int *open)
 {
     const char *s = *p;
     if (!*s)
@@ -86,8 +86,10 @@ static int record(const char **p, strlist *out, rt_pos **pos, const char **at,
         }
         for (;;) {
             char c = *s;
-            if (!c)
+            if (!c) {
+                *open = quoted; /* the text ended inside quotes: the field may go on */
                 break;
+            }
             if (quoted) {
                 if (c == '"' && s[1] == '"') {
                     s += 2;
@@ -127,35 +129,141 @@ static int record(const char **p, strlist *out, rt_pos **pos, const char **at,
     return 1;
 }
 
+/* The file read a line at a time (until 2026-11-27 it was read whole first: a 193 MB
+ * results.csv was 193 MB of memory before a cell was parsed). buf[off..len) is text not yet
+ * parsed, starting at (line, col). */
+typedef struct rt_src {
+    FILE *f;
+    char *buf;
+    size_t off, len, cap;
+    int eof;
+    unsigned long line, col;
+} rt_src;
+
+/* The file's next line appended to the unparsed text; -1 at the end of the file. A NUL byte
+ * ends the text there, as it ended the whole file's text before. */
+static int src_more(rt_src *s)
+{
+    if (s->eof)
+        return -1;
+    memmove(s->buf, s->buf + s->off, s->len - s->off + 1);
+    s->len -= s->off;
+    s->off = 0;
+    char *l = NULL;
+    size_t lcap = 0;
+    ssize_t n = getline(&l, &lcap, s->f);
+    size_t m = n > 0 ? strlen(l) : 0;
+    if (n <= 0 || m < (size_t)n)
+        s->eof = 1;
+    if (s->len + m + 1 > s->cap) {
+        while (s->len + m + 1 > s->cap)
+            s->cap *= 2;
+        s->buf = am_realloc(s->buf, s->cap);
+    }
+    memcpy(s->buf + s->len, l ? l : "", m);
+    s->len += m;
+    s->buf[s->len] = 0;
+    free(l);
+    return m ? 0 : -1;
+}
+
+static void row_free(strlist *row, rt_pos **pos)
+{
+    sl_free(row);
+    free(*pos);
+    memset(row, 0, sizeof *row);
+    *pos = NULL;
+}
+
+/* The next record of s into row and pos (record()); 0 at the end of the file. A quoted field
+ * that goes on past the line is parsed again with the next line added. */
+static int next_record(rt_src *s, strlist *row, rt_pos **pos)
+{
+    for (;;) {
+        const char *p = s->buf + s->off, *at = p;
+        unsigned long line = s->line, col = s->col;
+        int open = 0;
+        if (*p && record(&p, row, pos, &at, &line, &col, &open)) {
+            if (!open || s->eof) {
+                advance(&at, p, &line, &col);
+                s->off = (size_t)(p - s->buf);
+                s->line = line;
+                s->col = col;
+                return 1;
+            }
+            row_free(row, pos);
+        }
+        if (src_more(s) != 0 && !s->buf[s->off])
+            return 0;
+    }
+}
+
 int rtable_read(rtable *t, const char *path, char *err, size_t errsz)
 {
+    return rtable_read_cols(t, path, NULL, NULL, err, errsz);
+}
+
+/* Row's fields (n of them, positions pos) cut to the kept ones, in place: the others freed. */
+static void keep_fields(char **v, rt_pos *pos, int n, const unsigned char *keep)
+{
+    int k = 0;
+    for (int c = 0; c < n; c++) {
+        if (keep[c]) {
+            v[k] = v[c];
+            pos[k++] = pos[c];
+        } else
+            free(v[c]);
+    }
+}
+
+int rtable_read_cols(rtable *t, const char *path, rt_keep_fn keep_fn, void *arg, char *err,
+                     size_t errsz)
+{
     memset(t, 0, sizeof *t);
-    char *buf = am_slurp(path);
-    if (!buf) {
+    rt_src src = {.f = fopen(path, "rb"), .cap = 4096, .line = 1, .col = 1};
+    if (!src.f) {
         snprintf(err, errsz, "%s: cannot read: %s", path, strerror(errno));
         return -1;
     }
-    const char *p = buf, *at = buf;
-    unsigned long line = 1, col = 1;
+    src.buf = am_malloc(src.cap);
+    src.buf[0] = 0;
     /* a UTF-8 byte order mark (spreadsheets write one) is not part of the first column's name
      * (until 2026-11-27 it was: "no column 'policy'"); columns count from after it */
-    if (strncmp(p, "\xEF\xBB\xBF", 3) == 0)
-        p = at = buf + 3;
+    src_more(&src);
+    if (strncmp(src.buf, "\xEF\xBB\xBF", 3) == 0)
+        src.off = 3;
     strlist h = {0};
     rt_pos *hpos = NULL;
-    if (!record(&p, &h, &hpos, &at, &line, &col)) {
-        free(buf);
+    if (!next_record(&src, &h, &hpos)) {
+        fclose(src.f);
+        free(src.buf);
         snprintf(err, errsz, "%s: empty file (no header line)", path);
         return -1;
     }
     free(hpos);
-    t->cols = h.v;
-    t->ncols = h.n;
+    /* the columns kept: all, or those keep_fn marks (the others' cells are dropped as each row
+     * is read, so a wide table costs the memory of the columns asked for) */
+    int file_ncols = h.n;
+    unsigned char *keep = am_malloc((size_t)file_ncols + 1);
+    memset(keep, 1, (size_t)file_ncols + 1);
+    if (keep_fn)
+        keep_fn((const char *const *)h.v, file_ncols, keep, arg);
+    t->ncols = 0;
+    for (int c = 0; c < file_ncols; c++)
+        t->ncols += keep[c] != 0;
+    t->cols = am_calloc((size_t)t->ncols + 1, sizeof *t->cols);
+    for (int c = 0, k = 0; c < file_ncols; c++) {
+        if (keep[c])
+            t->cols[k++] = h.v[c];
+        else
+            free(h.v[c]);
+    }
+    free(h.v);
     int rcap = 0;
     for (;;) {
         strlist row = {0};
         rt_pos *pos = NULL;
-        if (!record(&p, &row, &pos, &at, &line, &col))
+        if (!next_record(&src, &row, &pos))
             break;
         if (row.n == 1 && !row.v[0][0]) { /* blank line */
             free(row.v[0]);
@@ -163,17 +271,24 @@ int rtable_read(rtable *t, const char *path, char *err, size_t errsz)
             free(pos);
             continue;
         }
-        if (row.n != t->ncols) {
-            rt_pos w = pos[row.n < t->ncols ? 0 : t->ncols];
+        if (row.n != file_ncols) {
+            rt_pos w = pos[row.n < file_ncols ? 0 : file_ncols];
             snprintf(err, errsz, "%s:%lu:%lu: %d fields where the header has %d", path, w.line,
-                     w.col, row.n, t->ncols);
+                     w.col, row.n, file_ncols);
             for (int i = 0; i < row.n; i++)
                 free(row.v[i]);
             free(row.v);
             free(pos);
-            free(buf);
+            fclose(src.f);
+            free(src.buf);
+            free(keep);
             rtable_free(t);
             return -1;
+        }
+        if (t->ncols < file_ncols) {
+            keep_fields(row.v, pos, file_ncols, keep);
+            pos = am_realloc(pos, ((size_t)t->ncols + 1) * sizeof *pos);
+            row.v = am_realloc(row.v, ((size_t)t->ncols + 1) * sizeof *row.v);
         }
         if (t->nrows == rcap) {
             rcap = rcap ? 2 * rcap : 64;
@@ -183,7 +298,9 @@ int rtable_read(rtable *t, const char *path, char *err, size_t errsz)
         t->pos[t->nrows] = pos;
         t->rows[t->nrows++] = row.v;
     }
-    free(buf);
+    free(keep);
+    fclose(src.f);
+    free(src.buf);
     return 0;
 }
 

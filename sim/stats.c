@@ -30,8 +30,52 @@ static const char *prog = "amsim stats";
 typedef struct group {
     char *name;
     double *v;
-    int n;
+    int n, cap;
 } group;
+
+/* Groups by name: an open-addressing table of group indices (-1 empty), twice as many slots as
+ * groups can be, so that finding a row's group is one hash, not a scan of the groups (until
+ * 2026-11-27 a scan: --by run_id on 400,000 rows compared names 8e10 times). */
+typedef struct group_index {
+    int *slot;
+    size_t mask;
+} group_index;
+
+static void gi_init(group_index *gi, int nrows)
+{
+    size_t n = 16;
+    while (n < 2 * (size_t)nrows + 2)
+        n *= 2;
+    gi->slot = am_malloc(n * sizeof *gi->slot);
+    for (size_t k = 0; k < n; k++)
+        gi->slot[k] = -1;
+    gi->mask = n - 1;
+}
+
+/* The index of group name in g, adding it (name borrowed, not copied) as group *ng when new. */
+static int gi_find(group_index *gi, group *g, int *ng, char *name)
+{
+    size_t h = (size_t)rt_fnv1a(RT_FNV_OFFSET, name, strlen(name)) & gi->mask;
+    for (;; h = (h + 1) & gi->mask) {
+        int k = gi->slot[h];
+        if (k < 0) {
+            gi->slot[h] = *ng;
+            g[*ng].name = name;
+            return (*ng)++;
+        }
+        if (strcmp(g[k].name, name) == 0)
+            return k;
+    }
+}
+
+static void group_add(group *g, double v)
+{
+    if (g->n == g->cap) {
+        g->cap = g->cap ? 2 * g->cap : 16;
+        g->v = am_realloc(g->v, (size_t)g->cap * sizeof *g->v);
+    }
+    g->v[g->n++] = v;
+}
 
 typedef struct summary {
     int n;
@@ -180,13 +224,17 @@ static int check_groups(const rtable *t, int bc, const char *a, const char *b, c
     else
         fprintf(stderr, "%s: --paired: no group '%s' in column '%s' of %s (groups:", prog,
                 has_a ? b : a, by, file);
-    for (int r = 0; r < t->nrows; r++) {
-        int seen = 0;
-        for (int q = 0; q < r && !seen; q++)
-            seen = strcmp(t->rows[q][bc], t->rows[r][bc]) == 0;
-        if (!seen)
+    /* each name once, as it first appears (one hash per row: the table may be long) */
+    group *g = am_calloc((size_t)t->nrows + 1, sizeof *g);
+    group_index gi;
+    gi_init(&gi, t->nrows);
+    for (int r = 0, ng = 0; r < t->nrows; r++) {
+        int before = ng;
+        if (gi_find(&gi, g, &ng, t->rows[r][bc]) == before && ng > before)
             fprintf(stderr, "%s '%s'", r ? "," : "", t->rows[r][bc]);
     }
+    free(gi.slot);
+    free(g);
     fprintf(stderr, "%s)\n", t->nrows ? "" : " none");
     return -1;
 }
@@ -283,13 +331,119 @@ static void print_paired(const char *ka, const char *kb, int nd, int unmatched,
         printf("\n  t = %.6g, df = %d, two-sided p = %.6g\n", pt->t, pt->df, pt->p);
 }
 
-/* Rows r and q agree in every pairing column. */
-static int same_key(const rtable *t, int r, int q, const int *keycols, int nk)
+/* Rows r and q's pairing keys in order: the pairing columns compared one by one as text (the
+ * order itself means nothing; equal keys are adjacent after sorting). */
+static int key_cmp(const rtable *t, int r, int q, const int *keycols, int nk)
 {
-    for (int k = 0; k < nk; k++)
-        if (strcmp(t->rows[r][keycols[k]], t->rows[q][keycols[k]]) != 0)
+    for (int k = 0; k < nk; k++) {
+        int c = strcmp(t->rows[r][keycols[k]], t->rows[q][keycols[k]]);
+        if (c)
+            return c;
+    }
+    return 0;
+}
+
+/* qsort has no argument for the table: the sort below sets these first (stats runs one sort at
+ * a time). */
+static const rtable *sort_t;
+static const int *sort_keycols;
+static int sort_nk, sort_bc;
+
+/* Row indices by (group, pairing key, row): the rows of one group with one key adjacent, in
+ * table order. */
+static int row_cmp(const void *a, const void *b)
+{
+    int r = *(const int *)a, q = *(const int *)b;
+    int c = strcmp(sort_t->rows[r][sort_bc], sort_t->rows[q][sort_bc]);
+    if (!c)
+        c = key_cmp(sort_t, r, q, sort_keycols, sort_nk);
+    return c ? c : (r > q) - (r < q);
+}
+
+/* The rows that take part in the paired test: group a or b, status ok (when there is a status
+ * column), a non-empty metric cell; sorted by row_cmp. Their count in *n; allocated. */
+static int *pair_rows(const rtable *t, int bc, int sc, int mc, const char *a, const char *b,
+                      const int *keycols, int nk, int *n)
+{
+    int *rows = am_calloc((size_t)t->nrows + 1, sizeof *rows);
+    *n = 0;
+    for (int r = 0; r < t->nrows; r++) {
+        const char *grp = t->rows[r][bc];
+        if ((strcmp(grp, a) && strcmp(grp, b)) || (sc >= 0 && strcmp(t->rows[r][sc], "ok")) ||
+            !*t->rows[r][mc])
+            continue;
+        rows[(*n)++] = r;
+    }
+    sort_t = t;
+    sort_keycols = keycols;
+    sort_nk = nk;
+    sort_bc = bc;
+    qsort(rows, (size_t)*n, sizeof *rows, row_cmp);
+    return rows;
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The row of group b whose pairing key is row r's, by binary search in rows (sorted by
+ * row_cmp, n of them); -1 when there is none. */
+static int partner(const rtable *t, const int *rows, int n, int r, int bc, const char *b,
+                   const int *keycols, int nk)
+{
+    int lo = 0, hi = n; /* the first row not below (b, r's key) */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2, q = rows[mid];
+        int c = strcmp(t->rows[q][bc], b);
+        if (!c)
+            c = key_cmp(t, q, r, keycols, nk);
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < n && !strcmp(t->rows[rows[lo]][bc], b) &&
+        !key_cmp(t, rows[lo], r, keycols, nk))
+        return rows[lo];
+    return -1;
+}
+
+/* What stats reads of a results table: the metric, the grouping column, status and, for
+ * --paired, the pairing columns (--pair-on's, else every column before status). */
+typedef struct stats_cols {
+    const char *metric, *by, *pair_on;
+    int paired;
+} stats_cols;
+
+/* 1 when name is one of the comma-separated names in list. */
+static int in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *c = list;; c++) {
+        size_t len = strcspn(c, ",");
+        if (len == n && strncmp(c, name, n) == 0)
+            return 1;
+        if (!c[len])
             return 0;
-    return 1;
+        c += len;
+    }
+}
+
+/* rt_keep_fn: only the columns stats reads are kept (until 2026-11-27 every cell of every row
+ * was: a 193 MB results.csv took 2.5 GB). */
+static void stats_keep(const char *const *names, int n, unsigned char *keep, void *arg)
+{
+    const stats_cols *sc = arg;
+    int status = n;
+    for (int c = 0; c < n && status == n; c++)
+        if (strcmp(names[c], "status") == 0)
+            status = c;
+    for (int c = 0; c < n; c++)
+        keep[c] = !strcmp(names[c], sc->metric) || !strcmp(names[c], sc->by) ||
+                  c == status ||
+                  (sc->paired && (sc->pair_on ? in_list(sc->pair_on, names[c]) : c < status));
 }
 
 int cmd_stats(int argc, char **argv)
@@ -357,7 +511,8 @@ int cmd_stats(int argc, char **argv)
     }
     rtable t;
     char msg[512];
-    if (rtable_read(&t, file, msg, sizeof msg) != 0) {
+    stats_cols want = {metric, by, pair_on, paired != NULL};
+    if (rtable_read_cols(&t, file, stats_keep, &want, msg, sizeof msg) != 0) {
         fprintf(stderr, "%s: %s\n", prog, msg);
         return 1;
     }
@@ -367,6 +522,7 @@ int cmd_stats(int argc, char **argv)
     int ng = 0;
     int *keycols = am_calloc((size_t)t.ncols + 1, sizeof *keycols), nk = 0;
     char *ka = NULL, *kb = NULL;
+    int *prows = NULL, nprows = 0; /* the rows of the paired test, sorted (pair_rows) */
     outfile *o = NULL;
     if (mc < 0 || bc < 0) {
         fprintf(stderr, "%s: %s: no column '%s'\n", prog, file, mc < 0 ? metric : by);
@@ -429,27 +585,33 @@ int cmd_stats(int argc, char **argv)
                     keycols[nk++] = c;
         }
         /* each row of a group must have one partner: two rows of a group with the same key
-         * would both pair with the first partner found (a t-test on repeated rows) */
-        for (int r = 0; r < t.nrows; r++) {
-            const char *grp = t.rows[r][bc];
-            if ((strcmp(grp, ka) && strcmp(grp, kb)) || (sc >= 0 && strcmp(t.rows[r][sc], "ok")) ||
-                !*t.rows[r][mc])
+         * would both pair with the first partner found (a t-test on repeated rows). Sorted by
+         * (group, key, row), such rows are adjacent; the message names the first row that has
+         * a twin and its next twin, as the row-by-row search did (until 2026-11-27 that search
+         * compared every pair of rows: 40,000 rows took 25 s) */
+        prows = pair_rows(&t, bc, sc, mc, ka, kb, keycols, nk, &nprows);
+        int dup_r = -1, dup_q = -1;
+        for (int i = 0; i + 1 < nprows; i++) {
+            int r = prows[i], q = prows[i + 1];
+            if (strcmp(t.rows[r][bc], t.rows[q][bc]) || key_cmp(&t, r, q, keycols, nk))
                 continue;
-            for (int q = r + 1; q < t.nrows; q++) {
-                if (strcmp(t.rows[q][bc], grp) || (sc >= 0 && strcmp(t.rows[q][sc], "ok")) ||
-                    !*t.rows[q][mc])
-                    continue;
-                if (same_key(&t, r, q, keycols, nk)) {
-                    fprintf(stderr, "%s: %s:%lu and %lu: two rows of group '%s' with the same "
-                            "pairing key (columns", prog, file, t.pos[r][bc].line,
-                            t.pos[q][bc].line, grp);
-                    for (int k = 0; k < nk; k++)
-                        fprintf(stderr, "%s %s", k ? "," : "", t.cols[keycols[k]]);
-                    fprintf(stderr, "%s): name the columns that tell them apart with "
-                            "--pair-on\n", nk ? "" : " none");
-                    goto out;
-                }
+            if (dup_r < 0 || r < dup_r) {
+                dup_r = r;
+                dup_q = q;
             }
+            while (i + 1 < nprows && !strcmp(t.rows[prows[i + 1]][bc], t.rows[r][bc]) &&
+                   !key_cmp(&t, r, prows[i + 1], keycols, nk))
+                i++; /* the rest of this key's run: only its first row can be the first */
+        }
+        if (dup_r >= 0) {
+            fprintf(stderr, "%s: %s:%lu and %lu: two rows of group '%s' with the same "
+                    "pairing key (columns", prog, file, t.pos[dup_r][bc].line,
+                    t.pos[dup_q][bc].line, t.rows[dup_r][bc]);
+            for (int k = 0; k < nk; k++)
+                fprintf(stderr, "%s %s", k ? "," : "", t.cols[keycols[k]]);
+            fprintf(stderr, "%s): name the columns that tell them apart with "
+                    "--pair-on\n", nk ? "" : " none");
+            goto out;
         }
     }
     /* groups in the order they first appear in any row, whatever its status (until
@@ -457,14 +619,12 @@ int cmd_stats(int argc, char **argv)
      * reordered the table); a group with successful rows but no number in the metric is shown
      * with n = 0 (it was left out, unsaid), one without successful rows is not shown */
     int *has_ok = am_calloc((size_t)t.nrows + 1, sizeof *has_ok), nnum = 0;
+    group_index gi;
+    gi_init(&gi, t.nrows);
     for (int r = 0; r < t.nrows; r++) {
-        int k = 0;
-        while (k < ng && strcmp(g[k].name, t.rows[r][bc]) != 0)
-            k++;
-        if (k == ng) {
-            g[ng].name = t.rows[r][bc];
-            g[ng++].v = am_calloc((size_t)t.nrows, sizeof(double));
-        }
+        /* values grow as they come (until 2026-11-27 each group had room for every row:
+         * memory quadratic in rows with --by run_id) */
+        int k = gi_find(&gi, g, &ng, t.rows[r][bc]);
         double v;
         const char *cell = t.rows[r][mc];
         if (sc >= 0 && strcmp(t.rows[r][sc], "ok") != 0)
@@ -477,9 +637,10 @@ int cmd_stats(int argc, char **argv)
                     "only, such as 5, 0.25 or 1e-3)\n", prog, file, t.pos[r][mc].line,
                     t.pos[r][mc].col, metric, cell);
             free(has_ok);
+            free(gi.slot);
             goto out;
         }
-        g[k].v[g[k].n++] = v;
+        group_add(&g[k], v);
         nnum++;
     }
     {
@@ -493,6 +654,7 @@ int cmd_stats(int argc, char **argv)
         ng = kept;
     }
     free(has_ok);
+    free(gi.slot);
     /* nothing to say: no output at all, not a header and an empty JSON file (until
      * 2026-11-27 both were written, status 1) */
     if (!nnum) {
@@ -544,23 +706,25 @@ int cmd_stats(int argc, char **argv)
     if (paired) {
         double *d = am_calloc((size_t)t.nrows + 1, sizeof *d);
         int nd = 0, unmatched = 0;
-        for (int r = 0; r < t.nrows; r++) {
+        /* rows of a in table order, each with the row of b of the same key (at most one, as
+         * checked above): found by binary search in the sorted rows (until 2026-11-27 by a
+         * scan of the whole table for each row of a, quadratic) */
+        int *arows = am_calloc((size_t)nprows + 1, sizeof *arows), na = 0;
+        for (int i = 0; i < nprows; i++)
+            if (!strcmp(t.rows[prows[i]][bc], ka))
+                arows[na++] = prows[i];
+        qsort(arows, (size_t)na, sizeof *arows, int_cmp);
+        for (int i = 0; i < na; i++) {
+            int r = arows[i], q = partner(&t, prows, nprows, r, bc, kb, keycols, nk);
             double va, vb;
-            if (strcmp(t.rows[r][bc], ka) || (sc >= 0 && strcmp(t.rows[r][sc], "ok")) ||
-                parse_num(t.rows[r][mc], &va))
+            if (parse_num(t.rows[r][mc], &va))
                 continue;
-            int found = 0;
-            for (int q = 0; q < t.nrows && !found; q++) {
-                if (strcmp(t.rows[q][bc], kb) || (sc >= 0 && strcmp(t.rows[q][sc], "ok")) ||
-                    parse_num(t.rows[q][mc], &vb))
-                    continue;
-                if (same_key(&t, r, q, keycols, nk)) {
-                    d[nd++] = va - vb;
-                    found = 1;
-                }
-            }
-            unmatched += !found;
+            if (q >= 0 && !parse_num(t.rows[q][mc], &vb))
+                d[nd++] = va - vb;
+            else
+                unmatched++;
         }
+        free(arows);
         summary s;
         summarize(d, nd, &s);
         paired_test pt;
@@ -607,6 +771,7 @@ out:
         free(g[k].v);
     free(g);
     free(keycols);
+    free(prows);
     free(ka);
     rtable_free(&t);
     return rc;

@@ -642,6 +642,36 @@ static void test_report_replaces_link(void)
     CU_ASSERT(lstat(q, &st) == 0 && S_ISREG(st.st_mode));
 }
 
+/* A timeline of 100,000 rows is drawn as a min/max envelope of at most 2000 points: the page
+ * stays small and the one-row spike of reserved memory is still drawn, its exact value in the
+ * caption (until 2026-11-27 every row went into the SVG: a 1M-event trace gave 53 MB). */
+static void test_report_timeline_envelope(void)
+{
+    enum { ROWS = 100000, SPIKE = 61234 };
+    const char *dir = tmp_path("tlenv");
+    char p[1200];
+    write_timeline("tlenv", "r1"); /* the folders */
+    snprintf(p, sizeof p, "%s/runs/r1/timeline.csv", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes\n", f);
+    for (long k = 0; k < ROWS; k++) {
+        long live = 1048576 + (k % 97) * 4096, res = k == SPIKE ? 987654321 : 4194304 + k % 13;
+        fprintf(f, "%ld,%ld,hbm,%ld,%ld,%ld\n", k * 1000, k, live, live, res);
+    }
+    fclose(f);
+    char *h = report_of("tlenv", "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                                 "hbm.peak_reserved_bytes\n1,r1,bfc,t,ok,1445888,987654321\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT(strlen(h) < 400000);
+    CU_ASSERT(strstr(h, "Drawn as a min/max envelope of at most 2000 points (timeline.csv keeps "
+                        "every row): bfc 100000 rows as ") != NULL);
+    CU_ASSERT(strstr(h, " points, peak reserved 987654321 B.</figcaption>") != NULL);
+    if (strlen(h) >= 400000 || !strstr(h, "peak reserved 987654321 B"))
+        fprintf(stderr, "\n  report.html: %zu bytes\n", strlen(h));
+    free(h);
+}
+
 void suite_report(void)
 {
     TU_SUITE("report", {"undefined_not_zero", test_report_undefined_not_zero},
@@ -660,5 +690,7 @@ void suite_report(void)
               test_report_heatmap_failed_axis_value},
              {"no gnuplot: one message, status 1, nothing written", test_report_gnuplot_missing},
              {"nothing reserved: explicit ranges, no gnuplot warnings", test_report_all_zero},
-             {"a report.html link is replaced, its target untouched", test_report_replaces_link});
+             {"a report.html link is replaced, its target untouched", test_report_replaces_link},
+             {"a long timeline is drawn as a bounded envelope that keeps its peak",
+              test_report_timeline_envelope});
 }
