@@ -1997,7 +1997,7 @@ static void test_merge_interrupted_removes_dirs(void)
 {
     const char *sdir = path_in_tmp("msig"), *top = path_in_tmp("msig-a");
     tiny_study("msig", sdir);
-    char res[1200], out[1200], keep[1200];
+    char res[1200], out[1200], keep[1208];
     snprintf(res, sizeof res, "%s/runs/0001-msig-bfc/result.txt", sdir);
     snprintf(keep, sizeof keep, "%s.keep", res);
     CU_ASSERT_FATAL(rename(res, keep) == 0 && mkfifo(res, 0600) == 0);
@@ -2136,17 +2136,10 @@ static void test_stats(void)
     free(j);
 }
 
-static double wall_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* --paired on 40,000 rows: b's rows in the reverse order of a's, every 10th a without a partner,
- * every 7th b failed; the pairs and mean difference as computed here, in well under 10 s (until
- * 2026-11-27 each row of a scanned the whole table, and the twin check compared every pair of
- * rows: 25 s). Twins are still named by the first row that has one, wherever its key sorts. */
+ * every 7th b failed; the pairs and mean difference as computed here (until 2026-11-27 each
+ * row of a scanned the whole table, and the twin check compared every pair of rows: 25 s, which
+ * the suite's own running time now shows; no timed assertion). Twins are still named by the first row that has one, wherever its key sorts. */
 static void test_stats_paired_large(void)
 {
     enum { N = 20000 };
@@ -2173,12 +2166,7 @@ static void test_stats_paired_large(void)
     const char *js = path_in_tmp("paired_large.json");
     char args[1200], *err = NULL;
     snprintf(args, sizeof args, "stats '%s' --metric m --paired a,b -q --json '%s'", csv, js);
-    double t0 = wall_seconds();
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
-    double took = wall_seconds() - t0;
-    CU_ASSERT(took < 10);
-    if (took >= 10)
-        fprintf(stderr, "\n  stats --paired on %d rows took %.1f s\n", 2 * N, took);
     free(err);
     char *j = tu_slurp(js, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
@@ -2208,8 +2196,8 @@ static void test_stats_long_utf8_names(void)
     a[70] = 'X', b[70] = 'Y', a[71] = b[71] = 0;
     snprintf(text, sizeof text, "run_id,run,grp,policy,trace,status,error,m\n"
              "1,r1,%s,p,t,ok,,1\n2,r2,%s,p,t,ok,,2\n3,r3,%s,p,t,ok,,3\n"
-             "4,r4,%s,p,t,ok,,5\n5,r5,\xc3\xa9cr\xc3\xaap\xc3\xa9,p,t,ok,,4\n"
-             "6,r6,\xc3\xa9cr\xc3\xaap\xc3\xa9,p,t,ok,,6\n", a, a, b, b);
+             "4,r4,%s,p,t,ok,,5\n5,r5,\xc3\xa9" "cr\xc3\xaa" "p\xc3\xa9,p,t,ok,,4\n"
+             "6,r6,\xc3\xa9" "cr\xc3\xaa" "p\xc3\xa9,p,t,ok,,6\n", a, a, b, b);
     const char *csv = tu_write("names.csv", text);
     char args[1200], *out = NULL;
     snprintf(args, sizeof args, "stats '%s' --metric m --by grp", csv);
