@@ -802,6 +802,7 @@ typedef struct srch {
     int *slo, *shi;           /* section range [slo, shi) */
     int *ovl_at, *ovl;        /* CSR: buffers overlapping each buffer in time */
     int *mem_at, *mem;        /* CSR: buffers in each section */
+    int *by_slo;              /* every buffer by (slo, index): the static partitions' members */
     uint64_t *floor, *total;  /* per section: lowest free offset, unplaced bytes */
     int *cuts;                /* per section boundary s|s+1: unplaced buffers crossing it */
     uint64_t *minoff, *sol;   /* per buffer */
@@ -1202,7 +1203,7 @@ static int srch_build(srch *s, const plan_buf *b, const int *map, int n)
             s->ovl_at[i + 1]++;
             s->ovl_at[ord[c] + 1]++;
             if ((pairs += 2) > PLAN_MAX_ENTRIES) {
-                free(ord);
+                s->by_slo = ord; /* freed with the rest (srch_free) */
                 free(tmp);
                 return -1;
             }
@@ -1220,7 +1221,7 @@ static int srch_build(srch *s, const plan_buf *b, const int *map, int n)
             s->ovl[tmp[j]++] = i;
         }
     }
-    free(ord);
+    s->by_slo = ord; /* kept: solve_all reads each partition's members off it */
     free(tmp);
     s->floor = am_calloc((size_t)ns + 1, sizeof *s->floor);
     s->total = am_calloc((size_t)ns + 1, sizeof *s->total);
@@ -1244,6 +1245,7 @@ static void srch_free(srch *s)
     free(s->size), free(s->width), free(s->slo), free(s->shi), free(s->ovl_at), free(s->ovl);
     free(s->mem_at), free(s->mem), free(s->floor), free(s->total), free(s->cuts);
     free(s->minoff), free(s->sol), free(s->placed), free(s->stamp), free(s->aff);
+    free(s->by_slo);
     free(s->olog), free(s->slog), free(s->cst);
 }
 
@@ -1254,15 +1256,17 @@ static int solve_all(srch *s)
     int *tmp = bufs + s->n + 1;
     uint64_t *tot = am_malloc(((size_t)s->n + 1) * sizeof *tot);
     int rc = S_FOUND;
-    int lo = 0;
+    int lo = 0, at = 0; /* at: the first buffer in by_slo not yet in a partition */
     for (int q = 0; q < s->nsec && rc == S_FOUND; q++) {
         if (q + 1 < s->nsec && s->cuts[q] > 0)
             continue;
-        /* sections [lo, q] form one partition */
+        /* sections [lo, q] form one partition: the buffers starting in them, a run of by_slo
+         * (their order does not matter: subsolve sorts them by a total order). Until
+         * 2026-11-27 every partition scanned every buffer, O(n) each: a trace of 20k short
+         * independent parts took 14 s for a search of 2.5M work. */
         int nb = 0;
-        for (int i = 0; i < s->n; i++)
-            if (s->slo[i] >= lo && s->slo[i] <= q)
-                bufs[nb++] = i;
+        for (; at < s->n && s->slo[s->by_slo[at]] <= q; at++)
+            bufs[nb++] = s->by_slo[at];
         if (nb)
             rc = subsolve(s, bufs, nb, lo, q + 1, tot, tmp);
         lo = q + 1;
