@@ -321,51 +321,83 @@ static uint64_t greedy_scan(const gset *g, size_t p, const plan_buf *x, ghit *hi
  * every offset is the one the scan alone gives (tests/unit/test_offline.c checks the planner
  * against the O(n^2) definition). Until 2026-11-27 every query scanned: a trace allocating 50k
  * buffers before freeing any planned in 15 s, and one of 1M did not finish. */
+/* A component of the union and the free gap below it (from the end of the component before
+ * it, or address 0), in one record. Records come from slabs that never move (the trees hold
+ * pointers into them) and go back to a free list when components merge, so a union holds as
+ * many as it has components, not one per buffer. */
+typedef struct gcomp {
+    os_node comp;          /* k1 first byte, k2 a serial number (unique), val first byte past */
+    os_node gap;           /* k1 its length, k2 its first byte */
+    int has_gap;
+    struct gcomp *next_free;
+} gcomp;
+
+#define GC_OF(n) ((gcomp *)(void *)((char *)(n) - offsetof(gcomp, comp)))
+
+enum { GU_SLAB = 4096 };
+
 typedef struct gunion {
-    os_tree comp;    /* components: k1 first byte, k2 owner (a row), val first byte past */
-    os_tree gap;     /* the free gap below a component: k1 its length, k2 its first byte */
-    os_node *compn;  /* per row: the component node it may own */
-    os_node *gapn;   /* per row: the gap node below its component */
-    unsigned char *has_gap;
+    os_tree comp;    /* components by first byte */
+    os_tree gap;     /* gaps by (length, first byte) */
+    gcomp **slab;
+    size_t nslab, used; /* slabs; records taken from the last one */
+    gcomp *free_list;
+    uint64_t serial;
     uint64_t top;    /* first byte past the highest component (0: none placed) */
 } gunion;
 
-static void gu_init(gunion *u, size_t m)
+static void gu_init(gunion *u)
 {
     memset(u, 0, sizeof *u);
     u->comp.no_aug = u->gap.no_aug = 1;
-    u->compn = am_calloc(m + 1, sizeof *u->compn);
-    u->gapn = am_calloc(m + 1, sizeof *u->gapn);
-    u->has_gap = am_calloc(m + 1, 1);
+    u->used = GU_SLAB;
 }
 
 static void gu_free(gunion *u)
 {
-    free(u->compn), free(u->gapn), free(u->has_gap);
+    for (size_t i = 0; i < u->nslab; i++)
+        free(u->slab[i]);
+    free(u->slab);
 }
 
-static void gu_drop_gap(gunion *u, size_t owner)
+static gcomp *gu_new(gunion *u)
 {
-    if (u->has_gap[owner]) {
-        os_remove(&u->gap, &u->gapn[owner]);
-        u->has_gap[owner] = 0;
+    gcomp *c = u->free_list;
+    if (c) {
+        u->free_list = c->next_free;
+    } else {
+        if (u->used == GU_SLAB) {
+            u->slab = am_realloc(u->slab, (u->nslab + 1) * sizeof *u->slab);
+            u->slab[u->nslab++] = am_malloc(GU_SLAB * sizeof **u->slab);
+            u->used = 0;
+        }
+        c = &u->slab[u->nslab - 1][u->used++];
+    }
+    memset(c, 0, sizeof *c);
+    c->comp.k2 = u->serial++;
+    return c;
+}
+
+static void gu_drop_gap(gunion *u, gcomp *c)
+{
+    if (c->has_gap) {
+        os_remove(&u->gap, &c->gap);
+        c->has_gap = 0;
     }
 }
 
-/* (Re)file the gap below component c: from the end of the one before it, or address 0. */
-static void gu_set_gap(gunion *u, os_node *c)
+/* (Re)file the gap below component c. */
+static void gu_set_gap(gunion *u, gcomp *c)
 {
-    size_t owner = (size_t)c->k2;
-    gu_drop_gap(u, owner);
-    const os_node *p = os_prev(c);
+    gu_drop_gap(u, c);
+    const os_node *p = os_prev(&c->comp);
     uint64_t lo = p ? p->val : 0;
-    if (c->k1 > lo) {
-        os_node *g = &u->gapn[owner];
-        g->k1 = c->k1 - lo;
-        g->k2 = lo;
-        g->val = 0;
-        os_insert(&u->gap, g);
-        u->has_gap[owner] = 1;
+    if (c->comp.k1 > lo) {
+        c->gap.k1 = c->comp.k1 - lo;
+        c->gap.k2 = lo;
+        c->gap.val = 0;
+        os_insert(&u->gap, &c->gap);
+        c->has_gap = 1;
     }
 }
 
@@ -376,9 +408,9 @@ static uint64_t gu_best(const gunion *u, uint64_t size)
     return g ? g->k2 : u->top;
 }
 
-/* Add [a, b) (a < b) for row `owner`: the components it touches merge into one. Each merge
- * removes a component for good, so n additions cost O(n log n). */
-static void gu_add(gunion *u, uint64_t a, uint64_t b, size_t owner)
+/* Add [a, b) (a < b): the components it touches merge into one. Each merge removes a
+ * component for good, so n additions cost O(n log n). */
+static void gu_add(gunion *u, uint64_t a, uint64_t b)
 {
     os_node *c = os_floor(&u->comp, a, UINT64_MAX); /* the last starting at or below a */
     if (!c || c->val < a)
@@ -386,20 +418,22 @@ static void gu_add(gunion *u, uint64_t a, uint64_t b, size_t owner)
     uint64_t lo = a, hi = b;
     while (c && c->k1 <= b) { /* touches [a, b]: merge it */
         os_node *next = os_next(c);
+        gcomp *old = GC_OF(c);
         lo = AM_MIN(lo, c->k1);
         hi = AM_MAX(hi, c->val);
-        gu_drop_gap(u, (size_t)c->k2);
+        gu_drop_gap(u, old);
         os_remove(&u->comp, c);
+        old->next_free = u->free_list;
+        u->free_list = old;
         c = next;
     }
-    os_node *m = &u->compn[owner];
-    m->k1 = lo;
-    m->k2 = owner;
-    m->val = hi;
-    os_insert(&u->comp, m);
+    gcomp *m = gu_new(u);
+    m->comp.k1 = lo;
+    m->comp.val = hi;
+    os_insert(&u->comp, &m->comp);
     gu_set_gap(u, m);
     if (c) /* the component above: its gap now starts at hi */
-        gu_set_gap(u, c);
+        gu_set_gap(u, GC_OF(c));
     u->top = AM_MAX(u->top, hi);
 }
 
@@ -512,7 +546,7 @@ typedef struct gfast {
     granks rk;
     gcount placed, outside; /* every placed row; the placed rows not in the core */
     gheap by_start, by_end;
-    uint64_t *row_off, *row_top, *row_start, *row_end; /* per row, once placed */
+    const gset *g;          /* the rows: a placed row's start, end, offset and top */
 } gfast;
 
 /* Rows' ends, for sorting them by (end, row). */
@@ -525,29 +559,26 @@ static int end_cmp(const void *ctx, int a, int b)
 }
 
 /* For m rows; order holds the live buffers by start (row order), tmp scratch of m + 1 ints. */
-static void gf_init(gfast *f, const plan_buf *b, const int *order, size_t m, int *tmp)
+static void gf_init(gfast *f, const gset *g, const plan_buf *b, const int *order, size_t m,
+                    int *tmp)
 {
     memset(f, 0, sizeof *f);
-    gu_init(&f->all, m);
-    gu_init(&f->core, m);
+    f->g = g;
+    gu_init(&f->all);
+    gu_init(&f->core);
     f->rk.m = m;
     f->rk.ends = am_malloc((m + 1) * sizeof *f->rk.ends);
     f->rk.end_rank = am_malloc((m + 1) * sizeof *f->rk.end_rank);
-    f->row_start = am_malloc((m + 1) * sizeof *f->row_start);
-    f->row_end = am_malloc((m + 1) * sizeof *f->row_end);
-    f->row_off = am_calloc(m + 1, sizeof *f->row_off);
-    f->row_top = am_calloc(m + 1, sizeof *f->row_top);
     int *byend = am_malloc((m + 1) * sizeof *byend);
     for (size_t k = 0; k < m; k++) {
-        f->row_start[k] = b[order[k]].start;
-        f->row_end[k] = b[order[k]].end;
+        f->rk.ends[k] = b[order[k]].end; /* by row for the sort, then sorted */
         byend[k] = (int)k;
     }
-    msort_idx(byend, tmp, m, end_cmp, f->row_end);
-    for (size_t k = 0; k < m; k++) {
-        f->rk.ends[k] = f->row_end[byend[k]];
+    msort_idx(byend, tmp, m, end_cmp, f->rk.ends);
+    for (size_t k = 0; k < m; k++)
         f->rk.end_rank[byend[k]] = k;
-    }
+    for (size_t k = 0; k < m; k++)
+        f->rk.ends[k] = b[order[byend[k]]].end;
     free(byend);
     gc_init(&f->placed, &f->rk);
     gc_init(&f->outside, &f->rk);
@@ -562,7 +593,6 @@ static void gf_free(gfast *f)
     free(f->placed.by_row), free(f->placed.by_end);
     free(f->outside.by_row), free(f->outside.by_end);
     free(f->by_start.v), free(f->by_end.v);
-    free(f->row_off), free(f->row_top), free(f->row_start), free(f->row_end);
 }
 
 /* Placed rows that now overlap every unplaced buffer in time (start < min_end, end >
@@ -572,11 +602,11 @@ static void gf_promote(gfast *f, uint64_t min_end, uint64_t max_start)
 {
     while (f->by_start.n && f->by_start.v[0].key < min_end) {
         am_kv r = gh_pop(&f->by_start);
-        gh_push(&f->by_end, UINT64_MAX - f->row_end[r.val], r.val);
+        gh_push(&f->by_end, UINT64_MAX - f->g->end[r.val], r.val);
     }
     while (f->by_end.n && UINT64_MAX - f->by_end.v[0].key > max_start) {
         size_t r = (size_t)gh_pop(&f->by_end).val;
-        gu_add(&f->core, f->row_off[r], f->row_top[r], r);
+        gu_add(&f->core, f->g->off[r], f->g->top[r]);
         gc_change(&f->outside, r, -1);
     }
 }
@@ -596,15 +626,13 @@ static int gf_lookup(const gfast *f, size_t p, size_t ended, uint64_t size, uint
     return 0;
 }
 
-/* Row r placed at [off, top). */
+/* Row r placed at [off, top) (after gs_place). */
 static void gf_place(gfast *f, size_t r, uint64_t off, uint64_t top)
 {
-    f->row_off[r] = off;
-    f->row_top[r] = top;
-    gu_add(&f->all, off, top, r);
+    gu_add(&f->all, off, top);
     gc_change(&f->placed, r, 1);
     gc_change(&f->outside, r, 1);
-    gh_push(&f->by_start, f->row_start[r], r);
+    gh_push(&f->by_start, f->g->start[r], r);
 }
 
 /* By start time, then index: the greedy's rows and the verifier's sweep. */
@@ -645,7 +673,7 @@ uint64_t plan_greedy(plan_buf *b, size_t n)
         g.start[k] = b[order[k]].start;
     }
     gfast f;
-    gf_init(&f, b, order, m, tmp);
+    gf_init(&f, &g, b, order, m, tmp);
     greedy_ctx gc = {b, plan_timed(b, n)};
     msort_idx(order, tmp, m, greedy_cmp, &gc);
     /* the unplaced buffers' smallest end and largest start before each step (the core) */
