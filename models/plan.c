@@ -8,7 +8,11 @@
  *   gaps between them are read off directly. train-1M's 500k buffers (840 overlapping placed
  *   ones per query on average) plan in under 9 s and serve-1M's in under 3 s end to end, where
  *   an interval treap of the placed buffers took 22 s and 6.6 s, and scanning the whole placed
- *   list for each buffer took 10 minutes on serve-1M.
+ *   list for each buffer took 10 minutes on serve-1M. When the overlapping placed buffers are
+ *   all of them, or a "core" known beforehand, a kept union of their addresses answers in
+ *   O(log n) instead (gfast below).
+ * plan_verify: a sweep by start with the live buffers by offset; each new one is compared with
+ *   its neighbours there.
  * plan_optimal: the branch and bound of MiniMalloc (Moffitt, "MiniMalloc: A Lightweight Memory
  *   Allocator for Hardware-Accelerated Machine Learning", ASPLOS 2023), written from the paper's
  *   description:
