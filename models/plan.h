@@ -43,7 +43,9 @@ uint64_t plan_height(const plan_buf *b, size_t n);
  * lifetime first, plan_lifetime, then input order); each goes into the smallest gap, among the
  * buffers already placed that overlap it in time, that fits it (lowest offset among equal gaps),
  * else on top of them. Writes every offset and returns the height. O(n (log n + k log k)) time
- * for buffers overlapping k placed ones in time, O(n) memory. */
+ * for buffers overlapping k placed ones in time, O(log n) for a buffer that overlaps every
+ * placed one or none outside the placed ones overlapping every unplaced one (plan.c gfast;
+ * until 2026-11-27 O(k log k) for those too); O(n) memory. */
 uint64_t plan_greedy(plan_buf *b, size_t n);
 
 /* What exact searches may spend (0 for either: no limit): work, counted in buffer visits (each
@@ -64,7 +66,8 @@ int plan_optimal(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, uint
                  uint64_t *spent);
 
 /* 0 when no two buffers live at the same time share an address and every buffer fits below
- * capacity (UINT64_MAX: no limit); otherwise -1 and the first problem in why (may be NULL). */
+ * capacity (UINT64_MAX: no limit); otherwise -1 and the first problem in why (may be NULL).
+ * O(n log n) (until 2026-11-27 O(n k) for k buffers live at once). */
 int plan_verify(const plan_buf *b, size_t n, uint64_t capacity, char *why, size_t len);
 
 /* The lowest placement found within a budget: the greedy plan first, then exact searches

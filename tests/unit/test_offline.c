@@ -253,6 +253,158 @@ static void test_greedy_reference(void)
     CU_ASSERT_EQUAL(bad, 0);
 }
 
+/* Shapes where the greedy's shortcuts answer (plan.c gfast): every buffer live together
+ * (all), long-lived buffers with short ones that never meet (core), and both spoiled by a few
+ * buffers before, after and across them, so queries switch between the shortcuts and the scan.
+ * Offsets must be the O(n^2) definition's, buffer for buffer. */
+static void test_greedy_shortcuts_reference(void)
+{
+    uint64_t st = 7;
+    int bad = 0, fired = 0;
+    for (int inst = 0; inst < 120; inst++) {
+        size_t n = 2 + (size_t)(inst * 53 % 700);
+        int shape = inst % 4; /* 0 all live, 1 long + disjoint short, 2 and 3 spoiled */
+        plan_buf *a = calloc(n, sizeof *a), *r = calloc(n, sizeof *r);
+        uint64_t clock = 1000; /* the short ones' times, one after the other */
+        for (size_t i = 0; i < n; i++) {
+            uint64_t x = tu_rng(&st) >> 11;
+            uint64_t size = (x >> 40) % 5 ? 256u << ((x >> 44) % 4) : (x >> 44) % 5000;
+            int lng = shape == 0 || (x >> 20) % 3 == 0;
+            uint64_t s, e;
+            if (lng) {
+                s = (x >> 24) % 50;        /* all start before 50 ... */
+                e = 100000 + (x >> 30) % 50; /* ... and end after every short one */
+            } else {
+                s = clock;
+                e = clock + 1 + (x >> 24) % 3;
+                clock = e + (shape >= 2 && (x >> 28) % 4 == 0 ? 0 : 1);
+                if (shape >= 2 && (x >> 32) % 5 == 0)
+                    s -= AM_MIN(s - 1, (x >> 33) % 6); /* meets the one before */
+            }
+            if (shape == 3 && (x >> 36) % 17 == 0) { /* before or after everything */
+                s = (x >> 37) % 2 ? 0 : 200000;
+                e = s + 1 + (x >> 38) % 40;
+            }
+            a[i] = (plan_buf){s, e, size, 0, 0, 0};
+            if (inst % 3 == 1)
+                a[i].span = (x >> 50) % 8, a[i].timed = 1;
+        }
+        memcpy(r, a, n * sizeof *a);
+        uint64_t h = plan_greedy(a, n), hr = greedy_reference(r, n);
+        if (h != hr || plan_verify(a, n, h, NULL, 0) != 0)
+            bad++;
+        for (size_t i = 0; i < n; i++)
+            if (a[i].offset != r[i].offset)
+                bad++;
+        /* buffers placed in a gap, not on top: the instances are not trivially stacked */
+        for (size_t i = 0; i < n; i++)
+            if (a[i].size && a[i].offset + a[i].size < h && a[i].offset > 0)
+                fired++;
+        free(a);
+        free(r);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(fired > 0);
+}
+
+/* Many buffers live together: 300k allocated before any is freed, and 150k long-lived ones
+ * with 150k short ones coming and going. Until 2026-11-27 every query scanned every placed
+ * buffer overlapping it (O(n^2), minutes here); the shortcuts plan them in well under a second.
+ * The bound asserted is loose (a shared machine), far below the old times. */
+static void test_greedy_many_live(void)
+{
+    size_t n = 300000;
+    plan_buf *a = calloc(n, sizeof *a);
+    uint64_t st = 11;
+    static const uint64_t sizes[] = {256, 512, 1024, 4096, 8192, 65536, 100000};
+    for (int shape = 0; shape < 2; shape++) {
+        uint64_t sum = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t x = tu_rng(&st) >> 11, size = sizes[x % 7];
+            if (shape == 0 || i % 2 == 0)
+                a[i] = (plan_buf){i, 2 * n + (x >> 8) % n, size, 0, 0, 0};
+            else
+                a[i] = (plan_buf){n + i, n + i + 1, size, 0, 0, 0};
+            sum += shape == 0 || i % 2 == 0 ? size : 0;
+        }
+        double t0 = now_s();
+        uint64_t h = plan_greedy(a, n);
+        int ok = plan_verify(a, n, h, NULL, 0);
+        double dt = now_s() - t0;
+        printf("\n    %s: %zu buffers, height %" PRIu64 " bytes in %.2f s", shape ? "core" : "all",
+               n, h, dt);
+        CU_ASSERT_EQUAL(ok, 0);
+        CU_ASSERT(h >= sum); /* the long-lived ones are all live at once */
+        CU_ASSERT(dt < 30.0);
+    }
+    printf("\n");
+    free(a);
+}
+
+/* The verifier as it read until 2026-11-27: a sweep by start, every live buffer scanned. */
+static int verify_reference(const plan_buf *b, size_t n, char *why, size_t len)
+{
+    size_t *ord = malloc((n + 1) * sizeof *ord), m = 0, na = 0, *act = malloc((n + 1) * sizeof *act);
+    for (size_t i = 0; i < n; i++)
+        if (b[i].size && b[i].start < b[i].end)
+            ord[m++] = i;
+    for (size_t i = 1; i < m; i++) /* by start, then index: stable insertion sort */
+        for (size_t j = i; j > 0 && b[ord[j]].start < b[ord[j - 1]].start; j--) {
+            size_t t = ord[j];
+            ord[j] = ord[j - 1];
+            ord[j - 1] = t;
+        }
+    int rc = 0;
+    for (size_t k = 0; k < m && !rc; k++) {
+        const plan_buf *x = &b[ord[k]];
+        size_t keep = 0;
+        for (size_t j = 0; j < na && !rc; j++) {
+            const plan_buf *y = &b[act[j]];
+            if (y->end <= x->start)
+                continue;
+            act[keep++] = act[j];
+            if (x->offset < y->offset + y->size && y->offset < x->offset + x->size) {
+                snprintf(why, len, "buffers %zu and %zu overlap", act[j], ord[k]);
+                rc = -1;
+            }
+        }
+        na = keep;
+        act[na++] = ord[k];
+    }
+    free(ord);
+    free(act);
+    return rc;
+}
+
+/* The verifier's sweep keeps live buffers by offset: it must reject exactly the placements the
+ * full scan rejected, naming the same pair. Greedy placements with one offset moved. */
+static void test_verify_reference(void)
+{
+    uint64_t st = 5;
+    int bad = 0, rejected = 0;
+    for (int inst = 0; inst < 300; inst++) {
+        size_t n = 2 + (size_t)(inst * 31 % 200);
+        plan_buf *a = calloc(n, sizeof *a);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t x = tu_rng(&st) >> 11, t0 = x % (n + 5);
+            a[i] = (plan_buf){t0, t0 + (x >> 20) % 30, (x >> 30) % 4 ? 64 * (1 + (x >> 34) % 4)
+                              : (x >> 34) % 300, 0, 0, 0};
+        }
+        uint64_t h = plan_greedy(a, n), x = tu_rng(&st) >> 11;
+        if (inst % 4)
+            a[x % n].offset = (x >> 20) % (h + 1);
+        char why[256] = "", whyr[256] = "";
+        int rc = plan_verify(a, n, UINT64_MAX, why, sizeof why);
+        int rr = verify_reference(a, n, whyr, sizeof whyr);
+        rejected += rc != 0;
+        if (rc != rr || (rc && strncmp(why, whyr, strlen(whyr)) != 0))
+            bad++;
+        free(a);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(rejected > 0);
+}
+
 /* All eleven challenging instances in 1 MiB, each within a generous budget (the acceptance
  * bound is 60 s; the time is printed). */
 static void test_optimal_minimalloc(void)
@@ -428,6 +580,33 @@ static void test_tables_once(void)
     CU_ASSERT_EQUAL(r.work, all);
     CU_ASSERT_EQUAL(r.proven_optimal, 1);
     CU_ASSERT_EQUAL(plan_verify(b, N + G, r.height, NULL, 0), 0);
+    free(b);
+}
+
+/* Many independent parts: 40k copies, one after another in time, of five buffers the greedy
+ * places one size unit above the peak, so the search runs over 40k static partitions. Until
+ * 2026-11-27 each partition gathered its buffers by scanning all 200k (a minute here for a
+ * search of 5M work); now a run of buffers sorted by first section. The bound asserted is
+ * loose (a shared machine). */
+static void test_search_many_parts(void)
+{
+    enum { K = 40000, P = 5 };
+    static const uint64_t pat[P][3] = {{0, 1, 1}, {2, 4, 3}, {3, 6, 2}, {4, 7, 2}, {5, 6, 2}};
+    plan_buf *b = calloc((size_t)K * P, sizeof *b);
+    for (size_t k = 0; k < K; k++)
+        for (size_t j = 0; j < P; j++)
+            b[k * P + j] = (plan_buf){10 * k + pat[j][0], 10 * k + pat[j][1], 1024 * pat[j][2],
+                                      0, 0, 0};
+    plan_result r;
+    double t0 = now_s();
+    plan_best(b, (size_t)K * P, UINT64_MAX, (plan_budget){250000000, 0}, &r);
+    double dt = now_s() - t0;
+    printf("\n    %d buffers in %d parts: %.2f s\n", K * P, K, dt);
+    CU_ASSERT_EQUAL(r.greedy_height, 7 * 1024);
+    CU_ASSERT_EQUAL(r.height, 6 * 1024);
+    CU_ASSERT_EQUAL(r.proven_optimal, 1);
+    CU_ASSERT_EQUAL(plan_verify(b, (size_t)K * P, r.height, NULL, 0), 0);
+    CU_ASSERT(dt < 20.0);
     free(b);
 }
 
@@ -785,12 +964,16 @@ void suite_offline(void)
              {"verify catches overlaps", test_verify},
              {"greedy on MiniMalloc A", test_greedy_minimalloc},
              {"greedy against its O(n^2) definition", test_greedy_reference},
+             {"greedy shortcuts against the O(n^2) definition", test_greedy_shortcuts_reference},
+             {"greedy with many buffers live together", test_greedy_many_live},
+             {"verify against its full scan", test_verify_reference},
              {"greedy: size ties by lifetime in trace time", test_greedy_ties_trace_time},
              {"exact search: small and infeasible", test_optimal_small},
              {"exact search: MiniMalloc challenging A-K in 1 MiB", test_optimal_minimalloc},
              {"exact search: a work budget stops it alike every time", test_budget_deterministic},
              {"exact search: a set too large for its tables", test_too_large},
              {"exact search: tables built once, charged per search", test_tables_once},
+             {"exact search: many independent parts", test_search_many_parts},
              {"prepass lifetimes", test_prepass},
              {"offline policy end to end", test_end_to_end},
              {"offline policy: every request the engine makes", test_engine_requests},
