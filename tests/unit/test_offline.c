@@ -310,7 +310,8 @@ static void test_greedy_shortcuts_reference(void)
 /* Many buffers live together: 300k allocated before any is freed, and 150k long-lived ones
  * with 150k short ones coming and going. Until 2026-11-27 every query scanned every placed
  * buffer overlapping it (O(n^2), minutes here); the shortcuts plan them in well under a second.
- * The bound asserted is loose (a shared machine), far below the old times. */
+ * The time is printed, not asserted (speed belongs in benchmarks): a return to O(n^2) shows as
+ * a suite minutes longer. */
 static void test_greedy_many_live(void)
 {
     size_t n = 300000;
@@ -335,7 +336,6 @@ static void test_greedy_many_live(void)
                n, h, dt);
         CU_ASSERT_EQUAL(ok, 0);
         CU_ASSERT(h >= sum); /* the long-lived ones are all live at once */
-        CU_ASSERT(dt < 30.0);
     }
     printf("\n");
     free(a);
@@ -586,8 +586,8 @@ static void test_tables_once(void)
 /* Many independent parts: 40k copies, one after another in time, of five buffers the greedy
  * places one size unit above the peak, so the search runs over 40k static partitions. Until
  * 2026-11-27 each partition gathered its buffers by scanning all 200k (a minute here for a
- * search of 5M work); now a run of buffers sorted by first section. The bound asserted is
- * loose (a shared machine). */
+ * search of 5M work); now a run of buffers sorted by first section. The time is printed, not
+ * asserted. */
 static void test_search_many_parts(void)
 {
     enum { K = 40000, P = 5 };
@@ -606,7 +606,6 @@ static void test_search_many_parts(void)
     CU_ASSERT_EQUAL(r.height, 6 * 1024);
     CU_ASSERT_EQUAL(r.proven_optimal, 1);
     CU_ASSERT_EQUAL(plan_verify(b, (size_t)K * P, r.height, NULL, 0), 0);
-    CU_ASSERT(dt < 20.0);
     free(b);
 }
 
