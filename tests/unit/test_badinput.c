@@ -1696,7 +1696,7 @@ static void stdout_write_failure(void)
     snprintf(cmds[9], sizeof cmds[9], "run -c '%s/configs/default.yaml' -t '%s' --fail-on-oom "
              "--set memories.hbm.allocator.memory_limit=512B", tu_top(), tr);
     for (int i = 0; i < 10; i++) {
-        char cmd[9216], errp[512];
+        char cmd[11264], errp[512];
         snprintf(errp, sizeof errp, "%s/.fullerr", tu_tmpdir());
         snprintf(cmd, sizeof cmd, "%s %s >/dev/full 2>'%s' </dev/null", bin, cmds[i], errp);
         int st = system(cmd);

@@ -1485,12 +1485,12 @@ static void test_spill_timeline_host_rows(void)
 
 /* The summary of `run -c cfg -t trace` (a config and a trace written under the given names),
  * NULL when it failed. */
-static char *rec_run(const char *name, const char *yaml, const char *trace)
+static char *rec_run(const char *name, const char *yaml, const char *trace_text)
 {
     char cn[64], tn[64], args[2048];
     snprintf(cn, sizeof cn, "%s.yaml", name);
     snprintf(tn, sizeof tn, "%s.trace", name);
-    const char *cfg = tu_write(cn, yaml), *tr = tu_write(tn, trace);
+    const char *cfg = tu_write(cn, yaml), *tr = tu_write(tn, trace_text);
     snprintf(args, sizeof args, "run -c %s -t %s", cfg, tr);
     char *out = NULL, *errout = NULL;
     int rc = tu_amsim(args, &out, &errout);
