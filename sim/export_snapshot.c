@@ -567,7 +567,8 @@ static void sn_commit(snap_exp *x)
             x->scratch_errno = errno ? errno : EIO;
         x->nspilled[k]++;
     }
-    memmove(x->r, x->r + p, (x->n - p) * sizeof *x->r);
+    if (p && x->n > p) /* (x->r is NULL before the first record) */
+        memmove(x->r, x->r + p, (x->n - p) * sizeof *x->r);
     x->n -= p;
     x->mark -= p;
 }
