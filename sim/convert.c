@@ -52,6 +52,7 @@
 #include "cli.h"
 #include "config.h"
 #include "engine.h"
+#include "../models/ordset.h"
 #include "outfile.h"
 #include "run.h"
 #include "streamset.h"
@@ -100,6 +101,7 @@ typedef struct cv_row {
     int filler;    /* allocated and freed by the start-state prologue: not written */
     int unallocated; /* the into= of a transfer the guard rejects: an id the engine knows as
                         not allocated (its free is skipped), no buffer, level -1 */
+    uint64_t seq;    /* a default-level row's place among them (its place in the CSV) */
 } cv_row;
 
 /* Open slots by buffer id: a small open-addressing map id -> row index + 1. */
@@ -164,25 +166,95 @@ static size_t cv_get(const cv_map *m, uint64_t k)
     return 0;
 }
 
-/* The allocations so far and the ids live now (every level), for the lifetime CSV. */
+/* A lifetime CSV row as spilled to the scratch file: fixed size, at offset seq * its size. */
+typedef struct cv_rec {
+    uint64_t id, lower, upper, size, addr, line, col, filler;
+} cv_rec;
+
+/* The ids of the default level's rows so far, as disjoint intervals [k1, val] of an ordered set:
+ * a trace's ids mostly run in sequence, so this stays a few nodes where a set of every id grew
+ * with the allocations (it only tells whether an id comes back after its free). */
+typedef struct cv_idset {
+    os_tree t;
+} cv_idset;
+
+/* Add id; returns 1 when it was there already. */
+static int cv_idset_add(cv_idset *s, uint64_t id)
+{
+    s->t.no_aug = 1; /* no first fit here; vals change in place */
+    os_node *lo = os_floor(&s->t, id, 0), *hi;
+    if (lo && lo->val >= id)
+        return 1;
+    hi = lo ? os_next(lo) : os_first(&s->t);
+    int joins_lo = lo && lo->val == id - 1, joins_hi = hi && id != UINT64_MAX && hi->k1 == id + 1;
+    if (joins_lo && joins_hi) { /* id fills the gap between two intervals: one interval */
+        lo->val = hi->val;
+        os_remove(&s->t, hi);
+        free(hi);
+    } else if (joins_lo) {
+        lo->val = id;
+    } else if (joins_hi) {
+        os_rekey_in_place(hi, id, 0); /* still between its neighbours */
+    } else {
+        os_node *x = am_calloc(1, sizeof *x);
+        x->k1 = id;
+        x->val = id;
+        os_insert(&s->t, x);
+    }
+    return 0;
+}
+
+static void cv_idset_free(cv_idset *s)
+{
+    while (s->t.root) {
+        os_node *x = s->t.root;
+        os_remove(&s->t, x);
+        free(x);
+    }
+}
+
+/* The ids live now (every level) and their rows. Memory follows the live buffers, not the
+ * events: a row's slot is taken again once its id is no longer live, and a lifetime CSV's
+ * finished rows go to a scratch file (spill) at their place in allocation order (until
+ * 2026-11-27 every allocation of the trace kept its row in memory, 80 bytes each: amsim check
+ * and convert --to csv of 1M alloc/free pairs of one id took 75 MB). */
 typedef struct cv_rows {
     cv_row *r;
-    size_t n, cap;
-    cv_map live;     /* id -> index in r + 1, while the engine holds the id */
-    cv_map seen;     /* ids of the default level's rows so far */
+    size_t n, cap;   /* slots in use or free, allocated */
+    size_t *freed;   /* slots free for the next row */
+    size_t nfreed, freedcap;
+    cv_map live;     /* id -> slot in r + 1, while the engine holds the id */
+    cv_idset seen;   /* ids of the default level's rows so far (spill only) */
     int deflevel;
     int reused;      /* a default-level id allocated again after its free: renumber */
     streamset streams; /* the distinct streams named so far, limited as the engine limits them */
+    FILE *spill;     /* lifetime CSV: the default level's rows by seq, or NULL (check) */
+    uint64_t nseq;   /* default-level rows so far */
+    uint64_t spill_at; /* the seq of the row at spill's position */
+    int spill_err;   /* a write to spill failed (errno) */
 } cv_rows;
+
+/* What the last pass held at most (convert_last_held). */
+static size_t cv_held_slots, cv_held_ranges;
+
+void convert_last_held(size_t *row_slots, size_t *id_ranges)
+{
+    *row_slots = cv_held_slots;
+    *id_ranges = cv_held_ranges;
+}
 
 /* Free the rows, the id maps and the event map `ev` of one pass. */
 static void cv_rows_free(cv_rows *c, cv_map *ev)
 {
+    cv_held_slots = c->n;
+    cv_held_ranges = c->seen.t.n;
     free(c->r);
+    free(c->freed);
     free(c->live.key);
     free(c->live.val);
-    free(c->seen.key);
-    free(c->seen.val);
+    cv_idset_free(&c->seen);
+    if (c->spill)
+        fclose(c->spill);
     free(ev->key);
     free(ev->val);
 }
@@ -194,28 +266,66 @@ static cv_row *cv_live(cv_rows *c, uint64_t id)
     return k ? &c->r[k - 1] : NULL;
 }
 
-/* A row for an allocation of `bytes` to buffer `id` on `level` by event ev at index i (an
- * alloc line, or the into= allocation of a transfer). */
-static void cv_add(cv_rows *c, const tr_event *ev, uint64_t id, int level, uint64_t i,
-                   uint64_t bytes, uint64_t addr)
+/* Write row x (default level) to its place in the spill, upper as it is now. */
+static void cv_spill(cv_rows *c, const cv_row *x)
 {
-    if (c->n == c->cap)
-        c->r = am_realloc(c->r, (c->cap = c->cap ? c->cap * 2 : 1024) * sizeof *c->r);
-    c->r[c->n] = (cv_row){id, i, UINT64_MAX, bytes, addr, ev->line, ev->col, level, 0, 0, 0};
-    if (level == c->deflevel) {
-        if (cv_get(&c->seen, id))
-            c->reused = 1;
-        cv_put(&c->seen, id, 1);
+    cv_rec rec = {x->id, x->lower, x->upper, x->size, x->addr, x->line, x->col, (uint64_t)x->filler};
+    if (c->spill_err)
+        return;
+    /* rows mostly finish in the order they began: a seek (which flushes the stream's buffer)
+     * only when this one is not next to the last written */
+    if (x->seq != c->spill_at && fseeko(c->spill, (off_t)(x->seq * sizeof rec), SEEK_SET) != 0)
+        c->spill_err = errno ? errno : EIO;
+    else if (fwrite(&rec, sizeof rec, 1, c->spill) != 1)
+        c->spill_err = errno ? errno : EIO;
+    c->spill_at = x->seq + 1;
+}
+
+/* Row x's id is no longer live: its row is final (spilled when it is a CSV row) and its slot
+ * free for another. */
+static void cv_retire(cv_rows *c, cv_row *x, uint64_t id)
+{
+    if (c->spill && x->level == c->deflevel)
+        cv_spill(c, x);
+    cv_put(&c->live, id, 0);
+    if (c->nfreed == c->freedcap)
+        c->freed = am_realloc(c->freed, (c->freedcap = c->freedcap ? c->freedcap * 2 : 64) *
+                                            sizeof *c->freed);
+    c->freed[c->nfreed++] = (size_t)(x - c->r);
+}
+
+/* A row for an allocation of `bytes` to buffer `id` on `level` by event ev at index i (an
+ * alloc line, or the into= allocation of a transfer). An id still live here is one known as
+ * not allocated (cv_rules refuses any other): its row goes. */
+static cv_row *cv_add(cv_rows *c, const tr_event *ev, uint64_t id, int level, uint64_t i,
+                      uint64_t bytes, uint64_t addr)
+{
+    cv_row *old = cv_live(c, id);
+    if (old)
+        cv_retire(c, old, id);
+    size_t k;
+    if (c->nfreed) {
+        k = c->freed[--c->nfreed];
+    } else {
+        if (c->n == c->cap)
+            c->r = am_realloc(c->r, (c->cap = c->cap ? c->cap * 2 : 1024) * sizeof *c->r);
+        k = c->n++;
     }
-    cv_put(&c->live, id, ++c->n);
+    c->r[k] = (cv_row){id, i, UINT64_MAX, bytes, addr, ev->line, ev->col, level, 0, 0, 0, 0};
+    if (level == c->deflevel && c->spill) {
+        c->r[k].seq = c->nseq++;
+        if (cv_idset_add(&c->seen, id))
+            c->reused = 1;
+    }
+    cv_put(&c->live, id, k + 1);
+    return &c->r[k];
 }
 
 /* The into= id of a transfer the guard rejects: known to the engine as not allocated (as one
  * whose allocation ran out of memory), so that its free is skipped, not an unknown id's. */
 static void cv_add_unallocated(cv_rows *c, const tr_event *ev, uint64_t i)
 {
-    cv_add(c, ev, ev->into, -1, i, 0, TR_NO_ADDR);
-    c->r[c->n - 1].unallocated = 1;
+    cv_add(c, ev, ev->into, -1, i, 0, TR_NO_ADDR)->unallocated = 1;
 }
 
 /* The rules on ids and events that the engine enforces as it replays a trace (engine.c:
@@ -324,6 +434,23 @@ static uint64_t cv_dropped_list(const uint64_t *dropped, char *buf, size_t n)
     }
     return total;
 }
+/* The rows still live at the end go to the spill as they are (upper UINT64_MAX: the number of
+ * events), after which it holds every default-level row; fails on a write error. */
+static int cv_spill_rest(cv_rows *c, const char *in, am_error *err)
+{
+    for (size_t k = 0; k < c->live.cap; k++) {
+        const cv_row *x = c->live.val[k] ? &c->r[c->live.val[k] - 1] : NULL;
+        if (x && x->level == c->deflevel)
+            cv_spill(c, x);
+    }
+    if (!c->spill_err && fflush(c->spill) != 0)
+        c->spill_err = errno ? errno : EIO;
+    if (c->spill_err)
+        return am_fail(err, AM_EINTERNAL, "%s: writing the lifetime CSV's rows to a scratch "
+                       "file: %s", in, strerror(c->spill_err));
+    return 0;
+}
+
 /* The lifetime CSV of a trace (see the file comment). Live bytes are followed twice, as the
  * engine counts them for the trace (an allocation adds, free_requested or free subtracts, a
  * donation moves them) and as a replay of the CSV will (a row from lower to upper); the CSV is
@@ -331,7 +458,7 @@ static uint64_t cv_dropped_list(const uint64_t *dropped, char *buf, size_t n)
 static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, am_error *err)
 {
     int deflevel = cfg->default_level;
-    cv_rows c = {.deflevel = deflevel};
+    cv_rows c = {.deflevel = deflevel, .spill = tmpfile()};
     cv_map events = {0}; /* event ids recorded so far (a wait needs one) */
     uint64_t idx = 0, other_level = 0, donations = 0, intos = 0;
     uint64_t dropped[TR_USE + 1] = {0}; /* events of each kind that give no row */
@@ -353,6 +480,9 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
     int pro = 0;
     uint64_t fillers = 0, pro_from = 0; /* pro_from: index of the prologue's first event */
     tr_event ev;
+    if (!c.spill) /* the finished rows wait there for the end, in allocation order */
+        return am_fail(err, AM_EINTERNAL, "%s: cannot create a scratch file for the lifetime "
+                       "CSV's rows: %s", in, strerror(errno));
     while ((r = trace_next(t, &ev, err)) == 1) {
         uint64_t i = idx++;
         uint64_t bytes = 0;
@@ -388,7 +518,7 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                 /* a donation the engine matches (live donor, same level and size): the donor's
                  * lifetime ends here and the output's begins; at equal times a CSV frees first */
                 d->upper = i;
-                cv_put(&c.live, ev.donate, 0);
+                cv_retire(&c, d, ev.donate);
             }
             cv_add(&c, &ev, ev.id, ev.level, i, ev.bytes, ev.addr);
             if (ev.level != deflevel) {
@@ -419,7 +549,6 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
         } else if (ev.kind == TR_FREE || ev.kind == TR_FREE_COMPLETED) {
             cv_row *x = cv_live(&c, ev.id); /* live: cv_rules checked it */
             x->upper = i;
-            cv_put(&c.live, ev.id, 0);
             if (x->level == deflevel) {
                 csv_live -= x->size;
                 if (!x->requested)
@@ -429,6 +558,7 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                     fillers++;
                 }
             }
+            cv_retire(&c, x, ev.id);
         } else if (ev.kind == TR_OOM_RECORDED) {
             dropped[ev.kind]++;
             if (ev.level == deflevel && ev.bytes && tr_live + ev.bytes > oom_peak &&
@@ -484,36 +614,51 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                     "the native format, which keeps both phases", in,
                     units_fmt_u128(n1, sizeof n1, csv_peak), cfg->levels[deflevel].name,
                     csv_peak_line, units_fmt_u128(n2, sizeof n2, tr_peak), requested);
+    /* The offset column is all or nothing (an empty cell is an error in a CSV): written
+     * when every row has a recorded address; when only some have, the summary says what
+     * was lost (until 2026-11-27 it was lost in silence) */
+    uint64_t written = 0, with_addr = 0, without = 0;
+    cv_rec first_without = {0};
     if (r == 0) {
-        /* The offset column is all or nothing (an empty cell is an error in a CSV): written
-         * when every row has a recorded address; when only some have, the summary says what
-         * was lost (until 2026-11-27 it was lost in silence) */
-        uint64_t written = 0, with_addr = 0, without = 0;
-        const cv_row *first_without = NULL;
-        for (size_t k = 0; k < c.n; k++) {
-            const cv_row *x = &c.r[k];
-            if (x->filler || x->level != deflevel)
-                continue;
-            if (x->addr != TR_NO_ADDR) {
-                with_addr++;
-            } else if (!without++) {
-                first_without = x;
+        if (cv_spill_rest(&c, in, err) != 0)
+            r = -1;
+        for (int pass = 0; r == 0 && pass < 2; pass++) {
+            /* pass 0 counts the addresses, pass 1 writes; the rows in allocation order */
+            int offsets = with_addr && !without;
+            if (pass == 1)
+                fprintf(out, "id,lower,upper,size%s\n", offsets ? ",offset" : "");
+            rewind(c.spill);
+            cv_rec buf[256];
+            size_t got, left = c.nseq;
+            while (left && (got = fread(buf, sizeof *buf, left < 256 ? left : 256, c.spill)) > 0) {
+                left -= got;
+                for (size_t k = 0; k < got; k++) {
+                    const cv_rec *x = &buf[k];
+                    if (x->filler)
+                        continue;
+                    if (pass == 0) {
+                        if (x->addr != TR_NO_ADDR)
+                            with_addr++;
+                        else if (!without++)
+                            first_without = *x;
+                        continue;
+                    }
+                    fprintf(out, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+                            c.reused ? written : x->id, x->lower,
+                            x->upper == UINT64_MAX ? idx : x->upper, x->size);
+                    if (offsets)
+                        fprintf(out, ",%" PRIu64, x->addr);
+                    fputc('\n', out);
+                    written++;
+                }
             }
+            if (left)
+                r = am_fail(err, AM_EINTERNAL, "%s: reading back the lifetime CSV's rows from a "
+                            "scratch file: %s", in, ferror(c.spill) ? strerror(errno) :
+                            "short read");
         }
-        int offsets = with_addr && !without;
-        fprintf(out, "id,lower,upper,size%s\n", offsets ? ",offset" : "");
-        for (size_t k = 0; k < c.n; k++) {
-            cv_row *x = &c.r[k];
-            if (x->filler || x->level != deflevel)
-                continue;
-            fprintf(out, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
-                    c.reused ? written : x->id, x->lower, x->upper == UINT64_MAX ? idx : x->upper,
-                    x->size);
-            if (offsets)
-                fprintf(out, ",%" PRIu64, x->addr);
-            fputc('\n', out);
-            written++;
-        }
+    }
+    if (r == 0) {
         char kinds[512];
         uint64_t ndropped = cv_dropped_list(dropped, kinds, sizeof kinds);
         fprintf(stderr, "amsim convert: lifetime CSV keeps the allocations and frees of %s only: "
@@ -533,7 +678,8 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                     "row, and %" PRIu64 " buffer%s %s none (the first allocated at %s:%lu:%lu); "
                     "the native and binary forms keep them\n", with_addr,
                     with_addr == 1 ? "" : "es", without, without == 1 ? "" : "s",
-                    without == 1 ? "has" : "have", in, first_without->line, first_without->col);
+                    without == 1 ? "has" : "have", in, (unsigned long)first_without.line,
+                    (unsigned long)first_without.col);
     }
     cv_rows_free(&c, &events);
     return r < 0 ? -1 : 0;
@@ -571,7 +717,7 @@ static void cv_follow(cv_rows *c, const tr_event *ev, int into, uint64_t i)
         x = ev->has_donate && ev->donate != ev->id ? cv_live(c, ev->donate) : NULL;
         if (x && !x->unallocated && x->level == ev->level && !x->requested &&
             x->size == ev->bytes)
-            cv_put(&c->live, ev->donate, 0); /* a matched donation: the donor is gone */
+            cv_retire(c, x, ev->donate); /* a matched donation: the donor is gone */
         cv_add(c, ev, ev->id, ev->level, i, ev->bytes, ev->addr);
         break;
     case TR_TRANSFER:
@@ -582,7 +728,7 @@ static void cv_follow(cv_rows *c, const tr_event *ev, int into, uint64_t i)
         break;
     case TR_FREE:
     case TR_FREE_COMPLETED:
-        cv_put(&c->live, ev->id, 0);
+        cv_retire(c, cv_live(c, ev->id), ev->id);
         break;
     case TR_FREE_REQUESTED:
         cv_live(c, ev->id)->requested = 1;

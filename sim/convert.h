@@ -2,6 +2,7 @@
 #ifndef AM_CONVERT_H
 #define AM_CONVERT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* argv without the command name; returns the exit status. */
@@ -19,5 +20,10 @@ struct am_error;
  * into *events. 0, or -1 with err set. */
 int convert_check_trace(struct trace *t, const struct am_config *cfg, const char *in, int lenient,
                         uint64_t *events, uint64_t *skipped, struct am_error *err);
+
+/* For tests: the row slots (one per buffer live at once, on any level) and the ranges of
+ * consecutive ids (lifetime CSV only) the last check or lifetime CSV conversion held; both
+ * follow the live buffers, not the events. */
+void convert_last_held(size_t *row_slots, size_t *id_ranges);
 
 #endif

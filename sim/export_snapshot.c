@@ -40,6 +40,7 @@
  * time_us is the simulated time in whole microseconds. */
 #include "export_snapshot.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,22 +62,40 @@ typedef struct snap_rec {
     am_ps t;
     int start; /* made by a start-state prologue: part of the state, not written as an entry */
     int kind;  /* device records: 1 when the policy named the segment's pool and stream */
+    int pending; /* a device take waiting for the stream of the request after it */
 } snap_rec;
 
-/* A failed request of the prologue not freed yet: its id and its SA_OOM record. */
+/* A failed request of the prologue not freed yet: its id and its SA_OOM record's index among
+ * the prologue's records (its entry in amsim_start_traces). */
 typedef struct snap_failed {
     uint64_t id;
-    size_t rec;
+    uint64_t rec;
 } snap_failed;
 
 struct snap_exp {
     outfile *o;
+    const char *path;
     const am_config *cfg;
     const sim *sim; /* snap_attach: the policy names its segments' pools and streams */
     sim_observer obs;
+    /* The records not final yet: from those of the last allocation or free reported on (after
+     * mark: its device releases move behind its frees, sn_free) or from the first device take
+     * that waits for the stream of the request after it (sn_resolve). The final ones are
+     * folded into the end state (blocks, ranges, spans) and spilled to scratch[start], so memory
+     * follows the live blocks and device ranges, not the events (until 2026-11-27 every record
+     * stayed in memory to the end, with a sort key and an index per record at the end: about
+     * 95 bytes per trace entry, 383 MB for a 4M-event trace). */
     snap_rec *r;
     size_t n, cap;
     size_t mark; /* records up to here belong to allocations and frees already reported */
+    size_t npending; /* device takes among r waiting for a request's stream */
+    uint64_t nstart; /* start records appended so far (an oom's index in amsim_start_traces) */
+    FILE *scratch[2]; /* the final records after the prologue [0] and of it [1], in order */
+    uint64_t nspilled[2];
+    int scratch_errno; /* a scratch write failed */
+    os_tree blocks;  /* sn_blk by address: the blocks live (or pending free) now */
+    os_tree ranges;  /* the device ranges held now (sn_range_new) */
+    int spans;       /* some block reached past the end of the range holding its start */
     int mapped;  /* the level's device records are maps of virtual ranges (expandable) */
     int start;   /* a start-state prologue runs: its records are marked start */
     /* The new places of a defragmentation's moves (one event, seq held_seq), written after all
@@ -97,13 +116,41 @@ struct snap_exp {
  * latency late, 20 us per platform cudaMalloc). Before any event (none seen): t. */
 static am_ps sn_time(const snap_exp *x, am_ps t) { return x->have_issue ? x->issue : t; }
 
+/* The device takes waiting for a request's stream get `stream`, applied as the request comes
+ * (PyTorch's segment_alloc is made for the request after it; until 2026-11-27 a pass over
+ * every record at the end did this). Takes with no request after them keep stream 0. */
+static void sn_resolve(snap_exp *x, uint32_t stream)
+{
+    int named = x->sim && mem_policy(sim_level(x->sim, x->cfg->default_level))->segment_kind;
+    for (size_t i = 0; i < x->n && x->npending; i++)
+        if (x->r[i].pending) {
+            if (named)
+                x->r[i].stream = stream;
+            x->r[i].pending = 0;
+            x->npending--;
+        }
+}
+
+/* The most records held in memory at once by the last export (snap_last_held). */
+static size_t sn_held_max;
+
+size_t snap_last_held(void) { return sn_held_max; }
+
 static void sn_append(snap_exp *x, snap_rec r)
 {
     if (x->n == x->cap)
-        x->r = am_realloc(x->r, (x->cap = x->cap ? x->cap * 2 : 4096) * sizeof *x->r);
-    r.start = x->start;
+        x->r = am_realloc(x->r, (x->cap = x->cap ? x->cap * 2 : 64) * sizeof *x->r);
+    r.start = x->start != 0;
+    x->nstart += (uint64_t)r.start;
+    if ((r.action == SA_ALLOC || r.action == SA_OOM) && x->npending)
+        sn_resolve(x, r.stream);
+    r.pending = r.action == SA_SEG_ALLOC && !r.kind;
+    x->npending += (size_t)r.pending;
     x->r[x->n++] = r;
+    sn_held_max = AM_MAX(sn_held_max, x->n);
 }
+
+static void sn_commit(snap_exp *x);
 
 static void sn_push(snap_exp *x, snap_rec r)
 {
@@ -119,6 +166,7 @@ static void sn_flush(snap_exp *x)
     if (x->nheld)
         x->mark = x->n;
     x->nheld = 0;
+    sn_commit(x);
 }
 
 /* A replayed snapshot's prologue (engine.h) rebuilds the recording's start state by tiling its
@@ -152,15 +200,16 @@ static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
     sn_flush(x);
     if (level != x->cfg->default_level)
         return;
-    sn_push(x, (snap_rec){ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, t, 0, 0});
+    sn_push(x, (snap_rec){ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, t, 0, 0, 0});
     if (!ok && x->start) {
         if (x->nfailed == x->capfailed) {
             x->capfailed = x->capfailed ? x->capfailed * 2 : 16;
             x->failed = am_realloc(x->failed, x->capfailed * sizeof *x->failed);
         }
-        x->failed[x->nfailed++] = (snap_failed){id, x->n - 1};
+        x->failed[x->nfailed++] = (snap_failed){id, x->nstart - 1}; /* the record just pushed */
     }
     x->mark = x->n;
+    sn_commit(x);
 }
 
 /* The trace's free of a request that failed in the prologue: a policy or capacity that serves
@@ -182,14 +231,15 @@ static void sn_free_failed(void *ctx, am_ps t, uint64_t id, int level, uint32_t 
         k--;
     if (k == 0)
         return;
-    size_t rec = x->failed[k - 1].rec;
+    uint64_t rec = x->failed[k - 1].rec;
     if (phase != 2)
-        sn_push(x, (snap_rec){SA_OOM_FREE_REQ, stream, rec, requested, 0, t, 0, 0});
+        sn_push(x, (snap_rec){SA_OOM_FREE_REQ, stream, rec, requested, 0, t, 0, 0, 0});
     if (phase != 1) {
-        sn_push(x, (snap_rec){SA_OOM_FREE_DONE, stream, rec, requested, 0, t, 0, 0});
+        sn_push(x, (snap_rec){SA_OOM_FREE_DONE, stream, rec, requested, 0, t, 0, 0, 0});
         x->failed[k - 1] = x->failed[--x->nfailed];
     }
     x->mark = x->n;
+    sn_commit(x);
 }
 
 static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream, uint64_t addr,
@@ -208,9 +258,9 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
         k--;
     size_t nrel = x->n - k;
     if (phase != 2)
-        sn_push(x, (snap_rec){SA_FREE_REQ, stream, addr, requested, size, t, 0, 0});
+        sn_push(x, (snap_rec){SA_FREE_REQ, stream, addr, requested, size, t, 0, 0, 0});
     if (phase != 1)
-        sn_push(x, (snap_rec){SA_FREE_DONE, stream, addr, requested, size, t, 0, 0});
+        sn_push(x, (snap_rec){SA_FREE_DONE, stream, addr, requested, size, t, 0, 0, 0});
     /* the free's entries, pushed last, go in front of the releases */
     size_t m = x->n - k - nrel;
     if (nrel && m) {
@@ -220,6 +270,7 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
         memcpy(x->r + k, fr, m * sizeof *fr);
     }
     x->mark = x->n;
+    sn_commit(x);
 }
 
 /* The free of a block a defragmentation (event seq) released, among its frees: the
@@ -256,7 +307,8 @@ static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stre
     if (x->nheld == x->capheld)
         x->held = am_realloc(x->held, (x->capheld = x->capheld ? x->capheld * 2 : 64) *
                                           sizeof *x->held);
-    x->held[x->nheld++] = (snap_rec){SA_ALLOC, stream, addr, requested, size, sn_time(x, t), 0, 0};
+    x->held[x->nheld++] =
+        (snap_rec){SA_ALLOC, stream, addr, requested, size, sn_time(x, t), 0, 0, 0};
     x->held_seq = seq;
 }
 
@@ -289,30 +341,15 @@ static int sn_kind(const snap_exp *x, uint64_t addr, uint32_t *stream)
 
 /* A device take or give (a map or unmap of a virtual range): on the stream of its segment, as
  * PyTorch writes it, when the policy names it. A take the policy has not made its segment of
- * yet gets the stream of the request after it (sn_streams). */
+ * yet gets the stream of the request after it (sn_resolve). */
 static void sn_device(void *ctx, am_ps t, int level, int alloc, uint64_t addr, uint64_t bytes)
 {
     snap_exp *x = ctx;
     if (level != x->cfg->default_level)
         return;
-    snap_rec r = {alloc ? SA_SEG_ALLOC : SA_SEG_FREE, 0, addr, bytes, bytes, t, 0, 0};
+    snap_rec r = {alloc ? SA_SEG_ALLOC : SA_SEG_FREE, 0, addr, bytes, bytes, t, 0, 0, 0};
     r.kind = sn_kind(x, addr, &r.stream) >= 0;
     sn_push(x, r);
-}
-
-/* Device takes whose segment's stream is not known yet: the next request's (PyTorch's
- * segment_alloc is made for the request after it, on its stream). */
-static void sn_streams(snap_exp *x)
-{
-    uint32_t next = 0;
-    for (size_t i = x->n; i-- > 0;) {
-        snap_rec *r = &x->r[i];
-        if (r->action == SA_ALLOC || r->action == SA_OOM)
-            next = r->stream;
-        else if (r->action == SA_SEG_ALLOC && !r->kind && x->sim &&
-                 mem_policy(sim_level(x->sim, x->cfg->default_level))->segment_kind)
-            r->stream = next;
-    }
 }
 
 int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *err)
@@ -325,6 +362,16 @@ int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *e
         free(x);
         return -1;
     }
+    x->path = path;
+    sn_held_max = 0;
+    x->blocks.no_aug = x->ranges.no_aug = 1;
+    for (int k = 0; k < 2; k++)
+        if (!(x->scratch[k] = tmpfile())) {
+            am_fail(err, AM_EINTERNAL, "%s: cannot create a scratch file for the snapshot's "
+                    "trace entries: %s", path, strerror(errno));
+            snap_abort(x);
+            return -1;
+        }
     x->cfg = cfg;
     const cfg_level *L = &cfg->levels[cfg->default_level];
     x->mapped = L->policy->maps_virtual && L->policy->maps_virtual(L->policy_opts);
@@ -409,39 +456,37 @@ static void pk_empty_list(FILE *f) { fputc(']', f); }
 
 /* ---- end state ---- */
 
-typedef struct sn_key {
-    uint64_t addr;
-    size_t i;
-} sn_key;
+/* A block at the end as far as the final records say: per address, the last alloc,
+ * free_requested or free_completed decides (live blocks never share an address); a
+ * free_completed removes it. */
+typedef struct sn_blk {
+    os_node node; /* k1 = address; first, so that an os_node * is an sn_blk * */
+    int action;   /* SA_ALLOC (active_allocated) or SA_FREE_REQ (active_pending_free) */
+    uint64_t size, given; /* requested, block */
+} sn_blk;
 
-static int sn_key_cmp(const void *a, const void *b)
+static void sn_fold_block(snap_exp *x, const snap_rec *r)
 {
-    const sn_key *x = a, *y = b;
-    if (x->addr != y->addr)
-        return x->addr < y->addr ? -1 : 1;
-    return x->i < y->i ? -1 : x->i > y->i;
-}
-
-/* Indices of the records of `kinds` (bit mask of actions) that are still in effect at the end,
- * the last record per address deciding; sorted by address. Returns the count. */
-static size_t sn_final(const snap_exp *x, unsigned kinds, unsigned live_kinds, sn_key **out)
-{
-    sn_key *k = am_malloc((x->n ? x->n : 1) * sizeof *k);
-    size_t n = 0, m = 0;
-    for (size_t i = 0; i < x->n; i++)
-        if (kinds & (1u << x->r[i].action))
-            k[n++] = (sn_key){x->r[i].addr, i};
-    qsort(k, n, sizeof *k, sn_key_cmp);
-    for (size_t i = 0; i < n; i++)
-        if ((i + 1 == n || k[i + 1].addr != k[i].addr) &&
-            (live_kinds & (1u << x->r[k[i].i].action)))
-            k[m++] = k[i];
-    *out = k;
-    return m;
+    os_node *c = os_lower_bound(&x->blocks, r->addr, 0);
+    sn_blk *b = c && c->k1 == r->addr ? (sn_blk *)c : NULL;
+    if (r->action == SA_FREE_DONE) {
+        if (b) {
+            os_remove(&x->blocks, &b->node);
+            free(b);
+        }
+        return;
+    }
+    if (!b) {
+        b = am_calloc(1, sizeof *b);
+        b->node.k1 = r->addr;
+        os_insert(&x->blocks, &b->node);
+    }
+    b->action = r->action;
+    b->size = r->size;
+    b->given = r->given;
 }
 
 /* ---- device ranges ---- */
-
 /* A device range held, in an address-ordered set: k1 = address, val = bytes. */
 static os_node *sn_range_new(uint64_t addr, uint64_t bytes)
 {
@@ -476,28 +521,56 @@ static void sn_range_give(os_tree *t, uint64_t a, uint64_t e)
     }
 }
 
-/* Replay the device takes and gives of the run into t (the ranges held at the end). Returns 1
- * when some block reached past the end of the range holding its start: the policy's blocks
- * span device takes, and the snapshot has to be written with expandable segments. */
-static int sn_ranges(const snap_exp *x, os_tree *t)
+/* Fold a final record into the device ranges held (x->ranges) and x->spans, set when some
+ * block reaches past the end of the range holding its start: the policy's blocks span device
+ * takes, and the snapshot has to be written with expandable segments. */
+static void sn_fold_range(snap_exp *x, const snap_rec *r)
 {
-    int spans = 0;
-    t->no_aug = 1;
-    for (size_t i = 0; i < x->n; i++) {
-        const snap_rec *r = &x->r[i];
-        os_node *c;
-        if (r->action == SA_SEG_ALLOC) {
-            c = os_lower_bound(t, r->addr, 0);
-            if (!(c && c->k1 == r->addr)) /* a take over a held range does not happen */
-                os_insert(t, sn_range_new(r->addr, r->size));
-        } else if (r->action == SA_SEG_FREE) {
-            sn_range_give(t, r->addr, r->addr + r->size);
-        } else if (r->action == SA_ALLOC && !spans) {
-            c = os_floor(t, r->addr, UINT64_MAX);
-            spans = c && r->addr < c->k1 + c->val && r->addr + r->given > c->k1 + c->val;
-        }
+    os_tree *t = &x->ranges;
+    os_node *c;
+    if (r->action == SA_SEG_ALLOC) {
+        c = os_lower_bound(t, r->addr, 0);
+        if (!(c && c->k1 == r->addr)) /* a take over a held range does not happen */
+            os_insert(t, sn_range_new(r->addr, r->size));
+    } else if (r->action == SA_SEG_FREE) {
+        sn_range_give(t, r->addr, r->addr + r->size);
+    } else if (r->action == SA_ALLOC && !x->spans) {
+        c = os_floor(t, r->addr, UINT64_MAX);
+        x->spans = c && r->addr < c->k1 + c->val && r->addr + r->given > c->k1 + c->val;
     }
-    return spans;
+}
+
+/* The records before mark that wait for nothing are final: folded into the end state, in
+ * order, and spilled to their scratch file. */
+static void sn_commit(snap_exp *x)
+{
+    size_t p = 0;
+    while (p < x->mark && !x->r[p].pending)
+        p++;
+    for (size_t i = 0; i < p; i++) {
+        const snap_rec *r = &x->r[i];
+        int k = r->start;
+        if (r->action == SA_ALLOC || r->action == SA_FREE_REQ || r->action == SA_FREE_DONE)
+            sn_fold_block(x, r);
+        sn_fold_range(x, r);
+        snap_rec w; /* field by field onto zeros: no uninitialised padding goes to the file */
+        memset(&w, 0, sizeof w);
+        w.action = r->action;
+        w.stream = r->stream;
+        w.addr = r->addr;
+        w.size = r->size;
+        w.given = r->given;
+        w.t = r->t;
+        w.start = r->start;
+        w.kind = r->kind;
+        if (!x->scratch_errno && fwrite(&w, sizeof w, 1, x->scratch[k]) != 1)
+            x->scratch_errno = errno ? errno : EIO;
+        x->nspilled[k]++;
+    }
+    if (p && x->n > p) /* (x->r is NULL before the first record) */
+        memmove(x->r, x->r + p, (x->n - p) * sizeof *x->r);
+    x->n -= p;
+    x->mark -= p;
 }
 
 static void sn_block(FILE *f, uint64_t addr, uint64_t size, uint64_t requested, const char *state)
@@ -518,44 +591,54 @@ typedef struct sn_seg {
 } sn_seg;
 
 /* The records of the prologue (start = 1) or of the run after it (start = 0) as one device's
- * trace entries: a list holding device 0's list. spos: each prologue record's index in the
- * prologue's list (a failed request's free names its oom entry by it). */
-static void sn_entries(const snap_exp *x, FILE *f, int expandable, int start, const size_t *spos)
+ * trace entries: a list holding device 0's list, read back from their scratch file. An oom's
+ * free names its oom entry by its index in the prologue's list (held in addr). */
+static void sn_entries(snap_exp *x, FILE *f, int expandable, int start)
 {
+    FILE *in = x->scratch[start];
+    snap_rec buf[256];
+    uint64_t left = x->nspilled[start];
+    size_t got;
     pk_list_begin(f);
     pk_list_begin(f);
-    for (size_t i = 0; i < x->n; i++) {
-        const snap_rec *r = &x->r[i];
-        if (r->start != start)
-            continue;
-        pk_dict_begin(f);
-        pk_kstr(f, "action", expandable && (r->action == SA_SEG_ALLOC || r->action == SA_SEG_FREE)
-                                 ? sa_map_names[r->action - SA_SEG_ALLOC]
-                                 : sa_names[r->action]);
-        if (r->action == SA_OOM)
-            pk_kint(f, "device_free", 0);
-        else if (r->action == SA_OOM_FREE_REQ || r->action == SA_OOM_FREE_DONE)
-            pk_kint(f, "oom", spos[r->addr]);
-        else
-            pk_kint(f, "addr", r->addr);
-        pk_kint(f, "size", r->size);
-        pk_kint(f, "stream", r->stream);
-        pk_kint(f, "time_us", r->t / AM_PS_PER_US);
-        pk_str(f, "frames");
-        pk_empty_list(f);
-        pk_dict_end(f);
+    if (fflush(in) != 0 && !x->scratch_errno)
+        x->scratch_errno = errno ? errno : EIO;
+    rewind(in);
+    while (left && !x->scratch_errno &&
+           (got = fread(buf, sizeof *buf, left < 256 ? left : 256, in)) > 0) {
+        left -= got;
+        for (size_t i = 0; i < got; i++) {
+            const snap_rec *r = &buf[i];
+            pk_dict_begin(f);
+            pk_kstr(f, "action", expandable && (r->action == SA_SEG_ALLOC ||
+                                                r->action == SA_SEG_FREE)
+                                     ? sa_map_names[r->action - SA_SEG_ALLOC]
+                                     : sa_names[r->action]);
+            if (r->action == SA_OOM)
+                pk_kint(f, "device_free", 0);
+            else if (r->action == SA_OOM_FREE_REQ || r->action == SA_OOM_FREE_DONE)
+                pk_kint(f, "oom", r->addr);
+            else
+                pk_kint(f, "addr", r->addr);
+            pk_kint(f, "size", r->size);
+            pk_kint(f, "stream", r->stream);
+            pk_kint(f, "time_us", r->t / AM_PS_PER_US);
+            pk_str(f, "frames");
+            pk_empty_list(f);
+            pk_dict_end(f);
+        }
     }
+    if (left && !x->scratch_errno)
+        x->scratch_errno = ferror(in) && errno ? errno : EIO;
     pk_list_end(f);
     pk_list_end(f);
 }
 
 static void sn_write(snap_exp *x, FILE *f)
 {
-    sn_key *blk;
-    size_t nb = sn_final(x, 1u << SA_ALLOC | 1u << SA_FREE_REQ | 1u << SA_FREE_DONE,
-                         1u << SA_ALLOC | 1u << SA_FREE_REQ, &blk);
-    os_tree held = {0};
-    int expandable = sn_ranges(x, &held) || x->mapped;
+    os_tree held = x->ranges;
+    x->ranges = (os_tree){0};
+    int expandable = x->spans || x->mapped;
     sn_seg *seg = am_malloc((held.n ? held.n : 1) * sizeof *seg);
     size_t ns = 0;
     for (os_node *c = os_first(&held); c; c = os_next(c)) {
@@ -573,15 +656,15 @@ static void sn_write(snap_exp *x, FILE *f)
     pk_dict_begin(f);
     pk_str(f, "segments");
     pk_list_begin(f);
-    size_t b = 0;
+    const os_node *b = os_first(&x->blocks); /* the blocks at the end, by address */
     for (size_t s = 0; s < ns; s++) {
         const sn_seg *g = &seg[s];
         uint64_t end = g->addr + g->size, alloc_sz = 0, active = 0, req = 0;
-        while (b < nb && x->r[blk[b].i].addr < g->addr)
-            b++; /* blocks outside any segment (not expected): left out */
-        size_t b0 = b;
-        for (; b < nb && x->r[blk[b].i].addr < end; b++) {
-            const snap_rec *r = &x->r[blk[b].i];
+        while (b && b->k1 < g->addr)
+            b = os_next(b); /* blocks outside any segment (not expected): left out */
+        const os_node *b0 = b;
+        for (; b && b->k1 < end; b = os_next(b)) {
+            const sn_blk *r = (const sn_blk *)b;
             active += r->given;
             req += r->size;
             if (r->action == SA_ALLOC)
@@ -613,13 +696,13 @@ static void sn_write(snap_exp *x, FILE *f)
         pk_str(f, "blocks");
         pk_list_begin(f);
         uint64_t at = g->addr;
-        for (size_t j = b0; j < b; j++) {
-            const snap_rec *r = &x->r[blk[j].i];
-            if (r->addr > at)
-                sn_block(f, at, r->addr - at, 0, "inactive");
-            sn_block(f, r->addr, r->given, r->size,
+        for (const os_node *j = b0; j != b; j = os_next(j)) {
+            const sn_blk *r = (const sn_blk *)j;
+            if (j->k1 > at)
+                sn_block(f, at, j->k1 - at, 0, "inactive");
+            sn_block(f, j->k1, r->given, r->size,
                      r->action == SA_ALLOC ? "active_allocated" : "active_pending_free");
-            at = r->addr + r->given;
+            at = j->k1 + r->given;
         }
         if (at < end)
             sn_block(f, at, end - at, 0, "inactive");
@@ -628,17 +711,12 @@ static void sn_write(snap_exp *x, FILE *f)
     }
     pk_list_end(f);
     pk_str(f, "device_traces");
-    size_t *spos = am_malloc((x->n ? x->n : 1) * sizeof *spos), nstart = 0;
-    for (size_t i = 0; i < x->n; i++)
-        if (x->r[i].start)
-            spos[i] = nstart++;
-    sn_entries(x, f, expandable, 0, spos);
+    sn_entries(x, f, expandable, 0);
     /* the prologue's requests, for amsim's reader only (PyTorch's viewer ignores the key) */
-    if (nstart) {
+    if (x->nspilled[1]) {
         pk_str(f, "amsim_start_traces");
-        sn_entries(x, f, expandable, 1, spos);
+        sn_entries(x, f, expandable, 1);
     }
-    free(spos);
     /* time_us is simulated time, which starts at 0: amsim's reader measures from here rather
      * than from the first entry, so time before it (an at=, the prologue's device calls) is
      * kept (until 2026-11-27 it was lost; PyTorch's viewer ignores the key) */
@@ -649,22 +727,45 @@ static void sn_write(snap_exp *x, FILE *f)
     pk_empty_list(f);
     pk_dict_end(f);
     fputc('.', f);
-    free(blk);
     free(seg);
 }
 
-outfile *snap_finish(snap_exp *x)
+/* Free x's state (not its output). */
+static void sn_release(snap_exp *x)
 {
-    if (!x)
-        return NULL;
-    sn_flush(x);
-    sn_streams(x);
-    sn_write(x, out_fp(x->o));
-    outfile *o = x->o;
+    for (int k = 0; k < 2; k++) {
+        os_tree *t = k ? &x->ranges : &x->blocks;
+        for (os_node *c; (c = t->root);) { /* os_next climbs to parents: free from the root */
+            os_remove(t, c);
+            free(c);
+        }
+        if (x->scratch[k])
+            fclose(x->scratch[k]);
+    }
     free(x->r);
     free(x->held);
     free(x->failed);
     free(x);
+}
+
+outfile *snap_finish(snap_exp *x, am_error *err)
+{
+    if (!x)
+        return NULL;
+    sn_flush(x);
+    sn_resolve(x, 0); /* takes with no request after them */
+    x->mark = x->n;
+    sn_commit(x);
+    outfile *o = x->o;
+    if (!x->scratch_errno)
+        sn_write(x, out_fp(o));
+    if (x->scratch_errno) {
+        am_fail(err, AM_EINTERNAL, "%s: the snapshot's trace entries could not go through a "
+                "scratch file: %s", x->path, strerror(x->scratch_errno));
+        out_abort(o);
+        o = NULL;
+    }
+    sn_release(x);
     return o;
 }
 
@@ -673,8 +774,5 @@ void snap_abort(snap_exp *x)
     if (!x)
         return;
     out_abort(x->o);
-    free(x->r);
-    free(x->held);
-    free(x->failed);
-    free(x);
+    sn_release(x);
 }

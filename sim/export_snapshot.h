@@ -27,8 +27,12 @@ const sim_observer *snap_observer(snap_exp *x);
 void snap_attach(snap_exp *x, const sim *s);
 /* Write the pickle and hand over its output, still a temporary, for the caller to commit with
  * its other outputs (out_commit_all; until 2026-11-27 this renamed it at once); frees x. NULL x
- * gives NULL. */
-outfile *snap_finish(snap_exp *x);
+ * gives NULL; so does a failure of the scratch files the trace entries wait in (err set,
+ * nothing written). */
+outfile *snap_finish(snap_exp *x, am_error *err);
+/* For tests: the most trace-entry records the last export held in memory at once (the rest
+ * wait in scratch files: memory follows the live blocks, not the events). */
+size_t snap_last_held(void);
 void snap_abort(snap_exp *x);
 
 #endif

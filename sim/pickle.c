@@ -34,7 +34,18 @@ typedef struct pkl_parser {
     pkl_value **memo;  /* NULL = unset slot */
     size_t memon;      /* slots allocated */
     size_t memo_count; /* slots set: MEMOIZE stores at this index, as Python's len(memo) */
+    /* Shared scalars: a str of at most PKL_INTERN_LEN bytes and an int of 0 to PKL_SMALL_INT - 1
+     * become one value each, however often they come (values are never changed once made, and
+     * the memo shares them already). A snapshot's entries repeat their keys, action names and
+     * small numbers in every dict: until 2026-11-27 each was a value of its own (64 bytes, plus
+     * a copy of the string), about 17 bytes of memory per byte of the file. */
+    pkl_value **istr;  /* open addressing on the bytes, NULL = empty */
+    size_t icap, in;
+    pkl_value *ismall[256];
 } pkl_parser;
+
+#define PKL_INTERN_LEN 64
+#define PKL_SMALL_INT 256
 
 const char *pkl_type_name(pkl_type t)
 {
@@ -259,6 +270,55 @@ static pkl_value *new_blob(pkl_doc *d, pkl_type t, const unsigned char *q, size_
     return v;
 }
 
+static uint64_t blob_hash(const unsigned char *q, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ q[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* A str value of q[0..n), shared with every other of the same bytes when short. */
+static pkl_value *interned_str(pkl_parser *p, const unsigned char *q, size_t n)
+{
+    if (n > PKL_INTERN_LEN)
+        return new_blob(p->doc, PKL_STR, q, n);
+    if ((p->in + 1) * 2 > p->icap) { /* grow: at most half full */
+        size_t oc = p->icap;
+        pkl_value **old = p->istr;
+        p->icap = oc ? oc * 2 : 256;
+        p->istr = am_calloc(p->icap, sizeof *p->istr);
+        for (size_t i = 0; i < oc; i++)
+            if (old[i]) {
+                size_t j = blob_hash((const unsigned char *)old[i]->s, old[i]->len) &
+                           (p->icap - 1);
+                while (p->istr[j])
+                    j = (j + 1) & (p->icap - 1);
+                p->istr[j] = old[i];
+            }
+        free(old);
+    }
+    size_t j = blob_hash(q, n) & (p->icap - 1);
+    for (; p->istr[j]; j = (j + 1) & (p->icap - 1))
+        if (p->istr[j]->len == n && memcmp(p->istr[j]->s, q, n) == 0)
+            return p->istr[j];
+    p->in++;
+    return p->istr[j] = new_blob(p->doc, PKL_STR, q, n);
+}
+
+/* An int value, shared with every other of the same value when small. */
+static pkl_value *interned_int(pkl_parser *p, int64_t i)
+{
+    pkl_value *v;
+    if (i >= 0 && i < PKL_SMALL_INT && (v = p->ismall[i]))
+        return v;
+    v = new_value(p->doc, PKL_INT);
+    v->i = i;
+    if (i >= 0 && i < PKL_SMALL_INT)
+        p->ismall[i] = v;
+    return v;
+}
+
 /* Signed little-endian integer of n bytes (LONG1/LONG4); refuse what exceeds 64 bits. */
 static int long_value(pkl_parser *p, const unsigned char *q, size_t n, const char *op,
                       int64_t *out)
@@ -468,16 +528,15 @@ static int step(pkl_parser *p)
         if (take_len(p, w, name, &n) < 0)
             return -1;
         q = take(p, n, name); /* cannot fail: take_len checked the length */
-        push(p, new_blob(p->doc, is_str ? PKL_STR : PKL_BYTES, q, n));
+        push(p, is_str ? interned_str(p, q, n) : new_blob(p->doc, PKL_BYTES, q, n));
         return 0;
     }
     case 'J': case 'K': case 'M': /* BININT, BININT1, BININT2 */
         n = op == 'J' ? 4 : op == 'K' ? 1 : 2;
         if (!(q = take(p, n, "BININT")))
             return -1;
-        v = new_value(p->doc, PKL_INT);
-        v->i = op == 'J' ? (int64_t)(int32_t)(uint32_t)le(q, 4) : (int64_t)le(q, (int)n);
-        push(p, v);
+        push(p, interned_int(p, op == 'J' ? (int64_t)(int32_t)(uint32_t)le(q, 4)
+                                          : (int64_t)le(q, (int)n)));
         return 0;
     case 0x8a: case 0x8b: /* LONG1, LONG4 */
         name = op == 0x8a ? "LONG1" : "LONG4";
@@ -485,9 +544,7 @@ static int step(pkl_parser *p)
             return -1;
         if (long_value(p, q, n, name, &iv) < 0)
             return -1;
-        v = new_value(p->doc, PKL_INT);
-        v->i = iv;
-        push(p, v);
+        push(p, interned_int(p, iv));
         return 0;
     case 'G': /* BINFLOAT: big-endian IEEE double */
         if (!(q = take(p, 8, "BINFLOAT")))
@@ -537,6 +594,7 @@ int pkl_parse(const unsigned char *buf, size_t len, const char *path, pkl_doc **
     free(p.stack);
     free(p.marks);
     free(p.memo);
+    free(p.istr);
     if (r < 0) {
         pkl_free(p.doc);
         *doc = NULL;

@@ -268,10 +268,11 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
      * renamed before the snapshot was written and the others were renamed one by one after a
      * failed one, so an interrupt or a write error left some published. */
     o[O_CHROME] = chrome_finish(cx);
-    o[O_SNAP] = snap_finish(sx);
+    int want_snap = sx != NULL;
+    o[O_SNAP] = snap_finish(sx, err);
     cx = NULL;
     sx = NULL;
-    if (out_commit_all(o, O_ALL, err) != 0)
+    if ((want_snap && !o[O_SNAP]) || out_commit_all(o, O_ALL, err) != 0)
         goto out;
     if (sp->text)
         report_text(sp->text, s, &rt);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "../../sim/config.h"
 #include "../../sim/convert.h"
 #include "../../sim/engine.h"
 #include "../../sim/gen.h"
@@ -919,6 +920,54 @@ static void test_control_path(void)
     CU_ASSERT_STRING_EQUAL(esc, "ab\\r");
 }
 
+
+/* amsim check and convert --to csv hold one row per buffer live at once, not per allocation:
+ * 5000 buffers, each live with one other, beside one that lives to the end, take 3 row slots
+ * and one range of ids (until 2026-11-27 every allocation kept its row, so memory grew with
+ * the events: 1M alloc/free pairs of one id took 75 MB). Rows finish out of allocation order
+ * (the second of each pair is freed first) and still come out in it. */
+static void test_csv_memory_follows_live(void)
+{
+    enum { PAIRS = 2500 };
+    size_t cap = 64 + PAIRS * 64, k = 0;
+    char *text = malloc(cap);
+    k += (size_t)snprintf(text + k, cap - k, "amsim-trace v1\nalloc 0 4096\n");
+    for (int i = 1; i <= 2 * PAIRS; i += 2)
+        k += (size_t)snprintf(text + k, cap - k, "alloc %d 100\nalloc %d 200\nfree %d\n"
+                              "free %d\n", i, i + 1, i + 1, i);
+    const char *tr = tu_write("live.trace", text), *out = tmp("live.csv");
+    free(text);
+    CU_ASSERT_EQUAL_FATAL(convert(tr, out, "csv", NULL), 0);
+    size_t slots = 0, ranges = 0;
+    convert_last_held(&slots, &ranges);
+    CU_ASSERT_EQUAL(slots, 3);
+    CU_ASSERT_EQUAL(ranges, 1);
+    char *csv = tu_slurp(out, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    CU_ASSERT_EQUAL(tu_count(csv, "\n"), 1 + 2 * PAIRS + 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "id,lower,upper,size\n0,0,10001,4096\n1,1,4,100\n"
+                                       "2,2,3,200\n3,5,8,100\n4,6,7,200\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\n5000,9998,9999,200\n"));
+    free(csv);
+
+    am_config *cfg = NULL;
+    am_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(cfg_load_builtin(&cfg, NULL, 0, &err), 0);
+    const char *names[CFG_MAX_LEVELS];
+    for (int i = 0; i < cfg->nlevels; i++)
+        names[i] = cfg->levels[i].name;
+    trace_opts to = {names, cfg->nlevels, cfg->default_level, 0, 1000, 0};
+    trace *t = NULL;
+    uint64_t events = 0, skipped = 0;
+    CU_ASSERT_EQUAL_FATAL(trace_open(&t, tr, &to, &err), 0);
+    CU_ASSERT_EQUAL(convert_check_trace(t, cfg, tr, 0, &events, &skipped, &err), 0);
+    CU_ASSERT_EQUAL(events, 1 + 4 * PAIRS);
+    convert_last_held(&slots, &ranges);
+    CU_ASSERT_EQUAL(slots, 3);
+    trace_close(t);
+    cfg_free(cfg);
+}
+
 void suite_convert(void)
 {
     TU_SUITE("convert", {"native -> csv -> native: same placements", test_native_csv_native},
@@ -934,5 +983,7 @@ void suite_convert(void)
              {"native -> csv refuses what run refuses (ids, events)", test_csv_engine_rules},
              {"native -> csv: the offset column, or what its absence loses",
               test_csv_partial_addresses},
-             {"a file name's control characters escaped in the output", test_control_path});
+             {"a file name's control characters escaped in the output", test_control_path},
+             {"check and csv hold the live buffers' rows, not every event's",
+              test_csv_memory_follows_live});
 }
