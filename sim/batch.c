@@ -67,6 +67,9 @@
 #include "units.h"
 
 #define SW_MAX_AXES 16
+/* The most runs a sweep's matrix can have before exclusions (traces x policies x axis values x
+ * seeds): a batch keeps each run's identity (about 590 bytes) in memory while it runs. */
+#define SW_MAX_RUNS 10000000L
 #define SW_MAX_SETS 128
 
 static const char *prog = "amsim batch";
@@ -555,6 +558,9 @@ typedef struct sweep {
     strlist policies;          /* may be empty: the config's own */
     strlist traces, trace_disp;
     sw_pos *trace_pos;         /* where the traces: item that named each trace is written */
+    /* where the keys traces:, policies: and seeds: are written, for the matrix size limit
+     * (matrix_cap_check; unset when absent, as then they multiply nothing) */
+    sw_pos traces_kpos, policies_kpos, seeds_kpos;
     int naxes;
     sw_axis axes[SW_MAX_AXES];
     strlist seeds;
@@ -1315,8 +1321,8 @@ static const char *expect_path(const sweep *s, const sw_run *r, char *buf, size_
 /* The expectations of a regress sweep are the number of expectation sources (traces, or the
  * generated traces that have names of their own) times max(1, policies) times the number of axis
  * points (the product of the axes' value counts); a run's is at expect_slot, in matrix order
- * (source, policy, axes with the first outermost). -1 over 10 million (the matrix is refused
- * then: matrix_expand). */
+ * (source, policy, axes with the first outermost). -1 over SW_MAX_RUNS (the matrix is refused
+ * then: matrix_cap_check). */
 static int expect_nsrc(const sweep *s)
 {
     return s->traces.n ? s->traces.n : s->seeds.n > 1 ? s->seeds.n : 1;
@@ -1326,7 +1332,7 @@ static long expect_nslots(const sweep *s)
 {
     long n = (long)expect_nsrc(s) * (s->policies.n ? s->policies.n : 1);
     for (int a = 0; a < s->naxes; a++)
-        if ((n *= s->axes[a].vals.n) > 10000000)
+        if ((n *= s->axes[a].vals.n) > SW_MAX_RUNS)
             return -1;
     return n;
 }
@@ -1420,7 +1426,8 @@ static int expect_name_too_long(const sweep *s, const sw_run *r, const char *nam
 
 /* Every expectation name of a regress sweep fits in a file name (NAME_MAX bytes) and is its
  * slot's alone: expect_name makes them distinct (escaped, reversible values), this is the guard
- * that two runs never share one. A matrix over 10 million runs is refused later, as such. */
+ * that two runs never share one. A matrix over SW_MAX_RUNS runs was refused before, at the key
+ * that takes it past (matrix_cap_check). */
 static int expect_names_check(const sweep *s, am_error *err)
 {
     long n = expect_nslots(s);
@@ -1477,6 +1484,40 @@ static int set_axis_same_key(const sweep *s, am_error *err)
                               s->axes[a].path, axis_second ? "set by set:" : "an axis",
                               first.line, first.col);
         }
+    return 0;
+}
+
+/* A matrix over SW_MAX_RUNS runs before exclusions is refused when the sweep is read, at the key
+ * whose values take the product past it: traces, policies, each axis (first to last), seeds, as
+ * matrix_at orders them. Until 2026-11-27 it was refused only after every run below the limit had
+ * been planned in memory (about 590 bytes a run: 6 GB just under it), and with no position. */
+static int matrix_cap_check(const sweep *s, am_error *err)
+{
+    const char *what[SW_MAX_AXES + 3];
+    long count[SW_MAX_AXES + 3];
+    sw_pos at[SW_MAX_AXES + 3];
+    int n = 0;
+    what[n] = "traces", count[n] = s->traces.n, at[n++] = s->traces_kpos;
+    what[n] = "policies", count[n] = s->policies.n, at[n++] = s->policies_kpos;
+    for (int a = 0; a < s->naxes; a++)
+        what[n] = s->axes[a].path, count[n] = s->axes[a].vals.n, at[n++] = s->axes[a].kpos;
+    what[n] = "seeds", count[n] = s->seeds.n, at[n++] = s->seeds_kpos;
+    long runs = 1;
+    for (int i = 0; i < n; i++) {
+        if (count[i] <= 0) /* an absent dimension is one run of each */
+            continue;
+        long before = runs;
+        runs *= count[i]; /* at most SW_MAX_RUNS x one list's length: no overflow */
+        if (runs <= SW_MAX_RUNS)
+            continue;
+        int is_axis = i >= 2 && i < n - 1;
+        return am_fail_at(err, s->file, at[i].line, at[i].col, "%s%s: its %ld value%s take the "
+                          "matrix to %ld runs before exclusions (%ld before it x %ld), over the "
+                          "limit of %ld runs (a batch plans every run in memory, about 590 bytes "
+                          "each); use fewer values or split the sweep", is_axis ? "axes: " : "",
+                          what[i], count[i], count[i] == 1 ? "" : "s", runs, before, count[i],
+                          SW_MAX_RUNS);
+    }
     return 0;
 }
 
@@ -1567,6 +1608,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                 expect_key = k;
             }
         } else if (strcmp(ks, "policies") == 0) {
+            s->policies_kpos = node_pos(k);
             if (ystrings(&y, v, ks, &s->policies, err) != 0)
                 goto out;
             /* as traces: [] is: an empty list runs nothing of what it seems to ask (until
@@ -1587,6 +1629,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
         } else if (strcmp(ks, "traces") == 0) {
             traces_node = v;
             traces_key = k;
+            s->traces_kpos = node_pos(k);
             strlist pats = {0};
             if (ystrings(&y, v, ks, &pats, err) != 0) {
                 sl_free(&pats);
@@ -1614,6 +1657,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             sl_free(&pats);
         } else if (strcmp(ks, "seeds") == 0) {
             seeds_key = k;
+            s->seeds_kpos = node_pos(k);
             if (v->type == YAML_SEQUENCE_NODE &&
                 v->data.sequence.items.top == v->data.sequence.items.start) {
                 yfail(err, &y, v, "%s", "seeds: [] names no seed (each seed generates one trace)");
@@ -1839,6 +1883,8 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
         am_fail_at(err, file, 1, 1, "kind: regress needs 'expectations: DIR'");
         goto out;
     }
+    if (matrix_cap_check(s, err) != 0)
+        goto out;
     if (s->regress && (expect_names_unique(s, err) != 0 || expect_names_check(s, err) != 0))
         goto out;
     if (check_exclusions(s, err) != 0)
@@ -1968,7 +2014,7 @@ static void file_hash(const char *path, char out[17])
 }
 
 /* s->expect_hash: every expectation of the sweep (expect_slot), each file read once (their
- * names are distinct: expect_names_unique, expect_names_check). None over 10 million (the
+ * names are distinct: expect_names_unique, expect_names_check). None over SW_MAX_RUNS (the
  * matrix is refused). */
 static void expect_hashes(sweep *s)
 {
@@ -2206,17 +2252,17 @@ static char *run_key(const sweep *s, const sw_run *r)
     return k;
 }
 
-/* The number of combinations before exclusions, or -1 over 10 million. */
+/* The number of combinations before exclusions, or -1 over SW_MAX_RUNS. */
 static long matrix_total(const sweep *s)
 {
     long total = (long)(s->traces.n ? s->traces.n : 1) * (s->policies.n ? s->policies.n : 1) *
                  (s->seeds.n ? s->seeds.n : 1);
     for (int a = 0; a < s->naxes; a++) {
         total *= s->axes[a].vals.n;
-        if (total > 10000000)
+        if (total > SW_MAX_RUNS)
             return -1;
     }
-    return total;
+    return total > SW_MAX_RUNS ? -1 : total;
 }
 
 /* Combination i (0-based) of the product; order: trace, policy, axes (first outermost), seed
@@ -2289,6 +2335,39 @@ static void matrix_free(sw_run *v, int n)
     for (int i = 0; i < n; i++)
         free(v[i].key);
     free(v);
+}
+
+/* The runs the exclusions leave, counted without planning them (names, keys): what check and
+ * --list need first, in constant memory. -1 over SW_MAX_RUNS (matrix_cap_check refused it). */
+static long matrix_count(const sweep *s)
+{
+    long total = matrix_total(s), n = 0;
+    for (long i = 0; i < total; i++) {
+        sw_run r = matrix_at(s, i);
+        n += !excluded(s, &r);
+    }
+    return total < 0 ? -1 : n;
+}
+
+/* --list: one line per run (of the shard), each planned, printed and dropped in turn: memory
+ * stays flat however many runs (until 2026-11-27 every run was planned first, about 590 bytes
+ * each). */
+static void matrix_list(const sweep *s, int shard_k, int shard_n)
+{
+    long total = matrix_total(s);
+    int id = 0;
+    for (long i = 0; i < total; i++) {
+        sw_run r = matrix_at(s, i);
+        if (excluded(s, &r))
+            continue;
+        r.id = ++id;
+        if (shard_n && (id - 1) % shard_n != shard_k - 1)
+            continue;
+        run_name(s, &r);
+        r.key = run_key(s, &r);
+        printf("%d\t%s\t%s\n", r.id, r.folder, r.key);
+        free(r.key);
+    }
 }
 
 /* matrix.tsv: the identity columns of every run, the same in every shard. */
@@ -3949,20 +4028,21 @@ int cmd_batch(int argc, char **argv)
         sweep_free(&b.sw);
         goto out;
     }
-    b.nruns = matrix_expand(&b.sw, &b.runs);
-    if (b.nruns < 0) {
-        fprintf(stderr, "%s: the matrix has more than 10 million runs\n", prog);
-        sweep_free(&b.sw);
-        goto out;
+    /* --list counts, then plans and prints one run at a time (matrix_list); a run plans them
+     * all. Over SW_MAX_RUNS sweep_load refused the sweep already, at the key. */
+    long counted = list ? matrix_count(&b.sw) : 0;
+    b.nruns = list ? 0 : matrix_expand(&b.sw, &b.runs);
+    if (b.nruns < 0 || counted < 0) {
+        b.nruns = 0;
+        fprintf(stderr, "%s: %s: the matrix has more than %ld runs\n", prog, file, SW_MAX_RUNS);
+        goto done;
     }
-    if (check_some_run(&b.sw, matrix_total(&b.sw), b.nruns, &err) != 0) {
+    if (check_some_run(&b.sw, matrix_total(&b.sw), list ? (int)counted : b.nruns, &err) != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg);
         goto done;
     }
     if (list) {
-        for (int i = 0; i < b.nruns; i++)
-            if (!b.shard_n || i % b.shard_n == b.shard_k - 1)
-                printf("%d\t%s\t%s\n", b.runs[i].id, b.runs[i].folder, b.runs[i].key);
+        matrix_list(&b.sw, b.shard_k, b.shard_n);
         rc = 0;
         goto done;
     }
@@ -4143,7 +4223,6 @@ int batch_sniff_sweep(const char *path)
 int batch_check_sweep(const char *file, long *nruns, am_error *err)
 {
     sweep s;
-    sw_run *runs = NULL;
     int rc = -1;
     if (sweep_load(&s, file, err) != 0) {
         sweep_free(&s);
@@ -4151,16 +4230,15 @@ int batch_check_sweep(const char *file, long *nruns, am_error *err)
     }
     if (sweep_digest(&s, 0, err) != 0)
         goto out;
-    int n = matrix_expand(&s, &runs);
+    /* counted, not planned: check needs the number only (until 2026-11-27 it planned every
+     * run, about 590 bytes each) */
+    long n = matrix_count(&s);
     if (n < 0) {
-        am_fail(err, AM_EINPUT, "%s: the matrix has more than 10 million runs", file);
+        am_fail(err, AM_EINPUT, "%s: the matrix has more than %ld runs", file, SW_MAX_RUNS);
         goto out;
     }
-    if (check_some_run(&s, matrix_total(&s), n, err) != 0) {
-        matrix_free(runs, n);
+    if (check_some_run(&s, matrix_total(&s), (int)n, err) != 0)
         goto out;
-    }
-    matrix_free(runs, n);
     *nruns = n;
     rc = 0;
 out:

@@ -1385,6 +1385,31 @@ static void path_check_stream(void)
     free(err);
 }
 
+/* ---- sweeps ------------------------------------------------------------------------------- */
+
+/* A sweep whose matrix has more than 10 million runs before exclusions is refused when it is
+ * read, at the axis whose values take it past the limit, by check, batch --list and a batch
+ * run alike (until 2026-11-27 with no position, and only after planning every run below the
+ * limit in memory: about 590 bytes a run). Here 1 trace x 4000 x 4000 values. */
+static void sweep_matrix_too_large(void)
+{
+    char cfg[1024], sw[8192], want[2048], args[4096];
+    snprintf(cfg, sizeof cfg, "%s", bi_write("cap-base.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT)));
+    snprintf(sw, sizeof sw, "name: cap\nbase: %s\ntraces: [%s]\naxes:\n"
+             "  memories.hbm.capacity: {from: 1GiB, to: 4000GiB, step: 1GiB}\n"
+             "  memories.host.capacity: {from: 1GiB, to: 4000GiB, step: 1GiB}\n", cfg, trace_gpu());
+    const char *path = bi_write("cap.yaml", sw, strlen(sw));
+    snprintf(want, sizeof want, "amsim: %s:6:3: axes: memories.host.capacity: its 4000 values "
+             "take the matrix to 16000000 runs before exclusions (4000 before it x 4000), over "
+             "the limit of 10000000 runs", path);
+    snprintf(args, sizeof args, "check '%s'", path);
+    bi_expect(args, 1, want);
+    snprintf(args, sizeof args, "batch '%s' --list", path);
+    bi_expect(args, 1, want);
+    snprintf(args, sizeof args, "batch '%s' -o '%s.d'", path, path);
+    bi_expect(args, 1, want);
+}
+
 /* ---- --lenient --------------------------------------------------------------------------- */
 
 static void lenient_unknown_free(void)
@@ -2627,6 +2652,8 @@ void suite_badinput(void)
              {"path: trace unreadable", path_trace_unreadable},
              {"path: trace from a stream", path_trace_stream},
              {"path: check of a FIFO, a device or a pipe", path_check_stream},
+             /* sweeps */
+             {"sweep: a matrix over 10 million runs, at the axis", sweep_matrix_too_large},
              {"outputs: a FIFO and a symbolic link are written through", outputs_written_through},
              {"outputs: a looping symbolic link is an error, a dangling chain creates its end",
               outputs_symlink_loop_and_dangling},

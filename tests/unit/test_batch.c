@@ -118,6 +118,46 @@ static void test_matrix_expansion(void)
     free(out);
 }
 
+/* Run cmd through the shell, its standard output into *out; its exit status, or -1. */
+static int sh_capture(const char *cmd, char **out)
+{
+    char o[512], full[8192];
+    snprintf(o, sizeof o, "%s/.sh_stdout", tu_tmpdir());
+    snprintf(full, sizeof full, "%s >'%s' </dev/null", cmd, o);
+    int st = system(full);
+    *out = tu_slurp(o, NULL);
+    return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
+}
+
+/* check and --list count and list a matrix one run at a time: a 1,000,000-run sweep fits in
+ * 256 MiB of address space (until 2026-11-27 both planned every run first, about 590 bytes
+ * each: 588 MB, and failed here with "host out of memory"). A shard of one run in 100,000 lists
+ * 10 lines. */
+static void test_matrix_count_flat_memory(void)
+{
+    char text[1024], cmd[4096];
+    snprintf(text, sizeof text,
+             "base: %s/configs/default.yaml\n"
+             "traces: [%s/traces/gpu_train_step.trace]\n"
+             "axes:\n"
+             "  memories.hbm.capacity: {from: 1GiB, to: 1000GiB, step: 1GiB}\n"
+             "  memories.host.capacity: {from: 1GiB, to: 1000GiB, step: 1GiB}\n",
+             tu_top(), tu_top());
+    const char *sw = tu_write("million.yaml", text);
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char *out = NULL;
+    snprintf(cmd, sizeof cmd, "sh -c \"ulimit -v 262144; '%s' check '%s'\"", bin, sw);
+    CU_ASSERT_EQUAL(sh_capture(cmd, &out), 0);
+    CU_ASSERT(out && strstr(out, "million.yaml: sweep ok (1000000 runs)") != NULL);
+    free(out);
+    snprintf(cmd, sizeof cmd, "sh -c \"ulimit -v 262144; '%s' batch '%s' --list --shard "
+             "1/100000\"", bin, sw);
+    CU_ASSERT_EQUAL(sh_capture(cmd, &out), 0);
+    CU_ASSERT_EQUAL(count_lines(out), 10);
+    CU_ASSERT(out && strncmp(out, "1\t", 2) == 0 && strstr(out, "\n900001\t"));
+    free(out);
+}
+
 /* Ranges of times (by a factor, written back in their largest exact unit) and of plain
  * numbers expand as listed. */
 /* A sweep's error at its line and column: text is the sweep after its base line (the shipped
@@ -4526,6 +4566,7 @@ static void test_set_limit(void)
 void suite_batch(void)
 {
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
+             {"check and --list of a large matrix in flat memory", test_matrix_count_flat_memory},
              {"run, compare, mincap, convert: 256 --set options, not 257", test_set_limit},
              {"stats refuses a metric cell that is not a number", test_stats_bad_cells},
              {"stats --json - needs -q, which leaves the table out", test_stats_json_stdout},
