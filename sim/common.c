@@ -42,6 +42,7 @@ static void escape_controls(char *msg, size_t cap)
     strcpy(msg, out);
 }
 
+__attribute__((format(printf, 4, 0)))
 static void fail_v(am_error *e, int status, const char *opts, const char *fmt, va_list ap)
 {
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
