@@ -781,6 +781,42 @@ static int step_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *in
     return 0;
 }
 
+/* The values of {from, to, factor} of sizes or times, its fields checked: value k is from *
+ * factor^k, computed exactly and rounded once (units_factor_values). Until 2026-11-27 each
+ * value was the previous one, already rounded up, times the factor, so errors accumulated and a
+ * value reaching `to` was dropped ({from: 10MB, to: 14.641MB, factor: 1.1} listed 12100001 and
+ * 13310002, not 14641000). Small values that round to the same byte or picosecond would run
+ * twice, as a step under one unit would: refused at the factor, naming them. */
+static int factor_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *in,
+                        const char *from, const char *to, const char *factor, units_kind kind,
+                        char *(*fmt)(uint64_t v), sw_axis *ax, am_error *err)
+{
+    const char *why;
+    int first = ax->vals.n;
+    size_t n = 0;
+    uint64_t *vals = am_malloc(SW_MAX_VALUES * sizeof *vals);
+    int r = units_factor_values(kind, from, to, factor, vals, SW_MAX_VALUES, &n, &why);
+    int rc = 0;
+    if (r < 0)
+        rc = yfail(err, y, in, "range: %s (from %s, to %s, factor %s)", why, from, to, factor);
+    else if (r == 1)
+        rc = yfail(err, y, in, "range: more than %s values", "100000");
+    else if (n == 0) /* above `to` only before rounding: 1.4B to 1.2B */
+        rc = yfail(err, y, tn, "range: 'to' (%s) is below 'from' (%s): no values", to, from);
+    for (size_t k = 1; rc == 0 && k < n; k++)
+        if (vals[k] == vals[k - 1])
+            rc = yfail(err, y, in, "range: values %zu and %zu of from %s times %s^k both round "
+                       "to %" PRIu64 " %s: values would repeat; start higher or use a larger "
+                       "factor", k - 1, k, from, factor, vals[k],
+                       kind == UNITS_SIZE ? "bytes" : "ps");
+    for (size_t k = 0; rc == 0 && k < n; k++)
+        axis_push(ax, fmt(vals[k]), in, 1);
+    free(vals);
+    if (rc == 0)
+        range_ends(ax, first, fn, tn, from, to);
+    return rc;
+}
+
 /* {from, to, step} or {from, to, factor}: sizes (with units), times (with units) or numbers.
  * fn, tn and in are the nodes of from, to and the step or factor: an error names the field that
  * is wrong, at its own line and column, and why (until 2026-11-25 every problem of a range with
@@ -897,17 +933,8 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
         if (step)
             return step_range(y, fn, tn, in, from, to, step,
                               kind == 0 ? UNITS_SIZE : UNITS_TIME, kinds[kind].fmt, ax, err);
-        for (uint64_t v = a; v <= b;) {
-            if (out->n >= SW_MAX_VALUES)
-                return yfail(err, y, in, "range: more than %s values", "100000");
-            axis_push(ax, kinds[kind].fmt(v), in, 1);
-            uint64_t nv = (uint64_t)ceil((double)v * fac);
-            if (nv <= v)
-                break;
-            v = nv;
-        }
-        range_ends(ax, first, fn, tn, from, to);
-        return 0;
+        return factor_range(y, fn, tn, in, from, to, factor, kind == 0 ? UNITS_SIZE : UNITS_TIME,
+                            kinds[kind].fmt, ax, err);
     }
     double da, db, dc;
     if (units_real(from, &da, &why) != 0)

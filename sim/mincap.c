@@ -76,6 +76,8 @@ typedef struct probe_out {
     uint64_t ooms_all;        /* out: the OOM count of every level together */
     char oom_levels[256];     /* out: the levels with an OOM, "hbm, host" ("" when none) */
     uint64_t max_request;     /* out: its largest request but recorded `oom` lines' (bytes) */
+    uint64_t alloc_mask;      /* out (reference run): levels 0..63 the trace allocates on */
+    char alloc_levels[256];   /* out (reference run): their names, "hbm, vmem" ("" when none) */
     report_trace trace;       /* out: the trace as the run read it (format: a static name) */
 } probe_out;
 
@@ -98,6 +100,14 @@ static void probe_cb(void *ctx, sim *s, const report_trace *t)
             used += k > 0 ? (size_t)k : 0;
         }
     }
+    o->alloc_levels[0] = 0;
+    used = 0;
+    for (int i = 0; i < sim_nlevels(s) && i < 64; i++)
+        if ((o->alloc_mask >> i & 1) && used < sizeof o->alloc_levels) {
+            int k = snprintf(o->alloc_levels + used, sizeof o->alloc_levels - used, "%s%s",
+                             used ? ", " : "", sim_config(s)->levels[i].name);
+            used += k > 0 ? (size_t)k : 0;
+        }
 }
 
 static void probe_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level,
@@ -105,6 +115,8 @@ static void probe_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level
 {
     (void)t, (void)seq, (void)stream, (void)addr, (void)size, (void)ok;
     probe_out *o = ctx;
+    if (id != TR_NO_ID && level >= 0 && level < 64) /* a trace request, not a spill copy */
+        o->alloc_mask |= (uint64_t)1 << level;
     if (level == o->level && id != TR_NO_ID && requested > o->max_request)
         o->max_request = requested;
 }
@@ -380,8 +392,16 @@ static int mc_main(mc *c, const char *pols, outfile **op)
     }
     uint64_t peak = ref.peak_live, L = ref.max_request;
     if (peak == 0) { /* no request: no memory is too small, and no answer would be checked */
-        fprintf(stderr, "%s: %s makes no allocation on level %s: nothing to size (choose the "
-                "level with --level)\n", prog, c->trace, c->level_s);
+        /* the levels it does allocate on; "choose the level with --level" only when none was
+         * given (until 2026-11-27 said after --level too, naming no level) */
+        char where[320];
+        if (!ref.alloc_levels[0])
+            snprintf(where, sizeof where, "it allocates on no level");
+        else
+            snprintf(where, sizeof where, "%sit allocates on %s",
+                     c->level_name ? "" : "choose the level with --level: ", ref.alloc_levels);
+        fprintf(stderr, "%s: %s makes no allocation on level %s: nothing to size (%s)\n", prog,
+                c->trace, c->level_s, where);
         return 1;
     }
     int status = 0; /* the worst policy's that found no answer */

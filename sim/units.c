@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef __SIZEOF_INT128__
@@ -669,4 +670,207 @@ int units_range_value(units_kind kind, const char *from, const char *to, const c
         return -1;
     }
     return 0;
+}
+
+/* ---- ranges: from * factor^k, exactly --------------------------------------------------------
+ * factor^k has k times the factor's digits, past 128 bits after a few dozen values of 1.1, so
+ * the exact product is a decimal big integer N (base 10^9 limbs, least significant first) times
+ * 10^E. Its limbs are capped: a range whose exact values need more digits is refused, not
+ * approximated (realistic ranges need a few hundred digits). */
+#define BIG_LIMBS 4096
+#define BIG_BASE 1000000000u
+
+typedef struct big {
+    uint32_t l[BIG_LIMBS];
+    int n; /* limbs in use; 0 is zero */
+} big;
+
+static void big_set(big *b, u128 v)
+{
+    b->n = 0;
+    while (v) {
+        b->l[b->n++] = (uint32_t)(v % BIG_BASE);
+        v /= BIG_BASE;
+    }
+}
+
+static void big_copy(big *dst, const big *src)
+{
+    memcpy(dst->l, src->l, (size_t)src->n * sizeof *src->l);
+    dst->n = src->n;
+}
+
+/* b *= m (m < 10^29, so a limb times m plus the carry fits 128 bits): 0, or -1 past the cap. */
+static int big_mul(big *b, u128 m)
+{
+    u128 carry = 0;
+    for (int i = 0; i < b->n; i++) {
+        u128 p = (u128)b->l[i] * m + carry;
+        b->l[i] = (uint32_t)(p % BIG_BASE);
+        carry = p / BIG_BASE;
+    }
+    while (carry) {
+        if (b->n == BIG_LIMBS)
+            return -1;
+        b->l[b->n++] = (uint32_t)(carry % BIG_BASE);
+        carry /= BIG_BASE;
+    }
+    return 0;
+}
+
+/* b *= 10^p (p >= 0): whole limbs shifted, the rest multiplied. 0, or -1 past the cap. */
+static int big_mul_pow10(big *b, int p)
+{
+    static const uint32_t pow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+                                      100000000};
+    int q = p / 9;
+    if (b->n && q) {
+        if (b->n + q > BIG_LIMBS)
+            return -1;
+        memmove(b->l + q, b->l, (size_t)b->n * sizeof *b->l);
+        memset(b->l, 0, (size_t)q * sizeof *b->l);
+        b->n += q;
+    }
+    return big_mul(b, pow10[p % 9]);
+}
+
+static int big_cmp(const big *a, const big *b)
+{
+    if (a->n != b->n)
+        return a->n < b->n ? -1 : 1;
+    for (int i = a->n - 1; i >= 0; i--)
+        if (a->l[i] != b->l[i])
+            return a->l[i] < b->l[i] ? -1 : 1;
+    return 0;
+}
+
+/* Compares N * 10^e with t exactly, at the smaller power of ten: -1, 0, 1, or -2 past the cap.
+ * scratch holds two big integers. */
+static int big_cmp_exact(const big *nb, int e, const exact *t, big scratch[2])
+{
+    int s = AM_MIN(e, t->exp);
+    big_copy(&scratch[0], nb);
+    big_set(&scratch[1], t->mag);
+    if (big_mul_pow10(&scratch[0], e - s) || big_mul_pow10(&scratch[1], t->exp - s))
+        return -2;
+    return big_cmp(&scratch[0], &scratch[1]);
+}
+
+/* N * 10^e rounded once to the nearest whole unit, ties up (as the parsers): the fraction is
+ * at least a half exactly when its first digit is 5 or more. 0, or -1 past 64 bits. */
+static int big_round(const big *nb, int e, uint64_t *out)
+{
+    u128 ip = 0;
+    if (e >= 0) {
+        for (int i = nb->n - 1; i >= 0; i--) {
+            if (ip > (U128_MAX - nb->l[i]) / BIG_BASE)
+                return -1;
+            ip = ip * BIG_BASE + nb->l[i];
+        }
+        for (int i = 0; i < e && ip; i++) {
+            if (ip > UINT64_MAX)
+                return -1;
+            ip *= 10;
+        }
+    } else {
+        int d = -e, q = d / 9, first = d - 1;
+        for (int i = nb->n - 1; i >= q; i--) {
+            if (ip > (U128_MAX - nb->l[i]) / BIG_BASE)
+                return -1;
+            ip = ip * BIG_BASE + nb->l[i];
+        }
+        for (int i = 0; i < d % 9; i++)
+            ip /= 10;
+        uint32_t digit = 0;
+        if (first / 9 < nb->n) {
+            digit = nb->l[first / 9];
+            for (int i = 0; i < first % 9; i++)
+                digit /= 10;
+            digit %= 10;
+        }
+        ip += digit >= 5;
+    }
+    if (ip > UINT64_MAX)
+        return -1;
+    *out = (uint64_t)ip;
+    return 0;
+}
+
+/* The factor as written is above 1, exactly ("1.0000000000000000001" is, though its double is
+ * not). */
+static int exact_above_one(const exact *x)
+{
+    if (x->neg || !x->mag)
+        return 0;
+    if (x->exp >= 0)
+        return x->mag > 1 || x->exp > 0;
+    if (x->exp < -38) /* mag < 2^127 < 10^39 */
+        return 0;
+    u128 p = 1;
+    for (int i = 0; i < -x->exp; i++)
+        p *= 10;
+    return x->mag > p;
+}
+
+int units_factor_values(units_kind kind, const char *from, const char *to, const char *factor,
+                        uint64_t *vals, size_t max, size_t *n, const char **why)
+{
+    const char *dummy;
+    if (!why)
+        why = &dummy;
+    *n = 0;
+    if (kind == UNITS_NUMBER) {
+        *why = "a factor range of plain numbers is not computed here";
+        return -1;
+    }
+    exact f, t, x;
+    if (read_exact(kind, from, &f, why) || read_exact(kind, to, &t, why) ||
+        read_exact(UNITS_NUMBER, factor, &x, why))
+        return -1;
+    if (!exact_above_one(&x)) {
+        *why = "factor must be above 1";
+        return -1;
+    }
+    if (f.neg || !f.mag) {
+        *why = "from must be above 0";
+        return -1;
+    }
+    static const char *const too_long = "the exact values need more than 36864 digits (a factor "
+                                        "with many digits over many values); use a factor with "
+                                        "fewer digits or a shorter range";
+    /* a range of many more than max values is refused before its exact values are computed
+     * (their digits grow with k); the estimate's slack covers the doubles' error */
+    double lf = log10((double)f.mag) + f.exp, lt = log10((double)t.mag) + t.exp;
+    double lx = log10((double)x.mag) + x.exp;
+    if (t.mag && (lt - lf) / lx > (double)max + 2)
+        return 1;
+    /* three big integers are 48 KiB: on the heap, not the stack */
+    big *nb = am_malloc(3 * sizeof *nb);
+    int e = f.exp, rc = 0;
+    big_set(nb, f.mag);
+    for (;;) {
+        int c = big_cmp_exact(nb, e, &t, nb + 1);
+        if (c == -2) {
+            *why = too_long, rc = -1;
+            break;
+        }
+        if (c > 0)
+            break;
+        if (*n == max) {
+            rc = 1;
+            break;
+        }
+        if (big_round(nb, e, &vals[*n]) != 0) {
+            *why = "value too large (does not fit in 64 bits)", rc = -1;
+            break;
+        }
+        ++*n;
+        if (big_mul(nb, x.mag) != 0) {
+            *why = too_long, rc = -1;
+            break;
+        }
+        e += x.exp;
+    }
+    free(nb);
+    return rc;
 }

@@ -58,6 +58,18 @@ typedef enum { UNITS_SIZE, UNITS_TIME, UNITS_NUMBER } units_kind;
 int units_range_value(units_kind kind, const char *from, const char *to, const char *step,
                       uint64_t k, uint64_t *v, char *buf, size_t n, const char **why);
 
+/* The values of a range {from, to, factor} of sizes or times: value k is from * factor^k
+ * computed exactly from the numbers as written (a decimal big integer times a power of ten) and
+ * rounded once, to the nearest byte or picosecond (ties up), as units_range_value does a step's;
+ * so errors do not accumulate and a value that reaches `to` exactly is `to`: {from: 10MB, to:
+ * 14.641MB, factor: 1.1} gives 10000000, 11000000, 12100000, 13310000 and 14641000. Rounding can
+ * make neighbours equal for small values (3, 3.3, 3.63: 3, 3, 4); the caller decides. Writes
+ * the values up to `to` into vals (at most max) and their count into *n. Returns 0, 1 when
+ * there are more than max values, or -1 with *why when a field does not read, the factor is
+ * not above 1, from is not above 0, or the exact values would need more than 36864 digits. */
+int units_factor_values(units_kind kind, const char *from, const char *to, const char *factor,
+                        uint64_t *vals, size_t max, size_t *n, const char **why);
+
 /* Printing with units into buf (returns buf): "80.00 GiB", "1.50 MiB", "512 B". */
 char *units_fmt_size(char *buf, size_t n, uint64_t bytes);
 /* The same for a 128-bit total (past 16 EiB it stays in EiB: "32.00 EiB"). */

@@ -324,6 +324,9 @@ static void test_range_errors(void)
         /* 0 times the factor is 0: one run with memory_limit 0 (unset), or the value cap */
         {"0", "4GiB", "factor: 2", "rg.yaml:6:11: range: a factor range must start above 0"},
         {"0", "4", "factor: 2", "rg.yaml:6:11: range: a factor range must start above 0"},
+        /* exact values that round to the same byte would run twice (3, 3.3: 3 and 3) */
+        {"3", "200", "factor: 1.1", "rg.yaml:8:13: range: values 0 and 1 of from 3 times 1.1^k "
+         "both round to 3 bytes: values would repeat"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char text[1024], args[1200], *err = NULL;
@@ -373,6 +376,24 @@ static void test_range_key_kinds(void)
          "capacity=4PiB"},
         {"memories.hbm.allocator.memory_limit: {from: 1EiB, to: 2EiB, step: 1EiB}", 2,
          "memory_limit=1EiB", "memory_limit=2EiB"},
+        /* value k of a factor range is from * factor^k exactly, rounded once, `to` included
+         * (until 2026-11-27 from the previous value rounded up: 12100001, 13310002, and
+         * 14641000 dropped; 12101ps, 13312ps, and 14641ps dropped) */
+        {"memories.hbm.capacity: {from: 10MB, to: 14.641MB, factor: 1.1}", 5,
+         "capacity=10000000", "capacity=12100000"},
+        {"memories.hbm.capacity: {from: 10MB, to: 14.641MB, factor: 1.1}", 5,
+         "capacity=10000000", "capacity=14641000"},
+        {"links.pcie.latency: {from: 10ns, to: 14.641ns, factor: 1.1}", 5, "latency=10ns",
+         "latency=13310ps"},
+        {"links.pcie.latency: {from: 10ns, to: 14.641ns, factor: 1.1}", 5, "latency=10ns",
+         "latency=14641ps"},
+        {"memories.hbm.capacity: {from: 1000, to: 3000, factor: 1.1}", 12, "capacity=1000",
+         "capacity=1464"},
+        /* 3037.5 rounds up once; 4556.25 is 4556 (until 2026-11-27 3038 * 1.5 rounded up) */
+        {"memories.hbm.capacity: {from: 400, to: 20000, factor: 1.5}", 10, "capacity=400",
+         "capacity=3038"},
+        {"memories.hbm.capacity: {from: 400, to: 20000, factor: 1.5}", 10, "capacity=400",
+         "capacity=4556"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char text[1024], args[1200], *out = NULL, *err = NULL;
@@ -2893,6 +2914,12 @@ static void test_mincap_level(void)
              "gpu_train_step.trace' --level smem --policies bfc", tu_top(), tu_top());
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     CU_ASSERT(err && strstr(err, "makes no allocation on level smem: nothing to size"));
+    /* after --level, the levels it does allocate on, not "choose the level with --level"
+     * (until 2026-11-27 said so whatever was given) */
+    CU_ASSERT(err && strstr(err, "nothing to size (it allocates on hbm"));
+    CU_ASSERT(err && !strstr(err, "choose the level"));
+    if (err && !strstr(err, "(it allocates on hbm"))
+        fprintf(stderr, "\n  mincap --level smem: %s\n", err);
     free(err);
 }
 

@@ -464,6 +464,69 @@ static void test_range_values(void)
     CU_ASSERT(why && strstr(why, "too many digits"));
 }
 
+/* Factor ranges: value k is from * factor^k exactly, rounded once (ties up), to included when
+ * reached exactly. Until 2026-11-27 each value was the previous one rounded up times the
+ * factor: {10MB, 14.641MB, 1.1} gave 12100001, 13310002 and no 14641000. */
+static void test_factor_values(void)
+{
+    static const struct {
+        units_kind kind;
+        const char *from, *to, *factor;
+        size_t n;
+        uint64_t want[12];
+    } cases[] = {
+        {UNITS_SIZE, "10MB", "14.641MB", "1.1", 5,
+         {10000000, 11000000, 12100000, 13310000, 14641000}},
+        {UNITS_TIME, "10ns", "14.641ns", "1.1", 5, {10000, 11000, 12100, 13310, 14641}},
+        {UNITS_SIZE, "1000", "3000", "1.1", 12,
+         {1000, 1100, 1210, 1331, 1464, 1611, 1772, 1949, 2144, 2358, 2594, 2853}},
+        /* 4.5 and 6.75 round once, ties up: 5 and 7 (not 5 from 4.5, then 8 from 7.5) */
+        {UNITS_SIZE, "3", "200", "1.5", 11, {3, 5, 7, 10, 15, 23, 34, 51, 77, 115, 173}},
+        /* neighbours that round alike are the caller's to refuse */
+        {UNITS_SIZE, "3", "4", "1.1", 4, {3, 3, 4, 4}}, /* 3, 3.3, 3.63, 3.993 */
+        {UNITS_SIZE, "128KiB", "2MiB", "2", 5, {131072, 262144, 524288, 1048576, 2097152}},
+        /* a value above `to` only before rounding is past it */
+        {UNITS_SIZE, "1", "1.4", "1.5", 1, {1}},
+        {UNITS_SIZE, "1.4", "1.2", "2", 0, {0}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        uint64_t got[16] = {0};
+        size_t n = 99;
+        const char *why = NULL;
+        int r = units_factor_values(cases[i].kind, cases[i].from, cases[i].to, cases[i].factor,
+                                    got, 16, &n, &why);
+        int ok = r == 0 && n == cases[i].n;
+        for (size_t k = 0; ok && k < n; k++)
+            ok = got[k] == cases[i].want[k];
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  {%s, %s, %s}: %d, %zu values, #2 %llu\n", cases[i].from,
+                    cases[i].to, cases[i].factor, r, n, (unsigned long long)got[2]);
+    }
+    /* exact over thousands of values: 1MB * 1.0001^4054 is 1499871.9..., 1.0001^4055 past */
+    static uint64_t many[10000];
+    size_t n = 0;
+    CU_ASSERT_EQUAL(units_factor_values(UNITS_SIZE, "1MB", "1.5MB", "1.0001", many, 5000, &n,
+                                        NULL), 0);
+    CU_ASSERT_EQUAL(n, 4055);
+    CU_ASSERT_EQUAL(many[4054], 1499872);
+    CU_ASSERT_EQUAL(many[4053], 1499722);
+    /* more than max values; a factor not above 1, exactly; digits past the cap */
+    CU_ASSERT_EQUAL(units_factor_values(UNITS_SIZE, "1", "1TB", "2", many, 10, &n, NULL), 1);
+    CU_ASSERT_EQUAL(units_factor_values(UNITS_SIZE, "1MB", "1TB", "1.0001", many, 5000, &n,
+                                        NULL), 1);
+    const char *why = NULL;
+    CU_ASSERT_EQUAL(units_factor_values(UNITS_SIZE, "1", "2", "1.0", many, 10, &n, &why), -1);
+    CU_ASSERT(why && strstr(why, "above 1"));
+    CU_ASSERT_EQUAL(units_factor_values(UNITS_SIZE, "1", "2", "1.0000000000000000000001", many,
+                                        10, &n, NULL), 1);
+    why = NULL;
+    /* 9531 values of 6 more digits each: past 36864 digits at about value 7400 */
+    CU_ASSERT_EQUAL(units_factor_values(UNITS_SIZE, "1MB", "1.1MB", "1.00001", many, 10000, &n,
+                                        &why), -1);
+    CU_ASSERT(why && strstr(why, "36864 digits"));
+}
+
 void suite_units(void)
 {
     TU_SUITE("units", {"sizes_exact", test_sizes_exact}, {"sizes_nonzero", test_sizes_nonzero},
@@ -472,5 +535,6 @@ void suite_units(void)
              {"times_whole", test_times_whole},
              {"bandwidth", test_bandwidth}, {"times", test_times},
              {"u64_and_real", test_u64_and_real}, {"locale", test_locale_independent},
-             {"format", test_format}, {"range values", test_range_values});
+             {"format", test_format}, {"range values", test_range_values},
+             {"factor values", test_factor_values});
 }
