@@ -785,8 +785,9 @@ static int step_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *in
  * factor^k, computed exactly and rounded once (units_factor_values). Until 2026-11-27 each
  * value was the previous one, already rounded up, times the factor, so errors accumulated and a
  * value reaching `to` was dropped ({from: 10MB, to: 14.641MB, factor: 1.1} listed 12100001 and
- * 13310002, not 14641000). Small values that round to the same byte or picosecond would run
- * twice, as a step under one unit would: refused at the factor, naming them. */
+ * 13310002, not 14641000). Small values that round to the same byte or picosecond are listed
+ * once ({from: 3, to: 20, factor: 1.1}: 3, 4, 5, ...): a geometric range from a few bytes is a
+ * natural thing to write, unlike a step under one unit, which is refused. */
 static int factor_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *in,
                         const char *from, const char *to, const char *factor, units_kind kind,
                         char *(*fmt)(uint64_t v), sw_axis *ax, am_error *err)
@@ -803,14 +804,9 @@ static int factor_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
         rc = yfail(err, y, in, "range: more than %s values", "100000");
     else if (n == 0) /* above `to` only before rounding: 1.4B to 1.2B */
         rc = yfail(err, y, tn, "range: 'to' (%s) is below 'from' (%s): no values", to, from);
-    for (size_t k = 1; rc == 0 && k < n; k++)
-        if (vals[k] == vals[k - 1])
-            rc = yfail(err, y, in, "range: values %zu and %zu of from %s times %s^k both round "
-                       "to %" PRIu64 " %s: values would repeat; start higher or use a larger "
-                       "factor", k - 1, k, from, factor, vals[k],
-                       kind == UNITS_SIZE ? "bytes" : "ps");
     for (size_t k = 0; rc == 0 && k < n; k++)
-        axis_push(ax, fmt(vals[k]), in, 1);
+        if (k == 0 || vals[k] != vals[k - 1]) /* once each: the series rises, so repeats adjoin */
+            axis_push(ax, fmt(vals[k]), in, 1);
     free(vals);
     if (rc == 0)
         range_ends(ax, first, fn, tn, from, to);
