@@ -42,7 +42,15 @@ typedef struct pkl_parser {
     pkl_value **istr;  /* open addressing on the bytes, NULL = empty */
     size_t icap, in;
     pkl_value *ismall[256];
+    /* Keys of the large dicts (PKL_DICT_INDEX pairs or more), so that a key written again is
+     * found in constant time: open addressing on (dict, key), each slot a dict and the index of
+     * its pair, dict NULL = empty. Smaller dicts are scanned, which is faster for them. Until
+     * 2026-11-27 every dict was scanned: quadratic, 40,000 keys took 4.8 s. */
+    struct pkl_key_slot { pkl_value *dict; size_t pair; } *keys;
+    size_t kcap, kn;
 } pkl_parser;
+
+#define PKL_DICT_INDEX 16
 
 #define PKL_INTERN_LEN 64
 #define PKL_SMALL_INT 256
@@ -236,6 +244,70 @@ static int add_item(pkl_parser *p, pkl_value *c, pkl_value *x, const char *op)
     return note_depth(p, c, x);
 }
 
+/* Whether two keys are the same dict key: an equal str or an equal int (as Python would
+ * have it, a str never equals an int; other hashable keys are never merged). */
+static int same_key(const pkl_value *a, const pkl_value *b)
+{
+    return a->type == b->type &&
+           ((a->type == PKL_STR && a->len == b->len && memcmp(a->s, b->s, a->len) == 0) ||
+            (a->type == PKL_INT && a->i == b->i));
+}
+
+static uint64_t blob_hash(const unsigned char *q, size_t n);
+
+static size_t key_hash(const pkl_value *d, const pkl_value *k)
+{
+    uint64_t h = k->type == PKL_STR ? blob_hash((const unsigned char *)k->s, k->len)
+                                    : (uint64_t)k->i * 0x9e3779b97f4a7c15ULL;
+    h ^= (uint64_t)(uintptr_t)d * 0xff51afd7ed558ccdULL;
+    return (size_t)(h ^ h >> 29);
+}
+
+/* The index slot of key k in dict d: its own, or the empty one where it would go. */
+static struct pkl_key_slot *key_slot(pkl_parser *p, const pkl_value *d, const pkl_value *k)
+{
+    size_t j = key_hash(d, k) & (p->kcap - 1);
+    for (; p->keys[j].dict; j = (j + 1) & (p->kcap - 1))
+        if (p->keys[j].dict == d && same_key(d->items[2 * p->keys[j].pair], k))
+            return &p->keys[j];
+    return &p->keys[j];
+}
+
+/* Index pair i of dict d (its key is not in the index yet); only str and int keys. */
+static void key_index(pkl_parser *p, pkl_value *d, size_t i)
+{
+    const pkl_value *k = d->items[2 * i];
+    if (k->type != PKL_STR && k->type != PKL_INT)
+        return;
+    if ((p->kn + 1) * 2 > p->kcap) { /* grow: at most half full */
+        struct pkl_key_slot *old = p->keys;
+        size_t oc = p->kcap;
+        p->kcap = oc ? 2 * oc : 1024;
+        p->keys = am_calloc(p->kcap, sizeof *p->keys);
+        for (size_t j = 0; j < oc; j++)
+            if (old[j].dict)
+                *key_slot(p, old[j].dict, old[j].dict->items[2 * old[j].pair]) = old[j];
+        free(old);
+    }
+    *key_slot(p, d, k) = (struct pkl_key_slot){d, i};
+    p->kn++;
+}
+
+/* The pair index of key k in dict d, or SIZE_MAX when d holds no such key. */
+static size_t dict_find(pkl_parser *p, const pkl_value *d, const pkl_value *k)
+{
+    if (k->type != PKL_STR && k->type != PKL_INT)
+        return SIZE_MAX;
+    if (d->len < PKL_DICT_INDEX) {
+        for (size_t i = 0; i < d->len; i++)
+            if (same_key(d->items[2 * i], k))
+                return i;
+        return SIZE_MAX;
+    }
+    struct pkl_key_slot *sl = key_slot(p, d, k);
+    return sl->dict ? sl->pair : SIZE_MAX;
+}
+
 static int dict_set(pkl_parser *p, pkl_value *d, pkl_value *k, pkl_value *v, const char *op)
 {
     if (d->type != PKL_DICT)
@@ -243,19 +315,20 @@ static int dict_set(pkl_parser *p, pkl_value *d, pkl_value *k, pkl_value *v, con
     if (k->type == PKL_LIST || k->type == PKL_DICT || k->type == PKL_SET)
         return fail(p, "pickle opcode %s: unhashable dict key", op);
     /* An equal str or int key is replaced, as Python would. */
-    for (size_t i = 0; i < d->len; i++) {
-        pkl_value *o = d->items[2 * i];
-        if (o->type == k->type &&
-            ((k->type == PKL_STR && o->len == k->len && memcmp(o->s, k->s, k->len) == 0) ||
-             (k->type == PKL_INT && o->i == k->i))) {
-            d->items[2 * i + 1] = v;
-            return note_depth(p, d, v);
-        }
+    size_t i = dict_find(p, d, k);
+    if (i != SIZE_MAX) {
+        d->items[2 * i + 1] = v;
+        return note_depth(p, d, v);
     }
     reserve(d, 2 * d->len + 2);
     d->items[2 * d->len] = k;
     d->items[2 * d->len + 1] = v;
     d->len++;
+    if (d->len == PKL_DICT_INDEX) /* large from now on: index every key so far */
+        for (size_t j = 0; j < d->len; j++)
+            key_index(p, d, j);
+    else if (d->len > PKL_DICT_INDEX)
+        key_index(p, d, d->len - 1);
     if (note_depth(p, d, k) < 0)
         return -1;
     return note_depth(p, d, v);
@@ -595,6 +668,7 @@ int pkl_parse(const unsigned char *buf, size_t len, const char *path, pkl_doc **
     free(p.marks);
     free(p.memo);
     free(p.istr);
+    free(p.keys);
     if (r < 0) {
         pkl_free(p.doc);
         *doc = NULL;

@@ -716,12 +716,77 @@ static void test_interned_scalars(void)
     pkl_free(d);
 }
 
+/* A dict of 200,000 keys, some written twice: the last value wins, as in Python, whatever
+ * the dict's size (str keys short and long, int keys; a bool key is not the int 1). Until
+ * 2026-11-27 each key was compared with every earlier one: quadratic, 200,000 keys took more
+ * than 120 s. */
+static void test_big_dict(void)
+{
+    enum { N = 200000 };
+    static const char long_key[] = "a key longer than the sixty-four bytes below which strs "
+                                   "are shared values";
+    pw w = {0};
+    wb(&w, 0x80);
+    wb(&w, 4);
+    wb(&w, '}');
+    wb(&w, '(');
+    char k[32];
+    for (int i = 0; i < N; i++) {
+        snprintf(k, sizeof k, "k%d", i);
+        wkv_int(&w, k, (uint64_t)i);
+    }
+    wkv_int(&w, "k5", 7);          /* again: replaces */
+    wkv_int(&w, "k199999", 8);     /* the last one again */
+    wint(&w, 100000);              /* int key 100000 ... */
+    wint(&w, 1);
+    wint(&w, 100000);              /* ... again */
+    wint(&w, 2);
+    wb(&w, 0x88);                  /* True: a key of its own, not the int 1 */
+    wint(&w, 3);
+    wint(&w, 1);
+    wint(&w, 4);
+    for (int rep = 0; rep < 2; rep++) {
+        wb(&w, 'X');
+        uint32_t n = (uint32_t)strlen(long_key);
+        for (int i = 0; i < 4; i++)
+            wb(&w, (unsigned char)(n >> (8 * i)));
+        for (uint32_t i = 0; i < n; i++)
+            wb(&w, (unsigned char)long_key[i]);
+        wint(&w, 10 + (uint64_t)rep);
+    }
+    wb(&w, 'u');
+    wb(&w, '.');
+    pkl_doc *d = NULL;
+    char msg[1024];
+    CU_ASSERT_EQUAL_FATAL(parse(&w, msg, &d), AM_OK);
+    const pkl_value *r = pkl_root(d);
+    CU_ASSERT_EQUAL_FATAL(r->type, PKL_DICT);
+    CU_ASSERT_EQUAL_FATAL(r->len, (size_t)N + 4); /* 100000, True, 1, the long key */
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        snprintf(k, sizeof k, "k%d", i);
+        int64_t want = i == 5 ? 7 : i == N - 1 ? 8 : i, got = -1;
+        const pkl_value *key = r->items[2 * i];
+        bad += key->type != PKL_STR || strcmp(key->s, k) != 0 ||
+               pkl_int(r->items[2 * i + 1], &got) != 0 || got != want;
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    pkl_value *const *t = r->items + 2 * N;
+    CU_ASSERT(t[0]->type == PKL_INT && t[0]->i == 100000 && t[1]->i == 2);
+    CU_ASSERT(t[2]->type == PKL_BOOL && t[3]->i == 3);
+    CU_ASSERT(t[4]->type == PKL_INT && t[4]->i == 1 && t[5]->i == 4);
+    CU_ASSERT(t[6]->type == PKL_STR && strcmp(t[6]->s, long_key) == 0 && t[7]->i == 11);
+    pkl_free(d);
+    free(w.b);
+}
+
 void suite_pickle(void)
 {
     TU_SUITE("pickle",
              {"refuses class-loading and calling opcodes", test_refused_opcodes},
              {"refuses truncation and oversized lengths", test_truncated_and_lengths},
              {"refuses nesting bombs", test_nesting_bombs},
+             {"a dict of 200,000 keys, some twice: the last wins", test_big_dict},
              {"memo, big integers, sharing", test_memo_bigint_types},
              {"short strs and small ints are shared values", test_interned_scalars},
              {"snapshot round trip", test_round_trip},
