@@ -483,6 +483,91 @@ static int make_tuple(pkl_parser *p, size_t base)
     return 0;
 }
 
+/* ---- nesting, checked once the whole tree is built ---- */
+
+/* note_depth sees a container grow only while it is on the stack: a list put into its parent
+ * first and given its children later (through the memo) leaves the parent's depth stale, so
+ * until 2026-11-27 such a chain nested any depth unrefused. The walk below measures the tree as
+ * it finally is: depth-first from the root with an explicit path (never deeper than
+ * PKL_MAX_DEPTH), each container measured once (shared ones are looked up), so it takes time
+ * in proportion to the values and references. While it runs, depth holds these two flags. */
+#define PKL_ON_PATH 0x40000000u /* being measured: met again, it holds itself */
+#define PKL_MEASURED 0x80000000u /* the low bits are its final depth */
+#define PKL_DEPTH_BITS 0x3fffffffu
+
+static int is_container(const pkl_value *v)
+{
+    return v->type == PKL_LIST || v->type == PKL_TUPLE || v->type == PKL_DICT ||
+           v->type == PKL_SET;
+}
+
+static size_t item_count(const pkl_value *c) { return c->type == PKL_DICT ? 2 * c->len : c->len; }
+
+static int too_deep(pkl_parser *p, const pkl_value *c)
+{
+    return fail(p, "containers nested more than %d deep (at a %s)", PKL_MAX_DEPTH,
+                pkl_type_name(c->type));
+}
+
+/* One container on the walk's path: its next item to visit, its depth so far. */
+typedef struct pkl_walk_frame {
+    pkl_value *c;
+    size_t next;
+    unsigned depth;
+} pkl_walk_frame;
+
+static int measure_nesting(pkl_parser *p, pkl_value *root)
+{
+    pkl_walk_frame path[PKL_MAX_DEPTH];
+    size_t n = 0;
+    if (!is_container(root))
+        return 0;
+    root->depth = PKL_ON_PATH;
+    path[n++] = (pkl_walk_frame){root, 0, 1};
+    while (n > 0) {
+        pkl_walk_frame *f = &path[n - 1];
+        unsigned d;
+        if (f->next < item_count(f->c)) {
+            pkl_value *x = f->c->items[f->next++];
+            if (!is_container(x))
+                d = 1;
+            else if (x->depth & PKL_MEASURED)
+                d = x->depth & PKL_DEPTH_BITS;
+            else if (x->depth & PKL_ON_PATH)
+                return fail(p, "a %s holds itself (a cycle of containers); a memory snapshot "
+                               "holds none", pkl_type_name(x->type));
+            else if (n == PKL_MAX_DEPTH)
+                return too_deep(p, path[0].c);
+            else {
+                x->depth = PKL_ON_PATH;
+                path[n++] = (pkl_walk_frame){x, 0, 1};
+                continue;
+            }
+        } else { /* f->c is measured: hand its depth to its parent */
+            f->c->depth = PKL_MEASURED | f->depth;
+            if (--n == 0)
+                return 0;
+            f = &path[n - 1];
+            d = path[n].depth;
+        }
+        if (d + 1 > f->depth)
+            f->depth = d + 1;
+        if (f->depth > PKL_MAX_DEPTH)
+            return too_deep(p, f->c);
+    }
+    return 0;
+}
+
+/* Clear the walk's flags: depth is then each reached container's final nesting. */
+static void clear_walk_flags(pkl_doc *d)
+{
+    for (size_t c = 0; c < d->nchunks; c++) {
+        size_t n = c + 1 == d->nchunks ? d->used : PKL_CHUNK;
+        for (size_t i = 0; i < n; i++)
+            d->chunks[c][i].depth &= PKL_DEPTH_BITS;
+    }
+}
+
 /* Run one opcode. 1 = STOP reached, 0 = continue, -1 = error. */
 static int step(pkl_parser *p)
 {
@@ -511,6 +596,9 @@ static int step(pkl_parser *p)
     case '.': /* STOP */
         if (!(v = pop(p, "STOP")))
             return -1;
+        if (measure_nesting(p, v) < 0)
+            return -1;
+        clear_walk_flags(p->doc);
         p->doc->root = v;
         return 1;
     case '}': push(p, new_value(p->doc, PKL_DICT)); return 0;

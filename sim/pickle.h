@@ -36,7 +36,7 @@ struct pkl_value {
     size_t len;          /* PKL_STR/PKL_BYTES: bytes; containers: items (dict: pairs) */
     pkl_value **items;   /* LIST/TUPLE/SET: len items; DICT: 2*len, key then value */
     size_t cap;          /* allocated slots in items */
-    unsigned depth;      /* 1 for scalars; 1 + deepest child when it was inserted */
+    unsigned depth;      /* 1 for scalars; containers: 1 + deepest child (final once parsed) */
 };
 
 typedef struct pkl_doc pkl_doc;

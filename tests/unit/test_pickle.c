@@ -154,7 +154,7 @@ static void test_memo_bigint_types(void)
     expect_refusal(big2, sizeof big2, "integer wider than 64 bits");
     /* negative numbers of fewer bytes sign-extend; 2^63 - 1 fits */
     pw w = {0};
-    const unsigned char good[] = {0x80, 4, ']', 0x94, '(', 0x8a, 1, 0xff, 0x8a, 8, 0xff, 0xff,
+    const unsigned char good[] = {0x80, 4, ']', '(', 0x8a, 1, 0xff, 0x94, 0x8a, 8, 0xff, 0xff,
                                   0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 'J', 0xfe, 0xff, 0xff,
                                   0xff, 'h', 0, 'e', '.'};
     for (size_t i = 0; i < sizeof good; i++)
@@ -167,7 +167,9 @@ static void test_memo_bigint_types(void)
     CU_ASSERT_EQUAL(r->items[0]->i, -1);
     CU_ASSERT_EQUAL(r->items[1]->i, INT64_MAX);
     CU_ASSERT_EQUAL(r->items[2]->i, -2);
-    CU_ASSERT_PTR_EQUAL(r->items[3], r); /* memo sharing: the list holds itself */
+    /* memo sharing: the -1 twice (until 2026-11-27 this test had the list hold itself, which
+     * is now refused as a cycle: test_nesting_through_memo) */
+    CU_ASSERT_PTR_EQUAL(r->items[3], r->items[0]);
     pkl_free(d);
     free(w.b);
 }
@@ -780,12 +782,49 @@ static void test_big_dict(void)
     free(w.b);
 }
 
+/* Nesting built in an order note_depth alone missed: each new list is appended into the one
+ * before it after that one already sits in its parent (through the memo), 1005 deep; and a
+ * list appended into itself. Until 2026-11-27 both were read without complaint. */
+static void test_nesting_through_memo(void)
+{
+    pw w = {0};
+    wb(&w, 0x80);
+    wb(&w, 4);
+    wb(&w, ']');
+    wb(&w, 0x94); /* MEMOIZE: slot 0 */
+    for (uint32_t i = 1; i < 1005; i++) {
+        wb(&w, 'j'); /* LONG_BINGET i - 1: the previous list, already inside its parent */
+        for (int b = 0; b < 4; b++)
+            wb(&w, (unsigned char)((i - 1) >> (8 * b)));
+        wb(&w, ']');
+        wb(&w, 0x94);
+        wb(&w, 'a');
+        wb(&w, '0'); /* POP */
+    }
+    wb(&w, '.');
+    char msg[1024];
+    CU_ASSERT_EQUAL(parse(&w, msg, NULL), AM_EINPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "containers nested more than 1000 deep (at a list)"));
+    /* 1000 deep exactly is read */
+    w.n = 4 + 9 * (1000 - 1);
+    wb(&w, '.');
+    pkl_doc *d = NULL;
+    CU_ASSERT_EQUAL(parse(&w, msg, &d), AM_OK);
+    CU_ASSERT(d && pkl_root(d)->depth == 1000);
+    pkl_free(d);
+    free(w.b);
+    static const unsigned char self[] = {0x80, 4, ']', 0x94, 'h', 0, 'a', '.'};
+    expect_refusal(self, sizeof self, "byte 7: a list holds itself (a cycle of containers); "
+                                      "a memory snapshot holds none");
+}
+
 void suite_pickle(void)
 {
     TU_SUITE("pickle",
              {"refuses class-loading and calling opcodes", test_refused_opcodes},
              {"refuses truncation and oversized lengths", test_truncated_and_lengths},
              {"refuses nesting bombs", test_nesting_bombs},
+             {"nesting built through the memo, and cycles, refused", test_nesting_through_memo},
              {"a dict of 200,000 keys, some twice: the last wins", test_big_dict},
              {"memo, big integers, sharing", test_memo_bigint_types},
              {"short strs and small ints are shared values", test_interned_scalars},
