@@ -334,7 +334,7 @@ static int dict_set(pkl_parser *p, pkl_value *d, pkl_value *k, pkl_value *v, con
     return note_depth(p, d, v);
 }
 
-/* A str or bytes value holding a copy of q[0..n). */
+/* A str value holding a copy of q[0..n). */
 static pkl_value *new_blob(pkl_doc *d, pkl_type t, const unsigned char *q, size_t n)
 {
     pkl_value *v = new_value(d, t);
@@ -689,7 +689,13 @@ static int step(pkl_parser *p)
         if (take_len(p, w, name, &n) < 0)
             return -1;
         q = take(p, n, name); /* cannot fail: take_len checked the length */
-        push(p, is_str ? interned_str(p, q, n) : new_blob(p->doc, PKL_BYTES, q, n));
+        if (is_str) {
+            push(p, interned_str(p, q, n));
+        } else { /* a snapshot never needs bytes: keep the length, not a copy */
+            v = new_value(p->doc, PKL_BYTES);
+            v->len = n;
+            push(p, v);
+        }
         return 0;
     }
     case 'J': case 'K': case 'M': /* BININT, BININT1, BININT2 */

@@ -32,7 +32,7 @@ struct pkl_value {
     pkl_type type;
     int64_t i;           /* PKL_INT, PKL_BOOL (0/1) */
     double f;            /* PKL_FLOAT */
-    char *s;             /* PKL_STR (UTF-8, NUL-terminated) and PKL_BYTES */
+    char *s;             /* PKL_STR (UTF-8, NUL-terminated); NULL for PKL_BYTES */
     size_t len;          /* PKL_STR/PKL_BYTES: bytes; containers: items (dict: pairs) */
     pkl_value **items;   /* LIST/TUPLE/SET: len items; DICT: 2*len, key then value */
     size_t cap;          /* allocated slots in items */

@@ -782,6 +782,42 @@ static void test_big_dict(void)
     free(w.b);
 }
 
+/* A snapshot larger than trace_pickle_max_bytes (2 GiB; lowered here) is refused before it
+ * is read whole, and a bytes object keeps its length but no copy. Until 2026-11-27 a 510 KB
+ * gzip file holding a 512 MiB bytes object took 1.05 GB: the stream read whole, then copied. */
+static void test_size_cap_and_bytes(void)
+{
+    CU_ASSERT_EQUAL(trace_pickle_max_bytes, (size_t)2 << 30);
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 0, 1000}, {"free_requested", 0, 1000},
+                        {"free_completed", 0, 1000}};
+    const char *path = write_snapshot("cap.pickle", 47294971904ULL, 2 * MB, b, 1, e, 3);
+    tr_event ev[8];
+    size_t n;
+    char msg[1024];
+    FILE *f = fopen(path, "rb");
+    CU_ASSERT_FATAL(f && fseek(f, 0, SEEK_END) == 0);
+    size_t size = (size_t)ftell(f);
+    fclose(f);
+    trace_pickle_max_bytes = size; /* exactly the file: read */
+    CU_ASSERT_EQUAL(read_events(path, 0, ev, 8, &n, msg), 0);
+    trace_pickle_max_bytes = size - 1;
+    CU_ASSERT_EQUAL(read_events(path, 0, ev, 8, &n, msg), -1);
+    char want[256];
+    snprintf(want, sizeof want, "cap.pickle: the snapshot is larger than %zu bytes "
+             "(decompressed, if gzip-compressed), the most amsim reads", size - 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, want));
+    trace_pickle_max_bytes = TRACE_PICKLE_MAX_BYTES;
+    /* [b'abc'] */
+    static const unsigned char pk[] = "\x80\x04]C\x03" "abca.";
+    pkl_doc *d = NULL;
+    am_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(pkl_parse(pk, sizeof pk - 1, "t.pickle", &d, &err), 0);
+    const pkl_value *v = pkl_root(d)->items[0];
+    CU_ASSERT(v->type == PKL_BYTES && v->len == 3 && v->s == NULL);
+    pkl_free(d);
+}
+
 /* Nesting built in an order note_depth alone missed: each new list is appended into the one
  * before it after that one already sits in its parent (through the memo), 1005 deep; and a
  * list appended into itself. Until 2026-11-27 both were read without complaint. */
@@ -826,6 +862,7 @@ void suite_pickle(void)
              {"refuses nesting bombs", test_nesting_bombs},
              {"nesting built through the memo, and cycles, refused", test_nesting_through_memo},
              {"a dict of 200,000 keys, some twice: the last wins", test_big_dict},
+             {"the snapshot size cap; bytes kept without a copy", test_size_cap_and_bytes},
              {"memo, big integers, sharing", test_memo_bigint_types},
              {"short strs and small ints are shared values", test_interned_scalars},
              {"snapshot round trip", test_round_trip},
