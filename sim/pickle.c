@@ -42,7 +42,15 @@ typedef struct pkl_parser {
     pkl_value **istr;  /* open addressing on the bytes, NULL = empty */
     size_t icap, in;
     pkl_value *ismall[256];
+    /* Keys of the large dicts (PKL_DICT_INDEX pairs or more), so that a key written again is
+     * found in constant time: open addressing on (dict, key), each slot a dict and the index of
+     * its pair, dict NULL = empty. Smaller dicts are scanned, which is faster for them. Until
+     * 2026-11-27 every dict was scanned: quadratic, 40,000 keys took 4.8 s. */
+    struct pkl_key_slot { pkl_value *dict; size_t pair; } *keys;
+    size_t kcap, kn;
 } pkl_parser;
+
+#define PKL_DICT_INDEX 16
 
 #define PKL_INTERN_LEN 64
 #define PKL_SMALL_INT 256
@@ -236,6 +244,70 @@ static int add_item(pkl_parser *p, pkl_value *c, pkl_value *x, const char *op)
     return note_depth(p, c, x);
 }
 
+/* Whether two keys are the same dict key: an equal str or an equal int (as Python would
+ * have it, a str never equals an int; other hashable keys are never merged). */
+static int same_key(const pkl_value *a, const pkl_value *b)
+{
+    return a->type == b->type &&
+           ((a->type == PKL_STR && a->len == b->len && memcmp(a->s, b->s, a->len) == 0) ||
+            (a->type == PKL_INT && a->i == b->i));
+}
+
+static uint64_t blob_hash(const unsigned char *q, size_t n);
+
+static size_t key_hash(const pkl_value *d, const pkl_value *k)
+{
+    uint64_t h = k->type == PKL_STR ? blob_hash((const unsigned char *)k->s, k->len)
+                                    : (uint64_t)k->i * 0x9e3779b97f4a7c15ULL;
+    h ^= (uint64_t)(uintptr_t)d * 0xff51afd7ed558ccdULL;
+    return (size_t)(h ^ h >> 29);
+}
+
+/* The index slot of key k in dict d: its own, or the empty one where it would go. */
+static struct pkl_key_slot *key_slot(pkl_parser *p, const pkl_value *d, const pkl_value *k)
+{
+    size_t j = key_hash(d, k) & (p->kcap - 1);
+    for (; p->keys[j].dict; j = (j + 1) & (p->kcap - 1))
+        if (p->keys[j].dict == d && same_key(d->items[2 * p->keys[j].pair], k))
+            return &p->keys[j];
+    return &p->keys[j];
+}
+
+/* Index pair i of dict d (its key is not in the index yet); only str and int keys. */
+static void key_index(pkl_parser *p, pkl_value *d, size_t i)
+{
+    const pkl_value *k = d->items[2 * i];
+    if (k->type != PKL_STR && k->type != PKL_INT)
+        return;
+    if ((p->kn + 1) * 2 > p->kcap) { /* grow: at most half full */
+        struct pkl_key_slot *old = p->keys;
+        size_t oc = p->kcap;
+        p->kcap = oc ? 2 * oc : 1024;
+        p->keys = am_calloc(p->kcap, sizeof *p->keys);
+        for (size_t j = 0; j < oc; j++)
+            if (old[j].dict)
+                *key_slot(p, old[j].dict, old[j].dict->items[2 * old[j].pair]) = old[j];
+        free(old);
+    }
+    *key_slot(p, d, k) = (struct pkl_key_slot){d, i};
+    p->kn++;
+}
+
+/* The pair index of key k in dict d, or SIZE_MAX when d holds no such key. */
+static size_t dict_find(pkl_parser *p, const pkl_value *d, const pkl_value *k)
+{
+    if (k->type != PKL_STR && k->type != PKL_INT)
+        return SIZE_MAX;
+    if (d->len < PKL_DICT_INDEX) {
+        for (size_t i = 0; i < d->len; i++)
+            if (same_key(d->items[2 * i], k))
+                return i;
+        return SIZE_MAX;
+    }
+    struct pkl_key_slot *sl = key_slot(p, d, k);
+    return sl->dict ? sl->pair : SIZE_MAX;
+}
+
 static int dict_set(pkl_parser *p, pkl_value *d, pkl_value *k, pkl_value *v, const char *op)
 {
     if (d->type != PKL_DICT)
@@ -243,25 +315,26 @@ static int dict_set(pkl_parser *p, pkl_value *d, pkl_value *k, pkl_value *v, con
     if (k->type == PKL_LIST || k->type == PKL_DICT || k->type == PKL_SET)
         return fail(p, "pickle opcode %s: unhashable dict key", op);
     /* An equal str or int key is replaced, as Python would. */
-    for (size_t i = 0; i < d->len; i++) {
-        pkl_value *o = d->items[2 * i];
-        if (o->type == k->type &&
-            ((k->type == PKL_STR && o->len == k->len && memcmp(o->s, k->s, k->len) == 0) ||
-             (k->type == PKL_INT && o->i == k->i))) {
-            d->items[2 * i + 1] = v;
-            return note_depth(p, d, v);
-        }
+    size_t i = dict_find(p, d, k);
+    if (i != SIZE_MAX) {
+        d->items[2 * i + 1] = v;
+        return note_depth(p, d, v);
     }
     reserve(d, 2 * d->len + 2);
     d->items[2 * d->len] = k;
     d->items[2 * d->len + 1] = v;
     d->len++;
+    if (d->len == PKL_DICT_INDEX) /* large from now on: index every key so far */
+        for (size_t j = 0; j < d->len; j++)
+            key_index(p, d, j);
+    else if (d->len > PKL_DICT_INDEX)
+        key_index(p, d, d->len - 1);
     if (note_depth(p, d, k) < 0)
         return -1;
     return note_depth(p, d, v);
 }
 
-/* A str or bytes value holding a copy of q[0..n). */
+/* A str value holding a copy of q[0..n). */
 static pkl_value *new_blob(pkl_doc *d, pkl_type t, const unsigned char *q, size_t n)
 {
     pkl_value *v = new_value(d, t);
@@ -410,6 +483,91 @@ static int make_tuple(pkl_parser *p, size_t base)
     return 0;
 }
 
+/* ---- nesting, checked once the whole tree is built ---- */
+
+/* note_depth sees a container grow only while it is on the stack: a list put into its parent
+ * first and given its children later (through the memo) leaves the parent's depth stale, so
+ * until 2026-11-27 such a chain nested any depth unrefused. The walk below measures the tree as
+ * it finally is: depth-first from the root with an explicit path (never deeper than
+ * PKL_MAX_DEPTH), each container measured once (shared ones are looked up), so it takes time
+ * in proportion to the values and references. While it runs, depth holds these two flags. */
+#define PKL_ON_PATH 0x40000000u /* being measured: met again, it holds itself */
+#define PKL_MEASURED 0x80000000u /* the low bits are its final depth */
+#define PKL_DEPTH_BITS 0x3fffffffu
+
+static int is_container(const pkl_value *v)
+{
+    return v->type == PKL_LIST || v->type == PKL_TUPLE || v->type == PKL_DICT ||
+           v->type == PKL_SET;
+}
+
+static size_t item_count(const pkl_value *c) { return c->type == PKL_DICT ? 2 * c->len : c->len; }
+
+static int too_deep(pkl_parser *p, const pkl_value *c)
+{
+    return fail(p, "containers nested more than %d deep (at a %s)", PKL_MAX_DEPTH,
+                pkl_type_name(c->type));
+}
+
+/* One container on the walk's path: its next item to visit, its depth so far. */
+typedef struct pkl_walk_frame {
+    pkl_value *c;
+    size_t next;
+    unsigned depth;
+} pkl_walk_frame;
+
+static int measure_nesting(pkl_parser *p, pkl_value *root)
+{
+    pkl_walk_frame path[PKL_MAX_DEPTH];
+    size_t n = 0;
+    if (!is_container(root))
+        return 0;
+    root->depth = PKL_ON_PATH;
+    path[n++] = (pkl_walk_frame){root, 0, 1};
+    while (n > 0) {
+        pkl_walk_frame *f = &path[n - 1];
+        unsigned d;
+        if (f->next < item_count(f->c)) {
+            pkl_value *x = f->c->items[f->next++];
+            if (!is_container(x))
+                d = 1;
+            else if (x->depth & PKL_MEASURED)
+                d = x->depth & PKL_DEPTH_BITS;
+            else if (x->depth & PKL_ON_PATH)
+                return fail(p, "a %s holds itself (a cycle of containers); a memory snapshot "
+                               "holds none", pkl_type_name(x->type));
+            else if (n == PKL_MAX_DEPTH)
+                return too_deep(p, path[0].c);
+            else {
+                x->depth = PKL_ON_PATH;
+                path[n++] = (pkl_walk_frame){x, 0, 1};
+                continue;
+            }
+        } else { /* f->c is measured: hand its depth to its parent */
+            f->c->depth = PKL_MEASURED | f->depth;
+            if (--n == 0)
+                return 0;
+            f = &path[n - 1];
+            d = path[n].depth;
+        }
+        if (d + 1 > f->depth)
+            f->depth = d + 1;
+        if (f->depth > PKL_MAX_DEPTH)
+            return too_deep(p, f->c);
+    }
+    return 0;
+}
+
+/* Clear the walk's flags: depth is then each reached container's final nesting. */
+static void clear_walk_flags(pkl_doc *d)
+{
+    for (size_t c = 0; c < d->nchunks; c++) {
+        size_t n = c + 1 == d->nchunks ? d->used : PKL_CHUNK;
+        for (size_t i = 0; i < n; i++)
+            d->chunks[c][i].depth &= PKL_DEPTH_BITS;
+    }
+}
+
 /* Run one opcode. 1 = STOP reached, 0 = continue, -1 = error. */
 static int step(pkl_parser *p)
 {
@@ -438,6 +596,9 @@ static int step(pkl_parser *p)
     case '.': /* STOP */
         if (!(v = pop(p, "STOP")))
             return -1;
+        if (measure_nesting(p, v) < 0)
+            return -1;
+        clear_walk_flags(p->doc);
         p->doc->root = v;
         return 1;
     case '}': push(p, new_value(p->doc, PKL_DICT)); return 0;
@@ -528,7 +689,13 @@ static int step(pkl_parser *p)
         if (take_len(p, w, name, &n) < 0)
             return -1;
         q = take(p, n, name); /* cannot fail: take_len checked the length */
-        push(p, is_str ? interned_str(p, q, n) : new_blob(p->doc, PKL_BYTES, q, n));
+        if (is_str) {
+            push(p, interned_str(p, q, n));
+        } else { /* a snapshot never needs bytes: keep the length, not a copy */
+            v = new_value(p->doc, PKL_BYTES);
+            v->len = n;
+            push(p, v);
+        }
         return 0;
     }
     case 'J': case 'K': case 'M': /* BININT, BININT1, BININT2 */
@@ -595,6 +762,7 @@ int pkl_parse(const unsigned char *buf, size_t len, const char *path, pkl_doc **
     free(p.marks);
     free(p.memo);
     free(p.istr);
+    free(p.keys);
     if (r < 0) {
         pkl_free(p.doc);
         *doc = NULL;

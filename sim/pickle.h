@@ -32,11 +32,11 @@ struct pkl_value {
     pkl_type type;
     int64_t i;           /* PKL_INT, PKL_BOOL (0/1) */
     double f;            /* PKL_FLOAT */
-    char *s;             /* PKL_STR (UTF-8, NUL-terminated) and PKL_BYTES */
+    char *s;             /* PKL_STR (UTF-8, NUL-terminated); NULL for PKL_BYTES */
     size_t len;          /* PKL_STR/PKL_BYTES: bytes; containers: items (dict: pairs) */
     pkl_value **items;   /* LIST/TUPLE/SET: len items; DICT: 2*len, key then value */
     size_t cap;          /* allocated slots in items */
-    unsigned depth;      /* 1 for scalars; 1 + deepest child when it was inserted */
+    unsigned depth;      /* 1 for scalars; containers: 1 + deepest child (final once parsed) */
 };
 
 typedef struct pkl_doc pkl_doc;

@@ -40,6 +40,10 @@ int trace_csv_open(trace *t, am_error *err);
 /* 1 when t is a lifetime CSV streamed (rows in order, see trace_csv.c), 0 when read whole. */
 int trace_csv_streams(const trace *t);
 int trace_pickle_open(trace *t, am_error *err);
+/* The largest snapshot read, after decompression: 2 GiB, some 16 GB of memory at about 8 bytes
+ * a byte (README, "Limits"). A variable so that the tests can lower it. */
+#define TRACE_PICKLE_MAX_BYTES ((size_t)2 << 30)
+extern size_t trace_pickle_max_bytes;
 
 /* What an event is before its reader fills it: every field zero or absent (no id, address, time
  * or destination), on the default level. */

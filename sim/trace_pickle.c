@@ -1081,19 +1081,41 @@ static void tp_close(trace *t)
 
 static const struct trace_reader tp_reader = {"pytorch_snapshot", tp_next, tp_close, 1};
 
-int trace_pickle_open(trace *t, am_error *err)
+size_t trace_pickle_max_bytes = TRACE_PICKLE_MAX_BYTES;
+
+/* Read the whole (decompressed) snapshot into *buf, refusing one larger than
+ * trace_pickle_max_bytes: a gzip bomb of 2 MB would otherwise ask for gigabytes before the
+ * parser saw a byte (until 2026-11-27 there was no bound: a 510 KB file took 1.05 GB). */
+static int read_whole(trace *t, unsigned char **out, size_t *outlen, am_error *err)
 {
     size_t cap = 1 << 16, len = 0, r;
     unsigned char *buf = am_malloc(cap);
     while ((r = fread(buf + len, 1, cap - len, t->f)) > 0) {
         len += r;
-        if (len == cap)
-            buf = am_realloc(buf, cap *= 2);
+        if (len > trace_pickle_max_bytes) {
+            free(buf);
+            return am_fail(err, AM_EINPUT, "%s: the snapshot is larger than %zu bytes "
+                           "(decompressed, if gzip-compressed), the most amsim reads",
+                           t->path, trace_pickle_max_bytes);
+        }
+        if (len == cap) /* one byte past the limit is enough to know */
+            buf = am_realloc(buf, cap = AM_MIN(2 * cap, trace_pickle_max_bytes + 1));
     }
     if (ferror(t->f)) {
         free(buf);
         return am_fail(err, AM_EINPUT, "%s: read error: %s", t->path, trace_read_why(errno));
     }
+    *out = buf;
+    *outlen = len;
+    return 0;
+}
+
+int trace_pickle_open(trace *t, am_error *err)
+{
+    unsigned char *buf = NULL;
+    size_t len = 0;
+    if (read_whole(t, &buf, &len, err) < 0)
+        return -1;
     pkl_doc *doc;
     if (pkl_parse(buf, len, t->path, &doc, err) < 0) {
         free(buf);

@@ -624,6 +624,27 @@ static void p_nesting(void)
     free(s);
 }
 
+/* The same depth built the other way round: each new list is appended into the previous one
+ * after that one already sits inside its parent (fetched back through the memo), 1005 deep.
+ * Until 2026-11-27 only the direct order above was refused. */
+static void p_nesting_chain(void)
+{
+    size_t len = 4 + 9 * 1004 + 1, n = 0;
+    char *s = malloc(len);
+    memcpy(s, "\x80\x04]\x94", 4), n = 4;
+    for (unsigned i = 1; i < 1005; i++) {
+        s[n++] = 'j'; /* LONG_BINGET i - 1 */
+        for (int b = 0; b < 4; b++)
+            s[n++] = (char)((i - 1) >> (8 * b) & 0xff);
+        memcpy(s + n, "]\x94" "a0", 4), n += 4; /* new list, MEMOIZE, APPEND, POP */
+    }
+    s[n++] = '.';
+    bi_run(&(bi_case){BI_TRACE, "chain.pickle", s, len,
+                      "amsim: @: byte 9040: containers nested more than 1000 deep (at a list)",
+                      NULL, NULL});
+    free(s);
+}
+
 /* 1500 open MARKs */
 static void p_marks(void)
 {
@@ -2586,6 +2607,7 @@ void suite_badinput(void)
              {"pickle: truncated", p_truncated},
              {"pickle: unsupported protocol", p_protocol},
              {"pickle: recursion bomb (nesting)", p_nesting},
+             {"pickle: nesting built through the memo", p_nesting_chain},
              {"pickle: too many open MARKs", p_marks},
              /* YAML */
              {"yaml: syntax error", y_syntax},

@@ -154,7 +154,7 @@ static void test_memo_bigint_types(void)
     expect_refusal(big2, sizeof big2, "integer wider than 64 bits");
     /* negative numbers of fewer bytes sign-extend; 2^63 - 1 fits */
     pw w = {0};
-    const unsigned char good[] = {0x80, 4, ']', 0x94, '(', 0x8a, 1, 0xff, 0x8a, 8, 0xff, 0xff,
+    const unsigned char good[] = {0x80, 4, ']', '(', 0x8a, 1, 0xff, 0x94, 0x8a, 8, 0xff, 0xff,
                                   0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 'J', 0xfe, 0xff, 0xff,
                                   0xff, 'h', 0, 'e', '.'};
     for (size_t i = 0; i < sizeof good; i++)
@@ -167,7 +167,9 @@ static void test_memo_bigint_types(void)
     CU_ASSERT_EQUAL(r->items[0]->i, -1);
     CU_ASSERT_EQUAL(r->items[1]->i, INT64_MAX);
     CU_ASSERT_EQUAL(r->items[2]->i, -2);
-    CU_ASSERT_PTR_EQUAL(r->items[3], r); /* memo sharing: the list holds itself */
+    /* memo sharing: the -1 twice (until 2026-11-27 this test had the list hold itself, which
+     * is now refused as a cycle: test_nesting_through_memo) */
+    CU_ASSERT_PTR_EQUAL(r->items[3], r->items[0]);
     pkl_free(d);
     free(w.b);
 }
@@ -716,12 +718,151 @@ static void test_interned_scalars(void)
     pkl_free(d);
 }
 
+/* A dict of 200,000 keys, some written twice: the last value wins, as in Python, whatever
+ * the dict's size (str keys short and long, int keys; a bool key is not the int 1). Until
+ * 2026-11-27 each key was compared with every earlier one: quadratic, 200,000 keys took more
+ * than 120 s. */
+static void test_big_dict(void)
+{
+    enum { N = 200000 };
+    static const char long_key[] = "a key longer than the sixty-four bytes below which strs "
+                                   "are shared values";
+    pw w = {0};
+    wb(&w, 0x80);
+    wb(&w, 4);
+    wb(&w, '}');
+    wb(&w, '(');
+    char k[32];
+    for (int i = 0; i < N; i++) {
+        snprintf(k, sizeof k, "k%d", i);
+        wkv_int(&w, k, (uint64_t)i);
+    }
+    wkv_int(&w, "k5", 7);          /* again: replaces */
+    wkv_int(&w, "k199999", 8);     /* the last one again */
+    wint(&w, 100000);              /* int key 100000 ... */
+    wint(&w, 1);
+    wint(&w, 100000);              /* ... again */
+    wint(&w, 2);
+    wb(&w, 0x88);                  /* True: a key of its own, not the int 1 */
+    wint(&w, 3);
+    wint(&w, 1);
+    wint(&w, 4);
+    for (int rep = 0; rep < 2; rep++) {
+        wb(&w, 'X');
+        uint32_t n = (uint32_t)strlen(long_key);
+        for (int i = 0; i < 4; i++)
+            wb(&w, (unsigned char)(n >> (8 * i)));
+        for (uint32_t i = 0; i < n; i++)
+            wb(&w, (unsigned char)long_key[i]);
+        wint(&w, 10 + (uint64_t)rep);
+    }
+    wb(&w, 'u');
+    wb(&w, '.');
+    pkl_doc *d = NULL;
+    char msg[1024];
+    CU_ASSERT_EQUAL_FATAL(parse(&w, msg, &d), AM_OK);
+    const pkl_value *r = pkl_root(d);
+    CU_ASSERT_EQUAL_FATAL(r->type, PKL_DICT);
+    CU_ASSERT_EQUAL_FATAL(r->len, (size_t)N + 4); /* 100000, True, 1, the long key */
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        snprintf(k, sizeof k, "k%d", i);
+        int64_t want = i == 5 ? 7 : i == N - 1 ? 8 : i, got = -1;
+        const pkl_value *key = r->items[2 * i];
+        bad += key->type != PKL_STR || strcmp(key->s, k) != 0 ||
+               pkl_int(r->items[2 * i + 1], &got) != 0 || got != want;
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    pkl_value *const *t = r->items + 2 * N;
+    CU_ASSERT(t[0]->type == PKL_INT && t[0]->i == 100000 && t[1]->i == 2);
+    CU_ASSERT(t[2]->type == PKL_BOOL && t[3]->i == 3);
+    CU_ASSERT(t[4]->type == PKL_INT && t[4]->i == 1 && t[5]->i == 4);
+    CU_ASSERT(t[6]->type == PKL_STR && strcmp(t[6]->s, long_key) == 0 && t[7]->i == 11);
+    pkl_free(d);
+    free(w.b);
+}
+
+/* A snapshot larger than trace_pickle_max_bytes (2 GiB; lowered here) is refused before it
+ * is read whole, and a bytes object keeps its length but no copy. Until 2026-11-27 a 510 KB
+ * gzip file holding a 512 MiB bytes object took 1.05 GB: the stream read whole, then copied. */
+static void test_size_cap_and_bytes(void)
+{
+    CU_ASSERT_EQUAL(trace_pickle_max_bytes, (size_t)2 << 30);
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 0, 1000}, {"free_requested", 0, 1000},
+                        {"free_completed", 0, 1000}};
+    const char *path = write_snapshot("cap.pickle", 47294971904ULL, 2 * MB, b, 1, e, 3);
+    tr_event ev[8];
+    size_t n;
+    char msg[1024];
+    FILE *f = fopen(path, "rb");
+    CU_ASSERT_FATAL(f && fseek(f, 0, SEEK_END) == 0);
+    size_t size = (size_t)ftell(f);
+    fclose(f);
+    trace_pickle_max_bytes = size; /* exactly the file: read */
+    CU_ASSERT_EQUAL(read_events(path, 0, ev, 8, &n, msg), 0);
+    trace_pickle_max_bytes = size - 1;
+    CU_ASSERT_EQUAL(read_events(path, 0, ev, 8, &n, msg), -1);
+    char want[256];
+    snprintf(want, sizeof want, "cap.pickle: the snapshot is larger than %zu bytes "
+             "(decompressed, if gzip-compressed), the most amsim reads", size - 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, want));
+    trace_pickle_max_bytes = TRACE_PICKLE_MAX_BYTES;
+    /* [b'abc'] */
+    static const unsigned char pk[] = "\x80\x04]C\x03" "abca.";
+    pkl_doc *d = NULL;
+    am_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(pkl_parse(pk, sizeof pk - 1, "t.pickle", &d, &err), 0);
+    const pkl_value *v = pkl_root(d)->items[0];
+    CU_ASSERT(v->type == PKL_BYTES && v->len == 3 && v->s == NULL);
+    pkl_free(d);
+}
+
+/* Nesting built in an order note_depth alone missed: each new list is appended into the one
+ * before it after that one already sits in its parent (through the memo), 1005 deep; and a
+ * list appended into itself. Until 2026-11-27 both were read without complaint. */
+static void test_nesting_through_memo(void)
+{
+    pw w = {0};
+    wb(&w, 0x80);
+    wb(&w, 4);
+    wb(&w, ']');
+    wb(&w, 0x94); /* MEMOIZE: slot 0 */
+    for (uint32_t i = 1; i < 1005; i++) {
+        wb(&w, 'j'); /* LONG_BINGET i - 1: the previous list, already inside its parent */
+        for (int b = 0; b < 4; b++)
+            wb(&w, (unsigned char)((i - 1) >> (8 * b)));
+        wb(&w, ']');
+        wb(&w, 0x94);
+        wb(&w, 'a');
+        wb(&w, '0'); /* POP */
+    }
+    wb(&w, '.');
+    char msg[1024];
+    CU_ASSERT_EQUAL(parse(&w, msg, NULL), AM_EINPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "containers nested more than 1000 deep (at a list)"));
+    /* 1000 deep exactly is read */
+    w.n = 4 + 9 * (1000 - 1);
+    wb(&w, '.');
+    pkl_doc *d = NULL;
+    CU_ASSERT_EQUAL(parse(&w, msg, &d), AM_OK);
+    CU_ASSERT(d && pkl_root(d)->depth == 1000);
+    pkl_free(d);
+    free(w.b);
+    static const unsigned char self[] = {0x80, 4, ']', 0x94, 'h', 0, 'a', '.'};
+    expect_refusal(self, sizeof self, "byte 7: a list holds itself (a cycle of containers); "
+                                      "a memory snapshot holds none");
+}
+
 void suite_pickle(void)
 {
     TU_SUITE("pickle",
              {"refuses class-loading and calling opcodes", test_refused_opcodes},
              {"refuses truncation and oversized lengths", test_truncated_and_lengths},
              {"refuses nesting bombs", test_nesting_bombs},
+             {"nesting built through the memo, and cycles, refused", test_nesting_through_memo},
+             {"a dict of 200,000 keys, some twice: the last wins", test_big_dict},
+             {"the snapshot size cap; bytes kept without a copy", test_size_cap_and_bytes},
              {"memo, big integers, sharing", test_memo_bigint_types},
              {"short strs and small ints are shared values", test_interned_scalars},
              {"snapshot round trip", test_round_trip},
