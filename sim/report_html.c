@@ -248,8 +248,22 @@ static void fmt_mean(char *b, size_t len, const char *col, double sum, int k, in
         snprintf(b, len, "%s", v);
 }
 
+/* The out-of-memory count of row r on the level (LEVEL.ooms, else the run's ooms): -1 when the
+ * table has neither or the cell is not a number. */
+static double row_ooms(const ctx *c, int r, int col)
+{
+    double v;
+    return col >= 0 && num_cell(c->t.rows[r][col], &v) ? v : -1;
+}
+
 /* Mean peak live, peak reserved and fragmentation ratio per policy, each over the successful
- * runs that define it: a table and a bar chart. */
+ * runs that define it and had no out-of-memory event on the level, with the number of runs that
+ * ran out and their events: a table and a bar chart. A run that ran out served fewer requests, so
+ * it can peak lower than a run that served them all (README, Metrics): until 2026-11-27 its
+ * peaks went into the means, and a policy that failed 56 requests under a 50 GiB limit showed as
+ * the cheapest, its out-of-memory events only in the Runs table. Such runs are left out, as
+ * compare marks their gap n/a; a policy every run of which ran out has n/a means and no bar,
+ * and its bar label says how many of its runs ran out. */
 static void policy_summary(ctx *c)
 {
     enum { M_LIVE, M_RESERVED, M_FRAG, M_N };
@@ -263,9 +277,14 @@ static void policy_summary(ctx *c)
     }
     if (cc[M_RESERVED] < 0 || cc[M_LIVE] < 0 || c->c_policy < 0)
         return;
+    char ooms_col[256];
+    snprintf(ooms_col, sizeof ooms_col, "%s.ooms", c->level);
+    int c_ooms = rtable_col(&c->t, ooms_col);
+    if (c_ooms < 0)
+        c_ooms = rtable_col(&c->t, "ooms");
     char names[32][64];
-    double sum[32][M_N] = {{0}};
-    int n[32] = {0}, k[32][M_N] = {{0}}, np = 0, undefined = 0;
+    double sum[32][M_N] = {{0}}, oom_events[32] = {0};
+    int n[32] = {0}, k[32][M_N] = {{0}}, oom_runs[32] = {0}, np = 0, undefined = 0, any_oom = 0;
     /* policies in the order they first appear in any row, as `amsim stats` orders its groups
      * (until 2026-11-27 by their first successful row); one without a successful run is not
      * shown */
@@ -282,6 +301,13 @@ static void policy_summary(ctx *c)
         if (!ok_row(c, r))
             continue;
         n[q]++;
+        double o = row_ooms(c, r, c_ooms);
+        if (o > 0) {
+            oom_runs[q]++;
+            oom_events[q] += o;
+            any_oom = 1;
+            continue;
+        }
         for (int m = 0; m < M_N; m++) {
             double v;
             if (cc[m] >= 0 && num_cell(c->t.rows[r][cc[m]], &v)) {
@@ -299,6 +325,8 @@ static void policy_summary(ctx *c)
             memmove(names[kept], names[q], sizeof names[0]);
             memmove(sum[kept], sum[q], sizeof sum[0]);
             memmove(k[kept], k[q], sizeof k[0]);
+            oom_runs[kept] = oom_runs[q];
+            oom_events[kept] = oom_events[q];
             n[kept++] = n[q];
         }
         np = kept;
@@ -306,18 +334,23 @@ static void policy_summary(ctx *c)
     if (!np)
         return;
     FILE *f = c->html;
-    fprintf(f, "<h2>Per policy (%s, mean over successful runs)</h2>\n<table>\n"
-               "<tr><th>policy</th><th>runs</th><th>peak live</th><th>peak reserved</th>"
-               "<th>fragmentation ratio</th></tr>\n", c->level);
+    /* the out-of-memory columns when the table counts them (every batch's does) */
+    fprintf(f, "<h2>Per policy (%s, mean over successful runs%s)</h2>\n<table>\n<tr>"
+               "<th>policy</th><th>runs</th>%s<th>peak live</th><th>peak reserved</th>"
+               "<th>fragmentation ratio</th></tr>\n", c->level,
+            c_ooms >= 0 ? " without out-of-memory events" : "",
+            c_ooms >= 0 ? "<th>runs out of memory</th><th>out-of-memory events</th>" : "");
     char data[512];
     snprintf(data, sizeof data, "%s/policies.dat", c->tmp);
     FILE *d = fopen(data, "w");
     int bars = 0, nonzero = 0;
     for (int q = 0; q < np; q++) {
-        char w[64];
-        fprintf(f, "<tr><td>");
+        char w[64], lab[128];
+        fprintf(f, "<tr%s><td>", oom_runs[q] ? " class=bad" : "");
         html_esc(f, names[q]);
         fprintf(f, "</td><td class=num>%d</td>", n[q]);
+        if (c_ooms >= 0)
+            fprintf(f, "<td class=num>%d</td><td class=num>%.0f</td>", oom_runs[q], oom_events[q]);
         for (int m = 0; m < M_N; m++) {
             char b[96];
             fmt_mean(b, sizeof b, cols[m], sum[q][m], k[q][m], n[q]);
@@ -327,9 +360,14 @@ static void policy_summary(ctx *c)
         }
         fputs("</tr>\n", f);
         word(w, sizeof w, names[q][0] ? names[q] : "config");
+        /* the bar's label says how many of the policy's runs ran out (and were left out) */
+        if (oom_runs[q])
+            snprintf(lab, sizeof lab, "%s_(OOM_in_%d_of_%d)", w, oom_runs[q], n[q]);
+        else
+            snprintf(lab, sizeof lab, "%s", w);
         /* NaN: gnuplot draws no bar for a mean no run defines */
         if (d)
-            fprintf(d, "%s %.17g %.17g\n", w,
+            fprintf(d, "%s %.17g %.17g\n", lab,
                     k[q][M_RESERVED] ? sum[q][M_RESERVED] / k[q][M_RESERVED] : (double)NAN,
                     k[q][M_LIVE] ? sum[q][M_LIVE] / k[q][M_LIVE] : (double)NAN);
         bars += k[q][M_RESERVED] > 0;
@@ -339,6 +377,12 @@ static void policy_summary(ctx *c)
             nonzero = 1;
     }
     fputs("</table>\n", f);
+    if (any_oom)
+        fprintf(f, "<p>A run with out-of-memory events on %s served fewer requests and can peak "
+                   "lower than one that served them all: it is left out of the means (and the "
+                   "bars), as <code>amsim compare</code> marks its gap n/a; <i>n</i> is then the "
+                   "number of runs the mean is over. See its row in the Runs table.</p>\n",
+                c->level);
     if (undefined)
         fputs("<p>A metric a run leaves undefined (an empty cell in results.csv, such as the "
               "fragmentation ratio of a run that reserved nothing) is left out of its mean, as "
@@ -352,8 +396,12 @@ static void policy_summary(ctx *c)
         snprintf(vars, sizeof vars, "data = \"%s\"\nttl = \"peak reserved per policy (%s)\"%s",
                  data, c->level, nonzero ? "" : "\nymax = 1");
         if (bars)
-            plot(c, "peak_reserved.gp", vars, "Peak reserved (and peak live) bytes per policy, "
-                 "mean over the successful runs that define them.");
+            plot(c, "peak_reserved.gp", vars, any_oom
+                 ? "Peak reserved (and peak live) bytes per policy, mean over the successful "
+                   "runs that define them and did not run out of memory; a label (OOM in K of N) "
+                   "counts the runs left out, and a policy all of whose runs ran out has no bar."
+                 : "Peak reserved (and peak live) bytes per policy, mean over the successful "
+                   "runs that define them.");
     }
 }
 
