@@ -686,6 +686,42 @@ static char *envelope_note(const tl_out *lines, const char *const *pols, int nl)
     return text;
 }
 
+/* qsort's view of the table for cmp_input: qsort passes no context. */
+static const ctx *sort_ctx;
+
+/* Rows ordered by their input columns, so equal inputs are adjacent. */
+static int cmp_input(const void *a, const void *b)
+{
+    int ra = *(const int *)a, rb = *(const int *)b;
+    for (int k = 0; k < sort_ctx->t.ncols && k <= sort_ctx->c_status; k++) {
+        if (!input_col(sort_ctx, k))
+            continue;
+        int d = strcmp(sort_ctx->t.rows[ra][k], sort_ctx->t.rows[rb][k]);
+        if (d)
+            return d;
+    }
+    return ra < rb ? -1 : ra > rb;
+}
+
+/* The number of distinct inputs (trace, seed, other axes) in the table: sorted, so a study of
+ * 40,000 rows is counted in n log n, not n^2 comparisons. */
+static int count_inputs(const ctx *c)
+{
+    if (c->t.nrows <= 0)
+        return 0;
+    int *ix = malloc((size_t)c->t.nrows * sizeof *ix), n = 1;
+    if (!ix)
+        return 0;
+    for (int r = 0; r < c->t.nrows; r++)
+        ix[r] = r;
+    sort_ctx = c;
+    qsort(ix, (size_t)c->t.nrows, sizeof *ix, cmp_input);
+    for (int r = 1; r < c->t.nrows; r++)
+        n += !same_input(c, ix[r - 1], ix[r]);
+    free(ix);
+    return n;
+}
+
 /* One plot pair per input (trace, seed, other axes), the first RH_MAX_PLOT_TRACES in table
  * order (until 2026-11-27 runs were grouped by the trace column alone, so a generated trace's
  * seeds, all "gen:serve", shared one plot: bfc on seed 2 drawn against caching on seed 1). */
@@ -766,6 +802,13 @@ static void timelines(ctx *c)
                  label);
         plot(c, "fragmentation_over_time.gp", vars, cap);
     }
+    /* the page says when inputs were left out (until 2026-11-27 the first 4 were plotted and
+     * the rest silently not) */
+    int total = header ? count_inputs(c) : 0;
+    if (total > nt)
+        fprintf(c->html, "<p>Memory over time is plotted for the first %d of %d inputs (trace, "
+                         "seed and other axes, in table order); a report plots at most %d.</p>\n",
+                nt, total, RH_MAX_PLOT_TRACES);
     if (!header)
         fprintf(c->html, "<p>No timelines: run the batch with <code>--timeline</code> (or "
                          "<code>outputs: {timeline: true}</code>) for memory-over-time plots.</p>\n");
@@ -1019,7 +1062,9 @@ int cmd_report(int argc, char **argv)
         "usage: amsim report DIR\n"
         "  writes DIR/report.html from DIR/results.csv (amsim batch) and the runs'\n"
         "  timeline.csv files: tables and inline SVG plots drawn by gnuplot with the\n"
-        "  scripts in analysis/ ($AMSIM_ANALYSIS overrides where they are); a report.html\n"
+        "  scripts in analysis/ ($AMSIM_ANALYSIS overrides where they are); memory over\n"
+        "  time is plotted for the first 4 inputs (trace, seed, axes) in table order, the\n"
+        "  page saying \"first 4 of N\" when there are more; a report.html\n"
         "  that is (or links to) one of those files or DIR/matrix.tsv is refused (status 1)\n";
     static const cli_opt opts[] = {{"help", 'h', 0}, {NULL, 0, 0}};
     const char *dir = NULL, *opt, *v;

@@ -193,6 +193,31 @@ static void test_report_timeline_caption(void)
     free(h);
 }
 
+/* A report plots the timelines of the first 4 inputs: with 6 it says so on the page (until
+ * 2026-11-27 the other 2 were left out silently). */
+static void test_report_timeline_limit_said(void)
+{
+    char csv[1024] = "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                     "hbm.peak_reserved_bytes\n";
+    for (int k = 1; k <= 6; k++) {
+        char run[16], row[128];
+        snprintf(run, sizeof run, "r%d", k);
+        write_timeline("tllimit", run);
+        snprintf(row, sizeof row, "%d,%s,bfc,t%d,ok,1048576,2097152\n", k, run, k);
+        strcat(csv, row);
+    }
+    char *h = report_of("tllimit", csv);
+    CU_ASSERT(h && strstr(h, "<p>Memory over time is plotted for the first 4 of 6 inputs (trace, "
+                             "seed and other axes, in table order); a report plots at most "
+                             "4.</p>"));
+    free(h);
+    /* 4 inputs: no such note */
+    h = report_of("tllimit4", "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                              "hbm.peak_reserved_bytes\n1,r1,bfc,t1,ok,1,2\n2,r2,bfc,t1,ok,1,2\n");
+    CU_ASSERT(h && !strstr(h, "is plotted for the first"));
+    free(h);
+}
+
 /* QA's s12: a generated trace's seeds share the trace column ("gen:serve"); the timeline plots
  * are per input (trace and seed), so bfc on seed 2 is never drawn against caching on seed 1 (one
  * plot "gen:serve" did), and the plot title shows the trace as written, quotes and commas
@@ -720,6 +745,8 @@ void suite_report(void)
               "widths", test_stats_exact_order_edges},
              {"log_levels", test_log_levels}, {"log_single_level", test_log_single_level},
              {"timeline caption names the runs plotted", test_report_timeline_caption},
+             {"timeline plots: the first 4 inputs, and the page says so",
+              test_report_timeline_limit_said},
              {"timeline plots per input (trace, seed); titles as written",
               test_report_timeline_per_input},
              {"run report: sizes up to 16 EiB keep the level table's columns",
