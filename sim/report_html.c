@@ -1090,7 +1090,7 @@ int cmd_report(int argc, char **argv)
     const char *env = getenv("AMSIM_ANALYSIS");
     snprintf(c.scripts, sizeof c.scripts, "%s", env ? env : AMSIM_SOURCE_DIR "/analysis");
     char csv[1024], msg[512];
-    snprintf(csv, sizeof csv, "%s/results.csv", c.dir);
+    am_path_join(csv, sizeof csv, c.dir, "results.csv");
     if (rtable_read(&c.t, csv, msg, sizeof msg) != 0) {
         fprintf(stderr, "%s: %s\n", prog, msg);
         return 1;
@@ -1128,7 +1128,8 @@ int cmd_report(int argc, char **argv)
             snprintf(c.level, sizeof c.level, "%.*s", (int)(s - c.t.cols[k]), c.t.cols[k]);
     }
     char out[1024];
-    snprintf(out, sizeof out, "%s/report.html", c.dir);
+    /* "out1/" prints out1/report.html (until 2026-11-27 out1//report.html) */
+    am_path_join(out, sizeof out, c.dir, "report.html");
     if (check_output(&c, out, csv) != 0 || check_table(&c, csv) != 0) {
         rtable_free(&c.t);
         return 1;

@@ -140,6 +140,21 @@ static void test_report_oom_left_out(void)
     free(h);
 }
 
+/* `amsim report DIR/` names DIR/report.html with one slash (it printed DIR//report.html). */
+static void test_report_path_one_slash(void)
+{
+    free(report_of("slash", "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                            "hbm.peak_reserved_bytes\n1,r1,bfc,t1,ok,1,2\n"));
+    char args[1200], want[1200], *out = NULL;
+    snprintf(args, sizeof args, "report '%s//'", tmp_path("slash"));
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    snprintf(want, sizeof want, "%s/report.html: ", tmp_path("slash"));
+    CU_ASSERT(out && strncmp(out, want, strlen(want)) == 0);
+    if (out && strncmp(out, want, strlen(want)) != 0)
+        fprintf(stderr, "\n  %s", out);
+    free(out);
+}
+
 /* Write DIR/runs/RUN/timeline.csv with a few rows of level hbm. */
 static void write_timeline(const char *dirname, const char *run)
 {
@@ -737,6 +752,7 @@ void suite_report(void)
 {
     TU_SUITE("report", {"undefined_not_zero", test_report_undefined_not_zero},
              {"every_mean", test_report_every_mean},
+             {"report DIR/ names DIR/report.html with one slash", test_report_path_one_slash},
              {"runs out of memory: counted, left out of the means and bars",
               test_report_oom_left_out},
              {"heatmap_per_policy", test_report_heatmap_per_policy},
