@@ -155,6 +155,27 @@ static void test_report_path_one_slash(void)
     free(out);
 }
 
+/* `amsim stats DIR` says DIR is a folder, naming DIR/results.csv when there is one (it said
+ * "DIR: empty file (no header line)"). */
+static void test_stats_folder(void)
+{
+    free(report_of("statsdir", "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                               "hbm.peak_reserved_bytes\n1,r1,bfc,t1,ok,1,2\n"));
+    const char *dir = tmp_path("statsdir");
+    char args[1200], want[2600], *err = NULL;
+    snprintf(args, sizeof args, "stats '%s/' --metric hbm.peak_live_bytes", dir);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    snprintf(want, sizeof want, "amsim stats: %s/: is a folder, not a results table (did you "
+             "mean %s/results.csv?)\n", dir, dir);
+    CU_ASSERT(err && strcmp(err, want) == 0);
+    free(err);
+    snprintf(args, sizeof args, "stats '%s' --metric hbm.peak_live_bytes", tu_tmpdir());
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, ": is a folder, not a results table (give the results.csv that "
+                                 "amsim batch writes)\n"));
+    free(err);
+}
+
 /* Write DIR/runs/RUN/timeline.csv with a few rows of level hbm. */
 static void write_timeline(const char *dirname, const char *run)
 {
@@ -757,6 +778,7 @@ void suite_report(void)
               test_report_oom_left_out},
              {"heatmap_per_policy", test_report_heatmap_per_policy},
              {"stats_units_exact", test_stats_units_exact},
+             {"stats DIR: a folder, DIR/results.csv suggested", test_stats_folder},
              {"stats: exact JSON, group order, n = 0, nothing written on failure, BOM, units, "
               "widths", test_stats_exact_order_edges},
              {"log_levels", test_log_levels}, {"log_single_level", test_log_single_level},
