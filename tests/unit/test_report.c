@@ -176,6 +176,47 @@ static void test_stats_folder(void)
     free(err);
 }
 
+/* Typos get hints: stats' --metric and --by name the columns ending in the name given, or the
+ * close one; mincap's --level the close level and the levels there are (until 2026-11-27 "no
+ * column 'peak_reserved_bytes'" and "no memory level 'hmb'" alone). */
+static void test_typo_hints(void)
+{
+    const char *csv = tu_write("hints.csv", "run_id,run,memories.hbm.allocator."
+                               "expandable_segments,policy,trace,status,hbm.peak_reserved_bytes,"
+                               "host.peak_reserved_bytes\n1,r1,true,bfc,t,ok,5,6\n");
+    static const struct {
+        const char *opts, *hint;
+    } cases[] = {
+        {"--metric peak_reserved_bytes", "no column 'peak_reserved_bytes' (did you mean one of "
+         "'hbm.peak_reserved_bytes', 'host.peak_reserved_bytes'?)\n"},
+        {"--metric hbm.peak_reservd_bytes", "no column 'hbm.peak_reservd_bytes' (did you mean "
+         "'hbm.peak_reserved_bytes'?)\n"},
+        {"--metric hbm.peak_reserved_bytes --by expandable_segments", "no column "
+         "'expandable_segments' (did you mean 'memories.hbm.allocator.expandable_segments'?)\n"},
+        {"--metric hbm.peak_reserved_bytes --by polcy", "no column 'polcy' (did you mean "
+         "'policy'?)\n"},
+        {"--metric zzzz", "no column 'zzzz'\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char args[1200], want[1400], *err = NULL;
+        snprintf(args, sizeof args, "stats '%s' %s", csv, cases[i].opts);
+        snprintf(want, sizeof want, "amsim stats: %s: %s", csv, cases[i].hint);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strcmp(err, want) == 0);
+        if (!err || strcmp(err, want) != 0)
+            fprintf(stderr, "\n  got:      %s  expected: %s", err ? err : "", want);
+        free(err);
+    }
+    const char *tr = tu_write("hints.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    char args[2400], *err = NULL;
+    snprintf(args, sizeof args, "mincap -c '%s/configs/default.yaml' -t '%s' --level hmb",
+             tu_top(), tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "amsim mincap: no memory level 'hmb' in ") &&
+              strstr(err, "configs/default.yaml (did you mean 'hbm'? levels: hbm, host, "));
+    free(err);
+}
+
 /* Write DIR/runs/RUN/timeline.csv with a few rows of level hbm. */
 static void write_timeline(const char *dirname, const char *run)
 {
@@ -779,6 +820,7 @@ void suite_report(void)
              {"heatmap_per_policy", test_report_heatmap_per_policy},
              {"stats_units_exact", test_stats_units_exact},
              {"stats DIR: a folder, DIR/results.csv suggested", test_stats_folder},
+             {"typos: stats --metric/--by and mincap --level hints", test_typo_hints},
              {"stats: exact JSON, group order, n = 0, nothing written on failure, BOM, units, "
               "widths", test_stats_exact_order_edges},
              {"log_levels", test_log_levels}, {"log_single_level", test_log_single_level},
