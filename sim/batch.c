@@ -1643,8 +1643,10 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             }
             for (int i = 0; i < s->policies.n; i++)
                 if (!alloc_find(s->policies.v[i])) {
-                    yfail(err, &y, v, "policies: unknown policy '%s' (see amsim policies)",
-                          s->policies.v[i]);
+                    char hint[512];
+                    run_policy_hint(hint, sizeof hint, s->policies.v[i]);
+                    yfail(err, &y, v, "policies: unknown policy '%s' (%s)", s->policies.v[i],
+                          hint);
                     goto out;
                 }
             if (no_repeats(&y, v, &s->policies, "policies", same_text, err) != 0)

@@ -228,6 +228,18 @@ char *am_strndup(const char *s, size_t n)
 
 char *am_strdup(const char *s) { return am_strndup(s, strlen(s)); }
 
+int am_path_join(char *dst, size_t n, const char *dir, const char *name)
+{
+    size_t l = strlen(dir);
+    while (l > 1 && dir[l - 1] == '/')
+        l--;
+    if (l > 65536) /* no path is that long; keeps the int of %.*s in range */
+        l = 65536;
+    if (!l) /* no folder: the name alone */
+        return snprintf(dst, n, "%s", name);
+    return snprintf(dst, n, "%.*s%s%s", (int)l, dir, dir[l - 1] == '/' ? "" : "/", name);
+}
+
 char *am_slurp(const char *path)
 {
     FILE *f = fopen(path, "rb");

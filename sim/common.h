@@ -121,6 +121,10 @@ char *am_strndup(const char *s, size_t n);
 /* A whole file as a NUL-terminated string (NULL when it cannot be opened); caller frees. */
 char *am_slurp(const char *path);
 
+/* dir/name into dst (cap n): the slashes that end dir are not doubled ("out1/" and "out1" both
+ * give "out1/report.html"; "/" gives "/report.html"). The return is snprintf's. */
+int am_path_join(char *dst, size_t n, const char *dir, const char *name);
+
 /* A growable list of owned strings; {0} is empty. */
 typedef struct strlist {
     char **v;

@@ -1395,9 +1395,13 @@ static const opt_desc *opt_find(const opt_desc *opts, const char *key)
 /* Keys of the allocator map a that belong to other policies than own are ignored for the run,
  * but checked (type, units, range) as each policy that has the key reads it: the value is there
  * for a switch (--policy, compare, a sweep's policies:), where it would fail, so it fails now, at
- * its place (until 2026-11-25 `max_split_size: abc` under a bfc level passed amsim check). */
+ * its place (until 2026-11-25 `max_split_size: abc` under a bfc level passed amsim check).
+ * The message names the key's policy and says own ignores it only when own is the policy run:
+ * on a level whose policy the command switches (switching: --policies, a sweep's policies:)
+ * the value is refused as a run of its policy refuses it, plainly (until 2026-11-27 `compare
+ * --policies caching,cuda_async` said "bfc ignores it" though no bfc run was involved). */
 static int check_other_policy_keys(const cfg_node *a, const char *apath,
-                                   const struct alloc_ops *own, am_error *e)
+                                   const struct alloc_ops *own, int switching, am_error *e)
 {
     char full[CFG_PATH_MAX];
     for (const cfg_node *k = a->child; k; k = k->next) {
@@ -1412,6 +1416,8 @@ static int check_other_policy_keys(const cfg_node *a, const char *apath,
              * belongs to (until 2026-11-27 k was parsed without a position and the message
              * placed at k, which put a list item's own position after k's) */
             if (opt_parse(k, full, o, NULL, e) < 0) {
+                if (switching)
+                    return -1;
                 size_t n = strlen(e->msg);
                 snprintf(e->msg + n, sizeof e->msg - n, " (%s belongs to policy %s: %s ignores "
                          "it, but it must be valid for a switch to %s)", k->key, (*p)->name,
@@ -1550,7 +1556,7 @@ static int level_allocator(am_config *c, cfg_level *lv, cfg_node *lnode, const c
      * own policy's rules are not this config's to check, nor its keys to warn about. */
     int switching = strcmp(((const cfg_owner *)c)->switching, lv->name) == 0;
     if (cfg_apply_opts(a, apath, lv->policy->opts, lv->policy_opts, also, e) < 0 ||
-        check_other_policy_keys(a, apath, lv->policy, e) < 0 ||
+        check_other_policy_keys(a, apath, lv->policy, switching, e) < 0 ||
         (!switching && check_policy_rules(c, lv, a, lpath, apath, e) < 0))
         goto err;
     if (!switching)

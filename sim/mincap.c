@@ -349,7 +349,20 @@ static int mc_main(mc *c, const char *pols, outfile **op)
     }
     c->level = cfg->default_level;
     if (c->level_name && (c->level = cfg_level_index(cfg, c->level_name, strlen(c->level_name))) < 0) {
-        fprintf(stderr, "%s: no memory level '%s' in %s\n", prog, c->level_name, c->config);
+        /* with "did you mean" and the levels there are (until 2026-11-27 neither: --level hmb
+         * said only "no memory level 'hmb'") */
+        const char *cands[CFG_MAX_LEVELS + 1];
+        char names[1024] = "";
+        for (int i = 0; i < cfg->nlevels; i++) {
+            cands[i] = cfg->levels[i].name;
+            size_t n = strlen(names);
+            snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "", cfg->levels[i].name);
+        }
+        cands[cfg->nlevels] = NULL;
+        const char *near = cfg_suggest(c->level_name, cands);
+        fprintf(stderr, "%s: no memory level '%s' in %s (%s%s%slevels: %s)\n", prog,
+                c->level_name, c->config, near ? "did you mean '" : "", near ? near : "",
+                near ? "'? " : "", names);
         cfg_free(cfg);
         return 1;
     }

@@ -248,8 +248,22 @@ static void fmt_mean(char *b, size_t len, const char *col, double sum, int k, in
         snprintf(b, len, "%s", v);
 }
 
+/* The out-of-memory count of row r on the level (LEVEL.ooms, else the run's ooms): -1 when the
+ * table has neither or the cell is not a number. */
+static double row_ooms(const ctx *c, int r, int col)
+{
+    double v;
+    return col >= 0 && num_cell(c->t.rows[r][col], &v) ? v : -1;
+}
+
 /* Mean peak live, peak reserved and fragmentation ratio per policy, each over the successful
- * runs that define it: a table and a bar chart. */
+ * runs that define it and had no out-of-memory event on the level, with the number of runs that
+ * ran out and their events: a table and a bar chart. A run that ran out served fewer requests, so
+ * it can peak lower than a run that served them all (README, Metrics): until 2026-11-27 its
+ * peaks went into the means, and a policy that failed 56 requests under a 50 GiB limit showed as
+ * the cheapest, its out-of-memory events only in the Runs table. Such runs are left out, as
+ * compare marks their gap n/a; a policy every run of which ran out has n/a means and no bar,
+ * and its bar label says how many of its runs ran out. */
 static void policy_summary(ctx *c)
 {
     enum { M_LIVE, M_RESERVED, M_FRAG, M_N };
@@ -263,9 +277,14 @@ static void policy_summary(ctx *c)
     }
     if (cc[M_RESERVED] < 0 || cc[M_LIVE] < 0 || c->c_policy < 0)
         return;
+    char ooms_col[256];
+    snprintf(ooms_col, sizeof ooms_col, "%s.ooms", c->level);
+    int c_ooms = rtable_col(&c->t, ooms_col);
+    if (c_ooms < 0)
+        c_ooms = rtable_col(&c->t, "ooms");
     char names[32][64];
-    double sum[32][M_N] = {{0}};
-    int n[32] = {0}, k[32][M_N] = {{0}}, np = 0, undefined = 0;
+    double sum[32][M_N] = {{0}}, oom_events[32] = {0};
+    int n[32] = {0}, k[32][M_N] = {{0}}, oom_runs[32] = {0}, np = 0, undefined = 0, any_oom = 0;
     /* policies in the order they first appear in any row, as `amsim stats` orders its groups
      * (until 2026-11-27 by their first successful row); one without a successful run is not
      * shown */
@@ -282,6 +301,13 @@ static void policy_summary(ctx *c)
         if (!ok_row(c, r))
             continue;
         n[q]++;
+        double o = row_ooms(c, r, c_ooms);
+        if (o > 0) {
+            oom_runs[q]++;
+            oom_events[q] += o;
+            any_oom = 1;
+            continue;
+        }
         for (int m = 0; m < M_N; m++) {
             double v;
             if (cc[m] >= 0 && num_cell(c->t.rows[r][cc[m]], &v)) {
@@ -299,6 +325,8 @@ static void policy_summary(ctx *c)
             memmove(names[kept], names[q], sizeof names[0]);
             memmove(sum[kept], sum[q], sizeof sum[0]);
             memmove(k[kept], k[q], sizeof k[0]);
+            oom_runs[kept] = oom_runs[q];
+            oom_events[kept] = oom_events[q];
             n[kept++] = n[q];
         }
         np = kept;
@@ -306,18 +334,23 @@ static void policy_summary(ctx *c)
     if (!np)
         return;
     FILE *f = c->html;
-    fprintf(f, "<h2>Per policy (%s, mean over successful runs)</h2>\n<table>\n"
-               "<tr><th>policy</th><th>runs</th><th>peak live</th><th>peak reserved</th>"
-               "<th>fragmentation ratio</th></tr>\n", c->level);
+    /* the out-of-memory columns when the table counts them (every batch's does) */
+    fprintf(f, "<h2>Per policy (%s, mean over successful runs%s)</h2>\n<table>\n<tr>"
+               "<th>policy</th><th>runs</th>%s<th>peak live</th><th>peak reserved</th>"
+               "<th>fragmentation ratio</th></tr>\n", c->level,
+            c_ooms >= 0 ? " without out-of-memory events" : "",
+            c_ooms >= 0 ? "<th>runs out of memory</th><th>out-of-memory events</th>" : "");
     char data[512];
     snprintf(data, sizeof data, "%s/policies.dat", c->tmp);
     FILE *d = fopen(data, "w");
     int bars = 0, nonzero = 0;
     for (int q = 0; q < np; q++) {
-        char w[64];
-        fprintf(f, "<tr><td>");
+        char w[64], lab[128];
+        fprintf(f, "<tr%s><td>", oom_runs[q] ? " class=bad" : "");
         html_esc(f, names[q]);
         fprintf(f, "</td><td class=num>%d</td>", n[q]);
+        if (c_ooms >= 0)
+            fprintf(f, "<td class=num>%d</td><td class=num>%.0f</td>", oom_runs[q], oom_events[q]);
         for (int m = 0; m < M_N; m++) {
             char b[96];
             fmt_mean(b, sizeof b, cols[m], sum[q][m], k[q][m], n[q]);
@@ -327,9 +360,14 @@ static void policy_summary(ctx *c)
         }
         fputs("</tr>\n", f);
         word(w, sizeof w, names[q][0] ? names[q] : "config");
+        /* the bar's label says how many of the policy's runs ran out (and were left out) */
+        if (oom_runs[q])
+            snprintf(lab, sizeof lab, "%s_(OOM_in_%d_of_%d)", w, oom_runs[q], n[q]);
+        else
+            snprintf(lab, sizeof lab, "%s", w);
         /* NaN: gnuplot draws no bar for a mean no run defines */
         if (d)
-            fprintf(d, "%s %.17g %.17g\n", w,
+            fprintf(d, "%s %.17g %.17g\n", lab,
                     k[q][M_RESERVED] ? sum[q][M_RESERVED] / k[q][M_RESERVED] : (double)NAN,
                     k[q][M_LIVE] ? sum[q][M_LIVE] / k[q][M_LIVE] : (double)NAN);
         bars += k[q][M_RESERVED] > 0;
@@ -339,6 +377,12 @@ static void policy_summary(ctx *c)
             nonzero = 1;
     }
     fputs("</table>\n", f);
+    if (any_oom)
+        fprintf(f, "<p>A run with out-of-memory events on %s served fewer requests and can peak "
+                   "lower than one that served them all: it is left out of the means (and the "
+                   "bars), as <code>amsim compare</code> marks its gap n/a; <i>n</i> is then the "
+                   "number of runs the mean is over. See its row in the Runs table.</p>\n",
+                c->level);
     if (undefined)
         fputs("<p>A metric a run leaves undefined (an empty cell in results.csv, such as the "
               "fragmentation ratio of a run that reserved nothing) is left out of its mean, as "
@@ -352,8 +396,12 @@ static void policy_summary(ctx *c)
         snprintf(vars, sizeof vars, "data = \"%s\"\nttl = \"peak reserved per policy (%s)\"%s",
                  data, c->level, nonzero ? "" : "\nymax = 1");
         if (bars)
-            plot(c, "peak_reserved.gp", vars, "Peak reserved (and peak live) bytes per policy, "
-                 "mean over the successful runs that define them.");
+            plot(c, "peak_reserved.gp", vars, any_oom
+                 ? "Peak reserved (and peak live) bytes per policy, mean over the successful "
+                   "runs that define them and did not run out of memory; a label (OOM in K of N) "
+                   "counts the runs left out, and a policy all of whose runs ran out has no bar."
+                 : "Peak reserved (and peak live) bytes per policy, mean over the successful "
+                   "runs that define them.");
     }
 }
 
@@ -638,6 +686,42 @@ static char *envelope_note(const tl_out *lines, const char *const *pols, int nl)
     return text;
 }
 
+/* qsort's view of the table for cmp_input: qsort passes no context. */
+static const ctx *sort_ctx;
+
+/* Rows ordered by their input columns, so equal inputs are adjacent. */
+static int cmp_input(const void *a, const void *b)
+{
+    int ra = *(const int *)a, rb = *(const int *)b;
+    for (int k = 0; k < sort_ctx->t.ncols && k <= sort_ctx->c_status; k++) {
+        if (!input_col(sort_ctx, k))
+            continue;
+        int d = strcmp(sort_ctx->t.rows[ra][k], sort_ctx->t.rows[rb][k]);
+        if (d)
+            return d;
+    }
+    return ra < rb ? -1 : ra > rb;
+}
+
+/* The number of distinct inputs (trace, seed, other axes) in the table: sorted, so a study of
+ * 40,000 rows is counted in n log n, not n^2 comparisons. */
+static int count_inputs(const ctx *c)
+{
+    if (c->t.nrows <= 0)
+        return 0;
+    int *ix = malloc((size_t)c->t.nrows * sizeof *ix), n = 1;
+    if (!ix)
+        return 0;
+    for (int r = 0; r < c->t.nrows; r++)
+        ix[r] = r;
+    sort_ctx = c;
+    qsort(ix, (size_t)c->t.nrows, sizeof *ix, cmp_input);
+    for (int r = 1; r < c->t.nrows; r++)
+        n += !same_input(c, ix[r - 1], ix[r]);
+    free(ix);
+    return n;
+}
+
 /* One plot pair per input (trace, seed, other axes), the first RH_MAX_PLOT_TRACES in table
  * order (until 2026-11-27 runs were grouped by the trace column alone, so a generated trace's
  * seeds, all "gen:serve", shared one plot: bfc on seed 2 drawn against caching on seed 1). */
@@ -718,6 +802,13 @@ static void timelines(ctx *c)
                  label);
         plot(c, "fragmentation_over_time.gp", vars, cap);
     }
+    /* the page says when inputs were left out (until 2026-11-27 the first 4 were plotted and
+     * the rest silently not) */
+    int total = header ? count_inputs(c) : 0;
+    if (total > nt)
+        fprintf(c->html, "<p>Memory over time is plotted for the first %d of %d inputs (trace, "
+                         "seed and other axes, in table order); a report plots at most %d.</p>\n",
+                nt, total, RH_MAX_PLOT_TRACES);
     if (!header)
         fprintf(c->html, "<p>No timelines: run the batch with <code>--timeline</code> (or "
                          "<code>outputs: {timeline: true}</code>) for memory-over-time plots.</p>\n");
@@ -971,7 +1062,9 @@ int cmd_report(int argc, char **argv)
         "usage: amsim report DIR\n"
         "  writes DIR/report.html from DIR/results.csv (amsim batch) and the runs'\n"
         "  timeline.csv files: tables and inline SVG plots drawn by gnuplot with the\n"
-        "  scripts in analysis/ ($AMSIM_ANALYSIS overrides where they are); a report.html\n"
+        "  scripts in analysis/ ($AMSIM_ANALYSIS overrides where they are); memory over\n"
+        "  time is plotted for the first 4 inputs (trace, seed, axes) in table order, the\n"
+        "  page saying \"first 4 of N\" when there are more; a report.html\n"
         "  that is (or links to) one of those files or DIR/matrix.tsv is refused (status 1)\n";
     static const cli_opt opts[] = {{"help", 'h', 0}, {NULL, 0, 0}};
     const char *dir = NULL, *opt, *v;
@@ -997,7 +1090,7 @@ int cmd_report(int argc, char **argv)
     const char *env = getenv("AMSIM_ANALYSIS");
     snprintf(c.scripts, sizeof c.scripts, "%s", env ? env : AMSIM_SOURCE_DIR "/analysis");
     char csv[1024], msg[512];
-    snprintf(csv, sizeof csv, "%s/results.csv", c.dir);
+    am_path_join(csv, sizeof csv, c.dir, "results.csv");
     if (rtable_read(&c.t, csv, msg, sizeof msg) != 0) {
         fprintf(stderr, "%s: %s\n", prog, msg);
         return 1;
@@ -1035,7 +1128,8 @@ int cmd_report(int argc, char **argv)
             snprintf(c.level, sizeof c.level, "%.*s", (int)(s - c.t.cols[k]), c.t.cols[k]);
     }
     char out[1024];
-    snprintf(out, sizeof out, "%s/report.html", c.dir);
+    /* "out1/" prints out1/report.html (until 2026-11-27 out1//report.html) */
+    am_path_join(out, sizeof out, c.dir, "report.html");
     if (check_output(&c, out, csv) != 0 || check_table(&c, csv) != 0) {
         rtable_free(&c.t);
         return 1;

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "batch.h"
 #include "common.h"
@@ -223,6 +224,24 @@ int rtable_read_cols(rtable *t, const char *path, rt_keep_fn keep_fn, void *arg,
     rt_src src = {.f = fopen(path, "rb"), .cap = 4096, .line = 1, .col = 1};
     if (!src.f) {
         snprintf(err, errsz, "%s: cannot read: %s", path, strerror(errno));
+        return -1;
+    }
+    /* a folder opens for reading but reads as nothing: say what it is, and name the batch
+     * table inside it when there is one (until 2026-11-27 `amsim stats out1 --metric M` said
+     * "out1: empty file (no header line)"). Not read in its place: a command reads the file it
+     * is given. */
+    struct stat sb;
+    if (fstat(fileno(src.f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(src.f);
+        char inner[4096];
+        am_path_join(inner, sizeof inner, path, "results.csv");
+        struct stat ib;
+        if (stat(inner, &ib) == 0 && S_ISREG(ib.st_mode))
+            snprintf(err, errsz, "%s: is a folder, not a results table (did you mean %s?)", path,
+                     inner);
+        else
+            snprintf(err, errsz, "%s: is a folder, not a results table (give the results.csv "
+                     "that amsim batch writes)", path);
         return -1;
     }
     src.buf = am_malloc(src.cap);

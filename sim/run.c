@@ -43,6 +43,22 @@ int run_load_config_switching(const run_spec *sp, am_config **cfg, am_error *err
     return cfg_load_switched(cfg, sp->config, sp->sets, sp->nsets, NULL, NULL, err);
 }
 
+void run_policy_hint(char *dst, size_t n, const char *name)
+{
+    const char *cands[64];
+    int nc = 0;
+    for (const struct alloc_ops *const *p = alloc_all(); p && *p && nc < 63; p++)
+        cands[nc++] = (*p)->name;
+    cands[nc] = NULL;
+    const char *near = cfg_suggest(name, cands);
+    size_t k = 0;
+    if (near)
+        k = (size_t)snprintf(dst, n, "did you mean '%s'? ", near);
+    k += k < n ? (size_t)snprintf(dst + k, n - k, "policies:") : 0;
+    for (int i = 0; i < nc && k < n; i++)
+        k += (size_t)snprintf(dst + k, n - k, "%s %s", i ? "," : "", cands[i]);
+}
+
 int run_policy_list(const char *list, char (*names)[RUN_POLICY_LEN], int max, char *msg,
                     size_t msglen)
 {
@@ -62,9 +78,18 @@ int run_policy_list(const char *list, char (*names)[RUN_POLICY_LEN], int max, ch
         }
         char name[RUN_POLICY_LEN];
         snprintf(name, sizeof name, "%.*s", (int)len, p);
+        /* blanks are refused, not trimmed: a policy name has none, and the list is one
+         * argument (until 2026-11-27 "bfc, caching" said "unknown policy ' caching'") */
+        if (len < sizeof name && strcspn(name, " \t") < len) {
+            snprintf(msg, msglen, "--policies '%s': policy name '%s' has a blank (names are "
+                     "separated by single commas, without blanks: --policies bfc,caching)",
+                     list, name);
+            return -1;
+        }
         if (len >= sizeof name || !alloc_find(name)) {
-            snprintf(msg, msglen, "unknown policy '%.*s' (see amsim policies)",
-                     (int)AM_MIN(len, 200), p);
+            char hint[512];
+            run_policy_hint(hint, sizeof hint, len >= sizeof name ? "" : name);
+            snprintf(msg, msglen, "unknown policy '%.*s' (%s)", (int)AM_MIN(len, 200), p, hint);
             return -1;
         }
         for (int i = 0; i < n; i++)

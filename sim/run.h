@@ -44,10 +44,16 @@ typedef void (*run_done_fn)(void *ctx, sim *s, const report_trace *t);
  * failed allocation requests when not NULL. */
 int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am_error *err);
 
+/* "did you mean 'caching'? policies: bfc, best_fit, ..." for an unknown policy name (the
+ * did-you-mean part only when one is close): what follows "unknown policy 'NAME'" in the
+ * messages of --policies and a sweep's policies:. */
+void run_policy_hint(char *dst, size_t n, const char *name);
+
 /* Split a command line's policy list "a,b,c" (--policies of compare and mincap) into names of
  * known policies, in order. Returns the number of names (at least 1), or -1 with a message in
  * msg for an empty list, an empty entry ("a,,b", "a,"), an unknown or repeated policy (the JSON
- * outputs key their results by name) or more than max names. */
+ * outputs key their results by name), a name with a blank (refused, not trimmed) or more than
+ * max names. */
 #define RUN_POLICY_LEN 64
 int run_policy_list(const char *list, char (*names)[RUN_POLICY_LEN], int max, char *msg,
                     size_t msglen);

@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "common.h"
 #include "json.h"
+#include "config.h"
 #include "outfile.h"
 
 static const char *prog = "amsim stats";
@@ -415,6 +416,8 @@ static int partner(const rtable *t, const int *rows, int n, int r, int bc, const
 typedef struct stats_cols {
     const char *metric, *by, *pair_on;
     int paired;
+    /* for "no column": a hint for --metric and --by when the header lacks them (col_hint) */
+    char hint_metric[512], hint_by[512];
 } stats_cols;
 
 /* 1 when name is one of the comma-separated names in list. */
@@ -431,11 +434,55 @@ static int in_list(const char *list, const char *name)
     }
 }
 
+/* The hint after "no column 'NAME'": the columns whose name ends in ".NAME" (`peak_reserved_bytes`
+ * gives `hbm.peak_reserved_bytes`, `expandable_segments` gives
+ * `memories.hbm.allocator.expandable_segments`), else the close one (did you mean), else "".
+ * Until 2026-11-27 "no column" alone. */
+static void col_hint(char *dst, size_t n, const char *name, const char *const *names, int ncols)
+{
+    size_t len = strlen(name), k = 0;
+    int found = 0;
+    dst[0] = 0;
+    for (int c = 0; c < ncols; c++) {
+        size_t l = strlen(names[c]);
+        if (!len || l <= len + 1 || names[c][l - len - 1] != '.' ||
+            strcmp(names[c] + l - len, name) != 0)
+            continue;
+        if (found++ < 6 && k < n)
+            k += (size_t)snprintf(dst + k, n - k, "%s'%s'", found > 1 ? ", " : "", names[c]);
+    }
+    if (found) {
+        char list[512];
+        snprintf(list, sizeof list, "%s", dst);
+        snprintf(dst, n, found == 1 ? " (did you mean %s?)" : " (did you mean one of %s%s?)",
+                 list, found > 6 ? ", ..." : "");
+        return;
+    }
+    /* the names as a NULL-ended list for cfg_suggest */
+    const char **cands = am_calloc((size_t)ncols + 1, sizeof *cands);
+    for (int c = 0; c < ncols; c++)
+        cands[c] = names[c];
+    const char *near = cfg_suggest(name, cands);
+    if (near)
+        snprintf(dst, n, " (did you mean '%s'?)", near);
+    free(cands);
+}
+
 /* rt_keep_fn: only the columns stats reads are kept (until 2026-11-27 every cell of every row
  * was: a 193 MB results.csv took 2.5 GB). */
 static void stats_keep(const char *const *names, int n, unsigned char *keep, void *arg)
 {
-    const stats_cols *sc = arg;
+    stats_cols *sc = arg;
+    /* the hints need the whole header, which only this sees */
+    int has_metric = 0, has_by = 0;
+    for (int c = 0; c < n; c++) {
+        has_metric |= !strcmp(names[c], sc->metric);
+        has_by |= !strcmp(names[c], sc->by);
+    }
+    if (!has_metric)
+        col_hint(sc->hint_metric, sizeof sc->hint_metric, sc->metric, names, n);
+    if (!has_by)
+        col_hint(sc->hint_by, sizeof sc->hint_by, sc->by, names, n);
     int status = n;
     for (int c = 0; c < n && status == n; c++)
         if (strcmp(names[c], "status") == 0)
@@ -511,7 +558,7 @@ int cmd_stats(int argc, char **argv)
     }
     rtable t;
     char msg[512];
-    stats_cols want = {metric, by, pair_on, paired != NULL};
+    stats_cols want = {metric, by, pair_on, paired != NULL, "", ""};
     if (rtable_read_cols(&t, file, stats_keep, &want, msg, sizeof msg) != 0) {
         fprintf(stderr, "%s: %s\n", prog, msg);
         return 1;
@@ -525,7 +572,8 @@ int cmd_stats(int argc, char **argv)
     int *prows = NULL, nprows = 0; /* the rows of the paired test, sorted (pair_rows) */
     outfile *o = NULL;
     if (mc < 0 || bc < 0) {
-        fprintf(stderr, "%s: %s: no column '%s'\n", prog, file, mc < 0 ? metric : by);
+        fprintf(stderr, "%s: %s: no column '%s'%s\n", prog, file, mc < 0 ? metric : by,
+                mc < 0 ? want.hint_metric : want.hint_by);
         goto out;
     }
     /* --paired and --pair-on are checked before anything is printed or written */

@@ -1487,6 +1487,43 @@ static void test_mincap_refused_capacity(void)
     }
 }
 
+/* A bad value of a key of another policy than the config's: the addition "(KEY belongs to
+ * policy P: Q ignores it ...)" only where the config's own policy Q is the one run; compare and
+ * mincap switch policies and give the plain message, as run --policy does (until 2026-11-27
+ * `compare --policies caching,cuda_async` said "bfc ignores it" with no bfc run). */
+static void test_other_policy_value_switched(void)
+{
+    const char *tr = tu_write("op_sw.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    const char *cfg = tu_write("op_sw.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n"
+                               "    allocator: {policy: bfc}\n");
+    static const char plain[] = "amsim: --set 'memories.hbm.allocator.max_split_size=64mb': "
+        "memories.hbm.allocator.max_split_size: bad size '64mb': unknown unit (sizes: B, KiB, "
+        "MiB, GiB, TiB, PiB, EiB, KB, MB, GB, TB, PB, EB)";
+    static const struct {
+        const char *cmd;
+        int addition;
+    } cases[] = {
+        {"compare -c '%s' -t '%s' --policies caching,cuda_async", 0},
+        {"mincap -c '%s' -t '%s' --policies caching", 0},
+        {"run -q -c '%s' -t '%s' --policy caching", 0},
+        {"run -q -c '%s' -t '%s'", 1}, /* bfc runs: it ignores the key */
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        char cmd[512], args[2048], want[1024], *err = NULL;
+        snprintf(cmd, sizeof cmd, "%s --set memories.hbm.allocator.max_split_size=64mb",
+                 cases[i].cmd);
+        snprintf(args, sizeof args, cmd, cfg, tr);
+        snprintf(want, sizeof want, "%s%s\n", plain, cases[i].addition
+                 ? " (max_split_size belongs to policy caching: bfc ignores it, but it must be "
+                   "valid for a switch to caching)" : "");
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strcmp(err, want) == 0);
+        if (!err || strcmp(err, want) != 0)
+            printf("\n  %s\n  got:      %s  expected: %s", args, err ? err : "", want);
+        free(err);
+    }
+}
+
 static void test_round_trip(void)
 {
     am_config *c = load_ok(valid_yaml, NULL, 0);
@@ -1539,5 +1576,7 @@ void suite_config(void)
              {"the option at a dotted path, its values as the config reads them", test_path_opt},
              {"apply_opts", test_apply_opts}, {"round_trip", test_round_trip},
              {"a switched policy is checked by its own rules", test_switched_policy_rules},
-             {"mincap: a capacity an option rule refuses fails", test_mincap_refused_capacity});
+             {"mincap: a capacity an option rule refuses fails", test_mincap_refused_capacity},
+             {"another policy's bad value: plain where the command switches policies",
+              test_other_policy_value_switched});
 }

@@ -71,8 +71,12 @@ static void test_report_undefined_not_zero(void)
     snprintf(args, sizeof args, "%s/report.html", dir);
     char *h = tu_slurp(args, NULL), *t = policy_table(h);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-    CU_ASSERT(strstr(t, "<td>bfc</td><td class=num>2</td><td class=num>512.00 KiB</td>"
-                        "<td class=num>1.00 MiB</td><td class=num>50.0 % (n = 1)</td>") != NULL);
+    /* since 2026-11-27 the run that ran out is left out of every mean (its two events
+     * counted in their own columns) */
+    CU_ASSERT(strstr(t, "<tr class=bad><td>bfc</td><td class=num>2</td><td class=num>1</td>"
+                        "<td class=num>2</td><td class=num>1.00 MiB (n = 1)</td>"
+                        "<td class=num>2.00 MiB (n = 1)</td><td class=num>50.0 % (n = 1)</td>")
+              != NULL);
     CU_ASSERT(strstr(t, "25.0 %") == NULL);
     free(h);
     snprintf(args, sizeof args, "stats '%s/results.csv' --metric hbm.fragmentation_ratio", dir);
@@ -102,6 +106,115 @@ static void test_report_every_mean(void)
     CU_ASSERT(strstr(t, "<td>b</td><td class=num>2</td><td class=num>1.00 KiB</td>"
                      "<td class=num>2.00 KiB</td><td class=num>n/a (n = 0)</td>") != NULL);
     free(h);
+}
+
+/* A run that ran out of memory on the level served fewer requests and peaks lower: the
+ * per-policy table counts its runs and events and leaves it out of the means, and the bar's
+ * label says so (until 2026-11-27 bfc, 56 requests failed under a 50 GiB limit, showed as the
+ * cheapest policy: 49.43 GiB against caching's 55.52 GiB). */
+static void test_report_oom_left_out(void)
+{
+    char *h = report_of("oomrep",
+        "run_id,run,policy,trace,status,ooms,hbm.peak_live_bytes,hbm.peak_reserved_bytes,"
+        "hbm.fragmentation_ratio,hbm.ooms\n"
+        "1,r1,bfc,t1,ok,56,1048576,1048576,0,56\n"      /* ran out: left out */
+        "2,r2,bfc,t2,ok,0,4194304,8388608,0.5,0\n"
+        "3,r3,caching,t1,ok,3,2097152,2097152,0,3\n"    /* every run ran out */
+        "4,r4,lru,t1,ok,0,2097152,4194304,0.5,0\n");
+    char *t = policy_table(h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT(strstr(t, "mean over successful runs without out-of-memory events") != NULL);
+    CU_ASSERT(strstr(t, "<th>runs out of memory</th><th>out-of-memory events</th>") != NULL);
+    CU_ASSERT(strstr(t, "<tr class=bad><td>bfc</td><td class=num>2</td><td class=num>1</td>"
+                        "<td class=num>56</td><td class=num>4.00 MiB (n = 1)</td>"
+                        "<td class=num>8.00 MiB (n = 1)</td><td class=num>50.0 % (n = 1)</td>")
+              != NULL);
+    CU_ASSERT(strstr(t, "<tr class=bad><td>caching</td><td class=num>1</td><td class=num>1</td>"
+                        "<td class=num>3</td><td class=num>n/a (n = 0)</td>") != NULL);
+    CU_ASSERT(strstr(t, "<tr><td>lru</td><td class=num>1</td><td class=num>0</td>"
+                        "<td class=num>0</td><td class=num>2.00 MiB</td>") != NULL);
+    char *rest = t + strlen(t) + 1;
+    CU_ASSERT(strstr(rest, "is left out of the means") != NULL);
+    CU_ASSERT(strstr(rest, "bfc_(OOM_in_1_of_2)") != NULL);
+    CU_ASSERT(strstr(rest, "caching_(OOM_in_1_of_1)") != NULL);
+    free(h);
+}
+
+/* `amsim report DIR/` names DIR/report.html with one slash (it printed DIR//report.html). */
+static void test_report_path_one_slash(void)
+{
+    free(report_of("slash", "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                            "hbm.peak_reserved_bytes\n1,r1,bfc,t1,ok,1,2\n"));
+    char args[1200], want[1200], *out = NULL;
+    snprintf(args, sizeof args, "report '%s//'", tmp_path("slash"));
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    snprintf(want, sizeof want, "%s/report.html: ", tmp_path("slash"));
+    CU_ASSERT(out && strncmp(out, want, strlen(want)) == 0);
+    if (out && strncmp(out, want, strlen(want)) != 0)
+        fprintf(stderr, "\n  %s", out);
+    free(out);
+}
+
+/* `amsim stats DIR` says DIR is a folder, naming DIR/results.csv when there is one (it said
+ * "DIR: empty file (no header line)"). */
+static void test_stats_folder(void)
+{
+    free(report_of("statsdir", "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                               "hbm.peak_reserved_bytes\n1,r1,bfc,t1,ok,1,2\n"));
+    const char *dir = tmp_path("statsdir");
+    char args[1200], want[2600], *err = NULL;
+    snprintf(args, sizeof args, "stats '%s/' --metric hbm.peak_live_bytes", dir);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    snprintf(want, sizeof want, "amsim stats: %s/: is a folder, not a results table (did you "
+             "mean %s/results.csv?)\n", dir, dir);
+    CU_ASSERT(err && strcmp(err, want) == 0);
+    free(err);
+    snprintf(args, sizeof args, "stats '%s' --metric hbm.peak_live_bytes", tu_tmpdir());
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, ": is a folder, not a results table (give the results.csv that "
+                                 "amsim batch writes)\n"));
+    free(err);
+}
+
+/* Typos get hints: stats' --metric and --by name the columns ending in the name given, or the
+ * close one; mincap's --level the close level and the levels there are (until 2026-11-27 "no
+ * column 'peak_reserved_bytes'" and "no memory level 'hmb'" alone). */
+static void test_typo_hints(void)
+{
+    const char *csv = tu_write("hints.csv", "run_id,run,memories.hbm.allocator."
+                               "expandable_segments,policy,trace,status,hbm.peak_reserved_bytes,"
+                               "host.peak_reserved_bytes\n1,r1,true,bfc,t,ok,5,6\n");
+    static const struct {
+        const char *opts, *hint;
+    } cases[] = {
+        {"--metric peak_reserved_bytes", "no column 'peak_reserved_bytes' (did you mean one of "
+         "'hbm.peak_reserved_bytes', 'host.peak_reserved_bytes'?)\n"},
+        {"--metric hbm.peak_reservd_bytes", "no column 'hbm.peak_reservd_bytes' (did you mean "
+         "'hbm.peak_reserved_bytes'?)\n"},
+        {"--metric hbm.peak_reserved_bytes --by expandable_segments", "no column "
+         "'expandable_segments' (did you mean 'memories.hbm.allocator.expandable_segments'?)\n"},
+        {"--metric hbm.peak_reserved_bytes --by polcy", "no column 'polcy' (did you mean "
+         "'policy'?)\n"},
+        {"--metric zzzz", "no column 'zzzz'\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char args[1200], want[1400], *err = NULL;
+        snprintf(args, sizeof args, "stats '%s' %s", csv, cases[i].opts);
+        snprintf(want, sizeof want, "amsim stats: %s: %s", csv, cases[i].hint);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strcmp(err, want) == 0);
+        if (!err || strcmp(err, want) != 0)
+            fprintf(stderr, "\n  got:      %s  expected: %s", err ? err : "", want);
+        free(err);
+    }
+    const char *tr = tu_write("hints.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    char args[2400], *err = NULL;
+    snprintf(args, sizeof args, "mincap -c '%s/configs/default.yaml' -t '%s' --level hmb",
+             tu_top(), tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "amsim mincap: no memory level 'hmb' in ") &&
+              strstr(err, "configs/default.yaml (did you mean 'hbm'? levels: hbm, host, "));
+    free(err);
 }
 
 /* Write DIR/runs/RUN/timeline.csv with a few rows of level hbm. */
@@ -154,6 +267,31 @@ static void test_report_timeline_caption(void)
     if (h && !strstr(h, "so r3-bfc is shown"))
         fprintf(stderr, "\n  %s\n", strstr(h, "over simulated") ? strstr(h, "over simulated")
                                                                  : "(no timeline caption)");
+    free(h);
+}
+
+/* A report plots the timelines of the first 4 inputs: with 6 it says so on the page (until
+ * 2026-11-27 the other 2 were left out silently). */
+static void test_report_timeline_limit_said(void)
+{
+    char csv[1024] = "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                     "hbm.peak_reserved_bytes\n";
+    for (int k = 1; k <= 6; k++) {
+        char run[16], row[128];
+        snprintf(run, sizeof run, "r%d", k);
+        write_timeline("tllimit", run);
+        snprintf(row, sizeof row, "%d,%s,bfc,t%d,ok,1048576,2097152\n", k, run, k);
+        strcat(csv, row);
+    }
+    char *h = report_of("tllimit", csv);
+    CU_ASSERT(h && strstr(h, "<p>Memory over time is plotted for the first 4 of 6 inputs (trace, "
+                             "seed and other axes, in table order); a report plots at most "
+                             "4.</p>"));
+    free(h);
+    /* 4 inputs: no such note */
+    h = report_of("tllimit4", "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                              "hbm.peak_reserved_bytes\n1,r1,bfc,t1,ok,1,2\n2,r2,bfc,t1,ok,1,2\n");
+    CU_ASSERT(h && !strstr(h, "is plotted for the first"));
     free(h);
 }
 
@@ -676,12 +814,19 @@ void suite_report(void)
 {
     TU_SUITE("report", {"undefined_not_zero", test_report_undefined_not_zero},
              {"every_mean", test_report_every_mean},
+             {"report DIR/ names DIR/report.html with one slash", test_report_path_one_slash},
+             {"runs out of memory: counted, left out of the means and bars",
+              test_report_oom_left_out},
              {"heatmap_per_policy", test_report_heatmap_per_policy},
              {"stats_units_exact", test_stats_units_exact},
+             {"stats DIR: a folder, DIR/results.csv suggested", test_stats_folder},
+             {"typos: stats --metric/--by and mincap --level hints", test_typo_hints},
              {"stats: exact JSON, group order, n = 0, nothing written on failure, BOM, units, "
               "widths", test_stats_exact_order_edges},
              {"log_levels", test_log_levels}, {"log_single_level", test_log_single_level},
              {"timeline caption names the runs plotted", test_report_timeline_caption},
+             {"timeline plots: the first 4 inputs, and the page says so",
+              test_report_timeline_limit_said},
              {"timeline plots per input (trace, seed); titles as written",
               test_report_timeline_per_input},
              {"run report: sizes up to 16 EiB keep the level table's columns",
