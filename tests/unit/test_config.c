@@ -1500,19 +1500,19 @@ static void test_other_policy_value_switched(void)
         "memories.hbm.allocator.max_split_size: bad size '64mb': unknown unit (sizes: B, KiB, "
         "MiB, GiB, TiB, PiB, EiB, KB, MB, GB, TB, PB, EB)";
     static const struct {
-        const char *cmd;
+        const char *cmd, *policies;
         int addition;
     } cases[] = {
-        {"compare -c '%s' -t '%s' --policies caching,cuda_async", 0},
-        {"mincap -c '%s' -t '%s' --policies caching", 0},
-        {"run -q -c '%s' -t '%s' --policy caching", 0},
-        {"run -q -c '%s' -t '%s'", 1}, /* bfc runs: it ignores the key */
+        {"compare", "--policies caching,cuda_async", 0},
+        {"mincap", "--policies caching", 0},
+        {"run -q", "--policy caching", 0},
+        {"run -q", "", 1}, /* bfc runs: it ignores the key */
     };
     for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
-        char cmd[512], args[2048], want[1024], *err = NULL;
-        snprintf(cmd, sizeof cmd, "%s --set memories.hbm.allocator.max_split_size=64mb",
-                 cases[i].cmd);
-        snprintf(args, sizeof args, cmd, cfg, tr);
+        char args[2048], want[1024], *err = NULL;
+        snprintf(args, sizeof args, "%s -c '%s' -t '%s' %s --set "
+                 "memories.hbm.allocator.max_split_size=64mb", cases[i].cmd, cfg, tr,
+                 cases[i].policies);
         snprintf(want, sizeof want, "%s%s\n", plain, cases[i].addition
                  ? " (max_split_size belongs to policy caching: bfc ignores it, but it must be "
                    "valid for a switch to caching)" : "");
