@@ -324,7 +324,7 @@ static inline int get_uv(const unsigned char **pp, const unsigned char *e, uint6
 
 /* Whether the failed varint at [p, e) ran into the end of the buffered bytes (every byte left has
  * its continuation bit) rather than being malformed. */
-static int uv_cut(const unsigned char *p, const unsigned char *e)
+__attribute__((noinline, cold)) static int uv_cut(const unsigned char *p, const unsigned char *e)
 {
     for (; p < e; p++)
         if (!(*p & 0x80))
@@ -334,11 +334,18 @@ static int uv_cut(const unsigned char *p, const unsigned char *e)
 
 /* A record that could not be decoded: the pending read error if the bytes ran out (cut) and the
  * stream broke there, else a malformed or truncated record. Error path only. */
-static int bin_cut(trace *t, binr *b, int cut, am_error *err)
+__attribute__((noinline, cold)) static int bin_cut(trace *t, binr *b, int cut, am_error *err)
 {
     if (cut && b->rerr[0])
         return BFAIL("read error: %s", b->rerr);
     return BFAIL("truncated or malformed record");
+}
+
+/* bin_cut for a varint that failed at p: cut when it ran into the end of the bytes read. */
+__attribute__((noinline, cold)) static int bin_bad_uv(trace *t, binr *b, const unsigned char *p,
+                                                      const unsigned char *e, am_error *err)
+{
+    return bin_cut(t, b, uv_cut(p, e), err);
 }
 
 /* A header that could not be decoded: cut says the bytes ran out (truncated, or the pending read
@@ -429,7 +436,7 @@ int trace_bin_open(trace *t, am_error *err)
 #define GET(v)                                                                 \
     do {                                                                       \
         if (get_uv(&p, e, &(v)))                                               \
-            return bin_cut(t, b, uv_cut(p, e), err);                           \
+            return bin_bad_uv(t, b, p, e, err);                                \
     } while (0)
 
 static int bin_next(trace *t, tr_event *ev, am_error *err)
