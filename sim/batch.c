@@ -2722,17 +2722,6 @@ static void worker_signals(void)
     catch_unless_ignored(SIGPIPE, worker_on_signal, NULL);
 }
 
-/* The signals that stop a batch or a worker, blocked around a fork so that no child escapes the
- * bookkeeping of who to stop. */
-static void stop_signals(sigset_t *set)
-{
-    sigemptyset(set);
-    sigaddset(set, SIGINT);
-    sigaddset(set, SIGTERM);
-    sigaddset(set, SIGHUP);
-    sigaddset(set, SIGPIPE);
-    sigaddset(set, SIGALRM);
-}
 
 /* Run `amsim gen KIND --seed S ARGS -o OUT` (the generator is another command). */
 static int gen_trace(const batch *b, const sw_run *r, const char *out, am_error *err)
@@ -2760,7 +2749,7 @@ static int gen_trace(const batch *b, const sw_run *r, const char *out, am_error 
         return am_fail(err, AM_EINPUT, "amsim gen: pipe: %s", strerror(errno));
     }
     sigset_t stop, old;
-    stop_signals(&stop);
+    out_stop_signals(&stop); /* blocked around a fork: no child escapes who-to-stop */
     sigprocmask(SIG_BLOCK, &stop, &old);
     pid_t worker = getpid(), pid = fork();
     if (pid == 0) {
@@ -3552,7 +3541,7 @@ static int run_all(batch *b, int *nskipped, int *nran)
     stop_sig = 0;
     batch_catch_stops();
     sigset_t stop, unblocked;
-    stop_signals(&stop);
+    out_stop_signals(&stop);
     int next = 0, active = 0, done = 0, failed = 0;
     double t0 = now_s();
     if (tty)

@@ -316,9 +316,7 @@ int out_commit(outfile *o, am_error *err)
     return 0;
 }
 
-/* The signals that stop a command (out_install_signals; SIGALRM: a batch worker's --timeout),
- * blocked while outputs are renamed. */
-static void stop_set(sigset_t *set)
+void out_stop_signals(sigset_t *set)
 {
     sigemptyset(set);
     sigaddset(set, SIGINT);
@@ -368,7 +366,7 @@ int out_commit_all(outfile **os, int n, am_error *err)
             if (os[i] && os[i]->is_stdout == pass)
                 rc = finish(os[i], err);
     sigset_t stop, old;
-    stop_set(&stop);
+    out_stop_signals(&stop);
     sigprocmask(SIG_BLOCK, &stop, &old);
     sigset_t pending;
     /* a stop signal that came while the files were written: the run was interrupted, so none

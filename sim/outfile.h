@@ -83,6 +83,9 @@ int out_track_scratch(const char *path, int on);
 /* Remove every temporary still open (called on error paths, at exit and from signals). */
 void out_abort_all(void);
 void out_install_signals(void);
+/* The signals that stop a command (out_install_signals; SIGALRM: a batch worker's --timeout):
+ * blocked while outputs are renamed, and by batch around a fork. */
+void out_stop_signals(sigset_t *set);
 /* Run fn on signal sig (sigaction: no other signal blocked in fn, no SA_RESTART, so that a wait
  * it interrupts returns EINTR); old, when not NULL, gets the action it replaces. */
 void out_catch(int sig, void (*fn)(int), struct sigaction *old);
