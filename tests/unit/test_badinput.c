@@ -987,6 +987,11 @@ static void y_control(void)
              trace_gpu());
     bi_expect(args, 1, "amsim: --set 'device=h1\\x1b00': bad value: control characters are not "
               "allowed (byte 0x1b at offset 2)");
+    /* a --policy is a --set of the default level's policy: the same words (until 2026-11-27
+     * "bad value:c':1:3: control...", the prefix cut at the raw name's length) */
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --policy 'bf\x01c'", cp, trace_gpu());
+    bi_expect(args, 1, "amsim: --policy 'bf\\x01c': bad value: control characters are not "
+              "allowed (byte 0x01 at offset 2)");
 }
 /* a quoted scalar's escape giving a control character is refused as a raw one is, at the
  * scalar (until 2026-11-27 "\0" cut the value short: device h100, capacity 2GiB, policy bfc);
