@@ -754,6 +754,32 @@ static void test_report_all_zero(void)
     free(h);
 }
 
+/* QA: a TMPDIR of 240 bytes (the scratch folder's name is longer still) failed the report,
+ * status 2, as the folder's name had 256 bytes; it now has room for any path (PATH_MAX). */
+static void test_report_long_tmpdir(void)
+{
+    char td[400];
+    int n = snprintf(td, sizeof td, "%s/", tu_tmpdir());
+    while (n < 240)
+        td[n++] = 't';
+    td[n] = 0;
+    CU_ASSERT_EQUAL_FATAL(mkdir(td, 0777), 0);
+    const char *old = getenv("TMPDIR");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("TMPDIR", td, 1);
+    char *h = report_of("longtmp", "run_id,run,policy,trace,status,hbm.peak_reserved_bytes,"
+                                   "hbm.peak_live_bytes,hbm.fragmentation_ratio\n"
+                                   "1,r1,bfc,t,ok,2097152,1048576,0.5\n"
+                                   "2,r2,caching,t,ok,4194304,1048576,0.75\n");
+    if (saved)
+        setenv("TMPDIR", saved, 1);
+    else
+        unsetenv("TMPDIR");
+    free(saved);
+    CU_ASSERT(h && strstr(h, "<svg") != NULL);
+    free(h);
+}
+
 /* QA: a report.html that is a symbolic link to a run's summary.json (a file the report does
  * not read) is replaced by the page, the link's target untouched; it was overwritten with HTML,
  * status 0. */
@@ -836,6 +862,7 @@ void suite_report(void)
              {"no gnuplot: one message, status 1, nothing written", test_report_gnuplot_missing},
              {"nothing reserved: explicit ranges, no gnuplot warnings", test_report_all_zero},
              {"a report.html link is replaced, its target untouched", test_report_replaces_link},
+             {"a TMPDIR of 240 bytes: the report is written", test_report_long_tmpdir},
              {"a long timeline is drawn as a bounded envelope that keeps its peak",
               test_report_timeline_envelope});
 }
