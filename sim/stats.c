@@ -83,11 +83,40 @@ typedef struct summary {
     double mean, sd, lo, hi, half;
 } summary;
 
+/* Mean and sample sd of v (n >= 1; sd NaN for n = 1) that stay finite for finite data whose
+ * squares overflow: gsl's, and when that is not finite, gsl's over v scaled by a power of two
+ * that brings the largest magnitude below 1, scaled back. A power of two scales every
+ * intermediate exactly, so ordinary data never reach the second pass and keep gsl's digits.
+ * Until 2026-11-27 1e200 and 3e200 had sd n/a (the squared deviation overflowed). */
+static void moments(const double *v, int n, double *mean, double *sd)
+{
+    *mean = gsl_stats_mean(v, 1, (size_t)n);
+    *sd = n > 1 ? gsl_stats_sd(v, 1, (size_t)n) : (double)NAN;
+    if (isfinite(*mean) && (n < 2 || isfinite(*sd)))
+        return;
+    double big = 0;
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(v[i]))
+            return; /* an infinite datum: no finite answer to find */
+        big = fmax(big, fabs(v[i]));
+    }
+    int e;
+    frexp(big, &e); /* big < 2^e */
+    double *w = am_malloc((size_t)n * sizeof *w);
+    for (int i = 0; i < n; i++)
+        w[i] = ldexp(v[i], -e);
+    *mean = ldexp(gsl_stats_mean(w, 1, (size_t)n), e);
+    if (n > 1)
+        *sd = ldexp(gsl_stats_sd(w, 1, (size_t)n), e);
+    free(w);
+}
+
 static void summarize(const double *v, int n, summary *s)
 {
     s->n = n;
-    s->mean = n ? gsl_stats_mean(v, 1, (size_t)n) : (double)NAN;
-    s->sd = n > 1 ? gsl_stats_sd(v, 1, (size_t)n) : (double)NAN;
+    s->mean = s->sd = (double)NAN;
+    if (n)
+        moments(v, n, &s->mean, &s->sd);
     s->half = n > 1 ? gsl_cdf_tdist_Pinv(0.975, n - 1) * s->sd / sqrt((double)n) : (double)NAN;
     s->lo = s->mean - s->half;
     s->hi = s->mean + s->half;
