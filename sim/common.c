@@ -10,7 +10,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-void am_escape_controls(char *out, size_t cap, const char *src)
+/* am_escape_controls, and with keep_tab_nl 0 am_escape_name: tab and newline escaped too. */
+static void escape_bytes(char *out, size_t cap, const char *src, int keep_tab_nl)
 {
     size_t o = 0;
     if (!cap)
@@ -23,7 +24,7 @@ void am_escape_controls(char *out, size_t cap, const char *src)
                 break;
             o += (size_t)snprintf(out + o, cap - o, "\\x%02x\\x%02x", p[0], p[1]);
             p++;
-        } else if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f) {
+        } else if ((*p < 0x20 && !(keep_tab_nl && (*p == '\n' || *p == '\t'))) || *p == 0x7f) {
             if (o + 5 > cap)
                 break;
             o += (size_t)snprintf(out + o, cap - o, "\\x%02x", *p);
@@ -31,6 +32,14 @@ void am_escape_controls(char *out, size_t cap, const char *src)
             out[o++] = (char)*p;
     }
     out[o] = 0;
+}
+
+void am_escape_controls(char *out, size_t cap, const char *src) { escape_bytes(out, cap, src, 1); }
+
+const char *am_escape_name(char *out, size_t cap, const char *src)
+{
+    escape_bytes(out, cap, src, 0);
+    return out;
 }
 
 /* A message quotes what the user wrote (a --set, a key, a name): its control bytes are escaped,
@@ -300,11 +309,24 @@ void am_progress_clear(void)
 
 int am_progress_shown(void) { return progress_on; }
 
+/* Every message quotes what the user wrote (an option's value, a column, a group): it is
+ * written with its control bytes escaped as an am_fail message is (until 2026-11-27 a name in
+ * "unknown policy '...'" or "no column '...'" reached the terminal raw). */
 void am_msg(const char *fmt, ...)
 {
     va_list ap;
     am_progress_clear();
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
+    if (n < 0)
+        return;
+    char *raw = am_malloc((size_t)n + 1), *shown = am_malloc(4 * (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(raw, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    am_escape_controls(shown, 4 * (size_t)n + 1, raw); /* a byte is at most 4 (\xHH) */
+    fputs(shown, stderr);
+    free(raw);
+    free(shown);
 }

@@ -69,6 +69,10 @@ uint64_t am_gcd_u64(uint64_t a, uint64_t b);
  * 0x7f) written \xHH, and C1 controls (UTF-8 C2 80..C2 9F) as \xc2\xHH; every am_fail*
  * message is passed through it. */
 void am_escape_controls(char *out, size_t cap, const char *src);
+/* A name quoted in a message (a policy, a level, a column, a group): src into out as
+ * am_escape_controls does, tab and newline escaped too (a name holds neither, and the message
+ * stays one line); returns out. */
+const char *am_escape_name(char *out, size_t cap, const char *src);
 int am_fail_at(am_error *e, const char *file, unsigned long line, unsigned long col,
                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
@@ -81,7 +85,8 @@ void am_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void am_progress_clear(void);
 /* 1 while a progress line shows (for the signal handler: it writes "\r\033[K" then). */
 int am_progress_shown(void);
-/* A message on standard error, after clearing the progress line. */
+/* A message on standard error, after clearing the progress line; its control bytes (but tab
+ * and newline) written \xHH as in am_fail messages. */
 void am_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Host allocation that never returns NULL: on failure prints and exits with status 2. */

@@ -277,14 +277,14 @@ int cmd_compare(int argc, char **argv)
                 return 1;
         } else { /* --set */
             if (sp.nsets == RUN_MAX_SETS) {
-                fprintf(stderr, "amsim compare: more than %d --set options\n", RUN_MAX_SETS);
+                am_msg("amsim compare: more than %d --set options\n", RUN_MAX_SETS);
                 return 1;
             }
             sp.sets[sp.nsets++] = v;
         }
     }
     if (!sp.config || !sp.trace || !policies) {
-        fprintf(stderr, "amsim compare: -c CONFIG, -t TRACE and --policies are required\n");
+        am_msg("amsim compare: -c CONFIG, -t TRACE and --policies are required\n");
         return 1;
     }
     /* -q with neither --json nor --fail-on-oom (whose status is an answer) wrote nothing and
@@ -298,7 +298,7 @@ int cmd_compare(int argc, char **argv)
     /* the whole list is checked before the first run: a typo stops it at once */
     int n = run_policy_list(policies, names, CMP_MAX, msg, sizeof msg);
     if (n < 0) {
-        fprintf(stderr, "amsim compare: %s\n", msg);
+        am_msg("amsim compare: %s\n", msg);
         return 1;
     }
     /* the output is checked and opened before the first run: a --json naming the config or
@@ -310,7 +310,7 @@ int cmd_compare(int argc, char **argv)
     const out_named ins[] = {{"-c", sp.config}, {"-t", sp.trace}};
     outfile *o = NULL;
     if (out_check_paths(outs, 2, ins, 2, &err) != 0) {
-        fprintf(stderr, "amsim: %s\n", err.msg);
+        am_msg("amsim: %s\n", err.msg);
         return 1;
     }
     /* The config with its --set options, before any policy is switched in: an error there (a
@@ -321,7 +321,7 @@ int cmd_compare(int argc, char **argv)
     am_config *cfg = NULL;
     if (run_load_config_switching(&sp, &cfg, &err) != 0 ||
         run_check_preset(cfg, outs, 1, &err) != 0) {
-        fprintf(stderr, "amsim: %s\n", err.msg);
+        am_msg("amsim: %s\n", err.msg);
         cfg_free(cfg);
         return 1;
     }
@@ -335,11 +335,11 @@ int cmd_compare(int argc, char **argv)
     snprintf(level, sizeof level, "%s", cfg->levels[cfg->default_level].name);
     cfg_free(cfg);
     if (bad) {
-        fprintf(stderr, "amsim: %s\n", err.msg);
+        am_msg("amsim: %s\n", err.msg);
         return 1;
     }
     if (out_open(&o, json, &err) != 0) {
-        fprintf(stderr, "amsim: %s\n", err.msg);
+        am_msg("amsim: %s\n", err.msg);
         return 1;
     }
     cmp_lb lb;
@@ -362,7 +362,7 @@ int cmd_compare(int argc, char **argv)
     /* a failed row is an error (until 2026-11-25 status 0: a policy refusing its --set value
      * gave a table of one 'failed' row and 0, where run and mincap give 1) */
     if (status)
-        fprintf(stderr, "amsim compare: %s\n", status == AM_EINPUT
+        am_msg("amsim compare: %s\n", status == AM_EINPUT
                 ? "a policy's run failed on its input (see its 'failed' row): status 1"
                 : "a policy's run failed (see its 'failed' row): status 2");
     /* --fail-on-oom as run's: status 3 when a row ran out of memory on any level, unless a
@@ -426,7 +426,7 @@ int cmd_compare(int argc, char **argv)
     json_end_obj(&w);
     json_end_obj(&w);
     if (out_commit(o, &err) != 0) {
-        fprintf(stderr, "amsim: %s\n", err.msg);
+        am_msg("amsim: %s\n", err.msg);
         return status ? status : 1;
     }
     return status;

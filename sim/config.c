@@ -705,8 +705,13 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
     /* The value is YAML: "1GiB", "\"quoted\"", "[1, 2]" and "{a: 1}" all work. */
     am_error perr = {0};
     if (tree_parse(file, eq + 1, strlen(eq + 1), &val, &perr) < 0) {
-        /* drop the ":line:col" that libyaml's position adds inside a one-line value */
-        const char *why = perr.msg + strlen(file);
+        /* drop the ":line:col" that libyaml's position adds inside a one-line value; the
+         * message holds file escaped (a --policy 'bf\x01c' origin is longer escaped: until
+         * 2026-11-27 strlen of the raw origin cut the message mid-word, "bad value:c':1:3:") */
+        char file_shown[CFG_PATH_MAX + 64];
+        am_escape_controls(file_shown, sizeof file_shown, file);
+        size_t skip = strlen(file_shown);
+        const char *why = strncmp(perr.msg, file_shown, skip) == 0 ? perr.msg + skip : perr.msg;
         while (*why == ':' || (*why >= '0' && *why <= '9'))
             why++;
         node_fail(e, &here, "bad value:%s", why);

@@ -344,7 +344,7 @@ static int mc_main(mc *c, const char *pols, outfile **op)
      * the configured capacity, which the search replaces. A rule every value breaks fails
      * each run, with its message. */
     if (cfg_load_switched(&cfg, c->config, c->sets, c->nsets, c->level_name, NULL, &err) != 0) {
-        fprintf(stderr, "amsim: %s\n", err.msg);
+        am_msg("amsim: %s\n", err.msg);
         return 1;
     }
     c->level = cfg->default_level;
@@ -360,8 +360,9 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         }
         cands[cfg->nlevels] = NULL;
         const char *near = cfg_suggest(c->level_name, cands);
-        fprintf(stderr, "%s: no memory level '%s' in %s (%s%s%slevels: %s)\n", prog,
-                c->level_name, c->config, near ? "did you mean '" : "", near ? near : "",
+        char shown[1024];
+        am_msg("%s: no memory level '%s' in %s (%s%s%slevels: %s)\n", prog,
+                am_escape_name(shown, sizeof shown, c->level_name), c->config, near ? "did you mean '" : "", near ? near : "",
                 near ? "'? " : "", names);
         cfg_free(cfg);
         return 1;
@@ -374,7 +375,7 @@ static int mc_main(mc *c, const char *pols, outfile **op)
     if (pols) {
         char names[MC_MAX_POL][RUN_POLICY_LEN], msg[512];
         if ((np = run_policy_list(pols, names, MC_MAX_POL, msg, sizeof msg)) < 0) {
-            fprintf(stderr, "%s: %s\n", prog, msg);
+            am_msg("%s: %s\n", prog, msg);
             cfg_free(cfg);
             return 1;
         }
@@ -391,13 +392,13 @@ static int mc_main(mc *c, const char *pols, outfile **op)
     for (;;) {
         int p = probe(c, "best_fit", 1, base_cap, v, &ref, &runs0, &err);
         if (p < 0) {
-            fprintf(stderr, "amsim: %s\n", err.msg);
+            am_msg("amsim: %s\n", err.msg);
             return err.status ? err.status : 2;
         }
         if (p)
             break;
         if (v >= MC_MAX_VALUE) {
-            fprintf(stderr, "%s: the reference run (best_fit) runs out of memory even with %"
+            am_msg("%s: the reference run (best_fit) runs out of memory even with %"
                     PRIu64 " bytes\n", prog, v);
             return 1;
         }
@@ -413,7 +414,7 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         else
             snprintf(where, sizeof where, "%sit allocates on %s",
                      c->level_name ? "" : "choose the level with --level: ", ref.alloc_levels);
-        fprintf(stderr, "%s: %s makes no allocation on level %s: nothing to size (%s)\n", prog,
+        am_msg("%s: %s makes no allocation on level %s: nothing to size (%s)\n", prog,
                 c->trace, c->level_s, where);
         return 1;
     }
@@ -474,7 +475,7 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         fputc('\n', out_fp(o));
         *op = NULL;
         if (out_commit(o, &err) != 0) {
-            fprintf(stderr, "amsim: %s\n", err.msg);
+            am_msg("amsim: %s\n", err.msg);
             return 1;
         }
     }
@@ -516,9 +517,9 @@ static int mc_main(mc *c, const char *pols, outfile **op)
      * is a result, not an error. */
     for (int i = 0; i < np; i++)
         if (!res[i].found)
-            fprintf(stderr, "%s: %s: no minimum found: %s\n", prog, res[i].policy, res[i].error);
+            am_msg("%s: %s: no minimum found: %s\n", prog, res[i].policy, res[i].error);
     if (status)
-        fprintf(stderr, "%s: %s\n", prog, status == AM_EINPUT
+        am_msg("%s: %s\n", prog, status == AM_EINPUT
                 ? "a policy found no minimum (see its row): status 1"
                 : "a policy's run failed (see its row): status 2");
     return status;
@@ -575,28 +576,28 @@ int cmd_mincap(int argc, char **argv)
             /* 256 like run and compare: the run spec has room for the probe's own sets
              * (until 2026-11-27 mincap took 252, "too many --set options") */
             if (c.nsets == RUN_MAX_SETS) {
-                fprintf(stderr, "%s: more than %d --set options\n", prog, RUN_MAX_SETS);
+                am_msg("%s: more than %d --set options\n", prog, RUN_MAX_SETS);
                 return 1;
             }
             c.sets[c.nsets++] = v;
         } else if (k == O_GRAN) {
             const char *why;
             if (units_size(v, &c.gran, &why) != 0 || c.gran == 0) {
-                fprintf(stderr, "%s: --granularity: '%s' is not a size > 0 (%s)\n", prog, v,
+                am_msg("%s: --granularity: '%s' is not a size > 0 (%s)\n", prog, v,
                         c.gran ? why : "zero");
                 return 1;
             }
             /* the search steps by whole granules up to 4 PiB: a larger granule has none
              * (until 2026-11-27 it ran and said the largest request was "above 0 bytes (4 PiB)") */
             if (c.gran > MC_MAX_VALUE) {
-                fprintf(stderr, "%s: --granularity: '%s' is above 4 PiB (%llu bytes), the most "
+                am_msg("%s: --granularity: '%s' is above 4 PiB (%llu bytes), the most "
                         "mincap searches\n", prog, v, (unsigned long long)MC_MAX_VALUE);
                 return 1;
             }
         }
     }
     if (!c.config || !c.trace) {
-        fprintf(stderr, "%s: -c CONFIG and -t TRACE are required\n", prog);
+        am_msg("%s: -c CONFIG and -t TRACE are required\n", prog);
         return 1;
     }
     /* until 2026-11-27 -q without --json wrote nothing and exited 0 */
@@ -615,7 +616,7 @@ int cmd_mincap(int argc, char **argv)
                                     &err) != 0 ||
                   run_check_preset(cfg, outs, 1, &err) != 0)) ||
         out_open(&o, json, &err) != 0) {
-        fprintf(stderr, "amsim: %s\n", err.msg);
+        am_msg("amsim: %s\n", err.msg);
         cfg_free(cfg);
         return 1;
     }

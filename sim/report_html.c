@@ -10,6 +10,7 @@
  *                               map per policy */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +49,7 @@ static void html_esc(FILE *f, const char *s)
 
 typedef struct ctx {
     const char *dir;
-    char tmp[256];
+    char tmp[PATH_MAX]; /* under $TMPDIR, any length a path may have (until 2026-11-27 256 bytes) */
     char scripts[1024];
     FILE *html;
     int nplots, failed;
@@ -123,7 +124,7 @@ static int gnuplot_on_path(void)
 /* Run a script with variable assignments; embed the SVG it wrote. */
 static void plot(ctx *c, const char *script, const char *vars, const char *caption)
 {
-    char out[512], cmd[64];
+    char out[PATH_MAX + 64], cmd[64];
     snprintf(out, sizeof out, "%s/plot%d.svg", c->tmp, c->nplots++);
     snprintf(cmd, sizeof cmd, "gnuplot");
     FILE *g = popen(cmd, "w");
@@ -340,7 +341,7 @@ static void policy_summary(ctx *c)
                "<th>fragmentation ratio</th></tr>\n", c->level,
             c_ooms >= 0 ? " without out-of-memory events" : "",
             c_ooms >= 0 ? "<th>runs out of memory</th><th>out-of-memory events</th>" : "");
-    char data[512];
+    char data[PATH_MAX + 64];
     snprintf(data, sizeof data, "%s/policies.dat", c->tmp);
     FILE *d = fopen(data, "w");
     int bars = 0, nonzero = 0;
@@ -390,7 +391,7 @@ static void policy_summary(ctx *c)
               "mean is over.</p>\n", f);
     if (d) {
         fclose(d);
-        char vars[1024];
+        char vars[PATH_MAX + 1024];
         /* every bar 0 (nothing reserved): a range of its own, 0 to 1 MiB, as gnuplot would
          * otherwise widen the empty one with a warning on stderr */
         snprintf(vars, sizeof vars, "data = \"%s\"\nttl = \"peak reserved per policy (%s)\"%s",
@@ -744,7 +745,8 @@ static void timelines(ctx *c)
         /* the first successful run of each policy on this trace that has a timeline of the
          * level; the caption names the runs plotted, and says which policy's first run had none
          * (until 2026-11-27 another run was plotted silently under "first run of each policy") */
-        char files[RH_MAX_LINES * 300] = "", titles[RH_MAX_LINES * 70] = "";
+        /* a path under $TMPDIR for each line: PATH_MAX each (until 2026-11-27 300 bytes) */
+        char files[RH_MAX_LINES * (PATH_MAX + 64)] = "", titles[RH_MAX_LINES * 70] = "";
         char pols[RH_MAX_LINES][64];
         int first[RH_MAX_LINES], plotted[RH_MAX_LINES];
         int np = 0, nl = 0;
@@ -767,7 +769,7 @@ static void timelines(ctx *c)
             }
             if (plotted[q] >= 0)
                 continue;
-            char dat[300], w[64];
+            char dat[PATH_MAX + 64], w[64];
             snprintf(dat, sizeof dat, "%s/tl%d_%d.dat", c->tmp, k, nl);
             if (timeline_dat(c, c->t.rows[r][c->c_run], dat, &sp, &lines[nl]) != 0)
                 continue;
@@ -784,7 +786,7 @@ static void timelines(ctx *c)
             continue;
         if (!header++)
             fprintf(c->html, "<h2>Memory over time (%s)</h2>\n", c->level);
-        char vars[RH_MAX_LINES * 400 + 1024], tw[600], cap[8192], ranges[128];
+        char vars[RH_MAX_LINES * (PATH_MAX + 200) + 1024], tw[600], cap[8192], ranges[128];
         gp_str(tw, sizeof tw, label);
         timeline_ranges(ranges, sizeof ranges, &sp);
         snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\n"
@@ -853,7 +855,7 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
     int ax = c->c_axis0, ay = c->c_axis0 + 1;
     char xv[64][64], yv[64][64];
     int nx = 0, ny = 0;
-    char data[512];
+    char data[PATH_MAX + 64];
     snprintf(data, sizeof data, "%s/heat%d.dat", c->tmp, nmaps);
     FILE *d = fopen(data, "w");
     if (!d)
@@ -914,7 +916,7 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
         hi += pad;
     }
     const char *pol = c->c_policy >= 0 ? c->t.rows[ref][c->c_policy] : "";
-    char pw[200], vars[12000], cap[2048];
+    char pw[200], vars[PATH_MAX + 12000], cap[2048];
     gp_str(pw, sizeof pw, pol[0] ? pol : "config");
     snprintf(vars, sizeof vars,
              "data = \"%s\"\nxlabels = \"%s\"\nylabels = \"%s\"\nxname = \"%s\"\nyname = \"%s\"\n"
@@ -967,7 +969,7 @@ static void rm_tmp(const char *dir)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
-    char p[600];
+    char p[PATH_MAX + 300];
     while (d && (e = readdir(d)))
         if (e->d_name[0] != '.') {
             snprintf(p, sizeof p, "%s/%s", dir, e->d_name);

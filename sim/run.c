@@ -68,12 +68,16 @@ int run_policy_list(const char *list, char (*names)[RUN_POLICY_LEN], int max, ch
                  "policies)");
         return -1;
     }
+    /* the list and its names quoted as am_escape_name does: a tab or an escape a user typed
+     * shows as \xHH (until 2026-11-27 they were echoed raw) */
+    char shown[2048], qname[4 * 201];
+    am_escape_name(shown, sizeof shown, list);
     int n = 0;
     for (const char *p = list;; p++) {
         size_t len = strcspn(p, ",");
         if (len == 0) {
             snprintf(msg, msglen, "--policies '%s': empty name at character %zu (names are "
-                     "separated by single commas)", list, (size_t)(p - list) + 1);
+                     "separated by single commas)", shown, (size_t)(p - list) + 1);
             return -1;
         }
         char name[RUN_POLICY_LEN];
@@ -83,18 +87,21 @@ int run_policy_list(const char *list, char (*names)[RUN_POLICY_LEN], int max, ch
         if (len < sizeof name && strcspn(name, " \t") < len) {
             snprintf(msg, msglen, "--policies '%s': policy name '%s' has a blank (names are "
                      "separated by single commas, without blanks: --policies bfc,caching)",
-                     list, name);
+                     shown, am_escape_name(qname, sizeof qname, name));
             return -1;
         }
         if (len >= sizeof name || !alloc_find(name)) {
             char hint[512];
             run_policy_hint(hint, sizeof hint, len >= sizeof name ? "" : name);
-            snprintf(msg, msglen, "unknown policy '%.*s' (%s)", (int)AM_MIN(len, 200), p, hint);
+            char cut[201];
+            snprintf(cut, sizeof cut, "%.*s", (int)AM_MIN(len, 200), p);
+            snprintf(msg, msglen, "unknown policy '%s' (%s)", am_escape_name(qname, sizeof qname,
+                     cut), hint);
             return -1;
         }
         for (int i = 0; i < n; i++)
             if (strcmp(names[i], name) == 0) {
-                snprintf(msg, msglen, "--policies '%s': policy '%s' named twice", list, name);
+                snprintf(msg, msglen, "--policies '%s': policy '%s' named twice", shown, name);
                 return -1;
             }
         if (n == max) {

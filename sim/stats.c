@@ -83,11 +83,40 @@ typedef struct summary {
     double mean, sd, lo, hi, half;
 } summary;
 
+/* Mean and sample sd of v (n >= 1; sd NaN for n = 1) that stay finite for finite data whose
+ * squares overflow: gsl's, and when that is not finite, gsl's over v scaled by a power of two
+ * that brings the largest magnitude below 1, scaled back. A power of two scales every
+ * intermediate exactly, so ordinary data never reach the second pass and keep gsl's digits.
+ * Until 2026-11-27 1e200 and 3e200 had sd n/a (the squared deviation overflowed). */
+static void moments(const double *v, int n, double *mean, double *sd)
+{
+    *mean = gsl_stats_mean(v, 1, (size_t)n);
+    *sd = n > 1 ? gsl_stats_sd(v, 1, (size_t)n) : (double)NAN;
+    if (isfinite(*mean) && (n < 2 || isfinite(*sd)))
+        return;
+    double big = 0;
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(v[i]))
+            return; /* an infinite datum: no finite answer to find */
+        big = fmax(big, fabs(v[i]));
+    }
+    int e;
+    frexp(big, &e); /* big < 2^e */
+    double *w = am_malloc((size_t)n * sizeof *w);
+    for (int i = 0; i < n; i++)
+        w[i] = ldexp(v[i], -e);
+    *mean = ldexp(gsl_stats_mean(w, 1, (size_t)n), e);
+    if (n > 1)
+        *sd = ldexp(gsl_stats_sd(w, 1, (size_t)n), e);
+    free(w);
+}
+
 static void summarize(const double *v, int n, summary *s)
 {
     s->n = n;
-    s->mean = n ? gsl_stats_mean(v, 1, (size_t)n) : (double)NAN;
-    s->sd = n > 1 ? gsl_stats_sd(v, 1, (size_t)n) : (double)NAN;
+    s->mean = s->sd = (double)NAN;
+    if (n)
+        moments(v, n, &s->mean, &s->sd);
     s->half = n > 1 ? gsl_cdf_tdist_Pinv(0.975, n - 1) * s->sd / sqrt((double)n) : (double)NAN;
     s->lo = s->mean - s->half;
     s->hi = s->mean + s->half;
@@ -219,12 +248,17 @@ static int check_groups(const rtable *t, int bc, const char *a, const char *b, c
     }
     if (has_a && has_b)
         return 0;
+    /* names as am_escape_name quotes them: a group of a CSV may hold a newline (quoted) */
+    char qa[1024], qb[1024], qby[1024], qg[1024];
+    am_escape_name(qa, sizeof qa, a);
+    am_escape_name(qb, sizeof qb, b);
+    am_escape_name(qby, sizeof qby, by);
     if (!has_a && !has_b)
-        fprintf(stderr, "%s: --paired: no groups '%s' and '%s' in column '%s' of %s (groups:",
-                prog, a, b, by, file);
+        am_msg("%s: --paired: no groups '%s' and '%s' in column '%s' of %s (groups:",
+                prog, qa, qb, qby, file);
     else
-        fprintf(stderr, "%s: --paired: no group '%s' in column '%s' of %s (groups:", prog,
-                has_a ? b : a, by, file);
+        am_msg("%s: --paired: no group '%s' in column '%s' of %s (groups:", prog,
+                has_a ? qb : qa, qby, file);
     /* each name once, as it first appears (one hash per row: the table may be long) */
     group *g = am_calloc((size_t)t->nrows + 1, sizeof *g);
     group_index gi;
@@ -232,11 +266,11 @@ static int check_groups(const rtable *t, int bc, const char *a, const char *b, c
     for (int r = 0, ng = 0; r < t->nrows; r++) {
         int before = ng;
         if (gi_find(&gi, g, &ng, t->rows[r][bc]) == before && ng > before)
-            fprintf(stderr, "%s '%s'", r ? "," : "", t->rows[r][bc]);
+            am_msg("%s '%s'", r ? "," : "", am_escape_name(qg, sizeof qg, t->rows[r][bc]));
     }
     free(gi.slot);
     free(g);
-    fprintf(stderr, "%s)\n", t->nrows ? "" : " none");
+    am_msg("%s)\n", t->nrows ? "" : " none");
     return -1;
 }
 
@@ -522,7 +556,7 @@ int cmd_stats(int argc, char **argv)
         }
         if (k == CLI_OPERAND) {
             if (file) {
-                fprintf(stderr, "%s: one results file only\n", prog);
+                am_msg("%s: one results file only\n", prog);
                 return 1;
             }
             file = val;
@@ -531,7 +565,7 @@ int cmd_stats(int argc, char **argv)
             return 1;
     }
     if (!file || !metric) {
-        fprintf(stderr, "%s: RESULTS.csv and --metric M are required\n", prog);
+        am_msg("%s: RESULTS.csv and --metric M are required\n", prog);
         return 1;
     }
     if (!by)
@@ -540,7 +574,7 @@ int cmd_stats(int argc, char **argv)
     if (cli_quiet_needs_output(prog, quiet, json != NULL, "--json FILE (or --json -)") != 0)
         return 1;
     if (pair_on && !paired) { /* it would be ignored: the user expects a paired test */
-        fprintf(stderr, "%s: --pair-on names the columns --paired A,B matches rows on: give "
+        am_msg("%s: --pair-on names the columns --paired A,B matches rows on: give "
                 "--paired too\n", prog);
         return 1;
     }
@@ -552,7 +586,7 @@ int cmd_stats(int argc, char **argv)
                                   {"the table (-q leaves it out)", quiet ? NULL : "-"}};
         const out_named ins[] = {{"RESULTS.csv", file}};
         if (out_check_paths(outs, 2, ins, 1, &e) != 0) {
-            fprintf(stderr, "amsim: %s\n", e.msg);
+            am_msg("amsim: %s\n", e.msg);
             return 1;
         }
     }
@@ -560,7 +594,7 @@ int cmd_stats(int argc, char **argv)
     char msg[512];
     stats_cols want = {metric, by, pair_on, paired != NULL, "", ""};
     if (rtable_read_cols(&t, file, stats_keep, &want, msg, sizeof msg) != 0) {
-        fprintf(stderr, "%s: %s\n", prog, msg);
+        am_msg("%s: %s\n", prog, msg);
         return 1;
     }
     int rc = 1;
@@ -572,7 +606,9 @@ int cmd_stats(int argc, char **argv)
     int *prows = NULL, nprows = 0; /* the rows of the paired test, sorted (pair_rows) */
     outfile *o = NULL;
     if (mc < 0 || bc < 0) {
-        fprintf(stderr, "%s: %s: no column '%s'%s\n", prog, file, mc < 0 ? metric : by,
+        char name[1024];
+        am_escape_name(name, sizeof name, mc < 0 ? metric : by);
+        am_msg("%s: %s: no column '%s'%s\n", prog, file, name,
                 mc < 0 ? want.hint_metric : want.hint_by);
         goto out;
     }
@@ -581,13 +617,13 @@ int cmd_stats(int argc, char **argv)
         ka = am_strdup(paired);
         char *comma = strchr(ka, ',');
         if (!comma || !comma[1] || comma == ka) {
-            fprintf(stderr, "%s: --paired A,B names two groups\n", prog);
+            am_msg("%s: --paired A,B names two groups\n", prog);
             goto out;
         }
         *comma = 0;
         kb = comma + 1;
         if (strcmp(ka, kb) == 0) {
-            fprintf(stderr, "%s: --paired %s,%s names the same group twice\n", prog, ka, kb);
+            am_msg("%s: --paired %s,%s names the same group twice\n", prog, ka, kb);
             goto out;
         }
         /* a group that is not in the table (a typo) would give 0 pairs and look like a result */
@@ -608,10 +644,10 @@ int cmd_stats(int argc, char **argv)
                         ci = -2;
                 if (ci < 0) {
                     if (!*c)
-                        fprintf(stderr, "%s: --pair-on '%s': an empty column name\n", prog,
+                        am_msg("%s: --pair-on '%s': an empty column name\n", prog,
                                 pair_on);
                     else
-                        fprintf(stderr, "%s: --pair-on '%s': %s '%s'\n", prog, pair_on,
+                        am_msg("%s: --pair-on '%s': %s '%s'\n", prog, pair_on,
                                 ci == -2 ? "column named twice:" : "no column", c);
                     free(dup);
                     goto out;
@@ -624,7 +660,7 @@ int cmd_stats(int argc, char **argv)
             free(dup);
         } else {
             if (sc < 0) {
-                fprintf(stderr, "%s: no status column: name the identifying columns with "
+                am_msg("%s: no status column: name the identifying columns with "
                         "--pair-on\n", prog);
                 goto out;
             }
@@ -652,12 +688,12 @@ int cmd_stats(int argc, char **argv)
                 i++; /* the rest of this key's run: only its first row can be the first */
         }
         if (dup_r >= 0) {
-            fprintf(stderr, "%s: %s:%lu and %lu: two rows of group '%s' with the same "
+            am_msg("%s: %s:%lu and %lu: two rows of group '%s' with the same "
                     "pairing key (columns", prog, file, t.pos[dup_r][bc].line,
                     t.pos[dup_q][bc].line, t.rows[dup_r][bc]);
             for (int k = 0; k < nk; k++)
-                fprintf(stderr, "%s %s", k ? "," : "", t.cols[keycols[k]]);
-            fprintf(stderr, "%s): name the columns that tell them apart with "
+                am_msg("%s %s", k ? "," : "", t.cols[keycols[k]]);
+            am_msg("%s): name the columns that tell them apart with "
                     "--pair-on\n", nk ? "" : " none");
             goto out;
         }
@@ -681,7 +717,7 @@ int cmd_stats(int argc, char **argv)
         if (!*cell)
             continue; /* a run without the metric */
         if (parse_num(cell, &v) != 0) { /* refused where it stands */
-            fprintf(stderr, "%s: %s:%lu:%lu: %s is not a finite number: '%s' (decimal numbers "
+            am_msg("%s: %s:%lu:%lu: %s is not a finite number: '%s' (decimal numbers "
                     "only, such as 5, 0.25 or 1e-3)\n", prog, file, t.pos[r][mc].line,
                     t.pos[r][mc].col, metric, cell);
             free(has_ok);
@@ -706,7 +742,7 @@ int cmd_stats(int argc, char **argv)
     /* nothing to say: no output at all, not a header and an empty JSON file (until
      * 2026-11-27 both were written, status 1) */
     if (!nnum) {
-        fprintf(stderr, "%s: no row has a number in column '%s'\n", prog, metric);
+        am_msg("%s: no row has a number in column '%s'\n", prog, metric);
         goto out;
     }
     FILE *jf = NULL;
@@ -715,7 +751,7 @@ int cmd_stats(int argc, char **argv)
     am_error err = {0};
     if (json) {
         if (out_open(&o, json, &err) != 0) {
-            fprintf(stderr, "amsim: %s\n", err.msg);
+            am_msg("amsim: %s\n", err.msg);
             goto out;
         }
         jf = out_fp(o);
@@ -807,7 +843,7 @@ int cmd_stats(int argc, char **argv)
         json_end_obj(&w); /* ends the line (until 2026-11-27 a blank line followed) */
         if (out_commit(o, &err) != 0) {
             o = NULL;
-            fprintf(stderr, "amsim: %s\n", err.msg);
+            am_msg("amsim: %s\n", err.msg);
             goto out;
         }
         o = NULL;

@@ -987,6 +987,44 @@ static void y_control(void)
              trace_gpu());
     bi_expect(args, 1, "amsim: --set 'device=h1\\x1b00': bad value: control characters are not "
               "allowed (byte 0x1b at offset 2)");
+    /* a --policy is a --set of the default level's policy: the same words (until 2026-11-27
+     * "bad value:c':1:3: control...", the prefix cut at the raw name's length) */
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --policy 'bf\x01" "c'", cp, trace_gpu());
+    bi_expect(args, 1, "amsim: --policy 'bf\\x01c': bad value: control characters are not "
+              "allowed (byte 0x01 at offset 2)");
+}
+/* A name the user gave, quoted in a message (a policy, a level, a column, a group of a
+ * table), has its control bytes as \xHH, tab and newline too (until 2026-11-27 "unknown
+ * policy" and "no column" echoed an escape sequence raw, a group name its newline). */
+static void names_escaped(void)
+{
+    const char *cp = bi_write("names.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    static const char table[] = "policy,seed,status,peak\n\"x\ny\",1,ok,1\nb\x01,1,ok,2\n";
+    const char *csv = bi_write("names.csv", table, sizeof table - 1);
+    char args[2048];
+    static const struct {
+        const char *cmd, *opt, *want;
+    } cases[] = {
+        {"compare -q --json -", "--policies 'bfc,\x1b[31mcaching'",
+         "amsim compare: unknown policy '\\x1b[31mcaching' (policies: bfc,"},
+        {"compare -q --json -", "--policies 'bf\x01" "c'",
+         "amsim compare: unknown policy 'bf\\x01c' (did you mean 'bfc'? policies:"},
+        {"mincap", "--level 'hb\x01m'", "no memory level 'hb\\x01m' in "},
+        {"mincap", "--policies 'bf\tc'",
+         "amsim mincap: --policies 'bf\\x09c': policy name 'bf\\x09c' has a blank"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(args, sizeof args, "%s -c '%s' -t '%s' %s", cases[i].cmd, cp, trace_gpu(),
+                 cases[i].opt);
+        bi_expect(args, 1, cases[i].want);
+    }
+    snprintf(args, sizeof args, "stats '%s' --metric 'pe\x1b" "ak'", csv);
+    bi_expect(args, 1, "no column 'pe\\x1bak' (did you mean 'peak'?)");
+    snprintf(args, sizeof args, "stats '%s' --metric peak --by 'po\x01licy'", csv);
+    bi_expect(args, 1, "no column 'po\\x01licy' (did you mean 'policy'?)");
+    snprintf(args, sizeof args, "stats '%s' --metric peak --paired 'a\x01,b'", csv);
+    bi_expect(args, 1, "--paired: no groups 'a\\x01' and 'b' in column 'policy' of");
+    bi_expect(args, 1, "(groups: 'x\\x0ay', 'b\\x01')\n");
 }
 /* a quoted scalar's escape giving a control character is refused as a raw one is, at the
  * scalar (until 2026-11-27 "\0" cut the value short: device h100, capacity 2GiB, policy bfc);
@@ -2625,6 +2663,8 @@ void suite_badinput(void)
              {"yaml: a preset's value a policy refuses, at the --policy", y_policy_refuses_preset},
              {"yaml: offline planner optimal without a proof in its budget", y_offline_unproven},
              {"yaml: control character (line and column from libyaml's offset)", y_control},
+             {"a name quoted in a message: control bytes as \\xHH, tab and newline too",
+              names_escaped},
              {"yaml: control character from a quoted scalar's escape", y_control_escape},
              {"yaml: bad indentation", y_indent},
              {"yaml: tab", y_tab},

@@ -426,6 +426,27 @@ static void test_stats_units_exact(void)
     }
 }
 
+/* QA: finite values whose squares overflow (1e200, 3e200) had sd and CI n/a, and a paired test
+ * of such differences said t = 0, p = 1; the sd is now computed scaled (ordinary data keep
+ * their digits: the other stats tests). */
+static void test_stats_huge_values(void)
+{
+    char csv[600], args[1400], *out = NULL;
+    snprintf(csv, sizeof csv, "%s", tu_write("huge.csv", "policy,seed,status,peak\n"
+                                                         "a,1,ok,1e200\na,2,ok,3e200\n"
+                                                         "b,1,ok,0\nb,2,ok,0\n"));
+    snprintf(args, sizeof args, "stats '%s' --metric peak --paired a,b", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\na       2  2e+200  1.41421e+200  -1.07062e+201  "
+                                 "1.47062e+201\n"));
+    CU_ASSERT(out && strstr(out, "  mean difference         2e+200  sd   1.41421e+200\n"
+                                 "  95% CI           -1.07062e+201 ..   1.47062e+201\n"
+                                 "  t = 2, df = 1, two-sided p = 0.295167\n"));
+    if (out && !strstr(out, "1.41421e+200"))
+        printf("\n  stats:\n%s", out);
+    free(out);
+}
+
 /* QA's stats edge cases: JSON numbers exact (a 1 TiB mean was 1.09951162778e+12, an sd had
  * 12 digits); groups in the order they first appear in any row (b's first row failed, so a
  * came first); a group with successful rows but no number shown with n = 0 (it was dropped);
@@ -754,6 +775,32 @@ static void test_report_all_zero(void)
     free(h);
 }
 
+/* QA: a TMPDIR of 240 bytes (the scratch folder's name is longer still) failed the report,
+ * status 2, as the folder's name had 256 bytes; it now has room for any path (PATH_MAX). */
+static void test_report_long_tmpdir(void)
+{
+    char td[400];
+    int n = snprintf(td, sizeof td, "%s/", tu_tmpdir());
+    while (n < 240)
+        td[n++] = 't';
+    td[n] = 0;
+    CU_ASSERT_EQUAL_FATAL(mkdir(td, 0777), 0);
+    const char *old = getenv("TMPDIR");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("TMPDIR", td, 1);
+    char *h = report_of("longtmp", "run_id,run,policy,trace,status,hbm.peak_reserved_bytes,"
+                                   "hbm.peak_live_bytes,hbm.fragmentation_ratio\n"
+                                   "1,r1,bfc,t,ok,2097152,1048576,0.5\n"
+                                   "2,r2,caching,t,ok,4194304,1048576,0.75\n");
+    if (saved)
+        setenv("TMPDIR", saved, 1);
+    else
+        unsetenv("TMPDIR");
+    free(saved);
+    CU_ASSERT(h && strstr(h, "<svg") != NULL);
+    free(h);
+}
+
 /* QA: a report.html that is a symbolic link to a run's summary.json (a file the report does
  * not read) is replaced by the page, the link's target untouched; it was overwritten with HTML,
  * status 0. */
@@ -836,6 +883,9 @@ void suite_report(void)
              {"no gnuplot: one message, status 1, nothing written", test_report_gnuplot_missing},
              {"nothing reserved: explicit ranges, no gnuplot warnings", test_report_all_zero},
              {"a report.html link is replaced, its target untouched", test_report_replaces_link},
+             {"a TMPDIR of 240 bytes: the report is written", test_report_long_tmpdir},
+             {"stats: finite values whose squares overflow keep sd and CI",
+              test_stats_huge_values},
              {"a long timeline is drawn as a bounded envelope that keeps its peak",
               test_report_timeline_envelope});
 }
