@@ -475,21 +475,35 @@ static int in_list(const char *list, const char *name)
 static void col_hint(char *dst, size_t n, const char *name, const char *const *names, int ncols)
 {
     size_t len = strlen(name), k = 0;
-    int found = 0;
+    int found = 0, shown = 0;
+    char list[512];
+    /* whole names only, within what dst holds beside the words around the list (until
+     * 2026-11-27 long names were cut mid-name and the parenthesis never closed) */
+    size_t room = n > 48 ? n - 48 : 0;
+    room = room < sizeof list ? room : sizeof list;
+    list[0] = 0;
     dst[0] = 0;
     for (int c = 0; c < ncols; c++) {
         size_t l = strlen(names[c]);
         if (!len || l <= len + 1 || names[c][l - len - 1] != '.' ||
             strcmp(names[c] + l - len, name) != 0)
             continue;
-        if (found++ < 6 && k < n)
-            k += (size_t)snprintf(dst + k, n - k, "%s'%s'", found > 1 ? ", " : "", names[c]);
+        found++;
+        size_t add = l + 2 + (shown ? 2 : 0);
+        if (shown < 6 && shown == found - 1 && k + add < room) {
+            k += (size_t)snprintf(list + k, sizeof list - k, "%s'%s'", shown ? ", " : "",
+                                  names[c]);
+            shown++;
+        }
+    }
+    if (found && shown) {
+        snprintf(dst, n, found == 1 ? " (did you mean %s?)" : " (did you mean one of %s%s?)",
+                 list, found > shown ? ", ..." : "");
+        return;
     }
     if (found) {
-        char list[512];
-        snprintf(list, sizeof list, "%s", dst);
-        snprintf(dst, n, found == 1 ? " (did you mean %s?)" : " (did you mean one of %s%s?)",
-                 list, found > 6 ? ", ..." : "");
+        snprintf(dst, n, " (%d columns end in '.%s': their names are too long to list)", found,
+                 name);
         return;
     }
     /* the names as a NULL-ended list for cfg_suggest */

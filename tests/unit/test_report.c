@@ -207,6 +207,21 @@ static void test_typo_hints(void)
             fprintf(stderr, "\n  got:      %s  expected: %s", err ? err : "", want);
         free(err);
     }
+    /* long matching names: as many whole names as fit, then ", ..." and the parenthesis
+     * closed (until 2026-11-27 the fourth name was cut off and the message ended there) */
+    char wide[4096], longname[130];
+    memset(longname, 'x', 120);
+    longname[120] = 0;
+    int w = snprintf(wide, sizeof wide, "policy,status");
+    for (int c = 0; c < 10; c++)
+        w += snprintf(wide + w, sizeof wide - (size_t)w, ",%s%d.m", longname, c);
+    snprintf(wide + w, sizeof wide - (size_t)w, "\na,ok,1,1,1,1,1,1,1,1,1,1\n");
+    const char *wcsv = tu_write("hints_wide.csv", wide);
+    char wargs[1200], *werr = NULL;
+    snprintf(wargs, sizeof wargs, "stats '%s' --metric m", wcsv);
+    CU_ASSERT_EQUAL(tu_amsim(wargs, NULL, &werr), 1);
+    CU_ASSERT(werr && strstr(werr, "2.m', ...?)\n") && !strstr(werr, "3.m"));
+    free(werr);
     const char *tr = tu_write("hints.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
     char args[2400], *err = NULL;
     snprintf(args, sizeof args, "mincap -c '%s/configs/default.yaml' -t '%s' --level hmb",
