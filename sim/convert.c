@@ -110,7 +110,10 @@ typedef struct cv_map {
     size_t *val, cap, n;
 } cv_map;
 
-static size_t cv_hash(uint64_t k, size_t cap) { return (size_t)(k * 0x9E3779B97F4A7C15ULL) & (cap - 1); }
+static size_t cv_hash(uint64_t k, size_t cap)
+{
+    return (size_t)(k * 0x9E3779B97F4A7C15ULL) & (cap - 1);
+}
 
 static void cv_put(cv_map *m, uint64_t k, size_t v);
 
@@ -269,7 +272,8 @@ static cv_row *cv_live(cv_rows *c, uint64_t id)
 /* Write row x (default level) to its place in the spill, upper as it is now. */
 static void cv_spill(cv_rows *c, const cv_row *x)
 {
-    cv_rec rec = {x->id, x->lower, x->upper, x->size, x->addr, x->line, x->col, (uint64_t)x->filler};
+    cv_rec rec = {x->id,   x->lower, x->upper, x->size,
+                  x->addr, x->line,  x->col,   (uint64_t)x->filler};
     if (c->spill_err)
         return;
     /* rows mostly finish in the order they began: a seek (which flushes the stream's buffer)
@@ -667,7 +671,8 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                 "peak live %s bytes as in the trace; %" PRIu64 " other event%s%s and %"
                 PRIu64 " allocation%s of other levels dropped%s%s\n",
                 cfg->levels[deflevel].name, written, written == 1 ? "" : "s", intos, donations,
-                donations == 1 ? "" : "s", units_fmt_u128(n1, sizeof n1, tr_peak), ndropped, ndropped == 1 ? "" : "s", kinds,
+                donations == 1 ? "" : "s", units_fmt_u128(n1, sizeof n1, tr_peak), ndropped,
+                ndropped == 1 ? "" : "s", kinds,
                 other_level, other_level == 1 ? "" : "s",
                 c.reused ? "; ids renumbered from 0 (the input reuses ids)" : "",
                 fillers ? "; the start-state prologue's allocations that it freed again (the "

@@ -200,7 +200,8 @@ static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
     sn_flush(x);
     if (level != x->cfg->default_level)
         return;
-    sn_push(x, (snap_rec){ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, t, 0, 0, 0});
+    sn_push(x, (snap_rec){ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, t, 0, 0,
+                          0});
     if (!ok && x->start) {
         if (x->nfailed == x->capfailed) {
             x->capfailed = x->capfailed ? x->capfailed * 2 : 16;
@@ -250,8 +251,8 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
     if (level != x->cfg->default_level)
         return;
     /* The device releases this free made (platform gives every block back), recorded since the
-     * last allocation or free reported, came before it, as the allocator made them: PyTorch writes segment_free after the
-     * free_completed that released the memory, and its viewer, walking back, needs the segment
+     * last allocation or free reported, came before it, as the allocator made them: PyTorch
+     * writes segment_free after the free_completed that released the memory, and its viewer, walking back, needs the segment
      * to exist while the block is freed. They move after the free's own entries. */
     size_t k = x->n;
     while (k > x->mark && x->r[k - 1].action == SA_SEG_FREE)

@@ -14,8 +14,8 @@
  *  1. one reference run, the same whatever the policies listed: `best_fit` with its defaults
  *     (the level's allocator options, the policies', left out: cfg_load_reference) on the
  *     level with `on_oom: fail` there, its capacity at the configured one, doubled until the
- *     level has no OOM (other levels' OOMs are not its concern). It gives the trace's peak live bytes on the
- *     level (every request served and held; shown for comparison, not a bound: spilling and
+ *     level has no OOM (other levels' OOMs are not its concern). It gives the trace's peak live
+ *     bytes on the level (every request served and held; shown for comparison, not a bound: spilling and
  *     BFC's retry-after-free hold less at once) and L,
  *     the largest single request the trace makes there, which every policy is asked for (the
  *     observer sees trace requests only, not spill copies; recorded `oom` lines are left out:
@@ -348,7 +348,8 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         return 1;
     }
     c->level = cfg->default_level;
-    if (c->level_name && (c->level = cfg_level_index(cfg, c->level_name, strlen(c->level_name))) < 0) {
+    if (c->level_name &&
+        (c->level = cfg_level_index(cfg, c->level_name, strlen(c->level_name))) < 0) {
         /* with "did you mean" and the levels there are (until 2026-11-27 neither: --level hmb
          * said only "no memory level 'hmb'") */
         const char *cands[CFG_MAX_LEVELS + 1];
@@ -362,7 +363,8 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         const char *near = cfg_suggest(c->level_name, cands);
         char shown[1024];
         am_msg("%s: no memory level '%s' in %s (%s%s%slevels: %s)\n", prog,
-                am_escape_name(shown, sizeof shown, c->level_name), c->config, near ? "did you mean '" : "", near ? near : "",
+                am_escape_name(shown, sizeof shown, c->level_name), c->config,
+                near ? "did you mean '" : "", near ? near : "",
                 near ? "'? " : "", names);
         cfg_free(cfg);
         return 1;

@@ -71,7 +71,8 @@ int out_check_paths(const out_named *outs, int nout, const out_named *ins, int n
 int out_stdout_failed(void);
 /* A directory the command made for its outputs (on 1) or no longer to remove (on 0): a stop
  * signal (SIGINT, SIGTERM, SIGHUP, SIGPIPE) removes it after the temporaries when it is empty
- * then, as the command does itself when it fails, the latest tracked first (track parents before their children).
+ * then, as the command does itself when it fails, the latest tracked first (track parents before
+ * their children).
  * Until 2026-11-27 an interrupted `run -o DIR` left DIR. */
 #define OUT_DIR_MAX 16 /* directories tracked at once; out_track_dir returns -1 past them */
 int out_track_dir(const char *path, int on);

@@ -405,7 +405,10 @@ char *units_fmt_u128(char *buf, size_t n, am_u128 v)
     return buf;
 }
 
-char *units_fmt_size(char *buf, size_t n, uint64_t bytes) { return units_fmt_size128(buf, n, bytes); }
+char *units_fmt_size(char *buf, size_t n, uint64_t bytes)
+{
+    return units_fmt_size128(buf, n, bytes);
+}
 
 char *units_fmt_size128(char *buf, size_t n, am_u128 bytes)
 {
