@@ -252,8 +252,9 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
         return;
     /* The device releases this free made (platform gives every block back), recorded since the
      * last allocation or free reported, came before it, as the allocator made them: PyTorch
-     * writes segment_free after the free_completed that released the memory, and its viewer, walking back, needs the segment
-     * to exist while the block is freed. They move after the free's own entries. */
+     * writes segment_free after the free_completed that released the memory, and its viewer,
+     * walking back, needs the segment to exist while the block is freed. They move after the
+     * free's own entries. */
     size_t k = x->n;
     while (k > x->mark && x->r[k - 1].action == SA_SEG_FREE)
         k--;
