@@ -15,9 +15,8 @@
  *     (the level's allocator options, the policies', left out: cfg_load_reference) on the
  *     level with `on_oom: fail` there, its capacity at the configured one, doubled until the
  *     level has no OOM (other levels' OOMs are not its concern). It gives the trace's peak live
- *     bytes on the level (every request served and held; shown for comparison, not a bound: spilling and
- *     BFC's retry-after-free hold less at once) and L,
- *     the largest single request the trace makes there, which every policy is asked for (the
+ *     bytes on the level (every request served and held; shown for comparison, not a bound:
+ *     spilling and BFC's retry-after-free hold less at once) and L, the largest single request the trace makes there, which every policy is asked for (the
  *     observer sees trace requests only, not spill copies; recorded `oom` lines are left out:
  *     `offline` is not asked for them). L is a lower bound for every policy: a run with no OOM
  *     has served that request, which needs L bytes at once whatever was spilled before;
