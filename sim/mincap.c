@@ -16,8 +16,9 @@
  *     level with `on_oom: fail` there, its capacity at the configured one, doubled until the
  *     level has no OOM (other levels' OOMs are not its concern). It gives the trace's peak live
  *     bytes on the level (every request served and held; shown for comparison, not a bound:
- *     spilling and BFC's retry-after-free hold less at once) and L, the largest single request the trace makes there, which every policy is asked for (the
- *     observer sees trace requests only, not spill copies; recorded `oom` lines are left out:
+ *     spilling and BFC's retry-after-free hold less at once) and L, the largest single request
+ *     the trace makes there, which every policy is asked for (the observer sees trace
+ *     requests only, not spill copies; recorded `oom` lines are left out:
  *     `offline` is not asked for them). L is a lower bound for every policy: a run with no OOM
  *     has served that request, which needs L bytes at once whatever was spilled before;
  *  2. per policy, on its own: try ceil(L / G) * G, then double until a run has no OOM on any
