@@ -240,19 +240,6 @@ static int stdout_fail(am_error *err, int e)
     return am_fail(err, AM_EINPUT, "standard output: write failed");
 }
 
-int out_flush(outfile *o, am_error *err)
-{
-    if (!o)
-        return 0;
-    errno = 0;
-    int bad = fflush(o->f) != 0, e = errno;
-    if (!bad && !ferror(o->f))
-        return 0;
-    if (o->is_stdout)
-        return stdout_fail(err, reason(o, bad ? e : 0));
-    return write_fail(err, o->path, reason(o, bad ? e : 0));
-}
-
 /* Copy a spooled standard output's temporary to standard output: 0, or 1 with *e the errno
  * (0 when none is known). */
 static int spool_out(FILE *f, int *e)
@@ -271,59 +258,6 @@ static int spool_out(FILE *f, int *e)
         }
     *e = errno;
     return ferror(f) != 0;
-}
-
-int out_commit(outfile *o, am_error *err)
-{
-    if (!o)
-        return 0;
-    if (o->is_stdout) {
-        errno = 0;
-        int bad = 0, e = 0;
-        if (o->spooled) {
-            bad = spool_out(o->f, &e);
-            fclose(o->f);
-        }
-        if (!bad) {
-            errno = 0;
-            bad = fflush(stdout) != 0 || ferror(stdout);
-            e = errno;
-        }
-        e = reason(o, e);
-        release(o);
-        return bad ? stdout_fail(err, e) : 0;
-    }
-    errno = 0;
-    int bad = ferror(o->f) != 0;
-    bad |= fclose(o->f) != 0;
-    if (!o->tmp) { /* written in place */
-        int e = reason(o, errno);
-        if (bad)
-            write_fail(err, o->path, e);
-        release(o);
-        return bad ? -1 : 0;
-    }
-    if (bad || rename(o->tmp, o->path) != 0) {
-        int e = reason(o, errno);
-        unlink(o->tmp);
-        track(o->tmp, 0);
-        write_fail(err, o->path, e);
-        release(o);
-        return -1;
-    }
-    track(o->tmp, 0);
-    release(o);
-    return 0;
-}
-
-void out_stop_signals(sigset_t *set)
-{
-    sigemptyset(set);
-    sigaddset(set, SIGINT);
-    sigaddset(set, SIGTERM);
-    sigaddset(set, SIGHUP);
-    sigaddset(set, SIGPIPE);
-    sigaddset(set, SIGALRM);
 }
 
 /* Write out what o holds, short of the rename: a file's temporary flushed and closed (a close
@@ -354,6 +288,32 @@ static int finish(outfile *o, am_error *err)
     }
     o->f = NULL;
     return bad ? write_fail(err, o->path, reason(o, e)) : 0;
+}
+
+int out_commit(outfile *o, am_error *err)
+{
+    if (!o)
+        return 0;
+    int rc = finish(o, err);
+    if (rc == 0 && o->tmp && rename(o->tmp, o->path) != 0)
+        rc = write_fail(err, o->path, reason(o, errno));
+    if (o->tmp) { /* renamed into place, or removed after a failure */
+        if (rc != 0)
+            unlink(o->tmp);
+        track(o->tmp, 0);
+    }
+    release(o);
+    return rc;
+}
+
+void out_stop_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+    sigaddset(set, SIGPIPE);
+    sigaddset(set, SIGALRM);
 }
 
 int out_commit_all(outfile **os, int n, am_error *err)

@@ -26,9 +26,6 @@ FILE *out_fp(outfile *o);
  * of a write that failed (f: out_fp's stream; e: errno, 0 ignored): a failed flush drops its
  * bytes, so the commit's own flush has nothing left to fail on and reports this reason. */
 void out_note_write_error(FILE *f, int e);
-/* Flush what is buffered: 0, or -1 with err when a write failed (nothing is renamed), so that a
- * caller writing several files can find a write error before it commits any. NULL is fine. */
-int out_flush(outfile *o, am_error *err);
 /* Flush, close and rename into place; 0 or -1 (write errors are reported, temp removed). */
 int out_commit(outfile *o, am_error *err);
 /* Commit the n outputs os[] (NULL entries skipped) as one: each written in full first (a file's
