@@ -128,17 +128,14 @@ static void trim(ca *c, uint64_t keep)
         release_chunk(c, bt_last(&c->idle, NULL));
 }
 
-/* n rounded up to a multiple of k (k > 0), without overflow */
-static am_u128 round_up128(am_u128 n, uint64_t k) { return (n + k - 1) / k * k; }
-
 /* Grow the pool by one chunk of at least `need` bytes; 0 on success. */
 static int grow(ca *c, uint64_t need)
 {
-    /* rounded in 128 bits: a size that passes 2^64 is asked of the device as 2^64 - 1 bytes,
-     * which it refuses after the grow latency as any request too large (until 2026-11-27 the
-     * rounding wrapped and the grow failed before its latency was counted) */
-    am_u128 want = round_up128(round_up128(need, c->o.pool_granularity), c->env.granularity);
-    uint64_t bytes = want > UINT64_MAX ? UINT64_MAX : (uint64_t)want;
+    /* saturating: a size that passes 2^64 is asked of the device as 2^64 - 1 bytes, which it
+     * refuses after the grow latency as any request too large (until 2026-11-27 the rounding
+     * wrapped and the grow failed before its latency was counted) */
+    uint64_t bytes = am_round_up_sat(am_round_up_sat(need, c->o.pool_granularity),
+                                     c->env.granularity);
     uint64_t addr;
     c->pending += c->o.grow_latency;
     if (c->env.dev_alloc(c->env.ctx, bytes, &addr) != 0) {

@@ -142,17 +142,6 @@ static void unlink_block(fit *f, fblock *x)
         x->next->prev = x->prev;
 }
 
-/* n rounded up to a multiple of k, capped at cap (n <= cap): n + k - 1 passes 2^64 for a k
- * near it, so the rounding is done on what is left below cap. Until 2026-11-27 it wrapped for a
- * commit_granularity within 255 bytes of 2^64, and every allocation failed. */
-static uint64_t round_up_within(uint64_t n, uint64_t k, uint64_t cap)
-{
-    uint64_t r = k > 1 ? n % k : 0;
-    if (r == 0)
-        return n;
-    return k - r >= cap - n ? cap : n + (k - r);
-}
-
 static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
 {
     fit *f = st;
@@ -188,7 +177,9 @@ static int fit_alloc(void *st, const alloc_req *r, alloc_out *o)
     }
     if (b->addr + need > f->top) {
         /* Grow the committed top (contiguous: the device model is first fit from 0). */
-        uint64_t want = round_up_within(b->addr + need, f->commit, f->arena_size), at = 0;
+        /* saturating: until 2026-11-27 a commit_granularity within 255 bytes of 2^64 wrapped
+         * the rounding, and every allocation failed */
+        uint64_t want = AM_MIN(am_round_up_sat(b->addr + need, f->commit), f->arena_size), at = 0;
         if (f->env.dev_alloc(f->env.ctx, want - f->top, &at) != 0) {
             return ALLOC_OOM;
         }

@@ -151,6 +151,13 @@ void sl_free(strlist *l);
 #define AM_NOINLINE __attribute__((noinline))
 
 static inline uint64_t am_round_up(uint64_t n, uint64_t k) { return (n + k - 1) / k * k; }
+/* n rounded up to a multiple of k (k > 0), UINT64_MAX when that passes 2^64 - 1 (am_round_up
+ * wraps there: a granularity near 2^64 from a config). */
+static inline uint64_t am_round_up_sat(uint64_t n, uint64_t k)
+{
+    uint64_t r = n % k;
+    return r == 0 ? n : k - r > UINT64_MAX - n ? UINT64_MAX : n + (k - r);
+}
 static inline uint64_t am_round_down(uint64_t n, uint64_t k) { return n / k * k; }
 
 #endif
