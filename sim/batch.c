@@ -2704,22 +2704,13 @@ static void worker_on_signal(int sig)
 /* SIGHUP and SIGPIPE as the batch takes them (on_signal below, out_install_signals): unless
  * ignored when the command started. A hangup reaches every process of the terminal's group,
  * the workers too; until 2026-11-27 a worker kept the parent's handler for them. */
-static void catch_unless_ignored(int sig, void (*fn)(int), struct sigaction *old)
-{
-    struct sigaction cur;
-    if (sigaction(sig, NULL, &cur) == 0 && cur.sa_handler != SIG_IGN)
-        out_catch(sig, fn, old);
-    else if (old)
-        *old = cur;
-}
-
 static void worker_signals(void)
 {
     out_catch(SIGINT, worker_on_signal, NULL);
     out_catch(SIGTERM, worker_on_signal, NULL);
     out_catch(SIGALRM, worker_on_signal, NULL);
-    catch_unless_ignored(SIGHUP, worker_on_signal, NULL);
-    catch_unless_ignored(SIGPIPE, worker_on_signal, NULL);
+    out_catch_unless_ignored(SIGHUP, worker_on_signal, NULL);
+    out_catch_unless_ignored(SIGPIPE, worker_on_signal, NULL);
 }
 
 
@@ -3424,7 +3415,7 @@ static void batch_catch_stops(void)
         if (batch_stops[i].sig == SIGINT || batch_stops[i].sig == SIGTERM)
             out_catch(batch_stops[i].sig, on_signal, batch_stops[i].old);
         else
-            catch_unless_ignored(batch_stops[i].sig, on_signal, batch_stops[i].old);
+            out_catch_unless_ignored(batch_stops[i].sig, on_signal, batch_stops[i].old);
     }
 }
 

@@ -634,10 +634,15 @@ void out_install_signals(void)
 {
     out_catch(SIGINT, on_signal, NULL);
     out_catch(SIGTERM, on_signal, NULL);
-    static const int maybe[] = {SIGHUP, SIGPIPE};
-    for (size_t i = 0; i < sizeof maybe / sizeof maybe[0]; i++) {
-        struct sigaction cur;
-        if (sigaction(maybe[i], NULL, &cur) == 0 && cur.sa_handler != SIG_IGN)
-            out_catch(maybe[i], on_signal, NULL);
-    }
+    out_catch_unless_ignored(SIGHUP, on_signal, NULL);
+    out_catch_unless_ignored(SIGPIPE, on_signal, NULL);
+}
+
+void out_catch_unless_ignored(int sig, void (*fn)(int), struct sigaction *old)
+{
+    struct sigaction cur;
+    if (sigaction(sig, NULL, &cur) == 0 && cur.sa_handler != SIG_IGN)
+        out_catch(sig, fn, old);
+    else if (old)
+        *old = cur;
 }

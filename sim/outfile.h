@@ -87,5 +87,8 @@ void out_stop_signals(sigset_t *set);
 /* Run fn on signal sig (sigaction: no other signal blocked in fn, no SA_RESTART, so that a wait
  * it interrupts returns EINTR); old, when not NULL, gets the action it replaces. */
 void out_catch(int sig, void (*fn)(int), struct sigaction *old);
+/* out_catch, unless sig was ignored when the command started (nohup's SIGHUP stays ignored);
+ * *old (when old is not NULL) gets the disposition either way. */
+void out_catch_unless_ignored(int sig, void (*fn)(int), struct sigaction *old);
 
 #endif
