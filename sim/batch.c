@@ -4150,16 +4150,7 @@ static int sweep_only_key(const char *k)
 }
 
 /* A top-level key of a config that no sweep has (device is both's). */
-static int config_only_key(const char *k)
-{
-    static const char *const keys[] = {"version", "default_memory", "memories", "links",
-                                       "trace",   "engine",         "report",   "transfer_guard",
-                                       NULL};
-    for (const char *const *p = keys; *p; p++)
-        if (strcmp(k, *p) == 0)
-            return 1;
-    return 0;
-}
+static int config_only_key(const char *k) { return cfg_is_top_key(k) && strcmp(k, "device"); }
 
 int batch_sniff_sweep(const char *path)
 {

@@ -1300,6 +1300,14 @@ static const char *const top_keys[] = {"version", "device", "default_memory", "m
                                        "links",   "trace",  "engine",         "report",
                                        "transfer_guard", NULL};
 
+int cfg_is_top_key(const char *k)
+{
+    for (const char *const *t = top_keys; *t; t++)
+        if (strcmp(k, *t) == 0)
+            return 1;
+    return 0;
+}
+
 /* Memory, link and device names: 1..CFG_NAME_MAX-1 of [A-Za-z0-9_-] (also keeps device
  * names from walking out of the preset directory). */
 static int valid_name(const char *s)

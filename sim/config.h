@@ -256,6 +256,8 @@ int cfg_write_yaml(const am_config *cfg, FILE *f);
  * characters, 2 for longer ones; names over CFG_NAME_MAX characters are not compared), or NULL.
  * cands ends with NULL. */
 const char *cfg_suggest(const char *name, const char *const *cands);
+/* Whether k is a top-level key of a config (version, device, memories, ...). */
+int cfg_is_top_key(const char *k);
 /* Index of a level by name, or -1. */
 int cfg_level_index(const am_config *cfg, const char *name, size_t len);
 /* The level names, comma-separated ("hbm, host"), into buf (cut to n). */
