@@ -454,20 +454,6 @@ typedef struct stats_cols {
     char hint_metric[512], hint_by[512];
 } stats_cols;
 
-/* 1 when name is one of the comma-separated names in list. */
-static int in_list(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *c = list;; c++) {
-        size_t len = strcspn(c, ",");
-        if (len == n && strncmp(c, name, n) == 0)
-            return 1;
-        if (!c[len])
-            return 0;
-        c += len;
-    }
-}
-
 /* The hint after "no column 'NAME'": the columns whose name ends in ".NAME" (`peak_reserved_bytes`
  * gives `hbm.peak_reserved_bytes`, `expandable_segments` gives
  * `memories.hbm.allocator.expandable_segments`), else the close one (did you mean), else "".
@@ -538,7 +524,7 @@ static void stats_keep(const char *const *names, int n, unsigned char *keep, voi
     for (int c = 0; c < n; c++)
         keep[c] = !strcmp(names[c], sc->metric) || !strcmp(names[c], sc->by) ||
                   c == status ||
-                  (sc->paired && (sc->pair_on ? in_list(sc->pair_on, names[c]) : c < status));
+                  (sc->paired && (sc->pair_on ? am_keys_name(sc->pair_on, names[c]) : c < status));
 }
 
 int cmd_stats(int argc, char **argv)
