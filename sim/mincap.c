@@ -353,12 +353,10 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         /* with "did you mean" and the levels there are (until 2026-11-27 neither: --level hmb
          * said only "no memory level 'hmb'") */
         const char *cands[CFG_MAX_LEVELS + 1];
-        char names[1024] = "";
-        for (int i = 0; i < cfg->nlevels; i++) {
+        char names[1024];
+        cfg_level_names(cfg, names, sizeof names);
+        for (int i = 0; i < cfg->nlevels; i++)
             cands[i] = cfg->levels[i].name;
-            size_t n = strlen(names);
-            snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "", cfg->levels[i].name);
-        }
         cands[cfg->nlevels] = NULL;
         const char *near = cfg_suggest(c->level_name, cands);
         char shown[1024];
