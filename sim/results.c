@@ -137,6 +137,8 @@ typedef struct rt_src {
     FILE *f;
     char *buf;
     size_t off, len, cap;
+    char *lbuf;   /* getline's buffer, kept from line to line */
+    size_t lcap;
     int eof;
     unsigned long line, col;
 } rt_src;
@@ -150,10 +152,8 @@ static int src_more(rt_src *s)
     memmove(s->buf, s->buf + s->off, s->len - s->off + 1);
     s->len -= s->off;
     s->off = 0;
-    char *l = NULL;
-    size_t lcap = 0;
-    ssize_t n = getline(&l, &lcap, s->f);
-    size_t m = n > 0 ? strlen(l) : 0;
+    ssize_t n = getline(&s->lbuf, &s->lcap, s->f);
+    size_t m = n > 0 ? strlen(s->lbuf) : 0;
     if (n <= 0 || m < (size_t)n)
         s->eof = 1;
     if (s->len + m + 1 > s->cap) {
@@ -161,10 +161,9 @@ static int src_more(rt_src *s)
             s->cap *= 2;
         s->buf = am_realloc(s->buf, s->cap);
     }
-    memcpy(s->buf + s->len, l ? l : "", m);
+    memcpy(s->buf + s->len, s->lbuf ? s->lbuf : "", m);
     s->len += m;
     s->buf[s->len] = 0;
-    free(l);
     return m ? 0 : -1;
 }
 
@@ -256,6 +255,7 @@ int rtable_read_cols(rtable *t, const char *path, rt_keep_fn keep_fn, void *arg,
     if (!next_record(&src, &h, &hpos)) {
         fclose(src.f);
         free(src.buf);
+        free(src.lbuf);
         snprintf(err, errsz, "%s: empty file (no header line)", path);
         return -1;
     }
@@ -300,6 +300,7 @@ int rtable_read_cols(rtable *t, const char *path, rt_keep_fn keep_fn, void *arg,
             free(pos);
             fclose(src.f);
             free(src.buf);
+            free(src.lbuf);
             free(keep);
             rtable_free(t);
             return -1;
@@ -320,6 +321,7 @@ int rtable_read_cols(rtable *t, const char *path, rt_keep_fn keep_fn, void *arg,
     free(keep);
     fclose(src.f);
     free(src.buf);
+    free(src.lbuf);
     return 0;
 }
 
