@@ -638,20 +638,15 @@ static void sn_entries(snap_exp *x, FILE *f, int expandable, int start)
 
 static void sn_write(snap_exp *x, FILE *f)
 {
-    os_tree held = x->ranges;
-    x->ranges = (os_tree){0};
+    /* the ranges held at the end (sn_release frees them after) */
     int expandable = x->spans || x->mapped;
-    sn_seg *seg = am_malloc((held.n ? held.n : 1) * sizeof *seg);
+    sn_seg *seg = am_malloc((x->ranges.n ? x->ranges.n : 1) * sizeof *seg);
     size_t ns = 0;
-    for (os_node *c = os_first(&held); c; c = os_next(c)) {
+    for (os_node *c = os_first(&x->ranges); c; c = os_next(c)) {
         if (expandable && ns && seg[ns - 1].addr + seg[ns - 1].size == c->k1)
             seg[ns - 1].size += c->val; /* as PyTorch's viewer merges adjacent mapped ranges */
         else
             seg[ns++] = (sn_seg){c->k1, c->val};
-    }
-    for (os_node *c; (c = os_first(&held));) { /* os_next climbs to parents: free after */
-        os_remove(&held, c);
-        free(c);
     }
     fputc(0x80, f);
     fputc(4, f);
