@@ -1042,9 +1042,19 @@ static void command_messages_escaped(void)
          "amsim run: --device given twice ('1', then '2\\x0a'): it takes one value\n"},
         {"stats -q\x1b", "amsim stats: unknown option '-\\x1b' in '-q\\x1b'"},
         {"policies 'x\ny'", "amsim policies: unexpected argument 'x\\x0ay' (see amsim policies"},
+        /* main.c: the command word, a word after --version */
+        {"'ru\nn'", "amsim: unknown command 'ru\\x0an'\n"},
+        {"--version '\x1b[2J'", "amsim --version: unexpected argument '\\x1b[2J' (it takes none)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         bi_expect(cases[i].args, 1, cases[i].want);
+    /* check's "ok" line on standard output names the file as the messages do */
+    const char *cp = bi_write("ok\x1b[2J\n.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "check '%s'", cp);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "/ok\\x1b[2J\\x0a.yaml: config ok (2 memory levels, 1 link)\n"));
+    free(out);
 }
 /* a quoted scalar's escape giving a control character is refused as a raw one is, at the
  * scalar (until 2026-11-27 "\0" cut the value short: device h100, capacity 2GiB, policy bfc);
