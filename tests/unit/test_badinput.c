@@ -1045,6 +1045,10 @@ static void command_messages_escaped(void)
         /* main.c: the command word, a word after --version */
         {"'ru\nn'", "amsim: unknown command 'ru\\x0an'\n"},
         {"--version '\x1b[2J'", "amsim --version: unexpected argument '\\x1b[2J' (it takes none)"},
+        /* cmd_gen.c: the kind, an option's value */
+        {"gen 'tr\x1b" "ain'", "amsim gen: unknown kind 'tr\\x1bain'\n"},
+        {"gen train --steps '1\n' -o -",
+         "amsim gen train: --steps takes an unsigned integer, not '1\\x0a'\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         bi_expect(cases[i].args, 1, cases[i].want);
