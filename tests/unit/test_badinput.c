@@ -1049,6 +1049,10 @@ static void command_messages_escaped(void)
         {"gen 'tr\x1b" "ain'", "amsim gen: unknown kind 'tr\\x1bain'\n"},
         {"gen train --steps '1\n' -o -",
          "amsim gen train: --steps takes an unsigned integer, not '1\\x0a'\n"},
+        /* batch.c: an option's value, a second sweep file */
+        {"batch s.yaml -o out -j '4\x1b[31m'",
+         "amsim batch: -j takes a number of workers 1..4096, not '4\\x1b[31m'\n"},
+        {"batch s.yaml 'b\nc' -o out", "amsim batch: one sweep file only ('b\\x0ac')\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         bi_expect(cases[i].args, 1, cases[i].want);
