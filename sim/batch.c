@@ -77,6 +77,13 @@ static const char *prog = "amsim batch";
 /* ---- small helpers ---------------------------------------------------------------------- */
 
 
+/* A path or a value a user gave, as a message quotes it: every message goes through am_msg,
+ * and what it echoes through am_escape_name, so an escape sequence or a newline in a name shows
+ * as \xHH and cannot redraw the terminal or forge a line (until 2026-11-27 batch's own messages
+ * echoed them raw). buf is a char array (of SHOWN_MAX bytes where it quotes a path). */
+#define SHOWN_MAX 4096
+#define SHOW(buf, s) am_escape_name(buf, sizeof buf, s)
+
 static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *xprintf(const char *fmt, ...)
 {
@@ -3546,7 +3553,7 @@ static int run_all(batch *b, int *nskipped, int *nran)
             pid_t pid = fork();
             if (pid < 0) {
                 sigprocmask(SIG_SETMASK, &unblocked, NULL);
-                fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
+                am_msg("%s: fork: %s\n", prog, strerror(errno));
                 next--;
                 break;
             }
@@ -3629,7 +3636,7 @@ static int run_all(batch *b, int *nskipped, int *nran)
             run_config_facts(&b->sw, r, policy, sizeof policy, &levels);
             result_info ri = {"failed", msg, policy, levels, NULL, NULL};
             if (write_result(dir, r, &ri, &e2) != 0)
-                fprintf(stderr, "%s: %s\n", prog, e2.msg);
+                am_msg("%s: %s\n", prog, e2.msg);
             free(levels);
         }
         if (have)
@@ -3643,8 +3650,8 @@ static int run_all(batch *b, int *nskipped, int *nran)
          * the parent's temporaries and ends the process with the signal */
         if (tty)
             fputc('\n', stderr);
-        fprintf(stderr, "%s: stopped by %s; the same command again runs what is unfinished\n",
-                prog, stop_name(stop_sig));
+        am_msg("%s: stopped by %s; the same command again runs what is unfinished\n", prog,
+               stop_name(stop_sig));
         batch_restore_stops();
         raise(stop_sig);
     }
@@ -3798,8 +3805,9 @@ static int merge_check(char **dirs, int ndirs, const char *path, const char *mpa
 
 static int merge(int argc, char **argv, const char *out, int quiet)
 {
+    char q[SHOWN_MAX]; /* a path as a message quotes it (SHOW) */
     if (!argc || !out) {
-        fprintf(stderr, "%s: --merge DIR... -o OUT\n", prog);
+        am_msg("%s: --merge DIR... -o OUT\n", prog);
         return 1;
     }
     size_t ol = strlen(out);
@@ -3811,12 +3819,12 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     rc = merge_check(argv, argc, path, mpath, &err);
     free(mpath);
     if (rc != 0) {
-        fprintf(stderr, "%s: %s\n", prog, err.msg);
+        am_msg("%s: %s\n", prog, err.msg);
         free(path);
         return 1;
     }
     if (!is_csv && mkdir_p_made(out, &made) != 0) {
-        fprintf(stderr, "%s: %s: cannot create: %s\n", prog, out, strerror(errno));
+        am_msg("%s: %s: cannot create: %s\n", prog, SHOW(q, out), strerror(errno));
         rmdir_made(out, made);
         free(path);
         return 1;
@@ -3824,7 +3832,7 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     batch_track_made(out, made, 1); /* an interrupt before results.csv removes them too */
     rc = build_csv((const char *const *)argv, argc, path, 0, 0, &failed, &err);
     if (rc < 0) { /* refused (not a batch folder, another study): OUT is not left behind */
-        fprintf(stderr, "%s: %s\n", prog, err.msg);
+        am_msg("%s: %s\n", prog, err.msg);
         rmdir_made(out, made);
         batch_track_made(out, made, 0);
         free(path);
@@ -3835,7 +3843,7 @@ static int merge(int argc, char **argv, const char *out, int quiet)
         char *src = xprintf("%s/matrix.tsv", argv[0]), *dst = xprintf("%s/matrix.tsv", out);
         char *t = am_slurp(src);
         if (t && write_atomic(dst, t, &err) != 0)
-            fprintf(stderr, "%s: %s\n", prog, err.msg);
+            am_msg("%s: %s\n", prog, err.msg);
         free(t);
         free(src);
         free(dst);
@@ -3855,7 +3863,7 @@ static int merge(int argc, char **argv, const char *out, int quiet)
                 struct stat st;
                 if (access(res, R_OK) == 0 && lstat(to, &st) != 0 && realpath(from, real))
                     if (symlink(real, to) != 0)
-                        fprintf(stderr, "%s: %s: %s\n", prog, to, strerror(errno));
+                        am_msg("%s: %s: %s\n", prog, SHOW(q, to), strerror(errno));
                 free(from);
                 free(res);
                 free(to);
@@ -3868,10 +3876,10 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     }
     batch_track_made(out, made, 0); /* written: OUT stays (its files keep it from rmdir anyway) */
     if (rc > 0)
-        fprintf(stderr, "%s: %d runs have no result in any of the folders (status 'missing')\n",
-                prog, rc);
+        am_msg("%s: %d runs have no result in any of the folders (status 'missing')\n", prog,
+               rc);
     if (!quiet) /* -q: no summary line, as for a batch run; problems still go to stderr */
-        printf("%s: merged %d folder%s%s%s\n", path, argc, argc == 1 ? "" : "s",
+        printf("%s: merged %d folder%s%s%s\n", SHOW(q, path), argc, argc == 1 ? "" : "s",
                failed ? ", runs failed: " : "", failed ? "see the status column" : "");
     free(path);
     return rc > 0 || failed ? 1 : 0;
@@ -3888,6 +3896,7 @@ int cmd_batch(int argc, char **argv)
     b.jobs = ncpu > 0 ? (int)ncpu : 1;
     b.self = "/proc/self/exe";
     int rc = 1;
+    char q[SHOWN_MAX], q2[SHOWN_MAX]; /* a value or a path as a message quotes it (SHOW) */
     enum { O_HELP, O_QUIET, O_PLACEMENTS, O_TIMELINE, O_LIST, O_UPDATE, O_MERGE, O_OUT, O_JOBS,
            O_SHARD, O_TIMEOUT, O_N };
     static const cli_opt opts[] = {
@@ -3939,16 +3948,16 @@ int cmd_batch(int argc, char **argv)
              * plain decimal (units_real: no blanks, hex, inf or nan; its sign is refused here) */
             if (units_real(v, &b.timeout, NULL) != 0 || !(b.timeout > 0) ||
                 !(b.timeout <= 1e9) || !((v[0] >= '0' && v[0] <= '9') || v[0] == '.')) {
-                fprintf(stderr, "%s: --timeout takes seconds > 0 and at most 1e9 (fractions "
-                        "such as 0.5 work), not '%s'\n", prog, v);
+                am_msg("%s: --timeout takes seconds > 0 and at most 1e9 (fractions such as 0.5 "
+                       "work), not '%s'\n", prog, SHOW(q, v));
                 goto out;
             }
             /* the timer counts whole microseconds: less is refused (until 2026-11-27 1e-7 ran
              * for 1 us and said "timeout after 1e-07 s"), and a value is rounded up to the
              * microsecond it runs for, which the messages then name */
             if (b.timeout < 1e-6) {
-                fprintf(stderr, "%s: --timeout '%s' is below 1 us (0.000001 s), the timer's "
-                        "resolution\n", prog, v);
+                am_msg("%s: --timeout '%s' is below 1 us (0.000001 s), the timer's "
+                       "resolution\n", prog, SHOW(q, v));
                 goto out;
             }
             b.timeout = ceil(b.timeout * 1e6 - 1e-6) / 1e6;
@@ -3961,7 +3970,7 @@ int cmd_batch(int argc, char **argv)
             if (!slash || units_u64(v, (size_t)(slash - v), &sk) != 0 ||
                 units_u64(slash + 1, strlen(slash + 1), &sn) != 0 || sn < 1 || sn > INT_MAX ||
                 sk < 1 || sk > sn) {
-                fprintf(stderr, "%s: --shard K/N with 1 <= K <= N, not '%s'\n", prog, v);
+                am_msg("%s: --shard K/N with 1 <= K <= N, not '%s'\n", prog, SHOW(q, v));
                 goto out;
             }
             b.shard_k = (int)sk;
@@ -3971,7 +3980,7 @@ int cmd_batch(int argc, char **argv)
         case O_JOBS: {
             uint64_t j = 0;
             if (units_u64(v, strlen(v), &j) != 0 || j < 1 || j > 4096) {
-                fprintf(stderr, "%s: -j takes a number of workers 1..4096, not '%s'\n", prog, v);
+                am_msg("%s: -j takes a number of workers 1..4096, not '%s'\n", prog, SHOW(q, v));
                 goto out;
             }
             b.jobs = (int)j;
@@ -3989,38 +3998,38 @@ int cmd_batch(int argc, char **argv)
                                        O_UPDATE, O_LIST};
         for (size_t i = 0; i < AM_ARRAY_LEN(run_only); i++)
             if (seen[run_only[i]][0]) {
-                fprintf(stderr, "%s: %s does not apply to --merge\n", prog, seen[run_only[i]]);
+                am_msg("%s: %s does not apply to --merge\n", prog, seen[run_only[i]]);
                 goto out;
             }
         rc = merge(nmerge, mdirs, b.out, b.quiet);
         goto out;
     }
     if (nmerge > 1) {
-        fprintf(stderr, "%s: one sweep file only ('%s')\n", prog, mdirs[1]);
+        am_msg("%s: one sweep file only ('%s')\n", prog, SHOW(q, mdirs[1]));
         goto out;
     }
     file = mdirs[0];
     if (!file || (!b.out && !list)) {
-        fprintf(stderr, "%s: SWEEP.yaml and -o DIR are required (see amsim batch --help)\n", prog);
+        am_msg("%s: SWEEP.yaml and -o DIR are required (see amsim batch --help)\n", prog);
         goto out;
     }
     am_error err = {0};
     devices_env_absolute();
     /* the sweep file as one of DIR's own files would be overwritten by the run */
     if (b.out && check_outputs(file, NULL, 0, b.out, &err) != 0) {
-        fprintf(stderr, "amsim: %s\n", err.msg);
+        am_msg("amsim: %s\n", err.msg);
         goto out;
     }
     if (sweep_load(&b.sw, file, &err) != 0) {
-        fprintf(stderr, "amsim: %s\n", err.msg);
+        am_msg("amsim: %s\n", err.msg);
         sweep_free(&b.sw);
         goto out;
     }
     /* a matrix sweep has no expectations to write (until 2026-11-25 the flag was accepted and
      * did nothing) */
     if (b.update_expect && !b.sw.regress) {
-        fprintf(stderr, "%s: --update-expectations applies to a sweep of kind: regress; %s is "
-                "kind: matrix (it has no expectations)\n", prog, file);
+        am_msg("%s: --update-expectations applies to a sweep of kind: regress; %s is kind: "
+               "matrix (it has no expectations)\n", prog, SHOW(q, file));
         sweep_free(&b.sw);
         goto out;
     }
@@ -4029,7 +4038,7 @@ int cmd_batch(int argc, char **argv)
     b.timeline |= b.sw.timeline;
     if (sweep_digest(&b.sw, b.update_expect, &err) != 0 ||
         (b.out && check_outputs(NULL, &b.sw, b.update_expect, b.out, &err) != 0)) {
-        fprintf(stderr, "amsim: %s\n", err.msg);
+        am_msg("amsim: %s\n", err.msg);
         sweep_free(&b.sw);
         goto out;
     }
@@ -4039,11 +4048,11 @@ int cmd_batch(int argc, char **argv)
     b.nruns = list ? 0 : matrix_expand(&b.sw, &b.runs);
     if (b.nruns < 0 || counted < 0) {
         b.nruns = 0;
-        fprintf(stderr, "%s: %s: the matrix has more than %ld runs\n", prog, file, SW_MAX_RUNS);
+        am_msg("%s: %s: the matrix has more than %ld runs\n", prog, SHOW(q, file), SW_MAX_RUNS);
         goto done;
     }
     if (check_some_run(&b.sw, matrix_total(&b.sw), list ? (int)counted : b.nruns, &err) != 0) {
-        fprintf(stderr, "amsim: %s\n", err.msg);
+        am_msg("amsim: %s\n", err.msg);
         goto done;
     }
     if (list) {
@@ -4053,7 +4062,7 @@ int cmd_batch(int argc, char **argv)
     }
     char *runs = xprintf("%s/runs", b.out);
     if (mkdir_p(runs) != 0) {
-        fprintf(stderr, "%s: %s: cannot create: %s\n", prog, runs, strerror(errno));
+        am_msg("%s: %s: cannot create: %s\n", prog, SHOW(q, runs), strerror(errno));
         free(runs);
         goto done;
     }
@@ -4062,14 +4071,14 @@ int cmd_batch(int argc, char **argv)
     char *mp = xprintf("%s/matrix.tsv", b.out);
     char *old = am_slurp(mp);
     if (old && strcmp(old, mt) != 0 && !b.quiet)
-        fprintf(stderr, "%s: %s: the sweep or its inputs (base config, set:, traces, generator) "
-                "changed since the last run; runs whose key changed run again\n", prog, mp);
+        am_msg("%s: %s: the sweep or its inputs (base config, set:, traces, generator) changed "
+               "since the last run; runs whose key changed run again\n", prog, SHOW(q, mp));
     int wrc = (!old || strcmp(old, mt) != 0) ? write_atomic(mp, mt, &err) : 0;
     free(old);
     free(mt);
     free(mp);
     if (wrc != 0) {
-        fprintf(stderr, "amsim: %s\n", err.msg);
+        am_msg("amsim: %s\n", err.msg);
         goto done;
     }
     int nskipped = 0, nran = 0;
@@ -4092,20 +4101,20 @@ int cmd_batch(int argc, char **argv)
         result_free(&x);
     }
     if (missing < 0)
-        fprintf(stderr, "amsim: %s\n", err.msg);
+        am_msg("amsim: %s\n", err.msg);
     else if (!b.quiet) {
         char dev[64] = "";
         if (deviated)
             snprintf(dev, sizeof dev, "; %d deviated from %s expectation%s", deviated,
                      deviated == 1 ? "its" : "their", deviated == 1 ? "" : "s");
-        fprintf(stderr, "%s: %d run%s%s: %d run now, %d finished before; %d failed%s; %s "
-                "(%.1f s)\n", prog, mine, mine == 1 ? "" : "s", b.shard_n ? " in this shard" : "",
-                nran, nskipped, failed - deviated, dev, csv, now_s() - t0);
+        am_msg("%s: %d run%s%s: %d run now, %d finished before; %d failed%s; %s (%.1f s)\n",
+               prog, mine, mine == 1 ? "" : "s", b.shard_n ? " in this shard" : "", nran,
+               nskipped, failed - deviated, dev, SHOW(q, csv), now_s() - t0);
         /* the first check of a fresh clone: said once here, not only in results.csv */
         if (unrecorded)
-            fprintf(stderr, "%s: %d run%s no expectation recorded; record them with amsim "
-                    "batch %s --update-expectations -o %s\n", prog, unrecorded,
-                    unrecorded == 1 ? " has" : "s have", b.sw.file, b.out);
+            am_msg("%s: %d run%s no expectation recorded; record them with amsim batch %s "
+                   "--update-expectations -o %s\n", prog, unrecorded,
+                   unrecorded == 1 ? " has" : "s have", SHOW(q, b.sw.file), SHOW(q2, b.out));
     }
     free(csv);
     if (missing != 0)

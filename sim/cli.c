@@ -1,11 +1,18 @@
 /* cli.c - the command line as getopt_long reads it, one table of options per command (see
  * cli.h for the conventions and the deliberate differences). */
 #include "cli.h"
+#include "common.h"
 #include <errno.h>
 #include <stdlib.h>
 
 #include <stdio.h>
 #include <string.h>
+
+/* An argument as its messages quote it: every message here goes through am_msg, and the
+ * argument a user typed (an unknown option, a value, an operand) through am_escape_name, so an
+ * escape sequence or a newline in it shows as \xHH and cannot redraw the terminal or forge a
+ * line (until 2026-11-27 they were echoed raw). Up to this many bytes of the escaped form. */
+#define CLI_SHOWN 4096
 
 void cli_init(cli *c, const char *prog, int argc, char **argv)
 {
@@ -17,7 +24,7 @@ void cli_init(cli *c, const char *prog, int argc, char **argv)
 
 static int cli_fail_value(cli *c)
 {
-    fprintf(stderr, "%s: %s needs a value\n", c->prog, c->given);
+    am_msg("%s: %s needs a value\n", c->prog, c->given);
     return CLI_ERROR;
 }
 
@@ -27,7 +34,7 @@ static int cli_value(cli *c, const cli_opt *o, int k, const char *v)
 {
     if (o->takes_value != CLI_PATH || *v)
         return k;
-    fprintf(stderr, "%s: %s '': an empty path names no file\n", c->prog, c->given);
+    am_msg("%s: %s '': an empty path names no file\n", c->prog, c->given);
     return CLI_ERROR;
 }
 
@@ -42,11 +49,14 @@ static int cli_letter(cli *c, const cli_opt *opts, const char **val)
     if (!*c->rest || !opts[k].name || opts[k].takes_value)
         c->group = NULL; /* this letter ends the group */
     if (!opts[k].name) {
+        char letter[2] = {l, 0}, ql[8], qg[CLI_SHOWN];
+        am_escape_name(ql, sizeof ql, letter);
+        am_escape_name(qg, sizeof qg, group);
         if (group[2])
-            fprintf(stderr, "%s: unknown option '-%c' in '%s' (see %s --help)\n", c->prog, l,
-                    group, c->prog);
+            am_msg("%s: unknown option '-%s' in '%s' (see %s --help)\n", c->prog, ql, qg,
+                   c->prog);
         else
-            fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", c->prog, group, c->prog);
+            am_msg("%s: unknown option '%s' (see %s --help)\n", c->prog, qg, c->prog);
         return CLI_ERROR;
     }
     snprintf(c->given, sizeof c->given, "-%c", l);
@@ -73,7 +83,7 @@ int cli_next(cli *c, const cli_opt *opts, const char **opt, const char **val)
         return CLI_END;
     const char *a = c->argv[c->next++];
     if (!*a) { /* every command's operands are files or folders */
-        fprintf(stderr, "%s: an empty argument '' names no file\n", c->prog);
+        am_msg("%s: an empty argument '' names no file\n", c->prog);
         return CLI_ERROR;
     }
     if (c->operands_only || a[0] != '-' || a[1] == 0) {
@@ -94,15 +104,18 @@ int cli_next(cli *c, const cli_opt *opts, const char **opt, const char **val)
     int k = 0;
     while (opts[k].name && (strlen(opts[k].name) != len || strncmp(opts[k].name, name, len)))
         k++;
+    char shown[CLI_SHOWN];
     if (!opts[k].name) {
-        fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", c->prog, a, c->prog);
+        am_msg("%s: unknown option '%s' (see %s --help)\n", c->prog,
+               am_escape_name(shown, sizeof shown, a), c->prog);
         return CLI_ERROR;
     }
     snprintf(c->given, sizeof c->given, "--%s", opts[k].name);
     if (!opts[k].takes_value) {
         if (!eq)
             return k;
-        fprintf(stderr, "%s: %s takes no value ('%s')\n", c->prog, c->given, a);
+        am_msg("%s: %s takes no value ('%s')\n", c->prog, c->given,
+               am_escape_name(shown, sizeof shown, a));
         return CLI_ERROR;
     }
     if (eq) { /* --name=VALUE: split at the first '='; "--name=" has none */
@@ -119,7 +132,9 @@ int cli_next(cli *c, const cli_opt *opts, const char **opt, const char **val)
 
 int cli_unexpected(const cli *c, const char *arg)
 {
-    fprintf(stderr, "%s: unexpected argument '%s' (see %s --help)\n", c->prog, arg, c->prog);
+    char shown[CLI_SHOWN];
+    am_msg("%s: unexpected argument '%s' (see %s --help)\n", c->prog,
+           am_escape_name(shown, sizeof shown, arg), c->prog);
     return CLI_ERROR;
 }
 
@@ -130,8 +145,10 @@ int cli_once(const char *prog, const char *opt, const char **slot, const char *v
         *slot = v;
         return 0;
     }
-    fprintf(stderr, "%s: %s given twice ('%s', then '%s'): it takes one value%s%s\n", prog, opt,
-            *slot, v, hint ? "; " : "", hint ? hint : "");
+    char first[CLI_SHOWN], second[CLI_SHOWN];
+    am_msg("%s: %s given twice ('%s', then '%s'): it takes one value%s%s\n", prog, opt,
+           am_escape_name(first, sizeof first, *slot), am_escape_name(second, sizeof second, v),
+           hint ? "; " : "", hint ? hint : "");
     return -1;
 }
 
@@ -141,7 +158,9 @@ int cli_device(const char *prog, const char *v, int *device)
     errno = 0;
     long d = strtol(v, &end, 10);
     if (errno || end == v || *end || d < 0 || d > 1024) {
-        fprintf(stderr, "%s: --device takes a device number 0..1024, not '%s'\n", prog, v);
+        char shown[CLI_SHOWN];
+        am_msg("%s: --device takes a device number 0..1024, not '%s'\n", prog,
+               am_escape_name(shown, sizeof shown, v));
         return -1;
     }
     *device = (int)d;
@@ -152,7 +171,7 @@ int cli_quiet_needs_output(const char *prog, int quiet, int writes, const char *
 {
     if (!quiet || writes)
         return 0;
-    fprintf(stderr, "%s: -q leaves out the table and nothing else would be written: give %s, "
-            "or drop -q\n", prog, want);
+    am_msg("%s: -q leaves out the table and nothing else would be written: give %s, "
+           "or drop -q\n", prog, want);
     return -1;
 }

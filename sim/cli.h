@@ -22,7 +22,9 @@
  *
  * Conventions: an option that takes one value takes it once; a second one is refused
  * (cli_once), since it would silently replace the first (`--policies a --policies b` ran b
- * alone). Repeatable options say so in their help (`--set`); flags (`-q`, `--check`) may repeat. */
+ * alone). Repeatable options say so in their help (`--set`); flags (`-q`, `--check`) may repeat.
+ * Messages go through am_msg, and a word they echo (an unknown option, a value, an operand)
+ * through am_escape_name: its control bytes, tab and newline too, show as \xHH. */
 #ifndef AM_CLI_H
 #define AM_CLI_H
 

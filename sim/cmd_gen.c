@@ -200,6 +200,9 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
     cli cl;
     cli_init(&cl, prog, argc, argv);
     const char *opt, *v;
+    /* a value as its message quotes it, through am_escape_name: an escape or a newline in it
+     * shows as \xHH (until 2026-11-27 it was echoed raw) */
+    char shown[4096];
     for (int k; (k = cli_next(&cl, opts, &opt, &v)) != CLI_END;) {
         if (k == CLI_ERROR)
             return 1;
@@ -233,10 +236,10 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
                 am_error big = {0};
                 if (v[0] && strspn(v, "0123456789") == strlen(v) &&
                     gen_u64_too_large(&big, kind, t->name, v) != 0)
-                    fprintf(stderr, "amsim %s\n", big.msg);
+                    am_msg("amsim %s\n", big.msg);
                 else
-                    fprintf(stderr, "amsim gen %s: --%s takes an unsigned integer, not '%s'\n",
-                            kind, t->name, v);
+                    am_msg("amsim gen %s: --%s takes an unsigned integer, not '%s'\n", kind,
+                           t->name, am_escape_name(shown, sizeof shown, v));
                 return 1;
             }
             memcpy(p, &u, sizeof u);
@@ -245,15 +248,16 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
              * blanks, hex ('0x10' was 16), inf and nan */
             double x;
             if (units_real(v, &x, NULL) != 0) {
-                fprintf(stderr, "amsim gen %s: --%s takes a number, not '%s'\n", kind, t->name, v);
+                am_msg("amsim gen %s: --%s takes a number, not '%s'\n", kind, t->name,
+                       am_escape_name(shown, sizeof shown, v));
                 return 1;
             }
             /* a nonzero value too small for a double came out as 0, which it was not (until
              * 2026-11-27 --jitter 1e-400 was taken for 0 while --tflops 1e400 was refused) */
             if (x == 0 && strpbrk(v, "123456789") && strpbrk(v, "eE") &&
                 strpbrk(v, "123456789") < strpbrk(v, "eE")) {
-                fprintf(stderr, "amsim gen %s: --%s %s is too small to represent (a nonzero "
-                        "number below about 4.9e-324 reads as 0)\n", kind, t->name, v);
+                am_msg("amsim gen %s: --%s %s is too small to represent (a nonzero number "
+                       "below about 4.9e-324 reads as 0)\n", kind, t->name, v);
                 return 1;
             }
             memcpy(p, &x, sizeof x);
@@ -262,7 +266,7 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
         }
     }
     if (!*out) {
-        fprintf(stderr, "amsim gen %s: -o OUT is required (see amsim gen %s --help)\n", kind, kind);
+        am_msg("amsim gen %s: -o OUT is required (see amsim gen %s --help)\n", kind, kind);
         return 1;
     }
     return 0;
@@ -292,7 +296,8 @@ int cmd_gen(int argc, char **argv)
     else if (!strcmp(kind, "kernel"))
         pr = gen_parse(argc - 1, argv + 1, kind, kernel_opts, &ko, &kdef, &out);
     else {
-        fprintf(stderr, "amsim gen: unknown kind '%s'\n", kind);
+        char shown[4096];
+        am_msg("amsim gen: unknown kind '%s'\n", am_escape_name(shown, sizeof shown, kind));
         gen_usage_main(stderr);
         return 1;
     }
@@ -319,7 +324,7 @@ int cmd_gen(int argc, char **argv)
         char pre[64];
         size_t pl = (size_t)snprintf(pre, sizeof pre, "gen %s: ", kind);
         const char *msg = err.msg[0] ? err.msg : "gen failed";
-        fprintf(stderr, "amsim%s%s\n", strncmp(msg, pre, pl) == 0 ? " " : ": ", msg);
+        am_msg("amsim%s%s\n", strncmp(msg, pre, pl) == 0 ? " " : ": ", msg);
         return err.status ? err.status : AM_EINTERNAL;
     }
     return 0;

@@ -158,7 +158,7 @@ static int parse_run(int argc, char **argv, run_args *a)
             break;
         case R_SET:
             if (a->nsets == MAX_SETS) {
-                fprintf(stderr, "%s run: more than %d --set options\n", prog, MAX_SETS);
+                am_msg("%s run: more than %d --set options\n", prog, MAX_SETS);
                 return 1;
             }
             a->sets[a->nsets++] = v;
@@ -172,8 +172,7 @@ static int parse_run(int argc, char **argv, run_args *a)
         }
     }
     if (!a->config || !a->trace) {
-        fprintf(stderr, "%s run: -c CONFIG and -t TRACE are required (see amsim run --help)\n",
-                prog);
+        am_msg("%s run: -c CONFIG and -t TRACE are required (see amsim run --help)\n", prog);
         return 1;
     }
     return 0;
@@ -196,7 +195,7 @@ static int cmd_run(int argc, char **argv)
     am_error err = {0};
     uint64_t ooms = 0;
     if (run_once(&sp, NULL, NULL, &ooms, &err) != 0) {
-        fprintf(stderr, "%s: %s\n", prog, err.msg[0] ? err.msg : "failed");
+        am_msg("%s: %s\n", prog, err.msg[0] ? err.msg : "failed");
         return err.status ? err.status : AM_EINTERNAL;
     }
     return a.fail_on_oom && ooms ? AM_EOOMFAIL : 0;
@@ -358,17 +357,21 @@ static int cmd_check(int argc, char **argv)
     am_error err = {0};
     if (cfgp) {
         if (cfg_load(&base, cfgp, NULL, 0, &err) != 0) {
-            fprintf(stderr, "%s: %s\n", prog, err.msg);
+            am_msg("%s: %s\n", prog, err.msg);
             free(files);
             return 1;
         }
     } else if (cfg_load_builtin(&base, NULL, 0, &err) != 0) {
-        fprintf(stderr, "%s: %s\n", prog, err.msg);
+        am_msg("%s: %s\n", prog, err.msg);
         free(files);
         return 2;
     }
     for (int i = 0; i < nfiles; i++) {
         int is_yaml = check_as_config(files[i]);
+        /* the file as its "ok" line names it: a newline or an escape in its name shows as
+         * \xHH, as in the messages (until 2026-11-27 raw: a name could forge a line) */
+        char shown[4096];
+        am_escape_name(shown, sizeof shown, files[i]);
         memset(&err, 0, sizeof err);
         /* a sweep (base:, traces:, generate:, axes: ... at the top) is validated as batch
          * --list does, without running (until 2026-11-27 it was read as a config: "unknown
@@ -376,19 +379,19 @@ static int cmd_check(int argc, char **argv)
         if (is_yaml && batch_sniff_sweep(files[i])) {
             long nruns = 0;
             if (batch_check_sweep(files[i], &nruns, &err) != 0) {
-                fprintf(stderr, "%s: %s\n", prog, err.msg);
+                am_msg("%s: %s\n", prog, err.msg);
                 bad = 1;
             } else
-                printf("%s: sweep ok (%ld run%s)\n", files[i], nruns, nruns == 1 ? "" : "s");
+                printf("%s: sweep ok (%ld run%s)\n", shown, nruns, nruns == 1 ? "" : "s");
             continue;
         }
         if (is_yaml) {
             am_config *c = NULL;
             if (cfg_load(&c, files[i], NULL, 0, &err) != 0) {
-                fprintf(stderr, "%s: %s\n", prog, err.msg);
+                am_msg("%s: %s\n", prog, err.msg);
                 bad = 1;
             } else {
-                printf("%s: config ok (%d memory level%s, %d link%s)\n", files[i], c->nlevels,
+                printf("%s: config ok (%d memory level%s, %d link%s)\n", shown, c->nlevels,
                        c->nlevels == 1 ? "" : "s", c->nlinks, c->nlinks == 1 ? "" : "s");
                 cfg_print_warnings(c, stderr, prog);
             }
@@ -410,14 +413,13 @@ static int cmd_check(int argc, char **argv)
         if (rc == 0)
             rc = convert_check_trace(t, base, files[i], lenient, &events, &problems, &err);
         if (rc < 0) {
-            fprintf(stderr, "%s: %s\n", prog, err.msg);
+            am_msg("%s: %s\n", prog, err.msg);
             if (!base_given && strstr(err.msg, "unknown level '"))
-                fprintf(stderr, "%s check: without -c a trace is read against the level names of "
-                        "the shipped device presets; give -c CONFIG for a config's own levels\n",
-                        prog);
+                am_msg("%s check: without -c a trace is read against the level names of the "
+                       "shipped device presets; give -c CONFIG for a config's own levels\n", prog);
             bad = 1;
         } else {
-            printf("%s: trace ok (%s, %llu event%s, %llu row%s skipped)", files[i],
+            printf("%s: trace ok (%s, %llu event%s, %llu row%s skipped)", shown,
                    trace_format(t), (unsigned long long)events, events == 1 ? "" : "s",
                    (unsigned long long)trace_skipped(t), trace_skipped(t) == 1 ? "" : "s");
             if (lenient)
@@ -473,9 +475,9 @@ static int check_stdout(int rc)
     if (out_stdout_failed())
         return rc;
     if (bad)
-        fprintf(stderr, "%s: standard output: write failed: %s\n", prog, strerror(e));
+        am_msg("%s: standard output: write failed: %s\n", prog, strerror(e));
     else
-        fprintf(stderr, "%s: standard output: write failed\n", prog);
+        am_msg("%s: standard output: write failed\n", prog);
     return rc == AM_EINTERNAL ? rc : AM_EINPUT;
 }
 
@@ -505,9 +507,10 @@ static int version_or_help(int argc, char **argv)
     int k = argc >= 3 && help ? find_command(argv[2]) : -1;
     int extra = k >= 0 ? 3 : 2; /* the first word not taken */
     if (argc > extra) {
-        fprintf(stderr, "%s %s: unexpected argument '%s' (%s)\n", prog, cmd, argv[extra],
-                help ? "it takes at most a command name, e.g. amsim help run"
-                     : "it takes none");
+        char shown[4096];
+        am_msg("%s %s: unexpected argument '%s' (%s)\n", prog, cmd,
+               am_escape_name(shown, sizeof shown, argv[extra]),
+               help ? "it takes at most a command name, e.g. amsim help run" : "it takes none");
         return 1;
     }
     static char help_arg[] = "--help";
@@ -536,7 +539,10 @@ static int run_command(int argc, char **argv)
     int k = find_command(cmd);
     if (k >= 0)
         return cmds[k].fn(argc - 2, argv + 2);
-    fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
+    /* the word as typed, escaped: `amsim $'\e[2J'` must not clear the screen (until
+     * 2026-11-27 every message here echoed it raw) */
+    char shown[4096];
+    am_msg("%s: unknown command '%s'\n", prog, am_escape_name(shown, sizeof shown, cmd));
     usage_main(stderr);
     return 1;
 }

@@ -1026,6 +1026,44 @@ static void names_escaped(void)
     bi_expect(args, 1, "--paired: no groups 'a\\x01' and 'b' in column 'policy' of");
     bi_expect(args, 1, "(groups: 'x\\x0ay', 'b\\x01')\n");
 }
+/* What a user typed, echoed by the option parser (cli.c), by run, check and the command word
+ * (main.c), by gen (cmd_gen.c) and by batch (batch.c), has its control bytes as \xHH, tab and
+ * newline too: an escape sequence cannot redraw the terminal, nor a newline forge a line (until
+ * 2026-11-27 these messages echoed every byte raw). */
+static void command_messages_escaped(void)
+{
+    static const struct {
+        const char *args, *want;
+    } cases[] = {
+        /* cli.c: an unknown option, a repeated one, a short option in a group */
+        {"run '--fo\x1b[2Jo'",
+         "amsim run: unknown option '--fo\\x1b[2Jo' (see amsim run --help)\n"},
+        {"run --device 1 --device '2\n'",
+         "amsim run: --device given twice ('1', then '2\\x0a'): it takes one value\n"},
+        {"stats -q\x1b", "amsim stats: unknown option '-\\x1b' in '-q\\x1b'"},
+        {"policies 'x\ny'", "amsim policies: unexpected argument 'x\\x0ay' (see amsim policies"},
+        /* main.c: the command word, a word after --version */
+        {"'ru\nn'", "amsim: unknown command 'ru\\x0an'\n"},
+        {"--version '\x1b[2J'", "amsim --version: unexpected argument '\\x1b[2J' (it takes none)"},
+        /* cmd_gen.c: the kind, an option's value */
+        {"gen 'tr\x1b" "ain'", "amsim gen: unknown kind 'tr\\x1bain'\n"},
+        {"gen train --steps '1\n' -o -",
+         "amsim gen train: --steps takes an unsigned integer, not '1\\x0a'\n"},
+        /* batch.c: an option's value, a second sweep file */
+        {"batch s.yaml -o out -j '4\x1b[31m'",
+         "amsim batch: -j takes a number of workers 1..4096, not '4\\x1b[31m'\n"},
+        {"batch s.yaml 'b\nc' -o out", "amsim batch: one sweep file only ('b\\x0ac')\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        bi_expect(cases[i].args, 1, cases[i].want);
+    /* check's "ok" line on standard output names the file as the messages do */
+    const char *cp = bi_write("ok\x1b[2J\n.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "check '%s'", cp);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "/ok\\x1b[2J\\x0a.yaml: config ok (2 memory levels, 1 link)\n"));
+    free(out);
+}
 /* a quoted scalar's escape giving a control character is refused as a raw one is, at the
  * scalar (until 2026-11-27 "\0" cut the value short: device h100, capacity 2GiB, policy bfc);
  * a --set value is YAML too */
@@ -2665,6 +2703,8 @@ void suite_badinput(void)
              {"yaml: control character (line and column from libyaml's offset)", y_control},
              {"a name quoted in a message: control bytes as \\xHH, tab and newline too",
               names_escaped},
+             {"a word typed on the command line, echoed: control bytes as \\xHH, newline too",
+              command_messages_escaped},
              {"yaml: control character from a quoted scalar's escape", y_control_escape},
              {"yaml: bad indentation", y_indent},
              {"yaml: tab", y_tab},
