@@ -2284,7 +2284,9 @@ static char *run_key(const sweep *s, const sw_run *r)
     return k;
 }
 
-/* The number of combinations before exclusions, or -1 over SW_MAX_RUNS. */
+/* The number of combinations before exclusions, or -1 over SW_MAX_RUNS: never after sweep_load,
+ * which refuses such a matrix (matrix_cap_check, the same product), so the functions below that
+ * plan or count the runs of a loaded sweep take it as it is. */
 static long matrix_total(const sweep *s)
 {
     long total = (long)(s->traces.n ? s->traces.n : 1) * (s->policies.n ? s->policies.n : 1) *
@@ -2341,12 +2343,11 @@ static int check_some_run(const sweep *s, long total, int nruns, am_error *err)
                       "before exclusions), so they leave no runs; remove or narrow one", total);
 }
 
-/* Expand the product in matrix_at's order, without the excluded runs. */
+/* Expand the product in matrix_at's order, without the excluded runs (at most SW_MAX_RUNS: an
+ * int). */
 static int matrix_expand(const sweep *s, sw_run **out)
 {
     long total = matrix_total(s);
-    if (total < 0)
-        return -1;
     sw_run *v = am_calloc((size_t)total + 1, sizeof *v);
     int n = 0;
     for (long i = 0; i < total; i++) {
@@ -2370,7 +2371,7 @@ static void matrix_free(sw_run *v, int n)
 }
 
 /* The runs the exclusions leave, counted without planning them (names, keys): what check and
- * --list need first, in constant memory. -1 over SW_MAX_RUNS (matrix_cap_check refused it). */
+ * --list need first, in constant memory. */
 static long matrix_count(const sweep *s)
 {
     long total = matrix_total(s), n = 0;
@@ -2378,7 +2379,7 @@ static long matrix_count(const sweep *s)
         sw_run r = matrix_at(s, i);
         n += !excluded(s, &r);
     }
-    return total < 0 ? -1 : n;
+    return n;
 }
 
 /* --list: one line per run (of the shard), each planned, printed and dropped in turn: memory
@@ -4043,14 +4044,10 @@ int cmd_batch(int argc, char **argv)
         goto out;
     }
     /* --list counts, then plans and prints one run at a time (matrix_list); a run plans them
-     * all. Over SW_MAX_RUNS sweep_load refused the sweep already, at the key. */
+     * all. Over SW_MAX_RUNS sweep_load refused the sweep already, at the key (until 2026-11-27
+     * a second check here said so without a position: it could not be reached). */
     long counted = list ? matrix_count(&b.sw) : 0;
     b.nruns = list ? 0 : matrix_expand(&b.sw, &b.runs);
-    if (b.nruns < 0 || counted < 0) {
-        b.nruns = 0;
-        am_msg("%s: %s: the matrix has more than %ld runs\n", prog, SHOW(q, file), SW_MAX_RUNS);
-        goto done;
-    }
     if (check_some_run(&b.sw, matrix_total(&b.sw), list ? (int)counted : b.nruns, &err) != 0) {
         am_msg("amsim: %s\n", err.msg);
         goto done;
@@ -4237,11 +4234,7 @@ int batch_check_sweep(const char *file, long *nruns, am_error *err)
         goto out;
     /* counted, not planned: check needs the number only (until 2026-11-27 it planned every
      * run, about 590 bytes each) */
-    long n = matrix_count(&s);
-    if (n < 0) {
-        am_fail(err, AM_EINPUT, "%s: the matrix has more than %ld runs", file, SW_MAX_RUNS);
-        goto out;
-    }
+    long n = matrix_count(&s); /* at most SW_MAX_RUNS: sweep_load refused more */
     if (check_some_run(&s, matrix_total(&s), (int)n, err) != 0)
         goto out;
     *nruns = n;

@@ -5,8 +5,8 @@
  * device calls. `--json FILE` writes the same figures for machines.
  *
  * The lower bound is the trace's own peak of live request sizes on the level, the same for
- * every row: one reference run as mincap's (best_fit with on_oom: fail there, its capacity
- * doubled from the configured one until no request fails). A row that ran out of memory served
+ * every row: one reference run as mincap's (run_reference: best_fit with on_oom: fail there,
+ * its capacity doubled from the configured one until no request fails). A row that ran out of memory served
  * fewer requests, so its own peak live can be below it; until 2026-11-27 each row's gap was
  * taken from its own peak live, and a policy that failed a request looked closer to the bound. */
 #include <inttypes.h>
@@ -22,8 +22,6 @@
 #include "units.h"
 
 #define CMP_MAX 32
-/* the reference run's capacity stops doubling there (mincap's limit: 4 PiB) */
-#define CMP_REF_MAX (1ULL << 52)
 
 typedef struct cmp_row {
     char policy[RUN_POLICY_LEN];
@@ -87,21 +85,6 @@ static void collect(void *ctx, sim *s, const report_trace *t)
     r->makespan = sim_get_summary(s)->makespan;
 }
 
-typedef struct cmp_ref {
-    uint64_t peak_live, ooms; /* the default level's */
-    uint64_t capacity;        /* out: the level's configured capacity */
-} cmp_ref;
-
-static void ref_collect(void *ctx, sim *s, const report_trace *t)
-{
-    (void)t;
-    cmp_ref *r = ctx;
-    mem_level *m = sim_level(s, sim_config(s)->default_level);
-    r->peak_live = mem_get_metrics(m)->peak_live_bytes;
-    r->ooms = mem_get_metrics(m)->ooms;
-    r->capacity = mem_capacity(m);
-}
-
 /* The reference run's answer: the bound, or why it is unknown (the text line and --json's
  * lower_bound_error). */
 typedef struct cmp_lb {
@@ -110,59 +93,33 @@ typedef struct cmp_lb {
     char why[600]; /* when unknown */
 } cmp_lb;
 
-/* The lower bound of the level (see the file comment) into *lb. The reference run is best_fit
- * with its defaults (cfg_load_reference: the config's allocator options there are the compared
+/* The lower bound of the level (see the file comment) into *lb: run_reference's peak live
+ * bytes, best_fit with its defaults (the config's allocator options there are the compared
  * policies', caching's `alignment: 3` refused by best_fit), its capacity doubled from the
- * configured one up to 4 PiB, or, from a configured capacity above that, up to the most a
- * capacity can be (4 EiB). A reference run that fails (a time past the simulated clock) or
- * never fits leaves the bound unknown, with the reason: the rows are still run. Until
- * 2026-11-27 a failed reference run stopped compare with no table, and a capacity configured
- * above 4 PiB was tried alone ("even with 4 PiB" with 8 PiB configured). */
+ * configured one up to 4 EiB (RUN_REF_MAX). A reference run that fails (a time past the
+ * simulated clock) or never fits leaves the bound unknown, with the reason: the rows are still
+ * run. Until 2026-11-27 a failed reference run stopped compare with no table, and the doubling
+ * stopped at 4 PiB from a capacity configured below it (at 4 EiB only from one above). */
 static void compare_lower_bound(const run_spec *spec, const char *level, cmp_lb *lb)
 {
-    run_spec sp = *spec;
-    char oom[256], cap[256], size[32];
     am_error err = {0};
-    sp.policy = NULL;
-    sp.reference_level = level;
-    sp.json = sp.placements = sp.timeline = sp.log = sp.outdir = NULL;
-    sp.text = NULL;
-    snprintf(oom, sizeof oom, "memories.%s.on_oom=fail", level);
-    sp.sets[sp.nsets++] = oom;
-    int ncap = sp.nsets;
-    cmp_ref r = {0};
-    uint64_t v = 0, most = CMP_REF_MAX; /* v 0: the configured capacity */
+    run_ref r;
+    char size[32];
     memset(lb, 0, sizeof *lb);
-    for (;;) {
-        sp.nsets = ncap;
-        if (v) {
-            snprintf(cap, sizeof cap, "memories.%s.capacity=%" PRIu64, level, v);
-            sp.sets[sp.nsets++] = cap;
-        }
-        if (run_once(&sp, ref_collect, &r, NULL, &err) != 0) {
-            snprintf(lb->why, sizeof lb->why, "the reference run (best_fit) failed: %.500s",
-                     err.msg);
-            for (char *q = lb->why; *q; q++)
-                if (*q == '\n')
-                    *q = ' ';
-            return;
-        }
-        if (r.ooms == 0) {
-            lb->known = 1;
-            lb->bytes = r.peak_live;
-            return;
-        }
-        if (!v) {
-            v = r.capacity;
-            if (v > CMP_REF_MAX)
-                most = AM_MAX_BYTES;
-        }
-        if (v >= most) {
-            snprintf(lb->why, sizeof lb->why, "a reference run (best_fit) fails a request even "
-                     "with %s (%" PRIu64 " B)", units_fmt_size(size, sizeof size, v), v);
-            return;
-        }
-        v = v > most / 2 ? most : AM_MAX(v * 2, 1);
+    int rc = run_reference(spec, level, &r, &err);
+    if (rc < 0) {
+        snprintf(lb->why, sizeof lb->why, "the reference run (best_fit) failed: %.500s",
+                 err.msg);
+        for (char *q = lb->why; *q; q++)
+            if (*q == '\n')
+                *q = ' ';
+    } else if (rc > 0)
+        snprintf(lb->why, sizeof lb->why, "a reference run (best_fit) fails a request even "
+                 "with %s (%" PRIu64 " B)", units_fmt_size(size, sizeof size, r.capacity),
+                 r.capacity);
+    else {
+        lb->known = 1;
+        lb->bytes = r.peak_live;
     }
 }
 

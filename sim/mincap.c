@@ -11,10 +11,11 @@
  * at work (until 2026-11-27 only the searched level's OOMs counted, so `--level host` answered
  * 1 B for a config whose hbm spills into host). Values are multiples of the granularity G
  * (default 1 MiB). Method:
- *  1. one reference run, the same whatever the policies listed: `best_fit` with its defaults
- *     (the level's allocator options, the policies', left out: cfg_load_reference) on the
- *     level with `on_oom: fail` there, its capacity at the configured one, doubled until the
- *     level has no OOM (other levels' OOMs are not its concern). It gives the trace's peak live
+ *  1. one reference run (run_reference, compare's too), the same whatever the policies
+ *     listed: `best_fit` with its defaults (the level's allocator options, the policies', left
+ *     out: cfg_load_reference) on the level with `on_oom: fail` there, its capacity at the
+ *     configured one, doubled until the level has no OOM (other levels' OOMs are not its
+ *     concern), up to 4 EiB (RUN_REF_MAX). It gives the trace's peak live
  *     bytes on the level (every request served and held; shown for comparison, not a bound:
  *     spilling and BFC's retry-after-free hold less at once) and L, the largest single request
  *     the trace makes there, which every policy is asked for (the observer sees trace
@@ -51,9 +52,9 @@
 #include "units.h"
 
 #define MC_MAX_POL 32
-/* 4 PiB: doubling stops there, its last probe at exactly 4 PiB (the largest multiple of the
- * granularity up to it); until 2026-11-25 it doubled once past it (to 6 PiB from 3 MiB, to
- * 5 PiB from an 80 GiB capacity) */
+/* 4 PiB: the search's doubling stops there (the reference run's goes on to RUN_REF_MAX), its
+ * last probe at exactly 4 PiB (the largest multiple of the granularity up to it); until
+ * 2026-11-25 it doubled once past it (to 6 PiB from 3 MiB, to 5 PiB from an 80 GiB capacity) */
 #define MC_MAX_VALUE (1ULL << 52)
 
 static const char *prog = "amsim mincap";
@@ -70,24 +71,16 @@ typedef struct mc {
     int device;           /* --device: a PyTorch snapshot's device (default 0) */
 } mc;
 
+/* What a search run found: whether any level ran out, and which. */
 typedef struct probe_out {
-    int level;                /* in: the level searched */
-    uint64_t ooms, peak_live; /* out: that level's OOM count and peak live bytes */
-    uint64_t ooms_all;        /* out: the OOM count of every level together */
-    char oom_levels[256];     /* out: the levels with an OOM, "hbm, host" ("" when none) */
-    uint64_t max_request;     /* out: its largest request but recorded `oom` lines' (bytes) */
-    uint64_t alloc_mask;      /* out (reference run): levels 0..63 the trace allocates on */
-    char alloc_levels[256];   /* out (reference run): their names, "hbm, vmem" ("" when none) */
-    report_trace trace;       /* out: the trace as the run read it (format: a static name) */
+    uint64_t ooms_all;    /* the OOM count of every level together */
+    char oom_levels[256]; /* the levels with an OOM, "hbm, host" ("" when none) */
 } probe_out;
 
 static void probe_cb(void *ctx, sim *s, const report_trace *t)
 {
+    (void)t;
     probe_out *o = ctx;
-    o->trace = *t;
-    const mem_metrics *m = mem_get_metrics(sim_level(s, o->level));
-    o->ooms = m->ooms;
-    o->peak_live = m->peak_live_bytes;
     o->ooms_all = 0;
     o->oom_levels[0] = 0;
     size_t used = 0;
@@ -100,31 +93,11 @@ static void probe_cb(void *ctx, sim *s, const report_trace *t)
             used += k > 0 ? (size_t)k : 0;
         }
     }
-    o->alloc_levels[0] = 0;
-    used = 0;
-    for (int i = 0; i < sim_nlevels(s) && i < 64; i++)
-        if ((o->alloc_mask >> i & 1) && used < sizeof o->alloc_levels) {
-            int k = snprintf(o->alloc_levels + used, sizeof o->alloc_levels - used, "%s%s",
-                             used ? ", " : "", sim_config(s)->levels[i].name);
-            used += k > 0 ? (size_t)k : 0;
-        }
-}
-
-static void probe_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level,
-                        uint32_t stream, uint64_t addr, uint64_t requested, uint64_t size, int ok)
-{
-    (void)t, (void)seq, (void)stream, (void)addr, (void)size, (void)ok;
-    probe_out *o = ctx;
-    if (id != TR_NO_ID && level >= 0 && level < 64) /* a trace request, not a spill copy */
-        o->alloc_mask |= (uint64_t)1 << level;
-    if (level == o->level && id != TR_NO_ID && requested > o->max_request)
-        o->max_request = requested;
 }
 
 #define MC_REFUSED (-2)
 
-/* One run with policy on the level and its knob at v: 1 no OOM on any level (the reference run:
- * on the level), 0 OOM, -1 error,
+/* One run with policy on the level and its knob at v: 1 no OOM on any level, 0 OOM, -1 error,
  * MC_REFUSED when the policy refuses the knob's value (bfc's memory_limit below 256 bytes,
  * a capacity below buddy's min_block, tlsf's alignment, platform's or cuda_async's
  * granularity or cuda_async's pool_granularity, prealloc's arena of 0 bytes; err says so): no
@@ -132,16 +105,16 @@ static void probe_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level
  * keys (am_error.keys naming the knob), not by the line the message names: a rule comparing
  * the capacity with a granularity the config sets is reported at the granularity (until
  * 2026-11-27 only an error at mincap's own --set counted, so such a config aborted the
- * search at the first value below its granularity).
- * ref: the reference run (spilling off on the level, the largest request recorded in *o). */
-static int probe(const mc *c, const char *policy, int ref, uint64_t base_cap, uint64_t v,
-                 probe_out *o, int *runs, am_error *err)
+ * search at the first value below its granularity). The reference run is run_reference's
+ * (until 2026-11-27 a mode of this function). */
+static int probe(const mc *c, const char *policy, uint64_t base_cap, uint64_t v, probe_out *o,
+                 int *runs, am_error *err)
 {
     /* The policy goes on the searched level by a --set of its own: run_spec.policy would put it
      * on the default level and leave the searched one with its configured policy. */
     run_spec sp = {.config = c->config, .trace = c->trace, .lenient = c->lenient,
                    .device = c->device};
-    char pol[256], knob[256], cap[256], oom[256];
+    char pol[256], knob[256], cap[256];
     int is_bfc = strcmp(policy, "bfc") == 0;
     for (int i = 0; i < c->nsets; i++)
         sp.sets[sp.nsets++] = c->sets[i];
@@ -157,17 +130,7 @@ static int probe(const mc *c, const char *policy, int ref, uint64_t base_cap, ui
     probe_out local;
     if (!o)
         o = &local;
-    *o = (probe_out){.level = c->level};
-    sim_observer obs = {.ctx = o, .alloc = probe_alloc};
-    if (ref) {
-        /* best_fit with its defaults: the config's allocator options on the level are the
-         * searched policies' (until 2026-11-27 caching's `alignment: 3`, refused by best_fit,
-         * stopped mincap before any policy was searched) */
-        sp.reference_level = c->level_s;
-        snprintf(oom, sizeof oom, "memories.%s.on_oom=fail", c->level_s);
-        sp.sets[sp.nsets++] = oom;
-        sp.observer = &obs;
-    }
+    memset(o, 0, sizeof *o);
     (*runs)++;
     if (run_once(&sp, probe_cb, o, NULL, err) != 0) {
         /* a policy rule on the knob (its keys name it), or the config's own rule on the value
@@ -181,7 +144,7 @@ static int probe(const mc *c, const char *policy, int ref, uint64_t base_cap, ui
             return MC_REFUSED;
         return -1;
     }
-    return (ref ? o->ooms : o->ooms_all) == 0;
+    return o->ooms_all == 0;
 }
 
 typedef struct mc_result {
@@ -224,7 +187,7 @@ static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
         return;
     }
     for (;;) {
-        p = probe(c, r->policy, 0, base_cap, hi_k * G, &po, &r->runs, &err);
+        p = probe(c, r->policy, base_cap, hi_k * G, &po, &r->runs, &err);
         if (p == -1)
             goto fail;
         if (p == 1)
@@ -244,7 +207,7 @@ static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
     }
     while (hi_k - lo_k > 1) {
         uint64_t mid = lo_k + (hi_k - lo_k) / 2;
-        p = probe(c, r->policy, 0, base_cap, mid * G, NULL, &r->runs, &err);
+        p = probe(c, r->policy, base_cap, mid * G, NULL, &r->runs, &err);
         if (p == -1)
             goto fail;
         if (p == 1)
@@ -255,12 +218,12 @@ static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
     r->found = 1;
     r->min_bytes = hi_k * G;
     /* verify both properties with fresh runs */
-    p = probe(c, r->policy, 0, base_cap, r->min_bytes, NULL, &r->runs, &err);
+    p = probe(c, r->policy, base_cap, r->min_bytes, NULL, &r->runs, &err);
     if (p < 0)
         goto fail;
     r->ok_at_min = p == 1;
     if (r->min_bytes > G) {
-        p = probe(c, r->policy, 0, base_cap, r->min_bytes - G, &po, &r->runs, &err);
+        p = probe(c, r->policy, base_cap, r->min_bytes - G, &po, &r->runs, &err);
         if (p == -1)
             goto fail;
         r->oom_below = p != 1; /* refused: nothing smaller runs either */
@@ -385,24 +348,24 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         snprintf(res[np++].policy, sizeof res[0].policy, "%s", cfg->levels[c->level].policy->name);
     cfg_free(cfg);
 
-    /* 1. the reference run: best_fit with spilling off, capacity doubled until no OOM */
-    uint64_t v = base_cap;
-    probe_out ref;
-    int runs0 = 0;
-    for (;;) {
-        int p = probe(c, "best_fit", 1, base_cap, v, &ref, &runs0, &err);
-        if (p < 0) {
-            am_msg("amsim: %s\n", err.msg);
-            return err.status ? err.status : 2;
-        }
-        if (p)
-            break;
-        if (v >= MC_MAX_VALUE) {
-            am_msg("%s: the reference run (best_fit) runs out of memory even with %"
-                    PRIu64 " bytes\n", prog, v);
-            return 1;
-        }
-        v = v > MC_MAX_VALUE / 2 ? MC_MAX_VALUE : v * 2;
+    /* 1. the reference run: best_fit with spilling off, capacity doubled until no OOM
+     * (run_reference, compare's too: up to 4 EiB; until 2026-11-27 mincap's own loop gave up
+     * at 4 PiB, "runs out of memory even with 4503599627370496 bytes", where compare found the
+     * bound) */
+    run_spec rs = {.config = c->config, .trace = c->trace, .lenient = c->lenient,
+                   .device = c->device};
+    memcpy(rs.sets, c->sets, (size_t)c->nsets * sizeof rs.sets[0]);
+    rs.nsets = c->nsets;
+    run_ref ref;
+    int rc = run_reference(&rs, c->level_s, &ref, &err);
+    if (rc < 0) {
+        am_msg("amsim: %s\n", err.msg);
+        return err.status ? err.status : 2;
+    }
+    if (rc > 0) {
+        am_msg("%s: the reference run (best_fit) runs out of memory even with %" PRIu64
+               " bytes\n", prog, ref.capacity);
+        return 1;
     }
     uint64_t peak = ref.peak_live, L = ref.max_request;
     if (peak == 0) { /* no request: no memory is too small, and no answer would be checked */

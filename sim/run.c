@@ -2,6 +2,7 @@
 #include "run.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -331,4 +332,94 @@ out:
     if (made_dir)
         out_track_dir(sp->outdir, 0);
     return rc;
+}
+
+/* A reference run in progress: its result and the figures its observer gathers for every
+ * level (the level's index is the loaded config's, known to ref_done). */
+typedef struct ref_ctx {
+    run_ref *out;
+    const char *level;
+    uint64_t alloc_mask;                  /* the levels (by index) the trace allocates on */
+    uint64_t max_request[CFG_MAX_LEVELS]; /* each level's largest trace request (bytes) */
+} ref_ctx;
+
+/* The reference run's observer: the levels the trace allocates on and its largest request on
+ * each. A spill copy has no buffer id and a recorded `oom` line's request is not an
+ * allocation the trace makes (id TR_NO_ID for both): neither counts. */
+static void ref_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
+                      uint64_t addr, uint64_t requested, uint64_t size, int ok)
+{
+    (void)t, (void)seq, (void)stream, (void)addr, (void)size, (void)ok;
+    ref_ctx *c = ctx;
+    if (id == TR_NO_ID || level < 0 || level >= CFG_MAX_LEVELS)
+        return;
+    c->alloc_mask |= (uint64_t)1 << level;
+    c->max_request[level] = AM_MAX(c->max_request[level], requested);
+}
+
+/* The reference run's result: the level's figures and the names of the levels allocated on. */
+static void ref_done(void *ctx, sim *s, const report_trace *t)
+{
+    ref_ctx *c = ctx;
+    run_ref *r = c->out;
+    const am_config *cfg = sim_config(s);
+    int lv = cfg_level_index(cfg, c->level, strlen(c->level));
+    /* callers name a level of the config (its default level otherwise, as run_spec does) */
+    lv = lv < 0 ? cfg->default_level : lv;
+    mem_level *m = sim_level(s, lv);
+    r->trace = *t;
+    r->peak_live = mem_get_metrics(m)->peak_live_bytes;
+    r->ooms = mem_get_metrics(m)->ooms;
+    r->capacity = mem_capacity(m);
+    r->max_request = c->max_request[lv];
+    r->alloc_mask = c->alloc_mask;
+    r->alloc_levels[0] = 0;
+    size_t used = 0;
+    for (int i = 0; i < sim_nlevels(s) && i < CFG_MAX_LEVELS; i++)
+        if ((c->alloc_mask >> i & 1) && used < sizeof r->alloc_levels) {
+            int k = snprintf(r->alloc_levels + used, sizeof r->alloc_levels - used, "%s%s",
+                             used ? ", " : "", cfg->levels[i].name);
+            used += k > 0 ? (size_t)k : 0;
+        }
+}
+
+/* One reference run at capacity v (0: the configured one, as written) into a fresh *out. */
+static int ref_run_at(const run_spec *base, const char *level, uint64_t v, run_ref *out,
+                      am_error *err)
+{
+    run_spec sp = *base;
+    char cap[300];
+    if (v) {
+        snprintf(cap, sizeof cap, "memories.%s.capacity=%" PRIu64, level, v);
+        sp.sets[sp.nsets++] = cap;
+    }
+    memset(out, 0, sizeof *out);
+    ref_ctx c = {.out = out, .level = level};
+    sim_observer obs = {.ctx = &c, .alloc = ref_alloc};
+    sp.observer = &obs;
+    return run_once(&sp, ref_done, &c, NULL, err);
+}
+
+int run_reference(const run_spec *spec, const char *level, run_ref *out, am_error *err)
+{
+    /* the inputs only: none of the caller's outputs is written by the reference run */
+    run_spec sp = {.config = spec->config, .trace = spec->trace, .trace_name = spec->trace_name,
+                   .reference_level = level, .lenient = spec->lenient, .device = spec->device,
+                   .no_lenient_option = spec->no_lenient_option, .check = spec->check};
+    char oom[300];
+    memcpy(sp.sets, spec->sets, (size_t)spec->nsets * sizeof sp.sets[0]);
+    sp.nsets = spec->nsets;
+    snprintf(oom, sizeof oom, "memories.%s.on_oom=fail", level);
+    sp.sets[sp.nsets++] = oom;
+    uint64_t v = 0;
+    for (;;) {
+        if (ref_run_at(&sp, level, v, out, err) != 0)
+            return -1;
+        if (out->ooms == 0)
+            return 0;
+        v = out->capacity;
+        if (v >= RUN_REF_MAX)
+            return 1;
+        v = v > RUN_REF_MAX / 2 ? RUN_REF_MAX : AM_MAX(v * 2, 1);
+    }
 }

@@ -44,6 +44,33 @@ typedef void (*run_done_fn)(void *ctx, sim *s, const report_trace *t);
  * failed allocation requests when not NULL. */
 int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am_error *err);
 
+/* A reference run's capacity doubles up to the most a capacity can be (4 EiB): one limit for
+ * compare and mincap. Until 2026-11-27 each had its own loop: compare stopped at 4 PiB (at 4 EiB
+ * from a capacity configured above 4 PiB), mincap at 4 PiB always (so it gave up, "runs out of
+ * memory even with 4503599627370496 bytes", on a trace compare could bound). */
+#define RUN_REF_MAX AM_MAX_BYTES
+
+/* What a reference run found on its level (run_reference). */
+typedef struct run_ref {
+    uint64_t peak_live;     /* the level's peak live bytes (spill copies into it counted) */
+    uint64_t ooms;          /* the level's OOM count in the last run (0 when it fit) */
+    uint64_t capacity;      /* the level's capacity in the last run */
+    uint64_t max_request;   /* its largest trace request on the level (bytes), recorded `oom`
+                               lines and spill copies left out */
+    uint64_t alloc_mask;    /* the levels (by index) the trace allocates on */
+    char alloc_levels[256]; /* their names, "hbm, vmem" ("" when none) */
+    report_trace trace;     /* the trace as the run read it (format: a static name) */
+} run_ref;
+
+/* The reference run of compare's and mincap's lower bound: spec's config (with its --set
+ * options), trace, --lenient and --device, best_fit with its defaults on level
+ * (run_spec.reference_level) and `on_oom: fail` there, at the configured capacity, then
+ * doubled until the level has no OOM (other levels' OOMs are not its concern), up to
+ * RUN_REF_MAX. spec's policy, outputs and observer are not used. 0 when a run fit, 1 when the
+ * level still ran out at RUN_REF_MAX (or at a configured capacity above it; out->capacity says
+ * which), -1 with err when a run failed; *out describes the last run. */
+int run_reference(const run_spec *spec, const char *level, run_ref *out, am_error *err);
+
 /* "did you mean 'caching'? policies: bfc, best_fit, ..." for an unknown policy name (the
  * did-you-mean part only when one is close): what follows "unknown policy 'NAME'" in the
  * messages of --policies and a sweep's policies:. */

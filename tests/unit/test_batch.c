@@ -2803,10 +2803,13 @@ static void test_mincap_configured_capacity_refused(void)
     free(j);
 }
 
-/* The search doubles up to 4 PiB and no further, its last probe at exactly 4 PiB (2^52 bytes),
- * as the reference run's: prealloc's arena is its memory_limit (1 MiB), below a 3 MiB request
- * at any capacity; an 8 PiB request runs out in the reference run. Until 2026-11-25 both
- * doubled past it: "out of memory even at 6755399441055744 bytes" (6 PiB, from 3 MiB). */
+/* The search doubles up to 4 PiB and no further, its last probe at exactly 4 PiB (2^52 bytes):
+ * prealloc's arena is its memory_limit (1 MiB), below a 3 MiB request at any capacity. Until
+ * 2026-11-25 it doubled past it: "out of memory even at 6755399441055744 bytes" (6 PiB, from
+ * 3 MiB). The reference run doubles up to 4 EiB (compare's limit): an 8 PiB request fits there
+ * and is above what the search tries; two 3 EiB requests at once never fit. Until 2026-11-27
+ * the reference run stopped at 4 PiB ("runs out of memory even with 4503599627370496 bytes"
+ * for the 8 PiB request). */
 static void test_mincap_upper_bound(void)
 {
     const char *tr = tu_write("mc-3m.trace", "amsim-trace v1\nalloc 1 3MiB\nfree 1\n");
@@ -2836,8 +2839,17 @@ static void test_mincap_upper_bound(void)
     snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --json '%s'",
              tu_top(), tr, js);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "the largest request (9007199254740992 bytes, 9007199254740992 "
+                            "rounded up to the granularity) is above 4503599627370496 bytes "
+                            "(4.00 PiB), the most mincap searches") != NULL);
+    free(err);
+    tr = tu_write("mc-6e.trace", "amsim-trace v1\nalloc 1 3EiB\nalloc 2 3EiB\nfree 1\nfree 2\n");
+    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --json '%s'",
+             tu_top(), tr, js);
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     CU_ASSERT(err && strstr(err, "amsim mincap: the reference run (best_fit) runs out of memory "
-                            "even with 4503599627370496 bytes\n") != NULL);
+                            "even with 4611686018427387904 bytes\n") != NULL);
     free(err);
     /* a 1.5 PiB granule: the largest value searched is 3 PiB, and so is its label (until
      * 2026-11-27 "(4 PiB)") */
@@ -2849,6 +2861,37 @@ static void test_mincap_upper_bound(void)
     CU_ASSERT(err && strstr(err, "is above 3377699720527872 bytes (3.00 PiB), the most mincap "
                             "searches") != NULL);
     free(err);
+}
+
+/* mincap's and compare's reference run is one (run_reference): a trace whose peak live is
+ * above 4 PiB on a level configured at 80 GiB is doubled to 10 PiB, and both commands give its
+ * peak live bytes, 6 PiB; mincap then searches each policy, whose spills into a large host
+ * make one 3 PiB request at a time enough. Until 2026-11-27 mincap's own reference run stopped
+ * at 4 PiB and gave up ("runs out of memory even with 4503599627370496 bytes", status 1). */
+static void test_mincap_reference_past_4pib(void)
+{
+    const char *cf = tu_write("mc-6p.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: 80GiB\n"
+                              "    allocator:\n      policy: best_fit\n    on_oom: spill_to_host\n"
+                              "    spill_host: host\n  host:\n    kind: host\n"
+                              "    capacity: 8PiB\nlinks:\n  pcie: {from: host, to: hbm, "
+                              "bandwidth: 1GB/s}\ndefault_memory: hbm\n");
+    const char *tr = tu_write("mc-6p.trace", "amsim-trace v1\nalloc 1 3PiB\nalloc 2 3PiB\n"
+                              "free 1\nfree 2\n");
+    const char *js = path_in_tmp("mc-6p.json");
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "mincap -q -c '%s' -t '%s' --policies best_fit --granularity "
+             "1TiB --json '%s'", cf, tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, NULL, "peak_live_bytes"), 6755399441055744.0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, NULL, "lower_bound_bytes"), 3377699720527872.0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"best_fit\": {", "min_bytes"), 3377699720527872.0, 0);
+    free(j);
+    snprintf(args, sizeof args, "compare -c '%s' -t '%s' --policies best_fit", cf, tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "lower bound 6.00 PiB (6755399441055744 B)"));
+    free(out);
 }
 
 /* A free of an unknown id: mincap's error suggests --lenient, and mincap takes it (until
@@ -4690,6 +4733,7 @@ void suite_batch(void)
              {"mincap: a configured capacity the policy refuses",
               test_mincap_configured_capacity_refused},
              {"mincap doubles up to 4 PiB, no further", test_mincap_upper_bound},
+             {"mincap's reference run is compare's, past 4 PiB", test_mincap_reference_past_4pib},
              {"mincap takes --lenient; a sweep's errors do not suggest it", test_mincap_lenient},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
              {"run, compare and mincap refuse a --set key of no policy", test_set_typo_commands},
