@@ -428,26 +428,21 @@ static int cv_rules(cv_rows *c, cv_map *events, const tr_event *ev, int allocate
     }
 }
 
-
 /* The events a lifetime CSV drops, by their native op names: " (216 segment_alloc, 3 compute)"
  * into buf (empty when none); returns their number. Until 2026-11-27 the summary said "other
  * events (copies, compute, streams, records)" whatever they were (a snapshot's were all
  * declared segment_alloc lines). */
 static uint64_t cv_dropped_list(const uint64_t *dropped, char *buf, size_t n)
 {
-    static const char *const names[TR_USE + 1] = {
-        [0] = "other", [TR_TRANSFER] = "transfer", [TR_COMPUTE] = "compute",
-        [TR_RECORD] = "record", [TR_WAIT] = "wait", [TR_SYNC] = "sync",
-        [TR_SEGMENT_ALLOC] = "segment_alloc", [TR_SEGMENT_FREE] = "segment_free",
-        [TR_OOM_RECORDED] = "oom", [TR_USE] = "use"};
     uint64_t total = 0;
     size_t k = 0;
     buf[0] = 0;
     for (int i = 0; i <= TR_USE; i++) {
         if (!dropped[i])
             continue;
+        const char *op = tw_op_name(i); /* the trace writer's names; none for index 0 */
         int w = snprintf(buf + k, n - k, "%s%" PRIu64 " %s", total ? ", " : " (", dropped[i],
-                         names[i] ? names[i] : "other");
+                         op ? op : "other");
         if (w > 0 && (size_t)w < n - k)
             k += (size_t)w;
         total += dropped[i];
