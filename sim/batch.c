@@ -146,9 +146,11 @@ fail:
 
 static int mkdir_p(const char *path) { return mkdir_p_made(path, NULL); }
 
-/* Undo mkdir_p_made: remove the last `made` components of path, deepest first, each only while
- * empty (rmdir), so that a command that stops before writing leaves no directory of its own. */
-static void rmdir_made(const char *path, int made)
+/* Visit the directories mkdir_p_made made for path, its last `made` components, deepest
+ * first: each is a prefix of path (trailing slashes dropped), given NUL-terminated to visit,
+ * which stops the walk by returning nonzero. Ends early when path has no more components. */
+static void walk_made(const char *path, int made, int (*visit)(const char *dir, void *ctx),
+                     void *ctx)
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", path);
@@ -156,30 +158,39 @@ static void rmdir_made(const char *path, int made)
         size_t n = strlen(buf);
         while (n > 1 && buf[n - 1] == '/')
             buf[--n] = 0;
-        if (rmdir(buf) != 0)
-            return;
         char *slash = strrchr(buf, '/');
-        if (!slash)
+        if (visit(buf, ctx) != 0 || !slash)
             return;
         *slash = 0;
     }
 }
 
-/* The directory mkdir_p_made made `up` components above path's last (0: path itself), in buf. */
-static void made_component(const char *path, int up, char *buf, size_t size)
+/* walk_made's visit for rmdir_made: a directory that is not empty (or is gone) ends it. */
+static int visit_rmdir(const char *dir, void *ctx)
 {
-    snprintf(buf, size, "%s", path);
-    for (int k = 0; k <= up; k++) {
-        size_t n = strlen(buf);
-        while (n > 1 && buf[n - 1] == '/')
-            buf[--n] = 0;
-        if (k == up)
-            return;
-        char *slash = strrchr(buf, '/');
-        if (!slash)
-            return;
-        *slash = 0;
-    }
+    (void)ctx;
+    return rmdir(dir) != 0;
+}
+
+/* Undo mkdir_p_made: remove the last `made` components of path, deepest first, each only while
+ * empty (rmdir), so that a command that stops before writing leaves no directory of its own. */
+static void rmdir_made(const char *path, int made)
+{
+    walk_made(path, made, visit_rmdir, NULL);
+}
+
+/* The lengths of the directories walk_made visits for batch_track_made, deepest first: each
+ * is a prefix of the path. */
+typedef struct made_lens {
+    size_t len[OUT_DIR_MAX];
+    int n;
+} made_lens;
+
+static int visit_note_len(const char *dir, void *ctx)
+{
+    made_lens *m = ctx;
+    m->len[m->n++] = strlen(dir); /* at most OUT_DIR_MAX visits: batch_track_made's cap */
+    return 0;
 }
 
 /* Track (on 1) or untrack (on 0) the `made` directories mkdir_p_made made for path, so that a
@@ -190,10 +201,12 @@ static void made_component(const char *path, int up, char *buf, size_t size)
  * parents it made. */
 int batch_track_made(const char *path, int made, int on)
 {
-    int n = made < OUT_DIR_MAX ? made : OUT_DIR_MAX, tracked = 0;
+    made_lens m = {.n = 0};
+    walk_made(path, made < OUT_DIR_MAX ? made : OUT_DIR_MAX, visit_note_len, &m);
+    int tracked = 0;
     char buf[4096];
-    for (int up = n - 1; up >= 0; up--) {
-        made_component(path, up, buf, sizeof buf);
+    for (int up = m.n - 1; up >= 0; up--) {
+        snprintf(buf, sizeof buf, "%.*s", (int)m.len[up], path);
         if (out_track_dir(buf, on) == 0)
             tracked++;
     }

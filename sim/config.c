@@ -43,9 +43,20 @@ typedef struct cfg_pool {
 } cfg_pool;
 
 /* What cfg_load hands out: the public struct first, so cfg_free can find the rest. */
+/* One warning as node_warn makes it: the text, and where it points (file NULL when it points
+ * at no line of a file: a --set's, or the config's own). Joined into pub.warnings, sorted,
+ * once the config is built (see join_warnings). */
+typedef struct cfg_warning {
+    char *text; /* "FILE:LINE:COL: warning: ...", no newline */
+    const char *file;
+    unsigned long line, col;
+} cfg_warning;
+
 typedef struct cfg_owner {
     am_config pub;
     cfg_pool pool;
+    cfg_warning *warn; /* the warnings so far, in the order they were made */
+    size_t nwarn, warn_cap;
     /* cfg_load_switched without a policy: the level whose policy the caller switches later
      * (each switched load checks its own policy's rules), "" for none */
     char switching[CFG_NAME_MAX];
@@ -72,6 +83,16 @@ static void pool_free(cfg_pool *p)
     free(p->s);
     p->s = NULL;
     p->n = p->cap = 0;
+}
+
+/* Free the warnings node_warn kept (join_warnings has copied them, or the load failed). */
+static void free_warnings(cfg_owner *o)
+{
+    for (size_t i = 0; i < o->nwarn; i++)
+        free(o->warn[i].text);
+    free(o->warn);
+    o->warn = NULL;
+    o->nwarn = o->warn_cap = 0;
 }
 
 /* ---- nodes ---------------------------------------------------------------------------- */
@@ -204,7 +225,8 @@ static int node_fail(am_error *e, const cfg_node *n, const char *fmt, ...)
     return am_fail(e, AM_EINPUT, "%s", msg);
 }
 
-/* Add a warning at a node to c->warnings, placed as node_fail places errors. */
+/* Add a warning at a node, placed as node_fail places errors. It is kept with its position
+ * so that join_warnings can sort without reading the position back out of the text. */
 __attribute__((format(printf, 3, 4)))
 static void node_warn(am_config *c, const cfg_node *n, const char *fmt, ...)
 {
@@ -215,10 +237,17 @@ static void node_warn(am_config *c, const cfg_node *n, const char *fmt, ...)
     va_end(ap);
     am_error w = {0};
     node_fail(&w, n, "warning: %s", msg);
-    size_t had = c->warnings ? strlen(c->warnings) : 0, add = strlen(w.msg);
-    c->warnings = am_realloc(c->warnings, had + add + 2);
-    memcpy(c->warnings + had, w.msg, add);
-    memcpy(c->warnings + had + add, "\n", 2);
+    cfg_owner *o = (cfg_owner *)c;
+    if (o->nwarn == o->warn_cap) {
+        o->warn_cap = o->warn_cap ? 2 * o->warn_cap : 8;
+        o->warn = am_realloc(o->warn, o->warn_cap * sizeof *o->warn);
+    }
+    /* only "FILE:LINE:COL:" text has a place in a file to sort by */
+    int placed = n && n->line && n->col;
+    o->warn[o->nwarn++] = (cfg_warning){.text = am_strdup(w.msg),
+                                        .file = placed ? n->file : NULL,
+                                        .line = placed ? n->line : 0,
+                                        .col = placed ? n->col : 0};
 }
 
 /* "a.b" + "c" -> "a.b.c" (truncated silently: only used in messages). */
@@ -2431,95 +2460,65 @@ static int apply_switch(cfg_owner *o, const cfg_switch *sw, am_error *e)
 /* The four passes on one YAML text. cfgdir: directory of the config file (NULL for strings),
  * for the preset search. sw: a policy switch, or NULL. Builds into a fresh owner; on error
  * everything is freed. */
-/* One warning line of c->warnings with where it points, for sorting. */
-typedef struct warn_line {
-    const char *text;
-    size_t len, file_len; /* file_len 0: no FILE:LINE:COL (a --set's, or the config's own) */
-    unsigned long line, col;
-    size_t order; /* index in the original text: ties keep it */
-    size_t group; /* order of the first warning in the same file (its own without a file) */
-} warn_line;
-
-/* "FILE:LINE:COL: warning: ..." -> its file length, line and column; 0 when it has none. */
-static void warn_pos(warn_line *w)
-{
-    const char *end = strstr(w->text, ": warning: ");
-    w->file_len = 0;
-    if (!end || end > w->text + w->len)
-        return;
-    const char *p = end;
-    unsigned long v[2] = {0, 0}, mul;
-    for (int i = 1; i >= 0; i--) {
-        mul = 1;
-        const char *digits = p;
-        while (p > w->text && p[-1] >= '0' && p[-1] <= '9') {
-            v[i] += (unsigned long)(p[-1] - '0') * mul;
-            mul *= 10;
-            p--;
-        }
-        if (p == digits || p == w->text || p[-1] != ':')
-            return;
-        p--;
-    }
-    w->file_len = (size_t)(p - w->text);
-    w->line = v[0];
-    w->col = v[1];
-}
+/* One warning with its place in the sort: the order of the first warning in the same file
+ * (its own without a file), then line, column and the order it was made in. */
+typedef struct warn_key {
+    const cfg_warning *w;
+    size_t group, order;
+} warn_key;
 
 /* By file (in the order files first appear), then line, column and original order: a total
  * order, so qsort is deterministic. */
 static int cmp_warn(const void *a, const void *b)
 {
-    const warn_line *x = a, *y = b;
+    const warn_key *x = a, *y = b;
     if (x->group != y->group)
         return x->group < y->group ? -1 : 1;
-    if (x->line != y->line)
-        return x->line < y->line ? -1 : 1;
-    if (x->col != y->col)
-        return x->col < y->col ? -1 : 1;
+    if (x->w->line != y->w->line)
+        return x->w->line < y->w->line ? -1 : 1;
+    if (x->w->col != y->w->col)
+        return x->w->col < y->w->col ? -1 : 1;
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* Warnings in the order of the text they point at (within a file), not the order the schema
- * and the preset's memories were walked in: until 2026-11-27 an ignored key of hbm came before
- * one written above it under host when the preset lists hbm first. */
-static void sort_warnings(char *w)
+/* The order of the first warning in the same file as v[i] (i itself without a file). */
+static size_t warn_group(const cfg_warning *v, size_t i)
 {
-    if (!w || !*w)
+    if (!v[i].file)
+        return i;
+    for (size_t j = 0; j < i; j++)
+        if (v[j].file && strcmp(v[j].file, v[i].file) == 0)
+            return j;
+    return i;
+}
+
+/* Join o's warnings into pub.warnings, one a line, in the order of the text they point at
+ * (within a file), not the order the schema and the preset's memories were walked in: until
+ * 2026-11-27 an ignored key of hbm came before one written above it under host when the
+ * preset lists hbm first. The records are freed. */
+static void join_warnings(cfg_owner *o)
+{
+    if (!o->nwarn)
         return;
-    size_t n = 0, total = strlen(w);
-    for (const char *p = w; *p; p++)
-        n += *p == '\n';
-    warn_line *v = am_calloc(n + 1, sizeof *v);
-    size_t k = 0;
-    for (const char *p = w; *p && k <= n;) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        v[k] = (warn_line){.text = p, .len = len, .order = k};
-        warn_pos(&v[k]);
-        k++;
-        p += len + (nl ? 1 : 0);
+    warn_key *k = am_calloc(o->nwarn, sizeof *k);
+    size_t total = 1;
+    for (size_t i = 0; i < o->nwarn; i++) {
+        k[i] = (warn_key){.w = &o->warn[i], .group = warn_group(o->warn, i), .order = i};
+        total += strlen(o->warn[i].text) + 1;
     }
-    for (size_t i = 0; i < k; i++) {
-        v[i].group = i;
-        for (size_t j = 0; j < i && v[i].file_len; j++)
-            if (v[j].file_len == v[i].file_len &&
-                memcmp(v[j].text, v[i].text, v[i].file_len) == 0) {
-                v[i].group = v[j].group;
-                break;
-            }
+    qsort(k, o->nwarn, sizeof *k, cmp_warn);
+    char *out = am_malloc(total), *p = out;
+    for (size_t i = 0; i < o->nwarn; i++) {
+        size_t len = strlen(k[i].w->text);
+        memcpy(p, k[i].w->text, len);
+        p += len;
+        *p++ = '\n';
     }
-    qsort(v, k, sizeof *v, cmp_warn);
-    char *out = am_malloc(total + 1), *o = out;
-    for (size_t i = 0; i < k; i++) {
-        memcpy(o, v[i].text, v[i].len);
-        o += v[i].len;
-        *o++ = '\n';
-    }
-    *o = 0;
-    memcpy(w, out, total + 1);
-    free(out);
-    free(v);
+    *p = 0;
+    free(k);
+    free(o->pub.warnings);
+    o->pub.warnings = out;
+    free_warnings(o);
 }
 
 static int load(am_config **out, const char *name, const char *yaml, size_t len,
@@ -2556,7 +2555,7 @@ static int load(am_config **out, const char *name, const char *yaml, size_t len,
         goto err;
     if (build(c, c->root, err) < 0)
         goto err;
-    sort_warnings(c->warnings);
+    join_warnings(o);
     *out = c;
     return 0;
 err:
@@ -2685,6 +2684,7 @@ void cfg_free(am_config *cfg)
         free(cfg->levels[i].policy_opts);
     node_free(cfg->root);
     pool_free(&o->pool);
+    free_warnings(o);
     free(cfg->warnings);
     free(o);
 }

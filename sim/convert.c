@@ -235,6 +235,11 @@ typedef struct cv_rows {
     uint64_t nseq;   /* default-level rows so far */
     uint64_t spill_at; /* the seq of the row at spill's position */
     int spill_err;   /* a write to spill failed (errno) */
+    /* the spilled rows that the CSV writes (not a prologue's fillers), counted as they are
+     * spilled: with a recorded address and without; the first without in allocation order */
+    uint64_t with_addr, without;
+    cv_rec first_without;
+    uint64_t first_without_seq;
 } cv_rows;
 
 /* What the last pass held at most (convert_last_held). */
@@ -269,11 +274,26 @@ static cv_row *cv_live(cv_rows *c, uint64_t id)
     return k ? &c->r[k - 1] : NULL;
 }
 
+/* Count row x as the CSV will write it (a filler it does not): each row is spilled once, so
+ * this is what reading the spill back would count, without reading it. */
+static void cv_count(cv_rows *c, const cv_row *x, const cv_rec *rec)
+{
+    if (x->filler)
+        return;
+    if (x->addr != TR_NO_ADDR) {
+        c->with_addr++;
+    } else if (!c->without++ || x->seq < c->first_without_seq) {
+        c->first_without = *rec;
+        c->first_without_seq = x->seq;
+    }
+}
+
 /* Write row x (default level) to its place in the spill, upper as it is now. */
 static void cv_spill(cv_rows *c, const cv_row *x)
 {
     cv_rec rec = {x->id,   x->lower, x->upper, x->size,
                   x->addr, x->line,  x->col,   (uint64_t)x->filler};
+    cv_count(c, x, &rec);
     if (c->spill_err)
         return;
     /* rows mostly finish in the order they began: a seek (which flushes the stream's buffer)
@@ -408,26 +428,21 @@ static int cv_rules(cv_rows *c, cv_map *events, const tr_event *ev, int allocate
     }
 }
 
-
 /* The events a lifetime CSV drops, by their native op names: " (216 segment_alloc, 3 compute)"
  * into buf (empty when none); returns their number. Until 2026-11-27 the summary said "other
  * events (copies, compute, streams, records)" whatever they were (a snapshot's were all
  * declared segment_alloc lines). */
 static uint64_t cv_dropped_list(const uint64_t *dropped, char *buf, size_t n)
 {
-    static const char *const names[TR_USE + 1] = {
-        [0] = "other", [TR_TRANSFER] = "transfer", [TR_COMPUTE] = "compute",
-        [TR_RECORD] = "record", [TR_WAIT] = "wait", [TR_SYNC] = "sync",
-        [TR_SEGMENT_ALLOC] = "segment_alloc", [TR_SEGMENT_FREE] = "segment_free",
-        [TR_OOM_RECORDED] = "oom", [TR_USE] = "use"};
     uint64_t total = 0;
     size_t k = 0;
     buf[0] = 0;
     for (int i = 0; i <= TR_USE; i++) {
         if (!dropped[i])
             continue;
+        const char *op = tw_op_name(i); /* the trace writer's names; none for index 0 */
         int w = snprintf(buf + k, n - k, "%s%" PRIu64 " %s", total ? ", " : " (", dropped[i],
-                         names[i] ? names[i] : "other");
+                         op ? op : "other");
         if (w > 0 && (size_t)w < n - k)
             k += (size_t)w;
         total += dropped[i];
@@ -621,46 +636,35 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
     /* The offset column is all or nothing (an empty cell is an error in a CSV): written
      * when every row has a recorded address; when only some have, the summary says what
      * was lost (until 2026-11-27 it was lost in silence) */
-    uint64_t written = 0, with_addr = 0, without = 0;
-    cv_rec first_without = {0};
+    uint64_t written = 0;
+    if (r == 0 && cv_spill_rest(&c, in, err) != 0)
+        r = -1;
     if (r == 0) {
-        if (cv_spill_rest(&c, in, err) != 0)
-            r = -1;
-        for (int pass = 0; r == 0 && pass < 2; pass++) {
-            /* pass 0 counts the addresses, pass 1 writes; the rows in allocation order */
-            int offsets = with_addr && !without;
-            if (pass == 1)
-                fprintf(out, "id,lower,upper,size%s\n", offsets ? ",offset" : "");
-            rewind(c.spill);
-            cv_rec buf[256];
-            size_t got, left = c.nseq;
-            while (left && (got = fread(buf, sizeof *buf, left < 256 ? left : 256, c.spill)) > 0) {
-                left -= got;
-                for (size_t k = 0; k < got; k++) {
-                    const cv_rec *x = &buf[k];
-                    if (x->filler)
-                        continue;
-                    if (pass == 0) {
-                        if (x->addr != TR_NO_ADDR)
-                            with_addr++;
-                        else if (!without++)
-                            first_without = *x;
-                        continue;
-                    }
-                    fprintf(out, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
-                            c.reused ? written : x->id, x->lower,
-                            x->upper == UINT64_MAX ? idx : x->upper, x->size);
-                    if (offsets)
-                        fprintf(out, ",%" PRIu64, x->addr);
-                    fputc('\n', out);
-                    written++;
-                }
+        /* cv_spill has counted every row (cv_spill_rest the live ones): one read writes */
+        int offsets = c.with_addr && !c.without;
+        fprintf(out, "id,lower,upper,size%s\n", offsets ? ",offset" : "");
+        rewind(c.spill);
+        cv_rec buf[256];
+        size_t got, left = c.nseq;
+        while (left && (got = fread(buf, sizeof *buf, left < 256 ? left : 256, c.spill)) > 0) {
+            left -= got;
+            for (size_t k = 0; k < got; k++) {
+                const cv_rec *x = &buf[k];
+                if (x->filler)
+                    continue;
+                fprintf(out, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+                        c.reused ? written : x->id, x->lower,
+                        x->upper == UINT64_MAX ? idx : x->upper, x->size);
+                if (offsets)
+                    fprintf(out, ",%" PRIu64, x->addr);
+                fputc('\n', out);
+                written++;
             }
-            if (left)
-                r = am_fail(err, AM_EINTERNAL, "%s: reading back the lifetime CSV's rows from a "
-                            "scratch file: %s", in, ferror(c.spill) ? strerror(errno) :
-                            "short read");
         }
+        if (left)
+            r = am_fail(err, AM_EINTERNAL, "%s: reading back the lifetime CSV's rows from a "
+                        "scratch file: %s", in, ferror(c.spill) ? strerror(errno) :
+                        "short read");
     }
     if (r == 0) {
         char kinds[512];
@@ -677,14 +681,15 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                 c.reused ? "; ids renumbered from 0 (the input reuses ids)" : "",
                 fillers ? "; the start-state prologue's allocations that it freed again (the "
                           "tiling of blocks free at the start) left out" : "");
+        uint64_t with_addr = c.with_addr, without = c.without;
         if (with_addr && without)
             fprintf(stderr, "amsim convert: %" PRIu64 " recorded address%s left out, so a run of "
                     "the CSV validates no placement: its offset column needs an address on every "
                     "row, and %" PRIu64 " buffer%s %s none (the first allocated at %s:%lu:%lu); "
                     "the native and binary forms keep them\n", with_addr,
                     with_addr == 1 ? "" : "es", without, without == 1 ? "" : "s",
-                    without == 1 ? "has" : "have", in, (unsigned long)first_without.line,
-                    (unsigned long)first_without.col);
+                    without == 1 ? "has" : "have", in, (unsigned long)c.first_without.line,
+                    (unsigned long)c.first_without.col);
     }
     cv_rows_free(&c, &events);
     return r < 0 ? -1 : 0;

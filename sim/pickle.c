@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h" /* rt_fnv1a */
+
 #define PKL_CHUNK 4096 /* values per arena chunk */
 
 struct pkl_doc {
@@ -253,11 +255,9 @@ static int same_key(const pkl_value *a, const pkl_value *b)
             (a->type == PKL_INT && a->i == b->i));
 }
 
-static uint64_t blob_hash(const unsigned char *q, size_t n);
-
 static size_t key_hash(const pkl_value *d, const pkl_value *k)
 {
-    uint64_t h = k->type == PKL_STR ? blob_hash((const unsigned char *)k->s, k->len)
+    uint64_t h = k->type == PKL_STR ? rt_fnv1a(RT_FNV_OFFSET, k->s, k->len)
                                     : (uint64_t)k->i * 0x9e3779b97f4a7c15ULL;
     h ^= (uint64_t)(uintptr_t)d * 0xff51afd7ed558ccdULL;
     return (size_t)(h ^ h >> 29);
@@ -343,14 +343,6 @@ static pkl_value *new_blob(pkl_doc *d, pkl_type t, const unsigned char *q, size_
     return v;
 }
 
-static uint64_t blob_hash(const unsigned char *q, size_t n)
-{
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ q[i]) * 1099511628211ULL;
-    return h;
-}
-
 /* A str value of q[0..n), shared with every other of the same bytes when short. */
 static pkl_value *interned_str(pkl_parser *p, const unsigned char *q, size_t n)
 {
@@ -363,15 +355,14 @@ static pkl_value *interned_str(pkl_parser *p, const unsigned char *q, size_t n)
         p->istr = am_calloc(p->icap, sizeof *p->istr);
         for (size_t i = 0; i < oc; i++)
             if (old[i]) {
-                size_t j = blob_hash((const unsigned char *)old[i]->s, old[i]->len) &
-                           (p->icap - 1);
+                size_t j = rt_fnv1a(RT_FNV_OFFSET, old[i]->s, old[i]->len) & (p->icap - 1);
                 while (p->istr[j])
                     j = (j + 1) & (p->icap - 1);
                 p->istr[j] = old[i];
             }
         free(old);
     }
-    size_t j = blob_hash(q, n) & (p->icap - 1);
+    size_t j = rt_fnv1a(RT_FNV_OFFSET, q, n) & (p->icap - 1);
     for (; p->istr[j]; j = (j + 1) & (p->icap - 1))
         if (p->istr[j]->len == n && memcmp(p->istr[j]->s, q, n) == 0)
             return p->istr[j];

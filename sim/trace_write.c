@@ -73,7 +73,7 @@ static const char *tw_level(tw_writer *w, int l)
     return l >= 0 && l < w->nlevels ? w->level_names[l] : NULL;
 }
 
-int tw_event(tw_writer *w, const tr_event *ev, am_error *err)
+const char *tw_op_name(int kind)
 {
     static const char *const ops[] = {
         [TR_ALLOC] = "alloc", [TR_FREE] = "free", [TR_FREE_REQUESTED] = "free_requested",
@@ -81,8 +81,14 @@ int tw_event(tw_writer *w, const tr_event *ev, am_error *err)
         [TR_COMPUTE] = "compute", [TR_RECORD] = "record", [TR_WAIT] = "wait", [TR_SYNC] = "sync",
         [TR_SEGMENT_ALLOC] = "segment_alloc", [TR_SEGMENT_FREE] = "segment_free",
         [TR_OOM_RECORDED] = "oom", [TR_USE] = "use"};
+    return kind >= TR_ALLOC && kind <= TR_USE ? ops[kind] : NULL;
+}
+
+int tw_event(tw_writer *w, const tr_event *ev, am_error *err)
+{
     FILE *f = w->f;
-    if ((int)ev->kind < TR_ALLOC || (int)ev->kind > TR_USE)
+    const char *op = tw_op_name((int)ev->kind);
+    if (!op)
         return am_fail(err, AM_EINTERNAL, "trace writer: unknown event kind %d", (int)ev->kind);
     const char *lv = tw_level(w, ev->level);
     int needs_level = ev->kind == TR_ALLOC || ev->kind == TR_TRANSFER ||
@@ -91,7 +97,7 @@ int tw_event(tw_writer *w, const tr_event *ev, am_error *err)
     if (needs_level && !lv)
         return am_fail(err, AM_EINTERNAL, "trace writer: event of line %lu names level %d, "
                        "which the config does not have", ev->line, (int)ev->level);
-    fputs(ops[ev->kind], f);
+    fputs(op, f);
     switch (ev->kind) {
     case TR_ALLOC:
         fprintf(f, " %" PRIu64 " %" PRIu64 " level=%s", ev->id, ev->bytes, lv);

@@ -32,6 +32,9 @@ void tw_init(tw_writer *w, FILE *f, const char *const *level_names, int nlevels,
  * \xHH), into out (cap bytes, NUL-terminated; cut at a whole character when
  * short): text of one comment line, e.g. a file name. Returns the length written. */
 size_t tw_escape(char *out, size_t cap, const char *s);
+/* The native op name of an event kind ("alloc", "segment_alloc", "oom", ...), as tw_event
+ * writes it; NULL for a value that is no tr_kind. */
+const char *tw_op_name(int kind);
 /* One event as one line; 0, or -1 (err set) for a level index with no name. */
 int tw_event(tw_writer *w, const tr_event *ev, am_error *err);
 

@@ -857,6 +857,14 @@ static void test_csv_partial_addresses(void)
          "amsim convert: 2 recorded addresses left out, so a run of the CSV validates no "
          "placement: its offset column needs an address on every row, and 2 buffers have none "
          "(the first allocated at @:5:3); the native and binary forms keep them\n"},
+        /* the first without an address in allocation order, not the first whose row ended
+         * (the rows are counted as they are spilled, when they end: 3 before 2) */
+        {"pa_order.trace", "amsim-trace v1\nalloc 1 4MiB addr=0\nalloc 2 8MiB\nalloc 3 1MiB\n"
+                           "free 3\nfree 2\n",
+         "id,lower,upper,size\n1,0,5,4194304\n2,1,4,8388608\n3,2,3,1048576\n",
+         "amsim convert: 1 recorded address left out, so a run of the CSV validates no "
+         "placement: its offset column needs an address on every row, and 2 buffers have none "
+         "(the first allocated at @:3:1); the native and binary forms keep them\n"},
         {"pa_none.trace", "amsim-trace v1\nalloc 1 4MiB\nfree 1\n",
          "id,lower,upper,size\n1,0,1,4194304\n", NULL},
     };
