@@ -40,6 +40,9 @@
  *           message at the same line and column, nothing written (until 2026-11-27 the CSV
  *           was written: a duplicate id became two rows, an unknown free was dropped, a 0-byte
  *           allocation became a row the CSV reader skips).
+ * Every form carries the rows the input skipped (trace_skipped: native header skipped=N, the
+ * binary header's count, a CSV's "# amsim skipped=N" line), so that its run reports them as the
+ * input's did (until 2026-11-27 they were dropped: "0 rows skipped").
  * Level names come from the config (-c; default: cfg_load_builtin's, every level name of the
  * shipped device presets, default hbm). */
 #include "convert.h"
@@ -629,6 +632,8 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
         for (int pass = 0; r == 0 && pass < 2; pass++) {
             /* pass 0 counts the addresses, pass 1 writes; the rows in allocation order */
             int offsets = with_addr && !without;
+            if (pass == 1 && trace_skipped(t)) /* the reader counts them again */
+                fprintf(out, "# amsim skipped=%" PRIu64 "\n", trace_skipped(t));
             if (pass == 1)
                 fprintf(out, "id,lower,upper,size%s\n", offsets ? ",offset" : "");
             rewind(c.spill);
@@ -703,7 +708,7 @@ static int cv_to_native(trace *t, FILE *out, const am_config *cfg, const char *i
     snprintf(comment, sizeof comment, "converted by amsim convert from %s (%s)", path,
              trace_format(t));
     tw_writer w;
-    tw_init(&w, out, names, cfg->nlevels, comment);
+    tw_init(&w, out, names, cfg->nlevels, comment, trace_skipped(t));
     tr_event ev;
     int r;
     while ((r = trace_next(t, &ev, err)) == 1)
