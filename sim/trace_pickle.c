@@ -1103,7 +1103,10 @@ static int read_whole(trace *t, unsigned char **out, size_t *outlen, am_error *e
     }
     if (ferror(t->f)) {
         free(buf);
-        return am_fail(err, AM_EINPUT, "%s: read error: %s", t->path, trace_read_why(errno));
+        /* a gzip stream's as trace.c and the other readers say it (until 2026-11-27 without
+         * "gzip-compressed trace:") */
+        return am_fail(err, AM_EINPUT, "%s: %sread error: %s", t->path,
+                       t->gz ? "gzip-compressed trace: " : "", trace_read_why(errno));
     }
     *out = buf;
     *outlen = len;
