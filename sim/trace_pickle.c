@@ -935,36 +935,73 @@ static int device_recorded(const pkl_value *segs, const pkl_value *dt, int64_t d
     if (list && list->type == PKL_LIST && list->len > 0)
         return 1;
     for (size_t i = 0; i < segs->len; i++) {
-        int64_t sdev = 0;
-        if (segs->items[i]->type == PKL_DICT && pkl_int(pkl_get(segs->items[i], "device"),
-                                                        &sdev) == 0 && sdev == dev)
+        int64_t sdev = 0; /* absent: device 0, as read_segments reads it */
+        const pkl_value *v = pkl_get(segs->items[i], "device");
+        if (segs->items[i]->type == PKL_DICT && (!v || pkl_int(v, &sdev) == 0) && sdev == dev)
             return 1;
     }
     return 0;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The devices the snapshot records something for, ascending and once each, into a new array
+ * (*n of them): those with entries in device_traces and those of segments, which may lie past
+ * the end of device_traces (a device that allocated before the trace ring started). */
+static int64_t *recorded_devices(const pkl_value *segs, const pkl_value *dt, size_t *n)
+{
+    int64_t *d = am_malloc((dt->len + segs->len + 1) * sizeof *d);
+    size_t k = 0;
+    for (size_t i = 0; i < dt->len; i++)
+        if (dt->items[i]->type == PKL_LIST && dt->items[i]->len > 0)
+            d[k++] = (int64_t)i;
+    for (size_t i = 0; i < segs->len; i++) {
+        int64_t sdev = 0;
+        const pkl_value *v = pkl_get(segs->items[i], "device");
+        if (segs->items[i]->type == PKL_DICT && (!v || pkl_int(v, &sdev) == 0) && sdev >= 0)
+            d[k++] = sdev;
+    }
+    qsort(d, k, sizeof *d, cmp_i64);
+    size_t u = 0;
+    for (size_t i = 0; i < k; i++)
+        if (u == 0 || d[u - 1] != d[i])
+            d[u++] = d[i];
+    *n = u;
+    return d;
+}
+
 /* A device that records nothing while another records something is refused, naming those
  * that do: its run would be 0 events and an empty table, which reads as a result (until
- * 2026-11-27 run, compare, mincap and check took device 0 of such a snapshot silently). A
- * snapshot that records nothing at all is read as it is (0 events). */
+ * 2026-11-27 run, compare, mincap and check took device 0 of such a snapshot silently, and
+ * still did until 2026-11-27 when the other device had only segments past the end of
+ * device_traces). A snapshot that records nothing at all is read as it is (0 events) when dev
+ * has a device_traces list, and refused as out of range otherwise. */
 static int check_device_recorded(trace *t, const pkl_value *segs, const pkl_value *dt, int dev,
                                  am_error *err)
 {
     if (device_recorded(segs, dt, dev))
         return 0;
+    size_t nd;
+    int64_t *d = recorded_devices(segs, dt, &nd);
     char list[256] = "";
     size_t used = 0;
-    int n = 0;
-    for (size_t i = 0; i < dt->len && used < sizeof list - 16; i++)
-        if ((int)i != dev && device_recorded(segs, dt, (int64_t)i)) {
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%zu", n ? ", " : "", i);
-            n++;
-        }
-    if (n == 0)
+    for (size_t i = 0; i < nd && used < sizeof list - 24; i++) /* dev is not among them */
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%lld", i ? ", " : "",
+                                 (long long)d[i]);
+    free(d);
+    if (nd == 0 && (size_t)dev < dt->len)
         return 0;
+    if (nd == 0)
+        return am_fail(err, AM_EINPUT, "%s: device %d: the snapshot has traces for %zu "
+                       "device%s (0..%zu)", t->path, dev, dt->len, dt->len == 1 ? "" : "s",
+                       dt->len - 1);
     return am_fail(err, AM_EINPUT, "%s: device %d has no trace entries and no segments; the "
                    "snapshot records device%s %s (choose %s with --device %s)", t->path, dev,
-                   n == 1 ? "" : "s", list, n == 1 ? "it" : "one", n == 1 ? list : "N");
+                   nd == 1 ? "" : "s", list, nd == 1 ? "it" : "one", nd == 1 ? list : "N");
 }
 
 /* From a parsed document to the event array. */
@@ -985,14 +1022,17 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
     int dev = t->opts.device;
     if (dt->len == 0)
         return am_fail(err, AM_EINPUT, "%s: the snapshot has no device traces", t->path);
-    if (dev < 0 || (size_t)dev >= dt->len)
+    if (dev < 0)
         return am_fail(err, AM_EINPUT, "%s: device %d: the snapshot has traces for %zu "
                        "device%s (0..%zu)", t->path, dev, dt->len, dt->len == 1 ? "" : "s",
                        dt->len - 1);
+    /* a device past the end of device_traces is read when it has segments: its trace is
+     * empty (until 2026-11-27 it was refused as out of range) */
     if (check_device_recorded(t, segs, dt, dev, err) != 0)
         return -1;
     read_settings(t, pkl_get(root, "allocator_settings"));
-    const pkl_value *list = dt->items[dev];
+    static const pkl_value no_entries = {.type = PKL_LIST};
+    const pkl_value *list = (size_t)dev < dt->len ? dt->items[dev] : &no_entries;
     if (list->type != PKL_LIST)
         return am_fail(err, AM_EINPUT, "%s: device_traces[%d] is a %s, expected a list",
                        t->path, dev, pkl_type_name(list->type));

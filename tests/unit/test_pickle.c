@@ -188,6 +188,7 @@ static int snap_device;    /* the device of the segment and the trace: device_tr
 static int snap_streams;   /* 1: entry i on stream handle 7 + i / 3 (else stream 0) */
 static int snap_settings;  /* 1: allocator_settings as a run with expandable segments and
                               roundup_power2_divisions {1 MiB: 4, 2 MiB: 8} writes them */
+static int snap_lists = -1; /* >= 0: device_traces is that many empty lists (no entries) */
 
 static const char *write_snapshot(const char *name, uint64_t base, uint64_t segsize,
                                   const sblock *b, size_t nb, const sentry *e, size_t ne)
@@ -230,24 +231,26 @@ static const char *write_snapshot(const char *name, uint64_t base, uint64_t segs
     wb(&w, 'e');
     wstr(&w, "device_traces");
     wb(&w, ']');
-    for (int d = 0; d < snap_device; d++) {
+    for (int d = 0; d < (snap_lists >= 0 ? snap_lists : snap_device); d++) {
         wb(&w, ']'); /* an empty list, appended */
         wb(&w, 'a');
     }
-    wb(&w, ']');
-    wb(&w, '(');
-    for (size_t i = 0; i < ne; i++) {
-        wb(&w, '}');
+    if (snap_lists < 0) {
+        wb(&w, ']');
         wb(&w, '(');
-        wkv_str(&w, "action", e[i].action);
-        wkv_int(&w, "addr", base + e[i].off);
-        wkv_int(&w, "size", e[i].size);
-        wkv_int(&w, "stream", snap_streams ? 7 + i / 3 : 0);
-        wkv_int(&w, "time_us", 1000 + i);
-        wb(&w, 'u');
+        for (size_t i = 0; i < ne; i++) {
+            wb(&w, '}');
+            wb(&w, '(');
+            wkv_str(&w, "action", e[i].action);
+            wkv_int(&w, "addr", base + e[i].off);
+            wkv_int(&w, "size", e[i].size);
+            wkv_int(&w, "stream", snap_streams ? 7 + i / 3 : 0);
+            wkv_int(&w, "time_us", 1000 + i);
+            wb(&w, 'u');
+        }
+        wb(&w, 'e');
+        wb(&w, 'a');
     }
-    wb(&w, 'e');
-    wb(&w, 'a');
     if (snap_settings) {
         wstr(&w, "allocator_settings");
         wb(&w, '}');
@@ -356,10 +359,13 @@ static void test_round_trip(void)
     CU_ASSERT_EQUAL(ev[9].id, a->id);
     CU_ASSERT_EQUAL(ev[10].kind, TR_OOM_RECORDED);
     CU_ASSERT_EQUAL(ev[10].bytes, 4096);
-    /* device out of range */
+    /* a device past device_traces with no segments either: refused naming the one recorded
+     * (until 2026-11-27 "device 1: the snapshot has traces for 1 device (0..0)", which did not
+     * say that a device's segments alone are read) */
     CU_ASSERT_EQUAL(read_events(path, 1, ev, 32, &n, msg), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "rt.pickle: device 1: the snapshot has traces for 1 "
-                                       "device (0..0)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "rt.pickle: device 1 has no trace entries and no "
+                                       "segments; the snapshot records device 0 (choose it with "
+                                       "--device 0)"));
 }
 
 /* The trace starts mid-run: a block allocated before it is freed during it, another is still
@@ -689,6 +695,32 @@ static void test_empty_device(void)
 }
 
 
+/* A device whose only record is a segment, past the end of device_traces (here [[]]): device 0
+ * records nothing and is refused naming device 1, and --device 1 reads the segment (until
+ * 2026-11-27 device 0 was read as 0 events and device 1 refused as out of range). */
+static void test_device_past_traces(void)
+{
+    const sblock b[] = {{0, 2 * MB, 2 * MB, "active_allocated"}, {2 * MB, 18 * MB, 0, "inactive"}};
+    snap_device = 1;
+    snap_lists = 1;
+    const char *path = write_snapshot("segdev1.pickle", 1ULL << 32, 20 * MB, b, 2, NULL, 0);
+    snap_device = 0;
+    snap_lists = -1;
+    tr_event ev[32];
+    size_t n;
+    char msg[1024] = "";
+    CU_ASSERT_EQUAL(read_events(path, 0, ev, 32, &n, msg), -1);
+    CU_ASSERT(strstr(msg, "segdev1.pickle: device 0 has no trace entries and no segments; the "
+                     "snapshot records device 1 (choose it with --device 1)") != NULL);
+    CU_ASSERT_EQUAL(read_events(path, 1, ev, 32, &n, msg), 0);
+    CU_ASSERT(n >= 4); /* the declaration, the segment's creation and its blocks' tiling */
+    CU_ASSERT(n > 0 && ev[0].kind == TR_SEGMENT_ALLOC && ev[0].declared &&
+              ev[0].bytes == 20 * MB);
+    CU_ASSERT_EQUAL(read_events(path, 2, ev, 32, &n, msg), -1);
+    CU_ASSERT(strstr(msg, "device 2 has no trace entries and no segments; the snapshot records "
+                     "device 1") != NULL);
+}
+
 /* A gzip-compressed snapshot that breaks off: the read error says what the other forms say
  * (until 2026-11-27 "PATH: read error: ..." without "gzip-compressed trace:"). */
 static void test_gzip_cut(void)
@@ -913,5 +945,6 @@ void suite_pickle(void)
              {"wrong top-level type", test_wrong_top_level},
              {"a device with no entries is refused, --device everywhere", test_empty_device},
              {"more than 1024 stream handles refused", test_distinct_streams},
+             {"a device with segments only, past device_traces", test_device_past_traces},
              {"a cut gzip-compressed snapshot: the documented read error", test_gzip_cut});
 }
