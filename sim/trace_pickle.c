@@ -45,7 +45,8 @@
  * snapshot of N distinct handles took N^2 / 2 comparisons). Times: time_us relative to the first
  * entry that has one, in ps (absolute microseconds since the epoch would overflow 64-bit ps), or
  * to amsim_time_origin_us when an amsim export has it (read_origin);
- * prologue events have time 0. Event positions (`line`) are 1-based trace entry numbers; 0 for
+ * prologue events have time 0. A 'stream' or a segment's 'device' that is no int is refused
+ * (read_stream). Event positions (`line`) are 1-based trace entry numbers; 0 for
  * prologue events. Messages on bad input: "PATH: byte N: ..." from the unpickler, else
  * "PATH: device_traces[D][I]: ..." naming the offending entry. */
 #include <errno.h>
@@ -441,6 +442,23 @@ static int action_of(const pkl_value *a)
     return A_OTHER; /* an action of a newer version: skipped and counted */
 }
 
+/* The refusal of a field of the wrong type; what names its place: "device_traces[0][7]". */
+static int wrong_type(const trace *t, const char *what, const char *field, const pkl_value *v,
+                      am_error *err)
+{
+    return am_fail(err, AM_EINPUT, "%s: %s: '%s' is a %s, expected an integer", t->path, what,
+                   field, pkl_type_name(v->type));
+}
+
+/* An entry's or a segment's optional 'stream' (a CUDA stream handle) into *out: 0 when absent.
+ * -1 when it is there but no integer (until 2026-11-27 a segment's was read as stream 0). */
+static int read_stream(const pkl_value *d, int64_t *out)
+{
+    const pkl_value *v = pkl_get(d, "stream");
+    *out = 0;
+    return v && pkl_int(v, out) < 0 ? -1 : 0;
+}
+
 /* Times are microseconds after the origin: amsim_time_origin_us when the snapshot has it (an
  * export of amsim's: its simulated time 0), else the first entry's time_us (PyTorch's are
  * microseconds since the epoch). origin NULL: no key. */
@@ -469,14 +487,20 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
             bad |= get_u64(d, "oom", &x->addr) < 0;
         else if (x->action < A_MARK)
             bad |= get_u64(d, "addr", &x->addr) < 0;
-        if (pkl_get(d, "stream") && pkl_int(pkl_get(d, "stream"), &stream) < 0)
-            bad = 1;
         if (bad && x->action < A_MARK) {
             const char *field = x->action >= A_OOM_FREE_REQ ? "oom" : "addr"; /* x is in e */
             free(e);
             return am_fail(err, AM_EINPUT, "%s: %s[%d][%zu]: '%s' entry lacks a "
                            "non-negative integer '%s' or 'size'", t->path, name, dev, i,
                            pkl_get(d, "action")->s, field);
+        }
+        /* a stream of another type is refused by its own name (until 2026-11-27 it was blamed
+         * on 'addr' or 'size') */
+        if (read_stream(d, &stream) < 0) {
+            char what[96];
+            snprintf(what, sizeof what, "%s[%d][%zu]", name, dev, i);
+            free(e);
+            return wrong_type(t, what, "stream", pkl_get(d, "stream"), err);
         }
         if (stream_id(st, stream, &x->stream) < 0) {
             char what[96];
@@ -556,7 +580,12 @@ static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *s
             get_u64(d, "total_size", &size) < 0 || !blocks || blocks->type != PKL_LIST)
             return am_fail(err, AM_EINPUT, "%s: segments[%zu]: not a segment (needs "
                            "'address', 'total_size' and a list 'blocks')", t->path, i);
-        pkl_int(pkl_get(d, "device"), &sdev);
+        const pkl_value *dv = pkl_get(d, "device");
+        if (dv && pkl_int(dv, &sdev) < 0) { /* as a wrong 'stream' (until 2026-11-27 device 0) */
+            char what[64];
+            snprintf(what, sizeof what, "segments[%zu]", i);
+            return wrong_type(t, what, "device", dv, err);
+        }
         if (sdev != dev)
             continue;
         /* a private pool's segments (CUDA graphs, torch.cuda.MemPool) serve only that pool's
@@ -573,7 +602,11 @@ static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *s
             return am_fail(err, AM_EINPUT, "%s: segments[%zu]: segment_pool_id (%lld, %lld): "
                            "private memory pools (CUDA graphs, torch.cuda.MemPool) are not "
                            "supported yet", t->path, i, (long long)pid[0], (long long)pid[1]);
-        pkl_int(pkl_get(d, "stream"), &stream);
+        if (read_stream(d, &stream) < 0) {
+            char what[64];
+            snprintf(what, sizeof what, "segments[%zu]", i);
+            return wrong_type(t, what, "stream", pkl_get(d, "stream"), err);
+        }
         int small = type && type->type == PKL_STR ? strcmp(type->s, "small") == 0
                                                   : size == TP_SMALL_SEGMENT;
         uint32_t sid;
