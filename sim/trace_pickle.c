@@ -45,8 +45,9 @@
  * snapshot of N distinct handles took N^2 / 2 comparisons). Times: time_us relative to the first
  * entry that has one, in ps (absolute microseconds since the epoch would overflow 64-bit ps), or
  * to amsim_time_origin_us when an amsim export has it (read_origin);
- * prologue events have time 0. A 'stream' or a segment's 'device' that is no int is refused
- * (read_stream). Event positions (`line`) are 1-based trace entry numbers; 0 for
+ * prologue events have time 0. time_us is an int (PyTorch's) or a float with a whole value;
+ * anything else is refused, as is a 'stream' or a segment's 'device' that is no int
+ * (read_time_us, read_stream). Event positions (`line`) are 1-based trace entry numbers; 0 for
  * prologue events. Messages on bad input: "PATH: byte N: ..." from the unpickler, else
  * "PATH: device_traces[D][I]: ..." naming the offending entry. */
 #include <errno.h>
@@ -459,6 +460,39 @@ static int read_stream(const pkl_value *d, int64_t *out)
     return v && pkl_int(v, out) < 0 ? -1 : 0;
 }
 
+/* time_us into *out: 1, or 0 when absent (older PyTorch), or -1 when it is no whole number of
+ * microseconds in 64 bits. PyTorch writes an int; a float with an integral value (a snapshot
+ * passed through JSON, say) is taken as that int, as nothing is lost. Until 2026-11-27 any
+ * other type was read as absent without a word (so 10.0 or '500' lost the entry's time). */
+static int read_time_us(const pkl_value *v, int64_t *out)
+{
+    if (!v)
+        return 0;
+    if (pkl_int(v, out) == 0)
+        return 1;
+    /* -2^63 <= f < 2^63: the doubles that convert to int64_t exactly when integral */
+    if (v->type == PKL_FLOAT && v->f >= -9223372036854775808.0 && v->f < 9223372036854775808.0 &&
+        v->f == (double)(int64_t)v->f) {
+        *out = (int64_t)v->f;
+        return 1;
+    }
+    return -1;
+}
+
+static int bad_time_us(const trace *t, const char *what, const pkl_value *v, am_error *err)
+{
+    if (v->type == PKL_FLOAT) {
+        char num[40]; /* the shortest of 15 or 17 digits that reads back: 500.5, not 500.50000... */
+        snprintf(num, sizeof num, "%.15g", v->f);
+        if (strtod(num, NULL) != v->f)
+            snprintf(num, sizeof num, "%.17g", v->f);
+        return am_fail(err, AM_EINPUT, "%s: %s: 'time_us' %s is not a whole number of "
+                       "microseconds in 64 bits", t->path, what, num);
+    }
+    return am_fail(err, AM_EINPUT, "%s: %s: 'time_us' is a %s, expected an integer "
+                   "(microseconds)", t->path, what, pkl_type_name(v->type));
+}
+
 /* Times are microseconds after the origin: amsim_time_origin_us when the snapshot has it (an
  * export of amsim's: its simulated time 0), else the first entry's time_us (PyTorch's are
  * microseconds since the epoch). origin NULL: no key. */
@@ -509,7 +543,14 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
             return too_many_streams(t, what, stream, err);
         }
         x->time = AM_TIME_NONE;
-        if (pkl_int(pkl_get(d, "time_us"), &tu) == 0) {
+        int tr = read_time_us(pkl_get(d, "time_us"), &tu);
+        if (tr < 0) {
+            char what[96];
+            snprintf(what, sizeof what, "%s[%d][%zu]", name, dev, i);
+            free(e);
+            return bad_time_us(t, what, pkl_get(d, "time_us"), err);
+        }
+        if (tr == 1) {
             if (!have_t0) {
                 t0 = tu;
                 have_t0 = 1;

@@ -189,10 +189,21 @@ static int snap_streams;   /* 1: entry i on stream handle 7 + i / 3 (else stream
 static int snap_settings;  /* 1: allocator_settings as a run with expandable segments and
                               roundup_power2_divisions {1 MiB: 4, 2 MiB: 8} writes them */
 static int snap_lists = -1; /* >= 0: device_traces is that many empty lists (no entries) */
-static const char *snap_odd; /* a field of another type (write_odd): "stream_str",
-                                "stream_none", "seg_stream_str" or "seg_device_str"; NULL: none */
+static const char *snap_odd; /* a field of another type (write_odd): "time_us_float",
+                                "time_us_frac", "time_us_str", "stream_str", "stream_none",
+                                "seg_stream_str" or "seg_device_str"; NULL: none */
 
-/* The value of key (a segment's "stream" or "device", an entry's "stream") as
+/* BINFLOAT: 'G' and the double, big-endian */
+static void wfloat(pw *w, double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    wb(w, 'G');
+    for (int i = 7; i >= 0; i--)
+        wb(w, (unsigned char)(u >> (8 * i)));
+}
+
+/* The value of key (a segment's "stream" or "device", an entry's "stream" or "time_us") as
  * snap_odd asks: 1 when written, 0 when the caller writes the usual int. */
 static int write_odd(pw *w, const char *where, const char *key, uint64_t usual)
 {
@@ -205,8 +216,11 @@ static int write_odd(pw *w, const char *where, const char *key, uint64_t usual)
         return 0;
     const char *how = snap_odd + n;
     wstr(w, key);
-    (void)usual;
-    if (strcmp(how, "str") == 0)
+    if (strcmp(how, "float") == 0)
+        wfloat(w, (double)usual);
+    else if (strcmp(how, "frac") == 0)
+        wfloat(w, (double)usual + 0.5);
+    else if (strcmp(how, "str") == 0)
         wstr(w, "x");
     else
         wb(w, 'N'); /* None */
@@ -271,7 +285,8 @@ static const char *write_snapshot(const char *name, uint64_t base, uint64_t segs
             wkv_int(&w, "size", e[i].size);
             if (!write_odd(&w, "", "stream", 0))
                 wkv_int(&w, "stream", snap_streams ? 7 + i / 3 : 0);
-            wkv_int(&w, "time_us", 1000 + i);
+            if (!write_odd(&w, "", "time_us", 1000 + i))
+                wkv_int(&w, "time_us", 1000 + i);
             wb(&w, 'u');
         }
         wb(&w, 'e');
@@ -748,14 +763,20 @@ static void test_device_past_traces(void)
 }
 
 /* A field of another type than the one PyTorch writes is refused naming the field (until
- * 2026-11-27 an entry's bad 'stream' was blamed on 'addr' or 'size'; a segment's was stream 0,
- * its 'device' device 0). */
+ * 2026-11-27 a 'time_us' that was no int was read as absent, so timings changed without a
+ * word; an entry's bad 'stream' was blamed on 'addr' or 'size'; a segment's was stream 0). A
+ * time_us float with a whole value is read as that int. */
 static void test_field_types(void)
 {
     const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
     const sentry e[] = {{"alloc", 0, 1000}, {"free_requested", 0, 1000},
                         {"free_completed", 0, 1000}};
     static const struct { const char *odd, *msg; } c[] = {
+        {"time_us_float", NULL},
+        {"time_us_frac", "odd.pickle: device_traces[0][0]: 'time_us' 1000.5 is not a whole "
+                         "number of microseconds in 64 bits"},
+        {"time_us_str", "odd.pickle: device_traces[0][0]: 'time_us' is a str, expected an "
+                        "integer (microseconds)"},
         {"stream_str", "odd.pickle: device_traces[0][0]: 'stream' is a str, expected an integer"},
         {"stream_none", "odd.pickle: device_traces[0][0]: 'stream' is a None, expected an "
                         "integer"},
@@ -774,6 +795,10 @@ static void test_field_types(void)
         if (c[i].msg && !strstr(msg, c[i].msg))
             printf("\n%s: expected \"%s\"\n     got \"%s\"\n", c[i].odd, c[i].msg, msg);
         CU_ASSERT(!c[i].msg || strstr(msg, c[i].msg));
+        if (!c[i].msg) { /* the last entry's time: 2 us after the first */
+            CU_ASSERT(n > 0 && ev[n - 1].kind == TR_FREE_COMPLETED &&
+                      ev[n - 1].time == 2 * AM_PS_PER_US);
+        }
     }
 }
 
@@ -1002,6 +1027,7 @@ void suite_pickle(void)
              {"a device with no entries is refused, --device everywhere", test_empty_device},
              {"more than 1024 stream handles refused", test_distinct_streams},
              {"a device with segments only, past device_traces", test_device_past_traces},
-             {"fields of another type refused by name", test_field_types},
+             {"fields of another type refused by name; a whole float time_us read",
+              test_field_types},
              {"a cut gzip-compressed snapshot: the documented read error", test_gzip_cut});
 }
