@@ -40,6 +40,9 @@
  *           message at the same line and column, nothing written (until 2026-11-27 the CSV
  *           was written: a duplicate id became two rows, an unknown free was dropped, a 0-byte
  *           allocation became a row the CSV reader skips).
+ * Every form carries the rows the input skipped (trace_skipped: native header skipped=N, the
+ * binary header's count, a CSV's "# amsim skipped=N" line), so that its run reports them as the
+ * input's did (until 2026-11-27 they were dropped: "0 rows skipped").
  * Level names come from the config (-c; default: cfg_load_builtin's, every level name of the
  * shipped device presets, default hbm). */
 #include "convert.h"
@@ -642,6 +645,8 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
     if (r == 0) {
         /* cv_spill has counted every row (cv_spill_rest the live ones): one read writes */
         int offsets = c.with_addr && !c.without;
+        if (trace_skipped(t)) /* the reader counts them again */
+            fprintf(out, "# amsim skipped=%" PRIu64 "\n", trace_skipped(t));
         fprintf(out, "id,lower,upper,size%s\n", offsets ? ",offset" : "");
         rewind(c.spill);
         cv_rec buf[256];
@@ -708,7 +713,7 @@ static int cv_to_native(trace *t, FILE *out, const am_config *cfg, const char *i
     snprintf(comment, sizeof comment, "converted by amsim convert from %s (%s)", path,
              trace_format(t));
     tw_writer w;
-    tw_init(&w, out, names, cfg->nlevels, comment);
+    tw_init(&w, out, names, cfg->nlevels, comment, trace_skipped(t));
     tr_event ev;
     int r;
     while ((r = trace_next(t, &ev, err)) == 1)

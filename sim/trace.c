@@ -202,7 +202,7 @@ int trace_open(trace **tp, const char *path, const trace_opts *o, am_error *err)
             am_fail(err, AM_EINPUT, "%s: %s", path, strerror(errno));
             goto fail;
         }
-        gz = 1;
+        gz = t->gz = 1;
         got = fread(magic, 1, sizeof magic, f);
     }
     if (got == 0) {

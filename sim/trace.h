@@ -99,7 +99,9 @@ const char *trace_path(const trace *t);
  * lifetime CSV's `offset` column, a snapshot's addresses): a run validates against them once
  * one does, whatever format it came in (amsim convert must not change the results). */
 int trace_records_addrs(const trace *t);
-/* Rows skipped by rule (CSV: upper <= lower or size 0), counted. */
+/* Rows skipped by rule (CSV: upper <= lower or size 0; a snapshot's unknown actions and frees
+ * of unknown addresses), counted, plus those a converted trace says its source skipped (native
+ * header skipped=N, binary header count, CSV "# amsim skipped=N"). */
 uint64_t trace_skipped(const trace *t);
 
 /* The allocator settings a recording was made with, as option keys of amsim's caching policy

@@ -1,8 +1,9 @@
 /* trace_bin.c - reader and writer of the binary trace form, version 1 (traces/FORMAT.md,
  * "Binary format v1"; trace_bin.h).
  *
- * Layout: "AMSB", version byte 1, flags byte 0, two reserved zero bytes; a varint count of level
- * names and the names (varint length + bytes); then one record per event and an end record.
+ * Layout: "AMSB", version byte 1, flags byte (0, or BH_SKIPPED), two reserved zero bytes; a
+ * varint count of level names and the names (varint length + bytes); with BH_SKIPPED a varint
+ * count of skipped rows; then one record per event and an end record.
  * A record is an opcode byte (kind in bits 0-3, then STREAM, TIME, EXT and LEVEL flags), the
  * changed state (level index, stream, time delta) the flags announce, the kind's positional
  * fields as LEB128 varints (buffer ids as a zig-zag delta from the previous id), and with EXT a
@@ -25,6 +26,9 @@
 #define BIN_SLACK 4096u        /* refill when fewer bytes than this remain (a record is less) */
 #define BIN_NAME_MAX 255       /* bytes of a name, as native name= */
 #define BIN_MAX_LEVELS 4096
+
+/* header flags (byte 5): BH_SKIPPED, a varint count of skipped rows follows the level table */
+enum { BH_SKIPPED = 0x01 };
 
 /* opcode flags */
 enum { BF_KIND = 0x0f, BF_STREAM = 0x10, BF_TIME = 0x20, BF_EXT = 0x40, BF_LEVEL = 0x80 };
@@ -123,8 +127,11 @@ int trace_bin_write(FILE *out, trace *in, am_error *err)
     o.n = 0;
     o.failed = 0;
     bo_bytes(&o, TRACE_BIN_MAGIC, 4);
+    /* the rows the source skipped: a flag and a varint after the level table, only when there
+     * are some, so that a trace that skipped none is written as before */
+    uint64_t skipped = trace_skipped(in);
     bo_byte(&o, TRACE_BIN_VERSION);
-    bo_byte(&o, 0);
+    bo_byte(&o, skipped ? BH_SKIPPED : 0);
     bo_byte(&o, 0);
     bo_byte(&o, 0);
     bo_uv(&o, (uint64_t)(to->nlevels > 0 ? to->nlevels : 0));
@@ -133,6 +140,8 @@ int trace_bin_write(FILE *out, trace *in, am_error *err)
         bo_uv(&o, strlen(nm));
         bo_bytes(&o, nm, strlen(nm));
     }
+    if (skipped)
+        bo_uv(&o, skipped);
     bstate st = {-1, 0, 0, 0};
     unsigned long long count = 0;
     tr_event ev;
@@ -397,6 +406,19 @@ static int bin_levels(trace *t, binr *b, am_error *err)
     return 0;
 }
 
+/* The count of skipped rows after the level table (header flag BH_SKIPPED): rows the source of
+ * an `amsim convert` skipped, counted into t->skipped so that the run reports them as the
+ * source's did (until 2026-11-27 the binary form had no place for them: "0 rows skipped"). */
+static int bin_skipped(trace *t, binr *b, am_error *err)
+{
+    bin_fill(t, b);
+    const unsigned char *p = b->buf + b->pos, *e = b->buf + b->end;
+    if (get_uv(&p, e, &t->skipped))
+        return hdr_fail(t, b, uv_cut(p, e), "bad count of skipped rows", err);
+    b->pos = (size_t)(p - b->buf);
+    return 0;
+}
+
 static int bin_level(trace *t, binr *b, uint64_t idx, int32_t *out, am_error *err)
 {
     if (idx >= b->nlv)
@@ -427,10 +449,13 @@ int trace_bin_open(trace *t, am_error *err)
     if (p[4] != TRACE_BIN_VERSION)
         return am_fail(err, AM_EINPUT, "%s: unsupported binary trace version %u (this amsim "
                        "reads %d)", t->path, p[4], TRACE_BIN_VERSION);
-    if (p[5] || p[6] || p[7])
+    if ((p[5] & ~BH_SKIPPED) || p[6] || p[7])
         return am_fail(err, AM_EINPUT, "%s: binary trace header: unknown flags", t->path);
+    int has_skipped = p[5] & BH_SKIPPED;
     b->pos += 8;
-    return bin_levels(t, b, err);
+    if (bin_levels(t, b, err) != 0)
+        return -1;
+    return has_skipped ? bin_skipped(t, b, err) : 0;
 }
 
 #define GET(v)                                                                 \

@@ -2,7 +2,8 @@
  *
  * Input: a header "id,lower,upper,size" or "id,lower,upper,size,offset" (exactly these names in
  * this order), then one row per buffer of 4 or 5 unsigned decimal integers. Blank lines and
- * lines starting with '#' are ignored; spaces around a value are allowed. `lower` and `upper`
+ * lines starting with '#' are ignored, but for "# amsim skipped=N" before the header, which
+ * adds N to t->skipped (csv_directive); spaces around a value are allowed. `lower` and `upper`
  * are ticks of opts->time_unit ps; the lifetime is [lower, upper), or [lower, upper] (upper
  * becomes upper + 1) with opts->lifetimes_inclusive. Rows whose lifetime is empty after that
  * adjustment, or whose size is 0, are skipped and counted in t->skipped. `offset` becomes the
@@ -84,6 +85,8 @@ typedef struct csv {
     csv_payload *pay;             /* cap_heap slots; the free ones listed in free_slots */
     uint32_t *free_slots;
     size_t nfree_slots;
+    uint64_t skipped_declared;    /* "# amsim skipped=N" before the header (csv_directive) */
+    unsigned long skipped_line;   /* its line, 0 when none */
 } csv;
 
 static int csv_next(trace *t, tr_event *ev, am_error *err);
@@ -257,6 +260,37 @@ done:
     return csv_time_check(t, r, line, e, err);
 }
 
+/* A comment line before the header (p at its '#'): 0, or -1 (err) for a bad directive. The
+ * comment "# amsim skipped=N" is a directive: N rows the source of an `amsim convert` skipped,
+ * which this file's run counts as skipped too (until 2026-11-27 convert lost them: "0 rows
+ * skipped"). Any other comment is ignored. Seen again on every pass over the file: set, not
+ * added; a second such line is refused. */
+static int csv_directive(trace *t, const linebuf *lb, char *line, char *p, size_t len,
+                         am_error *err)
+{
+    static const char key[] = "amsim skipped=";
+    csv *c = t->impl;
+    char *e = line + len;
+    for (p++; p < e && csv_ws(*p); p++)
+        ;
+    if ((size_t)(e - p) < sizeof key - 1 || memcmp(p, key, sizeof key - 1) != 0)
+        return 0;
+    p += sizeof key - 1;
+    while (e > p && csv_ws(e[-1]))
+        e--;
+    unsigned long col = (unsigned long)(p - line) + 1;
+    if (c->skipped_line && c->skipped_line != lb->line)
+        return am_fail_at(err, t->path, lb->line, col - (sizeof key - 1), "second 'amsim "
+                          "skipped=' comment (the first on line %lu)", c->skipped_line);
+    int rc = linebuf_u64(p, (size_t)(e - p), &c->skipped_declared);
+    if (rc)
+        return am_fail_at(err, t->path, lb->line, col, "bad skipped '%.*s': %s",
+                          (int)AM_MIN(e - p, 64), p, rc == 2 ? "out of range (max "
+                          "18446744073709551615)" : "not an unsigned integer (a count of rows)");
+    c->skipped_line = lb->line;
+    return 0;
+}
+
 /* What a line is before the header has been seen (*ncols 0) and after: 0 to skip (blank or a
  * comment), 1 the header (sets *ncols to 4 or 5), 2 a data row, -1 a bad header (err). */
 static int csv_line_kind(trace *t, const linebuf *lb, char *line, size_t len, int *ncols,
@@ -276,6 +310,8 @@ static int csv_line_kind(trace *t, const linebuf *lb, char *line, size_t len, in
             return am_fail_at(err, t->path, lb->line, (unsigned long)(z - line) + 1,
                               TRACE_CR_MSG);
     }
+    if (*p == '#' && !*ncols)
+        return csv_directive(t, lb, line, p, len, err);
     if (*p == 0 || *p == '#')
         return 0;
     if (*ncols)
@@ -653,6 +689,13 @@ static int csv_stream_next(trace *t, csv *c, tr_event *ev, am_error *err)
     return 1;
 }
 
+/* The rows this file skipped and those its "# amsim skipped=N" declares; at most 2^64 - 1. */
+static uint64_t csv_add_declared(uint64_t skipped, const csv *c)
+{
+    return skipped > UINT64_MAX - c->skipped_declared ? UINT64_MAX
+                                                      : skipped + c->skipped_declared;
+}
+
 int trace_csv_open(trace *t, am_error *err)
 {
     csv *c = am_calloc(1, sizeof *c);
@@ -670,12 +713,16 @@ int trace_csv_open(trace *t, am_error *err)
     }
     if (csv_rewind(t, err))
         return -1;
-    if (v != SCAN_STREAM)
-        return csv_load(t, c, err);
+    if (v != SCAN_STREAM) {
+        if (csv_load(t, c, err) != 0)
+            return -1;
+        t->skipped = csv_add_declared(t->skipped, c);
+        return 0;
+    }
     c->stream = 1;
     c->check_ids = !with_set; /* the second pass checks again what costs nothing to check */
     c->rows_total = rows;
-    t->skipped = skipped;
+    t->skipped = csv_add_declared(skipped, c);
     linebuf_init(&c->lb, t->f, LINEBUF_MAX_LINE);
     return 0;
 }

@@ -20,6 +20,7 @@ struct trace {
     char *path;
     trace_opts opts;
     FILE *f;          /* open stream positioned at the start of the file (reader owns reads) */
+    int gz;           /* 1: f decompresses a gzip-compressed file (read errors say so) */
     uint64_t skipped;
     trace_setting settings[TRACE_MAX_SETTINGS]; /* trace_settings */
     int nsettings;

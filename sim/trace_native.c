@@ -3,7 +3,8 @@
  * One event per line: an op (or its one-letter alias), positional fields, then optional
  * key=value fields, separated by spaces or tabs. '#' starts a comment (a whole line, or after
  * whitespace at the end of a line); blank lines are ignored. The first line that is neither
- * blank nor a comment is the header "amsim-trace v1 [time_unit=TIME]".
+ * blank nor a comment is the header "amsim-trace v1 [time_unit=TIME] [skipped=N]" (skipped:
+ * rows the source of an `amsim convert` skipped, counted into t->skipped).
  *
  * Rules checked here (each failure is "file:line:col: message", the column pointing at the
  * offending token, or at the value of a key=value field): unknown ops, missing or extra
@@ -556,7 +557,7 @@ static int native_line(trace *t, native *n, char **line, size_t *len, am_error *
     return r;
 }
 
-/* The header "amsim-trace v1 [time_unit=TIME]". */
+/* The header "amsim-trace v1 [time_unit=TIME] [skipped=N]". */
 static int native_header(trace *t, native *n, char *line, size_t len, am_error *err)
 {
     char *p = line, *e = line + len;
@@ -570,15 +571,28 @@ static int native_header(trace *t, native *n, char *line, size_t len, am_error *
     if (strcmp(tok, "v1") != 0)
         return NFAIL((unsigned long)(tok - line) + 1,
                      "unsupported trace version '%s' (this amsim reads v1)", tok);
-    int have_unit = 0;
+    int have_unit = 0, have_skipped = 0;
     while ((tok = native_token(&p, e, &tl)) != NULL) {
         unsigned long col = (unsigned long)(tok - line) + 1;
+        if (strncmp(tok, "skipped=", 8) == 0) {
+            if (have_skipped++)
+                return NFAIL(col, "duplicate header field 'skipped'");
+            /* rows a source trace skipped, which `amsim convert` carries over so that the
+             * converted trace reports them as the source did (until 2026-11-27 they were
+             * lost: "0 rows skipped") */
+            if (!tok[8])
+                return NFAIL(col + 8, "missing value after 'skipped='");
+            if (native_u64(t, n, "skipped", tok + 8, tl - 8, col + 8, &t->skipped, err))
+                return -1;
+            continue;
+        }
         if (strncmp(tok, "time_unit=", 10) == 0 && have_unit++)
             return NFAIL(col, "duplicate header field 'time_unit'");
         if (strncmp(tok, "time_unit=", 10) != 0) {
             if (!memchr(tok, '=', tl))
-                return NFAIL(col, "unexpected header field '%s' (allowed: time_unit=TIME)", tok);
-            return NFAIL(col, "unknown header field '%.*s' (allowed: time_unit)",
+                return NFAIL(col, "unexpected header field '%s' (allowed: time_unit=TIME, "
+                             "skipped=N)", tok);
+            return NFAIL(col, "unknown header field '%.*s' (allowed: time_unit, skipped)",
                          (int)((char *)memchr(tok, '=', tl) - tok), tok);
         }
         const char *v = tok + 10, *why = "not a time";

@@ -45,7 +45,9 @@
  * snapshot of N distinct handles took N^2 / 2 comparisons). Times: time_us relative to the first
  * entry that has one, in ps (absolute microseconds since the epoch would overflow 64-bit ps), or
  * to amsim_time_origin_us when an amsim export has it (read_origin);
- * prologue events have time 0. Event positions (`line`) are 1-based trace entry numbers; 0 for
+ * prologue events have time 0. time_us is an int (PyTorch's) or a float with a whole value;
+ * anything else is refused, as is a 'stream' or a segment's 'device' that is no int
+ * (read_time_us, read_stream). Event positions (`line`) are 1-based trace entry numbers; 0 for
  * prologue events. Messages on bad input: "PATH: byte N: ..." from the unpickler, else
  * "PATH: device_traces[D][I]: ..." naming the offending entry. */
 #include <errno.h>
@@ -441,6 +443,56 @@ static int action_of(const pkl_value *a)
     return A_OTHER; /* an action of a newer version: skipped and counted */
 }
 
+/* The refusal of a field of the wrong type; what names its place: "device_traces[0][7]". */
+static int wrong_type(const trace *t, const char *what, const char *field, const pkl_value *v,
+                      am_error *err)
+{
+    return am_fail(err, AM_EINPUT, "%s: %s: '%s' is a %s, expected an integer", t->path, what,
+                   field, pkl_type_name(v->type));
+}
+
+/* An entry's or a segment's optional 'stream' (a CUDA stream handle) into *out: 0 when absent.
+ * -1 when it is there but no integer (until 2026-11-27 a segment's was read as stream 0). */
+static int read_stream(const pkl_value *d, int64_t *out)
+{
+    const pkl_value *v = pkl_get(d, "stream");
+    *out = 0;
+    return v && pkl_int(v, out) < 0 ? -1 : 0;
+}
+
+/* time_us into *out: 1, or 0 when absent (older PyTorch), or -1 when it is no whole number of
+ * microseconds in 64 bits. PyTorch writes an int; a float with an integral value (a snapshot
+ * passed through JSON, say) is taken as that int, as nothing is lost. Until 2026-11-27 any
+ * other type was read as absent without a word (so 10.0 or '500' lost the entry's time). */
+static int read_time_us(const pkl_value *v, int64_t *out)
+{
+    if (!v)
+        return 0;
+    if (pkl_int(v, out) == 0)
+        return 1;
+    /* -2^63 <= f < 2^63: the doubles that convert to int64_t exactly when integral */
+    if (v->type == PKL_FLOAT && v->f >= -9223372036854775808.0 && v->f < 9223372036854775808.0 &&
+        v->f == (double)(int64_t)v->f) {
+        *out = (int64_t)v->f;
+        return 1;
+    }
+    return -1;
+}
+
+static int bad_time_us(const trace *t, const char *what, const pkl_value *v, am_error *err)
+{
+    if (v->type == PKL_FLOAT) {
+        char num[40]; /* the shortest of 15 or 17 digits that reads back: 500.5, not 500.50000... */
+        snprintf(num, sizeof num, "%.15g", v->f);
+        if (strtod(num, NULL) != v->f)
+            snprintf(num, sizeof num, "%.17g", v->f);
+        return am_fail(err, AM_EINPUT, "%s: %s: 'time_us' %s is not a whole number of "
+                       "microseconds in 64 bits", t->path, what, num);
+    }
+    return am_fail(err, AM_EINPUT, "%s: %s: 'time_us' is a %s, expected an integer "
+                   "(microseconds)", t->path, what, pkl_type_name(v->type));
+}
+
 /* Times are microseconds after the origin: amsim_time_origin_us when the snapshot has it (an
  * export of amsim's: its simulated time 0), else the first entry's time_us (PyTorch's are
  * microseconds since the epoch). origin NULL: no key. */
@@ -469,14 +521,20 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
             bad |= get_u64(d, "oom", &x->addr) < 0;
         else if (x->action < A_MARK)
             bad |= get_u64(d, "addr", &x->addr) < 0;
-        if (pkl_get(d, "stream") && pkl_int(pkl_get(d, "stream"), &stream) < 0)
-            bad = 1;
         if (bad && x->action < A_MARK) {
             const char *field = x->action >= A_OOM_FREE_REQ ? "oom" : "addr"; /* x is in e */
             free(e);
             return am_fail(err, AM_EINPUT, "%s: %s[%d][%zu]: '%s' entry lacks a "
                            "non-negative integer '%s' or 'size'", t->path, name, dev, i,
                            pkl_get(d, "action")->s, field);
+        }
+        /* a stream of another type is refused by its own name (until 2026-11-27 it was blamed
+         * on 'addr' or 'size') */
+        if (read_stream(d, &stream) < 0) {
+            char what[96];
+            snprintf(what, sizeof what, "%s[%d][%zu]", name, dev, i);
+            free(e);
+            return wrong_type(t, what, "stream", pkl_get(d, "stream"), err);
         }
         if (stream_id(st, stream, &x->stream) < 0) {
             char what[96];
@@ -485,7 +543,14 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
             return too_many_streams(t, what, stream, err);
         }
         x->time = AM_TIME_NONE;
-        if (pkl_int(pkl_get(d, "time_us"), &tu) == 0) {
+        int tr = read_time_us(pkl_get(d, "time_us"), &tu);
+        if (tr < 0) {
+            char what[96];
+            snprintf(what, sizeof what, "%s[%d][%zu]", name, dev, i);
+            free(e);
+            return bad_time_us(t, what, pkl_get(d, "time_us"), err);
+        }
+        if (tr == 1) {
             if (!have_t0) {
                 t0 = tu;
                 have_t0 = 1;
@@ -556,7 +621,12 @@ static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *s
             get_u64(d, "total_size", &size) < 0 || !blocks || blocks->type != PKL_LIST)
             return am_fail(err, AM_EINPUT, "%s: segments[%zu]: not a segment (needs "
                            "'address', 'total_size' and a list 'blocks')", t->path, i);
-        pkl_int(pkl_get(d, "device"), &sdev);
+        const pkl_value *dv = pkl_get(d, "device");
+        if (dv && pkl_int(dv, &sdev) < 0) { /* as a wrong 'stream' (until 2026-11-27 device 0) */
+            char what[64];
+            snprintf(what, sizeof what, "segments[%zu]", i);
+            return wrong_type(t, what, "device", dv, err);
+        }
         if (sdev != dev)
             continue;
         /* a private pool's segments (CUDA graphs, torch.cuda.MemPool) serve only that pool's
@@ -573,7 +643,11 @@ static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *s
             return am_fail(err, AM_EINPUT, "%s: segments[%zu]: segment_pool_id (%lld, %lld): "
                            "private memory pools (CUDA graphs, torch.cuda.MemPool) are not "
                            "supported yet", t->path, i, (long long)pid[0], (long long)pid[1]);
-        pkl_int(pkl_get(d, "stream"), &stream);
+        if (read_stream(d, &stream) < 0) {
+            char what[64];
+            snprintf(what, sizeof what, "segments[%zu]", i);
+            return wrong_type(t, what, "stream", pkl_get(d, "stream"), err);
+        }
         int small = type && type->type == PKL_STR ? strcmp(type->s, "small") == 0
                                                   : size == TP_SMALL_SEGMENT;
         uint32_t sid;
@@ -935,36 +1009,73 @@ static int device_recorded(const pkl_value *segs, const pkl_value *dt, int64_t d
     if (list && list->type == PKL_LIST && list->len > 0)
         return 1;
     for (size_t i = 0; i < segs->len; i++) {
-        int64_t sdev = 0;
-        if (segs->items[i]->type == PKL_DICT && pkl_int(pkl_get(segs->items[i], "device"),
-                                                        &sdev) == 0 && sdev == dev)
+        int64_t sdev = 0; /* absent: device 0, as read_segments reads it */
+        const pkl_value *v = pkl_get(segs->items[i], "device");
+        if (segs->items[i]->type == PKL_DICT && (!v || pkl_int(v, &sdev) == 0) && sdev == dev)
             return 1;
     }
     return 0;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The devices the snapshot records something for, ascending and once each, into a new array
+ * (*n of them): those with entries in device_traces and those of segments, which may lie past
+ * the end of device_traces (a device that allocated before the trace ring started). */
+static int64_t *recorded_devices(const pkl_value *segs, const pkl_value *dt, size_t *n)
+{
+    int64_t *d = am_malloc((dt->len + segs->len + 1) * sizeof *d);
+    size_t k = 0;
+    for (size_t i = 0; i < dt->len; i++)
+        if (dt->items[i]->type == PKL_LIST && dt->items[i]->len > 0)
+            d[k++] = (int64_t)i;
+    for (size_t i = 0; i < segs->len; i++) {
+        int64_t sdev = 0;
+        const pkl_value *v = pkl_get(segs->items[i], "device");
+        if (segs->items[i]->type == PKL_DICT && (!v || pkl_int(v, &sdev) == 0) && sdev >= 0)
+            d[k++] = sdev;
+    }
+    qsort(d, k, sizeof *d, cmp_i64);
+    size_t u = 0;
+    for (size_t i = 0; i < k; i++)
+        if (u == 0 || d[u - 1] != d[i])
+            d[u++] = d[i];
+    *n = u;
+    return d;
+}
+
 /* A device that records nothing while another records something is refused, naming those
  * that do: its run would be 0 events and an empty table, which reads as a result (until
- * 2026-11-27 run, compare, mincap and check took device 0 of such a snapshot silently). A
- * snapshot that records nothing at all is read as it is (0 events). */
+ * 2026-11-27 run, compare, mincap and check took device 0 of such a snapshot silently, and
+ * still did until 2026-11-27 when the other device had only segments past the end of
+ * device_traces). A snapshot that records nothing at all is read as it is (0 events) when dev
+ * has a device_traces list, and refused as out of range otherwise. */
 static int check_device_recorded(trace *t, const pkl_value *segs, const pkl_value *dt, int dev,
                                  am_error *err)
 {
     if (device_recorded(segs, dt, dev))
         return 0;
+    size_t nd;
+    int64_t *d = recorded_devices(segs, dt, &nd);
     char list[256] = "";
     size_t used = 0;
-    int n = 0;
-    for (size_t i = 0; i < dt->len && used < sizeof list - 16; i++)
-        if ((int)i != dev && device_recorded(segs, dt, (int64_t)i)) {
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%zu", n ? ", " : "", i);
-            n++;
-        }
-    if (n == 0)
+    for (size_t i = 0; i < nd && used < sizeof list - 24; i++) /* dev is not among them */
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%lld", i ? ", " : "",
+                                 (long long)d[i]);
+    free(d);
+    if (nd == 0 && (size_t)dev < dt->len)
         return 0;
+    if (nd == 0)
+        return am_fail(err, AM_EINPUT, "%s: device %d: the snapshot has traces for %zu "
+                       "device%s (0..%zu)", t->path, dev, dt->len, dt->len == 1 ? "" : "s",
+                       dt->len - 1);
     return am_fail(err, AM_EINPUT, "%s: device %d has no trace entries and no segments; the "
                    "snapshot records device%s %s (choose %s with --device %s)", t->path, dev,
-                   n == 1 ? "" : "s", list, n == 1 ? "it" : "one", n == 1 ? list : "N");
+                   nd == 1 ? "" : "s", list, nd == 1 ? "it" : "one", nd == 1 ? list : "N");
 }
 
 /* From a parsed document to the event array. */
@@ -985,14 +1096,17 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
     int dev = t->opts.device;
     if (dt->len == 0)
         return am_fail(err, AM_EINPUT, "%s: the snapshot has no device traces", t->path);
-    if (dev < 0 || (size_t)dev >= dt->len)
+    if (dev < 0)
         return am_fail(err, AM_EINPUT, "%s: device %d: the snapshot has traces for %zu "
                        "device%s (0..%zu)", t->path, dev, dt->len, dt->len == 1 ? "" : "s",
                        dt->len - 1);
+    /* a device past the end of device_traces is read when it has segments: its trace is
+     * empty (until 2026-11-27 it was refused as out of range) */
     if (check_device_recorded(t, segs, dt, dev, err) != 0)
         return -1;
     read_settings(t, pkl_get(root, "allocator_settings"));
-    const pkl_value *list = dt->items[dev];
+    static const pkl_value no_entries = {.type = PKL_LIST};
+    const pkl_value *list = (size_t)dev < dt->len ? dt->items[dev] : &no_entries;
     if (list->type != PKL_LIST)
         return am_fail(err, AM_EINPUT, "%s: device_traces[%d] is a %s, expected a list",
                        t->path, dev, pkl_type_name(list->type));
@@ -1103,7 +1217,10 @@ static int read_whole(trace *t, unsigned char **out, size_t *outlen, am_error *e
     }
     if (ferror(t->f)) {
         free(buf);
-        return am_fail(err, AM_EINPUT, "%s: read error: %s", t->path, trace_read_why(errno));
+        /* a gzip stream's as trace.c and the other readers say it (until 2026-11-27 without
+         * "gzip-compressed trace:") */
+        return am_fail(err, AM_EINPUT, "%s: %sread error: %s", t->path,
+                       t->gz ? "gzip-compressed trace: " : "", trace_read_why(errno));
     }
     *out = buf;
     *outlen = len;

@@ -40,13 +40,16 @@ size_t tw_escape(char *out, size_t cap, const char *s)
 }
 
 void tw_init(tw_writer *w, FILE *f, const char *const *level_names, int nlevels,
-             const char *comment)
+             const char *comment, uint64_t skipped)
 {
     memset(w, 0, sizeof *w);
     w->f = f;
     w->level_names = level_names;
     w->nlevels = nlevels;
-    fputs("amsim-trace v1 time_unit=ps\n", f);
+    fputs("amsim-trace v1 time_unit=ps", f);
+    if (skipped) /* only then: a trace that skipped nothing is written as before */
+        fprintf(f, " skipped=%" PRIu64, skipped);
+    fputc('\n', f);
     /* One `#` line per line of comment. A control character inside a line is written as its
      * escape: the reader refuses a carriage return inside a line, so a raw one (from a file
      * name, say) made an output that did not read back (until 2026-11-27). */

@@ -178,7 +178,12 @@ BI_T(t_version, "v2.trace", "amsim-trace v2\nalloc 1 1\n",
 BI_T(t_noversion, "nov.trace", "amsim-trace\n",
      "amsim: @:1:12: missing version after 'amsim-trace' (expected v1)")
 BI_T(t_header_field, "hf.trace", "amsim-trace v1 clock=1\n",
-     "amsim: @:1:16: unknown header field 'clock' (allowed: time_unit)")
+     "amsim: @:1:16: unknown header field 'clock' (allowed: time_unit, skipped)")
+/* skipped=N: the rows the source of an `amsim convert` skipped (a count, once) */
+BI_T(t_header_skipped, "hs.trace", "amsim-trace v1 skipped=2x\n",
+     "amsim: @:1:24: bad skipped '2x': not an unsigned integer")
+BI_T(t_header_skipped_dup, "hs2.trace", "amsim-trace v1 skipped=2 skipped=2\n",
+     "amsim: @:1:26: duplicate header field 'skipped'")
 BI_T(t_header_unit, "hu.trace", "amsim-trace v1 time_unit=10\n",
      "amsim: @:1:26: time_unit '10' needs a unit (ps, ns, us, ms or s)")
 BI_T(t_truncated, "trunc.trace", H "alloc 1 64MiB\nalloc 2", /* no newline at the end */
@@ -270,6 +275,11 @@ BI_TB(b_header_cut, "hcut.amsb", "\x41\x4d\x53\x42\x01\x00\x00\x00\x02\x03" "hb"
 BI_TB(b_level_nul, "lvnul.amsb",
       "\x41\x4d\x53\x42\x01\x00\x00\x00\x01\x06" "hbm\x00zz" "\x81\x00\x02\x05\x00\x01",
       "amsim: @: binary trace header: level name contains a NUL or control byte")
+/* Header flag 1: a varint count of skipped rows after the level table; one of 11 bytes */
+BI_TB(b_skipped_count, "skc.amsb",
+      "\x41\x4d\x53\x42\x01\x01\x00\x00\x02\x03" "hbm" "\x04" "host"
+      "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01" "\x00\x00",
+      "amsim: @: binary trace header: bad count of skipped rows")
 /* End-record problems name the end record's own number (they named the last data record, or
  * record 0 in a file without data records). */
 BI_TB(b_end_count0, "endc0.amsb", BIN_HDR "\x00\x05",
@@ -508,6 +518,11 @@ static void t_no_link(void)
 BI_T(c_header, "hdr.csv", "id,lower,upper,size,offset,x\n0,0,1,1,1,1\n",
      "amsim: @:1:1: bad lifetime CSV header 'id,lower,upper,size,offset,x' (expected "
      "'id,lower,upper,size' or 'id,lower,upper,size,offset')")
+/* "# amsim skipped=N" before the header: the rows the source of an `amsim convert` skipped */
+BI_T(c_skipped, "sk.csv", "# amsim skipped=-1\n" CH "1,0,10,4096\n",
+     "amsim: @:1:17: bad skipped '-1': not an unsigned integer (a count of rows)")
+BI_T(c_skipped_twice, "sk2.csv", "# amsim skipped=1\n# amsim skipped=1\n" CH "1,0,10,4096\n",
+     "amsim: @:2:3: second 'amsim skipped=' comment (the first on line 1)")
 BI_TB(c_nul_row, "nulrow.csv", CH "1,0,10,4096\n\0" "2,0,10,4096\n",
       "amsim: @:3:1: NUL byte (a text trace has none: is the file binary or damaged?)")
 BI_TB(c_nul_field, "nulfield.csv", CH "1,0,10,4\0" "999\n",
@@ -2563,6 +2578,8 @@ void suite_badinput(void)
              {"trace: unsupported version", t_version},
              {"trace: missing version", t_noversion},
              {"trace: unknown header field", t_header_field},
+             {"trace: header skipped not a count", t_header_skipped},
+             {"trace: header skipped twice", t_header_skipped_dup},
              {"trace: header time_unit without unit", t_header_unit},
              /* native trace: fields */
              {"trace: truncated last line", t_truncated},
@@ -2601,6 +2618,7 @@ void suite_badinput(void)
              {"binary: an empty level name", b_level_empty},
              {"binary: a header cut inside a level name", b_header_cut},
              {"binary: a level name with a NUL byte", b_level_nul},
+             {"binary: header's count of skipped rows overlong", b_skipped_count},
              {"binary: end record count, no data records", b_end_count0},
              {"binary: end record count too large", b_end_count},
              {"binary: gzip data cut after the end record", b_gzip_cut},
@@ -2651,6 +2669,8 @@ void suite_badinput(void)
              {"engine: more than 1024 distinct streams", t_distinct_streams},
              /* lifetime CSV */
              {"csv: bad header", c_header},
+             {"csv: 'amsim skipped=' not a count", c_skipped},
+             {"csv: 'amsim skipped=' twice", c_skipped_twice},
              {"csv: row starting with a NUL byte", c_nul_row},
              {"csv: header starting with a NUL byte", c_nul_header},
              {"csv: NUL byte in a field", c_nul_field},

@@ -264,7 +264,7 @@ static void test_writer_fields(void)
     int n = read_all(src, a, 32, na);
     CU_ASSERT_FATAL(n == 22);
     tw_writer w;
-    tw_init(&w, f, lv, 2, "round trip");
+    tw_init(&w, f, lv, 2, "round trip", 0);
     am_error err = {0};
     for (int i = 0; i < n; i++) {
         a[i].name = na[i][0] ? na[i] : NULL;
@@ -917,7 +917,7 @@ static void test_control_path(void)
     FILE *f = fopen(out, "w");
     CU_ASSERT_FATAL(f != NULL);
     tw_writer w;
-    tw_init(&w, f, lv, 2, "a\rb\nc\x7f");
+    tw_init(&w, f, lv, 2, "a\rb\nc\x7f", 0);
     fclose(f);
     text = tu_slurp(out, NULL);
     CU_ASSERT_STRING_EQUAL(text ? text : "", "amsim-trace v1 time_unit=ps\n# a\\rb\n# c\\x7f\n");
@@ -976,6 +976,52 @@ static void test_csv_memory_follows_live(void)
     cfg_free(cfg);
 }
 
+/* The rows a trace skipped (a CSV's empty lifetimes and 0-byte rows here) survive convert to
+ * every form, and a conversion of the conversion: the header's skipped=N (native), the header
+ * flag and count (binary), a "# amsim skipped=N" line before the header (CSV), each counted into
+ * trace.skipped by its reader (until 2026-11-27 convert dropped them: "0 rows skipped"). */
+static void test_skipped_carried(void)
+{
+    const char *src = tu_write("skip.csv", "id,lower,upper,size\n1,0,5,100\n2,5,10,200\n"
+                                           "3,3,3,50\n4,2,4,0\n");
+    static const char *const forms[] = {"native", "binary", "csv"};
+    for (int i = 0; i < 3; i++) {
+        char name[32], back[32];
+        snprintf(name, sizeof name, "skip-out.%s", forms[i]);
+        snprintf(back, sizeof back, "skip-back-%s.trace", forms[i]);
+        const char *out = tmp(name), *again = tmp(back);
+        CU_ASSERT_EQUAL_FATAL(convert(src, out, forms[i], NULL), 0);
+        CU_ASSERT_EQUAL_FATAL(convert(out, again, "native", NULL), 0);
+        const char *paths[] = {src, out, again};
+        for (int k = 0; k < 3; k++) {
+            trace *t = NULL;
+            am_error err = {0};
+            trace_opts to = {lv, 2, 0, 0, AM_PS_PER_NS, 0};
+            CU_ASSERT_EQUAL_FATAL(trace_open(&t, paths[k], &to, &err), 0);
+            if (trace_skipped(t) != 2)
+                fprintf(stderr, "\n  %s: %llu rows skipped, not 2\n", paths[k],
+                        (unsigned long long)trace_skipped(t));
+            CU_ASSERT_EQUAL(trace_skipped(t), 2);
+            trace_close(t);
+        }
+    }
+    /* a source without skipped rows is written as before: no field, flag or line */
+    const char *plain = tu_write("plain.csv", "id,lower,upper,size\n1,0,5,100\n");
+    CU_ASSERT_EQUAL_FATAL(convert(plain, tmp("plain.trace"), "native", NULL), 0);
+    char *text = tu_slurp(tmp("plain.trace"), NULL);
+    CU_ASSERT(text && strncmp(text, "amsim-trace v1 time_unit=ps\n", 28) == 0);
+    free(text);
+    CU_ASSERT_EQUAL_FATAL(convert(plain, tmp("plain.csv2"), "csv", NULL), 0);
+    text = tu_slurp(tmp("plain.csv2"), NULL);
+    CU_ASSERT(text && strncmp(text, "id,lower,upper,size", 19) == 0);
+    free(text);
+    size_t n;
+    CU_ASSERT_EQUAL_FATAL(convert(plain, tmp("plain.amsb"), "binary", NULL), 0);
+    text = tu_slurp(tmp("plain.amsb"), &n);
+    CU_ASSERT(text && n > 8 && text[5] == 0);
+    free(text);
+}
+
 void suite_convert(void)
 {
     TU_SUITE("convert", {"native -> csv -> native: same placements", test_native_csv_native},
@@ -993,5 +1039,6 @@ void suite_convert(void)
               test_csv_partial_addresses},
              {"a file name's control characters escaped in the output", test_control_path},
              {"check and csv hold the live buffers' rows, not every event's",
-              test_csv_memory_follows_live});
+              test_csv_memory_follows_live},
+             {"skipped rows carried into every form", test_skipped_carried});
 }

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "../../sim/pickle.h"
 #include "../../sim/trace_impl.h"
 #include "testutil.h"
@@ -186,6 +188,44 @@ static int snap_device;    /* the device of the segment and the trace: device_tr
 static int snap_streams;   /* 1: entry i on stream handle 7 + i / 3 (else stream 0) */
 static int snap_settings;  /* 1: allocator_settings as a run with expandable segments and
                               roundup_power2_divisions {1 MiB: 4, 2 MiB: 8} writes them */
+static int snap_lists = -1; /* >= 0: device_traces is that many empty lists (no entries) */
+static const char *snap_odd; /* a field of another type (write_odd): "time_us_float",
+                                "time_us_frac", "time_us_str", "stream_str", "stream_none",
+                                "seg_stream_str" or "seg_device_str"; NULL: none */
+
+/* BINFLOAT: 'G' and the double, big-endian */
+static void wfloat(pw *w, double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    wb(w, 'G');
+    for (int i = 7; i >= 0; i--)
+        wb(w, (unsigned char)(u >> (8 * i)));
+}
+
+/* The value of key (a segment's "stream" or "device", an entry's "stream" or "time_us") as
+ * snap_odd asks: 1 when written, 0 when the caller writes the usual int. */
+static int write_odd(pw *w, const char *where, const char *key, uint64_t usual)
+{
+    char want[32];
+    if (!snap_odd || strncmp(snap_odd, where, strlen(where)) != 0)
+        return 0;
+    snprintf(want, sizeof want, "%s%s_", where, key);
+    size_t n = strlen(want);
+    if (strncmp(snap_odd, want, n) != 0)
+        return 0;
+    const char *how = snap_odd + n;
+    wstr(w, key);
+    if (strcmp(how, "float") == 0)
+        wfloat(w, (double)usual);
+    else if (strcmp(how, "frac") == 0)
+        wfloat(w, (double)usual + 0.5);
+    else if (strcmp(how, "str") == 0)
+        wstr(w, "x");
+    else
+        wb(w, 'N'); /* None */
+    return 1;
+}
 
 static const char *write_snapshot(const char *name, uint64_t base, uint64_t segsize,
                                   const sblock *b, size_t nb, const sentry *e, size_t ne)
@@ -200,10 +240,12 @@ static const char *write_snapshot(const char *name, uint64_t base, uint64_t segs
     wb(&w, '(');
     wb(&w, '}');
     wb(&w, '(');
-    wkv_int(&w, "device", (uint64_t)snap_device);
+    if (!write_odd(&w, "seg_", "device", (uint64_t)snap_device))
+        wkv_int(&w, "device", (uint64_t)snap_device);
     wkv_int(&w, "address", base);
     wkv_int(&w, "total_size", segsize);
-    wkv_int(&w, "stream", 0);
+    if (!write_odd(&w, "seg_", "stream", 0))
+        wkv_int(&w, "stream", 0);
     wkv_str(&w, "segment_type", segsize == (2u << 20) ? "small" : "large");
     if (snap_pool >= 0) {
         wstr(&w, "segment_pool_id");
@@ -228,24 +270,28 @@ static const char *write_snapshot(const char *name, uint64_t base, uint64_t segs
     wb(&w, 'e');
     wstr(&w, "device_traces");
     wb(&w, ']');
-    for (int d = 0; d < snap_device; d++) {
+    for (int d = 0; d < (snap_lists >= 0 ? snap_lists : snap_device); d++) {
         wb(&w, ']'); /* an empty list, appended */
         wb(&w, 'a');
     }
-    wb(&w, ']');
-    wb(&w, '(');
-    for (size_t i = 0; i < ne; i++) {
-        wb(&w, '}');
+    if (snap_lists < 0) {
+        wb(&w, ']');
         wb(&w, '(');
-        wkv_str(&w, "action", e[i].action);
-        wkv_int(&w, "addr", base + e[i].off);
-        wkv_int(&w, "size", e[i].size);
-        wkv_int(&w, "stream", snap_streams ? 7 + i / 3 : 0);
-        wkv_int(&w, "time_us", 1000 + i);
-        wb(&w, 'u');
+        for (size_t i = 0; i < ne; i++) {
+            wb(&w, '}');
+            wb(&w, '(');
+            wkv_str(&w, "action", e[i].action);
+            wkv_int(&w, "addr", base + e[i].off);
+            wkv_int(&w, "size", e[i].size);
+            if (!write_odd(&w, "", "stream", 0))
+                wkv_int(&w, "stream", snap_streams ? 7 + i / 3 : 0);
+            if (!write_odd(&w, "", "time_us", 1000 + i))
+                wkv_int(&w, "time_us", 1000 + i);
+            wb(&w, 'u');
+        }
+        wb(&w, 'e');
+        wb(&w, 'a');
     }
-    wb(&w, 'e');
-    wb(&w, 'a');
     if (snap_settings) {
         wstr(&w, "allocator_settings");
         wb(&w, '}');
@@ -354,10 +400,13 @@ static void test_round_trip(void)
     CU_ASSERT_EQUAL(ev[9].id, a->id);
     CU_ASSERT_EQUAL(ev[10].kind, TR_OOM_RECORDED);
     CU_ASSERT_EQUAL(ev[10].bytes, 4096);
-    /* device out of range */
+    /* a device past device_traces with no segments either: refused naming the one recorded
+     * (until 2026-11-27 "device 1: the snapshot has traces for 1 device (0..0)", which did not
+     * say that a device's segments alone are read) */
     CU_ASSERT_EQUAL(read_events(path, 1, ev, 32, &n, msg), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "rt.pickle: device 1: the snapshot has traces for 1 "
-                                       "device (0..0)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "rt.pickle: device 1 has no trace entries and no "
+                                       "segments; the snapshot records device 0 (choose it with "
+                                       "--device 0)"));
 }
 
 /* The trace starts mid-run: a block allocated before it is freed during it, another is still
@@ -687,6 +736,106 @@ static void test_empty_device(void)
 }
 
 
+/* A device whose only record is a segment, past the end of device_traces (here [[]]): device 0
+ * records nothing and is refused naming device 1, and --device 1 reads the segment (until
+ * 2026-11-27 device 0 was read as 0 events and device 1 refused as out of range). */
+static void test_device_past_traces(void)
+{
+    const sblock b[] = {{0, 2 * MB, 2 * MB, "active_allocated"}, {2 * MB, 18 * MB, 0, "inactive"}};
+    snap_device = 1;
+    snap_lists = 1;
+    const char *path = write_snapshot("segdev1.pickle", 1ULL << 32, 20 * MB, b, 2, NULL, 0);
+    snap_device = 0;
+    snap_lists = -1;
+    tr_event ev[32];
+    size_t n;
+    char msg[1024] = "";
+    CU_ASSERT_EQUAL(read_events(path, 0, ev, 32, &n, msg), -1);
+    CU_ASSERT(strstr(msg, "segdev1.pickle: device 0 has no trace entries and no segments; the "
+                     "snapshot records device 1 (choose it with --device 1)") != NULL);
+    CU_ASSERT_EQUAL(read_events(path, 1, ev, 32, &n, msg), 0);
+    CU_ASSERT(n >= 4); /* the declaration, the segment's creation and its blocks' tiling */
+    CU_ASSERT(n > 0 && ev[0].kind == TR_SEGMENT_ALLOC && ev[0].declared &&
+              ev[0].bytes == 20 * MB);
+    CU_ASSERT_EQUAL(read_events(path, 2, ev, 32, &n, msg), -1);
+    CU_ASSERT(strstr(msg, "device 2 has no trace entries and no segments; the snapshot records "
+                     "device 1") != NULL);
+}
+
+/* A field of another type than the one PyTorch writes is refused naming the field (until
+ * 2026-11-27 a 'time_us' that was no int was read as absent, so timings changed without a
+ * word; an entry's bad 'stream' was blamed on 'addr' or 'size'; a segment's was stream 0). A
+ * time_us float with a whole value is read as that int. */
+static void test_field_types(void)
+{
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 0, 1000}, {"free_requested", 0, 1000},
+                        {"free_completed", 0, 1000}};
+    static const struct { const char *odd, *msg; } c[] = {
+        {"time_us_float", NULL},
+        {"time_us_frac", "odd.pickle: device_traces[0][0]: 'time_us' 1000.5 is not a whole "
+                         "number of microseconds in 64 bits"},
+        {"time_us_str", "odd.pickle: device_traces[0][0]: 'time_us' is a str, expected an "
+                        "integer (microseconds)"},
+        {"stream_str", "odd.pickle: device_traces[0][0]: 'stream' is a str, expected an integer"},
+        {"stream_none", "odd.pickle: device_traces[0][0]: 'stream' is a None, expected an "
+                        "integer"},
+        {"seg_stream_str", "odd.pickle: segments[0]: 'stream' is a str, expected an integer"},
+        {"seg_device_str", "odd.pickle: segments[0]: 'device' is a str, expected an integer"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        snap_odd = c[i].odd;
+        const char *path = write_snapshot("odd.pickle", 1ULL << 32, 2 * MB, b, 1, e, 3);
+        snap_odd = NULL;
+        tr_event ev[32];
+        size_t n;
+        char msg[1024] = "";
+        int rc = read_events(path, 0, ev, 32, &n, msg);
+        CU_ASSERT_EQUAL(rc, c[i].msg ? -1 : 0);
+        if (c[i].msg && !strstr(msg, c[i].msg))
+            printf("\n%s: expected \"%s\"\n     got \"%s\"\n", c[i].odd, c[i].msg, msg);
+        CU_ASSERT(!c[i].msg || strstr(msg, c[i].msg));
+        if (!c[i].msg) { /* the last entry's time: 2 us after the first */
+            CU_ASSERT(n > 0 && ev[n - 1].kind == TR_FREE_COMPLETED &&
+                      ev[n - 1].time == 2 * AM_PS_PER_US);
+        }
+    }
+}
+
+/* A gzip-compressed snapshot that breaks off: the read error says what the other forms say
+ * (until 2026-11-27 "PATH: read error: ..." without "gzip-compressed trace:"). */
+static void test_gzip_cut(void)
+{
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 0, 1000}, {"free_requested", 0, 1000},
+                        {"free_completed", 0, 1000}};
+    const char *path = write_snapshot("plain.pickle", 1ULL << 32, 2 * MB, b, 1, e, 3);
+    size_t len;
+    char *raw = tu_slurp(path, &len), gz[512];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(raw);
+    snprintf(gz, sizeof gz, "%s/cut.pickle.gz", tu_tmpdir());
+    gzFile g = gzopen(gz, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    CU_ASSERT((size_t)gzwrite(g, raw, (unsigned)len) == len);
+    CU_ASSERT_EQUAL(gzclose(g), Z_OK);
+    free(raw);
+    char *zb = tu_slurp(gz, &len);
+    CU_ASSERT_FATAL(zb != NULL && len > 8);
+    FILE *f = fopen(gz, "wb"); /* the last 4 bytes (of the trailer's length) cut */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fwrite(zb, 1, len - 4, f);
+    fclose(f);
+    free(zb);
+    char args[1024], *err = NULL;
+    snprintf(args, sizeof args, "convert '%s' -o '%s/cut.trace'", gz, tu_tmpdir());
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "cut.pickle.gz: gzip-compressed trace: read error: corrupt or "
+                            "truncated gzip data"));
+    if (err && !strstr(err, "gzip-compressed trace: read error"))
+        printf("\n  got: %s", err);
+    free(err);
+}
+
 /* Short strs and small ints are one value each however often they come: a snapshot's entries
  * repeat their keys, action names and small numbers in every dict (until 2026-11-27 each was a
  * value of its own, about 17 bytes of memory per byte of the file, 823 MB for a 49 MB
@@ -876,5 +1025,9 @@ void suite_pickle(void)
               test_recorded_settings},
              {"wrong top-level type", test_wrong_top_level},
              {"a device with no entries is refused, --device everywhere", test_empty_device},
-             {"more than 1024 stream handles refused", test_distinct_streams});
+             {"more than 1024 stream handles refused", test_distinct_streams},
+             {"a device with segments only, past device_traces", test_device_past_traces},
+             {"fields of another type refused by name; a whole float time_us read",
+              test_field_types},
+             {"a cut gzip-compressed snapshot: the documented read error", test_gzip_cut});
 }
