@@ -278,6 +278,133 @@ typedef struct frame {
     unsigned long kline, kcol;
 } frame;
 
+/* The input as libyaml's reader decodes it, one character at a time: UTF-16LE or UTF-16BE after
+ * their byte-order mark, UTF-8 otherwise (its byte-order mark skipped too). Positions computed
+ * from a byte offset (a reader error, a raw U+0085) then agree with libyaml's own marks. */
+typedef struct yaml_text {
+    const unsigned char *b;
+    size_t len, at; /* at: byte offset of the next character */
+    int utf16;      /* 0: UTF-8; 1: UTF-16LE; 2: UTF-16BE */
+} yaml_text;
+
+static void yt_open(yaml_text *t, const char *buf, size_t len)
+{
+    t->b = (const unsigned char *)buf;
+    t->len = len;
+    t->at = 0;
+    t->utf16 = 0;
+    if (len >= 2 && t->b[0] == 0xff && t->b[1] == 0xfe)
+        t->utf16 = 1;
+    else if (len >= 2 && t->b[0] == 0xfe && t->b[1] == 0xff)
+        t->utf16 = 2;
+    if (t->utf16)
+        t->at = 2;
+    else if (len >= 3 && t->b[0] == 0xef && t->b[1] == 0xbb && t->b[2] == 0xbf)
+        t->at = 3;
+}
+
+/* One UTF-16 code unit at byte offset i (the caller checked that two bytes remain). */
+static unsigned yt_unit(const yaml_text *t, size_t i)
+{
+    return t->utf16 == 1 ? t->b[i] | (unsigned)t->b[i + 1] << 8
+                         : (unsigned)t->b[i] << 8 | t->b[i + 1];
+}
+
+/* The next character's code point, t->at moved past it; -1 at the end or at a malformed
+ * sequence (libyaml's reader stops there with an error of its own). */
+static long yt_next(yaml_text *t)
+{
+    const unsigned char *b = t->b + t->at;
+    size_t left = t->len - t->at;
+    if (t->utf16) {
+        if (left < 2)
+            return -1;
+        unsigned u = yt_unit(t, t->at);
+        if (u >= 0xd800 && u <= 0xdbff) { /* a surrogate pair: 4 bytes, one character */
+            if (left < 4 || yt_unit(t, t->at + 2) < 0xdc00 || yt_unit(t, t->at + 2) > 0xdfff)
+                return -1;
+            t->at += 4;
+            return 0x10000 + ((long)(u - 0xd800) << 10) + (yt_unit(t, t->at - 2) - 0xdc00);
+        }
+        if (u >= 0xdc00 && u <= 0xdfff)
+            return -1;
+        t->at += 2;
+        return (long)u;
+    }
+    if (!left)
+        return -1;
+    size_t w = b[0] < 0x80 ? 1 : (b[0] & 0xe0) == 0xc0 ? 2 : (b[0] & 0xf0) == 0xe0 ? 3
+             : (b[0] & 0xf8) == 0xf0 ? 4 : 0;
+    if (!w || w > left)
+        return -1;
+    long c = w == 1 ? b[0] : b[0] & (0x7f >> w);
+    for (size_t i = 1; i < w; i++) {
+        if ((b[i] & 0xc0) != 0x80)
+            return -1;
+        c = c << 6 | (b[i] & 0x3f);
+    }
+    t->at += w;
+    return c;
+}
+
+/* libyaml's line breaks: LF, CR, CR LF (one break), and U+0085, U+2028, U+2029. */
+static int yt_break(long c) { return c == '\n' || c == '\r' || c == 0x85 || c == 0x2028 || c == 0x2029; }
+
+/* The line and column (1-based; columns in characters) of byte offset off, counted as
+ * libyaml counts its marks: the byte-order mark skipped, CR and CR LF line breaks. */
+static void yaml_offset_pos(const char *buf, size_t len, size_t off, unsigned long *line,
+                            unsigned long *col)
+{
+    yaml_text t;
+    yt_open(&t, buf, len);
+    *line = 1;
+    *col = 1;
+    while (t.at < off) {
+        long c = yt_next(&t);
+        if (c < 0) { /* a malformed sequence before off (a bad trailing byte is after its lead):
+                      * a column per byte, or per UTF-16 unit */
+            if (t.at >= len)
+                break;
+            t.at += t.utf16 ? 2 : 1;
+            (*col)++;
+            continue;
+        }
+        if (c == '\r' && t.at < off && t.at < len) { /* CR LF: one break */
+            yaml_text peek = t;
+            if (yt_next(&peek) == '\n')
+                t = peek;
+        }
+        if (yt_break(c)) {
+            (*line)++;
+            *col = 1;
+        } else
+            (*col)++;
+    }
+}
+
+/* A raw U+0085 (NEL, UTF-8 C2 85) is a C1 control character, refused as libyaml refuses every
+ * other one; libyaml alone lets it through, as a line break that no editor shows (until
+ * 2026-11-27 `device: h<NEL>100` read as two lines and errors after it named a line one too
+ * far). Checked up to the first malformed sequence, which libyaml's reader refuses itself. */
+static int raw_nel_refused(const char *file, const char *buf, size_t len, am_error *e)
+{
+    yaml_text t;
+    yt_open(&t, buf, len);
+    for (;;) {
+        size_t at = t.at;
+        long c = yt_next(&t);
+        if (c < 0)
+            return 0;
+        if (c == 0x85) {
+            unsigned long line, col;
+            yaml_offset_pos(buf, len, at, &line, &col);
+            return am_fail_at(e, file, line, col, "control characters are not allowed "
+                              "(character U+0085 at byte offset %zu; YAML would read it as a "
+                              "line break)", at);
+        }
+    }
+}
+
 /* libyaml's own words for a syntax error, at its (0-based, so +1) problem mark; the context
  * ("while parsing a block mapping") and where it started follow in parentheses. */
 static int yaml_fail(am_error *e, const char *file, const char *buf, size_t len,
@@ -286,18 +413,17 @@ static int yaml_fail(am_error *e, const char *file, const char *buf, size_t len,
     const char *prob = p->problem ? p->problem : "malformed YAML";
     if (p->error == YAML_MEMORY_ERROR)
         return am_fail(e, AM_EINTERNAL, "%s: libyaml ran out of memory", file);
-    if (p->error == YAML_READER_ERROR) { /* a byte offset only: its line and column from buf */
-        size_t off = p->problem_offset < len ? p->problem_offset : len, bol = 0;
-        unsigned long line = 1;
-        for (size_t i = 0; i < off; i++)
-            if (buf[i] == '\n') {
-                line++;
-                bol = i + 1;
-            }
+    if (p->error == YAML_READER_ERROR) {
+        /* a byte offset only (the reader decodes ahead of the scanner, so no mark is there):
+         * its line and column counted as the marks are, in characters, the byte-order mark
+         * skipped, CR and CR LF breaking lines; until 2026-11-27 only '\n' broke lines and
+         * the column was a byte difference (`# café \xff` was column 9, a BOM added 3) */
+        size_t off = p->problem_offset < len ? p->problem_offset : len;
+        unsigned long line, col;
+        yaml_offset_pos(buf, len, off, &line, &col);
         /* the byte (or, past ASCII, the character) and where it is: until 2026-11-27 only the
          * offset, "(byte 23)", which read like the byte's value */
         int v = p->problem_value;
-        unsigned long col = (unsigned long)(off - bol) + 1;
         if (v < 0)
             return am_fail_at(e, file, line, col, "%s (at byte offset %zu)", prob,
                               p->problem_offset);
@@ -456,6 +582,10 @@ int cfg_yaml_screen(const char *file, const char *buf, size_t len, const char *w
     int depth = 0, ndocs = 0, rc = 0;
     if (!yaml_parser_initialize(&p))
         return am_fail(e, AM_EINTERNAL, "%s: cannot initialise libyaml", file);
+    if (raw_nel_refused(file, buf, len, e) < 0) {
+        yaml_parser_delete(&p);
+        return -1;
+    }
     yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
     for (;;) {
         if (!yaml_parser_parse(&p, &ev)) {
@@ -486,6 +616,10 @@ static int tree_parse(const char *file, const char *buf, size_t len, cfg_node **
 
     if (!yaml_parser_initialize(&p))
         return am_fail(e, AM_EINTERNAL, "%s: cannot initialise libyaml", file);
+    if (raw_nel_refused(file, buf, len, e) < 0) {
+        yaml_parser_delete(&p);
+        return -1;
+    }
     yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
     /* One event at a time; st[] holds the open maps and lists (bounded, so no recursion and no
      * unbounded memory on hostile input). Each event is deleted before the next is read. */

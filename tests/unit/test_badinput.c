@@ -993,6 +993,38 @@ static void y_control(void)
     bi_expect(args, 1, "amsim: --policy 'bf\\x01c': bad value: control characters are not "
               "allowed (byte 0x01 at offset 2)");
 }
+/* A byte libyaml's reader refuses is placed as libyaml places everything else: columns in
+ * characters, a byte-order mark skipped, a lone CR breaking lines; until 2026-11-27 only '\n'
+ * broke lines and the column was a byte difference (3:9, 1:14 and 1:22 below). A raw U+0085
+ * (NEL), which libyaml alone takes as a line break, is refused as a control character. Configs
+ * and sweeps alike. */
+static void y_control_position(void)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {V "device: h100\n# caf\xc3\xa9 \xff\n",
+         "@:3:8: invalid leading UTF-8 octet (byte 0xff at offset 32)"},
+        {"\xef\xbb\xbfversion: 1\xff\n",
+         "@:1:11: invalid leading UTF-8 octet (byte 0xff at offset 13)"},
+        {"version: 1\rdevice: h1\xff" "00\r",
+         "@:2:11: invalid leading UTF-8 octet (byte 0xff at offset 21)"},
+        {"version: 1\r\ndevice: h1\xff" "00\r\n",
+         "@:2:11: invalid leading UTF-8 octet (byte 0xff at offset 22)"},
+        {V "device: \xc3\xa9\xc2\x85x\n",
+         "@:2:10: control characters are not allowed (character U+0085 at byte offset 21; "
+         "YAML would read it as a line break)"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        bi_run(&(bi_case){BI_CONFIG, "ctrlpos.yaml", cases[i].text, 0, cases[i].want, NULL,
+                          NULL});
+        const char *p = bi_write("ctrlpos-sweep.yaml", cases[i].text, strlen(cases[i].text));
+        char args[2048], *want = bi_expand(cases[i].want, p);
+        snprintf(args, sizeof args, "batch '%s' --list", p);
+        bi_expect(args, 1, want);
+        free(want);
+    }
+}
 /* A name the user gave, quoted in a message (a policy, a level, a column, a group of a
  * table), has its control bytes as \xHH, tab and newline too (until 2026-11-27 "unknown
  * policy" and "no column" echoed an escape sequence raw, a group name its newline). */
@@ -2663,6 +2695,8 @@ void suite_badinput(void)
              {"yaml: a preset's value a policy refuses, at the --policy", y_policy_refuses_preset},
              {"yaml: offline planner optimal without a proof in its budget", y_offline_unproven},
              {"yaml: control character (line and column from libyaml's offset)", y_control},
+             {"yaml: a refused byte's column in characters, after a BOM, CR line breaks; a raw "
+              "U+0085", y_control_position},
              {"a name quoted in a message: control bytes as \\xHH, tab and newline too",
               names_escaped},
              {"yaml: control character from a quoted scalar's escape", y_control_escape},
