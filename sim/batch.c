@@ -224,13 +224,12 @@ static int yfail(am_error *e, ydoc *y, const yaml_node_t *n, const char *fmt, ..
     __attribute__((format(printf, 4, 5)));
 static int yfail(am_error *e, ydoc *y, const yaml_node_t *n, const char *fmt, ...)
 {
-    char msg[512];
-    va_list ap;
+    va_list ap; /* the message whole: am_fail_at keeps its position and end when it is long */
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    am_vfail_at(e, y->file, n ? n->start_mark.line + 1 : 0, n ? n->start_mark.column + 1 : 0,
+                fmt, ap);
     va_end(ap);
-    return am_fail_at(e, y->file, n ? n->start_mark.line + 1 : 0, n ? n->start_mark.column + 1 : 0,
-                      "%s", msg);
+    return -1;
 }
 
 static const char *yscalar(const yaml_node_t *n)

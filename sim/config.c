@@ -192,13 +192,16 @@ static size_t count_children(const cfg_node *n)
 __attribute__((format(printf, 3, 4)))
 static int node_fail(am_error *e, const cfg_node *n, const char *fmt, ...)
 {
-    char msg[sizeof e->msg];
     va_list ap;
     va_start(ap, fmt);
+    if (n && n->line) { /* whole: am_fail_at keeps the position and the end of a long one */
+        am_vfail_at(e, n->file, n->line, n->col, fmt, ap);
+        va_end(ap);
+        return -1;
+    }
+    char msg[sizeof e->msg];
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (n && n->line)
-        return am_fail_at(e, n->file, n->line, n->col, "%s", msg);
     if (n && n->file)
         return am_fail(e, AM_EINPUT, "%s: %s", n->file, msg);
     return am_fail(e, AM_EINPUT, "%s", msg);
@@ -805,6 +808,17 @@ static void shorten_echo(char *s)
     memcpy(s + cut, "...", 4);
 }
 
+/* A value quoted in a message, cut as a --set is (shorten_echo) into buf (n bytes, at least
+ * CFG_ECHO_MAX + 2, so that a longer value is seen to be longer): a message about a 1000-digit
+ * size names it by its start, and its reason follows (until 2026-11-27 the value filled the
+ * message and the reason was cut off). */
+static const char *echo_value(char *buf, size_t n, const char *v)
+{
+    snprintf(buf, n, "%s", v);
+    shorten_echo(buf);
+    return buf;
+}
+
 /* Apply one "PATH=VALUE" to the (user's) tree; its nodes are placed at set->file, line and
  * column, or (no file) at the origin "--set 'PATH=VALUE'" with no position. */
 static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_error *e)
@@ -1084,6 +1098,7 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
     int b = 0, rc;
     const char *why = NULL;
 
+    char shown[CFG_ECHO_MAX + 2]; /* a value quoted in a message (echo_value) */
     /* Lists first: the only type that accepts a sequence (a scalar is a one-element list). */
     if (o->type == OPT_UINT_LIST) {
         size_t cnt = n->kind == CFG_SCALAR ? 1 : count_children(n);
@@ -1097,7 +1112,8 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
         for (size_t i = 0; i < cnt; i++, it = it->next) {
             if (it->kind == CFG_SCALAR && number_form(it->value))
                 return node_fail(e, it, "%s: item %zu: bad number '%s': %s", path, i + 1,
-                                 it->value, number_form(it->value));
+                                 echo_value(shown, sizeof shown, it->value),
+                                 number_form(it->value));
             if (it->kind != CFG_SCALAR || parse_uint(it->value, &u) < 0)
                 return node_fail(e, it, "%s: item %zu: expected a non-negative integer", path,
                                  i + 1);
@@ -1112,10 +1128,10 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
         return node_fail(e, n, "%s: expected a single value, not a %s", path,
                          kind_name(n->kind));
     /* Parse into u, r or b by type; stored below in the field's own width. */
-    const char *s = n->value;
+    const char *s = n->value, *sv = echo_value(shown, sizeof shown, s);
     if (o->type != OPT_BOOL && o->type != OPT_ENUM && o->type != OPT_STRING &&
         !(o->type == OPT_SIZE_OR_UNLIMITED && strcmp(s, "-1") == 0) && number_form(s))
-        return node_fail(e, n, "%s: bad number '%s': %s", path, s, number_form(s));
+        return node_fail(e, n, "%s: bad number '%s': %s", path, sv, number_form(s));
     switch (o->type) {
     case OPT_SIZE:
     case OPT_SIZE_OR_UNLIMITED:
@@ -1126,17 +1142,17 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
             /* sizes round to the nearest byte, and 0 is "unset" for several (memory_limit,
              * release_threshold, granularity): 0.4 must not quietly become the default */
             return node_fail(e, n, "%s '%s' rounds to 0 bytes; give at least 1 byte or leave it "
-                             "out", path, s);
+                             "out", path, sv);
         else if (rc < 0)
-            return node_fail(e, n, "%s: bad size '%s': %s", path, s, why);
+            return node_fail(e, n, "%s: bad size '%s': %s", path, sv, why);
         break;
     case OPT_BANDWIDTH:
         /* read to the nearest byte per second, as the link stores it (its rate x efficiency is
          * exact to a millionth, but the bandwidth itself is whole): 0.4B/s is not "0" */
         if ((rc = units_bandwidth_nonzero(s, &u, &why)) == -2)
-            return node_fail(e, n, "%s '%s' rounds to 0 B/s; give at least 1 B/s", path, s);
+            return node_fail(e, n, "%s '%s' rounds to 0 B/s; give at least 1 B/s", path, sv);
         else if (rc < 0)
-            return node_fail(e, n, "%s: bad bandwidth '%s': %s", path, s, why);
+            return node_fail(e, n, "%s: bad bandwidth '%s': %s", path, sv, why);
         break;
     case OPT_TIME:
         /* times round to the nearest picosecond, and 0 is "unset" for some (offline's
@@ -1144,38 +1160,38 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
          * Until 2026-11-27 0.4ps quietly became that. */
         if ((rc = units_time_nonzero(s, &u, &why)) == -2)
             return node_fail(e, n, "%s '%s' rounds to 0 ps; give at least 1 ps or leave it out",
-                             path, s);
+                             path, sv);
         else if (rc < 0)
-            return node_fail(e, n, "%s: bad time '%s': %s", path, s, why);
+            return node_fail(e, n, "%s: bad time '%s': %s", path, sv, why);
         break;
     case OPT_TIME_UNIT:
         if ((rc = units_time_unit(s, &u, &why)) == -2)
             return node_fail(e, n, "%s: bad time '%s': %s (every tick is a multiple of it)",
-                             path, s, why);
+                             path, sv, why);
         if (rc < 0)
-            return node_fail(e, n, "%s: bad time '%s': %s", path, s, why);
+            return node_fail(e, n, "%s: bad time '%s': %s", path, sv, why);
         if (u == 0)
             return node_fail(e, n, "%s: must be > 0", path);
         break;
     case OPT_UINT:
         if (parse_uint(s, &u) < 0)
-            return node_fail(e, n, "%s: expected a non-negative integer, got '%s'", path, s);
+            return node_fail(e, n, "%s: expected a non-negative integer, got '%s'", path, sv);
         break;
     case OPT_BOOL:
         if (parse_bool(s, &b) < 0)
-            return node_fail(e, n, "%s: expected true or false, got '%s'", path, s);
+            return node_fail(e, n, "%s: expected true or false, got '%s'", path, sv);
         break;
     case OPT_REAL:
     case OPT_FRACTION:
         if (units_real(s, &r, &why) < 0)
-            return node_fail(e, n, "%s: bad number '%s': %s", path, s, why);
+            return node_fail(e, n, "%s: bad number '%s': %s", path, sv, why);
         /* "-0" is read as -0.0 and checked as a negative number (signbit): until 2026-11-27
          * it passed as 0 where -1 was refused */
         if (r == 0.0 && s[0] == '-')
             r = -0.0;
         if (o->type == OPT_FRACTION && !(r >= 0.0 && r <= 1.0 && !signbit(r)))
             return node_fail(e, n, "%s: expected a fraction between 0 and 1, got '%s'", path,
-                             s);
+                             sv);
         break;
     case OPT_ENUM: {
         /* b ends as the index; the list of names is built for the message */
@@ -1191,7 +1207,7 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
                 size_t k = strlen(list);
                 snprintf(list + k, sizeof list - k, "%s%s", j ? ", " : "", o->enum_values[j]);
             }
-            return node_fail(e, n, "%s: '%s' is not one of: %s", path, s, list);
+            return node_fail(e, n, "%s: '%s' is not one of: %s", path, sv, list);
         }
         break;
     }

@@ -1328,6 +1328,50 @@ BI_C(y_two_documents, "docs.yaml", V "---\n" V,
      "amsim: @:2:1: a config holds one YAML document; found a second one")
 BI_C(y_empty, "empty.yaml", "",
      "amsim: @: missing required key 'version' (supported versions: 1)")
+/* A message always carries FILE:LINE:COL and its reason. A value echoed in it is cut as a
+ * --set is, to its first 117 characters and "..."; a message still too long loses its middle,
+ * a path of more than 240 bytes first. Until 2026-11-27 a 1000-digit capacity gave "bad size
+ * '1111..." with no closing quote and no reason, and a path of about 1010 characters lost its
+ * position altogether. */
+static void y_long_message(void)
+{
+    char text[2048], want[1024];
+    char digits[1001];
+    memset(digits, '1', 1000);
+    digits[1000] = 0;
+    snprintf(text, sizeof text, V "memories: {hbm: {capacity: %s}}\n", digits);
+    snprintf(want, sizeof want, "amsim: @:2:18: memories.hbm.capacity: bad size '%.117s...': "
+             "value too large (does not fit in 64 bits)\n", digits);
+    bi_run(&(bi_case){BI_CONFIG, "longval.yaml", text, 0, want, NULL, NULL});
+    /* a device name of 1100 characters: the message keeps its first 117 bytes (the name's
+     * first 96 characters), "..." and its end */
+    char name[1101];
+    memset(name, 'x', 1100);
+    name[1100] = 0;
+    snprintf(text, sizeof text, V "device: %s\n", name);
+    snprintf(want, sizeof want, "amsim: @:2:1: invalid device name '%.96s...x", name);
+    bi_run(&(bi_case){BI_CONFIG, "longname.yaml", text, 0, want, NULL, NULL});
+    bi_run(&(bi_case){BI_CONFIG, "longname.yaml", text, 0,
+                      "xxx' (1 to 63 characters of A-Z a-z 0-9 _ -)\n", NULL, NULL});
+    /* a path of about 1100 characters: its first 60 bytes, "...", its last 177 */
+    char dir[1400], path[1500], args[1600], part[201];
+    memset(part, 'd', 200);
+    part[200] = 0;
+    snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+    for (int i = 0; i < 5; i++) {
+        size_t k = strlen(dir);
+        snprintf(dir + k, sizeof dir - k, "/%s", part);
+        CU_ASSERT_FATAL(mkdir(dir, 0777) == 0);
+    }
+    snprintf(path, sizeof path, "%s/badbyte.yaml", dir);
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_FATAL(f && fputs(V "device: h1\xff" "00\n", f) >= 0 && fclose(f) == 0);
+    size_t n = strlen(path);
+    snprintf(args, sizeof args, "check '%s'", path);
+    snprintf(want, sizeof want, "amsim: %.60s...%s:2:11: invalid leading UTF-8 octet (byte 0xff "
+             "at offset 21)\n", path, path + n - 177);
+    bi_expect(args, 1, want);
+}
 BI_C(y_scalar, "scalar.yaml", "\xff\xfe garbage",
      "amsim: @:1:1: a config must be a map of keys (version, memories, ...), not a scalar")
 
@@ -2741,6 +2785,8 @@ void suite_badinput(void)
              {"yaml: two documents", y_two_documents},
              {"yaml: empty file", y_empty},
              {"yaml: binary garbage", y_scalar},
+             {"a message too long keeps its position and reason (long value, name, path)",
+              y_long_message},
              /* paths */
              {"path: config is a directory", path_config_dir},
              {"path: trace is a directory", path_trace_dir},
