@@ -2684,8 +2684,10 @@ static int load(am_config **out, const char *name, const char *yaml, size_t len,
     snprintf(c->path, sizeof c->path, "%s", name);
     if (tree_parse(file, yaml, len, &root, err) < 0)
         goto err;
-    if (!root) /* an empty file is an empty map (and then misses 'version') */
-        root = node_new(CFG_MAP, file, 0, 0);
+    /* an empty file (or blank lines and comments only) is an empty map, and then misses
+     * 'version': at 1:1, as a map without it is (until 2026-11-27 with no position) */
+    if (!root)
+        root = node_new(CFG_MAP, file, 1, 1);
     c->root = root; /* from here on cfg_free releases it */
     if (!as_map(root)) {
         node_fail(err, root, "a config must be a map of keys (version, memories, ...), not a %s",

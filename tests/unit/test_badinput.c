@@ -1326,8 +1326,25 @@ BI_C(y_duplicate_key, "dupk.yaml", V "memories:\n  hbm: {capacity: 1GiB}\n  hbm:
      "amsim: @:4:3: duplicate key 'hbm' (first at line 3, column 3)")
 BI_C(y_two_documents, "docs.yaml", V "---\n" V,
      "amsim: @:2:1: a config holds one YAML document; found a second one")
+/* at 1:1, as a map without version is (until 2026-11-27 "@: missing..." with no position);
+ * blank lines or comments alone, and a sweep's base: so, too */
 BI_C(y_empty, "empty.yaml", "",
-     "amsim: @: missing required key 'version' (supported versions: 1)")
+     "amsim: @:1:1: missing required key 'version' (supported versions: 1)")
+static void y_blank(void)
+{
+    static const char *const texts[] = {"  \n\n", "# only a comment\n"};
+    for (size_t i = 0; i < AM_ARRAY_LEN(texts); i++)
+        bi_run(&(bi_case){BI_CONFIG, "blank.yaml", texts[i], 0,
+                          "amsim: @:1:1: missing required key 'version' (supported versions: 1)",
+                          NULL, NULL});
+    const char *base = bi_write("blank-base.yaml", "# nothing yet\n", 14);
+    char sw[1200], args[1400], want[1200];
+    snprintf(sw, sizeof sw, "base: %s\ntraces: [%s]\n", base, trace_gpu());
+    const char *p = bi_write("blank-sweep.yaml", sw, strlen(sw));
+    snprintf(args, sizeof args, "batch '%s' --list", p);
+    snprintf(want, sizeof want, "%s:1:1: missing required key 'version'", base);
+    bi_expect(args, 1, want);
+}
 /* A message always carries FILE:LINE:COL and its reason. A value echoed in it is cut as a
  * --set is, to its first 117 characters and "..."; a message still too long loses its middle,
  * a path of more than 240 bytes first. Until 2026-11-27 a 1000-digit capacity gave "bad size
@@ -1737,7 +1754,7 @@ static void check_tells_configs_from_traces(void)
         {"latin1.conf", "# caf\xe9\nversion: 1\n" MEM, 0, NULL,
          "amsim: @:1:7: invalid trailing UTF-8 octet"},
         {"list.yml", "- version\n", 0, NULL, "amsim: @:1:1: a config must be a map of keys"},
-        {"empty.json", "", 0, NULL, "amsim: @: missing required key 'version'"},
+        {"empty.json", "", 0, NULL, "amsim: @:1:1: missing required key 'version'"},
         /* traces stay traces, whatever their name */
         {"native.yaml", "# a comment: with a colon\n" H "compute 5us\n", 0,
          "trace ok (native, 1 event, 0 rows skipped)", NULL},
@@ -2784,6 +2801,7 @@ void suite_badinput(void)
              {"yaml: duplicate key", y_duplicate_key},
              {"yaml: two documents", y_two_documents},
              {"yaml: empty file", y_empty},
+             {"yaml: blank or comment-only file, also as a sweep's base", y_blank},
              {"yaml: binary garbage", y_scalar},
              {"a message too long keeps its position and reason (long value, name, path)",
               y_long_message},
