@@ -1562,6 +1562,50 @@ static void sweep_matrix_too_large(void)
     bi_expect(args, 1, want);
 }
 
+/* A sweep refused at its line and column: text follows a base: line naming BI_CFG_TEXT and a
+ * traces: line (the shipped trace); in want, "@" is the sweep's path. By batch --list. */
+static void bi_sweep(const char *name, const char *text, const char *want)
+{
+    char sw[4096], args[1200];
+    const char *cfg = bi_write("sw-base.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    snprintf(sw, sizeof sw, "base: %s\ntraces: [%s]\n%s", cfg, trace_gpu(), text);
+    const char *p = bi_write(name, sw, strlen(sw));
+    char *w = bi_expand(want, p);
+    snprintf(args, sizeof args, "batch '%s' --list", p);
+    bi_expect(args, 1, w);
+    free(w);
+}
+
+/* A value or key of a sweep that is a list or a map is named as such, in the config's words
+ * (until 2026-11-27 it showed as '?': "kind: '?' (matrix or regress)"); an empty PATH of set:
+ * or axes: names no setting (until 2026-11-27 it got --set's "expected PATH=VALUE"). */
+static void sweep_not_scalar(void)
+{
+    static const char *const c[][2] = {
+        {"kind: [matrix]\n", "@:3:7: kind: expected a single value, not a list (matrix or regress)"},
+        {"device: [1]\n", "@:3:9: device: expected a single value, not a list (a device number "
+                          "0..1024)"},
+        {"outputs: {[timeline]: true}\n",
+         "@:3:11: outputs: map keys must be plain scalars, not a list"},
+        {"seeds: [1]\ngenerate: {kind: train, args: [], [x]: 1}\n",
+         "@:4:35: generate: map keys must be plain scalars, not a list"},
+        {"{[a]: 1}: 2\n", "@:3:1: map keys must be plain scalars, not a map"},
+        {"name: {a: 1}\n", "@:3:7: name: expected a single value, not a map"},
+        {"policies: [[bfc]]\n", "@:3:12: policies: list items must be single values, not a list"},
+        {"axes: {memories.hbm.capacity: {from: [1GiB], to: 2GiB, step: 1GiB}}\n",
+         "@:3:38: axis: 'from': expected a single value, not a list"},
+        {"axes: {memories.hbm.capacity: {[from]: 1GiB}}\n",
+         "@:3:32: axis: map keys must be plain scalars, not a list"},
+        {"axes: {\"\": [1]}\n",
+         "@:3:8: axes: an empty PATH names no setting (e.g. memories.hbm.capacity)"},
+        {"set: {\"\": 1}\n", "@:3:7: set: an empty PATH names no setting (e.g. "
+                             "memories.hbm.capacity)"},
+        {"set: {[a]: 1}\n", "@:3:7: set: map keys must be plain scalars, not a list"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++)
+        bi_sweep("notscalar.yaml", c[i][0], c[i][1]);
+}
+
 /* ---- --lenient --------------------------------------------------------------------------- */
 
 static void lenient_unknown_free(void)
@@ -2814,6 +2858,7 @@ void suite_badinput(void)
              {"path: check of a FIFO, a device or a pipe", path_check_stream},
              /* sweeps */
              {"sweep: a matrix over 10 million runs, at the axis", sweep_matrix_too_large},
+             {"sweep: a list or map where a value or key goes; an empty PATH", sweep_not_scalar},
              {"outputs: a FIFO and a symbolic link are written through", outputs_written_through},
              {"outputs: a looping symbolic link is an error, a dangling chain creates its end",
               outputs_symlink_loop_and_dangling},
