@@ -438,6 +438,11 @@ static int check_seeds(ydoc *y, yaml_node_t *n, const strlist *seeds, am_error *
 {
     uint64_t seed;
     for (int i = 0; i < seeds->n; i++) {
+        /* the config's number form first: until 2026-11-27 seed 010 ran as seed 10 */
+        const char *form = cfg_number_form(seeds->v[i]);
+        if (form)
+            return yfail(err, y, yitem(y, n, i), "seeds: bad number '%s': %s", seeds->v[i],
+                         form);
         const char *why = gen_seed_parse(seeds->v[i], &seed);
         if (why)
             return yfail(err, y, yitem(y, n, i), "seeds: '%s' %s", seeds->v[i], why);
@@ -1037,6 +1042,10 @@ static int parse_axis(ydoc *y, const char *path, yaml_node_t *n, sw_axis *ax, am
                 return yfail(err, y, v, "axis: '%s': expected a single value, not a %s", ks,
                              ykind(v));
             *dst = yscalar(v);
+            /* the config's number form: until 2026-11-27 {from: 010, ...} listed 10 */
+            const char *form = cfg_number_form(*dst);
+            if (form)
+                return yfail(err, y, v, "range: '%s': bad number '%s': %s", ks, *dst, form);
             if (dst == &from)
                 fn = v;
             else if (dst == &to)
@@ -1840,6 +1849,12 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             if (!dv) {
                 yfail(err, &y, v, "device: expected a single value, not a %s (a device number "
                       "0..1024)", ykind(v));
+                goto out;
+            }
+            /* the config's number form (until 2026-11-27 +1, 01 and 010 were devices 1 and 10) */
+            const char *form = cfg_number_form(dv);
+            if (form) {
+                yfail(err, &y, v, "device: bad number '%s': %s", dv, form);
                 goto out;
             }
             char *end = NULL;

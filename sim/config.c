@@ -1075,6 +1075,8 @@ static const char *number_form(const char *s)
     return NULL;
 }
 
+const char *cfg_number_form(const char *text) { return number_form(text); }
+
 /* A non-negative integer, plain ("1000") or with an exponent ("1e3", "1.5e3") when its value is
  * whole: sizes took 1e9 and integers did not until 2026-11-27. No unit. */
 static int parse_uint(const char *s, uint64_t *u)

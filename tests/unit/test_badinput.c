@@ -1606,6 +1606,34 @@ static void sweep_not_scalar(void)
         bi_sweep("notscalar.yaml", c[i][0], c[i][1]);
 }
 
+/* A sweep's own numbers have a config number's form: no '+', no leading zero (YAML 1.1 reads
+ * 010 as octal 8). Until 2026-11-27 seed 010 ran as seed 10, device +1 and 01 as device 1, and
+ * a range from 010 started at 10. */
+static void sweep_number_form(void)
+{
+    static const char *const c[][2] = {
+        {"device: +1\n", "@:3:9: device: bad number '+1': a '+' sign is not allowed"},
+        {"device: 01\n", "@:3:9: device: bad number '01': leading zeros are not allowed (YAML "
+                         "1.1 reads 010 as octal 8)"},
+        {"axes: {engine.queue_depth: {from: 010, to: 20, step: 5}}\n",
+         "@:3:35: range: 'from': bad number '010': leading zeros are not allowed"},
+        {"axes: {memories.hbm.capacity: {from: 1GiB, to: 4GiB, factor: +2}}\n",
+         "@:3:62: range: 'factor': bad number '+2': a '+' sign is not allowed"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++)
+        bi_sweep("numform.yaml", c[i][0], c[i][1]);
+    /* seeds go with generate: instead of traces: */
+    const char *cfg = bi_write("sw-base.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    char sw[1200], args[1400];
+    snprintf(sw, sizeof sw, "base: %s\nseeds: [1, 010]\ngenerate: {kind: train, args: []}\n",
+             cfg);
+    const char *p = bi_write("numform-seeds.yaml", sw, strlen(sw));
+    char *want = bi_expand("@:2:12: seeds: bad number '010': leading zeros are not allowed", p);
+    snprintf(args, sizeof args, "batch '%s' --list", p);
+    bi_expect(args, 1, want);
+    free(want);
+}
+
 /* ---- --lenient --------------------------------------------------------------------------- */
 
 static void lenient_unknown_free(void)
@@ -2859,6 +2887,8 @@ void suite_badinput(void)
              /* sweeps */
              {"sweep: a matrix over 10 million runs, at the axis", sweep_matrix_too_large},
              {"sweep: a list or map where a value or key goes; an empty PATH", sweep_not_scalar},
+             {"sweep: seeds, device and range bounds in a config number's form",
+              sweep_number_form},
              {"outputs: a FIFO and a symbolic link are written through", outputs_written_through},
              {"outputs: a looping symbolic link is an error, a dangling chain creates its end",
               outputs_symlink_loop_and_dangling},
