@@ -1634,6 +1634,28 @@ static void sweep_number_form(void)
     free(want);
 }
 
+/* A base: that does not exist or is a folder is refused at its value, as a trace that matches
+ * no file is (until 2026-11-27 "amsim: nope.yaml: cannot open: ..." and "amsim: .: read error:
+ * Is a directory", with no position in the sweep); by check too. */
+static void sweep_base_unreadable(void)
+{
+    static const char *const c[][2] = {
+        {"base: nope.yaml\n", "@:1:7: base: cannot open 'nope.yaml': No such file or directory"},
+        {"base: .\n", "@:1:7: base: '.' is a folder, not a config"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        char sw[1200], args[1400];
+        snprintf(sw, sizeof sw, "%straces: [%s]\n", c[i][0], trace_gpu());
+        const char *p = bi_write("basebad.yaml", sw, strlen(sw));
+        char *want = bi_expand(c[i][1], p);
+        snprintf(args, sizeof args, "batch '%s' --list", p);
+        bi_expect(args, 1, want);
+        snprintf(args, sizeof args, "check '%s'", p);
+        bi_expect(args, 1, want);
+        free(want);
+    }
+}
+
 /* ---- --lenient --------------------------------------------------------------------------- */
 
 static void lenient_unknown_free(void)
@@ -2889,6 +2911,7 @@ void suite_badinput(void)
              {"sweep: a list or map where a value or key goes; an empty PATH", sweep_not_scalar},
              {"sweep: seeds, device and range bounds in a config number's form",
               sweep_number_form},
+             {"sweep: a base: missing or a folder, at its value", sweep_base_unreadable},
              {"outputs: a FIFO and a symbolic link are written through", outputs_written_through},
              {"outputs: a looping symbolic link is an error, a dangling chain creates its end",
               outputs_symlink_loop_and_dangling},
