@@ -175,7 +175,8 @@ int am_vfail_at(am_error *e, const char *file, unsigned long line, unsigned long
         snprintf(pos, sizeof pos, ":%lu:%lu: ", line, col);
     else
         snprintf(pos, sizeof pos, ":%lu: ", line);
-    char *raw = format_v(fmt, ap), *body = escaped_copy(raw), *path = escaped_copy(file);
+    char *raw = format_v(fmt, ap), *body = escaped_copy(raw);
+    char *path = escaped_copy(file ? file : "");
     set_msg(e, path, pos, body);
     free(path);
     free(body);
