@@ -351,7 +351,10 @@ static long yt_next(yaml_text *t)
 }
 
 /* libyaml's line breaks: LF, CR, CR LF (one break), and U+0085, U+2028, U+2029. */
-static int yt_break(long c) { return c == '\n' || c == '\r' || c == 0x85 || c == 0x2028 || c == 0x2029; }
+static int yt_break(long c)
+{
+    return c == '\n' || c == '\r' || c == 0x85 || c == 0x2028 || c == 0x2029;
+}
 
 /* The line and column (1-based; columns in characters) of byte offset off, counted as
  * libyaml counts its marks: the byte-order mark skipped, CR and CR LF line breaks. */

@@ -1582,7 +1582,8 @@ static void bi_sweep(const char *name, const char *text, const char *want)
 static void sweep_not_scalar(void)
 {
     static const char *const c[][2] = {
-        {"kind: [matrix]\n", "@:3:7: kind: expected a single value, not a list (matrix or regress)"},
+        {"kind: [matrix]\n",
+         "@:3:7: kind: expected a single value, not a list (matrix or regress)"},
         {"device: [1]\n", "@:3:9: device: expected a single value, not a list (a device number "
                           "0..1024)"},
         {"outputs: {[timeline]: true}\n",
