@@ -244,18 +244,40 @@ static int yfail(am_error *e, ydoc *y, const yaml_node_t *n, const char *fmt, ..
     __attribute__((format(printf, 4, 5)));
 static int yfail(am_error *e, ydoc *y, const yaml_node_t *n, const char *fmt, ...)
 {
-    char msg[512];
-    va_list ap;
+    va_list ap; /* the message whole: am_fail_at keeps its position and end when it is long */
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    am_vfail_at(e, y->file, n ? n->start_mark.line + 1 : 0, n ? n->start_mark.column + 1 : 0,
+                fmt, ap);
     va_end(ap);
-    return am_fail_at(e, y->file, n ? n->start_mark.line + 1 : 0, n ? n->start_mark.column + 1 : 0,
-                      "%s", msg);
+    return -1;
 }
 
 static const char *yscalar(const yaml_node_t *n)
 {
     return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* What a node that is not a scalar is, for messages that say what was written, as the config's
+ * do ("expected a single value, not a list"): until 2026-11-27 such a value showed as '?'. */
+static const char *ykind(const yaml_node_t *n)
+{
+    return n && n->type == YAML_SEQUENCE_NODE ? "list" : n && n->type == YAML_MAPPING_NODE ? "map"
+                                                                                       : "scalar";
+}
+
+/* A map key that is not a scalar ({[timeline]: true}), refused in the config's words after
+ * `where` ("outputs: "). */
+static int ykey_fail(am_error *e, ydoc *y, const yaml_node_t *k, const char *where)
+{
+    return yfail(e, y, k, "%smap keys must be plain scalars, not a %s", where, ykind(k));
+}
+
+/* An empty PATH of set: or axes: ("": 1), which names no setting (until 2026-11-27 it got the
+ * --set wording, "expected PATH=VALUE"). */
+static int yempty_path_fail(am_error *e, ydoc *y, const yaml_node_t *k, const char *where)
+{
+    return yfail(e, y, k, "%s: an empty PATH names no setting (e.g. memories.hbm.capacity)",
+                 where);
 }
 
 /* Item i of a scalar (itself) or a sequence node. */
@@ -408,11 +430,13 @@ static int ystrings(ydoc *y, yaml_node_t *n, const char *what, strlist *out, am_
         return 0;
     }
     if (n->type != YAML_SEQUENCE_NODE)
-        return yfail(err, y, n, "%s: expected a value or a list of values", what);
+        return yfail(err, y, n, "%s: expected a value or a list of values, not a %s", what,
+                     ykind(n));
     for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
         yaml_node_t *c = ynode(y, *it);
         if (!yscalar(c))
-            return yfail(err, y, c, "%s: list items must be plain values", what);
+            return yfail(err, y, c, "%s: list items must be single values, not a %s", what,
+                         ykind(c));
         sl_push(out, am_strdup(yscalar(c)));
     }
     return 0;
@@ -434,6 +458,11 @@ static int check_seeds(ydoc *y, yaml_node_t *n, const strlist *seeds, am_error *
 {
     uint64_t seed;
     for (int i = 0; i < seeds->n; i++) {
+        /* the config's number form first: until 2026-11-27 seed 010 ran as seed 10 */
+        const char *form = cfg_number_form(seeds->v[i]);
+        if (form)
+            return yfail(err, y, yitem(y, n, i), "seeds: bad number '%s': %s", seeds->v[i],
+                         form);
         const char *why = gen_seed_parse(seeds->v[i], &seed);
         if (why)
             return yfail(err, y, yitem(y, n, i), "seeds: '%s' %s", seeds->v[i], why);
@@ -988,12 +1017,14 @@ static int axis_list(ydoc *y, yaml_node_t *n, const char *path, sw_axis *ax, am_
         return 0;
     }
     if (n->type != YAML_SEQUENCE_NODE)
-        return yfail(err, y, n, "%s: expected a value or a list of values", path);
+        return yfail(err, y, n, "%s: expected a value or a list of values, not a %s", path,
+                     ykind(n));
     yaml_node_item_t *it = n->data.sequence.items.start;
     for (; it < n->data.sequence.items.top; it++) {
         yaml_node_t *c = ynode(y, *it);
         if (!yscalar(c))
-            return yfail(err, y, c, "%s: list items must be plain values", path);
+            return yfail(err, y, c, "%s: list items must be single values, not a %s", path,
+                         ykind(c));
         axis_push(ax, am_strdup(yscalar(c)), c, 0);
     }
     return 0;
@@ -1022,12 +1053,19 @@ static int parse_axis(ydoc *y, const char *path, yaml_node_t *n, sw_axis *ax, am
             const char **dst = !ks ? NULL : strcmp(ks, "from") == 0 ? &from
                              : strcmp(ks, "to") == 0 ? &to : strcmp(ks, "step") == 0 ? &step
                              : strcmp(ks, "factor") == 0 ? &factor : NULL;
+            if (!ks)
+                return ykey_fail(err, y, k, "axis: ");
             if (!dst)
                 return yfail(err, y, k, "axis: unknown key '%s' (values, from, to, step, factor)",
-                             ks ? ks : "?");
+                             ks);
             if (!yscalar(v))
-                return yfail(err, y, v, "axis: '%s' must be a plain value", ks);
+                return yfail(err, y, v, "axis: '%s': expected a single value, not a %s", ks,
+                             ykind(v));
             *dst = yscalar(v);
+            /* the config's number form: until 2026-11-27 {from: 010, ...} listed 10 */
+            const char *form = cfg_number_form(*dst);
+            if (form)
+                return yfail(err, y, v, "range: '%s': bad number '%s': %s", ks, *dst, form);
             if (dst == &from)
                 fn = v;
             else if (dst == &to)
@@ -1564,6 +1602,22 @@ static int matrix_cap_check(const sweep *s, am_error *err)
     return 0;
 }
 
+/* A base config that does not exist, is a folder or cannot be read is refused at its base:
+ * value, as a missing trace is at its traces: item (until 2026-11-27 with the config loader's
+ * words and no position in the sweep: "amsim: nope.yaml: cannot open: ...", "amsim: .: read
+ * error: Is a directory"). Anything else about it is the config loader's to say. */
+static int base_unreadable(ydoc *y, const yaml_node_t *v, const char *path, am_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return yfail(err, y, v, "base: cannot open '%s': %s", yscalar(v), strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return yfail(err, y, v, "base: '%s' is a folder, not a config", yscalar(v));
+    if (access(path, R_OK) != 0)
+        return yfail(err, y, v, "base: cannot read '%s': %s", yscalar(v), strerror(errno));
+    return 0;
+}
+
 static int sweep_load(sweep *s, const char *file, am_error *err)
 {
     memset(s, 0, sizeof *s);
@@ -1618,20 +1672,25 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
         yaml_node_t *k = ynode(&y, pr->key), *v = ynode(&y, pr->value);
         const char *ks = yscalar(k);
         if (!ks) {
-            yfail(err, &y, k, "%s", "keys must be plain names");
+            ykey_fail(err, &y, k, "");
             goto out;
         }
         if (strcmp(ks, "kind") == 0) {
             const char *kv = yscalar(v);
-            if (!kv || (strcmp(kv, "matrix") && strcmp(kv, "regress"))) {
-                yfail(err, &y, v, "kind: '%s' (matrix or regress)", kv ? kv : "?");
+            if (!kv) {
+                yfail(err, &y, v, "kind: expected a single value, not a %s (matrix or regress)",
+                      ykind(v));
+                goto out;
+            }
+            if (strcmp(kv, "matrix") && strcmp(kv, "regress")) {
+                yfail(err, &y, v, "kind: '%s' (matrix or regress)", kv);
                 goto out;
             }
             s->regress = strcmp(kv, "regress") == 0;
         } else if (strcmp(ks, "name") == 0 || strcmp(ks, "base") == 0 ||
                    strcmp(ks, "expectations") == 0) {
             if (!yscalar(v)) {
-                yfail(err, &y, v, "%s: expected a plain value", ks);
+                yfail(err, &y, v, "%s: expected a single value, not a %s", ks, ykind(v));
                 goto out;
             }
             /* "" named no file: "amsim: : cannot open" with no position */
@@ -1645,6 +1704,8 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             else if (ks[0] == 'b') {
                 s->base = rel_path(s, yscalar(v));
                 s->base_w = am_strdup(yscalar(v));
+                if (base_unreadable(&y, v, s->base, err))
+                    goto out;
             } else {
                 s->expect_dir = rel_path(s, yscalar(v));
                 s->expect_dir_w = am_strdup(yscalar(v));
@@ -1721,9 +1782,16 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                 /* a map value gives a new memory or link whole, as --set 'PATH={...}' does
                  * (memories.scratch: {capacity: 1MiB}); until 2026-11-27 values were plain */
                 const char *a = yscalar(ynode(&y, q->key));
-                if (!a || s->sets.n >= SW_MAX_SETS) {
-                    yfail(err, &y, ynode(&y, q->key), "set: PATH: VALUE with a plain PATH (at "
-                          "most %d)", SW_MAX_SETS);
+                if (!a) {
+                    ykey_fail(err, &y, ynode(&y, q->key), "set: ");
+                    goto out;
+                }
+                if (!a[0]) {
+                    yempty_path_fail(err, &y, ynode(&y, q->key), "set");
+                    goto out;
+                }
+                if (s->sets.n >= SW_MAX_SETS) {
+                    yfail(err, &y, ynode(&y, q->key), "set: at most %d settings", SW_MAX_SETS);
                     goto out;
                 }
                 s->set_pos[s->sets.n] = node_pos(ynode(&y, q->value));
@@ -1739,8 +1807,16 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
                  q++) {
                 const char *a = yscalar(ynode(&y, q->key));
-                if (!a || s->naxes == SW_MAX_AXES) {
-                    yfail(err, &y, ynode(&y, q->key), "%s", "axes: too many axes or bad key");
+                if (!a) {
+                    ykey_fail(err, &y, ynode(&y, q->key), "axes: ");
+                    goto out;
+                }
+                if (!a[0]) {
+                    yempty_path_fail(err, &y, ynode(&y, q->key), "axes");
+                    goto out;
+                }
+                if (s->naxes == SW_MAX_AXES) {
+                    yfail(err, &y, ynode(&y, q->key), "axes: at most %d axes", SW_MAX_AXES);
                     goto out;
                 }
                 if (strcmp(a, "policy") == 0 || strcmp(a, "trace") == 0 || strcmp(a, "seed") == 0) {
@@ -1795,9 +1871,12 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                               yscalar(bad));
                         goto out;
                     }
+                } else if (!a) {
+                    ykey_fail(err, &y, ynode(&y, q->key), "generate: ");
+                    goto out;
                 } else {
                     yfail(err, &y, ynode(&y, q->key), "generate: unknown key '%s' (kind, args)",
-                          a ? a : "?");
+                          a);
                     goto out;
                 }
             }
@@ -1805,11 +1884,22 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             /* as run --device: a snapshot trace's device, the same in every run (until
              * 2026-11-27 a sweep read device 0 with no way to choose) */
             const char *dv = yscalar(v);
+            if (!dv) {
+                yfail(err, &y, v, "device: expected a single value, not a %s (a device number "
+                      "0..1024)", ykind(v));
+                goto out;
+            }
+            /* the config's number form (until 2026-11-27 +1, 01 and 010 were devices 1 and 10) */
+            const char *form = cfg_number_form(dv);
+            if (form) {
+                yfail(err, &y, v, "device: bad number '%s': %s", dv, form);
+                goto out;
+            }
             char *end = NULL;
-            long d = dv && *dv ? strtol(dv, &end, 10) : -1;
-            if (!dv || !*dv || *end || d < 0 || d > 1024) {
+            long d = *dv ? strtol(dv, &end, 10) : -1;
+            if (!*dv || *end || d < 0 || d > 1024) {
                 yfail(err, &y, v, "device: '%s' is not a device number 0..1024 (a PyTorch "
-                      "snapshot's device, as amsim run --device)", dv ? dv : "?");
+                      "snapshot's device, as amsim run --device)", dv);
                 goto out;
             }
             s->device = (int)d;
@@ -1823,9 +1913,13 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                 const char *a = yscalar(ynode(&y, q->key));
                 int *dst = !a ? NULL : strcmp(a, "timeline") == 0 ? &s->timeline
                          : strcmp(a, "placements") == 0 ? &s->placements : NULL;
+                if (!a) {
+                    ykey_fail(err, &y, ynode(&y, q->key), "outputs: ");
+                    goto out;
+                }
                 if (!dst) {
                     yfail(err, &y, ynode(&y, q->key), "outputs: unknown key '%s' (timeline, "
-                          "placements)", a ? a : "?");
+                          "placements)", a);
                     goto out;
                 }
                 if (ybool(&y, ynode(&y, q->value), "outputs", a, dst, err) != 0)

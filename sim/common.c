@@ -42,20 +42,84 @@ const char *am_escape_name(char *out, size_t cap, const char *src)
     return out;
 }
 
-/* A message quotes what the user wrote (a --set, a key, a name): its control bytes are escaped,
- * so a raw escape or backspace never reaches the terminal (until 2026-11-27 they were echoed). */
-static void escape_controls(char *msg, size_t cap)
+/* A message is cut in its middle when it does not fit am_error.msg: its first AM_HEAD_SHOWN
+ * bytes, "...", and as much of its end as fits, so that the reason (which ends a message) and the
+ * closing quote of a long value echoed before it survive; a path longer than AM_PATH_SHOWN bytes
+ * keeps its first AM_PATH_HEAD and its end (the file's name) when the message would not fit
+ * whole. Until 2026-11-27 the end was cut off ("bad size '1111..." with no reason), and a path of
+ * about 1010 characters dropped FILE:LINE:COL altogether. */
+#define AM_HEAD_SHOWN 117
+#define AM_PATH_SHOWN 240
+#define AM_PATH_HEAD 60
+
+/* fmt and ap formatted into a new string (freed by the caller). */
+__attribute__((format(printf, 1, 0)))
+static char *format_v(const char *fmt, va_list ap)
 {
-    char out[sizeof ((am_error *)0)->msg];
-    am_escape_controls(out, cap < sizeof out ? cap : sizeof out, msg);
-    strcpy(msg, out);
+    va_list copy;
+    va_copy(copy, ap);
+    int n = vsnprintf(NULL, 0, fmt, copy);
+    va_end(copy);
+    if (n < 0)
+        n = 0;
+    char *s = am_malloc((size_t)n + 1);
+    s[0] = 0;
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    return s;
 }
 
+/* src with its control bytes escaped (am_escape_controls), whole: an escape takes at most four
+ * bytes per byte it replaces. Freed by the caller. */
+static char *escaped_copy(const char *src)
+{
+    size_t cap = 4 * strlen(src) + 1;
+    char *out = am_malloc(cap);
+    am_escape_controls(out, cap, src);
+    return out;
+}
+
+static int utf8_continuation(char c) { return ((unsigned char)c & 0xc0) == 0x80; }
+
+/* s cut to at most max bytes (max > head + 3) by replacing its middle with "...": at most its
+ * first head bytes and the rest of the room from its end, neither splitting a UTF-8 character. */
+static void cut_middle(char *s, size_t max, size_t head)
+{
+    size_t n = strlen(s);
+    if (n <= max)
+        return;
+    size_t h = head;
+    while (h > 0 && utf8_continuation(s[h]))
+        h--;
+    size_t t = n - (max - h - 3);
+    while (t < n && utf8_continuation(s[t]))
+        t++;
+    memcpy(s + h, "...", 3);
+    memmove(s + h + 3, s + t, n - t + 1);
+}
+
+/* The message of *e: prefix (an escaped path, or NULL) and body (escaped), the path then the
+ * body cut in the middle when both do not fit. */
+static void set_msg(am_error *e, char *path, const char *pos, char *body)
+{
+    size_t room = sizeof e->msg - 1, pl = path ? strlen(path) : 0, ql = strlen(pos);
+    if (pl + ql + strlen(body) > room) {
+        if (path && pl > AM_PATH_SHOWN)
+            cut_middle(path, AM_PATH_SHOWN, AM_PATH_HEAD);
+        pl = path ? strlen(path) : 0;
+        cut_middle(body, room - pl - ql, AM_HEAD_SHOWN);
+    }
+    snprintf(e->msg, sizeof e->msg, "%s%s%s", path ? path : "", pos, body);
+}
+
+/* A message quotes what the user wrote (a --set, a key, a name): its control bytes are escaped,
+ * so a raw escape or backspace never reaches the terminal (until 2026-11-27 they were echoed). */
 __attribute__((format(printf, 4, 0)))
 static void fail_v(am_error *e, int status, const char *opts, const char *fmt, va_list ap)
 {
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-    escape_controls(e->msg, sizeof e->msg);
+    char *raw = format_v(fmt, ap), *body = escaped_copy(raw);
+    set_msg(e, NULL, "", body);
+    free(body);
+    free(raw);
     e->status = status;
     e->opts = opts;
     e->keys = opts;
@@ -101,26 +165,35 @@ int am_check_pow2(am_error *e, const char *key, uint64_t v, uint64_t max, const 
                        key, v, max_text);
 }
 
-int am_fail_at(am_error *e, const char *file, unsigned long line, unsigned long col,
-               const char *fmt, ...)
+int am_vfail_at(am_error *e, const char *file, unsigned long line, unsigned long col,
+                const char *fmt, va_list ap)
 {
     if (!e)
         return -1;
-    int n;
+    char pos[64];
     if (col)
-        n = snprintf(e->msg, sizeof e->msg, "%s:%lu:%lu: ", file, line, col);
+        snprintf(pos, sizeof pos, ":%lu:%lu: ", line, col);
     else
-        n = snprintf(e->msg, sizeof e->msg, "%s:%lu: ", file, line);
-    if (n < 0 || (size_t)n >= sizeof e->msg)
-        n = 0;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->msg + n, sizeof e->msg - (size_t)n, fmt, ap);
-    va_end(ap);
-    escape_controls(e->msg, sizeof e->msg);
+        snprintf(pos, sizeof pos, ":%lu: ", line);
+    char *raw = format_v(fmt, ap), *body = escaped_copy(raw);
+    char *path = escaped_copy(file ? file : "");
+    set_msg(e, path, pos, body);
+    free(path);
+    free(body);
+    free(raw);
     e->status = AM_EINPUT;
     e->opts = NULL;
     e->keys = NULL;
+    return -1;
+}
+
+int am_fail_at(am_error *e, const char *file, unsigned long line, unsigned long col,
+               const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    am_vfail_at(e, file, line, col, fmt, ap);
+    va_end(ap);
     return -1;
 }
 

@@ -7,6 +7,7 @@
 #ifndef AM_COMMON_H
 #define AM_COMMON_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -73,8 +74,13 @@ void am_escape_controls(char *out, size_t cap, const char *src);
  * am_escape_controls does, tab and newline escaped too (a name holds neither, and the message
  * stays one line); returns out. */
 const char *am_escape_name(char *out, size_t cap, const char *src);
+/* The message always carries FILE:LINE:COL and its end (the reason): one too long for
+ * am_error.msg loses its middle, a path of more than 240 bytes its middle first (common.c). */
 int am_fail_at(am_error *e, const char *file, unsigned long line, unsigned long col,
                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* am_fail_at with a va_list, for wrappers that place a message of any length. */
+int am_vfail_at(am_error *e, const char *file, unsigned long line, unsigned long col,
+                const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 /* The progress line a command shows on a terminal's standard error (no newline: each update
  * rewrites it). Every other message on standard error while it may show goes through am_msg,

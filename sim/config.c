@@ -213,13 +213,16 @@ static size_t count_children(const cfg_node *n)
 __attribute__((format(printf, 3, 4)))
 static int node_fail(am_error *e, const cfg_node *n, const char *fmt, ...)
 {
-    char msg[sizeof e->msg];
     va_list ap;
     va_start(ap, fmt);
+    if (n && n->line) { /* whole: am_fail_at keeps the position and the end of a long one */
+        am_vfail_at(e, n->file, n->line, n->col, fmt, ap);
+        va_end(ap);
+        return -1;
+    }
+    char msg[sizeof e->msg];
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (n && n->line)
-        return am_fail_at(e, n->file, n->line, n->col, "%s", msg);
     if (n && n->file)
         return am_fail(e, AM_EINPUT, "%s: %s", n->file, msg);
     return am_fail(e, AM_EINPUT, "%s", msg);
@@ -307,6 +310,136 @@ typedef struct frame {
     unsigned long kline, kcol;
 } frame;
 
+/* The input as libyaml's reader decodes it, one character at a time: UTF-16LE or UTF-16BE after
+ * their byte-order mark, UTF-8 otherwise (its byte-order mark skipped too). Positions computed
+ * from a byte offset (a reader error, a raw U+0085) then agree with libyaml's own marks. */
+typedef struct yaml_text {
+    const unsigned char *b;
+    size_t len, at; /* at: byte offset of the next character */
+    int utf16;      /* 0: UTF-8; 1: UTF-16LE; 2: UTF-16BE */
+} yaml_text;
+
+static void yt_open(yaml_text *t, const char *buf, size_t len)
+{
+    t->b = (const unsigned char *)buf;
+    t->len = len;
+    t->at = 0;
+    t->utf16 = 0;
+    if (len >= 2 && t->b[0] == 0xff && t->b[1] == 0xfe)
+        t->utf16 = 1;
+    else if (len >= 2 && t->b[0] == 0xfe && t->b[1] == 0xff)
+        t->utf16 = 2;
+    if (t->utf16)
+        t->at = 2;
+    else if (len >= 3 && t->b[0] == 0xef && t->b[1] == 0xbb && t->b[2] == 0xbf)
+        t->at = 3;
+}
+
+/* One UTF-16 code unit at byte offset i (the caller checked that two bytes remain). */
+static unsigned yt_unit(const yaml_text *t, size_t i)
+{
+    return t->utf16 == 1 ? t->b[i] | (unsigned)t->b[i + 1] << 8
+                         : (unsigned)t->b[i] << 8 | t->b[i + 1];
+}
+
+/* The next character's code point, t->at moved past it; -1 at the end or at a malformed
+ * sequence (libyaml's reader stops there with an error of its own). */
+static long yt_next(yaml_text *t)
+{
+    const unsigned char *b = t->b + t->at;
+    size_t left = t->len - t->at;
+    if (t->utf16) {
+        if (left < 2)
+            return -1;
+        unsigned u = yt_unit(t, t->at);
+        if (u >= 0xd800 && u <= 0xdbff) { /* a surrogate pair: 4 bytes, one character */
+            if (left < 4 || yt_unit(t, t->at + 2) < 0xdc00 || yt_unit(t, t->at + 2) > 0xdfff)
+                return -1;
+            t->at += 4;
+            return 0x10000 + ((long)(u - 0xd800) << 10) + (yt_unit(t, t->at - 2) - 0xdc00);
+        }
+        if (u >= 0xdc00 && u <= 0xdfff)
+            return -1;
+        t->at += 2;
+        return (long)u;
+    }
+    if (!left)
+        return -1;
+    size_t w = b[0] < 0x80 ? 1 : (b[0] & 0xe0) == 0xc0 ? 2 : (b[0] & 0xf0) == 0xe0 ? 3
+             : (b[0] & 0xf8) == 0xf0 ? 4 : 0;
+    if (!w || w > left)
+        return -1;
+    long c = w == 1 ? b[0] : b[0] & (0x7f >> w);
+    for (size_t i = 1; i < w; i++) {
+        if ((b[i] & 0xc0) != 0x80)
+            return -1;
+        c = c << 6 | (b[i] & 0x3f);
+    }
+    t->at += w;
+    return c;
+}
+
+/* libyaml's line breaks: LF, CR, CR LF (one break), and U+0085, U+2028, U+2029. */
+static int yt_break(long c)
+{
+    return c == '\n' || c == '\r' || c == 0x85 || c == 0x2028 || c == 0x2029;
+}
+
+/* The line and column (1-based; columns in characters) of byte offset off, counted as
+ * libyaml counts its marks: the byte-order mark skipped, CR and CR LF line breaks. */
+static void yaml_offset_pos(const char *buf, size_t len, size_t off, unsigned long *line,
+                            unsigned long *col)
+{
+    yaml_text t;
+    yt_open(&t, buf, len);
+    *line = 1;
+    *col = 1;
+    while (t.at < off) {
+        long c = yt_next(&t);
+        if (c < 0) { /* a malformed sequence before off (a bad trailing byte is after its lead):
+                      * a column per byte, or per UTF-16 unit */
+            if (t.at >= len)
+                break;
+            t.at += t.utf16 ? 2 : 1;
+            (*col)++;
+            continue;
+        }
+        if (c == '\r' && t.at < off && t.at < len) { /* CR LF: one break */
+            yaml_text peek = t;
+            if (yt_next(&peek) == '\n')
+                t = peek;
+        }
+        if (yt_break(c)) {
+            (*line)++;
+            *col = 1;
+        } else
+            (*col)++;
+    }
+}
+
+/* A raw U+0085 (NEL, UTF-8 C2 85) is a C1 control character, refused as libyaml refuses every
+ * other one; libyaml alone lets it through, as a line break that no editor shows (until
+ * 2026-11-27 `device: h<NEL>100` read as two lines and errors after it named a line one too
+ * far). Checked up to the first malformed sequence, which libyaml's reader refuses itself. */
+static int raw_nel_refused(const char *file, const char *buf, size_t len, am_error *e)
+{
+    yaml_text t;
+    yt_open(&t, buf, len);
+    for (;;) {
+        size_t at = t.at;
+        long c = yt_next(&t);
+        if (c < 0)
+            return 0;
+        if (c == 0x85) {
+            unsigned long line, col;
+            yaml_offset_pos(buf, len, at, &line, &col);
+            return am_fail_at(e, file, line, col, "control characters are not allowed "
+                              "(character U+0085 at byte offset %zu; YAML would read it as a "
+                              "line break)", at);
+        }
+    }
+}
+
 /* libyaml's own words for a syntax error, at its (0-based, so +1) problem mark; the context
  * ("while parsing a block mapping") and where it started follow in parentheses. */
 static int yaml_fail(am_error *e, const char *file, const char *buf, size_t len,
@@ -315,18 +448,17 @@ static int yaml_fail(am_error *e, const char *file, const char *buf, size_t len,
     const char *prob = p->problem ? p->problem : "malformed YAML";
     if (p->error == YAML_MEMORY_ERROR)
         return am_fail(e, AM_EINTERNAL, "%s: libyaml ran out of memory", file);
-    if (p->error == YAML_READER_ERROR) { /* a byte offset only: its line and column from buf */
-        size_t off = p->problem_offset < len ? p->problem_offset : len, bol = 0;
-        unsigned long line = 1;
-        for (size_t i = 0; i < off; i++)
-            if (buf[i] == '\n') {
-                line++;
-                bol = i + 1;
-            }
+    if (p->error == YAML_READER_ERROR) {
+        /* a byte offset only (the reader decodes ahead of the scanner, so no mark is there):
+         * its line and column counted as the marks are, in characters, the byte-order mark
+         * skipped, CR and CR LF breaking lines; until 2026-11-27 only '\n' broke lines and
+         * the column was a byte difference (`# café \xff` was column 9, a BOM added 3) */
+        size_t off = p->problem_offset < len ? p->problem_offset : len;
+        unsigned long line, col;
+        yaml_offset_pos(buf, len, off, &line, &col);
         /* the byte (or, past ASCII, the character) and where it is: until 2026-11-27 only the
          * offset, "(byte 23)", which read like the byte's value */
         int v = p->problem_value;
-        unsigned long col = (unsigned long)(off - bol) + 1;
         if (v < 0)
             return am_fail_at(e, file, line, col, "%s (at byte offset %zu)", prob,
                               p->problem_offset);
@@ -485,6 +617,10 @@ int cfg_yaml_screen(const char *file, const char *buf, size_t len, const char *w
     int depth = 0, ndocs = 0, rc = 0;
     if (!yaml_parser_initialize(&p))
         return am_fail(e, AM_EINTERNAL, "%s: cannot initialise libyaml", file);
+    if (raw_nel_refused(file, buf, len, e) < 0) {
+        yaml_parser_delete(&p);
+        return -1;
+    }
     yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
     for (;;) {
         if (!yaml_parser_parse(&p, &ev)) {
@@ -515,6 +651,10 @@ static int tree_parse(const char *file, const char *buf, size_t len, cfg_node **
 
     if (!yaml_parser_initialize(&p))
         return am_fail(e, AM_EINTERNAL, "%s: cannot initialise libyaml", file);
+    if (raw_nel_refused(file, buf, len, e) < 0) {
+        yaml_parser_delete(&p);
+        return -1;
+    }
     yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
     /* One event at a time; st[] holds the open maps and lists (bounded, so no recursion and no
      * unbounded memory on hostile input). Each event is deleted before the next is read. */
@@ -698,6 +838,17 @@ static void shorten_echo(char *s)
         if (s[k] == '\\' && s[k + 1] == 'x')
             cut = k;
     memcpy(s + cut, "...", 4);
+}
+
+/* A value quoted in a message, cut as a --set is (shorten_echo) into buf (n bytes, at least
+ * CFG_ECHO_MAX + 2, so that a longer value is seen to be longer): a message about a 1000-digit
+ * size names it by its start, and its reason follows (until 2026-11-27 the value filled the
+ * message and the reason was cut off). */
+static const char *echo_value(char *buf, size_t n, const char *v)
+{
+    snprintf(buf, n, "%s", v);
+    shorten_echo(buf);
+    return buf;
 }
 
 /* Apply one "PATH=VALUE" to the (user's) tree; its nodes are placed at set->file, line and
@@ -956,6 +1107,8 @@ static const char *number_form(const char *s)
     return NULL;
 }
 
+const char *cfg_number_form(const char *text) { return number_form(text); }
+
 /* A non-negative integer, plain ("1000") or with an exponent ("1e3", "1.5e3") when its value is
  * whole: sizes took 1e9 and integers did not until 2026-11-27. No unit. */
 static int parse_uint(const char *s, uint64_t *u)
@@ -979,6 +1132,7 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
     int b = 0, rc;
     const char *why = NULL;
 
+    char shown[CFG_ECHO_MAX + 2]; /* a value quoted in a message (echo_value) */
     /* Lists first: the only type that accepts a sequence (a scalar is a one-element list). */
     if (o->type == OPT_UINT_LIST) {
         size_t cnt = n->kind == CFG_SCALAR ? 1 : count_children(n);
@@ -992,7 +1146,8 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
         for (size_t i = 0; i < cnt; i++, it = it->next) {
             if (it->kind == CFG_SCALAR && number_form(it->value))
                 return node_fail(e, it, "%s: item %zu: bad number '%s': %s", path, i + 1,
-                                 it->value, number_form(it->value));
+                                 echo_value(shown, sizeof shown, it->value),
+                                 number_form(it->value));
             if (it->kind != CFG_SCALAR || parse_uint(it->value, &u) < 0)
                 return node_fail(e, it, "%s: item %zu: expected a non-negative integer", path,
                                  i + 1);
@@ -1007,10 +1162,10 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
         return node_fail(e, n, "%s: expected a single value, not a %s", path,
                          kind_name(n->kind));
     /* Parse into u, r or b by type; stored below in the field's own width. */
-    const char *s = n->value;
+    const char *s = n->value, *sv = echo_value(shown, sizeof shown, s);
     if (o->type != OPT_BOOL && o->type != OPT_ENUM && o->type != OPT_STRING &&
         !(o->type == OPT_SIZE_OR_UNLIMITED && strcmp(s, "-1") == 0) && number_form(s))
-        return node_fail(e, n, "%s: bad number '%s': %s", path, s, number_form(s));
+        return node_fail(e, n, "%s: bad number '%s': %s", path, sv, number_form(s));
     switch (o->type) {
     case OPT_SIZE:
     case OPT_SIZE_OR_UNLIMITED:
@@ -1021,17 +1176,17 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
             /* sizes round to the nearest byte, and 0 is "unset" for several (memory_limit,
              * release_threshold, granularity): 0.4 must not quietly become the default */
             return node_fail(e, n, "%s '%s' rounds to 0 bytes; give at least 1 byte or leave it "
-                             "out", path, s);
+                             "out", path, sv);
         else if (rc < 0)
-            return node_fail(e, n, "%s: bad size '%s': %s", path, s, why);
+            return node_fail(e, n, "%s: bad size '%s': %s", path, sv, why);
         break;
     case OPT_BANDWIDTH:
         /* read to the nearest byte per second, as the link stores it (its rate x efficiency is
          * exact to a millionth, but the bandwidth itself is whole): 0.4B/s is not "0" */
         if ((rc = units_bandwidth_nonzero(s, &u, &why)) == -2)
-            return node_fail(e, n, "%s '%s' rounds to 0 B/s; give at least 1 B/s", path, s);
+            return node_fail(e, n, "%s '%s' rounds to 0 B/s; give at least 1 B/s", path, sv);
         else if (rc < 0)
-            return node_fail(e, n, "%s: bad bandwidth '%s': %s", path, s, why);
+            return node_fail(e, n, "%s: bad bandwidth '%s': %s", path, sv, why);
         break;
     case OPT_TIME:
         /* times round to the nearest picosecond, and 0 is "unset" for some (offline's
@@ -1039,38 +1194,38 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
          * Until 2026-11-27 0.4ps quietly became that. */
         if ((rc = units_time_nonzero(s, &u, &why)) == -2)
             return node_fail(e, n, "%s '%s' rounds to 0 ps; give at least 1 ps or leave it out",
-                             path, s);
+                             path, sv);
         else if (rc < 0)
-            return node_fail(e, n, "%s: bad time '%s': %s", path, s, why);
+            return node_fail(e, n, "%s: bad time '%s': %s", path, sv, why);
         break;
     case OPT_TIME_UNIT:
         if ((rc = units_time_unit(s, &u, &why)) == -2)
             return node_fail(e, n, "%s: bad time '%s': %s (every tick is a multiple of it)",
-                             path, s, why);
+                             path, sv, why);
         if (rc < 0)
-            return node_fail(e, n, "%s: bad time '%s': %s", path, s, why);
+            return node_fail(e, n, "%s: bad time '%s': %s", path, sv, why);
         if (u == 0)
             return node_fail(e, n, "%s: must be > 0", path);
         break;
     case OPT_UINT:
         if (parse_uint(s, &u) < 0)
-            return node_fail(e, n, "%s: expected a non-negative integer, got '%s'", path, s);
+            return node_fail(e, n, "%s: expected a non-negative integer, got '%s'", path, sv);
         break;
     case OPT_BOOL:
         if (parse_bool(s, &b) < 0)
-            return node_fail(e, n, "%s: expected true or false, got '%s'", path, s);
+            return node_fail(e, n, "%s: expected true or false, got '%s'", path, sv);
         break;
     case OPT_REAL:
     case OPT_FRACTION:
         if (units_real(s, &r, &why) < 0)
-            return node_fail(e, n, "%s: bad number '%s': %s", path, s, why);
+            return node_fail(e, n, "%s: bad number '%s': %s", path, sv, why);
         /* "-0" is read as -0.0 and checked as a negative number (signbit): until 2026-11-27
          * it passed as 0 where -1 was refused */
         if (r == 0.0 && s[0] == '-')
             r = -0.0;
         if (o->type == OPT_FRACTION && !(r >= 0.0 && r <= 1.0 && !signbit(r)))
             return node_fail(e, n, "%s: expected a fraction between 0 and 1, got '%s'", path,
-                             s);
+                             sv);
         break;
     case OPT_ENUM: {
         /* b ends as the index; the list of names is built for the message */
@@ -1086,7 +1241,7 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
                 size_t k = strlen(list);
                 snprintf(list + k, sizeof list - k, "%s%s", j ? ", " : "", o->enum_values[j]);
             }
-            return node_fail(e, n, "%s: '%s' is not one of: %s", path, s, list);
+            return node_fail(e, n, "%s: '%s' is not one of: %s", path, sv, list);
         }
         break;
     }
@@ -2533,8 +2688,10 @@ static int load(am_config **out, const char *name, const char *yaml, size_t len,
     snprintf(c->path, sizeof c->path, "%s", name);
     if (tree_parse(file, yaml, len, &root, err) < 0)
         goto err;
-    if (!root) /* an empty file is an empty map (and then misses 'version') */
-        root = node_new(CFG_MAP, file, 0, 0);
+    /* an empty file (or blank lines and comments only) is an empty map, and then misses
+     * 'version': at 1:1, as a map without it is (until 2026-11-27 with no position) */
+    if (!root)
+        root = node_new(CFG_MAP, file, 1, 1);
     c->root = root; /* from here on cfg_free releases it */
     if (!as_map(root)) {
         node_fail(err, root, "a config must be a map of keys (version, memories, ...), not a %s",

@@ -289,6 +289,10 @@ const opt_desc *cfg_path_opt(const char *path);
  * round to a whole byte or picosecond: 0.8 and 1.2 both read as 1 byte). So 1ms and 1000us, or
  * 1GiB and 1024MiB, give the same *v. */
 int cfg_opt_u64(const opt_desc *o, const char *text, uint64_t *v);
+/* NULL when text has the form every number a config writes must have (no blank around it, no
+ * '+', no leading zero before a digit, which YAML 1.1 reads as octal), else why not. Sweeps
+ * hold their own numbers (seeds, device, range bounds) to it too. */
+const char *cfg_number_form(const char *text);
 
 /* Whether a config node's origin (cfg_node.file) is an override from the command line: a
  * --set ("--set 'PATH=VALUE'") or a --policy ("--policy 'NAME'"), which have no line. The one

@@ -1008,6 +1008,38 @@ static void y_control(void)
     bi_expect(args, 1, "amsim: --policy 'bf\\x01c': bad value: control characters are not "
               "allowed (byte 0x01 at offset 2)");
 }
+/* A byte libyaml's reader refuses is placed as libyaml places everything else: columns in
+ * characters, a byte-order mark skipped, a lone CR breaking lines; until 2026-11-27 only '\n'
+ * broke lines and the column was a byte difference (3:9, 1:14 and 1:22 below). A raw U+0085
+ * (NEL), which libyaml alone takes as a line break, is refused as a control character. Configs
+ * and sweeps alike. */
+static void y_control_position(void)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {V "device: h100\n# caf\xc3\xa9 \xff\n",
+         "@:3:8: invalid leading UTF-8 octet (byte 0xff at offset 32)"},
+        {"\xef\xbb\xbfversion: 1\xff\n",
+         "@:1:11: invalid leading UTF-8 octet (byte 0xff at offset 13)"},
+        {"version: 1\rdevice: h1\xff" "00\r",
+         "@:2:11: invalid leading UTF-8 octet (byte 0xff at offset 21)"},
+        {"version: 1\r\ndevice: h1\xff" "00\r\n",
+         "@:2:11: invalid leading UTF-8 octet (byte 0xff at offset 22)"},
+        {V "device: \xc3\xa9\xc2\x85x\n",
+         "@:2:10: control characters are not allowed (character U+0085 at byte offset 21; "
+         "YAML would read it as a line break)"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        bi_run(&(bi_case){BI_CONFIG, "ctrlpos.yaml", cases[i].text, 0, cases[i].want, NULL,
+                          NULL});
+        const char *p = bi_write("ctrlpos-sweep.yaml", cases[i].text, strlen(cases[i].text));
+        char args[2048], *want = bi_expand(cases[i].want, p);
+        snprintf(args, sizeof args, "batch '%s' --list", p);
+        bi_expect(args, 1, want);
+        free(want);
+    }
+}
 /* A name the user gave, quoted in a message (a policy, a level, a column, a group of a
  * table), has its control bytes as \xHH, tab and newline too (until 2026-11-27 "unknown
  * policy" and "no column" echoed an escape sequence raw, a group name its newline). */
@@ -1347,8 +1379,69 @@ BI_C(y_duplicate_key, "dupk.yaml", V "memories:\n  hbm: {capacity: 1GiB}\n  hbm:
      "amsim: @:4:3: duplicate key 'hbm' (first at line 3, column 3)")
 BI_C(y_two_documents, "docs.yaml", V "---\n" V,
      "amsim: @:2:1: a config holds one YAML document; found a second one")
+/* at 1:1, as a map without version is (until 2026-11-27 "@: missing..." with no position);
+ * blank lines or comments alone, and a sweep's base: so, too */
 BI_C(y_empty, "empty.yaml", "",
-     "amsim: @: missing required key 'version' (supported versions: 1)")
+     "amsim: @:1:1: missing required key 'version' (supported versions: 1)")
+static void y_blank(void)
+{
+    static const char *const texts[] = {"  \n\n", "# only a comment\n"};
+    for (size_t i = 0; i < AM_ARRAY_LEN(texts); i++)
+        bi_run(&(bi_case){BI_CONFIG, "blank.yaml", texts[i], 0,
+                          "amsim: @:1:1: missing required key 'version' (supported versions: 1)",
+                          NULL, NULL});
+    const char *base = bi_write("blank-base.yaml", "# nothing yet\n", 14);
+    char sw[1200], args[1400], want[1200];
+    snprintf(sw, sizeof sw, "base: %s\ntraces: [%s]\n", base, trace_gpu());
+    const char *p = bi_write("blank-sweep.yaml", sw, strlen(sw));
+    snprintf(args, sizeof args, "batch '%s' --list", p);
+    snprintf(want, sizeof want, "%s:1:1: missing required key 'version'", base);
+    bi_expect(args, 1, want);
+}
+/* A message always carries FILE:LINE:COL and its reason. A value echoed in it is cut as a
+ * --set is, to its first 117 characters and "..."; a message still too long loses its middle,
+ * a path of more than 240 bytes first. Until 2026-11-27 a 1000-digit capacity gave "bad size
+ * '1111..." with no closing quote and no reason, and a path of about 1010 characters lost its
+ * position altogether. */
+static void y_long_message(void)
+{
+    char text[2048], want[1024];
+    char digits[1001];
+    memset(digits, '1', 1000);
+    digits[1000] = 0;
+    snprintf(text, sizeof text, V "memories: {hbm: {capacity: %s}}\n", digits);
+    snprintf(want, sizeof want, "amsim: @:2:18: memories.hbm.capacity: bad size '%.117s...': "
+             "value too large (does not fit in 64 bits)\n", digits);
+    bi_run(&(bi_case){BI_CONFIG, "longval.yaml", text, 0, want, NULL, NULL});
+    /* a device name of 1100 characters: the message keeps its first 117 bytes (the name's
+     * first 96 characters), "..." and its end */
+    char name[1101];
+    memset(name, 'x', 1100);
+    name[1100] = 0;
+    snprintf(text, sizeof text, V "device: %s\n", name);
+    snprintf(want, sizeof want, "amsim: @:2:1: invalid device name '%.96s...x", name);
+    bi_run(&(bi_case){BI_CONFIG, "longname.yaml", text, 0, want, NULL, NULL});
+    bi_run(&(bi_case){BI_CONFIG, "longname.yaml", text, 0,
+                      "xxx' (1 to 63 characters of A-Z a-z 0-9 _ -)\n", NULL, NULL});
+    /* a path of about 1100 characters: its first 60 bytes, "...", its last 177 */
+    char dir[1400], path[1500], args[1600], part[201];
+    memset(part, 'd', 200);
+    part[200] = 0;
+    snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+    for (int i = 0; i < 5; i++) {
+        size_t k = strlen(dir);
+        snprintf(dir + k, sizeof dir - k, "/%s", part);
+        CU_ASSERT_FATAL(mkdir(dir, 0777) == 0);
+    }
+    snprintf(path, sizeof path, "%s/badbyte.yaml", dir);
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_FATAL(f && fputs(V "device: h1\xff" "00\n", f) >= 0 && fclose(f) == 0);
+    size_t n = strlen(path);
+    snprintf(args, sizeof args, "check '%s'", path);
+    snprintf(want, sizeof want, "amsim: %.60s...%s:2:11: invalid leading UTF-8 octet (byte 0xff "
+             "at offset 21)\n", path, path + n - 177);
+    bi_expect(args, 1, want);
+}
 BI_C(y_scalar, "scalar.yaml", "\xff\xfe garbage",
      "amsim: @:1:1: a config must be a map of keys (version, memories, ...), not a scalar")
 
@@ -1520,6 +1613,101 @@ static void sweep_matrix_too_large(void)
     bi_expect(args, 1, want);
     snprintf(args, sizeof args, "batch '%s' -o '%s.d'", path, path);
     bi_expect(args, 1, want);
+}
+
+/* A sweep refused at its line and column: text follows a base: line naming BI_CFG_TEXT and a
+ * traces: line (the shipped trace); in want, "@" is the sweep's path. By batch --list. */
+static void bi_sweep(const char *name, const char *text, const char *want)
+{
+    char sw[4096], args[1200];
+    const char *cfg = bi_write("sw-base.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    snprintf(sw, sizeof sw, "base: %s\ntraces: [%s]\n%s", cfg, trace_gpu(), text);
+    const char *p = bi_write(name, sw, strlen(sw));
+    char *w = bi_expand(want, p);
+    snprintf(args, sizeof args, "batch '%s' --list", p);
+    bi_expect(args, 1, w);
+    free(w);
+}
+
+/* A value or key of a sweep that is a list or a map is named as such, in the config's words
+ * (until 2026-11-27 it showed as '?': "kind: '?' (matrix or regress)"); an empty PATH of set:
+ * or axes: names no setting (until 2026-11-27 it got --set's "expected PATH=VALUE"). */
+static void sweep_not_scalar(void)
+{
+    static const char *const c[][2] = {
+        {"kind: [matrix]\n",
+         "@:3:7: kind: expected a single value, not a list (matrix or regress)"},
+        {"device: [1]\n", "@:3:9: device: expected a single value, not a list (a device number "
+                          "0..1024)"},
+        {"outputs: {[timeline]: true}\n",
+         "@:3:11: outputs: map keys must be plain scalars, not a list"},
+        {"seeds: [1]\ngenerate: {kind: train, args: [], [x]: 1}\n",
+         "@:4:35: generate: map keys must be plain scalars, not a list"},
+        {"{[a]: 1}: 2\n", "@:3:1: map keys must be plain scalars, not a map"},
+        {"name: {a: 1}\n", "@:3:7: name: expected a single value, not a map"},
+        {"policies: [[bfc]]\n", "@:3:12: policies: list items must be single values, not a list"},
+        {"axes: {memories.hbm.capacity: {from: [1GiB], to: 2GiB, step: 1GiB}}\n",
+         "@:3:38: axis: 'from': expected a single value, not a list"},
+        {"axes: {memories.hbm.capacity: {[from]: 1GiB}}\n",
+         "@:3:32: axis: map keys must be plain scalars, not a list"},
+        {"axes: {\"\": [1]}\n",
+         "@:3:8: axes: an empty PATH names no setting (e.g. memories.hbm.capacity)"},
+        {"set: {\"\": 1}\n", "@:3:7: set: an empty PATH names no setting (e.g. "
+                             "memories.hbm.capacity)"},
+        {"set: {[a]: 1}\n", "@:3:7: set: map keys must be plain scalars, not a list"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++)
+        bi_sweep("notscalar.yaml", c[i][0], c[i][1]);
+}
+
+/* A sweep's own numbers have a config number's form: no '+', no leading zero (YAML 1.1 reads
+ * 010 as octal 8). Until 2026-11-27 seed 010 ran as seed 10, device +1 and 01 as device 1, and
+ * a range from 010 started at 10. */
+static void sweep_number_form(void)
+{
+    static const char *const c[][2] = {
+        {"device: +1\n", "@:3:9: device: bad number '+1': a '+' sign is not allowed"},
+        {"device: 01\n", "@:3:9: device: bad number '01': leading zeros are not allowed (YAML "
+                         "1.1 reads 010 as octal 8)"},
+        {"axes: {engine.queue_depth: {from: 010, to: 20, step: 5}}\n",
+         "@:3:35: range: 'from': bad number '010': leading zeros are not allowed"},
+        {"axes: {memories.hbm.capacity: {from: 1GiB, to: 4GiB, factor: +2}}\n",
+         "@:3:62: range: 'factor': bad number '+2': a '+' sign is not allowed"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++)
+        bi_sweep("numform.yaml", c[i][0], c[i][1]);
+    /* seeds go with generate: instead of traces: */
+    const char *cfg = bi_write("sw-base.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    char sw[1200], args[1400];
+    snprintf(sw, sizeof sw, "base: %s\nseeds: [1, 010]\ngenerate: {kind: train, args: []}\n",
+             cfg);
+    const char *p = bi_write("numform-seeds.yaml", sw, strlen(sw));
+    char *want = bi_expand("@:2:12: seeds: bad number '010': leading zeros are not allowed", p);
+    snprintf(args, sizeof args, "batch '%s' --list", p);
+    bi_expect(args, 1, want);
+    free(want);
+}
+
+/* A base: that does not exist or is a folder is refused at its value, as a trace that matches
+ * no file is (until 2026-11-27 "amsim: nope.yaml: cannot open: ..." and "amsim: .: read error:
+ * Is a directory", with no position in the sweep); by check too. */
+static void sweep_base_unreadable(void)
+{
+    static const char *const c[][2] = {
+        {"base: nope.yaml\n", "@:1:7: base: cannot open 'nope.yaml': No such file or directory"},
+        {"base: .\n", "@:1:7: base: '.' is a folder, not a config"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        char sw[1200], args[1400];
+        snprintf(sw, sizeof sw, "%straces: [%s]\n", c[i][0], trace_gpu());
+        const char *p = bi_write("basebad.yaml", sw, strlen(sw));
+        char *want = bi_expand(c[i][1], p);
+        snprintf(args, sizeof args, "batch '%s' --list", p);
+        bi_expect(args, 1, want);
+        snprintf(args, sizeof args, "check '%s'", p);
+        bi_expect(args, 1, want);
+        free(want);
+    }
 }
 
 /* ---- --lenient --------------------------------------------------------------------------- */
@@ -1714,7 +1902,7 @@ static void check_tells_configs_from_traces(void)
         {"latin1.conf", "# caf\xe9\nversion: 1\n" MEM, 0, NULL,
          "amsim: @:1:7: invalid trailing UTF-8 octet"},
         {"list.yml", "- version\n", 0, NULL, "amsim: @:1:1: a config must be a map of keys"},
-        {"empty.json", "", 0, NULL, "amsim: @: missing required key 'version'"},
+        {"empty.json", "", 0, NULL, "amsim: @:1:1: missing required key 'version'"},
         /* traces stay traces, whatever their name */
         {"native.yaml", "# a comment: with a colon\n" H "compute 5us\n", 0,
          "trace ok (native, 1 event, 0 rows skipped)", NULL},
@@ -2721,6 +2909,8 @@ void suite_badinput(void)
              {"yaml: a preset's value a policy refuses, at the --policy", y_policy_refuses_preset},
              {"yaml: offline planner optimal without a proof in its budget", y_offline_unproven},
              {"yaml: control character (line and column from libyaml's offset)", y_control},
+             {"yaml: a refused byte's column in characters, after a BOM, CR line breaks; a raw "
+              "U+0085", y_control_position},
              {"a name quoted in a message: control bytes as \\xHH, tab and newline too",
               names_escaped},
              {"a word typed on the command line, echoed: control bytes as \\xHH, newline too",
@@ -2766,7 +2956,10 @@ void suite_badinput(void)
              {"yaml: duplicate key", y_duplicate_key},
              {"yaml: two documents", y_two_documents},
              {"yaml: empty file", y_empty},
+             {"yaml: blank or comment-only file, also as a sweep's base", y_blank},
              {"yaml: binary garbage", y_scalar},
+             {"a message too long keeps its position and reason (long value, name, path)",
+              y_long_message},
              /* paths */
              {"path: config is a directory", path_config_dir},
              {"path: trace is a directory", path_trace_dir},
@@ -2776,6 +2969,10 @@ void suite_badinput(void)
              {"path: check of a FIFO, a device or a pipe", path_check_stream},
              /* sweeps */
              {"sweep: a matrix over 10 million runs, at the axis", sweep_matrix_too_large},
+             {"sweep: a list or map where a value or key goes; an empty PATH", sweep_not_scalar},
+             {"sweep: seeds, device and range bounds in a config number's form",
+              sweep_number_form},
+             {"sweep: a base: missing or a folder, at its value", sweep_base_unreadable},
              {"outputs: a FIFO and a symbolic link are written through", outputs_written_through},
              {"outputs: a looping symbolic link is an error, a dangling chain creates its end",
               outputs_symlink_loop_and_dangling},

@@ -965,7 +965,7 @@ static void test_errors(void)
          "t.yaml:1:1: unsupported config version '2' (supported versions: 1)", 0},
         {"memories:\n  hbm: {capacity: 1GiB}\n",
          "t.yaml:1:1: missing required key 'version' (supported versions: 1)", 0},
-        {"", "t.yaml: missing required key 'version' (supported versions: 1)", 0},
+        {"", "t.yaml:1:1: missing required key 'version' (supported versions: 1)", 0},
         /* YAML features refused by the reader */
         {"version: &v 1\nmemories: *v\n",
          "t.yaml:1:10: YAML anchors (&v) are not supported in amsim configs; write the value "
