@@ -68,13 +68,15 @@ static char *format_v(const char *fmt, va_list ap)
     return s;
 }
 
-/* src with its control bytes escaped (am_escape_controls), whole: an escape takes at most four
- * bytes per byte it replaces. Freed by the caller. */
+/* src with its control bytes escaped, tab and newline too (am_escape_name: no message is
+ * formatted with either, so one can only come from a quoted name, and a file name with a newline
+ * would split the message; until 2026-11-27 both were kept raw), whole: an escape takes at most
+ * four bytes per byte it replaces. Freed by the caller. */
 static char *escaped_copy(const char *src)
 {
     size_t cap = 4 * strlen(src) + 1;
     char *out = am_malloc(cap);
-    am_escape_controls(out, cap, src);
+    am_escape_name(out, cap, src);
     return out;
 }
 

@@ -1100,6 +1100,10 @@ static void command_messages_escaped(void)
         {"batch s.yaml -o out -j '4\x1b[31m'",
          "amsim batch: -j takes a number of workers 1..4096, not '4\\x1b[31m'\n"},
         {"batch s.yaml 'b\nc' -o out", "amsim batch: one sweep file only ('b\\x0ac')\n"},
+        /* an am_fail message: a newline or tab in a quoted file name is escaped too (until
+         * 2026-11-27 kept raw: "amsim: /nonexist" and ".yaml: No such file..." on two lines) */
+        {"check '/nonexist\n.yaml'", "amsim: /nonexist\\x0a.yaml: "},
+        {"check '/nonexist\t.yaml'", "amsim: /nonexist\\x09.yaml: "},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         bi_expect(cases[i].args, 1, cases[i].want);
