@@ -2345,7 +2345,11 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
                 return -1;
             slot *x = idmap_find(&s->ids, ev->into);
             if (!x || x->state != ST_LIVE) {
+                /* no destination, no copy: a transfer that did not happen, counted as the
+                 * guard's and a memoryless source's are (until 2026-11-27 in neither
+                 * `transfers` nor `transfers_skipped`) */
                 s->sum.into_failed++;
+                s->sum.transfers_skipped++;
                 break;
             }
             s->sum.into_allocs++;
