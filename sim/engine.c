@@ -1519,6 +1519,9 @@ static void defrag(sim *s, int level)
     for (size_t i = 0; i < n; i++)
         mem_free(m, v[i]->handle, v[i]->requested, v[i]->given, 0);
     uint64_t moved = 0, all = 0, lost = 0;
+    /* The copies' time sums saturate at AM_PS_MAX (am_ps_add), as a spill's does: host_block
+     * then stops the host clock there and the event is refused (time_overflow). Until
+     * 2026-11-27 they were plain sums, and copies longer than 2^64 ps wrapped to a short run. */
     am_ps t = 0;
     int self = find_chan(s, level, level);
     int d2h = L->defrag.host >= 0 ? find_chan(s, level, L->defrag.host) : -1;
@@ -1542,7 +1545,7 @@ static void defrag(sim *s, int level)
                 /* its copy to the host was made before the round trip found no place for it:
                  * its bytes and time count once (until 2026-11-27 not at all) */
                 lost += x->requested;
-                t += xfer_alone(s, d2h, x->requested);
+                t = am_ps_add(t, xfer_alone(s, d2h, x->requested));
             }
             /* its block was released above: observers that track blocks (the PyTorch
              * snapshot) see it go, as no free of it will be reported */
@@ -1558,11 +1561,12 @@ static void defrag(sim *s, int level)
             /* moved, as its bytes and time count it: a buffer lost above is not (until
              * 2026-11-27 every live buffer counted, the lost ones too) */
             s->sum.defrag.buffers_moved++;
-            t += xfer_alone(s, d2h, x->requested) + xfer_alone(s, h2d, x->requested);
+            t = am_ps_add(t, am_ps_add(xfer_alone(s, d2h, x->requested),
+                                       xfer_alone(s, h2d, x->requested)));
         } else if (o.addr != x->addr) {
             moved += x->requested;
             s->sum.defrag.buffers_moved++;
-            t += xfer_alone(s, self, x->requested);
+            t = am_ps_add(t, xfer_alone(s, self, x->requested));
         }
         /* Recorded: every buffer counted as moved, and one left in place whose block changed */
         if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP || o.addr != x->addr ||
@@ -1587,9 +1591,9 @@ static void defrag(sim *s, int level)
         moved = 2 * all + lost;
     s->sum.defrag.runs++;
     s->sum.defrag.bytes_moved += moved;
-    s->sum.defrag.time += t;
+    s->sum.defrag.time = am_ps_add(s->sum.defrag.time, t);
     if (s->obs && s->obs->action)
-        s->obs->action(s->obs->ctx, "defrag", level, s->host, s->host + t, moved);
+        s->obs->action(s->obs->ctx, "defrag", level, s->host, am_ps_add(s->host, t), moved);
     host_block(s, t);
     s->rt[level].allocs_since_defrag = 0;
 }
@@ -1648,9 +1652,10 @@ static int spill_one(sim *s, int level)
     am_ps t = xfer_alone(s, find_chan(s, level, host), best->requested);
     s->sum.spill.evictions++;
     s->sum.spill.bytes_out += best->requested;
-    s->sum.spill.time += t;
+    s->sum.spill.time = am_ps_add(s->sum.spill.time, t);
     if (s->obs && s->obs->action)
-        s->obs->action(s->obs->ctx, "spill", level, s->host, s->host + t, best->requested);
+        s->obs->action(s->obs->ctx, "spill", level, s->host, am_ps_add(s->host, t),
+                       best->requested);
     host_block(s, t);
     /* The device block is given back once the copy has read it: its free (a device call on a
      * policy that charges one) comes after the copy. Until 2026-11-27 it was charged before,
@@ -1770,9 +1775,10 @@ static int restore(sim *s, slot *x)
     am_ps t = xfer_alone(s, find_chan(s, host, level), x->requested);
     s->sum.spill.restores++;
     s->sum.spill.bytes_in += x->requested;
-    s->sum.spill.time += t;
+    s->sum.spill.time = am_ps_add(s->sum.spill.time, t);
     if (s->obs && s->obs->action)
-        s->obs->action(s->obs->ctx, "restore", level, s->host, s->host + t, x->requested);
+        s->obs->action(s->obs->ctx, "restore", level, s->host, am_ps_add(s->host, t),
+                       x->requested);
     host_block(s, t);
     /* the host copy is freed after the copy back has read it (until 2026-11-27 before it) */
     mem_free(s->lv[host], x->handle, x->requested, x->given, 0);
@@ -2339,7 +2345,11 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
                 return -1;
             slot *x = idmap_find(&s->ids, ev->into);
             if (!x || x->state != ST_LIVE) {
+                /* no destination, no copy: a transfer that did not happen, counted as the
+                 * guard's and a memoryless source's are (until 2026-11-27 in neither
+                 * `transfers` nor `transfers_skipped`) */
                 s->sum.into_failed++;
+                s->sum.transfers_skipped++;
                 break;
             }
             s->sum.into_allocs++;

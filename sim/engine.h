@@ -159,8 +159,9 @@ typedef struct sim_seg_mismatch {
 typedef struct sim_summary {
     uint64_t events, allocs, frees, transfers, computes, ooms;
     uint64_t frees_after_oom;    /* frees of buffers whose allocation failed (skipped) */
-    uint64_t transfers_skipped;  /* transfers that did not happen: the guard rejected them, or
-                                  * their id= buffer had no memory (not in `transfers`) */
+    uint64_t transfers_skipped;  /* transfers that did not happen: the guard rejected them,
+                                  * their id= buffer had no memory, or their into= buffer ran
+                                  * out of memory (not in `transfers`) */
     uint64_t warnings;           /* --lenient: recoverable problems counted */
     am_ps makespan, stall, host_time;
     am_ps allocator;             /* host time spent in allocator device calls */

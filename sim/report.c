@@ -37,6 +37,22 @@ void report_level_metrics(mem_level *m, level_metrics *o)
 
 static double secs(am_ps t) { return (double)t / (double)AM_PS_PER_S; }
 
+/* The link table's busy column: 12 characters, or as wide as its widest time, so a link busy
+ * 1,000,000 s or more ("1000000.000 s", up to "18446744.074 s") keeps the columns after it in
+ * line (until 2026-11-27 it pushed its row's achieved and energy figures right). */
+static int busy_width(const sim_link_result *lr, int nl)
+{
+    int w = 12;
+    char t[32];
+    for (int i = 0; i < nl; i++) {
+        const link_stats *both[2] = {lr[i].st, lr[i].shared ? lr[i].channel : NULL};
+        for (int k = 0; k < 2; k++)
+            if (both[k] && both[k]->count)
+                w = AM_MAX(w, (int)strlen(units_fmt_time(t, sizeof t, both[k]->busy_ps)));
+    }
+    return w;
+}
+
 /* ---- text -------------------------------------------------------------------------------- */
 
 static const char *pct(char *b, size_t n, double v)
@@ -93,6 +109,7 @@ void report_text(FILE *f, sim *s, const report_trace *t)
     }
     sim_link_result lr[2 * CFG_MAX_LINKS];
     int nl = sim_links(s, lr, 2 * CFG_MAX_LINKS), header = 0, energy = 0;
+    int busy_w = busy_width(lr, nl);
     /* an energy column (headed) when a link used has energy_per_byte; n/a on one without */
     for (int i = 0; i < nl; i++)
         energy |= lr[i].st->count && cfg->links[lr[i].link].energy_pj_per_byte > 0;
@@ -104,8 +121,9 @@ void report_text(FILE *f, sim *s, const report_trace *t)
             if (!st->count)
                 continue;
             if (!header++)
-                fprintf(f, "\n%-14s %-16s %12s %10s %12s %14s%s\n", "link", "direction", "bytes",
-                        "transfers", "busy", "achieved", energy ? "         energy" : "");
+                fprintf(f, "\n%-14s %-16s %12s %10s %*s %14s%s\n", "link", "direction", "bytes",
+                        "transfers", busy_w, "busy", "achieved",
+                        energy ? "         energy" : "");
             int from = lr[i].dir ? lr[i].to : lr[i].from, to = lr[i].dir ? lr[i].from : lr[i].to;
             char dir[2 * CFG_NAME_MAX + 4];
             if (whole)
@@ -113,8 +131,8 @@ void report_text(FILE *f, sim *s, const report_trace *t)
                          cfg->levels[lr[i].to].name);
             else
                 snprintf(dir, sizeof dir, "%s>%s", cfg->levels[from].name, cfg->levels[to].name);
-            fprintf(f, "%-14s %-16s %12s %10" PRIu64 " %12s %14s", lr[i].name, dir,
-                    units_fmt_size128(a, sizeof a, st->bytes), st->count,
+            fprintf(f, "%-14s %-16s %12s %10" PRIu64 " %*s %14s", lr[i].name, dir,
+                    units_fmt_size128(a, sizeof a, st->bytes), st->count, busy_w,
                     units_fmt_time(b, sizeof b, st->busy_ps),
                     units_fmt_bandwidth(c, sizeof c,
                                         st->busy_ps ? (double)st->bytes / secs(st->busy_ps) : 0));

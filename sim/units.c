@@ -373,22 +373,39 @@ int units_real(const char *s, double *v, const char **why)
     return 0;
 }
 
-/* whole.frac with `places` decimals (1..3) of n / unit, rounded, into buf. */
+/* v / unit rounded to `places` decimals (1..3), counted in 10^-places units: integer
+ * arithmetic, exact for every 128-bit value. 10^places is *scale10. */
+static u128 fixed_rounded(am_u128 v, uint64_t unit, int places, uint64_t *scale10)
+{
+    *scale10 = places == 2 ? 100 : places == 3 ? 1000 : 10;
+    u128 whole = v / unit;
+    u128 frac = ((u128)(v % unit) * *scale10 + unit / 2) / unit;
+    return whole * *scale10 + frac; /* a fraction that rounds up to one whole unit carries */
+}
+
+/* The index of the unit a fixed-point figure is printed in, units[0..last] ascending with the
+ * first not above v: the largest whose figure, once rounded to `places` decimals, is at least
+ * 1, so it stays below `step` (1000 or 1024) unless past the last unit. The unit is chosen after
+ * rounding (until 2026-11-27 before: 1048575 B printed "1024.00 KiB", 999999600 ps
+ * "1000.000 us"). */
+static int fixed_unit(am_u128 v, const uint64_t *units, int last, int places, uint64_t step)
+{
+    int i = 0;
+    uint64_t scale10;
+    while (i < last && fixed_rounded(v, units[i], places, &scale10) >= (u128)step * scale10)
+        i++;
+    return i;
+}
+
+/* whole.frac with `places` decimals (1..3) of v / unit, rounded, into buf. */
 static char *fmt_fixed(char *buf, size_t n, am_u128 v, uint64_t unit, int places,
                        const char *name)
 {
-    /* integer arithmetic: exact for every 128-bit value, and a fraction that rounds up to
-     * one whole unit carries ("1023.999 KiB" prints "1024.00 KiB") */
-    uint64_t scale10 = places == 2 ? 100 : places == 3 ? 1000 : 10;
-    u128 whole = v / unit;
-    u128 frac = ((u128)(v % unit) * scale10 + unit / 2) / unit;
-    if (frac >= scale10) {
-        whole++;
-        frac -= scale10;
-    }
+    uint64_t scale10;
+    u128 r = fixed_rounded(v, unit, places, &scale10);
     char w[48];
-    snprintf(buf, n, "%s.%0*llu %s", units_fmt_u128(w, sizeof w, whole), places,
-             (unsigned long long)frac, name);
+    snprintf(buf, n, "%s.%0*llu %s", units_fmt_u128(w, sizeof w, r / scale10), places,
+             (unsigned long long)(r % scale10), name);
     return buf;
 }
 
@@ -417,17 +434,52 @@ char *units_fmt_size128(char *buf, size_t n, am_u128 bytes)
         snprintf(buf, n, "%llu B", (unsigned long long)bytes);
         return buf;
     }
-    /* the largest binary unit not above the value, up to EiB, so a number never passes
-     * "1024.00" and a size keeps within 11 characters up to 2^64 - 1 ("16.00 EiB"); until
-     * 2026-11-27 up to TiB, and a 4 EiB capacity printed "4194304.00 TiB", past the report's
-     * columns. A 128-bit total past 16 EiB stays in EiB ("32.00 EiB"). */
-    uint64_t unit = KI;
+    /* the binary unit from KiB to EiB whose figure, rounded to 2 decimals, is below 1024
+     * (fixed_unit), so a number never reaches "1024.00" and a size keeps within 11 characters
+     * up to 2^64 - 1 ("16.00 EiB"); until 2026-11-27 up to TiB, and a 4 EiB capacity printed
+     * "4194304.00 TiB", past the report's columns. A 128-bit total past 16 EiB stays in EiB
+     * ("32.00 EiB"). */
+    static const uint64_t units[] = {KI, KI * KI, KI * KI * KI, KI * KI * KI * KI,
+                                     KI * KI * KI * KI * KI, KI * KI * KI * KI * KI * KI};
+    int i = fixed_unit(bytes, units, 5, 2, KI);
+    return fmt_fixed(buf, n, bytes, units[i], 2, names[i]);
+}
+
+/* Whether v (>= 0) printed with 3 decimals reads at least 1000: the figure as printf rounds
+ * it, so the unit is chosen after rounding (999.9996 prints "1000.000"). */
+static int prints_1000_or_more(double v)
+{
+    char t[512]; /* "%.3f" of DBL_MAX is 313 characters */
+    snprintf(t, sizeof t, "%.3f", v);
+    size_t digits = strspn(t, "0123456789");
+    return digits >= 4;
+}
+
+/* Whether v (>= 0) printed with 3 decimals reads below 1 ("0.999" and under). */
+static int prints_below_1(double v)
+{
+    char t[512];
+    snprintf(t, sizeof t, "%.3f", v);
+    return t[0] == '0' && strspn(t, "0123456789") == 1;
+}
+
+/* v (>= 0) scaled by 1000 per unit from names[0] to names[last] with 3 decimals, in the unit
+ * whose rounded figure is in [1, 1000) (the last unit keeps larger ones); a figure below 1 in
+ * names[0] that is not 0 gets 3 significant digits instead ("0.0004 B/s", "2e-09 pJ"), as 3
+ * decimals would print it as 0 or with one digit. */
+static char *fmt_scaled(char *buf, size_t n, double v, const char *const *names, int last)
+{
+    if (v > 0 && prints_below_1(v)) {
+        snprintf(buf, n, "%.3g %s", v, names[0]);
+        return buf;
+    }
     int i = 0;
-    while (i < 5 && bytes >= (u128)unit * KI) { /* unit * KI at most 2^60 */
-        unit *= KI;
+    while (i < last && prints_1000_or_more(v)) {
+        v /= 1000.0;
         i++;
     }
-    return fmt_fixed(buf, n, bytes, unit, 2, names[i]);
+    snprintf(buf, n, "%.3f %s", v, names[i]);
+    return buf;
 }
 
 char *units_fmt_bandwidth(char *buf, size_t n, double bytes_per_s)
@@ -437,14 +489,10 @@ char *units_fmt_bandwidth(char *buf, size_t n, double bytes_per_s)
      * "1000000.000 TB/s", wider than the report's column) */
     static const char *const names[] = {"B/s", "KB/s", "MB/s", "GB/s", "TB/s", "PB/s", "EB/s"};
     const int last = (int)(sizeof names / sizeof *names) - 1;
-    double v = bytes_per_s;
-    int i = 0;
-    while (i < last && (v >= 1000.0 || v <= -1000.0)) {
-        v /= 1000.0;
-        i++;
-    }
-    snprintf(buf, n, "%.3f %s", v, names[i]);
-    return buf;
+    /* the unit after rounding (until 2026-11-27 before: 999999999 B/s, and 1 GB/s measured as
+     * 1 B in 1 ns, printed "1000.000 MB/s"); a rate below 1 B/s with 3 significant digits
+     * (until 2026-11-27 0.0004 B/s printed "0.000 B/s") */
+    return fmt_scaled(buf, n, bytes_per_s, names, last);
 }
 
 char *units_fmt_energy(char *buf, size_t n, double joules)
@@ -458,33 +506,21 @@ char *units_fmt_energy(char *buf, size_t n, double joules)
         snprintf(buf, n, "0 J");
         return buf;
     }
-    double v = joules * 1e12; /* picojoules */
-    if (v < 1.0) {
-        snprintf(buf, n, "%.3g pJ", v);
-        return buf;
-    }
-    int i = 0;
-    while (i < last && v >= 1000.0) {
-        v /= 1000.0;
-        i++;
-    }
-    snprintf(buf, n, "%.3f %s", v, names[i]);
-    return buf;
+    /* the unit after rounding (until 2026-11-27 before: 0.9999999 pJ/B x 1000000 B printed
+     * "1000.000 nJ") */
+    return fmt_scaled(buf, n, joules * 1e12, names, last); /* from picojoules */
 }
 
 char *units_fmt_time(char *buf, size_t n, am_ps ps)
 {
+    static const uint64_t units[] = {AM_PS_PER_NS, AM_PS_PER_US, AM_PS_PER_MS, AM_PS_PER_S};
+    static const char *const names[] = {"ns", "us", "ms", "s"};
     if (ps < AM_PS_PER_NS) {
         snprintf(buf, n, "%llu ps", (unsigned long long)ps);
         return buf;
     }
-    if (ps < AM_PS_PER_US)
-        return fmt_fixed(buf, n, ps, AM_PS_PER_NS, 3, "ns");
-    if (ps < AM_PS_PER_MS)
-        return fmt_fixed(buf, n, ps, AM_PS_PER_US, 3, "us");
-    if (ps < AM_PS_PER_S)
-        return fmt_fixed(buf, n, ps, AM_PS_PER_MS, 3, "ms");
-    return fmt_fixed(buf, n, ps, AM_PS_PER_S, 3, "s");
+    int i = fixed_unit(ps, units, 3, 3, 1000);
+    return fmt_fixed(buf, n, ps, units[i], 3, names[i]);
 }
 
 char *units_fmt_seconds(char *buf, size_t n, am_ps ps) { return units_fmt_seconds128(buf, n, ps); }

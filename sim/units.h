@@ -70,19 +70,23 @@ int units_range_value(units_kind kind, const char *from, const char *to, const c
 int units_factor_values(units_kind kind, const char *from, const char *to, const char *factor,
                         uint64_t *vals, size_t max, size_t *n, const char **why);
 
-/* Printing with units into buf (returns buf): "80.00 GiB", "1.50 MiB", "512 B". */
+/* Printing with units into buf (returns buf): "80.00 GiB", "1.50 MiB", "512 B"; the unit is
+ * the one whose figure, rounded to 2 decimals, is below 1024 ("1.00 MiB", not "1024.00 KiB"). */
 char *units_fmt_size(char *buf, size_t n, uint64_t bytes);
 /* The same for a 128-bit total (past 16 EiB it stays in EiB: "32.00 EiB"). */
 char *units_fmt_size128(char *buf, size_t n, am_u128 bytes);
 /* A 128-bit whole number in decimal, every digit ("18446744073709551616"; buf >= 40 bytes). */
 char *units_fmt_u128(char *buf, size_t n, am_u128 v);
-/* "3.350 TB/s" */
+/* "3.350 TB/s" - a rate (finite, >= 0) in the unit from B/s to EB/s whose figure, rounded to
+ * 3 decimals, is in [1, 1000); below 1 B/s with 3 significant digits ("0.0004 B/s"); 0 is
+ * "0.000 B/s" */
 char *units_fmt_bandwidth(char *buf, size_t n, double bytes_per_s);
 /* "2.000 pJ", "1.250 mJ" - an energy in joules (finite, >= 0) in the unit from pJ to EJ that
- * puts it in [1, 1000), with 3 decimals; below 1 pJ in pJ with 3 significant digits ("0.002
- * pJ", "2e-09 pJ"); 0 is "0 J" */
+ * puts it, rounded to 3 decimals, in [1, 1000); below 1 pJ (as rounded) in pJ with 3
+ * significant digits ("0.002 pJ", "2e-09 pJ"); 0 is "0 J" */
 char *units_fmt_energy(char *buf, size_t n, double joules);
-/* "12.500 us" - picks ps/ns/us/ms/s */
+/* "12.500 us" - picks ps/ns/us/ms/s: whole ps below 1 ns, else 3 decimals in the unit whose
+ * figure, once rounded, is below 1000 (s keeps larger ones: "1000000.000 s") */
 char *units_fmt_time(char *buf, size_t n, am_ps ps);
 /* A time in seconds, exactly, as a plain decimal without a unit (for JSON and the key=value
  * metrics, whose keys say "seconds"): "0.00094512", "1234.000000000001", "0". */

@@ -381,6 +381,34 @@ BI_T(t_clock_transfer, "clk2.trace", H "transfer host hbm 18446744073709551615\n
 BI_T(t_clock_drain, "clk3.trace", H "compute 10000000s\ncompute 10000000s\n",
      "amsim: @: simulated time reaches 2^64 - 2 ps (about 213 days) while the streams drain at "
      "the end of the trace")
+/* Defragmentation's copies add up past the clock: refused at the event that defragments, as a
+ * spill is (until 2026-11-27 their sum wrapped: two 10000000 s copies gave a makespan of
+ * 1553255.927 s, and two saturated ones 18446744.073709551612 s). */
+#define BI_DEFRAG_CFG \
+    "version: 1\ndefault_memory: hbm\nmemories:\n" \
+    "  hbm: {kind: hbm, capacity: 4MiB, allocator: {policy: first_fit, alignment: 1, " \
+    "commit_granularity: 4MiB}, defrag: {mode: compact}}\n" \
+    "  host: {kind: host, capacity: 1GiB}\n" \
+    "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, duplex: true}\n" \
+    "  hbm_copy: {from: hbm, to: hbm, bandwidth: 2GB/s}\n"
+#define BI_DEFRAG_TRACE \
+    H "alloc 1 1MiB\nalloc 2 1MiB\nalloc 3 1MiB\nalloc 4 1MiB\nfree 1\nfree 3\nalloc 5 2MiB\n"
+static void t_clock_defrag(void)
+{
+    static const char *const args[] = {
+        "--set links.hbm_copy.latency=10000000s", /* two copies of 10^7 s each */
+        "--set links.hbm_copy.latency=18446744s --set links.hbm_copy.bandwidth=1B/s", /* saturated */
+        "--set memories.hbm.defrag.mode=host_roundtrip --set links.pcie.latency=5000000s"};
+    for (size_t k = 0; k < AM_ARRAY_LEN(args); k++)
+        bi_run(&(bi_case){BI_TRACE, "clkd.trace", BI_DEFRAG_TRACE, 0,
+                          "amsim: @:8:1: simulated time reaches 2^64 - 2 ps (about 213 days) by "
+                          "this event", args[k], BI_DEFRAG_CFG});
+    /* trigger every: the run after an allocation that succeeded */
+    bi_run(&(bi_case){BI_TRACE, "clkd2.trace", H "alloc 1 1MiB\nalloc 2 1MiB\nfree 1\n"
+                      "alloc 3 2MiB\n", 0, "amsim: @:5:1: simulated time reaches 2^64 - 2 ps",
+                      "--set memories.hbm.defrag.trigger=every --set memories.hbm.defrag.every=1 "
+                      "--set links.hbm_copy.latency=9300000s", BI_DEFRAG_CFG});
+}
 BI_T(t_stream_nan, "snan.trace", H "alloc 1 1KiB stream=x\n",
      "amsim: @:2:21: bad stream 'x': not an unsigned integer")
 BI_T(t_stream_overflow, "sovf.trace", H "alloc 1 1KiB stream=4294967295\n",
@@ -2827,6 +2855,7 @@ void suite_badinput(void)
              {"engine: times adding up past the clock (computes)", t_clock_compute},
              {"engine: times adding up past the clock (a transfer)", t_clock_transfer},
              {"engine: times adding up past the clock (at the end)", t_clock_drain},
+             {"engine: defragmentation copies adding up past the clock", t_clock_defrag},
              {"trace: non-numeric stream", t_stream_nan},
              {"trace: stream out of range", t_stream_overflow},
              {"trace: unknown memory level", t_unknown_level},

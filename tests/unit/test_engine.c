@@ -1060,6 +1060,35 @@ static void test_transfer_from_no_memory(void)
     free(js);
 }
 
+/* A transfer whose into= destination runs out of memory does not happen either: it counts in
+ * transfers_skipped and the text report's line, beside transfer_into.failed, as a transfer the
+ * guard rejects does (until 2026-11-27 it was in neither transfers nor transfers_skipped). */
+static void test_transfer_into_oom_skipped(void)
+{
+    const char *cfg = tu_write("io.yaml", "version: 1\ndefault_memory: hbm\nmemories:\n"
+                               "  hbm: {kind: hbm, capacity: 2MiB, allocator: {policy: best_fit, "
+                               "commit_granularity: 2MiB}}\n"
+                               "  host: {kind: host, capacity: 1GiB, allocator: {policy: "
+                               "best_fit}}\n"
+                               "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s}\n");
+    const char *tr = tu_write("io.trace", "amsim-trace v1\nalloc 1 2MiB\n"
+                              "transfer host hbm 1MiB into=5\ntransfer host hbm 1KiB\nsync\n"
+                              "free 5\nfree 1\n");
+    char args[1024], *out = NULL;
+    snprintf(args, sizeof args, "run -c '%s' -t '%s' --json '%s/io.json'", cfg, tr, tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, ", 1 transfer, "));
+    CU_ASSERT(out && strstr(out, "\n1 transfer did not happen (rejected by the transfer guard, "
+                                 "or its buffer had no memory)\n"));
+    free(out);
+    char path[512];
+    snprintf(path, sizeof path, "%s/io.json", tu_tmpdir());
+    char *js = tu_slurp(path, NULL);
+    CU_ASSERT(js && strstr(js, "\"failed\": 1"));
+    CU_ASSERT(js && strstr(js, "\"transfers\": 1,") && strstr(js, "\"transfers_skipped\": 1,"));
+    free(js);
+}
+
 /* Waits for frees keep the rows' rules: a served request's placement row has the seq of the
  * free that served it (the rows rebuild the live set event by event with no overlap), the free's
  * timeline row shows the level without it, and a wait that runs out during a slow event (a
@@ -1596,6 +1625,8 @@ void suite_engine(void)
              {"waits for frees: rows in event and time order", test_retry_rows_in_order},
              {"a transfer from a buffer with no memory does not happen",
               test_transfer_from_no_memory},
+             {"a transfer whose into= runs out of memory is counted as not happening",
+              test_transfer_into_oom_skipped},
              {"placement rows: numbers of every length", test_placement_numbers},
              {"recorded segment events: same level, address and size, next to their event",
               test_segment_validation},

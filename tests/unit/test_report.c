@@ -583,15 +583,16 @@ static void test_log_levels(void)
 /* The run report's level table keeps its columns for sizes up to 2^64 bytes: sizes of 1 PiB
  * and more print in PiB and EiB, the capacity column right-aligned under its header. Until
  * 2026-11-27 the largest unit was TiB, and a 4 EiB capacity printed "4194304.00 TiB", 14
- * characters in a 12-wide column, shifting the row. */
+ * characters in a 12-wide column, shifting the row. A size just under a unit that rounds to
+ * 1024.00 prints in that unit (until 2026-11-27 "1024.00 TiB" and "1024.00 PiB" here). */
 static void test_run_report_large_sizes(void)
 {
     const char *tr = tu_write("huge.trace", "amsim-trace v1\nalloc 1 1PiB\nalloc 2 3EiB\n"
                                             "free 1\nfree 2\n");
     static const struct {
         const char *capacity, *shown;
-    } c[] = {{"4611686018427387904", "4.00 EiB"}, {"1125899906842623", "1024.00 TiB"},
-             {"1152920405095219200", "1024.00 PiB"}, {"1GiB", "1.00 GiB"}};
+    } c[] = {{"4611686018427387904", "4.00 EiB"}, {"1125899906842623", "1.00 PiB"},
+             {"1152920405095219200", "1.00 EiB"}, {"1GiB", "1.00 GiB"}};
     for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
         const char *cfg = tu_write("huge.yaml", "version: 1\nmemories:\n  hbm:\n"
                                                 "    capacity: 1GiB\n"
@@ -617,6 +618,42 @@ static void test_run_report_large_sizes(void)
             printf("\n%.*s\n%.*s\n", (int)hlen, head, (int)rlen, row);
         free(out);
     }
+}
+
+/* The run report's link table keeps its columns for a link busy 1,000,000 s or more: the busy
+ * column widens to its widest time, header and every row alike, and a rate below 1 B/s has
+ * significant digits. Until 2026-11-27 "1002500.000 s" took 13 characters of a 12-wide column,
+ * pushing the row's achieved and energy figures right of their headers, and the rate printed
+ * "0.000 B/s". */
+static void test_run_report_long_busy(void)
+{
+    const char *cfg = tu_write("busy.yaml",
+        "version: 1\ndefault_memory: hbm\nmemories:\n  hbm: {kind: hbm, capacity: 1GiB}\n"
+        "  host: {kind: host, capacity: 1GiB}\n  dram: {kind: host, capacity: 1GiB}\nlinks:\n"
+        "  pcie: {from: host, to: hbm, bandwidth: 1B/s, efficiency: 0.0004, latency: 1000000s, "
+        "energy_per_byte: 1}\n"
+        "  back: {from: hbm, to: dram, bandwidth: 1GB/s}\n");
+    const char *tr = tu_write("busy.trace", "amsim-trace v1\ntransfer host hbm 1\n"
+                              "transfer hbm dram 1000000\nsync\n");
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "run -c '%s' -t '%s'", cfg, tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    const char *head = out ? strstr(out, "\nlink ") : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(head);
+    head++;
+    const char *slow = strstr(head, "\npcie "), *fast = strstr(head, "\nback ");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(slow);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fast);
+    size_t hlen = strcspn(head, "\n");
+    /* each figure ends where its header does: rows as long as the header */
+    CU_ASSERT_EQUAL(strcspn(slow + 1, "\n"), hlen);
+    CU_ASSERT_EQUAL(strcspn(fast + 1, "\n"), hlen);
+    CU_ASSERT(strstr(head, "transfers          busy       achieved         energy\n") != NULL);
+    CU_ASSERT(strstr(slow, "          1 1002500.000 s   9.98e-07 B/s       1.000 pJ\n") != NULL);
+    CU_ASSERT(strstr(fast, "          1      1.000 ms     1.000 GB/s            n/a\n") != NULL);
+    if (!strstr(slow, "1002500.000 s   9.98e-07 B/s"))
+        printf("\n%s\n", head);
+    free(out);
 }
 
 /* A single-level log is the BFC oracle format, no names: byte for byte what it was for bfc;
@@ -893,6 +930,8 @@ void suite_report(void)
               test_report_timeline_per_input},
              {"run report: sizes up to 16 EiB keep the level table's columns",
               test_run_report_large_sizes},
+             {"run report: a link busy 1,000,000 s or more keeps the link table's columns",
+              test_run_report_long_busy},
              {"heat map keeps an axis value whose runs failed; no gnuplot warnings",
               test_report_heatmap_failed_axis_value},
              {"no gnuplot: one message, status 1, nothing written", test_report_gnuplot_missing},

@@ -342,14 +342,14 @@ static void test_format(void)
     CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 1023), "1023 B");
     CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 1024), "1.00 KiB");
     CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 1572864), "1.50 MiB");
-    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 1048575), "1024.00 KiB"); /* rounds */
+    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 1048575), "1.00 MiB"); /* rounds */
     CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 3298534883328ULL), "3.00 TiB");
     /* PiB and EiB since 2026-11-27 (until then "16777216.00 TiB" here), and they parse */
     CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, UINT64_MAX), "16.00 EiB");
-    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, (1ULL << 50) - 1), "1024.00 TiB");
+    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, (1ULL << 50) - 1), "1.00 PiB");
     CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 1ULL << 50), "1.00 PiB");
     CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, (1ULL << 60) - (1ULL << 40)),
-                           "1024.00 PiB");
+                           "1.00 EiB");
     CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 1ULL << 62), "4.00 EiB");
     CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 5764607523034234880ULL), "5.00 EiB");
     uint64_t big = 0;
@@ -405,6 +405,39 @@ static void test_format(void)
     uint64_t v;
     CU_ASSERT_EQUAL(units_size(units_fmt_size(b, sizeof b, 1572864), &v, NULL), 0);
     CU_ASSERT_EQUAL(v, 1572864);
+}
+
+/* The unit is chosen after rounding to the printed precision, for every quantity: a figure
+ * never reads 1000 (1024 for sizes) in a unit that has a larger one (until 2026-11-27 the unit
+ * was chosen first: 1048575 B printed "1024.00 KiB", 1 B in 1 ns "1000.000 MB/s", 999999600 ps
+ * "1000.000 us", 0.9999999 uJ "1000.000 nJ"). A rate below 1 B/s has 3 significant digits, as
+ * an energy below 1 pJ (until 2026-11-27 "0.000 B/s"). */
+static void test_format_after_rounding(void)
+{
+    char b[64];
+    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 1048575), "1.00 MiB");
+    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 1048570), "1023.99 KiB");
+    CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, (1ULL << 30) - 1), "1.00 GiB");
+    CU_ASSERT_STRING_EQUAL(units_fmt_size128(b, sizeof b, ((am_u128)1 << 70) - 1), "1024.00 EiB");
+    CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 1.0 / 1e-9), "1.000 GB/s");
+    CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 999999999.0), "1.000 GB/s");
+    CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 999499999.0), "999.500 MB/s");
+    CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 999.9996), "1.000 KB/s");
+    CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 0.0004), "0.0004 B/s");
+    CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 9.98e-7), "9.98e-07 B/s");
+    CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 0.9996), "1.000 B/s");
+    CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 0), "0.000 B/s");
+    CU_ASSERT_STRING_EQUAL(units_fmt_bandwidth(b, sizeof b, 1e21), "1000.000 EB/s");
+    CU_ASSERT_STRING_EQUAL(units_fmt_energy(b, sizeof b, 1000000 * 0.9999999e-12), "1.000 uJ");
+    CU_ASSERT_STRING_EQUAL(units_fmt_energy(b, sizeof b, 0.9996e-12), "1.000 pJ");
+    CU_ASSERT_STRING_EQUAL(units_fmt_energy(b, sizeof b, 0.999e-12), "0.999 pJ");
+    CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 999999600), "1.000 ms");
+    CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 999999499), "999.999 us");
+    CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 999999500), "1.000 ms");
+    CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 999999), "999.999 ns");
+    CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 999999999999600ULL), "1000.000 s");
+    CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, 999999999600ULL), "1.000 s");
+    CU_ASSERT_STRING_EQUAL(units_fmt_time(b, sizeof b, UINT64_MAX), "18446744.074 s");
 }
 
 /* Ranges: value k of {from, to, step} is from + k * step exactly, rounded once (sizes, times)
@@ -535,6 +568,8 @@ void suite_units(void)
              {"times_whole", test_times_whole},
              {"bandwidth", test_bandwidth}, {"times", test_times},
              {"u64_and_real", test_u64_and_real}, {"locale", test_locale_independent},
-             {"format", test_format}, {"range values", test_range_values},
+             {"format", test_format},
+             {"format: the unit chosen after rounding", test_format_after_rounding},
+             {"range values", test_range_values},
              {"factor values", test_factor_values});
 }
