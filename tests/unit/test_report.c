@@ -462,6 +462,22 @@ static void test_stats_huge_values(void)
     free(out);
 }
 
+/* QA: a run whose makespan is near the 2^64 ps limit (18446744.073709551613 s in results.csv)
+ * showed `0 ps` in the Runs table: the double times 1e12 rounded to 2^64, which wrapped. The
+ * cell is now read exactly; a byte count of 2^64 - 1 likewise. */
+static void test_report_makespan_near_limit(void)
+{
+    char *h = report_of("nearlimit", "run_id,run,policy,trace,status,error,makespan_seconds,"
+                        "hbm.peak_live_bytes,hbm.peak_reserved_bytes\n1,r1,bfc,t.trace,ok,,"
+                        "18446744.073709551613,18446744073709551615,1024\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    const char *runs = strstr(h, "<h2>Runs</h2>");
+    CU_ASSERT(runs && strstr(runs, "<td class=num>18446744.074 s</td>"));
+    CU_ASSERT(runs && strstr(runs, "<td class=num>16.00 EiB</td>"));
+    CU_ASSERT(runs && !strstr(runs, ">0 ps<"));
+    free(h);
+}
+
 /* QA's stats edge cases: JSON numbers exact (a 1 TiB mean was 1.09951162778e+12, an sd had
  * 12 digits); groups in the order they first appear in any row (b's first row failed, so a
  * came first); a group with successful rows but no number shown with n = 0 (it was dropped);
@@ -901,6 +917,8 @@ void suite_report(void)
              {"a TMPDIR of 240 bytes: the report is written", test_report_long_tmpdir},
              {"stats: finite values whose squares overflow keep sd and CI",
               test_stats_huge_values},
+             {"report: a makespan near the 2^64 ps limit as results.csv has it",
+              test_report_makespan_near_limit},
              {"a long timeline is drawn as a bounded envelope that keeps its peak",
               test_report_timeline_envelope});
 }
