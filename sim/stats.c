@@ -178,20 +178,36 @@ static const char *unit_of(const char *metric)
     return NULL;
 }
 
-/* A statistic of a metric in unit (unit_of) as text: a whole number (below 2^53, where doubles
- * are exact) in full, as 2147483648, not 2.14748e+09 (until 2026-11-25 every value was %.6g);
- * another number of bytes or a count (a mean, sd or interval end) with two decimals, whole
- * bytes and hundredths exact; any other value with 6 significant digits. */
+/* A statistic of a metric in unit (unit_of) as text, with the unit's symbol: a whole number up
+ * to 2^64 in full, as 2147483648, not 2.14748e+09 (until 2026-11-25 every value was %.6g), and
+ * without decimals; another number of bytes or a count (a mean, sd or interval end, below 2^53:
+ * a double from there on is whole) with two decimals, whole bytes and hundredths exact; any
+ * other value below 2^64 with 6 significant digits; a magnitude beyond 2^64 with the fewest
+ * significant digits that read back as the same double, as the JSON gives it (1e+70 B). Until
+ * 2026-11-27 the rule broke from 2^53: a unitless whole number took 6 digits (9.0072e+15 beside
+ * 9007199254740978 in one row), a byte count two decimals (18446744073709551616.00 B), and
+ * from about 1e63 that %.2f was cut to the 64-byte cell: 1e70 printed a wrong 63-digit integer
+ * without its B. */
 static void fmt_num(char *b, size_t n, double v, const char *unit)
 {
     /* the unit's symbol after the number: bytes B, seconds s; a fraction or a count has none
      * (until 2026-11-27 only the header named the unit) */
     const char *sym = !unit ? "" : !strcmp(unit, "bytes") ? " B" : !strcmp(unit, "seconds") ? " s"
                                                                                           : "";
+    const double two64 = 18446744073709551616.0;
     if (isnan(v) || isinf(v))
         snprintf(b, n, "n/a");
-    else if (v == floor(v) && fabs(v) < 9007199254740992.0)
-        snprintf(b, n, "%.0f%s", v, sym);
+    else if (fabs(v) > two64) {
+        /* at most 17 digits and an exponent: 24 characters with the sign, always room */
+        char d[40];
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(d, sizeof d, "%.*g", prec, v);
+            if (strtod(d, NULL) == v)
+                break;
+        }
+        snprintf(b, n, "%s%s", d, sym);
+    } else if (v == floor(v))
+        snprintf(b, n, "%.0f%s", v == 0 ? 0.0 : v, sym); /* no -0 */
     else if (unit && (!strcmp(unit, "bytes") || !strcmp(unit, "count")))
         snprintf(b, n, "%.2f%s", v, sym);
     else
