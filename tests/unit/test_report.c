@@ -519,6 +519,26 @@ static void test_stats_big_numbers(void)
     free(out);
 }
 
+/* QA: picosecond-exact _seconds cells whose paired differences are all 0.002 s are subtracted
+ * as exact decimals: "every difference is 0.002 s" (the doubles' differences were 1e-15 apart:
+ * sd 1e-15 s, t = 3.4e12). */
+static void test_stats_paired_exact_differences(void)
+{
+    char csv[600], args[1400], *out = NULL;
+    snprintf(csv, sizeof csv, "%s", tu_write("ps.csv",
+        "run,policy,trace,seed,status,makespan_seconds\n"
+        "r1,a,t,1,ok,10.414853674127\nr2,a,t,2,ok,11.661652647307\nr3,a,t,3,ok,10.198\n"
+        "r4,b,t,1,ok,10.412853674127\nr5,b,t,2,ok,11.659652647307\nr6,b,t,3,ok,10.196\n"));
+    snprintf(args, sizeof args, "stats '%s' --metric makespan_seconds --paired a,b", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "  mean difference        0.002 s  sd            0 s\n"));
+    CU_ASSERT(out && strstr(out, "  t = +infinity (every difference is 0.002 s, sd 0), df = 2, "
+                                 "two-sided p = 0\n"));
+    if (out && !strstr(out, "every difference is 0.002 s"))
+        printf("\n  stats:\n%s", out);
+    free(out);
+}
+
 /* QA's stats edge cases: JSON numbers exact (a 1 TiB mean was 1.09951162778e+12, an sd had
  * 12 digits); groups in the order they first appear in any row (b's first row failed, so a
  * came first); a group with successful rows but no number shown with n = 0 (it was dropped);
@@ -962,6 +982,8 @@ void suite_report(void)
               test_report_makespan_near_limit},
              {"stats: whole numbers in full up to 2^64, beyond as in the JSON",
               test_stats_big_numbers},
+             {"stats --paired: decimal differences exact",
+              test_stats_paired_exact_differences},
              {"a long timeline is drawn as a bounded envelope that keeps its peak",
               test_report_timeline_envelope});
 }
