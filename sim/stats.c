@@ -291,7 +291,10 @@ typedef struct paired_test {
     char words[128];
 } paired_test;
 
-static void t_test(const summary *s, const char *unit, paired_test *pt)
+/* s: the differences' summary, perhaps of differences scaled by a power of two (paired_diffs:
+ * t is the same); mean: the mean difference itself, for the words (infinite when beyond the
+ * largest double). */
+static void t_test(const summary *s, double mean, const char *unit, paired_test *pt)
 {
     memset(pt, 0, sizeof *pt);
     pt->t = pt->p = (double)NAN;
@@ -313,7 +316,10 @@ static void t_test(const summary *s, const char *unit, paired_test *pt)
                  "no difference)");
     } else {
         char d[64];
-        fmt_num(d, sizeof d, s->mean, unit);
+        if (isfinite(mean))
+            fmt_num(d, sizeof d, mean, unit);
+        else /* until 2026-11-27 "every difference is n/a", for differences that overflowed */
+            snprintf(d, sizeof d, "%s", "the same, beyond the largest double");
         pt->p = 0;
         snprintf(pt->words, sizeof pt->words, "t = %s (every difference is %s, sd 0)",
                  s->mean > 0 ? "+infinity" : "-infinity", d);
@@ -882,24 +888,48 @@ int cmd_stats(int argc, char **argv)
             if (!strcmp(t.rows[prows[i]][bc], ka))
                 arows[na++] = prows[i];
         qsort(arows, (size_t)na, sizeof *arows, int_cmp);
+        double *va = am_calloc((size_t)t.nrows + 1, sizeof *va);
+        double *vb = am_calloc((size_t)t.nrows + 1, sizeof *vb);
+        unsigned char *exact = am_calloc((size_t)t.nrows + 1, 1);
+        int overflow = 0;
         for (int i = 0; i < na; i++) {
             int r = arows[i], q = partner(&t, prows, nprows, r, bc, kb, keycols, nk);
-            double va, vb;
-            if (parse_num(t.rows[r][mc], &va))
+            if (parse_num(t.rows[r][mc], &va[nd]))
                 continue;
-            if (q < 0 || parse_num(t.rows[q][mc], &vb)) {
+            if (q < 0 || parse_num(t.rows[q][mc], &vb[nd])) {
                 unmatched++;
                 continue;
             }
-            if (exact_difference(t.rows[r][mc], t.rows[q][mc], &d[nd]) != 0)
-                d[nd] = va - vb;
+            exact[nd] = exact_difference(t.rows[r][mc], t.rows[q][mc], &d[nd]) == 0;
+            if (!exact[nd])
+                d[nd] = va[nd] - vb[nd];
+            overflow |= !isfinite(d[nd]);
             nd++;
         }
         free(arows);
-        summary s;
-        summarize(d, nd, &s);
+        /* finite values whose difference overflows (1.5e308 - -1.5e308): every difference
+         * halved, which a power of two does exactly, so that t (scale-free) is computed on
+         * them; the mean difference and its CI are n/a when beyond the largest double. Until
+         * 2026-11-27 the infinite differences gave "t = -infinity ..., p = 0". */
+        int e = 0;
+        if (overflow) {
+            e = 1;
+            for (int i = 0; i < nd; i++)
+                d[i] = exact[i] ? ldexp(d[i], -1) : ldexp(va[i], -1) - ldexp(vb[i], -1);
+        }
+        free(va);
+        free(vb);
+        free(exact);
+        summary sd_scaled, s;
+        summarize(d, nd, &sd_scaled);
+        s = sd_scaled;
+        s.mean = ldexp(s.mean, e);
+        s.sd = ldexp(s.sd, e);
+        s.lo = ldexp(s.lo, e);
+        s.hi = ldexp(s.hi, e);
+        s.half = ldexp(s.half, e);
         paired_test pt;
-        t_test(&s, unit, &pt);
+        t_test(&sd_scaled, s.mean, unit, &pt);
         if (!quiet)
             print_paired(ka, kb, nd, unmatched, &s, &pt, unit);
         if (jf) {

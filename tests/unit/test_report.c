@@ -519,12 +519,25 @@ static void test_stats_big_numbers(void)
     free(out);
 }
 
-/* QA: picosecond-exact _seconds cells whose paired differences are all 0.002 s are subtracted
- * as exact decimals: "every difference is 0.002 s" (the doubles' differences were 1e-15 apart:
- * sd 1e-15 s, t = 3.4e12). */
+/* QA: paired differences. Finite values whose differences overflow (1.5e308 - -1.5e308) are
+ * halved, exactly, for t: t = 5, p = 0.126, the mean difference n/a (it said "t = -infinity
+ * (every difference is n/a, sd 0) ... p = 0", a false significant result). Picosecond-exact
+ * _seconds cells whose differences are all 0.002 s are subtracted as exact decimals: "every
+ * difference is 0.002 s" (the doubles' differences were 1e-15 apart: t = 3.4e12). */
 static void test_stats_paired_exact_differences(void)
 {
     char csv[600], args[1400], *out = NULL;
+    snprintf(csv, sizeof csv, "%s", tu_write("ovf.csv", "run,policy,trace,seed,status,m\n"
+        "r1,a,t,1,ok,1.5e308\nr2,a,t,2,ok,1e308\nr3,b,t,1,ok,-1.5e308\nr4,b,t,2,ok,-1e308\n"));
+    snprintf(args, sizeof args, "stats '%s' --metric m --paired a,b", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "  mean difference            n/a  sd 7.071067811865476e+307\n"
+                                 "  95% CI                     n/a ..            n/a\n"
+                                 "  t = 5, df = 1, two-sided p = 0.125666\n"));
+    if (out && !strstr(out, "t = 5,"))
+        printf("\n  stats:\n%s", out);
+    free(out);
+    out = NULL;
     snprintf(csv, sizeof csv, "%s", tu_write("ps.csv",
         "run,policy,trace,seed,status,makespan_seconds\n"
         "r1,a,t,1,ok,10.414853674127\nr2,a,t,2,ok,11.661652647307\nr3,a,t,3,ok,10.198\n"
@@ -982,7 +995,7 @@ void suite_report(void)
               test_report_makespan_near_limit},
              {"stats: whole numbers in full up to 2^64, beyond as in the JSON",
               test_stats_big_numbers},
-             {"stats --paired: decimal differences exact",
+             {"stats --paired: overflowing differences halved, decimal differences exact",
               test_stats_paired_exact_differences},
              {"a long timeline is drawn as a bounded envelope that keeps its peak",
               test_report_timeline_envelope});
