@@ -113,10 +113,16 @@ static void compare_lower_bound(const run_spec *spec, const char *level, cmp_lb 
         for (char *q = lb->why; *q; q++)
             if (*q == '\n')
                 *q = ' ';
-    } else if (rc > 0)
-        snprintf(lb->why, sizeof lb->why, "a reference run (best_fit) fails a request even "
-                 "with %s (%" PRIu64 " B)", units_fmt_size(size, sizeof size, r.capacity),
-                 r.capacity);
+    } else if (rc > 0) {
+        /* the level still short: the compared one, or another whose failures leave requests
+         * unserved (named then) */
+        char on[96] = "";
+        if (strcmp(r.short_level, level) != 0)
+            snprintf(on, sizeof on, "on level %s ", r.short_level);
+        snprintf(lb->why, sizeof lb->why, "a reference run (best_fit) fails a request %seven "
+                 "with %s (%" PRIu64 " B)", on,
+                 units_fmt_size(size, sizeof size, r.short_capacity), r.short_capacity);
+    }
     else {
         lb->known = 1;
         lb->bytes = r.peak_live;

@@ -2255,6 +2255,17 @@ static int use_buffer(sim *s, uint64_t id)
     return 0;
 }
 
+/* A transfer skipped because its source buffer id had no memory (its allocation ran out, waits,
+ * or its spilled copy could not come back): the source's level is marked in
+ * sum.no_memory_levels, so that a reference run knows which level to grow even when the buffer
+ * is still waiting (no out-of-memory counted yet). */
+static void note_no_memory(sim *s, uint64_t id)
+{
+    const slot *x = idmap_find(&s->ids, id);
+    if (x && x->level >= 0 && x->level < 64)
+        s->sum.no_memory_levels |= (uint64_t)1 << x->level;
+}
+
 /* A transfer with into= that does not happen (the transfer guard rejects it, or its spilled
  * source cannot come back): its destination is never allocated. Like one whose allocation runs
  * out of memory, it counts in into_failed and the id stays known as not allocated (ST_OOM, no
@@ -2320,6 +2331,8 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
             /* rejected by the guard, or a source with no memory (use_buffer); counted apart
              * (until 2026-11-27 it was counted nowhere) */
             s->sum.transfers_skipped++;
+            if (allowed)
+                note_no_memory(s, ev->id);
             if (ev->has_into && into_skipped(s, ev, allowed ? FR_NONE : FR_ANY, file, err))
                 return -1;
             break;

@@ -162,6 +162,8 @@ typedef struct sim_summary {
     uint64_t transfers_skipped;  /* transfers that did not happen: the guard rejected them,
                                   * their id= buffer had no memory, or their into= buffer ran
                                   * out of memory (not in `transfers`) */
+    uint64_t no_memory_levels;   /* the levels (bit by index) whose buffer had no memory for a
+                                  * transfer that was then skipped (run_reference grows them) */
     uint64_t warnings;           /* --lenient: recoverable problems counted */
     am_ps makespan, stall, host_time;
     am_ps allocator;             /* host time spent in allocator device calls */

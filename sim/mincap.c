@@ -363,8 +363,13 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         return err.status ? err.status : 2;
     }
     if (rc > 0) {
-        am_msg("%s: the reference run (best_fit) runs out of memory even with %" PRIu64
-               " bytes\n", prog, ref.capacity);
+        /* the level still short: the searched one, or another named (a host whose failed
+         * allocations skip transfers into this level) */
+        char on[96] = "";
+        if (strcmp(ref.short_level, c->level_s) != 0)
+            snprintf(on, sizeof on, "on level %s ", ref.short_level);
+        am_msg("%s: the reference run (best_fit) runs out of memory %seven with %" PRIu64
+               " bytes\n", prog, on, ref.short_capacity);
         return 1;
     }
     uint64_t peak = ref.peak_live, L = ref.max_request;

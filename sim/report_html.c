@@ -173,7 +173,16 @@ static void fmt_metric(char *b, size_t n, const char *col, const char *v)
         return;
     }
     if (l > 6 && strcmp(col + l - 6, "_bytes") == 0 && x >= 0) {
-        units_fmt_size(b, n, (uint64_t)x);
+        /* the cell's whole number exactly when it is one (a double from 2^53 is rounded, and
+         * one of 2^64 does not convert); else as it is, with its unit */
+        const char *why;
+        uint64_t bytes;
+        if (units_size_whole(v, &bytes, &why) == 0)
+            units_fmt_size(b, n, bytes);
+        else if (x < 18446744073709551616.0)
+            units_fmt_size(b, n, (uint64_t)x);
+        else
+            snprintf(b, n, "%s B", v);
         return;
     }
     if (strstr(col, "ratio") || strstr(col, "utilization") || strstr(col, "fragmentation")) {
@@ -181,7 +190,19 @@ static void fmt_metric(char *b, size_t n, const char *col, const char *v)
         return;
     }
     if (l > 8 && strcmp(col + l - 8, "_seconds") == 0) {
-        units_fmt_time(b, n, (am_ps)(x * 1e12 + 0.5));
+        /* results.csv's seconds are picosecond-exact text: read exactly (a double near the
+         * 2^64 ps limit rounds to 2^64, which does not convert: until 2026-11-27 a makespan of
+         * 18446744.073709551613 s showed as 0 ps); else rounded to the nearest picosecond when
+         * that fits; else as it is, with its unit */
+        const char *why;
+        am_ps ps;
+        double p = x * 1e12 + 0.5;
+        if (units_time(v, &ps, &why) == 0)
+            units_fmt_time(b, n, ps);
+        else if (x >= 0 && p < 18446744073709551616.0)
+            units_fmt_time(b, n, (am_ps)p);
+        else
+            snprintf(b, n, "%s s", v);
         return;
     }
     snprintf(b, n, "%s", v);

@@ -373,6 +373,16 @@ static void ref_done(void *ctx, sim *s, const report_trace *t)
     r->capacity = mem_capacity(m);
     r->max_request = c->max_request[lv];
     r->alloc_mask = c->alloc_mask;
+    /* every level's capacity and whether it was short of memory: an OOM, or a transfer
+     * skipped because its buffer there had none (one still waiting has no OOM yet) */
+    r->short_mask = sim_get_summary(s)->no_memory_levels;
+    for (int i = 0; i < sim_nlevels(s) && i < CFG_MAX_LEVELS; i++) {
+        mem_level *li = sim_level(s, i);
+        r->caps[i] = mem_capacity(li);
+        snprintf(r->names[i], sizeof r->names[i], "%s", cfg->levels[i].name);
+        if (mem_get_metrics(li)->ooms)
+            r->short_mask |= (uint64_t)1 << i;
+    }
     r->alloc_levels[0] = 0;
     size_t used = 0;
     for (int i = 0; i < sim_nlevels(s) && i < CFG_MAX_LEVELS; i++)
@@ -383,16 +393,19 @@ static void ref_done(void *ctx, sim *s, const report_trace *t)
         }
 }
 
-/* One reference run at capacity v (0: the configured one, as written) into a fresh *out. */
-static int ref_run_at(const run_spec *base, const char *level, uint64_t v, run_ref *out,
-                      am_error *err)
+/* One reference run with each level's capacity caps[i] (0: the configured one, as written)
+ * into a fresh *out. */
+static int ref_run_at(const run_spec *base, const char *level, const uint64_t *caps,
+                      const run_ref *prev, run_ref *out, am_error *err)
 {
     run_spec sp = *base;
-    char cap[300];
-    if (v) {
-        snprintf(cap, sizeof cap, "memories.%s.capacity=%" PRIu64, level, v);
-        sp.sets[sp.nsets++] = cap;
-    }
+    char cap[CFG_MAX_LEVELS][300];
+    for (int i = 0; i < CFG_MAX_LEVELS; i++)
+        if (caps[i]) {
+            snprintf(cap[i], sizeof cap[i], "memories.%s.capacity=%" PRIu64, prev->names[i],
+                     caps[i]);
+            sp.sets[sp.nsets++] = cap[i];
+        }
     memset(out, 0, sizeof *out);
     ref_ctx c = {.out = out, .level = level};
     sim_observer obs = {.ctx = &c, .alloc = ref_alloc};
@@ -411,15 +424,27 @@ int run_reference(const run_spec *spec, const char *level, run_ref *out, am_erro
     sp.nsets = spec->nsets;
     snprintf(oom, sizeof oom, "memories.%s.on_oom=fail", level);
     sp.sets[sp.nsets++] = oom;
-    uint64_t v = 0;
+    uint64_t caps[CFG_MAX_LEVELS] = {0};
+    run_ref prev;
+    memset(&prev, 0, sizeof prev);
     for (;;) {
-        if (ref_run_at(&sp, level, v, out, err) != 0)
+        if (ref_run_at(&sp, level, caps, &prev, out, err) != 0)
             return -1;
-        if (out->ooms == 0)
+        if (out->short_mask == 0)
             return 0;
-        v = out->capacity;
-        if (v >= RUN_REF_MAX)
-            return 1;
-        v = v > RUN_REF_MAX / 2 ? RUN_REF_MAX : AM_MAX(v * 2, 1);
+        /* every short level doubles (one level's failures can leave another's requests
+         * unserved: a host allocation that fails skips the transfer into= hbm it feeds) */
+        for (int i = 0; i < CFG_MAX_LEVELS; i++) {
+            if (!(out->short_mask >> i & 1))
+                continue;
+            uint64_t v = out->caps[i];
+            if (v >= RUN_REF_MAX) {
+                snprintf(out->short_level, sizeof out->short_level, "%s", out->names[i]);
+                out->short_capacity = v;
+                return 1;
+            }
+            caps[i] = v > RUN_REF_MAX / 2 ? RUN_REF_MAX : AM_MAX(v * 2, 1);
+        }
+        prev = *out;
     }
 }

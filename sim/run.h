@@ -13,6 +13,8 @@
 #define RUN_MAX_SETS 256
 /* sets a command adds to the user's own (mincap: the policy, capacity, limit and on_oom) */
 #define RUN_EXTRA_SETS 4
+/* sets a reference run adds to a command's: on_oom: fail and a capacity for every level */
+#define RUN_REF_SETS (1 + CFG_MAX_LEVELS)
 
 typedef struct run_spec {
     const char *config, *trace;
@@ -23,7 +25,7 @@ typedef struct run_spec {
                                     best_fit with its defaults on this level, the config's
                                     allocator options there left out (cfg_load_reference;
                                     policy is then ignored), or NULL */
-    const char *sets[RUN_MAX_SETS + RUN_EXTRA_SETS];
+    const char *sets[RUN_MAX_SETS + RUN_EXTRA_SETS + RUN_REF_SETS];
     int nsets;
     const char *json, *placements, *timeline, *log; /* output files or NULL ("-": stdout) */
     const char *outdir;          /* all outputs + effective_config.yaml + report.txt */
@@ -55,6 +57,12 @@ typedef struct run_ref {
     uint64_t peak_live;     /* the level's peak live bytes (spill copies into it counted) */
     uint64_t ooms;          /* the level's OOM count in the last run (0 when it fit) */
     uint64_t capacity;      /* the level's capacity in the last run */
+    uint64_t short_mask;    /* the levels (by index) that ran out of memory in the last run or
+                               whose buffer had none for a transfer that was skipped */
+    uint64_t caps[CFG_MAX_LEVELS];       /* every level's capacity in the last run */
+    char names[CFG_MAX_LEVELS][64];      /* every level's name ("" past the config's levels) */
+    char short_level[64];   /* run_reference's 1: the level still short at RUN_REF_MAX */
+    uint64_t short_capacity; /* and its capacity then */
     uint64_t max_request;   /* its largest trace request on the level (bytes), recorded `oom`
                                lines and spill copies left out */
     uint64_t alloc_mask;    /* the levels (by index) the trace allocates on */
@@ -64,11 +72,15 @@ typedef struct run_ref {
 
 /* The reference run of compare's and mincap's lower bound: spec's config (with its --set
  * options), trace, --lenient and --device, best_fit with its defaults on level
- * (run_spec.reference_level) and `on_oom: fail` there, at the configured capacity, then
- * doubled until the level has no OOM (other levels' OOMs are not its concern), up to
- * RUN_REF_MAX. spec's policy, outputs and observer are not used. 0 when a run fit, 1 when the
- * level still ran out at RUN_REF_MAX (or at a configured capacity above it; out->capacity says
- * which), -1 with err when a run failed; *out describes the last run. */
+ * (run_spec.reference_level) and `on_oom: fail` there, at the configured capacities, then
+ * every level that ran out of memory or made a transfer skip for lack of it (short_mask)
+ * doubled, run after run, until every request is served: no level has an OOM and no transfer
+ * was skipped for lack of memory, each level up to RUN_REF_MAX. Until 2026-11-27 only `level`
+ * grew, so another level's failures left requests of `level` unserved (a transfer `into=` it
+ * skipped) and the bound too low. spec's policy, outputs and observer are not used. 0 when a
+ * run served everything, 1 when a level was still short at RUN_REF_MAX (or at a configured
+ * capacity above it; out->short_level and short_capacity say which), -1 with err when a run
+ * failed; *out describes the last run. */
 int run_reference(const run_spec *spec, const char *level, run_ref *out, am_error *err);
 
 /* "did you mean 'caching'? policies: bfc, best_fit, ..." for an unknown policy name (the

@@ -127,6 +127,74 @@ static void summarize(const double *v, int n, summary *s)
  * and a leading blank was skipped, a trailing one refused. */
 static int parse_num(const char *s, double *v) { return rtable_num(s, v) == 0 ? 0 : -1; }
 
+/* Decimal cells as exact integers: a value is mant / 10^scale. 128 bits hold a cell of up to
+ * 18 digits before the point and 18 after, aligned to a common scale, and the difference of two
+ * such (under 2 * 10^36 < 2^127). */
+__extension__ typedef __int128 dec_int;
+enum { DEC_DIGITS = 18 };
+
+/* cell (blanks around it trimmed, as rtable_num does) as mant / 10^scale: 0 when it is a plain
+ * decimal ([+-]digits[.digits], no exponent) of at most DEC_DIGITS digits on either side of the
+ * point, else -1 (the caller then takes the double). */
+static int dec_parse(const char *cell, dec_int *mant, int *scale)
+{
+    while (*cell == ' ' || *cell == '\t')
+        cell++;
+    int neg = *cell == '-';
+    if (*cell == '-' || *cell == '+')
+        cell++;
+    dec_int m = 0;
+    int ints = 0, fracs = 0, point = 0;
+    for (; *cell; cell++) {
+        if (*cell == '.' && !point) {
+            point = 1;
+            continue;
+        }
+        if (*cell < '0' || *cell > '9')
+            break;
+        if (point ? ++fracs > DEC_DIGITS : ++ints > DEC_DIGITS)
+            return -1;
+        m = m * 10 + (*cell - '0');
+    }
+    while (*cell == ' ' || *cell == '\t')
+        cell++;
+    if (*cell || ints + fracs == 0)
+        return -1;
+    *mant = neg ? -m : m;
+    *scale = fracs;
+    return 0;
+}
+
+/* The difference a - b of two metric cells, exactly when both are plain decimals (dec_parse):
+ * the exact difference, its trailing zeros dropped, then one conversion, so that equal
+ * differences give the same double whatever digits the cells have (a results table's
+ * _seconds are picosecond-exact: 10.414853674127 - 10.412853674127 is 0.002 as 10.198 - 10.196
+ * is). Until 2026-11-27 the doubles were subtracted: those differences came out 1e-15 apart,
+ * so "every difference is 0.002 s" read as sd 1e-15 and t = 3.4e12. 0 when exact, else -1
+ * (the caller subtracts the doubles). */
+static int exact_difference(const char *ca, const char *cb, double *d)
+{
+    dec_int ma, mb;
+    int ka, kb;
+    if (dec_parse(ca, &ma, &ka) != 0 || dec_parse(cb, &mb, &kb) != 0)
+        return -1;
+    for (; ka < kb; ka++)
+        ma *= 10;
+    for (; kb < ka; kb++)
+        mb *= 10;
+    dec_int diff = ma - mb;
+    int k = ka;
+    while (k > 0 && diff % 10 == 0) {
+        diff /= 10;
+        k--;
+    }
+    double p10 = 1;
+    for (int i = 0; i < k; i++)
+        p10 *= 10; /* exact: 10^18 < 2^63 */
+    *d = (double)diff / p10;
+    return 0;
+}
+
 /* The unit of a results-table metric, from its name (the columns batch.c writes: LEVEL.NAME and
  * LEVEL.stats.NAME[.current|.peak] with the policy's own names, and the run's own): "bytes",
  * "seconds", "fraction" (a ratio from 0 to 1), "count", or NULL when the name does not say (an
@@ -178,20 +246,36 @@ static const char *unit_of(const char *metric)
     return NULL;
 }
 
-/* A statistic of a metric in unit (unit_of) as text: a whole number (below 2^53, where doubles
- * are exact) in full, as 2147483648, not 2.14748e+09 (until 2026-11-25 every value was %.6g);
- * another number of bytes or a count (a mean, sd or interval end) with two decimals, whole
- * bytes and hundredths exact; any other value with 6 significant digits. */
+/* A statistic of a metric in unit (unit_of) as text, with the unit's symbol: a whole number up
+ * to 2^64 in full, as 2147483648, not 2.14748e+09 (until 2026-11-25 every value was %.6g), and
+ * without decimals; another number of bytes or a count (a mean, sd or interval end, below 2^53:
+ * a double from there on is whole) with two decimals, whole bytes and hundredths exact; any
+ * other value below 2^64 with 6 significant digits; a magnitude beyond 2^64 with the fewest
+ * significant digits that read back as the same double, as the JSON gives it (1e+70 B). Until
+ * 2026-11-27 the rule broke from 2^53: a unitless whole number took 6 digits (9.0072e+15 beside
+ * 9007199254740978 in one row), a byte count two decimals (18446744073709551616.00 B), and
+ * from about 1e63 that %.2f was cut to the 64-byte cell: 1e70 printed a wrong 63-digit integer
+ * without its B. */
 static void fmt_num(char *b, size_t n, double v, const char *unit)
 {
     /* the unit's symbol after the number: bytes B, seconds s; a fraction or a count has none
      * (until 2026-11-27 only the header named the unit) */
     const char *sym = !unit ? "" : !strcmp(unit, "bytes") ? " B" : !strcmp(unit, "seconds") ? " s"
                                                                                           : "";
+    const double two64 = 18446744073709551616.0;
     if (isnan(v) || isinf(v))
         snprintf(b, n, "n/a");
-    else if (v == floor(v) && fabs(v) < 9007199254740992.0)
-        snprintf(b, n, "%.0f%s", v, sym);
+    else if (fabs(v) > two64) {
+        /* at most 17 digits and an exponent: 24 characters with the sign, always room */
+        char d[40];
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(d, sizeof d, "%.*g", prec, v);
+            if (strtod(d, NULL) == v)
+                break;
+        }
+        snprintf(b, n, "%s%s", d, sym);
+    } else if (v == floor(v))
+        snprintf(b, n, "%.0f%s", v == 0 ? 0.0 : v, sym); /* no -0 */
     else if (unit && (!strcmp(unit, "bytes") || !strcmp(unit, "count")))
         snprintf(b, n, "%.2f%s", v, sym);
     else
@@ -207,7 +291,10 @@ typedef struct paired_test {
     char words[128];
 } paired_test;
 
-static void t_test(const summary *s, const char *unit, paired_test *pt)
+/* s: the differences' summary, perhaps of differences scaled by a power of two (paired_diffs:
+ * t is the same); mean: the mean difference itself, for the words (infinite when beyond the
+ * largest double). */
+static void t_test(const summary *s, double mean, const char *unit, paired_test *pt)
 {
     memset(pt, 0, sizeof *pt);
     pt->t = pt->p = (double)NAN;
@@ -229,7 +316,10 @@ static void t_test(const summary *s, const char *unit, paired_test *pt)
                  "no difference)");
     } else {
         char d[64];
-        fmt_num(d, sizeof d, s->mean, unit);
+        if (isfinite(mean))
+            fmt_num(d, sizeof d, mean, unit);
+        else /* until 2026-11-27 "every difference is n/a", for differences that overflowed */
+            snprintf(d, sizeof d, "%s", "the same, beyond the largest double");
         pt->p = 0;
         snprintf(pt->words, sizeof pt->words, "t = %s (every difference is %s, sd 0)",
                  s->mean > 0 ? "+infinity" : "-infinity", d);
@@ -798,21 +888,48 @@ int cmd_stats(int argc, char **argv)
             if (!strcmp(t.rows[prows[i]][bc], ka))
                 arows[na++] = prows[i];
         qsort(arows, (size_t)na, sizeof *arows, int_cmp);
+        double *va = am_calloc((size_t)t.nrows + 1, sizeof *va);
+        double *vb = am_calloc((size_t)t.nrows + 1, sizeof *vb);
+        unsigned char *exact = am_calloc((size_t)t.nrows + 1, 1);
+        int overflow = 0;
         for (int i = 0; i < na; i++) {
             int r = arows[i], q = partner(&t, prows, nprows, r, bc, kb, keycols, nk);
-            double va, vb;
-            if (parse_num(t.rows[r][mc], &va))
+            if (parse_num(t.rows[r][mc], &va[nd]))
                 continue;
-            if (q >= 0 && !parse_num(t.rows[q][mc], &vb))
-                d[nd++] = va - vb;
-            else
+            if (q < 0 || parse_num(t.rows[q][mc], &vb[nd])) {
                 unmatched++;
+                continue;
+            }
+            exact[nd] = exact_difference(t.rows[r][mc], t.rows[q][mc], &d[nd]) == 0;
+            if (!exact[nd])
+                d[nd] = va[nd] - vb[nd];
+            overflow |= !isfinite(d[nd]);
+            nd++;
         }
         free(arows);
-        summary s;
-        summarize(d, nd, &s);
+        /* finite values whose difference overflows (1.5e308 - -1.5e308): every difference
+         * halved, which a power of two does exactly, so that t (scale-free) is computed on
+         * them; the mean difference and its CI are n/a when beyond the largest double. Until
+         * 2026-11-27 the infinite differences gave "t = -infinity ..., p = 0". */
+        int e = 0;
+        if (overflow) {
+            e = 1;
+            for (int i = 0; i < nd; i++)
+                d[i] = exact[i] ? ldexp(d[i], -1) : ldexp(va[i], -1) - ldexp(vb[i], -1);
+        }
+        free(va);
+        free(vb);
+        free(exact);
+        summary sd_scaled, s;
+        summarize(d, nd, &sd_scaled);
+        s = sd_scaled;
+        s.mean = ldexp(s.mean, e);
+        s.sd = ldexp(s.sd, e);
+        s.lo = ldexp(s.lo, e);
+        s.hi = ldexp(s.hi, e);
+        s.half = ldexp(s.half, e);
         paired_test pt;
-        t_test(&s, unit, &pt);
+        t_test(&sd_scaled, s.mean, unit, &pt);
         if (!quiet)
             print_paired(ka, kb, nd, unmatched, &s, &pt, unit);
         if (jf) {

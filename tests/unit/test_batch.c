@@ -2894,6 +2894,59 @@ static void test_mincap_reference_past_4pib(void)
     free(out);
 }
 
+/* The reference run serves every request: a host too small for the trace's host buffers
+ * (3 MiB configured, two of 2 MiB) makes one host allocation fail, which skips the transfer
+ * into= hbm it feeds, so the hbm peak was 2 MiB, not 4 MiB. The host is doubled as well as
+ * hbm until nothing fails and no transfer is skipped. Until 2026-11-27 only the compared level
+ * grew: compare and mincap gave 2 MiB, "every request served". A host that can never fit
+ * (prealloc's memory_limit below a request) leaves the bound unknown, naming the host. */
+static void test_reference_grows_every_level(void)
+{
+    const char *cf = tu_write("ref-host.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: "
+                              "80GiB\n    allocator:\n      policy: best_fit\n  host:\n"
+                              "    kind: host\n    capacity: 3MiB\n    allocator:\n"
+                              "      policy: best_fit\nlinks:\n  pcie: {from: host, to: hbm, "
+                              "bandwidth: 1GB/s}\ndefault_memory: hbm\n");
+    const char *tr = tu_write("ref-host.trace", "amsim-trace v1\nalloc 100 2MiB level=host\n"
+                              "alloc 101 2MiB level=host\n"
+                              "transfer host hbm 2MiB into=1 id=100\n"
+                              "transfer host hbm 2MiB into=2 id=101\n"
+                              "free 100\nfree 101\nfree 1\nfree 2\n");
+    const char *js = path_in_tmp("ref-host.json");
+    char args[2048], *out = NULL, *err = NULL;
+    snprintf(args, sizeof args, "compare -c '%s' -t '%s' --policies best_fit", cf, tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "lower bound 4.00 MiB (4194304 B)"));
+    free(out);
+    /* mincap's peak live is the same; its search keeps the host as configured, where no hbm
+     * size fits (status 1, the JSON written) */
+    snprintf(args, sizeof args, "mincap -q -c '%s' -t '%s' --policies best_fit --json '%s'", cf,
+             tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    free(err);
+    err = NULL;
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, NULL, "peak_live_bytes"), 4194304, 0);
+    free(j);
+    /* the host's own limit below a request: no capacity serves it */
+    snprintf(args, sizeof args, "compare -c '%s' -t '%s' --policies best_fit --set "
+             "memories.host.allocator.policy=prealloc --set "
+             "memories.host.allocator.memory_limit=1MiB", cf, tr);
+    out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "lower bound unknown: a reference run (best_fit) fails a "
+                            "request on level host even with 4.00 EiB (4611686018427387904 B)"));
+    free(out);
+    snprintf(args, sizeof args, "mincap -q -c '%s' -t '%s' --policies best_fit --set "
+             "memories.host.allocator.policy=prealloc --set "
+             "memories.host.allocator.memory_limit=1MiB --json '%s'", cf, tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "amsim mincap: the reference run (best_fit) runs out of memory "
+                            "on level host even with 4611686018427387904 bytes\n") != NULL);
+    free(err);
+}
+
 /* A free of an unknown id: mincap's error suggests --lenient, and mincap takes it (until
  * 2026-11-25 "unknown option '--lenient'"), answering as for the trace without that free; a
  * sweep's run, whose command has no --lenient, records the error without the hint. */
@@ -4736,6 +4789,7 @@ void suite_batch(void)
               test_mincap_configured_capacity_refused},
              {"mincap doubles up to 4 PiB, no further", test_mincap_upper_bound},
              {"mincap's reference run is compare's, past 4 PiB", test_mincap_reference_past_4pib},
+             {"the reference run grows every level short of memory", test_reference_grows_every_level},
              {"mincap takes --lenient; a sweep's errors do not suggest it", test_mincap_lenient},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
              {"run, compare and mincap refuse a --set key of no policy", test_set_typo_commands},

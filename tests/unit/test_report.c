@@ -452,12 +452,102 @@ static void test_stats_huge_values(void)
                                                          "b,1,ok,0\nb,2,ok,0\n"));
     snprintf(args, sizeof args, "stats '%s' --metric peak --paired a,b", csv);
     CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
-    CU_ASSERT(out && strstr(out, "\na       2  2e+200  1.41421e+200  -1.07062e+201  "
-                                 "1.47062e+201\n"));
-    CU_ASSERT(out && strstr(out, "  mean difference         2e+200  sd   1.41421e+200\n"
-                                 "  95% CI           -1.07062e+201 ..   1.47062e+201\n"
+    /* beyond 2^64 the fewest digits that read back, as in the JSON (test_stats_big_numbers) */
+    CU_ASSERT(out && strstr(out, "\na       2  2e+200  1.414213562373095e+200  "
+                                 "-1.0706204736174697e+201  1.4706204736174695e+201\n"));
+    CU_ASSERT(out && strstr(out, "  mean difference         2e+200  sd 1.414213562373095e+200\n"
+                                 "  95% CI          -1.0706204736174697e+201 .. "
+                                 "1.4706204736174695e+201\n"
                                  "  t = 2, df = 1, two-sided p = 0.295167\n"));
-    if (out && !strstr(out, "1.41421e+200"))
+    if (out && !strstr(out, "1.414213562373095e+200"))
+        printf("\n  stats:\n%s", out);
+    free(out);
+}
+
+/* QA: a run whose makespan is near the 2^64 ps limit (18446744.073709551613 s in results.csv)
+ * showed `0 ps` in the Runs table: the double times 1e12 rounded to 2^64, which wrapped. The
+ * cell is now read exactly; a byte count of 2^64 - 1 likewise. */
+static void test_report_makespan_near_limit(void)
+{
+    char *h = report_of("nearlimit", "run_id,run,policy,trace,status,error,makespan_seconds,"
+                        "hbm.peak_live_bytes,hbm.peak_reserved_bytes\n1,r1,bfc,t.trace,ok,,"
+                        "18446744.073709551613,18446744073709551615,1024\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    const char *runs = strstr(h, "<h2>Runs</h2>");
+    CU_ASSERT(runs && strstr(runs, "<td class=num>18446744.074 s</td>"));
+    CU_ASSERT(runs && strstr(runs, "<td class=num>16.00 EiB</td>"));
+    CU_ASSERT(runs && !strstr(runs, ">0 ps<"));
+    free(h);
+}
+
+/* QA: stats' text numbers by one rule. A whole number up to 2^64 prints in full, without
+ * decimals: 9007199254741004 beside 9007199254740978 (it was 9.0072e+15), 18446744073709551616 B
+ * (it was 18446744073709551616.00 B, and 1.84467e+19 without a unit). Beyond 2^64 the fewest
+ * digits that read back, as in the JSON: 1e+70 B (it was a wrong 63-digit integer, %.2f cut to
+ * its 64-byte cell, without B). */
+static void test_stats_big_numbers(void)
+{
+    char csv[600], args[1400], *out = NULL;
+    snprintf(csv, sizeof csv, "%s", tu_write("big5.csv", "run,policy,trace,seed,status,m,m_bytes\n"
+        "r1,a,t,1,ok,2147483648,2147483648\nr2,a,t,2,ok,2147483648,2147483648\n"
+        "r3,b,t,1,ok,9007199254740992,9007199254740992\n"
+        "r4,b,t,2,ok,9007199254740990,9007199254740990\n"
+        "r5,c,t,1,ok,18446744073709551615,18446744073709551615\n"
+        "r6,c,t,2,ok,18446744073709551615,18446744073709551615\n"
+        "r7,d,t,1,ok,1e70,1e70\nr8,d,t,2,ok,1e70,1e70\n"));
+    snprintf(args, sizeof args, "stats '%s' --metric m", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\nb       2      9007199254740991  1.41421      "
+                                 "9007199254740978      9007199254741004\n"
+                                 "c       2  18446744073709551616        0  "
+                                 "18446744073709551616  18446744073709551616\n"
+                                 "d       2                 1e+70        0                 "
+                                 "1e+70                 1e+70\n"));
+    if (out && !strstr(out, "9007199254741004\n"))
+        printf("\n  stats:\n%s", out);
+    free(out);
+    out = NULL;
+    snprintf(args, sizeof args, "stats '%s' --metric m_bytes", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\nc       2  18446744073709551616 B     0 B  "
+                                 "18446744073709551616 B  18446744073709551616 B\n"
+                                 "d       2                 1e+70 B     0 B  "
+                                 "               1e+70 B                 1e+70 B\n"));
+    CU_ASSERT(out && !strstr(out, ".00 B"));
+    if (out && !strstr(out, "1e+70 B\n"))
+        printf("\n  stats:\n%s", out);
+    free(out);
+}
+
+/* QA: paired differences. Finite values whose differences overflow (1.5e308 - -1.5e308) are
+ * halved, exactly, for t: t = 5, p = 0.126, the mean difference n/a (it said "t = -infinity
+ * (every difference is n/a, sd 0) ... p = 0", a false significant result). Picosecond-exact
+ * _seconds cells whose differences are all 0.002 s are subtracted as exact decimals: "every
+ * difference is 0.002 s" (the doubles' differences were 1e-15 apart: t = 3.4e12). */
+static void test_stats_paired_exact_differences(void)
+{
+    char csv[600], args[1400], *out = NULL;
+    snprintf(csv, sizeof csv, "%s", tu_write("ovf.csv", "run,policy,trace,seed,status,m\n"
+        "r1,a,t,1,ok,1.5e308\nr2,a,t,2,ok,1e308\nr3,b,t,1,ok,-1.5e308\nr4,b,t,2,ok,-1e308\n"));
+    snprintf(args, sizeof args, "stats '%s' --metric m --paired a,b", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "  mean difference            n/a  sd 7.071067811865476e+307\n"
+                                 "  95% CI                     n/a ..            n/a\n"
+                                 "  t = 5, df = 1, two-sided p = 0.125666\n"));
+    if (out && !strstr(out, "t = 5,"))
+        printf("\n  stats:\n%s", out);
+    free(out);
+    out = NULL;
+    snprintf(csv, sizeof csv, "%s", tu_write("ps.csv",
+        "run,policy,trace,seed,status,makespan_seconds\n"
+        "r1,a,t,1,ok,10.414853674127\nr2,a,t,2,ok,11.661652647307\nr3,a,t,3,ok,10.198\n"
+        "r4,b,t,1,ok,10.412853674127\nr5,b,t,2,ok,11.659652647307\nr6,b,t,3,ok,10.196\n"));
+    snprintf(args, sizeof args, "stats '%s' --metric makespan_seconds --paired a,b", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "  mean difference        0.002 s  sd            0 s\n"));
+    CU_ASSERT(out && strstr(out, "  t = +infinity (every difference is 0.002 s, sd 0), df = 2, "
+                                 "two-sided p = 0\n"));
+    if (out && !strstr(out, "every difference is 0.002 s"))
         printf("\n  stats:\n%s", out);
     free(out);
 }
@@ -940,6 +1030,12 @@ void suite_report(void)
              {"a TMPDIR of 240 bytes: the report is written", test_report_long_tmpdir},
              {"stats: finite values whose squares overflow keep sd and CI",
               test_stats_huge_values},
+             {"report: a makespan near the 2^64 ps limit as results.csv has it",
+              test_report_makespan_near_limit},
+             {"stats: whole numbers in full up to 2^64, beyond as in the JSON",
+              test_stats_big_numbers},
+             {"stats --paired: overflowing differences halved, decimal differences exact",
+              test_stats_paired_exact_differences},
              {"a long timeline is drawn as a bounded envelope that keeps its peak",
               test_report_timeline_envelope});
 }
