@@ -129,9 +129,11 @@ static void compare_lower_bound(const run_spec *spec, const char *level, cmp_lb 
     }
 }
 
-/* Whether a row has a gap: a bound is known and the row placed every request of the level (one
- * that ran out of memory there did not place the trace: its reserved bytes say nothing of it) */
-static int has_gap(const cmp_row *r, const cmp_lb *lb) { return lb->known && r->level_ooms == 0; }
+/* Whether a row has a gap: a bound is known and the row served every request, on every level,
+ * as the reference run did (one that ran out of memory did not place the trace: a failed host
+ * buffer skips the transfers into the level too, so its reserved bytes say nothing of it; until
+ * 2026-11-27 only the level's own out-of-memory results counted, and such a row had a gap) */
+static int has_gap(const cmp_row *r, const cmp_lb *lb) { return lb->known && r->ooms == 0; }
 
 /* The gap of a row to the lower bound lb (0 when it reserved no more: spilling can hold less) */
 static uint64_t gap_to(const cmp_row *r, uint64_t lb)
@@ -173,7 +175,7 @@ static void print_table(const cmp_row *rows, int n, const char *level, const cmp
                units_fmt_time(d, sizeof d, r->alloc_ps));
     }
     printf("peak live: the requests each row served (below the bound when it ran out of "
-           "memory); gap = peak reserved - lower bound (n/a when the level ran out)\n");
+           "memory); gap = peak reserved - lower bound (n/a when the row ran out)\n");
 }
 
 static void usage(FILE *f)
