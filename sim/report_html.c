@@ -30,7 +30,11 @@
 #endif
 
 #define RH_MAX_PLOT_TRACES 4
-#define RH_MAX_LINES 8
+/* The most lines (policies) a timeline plot draws: every policy amsim has (10, offline
+ * included) and room to spare; the scripts' palette has as many colours. A policy past it is
+ * named in the caption (until 2026-11-27 the cap was 8 and a 9th policy, e.g. tlsf in a study of
+ * every policy, was left out silently). */
+#define RH_MAX_LINES 16
 
 static const char *prog = "amsim report";
 
@@ -723,6 +727,50 @@ static int count_inputs(const ctx *c)
     return n;
 }
 
+/* The policies of an input past the first RH_MAX_LINES (in table order), each once: the plots
+ * draw no line for them, and their captions say which. */
+typedef struct left_out {
+    char (*names)[64];
+    int n, cap;
+} left_out;
+
+static void left_out_add(left_out *l, const char *policy)
+{
+    for (int i = 0; i < l->n; i++)
+        if (strcmp(l->names[i], policy) == 0)
+            return;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 8;
+        l->names = am_realloc(l->names, (size_t)l->cap * sizeof *l->names);
+    }
+    snprintf(l->names[l->n++], sizeof l->names[0], "%s", policy);
+}
+
+/* For a caption: " No line for 2 more policies (at most 16 policies are drawn, the first in
+ * table order): p17, p18." (what: "line", "heat map"). Empty when none was left out.
+ * Allocated. */
+static char *left_out_note(const left_out *l, const char *what)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (l->n) {
+        fprintf(f, " No %s for %d more polic%s (at most %d policies are drawn, the first in "
+                "table order):", what, l->n, l->n == 1 ? "y" : "ies", RH_MAX_LINES);
+        for (int i = 0; i < l->n; i++)
+            fprintf(f, "%s %s", i ? "," : "", l->names[i][0] ? l->names[i] : "run");
+        fputc('.', f);
+    }
+    fclose(f);
+    return text;
+}
+
+static void left_out_free(left_out *l)
+{
+    free(l->names);
+    *l = (left_out){0};
+}
+
 /* One plot pair per input (trace, seed, other axes), the first RH_MAX_PLOT_TRACES in table
  * order (until 2026-11-27 runs were grouped by the trace column alone, so a generated trace's
  * seeds, all "gen:serve", shared one plot: bfc on seed 2 drawn against caching on seed 1). */
@@ -753,6 +801,7 @@ static void timelines(ctx *c)
         tl_span sp = {0};
         tl_out lines[RH_MAX_LINES];
         const char *line_pol[RH_MAX_LINES];
+        left_out left = {0};
         for (int r = 0; r < c->t.nrows; r++) {
             if (!ok_row(c, r) || !same_input(c, r, refs[k]))
                 continue;
@@ -761,8 +810,10 @@ static void timelines(ctx *c)
             while (q < np && strcmp(pols[q], p) != 0)
                 q++;
             if (q == np) {
-                if (np == RH_MAX_LINES)
+                if (np == RH_MAX_LINES) {
+                    left_out_add(&left, p);
                     continue;
+                }
                 snprintf(pols[np], sizeof pols[0], "%s", p);
                 first[np] = r;
                 plotted[np++] = -1;
@@ -782,27 +833,32 @@ static void timelines(ctx *c)
             strcat(titles, w);
             strcat(titles, " ");
         }
-        if (!nl)
+        if (!nl) {
+            left_out_free(&left);
             continue;
+        }
         if (!header++)
             fprintf(c->html, "<h2>Memory over time (%s)</h2>\n", c->level);
-        char vars[RH_MAX_LINES * (PATH_MAX + 200) + 1024], tw[600], cap[8192], ranges[128];
+        char vars[RH_MAX_LINES * (PATH_MAX + 200) + 1024], tw[600], cap[RH_MAX_LINES * 1024], ranges[128];
         gp_str(tw, sizeof tw, label);
         timeline_ranges(ranges, sizeof ranges, &sp);
         snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\n"
                  "ttl = %s.': live vs reserved'%s", files, titles, tw, ranges);
         char *runs = timeline_runs(c, pols, first, plotted, np);
         char *thin = envelope_note(lines, line_pol, nl);
+        char *more = left_out_note(&left, "line");
         snprintf(cap, sizeof cap, "%.400s: reserved (solid) and live (dashed) bytes of %.100s over "
-                 "simulated time, %s%s", label, c->level, runs, thin);
+                 "simulated time, %s%s%.2000s", label, c->level, runs, thin, more);
         free(runs);
         free(thin);
         plot(c, "memory_over_time.gp", vars, cap);
         snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\nttl = %s.': fragmentation'"
                  "%s", files, titles, tw, ranges);
-        snprintf(cap, sizeof cap, "%.400s: share of reserved memory not allocated, over time.",
-                 label);
+        snprintf(cap, sizeof cap, "%.400s: share of reserved memory not allocated, over time.%.2000s",
+                 label, more);
         plot(c, "fragmentation_over_time.gp", vars, cap);
+        free(more);
+        left_out_free(&left);
     }
     /* the page says when inputs were left out (until 2026-11-27 the first 4 were plotted and
      * the rest silently not) */
@@ -935,7 +991,8 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
     return 1;
 }
 
-/* Two axes: a heat map per policy (the first 8, in table order), each at the values of that
+/* Two axes: a heat map per policy (the first RH_MAX_LINES, in table order, the page naming any
+ * other; until 2026-11-27 the first 8, the rest left out silently), each at the values of that
  * policy's first successful run in the other dimensions. (Until 2026-11-25 there was one map,
  * at the first run's policy, whatever policy the axes were for, and its caption named none.) */
 static void heatmap(ctx *c)
@@ -947,22 +1004,35 @@ static void heatmap(ctx *c)
     int cm = rtable_col(&c->t, metric);
     if (cm < 0 || !c->t.nrows)
         return;
-    int refs[8], nrefs = 0, drawn = 0;
-    for (int r = 0; r < c->t.nrows && nrefs < 8; r++) {
+    int refs[RH_MAX_LINES], nrefs = 0, drawn = 0;
+    left_out left = {0};
+    for (int r = 0; r < c->t.nrows; r++) {
         if (!ok_row(c, r))
             continue;
         int seen = 0;
         for (int q = 0; q < nrefs && !seen; q++)
             seen = c->c_policy < 0 ||
                    strcmp(c->t.rows[refs[q]][c->c_policy], c->t.rows[r][c->c_policy]) == 0;
-        if (!seen)
+        if (seen)
+            continue;
+        if (nrefs < RH_MAX_LINES)
             refs[nrefs++] = r;
+        else
+            left_out_add(&left, c->t.rows[r][c->c_policy]);
     }
     for (int q = 0; q < nrefs; q++) {
         if (!q)
             fprintf(c->html, "<h2>Two-axis sweep</h2>\n");
         drawn += heatmap_one(c, refs[q], cm, metric, drawn);
     }
+    if (left.n) {
+        char *more = left_out_note(&left, "heat map");
+        fputs("<p>", c->html);
+        html_esc(c->html, more + 1); /* without the caption's leading blank */
+        fputs("</p>\n", c->html);
+        free(more);
+    }
+    left_out_free(&left);
 }
 
 static void rm_tmp(const char *dir)

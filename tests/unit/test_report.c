@@ -351,6 +351,60 @@ static char *figure(const char *h, const char *cap)
     return s;
 }
 
+/* The distinct stroke colours ('rgb(...)') of an SVG. */
+static int svg_colours(const char *svg)
+{
+    char seen[64][32];
+    int n = 0;
+    for (const char *p = svg; (p = strstr(p, "stroke='rgb(")) != NULL; p++) {
+        char col[32];
+        snprintf(col, sizeof col, "%.*s", (int)strcspn(p + 8, "'"), p + 8);
+        int k = 0;
+        while (k < n && strcmp(seen[k], col) != 0)
+            k++;
+        if (k == n && n < 64)
+            snprintf(seen[n++], sizeof seen[0], "%s", col);
+    }
+    return n;
+}
+
+/* QA's study of all 9 policies on a snapshot: the memory-over-time and fragmentation plots drew
+ * the first 8 and left tlsf out silently (the bar chart had all 9). Every policy up to 16 now has
+ * a line of its own colour, and one past that is named in both captions. */
+static void test_report_timeline_every_policy(void)
+{
+    char csv[4096] = "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                     "hbm.peak_reserved_bytes\n";
+    for (int k = 1; k <= 17; k++) {
+        char run[16], row[128];
+        snprintf(run, sizeof run, "r%d", k);
+        write_timeline("tlevery", run);
+        snprintf(row, sizeof row, "%d,%s,p%d,t,ok,1048576,2097152\n", k, run, k);
+        strcat(csv, row);
+    }
+    char *h = report_of("tlevery", csv);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT(strstr(h, "first successful run of each policy: p1 r1, p2 r2, p3 r3, p4 r4, p5 r5, "
+                        "p6 r6, p7 r7, p8 r8, p9 r9, p10 r10, p11 r11, p12 r12, p13 r13, p14 r14, "
+                        "p15 r15, p16 r16. No line for 1 more policy (at most 16 policies are "
+                        "drawn, the first in table order): p17.</figcaption>") != NULL);
+    CU_ASSERT(strstr(h, "share of reserved memory not allocated, over time. No line for 1 more "
+                        "policy (at most 16 policies are drawn, the first in table order): "
+                        "p17.</figcaption>") != NULL);
+    char *mem = figure(h, "t: reserved (solid)"), *frag = figure(h, "t: share of reserved");
+    CU_ASSERT(mem && strstr(mem, "p9 reserved") && strstr(mem, "p16 live") &&
+              !strstr(mem, "p17 reserved"));
+    CU_ASSERT(frag && strstr(frag, ">p9<") && strstr(frag, ">p16<") && !strstr(frag, ">p17<"));
+    /* 16 lines, 16 colours (gnuplot's own line types repeat after 8) */
+    CU_ASSERT(mem && svg_colours(mem) == 16);
+    CU_ASSERT(frag && svg_colours(frag) == 16);
+    if (mem && svg_colours(mem) != 16)
+        fprintf(stderr, "\n  memory plot: %d colours\n", svg_colours(mem));
+    free(mem);
+    free(frag);
+    free(h);
+}
+
 /* A sweep over two axes with policies bfc and caching and two traces: one heat map per policy,
  * each at its own values, the caption naming the policy and what the other dimensions are held
  * at. There used to be one map, at the first run's policy (bfc: every cell 2048 MiB, while
@@ -928,6 +982,8 @@ void suite_report(void)
               test_report_timeline_limit_said},
              {"timeline plots per input (trace, seed); titles as written",
               test_report_timeline_per_input},
+             {"timeline plots: every policy up to 16, each its colour; more named",
+              test_report_timeline_every_policy},
              {"run report: sizes up to 16 EiB keep the level table's columns",
               test_run_report_large_sizes},
              {"run report: a link busy 1,000,000 s or more keeps the link table's columns",
