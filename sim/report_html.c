@@ -157,9 +157,19 @@ static void plot(ctx *c, const char *script, const char *vars, const char *capti
     unlink(out);
 }
 
-static int ok_row(const ctx *c, int r)
+/* A row with a finished run's metrics, the page's "successful" runs: status ok, or a regress
+ * deviation (the run finished; only its expectation check moved), as batch counts it apart from
+ * failures and stats counts it (until 2026-11-27 a deviation was a failure here: "6 runs, 4
+ * succeeded", and its metrics were in no mean). */
+static int finished_row(const ctx *c, int r)
 {
-    return c->c_status < 0 || strcmp(c->t.rows[r][c->c_status], "ok") == 0;
+    return c->c_status < 0 || rt_status_has_metrics(c->t.rows[r][c->c_status]);
+}
+
+/* A row whose run deviated from its regress expectation. */
+static int deviated_row(const ctx *c, int r)
+{
+    return c->c_status >= 0 && strcmp(c->t.rows[r][c->c_status], "deviation") == 0;
 }
 
 static const char *cell(const ctx *c, int r, const char *col)
@@ -207,7 +217,9 @@ static void results_table(ctx *c)
         fprintf(f, "<th>%s %s</th>", c->level, metrics[m]);
     fputs("<th>makespan</th><th>error</th></tr>\n", f);
     for (int r = 0; r < c->t.nrows; r++) {
-        fprintf(f, "<tr%s>", ok_row(c, r) ? "" : " class=bad");
+        /* a deviated run is marked apart from a failed one: its metrics count */
+        const char *cls = deviated_row(c, r) ? " class=dev" : finished_row(c, r) ? "" : " class=bad";
+        fprintf(f, "<tr%s>", cls);
         for (int k = 0; k < last_id + 1; k++) {
             fputs("<td>", f);
             html_esc(f, c->t.rows[r][k]);
@@ -290,6 +302,7 @@ static void policy_summary(ctx *c)
     char names[32][64];
     double sum[32][M_N] = {{0}}, oom_events[32] = {0};
     int n[32] = {0}, k[32][M_N] = {{0}}, oom_runs[32] = {0}, np = 0, undefined = 0, any_oom = 0;
+    int any_dev = 0;
     /* policies in the order they first appear in any row, as `amsim stats` orders its groups
      * (until 2026-11-27 by their first successful row); one without a successful run is not
      * shown */
@@ -303,9 +316,10 @@ static void policy_summary(ctx *c)
                 continue;
             snprintf(names[np++], sizeof names[0], "%s", p);
         }
-        if (!ok_row(c, r))
+        if (!finished_row(c, r))
             continue;
         n[q]++;
+        any_dev += deviated_row(c, r);
         double o = row_ooms(c, r, c_ooms);
         if (o > 0) {
             oom_runs[q]++;
@@ -388,6 +402,13 @@ static void policy_summary(ctx *c)
                    "bars), as <code>amsim compare</code> marks its gap n/a; <i>n</i> is then the "
                    "number of runs the mean is over. See its row in the Runs table.</p>\n",
                 c->level);
+    if (any_dev)
+        fprintf(f, "<p>%d run%s deviated from %s regress expectation%s: %s finished, so %s "
+                   "metrics count here as an ok run's do (as <code>amsim stats</code> counts "
+                   "them); %s marked <i>deviation</i> in the Runs table.</p>\n", any_dev,
+                any_dev == 1 ? "" : "s", any_dev == 1 ? "its" : "their", any_dev == 1 ? "" : "s",
+                any_dev == 1 ? "it" : "they", any_dev == 1 ? "its" : "their",
+                any_dev == 1 ? "it is" : "they are");
     if (undefined)
         fputs("<p>A metric a run leaves undefined (an empty cell in results.csv, such as the "
               "fragmentation ratio of a run that reserved nothing) is left out of its mean, as "
@@ -803,7 +824,7 @@ static void timelines(ctx *c)
         const char *line_pol[RH_MAX_LINES];
         left_out left = {0};
         for (int r = 0; r < c->t.nrows; r++) {
-            if (!ok_row(c, r) || !same_input(c, r, refs[k]))
+            if (!finished_row(c, r) || !same_input(c, r, refs[k]))
                 continue;
             const char *p = c->c_policy >= 0 ? c->t.rows[r][c->c_policy] : "run";
             int q = 0;
@@ -936,7 +957,7 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
         if (j == ny && ny < 64)
             snprintf(yv[ny++], sizeof yv[0], "%s", c->t.rows[r][ay]);
         double bytes;
-        if (!ok_row(c, r) || !num_cell(c->t.rows[r][cm], &bytes))
+        if (!finished_row(c, r) || !num_cell(c->t.rows[r][cm], &bytes))
             continue;
         if (i < 64 && j < 64) {
             char lab[64];
@@ -1007,7 +1028,7 @@ static void heatmap(ctx *c)
     int refs[RH_MAX_LINES], nrefs = 0, drawn = 0;
     left_out left = {0};
     for (int r = 0; r < c->t.nrows; r++) {
-        if (!ok_row(c, r))
+        if (!finished_row(c, r))
             continue;
         int seen = 0;
         for (int q = 0; q < nrefs && !seen; q++)
@@ -1112,7 +1133,7 @@ static int check_table(const ctx *c, const char *csv)
         return 1;
     }
     for (int r = 0; r < c->t.nrows; r++) {
-        if (!ok_row(c, r))
+        if (!finished_row(c, r))
             continue;
         for (int k = c->c_status + 1; k < c->t.ncols; k++) {
             double v;
@@ -1238,9 +1259,11 @@ int cmd_report(int argc, char **argv)
         goto done;
     }
     c.html = out_fp(o);
-    int ok = 0;
-    for (int r = 0; r < c.t.nrows; r++)
-        ok += ok_row(&c, r);
+    int ok = 0, deviated = 0;
+    for (int r = 0; r < c.t.nrows; r++) {
+        ok += finished_row(&c, r);
+        deviated += deviated_row(&c, r);
+    }
     fprintf(c.html,
             "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>\n<title>amsim report: ");
     html_esc(c.html, c.dir);
@@ -1248,10 +1271,14 @@ int cmd_report(int argc, char **argv)
             "</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:1400px}"
             "table{border-collapse:collapse;font-size:13px;margin:1em 0}"
             "td,th{border:1px solid #bbb;padding:2px 6px}td.num{text-align:right}"
-            "tr.bad{background:#fdd}figure{margin:1em 0}svg{max-width:100%%;height:auto}"
+            "tr.bad{background:#fdd}tr.dev{background:#ffeebb}figure{margin:1em 0}svg{max-width:100%%;height:auto}"
             ".err{color:#b00}</style></head><body>\n<h1>amsim study: ");
     html_esc(c.html, c.dir);
-    fprintf(c.html, "</h1>\n<p>%d runs, %d succeeded; default memory level <b>", c.t.nrows, ok);
+    fprintf(c.html, "</h1>\n<p>%d runs, %d succeeded", c.t.nrows, ok);
+    if (deviated) /* "6 runs, 6 succeeded (4 ok, 2 deviated from their expectations)" */
+        fprintf(c.html, " (%d ok, %d deviated from %s expectation%s)", ok - deviated, deviated,
+                deviated == 1 ? "its" : "their", deviated == 1 ? "" : "s");
+    fprintf(c.html, "; default memory level <b>");
     html_esc(c.html, c.level[0] ? c.level : "?");
     fprintf(c.html, "</b>. Generated by amsim %s from results.csv.</p>\n", AM_VERSION);
     if (c.level[0]) {

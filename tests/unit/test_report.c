@@ -108,6 +108,40 @@ static void test_report_every_mean(void)
     free(h);
 }
 
+/* QA's regress check: 2 of 6 runs deviated from their expectations, which batch counts apart
+ * from failures ("0 failed; 2 deviated"). The report said "6 runs, 4 succeeded" and left the
+ * deviated runs out of every mean (caching's from 1 run), and stats did too: both now count a
+ * deviated run's metrics, and the report marks it apart from a failure. */
+static void test_report_deviation_counts(void)
+{
+    char *h = report_of("devrep",
+        "run_id,run,policy,trace,status,hbm.peak_live_bytes,hbm.peak_reserved_bytes,error\n"
+        "1,r1,caching,t1,ok,1048576,1048576,\n"
+        "2,r2,caching,t2,deviation,1048576,3145728,t2.caching.expect: 1 metric moved\n"
+        "3,r3,bfc,t1,ok,1048576,2097152,\n"
+        "4,r4,bfc,t2,failed,,,boom\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT(strstr(h, "<p>4 runs, 3 succeeded (2 ok, 1 deviated from its expectation); "
+                        "default memory level <b>hbm</b>") != NULL);
+    CU_ASSERT(strstr(h, "<tr class=dev><td>2</td><td>r2</td>") != NULL);
+    CU_ASSERT(strstr(h, "<tr class=bad><td>4</td><td>r4</td>") != NULL);
+    CU_ASSERT(strstr(h, "<p>1 run deviated from its regress expectation: it finished") != NULL);
+    char *t = policy_table(h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT(strstr(t, "<td>caching</td><td class=num>2</td><td class=num>1.00 MiB</td>"
+                        "<td class=num>2.00 MiB</td>") != NULL);
+    CU_ASSERT(strstr(t, "<td>bfc</td><td class=num>1</td>") != NULL);
+    free(h);
+    char args[1200], *out = NULL;
+    snprintf(args, sizeof args, "stats '%s/results.csv' --metric hbm.peak_reserved_bytes",
+             tmp_path("devrep"));
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\ncaching  2  2097152 B "));
+    if (out && !strstr(out, "\ncaching  2  2097152 B "))
+        fprintf(stderr, "\n%s", out);
+    free(out);
+}
+
 /* A run that ran out of memory on the level served fewer requests and peaks lower: the
  * per-policy table counts its runs and events and leaves it out of the means, and the bar's
  * label says so (until 2026-11-27 bfc, 56 requests failed under a 50 GiB limit, showed as the
@@ -970,6 +1004,8 @@ void suite_report(void)
              {"report DIR/ names DIR/report.html with one slash", test_report_path_one_slash},
              {"runs out of memory: counted, left out of the means and bars",
               test_report_oom_left_out},
+             {"regress deviations: counted in the means, marked apart from failures (report "
+              "and stats)", test_report_deviation_counts},
              {"heatmap_per_policy", test_report_heatmap_per_policy},
              {"stats_units_exact", test_stats_units_exact},
              {"stats DIR: a folder, DIR/results.csv suggested", test_stats_folder},
