@@ -2343,7 +2343,7 @@ static int sweep_digest(sweep *s, int update_expect, am_error *err)
     char *text = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
-    cfg_write_yaml(cfg, m);
+    cfg_write_yaml_all(cfg, m); /* every key: one of another policy is read under a switch */
     fclose(m);
     cfg_free(cfg);
     uint64_t h = rt_fnv1a(RT_FNV_OFFSET, text, len);

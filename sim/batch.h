@@ -80,6 +80,11 @@ void rtable_free(rtable *t);
 int rtable_num(const char *cell, double *v);
 /* Column index by name, or -1. */
 int rtable_col(const rtable *t, const char *name);
+/* 1 when a row of this status holds a finished run's metrics: `ok`, or a regress `deviation`
+ * (the run finished and wrote every output; only its expectation check failed). Report and stats
+ * read a results table's rows through this one rule (until 2026-11-27 both took `ok` only, so a
+ * deviation, which batch does not count as failed, was left out of every mean). */
+int rt_status_has_metrics(const char *status);
 /* Write one CSV field, quoted when it holds a comma, quote, CR or LF or starts or ends with a
  * blank (so that rtable_read reads it back as it was). */
 void rtable_put_field(FILE *f, const char *s);

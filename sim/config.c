@@ -3082,16 +3082,38 @@ int cfg_opt_u64(const opt_desc *o, const char *text, uint64_t *v)
     return 0;
 }
 
-/* Maps in block style; lists and anything inside them in flow style. */
-static void write_block(FILE *f, const cfg_node *map, int indent)
+/* Whether the effective config a run writes leaves key k of map out: a key of another policy
+ * than the one in effect, in a level's allocator map. Such a key does nothing in the run (a
+ * device preset's bfc allow_growth under --policy caching), and written back it would read as
+ * the user's and be warned about (until 2026-11-27 `run -c DIR/effective_config.yaml` warned
+ * `memories.hbm.allocator.allow_growth is an option of bfc, not of caching: ignored` for a key
+ * of the h100 preset). */
+static int other_policy_key(const am_config *cfg, const cfg_node *map, const cfg_node *k)
+{
+    if (!k->key || !strcmp(k->key, "policy"))
+        return 0;
+    for (int i = 0; i < cfg->nlevels; i++) {
+        const cfg_level *lv = &cfg->levels[i];
+        if (lv->node && lv->policy && map_get(lv->node, "allocator") == map)
+            return opt_find(lv->policy->opts, k->key) == NULL;
+    }
+    return 0;
+}
+
+/* Maps in block style; lists and anything inside them in flow style. With cfg (a run's
+ * effective config) each allocator map keeps only its policy's keys; without (a digest of
+ * everything written), every key. */
+static void write_block(FILE *f, const am_config *cfg, const cfg_node *map, int indent)
 {
     for (const cfg_node *c = map->child; c; c = c->next) {
+        if (cfg && other_policy_key(cfg, map, c))
+            continue;
         fprintf(f, "%*s", indent, "");
         cfg_write_scalar(f, c->key);
         fputc(':', f);
         if (c->kind == CFG_MAP && c->child) {
             fputc('\n', f);
-            write_block(f, c, indent + 2);
+            write_block(f, cfg, c, indent + 2);
             continue;
         }
         fputc(' ', f);
@@ -3102,9 +3124,19 @@ static void write_block(FILE *f, const cfg_node *map, int indent)
 
 int cfg_write_yaml(const am_config *cfg, FILE *f)
 {
+    fprintf(f, "# amsim %s effective config: preset merged, --set applied, defaults filled, "
+            "only the keys of each memory's policy\n", AM_VERSION);
+    if (cfg->root && cfg->root->kind == CFG_MAP)
+        write_block(f, cfg, cfg->root, 0);
+    return ferror(f) ? -1 : 0;
+}
+
+int cfg_write_yaml_all(const am_config *cfg, FILE *f)
+{
+    /* the header the effective config had until 2026-11-27: a sweep's digests stay as they were */
     fprintf(f, "# amsim %s effective config: preset merged, --set applied, defaults filled\n",
             AM_VERSION);
     if (cfg->root && cfg->root->kind == CFG_MAP)
-        write_block(f, cfg->root, 0);
+        write_block(f, NULL, cfg->root, 0);
     return ferror(f) ? -1 : 0;
 }

@@ -250,8 +250,13 @@ int cfg_load_builtin(am_config **cfg, const char *const *sets, int nsets, am_err
 void cfg_free(am_config *cfg);
 /* Print cfg->warnings to f, each line after "prog: ". */
 void cfg_print_warnings(const am_config *cfg, FILE *f, const char *prog);
-/* Write the effective config as YAML. */
+/* Write the effective config as YAML: a complete config that reads back to the same run without
+ * warnings, so each level's allocator map holds only its policy's keys (the preset's or the
+ * user's keys of other policies, which the run ignores, are left out). */
 int cfg_write_yaml(const am_config *cfg, FILE *f);
+/* The whole tree as YAML, other policies' keys included: what a sweep digests, so an edit of
+ * any key the sweep's runs may read (under a policies: switch) reruns them. */
+int cfg_write_yaml_all(const am_config *cfg, FILE *f);
 /* For "did you mean": the candidate closest to name (at most 1 edit for names of up to 4
  * characters, 2 for longer ones; names over CFG_NAME_MAX characters are not compared), or NULL.
  * cands ends with NULL. */

@@ -30,7 +30,11 @@
 #endif
 
 #define RH_MAX_PLOT_TRACES 4
-#define RH_MAX_LINES 8
+/* The most lines (policies) a timeline plot draws: every policy amsim has (10, offline
+ * included) and room to spare; the scripts' palette has as many colours. A policy past it is
+ * named in the caption (until 2026-11-27 the cap was 8 and a 9th policy, e.g. tlsf in a study of
+ * every policy, was left out silently). */
+#define RH_MAX_LINES 16
 
 static const char *prog = "amsim report";
 
@@ -153,9 +157,19 @@ static void plot(ctx *c, const char *script, const char *vars, const char *capti
     unlink(out);
 }
 
-static int ok_row(const ctx *c, int r)
+/* A row with a finished run's metrics, the page's "successful" runs: status ok, or a regress
+ * deviation (the run finished; only its expectation check moved), as batch counts it apart from
+ * failures and stats counts it (until 2026-11-27 a deviation was a failure here: "6 runs, 4
+ * succeeded", and its metrics were in no mean). */
+static int finished_row(const ctx *c, int r)
 {
-    return c->c_status < 0 || strcmp(c->t.rows[r][c->c_status], "ok") == 0;
+    return c->c_status < 0 || rt_status_has_metrics(c->t.rows[r][c->c_status]);
+}
+
+/* A row whose run deviated from its regress expectation. */
+static int deviated_row(const ctx *c, int r)
+{
+    return c->c_status >= 0 && strcmp(c->t.rows[r][c->c_status], "deviation") == 0;
 }
 
 static const char *cell(const ctx *c, int r, const char *col)
@@ -224,7 +238,9 @@ static void results_table(ctx *c)
         fprintf(f, "<th>%s %s</th>", c->level, metrics[m]);
     fputs("<th>makespan</th><th>error</th></tr>\n", f);
     for (int r = 0; r < c->t.nrows; r++) {
-        fprintf(f, "<tr%s>", ok_row(c, r) ? "" : " class=bad");
+        /* a deviated run is marked apart from a failed one: its metrics count */
+        const char *cls = deviated_row(c, r) ? " class=dev" : finished_row(c, r) ? "" : " class=bad";
+        fprintf(f, "<tr%s>", cls);
         for (int k = 0; k < last_id + 1; k++) {
             fputs("<td>", f);
             html_esc(f, c->t.rows[r][k]);
@@ -307,6 +323,7 @@ static void policy_summary(ctx *c)
     char names[32][64];
     double sum[32][M_N] = {{0}}, oom_events[32] = {0};
     int n[32] = {0}, k[32][M_N] = {{0}}, oom_runs[32] = {0}, np = 0, undefined = 0, any_oom = 0;
+    int any_dev = 0;
     /* policies in the order they first appear in any row, as `amsim stats` orders its groups
      * (until 2026-11-27 by their first successful row); one without a successful run is not
      * shown */
@@ -320,9 +337,10 @@ static void policy_summary(ctx *c)
                 continue;
             snprintf(names[np++], sizeof names[0], "%s", p);
         }
-        if (!ok_row(c, r))
+        if (!finished_row(c, r))
             continue;
         n[q]++;
+        any_dev += deviated_row(c, r);
         double o = row_ooms(c, r, c_ooms);
         if (o > 0) {
             oom_runs[q]++;
@@ -405,6 +423,13 @@ static void policy_summary(ctx *c)
                    "bars), as <code>amsim compare</code> marks its gap n/a; <i>n</i> is then the "
                    "number of runs the mean is over. See its row in the Runs table.</p>\n",
                 c->level);
+    if (any_dev)
+        fprintf(f, "<p>%d run%s deviated from %s regress expectation%s: %s finished, so %s "
+                   "metrics count here as an ok run's do (as <code>amsim stats</code> counts "
+                   "them); %s marked <i>deviation</i> in the Runs table.</p>\n", any_dev,
+                any_dev == 1 ? "" : "s", any_dev == 1 ? "its" : "their", any_dev == 1 ? "" : "s",
+                any_dev == 1 ? "it" : "they", any_dev == 1 ? "its" : "their",
+                any_dev == 1 ? "it is" : "they are");
     if (undefined)
         fputs("<p>A metric a run leaves undefined (an empty cell in results.csv, such as the "
               "fragmentation ratio of a run that reserved nothing) is left out of its mean, as "
@@ -744,6 +769,50 @@ static int count_inputs(const ctx *c)
     return n;
 }
 
+/* The policies of an input past the first RH_MAX_LINES (in table order), each once: the plots
+ * draw no line for them, and their captions say which. */
+typedef struct left_out {
+    char (*names)[64];
+    int n, cap;
+} left_out;
+
+static void left_out_add(left_out *l, const char *policy)
+{
+    for (int i = 0; i < l->n; i++)
+        if (strcmp(l->names[i], policy) == 0)
+            return;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 8;
+        l->names = am_realloc(l->names, (size_t)l->cap * sizeof *l->names);
+    }
+    snprintf(l->names[l->n++], sizeof l->names[0], "%s", policy);
+}
+
+/* For a caption: " No line for 2 more policies (at most 16 policies are drawn, the first in
+ * table order): p17, p18." (what: "line", "heat map"). Empty when none was left out.
+ * Allocated. */
+static char *left_out_note(const left_out *l, const char *what)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (l->n) {
+        fprintf(f, " No %s for %d more polic%s (at most %d policies are drawn, the first in "
+                "table order):", what, l->n, l->n == 1 ? "y" : "ies", RH_MAX_LINES);
+        for (int i = 0; i < l->n; i++)
+            fprintf(f, "%s %s", i ? "," : "", l->names[i][0] ? l->names[i] : "run");
+        fputc('.', f);
+    }
+    fclose(f);
+    return text;
+}
+
+static void left_out_free(left_out *l)
+{
+    free(l->names);
+    *l = (left_out){0};
+}
+
 /* One plot pair per input (trace, seed, other axes), the first RH_MAX_PLOT_TRACES in table
  * order (until 2026-11-27 runs were grouped by the trace column alone, so a generated trace's
  * seeds, all "gen:serve", shared one plot: bfc on seed 2 drawn against caching on seed 1). */
@@ -774,16 +843,19 @@ static void timelines(ctx *c)
         tl_span sp = {0};
         tl_out lines[RH_MAX_LINES];
         const char *line_pol[RH_MAX_LINES];
+        left_out left = {0};
         for (int r = 0; r < c->t.nrows; r++) {
-            if (!ok_row(c, r) || !same_input(c, r, refs[k]))
+            if (!finished_row(c, r) || !same_input(c, r, refs[k]))
                 continue;
             const char *p = c->c_policy >= 0 ? c->t.rows[r][c->c_policy] : "run";
             int q = 0;
             while (q < np && strcmp(pols[q], p) != 0)
                 q++;
             if (q == np) {
-                if (np == RH_MAX_LINES)
+                if (np == RH_MAX_LINES) {
+                    left_out_add(&left, p);
                     continue;
+                }
                 snprintf(pols[np], sizeof pols[0], "%s", p);
                 first[np] = r;
                 plotted[np++] = -1;
@@ -803,27 +875,32 @@ static void timelines(ctx *c)
             strcat(titles, w);
             strcat(titles, " ");
         }
-        if (!nl)
+        if (!nl) {
+            left_out_free(&left);
             continue;
+        }
         if (!header++)
             fprintf(c->html, "<h2>Memory over time (%s)</h2>\n", c->level);
-        char vars[RH_MAX_LINES * (PATH_MAX + 200) + 1024], tw[600], cap[8192], ranges[128];
+        char vars[RH_MAX_LINES * (PATH_MAX + 200) + 1024], tw[600], cap[RH_MAX_LINES * 1024], ranges[128];
         gp_str(tw, sizeof tw, label);
         timeline_ranges(ranges, sizeof ranges, &sp);
         snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\n"
                  "ttl = %s.': live vs reserved'%s", files, titles, tw, ranges);
         char *runs = timeline_runs(c, pols, first, plotted, np);
         char *thin = envelope_note(lines, line_pol, nl);
+        char *more = left_out_note(&left, "line");
         snprintf(cap, sizeof cap, "%.400s: reserved (solid) and live (dashed) bytes of %.100s over "
-                 "simulated time, %s%s", label, c->level, runs, thin);
+                 "simulated time, %s%s%.2000s", label, c->level, runs, thin, more);
         free(runs);
         free(thin);
         plot(c, "memory_over_time.gp", vars, cap);
         snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\nttl = %s.': fragmentation'"
                  "%s", files, titles, tw, ranges);
-        snprintf(cap, sizeof cap, "%.400s: share of reserved memory not allocated, over time.",
-                 label);
+        snprintf(cap, sizeof cap, "%.400s: share of reserved memory not allocated, over time.%.2000s",
+                 label, more);
         plot(c, "fragmentation_over_time.gp", vars, cap);
+        free(more);
+        left_out_free(&left);
     }
     /* the page says when inputs were left out (until 2026-11-27 the first 4 were plotted and
      * the rest silently not) */
@@ -901,7 +978,7 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
         if (j == ny && ny < 64)
             snprintf(yv[ny++], sizeof yv[0], "%s", c->t.rows[r][ay]);
         double bytes;
-        if (!ok_row(c, r) || !num_cell(c->t.rows[r][cm], &bytes))
+        if (!finished_row(c, r) || !num_cell(c->t.rows[r][cm], &bytes))
             continue;
         if (i < 64 && j < 64) {
             char lab[64];
@@ -956,7 +1033,8 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
     return 1;
 }
 
-/* Two axes: a heat map per policy (the first 8, in table order), each at the values of that
+/* Two axes: a heat map per policy (the first RH_MAX_LINES, in table order, the page naming any
+ * other; until 2026-11-27 the first 8, the rest left out silently), each at the values of that
  * policy's first successful run in the other dimensions. (Until 2026-11-25 there was one map,
  * at the first run's policy, whatever policy the axes were for, and its caption named none.) */
 static void heatmap(ctx *c)
@@ -968,22 +1046,35 @@ static void heatmap(ctx *c)
     int cm = rtable_col(&c->t, metric);
     if (cm < 0 || !c->t.nrows)
         return;
-    int refs[8], nrefs = 0, drawn = 0;
-    for (int r = 0; r < c->t.nrows && nrefs < 8; r++) {
-        if (!ok_row(c, r))
+    int refs[RH_MAX_LINES], nrefs = 0, drawn = 0;
+    left_out left = {0};
+    for (int r = 0; r < c->t.nrows; r++) {
+        if (!finished_row(c, r))
             continue;
         int seen = 0;
         for (int q = 0; q < nrefs && !seen; q++)
             seen = c->c_policy < 0 ||
                    strcmp(c->t.rows[refs[q]][c->c_policy], c->t.rows[r][c->c_policy]) == 0;
-        if (!seen)
+        if (seen)
+            continue;
+        if (nrefs < RH_MAX_LINES)
             refs[nrefs++] = r;
+        else
+            left_out_add(&left, c->t.rows[r][c->c_policy]);
     }
     for (int q = 0; q < nrefs; q++) {
         if (!q)
             fprintf(c->html, "<h2>Two-axis sweep</h2>\n");
         drawn += heatmap_one(c, refs[q], cm, metric, drawn);
     }
+    if (left.n) {
+        char *more = left_out_note(&left, "heat map");
+        fputs("<p>", c->html);
+        html_esc(c->html, more + 1); /* without the caption's leading blank */
+        fputs("</p>\n", c->html);
+        free(more);
+    }
+    left_out_free(&left);
 }
 
 static void rm_tmp(const char *dir)
@@ -1063,7 +1154,7 @@ static int check_table(const ctx *c, const char *csv)
         return 1;
     }
     for (int r = 0; r < c->t.nrows; r++) {
-        if (!ok_row(c, r))
+        if (!finished_row(c, r))
             continue;
         for (int k = c->c_status + 1; k < c->t.ncols; k++) {
             double v;
@@ -1189,9 +1280,11 @@ int cmd_report(int argc, char **argv)
         goto done;
     }
     c.html = out_fp(o);
-    int ok = 0;
-    for (int r = 0; r < c.t.nrows; r++)
-        ok += ok_row(&c, r);
+    int ok = 0, deviated = 0;
+    for (int r = 0; r < c.t.nrows; r++) {
+        ok += finished_row(&c, r);
+        deviated += deviated_row(&c, r);
+    }
     fprintf(c.html,
             "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>\n<title>amsim report: ");
     html_esc(c.html, c.dir);
@@ -1199,10 +1292,14 @@ int cmd_report(int argc, char **argv)
             "</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:1400px}"
             "table{border-collapse:collapse;font-size:13px;margin:1em 0}"
             "td,th{border:1px solid #bbb;padding:2px 6px}td.num{text-align:right}"
-            "tr.bad{background:#fdd}figure{margin:1em 0}svg{max-width:100%%;height:auto}"
+            "tr.bad{background:#fdd}tr.dev{background:#ffeebb}figure{margin:1em 0}svg{max-width:100%%;height:auto}"
             ".err{color:#b00}</style></head><body>\n<h1>amsim study: ");
     html_esc(c.html, c.dir);
-    fprintf(c.html, "</h1>\n<p>%d runs, %d succeeded; default memory level <b>", c.t.nrows, ok);
+    fprintf(c.html, "</h1>\n<p>%d runs, %d succeeded", c.t.nrows, ok);
+    if (deviated) /* "6 runs, 6 succeeded (4 ok, 2 deviated from their expectations)" */
+        fprintf(c.html, " (%d ok, %d deviated from %s expectation%s)", ok - deviated, deviated,
+                deviated == 1 ? "its" : "their", deviated == 1 ? "" : "s");
+    fprintf(c.html, "; default memory level <b>");
     html_esc(c.html, c.level[0] ? c.level : "?");
     fprintf(c.html, "</b>. Generated by amsim %s from results.csv.</p>\n", AM_VERSION);
     if (c.level[0]) {

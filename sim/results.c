@@ -349,6 +349,11 @@ int rtable_col(const rtable *t, const char *name)
     return -1;
 }
 
+int rt_status_has_metrics(const char *status)
+{
+    return strcmp(status, "ok") == 0 || strcmp(status, "deviation") == 0;
+}
+
 int rtable_num(const char *cell, double *v)
 {
     char buf[128];

@@ -9,7 +9,8 @@
  *   sqrt(n)), n - 1 degrees of freedom, two-sided p = 2 Q_t(|t|) (gsl_cdf_tdist_Q). A group
  *   not in the table is an error before any output; fewer than 2 pairs (no test) and an
  *   infinite t (sd 0) are said in the same words in the text and the JSON.
- * Only rows with status ok are used when the table has a status column; empty cells are
+ * Only rows with status ok or deviation (rt_status_has_metrics: a regress run that finished but
+ * moved from its expectation) are used when the table has a status column; empty cells are
  * skipped, and a cell that is not a finite decimal number (rtable_num: no hex, inf or nan;
  * blanks around it trimmed) is an error at its line and column. The
  * input is a CSV file only (analysis never reaches into the engine). */
@@ -485,8 +486,9 @@ static int row_cmp(const void *a, const void *b)
     return c ? c : (r > q) - (r < q);
 }
 
-/* The rows that take part in the paired test: group a or b, status ok (when there is a status
- * column), a non-empty metric cell; sorted by row_cmp. Their count in *n; allocated. */
+/* The rows that take part in the paired test: group a or b, status ok or deviation (when there
+ * is a status column), a non-empty metric cell; sorted by row_cmp. Their count in *n;
+ * allocated. */
 static int *pair_rows(const rtable *t, int bc, int sc, int mc, const char *a, const char *b,
                       const int *keycols, int nk, int *n)
 {
@@ -494,7 +496,7 @@ static int *pair_rows(const rtable *t, int bc, int sc, int mc, const char *a, co
     *n = 0;
     for (int r = 0; r < t->nrows; r++) {
         const char *grp = t->rows[r][bc];
-        if ((strcmp(grp, a) && strcmp(grp, b)) || (sc >= 0 && strcmp(t->rows[r][sc], "ok")) ||
+        if ((strcmp(grp, a) && strcmp(grp, b)) || (sc >= 0 && !rt_status_has_metrics(t->rows[r][sc])) ||
             !*t->rows[r][mc])
             continue;
         rows[(*n)++] = r;
@@ -801,8 +803,8 @@ int cmd_stats(int argc, char **argv)
         int k = gi_find(&gi, g, &ng, t.rows[r][bc]);
         double v;
         const char *cell = t.rows[r][mc];
-        if (sc >= 0 && strcmp(t.rows[r][sc], "ok") != 0)
-            continue; /* a failed run */
+        if (sc >= 0 && !rt_status_has_metrics(t.rows[r][sc]))
+            continue; /* a failed (or missing) run */
         has_ok[k] = 1;
         if (!*cell)
             continue; /* a run without the metric */

@@ -1351,6 +1351,10 @@ static void round_trip(am_config *c, const char *name)
     am_config *d = file_ok(path, NULL, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(d);
     same_config(c, d);
+    /* read back without a word: every key in it is the user's now, and each is read */
+    CU_ASSERT_PTR_NULL(d->warnings);
+    if (d->warnings)
+        printf("\n  %s: %s", name, d->warnings);
     char *t2 = effective_text(d);
     if (strcmp(t1, t2) != 0)
         printf("\n  first:\n%s\n  second:\n%s\n", t1, t2);
@@ -1559,6 +1563,57 @@ static void test_round_trip(void)
     cfg_free(c);
 }
 
+/* The text report of `amsim run ARGS` without its first two lines (the trace's and the
+ * config's names); stderr in *err. */
+static char *run_body(const char *args, char **err)
+{
+    char *out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, err), 0);
+    char *body = out ? strchr(out, '\n') : NULL;
+    body = body ? strchr(body + 1, '\n') : NULL;
+    char *copy = strdup(body ? body : "");
+    free(out);
+    return copy;
+}
+
+/* QA: `run -o DIR` on `device: h100` under --policy caching wrote the preset's bfc key
+ * allow_growth into DIR/effective_config.yaml, and `run -c DIR/effective_config.yaml` warned
+ * `memories.hbm.allocator.allow_growth is an option of bfc, not of caching: ignored` for a key
+ * the user never wrote. The file now holds each memory's policy's keys only: it reads back
+ * without warnings and runs the same, for a preset's and the user's keys of another policy. */
+static void test_effective_config_reads_back(void)
+{
+    static const char *const cases[][2] = {
+        {"version: 1\ndevice: h100\n", "caching"},
+        {"version: 1\ndevice: h100\n", "tlsf"},
+        {"version: 1\ndevice: tpu-v5e\n", "caching"},
+        /* the user's key of another policy: warned about in the first run only */
+        {"version: 1\ndevice: h100\nmemories:\n  hbm:\n    allocator: {policy: caching, "
+         "allow_growth: true}\n", "caching"},
+    };
+    const char *trace = tu_shared("minimalloc/challenging/A.1048576.csv");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char name[64], args[4096], *err = NULL;
+        snprintf(name, sizeof name, "effback%zu.yaml", i);
+        const char *cfg = tu_write(name, cases[i][0]);
+        snprintf(args, sizeof args, "run -c '%s' -t '%s' --policy %s -q -o '%s/effback%zu'", cfg,
+                 trace, cases[i][1], tu_tmpdir(), i);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+        snprintf(args, sizeof args, "run -c '%s' -t '%s' --policy %s", cfg, trace, cases[i][1]);
+        char *first = run_body(args, NULL);
+        snprintf(args, sizeof args, "run -c '%s/effback%zu/effective_config.yaml' -t '%s'",
+                 tu_tmpdir(), i, trace);
+        char *again = run_body(args, &err);
+        CU_ASSERT(err && !*err);
+        if (err && *err)
+            printf("\n  case %zu: %s", i, err);
+        CU_ASSERT(first && again && *first && strcmp(first, again) == 0);
+        free(first);
+        free(again);
+        free(err);
+    }
+}
+
 void suite_config(void)
 {
     TU_SUITE("config", {"valid", test_valid}, {"defaults", test_defaults},
@@ -1579,5 +1634,7 @@ void suite_config(void)
              {"a switched policy is checked by its own rules", test_switched_policy_rules},
              {"mincap: a capacity an option rule refuses fails", test_mincap_refused_capacity},
              {"another policy's bad value: plain where the command switches policies",
-              test_other_policy_value_switched});
+              test_other_policy_value_switched},
+             {"run -o's effective_config.yaml reads back without warnings, the same run",
+              test_effective_config_reads_back});
 }

@@ -108,6 +108,40 @@ static void test_report_every_mean(void)
     free(h);
 }
 
+/* QA's regress check: 2 of 6 runs deviated from their expectations, which batch counts apart
+ * from failures ("0 failed; 2 deviated"). The report said "6 runs, 4 succeeded" and left the
+ * deviated runs out of every mean (caching's from 1 run), and stats did too: both now count a
+ * deviated run's metrics, and the report marks it apart from a failure. */
+static void test_report_deviation_counts(void)
+{
+    char *h = report_of("devrep",
+        "run_id,run,policy,trace,status,hbm.peak_live_bytes,hbm.peak_reserved_bytes,error\n"
+        "1,r1,caching,t1,ok,1048576,1048576,\n"
+        "2,r2,caching,t2,deviation,1048576,3145728,t2.caching.expect: 1 metric moved\n"
+        "3,r3,bfc,t1,ok,1048576,2097152,\n"
+        "4,r4,bfc,t2,failed,,,boom\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT(strstr(h, "<p>4 runs, 3 succeeded (2 ok, 1 deviated from its expectation); "
+                        "default memory level <b>hbm</b>") != NULL);
+    CU_ASSERT(strstr(h, "<tr class=dev><td>2</td><td>r2</td>") != NULL);
+    CU_ASSERT(strstr(h, "<tr class=bad><td>4</td><td>r4</td>") != NULL);
+    CU_ASSERT(strstr(h, "<p>1 run deviated from its regress expectation: it finished") != NULL);
+    char *t = policy_table(h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT(strstr(t, "<td>caching</td><td class=num>2</td><td class=num>1.00 MiB</td>"
+                        "<td class=num>2.00 MiB</td>") != NULL);
+    CU_ASSERT(strstr(t, "<td>bfc</td><td class=num>1</td>") != NULL);
+    free(h);
+    char args[1200], *out = NULL;
+    snprintf(args, sizeof args, "stats '%s/results.csv' --metric hbm.peak_reserved_bytes",
+             tmp_path("devrep"));
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\ncaching  2  2097152 B "));
+    if (out && !strstr(out, "\ncaching  2  2097152 B "))
+        fprintf(stderr, "\n%s", out);
+    free(out);
+}
+
 /* A run that ran out of memory on the level served fewer requests and peaks lower: the
  * per-policy table counts its runs and events and leaves it out of the means, and the bar's
  * label says so (until 2026-11-27 bfc, 56 requests failed under a 50 GiB limit, showed as the
@@ -349,6 +383,60 @@ static char *figure(const char *h, const char *cap)
     memcpy(s, f, (size_t)(end - f));
     s[end - f] = 0;
     return s;
+}
+
+/* The distinct stroke colours ('rgb(...)') of an SVG. */
+static int svg_colours(const char *svg)
+{
+    char seen[64][32];
+    int n = 0;
+    for (const char *p = svg; (p = strstr(p, "stroke='rgb(")) != NULL; p++) {
+        char col[32];
+        snprintf(col, sizeof col, "%.*s", (int)strcspn(p + 8, "'"), p + 8);
+        int k = 0;
+        while (k < n && strcmp(seen[k], col) != 0)
+            k++;
+        if (k == n && n < 64)
+            snprintf(seen[n++], sizeof seen[0], "%s", col);
+    }
+    return n;
+}
+
+/* QA's study of all 9 policies on a snapshot: the memory-over-time and fragmentation plots drew
+ * the first 8 and left tlsf out silently (the bar chart had all 9). Every policy up to 16 now has
+ * a line of its own colour, and one past that is named in both captions. */
+static void test_report_timeline_every_policy(void)
+{
+    char csv[4096] = "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                     "hbm.peak_reserved_bytes\n";
+    for (int k = 1; k <= 17; k++) {
+        char run[16], row[128];
+        snprintf(run, sizeof run, "r%d", k);
+        write_timeline("tlevery", run);
+        snprintf(row, sizeof row, "%d,%s,p%d,t,ok,1048576,2097152\n", k, run, k);
+        strcat(csv, row);
+    }
+    char *h = report_of("tlevery", csv);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT(strstr(h, "first successful run of each policy: p1 r1, p2 r2, p3 r3, p4 r4, p5 r5, "
+                        "p6 r6, p7 r7, p8 r8, p9 r9, p10 r10, p11 r11, p12 r12, p13 r13, p14 r14, "
+                        "p15 r15, p16 r16. No line for 1 more policy (at most 16 policies are "
+                        "drawn, the first in table order): p17.</figcaption>") != NULL);
+    CU_ASSERT(strstr(h, "share of reserved memory not allocated, over time. No line for 1 more "
+                        "policy (at most 16 policies are drawn, the first in table order): "
+                        "p17.</figcaption>") != NULL);
+    char *mem = figure(h, "t: reserved (solid)"), *frag = figure(h, "t: share of reserved");
+    CU_ASSERT(mem && strstr(mem, "p9 reserved") && strstr(mem, "p16 live") &&
+              !strstr(mem, "p17 reserved"));
+    CU_ASSERT(frag && strstr(frag, ">p9<") && strstr(frag, ">p16<") && !strstr(frag, ">p17<"));
+    /* 16 lines, 16 colours (gnuplot's own line types repeat after 8) */
+    CU_ASSERT(mem && svg_colours(mem) == 16);
+    CU_ASSERT(frag && svg_colours(frag) == 16);
+    if (mem && svg_colours(mem) != 16)
+        fprintf(stderr, "\n  memory plot: %d colours\n", svg_colours(mem));
+    free(mem);
+    free(frag);
+    free(h);
 }
 
 /* A sweep over two axes with policies bfc and caching and two traces: one heat map per policy,
@@ -1006,6 +1094,8 @@ void suite_report(void)
              {"report DIR/ names DIR/report.html with one slash", test_report_path_one_slash},
              {"runs out of memory: counted, left out of the means and bars",
               test_report_oom_left_out},
+             {"regress deviations: counted in the means, marked apart from failures (report "
+              "and stats)", test_report_deviation_counts},
              {"heatmap_per_policy", test_report_heatmap_per_policy},
              {"stats_units_exact", test_stats_units_exact},
              {"stats DIR: a folder, DIR/results.csv suggested", test_stats_folder},
@@ -1018,6 +1108,8 @@ void suite_report(void)
               test_report_timeline_limit_said},
              {"timeline plots per input (trace, seed); titles as written",
               test_report_timeline_per_input},
+             {"timeline plots: every policy up to 16, each its colour; more named",
+              test_report_timeline_every_policy},
              {"run report: sizes up to 16 EiB keep the level table's columns",
               test_run_report_large_sizes},
              {"run report: a link busy 1,000,000 s or more keeps the link table's columns",
