@@ -84,6 +84,38 @@ static const char *prog = "amsim batch";
 #define SHOWN_MAX 4096
 #define SHOW(buf, s) am_escape_name(buf, sizeof buf, s)
 
+/* A path as a command a message suggests quotes it (SHOW, then single quotes for the shell where
+ * it has a byte other than letters, digits and -_./=+,:@%), so the hint can be pasted as it is
+ * (until 2026-11-27 a path with a space split into two words). Into out, cap bytes. */
+static const char *shell_word(char *out, size_t cap, const char *path)
+{
+    char shown[SHOWN_MAX];
+    SHOW(shown, path);
+    if (shown[0] && shown[strspn(shown, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                 "0123456789-_./=+,:@%")] == 0) {
+        snprintf(out, cap, "%s", shown);
+        return out;
+    }
+    size_t n = 0;
+    if (cap < 3) {
+        if (cap)
+            out[0] = 0;
+        return out;
+    }
+    out[n++] = '\'';
+    for (const char *p = shown; *p && n + 6 < cap; p++) {
+        if (*p == '\'') { /* close, an escaped quote, reopen */
+            memcpy(out + n, "'\\''", 4);
+            n += 4;
+        } else
+            out[n++] = *p;
+    }
+    out[n++] = '\'';
+    out[n] = 0;
+    return out;
+}
+#define SHELL(buf, s) shell_word(buf, sizeof buf, s)
+
 static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *xprintf(const char *fmt, ...)
 {
@@ -2934,11 +2966,15 @@ static int run_child(const batch *b, const sw_run *r)
         else {
             /* none recorded yet (a fresh clone has none): say how to record them; until
              * 2026-11-27 each run failed with "cannot read expectation: No such file or
-             * directory". A file that is there but unreadable is expect.c's to report. */
+             * directory". A file that is there but unreadable is expect.c's to report. The
+             * row's text names no sweep path or -o folder (the summary's hint does): a run's
+             * error is the same whatever folder batch starts in and whichever shard ran it
+             * (until 2026-11-27 it embedded both, so a merged results.csv differed from an
+             * unsharded one). */
             struct stat est;
             if (lstat(exp_path, &est) != 0 && errno == ENOENT) {
-                am_fail(&err, AM_EINPUT, "%s: no expectation recorded; record with amsim batch "
-                        "%s --update-expectations -o %s", exp_path, s->file, b->out);
+                am_fail(&err, AM_EINPUT, "%s: no expectation recorded; record it with amsim "
+                        "batch --update-expectations", exp_path);
                 goto done;
             }
             sp.expect = exp_path;
@@ -4124,7 +4160,7 @@ int cmd_batch(int argc, char **argv)
         if (unrecorded)
             am_msg("%s: %d run%s no expectation recorded; record them with amsim batch %s "
                    "--update-expectations -o %s\n", prog, unrecorded,
-                   unrecorded == 1 ? " has" : "s have", SHOW(q, b.sw.file), SHOW(q2, b.out));
+                   unrecorded == 1 ? " has" : "s have", SHELL(q, b.sw.file), SHELL(q2, b.out));
     }
     free(csv);
     if (missing != 0)
