@@ -3249,10 +3249,48 @@ static void add_level_cols(strlist *l, const char *levels)
     }
 }
 
+/* What a results table holds besides ok runs: a batch and a merge of its shards say the same
+ * summary and exit status from it (csv_status). */
+typedef struct csv_tally {
+    int failed;     /* rows not ok: failures and deviations */
+    int deviated;   /* of those, a regress check's deviation (status 3 when alone) */
+    int unrecorded; /* of the failures, a regress run with no expectation recorded */
+} csv_tally;
+
+static void tally_result(csv_tally *t, const result *r)
+{
+    if (strcmp(r->status, "ok") == 0)
+        return;
+    t->failed++;
+    t->deviated += strcmp(r->status, "deviation") == 0;
+    t->unrecorded += r->error && strstr(r->error, ": no expectation recorded; ") != NULL;
+}
+
+/* The exit status of a results table: 1 when a run has no result or failed outright, 3 when
+ * every run not ok deviated from its expectation, else 0. */
+static int csv_status(int missing, const csv_tally *t)
+{
+    if (missing != 0 || t->failed > t->deviated)
+        return 1;
+    return t->deviated ? 3 : 0;
+}
+
+/* "; N failed; M deviated from their expectations" of a summary line, into buf (n bytes). */
+static const char *tally_text(char *buf, size_t n, const csv_tally *t)
+{
+    char dev[64] = "";
+    if (t->deviated)
+        snprintf(dev, sizeof dev, "; %d deviated from %s expectation%s", t->deviated,
+                 t->deviated == 1 ? "its" : "their", t->deviated == 1 ? "" : "s");
+    snprintf(buf, n, "; %d failed%s", t->failed - t->deviated, dev);
+    return buf;
+}
+
 /* Build results.csv from run folders in dirs[] (first folder holding a matching result wins).
- * shard_n > 0: only the runs of shard k. Returns the number of runs without a result. */
+ * shard_n > 0: only the runs of shard k. Returns the number of runs without a result; *tally
+ * counts the others not ok. */
 static int build_csv(const char *const *dirs, int ndirs, const char *out_path, int shard_k,
-                     int shard_n, int *nfailed, am_error *err)
+                     int shard_n, csv_tally *tally, am_error *err)
 {
     matrix m;
     if (matrix_read(dirs[0], &m, err) != 0)
@@ -3284,7 +3322,8 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
         free(p);
     }
     result *res = am_calloc((size_t)m.n + 1, sizeof *res);
-    int missing = 0, failed = 0;
+    int missing = 0;
+    csv_tally t = {0};
     /* metric columns: those every run reports (run_metrics, and level_metrics_names of each
      * run's levels), so that they are there when no run finished (until 2026-11-27 a study
      * whose every run failed had none: `stats --metric ooms` found no column), then the union
@@ -3306,8 +3345,7 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
             missing++;
             continue;
         }
-        if (strcmp(res[i].status, "ok") != 0)
-            failed++;
+        tally_result(&t, &res[i]);
         add_level_cols(&mcols, res[i].levels);
         for (int k = 0; k < res[i].nm; k++)
             add_col(&mcols, res[i].m[k].k);
@@ -3363,8 +3401,8 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
     free(res);
     sl_free(&mcols);
     matrix_tsv_free(&m);
-    if (nfailed)
-        *nfailed = failed;
+    if (tally)
+        *tally = t;
     return rc;
 }
 
@@ -3865,7 +3903,8 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     char *path = is_csv ? am_strdup(out) : xprintf("%s/results.csv", out);
     char *mpath = is_csv ? NULL : xprintf("%s/matrix.tsv", out);
     am_error err = {0};
-    int failed = 0, rc, made = 0;
+    int rc, made = 0;
+    csv_tally tally = {0};
     rc = merge_check(argv, argc, path, mpath, &err);
     free(mpath);
     if (rc != 0) {
@@ -3880,7 +3919,7 @@ static int merge(int argc, char **argv, const char *out, int quiet)
         return 1;
     }
     batch_track_made(out, made, 1); /* an interrupt before results.csv removes them too */
-    rc = build_csv((const char *const *)argv, argc, path, 0, 0, &failed, &err);
+    rc = build_csv((const char *const *)argv, argc, path, 0, 0, &tally, &err);
     if (rc < 0) { /* refused (not a batch folder, another study): OUT is not left behind */
         am_msg("%s: %s\n", prog, err.msg);
         rmdir_made(out, made);
@@ -3928,11 +3967,21 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     if (rc > 0)
         am_msg("%s: %d runs have no result in any of the folders (status 'missing')\n", prog,
                rc);
-    if (!quiet) /* -q: no summary line, as for a batch run; problems still go to stderr */
-        printf("%s: merged %d folder%s%s%s\n", SHOW(q, path), argc, argc == 1 ? "" : "s",
-               failed ? ", runs failed: " : "", failed ? "see the status column" : "");
+    /* the same counts and status as the unsharded batch (until 2026-11-27 a deviation was a
+     * failure here: status 1 where the batch gave 3) */
+    if (tally.unrecorded)
+        am_msg("%s: %d run%s no expectation recorded; record them with amsim batch SWEEP "
+               "--update-expectations\n", prog, tally.unrecorded,
+               tally.unrecorded == 1 ? " has" : "s have");
+    if (!quiet) { /* -q: no summary line, as for a batch run; problems still go to stderr */
+        char tt[160] = "";
+        if (tally.failed)
+            tally_text(tt, sizeof tt, &tally);
+        printf("%s: merged %d folder%s%s%s\n", SHOW(q, path), argc, argc == 1 ? "" : "s", tt,
+               tally.failed ? " (see the status column)" : "");
+    }
     free(path);
-    return rc > 0 || failed ? 1 : 0;
+    return csv_status(rc, &tally);
 }
 
 int cmd_batch(int argc, char **argv)
@@ -4132,55 +4181,27 @@ int cmd_batch(int argc, char **argv)
     int mine = run_all(&b, &nskipped, &nran);
     char *csv = xprintf("%s/results.csv", b.out);
     const char *dirs[1] = {b.out};
-    int failed = 0;
-    int missing = build_csv(dirs, 1, csv, b.shard_k, b.shard_n, &failed, &err);
     /* a regress check's deviations are said apart from failures (until 2026-11-27 a deviation
      * was counted as "1 failed") */
-    int deviated = 0, unrecorded = 0;
-    for (int i = 0; missing >= 0 && failed && i < b.nruns; i++) {
-        result x;
-        if ((b.shard_n && i % b.shard_n != b.shard_k - 1) ||
-            result_read(b.out, b.runs[i].folder, &x) != 0)
-            continue;
-        deviated += strcmp(x.status, "deviation") == 0;
-        unrecorded += x.error && strstr(x.error, ": no expectation recorded; ") != NULL;
-        result_free(&x);
-    }
+    csv_tally tally = {0};
+    int missing = build_csv(dirs, 1, csv, b.shard_k, b.shard_n, &tally, &err);
     if (missing < 0)
         am_msg("amsim: %s\n", err.msg);
     else if (!b.quiet) {
-        char dev[64] = "";
-        if (deviated)
-            snprintf(dev, sizeof dev, "; %d deviated from %s expectation%s", deviated,
-                     deviated == 1 ? "its" : "their", deviated == 1 ? "" : "s");
-        am_msg("%s: %d run%s%s: %d run now, %d finished before; %d failed%s; %s (%.1f s)\n",
+        char tt[160];
+        am_msg("%s: %d run%s%s: %d run now, %d finished before%s; %s (%.1f s)\n",
                prog, mine, mine == 1 ? "" : "s", b.shard_n ? " in this shard" : "", nran,
-               nskipped, failed - deviated, dev, SHOW(q, csv), now_s() - t0);
+               nskipped, tally_text(tt, sizeof tt, &tally), SHOW(q, csv), now_s() - t0);
         /* the first check of a fresh clone: said once here, not only in results.csv */
-        if (unrecorded)
+        if (tally.unrecorded)
             am_msg("%s: %d run%s no expectation recorded; record them with amsim batch %s "
-                   "--update-expectations -o %s\n", prog, unrecorded,
-                   unrecorded == 1 ? " has" : "s have", SHELL(q, b.sw.file), SHELL(q2, b.out));
+                   "--update-expectations -o %s\n", prog, tally.unrecorded,
+                   tally.unrecorded == 1 ? " has" : "s have", SHELL(q, b.sw.file),
+                   SHELL(q2, b.out));
     }
     free(csv);
-    if (missing != 0)
-        rc = 1;
-    else if (failed) {
-        /* regress: deviations give 3 unless something failed outright */
-        rc = 3;
-        for (int i = 0; i < b.nruns; i++) {
-            if (b.shard_n && i % b.shard_n != b.shard_k - 1)
-                continue;
-            result x;
-            if (result_read(b.out, b.runs[i].folder, &x) == 0) {
-                if (strcmp(x.status, "ok") && strcmp(x.status, "deviation"))
-                    rc = 1;
-                result_free(&x);
-            } else
-                rc = 1;
-        }
-    } else
-        rc = 0;
+    /* regress: deviations give 3 unless something failed outright */
+    rc = missing < 0 ? 1 : csv_status(missing, &tally);
 done:
     matrix_free(b.runs, b.nruns);
     sweep_free(&b.sw);

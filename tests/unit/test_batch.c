@@ -2094,6 +2094,43 @@ static void test_merge_unrecorded_as_unsharded(void)
     CU_ASSERT(same_file(a, b));
 }
 
+/* A deviation merged from shards gives status 3 and is said as the unsharded batch says it
+ * (until 2026-11-27 --merge counted it a failure: status 1, "runs failed"). */
+static void test_merge_deviation_status(void)
+{
+    char text[2048], args[4096], *out = NULL;
+    const char *edir = path_in_tmp("mdev-exp");
+    snprintf(text, sizeof text, "kind: regress\nbase: %s/configs/default.yaml\n"
+             "traces: ['%s/traces/gpu_train_step.trace']\npolicies: [bfc, caching]\n"
+             "expectations: %s\n", tu_top(), tu_top(), edir);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' --update-expectations -q -j1",
+             tu_write("mdev.yaml", text), path_in_tmp("mdev-rec"));
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    /* without growth bfc reserves its whole limit at once: its peak moves, caching's not */
+    size_t n = strlen(text);
+    snprintf(text + n, sizeof text - n, "set: {memories.hbm.allocator.allow_growth: false}\n");
+    const char *sw = tu_write("mdev2.yaml", text);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q -j1", sw, path_in_tmp("mdev-whole"));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 3);
+    for (int k = 1; k <= 2; k++) {
+        snprintf(args, sizeof args, "batch '%s' -o '%s/mdev-s%d' --shard %d/2 -j1 -q", sw,
+                 tu_tmpdir(), k, k);
+        tu_amsim(args, NULL, NULL);
+    }
+    snprintf(args, sizeof args, "batch --merge '%s/mdev-s1' '%s/mdev-s2' -o '%s'", tu_tmpdir(),
+             tu_tmpdir(), path_in_tmp("mdev-m"));
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 3);
+    CU_ASSERT(out && strstr(out, ": merged 2 folders; 0 failed; 1 deviated from its "
+                            "expectation (see the status column)\n"));
+    if (!out || !strstr(out, "1 deviated"))
+        fprintf(stderr, "\n  %s\n", out ? out : "(none)");
+    free(out);
+    char a[1200], b[1200];
+    snprintf(a, sizeof a, "%s/results.csv", path_in_tmp("mdev-whole"));
+    snprintf(b, sizeof b, "%s/results.csv", path_in_tmp("mdev-m"));
+    CU_ASSERT(same_file(a, b));
+}
+
 /* A merged folder after the first with no matrix.tsv is said to be no batch output, as the first
  * one is (until 2026-11-27 "not the same study as DIR (matrix.tsv differs)"). */
 static void test_merge_missing_folder(void)
@@ -4744,6 +4781,7 @@ void suite_batch(void)
              {"resume and failure isolation", test_resume_and_failure_isolation},
              {"merged unrecorded-expectation rows equal an unsharded run's",
               test_merge_unrecorded_as_unsharded},
+             {"a merged deviation gives status 3, as unsharded", test_merge_deviation_status},
              {"resume reruns runs whose inputs changed", test_resume_inputs_changed},
              {"a rerun leaves no outputs of earlier inputs", test_resume_no_stale_outputs},
              {"every run failed: the fixed columns and the policy", test_failed_rows_columns},
