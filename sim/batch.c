@@ -37,6 +37,7 @@
  * merged results.csv is byte-identical to an unsharded one. */
 #define _DEFAULT_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <glob.h>
 #include <inttypes.h>
@@ -1155,12 +1156,31 @@ static int add_traces(sweep *s, ydoc *y, yaml_node_t *n, const char *pat, am_err
         free(full);
         return yfail(err, y, n, "traces: cannot expand '%s'", pat);
     }
+    /* A FIFO or a device is never read (the digest would read it first, and hang on a FIFO
+     * with no writer or on /dev/zero; until 2026-11-27 batch, --list and check did): named
+     * alone it is refused here, and a glob skips what is not a regular file, as a directory's
+     * listing does. A path that does not stat is left to the run to fail on. */
+    int is_glob = strpbrk(pat, "*?[") != NULL, added = 0;
     for (size_t i = 0; i < g.gl_pathc; i++) {
-        sl_push(&s->traces, am_strdup(g.gl_pathv[i]));
-        sl_push(&s->trace_disp, am_strdup(g.gl_pathv[i] + pre));
+        const char *p = g.gl_pathv[i];
+        if (stat(p, &st) == 0 && !S_ISREG(st.st_mode)) {
+            if (is_glob)
+                continue;
+            globfree(&g);
+            free(full);
+            return yfail(err, y, n, "traces: '%s' is not a regular file (%s); a trace is read "
+                         "from a file, not a stream: save it to a file first", pat,
+                         S_ISDIR(st.st_mode) ? "a directory" : "a pipe or a device");
+        }
+        sl_push(&s->traces, am_strdup(p));
+        sl_push(&s->trace_disp, am_strdup(p + pre));
+        added++;
     }
     globfree(&g);
     free(full);
+    if (!added)
+        return yfail(err, y, n, "traces: no regular file matches '%s' (a pipe, a device or a "
+                     "directory is no trace)", pat);
     return 0;
 }
 
@@ -2073,7 +2093,13 @@ static void run_name(const sweep *s, sw_run *r)
  * and is tried again on every rerun, since failed runs never count as finished). */
 static void file_hash(const char *path, char out[17])
 {
-    FILE *f = fopen(path, "rb");
+    /* not a regular file (a FIFO put there after the sweep was read): unreadable, never read,
+     * so the digest cannot hang on it; opened without blocking on a FIFO's writer */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    struct stat st;
+    FILE *f = NULL;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "rb"))))
+        close(fd);
     if (!f) {
         snprintf(out, 17, "unreadable");
         return;

@@ -1522,6 +1522,59 @@ static void sweep_matrix_too_large(void)
     bi_expect(args, 1, want);
 }
 
+/* A FIFO or a device named as a sweep's trace is refused at its traces: item, by check, batch
+ * --list and batch alike, and a glob skips it as a directory's listing does (until 2026-11-27
+ * the trace digest read it first: all three hung on a FIFO with no writer or on /dev/zero).
+ * Run under timeout(1) so that a regression fails instead of stopping the suite. */
+static void sweep_trace_stream(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char dir[1024], fifo[1100], cfg[1024], text[4096], errf[1100], cmd[8192], want[4096];
+    snprintf(dir, sizeof dir, "%s/swfifo", tu_tmpdir());
+    mkdir(dir, 0777);
+    snprintf(fifo, sizeof fifo, "%s/pipe.trace", dir);
+    snprintf(errf, sizeof errf, "%s/swfifo.err", tu_tmpdir());
+    unlink(fifo);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+    snprintf(cfg, sizeof cfg, "%s", bi_write("swfifo-base.yaml", BI_CFG_TEXT,
+                                             strlen(BI_CFG_TEXT)));
+    static const struct {
+        const char *item, *why; /* @: the FIFO's folder */
+    } c[] = {
+        {"@/pipe.trace", "traces: '@/pipe.trace' is not a regular file (a pipe or a device); "
+                           "a trace is read from a file, not a stream: save it to a file first"},
+        {"/dev/zero", "traces: '/dev/zero' is not a regular file (a pipe or a device); a trace "
+                      "is read from a file, not a stream: save it to a file first"},
+        {"@/*.trace", "traces: no regular file matches '@/*.trace' (a pipe, a device or a "
+                        "directory is no trace)"},
+    };
+    static const char *const verbs[] = {"check", "batch --list", "batch -o out.d"};
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        char item[1200], why[2400];
+        char *t = bi_expand(c[i].item, dir), *w = bi_expand(c[i].why, dir);
+        snprintf(item, sizeof item, "%s", t);
+        snprintf(why, sizeof why, "%s", w);
+        free(t);
+        free(w);
+        snprintf(text, sizeof text, "base: %s\ntraces: ['%s']\n", cfg, item);
+        const char *sw = bi_write("swfifo.yaml", text, strlen(text));
+        snprintf(want, sizeof want, "amsim: %s:2:10: %s\n", sw, why);
+        for (size_t v = 0; v < sizeof verbs / sizeof *verbs; v++) {
+            snprintf(cmd, sizeof cmd, "cd '%s' && timeout 20 %s %s '%s' 2>'%s' </dev/null "
+                     ">/dev/null", tu_tmpdir(), bin, verbs[v], sw, errf);
+            int st = system(cmd);
+            char *err = tu_slurp(errf, NULL);
+            CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+            CU_ASSERT(err && strcmp(err, want) == 0);
+            if (!WIFEXITED(st) || WEXITSTATUS(st) != 1 || !err || strcmp(err, want))
+                fprintf(stderr, "\n  %s\n  status %d\n  stderr: %s  expected: %s\n", cmd,
+                        WIFEXITED(st) ? WEXITSTATUS(st) : -1, err ? err : "(none)", want);
+            free(err);
+        }
+    }
+    unlink(fifo);
+}
+
 /* ---- --lenient --------------------------------------------------------------------------- */
 
 static void lenient_unknown_free(void)
@@ -2776,6 +2829,7 @@ void suite_badinput(void)
              {"path: check of a FIFO, a device or a pipe", path_check_stream},
              /* sweeps */
              {"sweep: a matrix over 10 million runs, at the axis", sweep_matrix_too_large},
+             {"sweep: a FIFO or a device as a trace, named or by glob", sweep_trace_stream},
              {"outputs: a FIFO and a symbolic link are written through", outputs_written_through},
              {"outputs: a looping symbolic link is an error, a dangling chain creates its end",
               outputs_symlink_loop_and_dangling},
