@@ -1184,6 +1184,22 @@ static int add_traces(sweep *s, ydoc *y, yaml_node_t *n, const char *pat, am_err
     return 0;
 }
 
+/* The traces a pattern added (from index before on) that a matrix.tsv field cannot hold: a tab
+ * or a newline in the name would split its row (until 2026-11-27 the runs ran, then every
+ * results.csv build failed with "matrix.tsv: bad line for run 1"). -1 with err at the pattern,
+ * which check and batch read alike. */
+static int trace_names_tsv(const sweep *s, ydoc *y, yaml_node_t *n, const char *pat, int before,
+                           am_error *err)
+{
+    char q[SHOWN_MAX], q2[SHOWN_MAX]; /* shown with \x09 and \x0a */
+    for (int i = before; i < s->traces.n; i++)
+        if (strpbrk(s->trace_disp.v[i], "\t\n"))
+            return yfail(err, y, n, "traces: '%s' names %s, whose name has a tab or a newline: "
+                         "rename the file (a study's matrix.tsv is tab-separated lines)",
+                         SHOW(q, pat), SHOW(q2, s->trace_disp.v[i]));
+    return 0;
+}
+
 /* The traces a pattern added (from index before on) against every trace named before each:
  * those of earlier patterns and the pattern's own (a glob or a directory can name one file
  * twice through links; until 2026-11-25 only earlier patterns were compared). The same file
@@ -1742,6 +1758,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                     goto out;
                 }
                 if (add_traces(s, &y, yitem(&y, v, i), pats.v[i], err) != 0 ||
+                    trace_names_tsv(s, &y, yitem(&y, v, i), pats.v[i], before, err) != 0 ||
                     trace_repeats(s, &y, yitem(&y, v, i), pats.v[i], before, err) != 0) {
                     sl_free(&pats);
                     goto out;
@@ -3178,6 +3195,24 @@ static int split_tabs(char *line, char **out, int max)
     return n;
 }
 
+/* The next line of a matrix.tsv at *pos (its newline cut), counting *lineno; NULL at the end. */
+static char *next_line(char **pos, int *lineno)
+{
+    char *line = *pos;
+    if (!line || !*line)
+        return NULL;
+    char *nl = strchr(line, '\n');
+    if (nl) {
+        *nl = 0;
+        *pos = nl + 1;
+    } else
+        *pos = line + strlen(line);
+    ++*lineno;
+    return line;
+}
+
+/* A malformed matrix.tsv is named at its line (until 2026-11-27 "bad line for run 1" had no
+ * line, and blank lines were skipped as if absent). */
 static int matrix_read(const char *dir, matrix *m, am_error *err)
 {
     memset(m, 0, sizeof *m);
@@ -3188,30 +3223,36 @@ static int matrix_read(const char *dir, matrix *m, am_error *err)
         free(p);
         return -1;
     }
-    char *work = am_strdup(m->text);
-    char *save = work, *line = strtok(work, "\n");
+    char *work = am_strdup(m->text), *pos = work;
+    char *save = work;
+    int lineno = 0;
+    char *line = next_line(&pos, &lineno);
     int total = 0;
     if (!line || sscanf(line, "#amsim-matrix v1\t%d", &total) != 1 || total < 0) {
         am_fail(err, AM_EINPUT, "%s: not an amsim matrix file", p);
         goto bad;
     }
-    line = strtok(NULL, "\n");
+    line = next_line(&pos, &lineno);
     if (!line)
         goto bad;
     char *tmp[SW_MAX_AXES + 8];
     int nc = split_tabs(line, tmp, SW_MAX_AXES + 8);
-    if (nc > SW_MAX_AXES + 8 || nc < 5)
+    if (nc > SW_MAX_AXES + 8 || nc < 5) {
+        am_fail(err, AM_EINPUT, "%s:%d: bad header line (%d fields)", p, lineno, nc);
         goto bad;
+    }
     m->ncols = nc - 1; /* the last column is the key */
     m->cols = am_calloc((size_t)nc, sizeof *m->cols);
     for (int c = 0; c < nc; c++)
         m->cols[c] = tmp[c];
     m->rows = am_calloc((size_t)total + 1, sizeof *m->rows);
-    while ((line = strtok(NULL, "\n")) && m->n < total) {
+    while (m->n < total && (line = next_line(&pos, &lineno))) {
         char **row = am_calloc((size_t)nc + 1, sizeof *row);
-        if (split_tabs(line, row, nc) != nc) {
+        int got = split_tabs(line, row, nc);
+        if (got != nc) {
             free(row);
-            am_fail(err, AM_EINPUT, "%s: bad line for run %d", p, m->n + 1);
+            am_fail(err, AM_EINPUT, "%s:%d: bad line for run %d: %d tab-separated fields, %d "
+                    "expected", p, lineno, m->n + 1, got, nc);
             goto bad;
         }
         m->rows[m->n++] = row;

@@ -1575,6 +1575,49 @@ static void sweep_trace_stream(void)
     unlink(fifo);
 }
 
+/* A trace whose file name has a tab or a newline is refused at its traces: item, by check,
+ * batch --list and batch alike, named alone or through a directory (until 2026-11-27 the runs
+ * ran, then matrix.tsv could not be read back: "bad line for run 1", status 1, no results.csv). */
+static void sweep_trace_name_tab(void)
+{
+    char dir[1024], tr[1100], cfg[1024], text[4096], want[4096], args[8192];
+    snprintf(dir, sizeof dir, "%s/swtab", tu_tmpdir());
+    mkdir(dir, 0777);
+    snprintf(cfg, sizeof cfg, "%s", bi_write("swtab-base.yaml", BI_CFG_TEXT,
+                                             strlen(BI_CFG_TEXT)));
+    static const struct {
+        const char *file, *item, *shown, *named; /* item, shown: @ is the folder */
+    } c[] = {
+        {"x\ty.trace", "\"@/x\\ty.trace\"", "@/x\\x09y.trace", "@/x\\x09y.trace"},
+        {"n\nl.trace", "@", "@", "@/n\\x0al.trace"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        snprintf(tr, sizeof tr, "%s/%s", dir, c[i].file);
+        FILE *f = fopen(tr, "w");
+        CU_ASSERT_FATAL(f && fputs("amsim-trace v1\nalloc 1 1MiB\nfree 1\n", f) >= 0 &&
+                        fclose(f) == 0);
+        char *item = bi_expand(c[i].item, dir), *shown = bi_expand(c[i].shown, dir),
+             *named = bi_expand(c[i].named, dir);
+        snprintf(text, sizeof text, "base: %s\ntraces: [%s]\n", cfg, item);
+        const char *sw = bi_write("swtab.yaml", text, strlen(text));
+        snprintf(want, sizeof want, "amsim: %s:2:10: traces: '%s' names %s, whose name has a "
+                 "tab or a newline: rename the file (a study's matrix.tsv is tab-separated "
+                 "lines)\n", sw, shown, named);
+        snprintf(args, sizeof args, "check '%s'", sw);
+        bi_expect(args, 1, want);
+        snprintf(args, sizeof args, "batch '%s' --list", sw);
+        bi_expect(args, 1, want);
+        snprintf(args, sizeof args, "batch '%s' -o '%s/swtab-out' -q", sw, tu_tmpdir());
+        bi_expect(args, 1, want);
+        snprintf(args, sizeof args, "%s/swtab-out", tu_tmpdir());
+        CU_ASSERT_NOT_EQUAL(access(args, F_OK), 0); /* refused before -o was made */
+        free(item);
+        free(shown);
+        free(named);
+        unlink(tr);
+    }
+}
+
 /* ---- --lenient --------------------------------------------------------------------------- */
 
 static void lenient_unknown_free(void)
@@ -2830,6 +2873,7 @@ void suite_badinput(void)
              /* sweeps */
              {"sweep: a matrix over 10 million runs, at the axis", sweep_matrix_too_large},
              {"sweep: a FIFO or a device as a trace, named or by glob", sweep_trace_stream},
+             {"sweep: a trace name with a tab or a newline", sweep_trace_name_tab},
              {"outputs: a FIFO and a symbolic link are written through", outputs_written_through},
              {"outputs: a looping symbolic link is an error, a dangling chain creates its end",
               outputs_symlink_loop_and_dangling},

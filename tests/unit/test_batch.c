@@ -2131,6 +2131,34 @@ static void test_merge_deviation_status(void)
     CU_ASSERT(same_file(a, b));
 }
 
+/* A matrix.tsv row with a field too few is named at its file:line (until 2026-11-27 "bad line
+ * for run 2" with no line). */
+static void test_matrix_bad_line_at(void)
+{
+    char args[4096], *err = NULL, p[1200];
+    tiny_study("mline", path_in_tmp("mline"));
+    snprintf(p, sizeof p, "%s/matrix.tsv", path_in_tmp("mline"));
+    char *t = tu_slurp(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    char *row = strstr(t, "\n1\t"); /* run 1's line, the third */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+    char *tab = strchr(row + 3, '\t');
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tab);
+    *tab = ' ';
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f && fputs(t, f) >= 0 && fclose(f) == 0);
+    free(t);
+    snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", path_in_tmp("mline"),
+             path_in_tmp("mline-m"));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    char want[1400];
+    snprintf(want, sizeof want, "amsim batch: %s:3: bad line for run 1: ", p);
+    CU_ASSERT(err && strstr(err, want));
+    if (!err || !strstr(err, want))
+        fprintf(stderr, "\n  %s  expected %s\n", err ? err : "(none)", want);
+    free(err);
+}
+
 /* A merged folder after the first with no matrix.tsv is said to be no batch output, as the first
  * one is (until 2026-11-27 "not the same study as DIR (matrix.tsv differs)"). */
 static void test_merge_missing_folder(void)
@@ -4782,6 +4810,7 @@ void suite_batch(void)
              {"merged unrecorded-expectation rows equal an unsharded run's",
               test_merge_unrecorded_as_unsharded},
              {"a merged deviation gives status 3, as unsharded", test_merge_deviation_status},
+             {"a bad matrix.tsv line is named at file:line", test_matrix_bad_line_at},
              {"resume reruns runs whose inputs changed", test_resume_inputs_changed},
              {"a rerun leaves no outputs of earlier inputs", test_resume_no_stale_outputs},
              {"every run failed: the fixed columns and the policy", test_failed_rows_columns},
