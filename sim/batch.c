@@ -3353,7 +3353,38 @@ static const char *tally_text(char *buf, size_t n, const csv_tally *t)
     return buf;
 }
 
-/* Build results.csv from run folders in dirs[] (first folder holding a matching result wins).
+/* How good a result is to keep when folders hold several for one run: ok, then a deviation
+ * (the run finished), then a failure. */
+static int result_rank(const result *r)
+{
+    return strcmp(r->status, "ok") == 0 ? 0 : strcmp(r->status, "deviation") == 0 ? 1 : 2;
+}
+
+/* The result of the run in folder with key, from the folder of dirs[] holding the best one
+ * (result_rank; the first of equals), into *r: a shard retried into a new folder gives its ok
+ * result whatever the order of the folders (until 2026-11-27 the first folder won, failed or
+ * not). Returns that folder's index, or -1 (r empty) when none has it. */
+static int pick_result(const char *const *dirs, int ndirs, const char *folder, const char *key,
+                       result *r)
+{
+    int best = -1;
+    memset(r, 0, sizeof *r);
+    for (int d = 0; d < ndirs && (best < 0 || result_rank(r) > 0); d++) {
+        result x;
+        if (result_read(dirs[d], folder, &x) != 0)
+            continue;
+        if (strcmp(x.key, key) == 0 && (best < 0 || result_rank(&x) < result_rank(r))) {
+            result_free(r);
+            *r = x;
+            best = d;
+        } else
+            result_free(&x);
+    }
+    return best;
+}
+
+/* Build results.csv from run folders in dirs[] (the folder with the best result wins:
+ * pick_result).
  * shard_n > 0: only the runs of shard k. Returns the number of runs without a result; *tally
  * counts the others not ok. */
 static int build_csv(const char *const *dirs, int ndirs, const char *out_path, int shard_k,
@@ -3401,13 +3432,7 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
     for (int i = 0; i < m.n; i++) {
         if (shard_n && i % shard_n != shard_k - 1)
             continue;
-        for (int d = 0; d < ndirs; d++) {
-            if (result_read(dirs[d], m.rows[i][1], &res[i]) == 0) {
-                if (strcmp(res[i].key, m.rows[i][m.ncols]) == 0)
-                    break;
-                result_free(&res[i]);
-            }
-        }
+        pick_result(dirs, ndirs, m.rows[i][1], m.rows[i][m.ncols], &res[i]);
         if (!res[i].have) {
             missing++;
             continue;
@@ -3958,6 +3983,32 @@ static int merge_check(char **dirs, int ndirs, const char *path, const char *mpa
     return rc;
 }
 
+/* OUT/runs/FOLDER linking to the folder whose result results.csv took (pick_result), for each
+ * run of the study; the loop after it links the folders' other runs, first folder first. */
+static void link_picked_runs(const char *const *dirs, int ndirs, const char *runs)
+{
+    matrix m;
+    am_error ignored = {0};
+    char q[SHOWN_MAX], real[PATH_MAX];
+    if (matrix_read(dirs[0], &m, &ignored) != 0)
+        return;
+    for (int i = 0; i < m.n; i++) {
+        result r;
+        int d = pick_result(dirs, ndirs, m.rows[i][1], m.rows[i][m.ncols], &r);
+        if (d < 0)
+            continue;
+        result_free(&r);
+        char *from = xprintf("%s/runs/%s", dirs[d], m.rows[i][1]);
+        char *to = xprintf("%s/%s", runs, m.rows[i][1]);
+        struct stat st;
+        if (lstat(to, &st) != 0 && realpath(from, real) && symlink(real, to) != 0)
+            am_msg("%s: %s: %s\n", prog, SHOW(q, to), strerror(errno));
+        free(from);
+        free(to);
+    }
+    matrix_tsv_free(&m);
+}
+
 static int merge(int argc, char **argv, const char *out, int quiet)
 {
     char q[SHOWN_MAX]; /* a path as a message quotes it (SHOW) */
@@ -4005,6 +4056,7 @@ static int merge(int argc, char **argv, const char *out, int quiet)
         free(dst);
         char *runs = xprintf("%s/runs", out);
         mkdir_p(runs);
+        link_picked_runs((const char *const *)argv, argc, runs);
         for (int d = 0; d < argc; d++) {
             char *rd = xprintf("%s/runs", argv[d]);
             DIR *dp = opendir(rd);

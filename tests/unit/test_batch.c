@@ -2159,6 +2159,33 @@ static void test_matrix_bad_line_at(void)
     free(err);
 }
 
+/* A run failed in one folder and ok in another (a shard retried into a new folder): the merge
+ * keeps the ok result, and links the run to its folder, whatever the folders' order (until
+ * 2026-11-27 the first folder won). The failed folder is a copy whose result.txt says failed. */
+static void test_merge_prefers_ok(void)
+{
+    char args[4096], cmd[4096], a[1200], b[1200];
+    const char *ok = path_in_tmp("mok"), *bad = path_in_tmp("mok-failed");
+    tiny_study("mok", ok);
+    snprintf(cmd, sizeof cmd, "cp -r '%s' '%s' && sed -i 's/^status=ok$/status=failed/; "
+             "s/^error=$/error=killed/' '%s'/runs/*/result.txt", ok, bad, bad);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    snprintf(a, sizeof a, "%s/results.csv", ok);
+    for (int order = 0; order < 2; order++) {
+        const char *out = path_in_tmp(order ? "mok-m2" : "mok-m1");
+        snprintf(args, sizeof args, "batch --merge '%s' '%s' -o '%s' -q", order ? ok : bad,
+                 order ? bad : ok, out);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+        snprintf(b, sizeof b, "%s/results.csv", out);
+        CU_ASSERT(same_file(a, b));
+        /* the run's folder in OUT is the ok one */
+        snprintf(b, sizeof b, "%s/runs/0001-mok-bfc/result.txt", out);
+        char *t = tu_slurp(b, NULL);
+        CU_ASSERT(t && strstr(t, "\nstatus=ok\n"));
+        free(t);
+    }
+}
+
 /* A merged folder after the first with no matrix.tsv is said to be no batch output, as the first
  * one is (until 2026-11-27 "not the same study as DIR (matrix.tsv differs)"). */
 static void test_merge_missing_folder(void)
@@ -4811,6 +4838,7 @@ void suite_batch(void)
               test_merge_unrecorded_as_unsharded},
              {"a merged deviation gives status 3, as unsharded", test_merge_deviation_status},
              {"a bad matrix.tsv line is named at file:line", test_matrix_bad_line_at},
+             {"--merge keeps a run's ok result over a failed one", test_merge_prefers_ok},
              {"resume reruns runs whose inputs changed", test_resume_inputs_changed},
              {"a rerun leaves no outputs of earlier inputs", test_resume_no_stale_outputs},
              {"every run failed: the fixed columns and the policy", test_failed_rows_columns},
