@@ -3700,6 +3700,26 @@ static void remove_temporaries(const char *dir)
         closedir(d);
 }
 
+/* DIR/results.csv removed before a batch changes what it would hold (runs to run, or another
+ * matrix): an interrupted rerun then leaves no table of the earlier runs beside the new
+ * matrix.tsv and run folders, which report and stats would read as current (until 2026-11-27
+ * it stayed, `ok` rows with old numbers). One unlink: the table is there whole or not at all.
+ * Through a symbolic link the file it names goes (the link stays, written through again when
+ * the table is built); a FIFO or a device is left alone. */
+static void remove_stale_results(const char *out)
+{
+    char *csv = xprintf("%s/results.csv", out);
+    char *real = realpath(csv, NULL);
+    struct stat st;
+    if (real && stat(real, &st) == 0 && S_ISREG(st.st_mode) && unlink(real) != 0) {
+        char q[SHOWN_MAX];
+        am_msg("%s: %s: cannot remove the earlier results: %s\n", prog, SHOW(q, real),
+               strerror(errno));
+    }
+    free(real);
+    free(csv);
+}
+
 static int run_all(batch *b, int *nskipped, int *nran)
 {
     int *todo = am_malloc(((size_t)b->nruns + 1) * sizeof *todo), ntodo = 0, mine = 0;
@@ -3712,6 +3732,8 @@ static int run_all(batch *b, int *nskipped, int *nran)
         else
             todo[ntodo++] = i;
     }
+    if (ntodo)
+        remove_stale_results(b->out);
     int tty = !b->quiet && isatty(2);
     batch_worker *sl = am_calloc((size_t)b->jobs, sizeof *sl);
     int *sl_run = am_calloc((size_t)b->jobs, sizeof *sl_run);
@@ -4287,7 +4309,10 @@ int cmd_batch(int argc, char **argv)
     if (old && strcmp(old, mt) != 0 && !b.quiet)
         am_msg("%s: %s: the sweep or its inputs (base config, set:, traces, generator) changed "
                "since the last run; runs whose key changed run again\n", prog, SHOW(q, mp));
-    int wrc = (!old || strcmp(old, mt) != 0) ? write_atomic(mp, mt, &err) : 0;
+    int changed = !old || strcmp(old, mt) != 0;
+    if (changed)
+        remove_stale_results(b.out);
+    int wrc = changed ? write_atomic(mp, mt, &err) : 0;
     free(old);
     free(mt);
     free(mp);

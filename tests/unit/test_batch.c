@@ -2186,6 +2186,58 @@ static void test_merge_prefers_ok(void)
     }
 }
 
+/* A rerun that runs a run again first removes the earlier results.csv, so an interrupted one
+ * leaves no table of the earlier runs beside the new matrix.tsv (until 2026-11-27 it stayed,
+ * read by report and stats as current). The run's expectation, replaced by a FIFO, holds the
+ * rerun's worker: once it opens the FIFO the run is under way, and the table must be gone;
+ * then the expectation is written into the FIFO and the rerun finishes. */
+static void test_rerun_removes_stale_results(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char text[2048], args[4096], csv[1200], exp[1200];
+    const char *edir = path_in_tmp("stale-exp"), *dir = path_in_tmp("stale");
+    snprintf(text, sizeof text, "kind: regress\nbase: %s/configs/default.yaml\n"
+             "traces: ['%s/traces/gpu_train_step.trace']\nexpectations: %s\n", tu_top(),
+             tu_top(), edir);
+    const char *sw = tu_write("stale.yaml", text);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q --update-expectations", sw, dir);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(csv, sizeof csv, "%s/results.csv", dir);
+    CU_ASSERT_EQUAL_FATAL(access(csv, F_OK), 0);
+    snprintf(exp, sizeof exp, "%s/gpu_train_step.trace.expect", edir);
+    size_t elen = 0;
+    char *etext = tu_slurp(exp, &elen);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(etext);
+    CU_ASSERT_FATAL(unlink(exp) == 0 && mkfifo(exp, 0600) == 0);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+            _exit(127);
+        execl(bin, bin, "batch", sw, "-o", dir, "-q", "-j", "1", (char *)NULL);
+        _exit(127);
+    }
+    int fd = -1;
+    for (int i = 0; i < 2000 && fd < 0; i++) { /* the worker opens it: up to 20 s */
+        fd = open(exp, O_WRONLY | O_NONBLOCK);
+        if (fd < 0)
+            sleep_s(0.01);
+    }
+    CU_ASSERT(fd >= 0);
+    CU_ASSERT_NOT_EQUAL(access(csv, F_OK), 0); /* the run is under way: no earlier table */
+    if (fd >= 0) {
+        CU_ASSERT_EQUAL(write(fd, etext, elen), (ssize_t)elen);
+        close(fd);
+    } else
+        kill(pid, SIGTERM);
+    int st = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+    CU_ASSERT(fd < 0 || (WIFEXITED(st) && WEXITSTATUS(st) == 0));
+    CU_ASSERT_EQUAL(access(csv, F_OK), 0); /* built again from the rerun */
+    unlink(exp);
+    free(etext);
+}
+
 /* A merged folder after the first with no matrix.tsv is said to be no batch output, as the first
  * one is (until 2026-11-27 "not the same study as DIR (matrix.tsv differs)"). */
 static void test_merge_missing_folder(void)
@@ -4839,6 +4891,7 @@ void suite_batch(void)
              {"a merged deviation gives status 3, as unsharded", test_merge_deviation_status},
              {"a bad matrix.tsv line is named at file:line", test_matrix_bad_line_at},
              {"--merge keeps a run's ok result over a failed one", test_merge_prefers_ok},
+             {"a rerun removes the earlier results.csv first", test_rerun_removes_stale_results},
              {"resume reruns runs whose inputs changed", test_resume_inputs_changed},
              {"a rerun leaves no outputs of earlier inputs", test_resume_no_stale_outputs},
              {"every run failed: the fixed columns and the policy", test_failed_rows_columns},
