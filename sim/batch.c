@@ -4336,13 +4336,14 @@ int cmd_batch(int argc, char **argv)
         am_msg("%s: %d run%s%s: %d run now, %d finished before%s; %s (%.1f s)\n",
                prog, mine, mine == 1 ? "" : "s", b.shard_n ? " in this shard" : "", nran,
                nskipped, tally_text(tt, sizeof tt, &tally), SHOW(q, csv), now_s() - t0);
-        /* the first check of a fresh clone: said once here, not only in results.csv */
-        if (tally.unrecorded)
-            am_msg("%s: %d run%s no expectation recorded; record them with amsim batch %s "
-                   "--update-expectations -o %s\n", prog, tally.unrecorded,
-                   tally.unrecorded == 1 ? " has" : "s have", SHELL(q, b.sw.file),
-                   SHELL(q2, b.out));
     }
+    /* the first check of a fresh clone: said once here, not only in results.csv; a problem,
+     * so under -q too, which leaves out only the summary (until 2026-11-27 -q hid it and the
+     * check ended with status 1 and nothing said) */
+    if (missing >= 0 && tally.unrecorded)
+        am_msg("%s: %d run%s no expectation recorded; record them with amsim batch %s "
+               "--update-expectations -o %s\n", prog, tally.unrecorded,
+               tally.unrecorded == 1 ? " has" : "s have", SHELL(q, b.sw.file), SHELL(q2, b.out));
     free(csv);
     /* regress: deviations give 3 unless something failed outright */
     rc = missing < 0 ? 1 : csv_status(missing, &tally);
