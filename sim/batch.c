@@ -1184,6 +1184,26 @@ static int add_traces(sweep *s, ydoc *y, yaml_node_t *n, const char *pat, am_err
     return 0;
 }
 
+/* generate.kind against amsim gen's kinds (gen_kinds), at the value's line:column with a "did
+ * you mean" when one is close (until 2026-11-27 check passed an unknown kind and every run of
+ * the batch failed with gen's whole usage). -1 with err. */
+static int gen_kind_check(ydoc *y, yaml_node_t *n, const char *kind, am_error *err)
+{
+    const char *const *kinds = gen_kinds();
+    for (int i = 0; kinds[i]; i++)
+        if (strcmp(kinds[i], kind) == 0)
+            return 0;
+    char list[256] = "", hint[128] = "", q[SHOWN_MAX];
+    for (int i = 0; kinds[i]; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                 kinds[i]);
+    const char *near = cfg_suggest(kind, kinds);
+    if (near)
+        snprintf(hint, sizeof hint, "did you mean '%s'? ", near);
+    return yfail(err, y, n, "generate.kind: unknown generator '%s' (%samsim gen KIND: %s)",
+                 SHOW(q, kind), hint, list);
+}
+
 /* The traces a pattern added (from index before on) that a matrix.tsv field cannot hold: a tab
  * or a newline in the name would split its row (until 2026-11-27 the runs ran, then every
  * results.csv build failed with "matrix.tsv: bad line for run 1"). -1 with err at the pattern,
@@ -1329,7 +1349,7 @@ static int gen_args_check(const sweep *s, ydoc *y, yaml_node_t *n, am_error *err
                  arg + 2);
         int k = gen_option_kind(s->gen_kind, name);
         if (k == -2)
-            return 0; /* no such kind: gen says so in every run */
+            return 0; /* no such kind: refused before (gen_kind_check) */
         if (k != 1)
             continue;
         if (eq && !eq[1])
@@ -1842,6 +1862,8 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                         goto out;
                     }
                     s->gen_kind = am_strdup(yscalar(gv));
+                    if (gen_kind_check(&y, gv, s->gen_kind, err) != 0)
+                        goto out;
                 } else if (a && strcmp(a, "args") == 0) {
                     if (ystrings(&y, gv, "generate.args", &s->gen_args, err) != 0)
                         goto out;

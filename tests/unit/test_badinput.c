@@ -1618,6 +1618,31 @@ static void sweep_trace_name_tab(void)
     }
 }
 
+/* An unknown generate.kind is refused at its value's line:column, with a "did you mean" when a
+ * kind of amsim gen is close, by check, batch --list and batch alike (until 2026-11-27 check
+ * said "sweep ok" and every run failed with gen's whole usage). */
+static void sweep_gen_kind_unknown(void)
+{
+    static const struct {
+        const char *kind, *hint;
+    } c[] = {{"bogus", ""}, {"serv", "did you mean 'serve'? "}};
+    char cfg[1024], text[2048], want[4096], args[4096];
+    snprintf(cfg, sizeof cfg, "%s", bi_write("genk-base.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT)));
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        snprintf(text, sizeof text, "base: %s\ngenerate: {kind: %s, args: []}\nseeds: [1]\n", cfg,
+                 c[i].kind);
+        const char *sw = bi_write("genk.yaml", text, strlen(text));
+        snprintf(want, sizeof want, "amsim: %s:2:18: generate.kind: unknown generator '%s' (%samsim "
+                 "gen KIND: train, serve, kernel)\n", sw, c[i].kind, c[i].hint);
+        snprintf(args, sizeof args, "check '%s'", sw);
+        bi_expect(args, 1, want);
+        snprintf(args, sizeof args, "batch '%s' --list", sw);
+        bi_expect(args, 1, want);
+        snprintf(args, sizeof args, "batch '%s' -o '%s/genk-out' -q", sw, tu_tmpdir());
+        bi_expect(args, 1, want);
+    }
+}
+
 /* ---- --lenient --------------------------------------------------------------------------- */
 
 static void lenient_unknown_free(void)
@@ -2874,6 +2899,7 @@ void suite_badinput(void)
              {"sweep: a matrix over 10 million runs, at the axis", sweep_matrix_too_large},
              {"sweep: a FIFO or a device as a trace, named or by glob", sweep_trace_stream},
              {"sweep: a trace name with a tab or a newline", sweep_trace_name_tab},
+             {"sweep: an unknown generate.kind, at its line:column", sweep_gen_kind_unknown},
              {"outputs: a FIFO and a symbolic link are written through", outputs_written_through},
              {"outputs: a looping symbolic link is an error, a dangling chain creates its end",
               outputs_symlink_loop_and_dangling},
