@@ -37,6 +37,7 @@
  * merged results.csv is byte-identical to an unsharded one. */
 #define _DEFAULT_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <glob.h>
 #include <inttypes.h>
@@ -83,6 +84,38 @@ static const char *prog = "amsim batch";
  * echoed them raw). buf is a char array (of SHOWN_MAX bytes where it quotes a path). */
 #define SHOWN_MAX 4096
 #define SHOW(buf, s) am_escape_name(buf, sizeof buf, s)
+
+/* A path as a command a message suggests quotes it (SHOW, then single quotes for the shell where
+ * it has a byte other than letters, digits and -_./=+,:@%), so the hint can be pasted as it is
+ * (until 2026-11-27 a path with a space split into two words). Into out, cap bytes. */
+static const char *shell_word(char *out, size_t cap, const char *path)
+{
+    char shown[SHOWN_MAX];
+    SHOW(shown, path);
+    if (shown[0] && shown[strspn(shown, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                 "0123456789-_./=+,:@%")] == 0) {
+        snprintf(out, cap, "%s", shown);
+        return out;
+    }
+    size_t n = 0;
+    if (cap < 3) {
+        if (cap)
+            out[0] = 0;
+        return out;
+    }
+    out[n++] = '\'';
+    for (const char *p = shown; *p && n + 6 < cap; p++) {
+        if (*p == '\'') { /* close, an escaped quote, reopen */
+            memcpy(out + n, "'\\''", 4);
+            n += 4;
+        } else
+            out[n++] = *p;
+    }
+    out[n++] = '\'';
+    out[n] = 0;
+    return out;
+}
+#define SHELL(buf, s) shell_word(buf, sizeof buf, s)
 
 static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *xprintf(const char *fmt, ...)
@@ -1161,12 +1194,67 @@ static int add_traces(sweep *s, ydoc *y, yaml_node_t *n, const char *pat, am_err
         free(full);
         return yfail(err, y, n, "traces: cannot expand '%s'", pat);
     }
+    /* A FIFO or a device is never read (the digest would read it first, and hang on a FIFO
+     * with no writer or on /dev/zero; until 2026-11-27 batch, --list and check did): named
+     * alone it is refused here, and a glob skips what is not a regular file, as a directory's
+     * listing does. A path that does not stat is left to the run to fail on. */
+    int is_glob = strpbrk(pat, "*?[") != NULL, added = 0;
     for (size_t i = 0; i < g.gl_pathc; i++) {
-        sl_push(&s->traces, am_strdup(g.gl_pathv[i]));
-        sl_push(&s->trace_disp, am_strdup(g.gl_pathv[i] + pre));
+        const char *p = g.gl_pathv[i];
+        if (stat(p, &st) == 0 && !S_ISREG(st.st_mode)) {
+            if (is_glob)
+                continue;
+            globfree(&g);
+            free(full);
+            return yfail(err, y, n, "traces: '%s' is not a regular file (%s); a trace is read "
+                         "from a file, not a stream: save it to a file first", pat,
+                         S_ISDIR(st.st_mode) ? "a directory" : "a pipe or a device");
+        }
+        sl_push(&s->traces, am_strdup(p));
+        sl_push(&s->trace_disp, am_strdup(p + pre));
+        added++;
     }
     globfree(&g);
     free(full);
+    if (!added)
+        return yfail(err, y, n, "traces: no regular file matches '%s' (a pipe, a device or a "
+                     "directory is no trace)", pat);
+    return 0;
+}
+
+/* generate.kind against amsim gen's kinds (gen_kinds), at the value's line:column with a "did
+ * you mean" when one is close (until 2026-11-27 check passed an unknown kind and every run of
+ * the batch failed with gen's whole usage). -1 with err. */
+static int gen_kind_check(ydoc *y, yaml_node_t *n, const char *kind, am_error *err)
+{
+    const char *const *kinds = gen_kinds();
+    for (int i = 0; kinds[i]; i++)
+        if (strcmp(kinds[i], kind) == 0)
+            return 0;
+    char list[256] = "", hint[128] = "", q[SHOWN_MAX];
+    for (int i = 0; kinds[i]; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                 kinds[i]);
+    const char *near = cfg_suggest(kind, kinds);
+    if (near)
+        snprintf(hint, sizeof hint, "did you mean '%s'? ", near);
+    return yfail(err, y, n, "generate.kind: unknown generator '%s' (%samsim gen KIND: %s)",
+                 SHOW(q, kind), hint, list);
+}
+
+/* The traces a pattern added (from index before on) that a matrix.tsv field cannot hold: a tab
+ * or a newline in the name would split its row (until 2026-11-27 the runs ran, then every
+ * results.csv build failed with "matrix.tsv: bad line for run 1"). -1 with err at the pattern,
+ * which check and batch read alike. */
+static int trace_names_tsv(const sweep *s, ydoc *y, yaml_node_t *n, const char *pat, int before,
+                           am_error *err)
+{
+    char q[SHOWN_MAX], q2[SHOWN_MAX]; /* shown with \x09 and \x0a */
+    for (int i = before; i < s->traces.n; i++)
+        if (strpbrk(s->trace_disp.v[i], "\t\n"))
+            return yfail(err, y, n, "traces: '%s' names %s, whose name has a tab or a newline: "
+                         "rename the file (a study's matrix.tsv is tab-separated lines)",
+                         SHOW(q, pat), SHOW(q2, s->trace_disp.v[i]));
     return 0;
 }
 
@@ -1299,7 +1387,7 @@ static int gen_args_check(const sweep *s, ydoc *y, yaml_node_t *n, am_error *err
                  arg + 2);
         int k = gen_option_kind(s->gen_kind, name);
         if (k == -2)
-            return 0; /* no such kind: gen says so in every run */
+            return 0; /* no such kind: refused before (gen_kind_check) */
         if (k != 1)
             continue;
         if (eq && !eq[1])
@@ -1751,6 +1839,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                     goto out;
                 }
                 if (add_traces(s, &y, yitem(&y, v, i), pats.v[i], err) != 0 ||
+                    trace_names_tsv(s, &y, yitem(&y, v, i), pats.v[i], before, err) != 0 ||
                     trace_repeats(s, &y, yitem(&y, v, i), pats.v[i], before, err) != 0) {
                     sl_free(&pats);
                     goto out;
@@ -1849,6 +1938,8 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                         goto out;
                     }
                     s->gen_kind = am_strdup(yscalar(gv));
+                    if (gen_kind_check(&y, gv, s->gen_kind, err) != 0)
+                        goto out;
                 } else if (a && strcmp(a, "args") == 0) {
                     if (ystrings(&y, gv, "generate.args", &s->gen_args, err) != 0)
                         goto out;
@@ -2135,7 +2226,13 @@ static void run_name(const sweep *s, sw_run *r)
  * and is tried again on every rerun, since failed runs never count as finished). */
 static void file_hash(const char *path, char out[17])
 {
-    FILE *f = fopen(path, "rb");
+    /* not a regular file (a FIFO put there after the sweep was read): unreadable, never read,
+     * so the digest cannot hang on it; opened without blocking on a FIFO's writer */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    struct stat st;
+    FILE *f = NULL;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "rb"))))
+        close(fd);
     if (!f) {
         snprintf(out, 17, "unreadable");
         return;
@@ -3028,11 +3125,15 @@ static int run_child(const batch *b, const sw_run *r)
         else {
             /* none recorded yet (a fresh clone has none): say how to record them; until
              * 2026-11-27 each run failed with "cannot read expectation: No such file or
-             * directory". A file that is there but unreadable is expect.c's to report. */
+             * directory". A file that is there but unreadable is expect.c's to report. The
+             * row's text names no sweep path or -o folder (the summary's hint does): a run's
+             * error is the same whatever folder batch starts in and whichever shard ran it
+             * (until 2026-11-27 it embedded both, so a merged results.csv differed from an
+             * unsharded one). */
             struct stat est;
             if (lstat(exp_path, &est) != 0 && errno == ENOENT) {
-                am_fail(&err, AM_EINPUT, "%s: no expectation recorded; record with amsim batch "
-                        "%s --update-expectations -o %s", exp_path, s->file, b->out);
+                am_fail(&err, AM_EINPUT, "%s: no expectation recorded; record it with amsim "
+                        "batch --update-expectations", exp_path);
                 goto done;
             }
             sp.expect = exp_path;
@@ -3210,6 +3311,24 @@ static int split_tabs(char *line, char **out, int max)
     return n;
 }
 
+/* The next line of a matrix.tsv at *pos (its newline cut), counting *lineno; NULL at the end. */
+static char *next_line(char **pos, int *lineno)
+{
+    char *line = *pos;
+    if (!line || !*line)
+        return NULL;
+    char *nl = strchr(line, '\n');
+    if (nl) {
+        *nl = 0;
+        *pos = nl + 1;
+    } else
+        *pos = line + strlen(line);
+    ++*lineno;
+    return line;
+}
+
+/* A malformed matrix.tsv is named at its line (until 2026-11-27 "bad line for run 1" had no
+ * line, and blank lines were skipped as if absent). */
 static int matrix_read(const char *dir, matrix *m, am_error *err)
 {
     memset(m, 0, sizeof *m);
@@ -3220,30 +3339,36 @@ static int matrix_read(const char *dir, matrix *m, am_error *err)
         free(p);
         return -1;
     }
-    char *work = am_strdup(m->text);
-    char *save = work, *line = strtok(work, "\n");
+    char *work = am_strdup(m->text), *pos = work;
+    char *save = work;
+    int lineno = 0;
+    char *line = next_line(&pos, &lineno);
     int total = 0;
     if (!line || sscanf(line, "#amsim-matrix v1\t%d", &total) != 1 || total < 0) {
         am_fail(err, AM_EINPUT, "%s: not an amsim matrix file", p);
         goto bad;
     }
-    line = strtok(NULL, "\n");
+    line = next_line(&pos, &lineno);
     if (!line)
         goto bad;
     char *tmp[SW_MAX_AXES + 8];
     int nc = split_tabs(line, tmp, SW_MAX_AXES + 8);
-    if (nc > SW_MAX_AXES + 8 || nc < 5)
+    if (nc > SW_MAX_AXES + 8 || nc < 5) {
+        am_fail(err, AM_EINPUT, "%s:%d: bad header line (%d fields)", p, lineno, nc);
         goto bad;
+    }
     m->ncols = nc - 1; /* the last column is the key */
     m->cols = am_calloc((size_t)nc, sizeof *m->cols);
     for (int c = 0; c < nc; c++)
         m->cols[c] = tmp[c];
     m->rows = am_calloc((size_t)total + 1, sizeof *m->rows);
-    while ((line = strtok(NULL, "\n")) && m->n < total) {
+    while (m->n < total && (line = next_line(&pos, &lineno))) {
         char **row = am_calloc((size_t)nc + 1, sizeof *row);
-        if (split_tabs(line, row, nc) != nc) {
+        int got = split_tabs(line, row, nc);
+        if (got != nc) {
             free(row);
-            am_fail(err, AM_EINPUT, "%s: bad line for run %d", p, m->n + 1);
+            am_fail(err, AM_EINPUT, "%s:%d: bad line for run %d: %d tab-separated fields, %d "
+                    "expected", p, lineno, m->n + 1, got, nc);
             goto bad;
         }
         m->rows[m->n++] = row;
@@ -3307,10 +3432,79 @@ static void add_level_cols(strlist *l, const char *levels)
     }
 }
 
-/* Build results.csv from run folders in dirs[] (first folder holding a matching result wins).
- * shard_n > 0: only the runs of shard k. Returns the number of runs without a result. */
+/* What a results table holds besides ok runs: a batch and a merge of its shards say the same
+ * summary and exit status from it (csv_status). */
+typedef struct csv_tally {
+    int failed;     /* rows not ok: failures and deviations */
+    int deviated;   /* of those, a regress check's deviation (status 3 when alone) */
+    int unrecorded; /* of the failures, a regress run with no expectation recorded */
+} csv_tally;
+
+static void tally_result(csv_tally *t, const result *r)
+{
+    if (strcmp(r->status, "ok") == 0)
+        return;
+    t->failed++;
+    t->deviated += strcmp(r->status, "deviation") == 0;
+    t->unrecorded += r->error && strstr(r->error, ": no expectation recorded; ") != NULL;
+}
+
+/* The exit status of a results table: 1 when a run has no result or failed outright, 3 when
+ * every run not ok deviated from its expectation, else 0. */
+static int csv_status(int missing, const csv_tally *t)
+{
+    if (missing != 0 || t->failed > t->deviated)
+        return 1;
+    return t->deviated ? 3 : 0;
+}
+
+/* "; N failed; M deviated from their expectations" of a summary line, into buf (n bytes). */
+static const char *tally_text(char *buf, size_t n, const csv_tally *t)
+{
+    char dev[64] = "";
+    if (t->deviated)
+        snprintf(dev, sizeof dev, "; %d deviated from %s expectation%s", t->deviated,
+                 t->deviated == 1 ? "its" : "their", t->deviated == 1 ? "" : "s");
+    snprintf(buf, n, "; %d failed%s", t->failed - t->deviated, dev);
+    return buf;
+}
+
+/* How good a result is to keep when folders hold several for one run: ok, then a deviation
+ * (the run finished), then a failure. */
+static int result_rank(const result *r)
+{
+    return strcmp(r->status, "ok") == 0 ? 0 : strcmp(r->status, "deviation") == 0 ? 1 : 2;
+}
+
+/* The result of the run in folder with key, from the folder of dirs[] holding the best one
+ * (result_rank; the first of equals), into *r: a shard retried into a new folder gives its ok
+ * result whatever the order of the folders (until 2026-11-27 the first folder won, failed or
+ * not). Returns that folder's index, or -1 (r empty) when none has it. */
+static int pick_result(const char *const *dirs, int ndirs, const char *folder, const char *key,
+                       result *r)
+{
+    int best = -1;
+    memset(r, 0, sizeof *r);
+    for (int d = 0; d < ndirs && (best < 0 || result_rank(r) > 0); d++) {
+        result x;
+        if (result_read(dirs[d], folder, &x) != 0)
+            continue;
+        if (strcmp(x.key, key) == 0 && (best < 0 || result_rank(&x) < result_rank(r))) {
+            result_free(r);
+            *r = x;
+            best = d;
+        } else
+            result_free(&x);
+    }
+    return best;
+}
+
+/* Build results.csv from run folders in dirs[] (the folder with the best result wins:
+ * pick_result).
+ * shard_n > 0: only the runs of shard k. Returns the number of runs without a result; *tally
+ * counts the others not ok. */
 static int build_csv(const char *const *dirs, int ndirs, const char *out_path, int shard_k,
-                     int shard_n, int *nfailed, am_error *err)
+                     int shard_n, csv_tally *tally, am_error *err)
 {
     matrix m;
     if (matrix_read(dirs[0], &m, err) != 0)
@@ -3342,7 +3536,8 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
         free(p);
     }
     result *res = am_calloc((size_t)m.n + 1, sizeof *res);
-    int missing = 0, failed = 0;
+    int missing = 0;
+    csv_tally t = {0};
     /* metric columns: those every run reports (run_metrics, and level_metrics_names of each
      * run's levels), so that they are there when no run finished (until 2026-11-27 a study
      * whose every run failed had none: `stats --metric ooms` found no column), then the union
@@ -3353,19 +3548,12 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
     for (int i = 0; i < m.n; i++) {
         if (shard_n && i % shard_n != shard_k - 1)
             continue;
-        for (int d = 0; d < ndirs; d++) {
-            if (result_read(dirs[d], m.rows[i][1], &res[i]) == 0) {
-                if (strcmp(res[i].key, m.rows[i][m.ncols]) == 0)
-                    break;
-                result_free(&res[i]);
-            }
-        }
+        pick_result(dirs, ndirs, m.rows[i][1], m.rows[i][m.ncols], &res[i]);
         if (!res[i].have) {
             missing++;
             continue;
         }
-        if (strcmp(res[i].status, "ok") != 0)
-            failed++;
+        tally_result(&t, &res[i]);
         add_level_cols(&mcols, res[i].levels);
         for (int k = 0; k < res[i].nm; k++)
             add_col(&mcols, res[i].m[k].k);
@@ -3421,8 +3609,8 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
     free(res);
     sl_free(&mcols);
     matrix_tsv_free(&m);
-    if (nfailed)
-        *nfailed = failed;
+    if (tally)
+        *tally = t;
     return rc;
 }
 
@@ -3628,6 +3816,26 @@ static void remove_temporaries(const char *dir)
         closedir(d);
 }
 
+/* DIR/results.csv removed before a batch changes what it would hold (runs to run, or another
+ * matrix): an interrupted rerun then leaves no table of the earlier runs beside the new
+ * matrix.tsv and run folders, which report and stats would read as current (until 2026-11-27
+ * it stayed, `ok` rows with old numbers). One unlink: the table is there whole or not at all.
+ * Through a symbolic link the file it names goes (the link stays, written through again when
+ * the table is built); a FIFO or a device is left alone. */
+static void remove_stale_results(const char *out)
+{
+    char *csv = xprintf("%s/results.csv", out);
+    char *real = realpath(csv, NULL);
+    struct stat st;
+    if (real && stat(real, &st) == 0 && S_ISREG(st.st_mode) && unlink(real) != 0) {
+        char q[SHOWN_MAX];
+        am_msg("%s: %s: cannot remove the earlier results: %s\n", prog, SHOW(q, real),
+               strerror(errno));
+    }
+    free(real);
+    free(csv);
+}
+
 static int run_all(batch *b, int *nskipped, int *nran)
 {
     int *todo = am_malloc(((size_t)b->nruns + 1) * sizeof *todo), ntodo = 0, mine = 0;
@@ -3640,6 +3848,8 @@ static int run_all(batch *b, int *nskipped, int *nran)
         else
             todo[ntodo++] = i;
     }
+    if (ntodo)
+        remove_stale_results(b->out);
     int tty = !b->quiet && isatty(2);
     batch_worker *sl = am_calloc((size_t)b->jobs, sizeof *sl);
     int *sl_run = am_calloc((size_t)b->jobs, sizeof *sl_run);
@@ -3911,6 +4121,32 @@ static int merge_check(char **dirs, int ndirs, const char *path, const char *mpa
     return rc;
 }
 
+/* OUT/runs/FOLDER linking to the folder whose result results.csv took (pick_result), for each
+ * run of the study; the loop after it links the folders' other runs, first folder first. */
+static void link_picked_runs(const char *const *dirs, int ndirs, const char *runs)
+{
+    matrix m;
+    am_error ignored = {0};
+    char q[SHOWN_MAX], real[PATH_MAX];
+    if (matrix_read(dirs[0], &m, &ignored) != 0)
+        return;
+    for (int i = 0; i < m.n; i++) {
+        result r;
+        int d = pick_result(dirs, ndirs, m.rows[i][1], m.rows[i][m.ncols], &r);
+        if (d < 0)
+            continue;
+        result_free(&r);
+        char *from = xprintf("%s/runs/%s", dirs[d], m.rows[i][1]);
+        char *to = xprintf("%s/%s", runs, m.rows[i][1]);
+        struct stat st;
+        if (lstat(to, &st) != 0 && realpath(from, real) && symlink(real, to) != 0)
+            am_msg("%s: %s: %s\n", prog, SHOW(q, to), strerror(errno));
+        free(from);
+        free(to);
+    }
+    matrix_tsv_free(&m);
+}
+
 static int merge(int argc, char **argv, const char *out, int quiet)
 {
     char q[SHOWN_MAX]; /* a path as a message quotes it (SHOW) */
@@ -3923,7 +4159,8 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     char *path = is_csv ? am_strdup(out) : xprintf("%s/results.csv", out);
     char *mpath = is_csv ? NULL : xprintf("%s/matrix.tsv", out);
     am_error err = {0};
-    int failed = 0, rc, made = 0;
+    int rc, made = 0;
+    csv_tally tally = {0};
     rc = merge_check(argv, argc, path, mpath, &err);
     free(mpath);
     if (rc != 0) {
@@ -3938,7 +4175,7 @@ static int merge(int argc, char **argv, const char *out, int quiet)
         return 1;
     }
     batch_track_made(out, made, 1); /* an interrupt before results.csv removes them too */
-    rc = build_csv((const char *const *)argv, argc, path, 0, 0, &failed, &err);
+    rc = build_csv((const char *const *)argv, argc, path, 0, 0, &tally, &err);
     if (rc < 0) { /* refused (not a batch folder, another study): OUT is not left behind */
         am_msg("%s: %s\n", prog, err.msg);
         rmdir_made(out, made);
@@ -3957,6 +4194,7 @@ static int merge(int argc, char **argv, const char *out, int quiet)
         free(dst);
         char *runs = xprintf("%s/runs", out);
         mkdir_p(runs);
+        link_picked_runs((const char *const *)argv, argc, runs);
         for (int d = 0; d < argc; d++) {
             char *rd = xprintf("%s/runs", argv[d]);
             DIR *dp = opendir(rd);
@@ -3986,11 +4224,21 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     if (rc > 0)
         am_msg("%s: %d runs have no result in any of the folders (status 'missing')\n", prog,
                rc);
-    if (!quiet) /* -q: no summary line, as for a batch run; problems still go to stderr */
-        printf("%s: merged %d folder%s%s%s\n", SHOW(q, path), argc, argc == 1 ? "" : "s",
-               failed ? ", runs failed: " : "", failed ? "see the status column" : "");
+    /* the same counts and status as the unsharded batch (until 2026-11-27 a deviation was a
+     * failure here: status 1 where the batch gave 3) */
+    if (tally.unrecorded)
+        am_msg("%s: %d run%s no expectation recorded; record them with amsim batch SWEEP "
+               "--update-expectations\n", prog, tally.unrecorded,
+               tally.unrecorded == 1 ? " has" : "s have");
+    if (!quiet) { /* -q: no summary line, as for a batch run; problems still go to stderr */
+        char tt[160] = "";
+        if (tally.failed)
+            tally_text(tt, sizeof tt, &tally);
+        printf("%s: merged %d folder%s%s%s\n", SHOW(q, path), argc, argc == 1 ? "" : "s", tt,
+               tally.failed ? " (see the status column)" : "");
+    }
     free(path);
-    return rc > 0 || failed ? 1 : 0;
+    return csv_status(rc, &tally);
 }
 
 int cmd_batch(int argc, char **argv)
@@ -4177,7 +4425,10 @@ int cmd_batch(int argc, char **argv)
     if (old && strcmp(old, mt) != 0 && !b.quiet)
         am_msg("%s: %s: the sweep or its inputs (base config, set:, traces, generator) changed "
                "since the last run; runs whose key changed run again\n", prog, SHOW(q, mp));
-    int wrc = (!old || strcmp(old, mt) != 0) ? write_atomic(mp, mt, &err) : 0;
+    int changed = !old || strcmp(old, mt) != 0;
+    if (changed)
+        remove_stale_results(b.out);
+    int wrc = changed ? write_atomic(mp, mt, &err) : 0;
     free(old);
     free(mt);
     free(mp);
@@ -4190,55 +4441,28 @@ int cmd_batch(int argc, char **argv)
     int mine = run_all(&b, &nskipped, &nran);
     char *csv = xprintf("%s/results.csv", b.out);
     const char *dirs[1] = {b.out};
-    int failed = 0;
-    int missing = build_csv(dirs, 1, csv, b.shard_k, b.shard_n, &failed, &err);
     /* a regress check's deviations are said apart from failures (until 2026-11-27 a deviation
      * was counted as "1 failed") */
-    int deviated = 0, unrecorded = 0;
-    for (int i = 0; missing >= 0 && failed && i < b.nruns; i++) {
-        result x;
-        if ((b.shard_n && i % b.shard_n != b.shard_k - 1) ||
-            result_read(b.out, b.runs[i].folder, &x) != 0)
-            continue;
-        deviated += strcmp(x.status, "deviation") == 0;
-        unrecorded += x.error && strstr(x.error, ": no expectation recorded; ") != NULL;
-        result_free(&x);
-    }
+    csv_tally tally = {0};
+    int missing = build_csv(dirs, 1, csv, b.shard_k, b.shard_n, &tally, &err);
     if (missing < 0)
         am_msg("amsim: %s\n", err.msg);
     else if (!b.quiet) {
-        char dev[64] = "";
-        if (deviated)
-            snprintf(dev, sizeof dev, "; %d deviated from %s expectation%s", deviated,
-                     deviated == 1 ? "its" : "their", deviated == 1 ? "" : "s");
-        am_msg("%s: %d run%s%s: %d run now, %d finished before; %d failed%s; %s (%.1f s)\n",
+        char tt[160];
+        am_msg("%s: %d run%s%s: %d run now, %d finished before%s; %s (%.1f s)\n",
                prog, mine, mine == 1 ? "" : "s", b.shard_n ? " in this shard" : "", nran,
-               nskipped, failed - deviated, dev, SHOW(q, csv), now_s() - t0);
-        /* the first check of a fresh clone: said once here, not only in results.csv */
-        if (unrecorded)
-            am_msg("%s: %d run%s no expectation recorded; record them with amsim batch %s "
-                   "--update-expectations -o %s\n", prog, unrecorded,
-                   unrecorded == 1 ? " has" : "s have", SHOW(q, b.sw.file), SHOW(q2, b.out));
+               nskipped, tally_text(tt, sizeof tt, &tally), SHOW(q, csv), now_s() - t0);
     }
+    /* the first check of a fresh clone: said once here, not only in results.csv; a problem,
+     * so under -q too, which leaves out only the summary (until 2026-11-27 -q hid it and the
+     * check ended with status 1 and nothing said) */
+    if (missing >= 0 && tally.unrecorded)
+        am_msg("%s: %d run%s no expectation recorded; record them with amsim batch %s "
+               "--update-expectations -o %s\n", prog, tally.unrecorded,
+               tally.unrecorded == 1 ? " has" : "s have", SHELL(q, b.sw.file), SHELL(q2, b.out));
     free(csv);
-    if (missing != 0)
-        rc = 1;
-    else if (failed) {
-        /* regress: deviations give 3 unless something failed outright */
-        rc = 3;
-        for (int i = 0; i < b.nruns; i++) {
-            if (b.shard_n && i % b.shard_n != b.shard_k - 1)
-                continue;
-            result x;
-            if (result_read(b.out, b.runs[i].folder, &x) == 0) {
-                if (strcmp(x.status, "ok") && strcmp(x.status, "deviation"))
-                    rc = 1;
-                result_free(&x);
-            } else
-                rc = 1;
-        }
-    } else
-        rc = 0;
+    /* regress: deviations give 3 unless something failed outright */
+    rc = missing < 0 ? 1 : csv_status(missing, &tally);
 done:
     matrix_free(b.runs, b.nruns);
     sweep_free(&b.sw);

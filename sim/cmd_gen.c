@@ -88,6 +88,12 @@ static const gen_opt kernel_opts[] = {
     {NULL, 0, 0, NULL, NULL}};
 #undef KO
 
+/* The kinds amsim gen runs, in its usage's order: a sweep's generate.kind is checked against
+ * them when the sweep is read. */
+static const char *const kind_names[] = {"train", "serve", "kernel", NULL};
+
+const char *const *gen_kinds(void) { return kind_names; }
+
 int gen_option_kind(const char *kind, const char *name)
 {
     const gen_opt *t = !strcmp(kind, "train")   ? train_opts

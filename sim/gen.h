@@ -99,5 +99,7 @@ int cmd_gen(int argc, char **argv);
  * 0 for a flag, -1 when KIND has no such option, -2 when there is no such KIND. For a sweep's
  * generate.args, checked at load. */
 int gen_option_kind(const char *kind, const char *name);
+/* The kinds `amsim gen` has (train, serve, kernel), NULL-terminated. */
+const char *const *gen_kinds(void);
 
 #endif

@@ -1742,6 +1742,127 @@ static void sweep_base_unreadable(void)
     }
 }
 
+/* A FIFO or a device named as a sweep's trace is refused at its traces: item, by check, batch
+ * --list and batch alike, and a glob skips it as a directory's listing does (until 2026-11-27
+ * the trace digest read it first: all three hung on a FIFO with no writer or on /dev/zero).
+ * Run under timeout(1) so that a regression fails instead of stopping the suite. */
+static void sweep_trace_stream(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char dir[1024], fifo[1100], cfg[1024], text[4096], errf[1100], cmd[8192], want[4096];
+    snprintf(dir, sizeof dir, "%s/swfifo", tu_tmpdir());
+    mkdir(dir, 0777);
+    snprintf(fifo, sizeof fifo, "%s/pipe.trace", dir);
+    snprintf(errf, sizeof errf, "%s/swfifo.err", tu_tmpdir());
+    unlink(fifo);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+    snprintf(cfg, sizeof cfg, "%s", bi_write("swfifo-base.yaml", BI_CFG_TEXT,
+                                             strlen(BI_CFG_TEXT)));
+    static const struct {
+        const char *item, *why; /* @: the FIFO's folder */
+    } c[] = {
+        {"@/pipe.trace", "traces: '@/pipe.trace' is not a regular file (a pipe or a device); "
+                           "a trace is read from a file, not a stream: save it to a file first"},
+        {"/dev/zero", "traces: '/dev/zero' is not a regular file (a pipe or a device); a trace "
+                      "is read from a file, not a stream: save it to a file first"},
+        {"@/*.trace", "traces: no regular file matches '@/*.trace' (a pipe, a device or a "
+                        "directory is no trace)"},
+    };
+    static const char *const verbs[] = {"check", "batch --list", "batch -o out.d"};
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        char item[1200], why[2400];
+        char *t = bi_expand(c[i].item, dir), *w = bi_expand(c[i].why, dir);
+        snprintf(item, sizeof item, "%s", t);
+        snprintf(why, sizeof why, "%s", w);
+        free(t);
+        free(w);
+        snprintf(text, sizeof text, "base: %s\ntraces: ['%s']\n", cfg, item);
+        const char *sw = bi_write("swfifo.yaml", text, strlen(text));
+        snprintf(want, sizeof want, "amsim: %s:2:10: %s\n", sw, why);
+        for (size_t v = 0; v < sizeof verbs / sizeof *verbs; v++) {
+            snprintf(cmd, sizeof cmd, "cd '%s' && timeout 20 %s %s '%s' 2>'%s' </dev/null "
+                     ">/dev/null", tu_tmpdir(), bin, verbs[v], sw, errf);
+            int st = system(cmd);
+            char *err = tu_slurp(errf, NULL);
+            CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+            CU_ASSERT(err && strcmp(err, want) == 0);
+            if (!WIFEXITED(st) || WEXITSTATUS(st) != 1 || !err || strcmp(err, want))
+                fprintf(stderr, "\n  %s\n  status %d\n  stderr: %s  expected: %s\n", cmd,
+                        WIFEXITED(st) ? WEXITSTATUS(st) : -1, err ? err : "(none)", want);
+            free(err);
+        }
+    }
+    unlink(fifo);
+}
+
+/* A trace whose file name has a tab or a newline is refused at its traces: item, by check,
+ * batch --list and batch alike, named alone or through a directory (until 2026-11-27 the runs
+ * ran, then matrix.tsv could not be read back: "bad line for run 1", status 1, no results.csv). */
+static void sweep_trace_name_tab(void)
+{
+    char dir[1024], tr[1100], cfg[1024], text[4096], want[4096], args[8192];
+    snprintf(dir, sizeof dir, "%s/swtab", tu_tmpdir());
+    mkdir(dir, 0777);
+    snprintf(cfg, sizeof cfg, "%s", bi_write("swtab-base.yaml", BI_CFG_TEXT,
+                                             strlen(BI_CFG_TEXT)));
+    static const struct {
+        const char *file, *item, *shown, *named; /* item, shown: @ is the folder */
+    } c[] = {
+        {"x\ty.trace", "\"@/x\\ty.trace\"", "@/x\\x09y.trace", "@/x\\x09y.trace"},
+        {"n\nl.trace", "@", "@", "@/n\\x0al.trace"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        snprintf(tr, sizeof tr, "%s/%s", dir, c[i].file);
+        FILE *f = fopen(tr, "w");
+        CU_ASSERT_FATAL(f && fputs("amsim-trace v1\nalloc 1 1MiB\nfree 1\n", f) >= 0 &&
+                        fclose(f) == 0);
+        char *item = bi_expand(c[i].item, dir), *shown = bi_expand(c[i].shown, dir),
+             *named = bi_expand(c[i].named, dir);
+        snprintf(text, sizeof text, "base: %s\ntraces: [%s]\n", cfg, item);
+        const char *sw = bi_write("swtab.yaml", text, strlen(text));
+        snprintf(want, sizeof want, "amsim: %s:2:10: traces: '%s' names %s, whose name has a "
+                 "tab or a newline: rename the file (a study's matrix.tsv is tab-separated "
+                 "lines)\n", sw, shown, named);
+        snprintf(args, sizeof args, "check '%s'", sw);
+        bi_expect(args, 1, want);
+        snprintf(args, sizeof args, "batch '%s' --list", sw);
+        bi_expect(args, 1, want);
+        snprintf(args, sizeof args, "batch '%s' -o '%s/swtab-out' -q", sw, tu_tmpdir());
+        bi_expect(args, 1, want);
+        snprintf(args, sizeof args, "%s/swtab-out", tu_tmpdir());
+        CU_ASSERT_NOT_EQUAL(access(args, F_OK), 0); /* refused before -o was made */
+        free(item);
+        free(shown);
+        free(named);
+        unlink(tr);
+    }
+}
+
+/* An unknown generate.kind is refused at its value's line:column, with a "did you mean" when a
+ * kind of amsim gen is close, by check, batch --list and batch alike (until 2026-11-27 check
+ * said "sweep ok" and every run failed with gen's whole usage). */
+static void sweep_gen_kind_unknown(void)
+{
+    static const struct {
+        const char *kind, *hint;
+    } c[] = {{"bogus", ""}, {"serv", "did you mean 'serve'? "}};
+    char cfg[1024], text[2048], want[4096], args[4096];
+    snprintf(cfg, sizeof cfg, "%s", bi_write("genk-base.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT)));
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        snprintf(text, sizeof text, "base: %s\ngenerate: {kind: %s, args: []}\nseeds: [1]\n", cfg,
+                 c[i].kind);
+        const char *sw = bi_write("genk.yaml", text, strlen(text));
+        snprintf(want, sizeof want, "amsim: %s:2:18: generate.kind: unknown generator '%s' (%samsim "
+                 "gen KIND: train, serve, kernel)\n", sw, c[i].kind, c[i].hint);
+        snprintf(args, sizeof args, "check '%s'", sw);
+        bi_expect(args, 1, want);
+        snprintf(args, sizeof args, "batch '%s' --list", sw);
+        bi_expect(args, 1, want);
+        snprintf(args, sizeof args, "batch '%s' -o '%s/genk-out' -q", sw, tu_tmpdir());
+        bi_expect(args, 1, want);
+    }
+}
+
 /* ---- --lenient --------------------------------------------------------------------------- */
 
 static void lenient_unknown_free(void)
@@ -3006,6 +3127,9 @@ void suite_badinput(void)
              {"sweep: seeds, device and range bounds in a config number's form",
               sweep_number_form},
              {"sweep: a base: missing or a folder, at its value", sweep_base_unreadable},
+             {"sweep: a FIFO or a device as a trace, named or by glob", sweep_trace_stream},
+             {"sweep: a trace name with a tab or a newline", sweep_trace_name_tab},
+             {"sweep: an unknown generate.kind, at its line:column", sweep_gen_kind_unknown},
              {"outputs: a FIFO and a symbolic link are written through", outputs_written_through},
              {"outputs: a looping symbolic link is an error, a dangling chain creates its end",
               outputs_symlink_loop_and_dangling},
