@@ -19,8 +19,10 @@
  *     address) and is freed at once, then allocations tiling it in address order (one per
  *     block; small-segment blocks in pieces of at most 1 MiB so the small pool serves them);
  *     only the segment being tiled has free space, so best fit takes exactly the next piece.
- *     When every segment is tiled, the blocks free at the start are freed (their pieces merge)
- *     and the pending ones get their free_requested. Live blocks keep their recorded addresses.
+ *     When every segment is tiled, a live block whose recorded request is smaller than the
+ *     block is freed and requested again at that size (request_recorded_sizes), the blocks free
+ *     at the start are freed (their pieces merge) and the pending ones get their
+ *     free_requested. Live blocks keep their recorded addresses.
  *     Every segment of the start state is recreated, entirely free ones too: the trace does not
  *     allocate them, so they existed (cached) before it. The shared snapshots need this: they
  *     start after the model was built, with cached free segments that best fit picks.
@@ -701,6 +703,54 @@ static void ev_base(tr_event *e, const trace *t, tr_kind k)
     e->time = 0;
 }
 
+/* The request a live block of the start state is re-made with: its recorded request (the
+ * segment block's requested_size, or for a block the trace frees, the size of that free, which
+ * undo() carved it with) when that is known and smaller than the block, else 0 (the tile's own
+ * request stands). A block tiled in more than one piece (a small segment's block over 1 MiB,
+ * which PyTorch never makes live) keeps its tiles. */
+static uint64_t smaller_request(const tp_seg *g, const tp_block *b)
+{
+    if (b->state == S_FREE || b->requested == 0 || b->requested >= b->size)
+        return 0;
+    if (g->small && b->size > TP_SMALL_SIZE)
+        return 0;
+    return b->requested;
+}
+
+/* Live blocks whose recorded requested_size is below their size (PyTorch leaves a large-pool
+ * remainder of at most 1 MiB unsplit, and rounds requests to 512 B) are re-made with that
+ * request, so that live bytes, requested bytes and internal fragmentation at the start are the
+ * recording's (until 2026-11-27 the block size was the request, and a snapshot's peak live was
+ * too high by the unrequested bytes of its start-state blocks). The tile is freed and
+ * the request made again only now that every segment is tiled: the freed block is then the only
+ * free space, so best fit takes it again, and the caching allocator does not split it (its
+ * remainder is one PyTorch did not split either); re-requesting while tiling would split the
+ * rest of the segment at the smaller size and move every later block. tile_id[k] becomes the
+ * new request's id. */
+static void request_recorded_sizes(trace *t, tp_impl *im, tp_seg **made, size_t nmade,
+                                   uint64_t *tile_id, uint64_t *next_id)
+{
+    tr_event e;
+    size_t k = 0;
+    for (size_t i = 0; i < nmade; i++)
+        for (size_t j = 0; j < made[i]->nb; j++, k++) {
+            const tp_block *b = &made[i]->b[j];
+            uint64_t req = smaller_request(made[i], b);
+            if (!req)
+                continue;
+            ev_base(&e, t, TR_FREE);
+            e.id = tile_id[k];
+            e.stream = made[i]->stream;
+            emit(im, &e);
+            ev_base(&e, t, TR_ALLOC);
+            e.id = tile_id[k] = (*next_id)++;
+            e.bytes = req;
+            e.addr = b->addr;
+            e.stream = made[i]->stream;
+            emit(im, &e);
+        }
+}
+
 static void build_prologue(trace *t, tp_impl *im, tp_state *s, uint64_t *next_id,
                            tp_live *live)
 {
@@ -744,6 +794,7 @@ static void build_prologue(trace *t, tp_impl *im, tp_state *s, uint64_t *next_id
             }
         }
     }
+    request_recorded_sizes(t, im, made, nmade, tile_id, next_id);
     k = 0;
     for (size_t i = 0; i < nmade; i++)
         for (size_t j = 0; j < made[i]->nb; j++, k++) {
