@@ -37,7 +37,8 @@
  * EMPTY_LIST MARK ... APPENDS, strings SHORT_BINUNICODE / BINUNICODE, integers BININT1 /
  * BININT2 / BININT or LONG1 (8 bytes, two's complement) beyond 32 bits (9 bytes from 2^63), the
  * pool id a TUPLE2.
- * time_us is the simulated time in whole microseconds. */
+ * time_us is the simulated time in whole microseconds (PyTorch's int), and amsim_sub_us_ps the
+ * picoseconds past it when there are any, which amsim's reader adds back (trace_pickle.c). */
 #include "export_snapshot.h"
 
 #include <errno.h>
@@ -625,6 +626,11 @@ static void sn_entries(snap_exp *x, FILE *f, int expandable, int start)
             pk_kint(f, "size", r->size);
             pk_kint(f, "stream", r->stream);
             pk_kint(f, "time_us", r->t / AM_PS_PER_US);
+            /* the rest of the exact time, for amsim's reader only (PyTorch's tools ignore the
+             * key): without it a replay cut each time to whole microseconds (until 2026-11-27,
+             * a run of 3.900 us replayed in 3.000 us) */
+            if (r->t % AM_PS_PER_US)
+                pk_kint(f, "amsim_sub_us_ps", r->t % AM_PS_PER_US);
             pk_str(f, "frames");
             pk_empty_list(f);
             pk_dict_end(f);

@@ -19,8 +19,10 @@
  *     address) and is freed at once, then allocations tiling it in address order (one per
  *     block; small-segment blocks in pieces of at most 1 MiB so the small pool serves them);
  *     only the segment being tiled has free space, so best fit takes exactly the next piece.
- *     When every segment is tiled, the blocks free at the start are freed (their pieces merge)
- *     and the pending ones get their free_requested. Live blocks keep their recorded addresses.
+ *     When every segment is tiled, a live block whose recorded request is smaller than the
+ *     block is freed and requested again at that size (request_recorded_sizes), the blocks free
+ *     at the start are freed (their pieces merge) and the pending ones get their
+ *     free_requested. Live blocks keep their recorded addresses.
  *     Every segment of the start state is recreated, entirely free ones too: the trace does not
  *     allocate them, so they existed (cached) before it. The shared snapshots need this: they
  *     start after the model was built, with cached free segments that best fit picks.
@@ -44,12 +46,13 @@
  * a scan of at most 1024 handles (until 2026-11-27 every new handle grew the list, and a
  * snapshot of N distinct handles took N^2 / 2 comparisons). Times: time_us relative to the first
  * entry that has one, in ps (absolute microseconds since the epoch would overflow 64-bit ps), or
- * to amsim_time_origin_us when an amsim export has it (read_origin);
- * prologue events have time 0. time_us is an int (PyTorch's) or a float with a whole value;
- * anything else is refused, as is a 'stream' or a segment's 'device' that is no int
- * (read_time_us, read_stream). Event positions (`line`) are 1-based trace entry numbers; 0 for
- * prologue events. Messages on bad input: "PATH: byte N: ..." from the unpickler, else
- * "PATH: device_traces[D][I]: ..." naming the offending entry. */
+ * to amsim_time_origin_us when an amsim export has it (read_origin), plus an amsim export's
+ * amsim_sub_us_ps (the picoseconds past time_us; read_sub_us); prologue events have time 0.
+ * time_us is an int (PyTorch's) or a float with a whole value; anything else is refused, as is
+ * a 'stream' or a segment's 'device' that is no int (read_time_us, read_stream). Event
+ * positions (`line`) are 1-based trace entry numbers; 0 for prologue events. Messages on bad
+ * input: "PATH: byte N: ..." from the unpickler, else "PATH: device_traces[D][I]: ..." naming
+ * the offending entry. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -493,6 +496,29 @@ static int bad_time_us(const trace *t, const char *what, const pkl_value *v, am_
                    "(microseconds)", t->path, what, pkl_type_name(v->type));
 }
 
+/* amsim_sub_us_ps (export_snapshot.c): the picoseconds of an entry's time past its whole
+ * time_us, which PyTorch's int microseconds cannot hold, into *ps (0 when absent). So an
+ * export's replay has the original's times exactly (until 2026-11-27 they were cut to whole
+ * microseconds: a run of 3.900 us replayed in 3.000 us). It must be an integer from 0 to
+ * 999999 and needs a time_us to be past; anything else is refused, naming the entry. */
+static int read_sub_us(trace *t, const pkl_value *d, const char *name, int dev, size_t i,
+                       int have_time, uint64_t *ps, am_error *err)
+{
+    const pkl_value *v = pkl_get(d, "amsim_sub_us_ps");
+    int64_t n;
+    *ps = 0;
+    if (!v)
+        return 0;
+    if (pkl_int(v, &n) < 0 || n < 0 || (uint64_t)n >= AM_PS_PER_US)
+        return am_fail(err, AM_EINPUT, "%s: %s[%d][%zu]: 'amsim_sub_us_ps' must be an integer "
+                       "from 0 to 999999 (picoseconds past 'time_us')", t->path, name, dev, i);
+    if (!have_time)
+        return am_fail(err, AM_EINPUT, "%s: %s[%d][%zu]: 'amsim_sub_us_ps' without a 'time_us' "
+                       "to add it to", t->path, name, dev, i);
+    *ps = (uint64_t)n;
+    return 0;
+}
+
 /* Times are microseconds after the origin: amsim_time_origin_us when the snapshot has it (an
  * export of amsim's: its simulated time 0), else the first entry's time_us (PyTorch's are
  * microseconds since the epoch). origin NULL: no key. */
@@ -544,11 +570,16 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
         }
         x->time = AM_TIME_NONE;
         int tr = read_time_us(pkl_get(d, "time_us"), &tu);
+        uint64_t sub = 0;
         if (tr < 0) {
             char what[96];
             snprintf(what, sizeof what, "%s[%d][%zu]", name, dev, i);
             free(e);
             return bad_time_us(t, what, pkl_get(d, "time_us"), err);
+        }
+        if (read_sub_us(t, d, name, dev, i, tr == 1, &sub, err) < 0) {
+            free(e);
+            return -1;
         }
         if (tr == 1) {
             if (!have_t0) {
@@ -557,16 +588,18 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
             }
             /* microseconds after the first entry's time; one that does not fit 64 bits in ps
              * is refused, as the native reader refuses its at= (until 2026-11-27 it wrapped
-             * around silently) */
+             * around silently). An entry before the origin is at 0, its sub-us part dropped. */
             uint64_t us = tu > t0 ? (uint64_t)tu - (uint64_t)t0 : 0; /* exact: < 2^64 */
-            if (us > TR_TIME_MAX / AM_PS_PER_US) {
+            if (tu < t0)
+                sub = 0;
+            if (us > (TR_TIME_MAX - sub) / AM_PS_PER_US) {
                 free(e);
                 return am_fail(err, AM_EINPUT, "%s: %s[%d][%zu]: 'time_us' %lld is %llu us "
                                "after %s: out of range (at most 2^64 - 3 ps)", t->path, name,
                                dev, i, (long long)tu, (unsigned long long)us,
                                origin ? "amsim_time_origin_us" : "the first entry's");
             }
-            x->time = us * AM_PS_PER_US;
+            x->time = us * AM_PS_PER_US + sub;
         }
     }
     *out = e;
@@ -701,6 +734,54 @@ static void ev_base(tr_event *e, const trace *t, tr_kind k)
     e->time = 0;
 }
 
+/* The request a live block of the start state is re-made with: its recorded request (the
+ * segment block's requested_size, or for a block the trace frees, the size of that free, which
+ * undo() carved it with) when that is known and smaller than the block, else 0 (the tile's own
+ * request stands). A block tiled in more than one piece (a small segment's block over 1 MiB,
+ * which PyTorch never makes live) keeps its tiles. */
+static uint64_t smaller_request(const tp_seg *g, const tp_block *b)
+{
+    if (b->state == S_FREE || b->requested == 0 || b->requested >= b->size)
+        return 0;
+    if (g->small && b->size > TP_SMALL_SIZE)
+        return 0;
+    return b->requested;
+}
+
+/* Live blocks whose recorded requested_size is below their size (PyTorch leaves a large-pool
+ * remainder of at most 1 MiB unsplit, and rounds requests to 512 B) are re-made with that
+ * request, so that live bytes, requested bytes and internal fragmentation at the start are the
+ * recording's (until 2026-11-27 the block size was the request, and a snapshot's peak live was
+ * too high by the unrequested bytes of its start-state blocks). The tile is freed and
+ * the request made again only now that every segment is tiled: the freed block is then the only
+ * free space, so best fit takes it again, and the caching allocator does not split it (its
+ * remainder is one PyTorch did not split either); re-requesting while tiling would split the
+ * rest of the segment at the smaller size and move every later block. tile_id[k] becomes the
+ * new request's id. */
+static void request_recorded_sizes(trace *t, tp_impl *im, tp_seg **made, size_t nmade,
+                                   uint64_t *tile_id, uint64_t *next_id)
+{
+    tr_event e;
+    size_t k = 0;
+    for (size_t i = 0; i < nmade; i++)
+        for (size_t j = 0; j < made[i]->nb; j++, k++) {
+            const tp_block *b = &made[i]->b[j];
+            uint64_t req = smaller_request(made[i], b);
+            if (!req)
+                continue;
+            ev_base(&e, t, TR_FREE);
+            e.id = tile_id[k];
+            e.stream = made[i]->stream;
+            emit(im, &e);
+            ev_base(&e, t, TR_ALLOC);
+            e.id = tile_id[k] = (*next_id)++;
+            e.bytes = req;
+            e.addr = b->addr;
+            e.stream = made[i]->stream;
+            emit(im, &e);
+        }
+}
+
 static void build_prologue(trace *t, tp_impl *im, tp_state *s, uint64_t *next_id,
                            tp_live *live)
 {
@@ -744,6 +825,7 @@ static void build_prologue(trace *t, tp_impl *im, tp_state *s, uint64_t *next_id
             }
         }
     }
+    request_recorded_sizes(t, im, made, nmade, tile_id, next_id);
     k = 0;
     for (size_t i = 0; i < nmade; i++)
         for (size_t j = 0; j < made[i]->nb; j++, k++) {

@@ -627,6 +627,23 @@ BI_TB(p_time_overflow, "timeover.pickle",
       "M\x00\x04h\x0b\x8a\x06\x00@\xe5\x9c" "0\x12ueau.",
       "amsim: @: device_traces[0][1]: 'time_us' 20000000000000 is 20000000000000 us after the "
       "first entry's: out of range (at most 2^64 - 3 ps)")
+/* pickle.dumps({"segments": [], "device_traces": [[alloc at time_us 0 with amsim_sub_us_ps
+ * 10**6]]}, protocol=2): the picoseconds past time_us that amsim's export writes
+ * (export_snapshot.c) are less than a microsecond */
+BI_TB(p_sub_us_range, "subus.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00" "device_tracesq\x03]"
+      "q\x04]q\x05}q\x06(X\x06\x00\x00\x00" "actionq\x07X\x05\x00\x00\x00" "allocq\x08"
+      "X\x04\x00\x00\x00" "addrq\x09K\x00X\x04\x00\x00\x00sizeq\x0aM\x00\x04X\x07\x00\x00\x00"
+      "time_usq\x0bK\x00X\x0f\x00\x00\x00" "amsim_sub_us_psq\x0cJ@B\x0f\x00uaau.",
+      "amsim: @: device_traces[0][0]: 'amsim_sub_us_ps' must be an integer from 0 to 999999 "
+      "(picoseconds past 'time_us')")
+/* the same entry with amsim_sub_us_ps 500 and no time_us: nothing to add it to */
+BI_TB(p_sub_us_alone, "subus1.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00" "device_tracesq\x03]"
+      "q\x04]q\x05}q\x06(X\x06\x00\x00\x00" "actionq\x07X\x05\x00\x00\x00" "allocq\x08"
+      "X\x04\x00\x00\x00" "addrq\x09K\x00X\x04\x00\x00\x00sizeq\x0aM\x00\x04X\x0f\x00\x00\x00"
+      "amsim_sub_us_psq\x0bM\xf4\x01uaau.",
+      "amsim: @: device_traces[0][0]: 'amsim_sub_us_ps' without a 'time_us' to add it to")
 BI_TB(p_huge_length, "huge.pickle", "\x80\x04\x8d\x00\x00\x00\x00\x00\x00\x00\x40" "abc.",
       "amsim: @: byte 2: pickle opcode BINUNICODE8 declares 4611686018427387904 bytes but only 4 "
       "remain")
@@ -3040,6 +3057,8 @@ void suite_badinput(void)
              {"pickle: no device_traces", p_no_traces},
              {"pickle: amsim_start_traces not a list", p_start_traces},
              {"pickle: time_us more than 2^64 ps after the first", p_time_overflow},
+             {"pickle: amsim_sub_us_ps of a microsecond or more", p_sub_us_range},
+             {"pickle: amsim_sub_us_ps without time_us", p_sub_us_alone},
              {"pickle: huge declared length (64-bit)", p_huge_length},
              {"pickle: huge declared length (32-bit)", p_huge_length32},
              {"pickle: truncated", p_truncated},

@@ -445,6 +445,73 @@ static void test_backward_walk(void)
     CU_ASSERT_EQUAL(ev[10].id, ev[5].id);
 }
 
+/* Live blocks of the start state the trace never touches are requested with their recorded
+ * requested_size, not their size (until 2026-11-27 the size: peak live, requested bytes and
+ * internal fragmentation counted their unrequested bytes). The tile is freed and requested
+ * again once the segment is tiled, so the caching policy still places every block, and the
+ * trace's own allocation, at the recorded address. */
+static void test_start_requested_size(void)
+{
+    const uint64_t base = 1ULL << 30;
+    /* [0,3) live, 2.25 MiB requested (an unsplit remainder under 1 MiB); [3,7) pending,
+     * 4 MiB - 100 B requested; [7,8) live, requested = size; [8,20) free */
+    const sblock b[] = {{0, 3 * MB, 2359296, "active_allocated"},
+                        {3 * MB, 4 * MB, 4 * MB - 100, "active_pending_free"},
+                        {7 * MB, 1 * MB + 512, 1 * MB + 512, "active_allocated"},
+                        {8 * MB + 512, 12 * MB - 512, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 8 * MB + 512, 2 * MB}};
+    const char *path = write_snapshot("req.pickle", base, 20 * MB, b, 4, e, 1);
+    tr_event ev[32];
+    size_t n;
+    char msg[1024];
+    CU_ASSERT_EQUAL_FATAL(read_events(path, 0, ev, 32, &n, msg), 0);
+    /* declaration; creator alloc + free; four tiles; the two smaller requests (free, alloc);
+     * the pending block's free_requested; the free block's free; the trace's alloc */
+    const struct { tr_kind k; uint64_t off, bytes; } want[] = {
+        {TR_SEGMENT_ALLOC, 0, 20 * MB}, {TR_ALLOC, 0, 20 * MB}, {TR_FREE, 0, 0},
+        {TR_ALLOC, 0, 3 * MB}, {TR_ALLOC, 3 * MB, 4 * MB}, {TR_ALLOC, 7 * MB, MB + 512},
+        {TR_ALLOC, 8 * MB + 512, 12 * MB - 512},
+        {TR_FREE, 0, 0}, {TR_ALLOC, 0, 2359296}, {TR_FREE, 0, 0}, {TR_ALLOC, 3 * MB, 4 * MB - 100},
+        {TR_FREE_REQUESTED, 0, 0}, {TR_FREE, 0, 0}, {TR_ALLOC, 8 * MB + 512, 2 * MB}};
+    CU_ASSERT_EQUAL_FATAL(n, AM_ARRAY_LEN(want));
+    for (size_t i = 0; i < n; i++) {
+        CU_ASSERT_EQUAL(ev[i].kind, want[i].k);
+        if (want[i].k == TR_ALLOC || want[i].k == TR_SEGMENT_ALLOC) {
+            CU_ASSERT_EQUAL(ev[i].addr, base + want[i].off);
+            CU_ASSERT_EQUAL(ev[i].bytes, want[i].bytes);
+        }
+    }
+    CU_ASSERT_EQUAL(ev[7].id, ev[3].id);   /* the tile goes, the smaller request takes its place */
+    CU_ASSERT_EQUAL(ev[9].id, ev[4].id);
+    CU_ASSERT_EQUAL(ev[11].id, ev[10].id); /* the pending block's request is the new one */
+    CU_ASSERT_EQUAL(ev[12].id, ev[6].id);  /* the free block */
+    /* replayed by the caching policy: every block at its recorded address, and the recorded
+     * request sizes in the peak: 2359296 + 1049088 + 2097152 bytes (the pending block is no
+     * longer live; until 2026-11-27 6291968 bytes, the first block counted at 3 MiB) */
+    const char *y = tu_write("req.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n"
+                             "    allocator:\n      policy: caching\n"
+                             "      segment_addresses: recorded\n");
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --placements '%s/req.csv' --json "
+             "'%s/req.json'", y, path, tu_tmpdir(), tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, &out, NULL), 0);
+    free(out);
+    char where[512];
+    snprintf(where, sizeof where, "%s/req.csv", tu_tmpdir());
+    char *csv = tu_slurp(where, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, ",hbm,1073741824,2359296,3145728,ok\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, ",hbm,1076887552,4194204,4194304,ok\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, ",hbm,1082130944,2097152,2097152,ok\n"));
+    free(csv);
+    snprintf(where, sizeof where, "%s/req.json", tu_tmpdir());
+    char *json = tu_slurp(where, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"peak_live_bytes\": 5505536"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"address_matches\": 1"));
+    free(json);
+}
+
 /* The spec's no-op action (snapshot) is passed over; an action this reader does not know is
  * counted with the skipped rows, never dropped without a trace. */
 static void test_unknown_actions(void)
@@ -1016,6 +1083,8 @@ void suite_pickle(void)
              {"short strs and small ints are shared values", test_interned_scalars},
              {"snapshot round trip", test_round_trip},
              {"backward walk to the trace start", test_backward_walk},
+             {"start-state blocks requested with their recorded requested_size",
+              test_start_requested_size},
              {"unknown trace actions counted as skipped", test_unknown_actions},
              {"a free of an unknown address: one skipped row", test_unknown_frees},
              {"entries outside every segment are replayed, not skipped",
