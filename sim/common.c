@@ -68,15 +68,15 @@ static char *format_v(const char *fmt, va_list ap)
     return s;
 }
 
-/* src with its control bytes escaped, tab and newline too (am_escape_name: no message is
- * formatted with either, so one can only come from a quoted name, and a file name with a newline
- * would split the message; until 2026-11-27 both were kept raw), whole: an escape takes at most
- * four bytes per byte it replaces. Freed by the caller. */
-static char *escaped_copy(const char *src)
+/* src with its control bytes escaped, tab and newline too unless keep_lines (am_escape_name:
+ * am_fail's messages are formatted with neither, so one can only come from a quoted name, and
+ * a file name with a newline would split the message; until 2026-11-27 both were kept raw),
+ * whole: an escape takes at most four bytes per byte it replaces. Freed by the caller. */
+static char *escaped_copy(const char *src, int keep_lines)
 {
     size_t cap = 4 * strlen(src) + 1;
     char *out = am_malloc(cap);
-    am_escape_name(out, cap, src);
+    escape_bytes(out, cap, src, keep_lines);
     return out;
 }
 
@@ -115,10 +115,11 @@ static void set_msg(am_error *e, char *path, const char *pos, char *body)
 
 /* A message quotes what the user wrote (a --set, a key, a name): its control bytes are escaped,
  * so a raw escape or backspace never reaches the terminal (until 2026-11-27 they were echoed). */
-__attribute__((format(printf, 4, 0)))
-static void fail_v(am_error *e, int status, const char *opts, const char *fmt, va_list ap)
+__attribute__((format(printf, 5, 0)))
+static void fail_v(am_error *e, int status, const char *opts, int keep_lines, const char *fmt,
+                   va_list ap)
 {
-    char *raw = format_v(fmt, ap), *body = escaped_copy(raw);
+    char *raw = format_v(fmt, ap), *body = escaped_copy(raw, keep_lines);
     set_msg(e, NULL, "", body);
     free(body);
     free(raw);
@@ -133,7 +134,18 @@ int am_fail(am_error *e, int status, const char *fmt, ...)
         return -1;
     va_list ap;
     va_start(ap, fmt);
-    fail_v(e, status, NULL, fmt, ap);
+    fail_v(e, status, NULL, 0, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int am_fail_lines(am_error *e, int status, const char *fmt, ...)
+{
+    if (!e)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    fail_v(e, status, NULL, 1, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -144,7 +156,7 @@ int am_fail_opt(am_error *e, const char *opts, const char *fmt, ...)
         return -1;
     va_list ap;
     va_start(ap, fmt);
-    fail_v(e, AM_EINPUT, opts, fmt, ap);
+    fail_v(e, AM_EINPUT, opts, 0, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -177,8 +189,8 @@ int am_vfail_at(am_error *e, const char *file, unsigned long line, unsigned long
         snprintf(pos, sizeof pos, ":%lu:%lu: ", line, col);
     else
         snprintf(pos, sizeof pos, ":%lu: ", line);
-    char *raw = format_v(fmt, ap), *body = escaped_copy(raw);
-    char *path = escaped_copy(file ? file : "");
+    char *raw = format_v(fmt, ap), *body = escaped_copy(raw, 0);
+    char *path = escaped_copy(file ? file : "", 0);
     set_msg(e, path, pos, body);
     free(path);
     free(body);

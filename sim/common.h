@@ -55,6 +55,11 @@ typedef struct am_error {
 /* Set *e (if non-NULL) and return -1. */
 int am_fail(am_error *e, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* am_fail for a message of several lines: the newlines and tabs it holds are kept (am_fail
+ * escapes them, so that a quoted name cannot split a message), so every name it quotes must
+ * be escaped by the caller (am_escape_name). */
+int am_fail_lines(am_error *e, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* An input error (AM_EINPUT) about the option keys `opts` (see am_error.opts). */
 int am_fail_opt(am_error *e, const char *opts, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

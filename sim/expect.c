@@ -763,16 +763,18 @@ int expect_finish(expect_ctx *x, sim *s, am_error *err)
     for (int i = 0; i < x->want.n; i++) {
         const metric *w = &x->want.v[i];
         metric *g = ml_find(&got, w->key);
-        char tol[64], line[400];
+        char tol[64], line[400], k[128], v[128], gv[128];
         if (g && within(w, g, tol, sizeof tol))
             continue;
         moved++;
+        /* one line a metric (am_fail_lines): the names and values quoted are escaped here */
+        am_escape_name(k, sizeof k, w->key);
+        am_escape_name(v, sizeof v, w->val);
         if (g)
-            snprintf(line, sizeof line, "\n  %s: expected %s, got %s (tolerance %s)", w->key,
-                     w->val, g->val, tol);
+            snprintf(line, sizeof line, "\n  %s: expected %s, got %s (tolerance %s)", k, v,
+                     am_escape_name(gv, sizeof gv, g->val), tol);
         else
-            snprintf(line, sizeof line, "\n  %s: expected %s, missing from the run", w->key,
-                     w->val);
+            snprintf(line, sizeof line, "\n  %s: expected %s, missing from the run", k, v);
         if (n + strlen(line) + 8 < sizeof msg) {
             memcpy(msg + n, line, strlen(line) + 1);
             n += strlen(line);
@@ -783,8 +785,10 @@ int expect_finish(expect_ctx *x, sim *s, am_error *err)
     }
     if (moved) {
         msg[AM_MIN(n, sizeof msg - 1)] = 0;
-        am_fail(err, AM_EOOMFAIL, "%s: %d metric%s moved:%.900s", x->expect_path, moved,
-                moved == 1 ? "" : "s", msg);
+        char path[512];
+        am_fail_lines(err, AM_EOOMFAIL, "%s: %d metric%s moved:%.900s",
+                      am_escape_name(path, sizeof path, x->expect_path), moved,
+                      moved == 1 ? "" : "s", msg);
         rc = -1;
     }
     return rc;

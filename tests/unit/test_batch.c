@@ -4130,6 +4130,10 @@ static void test_expect(void)
              "--set memories.hbm.allocator.allow_growth=false --expect '%s'", tu_top(), tu_top(), ex);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 3);
     CU_ASSERT(err && strstr(err, "hbm.peak_reserved_bytes: expected 2147483648"));
+    /* one line a metric (the README's form; for an hour on 2026-11-27 the newlines were
+     * escaped with the control bytes of quoted names, one line of \x0a) */
+    CU_ASSERT(err && strstr(err, " metrics moved:\n  hbm.peak_reserved_bytes: expected "));
+    CU_ASSERT(err && !strstr(err, "\\x0a"));
     free(err);
     /* another policy places differently: the placements digest moves */
     snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s/traces/gpu_train_step.trace' "
