@@ -299,7 +299,7 @@ static void fit_stats(void *st, const stat_sink *s)
     s->u64(s->ctx, "num_allocs", f->num_allocs);
     s->u64(s->ctx, "free_blocks", f->first_fit ? f->by_addr.n : f->by_size.n);
     s->u64(s->ctx, "largest_free_block_bytes", fit_largest_free(f));
-    s->u64(s->ctx, "num_ooms", f->ooms);
+    s->u64(s->ctx, "ooms", f->ooms);
 }
 
 /* Walk the address chain: each free block, and each run of used blocks as one. */

@@ -320,7 +320,7 @@ static void off_stats(void *st, const stat_sink *s)
     s->u64(s->ctx, "plan_search_work", f->res.work);
     s->u64(s->ctx, "plan_mismatches", f->mismatches);
     s->u64(s->ctx, "unplanned_requests", f->unplanned);
-    s->u64(s->ctx, "num_ooms", f->ooms);
+    s->u64(s->ctx, "ooms", f->ooms);
 }
 
 static void off_walk(void *st, void (*fn)(void *arg, const alloc_block *b), void *arg)

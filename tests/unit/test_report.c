@@ -728,7 +728,7 @@ static void test_log_levels(void)
         "host_pageable: S bytes_in_use.current=0 bytes_in_use.peak=0 num_allocs=0 "
         "num_device_alloc=0 num_device_free=0 num_ooms=0\n"
         "smem: S bytes_in_use.current=0 bytes_in_use.peak=0 committed_bytes=0 num_allocs=0 "
-        "free_blocks=0 largest_free_block_bytes=0 num_ooms=0\n";
+        "free_blocks=0 largest_free_block_bytes=0 ooms=0\n";
     char want[4096];
     char *l = log_of(cfg, "bfc", tr);
     snprintf(want, sizeof want,
