@@ -465,6 +465,11 @@ static int yaml_fail(am_error *e, const char *file, const char *buf, size_t len,
         if (v >= 0x80 && strstr(prob, "character"))
             return am_fail_at(e, file, line, col, "%s (character U+%04X at byte offset %zu)", prob,
                               (unsigned)v, p->problem_offset);
+        /* a surrogate error's value is a UTF-16 code unit, not a byte (until 2026-11-27
+         * "(byte 0xdc00 at offset 62)") */
+        if (strstr(prob, "surrogate"))
+            return am_fail_at(e, file, line, col, "%s (UTF-16 unit 0x%04X at byte offset %zu)",
+                              prob, (unsigned)v, p->problem_offset);
         return am_fail_at(e, file, line, col, "%s (byte 0x%02x at offset %zu)", prob,
                           (unsigned)v, p->problem_offset);
     }

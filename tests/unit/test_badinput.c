@@ -2060,12 +2060,14 @@ static void check_tells_configs_from_traces(void)
         {"u16le.conf",
          "\xff\xfe\x76\x00\x65\x00\x72\x00\x73\x00\x69\x00\x6f\x00\x6e\x00\x3a\x00\x20\x00"
          "\x31\x00\x0a\x00\x78\x00\x3a\x00\x20\x00\x00\xdc\x0a\x00",
-         34, NULL, "amsim: @:2:4: unexpected low surrogate area"},
+         34, NULL,
+         "amsim: @:2:4: unexpected low surrogate area (UTF-16 unit 0xDC00 at byte offset 30)"},
         {"u16be.conf",
          "\xfe\xff\x00\x23\x00\x20\x00\x63\x00\x0a\x00\x76\x00\x65\x00\x72\x00\x73\x00\x69"
          "\x00\x6f\x00\x6e\x00\x3a\x00\x20\x00\x31\x00\x0a\x00\x78\x00\x3a\x00\x20\xdc\x00"
          "\x00\x0a",
-         42, NULL, "amsim: @:3:4: unexpected low surrogate area"},
+         42, NULL,
+         "amsim: @:3:4: unexpected low surrogate area (UTF-16 unit 0xDC00 at byte offset 38)"},
         {"list.yml", "- version\n", 0, NULL, "amsim: @:1:1: a config must be a map of keys"},
         {"empty.json", "", 0, NULL, "amsim: @:1:1: missing required key 'version'"},
         /* traces stay traces, whatever their name */
