@@ -358,11 +358,14 @@ __attribute__((noinline, cold)) static int bin_bad_uv(trace *t, binr *b, const u
 }
 
 /* A header that could not be decoded: cut says the bytes ran out (truncated, or the pending read
- * error), else the header is malformed in the way `what` says. */
+ * error), else the header is malformed in the way `what` says. A read error of a compressed
+ * file says so, as a snapshot's or a text trace's does before its first line (until 2026-11-27
+ * a gzip stream cut inside a binary header was "PATH: read error: ..." alone). */
 static int hdr_fail(trace *t, binr *b, int cut, const char *what, am_error *err)
 {
     if (cut && b->rerr[0])
-        return am_fail(err, AM_EINPUT, "%s: read error: %s", t->path, b->rerr);
+        return am_fail(err, AM_EINPUT, "%s: %sread error: %s", t->path,
+                       t->gz ? "gzip-compressed trace: " : "", b->rerr);
     if (cut)
         return am_fail(err, AM_EINPUT, "%s: truncated binary trace header", t->path);
     return am_fail(err, AM_EINPUT, "%s: binary trace header: %s", t->path, what);

@@ -293,6 +293,13 @@ BI_TB(b_gzip_cut, "gcut.amsb.gz",
       "\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\x73\xf4\x0d\x76\x62\x64\x60\x60\x60"
       "\x62\xce\x48\xca\x65\xc9\xc8\x2f\x2e\x61\x63\x05\x41\x06\x66\x00",
       "amsim: @:5: read error: corrupt or truncated gzip data")
+/* The first half of a gzip-compressed binary trace with 8 levels: the stream breaks inside the
+ * level table, and the read error says the file is compressed, as FORMAT.md gives it (until
+ * 2026-11-27 "@: read error: ..." alone). */
+BI_TB(b_gzip_cut_header, "gcuth.amsb.gz",
+      "\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\x73\xf4\x0d\x76\x62\x64\x60\x60\xe0\x60"
+      "\xcb\x49\x2d\x4b\xcd\x31\x80\x50",
+      "amsim: @: gzip-compressed trace: read error: corrupt or truncated gzip data")
 /* 2^64 - 1 means "no address" / "no id" inside: a file that gives it is refused in every form,
  * where it used to be read as giving nothing (the recorded address or transfer id lost). */
 BI_T(t_addr_none, "addrnone.trace", H "alloc 1 4096 addr=18446744073709551615\n",
@@ -2977,6 +2984,7 @@ void suite_badinput(void)
              {"binary: end record count, no data records", b_end_count0},
              {"binary: end record count too large", b_end_count},
              {"binary: gzip data cut after the end record", b_gzip_cut},
+             {"binary: gzip data cut inside the header", b_gzip_cut_header},
              {"trace: addr= of 2^64 - 1 (means none)", t_addr_none},
              {"trace: transfer id= of 2^64 - 1 (means none)", t_id_none},
              {"csv: offset of 2^64 - 1 (means none)", c_offset_none},
