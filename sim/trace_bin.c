@@ -422,11 +422,19 @@ static int bin_skipped(trace *t, binr *b, am_error *err)
     return 0;
 }
 
+/* A level index past the header's table, with the table's size in words (until 2026-11-27
+ * "the file names 1 levels"). Error path only. */
+__attribute__((noinline, cold)) static int bin_bad_level(trace *t, binr *b, uint64_t idx,
+                                                         am_error *err)
+{
+    return BFAIL("bad level index %llu (the file names %zu level%s)", (unsigned long long)idx,
+                 b->nlv, b->nlv == 1 ? "" : "s");
+}
+
 static int bin_level(trace *t, binr *b, uint64_t idx, int32_t *out, am_error *err)
 {
     if (idx >= b->nlv)
-        return BFAIL("bad level index %llu (the file names %zu levels)", (unsigned long long)idx,
-                     b->nlv);
+        return bin_bad_level(t, b, idx, err);
     if (b->lvmap[idx] >= 0) {
         *out = b->lvmap[idx];
         return 0;
@@ -506,8 +514,7 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
     if (op & BF_LEVEL) {
         GET(v);
         if (v >= b->nlv)
-            return BFAIL("bad level index %llu (the file names %zu levels)", (unsigned long long)v,
-                         b->nlv);
+            return bin_bad_level(t, b, v, err);
         b->st.level = (int32_t)v;
         b->cur = b->lvmap[v];
     }

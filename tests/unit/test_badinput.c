@@ -267,6 +267,10 @@ BI_TB(b_ext_kind, "ext.amsb", BIN_HDR "\x46\x05\x02\x07\x00\x01",
       "amsim: @:1: extension bits 0x2 do not apply to this record's kind 6 (it takes 0x1)")
 BI_TB(b_level_empty, "lv0.amsb", "\x41\x4d\x53\x42\x01\x00\x00\x00\x01\x00\x00\x00",
       "amsim: @: binary trace header: bad level name (1 to 255 bytes)")
+/* A level index past a one-level table: "1 level" (until 2026-11-27 "1 levels"). */
+BI_TB(b_level_index1, "lvi1.amsb",
+      "\x41\x4d\x53\x42\x01\x00\x00\x00\x01\x03" "hbm" "\x86\x01\x05" "\x00\x01",
+      "amsim: @:1: bad level index 1 (the file names 1 level)\n")
 /* A header cut inside a level name is truncated (it used to be "bad level name"); a level name
  * with a NUL is refused in the header (it used to be read as far as the NUL: "unknown level
  * 'hbm'"). */
@@ -2985,6 +2989,7 @@ void suite_badinput(void)
              {"binary: end record count too large", b_end_count},
              {"binary: gzip data cut after the end record", b_gzip_cut},
              {"binary: gzip data cut inside the header", b_gzip_cut_header},
+             {"binary: a bad level index names one level in the singular", b_level_index1},
              {"trace: addr= of 2^64 - 1 (means none)", t_addr_none},
              {"trace: transfer id= of 2^64 - 1 (means none)", t_id_none},
              {"csv: offset of 2^64 - 1 (means none)", c_offset_none},
