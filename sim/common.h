@@ -74,6 +74,14 @@ void am_escape_controls(char *out, size_t cap, const char *src);
  * am_escape_controls does, tab and newline escaped too (a name holds neither, and the message
  * stays one line); returns out. */
 const char *am_escape_name(char *out, size_t cap, const char *src);
+/* Escaped text s (as am_escape_controls or am_escape_name write it) longer than max bytes
+ * (max > 3) cut to its start and "...", at most max bytes in all, splitting neither a UTF-8
+ * character nor an escape (a C1 control's "\xc2\xHH" is one): how a message echoes a long
+ * value or --set by its start. */
+void am_shorten_echo(char *s, size_t max);
+/* The first len bytes of src (no NUL among them) as a message echoes a value: escaped as
+ * am_escape_name does, then am_shorten_echo(max), into out (cap > max bytes); returns out. */
+const char *am_echo(char *out, size_t cap, const char *src, size_t len, size_t max);
 /* The message always carries FILE:LINE:COL and its end (the reason): one too long for
  * am_error.msg loses its middle, a path of more than 240 bytes its middle first (common.c). */
 int am_fail_at(am_error *e, const char *file, unsigned long line, unsigned long col,

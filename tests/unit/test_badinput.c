@@ -580,6 +580,22 @@ BI_T(c_negative, "neg.csv", CH "-1,0,10,5\n",
      "amsim: @:2:1: bad id '-1': negative")
 BI_T(c_overflow, "ovf.csv", CH "0,0,10,18446744073709551616\n",
      "amsim: @:2:8: bad size '18446744073709551616': out of range (max 18446744073709551615)")
+/* A long bad value is echoed by its start and "...", cut between UTF-8 characters and escapes
+ * (CSV_ECHO_MAX, 64 bytes; until 2026-11-27 its first 64 bytes raw: the 40 two-byte characters
+ * after the 'a' were cut inside one, and nothing said the value went on). */
+#define E10 "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+BI_T(c_echo_utf8, "echo8.csv", CH "0,0,10,a" E10 E10 E10 E10 "\n",
+     "amsim: @:2:8: bad size 'a" E10 E10 E10 "...': not an unsigned integer\n")
+#undef E10
+BI_T(c_echo_escape, "echoesc.csv",
+     CH "0,0,10," "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" "\x01\x01zz\n",
+     "amsim: @:2:8: bad size '" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" "...': "
+     "not an unsigned integer\n")
+#define U10 "\xc3\xbc\xc3\xbc\xc3\xbc\xc3\xbc\xc3\xbc\xc3\xbc\xc3\xbc\xc3\xbc\xc3\xbc\xc3\xbc"
+BI_T(c_echo_skipped, "echosk.csv", "# amsim skipped=x" U10 U10 U10 U10 "\n" CH "1,0,10,4096\n",
+     "amsim: @:1:17: bad skipped 'x" U10 U10 U10 "...': not an unsigned integer (a count of "
+     "rows)\n")
+#undef U10
 BI_T(c_time_overflow, "tovf.csv", CH "0,0,18446744073709551615,5\n",
      "amsim: @:2:5: time out of range: upper tick 18446744073709551615 at 1000 ps per tick "
      "exceeds 2^64 ps")
@@ -3050,6 +3066,9 @@ void suite_badinput(void)
              {"csv: non-numeric value", c_nan},
              {"csv: negative id", c_negative},
              {"csv: size overflows 64 bits", c_overflow},
+             {"csv: a long bad value echoed by its start, whole characters, and '...'", c_echo_utf8},
+             {"csv: a long bad value cut before an escape, not inside it", c_echo_escape},
+             {"csv: a long bad skipped count echoed by its start and '...'", c_echo_skipped},
              {"csv: time overflows 2^64 ps", c_time_overflow},
              {"csv: duplicate id", c_duplicate_id},
              {"csv: a duplicate id before a bad value is reported first", c_duplicate_before_bad},
