@@ -114,18 +114,24 @@ static int escape_around(const char *s, size_t n, size_t i, size_t *start, size_
 }
 
 /* s cut to at most max bytes (max > head + 3) by replacing its middle with "...": at most its
- * first head bytes and the rest of the room from its end, neither splitting a UTF-8 character. */
+ * first head bytes and the rest of the room from its end, neither splitting a UTF-8 character
+ * nor an escape (s is escaped: a path with newlines is "\x0a" each; until 2026-11-27 the cut
+ * could fall inside one, "\x...a"). */
 static void cut_middle(char *s, size_t max, size_t head)
 {
-    size_t n = strlen(s);
+    size_t n = strlen(s), b, e;
     if (n <= max)
         return;
     size_t h = head;
     while (h > 0 && utf8_continuation(s[h]))
         h--;
+    if (escape_around(s, n, h, &b, &e))
+        h = b;
     size_t t = n - (max - h - 3);
     while (t < n && utf8_continuation(s[t]))
         t++;
+    if (escape_around(s, n, t, &b, &e))
+        t = e;
     memcpy(s + h, "...", 3);
     memmove(s + h + 3, s + t, n - t + 1);
 }

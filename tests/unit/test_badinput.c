@@ -1501,6 +1501,49 @@ static void y_long_message(void)
              "at offset 21)\n", path, path + n - 177);
     bi_expect(args, 1, want);
 }
+/* A long path cut in its middle keeps its escapes whole: a directory named by 100 newlines is
+ * "\x0a" 100 times in a message too long to show whole, and neither its first 60 bytes nor its end may end or start
+ * inside one (until 2026-11-27 the cut fell where the byte counts put it: "\x...a"). */
+static void t_path_escape_cut(void)
+{
+    char dir[512], path[640], args[800], shown[1024], nl[101];
+    memset(nl, '\n', 100);
+    nl[100] = 0;
+    snprintf(dir, sizeof dir, "%s/nl", tu_tmpdir());
+    CU_ASSERT_FATAL(mkdir(dir, 0777) == 0 || access(dir, F_OK) == 0);
+    size_t k = strlen(dir);
+    snprintf(dir + k, sizeof dir - k, "/%s", nl);
+    CU_ASSERT_FATAL(mkdir(dir, 0777) == 0 || access(dir, F_OK) == 0);
+    snprintf(path, sizeof path, "%s/f.trace", dir);
+    FILE *f = fopen(path, "wb");
+    /* a bad line long enough that the message does not fit whole: the path is cut */
+    char bad[720];
+    memset(bad, 'y', 700);
+    bad[700] = 0;
+    CU_ASSERT_FATAL(f && fprintf(f, "amsim-trace v1\nbogus%s\n", bad) > 0 && fclose(f) == 0);
+    snprintf(args, sizeof args, "check '%s'", path);
+    char *out = NULL, *err = NULL;
+    CU_ASSERT(tu_amsim(args, &out, &err) == 1);
+    /* the path as messages show it: every newline "\x0a" */
+    size_t pre = k + 1, o = (size_t)snprintf(shown, sizeof shown, "%.*s", (int)pre, path);
+    for (int i = 0; i < 100; i++)
+        o += (size_t)snprintf(shown + o, sizeof shown - o, "\\x0a");
+    snprintf(shown + o, sizeof shown - o, "/f.trace");
+    const char *msg = err && strncmp(err, "amsim: ", 7) == 0 ? err + 7 : NULL;
+    const char *dots = msg ? strstr(msg, "...") : NULL, *pos = msg ? strstr(msg, ":2:1: ") : NULL;
+    CU_ASSERT_FATAL(dots && pos && dots < pos);
+    size_t head = (size_t)(dots - msg), tail = (size_t)(pos - dots - 3), n = strlen(shown);
+    /* the start and the end of the shown path, each cut between whole escapes */
+    CU_ASSERT(head <= 60 && strncmp(msg, shown, head) == 0);
+    CU_ASSERT(head <= pre || (head - pre) % 4 == 0);
+    CU_ASSERT(tail < n && strncmp(dots + 3, shown + n - tail, tail) == 0);
+    CU_ASSERT(tail >= 8 && (tail - 8) % 4 == 0);
+    CU_ASSERT(strncmp(pos, ":2:1: unknown op 'bogusyyy", 26) == 0);
+    if (!(head <= pre || (head - pre) % 4 == 0) || (tail - 8) % 4 != 0)
+        fprintf(stderr, "\n  amsim %s\n  stderr: %s", args, err);
+    free(out);
+    free(err);
+}
 BI_C(y_scalar, "scalar.yaml", "\xff\xfe garbage",
      "amsim: @:1:1: a config must be a map of keys (version, memories, ...), not a scalar")
 
@@ -3069,6 +3112,7 @@ void suite_badinput(void)
              {"csv: a long bad value echoed by its start, whole characters, and '...'", c_echo_utf8},
              {"csv: a long bad value cut before an escape, not inside it", c_echo_escape},
              {"csv: a long bad skipped count echoed by its start and '...'", c_echo_skipped},
+             {"trace: a long path cut between whole escapes", t_path_escape_cut},
              {"csv: time overflows 2^64 ps", c_time_overflow},
              {"csv: duplicate id", c_duplicate_id},
              {"csv: a duplicate id before a bad value is reported first", c_duplicate_before_bad},
