@@ -33,6 +33,8 @@ static inline am_ps am_ps_add(am_ps a, am_ps b) { return b >= AM_PS_MAX - a ? AM
  * size and address a policy computes from such values (rounded up, added, doubled) stays below
  * 2^64; a larger request is out of memory before any policy sees it (memory.c). */
 #define AM_MAX_BYTES (1ULL << 62)
+/* The highest device number --device takes, and a snapshot segment may name (cli_device). */
+#define AM_MAX_DEVICE 1024
 
 enum { AM_OK = 0, AM_EINPUT = 1, AM_EINTERNAL = 2, AM_EOOMFAIL = 3 };
 
