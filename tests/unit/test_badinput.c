@@ -654,6 +654,21 @@ BI_TB(p_time_overflow, "timeover.pickle",
       "M\x00\x04h\x0b\x8a\x06\x00@\xe5\x9c" "0\x12ueau.",
       "amsim: @: device_traces[0][1]: 'time_us' 20000000000000 is 20000000000000 us after the "
       "first entry's: out of range (at most 2^64 - 3 ps)")
+/* pickle.dumps({"segments": [{"device": D, "address": 0, "total_size": 2097152, "blocks": []}],
+ * "device_traces": [[]]}, protocol=2): a segment on a device --device cannot take is refused by
+ * its value (until 2026-11-27 device -1 was left out, "trace ok, 0 events", and device 1025
+ * was suggested as "--device 1025", which --device refuses) */
+#define PSEG_HEAD "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02}q\x03(X\x06\x00\x00\x00" \
+                  "deviceq\x04"
+#define PSEG_TAIL "X\x07\x00\x00\x00" "addressq\x05K\x00X\x0a\x00\x00\x00" "total_sizeq\x06" \
+                  "J\x00\x00\x20\x00X\x06\x00\x00\x00" "blocksq\x07]q\x08uaX\x0d\x00\x00\x00" \
+                  "device_tracesq\x09]q\x0a]q\x0b" "au."
+BI_TB(p_seg_device_negative, "segneg.pickle", PSEG_HEAD "J\xff\xff\xff\xff" PSEG_TAIL,
+      "amsim: @: segments[0]: 'device' -1 is out of range (a device number is 0..1024)")
+BI_TB(p_seg_device_1025, "seg1025.pickle", PSEG_HEAD "M\x01\x04" PSEG_TAIL,
+      "amsim: @: segments[0]: 'device' 1025 is out of range (a device number is 0..1024)")
+#undef PSEG_HEAD
+#undef PSEG_TAIL
 BI_TB(p_huge_length, "huge.pickle", "\x80\x04\x8d\x00\x00\x00\x00\x00\x00\x00\x40" "abc.",
       "amsim: @: byte 2: pickle opcode BINUNICODE8 declares 4611686018427387904 bytes but only 4 "
       "remain")
@@ -3130,6 +3145,8 @@ void suite_badinput(void)
              {"pickle: no device_traces", p_no_traces},
              {"pickle: amsim_start_traces not a list", p_start_traces},
              {"pickle: time_us more than 2^64 ps after the first", p_time_overflow},
+             {"pickle: a segment on device -1", p_seg_device_negative},
+             {"pickle: a segment on device 1025, past --device's 1024", p_seg_device_1025},
              {"pickle: huge declared length (64-bit)", p_huge_length},
              {"pickle: huge declared length (32-bit)", p_huge_length32},
              {"pickle: truncated", p_truncated},
