@@ -2548,6 +2548,55 @@ static void progress_cleared_before_error(void)
     unlink(tpath);
 }
 
+/* A run's expectation must be a regular file: a FIFO (a run's --expect, a regress sweep's
+ * expectation) or a directory is refused naming the path, at once. Until 2026-11-27 it was
+ * opened as it was: a FIFO with no writer blocked the run, and in a batch its worker, for
+ * good. Run under timeout(1) so that a regression fails instead of stopping the suite. */
+static void path_expect_stream(void)
+{
+    static const char why[] = "cannot read expectation: not a regular file (%s); an "
+                              "expectation is the file amsim run --save-expect writes";
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    const char *dir = fresh_dir("expfifo");
+    char fifo[1024], errf[1024], cmd[4096], want[2048], reason[256];
+    snprintf(fifo, sizeof fifo, "%s/gpu_train_step.trace.expect", dir);
+    snprintf(errf, sizeof errf, "%s/expect.err", tu_tmpdir());
+    unlink(fifo);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+    const char *paths[] = {fifo, dir}, *kinds[] = {"a FIFO", "a directory"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, "timeout 20 %s run -q -c '%s' -t '%s' --expect '%s' 2>'%s' "
+                 "</dev/null", bin, cfg_default(), trace_gpu(), paths[i], errf);
+        int st = system(cmd);
+        char *err = tu_slurp(errf, NULL);
+        snprintf(reason, sizeof reason, why, kinds[i]);
+        snprintf(want, sizeof want, "amsim: %s: %s\n", paths[i], reason);
+        CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+        CU_ASSERT(err && strstr(err, want) != NULL);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 1 || !err || !strstr(err, want))
+            fprintf(stderr, "\n  %s\n  status %d\n  stderr: %s  expected: %s\n", cmd,
+                    WIFEXITED(st) ? WEXITSTATUS(st) : -1, err ? err : "(none)", want);
+        free(err);
+    }
+    /* a regress sweep's: the run fails with that message, the batch ends */
+    char text[2048], out[1200], csvp[1300];
+    snprintf(text, sizeof text, "kind: regress\nbase: '%s'\ntraces: ['%s']\nexpectations: '%s'\n",
+             cfg_default(), trace_gpu(), dir);
+    const char *sw = bi_write("expfifo.yaml", text, strlen(text));
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(cmd, sizeof cmd, "timeout 20 %s batch '%s' -o '%s' -q -j 1 2>/dev/null </dev/null",
+             bin, sw, out);
+    int st = system(cmd);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+    snprintf(csvp, sizeof csvp, "%s/results.csv", out);
+    char *csv = tu_slurp(csvp, NULL);
+    snprintf(reason, sizeof reason, why, "a FIFO");
+    snprintf(want, sizeof want, ",failed,%s: %s,", fifo, reason);
+    CU_ASSERT(csv && strstr(csv, want) != NULL);
+    free(csv);
+    unlink(fifo);
+}
+
 /* An output path that is not a regular file is written through, never renamed over: as root,
  * `--placements /dev/null` once replaced /dev/null with a regular file. A FIFO (opened here
  * for reading too, so that neither side blocks; the summary fits the pipe's buffer) stays a
@@ -3228,6 +3277,7 @@ void suite_badinput(void)
              {"path: trace unreadable", path_trace_unreadable},
              {"path: trace from a stream", path_trace_stream},
              {"path: check of a FIFO, a device or a pipe", path_check_stream},
+             {"path: an expectation that is a FIFO or a directory", path_expect_stream},
              /* sweeps */
              {"sweep: a matrix over 10 million runs, at the axis", sweep_matrix_too_large},
              {"sweep: a list or map where a value or key goes; an empty PATH", sweep_not_scalar},
