@@ -157,9 +157,9 @@ int cli_device(const char *prog, const char *v, int *device)
     char *end;
     errno = 0;
     long d = strtol(v, &end, 10);
-    if (errno || end == v || *end || d < 0 || d > 1024) {
+    if (errno || end == v || *end || d < 0 || d > AM_MAX_DEVICE) {
         char shown[CLI_SHOWN];
-        am_msg("%s: --device takes a device number 0..1024, not '%s'\n", prog,
+        am_msg("%s: --device takes a device number 0..%d, not '%s'\n", prog, AM_MAX_DEVICE,
                am_escape_name(shown, sizeof shown, v));
         return -1;
     }

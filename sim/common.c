@@ -82,21 +82,80 @@ static char *escaped_copy(const char *src, int keep_lines)
 
 static int utf8_continuation(char c) { return ((unsigned char)c & 0xc0) == 0x80; }
 
+/* Whether s holds an escape "\xHH" (as escape_bytes writes one) at k. */
+static int escape_at(const char *s, size_t n, size_t k)
+{
+    return k + 4 <= n && s[k] == '\\' && s[k + 1] == 'x';
+}
+
+/* The escape of escaped text s (n bytes) that byte offset i falls strictly inside, as [*start,
+ * *end): a "\xHH", or a C1 control's pair "\xc2\xHH" (one character: i between its two halves
+ * is inside it too); 0 when i is at no escape's inside. */
+static int escape_around(const char *s, size_t n, size_t i, size_t *start, size_t *end)
+{
+    size_t k = i, found = 0;
+    for (size_t back = 1; back <= 3 && back <= i; back++)
+        if (escape_at(s, n, i - back)) {
+            k = i - back;
+            found = 1;
+            break;
+        }
+    size_t b = k, e = found ? k + 4 : k;
+    /* the pair's first half, or its second half with i at or inside it */
+    if (escape_at(s, n, b) && b >= 4 && escape_at(s, n, b - 4) && strncmp(s + b - 4, "\\xc2", 4) == 0)
+        b -= 4, e = b + 8, found = 1;
+    else if (found && strncmp(s + k, "\\xc2", 4) == 0 && escape_at(s, n, k + 4))
+        e = k + 8;
+    if (!found || b == i)
+        return 0;
+    *start = b;
+    *end = e;
+    return 1;
+}
+
 /* s cut to at most max bytes (max > head + 3) by replacing its middle with "...": at most its
- * first head bytes and the rest of the room from its end, neither splitting a UTF-8 character. */
+ * first head bytes and the rest of the room from its end, neither splitting a UTF-8 character
+ * nor an escape (s is escaped: a path with newlines is "\x0a" each; until 2026-11-27 the cut
+ * could fall inside one, "\x...a"). */
 static void cut_middle(char *s, size_t max, size_t head)
 {
-    size_t n = strlen(s);
+    size_t n = strlen(s), b, e;
     if (n <= max)
         return;
     size_t h = head;
     while (h > 0 && utf8_continuation(s[h]))
         h--;
+    if (escape_around(s, n, h, &b, &e))
+        h = b;
     size_t t = n - (max - h - 3);
     while (t < n && utf8_continuation(s[t]))
         t++;
+    if (escape_around(s, n, t, &b, &e))
+        t = e;
     memcpy(s + h, "...", 3);
     memmove(s + h + 3, s + t, n - t + 1);
+}
+
+void am_shorten_echo(char *s, size_t max)
+{
+    size_t n = strlen(s), cut = max - 3, b, e;
+    if (n <= max)
+        return;
+    while (cut > 0 && utf8_continuation(s[cut]))
+        cut--;
+    if (escape_around(s, n, cut, &b, &e))
+        cut = b;
+    memcpy(s + cut, "...", 4);
+}
+
+const char *am_echo(char *out, size_t cap, const char *src, size_t len, size_t max)
+{
+    char *raw = am_strndup(src, len), *esc = escaped_copy(raw, 0);
+    am_shorten_echo(esc, max);
+    snprintf(out, cap, "%s", esc);
+    free(esc);
+    free(raw);
+    return out;
 }
 
 /* The message of *e: prefix (an escaped path, or NULL) and body (escaped), the path then the

@@ -33,6 +33,8 @@ static inline am_ps am_ps_add(am_ps a, am_ps b) { return b >= AM_PS_MAX - a ? AM
  * size and address a policy computes from such values (rounded up, added, doubled) stays below
  * 2^64; a larger request is out of memory before any policy sees it (memory.c). */
 #define AM_MAX_BYTES (1ULL << 62)
+/* The highest device number --device takes, and a snapshot segment may name (cli_device). */
+#define AM_MAX_DEVICE 1024
 
 enum { AM_OK = 0, AM_EINPUT = 1, AM_EINTERNAL = 2, AM_EOOMFAIL = 3 };
 
@@ -79,6 +81,14 @@ void am_escape_controls(char *out, size_t cap, const char *src);
  * am_escape_controls does, tab and newline escaped too (a name holds neither, and the message
  * stays one line); returns out. */
 const char *am_escape_name(char *out, size_t cap, const char *src);
+/* Escaped text s (as am_escape_controls or am_escape_name write it) longer than max bytes
+ * (max > 3) cut to its start and "...", at most max bytes in all, splitting neither a UTF-8
+ * character nor an escape (a C1 control's "\xc2\xHH" is one): how a message echoes a long
+ * value or --set by its start. */
+void am_shorten_echo(char *s, size_t max);
+/* The first len bytes of src (no NUL among them) as a message echoes a value: escaped as
+ * am_escape_name does, then am_shorten_echo(max), into out (cap > max bytes); returns out. */
+const char *am_echo(char *out, size_t cap, const char *src, size_t len, size_t max);
 /* The message always carries FILE:LINE:COL and its end (the reason): one too long for
  * am_error.msg loses its middle, a path of more than 240 bytes its middle first (common.c). */
 int am_fail_at(am_error *e, const char *file, unsigned long line, unsigned long col,

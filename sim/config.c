@@ -465,6 +465,11 @@ static int yaml_fail(am_error *e, const char *file, const char *buf, size_t len,
         if (v >= 0x80 && strstr(prob, "character"))
             return am_fail_at(e, file, line, col, "%s (character U+%04X at byte offset %zu)", prob,
                               (unsigned)v, p->problem_offset);
+        /* a surrogate error's value is a UTF-16 code unit, not a byte (until 2026-11-27
+         * "(byte 0xdc00 at offset 62)") */
+        if (strstr(prob, "surrogate"))
+            return am_fail_at(e, file, line, col, "%s (UTF-16 unit 0x%04X at byte offset %zu)",
+                              prob, (unsigned)v, p->problem_offset);
         return am_fail_at(e, file, line, col, "%s (byte 0x%02x at offset %zu)", prob,
                           (unsigned)v, p->problem_offset);
     }
@@ -824,21 +829,10 @@ static void merge_set_map(cfg_node *dst, cfg_node *src)
 
 #define CFG_ECHO_MAX 120 /* characters of a --set echoed in messages */
 
-/* Cut an escaped --set longer than CFG_ECHO_MAX to its start and "...", at a character
- * boundary and not inside a \xHH: a message names the --set, it need not repeat a long list
- * (until 2026-11-27 a --set's first 500 characters preceded every message about it). */
-static void shorten_echo(char *s)
-{
-    size_t n = strlen(s), cut = CFG_ECHO_MAX - 3;
-    if (n <= CFG_ECHO_MAX)
-        return;
-    while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80) /* a UTF-8 continuation */
-        cut--;
-    for (size_t k = cut >= 3 ? cut - 3 : 0; k < cut; k++)
-        if (s[k] == '\\' && s[k + 1] == 'x')
-            cut = k;
-    memcpy(s + cut, "...", 4);
-}
+/* An escaped --set longer than CFG_ECHO_MAX is cut to its start and "..." (am_shorten_echo: at
+ * a character boundary and not inside a \xHH): a message names the --set, it need not repeat a
+ * long list (until 2026-11-27 a --set's first 500 characters preceded every message about it). */
+static void shorten_echo(char *s) { am_shorten_echo(s, CFG_ECHO_MAX); }
 
 /* A value quoted in a message, cut as a --set is (shorten_echo) into buf (n bytes, at least
  * CFG_ECHO_MAX + 2, so that a longer value is seen to be longer): a message about a 1000-digit

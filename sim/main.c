@@ -208,22 +208,62 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcasecmp(s + n - k, suffix) == 0;
 }
 
+/* The first line test's reader: the file's characters as the YAML loader decodes them, so
+ * that a UTF-16 config broken before its first key is still told apart from a trace. */
+typedef struct {
+    FILE *f;
+    int utf16; /* 0: UTF-8 (or anything else, byte by byte); 1: UTF-16LE; 2: UTF-16BE */
+} sniff_reader;
+
+/* Opens the reader past a byte-order mark, which also names the encoding: EF BB BF UTF-8,
+ * FF FE UTF-16LE, FE FF UTF-16BE (libyaml's rule; without a mark the file is UTF-8). */
+static void sniff_open(sniff_reader *r, FILE *f)
+{
+    unsigned char bom[3];
+    size_t n = fread(bom, 1, sizeof bom, f);
+    r->f = f;
+    r->utf16 = 0;
+    size_t skip = 0;
+    if (n >= 3 && bom[0] == 0xef && bom[1] == 0xbb && bom[2] == 0xbf)
+        skip = 3;
+    else if (n >= 2 && bom[0] == 0xff && bom[1] == 0xfe)
+        r->utf16 = 1, skip = 2;
+    else if (n >= 2 && bom[0] == 0xfe && bom[1] == 0xff)
+        r->utf16 = 2, skip = 2;
+    if (fseek(f, (long)skip, SEEK_SET) != 0)
+        clearerr(f);
+}
+
+/* The next character: a byte, or in UTF-16 one code unit (an odd byte at the end is EOF).
+ * Only ASCII matters to the caller, so a surrogate pair needs no decoding: its units are no
+ * ASCII character either way. */
+static int sniff_getc(sniff_reader *r)
+{
+    int a = getc(r->f);
+    if (!r->utf16 || a == EOF)
+        return a;
+    int b = getc(r->f);
+    if (b == EOF)
+        return EOF;
+    return r->utf16 == 1 ? a | b << 8 : a << 8 | b;
+}
+
 /* Whether the first line that is neither blank nor a '#' comment starts with a "version" key
  * (version:, "version":, 'version' :): the one rule check had until 2026-11-27, kept for a
  * config broken before its first key (an encoding error in a comment above it). Lines of any
- * length; reads at most CFG_SNIFF_BYTES. */
+ * length; reads at most CFG_SNIFF_BYTES characters. Decodes UTF-16 after its byte-order mark
+ * as the loader does (until 2026-11-27 it skipped only a UTF-8 mark, so a broken UTF-16
+ * config was called an "unrecognised trace format" instead of getting its loader error). */
 static int first_line_is_version(const char *path)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return 0;
+    sniff_reader r;
+    sniff_open(&r, f);
     int c, in_comment = 0, yes = 0;
     size_t n = 0;
-    if ((c = getc(f)) == 0xef && getc(f) == 0xbb && getc(f) == 0xbf) /* a byte-order mark */
-        c = getc(f);
-    else if (fseek(f, 0, SEEK_SET) == 0)
-        c = getc(f);
-    for (; c != EOF && n++ < CFG_SNIFF_BYTES; c = getc(f)) {
+    for (c = sniff_getc(&r); c != EOF && n++ < CFG_SNIFF_BYTES; c = sniff_getc(&r)) {
         if (c == '\n')
             in_comment = 0;
         else if (in_comment || c == ' ' || c == '\t' || c == '\r')
@@ -231,10 +271,12 @@ static int first_line_is_version(const char *path)
         else if (c == '#') /* the first character of its line but blanks */
             in_comment = 1;
         else {
-            char word[32] = {(char)c};
+            /* the line's start; a character beyond one byte stands for itself as 0x7f,
+             * which matches nothing below */
+            char word[32] = {(char)(c > 0xff ? 0x7f : c)};
             size_t k = 1;
-            while (k < sizeof word - 1 && (c = getc(f)) != EOF && c != '\n')
-                word[k++] = (char)c;
+            while (k < sizeof word - 1 && (c = sniff_getc(&r)) != EOF && c != '\n')
+                word[k++] = (char)(c > 0xff ? 0x7f : c);
             char quote = word[0] == '"' || word[0] == '\'' ? word[0] : 0;
             const char *w = word + (quote != 0);
             if (strncmp(w, "version", 7) == 0) {

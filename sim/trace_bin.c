@@ -358,11 +358,14 @@ __attribute__((noinline, cold)) static int bin_bad_uv(trace *t, binr *b, const u
 }
 
 /* A header that could not be decoded: cut says the bytes ran out (truncated, or the pending read
- * error), else the header is malformed in the way `what` says. */
+ * error), else the header is malformed in the way `what` says. A read error of a compressed
+ * file says so, as a snapshot's or a text trace's does before its first line (until 2026-11-27
+ * a gzip stream cut inside a binary header was "PATH: read error: ..." alone). */
 static int hdr_fail(trace *t, binr *b, int cut, const char *what, am_error *err)
 {
     if (cut && b->rerr[0])
-        return am_fail(err, AM_EINPUT, "%s: read error: %s", t->path, b->rerr);
+        return am_fail(err, AM_EINPUT, "%s: %sread error: %s", t->path,
+                       t->gz ? "gzip-compressed trace: " : "", b->rerr);
     if (cut)
         return am_fail(err, AM_EINPUT, "%s: truncated binary trace header", t->path);
     return am_fail(err, AM_EINPUT, "%s: binary trace header: %s", t->path, what);
@@ -419,11 +422,19 @@ static int bin_skipped(trace *t, binr *b, am_error *err)
     return 0;
 }
 
+/* A level index past the header's table, with the table's size in words (until 2026-11-27
+ * "the file names 1 levels"). Error path only. */
+__attribute__((noinline, cold)) static int bin_bad_level(trace *t, binr *b, uint64_t idx,
+                                                         am_error *err)
+{
+    return BFAIL("bad level index %llu (the file names %zu level%s)", (unsigned long long)idx,
+                 b->nlv, b->nlv == 1 ? "" : "s");
+}
+
 static int bin_level(trace *t, binr *b, uint64_t idx, int32_t *out, am_error *err)
 {
     if (idx >= b->nlv)
-        return BFAIL("bad level index %llu (the file names %zu levels)", (unsigned long long)idx,
-                     b->nlv);
+        return bin_bad_level(t, b, idx, err);
     if (b->lvmap[idx] >= 0) {
         *out = b->lvmap[idx];
         return 0;
@@ -503,8 +514,7 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
     if (op & BF_LEVEL) {
         GET(v);
         if (v >= b->nlv)
-            return BFAIL("bad level index %llu (the file names %zu levels)", (unsigned long long)v,
-                         b->nlv);
+            return bin_bad_level(t, b, v, err);
         b->st.level = (int32_t)v;
         b->cur = b->lvmap[v];
     }

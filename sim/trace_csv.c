@@ -98,6 +98,17 @@ static const char *const csv_cols[] = {"id", "lower", "upper", "size", "offset"}
 
 static inline int csv_ws(char c) { return c == ' ' || c == '\t'; }
 
+#define CSV_ECHO_MAX 64 /* bytes of a bad field echoed in its message, "..." included */
+
+/* len bytes of a field as its message echoes them, into shown (cap bytes): escaped, and when
+ * longer than cap - 1 bytes its start and "..." (am_echo). Until 2026-11-27 a field's first 64
+ * (a header's 80) bytes were echoed as they were: a UTF-8 character could be split, and
+ * nothing showed that the value went on. */
+static const char *csv_echo(char *shown, size_t cap, const char *s, size_t len)
+{
+    return am_echo(shown, cap, s, len, cap - 1);
+}
+
 static inline csv_row *csv_rowp(const csv *c, size_t i)
 {
     return &c->chunk[i >> CSV_CHUNK_BITS][i & (CSV_CHUNK - 1)];
@@ -241,8 +252,9 @@ static int csv_row_parse(trace *t, unsigned long lineno, char *line, size_t len,
             const char *why = rc == 2 ? "out of range (max 18446744073709551615)"
                             : (*s == '-' && fe - s > 1 && s[1] >= '0' && s[1] <= '9') ? "negative"
                             : "not an unsigned integer";
-            return am_fail_at(err, t->path, lineno, col, "bad %s '%.*s': %s", csv_cols[c],
-                              (int)AM_MIN(fe - s, 64), s, why);
+            char shown[CSV_ECHO_MAX + 1];
+            return am_fail_at(err, t->path, lineno, col, "bad %s '%s': %s", csv_cols[c],
+                              csv_echo(shown, sizeof shown, s, (size_t)(fe - s)), why);
         }
     }
     if (p < e)
@@ -283,9 +295,10 @@ static int csv_directive(trace *t, const linebuf *lb, char *line, char *p, size_
         return am_fail_at(err, t->path, lb->line, col - (sizeof key - 1), "second 'amsim "
                           "skipped=' comment (the first on line %lu)", c->skipped_line);
     int rc = linebuf_u64(p, (size_t)(e - p), &c->skipped_declared);
+    char shown[CSV_ECHO_MAX + 1];
     if (rc)
-        return am_fail_at(err, t->path, lb->line, col, "bad skipped '%.*s': %s",
-                          (int)AM_MIN(e - p, 64), p, rc == 2 ? "out of range (max "
+        return am_fail_at(err, t->path, lb->line, col, "bad skipped '%s': %s",
+                          csv_echo(shown, sizeof shown, p, (size_t)(e - p)), rc == 2 ? "out of range (max "
                           "18446744073709551615)" : "not an unsigned integer (a count of rows)");
     c->skipped_line = lb->line;
     return 0;
@@ -323,10 +336,12 @@ static int csv_line_kind(trace *t, const linebuf *lb, char *line, size_t len, in
         *ncols = 4;
     else if (strcmp(p, CSV_HEADER_OFF) == 0)
         *ncols = 5;
-    else
+    else {
+        char shown[81];
         return am_fail_at(err, t->path, lb->line, (unsigned long)(p - line) + 1,
-                          "bad lifetime CSV header '%.80s' (expected '" CSV_HEADER "' or '"
-                          CSV_HEADER_OFF "')", p);
+                          "bad lifetime CSV header '%s' (expected '" CSV_HEADER "' or '"
+                          CSV_HEADER_OFF "')", csv_echo(shown, sizeof shown, p, strlen(p)));
+    }
     return 1;
 }
 

@@ -654,12 +654,9 @@ static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *s
             get_u64(d, "total_size", &size) < 0 || !blocks || blocks->type != PKL_LIST)
             return am_fail(err, AM_EINPUT, "%s: segments[%zu]: not a segment (needs "
                            "'address', 'total_size' and a list 'blocks')", t->path, i);
-        const pkl_value *dv = pkl_get(d, "device");
-        if (dv && pkl_int(dv, &sdev) < 0) { /* as a wrong 'stream' (until 2026-11-27 device 0) */
-            char what[64];
-            snprintf(what, sizeof what, "segments[%zu]", i);
-            return wrong_type(t, what, "device", dv, err);
-        }
+        const pkl_value *dv = pkl_get(d, "device"); /* checked by check_segment_devices */
+        if (dv)
+            (void)pkl_int(dv, &sdev);
         if (sdev != dev)
             continue;
         /* a private pool's segments (CUDA graphs, torch.cuda.MemPool) serve only that pool's
@@ -1099,26 +1096,58 @@ static int device_recorded(const pkl_value *segs, const pkl_value *dt, int64_t d
     return 0;
 }
 
+/* Every segment's 'device', where it has one, is an integer --device can choose (0..1024):
+ * one that is no integer is refused as a wrong 'stream' is (until 2026-11-27 it was device 0),
+ * and one out of that range by its value, since no run could read it (until 2026-11-27 a
+ * segment on device -1 was silently left out, "trace ok, 0 events", and one on device 1025
+ * made the message about an empty device suggest "--device 1025", which --device refuses).
+ * Whatever device is chosen: the snapshot is one file, and it is read as a whole. */
+static int check_segment_devices(trace *t, const pkl_value *segs, am_error *err)
+{
+    for (size_t i = 0; i < segs->len; i++) {
+        const pkl_value *d = segs->items[i], *dv = d->type == PKL_DICT ? pkl_get(d, "device")
+                                                                        : NULL;
+        int64_t sdev;
+        char what[64];
+        snprintf(what, sizeof what, "segments[%zu]", i);
+        if (dv && pkl_int(dv, &sdev) < 0)
+            return wrong_type(t, what, "device", dv, err);
+        if (dv && (sdev < 0 || sdev > AM_MAX_DEVICE))
+            return am_fail(err, AM_EINPUT, "%s: %s: 'device' %lld is out of range (a device "
+                           "number is 0..%d)", t->path, what, (long long)sdev, AM_MAX_DEVICE);
+    }
+    return 0;
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
 }
 
-/* The devices the snapshot records something for, ascending and once each, into a new array
- * (*n of them): those with entries in device_traces and those of segments, which may lie past
- * the end of device_traces (a device that allocated before the trace ring started). */
-static int64_t *recorded_devices(const pkl_value *segs, const pkl_value *dt, size_t *n)
+/* The devices --device can choose (0..AM_MAX_DEVICE) the snapshot records something for,
+ * ascending and once each, into a new array (*n of them): those with entries in device_traces
+ * and those of segments, which may lie past the end of device_traces (a device that allocated
+ * before the trace ring started). *beyond counts device_traces lists with entries past
+ * AM_MAX_DEVICE, which no run can choose (segments there are refused before). */
+static int64_t *recorded_devices(const pkl_value *segs, const pkl_value *dt, size_t *n,
+                                 size_t *beyond)
 {
     int64_t *d = am_malloc((dt->len + segs->len + 1) * sizeof *d);
     size_t k = 0;
+    *beyond = 0;
     for (size_t i = 0; i < dt->len; i++)
-        if (dt->items[i]->type == PKL_LIST && dt->items[i]->len > 0)
-            d[k++] = (int64_t)i;
+        if (dt->items[i]->type == PKL_LIST && dt->items[i]->len > 0) {
+            if (i > AM_MAX_DEVICE)
+                ++*beyond;
+            else
+                d[k++] = (int64_t)i;
+        }
     for (size_t i = 0; i < segs->len; i++) {
         int64_t sdev = 0;
         const pkl_value *v = pkl_get(segs->items[i], "device");
-        if (segs->items[i]->type == PKL_DICT && (!v || pkl_int(v, &sdev) == 0) && sdev >= 0)
+        if (segs->items[i]->type == PKL_DICT && (!v || pkl_int(v, &sdev) == 0) && sdev >= 0 &&
+            sdev <= AM_MAX_DEVICE)
             d[k++] = sdev;
     }
     qsort(d, k, sizeof *d, cmp_i64);
@@ -1141,14 +1170,18 @@ static int check_device_recorded(trace *t, const pkl_value *segs, const pkl_valu
 {
     if (device_recorded(segs, dt, dev))
         return 0;
-    size_t nd;
-    int64_t *d = recorded_devices(segs, dt, &nd);
+    size_t nd, beyond;
+    int64_t *d = recorded_devices(segs, dt, &nd, &beyond);
     char list[256] = "";
     size_t used = 0;
     for (size_t i = 0; i < nd && used < sizeof list - 24; i++) /* dev is not among them */
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%lld", i ? ", " : "",
                                  (long long)d[i]);
     free(d);
+    if (nd == 0 && beyond > 0) /* nothing to suggest: say so rather than a --device refused */
+        return am_fail(err, AM_EINPUT, "%s: device %d has no trace entries and no segments; the "
+                       "snapshot records only device%s past %d, which --device cannot choose",
+                       t->path, dev, beyond == 1 ? "" : "s", AM_MAX_DEVICE);
     if (nd == 0 && (size_t)dev < dt->len)
         return 0;
     if (nd == 0)
@@ -1184,7 +1217,8 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
                        dt->len - 1);
     /* a device past the end of device_traces is read when it has segments: its trace is
      * empty (until 2026-11-27 it was refused as out of range) */
-    if (check_device_recorded(t, segs, dt, dev, err) != 0)
+    if (check_segment_devices(t, segs, err) != 0 ||
+        check_device_recorded(t, segs, dt, dev, err) != 0)
         return -1;
     read_settings(t, pkl_get(root, "allocator_settings"));
     static const pkl_value no_entries = {.type = PKL_LIST};

@@ -267,6 +267,10 @@ BI_TB(b_ext_kind, "ext.amsb", BIN_HDR "\x46\x05\x02\x07\x00\x01",
       "amsim: @:1: extension bits 0x2 do not apply to this record's kind 6 (it takes 0x1)")
 BI_TB(b_level_empty, "lv0.amsb", "\x41\x4d\x53\x42\x01\x00\x00\x00\x01\x00\x00\x00",
       "amsim: @: binary trace header: bad level name (1 to 255 bytes)")
+/* A level index past a one-level table: "1 level" (until 2026-11-27 "1 levels"). */
+BI_TB(b_level_index1, "lvi1.amsb",
+      "\x41\x4d\x53\x42\x01\x00\x00\x00\x01\x03" "hbm" "\x86\x01\x05" "\x00\x01",
+      "amsim: @:1: bad level index 1 (the file names 1 level)\n")
 /* A header cut inside a level name is truncated (it used to be "bad level name"); a level name
  * with a NUL is refused in the header (it used to be read as far as the NUL: "unknown level
  * 'hbm'"). */
@@ -293,6 +297,13 @@ BI_TB(b_gzip_cut, "gcut.amsb.gz",
       "\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\x73\xf4\x0d\x76\x62\x64\x60\x60\x60"
       "\x62\xce\x48\xca\x65\xc9\xc8\x2f\x2e\x61\x63\x05\x41\x06\x66\x00",
       "amsim: @:5: read error: corrupt or truncated gzip data")
+/* The first half of a gzip-compressed binary trace with 8 levels: the stream breaks inside the
+ * level table, and the read error says the file is compressed, as FORMAT.md gives it (until
+ * 2026-11-27 "@: read error: ..." alone). */
+BI_TB(b_gzip_cut_header, "gcuth.amsb.gz",
+      "\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\x73\xf4\x0d\x76\x62\x64\x60\x60\xe0\x60"
+      "\xcb\x49\x2d\x4b\xcd\x31\x80\x50",
+      "amsim: @: gzip-compressed trace: read error: corrupt or truncated gzip data")
 /* 2^64 - 1 means "no address" / "no id" inside: a file that gives it is refused in every form,
  * where it used to be read as giving nothing (the recorded address or transfer id lost). */
 BI_T(t_addr_none, "addrnone.trace", H "alloc 1 4096 addr=18446744073709551615\n",
@@ -569,6 +580,22 @@ BI_T(c_negative, "neg.csv", CH "-1,0,10,5\n",
      "amsim: @:2:1: bad id '-1': negative")
 BI_T(c_overflow, "ovf.csv", CH "0,0,10,18446744073709551616\n",
      "amsim: @:2:8: bad size '18446744073709551616': out of range (max 18446744073709551615)")
+/* A long bad value is echoed by its start and "...", cut between UTF-8 characters and escapes
+ * (CSV_ECHO_MAX, 64 bytes; until 2026-11-27 its first 64 bytes raw: the 40 two-byte characters
+ * after the 'a' were cut inside one, and nothing said the value went on). */
+#define E10 "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+BI_T(c_echo_utf8, "echo8.csv", CH "0,0,10,a" E10 E10 E10 E10 "\n",
+     "amsim: @:2:8: bad size 'a" E10 E10 E10 "...': not an unsigned integer\n")
+#undef E10
+BI_T(c_echo_escape, "echoesc.csv",
+     CH "0,0,10," "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" "\x01\x01zz\n",
+     "amsim: @:2:8: bad size '" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" "...': "
+     "not an unsigned integer\n")
+#define U10 "\xc3\xbc\xc3\xbc\xc3\xbc\xc3\xbc\xc3\xbc\xc3\xbc\xc3\xbc\xc3\xbc\xc3\xbc\xc3\xbc"
+BI_T(c_echo_skipped, "echosk.csv", "# amsim skipped=x" U10 U10 U10 U10 "\n" CH "1,0,10,4096\n",
+     "amsim: @:1:17: bad skipped 'x" U10 U10 U10 "...': not an unsigned integer (a count of "
+     "rows)\n")
+#undef U10
 BI_T(c_time_overflow, "tovf.csv", CH "0,0,18446744073709551615,5\n",
      "amsim: @:2:5: time out of range: upper tick 18446744073709551615 at 1000 ps per tick "
      "exceeds 2^64 ps")
@@ -644,6 +671,21 @@ BI_TB(p_sub_us_alone, "subus1.pickle",
       "X\x04\x00\x00\x00" "addrq\x09K\x00X\x04\x00\x00\x00sizeq\x0aM\x00\x04X\x0f\x00\x00\x00"
       "amsim_sub_us_psq\x0bM\xf4\x01uaau.",
       "amsim: @: device_traces[0][0]: 'amsim_sub_us_ps' without a 'time_us' to add it to")
+/* pickle.dumps({"segments": [{"device": D, "address": 0, "total_size": 2097152, "blocks": []}],
+ * "device_traces": [[]]}, protocol=2): a segment on a device --device cannot take is refused by
+ * its value (until 2026-11-27 device -1 was left out, "trace ok, 0 events", and device 1025
+ * was suggested as "--device 1025", which --device refuses) */
+#define PSEG_HEAD "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02}q\x03(X\x06\x00\x00\x00" \
+                  "deviceq\x04"
+#define PSEG_TAIL "X\x07\x00\x00\x00" "addressq\x05K\x00X\x0a\x00\x00\x00" "total_sizeq\x06" \
+                  "J\x00\x00\x20\x00X\x06\x00\x00\x00" "blocksq\x07]q\x08uaX\x0d\x00\x00\x00" \
+                  "device_tracesq\x09]q\x0a]q\x0b" "au."
+BI_TB(p_seg_device_negative, "segneg.pickle", PSEG_HEAD "J\xff\xff\xff\xff" PSEG_TAIL,
+      "amsim: @: segments[0]: 'device' -1 is out of range (a device number is 0..1024)")
+BI_TB(p_seg_device_1025, "seg1025.pickle", PSEG_HEAD "M\x01\x04" PSEG_TAIL,
+      "amsim: @: segments[0]: 'device' 1025 is out of range (a device number is 0..1024)")
+#undef PSEG_HEAD
+#undef PSEG_TAIL
 BI_TB(p_huge_length, "huge.pickle", "\x80\x04\x8d\x00\x00\x00\x00\x00\x00\x00\x40" "abc.",
       "amsim: @: byte 2: pickle opcode BINUNICODE8 declares 4611686018427387904 bytes but only 4 "
       "remain")
@@ -1491,6 +1533,49 @@ static void y_long_message(void)
              "at offset 21)\n", path, path + n - 177);
     bi_expect(args, 1, want);
 }
+/* A long path cut in its middle keeps its escapes whole: a directory named by 100 newlines is
+ * "\x0a" 100 times in a message too long to show whole, and neither its first 60 bytes nor its end may end or start
+ * inside one (until 2026-11-27 the cut fell where the byte counts put it: "\x...a"). */
+static void t_path_escape_cut(void)
+{
+    char dir[512], path[640], args[800], shown[1024], nl[101];
+    memset(nl, '\n', 100);
+    nl[100] = 0;
+    snprintf(dir, sizeof dir, "%s/nl", tu_tmpdir());
+    CU_ASSERT_FATAL(mkdir(dir, 0777) == 0 || access(dir, F_OK) == 0);
+    size_t k = strlen(dir);
+    snprintf(dir + k, sizeof dir - k, "/%s", nl);
+    CU_ASSERT_FATAL(mkdir(dir, 0777) == 0 || access(dir, F_OK) == 0);
+    snprintf(path, sizeof path, "%s/f.trace", dir);
+    FILE *f = fopen(path, "wb");
+    /* a bad line long enough that the message does not fit whole: the path is cut */
+    char bad[720];
+    memset(bad, 'y', 700);
+    bad[700] = 0;
+    CU_ASSERT_FATAL(f && fprintf(f, "amsim-trace v1\nbogus%s\n", bad) > 0 && fclose(f) == 0);
+    snprintf(args, sizeof args, "check '%s'", path);
+    char *out = NULL, *err = NULL;
+    CU_ASSERT(tu_amsim(args, &out, &err) == 1);
+    /* the path as messages show it: every newline "\x0a" */
+    size_t pre = k + 1, o = (size_t)snprintf(shown, sizeof shown, "%.*s", (int)pre, path);
+    for (int i = 0; i < 100; i++)
+        o += (size_t)snprintf(shown + o, sizeof shown - o, "\\x0a");
+    snprintf(shown + o, sizeof shown - o, "/f.trace");
+    const char *msg = err && strncmp(err, "amsim: ", 7) == 0 ? err + 7 : NULL;
+    const char *dots = msg ? strstr(msg, "...") : NULL, *pos = msg ? strstr(msg, ":2:1: ") : NULL;
+    CU_ASSERT_FATAL(dots && pos && dots < pos);
+    size_t head = (size_t)(dots - msg), tail = (size_t)(pos - dots - 3), n = strlen(shown);
+    /* the start and the end of the shown path, each cut between whole escapes */
+    CU_ASSERT(head <= 60 && strncmp(msg, shown, head) == 0);
+    CU_ASSERT(head <= pre || (head - pre) % 4 == 0);
+    CU_ASSERT(tail < n && strncmp(dots + 3, shown + n - tail, tail) == 0);
+    CU_ASSERT(tail >= 8 && (tail - 8) % 4 == 0);
+    CU_ASSERT(strncmp(pos, ":2:1: unknown op 'bogusyyy", 26) == 0);
+    if (!(head <= pre || (head - pre) % 4 == 0) || (tail - 8) % 4 != 0)
+        fprintf(stderr, "\n  amsim %s\n  stderr: %s", args, err);
+    free(out);
+    free(err);
+}
 BI_C(y_scalar, "scalar.yaml", "\xff\xfe garbage",
      "amsim: @:1:1: a config must be a map of keys (version, memories, ...), not a scalar")
 
@@ -2071,6 +2156,20 @@ static void check_tells_configs_from_traces(void)
          "amsim: @:1:1: found character that cannot start"},
         {"latin1.conf", "# caf\xe9\nversion: 1\n" MEM, 0, NULL,
          "amsim: @:1:7: invalid trailing UTF-8 octet"},
+        /* UTF-16 with a byte-order mark, as the loader decodes it: "version: 1\nx: " and a lone
+         * low surrogate (LE), the same under a comment (BE); until 2026-11-27 the first line test
+         * read UTF-16 as bytes and called them an "unrecognised trace format" */
+        {"u16le.conf",
+         "\xff\xfe\x76\x00\x65\x00\x72\x00\x73\x00\x69\x00\x6f\x00\x6e\x00\x3a\x00\x20\x00"
+         "\x31\x00\x0a\x00\x78\x00\x3a\x00\x20\x00\x00\xdc\x0a\x00",
+         34, NULL,
+         "amsim: @:2:4: unexpected low surrogate area (UTF-16 unit 0xDC00 at byte offset 30)"},
+        {"u16be.conf",
+         "\xfe\xff\x00\x23\x00\x20\x00\x63\x00\x0a\x00\x76\x00\x65\x00\x72\x00\x73\x00\x69"
+         "\x00\x6f\x00\x6e\x00\x3a\x00\x20\x00\x31\x00\x0a\x00\x78\x00\x3a\x00\x20\xdc\x00"
+         "\x00\x0a",
+         42, NULL,
+         "amsim: @:3:4: unexpected low surrogate area (UTF-16 unit 0xDC00 at byte offset 38)"},
         {"list.yml", "- version\n", 0, NULL, "amsim: @:1:1: a config must be a map of keys"},
         {"empty.json", "", 0, NULL, "amsim: @:1:1: missing required key 'version'"},
         /* traces stay traces, whatever their name */
@@ -2464,6 +2563,55 @@ static void progress_cleared_before_error(void)
     CU_ASSERT(strstr(buf, "eventsamsim") == NULL);
     CU_ASSERT(strstr(buf, "free of unknown id 1") != NULL);
     unlink(tpath);
+}
+
+/* A run's expectation must be a regular file: a FIFO (a run's --expect, a regress sweep's
+ * expectation) or a directory is refused naming the path, at once. Until 2026-11-27 it was
+ * opened as it was: a FIFO with no writer blocked the run, and in a batch its worker, for
+ * good. Run under timeout(1) so that a regression fails instead of stopping the suite. */
+static void path_expect_stream(void)
+{
+    static const char why[] = "cannot read expectation: not a regular file (%s); an "
+                              "expectation is the file amsim run --save-expect writes";
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    const char *dir = fresh_dir("expfifo");
+    char fifo[1024], errf[1024], cmd[4096], want[2048], reason[256];
+    snprintf(fifo, sizeof fifo, "%s/gpu_train_step.trace.expect", dir);
+    snprintf(errf, sizeof errf, "%s/expect.err", tu_tmpdir());
+    unlink(fifo);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+    const char *paths[] = {fifo, dir}, *kinds[] = {"a FIFO", "a directory"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, "timeout 20 %s run -q -c '%s' -t '%s' --expect '%s' 2>'%s' "
+                 "</dev/null", bin, cfg_default(), trace_gpu(), paths[i], errf);
+        int st = system(cmd);
+        char *err = tu_slurp(errf, NULL);
+        snprintf(reason, sizeof reason, why, kinds[i]);
+        snprintf(want, sizeof want, "amsim: %s: %s\n", paths[i], reason);
+        CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+        CU_ASSERT(err && strstr(err, want) != NULL);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 1 || !err || !strstr(err, want))
+            fprintf(stderr, "\n  %s\n  status %d\n  stderr: %s  expected: %s\n", cmd,
+                    WIFEXITED(st) ? WEXITSTATUS(st) : -1, err ? err : "(none)", want);
+        free(err);
+    }
+    /* a regress sweep's: the run fails with that message, the batch ends */
+    char text[2048], out[1200], csvp[1300];
+    snprintf(text, sizeof text, "kind: regress\nbase: '%s'\ntraces: ['%s']\nexpectations: '%s'\n",
+             cfg_default(), trace_gpu(), dir);
+    const char *sw = bi_write("expfifo.yaml", text, strlen(text));
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(cmd, sizeof cmd, "timeout 20 %s batch '%s' -o '%s' -q -j 1 2>/dev/null </dev/null",
+             bin, sw, out);
+    int st = system(cmd);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+    snprintf(csvp, sizeof csvp, "%s/results.csv", out);
+    char *csv = tu_slurp(csvp, NULL);
+    snprintf(reason, sizeof reason, why, "a FIFO");
+    snprintf(want, sizeof want, ",failed,%s: %s,", fifo, reason);
+    CU_ASSERT(csv && strstr(csv, want) != NULL);
+    free(csv);
+    unlink(fifo);
 }
 
 /* An output path that is not a regular file is written through, never renamed over: as root,
@@ -2980,6 +3128,8 @@ void suite_badinput(void)
              {"binary: end record count, no data records", b_end_count0},
              {"binary: end record count too large", b_end_count},
              {"binary: gzip data cut after the end record", b_gzip_cut},
+             {"binary: gzip data cut inside the header", b_gzip_cut_header},
+             {"binary: a bad level index names one level in the singular", b_level_index1},
              {"trace: addr= of 2^64 - 1 (means none)", t_addr_none},
              {"trace: transfer id= of 2^64 - 1 (means none)", t_id_none},
              {"csv: offset of 2^64 - 1 (means none)", c_offset_none},
@@ -3040,6 +3190,10 @@ void suite_badinput(void)
              {"csv: non-numeric value", c_nan},
              {"csv: negative id", c_negative},
              {"csv: size overflows 64 bits", c_overflow},
+             {"csv: a long bad value echoed by its start, whole characters, and '...'", c_echo_utf8},
+             {"csv: a long bad value cut before an escape, not inside it", c_echo_escape},
+             {"csv: a long bad skipped count echoed by its start and '...'", c_echo_skipped},
+             {"trace: a long path cut between whole escapes", t_path_escape_cut},
              {"csv: time overflows 2^64 ps", c_time_overflow},
              {"csv: duplicate id", c_duplicate_id},
              {"csv: a duplicate id before a bad value is reported first", c_duplicate_before_bad},
@@ -3059,6 +3213,8 @@ void suite_badinput(void)
              {"pickle: time_us more than 2^64 ps after the first", p_time_overflow},
              {"pickle: amsim_sub_us_ps of a microsecond or more", p_sub_us_range},
              {"pickle: amsim_sub_us_ps without time_us", p_sub_us_alone},
+             {"pickle: a segment on device -1", p_seg_device_negative},
+             {"pickle: a segment on device 1025, past --device's 1024", p_seg_device_1025},
              {"pickle: huge declared length (64-bit)", p_huge_length},
              {"pickle: huge declared length (32-bit)", p_huge_length32},
              {"pickle: truncated", p_truncated},
@@ -3140,6 +3296,7 @@ void suite_badinput(void)
              {"path: trace unreadable", path_trace_unreadable},
              {"path: trace from a stream", path_trace_stream},
              {"path: check of a FIFO, a device or a pipe", path_check_stream},
+             {"path: an expectation that is a FIFO or a directory", path_expect_stream},
              /* sweeps */
              {"sweep: a matrix over 10 million runs, at the axis", sweep_matrix_too_large},
              {"sweep: a list or map where a value or key goes; an empty PATH", sweep_not_scalar},

@@ -829,6 +829,78 @@ static void test_device_past_traces(void)
                      "device 1") != NULL);
 }
 
+/* A device number --device cannot choose (0..1024) is refused where a segment names it, by its
+ * value (until 2026-11-27 a segment on device -1 was silently left out, "trace ok, 0 events",
+ * and one on device 1025 made the empty device 0 suggest "--device 1025", which --device
+ * refuses); device_traces entries past device 1024 are said to be out of its reach. */
+static void test_device_out_of_range(void)
+{
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    static const struct { int device; const char *msg; } c[] = {
+        {-1, "segdevr.pickle: segments[0]: 'device' -1 is out of range (a device number is "
+             "0..1024)"},
+        {1025, "segdevr.pickle: segments[0]: 'device' 1025 is out of range (a device number is "
+               "0..1024)"},
+    };
+    tr_event ev[8];
+    size_t n;
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        char msg[1024] = "", args[1024], *out = NULL, *err = NULL;
+        snap_device = c[i].device;
+        snap_lists = 1;
+        const char *path = write_snapshot("segdevr.pickle", 1ULL << 32, 2 * MB, b, 1, NULL, 0);
+        snap_device = 0;
+        snap_lists = -1;
+        CU_ASSERT_EQUAL(read_events(path, 0, ev, 8, &n, msg), -1);
+        CU_ASSERT(strstr(msg, c[i].msg) != NULL);
+        if (!strstr(msg, c[i].msg))
+            printf("\n  expected \"%s\"\n  got \"%s\"\n", c[i].msg, msg);
+        snprintf(args, sizeof args, "check '%s'", path); /* not "trace ok (..., 0 events" */
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+        CU_ASSERT(err && strstr(err, c[i].msg));
+        free(out);
+        free(err);
+    }
+    /* no segments; device_traces of 1026 lists, the last (device 1025) the only one with an
+     * entry: nothing to suggest */
+    pw w = {0};
+    static const unsigned char head[] = {0x80, 4, '}', '('};
+    for (size_t i = 0; i < sizeof head; i++)
+        wb(&w, head[i]);
+    wstr(&w, "segments");
+    wb(&w, ']');
+    wstr(&w, "device_traces");
+    wb(&w, ']');
+    for (int d = 0; d < 1025; d++) {
+        wb(&w, ']');
+        wb(&w, 'a');
+    }
+    wb(&w, ']');
+    wb(&w, '(');
+    wb(&w, '}');
+    wb(&w, '(');
+    wkv_str(&w, "action", "alloc");
+    wkv_int(&w, "addr", 1ULL << 32);
+    wkv_int(&w, "size", 512);
+    wb(&w, 'u');
+    wb(&w, 'e');
+    wb(&w, 'a');
+    wb(&w, 'u');
+    wb(&w, '.');
+    char path[512], msg[1024] = "";
+    snprintf(path, sizeof path, "%s/dt1025.pickle", tu_tmpdir());
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fwrite(w.b, 1, w.n, f);
+    fclose(f);
+    free(w.b);
+    CU_ASSERT_EQUAL(read_events(path, 0, ev, 8, &n, msg), -1);
+    CU_ASSERT(strstr(msg, "dt1025.pickle: device 0 has no trace entries and no segments; the "
+                     "snapshot records only device past 1024, which --device cannot choose"));
+    if (!strstr(msg, "which --device cannot choose"))
+        printf("\n  got \"%s\"\n", msg);
+}
+
 /* A field of another type than the one PyTorch writes is refused naming the field (until
  * 2026-11-27 a 'time_us' that was no int was read as absent, so timings changed without a
  * word; an entry's bad 'stream' was blamed on 'addr' or 'size'; a segment's was stream 0). A
@@ -1096,6 +1168,7 @@ void suite_pickle(void)
              {"a device with no entries is refused, --device everywhere", test_empty_device},
              {"more than 1024 stream handles refused", test_distinct_streams},
              {"a device with segments only, past device_traces", test_device_past_traces},
+             {"a segment device --device cannot choose is refused", test_device_out_of_range},
              {"fields of another type refused by name; a whole float time_us read",
               test_field_types},
              {"a cut gzip-compressed snapshot: the documented read error", test_gzip_cut});
