@@ -1532,11 +1532,6 @@ static void policy_list(char *buf, size_t n)
     }
 }
 
-/* Keys of the allocator map a that belong to other policies than the level's: accepted (so
- * --policy and compare can switch policies on one config), but each one written in the user's
- * config gets a warning when the policy was not switched, since there it does nothing. A
- * policy set by --set or --policy (compare and batch use --set) is a switch: no warnings; nor
- * for a device preset's keys, which the user did not write. */
 /* Whether the user wrote node k: in the config file or by a --set (or a sweep's set:), not in
  * the device preset nor as a default. */
 static int user_written(const am_config *c, const cfg_node *k)
@@ -1546,6 +1541,28 @@ static int user_written(const am_config *c, const cfg_node *k)
     return strcmp(k->file, CFG_DEFAULT_FILE) != 0 && strcmp(k->file, c->preset) != 0;
 }
 
+/* The option `key` of table opts, or NULL. */
+static const opt_desc *opt_find(const opt_desc *opts, const char *key)
+{
+    for (const opt_desc *o = opts; o && o->key; o++)
+        if (strcmp(o->key, key) == 0)
+            return o;
+    return NULL;
+}
+
+/* Whether a memory whose policy is `policy` reads the allocator key `key`: `policy` and the
+ * policy's own options. One rule for the loader's warning about another policy's key and for
+ * the effective config, which leaves such keys out. */
+static int allocator_key_read(const struct alloc_ops *policy, const char *key)
+{
+    return !strcmp(key, "policy") || opt_find(policy->opts, key) != NULL;
+}
+
+/* Keys of the allocator map a that belong to other policies than the level's: accepted (so
+ * --policy and compare can switch policies on one config), but each one written in the user's
+ * config gets a warning when the policy was not switched, since there it does nothing. A
+ * policy set by --set or --policy (compare and batch use --set) is a switch: no warnings; nor
+ * for a device preset's keys, which the user did not write. */
 static void warn_other_policy_keys(am_config *c, const cfg_level *lv, const cfg_node *a,
                                    const cfg_node *pn, const char *apath)
 {
@@ -1554,12 +1571,7 @@ static void warn_other_policy_keys(am_config *c, const cfg_level *lv, const cfg_
     for (const cfg_node *k = a->child; k; k = k->next) {
         /* the user's keys: the config's and --set's (until 2026-11-27 a --set of another
          * policy's key was ignored without a word); not a preset's or a default */
-        if (!k->key || strcmp(k->key, "policy") == 0 || !k->file || !user_written(c, k))
-            continue;
-        int own = 0;
-        for (const opt_desc *o = lv->policy->opts; o && o->key && !own; o++)
-            own = strcmp(o->key, k->key) == 0;
-        if (own)
+        if (!k->key || !k->file || !user_written(c, k) || allocator_key_read(lv->policy, k->key))
             continue;
         char owners[512] = "";
         for (const struct alloc_ops *const *p = alloc_all(); p && *p; p++)
@@ -1572,15 +1584,6 @@ static void warn_other_policy_keys(am_config *c, const cfg_level *lv, const cfg_
         node_warn(c, k, "%s.%s is an option of %s, not of %s%s: ignored", apath, k->key, owners,
                   lv->policy->name, pn->line ? "" : " (the default policy)");
     }
-}
-
-/* The option `key` of table opts, or NULL. */
-static const opt_desc *opt_find(const opt_desc *opts, const char *key)
-{
-    for (const opt_desc *o = opts; o && o->key; o++)
-        if (strcmp(o->key, key) == 0)
-            return o;
-    return NULL;
 }
 
 /* Keys of the allocator map a that belong to other policies than own are ignored for the run,
@@ -1814,14 +1817,35 @@ static int link_rate_too_low(am_error *e, const cfg_node *kn, const char *path,
 }
 
 /* Whether k, a scalar option of `opts`, is written as its default's text: it changes nothing,
- * ignored or not (the effective config that -o writes lists every key, and reading it back
- * warned for each defrag key until 2026-11-27). */
+ * ignored or not, so it is not warned about (until 2026-11-27 the effective config that -o
+ * writes listed every defrag key at its default, and reading it back warned for each; it now
+ * leaves out the keys not read, see key_unread). */
 static int says_default(const cfg_node *k, const opt_desc *opts)
 {
     for (const opt_desc *o = opts; o->key; o++)
         if (!strcmp(o->key, k->key))
             return o->def && k->kind == CFG_SCALAR && k->value && !strcmp(k->value, o->def);
     return 0;
+}
+
+/* Whether the defrag option `key` is read under defrag mode `mode` and trigger `trigger`; when
+ * not, why (the words of the warning) into why[n]. One rule for the loader's warning and for the
+ * effective config, which leaves such keys out so that reading it back says nothing (until
+ * 2026-11-27 it wrote them: `every: 50` under `trigger: threshold` read back with a warning). */
+static int defrag_key_read(const char *key, int mode, int trigger, char *why, size_t n)
+{
+    why[0] = 0;
+    if (!strcmp(key, "mode"))
+        return 1;
+    if (mode == CFG_DEFRAG_NONE)
+        snprintf(why, n, "read only when defragmenting, and mode is none");
+    else if (!strcmp(key, "threshold") && trigger != CFG_TRIGGER_THRESHOLD)
+        snprintf(why, n, "read only under trigger: threshold, not %s", defrag_triggers[trigger]);
+    else if (!strcmp(key, "every") && trigger != CFG_TRIGGER_EVERY)
+        snprintf(why, n, "read only under trigger: every, not %s", defrag_triggers[trigger]);
+    else if (!strcmp(key, "host") && mode != CFG_DEFRAG_HOST_ROUNDTRIP)
+        snprintf(why, n, "read only under mode: host_roundtrip, not %s", defrag_modes[mode]);
+    return why[0] == 0;
 }
 
 /* A defrag option the user wrote that the mode or trigger never reads is ignored, said as
@@ -1831,22 +1855,10 @@ static void warn_defrag_unused(am_config *c, const cfg_node *dn, const char *dpa
                                const defrag_opts *d)
 {
     for (const cfg_node *k = dn->child; k; k = k->next) {
-        if (!k->key || !k->file || !user_written(c, k) || !strcmp(k->key, "mode") ||
-            says_default(k, defrag_desc))
+        if (!k->key || !k->file || !user_written(c, k) || says_default(k, defrag_desc))
             continue;
-        char why[96] = "";
-        if (d->mode == 0)
-            snprintf(why, sizeof why, "read only when defragmenting, and mode is none");
-        else if (!strcmp(k->key, "threshold") && d->trigger != 1)
-            snprintf(why, sizeof why, "read only under trigger: threshold, not %s",
-                     defrag_triggers[d->trigger]);
-        else if (!strcmp(k->key, "every") && d->trigger != 2)
-            snprintf(why, sizeof why, "read only under trigger: every, not %s",
-                     defrag_triggers[d->trigger]);
-        else if (!strcmp(k->key, "host") && d->mode != 2)
-            snprintf(why, sizeof why, "read only under mode: host_roundtrip, not %s",
-                     defrag_modes[d->mode]);
-        if (why[0])
+        char why[96];
+        if (!defrag_key_read(k->key, d->mode, d->trigger, why, sizeof why))
             node_warn(c, k, "%s.%s is %s: ignored", dpath, k->key, why);
     }
 }
@@ -3076,31 +3088,40 @@ int cfg_opt_u64(const opt_desc *o, const char *text, uint64_t *v)
     return 0;
 }
 
-/* Whether the effective config a run writes leaves key k of map out: a key of another policy
- * than the one in effect, in a level's allocator map. Such a key does nothing in the run (a
- * device preset's bfc allow_growth under --policy caching), and written back it would read as
- * the user's and be warned about (until 2026-11-27 `run -c DIR/effective_config.yaml` warned
- * `memories.hbm.allocator.allow_growth is an option of bfc, not of caching: ignored` for a key
- * of the h100 preset). */
-static int other_policy_key(const am_config *cfg, const cfg_node *map, const cfg_node *k)
+/* Whether the effective config a run writes leaves key k of map out: a key the run does not
+ * read, by the rules the loader warns with (allocator_key_read, defrag_key_read). In a level's
+ * allocator map, a key of another policy than the one in effect (a device preset's bfc
+ * allow_growth under --policy caching; until 2026-11-27 written, and `run -c
+ * DIR/effective_config.yaml` warned `memories.hbm.allocator.allow_growth is an option of bfc,
+ * not of caching: ignored` for a key of the h100 preset); in its defrag map, a key its mode or
+ * trigger never reads (until 2026-11-27 written, and `every: 50` under `trigger: threshold`
+ * read back with `memories.hbm.defrag.every is read only under trigger: every, not threshold:
+ * ignored`). Left out even at its default, so the file reads back to the same text. */
+static int key_unread(const am_config *cfg, const cfg_node *map, const cfg_node *k)
 {
-    if (!k->key || !strcmp(k->key, "policy"))
+    if (!k->key)
         return 0;
     for (int i = 0; i < cfg->nlevels; i++) {
         const cfg_level *lv = &cfg->levels[i];
-        if (lv->node && lv->policy && map_get(lv->node, "allocator") == map)
-            return opt_find(lv->policy->opts, k->key) == NULL;
+        if (!lv->node)
+            continue;
+        if (lv->policy && map_get(lv->node, "allocator") == map)
+            return !allocator_key_read(lv->policy, k->key);
+        if (map_get(lv->node, "defrag") == map) {
+            char why[96];
+            return !defrag_key_read(k->key, lv->defrag.mode, lv->defrag.trigger, why, sizeof why);
+        }
     }
     return 0;
 }
 
 /* Maps in block style; lists and anything inside them in flow style. With cfg (a run's
- * effective config) each allocator map keeps only its policy's keys; without (a digest of
- * everything written), every key. */
+ * effective config) only the keys the run reads: each allocator map its policy's, each defrag
+ * map those of its mode and trigger; without (a digest of everything written), every key. */
 static void write_block(FILE *f, const am_config *cfg, const cfg_node *map, int indent)
 {
     for (const cfg_node *c = map->child; c; c = c->next) {
-        if (cfg && other_policy_key(cfg, map, c))
+        if (cfg && key_unread(cfg, map, c))
             continue;
         fprintf(f, "%*s", indent, "");
         cfg_write_scalar(f, c->key);
@@ -3119,7 +3140,7 @@ static void write_block(FILE *f, const am_config *cfg, const cfg_node *map, int 
 int cfg_write_yaml(const am_config *cfg, FILE *f)
 {
     fprintf(f, "# amsim %s effective config: preset merged, --set applied, defaults filled, "
-            "only the keys of each memory's policy\n", AM_VERSION);
+            "only the keys the run reads\n", AM_VERSION);
     if (cfg->root && cfg->root->kind == CFG_MAP)
         write_block(f, cfg, cfg->root, 0);
     return ferror(f) ? -1 : 0;

@@ -1159,6 +1159,16 @@ static int64_t *recorded_devices(const pkl_value *segs, const pkl_value *dt, siz
     return d;
 }
 
+/* Device dev is none the snapshot has: past the end of device_traces (or negative) with no
+ * segments anywhere to read it from. */
+static int out_of_range(trace *t, int dev, const pkl_value *dt, am_error *err)
+{
+    if (dt->len == 0)
+        return am_fail(err, AM_EINPUT, "%s: the snapshot has no device traces", t->path);
+    return am_fail(err, AM_EINPUT, "%s: device %d: the snapshot has traces for %zu device%s "
+                   "(0..%zu)", t->path, dev, dt->len, dt->len == 1 ? "" : "s", dt->len - 1);
+}
+
 /* A device that records nothing while another records something is refused, naming those
  * that do: its run would be 0 events and an empty table, which reads as a result (until
  * 2026-11-27 run, compare, mincap and check took device 0 of such a snapshot silently, and
@@ -1185,9 +1195,7 @@ static int check_device_recorded(trace *t, const pkl_value *segs, const pkl_valu
     if (nd == 0 && (size_t)dev < dt->len)
         return 0;
     if (nd == 0)
-        return am_fail(err, AM_EINPUT, "%s: device %d: the snapshot has traces for %zu "
-                       "device%s (0..%zu)", t->path, dev, dt->len, dt->len == 1 ? "" : "s",
-                       dt->len - 1);
+        return out_of_range(t, dev, dt, err);
     return am_fail(err, AM_EINPUT, "%s: device %d has no trace entries and no segments; the "
                    "snapshot records device%s %s (choose %s with --device %s)", t->path, dev,
                    nd == 1 ? "" : "s", list, nd == 1 ? "it" : "one", nd == 1 ? list : "N");
@@ -1209,14 +1217,12 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
                            "expected a list", t->path, keys[k], vals[k] ? "a " : "missing",
                            vals[k] ? pkl_type_name(vals[k]->type) : "");
     int dev = t->opts.device;
-    if (dt->len == 0)
-        return am_fail(err, AM_EINPUT, "%s: the snapshot has no device traces", t->path);
     if (dev < 0)
-        return am_fail(err, AM_EINPUT, "%s: device %d: the snapshot has traces for %zu "
-                       "device%s (0..%zu)", t->path, dev, dt->len, dt->len == 1 ? "" : "s",
-                       dt->len - 1);
+        return out_of_range(t, dev, dt, err);
     /* a device past the end of device_traces is read when it has segments: its trace is
-     * empty (until 2026-11-27 it was refused as out of range) */
+     * empty (until 2026-11-27 it was refused as out of range), an empty device_traces too, a
+     * snapshot of segments only (until 2026-11-27 refused: "the snapshot has no device
+     * traces", for every device) */
     if (check_segment_devices(t, segs, err) != 0 ||
         check_device_recorded(t, segs, dt, dev, err) != 0)
         return -1;

@@ -803,9 +803,9 @@ static void test_empty_device(void)
 }
 
 
-/* A device whose only record is a segment, past the end of device_traces (here [[]]): device 0
- * records nothing and is refused naming device 1, and --device 1 reads the segment (until
- * 2026-11-27 device 0 was read as 0 events and device 1 refused as out of range). */
+/* A device whose only record is a segment, past the end of device_traces (here [[]], then []):
+ * device 0 records nothing and is refused naming device 1, and --device 1 reads the segment
+ * (until 2026-11-27 device 0 was read as 0 events and device 1 refused as out of range). */
 static void test_device_past_traces(void)
 {
     const sblock b[] = {{0, 2 * MB, 2 * MB, "active_allocated"}, {2 * MB, 18 * MB, 0, "inactive"}};
@@ -827,6 +827,43 @@ static void test_device_past_traces(void)
     CU_ASSERT_EQUAL(read_events(path, 2, ev, 32, &n, msg), -1);
     CU_ASSERT(strstr(msg, "device 2 has no trace entries and no segments; the snapshot records "
                      "device 1") != NULL);
+
+    /* device_traces empty, a snapshot of segments only: read the same way (until 2026-11-27
+     * refused for every device: "the snapshot has no device traces") */
+    snap_device = 3;
+    snap_lists = 0;
+    path = write_snapshot("segonly3.pickle", 1ULL << 32, 20 * MB, b, 2, NULL, 0);
+    snap_device = 0;
+    snap_lists = -1;
+    msg[0] = 0;
+    CU_ASSERT_EQUAL(read_events(path, 3, ev, 32, &n, msg), 0);
+    if (msg[0])
+        printf("\n  segonly3: %s", msg);
+    CU_ASSERT(n > 0 && ev[0].kind == TR_SEGMENT_ALLOC && ev[0].declared &&
+              ev[0].bytes == 20 * MB);
+    CU_ASSERT_EQUAL(read_events(path, 0, ev, 32, &n, msg), -1);
+    CU_ASSERT(strstr(msg, "segonly3.pickle: device 0 has no trace entries and no segments; the "
+                     "snapshot records device 3 (choose it with --device 3)") != NULL);
+    /* nothing recorded at all, and no device's list: still refused */
+    pw w = {0};
+    static const unsigned char empty[] = {0x80, 4, '}', '('};
+    for (size_t i = 0; i < sizeof empty; i++)
+        wb(&w, empty[i]);
+    wstr(&w, "segments");
+    wb(&w, ']');
+    wstr(&w, "device_traces");
+    wb(&w, ']');
+    wb(&w, 'u');
+    wb(&w, '.');
+    char nothing[512];
+    snprintf(nothing, sizeof nothing, "%s/nothing.pickle", tu_tmpdir());
+    FILE *f = fopen(nothing, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fwrite(w.b, 1, w.n, f);
+    fclose(f);
+    free(w.b);
+    CU_ASSERT_EQUAL(read_events(nothing, 0, ev, 32, &n, msg), -1);
+    CU_ASSERT(strstr(msg, "nothing.pickle: the snapshot has no device traces") != NULL);
 }
 
 /* A device number --device cannot choose (0..1024) is refused where a segment names it, by its
