@@ -119,9 +119,13 @@ static void compare_lower_bound(const run_spec *spec, const char *level, cmp_lb 
         char on[96] = "";
         if (strcmp(r.short_level, level) != 0)
             snprintf(on, sizeof on, "on level %s ", r.short_level);
-        snprintf(lb->why, sizeof lb->why, "a reference run (best_fit) fails a request %seven "
-                 "with %s (%" PRIu64 " B)", on,
-                 units_fmt_size(size, sizeof size, r.short_capacity), r.short_capacity);
+        if (r.short_stuck) /* doubling it changed nothing: no capacity serves it */
+            snprintf(lb->why, sizeof lb->why, "level %s runs out of memory whatever its capacity "
+                     "(its allocator's limit)", r.short_level);
+        else
+            snprintf(lb->why, sizeof lb->why, "a reference run (best_fit) fails a request %seven "
+                     "with %s (%" PRIu64 " B)", on,
+                     units_fmt_size(size, sizeof size, r.short_capacity), r.short_capacity);
     }
     else {
         lb->known = 1;

@@ -42,6 +42,9 @@ typedef struct slot {
     uint64_t id;         /* id and state first: the fields a lookup reads share a cache line */
     uint8_t state;
     uint8_t frees;       /* FR_*: in the padding after state */
+    uint16_t blame;      /* ST_OOM: the levels (bit by index) whose shortage left it without
+                          * memory (its own level, or for an into= a skipped transfer never
+                          * allocated, its source's; 0 when no capacity would have served it) */
     int32_t level;
     uint32_t stream;
     uint32_t self;       /* index in the slot pool */
@@ -49,6 +52,13 @@ typedef struct slot {
     unsigned long line;  /* where it was allocated */
 } slot;
 _Static_assert(sizeof(slot) == 64, "an id slot is one cache line");
+_Static_assert(CFG_MAX_LEVELS <= 16, "slot.blame has a bit per level");
+
+/* A level's bit in slot.blame (0 for no level). */
+static inline uint16_t level_bit(int level)
+{
+    return level >= 0 && level < CFG_MAX_LEVELS ? (uint16_t)(1u << level) : 0;
+}
 
 /* The map is split in two so that a lookup stays in the first-level cache: an open-addressing
  * table (linear probing, at most a quarter full) of 8-byte entries, and the slots themselves in a
@@ -167,6 +177,7 @@ static slot *idmap_put_at(idmap *m, uint64_t id, size_t pos, uint64_t gen)
     x->self = i;
     x->state = ST_EMPTY;
     x->frees = FR_NONE;
+    x->blame = 0;
     x->handle = x->addr = x->requested = x->given = 0;
     return x;
 }
@@ -1288,6 +1299,7 @@ static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint6
         x->given = o->size;
     } else {
         x->state = ST_OOM;
+        x->blame = level_bit(level);
         mem_count_oom(s->lv[level]);
         record_oom(s, seq, x->id, bytes, level, 0, at);
     }
@@ -1534,6 +1546,7 @@ static void defrag(sim *s, int level)
             /* Could not be placed again: the buffer is lost, an out-of-memory result. */
             s->sum.defrag.failures++;
             x->state = ST_OOM;
+            x->blame = level_bit(level);
             mem_count_oom(m);
             record_oom(s, s->seq, x->id, x->requested, level, 0, s->host);
             if (s->obs && s->obs->oom)
@@ -2256,14 +2269,16 @@ static int use_buffer(sim *s, uint64_t id)
 }
 
 /* A transfer skipped because its source buffer id had no memory (its allocation ran out, waits,
- * or its spilled copy could not come back): the source's level is marked in
- * sum.no_memory_levels, so that a reference run knows which level to grow even when the buffer
- * is still waiting (no out-of-memory counted yet). */
-static void note_no_memory(sim *s, uint64_t id)
+ * its spilled copy could not come back, or it is itself the into= of a skipped transfer): the
+ * levels whose shortage caused it, so that a reference run knows which level to grow even when
+ * the buffer is still waiting (no out-of-memory counted yet). An into= never allocated passes on
+ * its source's levels (a chain host -> vmem -> hbm blames the host, not vmem). */
+static uint16_t no_memory_blame(sim *s, uint64_t id)
 {
     const slot *x = idmap_find(&s->ids, id);
-    if (x && x->level >= 0 && x->level < 64)
-        s->sum.no_memory_levels |= (uint64_t)1 << x->level;
+    if (!x)
+        return 0;
+    return x->state == ST_OOM ? x->blame : level_bit(x->level);
 }
 
 /* A transfer with into= that does not happen (the transfer guard rejects it, or its spilled
@@ -2275,7 +2290,8 @@ static void note_no_memory(sim *s, uint64_t id)
  * FR_ANY when no capacity would have allocated it (the guard, an unknown id=), FR_NONE when
  * another one might have (its source had no memory): then, as for any buffer, its
  * free_completed needs a free_requested (free_order_error). */
-static int into_skipped(sim *s, const tr_event *ev, int frees, const char *file, am_error *err)
+static int into_skipped(sim *s, const tr_event *ev, int frees, uint16_t blame, const char *file,
+                        am_error *err)
 {
     slot *x = idmap_find(&s->ids, ev->into);
     if (id_taken(x))
@@ -2293,6 +2309,11 @@ static int into_skipped(sim *s, const tr_event *ev, int frees, const char *file,
     x->requested = ev->bytes;
     x->state = ST_OOM;
     x->frees = (uint8_t)frees;
+    x->blame = blame;
+    /* the request on the destination level left unserved for lack of memory elsewhere: which
+     * levels a reference run of that level must grow (the guard's rejections: none) */
+    if (x->level >= 0 && x->level < CFG_MAX_LEVELS)
+        s->sum.no_memory_into[x->level] |= blame;
     touch(s, x);
     s->sum.into_failed++;
     return 0;
@@ -2322,7 +2343,7 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
              * 2026-11-27 it was accepted in silence); --lenient counts it and skips the transfer,
              * which then allocates no into= either, as when the guard rejects it */
             if (warn_or_fail(s, err, file, ev, "use of unknown id", ev->id) ||
-                (ev->has_into && into_skipped(s, ev, FR_ANY, file, err)))
+                (ev->has_into && into_skipped(s, ev, FR_ANY, 0, file, err)))
                 return -1;
             break;
         }
@@ -2331,9 +2352,8 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
             /* rejected by the guard, or a source with no memory (use_buffer); counted apart
              * (until 2026-11-27 it was counted nowhere) */
             s->sum.transfers_skipped++;
-            if (allowed)
-                note_no_memory(s, ev->id);
-            if (ev->has_into && into_skipped(s, ev, allowed ? FR_NONE : FR_ANY, file, err))
+            uint16_t blame = allowed ? no_memory_blame(s, ev->id) : 0;
+            if (ev->has_into && into_skipped(s, ev, allowed ? FR_NONE : FR_ANY, blame, file, err))
                 return -1;
             break;
         }

@@ -162,8 +162,11 @@ typedef struct sim_summary {
     uint64_t transfers_skipped;  /* transfers that did not happen: the guard rejected them,
                                   * their id= buffer had no memory, or their into= buffer ran
                                   * out of memory (not in `transfers`) */
-    uint64_t no_memory_levels;   /* the levels (bit by index) whose buffer had no memory for a
-                                  * transfer that was then skipped (run_reference grows them) */
+    uint64_t no_memory_into[CFG_MAX_LEVELS]; /* by destination level: the levels (bit by index)
+                                  * whose shortage left a transfer into= it without its source,
+                                  * so that it was skipped and its request there unserved
+                                  * (run_reference grows them for the level it measures; until
+                                  * 2026-11-27 one mask for any skipped transfer, wherever to) */
     uint64_t warnings;           /* --lenient: recoverable problems counted */
     am_ps makespan, stall, host_time;
     am_ps allocator;             /* host time spent in allocator device calls */

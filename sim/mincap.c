@@ -368,8 +368,12 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         char on[96] = "";
         if (strcmp(ref.short_level, c->level_s) != 0)
             snprintf(on, sizeof on, "on level %s ", ref.short_level);
-        am_msg("%s: the reference run (best_fit) runs out of memory %seven with %" PRIu64
-               " bytes\n", prog, on, ref.short_capacity);
+        if (ref.short_stuck) /* doubling it changed nothing: no capacity serves it */
+            am_msg("%s: the reference run (best_fit): level %s runs out of memory whatever its "
+                   "capacity (its allocator's limit)\n", prog, ref.short_level);
+        else
+            am_msg("%s: the reference run (best_fit) runs out of memory %seven with %" PRIu64
+                   " bytes\n", prog, on, ref.short_capacity);
         return 1;
     }
     uint64_t peak = ref.peak_live, L = ref.max_request;

@@ -341,20 +341,33 @@ typedef struct ref_ctx {
     const char *level;
     uint64_t alloc_mask;                  /* the levels (by index) the trace allocates on */
     uint64_t max_request[CFG_MAX_LEVELS]; /* each level's largest trace request (bytes) */
+    uint64_t failed[CFG_MAX_LEVELS];      /* each level's failed requests: a hash of their
+                                             event indices (FNV-1a) */
 } ref_ctx;
 
-/* The reference run's observer: the levels the trace allocates on and its largest request on
- * each. A spill copy has no buffer id and a recorded `oom` line's request is not an
- * allocation the trace makes (id TR_NO_ID for both): neither counts. */
+/* FNV-1a of a 64-bit value into h. */
+static uint64_t ref_hash(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++, v >>= 8)
+        h = (h ^ (v & 0xff)) * 0x100000001b3ull;
+    return h;
+}
+
+/* The reference run's observer: the levels the trace allocates on, its largest request on
+ * each, and which requests failed on each. A spill copy has no buffer id and a recorded `oom`
+ * line's request is not an allocation the trace makes (id TR_NO_ID for both): neither counts. */
 static void ref_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
                       uint64_t addr, uint64_t requested, uint64_t size, int ok)
 {
-    (void)t, (void)seq, (void)stream, (void)addr, (void)size, (void)ok;
+    (void)t, (void)stream, (void)addr, (void)size;
     ref_ctx *c = ctx;
     if (id == TR_NO_ID || level < 0 || level >= CFG_MAX_LEVELS)
         return;
     c->alloc_mask |= (uint64_t)1 << level;
     c->max_request[level] = AM_MAX(c->max_request[level], requested);
+    if (!ok)
+        c->failed[level] = ref_hash(c->failed[level] ? c->failed[level] : 0xcbf29ce484222325ull,
+                                    seq);
 }
 
 /* The reference run's result: the level's figures and the names of the levels allocated on. */
@@ -373,15 +386,20 @@ static void ref_done(void *ctx, sim *s, const report_trace *t)
     r->capacity = mem_capacity(m);
     r->max_request = c->max_request[lv];
     r->alloc_mask = c->alloc_mask;
-    /* every level's capacity and whether it was short of memory: an OOM, or a transfer
-     * skipped because its buffer there had none (one still waiting has no OOM yet) */
-    r->short_mask = sim_get_summary(s)->no_memory_levels;
+    /* what leaves requests of the level unserved: its own OOMs, and the levels whose shortage
+     * skipped a transfer into= it (a host allocation that failed, or a buffer still waiting
+     * there, with no out-of-memory counted yet). Another level's OOMs that feed no transfer
+     * into the level are not its requests (until 2026-11-27 every level that ran out grew) */
+    r->grow_mask = sim_get_summary(s)->no_memory_into[lv] | (r->ooms ? (uint64_t)1 << lv : 0);
     for (int i = 0; i < sim_nlevels(s) && i < CFG_MAX_LEVELS; i++) {
         mem_level *li = sim_level(s, i);
+        const mem_metrics *mi = mem_get_metrics(li);
         r->caps[i] = mem_capacity(li);
+        r->max_requests[i] = c->max_request[i];
+        /* the level's outcome: which requests failed, how many, the most it held at once */
+        r->outcome[i] = ref_hash(ref_hash(ref_hash(c->failed[i], mi->ooms), mi->peak_live_bytes),
+                                 sim_get_summary(s)->no_memory_into[lv] >> i & 1);
         snprintf(r->names[i], sizeof r->names[i], "%s", cfg->levels[i].name);
-        if (mem_get_metrics(li)->ooms)
-            r->short_mask |= (uint64_t)1 << i;
     }
     r->alloc_levels[0] = 0;
     size_t used = 0;
@@ -413,6 +431,26 @@ static int ref_run_at(const run_spec *base, const char *level, const uint64_t *c
     return run_once(&sp, ref_done, &c, NULL, err);
 }
 
+/* Whether level i, grown in the run before (prev) and again short, is short whatever its
+ * capacity: doubling it changed nothing on it (the same requests failed, the same peak live),
+ * from a capacity at least twice its largest request, so that its capacity was not what
+ * failed them (bfc's or prealloc's memory_limit, a policy's own limit). Below twice the
+ * largest request an allocator's rounding may still need the next doubling. */
+static int ref_stuck(const run_ref *prev, const run_ref *out, int i)
+{
+    return (prev->grow_mask >> i & 1) && out->outcome[i] == prev->outcome[i] &&
+           prev->caps[i] / 2 >= prev->max_requests[i];
+}
+
+/* Records on *out that level i stays short (stuck: whatever its capacity) and returns 1. */
+static int ref_short(run_ref *out, int i, int stuck)
+{
+    snprintf(out->short_level, sizeof out->short_level, "%s", out->names[i]);
+    out->short_capacity = out->caps[i];
+    out->short_stuck = stuck;
+    return 1;
+}
+
 int run_reference(const run_spec *spec, const char *level, run_ref *out, am_error *err)
 {
     /* the inputs only: none of the caller's outputs is written by the reference run */
@@ -427,22 +465,22 @@ int run_reference(const run_spec *spec, const char *level, run_ref *out, am_erro
     uint64_t caps[CFG_MAX_LEVELS] = {0};
     run_ref prev;
     memset(&prev, 0, sizeof prev);
-    for (;;) {
+    for (int first = 1;; first = 0) {
         if (ref_run_at(&sp, level, caps, &prev, out, err) != 0)
             return -1;
-        if (out->short_mask == 0)
+        if (out->grow_mask == 0)
             return 0;
-        /* every short level doubles (one level's failures can leave another's requests
-         * unserved: a host allocation that fails skips the transfer into= hbm it feeds) */
+        /* the level and every level whose shortage skipped a transfer into it double (a host
+         * allocation that fails skips the transfer into= hbm it feeds), until each is served,
+         * is at RUN_REF_MAX, or is short whatever its capacity */
         for (int i = 0; i < CFG_MAX_LEVELS; i++) {
-            if (!(out->short_mask >> i & 1))
+            if (!(out->grow_mask >> i & 1))
                 continue;
+            if (!first && ref_stuck(&prev, out, i))
+                return ref_short(out, i, 1);
             uint64_t v = out->caps[i];
-            if (v >= RUN_REF_MAX) {
-                snprintf(out->short_level, sizeof out->short_level, "%s", out->names[i]);
-                out->short_capacity = v;
-                return 1;
-            }
+            if (v >= RUN_REF_MAX)
+                return ref_short(out, i, 0);
             caps[i] = v > RUN_REF_MAX / 2 ? RUN_REF_MAX : AM_MAX(v * 2, 1);
         }
         prev = *out;

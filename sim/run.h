@@ -57,12 +57,18 @@ typedef struct run_ref {
     uint64_t peak_live;     /* the level's peak live bytes (spill copies into it counted) */
     uint64_t ooms;          /* the level's OOM count in the last run (0 when it fit) */
     uint64_t capacity;      /* the level's capacity in the last run */
-    uint64_t short_mask;    /* the levels (by index) that ran out of memory in the last run or
-                               whose buffer had none for a transfer that was skipped */
+    uint64_t grow_mask;     /* the levels (by index) run_reference grows after the last run:
+                               the level when it ran out of memory, and every level whose
+                               shortage skipped a transfer into= the level */
     uint64_t caps[CFG_MAX_LEVELS];       /* every level's capacity in the last run */
+    uint64_t max_requests[CFG_MAX_LEVELS]; /* every level's largest trace request (bytes) */
+    uint64_t outcome[CFG_MAX_LEVELS];    /* every level's outcome in the last run, a hash: its
+                                            failed requests, OOMs and peak live */
     char names[CFG_MAX_LEVELS][64];      /* every level's name ("" past the config's levels) */
     char short_level[64];   /* run_reference's 1: the level still short at RUN_REF_MAX */
     uint64_t short_capacity; /* and its capacity then */
+    int short_stuck;        /* 1: short whatever its capacity (doubling it changed nothing on
+                               it: its allocator's limit), found before RUN_REF_MAX */
     uint64_t max_request;   /* its largest trace request on the level (bytes), recorded `oom`
                                lines and spill copies left out */
     uint64_t alloc_mask;    /* the levels (by index) the trace allocates on */
@@ -73,14 +79,17 @@ typedef struct run_ref {
 /* The reference run of compare's and mincap's lower bound: spec's config (with its --set
  * options), trace, --lenient and --device, best_fit with its defaults on level
  * (run_spec.reference_level) and `on_oom: fail` there, at the configured capacities, then
- * every level that ran out of memory or made a transfer skip for lack of it (short_mask)
- * doubled, run after run, until every request is served: no level has an OOM and no transfer
- * was skipped for lack of memory, each level up to RUN_REF_MAX. Until 2026-11-27 only `level`
- * grew, so another level's failures left requests of `level` unserved (a transfer `into=` it
- * skipped) and the bound too low. spec's policy, outputs and observer are not used. 0 when a
- * run served everything, 1 when a level was still short at RUN_REF_MAX (or at a configured
- * capacity above it; out->short_level and short_capacity say which), -1 with err when a run
- * failed; *out describes the last run. */
+ * the levels that leave requests of `level` unserved (grow_mask: `level` when it ran out of
+ * memory, and every level whose shortage skipped a transfer into= it) doubled, run after run,
+ * until every request on `level` is served, each level up to RUN_REF_MAX. Other levels' own
+ * OOMs are not the bound's concern. Until 2026-11-27 only `level` grew, so another level's
+ * failures left requests of `level` unserved (a transfer `into=` it skipped) and the bound too
+ * low; and until 2026-11-27 too (earlier that day) every level that ran out of memory grew,
+ * whatever it fed, so one capped by its own memory_limit went to 4 EiB and gave up. spec's
+ * policy, outputs and observer are not used. 0 when a run served everything, 1 when a level
+ * was still short at RUN_REF_MAX (or at a configured capacity above it) or short whatever its
+ * capacity (out->short_stuck: doubling it changed nothing on it; out->short_level and
+ * short_capacity say which), -1 with err when a run failed; *out describes the last run. */
 int run_reference(const run_spec *spec, const char *level, run_ref *out, am_error *err);
 
 /* "did you mean 'caching'? policies: bfc, best_fit, ..." for an unknown policy name (the

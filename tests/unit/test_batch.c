@@ -3173,22 +3173,88 @@ static void test_reference_grows_every_level(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
     CU_ASSERT_DOUBLE_EQUAL(json_num(j, NULL, "peak_live_bytes"), 4194304, 0);
     free(j);
-    /* the host's own limit below a request: no capacity serves it */
+    /* the host's own limit below a request: no capacity serves it, which a doubling that
+     * changes nothing on the host shows (until 2026-11-27 it was doubled to 4 EiB and then
+     * reported as "fails a request on level host even with 4.00 EiB") */
     snprintf(args, sizeof args, "compare -c '%s' -t '%s' --policies best_fit --set "
              "memories.host.allocator.policy=prealloc --set "
              "memories.host.allocator.memory_limit=1MiB", cf, tr);
     out = NULL;
     CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
-    CU_ASSERT(out && strstr(out, "lower bound unknown: a reference run (best_fit) fails a "
-                            "request on level host even with 4.00 EiB (4611686018427387904 B)"));
+    CU_ASSERT(out && strstr(out, "lower bound unknown: level host runs out of memory whatever "
+                            "its capacity (its allocator's limit)\n"));
     free(out);
     snprintf(args, sizeof args, "mincap -q -c '%s' -t '%s' --policies best_fit --set "
              "memories.host.allocator.policy=prealloc --set "
              "memories.host.allocator.memory_limit=1MiB --json '%s'", cf, tr, js);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
-    CU_ASSERT(err && strstr(err, "amsim mincap: the reference run (best_fit) runs out of memory "
-                            "on level host even with 4611686018427387904 bytes\n") != NULL);
+    CU_ASSERT(err && strstr(err, "amsim mincap: the reference run (best_fit): level host runs "
+                            "out of memory whatever its capacity (its allocator's limit)\n"));
     free(err);
+}
+
+/* The reference run grows another level only for the requests of its level: a host capped by
+ * its own memory_limit (bfc, 1 MiB, below its 4 MiB request) that feeds no transfer leaves
+ * every hbm request served, and compare's bound is hbm's peak live, 96 MiB; mincap on the host
+ * gets its 4 MiB peak live although hbm, capped too, runs out of memory (its search then finds
+ * no host size under which no level runs out: status 1, the reason named). Until 2026-11-27
+ * (earlier the same day) every level that ran out of memory was doubled to 4 EiB: "lower bound
+ * unknown: ... fails a request on level host even with 4.00 EiB" and mincap's "runs out of
+ * memory on level hbm even with 4611686018427387904 bytes". */
+static void test_reference_grows_only_for_its_level(void)
+{
+    const char *tr = tu_write("ref-own.trace", "amsim-trace v1\nalloc 1 4MiB level=host\n"
+                              "alloc 2 64MiB\nalloc 3 32MiB\nfree 2\nfree 3\nfree 1\n");
+    const char *js = path_in_tmp("ref-own.json");
+    char args[2048], *out = NULL, *err = NULL;
+    snprintf(args, sizeof args, "compare -c '%s/configs/default.yaml' -t '%s' --policies "
+             "bfc,best_fit --set memories.host.allocator.policy=bfc --set "
+             "memories.host.allocator.memory_limit=1MiB", tu_top(), tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "lower bound 96.00 MiB (100663296 B): the trace's peak live "
+                            "bytes, every request served"));
+    free(out);
+    snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --level host "
+             "--set memories.hbm.allocator.memory_limit=64MiB --json '%s'", tu_top(), tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "reference run") == NULL);
+    free(err);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, NULL, "peak_live_bytes"), 4194304, 0);
+    CU_ASSERT(strstr(j, "\"error\": \"out of memory even at 4503599627370496 bytes (on level "
+                     "hbm)\"") != NULL);
+    free(j);
+    /* a chain host -> vmem -> hbm: the host's shortage skips the transfers into vmem, and so
+     * those into hbm; the host is what grows , and a host capped by its own
+     * limit is named, not vmem, whose capacity nothing needs */
+    const char *cf = tu_write("ref-chain.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: "
+                              "80GiB\n    allocator:\n      policy: best_fit\n  vmem:\n"
+                              "    kind: host\n    capacity: 1GiB\n  host:\n    kind: host\n"
+                              "    capacity: 3MiB\n    allocator:\n      policy: best_fit\n"
+                              "links:\n  a: {from: host, to: vmem, bandwidth: 1GB/s}\n"
+                              "  b: {from: vmem, to: hbm, bandwidth: 1GB/s}\n"
+                              "default_memory: hbm\n");
+    const char *ct = tu_write("ref-chain.trace", "amsim-trace v1\nalloc 100 2MiB level=host\n"
+                              "alloc 101 2MiB level=host\n"
+                              "transfer host vmem 2MiB into=200 id=100\n"
+                              "transfer host vmem 2MiB into=201 id=101\n"
+                              "transfer vmem hbm 2MiB into=1 id=200\n"
+                              "transfer vmem hbm 2MiB into=2 id=201\n"
+                              "free 100\nfree 101\nfree 200\nfree 201\nfree 1\nfree 2\n");
+    snprintf(args, sizeof args, "compare -c '%s' -t '%s' --policies best_fit", cf, ct);
+    out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "lower bound 4.00 MiB (4194304 B)"));
+    free(out);
+    snprintf(args, sizeof args, "compare -c '%s' -t '%s' --policies best_fit --set "
+             "memories.host.allocator.policy=prealloc --set "
+             "memories.host.allocator.memory_limit=1MiB", cf, ct);
+    out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "lower bound unknown: level host runs out of memory whatever "
+                            "its capacity (its allocator's limit)\n"));
+    free(out);
 }
 
 /* A free of an unknown id: mincap's error suggests --lenient, and mincap takes it (until
@@ -5048,6 +5114,8 @@ void suite_batch(void)
              {"mincap doubles up to 4 PiB, no further", test_mincap_upper_bound},
              {"mincap's reference run is compare's, past 4 PiB", test_mincap_reference_past_4pib},
              {"the reference run grows every level short of memory", test_reference_grows_every_level},
+             {"the reference run grows other levels only for its level's requests",
+              test_reference_grows_only_for_its_level},
              {"mincap takes --lenient; a sweep's errors do not suggest it", test_mincap_lenient},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
              {"run, compare and mincap refuse a --set key of no policy", test_set_typo_commands},
