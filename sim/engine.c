@@ -1468,6 +1468,13 @@ static int by_addr(const void *a, const void *b)
     return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* Whether a level's timeline row would differ from the one of state `was`. */
+static int state_changed(const mem_metrics *was, const mem_metrics *now)
+{
+    return was->live_bytes != now->live_bytes || was->allocated_bytes != now->allocated_bytes ||
+           was->reserved_bytes != now->reserved_bytes;
+}
+
 /* Defragment a level: every live buffer is released and placed again in address order, which
  * packs them toward low addresses (compaction), and the copies are charged: compact moves each
  * buffer whose address changed over the level's own copy link; host_roundtrip copies every live
@@ -1515,6 +1522,7 @@ static void defrag(sim *s, int level)
         }
     }
     qsort(v, n, sizeof *v, by_addr);
+    mem_metrics was = *mem_get_metrics(m); /* the state the level's last row shows */
     mem_set_quiet(m, 1);
     for (size_t i = 0; i < n; i++)
         mem_free(m, v[i]->handle, v[i]->requested, v[i]->given, 0);
@@ -1587,6 +1595,15 @@ static void defrag(sim *s, int level)
     mem_set_quiet(m, 0);
     free(v);
     charge(s, level);
+    /* the level's row (and the observer's counters) of the state it leaves, when its buffers
+     * are placed again (the moves' time), as a spill or a restore writes one: the re-placed
+     * blocks can be larger (bfc's bins) and the summary's maxima count that state. Only when
+     * the row differs from the level's last one: a compaction that changed no byte count
+     * adds nothing to a step plot. Until 2026-11-27 none: when spills followed in the same
+     * event, their rows already showed a lower state, and no row showed the peak the summary
+     * reported. */
+    if (state_changed(&was, mem_get_metrics(m)))
+        timeline_row(s, level);
     if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP)
         moved = 2 * all + lost;
     s->sum.defrag.runs++;
