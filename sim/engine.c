@@ -1273,7 +1273,8 @@ static inline stamp now_stamp(const sim *s) { return (stamp){s->host, s->seq}; }
 
 /* The outcome of a request `seq` (now, or after waiting): map entry, outputs, log, stamped `w`:
  * the current event's, or for a request whose wait for frees ran out, its deadline and its own
- * index (expire_pending). */
+ * index (expire_pending), or was cancelled, the current time and its own index
+ * (expire_pending_id). */
 static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint64_t recorded,
                    int level, int ok, const alloc_out *o)
 {
@@ -2013,6 +2014,10 @@ AM_ALWAYS_INLINE int alloc_tail(sim *s, const tr_event *ev, int level, alloc_req
     return 0;
 }
 
+/* A wait cancelled before its deadline (its id freed, or ending as a donor): the request fails
+ * now, at the current host time, stamped with its own event index like a wait that runs out
+ * (expire_pending), so its oom_events entry, Chrome instant, placements row and timeline row
+ * agree. Until 2026-11-27 only oom_events had its index; the others had the cancelling event's. */
 static void expire_pending_id(sim *s, slot *x)
 {
     level_rt *rt = &s->rt[x->level];
@@ -2022,7 +2027,8 @@ static void expire_pending_id(sim *s, slot *x)
             memmove(&rt->p[i], &rt->p[i + 1], (rt->n - i - 1) * sizeof *rt->p);
             rt->n--;
             alloc_out o = {0, 0, 0};
-            settle(s, x, p.seq, now_stamp(s), p.bytes, p.addr, x->level, 0, &o);
+            stamp w = {s->host, p.seq};
+            settle(s, x, p.seq, w, p.bytes, p.addr, x->level, 0, &o);
             s->sum.retries_failed++;
             return;
         }

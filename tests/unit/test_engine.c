@@ -1158,6 +1158,48 @@ static void test_retry_rows_in_order(void)
     free(pl);
 }
 
+/* A wait for frees cancelled by the free of its own id fails then, stamped with the request's
+ * own event index everywhere, as a wait that runs out is: oom_events, the Chrome instant, the
+ * placements row and the timeline row all say seq 1. Until 2026-11-27 only oom_events did; the
+ * other three had the free's index (2). */
+static void test_retry_cancelled_seq(void)
+{
+    const char *tr = tu_write("rc.trace", "amsim-trace v1\nalloc 1 4194304\n"
+                              "alloc 2 4194304 stream=1\nfree 2\nfree 1\n");
+    const char *d = tu_tmpdir();
+    char args[2048];
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --set "
+             "memories.hbm.allocator.memory_limit=4MiB --set "
+             "memories.hbm.allocator.retry_after_free=true --placements '%s/rc_p.csv' "
+             "--timeline '%s/rc_t.csv' --chrome-trace '%s/rc_c.json' --json '%s/rc.json'",
+             tu_top(), tr, d, d, d, d);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/rc_p.csv", d);
+    char *t = tu_slurp(path, NULL);
+    CU_ASSERT(t && strcmp(t, "seq,id,level,address,requested,allocated,status\n"
+                             "0,1,hbm,0,4194304,4194304,ok\n"
+                             "1,2,hbm,,4194304,,oom\n") == 0);
+    free(t);
+    snprintf(path, sizeof path, "%s/rc_t.csv", d);
+    t = tu_slurp(path, NULL);
+    CU_ASSERT(t && strcmp(t, "time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes\n"
+                             "0,0,hbm,4194304,4194304,4194304\n"
+                             "0,1,hbm,4194304,4194304,4194304\n"
+                             "0,3,hbm,0,0,4194304\n") == 0);
+    free(t);
+    snprintf(path, sizeof path, "%s/rc_c.json", d);
+    t = tu_slurp(path, NULL);
+    CU_ASSERT(t && strstr(t, "\"out of memory hbm\"") &&
+              strstr(t, "\"args\":{\"seq\":1,\"id\":2,\"requested\":4194304}"));
+    free(t);
+    snprintf(path, sizeof path, "%s/rc.json", d);
+    t = tu_slurp(path, NULL);
+    const char *o = t ? strstr(t, "\"oom_events\": [") : NULL;
+    CU_ASSERT(o && strstr(o, "\"seq\": 1,\n      \"id\": 2,"));
+    free(t);
+}
+
 /* A compaction's resulting state has its timeline row and Chrome counter sample, at the moves'
  * time, before the rows of the spills that follow it in the same event: under bfc the re-placed
  * buffers take larger blocks (31457280 bytes allocated for 21782876 live), the state the
@@ -1669,6 +1711,8 @@ void suite_engine(void)
              {"a transfer's into= does not wait for frees", test_transfer_into_no_wait},
              {"a wait for frees that runs out fails at its deadline", test_retry_expiry_time},
              {"waits for frees: rows in event and time order", test_retry_rows_in_order},
+             {"a wait for frees cancelled by its free: the request's own seq everywhere",
+              test_retry_cancelled_seq},
              {"a compaction's state: a timeline row and counter sample", test_compaction_row},
              {"a transfer from a buffer with no memory does not happen",
               test_transfer_from_no_memory},
