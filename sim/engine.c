@@ -1284,7 +1284,8 @@ static inline stamp now_stamp(const sim *s) { return (stamp){s->host, s->seq}; }
 
 /* The outcome of a request `seq` (now, or after waiting): map entry, outputs, log, stamped `w`:
  * the current event's, or for a request whose wait for frees ran out, its deadline and its own
- * index (expire_pending). */
+ * index (expire_pending), or was cancelled, the current time and its own index
+ * (expire_pending_id). */
 static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint64_t recorded,
                    int level, int ok, const alloc_out *o)
 {
@@ -1480,6 +1481,13 @@ static int by_addr(const void *a, const void *b)
     return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* Whether a level's timeline row would differ from the one of state `was`. */
+static int state_changed(const mem_metrics *was, const mem_metrics *now)
+{
+    return was->live_bytes != now->live_bytes || was->allocated_bytes != now->allocated_bytes ||
+           was->reserved_bytes != now->reserved_bytes;
+}
+
 /* Defragment a level: every live buffer is released and placed again in address order, which
  * packs them toward low addresses (compaction), and the copies are charged: compact moves each
  * buffer whose address changed over the level's own copy link; host_roundtrip copies every live
@@ -1527,6 +1535,7 @@ static void defrag(sim *s, int level)
         }
     }
     qsort(v, n, sizeof *v, by_addr);
+    mem_metrics was = *mem_get_metrics(m); /* the state the level's last row shows */
     mem_set_quiet(m, 1);
     for (size_t i = 0; i < n; i++)
         mem_free(m, v[i]->handle, v[i]->requested, v[i]->given, 0);
@@ -1600,6 +1609,15 @@ static void defrag(sim *s, int level)
     mem_set_quiet(m, 0);
     free(v);
     charge(s, level);
+    /* the level's row (and the observer's counters) of the state it leaves, when its buffers
+     * are placed again (the moves' time), as a spill or a restore writes one: the re-placed
+     * blocks can be larger (bfc's bins) and the summary's maxima count that state. Only when
+     * the row differs from the level's last one: a compaction that changed no byte count
+     * adds nothing to a step plot. Until 2026-11-27 none: when spills followed in the same
+     * event, their rows already showed a lower state, and no row showed the peak the summary
+     * reported. */
+    if (state_changed(&was, mem_get_metrics(m)))
+        timeline_row(s, level);
     if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP)
         moved = 2 * all + lost;
     s->sum.defrag.runs++;
@@ -2009,6 +2027,10 @@ AM_ALWAYS_INLINE int alloc_tail(sim *s, const tr_event *ev, int level, alloc_req
     return 0;
 }
 
+/* A wait cancelled before its deadline (its id freed, or ending as a donor): the request fails
+ * now, at the current host time, stamped with its own event index like a wait that runs out
+ * (expire_pending), so its oom_events entry, Chrome instant, placements row and timeline row
+ * agree. Until 2026-11-27 only oom_events had its index; the others had the cancelling event's. */
 static void expire_pending_id(sim *s, slot *x)
 {
     level_rt *rt = &s->rt[x->level];
@@ -2018,7 +2040,8 @@ static void expire_pending_id(sim *s, slot *x)
             memmove(&rt->p[i], &rt->p[i + 1], (rt->n - i - 1) * sizeof *rt->p);
             rt->n--;
             alloc_out o = {0, 0, 0};
-            settle(s, x, p.seq, now_stamp(s), p.bytes, p.addr, x->level, 0, &o);
+            stamp w = {s->host, p.seq};
+            settle(s, x, p.seq, w, p.bytes, p.addr, x->level, 0, &o);
             s->sum.retries_failed++;
             return;
         }

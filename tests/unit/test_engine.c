@@ -1158,6 +1158,92 @@ static void test_retry_rows_in_order(void)
     free(pl);
 }
 
+/* A wait for frees cancelled by the free of its own id fails then, stamped with the request's
+ * own event index everywhere, as a wait that runs out is: oom_events, the Chrome instant, the
+ * placements row and the timeline row all say seq 1. Until 2026-11-27 only oom_events did; the
+ * other three had the free's index (2). */
+static void test_retry_cancelled_seq(void)
+{
+    const char *tr = tu_write("rc.trace", "amsim-trace v1\nalloc 1 4194304\n"
+                              "alloc 2 4194304 stream=1\nfree 2\nfree 1\n");
+    const char *d = tu_tmpdir();
+    char args[2048];
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --set "
+             "memories.hbm.allocator.memory_limit=4MiB --set "
+             "memories.hbm.allocator.retry_after_free=true --placements '%s/rc_p.csv' "
+             "--timeline '%s/rc_t.csv' --chrome-trace '%s/rc_c.json' --json '%s/rc.json'",
+             tu_top(), tr, d, d, d, d);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/rc_p.csv", d);
+    char *t = tu_slurp(path, NULL);
+    CU_ASSERT(t && strcmp(t, "seq,id,level,address,requested,allocated,status\n"
+                             "0,1,hbm,0,4194304,4194304,ok\n"
+                             "1,2,hbm,,4194304,,oom\n") == 0);
+    free(t);
+    snprintf(path, sizeof path, "%s/rc_t.csv", d);
+    t = tu_slurp(path, NULL);
+    CU_ASSERT(t && strcmp(t, "time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes\n"
+                             "0,0,hbm,4194304,4194304,4194304\n"
+                             "0,1,hbm,4194304,4194304,4194304\n"
+                             "0,3,hbm,0,0,4194304\n") == 0);
+    free(t);
+    snprintf(path, sizeof path, "%s/rc_c.json", d);
+    t = tu_slurp(path, NULL);
+    CU_ASSERT(t && strstr(t, "\"out of memory hbm\"") &&
+              strstr(t, "\"args\":{\"seq\":1,\"id\":2,\"requested\":4194304}"));
+    free(t);
+    snprintf(path, sizeof path, "%s/rc.json", d);
+    t = tu_slurp(path, NULL);
+    const char *o = t ? strstr(t, "\"oom_events\": [") : NULL;
+    CU_ASSERT(o && strstr(o, "\"seq\": 1,\n      \"id\": 2,"));
+    free(t);
+}
+
+/* A compaction's resulting state has its timeline row and Chrome counter sample, at the moves'
+ * time, before the rows of the spills that follow it in the same event: under bfc the re-placed
+ * buffers take larger blocks (31457280 bytes allocated for 21782876 live), the state the
+ * summary's peak_allocated_bytes and max_internal_fragmentation_bytes count. Until 2026-11-27
+ * it had neither: the rows peaked at 29360128 allocated and 8625842 internal fragmentation. */
+static void test_compaction_row(void)
+{
+    const char *cfg = tu_write("cr.yaml", "version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                               "    capacity: 30MiB\n    allocator: {policy: bfc, allow_growth: "
+                               "true, memory_limit: 30MiB}\n    on_oom: spill_to_host\n"
+                               "    spill_host: host\n    defrag: {mode: compact}\n");
+    const char *tr = tu_write("cr.trace", "amsim-trace v1\nalloc 4 1048583 stream=2\n"
+                              "alloc 5 1048576 stream=0\nalloc 7 1048576 stream=1\n"
+                              "alloc 9 1048583 stream=0\nfree_requested 9\n"
+                              "alloc 16 1048583 stream=0\nalloc 18 12345678 stream=2\n"
+                              "alloc 36 5242880 stream=2\nfree_completed 9\n"
+                              "alloc 38 3145728 stream=1\n");
+    const char *d = tu_tmpdir();
+    char args[2048];
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --timeline '%s/cr_t.csv' "
+             "--chrome-trace '%s/cr_c.json' --json '%s/cr.json'", cfg, tr, d, d, d);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/cr_t.csv", d);
+    char *tl = tu_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tl);
+    /* the row of the event before, the compaction's, then the first spill's host copy */
+    const char *e = strstr(tl, "\n0,8,hbm,21782876,29360128,31457280\n"
+                               "0,9,hbm,21782876,31457280,31457280\n");
+    CU_ASSERT(e && strstr(e, ",9,host,1048583,1048583,1048583\n"));
+    snprintf(path, sizeof path, "%s/cr.json", d);
+    char *js = tu_slurp(path, NULL);
+    CU_ASSERT(js && strstr(js, "\"peak_allocated_bytes\": 31457280,") &&
+              strstr(js, "\"max_internal_fragmentation_bytes\": 9674404,"));
+    /* one counter sample per hbm row */
+    snprintf(path, sizeof path, "%s/cr_c.json", d);
+    char *ch = tu_slurp(path, NULL);
+    CU_ASSERT(ch && tu_count(ch, "\"name\":\"memory hbm\"") == tu_count(tl, ",hbm,"));
+    CU_ASSERT_EQUAL(tu_count(tl, ",hbm,"), 15);
+    free(ch);
+    free(js);
+    free(tl);
+}
+
 /* A transfer's into= destination does not wait for frees (retry_after_free): the copy is made
  * now or never, so the allocation runs out of memory at once, counted as the transfer's failure
  * (transfer_into.failed), and the buffer is never served: a later copy out of it does not happen
@@ -1625,6 +1711,9 @@ void suite_engine(void)
              {"a transfer's into= does not wait for frees", test_transfer_into_no_wait},
              {"a wait for frees that runs out fails at its deadline", test_retry_expiry_time},
              {"waits for frees: rows in event and time order", test_retry_rows_in_order},
+             {"a wait for frees cancelled by its free: the request's own seq everywhere",
+              test_retry_cancelled_seq},
+             {"a compaction's state: a timeline row and counter sample", test_compaction_row},
              {"a transfer from a buffer with no memory does not happen",
               test_transfer_from_no_memory},
              {"a transfer whose into= runs out of memory is counted as not happening",
