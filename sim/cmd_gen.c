@@ -253,17 +253,19 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
             /* a plain decimal, optionally signed, with an exponent: strtod also took leading
              * blanks, hex ('0x10' was 16), inf and nan */
             double x;
-            if (units_real(v, &x, NULL) != 0) {
-                am_msg("amsim gen %s: --%s takes a number, not '%s'\n", kind, t->name,
+            int rc = units_real(v, &x, NULL);
+            /* a nonzero value too small for a double would be 0, which it is not, in any form:
+             * until 2026-11-27 --jitter 1e-400 was taken for 0 (while --tflops 1e400 was
+             * refused), and later that day still the plain decimal 0.000...0001 with 400 zeros
+             * (gen serve --rate called it "--rate 0 is out of range") */
+            if (rc == -2) {
+                am_msg("amsim gen %s: --%s %s is " UNITS_REAL_TINY_WHY "\n", kind, t->name,
                        am_escape_name(shown, sizeof shown, v));
                 return 1;
             }
-            /* a nonzero value too small for a double came out as 0, which it was not (until
-             * 2026-11-27 --jitter 1e-400 was taken for 0 while --tflops 1e400 was refused) */
-            if (x == 0 && strpbrk(v, "123456789") && strpbrk(v, "eE") &&
-                strpbrk(v, "123456789") < strpbrk(v, "eE")) {
-                am_msg("amsim gen %s: --%s %s is too small to represent (a nonzero number "
-                       "below about 4.9e-324 reads as 0)\n", kind, t->name, v);
+            if (rc != 0) {
+                am_msg("amsim gen %s: --%s takes a number, not '%s'\n", kind, t->name,
+                       am_escape_name(shown, sizeof shown, v));
                 return 1;
             }
             memcpy(p, &x, sizeof x);
