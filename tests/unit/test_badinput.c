@@ -1945,6 +1945,33 @@ static void sweep_gen_kind_unknown(void)
     }
 }
 
+/* --help or -h in generate.args is refused at the item's line:column, by check and batch alike:
+ * amsim gen would print its usage and exit 0 without writing the trace (until 2026-11-27 check
+ * passed the sweep and every run failed with "gen.trace: No such file or directory"). */
+static void sweep_gen_args_help(void)
+{
+    static const struct {
+        const char *args, *item;
+        int col;
+    } c[] = {{"[--help]", "--help", 32},
+             {"[--requests, 3, -h]", "-h", 47},
+             {"[--rate=2, -ho]", "-ho", 42}};
+    char cfg[1024], text[2048], want[4096], args[4096];
+    snprintf(cfg, sizeof cfg, "%s", bi_write("genh-base.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT)));
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        snprintf(text, sizeof text, "base: %s\ngenerate: {kind: serve, args: %s}\nseeds: [1]\n",
+                 cfg, c[i].args);
+        const char *sw = bi_write("genh.yaml", text, strlen(text));
+        snprintf(want, sizeof want, "amsim: %s:2:%d: generate.args: '%s' would print amsim gen "
+                 "serve's usage instead of writing the trace (every run would fail); remove it\n",
+                 sw, c[i].col, c[i].item);
+        snprintf(args, sizeof args, "check '%s'", sw);
+        bi_expect(args, 1, want);
+        snprintf(args, sizeof args, "batch '%s' -o '%s/genh-out' -q", sw, tu_tmpdir());
+        bi_expect(args, 1, want);
+    }
+}
+
 /* ---- --lenient --------------------------------------------------------------------------- */
 
 static void lenient_unknown_free(void)
@@ -3218,6 +3245,7 @@ void suite_badinput(void)
              {"sweep: a FIFO or a device as a trace, named or by glob", sweep_trace_stream},
              {"sweep: a trace name with a tab or a newline", sweep_trace_name_tab},
              {"sweep: an unknown generate.kind, at its line:column", sweep_gen_kind_unknown},
+             {"sweep: --help or -h in generate.args, at the item", sweep_gen_args_help},
              {"outputs: a FIFO and a symbolic link are written through", outputs_written_through},
              {"outputs: a looping symbolic link is an error, a dangling chain creates its end",
               outputs_symlink_loop_and_dangling},
