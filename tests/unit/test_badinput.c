@@ -1972,6 +1972,30 @@ static void sweep_gen_args_help(void)
     }
 }
 
+/* A generator's clock at 2^63 ps or more is refused, nothing written: serve's at= (until
+ * 2026-11-27 written past 2^63 and wrapped past 2^64, status 0) and the sum of train's compute
+ * durations (the run stopped at "simulated time reaches 2^64 - 2 ps"). */
+static void gen_clock_past_2_63(void)
+{
+    static const struct {
+        const char *args, *want;
+    } c[] = {{"serve --requests 1 --layers 1 --hidden 64 --vocab 100 --tflops 3e-13 --mfu 1 "
+              "--max-prompt 1 --output-mu 3 --output-sigma 0",
+              "amsim gen serve: the generator's clock (an iteration's at=: the arrivals and the "
+              "compute durations) comes to 2^63 ps (about 107 days) or more: raise --tflops"},
+             {"train --layers 1 --hidden 8 --heads 1 --seq 8 --vocab 8 --micro-batch 1 --tflops "
+              "1e-14 --mfu 1 --jitter 0 --steps 5",
+              "amsim gen train: the compute durations add up to 2^63 ps (about 107 days) or "
+              "more, past what a run can simulate: raise --tflops"}};
+    char out[700], args[4096];
+    snprintf(out, sizeof out, "%s/clock-gen.trace", tu_tmpdir());
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        snprintf(args, sizeof args, "gen %s -o '%s'", c[i].args, out);
+        bi_expect(args, 1, c[i].want);
+        CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0); /* nothing written */
+    }
+}
+
 /* ---- --lenient --------------------------------------------------------------------------- */
 
 static void lenient_unknown_free(void)
@@ -3170,6 +3194,7 @@ void suite_badinput(void)
               y_real_underflow},
              {"gen: a nonzero real below the smallest double as a plain decimal",
               gen_real_underflow},
+             {"gen: a clock or a sum of durations at 2^63 ps or more", gen_clock_past_2_63},
              {"yaml: a granularity above the capacity (platform, cuda_async)",
               y_granularity_above_capacity},
              {"yaml: --policy checks the rules of the policy that runs", y_switched_policy_rule},

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../sim/engine.h"
 #include "../../sim/gen.h"
@@ -392,6 +393,60 @@ static void test_seeds(void)
     }
 }
 
+/* A generator's clock is bounded as its durations are: serve's at= (arrivals plus iterations)
+ * and the sum of train's and kernel's compute durations at 2^63 ps, an input error naming the
+ * options, with nothing written. Until 2026-11-27 gen serve wrote at= values past 2^63 and
+ * wrapped past 2^64 (status 0, and check passed the trace), and gen train's durations added up
+ * past the simulator's clock, which only `amsim run` found ("simulated time reaches 2^64 - 2
+ * ps"). */
+static void test_clock_past_2_63(void)
+{
+    static const char serve_tiny[] = "serve --requests 1 --layers 1 --hidden 64 --vocab 100 "
+                                     "--tflops 3e-13 --mfu 1 --max-prompt 1 --output-sigma 0";
+    static const char serve_fix[] = "the generator's clock (an iteration's at=: the arrivals "
+        "and the compute durations) comes to 2^63 ps (about 107 days) or more: raise --tflops, "
+        "--mfu or --hbm-gbps, or lower --requests or the lengths (--output-mu, --max-output, "
+        "--prompt-mu, --max-prompt)\n";
+    static const struct {
+        const char *args, *mu, *kind, *fix;
+    } c[] = {
+        /* each iteration about 1.2 x 10^18 ps: 20 tokens wrapped past 2^64, 10 ended past 2^63 */
+        {serve_tiny, " --output-mu 3", "serve", serve_fix},
+        {serve_tiny, " --output-mu 2.3026", "serve", serve_fix},
+        {"train --layers 1 --hidden 8 --heads 1 --seq 8 --vocab 8 --micro-batch 1 --tflops 1e-14 "
+         "--mfu 1 --jitter 0 --steps 5", "", "train", "the compute durations add up to 2^63 ps "
+         "(about 107 days) or more, past what a run can simulate: raise --tflops, --mfu, "
+         "--hbm-gbps or --host-adam-gbps, or lower --steps, --micro-batches or the model's size "
+         "(--layers, --hidden, --seq, --micro-batch, --vocab)\n"},
+        /* 512 tile steps of about 4.2 x 10^18 ps each */
+        {"kernel --tflops 1e-12 --mfu 1 --jitter 0", "", "kernel", "the compute durations add "
+         "up to 2^63 ps (about 107 days) or more, past what a run can simulate: raise --tflops "
+         "or --mfu, or lower --m, --n or --k\n"},
+    };
+    char args[1024], want[1024], p[600];
+    snprintf(p, sizeof p, "%s/clock.trace", tu_tmpdir());
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        snprintf(args, sizeof args, "gen %s%s -o '%s'", c[i].args, c[i].mu, p);
+        snprintf(want, sizeof want, "amsim gen %s: %s", c[i].kind, c[i].fix);
+        char *err = NULL;
+        int st = tu_amsim(args, NULL, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(err && strcmp(err, want) == 0);
+        if (st != 1 || !err || strcmp(err, want) != 0)
+            fprintf(stderr, "\n  %s: status %d, %s  expected %s", args, st, err ? err : "(none)",
+                    want);
+        free(err);
+        CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0); /* nothing written */
+    }
+    /* below the bound the trace is written and runs: 512 steps of 4.2 x 10^15 ps */
+    snprintf(args, sizeof args, "gen kernel --tflops 1e-9 --mfu 1 --jitter 0 -o '%s'", p);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "run -q -c '%s/configs/devices/tpu-v5e.yaml' -t '%s'", tu_top(),
+             p);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    remove(p);
+}
+
 /* Numbers are read strictly, with nothing written: strtoull skipped leading blanks and negated a
  * minus sign (--seed ' -18446744073709551615' wrote the --seed 1 trace with status 0, --layers
  * ' 5' was 5), strtod took hex (--tflops 0x10 was 16), inf and nan. */
@@ -701,6 +756,8 @@ void suite_gen(void)
              {"serve frees every KV cache", test_serve_frees},
              {"kernel double buffers", test_kernel_buffers},
              {"times past 2^63 ps are input errors", test_times_too_long},
+             {"a clock or a sum of durations past 2^63 ps is an input error",
+              test_clock_past_2_63},
              {"seeds: 32 bits, 0 distinct, shipped traces unchanged", test_seeds},
              {"options out of range and sizes past 4 EiB are input errors", test_bad_options},
              {"numbers are digits or plain decimals", test_number_syntax},
