@@ -44,7 +44,10 @@
  *   ((dp-1)/dp * bytes), as hbm -> hbm transfers on stream 2: the config's hbm->hbm link stands
  *   in for the interconnect (configs/devices/h100.yaml: hbm_copy; give it NVLink figures for a
  *   realistic time). The optimizer update is memory bound: ceil(P_t/dp) * (2d + 8k) bytes (k
- *   states read and written, gradient read, weight written) over the HBM bandwidth.
+ *   states read and written, gradient read, weight written) over the HBM bandwidth. With
+ *   --offload-optimizer each tensor's gradient shard goes to the host on stream 1 (d2h.grad),
+ *   Adam runs on stream 3 and the weights come back on stream 1 (h2d.weight); stream 1 first
+ *   waits for stream 0 after the backward (and after the last all-reduce when dp > 1).
  *
  * serve - LLM inference with continuous batching. Requests arrive as a Poisson process
  *   (exponential gaps of mean 1/rate), prompt and output lengths are lognormal (rounded, at
@@ -752,6 +755,12 @@ int gen_train(const gen_train_opts *o, FILE *f, am_error *err)
         fprintf(f, "# optimizer (Adam%s)\n", o->offload_optimizer ? ", on the host" : "");
         if (dp > 1)
             g_wait(&g, ar[0], 0); /* the last all-reduce: stream 2 runs them in order */
+        /* the host optimizer's copies start once the gradients are final: stream 1 waits for
+         * stream 0 after the backward (and, dp > 1, after its wait on the last all-reduce).
+         * Until 2026-11-27 it did not, and the d2h.grad copies started with the first forward,
+         * before the backward had computed any gradient. */
+        if (o->offload_optimizer)
+            g_join(&g, 0, 1);
         for (uint64_t t = 0; t < nt; t++) {
             uint64_t shard = ceil_div(P[t], dp);
             double bytes = (double)shard * (double)(2 * d + 8 * k);

@@ -197,6 +197,67 @@ static void test_train_closed_form(void)
     check_train(&o, "train.fp32.recompute");
 }
 
+/* One slice of a Chrome trace line ({"name":...,"ts":T,"dur":D,...,"tid":N,...}): 1 with its
+ * numbers, 0 when the line is not one. */
+static int chrome_slice(const char *line, double *ts, double *dur, long *tid)
+{
+    const char *a = strstr(line, "\"ts\":"), *b = strstr(line, "\"dur\":"),
+               *c = strstr(line, "\"tid\":");
+    return a && b && c && sscanf(a + 5, "%lf", ts) == 1 && sscanf(b + 6, "%lf", dur) == 1 &&
+           sscanf(c + 6, "%ld", tid) == 1;
+}
+
+/* --offload-optimizer: a gradient goes to the host once the backward has computed it and, with
+ * dp > 1, its all-reduce is done. Replayed, the first d2h copy (hbm -> host on the link) starts
+ * after every stream-0 compute of the step (forward and backward: the optimizer runs on stream
+ * 3) and after every all-reduce (each hbm -> hbm copy but the last, the all-gather). Until
+ * 2026-11-27 stream 1 did not wait, and the first copy started with the first forward compute. */
+static void test_offload_waits_for_gradients(void)
+{
+    for (int dp = 1; dp <= 2; dp++) {
+        char tr[600], js[600], args[2048];
+        snprintf(tr, sizeof tr, "%s/offload.trace", tu_tmpdir());
+        snprintf(js, sizeof js, "%s/offload.json", tu_tmpdir());
+        snprintf(args, sizeof args, "gen train --layers 2 --hidden 64 --heads 4 --seq 32 "
+                 "--vocab 100 --micro-batch 2 --micro-batches 2 --dp %d --offload-optimizer "
+                 "-o '%s'", dp, tr);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+        snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' "
+                 "--chrome-trace '%s'", tu_top(), tr, js);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+        char *j = tu_slurp(js, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        double first_d2h = 1e300, compute_end = 0, copy_end[64];
+        int ncopies = 0;
+        for (char *line = strtok(j, "\n"); line; line = strtok(NULL, "\n")) {
+            double ts, dur;
+            long tid;
+            if (!chrome_slice(line, &ts, &dur, &tid))
+                continue;
+            if (strstr(line, "\"name\":\"compute\"") && tid == 0)
+                compute_end = AM_MAX(compute_end, ts + dur);
+            else if (strstr(line, "\"name\":\"pcie hbm>host\"") && tid >= 1000000)
+                first_d2h = AM_MIN(first_d2h, ts);
+            else if (strstr(line, "\"name\":\"hbm_copy hbm>hbm\"") && tid >= 1000000 &&
+                     ncopies < 64)
+                copy_end[ncopies++] = ts + dur;
+        }
+        free(j);
+        CU_ASSERT(first_d2h < 1e300);
+        CU_ASSERT(compute_end > 0);
+        /* the JSON's times are microseconds with 6 decimals: a sum is within 1 ps of exact */
+        CU_ASSERT(first_d2h + 1e-6 >= compute_end);
+        if (first_d2h + 1e-6 < compute_end)
+            fprintf(stderr, "\n  dp %d: the first d2h.grad starts at %.6f us, before the "
+                    "backward ends at %.6f us", dp, first_d2h, compute_end);
+        /* dp 2: 3 layer-level all-reduces (2 layers, then embedding and final norm), then the
+         * all-gather of the updated weights */
+        CU_ASSERT_EQUAL(ncopies, dp == 1 ? 0 : 4);
+        for (int i = 0; i + 1 < ncopies; i++)
+            CU_ASSERT(first_d2h + 1e-6 >= copy_end[i]);
+    }
+}
+
 static void test_serve_frees(void)
 {
     const char *cfg = tu_write("gen.yaml", GEN_YAML);
@@ -753,6 +814,8 @@ void suite_gen(void)
 {
     TU_SUITE("gen", {"same seed same bytes, other seed other bytes", test_deterministic},
              {"train peak live equals the closed form", test_train_closed_form},
+             {"offload: the gradients go to the host after the backward and all-reduce",
+              test_offload_waits_for_gradients},
              {"serve frees every KV cache", test_serve_frees},
              {"kernel double buffers", test_kernel_buffers},
              {"times past 2^63 ps are input errors", test_times_too_long},
