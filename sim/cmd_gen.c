@@ -132,7 +132,8 @@ static const char *gen_limits(const char *kind)
                "  --micro-batches x --layers at most 2 x 10^6; --seq^2 x --micro-batch x --heads\n"
                "  + --hidden^2 x --layers + --seq x --micro-batch x --vocab at most 1.5625 x\n"
                "  10^16 (a bound on the model's scale, before the sizes are computed); every\n"
-               "  buffer and the peak on hbm at most 4 EiB (2^62 bytes)";
+               "  buffer and the peak on hbm at most 4 EiB (2^62 bytes); every duration and their\n"
+               "  sum below 2^63 ps (about 107 days)";
     if (!strcmp(kind, "serve"))
         return "ranges: --layers 1 to 2^20; --hidden, --kv-heads, --head-dim 1 to 2^24; --vocab\n"
                "  1 to 2^32; --requests, --max-batch 1 to 10^7; --max-prompt 1 to 2^24 and\n"
@@ -142,10 +143,12 @@ static const char *gen_limits(const char *kind)
                "  10^15 (a bound on the model's scale); the weights, a KV block (or a\n"
                "  request's cache with --kv-block 0) and a workspace at most 4 EiB (2^62\n"
                "  bytes); the requests drawn at most 10^8 trace events (about 3 GB: 4 per output\n"
-               "  token, 2 per KV block or with --kv-block 0 per output token)";
+               "  token, 2 per KV block or with --kv-block 0 per output token); every duration,\n"
+               "  arrival and the clock (an iteration's at=) below 2^63 ps (about 107 days)";
     return "ranges: dimensions and tiles 1 or more; --tflops above 0; --mfu above 0, at most\n"
            "  1; --jitter 0 to 0.5; at most 10^7 tile steps; A, B, C and an accumulator tile\n"
-           "  at most 4 EiB (2^62 bytes)";
+           "  at most 4 EiB (2^62 bytes); every duration and their sum below 2^63 ps (about\n"
+           "  107 days)";
 }
 
 static void gen_usage(FILE *f, const char *kind, const gen_opt *t, const void *defs)
