@@ -484,6 +484,14 @@ static int gen_arg_reserved(const char *a)
                  !strcmp(a, "--out") || !strncmp(a, "--out=", 6) || !strcmp(a, "--"));
 }
 
+/* Whether a generate.args item asks amsim gen for its usage: --help, or -h (alone or leading a
+ * group of letters, -ho), which prints the options and exits 0 without writing the trace, so
+ * every run would fail for want of gen.trace (until 2026-11-27 check passed it). */
+static int gen_arg_help(const char *a)
+{
+    return a && (!strcmp(a, "--help") || !strncmp(a, "-h", 2));
+}
+
 /* Every seed of a `seeds:` value (one or a list) is one `amsim gen --seed` takes (gen.h:
  * 0 .. 4294967295), refused at its line and column before any run: a larger seed would give the
  * trace of a smaller one, the runs would repeat under other names. */
@@ -1954,6 +1962,15 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                     if (bad && !strcmp(yscalar(bad), "--")) { /* see gen_arg_reserved */
                         yfail(err, &y, bad, "%s", "generate.args: '--' would end the options "
                               "before the batch's -o (the run folder's trace); remove it");
+                        goto out;
+                    }
+                    for (int i = 0; i < s->gen_args.n && !bad; i++)
+                        if (gen_arg_help(s->gen_args.v[i]))
+                            bad = yitem(&y, gv, i);
+                    if (bad && gen_arg_help(yscalar(bad))) {
+                        yfail(err, &y, bad, "generate.args: '%s' would print amsim gen %s's "
+                              "usage instead of writing the trace (every run would fail); remove "
+                              "it", yscalar(bad), s->gen_kind ? s->gen_kind : "KIND");
                         goto out;
                     }
                     if (bad) {

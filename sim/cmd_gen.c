@@ -132,7 +132,8 @@ static const char *gen_limits(const char *kind)
                "  --micro-batches x --layers at most 2 x 10^6; --seq^2 x --micro-batch x --heads\n"
                "  + --hidden^2 x --layers + --seq x --micro-batch x --vocab at most 1.5625 x\n"
                "  10^16 (a bound on the model's scale, before the sizes are computed); every\n"
-               "  buffer and the peak on hbm at most 4 EiB (2^62 bytes)";
+               "  buffer and the peak on hbm at most 4 EiB (2^62 bytes); every duration and their\n"
+               "  sum below 2^63 ps (about 107 days)";
     if (!strcmp(kind, "serve"))
         return "ranges: --layers 1 to 2^20; --hidden, --kv-heads, --head-dim 1 to 2^24; --vocab\n"
                "  1 to 2^32; --requests, --max-batch 1 to 10^7; --max-prompt 1 to 2^24 and\n"
@@ -142,10 +143,12 @@ static const char *gen_limits(const char *kind)
                "  10^15 (a bound on the model's scale); the weights, a KV block (or a\n"
                "  request's cache with --kv-block 0) and a workspace at most 4 EiB (2^62\n"
                "  bytes); the requests drawn at most 10^8 trace events (about 3 GB: 4 per output\n"
-               "  token, 2 per KV block or with --kv-block 0 per output token)";
+               "  token, 2 per KV block or with --kv-block 0 per output token); every duration,\n"
+               "  arrival and the clock (an iteration's at=) below 2^63 ps (about 107 days)";
     return "ranges: dimensions and tiles 1 or more; --tflops above 0; --mfu above 0, at most\n"
            "  1; --jitter 0 to 0.5; at most 10^7 tile steps; A, B, C and an accumulator tile\n"
-           "  at most 4 EiB (2^62 bytes)";
+           "  at most 4 EiB (2^62 bytes); every duration and their sum below 2^63 ps (about\n"
+           "  107 days)";
 }
 
 static void gen_usage(FILE *f, const char *kind, const gen_opt *t, const void *defs)
@@ -253,17 +256,19 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
             /* a plain decimal, optionally signed, with an exponent: strtod also took leading
              * blanks, hex ('0x10' was 16), inf and nan */
             double x;
-            if (units_real(v, &x, NULL) != 0) {
-                am_msg("amsim gen %s: --%s takes a number, not '%s'\n", kind, t->name,
+            int rc = units_real(v, &x, NULL);
+            /* a nonzero value too small for a double would be 0, which it is not, in any form:
+             * until 2026-11-27 --jitter 1e-400 was taken for 0 (while --tflops 1e400 was
+             * refused), and later that day still the plain decimal 0.000...0001 with 400 zeros
+             * (gen serve --rate called it "--rate 0 is out of range") */
+            if (rc == -2) {
+                am_msg("amsim gen %s: --%s %s is " UNITS_REAL_TINY_WHY "\n", kind, t->name,
                        am_escape_name(shown, sizeof shown, v));
                 return 1;
             }
-            /* a nonzero value too small for a double came out as 0, which it was not (until
-             * 2026-11-27 --jitter 1e-400 was taken for 0 while --tflops 1e400 was refused) */
-            if (x == 0 && strpbrk(v, "123456789") && strpbrk(v, "eE") &&
-                strpbrk(v, "123456789") < strpbrk(v, "eE")) {
-                am_msg("amsim gen %s: --%s %s is too small to represent (a nonzero number "
-                       "below about 4.9e-324 reads as 0)\n", kind, t->name, v);
+            if (rc != 0) {
+                am_msg("amsim gen %s: --%s takes a number, not '%s'\n", kind, t->name,
+                       am_escape_name(shown, sizeof shown, v));
                 return 1;
             }
             memcpy(p, &x, sizeof x);

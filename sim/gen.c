@@ -44,7 +44,10 @@
  *   ((dp-1)/dp * bytes), as hbm -> hbm transfers on stream 2: the config's hbm->hbm link stands
  *   in for the interconnect (configs/devices/h100.yaml: hbm_copy; give it NVLink figures for a
  *   realistic time). The optimizer update is memory bound: ceil(P_t/dp) * (2d + 8k) bytes (k
- *   states read and written, gradient read, weight written) over the HBM bandwidth.
+ *   states read and written, gradient read, weight written) over the HBM bandwidth. With
+ *   --offload-optimizer each tensor's gradient shard goes to the host on stream 1 (d2h.grad),
+ *   Adam runs on stream 3 and the weights come back on stream 1 (h2d.weight); stream 1 first
+ *   waits for stream 0 after the backward (and after the last all-reduce when dp > 1).
  *
  * serve - LLM inference with continuous batching. Requests arrive as a Poisson process
  *   (exponential gaps of mean 1/rate), prompt and output lengths are lognormal (rounded, at
@@ -60,6 +63,8 @@
  *   carry at= with the generator's clock, so idle gaps between arrivals appear.
  *   The lengths are drawn first, and the events they come to are bounded (serve_events) before
  *   a line is written: more than 10^8 is an input error, not a trace of tens of GB.
+ *   The clock (at=) stays below 2^63 ps (g_clock_add), as train's and kernel's sums of compute
+ *   durations do (g_compute): the simulator's clock could not hold the trace.
  *
  * kernel - a tiled matmul C[M,N] = A[M,K] B[K,N] on a TPU (levels hbm, vmem, accumulator of
  *   configs/devices/tpu-v5e.yaml). A, B and C live in hbm; vmem holds two A tiles, two B tiles
@@ -92,6 +97,8 @@ typedef struct gctx {
     double jitter;
     double flops_per_ps; /* tflops * mfu */
     int too_long;        /* a time came to 2^63 ps or more (g_ps): the trace is refused */
+    am_ps busy;          /* the compute durations written so far, all streams, ps */
+    int clock_over;      /* busy, or serve's clock, came to 2^63 ps or more: refused too */
 } gctx;
 
 #define G_MAX_PS 9223372036854775808.0 /* 2^63 ps, about 107 days */
@@ -191,15 +198,32 @@ static void g_header(gctx *g) { fputs("amsim-trace v1 time_unit=ps\n", g->f); }
 
 static void g_done(gctx *g) { gsl_rng_free(g->r); }
 
+/* t + dt, or flags clock_over (and saturates) when that comes to 2^63 ps or more: the
+ * simulator's clock ends at 2^64 - 2 ps, and a trace's times stay below 2^63 as a duration does
+ * (g_ps). Until 2026-11-27 the generators' clocks were never checked: gen serve wrote at= values
+ * past 2^63 and wrapped past 2^64 with status 0, and gen train's durations added up past the
+ * simulator's clock, which only `amsim run` found. */
+static am_ps g_clock_add(gctx *g, am_ps t, am_ps dt)
+{
+    if (t >= (UINT64_C(1) << 63) || dt >= (UINT64_C(1) << 63) - t) {
+        g->clock_over = 1;
+        return UINT64_C(1) << 63;
+    }
+    return t + dt;
+}
+
 /* The end of a generator: 0, or an input error when a time did not fit (the caller discards
- * what was written). */
-static int g_finish(gctx *g, const char *what, am_error *err)
+ * what was written). clock_fix names what to change when the clock (or the sum of the compute
+ * durations) came to 2^63 ps: "the generator's clock ...: raise ...". */
+static int g_finish(gctx *g, const char *what, const char *clock_fix, am_error *err)
 {
     g_done(g);
     if (g->too_long)
         return am_fail(err, AM_EINPUT, "%s: a duration or arrival time comes to 2^63 ps (about "
                        "107 days) or more: raise the rates (--tflops, --mfu, the bandwidths, "
                        "--rate) or shrink the model", what);
+    if (g->clock_over)
+        return am_fail(err, AM_EINPUT, "%s: %s", what, clock_fix);
     return 0;
 }
 
@@ -262,6 +286,7 @@ static void g_compute(gctx *g, uint64_t ps, uint32_t stream, const char *fmt, ..
     __attribute__((format(printf, 4, 5)));
 static void g_compute(gctx *g, uint64_t ps, uint32_t stream, const char *fmt, ...)
 {
+    g->busy = g_clock_add(g, g->busy, ps);
     fprintf(g->f, "compute %" PRIu64, ps);
     va_list ap;
     va_start(ap, fmt);
@@ -661,7 +686,8 @@ int gen_train(const gen_train_opts *o, FILE *f, am_error *err)
     }
     uint64_t *act = am_calloc(L * T_N, sizeof *act);
     double sbh = (double)(s * b) * (double)h, sbhV = sbh * (double)V;
-    for (uint64_t step = 0; step < o->steps; step++) {
+    /* a trace refused for its times (g_finish) is not written further */
+    for (uint64_t step = 0; step < o->steps && !g.clock_over && !g.too_long; step++) {
         fprintf(f, "# ---- step %" PRIu64 " ----\n", step);
         for (uint64_t mb = 0; mb < o->micro_batches; mb++) {
             int last_mb = mb + 1 == o->micro_batches;
@@ -729,6 +755,12 @@ int gen_train(const gen_train_opts *o, FILE *f, am_error *err)
         fprintf(f, "# optimizer (Adam%s)\n", o->offload_optimizer ? ", on the host" : "");
         if (dp > 1)
             g_wait(&g, ar[0], 0); /* the last all-reduce: stream 2 runs them in order */
+        /* the host optimizer's copies start once the gradients are final: stream 1 waits for
+         * stream 0 after the backward (and, dp > 1, after its wait on the last all-reduce).
+         * Until 2026-11-27 it did not, and the d2h.grad copies started with the first forward,
+         * before the backward had computed any gradient. */
+        if (o->offload_optimizer)
+            g_join(&g, 0, 1);
         for (uint64_t t = 0; t < nt; t++) {
             uint64_t shard = ceil_div(P[t], dp);
             double bytes = (double)shard * (double)(2 * d + 8 * k);
@@ -767,7 +799,10 @@ int gen_train(const gen_train_opts *o, FILE *f, am_error *err)
     free(O);
     free(P);
     free(ar);
-    return g_finish(&g, "gen train", err);
+    return g_finish(&g, "gen train", "the compute durations add up to 2^63 ps (about 107 days) "
+                    "or more, past what a run can simulate: raise --tflops, --mfu, --hbm-gbps or "
+                    "--host-adam-gbps, or lower --steps, --micro-batches or the model's size "
+                    "(--layers, --hidden, --seq, --micro-batch, --vocab)", err);
 }
 
 /* ==== serve ==== */
@@ -913,6 +948,10 @@ int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err)
         g_done(&g);
         return -1;
     }
+    if (g.too_long) { /* an arrival at 2^63 ps or later: refused before a line is written */
+        free(rq);
+        return g_finish(&g, "gen serve", "", err);
+    }
     g_header(&g);
     uint64_t L = o->layers, h = o->hidden, V = o->vocab;
     uint64_t bpt = 2 * L * o->kv_heads * o->head_dim * d; /* KV bytes per token */
@@ -982,7 +1021,9 @@ int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err)
         }
         g_compute(&g, dur, 0, "%s%s", nnew ? "prefill" : "", ndecode ? (nnew ? "+decode" : "decode") : "");
         g_free(&g, ws);
-        now += dur;
+        now = g_clock_add(&g, now, dur);
+        if (g.clock_over || g.too_long)
+            break; /* refused at the end (g_finish): write no more of it */
         /* every running request produced a token; finished ones release their cache */
         uint64_t keep = 0;
         for (uint64_t j = 0; j < nrun; j++) {
@@ -1007,7 +1048,10 @@ int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err)
         free(rq[i].blocks);
     free(rq);
     free(run);
-    return g_finish(&g, "gen serve", err);
+    return g_finish(&g, "gen serve", "the generator's clock (an iteration's at=: the arrivals "
+                    "and the compute durations) comes to 2^63 ps (about 107 days) or more: raise "
+                    "--tflops, --mfu or --hbm-gbps, or lower --requests or the lengths "
+                    "(--output-mu, --max-output, --prompt-mu, --max-prompt)", err);
 }
 
 /* ==== kernel ==== */
@@ -1096,7 +1140,7 @@ int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err)
     g_xfer(&g, "hbm", "vmem", sm * sk * d, 1, va[0], "dma.a");
     g_xfer(&g, "hbm", "vmem", sk * sn * d, 1, vb[0], "dma.b");
     ev_load[0] = g_record(&g, 1);
-    for (uint64_t s = 0; s < steps; s++) {
+    for (uint64_t s = 0; s < steps && !g.clock_over && !g.too_long; s++) { /* see gen_train */
         uint64_t tile = s / nk, kk = s % nk;
         int slot = (int)(s & 1);
         if (s + 1 < steps) { /* prefetch step s+1 into the other buffers */
@@ -1136,5 +1180,7 @@ int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err)
     g_free(&g, C);
     g_free(&g, B);
     g_free(&g, A);
-    return g_finish(&g, "gen kernel", err);
+    return g_finish(&g, "gen kernel", "the compute durations add up to 2^63 ps (about 107 days) "
+                    "or more, past what a run can simulate: raise --tflops or --mfu, or lower "
+                    "--m, --n or --k", err);
 }

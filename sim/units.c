@@ -369,6 +369,13 @@ int units_real(const char *s, double *v, const char **why)
         *why = "value too large";
         return -1;
     }
+    /* a nonzero mantissa that came out as 0 is a number below the smallest double, in any form
+     * ("1e-400" or "0." followed by 400 zeros and a 1): refused as an overflow is, not taken
+     * for the 0 it is not (until 2026-11-27 every caller took it for 0) */
+    if (x == 0.0 && d.mant != 0) {
+        *why = UNITS_REAL_TINY_WHY;
+        return -2;
+    }
     *v = d.neg ? -x : x;
     return 0;
 }

@@ -41,7 +41,11 @@ int units_time_default(const char *s, am_ps unit_ps, am_ps *ps, const char **why
 int units_time_default_whole(const char *s, am_ps unit_ps, am_ps *ps, const char **why);
 /* A plain non-negative decimal integer, no sign, no unit; -1 on overflow or garbage. */
 int units_u64(const char *s, size_t len, uint64_t *v);
-/* A finite real number ("0.75", "1e-3"), locale independent. */
+/* A finite real number ("0.75", "1e-3"), locale independent: 0, or -1 with *why. A nonzero
+ * number too small for a double (1e-400, or the same written as a plain decimal) is -2 with
+ * *why UNITS_REAL_TINY_WHY: it would read as 0, which it is not. */
+#define UNITS_REAL_TINY_WHY                                                                   \
+    "too small to represent (a nonzero number below about 4.9e-324 reads as 0)"
 int units_real(const char *s, double *v, const char **why);
 
 /* The values of a range {from, to, step} (sweeps' axes): value k is from + k * step computed

@@ -867,6 +867,71 @@ static void y_minus_zero(void)
     free(want);
 }
 
+/* "0." followed by 400 zeros and a 1 (with a sign when neg): a nonzero number below the
+ * smallest double, written without an exponent. The caller frees it. */
+static char *tiny_decimal(int neg)
+{
+    char *s = malloc(408);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    snprintf(s, 408, "%s0.%0400d", neg ? "-" : "", 1);
+    return s;
+}
+
+/* A nonzero real that underflows to 0 is refused as too small in every form, a plain decimal
+ * too: until 2026-11-27 the config took 1e-400 (and 0.000...0001) for 0, and gen caught only
+ * the forms with an exponent (gen kernel --jitter 0.000...0001 was 0, gen serve --rate the
+ * same "--rate 0 is out of range"). */
+static void y_real_underflow(void)
+{
+    char *tiny = tiny_decimal(0), *ntiny = tiny_decimal(1);
+    const char *forms[] = {"1e-400", tiny, ntiny};
+    char text[2048], args[4096], want[2048];
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+        /* the link's map in block style, its last key the value; a long value is quoted cut
+         * short ("..."), so the message is matched up to its first 20 characters */
+        snprintf(text, sizeof text, "version: 1\ndefault_memory: hbm\nmemories:\n"
+                 "  hbm: {kind: hbm, capacity: 16GiB, allocator: {policy: bfc}}\n"
+                 "  host: {kind: host_pinned, capacity: 64GiB}\nlinks:\n  pcie:\n"
+                 "    from: host\n    to: hbm\n    bandwidth: 32GB/s\n"
+                 "    energy_per_byte: %s\n", forms[i]);
+        const char *cp = bi_write("tiny.yaml", text, strlen(text));
+        snprintf(args, sizeof args, "check '%s'", cp);
+        snprintf(want, sizeof want, "amsim: %s:11:5: links.pcie.energy_per_byte: bad number "
+                 "'%.20s", cp, forms[i]);
+        bi_expect(args, 1, want);
+        bi_expect(args, 1, "': too small to represent (a nonzero number below about 4.9e-324 "
+                           "reads as 0)\n");
+        /* the same by --set */
+        const char *cd = bi_write("tinyset.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set links.pcie.efficiency=%s", cd,
+                 trace_gpu(), forms[i]);
+        snprintf(want, sizeof want, "links.pcie.efficiency: bad number '%.20s", forms[i]);
+        bi_expect(args, 1, want);
+        bi_expect(args, 1, "': too small to represent");
+    }
+    free(tiny);
+    free(ntiny);
+}
+
+/* The same for amsim gen's real options, with nothing written. */
+static void gen_real_underflow(void)
+{
+    char *tiny = tiny_decimal(0);
+    static const char *const opts[] = {"kernel --jitter", "train --jitter", "serve --rate",
+                                       "serve --prompt-sigma", "kernel --tflops"};
+    char out[700], args[4096], want[2048];
+    snprintf(out, sizeof out, "%s/tiny-gen.trace", tu_tmpdir());
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
+        snprintf(args, sizeof args, "gen %s %s -o '%s'", opts[i], tiny, out);
+        snprintf(want, sizeof want, "amsim gen %.*s: %s %s is too small to represent (a nonzero "
+                 "number below about 4.9e-324 reads as 0)\n", (int)strcspn(opts[i], " "),
+                 opts[i], strchr(opts[i], ' ') + 1, tiny);
+        bi_expect(args, 1, want);
+        CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0); /* nothing written */
+    }
+    free(tiny);
+}
+
 /* A device granularity (platform, cuda_async) or cuda_async's pool_granularity above the
  * capacity is refused at load, at the value the user gave (until 2026-11-27 the config passed
  * and every request ran out of memory). */
@@ -1962,6 +2027,57 @@ static void sweep_gen_kind_unknown(void)
         bi_expect(args, 1, want);
         snprintf(args, sizeof args, "batch '%s' -o '%s/genk-out' -q", sw, tu_tmpdir());
         bi_expect(args, 1, want);
+    }
+}
+
+/* --help or -h in generate.args is refused at the item's line:column, by check and batch alike:
+ * amsim gen would print its usage and exit 0 without writing the trace (until 2026-11-27 check
+ * passed the sweep and every run failed with "gen.trace: No such file or directory"). */
+static void sweep_gen_args_help(void)
+{
+    static const struct {
+        const char *args, *item;
+        int col;
+    } c[] = {{"[--help]", "--help", 32},
+             {"[--requests, 3, -h]", "-h", 47},
+             {"[--rate=2, -ho]", "-ho", 42}};
+    char cfg[1024], text[2048], want[4096], args[4096];
+    snprintf(cfg, sizeof cfg, "%s", bi_write("genh-base.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT)));
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        snprintf(text, sizeof text, "base: %s\ngenerate: {kind: serve, args: %s}\nseeds: [1]\n",
+                 cfg, c[i].args);
+        const char *sw = bi_write("genh.yaml", text, strlen(text));
+        snprintf(want, sizeof want, "amsim: %s:2:%d: generate.args: '%s' would print amsim gen "
+                 "serve's usage instead of writing the trace (every run would fail); remove it\n",
+                 sw, c[i].col, c[i].item);
+        snprintf(args, sizeof args, "check '%s'", sw);
+        bi_expect(args, 1, want);
+        snprintf(args, sizeof args, "batch '%s' -o '%s/genh-out' -q", sw, tu_tmpdir());
+        bi_expect(args, 1, want);
+    }
+}
+
+/* A generator's clock at 2^63 ps or more is refused, nothing written: serve's at= (until
+ * 2026-11-27 written past 2^63 and wrapped past 2^64, status 0) and the sum of train's compute
+ * durations (the run stopped at "simulated time reaches 2^64 - 2 ps"). */
+static void gen_clock_past_2_63(void)
+{
+    static const struct {
+        const char *args, *want;
+    } c[] = {{"serve --requests 1 --layers 1 --hidden 64 --vocab 100 --tflops 3e-13 --mfu 1 "
+              "--max-prompt 1 --output-mu 3 --output-sigma 0",
+              "amsim gen serve: the generator's clock (an iteration's at=: the arrivals and the "
+              "compute durations) comes to 2^63 ps (about 107 days) or more: raise --tflops"},
+             {"train --layers 1 --hidden 8 --heads 1 --seq 8 --vocab 8 --micro-batch 1 --tflops "
+              "1e-14 --mfu 1 --jitter 0 --steps 5",
+              "amsim gen train: the compute durations add up to 2^63 ps (about 107 days) or "
+              "more, past what a run can simulate: raise --tflops"}};
+    char out[700], args[4096];
+    snprintf(out, sizeof out, "%s/clock-gen.trace", tu_tmpdir());
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        snprintf(args, sizeof args, "gen %s -o '%s'", c[i].args, out);
+        bi_expect(args, 1, c[i].want);
+        CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0); /* nothing written */
     }
 }
 
@@ -3230,6 +3346,11 @@ void suite_badinput(void)
              {"yaml: the same guard given by --set", y_guard_no_host_kind_set},
              {"yaml: a policy refusing a --set value names the --set", y_policy_refuses_set},
              {"yaml: a minus sign on a zero number (-0)", y_minus_zero},
+             {"yaml: a nonzero real below the smallest double, 1e-400 or a plain decimal",
+              y_real_underflow},
+             {"gen: a nonzero real below the smallest double as a plain decimal",
+              gen_real_underflow},
+             {"gen: a clock or a sum of durations at 2^63 ps or more", gen_clock_past_2_63},
              {"yaml: a granularity above the capacity (platform, cuda_async)",
               y_granularity_above_capacity},
              {"yaml: --policy checks the rules of the policy that runs", y_switched_policy_rule},
@@ -3306,6 +3427,7 @@ void suite_badinput(void)
              {"sweep: a FIFO or a device as a trace, named or by glob", sweep_trace_stream},
              {"sweep: a trace name with a tab or a newline", sweep_trace_name_tab},
              {"sweep: an unknown generate.kind, at its line:column", sweep_gen_kind_unknown},
+             {"sweep: --help or -h in generate.args, at the item", sweep_gen_args_help},
              {"outputs: a FIFO and a symbolic link are written through", outputs_written_through},
              {"outputs: a looping symbolic link is an error, a dangling chain creates its end",
               outputs_symlink_loop_and_dangling},

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../sim/engine.h"
 #include "../../sim/gen.h"
@@ -194,6 +195,67 @@ static void test_train_closed_form(void)
     check_train(&o, "train.fp32.dp2");
     o.recompute = 1;
     check_train(&o, "train.fp32.recompute");
+}
+
+/* One slice of a Chrome trace line ({"name":...,"ts":T,"dur":D,...,"tid":N,...}): 1 with its
+ * numbers, 0 when the line is not one. */
+static int chrome_slice(const char *line, double *ts, double *dur, long *tid)
+{
+    const char *a = strstr(line, "\"ts\":"), *b = strstr(line, "\"dur\":"),
+               *c = strstr(line, "\"tid\":");
+    return a && b && c && sscanf(a + 5, "%lf", ts) == 1 && sscanf(b + 6, "%lf", dur) == 1 &&
+           sscanf(c + 6, "%ld", tid) == 1;
+}
+
+/* --offload-optimizer: a gradient goes to the host once the backward has computed it and, with
+ * dp > 1, its all-reduce is done. Replayed, the first d2h copy (hbm -> host on the link) starts
+ * after every stream-0 compute of the step (forward and backward: the optimizer runs on stream
+ * 3) and after every all-reduce (each hbm -> hbm copy but the last, the all-gather). Until
+ * 2026-11-27 stream 1 did not wait, and the first copy started with the first forward compute. */
+static void test_offload_waits_for_gradients(void)
+{
+    for (int dp = 1; dp <= 2; dp++) {
+        char tr[600], js[600], args[2048];
+        snprintf(tr, sizeof tr, "%s/offload.trace", tu_tmpdir());
+        snprintf(js, sizeof js, "%s/offload.json", tu_tmpdir());
+        snprintf(args, sizeof args, "gen train --layers 2 --hidden 64 --heads 4 --seq 32 "
+                 "--vocab 100 --micro-batch 2 --micro-batches 2 --dp %d --offload-optimizer "
+                 "-o '%s'", dp, tr);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+        snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' "
+                 "--chrome-trace '%s'", tu_top(), tr, js);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+        char *j = tu_slurp(js, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        double first_d2h = 1e300, compute_end = 0, copy_end[64];
+        int ncopies = 0;
+        for (char *line = strtok(j, "\n"); line; line = strtok(NULL, "\n")) {
+            double ts, dur;
+            long tid;
+            if (!chrome_slice(line, &ts, &dur, &tid))
+                continue;
+            if (strstr(line, "\"name\":\"compute\"") && tid == 0)
+                compute_end = AM_MAX(compute_end, ts + dur);
+            else if (strstr(line, "\"name\":\"pcie hbm>host\"") && tid >= 1000000)
+                first_d2h = AM_MIN(first_d2h, ts);
+            else if (strstr(line, "\"name\":\"hbm_copy hbm>hbm\"") && tid >= 1000000 &&
+                     ncopies < 64)
+                copy_end[ncopies++] = ts + dur;
+        }
+        free(j);
+        CU_ASSERT(first_d2h < 1e300);
+        CU_ASSERT(compute_end > 0);
+        /* the JSON's times are microseconds with 6 decimals: a sum is within 1 ps of exact */
+        CU_ASSERT(first_d2h + 1e-6 >= compute_end);
+        if (first_d2h + 1e-6 < compute_end)
+            fprintf(stderr, "\n  dp %d: the first d2h.grad starts at %.6f us, before the "
+                    "backward ends at %.6f us", dp, first_d2h, compute_end);
+        /* dp 2: 3 layer-level all-reduces (2 layers, then embedding and final norm), then the
+         * all-gather of the updated weights */
+        CU_ASSERT_EQUAL(ncopies, dp == 1 ? 0 : 4);
+        for (int i = 0; i + 1 < ncopies; i++)
+            CU_ASSERT(first_d2h + 1e-6 >= copy_end[i]);
+    }
 }
 
 static void test_serve_frees(void)
@@ -390,6 +452,60 @@ static void test_seeds(void)
             fprintf(stderr, "\n%s differs from what `amsim %s` writes\n", shipped[i].file,
                     shipped[i].cmd);
     }
+}
+
+/* A generator's clock is bounded as its durations are: serve's at= (arrivals plus iterations)
+ * and the sum of train's and kernel's compute durations at 2^63 ps, an input error naming the
+ * options, with nothing written. Until 2026-11-27 gen serve wrote at= values past 2^63 and
+ * wrapped past 2^64 (status 0, and check passed the trace), and gen train's durations added up
+ * past the simulator's clock, which only `amsim run` found ("simulated time reaches 2^64 - 2
+ * ps"). */
+static void test_clock_past_2_63(void)
+{
+    static const char serve_tiny[] = "serve --requests 1 --layers 1 --hidden 64 --vocab 100 "
+                                     "--tflops 3e-13 --mfu 1 --max-prompt 1 --output-sigma 0";
+    static const char serve_fix[] = "the generator's clock (an iteration's at=: the arrivals "
+        "and the compute durations) comes to 2^63 ps (about 107 days) or more: raise --tflops, "
+        "--mfu or --hbm-gbps, or lower --requests or the lengths (--output-mu, --max-output, "
+        "--prompt-mu, --max-prompt)\n";
+    static const struct {
+        const char *args, *mu, *kind, *fix;
+    } c[] = {
+        /* each iteration about 1.2 x 10^18 ps: 20 tokens wrapped past 2^64, 10 ended past 2^63 */
+        {serve_tiny, " --output-mu 3", "serve", serve_fix},
+        {serve_tiny, " --output-mu 2.3026", "serve", serve_fix},
+        {"train --layers 1 --hidden 8 --heads 1 --seq 8 --vocab 8 --micro-batch 1 --tflops 1e-14 "
+         "--mfu 1 --jitter 0 --steps 5", "", "train", "the compute durations add up to 2^63 ps "
+         "(about 107 days) or more, past what a run can simulate: raise --tflops, --mfu, "
+         "--hbm-gbps or --host-adam-gbps, or lower --steps, --micro-batches or the model's size "
+         "(--layers, --hidden, --seq, --micro-batch, --vocab)\n"},
+        /* 512 tile steps of about 4.2 x 10^18 ps each */
+        {"kernel --tflops 1e-12 --mfu 1 --jitter 0", "", "kernel", "the compute durations add "
+         "up to 2^63 ps (about 107 days) or more, past what a run can simulate: raise --tflops "
+         "or --mfu, or lower --m, --n or --k\n"},
+    };
+    char args[1024], want[1024], p[600];
+    snprintf(p, sizeof p, "%s/clock.trace", tu_tmpdir());
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        snprintf(args, sizeof args, "gen %s%s -o '%s'", c[i].args, c[i].mu, p);
+        snprintf(want, sizeof want, "amsim gen %s: %s", c[i].kind, c[i].fix);
+        char *err = NULL;
+        int st = tu_amsim(args, NULL, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(err && strcmp(err, want) == 0);
+        if (st != 1 || !err || strcmp(err, want) != 0)
+            fprintf(stderr, "\n  %s: status %d, %s  expected %s", args, st, err ? err : "(none)",
+                    want);
+        free(err);
+        CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0); /* nothing written */
+    }
+    /* below the bound the trace is written and runs: 512 steps of 4.2 x 10^15 ps */
+    snprintf(args, sizeof args, "gen kernel --tflops 1e-9 --mfu 1 --jitter 0 -o '%s'", p);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "run -q -c '%s/configs/devices/tpu-v5e.yaml' -t '%s'", tu_top(),
+             p);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    remove(p);
 }
 
 /* Numbers are read strictly, with nothing written: strtoull skipped leading blanks and negated a
@@ -698,9 +814,13 @@ void suite_gen(void)
 {
     TU_SUITE("gen", {"same seed same bytes, other seed other bytes", test_deterministic},
              {"train peak live equals the closed form", test_train_closed_form},
+             {"offload: the gradients go to the host after the backward and all-reduce",
+              test_offload_waits_for_gradients},
              {"serve frees every KV cache", test_serve_frees},
              {"kernel double buffers", test_kernel_buffers},
              {"times past 2^63 ps are input errors", test_times_too_long},
+             {"a clock or a sum of durations past 2^63 ps is an input error",
+              test_clock_past_2_63},
              {"seeds: 32 bits, 0 distinct, shipped traces unchanged", test_seeds},
              {"options out of range and sizes past 4 EiB are input errors", test_bad_options},
              {"numbers are digits or plain decimals", test_number_syntax},

@@ -1,5 +1,6 @@
 /* test_units.c - sizes, bandwidths and times: exact parsing, every unit, refusals, printing. */
 #include <locale.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -314,7 +315,19 @@ static void test_u64_and_real(void)
     CU_ASSERT_EQUAL(units_real("0.5x", &d, &why), -1);
     CU_ASSERT_EQUAL(units_real("", &d, &why), -1);
     CU_ASSERT_EQUAL(units_real("1..2", &d, &why), -1);
+    /* a nonzero number below the smallest double is -2, in any form (until 2026-11-27 it was 0,
+     * a plain decimal 0.000...0001 in gen too); 0 itself, written with any exponent, is 0 */
+    CU_ASSERT_EQUAL(units_real("1e-400", &d, &why), -2);
+    CU_ASSERT_STRING_EQUAL(why, UNITS_REAL_TINY_WHY);
+    char tiny[420];
+    snprintf(tiny, sizeof tiny, "-0.%0400d", 1);
+    CU_ASSERT_EQUAL(units_real(tiny, &d, &why), -2);
+    CU_ASSERT_EQUAL(units_real(tiny + 1, &d, &why), -2);
     CU_ASSERT_DOUBLE_EQUAL(d, 4, 0);
+    CU_ASSERT_EQUAL(units_real("0e-400", &d, &why), 0);
+    CU_ASSERT_EQUAL(d, 0.0);
+    CU_ASSERT_EQUAL(units_real("4.9e-324", &d, &why), 0); /* the smallest subnormal */
+    CU_ASSERT(d > 0);
 }
 
 /* A locale with a decimal comma must not change parsing (when such a locale is installed). */
