@@ -2244,12 +2244,9 @@ static void run_name(const sweep *s, sw_run *r)
 static void file_hash(const char *path, char out[17])
 {
     /* not a regular file (a FIFO put there after the sweep was read): unreadable, never read,
-     * so the digest cannot hang on it; opened without blocking on a FIFO's writer */
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
-    struct stat st;
-    FILE *f = NULL;
-    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "rb"))))
-        close(fd);
+     * so the digest cannot hang on it (am_fopen_regular does not block on a FIFO's writer) */
+    const char *what;
+    FILE *f = am_fopen_regular(path, &what);
     if (!f) {
         snprintf(out, 17, "unreadable");
         return;
