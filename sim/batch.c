@@ -1964,21 +1964,22 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                               "before the batch's -o (the run folder's trace); remove it");
                         goto out;
                     }
-                    for (int i = 0; i < s->gen_args.n && !bad; i++)
-                        if (gen_arg_help(s->gen_args.v[i]))
-                            bad = yitem(&y, gv, i);
-                    if (bad && gen_arg_help(yscalar(bad))) {
-                        yfail(err, &y, bad, "generate.args: '%s' would print amsim gen %s's "
-                              "usage instead of writing the trace (every run would fail); remove "
-                              "it", yscalar(bad), s->gen_kind ? s->gen_kind : "KIND");
-                        goto out;
-                    }
                     if (bad) {
                         yfail(err, &y, bad, "generate.args: '%s' is the batch's to give (every "
                               "run gets --seed from 'seeds' and -o in its run folder); remove it",
                               yscalar(bad));
                         goto out;
                     }
+                    /* then a request for the usage (gen_arg_help), the first one named: a
+                     * reserved item, said above, wins over it */
+                    for (int i = 0; i < s->gen_args.n; i++)
+                        if (gen_arg_help(s->gen_args.v[i])) {
+                            yfail(err, &y, yitem(&y, gv, i), "generate.args: '%s' would print "
+                                  "amsim gen %s's usage instead of writing the trace (every run "
+                                  "would fail); remove it", s->gen_args.v[i],
+                                  s->gen_kind ? s->gen_kind : "KIND");
+                            goto out;
+                        }
                 } else if (!a) {
                     ykey_fail(err, &y, ynode(&y, q->key), "generate: ");
                     goto out;
