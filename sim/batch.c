@@ -3464,8 +3464,9 @@ static void tally_result(csv_tally *t, const result *r)
     t->unrecorded += r->error && strstr(r->error, ": no expectation recorded; ") != NULL;
 }
 
-/* The exit status of a results table: 1 when a run has no result or failed outright, 3 when
- * every run not ok deviated from its expectation, else 0. */
+/* The exit status of a results table: 1 when a run has no result or failed outright (or the
+ * table was not written: missing < 0, build_csv's error), 3 when every run not ok deviated
+ * from its expectation, else 0. */
 static int csv_status(int missing, const csv_tally *t)
 {
     if (missing != 0 || t->failed > t->deviated)
@@ -4476,7 +4477,7 @@ int cmd_batch(int argc, char **argv)
                tally.unrecorded == 1 ? " has" : "s have", SHELL(q, b.sw.file), SHELL(q2, b.out));
     free(csv);
     /* regress: deviations give 3 unless something failed outright */
-    rc = missing < 0 ? 1 : csv_status(missing, &tally);
+    rc = csv_status(missing, &tally); /* 1 when results.csv was not written (missing < 0) */
 done:
     matrix_free(b.runs, b.nruns);
     sweep_free(&b.sw);
