@@ -91,14 +91,17 @@ static const gen_opt kernel_opts[] = {
 /* The kinds amsim gen runs, in its usage's order: a sweep's generate.kind is checked against
  * them when the sweep is read. */
 static const char *const kind_names[] = {"train", "serve", "kernel", NULL};
+/* each kind's options, parallel to kind_names */
+static const gen_opt *const kind_opts[] = {train_opts, serve_opts, kernel_opts, NULL};
 
 const char *const *gen_kinds(void) { return kind_names; }
 
 int gen_option_kind(const char *kind, const char *name)
 {
-    const gen_opt *t = !strcmp(kind, "train")   ? train_opts
-                     : !strcmp(kind, "serve")   ? serve_opts
-                     : !strcmp(kind, "kernel")  ? kernel_opts : NULL;
+    const gen_opt *t = NULL;
+    for (int k = 0; kind_names[k] && !t; k++)
+        if (!strcmp(kind, kind_names[k]))
+            t = kind_opts[k];
     if (!t)
         return -2;
     if (!strcmp(name, "out"))
