@@ -214,7 +214,7 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
     const char *opt, *v;
     /* a value as its message quotes it, through am_escape_name: an escape or a newline in it
      * shows as \xHH (until 2026-11-27 it was echoed raw) */
-    char shown[4096];
+    char shown[CLI_SHOWN];
     for (int k; (k = cli_next(&cl, opts, &opt, &v)) != CLI_END;) {
         if (k == CLI_ERROR)
             return 1;
@@ -310,7 +310,7 @@ int cmd_gen(int argc, char **argv)
     else if (!strcmp(kind, "kernel"))
         pr = gen_parse(argc - 1, argv + 1, kind, kernel_opts, &ko, &kdef, &out);
     else {
-        char shown[4096];
+        char shown[CLI_SHOWN];
         am_msg("amsim gen: unknown kind '%s'\n", am_escape_name(shown, sizeof shown, kind));
         gen_usage_main(stderr);
         return 1;
