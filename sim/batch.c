@@ -1964,21 +1964,22 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                               "before the batch's -o (the run folder's trace); remove it");
                         goto out;
                     }
-                    for (int i = 0; i < s->gen_args.n && !bad; i++)
-                        if (gen_arg_help(s->gen_args.v[i]))
-                            bad = yitem(&y, gv, i);
-                    if (bad && gen_arg_help(yscalar(bad))) {
-                        yfail(err, &y, bad, "generate.args: '%s' would print amsim gen %s's "
-                              "usage instead of writing the trace (every run would fail); remove "
-                              "it", yscalar(bad), s->gen_kind ? s->gen_kind : "KIND");
-                        goto out;
-                    }
                     if (bad) {
                         yfail(err, &y, bad, "generate.args: '%s' is the batch's to give (every "
                               "run gets --seed from 'seeds' and -o in its run folder); remove it",
                               yscalar(bad));
                         goto out;
                     }
+                    /* then a request for the usage (gen_arg_help), the first one named: a
+                     * reserved item, said above, wins over it */
+                    for (int i = 0; i < s->gen_args.n; i++)
+                        if (gen_arg_help(s->gen_args.v[i])) {
+                            yfail(err, &y, yitem(&y, gv, i), "generate.args: '%s' would print "
+                                  "amsim gen %s's usage instead of writing the trace (every run "
+                                  "would fail); remove it", s->gen_args.v[i],
+                                  s->gen_kind ? s->gen_kind : "KIND");
+                            goto out;
+                        }
                 } else if (!a) {
                     ykey_fail(err, &y, ynode(&y, q->key), "generate: ");
                     goto out;
@@ -2244,12 +2245,9 @@ static void run_name(const sweep *s, sw_run *r)
 static void file_hash(const char *path, char out[17])
 {
     /* not a regular file (a FIFO put there after the sweep was read): unreadable, never read,
-     * so the digest cannot hang on it; opened without blocking on a FIFO's writer */
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
-    struct stat st;
-    FILE *f = NULL;
-    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "rb"))))
-        close(fd);
+     * so the digest cannot hang on it (am_fopen_regular does not block on a FIFO's writer) */
+    const char *what;
+    FILE *f = am_fopen_regular(path, &what);
     if (!f) {
         snprintf(out, 17, "unreadable");
         return;
@@ -3466,8 +3464,9 @@ static void tally_result(csv_tally *t, const result *r)
     t->unrecorded += r->error && strstr(r->error, ": no expectation recorded; ") != NULL;
 }
 
-/* The exit status of a results table: 1 when a run has no result or failed outright, 3 when
- * every run not ok deviated from its expectation, else 0. */
+/* The exit status of a results table: 1 when a run has no result or failed outright (or the
+ * table was not written: missing < 0, build_csv's error), 3 when every run not ok deviated
+ * from its expectation, else 0. */
 static int csv_status(int missing, const csv_tally *t)
 {
     if (missing != 0 || t->failed > t->deviated)
@@ -3519,9 +3518,11 @@ static int pick_result(const char *const *dirs, int ndirs, const char *folder, c
 /* Build results.csv from run folders in dirs[] (the folder with the best result wins:
  * pick_result).
  * shard_n > 0: only the runs of shard k. Returns the number of runs without a result; *tally
- * counts the others not ok. */
+ * counts the others not ok. picked, when not NULL (--merge, to link OUT/runs), receives for
+ * each run with a result, in matrix order, its folder name then the run folder that won
+ * (DIR/runs/FOLDER), so that the caller need not read matrix.tsv and the results again. */
 static int build_csv(const char *const *dirs, int ndirs, const char *out_path, int shard_k,
-                     int shard_n, csv_tally *tally, am_error *err)
+                     int shard_n, csv_tally *tally, strlist *picked, am_error *err)
 {
     matrix m;
     if (matrix_read(dirs[0], &m, err) != 0)
@@ -3565,10 +3566,14 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
     for (int i = 0; i < m.n; i++) {
         if (shard_n && i % shard_n != shard_k - 1)
             continue;
-        pick_result(dirs, ndirs, m.rows[i][1], m.rows[i][m.ncols], &res[i]);
+        int d = pick_result(dirs, ndirs, m.rows[i][1], m.rows[i][m.ncols], &res[i]);
         if (!res[i].have) {
             missing++;
             continue;
+        }
+        if (picked && d >= 0) {
+            sl_push(picked, am_strdup(m.rows[i][1]));
+            sl_push(picked, xprintf("%s/runs/%s", dirs[d], m.rows[i][1]));
         }
         tally_result(&t, &res[i]);
         add_level_cols(&mcols, res[i].levels);
@@ -4139,29 +4144,19 @@ static int merge_check(char **dirs, int ndirs, const char *path, const char *mpa
 }
 
 /* OUT/runs/FOLDER linking to the folder whose result results.csv took (pick_result), for each
- * run of the study; the loop after it links the folders' other runs, first folder first. */
-static void link_picked_runs(const char *const *dirs, int ndirs, const char *runs)
+ * run of the study: picked holds build_csv's pairs (folder name, run folder that won); the loop
+ * after it links the folders' other runs, first folder first. */
+static void link_picked_runs(const strlist *picked, const char *runs)
 {
-    matrix m;
-    am_error ignored = {0};
     char q[SHOWN_MAX], real[PATH_MAX];
-    if (matrix_read(dirs[0], &m, &ignored) != 0)
-        return;
-    for (int i = 0; i < m.n; i++) {
-        result r;
-        int d = pick_result(dirs, ndirs, m.rows[i][1], m.rows[i][m.ncols], &r);
-        if (d < 0)
-            continue;
-        result_free(&r);
-        char *from = xprintf("%s/runs/%s", dirs[d], m.rows[i][1]);
-        char *to = xprintf("%s/%s", runs, m.rows[i][1]);
+    for (int i = 0; i + 1 < picked->n; i += 2) {
+        const char *from = picked->v[i + 1];
+        char *to = xprintf("%s/%s", runs, picked->v[i]);
         struct stat st;
         if (lstat(to, &st) != 0 && realpath(from, real) && symlink(real, to) != 0)
             am_msg("%s: %s: %s\n", prog, SHOW(q, to), strerror(errno));
-        free(from);
         free(to);
     }
-    matrix_tsv_free(&m);
 }
 
 static int merge(int argc, char **argv, const char *out, int quiet)
@@ -4178,6 +4173,7 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     am_error err = {0};
     int rc, made = 0;
     csv_tally tally = {0};
+    strlist picked = {0}; /* build_csv's (folder, winning run folder) pairs for OUT/runs */
     rc = merge_check(argv, argc, path, mpath, &err);
     free(mpath);
     if (rc != 0) {
@@ -4192,11 +4188,12 @@ static int merge(int argc, char **argv, const char *out, int quiet)
         return 1;
     }
     batch_track_made(out, made, 1); /* an interrupt before results.csv removes them too */
-    rc = build_csv((const char *const *)argv, argc, path, 0, 0, &tally, &err);
+    rc = build_csv((const char *const *)argv, argc, path, 0, 0, &tally, &picked, &err);
     if (rc < 0) { /* refused (not a batch folder, another study): OUT is not left behind */
         am_msg("%s: %s\n", prog, err.msg);
         rmdir_made(out, made);
         batch_track_made(out, made, 0);
+        sl_free(&picked);
         free(path);
         return 1;
     }
@@ -4211,7 +4208,7 @@ static int merge(int argc, char **argv, const char *out, int quiet)
         free(dst);
         char *runs = xprintf("%s/runs", out);
         mkdir_p(runs);
-        link_picked_runs((const char *const *)argv, argc, runs);
+        link_picked_runs(&picked, runs);
         for (int d = 0; d < argc; d++) {
             char *rd = xprintf("%s/runs", argv[d]);
             DIR *dp = opendir(rd);
@@ -4254,6 +4251,7 @@ static int merge(int argc, char **argv, const char *out, int quiet)
         printf("%s: merged %d folder%s%s%s\n", SHOW(q, path), argc, argc == 1 ? "" : "s", tt,
                tally.failed ? " (see the status column)" : "");
     }
+    sl_free(&picked);
     free(path);
     return csv_status(rc, &tally);
 }
@@ -4461,7 +4459,7 @@ int cmd_batch(int argc, char **argv)
     /* a regress check's deviations are said apart from failures (until 2026-11-27 a deviation
      * was counted as "1 failed") */
     csv_tally tally = {0};
-    int missing = build_csv(dirs, 1, csv, b.shard_k, b.shard_n, &tally, &err);
+    int missing = build_csv(dirs, 1, csv, b.shard_k, b.shard_n, &tally, NULL, &err);
     if (missing < 0)
         am_msg("amsim: %s\n", err.msg);
     else if (!b.quiet) {
@@ -4479,7 +4477,7 @@ int cmd_batch(int argc, char **argv)
                tally.unrecorded == 1 ? " has" : "s have", SHELL(q, b.sw.file), SHELL(q2, b.out));
     free(csv);
     /* regress: deviations give 3 unless something failed outright */
-    rc = missing < 0 ? 1 : csv_status(missing, &tally);
+    rc = csv_status(missing, &tally); /* 1 when results.csv was not written (missing < 0) */
 done:
     matrix_free(b.runs, b.nruns);
     sweep_free(&b.sw);

@@ -11,8 +11,8 @@
 /* An argument as its messages quote it: every message here goes through am_msg, and the
  * argument a user typed (an unknown option, a value, an operand) through am_escape_name, so an
  * escape sequence or a newline in it shows as \xHH and cannot redraw the terminal or forge a
- * line (until 2026-11-27 they were echoed raw). Up to this many bytes of the escaped form. */
-#define CLI_SHOWN 4096
+ * line (until 2026-11-27 they were echoed raw). Up to CLI_SHOWN bytes (cli.h) of the escaped
+ * form. */
 
 void cli_init(cli *c, const char *prog, int argc, char **argv)
 {

@@ -28,6 +28,10 @@
 #ifndef AM_CLI_H
 #define AM_CLI_H
 
+/* The buffer size (bytes) for an argument as a message quotes it (am_escape_name): the
+ * escaped form up to this many bytes, in cli.c's messages and the commands' alike. */
+#define CLI_SHOWN 4096
+
 /* One option of a command; a table of them ends with a NULL name. */
 typedef struct cli_opt {
     const char *name; /* long name without the dashes: "jobs" for --jobs */

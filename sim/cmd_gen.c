@@ -91,14 +91,17 @@ static const gen_opt kernel_opts[] = {
 /* The kinds amsim gen runs, in its usage's order: a sweep's generate.kind is checked against
  * them when the sweep is read. */
 static const char *const kind_names[] = {"train", "serve", "kernel", NULL};
+/* each kind's options, parallel to kind_names */
+static const gen_opt *const kind_opts[] = {train_opts, serve_opts, kernel_opts, NULL};
 
 const char *const *gen_kinds(void) { return kind_names; }
 
 int gen_option_kind(const char *kind, const char *name)
 {
-    const gen_opt *t = !strcmp(kind, "train")   ? train_opts
-                     : !strcmp(kind, "serve")   ? serve_opts
-                     : !strcmp(kind, "kernel")  ? kernel_opts : NULL;
+    const gen_opt *t = NULL;
+    for (int k = 0; kind_names[k] && !t; k++)
+        if (!strcmp(kind, kind_names[k]))
+            t = kind_opts[k];
     if (!t)
         return -2;
     if (!strcmp(name, "out"))
@@ -211,7 +214,7 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
     const char *opt, *v;
     /* a value as its message quotes it, through am_escape_name: an escape or a newline in it
      * shows as \xHH (until 2026-11-27 it was echoed raw) */
-    char shown[4096];
+    char shown[CLI_SHOWN];
     for (int k; (k = cli_next(&cl, opts, &opt, &v)) != CLI_END;) {
         if (k == CLI_ERROR)
             return 1;
@@ -307,7 +310,7 @@ int cmd_gen(int argc, char **argv)
     else if (!strcmp(kind, "kernel"))
         pr = gen_parse(argc - 1, argv + 1, kind, kernel_opts, &ko, &kdef, &out);
     else {
-        char shown[4096];
+        char shown[CLI_SHOWN];
         am_msg("amsim gen: unknown kind '%s'\n", am_escape_name(shown, sizeof shown, kind));
         gen_usage_main(stderr);
         return 1;

@@ -2,6 +2,8 @@
 #define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #include "common.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <signal.h>
@@ -9,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* am_escape_controls, and with keep_tab_nl 0 am_escape_name: tab and newline escaped too. */
 static void escape_bytes(char *out, size_t cap, const char *src, int keep_tab_nl)
@@ -393,6 +397,29 @@ int am_path_join(char *dst, size_t n, const char *dir, const char *name)
     if (!l) /* no folder: the name alone */
         return snprintf(dst, n, "%s", name);
     return snprintf(dst, n, "%.*s%s%s", (int)l, dir, dir[l - 1] == '/' ? "" : "/", name);
+}
+
+FILE *am_fopen_regular(const char *path, const char **what)
+{
+    *what = NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    FILE *f = NULL;
+    if (fstat(fd, &st) == 0) {
+        if (S_ISREG(st.st_mode))
+            f = fdopen(fd, "rb");
+        else
+            *what = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                  : "a device or a socket";
+    }
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
 }
 
 char *am_slurp(const char *path)

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define AM_VERSION "0.1.0"
 
@@ -146,6 +147,13 @@ char *am_strndup(const char *s, size_t n);
 
 /* A whole file as a NUL-terminated string (NULL when it cannot be opened); caller frees. */
 char *am_slurp(const char *path);
+
+/* path opened for reading if it is a regular file ("rb"), or NULL with errno set (ENOENT: no
+ * such file) or, for something that is no regular file, with *what naming what it is ("a
+ * directory", "a FIFO", "a device or a socket"; NULL otherwise). Opened without blocking and
+ * refused by its type before any read: a FIFO there would block the open (or the first read)
+ * until a writer came, forever; a directory would read as an error. */
+FILE *am_fopen_regular(const char *path, const char **what);
 
 /* dir/name into dst (cap n): the slashes that end dir are not doubled ("out1/" and "out1" both
  * give "out1/report.html"; "/" gives "/report.html"). The return is snprintf's. */

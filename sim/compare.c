@@ -116,10 +116,8 @@ static void compare_lower_bound(const run_spec *spec, const char *level, cmp_lb 
     } else if (rc > 0) {
         /* the level still short: the compared one, or another whose failures leave requests
          * unserved (named then) */
-        char on[96] = "";
-        if (strcmp(r.short_level, level) != 0)
-            snprintf(on, sizeof on, "on level %s ", r.short_level);
-        if (r.short_stuck) /* doubling it changed nothing: no capacity serves it */
+        char on[96];
+        if (run_ref_short_prefix(&r, level, on, sizeof on)) /* no capacity serves it */
             snprintf(lb->why, sizeof lb->why, "level %s runs out of memory whatever its capacity "
                      "(its allocator's limit)", r.short_level);
         else

@@ -8,13 +8,11 @@
 #include "expect.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "batch.h"
@@ -342,38 +340,12 @@ static void fwd_action(void *ctx, const char *what, int level, am_ps start, am_p
         x->inner->action(x->inner->ctx, what, level, start, end, bytes);
 }
 
-/* The expectation file at path opened for reading, or NULL with errno set (ENOENT: none
- * recorded) or, for something that is no regular file, with *what naming what it is. Opened
- * without blocking and refused by its type before any read: a FIFO there would block the open
- * (or the first read) until a writer came, and a run's worker with it, forever (until
- * 2026-11-27 it was fopen'ed as it was); a directory would read as an error. */
-static FILE *open_expectation(const char *path, const char **what)
-{
-    *what = NULL;
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
-    if (fd < 0)
-        return NULL;
-    struct stat st;
-    FILE *f = NULL;
-    if (fstat(fd, &st) == 0) {
-        if (S_ISREG(st.st_mode))
-            f = fdopen(fd, "r");
-        else
-            *what = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
-                  : "a device or a socket";
-    }
-    if (!f) {
-        int e = errno;
-        close(fd);
-        errno = e;
-    }
-    return f;
-}
-
 static int load(expect_ctx *x, const char *path, const am_config *cfg, am_error *err)
 {
+    /* refused by its type before any read (am_fopen_regular): a FIFO there would block a run's
+     * worker forever (until 2026-11-27 it was fopen'ed as it was) */
     const char *what;
-    FILE *f = open_expectation(path, &what);
+    FILE *f = am_fopen_regular(path, &what);
     if (!f && what)
         return am_fail(err, AM_EINPUT, "%s: cannot read expectation: not a regular file (%s); "
                        "an expectation is the file amsim run --save-expect writes", path, what);

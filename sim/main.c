@@ -412,7 +412,7 @@ static int cmd_check(int argc, char **argv)
         int is_yaml = check_as_config(files[i]);
         /* the file as its "ok" line names it: a newline or an escape in its name shows as
          * \xHH, as in the messages (until 2026-11-27 raw: a name could forge a line) */
-        char shown[4096];
+        char shown[CLI_SHOWN];
         am_escape_name(shown, sizeof shown, files[i]);
         memset(&err, 0, sizeof err);
         /* a sweep (base:, traces:, generate:, axes: ... at the top) is validated as batch
@@ -549,7 +549,7 @@ static int version_or_help(int argc, char **argv)
     int k = argc >= 3 && help ? find_command(argv[2]) : -1;
     int extra = k >= 0 ? 3 : 2; /* the first word not taken */
     if (argc > extra) {
-        char shown[4096];
+        char shown[CLI_SHOWN];
         am_msg("%s %s: unexpected argument '%s' (%s)\n", prog, cmd,
                am_escape_name(shown, sizeof shown, argv[extra]),
                help ? "it takes at most a command name, e.g. amsim help run" : "it takes none");
@@ -583,7 +583,7 @@ static int run_command(int argc, char **argv)
         return cmds[k].fn(argc - 2, argv + 2);
     /* the word as typed, escaped: `amsim $'\e[2J'` must not clear the screen (until
      * 2026-11-27 every message here echoed it raw) */
-    char shown[4096];
+    char shown[CLI_SHOWN];
     am_msg("%s: unknown command '%s'\n", prog, am_escape_name(shown, sizeof shown, cmd));
     usage_main(stderr);
     return 1;

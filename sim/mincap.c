@@ -365,10 +365,8 @@ static int mc_main(mc *c, const char *pols, outfile **op)
     if (rc > 0) {
         /* the level still short: the searched one, or another named (a host whose failed
          * allocations skip transfers into this level) */
-        char on[96] = "";
-        if (strcmp(ref.short_level, c->level_s) != 0)
-            snprintf(on, sizeof on, "on level %s ", ref.short_level);
-        if (ref.short_stuck) /* doubling it changed nothing: no capacity serves it */
+        char on[96];
+        if (run_ref_short_prefix(&ref, c->level_s, on, sizeof on)) /* no capacity serves it */
             am_msg("%s: the reference run (best_fit): level %s runs out of memory whatever its "
                    "capacity (its allocator's limit)\n", prog, ref.short_level);
         else

@@ -486,3 +486,12 @@ int run_reference(const run_spec *spec, const char *level, run_ref *out, am_erro
         prev = *out;
     }
 }
+
+int run_ref_short_prefix(const run_ref *r, const char *level, char *on, size_t n)
+{
+    if (n)
+        on[0] = 0;
+    if (strcmp(r->short_level, level) != 0)
+        snprintf(on, n, "on level %s ", r->short_level);
+    return r->short_stuck;
+}

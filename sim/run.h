@@ -92,6 +92,13 @@ typedef struct run_ref {
  * short_capacity say which), -1 with err when a run failed; *out describes the last run. */
 int run_reference(const run_spec *spec, const char *level, run_ref *out, am_error *err);
 
+/* What compare and mincap say of a reference run still short (run_reference's 1), the part
+ * they share: "on level NAME " into on (n bytes) when the level short is not `level` (a level
+ * whose failures leave requests of `level` unserved), else "". Returns r->short_stuck: 1 when
+ * no capacity serves it (doubling it changed nothing: its allocator's limit), each caller
+ * then saying so in its own words. */
+int run_ref_short_prefix(const run_ref *r, const char *level, char *on, size_t n);
+
 /* "did you mean 'caching'? policies: bfc, best_fit, ..." for an unknown policy name (the
  * did-you-mean part only when one is close): what follows "unknown policy 'NAME'" in the
  * messages of --policies and a sweep's policies:. */

@@ -1965,6 +1965,32 @@ static void test_tpu_vmem_example(void)
     free(out);
 }
 
+/* generate.args with both a reserved option and a usage request: the reserved one is named
+ * wherever it stands, and of several usage requests the first (the order the checks keep). */
+static void test_gen_args_reserved_before_help(void)
+{
+    static const struct {
+        const char *args, *want;
+    } c[] = {{"[-h, '--seed=3']",
+              "gen.yaml:5:14: generate.args: '--seed=3' is the batch's to give"},
+             {"[--help, --, x]", "gen.yaml:5:18: generate.args: '--' would end the options"},
+             {"[--rate=2, -ho, --help]", "gen.yaml:5:20: generate.args: '-ho' would print amsim "
+              "gen serve's usage"}};
+    char text[1024], args[2048];
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\nseeds: [1, 2]\n"
+                 "generate:\n  kind: serve\n  args: %s\n", tu_top(), c[i].args);
+        snprintf(args, sizeof args, "batch '%s' --list", tu_write("gen.yaml", text));
+        char *err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, c[i].want));
+        if (!err || !strstr(err, c[i].want))
+            fprintf(stderr, "\n  %s: %s  expected: %s\n", c[i].args, err ? err : "(none)",
+                    c[i].want);
+        free(err);
+    }
+}
+
 static void test_shard_merge(void)
 {
     const char *sw = small_sweep("small_ok.yaml", 0);
@@ -5085,6 +5111,8 @@ void suite_batch(void)
               test_wait_kills_stuck_worker},
              {"a failing generator's message is recorded", test_gen_failure_recorded},
              {"numeric options refuse trailing text", test_numeric_options},
+             {"generate.args: a reserved option before --help, the first --help",
+              test_gen_args_reserved_before_help},
              {"shards under GNU parallel + merge = unsharded", test_shard_merge},
              {"outputs independent of the working folder and -o", test_batch_cwd_independent},
              {"absolute sweep paths kept as written", test_batch_absolute_paths_as_written},
