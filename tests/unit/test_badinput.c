@@ -2081,6 +2081,31 @@ static void gen_clock_past_2_63(void)
     }
 }
 
+/* check SWEEP reads each trace of its runs as check -c BASE TRACE does: one the runs cannot
+ * read is refused with its own FILE:LINE:COL, noted with the traces: item; an error run
+ * --lenient would skip does not suggest --lenient, which a sweep has not (until 2026-11-27
+ * the traces were only digested: "sweep ok", and every run failed). */
+static void sweep_check_reads_traces(void)
+{
+    static const struct {
+        const char *trace, *want;
+    } c[] = {{H "alloc 1 1KiB level=vmem\n", "@:2:20: unknown level 'vmem' (configured: hbm, host)"},
+             {H "alloc 1 1KiB\nfree 2\n", "@:3:1: free of unknown id 2 (named by the traces: "
+                                          "item at "}};
+    char cfg[1024], text[4096], args[4200];
+    snprintf(cfg, sizeof cfg, "%s", bi_write("swtr-base.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT)));
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        char tp[1024];
+        snprintf(tp, sizeof tp, "%s", bi_write("swtr.trace", c[i].trace, strlen(c[i].trace)));
+        snprintf(text, sizeof text, "base: %s\ntraces: [%s]\n", cfg, tp);
+        const char *sw = bi_write("swtr.yaml", text, strlen(text));
+        char *want = bi_expand(c[i].want, tp);
+        snprintf(args, sizeof args, "check '%s'", sw);
+        bi_expect(args, 1, want);
+        free(want);
+    }
+}
+
 /* ---- --lenient --------------------------------------------------------------------------- */
 
 static void lenient_unknown_free(void)
@@ -3428,6 +3453,7 @@ void suite_badinput(void)
              {"sweep: a trace name with a tab or a newline", sweep_trace_name_tab},
              {"sweep: an unknown generate.kind, at its line:column", sweep_gen_kind_unknown},
              {"sweep: --help or -h in generate.args, at the item", sweep_gen_args_help},
+             {"sweep: check reads its traces as the runs do", sweep_check_reads_traces},
              {"outputs: a FIFO and a symbolic link are written through", outputs_written_through},
              {"outputs: a looping symbolic link is an error, a dangling chain creates its end",
               outputs_symlink_loop_and_dangling},
