@@ -1887,6 +1887,32 @@ static void sweep_number_form(void)
     free(want);
 }
 
+/* --device N keeps the number rule of a sweep's device: and of --set (until 2026-11-27 strtol
+ * read '+1', '01' and ' 1' as device 1, though '1 ' was refused), in every command that takes it. */
+static void cli_device_number_form(void)
+{
+    static const char *const c[][2] = {
+        {"+1", "--device takes a device number 0..1024, not '+1': a '+' sign is not allowed"},
+        {"01", "--device takes a device number 0..1024, not '01': leading zeros are not allowed"},
+        {" 1", "--device takes a device number 0..1024, not ' 1': blanks before or after a "
+               "number are not allowed"},
+        {"1 ", "--device takes a device number 0..1024, not '1 ': blanks before or after a "
+               "number are not allowed"},
+        {"-1", "--device takes a device number 0..1024, not '-1'"},
+        {"1025", "--device takes a device number 0..1024, not '1025'"},
+    };
+    static const char *const cmds[] = {"run -q -c x -t x", "compare -c x -t x --policies bfc",
+                                       "mincap -c x -t x", "check x"};
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++)
+        for (size_t k = 0; k < AM_ARRAY_LEN(cmds); k++) {
+            char args[512], want[512];
+            snprintf(args, sizeof args, "%s --device '%s'", cmds[k], c[i][0]);
+            snprintf(want, sizeof want, "amsim %.*s: %s", (int)strcspn(cmds[k], " "), cmds[k],
+                     c[i][1]);
+            bi_expect(args, 1, want);
+        }
+}
+
 /* A base: that does not exist or is a folder is refused at its value, as a trace that matches
  * no file is (until 2026-11-27 "amsim: nope.yaml: cannot open: ..." and "amsim: .: read error:
  * Is a directory", with no position in the sweep); by check too. */
@@ -3448,6 +3474,7 @@ void suite_badinput(void)
              {"sweep: a list or map where a value or key goes; an empty PATH", sweep_not_scalar},
              {"sweep: seeds, device and range bounds in a config number's form",
               sweep_number_form},
+             {"cli: --device in a config number's form", cli_device_number_form},
              {"sweep: a base: missing or a folder, at its value", sweep_base_unreadable},
              {"sweep: a FIFO or a device as a trace, named or by glob", sweep_trace_stream},
              {"sweep: a trace name with a tab or a newline", sweep_trace_name_tab},
