@@ -1913,6 +1913,24 @@ static void cli_device_number_form(void)
         }
 }
 
+/* mincap --granularity keeps the form of a config's sizes, as --set does (until 2026-11-27
+ * '+1MiB', '01MiB' and ' 1MiB' were read as 1 MiB). */
+static void cli_granularity_number_form(void)
+{
+    static const char *const c[][2] = {
+        {"+1MiB", "amsim mincap: --granularity: bad number '+1MiB': a '+' sign is not allowed"},
+        {"01MiB", "amsim mincap: --granularity: bad number '01MiB': leading zeros are not allowed"},
+        {" 1MiB", "amsim mincap: --granularity: bad number ' 1MiB': blanks before or after a "
+                  "number are not allowed"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        char args[2048];
+        snprintf(args, sizeof args, "mincap -q -c '%s' -t '%s' --json - --granularity '%s'",
+                 cfg_default(), trace_gpu(), c[i][0]);
+        bi_expect(args, 1, c[i][1]);
+    }
+}
+
 /* A base: that does not exist or is a folder is refused at its value, as a trace that matches
  * no file is (until 2026-11-27 "amsim: nope.yaml: cannot open: ..." and "amsim: .: read error:
  * Is a directory", with no position in the sweep); by check too. */
@@ -3475,6 +3493,7 @@ void suite_badinput(void)
              {"sweep: seeds, device and range bounds in a config number's form",
               sweep_number_form},
              {"cli: --device in a config number's form", cli_device_number_form},
+             {"cli: mincap --granularity in a config size's form", cli_granularity_number_form},
              {"sweep: a base: missing or a folder, at its value", sweep_base_unreadable},
              {"sweep: a FIFO or a device as a trace, named or by glob", sweep_trace_stream},
              {"sweep: a trace name with a tab or a newline", sweep_trace_name_tab},
