@@ -1522,6 +1522,33 @@ BI_C(y_default_memory, "dflt.yaml", V "default_memory: dram\nmemories:\n  hbm: {
      "amsim: @:2:1: default_memory: unknown memory 'dram' (memories: hbm)")
 BI_C(y_version, "ver.yaml", "version: 2\nmemories:\n  hbm: {capacity: 1GiB}\n",
      "amsim: @:1:1: unsupported config version '2' (supported versions: 1)")
+/* a list or a map as version is said as other keys say it, in a file and through --set (until
+ * 2026-11-27 "unsupported config version 'list'", as if 'list' had been typed) */
+static void y_version_not_scalar(void)
+{
+    static const char *const files[][2] = {
+        {"version: [1]\nmemories:\n  hbm: {capacity: 1GiB}\n", "list"},
+        {"version: {a: 1}\nmemories:\n  hbm: {capacity: 1GiB}\n", "map"},
+    };
+    char args[4096], want[256];
+    for (size_t i = 0; i < AM_ARRAY_LEN(files); i++) {
+        const char *p = bi_write("verl.yaml", files[i][0], strlen(files[i][0]));
+        snprintf(want, sizeof want, "amsim: @:1:1: version: expected a single value, not a %s "
+                 "(supported versions: 1)", files[i][1]);
+        char *w = bi_expand(want, p);
+        snprintf(args, sizeof args, "check '%s'", p);
+        bi_expect(args, 1, w);
+        free(w);
+    }
+    static const char *const sets[][2] = {{"[1]", "list"}, {"{a: 1}", "map"}};
+    for (size_t i = 0; i < AM_ARRAY_LEN(sets); i++) {
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set 'version=%s'", cfg_default(),
+                 trace_gpu(), sets[i][0]);
+        snprintf(want, sizeof want, "amsim: --set 'version=%s': version: expected a single value, "
+                 "not a %s (supported versions: 1)", sets[i][0], sets[i][1]);
+        bi_expect(args, 1, want);
+    }
+}
 BI_C(y_no_version, "nover.yaml", "memories:\n  hbm: {capacity: 1GiB}\n",
      "amsim: @:1:1: missing required key 'version' (supported versions: 1)")
 /* version is the user's to write even when a device preset (which has its own) is named:
@@ -3469,6 +3496,7 @@ void suite_badinput(void)
              {"yaml: defrag.every of 0 under any trigger", y_defrag_every_zero},
              {"yaml: unknown default memory", y_default_memory},
              {"yaml: unsupported version", y_version},
+             {"yaml: version a list or a map, in a file and by --set", y_version_not_scalar},
              {"yaml: missing version", y_no_version},
              {"yaml: missing version beside a device preset", y_no_version_device},
              {"yaml: missing memories", y_no_memories},
