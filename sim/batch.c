@@ -61,10 +61,12 @@
 #include "batch.h"
 #include "cli.h"
 #include "config.h"
+#include "convert.h"
 #include "gen.h"
 #include "outfile.h"
 #include "report.h"
 #include "run.h"
+#include "trace.h"
 #include "units.h"
 
 #define SW_MAX_AXES 16
@@ -4568,6 +4570,57 @@ int batch_sniff_sweep(const char *path)
     return found && !config;
 }
 
+/* check SWEEP: every trace file some run reads (not every run's trace may survive the
+ * exclusions), each read once to its end as `amsim check -c BASE TRACE` reads it: against the
+ * base config with set: (its levels, default level, trace.time_unit and trace.lifetimes), the
+ * sweep's device:, with run's rules on ids and events. Streamed, never simulated, so memory
+ * and time stay bounded by the trace's live buffers. A trace the runs could not read is
+ * refused with its own FILE:LINE:COL error, noted with the traces: item that names it. The
+ * axes are not applied: a trace is read against the levels of the base config. Generated
+ * traces (generate:) are not files and are left to the runs. Until 2026-11-27 check only
+ * digested the traces' bytes, so a sweep whose every run failed on its trace was "ok". */
+static int sweep_check_traces(const sweep *s, am_error *err)
+{
+    if (!s->traces.n)
+        return 0;
+    char *used = am_calloc((size_t)s->traces.n, 1);
+    long total = matrix_total(s);
+    for (long i = 0; i < total; i++) {
+        sw_run r = matrix_at(s, i);
+        if (r.trace >= 0 && !excluded(s, &r))
+            used[r.trace] = 1;
+    }
+    cfg_set v[SW_MAX_SETS];
+    int n = sweep_sets(s, v), rc = 0;
+    am_config *cfg = NULL;
+    /* with policies:, the config as it is, without the rules of the policy it names (as
+     * load_as_runs); a policy changes no level and no trace setting */
+    if ((s->policies.n ? cfg_load_sets_switched(&cfg, s->base, v, n, NULL, NULL, err)
+                       : cfg_load_sets(&cfg, s->base, v, n, err)) != 0) {
+        free(used);
+        return -1;
+    }
+    run_spec as_run = {.device = s->device};
+    for (int i = 0; i < s->traces.n && rc == 0; i++) {
+        if (!used[i])
+            continue;
+        const char *names[CFG_MAX_LEVELS];
+        trace_opts to = run_trace_opts(&as_run, cfg, names);
+        trace *t = NULL;
+        uint64_t events = 0, skipped = 0;
+        rc = trace_open(&t, s->traces.v[i], &to, err);
+        if (rc == 0)
+            rc = convert_check_trace(t, cfg, s->traces.v[i], -1, &events, &skipped, err);
+        trace_close(t);
+        if (rc != 0)
+            err_note(err, "named by the traces: item at %s:%lu:%lu", s->file, s->trace_pos[i].line,
+                     s->trace_pos[i].col);
+    }
+    cfg_free(cfg);
+    free(used);
+    return rc ? -1 : 0;
+}
+
 int batch_check_sweep(const char *file, long *nruns, am_error *err)
 {
     sweep s;
@@ -4581,7 +4634,7 @@ int batch_check_sweep(const char *file, long *nruns, am_error *err)
     /* counted, not planned: check needs the number only (until 2026-11-27 it planned every
      * run, about 590 bytes each) */
     long n = matrix_count(&s); /* at most SW_MAX_RUNS: sweep_load refused more */
-    if (check_some_run(&s, matrix_total(&s), (int)n, err) != 0)
+    if (check_some_run(&s, matrix_total(&s), (int)n, err) != 0 || sweep_check_traces(&s, err) != 0)
         goto out;
     *nruns = n;
     rc = 0;

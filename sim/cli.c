@@ -2,6 +2,8 @@
  * cli.h for the conventions and the deliberate differences). */
 #include "cli.h"
 #include "common.h"
+#include "config.h"
+#include "units.h"
 #include <errno.h>
 #include <stdlib.h>
 
@@ -152,15 +154,18 @@ int cli_once(const char *prog, const char *opt, const char **slot, const char *v
     return -1;
 }
 
+/* The number rule of every other number amsim reads (a sweep's device:, seeds:, --set): no
+ * '+' sign, no blank before or after, no leading zero (cfg_number_form), then decimal digits
+ * only (units_u64). Until 2026-11-27 strtol read it, which took '+1', '01' and ' 1' (but not
+ * '1 ') as device 1. */
 int cli_device(const char *prog, const char *v, int *device)
 {
-    char *end;
-    errno = 0;
-    long d = strtol(v, &end, 10);
-    if (errno || end == v || *end || d < 0 || d > AM_MAX_DEVICE) {
+    const char *form = cfg_number_form(v);
+    uint64_t d = 0;
+    if (form || units_u64(v, strlen(v), &d) != 0 || d > AM_MAX_DEVICE) {
         char shown[CLI_SHOWN];
-        am_msg("%s: --device takes a device number 0..%d, not '%s'\n", prog, AM_MAX_DEVICE,
-               am_escape_name(shown, sizeof shown, v));
+        am_msg("%s: --device takes a device number 0..%d, not '%s'%s%s\n", prog, AM_MAX_DEVICE,
+               am_escape_name(shown, sizeof shown, v), form ? ": " : "", form ? form : "");
         return -1;
     }
     *device = (int)d;

@@ -2225,11 +2225,16 @@ static int check_version(const cfg_node *root, am_error *e, int required)
     if (!v)
         return required ? node_fail(e, root, "missing required key 'version' (supported "
                                     "versions: 1)") : 0;
+    /* a list or a map is said as other keys say it (until 2026-11-27 "unsupported config
+     * version 'list'", as if 'list' had been typed) */
+    if (v->kind != CFG_SCALAR)
+        return node_fail(e, v, "version: expected a single value, not a %s (supported "
+                         "versions: 1)", kind_name(v->kind));
     /* written as the integer 1 (not 01, +1 or 1e0: a version is a name, not a quantity) */
-    if (v->kind != CFG_SCALAR || number_form(v->value) ||
+    if (number_form(v->value) ||
         units_u64(v->value, strlen(v->value), &n) < 0 || n != 1)
         return node_fail(e, v, "unsupported config version '%s' (supported versions: 1)",
-                         v->kind == CFG_SCALAR ? v->value : kind_name(v->kind));
+                         v->value);
     return 0;
 }
 

@@ -769,9 +769,11 @@ int convert_check_trace(trace *t, const am_config *cfg, const char *in, int leni
             cv_follow(&c, &ev, into, i);
             continue;
         }
-        if (!lenient || !skippable) {
+        if (lenient <= 0 || !skippable) {
             size_t n = strlen(err->msg);
-            if (skippable) /* run's hint, as check takes --lenient too */
+            /* run's hint, as check takes --lenient too; not for a sweep (lenient < 0), whose
+             * runs have no --lenient */
+            if (skippable && lenient == 0)
                 snprintf(err->msg + n, sizeof err->msg - n,
                          " (use --lenient to count and skip such events)");
             r = -1;

@@ -16,8 +16,9 @@ struct am_error;
  * enforces (duplicate and unknown ids, 0-byte allocations, second free requests, completions
  * without a request, waits on unrecorded events, queued operations on streams past the limit),
  * the ones convert applies (cv_rules), with run's messages at FILE:LINE:COL. lenient: those run
- * --lenient counts and skips are counted in *skipped and skipped the same way. The events read
- * into *events. 0, or -1 with err set. */
+ * --lenient counts and skips are counted in *skipped and skipped the same way; lenient < 0:
+ * strict, for a command without --lenient (check of a sweep), so its errors do not suggest it.
+ * The events read into *events. 0, or -1 with err set. */
 int convert_check_trace(struct trace *t, const struct am_config *cfg, const char *in, int lenient,
                         uint64_t *events, uint64_t *skipped, struct am_error *err);
 

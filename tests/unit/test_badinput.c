@@ -1522,6 +1522,33 @@ BI_C(y_default_memory, "dflt.yaml", V "default_memory: dram\nmemories:\n  hbm: {
      "amsim: @:2:1: default_memory: unknown memory 'dram' (memories: hbm)")
 BI_C(y_version, "ver.yaml", "version: 2\nmemories:\n  hbm: {capacity: 1GiB}\n",
      "amsim: @:1:1: unsupported config version '2' (supported versions: 1)")
+/* a list or a map as version is said as other keys say it, in a file and through --set (until
+ * 2026-11-27 "unsupported config version 'list'", as if 'list' had been typed) */
+static void y_version_not_scalar(void)
+{
+    static const char *const files[][2] = {
+        {"version: [1]\nmemories:\n  hbm: {capacity: 1GiB}\n", "list"},
+        {"version: {a: 1}\nmemories:\n  hbm: {capacity: 1GiB}\n", "map"},
+    };
+    char args[4096], want[256];
+    for (size_t i = 0; i < AM_ARRAY_LEN(files); i++) {
+        const char *p = bi_write("verl.yaml", files[i][0], strlen(files[i][0]));
+        snprintf(want, sizeof want, "amsim: @:1:1: version: expected a single value, not a %s "
+                 "(supported versions: 1)", files[i][1]);
+        char *w = bi_expand(want, p);
+        snprintf(args, sizeof args, "check '%s'", p);
+        bi_expect(args, 1, w);
+        free(w);
+    }
+    static const char *const sets[][2] = {{"[1]", "list"}, {"{a: 1}", "map"}};
+    for (size_t i = 0; i < AM_ARRAY_LEN(sets); i++) {
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set 'version=%s'", cfg_default(),
+                 trace_gpu(), sets[i][0]);
+        snprintf(want, sizeof want, "amsim: --set 'version=%s': version: expected a single value, "
+                 "not a %s (supported versions: 1)", sets[i][0], sets[i][1]);
+        bi_expect(args, 1, want);
+    }
+}
 BI_C(y_no_version, "nover.yaml", "memories:\n  hbm: {capacity: 1GiB}\n",
      "amsim: @:1:1: missing required key 'version' (supported versions: 1)")
 /* version is the user's to write even when a device preset (which has its own) is named:
@@ -1887,6 +1914,50 @@ static void sweep_number_form(void)
     free(want);
 }
 
+/* --device N keeps the number rule of a sweep's device: and of --set (until 2026-11-27 strtol
+ * read '+1', '01' and ' 1' as device 1, though '1 ' was refused), in every command that takes it. */
+static void cli_device_number_form(void)
+{
+    static const char *const c[][2] = {
+        {"+1", "--device takes a device number 0..1024, not '+1': a '+' sign is not allowed"},
+        {"01", "--device takes a device number 0..1024, not '01': leading zeros are not allowed"},
+        {" 1", "--device takes a device number 0..1024, not ' 1': blanks before or after a "
+               "number are not allowed"},
+        {"1 ", "--device takes a device number 0..1024, not '1 ': blanks before or after a "
+               "number are not allowed"},
+        {"-1", "--device takes a device number 0..1024, not '-1'"},
+        {"1025", "--device takes a device number 0..1024, not '1025'"},
+    };
+    static const char *const cmds[] = {"run -q -c x -t x", "compare -c x -t x --policies bfc",
+                                       "mincap -c x -t x", "check x"};
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++)
+        for (size_t k = 0; k < AM_ARRAY_LEN(cmds); k++) {
+            char args[512], want[512];
+            snprintf(args, sizeof args, "%s --device '%s'", cmds[k], c[i][0]);
+            snprintf(want, sizeof want, "amsim %.*s: %s", (int)strcspn(cmds[k], " "), cmds[k],
+                     c[i][1]);
+            bi_expect(args, 1, want);
+        }
+}
+
+/* mincap --granularity keeps the form of a config's sizes, as --set does (until 2026-11-27
+ * '+1MiB', '01MiB' and ' 1MiB' were read as 1 MiB). */
+static void cli_granularity_number_form(void)
+{
+    static const char *const c[][2] = {
+        {"+1MiB", "amsim mincap: --granularity: bad number '+1MiB': a '+' sign is not allowed"},
+        {"01MiB", "amsim mincap: --granularity: bad number '01MiB': leading zeros are not allowed"},
+        {" 1MiB", "amsim mincap: --granularity: bad number ' 1MiB': blanks before or after a "
+                  "number are not allowed"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        char args[2048];
+        snprintf(args, sizeof args, "mincap -q -c '%s' -t '%s' --json - --granularity '%s'",
+                 cfg_default(), trace_gpu(), c[i][0]);
+        bi_expect(args, 1, c[i][1]);
+    }
+}
+
 /* A base: that does not exist or is a folder is refused at its value, as a trace that matches
  * no file is (until 2026-11-27 "amsim: nope.yaml: cannot open: ..." and "amsim: .: read error:
  * Is a directory", with no position in the sweep); by check too. */
@@ -2078,6 +2149,31 @@ static void gen_clock_past_2_63(void)
         snprintf(args, sizeof args, "gen %s -o '%s'", c[i].args, out);
         bi_expect(args, 1, c[i].want);
         CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0); /* nothing written */
+    }
+}
+
+/* check SWEEP reads each trace of its runs as check -c BASE TRACE does: one the runs cannot
+ * read is refused with its own FILE:LINE:COL, noted with the traces: item; an error run
+ * --lenient would skip does not suggest --lenient, which a sweep has not (until 2026-11-27
+ * the traces were only digested: "sweep ok", and every run failed). */
+static void sweep_check_reads_traces(void)
+{
+    static const struct {
+        const char *trace, *want;
+    } c[] = {{H "alloc 1 1KiB level=vmem\n", "@:2:20: unknown level 'vmem' (configured: hbm, host)"},
+             {H "alloc 1 1KiB\nfree 2\n", "@:3:1: free of unknown id 2 (named by the traces: "
+                                          "item at "}};
+    char cfg[1024], text[4096], args[4200];
+    snprintf(cfg, sizeof cfg, "%s", bi_write("swtr-base.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT)));
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        char tp[1024];
+        snprintf(tp, sizeof tp, "%s", bi_write("swtr.trace", c[i].trace, strlen(c[i].trace)));
+        snprintf(text, sizeof text, "base: %s\ntraces: [%s]\n", cfg, tp);
+        const char *sw = bi_write("swtr.yaml", text, strlen(text));
+        char *want = bi_expand(c[i].want, tp);
+        snprintf(args, sizeof args, "check '%s'", sw);
+        bi_expect(args, 1, want);
+        free(want);
     }
 }
 
@@ -3400,6 +3496,7 @@ void suite_badinput(void)
              {"yaml: defrag.every of 0 under any trigger", y_defrag_every_zero},
              {"yaml: unknown default memory", y_default_memory},
              {"yaml: unsupported version", y_version},
+             {"yaml: version a list or a map, in a file and by --set", y_version_not_scalar},
              {"yaml: missing version", y_no_version},
              {"yaml: missing version beside a device preset", y_no_version_device},
              {"yaml: missing memories", y_no_memories},
@@ -3423,11 +3520,14 @@ void suite_badinput(void)
              {"sweep: a list or map where a value or key goes; an empty PATH", sweep_not_scalar},
              {"sweep: seeds, device and range bounds in a config number's form",
               sweep_number_form},
+             {"cli: --device in a config number's form", cli_device_number_form},
+             {"cli: mincap --granularity in a config size's form", cli_granularity_number_form},
              {"sweep: a base: missing or a folder, at its value", sweep_base_unreadable},
              {"sweep: a FIFO or a device as a trace, named or by glob", sweep_trace_stream},
              {"sweep: a trace name with a tab or a newline", sweep_trace_name_tab},
              {"sweep: an unknown generate.kind, at its line:column", sweep_gen_kind_unknown},
              {"sweep: --help or -h in generate.args, at the item", sweep_gen_args_help},
+             {"sweep: check reads its traces as the runs do", sweep_check_reads_traces},
              {"outputs: a FIFO and a symbolic link are written through", outputs_written_through},
              {"outputs: a looping symbolic link is an error, a dangling chain creates its end",
               outputs_symlink_loop_and_dangling},

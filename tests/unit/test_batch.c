@@ -1239,6 +1239,48 @@ static void test_check_sweep(void)
     free(err);
 }
 
+/* check SWEEP reads each trace a run reads, as check -c BASE TRACE does, and refuses one that
+ * the runs could not read with its own FILE:LINE:COL (until 2026-11-27 traces were only
+ * digested: "sweep ok" and every run failed on its trace). An excluded trace is not read. */
+static void test_check_sweep_reads_traces(void)
+{
+    char text[1200], args[1300], *out = NULL, *err = NULL;
+    const char *cfg = tu_write("ct1.yaml", "version: 1\nmemories:\n  hbm: {capacity: 1MiB, "
+                               "allocator: {policy: best_fit}}\n");
+    const char *bad = tu_write("ctbad.trace", "amsim-trace v1\nalloc 1 100\nfree 1\nbogus 3\n");
+    snprintf(text, sizeof text, "base: '%s'\ntraces: ['%s', '%s']\npolicies: [best_fit]\n", cfg,
+             tiny_trace(), bad);
+    snprintf(args, sizeof args, "check '%s'", tu_write("ctsw.yaml", text));
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT(out && !strstr(out, "sweep ok"));
+    CU_ASSERT(err && strstr(err, "ctbad.trace:4:1: unknown op 'bogus'") &&
+              strstr(err, "named by the traces: item at ") && strstr(err, "ctsw.yaml:2:"));
+    if (!err || !strstr(err, "ctbad.trace:4:1:"))
+        fprintf(stderr, "\n  %s%s\n", out ? out : "", err ? err : "");
+    free(out);
+    free(err);
+    /* a trace naming a level the base config lacks: the run's "unknown level" */
+    snprintf(text, sizeof text, "base: '%s'\ntraces: ['%s/traces/gen_tpu_matmul.trace']\n", cfg,
+             tu_top());
+    snprintf(args, sizeof args, "check '%s'", tu_write("ctsw2.yaml", text));
+    out = err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT(err && strstr(err, "gen_tpu_matmul.trace:") && strstr(err, "unknown level 'vmem'"));
+    free(out);
+    free(err);
+    /* the bad trace excluded from every run: not read, the sweep is ok */
+    snprintf(text, sizeof text, "base: '%s'\ntraces: ['%s', '%s']\npolicies: [best_fit]\n"
+             "exclude: [{trace: '*ctbad*'}]\n", cfg, tiny_trace(), bad);
+    snprintf(args, sizeof args, "check '%s'", tu_write("ctsw3.yaml", text));
+    out = err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+    CU_ASSERT(out && strstr(out, "ctsw3.yaml: sweep ok (1 run)"));
+    if (!out || !strstr(out, "sweep ok"))
+        fprintf(stderr, "\n  %s%s\n", out ? out : "", err ? err : "");
+    free(out);
+    free(err);
+}
+
 /* the first run of small_sweep(..., 1) */
 #define BAD_RUN1 "0001-gpu_train_step-bfc-memory_limit=1GiB-memory_fraction=1e-12"
 
@@ -5077,6 +5119,7 @@ void suite_batch(void)
              {"seeds, generate and traces errors at their keys", test_sweep_generate_keys_at},
              {"policies: [] and seeds: [] refused", test_sweep_empty_lists},
              {"amsim check validates a sweep as batch --list", test_check_sweep},
+             {"amsim check reads a sweep's traces", test_check_sweep_reads_traces},
              {"expectations on a matrix, a set: path that is an axis: refused",
               test_sweep_ignored_keys},
              {"one glob or directory naming a trace twice is refused", test_sweep_trace_links},
