@@ -1951,7 +1951,7 @@ static void cli_granularity_number_form(void)
                   "number are not allowed"},
     };
     for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
-        char args[2048];
+        char args[4096];
         snprintf(args, sizeof args, "mincap -q -c '%s' -t '%s' --json - --granularity '%s'",
                  cfg_default(), trace_gpu(), c[i][0]);
         bi_expect(args, 1, c[i][1]);
@@ -2808,7 +2808,7 @@ static void path_expect_stream(void)
         free(err);
     }
     /* a regress sweep's: the run fails with that message, the batch ends */
-    char text[2048], out[1200], csvp[1300];
+    char text[4096], out[1200], csvp[1300];
     snprintf(text, sizeof text, "kind: regress\nbase: '%s'\ntraces: ['%s']\nexpectations: '%s'\n",
              cfg_default(), trace_gpu(), dir);
     const char *sw = bi_write("expfifo.yaml", text, strlen(text));
