@@ -62,6 +62,14 @@ typedef enum { UNITS_SIZE, UNITS_TIME, UNITS_NUMBER } units_kind;
 int units_range_value(units_kind kind, const char *from, const char *to, const char *step,
                       uint64_t k, uint64_t *v, char *buf, size_t n, const char **why);
 
+/* a - b for two numbers as a results table writes them (blanks around each trimmed), computed
+ * exactly when both are plain decimals ([+-]digits[.digits], no exponent, at most 18 digits on
+ * either side of the point): the exact difference, its trailing zeros dropped, converted once,
+ * so that equal differences give the same double whatever digits the values have
+ * (10.414853674127 - 10.412853674127 is 0.002 as 10.198 - 10.196 is). 0 and *d, or -1 when
+ * either is not such a decimal (the caller then subtracts the doubles). */
+int units_exact_diff(const char *a, const char *b, double *d);
+
 /* The values of a range {from, to, factor} of sizes or times: value k is from * factor^k
  * computed exactly from the numbers as written (a decimal big integer times a power of ten) and
  * rounded once, to the nearest byte or picosecond (ties up), as units_range_value does a step's;
