@@ -202,12 +202,7 @@ static void fmt_num(char *b, size_t n, double v, const char *unit)
     else if (fabs(v) > two64) {
         /* at most 17 digits and an exponent: 24 characters with the sign, always room */
         char d[40];
-        for (int prec = 1; prec <= 17; prec++) {
-            snprintf(d, sizeof d, "%.*g", prec, v);
-            if (strtod(d, NULL) == v)
-                break;
-        }
-        snprintf(b, n, "%s%s", d, sym);
+        snprintf(b, n, "%s%s", units_fmt_shortest(d, sizeof d, v, 1), sym);
     } else if (v == floor(v))
         snprintf(b, n, "%.0f%s", v == 0 ? 0.0 : v, sym); /* no -0 */
     else if (unit && (!strcmp(unit, "bytes") || !strcmp(unit, "count")))

@@ -733,6 +733,16 @@ int units_range_value(units_kind kind, const char *from, const char *to, const c
     return 0;
 }
 
+char *units_fmt_shortest(char *buf, size_t n, double v, int min_digits)
+{
+    for (int prec = min_digits; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
+
 /* ---- exact differences of plain decimals ------------------------------------------------- */
 
 /* Digits read exactly on either side of the point by units_exact_diff: two such values aligned

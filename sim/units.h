@@ -82,6 +82,12 @@ int units_exact_diff(const char *a, const char *b, double *d);
 int units_factor_values(units_kind kind, const char *from, const char *to, const char *factor,
                         uint64_t *vals, size_t max, size_t *n, const char **why);
 
+/* v with the fewest significant digits (min_digits to 17) that read back (strtod) as the same
+ * double, in %g's form, into buf (returns buf): 0.1 as "0.1", not "0.10000000000000001".
+ * min_digits above 1 keeps %g's fixed notation for larger whole numbers (6: 100000, not
+ * 1e+05). */
+char *units_fmt_shortest(char *buf, size_t n, double v, int min_digits);
+
 /* Printing with units into buf (returns buf): "80.00 GiB", "1.50 MiB", "512 B"; the unit is
  * the one whose figure, rounded to 2 decimals, is below 1024 ("1.00 MiB", not "1024.00 KiB"). */
 char *units_fmt_size(char *buf, size_t n, uint64_t bytes);
