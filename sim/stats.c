@@ -818,15 +818,19 @@ int cmd_stats(int argc, char **argv)
             if (!strcmp(t.rows[prows[i]][bc], ka))
                 arows[na++] = prows[i];
         qsort(arows, (size_t)na, sizeof *arows, int_cmp);
-        double *va = am_calloc((size_t)t.nrows + 1, sizeof *va);
-        double *vb = am_calloc((size_t)t.nrows + 1, sizeof *vb);
-        unsigned char *exact = am_calloc((size_t)t.nrows + 1, 1);
+        /* each difference also halved as it is read (a power of two does that exactly): for
+         * finite values whose difference overflows (1.5e308 - -1.5e308), t (scale-free) is
+         * computed on the halves; the mean difference and its CI are n/a when beyond the
+         * largest double. Until 2026-11-27 the infinite differences gave "t = -infinity ...,
+         * p = 0". */
+        double *half = am_calloc((size_t)t.nrows + 1, sizeof *half);
         int overflow = 0;
         for (int i = 0; i < na; i++) {
             int r = arows[i], q = partner(&t, prows, nprows, r, bc, kb, keycols, nk);
-            if (parse_num(t.rows[r][mc], &va[nd]))
+            double va, vb;
+            if (parse_num(t.rows[r][mc], &va))
                 continue;
-            if (q < 0 || parse_num(t.rows[q][mc], &vb[nd])) {
+            if (q < 0 || parse_num(t.rows[q][mc], &vb)) {
                 unmatched++;
                 continue;
             }
@@ -835,26 +839,22 @@ int cmd_stats(int argc, char **argv)
              * 2026-11-27 the doubles were subtracted: 10.414853674127 - 10.412853674127 and
              * 10.198 - 10.196 came out 1e-15 apart, so "every difference is 0.002 s" read as
              * sd 1e-15 and t = 3.4e12. */
-            exact[nd] = units_exact_diff(t.rows[r][mc], t.rows[q][mc], &d[nd]) == 0;
-            if (!exact[nd])
-                d[nd] = va[nd] - vb[nd];
+            if (units_exact_diff(t.rows[r][mc], t.rows[q][mc], &d[nd]) == 0) {
+                half[nd] = ldexp(d[nd], -1);
+            } else {
+                d[nd] = va - vb;
+                half[nd] = ldexp(va, -1) - ldexp(vb, -1);
+            }
             overflow |= !isfinite(d[nd]);
             nd++;
         }
         free(arows);
-        /* finite values whose difference overflows (1.5e308 - -1.5e308): every difference
-         * halved, which a power of two does exactly, so that t (scale-free) is computed on
-         * them; the mean difference and its CI are n/a when beyond the largest double. Until
-         * 2026-11-27 the infinite differences gave "t = -infinity ..., p = 0". */
         int e = 0;
         if (overflow) {
             e = 1;
-            for (int i = 0; i < nd; i++)
-                d[i] = exact[i] ? ldexp(d[i], -1) : ldexp(va[i], -1) - ldexp(vb[i], -1);
+            memcpy(d, half, (size_t)nd * sizeof *d);
         }
-        free(va);
-        free(vb);
-        free(exact);
+        free(half);
         summary sd_scaled, s;
         summarize(d, nd, &sd_scaled);
         s = sd_scaled;
