@@ -642,22 +642,29 @@ static int read_start(trace *t, const pkl_value *st_list, int dev, const int64_t
 
 static const char *const state_names[] = {"inactive", "active_allocated", "active_pending_free"};
 
+/* A segment's 'device': 0 when it has none (as a snapshot of one device writes it) or is no
+ * dict (refused where it is read), else its value, which check_segment_devices has checked
+ * before anything reads it (build: an integer in 0..AM_MAX_DEVICE). */
+static int64_t segment_device(const pkl_value *seg)
+{
+    int64_t dev = 0;
+    (void)pkl_int(pkl_get(seg, "device"), &dev); /* pkl_get: NULL when seg is no dict */
+    return dev;
+}
+
 static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *st,
                          tp_state *s, am_error *err)
 {
     for (size_t i = 0; i < segs->len; i++) {
         const pkl_value *d = segs->items[i];
         uint64_t addr, size;
-        int64_t sdev = 0, stream = 0;
+        int64_t stream = 0;
         const pkl_value *blocks = pkl_get(d, "blocks"), *type = pkl_get(d, "segment_type");
         if (d->type != PKL_DICT || get_u64(d, "address", &addr) < 0 ||
             get_u64(d, "total_size", &size) < 0 || !blocks || blocks->type != PKL_LIST)
             return am_fail(err, AM_EINPUT, "%s: segments[%zu]: not a segment (needs "
                            "'address', 'total_size' and a list 'blocks')", t->path, i);
-        const pkl_value *dv = pkl_get(d, "device"); /* checked by check_segment_devices */
-        if (dv)
-            (void)pkl_int(dv, &sdev);
-        if (sdev != dev)
+        if (segment_device(d) != dev)
             continue;
         /* a private pool's segments (CUDA graphs, torch.cuda.MemPool) serve only that pool's
          * allocations, which the trace entries do not mark: refused, not mixed into the
@@ -1087,12 +1094,9 @@ static int device_recorded(const pkl_value *segs, const pkl_value *dt, int64_t d
     const pkl_value *list = (size_t)dev < dt->len ? dt->items[dev] : NULL;
     if (list && list->type == PKL_LIST && list->len > 0)
         return 1;
-    for (size_t i = 0; i < segs->len; i++) {
-        int64_t sdev = 0; /* absent: device 0, as read_segments reads it */
-        const pkl_value *v = pkl_get(segs->items[i], "device");
-        if (segs->items[i]->type == PKL_DICT && (!v || pkl_int(v, &sdev) == 0) && sdev == dev)
+    for (size_t i = 0; i < segs->len; i++) /* a segment that is no dict is refused later */
+        if (segs->items[i]->type == PKL_DICT && segment_device(segs->items[i]) == dev)
             return 1;
-    }
     return 0;
 }
 
@@ -1105,16 +1109,17 @@ static int device_recorded(const pkl_value *segs, const pkl_value *dt, int64_t d
 static int check_segment_devices(trace *t, const pkl_value *segs, am_error *err)
 {
     for (size_t i = 0; i < segs->len; i++) {
-        const pkl_value *d = segs->items[i], *dv = d->type == PKL_DICT ? pkl_get(d, "device")
-                                                                        : NULL;
+        const pkl_value *dv = pkl_get(segs->items[i], "device"); /* NULL: no dict, or none */
         int64_t sdev;
-        char what[64];
-        snprintf(what, sizeof what, "segments[%zu]", i);
-        if (dv && pkl_int(dv, &sdev) < 0)
+        if (dv && pkl_int(dv, &sdev) < 0) {
+            char what[64];
+            snprintf(what, sizeof what, "segments[%zu]", i);
             return wrong_type(t, what, "device", dv, err);
+        }
         if (dv && (sdev < 0 || sdev > AM_MAX_DEVICE))
-            return am_fail(err, AM_EINPUT, "%s: %s: 'device' %lld is out of range (a device "
-                           "number is 0..%d)", t->path, what, (long long)sdev, AM_MAX_DEVICE);
+            return am_fail(err, AM_EINPUT, "%s: segments[%zu]: 'device' %lld is out of range "
+                           "(a device number is 0..%d)", t->path, i, (long long)sdev,
+                           AM_MAX_DEVICE);
     }
     return 0;
 }
@@ -1143,13 +1148,9 @@ static int64_t *recorded_devices(const pkl_value *segs, const pkl_value *dt, siz
             else
                 d[k++] = (int64_t)i;
         }
-    for (size_t i = 0; i < segs->len; i++) {
-        int64_t sdev = 0;
-        const pkl_value *v = pkl_get(segs->items[i], "device");
-        if (segs->items[i]->type == PKL_DICT && (!v || pkl_int(v, &sdev) == 0) && sdev >= 0 &&
-            sdev <= AM_MAX_DEVICE)
-            d[k++] = sdev;
-    }
+    for (size_t i = 0; i < segs->len; i++) /* in range: check_segment_devices ran first */
+        if (segs->items[i]->type == PKL_DICT)
+            d[k++] = segment_device(segs->items[i]);
     qsort(d, k, sizeof *d, cmp_i64);
     size_t u = 0;
     for (size_t i = 0; i < k; i++)
