@@ -454,6 +454,16 @@ static int wrong_type(const trace *t, const char *what, const char *field, const
                    field, pkl_type_name(v->type));
 }
 
+/* The place of entry i of device dev's list name, for a message, into buf (returns buf):
+ * "device_traces[0][7]". Only errors call it, so a well-formed entry formats nothing. */
+__attribute__((noinline, cold)) static const char *entry_where(char *buf, size_t n,
+                                                                const char *name, int dev,
+                                                                size_t i)
+{
+    snprintf(buf, n, "%s[%d][%zu]", name, dev, i);
+    return buf;
+}
+
 /* An entry's or a segment's optional 'stream' (a CUDA stream handle) into *out: 0 when absent.
  * -1 when it is there but no integer (until 2026-11-27 a segment's was read as stream 0). */
 static int read_stream(const pkl_value *d, int64_t *out)
@@ -509,12 +519,14 @@ static int read_sub_us(trace *t, const pkl_value *d, const char *name, int dev, 
     *ps = 0;
     if (!v)
         return 0;
+    char what[96];
     if (pkl_int(v, &n) < 0 || n < 0 || (uint64_t)n >= AM_PS_PER_US)
-        return am_fail(err, AM_EINPUT, "%s: %s[%d][%zu]: 'amsim_sub_us_ps' must be an integer "
-                       "from 0 to 999999 (picoseconds past 'time_us')", t->path, name, dev, i);
+        return am_fail(err, AM_EINPUT, "%s: %s: 'amsim_sub_us_ps' must be an integer from 0 to "
+                       "999999 (picoseconds past 'time_us')", t->path,
+                       entry_where(what, sizeof what, name, dev, i));
     if (!have_time)
-        return am_fail(err, AM_EINPUT, "%s: %s[%d][%zu]: 'amsim_sub_us_ps' without a 'time_us' "
-                       "to add it to", t->path, name, dev, i);
+        return am_fail(err, AM_EINPUT, "%s: %s: 'amsim_sub_us_ps' without a 'time_us' to add "
+                       "it to", t->path, entry_where(what, sizeof what, name, dev, i));
     *ps = (uint64_t)n;
     return 0;
 }
@@ -558,13 +570,13 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
          * on 'addr' or 'size') */
         if (read_stream(d, &stream) < 0) {
             char what[96];
-            snprintf(what, sizeof what, "%s[%d][%zu]", name, dev, i);
+            entry_where(what, sizeof what, name, dev, i);
             free(e);
             return wrong_type(t, what, "stream", pkl_get(d, "stream"), err);
         }
         if (stream_id(st, stream, &x->stream) < 0) {
             char what[96];
-            snprintf(what, sizeof what, "%s[%d][%zu]", name, dev, i);
+            entry_where(what, sizeof what, name, dev, i);
             free(e);
             return too_many_streams(t, what, stream, err);
         }
@@ -573,7 +585,7 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
         uint64_t sub = 0;
         if (tr < 0) {
             char what[96];
-            snprintf(what, sizeof what, "%s[%d][%zu]", name, dev, i);
+            entry_where(what, sizeof what, name, dev, i);
             free(e);
             return bad_time_us(t, what, pkl_get(d, "time_us"), err);
         }
