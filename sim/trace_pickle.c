@@ -1355,7 +1355,7 @@ static int read_whole(trace *t, unsigned char **out, size_t *outlen, am_error *e
         /* a gzip stream's as trace.c and the other readers say it (until 2026-11-27 without
          * "gzip-compressed trace:") */
         return am_fail(err, AM_EINPUT, "%s: %sread error: %s", t->path,
-                       t->gz ? "gzip-compressed trace: " : "", trace_read_why(errno));
+                       trace_read_prefix(t->gz), trace_read_why(errno));
     }
     *out = buf;
     *outlen = len;
