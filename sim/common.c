@@ -117,6 +117,16 @@ static int escape_around(const char *s, size_t n, size_t i, size_t *start, size_
     return 1;
 }
 
+/* The last offset at or before i where escaped text s (n bytes) can be cut: not inside a UTF-8
+ * character nor an escape. */
+static size_t cut_back(const char *s, size_t n, size_t i)
+{
+    size_t b, e;
+    while (i > 0 && utf8_continuation(s[i]))
+        i--;
+    return escape_around(s, n, i, &b, &e) ? b : i;
+}
+
 /* s cut to at most max bytes (max > head + 3) by replacing its middle with "...": at most its
  * first head bytes and the rest of the room from its end, neither splitting a UTF-8 character
  * nor an escape (s is escaped: a path with newlines is "\x0a" each; until 2026-11-27 the cut
@@ -126,11 +136,7 @@ static void cut_middle(char *s, size_t max, size_t head)
     size_t n = strlen(s), b, e;
     if (n <= max)
         return;
-    size_t h = head;
-    while (h > 0 && utf8_continuation(s[h]))
-        h--;
-    if (escape_around(s, n, h, &b, &e))
-        h = b;
+    size_t h = cut_back(s, n, head);
     size_t t = n - (max - h - 3);
     while (t < n && utf8_continuation(s[t]))
         t++;
@@ -142,14 +148,10 @@ static void cut_middle(char *s, size_t max, size_t head)
 
 void am_shorten_echo(char *s, size_t max)
 {
-    size_t n = strlen(s), cut = max - 3, b, e;
+    size_t n = strlen(s);
     if (n <= max)
         return;
-    while (cut > 0 && utf8_continuation(s[cut]))
-        cut--;
-    if (escape_around(s, n, cut, &b, &e))
-        cut = b;
-    memcpy(s + cut, "...", 4);
+    memcpy(s + cut_back(s, n, max - 3), "...", 4);
 }
 
 const char *am_echo(char *out, size_t cap, const char *src, size_t len, size_t max)
@@ -490,15 +492,8 @@ void am_msg(const char *fmt, ...)
     va_list ap;
     am_progress_clear();
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *raw = format_v(fmt, ap), *shown = escaped_copy(raw, 1); /* tabs, newlines kept */
     va_end(ap);
-    if (n < 0)
-        return;
-    char *raw = am_malloc((size_t)n + 1), *shown = am_malloc(4 * (size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(raw, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    am_escape_controls(shown, 4 * (size_t)n + 1, raw); /* a byte is at most 4 (\xHH) */
     fputs(shown, stderr);
     free(raw);
     free(shown);

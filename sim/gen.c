@@ -128,15 +128,7 @@ unsigned gen_dtype_bytes(const char *dtype)
 /* A real option for a trace's "# amsim gen" header: the fewest significant digits (6 to 17)
  * that read back as the same double, so the header's values regenerate the trace (%g's 6
  * digits made --rate 40.1234567 read 40.1235). dst holds 32 bytes; returns dst. */
-static const char *g_real(char dst[32], double x)
-{
-    for (int p = 6; p <= 17; p++) {
-        snprintf(dst, 32, "%.*g", p, x);
-        if (strtod(dst, NULL) == x)
-            break;
-    }
-    return dst;
-}
+static const char *g_real(char dst[32], double x) { return units_fmt_shortest(dst, 32, x, 6); }
 
 #define G_SEED_RANGE "0 to 4294967295: the generator, GSL's mt19937, keeps the low 32 bits of " \
                      "a seed, so a larger one would give the trace of a smaller one"
@@ -439,7 +431,9 @@ static int ck_real(gcheck *c, const char *opt, double v, int ok, const char *ran
     if (!c->failed && (!ok || !isfinite(v))) {
         c->failed = 1;
         /* the shortest form that reads back as v, which is what was written unless it had
-         * padding ("2.0" prints as 2): %g's 6 digits turned --mfu 1.0000001 into "1" */
+         * padding ("2.0" prints as 2): %g's 6 digits turned --mfu 1.0000001 into "1". Read
+         * back with units_real, the options' own reader, not units_fmt_shortest's strtod (which
+         * may differ from it by an ulp at 17 digits, so the digits printed could differ). */
         char text[40];
         for (int prec = 1; prec <= 17; prec++) {
             double back;

@@ -149,12 +149,7 @@ void json_exact(json_w *w, double v)
         return;
     }
     /* the fewest significant digits that read back as the same double */
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(b, sizeof b, "%.*g", prec, v);
-        if (strtod(b, NULL) == v)
-            break;
-    }
-    fputs(b, w->f);
+    fputs(units_fmt_shortest(b, sizeof b, v, 1), w->f);
 }
 
 void json_bool(json_w *w, int v)

@@ -26,6 +26,7 @@
 #include "json.h"
 #include "config.h"
 #include "outfile.h"
+#include "units.h"
 
 static const char *prog = "amsim stats";
 
@@ -128,74 +129,6 @@ static void summarize(const double *v, int n, summary *s)
  * and a leading blank was skipped, a trailing one refused. */
 static int parse_num(const char *s, double *v) { return rtable_num(s, v) == 0 ? 0 : -1; }
 
-/* Decimal cells as exact integers: a value is mant / 10^scale. 128 bits hold a cell of up to
- * 18 digits before the point and 18 after, aligned to a common scale, and the difference of two
- * such (under 2 * 10^36 < 2^127). */
-__extension__ typedef __int128 dec_int;
-enum { DEC_DIGITS = 18 };
-
-/* cell (blanks around it trimmed, as rtable_num does) as mant / 10^scale: 0 when it is a plain
- * decimal ([+-]digits[.digits], no exponent) of at most DEC_DIGITS digits on either side of the
- * point, else -1 (the caller then takes the double). */
-static int dec_parse(const char *cell, dec_int *mant, int *scale)
-{
-    while (*cell == ' ' || *cell == '\t')
-        cell++;
-    int neg = *cell == '-';
-    if (*cell == '-' || *cell == '+')
-        cell++;
-    dec_int m = 0;
-    int ints = 0, fracs = 0, point = 0;
-    for (; *cell; cell++) {
-        if (*cell == '.' && !point) {
-            point = 1;
-            continue;
-        }
-        if (*cell < '0' || *cell > '9')
-            break;
-        if (point ? ++fracs > DEC_DIGITS : ++ints > DEC_DIGITS)
-            return -1;
-        m = m * 10 + (*cell - '0');
-    }
-    while (*cell == ' ' || *cell == '\t')
-        cell++;
-    if (*cell || ints + fracs == 0)
-        return -1;
-    *mant = neg ? -m : m;
-    *scale = fracs;
-    return 0;
-}
-
-/* The difference a - b of two metric cells, exactly when both are plain decimals (dec_parse):
- * the exact difference, its trailing zeros dropped, then one conversion, so that equal
- * differences give the same double whatever digits the cells have (a results table's
- * _seconds are picosecond-exact: 10.414853674127 - 10.412853674127 is 0.002 as 10.198 - 10.196
- * is). Until 2026-11-27 the doubles were subtracted: those differences came out 1e-15 apart,
- * so "every difference is 0.002 s" read as sd 1e-15 and t = 3.4e12. 0 when exact, else -1
- * (the caller subtracts the doubles). */
-static int exact_difference(const char *ca, const char *cb, double *d)
-{
-    dec_int ma, mb;
-    int ka, kb;
-    if (dec_parse(ca, &ma, &ka) != 0 || dec_parse(cb, &mb, &kb) != 0)
-        return -1;
-    for (; ka < kb; ka++)
-        ma *= 10;
-    for (; kb < ka; kb++)
-        mb *= 10;
-    dec_int diff = ma - mb;
-    int k = ka;
-    while (k > 0 && diff % 10 == 0) {
-        diff /= 10;
-        k--;
-    }
-    double p10 = 1;
-    for (int i = 0; i < k; i++)
-        p10 *= 10; /* exact: 10^18 < 2^63 */
-    *d = (double)diff / p10;
-    return 0;
-}
-
 /* The unit of a results-table metric, from its name (the columns batch.c writes: LEVEL.NAME and
  * LEVEL.stats.NAME[.current|.peak] with the policy's own names, and the run's own): "bytes",
  * "seconds", "fraction" (a ratio from 0 to 1), "count", or NULL when the name does not say (an
@@ -269,12 +202,7 @@ static void fmt_num(char *b, size_t n, double v, const char *unit)
     else if (fabs(v) > two64) {
         /* at most 17 digits and an exponent: 24 characters with the sign, always room */
         char d[40];
-        for (int prec = 1; prec <= 17; prec++) {
-            snprintf(d, sizeof d, "%.*g", prec, v);
-            if (strtod(d, NULL) == v)
-                break;
-        }
-        snprintf(b, n, "%s%s", d, sym);
+        snprintf(b, n, "%s%s", units_fmt_shortest(d, sizeof d, v, 1), sym);
     } else if (v == floor(v))
         snprintf(b, n, "%.0f%s", v == 0 ? 0.0 : v, sym); /* no -0 */
     else if (unit && (!strcmp(unit, "bytes") || !strcmp(unit, "count")))
@@ -890,38 +818,43 @@ int cmd_stats(int argc, char **argv)
             if (!strcmp(t.rows[prows[i]][bc], ka))
                 arows[na++] = prows[i];
         qsort(arows, (size_t)na, sizeof *arows, int_cmp);
-        double *va = am_calloc((size_t)t.nrows + 1, sizeof *va);
-        double *vb = am_calloc((size_t)t.nrows + 1, sizeof *vb);
-        unsigned char *exact = am_calloc((size_t)t.nrows + 1, 1);
+        /* each difference also halved as it is read (a power of two does that exactly): for
+         * finite values whose difference overflows (1.5e308 - -1.5e308), t (scale-free) is
+         * computed on the halves; the mean difference and its CI are n/a when beyond the
+         * largest double. Until 2026-11-27 the infinite differences gave "t = -infinity ...,
+         * p = 0". */
+        double *half = am_calloc((size_t)t.nrows + 1, sizeof *half);
         int overflow = 0;
         for (int i = 0; i < na; i++) {
             int r = arows[i], q = partner(&t, prows, nprows, r, bc, kb, keycols, nk);
-            if (parse_num(t.rows[r][mc], &va[nd]))
+            double va, vb;
+            if (parse_num(t.rows[r][mc], &va))
                 continue;
-            if (q < 0 || parse_num(t.rows[q][mc], &vb[nd])) {
+            if (q < 0 || parse_num(t.rows[q][mc], &vb)) {
                 unmatched++;
                 continue;
             }
-            exact[nd] = exact_difference(t.rows[r][mc], t.rows[q][mc], &d[nd]) == 0;
-            if (!exact[nd])
-                d[nd] = va[nd] - vb[nd];
+            /* exactly when both are plain decimals (units_exact_diff): a results table's _seconds
+             * are picosecond-exact, and equal differences must give equal doubles. Until
+             * 2026-11-27 the doubles were subtracted: 10.414853674127 - 10.412853674127 and
+             * 10.198 - 10.196 came out 1e-15 apart, so "every difference is 0.002 s" read as
+             * sd 1e-15 and t = 3.4e12. */
+            if (units_exact_diff(t.rows[r][mc], t.rows[q][mc], &d[nd]) == 0) {
+                half[nd] = ldexp(d[nd], -1);
+            } else {
+                d[nd] = va - vb;
+                half[nd] = ldexp(va, -1) - ldexp(vb, -1);
+            }
             overflow |= !isfinite(d[nd]);
             nd++;
         }
         free(arows);
-        /* finite values whose difference overflows (1.5e308 - -1.5e308): every difference
-         * halved, which a power of two does exactly, so that t (scale-free) is computed on
-         * them; the mean difference and its CI are n/a when beyond the largest double. Until
-         * 2026-11-27 the infinite differences gave "t = -infinity ..., p = 0". */
         int e = 0;
         if (overflow) {
             e = 1;
-            for (int i = 0; i < nd; i++)
-                d[i] = exact[i] ? ldexp(d[i], -1) : ldexp(va[i], -1) - ldexp(vb[i], -1);
+            memcpy(d, half, (size_t)nd * sizeof *d);
         }
-        free(va);
-        free(vb);
-        free(exact);
+        free(half);
         summary sd_scaled, s;
         summarize(d, nd, &sd_scaled);
         s = sd_scaled;

@@ -117,8 +117,8 @@ static int trace_detect_text(FILE *f, const char *path, int gz, enum trace_fmt *
         int why = errno;
         if (lineno > 0) /* the line after the last one read whole, as trace_native.c says it */
             return am_fail_at(err, path, lineno + 1, 0, "read error: %s", trace_read_why(why));
-        return am_fail(err, AM_EINPUT, "%s: %sread error: %s", path,
-                       gz ? "gzip-compressed trace: " : "", trace_read_why(why));
+        return am_fail(err, AM_EINPUT, "%s: %sread error: %s", path, trace_read_prefix(gz),
+                       trace_read_why(why));
     }
     if (r == 0)
         *fmt = TRACE_F_NONE;
@@ -193,7 +193,6 @@ int trace_open(trace **tp, const char *path, const trace_opts *o, am_error *err)
     unsigned char magic[4]; /* enough for every format's magic bytes */
     size_t got = fread(magic, 1, sizeof magic, f);
     enum trace_fmt fmt = TRACE_F_UNKNOWN;
-    int gz = 0;
     if (trace_gz_magic(magic, got)) {
         /* gzip: read on through a decompressing stream and peek at its first bytes */
         fclose(f);
@@ -202,11 +201,11 @@ int trace_open(trace **tp, const char *path, const trace_opts *o, am_error *err)
             am_fail(err, AM_EINPUT, "%s: %s", path, strerror(errno));
             goto fail;
         }
-        gz = t->gz = 1;
+        t->gz = 1;
         got = fread(magic, 1, sizeof magic, f);
     }
     if (got == 0) {
-        const char *what = gz ? "gzip-compressed trace: " : "";
+        const char *what = trace_read_prefix(t->gz);
         if (ferror(f))
             am_fail(err, AM_EINPUT, "%s: %sread error: %s", path, what, trace_read_why(errno));
         else
@@ -224,7 +223,7 @@ int trace_open(trace **tp, const char *path, const trace_opts *o, am_error *err)
             am_fail(err, AM_EINPUT, "%s: cannot rewind: %s", path, strerror(errno));
             goto fail;
         }
-        if (trace_detect_text(f, path, gz, &fmt, err))
+        if (trace_detect_text(f, path, t->gz, &fmt, err))
             goto fail;
     }
     if (fmt == TRACE_F_NONE) {

@@ -365,7 +365,7 @@ static int hdr_fail(trace *t, binr *b, int cut, const char *what, am_error *err)
 {
     if (cut && b->rerr[0])
         return am_fail(err, AM_EINPUT, "%s: %sread error: %s", t->path,
-                       t->gz ? "gzip-compressed trace: " : "", b->rerr);
+                       trace_read_prefix(t->gz), b->rerr);
     if (cut)
         return am_fail(err, AM_EINPUT, "%s: truncated binary trace header", t->path);
     return am_fail(err, AM_EINPUT, "%s: binary trace header: %s", t->path, what);

@@ -27,6 +27,11 @@ struct trace {
     void *impl;       /* reader state */
 };
 
+/* What a read error's message says before "read error": "gzip-compressed trace: " when the
+ * stream decompresses a gzip file (gz: trace.gz), so that a broken gzip stream is not taken for
+ * a disk's error, else nothing. */
+static inline const char *trace_read_prefix(int gz) { return gz ? "gzip-compressed trace: " : ""; }
+
 /* The text readers' message for a NUL byte (a C string would end there). */
 #define TRACE_NUL_MSG "NUL byte (a text trace has none: is the file binary or damaged?)"
 /* ... and for a carriage return inside a line (the one before '\n' is the line ending's). */

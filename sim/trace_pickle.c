@@ -454,6 +454,16 @@ static int wrong_type(const trace *t, const char *what, const char *field, const
                    field, pkl_type_name(v->type));
 }
 
+/* The place of entry i of device dev's list name, for a message, into buf (returns buf):
+ * "device_traces[0][7]". Only errors call it, so a well-formed entry formats nothing. */
+__attribute__((noinline, cold)) static const char *entry_where(char *buf, size_t n,
+                                                                const char *name, int dev,
+                                                                size_t i)
+{
+    snprintf(buf, n, "%s[%d][%zu]", name, dev, i);
+    return buf;
+}
+
 /* An entry's or a segment's optional 'stream' (a CUDA stream handle) into *out: 0 when absent.
  * -1 when it is there but no integer (until 2026-11-27 a segment's was read as stream 0). */
 static int read_stream(const pkl_value *d, int64_t *out)
@@ -509,12 +519,14 @@ static int read_sub_us(trace *t, const pkl_value *d, const char *name, int dev, 
     *ps = 0;
     if (!v)
         return 0;
+    char what[96];
     if (pkl_int(v, &n) < 0 || n < 0 || (uint64_t)n >= AM_PS_PER_US)
-        return am_fail(err, AM_EINPUT, "%s: %s[%d][%zu]: 'amsim_sub_us_ps' must be an integer "
-                       "from 0 to 999999 (picoseconds past 'time_us')", t->path, name, dev, i);
+        return am_fail(err, AM_EINPUT, "%s: %s: 'amsim_sub_us_ps' must be an integer from 0 to "
+                       "999999 (picoseconds past 'time_us')", t->path,
+                       entry_where(what, sizeof what, name, dev, i));
     if (!have_time)
-        return am_fail(err, AM_EINPUT, "%s: %s[%d][%zu]: 'amsim_sub_us_ps' without a 'time_us' "
-                       "to add it to", t->path, name, dev, i);
+        return am_fail(err, AM_EINPUT, "%s: %s: 'amsim_sub_us_ps' without a 'time_us' to add "
+                       "it to", t->path, entry_where(what, sizeof what, name, dev, i));
     *ps = (uint64_t)n;
     return 0;
 }
@@ -558,13 +570,13 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
          * on 'addr' or 'size') */
         if (read_stream(d, &stream) < 0) {
             char what[96];
-            snprintf(what, sizeof what, "%s[%d][%zu]", name, dev, i);
+            entry_where(what, sizeof what, name, dev, i);
             free(e);
             return wrong_type(t, what, "stream", pkl_get(d, "stream"), err);
         }
         if (stream_id(st, stream, &x->stream) < 0) {
             char what[96];
-            snprintf(what, sizeof what, "%s[%d][%zu]", name, dev, i);
+            entry_where(what, sizeof what, name, dev, i);
             free(e);
             return too_many_streams(t, what, stream, err);
         }
@@ -573,7 +585,7 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
         uint64_t sub = 0;
         if (tr < 0) {
             char what[96];
-            snprintf(what, sizeof what, "%s[%d][%zu]", name, dev, i);
+            entry_where(what, sizeof what, name, dev, i);
             free(e);
             return bad_time_us(t, what, pkl_get(d, "time_us"), err);
         }
@@ -642,22 +654,29 @@ static int read_start(trace *t, const pkl_value *st_list, int dev, const int64_t
 
 static const char *const state_names[] = {"inactive", "active_allocated", "active_pending_free"};
 
+/* A segment's 'device': 0 when it has none (as a snapshot of one device writes it) or is no
+ * dict (refused where it is read), else its value, which check_segment_devices has checked
+ * before anything reads it (build: an integer in 0..AM_MAX_DEVICE). */
+static int64_t segment_device(const pkl_value *seg)
+{
+    int64_t dev = 0;
+    (void)pkl_int(pkl_get(seg, "device"), &dev); /* pkl_get: NULL when seg is no dict */
+    return dev;
+}
+
 static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *st,
                          tp_state *s, am_error *err)
 {
     for (size_t i = 0; i < segs->len; i++) {
         const pkl_value *d = segs->items[i];
         uint64_t addr, size;
-        int64_t sdev = 0, stream = 0;
+        int64_t stream = 0;
         const pkl_value *blocks = pkl_get(d, "blocks"), *type = pkl_get(d, "segment_type");
         if (d->type != PKL_DICT || get_u64(d, "address", &addr) < 0 ||
             get_u64(d, "total_size", &size) < 0 || !blocks || blocks->type != PKL_LIST)
             return am_fail(err, AM_EINPUT, "%s: segments[%zu]: not a segment (needs "
                            "'address', 'total_size' and a list 'blocks')", t->path, i);
-        const pkl_value *dv = pkl_get(d, "device"); /* checked by check_segment_devices */
-        if (dv)
-            (void)pkl_int(dv, &sdev);
-        if (sdev != dev)
+        if (segment_device(d) != dev)
             continue;
         /* a private pool's segments (CUDA graphs, torch.cuda.MemPool) serve only that pool's
          * allocations, which the trace entries do not mark: refused, not mixed into the
@@ -1087,12 +1106,9 @@ static int device_recorded(const pkl_value *segs, const pkl_value *dt, int64_t d
     const pkl_value *list = (size_t)dev < dt->len ? dt->items[dev] : NULL;
     if (list && list->type == PKL_LIST && list->len > 0)
         return 1;
-    for (size_t i = 0; i < segs->len; i++) {
-        int64_t sdev = 0; /* absent: device 0, as read_segments reads it */
-        const pkl_value *v = pkl_get(segs->items[i], "device");
-        if (segs->items[i]->type == PKL_DICT && (!v || pkl_int(v, &sdev) == 0) && sdev == dev)
+    for (size_t i = 0; i < segs->len; i++) /* a segment that is no dict is refused later */
+        if (segs->items[i]->type == PKL_DICT && segment_device(segs->items[i]) == dev)
             return 1;
-    }
     return 0;
 }
 
@@ -1105,16 +1121,17 @@ static int device_recorded(const pkl_value *segs, const pkl_value *dt, int64_t d
 static int check_segment_devices(trace *t, const pkl_value *segs, am_error *err)
 {
     for (size_t i = 0; i < segs->len; i++) {
-        const pkl_value *d = segs->items[i], *dv = d->type == PKL_DICT ? pkl_get(d, "device")
-                                                                        : NULL;
+        const pkl_value *dv = pkl_get(segs->items[i], "device"); /* NULL: no dict, or none */
         int64_t sdev;
-        char what[64];
-        snprintf(what, sizeof what, "segments[%zu]", i);
-        if (dv && pkl_int(dv, &sdev) < 0)
+        if (dv && pkl_int(dv, &sdev) < 0) {
+            char what[64];
+            snprintf(what, sizeof what, "segments[%zu]", i);
             return wrong_type(t, what, "device", dv, err);
+        }
         if (dv && (sdev < 0 || sdev > AM_MAX_DEVICE))
-            return am_fail(err, AM_EINPUT, "%s: %s: 'device' %lld is out of range (a device "
-                           "number is 0..%d)", t->path, what, (long long)sdev, AM_MAX_DEVICE);
+            return am_fail(err, AM_EINPUT, "%s: segments[%zu]: 'device' %lld is out of range "
+                           "(a device number is 0..%d)", t->path, i, (long long)sdev,
+                           AM_MAX_DEVICE);
     }
     return 0;
 }
@@ -1143,13 +1160,9 @@ static int64_t *recorded_devices(const pkl_value *segs, const pkl_value *dt, siz
             else
                 d[k++] = (int64_t)i;
         }
-    for (size_t i = 0; i < segs->len; i++) {
-        int64_t sdev = 0;
-        const pkl_value *v = pkl_get(segs->items[i], "device");
-        if (segs->items[i]->type == PKL_DICT && (!v || pkl_int(v, &sdev) == 0) && sdev >= 0 &&
-            sdev <= AM_MAX_DEVICE)
-            d[k++] = sdev;
-    }
+    for (size_t i = 0; i < segs->len; i++) /* in range: check_segment_devices ran first */
+        if (segs->items[i]->type == PKL_DICT)
+            d[k++] = segment_device(segs->items[i]);
     qsort(d, k, sizeof *d, cmp_i64);
     size_t u = 0;
     for (size_t i = 0; i < k; i++)
@@ -1342,7 +1355,7 @@ static int read_whole(trace *t, unsigned char **out, size_t *outlen, am_error *e
         /* a gzip stream's as trace.c and the other readers say it (until 2026-11-27 without
          * "gzip-compressed trace:") */
         return am_fail(err, AM_EINPUT, "%s: %sread error: %s", t->path,
-                       t->gz ? "gzip-compressed trace: " : "", trace_read_why(errno));
+                       trace_read_prefix(t->gz), trace_read_why(errno));
     }
     *out = buf;
     *outlen = len;

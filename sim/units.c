@@ -56,21 +56,22 @@ typedef struct decnum {
     u128 mant; /* at most 26 significant digits (< 10^26, so mant * 2^40 fits) */
     int exp;
     int neg;
-    int lost; /* a non-zero digit beyond the 26 was dropped */
+    int lost;       /* a non-zero digit beyond the 26 was dropped */
+    int ints;       /* digits written before the point */
+    int fracs;      /* digits written after it */
+    int scientific; /* an exponent followed ("1e3") */
 } decnum;
 
 /* ASCII only: <ctype.h> would consult the locale. */
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 static int is_space(char c) { return c == ' ' || c == '\t'; }
 
-/* Read a decimal number at s; returns the first character after it, or NULL (no digits). */
-static const char *parse_dec(const char *s, decnum *d)
+/* Read a decimal number at s, keeping digits while the mantissa is below room (MANT_ROOM for
+ * the quantity parsers); returns the first character after it, or NULL (no digits). */
+static const char *parse_dec_room(const char *s, decnum *d, u128 room)
 {
     int digits = 0, frac = 0;
-    d->mant = 0;
-    d->exp = 0;
-    d->neg = 0;
-    d->lost = 0;
+    memset(d, 0, sizeof *d);
     if (*s == '-' || *s == '+')
         d->neg = *s++ == '-';
     /* digits with at most one '.'; a second '.' ends the number (and is refused later) */
@@ -82,7 +83,11 @@ static const char *parse_dec(const char *s, decnum *d)
         if (!is_digit(*s))
             break;
         digits++;
-        if (d->mant < MANT_ROOM) { /* room for one more digit */
+        if (frac)
+            d->fracs++;
+        else
+            d->ints++;
+        if (d->mant < room) { /* room for one more digit */
             d->mant = d->mant * 10 + (unsigned)(*s - '0');
             d->exp -= frac;
         } else {
@@ -97,6 +102,7 @@ static const char *parse_dec(const char *s, decnum *d)
     if ((*s == 'e' || *s == 'E') &&
         (is_digit(s[1]) || ((s[1] == '-' || s[1] == '+') && is_digit(s[2])))) {
         int eneg = 0, e = 0;
+        d->scientific = 1;
         s++;
         if (*s == '-' || *s == '+')
             eneg = *s++ == '-';
@@ -107,6 +113,8 @@ static const char *parse_dec(const char *s, decnum *d)
     }
     return s;
 }
+
+static const char *parse_dec(const char *s, decnum *d) { return parse_dec_room(s, d, MANT_ROOM); }
 
 /* mant * mul * 10^exp rounded to nearest, or -1 when it does not fit in 64 bits; *inexact is
  * set when rounding changed the value (a fraction of the base unit was dropped or added). */
@@ -562,6 +570,22 @@ typedef struct exact {
 
 #define U128_MAX (~(u128)0)
 
+/* d * mul as an exact value (mul * d.mant < 2^127: the callers' mantissas are below 10^26 with
+ * a mul up to 10^12, or below 10^36 with mul 1). */
+static void to_exact(const decnum *d, uint64_t mul, exact *x)
+{
+    x->mag = d->mant * mul;
+    x->exp = d->exp;
+    x->neg = d->neg && d->mant;
+    /* fewest digits: "1.50" and "1.5" align to the same power of ten */
+    while (x->mag && x->mag % 10 == 0) {
+        x->mag /= 10;
+        x->exp++;
+    }
+    if (!x->mag)
+        x->exp = 0;
+}
+
 /* The field s of a range as an exact value of its kind (the parsers' number and unit tables,
  * without their rounding). 0, or -1 with *why. */
 static int read_exact(units_kind kind, const char *s, exact *x, const char **why)
@@ -578,16 +602,7 @@ static int read_exact(units_kind kind, const char *s, exact *x, const char **why
                              kind == UNITS_SIZE ? 1 : AM_PS_PER_S, &d, &mul, why,
                              kind == UNITS_SIZE ? SIZE_UNIT_WHY : TIME_UNIT_WHY) != 0)
         return -1;
-    x->mag = d.mant * mul; /* < 10^26 * 10^12 < 2^127 */
-    x->exp = d.exp;
-    x->neg = d.neg && d.mant;
-    /* fewest digits: "1.50" and "1.5" align to the same power of ten */
-    while (x->mag && x->mag % 10 == 0) {
-        x->mag /= 10;
-        x->exp++;
-    }
-    if (!x->mag)
-        x->exp = 0;
+    to_exact(&d, mul, x);
     return 0;
 }
 
@@ -715,6 +730,82 @@ int units_range_value(units_kind kind, const char *from, const char *to, const c
         *why = "value too large (does not fit in 64 bits)";
         return -1;
     }
+    return 0;
+}
+
+char *units_fmt_shortest(char *buf, size_t n, double v, int min_digits)
+{
+    for (int prec = min_digits; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
+
+/* ---- exact differences of plain decimals ------------------------------------------------- */
+
+/* Digits read exactly on either side of the point by units_exact_diff: two such values aligned
+ * to a common power of ten, and their difference, stay below 2 * 10^36 < 2^127. */
+enum { PLAIN_DIGITS = 18 };
+#define PLAIN_ROOM ((u128)1000000000000000000ULL * 1000000000000000000ULL) /* 10^36 */
+
+/* cell, blanks around it trimmed (as rtable_num does), as an exact value: 0 when it is a plain
+ * decimal ([+-]digits[.digits], no exponent) of at most PLAIN_DIGITS digits on either side of
+ * the point, else -1. Read with a wider mantissa than read_exact's (36 digits, not 26), so that
+ * no digit of such a cell is dropped. */
+static int read_plain(const char *cell, exact *x)
+{
+    char buf[2 * PLAIN_DIGITS + 3]; /* sign, digits, point, digits, NUL */
+    size_t n = strlen(cell);
+    while (n && is_space(*cell))
+        cell++, n--;
+    while (n && is_space(cell[n - 1]))
+        n--;
+    if (n >= sizeof buf) /* longer than any such decimal */
+        return -1;
+    memcpy(buf, cell, n);
+    buf[n] = 0;
+    decnum d;
+    const char *p = parse_dec_room(buf, &d, PLAIN_ROOM);
+    if (!p || *p || d.scientific || d.ints > PLAIN_DIGITS || d.fracs > PLAIN_DIGITS)
+        return -1;
+    to_exact(&d, 1, x);
+    return 0;
+}
+
+int units_exact_diff(const char *a, const char *b, double *d)
+{
+    exact xa, xb;
+    if (read_plain(a, &xa) != 0 || read_plain(b, &xb) != 0)
+        return -1;
+    int e = AM_MIN(xa.exp, xb.exp);
+    u128 ma, mb, m;
+    if (align(&xa, e, &ma) != 0 || align(&xb, e, &mb) != 0)
+        return -1; /* not reached: both are below 10^36 in units of 10^e */
+    /* a - b as a sign and a magnitude (below 2 * 10^36) */
+    int neg;
+    if (xa.neg != xb.neg) {
+        m = ma + mb;
+        neg = xa.neg;
+    } else if (ma >= mb) {
+        m = ma - mb;
+        neg = xa.neg;
+    } else {
+        m = mb - ma;
+        neg = !xa.neg;
+    }
+    /* the difference's trailing zeros dropped, then one conversion: equal differences give the
+     * same double whatever digits the values had */
+    for (; e < 0 && m && m % 10 == 0; e++)
+        m /= 10;
+    for (; e > 0; e--)
+        m *= 10; /* exact: the values are below 10^18 */
+    double p10 = 1;
+    for (int i = e; i < 0; i++)
+        p10 *= 10; /* exact: 10^18 < 2^63 */
+    double v = (double)m / p10;
+    *d = neg && m ? -v : v;
     return 0;
 }
 

@@ -62,6 +62,14 @@ typedef enum { UNITS_SIZE, UNITS_TIME, UNITS_NUMBER } units_kind;
 int units_range_value(units_kind kind, const char *from, const char *to, const char *step,
                       uint64_t k, uint64_t *v, char *buf, size_t n, const char **why);
 
+/* a - b for two numbers as a results table writes them (blanks around each trimmed), computed
+ * exactly when both are plain decimals ([+-]digits[.digits], no exponent, at most 18 digits on
+ * either side of the point): the exact difference, its trailing zeros dropped, converted once,
+ * so that equal differences give the same double whatever digits the values have
+ * (10.414853674127 - 10.412853674127 is 0.002 as 10.198 - 10.196 is). 0 and *d, or -1 when
+ * either is not such a decimal (the caller then subtracts the doubles). */
+int units_exact_diff(const char *a, const char *b, double *d);
+
 /* The values of a range {from, to, factor} of sizes or times: value k is from * factor^k
  * computed exactly from the numbers as written (a decimal big integer times a power of ten) and
  * rounded once, to the nearest byte or picosecond (ties up), as units_range_value does a step's;
@@ -73,6 +81,12 @@ int units_range_value(units_kind kind, const char *from, const char *to, const c
  * not above 1, from is not above 0, or the exact values would need more than 36864 digits. */
 int units_factor_values(units_kind kind, const char *from, const char *to, const char *factor,
                         uint64_t *vals, size_t max, size_t *n, const char **why);
+
+/* v with the fewest significant digits (min_digits to 17) that read back (strtod) as the same
+ * double, in %g's form, into buf (returns buf): 0.1 as "0.1", not "0.10000000000000001".
+ * min_digits above 1 keeps %g's fixed notation for larger whole numbers (6: 100000, not
+ * 1e+05). */
+char *units_fmt_shortest(char *buf, size_t n, double v, int min_digits);
 
 /* Printing with units into buf (returns buf): "80.00 GiB", "1.50 MiB", "512 B"; the unit is
  * the one whose figure, rounded to 2 decimals, is below 1024 ("1.00 MiB", not "1024.00 KiB"). */
