@@ -840,9 +840,8 @@ static void shorten_echo(char *s) { am_shorten_echo(s, CFG_ECHO_MAX); }
  * message and the reason was cut off). */
 static const char *echo_value(char *buf, size_t n, const char *v)
 {
-    snprintf(buf, n, "%s", v);
-    shorten_echo(buf);
-    return buf;
+    /* escaped first, then cut (am_shorten_echo's rule is about escaped text) */
+    return am_echo(buf, n, v, strlen(v), CFG_ECHO_MAX);
 }
 
 /* Apply one "PATH=VALUE" to the (user's) tree; its nodes are placed at set->file, line and
