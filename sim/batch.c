@@ -307,12 +307,19 @@ static int ykey_fail(am_error *e, ydoc *y, const yaml_node_t *k, const char *whe
     return yfail(e, y, k, "%smap keys must be plain scalars, not a %s", where, ykind(k));
 }
 
-/* An empty PATH of set: or axes: ("": 1), which names no setting (until 2026-11-27 it got the
- * --set wording, "expected PATH=VALUE"). */
-static int yempty_path_fail(am_error *e, ydoc *y, const yaml_node_t *k, const char *where)
+/* The PATH a key of set: or axes: (`where`) names, or NULL with *e set: a key that is not a
+ * scalar (ykey_fail) or an empty PATH ("": 1), which names no setting (until 2026-11-27 it
+ * got the --set wording, "expected PATH=VALUE"). */
+static const char *ypath_key(am_error *e, ydoc *y, const yaml_node_t *k, const char *where)
 {
-    return yfail(e, y, k, "%s: an empty PATH names no setting (e.g. memories.hbm.capacity)",
-                 where);
+    const char *a = yscalar(k);
+    if (!a) {
+        char w[16];
+        snprintf(w, sizeof w, "%s: ", where);
+        ykey_fail(e, y, k, w);
+    } else if (!a[0])
+        yfail(e, y, k, "%s: an empty PATH names no setting (e.g. memories.hbm.capacity)", where);
+    return a && a[0] ? a : NULL;
 }
 
 /* Item i of a scalar (itself) or a sequence node. */
@@ -1880,15 +1887,9 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                  q++) {
                 /* a map value gives a new memory or link whole, as --set 'PATH={...}' does
                  * (memories.scratch: {capacity: 1MiB}); until 2026-11-27 values were plain */
-                const char *a = yscalar(ynode(&y, q->key));
-                if (!a) {
-                    ykey_fail(err, &y, ynode(&y, q->key), "set: ");
+                const char *a = ypath_key(err, &y, ynode(&y, q->key), "set");
+                if (!a)
                     goto out;
-                }
-                if (!a[0]) {
-                    yempty_path_fail(err, &y, ynode(&y, q->key), "set");
-                    goto out;
-                }
                 if (s->sets.n >= SW_MAX_SETS) {
                     yfail(err, &y, ynode(&y, q->key), "set: at most %d settings", SW_MAX_SETS);
                     goto out;
@@ -1905,15 +1906,9 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             }
             for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
                  q++) {
-                const char *a = yscalar(ynode(&y, q->key));
-                if (!a) {
-                    ykey_fail(err, &y, ynode(&y, q->key), "axes: ");
+                const char *a = ypath_key(err, &y, ynode(&y, q->key), "axes");
+                if (!a)
                     goto out;
-                }
-                if (!a[0]) {
-                    yempty_path_fail(err, &y, ynode(&y, q->key), "axes");
-                    goto out;
-                }
                 if (s->naxes == SW_MAX_AXES) {
                     yfail(err, &y, ynode(&y, q->key), "axes: at most %d axes", SW_MAX_AXES);
                     goto out;
