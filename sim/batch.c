@@ -4346,9 +4346,13 @@ int cmd_batch(int argc, char **argv)
             break;
         }
         case O_JOBS: {
+            /* in a config number's form (cfg_number_form), as --device: until 2026-11-27 '01'
+             * was read as 1 worker */
             uint64_t j = 0;
-            if (units_u64(v, strlen(v), &j) != 0 || j < 1 || j > 4096) {
-                am_msg("%s: -j takes a number of workers 1..4096, not '%s'\n", prog, SHOW(q, v));
+            const char *form = cfg_number_form(v);
+            if (form || units_u64(v, strlen(v), &j) != 0 || j < 1 || j > 4096) {
+                am_msg("%s: -j takes a number of workers 1..4096, not '%s'%s%s\n", prog, SHOW(q, v),
+                       form ? ": " : "", form ? form : "");
                 goto out;
             }
             b.jobs = (int)j;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "config.h"
 #include "gen.h"
 #include "outfile.h"
 #include "units.h"
@@ -242,6 +243,14 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
             /* decimal digits only: strtoull also skipped leading blanks and negated a minus
              * sign (' -18446744073709551615' was read as 1) */
             uint64_t u;
+            /* in a config number's form (cfg_number_form): until 2026-11-27 '--seed 01' was
+             * seed 1, where a sweep's seeds: refuse 01 (YAML 1.1 reads it as octal) */
+            const char *form = cfg_number_form(v);
+            if (form && strspn(v, "0123456789") == strlen(v)) {
+                am_msg("amsim gen %s: --%s takes an unsigned integer, not '%s': %s\n", kind,
+                       t->name, am_escape_name(shown, sizeof shown, v), form);
+                return 1;
+            }
             if (units_u64(v, strlen(v), &u) != 0) {
                 /* digits past 2^64 - 1: out of the option's range, as 2^64 - 1 itself is (until
                  * 2026-11-27 "takes an unsigned integer") */

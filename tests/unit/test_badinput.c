@@ -1942,6 +1942,21 @@ static void cli_device_number_form(void)
 
 /* mincap --granularity keeps the form of a config's sizes, as --set does (until 2026-11-27
  * '+1MiB', '01MiB' and ' 1MiB' were read as 1 MiB). */
+/* batch -j and gen's integer options in a config number's form too (until 2026-11-27 '-j 01'
+ * was 1 worker and '--seed 01' seed 1, where a sweep's seeds: refuse 01) */
+static void cli_jobs_seed_number_form(void)
+{
+    char args[4096];
+    const char *sw = bi_write("jobs-form.yaml", "base: x.yaml\ntraces: [x.trace]\n", 31);
+    snprintf(args, sizeof args, "batch '%s' -j 01 -o '%s/jobs-out'", sw, tu_tmpdir());
+    bi_expect(args, 1, "amsim batch: -j takes a number of workers 1..4096, not '01': leading "
+              "zeros are not allowed");
+    bi_expect("gen train --seed 01 -o -", 1, "amsim gen train: --seed takes an unsigned integer, "
+              "not '01': leading zeros are not allowed");
+    bi_expect("gen serve --requests 007 -o -", 1, "amsim gen serve: --requests takes an unsigned "
+              "integer, not '007': leading zeros are not allowed");
+}
+
 static void cli_granularity_number_form(void)
 {
     static const char *const c[][2] = {
@@ -3522,6 +3537,8 @@ void suite_badinput(void)
               sweep_number_form},
              {"cli: --device in a config number's form", cli_device_number_form},
              {"cli: mincap --granularity in a config size's form", cli_granularity_number_form},
+             {"cli: batch -j and gen's integers in a config number's form",
+              cli_jobs_seed_number_form},
              {"sweep: a base: missing or a folder, at its value", sweep_base_unreadable},
              {"sweep: a FIFO or a device as a trace, named or by glob", sweep_trace_stream},
              {"sweep: a trace name with a tab or a newline", sweep_trace_name_tab},
