@@ -4178,13 +4178,21 @@ static int merge(int argc, char **argv, const char *out, int quiet)
         free(path);
         return 1;
     }
+    /* the stop signals wait while OUT is made and tracked: one between the two left OUT behind
+     * (until 2026-11-27) */
+    sigset_t stop, unblocked;
+    out_stop_signals(&stop);
+    sigprocmask(SIG_BLOCK, &stop, &unblocked);
     if (!is_csv && mkdir_p_made(out, &made) != 0) {
-        am_msg("%s: %s: cannot create: %s\n", prog, SHOW(q, out), strerror(errno));
+        int e = errno;
         rmdir_made(out, made);
+        sigprocmask(SIG_SETMASK, &unblocked, NULL);
+        am_msg("%s: %s: cannot create: %s\n", prog, SHOW(q, out), strerror(e));
         free(path);
         return 1;
     }
     batch_track_made(out, made, 1); /* an interrupt before results.csv removes them too */
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
     rc = build_csv((const char *const *)argv, argc, path, 0, 0, &tally, &picked, &err);
     if (rc < 0) { /* refused (not a batch folder, another study): OUT is not left behind */
         am_msg("%s: %s\n", prog, err.msg);

@@ -189,11 +189,17 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
         /* DIR is made first, so that the checks below compare its files by device and inode
          * like any other path (`--json DIR/../DIR/summary.json` is DIR's own file), and removed
          * again when the command stops without writing into it (made_dir). */
-        if (mkdir(sp->outdir, 0777) == 0) {
+        sigset_t stop, unblocked; /* no stop signal between the mkdir and the tracking */
+        out_stop_signals(&stop);
+        sigprocmask(SIG_BLOCK, &stop, &unblocked);
+        int made = mkdir(sp->outdir, 0777) == 0, mkdir_errno = errno;
+        if (made) {
             made_dir = 1;
             out_track_dir(sp->outdir, 1); /* an interrupt removes it too */
         }
-        else if (errno != EEXIST) {
+        sigprocmask(SIG_SETMASK, &unblocked, NULL);
+        errno = mkdir_errno;
+        if (!made && errno != EEXIST) {
             am_fail(err, AM_EINPUT, "%s: cannot create directory: %s", sp->outdir, strerror(errno));
             goto out;
         }
