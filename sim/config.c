@@ -319,20 +319,21 @@ typedef struct yaml_text {
     int utf16;      /* 0: UTF-8; 1: UTF-16LE; 2: UTF-16BE */
 } yaml_text;
 
+size_t cfg_bom(const unsigned char *b, size_t n, int *utf16)
+{
+    *utf16 = 0;
+    if (n >= 2 && b[0] == 0xff && b[1] == 0xfe)
+        return *utf16 = 1, 2;
+    if (n >= 2 && b[0] == 0xfe && b[1] == 0xff)
+        return *utf16 = 2, 2;
+    return n >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf ? 3 : 0;
+}
+
 static void yt_open(yaml_text *t, const char *buf, size_t len)
 {
     t->b = (const unsigned char *)buf;
     t->len = len;
-    t->at = 0;
-    t->utf16 = 0;
-    if (len >= 2 && t->b[0] == 0xff && t->b[1] == 0xfe)
-        t->utf16 = 1;
-    else if (len >= 2 && t->b[0] == 0xfe && t->b[1] == 0xff)
-        t->utf16 = 2;
-    if (t->utf16)
-        t->at = 2;
-    else if (len >= 3 && t->b[0] == 0xef && t->b[1] == 0xbb && t->b[2] == 0xbf)
-        t->at = 3;
+    t->at = cfg_bom(t->b, len, &t->utf16);
 }
 
 /* One UTF-16 code unit at byte offset i (the caller checked that two bytes remain). */
@@ -3092,8 +3093,28 @@ int cfg_opt_u64(const opt_desc *o, const char *text, uint64_t *v)
     return 0;
 }
 
-/* Whether the effective config a run writes leaves key k of map out: a key the run does not
- * read, by the rules the loader warns with (allocator_key_read, defrag_key_read). In a level's
+typedef struct map_role {
+    const cfg_level *lv; /* the level whose allocator or defrag map it is; NULL: neither */
+    int defrag;          /* 1: its defrag map; 0: its allocator map */
+} map_role;
+
+/* Which level's allocator or defrag map `map` is, looked up once per map written. */
+static map_role map_role_of(const am_config *cfg, const cfg_node *map)
+{
+    for (int i = 0; cfg && i < cfg->nlevels; i++) {
+        const cfg_level *lv = &cfg->levels[i];
+        if (!lv->node)
+            continue;
+        if (lv->policy && map_get(lv->node, "allocator") == map)
+            return (map_role){lv, 0};
+        if (map_get(lv->node, "defrag") == map)
+            return (map_role){lv, 1};
+    }
+    return (map_role){NULL, 0};
+}
+
+/* Whether the effective config a run writes leaves key k of a map out (the map's role:
+ * map_role_of): a key the run does not read, by the rules the loader warns with (allocator_key_read, defrag_key_read). In a level's
  * allocator map, a key of another policy than the one in effect (a device preset's bfc
  * allow_growth under --policy caching; until 2026-11-27 written, and `run -c
  * DIR/effective_config.yaml` warned `memories.hbm.allocator.allow_growth is an option of bfc,
@@ -3101,22 +3122,15 @@ int cfg_opt_u64(const opt_desc *o, const char *text, uint64_t *v)
  * trigger never reads (until 2026-11-27 written, and `every: 50` under `trigger: threshold`
  * read back with `memories.hbm.defrag.every is read only under trigger: every, not threshold:
  * ignored`). Left out even at its default, so the file reads back to the same text. */
-static int key_unread(const am_config *cfg, const cfg_node *map, const cfg_node *k)
+static int key_unread(map_role role, const cfg_node *k)
 {
-    if (!k->key)
+    if (!k->key || !role.lv)
         return 0;
-    for (int i = 0; i < cfg->nlevels; i++) {
-        const cfg_level *lv = &cfg->levels[i];
-        if (!lv->node)
-            continue;
-        if (lv->policy && map_get(lv->node, "allocator") == map)
-            return !allocator_key_read(lv->policy, k->key);
-        if (map_get(lv->node, "defrag") == map) {
-            char why[96];
-            return !defrag_key_read(k->key, lv->defrag.mode, lv->defrag.trigger, why, sizeof why);
-        }
-    }
-    return 0;
+    if (!role.defrag)
+        return !allocator_key_read(role.lv->policy, k->key);
+    char why[96];
+    return !defrag_key_read(k->key, role.lv->defrag.mode, role.lv->defrag.trigger, why,
+                            sizeof why);
 }
 
 /* Maps in block style; lists and anything inside them in flow style. With cfg (a run's
@@ -3124,8 +3138,9 @@ static int key_unread(const am_config *cfg, const cfg_node *map, const cfg_node 
  * map those of its mode and trigger; without (a digest of everything written), every key. */
 static void write_block(FILE *f, const am_config *cfg, const cfg_node *map, int indent)
 {
+    map_role role = map_role_of(cfg, map);
     for (const cfg_node *c = map->child; c; c = c->next) {
-        if (cfg && key_unread(cfg, map, c))
+        if (key_unread(role, c))
             continue;
         fprintf(f, "%*s", indent, "");
         cfg_write_scalar(f, c->key);

@@ -185,6 +185,10 @@ int cfg_load(am_config **cfg, const char *path, const char *const *sets, int nse
  * top-level node's first event: a map's first key); until 2026-11-27 the leading lines counted
  * against those bytes, and a config below 1 MiB of comments was "other". */
 enum { CFG_SNIFF_OTHER, CFG_SNIFF_MAP, CFG_SNIFF_ERROR };
+/* The byte-order mark at the start of b (n bytes) as libyaml reads it: its length (3 for UTF-8,
+ * 2 for UTF-16, 0 without one; a file without a mark is UTF-8), and in *utf16 the encoding it
+ * names (0 UTF-8, 1 UTF-16LE, 2 UTF-16BE). */
+size_t cfg_bom(const unsigned char *b, size_t n, int *utf16);
 #define CFG_SNIFF_BYTES (1u << 20)
 int cfg_sniff(const char *path);
 /* Check YAML text against the subset amsim reads, event by event, before anything is built:

@@ -176,8 +176,7 @@ static slot *idmap_put_at(idmap *m, uint64_t id, size_t pos, uint64_t gen)
     x->id = id; /* the caller sets the rest (field by field: a struct clear is a slow rep stos) */
     x->self = i;
     x->state = ST_EMPTY;
-    x->frees = FR_NONE;
-    x->blame = 0;
+    x->frees = FR_NONE; /* blame is read in ST_OOM only, which every setter sets with it */
     x->handle = x->addr = x->requested = x->given = 0;
     return x;
 }

@@ -431,16 +431,9 @@ static int ck_real(gcheck *c, const char *opt, double v, int ok, const char *ran
     if (!c->failed && (!ok || !isfinite(v))) {
         c->failed = 1;
         /* the shortest form that reads back as v, which is what was written unless it had
-         * padding ("2.0" prints as 2): %g's 6 digits turned --mfu 1.0000001 into "1". Read
-         * back with units_real, the options' own reader, not units_fmt_shortest's strtod (which
-         * may differ from it by an ulp at 17 digits, so the digits printed could differ). */
+         * padding ("2.0" prints as 2): %g's 6 digits turned --mfu 1.0000001 into "1" */
         char text[40];
-        for (int prec = 1; prec <= 17; prec++) {
-            double back;
-            snprintf(text, sizeof text, "%.*g", prec, v);
-            if (units_real(text, &back, NULL) == 0 && back == v)
-                break;
-        }
+        units_fmt_real(text, sizeof text, v);
         am_fail(c->err, AM_EINPUT, "%s: --%s %s is out of range (%s)", c->what, opt, text, range);
     }
     return c->failed;

@@ -215,21 +215,14 @@ typedef struct {
     int utf16; /* 0: UTF-8 (or anything else, byte by byte); 1: UTF-16LE; 2: UTF-16BE */
 } sniff_reader;
 
-/* Opens the reader past a byte-order mark, which also names the encoding: EF BB BF UTF-8,
- * FF FE UTF-16LE, FE FF UTF-16BE (libyaml's rule; without a mark the file is UTF-8). */
+/* Opens the reader past a byte-order mark, which also names the encoding (cfg_bom, the YAML
+ * loader's rule). */
 static void sniff_open(sniff_reader *r, FILE *f)
 {
     unsigned char bom[3];
     size_t n = fread(bom, 1, sizeof bom, f);
     r->f = f;
-    r->utf16 = 0;
-    size_t skip = 0;
-    if (n >= 3 && bom[0] == 0xef && bom[1] == 0xbb && bom[2] == 0xbf)
-        skip = 3;
-    else if (n >= 2 && bom[0] == 0xff && bom[1] == 0xfe)
-        r->utf16 = 1, skip = 2;
-    else if (n >= 2 && bom[0] == 0xfe && bom[1] == 0xff)
-        r->utf16 = 2, skip = 2;
+    size_t skip = cfg_bom(bom, n, &r->utf16);
     if (fseek(f, (long)skip, SEEK_SET) != 0)
         clearerr(f);
 }

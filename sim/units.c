@@ -733,15 +733,24 @@ int units_range_value(units_kind kind, const char *from, const char *to, const c
     return 0;
 }
 
-char *units_fmt_shortest(char *buf, size_t n, double v, int min_digits)
+/* units_fmt_shortest's loop, reading back with strtod or (own_reader) units_real */
+static char *fmt_shortest(char *buf, size_t n, double v, int min_digits, int own_reader)
 {
     for (int prec = min_digits; prec <= 17; prec++) {
         snprintf(buf, n, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
+        double back;
+        if (own_reader ? units_real(buf, &back, NULL) == 0 && back == v : strtod(buf, NULL) == v)
             break;
     }
     return buf;
 }
+
+char *units_fmt_shortest(char *buf, size_t n, double v, int min_digits)
+{
+    return fmt_shortest(buf, n, v, min_digits, 0);
+}
+
+char *units_fmt_real(char *buf, size_t n, double v) { return fmt_shortest(buf, n, v, 1, 1); }
 
 /* ---- exact differences of plain decimals ------------------------------------------------- */
 
