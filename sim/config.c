@@ -3114,14 +3114,15 @@ static map_role map_role_of(const am_config *cfg, const cfg_node *map)
 }
 
 /* Whether the effective config a run writes leaves key k of a map out (the map's role:
- * map_role_of): a key the run does not read, by the rules the loader warns with (allocator_key_read, defrag_key_read). In a level's
- * allocator map, a key of another policy than the one in effect (a device preset's bfc
- * allow_growth under --policy caching; until 2026-11-27 written, and `run -c
- * DIR/effective_config.yaml` warned `memories.hbm.allocator.allow_growth is an option of bfc,
- * not of caching: ignored` for a key of the h100 preset); in its defrag map, a key its mode or
- * trigger never reads (until 2026-11-27 written, and `every: 50` under `trigger: threshold`
- * read back with `memories.hbm.defrag.every is read only under trigger: every, not threshold:
- * ignored`). Left out even at its default, so the file reads back to the same text. */
+ * map_role_of): a key the run does not read, by the rules the loader warns with
+ * (allocator_key_read, defrag_key_read). In a level's allocator map, a key of another policy
+ * than the one in effect (a device preset's bfc allow_growth under --policy caching; until
+ * 2026-11-27 written, and `run -c DIR/effective_config.yaml` warned
+ * `memories.hbm.allocator.allow_growth is an option of bfc, not of caching: ignored` for a key
+ * of the h100 preset); in its defrag map, a key its mode or trigger never reads (until
+ * 2026-11-27 written, and `every: 50` under `trigger: threshold` read back with
+ * `memories.hbm.defrag.every is read only under trigger: every, not threshold: ignored`). Left
+ * out even at its default, so the file reads back to the same text. */
 static int key_unread(map_role role, const cfg_node *k)
 {
     if (!k->key || !role.lv)
