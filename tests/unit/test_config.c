@@ -1628,7 +1628,13 @@ static void test_effective_config_reads_back(void)
         {"version: 1\ndevice: h100\nmemories:\n  hbm:\n    defrag: {mode: host_roundtrip, "
          "threshold: 0.9, every: 3, host: host}\n", "caching"},
     };
+    /* a recording's buffers when ../shared/data is there, the repository's own trace when not
+     * (until 2026-11-27 the test failed in a clone without it, where it should run or skip) */
+    char own[1024];
+    snprintf(own, sizeof own, "%s/traces/gpu_train_step.trace", tu_top());
     const char *trace = tu_shared("minimalloc/challenging/A.1048576.csv");
+    if (!trace)
+        trace = own;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char name[64], args[4096], *err = NULL;
         snprintf(name, sizeof name, "effback%zu.yaml", i);
