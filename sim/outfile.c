@@ -514,7 +514,6 @@ static int abort_tracked(void)
     return n;
 }
 
-void out_abort_all(void) { (void)abort_tracked(); }
 
 /* A scratch directory of the command's own (out_track_scratch): emptied and removed by the
  * signal handler. */
@@ -563,6 +562,15 @@ static int remove_scratch(void)
     }
 #endif
     return rmdir(scratch_name) == 0;
+}
+
+/* At exit and on error paths: the temporaries, and the scratch directory a command still
+ * tracks (an exit on host out of memory in `amsim report`: until 2026-11-27 it stayed). */
+void out_abort_all(void)
+{
+    (void)abort_tracked();
+    (void)remove_scratch();
+    scratch_used = 0;
 }
 
 /* Directories a command made for its outputs, removed on a signal (out_track_dir). */
@@ -632,6 +640,13 @@ void out_catch(int sig, void (*fn)(int), struct sigaction *old)
  * SIGPIPE killed the command with its temporaries left behind. */
 void out_install_signals(void)
 {
+    /* A file size limit (ulimit -f) is a write error, not a stop signal: with SIGXFSZ ignored
+     * the write that passes the limit fails with EFBIG ("File too large") and takes the usual
+     * write-error path, status 1, temporaries removed. Until 2026-11-27 SIGXFSZ killed the
+     * command (status 153) with its temporaries left behind. Ignored here, for every command,
+     * and so in batch's workers and generators too (an ignored signal stays ignored across
+     * fork and exec). */
+    signal(SIGXFSZ, SIG_IGN);
     out_catch(SIGINT, on_signal, NULL);
     out_catch(SIGTERM, on_signal, NULL);
     out_catch_unless_ignored(SIGHUP, on_signal, NULL);

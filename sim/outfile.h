@@ -78,7 +78,8 @@ int out_track_dir(const char *path, int on);
  * time; -1 when another is tracked or the name is too long. Until 2026-11-27 an interrupted
  * report left it. */
 int out_track_scratch(const char *path, int on);
-/* Remove every temporary still open (called on error paths, at exit and from signals). */
+/* Remove every temporary still open and the scratch directory still tracked (called on error
+ * paths, at exit and from signals). */
 void out_abort_all(void);
 void out_install_signals(void);
 /* The signals that stop a command (out_install_signals; SIGALRM: a batch worker's --timeout):

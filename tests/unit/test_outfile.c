@@ -329,6 +329,81 @@ static void test_report_scratch(void)
     CU_ASSERT_EQUAL(count_in(dir, NULL), 1); /* results.csv only: no page, no temporary */
 }
 
+/* Run `sh -c "PREFIX; exec amsim ARGS"` with standard output to /dev/null: the exit status, or
+ * 128 + the signal as the shell gives it. */
+static int sh_amsim(const char *prefix, const char *args)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "%s; exec %s %s >/dev/null 2>/dev/null </dev/null", prefix, bin,
+             args);
+    int st = system(cmd);
+    if (st == -1)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* A file size limit (ulimit -f 1: 1 KiB) is a write error in every command: status 1
+ * ("File too large"), no temporary left, nothing published, and report's scratch folder
+ * removed. Until 2026-11-27 SIGXFSZ killed the command, status 153, its NAME.tmp.PID
+ * temporaries (and report's scratch folder) left behind. */
+static void test_file_size_limit(void)
+{
+    const char *dir = fresh("fsize"), *td = fresh("fsize_tmp"), *fake = fresh("fsize_gp");
+    const char *top = tu_top();
+    char args[4096], p[1200];
+    static const char *const cmds[] = {
+        "run -q -c '%s/configs/default.yaml' -t '%s/traces/gen_train_small.trace' "
+        "--json '%s/j.json' --placements '%s/p.csv'",
+        "gen train --layers 2 -o '%s/g.trace'",
+        "convert '%s/traces/gen_train_small.trace' -o '%s/c.csv'",
+        "compare -c '%s/configs/default.yaml' -t '%s/traces/gen_train_small.trace' --policies "
+        "bfc,caching,best_fit,first_fit --json '%s/cmp.json'",
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        if (i == 0 || i == 3)
+            snprintf(args, sizeof args, cmds[i], top, top, dir, dir);
+        else if (i == 1)
+            snprintf(args, sizeof args, cmds[i], dir);
+        else
+            snprintf(args, sizeof args, cmds[i], top, dir);
+        int st = sh_amsim("ulimit -f 1", args);
+        CU_ASSERT_EQUAL(st, 1);
+        if (st != 1)
+            fprintf(stderr, "\n  ulimit -f 1: status %d: %s\n", st, args);
+        CU_ASSERT_EQUAL(count_in(dir, NULL), 0);
+    }
+    /* batch (its workers are forked from it) and report on its study */
+    snprintf(p, sizeof p, "%s/sw.yaml", td);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fprintf(f, "base: %s/configs/default.yaml\ntraces: [%s/traces/gen_train_small.trace]\n"
+               "policies: [bfc, caching]\noutputs: {timeline: true}\n", top, top);
+    fclose(f);
+    snprintf(args, sizeof args, "batch '%s' -o '%s/b' -j1 -q", p, dir);
+    CU_ASSERT_EQUAL(sh_amsim("ulimit -f 1", args), 1);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "find '%s' -name '*.tmp.*' | grep -q .", dir);
+    CU_ASSERT_NOT_EQUAL(system(cmd), 0); /* no temporary anywhere under it */
+    snprintf(args, sizeof args, "batch '%s' -o '%s/study' -j1 -q", p, td);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    /* a gnuplot that reads its script and fails: the page is still over 1 KiB */
+    snprintf(p, sizeof p, "%s/gnuplot", fake);
+    f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("#!/bin/sh\ncat >/dev/null\nexit 1\n", f);
+    fclose(f);
+    chmod(p, 0755);
+    char prefix[2048];
+    snprintf(prefix, sizeof prefix, "ulimit -f 1; export TMPDIR='%s' PATH='%s:/usr/bin:/bin'",
+             dir, fake);
+    snprintf(args, sizeof args, "report '%s/study'", td);
+    CU_ASSERT_EQUAL(sh_amsim(prefix, args), 1);
+    snprintf(p, sizeof p, "%s/study", td);
+    CU_ASSERT_EQUAL(count_in(p, "report.html"), 0); /* no page, no temporary */
+    CU_ASSERT_EQUAL(count_in(dir, "amsim-report-"), 0);
+}
+
 void suite_outfile(void)
 {
     TU_SUITE("outfile",
@@ -342,5 +417,7 @@ void suite_outfile(void)
               test_run_all_or_none},
              {"an output name of 250 bytes works", test_long_name},
              {"report: scratch folder under $TMPDIR, removed by an interrupt",
-              test_report_scratch});
+              test_report_scratch},
+             {"a file size limit is a write error: status 1, no temporaries",
+              test_file_size_limit});
 }
