@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,13 +138,25 @@ static void plot(ctx *c, const char *script, const char *vars, const char *capti
         c->failed++;
         return;
     }
+    /* A gnuplot that exits before reading its script closes the pipe: with SIGPIPE ignored
+     * around the write and pclose (after popen, so gnuplot itself keeps its own disposition)
+     * that is a write error, EPIPE, and the plot fails like any other gnuplot failure. Until
+     * 2026-11-27 the outcome was a race: usually "gnuplot failed" (status 2), sometimes the
+     * report killed by SIGPIPE (status 141). */
+    struct sigaction ign, old_pipe;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGPIPE, &ign, &old_pipe);
     fprintf(g, "out = \"%s\"\n%s\nload \"%s/%s\"\n", out, vars, c->scripts, script);
+    int write_failed = fflush(g) != 0 || ferror(g); /* an SVG from half a script is none */
     int st = pclose(g);
-    char *svg = st == 0 ? am_slurp(out) : NULL;
+    sigaction(SIGPIPE, &old_pipe, NULL);
+    char *svg = st == 0 && !write_failed ? am_slurp(out) : NULL;
     char *start = svg ? strstr(svg, "<svg") : NULL;
     if (!start) {
         char why[64];
-        wait_status_text(why, sizeof why, st);
+        wait_status_text(why, sizeof why, st); /* exited 0 unread: "no SVG written" */
         fprintf(stderr, "%s: gnuplot failed on %s (%s)\n", prog, script, why);
         c->failed++;
         fprintf(c->html, "<p class=err>plot failed: %s</p>\n", script);
