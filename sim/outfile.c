@@ -240,6 +240,13 @@ static int stdout_fail(am_error *err, int e)
     return am_fail(err, AM_EINPUT, "standard output: write failed");
 }
 
+int out_flush_stdout(am_error *err)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    return bad ? stdout_fail(err, errno) : 0;
+}
+
 /* Copy a spooled standard output's temporary to standard output: 0, or 1 with *e the errno
  * (0 when none is known). */
 static int spool_out(FILE *f, int *e)

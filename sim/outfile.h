@@ -63,6 +63,11 @@ typedef struct out_named {
  * input with the run's result. */
 int out_check_paths(const out_named *outs, int nout, const out_named *ins, int nin,
                     am_error *err);
+/* Flush standard output: a command calls it after printing its report or table and before it
+ * commits its files, so that a report that cannot be written (/dev/full, a closed standard
+ * output) leaves the files unpublished, as out_commit_all does for an output "-". 0, or -1 with
+ * err (AM_EINPUT, "standard output: write failed: REASON"; out_stdout_failed is 1 then). */
+int out_flush_stdout(am_error *err);
 /* 1 once an output on standard output ("-") failed to write: the command that got that error
  * reports it, and main's final check of standard output need not say it again. */
 int out_stdout_failed(void);

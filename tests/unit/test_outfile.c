@@ -404,6 +404,57 @@ static void test_file_size_limit(void)
     CU_ASSERT_EQUAL(count_in(dir, "amsim-report-"), 0);
 }
 
+/* A report or table on standard output that cannot be written (/dev/full, or standard output
+ * closed: `>&-`) fails the command, status 1, before its files are renamed into place: an
+ * earlier --json stays as it was, an -o folder is not made, for run, compare, mincap and
+ * stats alike. Until 2026-11-27 run printed its report after the renames, and compare and
+ * mincap committed --json before the table reached standard output (stats too, the table being
+ * flushed only at exit): the files were replaced although the command failed. */
+static void test_stdout_fails_first(void)
+{
+    if (access("/dev/full", W_OK) != 0)
+        return;
+    const char *dir = fresh("stdout_first"), *top = tu_top();
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char run[2048], study[2048], cmd[8192], keep[1200];
+    snprintf(run, sizeof run, "-c '%s/configs/default.yaml' -t '%s/traces/gen_train_small.trace'",
+             top, top);
+    snprintf(study, sizeof study, "%s/study", dir);
+    mkdir(study, 0777);
+    snprintf(keep, sizeof keep, "%s/results.csv", study);
+    FILE *f = fopen(keep, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("run_id,run,policy,trace,status,hbm.peak_reserved_bytes\n1,r1,bfc,t,ok,1048576\n"
+          "2,r2,bfc,t,ok,2097152\n", f);
+    fclose(f);
+    snprintf(keep, sizeof keep, "%s/keep.json", dir);
+    char args[5][2600];
+    snprintf(args[0], sizeof args[0], "run %s -o '%s/od'", run, dir);
+    snprintf(args[1], sizeof args[1], "run %s", run);
+    snprintf(args[2], sizeof args[2], "compare %s --policies bfc,caching", run);
+    snprintf(args[3], sizeof args[3], "mincap %s --policies bfc", run);
+    snprintf(args[4], sizeof args[4], "stats '%s/results.csv' --metric hbm.peak_reserved_bytes",
+             study);
+    static const char *const sinks[] = {">/dev/full", ">&-"};
+    for (int i = 0; i < 5; i++)
+        for (int k = 0; k < 2; k++) {
+            f = fopen(keep, "w");
+            CU_ASSERT_FATAL(f != NULL);
+            fputs("OLD\n", f);
+            fclose(f);
+            snprintf(cmd, sizeof cmd, "%s %s --json '%s' %s 2>/dev/null </dev/null", bin,
+                     args[i], keep, sinks[k]);
+            int st = system(cmd);
+            CU_ASSERT(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 1);
+            char *kept = tu_slurp(keep, NULL);
+            CU_ASSERT(kept && strcmp(kept, "OLD\n") == 0);
+            if (!kept || strcmp(kept, "OLD\n") != 0)
+                fprintf(stderr, "\n  %s %s: --json replaced\n", args[i], sinks[k]);
+            free(kept);
+            CU_ASSERT_EQUAL(count_in(dir, NULL), 2); /* keep.json and study: no od, no temporary */
+        }
+}
+
 void suite_outfile(void)
 {
     TU_SUITE("outfile",
@@ -419,5 +470,7 @@ void suite_outfile(void)
              {"report: scratch folder under $TMPDIR, removed by an interrupt",
               test_report_scratch},
              {"a file size limit is a write error: status 1, no temporaries",
-              test_file_size_limit});
+              test_file_size_limit},
+             {"a report that cannot reach standard output publishes no file",
+              test_stdout_fails_first});
 }
