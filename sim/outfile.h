@@ -4,10 +4,11 @@
  * Temporaries still open at exit or on SIGINT, SIGTERM, SIGHUP or SIGPIPE are removed
  * (out_install_signals).
  * A PATH that exists and is not a regular file (/dev/null, a FIFO, a terminal) is written in
- * place, and a symbolic link's target is replaced, not the link; a dangling link (or chain of
- * links) creates the file its last link names, as a shell's `>` does. A PATH that cannot be
- * looked up for another reason than not existing, e.g. a link that loops (ELOOP), is an error
- * and is left as it is. */
+ * place: opened at once, its bytes held in an unlinked temporary and copied there at commit,
+ * as standard output's ("-") are (/dev/null excepted: written directly). A symbolic link's
+ * target is replaced, not the link; a dangling link (or chain of links) creates the file its
+ * last link names, as a shell's `>` does. A PATH that cannot be looked up for another reason
+ * than not existing, e.g. a link that loops (ELOOP), is an error and is left as it is. */
 #ifndef AM_OUTFILE_H
 #define AM_OUTFILE_H
 
@@ -19,7 +20,8 @@
 typedef struct outfile outfile;
 
 /* Open for writing; "-" means standard output, spooled in an unlinked temporary that
- * out_commit copies there (out_abort: nothing is written). NULL path gives NULL, no error. */
+ * out_commit copies there (out_abort: nothing is written), and so is a device or FIFO. NULL
+ * path gives NULL, no error. */
 int out_open(outfile **o, const char *path, am_error *err);
 FILE *out_fp(outfile *o);
 /* A writer that flushes an output's stream itself (the engine's placements rows) notes the errno
@@ -38,8 +40,9 @@ int out_commit(outfile *o, am_error *err);
 int out_commit_all(outfile **os, int n, am_error *err);
 /* Close and remove the temporary. NULL is fine. */
 void out_abort(outfile *o);
-/* 1 when what was written to o so far can be read back (it goes to a temporary), so that
- * out_copy can take it as its source; 0 for standard output, a device or a FIFO, or NULL. */
+/* 1 when what was written to o so far can be read back by name (it goes to a named
+ * temporary), so that out_copy can take it as its source; 0 for standard output, a device or a
+ * FIFO (their spool is unnamed), or NULL. */
 int out_rereadable(const outfile *o);
 /* Append everything written to src so far (out_rereadable) to dst: the same bytes in a second
  * output. 0 or -1 with err. */

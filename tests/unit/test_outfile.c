@@ -455,6 +455,59 @@ static void test_stdout_fails_first(void)
         }
 }
 
+/* An output written in place (a FIFO, /dev/stdout, /dev/fd/3) waits in a temporary, as "-"
+ * does, and reaches its destination only when the run succeeds: a run that fails on its trace
+ * (a free of an unknown id, at the end) writes nothing there, status 1; one that succeeds
+ * writes all of it. Until 2026-11-27 such outputs got the bytes as they were written: a
+ * truncated Chrome trace in the FIFO, the placements header and half the log. */
+static void test_in_place_held(void)
+{
+    const char *dir = fresh("in_place"), *top = tu_top();
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char p[1200], cmd[8192];
+    snprintf(p, sizeof p, "%s/traces/gen_train_small.trace", top);
+    char *good = tu_slurp(p, NULL);
+    CU_ASSERT_FATAL(good != NULL);
+    snprintf(p, sizeof p, "%s/bad.trace", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fprintf(f, "%sfree 999999\n", good);
+    fclose(f);
+    free(good);
+    snprintf(p, sizeof p, "%s/fifo", dir);
+    CU_ASSERT_FATAL(mkfifo(p, 0600) == 0);
+    for (int ok = 0; ok < 2; ok++) {
+        /* the FIFO's reader copies what it gets to got.json; the run's standard output goes to
+         * out.csv and descriptor 3 to log.txt */
+        char trace[1200];
+        if (ok)
+            snprintf(trace, sizeof trace, "%s/traces/gen_train_small.trace", top);
+        else
+            snprintf(trace, sizeof trace, "%s/bad.trace", dir);
+        snprintf(cmd, sizeof cmd,
+                 "cd '%s' && { timeout 60 cat fifo >got.json & } && %s run -q "
+                 "-c '%s/configs/default.yaml' -t '%s' --chrome-trace fifo --placements "
+                 "/dev/stdout --log /dev/fd/3 >out.csv 3>log.txt 2>/dev/null </dev/null; "
+                 "st=$?; wait; exit $st", dir, bin, top, trace);
+        int st = system(cmd);
+        CU_ASSERT(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == (ok ? 0 : 1));
+        static const char *const outs[] = {"got.json", "out.csv", "log.txt"};
+        for (int i = 0; i < 3; i++) {
+            snprintf(p, sizeof p, "%s/%s", dir, outs[i]);
+            size_t n = 0;
+            char *got = tu_slurp(p, &n);
+            CU_ASSERT(got != NULL && (ok ? n > 100 : n == 0));
+            if (!got || (ok ? n <= 100 : n != 0))
+                fprintf(stderr, "\n  %s run: %s has %zu bytes\n", ok ? "good" : "failed",
+                        outs[i], n);
+            if (ok && i == 0) /* the whole Chrome trace: its JSON closed */
+                CU_ASSERT(got && n > 2 && strstr(got + n - 3, "}") != NULL);
+            free(got);
+        }
+    }
+    CU_ASSERT_EQUAL(count_in(dir, "tmp"), 0);
+}
+
 void suite_outfile(void)
 {
     TU_SUITE("outfile",
@@ -472,5 +525,7 @@ void suite_outfile(void)
              {"a file size limit is a write error: status 1, no temporaries",
               test_file_size_limit},
              {"a report that cannot reach standard output publishes no file",
-              test_stdout_fails_first});
+              test_stdout_fails_first},
+             {"a FIFO, /dev/stdout and /dev/fd/N get nothing from a failed run",
+              test_in_place_held});
 }
