@@ -2,11 +2,13 @@
  * Exit status: 0 run completed (simulated OOMs are results), 1 bad usage, config or trace,
  * 2 internal error, 3 out of memory with --fail-on-oom. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "batch.h"
@@ -560,8 +562,24 @@ static int version_or_help(int argc, char **argv)
     return 0;
 }
 
+/* A standard descriptor closed when the command starts (`>&-`) is taken by /dev/null, opened
+ * the wrong way round for it, so that the first file the command opens does not become its
+ * standard output, and writing there still fails as on a closed descriptor (EBADF: "standard
+ * output: write failed: Bad file descriptor", status 1, no output published). Until 2026-11-27
+ * an output's temporary could take descriptor 1 and `run --json x.json >&-` replaced x.json. */
+static void hold_closed_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+            /* the lowest free descriptor is fd itself: those below it are open by now */
+            int got = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+            (void)got;
+        }
+}
+
 static int run_command(int argc, char **argv)
 {
+    hold_closed_std_fds();
     out_install_signals();
     atexit(out_abort_all);
     if (argc < 2) {

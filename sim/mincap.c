@@ -443,11 +443,6 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         json_end_obj(&w);
         json_end_obj(&w); /* the writer ends the document with its newline (until 2026-11-27
                            * another followed: a blank last line, unlike run's and compare's) */
-        *op = NULL;
-        if (out_commit(o, &err) != 0) {
-            am_msg("amsim: %s\n", err.msg);
-            return 1;
-        }
     }
     if (!c->quiet) {
         char a[32], b[32];
@@ -479,6 +474,22 @@ static int mc_main(mc *c, const char *pols, outfile **op)
             check_text(r, check, sizeof check);
             printf("%-12s %-13s %16" PRIu64 " %12s %14s %5d  %s\n", r->policy, r->knob,
                    r->min_bytes, units_fmt_size(a, sizeof a, r->min_bytes), pct, r->runs, check);
+        }
+    }
+    /* --json is renamed into place once the table reached standard output: a table that cannot
+     * be written leaves no file (until 2026-11-27 the file was committed first, and published
+     * although the command failed, status 1) */
+    if (*op) {
+        outfile *o = *op;
+        *op = NULL;
+        if (out_flush_stdout(&err) != 0) {
+            out_abort(o);
+            am_msg("amsim: %s\n", err.msg);
+            return status == AM_EINTERNAL ? status : AM_EINPUT; /* as main's check_stdout */
+        }
+        if (out_commit(o, &err) != 0) {
+            am_msg("amsim: %s\n", err.msg);
+            return 1;
         }
     }
     /* A policy with no answer makes the status 1 (2 when the failure is amsim's own), said on

@@ -15,10 +15,13 @@
 #define OUT_MAX 32
 
 struct outfile {
-    FILE *f;
+    FILE *f;    /* what the writers write to: a temporary, or dest itself (see spooled) */
+    FILE *dest; /* written in place: standard output, or the device or FIFO opened; NULL for a
+                   file renamed into place (and once committed) */
     char *path, *tmp; /* tmp NULL: written in place (standard output, a device, a FIFO) */
     int is_stdout;
-    int spooled; /* standard output's bytes wait in an anonymous temporary (f) until commit */
+    int in_place; /* dest was set: its bytes cannot be taken back once written */
+    int spooled; /* an in-place output's bytes wait in an anonymous temporary (f) until commit */
     int write_errno; /* the first failed write's errno as its writer noted it, or 0 */
 };
 
@@ -135,6 +138,32 @@ static char *tmp_name(const char *path)
     return tmp;
 }
 
+/* 1 when st is /dev/null's device: what is written there is never read, so nothing is held
+ * back from it. */
+static int is_dev_null(const struct stat *st)
+{
+    struct stat null;
+    return S_ISCHR(st->st_mode) && stat("/dev/null", &null) == 0 && S_ISCHR(null.st_mode) &&
+           st->st_rdev == null.st_rdev;
+}
+
+/* x written in place on dest: when spool, its bytes wait in an unlinked temporary (nothing to
+ * remove, even on a signal) and are copied to dest at commit, so a command that fails writes
+ * nothing there. Until 2026-11-27 only standard output ("-") was held so: a device, a FIFO,
+ * /dev/stdout or a process substitution got the bytes as they were written, and a failed run
+ * left half a file there (truncated JSON, the placements header). Without a temporary
+ * directory to spool in, it is written in place as then. */
+static void hold(outfile *x, FILE *dest, int spool)
+{
+    x->dest = dest;
+    x->in_place = 1;
+    x->f = spool ? tmpfile() : NULL;
+    x->spooled = x->f != NULL;
+    if (!x->f)
+        x->f = dest;
+    live_set(x, 1);
+}
+
 int out_open(outfile **o, const char *path, am_error *err)
 {
     *o = NULL;
@@ -145,14 +174,9 @@ int out_open(outfile **o, const char *path, am_error *err)
         /* Standard output cannot be renamed into place: its bytes wait in an unlinked temporary
          * (nothing to remove, even on a signal) and go to standard output at commit, so a run
          * that fails writes nothing there. Until 2026-11-27 they went straight to standard
-         * output, and a failed run left half a file (truncated JSON, the placements header).
-         * Without a temporary directory to spool in, it is written in place as then. */
+         * output, and a failed run left half a file (truncated JSON, the placements header). */
         x->is_stdout = 1;
-        x->f = tmpfile();
-        x->spooled = x->f != NULL;
-        if (!x->f)
-            x->f = stdout;
-        live_set(x, 1);
+        hold(x, stdout, 1);
         *o = x;
         return 0;
     }
@@ -175,14 +199,16 @@ int out_open(outfile **o, const char *path, am_error *err)
         return am_fail(err, AM_EINPUT, "%s: cannot write: %s", path, strerror(e));
     }
     if (exists && (special || !S_ISREG(st.st_mode))) {
-        x->f = fopen(path, "ab"); /* appending: a descriptor's file is not cut short */
-        if (!x->f) {
+        /* opened now, so that one that cannot be written fails before the run (and a FIFO
+         * waits for its reader as before); written at commit, as standard output is */
+        FILE *dest = fopen(path, "ab"); /* appending: a descriptor's file is not cut short */
+        if (!dest) {
             int e = errno;
             free(x);
             return am_fail(err, AM_EINPUT, "%s: cannot write: %s", path, strerror(e));
         }
         x->path = am_strdup(path);
-        live_set(x, 1);
+        hold(x, dest, !is_dev_null(&st));
         *o = x;
         return 0;
     }
@@ -240,9 +266,16 @@ static int stdout_fail(am_error *err, int e)
     return am_fail(err, AM_EINPUT, "standard output: write failed");
 }
 
-/* Copy a spooled standard output's temporary to standard output: 0, or 1 with *e the errno
- * (0 when none is known). */
-static int spool_out(FILE *f, int *e)
+int out_flush_stdout(am_error *err)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    return bad ? stdout_fail(err, errno) : 0;
+}
+
+/* Copy a spooled output's temporary f to dest: 0, or 1 with *e the errno (0 when none is
+ * known). */
+static int spool_out(FILE *f, FILE *dest, int *e)
 {
     static char buf[1 << 16];
     errno = 0;
@@ -252,7 +285,7 @@ static int spool_out(FILE *f, int *e)
     }
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        if (fwrite(buf, 1, n, stdout) != n) {
+        if (fwrite(buf, 1, n, dest) != n) {
             *e = errno;
             return 1;
         }
@@ -261,24 +294,32 @@ static int spool_out(FILE *f, int *e)
 }
 
 /* Write out what o holds, short of the rename: a file's temporary flushed and closed (a close
- * can report a write error, as on NFS), standard output's spool copied there and flushed.
- * 0, or -1 with err. */
+ * can report a write error, as on NFS), an in-place output's spool copied there and flushed
+ * (and a device or FIFO closed). 0, or -1 with err. */
 static int finish(outfile *o, am_error *err)
 {
-    if (o->is_stdout) {
+    if (o->in_place) {
         int bad = 0, e = 0;
         if (o->spooled) {
-            bad = spool_out(o->f, &e);
+            bad = spool_out(o->f, o->dest, &e);
             fclose(o->f);
             o->spooled = 0;
         }
         o->f = NULL;
         if (!bad) {
             errno = 0;
-            bad = fflush(stdout) != 0 || ferror(stdout);
+            bad = fflush(o->dest) != 0 || ferror(o->dest);
             e = errno;
         }
-        return bad ? stdout_fail(err, reason(o, e)) : 0;
+        if (!o->is_stdout && fclose(o->dest) != 0 && !bad) {
+            bad = 1;
+            e = errno;
+        }
+        o->dest = NULL;
+        if (bad)
+            return o->is_stdout ? stdout_fail(err, reason(o, e))
+                                : write_fail(err, o->path, reason(o, e));
+        return 0;
     }
     errno = 0;
     int bad = fflush(o->f) != 0 || ferror(o->f) != 0, e = errno;
@@ -319,11 +360,12 @@ void out_stop_signals(sigset_t *set)
 int out_commit_all(outfile **os, int n, am_error *err)
 {
     int rc = 0;
-    /* files first, standard output last: bytes that reached standard output cannot be taken
-     * back, so they go only once every file is complete on disk */
+    /* files first, standard output and the other in-place outputs (devices, FIFOs) last: bytes
+     * that reached them cannot be taken back, so they go only once every file is complete on
+     * disk */
     for (int pass = 0; pass < 2 && rc == 0; pass++)
         for (int i = 0; i < n && rc == 0; i++)
-            if (os[i] && os[i]->is_stdout == pass)
+            if (os[i] && os[i]->in_place == pass)
                 rc = finish(os[i], err);
     sigset_t stop, old;
     out_stop_signals(&stop);
@@ -361,9 +403,11 @@ void out_abort(outfile *o)
 {
     if (!o)
         return;
-    /* a spooled temporary goes away when closed; f is NULL once out_commit_all closed it */
-    if (o->f && (!o->is_stdout || o->spooled))
+    /* a spooled temporary goes away when closed; f and dest are NULL once finish closed them */
+    if (o->f && o->f != o->dest)
         fclose(o->f);
+    if (o->dest && !o->is_stdout)
+        fclose(o->dest);
     if (o->tmp) { /* what went in place stays: there is nothing to remove */
         unlink(o->tmp);
         track(o->tmp, 0);
@@ -514,7 +558,6 @@ static int abort_tracked(void)
     return n;
 }
 
-void out_abort_all(void) { (void)abort_tracked(); }
 
 /* A scratch directory of the command's own (out_track_scratch): emptied and removed by the
  * signal handler. */
@@ -563,6 +606,15 @@ static int remove_scratch(void)
     }
 #endif
     return rmdir(scratch_name) == 0;
+}
+
+/* At exit and on error paths: the temporaries, and the scratch directory a command still
+ * tracks (an exit on host out of memory in `amsim report`: until 2026-11-27 it stayed). */
+void out_abort_all(void)
+{
+    (void)abort_tracked();
+    (void)remove_scratch();
+    scratch_used = 0;
 }
 
 /* Directories a command made for its outputs, removed on a signal (out_track_dir). */
@@ -632,6 +684,13 @@ void out_catch(int sig, void (*fn)(int), struct sigaction *old)
  * SIGPIPE killed the command with its temporaries left behind. */
 void out_install_signals(void)
 {
+    /* A file size limit (ulimit -f) is a write error, not a stop signal: with SIGXFSZ ignored
+     * the write that passes the limit fails with EFBIG ("File too large") and takes the usual
+     * write-error path, status 1, temporaries removed. Until 2026-11-27 SIGXFSZ killed the
+     * command (status 153) with its temporaries left behind. Ignored here, for every command,
+     * and so in batch's workers and generators too (an ignored signal stays ignored across
+     * fork and exec). */
+    signal(SIGXFSZ, SIG_IGN);
     out_catch(SIGINT, on_signal, NULL);
     out_catch(SIGTERM, on_signal, NULL);
     out_catch_unless_ignored(SIGHUP, on_signal, NULL);

@@ -4,10 +4,11 @@
  * Temporaries still open at exit or on SIGINT, SIGTERM, SIGHUP or SIGPIPE are removed
  * (out_install_signals).
  * A PATH that exists and is not a regular file (/dev/null, a FIFO, a terminal) is written in
- * place, and a symbolic link's target is replaced, not the link; a dangling link (or chain of
- * links) creates the file its last link names, as a shell's `>` does. A PATH that cannot be
- * looked up for another reason than not existing, e.g. a link that loops (ELOOP), is an error
- * and is left as it is. */
+ * place: opened at once, its bytes held in an unlinked temporary and copied there at commit,
+ * as standard output's ("-") are (/dev/null excepted: written directly). A symbolic link's
+ * target is replaced, not the link; a dangling link (or chain of links) creates the file its
+ * last link names, as a shell's `>` does. A PATH that cannot be looked up for another reason
+ * than not existing, e.g. a link that loops (ELOOP), is an error and is left as it is. */
 #ifndef AM_OUTFILE_H
 #define AM_OUTFILE_H
 
@@ -19,7 +20,8 @@
 typedef struct outfile outfile;
 
 /* Open for writing; "-" means standard output, spooled in an unlinked temporary that
- * out_commit copies there (out_abort: nothing is written). NULL path gives NULL, no error. */
+ * out_commit copies there (out_abort: nothing is written), and so is a device or FIFO. NULL
+ * path gives NULL, no error. */
 int out_open(outfile **o, const char *path, am_error *err);
 FILE *out_fp(outfile *o);
 /* A writer that flushes an output's stream itself (the engine's placements rows) notes the errno
@@ -38,8 +40,9 @@ int out_commit(outfile *o, am_error *err);
 int out_commit_all(outfile **os, int n, am_error *err);
 /* Close and remove the temporary. NULL is fine. */
 void out_abort(outfile *o);
-/* 1 when what was written to o so far can be read back (it goes to a temporary), so that
- * out_copy can take it as its source; 0 for standard output, a device or a FIFO, or NULL. */
+/* 1 when what was written to o so far can be read back by name (it goes to a named
+ * temporary), so that out_copy can take it as its source; 0 for standard output, a device or a
+ * FIFO (their spool is unnamed), or NULL. */
 int out_rereadable(const outfile *o);
 /* Append everything written to src so far (out_rereadable) to dst: the same bytes in a second
  * output. 0 or -1 with err. */
@@ -63,6 +66,11 @@ typedef struct out_named {
  * input with the run's result. */
 int out_check_paths(const out_named *outs, int nout, const out_named *ins, int nin,
                     am_error *err);
+/* Flush standard output: a command calls it after printing its report or table and before it
+ * commits its files, so that a report that cannot be written (/dev/full, a closed standard
+ * output) leaves the files unpublished, as out_commit_all does for an output "-". 0, or -1 with
+ * err (AM_EINPUT, "standard output: write failed: REASON"; out_stdout_failed is 1 then). */
+int out_flush_stdout(am_error *err);
 /* 1 once an output on standard output ("-") failed to write: the command that got that error
  * reports it, and main's final check of standard output need not say it again. */
 int out_stdout_failed(void);
@@ -78,7 +86,8 @@ int out_track_dir(const char *path, int on);
  * time; -1 when another is tracked or the name is too long. Until 2026-11-27 an interrupted
  * report left it. */
 int out_track_scratch(const char *path, int on);
-/* Remove every temporary still open (called on error paths, at exit and from signals). */
+/* Remove every temporary still open and the scratch directory still tracked (called on error
+ * paths, at exit and from signals). */
 void out_abort_all(void);
 void out_install_signals(void);
 /* The signals that stop a command (out_install_signals; SIGALRM: a batch worker's --timeout):

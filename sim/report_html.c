@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,13 +138,25 @@ static void plot(ctx *c, const char *script, const char *vars, const char *capti
         c->failed++;
         return;
     }
+    /* A gnuplot that exits before reading its script closes the pipe: with SIGPIPE ignored
+     * around the write and pclose (after popen, so gnuplot itself keeps its own disposition)
+     * that is a write error, EPIPE, and the plot fails like any other gnuplot failure. Until
+     * 2026-11-27 the outcome was a race: usually "gnuplot failed" (status 2), sometimes the
+     * report killed by SIGPIPE (status 141). */
+    struct sigaction ign, old_pipe;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGPIPE, &ign, &old_pipe);
     fprintf(g, "out = \"%s\"\n%s\nload \"%s/%s\"\n", out, vars, c->scripts, script);
+    int write_failed = fflush(g) != 0 || ferror(g); /* an SVG from half a script is none */
     int st = pclose(g);
-    char *svg = st == 0 ? am_slurp(out) : NULL;
+    sigaction(SIGPIPE, &old_pipe, NULL);
+    char *svg = st == 0 && !write_failed ? am_slurp(out) : NULL;
     char *start = svg ? strstr(svg, "<svg") : NULL;
     if (!start) {
         char why[64];
-        wait_status_text(why, sizeof why, st);
+        wait_status_text(why, sizeof why, st); /* exited 0 unread: "no SVG written" */
         fprintf(stderr, "%s: gnuplot failed on %s (%s)\n", prog, script, why);
         c->failed++;
         fprintf(c->html, "<p class=err>plot failed: %s</p>\n", script);
@@ -813,6 +826,17 @@ static void left_out_free(left_out *l)
     *l = (left_out){0};
 }
 
+/* timelines()'s text buffers, some 190 KB: on the heap, where a memory limit (ulimit -v) is
+ * the host-out-of-memory error, status 2; on the stack (until 2026-11-27) it crashed the report
+ * (SIGSEGV, status 139) and left its scratch folder. */
+typedef struct tl_bufs {
+    /* a path under $TMPDIR for each line: PATH_MAX each (until 2026-11-27 300 bytes) */
+    char files[RH_MAX_LINES * (PATH_MAX + 64)], titles[RH_MAX_LINES * 70];
+    char vars[RH_MAX_LINES * (PATH_MAX + 200) + 1024], cap[RH_MAX_LINES * 1024];
+    char pols[RH_MAX_LINES][64];
+    tl_out lines[RH_MAX_LINES];
+} tl_bufs;
+
 /* One plot pair per input (trace, seed, other axes), the first RH_MAX_PLOT_TRACES in table
  * order (until 2026-11-27 runs were grouped by the trace column alone, so a generated trace's
  * seeds, all "gen:serve", shared one plot: bfc on seed 2 drawn against caching on seed 1). */
@@ -820,6 +844,10 @@ static void timelines(ctx *c)
 {
     if (c->c_trace < 0 || c->c_run < 0)
         return;
+    tl_bufs *b = am_malloc(sizeof *b); /* host out of memory: status 2, scratch folder removed */
+    char *files = b->files, *titles = b->titles, *vars = b->vars, *cap = b->cap;
+    char(*pols)[64] = b->pols;
+    tl_out *lines = b->lines;
     int refs[RH_MAX_PLOT_TRACES];
     int nt = 0, header = 0;
     for (int r = 0; r < c->t.nrows && nt < RH_MAX_PLOT_TRACES; r++) {
@@ -835,13 +863,10 @@ static void timelines(ctx *c)
         /* the first successful run of each policy on this trace that has a timeline of the
          * level; the caption names the runs plotted, and says which policy's first run had none
          * (until 2026-11-27 another run was plotted silently under "first run of each policy") */
-        /* a path under $TMPDIR for each line: PATH_MAX each (until 2026-11-27 300 bytes) */
-        char files[RH_MAX_LINES * (PATH_MAX + 64)] = "", titles[RH_MAX_LINES * 70] = "";
-        char pols[RH_MAX_LINES][64];
+        files[0] = titles[0] = 0;
         int first[RH_MAX_LINES], plotted[RH_MAX_LINES];
         int np = 0, nl = 0;
         tl_span sp = {0};
-        tl_out lines[RH_MAX_LINES];
         const char *line_pol[RH_MAX_LINES];
         left_out left = {0};
         for (int r = 0; r < c->t.nrows; r++) {
@@ -881,23 +906,23 @@ static void timelines(ctx *c)
         }
         if (!header++)
             fprintf(c->html, "<h2>Memory over time (%s)</h2>\n", c->level);
-        char vars[RH_MAX_LINES * (PATH_MAX + 200) + 1024], tw[600], cap[RH_MAX_LINES * 1024], ranges[128];
+        char tw[600], ranges[128];
         gp_str(tw, sizeof tw, label);
         timeline_ranges(ranges, sizeof ranges, &sp);
-        snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\n"
+        snprintf(vars, sizeof b->vars, "files = \"%s\"\ntitles = \"%s\"\n"
                  "ttl = %s.': live vs reserved'%s", files, titles, tw, ranges);
         char *runs = timeline_runs(c, pols, first, plotted, np);
         char *thin = envelope_note(lines, line_pol, nl);
         char *more = left_out_note(&left, "line");
-        snprintf(cap, sizeof cap, "%.400s: reserved (solid) and live (dashed) bytes of %.100s over "
-                 "simulated time, %s%s%.2000s", label, c->level, runs, thin, more);
+        snprintf(cap, sizeof b->cap, "%.400s: reserved (solid) and live (dashed) bytes of %.100s "
+                 "over simulated time, %s%s%.2000s", label, c->level, runs, thin, more);
         free(runs);
         free(thin);
         plot(c, "memory_over_time.gp", vars, cap);
-        snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\nttl = %s.': fragmentation'"
-                 "%s", files, titles, tw, ranges);
-        snprintf(cap, sizeof cap, "%.400s: share of reserved memory not allocated, over time.%.2000s",
-                 label, more);
+        snprintf(vars, sizeof b->vars, "files = \"%s\"\ntitles = \"%s\"\n"
+                 "ttl = %s.': fragmentation'%s", files, titles, tw, ranges);
+        snprintf(cap, sizeof b->cap, "%.400s: share of reserved memory not allocated, over "
+                 "time.%.2000s", label, more);
         plot(c, "fragmentation_over_time.gp", vars, cap);
         free(more);
         left_out_free(&left);
@@ -912,6 +937,7 @@ static void timelines(ctx *c)
     if (!header)
         fprintf(c->html, "<p>No timelines: run the batch with <code>--timeline</code> (or "
                          "<code>outputs: {timeline: true}</code>) for memory-over-time plots.</p>\n");
+    free(b);
 }
 
 /* A heat map cell's label: bytes in KiB (below 1 MiB) or MiB (the colour bar's unit), with the

@@ -137,8 +137,10 @@ static char *join(const char *dir, const char *name)
 enum { O_JSON, O_PLACE, O_TIMELINE, O_LOG, O_REPORT, O_CONFIG, O_SAVE, O_DJSON, O_DPLACE,
        O_DTIMELINE, O_N };
 enum { O_ND = O_DJSON - O_JSON }; /* O_X + O_ND: DIR's copy of O_X */
-/* the exporters' outputs, in the set once they are finished (chrome_finish, snap_finish) */
-enum { O_CHROME = O_N, O_SNAP, O_ALL };
+/* the exporters' outputs, in the set once they are finished (chrome_finish, snap_finish), and
+ * the text report when it goes to standard output (O_STDTEXT, "-"): one of the set, so that a
+ * report that cannot be written there leaves every file unpublished */
+enum { O_CHROME = O_N, O_SNAP, O_STDTEXT, O_ALL };
 
 /* The streamed outputs (placements, timeline) are written once, to whichever of the pair can be
  * read back (a temporary), and copied to the other after the run: the engine keeps one FILE per
@@ -262,6 +264,8 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
     for (int i = 0; i < O_N; i++)
         if (out_open(&o[i], path[i], err) != 0)
             goto out;
+    if (sp->text == stdout && out_open(&o[O_STDTEXT], "-", err) != 0)
+        goto out;
     if (stream_pair(o, O_PLACE, &src[0], &dst[0], path, err) != 0 ||
         stream_pair(o, O_TIMELINE, &src[1], &dst[1], path, err) != 0)
         goto out;
@@ -301,6 +305,11 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
         report_text(out_fp(o[O_REPORT]), s, &rt);
     if (o[O_CONFIG])
         cfg_write_yaml(cfg, out_fp(o[O_CONFIG]));
+    /* the text report on standard output is written (and flushed, at the commit) before any
+     * file is renamed: until 2026-11-27 it was printed after the renames, so standard output
+     * on /dev/full (or closed) failed the run, status 1, with --json and -o's files replaced */
+    if (o[O_STDTEXT])
+        report_text(out_fp(o[O_STDTEXT]), s, &rt);
     /* the exporters' files join the set, and all are committed as one (out_commit_all):
      * every output written in full (standard output's too) before any is renamed, so a write
      * error in one or an interrupt leaves none of them. Until 2026-11-27 the Chrome trace was
@@ -313,7 +322,7 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
     sx = NULL;
     if ((want_snap && !o[O_SNAP]) || out_commit_all(o, O_ALL, err) != 0)
         goto out;
-    if (sp->text)
+    if (sp->text && sp->text != stdout) /* a file of the caller's (batch's report.txt) */
         report_text(sp->text, s, &rt);
     if (ooms)
         *ooms = sim_get_summary(s)->ooms;

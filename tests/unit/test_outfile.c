@@ -329,6 +329,185 @@ static void test_report_scratch(void)
     CU_ASSERT_EQUAL(count_in(dir, NULL), 1); /* results.csv only: no page, no temporary */
 }
 
+/* Run `sh -c "PREFIX; exec amsim ARGS"` with standard output to /dev/null: the exit status, or
+ * 128 + the signal as the shell gives it. */
+static int sh_amsim(const char *prefix, const char *args)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "%s; exec %s %s >/dev/null 2>/dev/null </dev/null", prefix, bin,
+             args);
+    int st = system(cmd);
+    if (st == -1)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* A file size limit (ulimit -f 1: 1 KiB) is a write error in every command: status 1
+ * ("File too large"), no temporary left, nothing published, and report's scratch folder
+ * removed. Until 2026-11-27 SIGXFSZ killed the command, status 153, its NAME.tmp.PID
+ * temporaries (and report's scratch folder) left behind. */
+static void test_file_size_limit(void)
+{
+    const char *dir = fresh("fsize"), *td = fresh("fsize_tmp"), *fake = fresh("fsize_gp");
+    const char *top = tu_top();
+    char args[4096], p[1200];
+    static const char *const cmds[] = {
+        "run -q -c '%s/configs/default.yaml' -t '%s/traces/gen_train_small.trace' "
+        "--json '%s/j.json' --placements '%s/p.csv'",
+        "gen train --layers 2 -o '%s/g.trace'",
+        "convert '%s/traces/gen_train_small.trace' -o '%s/c.csv'",
+        "compare -c '%s/configs/default.yaml' -t '%s/traces/gen_train_small.trace' --policies "
+        "bfc,caching,best_fit,first_fit --json '%s/cmp.json'",
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        if (i == 0 || i == 3)
+            snprintf(args, sizeof args, cmds[i], top, top, dir, dir);
+        else if (i == 1)
+            snprintf(args, sizeof args, cmds[i], dir);
+        else
+            snprintf(args, sizeof args, cmds[i], top, dir);
+        int st = sh_amsim("ulimit -f 1", args);
+        CU_ASSERT_EQUAL(st, 1);
+        if (st != 1)
+            fprintf(stderr, "\n  ulimit -f 1: status %d: %s\n", st, args);
+        CU_ASSERT_EQUAL(count_in(dir, NULL), 0);
+    }
+    /* batch (its workers are forked from it) and report on its study */
+    snprintf(p, sizeof p, "%s/sw.yaml", td);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fprintf(f, "base: %s/configs/default.yaml\ntraces: [%s/traces/gen_train_small.trace]\n"
+               "policies: [bfc, caching]\noutputs: {timeline: true}\n", top, top);
+    fclose(f);
+    snprintf(args, sizeof args, "batch '%s' -o '%s/b' -j1 -q", p, dir);
+    CU_ASSERT_EQUAL(sh_amsim("ulimit -f 1", args), 1);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "find '%s' -name '*.tmp.*' | grep -q .", dir);
+    CU_ASSERT_NOT_EQUAL(system(cmd), 0); /* no temporary anywhere under it */
+    snprintf(args, sizeof args, "batch '%s' -o '%s/study' -j1 -q", p, td);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    /* a gnuplot that reads its script and fails: the page is still over 1 KiB */
+    snprintf(p, sizeof p, "%s/gnuplot", fake);
+    f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("#!/bin/sh\ncat >/dev/null\nexit 1\n", f);
+    fclose(f);
+    chmod(p, 0755);
+    char prefix[2048];
+    snprintf(prefix, sizeof prefix, "ulimit -f 1; export TMPDIR='%s' PATH='%s:/usr/bin:/bin'",
+             dir, fake);
+    snprintf(args, sizeof args, "report '%s/study'", td);
+    CU_ASSERT_EQUAL(sh_amsim(prefix, args), 1);
+    snprintf(p, sizeof p, "%s/study", td);
+    CU_ASSERT_EQUAL(count_in(p, "report.html"), 0); /* no page, no temporary */
+    CU_ASSERT_EQUAL(count_in(dir, "amsim-report-"), 0);
+}
+
+/* A report or table on standard output that cannot be written (/dev/full, or standard output
+ * closed: `>&-`) fails the command, status 1, before its files are renamed into place: an
+ * earlier --json stays as it was, an -o folder is not made, for run, compare, mincap and
+ * stats alike. Until 2026-11-27 run printed its report after the renames, and compare and
+ * mincap committed --json before the table reached standard output (stats too, the table being
+ * flushed only at exit): the files were replaced although the command failed. */
+static void test_stdout_fails_first(void)
+{
+    if (access("/dev/full", W_OK) != 0)
+        return;
+    const char *dir = fresh("stdout_first"), *top = tu_top();
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char run[2048], study[2048], cmd[8192], keep[1200];
+    snprintf(run, sizeof run, "-c '%s/configs/default.yaml' -t '%s/traces/gen_train_small.trace'",
+             top, top);
+    snprintf(study, sizeof study, "%s/study", dir);
+    mkdir(study, 0777);
+    snprintf(keep, sizeof keep, "%s/results.csv", study);
+    FILE *f = fopen(keep, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("run_id,run,policy,trace,status,hbm.peak_reserved_bytes\n1,r1,bfc,t,ok,1048576\n"
+          "2,r2,bfc,t,ok,2097152\n", f);
+    fclose(f);
+    snprintf(keep, sizeof keep, "%s/keep.json", dir);
+    char args[5][2600];
+    snprintf(args[0], sizeof args[0], "run %s -o '%s/od'", run, dir);
+    snprintf(args[1], sizeof args[1], "run %s", run);
+    snprintf(args[2], sizeof args[2], "compare %s --policies bfc,caching", run);
+    snprintf(args[3], sizeof args[3], "mincap %s --policies bfc", run);
+    snprintf(args[4], sizeof args[4], "stats '%s/results.csv' --metric hbm.peak_reserved_bytes",
+             study);
+    static const char *const sinks[] = {">/dev/full", ">&-"};
+    for (int i = 0; i < 5; i++)
+        for (int k = 0; k < 2; k++) {
+            f = fopen(keep, "w");
+            CU_ASSERT_FATAL(f != NULL);
+            fputs("OLD\n", f);
+            fclose(f);
+            snprintf(cmd, sizeof cmd, "%s %s --json '%s' %s 2>/dev/null </dev/null", bin,
+                     args[i], keep, sinks[k]);
+            int st = system(cmd);
+            CU_ASSERT(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 1);
+            char *kept = tu_slurp(keep, NULL);
+            CU_ASSERT(kept && strcmp(kept, "OLD\n") == 0);
+            if (!kept || strcmp(kept, "OLD\n") != 0)
+                fprintf(stderr, "\n  %s %s: --json replaced\n", args[i], sinks[k]);
+            free(kept);
+            CU_ASSERT_EQUAL(count_in(dir, NULL), 2); /* keep.json and study: no od, no temporary */
+        }
+}
+
+/* An output written in place (a FIFO, /dev/stdout, /dev/fd/3) waits in a temporary, as "-"
+ * does, and reaches its destination only when the run succeeds: a run that fails on its trace
+ * (a free of an unknown id, at the end) writes nothing there, status 1; one that succeeds
+ * writes all of it. Until 2026-11-27 such outputs got the bytes as they were written: a
+ * truncated Chrome trace in the FIFO, the placements header and half the log. */
+static void test_in_place_held(void)
+{
+    const char *dir = fresh("in_place"), *top = tu_top();
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char p[1200], cmd[8192];
+    snprintf(p, sizeof p, "%s/traces/gen_train_small.trace", top);
+    char *good = tu_slurp(p, NULL);
+    CU_ASSERT_FATAL(good != NULL);
+    snprintf(p, sizeof p, "%s/bad.trace", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fprintf(f, "%sfree 999999\n", good);
+    fclose(f);
+    free(good);
+    snprintf(p, sizeof p, "%s/fifo", dir);
+    CU_ASSERT_FATAL(mkfifo(p, 0600) == 0);
+    for (int ok = 0; ok < 2; ok++) {
+        /* the FIFO's reader copies what it gets to got.json; the run's standard output goes to
+         * out.csv and descriptor 3 to log.txt */
+        char trace[1200];
+        if (ok)
+            snprintf(trace, sizeof trace, "%s/traces/gen_train_small.trace", top);
+        else
+            snprintf(trace, sizeof trace, "%s/bad.trace", dir);
+        snprintf(cmd, sizeof cmd,
+                 "cd '%s' && { timeout 60 cat fifo >got.json & } && %s run -q "
+                 "-c '%s/configs/default.yaml' -t '%s' --chrome-trace fifo --placements "
+                 "/dev/stdout --log /dev/fd/3 >out.csv 3>log.txt 2>/dev/null </dev/null; "
+                 "st=$?; wait; exit $st", dir, bin, top, trace);
+        int st = system(cmd);
+        CU_ASSERT(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == (ok ? 0 : 1));
+        static const char *const outs[] = {"got.json", "out.csv", "log.txt"};
+        for (int i = 0; i < 3; i++) {
+            snprintf(p, sizeof p, "%s/%s", dir, outs[i]);
+            size_t n = 0;
+            char *got = tu_slurp(p, &n);
+            CU_ASSERT(got != NULL && (ok ? n > 100 : n == 0));
+            if (!got || (ok ? n <= 100 : n != 0))
+                fprintf(stderr, "\n  %s run: %s has %zu bytes\n", ok ? "good" : "failed",
+                        outs[i], n);
+            if (ok && i == 0) /* the whole Chrome trace: its JSON closed */
+                CU_ASSERT(got && n > 2 && strstr(got + n - 3, "}") != NULL);
+            free(got);
+        }
+    }
+    CU_ASSERT_EQUAL(count_in(dir, "tmp"), 0);
+}
+
 void suite_outfile(void)
 {
     TU_SUITE("outfile",
@@ -342,5 +521,11 @@ void suite_outfile(void)
               test_run_all_or_none},
              {"an output name of 250 bytes works", test_long_name},
              {"report: scratch folder under $TMPDIR, removed by an interrupt",
-              test_report_scratch});
+              test_report_scratch},
+             {"a file size limit is a write error: status 1, no temporaries",
+              test_file_size_limit},
+             {"a report that cannot reach standard output publishes no file",
+              test_stdout_fails_first},
+             {"a FIFO, /dev/stdout and /dev/fd/N get nothing from a failed run",
+              test_in_place_held});
 }

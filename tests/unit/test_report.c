@@ -926,6 +926,62 @@ static void test_report_gnuplot_missing(void)
     free(err);
 }
 
+/* A gnuplot that exits at once, without reading its script (here /bin/false): writing the
+ * script to its closed pipe is a write error, not SIGPIPE, so every try ends alike, "gnuplot
+ * failed on ... (exit status 1)", status 2. Until 2026-11-27 it was a race: status 2 most
+ * times, 141 ("an output pipe was closed (SIGPIPE)") in about 4 of 10: 16 tries all but
+ * always catch it. */
+static void test_report_gnuplot_exits_early(void)
+{
+    const char *dir = gnuplot_study("earlygp");
+    const char *fake = tmp_path("falsegp");
+    char p[1200], path[1400];
+    mkdir(fake, 0777);
+    snprintf(p, sizeof p, "%s/gnuplot", fake);
+    if (access("/bin/false", X_OK) != 0 || symlink("/bin/false", p) != 0)
+        return;
+    snprintf(path, sizeof path, "%s:/usr/bin:/bin", fake);
+    for (int i = 0; i < 16; i++) {
+        char *err = NULL;
+        int st = report_with_path(dir, path, &err);
+        CU_ASSERT_EQUAL(st, 2);
+        CU_ASSERT(err && strstr(err, "amsim report: gnuplot failed on peak_reserved.gp (exit "
+                                     "status 1)\n") && !strstr(err, "SIGPIPE"));
+        if (st != 2)
+            fprintf(stderr, "\n  gnuplot exiting early, try %d: status %d\n", i + 1, st);
+        free(err);
+    }
+}
+
+/* The report's large buffers are on the heap: with a 128 KiB stack (ulimit -s 128) it runs,
+ * here to its gnuplot failure (status 2), and leaves no scratch folder or temporary. Until
+ * 2026-11-27 timelines() took some 190 KB of stack and the report crashed (SIGSEGV, status
+ * 139) before its first plot, as it did under a memory limit (ulimit -v 10124), leaving its
+ * scratch folder and report.html.tmp.PID. */
+static void test_report_small_stack(void)
+{
+    const char *dir = gnuplot_study("smallstack");
+    const char *fake = tmp_path("failgp"), *td = tmp_path("smallstack_tmp");
+    char p[1200], cmd[4096];
+    mkdir(fake, 0777);
+    mkdir(td, 0777);
+    snprintf(p, sizeof p, "%s/gnuplot", fake);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("#!/bin/sh\ncat >/dev/null\nexit 1\n", f);
+    fclose(f);
+    chmod(p, 0755);
+    const char *bin = getenv("AMSIM");
+    snprintf(cmd, sizeof cmd, "ulimit -s 128; TMPDIR='%s' PATH='%s:/usr/bin:/bin' exec %s "
+             "report '%s' >/dev/null 2>/dev/null </dev/null", td, fake,
+             bin ? bin : "../../build/amsim", dir);
+    int st = system(cmd);
+    int status = st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    CU_ASSERT_EQUAL(status, 2);
+    snprintf(cmd, sizeof cmd, "[ -z \"$(ls -A '%s')\" ] && ! ls '%s' | grep -q tmp", td, dir);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 /* QA's hf.yaml: memory_limit [100B, 1GiB] x capacity [1GiB, 2GiB], the 100B runs failing. The
  * heat map keeps the 100B column, its cells empty (it showed only the 1GiB column). All cells
  * equal and a trace of makespan 0 (every timeline row at 0 ps) draw without gnuplot's
@@ -1117,6 +1173,10 @@ void suite_report(void)
              {"heat map keeps an axis value whose runs failed; no gnuplot warnings",
               test_report_heatmap_failed_axis_value},
              {"no gnuplot: one message, status 1, nothing written", test_report_gnuplot_missing},
+             {"a gnuplot that exits unread: status 2, never SIGPIPE",
+              test_report_gnuplot_exits_early},
+             {"a 128 KiB stack is enough: no crash, no scratch folder left",
+              test_report_small_stack},
              {"nothing reserved: explicit ranges, no gnuplot warnings", test_report_all_zero},
              {"a report.html link is replaced, its target untouched", test_report_replaces_link},
              {"a TMPDIR of 240 bytes: the report is written", test_report_long_tmpdir},
