@@ -352,21 +352,19 @@ static void test_file_size_limit(void)
     const char *dir = fresh("fsize"), *td = fresh("fsize_tmp"), *fake = fresh("fsize_gp");
     const char *top = tu_top();
     char args[4096], p[1200];
-    static const char *const cmds[] = {
-        "run -q -c '%s/configs/default.yaml' -t '%s/traces/gen_train_small.trace' "
-        "--json '%s/j.json' --placements '%s/p.csv'",
-        "gen train --layers 2 -o '%s/g.trace'",
-        "convert '%s/traces/gen_train_small.trace' -o '%s/c.csv'",
-        "compare -c '%s/configs/default.yaml' -t '%s/traces/gen_train_small.trace' --policies "
-        "bfc,caching,best_fit,first_fit --json '%s/cmp.json'",
-    };
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
-        if (i == 0 || i == 3)
-            snprintf(args, sizeof args, cmds[i], top, top, dir, dir);
+    for (size_t i = 0; i < 4; i++) {
+        const char *trace = "traces/gen_train_small.trace";
+        if (i == 0)
+            snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s/%s' --json "
+                     "'%s/j.json' --placements '%s/p.csv'", top, top, trace, dir, dir);
         else if (i == 1)
-            snprintf(args, sizeof args, cmds[i], dir);
+            snprintf(args, sizeof args, "gen train --layers 2 -o '%s/g.trace'", dir);
+        else if (i == 2)
+            snprintf(args, sizeof args, "convert '%s/%s' -o '%s/c.csv'", top, trace, dir);
         else
-            snprintf(args, sizeof args, cmds[i], top, dir);
+            snprintf(args, sizeof args, "compare -c '%s/configs/default.yaml' -t '%s/%s' "
+                     "--policies bfc,caching,best_fit,first_fit --json '%s/cmp.json'", top, top,
+                     trace, dir);
         int st = sh_amsim("ulimit -f 1", args);
         CU_ASSERT_EQUAL(st, 1);
         if (st != 1)
@@ -416,7 +414,7 @@ static void test_stdout_fails_first(void)
         return;
     const char *dir = fresh("stdout_first"), *top = tu_top();
     const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
-    char run[2048], study[2048], cmd[8192], keep[1200];
+    char run[2048], study[2048], cmd[16384], keep[2100];
     snprintf(run, sizeof run, "-c '%s/configs/default.yaml' -t '%s/traces/gen_train_small.trace'",
              top, top);
     snprintf(study, sizeof study, "%s/study", dir);
