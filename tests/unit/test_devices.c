@@ -7,8 +7,9 @@
  * that each preset file also loads on its own, that each device runs its shipped example
  * trace without an out-of-memory, that TPU VMEM pads requests to 4 KiB tiles (exact
  * placements) and the TPU7x accumulator to its 8 KiB buffers (out-of-memory count) while no
- * other level pads. The figures and their sources are in the YAML comments and
- * ../shared/specs/hardware.md; a change to a preset must change this table too. */
+ * other level pads, and that TPU VMEM transfers are charged in 4 KiB granules. The figures and
+ * their sources are in the YAML comments and ../shared/specs/hardware.md; a change to a preset
+ * must change this table too. */
 #define _GNU_SOURCE
 #include <CUnit/CUnit.h>
 #include <inttypes.h>
@@ -436,6 +437,56 @@ static void test_vmem_tiles(void)
     }
 }
 
+/* run_once's callback: the run's makespan into *(am_ps *)ctx. */
+static void keep_makespan(void *ctx, sim *s, const report_trace *t)
+{
+    *(am_ps *)ctx = sim_get_summary(s)->makespan;
+}
+
+/* Makespan in ps of one `transfer hbm vmem BYTES` into a buffer of as many bytes, under
+ * device `name`; 0 if the run failed. */
+static am_ps vmem_transfer_ps(const char *name, uint64_t bytes)
+{
+    char yaml[128], text[256];
+    snprintf(yaml, sizeof yaml, "version: 1\ndevice: %s\n", name);
+    snprintf(text, sizeof text, "amsim-trace v1\nalloc 1 %" PRIu64 " level=vmem\n"
+             "transfer hbm vmem %" PRIu64 " id=1\nsync\nfree 1\n", bytes, bytes);
+    run_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.config = tu_write("gran.yaml", yaml);
+    sp.trace = tu_write("gran.trace", text);
+    sp.check = 1;
+    am_ps t = 0;
+    am_error err = {0};
+    if (run_once(&sp, keep_makespan, &t, NULL, &err) != 0)
+        printf("\n  %s: %s", name, err.msg);
+    return t;
+}
+
+/* [pallas] "VMEM transfers are 4 KiB granular" (hardware.md): every TPU preset's vmem has
+ * transfer_granule 4 KiB, so a 100-byte copy from HBM takes exactly as long as a 4096-byte one
+ * (tpu-v5e: 505.884 ns) and longer than the 4097-byte copy's half; no other level has a granule.
+ * Until 2026-11-27 only allocations were padded: the 100-byte copy took 500.144 ns. */
+static void test_vmem_transfer_granule(void)
+{
+    for (size_t i = 0; i < NDEV; i++) {
+        am_config *c = load_device(devices[i].name, NULL, 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+        int tpu = strncmp(devices[i].name, "tpu", 3) == 0;
+        for (int k = 0; k < c->nlevels; k++)
+            CU_ASSERT_EQUAL(c->levels[k].transfer_granule,
+                            tpu && !strcmp(c->levels[k].name, "vmem") ? 4 * KiB : 1);
+        cfg_free(c);
+        if (!tpu)
+            continue;
+        am_ps small = vmem_transfer_ps(devices[i].name, 100);
+        CU_ASSERT(small > 0);
+        CU_ASSERT_EQUAL(small, vmem_transfer_ps(devices[i].name, 4096));
+        CU_ASSERT(vmem_transfer_ps(devices[i].name, 4097) > small);
+    }
+    CU_ASSERT_EQUAL(vmem_transfer_ps("tpu-v5e", 100), 505884);
+}
+
 /* Out-of-memory count of `count` live 1 KiB accumulator requests (all freed at the end) under
  * device tpu7x, with one --set or none; UINT64_MAX if the run failed. */
 static uint64_t accumulator_ooms(int count, const char *set)
@@ -485,6 +536,7 @@ void suite_devices(void)
              {"preset files load alone", test_files_load},
              {"shipped traces run", test_runs},
              {"TPU VMEM pads requests to 4 KiB tiles", test_vmem_tiles},
+             {"TPU VMEM transfers are charged in 4 KiB granules", test_vmem_transfer_granule},
              {"TPU7x accumulator pads requests to 8 KiB buffers",
               test_tpu7x_accumulator_buffers});
 }
