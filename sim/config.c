@@ -1378,7 +1378,7 @@ static void fill_defaults(cfg_node *map, const opt_desc *opts, int zero_fill)
 
 typedef struct level_opts {
     int kind;
-    uint64_t capacity, granularity, pad_requests_to;
+    uint64_t capacity, granularity, pad_requests_to, transfer_granule;
     int on_oom, spill_victim;
     char spill_host[OPT_STRING_MAX];
 } level_opts;
@@ -1394,6 +1394,8 @@ static const opt_desc level_desc[] = {
     OPTD("granularity", OPT_SIZE, level_opts, granularity, "1B", "device allocation unit, bytes"),
     OPTD("pad_requests_to", OPT_SIZE, level_opts, pad_requests_to, "1B",
          "requests round up to a multiple of this (a power of two) before the allocator"),
+    OPTD("transfer_granule", OPT_SIZE, level_opts, transfer_granule, "1B",
+         "transfers to or from here are charged in whole multiples of this (a power of two)"),
     OPTE("on_oom", level_opts, on_oom, "fail", "fail, or spill_to_host", on_oom_kinds),
     OPTE("spill_victim", level_opts, spill_victim, "lru", "lru or largest first", victim_kinds),
     OPTD("spill_host", OPT_STRING, level_opts, spill_host, "", "host level for spills"),
@@ -1911,10 +1913,18 @@ static int build_levels(am_config *c, cfg_node *root, am_error *e)
             return node_fail(e, map_get(ln, "pad_requests_to"), "%s.pad_requests_to: %llu "
                              "bytes is not a power of two from 1 byte to 4 EiB", path,
                              (unsigned long long)lo.pad_requests_to);
+        /* a power of two (DMA granules are), at most 4 EiB, as pad_requests_to: a transfer
+         * rounded up to it stays a whole number of granules below 2^64 (engine.c) */
+        if (lo.transfer_granule == 0 || (lo.transfer_granule & (lo.transfer_granule - 1)) ||
+            lo.transfer_granule > AM_MAX_BYTES)
+            return node_fail(e, map_get(ln, "transfer_granule"), "%s.transfer_granule: %llu "
+                             "bytes is not a power of two from 1 byte to 4 EiB", path,
+                             (unsigned long long)lo.transfer_granule);
         snprintf(lv->kind, sizeof lv->kind, "%s", level_kinds[lo.kind]);
         lv->capacity = lo.capacity;
         lv->granularity = lo.granularity;
         lv->pad_requests_to = lo.pad_requests_to;
+        lv->transfer_granule = lo.transfer_granule;
         lv->on_oom = lo.on_oom;
         lv->spill_victim = lo.spill_victim;
         lv->spill_host = -1;

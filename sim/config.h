@@ -19,6 +19,9 @@
  *       pad_requests_to: SIZE        every request's bytes rounded up to a multiple of this (a
  *                                    power of two) before the allocator sees it: arrays padded
  *                                    to whole tiles, as TPU VMEM pads them (default 1B: none)
+ *       transfer_granule: SIZE       a transfer to or from this level moves whole multiples of
+ *                                    this (a power of two): charged for its bytes rounded up,
+ *                                    as TPU VMEM DMA is 4 KiB granular (default 1B: as written)
  *       allocator:                   (default policy best_fit)
  *         policy: NAME               any registered policy (models/policies.c)
  *         ...                        that policy's keys (models/alloc_*.c option tables); keys of
@@ -102,6 +105,7 @@ typedef struct cfg_level {
     uint64_t capacity;    /* bytes */
     uint64_t granularity; /* bytes */
     uint64_t pad_requests_to; /* bytes, a power of two (1: requests as written) */
+    uint64_t transfer_granule; /* bytes, a power of two (1: transfers as written) */
     const struct alloc_ops *policy;
     void *policy_opts;    /* the policy's options struct (policy->opts_size bytes) */
     const cfg_node *node; /* the level's map, for positions in messages */

@@ -267,6 +267,8 @@ typedef struct chan {
     int side;  /* link_submit_side: dir on a half-duplex link, else 0 */
     int owner; /* this entry created l (advance and destroy it once) */
     uint64_t bw, den; /* the link's effective bandwidth, bw / den bytes/s (link_rate) */
+    uint64_t granule; /* the larger transfer_granule of the link's two memories (a power of
+                       * two): a transfer over it moves its bytes rounded up to a multiple */
 } chan;
 
 /* A failed request waiting for frees (retry-after-free). */
@@ -1434,6 +1436,20 @@ static void link_rate(const cfg_link *L, uint64_t *num, uint64_t *den)
     *den = d / g;
 }
 
+/* The bytes a transfer of `bytes` occupies channel c with: rounded up to the channel's granule
+ * (the larger transfer_granule of its memories: a DMA into TPU VMEM moves whole 4 KiB granules).
+ * Both granules are powers of two, so a multiple of the larger is a multiple of both. A count
+ * within a granule of 2^64 stays UINT64_MAX (no trace or buffer is that large: 4 EiB at most). */
+static uint64_t chan_bytes(const chan *ch, uint64_t bytes)
+{
+    uint64_t g = ch->granule;
+    if (g <= 1)
+        return bytes;
+    if (bytes > UINT64_MAX - (g - 1))
+        return UINT64_MAX;
+    return (bytes + g - 1) & ~(g - 1);
+}
+
 /* One transfer alone on a channel: latency + ceil(bytes x 1e12 / effective bandwidth). The
  * channel exists: cfg_load refuses a config whose runtime copies (compaction, host round trip,
  * spilling) have no link (config.c, check_copy_links), so c is never -1 here. */
@@ -1443,7 +1459,8 @@ static am_ps xfer_alone(const sim *s, int c, uint64_t bytes)
         return 0;
     const chan *ch = &s->ch[c];
     const cfg_link *L = &s->cfg->links[ch->link];
-    __extension__ unsigned __int128 w = (unsigned __int128)bytes * AM_PS_PER_S * ch->den;
+    __extension__ unsigned __int128 w =
+        (unsigned __int128)chan_bytes(ch, bytes) * AM_PS_PER_S * ch->den;
     w = (w + ch->bw - 1) / ch->bw;
     return am_ps_add(L->latency, w >= AM_PS_MAX ? AM_PS_MAX : (am_ps)w);
 }
@@ -2414,7 +2431,10 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
         if (s->track)
             refs = xfer_refs(s, ev->id != TR_NO_ID ? idmap_find(&s->ids, ev->id) : NULL,
                              ev->has_into ? idmap_find(&s->ids, ev->into) : NULL);
-        rc = enqueue(s, ev, (op){OP_XFER, (uint32_t)c, ev->bytes, refs, 0}, file, err);
+        /* the link carries whole granules: the op's bytes (its time, the link's busy time and
+         * bytes, the observers' figures) are the rounded ones */
+        rc = enqueue(s, ev, (op){OP_XFER, (uint32_t)c, chan_bytes(&s->ch[c], ev->bytes), refs, 0},
+                     file, err);
         break;
     }
     case TR_USE: {
@@ -2885,6 +2905,9 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
             c->side = L->duplex ? 0 : d;
             c->bw = bw;
             c->den = den;
+            c->granule = cfg->levels[L->from].transfer_granule;
+            if (cfg->levels[L->to].transfer_granule > c->granule)
+                c->granule = cfg->levels[L->to].transfer_granule;
             c->l = c->owner ? link_create_rate(bw, den, L->latency, L->concurrency) : c[-1].l;
         }
     }

@@ -53,6 +53,56 @@ static int busy_width(const sim_link_result *lr, int nl)
     return w;
 }
 
+/* Whether the level table shows level i: one with allocations or out-of-memory results, or the
+ * only level. */
+static int level_shown(sim *s, int i)
+{
+    const mem_metrics *mm = mem_get_metrics(sim_level(s, i));
+    return mm->allocs || mm->ooms || sim_nlevels(s) == 1;
+}
+
+/* The level table's first column: 12 characters, or the longest name shown (a GPU preset's
+ * `host_pageable` is 13; until 2026-11-27 it pushed its row's figures one place right). */
+static int level_width(sim *s)
+{
+    int w = 12;
+    for (int i = 0; i < sim_nlevels(s); i++)
+        if (level_shown(s, i))
+            w = AM_MAX(w, (int)strlen(mem_name(sim_level(s, i))));
+    return w;
+}
+
+/* The link table's direction text of entry e: "FROM>TO", or "A<>B" for a half-duplex link's
+ * shared channel (whole). */
+static const char *link_dir(char *b, size_t n, const am_config *cfg, const sim_link_result *e,
+                            int whole)
+{
+    int from = e->dir ? e->to : e->from, to = e->dir ? e->from : e->to;
+    if (whole)
+        snprintf(b, n, "%s<>%s", cfg->levels[e->from].name, cfg->levels[e->to].name);
+    else
+        snprintf(b, n, "%s>%s", cfg->levels[from].name, cfg->levels[to].name);
+    return b;
+}
+
+/* The link table's name and direction columns: 14 and 16 characters, or the longest shown
+ * (`pcie_pageable  host_pageable>hbm` on a GPU preset: until 2026-11-27 the direction, 17
+ * characters, pushed its row's figures one place right). */
+static void link_widths(const am_config *cfg, const sim_link_result *lr, int nl, int *name_w,
+                        int *dir_w)
+{
+    char dir[2 * CFG_NAME_MAX + 4];
+    *name_w = 14;
+    *dir_w = 16;
+    for (int i = 0; i < nl; i++)
+        for (int whole = 0; whole < 1 + (lr[i].shared && lr[i].dir == 1); whole++) {
+            if (!(whole ? lr[i].channel : lr[i].st)->count)
+                continue;
+            *name_w = AM_MAX(*name_w, (int)strlen(lr[i].name));
+            *dir_w = AM_MAX(*dir_w, (int)strlen(link_dir(dir, sizeof dir, cfg, &lr[i], whole)));
+        }
+}
+
 /* ---- text -------------------------------------------------------------------------------- */
 
 static const char *pct(char *b, size_t n, double v)
@@ -73,16 +123,17 @@ void report_text(FILE *f, sim *s, const report_trace *t)
             AM_VERSION, t->path, t->format, t->events, t->events == 1 ? "" : "s", t->skipped,
             t->skipped == 1 ? "" : "s");
     fprintf(f, "config %s%s%s\n\n", cfg->path, cfg->device[0] ? ", device " : "", cfg->device);
-    fprintf(f, "%-12s %-10s %12s %12s %14s %12s %11s %6s\n", "level", "policy", "capacity",
-            "peak live", "peak reserved", "utilization", "frag ratio", "OOMs");
+    int level_w = level_width(s);
+    fprintf(f, "%-*s %-10s %12s %12s %14s %12s %11s %6s\n", level_w, "level", "policy",
+            "capacity", "peak live", "peak reserved", "utilization", "frag ratio", "OOMs");
     for (int i = 0; i < sim_nlevels(s); i++) {
+        if (!level_shown(s, i))
+            continue;
         mem_level *m = sim_level(s, i);
         const mem_metrics *mm = mem_get_metrics(m);
-        if (mm->allocs == 0 && mm->ooms == 0 && sim_nlevels(s) > 1)
-            continue;
         level_metrics lm;
         report_level_metrics(m, &lm);
-        fprintf(f, "%-12s %-10s %12s %12s %14s %12s %11s %6" PRIu64 "\n", mem_name(m),
+        fprintf(f, "%-*s %-10s %12s %12s %14s %12s %11s %6" PRIu64 "\n", level_w, mem_name(m),
                 mem_policy(m)->name, units_fmt_size(a, sizeof a, mem_capacity(m)),
                 units_fmt_size(b, sizeof b, lm.peak_live),
                 units_fmt_size(c, sizeof c, lm.peak_reserved), pct(d, sizeof d, lm.utilization),
@@ -109,7 +160,8 @@ void report_text(FILE *f, sim *s, const report_trace *t)
     }
     sim_link_result lr[2 * CFG_MAX_LINKS];
     int nl = sim_links(s, lr, 2 * CFG_MAX_LINKS), header = 0, energy = 0;
-    int busy_w = busy_width(lr, nl);
+    int busy_w = busy_width(lr, nl), name_w, dir_w;
+    link_widths(cfg, lr, nl, &name_w, &dir_w);
     /* an energy column (headed) when a link used has energy_per_byte; n/a on one without */
     for (int i = 0; i < nl; i++)
         energy |= lr[i].st->count && cfg->links[lr[i].link].energy_pj_per_byte > 0;
@@ -121,17 +173,12 @@ void report_text(FILE *f, sim *s, const report_trace *t)
             if (!st->count)
                 continue;
             if (!header++)
-                fprintf(f, "\n%-14s %-16s %12s %10s %*s %14s%s\n", "link", "direction", "bytes",
-                        "transfers", busy_w, "busy", "achieved",
+                fprintf(f, "\n%-*s %-*s %12s %10s %*s %14s%s\n", name_w, "link", dir_w,
+                        "direction", "bytes", "transfers", busy_w, "busy", "achieved",
                         energy ? "         energy" : "");
-            int from = lr[i].dir ? lr[i].to : lr[i].from, to = lr[i].dir ? lr[i].from : lr[i].to;
             char dir[2 * CFG_NAME_MAX + 4];
-            if (whole)
-                snprintf(dir, sizeof dir, "%s<>%s", cfg->levels[lr[i].from].name,
-                         cfg->levels[lr[i].to].name);
-            else
-                snprintf(dir, sizeof dir, "%s>%s", cfg->levels[from].name, cfg->levels[to].name);
-            fprintf(f, "%-14s %-16s %12s %10" PRIu64 " %*s %14s", lr[i].name, dir,
+            link_dir(dir, sizeof dir, cfg, &lr[i], whole);
+            fprintf(f, "%-*s %-*s %12s %10" PRIu64 " %*s %14s", name_w, lr[i].name, dir_w, dir,
                     units_fmt_size128(a, sizeof a, st->bytes), st->count, busy_w,
                     units_fmt_time(b, sizeof b, st->busy_ps),
                     units_fmt_bandwidth(c, sizeof c,

@@ -1484,6 +1484,12 @@ BI_C(y_link_rate_too_low, "rate.yaml",
      "links:\n  l: {from: host, to: hbm, bandwidth: 1B/s, efficiency: 0.0000001}\n",
      "amsim: @:6:45: links.l: bandwidth x efficiency is 1e-07 B/s (1 B/s x 1e-07), below the "
      "smallest rate kept, 1e-06 B/s; raise efficiency or bandwidth")
+/* A transfer granule is a power of two (DMA granules are; a transfer rounds up to it): until
+ * 2026-11-27 there was no transfer_granule key (`unknown key`). */
+BI_C(y_transfer_granule, "tgran.yaml",
+     V "memories:\n  hbm: {capacity: 1GiB, transfer_granule: 3KiB}\n",
+     "amsim: @:3:25: memories.hbm.transfer_granule: 3072 bytes is not a power of two from 1 byte "
+     "to 4 EiB")
 BI_C(y_negative_size, "neg.yaml", V "memories:\n  hbm: {capacity: -1GiB}\n",
      "amsim: @:3:9: memories.hbm.capacity: bad size '-1GiB': negative values are not allowed")
 BI_C(y_overflow_size, "ovf.yaml", V "memories:\n  hbm: {capacity: 99999999999TiB}\n",
@@ -3496,6 +3502,7 @@ void suite_badinput(void)
              {"yaml: a timeline interval that rounds to 0 ps", y_interval_rounds_to_zero},
              {"yaml: a bandwidth that rounds to 0 B/s", y_bandwidth_rounds_to_zero},
              {"yaml: bandwidth x efficiency below 1e-6 B/s", y_link_rate_too_low},
+             {"yaml: transfer_granule not a power of two", y_transfer_granule},
              {"yaml: negative size", y_negative_size},
              {"yaml: size overflows", y_overflow_size},
              {"yaml: fraction out of range", y_fraction},

@@ -346,6 +346,8 @@ static void test_defaults(void)
     CU_ASSERT_STRING_EQUAL(val(c, "memories.hbm.granularity"), "1B");
     CU_ASSERT_EQUAL(c->levels[0].pad_requests_to, 1); /* requests as written */
     CU_ASSERT_STRING_EQUAL(val(c, "memories.hbm.pad_requests_to"), "1B");
+    CU_ASSERT_EQUAL(c->levels[0].transfer_granule, 1); /* transfers as written */
+    CU_ASSERT_STRING_EQUAL(val(c, "memories.hbm.transfer_granule"), "1B");
     CU_ASSERT_STRING_EQUAL(val(c, "memories.hbm.allocator.policy"), "best_fit");
     CU_ASSERT_STRING_EQUAL(val(c, "trace.lifetimes"), "half_open");
     CU_ASSERT_STRING_EQUAL(val(c, "trace.time_unit"), "1ns");
@@ -943,6 +945,16 @@ static void test_errors(void)
         {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    pad_requests_to: 8388608TiB\n",
          "t.yaml:5:5: memories.hbm.pad_requests_to: 9223372036854775808 bytes is not a power of "
          "two from 1 byte to 4 EiB", 0},
+        /* transfer_granule: the same rule */
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    transfer_granule: 3KiB\n",
+         "t.yaml:5:5: memories.hbm.transfer_granule: 3072 bytes is not a power of two from 1 "
+         "byte to 4 EiB", 0},
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    transfer_granule: 0\n",
+         "t.yaml:5:5: memories.hbm.transfer_granule: 0 bytes is not a power of two from 1 byte "
+         "to 4 EiB", 0},
+        {"version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n    transfer_granule: 8388608TiB\n",
+         "t.yaml:5:5: memories.hbm.transfer_granule: 9223372036854775808 bytes is not a power "
+         "of two from 1 byte to 4 EiB", 0},
         {"version: 1\n", "t.yaml:1:1: missing required key 'memories' (at least one memory)", 0},
         {"version: 1\nmemories: {}\n", "t.yaml:2:1: memories: expected a map of at least one "
          "memory", 0},

@@ -5,9 +5,11 @@
  * written in the preset (none left to a default), that every link joins two
  * existing levels, that no preset writes memory_fraction (it would leak into `--policy caching`),
  * that each preset file also loads on its own, that each device runs its shipped example
- * trace without an out-of-memory, and that TPU VMEM pads requests to 4 KiB tiles (exact
- * placements) while no other level pads. The figures and their sources are in the YAML comments and
- * ../shared/specs/hardware.md; a change to a preset must change this table too. */
+ * trace without an out-of-memory, that TPU VMEM pads requests to 4 KiB tiles (exact
+ * placements) and the TPU7x accumulator to its 8 KiB buffers (out-of-memory count) while no
+ * other level pads, and that TPU VMEM transfers are charged in 4 KiB granules. The figures and
+ * their sources are in the YAML comments and ../shared/specs/hardware.md; a change to a preset
+ * must change this table too. */
 #define _GNU_SOURCE
 #include <CUnit/CUnit.h>
 #include <inttypes.h>
@@ -389,6 +391,18 @@ static char *vmem_rows(const char *yaml, const char *set)
     return rows;
 }
 
+/* The padding a preset's level must have: 4 KiB tiles on TPU vmem, TPU7x's published 8 KiB
+ * accumulator buffers (hardware.md), none elsewhere (no other unit is published). */
+static uint64_t want_pad(const char *device, const char *level)
+{
+    int tpu = strncmp(device, "tpu", 3) == 0;
+    if (tpu && !strcmp(level, "vmem"))
+        return 4 * KiB;
+    if (!strcmp(device, "tpu7x") && !strcmp(level, "accumulator"))
+        return 8 * KiB;
+    return 1;
+}
+
 /* TPU VMEM pads arrays to whole (8, 128) tiles of 4-byte words, 4 KiB (hardware.md): every
  * preset's vmem pads each request to a multiple of 4 KiB, so two 100-byte arrays sit at 0 and
  * 4096 and each takes 4096 bytes. Until 2026-11-25 the presets said it with `granularity`,
@@ -403,7 +417,7 @@ static void test_vmem_tiles(void)
         int tpu = strncmp(devices[i].name, "tpu", 3) == 0;
         for (int k = 0; k < c->nlevels; k++)
             CU_ASSERT_EQUAL(c->levels[k].pad_requests_to,
-                            tpu && !strcmp(c->levels[k].name, "vmem") ? 4 * KiB : 1);
+                            want_pad(devices[i].name, c->levels[k].name));
         cfg_free(c);
         if (!tpu)
             continue;
@@ -423,6 +437,96 @@ static void test_vmem_tiles(void)
     }
 }
 
+/* run_once's callback: the run's makespan into *(am_ps *)ctx. */
+static void keep_makespan(void *ctx, sim *s, const report_trace *t)
+{
+    *(am_ps *)ctx = sim_get_summary(s)->makespan;
+}
+
+/* Makespan in ps of one `transfer hbm vmem BYTES` into a buffer of as many bytes, under
+ * device `name`; 0 if the run failed. */
+static am_ps vmem_transfer_ps(const char *name, uint64_t bytes)
+{
+    char yaml[128], text[256];
+    snprintf(yaml, sizeof yaml, "version: 1\ndevice: %s\n", name);
+    snprintf(text, sizeof text, "amsim-trace v1\nalloc 1 %" PRIu64 " level=vmem\n"
+             "transfer hbm vmem %" PRIu64 " id=1\nsync\nfree 1\n", bytes, bytes);
+    run_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.config = tu_write("gran.yaml", yaml);
+    sp.trace = tu_write("gran.trace", text);
+    sp.check = 1;
+    am_ps t = 0;
+    am_error err = {0};
+    if (run_once(&sp, keep_makespan, &t, NULL, &err) != 0)
+        printf("\n  %s: %s", name, err.msg);
+    return t;
+}
+
+/* [pallas] "VMEM transfers are 4 KiB granular" (hardware.md): every TPU preset's vmem has
+ * transfer_granule 4 KiB, so a 100-byte copy from HBM takes exactly as long as a 4096-byte one
+ * (tpu-v5e: 505.884 ns) and longer than the 4097-byte copy's half; no other level has a granule.
+ * Until 2026-11-27 only allocations were padded: the 100-byte copy took 500.144 ns. */
+static void test_vmem_transfer_granule(void)
+{
+    for (size_t i = 0; i < NDEV; i++) {
+        am_config *c = load_device(devices[i].name, NULL, 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+        int tpu = strncmp(devices[i].name, "tpu", 3) == 0;
+        for (int k = 0; k < c->nlevels; k++)
+            CU_ASSERT_EQUAL(c->levels[k].transfer_granule,
+                            tpu && !strcmp(c->levels[k].name, "vmem") ? 4 * KiB : 1);
+        cfg_free(c);
+        if (!tpu)
+            continue;
+        am_ps small = vmem_transfer_ps(devices[i].name, 100);
+        CU_ASSERT(small > 0);
+        CU_ASSERT_EQUAL(small, vmem_transfer_ps(devices[i].name, 4096));
+        CU_ASSERT(vmem_transfer_ps(devices[i].name, 4097) > small);
+    }
+    CU_ASSERT_EQUAL(vmem_transfer_ps("tpu-v5e", 100), 505884);
+}
+
+/* Out-of-memory count of `count` live 1 KiB accumulator requests (all freed at the end) under
+ * device tpu7x, with one --set or none; UINT64_MAX if the run failed. */
+static uint64_t accumulator_ooms(int count, const char *set)
+{
+    size_t cap = 64 + (size_t)count * 64, n = 0;
+    char *text = malloc(cap);
+    n += (size_t)snprintf(text + n, cap - n, "amsim-trace v1\n");
+    for (int i = 1; i <= count; i++)
+        n += (size_t)snprintf(text + n, cap - n, "alloc %d 1KiB level=accumulator\n", i);
+    for (int i = 1; i <= count; i++)
+        n += (size_t)snprintf(text + n, cap - n, "free %d\n", i);
+    run_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.config = tu_write("acc.yaml", "version: 1\ndevice: tpu7x\n");
+    sp.trace = tu_write("acc.trace", text);
+    free(text);
+    if (set) {
+        sp.sets[0] = set;
+        sp.nsets = 1;
+    }
+    uint64_t ooms = UINT64_MAX;
+    am_error err = {0};
+    if (run_once(&sp, NULL, NULL, &ooms, &err) != 0) {
+        printf("\n  %s", err.msg);
+        return UINT64_MAX;
+    }
+    return ooms;
+}
+
+/* hardware.md, TPU7x: "Accumulator memory ... 128 buffers x 8 KiB = 1 MiB per MXU". The
+ * preset's 2 MiB (two MXUs) is 256 buffers, and a request takes whole buffers: 300 requests of
+ * 1 KiB leave 44 out of memory. Until 2026-11-27 the preset padded nothing (granularity 1B)
+ * and all 300 fitted, as they still do with the padding set back to 1 byte. */
+static void test_tpu7x_accumulator_buffers(void)
+{
+    CU_ASSERT_EQUAL(accumulator_ooms(300, NULL), 44);
+    CU_ASSERT_EQUAL(accumulator_ooms(256, NULL), 0);
+    CU_ASSERT_EQUAL(accumulator_ooms(300, "memories.accumulator.pad_requests_to=1B"), 0);
+}
+
 void suite_devices(void)
 {
     TU_SUITE("devices", {"preset figures exact", test_figures},
@@ -431,5 +535,8 @@ void suite_devices(void)
              {"memory_fraction left to the policy", test_no_memory_fraction},
              {"preset files load alone", test_files_load},
              {"shipped traces run", test_runs},
-             {"TPU VMEM pads requests to 4 KiB tiles", test_vmem_tiles});
+             {"TPU VMEM pads requests to 4 KiB tiles", test_vmem_tiles},
+             {"TPU VMEM transfers are charged in 4 KiB granules", test_vmem_transfer_granule},
+             {"TPU7x accumulator pads requests to 8 KiB buffers",
+              test_tpu7x_accumulator_buffers});
 }

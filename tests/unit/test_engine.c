@@ -95,6 +95,68 @@ static void test_single_transfer(void)
     stop(&r);
 }
 
+/* Makespan (ps) and the link's reported bytes of one transfer of `bytes` from `from` to `to`
+ * (level 0 hbm, 1 host) under a 10 GB/s link without latency, with the memories' transfer
+ * granules as given ("" for none). */
+static void granule_xfer(const char *hbm_granule, const char *host_granule, int from, int to,
+                         uint64_t bytes, am_ps *makespan, uint64_t *link_bytes)
+{
+    char y[512];
+    snprintf(y, sizeof y, "version: 1\nmemories:\n  hbm: {capacity: 1GiB%s%s}\n"
+             "  host: {capacity: 1GiB%s%s}\nlinks:\n  pcie: {from: host, to: hbm, "
+             "bandwidth: 10GB/s}\n", *hbm_granule ? ", transfer_granule: " : "", hbm_granule,
+             *host_granule ? ", transfer_granule: " : "", host_granule);
+    run r;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_FATAL(cfg_load_string(&r.cfg, "granule.yaml", y, NULL, 0, &r.err) == 0);
+    sim_opts so = {.check = 1};
+    CU_ASSERT_FATAL(sim_create(&r.s, r.cfg, &so, &r.err) == 0);
+    CU_ASSERT(ev(&r, XFER(0, from, to, bytes, 0)) == 0);
+    finish(&r);
+    *makespan = sim_get_summary(r.s)->makespan;
+    sim_link_result lr[4];
+    int n = sim_links(r.s, lr, 4);
+    *link_bytes = 0;
+    for (int i = 0; i < n; i++)
+        *link_bytes += lr[i].st->bytes;
+    stop(&r);
+}
+
+/* A memory's transfer_granule: a transfer to or from it is charged for its bytes rounded up to
+ * a multiple of the granule (the larger of the two memories'), in time and in the link's bytes:
+ * 100 B into a 4 KiB-granular hbm take 4096 B / 10 GB/s = 409.6 ns, as 4096 B do, and the link
+ * reports 4096 bytes; 4097 B take two granules; leaving it, the same; with an 8 KiB granule on
+ * host too, 8 KiB. Until 2026-11-27 there was no such key: TPU VMEM's 4 KiB DMA granules were
+ * not charged (100 B took 10 ns). */
+static void test_transfer_granule(void)
+{
+    static const struct {
+        const char *hbm, *host;
+        int from, to;
+        uint64_t bytes, charged;
+    } cases[] = {
+        {"", "", 1, 0, 100, 100},                  /* no granule: as written */
+        {"4KiB", "", 1, 0, 100, 4096},             /* into the granular memory */
+        {"4KiB", "", 1, 0, 4096, 4096},            /* a whole granule stays */
+        {"4KiB", "", 1, 0, 4097, 8192},            /* one byte more: two granules */
+        {"4KiB", "", 0, 1, 100, 4096},             /* out of it */
+        {"4KiB", "8KiB", 1, 0, 100, 8192},         /* the larger granule of the two */
+        {"1B", "1B", 1, 0, 100, 100},              /* 1 byte: as written */
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        am_ps t;
+        uint64_t b;
+        granule_xfer(cases[i].hbm, cases[i].host, cases[i].from, cases[i].to, cases[i].bytes, &t,
+                     &b);
+        /* bytes / 1e10 B/s in ps: bytes x 100 */
+        if (t != cases[i].charged * 100 || b != cases[i].charged)
+            printf("\n  case %zu: %" PRIu64 " ps, %" PRIu64 " bytes; want %" PRIu64 " bytes", i,
+                   (uint64_t)t, b, cases[i].charged);
+        CU_ASSERT_EQUAL(t, cases[i].charged * 100);
+        CU_ASSERT_EQUAL(b, cases[i].charged);
+    }
+}
+
 /* sim_event (the API, not sim_run's path) keeps the limit on distinct streams too: 1024 of
  * them pass, a sync on every stream names none, the 1025th is refused at its line before it
  * changes anything (the live set stays as it was). */
@@ -1699,6 +1761,7 @@ static void test_lookahead_same_results(void)
 void suite_engine(void)
 {
     TU_SUITE("engine", {"one transfer: latency + bytes / bandwidth", test_single_transfer},
+             {"a memory's transfer_granule rounds its transfers up", test_transfer_granule},
              {"link bandwidth past 2^64 B/s is clamped", test_link_bandwidth_clamped},
              {"a fractional effective bandwidth is exact", test_link_bandwidth_fraction},
              {"concurrent transfers share bandwidth", test_concurrent_share},

@@ -195,7 +195,9 @@ static void test_host_roundtrip(void)
  * holding it. 1000000-byte buffers padded to 1003520 (pad_requests_to: 4KiB) in 4 MiB; 1 and 3
  * freed; 2000000 bytes fail until defragmentation. Each copy: 1 us + 1000000 B / 1e9 B/s =
  * 1001 us. Until 2026-11-25 the blocks were charged: 1003520 per buffer under best_fit, and under
- * bfc also the 1138688-byte chunk 3 took (its region's remainder). */
+ * bfc also the 1138688-byte chunk 3 took (its region's remainder). With `transfer_granule:
+ * 64KiB` on hbm each copy moves whole granules, 1048576 bytes (1 us + 1048.576 us), while
+ * bytes_moved still counts the live bytes (until 2026-11-27 there was no granule). */
 static void test_defrag_charges_live_bytes(void)
 {
     static const char *const policies[] = {"best_fit", "bfc"};
@@ -207,37 +209,41 @@ static void test_defrag_charges_live_bytes(void)
         {{1, 4000000, 2, 4}, {1, 2000000, 2, 2}},
         {{2, 8000000, 4, 8}, {2, 1000000, 1, 1}},
     };
-    for (int p = 0; p < 2; p++)
-        for (int m = 0; m < 2; m++) {
-            char yaml[1024];
-            snprintf(yaml, sizeof yaml,
-                     "version: 1\nmemories:\n  hbm:\n    capacity: 4MiB\n"
-                     "    pad_requests_to: 4KiB\n    allocator: {policy: %s}\n"
-                     "    defrag: {mode: %s, trigger: on_oom}\n"
-                     "  host: {kind: host, capacity: 1GiB, allocator: {policy: best_fit}}\n"
-                     "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
-                     "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us}\n",
-                     policies[p], modes[m]);
-            hrun r;
-            hstart(&r, yaml);
-            for (int i = 1; i <= 4; i++)
-                hev(&r, ALLOC((uint64_t)i, 1000000, 0));
-            hev(&r, FREE(1));
-            hev(&r, FREE(3));
-            CU_ASSERT(hev(&r, ALLOC(5, 2000000, 0)) == 0);
-            const sim_summary *su = sim_get_summary(r.s);
-            const uint64_t *w = want[p][m];
-            CU_ASSERT_EQUAL(su->defrag.ooms_avoided, 1);
-            CU_ASSERT_EQUAL(su->defrag.runs, w[0]);
-            CU_ASSERT_EQUAL(su->defrag.bytes_moved, w[1]);
-            CU_ASSERT_EQUAL(su->defrag.buffers_moved, w[2]);
-            CU_ASSERT_EQUAL(su->defrag.time, w[3] * 1001 * US);
-            CU_ASSERT_EQUAL(su->stall, su->defrag.time);
-            if (su->defrag.bytes_moved != w[1])
-                fprintf(stderr, "\n%s %s: bytes_moved %llu\n", policies[p], modes[m],
-                        (unsigned long long)su->defrag.bytes_moved); /* small here */
-            hstop(&r);
-        }
+    static const char *const granules[] = {"1B", "64KiB"};
+    static const am_ps copy_ps[] = {1001 * US, 1049576000}; /* 1 us + bytes / 1 GB/s */
+    for (int g = 0; g < 2; g++)
+        for (int p = 0; p < 2; p++)
+            for (int m = 0; m < 2; m++) {
+                char yaml[1024];
+                snprintf(yaml, sizeof yaml,
+                         "version: 1\nmemories:\n  hbm:\n    capacity: 4MiB\n"
+                         "    pad_requests_to: 4KiB\n    transfer_granule: %s\n"
+                         "    allocator: {policy: %s}\n"
+                         "    defrag: {mode: %s, trigger: on_oom}\n"
+                         "  host: {kind: host, capacity: 1GiB, allocator: {policy: best_fit}}\n"
+                         "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
+                         "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us}\n",
+                         granules[g], policies[p], modes[m]);
+                hrun r;
+                hstart(&r, yaml);
+                for (int i = 1; i <= 4; i++)
+                    hev(&r, ALLOC((uint64_t)i, 1000000, 0));
+                hev(&r, FREE(1));
+                hev(&r, FREE(3));
+                CU_ASSERT(hev(&r, ALLOC(5, 2000000, 0)) == 0);
+                const sim_summary *su = sim_get_summary(r.s);
+                const uint64_t *w = want[p][m];
+                CU_ASSERT_EQUAL(su->defrag.ooms_avoided, 1);
+                CU_ASSERT_EQUAL(su->defrag.runs, w[0]);
+                CU_ASSERT_EQUAL(su->defrag.bytes_moved, w[1]);
+                CU_ASSERT_EQUAL(su->defrag.buffers_moved, w[2]);
+                CU_ASSERT_EQUAL(su->defrag.time, w[3] * copy_ps[g]);
+                CU_ASSERT_EQUAL(su->stall, su->defrag.time);
+                if (su->defrag.bytes_moved != w[1])
+                    fprintf(stderr, "\n%s %s: bytes_moved %llu\n", policies[p], modes[m],
+                            (unsigned long long)su->defrag.bytes_moved); /* small here */
+                hstop(&r);
+            }
 }
 
 /* A defragmentation moves buffers only after the transfers queued or running on the level's

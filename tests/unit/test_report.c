@@ -1,7 +1,7 @@
 /* test_report.c - what `amsim report`, `amsim stats` and `run --log` say about a study: undefined
  * metrics left out of means, the heat map's policy named, units and exact integers in stats,
  * the level on every line of a multi-level event log, the run report's columns for sizes up to
- * 16 EiB. All through the amsim binary. */
+ * 16 EiB and for long level, link and direction names. All through the amsim binary. */
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -834,6 +834,70 @@ static void test_run_report_long_busy(void)
     free(out);
 }
 
+/* Every line of the table that starts at "\nHEAD " in out, up to its blank line, is as long as
+ * its header (each left-aligned name fits its column, so every figure ends where its header
+ * does); the number of rows, or -1 without the table. */
+static int table_rows_aligned(const char *out, const char *head_word)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\n%s ", head_word);
+    const char *head = out ? strstr(out, key) : NULL;
+    if (!head)
+        return -1;
+    head++;
+    size_t hlen = strcspn(head, "\n");
+    int rows = 0;
+    for (const char *l = head + hlen + 1; *l && *l != '\n'; l += strcspn(l, "\n") + 1) {
+        size_t len = strcspn(l, "\n");
+        if (len != hlen)
+            printf("\n%.*s\n%.*s\n", (int)hlen, head, (int)len, l);
+        CU_ASSERT_EQUAL(len, hlen);
+        rows++;
+    }
+    return rows;
+}
+
+/* The run report's level and link tables widen their name columns to the widest name shown:
+ * on every GPU preset, `host_pageable` (13 characters) in the level table and the direction
+ * `host_pageable>hbm` (17) in the link table, and a 40-character memory and link name of a
+ * config's own. Until 2026-11-27 the columns were 12, 14 and 16 wide whatever the names, so such
+ * rows were one or more characters longer than their header and their figures out of line.
+ * Tables whose names fit keep their widths (the golden outputs). */
+static void test_run_report_long_names(void)
+{
+    static const char *const gpus[] = {"a100-80gb", "h100", "h200", "b200", "gh200"};
+    const char *tr = tu_write("names.trace", "amsim-trace v1\nalloc 1 1MiB level=host_pageable\n"
+                              "alloc 2 1MiB\ntransfer host_pageable hbm 1MiB\nsync\n"
+                              "free 1\nfree 2\n");
+    for (size_t k = 0; k < sizeof gpus / sizeof gpus[0]; k++) {
+        char yaml[128], args[2048], *out = NULL;
+        snprintf(yaml, sizeof yaml, "version: 1\ndevice: %s\n", gpus[k]);
+        const char *cfg = tu_write("names.yaml", yaml);
+        snprintf(args, sizeof args, "run -c '%s' -t '%s'", cfg, tr);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        CU_ASSERT_EQUAL(table_rows_aligned(out, "level"), 2); /* hbm, host_pageable */
+        CU_ASSERT_EQUAL(table_rows_aligned(out, "link"), 1);
+        CU_ASSERT(out && strstr(out, "\nlevel         policy ") &&
+                  strstr(out, "\nhost_pageable platform "));
+        free(out);
+    }
+    const char *cfg = tu_write("names.yaml",
+        "version: 1\ndefault_memory: hbm\nmemories:\n  hbm: {kind: hbm, capacity: 1GiB}\n"
+        "  a_memory_with_a_forty_character_name_xyz: {kind: host, capacity: 1GiB}\nlinks:\n"
+        "  a_link_with_a_name_of_forty_characters_x: {from: a_memory_with_a_forty_character_name_"
+        "xyz, to: hbm, bandwidth: 1GB/s, duplex: false}\n");
+    tr = tu_write("names.trace", "amsim-trace v1\n"
+                  "alloc 1 1KiB level=a_memory_with_a_forty_character_name_xyz\n"
+                  "transfer a_memory_with_a_forty_character_name_xyz hbm 1KiB\n"
+                  "transfer hbm a_memory_with_a_forty_character_name_xyz 1KiB\nsync\nfree 1\n");
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "run -c '%s' -t '%s'", cfg, tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_EQUAL(table_rows_aligned(out, "level"), 1);
+    CU_ASSERT_EQUAL(table_rows_aligned(out, "link"), 3); /* two directions and the channel */
+    free(out);
+}
+
 /* A single-level log is the BFC oracle format, no names: byte for byte what it was for bfc;
  * caching gains its S line. */
 static void test_log_single_level(void)
@@ -1170,6 +1234,8 @@ void suite_report(void)
               test_run_report_large_sizes},
              {"run report: a link busy 1,000,000 s or more keeps the link table's columns",
               test_run_report_long_busy},
+             {"run report: level and link columns widen to the longest name",
+              test_run_report_long_names},
              {"heat map keeps an axis value whose runs failed; no gnuplot warnings",
               test_report_heatmap_failed_axis_value},
              {"no gnuplot: one message, status 1, nothing written", test_report_gnuplot_missing},
