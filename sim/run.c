@@ -356,6 +356,8 @@ typedef struct ref_ctx {
     const char *level;
     uint64_t alloc_mask;                  /* the levels (by index) the trace allocates on */
     uint64_t max_request[CFG_MAX_LEVELS]; /* each level's largest trace request (bytes) */
+    uint64_t max_served[CFG_MAX_LEVELS];  /* each level's largest request of any kind, as made
+                                             (bytes, not padded yet: ref_done pads it) */
     uint64_t failed[CFG_MAX_LEVELS];      /* each level's failed requests: a hash of their
                                              event indices (FNV-1a) */
 } ref_ctx;
@@ -368,14 +370,23 @@ static uint64_t ref_hash(uint64_t h, uint64_t v)
     return h;
 }
 
+/* A request level must serve, of any kind, for the stop rule (ref_stuck). */
+static void ref_served(ref_ctx *c, int level, uint64_t requested)
+{
+    if (level >= 0 && level < CFG_MAX_LEVELS)
+        c->max_served[level] = AM_MAX(c->max_served[level], requested);
+}
+
 /* The reference run's observer: the levels the trace allocates on, its largest request on
- * each, and which requests failed on each. A spill copy has no buffer id and a recorded `oom`
- * line's request is not an allocation the trace makes (id TR_NO_ID for both): neither counts. */
+ * each, and which requests failed on each. A recorded `oom` line's request is not an
+ * allocation the trace makes (id TR_NO_ID): it is left out of those, but it is a request the
+ * level must serve (mincap looks for a capacity that serves it), so the stop rule counts it. */
 static void ref_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
                       uint64_t addr, uint64_t requested, uint64_t size, int ok)
 {
     (void)t, (void)stream, (void)addr, (void)size;
     ref_ctx *c = ctx;
+    ref_served(c, level, requested);
     if (id == TR_NO_ID || level < 0 || level >= CFG_MAX_LEVELS)
         return;
     c->alloc_mask |= (uint64_t)1 << level;
@@ -383,6 +394,27 @@ static void ref_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, 
     if (!ok)
         c->failed[level] = ref_hash(c->failed[level] ? c->failed[level] : 0xcbf29ce484222325ull,
                                     seq);
+}
+
+/* A buffer placed on a level without a request (a spill copy into its host level, a
+ * restore, a defragmentation's re-placement): the level had to find room for it, so the stop
+ * rule counts it (no trace request of the level, so not in max_request). */
+static void ref_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream,
+                     int from_level, uint64_t from_addr, uint64_t from_size, int level,
+                     uint64_t addr, uint64_t requested, uint64_t size)
+{
+    (void)t, (void)seq, (void)id, (void)stream, (void)from_level, (void)from_addr,
+        (void)from_size, (void)addr, (void)size;
+    ref_served(ctx, level, requested);
+}
+
+/* A buffer that could not be placed again (a failed restore or defragmentation): an
+ * out-of-memory of the level on a request it had to serve, for the stop rule too. */
+static void ref_oom(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
+                    uint64_t requested, const char *what)
+{
+    (void)t, (void)seq, (void)id, (void)stream, (void)what;
+    ref_served(ctx, level, requested);
 }
 
 /* The reference run's result: the level's figures and the names of the levels allocated on. */
@@ -410,7 +442,9 @@ static void ref_done(void *ctx, sim *s, const report_trace *t)
         mem_level *li = sim_level(s, i);
         const mem_metrics *mi = mem_get_metrics(li);
         r->caps[i] = mem_capacity(li);
-        r->max_requests[i] = c->max_request[i];
+        /* as its allocator is asked for it: padded to the level's pad_requests_to (the only
+         * rounding made before the policy's own; mem_padded) */
+        r->max_served[i] = mem_padded(li, c->max_served[i]);
         /* the level's outcome: which requests failed, how many, the most it held at once */
         r->outcome[i] = ref_hash(ref_hash(ref_hash(c->failed[i], mi->ooms), mi->peak_live_bytes),
                                  sim_get_summary(s)->no_memory_into[lv] >> i & 1);
@@ -441,7 +475,7 @@ static int ref_run_at(const run_spec *base, const char *level, const uint64_t *c
         }
     memset(out, 0, sizeof *out);
     ref_ctx c = {.out = out, .level = level};
-    sim_observer obs = {.ctx = &c, .alloc = ref_alloc};
+    sim_observer obs = {.ctx = &c, .alloc = ref_alloc, .move = ref_move, .oom = ref_oom};
     sp.observer = &obs;
     return run_once(&sp, ref_done, &c, NULL, err);
 }
@@ -450,11 +484,16 @@ static int ref_run_at(const run_spec *base, const char *level, const uint64_t *c
  * capacity: doubling it changed nothing on it (the same requests failed, the same peak live),
  * from a capacity at least twice its largest request, so that its capacity was not what
  * failed them (bfc's or prealloc's memory_limit, a policy's own limit). Below twice the
- * largest request an allocator's rounding may still need the next doubling. */
+ * largest request an allocator's rounding may still need the next doubling. The largest
+ * request is the largest the level must serve as its allocator sees it (max_served: padded,
+ * recorded `oom` lines and spill copies in). Until 2026-11-27 it was the largest trace
+ * request as written: a level padding 1000-byte requests to 1 MiB, or a trace with `oom
+ * 100GiB` holding 1 GiB, stopped while its capacity was still below what it needed, and
+ * whether a bound was found depended on the configured capacity. */
 static int ref_stuck(const run_ref *prev, const run_ref *out, int i)
 {
     return (prev->grow_mask >> i & 1) && out->outcome[i] == prev->outcome[i] &&
-           prev->caps[i] / 2 >= prev->max_requests[i];
+           prev->caps[i] / 2 >= prev->max_served[i];
 }
 
 /* Records on *out that level i stays short (stuck: whatever its capacity) and returns 1. */

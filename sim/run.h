@@ -61,7 +61,11 @@ typedef struct run_ref {
                                the level when it ran out of memory, and every level whose
                                shortage skipped a transfer into= the level */
     uint64_t caps[CFG_MAX_LEVELS];       /* every level's capacity in the last run */
-    uint64_t max_requests[CFG_MAX_LEVELS]; /* every level's largest trace request (bytes) */
+    uint64_t max_served[CFG_MAX_LEVELS]; /* every level's largest request as its allocator
+                                            sees it (bytes): padded to pad_requests_to, and
+                                            of every kind the level must serve (the trace's,
+                                            into= destinations, recorded `oom` lines, spill
+                                            copies and restores into it): the stop rule's */
     uint64_t outcome[CFG_MAX_LEVELS];    /* every level's outcome in the last run, a hash: its
                                             failed requests, OOMs and peak live */
     char names[CFG_MAX_LEVELS][64];      /* every level's name ("" past the config's levels) */

@@ -3325,6 +3325,71 @@ static void test_reference_grows_only_for_its_level(void)
     free(out);
 }
 
+/* The reference run's stop rule ("doubling changed nothing on the level, from a capacity at
+ * least twice its largest request: short whatever its capacity") measures the largest request
+ * as the level's allocator sees it: padded to pad_requests_to, recorded `oom` lines in. A level
+ * padding 1000-byte requests to 1 MiB needs 2 MiB for two of them, and a trace holding 1 GiB
+ * with `oom 10GiB` in it needs 11 GiB; the answer does not depend on the configured capacity.
+ * Until 2026-11-27 the rule used the trace's largest request as written (1000 B, 1 GiB): from
+ * a capacity of 4 KiB (or 1 GiB, 4 GiB) compare said "lower bound unknown: level hbm runs out
+ * of memory whatever its capacity" and mincap "the reference run (best_fit): level hbm runs
+ * out of memory whatever its capacity", status 1, while from 64 MiB (80 GiB) both answered. */
+static void test_reference_stop_rule_largest_served(void)
+{
+    const char *cf = tu_write("ref-pad.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: "
+                              "4KiB\n    pad_requests_to: 1MiB\n    allocator:\n"
+                              "      policy: best_fit\n      commit_granularity: 256\n");
+    const char *tr = tu_write("ref-pad.trace", "amsim-trace v1\nalloc 1 1000\nalloc 2 1000\n"
+                              "free 1\nfree 2\n");
+    const char *js = path_in_tmp("ref-pad.json");
+    static const char *const pad_caps[] = {"4KiB", "64KiB", "1MiB", "64MiB"};
+    char args[2048], *out = NULL;
+    for (size_t k = 0; k < sizeof pad_caps / sizeof pad_caps[0]; k++) {
+        snprintf(args, sizeof args, "mincap -q -c '%s' -t '%s' --policies best_fit,caching "
+                 "--granularity 256 --set memories.hbm.capacity=%s --json '%s'", cf, tr,
+                 pad_caps[k], js);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+        char *j = tu_slurp(js, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        /* the printed bound keeps its meaning: the largest trace request as written */
+        CU_ASSERT_DOUBLE_EQUAL(json_num(j, NULL, "lower_bound_bytes"), 1000, 0);
+        CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"best_fit\": {", "min_bytes"), 2097152, 0);
+        CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"caching\": {", "min_bytes"), 2097152, 0);
+        CU_ASSERT(strstr(j, "\"monotone_check\": false") == NULL);
+        free(j);
+        snprintf(args, sizeof args, "compare -c '%s' -t '%s' --policies best_fit --set "
+                 "memories.hbm.capacity=%s", cf, tr, pad_caps[k]);
+        out = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        CU_ASSERT(out && strstr(out, "lower bound 1.95 KiB (2000 B): the trace's peak live "
+                                "bytes, every request served"));
+        free(out);
+    }
+    /* a recorded `oom 10GiB` beside 1 GiB held: 11 GiB from any starting capacity */
+    const char *ot = tu_write("ref-oom.trace", "amsim-trace v1\nalloc 1 1GiB\noom 10GiB\n"
+                              "free 1\n");
+    static const char *const oom_caps[] = {"1GiB", "4GiB", "40GiB", "80GiB"};
+    for (size_t k = 0; k < sizeof oom_caps / sizeof oom_caps[0]; k++) {
+        snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' "
+                 "--policies caching --set memories.hbm.capacity=%s --json '%s'", tu_top(), ot,
+                 oom_caps[k], js);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+        char *j = tu_slurp(js, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        CU_ASSERT_DOUBLE_EQUAL(json_num(j, NULL, "lower_bound_bytes"), 1073741824.0, 0);
+        CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"caching\": {", "min_bytes"), 11811160064.0, 0);
+        CU_ASSERT(strstr(j, "\"monotone_check\": true") != NULL);
+        free(j);
+        snprintf(args, sizeof args, "compare -c '%s/configs/default.yaml' -t '%s' --policies "
+                 "best_fit --set memories.hbm.capacity=%s", tu_top(), ot, oom_caps[k]);
+        out = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        CU_ASSERT(out && strstr(out, "lower bound 11.00 GiB (11811160064 B): the trace's peak "
+                                "live bytes, every request served"));
+        free(out);
+    }
+}
+
 /* A free of an unknown id: mincap's error suggests --lenient, and mincap takes it (until
  * 2026-11-25 "unknown option '--lenient'"), answering as for the trace without that free; a
  * sweep's run, whose command has no --lenient, records the error without the hint. */
@@ -5187,6 +5252,8 @@ void suite_batch(void)
              {"the reference run grows every level short of memory", test_reference_grows_every_level},
              {"the reference run grows other levels only for its level's requests",
               test_reference_grows_only_for_its_level},
+             {"the reference run's stop rule counts padding and recorded oom lines",
+              test_reference_stop_rule_largest_served},
              {"mincap takes --lenient; a sweep's errors do not suggest it", test_mincap_lenient},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
              {"run, compare and mincap refuse a --set key of no policy", test_set_typo_commands},
