@@ -2820,8 +2820,8 @@ static void test_stats_bad_cells(void)
     fputc('\n', f);
     CU_ASSERT_FATAL(fclose(f) == 0);
     rtable t;
-    char msg[512];
-    CU_ASSERT_EQUAL_FATAL(rtable_read(&t, rt, msg, sizeof msg), 0);
+    am_error msg = {0};
+    CU_ASSERT_EQUAL_FATAL(rtable_read(&t, rt, &msg), 0);
     CU_ASSERT_EQUAL(t.nrows, 1);
     for (int i = 0; i < 3 && t.nrows == 1; i++)
         CU_ASSERT_STRING_EQUAL(t.rows[0][i], fields[i]);
