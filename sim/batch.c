@@ -1748,12 +1748,12 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
     yaml_parser_t p;
     ydoc y = {.file = s->file};
     int rc = -1;
-    if (!yaml_parser_initialize(&p)) {
-        free(text);
-        return am_fail(err, AM_EINTERNAL, "libyaml: cannot initialize");
-    }
+    if (!yaml_parser_initialize(&p))
+        am_oom_exit("libyaml cannot start a parser", file);
     yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
     if (!yaml_parser_load(&p, &y.d)) {
+        if (p.error == YAML_MEMORY_ERROR)
+            am_oom_exit("libyaml", file);
         am_fail_at(err, file, p.problem_mark.line + 1, p.problem_mark.column + 1, "%s",
                    p.problem ? p.problem : "YAML syntax error");
         yaml_parser_delete(&p);
@@ -4676,10 +4676,8 @@ int batch_sniff_sweep(const char *path)
     if (!f)
         return 0;
     yaml_parser_t p;
-    if (!yaml_parser_initialize(&p)) {
-        fclose(f);
-        return 0;
-    }
+    if (!yaml_parser_initialize(&p)) /* not "no sweep": the file was not looked at */
+        am_oom_exit("libyaml cannot start a parser", path);
     yaml_parser_set_input_file(&p, f);
     /* the top-level map's keys, event by event, up to its end or a parse error (a sweep
      * broken after its first keys is still one: sweep_load says where); a key of a config's
@@ -4688,8 +4686,11 @@ int batch_sniff_sweep(const char *path)
     int depth = 0, key_next = 0, found = 0, config = 0;
     for (int done = 0; !done && !config;) {
         yaml_event_t ev;
-        if (!yaml_parser_parse(&p, &ev))
+        if (!yaml_parser_parse(&p, &ev)) {
+            if (p.error == YAML_MEMORY_ERROR)
+                am_oom_exit("libyaml", path);
             break;
+        }
         switch (ev.type) {
         case YAML_MAPPING_START_EVENT:
         case YAML_SEQUENCE_START_EVENT:

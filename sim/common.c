@@ -295,6 +295,14 @@ static void oom_exit(size_t n)
     exit(AM_EINTERNAL);
 }
 
+void am_oom_exit(const char *what, const char *file)
+{
+    char *shown = escaped_copy(file ? file : "", 0);
+    fprintf(stderr, "amsim: host out of memory (%s%s%s)\n", what, file ? " for " : "", shown);
+    free(shown);
+    exit(AM_EINTERNAL);
+}
+
 void *am_malloc(size_t n)
 {
     void *p = malloc(n ? n : 1);

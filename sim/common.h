@@ -111,6 +111,12 @@ int am_progress_shown(void);
  * and newline) written \xHH as in am_fail messages. */
 void am_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Host memory ran out in a library (libyaml cannot start a parser or parse for lack of it):
+ * "amsim: host out of memory (WHAT for FILE)" (FILE may be NULL) and exit with status 2, as
+ * am_malloc does. Until 2026-11-27 libyaml's failures were input errors in most commands
+ * (status 1, "FILE: cannot initialise libyaml") and an internal one in run. */
+void am_oom_exit(const char *what, const char *file) __attribute__((noreturn));
+
 /* Host allocation that never returns NULL: on failure prints and exits with status 2. */
 void *am_malloc(size_t n);
 void *am_calloc(size_t n, size_t size);

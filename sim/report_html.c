@@ -822,6 +822,13 @@ static char *left_out_note(const left_out *l, const char *what)
     return text;
 }
 
+/* A memory-over-time plot's large texts (timelines). */
+typedef struct tl_text {
+    char files[RH_MAX_LINES * (PATH_MAX + 64)];
+    char vars[RH_MAX_LINES * (PATH_MAX + 200) + 1024];
+    char cap[RH_MAX_LINES * 1024];
+} tl_text;
+
 static void left_out_free(left_out *l)
 {
     free(l->names);
@@ -837,6 +844,10 @@ static void timelines(ctx *c)
         return;
     int refs[RH_MAX_PLOT_TRACES];
     int nt = 0, header = 0;
+    /* the plot's file list, gnuplot variables and caption are large (a PATH_MAX path per line):
+     * on the heap, where running out of host memory is status 2 (am_malloc); until 2026-11-27
+     * they were a 158 KB stack frame, which under a tight `ulimit -v` ended in SIGSEGV */
+    tl_text *tx = am_malloc(sizeof *tx);
     for (int r = 0; r < c->t.nrows && nt < RH_MAX_PLOT_TRACES; r++) {
         int k = 0;
         while (k < nt && !same_input(c, refs[k], r))
@@ -851,7 +862,8 @@ static void timelines(ctx *c)
          * level; the caption names the runs plotted, and says which policy's first run had none
          * (until 2026-11-27 another run was plotted silently under "first run of each policy") */
         /* a path under $TMPDIR for each line: PATH_MAX each (until 2026-11-27 300 bytes) */
-        char files[RH_MAX_LINES * (PATH_MAX + 64)] = "", titles[RH_MAX_LINES * 70] = "";
+        char *files = tx->files, titles[RH_MAX_LINES * 70] = "";
+        files[0] = 0;
         char pols[RH_MAX_LINES][64];
         int first[RH_MAX_LINES], plotted[RH_MAX_LINES];
         int np = 0, nl = 0;
@@ -896,27 +908,28 @@ static void timelines(ctx *c)
         }
         if (!header++)
             fprintf(c->html, "<h2>Memory over time (%s)</h2>\n", c->level);
-        char vars[RH_MAX_LINES * (PATH_MAX + 200) + 1024], tw[600], cap[RH_MAX_LINES * 1024], ranges[128];
+        char *vars = tx->vars, *cap = tx->cap, tw[600], ranges[128];
         gp_str(tw, sizeof tw, label);
         timeline_ranges(ranges, sizeof ranges, &sp);
-        snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\n"
+        snprintf(vars, sizeof tx->vars, "files = \"%s\"\ntitles = \"%s\"\n"
                  "ttl = %s.': live vs reserved'%s", files, titles, tw, ranges);
         char *runs = timeline_runs(c, pols, first, plotted, np);
         char *thin = envelope_note(lines, line_pol, nl);
         char *more = left_out_note(&left, "line");
-        snprintf(cap, sizeof cap, "%.400s: reserved (solid) and live (dashed) bytes of %.100s over "
+        snprintf(cap, sizeof tx->cap, "%.400s: reserved (solid) and live (dashed) bytes of %.100s over "
                  "simulated time, %s%s%.2000s", label, c->level, runs, thin, more);
         free(runs);
         free(thin);
         plot(c, "memory_over_time.gp", vars, cap);
-        snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\nttl = %s.': fragmentation'"
+        snprintf(vars, sizeof tx->vars, "files = \"%s\"\ntitles = \"%s\"\nttl = %s.': fragmentation'"
                  "%s", files, titles, tw, ranges);
-        snprintf(cap, sizeof cap, "%.400s: share of reserved memory not allocated, over time.%.2000s",
+        snprintf(cap, sizeof tx->cap, "%.400s: share of reserved memory not allocated, over time.%.2000s",
                  label, more);
         plot(c, "fragmentation_over_time.gp", vars, cap);
         free(more);
         left_out_free(&left);
     }
+    free(tx);
     /* the page says when inputs were left out (until 2026-11-27 the first 4 were plotted and
      * the rest silently not) */
     int total = header ? count_inputs(c) : 0;

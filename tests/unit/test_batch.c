@@ -170,6 +170,47 @@ static void test_matrix_count_flat_memory(void)
     free(out);
 }
 
+/* Host memory running out is amsim's own error, status 2 in every command, whatever it ran out
+ * in (until 2026-11-27 libyaml failing to start a parser for lack of memory was status 1 in
+ * compare, mincap and batch, "cannot initialise libyaml", and report's "results.csv: cannot
+ * read: Cannot allocate memory" was status 1 too). The address-space limit is scanned over the
+ * window where the program just loads and then runs out; a limit too low to load it (status
+ * 127) or high enough to finish (0) is fine. Left out under AddressSanitizer (AS_LIMIT). */
+static void test_host_oom_status(void)
+{
+    if (!AS_LIMIT[0])
+        return;
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char cfg[1200], trace[1200], study[1200], cmd[16384], *out = NULL;
+    snprintf(cfg, sizeof cfg, "%s/configs/default.yaml", tu_top());
+    snprintf(trace, sizeof trace, "%s/traces/gpu_train_step.trace", tu_top());
+    char text[4096];
+    snprintf(text, sizeof text, "base: %s\ntraces: ['%s']\npolicies: [bfc]\n", cfg, trace);
+    snprintf(study, sizeof study, "%s", path_in_tmp("oom-study"));
+    snprintf(cmd, sizeof cmd, "batch '%s' -o '%s' -q -j1", tu_write("oom.yaml", text), study);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(cmd, NULL, NULL), 0);
+    char cmds[4][2600];
+    snprintf(cmds[0], sizeof cmds[0], "compare -c '%s' -t '%s' --policies bfc", cfg, trace);
+    snprintf(cmds[1], sizeof cmds[1], "mincap -c '%s' -t '%s'", cfg, trace);
+    snprintf(cmds[2], sizeof cmds[2], "run -c '%s' -t '%s'", cfg, trace);
+    snprintf(cmds[3], sizeof cmds[3], "stats '%s/results.csv' --metric events", study);
+    for (int c = 0; c < 4; c++)
+        for (int kb = 9600; kb <= 11600; kb += 100) {
+            /* its standard error is what sh_capture reads, its output dropped */
+            snprintf(cmd, sizeof cmd, "sh -c \"ulimit -v %d; '%s' %s 2>&1 >/dev/null\"", kb,
+                     bin, cmds[c]);
+            int st = sh_capture(cmd, &out);
+            int oom = out && (strstr(out, "out of memory") || strstr(out, "allocate memory"));
+            int ok = st == 0 || st == 127 || (st == 2 && oom);
+            CU_ASSERT(ok);
+            if (!ok)
+                fprintf(stderr, "\n  ulimit -v %d; amsim %s: status %d, %s\n", kb, cmds[c], st,
+                        out ? out : "(none)");
+            free(out);
+            out = NULL;
+        }
+}
+
 /* Ranges of times (by a factor, written back in their largest exact unit) and of plain
  * numbers expand as listed. */
 /* A sweep's error at its line and column: text is the sweep after its base line (the shipped
@@ -5315,6 +5356,7 @@ void suite_batch(void)
              {"a result.txt that does not read whole runs again; --merge refuses it",
               test_result_damaged},
              {"--merge: a damaged matrix.tsv at its line and column", test_matrix_damaged},
+             {"host memory running out is status 2 in every command", test_host_oom_status},
              {"batch --merge: an interrupt removes OUT and the parents it made",
               test_merge_interrupted_removes_dirs},
              {"statistics against hand-computed values", test_stats},
