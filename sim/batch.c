@@ -1748,12 +1748,12 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
     yaml_parser_t p;
     ydoc y = {.file = s->file};
     int rc = -1;
-    if (!yaml_parser_initialize(&p)) {
-        free(text);
-        return am_fail(err, AM_EINTERNAL, "libyaml: cannot initialize");
-    }
+    if (!yaml_parser_initialize(&p))
+        am_oom_exit("libyaml cannot start a parser", file);
     yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
     if (!yaml_parser_load(&p, &y.d)) {
+        if (p.error == YAML_MEMORY_ERROR)
+            am_oom_exit("libyaml", file);
         am_fail_at(err, file, p.problem_mark.line + 1, p.problem_mark.column + 1, "%s",
                    p.problem ? p.problem : "YAML syntax error");
         yaml_parser_delete(&p);
@@ -2814,15 +2814,20 @@ typedef struct result_info {
     const char *status, *error, *policy, *levels, *outputs, *metrics;
 } result_info;
 
-/* Write result.txt, the done marker (last file of a run). */
+/* result.txt's last line (since 2026-11-27, "amsim-result v2"): a file without it was cut while
+ * written or damaged later, and is no finished run. A v1 file (written before) has none: it
+ * reads when its lines are whole and it has the keys every v1 file has (result_read). */
+#define RESULT_END "end"
+
+/* Write result.txt, the done marker (last file of a run), its end line last. */
 static int write_result(const char *dir, const sw_run *r, const result_info *ri, am_error *err)
 {
     char *e = am_strdup(ri->error ? ri->error : "");
     one_line(e);
 #define OR_EMPTY(x) ((x) ? (x) : "")
-    char *text = xprintf("amsim-result v1\nid=%d\nkey=%s\nstatus=%s\nerror=%s\npolicy=%s\n"
-                         "levels=%s\noutputs=%s\n%s", r->id, r->key, ri->status, e,
-                         OR_EMPTY(ri->policy), OR_EMPTY(ri->levels), OR_EMPTY(ri->outputs),
+    char *text = xprintf("amsim-result v2\nid=%d\nkey=%s\nstatus=%s\nerror=%s\npolicy=%s\n"
+                         "levels=%s\noutputs=%s\n%s" RESULT_END "\n", r->id, r->key, ri->status,
+                         e, OR_EMPTY(ri->policy), OR_EMPTY(ri->levels), OR_EMPTY(ri->outputs),
                          OR_EMPTY(ri->metrics));
 #undef OR_EMPTY
     char *p = xprintf("%s/result.txt", dir);
@@ -3242,51 +3247,164 @@ static void result_free(result *r)
     memset(r, 0, sizeof *r);
 }
 
-static int result_read(const char *dir, const char *folder, result *r)
+/* The value of the required key k in r (set by result_line), or NULL. */
+static const char *result_key(const result *r, const char *k, int have_id)
+{
+    if (!strcmp(k, "id"))
+        return have_id ? "" : NULL;
+    if (!strcmp(k, "key"))
+        return r->key;
+    if (!strcmp(k, "status"))
+        return r->status;
+    if (!strcmp(k, "error"))
+        return r->error;
+    if (!strcmp(k, "policy"))
+        return r->policy;
+    if (!strcmp(k, "levels"))
+        return r->levels;
+    return r->outputs;
+}
+
+/* 1 when r holds metric name (without "m."). */
+static int result_has_metric(const result *r, const char *name)
+{
+    for (int i = 0; i < r->nm; i++)
+        if (!strcmp(r->m[i].k, name))
+            return 1;
+    return 0;
+}
+
+/* One KEY=VALUE line of result.txt into r (line cut at '='; v its value). */
+static void result_line(result *r, const char *k, const char *v, int *cap, int *have_id)
+{
+    char **slot = NULL;
+    if (strncmp(k, "m.", 2) == 0) {
+        if (r->nm == *cap)
+            r->m = am_realloc(r->m, (size_t)(*cap = *cap ? 2 * *cap : 64) * sizeof *r->m);
+        r->m[r->nm].k = am_strdup(k + 2);
+        r->m[r->nm++].v = am_strdup(v);
+        return;
+    }
+    if (!strcmp(k, "id"))
+        *have_id = 1;
+    else if (!strcmp(k, "status"))
+        slot = &r->status;
+    else if (!strcmp(k, "error"))
+        slot = &r->error;
+    else if (!strcmp(k, "policy"))
+        slot = &r->policy;
+    else if (!strcmp(k, "key"))
+        slot = &r->key;
+    else if (!strcmp(k, "outputs"))
+        slot = &r->outputs;
+    else if (!strcmp(k, "levels"))
+        slot = &r->levels;
+    if (slot) {
+        free(*slot);
+        *slot = am_strdup(v);
+    }
+}
+
+/* A finished run's result holds the metrics every run reports: run_metrics, and
+ * level_metrics_names for each of its levels. The first one missing into *missing (owned), or
+ * 0 when none is. */
+static int result_metrics_missing(const result *r, char **missing)
+{
+    *missing = NULL;
+    if (!rt_status_has_metrics(r->status))
+        return 0;
+    for (size_t c = 0; c < AM_ARRAY_LEN(run_metrics); c++)
+        if (!result_has_metric(r, run_metrics[c])) {
+            *missing = am_strdup(run_metrics[c]);
+            return 1;
+        }
+    for (const char *p = r->levels; p && *p;) {
+        size_t len = strcspn(p, ",");
+        for (size_t i = 0; i < AM_ARRAY_LEN(level_metrics_names); i++) {
+            char *k = xprintf("%.*s.%s", (int)len, p, level_metrics_names[i]);
+            if (!result_has_metric(r, k)) {
+                *missing = k;
+                return 1;
+            }
+            free(k);
+        }
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
+/* The result.txt of run folder FOLDER in dir, read whole into *r: 0; -1 when there is none (it
+ * cannot be opened: no finished run, no message); -2 with err when it does not read whole, so
+ * is no finished run either: a NUL byte, a line without its newline, no end line (v2), a key
+ * missing, a finished run's metric missing (FILE:LINE:COL each). Until 2026-11-27 such a file
+ * was read up to the damage: a NUL byte or a cut left a run "finished" with its numbers cut
+ * (peak_reserved_bytes = 21 B) and its other metrics gone from results.csv, status 0. */
+static int result_read(const char *dir, const char *folder, result *r, am_error *err)
 {
     memset(r, 0, sizeof *r);
     char *p = xprintf("%s/runs/%s/result.txt", dir, folder);
-    char *text = am_slurp(p);
-    free(p);
-    if (!text || strncmp(text, "amsim-result v1\n", 16) != 0) {
-        free(text);
-        return -1;
+    char *text;
+    int rc = am_slurp_text(p, &text, NULL, err);
+    if (rc != 0) {
+        free(p);
+        return rc == -1 ? -1 : -2;
     }
-    int cap = 0;
-    for (char *line = text, *nl; *line; line = nl) {
-        nl = strchr(line, '\n');
-        if (nl)
-            *nl++ = 0;
-        else
-            nl = line + strlen(line);
+    int version = !strncmp(text, "amsim-result v1\n", 16) ? 1
+                : !strncmp(text, "amsim-result v2\n", 16) ? 2 : 0;
+    int cap = 0, have_id = 0, ended = 0;
+    unsigned long ln = 1;
+    rc = 0;
+    if (!version)
+        rc = am_fail_at(err, p, 1, 1, "not an amsim result (its first line is 'amsim-result "
+                        "v2')");
+    for (char *line = text + 16; !rc && version && *line; line++) {
+        ln++;
+        char *nl = strchr(line, '\n');
+        if (!nl) {
+            rc = am_fail_at(err, p, ln, (unsigned long)strlen(line) + 1, "the line is cut (no "
+                            "newline ends it: the file was not written whole)");
+            break;
+        }
+        *nl = 0;
+        if (ended) {
+            rc = am_fail_at(err, p, ln, 1, "text after the '" RESULT_END "' line");
+            break;
+        }
         char *eq = strchr(line, '=');
-        if (!eq)
-            continue;
-        *eq = 0;
-        const char *v = eq + 1;
-        if (strncmp(line, "m.", 2) == 0) {
-            if (r->nm == cap)
-                r->m = am_realloc(r->m, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *r->m);
-            r->m[r->nm].k = am_strdup(line + 2);
-            r->m[r->nm++].v = am_strdup(v);
-        } else if (!strcmp(line, "status"))
-            r->status = am_strdup(v);
-        else if (!strcmp(line, "error"))
-            r->error = am_strdup(v);
-        else if (!strcmp(line, "policy"))
-            r->policy = am_strdup(v);
-        else if (!strcmp(line, "key"))
-            r->key = am_strdup(v);
-        else if (!strcmp(line, "outputs"))
-            r->outputs = am_strdup(v);
-        else if (!strcmp(line, "levels"))
-            r->levels = am_strdup(v);
+        if (version == 2 && !strcmp(line, RESULT_END))
+            ended = 1;
+        else if (!eq) {
+            rc = am_fail_at(err, p, ln, 1, "not a KEY=VALUE line");
+            break;
+        } else {
+            *eq = 0;
+            result_line(r, line, eq + 1, &cap, &have_id);
+        }
+        line = nl;
     }
+    /* what a whole file has: its end line (v2), every key, a finished run's metrics */
+    static const char *const keys[] = {"id", "key", "status", "error", "policy", "levels",
+                                       "outputs"};
+    char *missing = NULL;
+    if (!rc && version == 2 && !ended)
+        rc = am_fail_at(err, p, ln + 1, 1, "no '" RESULT_END "' line (the file was not written "
+                        "whole)");
+    for (size_t k = 0; !rc && k < (version == 2 ? AM_ARRAY_LEN(keys) : 5); k++)
+        if (!result_key(r, keys[k], have_id))
+            rc = am_fail_at(err, p, ln + (version == 1), 1, "no '%s=' line (the file was not "
+                            "written whole)", keys[k]);
+    if (!rc && result_metrics_missing(r, &missing))
+        rc = am_fail_at(err, p, ln + (version == 1), 1, "no 'm.%s=' line for a run with status "
+                        "%s (the file was not written whole)", missing, r->status);
+    free(missing);
     free(text);
-    r->have = r->status && r->key;
-    if (!r->have)
+    free(p);
+    if (rc) {
         result_free(r);
-    return r->have ? 0 : -1;
+        return -2;
+    }
+    r->have = 1;
+    return 0;
 }
 
 /* A parsed matrix.tsv. */
@@ -3339,15 +3457,27 @@ static char *next_line(char **pos, int *lineno)
     return line;
 }
 
-/* A malformed matrix.tsv is named at its line (until 2026-11-27 "bad line for run 1" had no
- * line, and blank lines were skipped as if absent). */
+/* The column (1-based) of a matrix.tsv row split into fields (split_tabs: got of them, the
+ * first nc kept in row) where it goes wrong: the field past the nc expected, or the end of the
+ * line when fields are missing. */
+static unsigned long matrix_bad_col(const char *line, char *const *row, int got, int nc)
+{
+    int last = got > nc ? nc - 1 : got - 1;
+    unsigned long end = (unsigned long)(row[last] - line) + strlen(row[last]) + 1;
+    return got > nc ? end + 1 : end;
+}
+
+/* A malformed matrix.tsv is named at its line and column (until 2026-11-27 "bad line for run
+ * 1" had no line, then no column, and blank lines were skipped as if absent); a NUL byte in it
+ * or a read error is refused (until 2026-11-27 the text ended at a NUL byte). */
 static int matrix_read(const char *dir, matrix *m, am_error *err)
 {
     memset(m, 0, sizeof *m);
     char *p = xprintf("%s/matrix.tsv", dir);
-    m->text = am_slurp(p);
-    if (!m->text) {
-        am_fail(err, AM_EINPUT, "%s: cannot read (not a batch output folder?)", p);
+    int got_text = am_slurp_text(p, &m->text, NULL, err);
+    if (got_text != 0) {
+        if (got_text == -1)
+            am_fail(err, AM_EINPUT, "%s: cannot read (not a batch output folder?)", p);
         free(p);
         return -1;
     }
@@ -3357,16 +3487,19 @@ static int matrix_read(const char *dir, matrix *m, am_error *err)
     char *line = next_line(&pos, &lineno);
     int total = 0;
     if (!line || sscanf(line, "#amsim-matrix v1\t%d", &total) != 1 || total < 0) {
-        am_fail(err, AM_EINPUT, "%s: not an amsim matrix file", p);
+        am_fail_at(err, p, 1, 1, "not an amsim matrix file (its first line is '#amsim-matrix "
+                   "v1<TAB>RUNS')");
         goto bad;
     }
     line = next_line(&pos, &lineno);
-    if (!line)
+    if (!line) {
+        am_fail_at(err, p, (unsigned long)lineno + 1, 1, "no header line");
         goto bad;
+    }
     char *tmp[SW_MAX_AXES + 8];
     int nc = split_tabs(line, tmp, SW_MAX_AXES + 8);
     if (nc > SW_MAX_AXES + 8 || nc < 5) {
-        am_fail(err, AM_EINPUT, "%s:%d: bad header line (%d fields)", p, lineno, nc);
+        am_fail_at(err, p, (unsigned long)lineno, 1, "bad header line (%d fields)", nc);
         goto bad;
     }
     m->ncols = nc - 1; /* the last column is the key */
@@ -3378,15 +3511,17 @@ static int matrix_read(const char *dir, matrix *m, am_error *err)
         char **row = am_calloc((size_t)nc + 1, sizeof *row);
         int got = split_tabs(line, row, nc);
         if (got != nc) {
+            unsigned long col = matrix_bad_col(line, row, got, nc);
             free(row);
-            am_fail(err, AM_EINPUT, "%s:%d: bad line for run %d: %d tab-separated fields, %d "
-                    "expected", p, lineno, m->n + 1, got, nc);
+            am_fail_at(err, p, (unsigned long)lineno, col, "bad line for run %d: %d "
+                       "tab-separated fields, %d expected", m->n + 1, got, nc);
             goto bad;
         }
         m->rows[m->n++] = row;
     }
     if (m->n != total) {
-        am_fail(err, AM_EINPUT, "%s: %d runs listed, %d expected", p, m->n, total);
+        am_fail_at(err, p, (unsigned long)lineno + 1, 1, "%d runs listed, %d expected", m->n,
+                   total);
         goto bad;
     }
     free(m->text);
@@ -3492,15 +3627,22 @@ static int result_rank(const result *r)
 /* The result of the run in folder with key, from the folder of dirs[] holding the best one
  * (result_rank; the first of equals), into *r: a shard retried into a new folder gives its ok
  * result whatever the order of the folders (until 2026-11-27 the first folder won, failed or
- * not). Returns that folder's index, or -1 (r empty) when none has it. */
+ * not). Returns that folder's index, or -1 (r empty) when none has it, or -2 (r empty) with
+ * err when a result.txt read does not read whole (result_read): a damaged result is refused,
+ * not taken as a finished run nor as a missing one. */
 static int pick_result(const char *const *dirs, int ndirs, const char *folder, const char *key,
-                       result *r)
+                       result *r, am_error *err)
 {
     int best = -1;
     memset(r, 0, sizeof *r);
     for (int d = 0; d < ndirs && (best < 0 || result_rank(r) > 0); d++) {
         result x;
-        if (result_read(dirs[d], folder, &x) != 0)
+        int got = result_read(dirs[d], folder, &x, err);
+        if (got == -2) {
+            result_free(r);
+            return -2;
+        }
+        if (got != 0)
             continue;
         if (strcmp(x.key, key) == 0 && (best < 0 || result_rank(&x) < result_rank(r))) {
             result_free(r);
@@ -3526,18 +3668,22 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
         return -1;
     for (int d = 1; d < ndirs; d++) {
         char *p = xprintf("%s/matrix.tsv", dirs[d]);
-        char *t = am_slurp(p);
+        char *t, *t0;
+        size_t n, n0;
+        int got = am_slurp_text(p, &t, &n, err);
         /* a folder with no matrix.tsv is no batch output: said as for the first folder (until
-         * 2026-11-27 "not the same study as DIR (matrix.tsv differs)") */
-        if (!t) {
-            am_fail(err, AM_EINPUT, "%s: cannot read (not a batch output folder?)", p);
+         * 2026-11-27 "not the same study as DIR (matrix.tsv differs)"); one with a NUL byte
+         * or a read error is refused as the first folder's is */
+        if (got != 0) {
+            if (got == -1)
+                am_fail(err, AM_EINPUT, "%s: cannot read (not a batch output folder?)", p);
             free(p);
             matrix_tsv_free(&m);
             return -1;
         }
         char *p0 = xprintf("%s/matrix.tsv", dirs[0]);
-        char *t0 = am_slurp(p0);
-        int same = t && t0 && strcmp(t, t0) == 0;
+        am_error e0 = {0};
+        int same = am_slurp_text(p0, &t0, &n0, &e0) == 0 && n == n0 && memcmp(t, t0, n) == 0;
         free(t);
         free(t0);
         free(p0);
@@ -3551,7 +3697,7 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
         free(p);
     }
     result *res = am_calloc((size_t)m.n + 1, sizeof *res);
-    int missing = 0;
+    int missing = 0, damaged = 0;
     csv_tally t = {0};
     /* metric columns: those every run reports (run_metrics, and level_metrics_names of each
      * run's levels), so that they are there when no run finished (until 2026-11-27 a study
@@ -3563,7 +3709,11 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
     for (int i = 0; i < m.n; i++) {
         if (shard_n && i % shard_n != shard_k - 1)
             continue;
-        int d = pick_result(dirs, ndirs, m.rows[i][1], m.rows[i][m.ncols], &res[i]);
+        int d = pick_result(dirs, ndirs, m.rows[i][1], m.rows[i][m.ncols], &res[i], err);
+        if (d == -2) {
+            damaged = 1;
+            break;
+        }
         if (!res[i].have) {
             missing++;
             continue;
@@ -3579,7 +3729,7 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
     }
     outfile *o;
     int rc = -1;
-    if (out_open(&o, out_path, err) == 0) {
+    if (!damaged && out_open(&o, out_path, err) == 0) {
         FILE *f = out_fp(o);
         int pol_col = -1;
         for (int c = 0; c < m.ncols; c++) {
@@ -3660,7 +3810,13 @@ static int run_is_done(const batch *b, const sw_run *r)
     if (b->update_expect)
         return 0;
     result x;
-    if (result_read(b->out, r->folder, &x) != 0)
+    am_error e = {0};
+    int got = result_read(b->out, r->folder, &x, &e);
+    /* a result.txt that does not read whole is no finished run: said, and the run runs again
+     * (until 2026-11-27 it counted as finished with what could be read of it) */
+    if (got == -2)
+        am_msg("%s: %s; the run runs again\n", prog, e.msg);
+    if (got != 0)
         return 0;
     int done = strcmp(x.key, r->key) == 0 && strcmp(x.status, "ok") == 0;
     int want[2] = {b->placements, b->timeline};
@@ -3949,7 +4105,8 @@ static int run_all(batch *b, int *nskipped, int *nran)
         char *dir = run_dir(b, r);
         if (!ok)
             remove_temporaries(dir);
-        int have = result_read(b->out, r->folder, &x) == 0;
+        am_error e1 = {0};
+        int have = result_read(b->out, r->folder, &x, &e1) == 0;
         if (!stop_sig && (!have || strcmp(x.key, r->key) != 0 ||
                           (!ok && strcmp(x.status, "ok") == 0))) {
             char msg[128];
@@ -4519,10 +4676,8 @@ int batch_sniff_sweep(const char *path)
     if (!f)
         return 0;
     yaml_parser_t p;
-    if (!yaml_parser_initialize(&p)) {
-        fclose(f);
-        return 0;
-    }
+    if (!yaml_parser_initialize(&p)) /* not "no sweep": the file was not looked at */
+        am_oom_exit("libyaml cannot start a parser", path);
     yaml_parser_set_input_file(&p, f);
     /* the top-level map's keys, event by event, up to its end or a parse error (a sweep
      * broken after its first keys is still one: sweep_load says where); a key of a config's
@@ -4531,8 +4686,11 @@ int batch_sniff_sweep(const char *path)
     int depth = 0, key_next = 0, found = 0, config = 0;
     for (int done = 0; !done && !config;) {
         yaml_event_t ev;
-        if (!yaml_parser_parse(&p, &ev))
+        if (!yaml_parser_parse(&p, &ev)) {
+            if (p.error == YAML_MEMORY_ERROR)
+                am_oom_exit("libyaml", path);
             break;
+        }
         switch (ev.type) {
         case YAML_MAPPING_START_EVENT:
         case YAML_SEQUENCE_START_EVENT:

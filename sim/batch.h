@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "common.h"
+
 /* amsim batch SWEEP.yaml [-j N] [--shard K/N] -o DIR; amsim batch --merge DIR... -o OUT */
 int cmd_batch(int argc, char **argv);
 /* Whether a file is a sweep by content: a YAML map with a top-level key only sweeps have
@@ -64,15 +66,17 @@ typedef struct rtable {
 /* Read a CSV file with a header line (RFC 4180 quoting); every row must have as many fields as
  * the header (blank lines are skipped). Blanks (spaces, tabs) around a field are trimmed, not
  * those inside quotes; a field's position is its first other character. 0 or -1 with a message
- * (FILE:LINE:COL where it applies) in err (errsz bytes). */
-int rtable_read(rtable *t, const char *path, char *err, size_t errsz);
+ * (FILE:LINE:COL where it applies) in err: AM_EINPUT, or AM_EINTERNAL when host memory ran out.
+ * A NUL byte is refused at its place, a read error is "read error: REASON" (until 2026-11-27 both
+ * ended the table early, silently). */
+int rtable_read(rtable *t, const char *path, am_error *err);
 /* The columns a reader keeps: given the header's names (n), keep[c] set to 0 for each column
  * to drop (all are 1 on entry). */
 typedef void (*rt_keep_fn)(const char *const *names, int n, unsigned char *keep, void *arg);
 /* rtable_read keeping only the columns keep_fn (NULL: all) leaves marked: t->cols, rows and
  * pos hold those, in file order; every row is still checked against the whole header. */
-int rtable_read_cols(rtable *t, const char *path, rt_keep_fn keep_fn, void *arg, char *err,
-                     size_t errsz);
+int rtable_read_cols(rtable *t, const char *path, rt_keep_fn keep_fn, void *arg,
+                     am_error *err);
 void rtable_free(rtable *t);
 /* A metric cell as a number: 0 with *v, 1 when it is empty (or blank: a run without the metric),
  * -1 when it is not a finite decimal number ("0x10", "inf", "nan", "5 kB", "1,5"): one rule for

@@ -295,6 +295,14 @@ static void oom_exit(size_t n)
     exit(AM_EINTERNAL);
 }
 
+void am_oom_exit(const char *what, const char *file)
+{
+    char *shown = escaped_copy(file ? file : "", 0);
+    fprintf(stderr, "amsim: host out of memory (%s%s%s)\n", what, file ? " for " : "", shown);
+    free(shown);
+    exit(AM_EINTERNAL);
+}
+
 void *am_malloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
@@ -439,6 +447,46 @@ char *am_slurp(const char *path)
     fclose(f);
     b[n] = 0;
     return b;
+}
+
+int am_slurp_text(const char *path, char **text, size_t *len, am_error *err)
+{
+    *text = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    size_t cap = 1 << 16, n = 0, r;
+    char *b = am_malloc(cap);
+    while ((r = fread(b + n, 1, cap - n - 1, f)) > 0) {
+        n += r;
+        if (n + 1 == cap)
+            b = am_realloc(b, cap *= 2);
+    }
+    int e = errno, bad = ferror(f);
+    fclose(f);
+    b[n] = 0;
+    if (bad) {
+        free(b);
+        return am_fail(err, e == ENOMEM ? AM_EINTERNAL : AM_EINPUT, "%s: read error: %s", path,
+                       strerror(e)) - 1;
+    }
+    const char *z = memchr(b, 0, n);
+    if (z) {
+        unsigned long line = 1;
+        const char *ls = b;
+        for (const char *q = b; q < z; q++)
+            if (*q == '\n') {
+                line++;
+                ls = q + 1;
+            }
+        unsigned long col = (unsigned long)(z - ls) + 1;
+        free(b);
+        return am_fail_at(err, path, line, col, "NUL byte (the file is text)") - 1;
+    }
+    *text = b;
+    if (len)
+        *len = n;
+    return 0;
 }
 
 void sl_push(strlist *l, char *s)

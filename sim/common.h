@@ -111,6 +111,12 @@ int am_progress_shown(void);
  * and newline) written \xHH as in am_fail messages. */
 void am_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Host memory ran out in a library (libyaml cannot start a parser or parse for lack of it):
+ * "amsim: host out of memory (WHAT for FILE)" (FILE may be NULL) and exit with status 2, as
+ * am_malloc does. Until 2026-11-27 libyaml's failures were input errors in most commands
+ * (status 1, "FILE: cannot initialise libyaml") and an internal one in run. */
+void am_oom_exit(const char *what, const char *file) __attribute__((noreturn));
+
 /* Host allocation that never returns NULL: on failure prints and exits with status 2. */
 void *am_malloc(size_t n);
 void *am_calloc(size_t n, size_t size);
@@ -147,6 +153,11 @@ char *am_strndup(const char *s, size_t n);
 
 /* A whole file as a NUL-terminated string (NULL when it cannot be opened); caller frees. */
 char *am_slurp(const char *path);
+/* A whole text file into *text (NUL-terminated; caller frees) and *len (when not NULL): 0; -1
+ * when it cannot be opened (errno says why, err untouched); -2 with err when it does not read
+ * whole: a read error ("FILE: read error: REASON", AM_EINTERNAL when host memory ran out) or a
+ * NUL byte (FILE:LINE:COL), which am_slurp's string would silently end at. */
+int am_slurp_text(const char *path, char **text, size_t *len, am_error *err);
 
 /* path opened for reading if it is a regular file ("rb"), or NULL with errno set (ENOENT: no
  * such file) or, for something that is no regular file, with *what naming what it is ("a

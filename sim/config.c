@@ -448,7 +448,7 @@ static int yaml_fail(am_error *e, const char *file, const char *buf, size_t len,
 {
     const char *prob = p->problem ? p->problem : "malformed YAML";
     if (p->error == YAML_MEMORY_ERROR)
-        return am_fail(e, AM_EINTERNAL, "%s: libyaml ran out of memory", file);
+        am_oom_exit("libyaml", file);
     if (p->error == YAML_READER_ERROR) {
         /* a byte offset only (the reader decodes ahead of the scanner, so no mark is there):
          * its line and column counted as the marks are, in characters, the byte-order mark
@@ -622,7 +622,7 @@ int cfg_yaml_screen(const char *file, const char *buf, size_t len, const char *w
     yaml_event_t ev;
     int depth = 0, ndocs = 0, rc = 0;
     if (!yaml_parser_initialize(&p))
-        return am_fail(e, AM_EINTERNAL, "%s: cannot initialise libyaml", file);
+        am_oom_exit("libyaml cannot start a parser", file);
     if (raw_nel_refused(file, buf, len, e) < 0) {
         yaml_parser_delete(&p);
         return -1;
@@ -656,7 +656,7 @@ static int tree_parse(const char *file, const char *buf, size_t len, cfg_node **
     cfg_node *root = NULL;
 
     if (!yaml_parser_initialize(&p))
-        return am_fail(e, AM_EINTERNAL, "%s: cannot initialise libyaml", file);
+        am_oom_exit("libyaml cannot start a parser", file);
     if (raw_nel_refused(file, buf, len, e) < 0) {
         yaml_parser_delete(&p);
         return -1;
@@ -2477,10 +2477,8 @@ int cfg_sniff(const char *path)
     if (!src.f)
         return CFG_SNIFF_OTHER;
     yaml_parser_t p;
-    if (!yaml_parser_initialize(&p)) {
-        fclose(src.f);
-        return CFG_SNIFF_OTHER;
-    }
+    if (!yaml_parser_initialize(&p)) /* not "other": the file was not looked at */
+        am_oom_exit("libyaml cannot start a parser", path);
     yaml_parser_set_input(&p, sniff_read, &src);
     int what = CFG_SNIFF_OTHER;
     /* stream start, document start (explicit "---" or not), then the top-level node's event;
@@ -2488,6 +2486,8 @@ int cfg_sniff(const char *path)
     for (;;) {
         yaml_event_t ev;
         if (!yaml_parser_parse(&p, &ev)) {
+            if (p.error == YAML_MEMORY_ERROR)
+                am_oom_exit("libyaml", path);
             what = CFG_SNIFF_ERROR;
             break;
         }

@@ -52,10 +52,21 @@ static void html_esc(FILE *f, const char *s)
     }
 }
 
+/* dir/name on the heap (am_path_join's form: no doubled slash), whatever dir's length: until
+ * 2026-11-27 the report's paths were cut at 1024 bytes, so a long DIR read DIR/results.cs and
+ * wrote DIR/report.htm, status 0. Freed by the caller. */
+static char *path_in(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = am_malloc(n);
+    am_path_join(p, n, dir, name);
+    return p;
+}
+
 typedef struct ctx {
     const char *dir;
     char tmp[PATH_MAX]; /* under $TMPDIR, any length a path may have (until 2026-11-27 256 bytes) */
-    char scripts[1024];
+    const char *scripts; /* $AMSIM_ANALYSIS or the source tree's analysis/, any length */
     FILE *html;
     int nplots, failed;
     rtable t;
@@ -589,9 +600,13 @@ static void group_flush(tl_out *w, tl_group *g)
  * at a time: once to count the rows, once to write. 0 when written. */
 static int timeline_dat(ctx *c, const char *run, const char *out, tl_span *sp, tl_out *w)
 {
-    char path[1024], line[1024];
-    snprintf(path, sizeof path, "%s/runs/%s/timeline.csv", c->dir, run);
+    char line[1024];
+    char *rel = am_malloc(strlen(run) + sizeof "runs//timeline.csv");
+    sprintf(rel, "runs/%s/timeline.csv", run);
+    char *path = path_in(c->dir, rel);
     FILE *in = fopen(path, "r");
+    free(path);
+    free(rel);
     if (!in)
         return -1;
     tl_row r;
@@ -1129,19 +1144,19 @@ static int check_output(const ctx *c, const char *out, const char *csv)
     int n = 0, np = 0, cap = 2 + (int)AM_ARRAY_LEN(scripts) + c->t.nrows;
     out_named *ins = am_calloc((size_t)cap, sizeof *ins);
     char **paths = am_calloc((size_t)cap, sizeof *paths); /* the names made here */
-    size_t len = strlen(c->dir) + sizeof c->scripts + 600;
     ins[n++] = (out_named){"DIR/results.csv", csv};
-    paths[np] = am_malloc(len);
-    snprintf(paths[np], len, "%s/matrix.tsv", c->dir);
+    paths[np] = path_in(c->dir, "matrix.tsv");
     ins[n++] = (out_named){"DIR/matrix.tsv", paths[np++]};
     for (size_t k = 0; k < AM_ARRAY_LEN(scripts); k++) {
-        paths[np] = am_malloc(len);
-        snprintf(paths[np], len, "%s/%s", c->scripts, scripts[k]);
+        paths[np] = path_in(c->scripts, scripts[k]);
         ins[n++] = (out_named){"a gnuplot script", paths[np++]};
     }
     for (int r = 0; c->c_run >= 0 && r < c->t.nrows; r++) {
-        paths[np] = am_malloc(len);
-        snprintf(paths[np], len, "%s/runs/%.500s/timeline.csv", c->dir, c->t.rows[r][c->c_run]);
+        const char *run = c->t.rows[r][c->c_run];
+        char *rel = am_malloc(strlen(run) + sizeof "runs//timeline.csv");
+        sprintf(rel, "runs/%s/timeline.csv", run);
+        paths[np] = path_in(c->dir, rel);
+        free(rel);
         ins[n++] = (out_named){"a run's timeline.csv", paths[np++]};
     }
     am_error err = {0};
@@ -1187,9 +1202,11 @@ static int check_table(const ctx *c, const char *csv)
             const char *s = c->t.rows[r][k];
             if (!*s || strcmp(c->t.cols[k], "error") == 0 || rtable_num(s, &v) == 0)
                 continue;
-            fprintf(stderr, "%s: %s:%lu:%lu: %s is not a finite number: '%s' (decimal numbers "
-                    "only, such as 5, 0.25 or 1e-3)\n", prog, csv, c->t.pos[r][k].line,
-                    c->t.pos[r][k].col, c->t.cols[k], s);
+            am_error e = {0}; /* FILE:LINE:COL and the reason whole, a long path shortened */
+            am_fail_at(&e, csv, c->t.pos[r][k].line, c->t.pos[r][k].col,
+                       "%s is not a finite number: '%s' (decimal numbers only, such as 5, 0.25 "
+                       "or 1e-3)", c->t.cols[k], s);
+            fprintf(stderr, "%s: %s\n", prog, e.msg);
             return 1;
         }
     }
@@ -1228,18 +1245,23 @@ int cmd_report(int argc, char **argv)
     ctx c = {0};
     c.dir = dir;
     const char *env = getenv("AMSIM_ANALYSIS");
-    snprintf(c.scripts, sizeof c.scripts, "%s", env ? env : AMSIM_SOURCE_DIR "/analysis");
-    char csv[1024], msg[512];
-    am_path_join(csv, sizeof csv, c.dir, "results.csv");
-    if (rtable_read(&c.t, csv, msg, sizeof msg) != 0) {
-        fprintf(stderr, "%s: %s\n", prog, msg);
-        return 1;
+    c.scripts = env ? env : AMSIM_SOURCE_DIR "/analysis";
+    char *csv = path_in(c.dir, "results.csv");
+    am_error rerr = {0};
+    /* host memory running out while reading is amsim's error (status 2), not the table's */
+    if (rtable_read(&c.t, csv, &rerr) != 0) {
+        fprintf(stderr, "%s: %s\n", prog, rerr.msg);
+        free(csv);
+        return rerr.status == AM_EINTERNAL ? 2 : 1;
     }
-    char probe[1100];
-    snprintf(probe, sizeof probe, "%s/peak_reserved.gp", c.scripts);
-    if (access(probe, R_OK) != 0) {
+    char *probe = path_in(c.scripts, "peak_reserved.gp");
+    int found = access(probe, R_OK) == 0;
+    if (!found)
         fprintf(stderr, "%s: %s: gnuplot scripts not found (set AMSIM_ANALYSIS)\n", prog, probe);
+    free(probe);
+    if (!found) {
         rtable_free(&c.t);
+        free(csv);
         return 1;
     }
     /* every plot needs gnuplot: refuse before writing anything (until 2026-11-27 each of the
@@ -1248,6 +1270,7 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "%s: gnuplot not found on PATH (Debian: apt-get install gnuplot-nox)\n",
                 prog);
         rtable_free(&c.t);
+        free(csv);
         return 1;
     }
     c.c_run = rtable_col(&c.t, "run");
@@ -1267,11 +1290,12 @@ int cmd_report(int argc, char **argv)
         if (s)
             snprintf(c.level, sizeof c.level, "%.*s", (int)(s - c.t.cols[k]), c.t.cols[k]);
     }
-    char out[1024];
     /* "out1/" prints out1/report.html (until 2026-11-27 out1//report.html) */
-    am_path_join(out, sizeof out, c.dir, "report.html");
+    char *out = path_in(c.dir, "report.html");
     if (check_output(&c, out, csv) != 0 || check_table(&c, csv) != 0) {
         rtable_free(&c.t);
+        free(out);
+        free(csv);
         return 1;
     }
     /* the scratch folder for gnuplot's data and SVGs: under $TMPDIR (else /tmp), and removed
@@ -1286,6 +1310,8 @@ int cmd_report(int argc, char **argv)
                 tl >= 0 && (size_t)tl >= sizeof c.tmp ? "name too long (TMPDIR)"
                                                       : strerror(errno));
         rtable_free(&c.t);
+        free(out);
+        free(csv);
         return 2;
     }
     out_track_scratch(c.tmp, 1);
@@ -1339,11 +1365,16 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "amsim: %s\n", err.msg);
     else {
         rc = c.failed ? 2 : 0;
-        printf("%s: %d plots%s\n", out, c.nplots - c.failed, c.failed ? " (some failed)" : "");
+        /* "1 plot" for one (until 2026-11-27 "1 plots") */
+        int np = c.nplots - c.failed;
+        printf("%s: %d plot%s%s\n", out, np, np == 1 ? "" : "s",
+               c.failed ? " (some failed)" : "");
     }
 done:
     rm_tmp(c.tmp);
     out_track_scratch(c.tmp, 0);
     rtable_free(&c.t);
+    free(out);
+    free(csv);
     return rc;
 }

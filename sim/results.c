@@ -135,16 +135,39 @@ static int record(const char **p, strlist *out, rt_pos **pos, const char **at,
  * parsed, starting at (line, col). */
 typedef struct rt_src {
     FILE *f;
+    const char *path;
+    am_error *err; /* where a NUL byte or a read error is said */
     char *buf;
     size_t off, len, cap;
     char *lbuf;   /* getline's buffer, kept from line to line */
     size_t lcap;
-    int eof;
+    int eof, bad; /* bad: err was set, the table is not read */
+    unsigned long lines; /* lines read so far (the next one read is lines + 1) */
     unsigned long line, col;
 } rt_src;
 
-/* The file's next line appended to the unparsed text; -1 at the end of the file. A NUL byte
- * ends the text there, as it ended the whole file's text before. */
+/* A results table is text: a NUL byte in it is refused where it is (until 2026-11-27 it ended
+ * the table there, silently: the rows after it were dropped, status 0), and so is a read
+ * error (it read as the end of the file, "empty file (no header line)" for /proc/self/mem). A
+ * read that ran out of host memory is amsim's error (status 2), not the input's. */
+static int src_fail(rt_src *s, const char *nul)
+{
+    s->bad = s->eof = 1;
+    if (nul) {
+        size_t col = (size_t)(nul - s->lbuf) + 1;
+        if (s->lines == 1 && col > 3 && memcmp(s->lbuf, "\xEF\xBB\xBF", 3) == 0)
+            col -= 3; /* line 1's columns count from after a byte order mark */
+        return am_fail_at(s->err, s->path, s->lines, (unsigned long)col,
+                          "NUL byte (a results table is text)");
+    }
+    int e = errno;
+    return am_fail(s->err, e == ENOMEM ? AM_EINTERNAL : AM_EINPUT, "%s: %s: %s", s->path,
+                   e == ENOMEM ? "host out of memory while reading" : "read error",
+                   strerror(e));
+}
+
+/* The file's next line appended to the unparsed text; -1 at the end of the file or on an error
+ * (s->bad, err set: a NUL byte, a read error). */
 static int src_more(rt_src *s)
 {
     if (s->eof)
@@ -152,16 +175,25 @@ static int src_more(rt_src *s)
     memmove(s->buf, s->buf + s->off, s->len - s->off + 1);
     s->len -= s->off;
     s->off = 0;
+    errno = 0;
     ssize_t n = getline(&s->lbuf, &s->lcap, s->f);
-    size_t m = n > 0 ? strlen(s->lbuf) : 0;
-    if (n <= 0 || m < (size_t)n)
+    if (n < 0) {
         s->eof = 1;
+        if (ferror(s->f) || (errno && errno != EINTR && !feof(s->f)))
+            return src_fail(s, NULL);
+        return -1;
+    }
+    s->lines++;
+    const char *nul = memchr(s->lbuf, 0, (size_t)n);
+    if (nul)
+        return src_fail(s, nul);
+    size_t m = (size_t)n;
     if (s->len + m + 1 > s->cap) {
         while (s->len + m + 1 > s->cap)
             s->cap *= 2;
         s->buf = am_realloc(s->buf, s->cap);
     }
-    memcpy(s->buf + s->len, s->lbuf ? s->lbuf : "", m);
+    memcpy(s->buf + s->len, s->lbuf, m);
     s->len += m;
     s->buf[s->len] = 0;
     return m ? 0 : -1;
@@ -175,8 +207,9 @@ static void row_free(strlist *row, rt_pos **pos)
     *pos = NULL;
 }
 
-/* The next record of s into row and pos (record()); 0 at the end of the file. A quoted field
- * that goes on past the line is parsed again with the next line added. */
+/* The next record of s into row and pos (record()); 0 at the end of the file, -1 on an error
+ * (src_more). A quoted field that goes on past the line is parsed again with the next line
+ * added. */
 static int next_record(rt_src *s, strlist *row, rt_pos **pos)
 {
     for (;;) {
@@ -193,14 +226,14 @@ static int next_record(rt_src *s, strlist *row, rt_pos **pos)
             }
             row_free(row, pos);
         }
-        if (src_more(s) != 0 && !s->buf[s->off])
-            return 0;
+        if (src_more(s) != 0 && (s->bad || !s->buf[s->off]))
+            return s->bad ? -1 : 0;
     }
 }
 
-int rtable_read(rtable *t, const char *path, char *err, size_t errsz)
+int rtable_read(rtable *t, const char *path, am_error *err)
 {
-    return rtable_read_cols(t, path, NULL, NULL, err, errsz);
+    return rtable_read_cols(t, path, NULL, NULL, err);
 }
 
 /* Row's fields (n of them, positions pos) cut to the kept ones, in place: the others freed. */
@@ -216,13 +249,17 @@ static void keep_fields(char **v, rt_pos *pos, int n, const unsigned char *keep)
     }
 }
 
-int rtable_read_cols(rtable *t, const char *path, rt_keep_fn keep_fn, void *arg, char *err,
-                     size_t errsz)
+int rtable_read_cols(rtable *t, const char *path, rt_keep_fn keep_fn, void *arg,
+                     am_error *err)
 {
     memset(t, 0, sizeof *t);
-    rt_src src = {.f = fopen(path, "rb"), .cap = 4096, .line = 1, .col = 1};
+    rt_src src = {.f = fopen(path, "rb"), .path = path, .err = err, .cap = 4096, .line = 1,
+                  .col = 1};
     if (!src.f) {
-        snprintf(err, errsz, "%s: cannot read: %s", path, strerror(errno));
+        /* no host memory to open it is amsim's error (status 2), not the input's */
+        int e = errno;
+        am_fail(err, e == ENOMEM ? AM_EINTERNAL : AM_EINPUT, "%s: cannot read: %s", path,
+                strerror(e));
         return -1;
     }
     /* a folder opens for reading but reads as nothing: say what it is, and name the batch
@@ -232,15 +269,17 @@ int rtable_read_cols(rtable *t, const char *path, rt_keep_fn keep_fn, void *arg,
     struct stat sb;
     if (fstat(fileno(src.f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
         fclose(src.f);
-        char inner[4096];
-        am_path_join(inner, sizeof inner, path, "results.csv");
+        size_t il = strlen(path) + sizeof "/results.csv";
+        char *inner = am_malloc(il);
+        am_path_join(inner, il, path, "results.csv");
         struct stat ib;
         if (stat(inner, &ib) == 0 && S_ISREG(ib.st_mode))
-            snprintf(err, errsz, "%s: is a folder, not a results table (did you mean %s?)", path,
-                     inner);
+            am_fail(err, AM_EINPUT, "%s: is a folder, not a results table (did you mean %s?)",
+                    path, inner);
         else
-            snprintf(err, errsz, "%s: is a folder, not a results table (give the results.csv "
-                     "that amsim batch writes)", path);
+            am_fail(err, AM_EINPUT, "%s: is a folder, not a results table (give the "
+                    "results.csv that amsim batch writes)", path);
+        free(inner);
         return -1;
     }
     src.buf = am_malloc(src.cap);
@@ -252,11 +291,12 @@ int rtable_read_cols(rtable *t, const char *path, rt_keep_fn keep_fn, void *arg,
         src.off = 3;
     strlist h = {0};
     rt_pos *hpos = NULL;
-    if (!next_record(&src, &h, &hpos)) {
+    if (src.bad || next_record(&src, &h, &hpos) != 1) {
         fclose(src.f);
         free(src.buf);
         free(src.lbuf);
-        snprintf(err, errsz, "%s: empty file (no header line)", path);
+        if (!src.bad)
+            am_fail(err, AM_EINPUT, "%s: empty file (no header line)", path);
         return -1;
     }
     free(hpos);
@@ -282,8 +322,17 @@ int rtable_read_cols(rtable *t, const char *path, rt_keep_fn keep_fn, void *arg,
     for (;;) {
         strlist row = {0};
         rt_pos *pos = NULL;
-        if (!next_record(&src, &row, &pos))
+        int got = next_record(&src, &row, &pos);
+        if (got == 0)
             break;
+        if (got < 0) { /* a NUL byte or a read error: the table is not read at all */
+            fclose(src.f);
+            free(src.buf);
+            free(src.lbuf);
+            free(keep);
+            rtable_free(t);
+            return -1;
+        }
         if (row.n == 1 && !row.v[0][0]) { /* blank line */
             free(row.v[0]);
             free(row.v);
@@ -292,8 +341,8 @@ int rtable_read_cols(rtable *t, const char *path, rt_keep_fn keep_fn, void *arg,
         }
         if (row.n != file_ncols) {
             rt_pos w = pos[row.n < file_ncols ? 0 : file_ncols];
-            snprintf(err, errsz, "%s:%lu:%lu: %d fields where the header has %d", path, w.line,
-                     w.col, row.n, file_ncols);
+            am_fail_at(err, path, w.line, w.col, "%d fields where the header has %d", row.n,
+                       file_ncols);
             for (int i = 0; i < row.n; i++)
                 free(row.v[i]);
             free(row.v);

@@ -611,11 +611,13 @@ int cmd_stats(int argc, char **argv)
         }
     }
     rtable t;
-    char msg[512];
+    am_error rerr = {0};
     stats_cols want = {metric, by, pair_on, paired != NULL, "", ""};
-    if (rtable_read_cols(&t, file, stats_keep, &want, msg, sizeof msg) != 0) {
-        am_msg("%s: %s\n", prog, msg);
-        return 1;
+    /* the message is whole (am_error's room, a long path shortened in its middle): until
+     * 2026-11-27 a 512-byte buffer cut a long path's message before FILE:LINE:COL's reason */
+    if (rtable_read_cols(&t, file, stats_keep, &want, &rerr) != 0) {
+        am_msg("%s: %s\n", prog, rerr.msg);
+        return rerr.status == AM_EINTERNAL ? 2 : 1;
     }
     int rc = 1;
     int mc = rtable_col(&t, metric), bc = rtable_col(&t, by), sc = rtable_col(&t, "status");

@@ -1192,6 +1192,32 @@ static void y_control_position(void)
         free(want);
     }
 }
+/* A results table is text: a NUL byte in it is refused at its line and column, a read error
+ * said as one (until 2026-11-27 both ended the table there: stats counted the rows before a NUL
+ * byte, status 0, and /proc/self/mem was an "empty file (no header line)"). */
+static void results_table_unreadable(void)
+{
+    static const char nul[] = "policy,m\nbfc,1\nbfc,2\nbfc,3\0junk\nbfc,100\nbfc,200\n";
+    const char *csv = bi_write("nul.csv", nul, sizeof nul - 1);
+    char args[2048], want[1200];
+    snprintf(args, sizeof args, "stats '%s' --metric m", csv);
+    snprintf(want, sizeof want, "amsim stats: %s:4:6: NUL byte (a results table is text)", csv);
+    bi_expect(args, 1, want);
+    bi_expect("stats /proc/self/mem --metric x", 1,
+              "amsim stats: /proc/self/mem: read error: Input/output error");
+    /* report reads DIR/results.csv the same way */
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s/nul-study", tu_tmpdir());
+    mkdir(dir, 0777);
+    static const char head[] = "run_id,run,policy,trace,status,error,hbm.peak_reserved_bytes\n"
+                               "1,0001-a,bfc,a.trace,ok,,1\0\n";
+    snprintf(args, sizeof args, "nul-study/results.csv");
+    const char *rcsv = bi_write(args, head, sizeof head - 1);
+    snprintf(args, sizeof args, "report '%s'", dir);
+    snprintf(want, sizeof want, "amsim report: %s:2:27: NUL byte (a results table is text)", rcsv);
+    bi_expect(args, 1, want);
+}
+
 /* A name the user gave, quoted in a message (a policy, a level, a column, a group of a
  * table), has its control bytes as \xHH, tab and newline too (until 2026-11-27 "unknown
  * policy" and "no column" echoed an escape sequence raw, a group name its newline). */
@@ -3480,6 +3506,8 @@ void suite_badinput(void)
               "U+0085", y_control_position},
              {"a name quoted in a message: control bytes as \\xHH, tab and newline too",
               names_escaped},
+             {"stats, report: a NUL byte or a read error in a results table",
+              results_table_unreadable},
              {"a word typed on the command line, echoed: control bytes as \\xHH, newline too",
               command_messages_escaped},
              {"yaml: control character from a quoted scalar's escape", y_control_escape},

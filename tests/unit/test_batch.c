@@ -170,6 +170,47 @@ static void test_matrix_count_flat_memory(void)
     free(out);
 }
 
+/* Host memory running out is amsim's own error, status 2 in every command, whatever it ran out
+ * in (until 2026-11-27 libyaml failing to start a parser for lack of memory was status 1 in
+ * compare, mincap and batch, "cannot initialise libyaml", and report's "results.csv: cannot
+ * read: Cannot allocate memory" was status 1 too). The address-space limit is scanned over the
+ * window where the program just loads and then runs out; a limit too low to load it (status
+ * 127) or high enough to finish (0) is fine. Left out under AddressSanitizer (AS_LIMIT). */
+static void test_host_oom_status(void)
+{
+    if (!AS_LIMIT[0])
+        return;
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char cfg[1200], trace[1200], study[1200], cmd[16384], *out = NULL;
+    snprintf(cfg, sizeof cfg, "%s/configs/default.yaml", tu_top());
+    snprintf(trace, sizeof trace, "%s/traces/gpu_train_step.trace", tu_top());
+    char text[4096];
+    snprintf(text, sizeof text, "base: %s\ntraces: ['%s']\npolicies: [bfc]\n", cfg, trace);
+    snprintf(study, sizeof study, "%s", path_in_tmp("oom-study"));
+    snprintf(cmd, sizeof cmd, "batch '%s' -o '%s' -q -j1", tu_write("oom.yaml", text), study);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(cmd, NULL, NULL), 0);
+    char cmds[4][2600];
+    snprintf(cmds[0], sizeof cmds[0], "compare -c '%s' -t '%s' --policies bfc", cfg, trace);
+    snprintf(cmds[1], sizeof cmds[1], "mincap -c '%s' -t '%s'", cfg, trace);
+    snprintf(cmds[2], sizeof cmds[2], "run -c '%s' -t '%s'", cfg, trace);
+    snprintf(cmds[3], sizeof cmds[3], "stats '%s/results.csv' --metric events", study);
+    for (int c = 0; c < 4; c++)
+        for (int kb = 9600; kb <= 11600; kb += 100) {
+            /* its standard error is what sh_capture reads, its output dropped */
+            snprintf(cmd, sizeof cmd, "sh -c \"ulimit -v %d; '%s' %s 2>&1 >/dev/null\"", kb,
+                     bin, cmds[c]);
+            int st = sh_capture(cmd, &out);
+            int oom = out && (strstr(out, "out of memory") || strstr(out, "allocate memory"));
+            int ok = st == 0 || st == 127 || (st == 2 && oom);
+            CU_ASSERT(ok);
+            if (!ok)
+                fprintf(stderr, "\n  ulimit -v %d; amsim %s: status %d, %s\n", kb, cmds[c], st,
+                        out ? out : "(none)");
+            free(out);
+            out = NULL;
+        }
+}
+
 /* Ranges of times (by a factor, written back in their largest exact unit) and of plain
  * numbers expand as listed. */
 /* A sweep's error at its line and column: text is the sweep after its base line (the shipped
@@ -1459,7 +1500,8 @@ static void test_resume_no_stale_outputs(void)
     }
     /* a result.txt that does not list timeline.csv (written before 2026-11-27) is not taken as
      * having it, even with the file there */
-    snprintf(args, sizeof args, "sed -i '/^outputs=/d' '%s/result.txt'", dir);
+    snprintf(args, sizeof args, "sed -i -e '1s/v2$/v1/' -e '/^outputs=/d' -e '/^end$/d' "
+             "'%s/result.txt'", dir);
     CU_ASSERT_EQUAL_FATAL(system(args), 0);
     snprintf(args, sizeof args, "batch '%s/sw.yaml' -o '%s/o' --timeline", sub, sub);
     err = NULL;
@@ -2209,8 +2251,8 @@ static void test_merge_deviation_status(void)
     CU_ASSERT(same_file(a, b));
 }
 
-/* A matrix.tsv row with a field too few is named at its file:line (until 2026-11-27 "bad line
- * for run 2" with no line). */
+/* A matrix.tsv row with a field too few is named at its file:line:col (until 2026-11-27 "bad
+ * line for run 2" with no line, then no column). */
 static void test_matrix_bad_line_at(void)
 {
     char args[4096], *err = NULL, p[1200];
@@ -2223,6 +2265,8 @@ static void test_matrix_bad_line_at(void)
     char *tab = strchr(row + 3, '\t');
     CU_ASSERT_PTR_NOT_NULL_FATAL(tab);
     *tab = ' ';
+    /* the column: where the missing field would start, at the line's end */
+    size_t col = strcspn(row + 1, "\n") + 1;
     FILE *f = fopen(p, "w");
     CU_ASSERT_FATAL(f && fputs(t, f) >= 0 && fclose(f) == 0);
     free(t);
@@ -2230,7 +2274,7 @@ static void test_matrix_bad_line_at(void)
              path_in_tmp("mline-m"));
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     char want[1400];
-    snprintf(want, sizeof want, "amsim batch: %s:3: bad line for run 1: ", p);
+    snprintf(want, sizeof want, "amsim batch: %s:3:%zu: bad line for run 1: ", p, col);
     CU_ASSERT(err && strstr(err, want));
     if (!err || !strstr(err, want))
         fprintf(stderr, "\n  %s  expected %s\n", err ? err : "(none)", want);
@@ -2377,6 +2421,151 @@ static void test_merge_missing_folder(void)
         fprintf(stderr, "\n  %s\n", err ? err : "(none)");
     free(err);
     CU_ASSERT_NOT_EQUAL(access(path_in_tmp("mm-out"), F_OK), 0);
+}
+
+/* The shell command pat with each '@' replaced by path (quoted by pat), run: its status. */
+static int system_at(const char *pat, const char *path)
+{
+    char cmd[8192];
+    size_t k = 0, pl = strlen(path);
+    for (const char *c = pat; *c && k + pl + 1 < sizeof cmd; c++) {
+        if (*c == '@') {
+            memcpy(cmd + k, path, pl);
+            k += pl;
+        } else
+            cmd[k++] = *c;
+    }
+    cmd[k] = 0;
+    return system(cmd);
+}
+
+/* A result.txt that does not read whole is no finished run: a NUL byte in a line, a file cut
+ * in a line or before its end line, a key missing. A rerun runs the run again and says why;
+ * --merge refuses the folder at FILE:LINE:COL. A result.txt of before 2026-11-27
+ * ("amsim-result v1", no end line) still reads. Until 2026-11-27 a NUL byte or a cut left the
+ * run finished with its numbers cut (peak_reserved_bytes 21 B) and its other metrics gone. */
+static void test_result_damaged(void)
+{
+    char text[1200], args[4096], a[1100], b[1100], *err = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc, caching]\n", tu_top(), tiny_trace());
+    snprintf(a, sizeof a, "%s", path_in_tmp("rd1"));
+    snprintf(b, sizeof b, "%s", path_in_tmp("rd2"));
+    const char *sw = tu_write("rd.yaml", text);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q -j1", sw, a);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char res[1200], csv_a[1200], csv_b[1200];
+    snprintf(res, sizeof res, "%s/runs/0001-tiny-bfc/result.txt", b);
+    snprintf(csv_a, sizeof csv_a, "%s/results.csv", a);
+    snprintf(csv_b, sizeof csv_b, "%s/results.csv", b);
+    static const struct {
+        const char *damage; /* a shell command on the result.txt '%s' */
+        const char *where;  /* the merge's message after the path */
+    } cases[] = {
+        {"sed -i 's/^m.hbm.peak_reserved_bytes=./&\\x00/' '@'", ":16:28: NUL byte"},
+        {"head -c 300 '@' > '@.t' && mv '@.t' '@'", ": the line is cut"},
+        {"sed -i '/^end$/d' '@'", ": no 'end' line"},
+        {"sed -i '/^status=/d' '@'", ": no 'status=' line"},
+        {"sed -i 's/^status=/status/' '@'", ":4:1: not a KEY=VALUE line"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(args, sizeof args, "rm -rf '%s' && cp -r '%s' '%s'", b, a, b);
+        CU_ASSERT_EQUAL_FATAL(system(args), 0);
+        CU_ASSERT_EQUAL_FATAL(system_at(cases[i].damage, res), 0);
+        char want[1400];
+        snprintf(want, sizeof want, "%s:", res);
+        snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", b, path_in_tmp("rd-m"));
+        err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        int found = err && strstr(err, want) && strstr(err, cases[i].where);
+        CU_ASSERT(found);
+        if (!found)
+            fprintf(stderr, "\n  case %zu: %s  expected: %s%s\n", i, err ? err : "(none)", res,
+                    cases[i].where);
+        CU_ASSERT_NOT_EQUAL(access(path_in_tmp("rd-m"), F_OK), 0);
+        free(err);
+        snprintf(args, sizeof args, "rm -rf '%s'", path_in_tmp("rd-m"));
+        CU_ASSERT_EQUAL(system(args), 0);
+        /* resume: the damaged run runs again, said on standard error */
+        snprintf(args, sizeof args, "batch '%s' -o '%s' -j1", sw, b);
+        err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+        CU_ASSERT(err && strstr(err, "; the run runs again"));
+        CU_ASSERT(err && strstr(err, "1 run now, 1 finished before"));
+        if (!err || !strstr(err, "1 run now, 1 finished before"))
+            fprintf(stderr, "\n  case %zu: %s\n", i, err ? err : "(none)");
+        free(err);
+        char *ta = tu_slurp(csv_a, NULL), *tb = tu_slurp(csv_b, NULL);
+        CU_ASSERT(ta && tb && strcmp(ta, tb) == 0);
+        free(ta);
+        free(tb);
+    }
+    /* a result.txt written before 2026-11-27: "amsim-result v1", no end line, still reads */
+    snprintf(args, sizeof args, "sed -i -e '1s/v2$/v1/' -e '/^end$/d' '%s'/runs/*/result.txt", b);
+    CU_ASSERT_EQUAL_FATAL(system(args), 0);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -j1", sw, b);
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT(err && strstr(err, "0 run now, 2 finished before"));
+    free(err);
+    /* ... but not cut in a line */
+    CU_ASSERT_EQUAL_FATAL(system_at("sed -i -e '1s/v2$/v1/' -e '/^end$/d' '@'/runs/*/result.txt",
+                                    b), 0);
+    CU_ASSERT_EQUAL_FATAL(system_at("head -c 300 '@' > '@.t' && mv '@.t' '@'", res), 0);
+    snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", b, path_in_tmp("rd-m"));
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, ": the line is cut"));
+    free(err);
+}
+
+/* A damaged matrix.tsv is named at its line and column (until 2026-11-27 "matrix.tsv:3: bad
+ * line for run 1" had no column), a NUL byte in it refused (it ended the text there). */
+static void test_matrix_damaged(void)
+{
+    char text[1200], args[4096], a[1100], *err = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n", tu_top(),
+             tiny_trace());
+    snprintf(a, sizeof a, "%s", path_in_tmp("md1"));
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q -j1", tu_write("md.yaml", text), a);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    static const struct {
+        const char *damage, *where;
+    } cases[] = {
+        /* an empty field added after the run's name: the sixth field, the key, is one too
+         * many (its column hangs on the trace path's length: checked to be there) */
+        {"sed -i '3s/\\t/\\t\\t/2' '@/matrix.tsv'",
+         ": bad line for run 1: 6 tab-separated fields, 5 expected"},
+        {"sed -i '3s/\\t[^\\t]*$//' '@/matrix.tsv'",
+         ": bad line for run 1: 4 tab-separated fields, 5 expected"},
+        {"printf 'x\\0' >> '@/matrix.tsv'", ": NUL byte (the file is text)"},
+    };
+    static const unsigned long lines[] = {3, 3, 4};
+    char keep[1200];
+    snprintf(keep, sizeof keep, "%s.keep", a);
+    snprintf(args, sizeof args, "cp '%s/matrix.tsv' '%s'", a, keep);
+    CU_ASSERT_EQUAL_FATAL(system(args), 0);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(args, sizeof args, "cp '%s' '%s/matrix.tsv'", keep, a);
+        CU_ASSERT_EQUAL_FATAL(system(args), 0);
+        CU_ASSERT_EQUAL_FATAL(system_at(cases[i].damage, a), 0);
+        snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", a, path_in_tmp("md-m"));
+        err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        /* FILE:LINE:COL then the reason */
+        char at[1200];
+        snprintf(at, sizeof at, "%s/matrix.tsv:%lu:", a, lines[i]);
+        const char *p = err ? strstr(err, at) : NULL;
+        unsigned long col = 0;
+        int n = 0;
+        int found = p && sscanf(p + strlen(at), "%lu%n", &col, &n) == 1 && col > 0 &&
+                    strncmp(p + strlen(at) + n, cases[i].where, strlen(cases[i].where)) == 0;
+        CU_ASSERT(found);
+        if (!found)
+            fprintf(stderr, "\n  case %zu: %s  expected: %sCOL%s\n", i, err ? err : "(none)",
+                    at, cases[i].where);
+        free(err);
+    }
 }
 
 /* An interrupted `batch --merge ... -o OUT` removes OUT and the parents it made, as a refused one
@@ -2820,8 +3009,8 @@ static void test_stats_bad_cells(void)
     fputc('\n', f);
     CU_ASSERT_FATAL(fclose(f) == 0);
     rtable t;
-    char msg[512];
-    CU_ASSERT_EQUAL_FATAL(rtable_read(&t, rt, msg, sizeof msg), 0);
+    am_error msg = {0};
+    CU_ASSERT_EQUAL_FATAL(rtable_read(&t, rt, &msg), 0);
     CU_ASSERT_EQUAL(t.nrows, 1);
     for (int i = 0; i < 3 && t.nrows == 1; i++)
         CU_ASSERT_STRING_EQUAL(t.rows[0][i], fields[i]);
@@ -5229,6 +5418,10 @@ void suite_batch(void)
              {"--merge refuses an output naming a file it reads", test_merge_output_names_input},
              {"--merge: a missing folder after the first is no batch output",
               test_merge_missing_folder},
+             {"a result.txt that does not read whole runs again; --merge refuses it",
+              test_result_damaged},
+             {"--merge: a damaged matrix.tsv at its line and column", test_matrix_damaged},
+             {"host memory running out is status 2 in every command", test_host_oom_status},
              {"batch --merge: an interrupt removes OUT and the parents it made",
               test_merge_interrupted_removes_dirs},
              {"statistics against hand-computed values", test_stats},

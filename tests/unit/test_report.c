@@ -189,6 +189,57 @@ static void test_report_path_one_slash(void)
     free(out);
 }
 
+/* A DIR of any length: the report reads DIR/results.csv and writes DIR/report.html whole (until
+ * 2026-11-27 both were cut at 1024 bytes: a 1012-byte DIR read DIR/results.cs and wrote
+ * DIR/report.htm, status 0), and says "1 plot" for one (it said "1 plots"). A stats message
+ * about a file under it keeps FILE:LINE:COL and the reason, the path shortened in its middle
+ * (a 512-byte buffer cut the message before its position). */
+static void test_report_long_dir(void)
+{
+    char dir[1400], p[1500], args[1700], *out = NULL, *err = NULL;
+    int n = snprintf(dir, sizeof dir, "%s/long", tu_tmpdir());
+    mkdir(dir, 0777);
+    for (int level = 0; level < 5; level++) {
+        dir[n++] = '/';
+        memset(dir + n, level < 4 ? 'b' : 'c', 200);
+        n += 200;
+        dir[n] = 0;
+        mkdir(dir, 0777);
+    }
+    CU_ASSERT_FATAL(strlen(dir) > 1024);
+    static const char csv[] = "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                              "hbm.peak_reserved_bytes\n1,r1,bfc,t1,ok,1,2\n";
+    snprintf(p, sizeof p, "%s/results.csv", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs(csv, f);
+    CU_ASSERT_FATAL(fclose(f) == 0);
+    snprintf(args, sizeof args, "report '%s'", dir);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+    char want[1600];
+    snprintf(want, sizeof want, "%s/report.html: 1 plot\n", dir);
+    CU_ASSERT(out && strcmp(out, want) == 0);
+    if (!out || strcmp(out, want) != 0)
+        fprintf(stderr, "\n  %s%s", out ? out : "(none)\n", err ? err : "");
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    CU_ASSERT_EQUAL(access(p, F_OK), 0);
+    free(out);
+    free(err);
+    err = NULL;
+    snprintf(p, sizeof p, "%s/bad.csv", dir);
+    f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("a,b\n1,2,3\n", f);
+    CU_ASSERT_FATAL(fclose(f) == 0);
+    snprintf(args, sizeof args, "stats '%s' --metric b", p);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "/bad.csv:2:5: 3 fields where the header has 2\n"));
+    CU_ASSERT(err && strstr(err, "..."));
+    if (!err || !strstr(err, "/bad.csv:2:5: 3 fields where the header has 2\n"))
+        fprintf(stderr, "\n  %s", err ? err : "(none)\n");
+    free(err);
+}
+
 /* `amsim stats DIR` says DIR is a folder, naming DIR/results.csv when there is one (it said
  * "DIR: empty file (no header line)"). */
 static void test_stats_folder(void)
@@ -1212,6 +1263,7 @@ void suite_report(void)
     TU_SUITE("report", {"undefined_not_zero", test_report_undefined_not_zero},
              {"every_mean", test_report_every_mean},
              {"report DIR/ names DIR/report.html with one slash", test_report_path_one_slash},
+             {"report and stats: a DIR longer than 1024 bytes, whole", test_report_long_dir},
              {"runs out of memory: counted, left out of the means and bars",
               test_report_oom_left_out},
              {"regress deviations: counted in the means, marked apart from failures (report "
