@@ -8,6 +8,7 @@
  *   fragmentation_over_time.gp  1 - allocated / reserved over time, per trace
  *   heatmap.gp                  the default level's peak reserved over the first two axes, one
  *                               map per policy */
+#define _DEFAULT_SOURCE /* realpath */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -54,7 +55,7 @@ static void html_esc(FILE *f, const char *s)
 typedef struct ctx {
     const char *dir;
     char tmp[PATH_MAX]; /* under $TMPDIR, any length a path may have (until 2026-11-27 256 bytes) */
-    char scripts[1024];
+    char scripts[PATH_MAX]; /* absolute: gnuplot runs in tmp (see plot()) */
     FILE *html;
     int nplots, failed;
     rtable t;
@@ -62,7 +63,8 @@ typedef struct ctx {
     char level[128];
 } ctx;
 
-/* Words for gnuplot: no spaces or quotes inside. */
+/* Words for gnuplot: no spaces or quotes inside. The list they are joined into is still
+ * handed over as a gp_str() literal, so a backslash stays a backslash. */
 static void word(char *dst, size_t n, const char *src)
 {
     size_t k = 0;
@@ -89,6 +91,45 @@ static void gp_str(char *dst, size_t n, const char *src)
     }
     dst[k++] = '\'';
     dst[k] = 0;
+}
+
+/* An exact gnuplot string expression of src, malloc'd (NULL when out of memory): single-quoted
+ * runs, where only a quote is special (doubled) and no `command` is substituted, joined by `.`
+ * to a double-quoted octal escape for each control character ('a'."\012".'b'), which a
+ * single-quoted string cannot hold. For paths, which must reach gnuplot unchanged. */
+static char *gp_lit(const char *src)
+{
+    char *dst = malloc(strlen(src) * 10 + 3), *k = dst;
+    if (!dst)
+        return NULL;
+    *k++ = '\'';
+    for (; *src; src++) {
+        unsigned char ch = (unsigned char)*src;
+        if (ch < 32 || ch == 127)
+            k += sprintf(k, "'.\"\\%03o\".'", ch);
+        else if (ch == '\'')
+            k += sprintf(k, "''");
+        else
+            *k++ = (char)ch;
+    }
+    *k++ = '\'';
+    *k = 0;
+    return dst;
+}
+
+/* Appends the gnuplot command `name = 'val'` and a newline to the text in dst (n bytes), val
+ * escaped by gp_lit(); dst is left as it was when it would not fit. -1 then (or out of memory). */
+static int gp_set(char *dst, size_t n, const char *name, const char *val)
+{
+    char *lit = gp_lit(val);
+    size_t used = strlen(dst);
+    int k = lit ? snprintf(dst + used, n - used, "%s = %s\n", name, lit) : -1;
+    free(lit);
+    if (k < 0 || (size_t)k >= n - used) {
+        dst[used] = 0;
+        return -1;
+    }
+    return 0;
 }
 
 /* A pclose status in words: "exit status 1", "killed by signal 9", or "no SVG written" when
@@ -125,11 +166,17 @@ static int gnuplot_on_path(void)
     }
 }
 
-/* Run a script with variable assignments; embed the SVG it wrote. */
+/* Run a script with variable assignments; embed the SVG it wrote. gnuplot first changes to the
+ * scratch folder, so every file it reads or writes there goes by a plain relative name (tl0_1.dat,
+ * plot3.svg) that needs no quoting in the scripts' whitespace-separated `files` list, whatever
+ * $TMPDIR holds; the folder and the scripts' folder are gp_lit() literals. (Until 2026-11-27 the
+ * full paths were written into double-quoted strings and `files`: a $TMPDIR with a space, a
+ * backslash or a double quote broke every timeline plot, status 2.) */
 static void plot(ctx *c, const char *script, const char *vars, const char *caption)
 {
-    char out[PATH_MAX + 64], cmd[64];
-    snprintf(out, sizeof out, "%s/plot%d.svg", c->tmp, c->nplots++);
+    char out[PATH_MAX + 64], rel[64], cmd[64];
+    snprintf(rel, sizeof rel, "plot%d.svg", c->nplots++);
+    snprintf(out, sizeof out, "%s/%s", c->tmp, rel);
     snprintf(cmd, sizeof cmd, "gnuplot");
     FILE *g = popen(cmd, "w");
     if (!g) {
@@ -137,7 +184,13 @@ static void plot(ctx *c, const char *script, const char *vars, const char *capti
         c->failed++;
         return;
     }
-    fprintf(g, "out = \"%s\"\n%s\nload \"%s/%s\"\n", out, vars, c->scripts, script);
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", c->scripts, script);
+    char *cd = gp_lit(c->tmp), *load = gp_lit(path);
+    if (cd && load)
+        fprintf(g, "cd %s\nout = '%s'\n%s\nload %s\n", cd, rel, vars, load);
+    free(cd);
+    free(load);
     int st = pclose(g);
     char *svg = st == 0 ? am_slurp(out) : NULL;
     char *start = svg ? strstr(svg, "<svg") : NULL;
@@ -440,8 +493,13 @@ static void policy_summary(ctx *c)
         char vars[PATH_MAX + 1024];
         /* every bar 0 (nothing reserved): a range of its own, 0 to 1 MiB, as gnuplot would
          * otherwise widen the empty one with a warning on stderr */
-        snprintf(vars, sizeof vars, "data = \"%s\"\nttl = \"peak reserved per policy (%s)\"%s",
-                 data, c->level, nonzero ? "" : "\nymax = 1");
+        char ttl[200];
+        /* the data by its name in the scratch folder, where plot() runs gnuplot */
+        snprintf(ttl, sizeof ttl, "peak reserved per policy (%s)", c->level);
+        vars[0] = 0;
+        gp_set(vars, sizeof vars, "data", "policies.dat");
+        gp_set(vars, sizeof vars, "ttl", ttl);
+        strcat(vars, nonzero ? "" : "ymax = 1");
         if (bars)
             plot(c, "peak_reserved.gp", vars, any_oom
                  ? "Peak reserved (and peak live) bytes per policy, mean over the successful "
@@ -862,15 +920,16 @@ static void timelines(ctx *c)
             }
             if (plotted[q] >= 0)
                 continue;
-            char dat[PATH_MAX + 64], w[64];
-            snprintf(dat, sizeof dat, "%s/tl%d_%d.dat", c->tmp, k, nl);
+            char dat[PATH_MAX + 64], rel[32], w[64];
+            snprintf(rel, sizeof rel, "tl%d_%d.dat", k, nl);
+            snprintf(dat, sizeof dat, "%s/%s", c->tmp, rel);
             if (timeline_dat(c, c->t.rows[r][c->c_run], dat, &sp, &lines[nl]) != 0)
                 continue;
             line_pol[nl] = p[0] ? p : "run";
             plotted[q] = r;
             nl++;
             word(w, sizeof w, p[0] ? p : "run");
-            strcat(files, dat);
+            strcat(files, rel); /* gnuplot runs in c->tmp: plot() */
             strcat(files, " ");
             strcat(titles, w);
             strcat(titles, " ");
@@ -884,8 +943,11 @@ static void timelines(ctx *c)
         char vars[RH_MAX_LINES * (PATH_MAX + 200) + 1024], tw[600], cap[RH_MAX_LINES * 1024], ranges[128];
         gp_str(tw, sizeof tw, label);
         timeline_ranges(ranges, sizeof ranges, &sp);
-        snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\n"
-                 "ttl = %s.': live vs reserved'%s", files, titles, tw, ranges);
+        char lists[RH_MAX_LINES * 1200]; /* names and words, each escaped (gp_lit) */
+        lists[0] = 0;
+        gp_set(lists, sizeof lists, "files", files);
+        gp_set(lists, sizeof lists, "titles", titles);
+        snprintf(vars, sizeof vars, "%sttl = %s.': live vs reserved'%s", lists, tw, ranges);
         char *runs = timeline_runs(c, pols, first, plotted, np);
         char *thin = envelope_note(lines, line_pol, nl);
         char *more = left_out_note(&left, "line");
@@ -894,8 +956,7 @@ static void timelines(ctx *c)
         free(runs);
         free(thin);
         plot(c, "memory_over_time.gp", vars, cap);
-        snprintf(vars, sizeof vars, "files = \"%s\"\ntitles = \"%s\"\nttl = %s.': fragmentation'"
-                 "%s", files, titles, tw, ranges);
+        snprintf(vars, sizeof vars, "%sttl = %s.': fragmentation'%s", lists, tw, ranges);
         snprintf(cap, sizeof cap, "%.400s: share of reserved memory not allocated, over time.%.2000s",
                  label, more);
         plot(c, "fragmentation_over_time.gp", vars, cap);
@@ -953,8 +1014,9 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
     int ax = c->c_axis0, ay = c->c_axis0 + 1;
     char xv[64][64], yv[64][64];
     int nx = 0, ny = 0;
-    char data[PATH_MAX + 64];
-    snprintf(data, sizeof data, "%s/heat%d.dat", c->tmp, nmaps);
+    char data[PATH_MAX + 64], rel[32];
+    snprintf(rel, sizeof rel, "heat%d.dat", nmaps);
+    snprintf(data, sizeof data, "%s/%s", c->tmp, rel);
     FILE *d = fopen(data, "w");
     if (!d)
         return 0;
@@ -1014,12 +1076,21 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
         hi += pad;
     }
     const char *pol = c->c_policy >= 0 ? c->t.rows[ref][c->c_policy] : "";
-    char pw[200], vars[PATH_MAX + 12000], cap[2048];
+    char pw[200], vars[PATH_MAX + 12000], cap[2048], zname[300];
     gp_str(pw, sizeof pw, pol[0] ? pol : "config");
-    snprintf(vars, sizeof vars,
-             "data = \"%s\"\nxlabels = \"%s\"\nylabels = \"%s\"\nxname = \"%s\"\nyname = \"%s\"\n"
-             "zname = \"%s (MiB)\"\nttl = %s.': peak reserved (MiB)'\ncblo = %.17g\n"
-             "cbhi = %.17g", data, xl, yl, c->t.cols[ax], c->t.cols[ay], metric, pw, lo, hi);
+    snprintf(zname, sizeof zname, "%s (MiB)", metric);
+    /* every string escaped: an axis name or value may hold a backslash or a quote (until
+     * 2026-11-27 they were written into double-quoted strings as they were) */
+    vars[0] = 0;
+    gp_set(vars, sizeof vars, "data", rel); /* gnuplot runs in c->tmp: plot() */
+    gp_set(vars, sizeof vars, "xlabels", xl);
+    gp_set(vars, sizeof vars, "ylabels", yl);
+    gp_set(vars, sizeof vars, "xname", c->t.cols[ax]);
+    gp_set(vars, sizeof vars, "yname", c->t.cols[ay]);
+    gp_set(vars, sizeof vars, "zname", zname);
+    size_t used = strlen(vars);
+    snprintf(vars + used, sizeof vars - used, "ttl = %s.': peak reserved (MiB)'\ncblo = %.17g\n"
+             "cbhi = %.17g", pw, lo, hi);
     int n = snprintf(cap, sizeof cap, "Policy %s: %s in MiB over %s and %s; held at", pol[0] ? pol
                      : "(none)", metric, c->t.cols[ax], c->t.cols[ay]);
     int held = 0;
@@ -1203,13 +1274,17 @@ int cmd_report(int argc, char **argv)
     c.dir = dir;
     const char *env = getenv("AMSIM_ANALYSIS");
     snprintf(c.scripts, sizeof c.scripts, "%s", env ? env : AMSIM_SOURCE_DIR "/analysis");
+    /* absolute, as gnuplot loads the scripts from the scratch folder (plot()) */
+    char abs_scripts[PATH_MAX];
+    if (realpath(c.scripts, abs_scripts))
+        snprintf(c.scripts, sizeof c.scripts, "%s", abs_scripts);
     char csv[1024], msg[512];
     am_path_join(csv, sizeof csv, c.dir, "results.csv");
     if (rtable_read(&c.t, csv, msg, sizeof msg) != 0) {
         fprintf(stderr, "%s: %s\n", prog, msg);
         return 1;
     }
-    char probe[1100];
+    char probe[PATH_MAX + 32];
     snprintf(probe, sizeof probe, "%s/peak_reserved.gp", c.scripts);
     if (access(probe, R_OK) != 0) {
         fprintf(stderr, "%s: %s: gnuplot scripts not found (set AMSIM_ANALYSIS)\n", prog, probe);
