@@ -14,6 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+int am_c1_at(const unsigned char *p, size_t len)
+{
+    return len >= 2 && p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f ? p[1] : -1;
+}
+
 /* am_escape_controls, and with keep_tab_nl 0 am_escape_name: tab and newline escaped too. */
 static void escape_bytes(char *out, size_t cap, const char *src, int keep_tab_nl)
 {

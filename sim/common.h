@@ -74,6 +74,10 @@ int am_check_pow2(am_error *e, const char *key, uint64_t v, uint64_t max, const 
 /* The greatest common divisor of a and b (a when b is 0). */
 uint64_t am_gcd_u64(uint64_t a, uint64_t b);
 /* Input error at a position: "file:line:col: message" (col 0 prints "file:line: message"). */
+/* The C1 control character (U+0080..U+009F, UTF-8 C2 80..C2 9F; U+009B is a terminal's CSI)
+ * the len bytes at p start with, or -1 when they start with none: the check every reader makes
+ * of text it refuses control characters in, as it does C0 ones. */
+int am_c1_at(const unsigned char *p, size_t len);
 /* src into out (cap bytes, cut there), its control bytes (below 0x20 but tab and newline, and
  * 0x7f) written \xHH, and C1 controls (UTF-8 C2 80..C2 9F) as \xc2\xHH; every am_fail*
  * message is passed through it. */

@@ -8,6 +8,7 @@
  *   fragmentation_over_time.gp  1 - allocated / reserved over time, per trace
  *   heatmap.gp                  the default level's peak reserved over the first two axes, one
  *                               map per policy */
+#define _DEFAULT_SOURCE /* realpath */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -66,7 +67,8 @@ static char *path_in(const char *dir, const char *name)
 typedef struct ctx {
     const char *dir;
     char tmp[PATH_MAX]; /* under $TMPDIR, any length a path may have (until 2026-11-27 256 bytes) */
-    const char *scripts; /* $AMSIM_ANALYSIS or the source tree's analysis/, any length */
+    const char *scripts; /* $AMSIM_ANALYSIS or the source tree's analysis/, any length, made
+                          * absolute: gnuplot runs in tmp (see plot()) */
     FILE *html;
     int nplots, failed;
     rtable t;
@@ -74,7 +76,8 @@ typedef struct ctx {
     char level[128];
 } ctx;
 
-/* Words for gnuplot: no spaces or quotes inside. */
+/* Words for gnuplot: no spaces or quotes inside. The list they are joined into is still
+ * handed over as a gp_str() literal, so a backslash stays a backslash. */
 static void word(char *dst, size_t n, const char *src)
 {
     size_t k = 0;
@@ -101,6 +104,45 @@ static void gp_str(char *dst, size_t n, const char *src)
     }
     dst[k++] = '\'';
     dst[k] = 0;
+}
+
+/* An exact gnuplot string expression of src, malloc'd (NULL when out of memory): single-quoted
+ * runs, where only a quote is special (doubled) and no `command` is substituted, joined by `.`
+ * to a double-quoted octal escape for each control character ('a'."\012".'b'), which a
+ * single-quoted string cannot hold. For paths, which must reach gnuplot unchanged. */
+static char *gp_lit(const char *src)
+{
+    char *dst = malloc(strlen(src) * 10 + 3), *k = dst;
+    if (!dst)
+        return NULL;
+    *k++ = '\'';
+    for (; *src; src++) {
+        unsigned char ch = (unsigned char)*src;
+        if (ch < 32 || ch == 127)
+            k += sprintf(k, "'.\"\\%03o\".'", ch);
+        else if (ch == '\'')
+            k += sprintf(k, "''");
+        else
+            *k++ = (char)ch;
+    }
+    *k++ = '\'';
+    *k = 0;
+    return dst;
+}
+
+/* Appends the gnuplot command `name = 'val'` and a newline to the text in dst (n bytes), val
+ * escaped by gp_lit(); dst is left as it was when it would not fit. -1 then (or out of memory). */
+static int gp_set(char *dst, size_t n, const char *name, const char *val)
+{
+    char *lit = gp_lit(val);
+    size_t used = strlen(dst);
+    int k = lit ? snprintf(dst + used, n - used, "%s = %s\n", name, lit) : -1;
+    free(lit);
+    if (k < 0 || (size_t)k >= n - used) {
+        dst[used] = 0;
+        return -1;
+    }
+    return 0;
 }
 
 /* A pclose status in words: "exit status 1", "killed by signal 9", or "no SVG written" when
@@ -137,11 +179,17 @@ static int gnuplot_on_path(void)
     }
 }
 
-/* Run a script with variable assignments; embed the SVG it wrote. */
+/* Run a script with variable assignments; embed the SVG it wrote. gnuplot first changes to the
+ * scratch folder, so every file it reads or writes there goes by a plain relative name (tl0_1.dat,
+ * plot3.svg) that needs no quoting in the scripts' whitespace-separated `files` list, whatever
+ * $TMPDIR holds; the folder and the scripts' folder are gp_lit() literals. (Until 2026-11-27 the
+ * full paths were written into double-quoted strings and `files`: a $TMPDIR with a space, a
+ * backslash or a double quote broke every timeline plot, status 2.) */
 static void plot(ctx *c, const char *script, const char *vars, const char *caption)
 {
-    char out[PATH_MAX + 64], cmd[64];
-    snprintf(out, sizeof out, "%s/plot%d.svg", c->tmp, c->nplots++);
+    char out[PATH_MAX + 64], rel[64], cmd[64];
+    snprintf(rel, sizeof rel, "plot%d.svg", c->nplots++);
+    snprintf(out, sizeof out, "%s/%s", c->tmp, rel);
     snprintf(cmd, sizeof cmd, "gnuplot");
     FILE *g = popen(cmd, "w");
     if (!g) {
@@ -159,8 +207,14 @@ static void plot(ctx *c, const char *script, const char *vars, const char *capti
     ign.sa_handler = SIG_IGN;
     sigemptyset(&ign.sa_mask);
     sigaction(SIGPIPE, &ign, &old_pipe);
-    fprintf(g, "out = \"%s\"\n%s\nload \"%s/%s\"\n", out, vars, c->scripts, script);
-    int write_failed = fflush(g) != 0 || ferror(g); /* an SVG from half a script is none */
+    char *path = path_in(c->scripts, script);
+    char *cd = gp_lit(c->tmp), *load = gp_lit(path);
+    if (cd && load)
+        fprintf(g, "cd %s\nout = '%s'\n%s\nload %s\n", cd, rel, vars, load);
+    int write_failed = !cd || !load || fflush(g) != 0 || ferror(g); /* half a script: no SVG */
+    free(cd);
+    free(load);
+    free(path);
     int st = pclose(g);
     sigaction(SIGPIPE, &old_pipe, NULL);
     char *svg = st == 0 && !write_failed ? am_slurp(out) : NULL;
@@ -464,8 +518,13 @@ static void policy_summary(ctx *c)
         char vars[PATH_MAX + 1024];
         /* every bar 0 (nothing reserved): a range of its own, 0 to 1 MiB, as gnuplot would
          * otherwise widen the empty one with a warning on stderr */
-        snprintf(vars, sizeof vars, "data = \"%s\"\nttl = \"peak reserved per policy (%s)\"%s",
-                 data, c->level, nonzero ? "" : "\nymax = 1");
+        char ttl[200];
+        /* the data by its name in the scratch folder, where plot() runs gnuplot */
+        snprintf(ttl, sizeof ttl, "peak reserved per policy (%s)", c->level);
+        vars[0] = 0;
+        gp_set(vars, sizeof vars, "data", "policies.dat");
+        gp_set(vars, sizeof vars, "ttl", ttl);
+        strcat(vars, nonzero ? "" : "ymax = 1");
         if (bars)
             plot(c, "peak_reserved.gp", vars, any_oom
                  ? "Peak reserved (and peak live) bytes per policy, mean over the successful "
@@ -848,6 +907,7 @@ typedef struct tl_bufs {
     /* a path under $TMPDIR for each line: PATH_MAX each (until 2026-11-27 300 bytes) */
     char files[RH_MAX_LINES * (PATH_MAX + 64)], titles[RH_MAX_LINES * 70];
     char vars[RH_MAX_LINES * (PATH_MAX + 200) + 1024], cap[RH_MAX_LINES * 1024];
+    char lists[RH_MAX_LINES * 1200]; /* the files and titles lines, escaped (gp_set) */
     char pols[RH_MAX_LINES][64];
     tl_out lines[RH_MAX_LINES];
 } tl_bufs;
@@ -902,15 +962,16 @@ static void timelines(ctx *c)
             }
             if (plotted[q] >= 0)
                 continue;
-            char dat[PATH_MAX + 64], w[64];
-            snprintf(dat, sizeof dat, "%s/tl%d_%d.dat", c->tmp, k, nl);
+            char dat[PATH_MAX + 64], rel[32], w[64];
+            snprintf(rel, sizeof rel, "tl%d_%d.dat", k, nl);
+            snprintf(dat, sizeof dat, "%s/%s", c->tmp, rel);
             if (timeline_dat(c, c->t.rows[r][c->c_run], dat, &sp, &lines[nl]) != 0)
                 continue;
             line_pol[nl] = p[0] ? p : "run";
             plotted[q] = r;
             nl++;
             word(w, sizeof w, p[0] ? p : "run");
-            strcat(files, dat);
+            strcat(files, rel); /* gnuplot runs in c->tmp: plot() */
             strcat(files, " ");
             strcat(titles, w);
             strcat(titles, " ");
@@ -924,8 +985,11 @@ static void timelines(ctx *c)
         char tw[600], ranges[128];
         gp_str(tw, sizeof tw, label);
         timeline_ranges(ranges, sizeof ranges, &sp);
-        snprintf(vars, sizeof b->vars, "files = \"%s\"\ntitles = \"%s\"\n"
-                 "ttl = %s.': live vs reserved'%s", files, titles, tw, ranges);
+        char *lists = b->lists; /* names and words, each escaped (gp_lit) */
+        lists[0] = 0;
+        gp_set(lists, sizeof b->lists, "files", files);
+        gp_set(lists, sizeof b->lists, "titles", titles);
+        snprintf(vars, sizeof b->vars, "%sttl = %s.': live vs reserved'%s", lists, tw, ranges);
         char *runs = timeline_runs(c, pols, first, plotted, np);
         char *thin = envelope_note(lines, line_pol, nl);
         char *more = left_out_note(&left, "line");
@@ -934,8 +998,7 @@ static void timelines(ctx *c)
         free(runs);
         free(thin);
         plot(c, "memory_over_time.gp", vars, cap);
-        snprintf(vars, sizeof b->vars, "files = \"%s\"\ntitles = \"%s\"\n"
-                 "ttl = %s.': fragmentation'%s", files, titles, tw, ranges);
+        snprintf(vars, sizeof b->vars, "%sttl = %s.': fragmentation'%s", lists, tw, ranges);
         snprintf(cap, sizeof b->cap, "%.400s: share of reserved memory not allocated, over "
                  "time.%.2000s", label, more);
         plot(c, "fragmentation_over_time.gp", vars, cap);
@@ -994,8 +1057,9 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
     int ax = c->c_axis0, ay = c->c_axis0 + 1;
     char xv[64][64], yv[64][64];
     int nx = 0, ny = 0;
-    char data[PATH_MAX + 64];
-    snprintf(data, sizeof data, "%s/heat%d.dat", c->tmp, nmaps);
+    char data[PATH_MAX + 64], rel[32];
+    snprintf(rel, sizeof rel, "heat%d.dat", nmaps);
+    snprintf(data, sizeof data, "%s/%s", c->tmp, rel);
     FILE *d = fopen(data, "w");
     if (!d)
         return 0;
@@ -1055,12 +1119,21 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
         hi += pad;
     }
     const char *pol = c->c_policy >= 0 ? c->t.rows[ref][c->c_policy] : "";
-    char pw[200], vars[PATH_MAX + 12000], cap[2048];
+    char pw[200], vars[PATH_MAX + 12000], cap[2048], zname[300];
     gp_str(pw, sizeof pw, pol[0] ? pol : "config");
-    snprintf(vars, sizeof vars,
-             "data = \"%s\"\nxlabels = \"%s\"\nylabels = \"%s\"\nxname = \"%s\"\nyname = \"%s\"\n"
-             "zname = \"%s (MiB)\"\nttl = %s.': peak reserved (MiB)'\ncblo = %.17g\n"
-             "cbhi = %.17g", data, xl, yl, c->t.cols[ax], c->t.cols[ay], metric, pw, lo, hi);
+    snprintf(zname, sizeof zname, "%s (MiB)", metric);
+    /* every string escaped: an axis name or value may hold a backslash or a quote (until
+     * 2026-11-27 they were written into double-quoted strings as they were) */
+    vars[0] = 0;
+    gp_set(vars, sizeof vars, "data", rel); /* gnuplot runs in c->tmp: plot() */
+    gp_set(vars, sizeof vars, "xlabels", xl);
+    gp_set(vars, sizeof vars, "ylabels", yl);
+    gp_set(vars, sizeof vars, "xname", c->t.cols[ax]);
+    gp_set(vars, sizeof vars, "yname", c->t.cols[ay]);
+    gp_set(vars, sizeof vars, "zname", zname);
+    size_t used = strlen(vars);
+    snprintf(vars + used, sizeof vars - used, "ttl = %s.': peak reserved (MiB)'\ncblo = %.17g\n"
+             "cbhi = %.17g", pw, lo, hi);
     int n = snprintf(cap, sizeof cap, "Policy %s: %s in MiB over %s and %s; held at", pol[0] ? pol
                      : "(none)", metric, c->t.cols[ax], c->t.cols[ay]);
     int held = 0;
@@ -1246,12 +1319,17 @@ int cmd_report(int argc, char **argv)
     c.dir = dir;
     const char *env = getenv("AMSIM_ANALYSIS");
     c.scripts = env ? env : AMSIM_SOURCE_DIR "/analysis";
+    /* absolute, as gnuplot loads the scripts from the scratch folder (plot()) */
+    char *scripts_abs = realpath(c.scripts, NULL);
+    if (scripts_abs)
+        c.scripts = scripts_abs;
     char *csv = path_in(c.dir, "results.csv");
     am_error rerr = {0};
     /* host memory running out while reading is amsim's error (status 2), not the table's */
     if (rtable_read(&c.t, csv, &rerr) != 0) {
         fprintf(stderr, "%s: %s\n", prog, rerr.msg);
         free(csv);
+        free(scripts_abs);
         return rerr.status == AM_EINTERNAL ? 2 : 1;
     }
     char *probe = path_in(c.scripts, "peak_reserved.gp");
@@ -1262,6 +1340,7 @@ int cmd_report(int argc, char **argv)
     if (!found) {
         rtable_free(&c.t);
         free(csv);
+        free(scripts_abs);
         return 1;
     }
     /* every plot needs gnuplot: refuse before writing anything (until 2026-11-27 each of the
@@ -1271,6 +1350,7 @@ int cmd_report(int argc, char **argv)
                 prog);
         rtable_free(&c.t);
         free(csv);
+        free(scripts_abs);
         return 1;
     }
     c.c_run = rtable_col(&c.t, "run");
@@ -1296,6 +1376,7 @@ int cmd_report(int argc, char **argv)
         rtable_free(&c.t);
         free(out);
         free(csv);
+        free(scripts_abs);
         return 1;
     }
     /* the scratch folder for gnuplot's data and SVGs: under $TMPDIR (else /tmp), and removed
@@ -1312,6 +1393,7 @@ int cmd_report(int argc, char **argv)
         rtable_free(&c.t);
         free(out);
         free(csv);
+        free(scripts_abs);
         return 2;
     }
     out_track_scratch(c.tmp, 1);
@@ -1376,5 +1458,6 @@ done:
     rtable_free(&c.t);
     free(out);
     free(csv);
+    free(scripts_abs);
     return rc;
 }

@@ -397,8 +397,10 @@ static int bin_levels(trace *t, binr *b, am_error *err)
             return hdr_fail(t, b, 0, "bad level name (1 to 255 bytes)", err);
         if ((uint64_t)(e - p) < len)
             return hdr_fail(t, b, 1, "", err);
-        for (size_t j = 0; j < len; j++) /* a NUL would cut the name short in every message */
-            if (p[j] < 0x20 || p[j] == 0x7f)
+        /* a NUL would cut the name short in every message; C1 controls as C0 ones (until
+         * 2026-11-27 they passed) */
+        for (size_t j = 0; j < len; j++)
+            if (p[j] < 0x20 || p[j] == 0x7f || am_c1_at(p + j, len - j) >= 0)
                 return hdr_fail(t, b, 0, "level name contains a NUL or control byte", err);
         b->lvname[i] = am_malloc((size_t)len + 1);
         memcpy(b->lvname[i], p, (size_t)len);
@@ -602,7 +604,9 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
                 return bin_cut(t, b, 1, err);
             for (size_t i = 0; i < v; i++) {
                 unsigned char c = p[i];
-                if (c <= 0x20 || c == 0x7f) /* a name is one token in text */
+                /* a name is one token in text, and follows its rules: C1 controls refused as
+                 * C0 ones (until 2026-11-27 they passed, and convert wrote them to text) */
+                if (c <= 0x20 || c == 0x7f || am_c1_at(p + i, v - i) >= 0)
                     return BFAIL("name contains a space or a control character");
                 b->name[i] = (char)c;
             }

@@ -275,9 +275,16 @@ static int native_keyval(trace *t, native *n, unsigned key, char *v, size_t len,
     case NK_NAME:
         if (len > NATIVE_NAME_MAX)
             return NFAIL(col, "name too long (%zu bytes, limit %d)", len, NATIVE_NAME_MAX);
-        for (size_t i = 0; i < len; i++)
-            if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+        for (size_t i = 0; i < len; i++) {
+            const unsigned char *u = (const unsigned char *)v + i;
+            if (*u < 0x20 || *u == 0x7f)
                 return NFAIL(col + i, "name contains a control character");
+            /* C1 controls as C0 ones: convert would copy them into its output and a message
+             * echo them (until 2026-11-27 they passed, "name=a\xc2\x9b31mb" a CSI) */
+            int c1 = am_c1_at(u, len - i);
+            if (c1 >= 0)
+                return NFAIL(col + i, "name contains a control character (U+%04X)", c1);
+        }
         ev->name = v;
         return 0;
     case NK_AT:

@@ -263,6 +263,10 @@ BI_TB(b_time_reserved, "tres.amsb",
 #define BIN_HDR "\x41\x4d\x53\x42\x01\x00\x00\x00\x02\x03" "hbm" "\x04" "host"
 BI_TB(b_name_space, "nsp.amsb", BIN_HDR "\xc1\x00\x02\x80\x20\x01\x03" "a b" "\x00\x01",
       "amsim: @:1: name contains a space or a control character")
+/* a C1 control (U+0085) in a name, as text refuses it (until 2026-11-27 it passed) */
+BI_TB(b_name_c1, "nc1.amsb",
+      BIN_HDR "\xc1\x00\x02\x80\x20\x01\x03" "a\xc2\x85" "\x00\x01",
+      "amsim: @:1: name contains a space or a control character")
 BI_TB(b_ext_kind, "ext.amsb", BIN_HDR "\x46\x05\x02\x07\x00\x01",
       "amsim: @:1: extension bits 0x2 do not apply to this record's kind 6 (it takes 0x1)")
 BI_TB(b_level_empty, "lv0.amsb", "\x41\x4d\x53\x42\x01\x00\x00\x00\x01\x00\x00\x00",
@@ -278,6 +282,10 @@ BI_TB(b_header_cut, "hcut.amsb", "\x41\x4d\x53\x42\x01\x00\x00\x00\x02\x03" "hb"
       "amsim: @: truncated binary trace header")
 BI_TB(b_level_nul, "lvnul.amsb",
       "\x41\x4d\x53\x42\x01\x00\x00\x00\x01\x06" "hbm\x00zz" "\x81\x00\x02\x05\x00\x01",
+      "amsim: @: binary trace header: level name contains a NUL or control byte")
+/* a C1 control (U+0085) in a level name too (until 2026-11-27 it passed) */
+BI_TB(b_level_c1, "lvc1.amsb",
+      "\x41\x4d\x53\x42\x01\x00\x00\x00\x01\x04" "h\xc2\x85" "m" "\x81\x00\x02\x05\x00\x01",
       "amsim: @: binary trace header: level name contains a NUL or control byte")
 /* Header flag 1: a varint count of skipped rows after the level table; one of 11 bytes */
 BI_TB(b_skipped_count, "skc.amsb",
@@ -430,6 +438,10 @@ BI_T(t_unknown_level_transfer, "tlvl.trace", H "transfer dram hbm 1KiB\n",
      "amsim: @:2:10: unknown level 'dram' (configured: hbm, host)")
 BI_T(t_name_control, "ctl.trace", H "alloc 1 1 name=a\x01" "b\n",
      "amsim: @:2:17: name contains a control character")
+/* A C1 control (U+009B, a terminal's CSI) as a C0 one, at its first byte's column (until
+ * 2026-11-27 "trace ok", and convert copied it into its output) */
+BI_T(t_name_c1, "c1.trace", H "alloc 1 1 name=a\xc2\x9b" "31mb\n",
+     "amsim: @:2:17: name contains a control character (U+009B)")
 
 /* ---- native traces: rules the engine checks ------------------------------------------------- */
 
@@ -3379,10 +3391,12 @@ void suite_badinput(void)
              {"csv: inclusive upper + 1 overflows", c_time_inclusive},
              {"binary: a time of exactly 2^64 - 1 ps", b_time_reserved},
              {"binary: a name with a space", b_name_space},
+             {"binary: a C1 control character in a name", b_name_c1},
              {"binary: an extension the kind does not take", b_ext_kind},
              {"binary: an empty level name", b_level_empty},
              {"binary: a header cut inside a level name", b_header_cut},
              {"binary: a level name with a NUL byte", b_level_nul},
+             {"binary: a C1 control character in a level name", b_level_c1},
              {"binary: header's count of skipped rows overlong", b_skipped_count},
              {"binary: end record count, no data records", b_end_count0},
              {"binary: end record count too large", b_end_count},
@@ -3408,6 +3422,7 @@ void suite_badinput(void)
              {"trace: unknown memory level", t_unknown_level},
              {"trace: unknown level in transfer", t_unknown_level_transfer},
              {"trace: control character in name", t_name_control},
+             {"trace: C1 control character in name", t_name_c1},
              {"trace: name too long", t_name_too_long},
              {"trace: a minus sign on a zero size or time", t_minus_zero},
              {"trace: line too long", t_line_too_long},

@@ -1202,6 +1202,45 @@ static void test_report_long_tmpdir(void)
     free(h);
 }
 
+/* QA: a TMPDIR with a space, a backslash, a double or a single quote failed every timeline
+ * plot, status 2 ("1 plots (some failed)"): gnuplot split the scratch paths in `files` at the
+ * space and read the others' quotes and backslashes as its own. Every plot is now drawn, and
+ * an axis value's backslash is shown as written (it was read as an escape). */
+static void test_report_odd_tmpdir(void)
+{
+    static const char *const names[] = {"tmp dir", "b\\s", "q\"d", "s'q"};
+    static const char csv[] =
+        "run_id,run,memories.hbm.allocator.max_split_size,ax2,policy,trace,status,"
+        "hbm.peak_reserved_bytes,hbm.peak_live_bytes,hbm.fragmentation_ratio\n"
+        "1,r1,unlimited,a\\tb,bfc,t,ok,2097152,1048576,0.5\n"
+        "2,r2,16MiB,a\\tb,bfc,t,ok,2097152,1048576,0.5\n"
+        "3,r3,unlimited,c,bfc,t,ok,2097152,1048576,0.5\n"
+        "4,r4,unlimited,a\\tb,caching,t,ok,4194304,1048576,0.75\n";
+    const char *old = getenv("TMPDIR");
+    char *saved = old ? strdup(old) : NULL;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char td[1200], dir[32];
+        snprintf(td, sizeof td, "%s/%s", tu_tmpdir(), names[i]);
+        CU_ASSERT_EQUAL_FATAL(mkdir(td, 0777), 0);
+        snprintf(dir, sizeof dir, "oddtmp%zu", i);
+        write_timeline(dir, "r1");
+        write_timeline(dir, "r4");
+        setenv("TMPDIR", td, 1);
+        char *h = report_of(dir, csv);
+        /* peak reserved, memory and fragmentation over time, one heat map per policy */
+        CU_ASSERT(h && tu_count(h, "<svg") == 5 && !strstr(h, "plot failed"));
+        CU_ASSERT(h && strstr(h, ">a\\tb</text>") != NULL);
+        if (h && tu_count(h, "<svg") != 5)
+            fprintf(stderr, "\n  TMPDIR %s: %d plots\n", td, tu_count(h, "<svg"));
+        free(h);
+    }
+    if (saved)
+        setenv("TMPDIR", saved, 1);
+    else
+        unsetenv("TMPDIR");
+    free(saved);
+}
+
 /* QA: a report.html that is a symbolic link to a run's summary.json (a file the report does
  * not read) is replaced by the page, the link's target untouched; it was overwritten with HTML,
  * status 0. */
@@ -1298,6 +1337,8 @@ void suite_report(void)
              {"nothing reserved: explicit ranges, no gnuplot warnings", test_report_all_zero},
              {"a report.html link is replaced, its target untouched", test_report_replaces_link},
              {"a TMPDIR of 240 bytes: the report is written", test_report_long_tmpdir},
+             {"a TMPDIR with a space, a backslash or a quote: every plot is drawn",
+              test_report_odd_tmpdir},
              {"stats: finite values whose squares overflow keep sd and CI",
               test_stats_huge_values},
              {"report: a makespan near the 2^64 ps limit as results.csv has it",
