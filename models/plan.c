@@ -844,8 +844,11 @@ typedef struct srch {
     int *aff;
     ulog *olog, *slog;
     size_t nolog, capolog, nslog, capslog;
-    cand *cst;
+    cand *cst;                /* a stack of CAND_BATCH slots per search level */
     size_t ncst, capcst;
+    uint64_t *tot;            /* per buffer: preorder sort keys, scratch of one sort at a time */
+    int *tmp;                 /* the sort's scratch */
+    size_t held, held_peak;   /* bytes of the levels' state: candidate stack, member lists */
     const char *heur;         /* preorder keys, e.g. "WAT" */
     uint64_t nodes, node_limit; /* this pass's nodes and their cap (iterative deepening) */
     uint64_t spent, budget;     /* work of every pass (plan_budget), and its cap (0: none) */
@@ -937,7 +940,16 @@ static int cand_cmp(const void *a, const void *b)
     return x->pre - y->pre;
 }
 
-static int subsolve(srch *s, int *bufs, int nb, int slo, int shi, uint64_t *tot, int *tmp);
+static int subsolve(srch *s, int *bufs, int nb, int slo, int shi);
+
+/* The bytes the levels' state takes grew (d > 0) or shrank by |d|. */
+static void held_add(srch *s, ptrdiff_t d)
+{
+    s->held += (size_t)d;
+    if (s->held > s->held_peak)
+        s->held_peak = s->held;
+}
+
 static int search(srch *s, const part *p, uint64_t last_off, int last_pre);
 
 /* Place buffer b at off and propagate: raise the minimum offsets of the unplaced buffers that
@@ -1012,8 +1024,26 @@ static int consistent(const srch *s, const part *p, uint64_t off)
     return 1;
 }
 
+/* The unplaced buffers of p inside sections [lo, hi), into sub (NULL: only count them). */
+static int part_members(const srch *s, const part *p, int lo, int hi, int *sub)
+{
+    int ns = 0;
+    for (int i = 0; i < p->nb; i++) {
+        int x = p->bufs[i];
+        if (!s->placed[x] && s->slo[x] < hi && lo < s->shi[x]) {
+            if (sub)
+                sub[ns] = x;
+            ns++;
+        }
+    }
+    return ns;
+}
+
 /* After placing b (preorder index pre) at off: split at the section boundaries no unplaced
- * buffer crosses any more, or continue in the same partition. */
+ * buffer crosses any more, or continue in the same partition. Each part's member list is
+ * allocated at its own size and kept only while it is searched: the lists on the search's
+ * current path are what a nested decomposition costs (until 2026-11-27 each level also took a
+ * sort key for every buffer of the set, 8 bytes x n, and twice the parent's size). */
 static int decompose(srch *s, const part *p, int b, uint64_t off, int pre)
 {
     int *cps = NULL, ncps = 0;
@@ -1027,31 +1057,59 @@ static int decompose(srch *s, const part *p, int b, uint64_t off, int pre)
     if (ncps == 0) {
         rc = search(s, p, off, pre);
     } else {
-        int *sub = am_malloc(((size_t)p->nb * 2 + 2) * sizeof *sub);
-        int *tmp = sub + p->nb + 1;
-        uint64_t *tot = NULL;
         rc = S_FOUND;
         for (int c = 0; c <= ncps && rc == S_FOUND; c++) {
             int lo = c == 0 ? p->slo : cps[c - 1], hi = c == ncps ? p->shi : cps[c];
-            int ns = 0;
-            for (int i = 0; i < p->nb; i++) {
-                int x = p->bufs[i];
-                if (!s->placed[x] && s->slo[x] < hi && lo < s->shi[x])
-                    sub[ns++] = x;
-            }
+            int ns = part_members(s, p, lo, hi, NULL);
             if (ns == 0)
                 continue;
-            if (!tot)
-                tot = am_malloc((size_t)s->n * sizeof *tot);
-            rc = subsolve(s, sub, ns, lo, hi, tot, tmp);
+            int *sub = am_malloc((size_t)ns * sizeof *sub);
+            held_add(s, (ptrdiff_t)((size_t)ns * sizeof *sub));
+            part_members(s, p, lo, hi, sub);
+            rc = subsolve(s, sub, ns, lo, hi);
+            held_add(s, -(ptrdiff_t)((size_t)ns * sizeof *sub));
+            free(sub);
         }
-        free(tot);
-        free(sub);
     }
     for (int q = s->slo[b]; q + 1 < s->shi[b]; q++)
         s->cuts[q]++;
     free(cps);
     return rc;
+}
+
+/* A node's candidates come CAND_BATCH at a time. Until 2026-11-27 each node kept all of them
+ * (16 bytes each) while its subtree was searched: depth x partition size, 341 MB for 10k
+ * buffers with 8 live at a time, growing with search_budget. */
+enum { CAND_BATCH = 8 };
+
+/* The next candidates of a node after `after` (NULL: from the first) in (offset, preorder)
+ * order, smallest first, into out: how many (CAND_BATCH at most). A candidate is an unplaced
+ * buffer in canonical order after the last placement and below min_top (dominance: one at or
+ * above some unplaced buffer's lowest top leaves a gap). The node's state is the same at every
+ * call (each child undoes its placements), so the batches follow one another in the order a
+ * full sort of the candidates gave. */
+static int cand_batch(const srch *s, const part *p, uint64_t last_off, int last_pre,
+                      uint64_t min_top, const cand *after, cand *out)
+{
+    int k = 0;
+    for (int i = 0; i < p->nb; i++) {
+        int b = p->bufs[i];
+        if (s->placed[b])
+            continue;
+        uint64_t mo = s->minoff[b];
+        if (mo < last_off || (mo == last_off && i < last_pre) || mo >= min_top)
+            continue; /* canonical order; dominance */
+        cand c = {mo, i};
+        if (after && cand_cmp(&c, after) <= 0)
+            continue; /* tried already */
+        if (k == CAND_BATCH && cand_cmp(&c, &out[k - 1]) >= 0)
+            continue;
+        int j = k < CAND_BATCH ? k++ : k - 1; /* a full batch drops its largest */
+        for (; j > 0 && cand_cmp(&c, &out[j - 1]) < 0; j--)
+            out[j] = out[j - 1];
+        out[j] = c;
+    }
+    return k;
 }
 
 static int search(srch *s, const part *p, uint64_t last_off, int last_pre)
@@ -1064,7 +1122,6 @@ static int search(srch *s, const part *p, uint64_t last_off, int last_pre)
     s->spent += (uint64_t)p->nb + 1;
     if ((s->nodes & 127) == 0 && past_deadline(s))
         return S_TIMEOUT;
-    size_t base = s->ncst;
     uint64_t min_top = UINT64_MAX;
     int any = 0;
     for (int i = 0; i < p->nb; i++) {
@@ -1072,45 +1129,47 @@ static int search(srch *s, const part *p, uint64_t last_off, int last_pre)
         if (s->placed[b])
             continue;
         any = 1;
-        uint64_t mo = s->minoff[b];
-        if (mo + s->size[b] < min_top)
-            min_top = mo + s->size[b];
-        if (mo < last_off || (mo == last_off && i < last_pre))
-            continue; /* canonical order */
-        if (s->ncst == s->capcst) {
-            s->capcst = s->capcst ? 2 * s->capcst : 1024;
-            s->cst = am_realloc(s->cst, s->capcst * sizeof *s->cst);
-        }
-        s->cst[s->ncst++] = (cand){mo, i};
+        if (s->minoff[b] + s->size[b] < min_top)
+            min_top = s->minoff[b] + s->size[b];
     }
     if (!any)
         return S_FOUND;
-    /* dominance: a candidate at or above some unplaced buffer's lowest top leaves a gap */
-    size_t keep = base;
-    for (size_t k = base; k < s->ncst; k++)
-        if (s->cst[k].off < min_top)
-            s->cst[keep++] = s->cst[k];
-    s->ncst = keep;
-    qsort(s->cst + base, s->ncst - base, sizeof *s->cst, cand_cmp);
-    size_t end = s->ncst;
+    size_t base = s->ncst; /* this level's batch: s->cst[base, base + CAND_BATCH) */
+    if (s->capcst - base < CAND_BATCH) {
+        held_add(s, (ptrdiff_t)((s->capcst ? s->capcst : 1024) * sizeof *s->cst));
+        s->capcst = s->capcst ? 2 * s->capcst : 1024;
+        s->cst = am_realloc(s->cst, s->capcst * sizeof *s->cst);
+    }
+    s->ncst = base + CAND_BATCH;
     int rc = S_NOTFOUND;
-    for (size_t k = base; k < end && rc == S_NOTFOUND; k++) {
-        cand c = s->cst[k];
-        int b = p->bufs[c.pre];
-        size_t om = s->nolog, sm = s->nslog;
-        place(s, b, c.off);
-        if (consistent(s, p, c.off))
-            rc = decompose(s, p, b, c.off, c.pre);
-        unplace(s, b, om, sm);
+    cand last = {0, 0};
+    const cand *after = NULL;
+    for (;;) {
+        int k = cand_batch(s, p, last_off, last_pre, min_top, after, s->cst + base);
+        for (int j = 0; j < k && rc == S_NOTFOUND; j++) {
+            cand c = s->cst[base + j]; /* re-read: deeper levels may move the stack */
+            int b = p->bufs[c.pre];
+            size_t om = s->nolog, sm = s->nslog;
+            place(s, b, c.off);
+            if (consistent(s, p, c.off))
+                rc = decompose(s, p, b, c.off, c.pre);
+            unplace(s, b, om, sm);
+            last = c;
+            after = &last;
+        }
+        if (rc != S_NOTFOUND || k < CAND_BATCH)
+            break;
     }
     s->ncst = base;
     return rc;
 }
 
-/* Solve one partition: the unplaced buffers bufs (scratch, reordered here) in sections
- * [slo, shi). tot and tmp are scratch of n and nb entries. */
-static int subsolve(srch *s, int *bufs, int nb, int slo, int shi, uint64_t *tot, int *tmp)
+/* Solve one partition: the unplaced buffers bufs (reordered here) in sections [slo, shi).
+ * The sort's keys and scratch are the search's own (s->tot, s->tmp): nothing reads them once
+ * the partition is sorted, so one copy serves every level. */
+static int subsolve(srch *s, int *bufs, int nb, int slo, int shi)
 {
+    uint64_t *tot = s->tot;
     for (int i = 0; i < nb; i++) {
         int b = bufs[i];
         uint64_t t = 0;
@@ -1120,7 +1179,7 @@ static int subsolve(srch *s, int *bufs, int nb, int slo, int shi, uint64_t *tot,
         tot[b] = t;
     }
     pre_ctx pc = {s, tot};
-    msort_idx(bufs, tmp, (size_t)nb, pre_cmp, &pc);
+    msort_idx(bufs, s->tmp, (size_t)nb, pre_cmp, &pc);
     part p = {bufs, nb, slo, shi};
     return search(s, &p, 0, 0);
 }
@@ -1269,24 +1328,29 @@ static int srch_build(srch *s, const plan_buf *b, const int *map, int n)
     s->minoff = am_calloc((size_t)n + 1, sizeof *s->minoff);
     s->sol = am_calloc((size_t)n + 1, sizeof *s->sol);
     s->placed = am_calloc((size_t)n + 1, 1);
+    s->tot = am_malloc(((size_t)n + 1) * sizeof *s->tot);
+    s->tmp = am_malloc(((size_t)n + 1) * sizeof *s->tmp);
     return 0;
 }
 
+static size_t last_held; /* plan_last_search_held */
+
+size_t plan_last_search_held(void) { return last_held; }
+
 static void srch_free(srch *s)
 {
+    last_held = s->held_peak;
     free(s->size), free(s->width), free(s->slo), free(s->shi), free(s->ovl_at), free(s->ovl);
     free(s->mem_at), free(s->mem), free(s->floor), free(s->total), free(s->cuts);
     free(s->minoff), free(s->sol), free(s->placed), free(s->stamp), free(s->aff);
     free(s->by_slo);
-    free(s->olog), free(s->slog), free(s->cst);
+    free(s->olog), free(s->slog), free(s->cst), free(s->tot), free(s->tmp);
 }
 
 /* One full attempt with the current heuristic and node limit over the static partitions. */
 static int solve_all(srch *s)
 {
-    int *bufs = am_malloc(((size_t)s->n * 2 + 2) * sizeof *bufs);
-    int *tmp = bufs + s->n + 1;
-    uint64_t *tot = am_malloc(((size_t)s->n + 1) * sizeof *tot);
+    int *bufs = am_malloc(((size_t)s->n + 1) * sizeof *bufs);
     int rc = S_FOUND;
     int lo = 0, at = 0; /* at: the first buffer in by_slo not yet in a partition */
     for (int q = 0; q < s->nsec && rc == S_FOUND; q++) {
@@ -1300,11 +1364,10 @@ static int solve_all(srch *s)
         for (; at < s->n && s->slo[s->by_slo[at]] <= q; at++)
             bufs[nb++] = s->by_slo[at];
         if (nb)
-            rc = subsolve(s, bufs, nb, lo, q + 1, tot, tmp);
+            rc = subsolve(s, bufs, nb, lo, q + 1);
         lo = q + 1;
     }
     free(bufs);
-    free(tot);
     return rc;
 }
 

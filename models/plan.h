@@ -89,4 +89,10 @@ typedef struct plan_result {
  * built once for all of them; each search is charged for them as if it had built its own. */
 void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_result *r);
 
+/* Bytes the last exact search's levels held at most beyond its tables: the candidate stack
+ * (8 candidates of 16 bytes per level) and the member lists of nested partitions (4 bytes a
+ * buffer) on the current path. Its tables and scratch are O(n + overlaps); until 2026-11-27 each
+ * level also held all its candidates, so this grew with search_budget (hundreds of MB). */
+size_t plan_last_search_held(void);
+
 #endif

@@ -55,6 +55,7 @@
 #include "cli.h"
 #include "config.h"
 #include "engine.h"
+#include "evtab.h"
 #include "../models/ordset.h"
 #include "outfile.h"
 #include "run.h"
@@ -255,7 +256,7 @@ void convert_last_held(size_t *row_slots, size_t *id_ranges)
 }
 
 /* Free the rows, the id maps and the event map `ev` of one pass. */
-static void cv_rows_free(cv_rows *c, cv_map *ev)
+static void cv_rows_free(cv_rows *c, evtab *ev)
 {
     cv_held_slots = c->n;
     cv_held_ranges = c->seen.t.n;
@@ -266,8 +267,7 @@ static void cv_rows_free(cv_rows *c, cv_map *ev)
     cv_idset_free(&c->seen);
     if (c->spill)
         fclose(c->spill);
-    free(ev->key);
-    free(ev->val);
+    evtab_free(ev);
 }
 
 /* The row of a live id, or NULL. */
@@ -370,7 +370,7 @@ static void cv_add_unallocated(cv_rows *c, const tr_event *ev, uint64_t i)
  * too. An operation queued on a stream past SIM_MAX_STREAMS is refused as the engine refuses it
  * (until 2026-11-27 amsim check passed it), and so is an event naming a stream past
  * SIM_MAX_TRACE_STREAMS distinct ones (streamset.h; until 2026-11-27 there was no such limit). */
-static int cv_rules(cv_rows *c, cv_map *events, const tr_event *ev, int allocates,
+static int cv_rules(cv_rows *c, evtab *events, const tr_event *ev, int allocates,
                     const char *in, am_error *err, int *skippable)
 {
     const cv_row *x;
@@ -418,11 +418,11 @@ static int cv_rules(cv_rows *c, cv_map *events, const tr_event *ev, int allocate
             return am_fail_at(err, in, ev->line, ev->col, "use of unknown id %" PRIu64, id);
         return 0;
     case TR_RECORD:
-        cv_put(events, ev->arg, 1);
+        evtab_put(events, ev->arg, 0); /* a set: a wait asks only whether it was recorded */
         return 0;
     case TR_WAIT:
         *skippable = 0;
-        if (!cv_get(events, ev->arg))
+        if (!evtab_get(events, ev->arg, NULL))
             return am_fail_at(err, in, ev->line, ev->col,
                               "wait on event %" PRIu64 ", which was never recorded", ev->arg);
         return 0;
@@ -481,7 +481,8 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
 {
     int deflevel = cfg->default_level;
     cv_rows c = {.deflevel = deflevel, .spill = tmpfile()};
-    cv_map events = {0}; /* event ids recorded so far (a wait needs one) */
+    evtab events; /* event ids recorded so far (a wait needs one) */
+    evtab_init(&events, 0);
     uint64_t idx = 0, other_level = 0, donations = 0, intos = 0;
     uint64_t dropped[TR_USE + 1] = {0}; /* events of each kind that give no row */
     /* live bytes and peaks in 128 bits: four 4 EiB buffers and one more byte pass 2^64 (until
@@ -757,7 +758,8 @@ int convert_check_trace(trace *t, const am_config *cfg, const char *in, int leni
                         uint64_t *events, uint64_t *skipped, am_error *err)
 {
     cv_rows c = {.deflevel = cfg->default_level};
-    cv_map evs = {0};
+    evtab evs;
+    evtab_init(&evs, 0);
     tr_event ev;
     int r, skippable;
     *events = *skipped = 0;

@@ -18,6 +18,7 @@
 
 #include "../models/link.h"
 #include "../models/recpool.h"
+#include "evtab.h"
 #include "outfile.h"
 #include "streamset.h"
 
@@ -242,14 +243,12 @@ typedef struct stream {
 
 /* An event's last `record`: a wait issued now waits for exactly that operation to finish
  * (cudaStreamWaitEvent). Records of one event on different streams can finish out of order, so
- * a wait names its record by stream and position rather than by a count of finished records. */
-typedef struct evrec {
-    uint64_t id;
-    uint64_t last_pos;    /* position of the last record in its stream */
-    uint32_t last_stream; /* its stream */
-    uint8_t recorded;     /* recorded at least once */
-    uint8_t used;
-} evrec;
+ * a wait names its record by stream and position rather than by a count of finished records:
+ * both packed in the value of the event's id in sim.ev (evtab.h), the stream (below
+ * SIM_MAX_STREAMS) in the low 16 bits and the position above them. */
+enum { EV_STREAM_BITS = 16 };
+#define EV_MAX_POS (UINT64_MAX >> EV_STREAM_BITS) /* positions past it cannot be packed */
+_Static_assert(SIM_MAX_STREAMS <= 1 << EV_STREAM_BITS, "a stream fits its field");
 
 typedef struct hev {
     am_ps t;
@@ -336,8 +335,7 @@ struct sim {
     idmap ids;
     stream *st;
     size_t nst;
-    evrec *ev;
-    size_t evcap, evn;
+    evtab ev;            /* recorded event ids -> the last record's position and stream */
     hev *heap;
     size_t hn, hcap;
     uint64_t hseq;
@@ -493,37 +491,6 @@ static hev heap_pop(sim *s)
     if (s->hn)
         s->heap[i] = last;
     return top;
-}
-
-static evrec *ev_get(sim *s, uint64_t id, int create)
-{
-    if (create && 2 * (s->evn + 1) > s->evcap) {
-        size_t oc = s->evcap;
-        evrec *old = s->ev;
-        s->evcap = oc ? 2 * oc : 64;
-        s->ev = am_calloc(s->evcap, sizeof *s->ev);
-        for (size_t i = 0; i < oc; i++)
-            if (old[i].used) {
-                size_t j = id_hash(old[i].id) & (s->evcap - 1);
-                while (s->ev[j].used)
-                    j = (j + 1) & (s->evcap - 1);
-                s->ev[j] = old[i];
-            }
-        free(old);
-    }
-    if (!s->evcap)
-        return NULL;
-    size_t j = id_hash(id) & (s->evcap - 1);
-    while (s->ev[j].used) {
-        if (s->ev[j].id == id)
-            return &s->ev[j];
-        j = (j + 1) & (s->evcap - 1);
-    }
-    if (!create)
-        return NULL;
-    s->ev[j] = (evrec){id, 0, 0, 0, 1};
-    s->evn++;
-    return &s->ev[j];
 }
 
 static stream *get_stream(sim *s, uint32_t id)
@@ -2454,18 +2421,24 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
             /* Every op pushed so far was popped or is queued: this one was the last pushed
              * (enqueue may have run the device, which only pops). */
             const stream *q = &s->st[ev->stream];
-            evrec *e = ev_get(s, ev->arg, 1); /* never NULL when creating */
-            if (e)
-                *e = (evrec){ev->arg, q->popped + q->len - 1, ev->stream, 1, 1};
+            uint64_t pos = q->popped + q->len - 1;
+            if (pos > EV_MAX_POS) /* 2^48 operations on one stream: no trace gets there */
+                return am_fail_at(err, file, ev->line, ev->col,
+                                  "record of event %" PRIu64 " is operation %" PRIu64
+                                  " on stream %u, past the %" PRIu64 " a stream can hold",
+                                  ev->arg, pos, ev->stream, EV_MAX_POS);
+            evtab_put(&s->ev, ev->arg, pos << EV_STREAM_BITS | ev->stream);
         }
         break;
     }
     case TR_WAIT: {
-        evrec *e = ev_get(s, ev->arg, 0);
-        if (!e || !e->recorded)
+        uint64_t rec;
+        if (!evtab_get(&s->ev, ev->arg, &rec))
             return am_fail_at(err, file, ev->line, ev->col,
                               "wait on event %" PRIu64 ", which was never recorded", ev->arg);
-        rc = enqueue(s, ev, (op){OP_WAIT, e->last_stream, ev->arg, e->last_pos, 0}, file, err);
+        uint32_t last_stream = (uint32_t)(rec & ((1u << EV_STREAM_BITS) - 1));
+        rc = enqueue(s, ev, (op){OP_WAIT, last_stream, ev->arg, rec >> EV_STREAM_BITS, 0}, file,
+                     err);
         break;
     }
     case TR_SYNC:
@@ -2858,6 +2831,7 @@ int sim_level_error_at(const am_config *cfg, int level, am_error *err)
 int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err)
 {
     sim *s = am_calloc(1, sizeof *s);
+    evtab_init(&s->ev, 1);
     s->in_use = TR_NO_ID;
     s->cfg = cfg;
     s->o = *o;
@@ -2933,7 +2907,7 @@ void sim_destroy(sim *s)
     for (size_t i = 0; i < s->nst; i++)
         free(s->st[i].q);
     free(s->st);
-    free(s->ev);
+    evtab_free(&s->ev);
     free(s->heap);
     idmap_free(&s->ids);
     free(s->ooms);
