@@ -1674,6 +1674,20 @@ const cfg_node *cfg_setting_at(const am_config *cfg, const cfg_level *L, const c
     return at;
 }
 
+/* Item `item` (1-based) of the block or flow list n, as the user wrote it; NULL when n is no
+ * list (a scalar is the whole one-item list: the key's position stays) or item is 0. A rule a
+ * list's item breaks is then placed at the item, as opt_parse places a bad number (until
+ * 2026-11-27 at the key). */
+static const cfg_node *list_item(const cfg_node *n, size_t item)
+{
+    if (!n || n->kind != CFG_SEQ || item == 0)
+        return NULL;
+    const cfg_node *it = n->child;
+    for (size_t i = 1; it && i < item; i++)
+        it = it->next;
+    return it && it->line ? it : NULL;
+}
+
 /* The rules a policy applies to its option values and the level's capacity (check_opts: a
  * power-of-two alignment, pool_granularity a multiple of alignment, bfc's limit of 256 bytes
  * or more), at load, placed where cfg_setting_at says. Until 2026-11-25 they were checked only
@@ -1695,7 +1709,11 @@ static int check_policy_rules(const am_config *c, const cfg_level *lv, const cfg
     else
         snprintf(msg, sizeof msg, "%s: %s", ops->name, tmp.msg);
     const cfg_node *at = cfg_setting_at(c, lv, tmp.opts);
-    if (at->key && strcmp(at->key, "policy") != 0 && at != lv->node)
+    const cfg_node *item = list_item(at, tmp.item);
+    if (item && at->key)
+        node_fail(e, item, "%s.%s: item %zu: %s", cfg_get(a, at->key) == at ? apath : lpath,
+                  at->key, tmp.item, msg);
+    else if (at->key && strcmp(at->key, "policy") != 0 && at != lv->node)
         node_fail(e, at, "%s.%s: %s", cfg_get(a, at->key) == at ? apath : lpath, at->key, msg);
     else
         node_fail(e, at, "%s: %s", apath, msg);
