@@ -2968,7 +2968,9 @@ static void uint_list_expand(const opt_desc *o, const unsigned char *opts, uint6
 
 /* Whether two values of an option differ in what they mean: lists as every place's value, so
  * that trailing zeros, or a list of one value everywhere, are the same as the shorter form
- * (until 2026-11-27 a recording's [4, 0] and a configured [4, 0, 0] were said to differ). */
+ * (until 2026-11-27 a recording's [4, 0] and a configured [4, 0, 0] were said to differ), and
+ * a place's 1 as its 0 (opts.h: both are off; until 2026-11-27 a recording's 0 and a
+ * configured 1 were said to differ). */
 static int opt_values_differ(const opt_desc *o, const unsigned char *a, const unsigned char *b)
 {
     if (o->type != OPT_UINT_LIST)
@@ -2977,7 +2979,9 @@ static int opt_values_differ(const opt_desc *o, const unsigned char *a, const un
     uint64_t *eb = ea + o->list_max;
     uint_list_expand(o, a, ea);
     uint_list_expand(o, b, eb);
-    int differs = memcmp(ea, eb, o->list_max * sizeof *ea) != 0;
+    int differs = 0;
+    for (size_t i = 0; i < o->list_max; i++)
+        differs |= (ea[i] > 1 ? ea[i] : 0) != (eb[i] > 1 ? eb[i] : 0);
     free(ea);
     return differs;
 }
