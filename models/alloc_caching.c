@@ -84,7 +84,8 @@ static const opt_desc cach_opt_table[] = {
      "synthetic: first fit",
      seg_addr_values, 0, 0},
     {"research_after_release", OPT_BOOL, offsetof(cach_opts, research_after_release), "false",
-     "search the pool again after releasing cached blocks (the real allocator does not)",
+     "search the pool again after releasing cached blocks (the real allocator does not); no "
+     "effect yet: the release completes no pending frees (README, Not yet supported)",
      NULL, 0, 0},
     {NULL, OPT_BOOL, 0, NULL, NULL, NULL, 0, 0},
 };
@@ -906,7 +907,10 @@ static int cach_alloc(void *st, const alloc_req *r, alloc_out *o)
             found = new_memory(c, &p, 0);
         if (!found) {
             release_cached(c);
-            /* The real allocator goes straight to the device here (no new pool search). */
+            /* The real allocator goes straight to the device here (no new pool search).
+             * research_after_release searches again (allocators.md section 3), but finds
+             * nothing new: release_cached only takes free blocks out of the pools, and
+             * completes no pending free (PyTorch's release does, by processing its events). */
             found = (c->o.research_after_release && get_free_block(c, &p)) ||
                     new_memory(c, &p, 1);
         }
