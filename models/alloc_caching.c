@@ -84,7 +84,8 @@ static const opt_desc cach_opt_table[] = {
      "synthetic: first fit",
      seg_addr_values, 0, 0},
     {"research_after_release", OPT_BOOL, offsetof(cach_opts, research_after_release), "false",
-     "search the pool again after releasing cached blocks (the real allocator does not)",
+     "search the pool again after releasing cached blocks (the real allocator does not); no "
+     "effect yet: the release completes no pending frees (README, Not yet supported)",
      NULL, 0, 0},
     {NULL, OPT_BOOL, 0, NULL, NULL, NULL, 0, 0},
 };
@@ -906,7 +907,10 @@ static int cach_alloc(void *st, const alloc_req *r, alloc_out *o)
             found = new_memory(c, &p, 0);
         if (!found) {
             release_cached(c);
-            /* The real allocator goes straight to the device here (no new pool search). */
+            /* The real allocator goes straight to the device here (no new pool search).
+             * research_after_release searches again (allocators.md section 3), but finds
+             * nothing new: release_cached only takes free blocks out of the pools, and
+             * completes no pending free (PyTorch's release does, by processing its events). */
             found = (c->o.research_after_release && get_free_block(c, &p)) ||
                     new_memory(c, &p, 1);
         }
@@ -973,7 +977,8 @@ static void cach_prefetch_free(void *st, uint64_t handle, int stage)
  * int), so the largest power of two it takes is 2^30. */
 #define CACH_MAX_DIVISIONS (1ULL << 30)
 
-/* roundup_power2_divisions powers of two (or 0) up to 2^30; garbage_collection_threshold with a
+/* roundup_power2_divisions powers of two (or 0) up to 2^30, a bad one named by its item (the
+ * config points at it; until 2026-11-27 at the key); garbage_collection_threshold with a
  * memory_fraction. Until 2026-11-25 checked only when a run started; until 2026-11-27 any power
  * of two up to 2^63 was taken. */
 static int cach_check_opts(const void *opts, const alloc_env *env, am_error *err)
@@ -982,14 +987,15 @@ static int cach_check_opts(const void *opts, const alloc_env *env, am_error *err
     const cach_opts *o = opts;
     for (size_t i = 0; i < o->ndivisions; i++)
         if (o->divisions[i] > 1 && (o->divisions[i] & (o->divisions[i] - 1)))
-            return am_fail_opt(err, "roundup_power2_divisions", "roundup_power2_divisions must "
-                               "be powers of two (got %llu)",
-                               (unsigned long long)o->divisions[i]);
+            return am_fail_opt_item(err, "roundup_power2_divisions", i + 1,
+                                    "roundup_power2_divisions must be powers of two (got %llu)",
+                                    (unsigned long long)o->divisions[i]);
     for (size_t i = 0; i < o->ndivisions; i++)
         if (o->divisions[i] > CACH_MAX_DIVISIONS)
-            return am_fail_opt(err, "roundup_power2_divisions", "roundup_power2_divisions of "
-                               "%llu is above 2^30 = 1073741824 (PyTorch's parser reads each "
-                               "value as an int)", (unsigned long long)o->divisions[i]);
+            return am_fail_opt_item(err, "roundup_power2_divisions", i + 1,
+                                    "roundup_power2_divisions of %llu is above 2^30 = "
+                                    "1073741824 (PyTorch's parser reads each value as an int)",
+                                    (unsigned long long)o->divisions[i]);
     /* PyTorch's config parser (CUDAAllocatorConfig) refuses max_split_size_mb <= 20
      * (kLargeBuffer / 1 MiB) and a garbage_collection_threshold outside (0, 1); here unset is
      * `unlimited` (or -1, none) and 0 (off). Until 2026-11-27 amsim ran with such values. */

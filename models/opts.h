@@ -24,8 +24,10 @@ typedef enum opt_type {
     OPT_ENUM,     /* int index into enum_values */
     OPT_STRING,   /* char[OPT_STRING_MAX] */
     OPT_UINT_LIST /* uint64_t[list_max]; a scalar is a one-element list, which means that value
-                   * in every place; a longer list means 0 in the places after it (what
-                   * cfg_setting_differs compares) */
+                   * in every place; a longer list means 0 in the places after it; a place's 1
+                   * means the same as its 0, off (the one such option, caching's
+                   * roundup_power2_divisions, rounds with 1 division as with none, as PyTorch
+                   * does). What cfg_setting_differs compares. */
 } opt_type;
 
 #define OPT_STRING_MAX 64

@@ -196,6 +196,7 @@ static void fail_v(am_error *e, int status, const char *opts, int keep_lines, co
     e->status = status;
     e->opts = opts;
     e->keys = opts;
+    e->item = 0;
 }
 
 int am_fail(am_error *e, int status, const char *fmt, ...)
@@ -228,6 +229,18 @@ int am_fail_opt(am_error *e, const char *opts, const char *fmt, ...)
     va_start(ap, fmt);
     fail_v(e, AM_EINPUT, opts, 0, fmt, ap);
     va_end(ap);
+    return -1;
+}
+
+int am_fail_opt_item(am_error *e, const char *opts, size_t item, const char *fmt, ...)
+{
+    if (!e)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    fail_v(e, AM_EINPUT, opts, 0, fmt, ap);
+    va_end(ap);
+    e->item = item;
     return -1;
 }
 
@@ -268,6 +281,7 @@ int am_vfail_at(am_error *e, const char *file, unsigned long line, unsigned long
     e->status = AM_EINPUT;
     e->opts = NULL;
     e->keys = NULL;
+    e->item = 0;
     return -1;
 }
 

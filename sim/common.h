@@ -53,6 +53,10 @@ typedef struct am_error {
      * a capacity too small, a value that fails). Set with opts; am_fail_at clears it, and
      * the config and the engine set it again once they have placed the error. */
     const char *keys;
+    /* The 1-based item of the list option `opts` names that breaks the rule, or 0 (the whole
+     * value): set with opts by am_fail_opt_item, cleared with them, so that the config can
+     * point at the item (a roundup_power2_divisions value that is no power of two). */
+    size_t item;
 } am_error;
 
 /* Set *e (if non-NULL) and return -1. */
@@ -66,6 +70,9 @@ int am_fail_lines(am_error *e, int status, const char *fmt, ...)
 /* An input error (AM_EINPUT) about the option keys `opts` (see am_error.opts). */
 int am_fail_opt(am_error *e, const char *opts, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* am_fail_opt about item `item` (1-based) of the list option `opts` (see am_error.item). */
+int am_fail_opt_item(am_error *e, const char *opts, size_t item, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* 1 when the comma-separated key list `keys` (am_error.keys) names `key`; 0 for NULL keys. */
 int am_keys_name(const char *keys, const char *key);
 /* 0 when v is a power of two from 1 byte to max; else am_fail_opt naming `key`: "KEY of V bytes

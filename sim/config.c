@@ -1676,6 +1676,20 @@ const cfg_node *cfg_setting_at(const am_config *cfg, const cfg_level *L, const c
     return at;
 }
 
+/* Item `item` (1-based) of the block or flow list n, as the user wrote it; NULL when n is no
+ * list (a scalar is the whole one-item list: the key's position stays) or item is 0. A rule a
+ * list's item breaks is then placed at the item, as opt_parse places a bad number (until
+ * 2026-11-27 at the key). */
+static const cfg_node *list_item(const cfg_node *n, size_t item)
+{
+    if (!n || n->kind != CFG_SEQ || item == 0)
+        return NULL;
+    const cfg_node *it = n->child;
+    for (size_t i = 1; it && i < item; i++)
+        it = it->next;
+    return it && it->line ? it : NULL;
+}
+
 /* The rules a policy applies to its option values and the level's capacity (check_opts: a
  * power-of-two alignment, pool_granularity a multiple of alignment, bfc's limit of 256 bytes
  * or more), at load, placed where cfg_setting_at says. Until 2026-11-25 they were checked only
@@ -1697,7 +1711,11 @@ static int check_policy_rules(const am_config *c, const cfg_level *lv, const cfg
     else
         snprintf(msg, sizeof msg, "%s: %s", ops->name, tmp.msg);
     const cfg_node *at = cfg_setting_at(c, lv, tmp.opts);
-    if (at->key && strcmp(at->key, "policy") != 0 && at != lv->node)
+    const cfg_node *item = list_item(at, tmp.item);
+    if (item && at->key)
+        node_fail(e, item, "%s.%s: item %zu: %s", cfg_get(a, at->key) == at ? apath : lpath,
+                  at->key, tmp.item, msg);
+    else if (at->key && strcmp(at->key, "policy") != 0 && at != lv->node)
         node_fail(e, at, "%s.%s: %s", cfg_get(a, at->key) == at ? apath : lpath, at->key, msg);
     else
         node_fail(e, at, "%s: %s", apath, msg);
@@ -2960,7 +2978,9 @@ static void uint_list_expand(const opt_desc *o, const unsigned char *opts, uint6
 
 /* Whether two values of an option differ in what they mean: lists as every place's value, so
  * that trailing zeros, or a list of one value everywhere, are the same as the shorter form
- * (until 2026-11-27 a recording's [4, 0] and a configured [4, 0, 0] were said to differ). */
+ * (until 2026-11-27 a recording's [4, 0] and a configured [4, 0, 0] were said to differ), and
+ * a place's 1 as its 0 (opts.h: both are off; until 2026-11-27 a recording's 0 and a
+ * configured 1 were said to differ). */
 static int opt_values_differ(const opt_desc *o, const unsigned char *a, const unsigned char *b)
 {
     if (o->type != OPT_UINT_LIST)
@@ -2969,7 +2989,9 @@ static int opt_values_differ(const opt_desc *o, const unsigned char *a, const un
     uint64_t *eb = ea + o->list_max;
     uint_list_expand(o, a, ea);
     uint_list_expand(o, b, eb);
-    int differs = memcmp(ea, eb, o->list_max * sizeof *ea) != 0;
+    int differs = 0;
+    for (size_t i = 0; i < o->list_max; i++)
+        differs |= (ea[i] > 1 ? ea[i] : 0) != (eb[i] > 1 ? eb[i] : 0);
     free(ea);
     return differs;
 }

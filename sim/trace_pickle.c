@@ -10,7 +10,8 @@
  *     from the dump-time segments (undo alloc: the block becomes free and merges; undo
  *     free_requested: pending -> allocated; undo free_completed: carve the block back out of
  *     the free space, with the rounded request size, and in the large pool absorb a gap of at
- *     most 1 MiB up to the next used block; undo segment_alloc / segment_free: drop / add the
+ *     most 1 MiB up to the next used block, a guess an earlier entry at an address inside it
+ *     takes back (release_guess); undo segment_alloc / segment_free: drop / add the
  *     segment; undo segment_map: cut the free range out of its segment, undo segment_unmap:
  *     add it, merged with the segments it touches on its stream, as PyTorch's viewer does).
  *     Segments existing at the start are recreated with allocations the caching allocator
@@ -86,6 +87,10 @@ typedef struct tp_entry {
 typedef struct tp_block {
     uint64_t addr, size, requested;
     int state;
+    /* The bytes at the block's end that undo() only guessed were part of it (the unsplit
+     * remainder of at most 1 MiB it absorbs when carving a free_completed block back out);
+     * release_guess gives them back when an earlier entry shows they were not. 0: exact. */
+    uint64_t guess;
 } tp_block;
 
 typedef struct tp_seg {
@@ -263,6 +268,7 @@ static void blk_free_merge(tp_seg *g, size_t i)
 {
     g->b[i].state = S_FREE;
     g->b[i].requested = 0;
+    g->b[i].guess = 0;
     if (i + 1 < g->nb && g->b[i + 1].state == S_FREE) {
         g->b[i].size += g->b[i + 1].size;
         blk_erase(g, i + 1);
@@ -286,12 +292,12 @@ static void seg_cut(tp_state *s, tp_seg *g, size_t i, uint64_t a, uint64_t e)
     uint64_t gend = g->addr + g->size;
     tp_seg hi = {e, gend - e, g->stream, g->small, NULL, 0, 0};
     if (f.addr + f.size > e)
-        blk_insert(&hi, 0, (tp_block){e, f.addr + f.size - e, 0, S_FREE});
+        blk_insert(&hi, 0, (tp_block){e, f.addr + f.size - e, 0, S_FREE, 0});
     for (size_t j = i + 1; j < g->nb; j++)
         blk_insert(&hi, hi.nb, g->b[j]);
     g->nb = i;
     if (f.addr < a)
-        blk_insert(g, g->nb, (tp_block){f.addr, a - f.addr, 0, S_FREE});
+        blk_insert(g, g->nb, (tp_block){f.addr, a - f.addr, 0, S_FREE, 0});
     g->size = a - g->addr;
     if (g->size == 0) {
         free(g->b);
@@ -335,7 +341,7 @@ static int seg_join(tp_state *s, uint64_t a, uint64_t n, uint32_t stream)
     if (n == 0 || (k < s->n && s->s[k].addr < a + n))
         return 1;
     tp_seg *g = seg_add(s, a, n, stream, 0);
-    blk_insert(g, 0, (tp_block){a, n, 0, S_FREE});
+    blk_insert(g, 0, (tp_block){a, n, 0, S_FREE, 0});
     if (k + 1 < s->n && s->s[k + 1].addr == a + n && s->s[k + 1].stream == stream)
         seg_merge_next(s, k);
     if (k > 0 && s->s[k - 1].addr + s->s[k - 1].size == a && s->s[k - 1].stream == stream)
@@ -343,11 +349,42 @@ static int seg_join(tp_state *s, uint64_t a, uint64_t n, uint32_t stream)
     return 0;
 }
 
+/* An entry naming addr (a block's start, or the start of a range mapped then) shows that addr
+ * was no part of any other block at that time. When addr lies in a block's guessed tail (undo,
+ * A_FREE_DONE) the guess was wrong: the block ends at addr, and the rest becomes free again
+ * (merged with a free block after it). Without this the guess swallowed, for instance, a small
+ * device range mapped and used while a BFC chunk's free was pending, whose own entries then no
+ * longer fit, and the start state was invented from the leftovers (until 2026-11-27). */
+static void release_guess(tp_state *s, uint64_t addr)
+{
+    tp_seg *g = seg_find(s, addr);
+    if (!g)
+        return;
+    size_t i = blk_find(g, addr);
+    if (i >= g->nb)
+        return;
+    tp_block *b = &g->b[i];
+    uint64_t end = b->addr + b->size;
+    if (b->state == S_FREE || !b->guess || addr <= b->addr || addr < end - b->guess)
+        return;
+    b->guess -= end - addr;
+    b->size = addr - b->addr;
+    if (i + 1 < g->nb && g->b[i + 1].state == S_FREE) {
+        g->b[i + 1].addr = addr;
+        g->b[i + 1].size += end - addr;
+    } else {
+        blk_insert(g, i + 1, (tp_block){addr, end - addr, 0, S_FREE, 0});
+    }
+}
+
 /* Undo one trace entry. Returns 0, or 1 when it did not fit the state (ignored). */
 static int undo(tp_state *s, const tp_entry *e)
 {
     tp_seg *g;
     size_t i;
+    if (e->action == A_ALLOC || e->action == A_FREE_REQ || e->action == A_FREE_DONE ||
+        e->action == A_SEG_MAP)
+        release_guess(s, e->addr);
     switch (e->action) {
     case A_ALLOC: /* the block did not exist before: free it */
         if (!(g = seg_find(s, e->addr)))
@@ -375,19 +412,20 @@ static int undo(tp_state *s, const tp_entry *e)
         uint64_t size = round512(e->size);
         if (e->addr + size > f.addr + f.size)
             return 1;
-        uint64_t tail = f.addr + f.size - (e->addr + size);
+        uint64_t tail = f.addr + f.size - (e->addr + size), guess = 0;
         if (!g->small && tail > 0 && tail <= TP_SMALL_SIZE)
-            size += tail; /* an unsplit remainder stayed inside the block */
-        tp_block nb = {e->addr, size, e->size, S_PENDING};
+            guess = tail; /* an unsplit remainder stayed inside the block, maybe */
+        size += guess;
+        tp_block nb = {e->addr, size, e->size, S_PENDING, guess};
         blk_erase(g, i);
         size_t at = i;
         if (e->addr > f.addr) {
-            blk_insert(g, at++, (tp_block){f.addr, e->addr - f.addr, 0, S_FREE});
+            blk_insert(g, at++, (tp_block){f.addr, e->addr - f.addr, 0, S_FREE, 0});
         }
         blk_insert(g, at++, nb);
         if (e->addr + size < f.addr + f.size)
             blk_insert(g, at, (tp_block){e->addr + size, f.addr + f.size - e->addr - size, 0,
-                                         S_FREE});
+                                         S_FREE, 0});
         return 0;
     }
     case A_SEG_ALLOC: /* the segment did not exist before */
@@ -401,7 +439,7 @@ static int undo(tp_state *s, const tp_entry *e)
     case A_SEG_FREE: /* the segment existed, entirely free */
         if (!(g = seg_add(s, e->addr, e->size, e->stream, e->size == TP_SMALL_SEGMENT)))
             return 1;
-        blk_insert(g, 0, (tp_block){e->addr, e->size, 0, S_FREE});
+        blk_insert(g, 0, (tp_block){e->addr, e->size, 0, S_FREE, 0});
         return 0;
     case A_SEG_MAP: /* the range was not mapped before: cut it out of its segment */
         if (!(g = seg_find(s, e->addr)) || e->addr + e->size > g->addr + g->size)
@@ -712,7 +750,7 @@ static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *s
         uint64_t at = addr;
         for (size_t j = 0; j < blocks->len; j++) {
             const pkl_value *b = blocks->items[j], *sv = pkl_get(b, "state");
-            tp_block x = {0, 0, 0, S_FREE};
+            tp_block x = {0, 0, 0, S_FREE, 0};
             if (get_u64(b, "address", &x.addr) < 0 || get_u64(b, "size", &x.size) < 0 ||
                 x.addr != at || x.size == 0 || !sv || sv->type != PKL_STR)
                 return am_fail(err, AM_EINPUT, "%s: segments[%zu].blocks[%zu]: blocks must "

@@ -1484,14 +1484,22 @@ BI_C(y_caching_gc_threshold, "gct.yaml",
      "amsim: @:8:7: memories.hbm.allocator.garbage_collection_threshold: caching: "
      "garbage_collection_threshold of 1 is not below 1 (PyTorch takes 0 < threshold < 1; 0 "
      "leaves it off)")
-/* roundup_power2_divisions above 2^30, which PyTorch's parser (std::stoi) refuses: until
- * 2026-11-27 any power of two up to 2^63 ran, and from 2^55 the rounding test overflowed */
+/* roundup_power2_divisions above 2^30, which PyTorch's parser (std::stoi) refuses, at the item:
+ * until 2026-11-27 any power of two up to 2^63 ran, and from 2^55 the rounding test overflowed;
+ * until 2026-11-27 too the refusal was placed at the key (3:54) */
 BI_C(y_caching_divisions, "div.yaml",
      V "memories:\n  hbm: {capacity: 1GiB, allocator: {policy: caching, "
      "roundup_power2_divisions: [1, 2147483648]}}\n",
-     "amsim: @:3:54: memories.hbm.allocator.roundup_power2_divisions: caching: "
+     "amsim: @:3:84: memories.hbm.allocator.roundup_power2_divisions: item 2: caching: "
      "roundup_power2_divisions of 2147483648 is above 2^30 = 1073741824 (PyTorch's parser reads "
      "each value as an int)")
+/* A block list's item that is no power of two is refused at the item, with its number (until
+ * 2026-11-27 at the key, 7:7, as a flow list's item above 2^30 was). */
+BI_C(y_caching_divisions_item, "li.yaml",
+     V "memories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n      policy: caching\n"
+     "      roundup_power2_divisions:\n        - 2\n        - 4\n        - 3\n        - 8\n",
+     "amsim: @:10:11: memories.hbm.allocator.roundup_power2_divisions: item 3: caching: "
+     "roundup_power2_divisions must be powers of two (got 3)")
 BI_C(y_bad_unit, "unit.yaml", V "memories:\n  hbm: {capacity: 12XB}\n",
      "amsim: @:3:9: memories.hbm.capacity: bad size '12XB': unknown unit (sizes: B, KiB,")
 BI_C(y_bad_bandwidth, "bw.yaml",
@@ -3539,6 +3547,8 @@ void suite_badinput(void)
              {"yaml: caching's max_split_size at or below 20 MiB", y_caching_max_split},
              {"yaml: caching's garbage_collection_threshold of 1", y_caching_gc_threshold},
              {"yaml: caching's roundup_power2_divisions above 2^30", y_caching_divisions},
+             {"yaml: caching's roundup_power2_divisions item no power of two",
+              y_caching_divisions_item},
              {"yaml: bad size unit", y_bad_unit},
              {"yaml: bad bandwidth unit", y_bad_bandwidth},
              {"yaml: a time that rounds to 0 ps", y_time_rounds_to_zero},

@@ -332,6 +332,38 @@ static void test_miss_sequence(void)
     fx_close(&f);
 }
 
+/* research_after_release (allocators.md section 3: PyTorch does not search the pool again after
+ * releasing the cached segments; keep that, behind an option) searches again, and finds what
+ * the search before the release found: the release only takes free blocks out of the pools,
+ * and a pending free completes when the trace says so, not at the release (README, Not yet
+ * supported). Here a 30 MiB block's free is pending and a cached 10 MiB segment is free when
+ * 40 MiB misses on 64 MiB: with the option on or off, the segment goes, one retry, and the
+ * request fails; once the pending free has completed, the next try releases its segment too
+ * and takes 40 MiB at 0. */
+static void test_research_after_release(void)
+{
+    for (int on = 0; on <= 1; on++) {
+        copt ra[] = {{"research_after_release", (uint64_t)on, 0}};
+        fx f;
+        alloc_out a, b, c;
+        fx_open(&f, 64 * MiB, 0, ra, 1);
+        CU_ASSERT_EQUAL(al(&f, 30 * MiB, 0, &a), 0);
+        CU_ASSERT_EQUAL(al(&f, 10 * MiB, 0, &b), 30 * MiB);
+        mem_free_requested(f.m, a.handle, 30 * MiB, a.size);
+        fr(&f, &b, 10 * MiB);
+        CU_ASSERT_EQUAL(al(&f, 40 * MiB, 0, &c), UINT64_MAX);
+        CU_ASSERT_EQUAL(stat(&f, "num_alloc_retries"), 1);
+        CU_ASSERT_EQUAL(stat(&f, "num_device_free"), 1);
+        CU_ASSERT_EQUAL(stat(&f, "num_ooms"), 1);
+        mem_free(f.m, a.handle, 30 * MiB, a.size, 1);
+        fx_check(&f);
+        CU_ASSERT_EQUAL(al(&f, 40 * MiB, 0, &c), 0);
+        CU_ASSERT_EQUAL(stat(&f, "num_alloc_retries"), 2);
+        CU_ASSERT_EQUAL(stat(&f, "num_device_free"), 2);
+        fx_close(&f);
+    }
+}
+
 /* Values PyTorch's config parser refuses are refused at load (check_opts): max_split_size at or
  * below 20 MiB, garbage_collection_threshold of 1; the unset spellings (unlimited, 0) pass. */
 static void test_pytorch_option_rules(void)
@@ -670,6 +702,8 @@ void suite_caching(void)
              {"split rules", test_split_rules},
              {"merge on free and two-phase free", test_merge_and_two_phase},
              {"miss sequence, retries, OOM", test_miss_sequence},
+             {"research_after_release finds nothing the first search did not",
+              test_research_after_release},
              {"memory fraction and garbage collection", test_memory_fraction_and_gc},
              {"option values PyTorch refuses", test_pytorch_option_rules},
              {"expandable segments map and unmap", test_expandable},

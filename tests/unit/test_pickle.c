@@ -187,7 +187,8 @@ static int snap_device;    /* the device of the segment and the trace: device_tr
                               that many empty lists before its own */
 static int snap_streams;   /* 1: entry i on stream handle 7 + i / 3 (else stream 0) */
 static int snap_settings;  /* 1: allocator_settings as a run with expandable segments and
-                              roundup_power2_divisions {1 MiB: 4, 2 MiB: 8} writes them */
+                              roundup_power2_divisions {1 MiB: 4, 2 MiB: 8} writes them; 2:
+                              the same with every interval's divisions 0 */
 static int snap_lists = -1; /* >= 0: device_traces is that many empty lists (no entries) */
 static const char *snap_odd; /* a field of another type (write_odd): "time_us_float",
                                 "time_us_frac", "time_us_str", "stream_str", "stream_none",
@@ -312,7 +313,7 @@ static const char *write_snapshot(const char *name, uint64_t base, uint64_t segs
         for (unsigned mb = 1; mb <= 32768; mb *= 2) {
             char k[8];
             snprintf(k, sizeof k, "%u", mb);
-            wkv_int(&w, k, mb == 1 ? 4 : mb == 2 ? 8 : 0);
+            wkv_int(&w, k, snap_settings == 2 ? 0 : mb == 1 ? 4 : mb == 2 ? 8 : 0);
         }
         wb(&w, 'u');
         wb(&w, 'u');
@@ -676,6 +677,41 @@ static void test_recorded_settings(void)
         CU_ASSERT_EQUAL(tu_amsim(args, &out, &errs), 0);
         int warned = errs && strstr(errs, "recorded with roundup_power2_divisions [4, 8], but");
         CU_ASSERT_EQUAL(warned, d[i].warns);
+        free(out);
+        free(errs);
+    }
+}
+
+/* A place's 1 division means what its 0 does, off (caching rounds with 1 as with none, as
+ * PyTorch does): a recording's 0 everywhere is the configured 1, or [1, 0, 1], with no
+ * warning; 2 differs. Until 2026-11-27 a configured 1 was said to differ ("recorded with
+ * roundup_power2_divisions 0, but ... is 1 here"); so was [4, 8, 1] from [4, 8]. */
+static void test_recorded_divisions_one_is_off(void)
+{
+    const uint64_t base = 1ULL << 30;
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 0, 1000}};
+    static const struct {
+        int settings;
+        const char *divisions;
+        int warns;
+    } d[] = {{2, "1", 0}, {2, "[1, 0, 1]", 0}, {2, "0", 0}, {2, "2", 1}, {2, "[0, 2]", 1},
+             {1, "[4, 8, 1]", 0}, {1, "[4, 8, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]", 0},
+             {1, "[4, 1]", 1}};
+    for (size_t i = 0; i < AM_ARRAY_LEN(d); i++) {
+        snap_settings = d[i].settings;
+        const char *path = write_snapshot("div1.pickle", base, 2 * MB, b, 1, e, 1);
+        snap_settings = 0;
+        char args[2048], *out = NULL, *errs = NULL;
+        snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --policy "
+                 "caching --set memories.hbm.allocator.expandable_segments=true "
+                 "--set 'memories.hbm.allocator.roundup_power2_divisions=%s'", tu_top(), path,
+                 d[i].divisions);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, &errs), 0);
+        int warned = errs && strstr(errs, "recorded with roundup_power2_divisions");
+        CU_ASSERT_EQUAL(warned, d[i].warns);
+        if (warned != d[i].warns)
+            fprintf(stderr, "\n  divisions %s: %s\n", d[i].divisions, errs ? errs : "");
         free(out);
         free(errs);
     }
@@ -1202,6 +1238,8 @@ void suite_pickle(void)
              {"private memory pools refused", test_private_pool},
              {"recorded allocator settings, and the warning when the config differs",
               test_recorded_settings},
+             {"recorded roundup_power2_divisions: a place's 1 is its 0 (off)",
+              test_recorded_divisions_one_is_off},
              {"wrong top-level type", test_wrong_top_level},
              {"a device with no entries is refused, --device everywhere", test_empty_device},
              {"more than 1024 stream handles refused", test_distinct_streams},
