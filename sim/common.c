@@ -28,7 +28,7 @@ static void escape_bytes(char *out, size_t cap, const char *src, int keep_tab_nl
     for (const unsigned char *p = (const unsigned char *)src; *p && o + 1 < cap; p++) {
         /* C1 controls (U+0080..U+009F, UTF-8 C2 80..C2 9F: U+009B is a terminal's CSI) are
          * escaped byte by byte too, "\xc2\x9b"; until 2026-11-27 they were echoed raw */
-        if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+        if (am_c1_at(p, 2) >= 0) { /* *p is no NUL, so p[1] is there (at worst the NUL) */
             if (o + 9 > cap)
                 break;
             o += (size_t)snprintf(out + o, cap - o, "\\x%02x\\x%02x", p[0], p[1]);
@@ -451,20 +451,29 @@ FILE *am_fopen_regular(const char *path, const char **what)
     return f;
 }
 
+/* f read to its end or to an error, NUL-terminated; its length in *n. */
+static char *read_stream(FILE *f, size_t *n)
+{
+    size_t cap = 1 << 16, r;
+    char *b = am_malloc(cap);
+    *n = 0;
+    while ((r = fread(b + *n, 1, cap - *n - 1, f)) > 0) {
+        *n += r;
+        if (*n + 1 == cap)
+            b = am_realloc(b, cap *= 2);
+    }
+    b[*n] = 0;
+    return b;
+}
+
 char *am_slurp(const char *path)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
-    size_t cap = 1 << 16, n = 0, r;
-    char *b = am_malloc(cap);
-    while ((r = fread(b + n, 1, cap - n - 1, f)) > 0) {
-        n += r;
-        if (n + 1 == cap)
-            b = am_realloc(b, cap *= 2);
-    }
+    size_t n;
+    char *b = read_stream(f, &n);
     fclose(f);
-    b[n] = 0;
     return b;
 }
 
@@ -474,16 +483,10 @@ int am_slurp_text(const char *path, char **text, size_t *len, am_error *err)
     FILE *f = fopen(path, "rb");
     if (!f)
         return -1;
-    size_t cap = 1 << 16, n = 0, r;
-    char *b = am_malloc(cap);
-    while ((r = fread(b + n, 1, cap - n - 1, f)) > 0) {
-        n += r;
-        if (n + 1 == cap)
-            b = am_realloc(b, cap *= 2);
-    }
+    size_t n;
+    char *b = read_stream(f, &n);
     int e = errno, bad = ferror(f);
     fclose(f);
-    b[n] = 0;
     if (bad) {
         free(b);
         return am_fail(err, e == ENOMEM ? AM_EINTERNAL : AM_EINPUT, "%s: read error: %s", path,

@@ -528,11 +528,11 @@ static int scalar_control(am_error *e, const char *file, unsigned long line, uns
                               v[i], i + 1);
         /* C1 controls, U+0080..U+009F ("\u009b", a terminal's CSI), as C0 ones (until
          * 2026-11-27 they passed and reached messages raw) */
-        if (v[i] == 0xc2 && i + 1 < ev->data.scalar.length && v[i + 1] >= 0x80 &&
-            v[i + 1] <= 0x9f)
+        int c1 = am_c1_at(v + i, ev->data.scalar.length - i);
+        if (c1 >= 0)
             return am_fail_at(e, file, line, col, "control characters are not allowed "
                               "(U+%04X, from an escape, in the quoted value at character %zu)",
-                              (unsigned)v[i + 1], i + 1);
+                              (unsigned)c1, i + 1);
     }
     return 0;
 }

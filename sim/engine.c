@@ -1405,16 +1405,10 @@ static void link_rate(const cfg_link *L, uint64_t *num, uint64_t *den)
 
 /* The bytes a transfer of `bytes` occupies channel c with: rounded up to the channel's granule
  * (the larger transfer_granule of its memories: a DMA into TPU VMEM moves whole 4 KiB granules).
- * Both granules are powers of two, so a multiple of the larger is a multiple of both. A count
- * within a granule of 2^64 stays UINT64_MAX (no trace or buffer is that large: 4 EiB at most). */
+ * Both granules are powers of two, so a multiple of the larger is a multiple of both. */
 static uint64_t chan_bytes(const chan *ch, uint64_t bytes)
 {
-    uint64_t g = ch->granule;
-    if (g <= 1)
-        return bytes;
-    if (bytes > UINT64_MAX - (g - 1))
-        return UINT64_MAX;
-    return (bytes + g - 1) & ~(g - 1);
+    return ch->granule <= 1 ? bytes : am_round_up_sat(bytes, ch->granule);
 }
 
 /* One transfer alone on a channel: latency + ceil(bytes x 1e12 / effective bandwidth). The
