@@ -266,7 +266,10 @@ static int stdout_fail(am_error *err, int e)
     return am_fail(err, AM_EINPUT, "standard output: write failed");
 }
 
-int out_flush_stdout(am_error *err)
+/* Flush standard output before a file is renamed into place: a report or table that cannot
+ * be written (/dev/full, a closed standard output) leaves the file unpublished, as
+ * out_commit_all does for an output "-". 0, or -1 with err (stdout_fail). */
+static int flush_stdout(am_error *err)
 {
     errno = 0;
     int bad = fflush(stdout) != 0 || ferror(stdout);
@@ -335,6 +338,13 @@ int out_commit(outfile *o, am_error *err)
 {
     if (!o)
         return 0;
+    /* what the command printed reaches standard output before its file is published: a
+     * report or table that cannot be written leaves the file as it was (until 2026-11-27
+     * compare, mincap and stats each flushed it themselves before out_commit) */
+    if (o->tmp && flush_stdout(err) != 0) {
+        out_abort(o);
+        return -1;
+    }
     int rc = finish(o, err);
     if (rc == 0 && o->tmp && rename(o->tmp, o->path) != 0)
         rc = write_fail(err, o->path, reason(o, errno));
