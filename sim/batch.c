@@ -3286,32 +3286,25 @@ static int result_line(result *r, const char *k, const char *v, int *cap)
     return -1;
 }
 
+static void add_level_cols(strlist *l, const char *levels);
+
 /* A finished run's result holds the metrics every run reports: run_metrics, and
- * level_metrics_names for each of its levels. The first one missing into *missing (owned), or
- * 0 when none is. */
+ * level_metrics_names for each of its levels (the columns build_csv gives every study). The
+ * first one missing into *missing (owned), or 0 when none is. */
 static int result_metrics_missing(const result *r, char **missing)
 {
     *missing = NULL;
     if (!rt_status_has_metrics(r->status))
         return 0;
+    strlist need = {0};
     for (size_t c = 0; c < AM_ARRAY_LEN(run_metrics); c++)
-        if (!result_has_metric(r, run_metrics[c])) {
-            *missing = am_strdup(run_metrics[c]);
-            return 1;
-        }
-    for (const char *p = r->levels; p && *p;) {
-        size_t len = strcspn(p, ",");
-        for (size_t i = 0; i < AM_ARRAY_LEN(level_metrics_names); i++) {
-            char *k = xprintf("%.*s.%s", (int)len, p, level_metrics_names[i]);
-            if (!result_has_metric(r, k)) {
-                *missing = k;
-                return 1;
-            }
-            free(k);
-        }
-        p += len + (p[len] == ',');
-    }
-    return 0;
+        sl_push(&need, am_strdup(run_metrics[c]));
+    add_level_cols(&need, r->levels); /* each level's after the last (names have no dot) */
+    for (int i = 0; i < need.n && !*missing; i++)
+        if (!result_has_metric(r, need.v[i]))
+            *missing = am_strdup(need.v[i]);
+    sl_free(&need);
+    return *missing != NULL;
 }
 
 /* The result.txt of run folder FOLDER in dir, read whole into *r: 0; -1 when there is none (it
