@@ -3247,23 +3247,11 @@ static void result_free(result *r)
     memset(r, 0, sizeof *r);
 }
 
-/* The value of the required key k in r (set by result_line), or NULL. */
-static const char *result_key(const result *r, const char *k, int have_id)
-{
-    if (!strcmp(k, "id"))
-        return have_id ? "" : NULL;
-    if (!strcmp(k, "key"))
-        return r->key;
-    if (!strcmp(k, "status"))
-        return r->status;
-    if (!strcmp(k, "error"))
-        return r->error;
-    if (!strcmp(k, "policy"))
-        return r->policy;
-    if (!strcmp(k, "levels"))
-        return r->levels;
-    return r->outputs;
-}
+/* The keys every result.txt has, each on a KEY=VALUE line; a v1 file has the first
+ * RESULT_V1_KEYS of them (levels= and outputs= came with v2). */
+static const char *const result_keys[] = {"id", "key", "status", "error", "policy", "levels",
+                                          "outputs"};
+#define RESULT_V1_KEYS 5
 
 /* 1 when r holds metric name (without "m."). */
 static int result_has_metric(const result *r, const char *name)
@@ -3274,63 +3262,49 @@ static int result_has_metric(const result *r, const char *name)
     return 0;
 }
 
-/* One KEY=VALUE line of result.txt into r (line cut at '='; v its value). */
-static void result_line(result *r, const char *k, const char *v, int *cap, int *have_id)
+/* One KEY=VALUE line of result.txt into r (line cut at '='; v its value): the index of k in
+ * result_keys, or -1 for a metric ("m.NAME") or a key amsim does not know. */
+static int result_line(result *r, const char *k, const char *v, int *cap)
 {
-    char **slot = NULL;
     if (strncmp(k, "m.", 2) == 0) {
         if (r->nm == *cap)
             r->m = am_realloc(r->m, (size_t)(*cap = *cap ? 2 * *cap : 64) * sizeof *r->m);
         r->m[r->nm].k = am_strdup(k + 2);
         r->m[r->nm++].v = am_strdup(v);
-        return;
+        return -1;
     }
-    if (!strcmp(k, "id"))
-        *have_id = 1;
-    else if (!strcmp(k, "status"))
-        slot = &r->status;
-    else if (!strcmp(k, "error"))
-        slot = &r->error;
-    else if (!strcmp(k, "policy"))
-        slot = &r->policy;
-    else if (!strcmp(k, "key"))
-        slot = &r->key;
-    else if (!strcmp(k, "outputs"))
-        slot = &r->outputs;
-    else if (!strcmp(k, "levels"))
-        slot = &r->levels;
-    if (slot) {
-        free(*slot);
-        *slot = am_strdup(v);
-    }
+    /* where each of result_keys goes, in its order (id= is only checked to be there) */
+    char **slots[] = {NULL, &r->key, &r->status, &r->error, &r->policy, &r->levels, &r->outputs};
+    for (int i = 0; i < (int)AM_ARRAY_LEN(result_keys); i++)
+        if (!strcmp(k, result_keys[i])) {
+            if (slots[i]) {
+                free(*slots[i]);
+                *slots[i] = am_strdup(v);
+            }
+            return i;
+        }
+    return -1;
 }
 
+static void add_level_cols(strlist *l, const char *levels);
+
 /* A finished run's result holds the metrics every run reports: run_metrics, and
- * level_metrics_names for each of its levels. The first one missing into *missing (owned), or
- * 0 when none is. */
+ * level_metrics_names for each of its levels (the columns build_csv gives every study). The
+ * first one missing into *missing (owned), or 0 when none is. */
 static int result_metrics_missing(const result *r, char **missing)
 {
     *missing = NULL;
     if (!rt_status_has_metrics(r->status))
         return 0;
+    strlist need = {0};
     for (size_t c = 0; c < AM_ARRAY_LEN(run_metrics); c++)
-        if (!result_has_metric(r, run_metrics[c])) {
-            *missing = am_strdup(run_metrics[c]);
-            return 1;
-        }
-    for (const char *p = r->levels; p && *p;) {
-        size_t len = strcspn(p, ",");
-        for (size_t i = 0; i < AM_ARRAY_LEN(level_metrics_names); i++) {
-            char *k = xprintf("%.*s.%s", (int)len, p, level_metrics_names[i]);
-            if (!result_has_metric(r, k)) {
-                *missing = k;
-                return 1;
-            }
-            free(k);
-        }
-        p += len + (p[len] == ',');
-    }
-    return 0;
+        sl_push(&need, am_strdup(run_metrics[c]));
+    add_level_cols(&need, r->levels); /* each level's after the last (names have no dot) */
+    for (int i = 0; i < need.n && !*missing; i++)
+        if (!result_has_metric(r, need.v[i]))
+            *missing = am_strdup(need.v[i]);
+    sl_free(&need);
+    return *missing != NULL;
 }
 
 /* The result.txt of run folder FOLDER in dir, read whole into *r: 0; -1 when there is none (it
@@ -3351,7 +3325,8 @@ static int result_read(const char *dir, const char *folder, result *r, am_error 
     }
     int version = !strncmp(text, "amsim-result v1\n", 16) ? 1
                 : !strncmp(text, "amsim-result v2\n", 16) ? 2 : 0;
-    int cap = 0, have_id = 0, ended = 0;
+    int cap = 0, ended = 0;
+    unsigned seen = 0; /* bit i: a result_keys[i]= line was read */
     unsigned long ln = 1;
     rc = 0;
     if (!version)
@@ -3378,21 +3353,22 @@ static int result_read(const char *dir, const char *folder, result *r, am_error 
             break;
         } else {
             *eq = 0;
-            result_line(r, line, eq + 1, &cap, &have_id);
+            int k = result_line(r, line, eq + 1, &cap);
+            if (k >= 0)
+                seen |= 1u << k;
         }
         line = nl;
     }
     /* what a whole file has: its end line (v2), every key, a finished run's metrics */
-    static const char *const keys[] = {"id", "key", "status", "error", "policy", "levels",
-                                       "outputs"};
     char *missing = NULL;
     if (!rc && version == 2 && !ended)
         rc = am_fail_at(err, p, ln + 1, 1, "no '" RESULT_END "' line (the file was not written "
                         "whole)");
-    for (size_t k = 0; !rc && k < (version == 2 ? AM_ARRAY_LEN(keys) : 5); k++)
-        if (!result_key(r, keys[k], have_id))
+    size_t nkeys = version == 2 ? AM_ARRAY_LEN(result_keys) : RESULT_V1_KEYS;
+    for (size_t k = 0; !rc && k < nkeys; k++)
+        if (!(seen & 1u << k))
             rc = am_fail_at(err, p, ln + (version == 1), 1, "no '%s=' line (the file was not "
-                            "written whole)", keys[k]);
+                            "written whole)", result_keys[k]);
     if (!rc && result_metrics_missing(r, &missing))
         rc = am_fail_at(err, p, ln + (version == 1), 1, "no 'm.%s=' line for a run with status "
                         "%s (the file was not written whole)", missing, r->status);

@@ -392,15 +392,13 @@ int cmd_compare(int argc, char **argv)
     }
     json_end_obj(&w);
     json_end_obj(&w);
-    /* the table reached standard output before the file is renamed into place: a table that
-     * cannot be written leaves no --json (until 2026-11-27 it was published, status 1) */
-    if (out_flush_stdout(&err) != 0) {
-        out_abort(o);
-        am_msg("amsim: %s\n", err.msg);
-        return status == AM_EINTERNAL ? status : AM_EINPUT; /* as main's check_stdout */
-    }
+    /* out_commit flushes the table to standard output before the file is renamed into place:
+     * a table that cannot be written leaves no --json (until 2026-11-27 it was published,
+     * status 1), and makes the status as main's check_stdout does */
     if (out_commit(o, &err) != 0) {
         am_msg("amsim: %s\n", err.msg);
+        if (out_stdout_failed())
+            return status == AM_EINTERNAL ? status : AM_EINPUT;
         return status ? status : 1;
     }
     return status;

@@ -476,19 +476,16 @@ static int mc_main(mc *c, const char *pols, outfile **op)
                    r->min_bytes, units_fmt_size(a, sizeof a, r->min_bytes), pct, r->runs, check);
         }
     }
-    /* --json is renamed into place once the table reached standard output: a table that cannot
-     * be written leaves no file (until 2026-11-27 the file was committed first, and published
-     * although the command failed, status 1) */
+    /* --json is renamed into place once the table reached standard output (out_commit flushes
+     * it first): a table that cannot be written leaves no file (until 2026-11-27 the file was
+     * committed first, and published although the command failed, status 1) */
     if (*op) {
         outfile *o = *op;
         *op = NULL;
-        if (out_flush_stdout(&err) != 0) {
-            out_abort(o);
-            am_msg("amsim: %s\n", err.msg);
-            return status == AM_EINTERNAL ? status : AM_EINPUT; /* as main's check_stdout */
-        }
         if (out_commit(o, &err) != 0) {
             am_msg("amsim: %s\n", err.msg);
+            if (out_stdout_failed()) /* the status as main's check_stdout makes it */
+                return status == AM_EINTERNAL ? status : AM_EINPUT;
             return 1;
         }
     }

@@ -20,10 +20,16 @@ struct outfile {
                    file renamed into place (and once committed) */
     char *path, *tmp; /* tmp NULL: written in place (standard output, a device, a FIFO) */
     int is_stdout;
-    int in_place; /* dest was set: its bytes cannot be taken back once written */
-    int spooled; /* an in-place output's bytes wait in an anonymous temporary (f) until commit */
     int write_errno; /* the first failed write's errno as its writer noted it, or 0 */
 };
+
+/* 1 when o is written in place (standard output, a device, a FIFO): its bytes cannot be taken
+ * back once written, and there is no temporary to rename. */
+static int in_place(const outfile *o) { return o->tmp == NULL; }
+
+/* 1 while o's bytes wait in a temporary of their own (f) rather than in dest: an in-place
+ * output's anonymous spool, or a file's named temporary (dest NULL). 0 once finish closed f. */
+static int spooled(const outfile *o) { return o->f && o->f != o->dest; }
 
 /* The outputs open now, for out_note_write_error. */
 static outfile *live[OUT_MAX];
@@ -156,9 +162,7 @@ static int is_dev_null(const struct stat *st)
 static void hold(outfile *x, FILE *dest, int spool)
 {
     x->dest = dest;
-    x->in_place = 1;
     x->f = spool ? tmpfile() : NULL;
-    x->spooled = x->f != NULL;
     if (!x->f)
         x->f = dest;
     live_set(x, 1);
@@ -266,7 +270,10 @@ static int stdout_fail(am_error *err, int e)
     return am_fail(err, AM_EINPUT, "standard output: write failed");
 }
 
-int out_flush_stdout(am_error *err)
+/* Flush standard output before a file is renamed into place: a report or table that cannot
+ * be written (/dev/full, a closed standard output) leaves the file unpublished, as
+ * out_commit_all does for an output "-". 0, or -1 with err (stdout_fail). */
+static int flush_stdout(am_error *err)
 {
     errno = 0;
     int bad = fflush(stdout) != 0 || ferror(stdout);
@@ -298,12 +305,11 @@ static int spool_out(FILE *f, FILE *dest, int *e)
  * (and a device or FIFO closed). 0, or -1 with err. */
 static int finish(outfile *o, am_error *err)
 {
-    if (o->in_place) {
+    if (in_place(o)) {
         int bad = 0, e = 0;
-        if (o->spooled) {
+        if (spooled(o)) {
             bad = spool_out(o->f, o->dest, &e);
             fclose(o->f);
-            o->spooled = 0;
         }
         o->f = NULL;
         if (!bad) {
@@ -335,6 +341,13 @@ int out_commit(outfile *o, am_error *err)
 {
     if (!o)
         return 0;
+    /* what the command printed reaches standard output before its file is published: a
+     * report or table that cannot be written leaves the file as it was (until 2026-11-27
+     * compare, mincap and stats each flushed it themselves before out_commit) */
+    if (o->tmp && flush_stdout(err) != 0) {
+        out_abort(o);
+        return -1;
+    }
     int rc = finish(o, err);
     if (rc == 0 && o->tmp && rename(o->tmp, o->path) != 0)
         rc = write_fail(err, o->path, reason(o, errno));
@@ -365,7 +378,7 @@ int out_commit_all(outfile **os, int n, am_error *err)
      * disk */
     for (int pass = 0; pass < 2 && rc == 0; pass++)
         for (int i = 0; i < n && rc == 0; i++)
-            if (os[i] && os[i]->in_place == pass)
+            if (os[i] && in_place(os[i]) == pass)
                 rc = finish(os[i], err);
     sigset_t stop, old;
     out_stop_signals(&stop);
@@ -404,7 +417,7 @@ void out_abort(outfile *o)
     if (!o)
         return;
     /* a spooled temporary goes away when closed; f and dest are NULL once finish closed them */
-    if (o->f && o->f != o->dest)
+    if (spooled(o))
         fclose(o->f);
     if (o->dest && !o->is_stdout)
         fclose(o->dest);

@@ -28,7 +28,11 @@ FILE *out_fp(outfile *o);
  * of a write that failed (f: out_fp's stream; e: errno, 0 ignored): a failed flush drops its
  * bytes, so the commit's own flush has nothing left to fail on and reports this reason. */
 void out_note_write_error(FILE *f, int e);
-/* Flush, close and rename into place; 0 or -1 (write errors are reported, temp removed). */
+/* Flush, close and rename into place; 0 or -1 (write errors are reported, temp removed).
+ * Standard output is flushed first when a file is to be renamed, so that a report or table the
+ * command printed that cannot be written (/dev/full, a closed standard output) leaves the file
+ * unpublished, as out_commit_all does for an output "-": -1 with err (AM_EINPUT, "standard
+ * output: write failed: REASON"; out_stdout_failed is 1 then). */
 int out_commit(outfile *o, am_error *err);
 /* Commit the n outputs os[] (NULL entries skipped) as one: each written in full first (a file's
  * temporary flushed and closed, then standard output's spooled bytes copied there and flushed),
@@ -66,11 +70,6 @@ typedef struct out_named {
  * input with the run's result. */
 int out_check_paths(const out_named *outs, int nout, const out_named *ins, int nin,
                     am_error *err);
-/* Flush standard output: a command calls it after printing its report or table and before it
- * commits its files, so that a report that cannot be written (/dev/full, a closed standard
- * output) leaves the files unpublished, as out_commit_all does for an output "-". 0, or -1 with
- * err (AM_EINPUT, "standard output: write failed: REASON"; out_stdout_failed is 1 then). */
-int out_flush_stdout(am_error *err);
 /* 1 once an output on standard output ("-") failed to write: the command that got that error
  * reports it, and main's final check of standard output need not say it again. */
 int out_stdout_failed(void);

@@ -895,12 +895,9 @@ int cmd_stats(int argc, char **argv)
     }
     if (jf) {
         json_end_obj(&w); /* ends the line (until 2026-11-27 a blank line followed) */
-        /* the table reached standard output before the file is renamed into place: one that
-         * cannot be written leaves no --json (until 2026-11-27 it was published, status 1) */
-        if (out_flush_stdout(&err) != 0) {
-            am_msg("amsim: %s\n", err.msg);
-            goto out;
-        }
+        /* out_commit flushes the table to standard output before the file is renamed into
+         * place: one that cannot be written leaves no --json (until 2026-11-27 it was
+         * published, status 1) */
         if (out_commit(o, &err) != 0) {
             o = NULL;
             am_msg("amsim: %s\n", err.msg);

@@ -2466,6 +2466,15 @@ static void test_result_damaged(void)
         {"head -c 300 '@' > '@.t' && mv '@.t' '@'", ": the line is cut"},
         {"sed -i '/^end$/d' '@'", ": no 'end' line"},
         {"sed -i '/^status=/d' '@'", ": no 'status=' line"},
+        /* the first and the last of the keys (id= is only checked to be there) */
+        {"sed -i '/^id=/d' '@'", ": no 'id=' line"},
+        {"sed -i '/^outputs=/d' '@'", ": no 'outputs=' line"},
+        /* the first missing metric is named: the run's before the levels', the levels' in
+         * their order */
+        {"sed -i -e '/^m.hbm.capacity=/d' -e '/^m.allocator_seconds=/d' '@'",
+         ": no 'm.allocator_seconds=' line"},
+        {"sed -i -e '/^m.host.ooms=/d' -e '/^m.hbm.device_frees=/d' '@'",
+         ": no 'm.hbm.device_frees=' line"},
         {"sed -i 's/^status=/status/' '@'", ":4:1: not a KEY=VALUE line"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -2517,6 +2526,14 @@ static void test_result_damaged(void)
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     CU_ASSERT(err && strstr(err, ": the line is cut"));
     free(err);
+    /* a v1 result.txt has five keys: without v2's levels= and outputs= it still merges */
+    snprintf(args, sizeof args, "rm -rf '%s' '%s' && cp -r '%s' '%s'", b, path_in_tmp("rd-m"), a,
+             b);
+    CU_ASSERT_EQUAL_FATAL(system(args), 0);
+    CU_ASSERT_EQUAL_FATAL(system_at("sed -i -e '1s/v2$/v1/' -e '/^end$/d' -e '/^levels=/d' "
+                                    "-e '/^outputs=/d' '@'/runs/*/result.txt", b), 0);
+    snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", b, path_in_tmp("rd-m"));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
 }
 
 /* A damaged matrix.tsv is named at its line and column (until 2026-11-27 "matrix.tsv:3: bad
