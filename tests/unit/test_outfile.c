@@ -427,7 +427,7 @@ static void test_stdout_fails_first(void)
           "2,r2,bfc,t,ok,2097152\n", f);
     fclose(f);
     snprintf(keep, sizeof keep, "%s/keep.json", dir);
-    char args[6][2600];
+    char args[6][2200];
     snprintf(args[0], sizeof args[0], "run %s -o '%s/od'", run, dir);
     snprintf(args[1], sizeof args[1], "run %s", run);
     snprintf(args[2], sizeof args[2], "compare %s --policies bfc,caching", run);
