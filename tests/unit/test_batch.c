@@ -5071,6 +5071,51 @@ static void write_text(const char *path, const char *text)
     CU_ASSERT_FATAL(f && fputs(text, f) >= 0 && fclose(f) == 0);
 }
 
+/* --update-expectations into an -o that does not exist yet: an expectation linking (dangling) to
+ * the results.csv or matrix.tsv the batch is about to write is refused as it is once they exist.
+ * Until 2026-11-27 a folder yet to be made matched nothing: the expectation was written through
+ * the link into DIR/results.csv (status 0), or DIR/matrix.tsv was overwritten by it. */
+static void test_update_expectations_fresh_out(void)
+{
+    char d[1024], sub[1100], ea[1100], out[1100], args[4096], want[2048];
+    snprintf(d, sizeof d, "%s/xfresh", tu_tmpdir());
+    mkdir(d, 0777);
+    snprintf(sub, sizeof sub, "%s/tr", d);
+    mkdir(sub, 0777);
+    snprintf(sub, sizeof sub, "%s/exp", d);
+    mkdir(sub, 0777);
+    snprintf(sub, sizeof sub, "%s/tr/a.trace", d);
+    write_text(sub, "amsim-trace v1\nalloc 1 1000\nfree 1\n");
+    snprintf(sub, sizeof sub, "%s/r.yaml", d);
+    snprintf(args, sizeof args, "kind: regress\nbase: %s/configs/default.yaml\ntraces: [tr]\n"
+             "expectations: exp\n", tu_top());
+    write_text(sub, args);
+    snprintf(ea, sizeof ea, "%s/exp/a.trace.expect", d);
+    snprintf(out, sizeof out, "%s/out", d);
+    static const struct {
+        const char *target, *label;
+    } cases[] = {{"../out/results.csv", "-o's results.csv"},
+                 {"../out/matrix.tsv", "-o's matrix.tsv"},
+                 {"../exp/../out/./results.csv", "-o's results.csv"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        unlink(ea);
+        CU_ASSERT_FATAL(symlink(cases[i].target, ea) == 0);
+        snprintf(args, sizeof args, "batch '%s' -o '%s' -q -j1 --update-expectations", sub, out);
+        snprintf(want, sizeof want, "amsim: %s and --update-expectations both name %s: give "
+                 "each output its own file\n", cases[i].label, ea);
+        char *err = NULL;
+        int st = tu_amsim(args, NULL, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(err && strcmp(err, want) == 0);
+        if (st != 1 || !err || strcmp(err, want) != 0)
+            fprintf(stderr, "\n  case %zu: status %d, %s  expected %s\n", i, st,
+                    err ? err : "(no message)", want);
+        free(err);
+        CU_ASSERT(access(out, F_OK) != 0); /* refused before -o was made */
+    }
+    unlink(ea);
+}
+
 /* A regress sweep names each trace's expectation by the trace's file name, so two traces of one
  * name in different folders would share one: refused at load, at the later trace's item, naming
  * both (until 2026-11-25 --update-expectations wrote step.trace.expect from both runs and the
@@ -5479,6 +5524,8 @@ void suite_batch(void)
              {"regress sweep", test_regress_sweep},
              {"a regress sweep's expectations against its inputs",
               test_regress_expectations_checked},
+             {"--update-expectations into a fresh -o: links to its tables refused",
+              test_update_expectations_fresh_out},
              {"regress: two traces of one file name are refused",
               test_regress_same_trace_name},
              {"regress: each generated seed has its own expectation",
