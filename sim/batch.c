@@ -3146,9 +3146,11 @@ static int run_child(const batch *b, const sw_run *r)
              * row's text names no sweep path or -o folder (the summary's hint does): a run's
              * error is the same whatever folder batch starts in and whichever shard ran it
              * (until 2026-11-27 it embedded both, so a merged results.csv differed from an
-             * unsharded one). */
+             * unsharded one). A dangling link is none recorded too: stat follows it (until
+             * 2026-11-27 lstat found the link, and the run failed with run's hint, "record one
+             * with amsim run ... --save-expect"). */
             struct stat est;
-            if (lstat(exp_path, &est) != 0 && errno == ENOENT) {
+            if (stat(exp_path, &est) != 0 && errno == ENOENT) {
                 am_fail(&err, AM_EINPUT, "%s: no expectation recorded; record it with amsim "
                         "batch --update-expectations", exp_path);
                 goto done;

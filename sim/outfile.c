@@ -578,6 +578,19 @@ int out_same_target(const char *a, const char *b)
     return same_target(a, &ia, b, &ib);
 }
 
+/* Two outputs a and b that name one file. One option writing several files (batch's
+ * --update-expectations) names both paths, as its label cannot tell them apart (until
+ * 2026-11-27 "--update-expectations and --update-expectations both name exp/b.trace.expect",
+ * with b linking to a.trace.expect and a never named). */
+static int same_output(out_named a, out_named b, am_error *err)
+{
+    if (strcmp(a.label, b.label) == 0 && strcmp(a.path, b.path) != 0)
+        return am_fail(err, AM_EINPUT, "%s writes both %s and %s, which are one file: give "
+                       "each output its own file", a.label, a.path, b.path);
+    return am_fail(err, AM_EINPUT, "%s and %s both name %s: give each output its own file",
+                   a.label, b.label, b.path);
+}
+
 int out_check_paths(const out_named *outs, int nout, const out_named *ins, int nin,
                     am_error *err)
 {
@@ -600,8 +613,7 @@ int out_check_paths(const out_named *outs, int nout, const out_named *ins, int n
                 rc = am_fail(err, AM_EINPUT, "%s and %s both write to standard output ('-'): "
                              "give one of them a file", outs[i].label, outs[j].label);
             else if (outs[j].path && same_target(outs[i].path, &io[i], outs[j].path, &io[j]))
-                rc = am_fail(err, AM_EINPUT, "%s and %s both name %s: give each output its "
-                             "own file", outs[i].label, outs[j].label, outs[j].path);
+                rc = same_output(outs[i], outs[j], err);
         for (int j = 0; j < nin && !rc; j++)
             if (ins[j].path && same_target(outs[i].path, &io[i], ins[j].path, &ii[j]))
                 rc = am_fail(err, AM_EINPUT, "%s and %s both name %s: the output would "

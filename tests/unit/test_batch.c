@@ -5116,6 +5116,53 @@ static void test_update_expectations_fresh_out(void)
     unlink(ea);
 }
 
+/* A regress expectation that is a dangling link is none recorded: the batch hint, as for a
+ * missing file (until 2026-11-27 run's, "record one with amsim run ... --save-expect"). Two
+ * expectations linked to one missing file are refused by --update-expectations naming both
+ * (until 2026-11-27 "--update-expectations and --update-expectations both name
+ * exp/b.trace.expect"). */
+static void test_regress_dangling_expectations(void)
+{
+    char d[1024], p[1100], ea[1100], eb[1100], args[4096], want[2048];
+    snprintf(d, sizeof d, "%s/xdangle", tu_tmpdir());
+    mkdir(d, 0777);
+    snprintf(p, sizeof p, "%s/tr", d);
+    mkdir(p, 0777);
+    snprintf(p, sizeof p, "%s/exp", d);
+    mkdir(p, 0777);
+    snprintf(p, sizeof p, "%s/tr/a.trace", d);
+    write_text(p, "amsim-trace v1\nalloc 1 1000\nfree 1\n");
+    snprintf(p, sizeof p, "%s/tr/b.trace", d);
+    write_text(p, "amsim-trace v1\nalloc 1 2000\nfree 1\n");
+    snprintf(p, sizeof p, "%s/r.yaml", d);
+    snprintf(args, sizeof args, "kind: regress\nbase: %s/configs/default.yaml\ntraces: [tr]\n"
+             "expectations: exp\n", tu_top());
+    write_text(p, args);
+    snprintf(ea, sizeof ea, "%s/exp/a.trace.expect", d);
+    snprintf(eb, sizeof eb, "%s/exp/b.trace.expect", d);
+    CU_ASSERT_FATAL(symlink("nowhere", ea) == 0);
+    snprintf(args, sizeof args, "batch '%s' -o '%s/out' -q -j1", p, d);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+    snprintf(want, sizeof want, "%s/out/results.csv", d);
+    char *t = tu_slurp(want, NULL);
+    CU_ASSERT(t && strstr(t, ",failed,exp/a.trace.expect: no expectation recorded; record it "
+                             "with amsim batch --update-expectations,"));
+    CU_ASSERT(t && !strstr(t, "--save-expect"));
+    free(t);
+    unlink(ea);
+    CU_ASSERT_FATAL(symlink("a.trace.expect", eb) == 0);
+    snprintf(args, sizeof args, "batch '%s' -o '%s/out2' -q -j1 --update-expectations", p, d);
+    char *err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    snprintf(want, sizeof want, "amsim: --update-expectations writes both %s and %s, which are "
+             "one file: give each output its own file\n", ea, eb);
+    CU_ASSERT(err && strcmp(err, want) == 0);
+    if (!err || strcmp(err, want) != 0)
+        fprintf(stderr, "\n  got %s  expected %s", err ? err : "(none)", want);
+    free(err);
+    unlink(eb);
+}
+
 /* A regress sweep names each trace's expectation by the trace's file name, so two traces of one
  * name in different folders would share one: refused at load, at the later trace's item, naming
  * both (until 2026-11-25 --update-expectations wrote step.trace.expect from both runs and the
@@ -5526,6 +5573,8 @@ void suite_batch(void)
               test_regress_expectations_checked},
              {"--update-expectations into a fresh -o: links to its tables refused",
               test_update_expectations_fresh_out},
+             {"regress: dangling expectation links (hint, both named)",
+              test_regress_dangling_expectations},
              {"regress: two traces of one file name are refused",
               test_regress_same_trace_name},
              {"regress: each generated seed has its own expectation",
