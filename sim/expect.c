@@ -348,8 +348,12 @@ static int load(expect_ctx *x, const char *path, const am_config *cfg, am_error 
 {
     /* refused by its type before any read (am_fopen_regular): a FIFO there would block a run's
      * worker forever (until 2026-11-27 it was fopen'ed as it was) */
-    const char *what;
-    FILE *f = am_fopen_regular(path, &what);
+    /* "-" is standard input, as an output "-" is standard output: an expectation is read once,
+     * from the top, so a pipe serves (until 2026-11-27 a file named '-' was opened, and without
+     * one the hint said to record it with --save-expect -, which writes standard output) */
+    const char *what = NULL;
+    int from_stdin = strcmp(path, "-") == 0;
+    FILE *f = from_stdin ? stdin : am_fopen_regular(path, &what);
     if (!f && what)
         return am_fail(err, AM_EINPUT, "%s: cannot read expectation: not a regular file (%s); "
                        "an expectation is the file amsim run --save-expect writes", path, what);
@@ -464,7 +468,8 @@ static int load(expect_ctx *x, const char *path, const am_config *cfg, am_error 
         rc = am_fail(err, AM_EINPUT, "%s: no expectations (KEY=VALUE lines) after the header",
                      path);
     free(line);
-    fclose(f);
+    if (!from_stdin)
+        fclose(f);
     return rc;
 }
 

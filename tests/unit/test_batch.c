@@ -4540,6 +4540,39 @@ static void test_empty_paths(void)
     CU_ASSERT_NOT_EQUAL(access(nx, F_OK), 0);
 }
 
+/* --expect - reads the expectation from standard input, as a pipe gives it; an empty one is
+ * an empty expectation. Until 2026-11-27 a file named '-' was opened, and without one the hint
+ * said "record one with amsim run ... --save-expect -", which writes standard output. */
+static void test_expect_stdin(void)
+{
+    const char *ex = path_in_tmp("stdin.expect");
+    char args[2048], cmd[4096], *err = NULL, *out = NULL;
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s/traces/"
+             "gpu_train_step.trace' --save-expect '%s'", tu_top(), tu_top(), ex);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(cmd, sizeof cmd, "{ cat '%s' | %s run -q -c '%s/configs/default.yaml' -t '%s/traces/"
+             "gpu_train_step.trace' --expect - 2>&1; }", ex, bin, tu_top(), tu_top());
+    CU_ASSERT_EQUAL(sh_capture(cmd, &out), 0);
+    CU_ASSERT(out && !*out);
+    free(out);
+    /* a deviation names the expectation as given */
+    snprintf(cmd, sizeof cmd, "{ cat '%s' | %s run -q -c '%s/configs/default.yaml' -t '%s/traces/"
+             "gpu_train_step.trace' --policy caching --expect - 2>&1; }", ex, bin, tu_top(),
+             tu_top());
+    CU_ASSERT_EQUAL(sh_capture(cmd, &out), 3);
+    CU_ASSERT(out && strstr(out, "amsim: -: ") && strstr(out, " metrics moved:\n"));
+    free(out);
+    /* tu_amsim's standard input is /dev/null: empty */
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s/traces/"
+             "gpu_train_step.trace' --expect -", tu_top(), tu_top());
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strcmp(err, "amsim: -: empty file (expected 'amsim-expect v1' and KEY=VALUE "
+                                 "lines)\n") == 0);
+    CU_ASSERT(err && !strstr(err, "--save-expect"));
+    free(err);
+}
+
 static void test_expect(void)
 {
     const char *ex = path_in_tmp("gpu.expect");
@@ -5563,6 +5596,7 @@ void suite_batch(void)
              {"options as getopt_long takes them, in every command", test_getopt_forms},
              {"an empty path is refused before any work, in every command", test_empty_paths},
              {"expectations hold and fail", test_expect},
+             {"--expect - reads standard input", test_expect_stdin},
              {"expectation values that are not their metric's form", test_expect_bad_values},
              {"expectation keys given twice or unknown", test_expect_keys},
              {"a failed --save-expect writes no output", test_save_expect_failure_writes_nothing},
