@@ -2047,6 +2047,23 @@ static void sweep_base_unreadable(void)
     }
 }
 
+/* An expectations: that names a file, not a folder, is refused at its value, as base: '.' is
+ * (until 2026-11-27 check and batch --list passed it, and every run then failed with "Not a
+ * directory"); by check too. The sweep file itself is such a file. */
+static void sweep_expect_not_folder(void)
+{
+    char sw[1400], args[1400];
+    snprintf(sw, sizeof sw, "kind: regress\nbase: %s\ntraces: [%s]\nexpectations: "
+             "expfile.yaml\n", cfg_default(), trace_gpu());
+    const char *p = bi_write("expfile.yaml", sw, strlen(sw));
+    char *want = bi_expand("@:4:15: expectations: 'expfile.yaml' is a file, not a folder", p);
+    snprintf(args, sizeof args, "batch '%s' --list", p);
+    bi_expect(args, 1, want);
+    snprintf(args, sizeof args, "check '%s'", p);
+    bi_expect(args, 1, want);
+    free(want);
+}
+
 /* A FIFO or a device named as a sweep's trace is refused at its traces: item, by check, batch
  * --list and batch alike, and a glob skips it as a directory's listing does (until 2026-11-27
  * the trace digest read it first: all three hung on a FIFO with no writer or on /dev/zero).
@@ -3600,6 +3617,7 @@ void suite_badinput(void)
              {"cli: batch -j and gen's integers in a config number's form",
               cli_jobs_seed_number_form},
              {"sweep: a base: missing or a folder, at its value", sweep_base_unreadable},
+             {"sweep: an expectations: that is a file, at its value", sweep_expect_not_folder},
              {"sweep: a FIFO or a device as a trace, named or by glob", sweep_trace_stream},
              {"sweep: a trace name with a tab or a newline", sweep_trace_name_tab},
              {"sweep: an unknown generate.kind, at its line:column", sweep_gen_kind_unknown},
