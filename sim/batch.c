@@ -1723,6 +1723,19 @@ static int base_unreadable(ydoc *y, const yaml_node_t *v, const char *path, am_e
     return 0;
 }
 
+/* An expectations: folder that is there but is no folder (the sweep file itself, a trace) is
+ * refused at its value, as base: '.' is (until 2026-11-27 `check` and the sweep's read passed
+ * it and every run then failed, "Not a directory"). One not there yet is fine:
+ * --update-expectations makes it. */
+static int expect_dir_not_folder(ydoc *y, const yaml_node_t *v, const char *path,
+                                 am_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+        return yfail(err, y, v, "expectations: '%s' is a file, not a folder", yscalar(v));
+    return 0;
+}
+
 static int sweep_load(sweep *s, const char *file, am_error *err)
 {
     memset(s, 0, sizeof *s);
@@ -1815,6 +1828,8 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                 s->expect_dir = rel_path(s, yscalar(v));
                 s->expect_dir_w = am_strdup(yscalar(v));
                 expect_key = k;
+                if (expect_dir_not_folder(&y, v, s->expect_dir, err))
+                    goto out;
             }
         } else if (strcmp(ks, "policies") == 0) {
             s->policies_kpos = node_pos(k);
@@ -3146,9 +3161,11 @@ static int run_child(const batch *b, const sw_run *r)
              * row's text names no sweep path or -o folder (the summary's hint does): a run's
              * error is the same whatever folder batch starts in and whichever shard ran it
              * (until 2026-11-27 it embedded both, so a merged results.csv differed from an
-             * unsharded one). */
+             * unsharded one). A dangling link is none recorded too: stat follows it (until
+             * 2026-11-27 lstat found the link, and the run failed with run's hint, "record one
+             * with amsim run ... --save-expect"). */
             struct stat est;
-            if (lstat(exp_path, &est) != 0 && errno == ENOENT) {
+            if (stat(exp_path, &est) != 0 && errno == ENOENT) {
                 am_fail(&err, AM_EINPUT, "%s: no expectation recorded; record it with amsim "
                         "batch --update-expectations", exp_path);
                 goto done;

@@ -1951,7 +1951,7 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
                              keep.requested, keep.given, 0);
             if (s->obs && s->obs->alloc)
                 s->obs->alloc(s->obs->ctx, s->host, s->seq, ev->id, level, keep.stream, keep.addr,
-                              ev->bytes, keep.given, 1);
+                              ev->bytes, keep.given, SIM_ALLOC_DONATED);
             return 0;
         }
         s->sum.donations_unmatched++;

@@ -26,11 +26,18 @@ typedef struct sim sim;
 
 /* Optional observer of a run (exporters: Chrome/Perfetto trace, PyTorch snapshot). Every
  * callback may be NULL; times are simulated picoseconds. Called in simulation order. */
+/* sim_observer.alloc's ok for a matched donation */
+#define SIM_ALLOC_DONATED 2
+
 typedef struct sim_observer {
     void *ctx;
     /* An allocation request settled (ok = 0: out of memory; addr/size then 0). A recorded
      * out-of-memory (an `oom` line) has id TR_NO_ID: ok = 0 when the simulation ran out on it
-     * too; ok = 1 when it served it, and a `free` of id TR_NO_ID gives the block back at once. */
+     * too; ok = 1 when it served it, and a `free` of id TR_NO_ID gives the block back at once.
+     * ok = SIM_ALLOC_DONATED (2, true as ok = 1 is): a matched `donate=`, the output taking
+     * over the donor's block (the donor's free comes just before), the placements CSV's
+     * `donated` row (until 2026-11-27 it was ok = 1, and the expectation digest hashed the row
+     * as `ok`). */
     void (*alloc)(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
                   uint64_t addr, uint64_t requested, uint64_t size, int ok);
     /* phase: 0 free (both phases), 1 free_requested, 2 free_completed */

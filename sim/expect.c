@@ -1,10 +1,13 @@
 /* expect.c - a run's metrics against a stored expectation (format and rules in expect.h).
  * The placements digest is computed from the observer's allocation callback, formatted exactly
  * as the placements CSV rows (seq,id,level,address,requested,allocated,status) of requests
- * (status ok or oom), so it equals the FNV-1a 64 of the CSV file without its header line when
- * the run neither defragments nor spills; the CSV's rows of buffers that moved, spilled or came
- * back (moved, spilled, restored; a buffer defragmentation lost, oom) are not in it, nor the
- * `served` rows of recorded `oom` lines (written since 2026-11-27; the digest kept as it was). */
+ * (status ok, donated or oom), so it equals the FNV-1a 64 of the CSV file without its header
+ * line and its `served` rows when the run neither defragments nor spills; the CSV's rows of
+ * buffers that moved, spilled or came back (moved, spilled, restored; a buffer defragmentation
+ * lost, oom) are not in it, nor the `served` rows of recorded `oom` lines (written since
+ * 2026-11-27; the digest kept as it was). A `donated` row is hashed as printed (until
+ * 2026-11-27 as `ok`, so the documented recipe gave another digest for a trace with a matched
+ * donate=). */
 #include "expect.h"
 
 #include <errno.h>
@@ -100,9 +103,10 @@ static void fwd_alloc(void *c, am_ps t, uint64_t seq, uint64_t id, int level, ui
             x->inner->alloc(x->inner->ctx, t, seq, id, level, stream, addr, requested, size, ok);
         return;
     }
-    if (ok)
+    if (ok) /* hashed as the CSV prints it: a donation's row says `donated` */
         n = snprintf(row, sizeof row, "%" PRIu64 ",%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                     ",ok\n", seq, id, x->cfg->levels[level].name, addr, requested, size);
+                     ",%s\n", seq, id, x->cfg->levels[level].name, addr, requested, size,
+                     ok == SIM_ALLOC_DONATED ? "donated" : "ok");
     else
         n = snprintf(row, sizeof row, "%" PRIu64 ",%" PRIu64 ",%s,,%" PRIu64 ",,oom\n", seq, id,
                      x->cfg->levels[level].name, requested);
@@ -320,14 +324,17 @@ static int check_kind(const char *path, const metric *m, metric_kind k, am_error
                       kind_words(k));
 }
 
+/* 0 when t is a tolerance (exact, abs:X, rel:X with X a plain number, 0 or more), else -1.
+ * X takes no sign, as values and config numbers take none (until 2026-11-27 'abs:+5' passed,
+ * and 'abs:-0', while a value '+5' was refused). */
 static int check_tol(const char *t)
 {
     double v;
     const char *why;
     if (strcmp(t, "exact") == 0)
         return 0;
-    if ((strncmp(t, "abs:", 4) == 0 || strncmp(t, "rel:", 4) == 0) &&
-        units_real(t + 4, &v, &why) == 0 && v >= 0)
+    if ((strncmp(t, "abs:", 4) == 0 || strncmp(t, "rel:", 4) == 0) && t[4] != '+' &&
+        t[4] != '-' && units_real(t + 4, &v, &why) == 0 && v >= 0)
         return 0;
     return -1;
 }
@@ -344,8 +351,12 @@ static int load(expect_ctx *x, const char *path, const am_config *cfg, am_error 
 {
     /* refused by its type before any read (am_fopen_regular): a FIFO there would block a run's
      * worker forever (until 2026-11-27 it was fopen'ed as it was) */
-    const char *what;
-    FILE *f = am_fopen_regular(path, &what);
+    /* "-" is standard input, as an output "-" is standard output: an expectation is read once,
+     * from the top, so a pipe serves (until 2026-11-27 a file named '-' was opened, and without
+     * one the hint said to record it with --save-expect -, which writes standard output) */
+    const char *what = NULL;
+    int from_stdin = strcmp(path, "-") == 0;
+    FILE *f = from_stdin ? stdin : am_fopen_regular(path, &what);
     if (!f && what)
         return am_fail(err, AM_EINPUT, "%s: cannot read expectation: not a regular file (%s); "
                        "an expectation is the file amsim run --save-expect writes", path, what);
@@ -361,15 +372,19 @@ static int load(expect_ctx *x, const char *path, const am_config *cfg, am_error 
     int rc = 0, keys = 0;
     while ((got = getline(&line, &cap, f)) > 0) {
         ln++;
+        /* a UTF-8 byte order mark before the header is skipped, as configs and traces skip one
+         * (until 2026-11-27 it made the file "not an expectation file"); line 1's columns count
+         * from after it */
+        size_t bom = ln == 1 && got >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
         const char *z = memchr(line, 0, (size_t)got);
         if (z) {
-            rc = am_fail_at(err, path, ln, (unsigned long)(z - line) + 1,
+            rc = am_fail_at(err, path, ln, (unsigned long)(z - line - bom) + 1,
                             "NUL byte (an expectation file is text)");
             break;
         }
         if (line[got - 1] == '\n')
             line[got - 1] = 0;
-        char *s = trim(line);
+        char *s = trim(line + bom);
         if (ln == 1) {
             if (strcmp(s, "amsim-expect v1") != 0) {
                 rc = am_fail_at(err, path, ln, 1, "not an expectation file (first line must be "
@@ -392,7 +407,8 @@ static int load(expect_ctx *x, const char *path, const am_config *cfg, am_error 
             k[kl - 10] = 0;
             if (check_tol(v) != 0) {
                 rc = am_fail_at(err, path, ln, (unsigned long)(v - line) + 1,
-                                "tolerance '%s': exact, abs:X or rel:X", v);
+                                "tolerance '%s': exact, abs:X or rel:X (X a number, 0 or more, "
+                                "no sign)", v);
                 break;
             }
             metric *m = ml_find(&x->want, k);
@@ -460,7 +476,8 @@ static int load(expect_ctx *x, const char *path, const am_config *cfg, am_error 
         rc = am_fail(err, AM_EINPUT, "%s: no expectations (KEY=VALUE lines) after the header",
                      path);
     free(line);
-    fclose(f);
+    if (!from_stdin)
+        fclose(f);
     return rc;
 }
 

@@ -1,7 +1,8 @@
 /* expect.h - regression checks of a run against a stored expectation (`amsim run --expect FILE`,
  * `--save-expect FILE`, sweeps of kind regress).
  *
- * An expectation file is text, one `KEY=VALUE` per line ('#' starts a comment):
+ * An expectation file is text, one `KEY=VALUE` per line ('#' starts a comment; a UTF-8 byte
+ * order mark before the header is skipped; X in a tolerance is a number, 0 or more, no sign):
  *   amsim-expect v1                        first line
  *   LEVEL.peak_live_bytes=1635780096       metrics per memory level: peak_live_bytes,
  *   LEVEL.peak_reserved_bytes=...          peak_reserved_bytes, ooms, fragmentation_ratio,

@@ -90,7 +90,8 @@ static void usage_run(FILE *f)
             "  --expect FILE           compare metrics and placements digest with an expectation\n"
             "                          (sim/expect.h); status 3 and what moved on a deviation,\n"
             "                          status 1 at FILE:LINE:COL for a bad value, a key given\n"
-            "                          twice or a key no run has (did you mean)\n"
+            "                          twice or a key no run has (did you mean); FILE '-' is\n"
+            "                          standard input\n"
             "  --save-expect FILE      write this run's expectation (exact integers, reals 1e-9)\n"
             "  -q, --quiet             no text report on standard output (with no output file,\n"
             "                          the exit status and errors still say how the run went)\n");

@@ -2047,6 +2047,43 @@ static void sweep_base_unreadable(void)
     }
 }
 
+/* An expectations: that names a file, not a folder, is refused at its value, as base: '.' is
+ * (until 2026-11-27 check and batch --list passed it, and every run then failed with "Not a
+ * directory"); by check too. The sweep file itself is such a file. */
+static void sweep_expect_not_folder(void)
+{
+    char sw[1400], args[1400];
+    snprintf(sw, sizeof sw, "kind: regress\nbase: %s\ntraces: [%s]\nexpectations: "
+             "expfile.yaml\n", cfg_default(), trace_gpu());
+    const char *p = bi_write("expfile.yaml", sw, strlen(sw));
+    char *want = bi_expand("@:4:15: expectations: 'expfile.yaml' is a file, not a folder", p);
+    snprintf(args, sizeof args, "batch '%s' --list", p);
+    bi_expect(args, 1, want);
+    snprintf(args, sizeof args, "check '%s'", p);
+    bi_expect(args, 1, want);
+    free(want);
+}
+
+/* A tolerance's number takes no sign, as an expectation's values and a config's numbers take
+ * none (until 2026-11-27 'abs:+5' and 'abs:-0' passed while a value '+5' was refused). */
+static void expect_tolerance_sign(void)
+{
+    static const char *const tol[] = {"abs:+5", "rel:+0.5", "abs:-0"};
+    for (size_t i = 0; i < AM_ARRAY_LEN(tol); i++) {
+        char text[256], args[2048], pat[256];
+        snprintf(text, sizeof text, "amsim-expect v1\nplacements.rows=57\n"
+                 "placements.rows.tolerance=%s\n", tol[i]);
+        const char *p = bi_write("tolsign.expect", text, strlen(text));
+        snprintf(pat, sizeof pat, "amsim: @:3:27: tolerance '%s': exact, abs:X or rel:X (X a "
+                 "number, 0 or more, no sign)\n", tol[i]);
+        char *want = bi_expand(pat, p);
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --expect '%s'", cfg_default(),
+                 trace_gpu(), p);
+        bi_expect(args, 1, want);
+        free(want);
+    }
+}
+
 /* A FIFO or a device named as a sweep's trace is refused at its traces: item, by check, batch
  * --list and batch alike, and a glob skips it as a directory's listing does (until 2026-11-27
  * the trace digest read it first: all three hung on a FIFO with no writer or on /dev/zero).
@@ -3600,6 +3637,8 @@ void suite_badinput(void)
              {"cli: batch -j and gen's integers in a config number's form",
               cli_jobs_seed_number_form},
              {"sweep: a base: missing or a folder, at its value", sweep_base_unreadable},
+             {"sweep: an expectations: that is a file, at its value", sweep_expect_not_folder},
+             {"expectation: a signed tolerance", expect_tolerance_sign},
              {"sweep: a FIFO or a device as a trace, named or by glob", sweep_trace_stream},
              {"sweep: a trace name with a tab or a newline", sweep_trace_name_tab},
              {"sweep: an unknown generate.kind, at its line:column", sweep_gen_kind_unknown},

@@ -4557,6 +4557,39 @@ static void test_empty_paths(void)
     CU_ASSERT_NOT_EQUAL(access(nx, F_OK), 0);
 }
 
+/* --expect - reads the expectation from standard input, as a pipe gives it; an empty one is
+ * an empty expectation. Until 2026-11-27 a file named '-' was opened, and without one the hint
+ * said "record one with amsim run ... --save-expect -", which writes standard output. */
+static void test_expect_stdin(void)
+{
+    const char *ex = path_in_tmp("stdin.expect");
+    char args[2048], cmd[4096], *err = NULL, *out = NULL;
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s/traces/"
+             "gpu_train_step.trace' --save-expect '%s'", tu_top(), tu_top(), ex);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(cmd, sizeof cmd, "{ cat '%s' | %s run -q -c '%s/configs/default.yaml' -t '%s/traces/"
+             "gpu_train_step.trace' --expect - 2>&1; }", ex, bin, tu_top(), tu_top());
+    CU_ASSERT_EQUAL(sh_capture(cmd, &out), 0);
+    CU_ASSERT(out && !*out);
+    free(out);
+    /* a deviation names the expectation as given */
+    snprintf(cmd, sizeof cmd, "{ cat '%s' | %s run -q -c '%s/configs/default.yaml' -t '%s/traces/"
+             "gpu_train_step.trace' --policy caching --expect - 2>&1; }", ex, bin, tu_top(),
+             tu_top());
+    CU_ASSERT_EQUAL(sh_capture(cmd, &out), 3);
+    CU_ASSERT(out && strstr(out, "amsim: -: ") && strstr(out, " metrics moved:\n"));
+    free(out);
+    /* tu_amsim's standard input is /dev/null: empty */
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s/traces/"
+             "gpu_train_step.trace' --expect -", tu_top(), tu_top());
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strcmp(err, "amsim: -: empty file (expected 'amsim-expect v1' and KEY=VALUE "
+                                 "lines)\n") == 0);
+    CU_ASSERT(err && !strstr(err, "--save-expect"));
+    free(err);
+}
+
 static void test_expect(void)
 {
     const char *ex = path_in_tmp("gpu.expect");
@@ -4647,6 +4680,31 @@ static void test_expect(void)
  * a number for the digest, "1.5" for a count) is an input error at FILE:LINE:COLUMN of the value
  * (status 1); it used to be compared as text and reported as a deviation (status 3). The kinds
  * of the metrics every run has are checked before the run, a policy statistic's after it. */
+/* A UTF-8 byte order mark before 'amsim-expect v1' is skipped, as configs and traces skip one
+ * (until 2026-11-27: "not an expectation file"). */
+static void test_expect_bom(void)
+{
+    const char *ex = path_in_tmp("bom0.expect");
+    char args[2048];
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t "
+             "'%s/traces/gpu_train_step.trace' --save-expect '%s'", tu_top(), tu_top(), ex);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *t = tu_slurp(ex, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    size_t n = strlen(t) + 4;
+    char *b = malloc(n);
+    snprintf(b, n, "\xEF\xBB\xBF%s", t);
+    const char *bp = tu_write("bom.expect", b);
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t "
+             "'%s/traces/gpu_train_step.trace' --expect '%s'", tu_top(), tu_top(), bp);
+    char *err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT(err && !*err);
+    free(err);
+    free(b);
+    free(t);
+}
+
 static void test_expect_bad_values(void)
 {
     const char *ex = path_in_tmp("bv.expect");
@@ -5088,6 +5146,98 @@ static void write_text(const char *path, const char *text)
     CU_ASSERT_FATAL(f && fputs(text, f) >= 0 && fclose(f) == 0);
 }
 
+/* --update-expectations into an -o that does not exist yet: an expectation linking (dangling) to
+ * the results.csv or matrix.tsv the batch is about to write is refused as it is once they exist.
+ * Until 2026-11-27 a folder yet to be made matched nothing: the expectation was written through
+ * the link into DIR/results.csv (status 0), or DIR/matrix.tsv was overwritten by it. */
+static void test_update_expectations_fresh_out(void)
+{
+    char d[1024], sub[1100], ea[1100], out[1100], args[4096], want[2048];
+    snprintf(d, sizeof d, "%s/xfresh", tu_tmpdir());
+    mkdir(d, 0777);
+    snprintf(sub, sizeof sub, "%s/tr", d);
+    mkdir(sub, 0777);
+    snprintf(sub, sizeof sub, "%s/exp", d);
+    mkdir(sub, 0777);
+    snprintf(sub, sizeof sub, "%s/tr/a.trace", d);
+    write_text(sub, "amsim-trace v1\nalloc 1 1000\nfree 1\n");
+    snprintf(sub, sizeof sub, "%s/r.yaml", d);
+    snprintf(args, sizeof args, "kind: regress\nbase: %s/configs/default.yaml\ntraces: [tr]\n"
+             "expectations: exp\n", tu_top());
+    write_text(sub, args);
+    snprintf(ea, sizeof ea, "%s/exp/a.trace.expect", d);
+    snprintf(out, sizeof out, "%s/out", d);
+    static const struct {
+        const char *target, *label;
+    } cases[] = {{"../out/results.csv", "-o's results.csv"},
+                 {"../out/matrix.tsv", "-o's matrix.tsv"},
+                 {"../exp/../out/./results.csv", "-o's results.csv"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        unlink(ea);
+        CU_ASSERT_FATAL(symlink(cases[i].target, ea) == 0);
+        snprintf(args, sizeof args, "batch '%s' -o '%s' -q -j1 --update-expectations", sub, out);
+        snprintf(want, sizeof want, "amsim: %s and --update-expectations both name %s: give "
+                 "each output its own file\n", cases[i].label, ea);
+        char *err = NULL;
+        int st = tu_amsim(args, NULL, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(err && strcmp(err, want) == 0);
+        if (st != 1 || !err || strcmp(err, want) != 0)
+            fprintf(stderr, "\n  case %zu: status %d, %s  expected %s\n", i, st,
+                    err ? err : "(no message)", want);
+        free(err);
+        CU_ASSERT(access(out, F_OK) != 0); /* refused before -o was made */
+    }
+    unlink(ea);
+}
+
+/* A regress expectation that is a dangling link is none recorded: the batch hint, as for a
+ * missing file (until 2026-11-27 run's, "record one with amsim run ... --save-expect"). Two
+ * expectations linked to one missing file are refused by --update-expectations naming both
+ * (until 2026-11-27 "--update-expectations and --update-expectations both name
+ * exp/b.trace.expect"). */
+static void test_regress_dangling_expectations(void)
+{
+    char d[1024], p[1100], ea[1100], eb[1100], args[4096], want[2048];
+    snprintf(d, sizeof d, "%s/xdangle", tu_tmpdir());
+    mkdir(d, 0777);
+    snprintf(p, sizeof p, "%s/tr", d);
+    mkdir(p, 0777);
+    snprintf(p, sizeof p, "%s/exp", d);
+    mkdir(p, 0777);
+    snprintf(p, sizeof p, "%s/tr/a.trace", d);
+    write_text(p, "amsim-trace v1\nalloc 1 1000\nfree 1\n");
+    snprintf(p, sizeof p, "%s/tr/b.trace", d);
+    write_text(p, "amsim-trace v1\nalloc 1 2000\nfree 1\n");
+    snprintf(p, sizeof p, "%s/r.yaml", d);
+    snprintf(args, sizeof args, "kind: regress\nbase: %s/configs/default.yaml\ntraces: [tr]\n"
+             "expectations: exp\n", tu_top());
+    write_text(p, args);
+    snprintf(ea, sizeof ea, "%s/exp/a.trace.expect", d);
+    snprintf(eb, sizeof eb, "%s/exp/b.trace.expect", d);
+    CU_ASSERT_FATAL(symlink("nowhere", ea) == 0);
+    snprintf(args, sizeof args, "batch '%s' -o '%s/out' -q -j1", p, d);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+    snprintf(want, sizeof want, "%s/out/results.csv", d);
+    char *t = tu_slurp(want, NULL);
+    CU_ASSERT(t && strstr(t, ",failed,exp/a.trace.expect: no expectation recorded; record it "
+                             "with amsim batch --update-expectations,"));
+    CU_ASSERT(t && !strstr(t, "--save-expect"));
+    free(t);
+    unlink(ea);
+    CU_ASSERT_FATAL(symlink("a.trace.expect", eb) == 0);
+    snprintf(args, sizeof args, "batch '%s' -o '%s/out2' -q -j1 --update-expectations", p, d);
+    char *err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    snprintf(want, sizeof want, "amsim: --update-expectations writes both %s and %s, which are "
+             "one file: give each output its own file\n", ea, eb);
+    CU_ASSERT(err && strcmp(err, want) == 0);
+    if (!err || strcmp(err, want) != 0)
+        fprintf(stderr, "\n  got %s  expected %s", err ? err : "(none)", want);
+    free(err);
+    unlink(eb);
+}
+
 /* A regress sweep names each trace's expectation by the trace's file name, so two traces of one
  * name in different folders would share one: refused at load, at the later trace's item, naming
  * both (until 2026-11-25 --update-expectations wrote step.trace.expect from both runs and the
@@ -5488,7 +5638,9 @@ void suite_batch(void)
              {"options as getopt_long takes them, in every command", test_getopt_forms},
              {"an empty path is refused before any work, in every command", test_empty_paths},
              {"expectations hold and fail", test_expect},
+             {"--expect - reads standard input", test_expect_stdin},
              {"expectation values that are not their metric's form", test_expect_bad_values},
+             {"an expectation with a byte order mark", test_expect_bom},
              {"expectation keys given twice or unknown", test_expect_keys},
              {"a failed --save-expect writes no output", test_save_expect_failure_writes_nothing},
              {"expectation numbers compare exactly (digest, 64-bit counts)",
@@ -5496,6 +5648,10 @@ void suite_batch(void)
              {"regress sweep", test_regress_sweep},
              {"a regress sweep's expectations against its inputs",
               test_regress_expectations_checked},
+             {"--update-expectations into a fresh -o: links to its tables refused",
+              test_update_expectations_fresh_out},
+             {"regress: dangling expectation links (hint, both named)",
+              test_regress_dangling_expectations},
              {"regress: two traces of one file name are refused",
               test_regress_same_trace_name},
              {"regress: each generated seed has its own expectation",

@@ -895,6 +895,36 @@ static void test_recorded_oom_served_row(void)
     free(log);
 }
 
+/* A matched donation's `donated` row is in the placements digest as printed, so that the
+ * recipe of configs/sweeps/README.md (`tail -n +2 placements.csv | grep -v ',served$'`) gives
+ * the digest, and counts in placements.rows. Until 2026-11-27 the digest hashed it as `ok`. */
+static void test_donated_row_digest(void)
+{
+    const char *cfg = tu_write("don.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: "
+                               "1GiB\n    allocator: {policy: bfc}\n");
+    const char *tr = tu_write("don.trace", "amsim-trace v1\nalloc 1 1MiB\nalloc 2 1MiB "
+                              "donate=1\nfree 2\n");
+    char args[1024], *out = NULL;
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --placements - --save-expect "
+             "'%s/don.expect'", cfg, tr, tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strcmp(out, "seq,id,level,address,requested,allocated,status\n"
+                                "0,1,hbm,0,1048576,1048576,ok\n"
+                                "1,2,hbm,0,1048576,1048576,donated\n") == 0);
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const char *c = out ? strchr(out, '\n') + 1 : ""; *c; c++)
+        h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+    char want[64], path[512];
+    snprintf(want, sizeof want, "placements.fnv1a64=0x%016" PRIx64 "\n", h);
+    snprintf(path, sizeof path, "%s/don.expect", tu_tmpdir());
+    char *ex = tu_slurp(path, NULL);
+    CU_ASSERT(ex && strstr(ex, want) && strstr(ex, "\nplacements.rows=2\n"));
+    if (!ex || !strstr(ex, want))
+        fprintf(stderr, "\n  expectation: %s\n  expected %s", ex ? ex : "(none)", want);
+    free(ex);
+    free(out);
+}
+
 /* A snapshot's start-state prologue (prologue=1 on alloc, free and free_requested: line 0)
  * tiles the recorded segment whole, the block free at the start included, and frees that one
  * afterwards: no peak or metric is taken inside it. Here a 20 MiB segment holds an 8 MiB block
@@ -1854,6 +1884,7 @@ void suite_engine(void)
               test_recorded_oom_timeline},
              {"a recorded out-of-memory served: a served row and an A line",
               test_recorded_oom_served_row},
+             {"a donated row is in the placements digest as printed", test_donated_row_digest},
              {"first mismatch: allocation and segment event, JSON and text",
               test_first_mismatch_report},
              {"placement rows: ids across 10^8 and around every power of ten", test_placement_digits},
