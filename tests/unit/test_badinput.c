@@ -2052,7 +2052,7 @@ static void sweep_base_unreadable(void)
  * directory"); by check too. The sweep file itself is such a file. */
 static void sweep_expect_not_folder(void)
 {
-    char sw[1400], args[1400];
+    char sw[2600], args[2600];
     snprintf(sw, sizeof sw, "kind: regress\nbase: %s\ntraces: [%s]\nexpectations: "
              "expfile.yaml\n", cfg_default(), trace_gpu());
     const char *p = bi_write("expfile.yaml", sw, strlen(sw));
@@ -2070,7 +2070,7 @@ static void expect_tolerance_sign(void)
 {
     static const char *const tol[] = {"abs:+5", "rel:+0.5", "abs:-0"};
     for (size_t i = 0; i < AM_ARRAY_LEN(tol); i++) {
-        char text[256], args[2048], pat[256];
+        char text[256], args[3200], pat[256];
         snprintf(text, sizeof text, "amsim-expect v1\nplacements.rows=57\n"
                  "placements.rows.tolerance=%s\n", tol[i]);
         const char *p = bi_write("tolsign.expect", text, strlen(text));

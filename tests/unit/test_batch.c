@@ -5198,7 +5198,7 @@ static void test_update_expectations_fresh_out(void)
  * exp/b.trace.expect"). */
 static void test_regress_dangling_expectations(void)
 {
-    char d[1024], p[1100], ea[1100], eb[1100], args[4096], want[2048];
+    char d[1024], p[1100], ea[1100], eb[1100], args[4096], want[3072];
     snprintf(d, sizeof d, "%s/xdangle", tu_tmpdir());
     mkdir(d, 0777);
     snprintf(p, sizeof p, "%s/tr", d);
