@@ -1505,8 +1505,10 @@ int cmd_report(int argc, char **argv)
         rc = c.failed ? 2 : 0;
         /* "1 plot" for one (until 2026-11-27 "1 plots") */
         int np = c.nplots - c.failed;
-        printf("%s: %d plot%s%s\n", out, np, np == 1 ? "" : "s",
+        char *shown = am_escape_dup(out); /* DIR as check echoes it: no raw ESC */
+        printf("%s: %d plot%s%s\n", shown, np, np == 1 ? "" : "s",
                c.failed ? " (some failed)" : "");
+        free(shown);
     }
 done:
     rm_tmp(c.tmp);

@@ -344,22 +344,29 @@ static void print_table(const char *by, const group *g, const summary *sm, int n
         fmt_num(cell[k + 1][4], sizeof cell[0][4], s->lo, unit);
         fmt_num(cell[k + 1][5], sizeof cell[0][5], s->hi, unit);
     }
-    w[0] = display_width(by);
-    for (int k = 0; k < ng; k++)
-        if (display_width(g[k].name) > w[0])
-            w[0] = display_width(g[k].name);
+    /* the column's name and the group names escaped, as check echoes them, and padded by
+     * what the terminal shows (until 2026-11-27 a cell "\x1b[2Jbfc" reached the terminal raw) */
+    char **names = am_calloc((size_t)ng + 1, sizeof *names);
+    for (int r = 0; r <= ng; r++)
+        names[r] = am_escape_dup(r ? g[r - 1].name : by);
+    w[0] = 0;
+    for (int r = 0; r <= ng; r++)
+        if (display_width(names[r]) > w[0])
+            w[0] = display_width(names[r]);
     for (int r = 0; r <= ng; r++)
         for (int c = 1; c < ST_COLS; c++)
             if (strlen(cell[r][c]) > w[c])
                 w[c] = strlen(cell[r][c]);
     for (int r = 0; r <= ng; r++) {
         /* the group name left-aligned, the numbers right-aligned */
-        const char *name = r ? g[r - 1].name : by;
-        printf("%s%*s", name, (int)(w[0] - display_width(name)), "");
+        printf("%s%*s", names[r], (int)(w[0] - display_width(names[r])), "");
         for (int c = 1; c < ST_COLS; c++)
             printf("  %*s", (int)w[c], cell[r][c]);
         putchar('\n');
     }
+    for (int r = 0; r <= ng; r++)
+        free(names[r]);
+    free(names);
     free(cell);
 }
 
@@ -367,8 +374,11 @@ static void print_table(const char *by, const group *g, const summary *sm, int n
 static void print_paired(const char *ka, const char *kb, int nd, int unmatched,
                          const summary *s, const paired_test *pt, const char *unit)
 {
-    printf("\npaired %s - %s on %d pair%s (%d row%s of %s without a partner)\n", ka, kb, nd,
-           nd == 1 ? "" : "s", unmatched, unmatched == 1 ? "" : "s", ka);
+    char *a = am_escape_dup(ka), *b = am_escape_dup(kb); /* group names as the table shows them */
+    printf("\npaired %s - %s on %d pair%s (%d row%s of %s without a partner)\n", a, b, nd,
+           nd == 1 ? "" : "s", unmatched, unmatched == 1 ? "" : "s", a);
+    free(a);
+    free(b);
     printf("  mean difference ");
     put_num(stdout, s->mean, unit);
     printf("  sd ");
@@ -785,9 +795,13 @@ int cmd_stats(int argc, char **argv)
         json_key(&w, "groups");
         json_obj(&w);
     }
-    if (!quiet)
-        printf("%s by %s (unit: %s; 95%% CI of the mean, t distribution)\n", metric, by,
+    if (!quiet) {
+        char *m = am_escape_dup(metric), *b = am_escape_dup(by); /* columns as check echoes */
+        printf("%s by %s (unit: %s; 95%% CI of the mean, t distribution)\n", m, b,
                unit ? unit : "unknown, as in the table");
+        free(m);
+        free(b);
+    }
     summary *sm = am_calloc((size_t)ng + 1, sizeof *sm);
     for (int k = 0; k < ng; k++) {
         summarize(g[k].v, g[k].n, &sm[k]);
