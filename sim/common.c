@@ -89,6 +89,8 @@ static char *escaped_copy(const char *src, int keep_lines)
     return out;
 }
 
+char *am_escape_dup(const char *src) { return escaped_copy(src, 0); }
+
 static int utf8_continuation(char c) { return ((unsigned char)c & 0xc0) == 0x80; }
 
 /* Whether s holds an escape "\xHH" (as escape_bytes writes one) at k. */

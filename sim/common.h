@@ -93,6 +93,10 @@ void am_escape_controls(char *out, size_t cap, const char *src);
  * am_escape_controls does, tab and newline escaped too (a name holds neither, and the message
  * stays one line); returns out. */
 const char *am_escape_name(char *out, size_t cap, const char *src);
+/* src as a text table or header prints a path or a value the user gave (a trace, a config, a
+ * results.csv cell or column), malloc'd (freed by the caller): escaped as am_escape_name does, so
+ * a raw ESC or C1 CSI never reaches the terminal, as in check's and every message's echo. */
+char *am_escape_dup(const char *src);
 /* Escaped text s (as am_escape_controls or am_escape_name write it) longer than max bytes
  * (max > 3) cut to its start and "...", at most max bytes in all, splitting neither a UTF-8
  * character nor an escape (a C1 control's "\xc2\xHH" is one): how a message echoes a long

@@ -773,6 +773,13 @@ static int within(const metric *want, const metric *gm, char *tolbuf, size_t tn)
     return d <= t * fmax(fabs(a), fabs(b));
 }
 
+/* The unit symbol (units_metric_symbol) a value of a deviation message is followed by: sym for
+ * a number, none for null (a ratio no run defines) or the placements' hex digest. */
+static const char *value_unit(const char *val, const char *sym)
+{
+    return strcmp(val, "null") == 0 || strncmp(val, "0x", 2) == 0 ? "" : sym;
+}
+
 int expect_finish(expect_ctx *x, sim *s, am_error *err)
 {
     if (expect_check(x, s, err) != 0)
@@ -787,18 +794,22 @@ int expect_finish(expect_ctx *x, sim *s, am_error *err)
     for (int i = 0; i < x->want.n; i++) {
         const metric *w = &x->want.v[i];
         metric *g = ml_find(&got, w->key);
-        char tol[64], line[400], k[128], v[128], gv[128];
+        char tol[64], line[500], k[128], v[128], gv[128];
         if (g && within(w, g, tol, sizeof tol))
             continue;
         moved++;
-        /* one line a metric (am_fail_lines): the names and values quoted are escaped here */
+        /* one line a metric (am_fail_lines): the names and values quoted are escaped here, the
+         * numbers with their unit as written, exact (until 2026-11-27 "expected 4001, got 4000") */
+        const char *sym = units_metric_symbol(units_of_metric(w->key));
         am_escape_name(k, sizeof k, w->key);
         am_escape_name(v, sizeof v, w->val);
         if (g)
-            snprintf(line, sizeof line, "\n  %s: expected %s, got %s (tolerance %s)", k, v,
-                     am_escape_name(gv, sizeof gv, g->val), tol);
+            snprintf(line, sizeof line, "\n  %s: expected %s%s, got %s%s (tolerance %s%s)", k, v,
+                     value_unit(w->val, sym), am_escape_name(gv, sizeof gv, g->val),
+                     value_unit(g->val, sym), tol, tol[0] == 'a' ? sym : "");
         else
-            snprintf(line, sizeof line, "\n  %s: expected %s, missing from the run", k, v);
+            snprintf(line, sizeof line, "\n  %s: expected %s%s, missing from the run", k, v,
+                     value_unit(w->val, sym));
         if (n + strlen(line) + 8 < sizeof msg) {
             memcpy(msg + n, line, strlen(line) + 1);
             n += strlen(line);

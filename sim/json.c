@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "units.h"
 
 void json_init(json_w *w, FILE *f, int pretty)
@@ -83,8 +84,13 @@ void json_escape(FILE *f, const char *s)
         case '\r': fputs("\\r", f); break;
         case '\t': fputs("\\t", f); break;
         default:
-            if (*p < 0x20)
+            /* every control character as \uXXXX: C0 and DEL, and C1 (UTF-8 C2 80..C2 9F, U+009B
+             * a terminal's CSI), so `--json -` puts none raw on a terminal either (until
+             * 2026-11-27 DEL and C1 went out raw) */
+            if (*p < 0x20 || *p == 0x7f)
                 fprintf(f, "\\u%04x", *p);
+            else if (am_c1_at(p, 2) >= 0) /* *p is no NUL, so p[1] is there */
+                fprintf(f, "\\u%04x", (unsigned)am_c1_at(p++, 2));
             else
                 fputc(*p, f);
         }

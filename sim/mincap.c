@@ -446,8 +446,10 @@ static int mc_main(mc *c, const char *pols, outfile **op)
     }
     if (!c->quiet) {
         char a[32], b[32];
-        printf("mincap: %s on level %s, granularity %s\n", c->trace, c->level_s,
+        char *shown = am_escape_dup(c->trace); /* as check echoes it: no raw ESC */
+        printf("mincap: %s on level %s, granularity %s\n", shown, c->level_s,
                units_fmt_size(a, sizeof a, c->gran));
+        free(shown);
         /* the reference run's peak on the level: spill copies other levels put there are in
          * it (until 2026-11-27 the line said "nothing spilled" of them too) */
         printf("peak live bytes (every request held, none spilled from %s; spills into it "

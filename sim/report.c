@@ -11,9 +11,11 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../models/link.h"
+#include "common.h"
 #include "json.h"
 #include "units.h"
 
@@ -119,10 +121,15 @@ void report_text(FILE *f, sim *s, const report_trace *t)
     const am_config *cfg = sim_config(s);
     const sim_summary *su = sim_get_summary(s);
     char a[32], b[32], c[32], d[32], e[32], g[32];
+    /* the paths escaped, as check echoes them (until 2026-11-27 a trace or config named with
+     * an ESC sequence reached the terminal raw) */
+    char *trace_path = am_escape_dup(t->path), *config_path = am_escape_dup(cfg->path);
     fprintf(f, "amsim %s: %s (%s, %" PRIu64 " event%s, %" PRIu64 " row%s skipped)\n",
-            AM_VERSION, t->path, t->format, t->events, t->events == 1 ? "" : "s", t->skipped,
+            AM_VERSION, trace_path, t->format, t->events, t->events == 1 ? "" : "s", t->skipped,
             t->skipped == 1 ? "" : "s");
-    fprintf(f, "config %s%s%s\n\n", cfg->path, cfg->device[0] ? ", device " : "", cfg->device);
+    fprintf(f, "config %s%s%s\n\n", config_path, cfg->device[0] ? ", device " : "", cfg->device);
+    free(trace_path);
+    free(config_path);
     int level_w = level_width(s);
     fprintf(f, "%-*s %-10s %12s %12s %14s %12s %11s %6s\n", level_w, "level", "policy",
             "capacity", "peak live", "peak reserved", "utilization", "frag ratio", "OOMs");

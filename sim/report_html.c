@@ -76,14 +76,32 @@ typedef struct ctx {
     char level[128];
 } ctx;
 
-/* Words for gnuplot: no spaces or quotes inside. The list they are joined into is still
- * handed over as a gp_str() literal, so a backslash stays a backslash. */
+/* src as a plot shows it, malloc'd: its control bytes escaped as the tables and messages escape
+ * them (am_escape_name: a newline is \x0a, ESC \x1b, a C1 CSI \xc2\x9b), as an SVG cannot hold
+ * them; every other byte as written (a byte that is no UTF-8 too, as the page's tables keep
+ * it). */
+static char *escaped_label(const char *src)
+{
+    size_t cap = strlen(src) * 4 + 1; /* a control byte grows to 4 bytes, "\xNN" */
+    char *esc = am_malloc(cap);
+    am_escape_name(esc, cap, src);
+    return esc;
+}
+
+/* Words for gnuplot: no whitespace, quotes or control bytes inside, as gnuplot's word() splits
+ * a list at any whitespace and reads quotes in it. A control byte is written as the tables and
+ * messages write it (am_escape_name: a newline is \x0a), a space, tab or quote as '_' (until
+ * 2026-11-27 a newline or other control byte went in raw: a value "ca\nch" became two words and
+ * every later title or axis value moved one place). The list they are joined into is still
+ * handed over as a gp_lit() literal, so a backslash stays a backslash. */
 static void word(char *dst, size_t n, const char *src)
 {
+    char *esc = escaped_label(src);
     size_t k = 0;
-    for (; *src && k + 1 < n; src++)
-        dst[k++] = (*src == ' ' || *src == '"' || *src == '\'' || *src == '\t') ? '_' : *src;
+    for (const char *s = esc; *s && k + 1 < n; s++)
+        dst[k++] = (*s == ' ' || *s == '"' || *s == '\'') ? '_' : *s;
     dst[k] = 0;
+    free(esc);
 }
 
 /* A gnuplot single-quoted string literal of src, quotes included: a quote doubled, control
@@ -372,6 +390,49 @@ static double row_ooms(const ctx *c, int r, int col)
     return col >= 0 && num_cell(c->t.rows[r][col], &v) ? v : -1;
 }
 
+
+/* A bar's label, malloc'd: the policy as written (its control bytes escaped, escaped_label) and,
+ * when some of its runs ran out of memory (and were left out), how many: "bfc (OOM in 1 of 2)".
+ * Until 2026-11-27 it went through word(), "bfc_(OOM_in_1_of_2)". */
+static char *bar_label(const char *policy, int oom_runs, int runs)
+{
+    char *esc = escaped_label(policy), *lab = am_malloc(strlen(esc) + 64);
+    if (oom_runs)
+        sprintf(lab, "%s (OOM in %d of %d)", esc, oom_runs, runs);
+    else
+        strcpy(lab, esc);
+    free(esc);
+    return lab;
+}
+
+/* The gnuplot commands that set peak_reserved.gp's inputs, malloc'd: data, ttl, ymax when every
+ * bar is 0 (a range of its own, 0 to 1 MiB, as gnuplot would otherwise widen the empty one with
+ * a warning on stderr), and the array labels, one exact string per data line (gp_lit), which the
+ * script prefers to the data's first column. A label in the data file itself cannot hold every
+ * policy: gnuplot reads a '#' there as a comment, a newline as the line's end and a '"' as the
+ * end of a quoted column (until 2026-11-27 the labels were data words, and '#bfc' lost its bar,
+ * "ca\nch" split into two). */
+static char *bar_vars(const ctx *c, char *const *labels, int np, int nonzero)
+{
+    char ttl[200];
+    snprintf(ttl, sizeof ttl, "peak reserved per policy (%s)", c->level);
+    size_t cap = PATH_MAX + 1024;
+    for (int q = 0; q < np; q++)
+        cap += strlen(labels[q]) * 10 + 32; /* gp_lit's worst: 10 bytes a byte */
+    char *vars = am_malloc(cap);
+    vars[0] = 0;
+    /* the data by its name in the scratch folder, where plot() runs gnuplot */
+    gp_set(vars, cap, "data", "policies.dat");
+    gp_set(vars, cap, "ttl", ttl);
+    strcat(vars, nonzero ? "" : "ymax = 1\n");
+    sprintf(vars + strlen(vars), "array labels[%d]\n", np > 0 ? np : 1);
+    for (int q = 0; q < np; q++) {
+        char name[32];
+        snprintf(name, sizeof name, "labels[%d]", q + 1);
+        gp_set(vars, cap, name, labels[q]);
+    }
+    return vars;
+}
 /* Mean peak live, peak reserved and fragmentation ratio per policy, each over the successful
  * runs that define it and had no out-of-memory event on the level, with the number of runs that
  * ran out and their events: a table and a bar chart. A run that ran out served fewer requests, so
@@ -462,8 +523,9 @@ static void policy_summary(ctx *c)
     snprintf(data, sizeof data, "%s/policies.dat", c->tmp);
     FILE *d = fopen(data, "w");
     int bars = 0, nonzero = 0;
+    char *labels[32]; /* each bar's label, as the plot shows it */
     for (int q = 0; q < np; q++) {
-        char w[64], lab[128];
+        char w[64];
         fprintf(f, "<tr%s><td>", oom_runs[q] ? " class=bad" : "");
         html_esc(f, names[q]);
         fprintf(f, "</td><td class=num>%d</td>", n[q]);
@@ -477,15 +539,15 @@ static void policy_summary(ctx *c)
             fputs("</td>", f);
         }
         fputs("</tr>\n", f);
-        word(w, sizeof w, names[q][0] ? names[q] : "config");
-        /* the bar's label says how many of the policy's runs ran out (and were left out) */
-        if (oom_runs[q])
-            snprintf(lab, sizeof lab, "%s_(OOM_in_%d_of_%d)", w, oom_runs[q], n[q]);
-        else
-            snprintf(lab, sizeof lab, "%s", w);
+        labels[q] = bar_label(names[q][0] ? names[q] : "config", oom_runs[q], n[q]);
+        /* the label in the data is a readable stand-in for using the script by hand: the plot
+         * takes the exact one from the labels array (see bar_vars) */
+        word(w, sizeof w, labels[q]);
+        for (char *b = strchr(w, '\\'); b; b = strchr(b, '\\'))
+            *b = '_'; /* gnuplot reads a backslash in a quoted column as an escape */
         /* NaN: gnuplot draws no bar for a mean no run defines */
         if (d)
-            fprintf(d, "%s %.17g %.17g\n", lab,
+            fprintf(d, "\"%s\" %.17g %.17g\n", w,
                     k[q][M_RESERVED] ? sum[q][M_RESERVED] / k[q][M_RESERVED] : (double)NAN,
                     k[q][M_LIVE] ? sum[q][M_LIVE] / k[q][M_LIVE] : (double)NAN);
         bars += k[q][M_RESERVED] > 0;
@@ -515,16 +577,7 @@ static void policy_summary(ctx *c)
               "mean is over.</p>\n", f);
     if (d) {
         fclose(d);
-        char vars[PATH_MAX + 1024];
-        /* every bar 0 (nothing reserved): a range of its own, 0 to 1 MiB, as gnuplot would
-         * otherwise widen the empty one with a warning on stderr */
-        char ttl[200];
-        /* the data by its name in the scratch folder, where plot() runs gnuplot */
-        snprintf(ttl, sizeof ttl, "peak reserved per policy (%s)", c->level);
-        vars[0] = 0;
-        gp_set(vars, sizeof vars, "data", "policies.dat");
-        gp_set(vars, sizeof vars, "ttl", ttl);
-        strcat(vars, nonzero ? "" : "ymax = 1");
+        char *vars = bar_vars(c, labels, np, nonzero);
         if (bars)
             plot(c, "peak_reserved.gp", vars, any_oom
                  ? "Peak reserved (and peak live) bytes per policy, mean over the successful "
@@ -532,7 +585,10 @@ static void policy_summary(ctx *c)
                    "counts the runs left out, and a policy all of whose runs ran out has no bar."
                  : "Peak reserved (and peak live) bytes per policy, mean over the successful "
                    "runs that define them.");
+        free(vars);
     }
+    for (int q = 0; q < np; q++)
+        free(labels[q]);
 }
 
 /* The time (us) and reserved bytes a trace's timeline plots span. */
@@ -1449,8 +1505,10 @@ int cmd_report(int argc, char **argv)
         rc = c.failed ? 2 : 0;
         /* "1 plot" for one (until 2026-11-27 "1 plots") */
         int np = c.nplots - c.failed;
-        printf("%s: %d plot%s%s\n", out, np, np == 1 ? "" : "s",
+        char *shown = am_escape_dup(out); /* DIR as check echoes it: no raw ESC */
+        printf("%s: %d plot%s%s\n", shown, np, np == 1 ? "" : "s",
                c.failed ? " (some failed)" : "");
+        free(shown);
     }
 done:
     rm_tmp(c.tmp);

@@ -129,60 +129,9 @@ static void summarize(const double *v, int n, summary *s)
  * and a leading blank was skipped, a trailing one refused. */
 static int parse_num(const char *s, double *v) { return rtable_num(s, v) == 0 ? 0 : -1; }
 
-/* The unit of a results-table metric, from its name (the columns batch.c writes: LEVEL.NAME and
- * LEVEL.stats.NAME[.current|.peak] with the policy's own names, and the run's own): "bytes",
- * "seconds", "fraction" (a ratio from 0 to 1), "count", or NULL when the name does not say (an
- * axis, or a statistic of a policy added later). Until 2026-11-25 only *_bytes, *_seconds and
- * ratios were known: hbm.capacity and hbm.stats.allocated_bytes.peak said "as in the table". */
-static const char *unit_of(const char *metric)
-{
-    static const char *const bytes[] = {"capacity", "reserved_unallocated_at_peak",
-                                        "largest_alloc_size", "release_threshold",
-                                        "largest_free_chunk", NULL};
-    static const char *const ratios[] = {"utilization", "fragmentation_ratio",
-                                         "max_external_fragmentation", "fragmentation", NULL};
-    static const char *const counts[] = {"events", "ooms", "allocs", "device_allocs",
-                                         "device_frees", "gc_runs", "regions_freed", "free_blocks",
-                                         "plan_buffers", "plan_mismatches", "plan_searches",
-                                         "plan_search_work", "unplanned_requests", "allocation",
-                                         "segment", "active", "inactive_split", NULL};
-    /* the name after the last dot, without a current/peak suffix */
-    char name[256];
-    size_t n = strlen(metric);
-    if (n > 8 && strcmp(metric + n - 8, ".current") == 0)
-        n -= 8;
-    else if (n > 5 && strcmp(metric + n - 5, ".peak") == 0)
-        n -= 5;
-    const char *last = metric + n;
-    while (last > metric && last[-1] != '.')
-        last--;
-    snprintf(name, sizeof name, "%.*s", (int)(metric + n - last), last);
-    n = strlen(name);
-    if (n > 8 && strcmp(name + n - 8, "_seconds") == 0)
-        return "seconds";
-    /* "bytes" as a word of the name: peak_live_bytes, bytes_in_use, peak_bytes_in_use */
-    for (const char *p = name; (p = strstr(p, "bytes")) != NULL; p += 5)
-        if ((p == name || p[-1] == '_') && (p[5] == 0 || p[5] == '_'))
-            return "bytes";
-    for (const char *const *w = bytes; *w; w++)
-        if (strcmp(name, *w) == 0)
-            return "bytes";
-    for (const char *const *w = ratios; *w; w++)
-        if (strcmp(name, *w) == 0)
-            return "fraction";
-    if (n > 9 && strcmp(name + n - 9, "_fraction") == 0)
-        return "fraction";
-    for (const char *const *w = counts; *w; w++)
-        if (strcmp(name, *w) == 0)
-            return "count";
-    if (strncmp(name, "num_", 4) == 0)
-        return "count";
-    return NULL;
-}
-
-/* A statistic of a metric in unit (unit_of) as text, with the unit's symbol: a whole number up
- * to 2^64 in full, as 2147483648, not 2.14748e+09 (until 2026-11-25 every value was %.6g), and
- * without decimals; another number of bytes or a count (a mean, sd or interval end, below 2^53:
+/* A statistic of a metric in unit (units_of_metric) as text, with the unit's symbol: a whole
+ * number up to 2^64 in full, as 2147483648, not 2.14748e+09 (until 2026-11-25 every value was
+ * %.6g), and without decimals; another number of bytes or a count (a mean, sd or interval end, below 2^53:
  * a double from there on is whole) with two decimals, whole bytes and hundredths exact; any
  * other value below 2^64 with 6 significant digits; a magnitude beyond 2^64 with the fewest
  * significant digits that read back as the same double, as the JSON gives it (1e+70 B). Until
@@ -194,8 +143,7 @@ static void fmt_num(char *b, size_t n, double v, const char *unit)
 {
     /* the unit's symbol after the number: bytes B, seconds s; a fraction or a count has none
      * (until 2026-11-27 only the header named the unit) */
-    const char *sym = !unit ? "" : !strcmp(unit, "bytes") ? " B" : !strcmp(unit, "seconds") ? " s"
-                                                                                          : "";
+    const char *sym = units_metric_symbol(unit);
     const double two64 = 18446744073709551616.0;
     if (isnan(v) || isinf(v))
         snprintf(b, n, "n/a");
@@ -344,22 +292,29 @@ static void print_table(const char *by, const group *g, const summary *sm, int n
         fmt_num(cell[k + 1][4], sizeof cell[0][4], s->lo, unit);
         fmt_num(cell[k + 1][5], sizeof cell[0][5], s->hi, unit);
     }
-    w[0] = display_width(by);
-    for (int k = 0; k < ng; k++)
-        if (display_width(g[k].name) > w[0])
-            w[0] = display_width(g[k].name);
+    /* the column's name and the group names escaped, as check echoes them, and padded by
+     * what the terminal shows (until 2026-11-27 a cell "\x1b[2Jbfc" reached the terminal raw) */
+    char **names = am_calloc((size_t)ng + 1, sizeof *names);
+    for (int r = 0; r <= ng; r++)
+        names[r] = am_escape_dup(r ? g[r - 1].name : by);
+    w[0] = 0;
+    for (int r = 0; r <= ng; r++)
+        if (display_width(names[r]) > w[0])
+            w[0] = display_width(names[r]);
     for (int r = 0; r <= ng; r++)
         for (int c = 1; c < ST_COLS; c++)
             if (strlen(cell[r][c]) > w[c])
                 w[c] = strlen(cell[r][c]);
     for (int r = 0; r <= ng; r++) {
         /* the group name left-aligned, the numbers right-aligned */
-        const char *name = r ? g[r - 1].name : by;
-        printf("%s%*s", name, (int)(w[0] - display_width(name)), "");
+        printf("%s%*s", names[r], (int)(w[0] - display_width(names[r])), "");
         for (int c = 1; c < ST_COLS; c++)
             printf("  %*s", (int)w[c], cell[r][c]);
         putchar('\n');
     }
+    for (int r = 0; r <= ng; r++)
+        free(names[r]);
+    free(names);
     free(cell);
 }
 
@@ -367,8 +322,11 @@ static void print_table(const char *by, const group *g, const summary *sm, int n
 static void print_paired(const char *ka, const char *kb, int nd, int unmatched,
                          const summary *s, const paired_test *pt, const char *unit)
 {
-    printf("\npaired %s - %s on %d pair%s (%d row%s of %s without a partner)\n", ka, kb, nd,
-           nd == 1 ? "" : "s", unmatched, unmatched == 1 ? "" : "s", ka);
+    char *a = am_escape_dup(ka), *b = am_escape_dup(kb); /* group names as the table shows them */
+    printf("\npaired %s - %s on %d pair%s (%d row%s of %s without a partner)\n", a, b, nd,
+           nd == 1 ? "" : "s", unmatched, unmatched == 1 ? "" : "s", a);
+    free(a);
+    free(b);
     printf("  mean difference ");
     put_num(stdout, s->mean, unit);
     printf("  sd ");
@@ -769,7 +727,7 @@ int cmd_stats(int argc, char **argv)
     }
     FILE *jf = NULL;
     json_w w;
-    const char *unit = unit_of(metric);
+    const char *unit = units_of_metric(metric);
     am_error err = {0};
     if (json) {
         if (out_open(&o, json, &err) != 0) {
@@ -785,9 +743,13 @@ int cmd_stats(int argc, char **argv)
         json_key(&w, "groups");
         json_obj(&w);
     }
-    if (!quiet)
-        printf("%s by %s (unit: %s; 95%% CI of the mean, t distribution)\n", metric, by,
+    if (!quiet) {
+        char *m = am_escape_dup(metric), *b = am_escape_dup(by); /* columns as check echoes */
+        printf("%s by %s (unit: %s; 95%% CI of the mean, t distribution)\n", m, b,
                unit ? unit : "unknown, as in the table");
+        free(m);
+        free(b);
+    }
     summary *sm = am_calloc((size_t)ng + 1, sizeof *sm);
     for (int k = 0; k < ng; k++) {
         summarize(g[k].v, g[k].n, &sm[k]);

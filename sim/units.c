@@ -1020,3 +1020,69 @@ int units_factor_values(units_kind kind, const char *from, const char *to, const
     free(nb);
     return rc;
 }
+
+/* The unit of a results-table metric, from its name (the columns batch.c writes: LEVEL.NAME and
+ * LEVEL.stats.NAME[.current|.peak] with the policy's own names, and the run's own): "bytes",
+ * "seconds", "fraction" (a ratio from 0 to 1), "count", or NULL when the name does not say (an
+ * axis, or a statistic of a policy added later). Until 2026-11-25 only *_bytes, *_seconds and
+ * ratios were known: hbm.capacity and hbm.stats.allocated_bytes.peak said "as in the table".
+ * Also "rows" for an expectation's placements.rows. Shared by stats and regress's deviation
+ * messages (expect.c). */
+const char *units_of_metric(const char *metric)
+{
+    static const char *const bytes[] = {"capacity", "reserved_unallocated_at_peak",
+                                        "largest_alloc_size", "release_threshold",
+                                        "largest_free_chunk", NULL};
+    static const char *const ratios[] = {"utilization", "fragmentation_ratio",
+                                         "max_external_fragmentation", "fragmentation", NULL};
+    static const char *const counts[] = {"events", "ooms", "allocs", "device_allocs",
+                                         "device_frees", "gc_runs", "regions_freed", "free_blocks",
+                                         "plan_buffers", "plan_mismatches", "plan_searches",
+                                         "plan_search_work", "unplanned_requests", "allocation",
+                                         "segment", "active", "inactive_split", NULL};
+    /* the name after the last dot, without a current/peak suffix */
+    char name[256];
+    size_t n = strlen(metric);
+    if (n > 8 && strcmp(metric + n - 8, ".current") == 0)
+        n -= 8;
+    else if (n > 5 && strcmp(metric + n - 5, ".peak") == 0)
+        n -= 5;
+    const char *last = metric + n;
+    while (last > metric && last[-1] != '.')
+        last--;
+    snprintf(name, sizeof name, "%.*s", (int)(metric + n - last), last);
+    n = strlen(name);
+    if (n > 8 && strcmp(name + n - 8, "_seconds") == 0)
+        return "seconds";
+    if (strcmp(name, "rows") == 0)
+        return "rows";
+    /* "bytes" as a word of the name: peak_live_bytes, bytes_in_use, peak_bytes_in_use */
+    for (const char *p = name; (p = strstr(p, "bytes")) != NULL; p += 5)
+        if ((p == name || p[-1] == '_') && (p[5] == 0 || p[5] == '_'))
+            return "bytes";
+    for (const char *const *w = bytes; *w; w++)
+        if (strcmp(name, *w) == 0)
+            return "bytes";
+    for (const char *const *w = ratios; *w; w++)
+        if (strcmp(name, *w) == 0)
+            return "fraction";
+    if (n > 9 && strcmp(name + n - 9, "_fraction") == 0)
+        return "fraction";
+    for (const char *const *w = counts; *w; w++)
+        if (strcmp(name, *w) == 0)
+            return "count";
+    if (strncmp(name, "num_", 4) == 0)
+        return "count";
+    return NULL;
+}
+
+const char *units_metric_symbol(const char *unit)
+{
+    if (!unit)
+        return "";
+    if (!strcmp(unit, "bytes"))
+        return " B";
+    if (!strcmp(unit, "seconds"))
+        return " s";
+    return !strcmp(unit, "rows") ? " rows" : "";
+}

@@ -116,4 +116,11 @@ char *units_fmt_seconds(char *buf, size_t n, am_ps ps);
 /* The same for a 128-bit total of picoseconds (buf >= 48 bytes). */
 char *units_fmt_seconds128(char *buf, size_t n, am_u128 ps);
 
+/* The unit of a metric from its name (a results.csv column or an expectation key): "bytes",
+ * "seconds", "fraction", "count", "rows", or NULL when the name does not say (units.c). */
+const char *units_of_metric(const char *metric);
+/* The symbol a number in that unit is printed with: " B", " s", " rows", else "" (a fraction or
+ * a count is a plain number). */
+const char *units_metric_symbol(const char *unit);
+
 #endif

@@ -4792,6 +4792,49 @@ static char *set_expect_line(char *t, const char *key, const char *val)
     return e;
 }
 
+/* QA: a deviation's numbers had no unit ("hbm.peak_live_bytes: expected 4001, got 4000
+ * (tolerance exact)", also in results.csv's error column). Each now carries its metric's unit,
+ * exact: B for bytes (an abs: tolerance too), rows for placements.rows, none for a count or the
+ * digest. */
+static void test_expect_units(void)
+{
+    const char *ex = path_in_tmp("units.expect");
+    char args[2048], *err = NULL;
+    const char *tr = tu_write("units.trace", "amsim-trace v1\nalloc 1 4000\nalloc 2 96\nfree 1\n"
+                                             "free 2\n");
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --save-expect '%s'",
+             tu_top(), tr, ex);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *t = tu_slurp(ex, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_FATAL(strstr(t, "\nhbm.peak_live_bytes=4096\n") != NULL);
+    CU_ASSERT_FATAL(strstr(t, "\nplacements.rows=2\n") != NULL);
+    t = set_expect_line(t, "hbm.peak_live_bytes", "4097");
+    t = set_expect_line(t, "placements.rows", "3");
+    t = set_expect_line(t, "hbm.ooms", "1");
+    const char *bp = tu_write("units2.expect", t);
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --expect '%s'",
+             tu_top(), tr, bp);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 3);
+    CU_ASSERT(err && strstr(err, "\n  hbm.peak_live_bytes: expected 4097 B, got 4096 B "
+                                 "(tolerance exact)\n"));
+    CU_ASSERT(err && strstr(err, "\n  placements.rows: expected 3 rows, got 2 rows "
+                                 "(tolerance exact)\n"));
+    CU_ASSERT(err && strstr(err, "\n  hbm.ooms: expected 1, got 0 (tolerance exact)"));
+    if (err && !strstr(err, "expected 4097 B, got 4096 B"))
+        fprintf(stderr, "\n%s", err);
+    free(err);
+    err = NULL;
+    t = set_expect_line(strdup(t), "hbm.peak_live_bytes.tolerance", "abs:0.5");
+    bp = tu_write("units3.expect", t);
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --expect '%s'",
+             tu_top(), tr, bp);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 3);
+    CU_ASSERT(err && strstr(err, "expected 4097 B, got 4096 B (tolerance abs:0.5 B)"));
+    free(err);
+    free(t);
+}
+
 /* Numbers of an expectation compare exactly. Until 2026-11-27 a tolerance other than exact
  * compared the placements digest and whole numbers as doubles: the digest plus one passed
  * with abs:0 (and nearly any with rel:0.5), and a byte count of 2^55 + 1 expected as 2^55 + 2
@@ -4902,8 +4945,8 @@ static void test_expect_exact_numbers(void)
         int st = tu_amsim(args, NULL, &err);
         CU_ASSERT_EQUAL(st, big[i].status);
         if (big[i].status == 3)
-            CU_ASSERT(err && strstr(err, "hbm.peak_live_bytes: expected 36028797018963970, got "
-                                    "36028797018963969"));
+            CU_ASSERT(err && strstr(err, "hbm.peak_live_bytes: expected 36028797018963970 B, "
+                                    "got 36028797018963969 B (tolerance "));
         if (st != big[i].status)
             fprintf(stderr, "\n  %s: status %d (want %d), %s\n", big[i].tol, st, big[i].status,
                     err ? err : "(no message)");
@@ -5639,6 +5682,7 @@ void suite_batch(void)
              {"an empty path is refused before any work, in every command", test_empty_paths},
              {"expectations hold and fail", test_expect},
              {"--expect - reads standard input", test_expect_stdin},
+             {"deviation messages: every number with its unit, exact", test_expect_units},
              {"expectation values that are not their metric's form", test_expect_bad_values},
              {"an expectation with a byte order mark", test_expect_bom},
              {"expectation keys given twice or unknown", test_expect_keys},
