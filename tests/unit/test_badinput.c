@@ -698,6 +698,25 @@ BI_TB(p_seg_device_1025, "seg1025.pickle", PSEG_HEAD "M\x01\x04" PSEG_TAIL,
       "amsim: @: segments[0]: 'device' 1025 is out of range (a device number is 0..1024)")
 #undef PSEG_HEAD
 #undef PSEG_TAIL
+/* pickle.dumps({"segments": [{"address": 0, "total_size": 2097152, "blocks": [{"address": 0,
+ * "size": 2097152, "state": STATE}], "segment_type": TYPE}], "device_traces": [[]]},
+ * protocol=2), optimized: a block state or segment type PyTorch does not write is refused by
+ * its field (until 2026-11-27 state "allocated" was read as free, a type "medium" as large,
+ * status 0) */
+BI_TB(p_block_state, "bstate.pickle",
+      "\x80\x02}(X\x08\x00\x00\x00segments]}(X\x07\x00\x00\x00" "addressq\x00K\x00X\x0a\x00\x00"
+      "\x00total_sizeJ\x00\x00 \x00X\x06\x00\x00\x00" "blocks]}(h\x00K\x00X\x04\x00\x00\x00"
+      "sizeJ\x00\x00 \x00X\x05\x00\x00\x00stateX\x09\x00\x00\x00" "allocateduaX\x0c\x00\x00"
+      "\x00segment_typeX\x05\x00\x00\x00largeuaX\x0d\x00\x00\x00" "device_traces]]au.",
+      "amsim: @: segments[0].blocks[0].state: 'allocated' is not a block state (inactive, "
+      "active_allocated or active_pending_free)")
+BI_TB(p_segment_type, "stype.pickle",
+      "\x80\x02}(X\x08\x00\x00\x00segments]}(X\x07\x00\x00\x00" "addressq\x00K\x00X\x0a\x00\x00"
+      "\x00total_sizeJ\x00\x00 \x00X\x06\x00\x00\x00" "blocks]}(h\x00K\x00X\x04\x00\x00\x00"
+      "sizeJ\x00\x00 \x00X\x05\x00\x00\x00stateX\x10\x00\x00\x00" "active_allocatedua"
+      "X\x0c\x00\x00\x00segment_typeX\x06\x00\x00\x00mediumuaX\x0d\x00\x00\x00"
+      "device_traces]]au.",
+      "amsim: @: segments[0].segment_type: 'medium' is not a segment type (small or large)")
 BI_TB(p_huge_length, "huge.pickle", "\x80\x04\x8d\x00\x00\x00\x00\x00\x00\x00\x40" "abc.",
       "amsim: @: byte 2: pickle opcode BINUNICODE8 declares 4611686018427387904 bytes but only 4 "
       "remain")
@@ -3497,6 +3516,8 @@ void suite_badinput(void)
              {"pickle: amsim_sub_us_ps without time_us", p_sub_us_alone},
              {"pickle: a segment on device -1", p_seg_device_negative},
              {"pickle: a segment on device 1025, past --device's 1024", p_seg_device_1025},
+             {"pickle: a block state PyTorch does not write", p_block_state},
+             {"pickle: a segment type PyTorch does not write", p_segment_type},
              {"pickle: huge declared length (64-bit)", p_huge_length},
              {"pickle: huge declared length (32-bit)", p_huge_length32},
              {"pickle: truncated", p_truncated},
