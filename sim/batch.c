@@ -4602,6 +4602,20 @@ int cmd_batch(int argc, char **argv)
     free(runs);
     char *mt = matrix_text(&b.sw, b.runs, b.nruns);
     char *mp = xprintf("%s/matrix.tsv", b.out);
+    /* a matrix.tsv that is no regular file (a FIFO) is no study's: refused before any run,
+     * where the new one written in place would wait for a reader forever (until 2026-11-27
+     * batch hung there) */
+    const char *what = NULL;
+    FILE *mf = am_fopen_regular(mp, &what);
+    if (mf)
+        fclose(mf);
+    if (what) {
+        am_msg("%s: %s: not a regular file (%s); remove it to run the study here\n", prog,
+               SHOW(q, mp), what);
+        free(mt);
+        free(mp);
+        goto done;
+    }
     char *old = am_slurp(mp);
     if (old && strcmp(old, mt) != 0 && !b.quiet)
         am_msg("%s: %s: the sweep or its inputs (base config, set:, traces, generator) changed "
