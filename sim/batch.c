@@ -3467,6 +3467,25 @@ static unsigned long matrix_bad_col(const char *line, char *const *row, int got,
     return got > nc ? end + 1 : end;
 }
 
+#define MATRIX_MAGIC "#amsim-matrix v1\t"
+
+/* The run count of matrix.tsv's first line (line: after MATRIX_MAGIC) into *total: a plain
+ * decimal 0..SW_MAX_RUNS and nothing after it, else -1 with err at its column. Until
+ * 2026-11-27 sscanf read it: "2junk" was 2 and 99999999999 wrapped to 1215752191. */
+static int matrix_count_read(const char *p, const char *line, int *total, am_error *err)
+{
+    const char *c = line + strlen(MATRIX_MAGIC);
+    uint64_t v;
+    if (units_u64(c, strlen(c), &v) != 0 || v > (uint64_t)SW_MAX_RUNS) {
+        char shown[64];
+        return am_fail_at(err, p, 1, (unsigned long)(c - line) + 1, "bad run count '%s' (a "
+                          "whole number 0..%ld)", am_echo(shown, sizeof shown, c, strlen(c), 40),
+                          SW_MAX_RUNS);
+    }
+    *total = (int)v;
+    return 0;
+}
+
 /* A malformed matrix.tsv is named at its line and column (until 2026-11-27 "bad line for run
  * 1" had no line, then no column, and blank lines were skipped as if absent); a NUL byte in it
  * or a read error is refused (until 2026-11-27 the text ended at a NUL byte). */
@@ -3486,11 +3505,13 @@ static int matrix_read(const char *dir, matrix *m, am_error *err)
     int lineno = 0;
     char *line = next_line(&pos, &lineno);
     int total = 0;
-    if (!line || sscanf(line, "#amsim-matrix v1\t%d", &total) != 1 || total < 0) {
+    if (!line || strncmp(line, MATRIX_MAGIC, strlen(MATRIX_MAGIC)) != 0) {
         am_fail_at(err, p, 1, 1, "not an amsim matrix file (its first line is '#amsim-matrix "
                    "v1<TAB>RUNS')");
         goto bad;
     }
+    if (matrix_count_read(p, line, &total, err) != 0)
+        goto bad;
     line = next_line(&pos, &lineno);
     if (!line) {
         am_fail_at(err, p, (unsigned long)lineno + 1, 1, "no header line");
@@ -3522,6 +3543,13 @@ static int matrix_read(const char *dir, matrix *m, am_error *err)
     if (m->n != total) {
         am_fail_at(err, p, (unsigned long)lineno + 1, 1, "%d runs listed, %d expected", m->n,
                    total);
+        goto bad;
+    }
+    /* a line after the last run counted: a count cut short would drop the runs after it (until
+     * 2026-11-27 they were dropped, and lines of garbage there passed, status 0) */
+    if ((line = next_line(&pos, &lineno))) {
+        am_fail_at(err, p, (unsigned long)lineno, 1, "a line past the %d run%s the first line "
+                   "counts", total, total == 1 ? "" : "s");
         goto bad;
     }
     free(m->text);

@@ -1223,6 +1223,39 @@ static void y_control_position(void)
         free(want);
     }
 }
+/* A study folder's matrix.tsv whose run count is no whole number (2junk, one past 64 bits'
+ * int) or that has a line past the runs it counts is refused at its line and column by
+ * --merge (until 2026-11-27 sscanf took 2junk as 2 and 99999999999 as 1215752191, and a line
+ * past the count was dropped: a smaller count lost runs, status 0). */
+static void matrix_count_damaged(void)
+{
+    static const char head[] = "run_id\trun\tpolicy\ttrace\tkey\n"
+                               "1\t0001-t-bfc\tbfc\tt.trace\ttrace=t.trace;policy=bfc\n";
+    static const struct {
+        const char *first, *tail, *want;
+    } cases[] = {
+        {"#amsim-matrix v1\t1junk\n", "", ":1:18: bad run count '1junk' (a whole number "
+         "0..10000000)"},
+        {"#amsim-matrix v1\t99999999999\n", "", ":1:18: bad run count '99999999999'"},
+        {"#amsim-matrix v1\t0\n", "", ":3:1: a line past the 0 runs the first line counts"},
+        {"#amsim-matrix v1\t1\n", "garbage\n", ":4:1: a line past the 1 run the first line "
+         "counts"},
+    };
+    char dir[1100], mt[1200], args[2600], want[1400];
+    snprintf(dir, sizeof dir, "%s/mx-study", tu_tmpdir());
+    mkdir(dir, 0777);
+    snprintf(mt, sizeof mt, "%s/matrix.tsv", dir);
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        FILE *f = fopen(mt, "w");
+        CU_ASSERT_FATAL(f != NULL);
+        fprintf(f, "%s%s%s", cases[i].first, head, cases[i].tail);
+        CU_ASSERT_FATAL(fclose(f) == 0);
+        snprintf(args, sizeof args, "batch --merge '%s' -o '%s/mx-out'", dir, tu_tmpdir());
+        snprintf(want, sizeof want, "amsim batch: %s%s", mt, cases[i].want);
+        bi_expect(args, 1, want);
+    }
+}
+
 /* A results table is text: a NUL byte in it is refused at its line and column, a read error
  * said as one (until 2026-11-27 both ended the table there: stats counted the rows before a NUL
  * byte, status 0, and /proc/self/mem was an "empty file (no header line)"). */
@@ -3552,6 +3585,8 @@ void suite_badinput(void)
               names_escaped},
              {"stats, report: a NUL byte or a read error in a results table",
               results_table_unreadable},
+             {"batch --merge: a matrix.tsv's run count, a line past its runs",
+              matrix_count_damaged},
              {"a word typed on the command line, echoed: control bytes as \\xHH, newline too",
               command_messages_escaped},
              {"yaml: control character from a quoted scalar's escape", y_control_escape},

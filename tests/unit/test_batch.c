@@ -2593,8 +2593,16 @@ static void test_matrix_damaged(void)
         {"sed -i '3s/\\t[^\\t]*$//' '@/matrix.tsv'",
          ": bad line for run 1: 4 tab-separated fields, 5 expected"},
         {"printf 'x\\0' >> '@/matrix.tsv'", ": NUL byte (the file is text)"},
+        /* the run count read whole (until 2026-11-27 by sscanf: 2junk was 2, 99999999999
+         * 1215752191), and no line past the runs it counts (a smaller count dropped runs) */
+        {"sed -i '1s/\\t[0-9]*$/\\t1junk/' '@/matrix.tsv'", ": bad run count '1junk'"},
+        {"sed -i '1s/\\t[0-9]*$/\\t99999999999/' '@/matrix.tsv'",
+         ": bad run count '99999999999' (a whole number 0..10000000)"},
+        {"sed -i '1s/\\t[0-9]*$/\\t0/' '@/matrix.tsv'",
+         ": a line past the 0 runs the first line counts"},
+        {"printf 'garbage\\n' >> '@/matrix.tsv'", ": a line past the 1 run the first line counts"},
     };
-    static const unsigned long lines[] = {3, 3, 4};
+    static const unsigned long lines[] = {3, 3, 4, 1, 1, 3, 4};
     char keep[1200];
     snprintf(keep, sizeof keep, "%s.keep", a);
     snprintf(args, sizeof args, "cp '%s/matrix.tsv' '%s'", a, keep);
