@@ -1256,6 +1256,20 @@ static void matrix_count_damaged(void)
     }
 }
 
+/* A quote that never closes in a results table is refused at the quote, by stats, report and
+ * regress alike (one reader: results.c); until 2026-11-27 the field took the rest of the file,
+ * status 0. */
+static void results_table_open_quote(void)
+{
+    static const char text[] = "x,policy\n1,bfc\n2,bfc\n3,\"caching\n";
+    const char *csv = bi_write("q3.csv", text, sizeof text - 1);
+    char args[2048], want[1200];
+    snprintf(args, sizeof args, "stats '%s' --metric x --by policy", csv);
+    snprintf(want, sizeof want, "amsim stats: %s:4:3: a quote that never closes (the file ends "
+             "inside the quoted field)", csv);
+    bi_expect(args, 1, want);
+}
+
 /* A results table is text: a NUL byte in it is refused at its line and column, a read error
  * said as one (until 2026-11-27 both ended the table there: stats counted the rows before a NUL
  * byte, status 0, and /proc/self/mem was an "empty file (no header line)"). */
@@ -3587,6 +3601,7 @@ void suite_badinput(void)
               results_table_unreadable},
              {"batch --merge: a matrix.tsv's run count, a line past its runs",
               matrix_count_damaged},
+             {"stats: a quote that never closes in a results table", results_table_open_quote},
              {"a word typed on the command line, echoed: control bytes as \\xHH, newline too",
               command_messages_escaped},
              {"yaml: control character from a quoted scalar's escape", y_control_escape},
