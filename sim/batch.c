@@ -3339,6 +3339,41 @@ static int result_metrics_missing(const result *r, char **missing)
  * missing, a finished run's metric missing (FILE:LINE:COL each). Until 2026-11-27 such a file
  * was read up to the damage: a NUL byte or a cut left a run "finished" with its numbers cut
  * (peak_reserved_bytes = 21 B) and its other metrics gone from results.csv, status 0. */
+/* A KEY of result.txt and the line it is on, for result_keys_unique. */
+typedef struct key_line {
+    const char *key;
+    unsigned long line;
+} key_line;
+
+static int key_line_cmp(const void *a, const void *b)
+{
+    const key_line *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* 0 when no key of the n in k is given twice, else -1 with err at the first line (in the
+ * file's order) that repeats a key: a run's metrics kept the first value and its identity
+ * keys the last, so a file written twice over itself read as one run (until 2026-11-27).
+ * Sorted, not compared pair by pair: a file of many lines stays fast. */
+static int result_keys_unique(const char *p, key_line *k, size_t n, am_error *err)
+{
+    qsort(k, n, sizeof *k, key_line_cmp);
+    size_t dup = n; /* the repeat on the earliest line */
+    for (size_t i = 1; i < n; i++)
+        if (!strcmp(k[i].key, k[i - 1].key) && (dup == n || k[i].line < k[dup].line))
+            dup = i;
+    if (dup == n)
+        return 0;
+    size_t first = dup;
+    while (first > 0 && !strcmp(k[first - 1].key, k[dup].key))
+        first--;
+    char shown[96];
+    return am_fail_at(err, p, k[dup].line, 1, "a second '%s=' line (the first is line %lu)",
+                      am_echo(shown, sizeof shown, k[dup].key, strlen(k[dup].key), 64),
+                      k[first].line);
+}
+
 static int result_read(const char *dir, const char *folder, result *r, am_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -3353,6 +3388,8 @@ static int result_read(const char *dir, const char *folder, result *r, am_error 
                 : !strncmp(text, "amsim-result v2\n", 16) ? 2 : 0;
     int cap = 0, have_id = 0, ended = 0;
     unsigned long ln = 1;
+    key_line *seen = NULL;
+    size_t nseen = 0, seen_cap = 0;
     rc = 0;
     if (!version)
         rc = am_fail_at(err, p, 1, 1, "not an amsim result (its first line is 'amsim-result "
@@ -3379,9 +3416,16 @@ static int result_read(const char *dir, const char *folder, result *r, am_error 
         } else {
             *eq = 0;
             result_line(r, line, eq + 1, &cap, &have_id);
+            if (nseen == seen_cap)
+                seen = am_realloc(seen, (seen_cap = seen_cap ? 2 * seen_cap : 64) *
+                                            sizeof *seen);
+            seen[nseen++] = (key_line){line, ln};
         }
         line = nl;
     }
+    if (!rc)
+        rc = result_keys_unique(p, seen, nseen, err);
+    free(seen);
     /* what a whole file has: its end line (v2), every key, a finished run's metrics */
     static const char *const keys[] = {"id", "key", "status", "error", "policy", "levels",
                                        "outputs"};

@@ -1256,6 +1256,37 @@ static void matrix_count_damaged(void)
     }
 }
 
+/* A study of one run written by hand (matrix.tsv, runs/0001-t-bfc/result.txt = result) given
+ * to `batch --merge`: refused, status 1, with want after the result's path. */
+static void merge_result_expect(const char *result, const char *want)
+{
+    char dir[1100], p[1300], args[2600], full[1600];
+    snprintf(dir, sizeof dir, "%s/rs-study", tu_tmpdir());
+    snprintf(p, sizeof p, "%s/runs/0001-t-bfc", dir);
+    snprintf(args, sizeof args, "mkdir -p '%s'", p);
+    CU_ASSERT_FATAL(system(args) == 0);
+    static const char mt[] = "#amsim-matrix v1\t1\nrun_id\trun\tpolicy\ttrace\tkey\n"
+                             "1\t0001-t-bfc\tbfc\tt.trace\tK\n";
+    snprintf(p, sizeof p, "%s/matrix.tsv", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f && fputs(mt, f) >= 0 && fclose(f) == 0);
+    snprintf(p, sizeof p, "%s/runs/0001-t-bfc/result.txt", dir);
+    f = fopen(p, "w");
+    CU_ASSERT_FATAL(f && fputs(result, f) >= 0 && fclose(f) == 0);
+    snprintf(args, sizeof args, "batch --merge '%s' -o '%s/rs-out'", dir, tu_tmpdir());
+    snprintf(full, sizeof full, "amsim batch: %s%s", p, want);
+    bi_expect(args, 1, full);
+}
+
+/* A result.txt that gives a key twice is refused at the second (until 2026-11-27 a metric kept
+ * its first value, an identity key its last, status 0). */
+static void result_duplicate_key(void)
+{
+    merge_result_expect("amsim-result v2\nid=1\nkey=K\nstatus=failed\nerror=x\npolicy=bfc\n"
+                        "levels=hbm\noutputs=\nstatus=ok\nend\n",
+                        ":9:1: a second 'status=' line (the first is line 4)");
+}
+
 /* A quote that never closes in a results table is refused at the quote, by stats, report and
  * regress alike (one reader: results.c); until 2026-11-27 the field took the rest of the file,
  * status 0. */
@@ -3602,6 +3633,7 @@ void suite_badinput(void)
              {"batch --merge: a matrix.tsv's run count, a line past its runs",
               matrix_count_damaged},
              {"stats: a quote that never closes in a results table", results_table_open_quote},
+             {"batch --merge: a result.txt that gives a key twice", result_duplicate_key},
              {"a word typed on the command line, echoed: control bytes as \\xHH, newline too",
               command_messages_escaped},
              {"yaml: control character from a quoted scalar's escape", y_control_escape},

@@ -2468,6 +2468,11 @@ static void test_result_damaged(void)
         {"sed -i '/^end$/d' '@'", ": no 'end' line"},
         {"sed -i '/^status=/d' '@'", ": no 'status=' line"},
         {"sed -i 's/^status=/status/' '@'", ":4:1: not a KEY=VALUE line"},
+        /* a key given twice (until 2026-11-27 a metric kept its first value, an identity key
+         * its last, status 0) */
+        {"sed -i '/^status=/p' '@'", ":5:1: a second 'status=' line (the first is line 4)"},
+        {"sed -i '/^m.hbm.peak_reserved_bytes=/p' '@'",
+         ":17:1: a second 'm.hbm.peak_reserved_bytes=' line (the first is line 16)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         snprintf(args, sizeof args, "rm -rf '%s' && cp -r '%s' '%s'", b, a, b);
