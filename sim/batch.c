@@ -3374,6 +3374,19 @@ static int result_keys_unique(const char *p, key_line *k, size_t n, am_error *er
                       k[first].line);
 }
 
+/* 1 when text (a whole result.txt, no newline in it) is the start of a first line
+ * "amsim-result v1" or "amsim-result v2" cut before its newline. */
+static int result_first_line_cut(const char *text)
+{
+    size_t n = strlen(text);
+    static const char head[] = "amsim-result v";
+    if (n > sizeof head || strchr(text, '\n'))
+        return 0;
+    if (n == sizeof head) /* the version digit too */
+        return !strncmp(text, head, n - 1) && (text[n - 1] == '1' || text[n - 1] == '2');
+    return !strncmp(text, head, n);
+}
+
 static int result_read(const char *dir, const char *folder, result *r, am_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -3391,7 +3404,12 @@ static int result_read(const char *dir, const char *folder, result *r, am_error 
     key_line *seen = NULL;
     size_t nseen = 0, seen_cap = 0;
     rc = 0;
-    if (!version)
+    /* a file cut inside its first line is said as any cut line is (until 2026-11-27 it was
+     * "not an amsim result (its first line is 'amsim-result v2')") */
+    if (!version && result_first_line_cut(text))
+        rc = am_fail_at(err, p, 1, (unsigned long)strlen(text) + 1, "the line is cut (no "
+                        "newline ends it: the file was not written whole)");
+    else if (!version)
         rc = am_fail_at(err, p, 1, 1, "not an amsim result (its first line is 'amsim-result "
                         "v2')");
     for (char *line = text + 16; !rc && version && *line; line++) {

@@ -1287,6 +1287,17 @@ static void result_duplicate_key(void)
                         ":9:1: a second 'status=' line (the first is line 4)");
 }
 
+/* A result.txt cut inside its first line is a cut line, as one cut in any other line
+ * (until 2026-11-27 "not an amsim result (its first line is 'amsim-result v2')"); another
+ * first line is still no amsim result. */
+static void result_first_line_cut(void)
+{
+    merge_result_expect("amsim-result v2", ":1:16: the line is cut (no newline ends it: the "
+                        "file was not written whole)");
+    merge_result_expect("amsim-res", ":1:10: the line is cut");
+    merge_result_expect("garbage", ":1:1: not an amsim result");
+}
+
 /* A quote that never closes in a results table is refused at the quote, by stats, report and
  * regress alike (one reader: results.c); until 2026-11-27 the field took the rest of the file,
  * status 0. */
@@ -3634,6 +3645,7 @@ void suite_badinput(void)
               matrix_count_damaged},
              {"stats: a quote that never closes in a results table", results_table_open_quote},
              {"batch --merge: a result.txt that gives a key twice", result_duplicate_key},
+             {"batch --merge: a result.txt cut inside its first line", result_first_line_cut},
              {"a word typed on the command line, echoed: control bytes as \\xHH, newline too",
               command_messages_escaped},
              {"yaml: control character from a quoted scalar's escape", y_control_escape},

@@ -2473,6 +2473,8 @@ static void test_result_damaged(void)
         {"sed -i '/^status=/p' '@'", ":5:1: a second 'status=' line (the first is line 4)"},
         {"sed -i '/^m.hbm.peak_reserved_bytes=/p' '@'",
          ":17:1: a second 'm.hbm.peak_reserved_bytes=' line (the first is line 16)"},
+        /* cut inside its first line (until 2026-11-27 "not an amsim result") */
+        {"printf 'amsim-result v2' > '@'", ":1:16: the line is cut"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         snprintf(args, sizeof args, "rm -rf '%s' && cp -r '%s' '%s'", b, a, b);
