@@ -3330,6 +3330,54 @@ static int result_metrics_missing(const result *r, char **missing)
  * missing, a finished run's metric missing (FILE:LINE:COL each). Until 2026-11-27 such a file
  * was read up to the damage: a NUL byte or a cut left a run "finished" with its numbers cut
  * (peak_reserved_bytes = 21 B) and its other metrics gone from results.csv, status 0. */
+/* A KEY of result.txt and the line it is on, for result_keys_unique. */
+typedef struct key_line {
+    const char *key;
+    unsigned long line;
+} key_line;
+
+static int key_line_cmp(const void *a, const void *b)
+{
+    const key_line *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* 0 when no key of the n in k is given twice, else -1 with err at the first line (in the
+ * file's order) that repeats a key: a run's metrics kept the first value and its identity
+ * keys the last, so a file written twice over itself read as one run (until 2026-11-27).
+ * Sorted, not compared pair by pair: a file of many lines stays fast. */
+static int result_keys_unique(const char *p, key_line *k, size_t n, am_error *err)
+{
+    qsort(k, n, sizeof *k, key_line_cmp);
+    size_t dup = n; /* the repeat on the earliest line */
+    for (size_t i = 1; i < n; i++)
+        if (!strcmp(k[i].key, k[i - 1].key) && (dup == n || k[i].line < k[dup].line))
+            dup = i;
+    if (dup == n)
+        return 0;
+    size_t first = dup;
+    while (first > 0 && !strcmp(k[first - 1].key, k[dup].key))
+        first--;
+    char shown[96];
+    return am_fail_at(err, p, k[dup].line, 1, "a second '%s=' line (the first is line %lu)",
+                      am_echo(shown, sizeof shown, k[dup].key, strlen(k[dup].key), 64),
+                      k[first].line);
+}
+
+/* 1 when text (a whole result.txt, no newline in it) is the start of a first line
+ * "amsim-result v1" or "amsim-result v2" cut before its newline. */
+static int result_first_line_cut(const char *text)
+{
+    size_t n = strlen(text);
+    static const char head[] = "amsim-result v";
+    if (n > sizeof head || strchr(text, '\n'))
+        return 0;
+    if (n == sizeof head) /* the version digit too */
+        return !strncmp(text, head, n - 1) && (text[n - 1] == '1' || text[n - 1] == '2');
+    return !strncmp(text, head, n);
+}
+
 static int result_read(const char *dir, const char *folder, result *r, am_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -3345,8 +3393,15 @@ static int result_read(const char *dir, const char *folder, result *r, am_error 
     int cap = 0, ended = 0;
     unsigned seen = 0; /* bit i: a result_keys[i]= line was read */
     unsigned long ln = 1;
+    key_line *keyl = NULL; /* every key line, for result_keys_unique */
+    size_t nkeyl = 0, keyl_cap = 0;
     rc = 0;
-    if (!version)
+    /* a file cut inside its first line is said as any cut line is (until 2026-11-27 it was
+     * "not an amsim result (its first line is 'amsim-result v2')") */
+    if (!version && result_first_line_cut(text))
+        rc = am_fail_at(err, p, 1, (unsigned long)strlen(text) + 1, "the line is cut (no "
+                        "newline ends it: the file was not written whole)");
+    else if (!version)
         rc = am_fail_at(err, p, 1, 1, "not an amsim result (its first line is 'amsim-result "
                         "v2')");
     for (char *line = text + 16; !rc && version && *line; line++) {
@@ -3373,9 +3428,16 @@ static int result_read(const char *dir, const char *folder, result *r, am_error 
             int k = result_line(r, line, eq + 1, &cap);
             if (k >= 0)
                 seen |= 1u << k;
+            if (nkeyl == keyl_cap)
+                keyl = am_realloc(keyl, (keyl_cap = keyl_cap ? 2 * keyl_cap : 64) *
+                                            sizeof *keyl);
+            keyl[nkeyl++] = (key_line){line, ln};
         }
         line = nl;
     }
+    if (!rc)
+        rc = result_keys_unique(p, keyl, nkeyl, err);
+    free(keyl);
     /* what a whole file has: its end line (v2), every key, a finished run's metrics */
     char *missing = NULL;
     if (!rc && version == 2 && !ended)
@@ -3460,6 +3522,25 @@ static unsigned long matrix_bad_col(const char *line, char *const *row, int got,
     return got > nc ? end + 1 : end;
 }
 
+#define MATRIX_MAGIC "#amsim-matrix v1\t"
+
+/* The run count of matrix.tsv's first line (line: after MATRIX_MAGIC) into *total: a plain
+ * decimal 0..SW_MAX_RUNS and nothing after it, else -1 with err at its column. Until
+ * 2026-11-27 sscanf read it: "2junk" was 2 and 99999999999 wrapped to 1215752191. */
+static int matrix_count_read(const char *p, const char *line, int *total, am_error *err)
+{
+    const char *c = line + strlen(MATRIX_MAGIC);
+    uint64_t v;
+    if (units_u64(c, strlen(c), &v) != 0 || v > (uint64_t)SW_MAX_RUNS) {
+        char shown[64];
+        return am_fail_at(err, p, 1, (unsigned long)(c - line) + 1, "bad run count '%s' (a "
+                          "whole number 0..%ld)", am_echo(shown, sizeof shown, c, strlen(c), 40),
+                          SW_MAX_RUNS);
+    }
+    *total = (int)v;
+    return 0;
+}
+
 /* A malformed matrix.tsv is named at its line and column (until 2026-11-27 "bad line for run
  * 1" had no line, then no column, and blank lines were skipped as if absent); a NUL byte in it
  * or a read error is refused (until 2026-11-27 the text ended at a NUL byte). */
@@ -3479,11 +3560,13 @@ static int matrix_read(const char *dir, matrix *m, am_error *err)
     int lineno = 0;
     char *line = next_line(&pos, &lineno);
     int total = 0;
-    if (!line || sscanf(line, "#amsim-matrix v1\t%d", &total) != 1 || total < 0) {
+    if (!line || strncmp(line, MATRIX_MAGIC, strlen(MATRIX_MAGIC)) != 0) {
         am_fail_at(err, p, 1, 1, "not an amsim matrix file (its first line is '#amsim-matrix "
                    "v1<TAB>RUNS')");
         goto bad;
     }
+    if (matrix_count_read(p, line, &total, err) != 0)
+        goto bad;
     line = next_line(&pos, &lineno);
     if (!line) {
         am_fail_at(err, p, (unsigned long)lineno + 1, 1, "no header line");
@@ -3515,6 +3598,13 @@ static int matrix_read(const char *dir, matrix *m, am_error *err)
     if (m->n != total) {
         am_fail_at(err, p, (unsigned long)lineno + 1, 1, "%d runs listed, %d expected", m->n,
                    total);
+        goto bad;
+    }
+    /* a line after the last run counted: a count cut short would drop the runs after it (until
+     * 2026-11-27 they were dropped, and lines of garbage there passed, status 0) */
+    if ((line = next_line(&pos, &lineno))) {
+        am_fail_at(err, p, (unsigned long)lineno, 1, "a line past the %d run%s the first line "
+                   "counts", total, total == 1 ? "" : "s");
         goto bad;
     }
     free(m->text);
@@ -4595,6 +4685,20 @@ int cmd_batch(int argc, char **argv)
     free(runs);
     char *mt = matrix_text(&b.sw, b.runs, b.nruns);
     char *mp = xprintf("%s/matrix.tsv", b.out);
+    /* a matrix.tsv that is no regular file (a FIFO) is no study's: refused before any run,
+     * where the new one written in place would wait for a reader forever (until 2026-11-27
+     * batch hung there) */
+    const char *what = NULL;
+    FILE *mf = am_fopen_regular(mp, &what);
+    if (mf)
+        fclose(mf);
+    if (what) {
+        am_msg("%s: %s: not a regular file (%s); remove it to run the study here\n", prog,
+               SHOW(q, mp), what);
+        free(mt);
+        free(mp);
+        goto done;
+    }
     char *old = am_slurp(mp);
     if (old && strcmp(old, mt) != 0 && !b.quiet)
         am_msg("%s: %s: the sweep or its inputs (base config, set:, traces, generator) changed "

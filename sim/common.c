@@ -470,7 +470,8 @@ static char *read_stream(FILE *f, size_t *n)
 
 char *am_slurp(const char *path)
 {
-    FILE *f = fopen(path, "rb");
+    const char *what;
+    FILE *f = am_fopen_regular(path, &what); /* a FIFO would block here for good */
     if (!f)
         return NULL;
     size_t n;
@@ -482,7 +483,12 @@ char *am_slurp(const char *path)
 int am_slurp_text(const char *path, char **text, size_t *len, am_error *err)
 {
     *text = NULL;
-    FILE *f = fopen(path, "rb");
+    /* a FIFO named result.txt or matrix.tsv would block the open (or the first read) until a
+     * writer came, forever: refused by its type instead (until 2026-11-27 batch hung) */
+    const char *what;
+    FILE *f = am_fopen_regular(path, &what);
+    if (!f && what)
+        return am_fail(err, AM_EINPUT, "%s: not a regular file (%s)", path, what) - 1;
     if (!f)
         return -1;
     size_t n;

@@ -166,12 +166,14 @@ void *am_malloc_lines(size_t n);
 char *am_strdup(const char *s);
 char *am_strndup(const char *s, size_t n);
 
-/* A whole file as a NUL-terminated string (NULL when it cannot be opened); caller frees. */
+/* A whole file as a NUL-terminated string (NULL when it cannot be opened or is no regular
+ * file: am_fopen_regular); caller frees. */
 char *am_slurp(const char *path);
 /* A whole text file into *text (NUL-terminated; caller frees) and *len (when not NULL): 0; -1
- * when it cannot be opened (errno says why, err untouched); -2 with err when it does not read
- * whole: a read error ("FILE: read error: REASON", AM_EINTERNAL when host memory ran out) or a
- * NUL byte (FILE:LINE:COL), which am_slurp's string would silently end at. */
+ * when it cannot be opened (errno says why, err untouched); -2 with err when it is no regular
+ * file ("FILE: not a regular file (a FIFO)", refused before any read: am_fopen_regular) or
+ * does not read whole: a read error ("FILE: read error: REASON", AM_EINTERNAL when host memory
+ * ran out) or a NUL byte (FILE:LINE:COL), which am_slurp's string would silently end at. */
 int am_slurp_text(const char *path, char **text, size_t *len, am_error *err);
 
 /* path opened for reading if it is a regular file ("rb"), or NULL with errno set (ENOENT: no

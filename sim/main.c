@@ -574,7 +574,9 @@ static void hold_closed_std_fds(void)
         if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
             /* the lowest free descriptor is fd itself: those below it are open by now */
             int got = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
-            (void)got;
+            /* and /dev/stdout or /dev/fd/1 opened by name must not reach /dev/null */
+            if (got == fd)
+                out_hold_std_fd(fd);
         }
 }
 

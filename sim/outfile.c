@@ -168,6 +168,80 @@ static void hold(outfile *x, FILE *dest, int spool)
     live_set(x, 1);
 }
 
+/* The standard descriptors that were closed when the command started (bit fd), which main
+ * had /dev/null take (out_hold_std_fd). */
+static unsigned held_std;
+
+void out_hold_std_fd(int fd)
+{
+    if (fd >= 0 && fd <= 2)
+        held_std |= 1u << fd;
+}
+
+static const char *std_name(int fd)
+{
+    return fd == 0 ? "standard input" : fd == 1 ? "standard output" : "standard error";
+}
+
+/* 1 when dir (a directory path) is this process's descriptor directory, however spelt:
+ * /proc/self/fd, /proc/PID/fd, /dev/fd, /proc/thread-self/fd. */
+static int is_fd_dir(const char *dir)
+{
+    char *d = realpath(dir, NULL);
+    if (!d)
+        return 0;
+    int yes = 0;
+    const char *mine[] = {"/proc/self/fd", "/proc/thread-self/fd"};
+    for (size_t i = 0; i < sizeof mine / sizeof mine[0] && !yes; i++) {
+        char *m = realpath(mine[i], NULL);
+        yes = m && strcmp(m, d) == 0;
+        free(m);
+    }
+    free(d);
+    return yes;
+}
+
+/* The held standard descriptor (out_hold_std_fd) that path names through its chain of
+ * symbolic links (/dev/stdout -> /proc/self/fd/1, /dev/fd/2, a link of the user's to either),
+ * or -1. Its last link leads to /dev/null, which an output would write without error: the
+ * walk stops at the descriptor's own entry, before that. */
+static int held_std_fd(const char *path)
+{
+    if (!held_std)
+        return -1;
+    char *cur = am_strdup(path);
+    int found = -1;
+    for (int hops = 0; hops < 40 && found < 0; hops++) { /* Linux follows at most 40 links */
+        const char *base;
+        char *dir = dir_of(cur, &base);
+        char *end;
+        long fd = strtol(base, &end, 10);
+        if (base[0] >= '0' && base[0] <= '9' && !*end && fd <= 2 && (held_std >> fd & 1u) &&
+            is_fd_dir(dir))
+            found = (int)fd;
+        struct stat l;
+        char buf[PATH_MAX];
+        ssize_t n;
+        if (found >= 0 || lstat(cur, &l) != 0 || !S_ISLNK(l.st_mode) ||
+            (n = readlink(cur, buf, sizeof buf - 1)) <= 0) {
+            free(dir);
+            break;
+        }
+        buf[n] = 0;
+        size_t len = strlen(dir) + (size_t)n + 2;
+        char *next = am_malloc(len);
+        if (buf[0] == '/')
+            snprintf(next, len, "%s", buf);
+        else
+            snprintf(next, len, "%s/%s", dir, buf);
+        free(dir);
+        free(cur);
+        cur = next;
+    }
+    free(cur);
+    return found;
+}
+
 int out_open(outfile **o, const char *path, am_error *err)
 {
     *o = NULL;
@@ -183,6 +257,15 @@ int out_open(outfile **o, const char *path, am_error *err)
         hold(x, stdout, 1);
         *o = x;
         return 0;
+    }
+    /* A closed standard descriptor named by path (`--json /dev/stdout >&-`) fails as an
+     * output "-" does there: main gave it to /dev/null, where the bytes would be lost with
+     * status 0. Until 2026-11-27 they were. */
+    int held = held_std_fd(path);
+    if (held >= 0) {
+        free(x);
+        return am_fail(err, AM_EINPUT, "%s: cannot write: %s (%s is closed)", path,
+                       strerror(EBADF), std_name(held));
     }
     /* Only a regular file can be replaced by a rename. Anything else that exists (/dev/null, a
      * FIFO, a terminal, /dev/stdout of a pipe) is written in place: renaming a temporary onto

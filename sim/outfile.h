@@ -19,6 +19,11 @@
 
 typedef struct outfile outfile;
 
+/* main's note that standard descriptor fd (0, 1 or 2) was closed when the command started and
+ * /dev/null holds it now: out_open refuses a path that names it (/dev/stdout, /dev/fd/1,
+ * /proc/self/fd/1, a link to one of them), "PATH: cannot write: Bad file descriptor (standard
+ * output is closed)", as an output "-" fails on a closed standard output. */
+void out_hold_std_fd(int fd);
 /* Open for writing; "-" means standard output, spooled in an unlinked temporary that
  * out_commit copies there (out_abort: nothing is written), and so is a device or FIFO. NULL
  * path gives NULL, no error. */

@@ -692,6 +692,48 @@ static int read_start(trace *t, const pkl_value *st_list, int dev, const int64_t
 
 static const char *const state_names[] = {"inactive", "active_allocated", "active_pending_free"};
 
+/* A block's 'state' as its index in state_names (S_FREE, ...), or -1 with err for any other
+ * value: a state of a newer PyTorch, or a typo ("allocated"), would be read as free and the
+ * block's bytes lost from the start state. Until 2026-11-27 it was, status 0. */
+static int block_state(const trace *t, size_t i, size_t j, const pkl_value *sv, am_error *err)
+{
+    for (int k = 0; sv && sv->type == PKL_STR && k < 3; k++)
+        if (strcmp(sv->s, state_names[k]) == 0)
+            return k;
+    char shown[64];
+    if (sv && sv->type == PKL_STR)
+        return am_fail(err, AM_EINPUT, "%s: segments[%zu].blocks[%zu].state: '%s' is not a "
+                       "block state (inactive, active_allocated or active_pending_free)",
+                       t->path, i, j, am_echo(shown, sizeof shown, sv->s, strlen(sv->s), 40));
+    if (!sv)
+        return am_fail(err, AM_EINPUT, "%s: segments[%zu].blocks[%zu]: no 'state' (inactive, "
+                       "active_allocated or active_pending_free)", t->path, i, j);
+    return am_fail(err, AM_EINPUT, "%s: segments[%zu].blocks[%zu].state: a %s, expected a str "
+                   "(inactive, active_allocated or active_pending_free)", t->path, i, j,
+                   pkl_type_name(sv->type));
+}
+
+/* A segment's 'segment_type': 1 "small", 0 "large", or when absent (older snapshots) by its
+ * size (the small pool's segments are 2 MiB); -1 with err for any other value, which until
+ * 2026-11-27 was read as "large" without a word. */
+static int segment_small(const trace *t, size_t i, const pkl_value *type, uint64_t size,
+                         am_error *err)
+{
+    if (!type)
+        return size == TP_SMALL_SEGMENT;
+    if (type->type == PKL_STR && strcmp(type->s, "small") == 0)
+        return 1;
+    if (type->type == PKL_STR && strcmp(type->s, "large") == 0)
+        return 0;
+    char shown[64];
+    if (type->type == PKL_STR)
+        return am_fail(err, AM_EINPUT, "%s: segments[%zu].segment_type: '%s' is not a segment "
+                       "type (small or large)", t->path, i,
+                       am_echo(shown, sizeof shown, type->s, strlen(type->s), 40));
+    return am_fail(err, AM_EINPUT, "%s: segments[%zu].segment_type: a %s, expected a str "
+                   "(small or large)", t->path, i, pkl_type_name(type->type));
+}
+
 /* A segment's 'device': 0 when it has none (as a snapshot of one device writes it) or is no
  * dict (refused where it is read), else its value, which check_segment_devices has checked
  * before anything reads it (build: an integer in 0..AM_MAX_DEVICE). */
@@ -735,8 +777,9 @@ static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *s
             snprintf(what, sizeof what, "segments[%zu]", i);
             return wrong_type(t, what, "stream", pkl_get(d, "stream"), err);
         }
-        int small = type && type->type == PKL_STR ? strcmp(type->s, "small") == 0
-                                                  : size == TP_SMALL_SEGMENT;
+        int small = segment_small(t, i, type, size, err);
+        if (small < 0)
+            return -1;
         uint32_t sid;
         if (stream_id(st, stream, &sid) < 0) {
             char what[64];
@@ -752,13 +795,14 @@ static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *s
             const pkl_value *b = blocks->items[j], *sv = pkl_get(b, "state");
             tp_block x = {0, 0, 0, S_FREE, 0};
             if (get_u64(b, "address", &x.addr) < 0 || get_u64(b, "size", &x.size) < 0 ||
-                x.addr != at || x.size == 0 || !sv || sv->type != PKL_STR)
+                x.addr != at || x.size == 0)
                 return am_fail(err, AM_EINPUT, "%s: segments[%zu].blocks[%zu]: blocks must "
                                "tile the segment in address order", t->path, i, j);
+            int state = block_state(t, i, j, sv, err);
+            if (state < 0)
+                return -1;
+            x.state = state;
             get_u64(b, "requested_size", &x.requested);
-            for (int k = 0; k < 3; k++)
-                if (strcmp(sv->s, state_names[k]) == 0)
-                    x.state = k;
             if (x.state == S_FREE)
                 x.requested = 0;
             at += x.size;

@@ -698,6 +698,25 @@ BI_TB(p_seg_device_1025, "seg1025.pickle", PSEG_HEAD "M\x01\x04" PSEG_TAIL,
       "amsim: @: segments[0]: 'device' 1025 is out of range (a device number is 0..1024)")
 #undef PSEG_HEAD
 #undef PSEG_TAIL
+/* pickle.dumps({"segments": [{"address": 0, "total_size": 2097152, "blocks": [{"address": 0,
+ * "size": 2097152, "state": STATE}], "segment_type": TYPE}], "device_traces": [[]]},
+ * protocol=2), optimized: a block state or segment type PyTorch does not write is refused by
+ * its field (until 2026-11-27 state "allocated" was read as free, a type "medium" as large,
+ * status 0) */
+BI_TB(p_block_state, "bstate.pickle",
+      "\x80\x02}(X\x08\x00\x00\x00segments]}(X\x07\x00\x00\x00" "addressq\x00K\x00X\x0a\x00\x00"
+      "\x00total_sizeJ\x00\x00 \x00X\x06\x00\x00\x00" "blocks]}(h\x00K\x00X\x04\x00\x00\x00"
+      "sizeJ\x00\x00 \x00X\x05\x00\x00\x00stateX\x09\x00\x00\x00" "allocateduaX\x0c\x00\x00"
+      "\x00segment_typeX\x05\x00\x00\x00largeuaX\x0d\x00\x00\x00" "device_traces]]au.",
+      "amsim: @: segments[0].blocks[0].state: 'allocated' is not a block state (inactive, "
+      "active_allocated or active_pending_free)")
+BI_TB(p_segment_type, "stype.pickle",
+      "\x80\x02}(X\x08\x00\x00\x00segments]}(X\x07\x00\x00\x00" "addressq\x00K\x00X\x0a\x00\x00"
+      "\x00total_sizeJ\x00\x00 \x00X\x06\x00\x00\x00" "blocks]}(h\x00K\x00X\x04\x00\x00\x00"
+      "sizeJ\x00\x00 \x00X\x05\x00\x00\x00stateX\x10\x00\x00\x00" "active_allocatedua"
+      "X\x0c\x00\x00\x00segment_typeX\x06\x00\x00\x00mediumuaX\x0d\x00\x00\x00"
+      "device_traces]]au.",
+      "amsim: @: segments[0].segment_type: 'medium' is not a segment type (small or large)")
 BI_TB(p_huge_length, "huge.pickle", "\x80\x04\x8d\x00\x00\x00\x00\x00\x00\x00\x40" "abc.",
       "amsim: @: byte 2: pickle opcode BINUNICODE8 declares 4611686018427387904 bytes but only 4 "
       "remain")
@@ -1204,6 +1223,95 @@ static void y_control_position(void)
         free(want);
     }
 }
+/* A study folder's matrix.tsv whose run count is no whole number (2junk, one past 64 bits'
+ * int) or that has a line past the runs it counts is refused at its line and column by
+ * --merge (until 2026-11-27 sscanf took 2junk as 2 and 99999999999 as 1215752191, and a line
+ * past the count was dropped: a smaller count lost runs, status 0). */
+static void matrix_count_damaged(void)
+{
+    static const char head[] = "run_id\trun\tpolicy\ttrace\tkey\n"
+                               "1\t0001-t-bfc\tbfc\tt.trace\ttrace=t.trace;policy=bfc\n";
+    static const struct {
+        const char *first, *tail, *want;
+    } cases[] = {
+        {"#amsim-matrix v1\t1junk\n", "", ":1:18: bad run count '1junk' (a whole number "
+         "0..10000000)"},
+        {"#amsim-matrix v1\t99999999999\n", "", ":1:18: bad run count '99999999999'"},
+        {"#amsim-matrix v1\t0\n", "", ":3:1: a line past the 0 runs the first line counts"},
+        {"#amsim-matrix v1\t1\n", "garbage\n", ":4:1: a line past the 1 run the first line "
+         "counts"},
+    };
+    char dir[1100], mt[1200], args[2600], want[1400];
+    snprintf(dir, sizeof dir, "%s/mx-study", tu_tmpdir());
+    mkdir(dir, 0777);
+    snprintf(mt, sizeof mt, "%s/matrix.tsv", dir);
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        FILE *f = fopen(mt, "w");
+        CU_ASSERT_FATAL(f != NULL);
+        fprintf(f, "%s%s%s", cases[i].first, head, cases[i].tail);
+        CU_ASSERT_FATAL(fclose(f) == 0);
+        snprintf(args, sizeof args, "batch --merge '%s' -o '%s/mx-out'", dir, tu_tmpdir());
+        snprintf(want, sizeof want, "amsim batch: %s%s", mt, cases[i].want);
+        bi_expect(args, 1, want);
+    }
+}
+
+/* A study of one run written by hand (matrix.tsv, runs/0001-t-bfc/result.txt = result) given
+ * to `batch --merge`: refused, status 1, with want after the result's path. */
+static void merge_result_expect(const char *result, const char *want)
+{
+    char dir[1100], p[1300], args[2600], full[1600];
+    snprintf(dir, sizeof dir, "%s/rs-study", tu_tmpdir());
+    snprintf(p, sizeof p, "%s/runs/0001-t-bfc", dir);
+    snprintf(args, sizeof args, "mkdir -p '%s'", p);
+    CU_ASSERT_FATAL(system(args) == 0);
+    static const char mt[] = "#amsim-matrix v1\t1\nrun_id\trun\tpolicy\ttrace\tkey\n"
+                             "1\t0001-t-bfc\tbfc\tt.trace\tK\n";
+    snprintf(p, sizeof p, "%s/matrix.tsv", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f && fputs(mt, f) >= 0 && fclose(f) == 0);
+    snprintf(p, sizeof p, "%s/runs/0001-t-bfc/result.txt", dir);
+    f = fopen(p, "w");
+    CU_ASSERT_FATAL(f && fputs(result, f) >= 0 && fclose(f) == 0);
+    snprintf(args, sizeof args, "batch --merge '%s' -o '%s/rs-out'", dir, tu_tmpdir());
+    snprintf(full, sizeof full, "amsim batch: %s%s", p, want);
+    bi_expect(args, 1, full);
+}
+
+/* A result.txt that gives a key twice is refused at the second (until 2026-11-27 a metric kept
+ * its first value, an identity key its last, status 0). */
+static void result_duplicate_key(void)
+{
+    merge_result_expect("amsim-result v2\nid=1\nkey=K\nstatus=failed\nerror=x\npolicy=bfc\n"
+                        "levels=hbm\noutputs=\nstatus=ok\nend\n",
+                        ":9:1: a second 'status=' line (the first is line 4)");
+}
+
+/* A result.txt cut inside its first line is a cut line, as one cut in any other line
+ * (until 2026-11-27 "not an amsim result (its first line is 'amsim-result v2')"); another
+ * first line is still no amsim result. */
+static void result_first_line_cut(void)
+{
+    merge_result_expect("amsim-result v2", ":1:16: the line is cut (no newline ends it: the "
+                        "file was not written whole)");
+    merge_result_expect("amsim-res", ":1:10: the line is cut");
+    merge_result_expect("garbage", ":1:1: not an amsim result");
+}
+
+/* A quote that never closes in a results table is refused at the quote, by stats, report and
+ * regress alike (one reader: results.c); until 2026-11-27 the field took the rest of the file,
+ * status 0. */
+static void results_table_open_quote(void)
+{
+    static const char text[] = "x,policy\n1,bfc\n2,bfc\n3,\"caching\n";
+    const char *csv = bi_write("q3.csv", text, sizeof text - 1);
+    char args[2048], want[1200];
+    snprintf(args, sizeof args, "stats '%s' --metric x --by policy", csv);
+    snprintf(want, sizeof want, "amsim stats: %s:4:3: a quote that never closes (the file ends "
+             "inside the quoted field)", csv);
+    bi_expect(args, 1, want);
+}
+
 /* A results table is text: a NUL byte in it is refused at its line and column, a read error
  * said as one (until 2026-11-27 both ended the table there: stats counted the rows before a NUL
  * byte, status 0, and /proc/self/mem was an "empty file (no header line)"). */
@@ -3534,6 +3642,8 @@ void suite_badinput(void)
              {"pickle: amsim_sub_us_ps without time_us", p_sub_us_alone},
              {"pickle: a segment on device -1", p_seg_device_negative},
              {"pickle: a segment on device 1025, past --device's 1024", p_seg_device_1025},
+             {"pickle: a block state PyTorch does not write", p_block_state},
+             {"pickle: a segment type PyTorch does not write", p_segment_type},
              {"pickle: huge declared length (64-bit)", p_huge_length},
              {"pickle: huge declared length (32-bit)", p_huge_length32},
              {"pickle: truncated", p_truncated},
@@ -3568,6 +3678,11 @@ void suite_badinput(void)
               names_escaped},
              {"stats, report: a NUL byte or a read error in a results table",
               results_table_unreadable},
+             {"batch --merge: a matrix.tsv's run count, a line past its runs",
+              matrix_count_damaged},
+             {"stats: a quote that never closes in a results table", results_table_open_quote},
+             {"batch --merge: a result.txt that gives a key twice", result_duplicate_key},
+             {"batch --merge: a result.txt cut inside its first line", result_first_line_cut},
              {"a word typed on the command line, echoed: control bytes as \\xHH, newline too",
               command_messages_escaped},
              {"yaml: control character from a quoted scalar's escape", y_control_escape},

@@ -458,6 +458,44 @@ static void test_stdout_fails_first(void)
         }
 }
 
+/* An output that names a standard descriptor closed when the command started (/dev/stdout
+ * with `>&-`, /dev/fd/1, /proc/self/fd/1, /dev/stderr with `2>&-`) fails as an output "-"
+ * does there, status 1 with "Bad file descriptor"; the same names with the descriptor open
+ * still work. Until 2026-11-27 main's /dev/null on the closed descriptor took the bytes,
+ * status 0: the JSON was lost without a word. */
+static void test_closed_std_names(void)
+{
+    const char *dir = fresh("closed_std"), *top = tu_top();
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char run[2048], cmd[8192], err[1200];
+    snprintf(run, sizeof run,
+             "run -c '%s/configs/default.yaml' -t '%s/traces/gen_train_small.trace' -q", top, top);
+    snprintf(err, sizeof err, "%s/err.txt", dir);
+    static const struct {
+        const char *out, *redir;
+        int status;
+    } cases[] = {
+        {"/dev/stdout", ">&-", 1},      {"/dev/fd/1", ">&-", 1},
+        {"/proc/self/fd/1", ">&-", 1},  {"/dev/stderr", "3>&2 2>&-", 1},
+        {"/dev/stdout", ">/dev/null", 0}, {"/dev/stderr", ">&-", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* standard error closed: the message goes nowhere, the status tells */
+        snprintf(cmd, sizeof cmd, "%s %s --json %s %s %s </dev/null", bin, run, cases[i].out,
+                 strstr(cases[i].redir, "2>&-") ? "" : "2>/dev/null", cases[i].redir);
+        int st = system(cmd);
+        int got = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        CU_ASSERT_EQUAL(got, cases[i].status);
+        if (got != cases[i].status)
+            fprintf(stderr, "\n  --json %s %s: status %d\n", cases[i].out, cases[i].redir, got);
+    }
+    snprintf(cmd, sizeof cmd, "%s %s --json /dev/stdout >&- 2>'%s'", bin, run, err);
+    CU_ASSERT_EQUAL(system(cmd) != 0, 1);
+    char *msg = tu_slurp(err, NULL);
+    CU_ASSERT(msg && strstr(msg, "/dev/stdout: cannot write: Bad file descriptor"));
+    free(msg);
+}
+
 /* An output written in place (a FIFO, /dev/stdout, /dev/fd/3) waits in a temporary, as "-"
  * does, and reaches its destination only when the run succeeds: a run that fails on its trace
  * (a free of an unknown id, at the end) writes nothing there, status 1; one that succeeds
@@ -530,5 +568,7 @@ void suite_outfile(void)
              {"a report that cannot reach standard output publishes no file",
               test_stdout_fails_first},
              {"a FIFO, /dev/stdout and /dev/fd/N get nothing from a failed run",
-              test_in_place_held});
+              test_in_place_held},
+             {"/dev/stdout, /dev/fd/1 on a closed standard output fail",
+              test_closed_std_names});
 }
