@@ -18,7 +18,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/unit/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
-DEB_PKGS := libyaml-dev libgsl-dev libcunit1-dev gnuplot-nox zlib1g-dev parallel
+DEB_PKGS := libyaml-dev libgsl-dev libcunit1-dev gnuplot-nox zlib1g-dev parallel strace
 
 .PHONY: all deps run test asan clean bench bench-smoke help check-oracles regen-golden
 all: $(BUILD)/amsim $(BUILD)/libamsim.a $(BUILD)/amsim-bench
