@@ -3286,6 +3286,19 @@ static int result_line(result *r, const char *k, const char *v, int *cap)
     return -1;
 }
 
+/* 1 when v is a status a run writes to result.txt: "ok", "deviation" (a regress run that
+ * finished apart from its expectation) or "failed" (run_one, and a worker that died). Any
+ * other is damage: until 2026-11-27 `status=bogus` was copied into results.csv as a failed run
+ * (status 1) and a rerun ran it again without saying why. */
+static int result_status_known(const char *v)
+{
+    static const char *const known[] = {"ok", "deviation", "failed"};
+    for (size_t i = 0; i < AM_ARRAY_LEN(known); i++)
+        if (!strcmp(v, known[i]))
+            return 1;
+    return 0;
+}
+
 static void add_level_cols(strlist *l, const char *levels);
 
 /* A finished run's result holds the metrics every run reports: run_metrics, and
@@ -3356,6 +3369,11 @@ static int result_read(const char *dir, const char *folder, result *r, am_error 
             int k = result_line(r, line, eq + 1, &cap);
             if (k >= 0)
                 seen |= 1u << k;
+            if (!strcmp(line, "status") && !result_status_known(eq + 1)) {
+                rc = am_fail_at(err, p, ln, (unsigned long)(eq - line) + 2, "unknown status "
+                                "'%s' (a run's is ok, deviation or failed)", eq + 1);
+                break;
+            }
         }
         line = nl;
     }

@@ -2440,7 +2440,8 @@ static int system_at(const char *pat, const char *path)
 }
 
 /* A result.txt that does not read whole is no finished run: a NUL byte in a line, a file cut
- * in a line or before its end line, a key missing. A rerun runs the run again and says why;
+ * in a line or before its end line, a key missing, a status no run writes. A rerun runs the
+ * run again and says why;
  * --merge refuses the folder at FILE:LINE:COL. A result.txt of before 2026-11-27
  * ("amsim-result v1", no end line) still reads. Until 2026-11-27 a NUL byte or a cut left the
  * run finished with its numbers cut (peak_reserved_bytes 21 B) and its other metrics gone. */
@@ -2476,6 +2477,10 @@ static void test_result_damaged(void)
         {"sed -i -e '/^m.host.ooms=/d' -e '/^m.hbm.device_frees=/d' '@'",
          ": no 'm.hbm.device_frees=' line"},
         {"sed -i 's/^status=/status/' '@'", ":4:1: not a KEY=VALUE line"},
+        /* a status no run writes, at its value's column (until 2026-11-27 copied into
+         * results.csv as a failed run, and rerun without a word) */
+        {"sed -i 's/^status=ok/status=bogus/' '@'", ":4:8: unknown status 'bogus'"},
+        {"sed -i 's/^status=ok/status=/' '@'", ":4:8: unknown status ''"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         snprintf(args, sizeof args, "rm -rf '%s' && cp -r '%s' '%s'", b, a, b);
