@@ -31,7 +31,8 @@
  * again, each first removing its folder's previous outputs (clear_outputs). The
  * key holds a digest of the run's other inputs (effective config, trace bytes, generator
  * settings: sweep_digest), so an edited base config or trace makes its runs run again instead
- * of leaving stale results. results.csv is always rebuilt from the run folders, in run-id
+ * of leaving stale results, and a second digest without amsim's defaults and version, so that a
+ * rerun can say whether the study or amsim changed (matrix_why). results.csv is always rebuilt from the run folders, in run-id
  * order, with DIR/matrix.tsv (the full matrix, identical in every shard) giving the identity
  * columns; `--merge` runs the same builder over several shard folders, so a
  * merged results.csv is byte-identical to an unsharded one. */
@@ -672,6 +673,11 @@ typedef struct sweep {
     /* What a run's results depend on beyond its key's dimensions (see sweep_digest): the base
      * config after set:, the generator's kind and arguments, and each trace's bytes. */
     char inputs[17];           /* hex FNV-1a 64; empty until sweep_digest */
+    /* The same without what amsim fills in: the config's keys as written (cfg_write_written:
+     * base file, device preset, set:), the device and the generator. A key's study= digest
+     * (this, the trace's and the expectation's bytes) unchanged while its inputs= changed says
+     * that amsim changed (its keys, defaults or version), not the study (matrix_why). */
+    char study[17];
     strlist trace_hash;        /* hex FNV-1a 64 of each trace file's bytes, as traces */
     strlist presets;           /* the device presets the base config read, under set:, each
                                   axis value and policy (sweep_check_values), each once */
@@ -2292,14 +2298,13 @@ static void expect_hashes(sweep *s)
     }
 }
 
-/* The run's inputs digest: the study's (config after set:, generator), the trace's bytes and, for
- * a regress check, the expectation's bytes. Combined as text so that shards on machines of any
- * byte order write the same matrix.tsv. */
-static const char *run_inputs(const sweep *s, const sw_run *r)
+/* A run's digest of the study's part base (s->inputs: the effective config; s->study: the keys
+ * as written), the trace's bytes and, for a regress check, the expectation's bytes. Combined as
+ * text so that shards on machines of any byte order write the same matrix.tsv. out: 17 bytes. */
+static const char *run_digest(const sweep *s, const char *base, const sw_run *r, char *out)
 {
-    static char out[17];
     char part[3][17] = {{0}};
-    snprintf(part[0], sizeof part[0], "%s", s->inputs);
+    snprintf(part[0], sizeof part[0], "%s", base);
     if (r->trace >= 0)
         snprintf(part[1], sizeof part[1], "%s", s->trace_hash.v[r->trace]);
     if (s->expect_hash)
@@ -2307,7 +2312,7 @@ static const char *run_inputs(const sweep *s, const sw_run *r)
     uint64_t h = RT_FNV_OFFSET;
     for (int i = 0; i < 3; i++)
         h = rt_fnv1a(h, part[i], strlen(part[i]) + 1);
-    snprintf(out, sizeof out, "%016" PRIx64, h);
+    snprintf(out, 17, "%016" PRIx64, h);
     return out;
 }
 
@@ -2451,27 +2456,9 @@ bad:
     return -1;
 }
 
-/* Load the base config with set: applied (one clear error now instead of N failed runs) and
- * digest what every run's results depend on besides its key's dimensions: the effective config
- * (so an edit of the base file, of a device preset it names or of set: counts, and a comment
- * does not), the generator's kind and arguments, each trace's bytes and, for a regress check,
- * each expectation's bytes. The digest goes into every run key, so a rerun into the same folder
- * runs again exactly the runs whose inputs changed. */
-static int sweep_digest(sweep *s, int update_expect, am_error *err)
+/* h continued with what a study digests besides its config: the device and the generator. */
+static uint64_t study_digest_more(const sweep *s, uint64_t h)
 {
-    am_config *cfg = NULL;
-    if (sweep_check_values(s, &cfg, err) != 0)
-        return -1;
-    if (!s->policies.n) /* with a policies axis, every run switches the policy */
-        cfg_print_warnings(cfg, stderr, "amsim");
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    cfg_write_yaml_all(cfg, m); /* every key: one of another policy is read under a switch */
-    fclose(m);
-    cfg_free(cfg);
-    uint64_t h = rt_fnv1a(RT_FNV_OFFSET, text, len);
-    free(text);
     if (s->device) { /* device 0, the default, leaves the digests of earlier studies as they were */
         char dev[32];
         int n = snprintf(dev, sizeof dev, "device=%d", s->device);
@@ -2482,7 +2469,40 @@ static int sweep_digest(sweep *s, int update_expect, am_error *err)
         for (int i = 0; i < s->gen_args.n; i++)
             h = rt_fnv1a(h, s->gen_args.v[i], strlen(s->gen_args.v[i]) + 1);
     }
-    snprintf(s->inputs, sizeof s->inputs, "%016" PRIx64, h);
+    return h;
+}
+
+/* Load the base config with set: applied (one clear error now instead of N failed runs) and
+ * digest what every run's results depend on besides its key's dimensions: the effective config
+ * (so an edit of the base file, of a device preset it names or of set: counts, and a comment
+ * does not), the generator's kind and arguments, each trace's bytes and, for a regress check,
+ * each expectation's bytes. The digest goes into every run key, so a rerun into the same folder
+ * runs again exactly the runs whose inputs changed; so does the study= digest (the config's keys
+ * as written, not amsim's defaults), which tells a change of the study from amsim's. */
+static int sweep_digest(sweep *s, int update_expect, am_error *err)
+{
+    am_config *cfg = NULL;
+    if (sweep_check_values(s, &cfg, err) != 0)
+        return -1;
+    if (!s->policies.n) /* with a policies axis, every run switches the policy */
+        cfg_print_warnings(cfg, stderr, "amsim");
+    /* inputs: the effective config, every key (one of another policy is read under a switch),
+     * defaults and amsim's version included; study: only the keys as written */
+    int (*const writers[2])(const am_config *, FILE *) = {cfg_write_yaml_all,
+                                                          cfg_write_written};
+    char *const digests[2] = {s->inputs, s->study};
+    for (int d = 0; d < 2; d++) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        writers[d](cfg, m);
+        fclose(m);
+        uint64_t h = rt_fnv1a(RT_FNV_OFFSET, text, len);
+        free(text);
+        h = study_digest_more(s, h);
+        snprintf(digests[d], sizeof s->inputs, "%016" PRIx64, h);
+    }
+    cfg_free(cfg);
     for (int i = 0; i < s->traces.n; i++) {
         char hex[17];
         file_hash(s->traces.v[i], hex);
@@ -2507,8 +2527,10 @@ static char *run_key(const sweep *s, const sw_run *r)
         free(k);
         k = n;
     }
-    if (s->inputs[0]) {
-        char *n = xprintf("%s;inputs=%s", k, run_inputs(s, r));
+    if (s->inputs[0]) { /* study= since 2026-11-27 (see matrix_why) */
+        char in[17], st[17];
+        char *n = xprintf("%s;inputs=%s;study=%s", k, run_digest(s, s->inputs, r, in),
+                          run_digest(s, s->study, r, st));
         free(k);
         k = n;
     }
@@ -3303,6 +3325,19 @@ static int result_line(result *r, const char *k, const char *v, int *cap)
     return -1;
 }
 
+/* 1 when v is a status a run writes to result.txt: "ok", "deviation" (a regress run that
+ * finished apart from its expectation) or "failed" (run_one, and a worker that died). Any
+ * other is damage: until 2026-11-27 `status=bogus` was copied into results.csv as a failed run
+ * (status 1) and a rerun ran it again without saying why. */
+static int result_status_known(const char *v)
+{
+    static const char *const known[] = {"ok", "deviation", "failed"};
+    for (size_t i = 0; i < AM_ARRAY_LEN(known); i++)
+        if (!strcmp(v, known[i]))
+            return 1;
+    return 0;
+}
+
 static void add_level_cols(strlist *l, const char *levels);
 
 /* A finished run's result holds the metrics every run reports: run_metrics, and
@@ -3432,6 +3467,11 @@ static int result_read(const char *dir, const char *folder, result *r, am_error 
                 keyl = am_realloc(keyl, (keyl_cap = keyl_cap ? 2 * keyl_cap : 64) *
                                             sizeof *keyl);
             keyl[nkeyl++] = (key_line){line, ln};
+            if (!strcmp(line, "status") && !result_status_known(eq + 1)) {
+                rc = am_fail_at(err, p, ln, (unsigned long)(eq - line) + 2, "unknown status "
+                                "'%s' (a run's is ok, deviation or failed)", eq + 1);
+                break;
+            }
         }
         line = nl;
     }
@@ -3737,6 +3777,121 @@ static int pick_result(const char *const *dirs, int ndirs, const char *folder, c
     return best;
 }
 
+/* Why the runs of matrix.tsv text b differ from those of text a (bits): a run whose key's
+ * study= digest changed, or that one of them lacks, is the study's doing (WHY_STUDY); one whose
+ * study= is the same but whose inputs= is not is amsim's: the same sweep and inputs, another
+ * amsim's config keys, defaults or version (WHY_AMSIM); a's keys without study= (written before
+ * 2026-11-27) cannot tell the two apart: an older amsim made a (WHY_OLD_AMSIM). */
+enum { WHY_STUDY = 1, WHY_AMSIM = 2, WHY_OLD_AMSIM = 4 };
+
+/* A matrix.tsv row's key split at its digests: the run's identity (trace, policy, axes, seed),
+ * then its inputs= and study= digests ("" when absent). */
+typedef struct key_parts {
+    char *id;
+    const char *inputs, *study;
+} key_parts;
+
+static int key_parts_cmp(const void *x, const void *y)
+{
+    return strcmp(((const key_parts *)x)->id, ((const key_parts *)y)->id);
+}
+
+/* The keys of matrix.tsv text t (its rows' last fields), split (key_parts; t is cut up): the
+ * count, with *out allocated. */
+static int matrix_keys(char *t, key_parts **out)
+{
+    int n = 0, cap = 0, lineno = 0;
+    *out = NULL;
+    char *pos = t, *line;
+    for (int skip = 0; skip < 2 && next_line(&pos, &lineno); skip++)
+        ; /* the first line and the header */
+    while ((line = next_line(&pos, &lineno))) {
+        char *key = strrchr(line, '\t');
+        key = key ? key + 1 : line;
+        if (n == cap)
+            *out = am_realloc(*out, (size_t)(cap = cap ? 2 * cap : 64) * sizeof **out);
+        key_parts *k = &(*out)[n++];
+        char *st = strstr(key, ";study="), *in = strstr(key, ";inputs=");
+        k->study = st ? st + 7 : "";
+        k->inputs = in ? in + 8 : "";
+        if (st)
+            *st = 0;
+        if (in)
+            *in = 0;
+        k->id = key;
+    }
+    return n;
+}
+
+static int matrix_why(const char *a, const char *b)
+{
+    char *ta = am_strdup(a), *tb = am_strdup(b);
+    key_parts *ka, *kb;
+    int na = matrix_keys(ta, &ka), nb = matrix_keys(tb, &kb), why = na != nb ? WHY_STUDY : 0;
+    qsort(ka, (size_t)na, sizeof *ka, key_parts_cmp);
+    for (int i = 0; i < nb; i++) {
+        key_parts *o = na ? bsearch(&kb[i], ka, (size_t)na, sizeof *ka, key_parts_cmp) : NULL;
+        if (!o)
+            why |= WHY_STUDY; /* a run added, or its trace, policy, axis value or seed changed */
+        else if (!o->study[0])
+            why |= WHY_OLD_AMSIM;
+        else if (strcmp(o->study, kb[i].study) != 0)
+            why |= WHY_STUDY;
+        else if (strcmp(o->inputs, kb[i].inputs) != 0)
+            why |= WHY_AMSIM;
+    }
+    free(ka);
+    free(kb);
+    free(ta);
+    free(tb);
+    return why ? why : WHY_STUDY; /* the same keys in another order or folder: the sweep's */
+}
+
+/* Say why a rerun's matrix.tsv (shown as mp) changed (matrix_why's bits). Until 2026-11-27
+ * every change was "the sweep or its inputs ... changed", even when only amsim had: after an
+ * upgrade that added a config key, every run of an unchanged study ran again under that
+ * message. */
+static void say_matrix_changed(const char *who, const char *mp, int why)
+{
+    if (why & WHY_OLD_AMSIM)
+        am_msg("%s: %s: the study was made by an older amsim (its run keys have no study= "
+               "digest, so a change of amsim's config keys or defaults cannot be told from one "
+               "of the sweep's); every run runs again\n", who, mp);
+    else if (why == WHY_AMSIM)
+        am_msg("%s: %s: amsim changed since the last run (its config keys or defaults: a newer "
+               "amsim); every run runs again\n", who, mp);
+    else if (why & WHY_AMSIM)
+        am_msg("%s: %s: the sweep or its inputs (base config, set:, traces, generator) changed "
+               "since the last run, and so did amsim (its config keys or defaults: a newer "
+               "amsim); runs whose key changed run again\n", who, mp);
+    else
+        am_msg("%s: %s: the sweep or its inputs (base config, set:, traces, generator) changed "
+               "since the last run; runs whose key changed run again\n", who, mp);
+}
+
+/* --merge's refusal of folder dir's matrix.tsv p (text t) that differs from folder first's (t0):
+ * saying when
+ * the difference is amsim's (the same sweep and inputs, another amsim), or that of a folder
+ * made by an older amsim, rather than the study's. Until 2026-11-27 it was always "not the
+ * same study", so shards made before and after an upgrade seemed to be two studies. */
+static int merge_refusal(am_error *err, const char *p, const char *dir, const char *first,
+                         const char *t, const char *t0)
+{
+    int why = matrix_why(t0, t), back = matrix_why(t, t0);
+    if ((why | back) & WHY_OLD_AMSIM)
+        return am_fail(err, AM_EINPUT, "%s: not the same study as %s: %s was made by an older "
+                       "amsim, whose run keys differ from this amsim's; run its sweep again "
+                       "with this amsim (into that folder: its runs all run again) before "
+                       "merging", p, first, back & WHY_OLD_AMSIM ? dir : first);
+    if (why == WHY_AMSIM)
+        return am_fail(err, AM_EINPUT, "%s: not the same study as %s: the same sweep and "
+                       "inputs, made by different amsim versions (their config keys or "
+                       "defaults differ); run the older shard again with this amsim before "
+                       "merging", p, first);
+    return am_fail(err, AM_EINPUT, "%s: not the same study as %s (matrix.tsv differs)", p,
+                   first);
+}
+
 /* Build results.csv from run folders in dirs[] (the folder with the best result wins:
  * pick_result).
  * shard_n > 0: only the runs of shard k. Returns the number of runs without a result; *tally
@@ -3766,13 +3921,17 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
         }
         char *p0 = xprintf("%s/matrix.tsv", dirs[0]);
         am_error e0 = {0};
-        int same = am_slurp_text(p0, &t0, &n0, &e0) == 0 && n == n0 && memcmp(t, t0, n) == 0;
+        int read0 = am_slurp_text(p0, &t0, &n0, &e0) == 0;
+        int same = read0 && n == n0 && memcmp(t, t0, n) == 0;
+        if (!same && read0)
+            merge_refusal(err, p, dirs[d], dirs[0], t, t0);
+        else if (!same)
+            am_fail(err, AM_EINPUT, "%s: not the same study as %s (matrix.tsv differs)", p,
+                    dirs[0]);
         free(t);
         free(t0);
         free(p0);
         if (!same) {
-            am_fail(err, AM_EINPUT, "%s: not the same study as %s (matrix.tsv differs)", p,
-                    dirs[0]);
             free(p);
             matrix_tsv_free(&m);
             return -1;
@@ -4701,8 +4860,7 @@ int cmd_batch(int argc, char **argv)
     }
     char *old = am_slurp(mp);
     if (old && strcmp(old, mt) != 0 && !b.quiet)
-        am_msg("%s: %s: the sweep or its inputs (base config, set:, traces, generator) changed "
-               "since the last run; runs whose key changed run again\n", prog, SHOW(q, mp));
+        say_matrix_changed(prog, SHOW(q, mp), matrix_why(old, mt));
     int changed = !old || strcmp(old, mt) != 0;
     if (changed)
         remove_stale_results(b.out);

@@ -3198,6 +3198,34 @@ int cfg_write_yaml(const am_config *cfg, FILE *f)
     return ferror(f) ? -1 : 0;
 }
 
+/* The keys under map (path: its dotted path, "" at the root) that were written rather than
+ * filled in by the schema, one "PATH: VALUE" line each (see cfg_write_written). */
+static void write_written(FILE *f, const cfg_node *map, const char *path)
+{
+    for (const cfg_node *c = map->child; c; c = c->next) {
+        int filled = c->file && !strcmp(c->file, CFG_DEFAULT_FILE);
+        if (filled && !(c->kind == CFG_MAP && c->child))
+            continue; /* a default value (a map the schema made is looked into all the same) */
+        char *sub = am_malloc(strlen(path) + strlen(c->key) + 2);
+        sprintf(sub, "%s%s%s", path, path[0] ? "." : "", c->key);
+        if (c->kind == CFG_MAP && c->child)
+            write_written(f, c, sub);
+        else {
+            fprintf(f, "%s: ", sub);
+            write_flow(f, c);
+            fputc('\n', f);
+        }
+        free(sub);
+    }
+}
+
+int cfg_write_written(const am_config *cfg, FILE *f)
+{
+    if (cfg->root && cfg->root->kind == CFG_MAP)
+        write_written(f, cfg->root, "");
+    return ferror(f) ? -1 : 0;
+}
+
 int cfg_write_yaml_all(const am_config *cfg, FILE *f)
 {
     /* the header the effective config had until 2026-11-27: a sweep's digests stay as they were */

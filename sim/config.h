@@ -265,6 +265,12 @@ int cfg_write_yaml(const am_config *cfg, FILE *f);
 /* The whole tree as YAML, other policies' keys included: what a sweep digests, so an edit of
  * any key the sweep's runs may read (under a policies: switch) reruns them. */
 int cfg_write_yaml_all(const am_config *cfg, FILE *f);
+/* The effective config's keys that were written (in the config, its device preset or an
+ * override), one "PATH: VALUE" line each in the tree's order, without those the schema filled
+ * in (defaults) or the amsim version: what a sweep digests apart from cfg_write_yaml_all, so
+ * that a changed digest can be told to be the study's (these lines changed) or amsim's (only
+ * its keys, defaults or version did). */
+int cfg_write_written(const am_config *cfg, FILE *f);
 /* For "did you mean": the candidate closest to name (at most 1 edit for names of up to 4
  * characters, 2 for longer ones; names over CFG_NAME_MAX characters are not compared), or NULL.
  * cands ends with NULL. */

@@ -646,6 +646,21 @@ static int same_dir(const char *da, const char *db)
     return same;
 }
 
+/* 1 when an output looked up in in writes where standard output does: "-", or the file
+ * descriptor 1 holds (out: its fstat; have_out 0 when it has none) under another name:
+ * /dev/stdout, /dev/fd/1, /proc/self/fd/1, or the file's own path (the same device and inode).
+ * Such an output is written through a descriptor of its own, so beside the text report or
+ * another output there the two overwrote or interleaved each other (`run --json /dev/stdout >
+ * out.txt` wrote the report over the JSON's first bytes, status 0). /dev/null is not counted:
+ * nothing written there is read back, so nothing is lost by writing it twice. */
+static int on_stdout(const path_info *in, const struct stat *out, int have_out)
+{
+    if (in->dash)
+        return 1;
+    return have_out && in->exists && !is_dev_null(&in->st) && in->st.st_dev == out->st_dev &&
+           in->st.st_ino == out->st_ino;
+}
+
 static int same_target(const char *a, const path_info *ia, const char *b, const path_info *ib)
 {
     if (ia->dash || ib->dash)
@@ -698,14 +713,19 @@ int out_check_paths(const out_named *outs, int nout, const out_named *ins, int n
     for (int j = 0; j < nin; j++)
         if (ins[j].path)
             path_look(ins[j].path, &ii[j]);
+    struct stat out;
+    int have_out = fstat(STDOUT_FILENO, &out) == 0;
     int rc = 0;
     for (int i = 0; i < nout && !rc; i++) {
         if (!outs[i].path)
             continue;
         for (int j = i + 1; j < nout && !rc; j++)
-            if (outs[j].path && io[i].dash && io[j].dash)
+            if (outs[j].path && on_stdout(&io[i], &out, have_out) &&
+                on_stdout(&io[j], &out, have_out))
                 /* two outputs on standard output would interleave there (until 2026-11-27
-                 * `run -q --json - --placements -` wrote both, status 0) */
+                 * `run -q --json - --placements -` wrote both, status 0), however it is
+                 * spelt (until 2026-11-27 `run --json /dev/stdout` beside the report was
+                 * allowed: into a file, the report overwrote the JSON's start, status 0) */
                 rc = am_fail(err, AM_EINPUT, "%s and %s both write to standard output ('-'): "
                              "give one of them a file", outs[i].label, outs[j].label);
             else if (outs[j].path && same_target(outs[i].path, &io[i], outs[j].path, &io[j]))

@@ -66,8 +66,10 @@ int out_same_target(const char *a, const char *b);
 typedef struct out_named {
     const char *label, *path;
 } out_named;
-/* 0 when no two of the nout outputs name one file (out_same_target) or are both "-" (standard
- * output: a command's report or table there is one too, {"the report", "-"}) and none of them
+/* 0 when no two of the nout outputs name one file (out_same_target) or both write to standard
+ * output ("-", or another name of the file descriptor 1 holds: /dev/stdout, /dev/fd/1, its
+ * path; /dev/null excepted. A command's report or table there is one too, {"the report",
+ * "-"}) and none of them
  * names the file of one of the nin inputs; else -1 with err (AM_EINPUT) naming both options and
  * the path.
  * Commands call it before they read or write anything: two outputs on one regular file would

@@ -2441,7 +2441,8 @@ static int system_at(const char *pat, const char *path)
 }
 
 /* A result.txt that does not read whole is no finished run: a NUL byte in a line, a file cut
- * in a line or before its end line, a key missing. A rerun runs the run again and says why;
+ * in a line or before its end line, a key missing, a status no run writes. A rerun runs the
+ * run again and says why;
  * --merge refuses the folder at FILE:LINE:COL. A result.txt of before 2026-11-27
  * ("amsim-result v1", no end line) still reads. Until 2026-11-27 a NUL byte or a cut left the
  * run finished with its numbers cut (peak_reserved_bytes 21 B) and its other metrics gone. */
@@ -2484,6 +2485,10 @@ static void test_result_damaged(void)
          ":17:1: a second 'm.hbm.peak_reserved_bytes=' line (the first is line 16)"},
         /* cut inside its first line (until 2026-11-27 "not an amsim result") */
         {"printf 'amsim-result v2' > '@'", ":1:16: the line is cut"},
+        /* a status no run writes, at its value's column (until 2026-11-27 copied into
+         * results.csv as a failed run, and rerun without a word) */
+        {"sed -i 's/^status=ok/status=bogus/' '@'", ":4:8: unknown status 'bogus'"},
+        {"sed -i 's/^status=ok/status=/' '@'", ":4:8: unknown status ''"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         snprintf(args, sizeof args, "rm -rf '%s' && cp -r '%s' '%s'", b, a, b);
@@ -2595,6 +2600,81 @@ static void test_fifo_refused(void)
         free(err);
     }
     CU_ASSERT(stat(mt, &st) == 0 && S_ISFIFO(st.st_mode)); /* left as it was */
+}
+
+/* Run batch args; 1 when it exits with status and its standard error holds want (and, when
+ * not NULL, not unwanted). Prints what it got otherwise. */
+static int batch_says(const char *args, int status, const char *want, const char *unwanted)
+{
+    char *err = NULL;
+    int st = tu_amsim(args, NULL, &err);
+    int ok = st == status && err && strstr(err, want) && !(unwanted && strstr(err, unwanted));
+    if (!ok)
+        fprintf(stderr, "\n  %s: status %d: %s  expected: %s\n", args, st, err ? err : "(none)",
+                want);
+    free(err);
+    return ok;
+}
+
+/* A rerun says why the run keys changed: amsim's (study= the same, inputs= not: a newer amsim's
+ * config keys or defaults), the study's (its config as written, traces...), or an older amsim's
+ * study, whose keys have no study= (every run runs again); a comment edit changes neither.
+ * --merge says the same of shards. Until 2026-11-27 each was "the sweep or its inputs (base
+ * config, set:, traces, generator) changed", after an upgrade that changed only amsim's
+ * defaults too, and --merge "not the same study (matrix.tsv differs)". */
+static void test_key_change_why(void)
+{
+    char text[1200], args[4096], d[1100], base[1100];
+    snprintf(base, sizeof base, "%s", tu_write("why-base.yaml", "version: 1\nmemories:\n"
+                                               "  hbm: {kind: hbm, capacity: 1GiB, allocator: "
+                                               "{policy: best_fit}}\n"));
+    snprintf(text, sizeof text, "base: %s\ntraces: ['%s']\npolicies: [best_fit, first_fit]\n",
+             base, tiny_trace());
+    const char *sw = tu_write("why.yaml", text);
+    snprintf(d, sizeof d, "%s", path_in_tmp("why"));
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -j1", sw, d);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    /* an older amsim's study: its keys end at inputs= (in matrix.tsv and each result.txt) */
+    CU_ASSERT_EQUAL_FATAL(system_at("sed -i 's/;study=[0-9a-f]*//' '@/matrix.tsv' "
+                                    "'@'/runs/*/result.txt", d), 0);
+    CU_ASSERT(batch_says(args, 0, "the study was made by an older amsim (its run keys have no "
+                         "study= digest", NULL));
+    CU_ASSERT(batch_says(args, 0, "0 run now, 2 finished before", "changed"));
+    /* a newer amsim: the same study= digests, other inputs= (a new key's default) */
+    CU_ASSERT_EQUAL_FATAL(system_at("sed -i 's/;inputs=[0-9a-f]*;/;inputs=0000000000000000;/' "
+                                    "'@/matrix.tsv' '@'/runs/*/result.txt", d), 0);
+    CU_ASSERT(batch_says(args, 0, "amsim changed since the last run (its config keys or "
+                         "defaults: a newer amsim); every run runs again", "sweep"));
+    CU_ASSERT(batch_says(args, 0, "0 run now, 2 finished before", "changed"));
+    /* a comment is no change; an edited value is the study's */
+    CU_ASSERT_EQUAL_FATAL(system_at("echo '# a note' >> '@'", base), 0);
+    CU_ASSERT(batch_says(args, 0, "0 run now, 2 finished before", "changed"));
+    CU_ASSERT_EQUAL_FATAL(system_at("sed -i 's/1GiB/2GiB/' '@'", base), 0);
+    CU_ASSERT(batch_says(args, 0, "the sweep or its inputs (base config, set:, traces, "
+                         "generator) changed since the last run; runs whose key changed run "
+                         "again", "amsim changed"));
+    /* --merge: shards of one sweep, one made by an older amsim, or by another amsim */
+    char s1[1100], s2[1100];
+    snprintf(s1, sizeof s1, "%s", path_in_tmp("why-s1"));
+    snprintf(s2, sizeof s2, "%s", path_in_tmp("why-s2"));
+    for (int k = 1; k <= 2; k++) {
+        snprintf(args, sizeof args, "batch '%s' -o '%s' -q -j1 --shard %d/2", sw, k == 1 ? s1 : s2,
+                 k);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    }
+    snprintf(args, sizeof args, "batch --merge '%s' '%s' -o '%s'", s1, s2, path_in_tmp("why-m"));
+    CU_ASSERT_EQUAL_FATAL(system_at("cp '@/matrix.tsv' '@/matrix.new'", s1), 0);
+    CU_ASSERT_EQUAL_FATAL(system_at("sed -i 's/;study=[0-9a-f]*//' '@/matrix.tsv'", s1), 0);
+    char want[2400];
+    snprintf(want, sizeof want, "not the same study as %s: %s was made by an older amsim", s1,
+             s1);
+    CU_ASSERT(batch_says(args, 1, want, NULL));
+    CU_ASSERT_EQUAL_FATAL(system_at("sed 's/;inputs=[0-9a-f]*;/;inputs=0000000000000000;/' "
+                                    "'@/matrix.new' > '@/matrix.tsv'", s1), 0);
+    CU_ASSERT(batch_says(args, 1, "the same sweep and inputs, made by different amsim versions "
+                         "(their config keys or defaults differ)", NULL));
+    CU_ASSERT_EQUAL_FATAL(system_at("mv '@/matrix.new' '@/matrix.tsv'", s1), 0);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
 }
 
 /* A damaged matrix.tsv is named at its line and column (until 2026-11-27 "matrix.tsv:3: bad
@@ -5765,6 +5845,8 @@ void suite_batch(void)
               test_merge_missing_folder},
              {"a result.txt that does not read whole runs again; --merge refuses it",
               test_result_damaged},
+             {"a rerun and --merge say whether amsim or the study changed the keys",
+              test_key_change_why},
              {"--merge: a damaged matrix.tsv at its line and column", test_matrix_damaged},
              {"host memory running out is status 2 in every command", test_host_oom_status},
              {"a FIFO named result.txt or matrix.tsv is refused, no hang", test_fifo_refused},

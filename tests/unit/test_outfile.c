@@ -549,6 +549,57 @@ static void test_in_place_held(void)
     CU_ASSERT_EQUAL(count_in(dir, "tmp"), 0);
 }
 
+/* An output on standard output under another name than "-" (/dev/stdout, /dev/fd/1,
+ * /proc/self/fd/1, or the path of the file standard output goes to) is refused beside the
+ * text report as `--json -` is, whether standard output is a file or a pipe, and works with
+ * -q: the whole JSON, once. Until 2026-11-27 `run --json /dev/stdout > out.txt` wrote the
+ * report over the JSON's first bytes (opened apart, both at offset 0), status 0. */
+static void test_stdout_spellings(void)
+{
+    const char *dir = fresh("spellings"), *top = tu_top();
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    static const char *const names[] = {"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1",
+                                        "out.txt"};
+    static const char *const sinks[] = {">out.txt", "| cat >out.txt"};
+    char cmd[4096], p[1200];
+    snprintf(p, sizeof p, "%s/out.txt", dir);
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 2; k++)
+            for (int quiet = 0; quiet < 2; quiet++) {
+                if (k == 1 && i == 3)
+                    continue; /* through a pipe, out.txt is not standard output's file */
+                snprintf(cmd, sizeof cmd,
+                         "cd '%s' && { %s run %s -c '%s/configs/default.yaml' -t "
+                         "'%s/traces/gen_train_small.trace' --json %s 2>err.txt </dev/null; "
+                         "echo $? >st.txt; } %s", dir, bin, quiet ? "-q" : "", top, top,
+                         names[i], sinks[k]);
+                CU_ASSERT(system(cmd) == 0);
+                snprintf(p, sizeof p, "%s/st.txt", dir);
+                char *st = tu_slurp(p, NULL);
+                snprintf(p, sizeof p, "%s/err.txt", dir);
+                char *err = tu_slurp(p, NULL);
+                snprintf(p, sizeof p, "%s/out.txt", dir);
+                size_t n = 0;
+                char *out = tu_slurp(p, &n);
+                int ok = st && out && err &&
+                         (quiet ? strcmp(st, "0\n") == 0 && n > 100 && out[0] == '{' &&
+                                      tu_count(out, "\"amsim_version\"") == 1 &&
+                                      strcmp(out + n - 2, "}\n") == 0
+                                : strcmp(st, "1\n") == 0 && n == 0 &&
+                                      strstr(err, "--json and the report (-q leaves it out) "
+                                                  "both write to standard output") != NULL);
+                CU_ASSERT(ok);
+                if (!ok)
+                    fprintf(stderr, "\n  run%s --json %s %s: status %s, %zu bytes out\n",
+                            quiet ? " -q" : "", names[i], sinks[k], st ? st : "?", n);
+                free(st);
+                free(err);
+                free(out);
+                remove(p);
+            }
+    CU_ASSERT_EQUAL(count_in(dir, "tmp"), 0);
+}
+
 void suite_outfile(void)
 {
     TU_SUITE("outfile",
@@ -570,5 +621,7 @@ void suite_outfile(void)
              {"a FIFO, /dev/stdout and /dev/fd/N get nothing from a failed run",
               test_in_place_held},
              {"/dev/stdout, /dev/fd/1 on a closed standard output fail",
-              test_closed_std_names});
+              test_closed_std_names},
+             {"/dev/stdout, /dev/fd/1 and standard output's file are '-' beside the report",
+              test_stdout_spellings});
 }
