@@ -1116,6 +1116,93 @@ static void test_plan_into_not_made(void)
     free(j);
 }
 
+/* The prepass skips what the engine skips (--lenient), planning nothing and ending no
+ * lifetime there: a free_completed without its free_requested (1 stays live to its free), a
+ * transfer from an unknown id (its into= 3 is never requested), a transfer from an id that has
+ * no memory at any capacity (4, over 4 EiB, and 3: into= 6 and 7 never requested), a 0-byte
+ * allocation. Until 2026-11-27 1's lifetime ended at the skipped free_completed and 3, 6 and 7
+ * were planned. */
+static void test_prepass_skips(void)
+{
+    const char *p = tu_write("skips.trace",
+        "amsim-trace v1\n"
+        "alloc 1 1000\n"                             /* 0 */
+        "free_completed 1\n"                         /* 1: skipped */
+        "transfer host hbm 1000 into=3 id=99\n"      /* 2: skipped, 3 known without memory */
+        "alloc 4 5764607523034234880 level=host\n"   /* 3: out of memory at any capacity */
+        "transfer host hbm 100 into=6 id=4\n"        /* 4: its source has no memory */
+        "transfer hbm hbm 100 into=7 id=3\n"         /* 5: likewise */
+        "alloc 8 0\n"                                /* 6: skipped */
+        "alloc 2 1000\n"                             /* 7 */
+        "free 2\nfree 1\nfree 3\nfree 4\nfree 6\nfree 7\n");
+    static const char *const names[] = {"hbm", "host"};
+    trace_opts o = {names, 2, 0, 0, AM_PS_PER_NS, 0};
+    plan_buf *per[2] = {NULL, NULL};
+    size_t counts[2] = {0, 0};
+    am_error err = {0};
+    int rc = prepass_collect(p, &o, NULL, 2, per, counts, &err);
+    if (rc)
+        fprintf(stderr, "\nprepass: %s\n", err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_EQUAL_FATAL(counts[0], 2);
+    CU_ASSERT_EQUAL(counts[1], 0);
+    CU_ASSERT(per[0][0].start == 0 && per[0][0].end == 9); /* 1, to its free */
+    CU_ASSERT(per[0][1].start == 7 && per[0][1].end == 8); /* 2 */
+    free(per[0]);
+    free(per[1]);
+}
+
+/* Runs with --lenient whose skipped events the plan used to count: a free_completed without
+ * free_requested left buffer 1 live where the plan had ended it (1 and 2 both at 0, 200 %
+ * utilization, mincap 1000 B below the 2000 B peak live), a transfer from an unknown id had
+ * its into= planned (the next request took its place), and a skipped `use` made the engine's
+ * event count fall one short of the trace's, so every later request was another's. Placements
+ * never overlap (--check), and mincap's answer is never below peak live. */
+static void test_lenient_skips(void)
+{
+    const char *cfg = tu_write("offline_lenient.yaml",
+        "version: 1\ndevice: h100\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n"
+        "      policy: offline\n");
+    static const struct {
+        const char *name, *trace;
+        uint64_t allocs, plan, height;
+    } c[] = {
+        {"fc", "alloc 1 1000\nfree_completed 1\nalloc 2 1000\nfree 2\nfree 1\n", 2, 2, 2000},
+        {"l3", "transfer host hbm 1000 into=3 id=99\nalloc 5 2000 level=hbm\nfree 5\nfree 3\n",
+         1, 1, 2000},
+        {"l4", "transfer host hbm 1000 into=3 id=99\nfree 3\nalloc 5 1000\nalloc 6 1000\n"
+               "free 5\nfree 6\n", 2, 2, 2000},
+        {"use", "alloc 1 1000\nuse 88\nalloc 2 1000\nfree 1\nfree 2\n", 2, 2, 2000},
+    };
+    for (size_t k = 0; k < AM_ARRAY_LEN(c); k++) {
+        char text[512], name[64], args[2048];
+        snprintf(text, sizeof text, "amsim-trace v1\n%s", c[k].trace);
+        snprintf(name, sizeof name, "lenient_%s.trace", c[k].name);
+        const char *t = tu_write(name, text);
+        snprintf(args, sizeof args, "run -q --check --lenient -c %s -t %s", cfg, t);
+        snprintf(name, sizeof name, "lenient_%s.json", c[k].name);
+        char *j = run_json(args, name);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        CU_ASSERT_EQUAL(json_u64_after(j, "allocs"), c[k].allocs);
+        CU_ASSERT_EQUAL(json_u64_after(j, "ooms"), 0);
+        CU_ASSERT_EQUAL(json_u64_after(j, "plan_buffers"), c[k].plan);
+        CU_ASSERT_EQUAL(json_u64_after(j, "plan_height_bytes"), c[k].height);
+        CU_ASSERT_EQUAL(json_u64_after(j, "plan_mismatches"), 0);
+        CU_ASSERT_EQUAL(json_u64_after(j, "peak_reserved_bytes"),
+                        json_u64_after(j, "peak_live_bytes"));
+        free(j);
+        snprintf(args, sizeof args, "mincap -q --lenient -c %s -t %s --policies offline "
+                 "--granularity 1B", cfg, t);
+        snprintf(name, sizeof name, "lenient_%s_mincap.json", c[k].name);
+        j = run_json(args, name);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        uint64_t live = json_u64_after(j, "peak_live_bytes");
+        CU_ASSERT_EQUAL(live, c[k].height);
+        CU_ASSERT_EQUAL(json_u64_after(j, "min_bytes"), live);
+        free(j);
+    }
+}
+
 void suite_offline(void)
 {
     TU_SUITE("offline",
@@ -1146,5 +1233,7 @@ void suite_offline(void)
              {"offline policy: requests found by event, never over a live block",
               test_plan_fallback},
              {"offline policy: an into= planned but not made leaves its range unused",
-              test_plan_into_not_made});
+              test_plan_into_not_made},
+             {"prepass skips what the engine skips", test_prepass_skips},
+             {"offline policy: --lenient skips leave the plan whole", test_lenient_skips});
 }
