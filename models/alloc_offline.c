@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim/units.h"
 #include "alloc.h"
 #include "ordset.h"
 #include "plan.h"
@@ -209,12 +210,17 @@ static int off_set_plan(void *st, const plan_buf *bufs, size_t n, am_error *err)
     if (f->o.planner == PLANNER_OPTIMAL && !f->res.proven_optimal) {
         uint64_t h = f->res.height, lb = f->res.peak_live;
         free(p);
+        /* the time limit with its value and unit when one is set (until 2026-11-27 only its
+         * name: "within search_budget 250000000 and time_limit") */
+        char when[96] = "", t[48];
+        if (f->o.time_limit)
+            snprintf(when, sizeof when, " and time_limit %s",
+                     units_fmt_time(t, sizeof t, f->o.time_limit));
         /* placed at the budget the user set (what ran out), else at planner: optimal */
         return am_fail_opt(err, "search_budget,time_limit,planner", "offline: planner optimal: "
                            "no proof of optimality within search_budget %" PRIu64 "%s (best "
                            "height %" PRIu64 " bytes, lower bound %" PRIu64 " bytes); raise the "
-                           "budget or use planner: auto", f->o.budget,
-                           limit > 0 ? " and time_limit" : "", h, lb);
+                           "budget or use planner: auto", f->o.budget, when, h, lb);
     }
     f->n = n;
     f->event = am_malloc((n + 1) * sizeof *f->event);
