@@ -1047,7 +1047,7 @@ static char micro_why[1200]; /* why micro_one could not measure */
  * micro_why. */
 static int micro_alloc(mem_level *m, size_t n, alloc_req *r, alloc_out *o)
 {
-    *r = (alloc_req){micro_size(), 0};
+    *r = (alloc_req){micro_size(), 0, 0};
     if (mem_alloc(m, r, o) == ALLOC_OK)
         return 0;
     snprintf(micro_why, sizeof micro_why, "out of memory at %zu live buffers", n);
@@ -1086,7 +1086,7 @@ static int micro_one(const struct alloc_ops *ops, size_t n, size_t pairs, double
     int rc = 0;
     double t0 = now_s();
     for (size_t i = 0; i < n; i++) {
-        alloc_req r = {micro_size(), 0};
+        alloc_req r = {micro_size(), 0, 0};
         alloc_out o;
         if (mem_alloc(m, &r, &o) != ALLOC_OK) {
             snprintf(micro_why, sizeof micro_why,

@@ -50,6 +50,11 @@ typedef struct alloc_env {
 typedef struct alloc_req {
     uint64_t bytes;  /* requested bytes, > 0 */
     uint32_t stream; /* stream the allocation is ordered on */
+    /* 1 + the index of the trace event that asks for it (its `alloc`, a transfer's `into=`,
+     * and a wait's retries, which keep the event's index), or 0: a request the run makes by
+     * itself (a spill's host copy, a restore, defragmentation). The `offline` policy finds
+     * the planned request by it (sim/prepass.h numbers events the same way). */
+    uint64_t event;
 } alloc_req;
 
 typedef struct alloc_out {

@@ -13,15 +13,24 @@
  * the machine's speed.
  * Every plan is verified (no two buffers live at the same time share a byte) before use.
  * At the first request it takes one arena of the plan's height from the device, so peak
- * reserved memory is the plan's height, and serves the k-th request at the k-th planned
- * offset. A request whose size differs from the plan's is an internal error: it fails (counted
- * as an out-of-memory and a mismatch). free() only records that the block is gone: the plan
- * already reuses its bytes. Without a plan every request fails, and check() says why. */
+ * reserved memory is the plan's height. A request is matched to its planned one by identity,
+ * the index of the trace event that asks for it (alloc_req.event, the plan's start), not by
+ * count, so a request the plan foresaw but the run never made (a transfer's into= that did not
+ * happen) leaves its range unused instead of shifting every later request. It is served at its
+ * planned offset when the size agrees and no live block holds any byte of the planned range
+ * (an interval check in the live tree, O(log n)). Otherwise (not planned, another size, or the
+ * range still held by a buffer that lived longer than planned) it counts as a plan mismatch and
+ * falls back to first fit: the lowest free range of the arena that holds it, else out of
+ * memory. No two live blocks ever overlap. (Until 2026-11-27 the k-th request took the k-th
+ * planned offset after a size check only, so a planned request never made gave two live
+ * buffers one address.) free() only records that the block is gone: the plan already reuses
+ * its bytes. Without a plan every request fails, and check() says why. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim/units.h"
 #include "alloc.h"
 #include "ordset.h"
 #include "plan.h"
@@ -63,17 +72,21 @@ typedef struct oblk {
                       * the tree's subtree maximum gives the largest gap in O(1) */
     uint64_t addr, size, requested;
     int live;
+    int on_plan; /* at its planned offset (else placed by the fallback's first fit) */
 } oblk;
 
 typedef struct offline {
     alloc_env env;
     struct off_opts o;
     int have_plan;
-    size_t n, next;      /* planned requests; index of the next request */
+    size_t n, next;      /* planned requests; requests seen so far */
+    uint64_t *event;     /* per request: 1 + its event index (alloc_req.event), ascending */
     uint64_t *requested; /* per request: planned request bytes */
     uint64_t *offset;    /* per request: planned offset in the arena */
     uint64_t *given;     /* per request: bytes given (rounded to alignment) */
     oblk *blk;
+    oblk **extra;        /* blocks of requests not in the plan (handles from n + 1), freed: NULL */
+    size_t nextra, capextra;
     plan_result res;
     int have_arena, arena_refused;
     uint64_t arena_addr, arena_size;
@@ -128,6 +141,8 @@ static int off_create(void **out, const alloc_env *env, const void *opts, am_err
 
 static void off_drop_plan(offline *f)
 {
+    free(f->event);
+    f->event = NULL;
     free(f->requested);
     free(f->offset);
     free(f->given);
@@ -141,6 +156,9 @@ static void off_destroy(void *st)
 {
     offline *f = st;
     off_drop_plan(f);
+    for (size_t j = 0; j < f->nextra; j++)
+        free(f->extra[j]);
+    free(f->extra);
     free(f);
 }
 
@@ -192,19 +210,33 @@ static int off_set_plan(void *st, const plan_buf *bufs, size_t n, am_error *err)
     if (f->o.planner == PLANNER_OPTIMAL && !f->res.proven_optimal) {
         uint64_t h = f->res.height, lb = f->res.peak_live;
         free(p);
+        /* the time limit with its value and unit when one is set (until 2026-11-27 only its
+         * name: "within search_budget 250000000 and time_limit") */
+        char when[96] = "", t[48];
+        if (f->o.time_limit)
+            snprintf(when, sizeof when, " and time_limit %s",
+                     units_fmt_time(t, sizeof t, f->o.time_limit));
         /* placed at the budget the user set (what ran out), else at planner: optimal */
         return am_fail_opt(err, "search_budget,time_limit,planner", "offline: planner optimal: "
                            "no proof of optimality within search_budget %" PRIu64 "%s (best "
                            "height %" PRIu64 " bytes, lower bound %" PRIu64 " bytes); raise the "
-                           "budget or use planner: auto", f->o.budget,
-                           limit > 0 ? " and time_limit" : "", h, lb);
+                           "budget or use planner: auto", f->o.budget, when, h, lb);
     }
     f->n = n;
+    f->event = am_malloc((n + 1) * sizeof *f->event);
     f->requested = am_malloc((n + 1) * sizeof *f->requested);
     f->offset = am_malloc((n + 1) * sizeof *f->offset);
     f->given = am_malloc((n + 1) * sizeof *f->given);
     f->blk = am_calloc(n + 1, sizeof *f->blk);
     for (size_t i = 0; i < n; i++) {
+        /* the prepass plans at most one request per event and level, in event order */
+        if (i && bufs[i].start <= bufs[i - 1].start) {
+            free(p);
+            off_drop_plan(f);
+            return am_fail(err, AM_EINTERNAL, "offline: planned request %zu of %zu (from 1) "
+                           "does not follow its predecessor's event", i + 1, n);
+        }
+        f->event[i] = bufs[i].start + 1;
         f->requested[i] = bufs[i].size;
         f->offset[i] = p[i].offset;
         f->given[i] = p[i].size;
@@ -219,6 +251,96 @@ static int off_set_plan(void *st, const plan_buf *bufs, size_t n, am_error *err)
     return 0;
 }
 
+/* The planned request asked for by trace event `event` (1 + its index; 0: a request the run
+ * makes by itself), or SIZE_MAX when none is planned: a binary search, the plan in event
+ * order. */
+static size_t off_find(const offline *f, uint64_t event)
+{
+    size_t lo = 0, hi = f->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->event[mid] < event)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return event && lo < f->n && f->event[lo] == event ? lo : SIZE_MAX;
+}
+
+/* Whether no live block holds a byte of [addr, addr + size): live blocks do not overlap, so
+ * the block at or after addr and the one before it are the only candidates (O(log n)). */
+static int off_range_free(const offline *f, uint64_t addr, uint64_t size)
+{
+    os_node *nx = os_lower_bound(&f->live, addr, 0);
+    if (nx && nx->k1 < addr + size)
+        return 0;
+    const os_node *pv = nx ? os_prev(nx) : os_last(&f->live);
+    return !pv || ob_end(pv) <= addr;
+}
+
+/* The fallback of a request the plan cannot serve: the lowest free range of the arena that
+ * holds `size` bytes (the gaps below the live blocks, found through the tree's maximum, then
+ * the one above the last), or 0 when none does. */
+static int off_first_fit(const offline *f, uint64_t size, uint64_t *addr)
+{
+    const os_node *n = os_first_fit(&f->live, size);
+    if (n) {
+        const os_node *pv = os_prev(n);
+        *addr = pv ? ob_end(pv) : f->arena_addr;
+        return 1;
+    }
+    const os_node *last = os_last(&f->live);
+    uint64_t at = last ? ob_end(last) : f->arena_addr, end = f->arena_addr + f->arena_size;
+    if (end < at || end - at < size)
+        return 0;
+    *addr = at;
+    return 1;
+}
+
+/* Block b (tree key (addr, key)) becomes live at addr, its gap and its successor's filed. */
+static void off_insert(offline *f, oblk *b, uint64_t addr, uint64_t size, uint64_t requested,
+                       uint64_t key)
+{
+    b->addr = addr;
+    b->size = size;
+    b->requested = requested;
+    b->live = 1;
+    b->by_addr.k1 = addr;
+    b->by_addr.k2 = key;
+    os_node *nx = os_lower_bound(&f->live, addr, key); /* the block after it */
+    b->by_addr.val = gap_below(f, nx ? os_prev(nx) : os_last(&f->live), &b->by_addr);
+    os_insert(&f->live, &b->by_addr);
+    if (nx)
+        os_set_val(&f->live, nx, gap_below(f, &b->by_addr, nx));
+    f->in_use += size;
+    if (f->in_use > f->peak_in_use)
+        f->peak_in_use = f->in_use;
+    f->num_allocs++;
+}
+
+/* A new block for a request not in the plan (or whose planned block is live already): its
+ * handle and tree key follow the plan's, n + 1 on. */
+static oblk *off_extra(offline *f, size_t *index)
+{
+    if (f->nextra == f->capextra) {
+        f->capextra = f->capextra ? 2 * f->capextra : 16;
+        f->extra = am_realloc(f->extra, f->capextra * sizeof *f->extra);
+    }
+    *index = f->n + f->nextra;
+    f->extra[f->nextra] = am_calloc(1, sizeof **f->extra);
+    return f->extra[f->nextra++];
+}
+
+/* The block of handle h (from 1), NULL when none or freed. */
+static oblk *off_block(const offline *f, uint64_t h)
+{
+    if (h == 0)
+        return NULL;
+    if (h <= f->n)
+        return &f->blk[h - 1];
+    return h - f->n - 1 < f->nextra ? f->extra[h - f->n - 1] : NULL;
+}
+
 static int off_alloc(void *st, const alloc_req *r, alloc_out *o)
 {
     offline *f = st;
@@ -229,49 +351,46 @@ static int off_alloc(void *st, const alloc_req *r, alloc_out *o)
         f->unplanned++;
         return ALLOC_OOM;
     }
-    size_t k = f->next++;
-    if (k >= f->n || r->bytes != f->requested[k]) {
-        f->mismatches++;
-        return ALLOC_OOM;
-    }
+    f->next++;
+    size_t k = off_find(f, r->event);
+    if (k != SIZE_MAX && f->blk[k].live)
+        k = SIZE_MAX; /* asked for twice while live: the second is not the planned one */
     if (!f->have_arena) {
         uint64_t h = f->res.height;
         if (f->arena_refused || h == 0 || f->env.dev_alloc(f->env.ctx, h, &f->arena_addr) != 0) {
             f->arena_refused = 1;
+            if (k == SIZE_MAX || r->bytes != f->requested[k])
+                f->mismatches++;
             return ALLOC_OOM;
         }
         f->have_arena = 1;
         f->arena_size = h;
     }
-    oblk *b = &f->blk[k];
-    b->addr = f->arena_addr + f->offset[k];
-    b->size = f->given[k];
-    b->requested = r->bytes;
-    b->live = 1;
-    b->by_addr.k1 = b->addr;
-    b->by_addr.k2 = k;
-    os_node *nx = os_lower_bound(&f->live, b->addr, k); /* the block after it */
-    b->by_addr.val = gap_below(f, nx ? os_prev(nx) : os_last(&f->live), &b->by_addr);
-    os_insert(&f->live, &b->by_addr);
-    if (nx)
-        os_set_val(&f->live, nx, gap_below(f, &b->by_addr, nx));
-    f->in_use += b->size;
-    if (f->in_use > f->peak_in_use)
-        f->peak_in_use = f->in_use;
-    f->num_allocs++;
-    o->addr = b->addr;
-    o->size = b->size;
-    o->handle = k + 1;
+    int planned = k != SIZE_MAX && r->bytes == f->requested[k];
+    uint64_t size = planned ? f->given[k] : am_round_up(r->bytes, f->o.alignment);
+    uint64_t addr = planned ? f->arena_addr + f->offset[k] : 0;
+    if (!planned || !off_range_free(f, addr, size)) {
+        /* the plan cannot be followed here: first fit, never over a live block */
+        f->mismatches++;
+        planned = 0;
+        if (r->bytes > UINT64_MAX - f->o.alignment || !off_first_fit(f, size, &addr))
+            return ALLOC_OOM;
+    }
+    size_t index = k;
+    oblk *b = k != SIZE_MAX ? &f->blk[k] : off_extra(f, &index);
+    b->on_plan = planned;
+    off_insert(f, b, addr, size, r->bytes, index);
+    o->addr = addr;
+    o->size = size;
+    o->handle = index + 1;
     return ALLOC_OK;
 }
 
 static void off_free(void *st, uint64_t handle)
 {
     offline *f = st;
-    if (handle == 0 || handle > f->n)
-        return;
-    oblk *b = &f->blk[handle - 1];
-    if (!b->live)
+    oblk *b = off_block(f, handle);
+    if (!b || !b->live)
         return;
     os_node *pv = os_prev(&b->by_addr), *nx = os_next(&b->by_addr);
     os_remove(&f->live, &b->by_addr);
@@ -279,6 +398,10 @@ static void off_free(void *st, uint64_t handle)
         os_set_val(&f->live, nx, gap_below(f, pv, nx));
     b->live = 0;
     f->in_use -= b->size;
+    if (handle > f->n) { /* a fallback's block is not reused: its handle dies with it */
+        free(b);
+        f->extra[handle - f->n - 1] = NULL;
+    }
 }
 
 /* Free ranges of the arena: the gaps below the live blocks (the largest in the tree's subtree
@@ -372,7 +495,7 @@ static int off_check(void *st, am_error *err)
         }
         if (b->addr < last_end || b->addr < f->arena_addr ||
             b->addr + b->size > f->arena_addr + f->arena_size ||
-            b->addr != f->arena_addr + f->offset[k]) {
+            (b->on_plan && (k >= f->n || b->addr != f->arena_addr + f->offset[k]))) {
             if (!bad++)
                 am_fail(err, AM_EINTERNAL, "offline: live block %zu at %" PRIu64 " (%" PRIu64
                     " bytes) overlaps its neighbour, leaves the arena or is off its plan", k,

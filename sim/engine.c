@@ -1297,7 +1297,7 @@ static void retry_pending(sim *s, int level)
     size_t i = 0;
     while (i < rt->n) {
         pending p = rt->p[i];
-        alloc_req r = {p.bytes, p.stream};
+        alloc_req r = {p.bytes, p.stream, p.seq + 1};
         alloc_out o = {0, 0, 0};
         mem_hint(s->lv[level], p.addr);
         int rc = mem_alloc_attempt(s->lv[level], &r, &o);
@@ -1526,7 +1526,7 @@ static void defrag(sim *s, int level)
     int h2d = L->defrag.host >= 0 ? find_chan(s, L->defrag.host, level) : -1;
     for (size_t i = 0; i < n; i++) {
         slot *x = v[i];
-        alloc_req r = {x->requested, x->stream};
+        alloc_req r = {x->requested, x->stream, 0};
         alloc_out o = {0, 0, 0};
         if (mem_alloc_attempt(m, &r, &o) != ALLOC_OK) {
             /* Could not be placed again: the buffer is lost, an out-of-memory result. */
@@ -1635,7 +1635,7 @@ static int spill_one(sim *s, int level)
     free(v);
     if (!best || host < 0)
         return 0;
-    alloc_req r = {best->requested, 0};
+    alloc_req r = {best->requested, 0, 0};
     alloc_out o = {0, 0, 0};
     int rc = mem_alloc_attempt(s->lv[host], &r, &o);
     charge(s, host); /* a failed attempt costs its device call too (until 2026-11-27 its
@@ -1759,7 +1759,7 @@ static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t
 static int restore(sim *s, slot *x)
 {
     int level = x->level, host = s->cfg->levels[level].spill_host;
-    alloc_req r = {x->requested, x->stream};
+    alloc_req r = {x->requested, x->stream, 0};
     alloc_out o = {0, 0, 0};
     mem_level *m = s->lv[level];
     int rc = mem_alloc_attempt(m, &r, &o);
@@ -1961,7 +1961,7 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
     mem_level *m = s->lv[level];
     if (ev->addr != TR_NO_ADDR)
         mem_hint(m, ev->addr);
-    alloc_req r = {ev->bytes, ev->stream};
+    alloc_req r = {ev->bytes, ev->stream, s->seq + 1};
     alloc_out o = {0, 0, 0};
     int rc = mem_alloc_attempt(m, &r, &o);
     if (ev->addr != TR_NO_ADDR)
@@ -2032,8 +2032,8 @@ static void expire_pending_id(sim *s, slot *x)
  * device calls can match them; the state after it is the recording's too. It is expected to
  * fail: an out-of-memory of the level, counted in oom_matches. One that the simulation serves
  * is given back at once (the program never had it; its allocator's state may differ from the
- * recording's from here on). A policy that plans offline is not asked: an unplanned request
- * would take the place of the next planned one. No defragmentation or spilling follows the
+ * recording's from here on). A policy that plans offline is not asked: its plan does not hold
+ * the request (which would only count as a mismatch). No defragmentation or spilling follows the
  * failure: whatever the recording's runtime did before it failed the request is in the
  * recording already (an amsim export writes a defragmentation's moves and a spill as frees
  * and allocations before the line; PyTorch has neither). Until 2026-11-27 the replay
@@ -2045,7 +2045,7 @@ static void recorded_oom(sim *s, const tr_event *ev)
     mem_level *m = s->lv[level];
     if (ev->bytes == 0 || mem_policy(m)->set_plan)
         return;
-    alloc_req r = {ev->bytes, ev->stream};
+    alloc_req r = {ev->bytes, ev->stream, s->seq + 1};
     alloc_out o = {0, 0, 0};
     int rc = mem_alloc_attempt(m, &r, &o);
     charge(s, level);
@@ -2400,8 +2400,14 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
     }
     case TR_USE: {
         slot *x = idmap_find(&s->ids, ev->id);
-        if (!x)
-            return warn_or_fail(s, err, file, ev, "use of unknown id", ev->id);
+        /* --lenient skips it and counts it as an event (until 2026-11-27 the skip returned at
+         * once, so every later event's index, which the `offline` plan and the placements rows
+         * number events by, was one short) */
+        if (!x) {
+            if (warn_or_fail(s, err, file, ev, "use of unknown id", ev->id))
+                return -1;
+            break;
+        }
         use_buffer(s, ev->id);
         break;
     }
@@ -2586,7 +2592,7 @@ AM_ALWAYS_INLINE int lean_alloc(sim *s, const tr_event *ev)
     if (s->now < s->host)
         s->now = s->host;
     s->sum.events++;
-    alloc_req r = {ev->bytes, ev->stream};
+    alloc_req r = {ev->bytes, ev->stream, s->seq + 1};
     alloc_out o = {0, 0, 0};
     int rc = mem_alloc_attempt(s->lv[level], &r, &o);
     charge(s, level);

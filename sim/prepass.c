@@ -12,9 +12,17 @@
 typedef struct pp_slot {
     uint64_t id;
     int32_t level; /* -1: empty */
-    size_t idx;
+    size_t idx;    /* with planned: the buffer's index in its level's list */
     uint64_t size; /* requested bytes (a donation matches on them) */
     int requested; /* free_requested seen: no longer a donor the engine matches */
+    /* 0: an id the engine knows but never asks a policy to serve, whatever the capacity (an
+     * allocation over 4 EiB, an into= of a transfer that does not happen): its id is taken
+     * until its free, as the engine's out-of-memory slot is, but nothing is planned */
+    int planned;
+    /* with !planned: the engine's FR_ANY (an into= no capacity would allocate: the guard
+     * rejects its transfer, or its id= is unknown): its frees may come in any order and it
+     * is never a donor whose id a donation ends */
+    int any;
 } pp_slot;
 
 typedef struct pp_map {
@@ -107,14 +115,26 @@ static void pp_close(plan_buf *p, uint64_t index, am_ps t)
         p->timed = 0, p->span = 0;
 }
 
+/* An id the engine knows without memory, whatever the capacity (pp_slot.planned 0). */
+static void pp_known(pp_map *m, int l, uint64_t id, uint64_t bytes, int any)
+{
+    pp_put(m, (pp_slot){id, l, 0, bytes, 0, 0, any});
+}
+
 /* A buffer of `bytes` for `id` on level l, requested at event index `index`. A request the
- * policy never sees is not planned and leaves the map as it was: the engine skips a 0-byte one
- * before looking at the id, and stops at one over 4 EiB whose id is still live. */
+ * policy never sees is not planned: the engine skips a 0-byte one before looking at the id,
+ * and one over 4 EiB fails before the policy sees it (its id then stays known until its free,
+ * with no memory, so a transfer from it does not happen either). */
 static void pp_add(pp_map *m, plan_buf **per_level, size_t *counts, size_t *cap, int l,
                    uint64_t id, uint64_t bytes, uint64_t index, am_ps t0)
 {
-    if (!pp_reaches_policy(bytes))
+    if (bytes == 0)
         return;
+    if (!pp_reaches_policy(bytes)) {
+        if (!pp_find(m, id)) /* a still-live id: the engine stops at the duplicate */
+            pp_known(m, l, id, bytes, 0);
+        return;
+    }
     if (counts[l] == cap[l]) {
         cap[l] = cap[l] ? 2 * cap[l] : 256;
         per_level[l] = am_realloc(per_level[l], cap[l] * sizeof **per_level);
@@ -123,8 +143,77 @@ static void pp_add(pp_map *m, plan_buf **per_level, size_t *counts, size_t *cap,
      * allocation's time until pp_close */
     int timed = t0 != AM_TIME_NONE;
     per_level[l][counts[l]] = (plan_buf){index, UINT64_MAX, bytes, 0, timed ? t0 : 0, timed};
-    pp_put(m, (pp_slot){id, l, counts[l], bytes, 0});
+    pp_put(m, (pp_slot){id, l, counts[l], bytes, 0, 1, 0});
     counts[l]++;
+}
+
+/* An `alloc` on level ev->level (in range), as the engine's do_alloc takes it: a 0-byte one
+ * skipped whole (--lenient); a donation the engine matches (donor planned, not
+ * free_requested, same level and size) makes no request, and the donor's buffer lives on under
+ * the new id until that one is freed; a donor without memory whatever the capacity does not
+ * match, and its id ends as the engine's donor_released ends it. */
+static void pp_alloc(pp_map *m, plan_buf **per_level, size_t *counts, size_t *cap,
+                     const tr_event *ev, uint64_t index)
+{
+    if (ev->bytes == 0)
+        return;
+    pp_slot *d = ev->has_donate && ev->donate != ev->id ? pp_find(m, ev->donate) : NULL;
+    int fits = d && d->level == ev->level && d->size == ev->bytes && !d->requested;
+    if (fits && d->planned) {
+        pp_slot v = *d;
+        pp_del(m, d);
+        v.id = ev->id;
+        pp_put(m, v);
+        return;
+    }
+    if (fits && !d->any)
+        pp_del(m, d);
+    pp_add(m, per_level, counts, cap, ev->level, ev->id, ev->bytes, index, ev->time);
+}
+
+/* A `transfer ... into=` onto level ev->dst_level (in range), as the engine's other_event
+ * takes it: with an id= the engine does not know (--lenient skips the transfer), rejected by
+ * cfg's transfer guard, or from a source that has no memory whatever the capacity, the
+ * transfer does not happen and its into= stays known without memory; otherwise the
+ * destination buffer is requested there first. Until 2026-11-27 only the guard was mirrored,
+ * and the plan held a buffer the engine never asked for. */
+static void pp_transfer(pp_map *m, plan_buf **per_level, size_t *counts, size_t *cap,
+                        const am_config *cfg, const tr_event *ev, uint64_t index)
+{
+    const pp_slot *src = ev->id != TR_NO_ID ? pp_find(m, ev->id) : NULL;
+    int dir;
+    if (ev->id != TR_NO_ID && !src) {
+        pp_known(m, ev->dst_level, ev->into, ev->bytes, 1);
+        return;
+    }
+    if (cfg && cfg_guard_rejects(cfg, ev->level, ev->dst_level, ev->implicit, &dir)) {
+        pp_known(m, ev->dst_level, ev->into, ev->bytes, 1);
+        return;
+    }
+    if (src && !src->planned) {
+        pp_known(m, ev->dst_level, ev->into, ev->bytes, 0);
+        return;
+    }
+    pp_add(m, per_level, counts, cap, ev->dst_level, ev->into, ev->bytes, index, ev->time);
+}
+
+/* A free (phase `kind`) of a known id, as the engine's do_free takes it: a free_completed
+ * without its free_requested is skipped (--lenient) and the buffer stays live, unless the id is
+ * an into= no capacity allocated (its frees come in any order); a planned buffer's lifetime
+ * ends at `free` or `free_completed`. Until 2026-11-27 such a skipped free_completed ended the
+ * planned lifetime, and the next buffer was planned over one still live. */
+static void pp_free(pp_map *m, plan_buf **per_level, pp_slot *x, int kind, uint64_t index,
+                    am_ps t)
+{
+    if (kind == TR_FREE_REQUESTED) {
+        x->requested = 1; /* a planned block stays planned until free_completed */
+        return;
+    }
+    if (kind == TR_FREE_COMPLETED && !x->requested && !(!x->planned && x->any))
+        return;
+    if (x->planned)
+        pp_close(&per_level[x->level][x->idx], index, t);
+    pp_del(m, x);
 }
 
 int prepass_collect(const char *trace_path, const trace_opts *o, const am_config *cfg,
@@ -146,36 +235,20 @@ int prepass_collect(const char *trace_path, const trace_opts *o, const am_config
     am_ps last = AM_TIME_NONE;
     int r;
     while ((r = trace_next(t, &ev, err)) == 1) {
+        /* the engine's rules, including what --lenient skips (a 0-byte allocation, a free or
+         * use of an unknown id, a transfer from an unknown id, a free_completed without its
+         * free_requested, a second free_requested): a skipped event plans nothing and ends no
+         * lifetime */
         if (ev.kind == TR_ALLOC && ev.level >= 0 && ev.level < nlevels) {
-            pp_slot *d = ev.has_donate && ev.donate != ev.id ? pp_find(&m, ev.donate) : NULL;
-            if (d && d->level == ev.level && d->size == ev.bytes && !d->requested) {
-                /* a donation the engine matches (live donor, same level and size): no request;
-                 * the donor's buffer lives on under the new id until that one is freed */
-                pp_slot v = *d;
-                pp_del(&m, d);
-                v.id = ev.id;
-                pp_put(&m, v);
-            } else {
-                pp_add(&m, per_level, counts, cap, ev.level, ev.id, ev.bytes, index, ev.time);
-            }
+            pp_alloc(&m, per_level, counts, cap, &ev, index);
         } else if (ev.kind == TR_TRANSFER && ev.has_into && ev.dst_level >= 0 &&
                    ev.dst_level < nlevels) {
-            /* a transfer into a level allocates its destination buffer there first, unless the
-             * transfer guard rejects the transfer (the engine's do_alloc of `into`) */
-            int dir;
-            if (!cfg || !cfg_guard_rejects(cfg, ev.level, ev.dst_level, ev.implicit, &dir))
-                pp_add(&m, per_level, counts, cap, ev.dst_level, ev.into, ev.bytes, index,
-                       ev.time);
-        } else if (ev.kind == TR_FREE_REQUESTED) {
+            pp_transfer(&m, per_level, counts, cap, cfg, &ev, index);
+        } else if (ev.kind == TR_FREE || ev.kind == TR_FREE_REQUESTED ||
+                   ev.kind == TR_FREE_COMPLETED) {
             pp_slot *x = pp_find(&m, ev.id);
-            if (x) /* its block stays planned until free_completed */
-                x->requested = 1;
-        } else if (ev.kind == TR_FREE || ev.kind == TR_FREE_COMPLETED) {
-            pp_slot *x = pp_find(&m, ev.id);
-            if (x) { /* frees of unknown ids are the engine's to report */
-                pp_close(&per_level[x->level][x->idx], index, ev.time);
-                pp_del(&m, x);
-            }
+            if (x) /* frees of unknown ids are the engine's to report */
+                pp_free(&m, per_level, x, ev.kind, index, ev.time);
         }
         if (ev.time != AM_TIME_NONE && (last == AM_TIME_NONE || ev.time > last))
             last = ev.time;

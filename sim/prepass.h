@@ -23,11 +23,16 @@
  * order, as the engine makes them: a TR_ALLOC on its level, but not an `alloc ... donate=` that
  * the engine matches (donor live and not free_requested, same level and requested size: the
  * output takes over the donor's buffer, whose lifetime then ends at the output's free), and a
- * transfer's `into=` buffer on its destination level, at the transfer's index, unless cfg's
- * transfer guard rejects the transfer (cfg NULL: no guard); never one the engine does not hand
- * to the policy, of 0 bytes or over 4 EiB (AM_MAX_BYTES). per_level[i] (caller frees, NULL
- * when empty) and counts[i] are filled for every level. 0, or -1 with err (trace errors carry
- * file:line:col). */
+ * transfer's `into=` buffer on its destination level, at the transfer's index, unless the
+ * transfer does not happen whatever the capacity: cfg's transfer guard rejects it (cfg NULL: no
+ * guard), its id= is unknown (--lenient skips it), or its source never has memory (an
+ * allocation over 4 EiB, an into= of such a transfer); never one the engine does not hand to
+ * the policy, of 0 bytes or over 4 EiB (AM_MAX_BYTES). An event --lenient skips plans nothing
+ * and ends no lifetime (a free_completed without its free_requested). Outcomes known only
+ * during the run (an allocation that runs out of memory or waits for frees) are not foreseen:
+ * the policy matches requests to the plan by event index (alloc_req.event) and falls back when
+ * they differ. per_level[i] (caller frees, NULL when empty) and counts[i] are filled for every
+ * level. 0, or -1 with err (trace errors carry file:line:col). */
 int prepass_collect(const char *trace_path, const trace_opts *o, const am_config *cfg,
                     int nlevels, plan_buf **per_level, size_t *counts, am_error *err);
 

@@ -82,7 +82,7 @@ static void fx_close(fx *f)
 /* Allocate and return the address (UINT64_MAX on OOM); *out receives the block. */
 static uint64_t al(fx *f, uint64_t bytes, uint32_t stream, alloc_out *out)
 {
-    alloc_req r = {bytes, stream};
+    alloc_req r = {bytes, stream, 0};
     alloc_out o = {0};
     int rc = mem_alloc(f->m, &r, &o);
     fx_check(f);
@@ -645,7 +645,7 @@ static void replay(const char *name, uint64_t expect_allocs)
                 memset(lv + cap, 0, cap * sizeof *lv);
                 cap *= 2;
             }
-            alloc_req r = {e.bytes, e.stream};
+            alloc_req r = {e.bytes, e.stream, 0};
             alloc_out o = {0};
             mem_hint(f.m, e.addr);
             int st = mem_alloc(f.m, &r, &o);

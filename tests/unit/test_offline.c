@@ -862,17 +862,24 @@ static void test_budget_config(void)
         "6,5,8,3072\n"
         "7,2,4,3072\n");
     const char *dir = tu_tmpdir();
+    /* the failure names the time limit, with its value, only when one is set (until
+     * 2026-11-27 "and time_limit" without it) */
     static const struct {
         const char *planner, *budget;
         int rc;
         uint64_t height, proven;
-    } c[] = {{"auto", "1000000", 0, 12288, 1}, {"optimal", "1000000", 0, 12288, 1},
-             {"auto", "1", 0, 13312, 0}, {"optimal", "1", 1, 0, 0}};
+        const char *limit, *says;
+    } c[] = {{"auto", "1000000", 0, 12288, 1, "", NULL},
+             {"optimal", "1000000", 0, 12288, 1, "", NULL},
+             {"auto", "1", 0, 13312, 0, "", NULL},
+             {"optimal", "1", 1, 0, 0, "", "within search_budget 1 (best height 13312 bytes"},
+             {"optimal", "1", 1, 0, 0, "      time_limit: 1ns\n",
+              "within search_budget 1 and time_limit 1.000 ns (best height 13312 bytes"}};
     for (size_t k = 0; k < AM_ARRAY_LEN(c); k++) {
         char y[512], args[2048], jpath[600];
         snprintf(y, sizeof y, "version: 1\nmemories:\n  hbm:\n    capacity: 1MiB\n"
                  "    allocator:\n      policy: offline\n      planner: %s\n"
-                 "      search_budget: %s\n", c[k].planner, c[k].budget);
+                 "      search_budget: %s\n%s", c[k].planner, c[k].budget, c[k].limit);
         const char *cfg = tu_write("budget.yaml", y);
         snprintf(jpath, sizeof jpath, "%s/budget%zu.json", dir, k);
         snprintf(args, sizeof args, "run -q -c %s -t %s --json %s", cfg, csv, jpath);
@@ -884,6 +891,7 @@ static void test_budget_config(void)
             CU_ASSERT_PTR_NOT_NULL(errout && strstr(errout, "budget.yaml:8:7: memory level "
                                                     "'hbm': offline: planner optimal: no proof "
                                                     "of optimality within search_budget 1 "));
+            CU_ASSERT_PTR_NOT_NULL(errout && strstr(errout, c[k].says));
         } else {
             char *j = tu_slurp(jpath, NULL);
             CU_ASSERT_PTR_NOT_NULL_FATAL(j);
@@ -978,12 +986,229 @@ static void test_no_plan(void)
     void *st = NULL;
     am_error err = {0};
     CU_ASSERT_EQUAL_FATAL(ops->create(&st, &env, NULL, &err), 0);
-    alloc_req r = {64, 0};
+    alloc_req r = {64, 0, 0};
     alloc_out o;
     CU_ASSERT_EQUAL(ops->alloc(st, &r, &o), ALLOC_OOM);
     CU_ASSERT(ops->check(st, &err) > 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "without a plan"));
     ops->destroy(st);
+}
+
+/* A device for the policy alone: one region at 4096 (so an address is never its offset). */
+static int fake_dev_alloc(void *ctx, uint64_t bytes, uint64_t *addr)
+{
+    (void)ctx;
+    (void)bytes;
+    *addr = 4096;
+    return 0;
+}
+
+/* Whether the placements CSV at path has the line `row`. */
+static int has_row(const char *path, const char *row)
+{
+    char *csv = tu_slurp(path, NULL);
+    int found = 0;
+    for (const char *p = csv; p && (p = strstr(p, row)) != NULL; p++)
+        if ((p == csv || p[-1] == '\n') && p[strlen(row)] == '\n') {
+            found = 1;
+            break;
+        }
+    free(csv);
+    return found;
+}
+
+/* The policy finds a request's planned place by its event, not by how many came before: a
+ * planned request never made leaves its range unused; a planned range some live block still
+ * holds (a buffer that lived longer than planned) and a request not in the plan fall back to
+ * first fit in the arena, or run out of memory, counted as mismatches, never over a live
+ * block. Until 2026-11-27 the k-th request took the k-th planned offset after a size check. */
+static void test_plan_fallback(void)
+{
+    const struct alloc_ops *ops = alloc_find("offline");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+    alloc_env env = {.capacity = 1 << 20, .granularity = 1, .dev_alloc = fake_dev_alloc};
+    void *st = NULL;
+    am_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(ops->create(&st, &env, NULL, &err), 0);
+    /* events 0, 2 and 3: 0 and 2 share bytes [0, 100) (0 dies at 2), 3 sits at 100 */
+    plan_buf b[3] = {{0, 2, 100, 0, 0, 0}, {2, 4, 100, 0, 0, 0}, {3, 4, 100, 0, 0, 0}};
+    CU_ASSERT_EQUAL_FATAL(ops->set_plan(st, b, 3, &err), 0);
+    alloc_out o0, o1, o2, o3;
+    /* event 0 at its plan; event 2's range is still held by event 0's buffer (it lived
+     * longer than planned): the fallback's first fit finds [100, 200) */
+    CU_ASSERT_EQUAL(ops->alloc(st, &(alloc_req){100, 0, 1}, &o0), ALLOC_OK);
+    CU_ASSERT_EQUAL(o0.addr, 4096);
+    CU_ASSERT_EQUAL(ops->alloc(st, &(alloc_req){100, 0, 3}, &o1), ALLOC_OK);
+    CU_ASSERT_EQUAL(o1.addr, 4196);
+    CU_ASSERT_EQUAL(ops->check(st, &err), 0);
+    /* event 3's planned range [100, 200) is held by the fallback, and the arena is full */
+    CU_ASSERT_EQUAL(ops->alloc(st, &(alloc_req){100, 0, 4}, &o2), ALLOC_OOM);
+    /* a request the plan does not hold (the run's own, event 0 here) finds room once event
+     * 0's buffer is freed, and the planned one of event 3 then runs out again, never over it */
+    ops->free(st, o0.handle);
+    CU_ASSERT_EQUAL(ops->alloc(st, &(alloc_req){60, 0, 0}, &o3), ALLOC_OK);
+    CU_ASSERT_EQUAL(o3.addr, 4096);
+    CU_ASSERT_EQUAL(ops->alloc(st, &(alloc_req){100, 0, 4}, &o2), ALLOC_OOM);
+    CU_ASSERT_EQUAL(ops->check(st, &err), 0);
+    ops->free(st, o1.handle);
+    CU_ASSERT_EQUAL(ops->alloc(st, &(alloc_req){100, 0, 4}, &o2), ALLOC_OK);
+    CU_ASSERT_EQUAL(o2.addr, 4196); /* at its plan */
+    ops->free(st, o3.handle);
+    ops->free(st, o2.handle);
+    CU_ASSERT_EQUAL(ops->check(st, &err), 0);
+    ops->destroy(st);
+}
+
+/* Two levels for the runs below: hbm under offline, host under bfc limited to 2 KiB with
+ * waits for frees, so an allocation on host can still wait when its transfer comes. */
+static const char *const offline_host_cfg =
+    "version: 1\ndevice: h100\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n"
+    "      policy: offline\n  host:\n    allocator:\n      policy: bfc\n"
+    "      memory_limit: 2048B\n      retry_after_free: true\n";
+
+/* A transfer's into= that the plan holds but that does not happen (its source still waits
+ * for frees on host, or its allocation failed) leaves its planned range unused: the later
+ * requests keep theirs. Until 2026-11-27 each took the place of the one before it: 5 and 6,
+ * both live, were placed at 0 (--check: overlap), and with 5 of another size it ran out of
+ * memory where best_fit serves it. */
+static void test_plan_into_not_made(void)
+{
+    const char *cfg = tu_write("offline_host.yaml", offline_host_cfg);
+    const char *t3 = tu_write("into_waits.trace",
+        "amsim-trace v1\n"
+        "alloc 1 2048 level=host\n"
+        "alloc 2 1024 level=host\n"                  /* waits for frees */
+        "transfer host hbm 1024 into=3 id=2\n"       /* does not happen: 3 never requested */
+        "free 3\n"
+        "alloc 5 1024 level=hbm\n"
+        "alloc 6 1024 level=hbm\n"
+        "free 1\nfree 5\nfree 6\nfree 2\n");
+    const char *t1 = tu_write("into_waits2.trace",
+        "amsim-trace v1\n"
+        "alloc 1 2048 level=host\n"
+        "alloc 2 1024 level=host\n"
+        "transfer host hbm 1024 into=3 id=2\n"
+        "alloc 5 4096 level=hbm\n"
+        "free 1\nfree 5\nfree 2\nfree 3\n");
+    const char *t2 = tu_write("into_failed.trace",
+        "amsim-trace v1\n"
+        "alloc 1 1000 level=host\n"                  /* out of memory in 500 B */
+        "transfer host hbm 1000 into=3 id=1 stream=1\n"
+        "alloc 4 2000 level=hbm\n"
+        "alloc 5 100 level=hbm\n"
+        "free 4\nfree 5\nfree 3\nfree 1\n");
+    char args[2048], place[600];
+    snprintf(place, sizeof place, "%s/into_waits.csv", tu_tmpdir());
+    snprintf(args, sizeof args, "run -q --check -c %s -t %s --placements %s", cfg, t3, place);
+    char *j = run_json(args, "into_waits.json");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_EQUAL(json_u64_after(j, "ooms"), 0); /* hbm's */
+    CU_ASSERT_EQUAL(json_u64_after(j, "plan_buffers"), 3);
+    CU_ASSERT_EQUAL(json_u64_after(j, "plan_mismatches"), 0);
+    CU_ASSERT(has_row(place, "4,5,hbm,0,1024,1024,ok"));
+    CU_ASSERT(has_row(place, "5,6,hbm,1024,1024,1024,ok"));
+    free(j);
+    snprintf(args, sizeof args, "run -q --check -c %s -t %s", cfg, t1);
+    j = run_json(args, "into_waits2.json");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_EQUAL(json_u64_after(j, "ooms"), 0);
+    CU_ASSERT_EQUAL(json_u64_after(j, "allocs"), 1);
+    free(j);
+    snprintf(args, sizeof args, "run -q --check -c %s -t %s --set memories.host.capacity=500B",
+             cfg, t2);
+    j = run_json(args, "into_failed.json");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_EQUAL(json_u64_after(j, "ooms"), 0);
+    CU_ASSERT_EQUAL(json_u64_after(j, "allocs"), 2);
+    CU_ASSERT_EQUAL(json_u64_after(j, "plan_mismatches"), 0);
+    free(j);
+}
+
+/* The prepass skips what the engine skips (--lenient), planning nothing and ending no
+ * lifetime there: a free_completed without its free_requested (1 stays live to its free), a
+ * transfer from an unknown id (its into= 3 is never requested), a transfer from an id that has
+ * no memory at any capacity (4, over 4 EiB, and 3: into= 6 and 7 never requested), a 0-byte
+ * allocation. Until 2026-11-27 1's lifetime ended at the skipped free_completed and 3, 6 and 7
+ * were planned. */
+static void test_prepass_skips(void)
+{
+    const char *p = tu_write("skips.trace",
+        "amsim-trace v1\n"
+        "alloc 1 1000\n"                             /* 0 */
+        "free_completed 1\n"                         /* 1: skipped */
+        "transfer host hbm 1000 into=3 id=99\n"      /* 2: skipped, 3 known without memory */
+        "alloc 4 5764607523034234880 level=host\n"   /* 3: out of memory at any capacity */
+        "transfer host hbm 100 into=6 id=4\n"        /* 4: its source has no memory */
+        "transfer hbm hbm 100 into=7 id=3\n"         /* 5: likewise */
+        "alloc 8 0\n"                                /* 6: skipped */
+        "alloc 2 1000\n"                             /* 7 */
+        "free 2\nfree 1\nfree 3\nfree 4\nfree 6\nfree 7\n");
+    static const char *const names[] = {"hbm", "host"};
+    trace_opts o = {names, 2, 0, 0, AM_PS_PER_NS, 0};
+    plan_buf *per[2] = {NULL, NULL};
+    size_t counts[2] = {0, 0};
+    am_error err = {0};
+    int rc = prepass_collect(p, &o, NULL, 2, per, counts, &err);
+    if (rc)
+        fprintf(stderr, "\nprepass: %s\n", err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_EQUAL_FATAL(counts[0], 2);
+    CU_ASSERT_EQUAL(counts[1], 0);
+    CU_ASSERT(per[0][0].start == 0 && per[0][0].end == 9); /* 1, to its free */
+    CU_ASSERT(per[0][1].start == 7 && per[0][1].end == 8); /* 2 */
+    free(per[0]);
+    free(per[1]);
+}
+
+/* Runs with --lenient whose skipped events the plan used to count: a free_completed without
+ * free_requested left buffer 1 live where the plan had ended it (1 and 2 both at 0, 200 %
+ * utilization, mincap 1000 B below the 2000 B peak live), a transfer from an unknown id had
+ * its into= planned (the next request took its place), and a skipped `use` made the engine's
+ * event count fall one short of the trace's, so every later request was another's. Placements
+ * never overlap (--check), and mincap's answer is never below peak live. */
+static void test_lenient_skips(void)
+{
+    const char *cfg = tu_write("offline_lenient.yaml",
+        "version: 1\ndevice: h100\nmemories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n"
+        "      policy: offline\n");
+    static const struct {
+        const char *name, *trace;
+        uint64_t allocs, plan, height;
+    } c[] = {
+        {"fc", "alloc 1 1000\nfree_completed 1\nalloc 2 1000\nfree 2\nfree 1\n", 2, 2, 2000},
+        {"l3", "transfer host hbm 1000 into=3 id=99\nalloc 5 2000 level=hbm\nfree 5\nfree 3\n",
+         1, 1, 2000},
+        {"l4", "transfer host hbm 1000 into=3 id=99\nfree 3\nalloc 5 1000\nalloc 6 1000\n"
+               "free 5\nfree 6\n", 2, 2, 2000},
+        {"use", "alloc 1 1000\nuse 88\nalloc 2 1000\nfree 1\nfree 2\n", 2, 2, 2000},
+    };
+    for (size_t k = 0; k < AM_ARRAY_LEN(c); k++) {
+        char text[512], name[64], args[2048];
+        snprintf(text, sizeof text, "amsim-trace v1\n%s", c[k].trace);
+        snprintf(name, sizeof name, "lenient_%s.trace", c[k].name);
+        const char *t = tu_write(name, text);
+        snprintf(args, sizeof args, "run -q --check --lenient -c %s -t %s", cfg, t);
+        snprintf(name, sizeof name, "lenient_%s.json", c[k].name);
+        char *j = run_json(args, name);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        CU_ASSERT_EQUAL(json_u64_after(j, "allocs"), c[k].allocs);
+        CU_ASSERT_EQUAL(json_u64_after(j, "ooms"), 0);
+        CU_ASSERT_EQUAL(json_u64_after(j, "plan_buffers"), c[k].plan);
+        CU_ASSERT_EQUAL(json_u64_after(j, "plan_height_bytes"), c[k].height);
+        CU_ASSERT_EQUAL(json_u64_after(j, "plan_mismatches"), 0);
+        CU_ASSERT_EQUAL(json_u64_after(j, "peak_reserved_bytes"),
+                        json_u64_after(j, "peak_live_bytes"));
+        free(j);
+        snprintf(args, sizeof args, "mincap -q --lenient -c %s -t %s --policies offline "
+                 "--granularity 1B", cfg, t);
+        snprintf(name, sizeof name, "lenient_%s_mincap.json", c[k].name);
+        j = run_json(args, name);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        uint64_t live = json_u64_after(j, "peak_live_bytes");
+        CU_ASSERT_EQUAL(live, c[k].height);
+        CU_ASSERT_EQUAL(json_u64_after(j, "min_bytes"), live);
+        free(j);
+    }
 }
 
 void suite_offline(void)
@@ -1012,5 +1237,11 @@ void suite_offline(void)
              {"offline policy without a plan", test_no_plan},
              {"offline policy: planned sizes past 2^64", test_sizes_overflow},
              {"offline policy: requests no policy is asked for are not planned",
-              test_unasked_requests});
+              test_unasked_requests},
+             {"offline policy: requests found by event, never over a live block",
+              test_plan_fallback},
+             {"offline policy: an into= planned but not made leaves its range unused",
+              test_plan_into_not_made},
+             {"prepass skips what the engine skips", test_prepass_skips},
+             {"offline policy: --lenient skips leave the plan whole", test_lenient_skips});
 }

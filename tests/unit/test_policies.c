@@ -268,7 +268,7 @@ static void conf_ext(conf *C)
 
 static int conf_alloc(conf *C, uint64_t bytes)
 {
-    alloc_req r = {bytes, (uint32_t)(xs() % 2)};
+    alloc_req r = {bytes, (uint32_t)(xs() % 2), 0};
     alloc_out o;
     int rc = mem_alloc(C->L.m, &r, &o);
     conf_log(C);
@@ -873,7 +873,7 @@ static uint64_t hint_run(const char *policy, size_t n, int hints, size_t *gaps)
     int bad = 0;
     for (size_t i = 0; i < n + pairs; i++) {
         uint64_t j = tu_rng(&seed);
-        alloc_req r = {(256ULL << (j % 13)) + (j >> 16) % 1024, 0};
+        alloc_req r = {(256ULL << (j % 13)) + (j >> 16) % 1024, 0, 0};
         alloc_out o;
         if (mem_alloc(m, &r, &o) != ALLOC_OK) {
             bad = 1;

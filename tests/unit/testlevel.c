@@ -60,7 +60,7 @@ int tl_check(tl_level *L)
 
 uint64_t tl_alloc(tl_level *L, uint64_t bytes, uint64_t *size, uint64_t *handle)
 {
-    alloc_req r = {bytes, 0};
+    alloc_req r = {bytes, 0, 0};
     alloc_out o;
     int rc = mem_alloc(L->m, &r, &o);
     CU_ASSERT(tl_check(L) == 0);
