@@ -355,25 +355,25 @@ static int off_alloc(void *st, const alloc_req *r, alloc_out *o)
     size_t k = off_find(f, r->event);
     if (k != SIZE_MAX && f->blk[k].live)
         k = SIZE_MAX; /* asked for twice while live: the second is not the planned one */
+    int planned = k != SIZE_MAX && r->bytes == f->requested[k];
     if (!f->have_arena) {
         uint64_t h = f->res.height;
         if (f->arena_refused || h == 0 || f->env.dev_alloc(f->env.ctx, h, &f->arena_addr) != 0) {
             f->arena_refused = 1;
-            if (k == SIZE_MAX || r->bytes != f->requested[k])
+            if (!planned)
                 f->mismatches++;
             return ALLOC_OOM;
         }
         f->have_arena = 1;
         f->arena_size = h;
     }
-    int planned = k != SIZE_MAX && r->bytes == f->requested[k];
     uint64_t size = planned ? f->given[k] : am_round_up(r->bytes, f->o.alignment);
     uint64_t addr = planned ? f->arena_addr + f->offset[k] : 0;
     if (!planned || !off_range_free(f, addr, size)) {
         /* the plan cannot be followed here: first fit, never over a live block */
         f->mismatches++;
         planned = 0;
-        if (r->bytes > UINT64_MAX - f->o.alignment || !off_first_fit(f, size, &addr))
+        if (!off_first_fit(f, size, &addr)) /* r->bytes is at most 4 EiB (mem_alloc_attempt) */
             return ALLOC_OOM;
     }
     size_t index = k;

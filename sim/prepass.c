@@ -182,11 +182,8 @@ static void pp_transfer(pp_map *m, plan_buf **per_level, size_t *counts, size_t 
 {
     const pp_slot *src = ev->id != TR_NO_ID ? pp_find(m, ev->id) : NULL;
     int dir;
-    if (ev->id != TR_NO_ID && !src) {
-        pp_known(m, ev->dst_level, ev->into, ev->bytes, 1);
-        return;
-    }
-    if (cfg && cfg_guard_rejects(cfg, ev->level, ev->dst_level, ev->implicit, &dir)) {
+    if ((ev->id != TR_NO_ID && !src) ||
+        (cfg && cfg_guard_rejects(cfg, ev->level, ev->dst_level, ev->implicit, &dir))) {
         pp_known(m, ev->dst_level, ev->into, ev->bytes, 1);
         return;
     }
@@ -209,7 +206,7 @@ static void pp_free(pp_map *m, plan_buf **per_level, pp_slot *x, int kind, uint6
         x->requested = 1; /* a planned block stays planned until free_completed */
         return;
     }
-    if (kind == TR_FREE_COMPLETED && !x->requested && !(!x->planned && x->any))
+    if (kind == TR_FREE_COMPLETED && !x->requested && !x->any) /* any: never planned */
         return;
     if (x->planned)
         pp_close(&per_level[x->level][x->idx], index, t);
