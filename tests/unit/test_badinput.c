@@ -1256,6 +1256,72 @@ static void matrix_count_damaged(void)
     }
 }
 
+static const char *fresh_dir(const char *name);
+
+/* A control byte in a matrix.tsv line (a carriage return from a CRLF line end, at a run line's
+ * end or the header's; any other) is refused at its line and column, and a count the lines
+ * fall short of by one says "1 run listed". Until 2026-11-27 the carriage return became part of
+ * the run's key: --merge marked the finished run 'missing' and copied the damaged file into
+ * OUT, and a rerun said the sweep had changed, running nothing. */
+static void matrix_line_control(void)
+{
+    static const char first[] = "#amsim-matrix v1\t2\n", head[] = "run_id\trun\tpolicy\ttrace\tkey";
+    static const char r1[] = "1\t0001-t-bfc\tbfc\tt.trace\ttrace=t.trace;policy=bfc";
+    static const struct {
+        const char *head_end, *r1_end, *r2, *want;
+    } cases[] = {
+        {"", "\r", "2\t0002-t-c\tcaching\tt.trace\tk2\n",
+         ":3:50: control byte 0x0d (a carriage return: a CRLF line end?) in the line"},
+        {"\r", "", "2\t0002-t-c\tcaching\tt.trace\tk2\n", ":2:28: control byte 0x0d"},
+        {"", "", "2\t0002-t-c\tcach\001ing\tt.trace\tk2\n", ":4:16: control byte 0x01 in the "
+         "line"},
+        {"", "", "", ":4:1: 1 run listed, 2 expected"},
+    };
+    char dir[1100], mt[1200], out[1200], args[2600], want[1400];
+    snprintf(dir, sizeof dir, "%s/mc-study", tu_tmpdir());
+    mkdir(dir, 0777);
+    snprintf(mt, sizeof mt, "%s/matrix.tsv", dir);
+    snprintf(out, sizeof out, "%s/mc-out", tu_tmpdir());
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        FILE *f = fopen(mt, "w");
+        CU_ASSERT_FATAL(f != NULL);
+        fprintf(f, "%s%s%s\n%s%s\n%s", first, head, cases[i].head_end, r1, cases[i].r1_end,
+                cases[i].r2);
+        CU_ASSERT_FATAL(fclose(f) == 0);
+        snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", dir, out);
+        snprintf(want, sizeof want, "amsim batch: %s%s", mt, cases[i].want);
+        bi_expect(args, 1, want);
+        CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0); /* nothing made, nothing copied */
+    }
+    /* a study run for real, then a CRLF line end at its first run's line: a rerun says the
+     * file is damaged, writes it again and runs nothing */
+    const char *d2 = fresh_dir("mc-real");
+    char sw[1300], st[1300];
+    snprintf(sw, sizeof sw, "base: '%s'\ntraces: ['%s']\npolicies: [bfc]\n", cfg_default(),
+             trace_gpu());
+    snprintf(st, sizeof st, "%s", bi_write("mc-real.yaml", sw, strlen(sw)));
+    snprintf(args, sizeof args, "batch -q -j 1 '%s' -o '%s'", st, d2);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(mt, sizeof mt, "%s/matrix.tsv", d2);
+    char *text = tu_slurp(mt, NULL);
+    CU_ASSERT_FATAL(text && strlen(text) > 2 && text[strlen(text) - 1] == '\n');
+    FILE *f = fopen(mt, "w");
+    CU_ASSERT_FATAL(f && fprintf(f, "%.*s\r\n", (int)strlen(text) - 1, text) > 0 &&
+                    fclose(f) == 0);
+    snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", d2, out);
+    snprintf(want, sizeof want, "amsim batch: %s:3:", mt);
+    bi_expect(args, 1, want);
+    CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0);
+    snprintf(args, sizeof args, "batch -j 1 '%s' -o '%s'", st, d2);
+    bi_expect(args, 0, "control byte 0x0d (a carriage return: a CRLF line end?) in the line (a "
+              "matrix.tsv line is tab-separated fields ended by a newline alone); written again");
+    bi_expect(args, 0, "1 run: 0 run now, 1 finished before");
+    char *again = tu_slurp(mt, NULL);
+    CU_ASSERT(again && strcmp(again, text) == 0);
+    free(text);
+    free(again);
+}
+
 /* A study of one run written by hand (matrix.tsv, runs/0001-t-bfc/result.txt = result) given
  * to `batch --merge`: refused, status 1, with want after the result's path. */
 static void merge_result_expect(const char *result, const char *want)
@@ -3769,6 +3835,8 @@ void suite_badinput(void)
               results_table_unreadable},
              {"batch --merge: a matrix.tsv's run count, a line past its runs",
               matrix_count_damaged},
+             {"batch: a control byte (a CRLF line end) in a matrix.tsv line",
+              matrix_line_control},
              {"stats: a quote that never closes in a results table", results_table_open_quote},
              {"batch --merge: a result.txt that gives a key twice", result_duplicate_key},
              {"batch --merge: a result.txt cut inside its first line", result_first_line_cut},
