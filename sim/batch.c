@@ -3509,6 +3509,7 @@ typedef struct matrix {
     char **cols;
     char ***rows;       /* rows[i][c], and rows[i][ncols] = key */
     char *text;
+    char *raw;          /* the file's bytes as read (text is cut up into the rows) */
 } matrix;
 
 static void matrix_tsv_free(matrix *m)
@@ -3518,6 +3519,7 @@ static void matrix_tsv_free(matrix *m)
     free(m->rows);
     free(m->cols);
     free(m->text);
+    free(m->raw);
     memset(m, 0, sizeof *m);
 }
 
@@ -3581,6 +3583,23 @@ static int matrix_count_read(const char *p, const char *line, int *total, am_err
     return 0;
 }
 
+/* 0 when matrix.tsv's line (number lineno) holds no control byte but its tabs, else -1 with
+ * err at the byte: amsim writes tab-separated fields and a newline alone. Until 2026-11-27 a
+ * carriage return (a CRLF line end from an editor or a copy) passed: at a run line's end it
+ * became part of the key, so --merge marked the finished run 'missing' and a rerun said the
+ * sweep had changed, running nothing. */
+static int matrix_line_plain(const char *p, const char *line, int lineno, am_error *err)
+{
+    for (const unsigned char *c = (const unsigned char *)line; *c; c++)
+        if ((*c < 0x20 && *c != '\t') || *c == 0x7f)
+            return am_fail_at(err, p, (unsigned long)lineno,
+                              (unsigned long)(c - (const unsigned char *)line) + 1,
+                              "control byte 0x%02x%s in the line (a matrix.tsv line is "
+                              "tab-separated fields ended by a newline alone)", *c,
+                              *c == '\r' ? " (a carriage return: a CRLF line end?)" : "");
+    return 0;
+}
+
 /* A malformed matrix.tsv is named at its line and column (until 2026-11-27 "bad line for run
  * 1" had no line, then no column, and blank lines were skipped as if absent); a NUL byte in it
  * or a read error is refused (until 2026-11-27 the text ended at a NUL byte). */
@@ -3612,6 +3631,8 @@ static int matrix_read(const char *dir, matrix *m, am_error *err)
         am_fail_at(err, p, (unsigned long)lineno + 1, 1, "no header line");
         goto bad;
     }
+    if (matrix_line_plain(p, line, lineno, err) != 0)
+        goto bad;
     char *tmp[SW_MAX_AXES + 8];
     int nc = split_tabs(line, tmp, SW_MAX_AXES + 8);
     if (nc > SW_MAX_AXES + 8 || nc < 5) {
@@ -3624,6 +3645,8 @@ static int matrix_read(const char *dir, matrix *m, am_error *err)
         m->cols[c] = tmp[c];
     m->rows = am_calloc((size_t)total + 1, sizeof *m->rows);
     while (m->n < total && (line = next_line(&pos, &lineno))) {
+        if (matrix_line_plain(p, line, lineno, err) != 0)
+            goto bad;
         char **row = am_calloc((size_t)nc + 1, sizeof *row);
         int got = split_tabs(line, row, nc);
         if (got != nc) {
@@ -3636,8 +3659,8 @@ static int matrix_read(const char *dir, matrix *m, am_error *err)
         m->rows[m->n++] = row;
     }
     if (m->n != total) {
-        am_fail_at(err, p, (unsigned long)lineno + 1, 1, "%d runs listed, %d expected", m->n,
-                   total);
+        am_fail_at(err, p, (unsigned long)lineno + 1, 1, "%d run%s listed, %d expected", m->n,
+                   m->n == 1 ? "" : "s", total);
         goto bad;
     }
     /* a line after the last run counted: a count cut short would drop the runs after it (until
@@ -3647,7 +3670,7 @@ static int matrix_read(const char *dir, matrix *m, am_error *err)
                    "counts", total, total == 1 ? "" : "s");
         goto bad;
     }
-    free(m->text);
+    m->raw = m->text;
     m->text = save; /* keeps the strings the rows point into */
     free(p);
     return 0;
@@ -3847,6 +3870,25 @@ static int matrix_why(const char *a, const char *b)
     return why ? why : WHY_STUDY; /* the same keys in another order or folder: the sweep's */
 }
 
+static void say_matrix_changed(const char *who, const char *mp, int why);
+
+/* A rerun's word on the folder's matrix.tsv (path mp, text old) that differs from the study's
+ * (mt): damaged (it does not read as matrix_read reads it), said with its fault and that it is
+ * written again, or why it changed (say_matrix_changed). Until 2026-11-27 a damaged one (a
+ * CRLF line end) was "the sweep ... changed since the last run" with no run run again. */
+static void say_old_matrix(const char *dir, const char *mp, const char *old, const char *mt)
+{
+    char q[SHOWN_MAX];
+    matrix m;
+    am_error e = {0};
+    if (matrix_read(dir, &m, &e) != 0) {
+        am_msg("%s: %s; written again (runs whose key changed run again)\n", prog, e.msg);
+        return;
+    }
+    matrix_tsv_free(&m);
+    say_matrix_changed(prog, SHOW(q, mp), matrix_why(old, mt));
+}
+
 /* Say why a rerun's matrix.tsv (shown as mp) changed (matrix_why's bits). Until 2026-11-27
  * every change was "the sweep or its inputs ... changed", even when only amsim had: after an
  * upgrade that added a config key, every run of an unchanged study ran again under that
@@ -3897,9 +3939,12 @@ static int merge_refusal(am_error *err, const char *p, const char *dir, const ch
  * shard_n > 0: only the runs of shard k. Returns the number of runs without a result; *tally
  * counts the others not ok. picked, when not NULL (--merge, to link OUT/runs), receives for
  * each run with a result, in matrix order, its folder name then the run folder that won
- * (DIR/runs/FOLDER), so that the caller need not read matrix.tsv and the results again. */
+ * (DIR/runs/FOLDER), so that the caller need not read matrix.tsv and the results again;
+ * mtext, when not NULL, the first folder's matrix.tsv as read and found whole (--merge copies
+ * it to OUT: until 2026-11-27 it read the file again, unchecked, after the table was built). */
 static int build_csv(const char *const *dirs, int ndirs, const char *out_path, int shard_k,
-                     int shard_n, csv_tally *tally, strlist *picked, am_error *err)
+                     int shard_n, csv_tally *tally, strlist *picked, char **mtext,
+                     am_error *err)
 {
     matrix m;
     if (matrix_read(dirs[0], &m, err) != 0)
@@ -4019,6 +4064,10 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
         result_free(&res[i]);
     free(res);
     sl_free(&mcols);
+    if (mtext && rc >= 0) {
+        *mtext = m.raw;
+        m.raw = NULL;
+    }
     matrix_tsv_free(&m);
     if (tally)
         *tally = t;
@@ -4592,7 +4641,9 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     }
     batch_track_made(out, made, 1); /* an interrupt before results.csv removes them too */
     sigprocmask(SIG_SETMASK, &unblocked, NULL);
-    rc = build_csv((const char *const *)argv, argc, path, 0, 0, &tally, &picked, &err);
+    char *mtext = NULL; /* the first folder's matrix.tsv as build_csv read and checked it */
+    rc = build_csv((const char *const *)argv, argc, path, 0, 0, &tally, &picked,
+                   is_csv ? NULL : &mtext, &err);
     if (rc < 0) { /* refused (not a batch folder, another study): OUT is not left behind */
         am_msg("%s: %s\n", prog, err.msg);
         rmdir_made(out, made);
@@ -4603,12 +4654,10 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     }
     if (!is_csv) {
         /* OUT becomes a study folder: matrix.tsv and runs/ linking to the shards' folders */
-        char *src = xprintf("%s/matrix.tsv", argv[0]), *dst = xprintf("%s/matrix.tsv", out);
-        char *t = am_slurp(src);
-        if (t && write_atomic(dst, t, &err) != 0)
+        char *dst = xprintf("%s/matrix.tsv", out);
+        if (mtext && write_atomic(dst, mtext, &err) != 0)
             am_msg("%s: %s\n", prog, err.msg);
-        free(t);
-        free(src);
+        free(mtext);
         free(dst);
         char *runs = xprintf("%s/runs", out);
         mkdir_p(runs);
@@ -4860,7 +4909,7 @@ int cmd_batch(int argc, char **argv)
     }
     char *old = am_slurp(mp);
     if (old && strcmp(old, mt) != 0 && !b.quiet)
-        say_matrix_changed(prog, SHOW(q, mp), matrix_why(old, mt));
+        say_old_matrix(b.out, mp, old, mt);
     int changed = !old || strcmp(old, mt) != 0;
     if (changed)
         remove_stale_results(b.out);
@@ -4880,7 +4929,7 @@ int cmd_batch(int argc, char **argv)
     /* a regress check's deviations are said apart from failures (until 2026-11-27 a deviation
      * was counted as "1 failed") */
     csv_tally tally = {0};
-    int missing = build_csv(dirs, 1, csv, b.shard_k, b.shard_n, &tally, NULL, &err);
+    int missing = build_csv(dirs, 1, csv, b.shard_k, b.shard_n, &tally, NULL, NULL, &err);
     if (missing < 0)
         am_msg("amsim: %s\n", err.msg);
     else if (!b.quiet) {

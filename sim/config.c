@@ -3226,12 +3226,69 @@ int cfg_write_written(const am_config *cfg, FILE *f)
     return ferror(f) ? -1 : 0;
 }
 
+static int node_key_cmp(const void *a, const void *b)
+{
+    return strcmp((*(const cfg_node *const *)a)->key, (*(const cfg_node *const *)b)->key);
+}
+
+/* A top-level key's place in the schema (top_keys; past them all: unknown, never kept). */
+static size_t top_rank(const char *k)
+{
+    size_t i = 0;
+    while (top_keys[i] && strcmp(top_keys[i], k) != 0)
+        i++;
+    return i;
+}
+
+static int node_top_cmp(const void *a, const void *b)
+{
+    size_t ra = top_rank((*(const cfg_node *const *)a)->key);
+    size_t rb = top_rank((*(const cfg_node *const *)b)->key);
+    return ra < rb ? -1 : ra > rb ? 1 : node_key_cmp(a, b);
+}
+
+/* write_block without cfg (every key), each map's keys in one order whatever order they were
+ * written in: the top level (indent 0) in the schema's order (top_keys), the entries of
+ * memories and links in their own (keep_order: the levels' and the links' order, which a run
+ * follows), every other map's by name. A key the schema fills in is appended after those
+ * written, so in the tree's order `set: {memories.hbm.transfer_granule: 1B}` (its default
+ * written explicitly) moved it before pad_requests_to and changed the digest of what is the
+ * same config. */
+static void write_block_canon(FILE *f, const cfg_node *map, int indent, int keep_order)
+{
+    size_t n = 0;
+    for (const cfg_node *c = map->child; c; c = c->next)
+        n++;
+    const cfg_node **kids = am_calloc(n + 1, sizeof *kids);
+    n = 0;
+    for (const cfg_node *c = map->child; c; c = c->next)
+        kids[n++] = c;
+    if (!keep_order)
+        qsort(kids, n, sizeof *kids, indent == 0 ? node_top_cmp : node_key_cmp);
+    for (size_t i = 0; i < n; i++) {
+        const cfg_node *c = kids[i];
+        fprintf(f, "%*s", indent, "");
+        cfg_write_scalar(f, c->key);
+        fputc(':', f);
+        if (c->kind == CFG_MAP && c->child) {
+            fputc('\n', f);
+            int named = indent == 0 && (!strcmp(c->key, "memories") || !strcmp(c->key, "links"));
+            write_block_canon(f, c, indent + 2, named);
+            continue;
+        }
+        fputc(' ', f);
+        write_flow(f, c);
+        fputc('\n', f);
+    }
+    free(kids);
+}
+
 int cfg_write_yaml_all(const am_config *cfg, FILE *f)
 {
-    /* the header the effective config had until 2026-11-27: a sweep's digests stay as they were */
+    /* the header the effective config had until 2026-11-27 */
     fprintf(f, "# amsim %s effective config: preset merged, --set applied, defaults filled\n",
             AM_VERSION);
     if (cfg->root && cfg->root->kind == CFG_MAP)
-        write_block(f, NULL, cfg->root, 0);
+        write_block_canon(f, cfg->root, 0, 0);
     return ferror(f) ? -1 : 0;
 }

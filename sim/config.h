@@ -263,7 +263,10 @@ void cfg_print_warnings(const am_config *cfg, FILE *f, const char *prog);
  * user's keys of other policies, which the run ignores, are left out). */
 int cfg_write_yaml(const am_config *cfg, FILE *f);
 /* The whole tree as YAML, other policies' keys included: what a sweep digests, so an edit of
- * any key the sweep's runs may read (under a policies: switch) reruns them. */
+ * any key the sweep's runs may read (under a policies: switch) reruns them. Each map's keys
+ * are in one canonical order (by name; memories' and links' entries in their own order, the
+ * top level in schema order), so the text does not depend on the order keys were written in
+ * or on which of them the schema filled in (until 2026-11-27 it was the tree's order). */
 int cfg_write_yaml_all(const am_config *cfg, FILE *f);
 /* The effective config's keys that were written (in the config, its device preset or an
  * override), one "PATH: VALUE" line each in the tree's order, without those the schema filled

@@ -561,18 +561,27 @@ static char *dir_of(const char *path, const char **base)
 /* What out_same_target compares of one path, looked up once: out_check_paths compares each
  * path with every other (a regress sweep's expectations with every trace), a stat per pair. */
 typedef struct path_info {
-    int dash;         /* "-": standard output, never the same as anything */
+    int dash;         /* "-": a standard stream (std_file says which file it holds, if any) */
     int exists, link; /* stat succeeded (st); else lstat found a (dangling) symbolic link */
     struct stat st;
 } path_info;
 
-static void path_look(const char *p, path_info *in)
+/* Look p up; std_fd is the descriptor "-" stands for in p's role (0 for an input, 1 for an
+ * output; -1: none, "-" is never a file). A "-" counts as the file that descriptor holds when
+ * it is a regular file (`--expect - < e.expect`, `--placements - >> t.trace`), so that it is
+ * compared with the other paths as that file's own name would be. Until 2026-11-27 "-" was
+ * never compared: `run --expect - --json e.expect < e.expect` replaced the expectation, and
+ * `run -t t.trace --placements - >> t.trace` grew the trace it read, both status 0. A pipe, a
+ * terminal or /dev/null is not a file anything could overwrite, and is left out. */
+static void path_look(const char *p, path_info *in, int std_fd)
 {
     struct stat l;
     memset(in, 0, sizeof *in);
     in->dash = strcmp(p, "-") == 0;
-    if (in->dash)
+    if (in->dash) {
+        in->exists = std_fd >= 0 && fstat(std_fd, &in->st) == 0 && S_ISREG(in->st.st_mode);
         return;
+    }
     in->exists = stat(p, &in->st) == 0;
     in->link = !in->exists && lstat(p, &l) == 0 && S_ISLNK(l.st_mode);
 }
@@ -663,8 +672,8 @@ static int on_stdout(const path_info *in, const struct stat *out, int have_out)
 
 static int same_target(const char *a, const path_info *ia, const char *b, const path_info *ib)
 {
-    if (ia->dash || ib->dash)
-        return 0;
+    if ((ia->dash && !ia->exists) || (ib->dash && !ib->exists))
+        return 0; /* a stream that holds no regular file */
     if (ia->exists || ib->exists)
         return ia->exists && ib->exists && S_ISREG(ia->st.st_mode) &&
                ia->st.st_dev == ib->st.st_dev && ia->st.st_ino == ib->st.st_ino;
@@ -684,8 +693,8 @@ static int same_target(const char *a, const path_info *ia, const char *b, const 
 int out_same_target(const char *a, const char *b)
 {
     path_info ia, ib;
-    path_look(a, &ia);
-    path_look(b, &ib);
+    path_look(a, &ia, -1);
+    path_look(b, &ib, -1);
     return same_target(a, &ia, b, &ib);
 }
 
@@ -702,6 +711,35 @@ static int same_output(out_named a, out_named b, am_error *err)
                    a.label, b.label, b.path);
 }
 
+/* How the user wrote path p: "'-' (standard input)" or "'-' (standard output)" for a stream,
+ * else p itself. */
+static const char *as_written(const char *p, const path_info *in, const char *stream,
+                              char *buf, size_t len)
+{
+    if (!in->dash)
+        return p;
+    snprintf(buf, len, "'-' (%s)", stream);
+    return buf;
+}
+
+/* Output o would overwrite input i (same_target). When a standard stream stands between them
+ * (either is "-", or o writes where standard output does: /dev/stdout, /dev/fd/1) and the two
+ * are spelt differently (or are "-": standard input and output), each is named as written, since neither name says the other: until
+ * 2026-11-27 `stats t.csv --json /dev/stdout >> t.csv` said "--json and RESULTS.csv both name
+ * /dev/stdout", with t.csv never named. */
+static int output_on_input(out_named o, const path_info *io, out_named i, const path_info *ii,
+                           int o_on_stdout, am_error *err)
+{
+    if (!io->dash && !ii->dash && (strcmp(o.path, i.path) == 0 || !o_on_stdout))
+        return am_fail(err, AM_EINPUT, "%s and %s both name %s: the output would overwrite its "
+                       "own input; write it to another file", o.label, i.label, o.path);
+    char ob[64], ib[64];
+    return am_fail(err, AM_EINPUT, "%s writes %s and %s reads %s: they are one file, the "
+                   "output would overwrite its own input; write it to another file", o.label,
+                   as_written(o.path, io, "standard output", ob, sizeof ob), i.label,
+                   as_written(i.path, ii, "standard input", ib, sizeof ib));
+}
+
 int out_check_paths(const out_named *outs, int nout, const out_named *ins, int nin,
                     am_error *err)
 {
@@ -709,10 +747,10 @@ int out_check_paths(const out_named *outs, int nout, const out_named *ins, int n
     path_info *ii = am_calloc((size_t)nin + 1, sizeof *ii);
     for (int i = 0; i < nout; i++)
         if (outs[i].path)
-            path_look(outs[i].path, &io[i]);
+            path_look(outs[i].path, &io[i], STDOUT_FILENO);
     for (int j = 0; j < nin; j++)
         if (ins[j].path)
-            path_look(ins[j].path, &ii[j]);
+            path_look(ins[j].path, &ii[j], STDIN_FILENO);
     struct stat out;
     int have_out = fstat(STDOUT_FILENO, &out) == 0;
     int rc = 0;
@@ -732,9 +770,8 @@ int out_check_paths(const out_named *outs, int nout, const out_named *ins, int n
                 rc = same_output(outs[i], outs[j], err);
         for (int j = 0; j < nin && !rc; j++)
             if (ins[j].path && same_target(outs[i].path, &io[i], ins[j].path, &ii[j]))
-                rc = am_fail(err, AM_EINPUT, "%s and %s both name %s: the output would "
-                             "overwrite its own input; write it to another file",
-                             outs[i].label, ins[j].label, outs[i].path);
+                rc = output_on_input(outs[i], &io[i], ins[j], &ii[j],
+                                     on_stdout(&io[i], &out, have_out), err);
     }
     free(io);
     free(ii);

@@ -71,7 +71,10 @@ typedef struct out_named {
  * path; /dev/null excepted. A command's report or table there is one too, {"the report",
  * "-"}) and none of them
  * names the file of one of the nin inputs; else -1 with err (AM_EINPUT) naming both options and
- * the path.
+ * the path. A "-" counts as the regular file its stream holds, if any: standard input's for an
+ * input, standard output's for an output (`--expect - < X --json X`, `-t X --placements - >>
+ * X`); then, and for an output on standard output by another name (/dev/stdout), each path is
+ * named as written ("--json writes /dev/stdout and RESULTS.csv reads t.csv").
  * Commands call it before they read or write anything: two outputs on one regular file would
  * share its temporary, and an output on an input (`--json X --expect X`) would replace the
  * input with the run's result. */

@@ -1256,6 +1256,72 @@ static void matrix_count_damaged(void)
     }
 }
 
+static const char *fresh_dir(const char *name);
+
+/* A control byte in a matrix.tsv line (a carriage return from a CRLF line end, at a run line's
+ * end or the header's; any other) is refused at its line and column, and a count the lines
+ * fall short of by one says "1 run listed". Until 2026-11-27 the carriage return became part of
+ * the run's key: --merge marked the finished run 'missing' and copied the damaged file into
+ * OUT, and a rerun said the sweep had changed, running nothing. */
+static void matrix_line_control(void)
+{
+    static const char first[] = "#amsim-matrix v1\t2\n", head[] = "run_id\trun\tpolicy\ttrace\tkey";
+    static const char r1[] = "1\t0001-t-bfc\tbfc\tt.trace\ttrace=t.trace;policy=bfc";
+    static const struct {
+        const char *head_end, *r1_end, *r2, *want;
+    } cases[] = {
+        {"", "\r", "2\t0002-t-c\tcaching\tt.trace\tk2\n",
+         ":3:50: control byte 0x0d (a carriage return: a CRLF line end?) in the line"},
+        {"\r", "", "2\t0002-t-c\tcaching\tt.trace\tk2\n", ":2:28: control byte 0x0d"},
+        {"", "", "2\t0002-t-c\tcach\001ing\tt.trace\tk2\n", ":4:16: control byte 0x01 in the "
+         "line"},
+        {"", "", "", ":4:1: 1 run listed, 2 expected"},
+    };
+    char dir[1100], mt[1200], out[1200], args[2600], want[1400];
+    snprintf(dir, sizeof dir, "%s/mc-study", tu_tmpdir());
+    mkdir(dir, 0777);
+    snprintf(mt, sizeof mt, "%s/matrix.tsv", dir);
+    snprintf(out, sizeof out, "%s/mc-out", tu_tmpdir());
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        FILE *f = fopen(mt, "w");
+        CU_ASSERT_FATAL(f != NULL);
+        fprintf(f, "%s%s%s\n%s%s\n%s", first, head, cases[i].head_end, r1, cases[i].r1_end,
+                cases[i].r2);
+        CU_ASSERT_FATAL(fclose(f) == 0);
+        snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", dir, out);
+        snprintf(want, sizeof want, "amsim batch: %s%s", mt, cases[i].want);
+        bi_expect(args, 1, want);
+        CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0); /* nothing made, nothing copied */
+    }
+    /* a study run for real, then a CRLF line end at its first run's line: a rerun says the
+     * file is damaged, writes it again and runs nothing */
+    const char *d2 = fresh_dir("mc-real");
+    char sw[1300], st[1300];
+    snprintf(sw, sizeof sw, "base: '%s'\ntraces: ['%s']\npolicies: [bfc]\n", cfg_default(),
+             trace_gpu());
+    snprintf(st, sizeof st, "%s", bi_write("mc-real.yaml", sw, strlen(sw)));
+    snprintf(args, sizeof args, "batch -q -j 1 '%s' -o '%s'", st, d2);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(mt, sizeof mt, "%s/matrix.tsv", d2);
+    char *text = tu_slurp(mt, NULL);
+    CU_ASSERT_FATAL(text && strlen(text) > 2 && text[strlen(text) - 1] == '\n');
+    FILE *f = fopen(mt, "w");
+    CU_ASSERT_FATAL(f && fprintf(f, "%.*s\r\n", (int)strlen(text) - 1, text) > 0 &&
+                    fclose(f) == 0);
+    snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", d2, out);
+    snprintf(want, sizeof want, "amsim batch: %s:3:", mt);
+    bi_expect(args, 1, want);
+    CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0);
+    snprintf(args, sizeof args, "batch -j 1 '%s' -o '%s'", st, d2);
+    bi_expect(args, 0, "control byte 0x0d (a carriage return: a CRLF line end?) in the line (a "
+              "matrix.tsv line is tab-separated fields ended by a newline alone); written again");
+    bi_expect(args, 0, "1 run: 0 run now, 1 finished before");
+    char *again = tu_slurp(mt, NULL);
+    CU_ASSERT(again && strcmp(again, text) == 0);
+    free(text);
+    free(again);
+}
+
 /* A study of one run written by hand (matrix.tsv, runs/0001-t-bfc/result.txt = result) given
  * to `batch --merge`: refused, status 1, with want after the result's path. */
 static void merge_result_expect(const char *result, const char *want)
@@ -3293,6 +3359,95 @@ static void bi_copy(const char *from, const char *to)
     free(t);
 }
 
+/* Run "amsim ARGS" through the shell with its own redirections (tu_amsim gives standard input
+ * /dev/null and standard output a file of its own); assert status want and that stderr holds
+ * expect. */
+static void bi_expect_sh(const char *args, int want, const char *expect)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char cmd[8192], errf[1024];
+    snprintf(errf, sizeof errf, "%s/sh.err", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "%s %s 2>'%s'", bin, args, errf);
+    int st = system(cmd);
+    st = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    char *err = tu_slurp(errf, NULL);
+    int found = err && strstr(err, expect) != NULL;
+    CU_ASSERT_EQUAL(st, want);
+    CU_ASSERT(found);
+    if (st != want || !found)
+        fprintf(stderr, "\n  %s\n  status %d (want %d)\n  stderr: %s  expected: %s\n", cmd, st,
+                want, err ? err : "(none)", expect);
+    free(err);
+}
+
+/* A "-" is the file its standard stream holds when that is a regular file: an input "-" the
+ * file on standard input, an output "-" (or /dev/stdout) the file on standard output. Each is
+ * refused on an input as that file's own name is, naming both as written, and the input keeps
+ * its bytes. Until 2026-11-27 "-" was never compared (`--expect - --json E < E` replaced the
+ * expectation, `-t T --placements - >> T` grew the trace, status 0), and `--json /dev/stdout
+ * >> R` was refused naming /dev/stdout twice. A pipe holds no file: never refused. */
+static void outputs_stream_on_an_input(void)
+{
+    const char *dir = fresh_dir("streamin");
+    char tr[700], exp[700], res[700], args[4096], want[1200];
+    snprintf(tr, sizeof tr, "%s/t.trace", dir);
+    snprintf(exp, sizeof exp, "%s/e.expect", dir);
+    snprintf(res, sizeof res, "%s/r.csv", dir);
+    bi_copy(trace_gpu(), tr);
+    FILE *f = fopen(res, "w");
+    CU_ASSERT_FATAL(f && fputs("policy,x\nbfc,1\nbfc,2\n", f) >= 0 && fclose(f) == 0);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --save-expect '%s'", cfg_default(), tr,
+             exp);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *t0 = tu_slurp(tr, NULL), *e0 = tu_slurp(exp, NULL);
+    CU_ASSERT_FATAL(t0 && e0);
+    const char *val[26] = {0};
+    val['C' - 'A'] = cfg_default(), val['T' - 'A'] = tr, val['E' - 'A'] = exp;
+    val['R' - 'A'] = res;
+    static const char *const cases[][2] = {
+        {"run -q -c '{C}' -t '{T}' --expect - --json '{E}' < '{E}'",
+         "amsim: --json writes {E} and --expect reads '-' (standard input): they are one "
+         "file, the output would overwrite its own input; write it to another file\n"},
+        {"run -q -c '{C}' -t '{T}' --expect - --save-expect '{E}' < '{E}'",
+         "amsim: --save-expect writes {E} and --expect reads '-' (standard input)"},
+        {"run -q -c '{C}' -t - --placements '{T}' < '{T}'",
+         "amsim: --placements writes {T} and -t reads '-' (standard input)"},
+        {"run -q -c '{C}' -t '{T}' --placements - >> '{T}'",
+         "amsim: --placements writes '-' (standard output) and -t reads {T}: they are one "
+         "file"},
+        {"run -c '{C}' -t '{T}' >> '{T}'",
+         "amsim: the report (-q leaves it out) writes '-' (standard output) and -t reads {T}"},
+        {"convert '{T}' --to csv -o - >> '{T}'",
+         "amsim: -o writes '-' (standard output) and IN reads {T}"},
+        {"stats '{R}' --metric x -q --json - >> '{R}'",
+         "amsim: --json writes '-' (standard output) and RESULTS.csv reads {R}"},
+        {"stats '{R}' --metric x -q --json /dev/stdout >> '{R}'",
+         "amsim: --json writes /dev/stdout and RESULTS.csv reads {R}: they are one file"},
+        {"stats - --metric x -q --json '{R}' < '{R}'",
+         "amsim: --json writes {R} and RESULTS.csv reads '-' (standard input)"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        char a[4096], w[1200];
+        bi_subst(a, sizeof a, cases[i][0], val);
+        bi_subst(w, sizeof w, cases[i][1], val);
+        bi_expect_sh(a, 1, w);
+    }
+    char *t1 = tu_slurp(tr, NULL), *e1 = tu_slurp(exp, NULL), *r1 = tu_slurp(res, NULL);
+    CU_ASSERT(t1 && strcmp(t0, t1) == 0);
+    CU_ASSERT(e1 && strcmp(e0, e1) == 0);
+    CU_ASSERT(r1 && strcmp(r1, "policy,x\nbfc,1\nbfc,2\n") == 0);
+    CU_ASSERT_EQUAL(dir_count(dir, ".tmp."), 0);
+    /* from a pipe, or into another file: as before */
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --expect - --json '%s/j.json' < '%s' "
+             "--placements - > '%s/p.csv'", cfg_default(), tr, dir, exp, dir);
+    bi_expect_sh(args, 0, "");
+    snprintf(want, sizeof want, "%s/p.csv", dir);
+    char *p = tu_slurp(want, NULL);
+    CU_ASSERT(p && strlen(p) > 0);
+    free(p);
+    free(t0), free(e0), free(t1), free(e1), free(r1);
+}
+
 /* Every file a command reads counts as its input, not only those named on its command line,
  * until 2026-11-25 replaced with an exit status 0: the device preset a config loads (`device:
  * h100` read DIR_OF_CONFIG/devices/h100.yaml; `run --json` on it replaced it), batch's base
@@ -3680,6 +3835,8 @@ void suite_badinput(void)
               results_table_unreadable},
              {"batch --merge: a matrix.tsv's run count, a line past its runs",
               matrix_count_damaged},
+             {"batch: a control byte (a CRLF line end) in a matrix.tsv line",
+              matrix_line_control},
              {"stats: a quote that never closes in a results table", results_table_open_quote},
              {"batch --merge: a result.txt that gives a key twice", result_duplicate_key},
              {"batch --merge: a result.txt cut inside its first line", result_first_line_cut},
@@ -3765,6 +3922,8 @@ void suite_badinput(void)
              {"outputs: -o DIR gets its whole set next to named files", outputs_dir_and_paths},
              {"outputs: two naming one file", outputs_same_file},
              {"outputs: one naming an input", outputs_naming_an_input},
+             {"outputs: '-' on an input (the file a standard stream holds)",
+              outputs_stream_on_an_input},
              {"outputs: one naming a file read (preset, base, trace, table)",
               outputs_naming_a_read_file},
              {"report: results.csv without the batch's columns, or a metric not a number",

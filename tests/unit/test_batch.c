@@ -2677,6 +2677,62 @@ static void test_key_change_why(void)
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
 }
 
+/* The key of the first run of study folder dir's matrix.tsv (its third line's last field),
+ * malloc'd, or NULL. */
+static char *first_key(const char *dir)
+{
+    char p[1200];
+    snprintf(p, sizeof p, "%s/matrix.tsv", dir);
+    char *t = tu_slurp(p, NULL), *line = t;
+    for (int i = 0; line && i < 2; i++)
+        line = (line = strchr(line, '\n')) ? line + 1 : NULL;
+    char *key = line ? strrchr(line, '\t') : NULL, *end = key ? strchr(key, '\n') : NULL;
+    char *k = key && end ? strndup(key + 1, (size_t)(end - key - 1)) : NULL;
+    free(t);
+    return k;
+}
+
+/* Where each config key was written does not change inputs=: a default written explicitly in
+ * set: (configs/sweeps/README.md: "changes study= alone"), or a level's keys in another order.
+ * Until 2026-11-27 inputs= digested the keys in the order they came (those written first, the
+ * schema's defaults after), so both changed it as well. */
+static void test_inputs_key_order(void)
+{
+    static const char *const bases[] = {
+        "version: 1\nmemories:\n  hbm: {kind: hbm, capacity: 1GiB, allocator: {policy: "
+        "best_fit}}\n",
+        "version: 1\nmemories:\n  hbm: {capacity: 1GiB, allocator: {policy: best_fit}, kind: "
+        "hbm}\n",
+        "version: 1\nmemories:\n  hbm: {kind: hbm, capacity: 1GiB, allocator: {policy: "
+        "best_fit}}\n",
+    };
+    static const char *const sets[] = {"", "", "set: {memories.hbm.transfer_granule: 1B}\n"};
+    char *keys[3] = {0};
+    for (int i = 0; i < 3; i++) {
+        char name[64], text[1600], args[4096], base[1100];
+        snprintf(name, sizeof name, "order-base%d.yaml", i);
+        snprintf(base, sizeof base, "%s", tu_write(name, bases[i]));
+        snprintf(text, sizeof text, "base: %s\ntraces: ['%s']\n%s", base, tiny_trace(), sets[i]);
+        snprintf(name, sizeof name, "order%d", i);
+        char *d = path_in_tmp(name);
+        snprintf(args, sizeof args, "batch -q -j1 '%s' -o '%s'", tu_write("order.yaml", text), d);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+        keys[i] = first_key(d);
+        CU_ASSERT_FATAL(keys[i] && strstr(keys[i], ";inputs=") && strstr(keys[i], ";study="));
+    }
+    char *in[3], *st[3];
+    for (int i = 0; i < 3; i++) {
+        in[i] = strstr(keys[i], ";inputs=");
+        st[i] = strstr(keys[i], ";study=");
+        *st[i]++ = 0; /* inputs=X and study=Y apart */
+    }
+    CU_ASSERT_STRING_EQUAL(in[1], in[0]); /* keys reordered: inputs= the same */
+    CU_ASSERT_STRING_EQUAL(in[2], in[0]); /* a default written: inputs= the same, */
+    CU_ASSERT_STRING_NOT_EQUAL(st[2], st[0]); /* study= not */
+    for (int i = 0; i < 3; i++)
+        free(keys[i]);
+}
+
 /* A damaged matrix.tsv is named at its line and column (until 2026-11-27 "matrix.tsv:3: bad
  * line for run 1" had no column), a NUL byte in it refused (it ended the text there). */
 static void test_matrix_damaged(void)
@@ -5847,6 +5903,8 @@ void suite_batch(void)
               test_result_damaged},
              {"a rerun and --merge say whether amsim or the study changed the keys",
               test_key_change_why},
+             {"inputs= does not depend on the order config keys were written in",
+              test_inputs_key_order},
              {"--merge: a damaged matrix.tsv at its line and column", test_matrix_damaged},
              {"host memory running out is status 2 in every command", test_host_oom_status},
              {"a FIFO named result.txt or matrix.tsv is refused, no hang", test_fifo_refused},
