@@ -1296,7 +1296,7 @@ static void matrix_line_control(void)
     /* a study run for real, then a CRLF line end at its first run's line: a rerun says the
      * file is damaged, writes it again and runs nothing */
     const char *d2 = fresh_dir("mc-real");
-    char sw[1300], st[1300];
+    char sw[2400], st[1300];
     snprintf(sw, sizeof sw, "base: '%s'\ntraces: ['%s']\npolicies: [bfc]\n", cfg_default(),
              trace_gpu());
     snprintf(st, sizeof st, "%s", bi_write("mc-real.yaml", sw, strlen(sw)));
