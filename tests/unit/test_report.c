@@ -157,8 +157,10 @@ static void test_report_oom_left_out(void)
         "4,r4,lru,t1,ok,0,2097152,4194304,0.5,0\n");
     char *t = policy_table(h);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-    CU_ASSERT(strstr(t, "mean over successful runs without out-of-memory events") != NULL);
-    CU_ASSERT(strstr(t, "<th>runs out of memory</th><th>out-of-memory events</th>") != NULL);
+    CU_ASSERT(strstr(t, "mean over successful runs without out-of-memory events on any "
+                        "level") != NULL);
+    CU_ASSERT(strstr(t, "<th>runs out of memory (any level)</th>"
+                        "<th>out-of-memory events (all levels)</th>") != NULL);
     CU_ASSERT(strstr(t, "<tr class=bad><td>bfc</td><td class=num>2</td><td class=num>1</td>"
                         "<td class=num>56</td><td class=num>4.00 MiB (n = 1)</td>"
                         "<td class=num>8.00 MiB (n = 1)</td><td class=num>50.0 % (n = 1)</td>")
@@ -171,6 +173,46 @@ static void test_report_oom_left_out(void)
     CU_ASSERT(strstr(rest, "is left out of the means") != NULL);
     CU_ASSERT(strstr(rest, "<text>bfc (OOM in 1 of 2)</text>") != NULL);
     CU_ASSERT(strstr(rest, "<text>caching (OOM in 1 of 1)</text>") != NULL);
+    free(h);
+}
+
+/* QA's spill study: run 1 ran out of memory 7 times on host, none on hbm (the default level);
+ * until 2026-11-27 the page read hbm.ooms only and said "0 runs out of memory", averaging run 1
+ * in. Every count now covers all levels: the run's ooms, else the sum of its LEVEL.ooms cells;
+ * the heat map marks the run's cell and the Runs table shows the total. */
+static void test_report_oom_any_level(void)
+{
+    char *h = report_of("oomlevels",
+        "run_id,run,memories.host.capacity,seed,policy,trace,status,ooms,hbm.peak_live_bytes,"
+        "hbm.peak_reserved_bytes,hbm.fragmentation_ratio,hbm.ooms,host.ooms\n"
+        "1,r1,100MiB,1,caching,t1,ok,7,1048576,1048576,0,0,7\n"
+        "2,r2,1GiB,1,caching,t1,ok,0,2097152,4194304,0.5,0,0\n");
+    char *t = policy_table(h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT(strstr(t, "without out-of-memory events on any level") != NULL);
+    CU_ASSERT(strstr(t, "<th>runs out of memory (any level)</th>"
+                        "<th>out-of-memory events (all levels)</th>") != NULL);
+    CU_ASSERT(strstr(t, "<tr class=bad><td>caching</td><td class=num>2</td><td class=num>1</td>"
+                        "<td class=num>7</td><td class=num>2.00 MiB (n = 1)</td>"
+                        "<td class=num>4.00 MiB (n = 1)</td>") != NULL);
+    char *rest = t + strlen(t) + 1;
+    CU_ASSERT(strstr(rest, "<text>caching (OOM in 1 of 2)</text>") != NULL);
+    CU_ASSERT(strstr(rest, ">1 MiB OOM<") != NULL);     /* the heat map's cell of run 1 */
+    CU_ASSERT(strstr(rest, ">4 MiB<") != NULL);
+    CU_ASSERT(strstr(rest, "A cell marked OOM is a run that ran out of memory") != NULL);
+    CU_ASSERT(strstr(rest, "<th>hbm ooms</th><th>ooms (all levels)</th>") != NULL);
+    CU_ASSERT(strstr(rest, "<td class=num>0</td><td class=num>7</td>") != NULL);
+    free(h);
+    /* no run total (a hand-made table): the levels' counts are summed */
+    h = report_of("oomsum",
+        "run_id,run,policy,trace,status,hbm.peak_live_bytes,hbm.peak_reserved_bytes,"
+        "hbm.fragmentation_ratio,hbm.ooms,hbm.stats.num_ooms,host.ooms\n"
+        "1,r1,bfc,t1,ok,1048576,1048576,0,1,1,2\n"
+        "2,r2,bfc,t2,ok,2097152,2097152,0,0,0,0\n");
+    t = policy_table(h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT(strstr(t, "<tr class=bad><td>bfc</td><td class=num>2</td><td class=num>1</td>"
+                        "<td class=num>3</td><td class=num>2.00 MiB (n = 1)</td>") != NULL);
     free(h);
 }
 
@@ -1386,6 +1428,8 @@ void suite_report(void)
              {"report and stats: a DIR longer than 1024 bytes, whole", test_report_long_dir},
              {"runs out of memory: counted, left out of the means and bars",
               test_report_oom_left_out},
+             {"runs out of memory on any level: counted by ooms, heat map and Runs table agree",
+              test_report_oom_any_level},
              {"regress deviations: counted in the means, marked apart from failures (report "
               "and stats)", test_report_deviation_counts},
              {"heatmap_per_policy", test_report_heatmap_per_policy},
