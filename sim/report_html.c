@@ -1521,8 +1521,10 @@ int cmd_report(int argc, char **argv)
         ok += finished_row(&c, r);
         deviated += deviated_row(&c, r);
     }
+    /* the title says what the heading says, DIR as typed (until 2026-11-27 "amsim report:
+     * DIR" over a heading "amsim study: DIR", where README promised both were the latter) */
     fprintf(c.html,
-            "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>\n<title>amsim report: ");
+            "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>\n<title>amsim study: ");
     html_esc(c.html, c.dir);
     fprintf(c.html,
             "</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:1400px}"

@@ -293,7 +293,8 @@ static void test_text_tables_escape_controls(void)
     free(out);
 }
 
-/* `amsim report DIR/` names DIR/report.html with one slash (it printed DIR//report.html). */
+/* `amsim report DIR/` names DIR/report.html with one slash (it printed DIR//report.html), and
+ * the page's title and heading name DIR as typed. */
 static void test_report_path_one_slash(void)
 {
     free(report_of("slash", "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
@@ -306,6 +307,15 @@ static void test_report_path_one_slash(void)
     if (out && strncmp(out, want, strlen(want)) != 0)
         fprintf(stderr, "\n  %s", out);
     free(out);
+    /* the title and the heading both name DIR as typed (until 2026-11-27 the title said
+     * "amsim report: DIR") */
+    snprintf(args, sizeof args, "%s/report.html", tmp_path("slash"));
+    char *h = tu_slurp(args, NULL);
+    snprintf(want, sizeof want, "<title>amsim study: %s//</title>", tmp_path("slash"));
+    CU_ASSERT(h && strstr(h, want) != NULL);
+    snprintf(want, sizeof want, "<h1>amsim study: %s//</h1>", tmp_path("slash"));
+    CU_ASSERT(h && strstr(h, want) != NULL);
+    free(h);
 }
 
 /* A DIR of any length: the report reads DIR/results.csv and writes DIR/report.html whole (until
