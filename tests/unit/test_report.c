@@ -216,6 +216,29 @@ static void test_report_oom_any_level(void)
     free(h);
 }
 
+/* A trace that allocates nothing (one transfer) on a config of several levels: run printed the
+ * level table's header over no rows and two blank lines, compare "lower bound 0 B (0 B)"
+ * (until 2026-11-27). Now a one-line note, and the bound once. */
+static void test_report_no_allocations(void)
+{
+    const char *tr = tu_write("noalloc.trace", "amsim-trace v1\ntransfer host hbm 1\n");
+    char args[1600], *out = NULL;
+    snprintf(args, sizeof args, "run -c '%s/configs/examples/gpu_spill.yaml' -t '%s'", tu_top(),
+             tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT(strstr(out, "\n\nno allocations on any level\n\nlink ") != NULL);
+    CU_ASSERT(strstr(out, "peak reserved") == NULL);
+    CU_ASSERT(strstr(out, "\n\n\n") == NULL);
+    free(out);
+    out = NULL;
+    snprintf(args, sizeof args, "compare -c '%s/configs/examples/gpu_spill.yaml' -t '%s' "
+             "--policies bfc,caching", tu_top(), tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\nlower bound 0 B: the trace's peak live bytes") != NULL);
+    free(out);
+}
+
 /* QA's study: policy cells '#bfc' and "ca\nch" (as Python's csv writer quotes them) gave no
  * '#bfc' bar (gnuplot read its data line as a comment) and two bars 'ca' and 'ch'. Every label
  * now reaches the bar chart as written, its control bytes escaped as the tables escape them; a
@@ -1440,6 +1463,8 @@ void suite_report(void)
               test_report_oom_left_out},
              {"runs out of memory on any level: counted by ooms, heat map and Runs table agree",
               test_report_oom_any_level},
+             {"run and compare on a trace that allocates nothing: a note, the bound once",
+              test_report_no_allocations},
              {"regress deviations: counted in the means, marked apart from failures (report "
               "and stats)", test_report_deviation_counts},
              {"heatmap_per_policy", test_report_heatmap_per_policy},
