@@ -152,9 +152,14 @@ static void print_table(const cmp_row *rows, int n, const char *level, const cmp
     char a[32], b[32], c[32], d[32];
     printf("level %s (the default memory, whose policy each row sets); OOMs: every level's\n",
            level);
-    if (lb->known)
-        printf("lower bound %s (%" PRIu64 " B): the trace's peak live bytes, every request "
-               "served\n", units_fmt_size(a, sizeof a, lb->bytes), lb->bytes);
+    if (lb->known) {
+        /* the exact count too when the unit rounds it ("1.50 MiB (1572864 B)"), not when it
+         * is already in bytes (until 2026-11-27 "lower bound 0 B (0 B)") */
+        units_fmt_size(a, sizeof a, lb->bytes);
+        snprintf(b, sizeof b, "%" PRIu64 " B", lb->bytes);
+        printf("lower bound %s%s%s%s: the trace's peak live bytes, every request served\n", a,
+               strcmp(a, b) ? " (" : "", strcmp(a, b) ? b : "", strcmp(a, b) ? ")" : "");
+    }
     else
         printf("lower bound unknown: %s\n", lb->why);
     printf("%-11s %12s %14s %12s %11s %10s %6s %12s %14s\n", "policy", "peak live",

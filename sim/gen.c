@@ -205,15 +205,19 @@ static am_ps g_clock_add(gctx *g, am_ps t, am_ps dt)
 }
 
 /* The end of a generator: 0, or an input error when a time did not fit (the caller discards
- * what was written). clock_fix names what to change when the clock (or the sum of the compute
- * durations) came to 2^63 ps: "the generator's clock ...: raise ...". */
-static int g_finish(gctx *g, const char *what, const char *clock_fix, am_error *err)
+ * what was written). too_long_fix names what to change, in the generator's own options, when
+ * one duration or arrival came to 2^63 ps ("raise --tflops or --mfu, ...": until 2026-11-27
+ * every kind named "the bandwidths, --rate", which kernel does not have, nor train --rate);
+ * clock_fix names what to change
+ * when the clock (or the sum of the compute durations) came to 2^63 ps: "the generator's
+ * clock ...: raise ...". */
+static int g_finish(gctx *g, const char *what, const char *too_long_fix,
+                    const char *clock_fix, am_error *err)
 {
     g_done(g);
     if (g->too_long)
         return am_fail(err, AM_EINPUT, "%s: a duration or arrival time comes to 2^63 ps (about "
-                       "107 days) or more: raise the rates (--tflops, --mfu, the bandwidths, "
-                       "--rate) or shrink the model", what);
+                       "107 days) or more: %s", what, too_long_fix);
     if (g->clock_over)
         return am_fail(err, AM_EINPUT, "%s: %s", what, clock_fix);
     return 0;
@@ -786,7 +790,9 @@ int gen_train(const gen_train_opts *o, FILE *f, am_error *err)
     free(O);
     free(P);
     free(ar);
-    return g_finish(&g, "gen train", "the compute durations add up to 2^63 ps (about 107 days) "
+    return g_finish(&g, "gen train", "raise --tflops, --mfu, --hbm-gbps or "
+                    "--host-adam-gbps, or shrink the model",
+                    "the compute durations add up to 2^63 ps (about 107 days) "
                     "or more, past what a run can simulate: raise --tflops, --mfu, --hbm-gbps or "
                     "--host-adam-gbps, or lower --steps, --micro-batches or the model's size "
                     "(--layers, --hidden, --seq, --micro-batch, --vocab)", err);
@@ -937,7 +943,8 @@ int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err)
     }
     if (g.too_long) { /* an arrival at 2^63 ps or later: refused before a line is written */
         free(rq);
-        return g_finish(&g, "gen serve", "", err);
+        return g_finish(&g, "gen serve", "raise --rate, --tflops, --mfu or --hbm-gbps, "
+                    "or shrink the model", "", err);
     }
     g_header(&g);
     uint64_t L = o->layers, h = o->hidden, V = o->vocab;
@@ -1035,7 +1042,9 @@ int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err)
         free(rq[i].blocks);
     free(rq);
     free(run);
-    return g_finish(&g, "gen serve", "the generator's clock (an iteration's at=: the arrivals "
+    return g_finish(&g, "gen serve", "raise --rate, --tflops, --mfu or --hbm-gbps, "
+                    "or shrink the model",
+                    "the generator's clock (an iteration's at=: the arrivals "
                     "and the compute durations) comes to 2^63 ps (about 107 days) or more: raise "
                     "--tflops, --mfu or --hbm-gbps, or lower --requests or the lengths "
                     "(--output-mu, --max-output, --prompt-mu, --max-prompt)", err);
@@ -1167,7 +1176,8 @@ int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err)
     g_free(&g, C);
     g_free(&g, B);
     g_free(&g, A);
-    return g_finish(&g, "gen kernel", "the compute durations add up to 2^63 ps (about 107 days) "
+    return g_finish(&g, "gen kernel", "raise --tflops or --mfu, or lower --m, --n or --k",
+                    "the compute durations add up to 2^63 ps (about 107 days) "
                     "or more, past what a run can simulate: raise --tflops or --mfu, or lower "
                     "--m, --n or --k", err);
 }

@@ -536,14 +536,29 @@ static int find_command(const char *name)
     return -1;
 }
 
+/* A command word amsim does not have: status 1, named as typed but escaped (`amsim $'\e[2J'`
+ * must not clear the screen; until 2026-11-27 every message here echoed it raw), then the
+ * usage on standard error. */
+static int unknown_command(const char *cmd)
+{
+    char shown[CLI_SHOWN];
+    am_msg("%s: unknown command '%s'\n", prog, am_escape_name(shown, sizeof shown, cmd));
+    usage_main(stderr);
+    return 1;
+}
+
 /* --version and --help take no operand, as every command refuses a word it takes none for
  * (until 2026-11-27 `amsim --version x` printed the version, status 0); `amsim help CMD` and
- * `amsim --help CMD` are CMD's own --help. */
+ * `amsim --help CMD` are CMD's own --help, and a CMD amsim does not have is an unknown command,
+ * as in `amsim CMD --help` (until 2026-11-27 `amsim help nosuch` said "unexpected argument
+ * 'nosuch' (it takes at most a command name ...)", though it was given one). */
 static int version_or_help(int argc, char **argv)
 {
     const char *cmd = argv[1];
     int help = strcmp(cmd, "--version") != 0 && strcmp(cmd, "version") != 0;
     int k = argc >= 3 && help ? find_command(argv[2]) : -1;
+    if (help && argc >= 3 && k < 0)
+        return unknown_command(argv[2]);
     int extra = k >= 0 ? 3 : 2; /* the first word not taken */
     if (argc > extra) {
         char shown[CLI_SHOWN];
@@ -596,12 +611,7 @@ static int run_command(int argc, char **argv)
     int k = find_command(cmd);
     if (k >= 0)
         return cmds[k].fn(argc - 2, argv + 2);
-    /* the word as typed, escaped: `amsim $'\e[2J'` must not clear the screen (until
-     * 2026-11-27 every message here echoed it raw) */
-    char shown[CLI_SHOWN];
-    am_msg("%s: unknown command '%s'\n", prog, am_escape_name(shown, sizeof shown, cmd));
-    usage_main(stderr);
-    return 1;
+    return unknown_command(cmd);
 }
 
 int main(int argc, char **argv)

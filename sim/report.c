@@ -130,9 +130,17 @@ void report_text(FILE *f, sim *s, const report_trace *t)
     fprintf(f, "config %s%s%s\n\n", config_path, cfg->device[0] ? ", device " : "", cfg->device);
     free(trace_path);
     free(config_path);
-    int level_w = level_width(s);
-    fprintf(f, "%-*s %-10s %12s %12s %14s %12s %11s %6s\n", level_w, "level", "policy",
-            "capacity", "peak live", "peak reserved", "utilization", "frag ratio", "OOMs");
+    int level_w = level_width(s), shown = 0;
+    for (int i = 0; i < sim_nlevels(s); i++)
+        shown += level_shown(s, i);
+    /* a trace of transfers and computes only, on a config of several levels: a note, not a
+     * header over no rows, and no blank line of its own, as the next section opens with one
+     * (until 2026-11-27 the header, then two blank lines) */
+    if (!shown)
+        fprintf(f, "no allocations on any level\n");
+    else
+        fprintf(f, "%-*s %-10s %12s %12s %14s %12s %11s %6s\n", level_w, "level", "policy",
+                "capacity", "peak live", "peak reserved", "utilization", "frag ratio", "OOMs");
     for (int i = 0; i < sim_nlevels(s); i++) {
         if (!level_shown(s, i))
             continue;
@@ -146,7 +154,8 @@ void report_text(FILE *f, sim *s, const report_trace *t)
                 units_fmt_size(c, sizeof c, lm.peak_reserved), pct(d, sizeof d, lm.utilization),
                 pct(e, sizeof e, lm.fragmentation_ratio), mm->ooms);
     }
-    fprintf(f, "\n");
+    if (shown)
+        fprintf(f, "\n");
     for (int i = 0; i < sim_nlevels(s); i++) {
         mem_level *m = sim_level(s, i);
         const mem_metrics *mm = mem_get_metrics(m);

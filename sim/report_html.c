@@ -73,6 +73,8 @@ typedef struct ctx {
     int nplots, failed;
     rtable t;
     int c_run, c_policy, c_trace, c_status, c_axis0, naxes;
+    int c_ooms; /* the run's total out-of-memory events (column ooms), -1 when absent */
+    int any_ooms; /* 1 when the table counts out-of-memory events at all (ooms or LEVEL.ooms) */
     char level[128];
 } ctx;
 
@@ -318,6 +320,11 @@ static void fmt_metric(char *b, size_t n, const char *col, const char *v)
     snprintf(b, n, "%s", v);
 }
 
+static double row_ooms(const ctx *c, int r);
+
+/* Every run: its identifying columns, the level's metrics (its own out-of-memory events among
+ * them) and, when the table counts them, the run's out-of-memory events on all levels, the count
+ * the per-policy table and the heat map go by (until 2026-11-27 only the level's count showed). */
 static void results_table(ctx *c)
 {
     static const char *metrics[] = {"peak_live_bytes", "peak_reserved_bytes", "fragmentation_ratio",
@@ -332,6 +339,8 @@ static void results_table(ctx *c)
     }
     for (size_t m = 0; m < AM_ARRAY_LEN(metrics); m++)
         fprintf(f, "<th>%s %s</th>", c->level, metrics[m]);
+    if (c->any_ooms)
+        fputs("<th>ooms (all levels)</th>", f);
     fputs("<th>makespan</th><th>error</th></tr>\n", f);
     for (int r = 0; r < c->t.nrows; r++) {
         /* a deviated run is marked apart from a failed one: its metrics count */
@@ -349,6 +358,13 @@ static void results_table(ctx *c)
             fputs("<td class=num>", f);
             html_esc(f, b);
             fputs("</td>", f);
+        }
+        if (c->any_ooms) {
+            double o = row_ooms(c, r);
+            if (o >= 0)
+                fprintf(f, "<td class=num>%.0f</td>", o);
+            else
+                fputs("<td class=num></td>", f);
         }
         char b[64];
         fmt_metric(b, sizeof b, "makespan_seconds", cell(c, r, "makespan_seconds"));
@@ -382,12 +398,31 @@ static void fmt_mean(char *b, size_t len, const char *col, double sum, int k, in
         snprintf(b, len, "%s", v);
 }
 
-/* The out-of-memory count of row r on the level (LEVEL.ooms, else the run's ooms): -1 when the
- * table has neither or the cell is not a number. */
-static double row_ooms(const ctx *c, int r, int col)
+/* 1 when column k counts one level's out-of-memory events (LEVEL.ooms; not the policy
+ * statistics' LEVEL.stats.num_ooms, which the level's count already holds). */
+static int level_ooms_col(const char *col)
 {
-    double v;
-    return col >= 0 && num_cell(c->t.rows[r][col], &v) ? v : -1;
+    size_t l = strlen(col);
+    return l > 5 && strcmp(col + l - 5, ".ooms") == 0;
+}
+
+/* The out-of-memory events of row r on every level: the run's ooms, else the sum of its
+ * LEVEL.ooms cells; -1 when the table has none or no cell is a number. A run that ran out on
+ * any level served fewer requests, and on a spilling config the level that ran out is often
+ * not the default one: until 2026-11-27 only the default level's count was read, and a run with
+ * 7 events on host (none on hbm) was averaged in as if it had served everything. */
+static double row_ooms(const ctx *c, int r)
+{
+    double v, sum = 0;
+    int any = 0;
+    if (c->c_ooms >= 0)
+        return num_cell(c->t.rows[r][c->c_ooms], &v) ? v : -1;
+    for (int k = 0; k < c->t.ncols; k++)
+        if (level_ooms_col(c->t.cols[k]) && num_cell(c->t.rows[r][k], &v)) {
+            sum += v;
+            any = 1;
+        }
+    return any ? sum : -1;
 }
 
 
@@ -454,11 +489,6 @@ static void policy_summary(ctx *c)
     }
     if (cc[M_RESERVED] < 0 || cc[M_LIVE] < 0 || c->c_policy < 0)
         return;
-    char ooms_col[256];
-    snprintf(ooms_col, sizeof ooms_col, "%s.ooms", c->level);
-    int c_ooms = rtable_col(&c->t, ooms_col);
-    if (c_ooms < 0)
-        c_ooms = rtable_col(&c->t, "ooms");
     char names[32][64];
     double sum[32][M_N] = {{0}}, oom_events[32] = {0};
     int n[32] = {0}, k[32][M_N] = {{0}}, oom_runs[32] = {0}, np = 0, undefined = 0, any_oom = 0;
@@ -480,7 +510,7 @@ static void policy_summary(ctx *c)
             continue;
         n[q]++;
         any_dev += deviated_row(c, r);
-        double o = row_ooms(c, r, c_ooms);
+        double o = row_ooms(c, r);
         if (o > 0) {
             oom_runs[q]++;
             oom_events[q] += o;
@@ -513,12 +543,14 @@ static void policy_summary(ctx *c)
     if (!np)
         return;
     FILE *f = c->html;
-    /* the out-of-memory columns when the table counts them (every batch's does) */
+    /* the out-of-memory columns when the table counts them (every batch's does); they count
+     * every level's events, as a run that ran out anywhere is left out */
     fprintf(f, "<h2>Per policy (%s, mean over successful runs%s)</h2>\n<table>\n<tr>"
                "<th>policy</th><th>runs</th>%s<th>peak live</th><th>peak reserved</th>"
                "<th>fragmentation ratio</th></tr>\n", c->level,
-            c_ooms >= 0 ? " without out-of-memory events" : "",
-            c_ooms >= 0 ? "<th>runs out of memory</th><th>out-of-memory events</th>" : "");
+            c->any_ooms ? " without out-of-memory events on any level" : "",
+            c->any_ooms ? "<th>runs out of memory (any level)</th>"
+                          "<th>out-of-memory events (all levels)</th>" : "");
     char data[PATH_MAX + 64];
     snprintf(data, sizeof data, "%s/policies.dat", c->tmp);
     FILE *d = fopen(data, "w");
@@ -529,7 +561,7 @@ static void policy_summary(ctx *c)
         fprintf(f, "<tr%s><td>", oom_runs[q] ? " class=bad" : "");
         html_esc(f, names[q]);
         fprintf(f, "</td><td class=num>%d</td>", n[q]);
-        if (c_ooms >= 0)
+        if (c->any_ooms)
             fprintf(f, "<td class=num>%d</td><td class=num>%.0f</td>", oom_runs[q], oom_events[q]);
         for (int m = 0; m < M_N; m++) {
             char b[96];
@@ -558,11 +590,11 @@ static void policy_summary(ctx *c)
     }
     fputs("</table>\n", f);
     if (any_oom)
-        fprintf(f, "<p>A run with out-of-memory events on %s served fewer requests and can peak "
-                   "lower than one that served them all: it is left out of the means (and the "
-                   "bars), as <code>amsim compare</code> marks its gap n/a; <i>n</i> is then the "
-                   "number of runs the mean is over. See its row in the Runs table.</p>\n",
-                c->level);
+        fputs("<p>A run with out-of-memory events on any level (its <code>ooms</code> in "
+              "results.csv) served fewer requests and can peak lower than one that served them "
+              "all: it is left out of the means (and the bars), as <code>amsim compare</code> "
+              "marks its gap n/a when any level ran out; <i>n</i> is then the number of runs "
+              "the mean is over. See its row in the Runs table.</p>\n", f);
     if (any_dev)
         fprintf(f, "<p>%d run%s deviated from %s regress expectation%s: %s finished, so %s "
                    "metrics count here as an ok run's do (as <code>amsim stats</code> counts "
@@ -581,8 +613,9 @@ static void policy_summary(ctx *c)
         if (bars)
             plot(c, "peak_reserved.gp", vars, any_oom
                  ? "Peak reserved (and peak live) bytes per policy, mean over the successful "
-                   "runs that define them and did not run out of memory; a label (OOM in K of N) "
-                   "counts the runs left out, and a policy all of whose runs ran out has no bar."
+                   "runs that define them and did not run out of memory on any level; a label "
+                   "(OOM in K of N) counts the runs left out, and a policy all of whose runs ran "
+                   "out has no bar."
                  : "Peak reserved (and peak live) bytes per policy, mean over the successful "
                    "runs that define them.");
         free(vars);
@@ -1119,7 +1152,7 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
     FILE *d = fopen(data, "w");
     if (!d)
         return 0;
-    int pts = 0;
+    int pts = 0, oom_cells = 0;
     double lo = 0, hi = 0; /* the cells' range, MiB */
     for (int r = 0; r < c->t.nrows; r++) {
         int same = 1;
@@ -1144,6 +1177,12 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
         if (i < 64 && j < 64) {
             char lab[64];
             heat_label(lab, sizeof lab, bytes);
+            /* a run that ran out of memory on any level served fewer requests: its cell is
+             * drawn, marked, as the per-policy means leave it out */
+            if (row_ooms(c, r) > 0) {
+                strcat(lab, " OOM");
+                oom_cells++;
+            }
             double mib = bytes / 1048576.0;
             fprintf(d, "%d %d %.17g \"%s\"\n", i, j, mib, lab);
             lo = pts && lo < mib ? lo : mib;
@@ -1198,7 +1237,10 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
             n += snprintf(cap + n, sizeof cap - (size_t)n, "%s %s = %s", held++ ? "," : "",
                           c->t.cols[k], c->t.rows[ref][k]);
     if (n > 0 && (size_t)n < sizeof cap)
-        snprintf(cap + n, sizeof cap - (size_t)n, "%s.", held ? "" : " nothing else");
+        n += snprintf(cap + n, sizeof cap - (size_t)n, "%s.", held ? "" : " nothing else");
+    if (oom_cells && n > 0 && (size_t)n < sizeof cap)
+        snprintf(cap + n, sizeof cap - (size_t)n, " A cell marked OOM is a run that ran out of "
+                 "memory on some level: it served fewer requests and can peak lower.");
     plot(c, "heatmap.gp", vars, cap);
     return 1;
 }
@@ -1414,6 +1456,10 @@ int cmd_report(int argc, char **argv)
     c.c_trace = rtable_col(&c.t, "trace");
     c.c_status = rtable_col(&c.t, "status");
     c.c_axis0 = c.c_run + 1;
+    c.c_ooms = rtable_col(&c.t, "ooms");
+    c.any_ooms = c.c_ooms >= 0;
+    for (int k = 0; k < c.t.ncols && !c.any_ooms; k++)
+        c.any_ooms = level_ooms_col(c.t.cols[k]);
     c.naxes = c.c_policy > c.c_run && c.c_run >= 0 ? c.c_policy - c.c_run - 1 : 0;
     /* the default level: the one whose policy statistics are in the table */
     for (int k = 0; k < c.t.ncols && !c.level[0]; k++) {
@@ -1475,8 +1521,10 @@ int cmd_report(int argc, char **argv)
         ok += finished_row(&c, r);
         deviated += deviated_row(&c, r);
     }
+    /* the title says what the heading says, DIR as typed (until 2026-11-27 "amsim report:
+     * DIR" over a heading "amsim study: DIR", where README promised both were the latter) */
     fprintf(c.html,
-            "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>\n<title>amsim report: ");
+            "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>\n<title>amsim study: ");
     html_esc(c.html, c.dir);
     fprintf(c.html,
             "</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:1400px}"

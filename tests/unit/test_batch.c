@@ -4756,7 +4756,12 @@ static void test_getopt_forms(void)
         {"--help policies", 0, NULL, "usage: amsim policies", 0},
         {"help run x", 1, "amsim help: unexpected argument 'x' (it takes at most a command", NULL,
          0},
-        {"-h nope", 1, "amsim -h: unexpected argument 'nope'", NULL, 0},
+        /* a word after help that is no command is an unknown command, as `amsim nosuch --help`
+         * says (until 2026-11-27 "unexpected argument 'nosuch' (it takes at most a command
+         * name ...)", though it was one) */
+        {"help nosuch", 1, "amsim: unknown command 'nosuch'\nusage: amsim COMMAND", NULL, 0},
+        {"-h nope", 1, "amsim: unknown command 'nope'\n", NULL, 0},
+        {"--help nope x", 1, "amsim: unknown command 'nope'\n", NULL, 0},
     };
     cli_cases(cases, sizeof cases / sizeof *cases);
 }

@@ -340,6 +340,15 @@ static void test_times_too_long(void)
         CU_ASSERT_EQUAL(rc, -1);
         CU_ASSERT_EQUAL(err.status, AM_EINPUT);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "comes to 2^63 ps (about 107 days) or more"));
+        /* only the kind's own options (until 2026-11-27 every kind named "the bandwidths,
+         * --rate": kernel has neither, train no --rate) */
+        static const char *const fix[3] = {
+            "raise --tflops, --mfu, --hbm-gbps or --host-adam-gbps, or shrink the model",
+            "raise --rate, --tflops, --mfu or --hbm-gbps, or shrink the model",
+            "raise --tflops or --mfu, or lower --m, --n or --k"};
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, fix[k]));
+        CU_ASSERT(k == 1 || strstr(err.msg, "--rate") == NULL);
+        CU_ASSERT(strstr(err.msg, "bandwidths") == NULL);
     }
     remove(path);
     /* -o -: nothing reaches standard output (until 2026-11-27 the whole trace did, with its

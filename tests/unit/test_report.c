@@ -157,8 +157,10 @@ static void test_report_oom_left_out(void)
         "4,r4,lru,t1,ok,0,2097152,4194304,0.5,0\n");
     char *t = policy_table(h);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-    CU_ASSERT(strstr(t, "mean over successful runs without out-of-memory events") != NULL);
-    CU_ASSERT(strstr(t, "<th>runs out of memory</th><th>out-of-memory events</th>") != NULL);
+    CU_ASSERT(strstr(t, "mean over successful runs without out-of-memory events on any "
+                        "level") != NULL);
+    CU_ASSERT(strstr(t, "<th>runs out of memory (any level)</th>"
+                        "<th>out-of-memory events (all levels)</th>") != NULL);
     CU_ASSERT(strstr(t, "<tr class=bad><td>bfc</td><td class=num>2</td><td class=num>1</td>"
                         "<td class=num>56</td><td class=num>4.00 MiB (n = 1)</td>"
                         "<td class=num>8.00 MiB (n = 1)</td><td class=num>50.0 % (n = 1)</td>")
@@ -172,6 +174,69 @@ static void test_report_oom_left_out(void)
     CU_ASSERT(strstr(rest, "<text>bfc (OOM in 1 of 2)</text>") != NULL);
     CU_ASSERT(strstr(rest, "<text>caching (OOM in 1 of 1)</text>") != NULL);
     free(h);
+}
+
+/* QA's spill study: run 1 ran out of memory 7 times on host, none on hbm (the default level);
+ * until 2026-11-27 the page read hbm.ooms only and said "0 runs out of memory", averaging run 1
+ * in. Every count now covers all levels: the run's ooms, else the sum of its LEVEL.ooms cells;
+ * the heat map marks the run's cell and the Runs table shows the total. */
+static void test_report_oom_any_level(void)
+{
+    char *h = report_of("oomlevels",
+        "run_id,run,memories.host.capacity,seed,policy,trace,status,ooms,hbm.peak_live_bytes,"
+        "hbm.peak_reserved_bytes,hbm.fragmentation_ratio,hbm.ooms,host.ooms\n"
+        "1,r1,100MiB,1,caching,t1,ok,7,1048576,1048576,0,0,7\n"
+        "2,r2,1GiB,1,caching,t1,ok,0,2097152,4194304,0.5,0,0\n");
+    char *t = policy_table(h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT(strstr(t, "without out-of-memory events on any level") != NULL);
+    CU_ASSERT(strstr(t, "<th>runs out of memory (any level)</th>"
+                        "<th>out-of-memory events (all levels)</th>") != NULL);
+    CU_ASSERT(strstr(t, "<tr class=bad><td>caching</td><td class=num>2</td><td class=num>1</td>"
+                        "<td class=num>7</td><td class=num>2.00 MiB (n = 1)</td>"
+                        "<td class=num>4.00 MiB (n = 1)</td>") != NULL);
+    char *rest = t + strlen(t) + 1;
+    CU_ASSERT(strstr(rest, "<text>caching (OOM in 1 of 2)</text>") != NULL);
+    CU_ASSERT(strstr(rest, ">1 MiB OOM<") != NULL);     /* the heat map's cell of run 1 */
+    CU_ASSERT(strstr(rest, ">4 MiB<") != NULL);
+    CU_ASSERT(strstr(rest, "A cell marked OOM is a run that ran out of memory") != NULL);
+    CU_ASSERT(strstr(rest, "<th>hbm ooms</th><th>ooms (all levels)</th>") != NULL);
+    CU_ASSERT(strstr(rest, "<td class=num>0</td><td class=num>7</td>") != NULL);
+    free(h);
+    /* no run total (a hand-made table): the levels' counts are summed */
+    h = report_of("oomsum",
+        "run_id,run,policy,trace,status,hbm.peak_live_bytes,hbm.peak_reserved_bytes,"
+        "hbm.fragmentation_ratio,hbm.ooms,hbm.stats.num_ooms,host.ooms\n"
+        "1,r1,bfc,t1,ok,1048576,1048576,0,1,1,2\n"
+        "2,r2,bfc,t2,ok,2097152,2097152,0,0,0,0\n");
+    t = policy_table(h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT(strstr(t, "<tr class=bad><td>bfc</td><td class=num>2</td><td class=num>1</td>"
+                        "<td class=num>3</td><td class=num>2.00 MiB (n = 1)</td>") != NULL);
+    free(h);
+}
+
+/* A trace that allocates nothing (one transfer) on a config of several levels: run printed the
+ * level table's header over no rows and two blank lines, compare "lower bound 0 B (0 B)"
+ * (until 2026-11-27). Now a one-line note, and the bound once. */
+static void test_report_no_allocations(void)
+{
+    const char *tr = tu_write("noalloc.trace", "amsim-trace v1\ntransfer host hbm 1\n");
+    char args[1600], *out = NULL;
+    snprintf(args, sizeof args, "run -c '%s/configs/examples/gpu_spill.yaml' -t '%s'", tu_top(),
+             tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT(strstr(out, "\n\nno allocations on any level\n\nlink ") != NULL);
+    CU_ASSERT(strstr(out, "peak reserved") == NULL);
+    CU_ASSERT(strstr(out, "\n\n\n") == NULL);
+    free(out);
+    out = NULL;
+    snprintf(args, sizeof args, "compare -c '%s/configs/examples/gpu_spill.yaml' -t '%s' "
+             "--policies bfc,caching", tu_top(), tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\nlower bound 0 B: the trace's peak live bytes") != NULL);
+    free(out);
 }
 
 /* QA's study: policy cells '#bfc' and "ca\nch" (as Python's csv writer quotes them) gave no
@@ -251,7 +316,8 @@ static void test_text_tables_escape_controls(void)
     free(out);
 }
 
-/* `amsim report DIR/` names DIR/report.html with one slash (it printed DIR//report.html). */
+/* `amsim report DIR/` names DIR/report.html with one slash (it printed DIR//report.html), and
+ * the page's title and heading name DIR as typed. */
 static void test_report_path_one_slash(void)
 {
     free(report_of("slash", "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
@@ -264,6 +330,15 @@ static void test_report_path_one_slash(void)
     if (out && strncmp(out, want, strlen(want)) != 0)
         fprintf(stderr, "\n  %s", out);
     free(out);
+    /* the title and the heading both name DIR as typed (until 2026-11-27 the title said
+     * "amsim report: DIR") */
+    snprintf(args, sizeof args, "%s/report.html", tmp_path("slash"));
+    char *h = tu_slurp(args, NULL);
+    snprintf(want, sizeof want, "<title>amsim study: %s//</title>", tmp_path("slash"));
+    CU_ASSERT(h && strstr(h, want) != NULL);
+    snprintf(want, sizeof want, "<h1>amsim study: %s//</h1>", tmp_path("slash"));
+    CU_ASSERT(h && strstr(h, want) != NULL);
+    free(h);
 }
 
 /* A DIR of any length: the report reads DIR/results.csv and writes DIR/report.html whole (until
@@ -1386,6 +1461,10 @@ void suite_report(void)
              {"report and stats: a DIR longer than 1024 bytes, whole", test_report_long_dir},
              {"runs out of memory: counted, left out of the means and bars",
               test_report_oom_left_out},
+             {"runs out of memory on any level: counted by ooms, heat map and Runs table agree",
+              test_report_oom_any_level},
+             {"run and compare on a trace that allocates nothing: a note, the bound once",
+              test_report_no_allocations},
              {"regress deviations: counted in the means, marked apart from failures (report "
               "and stats)", test_report_deviation_counts},
              {"heatmap_per_policy", test_report_heatmap_per_policy},
