@@ -78,18 +78,6 @@ typedef struct ctx {
     char level[128];
 } ctx;
 
-/* src as a plot shows it, malloc'd: its control bytes escaped as the tables and messages escape
- * them (am_escape_name: a newline is \x0a, ESC \x1b, a C1 CSI \xc2\x9b), as an SVG cannot hold
- * them; every other byte as written (a byte that is no UTF-8 too, as the page's tables keep
- * it). */
-static char *escaped_label(const char *src)
-{
-    size_t cap = strlen(src) * 4 + 1; /* a control byte grows to 4 bytes, "\xNN" */
-    char *esc = am_malloc(cap);
-    am_escape_name(esc, cap, src);
-    return esc;
-}
-
 /* Words for gnuplot: no whitespace, quotes or control bytes inside, as gnuplot's word() splits
  * a list at any whitespace and reads quotes in it. A control byte is written as the tables and
  * messages write it (am_escape_name: a newline is \x0a), a space, tab or quote as '_' (until
@@ -98,7 +86,7 @@ static char *escaped_label(const char *src)
  * handed over as a gp_lit() literal, so a backslash stays a backslash. */
 static void word(char *dst, size_t n, const char *src)
 {
-    char *esc = escaped_label(src);
+    char *esc = am_escape_dup(src);
     size_t k = 0;
     for (const char *s = esc; *s && k + 1 < n; s++)
         dst[k++] = (*s == ' ' || *s == '"' || *s == '\'') ? '_' : *s;
@@ -426,12 +414,12 @@ static double row_ooms(const ctx *c, int r)
 }
 
 
-/* A bar's label, malloc'd: the policy as written (its control bytes escaped, escaped_label) and,
+/* A bar's label, malloc'd: the policy as written (its control bytes escaped, am_escape_dup) and,
  * when some of its runs ran out of memory (and were left out), how many: "bfc (OOM in 1 of 2)".
  * Until 2026-11-27 it went through word(), "bfc_(OOM_in_1_of_2)". */
 static char *bar_label(const char *policy, int oom_runs, int runs)
 {
-    char *esc = escaped_label(policy), *lab = am_malloc(strlen(esc) + 64);
+    char *esc = am_escape_dup(policy), *lab = am_malloc(strlen(esc) + 64);
     if (oom_runs)
         sprintf(lab, "%s (OOM in %d of %d)", esc, oom_runs, runs);
     else
