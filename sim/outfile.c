@@ -87,31 +87,39 @@ static void track(const char *tmp, int on)
  * the target exists; when it does not yet, the last link's text of the chain (each relative to
  * its link's directory), as a shell's `>` would create it: renaming onto an intermediate link of
  * a chain would replace that link. NULL if a link cannot be read or the chain is too long. */
+/* One hop of a link chain: the path cur's link leads to (relative targets joined onto cur's
+ * directory), malloc'd; NULL when cur is no link or cannot be read. */
+static char *link_next(const char *cur)
+{
+    struct stat l;
+    char buf[PATH_MAX];
+    ssize_t n;
+    if (lstat(cur, &l) != 0 || !S_ISLNK(l.st_mode) ||
+        (n = readlink(cur, buf, sizeof buf - 1)) <= 0)
+        return NULL;
+    buf[n] = 0;
+    const char *slash = strrchr(cur, '/');
+    if (buf[0] == '/' || !slash)
+        return am_strdup(buf);
+    size_t dl = (size_t)(slash - cur) + 1;
+    char *next = am_malloc(dl + (size_t)n + 1);
+    memcpy(next, cur, dl);
+    memcpy(next + dl, buf, (size_t)n + 1);
+    return next;
+}
+
 static char *link_target(const char *path)
 {
     char *r = realpath(path, NULL);
     if (r)
         return r;
-    char *cur = am_strdup(path);
+    char *cur = am_strdup(path), *next;
     for (int hops = 0; hops < 40; hops++) { /* Linux follows at most 40 links */
         struct stat l;
         if (lstat(cur, &l) != 0 || !S_ISLNK(l.st_mode))
             return cur;
-        char buf[PATH_MAX];
-        ssize_t n = readlink(cur, buf, sizeof buf - 1);
-        if (n <= 0)
+        if (!(next = link_next(cur)))
             break;
-        buf[n] = 0;
-        const char *slash = strrchr(cur, '/');
-        char *next;
-        if (buf[0] == '/' || !slash)
-            next = am_strdup(buf);
-        else {
-            size_t dl = (size_t)(slash - cur) + 1;
-            next = am_malloc(dl + (size_t)n + 1);
-            memcpy(next, cur, dl);
-            memcpy(next + dl, buf, (size_t)n + 1);
-        }
         free(cur);
         cur = next;
     }
@@ -219,22 +227,10 @@ static int held_std_fd(const char *path)
         if (base[0] >= '0' && base[0] <= '9' && !*end && fd <= 2 && (held_std >> fd & 1u) &&
             is_fd_dir(dir))
             found = (int)fd;
-        struct stat l;
-        char buf[PATH_MAX];
-        ssize_t n;
-        if (found >= 0 || lstat(cur, &l) != 0 || !S_ISLNK(l.st_mode) ||
-            (n = readlink(cur, buf, sizeof buf - 1)) <= 0) {
-            free(dir);
-            break;
-        }
-        buf[n] = 0;
-        size_t len = strlen(dir) + (size_t)n + 2;
-        char *next = am_malloc(len);
-        if (buf[0] == '/')
-            snprintf(next, len, "%s", buf);
-        else
-            snprintf(next, len, "%s/%s", dir, buf);
         free(dir);
+        char *next = found < 0 ? link_next(cur) : NULL;
+        if (!next)
+            break;
         free(cur);
         cur = next;
     }
