@@ -49,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -247,6 +248,92 @@ int batch_track_made(const char *path, int made, int on)
             tracked++;
     }
     return tracked;
+}
+
+/* ---- one batch per folder ---------------------------------------------------------------- */
+
+/* A batch holds an exclusive flock(2) on DIR/.amsim-lock for its whole life, and --merge on
+ * OUT: two batches on one -o folder ran each other's runs and removed each other's results
+ * (until 2026-11-27 nothing kept them apart). The lock goes with the process (and with any of
+ * its workers still running), so a batch killed with SIGKILL leaves none behind; the file
+ * stays (removing a locked file would let a third process lock a new one beside it) and holds
+ * the holder's process id for the refusal's message. */
+#define BATCH_LOCK_NAME ".amsim-lock"
+
+/* The refusal of dir, held by the process whose id the lock file fd names (when written). */
+static int lock_refusal(int fd, const char *dir, am_error *err)
+{
+    char buf[32] = "", q[SHOWN_MAX];
+    ssize_t got = pread(fd, buf, sizeof buf - 1, 0);
+    long pid = got > 0 ? strtol(buf, NULL, 10) : 0;
+    if (pid > 0)
+        return am_fail(err, AM_EINPUT, "%s is in use by another amsim batch (pid %ld); wait "
+                       "for it to end or use another folder", SHOW(q, dir), pid);
+    return am_fail(err, AM_EINPUT, "%s is in use by another amsim batch; wait for it to end "
+                   "or use another folder", SHOW(q, dir));
+}
+
+/* Take dir's lock for this process (dir exists): the descriptor to keep open while dir is
+ * written, or -1 with err when another process holds it or the file cannot be made. *made
+ * (when not NULL) says whether the lock file was created here. */
+static int batch_lock(const char *dir, int *made, am_error *err)
+{
+    char *p = xprintf("%s/" BATCH_LOCK_NAME, dir), q[SHOWN_MAX];
+    int fd = open(p, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    int created = 0;
+    if (fd < 0 && errno == ENOENT) {
+        fd = open(p, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+        created = fd >= 0;
+        if (fd < 0 && errno == EEXIST) /* another batch made it first */
+            fd = open(p, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    }
+    if (made)
+        *made = created;
+    if (fd < 0) {
+        am_fail(err, AM_EINPUT, "%s: cannot open the folder's lock: %s", SHOW(q, p),
+                strerror(errno));
+        free(p);
+        return -1;
+    }
+    free(p);
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EINTR)
+            continue;
+        if (errno == EWOULDBLOCK)
+            lock_refusal(fd, dir, err);
+        else
+            am_fail(err, AM_EINPUT, "%s: cannot lock: %s", SHOW(q, dir), strerror(errno));
+        close(fd);
+        return -1;
+    }
+    char pid[32];
+    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+        /* the lock holds without the id: a refusal then names no process */
+    }
+    return fd;
+}
+
+/* 0 when no process holds dir's lock (or dir has no lock file), else -1 with err: for the
+ * commands that read a batch folder (report, --merge's folders), which refuse one a running
+ * batch is writing. The file is not created; the shared lock taken to look is let go at once. */
+int batch_dir_in_use(const char *dir, am_error *err)
+{
+    char *p = xprintf("%s/" BATCH_LOCK_NAME, dir);
+    int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    free(p);
+    if (fd < 0)
+        return 0;
+    int rc = 0;
+    while (flock(fd, LOCK_SH | LOCK_NB) != 0) {
+        if (errno == EINTR)
+            continue;
+        if (errno == EWOULDBLOCK)
+            rc = lock_refusal(fd, dir, err);
+        break;
+    }
+    close(fd); /* lets the shared lock go */
+    return rc;
 }
 
 /* Write text to path atomically. */
@@ -4330,6 +4417,7 @@ static int run_all(batch *b, int *nskipped, int *nran)
         if (k < 0) {
             if (errno == EINTR)
                 continue;
+            am_msg("%s: waiting for the workers: %s\n", prog, strerror(errno));
             break;
         }
         int killed = sl[k].killed;
@@ -4555,6 +4643,23 @@ static void link_picked_runs(const strlist *picked, const char *runs)
     }
 }
 
+/* Undo what a batch made of DIR before it wrote anything: DIR/runs, the lock file and DIR
+ * itself, each only when this command made it, and a folder only while empty (README: a command
+ * that fails before writing leaves no -o directory it created; until 2026-11-27 a failed
+ * matrix.tsv write left DIR/ and DIR/runs/). The lock is still held: nothing else is in DIR. */
+static void unmake_out(const char *out, int made_out, int made_lock, int made_runs)
+{
+    char *runs = xprintf("%s/runs", out);
+    rmdir_made(runs, made_runs > 1 ? 1 : made_runs);
+    free(runs);
+    if (made_lock && made_out) {
+        char *lk = xprintf("%s/" BATCH_LOCK_NAME, out);
+        unlink(lk);
+        free(lk);
+    }
+    rmdir_made(out, made_out);
+}
+
 static int merge(int argc, char **argv, const char *out, int quiet)
 {
     char q[SHOWN_MAX]; /* a path as a message quotes it (SHOW) */
@@ -4572,6 +4677,9 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     strlist picked = {0}; /* build_csv's (folder, winning run folder) pairs for OUT/runs */
     rc = merge_check(argv, argc, path, mpath, &err);
     free(mpath);
+    /* a folder a running batch writes is not merged: its runs are not all there yet */
+    for (int d = 0; rc == 0 && d < argc; d++)
+        rc = batch_dir_in_use(argv[d], &err);
     if (rc != 0) {
         am_msg("%s: %s\n", prog, err.msg);
         free(path);
@@ -4592,11 +4700,22 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     }
     batch_track_made(out, made, 1); /* an interrupt before results.csv removes them too */
     sigprocmask(SIG_SETMASK, &unblocked, NULL);
-    rc = build_csv((const char *const *)argv, argc, path, 0, 0, &tally, &picked, &err);
-    if (rc < 0) { /* refused (not a batch folder, another study): OUT is not left behind */
+    /* OUT is written by one command at a time, as a batch's -o folder (batch_lock) */
+    int lock_fd = -1, made_lock = 0;
+    if (!is_csv && (lock_fd = batch_lock(out, &made_lock, &err)) < 0) {
         am_msg("%s: %s\n", prog, err.msg);
         rmdir_made(out, made);
         batch_track_made(out, made, 0);
+        free(path);
+        return 1;
+    }
+    rc = build_csv((const char *const *)argv, argc, path, 0, 0, &tally, &picked, &err);
+    if (rc < 0) { /* refused (not a batch folder, another study): OUT is not left behind */
+        am_msg("%s: %s\n", prog, err.msg);
+        unmake_out(out, made, made_lock, 0);
+        batch_track_made(out, made, 0);
+        if (lock_fd >= 0)
+            close(lock_fd);
         sl_free(&picked);
         free(path);
         return 1;
@@ -4655,6 +4774,8 @@ static int merge(int argc, char **argv, const char *out, int quiet)
         printf("%s: merged %d folder%s%s%s\n", SHOW(q, path), argc, argc == 1 ? "" : "s", tt,
                tally.failed ? " (see the status column)" : "");
     }
+    if (lock_fd >= 0)
+        close(lock_fd);
     sl_free(&picked);
     free(path);
     return csv_status(rc, &tally);
@@ -4671,6 +4792,7 @@ int cmd_batch(int argc, char **argv)
     b.jobs = ncpu > 0 ? (int)ncpu : 1;
     b.self = "/proc/self/exe";
     int rc = 1;
+    int lock_fd = -1, made_out = 0, made_lock = 0, made_runs = 0; /* DIR's lock, what we made */
     char q[SHOWN_MAX], q2[SHOWN_MAX]; /* a value or a path as a message quotes it (SHOW) */
     enum { O_HELP, O_QUIET, O_PLACEMENTS, O_TIMELINE, O_LIST, O_UPDATE, O_MERGE, O_OUT, O_JOBS,
            O_SHARD, O_TIMEOUT, O_N };
@@ -4835,10 +4957,24 @@ int cmd_batch(int argc, char **argv)
         rc = 0;
         goto done;
     }
+    /* DIR, its lock (one batch per folder: batch_lock), then DIR/runs */
+    if (mkdir_p_made(b.out, &made_out) != 0) {
+        int e = errno;
+        rmdir_made(b.out, made_out);
+        am_msg("%s: %s: cannot create: %s\n", prog, SHOW(q, b.out), strerror(e));
+        goto done;
+    }
+    lock_fd = batch_lock(b.out, &made_lock, &err);
+    if (lock_fd < 0) {
+        am_msg("%s: %s\n", prog, err.msg);
+        rmdir_made(b.out, made_out);
+        goto done;
+    }
     char *runs = xprintf("%s/runs", b.out);
-    if (mkdir_p(runs) != 0) {
+    if (mkdir_p_made(runs, &made_runs) != 0) {
         am_msg("%s: %s: cannot create: %s\n", prog, SHOW(q, runs), strerror(errno));
         free(runs);
+        unmake_out(b.out, made_out, made_lock, made_runs);
         goto done;
     }
     free(runs);
@@ -4856,6 +4992,7 @@ int cmd_batch(int argc, char **argv)
                SHOW(q, mp), what);
         free(mt);
         free(mp);
+        unmake_out(b.out, made_out, made_lock, made_runs);
         goto done;
     }
     char *old = am_slurp(mp);
@@ -4870,6 +5007,7 @@ int cmd_batch(int argc, char **argv)
     free(mp);
     if (wrc != 0) {
         am_msg("amsim: %s\n", err.msg);
+        unmake_out(b.out, made_out, made_lock, made_runs);
         goto done;
     }
     int nskipped = 0, nran = 0;
@@ -4892,6 +5030,13 @@ int cmd_batch(int argc, char **argv)
     /* the first check of a fresh clone: said once here, not only in results.csv; a problem,
      * so under -q too, which leaves out only the summary (until 2026-11-27 -q hid it and the
      * check ended with status 1 and nothing said) */
+    /* status 1 always says why: a run with no result is said, under -q too (until 2026-11-27
+     * a batch whose runs lost their results to another batch on the same folder said
+     * "0 failed" and ended with status 1) */
+    if (missing > 0)
+        am_msg("%s: %d run%s no result (status 'missing' in %s); the same command again runs "
+               "%s\n", prog, missing, missing == 1 ? " has" : "s have", SHOW(q, csv),
+               missing == 1 ? "it" : "them");
     if (missing >= 0 && tally.unrecorded)
         am_msg("%s: %d run%s no expectation recorded; record them with amsim batch %s "
                "--update-expectations -o %s\n", prog, tally.unrecorded,
@@ -4900,6 +5045,8 @@ int cmd_batch(int argc, char **argv)
     /* regress: deviations give 3 unless something failed outright */
     rc = csv_status(missing, &tally); /* 1 when results.csv was not written (missing < 0) */
 done:
+    if (lock_fd >= 0)
+        close(lock_fd); /* the folder's lock goes (batch_lock) */
     matrix_free(b.runs, b.nruns);
     sweep_free(&b.sw);
 out:

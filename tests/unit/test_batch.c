@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -2402,6 +2403,117 @@ static void test_rerun_removes_stale_results(void)
     tu_write("stale-rerun.trace", "amsim-trace v1\nalloc 1 4096\nfree 1\n");
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
     CU_ASSERT_EQUAL(access(csv, F_OK), 0);
+}
+
+/* The lock file of a batch folder, held by this process (flock, exclusive) with this process's
+ * id in it, as a running batch holds it: the descriptor, closed to let it go. */
+static int hold_folder_lock(const char *dir)
+{
+    char p[1200];
+    snprintf(p, sizeof p, "%s/.amsim-lock", dir);
+    CU_ASSERT_FATAL(mkdir(dir, 0777) == 0 || errno == EEXIST);
+    int fd = open(p, O_RDWR | O_CREAT, 0666);
+    CU_ASSERT_FATAL(fd >= 0);
+    CU_ASSERT_FATAL(flock(fd, LOCK_EX | LOCK_NB) == 0);
+    CU_ASSERT(ftruncate(fd, 0) == 0 && dprintf(fd, "%ld\n", (long)getpid()) > 0);
+    return fd;
+}
+
+/* One batch per -o folder (until 2026-11-27 two batches on one folder ran runs twice, removed
+ * each other's results and one ended with status 1 saying "0 failed"). The lock held here, as a
+ * running batch holds it: a batch, a report and --merge (from it or into it) are refused at
+ * once, naming this process, and write nothing; let go, the batch runs. A holder killed with
+ * SIGKILL leaves no lock. Then two real batches at once on a run of seconds: one refused. */
+static void test_batch_folder_lock(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    const char *dir = path_in_tmp("lock-dir"), *done = path_in_tmp("lock-done");
+    char args[4096], want[128], p[1200], *err = NULL;
+    tiny_study("lock", done);
+    char text[2048];
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc]\n", tu_top(), tiny_trace());
+    const char *sw = tu_write("lock.yaml", text);
+    int fd = hold_folder_lock(dir);
+    snprintf(want, sizeof want, "is in use by another amsim batch (pid %ld)", (long)getpid());
+    for (int c = 0; c < 4; c++) {
+        if (c == 0)
+            snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, dir);
+        else if (c == 1)
+            snprintf(args, sizeof args, "report '%s'", dir);
+        else if (c == 2)
+            snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", dir, path_in_tmp("x.csv"));
+        else
+            snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", done, dir);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, want));
+        if (!err || !strstr(err, want))
+            fprintf(stderr, "\n  amsim %s: %s\n", args, err ? err : "(none)");
+        free(err);
+        err = NULL;
+    }
+    snprintf(p, sizeof p, "%s/matrix.tsv", dir);
+    CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0); /* refused before writing */
+    snprintf(p, sizeof p, "%s/runs", dir);
+    CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0);
+    close(fd);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, dir);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    /* a holder killed with SIGKILL: its lock goes with it */
+    int ready[2];
+    CU_ASSERT_FATAL(pipe(ready) == 0);
+    pid_t holder = fork();
+    CU_ASSERT_FATAL(holder >= 0);
+    if (holder == 0) {
+        char p2[1200];
+        snprintf(p2, sizeof p2, "%s/.amsim-lock", dir);
+        int h = open(p2, O_RDWR);
+        if (h < 0 || flock(h, LOCK_EX) != 0 || write(ready[1], "x", 1) != 1)
+            _exit(127);
+        for (;;)
+            pause();
+    }
+    close(ready[1]);
+    char c1;
+    CU_ASSERT_EQUAL(read(ready[0], &c1, 1), 1);
+    close(ready[0]);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1); /* held */
+    kill(holder, SIGKILL);
+    waitpid(holder, NULL, 0);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    /* two batches at once: the runs take seconds, so the first is still running when the
+     * second starts; exactly one is refused, the other stopped here */
+    const char *both = path_in_tmp("lock-both");
+    char trace[1200];
+    snprintf(trace, sizeof trace, "%s", path_in_tmp("lock-slow.trace"));
+    write_slow_trace(trace);
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc]\n", tu_top(), trace);
+    const char *slow = tu_write("lock-slow.yaml", text);
+    pid_t pids[2];
+    for (int k = 0; k < 2; k++) {
+        pids[k] = fork();
+        CU_ASSERT_FATAL(pids[k] >= 0);
+        if (pids[k] == 0) {
+            if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+                _exit(127);
+            execl(bin, bin, "batch", slow, "-o", both, "-q", "-j", "1", (char *)NULL);
+            _exit(127);
+        }
+    }
+    int st = 0, refused = -1;
+    pid_t w = waitpid(-1, &st, 0); /* the refused one ends at once */
+    for (int k = 0; k < 2; k++)
+        if (w == pids[k])
+            refused = k;
+    CU_ASSERT(refused >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 1);
+    if (refused >= 0) {
+        pid_t other = pids[1 - refused];
+        CU_ASSERT_EQUAL(waitpid(other, &st, WNOHANG), 0); /* still running its run */
+        kill(other, SIGTERM);
+        CU_ASSERT_EQUAL(waitpid(other, &st, 0), other);
+        CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+    }
 }
 
 /* A merged folder after the first with no matrix.tsv is said to be no batch output, as the first
@@ -5778,6 +5890,7 @@ static void test_set_limit(void)
 void suite_batch(void)
 {
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
+             {"one batch per -o folder (its lock)", test_batch_folder_lock},
              {"check and --list of a large matrix in flat memory", test_matrix_count_flat_memory},
              {"run, compare, mincap, convert: 256 --set options, not 257", test_set_limit},
              {"stats refuses a metric cell that is not a number", test_stats_bad_cells},
