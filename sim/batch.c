@@ -4627,20 +4627,85 @@ static int merge_check(char **dirs, int ndirs, const char *path, const char *mpa
     return rc;
 }
 
-/* OUT/runs/FOLDER linking to the folder whose result results.csv took (pick_result), for each
- * run of the study: picked holds build_csv's pairs (folder name, run folder that won); the loop
- * after it links the folders' other runs, first folder first. */
+/* Whether the entry name of OUT/runs (at path) is a link amsim made there: a symbolic link to
+ * an absolute path ending in /runs/NAME (link_picked_runs makes no other). */
+static int is_run_link(const char *path, const char *name)
+{
+    char t[PATH_MAX];
+    ssize_t n = readlink(path, t, sizeof t - 1);
+    size_t nl = strlen(name);
+    if (n <= 0 || (size_t)n < nl + 7)
+        return 0;
+    t[n] = 0;
+    const char *tail = t + n - nl;
+    return t[0] == '/' && strcmp(tail, name) == 0 && memcmp(tail - 6, "/runs/", 6) == 0;
+}
+
+/* path made a symbolic link to target, in place of the link there: a new link under a temporary
+ * name renamed over it, so that OUT/runs/NAME never goes missing. 0, or -1 with errno. */
+static int relink(const char *target, const char *path)
+{
+    char *tmp = xprintf("%s.tmp.%ld", path, (long)getpid());
+    unlink(tmp);
+    int rc = symlink(target, tmp) == 0 && rename(tmp, path) == 0 ? 0 : -1;
+    int e = errno;
+    if (rc != 0)
+        unlink(tmp);
+    free(tmp);
+    errno = e;
+    return rc;
+}
+
+/* OUT/runs/ made exactly the merge's picks: OUT/runs/FOLDER linking to the folder whose result
+ * results.csv took (pick_result), for each run with a result (picked holds build_csv's pairs:
+ * folder name, run folder that won). A link of an earlier merge that points elsewhere is
+ * replaced, and one of a run the merge has no result for is removed: until 2026-11-27 an
+ * existing link was kept, so after a shard retried into a new folder OUT/runs still linked the
+ * failed one's run and report plotted it, and the folders' runs outside the study were linked
+ * too. Only links amsim made (is_run_link) are replaced or removed: a real folder or file, or
+ * another link, is left and said. */
 static void link_picked_runs(const strlist *picked, const char *runs)
 {
-    char q[SHOWN_MAX], real[PATH_MAX];
+    char q[SHOWN_MAX], real[PATH_MAX], now[PATH_MAX];
+    int npick = picked->n / 2;
+    const char **names = am_calloc((size_t)npick + 1, sizeof *names);
     for (int i = 0; i + 1 < picked->n; i += 2) {
-        const char *from = picked->v[i + 1];
-        char *to = xprintf("%s/%s", runs, picked->v[i]);
+        const char *name = picked->v[i], *from = picked->v[i + 1];
+        names[i / 2] = name;
+        char *to = xprintf("%s/%s", runs, name);
         struct stat st;
-        if (lstat(to, &st) != 0 && realpath(from, real) && symlink(real, to) != 0)
-            am_msg("%s: %s: %s\n", prog, SHOW(q, to), strerror(errno));
+        if (!realpath(from, real)) {
+            am_msg("%s: %s: %s\n", prog, SHOW(q, from), strerror(errno));
+        } else if (lstat(to, &st) != 0) {
+            if (symlink(real, to) != 0)
+                am_msg("%s: %s: %s\n", prog, SHOW(q, to), strerror(errno));
+        } else if (!S_ISLNK(st.st_mode) || !is_run_link(to, name)) {
+            am_msg("%s: %s: not a link amsim made; left as it is (it is not the merged run)\n",
+                   prog, SHOW(q, to));
+        } else {
+            ssize_t n = readlink(to, now, sizeof now - 1);
+            now[n > 0 ? n : 0] = 0;
+            if (strcmp(now, real) != 0 && relink(real, to) != 0)
+                am_msg("%s: %s: %s\n", prog, SHOW(q, to), strerror(errno));
+        }
         free(to);
     }
+    qsort(names, (size_t)npick, sizeof *names, cmp_str);
+    DIR *d = opendir(runs);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        const char *name = e->d_name;
+        if (name[0] == '.' || bsearch(&name, names, (size_t)npick, sizeof *names, cmp_str))
+            continue;
+        char *p = xprintf("%s/%s", runs, name);
+        struct stat st;
+        if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode) && is_run_link(p, name) && unlink(p) != 0)
+            am_msg("%s: %s: %s\n", prog, SHOW(q, p), strerror(errno));
+        free(p);
+    }
+    if (d)
+        closedir(d);
+    free(names);
 }
 
 /* Undo what a batch made of DIR before it wrote anything: DIR/runs, the lock file and DIR
@@ -4732,29 +4797,6 @@ static int merge(int argc, char **argv, const char *out, int quiet)
         char *runs = xprintf("%s/runs", out);
         mkdir_p(runs);
         link_picked_runs(&picked, runs);
-        for (int d = 0; d < argc; d++) {
-            char *rd = xprintf("%s/runs", argv[d]);
-            DIR *dp = opendir(rd);
-            struct dirent *e;
-            char real[PATH_MAX];
-            while (dp && (e = readdir(dp))) {
-                if (e->d_name[0] == '.')
-                    continue;
-                char *from = xprintf("%s/%s", rd, e->d_name);
-                char *res = xprintf("%s/result.txt", from);
-                char *to = xprintf("%s/%s", runs, e->d_name);
-                struct stat st;
-                if (access(res, R_OK) == 0 && lstat(to, &st) != 0 && realpath(from, real))
-                    if (symlink(real, to) != 0)
-                        am_msg("%s: %s: %s\n", prog, SHOW(q, to), strerror(errno));
-                free(from);
-                free(res);
-                free(to);
-            }
-            if (dp)
-                closedir(dp);
-            free(rd);
-        }
         free(runs);
     }
     batch_track_made(out, made, 0); /* written: OUT stays (its files keep it from rmdir anyway) */

@@ -2516,6 +2516,69 @@ static void test_batch_folder_lock(void)
     }
 }
 
+/* The target of the link OUT/runs/name, "" when it is none. */
+static const char *run_link(const char *out, const char *name)
+{
+    static char t[1200];
+    char p[1300];
+    snprintf(p, sizeof p, "%s/runs/%s", out, name);
+    ssize_t n = readlink(p, t, sizeof t - 1);
+    t[n > 0 ? n : 0] = 0;
+    return t;
+}
+
+/* A merge into an existing OUT makes OUT/runs exactly its picks (until 2026-11-27 a link that
+ * was there stayed: after shard a failed and was retried into a2, `--merge a a2 b -o all`
+ * still linked a's failed run, which report plotted, and links of runs no longer merged
+ * stayed). A link amsim made for a run outside the merge goes; a real folder, or a link of the
+ * user's, stays. */
+static void test_merge_relinks_runs(void)
+{
+    char text[2048], args[4096], cmd[4096], p[1300], a2r[1300];
+    const char *a = path_in_tmp("rl-a"), *a2 = path_in_tmp("rl-a2"), *b = path_in_tmp("rl-b"),
+               *all = path_in_tmp("rl-all");
+    snprintf(text, sizeof text, "name: rl\nbase: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc, caching]\n", tu_top(), tiny_trace());
+    const char *sw = tu_write("rl.yaml", text);
+    for (int k = 1; k <= 2; k++) {
+        snprintf(args, sizeof args, "batch '%s' -o '%s' --shard %d/2 -q", sw, k == 1 ? a : b, k);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    }
+    snprintf(cmd, sizeof cmd, "cp -r '%s' '%s' && sed -i 's/^status=ok$/status=failed/; "
+             "s/^error=$/error=killed/' '%s'/runs/*/result.txt", a, a2, a);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    const char *r1 = "0001-tiny-bfc", *r2 = "0002-tiny-caching";
+    snprintf(args, sizeof args, "batch --merge '%s' '%s' -o '%s' -q", a, b, all);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1); /* a's run failed */
+    snprintf(p, sizeof p, "%s/runs/%s", a, r1);
+    CU_ASSERT_STRING_EQUAL(run_link(all, r1), p);
+    /* what a user put there, and a link of a run that is not the study's */
+    snprintf(p, sizeof p, "%s/runs/mine", all);
+    CU_ASSERT_EQUAL(symlink(tu_tmpdir(), p), 0);
+    snprintf(p, sizeof p, "%s/runs/kept", all);
+    CU_ASSERT_EQUAL(mkdir(p, 0777), 0);
+    snprintf(p, sizeof p, "%s/runs/0009-old-bfc", all);
+    snprintf(cmd, sizeof cmd, "%s/runs/0009-old-bfc", a);
+    CU_ASSERT_EQUAL(symlink(cmd, p), 0);
+    snprintf(args, sizeof args, "batch --merge '%s' '%s' '%s' -o '%s' -q", a, a2, b, all);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(a2r, sizeof a2r, "%s/runs/%s", a2, r1);
+    CU_ASSERT_STRING_EQUAL(run_link(all, r1), a2r); /* the retried ok run, not a's */
+    snprintf(p, sizeof p, "%s/runs/%s", b, r2);
+    CU_ASSERT_STRING_EQUAL(run_link(all, r2), p);
+    CU_ASSERT_STRING_EQUAL(run_link(all, "0009-old-bfc"), "");
+    CU_ASSERT_STRING_EQUAL(run_link(all, "mine"), tu_tmpdir());
+    snprintf(p, sizeof p, "%s/runs/kept", all);
+    CU_ASSERT_EQUAL(access(p, F_OK), 0);
+    /* a2 alone: run 2 is missing, its link goes */
+    snprintf(args, sizeof args, "batch --merge '%s' -o '%s' -q", a2, all);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+    CU_ASSERT_STRING_EQUAL(run_link(all, r1), a2r);
+    snprintf(p, sizeof p, "%s/runs/%s", all, r2);
+    struct stat st;
+    CU_ASSERT_NOT_EQUAL(lstat(p, &st), 0);
+}
+
 /* A merged folder after the first with no matrix.tsv is said to be no batch output, as the first
  * one is (until 2026-11-27 "not the same study as DIR (matrix.tsv differs)"). */
 static void test_merge_missing_folder(void)
@@ -5891,6 +5954,7 @@ void suite_batch(void)
 {
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
              {"one batch per -o folder (its lock)", test_batch_folder_lock},
+             {"a merge into an existing OUT relinks OUT/runs to its picks", test_merge_relinks_runs},
              {"check and --list of a large matrix in flat memory", test_matrix_count_flat_memory},
              {"run, compare, mincap, convert: 256 --set options, not 257", test_set_limit},
              {"stats refuses a metric cell that is not a number", test_stats_bad_cells},
