@@ -4340,6 +4340,57 @@ static void remove_stale_results(const char *out)
     free(csv);
 }
 
+/* A worker's copy of its messages (am_msg_copy_to), in its run folder under a temporary's name
+ * (remove_temporaries takes it after a crash): the reason of a worker that ends with no result,
+ * which until 2026-11-27 was recorded only as "worker exited with status 2 and no result" while
+ * standard error had "amsim: host out of memory (asked for 524288 bytes)". */
+static char *worker_msg_path(const char *dir, pid_t pid)
+{
+    return xprintf("%s/messages.tmp.%ld", dir, (long)pid);
+}
+
+/* In the worker: its messages copied from now on (nothing when the file cannot be made). */
+static void worker_keep_messages(const batch *b, const sw_run *r)
+{
+    char *dir = run_dir(b, r);
+    if (mkdir_p(dir) == 0) {
+        char *p = worker_msg_path(dir, getpid());
+        int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (fd >= 0)
+            am_msg_copy_to(fd);
+        free(p);
+    }
+    free(dir);
+}
+
+/* The last message the worker pid wrote (its last line, without "amsim: "), into buf (n
+ * bytes; "" when none), and its file removed. Only the end of the file is read: the reason a
+ * worker stops is what it said last. */
+static void worker_last_message(const char *dir, pid_t pid, char *buf, size_t n)
+{
+    char *p = worker_msg_path(dir, pid), tail[1024];
+    buf[0] = 0;
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0) {
+        off_t from = st.st_size > (off_t)sizeof tail - 1 ? st.st_size - (off_t)sizeof tail + 1 : 0;
+        ssize_t got = pread(fd, tail, sizeof tail - 1, from);
+        tail[got > 0 ? got : 0] = 0;
+        size_t len = strlen(tail);
+        while (len && (tail[len - 1] == '\n' || tail[len - 1] == '\r'))
+            tail[--len] = 0;
+        char *line = strrchr(tail, '\n');
+        line = line ? line + 1 : tail;
+        if (strncmp(line, "amsim: ", 7) == 0)
+            line += 7;
+        snprintf(buf, n, "%s", line);
+    }
+    if (fd >= 0)
+        close(fd);
+    unlink(p);
+    free(p);
+}
+
 static int run_all(batch *b, int *nskipped, int *nran)
 {
     int *todo = am_malloc(((size_t)b->nruns + 1) * sizeof *todo), ntodo = 0, mine = 0;
@@ -4381,6 +4432,7 @@ static int run_all(batch *b, int *nskipped, int *nran)
             }
             if (pid == 0) {
                 worker_signals();
+                worker_keep_messages(b, &b->runs[i]);
                 /* the signals the batch stops a worker with are never blocked in it, even when
                  * the batch was started with them blocked (the mask is inherited): a worker
                  * with SIGALRM blocked ran on past its --timeout */
@@ -4421,6 +4473,7 @@ static int run_all(batch *b, int *nskipped, int *nran)
             break;
         }
         int killed = sl[k].killed;
+        pid_t wpid = sl[k].pid;
         sl[k] = (batch_worker){0, 0, 0};
         worker_pids[k] = 0;
         active--;
@@ -4433,13 +4486,15 @@ static int run_all(batch *b, int *nskipped, int *nran)
          * was stopped: the run was interrupted, not failed, and runs on a rerun) */
         result x;
         char *dir = run_dir(b, r);
+        char said[512];
+        worker_last_message(dir, wpid, said, sizeof said); /* before its temporaries go */
         if (!ok)
             remove_temporaries(dir);
         am_error e1 = {0};
         int have = result_read(b->out, r->folder, &x, &e1) == 0;
         if (!stop_sig && (!have || strcmp(x.key, r->key) != 0 ||
                           (!ok && strcmp(x.status, "ok") == 0))) {
-            char msg[128];
+            char msg[768];
             am_error e2 = {0};
             if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM && b->timeout > 0)
                 snprintf(msg, sizeof msg, "worker killed by signal %d (timeout after %g s)",
@@ -4451,6 +4506,9 @@ static int run_all(batch *b, int *nskipped, int *nran)
             else if (WIFSIGNALED(st))
                 snprintf(msg, sizeof msg, "worker killed by signal %d%s", WTERMSIG(st),
                          sig_name(WTERMSIG(st)));
+            else if (said[0]) /* what it said last: "host out of memory (...)" */
+                snprintf(msg, sizeof msg, "%s (worker exited with status %d and no result)",
+                         said, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
             else
                 snprintf(msg, sizeof msg, "worker exited with status %d and no result",
                          WIFEXITED(st) ? WEXITSTATUS(st) : -1);

@@ -2579,6 +2579,49 @@ static void test_merge_relinks_runs(void)
     CU_ASSERT_NOT_EQUAL(lstat(p, &st), 0);
 }
 
+/* A worker that runs out of host memory: its run's error is what it said, "host out of memory
+ * (asked for N bytes)", in result.txt and results.csv (until 2026-11-27 only "worker exited
+ * with status 2 and no result", the reason on standard error alone). 200,000 buffers live at
+ * once in a lifetime CSV, under a 15 MB address-space limit the batch itself fits in. */
+static void test_worker_oom_reason(void)
+{
+    if (!AS_LIMIT[0])
+        return;
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    const char *csv = path_in_tmp("oomw-live.csv"), *dir = path_in_tmp("oomw");
+    FILE *f = fopen(csv, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("id,lower,upper,size\n", f);
+    for (int i = 0; i < 200000; i++)
+        fprintf(f, "%d,%d,%d,4096\n", i, i, 400000 + i);
+    CU_ASSERT_FATAL(fclose(f) == 0);
+    char text[2048], cmd[4096], p[1300], *out = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc]\n", tu_top(), csv);
+    snprintf(cmd, sizeof cmd, "sh -c \"ulimit -v 15000; '%s' batch '%s' -o '%s' -q -j1 2>&1\"",
+             bin, tu_write("oomw.yaml", text), dir);
+    CU_ASSERT_EQUAL(sh_capture(cmd, &out), 1);
+    CU_ASSERT(out && strstr(out, "host out of memory"));
+    free(out);
+    snprintf(p, sizeof p, "%s/runs/0001-oomw-live-bfc/result.txt", dir);
+    char *res = tu_slurp(p, NULL);
+    CU_ASSERT(res && strstr(res, "\nerror=host out of memory (asked for "));
+    if (!res || !strstr(res, "\nerror=host out of memory (asked for "))
+        fprintf(stderr, "\n  %s:\n%s\n", p, res ? res : "(none)");
+    free(res);
+    snprintf(p, sizeof p, "%s/results.csv", dir);
+    res = tu_slurp(p, NULL);
+    CU_ASSERT(res && strstr(res, ",failed,host out of memory (asked for "));
+    free(res);
+    snprintf(p, sizeof p, "%s/runs/0001-oomw-live-bfc", dir);
+    DIR *d = opendir(p);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        CU_ASSERT(!strstr(e->d_name, ".tmp.")); /* the worker's messages file is gone */
+    if (d)
+        closedir(d);
+}
+
 /* A merged folder after the first with no matrix.tsv is said to be no batch output, as the first
  * one is (until 2026-11-27 "not the same study as DIR (matrix.tsv differs)"). */
 static void test_merge_missing_folder(void)
@@ -5954,6 +5997,7 @@ void suite_batch(void)
 {
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
              {"one batch per -o folder (its lock)", test_batch_folder_lock},
+             {"a worker out of host memory: its reason recorded", test_worker_oom_reason},
              {"a merge into an existing OUT relinks OUT/runs to its picks", test_merge_relinks_runs},
              {"check and --list of a large matrix in flat memory", test_matrix_count_flat_memory},
              {"run, compare, mincap, convert: 256 --set options, not 257", test_set_limit},
