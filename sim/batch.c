@@ -4769,13 +4769,14 @@ static void link_picked_runs(const strlist *picked, const char *runs)
 /* Undo what a batch made of DIR before it wrote anything: DIR/runs, the lock file and DIR
  * itself, each only when this command made it, and a folder only while empty (README: a command
  * that fails before writing leaves no -o directory it created; until 2026-11-27 a failed
- * matrix.tsv write left DIR/ and DIR/runs/). The lock is still held: nothing else is in DIR. */
+ * matrix.tsv write left DIR/ and DIR/runs/). The lock is still held while its file goes (a
+ * batch that opened it meanwhile is refused by the lock, not let in). */
 static void unmake_out(const char *out, int made_out, int made_lock, int made_runs)
 {
     char *runs = xprintf("%s/runs", out);
     rmdir_made(runs, made_runs > 1 ? 1 : made_runs);
     free(runs);
-    if (made_lock && made_out) {
+    if (made_lock) { /* its own: a folder that was there is left as it was */
         char *lk = xprintf("%s/" BATCH_LOCK_NAME, out);
         unlink(lk);
         free(lk);

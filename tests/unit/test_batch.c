@@ -2622,6 +2622,45 @@ static void test_worker_oom_reason(void)
         closedir(d);
 }
 
+/* A batch whose matrix.tsv cannot be written (a file size limit below its size) leaves no
+ * directory it made, DIR/runs and the parents of DIR included, and a folder that was there as it
+ * was, empty (until 2026-11-27 it left DIR/ and DIR/runs/). */
+static void test_matrix_write_fails_leaves_no_dirs(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    const char *top = path_in_tmp("mwf"), *there = path_in_tmp("mwf-there");
+    char text[2048], cmd[4096], out[1200], *got = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc]\naxes:\n  memories.hbm.capacity: {from: 1GiB, to: 400GiB, "
+             "step: 1GiB}\n", tu_top(), tiny_trace());
+    const char *sw = tu_write("mwf.yaml", text);
+    CU_ASSERT_EQUAL_FATAL(mkdir(there, 0777), 0);
+    for (int k = 0; k < 2; k++) {
+        if (k == 0)
+            snprintf(out, sizeof out, "%s/a/b", top);
+        else
+            snprintf(out, sizeof out, "%s", there);
+        /* 5 blocks: 2.5 KiB or 5 KiB, well below the 400-run matrix.tsv */
+        snprintf(cmd, sizeof cmd, "sh -c \"ulimit -f 5; '%s' batch '%s' -o '%s' -q 2>&1\"", bin,
+                 sw, out);
+        CU_ASSERT_EQUAL(sh_capture(cmd, &got), 1);
+        CU_ASSERT(got && strstr(got, "matrix.tsv: write failed"));
+        if (!got || !strstr(got, "matrix.tsv: write failed"))
+            fprintf(stderr, "\n  %s\n", got ? got : "(none)");
+        free(got);
+        got = NULL;
+    }
+    CU_ASSERT_NOT_EQUAL(access(top, F_OK), 0);
+    DIR *d = opendir(there);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d)))
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    if (d)
+        closedir(d);
+    CU_ASSERT_EQUAL(n, 0);
+}
+
 /* A merged folder after the first with no matrix.tsv is said to be no batch output, as the first
  * one is (until 2026-11-27 "not the same study as DIR (matrix.tsv differs)"). */
 static void test_merge_missing_folder(void)
@@ -5997,6 +6036,8 @@ void suite_batch(void)
 {
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
              {"one batch per -o folder (its lock)", test_batch_folder_lock},
+             {"a failed matrix.tsv write leaves no directory it made",
+              test_matrix_write_fails_leaves_no_dirs},
              {"a worker out of host memory: its reason recorded", test_worker_oom_reason},
              {"a merge into an existing OUT relinks OUT/runs to its picks", test_merge_relinks_runs},
              {"check and --list of a large matrix in flat memory", test_matrix_count_flat_memory},
