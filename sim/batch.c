@@ -4860,14 +4860,18 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     }
     batch_track_made(out, made, 0); /* written: OUT stays (its files keep it from rmdir anyway) */
     if (rc > 0)
-        am_msg("%s: %d runs have no result in any of the folders (status 'missing')\n", prog,
-               rc);
+        am_msg("%s: %d run%s no result in any of the folders (status 'missing')\n", prog,
+               rc, rc == 1 ? " has" : "s have");
     /* the same counts and status as the unsharded batch (until 2026-11-27 a deviation was a
      * failure here: status 1 where the batch gave 3) */
     if (tally.unrecorded)
         am_msg("%s: %d run%s no expectation recorded; record them with amsim batch SWEEP "
                "--update-expectations\n", prog, tally.unrecorded,
                tally.unrecorded == 1 ? " has" : "s have");
+    int nfailed = tally.failed - tally.deviated - tally.unrecorded;
+    if (quiet && nfailed > 0) /* status 1 said, as a batch run says it under -q */
+        am_msg("%s: %d run%s failed (see the status column of %s)\n", prog, nfailed,
+               nfailed == 1 ? "" : "s", SHOW(q, path));
     if (!quiet) { /* -q: no summary line, as for a batch run; problems still go to stderr */
         char tt[160] = "";
         if (tally.failed)
@@ -5138,6 +5142,13 @@ int cmd_batch(int argc, char **argv)
         am_msg("%s: %d run%s no result (status 'missing' in %s); the same command again runs "
                "%s\n", prog, missing, missing == 1 ? " has" : "s have", SHOW(q, csv),
                missing == 1 ? "it" : "them");
+    /* under -q, whose summary would have said it: failures are a problem too (until
+     * 2026-11-27 `batch -q` with a failed run ended with status 1 and said nothing); those with
+     * no expectation recorded are said below */
+    int nfailed = tally.failed - tally.deviated - tally.unrecorded; /* those said above */
+    if (missing >= 0 && b.quiet && nfailed > 0)
+        am_msg("%s: %d run%s failed (see the status column of %s)\n", prog, nfailed,
+               nfailed == 1 ? "" : "s", SHOW(q, csv));
     if (missing >= 0 && tally.unrecorded)
         am_msg("%s: %d run%s no expectation recorded; record them with amsim batch %s "
                "--update-expectations -o %s\n", prog, tally.unrecorded,

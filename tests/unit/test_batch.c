@@ -2661,6 +2661,21 @@ static void test_matrix_write_fails_leaves_no_dirs(void)
     CU_ASSERT_EQUAL(n, 0);
 }
 
+/* A batch ending with status 1 says why on standard error, under -q too: a failed run (until
+ * 2026-11-27 `batch -q` then said nothing at all). */
+static void test_quiet_failure_said(void)
+{
+    char text[2048], args[4096], *err = NULL;
+    const char *tr = tu_write("qfail.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 2\n");
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc]\n", tu_top(), tr);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", tu_write("qfail.yaml", text),
+             path_in_tmp("qfail"));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "amsim batch: 1 run failed (see the status column of "));
+    free(err);
+}
+
 /* A merged folder after the first with no matrix.tsv is said to be no batch output, as the first
  * one is (until 2026-11-27 "not the same study as DIR (matrix.tsv differs)"). */
 static void test_merge_missing_folder(void)
@@ -6036,6 +6051,7 @@ void suite_batch(void)
 {
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
              {"one batch per -o folder (its lock)", test_batch_folder_lock},
+             {"status 1 said under -q: a failed run", test_quiet_failure_said},
              {"a failed matrix.tsv write leaves no directory it made",
               test_matrix_write_fails_leaves_no_dirs},
              {"a worker out of host memory: its reason recorded", test_worker_oom_reason},
