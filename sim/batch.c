@@ -49,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -247,6 +248,92 @@ int batch_track_made(const char *path, int made, int on)
             tracked++;
     }
     return tracked;
+}
+
+/* ---- one batch per folder ---------------------------------------------------------------- */
+
+/* A batch holds an exclusive flock(2) on DIR/.amsim-lock for its whole life, and --merge on
+ * OUT: two batches on one -o folder ran each other's runs and removed each other's results
+ * (until 2026-11-27 nothing kept them apart). The lock goes with the process (and with any of
+ * its workers still running), so a batch killed with SIGKILL leaves none behind; the file
+ * stays (removing a locked file would let a third process lock a new one beside it) and holds
+ * the holder's process id for the refusal's message. */
+#define BATCH_LOCK_NAME ".amsim-lock"
+
+/* The refusal of dir, held by the process whose id the lock file fd names (when written). */
+static int lock_refusal(int fd, const char *dir, am_error *err)
+{
+    char buf[32] = "", q[SHOWN_MAX];
+    ssize_t got = pread(fd, buf, sizeof buf - 1, 0);
+    long pid = got > 0 ? strtol(buf, NULL, 10) : 0;
+    if (pid > 0)
+        return am_fail(err, AM_EINPUT, "%s is in use by another amsim batch (pid %ld); wait "
+                       "for it to end or use another folder", SHOW(q, dir), pid);
+    return am_fail(err, AM_EINPUT, "%s is in use by another amsim batch; wait for it to end "
+                   "or use another folder", SHOW(q, dir));
+}
+
+/* Take dir's lock for this process (dir exists): the descriptor to keep open while dir is
+ * written, or -1 with err when another process holds it or the file cannot be made. *made
+ * (when not NULL) says whether the lock file was created here. */
+static int batch_lock(const char *dir, int *made, am_error *err)
+{
+    char *p = xprintf("%s/" BATCH_LOCK_NAME, dir), q[SHOWN_MAX];
+    int fd = open(p, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    int created = 0;
+    if (fd < 0 && errno == ENOENT) {
+        fd = open(p, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+        created = fd >= 0;
+        if (fd < 0 && errno == EEXIST) /* another batch made it first */
+            fd = open(p, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    }
+    if (made)
+        *made = created;
+    if (fd < 0) {
+        am_fail(err, AM_EINPUT, "%s: cannot open the folder's lock: %s", SHOW(q, p),
+                strerror(errno));
+        free(p);
+        return -1;
+    }
+    free(p);
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EINTR)
+            continue;
+        if (errno == EWOULDBLOCK)
+            lock_refusal(fd, dir, err);
+        else
+            am_fail(err, AM_EINPUT, "%s: cannot lock: %s", SHOW(q, dir), strerror(errno));
+        close(fd);
+        return -1;
+    }
+    char pid[32];
+    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+        /* the lock holds without the id: a refusal then names no process */
+    }
+    return fd;
+}
+
+/* 0 when no process holds dir's lock (or dir has no lock file), else -1 with err: for the
+ * commands that read a batch folder (report, --merge's folders), which refuse one a running
+ * batch is writing. The file is not created; the shared lock taken to look is let go at once. */
+int batch_dir_in_use(const char *dir, am_error *err)
+{
+    char *p = xprintf("%s/" BATCH_LOCK_NAME, dir);
+    int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    free(p);
+    if (fd < 0)
+        return 0;
+    int rc = 0;
+    while (flock(fd, LOCK_SH | LOCK_NB) != 0) {
+        if (errno == EINTR)
+            continue;
+        if (errno == EWOULDBLOCK)
+            rc = lock_refusal(fd, dir, err);
+        break;
+    }
+    close(fd); /* lets the shared lock go */
+    return rc;
 }
 
 /* Write text to path atomically. */
@@ -4302,6 +4389,57 @@ static void remove_stale_results(const char *out)
     free(csv);
 }
 
+/* A worker's copy of its messages (am_msg_copy_to), in its run folder under a temporary's name
+ * (remove_temporaries takes it after a crash): the reason of a worker that ends with no result,
+ * which until 2026-11-27 was recorded only as "worker exited with status 2 and no result" while
+ * standard error had "amsim: host out of memory (asked for 524288 bytes)". */
+static char *worker_msg_path(const char *dir, pid_t pid)
+{
+    return xprintf("%s/messages.tmp.%ld", dir, (long)pid);
+}
+
+/* In the worker: its messages copied from now on (nothing when the file cannot be made). */
+static void worker_keep_messages(const batch *b, const sw_run *r)
+{
+    char *dir = run_dir(b, r);
+    if (mkdir_p(dir) == 0) {
+        char *p = worker_msg_path(dir, getpid());
+        int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (fd >= 0)
+            am_msg_copy_to(fd);
+        free(p);
+    }
+    free(dir);
+}
+
+/* The last message the worker pid wrote (its last line, without "amsim: "), into buf (n
+ * bytes; "" when none), and its file removed. Only the end of the file is read: the reason a
+ * worker stops is what it said last. */
+static void worker_last_message(const char *dir, pid_t pid, char *buf, size_t n)
+{
+    char *p = worker_msg_path(dir, pid), tail[1024];
+    buf[0] = 0;
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0) {
+        off_t from = st.st_size > (off_t)sizeof tail - 1 ? st.st_size - (off_t)sizeof tail + 1 : 0;
+        ssize_t got = pread(fd, tail, sizeof tail - 1, from);
+        tail[got > 0 ? got : 0] = 0;
+        size_t len = strlen(tail);
+        while (len && (tail[len - 1] == '\n' || tail[len - 1] == '\r'))
+            tail[--len] = 0;
+        char *line = strrchr(tail, '\n');
+        line = line ? line + 1 : tail;
+        if (strncmp(line, "amsim: ", 7) == 0)
+            line += 7;
+        snprintf(buf, n, "%s", line);
+    }
+    if (fd >= 0)
+        close(fd);
+    unlink(p);
+    free(p);
+}
+
 static int run_all(batch *b, int *nskipped, int *nran)
 {
     int *todo = am_malloc(((size_t)b->nruns + 1) * sizeof *todo), ntodo = 0, mine = 0;
@@ -4343,6 +4481,7 @@ static int run_all(batch *b, int *nskipped, int *nran)
             }
             if (pid == 0) {
                 worker_signals();
+                worker_keep_messages(b, &b->runs[i]);
                 /* the signals the batch stops a worker with are never blocked in it, even when
                  * the batch was started with them blocked (the mask is inherited): a worker
                  * with SIGALRM blocked ran on past its --timeout */
@@ -4379,9 +4518,11 @@ static int run_all(batch *b, int *nskipped, int *nran)
         if (k < 0) {
             if (errno == EINTR)
                 continue;
+            am_msg("%s: waiting for the workers: %s\n", prog, strerror(errno));
             break;
         }
         int killed = sl[k].killed;
+        pid_t wpid = sl[k].pid;
         sl[k] = (batch_worker){0, 0, 0};
         worker_pids[k] = 0;
         active--;
@@ -4394,13 +4535,15 @@ static int run_all(batch *b, int *nskipped, int *nran)
          * was stopped: the run was interrupted, not failed, and runs on a rerun) */
         result x;
         char *dir = run_dir(b, r);
+        char said[512];
+        worker_last_message(dir, wpid, said, sizeof said); /* before its temporaries go */
         if (!ok)
             remove_temporaries(dir);
         am_error e1 = {0};
         int have = result_read(b->out, r->folder, &x, &e1) == 0;
         if (!stop_sig && (!have || strcmp(x.key, r->key) != 0 ||
                           (!ok && strcmp(x.status, "ok") == 0))) {
-            char msg[128];
+            char msg[768];
             am_error e2 = {0};
             if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM && b->timeout > 0)
                 snprintf(msg, sizeof msg, "worker killed by signal %d (timeout after %g s)",
@@ -4412,6 +4555,9 @@ static int run_all(batch *b, int *nskipped, int *nran)
             else if (WIFSIGNALED(st))
                 snprintf(msg, sizeof msg, "worker killed by signal %d%s", WTERMSIG(st),
                          sig_name(WTERMSIG(st)));
+            else if (said[0]) /* what it said last: "host out of memory (...)" */
+                snprintf(msg, sizeof msg, "%s (worker exited with status %d and no result)",
+                         said, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
             else
                 snprintf(msg, sizeof msg, "worker exited with status %d and no result",
                          WIFEXITED(st) ? WEXITSTATUS(st) : -1);
@@ -4588,20 +4734,103 @@ static int merge_check(char **dirs, int ndirs, const char *path, const char *mpa
     return rc;
 }
 
-/* OUT/runs/FOLDER linking to the folder whose result results.csv took (pick_result), for each
- * run of the study: picked holds build_csv's pairs (folder name, run folder that won); the loop
- * after it links the folders' other runs, first folder first. */
+/* Whether the entry name of OUT/runs (at path) is a link amsim made there: a symbolic link to
+ * an absolute path ending in /runs/NAME (link_picked_runs makes no other). */
+static int is_run_link(const char *path, const char *name)
+{
+    char t[PATH_MAX];
+    ssize_t n = readlink(path, t, sizeof t - 1);
+    size_t nl = strlen(name);
+    if (n <= 0 || (size_t)n < nl + 7)
+        return 0;
+    t[n] = 0;
+    const char *tail = t + n - nl;
+    return t[0] == '/' && strcmp(tail, name) == 0 && memcmp(tail - 6, "/runs/", 6) == 0;
+}
+
+/* path made a symbolic link to target, in place of the link there: a new link under a temporary
+ * name renamed over it, so that OUT/runs/NAME never goes missing. 0, or -1 with errno. */
+static int relink(const char *target, const char *path)
+{
+    char *tmp = xprintf("%s.tmp.%ld", path, (long)getpid());
+    unlink(tmp);
+    int rc = symlink(target, tmp) == 0 && rename(tmp, path) == 0 ? 0 : -1;
+    int e = errno;
+    if (rc != 0)
+        unlink(tmp);
+    free(tmp);
+    errno = e;
+    return rc;
+}
+
+/* OUT/runs/ made exactly the merge's picks: OUT/runs/FOLDER linking to the folder whose result
+ * results.csv took (pick_result), for each run with a result (picked holds build_csv's pairs:
+ * folder name, run folder that won). A link of an earlier merge that points elsewhere is
+ * replaced, and one of a run the merge has no result for is removed: until 2026-11-27 an
+ * existing link was kept, so after a shard retried into a new folder OUT/runs still linked the
+ * failed one's run and report plotted it, and the folders' runs outside the study were linked
+ * too. Only links amsim made (is_run_link) are replaced or removed: a real folder or file, or
+ * another link, is left and said. */
 static void link_picked_runs(const strlist *picked, const char *runs)
 {
-    char q[SHOWN_MAX], real[PATH_MAX];
+    char q[SHOWN_MAX], real[PATH_MAX], now[PATH_MAX];
+    int npick = picked->n / 2;
+    const char **names = am_calloc((size_t)npick + 1, sizeof *names);
     for (int i = 0; i + 1 < picked->n; i += 2) {
-        const char *from = picked->v[i + 1];
-        char *to = xprintf("%s/%s", runs, picked->v[i]);
+        const char *name = picked->v[i], *from = picked->v[i + 1];
+        names[i / 2] = name;
+        char *to = xprintf("%s/%s", runs, name);
         struct stat st;
-        if (lstat(to, &st) != 0 && realpath(from, real) && symlink(real, to) != 0)
-            am_msg("%s: %s: %s\n", prog, SHOW(q, to), strerror(errno));
+        if (!realpath(from, real)) {
+            am_msg("%s: %s: %s\n", prog, SHOW(q, from), strerror(errno));
+        } else if (lstat(to, &st) != 0) {
+            if (symlink(real, to) != 0)
+                am_msg("%s: %s: %s\n", prog, SHOW(q, to), strerror(errno));
+        } else if (!S_ISLNK(st.st_mode) || !is_run_link(to, name)) {
+            am_msg("%s: %s: not a link amsim made; left as it is (it is not the merged run)\n",
+                   prog, SHOW(q, to));
+        } else {
+            ssize_t n = readlink(to, now, sizeof now - 1);
+            now[n > 0 ? n : 0] = 0;
+            if (strcmp(now, real) != 0 && relink(real, to) != 0)
+                am_msg("%s: %s: %s\n", prog, SHOW(q, to), strerror(errno));
+        }
         free(to);
     }
+    qsort(names, (size_t)npick, sizeof *names, cmp_str);
+    DIR *d = opendir(runs);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        const char *name = e->d_name;
+        if (name[0] == '.' || bsearch(&name, names, (size_t)npick, sizeof *names, cmp_str))
+            continue;
+        char *p = xprintf("%s/%s", runs, name);
+        struct stat st;
+        if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode) && is_run_link(p, name) && unlink(p) != 0)
+            am_msg("%s: %s: %s\n", prog, SHOW(q, p), strerror(errno));
+        free(p);
+    }
+    if (d)
+        closedir(d);
+    free(names);
+}
+
+/* Undo what a batch made of DIR before it wrote anything: DIR/runs, the lock file and DIR
+ * itself, each only when this command made it, and a folder only while empty (README: a command
+ * that fails before writing leaves no -o directory it created; until 2026-11-27 a failed
+ * matrix.tsv write left DIR/ and DIR/runs/). The lock is still held while its file goes (a
+ * batch that opened it meanwhile is refused by the lock, not let in). */
+static void unmake_out(const char *out, int made_out, int made_lock, int made_runs)
+{
+    char *runs = xprintf("%s/runs", out);
+    rmdir_made(runs, made_runs > 1 ? 1 : made_runs);
+    free(runs);
+    if (made_lock) { /* its own: a folder that was there is left as it was */
+        char *lk = xprintf("%s/" BATCH_LOCK_NAME, out);
+        unlink(lk);
+        free(lk);
+    }
+    rmdir_made(out, made_out);
 }
 
 static int merge(int argc, char **argv, const char *out, int quiet)
@@ -4621,6 +4850,9 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     strlist picked = {0}; /* build_csv's (folder, winning run folder) pairs for OUT/runs */
     rc = merge_check(argv, argc, path, mpath, &err);
     free(mpath);
+    /* a folder a running batch writes is not merged: its runs are not all there yet */
+    for (int d = 0; rc == 0 && d < argc; d++)
+        rc = batch_dir_in_use(argv[d], &err);
     if (rc != 0) {
         am_msg("%s: %s\n", prog, err.msg);
         free(path);
@@ -4641,13 +4873,25 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     }
     batch_track_made(out, made, 1); /* an interrupt before results.csv removes them too */
     sigprocmask(SIG_SETMASK, &unblocked, NULL);
+    /* OUT is written by one command at a time, as a batch's -o folder (batch_lock) */
+    int lock_fd = -1, made_lock = 0;
+    if (!is_csv && (lock_fd = batch_lock(out, &made_lock, &err)) < 0) {
+        am_msg("%s: %s\n", prog, err.msg);
+        rmdir_made(out, made);
+        batch_track_made(out, made, 0);
+        free(path);
+        return 1;
+    }
     char *mtext = NULL; /* the first folder's matrix.tsv as build_csv read and checked it */
     rc = build_csv((const char *const *)argv, argc, path, 0, 0, &tally, &picked,
                    is_csv ? NULL : &mtext, &err);
     if (rc < 0) { /* refused (not a batch folder, another study): OUT is not left behind */
         am_msg("%s: %s\n", prog, err.msg);
-        rmdir_made(out, made);
+        free(mtext);
+        unmake_out(out, made, made_lock, 0);
         batch_track_made(out, made, 0);
+        if (lock_fd >= 0)
+            close(lock_fd);
         sl_free(&picked);
         free(path);
         return 1;
@@ -4662,41 +4906,22 @@ static int merge(int argc, char **argv, const char *out, int quiet)
         char *runs = xprintf("%s/runs", out);
         mkdir_p(runs);
         link_picked_runs(&picked, runs);
-        for (int d = 0; d < argc; d++) {
-            char *rd = xprintf("%s/runs", argv[d]);
-            DIR *dp = opendir(rd);
-            struct dirent *e;
-            char real[PATH_MAX];
-            while (dp && (e = readdir(dp))) {
-                if (e->d_name[0] == '.')
-                    continue;
-                char *from = xprintf("%s/%s", rd, e->d_name);
-                char *res = xprintf("%s/result.txt", from);
-                char *to = xprintf("%s/%s", runs, e->d_name);
-                struct stat st;
-                if (access(res, R_OK) == 0 && lstat(to, &st) != 0 && realpath(from, real))
-                    if (symlink(real, to) != 0)
-                        am_msg("%s: %s: %s\n", prog, SHOW(q, to), strerror(errno));
-                free(from);
-                free(res);
-                free(to);
-            }
-            if (dp)
-                closedir(dp);
-            free(rd);
-        }
         free(runs);
     }
     batch_track_made(out, made, 0); /* written: OUT stays (its files keep it from rmdir anyway) */
     if (rc > 0)
-        am_msg("%s: %d runs have no result in any of the folders (status 'missing')\n", prog,
-               rc);
+        am_msg("%s: %d run%s no result in any of the folders (status 'missing')\n", prog,
+               rc, rc == 1 ? " has" : "s have");
     /* the same counts and status as the unsharded batch (until 2026-11-27 a deviation was a
      * failure here: status 1 where the batch gave 3) */
     if (tally.unrecorded)
         am_msg("%s: %d run%s no expectation recorded; record them with amsim batch SWEEP "
                "--update-expectations\n", prog, tally.unrecorded,
                tally.unrecorded == 1 ? " has" : "s have");
+    int nfailed = tally.failed - tally.deviated - tally.unrecorded;
+    if (quiet && nfailed > 0) /* status 1 said, as a batch run says it under -q */
+        am_msg("%s: %d run%s failed (see the status column of %s)\n", prog, nfailed,
+               nfailed == 1 ? "" : "s", SHOW(q, path));
     if (!quiet) { /* -q: no summary line, as for a batch run; problems still go to stderr */
         char tt[160] = "";
         if (tally.failed)
@@ -4704,6 +4929,8 @@ static int merge(int argc, char **argv, const char *out, int quiet)
         printf("%s: merged %d folder%s%s%s\n", SHOW(q, path), argc, argc == 1 ? "" : "s", tt,
                tally.failed ? " (see the status column)" : "");
     }
+    if (lock_fd >= 0)
+        close(lock_fd);
     sl_free(&picked);
     free(path);
     return csv_status(rc, &tally);
@@ -4720,6 +4947,7 @@ int cmd_batch(int argc, char **argv)
     b.jobs = ncpu > 0 ? (int)ncpu : 1;
     b.self = "/proc/self/exe";
     int rc = 1;
+    int lock_fd = -1, made_out = 0, made_lock = 0, made_runs = 0; /* DIR's lock, what we made */
     char q[SHOWN_MAX], q2[SHOWN_MAX]; /* a value or a path as a message quotes it (SHOW) */
     enum { O_HELP, O_QUIET, O_PLACEMENTS, O_TIMELINE, O_LIST, O_UPDATE, O_MERGE, O_OUT, O_JOBS,
            O_SHARD, O_TIMEOUT, O_N };
@@ -4884,10 +5112,24 @@ int cmd_batch(int argc, char **argv)
         rc = 0;
         goto done;
     }
+    /* DIR, its lock (one batch per folder: batch_lock), then DIR/runs */
+    if (mkdir_p_made(b.out, &made_out) != 0) {
+        int e = errno;
+        rmdir_made(b.out, made_out);
+        am_msg("%s: %s: cannot create: %s\n", prog, SHOW(q, b.out), strerror(e));
+        goto done;
+    }
+    lock_fd = batch_lock(b.out, &made_lock, &err);
+    if (lock_fd < 0) {
+        am_msg("%s: %s\n", prog, err.msg);
+        rmdir_made(b.out, made_out);
+        goto done;
+    }
     char *runs = xprintf("%s/runs", b.out);
-    if (mkdir_p(runs) != 0) {
+    if (mkdir_p_made(runs, &made_runs) != 0) {
         am_msg("%s: %s: cannot create: %s\n", prog, SHOW(q, runs), strerror(errno));
         free(runs);
+        unmake_out(b.out, made_out, made_lock, made_runs);
         goto done;
     }
     free(runs);
@@ -4905,6 +5147,7 @@ int cmd_batch(int argc, char **argv)
                SHOW(q, mp), what);
         free(mt);
         free(mp);
+        unmake_out(b.out, made_out, made_lock, made_runs);
         goto done;
     }
     char *old = am_slurp(mp);
@@ -4919,6 +5162,7 @@ int cmd_batch(int argc, char **argv)
     free(mp);
     if (wrc != 0) {
         am_msg("amsim: %s\n", err.msg);
+        unmake_out(b.out, made_out, made_lock, made_runs);
         goto done;
     }
     int nskipped = 0, nran = 0;
@@ -4941,6 +5185,20 @@ int cmd_batch(int argc, char **argv)
     /* the first check of a fresh clone: said once here, not only in results.csv; a problem,
      * so under -q too, which leaves out only the summary (until 2026-11-27 -q hid it and the
      * check ended with status 1 and nothing said) */
+    /* status 1 always says why: a run with no result is said, under -q too (until 2026-11-27
+     * a batch whose runs lost their results to another batch on the same folder said
+     * "0 failed" and ended with status 1) */
+    if (missing > 0)
+        am_msg("%s: %d run%s no result (status 'missing' in %s); the same command again runs "
+               "%s\n", prog, missing, missing == 1 ? " has" : "s have", SHOW(q, csv),
+               missing == 1 ? "it" : "them");
+    /* under -q, whose summary would have said it: failures are a problem too (until
+     * 2026-11-27 `batch -q` with a failed run ended with status 1 and said nothing); those with
+     * no expectation recorded are said below */
+    int nfailed = tally.failed - tally.deviated - tally.unrecorded; /* those said above */
+    if (missing >= 0 && b.quiet && nfailed > 0)
+        am_msg("%s: %d run%s failed (see the status column of %s)\n", prog, nfailed,
+               nfailed == 1 ? "" : "s", SHOW(q, csv));
     if (missing >= 0 && tally.unrecorded)
         am_msg("%s: %d run%s no expectation recorded; record them with amsim batch %s "
                "--update-expectations -o %s\n", prog, tally.unrecorded,
@@ -4949,6 +5207,8 @@ int cmd_batch(int argc, char **argv)
     /* regress: deviations give 3 unless something failed outright */
     rc = csv_status(missing, &tally); /* 1 when results.csv was not written (missing < 0) */
 done:
+    if (lock_fd >= 0)
+        close(lock_fd); /* the folder's lock goes (batch_lock) */
     matrix_free(b.runs, b.nruns);
     sweep_free(&b.sw);
 out:

@@ -42,6 +42,9 @@ int batch_wait(batch_worker *w, int n, int *status);
  * that the command created (mkdir -p), as out_track_dir does one directory: the number tracked
  * (at most OUT_DIR_MAX, the deepest). */
 int batch_track_made(const char *path, int made, int on);
+/* 0 when no amsim batch (nor --merge) holds the lock of the batch folder dir, else -1 with err
+ * ("DIR is in use by another amsim batch (pid N)"): report refuses a folder still written. */
+int batch_dir_in_use(const char *dir, struct am_error *err);
 
 /* amsim mincap -c CONFIG -t TRACE [--policies a,b] [--granularity BYTES] [--json FILE] */
 int cmd_mincap(int argc, char **argv);

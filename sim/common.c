@@ -310,16 +310,36 @@ int am_keys_name(const char *keys, const char *key)
     return 0;
 }
 
+/* A copy of each message to standard error, for a batch worker (am_msg_copy_to). */
+static int msg_copy_fd = -1;
+
+void am_msg_copy_to(int fd) { msg_copy_fd = fd; }
+
+/* text (n bytes) to the copy's descriptor too: write(2), so that it works when host memory
+ * has run out (the reason it is most wanted) */
+static void msg_copy(const char *text, size_t n)
+{
+    if (msg_copy_fd >= 0 && write(msg_copy_fd, text, n) < 0) {
+        /* the copy is a courtesy: the message went to standard error */
+    }
+}
+
 static void oom_exit(size_t n)
 {
-    fprintf(stderr, "amsim: host out of memory (asked for %zu bytes)\n", n);
+    char line[128];
+    int len = snprintf(line, sizeof line, "amsim: host out of memory (asked for %zu bytes)\n", n);
+    fputs(line, stderr);
+    msg_copy(line, (size_t)len);
     exit(AM_EINTERNAL);
 }
 
 void am_oom_exit(const char *what, const char *file)
 {
-    char *shown = escaped_copy(file ? file : "", 0);
-    fprintf(stderr, "amsim: host out of memory (%s%s%s)\n", what, file ? " for " : "", shown);
+    char *shown = escaped_copy(file ? file : "", 0), line[1024];
+    int len = snprintf(line, sizeof line, "amsim: host out of memory (%s%s%s)\n", what,
+                       file ? " for " : "", shown);
+    fputs(line, stderr);
+    msg_copy(line, len < (int)sizeof line ? (size_t)len : sizeof line - 1);
     free(shown);
     exit(AM_EINTERNAL);
 }
@@ -573,6 +593,7 @@ void am_msg(const char *fmt, ...)
     char *raw = format_v(fmt, ap), *shown = escaped_copy(raw, 1); /* tabs, newlines kept */
     va_end(ap);
     fputs(shown, stderr);
+    msg_copy(shown, strlen(shown));
     free(raw);
     free(shown);
 }

@@ -125,6 +125,9 @@ int am_progress_shown(void);
 /* A message on standard error, after clearing the progress line; its control bytes (but tab
  * and newline) written \xHH as in am_fail messages. */
 void am_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* From now on, also write each am_msg message and the host-out-of-memory exits' message to fd
+ * (-1: no more): a batch worker keeps them for the reason of a run that ends with no result. */
+void am_msg_copy_to(int fd);
 
 /* Host memory ran out in a library (libyaml cannot start a parser or parse for lack of it):
  * "amsim: host out of memory (WHAT for FILE)" (FILE may be NULL) and exit with status 2, as

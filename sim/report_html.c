@@ -1401,6 +1401,13 @@ int cmd_report(int argc, char **argv)
         fputs(use, stderr);
         return 1;
     }
+    /* a folder a running batch writes has no finished table yet (its results.csv is removed
+     * and rebuilt): refused, as --merge refuses it (until 2026-11-27 read as it was) */
+    am_error lerr = {0};
+    if (batch_dir_in_use(dir, &lerr) != 0) {
+        fprintf(stderr, "%s: %s\n", prog, lerr.msg);
+        return 1;
+    }
     ctx c = {0};
     c.dir = dir;
     const char *env = getenv("AMSIM_ANALYSIS");

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -2402,6 +2403,277 @@ static void test_rerun_removes_stale_results(void)
     tu_write("stale-rerun.trace", "amsim-trace v1\nalloc 1 4096\nfree 1\n");
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
     CU_ASSERT_EQUAL(access(csv, F_OK), 0);
+}
+
+/* The lock file of a batch folder, held by this process (flock, exclusive) with this process's
+ * id in it, as a running batch holds it: the descriptor, closed to let it go. */
+static int hold_folder_lock(const char *dir)
+{
+    char p[1200];
+    snprintf(p, sizeof p, "%s/.amsim-lock", dir);
+    CU_ASSERT_FATAL(mkdir(dir, 0777) == 0 || errno == EEXIST);
+    int fd = open(p, O_RDWR | O_CREAT, 0666);
+    CU_ASSERT_FATAL(fd >= 0);
+    CU_ASSERT_FATAL(flock(fd, LOCK_EX | LOCK_NB) == 0);
+    CU_ASSERT(ftruncate(fd, 0) == 0 && dprintf(fd, "%ld\n", (long)getpid()) > 0);
+    return fd;
+}
+
+/* One batch per -o folder (until 2026-11-27 two batches on one folder ran runs twice, removed
+ * each other's results and one ended with status 1 saying "0 failed"). The lock held here, as a
+ * running batch holds it: a batch, a report and --merge (from it or into it) are refused at
+ * once, naming this process, and write nothing; let go, the batch runs. A holder killed with
+ * SIGKILL leaves no lock. Then two real batches at once on a run of seconds: one refused. */
+static void test_batch_folder_lock(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    const char *dir = path_in_tmp("lock-dir"), *done = path_in_tmp("lock-done");
+    char args[4096], want[128], p[1200], *err = NULL;
+    tiny_study("lock", done);
+    char text[2048];
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc]\n", tu_top(), tiny_trace());
+    const char *sw = tu_write("lock.yaml", text);
+    int fd = hold_folder_lock(dir);
+    snprintf(want, sizeof want, "is in use by another amsim batch (pid %ld)", (long)getpid());
+    for (int c = 0; c < 4; c++) {
+        if (c == 0)
+            snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, dir);
+        else if (c == 1)
+            snprintf(args, sizeof args, "report '%s'", dir);
+        else if (c == 2)
+            snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", dir, path_in_tmp("x.csv"));
+        else
+            snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", done, dir);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, want));
+        if (!err || !strstr(err, want))
+            fprintf(stderr, "\n  amsim %s: %s\n", args, err ? err : "(none)");
+        free(err);
+        err = NULL;
+    }
+    snprintf(p, sizeof p, "%s/matrix.tsv", dir);
+    CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0); /* refused before writing */
+    snprintf(p, sizeof p, "%s/runs", dir);
+    CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0);
+    close(fd);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, dir);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    /* a holder killed with SIGKILL: its lock goes with it */
+    int ready[2];
+    CU_ASSERT_FATAL(pipe(ready) == 0);
+    pid_t holder = fork();
+    CU_ASSERT_FATAL(holder >= 0);
+    if (holder == 0) {
+        char p2[1200];
+        snprintf(p2, sizeof p2, "%s/.amsim-lock", dir);
+        int h = open(p2, O_RDWR);
+        if (h < 0 || flock(h, LOCK_EX) != 0 || write(ready[1], "x", 1) != 1)
+            _exit(127);
+        for (;;)
+            pause();
+    }
+    close(ready[1]);
+    char c1;
+    CU_ASSERT_EQUAL(read(ready[0], &c1, 1), 1);
+    close(ready[0]);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1); /* held */
+    kill(holder, SIGKILL);
+    waitpid(holder, NULL, 0);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    /* two batches at once: the runs take seconds, so the first is still running when the
+     * second starts; exactly one is refused, the other stopped here */
+    const char *both = path_in_tmp("lock-both");
+    char trace[1200];
+    snprintf(trace, sizeof trace, "%s", path_in_tmp("lock-slow.trace"));
+    write_slow_trace(trace);
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc]\n", tu_top(), trace);
+    const char *slow = tu_write("lock-slow.yaml", text);
+    pid_t pids[2];
+    for (int k = 0; k < 2; k++) {
+        pids[k] = fork();
+        CU_ASSERT_FATAL(pids[k] >= 0);
+        if (pids[k] == 0) {
+            if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+                _exit(127);
+            execl(bin, bin, "batch", slow, "-o", both, "-q", "-j", "1", (char *)NULL);
+            _exit(127);
+        }
+    }
+    int st = 0, refused = -1;
+    pid_t w = waitpid(-1, &st, 0); /* the refused one ends at once */
+    for (int k = 0; k < 2; k++)
+        if (w == pids[k])
+            refused = k;
+    CU_ASSERT(refused >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 1);
+    if (refused >= 0) {
+        pid_t other = pids[1 - refused];
+        CU_ASSERT_EQUAL(waitpid(other, &st, WNOHANG), 0); /* still running its run */
+        kill(other, SIGTERM);
+        CU_ASSERT_EQUAL(waitpid(other, &st, 0), other);
+        CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+    }
+}
+
+/* The target of the link OUT/runs/name, "" when it is none. */
+static const char *run_link(const char *out, const char *name)
+{
+    static char t[1200];
+    char p[1300];
+    snprintf(p, sizeof p, "%s/runs/%s", out, name);
+    ssize_t n = readlink(p, t, sizeof t - 1);
+    t[n > 0 ? n : 0] = 0;
+    return t;
+}
+
+/* A merge into an existing OUT makes OUT/runs exactly its picks (until 2026-11-27 a link that
+ * was there stayed: after shard a failed and was retried into a2, `--merge a a2 b -o all`
+ * still linked a's failed run, which report plotted, and links of runs no longer merged
+ * stayed). A link amsim made for a run outside the merge goes; a real folder, or a link of the
+ * user's, stays. */
+static void test_merge_relinks_runs(void)
+{
+    char text[2048], args[4096], cmd[4096], p[1300], a2r[1300];
+    const char *a = path_in_tmp("rl-a"), *a2 = path_in_tmp("rl-a2"), *b = path_in_tmp("rl-b"),
+               *all = path_in_tmp("rl-all");
+    snprintf(text, sizeof text, "name: rl\nbase: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc, caching]\n", tu_top(), tiny_trace());
+    const char *sw = tu_write("rl.yaml", text);
+    for (int k = 1; k <= 2; k++) {
+        snprintf(args, sizeof args, "batch '%s' -o '%s' --shard %d/2 -q", sw, k == 1 ? a : b, k);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    }
+    snprintf(cmd, sizeof cmd, "cp -r '%s' '%s' && sed -i 's/^status=ok$/status=failed/; "
+             "s/^error=$/error=killed/' '%s'/runs/*/result.txt", a, a2, a);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    const char *r1 = "0001-tiny-bfc", *r2 = "0002-tiny-caching";
+    snprintf(args, sizeof args, "batch --merge '%s' '%s' -o '%s' -q", a, b, all);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1); /* a's run failed */
+    snprintf(p, sizeof p, "%s/runs/%s", a, r1);
+    CU_ASSERT_STRING_EQUAL(run_link(all, r1), p);
+    /* what a user put there, and a link of a run that is not the study's */
+    snprintf(p, sizeof p, "%s/runs/mine", all);
+    CU_ASSERT_EQUAL(symlink(tu_tmpdir(), p), 0);
+    snprintf(p, sizeof p, "%s/runs/kept", all);
+    CU_ASSERT_EQUAL(mkdir(p, 0777), 0);
+    snprintf(p, sizeof p, "%s/runs/0009-old-bfc", all);
+    snprintf(cmd, sizeof cmd, "%s/runs/0009-old-bfc", a);
+    CU_ASSERT_EQUAL(symlink(cmd, p), 0);
+    snprintf(args, sizeof args, "batch --merge '%s' '%s' '%s' -o '%s' -q", a, a2, b, all);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(a2r, sizeof a2r, "%s/runs/%s", a2, r1);
+    CU_ASSERT_STRING_EQUAL(run_link(all, r1), a2r); /* the retried ok run, not a's */
+    snprintf(p, sizeof p, "%s/runs/%s", b, r2);
+    CU_ASSERT_STRING_EQUAL(run_link(all, r2), p);
+    CU_ASSERT_STRING_EQUAL(run_link(all, "0009-old-bfc"), "");
+    CU_ASSERT_STRING_EQUAL(run_link(all, "mine"), tu_tmpdir());
+    snprintf(p, sizeof p, "%s/runs/kept", all);
+    CU_ASSERT_EQUAL(access(p, F_OK), 0);
+    /* a2 alone: run 2 is missing, its link goes */
+    snprintf(args, sizeof args, "batch --merge '%s' -o '%s' -q", a2, all);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+    CU_ASSERT_STRING_EQUAL(run_link(all, r1), a2r);
+    snprintf(p, sizeof p, "%s/runs/%s", all, r2);
+    struct stat st;
+    CU_ASSERT_NOT_EQUAL(lstat(p, &st), 0);
+}
+
+/* A worker that runs out of host memory: its run's error is what it said, "host out of memory
+ * (asked for N bytes)", in result.txt and results.csv (until 2026-11-27 only "worker exited
+ * with status 2 and no result", the reason on standard error alone). 200,000 buffers live at
+ * once in a lifetime CSV, under a 15 MB address-space limit the batch itself fits in. */
+static void test_worker_oom_reason(void)
+{
+    if (!AS_LIMIT[0])
+        return;
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    const char *csv = path_in_tmp("oomw-live.csv"), *dir = path_in_tmp("oomw");
+    FILE *f = fopen(csv, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("id,lower,upper,size\n", f);
+    for (int i = 0; i < 200000; i++)
+        fprintf(f, "%d,%d,%d,4096\n", i, i, 400000 + i);
+    CU_ASSERT_FATAL(fclose(f) == 0);
+    char text[2048], cmd[4096], p[1300], *out = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc]\n", tu_top(), csv);
+    snprintf(cmd, sizeof cmd, "sh -c \"ulimit -v 15000; '%s' batch '%s' -o '%s' -q -j1 2>&1\"",
+             bin, tu_write("oomw.yaml", text), dir);
+    CU_ASSERT_EQUAL(sh_capture(cmd, &out), 1);
+    CU_ASSERT(out && strstr(out, "host out of memory"));
+    free(out);
+    snprintf(p, sizeof p, "%s/runs/0001-oomw-live-bfc/result.txt", dir);
+    char *res = tu_slurp(p, NULL);
+    CU_ASSERT(res && strstr(res, "\nerror=host out of memory (asked for "));
+    if (!res || !strstr(res, "\nerror=host out of memory (asked for "))
+        fprintf(stderr, "\n  %s:\n%s\n", p, res ? res : "(none)");
+    free(res);
+    snprintf(p, sizeof p, "%s/results.csv", dir);
+    res = tu_slurp(p, NULL);
+    CU_ASSERT(res && strstr(res, ",failed,host out of memory (asked for "));
+    free(res);
+    snprintf(p, sizeof p, "%s/runs/0001-oomw-live-bfc", dir);
+    DIR *d = opendir(p);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        CU_ASSERT(!strstr(e->d_name, ".tmp.")); /* the worker's messages file is gone */
+    if (d)
+        closedir(d);
+}
+
+/* A batch whose matrix.tsv cannot be written (a file size limit below its size) leaves no
+ * directory it made, DIR/runs and the parents of DIR included, and a folder that was there as it
+ * was, empty (until 2026-11-27 it left DIR/ and DIR/runs/). */
+static void test_matrix_write_fails_leaves_no_dirs(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    const char *top = path_in_tmp("mwf"), *there = path_in_tmp("mwf-there");
+    char text[2048], cmd[4096], out[1200], *got = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc]\naxes:\n  memories.hbm.capacity: {from: 1GiB, to: 400GiB, "
+             "step: 1GiB}\n", tu_top(), tiny_trace());
+    const char *sw = tu_write("mwf.yaml", text);
+    CU_ASSERT_EQUAL_FATAL(mkdir(there, 0777), 0);
+    for (int k = 0; k < 2; k++) {
+        if (k == 0)
+            snprintf(out, sizeof out, "%s/a/b", top);
+        else
+            snprintf(out, sizeof out, "%s", there);
+        /* 5 blocks: 2.5 KiB or 5 KiB, well below the 400-run matrix.tsv */
+        snprintf(cmd, sizeof cmd, "sh -c \"ulimit -f 5; '%s' batch '%s' -o '%s' -q 2>&1\"", bin,
+                 sw, out);
+        CU_ASSERT_EQUAL(sh_capture(cmd, &got), 1);
+        CU_ASSERT(got && strstr(got, "matrix.tsv: write failed"));
+        if (!got || !strstr(got, "matrix.tsv: write failed"))
+            fprintf(stderr, "\n  %s\n", got ? got : "(none)");
+        free(got);
+        got = NULL;
+    }
+    CU_ASSERT_NOT_EQUAL(access(top, F_OK), 0);
+    DIR *d = opendir(there);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d)))
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    if (d)
+        closedir(d);
+    CU_ASSERT_EQUAL(n, 0);
+}
+
+/* A batch ending with status 1 says why on standard error, under -q too: a failed run (until
+ * 2026-11-27 `batch -q` then said nothing at all). */
+static void test_quiet_failure_said(void)
+{
+    char text[2048], args[4096], *err = NULL;
+    const char *tr = tu_write("qfail.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 2\n");
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc]\n", tu_top(), tr);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", tu_write("qfail.yaml", text),
+             path_in_tmp("qfail"));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "amsim batch: 1 run failed (see the status column of "));
+    free(err);
 }
 
 /* A merged folder after the first with no matrix.tsv is said to be no batch output, as the first
@@ -5839,6 +6111,12 @@ static void test_set_limit(void)
 void suite_batch(void)
 {
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
+             {"one batch per -o folder (its lock)", test_batch_folder_lock},
+             {"status 1 said under -q: a failed run", test_quiet_failure_said},
+             {"a failed matrix.tsv write leaves no directory it made",
+              test_matrix_write_fails_leaves_no_dirs},
+             {"a worker out of host memory: its reason recorded", test_worker_oom_reason},
+             {"a merge into an existing OUT relinks OUT/runs to its picks", test_merge_relinks_runs},
              {"check and --list of a large matrix in flat memory", test_matrix_count_flat_memory},
              {"run, compare, mincap, convert: 256 --set options, not 257", test_set_limit},
              {"stats refuses a metric cell that is not a number", test_stats_bad_cells},
