@@ -385,14 +385,8 @@ int rtable_read_cols(rtable *t, const char *path, rt_keep_fn keep_fn, void *arg,
         int got = next_record(&src, &row, &pos);
         if (got == 0)
             break;
-        if (got < 0) { /* a NUL byte or a read error: the table is not read at all */
-            fclose(src.f);
-            free(src.buf);
-            free(src.lbuf);
-            free(keep);
-            rtable_free(t);
-            return -1;
-        }
+        if (got < 0) /* a NUL byte or a read error: the table is not read at all */
+            goto fail;
         if (row.n == 1 && !row.v[0][0]) { /* blank line */
             free(row.v[0]);
             free(row.v);
@@ -407,12 +401,7 @@ int rtable_read_cols(rtable *t, const char *path, rt_keep_fn keep_fn, void *arg,
                 free(row.v[i]);
             free(row.v);
             free(pos);
-            fclose(src.f);
-            free(src.buf);
-            free(src.lbuf);
-            free(keep);
-            rtable_free(t);
-            return -1;
+            goto fail;
         }
         if (t->ncols < file_ncols) {
             keep_fields(row.v, pos, file_ncols, keep);
@@ -432,6 +421,13 @@ int rtable_read_cols(rtable *t, const char *path, rt_keep_fn keep_fn, void *arg,
     free(src.buf);
     free(src.lbuf);
     return 0;
+fail:
+    free(keep);
+    fclose(src.f);
+    free(src.buf);
+    free(src.lbuf);
+    rtable_free(t);
+    return -1;
 }
 
 void rtable_free(rtable *t)
