@@ -83,10 +83,6 @@ static void track(const char *tmp, int on)
     }
 }
 
-/* Where the symbolic link at path leads, as a path to create or replace: the resolved path when
- * the target exists; when it does not yet, the last link's text of the chain (each relative to
- * its link's directory), as a shell's `>` would create it: renaming onto an intermediate link of
- * a chain would replace that link. NULL if a link cannot be read or the chain is too long. */
 /* One hop of a link chain: the path cur's link leads to (relative targets joined onto cur's
  * directory), malloc'd; NULL when cur is no link or cannot be read. */
 static char *link_next(const char *cur)
@@ -108,6 +104,10 @@ static char *link_next(const char *cur)
     return next;
 }
 
+/* Where the symbolic link at path leads, as a path to create or replace: the resolved path when
+ * the target exists; when it does not yet, the last link's text of the chain (each relative to
+ * its link's directory), as a shell's `>` would create it: renaming onto an intermediate link of
+ * a chain would replace that link. NULL if a link cannot be read or the chain is too long. */
 static char *link_target(const char *path)
 {
     char *r = realpath(path, NULL);
