@@ -104,7 +104,7 @@ static void compare_lower_bound(const run_spec *spec, const char *level, cmp_lb 
 {
     am_error err = {0};
     run_ref r;
-    char size[32];
+    char size[64];
     memset(lb, 0, sizeof *lb);
     int rc = run_reference(spec, level, &r, &err);
     if (rc < 0) {
@@ -122,8 +122,7 @@ static void compare_lower_bound(const run_spec *spec, const char *level, cmp_lb 
                      "(its allocator's limit)", r.short_level);
         else
             snprintf(lb->why, sizeof lb->why, "a reference run (best_fit) fails a request %seven "
-                     "with %s (%" PRIu64 " B)", on,
-                     units_fmt_size(size, sizeof size, r.short_capacity), r.short_capacity);
+                     "with %s", on, units_fmt_size_exact(size, sizeof size, r.short_capacity));
     }
     else {
         lb->known = 1;
@@ -149,16 +148,14 @@ static void print_table(const cmp_row *rows, int n, const char *level, const cmp
 {
     if (quiet)
         return;
-    char a[32], b[32], c[32], d[32];
+    char a[64], b[32], c[32], d[32];
     printf("level %s (the default memory, whose policy each row sets); OOMs: every level's\n",
            level);
     if (lb->known) {
         /* the exact count too when the unit rounds it ("1.50 MiB (1572864 B)"), not when it
          * is already in bytes (until 2026-11-27 "lower bound 0 B (0 B)") */
-        units_fmt_size(a, sizeof a, lb->bytes);
-        snprintf(b, sizeof b, "%" PRIu64 " B", lb->bytes);
-        printf("lower bound %s%s%s%s: the trace's peak live bytes, every request served\n", a,
-               strcmp(a, b) ? " (" : "", strcmp(a, b) ? b : "", strcmp(a, b) ? ")" : "");
+        printf("lower bound %s: the trace's peak live bytes, every request served\n",
+               units_fmt_size_exact(a, sizeof a, lb->bytes));
     }
     else
         printf("lower bound unknown: %s\n", lb->why);

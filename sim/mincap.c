@@ -445,7 +445,7 @@ static int mc_main(mc *c, const char *pols, outfile **op)
                            * another followed: a blank last line, unlike run's and compare's) */
     }
     if (!c->quiet) {
-        char a[32], b[32];
+        char a[32], b[64];
         char *shown = am_escape_dup(c->trace); /* as check echoes it: no raw ESC */
         printf("mincap: %s on level %s, granularity %s\n", shown, c->level_s,
                units_fmt_size(a, sizeof a, c->gran));
@@ -453,10 +453,9 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         /* the reference run's peak on the level: spill copies other levels put there are in
          * it (until 2026-11-27 the line said "nothing spilled" of them too) */
         printf("peak live bytes (every request held, none spilled from %s; spills into it "
-               "counted): %s (%" PRIu64 " B)\n", c->level_s, units_fmt_size(b, sizeof b, peak),
-               peak);
-        printf("lower bound for every policy (largest single request): %s (%" PRIu64 " B)\n",
-               units_fmt_size(b, sizeof b, L), L);
+               "counted): %s\n", c->level_s, units_fmt_size_exact(b, sizeof b, peak));
+        printf("lower bound for every policy (largest single request): %s\n",
+               units_fmt_size_exact(b, sizeof b, L));
         printf("a run fits when no level runs out of memory (an OOM of any level counts)\n\n");
         printf("%-12s %-13s %16s %12s %14s %5s  %s\n", "policy", "knob", "min bytes (B)", "min",
                "vs peak live", "runs", "check");

@@ -9,6 +9,7 @@
 #include "units.h"
 
 #include <math.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -440,6 +441,16 @@ char *units_fmt_u128(char *buf, size_t n, am_u128 v)
 char *units_fmt_size(char *buf, size_t n, uint64_t bytes)
 {
     return units_fmt_size128(buf, n, bytes);
+}
+
+char *units_fmt_size_exact(char *buf, size_t n, uint64_t bytes)
+{
+    units_fmt_size(buf, n, bytes);
+    if (bytes >= KI) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, n > len ? n - len : 0, " (%" PRIu64 " B)", bytes);
+    }
+    return buf;
 }
 
 char *units_fmt_size128(char *buf, size_t n, am_u128 bytes)

@@ -95,6 +95,10 @@ char *units_fmt_real(char *buf, size_t n, double v);
 /* Printing with units into buf (returns buf): "80.00 GiB", "1.50 MiB", "512 B"; the unit is
  * the one whose figure, rounded to 2 decimals, is below 1024 ("1.00 MiB", not "1024.00 KiB"). */
 char *units_fmt_size(char *buf, size_t n, uint64_t bytes);
+/* units_fmt_size and, when the unit rounds (1 KiB and up), the exact count: "1.50 MiB (1572864
+ * B)", "512 B" (until 2026-11-27 each caller wrote "512 B (512 B)" below 1 KiB). buf of 64 bytes
+ * holds any. */
+char *units_fmt_size_exact(char *buf, size_t n, uint64_t bytes);
 /* The same for a 128-bit total (past 16 EiB it stays in EiB: "32.00 EiB"). */
 char *units_fmt_size128(char *buf, size_t n, am_u128 bytes);
 /* A 128-bit whole number in decimal, every digit ("18446744073709551616"; buf >= 40 bytes). */
