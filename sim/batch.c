@@ -4735,8 +4735,11 @@ static int merge_check(char **dirs, int ndirs, const char *path, const char *mpa
 }
 
 /* Whether the entry name of OUT/runs (at path) is a link amsim made there: a symbolic link to
- * an absolute path ending in /runs/NAME (link_picked_runs makes no other). */
-static int is_run_link(const char *path, const char *name)
+ * an absolute path ending in /runs/NAME (link_picked_runs makes no other). Anything else,
+ * including a file or folder that is not a link (readlink fails with EINVAL), is not. When it
+ * is and target is not NULL, the link's target is copied out to target (size bytes), so the
+ * caller need not read the link a second time. */
+static int is_run_link(const char *path, const char *name, char *target, size_t size)
 {
     char t[PATH_MAX];
     ssize_t n = readlink(path, t, sizeof t - 1);
@@ -4745,7 +4748,11 @@ static int is_run_link(const char *path, const char *name)
         return 0;
     t[n] = 0;
     const char *tail = t + n - nl;
-    return t[0] == '/' && strcmp(tail, name) == 0 && memcmp(tail - 6, "/runs/", 6) == 0;
+    if (t[0] != '/' || strcmp(tail, name) != 0 || memcmp(tail - 6, "/runs/", 6) != 0)
+        return 0;
+    if (target && size > 0)
+        snprintf(target, size, "%s", t);
+    return 1;
 }
 
 /* path made a symbolic link to target, in place of the link there: a new link under a temporary
@@ -4773,7 +4780,7 @@ static int relink(const char *target, const char *path)
  * another link, is left and said. */
 static void link_picked_runs(const strlist *picked, const char *runs)
 {
-    char q[SHOWN_MAX], real[PATH_MAX], now[PATH_MAX];
+    char q[SHOWN_MAX], real[PATH_MAX], target[PATH_MAX];
     int npick = picked->n / 2;
     const char **names = am_calloc((size_t)npick + 1, sizeof *names);
     for (int i = 0; i + 1 < picked->n; i += 2) {
@@ -4786,14 +4793,11 @@ static void link_picked_runs(const strlist *picked, const char *runs)
         } else if (lstat(to, &st) != 0) {
             if (symlink(real, to) != 0)
                 am_msg("%s: %s: %s\n", prog, SHOW(q, to), strerror(errno));
-        } else if (!S_ISLNK(st.st_mode) || !is_run_link(to, name)) {
+        } else if (!is_run_link(to, name, target, sizeof target)) {
             am_msg("%s: %s: not a link amsim made; left as it is (it is not the merged run)\n",
                    prog, SHOW(q, to));
-        } else {
-            ssize_t n = readlink(to, now, sizeof now - 1);
-            now[n > 0 ? n : 0] = 0;
-            if (strcmp(now, real) != 0 && relink(real, to) != 0)
-                am_msg("%s: %s: %s\n", prog, SHOW(q, to), strerror(errno));
+        } else if (strcmp(target, real) != 0 && relink(real, to) != 0) {
+            am_msg("%s: %s: %s\n", prog, SHOW(q, to), strerror(errno));
         }
         free(to);
     }
@@ -4805,8 +4809,7 @@ static void link_picked_runs(const strlist *picked, const char *runs)
         if (name[0] == '.' || bsearch(&name, names, (size_t)npick, sizeof *names, cmp_str))
             continue;
         char *p = xprintf("%s/%s", runs, name);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode) && is_run_link(p, name) && unlink(p) != 0)
+        if (is_run_link(p, name, NULL, 0) && unlink(p) != 0)
             am_msg("%s: %s: %s\n", prog, SHOW(q, p), strerror(errno));
         free(p);
     }
