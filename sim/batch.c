@@ -3850,6 +3850,48 @@ static const char *tally_text(char *buf, size_t n, const csv_tally *t)
     return buf;
 }
 
+/* "N runs have no expectation recorded; record them with RECORD" (say_problems). The first
+ * check of a fresh clone: said once here, not only in results.csv; a problem, so under -q too,
+ * which leaves out only the summary (until 2026-11-27 -q hid it and the check ended with
+ * status 1 and nothing said). */
+static void say_unrecorded(const csv_tally *t, const char *record)
+{
+    if (t->unrecorded)
+        am_msg("%s: %d run%s no expectation recorded; record them with %s\n", prog,
+               t->unrecorded, t->unrecorded == 1 ? " has" : "s have", record);
+}
+
+/* The problems of a results table (csv, written: missing >= 0) said on stderr, under -q too,
+ * which leaves out only the summary line: a batch and a merge of its shards say the same
+ * three, worded by the caller where they differ. missing_how follows "N runs have no result "
+ * (where to look, what to do); record is the command that records expectations. A merge says
+ * the runs with no expectation recorded before the failures, a batch after them
+ * (unrecorded_first), each as it always did. */
+static void say_problems(const csv_tally *t, int missing, int quiet, const char *csv,
+                         const char *missing_how, const char *record, int unrecorded_first)
+{
+    if (missing < 0) /* results.csv not written: build_csv's error was said instead */
+        return;
+    char q[SHOWN_MAX];
+    /* status 1 always says why: a run with no result is said, under -q too (until 2026-11-27
+     * a batch whose runs lost their results to another batch on the same folder said
+     * "0 failed" and ended with status 1) */
+    if (missing > 0)
+        am_msg("%s: %d run%s no result %s\n", prog, missing, missing == 1 ? " has" : "s have",
+               missing_how);
+    if (unrecorded_first)
+        say_unrecorded(t, record);
+    /* under -q, whose summary would have said it: failures are a problem too (until
+     * 2026-11-27 `batch -q` with a failed run ended with status 1 and said nothing); those with
+     * no expectation recorded are said apart (say_unrecorded) */
+    int nfailed = t->failed - t->deviated - t->unrecorded;
+    if (quiet && nfailed > 0)
+        am_msg("%s: %d run%s failed (see the status column of %s)\n", prog, nfailed,
+               nfailed == 1 ? "" : "s", SHOW(q, csv));
+    if (!unrecorded_first)
+        say_unrecorded(t, record);
+}
+
 /* How good a result is to keep when folders hold several for one run: ok, then a deviation
  * (the run finished), then a failure. */
 static int result_rank(const result *r)
@@ -4912,19 +4954,11 @@ static int merge(int argc, char **argv, const char *out, int quiet)
         free(runs);
     }
     batch_track_made(out, made, 0); /* written: OUT stays (its files keep it from rmdir anyway) */
-    if (rc > 0)
-        am_msg("%s: %d run%s no result in any of the folders (status 'missing')\n", prog,
-               rc, rc == 1 ? " has" : "s have");
-    /* the same counts and status as the unsharded batch (until 2026-11-27 a deviation was a
-     * failure here: status 1 where the batch gave 3) */
-    if (tally.unrecorded)
-        am_msg("%s: %d run%s no expectation recorded; record them with amsim batch SWEEP "
-               "--update-expectations\n", prog, tally.unrecorded,
-               tally.unrecorded == 1 ? " has" : "s have");
-    int nfailed = tally.failed - tally.deviated - tally.unrecorded;
-    if (quiet && nfailed > 0) /* status 1 said, as a batch run says it under -q */
-        am_msg("%s: %d run%s failed (see the status column of %s)\n", prog, nfailed,
-               nfailed == 1 ? "" : "s", SHOW(q, path));
+    /* the same problems, counts and status as the unsharded batch (until 2026-11-27 a
+     * deviation was a failure here: status 1 where the batch gave 3); status 1 said under -q
+     * as a batch run says it */
+    say_problems(&tally, rc, quiet, path, "in any of the folders (status 'missing')",
+                 "amsim batch SWEEP --update-expectations", 1);
     if (!quiet) { /* -q: no summary line, as for a batch run; problems still go to stderr */
         char tt[160] = "";
         if (tally.failed)
@@ -5185,27 +5219,14 @@ int cmd_batch(int argc, char **argv)
                prog, mine, mine == 1 ? "" : "s", b.shard_n ? " in this shard" : "", nran,
                nskipped, tally_text(tt, sizeof tt, &tally), SHOW(q, csv), now_s() - t0);
     }
-    /* the first check of a fresh clone: said once here, not only in results.csv; a problem,
-     * so under -q too, which leaves out only the summary (until 2026-11-27 -q hid it and the
-     * check ended with status 1 and nothing said) */
-    /* status 1 always says why: a run with no result is said, under -q too (until 2026-11-27
-     * a batch whose runs lost their results to another batch on the same folder said
-     * "0 failed" and ended with status 1) */
-    if (missing > 0)
-        am_msg("%s: %d run%s no result (status 'missing' in %s); the same command again runs "
-               "%s\n", prog, missing, missing == 1 ? " has" : "s have", SHOW(q, csv),
-               missing == 1 ? "it" : "them");
-    /* under -q, whose summary would have said it: failures are a problem too (until
-     * 2026-11-27 `batch -q` with a failed run ended with status 1 and said nothing); those with
-     * no expectation recorded are said below */
-    int nfailed = tally.failed - tally.deviated - tally.unrecorded; /* those said above */
-    if (missing >= 0 && b.quiet && nfailed > 0)
-        am_msg("%s: %d run%s failed (see the status column of %s)\n", prog, nfailed,
-               nfailed == 1 ? "" : "s", SHOW(q, csv));
-    if (missing >= 0 && tally.unrecorded)
-        am_msg("%s: %d run%s no expectation recorded; record them with amsim batch %s "
-               "--update-expectations -o %s\n", prog, tally.unrecorded,
-               tally.unrecorded == 1 ? " has" : "s have", SHELL(q, b.sw.file), SHELL(q2, b.out));
+    /* status 1 always says why, under -q too (say_problems) */
+    char *how = xprintf("(status 'missing' in %s); the same command again runs %s",
+                        SHOW(q, csv), missing == 1 ? "it" : "them");
+    char *record = xprintf("amsim batch %s --update-expectations -o %s", SHELL(q, b.sw.file),
+                           SHELL(q2, b.out));
+    say_problems(&tally, missing, b.quiet, csv, how, record, 0);
+    free(record);
+    free(how);
     free(csv);
     /* regress: deviations give 3 unless something failed outright */
     rc = csv_status(missing, &tally); /* 1 when results.csv was not written (missing < 0) */
