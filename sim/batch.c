@@ -3218,6 +3218,27 @@ static void devices_env_absolute(void)
     free(text);
 }
 
+/* A worker's copy of its messages (am_msg_copy_to), in its run folder under a temporary's name
+ * (remove_temporaries takes it after a crash): the reason of a worker that ends with no result,
+ * which until 2026-11-27 was recorded only as "worker exited with status 2 and no result" while
+ * standard error had "amsim: host out of memory (asked for 524288 bytes)". */
+static char *worker_msg_path(const char *dir, pid_t pid)
+{
+    return xprintf("%s/messages.tmp.%ld", dir, (long)pid);
+}
+
+/* In the worker, once its run folder dir exists (run_child made it): its messages copied from
+ * now on (nothing when the file cannot be made). dir as run_dir gives it, which is where the
+ * parent looks (worker_last_message), so before worker_chdir rewrites it. */
+static void worker_keep_messages(const char *dir)
+{
+    char *p = worker_msg_path(dir, getpid());
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd >= 0)
+        am_msg_copy_to(fd);
+    free(p);
+}
+
 /* The worker: one run into its folder; returns the exit status of the worker process. */
 static int run_child(const batch *b, const sw_run *r)
 {
@@ -3238,6 +3259,7 @@ static int run_child(const batch *b, const sw_run *r)
         am_fail(&err, AM_EINPUT, "%s: cannot create: %s", dir, strerror(errno));
         goto done;
     }
+    worker_keep_messages(dir);
     clear_outputs(dir);
     if (worker_chdir(s, &dir, &err) != 0)
         goto done;
@@ -4431,29 +4453,6 @@ static void remove_stale_results(const char *out)
     free(csv);
 }
 
-/* A worker's copy of its messages (am_msg_copy_to), in its run folder under a temporary's name
- * (remove_temporaries takes it after a crash): the reason of a worker that ends with no result,
- * which until 2026-11-27 was recorded only as "worker exited with status 2 and no result" while
- * standard error had "amsim: host out of memory (asked for 524288 bytes)". */
-static char *worker_msg_path(const char *dir, pid_t pid)
-{
-    return xprintf("%s/messages.tmp.%ld", dir, (long)pid);
-}
-
-/* In the worker: its messages copied from now on (nothing when the file cannot be made). */
-static void worker_keep_messages(const batch *b, const sw_run *r)
-{
-    char *dir = run_dir(b, r);
-    if (mkdir_p(dir) == 0) {
-        char *p = worker_msg_path(dir, getpid());
-        int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-        if (fd >= 0)
-            am_msg_copy_to(fd);
-        free(p);
-    }
-    free(dir);
-}
-
 /* The last message the worker pid wrote (its last line, without "amsim: "), into buf (n
  * bytes; "" when none), and its file removed. Only the end of the file is read: the reason a
  * worker stops is what it said last. */
@@ -4522,8 +4521,7 @@ static int run_all(batch *b, int *nskipped, int *nran)
                 break;
             }
             if (pid == 0) {
-                worker_signals();
-                worker_keep_messages(b, &b->runs[i]);
+                worker_signals(); /* run_child keeps the worker's messages (worker_keep_messages) */
                 /* the signals the batch stops a worker with are never blocked in it, even when
                  * the batch was started with them blocked (the mask is inherited): a worker
                  * with SIGALRM blocked ran on past its --timeout */
