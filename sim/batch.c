@@ -4866,7 +4866,7 @@ static void link_picked_runs(const strlist *picked, const char *runs)
 static void unmake_out(const char *out, int made_out, int made_lock, int made_runs)
 {
     char *runs = xprintf("%s/runs", out);
-    rmdir_made(runs, made_runs > 1 ? 1 : made_runs);
+    rmdir_made(runs, made_runs); /* at most runs itself: it is made after DIR and its lock */
     free(runs);
     if (made_lock) { /* its own: a folder that was there is left as it was */
         char *lk = xprintf("%s/" BATCH_LOCK_NAME, out);
