@@ -3218,6 +3218,27 @@ static void devices_env_absolute(void)
     free(text);
 }
 
+/* A worker's copy of its messages (am_msg_copy_to), in its run folder under a temporary's name
+ * (remove_temporaries takes it after a crash): the reason of a worker that ends with no result,
+ * which until 2026-11-27 was recorded only as "worker exited with status 2 and no result" while
+ * standard error had "amsim: host out of memory (asked for 524288 bytes)". */
+static char *worker_msg_path(const char *dir, pid_t pid)
+{
+    return xprintf("%s/messages.tmp.%ld", dir, (long)pid);
+}
+
+/* In the worker, once its run folder dir exists (run_child made it): its messages copied from
+ * now on (nothing when the file cannot be made). dir as run_dir gives it, which is where the
+ * parent looks (worker_last_message), so before worker_chdir rewrites it. */
+static void worker_keep_messages(const char *dir)
+{
+    char *p = worker_msg_path(dir, getpid());
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd >= 0)
+        am_msg_copy_to(fd);
+    free(p);
+}
+
 /* The worker: one run into its folder; returns the exit status of the worker process. */
 static int run_child(const batch *b, const sw_run *r)
 {
@@ -3238,6 +3259,7 @@ static int run_child(const batch *b, const sw_run *r)
         am_fail(&err, AM_EINPUT, "%s: cannot create: %s", dir, strerror(errno));
         goto done;
     }
+    worker_keep_messages(dir);
     clear_outputs(dir);
     if (worker_chdir(s, &dir, &err) != 0)
         goto done;
@@ -3850,6 +3872,48 @@ static const char *tally_text(char *buf, size_t n, const csv_tally *t)
     return buf;
 }
 
+/* "N runs have no expectation recorded; record them with RECORD" (say_problems). The first
+ * check of a fresh clone: said once here, not only in results.csv; a problem, so under -q too,
+ * which leaves out only the summary (until 2026-11-27 -q hid it and the check ended with
+ * status 1 and nothing said). */
+static void say_unrecorded(const csv_tally *t, const char *record)
+{
+    if (t->unrecorded)
+        am_msg("%s: %d run%s no expectation recorded; record them with %s\n", prog,
+               t->unrecorded, t->unrecorded == 1 ? " has" : "s have", record);
+}
+
+/* The problems of a results table (csv, written: missing >= 0) said on stderr, under -q too,
+ * which leaves out only the summary line: a batch and a merge of its shards say the same
+ * three, worded by the caller where they differ. missing_how follows "N runs have no result "
+ * (where to look, what to do); record is the command that records expectations. A merge says
+ * the runs with no expectation recorded before the failures, a batch after them
+ * (unrecorded_first), each as it always did. */
+static void say_problems(const csv_tally *t, int missing, int quiet, const char *csv,
+                         const char *missing_how, const char *record, int unrecorded_first)
+{
+    if (missing < 0) /* results.csv not written: build_csv's error was said instead */
+        return;
+    char q[SHOWN_MAX];
+    /* status 1 always says why: a run with no result is said, under -q too (until 2026-11-27
+     * a batch whose runs lost their results to another batch on the same folder said
+     * "0 failed" and ended with status 1) */
+    if (missing > 0)
+        am_msg("%s: %d run%s no result %s\n", prog, missing, missing == 1 ? " has" : "s have",
+               missing_how);
+    if (unrecorded_first)
+        say_unrecorded(t, record);
+    /* under -q, whose summary would have said it: failures are a problem too (until
+     * 2026-11-27 `batch -q` with a failed run ended with status 1 and said nothing); those with
+     * no expectation recorded are said apart (say_unrecorded) */
+    int nfailed = t->failed - t->deviated - t->unrecorded;
+    if (quiet && nfailed > 0)
+        am_msg("%s: %d run%s failed (see the status column of %s)\n", prog, nfailed,
+               nfailed == 1 ? "" : "s", SHOW(q, csv));
+    if (!unrecorded_first)
+        say_unrecorded(t, record);
+}
+
 /* How good a result is to keep when folders hold several for one run: ok, then a deviation
  * (the run finished), then a failure. */
 static int result_rank(const result *r)
@@ -4389,29 +4453,6 @@ static void remove_stale_results(const char *out)
     free(csv);
 }
 
-/* A worker's copy of its messages (am_msg_copy_to), in its run folder under a temporary's name
- * (remove_temporaries takes it after a crash): the reason of a worker that ends with no result,
- * which until 2026-11-27 was recorded only as "worker exited with status 2 and no result" while
- * standard error had "amsim: host out of memory (asked for 524288 bytes)". */
-static char *worker_msg_path(const char *dir, pid_t pid)
-{
-    return xprintf("%s/messages.tmp.%ld", dir, (long)pid);
-}
-
-/* In the worker: its messages copied from now on (nothing when the file cannot be made). */
-static void worker_keep_messages(const batch *b, const sw_run *r)
-{
-    char *dir = run_dir(b, r);
-    if (mkdir_p(dir) == 0) {
-        char *p = worker_msg_path(dir, getpid());
-        int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-        if (fd >= 0)
-            am_msg_copy_to(fd);
-        free(p);
-    }
-    free(dir);
-}
-
 /* The last message the worker pid wrote (its last line, without "amsim: "), into buf (n
  * bytes; "" when none), and its file removed. Only the end of the file is read: the reason a
  * worker stops is what it said last. */
@@ -4480,8 +4521,7 @@ static int run_all(batch *b, int *nskipped, int *nran)
                 break;
             }
             if (pid == 0) {
-                worker_signals();
-                worker_keep_messages(b, &b->runs[i]);
+                worker_signals(); /* run_child keeps the worker's messages (worker_keep_messages) */
                 /* the signals the batch stops a worker with are never blocked in it, even when
                  * the batch was started with them blocked (the mask is inherited): a worker
                  * with SIGALRM blocked ran on past its --timeout */
@@ -4735,8 +4775,11 @@ static int merge_check(char **dirs, int ndirs, const char *path, const char *mpa
 }
 
 /* Whether the entry name of OUT/runs (at path) is a link amsim made there: a symbolic link to
- * an absolute path ending in /runs/NAME (link_picked_runs makes no other). */
-static int is_run_link(const char *path, const char *name)
+ * an absolute path ending in /runs/NAME (link_picked_runs makes no other). Anything else,
+ * including a file or folder that is not a link (readlink fails with EINVAL), is not. When it
+ * is and target is not NULL, the link's target is copied out to target (size bytes), so the
+ * caller need not read the link a second time. */
+static int is_run_link(const char *path, const char *name, char *target, size_t size)
 {
     char t[PATH_MAX];
     ssize_t n = readlink(path, t, sizeof t - 1);
@@ -4745,7 +4788,11 @@ static int is_run_link(const char *path, const char *name)
         return 0;
     t[n] = 0;
     const char *tail = t + n - nl;
-    return t[0] == '/' && strcmp(tail, name) == 0 && memcmp(tail - 6, "/runs/", 6) == 0;
+    if (t[0] != '/' || strcmp(tail, name) != 0 || memcmp(tail - 6, "/runs/", 6) != 0)
+        return 0;
+    if (target && size > 0)
+        snprintf(target, size, "%s", t);
+    return 1;
 }
 
 /* path made a symbolic link to target, in place of the link there: a new link under a temporary
@@ -4773,7 +4820,7 @@ static int relink(const char *target, const char *path)
  * another link, is left and said. */
 static void link_picked_runs(const strlist *picked, const char *runs)
 {
-    char q[SHOWN_MAX], real[PATH_MAX], now[PATH_MAX];
+    char q[SHOWN_MAX], real[PATH_MAX], target[PATH_MAX];
     int npick = picked->n / 2;
     const char **names = am_calloc((size_t)npick + 1, sizeof *names);
     for (int i = 0; i + 1 < picked->n; i += 2) {
@@ -4786,14 +4833,11 @@ static void link_picked_runs(const strlist *picked, const char *runs)
         } else if (lstat(to, &st) != 0) {
             if (symlink(real, to) != 0)
                 am_msg("%s: %s: %s\n", prog, SHOW(q, to), strerror(errno));
-        } else if (!S_ISLNK(st.st_mode) || !is_run_link(to, name)) {
+        } else if (!is_run_link(to, name, target, sizeof target)) {
             am_msg("%s: %s: not a link amsim made; left as it is (it is not the merged run)\n",
                    prog, SHOW(q, to));
-        } else {
-            ssize_t n = readlink(to, now, sizeof now - 1);
-            now[n > 0 ? n : 0] = 0;
-            if (strcmp(now, real) != 0 && relink(real, to) != 0)
-                am_msg("%s: %s: %s\n", prog, SHOW(q, to), strerror(errno));
+        } else if (strcmp(target, real) != 0 && relink(real, to) != 0) {
+            am_msg("%s: %s: %s\n", prog, SHOW(q, to), strerror(errno));
         }
         free(to);
     }
@@ -4805,8 +4849,7 @@ static void link_picked_runs(const strlist *picked, const char *runs)
         if (name[0] == '.' || bsearch(&name, names, (size_t)npick, sizeof *names, cmp_str))
             continue;
         char *p = xprintf("%s/%s", runs, name);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode) && is_run_link(p, name) && unlink(p) != 0)
+        if (is_run_link(p, name, NULL, 0) && unlink(p) != 0)
             am_msg("%s: %s: %s\n", prog, SHOW(q, p), strerror(errno));
         free(p);
     }
@@ -4823,7 +4866,7 @@ static void link_picked_runs(const strlist *picked, const char *runs)
 static void unmake_out(const char *out, int made_out, int made_lock, int made_runs)
 {
     char *runs = xprintf("%s/runs", out);
-    rmdir_made(runs, made_runs > 1 ? 1 : made_runs);
+    rmdir_made(runs, made_runs); /* at most runs itself: it is made after DIR and its lock */
     free(runs);
     if (made_lock) { /* its own: a folder that was there is left as it was */
         char *lk = xprintf("%s/" BATCH_LOCK_NAME, out);
@@ -4909,19 +4952,11 @@ static int merge(int argc, char **argv, const char *out, int quiet)
         free(runs);
     }
     batch_track_made(out, made, 0); /* written: OUT stays (its files keep it from rmdir anyway) */
-    if (rc > 0)
-        am_msg("%s: %d run%s no result in any of the folders (status 'missing')\n", prog,
-               rc, rc == 1 ? " has" : "s have");
-    /* the same counts and status as the unsharded batch (until 2026-11-27 a deviation was a
-     * failure here: status 1 where the batch gave 3) */
-    if (tally.unrecorded)
-        am_msg("%s: %d run%s no expectation recorded; record them with amsim batch SWEEP "
-               "--update-expectations\n", prog, tally.unrecorded,
-               tally.unrecorded == 1 ? " has" : "s have");
-    int nfailed = tally.failed - tally.deviated - tally.unrecorded;
-    if (quiet && nfailed > 0) /* status 1 said, as a batch run says it under -q */
-        am_msg("%s: %d run%s failed (see the status column of %s)\n", prog, nfailed,
-               nfailed == 1 ? "" : "s", SHOW(q, path));
+    /* the same problems, counts and status as the unsharded batch (until 2026-11-27 a
+     * deviation was a failure here: status 1 where the batch gave 3); status 1 said under -q
+     * as a batch run says it */
+    say_problems(&tally, rc, quiet, path, "in any of the folders (status 'missing')",
+                 "amsim batch SWEEP --update-expectations", 1);
     if (!quiet) { /* -q: no summary line, as for a batch run; problems still go to stderr */
         char tt[160] = "";
         if (tally.failed)
@@ -5182,27 +5217,14 @@ int cmd_batch(int argc, char **argv)
                prog, mine, mine == 1 ? "" : "s", b.shard_n ? " in this shard" : "", nran,
                nskipped, tally_text(tt, sizeof tt, &tally), SHOW(q, csv), now_s() - t0);
     }
-    /* the first check of a fresh clone: said once here, not only in results.csv; a problem,
-     * so under -q too, which leaves out only the summary (until 2026-11-27 -q hid it and the
-     * check ended with status 1 and nothing said) */
-    /* status 1 always says why: a run with no result is said, under -q too (until 2026-11-27
-     * a batch whose runs lost their results to another batch on the same folder said
-     * "0 failed" and ended with status 1) */
-    if (missing > 0)
-        am_msg("%s: %d run%s no result (status 'missing' in %s); the same command again runs "
-               "%s\n", prog, missing, missing == 1 ? " has" : "s have", SHOW(q, csv),
-               missing == 1 ? "it" : "them");
-    /* under -q, whose summary would have said it: failures are a problem too (until
-     * 2026-11-27 `batch -q` with a failed run ended with status 1 and said nothing); those with
-     * no expectation recorded are said below */
-    int nfailed = tally.failed - tally.deviated - tally.unrecorded; /* those said above */
-    if (missing >= 0 && b.quiet && nfailed > 0)
-        am_msg("%s: %d run%s failed (see the status column of %s)\n", prog, nfailed,
-               nfailed == 1 ? "" : "s", SHOW(q, csv));
-    if (missing >= 0 && tally.unrecorded)
-        am_msg("%s: %d run%s no expectation recorded; record them with amsim batch %s "
-               "--update-expectations -o %s\n", prog, tally.unrecorded,
-               tally.unrecorded == 1 ? " has" : "s have", SHELL(q, b.sw.file), SHELL(q2, b.out));
+    /* status 1 always says why, under -q too (say_problems) */
+    char *how = xprintf("(status 'missing' in %s); the same command again runs %s",
+                        SHOW(q, csv), missing == 1 ? "it" : "them");
+    char *record = xprintf("amsim batch %s --update-expectations -o %s", SHELL(q, b.sw.file),
+                           SHELL(q2, b.out));
+    say_problems(&tally, missing, b.quiet, csv, how, record, 0);
+    free(record);
+    free(how);
     free(csv);
     /* regress: deviations give 3 unless something failed outright */
     rc = csv_status(missing, &tally); /* 1 when results.csv was not written (missing < 0) */

@@ -75,6 +75,8 @@ typedef struct ctx {
     int c_run, c_policy, c_trace, c_status, c_axis0, naxes;
     int c_ooms; /* the run's total out-of-memory events (column ooms), -1 when absent */
     int any_ooms; /* 1 when the table counts out-of-memory events at all (ooms or LEVEL.ooms) */
+    int *c_level_ooms; /* the LEVEL.ooms columns (level_ooms_col), found once by cmd_report */
+    int n_level_ooms;
     char level[128];
 } ctx;
 
@@ -405,12 +407,33 @@ static double row_ooms(const ctx *c, int r)
     int any = 0;
     if (c->c_ooms >= 0)
         return num_cell(c->t.rows[r][c->c_ooms], &v) ? v : -1;
-    for (int k = 0; k < c->t.ncols; k++)
-        if (level_ooms_col(c->t.cols[k]) && num_cell(c->t.rows[r][k], &v)) {
+    for (int i = 0; i < c->n_level_ooms; i++)
+        if (num_cell(c->t.rows[r][c->c_level_ooms[i]], &v)) {
             sum += v;
             any = 1;
         }
     return any ? sum : -1;
+}
+
+/* The out-of-memory columns of c's table, found once (row_ooms reads them for every row). */
+static void find_ooms_cols(ctx *c)
+{
+    c->c_ooms = rtable_col(&c->t, "ooms");
+    c->c_level_ooms = am_calloc((size_t)c->t.ncols + 1, sizeof *c->c_level_ooms);
+    c->n_level_ooms = 0;
+    for (int k = 0; k < c->t.ncols; k++)
+        if (level_ooms_col(c->t.cols[k]))
+            c->c_level_ooms[c->n_level_ooms++] = k;
+    c->any_ooms = c->c_ooms >= 0 || c->n_level_ooms > 0;
+}
+
+/* What cmd_report's ctx holds on the heap: its table and the columns found in it. */
+static void ctx_free(ctx *c)
+{
+    rtable_free(&c->t);
+    free(c->c_level_ooms);
+    c->c_level_ooms = NULL;
+    c->n_level_ooms = 0;
 }
 
 
@@ -1431,7 +1454,7 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "%s: %s: gnuplot scripts not found (set AMSIM_ANALYSIS)\n", prog, probe);
     free(probe);
     if (!found) {
-        rtable_free(&c.t);
+        ctx_free(&c);
         free(csv);
         free(scripts_abs);
         return 1;
@@ -1441,7 +1464,7 @@ int cmd_report(int argc, char **argv)
     if (!gnuplot_on_path()) {
         fprintf(stderr, "%s: gnuplot not found on PATH (Debian: apt-get install gnuplot-nox)\n",
                 prog);
-        rtable_free(&c.t);
+        ctx_free(&c);
         free(csv);
         free(scripts_abs);
         return 1;
@@ -1451,10 +1474,7 @@ int cmd_report(int argc, char **argv)
     c.c_trace = rtable_col(&c.t, "trace");
     c.c_status = rtable_col(&c.t, "status");
     c.c_axis0 = c.c_run + 1;
-    c.c_ooms = rtable_col(&c.t, "ooms");
-    c.any_ooms = c.c_ooms >= 0;
-    for (int k = 0; k < c.t.ncols && !c.any_ooms; k++)
-        c.any_ooms = level_ooms_col(c.t.cols[k]);
+    find_ooms_cols(&c);
     c.naxes = c.c_policy > c.c_run && c.c_run >= 0 ? c.c_policy - c.c_run - 1 : 0;
     /* the default level: the one whose policy statistics are in the table */
     for (int k = 0; k < c.t.ncols && !c.level[0]; k++) {
@@ -1470,7 +1490,7 @@ int cmd_report(int argc, char **argv)
     /* "out1/" prints out1/report.html (until 2026-11-27 out1//report.html) */
     char *out = path_in(c.dir, "report.html");
     if (check_output(&c, out, csv) != 0 || check_table(&c, csv) != 0) {
-        rtable_free(&c.t);
+        ctx_free(&c);
         free(out);
         free(csv);
         free(scripts_abs);
@@ -1487,7 +1507,7 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "%s: cannot make a scratch folder under %s: %s\n", prog, td,
                 tl >= 0 && (size_t)tl >= sizeof c.tmp ? "name too long (TMPDIR)"
                                                       : strerror(errno));
-        rtable_free(&c.t);
+        ctx_free(&c);
         free(out);
         free(csv);
         free(scripts_abs);
@@ -1556,7 +1576,7 @@ int cmd_report(int argc, char **argv)
 done:
     rm_tmp(c.tmp);
     out_track_scratch(c.tmp, 0);
-    rtable_free(&c.t);
+    ctx_free(&c);
     free(out);
     free(csv);
     free(scripts_abs);
