@@ -5373,7 +5373,7 @@ static void test_expect_units(void)
         fprintf(stderr, "\n%s", err);
     free(err);
     err = NULL;
-    t = set_expect_line(strdup(t), "hbm.peak_live_bytes.tolerance", "abs:0.5");
+    t = set_expect_line(t, "hbm.peak_live_bytes.tolerance", "abs:0.5");
     bp = tu_write("units3.expect", t);
     snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --expect '%s'",
              tu_top(), tr, bp);
