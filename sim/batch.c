@@ -254,8 +254,10 @@ int batch_track_made(const char *path, int made, int on)
 
 /* A batch holds an exclusive flock(2) on DIR/.amsim-lock for its whole life, and --merge on
  * OUT: two batches on one -o folder ran each other's runs and removed each other's results
- * (until 2026-11-27 nothing kept them apart). The lock goes with the process (and with any of
- * its workers still running), so a batch killed with SIGKILL leaves none behind; the file
+ * (until 2026-11-27 nothing kept them apart). The lock goes with the process and its workers
+ * (which share its descriptor and die with it: PR_SET_PDEATHSIG in run_all; until 2026-11-27
+ * they ran on and kept the folder locked), so a batch killed with SIGKILL leaves none behind,
+ * and the next batch removes the temporaries its workers left (remove_run_temporaries); the file
  * stays (removing a locked file would let a third process lock a new one beside it) and holds
  * the holder's process id for the refusal's message. */
 #define BATCH_LOCK_NAME ".amsim-lock"
@@ -4481,6 +4483,17 @@ static void worker_last_message(const char *dir, pid_t pid, char *buf, size_t n)
     free(p);
 }
 
+/* The temporaries left in run r's folder by a batch that was killed (SIGKILL, a crash): its
+ * workers died with it (PR_SET_PDEATHSIG) and left their messages.tmp.PID and any NAME.tmp.PID
+ * behind. This batch holds the folder's lock, so no process writes them any more. Until
+ * 2026-11-27 they stayed for good (a rerun made new ones under its own workers' ids). */
+static void remove_run_temporaries(const batch *b, const sw_run *r)
+{
+    char *dir = run_dir(b, r);
+    remove_temporaries(dir);
+    free(dir);
+}
+
 static int run_all(batch *b, int *nskipped, int *nran)
 {
     int *todo = am_malloc(((size_t)b->nruns + 1) * sizeof *todo), ntodo = 0, mine = 0;
@@ -4488,6 +4501,7 @@ static int run_all(batch *b, int *nskipped, int *nran)
         if (b->shard_n && i % b->shard_n != b->shard_k - 1)
             continue;
         mine++;
+        remove_run_temporaries(b, &b->runs[i]);
         if (run_is_done(b, &b->runs[i]))
             (*nskipped)++;
         else
@@ -4513,7 +4527,7 @@ static int run_all(batch *b, int *nskipped, int *nran)
             int i = todo[next++];
             /* blocked until the worker is in worker_pids (else a signal now would miss it) */
             sigprocmask(SIG_BLOCK, &stop, &unblocked);
-            pid_t pid = fork();
+            pid_t batch_pid = getpid(), pid = fork();
             if (pid < 0) {
                 sigprocmask(SIG_SETMASK, &unblocked, NULL);
                 am_msg("%s: fork: %s\n", prog, strerror(errno));
@@ -4521,6 +4535,12 @@ static int run_all(batch *b, int *nskipped, int *nran)
                 break;
             }
             if (pid == 0) {
+                /* killed with its batch: a batch killed with SIGKILL stops no worker, and one
+                 * left running (until 2026-11-27) kept the folder's lock and wrote into it
+                 * after the batch had gone; a batch that died before this line leaves no
+                 * worker either (its generator is tied to it the same way, gen_trace) */
+                if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != batch_pid)
+                    _exit(127);
                 worker_signals(); /* run_child keeps the worker's messages (worker_keep_messages) */
                 /* the signals the batch stops a worker with are never blocked in it, even when
                  * the batch was started with them blocked (the mask is inherited): a worker

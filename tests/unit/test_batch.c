@@ -2516,6 +2516,67 @@ static void test_batch_folder_lock(void)
     }
 }
 
+/* Whether dir's lock file is free: taken and let go at once here (a process holding it, such as
+ * a worker of a killed batch, keeps it taken). */
+static int folder_lock_free(const char *dir)
+{
+    char p[1200];
+    snprintf(p, sizeof p, "%s/.amsim-lock", dir);
+    int fd = open(p, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return 1;
+    int free_now = flock(fd, LOCK_EX | LOCK_NB) == 0;
+    close(fd); /* lets it go */
+    return free_now;
+}
+
+/* A batch killed with SIGKILL while its workers run (runs of seconds): the workers die with it,
+ * so the folder is free within moments and the next batch runs there, removing the temporaries
+ * (messages.tmp.PID, NAME.tmp.PID) the killed workers left. Until 2026-11-27 the workers ran
+ * on (their parent pid 1), kept the folder locked until they ended (the refusal naming the
+ * dead batch), and their messages.tmp.PID stayed in the run folders for good. */
+static void test_batch_killed_workers_die(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    const char *dir = path_in_tmp("k9");
+    char text[2048], trace[1200], args[4096];
+    snprintf(trace, sizeof trace, "%s", path_in_tmp("k9-slow.trace"));
+    write_slow_trace(trace);
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc, first_fit]\n", tu_top(), trace);
+    const char *sw = tu_write("k9.yaml", text);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+            _exit(127);
+        execl(bin, bin, "batch", sw, "-o", dir, "-q", "-j", "2", (char *)NULL);
+        _exit(127);
+    }
+    /* both workers under way: each has its messages file in its run folder (up to 5 s) */
+    for (int i = 0; i < 500 && tree_count(dir, "messages.tmp.") < 2; i++)
+        sleep_s(0.01);
+    CU_ASSERT_EQUAL(tree_count(dir, "messages.tmp."), 2);
+    kill(pid, SIGKILL);
+    CU_ASSERT_EQUAL(waitpid(pid, NULL, 0), pid);
+    /* the workers get SIGKILL as their batch dies: free in well under a second (runs left
+     * going take seconds more) */
+    int free_now = 0;
+    for (int i = 0; i < 50 && !(free_now = folder_lock_free(dir)); i++)
+        sleep_s(0.01);
+    CU_ASSERT(free_now);
+    CU_ASSERT(tree_count(dir, ".tmp.") > 0); /* what the killed workers left */
+    /* the next batch, on a small trace: runs, and no temporary stays */
+    tu_write("k9-slow.trace", "amsim-trace v1\nalloc 1 4096\nfree 1\n");
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q -j 2", sw, dir);
+    char *err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+    if (err && *err)
+        fprintf(stderr, "\n  after kill -9: %s\n", err);
+    free(err);
+    CU_ASSERT_EQUAL(tree_count(dir, ".tmp."), 0);
+}
+
 /* The target of the link OUT/runs/name, "" when it is none. */
 static const char *run_link(const char *out, const char *name)
 {
@@ -6112,6 +6173,8 @@ void suite_batch(void)
 {
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
              {"one batch per -o folder (its lock)", test_batch_folder_lock},
+             {"a batch killed with SIGKILL: its workers die, the next batch runs",
+              test_batch_killed_workers_die},
              {"status 1 said under -q: a failed run", test_quiet_failure_said},
              {"a failed matrix.tsv write leaves no directory it made",
               test_matrix_write_fails_leaves_no_dirs},
