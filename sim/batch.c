@@ -275,25 +275,57 @@ static int lock_refusal(int fd, const char *dir, am_error *err)
                    "or use another folder", SHOW(q, dir));
 }
 
+/* NULL when the lock file open on fd is a regular file, else what it is ("a FIFO"). A lock
+ * file of another type is no batch's: refused by its type, where reading one (a FIFO) waited
+ * for a writer forever (until 2026-11-27 report and --merge hung there). */
+static const char *lock_file_kind(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || S_ISREG(st.st_mode))
+        return NULL;
+    return S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                                                        : "a device or a socket";
+}
+
+/* The refusal of a lock file p that is of kind what (lock_file_kind). */
+static int lock_kind_refusal(const char *p, const char *what, am_error *err)
+{
+    char q[SHOWN_MAX];
+    return am_fail(err, AM_EINPUT, "%s: not a regular file (%s); remove it to use the folder",
+                   SHOW(q, p), what);
+}
+
 /* Take dir's lock for this process (dir exists): the descriptor to keep open while dir is
  * written, or -1 with err when another process holds it or the file cannot be made. *made
  * (when not NULL) says whether the lock file was created here. */
 static int batch_lock(const char *dir, int *made, am_error *err)
 {
     char *p = xprintf("%s/" BATCH_LOCK_NAME, dir), q[SHOWN_MAX];
-    int fd = open(p, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    int fd = open(p, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     int created = 0;
     if (fd < 0 && errno == ENOENT) {
         fd = open(p, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
         created = fd >= 0;
         if (fd < 0 && errno == EEXIST) /* another batch made it first */
-            fd = open(p, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+            fd = open(p, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     }
     if (made)
         *made = created;
+    if (fd < 0 && errno == EISDIR) {
+        lock_kind_refusal(p, "a directory", err);
+        free(p);
+        return -1;
+    }
     if (fd < 0) {
         am_fail(err, AM_EINPUT, "%s: cannot open the folder's lock: %s", SHOW(q, p),
                 strerror(errno));
+        free(p);
+        return -1;
+    }
+    const char *what = lock_file_kind(fd);
+    if (what) {
+        lock_kind_refusal(p, what, err);
+        close(fd);
         free(p);
         return -1;
     }
@@ -318,11 +350,19 @@ static int batch_lock(const char *dir, int *made, am_error *err)
 
 /* 0 when no process holds dir's lock (or dir has no lock file), else -1 with err: for the
  * commands that read a batch folder (report, --merge's folders), which refuse one a running
- * batch is writing. The file is not created; the shared lock taken to look is let go at once. */
+ * batch is writing, and one whose lock file is no regular file (lock_file_kind). The file is not created; the shared lock taken to look is let go at once. */
 int batch_dir_in_use(const char *dir, am_error *err)
 {
     char *p = xprintf("%s/" BATCH_LOCK_NAME, dir);
-    int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* O_NONBLOCK: a FIFO's open would wait for a writer */
+    int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    const char *what = fd >= 0 ? lock_file_kind(fd) : NULL;
+    if (what) {
+        lock_kind_refusal(p, what, err);
+        close(fd);
+        free(p);
+        return -1;
+    }
     free(p);
     if (fd < 0)
         return 0;
