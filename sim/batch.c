@@ -4918,6 +4918,24 @@ static void link_picked_runs(const strlist *picked, const char *runs)
     free(names);
 }
 
+/* 0 when out/runs is a directory or is not there yet, else -1 with err: a regular file (or a
+ * FIFO) there is refused before anything is written, the way to go on (to) in the message.
+ * Until 2026-11-27 mkdir took its EEXIST as a folder: a batch recorded every run as `missing`
+ * saying "0 failed" and that the same command again runs them (it never could), and --merge
+ * ended with status 0 and linked no run. A symbolic link to a directory is one. */
+static int check_runs_dir(const char *out, const char *to, am_error *err)
+{
+    char *runs = xprintf("%s/runs", out), q[SHOWN_MAX];
+    struct stat st;
+    int rc = 0;
+    if (stat(runs, &st) == 0 && !S_ISDIR(st.st_mode))
+        rc = am_fail(err, AM_EINPUT, "%s: not a directory (%s); remove it to %s", SHOW(q, runs),
+                     S_ISREG(st.st_mode) ? "a regular file" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                                             : "a device or a socket", to);
+    free(runs);
+    return rc;
+}
+
 /* Undo what a batch made of DIR before it wrote anything: DIR/runs, the lock file and DIR
  * itself, each only when this command made it, and a folder only while empty (README: a command
  * that fails before writing leaves no -o directory it created; until 2026-11-27 a failed
@@ -4956,6 +4974,8 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     /* a folder a running batch writes is not merged: its runs are not all there yet */
     for (int d = 0; rc == 0 && d < argc; d++)
         rc = batch_dir_in_use(argv[d], &err);
+    if (rc == 0 && !is_csv)
+        rc = check_runs_dir(out, "merge here", &err);
     if (rc != 0) {
         am_msg("%s: %s\n", prog, err.msg);
         free(path);
@@ -5218,6 +5238,11 @@ int cmd_batch(int argc, char **argv)
     if (lock_fd < 0) {
         am_msg("%s: %s\n", prog, err.msg);
         rmdir_made(b.out, made_out);
+        goto done;
+    }
+    if (check_runs_dir(b.out, "run the study here", &err) != 0) {
+        am_msg("%s: %s\n", prog, err.msg);
+        unmake_out(b.out, made_out, made_lock, 0);
         goto done;
     }
     char *runs = xprintf("%s/runs", b.out);

@@ -3103,6 +3103,46 @@ static void path_batch_lock_stream(void)
     rmdir(lock);
 }
 
+/* A batch folder (or a merge's OUT) whose runs is a regular file: refused before anything is
+ * written, naming it, with status 1; the folder keeps only what was there. Until 2026-11-27
+ * mkdir took it for a folder: the batch recorded every run `missing`, said "0 failed" and that
+ * the same command again runs them, and --merge ended with status 0 and linked no run. */
+static void path_batch_runs_file(void)
+{
+    const char *dir = fresh_dir("runsfile");
+    char text[4096], out[1200], src[1200], runs[1300], args[4000], want[1600], *err = NULL;
+    snprintf(text, sizeof text, "base: '%s'\ntraces: ['%s']\npolicies: [bfc]\n", cfg_default(),
+             trace_gpu());
+    const char *sw = bi_write("runsfile.yaml", text, strlen(text));
+    snprintf(src, sizeof src, "%s/study", dir);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, src);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(out, sizeof out, "%s/out", dir);
+    CU_ASSERT_FATAL(mkdir(out, 0700) == 0);
+    snprintf(runs, sizeof runs, "%s/runs", out);
+    bi_write("runsfile/out/runs", "", 0);
+    for (int c = 0; c < 2; c++) {
+        if (c == 0)
+            snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, out);
+        else
+            snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", src, out);
+        snprintf(want, sizeof want, "amsim batch: %s: not a directory (a regular file); remove it "
+                 "to %s\n", runs, c ? "merge here" : "run the study here");
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strcmp(err, want) == 0);
+        if (!err || strcmp(err, want) != 0)
+            fprintf(stderr, "\n  amsim %s\n  stderr: %s  expected: %s\n", args,
+                    err ? err : "(none)", want);
+        free(err);
+        err = NULL;
+        char p[1400];
+        snprintf(p, sizeof p, "%s/matrix.tsv", out);
+        CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0); /* nothing written */
+        snprintf(p, sizeof p, "%s/results.csv", out);
+        CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0);
+    }
+}
+
 /* A run's expectation must be a regular file: a FIFO (a run's --expect, a regress sweep's
  * expectation) or a directory is refused naming the path, at once. Until 2026-11-27 it was
  * opened as it was: a FIFO with no writer blocked the run, and in a batch its worker, for
@@ -3948,6 +3988,7 @@ void suite_badinput(void)
              {"path: check of a FIFO, a device or a pipe", path_check_stream},
              {"path: an expectation that is a FIFO or a directory", path_expect_stream},
              {"path: a batch folder's lock file a FIFO or a directory", path_batch_lock_stream},
+             {"path: a batch folder's runs a regular file (batch, --merge)", path_batch_runs_file},
              /* sweeps */
              {"sweep: a matrix over 10 million runs, at the axis", sweep_matrix_too_large},
              {"sweep: a list or map where a value or key goes; an empty PATH", sweep_not_scalar},
