@@ -3028,7 +3028,8 @@ static char *first_key(const char *dir)
 /* Where each config key was written does not change inputs=: a default written explicitly in
  * set: (configs/sweeps/README.md: "changes study= alone"), or a level's keys in another order.
  * Until 2026-11-27 inputs= digested the keys in the order they came (those written first, the
- * schema's defaults after), so both changed it as well. */
+ * schema's defaults after), so both changed it as well; and study= digested a level's keys in
+ * the order written in the base file (a rerun after swapping two ran every run again). */
 static void test_inputs_key_order(void)
 {
     static const char *const bases[] = {
@@ -3059,7 +3060,8 @@ static void test_inputs_key_order(void)
         st[i] = strstr(keys[i], ";study=");
         *st[i]++ = 0; /* inputs=X and study=Y apart */
     }
-    CU_ASSERT_STRING_EQUAL(in[1], in[0]); /* keys reordered: inputs= the same */
+    CU_ASSERT_STRING_EQUAL(in[1], in[0]); /* keys reordered: inputs= the same, */
+    CU_ASSERT_STRING_EQUAL(st[1], st[0]); /* and study= (the same study) */
     CU_ASSERT_STRING_EQUAL(in[2], in[0]); /* a default written: inputs= the same, */
     CU_ASSERT_STRING_NOT_EQUAL(st[2], st[0]); /* study= not */
     for (int i = 0; i < 3; i++)
@@ -6249,7 +6251,7 @@ void suite_batch(void)
               test_result_damaged},
              {"a rerun and --merge say whether amsim or the study changed the keys",
               test_key_change_why},
-             {"inputs= does not depend on the order config keys were written in",
+             {"inputs= and study= do not depend on the order config keys were written in",
               test_inputs_key_order},
              {"--merge: a damaged matrix.tsv at its line and column", test_matrix_damaged},
              {"host memory running out is status 2 in every command", test_host_oom_status},
