@@ -3184,10 +3184,13 @@ static int gen_trace(const batch *b, const sw_run *r, const char *out, am_error 
     if (w < 0)
         return am_fail(err, AM_EINPUT, "amsim gen %s --seed %s: wait: %s", s->gen_kind, sd,
                        strerror(errno));
-    /* its message without the program's prefix ("amsim gen serve: "), which we say already */
+    /* its message without the program's prefix ("amsim gen serve: ", or "amsim: " as a host
+     * out of memory has it, as worker_last_message strips it), which we say already (until
+     * 2026-11-27 "failed (status 2): amsim: host out of memory ...") */
     char pre[128];
     snprintf(pre, sizeof pre, "amsim gen %s: ", s->gen_kind);
-    const char *why = strncmp(msg, pre, strlen(pre)) == 0 ? msg + strlen(pre) : msg;
+    const char *why = strncmp(msg, pre, strlen(pre)) == 0 ? msg + strlen(pre)
+                    : strncmp(msg, "amsim: ", 7) == 0 ? msg + 7 : msg;
     if (WIFSIGNALED(st))
         return am_fail(err, AM_EINPUT, "amsim gen %s --seed %s killed by signal %d%s%s",
                        s->gen_kind, sd, WTERMSIG(st), why[0] ? ": " : "", why);

@@ -2683,6 +2683,32 @@ static void test_worker_oom_reason(void)
         closedir(d);
 }
 
+/* A generator that runs out of host memory: the run's error is the generator's failure with
+ * its reason, without the "amsim: " its message starts with (we name the program already; until
+ * 2026-11-27 "failed (status 2): amsim: host out of memory ..."). 5,000,000 requests ask for
+ * 320 MB at once, under the 15 MB address-space limit the batch itself fits in. */
+static void test_generator_oom_reason(void)
+{
+    if (!AS_LIMIT[0])
+        return;
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    const char *dir = path_in_tmp("oomg");
+    char text[2048], cmd[4096], p[1300], *out = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ngenerate: {kind: serve, args: "
+             "[--requests, \"5000000\"]}\nseeds: [1]\npolicies: [bfc]\n", tu_top());
+    snprintf(cmd, sizeof cmd, "sh -c \"ulimit -v 15000; '%s' batch '%s' -o '%s' -q -j1 2>&1\"",
+             bin, tu_write("oomg.yaml", text), dir);
+    CU_ASSERT_EQUAL(sh_capture(cmd, &out), 1);
+    free(out);
+    snprintf(p, sizeof p, "%s/results.csv", dir);
+    char *res = tu_slurp(p, NULL);
+    CU_ASSERT(res && strstr(res, ",failed,amsim gen serve --seed 1 failed (status 2): host out "
+                                 "of memory (asked for "));
+    if (!res || !strstr(res, "(status 2): host out of memory"))
+        fprintf(stderr, "\n  %s:\n%s\n", p, res ? res : "(none)");
+    free(res);
+}
+
 /* A batch whose matrix.tsv cannot be written (a file size limit below its size) leaves no
  * directory it made, DIR/runs and the parents of DIR included, and a folder that was there as it
  * was, empty (until 2026-11-27 it left DIR/ and DIR/runs/). */
@@ -6181,6 +6207,8 @@ void suite_batch(void)
              {"a failed matrix.tsv write leaves no directory it made",
               test_matrix_write_fails_leaves_no_dirs},
              {"a worker out of host memory: its reason recorded", test_worker_oom_reason},
+             {"a generator out of host memory: its reason without \"amsim: \"",
+              test_generator_oom_reason},
              {"a merge into an existing OUT relinks OUT/runs to its picks", test_merge_relinks_runs},
              {"check and --list of a large matrix in flat memory", test_matrix_count_flat_memory},
              {"run, compare, mincap, convert: 256 --set options, not 257", test_set_limit},
