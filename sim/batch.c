@@ -254,8 +254,10 @@ int batch_track_made(const char *path, int made, int on)
 
 /* A batch holds an exclusive flock(2) on DIR/.amsim-lock for its whole life, and --merge on
  * OUT: two batches on one -o folder ran each other's runs and removed each other's results
- * (until 2026-11-27 nothing kept them apart). The lock goes with the process (and with any of
- * its workers still running), so a batch killed with SIGKILL leaves none behind; the file
+ * (until 2026-11-27 nothing kept them apart). The lock goes with the process and its workers
+ * (which share its descriptor and die with it: PR_SET_PDEATHSIG in run_all; until 2026-11-27
+ * they ran on and kept the folder locked), so a batch killed with SIGKILL leaves none behind,
+ * and the next batch removes the temporaries its workers left (remove_run_temporaries); the file
  * stays (removing a locked file would let a third process lock a new one beside it) and holds
  * the holder's process id for the refusal's message. */
 #define BATCH_LOCK_NAME ".amsim-lock"
@@ -273,25 +275,57 @@ static int lock_refusal(int fd, const char *dir, am_error *err)
                    "or use another folder", SHOW(q, dir));
 }
 
+/* NULL when the lock file open on fd is a regular file, else what it is ("a FIFO"). A lock
+ * file of another type is no batch's: refused by its type, where reading one (a FIFO) waited
+ * for a writer forever (until 2026-11-27 report and --merge hung there). */
+static const char *lock_file_kind(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || S_ISREG(st.st_mode))
+        return NULL;
+    return S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                                                        : "a device or a socket";
+}
+
+/* The refusal of a lock file p that is of kind what (lock_file_kind). */
+static int lock_kind_refusal(const char *p, const char *what, am_error *err)
+{
+    char q[SHOWN_MAX];
+    return am_fail(err, AM_EINPUT, "%s: not a regular file (%s); remove it to use the folder",
+                   SHOW(q, p), what);
+}
+
 /* Take dir's lock for this process (dir exists): the descriptor to keep open while dir is
  * written, or -1 with err when another process holds it or the file cannot be made. *made
  * (when not NULL) says whether the lock file was created here. */
 static int batch_lock(const char *dir, int *made, am_error *err)
 {
     char *p = xprintf("%s/" BATCH_LOCK_NAME, dir), q[SHOWN_MAX];
-    int fd = open(p, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    int fd = open(p, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     int created = 0;
     if (fd < 0 && errno == ENOENT) {
         fd = open(p, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
         created = fd >= 0;
         if (fd < 0 && errno == EEXIST) /* another batch made it first */
-            fd = open(p, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+            fd = open(p, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     }
     if (made)
         *made = created;
+    if (fd < 0 && errno == EISDIR) {
+        lock_kind_refusal(p, "a directory", err);
+        free(p);
+        return -1;
+    }
     if (fd < 0) {
         am_fail(err, AM_EINPUT, "%s: cannot open the folder's lock: %s", SHOW(q, p),
                 strerror(errno));
+        free(p);
+        return -1;
+    }
+    const char *what = lock_file_kind(fd);
+    if (what) {
+        lock_kind_refusal(p, what, err);
+        close(fd);
         free(p);
         return -1;
     }
@@ -316,11 +350,19 @@ static int batch_lock(const char *dir, int *made, am_error *err)
 
 /* 0 when no process holds dir's lock (or dir has no lock file), else -1 with err: for the
  * commands that read a batch folder (report, --merge's folders), which refuse one a running
- * batch is writing. The file is not created; the shared lock taken to look is let go at once. */
+ * batch is writing, and one whose lock file is no regular file (lock_file_kind). The file is not created; the shared lock taken to look is let go at once. */
 int batch_dir_in_use(const char *dir, am_error *err)
 {
     char *p = xprintf("%s/" BATCH_LOCK_NAME, dir);
-    int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* O_NONBLOCK: a FIFO's open would wait for a writer */
+    int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    const char *what = fd >= 0 ? lock_file_kind(fd) : NULL;
+    if (what) {
+        lock_kind_refusal(p, what, err);
+        close(fd);
+        free(p);
+        return -1;
+    }
     free(p);
     if (fd < 0)
         return 0;
@@ -3142,10 +3184,13 @@ static int gen_trace(const batch *b, const sw_run *r, const char *out, am_error 
     if (w < 0)
         return am_fail(err, AM_EINPUT, "amsim gen %s --seed %s: wait: %s", s->gen_kind, sd,
                        strerror(errno));
-    /* its message without the program's prefix ("amsim gen serve: "), which we say already */
+    /* its message without the program's prefix ("amsim gen serve: ", or "amsim: " as a host
+     * out of memory has it, as worker_last_message strips it), which we say already (until
+     * 2026-11-27 "failed (status 2): amsim: host out of memory ...") */
     char pre[128];
     snprintf(pre, sizeof pre, "amsim gen %s: ", s->gen_kind);
-    const char *why = strncmp(msg, pre, strlen(pre)) == 0 ? msg + strlen(pre) : msg;
+    const char *why = strncmp(msg, pre, strlen(pre)) == 0 ? msg + strlen(pre)
+                    : strncmp(msg, "amsim: ", 7) == 0 ? msg + 7 : msg;
     if (WIFSIGNALED(st))
         return am_fail(err, AM_EINPUT, "amsim gen %s --seed %s killed by signal %d%s%s",
                        s->gen_kind, sd, WTERMSIG(st), why[0] ? ": " : "", why);
@@ -4481,6 +4526,17 @@ static void worker_last_message(const char *dir, pid_t pid, char *buf, size_t n)
     free(p);
 }
 
+/* The temporaries left in run r's folder by a batch that was killed (SIGKILL, a crash): its
+ * workers died with it (PR_SET_PDEATHSIG) and left their messages.tmp.PID and any NAME.tmp.PID
+ * behind. This batch holds the folder's lock, so no process writes them any more. Until
+ * 2026-11-27 they stayed for good (a rerun made new ones under its own workers' ids). */
+static void remove_run_temporaries(const batch *b, const sw_run *r)
+{
+    char *dir = run_dir(b, r);
+    remove_temporaries(dir);
+    free(dir);
+}
+
 static int run_all(batch *b, int *nskipped, int *nran)
 {
     int *todo = am_malloc(((size_t)b->nruns + 1) * sizeof *todo), ntodo = 0, mine = 0;
@@ -4488,6 +4544,7 @@ static int run_all(batch *b, int *nskipped, int *nran)
         if (b->shard_n && i % b->shard_n != b->shard_k - 1)
             continue;
         mine++;
+        remove_run_temporaries(b, &b->runs[i]);
         if (run_is_done(b, &b->runs[i]))
             (*nskipped)++;
         else
@@ -4513,7 +4570,7 @@ static int run_all(batch *b, int *nskipped, int *nran)
             int i = todo[next++];
             /* blocked until the worker is in worker_pids (else a signal now would miss it) */
             sigprocmask(SIG_BLOCK, &stop, &unblocked);
-            pid_t pid = fork();
+            pid_t batch_pid = getpid(), pid = fork();
             if (pid < 0) {
                 sigprocmask(SIG_SETMASK, &unblocked, NULL);
                 am_msg("%s: fork: %s\n", prog, strerror(errno));
@@ -4521,6 +4578,12 @@ static int run_all(batch *b, int *nskipped, int *nran)
                 break;
             }
             if (pid == 0) {
+                /* killed with its batch: a batch killed with SIGKILL stops no worker, and one
+                 * left running (until 2026-11-27) kept the folder's lock and wrote into it
+                 * after the batch had gone; a batch that died before this line leaves no
+                 * worker either (its generator is tied to it the same way, gen_trace) */
+                if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != batch_pid)
+                    _exit(127);
                 worker_signals(); /* run_child keeps the worker's messages (worker_keep_messages) */
                 /* the signals the batch stops a worker with are never blocked in it, even when
                  * the batch was started with them blocked (the mask is inherited): a worker
@@ -4858,6 +4921,24 @@ static void link_picked_runs(const strlist *picked, const char *runs)
     free(names);
 }
 
+/* 0 when out/runs is a directory or is not there yet, else -1 with err: a regular file (or a
+ * FIFO) there is refused before anything is written, the way to go on (to) in the message.
+ * Until 2026-11-27 mkdir took its EEXIST as a folder: a batch recorded every run as `missing`
+ * saying "0 failed" and that the same command again runs them (it never could), and --merge
+ * ended with status 0 and linked no run. A symbolic link to a directory is one. */
+static int check_runs_dir(const char *out, const char *to, am_error *err)
+{
+    char *runs = xprintf("%s/runs", out), q[SHOWN_MAX];
+    struct stat st;
+    int rc = 0;
+    if (stat(runs, &st) == 0 && !S_ISDIR(st.st_mode))
+        rc = am_fail(err, AM_EINPUT, "%s: not a directory (%s); remove it to %s", SHOW(q, runs),
+                     S_ISREG(st.st_mode) ? "a regular file" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                                             : "a device or a socket", to);
+    free(runs);
+    return rc;
+}
+
 /* Undo what a batch made of DIR before it wrote anything: DIR/runs, the lock file and DIR
  * itself, each only when this command made it, and a folder only while empty (README: a command
  * that fails before writing leaves no -o directory it created; until 2026-11-27 a failed
@@ -4896,6 +4977,8 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     /* a folder a running batch writes is not merged: its runs are not all there yet */
     for (int d = 0; rc == 0 && d < argc; d++)
         rc = batch_dir_in_use(argv[d], &err);
+    if (rc == 0 && !is_csv)
+        rc = check_runs_dir(out, "merge here", &err);
     if (rc != 0) {
         am_msg("%s: %s\n", prog, err.msg);
         free(path);
@@ -5158,6 +5241,11 @@ int cmd_batch(int argc, char **argv)
     if (lock_fd < 0) {
         am_msg("%s: %s\n", prog, err.msg);
         rmdir_made(b.out, made_out);
+        goto done;
+    }
+    if (check_runs_dir(b.out, "run the study here", &err) != 0) {
+        am_msg("%s: %s\n", prog, err.msg);
+        unmake_out(b.out, made_out, made_lock, 0);
         goto done;
     }
     char *runs = xprintf("%s/runs", b.out);

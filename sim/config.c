@@ -3198,11 +3198,30 @@ int cfg_write_yaml(const am_config *cfg, FILE *f)
     return ferror(f) ? -1 : 0;
 }
 
+static int node_top_cmp(const void *a, const void *b);
+static int node_key_cmp(const void *a, const void *b);
+
 /* The keys under map (path: its dotted path, "" at the root) that were written rather than
- * filled in by the schema, one "PATH: VALUE" line each (see cfg_write_written). */
+ * filled in by the schema, one "PATH: VALUE" line each (see cfg_write_written), in the order
+ * write_block_canon writes them: the top level in the schema's order, the entries of memories
+ * and links in their own (the levels' and the links' order, which a run follows), every other
+ * map's keys by name. Until 2026-11-27 the tree's order: `{kind: hbm, capacity: 1GiB}` written
+ * as `{capacity: 1GiB, kind: hbm}` in a sweep's base changed the study= digest, and a rerun ran
+ * every run again saying the inputs had changed. */
 static void write_written(FILE *f, const cfg_node *map, const char *path)
 {
-    for (const cfg_node *c = map->child; c; c = c->next) {
+    size_t n = 0;
+    for (const cfg_node *c = map->child; c; c = c->next)
+        n++;
+    const cfg_node **kids = am_calloc(n + 1, sizeof *kids);
+    n = 0;
+    for (const cfg_node *c = map->child; c; c = c->next)
+        kids[n++] = c;
+    int keep_order = !strcmp(path, "memories") || !strcmp(path, "links");
+    if (!keep_order)
+        qsort(kids, n, sizeof *kids, path[0] ? node_key_cmp : node_top_cmp);
+    for (size_t i = 0; i < n; i++) {
+        const cfg_node *c = kids[i];
         int filled = c->file && !strcmp(c->file, CFG_DEFAULT_FILE);
         if (filled && !(c->kind == CFG_MAP && c->child))
             continue; /* a default value (a map the schema made is looked into all the same) */
@@ -3217,6 +3236,7 @@ static void write_written(FILE *f, const cfg_node *map, const char *path)
         }
         free(sub);
     }
+    free(kids);
 }
 
 int cfg_write_written(const am_config *cfg, FILE *f)

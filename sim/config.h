@@ -269,7 +269,8 @@ int cfg_write_yaml(const am_config *cfg, FILE *f);
  * or on which of them the schema filled in (until 2026-11-27 it was the tree's order). */
 int cfg_write_yaml_all(const am_config *cfg, FILE *f);
 /* The effective config's keys that were written (in the config, its device preset or an
- * override), one "PATH: VALUE" line each in the tree's order, without those the schema filled
+ * override), one "PATH: VALUE" line each in cfg_write_yaml_all's order (not the order they were
+ * written in; until 2026-11-27 the tree's), without those the schema filled
  * in (defaults) or the amsim version: what a sweep digests apart from cfg_write_yaml_all, so
  * that a changed digest can be told to be the study's (these lines changed) or amsim's (only
  * its keys, defaults or version did). */

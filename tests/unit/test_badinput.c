@@ -3055,6 +3055,94 @@ static void progress_cleared_before_error(void)
     unlink(tpath);
 }
 
+/* A batch folder whose lock file (.amsim-lock) is a FIFO or a directory: report, --merge from
+ * it and a batch into it are refused at once, naming the file and its type, with status 1.
+ * Until 2026-11-27 report and --merge opened a FIFO lock to look at it and waited for a writer
+ * for good, and a batch took a FIFO as its lock. Run under timeout(1) so that a regression
+ * fails instead of stopping the suite. */
+static void path_batch_lock_stream(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    const char *dir = fresh_dir("lockfifo");
+    char text[4096], out[1200], lock[1300], errf[1024], cmd[6000], want[1600];
+    snprintf(text, sizeof text, "base: '%s'\ntraces: ['%s']\npolicies: [bfc]\n", cfg_default(),
+             trace_gpu());
+    const char *sw = bi_write("lockfifo.yaml", text, strlen(text));
+    snprintf(out, sizeof out, "%s/study", dir);
+    snprintf(cmd, sizeof cmd, "%s batch '%s' -o '%s' -q 2>/dev/null </dev/null", bin, sw, out);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    snprintf(lock, sizeof lock, "%s/.amsim-lock", out);
+    snprintf(errf, sizeof errf, "%s/lockfifo.err", tu_tmpdir());
+    static const char *const kinds[] = {"a FIFO", "a directory"};
+    for (int k = 0; k < 2; k++) {
+        unlink(lock);
+        rmdir(lock);
+        CU_ASSERT_EQUAL_FATAL(k ? mkdir(lock, 0700) : mkfifo(lock, 0600), 0);
+        for (int c = 0; c < 3; c++) {
+            char args[3000];
+            if (c == 0)
+                snprintf(args, sizeof args, "report '%s'", out);
+            else if (c == 1)
+                snprintf(args, sizeof args, "batch --merge '%s' -o '%s.m'", out, out);
+            else
+                snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, out);
+            snprintf(cmd, sizeof cmd, "timeout 20 %s %s 2>'%s' >/dev/null </dev/null", bin, args,
+                     errf);
+            int st = system(cmd);
+            char *err = tu_slurp(errf, NULL);
+            snprintf(want, sizeof want, ": %s: not a regular file (%s); remove it to use the "
+                     "folder\n", lock, kinds[k]);
+            CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+            CU_ASSERT(err && strstr(err, want) != NULL);
+            if (!WIFEXITED(st) || WEXITSTATUS(st) != 1 || !err || !strstr(err, want))
+                fprintf(stderr, "\n  %s\n  status %d\n  stderr: %s  expected: %s\n", cmd,
+                        WIFEXITED(st) ? WEXITSTATUS(st) : -1, err ? err : "(none)", want);
+            free(err);
+        }
+    }
+    rmdir(lock);
+}
+
+/* A batch folder (or a merge's OUT) whose runs is a regular file: refused before anything is
+ * written, naming it, with status 1; the folder keeps only what was there. Until 2026-11-27
+ * mkdir took it for a folder: the batch recorded every run `missing`, said "0 failed" and that
+ * the same command again runs them, and --merge ended with status 0 and linked no run. */
+static void path_batch_runs_file(void)
+{
+    const char *dir = fresh_dir("runsfile");
+    char text[4096], out[1200], src[1200], runs[1300], args[4000], want[1600], *err = NULL;
+    snprintf(text, sizeof text, "base: '%s'\ntraces: ['%s']\npolicies: [bfc]\n", cfg_default(),
+             trace_gpu());
+    const char *sw = bi_write("runsfile.yaml", text, strlen(text));
+    snprintf(src, sizeof src, "%s/study", dir);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, src);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(out, sizeof out, "%s/out", dir);
+    CU_ASSERT_FATAL(mkdir(out, 0700) == 0);
+    snprintf(runs, sizeof runs, "%s/runs", out);
+    bi_write("runsfile/out/runs", "", 0);
+    for (int c = 0; c < 2; c++) {
+        if (c == 0)
+            snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, out);
+        else
+            snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", src, out);
+        snprintf(want, sizeof want, "amsim batch: %s: not a directory (a regular file); remove it "
+                 "to %s\n", runs, c ? "merge here" : "run the study here");
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strcmp(err, want) == 0);
+        if (!err || strcmp(err, want) != 0)
+            fprintf(stderr, "\n  amsim %s\n  stderr: %s  expected: %s\n", args,
+                    err ? err : "(none)", want);
+        free(err);
+        err = NULL;
+        char p[1400];
+        snprintf(p, sizeof p, "%s/matrix.tsv", out);
+        CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0); /* nothing written */
+        snprintf(p, sizeof p, "%s/results.csv", out);
+        CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0);
+    }
+}
+
 /* A run's expectation must be a regular file: a FIFO (a run's --expect, a regress sweep's
  * expectation) or a directory is refused naming the path, at once. Until 2026-11-27 it was
  * opened as it was: a FIFO with no writer blocked the run, and in a batch its worker, for
@@ -3899,6 +3987,8 @@ void suite_badinput(void)
              {"path: trace from a stream", path_trace_stream},
              {"path: check of a FIFO, a device or a pipe", path_check_stream},
              {"path: an expectation that is a FIFO or a directory", path_expect_stream},
+             {"path: a batch folder's lock file a FIFO or a directory", path_batch_lock_stream},
+             {"path: a batch folder's runs a regular file (batch, --merge)", path_batch_runs_file},
              /* sweeps */
              {"sweep: a matrix over 10 million runs, at the axis", sweep_matrix_too_large},
              {"sweep: a list or map where a value or key goes; an empty PATH", sweep_not_scalar},

@@ -2516,6 +2516,67 @@ static void test_batch_folder_lock(void)
     }
 }
 
+/* Whether dir's lock file is free: taken and let go at once here (a process holding it, such as
+ * a worker of a killed batch, keeps it taken). */
+static int folder_lock_free(const char *dir)
+{
+    char p[1200];
+    snprintf(p, sizeof p, "%s/.amsim-lock", dir);
+    int fd = open(p, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return 1;
+    int free_now = flock(fd, LOCK_EX | LOCK_NB) == 0;
+    close(fd); /* lets it go */
+    return free_now;
+}
+
+/* A batch killed with SIGKILL while its workers run (runs of seconds): the workers die with it,
+ * so the folder is free within moments and the next batch runs there, removing the temporaries
+ * (messages.tmp.PID, NAME.tmp.PID) the killed workers left. Until 2026-11-27 the workers ran
+ * on (their parent pid 1), kept the folder locked until they ended (the refusal naming the
+ * dead batch), and their messages.tmp.PID stayed in the run folders for good. */
+static void test_batch_killed_workers_die(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    const char *dir = path_in_tmp("k9");
+    char text[2048], trace[1200], args[4096];
+    snprintf(trace, sizeof trace, "%s", path_in_tmp("k9-slow.trace"));
+    write_slow_trace(trace);
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc, first_fit]\n", tu_top(), trace);
+    const char *sw = tu_write("k9.yaml", text);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+            _exit(127);
+        execl(bin, bin, "batch", sw, "-o", dir, "-q", "-j", "2", (char *)NULL);
+        _exit(127);
+    }
+    /* both workers under way: each has its messages file in its run folder (up to 5 s) */
+    for (int i = 0; i < 500 && tree_count(dir, "messages.tmp.") < 2; i++)
+        sleep_s(0.01);
+    CU_ASSERT_EQUAL(tree_count(dir, "messages.tmp."), 2);
+    kill(pid, SIGKILL);
+    CU_ASSERT_EQUAL(waitpid(pid, NULL, 0), pid);
+    /* the workers get SIGKILL as their batch dies: free in well under a second (runs left
+     * going take seconds more) */
+    int free_now = 0;
+    for (int i = 0; i < 50 && !(free_now = folder_lock_free(dir)); i++)
+        sleep_s(0.01);
+    CU_ASSERT(free_now);
+    CU_ASSERT(tree_count(dir, ".tmp.") > 0); /* what the killed workers left */
+    /* the next batch, on a small trace: runs, and no temporary stays */
+    tu_write("k9-slow.trace", "amsim-trace v1\nalloc 1 4096\nfree 1\n");
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q -j 2", sw, dir);
+    char *err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+    if (err && *err)
+        fprintf(stderr, "\n  after kill -9: %s\n", err);
+    free(err);
+    CU_ASSERT_EQUAL(tree_count(dir, ".tmp."), 0);
+}
+
 /* The target of the link OUT/runs/name, "" when it is none. */
 static const char *run_link(const char *out, const char *name)
 {
@@ -2620,6 +2681,32 @@ static void test_worker_oom_reason(void)
         CU_ASSERT(!strstr(e->d_name, ".tmp.")); /* the worker's messages file is gone */
     if (d)
         closedir(d);
+}
+
+/* A generator that runs out of host memory: the run's error is the generator's failure with
+ * its reason, without the "amsim: " its message starts with (we name the program already; until
+ * 2026-11-27 "failed (status 2): amsim: host out of memory ..."). 5,000,000 requests ask for
+ * 320 MB at once, under the 15 MB address-space limit the batch itself fits in. */
+static void test_generator_oom_reason(void)
+{
+    if (!AS_LIMIT[0])
+        return;
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    const char *dir = path_in_tmp("oomg");
+    char text[2048], cmd[4096], p[1300], *out = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ngenerate: {kind: serve, args: "
+             "[--requests, \"5000000\"]}\nseeds: [1]\npolicies: [bfc]\n", tu_top());
+    snprintf(cmd, sizeof cmd, "sh -c \"ulimit -v 15000; '%s' batch '%s' -o '%s' -q -j1 2>&1\"",
+             bin, tu_write("oomg.yaml", text), dir);
+    CU_ASSERT_EQUAL(sh_capture(cmd, &out), 1);
+    free(out);
+    snprintf(p, sizeof p, "%s/results.csv", dir);
+    char *res = tu_slurp(p, NULL);
+    CU_ASSERT(res && strstr(res, ",failed,amsim gen serve --seed 1 failed (status 2): host out "
+                                 "of memory (asked for "));
+    if (!res || !strstr(res, "(status 2): host out of memory"))
+        fprintf(stderr, "\n  %s:\n%s\n", p, res ? res : "(none)");
+    free(res);
 }
 
 /* A batch whose matrix.tsv cannot be written (a file size limit below its size) leaves no
@@ -2967,7 +3054,8 @@ static char *first_key(const char *dir)
 /* Where each config key was written does not change inputs=: a default written explicitly in
  * set: (configs/sweeps/README.md: "changes study= alone"), or a level's keys in another order.
  * Until 2026-11-27 inputs= digested the keys in the order they came (those written first, the
- * schema's defaults after), so both changed it as well. */
+ * schema's defaults after), so both changed it as well; and study= digested a level's keys in
+ * the order written in the base file (a rerun after swapping two ran every run again). */
 static void test_inputs_key_order(void)
 {
     static const char *const bases[] = {
@@ -2998,7 +3086,8 @@ static void test_inputs_key_order(void)
         st[i] = strstr(keys[i], ";study=");
         *st[i]++ = 0; /* inputs=X and study=Y apart */
     }
-    CU_ASSERT_STRING_EQUAL(in[1], in[0]); /* keys reordered: inputs= the same */
+    CU_ASSERT_STRING_EQUAL(in[1], in[0]); /* keys reordered: inputs= the same, */
+    CU_ASSERT_STRING_EQUAL(st[1], st[0]); /* and study= (the same study) */
     CU_ASSERT_STRING_EQUAL(in[2], in[0]); /* a default written: inputs= the same, */
     CU_ASSERT_STRING_NOT_EQUAL(st[2], st[0]); /* study= not */
     for (int i = 0; i < 3; i++)
@@ -6112,10 +6201,14 @@ void suite_batch(void)
 {
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
              {"one batch per -o folder (its lock)", test_batch_folder_lock},
+             {"a batch killed with SIGKILL: its workers die, the next batch runs",
+              test_batch_killed_workers_die},
              {"status 1 said under -q: a failed run", test_quiet_failure_said},
              {"a failed matrix.tsv write leaves no directory it made",
               test_matrix_write_fails_leaves_no_dirs},
              {"a worker out of host memory: its reason recorded", test_worker_oom_reason},
+             {"a generator out of host memory: its reason without \"amsim: \"",
+              test_generator_oom_reason},
              {"a merge into an existing OUT relinks OUT/runs to its picks", test_merge_relinks_runs},
              {"check and --list of a large matrix in flat memory", test_matrix_count_flat_memory},
              {"run, compare, mincap, convert: 256 --set options, not 257", test_set_limit},
@@ -6186,7 +6279,7 @@ void suite_batch(void)
               test_result_damaged},
              {"a rerun and --merge say whether amsim or the study changed the keys",
               test_key_change_why},
-             {"inputs= does not depend on the order config keys were written in",
+             {"inputs= and study= do not depend on the order config keys were written in",
               test_inputs_key_order},
              {"--merge: a damaged matrix.tsv at its line and column", test_matrix_damaged},
              {"host memory running out is status 2 in every command", test_host_oom_status},
