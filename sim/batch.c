@@ -350,7 +350,8 @@ static int batch_lock(const char *dir, int *made, am_error *err)
 
 /* 0 when no process holds dir's lock (or dir has no lock file), else -1 with err: for the
  * commands that read a batch folder (report, --merge's folders), which refuse one a running
- * batch is writing, and one whose lock file is no regular file (lock_file_kind). The file is not created; the shared lock taken to look is let go at once. */
+ * batch is writing, and one whose lock file is no regular file (lock_file_kind). The file is
+ * not created; the shared lock taken to look is let go at once. */
 int batch_dir_in_use(const char *dir, am_error *err)
 {
     char *p = xprintf("%s/" BATCH_LOCK_NAME, dir);

@@ -3201,6 +3201,22 @@ int cfg_write_yaml(const am_config *cfg, FILE *f)
 static int node_top_cmp(const void *a, const void *b);
 static int node_key_cmp(const void *a, const void *b);
 
+/* map's children in the canonical order (malloc'd, *n of them): as written when keep_order,
+ * else the top level (top) in the schema's order and any other map's keys by name. */
+static const cfg_node **canon_kids(const cfg_node *map, int keep_order, int top, size_t *n)
+{
+    *n = 0;
+    for (const cfg_node *c = map->child; c; c = c->next)
+        (*n)++;
+    const cfg_node **kids = am_calloc(*n + 1, sizeof *kids);
+    size_t k = 0;
+    for (const cfg_node *c = map->child; c; c = c->next)
+        kids[k++] = c;
+    if (!keep_order)
+        qsort(kids, *n, sizeof *kids, top ? node_top_cmp : node_key_cmp);
+    return kids;
+}
+
 /* The keys under map (path: its dotted path, "" at the root) that were written rather than
  * filled in by the schema, one "PATH: VALUE" line each (see cfg_write_written), in the order
  * write_block_canon writes them: the top level in the schema's order, the entries of memories
@@ -3210,16 +3226,9 @@ static int node_key_cmp(const void *a, const void *b);
  * every run again saying the inputs had changed. */
 static void write_written(FILE *f, const cfg_node *map, const char *path)
 {
-    size_t n = 0;
-    for (const cfg_node *c = map->child; c; c = c->next)
-        n++;
-    const cfg_node **kids = am_calloc(n + 1, sizeof *kids);
-    n = 0;
-    for (const cfg_node *c = map->child; c; c = c->next)
-        kids[n++] = c;
+    size_t n;
     int keep_order = !strcmp(path, "memories") || !strcmp(path, "links");
-    if (!keep_order)
-        qsort(kids, n, sizeof *kids, path[0] ? node_key_cmp : node_top_cmp);
+    const cfg_node **kids = canon_kids(map, keep_order, !path[0], &n);
     for (size_t i = 0; i < n; i++) {
         const cfg_node *c = kids[i];
         int filled = c->file && !strcmp(c->file, CFG_DEFAULT_FILE);
@@ -3276,15 +3285,8 @@ static int node_top_cmp(const void *a, const void *b)
  * same config. */
 static void write_block_canon(FILE *f, const cfg_node *map, int indent, int keep_order)
 {
-    size_t n = 0;
-    for (const cfg_node *c = map->child; c; c = c->next)
-        n++;
-    const cfg_node **kids = am_calloc(n + 1, sizeof *kids);
-    n = 0;
-    for (const cfg_node *c = map->child; c; c = c->next)
-        kids[n++] = c;
-    if (!keep_order)
-        qsort(kids, n, sizeof *kids, indent == 0 ? node_top_cmp : node_key_cmp);
+    size_t n;
+    const cfg_node **kids = canon_kids(map, keep_order, indent == 0, &n);
     for (size_t i = 0; i < n; i++) {
         const cfg_node *c = kids[i];
         fprintf(f, "%*s", indent, "");
