@@ -295,6 +295,18 @@ static int lock_kind_refusal(const char *p, const char *what, am_error *err)
                    SHOW(q, p), what);
 }
 
+/* fd, the lock file p opened, when it is a regular file (or fd < 0: none opened); else -2 with
+ * err, fd closed: the check every opener of a lock file makes. */
+static int lock_file_checked(int fd, const char *p, am_error *err)
+{
+    const char *what = fd >= 0 ? lock_file_kind(fd) : NULL;
+    if (!what)
+        return fd;
+    lock_kind_refusal(p, what, err);
+    close(fd);
+    return -2;
+}
+
 /* Take dir's lock for this process (dir exists): the descriptor to keep open while dir is
  * written, or -1 with err when another process holds it or the file cannot be made. *made
  * (when not NULL) says whether the lock file was created here. */
@@ -322,14 +334,10 @@ static int batch_lock(const char *dir, int *made, am_error *err)
         free(p);
         return -1;
     }
-    const char *what = lock_file_kind(fd);
-    if (what) {
-        lock_kind_refusal(p, what, err);
-        close(fd);
-        free(p);
-        return -1;
-    }
+    fd = lock_file_checked(fd, p, err);
     free(p);
+    if (fd < 0)
+        return -1;
     while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         if (errno == EINTR)
             continue;
@@ -356,17 +364,10 @@ int batch_dir_in_use(const char *dir, am_error *err)
 {
     char *p = xprintf("%s/" BATCH_LOCK_NAME, dir);
     /* O_NONBLOCK: a FIFO's open would wait for a writer */
-    int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-    const char *what = fd >= 0 ? lock_file_kind(fd) : NULL;
-    if (what) {
-        lock_kind_refusal(p, what, err);
-        close(fd);
-        free(p);
-        return -1;
-    }
+    int fd = lock_file_checked(open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), p, err);
     free(p);
     if (fd < 0)
-        return 0;
+        return fd == -2 ? -1 : 0; /* -2: refused by its kind; else no lock file to look at */
     int rc = 0;
     while (flock(fd, LOCK_SH | LOCK_NB) != 0) {
         if (errno == EINTR)
