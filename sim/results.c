@@ -63,7 +63,7 @@ static rt_pos advance(const char **from, const char *q, unsigned long *line, uns
 /* One record into out; where each field starts into *pos (grown as needed; *line and *col
  * track position *at). */
 static int record(const char **p, strlist *out, rt_pos **pos, const char **at,
-                  unsigned long *line, unsigned long *col, int *open)
+                  unsigned long *line, unsigned long *col)
 {
     const char *s = *p;
     if (!*s)
@@ -87,10 +87,8 @@ static int record(const char **p, strlist *out, rt_pos **pos, const char **at,
         }
         for (;;) {
             char c = *s;
-            if (!c) {
-                *open = quoted; /* the text ended inside quotes: the field may go on */
+            if (!c) /* next_record made sure the record is whole (record_end) */
                 break;
-            }
             if (quoted) {
                 if (c == '"' && s[1] == '"') {
                     s += 2;
@@ -281,8 +279,7 @@ static int next_record(rt_src *s, strlist *row, rt_pos **pos)
     }
     const char *p = s->buf + s->off, *at = p;
     unsigned long line = s->line, col = s->col;
-    int open = 0;
-    if (!record(&p, row, pos, &at, &line, &col, &open))
+    if (!record(&p, row, pos, &at, &line, &col))
         return 0;
     advance(&at, p, &line, &col);
     s->off = (size_t)(p - s->buf);
