@@ -557,7 +557,7 @@ static char *dir_of(const char *path, const char **base)
 /* What out_same_target compares of one path, looked up once: out_check_paths compares each
  * path with every other (a regress sweep's expectations with every trace), a stat per pair. */
 typedef struct path_info {
-    int dash;         /* "-": a standard stream (std_file says which file it holds, if any) */
+    int dash;         /* "-": a standard stream */
     int exists, link; /* stat succeeded (st); else lstat found a (dangling) symbolic link */
     struct stat st;
 } path_info;
@@ -662,8 +662,8 @@ static int on_stdout(const path_info *in, const struct stat *out, int have_out)
 {
     if (in->dash)
         return 1;
-    return have_out && in->exists && !is_dev_null(&in->st) && in->st.st_dev == out->st_dev &&
-           in->st.st_ino == out->st_ino;
+    return have_out && in->exists && in->st.st_dev == out->st_dev &&
+           in->st.st_ino == out->st_ino && !is_dev_null(&in->st); /* the stat of /dev/null last */
 }
 
 static int same_target(const char *a, const path_info *ia, const char *b, const path_info *ib)

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "batch.h" /* rt_fnv1a */
 #include "config.h"
 #include "expect.h"
 #include "export_chrome.h"
@@ -362,13 +363,8 @@ typedef struct ref_ctx {
                                              event indices (FNV-1a) */
 } ref_ctx;
 
-/* FNV-1a of a 64-bit value into h. */
-static uint64_t ref_hash(uint64_t h, uint64_t v)
-{
-    for (int i = 0; i < 8; i++, v >>= 8)
-        h = (h ^ (v & 0xff)) * 0x100000001b3ull;
-    return h;
-}
+/* FNV-1a (rt_fnv1a) of a 64-bit value into h. */
+static uint64_t ref_hash(uint64_t h, uint64_t v) { return rt_fnv1a(h, &v, sizeof v); }
 
 /* A request level must serve, of any kind, for the stop rule (ref_stuck). */
 static void ref_served(ref_ctx *c, int level, uint64_t requested)
@@ -392,7 +388,7 @@ static void ref_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, 
     c->alloc_mask |= (uint64_t)1 << level;
     c->max_request[level] = AM_MAX(c->max_request[level], requested);
     if (!ok)
-        c->failed[level] = ref_hash(c->failed[level] ? c->failed[level] : 0xcbf29ce484222325ull,
+        c->failed[level] = ref_hash(c->failed[level] ? c->failed[level] : RT_FNV_OFFSET,
                                     seq);
 }
 
