@@ -95,14 +95,6 @@ static void pp_del(pp_map *m, pp_slot *x)
     }
 }
 
-/* Whether the engine hands an allocation of `bytes` to the level's policy: not one of 0 bytes
- * (do_alloc skips it, under --lenient, before any request) nor one over 4 EiB (out of memory
- * in mem_alloc_attempt before the policy sees it). A plan holds only what the policy is asked
- * for, in order: until 2026-11-27 such requests were planned too, so the next request took
- * the place of a request never made (and failed as a mismatch), and a few near 2^64 bytes made
- * the planned sizes overflow 2^64, an input error. */
-static int pp_reaches_policy(uint64_t bytes) { return bytes != 0 && bytes <= AM_MAX_BYTES; }
-
 /* Buffer p's lifetime ends at event index `index`, trace time `t`: its span, which held its
  * allocation's time while it was live, becomes its length in trace time; without a time at
  * either end it has none (timed 0). */
@@ -122,15 +114,19 @@ static void pp_known(pp_map *m, int l, uint64_t id, uint64_t bytes, int any)
 }
 
 /* A buffer of `bytes` for `id` on level l, requested at event index `index`. A request the
- * policy never sees is not planned: the engine skips a 0-byte one before looking at the id,
- * and one over 4 EiB fails before the policy sees it (its id then stays known until its free,
- * with no memory, so a transfer from it does not happen either). */
+ * policy never sees is not planned: the engine skips a 0-byte one before looking at the id
+ * (do_alloc, under --lenient), and one over 4 EiB fails before the policy sees it (in
+ * mem_alloc_attempt; its id then stays known until its free, with no memory, so a transfer from
+ * it does not happen either). A plan holds only what the policy is asked for, in order: until
+ * 2026-11-27 such requests were planned too, so the next request took the place of a request
+ * never made (and failed as a mismatch), and a few near 2^64 bytes made the planned sizes
+ * overflow 2^64, an input error. */
 static void pp_add(pp_map *m, plan_buf **per_level, size_t *counts, size_t *cap, int l,
                    uint64_t id, uint64_t bytes, uint64_t index, am_ps t0)
 {
     if (bytes == 0)
         return;
-    if (!pp_reaches_policy(bytes)) {
+    if (bytes > AM_MAX_BYTES) {
         if (!pp_find(m, id)) /* a still-live id: the engine stops at the duplicate */
             pp_known(m, l, id, bytes, 0);
         return;
