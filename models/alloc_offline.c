@@ -278,6 +278,15 @@ static int off_range_free(const offline *f, uint64_t addr, uint64_t size)
     return !pv || ob_end(pv) <= addr;
 }
 
+/* The free bytes of the arena above its last live block (0 when none), starting at *at. */
+static uint64_t top_gap(const offline *f, uint64_t *at)
+{
+    const os_node *last = os_last(&f->live);
+    uint64_t end = f->arena_addr + f->arena_size;
+    *at = last ? ob_end(last) : f->arena_addr;
+    return end > *at ? end - *at : 0;
+}
+
 /* The fallback of a request the plan cannot serve: the lowest free range of the arena that
  * holds `size` bytes (the gaps below the live blocks, found through the tree's maximum, then
  * the one above the last), or 0 when none does. */
@@ -289,9 +298,8 @@ static int off_first_fit(const offline *f, uint64_t size, uint64_t *addr)
         *addr = pv ? ob_end(pv) : f->arena_addr;
         return 1;
     }
-    const os_node *last = os_last(&f->live);
-    uint64_t at = last ? ob_end(last) : f->arena_addr, end = f->arena_addr + f->arena_size;
-    if (end < at || end - at < size)
+    uint64_t at;
+    if (top_gap(f, &at) < size)
         return 0;
     *addr = at;
     return 1;
@@ -411,10 +419,8 @@ static uint64_t off_largest_free(void *st)
     offline *f = st;
     if (!f->have_arena)
         return 0;
-    const os_node *last = os_last(&f->live);
-    uint64_t at = last ? ob_end(last) : f->arena_addr;
-    uint64_t end = f->arena_addr + f->arena_size, best = f->live.root ? f->live.root->aug : 0;
-    return end > at && end - at > best ? end - at : best;
+    uint64_t at, best = f->live.root ? f->live.root->aug : 0;
+    return AM_MAX(top_gap(f, &at), best);
 }
 
 /* Peaks back to the current values (alloc.h reset_peaks). */
