@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evtab.h"
 #include "linebuf.h"
 #include "trace_impl.h"
 
@@ -448,42 +449,13 @@ fail:
 
 /* ---- the streamed form ------------------------------------------------------------------ */
 
-/* Ids seen by the first pass when they do not only increase: open addressing, at most half
- * full; 0 marks an empty entry, so id 0 has a flag of its own. */
-typedef struct csv_idset {
-    uint64_t *t;
-    size_t cap, n;
-    int has_zero;
-} csv_idset;
-
-/* Add id: 1, or 0 when it was there already. */
-static int csv_idset_add(csv_idset *s, uint64_t id)
+/* Add id to the first pass's set of ids (used when they do not only increase): 1, or 0 when it
+ * was there already. */
+static int idset_add(evtab *set, uint64_t id)
 {
-    if (id == 0) {
-        int was = s->has_zero;
-        s->has_zero = 1;
-        return !was;
-    }
-    if (2 * (s->n + 1) > s->cap) {
-        size_t oc = s->cap;
-        uint64_t *ot = s->t;
-        s->cap = oc ? oc * 2 : 1024;
-        s->t = am_calloc(s->cap, sizeof *s->t);
-        for (size_t i = 0; i < oc; i++)
-            if (ot[i]) {
-                size_t j = (size_t)am_hash_u64(ot[i]) & (s->cap - 1);
-                while (s->t[j])
-                    j = (j + 1) & (s->cap - 1);
-                s->t[j] = ot[i];
-            }
-        free(ot);
-    }
-    size_t j = (size_t)am_hash_u64(id) & (s->cap - 1);
-    for (; s->t[j]; j = (j + 1) & (s->cap - 1))
-        if (s->t[j] == id)
-            return 0;
-    s->t[j] = id;
-    s->n++;
+    if (evtab_get(set, id, NULL))
+        return 0;
+    evtab_put(set, id, 0);
     return 1;
 }
 
@@ -498,7 +470,8 @@ static int csv_scan(trace *t, csv *c, int ids, size_t *rows, uint64_t *skipped)
 {
     linebuf lb;
     linebuf_init(&lb, t->f, LINEBUF_MAX_LINE);
-    csv_idset set = {0};
+    evtab set;
+    evtab_init(&set, 0);
     am_error quiet = {0};
     char *line;
     size_t len;
@@ -521,7 +494,7 @@ static int csv_scan(trace *t, csv *c, int ids, size_t *rows, uint64_t *skipped)
             break;
         }
         if (ids) {
-            if (!csv_idset_add(&set, row.v[0]))
+            if (!idset_add(&set, row.v[0]))
                 verdict = SCAN_WHOLE;
         } else if (*rows > 0 && row.v[0] <= last_id) {
             verdict = SCAN_IDS_UNORDERED;
@@ -541,7 +514,7 @@ static int csv_scan(trace *t, csv *c, int ids, size_t *rows, uint64_t *skipped)
     if (verdict == SCAN_STREAM && (r < 0 || !ncols))
         verdict = SCAN_WHOLE;
     c->ncols = ncols;
-    free(set.t);
+    evtab_free(&set);
     linebuf_free(&lb);
     return verdict;
 }
