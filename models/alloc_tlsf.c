@@ -74,6 +74,7 @@ typedef struct tlsf {
     sizeset by_size;                    /* free blocks by (size, address), for largest_free */
     int track_row;                      /* by_size holds the free blocks of rows >= track_row */
     recpool recs; /* tblk records */
+    const tblk *hinted; /* the block of the last stage-1 hint (tlsf_prefetch_free), or NULL */
     uint64_t nfree;
     uint64_t bytes_in_use, peak_bytes_in_use, num_allocs, ooms;
 } tlsf;
@@ -246,13 +247,46 @@ static void tlsf_free(void *st, uint64_t handle)
     list_insert(t, b);
 }
 
+/* From this many free blocks on (records of 64 bytes, some 11 MiB of them counting the used
+ * ones, past the second-level cache), tlsf_prefetch_free looks one link further; below, the
+ * lines are in cache and the extra loads only cost (3 ns a pair at 37k free blocks). */
+#define TL_FAR_HINT 65536
+
 /* Look-ahead hint (alloc.h): a free reads its block (stage 0), then both physical neighbours,
- * which it may take off their lists (stage 1). */
+ * which it may take off their lists (stage 1). Hints come in the order of the frees, so when
+ * stage 1 comes for a block, the block of the previous stage-1 hint is the next to be freed
+ * (or already freed) and its neighbours, prefetched then, are in cache: those of them that are
+ * free have their list neighbours (which their list_remove writes) and, for the upper one, the
+ * block above it (which absorb writes) prefetched for writing. At a million live buffers these
+ * stores missed the cache one after the other and filled the store buffer: 150 ns a pair
+ * against 130 with this. A freed or reused record only points at other records (or NULL), all
+ * in the pool's slabs until tlsf_destroy, so reading a stale one is safe and at worst useless. */
 static void tlsf_prefetch_free(void *st, uint64_t handle, int stage)
 {
-    (void)st;
+    tlsf *t = st;
     recpool_prefetch_linked((const void *)(uintptr_t)handle, stage, sizeof(tblk),
                             offsetof(tblk, prev_phys), offsetof(tblk, next_phys), sizeof(tblk));
+    if (stage != 1)
+        return;
+    const tblk *b = t->hinted;
+    t->hinted = (const tblk *)(uintptr_t)handle;
+    if (!b || t->nfree < TL_FAR_HINT)
+        return;
+    const tblk *p = b->prev_phys, *n = b->next_phys;
+    if (p && p->is_free) {
+        if (p->prev_free)
+            __builtin_prefetch(p->prev_free, 1);
+        if (p->next_free)
+            __builtin_prefetch(p->next_free, 1);
+    }
+    if (n && n->is_free) {
+        if (n->prev_free)
+            __builtin_prefetch(n->prev_free, 1);
+        if (n->next_free)
+            __builtin_prefetch(n->next_free, 1);
+        if (n->next_phys)
+            __builtin_prefetch(n->next_phys, 1);
+    }
 }
 
 static uint64_t tlsf_largest_free(void *st)

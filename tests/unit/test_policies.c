@@ -909,12 +909,14 @@ static uint64_t hint_run(const char *policy, size_t n, int hints, size_t *gaps)
 }
 
 /* The first-fit family prefetches the free's address-set leaf only in sets of 65,536 ranges or
- * more (models/addrset.c), which the look-ahead test of the engine suite never reaches: here
+ * more (models/addrset.c), and tlsf looks one link further (the free lists of a free's
+ * neighbours, through the previous stage-1 hint's block) only from 65,536 free blocks on
+ * (models/alloc_tlsf.c), which the look-ahead test of the engine suite never reaches: here
  * each policy runs with more free ranges than that, hinted and not, and must place every
  * buffer at the same address. */
 static void test_hints_at_scale(void)
 {
-    static const char *const pols[] = {"first_fit", "prealloc", "platform"};
+    static const char *const pols[] = {"first_fit", "prealloc", "platform", "tlsf"};
     for (size_t p = 0; p < sizeof pols / sizeof *pols; p++) {
         size_t gaps_off = 0, gaps_on = 0;
         uint64_t off = hint_run(pols[p], 250000, 0, &gaps_off);
