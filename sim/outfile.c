@@ -349,14 +349,28 @@ static int stdout_fail(am_error *err, int e)
     return am_fail(err, AM_EINPUT, "standard output: write failed");
 }
 
+/* Flush f, and close it when do_close is set (a close can report a write error, as on NFS):
+ * 0, or 1 with *e the errno of the first failure (0 when none is known). f is closed even
+ * when the flush failed. */
+static int flush_close(FILE *f, int do_close, int *e)
+{
+    errno = 0;
+    int bad = fflush(f) != 0 || ferror(f) != 0;
+    *e = errno;
+    if (do_close && fclose(f) != 0 && !bad) {
+        bad = 1;
+        *e = errno;
+    }
+    return bad;
+}
+
 /* Flush standard output before a file is renamed into place: a report or table that cannot
  * be written (/dev/full, a closed standard output) leaves the file unpublished, as
  * out_commit_all does for an output "-". 0, or -1 with err (stdout_fail). */
 static int flush_stdout(am_error *err)
 {
-    errno = 0;
-    int bad = fflush(stdout) != 0 || ferror(stdout);
-    return bad ? stdout_fail(err, errno) : 0;
+    int e;
+    return flush_close(stdout, 0, &e) ? stdout_fail(err, e) : 0;
 }
 
 /* Copy a spooled output's temporary f to dest: 0, or 1 with *e the errno (0 when none is
@@ -391,27 +405,17 @@ static int finish(outfile *o, am_error *err)
             fclose(o->f);
         }
         o->f = NULL;
-        if (!bad) {
-            errno = 0;
-            bad = fflush(o->dest) != 0 || ferror(o->dest);
-            e = errno;
-        }
-        if (!o->is_stdout && fclose(o->dest) != 0 && !bad) {
-            bad = 1;
-            e = errno;
-        }
+        if (!bad)
+            bad = flush_close(o->dest, !o->is_stdout, &e);
+        else if (!o->is_stdout)
+            fclose(o->dest);
         o->dest = NULL;
         if (bad)
             return o->is_stdout ? stdout_fail(err, reason(o, e))
                                 : write_fail(err, o->path, reason(o, e));
         return 0;
     }
-    errno = 0;
-    int bad = fflush(o->f) != 0 || ferror(o->f) != 0, e = errno;
-    if (fclose(o->f) != 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
+    int e, bad = flush_close(o->f, 1, &e);
     o->f = NULL;
     return bad ? write_fail(err, o->path, reason(o, e)) : 0;
 }
