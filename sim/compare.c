@@ -400,7 +400,7 @@ int cmd_compare(int argc, char **argv)
     if (out_commit(o, &err) != 0) {
         am_msg("amsim: %s\n", err.msg);
         if (out_stdout_failed())
-            return status == AM_EINTERNAL ? status : AM_EINPUT;
+            return out_stdout_status(status);
         return status ? status : 1;
     }
     return status;

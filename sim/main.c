@@ -517,7 +517,7 @@ static int check_stdout(int rc)
         am_msg("%s: standard output: write failed: %s\n", prog, strerror(e));
     else
         am_msg("%s: standard output: write failed\n", prog);
-    return rc == AM_EINTERNAL ? rc : AM_EINPUT;
+    return out_stdout_status(rc);
 }
 
 static const struct {

@@ -486,7 +486,7 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         if (out_commit(o, &err) != 0) {
             am_msg("amsim: %s\n", err.msg);
             if (out_stdout_failed()) /* the status as main's check_stdout makes it */
-                return status == AM_EINTERNAL ? status : AM_EINPUT;
+                return out_stdout_status(status);
             return 1;
         }
     }

@@ -341,6 +341,8 @@ static int stdout_failed; /* stdout_fail made an error, which its caller reports
 
 int out_stdout_failed(void) { return stdout_failed; }
 
+int out_stdout_status(int rc) { return rc == AM_EINTERNAL ? rc : AM_EINPUT; }
+
 static int stdout_fail(am_error *err, int e)
 {
     stdout_failed = 1;

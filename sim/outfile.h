@@ -83,6 +83,10 @@ int out_check_paths(const out_named *outs, int nout, const out_named *ins, int n
 /* 1 once an output on standard output ("-") failed to write: the command that got that error
  * reports it, and main's final check of standard output need not say it again. */
 int out_stdout_failed(void);
+/* The exit status of a command whose standard output failed, from the status rc it had: 1 (an
+ * output that failed is an input-side error, over a 3), but 2 (amsim's own failure) is kept.
+ * main's check_stdout and compare's and mincap's --json commits all map it so. */
+int out_stdout_status(int rc);
 /* A directory the command made for its outputs (on 1) or no longer to remove (on 0): a stop
  * signal (SIGINT, SIGTERM, SIGHUP, SIGPIPE) removes it after the temporaries when it is empty
  * then, as the command does itself when it fails, the latest tracked first (track parents before
