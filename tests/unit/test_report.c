@@ -486,6 +486,69 @@ static void write_timeline(const char *dirname, const char *run)
     fclose(f);
 }
 
+/* The first raw control byte of the page outside its own line breaks (a C0 byte, DEL, or a C1
+ * control, UTF-8 C2 80..C2 9F), or NULL when there is none. A tab is the page's own only inside
+ * an SVG, which gnuplot indents with tabs. */
+static const char *raw_control(const char *h)
+{
+    int in_svg = 0;
+    for (const unsigned char *p = (const unsigned char *)h; *p; p++) {
+        if (strncmp((const char *)p, "<svg", 4) == 0)
+            in_svg = 1;
+        else if (strncmp((const char *)p, "</svg>", 6) == 0)
+            in_svg = 0;
+        if ((*p < 0x20 && *p != '\n' && !(in_svg && *p == '\t')) || *p == 0x7f ||
+            (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+            return (const char *)p;
+    }
+    return NULL;
+}
+
+/* QA: a study whose cells, columns, level and folder carry control bytes (an ESC sequence, BEL,
+ * DEL, a C1 CSI) got a report.html holding them raw, in the tables, the captions and (through
+ * the plot titles and axis names) the SVG; the page now writes them as the text tables do,
+ * \x1b and \xc2\x9b, besides its &, <, > and " entities. */
+static void test_report_html_escapes_controls(void)
+{
+    static const char csv[] =
+        "run_id,run,ax\033[1m,ay\302\233,policy,trace,status,h\033m.stats.x,"
+        "h\033m.peak_live_bytes,h\033m.peak_reserved_bytes,error\n"
+        "1,r1,a\007,b\177,p\033[31m<,t\302\233x,ok,1,1048576,2097152,\n"
+        "2,r2,a2,b\177,p\033[31m<,t\302\233x,ok,1,1048576,2097152,\n"
+        "3,r3,a\007,b2,p\033[31m<,t\302\233x,ok,1,1048576,2097152,\n"
+        "4,r4,a2,b2,p\033[31m<,t\302\233x,ok,1,1048576,2097152,\n"
+        "5,r5,a\007,b\177,q\302\233,t\302\233x,failed,1,,,\"e\033[2J\001\trr\"\n";
+    static const char *const runs[] = {"r1", "r5"};
+    const char *dirname = "ctl\033[1m\302\233";
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        char p[1200];
+        write_timeline(dirname, runs[i]); /* its folders; the rows are the level's below */
+        snprintf(p, sizeof p, "%s/runs/%s/timeline.csv", tmp_path(dirname), runs[i]);
+        FILE *f = fopen(p, "w");
+        CU_ASSERT_FATAL(f != NULL);
+        fputs("time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes\n"
+              "0,0,h\033m,1048576,1048576,2097152\n1000000,1,h\033m,0,0,2097152\n", f);
+        fclose(f);
+    }
+    char *h = report_of(dirname, csv);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    const char *raw = raw_control(h);
+    CU_ASSERT_PTR_NULL(raw);
+    if (raw)
+        fprintf(stderr, "\n  raw control byte 0x%02x at: %.80s\n", (unsigned char)*raw,
+                raw > h + 40 ? raw - 40 : h);
+    /* escaped as run, mincap and stats print them */
+    CU_ASSERT(strstr(h, "<td>p\\x1b[31m&lt;</td>") != NULL);
+    CU_ASSERT(strstr(h, "<td>t\\xc2\\x9bx</td>") != NULL);
+    CU_ASSERT(strstr(h, "<td>e\\x1b[2J\\x01\\x09rr</td>") != NULL);
+    CU_ASSERT(strstr(h, "<th>h\\x1bm peak_live_bytes</th>") != NULL);
+    CU_ASSERT(strstr(h, "<h1>amsim study: ") && strstr(h, "ctl\\x1b[1m\\xc2\\x9b</h1>"));
+    CU_ASSERT(strstr(h, "Policy p\\x1b[31m&lt;: h\\x1bm.peak_reserved_bytes in MiB over "
+                        "ax\\x1b[1m and ay\\xc2\\x9b") != NULL);
+    CU_ASSERT(strstr(h, "<h2>Memory over time (h\\x1bm)</h2>") != NULL);
+    free(h);
+}
+
 /* The memory-over-time caption names the run plotted for each policy: when the first
  * successful run of a policy has no timeline.csv, the run shown instead and why, and a policy
  * with none at all has no line, said so (until 2026-11-27 another run was plotted silently
@@ -1457,6 +1520,8 @@ void suite_report(void)
               test_text_tables_escape_controls},
              {"bar labels as written: '#', newline, quotes, backslash, no UTF-8, ESC",
               test_report_bar_labels_as_written},
+             {"report: cells, columns, level and DIR with control bytes escaped in the HTML",
+              test_report_html_escapes_controls},
              {"report DIR/ names DIR/report.html with one slash", test_report_path_one_slash},
              {"report and stats: a DIR longer than 1024 bytes, whole", test_report_long_dir},
              {"runs out of memory: counted, left out of the means and bars",
