@@ -7,7 +7,8 @@
  *   memory_over_time.gp         live vs reserved over time, one line per policy, per trace
  *   fragmentation_over_time.gp  1 - allocated / reserved over time, per trace
  *   heatmap.gp                  the default level's peak reserved over the first two axes, one
- *                               map per policy */
+ *                               map per policy
+ *   timeline_palette.gp         the two timeline scripts' line colours, which both load */
 #define _DEFAULT_SOURCE /* realpath */
 #include <dirent.h>
 #include <errno.h>
@@ -228,13 +229,19 @@ static void plot(ctx *c, const char *script, const char *vars, const char *capti
     ign.sa_handler = SIG_IGN;
     sigemptyset(&ign.sa_mask);
     sigaction(SIGPIPE, &ign, &old_pipe);
-    char *path = path_in(c->scripts, script);
-    char *cd = gp_lit(c->tmp), *load = gp_lit(path);
-    if (cd && load)
-        fprintf(g, "cd %s\nout = '%s'\n%s\nload %s\n", cd, rel, vars, load);
-    int write_failed = !cd || !load || fflush(g) != 0 || ferror(g); /* half a script: no SVG */
+    char *path = path_in(c->scripts, script), *dir = path_in(c->scripts, "");
+    /* analysis_dir: the scripts' folder, ending in '/', where the timeline scripts load the
+     * palette they share (timeline_palette.gp) from, as gnuplot runs in the scratch folder */
+    char *cd = gp_lit(c->tmp), *load = gp_lit(path), *adir = gp_lit(dir);
+    if (cd && load && adir)
+        fprintf(g, "cd %s\nout = '%s'\nanalysis_dir = %s\n%s\nload %s\n", cd, rel, adir, vars,
+                load);
+    /* half a script: no SVG */
+    int write_failed = !cd || !load || !adir || fflush(g) != 0 || ferror(g);
     free(cd);
     free(load);
+    free(adir);
+    free(dir);
     free(path);
     int st = pclose(g);
     sigaction(SIGPIPE, &old_pipe, NULL);
@@ -1352,7 +1359,8 @@ static void rm_tmp(const char *dir)
 static int check_output(const ctx *c, const char *out, const char *csv)
 {
     static const char *const scripts[] = {"peak_reserved.gp", "memory_over_time.gp",
-                                          "fragmentation_over_time.gp", "heatmap.gp"};
+                                          "fragmentation_over_time.gp", "heatmap.gp",
+                                          "timeline_palette.gp"};
     int n = 0, np = 0, cap = 2 + (int)AM_ARRAY_LEN(scripts) + c->t.nrows;
     out_named *ins = am_calloc((size_t)cap, sizeof *ins);
     char **paths = am_calloc((size_t)cap, sizeof *paths); /* the names made here */

@@ -705,6 +705,77 @@ static void test_report_timeline_every_policy(void)
     free(h);
 }
 
+/* The distinct stroke colours of an SVG in the order they first appear, joined by ';' into out
+ * (n bytes). */
+static void svg_colour_order(const char *svg, char *out, size_t n)
+{
+    out[0] = 0;
+    for (const char *p = svg; (p = strstr(p, "stroke='rgb(")) != NULL; p++) {
+        char col[40];
+        snprintf(col, sizeof col, "%.*s;", (int)strcspn(p + 8, "'"), p + 8);
+        if (!strstr(out, col) && strlen(out) + strlen(col) < n)
+            strcat(out, col);
+    }
+}
+
+/* The timeline scripts' palette is one file, analysis/timeline_palette.gp, which both load
+ * (until 2026-11-27 each held a copy of it): neither defines the colours itself; amsim report
+ * finds the palette beside the scripts, through an $AMSIM_ANALYSIS with a space and a quote in
+ * its name too, while gnuplot runs in its scratch folder, and both plots of an input draw the
+ * policies in the same colours; a script run by hand from another folder finds it too. */
+static void test_report_timeline_palette_shared(void)
+{
+    static const char *const scripts[] = {"memory_over_time.gp", "fragmentation_over_time.gp"};
+    char p[1200], args[3000];
+    for (size_t i = 0; i < sizeof scripts / sizeof scripts[0]; i++) {
+        snprintf(p, sizeof p, "%s/analysis/%s", tu_top(), scripts[i]);
+        char *text = tu_slurp(p, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+        CU_ASSERT(strstr(text, "load analysis_dir.\"timeline_palette.gp\"") != NULL);
+        CU_ASSERT(strstr(text, "\ncolors =") == NULL && strstr(text, "\ncolor(i) =") == NULL);
+        free(text);
+    }
+    /* the scripts copied to a folder whose name needs quoting */
+    char adir[1100];
+    snprintf(adir, sizeof adir, "%s", tmp_path("an a'l")); /* tmp_path's buffers rotate */
+    CU_ASSERT_FATAL(mkdir(adir, 0777) == 0);
+    snprintf(args, sizeof args, "cp '%s'/analysis/*.gp \"%s\"", tu_top(), adir);
+    CU_ASSERT_EQUAL_FATAL(system(args), 0);
+    char csv[1024] = "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                     "hbm.peak_reserved_bytes\n";
+    for (int k = 1; k <= 3; k++) {
+        char run[16], row[128];
+        snprintf(run, sizeof run, "r%d", k);
+        write_timeline("tlpal", run);
+        snprintf(row, sizeof row, "%d,%s,p%d,t,ok,1048576,2097152\n", k, run, k);
+        strcat(csv, row);
+    }
+    setenv("AMSIM_ANALYSIS", adir, 1);
+    char *h = report_of("tlpal", csv);
+    unsetenv("AMSIM_ANALYSIS");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT(strstr(h, "plot failed") == NULL);
+    char *mem = figure(h, "t: reserved (solid)"), *frag = figure(h, "t: share of reserved");
+    CU_ASSERT_FATAL(mem && frag);
+    char mc[512], fc[512];
+    svg_colour_order(mem, mc, sizeof mc);
+    svg_colour_order(frag, fc, sizeof fc);
+    CU_ASSERT_STRING_EQUAL(mc, fc);
+    CU_ASSERT(strstr(mc, "rgb(148,   0, 211)") || strstr(mc, "rgb(148, 0, 211)")); /* #9400d3 */
+    free(mem);
+    free(frag);
+    free(h);
+    /* by hand, from the study's folder: the palette is found beside the script (ARG0) */
+    snprintf(args, sizeof args, "cd '%s' && printf '0 1048576 2097152 1048576\\n' > a.dat && "
+             "gnuplot -e 'files=\"a.dat\"; titles=\"bfc\"; out=\"m.svg\"' "
+             "'%s/analysis/memory_over_time.gp' 2>/dev/null", tmp_path("tlpal"), tu_top());
+    CU_ASSERT_EQUAL(system(args), 0);
+    snprintf(p, sizeof p, "%s/m.svg", tmp_path("tlpal"));
+    char *svg = tu_slurp(p, NULL);
+    CU_ASSERT(svg && strstr(svg, "</svg>"));
+    free(svg);
+}
+
 /* A sweep over two axes with policies bfc and caching and two traces: one heat map per policy,
  * each at its own values, the caption naming the policy and what the other dimensions are held
  * at. There used to be one map, at the first run's policy (bfc: every cell 2048 MiB, while
@@ -1546,6 +1617,8 @@ void suite_report(void)
               test_report_timeline_per_input},
              {"timeline plots: every policy up to 16, each its colour; more named",
               test_report_timeline_every_policy},
+             {"timeline plots: one palette file both scripts load, found beside them",
+              test_report_timeline_palette_shared},
              {"run report: sizes up to 16 EiB keep the level table's columns",
               test_run_report_large_sizes},
              {"run report: a link busy 1,000,000 s or more keeps the link table's columns",
