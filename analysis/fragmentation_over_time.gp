@@ -1,11 +1,12 @@
 # fragmentation_over_time.gp - free share of reserved memory over time, 1 - allocated/reserved,
 # one line per run (policy). Same inputs as memory_over_time.gp (files, titles, out, ttl).
 if (!exists("ttl")) ttl = "fragmentation over time"
-# One colour per line, so up to 16 policies are told apart (gnuplot's own line types repeat
-# after 8: until 2026-11-27 a 9th policy was drawn in the 1st one's colour). The first 8 are
-# gnuplot's defaults; a 17th line and on reuse the palette from its start.
-colors = "#9400d3 #009e73 #56b4e9 #e69f00 #f0e442 #0072b2 #e51e10 #000000 #8c564b #e377c2 #7f7f7f #bcbd22 #17becf #1f3a93 #ff7f0e #2ca02c"
-color(i) = word(colors, (i - 1) % words(colors) + 1)
+# The palette (colors, color(i)), shared with the other timeline script: timeline_palette.gp
+# from this script's folder, analysis_dir (ending in /), which amsim report sets (it runs
+# gnuplot in a scratch folder); by hand, the folder of the script as gnuplot was given it (ARG0,
+# gnuplot 5.4: `gnuplot -e '...' analysis/memory_over_time.gp`), else the current folder.
+if (!exists("analysis_dir")) { analysis_dir = ""; if (exists("ARG0")) { do for [k=1:strlen(ARG0)] { if (ARG0[k:k] eq "/") { analysis_dir = ARG0[1:k] } } } }
+load analysis_dir."timeline_palette.gp"
 # taller than 420 px when the key (one entry per line) needs it, so no entry is cut off
 svg_h = 420 > 120 + 1 * 15 * words(files) ? 420 : 120 + 1 * 15 * words(files)
 set terminal svg size 820,svg_h dynamic noenhanced font "sans,11" background rgb "white"

@@ -259,7 +259,9 @@ int batch_track_made(const char *path, int made, int on)
  * they ran on and kept the folder locked), so a batch killed with SIGKILL leaves none behind,
  * and the next batch removes the temporaries its workers left (remove_run_temporaries); the file
  * stays (removing a locked file would let a third process lock a new one beside it) and holds
- * the holder's process id for the refusal's message. */
+ * the holder's process id for the refusal's message; only a command that made the folder itself
+ * removes it with the folder, when it fails or is interrupted before writing (unmake_out, and
+ * --merge's out_track_lock). */
 #define BATCH_LOCK_NAME ".amsim-lock"
 
 /* The refusal of dir, held by the process whose id the lock file fd names (when written). */
@@ -4959,6 +4961,16 @@ static void unmake_out(const char *out, int made_out, int made_lock, int made_ru
     rmdir_made(out, made_out);
 }
 
+/* Stop tracking *lock_path (out_track_lock), when tracked, and free it. */
+static void untrack_lock(char **lock_path)
+{
+    if (!*lock_path)
+        return;
+    out_track_lock(*lock_path, 0);
+    free(*lock_path);
+    *lock_path = NULL;
+}
+
 static int merge(int argc, char **argv, const char *out, int quiet)
 {
     char q[SHOWN_MAX]; /* a path as a message quotes it (SHOW) */
@@ -4986,8 +4998,8 @@ static int merge(int argc, char **argv, const char *out, int quiet)
         free(path);
         return 1;
     }
-    /* the stop signals wait while OUT is made and tracked: one between the two left OUT behind
-     * (until 2026-11-27) */
+    /* the stop signals wait while OUT is made, locked and tracked: one between the steps left
+     * OUT behind (until 2026-11-27), or OUT holding only its lock */
     sigset_t stop, unblocked;
     out_stop_signals(&stop);
     sigprocmask(SIG_BLOCK, &stop, &unblocked);
@@ -5000,22 +5012,33 @@ static int merge(int argc, char **argv, const char *out, int quiet)
         return 1;
     }
     batch_track_made(out, made, 1); /* an interrupt before results.csv removes them too */
-    sigprocmask(SIG_SETMASK, &unblocked, NULL);
     /* OUT is written by one command at a time, as a batch's -o folder (batch_lock) */
     int lock_fd = -1, made_lock = 0;
     if (!is_csv && (lock_fd = batch_lock(out, &made_lock, &err)) < 0) {
-        am_msg("%s: %s\n", prog, err.msg);
         rmdir_made(out, made);
         batch_track_made(out, made, 0);
+        sigprocmask(SIG_SETMASK, &unblocked, NULL);
+        am_msg("%s: %s\n", prog, err.msg);
         free(path);
         return 1;
     }
+    /* a lock file in an OUT made here goes with OUT when the merge is interrupted before it
+     * writes (out_track_lock; until 2026-11-27 OUT was left holding only .amsim-lock); in an
+     * OUT that was there it stays, as every batch's does */
+    char *lock_path = !is_csv && made > 0 && made_lock ? xprintf("%s/" BATCH_LOCK_NAME, out)
+                                                       : NULL;
+    if (lock_path && out_track_lock(lock_path, 1) != 0) {
+        free(lock_path);
+        lock_path = NULL;
+    }
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
     char *mtext = NULL; /* the first folder's matrix.tsv as build_csv read and checked it */
     rc = build_csv((const char *const *)argv, argc, path, 0, 0, &tally, &picked,
                    is_csv ? NULL : &mtext, &err);
     if (rc < 0) { /* refused (not a batch folder, another study): OUT is not left behind */
         am_msg("%s: %s\n", prog, err.msg);
         free(mtext);
+        untrack_lock(&lock_path);
         unmake_out(out, made, made_lock, 0);
         batch_track_made(out, made, 0);
         if (lock_fd >= 0)
@@ -5036,7 +5059,11 @@ static int merge(int argc, char **argv, const char *out, int quiet)
         link_picked_runs(&picked, runs);
         free(runs);
     }
-    batch_track_made(out, made, 0); /* written: OUT stays (its files keep it from rmdir anyway) */
+    /* written: OUT stays (its files keep it from rmdir anyway), its lock with it as a batch's
+     * (an interrupt between results.csv's rename and here takes the lock file of the new OUT
+     * alone: no other process holds it, the merge's lock dying with it) */
+    untrack_lock(&lock_path);
+    batch_track_made(out, made, 0);
     /* the same problems, counts and status as the unsharded batch (until 2026-11-27 a
      * deviation was a failure here: status 1 where the batch gave 3); status 1 said under -q
      * as a batch run says it */

@@ -851,6 +851,25 @@ void out_abort_all(void)
     scratch_used = 0;
 }
 
+/* The lock file of a directory the command made (out_track_lock), unlinked by a signal. */
+static char lock_name[4096];
+static volatile sig_atomic_t lock_used;
+
+int out_track_lock(const char *path, int on)
+{
+    if (on) {
+        if (lock_used || strlen(path) >= sizeof lock_name)
+            return -1;
+        snprintf(lock_name, sizeof lock_name, "%s", path);
+        lock_used = 1;
+        return 0;
+    }
+    if (!lock_used || strcmp(lock_name, path) != 0)
+        return -1;
+    lock_used = 0;
+    return 0;
+}
+
 /* Directories a command made for its outputs, removed on a signal (out_track_dir). */
 #define DIR_MAX OUT_DIR_MAX
 static char dir_names[DIR_MAX][4096];
@@ -881,6 +900,10 @@ static void on_signal(int sig)
     }
     int removed = abort_tracked();
     removed += remove_scratch();
+    /* the lock of a directory made here: held until the process ends, but the directory is
+     * the command's own, so no other batch can be relying on this file (out_track_lock) */
+    if (lock_used)
+        (void)unlink(lock_name); /* not counted: no output of the command's */
     /* after the temporaries: a directory holding only those is empty now (rmdir is
      * async-signal-safe and removes nothing else); the latest made first */
     for (int i = DIR_MAX - 1; i >= 0; i--)

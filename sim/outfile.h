@@ -94,6 +94,14 @@ int out_stdout_status(int rc);
  * Until 2026-11-27 an interrupted `run -o DIR` left DIR. */
 #define OUT_DIR_MAX 16 /* directories tracked at once; out_track_dir returns -1 past them */
 int out_track_dir(const char *path, int on);
+/* The lock file (batch's DIR/.amsim-lock) of a directory the command made and tracks
+ * (out_track_dir), on 1; 0: no longer. A stop signal unlinks it after the temporaries and
+ * before the tracked directories are removed, so that a directory holding only its lock goes
+ * too. Only for a directory the command made: a lock file in one that was there before stays
+ * (removing it would let two batches lock different files). One at a time; -1 when another is
+ * tracked or the name is too long. Until 2026-11-27 an interrupted `batch --merge ... -o OUT`
+ * into a new OUT left OUT holding only .amsim-lock. */
+int out_track_lock(const char *path, int on);
 /* A scratch directory whose every file is the command's own (on 1; 0: no longer), e.g. `amsim
  * report`'s folder for gnuplot's data and SVGs: a stop signal empties and removes it. One at a
  * time; -1 when another is tracked or the name is too long. Until 2026-11-27 an interrupted

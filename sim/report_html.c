@@ -7,7 +7,8 @@
  *   memory_over_time.gp         live vs reserved over time, one line per policy, per trace
  *   fragmentation_over_time.gp  1 - allocated / reserved over time, per trace
  *   heatmap.gp                  the default level's peak reserved over the first two axes, one
- *                               map per policy */
+ *                               map per policy
+ *   timeline_palette.gp         the two timeline scripts' line colours, which both load */
 #define _DEFAULT_SOURCE /* realpath */
 #include <dirent.h>
 #include <errno.h>
@@ -40,9 +41,15 @@
 
 static const char *prog = "amsim report";
 
-static void html_esc(FILE *f, const char *s)
+/* Text from results.csv or the command line (a cell, a column, a level, DIR, a caption built
+ * from them) as the page shows it: its control bytes first escaped as the text tables and
+ * messages write them (am_escape_dup: C0 controls, tab and newline among them, and DEL as \xHH, a
+ * C1 control as \xc2\xHH), then &, <, > and " as entities. Until 2026-11-27 control bytes
+ * went into the page raw (an ESC, a C1 CSI), as the text tables wrote them before. */
+static void html_esc(FILE *f, const char *src)
 {
-    for (; *s; s++) {
+    char *esc = am_escape_dup(src);
+    for (const char *s = esc; *s; s++) {
         switch (*s) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
@@ -51,6 +58,7 @@ static void html_esc(FILE *f, const char *s)
         default: fputc(*s, f);
         }
     }
+    free(esc);
 }
 
 /* dir/name on the heap (am_path_join's form: no doubled slash), whatever dir's length: until
@@ -97,21 +105,25 @@ static void word(char *dst, size_t n, const char *src)
 }
 
 /* A gnuplot single-quoted string literal of src, quotes included: a quote doubled, control
- * characters as spaces. Single quotes, because gnuplot substitutes `command` output inside
- * double-quoted strings; a plot title shows the text as written (until 2026-11-27 titles went
- * through word(), so `a,b "q".trace` was titled a,b__q_.trace). */
+ * bytes escaped as the page writes them (am_escape_dup: \x1b, a C1 control \xc2\x9b; a
+ * backslash is no escape in single quotes, so the title shows them so). Single quotes, because
+ * gnuplot substitutes `command` output inside double-quoted strings; a plot title shows the
+ * text as written (until 2026-11-27 titles went through word(), so `a,b "q".trace` was titled
+ * a,b__q_.trace; and until 2026-11-27 a C0 control was a space and a C1 one went in raw, into
+ * the SVG and so the page). */
 static void gp_str(char *dst, size_t n, const char *src)
 {
     size_t k = 0;
     if (n < 3)
         return;
+    char *esc = am_escape_dup(src);
     dst[k++] = '\'';
-    for (; *src && k + 3 < n; src++) {
-        unsigned char ch = (unsigned char)*src;
-        if (ch == '\'')
+    for (const char *s = esc; *s && k + 3 < n; s++) {
+        if (*s == '\'')
             dst[k++] = '\'';
-        dst[k++] = ch < 32 || ch == 127 ? ' ' : (char)ch;
+        dst[k++] = *s;
     }
+    free(esc);
     dst[k++] = '\'';
     dst[k] = 0;
 }
@@ -217,13 +229,19 @@ static void plot(ctx *c, const char *script, const char *vars, const char *capti
     ign.sa_handler = SIG_IGN;
     sigemptyset(&ign.sa_mask);
     sigaction(SIGPIPE, &ign, &old_pipe);
-    char *path = path_in(c->scripts, script);
-    char *cd = gp_lit(c->tmp), *load = gp_lit(path);
-    if (cd && load)
-        fprintf(g, "cd %s\nout = '%s'\n%s\nload %s\n", cd, rel, vars, load);
-    int write_failed = !cd || !load || fflush(g) != 0 || ferror(g); /* half a script: no SVG */
+    char *path = path_in(c->scripts, script), *dir = path_in(c->scripts, "");
+    /* analysis_dir: the scripts' folder, ending in '/', where the timeline scripts load the
+     * palette they share (timeline_palette.gp) from, as gnuplot runs in the scratch folder */
+    char *cd = gp_lit(c->tmp), *load = gp_lit(path), *adir = gp_lit(dir);
+    if (cd && load && adir)
+        fprintf(g, "cd %s\nout = '%s'\nanalysis_dir = %s\n%s\nload %s\n", cd, rel, adir, vars,
+                load);
+    /* half a script: no SVG */
+    int write_failed = !cd || !load || !adir || fflush(g) != 0 || ferror(g);
     free(cd);
     free(load);
+    free(adir);
+    free(dir);
     free(path);
     int st = pclose(g);
     sigaction(SIGPIPE, &old_pipe, NULL);
@@ -328,7 +346,11 @@ static void results_table(ctx *c)
         fputs("</th>", f);
     }
     for (size_t m = 0; m < AM_ARRAY_LEN(metrics); m++)
-        fprintf(f, "<th>%s %s</th>", c->level, metrics[m]);
+    {
+        fputs("<th>", f);
+        html_esc(f, c->level); /* a level is a column's prefix, as results.csv has it */
+        fprintf(f, " %s</th>", metrics[m]);
+    }
     if (c->any_ooms)
         fputs("<th>ooms (all levels)</th>", f);
     fputs("<th>makespan</th><th>error</th></tr>\n", f);
@@ -461,7 +483,9 @@ static char *bar_label(const char *policy, int oom_runs, int runs)
 static char *bar_vars(const ctx *c, char *const *labels, int np, int nonzero)
 {
     char ttl[200];
-    snprintf(ttl, sizeof ttl, "peak reserved per policy (%s)", c->level);
+    char *level = am_escape_dup(c->level); /* the title shows it as the page does */
+    snprintf(ttl, sizeof ttl, "peak reserved per policy (%s)", level);
+    free(level);
     size_t cap = PATH_MAX + 1024;
     for (int q = 0; q < np; q++)
         cap += strlen(labels[q]) * 10 + 32; /* gp_lit's worst: 10 bytes a byte */
@@ -556,9 +580,11 @@ static void policy_summary(ctx *c)
     FILE *f = c->html;
     /* the out-of-memory columns when the table counts them (every batch's does); they count
      * every level's events, as a run that ran out anywhere is left out */
-    fprintf(f, "<h2>Per policy (%s, mean over successful runs%s)</h2>\n<table>\n<tr>"
+    fputs("<h2>Per policy (", f);
+    html_esc(f, c->level);
+    fprintf(f, ", mean over successful runs%s)</h2>\n<table>\n<tr>"
                "<th>policy</th><th>runs</th>%s<th>peak live</th><th>peak reserved</th>"
-               "<th>fragmentation ratio</th></tr>\n", c->level,
+               "<th>fragmentation ratio</th></tr>\n",
             c->any_ooms ? " without out-of-memory events on any level" : "",
             c->any_ooms ? "<th>runs out of memory (any level)</th>"
                           "<th>out-of-memory events (all levels)</th>" : "");
@@ -1081,7 +1107,11 @@ static void timelines(ctx *c)
             continue;
         }
         if (!header++)
-            fprintf(c->html, "<h2>Memory over time (%s)</h2>\n", c->level);
+        {
+            fputs("<h2>Memory over time (", c->html);
+            html_esc(c->html, c->level);
+            fputs(")</h2>\n", c->html);
+        }
         char tw[600], ranges[128];
         gp_str(tw, sizeof tw, label);
         timeline_ranges(ranges, sizeof ranges, &sp);
@@ -1227,15 +1257,22 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
     const char *pol = c->c_policy >= 0 ? c->t.rows[ref][c->c_policy] : "";
     char pw[200], vars[PATH_MAX + 12000], cap[2048], zname[300];
     gp_str(pw, sizeof pw, pol[0] ? pol : "config");
-    snprintf(zname, sizeof zname, "%s (MiB)", metric);
+    char *metric_shown = am_escape_dup(metric); /* LEVEL.peak_reserved_bytes, as the page has it */
+    snprintf(zname, sizeof zname, "%s (MiB)", metric_shown);
+    free(metric_shown);
     /* every string escaped: an axis name or value may hold a backslash or a quote (until
      * 2026-11-27 they were written into double-quoted strings as they were) */
     vars[0] = 0;
     gp_set(vars, sizeof vars, "data", rel); /* gnuplot runs in c->tmp: plot() */
     gp_set(vars, sizeof vars, "xlabels", xl);
     gp_set(vars, sizeof vars, "ylabels", yl);
-    gp_set(vars, sizeof vars, "xname", c->t.cols[ax]);
-    gp_set(vars, sizeof vars, "yname", c->t.cols[ay]);
+    /* the axes' names as the page shows them: gp_lit keeps a control byte exact, and gnuplot
+     * would write it raw into the SVG */
+    char *xname = am_escape_dup(c->t.cols[ax]), *yname = am_escape_dup(c->t.cols[ay]);
+    gp_set(vars, sizeof vars, "xname", xname);
+    gp_set(vars, sizeof vars, "yname", yname);
+    free(xname);
+    free(yname);
     gp_set(vars, sizeof vars, "zname", zname);
     size_t used = strlen(vars);
     snprintf(vars + used, sizeof vars - used, "ttl = %s.': peak reserved (MiB)'\ncblo = %.17g\n"
@@ -1322,7 +1359,8 @@ static void rm_tmp(const char *dir)
 static int check_output(const ctx *c, const char *out, const char *csv)
 {
     static const char *const scripts[] = {"peak_reserved.gp", "memory_over_time.gp",
-                                          "fragmentation_over_time.gp", "heatmap.gp"};
+                                          "fragmentation_over_time.gp", "heatmap.gp",
+                                          "timeline_palette.gp"};
     int n = 0, np = 0, cap = 2 + (int)AM_ARRAY_LEN(scripts) + c->t.nrows;
     out_named *ins = am_calloc((size_t)cap, sizeof *ins);
     char **paths = am_calloc((size_t)cap, sizeof *paths); /* the names made here */

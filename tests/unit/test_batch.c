@@ -3223,6 +3223,76 @@ static void test_merge_interrupted_removes_dirs(void)
     CU_ASSERT_EQUAL(batch_track_made("p", 0, 1), 0);
 }
 
+/* Run `batch --merge sdir -o out` under strace with each pwrite held 0.3 s on its way out, send
+ * it SIGTERM once out/.amsim-lock holds the merge's process id (batch_lock has taken the lock
+ * and is writing the id with pwrite, before anything is merged) and wait: 1 when it ended by
+ * SIGTERM. */
+static int merge_killed_at_lock(const char *sdir, const char *out)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char lock[1300];
+    snprintf(lock, sizeof lock, "%s/.amsim-lock", out);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDWR);
+        if (nul < 0)
+            _exit(127);
+        dup2(nul, 0);
+        dup2(nul, 1);
+        dup2(nul, 2);
+        execlp("strace", "strace", "-o", "/dev/null", "-e", "trace=pwrite64", "-e",
+               "inject=pwrite64:delay_exit=300000", bin, "batch", "--merge", sdir, "-o", out,
+               (char *)NULL);
+        _exit(127);
+    }
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    struct stat st_lock;
+    int locked = 0;
+    for (int i = 0; i < 1000 && !locked; i++) { /* up to 10 s */
+        locked = stat(lock, &st_lock) == 0 && st_lock.st_size > 0;
+        if (!locked)
+            nanosleep(&ts, NULL);
+    }
+    CU_ASSERT(locked);
+    pid_t merge = child_of(pid);
+    CU_ASSERT(merge > 0);
+    kill(merge > 0 ? merge : pid, SIGTERM);
+    int st = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+    return WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM; /* strace ends as its tracee did */
+}
+
+/* An interrupted `batch --merge ... -o OUT` into an OUT it made removes OUT with its lock file
+ * (until 2026-11-27 an interrupt once the lock was made left OUT holding only .amsim-lock), and
+ * one into an OUT that was there leaves that folder's lock file where it was (removing it would
+ * let two batches lock different files). Under strace, each pwrite held 0.3 s; skipped without
+ * a working strace. */
+static void test_merge_interrupted_removes_lock(void)
+{
+    const char *sdir = path_in_tmp("mlk"), *top = path_in_tmp("mlk-a");
+    tiny_study("mlk", sdir);
+    if (system("strace -o /dev/null true >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "\n  skipped: no working strace, the merge's interrupt is not tested\n");
+        return;
+    }
+    char out[1200], lock[1300];
+    snprintf(out, sizeof out, "%s/b/out", top);
+    CU_ASSERT(merge_killed_at_lock(sdir, out));
+    CU_ASSERT_NOT_EQUAL(access(top, F_OK), 0); /* OUT, its lock, b and mlk-a: all gone */
+    /* a folder that was there, its lock file from an earlier batch: both stay */
+    const char *old = path_in_tmp("mlk-old");
+    CU_ASSERT_FATAL(mkdir(old, 0777) == 0);
+    snprintf(lock, sizeof lock, "%s/.amsim-lock", old);
+    FILE *f = fopen(lock, "w");
+    CU_ASSERT_FATAL(f != NULL && fclose(f) == 0);
+    struct stat before, after;
+    CU_ASSERT_FATAL(stat(lock, &before) == 0);
+    CU_ASSERT(merge_killed_at_lock(sdir, old));
+    CU_ASSERT_EQUAL(stat(lock, &after), 0);
+    CU_ASSERT(after.st_ino == before.st_ino); /* the same file, not one made anew */
+}
+
 /* --merge's output naming a file it reads, under any spelling: OUT.csv linking to a folder's
  * matrix.tsv or a run's result.txt, OUT being a merged folder or a link to one. Refused before
  * anything is written, naming both; until 2026-11-25 the table replaced the linked file (the
@@ -6286,6 +6356,8 @@ void suite_batch(void)
              {"a FIFO named result.txt or matrix.tsv is refused, no hang", test_fifo_refused},
              {"batch --merge: an interrupt removes OUT and the parents it made",
               test_merge_interrupted_removes_dirs},
+             {"batch --merge: an interrupt removes the lock of an OUT it made, keeps another's",
+              test_merge_interrupted_removes_lock},
              {"statistics against hand-computed values", test_stats},
              {"stats: long and UTF-8 group names", test_stats_long_utf8_names},
              {"stats --paired on 40,000 rows: fast, same pairs", test_stats_paired_large},

@@ -486,6 +486,69 @@ static void write_timeline(const char *dirname, const char *run)
     fclose(f);
 }
 
+/* The first raw control byte of the page outside its own line breaks (a C0 byte, DEL, or a C1
+ * control, UTF-8 C2 80..C2 9F), or NULL when there is none. A tab is the page's own only inside
+ * an SVG, which gnuplot indents with tabs. */
+static const char *raw_control(const char *h)
+{
+    int in_svg = 0;
+    for (const unsigned char *p = (const unsigned char *)h; *p; p++) {
+        if (strncmp((const char *)p, "<svg", 4) == 0)
+            in_svg = 1;
+        else if (strncmp((const char *)p, "</svg>", 6) == 0)
+            in_svg = 0;
+        if ((*p < 0x20 && *p != '\n' && !(in_svg && *p == '\t')) || *p == 0x7f ||
+            (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+            return (const char *)p;
+    }
+    return NULL;
+}
+
+/* QA: a study whose cells, columns, level and folder carry control bytes (an ESC sequence, BEL,
+ * DEL, a C1 CSI) got a report.html holding them raw, in the tables, the captions and (through
+ * the plot titles and axis names) the SVG; the page now writes them as the text tables do,
+ * \x1b and \xc2\x9b, besides its &, <, > and " entities. */
+static void test_report_html_escapes_controls(void)
+{
+    static const char csv[] =
+        "run_id,run,ax\033[1m,ay\302\233,policy,trace,status,h\033m.stats.x,"
+        "h\033m.peak_live_bytes,h\033m.peak_reserved_bytes,error\n"
+        "1,r1,a\007,b\177,p\033[31m<,t\302\233x,ok,1,1048576,2097152,\n"
+        "2,r2,a2,b\177,p\033[31m<,t\302\233x,ok,1,1048576,2097152,\n"
+        "3,r3,a\007,b2,p\033[31m<,t\302\233x,ok,1,1048576,2097152,\n"
+        "4,r4,a2,b2,p\033[31m<,t\302\233x,ok,1,1048576,2097152,\n"
+        "5,r5,a\007,b\177,q\302\233,t\302\233x,failed,1,,,\"e\033[2J\001\trr\"\n";
+    static const char *const runs[] = {"r1", "r5"};
+    const char *dirname = "ctl\033[1m\302\233";
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        char p[1200];
+        write_timeline(dirname, runs[i]); /* its folders; the rows are the level's below */
+        snprintf(p, sizeof p, "%s/runs/%s/timeline.csv", tmp_path(dirname), runs[i]);
+        FILE *f = fopen(p, "w");
+        CU_ASSERT_FATAL(f != NULL);
+        fputs("time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes\n"
+              "0,0,h\033m,1048576,1048576,2097152\n1000000,1,h\033m,0,0,2097152\n", f);
+        fclose(f);
+    }
+    char *h = report_of(dirname, csv);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    const char *raw = raw_control(h);
+    CU_ASSERT_PTR_NULL(raw);
+    if (raw)
+        fprintf(stderr, "\n  raw control byte 0x%02x at: %.80s\n", (unsigned char)*raw,
+                raw > h + 40 ? raw - 40 : h);
+    /* escaped as run, mincap and stats print them */
+    CU_ASSERT(strstr(h, "<td>p\\x1b[31m&lt;</td>") != NULL);
+    CU_ASSERT(strstr(h, "<td>t\\xc2\\x9bx</td>") != NULL);
+    CU_ASSERT(strstr(h, "<td>e\\x1b[2J\\x01\\x09rr</td>") != NULL);
+    CU_ASSERT(strstr(h, "<th>h\\x1bm peak_live_bytes</th>") != NULL);
+    CU_ASSERT(strstr(h, "<h1>amsim study: ") && strstr(h, "ctl\\x1b[1m\\xc2\\x9b</h1>"));
+    CU_ASSERT(strstr(h, "Policy p\\x1b[31m&lt;: h\\x1bm.peak_reserved_bytes in MiB over "
+                        "ax\\x1b[1m and ay\\xc2\\x9b") != NULL);
+    CU_ASSERT(strstr(h, "<h2>Memory over time (h\\x1bm)</h2>") != NULL);
+    free(h);
+}
+
 /* The memory-over-time caption names the run plotted for each policy: when the first
  * successful run of a policy has no timeline.csv, the run shown instead and why, and a policy
  * with none at all has no line, said so (until 2026-11-27 another run was plotted silently
@@ -640,6 +703,77 @@ static void test_report_timeline_every_policy(void)
     free(mem);
     free(frag);
     free(h);
+}
+
+/* The distinct stroke colours of an SVG in the order they first appear, joined by ';' into out
+ * (n bytes). */
+static void svg_colour_order(const char *svg, char *out, size_t n)
+{
+    out[0] = 0;
+    for (const char *p = svg; (p = strstr(p, "stroke='rgb(")) != NULL; p++) {
+        char col[40];
+        snprintf(col, sizeof col, "%.*s;", (int)strcspn(p + 8, "'"), p + 8);
+        if (!strstr(out, col) && strlen(out) + strlen(col) < n)
+            strcat(out, col);
+    }
+}
+
+/* The timeline scripts' palette is one file, analysis/timeline_palette.gp, which both load
+ * (until 2026-11-27 each held a copy of it): neither defines the colours itself; amsim report
+ * finds the palette beside the scripts, through an $AMSIM_ANALYSIS with a space and a quote in
+ * its name too, while gnuplot runs in its scratch folder, and both plots of an input draw the
+ * policies in the same colours; a script run by hand from another folder finds it too. */
+static void test_report_timeline_palette_shared(void)
+{
+    static const char *const scripts[] = {"memory_over_time.gp", "fragmentation_over_time.gp"};
+    char p[1200], args[3000];
+    for (size_t i = 0; i < sizeof scripts / sizeof scripts[0]; i++) {
+        snprintf(p, sizeof p, "%s/analysis/%s", tu_top(), scripts[i]);
+        char *text = tu_slurp(p, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+        CU_ASSERT(strstr(text, "load analysis_dir.\"timeline_palette.gp\"") != NULL);
+        CU_ASSERT(strstr(text, "\ncolors =") == NULL && strstr(text, "\ncolor(i) =") == NULL);
+        free(text);
+    }
+    /* the scripts copied to a folder whose name needs quoting */
+    char adir[1100];
+    snprintf(adir, sizeof adir, "%s", tmp_path("an a'l")); /* tmp_path's buffers rotate */
+    CU_ASSERT_FATAL(mkdir(adir, 0777) == 0);
+    snprintf(args, sizeof args, "cp '%s'/analysis/*.gp \"%s\"", tu_top(), adir);
+    CU_ASSERT_EQUAL_FATAL(system(args), 0);
+    char csv[1024] = "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                     "hbm.peak_reserved_bytes\n";
+    for (int k = 1; k <= 3; k++) {
+        char run[16], row[128];
+        snprintf(run, sizeof run, "r%d", k);
+        write_timeline("tlpal", run);
+        snprintf(row, sizeof row, "%d,%s,p%d,t,ok,1048576,2097152\n", k, run, k);
+        strcat(csv, row);
+    }
+    setenv("AMSIM_ANALYSIS", adir, 1);
+    char *h = report_of("tlpal", csv);
+    unsetenv("AMSIM_ANALYSIS");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT(strstr(h, "plot failed") == NULL);
+    char *mem = figure(h, "t: reserved (solid)"), *frag = figure(h, "t: share of reserved");
+    CU_ASSERT_FATAL(mem && frag);
+    char mc[512], fc[512];
+    svg_colour_order(mem, mc, sizeof mc);
+    svg_colour_order(frag, fc, sizeof fc);
+    CU_ASSERT_STRING_EQUAL(mc, fc);
+    CU_ASSERT(strstr(mc, "rgb(148,   0, 211)") || strstr(mc, "rgb(148, 0, 211)")); /* #9400d3 */
+    free(mem);
+    free(frag);
+    free(h);
+    /* by hand, from the study's folder: the palette is found beside the script (ARG0) */
+    snprintf(args, sizeof args, "cd '%s' && printf '0 1048576 2097152 1048576\\n' > a.dat && "
+             "gnuplot -e 'files=\"a.dat\"; titles=\"bfc\"; out=\"m.svg\"' "
+             "'%s/analysis/memory_over_time.gp' 2>/dev/null", tmp_path("tlpal"), tu_top());
+    CU_ASSERT_EQUAL(system(args), 0);
+    snprintf(p, sizeof p, "%s/m.svg", tmp_path("tlpal"));
+    char *svg = tu_slurp(p, NULL);
+    CU_ASSERT(svg && strstr(svg, "</svg>"));
+    free(svg);
 }
 
 /* A sweep over two axes with policies bfc and caching and two traces: one heat map per policy,
@@ -1457,6 +1591,8 @@ void suite_report(void)
               test_text_tables_escape_controls},
              {"bar labels as written: '#', newline, quotes, backslash, no UTF-8, ESC",
               test_report_bar_labels_as_written},
+             {"report: cells, columns, level and DIR with control bytes escaped in the HTML",
+              test_report_html_escapes_controls},
              {"report DIR/ names DIR/report.html with one slash", test_report_path_one_slash},
              {"report and stats: a DIR longer than 1024 bytes, whole", test_report_long_dir},
              {"runs out of memory: counted, left out of the means and bars",
@@ -1481,6 +1617,8 @@ void suite_report(void)
               test_report_timeline_per_input},
              {"timeline plots: every policy up to 16, each its colour; more named",
               test_report_timeline_every_policy},
+             {"timeline plots: one palette file both scripts load, found beside them",
+              test_report_timeline_palette_shared},
              {"run report: sizes up to 16 EiB keep the level table's columns",
               test_run_report_large_sizes},
              {"run report: a link busy 1,000,000 s or more keeps the link table's columns",
