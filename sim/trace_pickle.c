@@ -42,7 +42,7 @@
  *
  * Streams: CUDA stream handles become small integers in order of first appearance (trace
  * entries first, then segments); stream 0 stays 0. A snapshot naming more than
- * SIM_MAX_TRACE_STREAMS handles besides 0 is refused at the first one too many (the engine
+ * SIM_MAX_TRACE_STREAMS handles, 0 included, is refused at the first one too many (the engine
  * refuses the event naming the 1025th distinct stream number; streamset.h): so the lookup stays
  * a scan of at most 1024 handles (until 2026-11-27 every new handle grew the list, and a
  * snapshot of N distinct handles took N^2 / 2 comparisons). Times: time_us relative to the first
@@ -125,21 +125,32 @@ static void emit(tp_impl *im, const tr_event *e)
 static uint64_t round512(uint64_t n) { return n < TP_MIN_BLOCK ? TP_MIN_BLOCK : am_round_up(n, TP_MIN_BLOCK); }
 
 /* Streams: handle -> small integer by first appearance. */
-typedef struct tp_streams { int64_t *h; size_t n; } tp_streams;
+typedef struct tp_streams {
+    int64_t *h; /* the handles besides 0, in order of first appearance */
+    size_t n;
+    int zero;   /* handle 0 seen */
+} tp_streams;
 
 /* The small integer of handle h into *id: 0, or -1 when h is new and SIM_MAX_TRACE_STREAMS
- * handles besides 0 are known already (the caller names the entry). */
+ * handles, 0 included once seen, are known already (the caller names the entry). Until
+ * 2026-11-27 handle 0 was not counted: stream 0 and 1024 others passed the reader, and the
+ * engine refused the trace at an entry number shown as a line, naming the renumbered stream,
+ * while `convert` wrote a trace that `check` refused. */
 static int stream_id(tp_streams *st, int64_t h, uint32_t *id)
 {
     *id = 0;
-    if (h == 0)
+    if (h == 0) {
+        if (!st->zero && st->n == SIM_MAX_TRACE_STREAMS)
+            return -1;
+        st->zero = 1;
         return 0;
+    }
     for (size_t i = 0; i < st->n; i++)
         if (st->h[i] == h) {
             *id = (uint32_t)i + 1;
             return 0;
         }
-    if (st->n == SIM_MAX_TRACE_STREAMS)
+    if (st->n + (size_t)st->zero == SIM_MAX_TRACE_STREAMS)
         return -1;
     if (!st->h)
         st->h = am_malloc(SIM_MAX_TRACE_STREAMS * sizeof *st->h);
@@ -1327,7 +1338,7 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
     if (list->type != PKL_LIST)
         return am_fail(err, AM_EINPUT, "%s: device_traces[%d] is a %s, expected a list",
                        t->path, dev, pkl_type_name(list->type));
-    tp_streams st = {NULL, 0};
+    tp_streams st = {NULL, 0, 0};
     tp_state s = {NULL, 0, 0};
     tp_entry *en = NULL, *sen = NULL; /* sen: amsim_start_traces' entries, if any */
     size_t n = 0, ns = 0;

@@ -186,6 +186,7 @@ static int snap_pool = -1; /* >= 0: the segment gets segment_pool_id (snap_pool,
 static int snap_device;    /* the device of the segment and the trace: device_traces has
                               that many empty lists before its own */
 static int snap_streams;   /* 1: entry i on stream handle 7 + i / 3 (else stream 0) */
+static long snap_zero_at = -1; /* with snap_streams: the buffer i / 3 on stream 0 instead */
 static int snap_settings;  /* 1: allocator_settings as a run with expandable segments and
                               roundup_power2_divisions {1 MiB: 4, 2 MiB: 8} writes them; 2:
                               the same with every interval's divisions 0 */
@@ -285,7 +286,8 @@ static const char *write_snapshot(const char *name, uint64_t base, uint64_t segs
             wkv_int(&w, "addr", base + e[i].off);
             wkv_int(&w, "size", e[i].size);
             if (!write_odd(&w, "", "stream", 0))
-                wkv_int(&w, "stream", snap_streams ? 7 + i / 3 : 0);
+                wkv_int(&w, "stream", !snap_streams || (long)(i / 3) == snap_zero_at ? 0
+                                                                             : 7 + i / 3);
             if (!write_odd(&w, "", "time_us", 1000 + i))
                 wkv_int(&w, "time_us", 1000 + i);
             wb(&w, 'u');
@@ -734,10 +736,11 @@ static void test_wrong_top_level(void)
                                        "top-level value is a list"));
 }
 
-/* A snapshot naming more than 1024 stream handles besides 0 is refused by the reader at the
- * entry naming the 1025th (streamset.h; the engine refuses the event naming a 1025th stream
- * number): its lookup stays a scan of 1024 handles. 1024 handles pass. Until 2026-11-27 every
- * handle was taken, each new one costing a scan of all before it. */
+/* A snapshot naming more than 1024 stream handles, 0 included, is refused by the reader at
+ * the entry (or segment) naming the 1025th (streamset.h; the engine refuses the event naming a
+ * 1025th stream number): its lookup stays a scan of 1024 handles. 1024 handles pass. Until
+ * 2026-11-27 every handle was taken, each new one costing a scan of all before it, and later
+ * that day handle 0 was not counted. */
 static void test_distinct_streams(void)
 {
     enum { N = 1025 };
@@ -753,13 +756,36 @@ static void test_distinct_streams(void)
     tr_event ev[4];
     size_t n;
     char msg[1024] = "";
-    const char *ok = write_snapshot("streams1024.pickle", 1ULL << 32, 2 * MB, b, 1, e, 3 * (N - 1));
+    /* the segment is on stream 0: 1023 handles and 0 pass, 1024 and 0 do not (the segment,
+     * read after the entries, names the 1025th), as the engine counts them */
+    const char *ok = write_snapshot("streams1024.pickle", 1ULL << 32, 2 * MB, b, 1, e, 3 * (N - 2));
     CU_ASSERT_EQUAL(read_events(ok, 0, ev, 4, &n, msg), 0);
-    const char *bad = write_snapshot("streams1025.pickle", 1ULL << 32, 2 * MB, b, 1, e, 3 * N);
+    const char *bad = write_snapshot("streams1024s.pickle", 1ULL << 32, 2 * MB, b, 1, e,
+                                     3 * (N - 1));
+    CU_ASSERT_EQUAL(read_events(bad, 0, ev, 4, &n, msg), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "streams1024s.pickle: segments[0]: more than 1024 "
+                                       "distinct streams: stream 0 would be the 1025th"));
+    bad = write_snapshot("streams1025.pickle", 1ULL << 32, 2 * MB, b, 1, e, 3 * N);
     CU_ASSERT_EQUAL(read_events(bad, 0, ev, 4, &n, msg), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "streams1025.pickle: device_traces[0][3072]: more than "
                                        "1024 distinct streams: stream 1031 would be the 1025th "
                                        "(a trace names at most 1024 stream numbers;"));
+    /* stream 0 counts: with 1024 other handles, it is refused, first or last (until
+     * 2026-11-27 the reader passed it and the engine refused it with an entry number as its
+     * line and the renumbered stream) */
+    snap_zero_at = 0;
+    ok = write_snapshot("streams0a.pickle", 1ULL << 32, 2 * MB, b, 1, e, 3 * (N - 1));
+    CU_ASSERT_EQUAL(read_events(ok, 0, ev, 4, &n, msg), 0);
+    bad = write_snapshot("streams0b.pickle", 1ULL << 32, 2 * MB, b, 1, e, 3 * N);
+    CU_ASSERT_EQUAL(read_events(bad, 0, ev, 4, &n, msg), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "streams0b.pickle: device_traces[0][3072]: more than "
+                                       "1024 distinct streams: stream 1031 would be the 1025th"));
+    snap_zero_at = N - 1;
+    bad = write_snapshot("streams0c.pickle", 1ULL << 32, 2 * MB, b, 1, e, 3 * N);
+    CU_ASSERT_EQUAL(read_events(bad, 0, ev, 4, &n, msg), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "streams0c.pickle: device_traces[0][3072]: more than "
+                                       "1024 distinct streams: stream 0 would be the 1025th"));
+    snap_zero_at = -1;
     snap_streams = 0;
     free(e);
 }
