@@ -63,8 +63,8 @@ int units_range_value(units_kind kind, const char *from, const char *to, const c
                       uint64_t k, uint64_t *v, char *buf, size_t n, const char **why);
 
 /* a - b for two numbers as a results table writes them (blanks around each trimmed), computed
- * exactly when both are plain decimals ([+-]digits[.digits], no exponent, at most 18 digits on
- * either side of the point): the exact difference, its trailing zeros dropped, converted once,
+ * exactly when both are plain decimals ([+-]digits[.digits], no exponent, at most 20 digits
+ * before the point, so every whole number up to 2^64, and 18 after it): the exact difference, its trailing zeros dropped, converted once,
  * so that equal differences give the same double whatever digits the values have
  * (10.414853674127 - 10.412853674127 is 0.002 as 10.198 - 10.196 is). 0 and *d, or -1 when
  * either is not such a decimal (the caller then subtracts the doubles). */

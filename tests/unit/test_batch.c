@@ -3325,6 +3325,29 @@ static void test_stats(void)
     free(j);
 }
 
+/* --paired subtracts whole numbers of 19 and 20 digits exactly (until 2026-11-27 only 18 digits
+ * before the point were read exactly: 1000000000000000001 - 1000000000000000000 was 0 as doubles,
+ * so every difference read 0 B, p = 1) */
+static void test_stats_paired_big_whole(void)
+{
+    const char *csv = tu_write("paired_big.csv",
+                               "policy,seed,m_bytes\n"
+                               "a,1,1000000000000000001\nb,1,1000000000000000000\n"
+                               "a,2,1000000000000000003\nb,2,1000000000000000001\n"
+                               "a,3,18446744073709551615\nb,3,18446744073709551612\n");
+    char args[1200], *out = NULL;
+    snprintf(args, sizeof args, "stats '%s' --metric m_bytes --paired a,b --pair-on seed --json - -q",
+             csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    /* d = 1 2 3: mean 2, sd 1, t = 2 / (1 / sqrt(3)) */
+    CU_ASSERT_DOUBLE_EQUAL(json_num(out, "\"paired\"", "mean_difference"), 2, 0);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(out, "\"paired\"", "sd"), 1, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(out, "\"paired\"", "t"), 2 * sqrt(3.0), 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(out, "\"paired\"", "p_two_sided"), 0.0742, 1e-4);
+    free(out);
+}
+
 /* --paired on 40,000 rows: b's rows in the reverse order of a's, every 10th a without a partner,
  * every 7th b failed; the pairs and mean difference as computed here (until 2026-11-27 each
  * row of a scanned the whole table, and the twin check compared every pair of rows: 25 s, which
@@ -6289,6 +6312,7 @@ void suite_batch(void)
              {"statistics against hand-computed values", test_stats},
              {"stats: long and UTF-8 group names", test_stats_long_utf8_names},
              {"stats --paired on 40,000 rows: fast, same pairs", test_stats_paired_large},
+             {"stats --paired: whole numbers up to 2^64 subtracted exactly", test_stats_paired_big_whole},
              {"stats: a quoted cell of 150,000 lines in linear time; an open quote refused",
               test_stats_long_quoted_cell},
              {"stats --paired: unknown groups, too few pairs", test_stats_paired_groups},
