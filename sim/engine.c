@@ -1171,8 +1171,10 @@ static void seg_recorded(sim *s, const tr_event *ev)
     seg_push(&g->wait, &g->nwait, &g->capwait, e);
 }
 
-static int warn_or_fail(sim *s, am_error *err, const char *file, const tr_event *ev,
-                        const char *what, uint64_t id)
+/* A problem --lenient counts as a warning and skips (0; the caller drops the event), else -1
+ * with what at the event's line and column. */
+static int warn_or_fail_text(sim *s, am_error *err, const char *file, const tr_event *ev,
+                             const char *what)
 {
     if (s->o.lenient) {
         s->sum.warnings++;
@@ -1180,9 +1182,18 @@ static int warn_or_fail(sim *s, am_error *err, const char *file, const tr_event 
     }
     /* the hint names --lenient only where the command takes it (until 2026-11-25 batch runs
      * suggested it too, and mincap, which took no --lenient then) */
-    return am_fail_at(err, file, ev->line, ev->col, "%s %" PRIu64 "%s", what, id,
+    return am_fail_at(err, file, ev->line, ev->col, "%s%s", what,
                       s->o.no_lenient_option ? ""
                                              : " (use --lenient to count and skip such events)");
+}
+
+/* warn_or_fail_text of "WHAT ID". */
+static int warn_or_fail(sim *s, am_error *err, const char *file, const tr_event *ev,
+                        const char *what, uint64_t id)
+{
+    char text[160];
+    snprintf(text, sizeof text, "%s %" PRIu64, what, id);
+    return warn_or_fail_text(s, err, file, ev, text);
 }
 
 /* An out-of-memory result; recorded: of an `oom` line (recorded_oom), id TR_NO_ID. */
@@ -2459,6 +2470,13 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
     case TR_OOM_RECORDED:
         if (level_ok(s, ev->level, file, ev, err))
             return -1;
+        /* a request of 0 bytes is refused (or skipped with --lenient) as `alloc ID 0` is:
+         * until 2026-11-27 `oom 0` was counted as a recorded OOM the run served, without the
+         * placements row and `A -` log line a served oom gets */
+        if (ev->bytes == 0) {
+            rc = warn_or_fail_text(s, err, file, ev, "oom of 0 bytes");
+            break;
+        }
         s->sum.recorded_ooms++;
         recorded_oom(s, ev);
         break;

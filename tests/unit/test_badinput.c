@@ -504,6 +504,10 @@ static void t_duplicate_id_expired(void)
 }
 BI_T(t_zero_bytes, "zero.trace", H "alloc 1 0\n",
      "amsim: @:2:1: allocation of 0 bytes for id 1 (use --lenient")
+/* a recorded oom of 0 bytes is refused as a 0-byte alloc is (until 2026-11-27 counted as a
+ * served recorded oom, with no placements row or log line) */
+BI_T(t_oom_zero_bytes, "oomzero.trace", H "oom 0\n",
+     "amsim: @:2:1: oom of 0 bytes (use --lenient to count and skip such events)")
 BI_T(t_transfer_unknown_id, "xfid.trace", H "alloc 1 1KiB\ntransfer host hbm 1KiB id=9\n",
      "amsim: @:3:1: use of unknown id 9 (use --lenient to count and skip such events)")
 BI_T(t_wait_unrecorded, "wait.trace", H "record 1 stream=1\nwait 7 stream=1\n",
@@ -3841,6 +3845,7 @@ void suite_badinput(void)
              {"engine: duplicate id whose wait for frees expired, before its free",
               t_duplicate_id_expired},
              {"engine: allocation of 0 bytes", t_zero_bytes},
+             {"engine: oom of 0 bytes", t_oom_zero_bytes},
              {"engine: transfer of an unknown id", t_transfer_unknown_id},
              {"engine: wait on unrecorded event", t_wait_unrecorded},
              {"engine: transfer without link", t_no_link},
