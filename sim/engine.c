@@ -21,6 +21,7 @@
 #include "evtab.h"
 #include "outfile.h"
 #include "streamset.h"
+#include "units.h"
 
 #define MAX_STREAMS SIM_MAX_STREAMS
 
@@ -1422,6 +1423,14 @@ static uint64_t chan_bytes(const chan *ch, uint64_t bytes)
     return ch->granule <= 1 ? bytes : am_round_up_sat(bytes, ch->granule);
 }
 
+/* 1 when bytes rounded up to c's granule would be 2^64 or more (chan_bytes would saturate):
+ * only a trace's transfer can be that large, the runtime's copies move buffers of at most
+ * AM_MAX_BYTES, and its granule is at most that too. */
+static int chan_bytes_overflow(const chan *ch, uint64_t bytes)
+{
+    return ch->granule > 1 && bytes > UINT64_MAX - (ch->granule - 1);
+}
+
 /* One transfer alone on a channel: latency + ceil(bytes x 1e12 / effective bandwidth). The
  * channel exists: cfg_load refuses a config whose runtime copies (compaction, host round trip,
  * spilling) have no link (config.c, check_copy_links), so c is never -1 here. */
@@ -2349,6 +2358,18 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
             return am_fail_at(err, file, ev->line, ev->col,
                               "no link from '%s' to '%s' in the config", s->cfg->levels[ev->level].name,
                               s->cfg->levels[ev->dst_level].name);
+        if (chan_bytes_overflow(&s->ch[c], ev->bytes)) {
+            /* the link's per-transfer bytes are 64-bit: 2^64 or more rounded bytes cannot be
+             * charged, and saturating them would report a count that is not whole granules
+             * (until 2026-11-27 18446744073709551000 bytes at 4 KiB were charged 2^64 - 1) */
+            char g[48];
+            return am_fail_at(err, file, ev->line, ev->col, "transfer of %" PRIu64 " bytes from "
+                              "'%s' to '%s': rounded up to the %s transfer_granule it is 2^64 "
+                              "bytes or more, beyond the 2^64 - 1 bytes a transfer carries",
+                              ev->bytes, s->cfg->levels[ev->level].name,
+                              s->cfg->levels[ev->dst_level].name,
+                              units_fmt_size(g, sizeof g, s->ch[c].granule));
+        }
         if (ev->id != TR_NO_ID && !idmap_find(&s->ids, ev->id)) {
             /* id= is a use of the buffer: an unknown one is the error `use` gives (until
              * 2026-11-27 it was accepted in silence); --lenient counts it and skips the transfer,
