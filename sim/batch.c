@@ -4714,7 +4714,8 @@ static void usage(FILE *f)
             "  -o, --out DIR         the study folder, runs/ and results.csv (required but\n"
             "                        with --list); with --merge, OUT\n"
             "  -j, --jobs N          worker processes (default: online CPUs)\n"
-            "  --shard K/N           only runs i (1-based) with (i-1) mod N = K-1; K is 1..N\n"
+            "  --shard K/N           only runs i (1-based) with (i-1) mod N = K-1; K is 1..N,\n"
+            "                        N at most 2147483647\n"
             "  --merge DIR...        combine shard folders: OUT/results.csv (OUT ending in .csv:\n"
             "                        that file), byte-identical to an unsharded run; takes -o\n"
             "                        and -q only (the options of a run are refused)\n"
@@ -5136,13 +5137,16 @@ int cmd_batch(int argc, char **argv)
             break;
         case O_SHARD: {
             /* digits only (strtol and sscanf also take a sign, leading spaces and, with %d,
-             * whatever follows: '1/3x' was read as 1/3) */
+             * whatever follows: '1/3x' was read as 1/3). N is at most INT_MAX (shard numbers
+             * are ints), which the message names: until 2026-11-27 it said "1 <= K <= N" only,
+             * which 1/2147483648 meets */
             const char *slash = strchr(v, '/');
             uint64_t sk = 0, sn = 0;
             if (!slash || units_u64(v, (size_t)(slash - v), &sk) != 0 ||
                 units_u64(slash + 1, strlen(slash + 1), &sn) != 0 || sn < 1 || sn > INT_MAX ||
                 sk < 1 || sk > sn) {
-                am_msg("%s: --shard K/N with 1 <= K <= N, not '%s'\n", prog, SHOW(q, v));
+                am_msg("%s: --shard K/N with 1 <= K <= N <= %d, not '%s'\n", prog, INT_MAX,
+                       SHOW(q, v));
                 goto out;
             }
             b.shard_k = (int)sk;

@@ -1872,12 +1872,16 @@ static void test_numeric_options(void)
     static const struct {
         const char *opt, *want;
     } bad[] = {
-        {"--shard 1/3x", "--shard K/N with 1 <= K <= N, not '1/3x'"},
-        {"--shard '1/3 '", "--shard K/N with 1 <= K <= N, not '1/3 '"},
-        {"--shard ' 1/3'", "--shard K/N with 1 <= K <= N, not ' 1/3'"},
-        {"--shard 1/+3", "--shard K/N with 1 <= K <= N, not '1/+3'"},
-        {"--shard 1/", "--shard K/N with 1 <= K <= N, not '1/'"},
+        {"--shard 1/3x", "--shard K/N with 1 <= K <= N <= 2147483647, not '1/3x'"},
+        {"--shard '1/3 '", "--shard K/N with 1 <= K <= N <= 2147483647, not '1/3 '"},
+        {"--shard ' 1/3'", "--shard K/N with 1 <= K <= N <= 2147483647, not ' 1/3'"},
+        {"--shard 1/+3", "--shard K/N with 1 <= K <= N <= 2147483647, not '1/+3'"},
+        {"--shard 1/", "--shard K/N with 1 <= K <= N <= 2147483647, not '1/'"},
         {"--shard 4294967297/4294967298", "not '4294967297/4294967298'"},
+        /* N past the limit is refused naming the limit (until 2026-11-27 the message said only
+         * 1 <= K <= N, which the input meets) */
+        {"--shard 1/2147483648", "--shard K/N with 1 <= K <= N <= 2147483647, not "
+                                 "'1/2147483648'"},
         {"-j 2x", "-j takes a number of workers 1..4096, not '2x'"},
         {"-j ' 2'", "-j takes a number of workers 1..4096, not ' 2'"},
         {"-j +2", "-j takes a number of workers 1..4096, not '+2'"},
