@@ -537,6 +537,13 @@ static void test_sweep_repeats(void)
          "X); as the last item it would take the run's -o"},
         {"generate: {kind: serve, args: ['--requests=']}\n",
          "rp.yaml:2:32: generate.args: '--requests=' needs a value after '='"},
+        /* a number in a form gen refuses, at load (until 2026-11-27 gen took it for reals) */
+        {"generate: {kind: kernel, args: [--tflops, '0197']}\n",
+         "rp.yaml:2:43: generate.args: --tflops takes a number, not '0197': leading zeros are "
+         "not allowed"},
+        {"generate: {kind: train, args: ['--mfu=+0.8']}\n",
+         "rp.yaml:2:32: generate.args: --mfu takes a number, not '+0.8': a '+' sign is not "
+         "allowed"},
     };
     char tr[1100], top[1100];
     snprintf(tr, sizeof tr, "%s/traces/gpu_train_step.trace", tu_top());
@@ -1878,6 +1885,9 @@ static void test_numeric_options(void)
         {"--shard 1/+3", "--shard K/N with 1 <= K <= N <= 2147483647, not '1/+3'"},
         {"--shard 1/", "--shard K/N with 1 <= K <= N <= 2147483647, not '1/'"},
         {"--shard 4294967297/4294967298", "not '4294967297/4294967298'"},
+        /* every number's form: until 2026-11-27 '01/2' was shard 1 of 2 */
+        {"--shard 01/2", "--shard K/N with 1 <= K <= N <= 2147483647, not '01/2': leading zeros "
+                         "are not allowed"},
         /* N past the limit is refused naming the limit (until 2026-11-27 the message said only
          * 1 <= K <= N, which the input meets) */
         {"--shard 1/2147483648", "--shard K/N with 1 <= K <= N <= 2147483647, not "
