@@ -797,6 +797,19 @@ static int read_plain(const char *cell, exact *x)
     return 0;
 }
 
+int units_plain_fixed(const char *cell, am_i128 *v, int *fracs)
+{
+    exact x;
+    if (read_plain(cell, &x) != 0)
+        return -1;
+    u128 m = x.mag;
+    *fracs = x.exp < 0 ? -x.exp : 0;
+    for (int e = x.exp; e > 0; e--)
+        m *= 10; /* exact: a plain cell is below 10^20 */
+    *v = x.neg ? -(am_i128)m : (am_i128)m; /* below 10^38 < 2^127 */
+    return 0;
+}
+
 int units_exact_diff(const char *a, const char *b, double *d)
 {
     exact xa, xb;
