@@ -1528,8 +1528,10 @@ static int check_exclusions(const sweep *s, am_error *err)
 }
 
 /* generate.args against amsim gen KIND's options: an option that takes a value must have one
- * (`args: [--m]` took the -o the batch appends as its value, and every run failed). Unknown
- * options and bad values are left to gen, whose message each failed run records. */
+ * (`args: [--m]` took the -o the batch appends as its value, and every run failed), and a
+ * number in a form gen refuses ('--tflops 0197', '--layers +5'; gen_value_form) is refused.
+ * Unknown options and other bad values are left to gen, whose message each failed run
+ * records. */
 static int gen_args_check(const sweep *s, ydoc *y, yaml_node_t *n, am_error *err)
 {
     const strlist *a = &s->gen_args;
@@ -1553,6 +1555,12 @@ static int gen_args_check(const sweep *s, ydoc *y, yaml_node_t *n, am_error *err
             return yfail(err, y, yitem(y, n, i), "generate.args: '%s' needs a value, the next "
                          "item (amsim gen %s --%s X); as the last item it would take the run's "
                          "-o", arg, s->gen_kind, name);
+        /* a number in a form gen refuses ('--tflops 0197') is refused here too, so that no
+         * run is started to fail on it (until 2026-11-27 gen took it for reals) */
+        const char *val = eq ? eq + 1 : a->v[i + 1];
+        char why[256];
+        if (gen_value_form(s->gen_kind, name, val, why, sizeof why) != 0)
+            return yfail(err, y, yitem(y, n, eq ? i : i + 1), "generate.args: %s", why);
         if (!eq)
             i++; /* its value, whatever it looks like (as gen reads it) */
     }
@@ -4716,7 +4724,8 @@ static void usage(FILE *f)
             "  -o, --out DIR         the study folder, runs/ and results.csv (required but\n"
             "                        with --list); with --merge, OUT\n"
             "  -j, --jobs N          worker processes (default: online CPUs)\n"
-            "  --shard K/N           only runs i (1-based) with (i-1) mod N = K-1; K is 1..N\n"
+            "  --shard K/N           only runs i (1-based) with (i-1) mod N = K-1; K is 1..N,\n"
+            "                        N at most 2147483647\n"
             "  --merge DIR...        combine shard folders: OUT/results.csv (OUT ending in .csv:\n"
             "                        that file), byte-identical to an unsharded run; takes -o\n"
             "                        and -q only (the options of a run are refused)\n"
@@ -5163,13 +5172,27 @@ int cmd_batch(int argc, char **argv)
             break;
         case O_SHARD: {
             /* digits only (strtol and sscanf also take a sign, leading spaces and, with %d,
-             * whatever follows: '1/3x' was read as 1/3) */
+             * whatever follows: '1/3x' was read as 1/3). N is at most INT_MAX (shard numbers
+             * are ints), which the message names: until 2026-11-27 it said "1 <= K <= N" only,
+             * which 1/2147483648 meets */
             const char *slash = strchr(v, '/');
             uint64_t sk = 0, sn = 0;
-            if (!slash || units_u64(v, (size_t)(slash - v), &sk) != 0 ||
+            /* K and N in every number's form (cfg_number_form), named after the message:
+             * until 2026-11-27 '01/2' was shard 1 of 2 */
+            char kpart[32] = "";
+            const char *form = NULL;
+            if (slash && (size_t)(slash - v) < sizeof kpart) {
+                memcpy(kpart, v, (size_t)(slash - v));
+                kpart[slash - v] = 0;
+                form = cfg_number_form(kpart);
+                if (!form)
+                    form = cfg_number_form(slash + 1);
+            }
+            if (!slash || form || units_u64(v, (size_t)(slash - v), &sk) != 0 ||
                 units_u64(slash + 1, strlen(slash + 1), &sn) != 0 || sn < 1 || sn > INT_MAX ||
                 sk < 1 || sk > sn) {
-                am_msg("%s: --shard K/N with 1 <= K <= N, not '%s'\n", prog, SHOW(q, v));
+                am_msg("%s: --shard K/N with 1 <= K <= N <= %d, not '%s'%s%s\n", prog, INT_MAX,
+                       SHOW(q, v), form ? ": " : "", form ? form : "");
                 goto out;
             }
             b.shard_k = (int)sk;

@@ -97,6 +97,39 @@ static const gen_opt *const kind_opts[] = {train_opts, serve_opts, kernel_opts, 
 
 const char *const *gen_kinds(void) { return kind_names; }
 
+/* The number rule (cfg_number_form: no '+', no leading zero before another digit) for value v
+ * of numeric option t: -1 with msg "--NAME takes ..., not 'V': WHY" when v is a number the
+ * option reads (digits for an integer, units_real for a real) written in a form every other
+ * number refuses, else 0 (other refusals are gen_parse's own messages). Until 2026-11-27 the
+ * real options took '--tflops 0197' and '--mfu +0.8'. */
+static int value_form(const gen_opt *t, const char *v, char *msg, size_t n)
+{
+    const char *form = cfg_number_form(v);
+    char shown[CLI_SHOWN];
+    double x;
+    if (!form)
+        return 0;
+    if (t->type == GO_U64 && strspn(v, "0123456789") == strlen(v))
+        snprintf(msg, n, "--%s takes an unsigned integer, not '%s': %s", t->name,
+                 am_escape_name(shown, sizeof shown, v), form);
+    else if (t->type == GO_DBL && units_real(v, &x, NULL) != -1)
+        snprintf(msg, n, "--%s takes a number, not '%s': %s", t->name,
+                 am_escape_name(shown, sizeof shown, v), form);
+    else
+        return 0;
+    return -1;
+}
+
+int gen_value_form(const char *kind, const char *name, const char *v, char *msg, size_t n)
+{
+    for (int k = 0; kind_names[k]; k++)
+        if (!strcmp(kind, kind_names[k]))
+            for (const gen_opt *t = kind_opts[k]; t->name; t++)
+                if (!strcmp(t->name, name))
+                    return value_form(t, v, msg, n);
+    return 0;
+}
+
 int gen_option_kind(const char *kind, const char *name)
 {
     const gen_opt *t = NULL;
@@ -245,10 +278,9 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
             uint64_t u;
             /* in a config number's form (cfg_number_form): until 2026-11-27 '--seed 01' was
              * seed 1, where a sweep's seeds: refuse 01 (YAML 1.1 reads it as octal) */
-            const char *form = cfg_number_form(v);
-            if (form && strspn(v, "0123456789") == strlen(v)) {
-                am_msg("amsim gen %s: --%s takes an unsigned integer, not '%s': %s\n", kind,
-                       t->name, am_escape_name(shown, sizeof shown, v), form);
+            char msg[256];
+            if (value_form(t, v, msg, sizeof msg) != 0) {
+                am_msg("amsim gen %s: %s\n", kind, msg);
                 return 1;
             }
             if (units_u64(v, strlen(v), &u) != 0) {
@@ -281,6 +313,11 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
             if (rc != 0) {
                 am_msg("amsim gen %s: --%s takes a number, not '%s'\n", kind, t->name,
                        am_escape_name(shown, sizeof shown, v));
+                return 1;
+            }
+            char msg[256];
+            if (value_form(t, v, msg, sizeof msg) != 0) { /* as an integer option's '05' */
+                am_msg("amsim gen %s: %s\n", kind, msg);
                 return 1;
             }
             memcpy(p, &x, sizeof x);

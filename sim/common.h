@@ -21,6 +21,7 @@ typedef uint64_t am_ps;
  * printed exactly (units_fmt_u128, json_ku128): 2^64 events of 2^64 units each fit, so no
  * total is cut. */
 __extension__ typedef unsigned __int128 am_u128;
+__extension__ typedef __int128 am_i128;
 #define AM_PS_PER_NS 1000ULL
 #define AM_PS_PER_US 1000000ULL
 #define AM_PS_PER_MS 1000000000ULL

@@ -417,6 +417,10 @@ static int cv_rules(cv_rows *c, evtab *events, const tr_event *ev, int allocates
         if (!cv_live(c, id))
             return am_fail_at(err, in, ev->line, ev->col, "use of unknown id %" PRIu64, id);
         return 0;
+    case TR_OOM_RECORDED: /* refused as a 0-byte alloc is (engine.c, until 2026-11-27 passed) */
+        if (ev->bytes == 0)
+            return am_fail_at(err, in, ev->line, ev->col, "oom of 0 bytes");
+        return 0;
     case TR_RECORD:
         evtab_put(events, ev->arg, 0); /* a set: a wait asks only whether it was recorded */
         return 0;

@@ -21,6 +21,7 @@
 #include "evtab.h"
 #include "outfile.h"
 #include "streamset.h"
+#include "units.h"
 
 #define MAX_STREAMS SIM_MAX_STREAMS
 
@@ -1171,8 +1172,10 @@ static void seg_recorded(sim *s, const tr_event *ev)
     seg_push(&g->wait, &g->nwait, &g->capwait, e);
 }
 
-static int warn_or_fail(sim *s, am_error *err, const char *file, const tr_event *ev,
-                        const char *what, uint64_t id)
+/* A problem --lenient counts as a warning and skips (0; the caller drops the event), else -1
+ * with what at the event's line and column. */
+static int warn_or_fail_text(sim *s, am_error *err, const char *file, const tr_event *ev,
+                             const char *what)
 {
     if (s->o.lenient) {
         s->sum.warnings++;
@@ -1180,9 +1183,18 @@ static int warn_or_fail(sim *s, am_error *err, const char *file, const tr_event 
     }
     /* the hint names --lenient only where the command takes it (until 2026-11-25 batch runs
      * suggested it too, and mincap, which took no --lenient then) */
-    return am_fail_at(err, file, ev->line, ev->col, "%s %" PRIu64 "%s", what, id,
+    return am_fail_at(err, file, ev->line, ev->col, "%s%s", what,
                       s->o.no_lenient_option ? ""
                                              : " (use --lenient to count and skip such events)");
+}
+
+/* warn_or_fail_text of "WHAT ID". */
+static int warn_or_fail(sim *s, am_error *err, const char *file, const tr_event *ev,
+                        const char *what, uint64_t id)
+{
+    char text[160];
+    snprintf(text, sizeof text, "%s %" PRIu64, what, id);
+    return warn_or_fail_text(s, err, file, ev, text);
 }
 
 /* An out-of-memory result; recorded: of an `oom` line (recorded_oom), id TR_NO_ID. */
@@ -1409,6 +1421,14 @@ static void link_rate(const cfg_link *L, uint64_t *num, uint64_t *den)
 static uint64_t chan_bytes(const chan *ch, uint64_t bytes)
 {
     return ch->granule <= 1 ? bytes : am_round_up_sat(bytes, ch->granule);
+}
+
+/* 1 when bytes rounded up to c's granule would be 2^64 or more (chan_bytes would saturate):
+ * only a trace's transfer can be that large, the runtime's copies move buffers of at most
+ * AM_MAX_BYTES, and its granule is at most that too. */
+static int chan_bytes_overflow(const chan *ch, uint64_t bytes)
+{
+    return ch->granule > 1 && bytes > UINT64_MAX - (ch->granule - 1);
 }
 
 /* One transfer alone on a channel: latency + ceil(bytes x 1e12 / effective bandwidth). The
@@ -2338,6 +2358,18 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
             return am_fail_at(err, file, ev->line, ev->col,
                               "no link from '%s' to '%s' in the config", s->cfg->levels[ev->level].name,
                               s->cfg->levels[ev->dst_level].name);
+        if (chan_bytes_overflow(&s->ch[c], ev->bytes)) {
+            /* the link's per-transfer bytes are 64-bit: 2^64 or more rounded bytes cannot be
+             * charged, and saturating them would report a count that is not whole granules
+             * (until 2026-11-27 18446744073709551000 bytes at 4 KiB were charged 2^64 - 1) */
+            char g[48];
+            return am_fail_at(err, file, ev->line, ev->col, "transfer of %" PRIu64 " bytes from "
+                              "'%s' to '%s': rounded up to the %s transfer_granule it is 2^64 "
+                              "bytes or more, beyond the 2^64 - 1 bytes a transfer carries",
+                              ev->bytes, s->cfg->levels[ev->level].name,
+                              s->cfg->levels[ev->dst_level].name,
+                              units_fmt_size(g, sizeof g, s->ch[c].granule));
+        }
         if (ev->id != TR_NO_ID && !idmap_find(&s->ids, ev->id)) {
             /* id= is a use of the buffer: an unknown one is the error `use` gives (until
              * 2026-11-27 it was accepted in silence); --lenient counts it and skips the transfer,
@@ -2459,6 +2491,13 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
     case TR_OOM_RECORDED:
         if (level_ok(s, ev->level, file, ev, err))
             return -1;
+        /* a request of 0 bytes is refused (or skipped with --lenient) as `alloc ID 0` is:
+         * until 2026-11-27 `oom 0` was counted as a recorded OOM the run served, without the
+         * placements row and `A -` log line a served oom gets */
+        if (ev->bytes == 0) {
+            rc = warn_or_fail_text(s, err, file, ev, "oom of 0 bytes");
+            break;
+        }
         s->sum.recorded_ooms++;
         recorded_oom(s, ev);
         break;

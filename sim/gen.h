@@ -99,6 +99,12 @@ int cmd_gen(int argc, char **argv);
  * 0 for a flag, -1 when KIND has no such option, -2 when there is no such KIND. For a sweep's
  * generate.args, checked at load. */
 int gen_option_kind(const char *kind, const char *name);
+
+/* The number rule (no '+', no leading zero before another digit; cfg_number_form) for value v
+ * of `amsim gen KIND --NAME`: -1 with the message gen gives ("--tflops takes a number, not
+ * '0197': leading zeros ...") in msg when NAME takes a number that v writes in a refused form,
+ * else 0. For a sweep's generate.args, checked at load. */
+int gen_value_form(const char *kind, const char *name, const char *v, char *msg, size_t n);
 /* The kinds `amsim gen` has (train, serve, kernel), NULL-terminated. */
 const char *const *gen_kinds(void);
 

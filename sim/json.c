@@ -175,6 +175,13 @@ void json_ku64(json_w *w, const char *k, uint64_t v) { json_key(w, k); json_u64(
 void json_kreal(json_w *w, const char *k, double v) { json_key(w, k); json_real(w, v); }
 void json_kexact(json_w *w, const char *k, double v) { json_key(w, k); json_exact(w, v); }
 
+void json_knumber(json_w *w, const char *k, const char *digits)
+{
+    json_key(w, k);
+    value_prefix(w);
+    fputs(digits, w->f);
+}
+
 void json_kseconds(json_w *w, const char *k, am_ps ps)
 {
     char b[48];

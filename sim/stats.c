@@ -9,6 +9,9 @@
  *   sqrt(n)), n - 1 degrees of freedom, two-sided p = 2 Q_t(|t|) (gsl_cdf_tdist_Q). A group
  *   not in the table is an error before any output; fewer than 2 pairs (no test) and an
  *   infinite t (sd 0) are said in the same words in the text and the JSON.
+ * A group with a value from 2^53 on (past a double's whole numbers) whose cells are all plain
+ * decimals has its mean computed exactly, its sd from exact deviations and its CI ends to the
+ * hundredth (exact_figures); other figures from 2^53 on print only the digits a double holds.
  * Only rows with status ok or deviation (rt_status_has_metrics: a regress run that finished but
  * moved from its expectation) are used when the table has a status column; empty cells are
  * skipped, and a cell that is not a finite decimal number (rtable_num: no hex, inf or nan;
@@ -30,10 +33,16 @@
 
 static const char *prog = "amsim stats";
 
+/* A group's values: as doubles (gsl), and while every one is a plain decimal
+ * (units_plain_fixed) also exactly, in units of 10^-f, for the figures a double cannot hold. */
 typedef struct group {
     char *name;
     double *v;
     int n, cap;
+    am_i128 *x;  /* the values times 10^f, exactly (NULL once inexact) */
+    int f;       /* digits after the point of the exact values */
+    int inexact; /* a value is not a plain decimal, or times 10^f past 128 bits */
+    int big;     /* a value of magnitude 2^53 or more: past a double's whole numbers */
 } group;
 
 /* Groups by name: an open-addressing table of group indices (-1 empty), twice as many slots as
@@ -71,18 +80,67 @@ static int gi_find(group_index *gi, group *g, int *ng, char *name)
     }
 }
 
-static void group_add(group *g, double v)
+/* v times 10^k into *out: 0, or -1 past 128 bits. */
+static int scale10(am_i128 v, int k, am_i128 *out)
+{
+    for (; k > 0; k--)
+        if (__builtin_mul_overflow(v, 10, &v))
+            return -1;
+    *out = v;
+    return 0;
+}
+
+/* The exact copy of g's values gives up: its figures come from the doubles alone. */
+static void group_inexact(group *g)
+{
+    g->inexact = 1;
+    free(g->x);
+    g->x = NULL;
+}
+
+/* The exact copy of g's values to f digits after the point: 0, or -1 past 128 bits. */
+static int group_rescale(group *g, int f)
+{
+    for (int i = 0; i < g->n; i++)
+        if (scale10(g->x[i], f - g->f, &g->x[i]) != 0)
+            return -1;
+    g->f = f;
+    return 0;
+}
+
+/* Value cell (v as a double) into g: the exact copy keeps the largest count of digits after
+ * the point, the values before it scaled up to it. */
+static void group_add(group *g, double v, const char *cell)
 {
     if (g->n == g->cap) {
         g->cap = g->cap ? 2 * g->cap : 16;
         g->v = am_realloc(g->v, (size_t)g->cap * sizeof *g->v);
+        if (!g->inexact)
+            g->x = am_realloc(g->x, (size_t)g->cap * sizeof *g->x);
     }
+    g->big |= fabs(v) >= 9007199254740992.0; /* 2^53 */
+    am_i128 xv;
+    int fr;
+    if (!g->inexact && (units_plain_fixed(cell, &xv, &fr) != 0 ||
+                        (fr > g->f && group_rescale(g, fr) != 0) ||
+                        scale10(xv, g->f - fr, &xv) != 0))
+        group_inexact(g);
+    if (!g->inexact)
+        g->x[g->n] = xv;
     g->v[g->n++] = v;
 }
 
+/* A group's figures as doubles; and, for a group whose values a double cannot all hold (from
+ * 2^53 on) but which are plain decimals (group.x), the mean exactly and the interval's ends to
+ * the hundredth (exact_figures). */
 typedef struct summary {
     int n;
     double mean, sd, lo, hi, half;
+    int cents;          /* mean_c, lo_c and hi_c hold the figures in hundredths */
+    int lohi_cents;     /* lo_c and hi_c are known to the hundredth (sd not too large) */
+    int mean_whole;     /* the mean is exactly mean_c / 100, a whole number */
+    int lohi_whole;     /* so are lo_c and hi_c (the half-width is 0: sd 0) */
+    am_i128 mean_c, lo_c, hi_c;
 } summary;
 
 /* Mean and sample sd of v (n >= 1; sd NaN for n = 1) that stay finite for finite data whose
@@ -124,6 +182,62 @@ static void summarize(const double *v, int n, summary *s)
     s->hi = s->mean + s->half;
 }
 
+/* a / b rounded to nearest, halves away from zero (b > 0, no overflow: |a % b| < b < 2^126). */
+static am_i128 div_round(am_i128 a, am_i128 b)
+{
+    am_i128 q = a / b, r = a % b;
+    if (2 * (r < 0 ? -r : r) >= b)
+        q += a < 0 ? -1 : 1;
+    return q;
+}
+
+/* The figures of s from g's exact values (g->x, n of them, in units of 10^-f), for a group
+ * gsl's doubles cannot hold (g->big): the mean exactly, as sum / n; the sd from the exact
+ * deviations n x_i - sum (each converted once, so it is as close as a double can be); the
+ * interval's ends from the exact mean and the half-width to the hundredth, when that
+ * half-width is below 2^45 (a double then holds it to a hundredth). A sum or deviation past
+ * 128 bits leaves gsl's figures. Until 2026-11-27 every figure was gsl's double: the mean of
+ * 1000000000000000001 and 1000000000000000003 was 1000000000000000000, sd 0. */
+static void exact_figures(const group *g, summary *s)
+{
+    am_i128 sum = 0, den = 1, a100;
+    for (int i = 0; i < g->f; i++)
+        den *= 10; /* 10^f, f <= 18 */
+    for (int i = 0; i < g->n; i++)
+        if (__builtin_add_overflow(sum, g->x[i], &sum))
+            return;
+    den *= g->n; /* below 2^31 x 10^18 < 2^92 */
+    if (__builtin_mul_overflow(sum, 100, &a100))
+        return;
+    double ss = 0;
+    for (int i = 0; i < g->n; i++) {
+        am_i128 d;
+        if (__builtin_mul_overflow(g->x[i], (am_i128)g->n, &d) ||
+            __builtin_sub_overflow(d, sum, &d))
+            return;
+        ss += (double)d * (double)d;
+    }
+    s->cents = 1;
+    s->mean_c = div_round(a100, den);
+    s->mean_whole = sum % den == 0;
+    s->mean = (double)sum / (double)den;
+    s->sd = g->n > 1 ? sqrt(ss / (g->n - 1)) / (double)den : (double)NAN;
+    s->half = g->n > 1 ? gsl_cdf_tdist_Pinv(0.975, g->n - 1) * s->sd / sqrt((double)g->n)
+                       : (double)NAN;
+    s->lo = s->mean - s->half;
+    s->hi = s->mean + s->half;
+    double hd = s->half * 100 * (double)den; /* below 2^45 x 100 x 2^92 < 2^144: checked */
+    if (!(s->half < 35184372088832.0) || !(hd < 4.2535295865117308e37)) /* 2^45, 2^125; NaN */
+        return;
+    am_i128 h = (am_i128)(hd + 0.5);
+    if (__builtin_sub_overflow(a100, h, &s->lo_c) || __builtin_add_overflow(a100, h, &s->hi_c))
+        return;
+    s->lo_c = div_round(s->lo_c, den);
+    s->hi_c = div_round(s->hi_c, den);
+    s->lohi_cents = 1;
+    s->lohi_whole = h == 0 && s->mean_whole;
+}
+
 /* A metric cell's number: 0, or -1 for an empty cell or one that is not a finite decimal
  * number (rtable_num). Until 2026-11-27 this was strtod: '0x10' read as 16, 'inf' as infinity
  * and a leading blank was skipped, a trailing one refused. */
@@ -151,12 +265,64 @@ static void fmt_num(char *b, size_t n, double v, const char *unit)
         /* at most 17 digits and an exponent: 24 characters with the sign, always room */
         char d[40];
         snprintf(b, n, "%s%s", units_fmt_shortest(d, sizeof d, v, 1), sym);
+    } else if (v == floor(v) && fabs(v) >= 9007199254740992.0) {
+        /* a computed figure from 2^53 on (an sd, a CI end, a mean of values that are not plain
+         * decimals): a double holds about 16 digits of it, so it is printed with the fewest
+         * that read back, as beyond 2^64 (until 2026-11-27 in full: the mean of
+         * 18446744073709551615 read 18446744073709551616, beyond the data) */
+        char d[40];
+        snprintf(b, n, "%s%s", units_fmt_shortest(d, sizeof d, v, 1), sym);
     } else if (v == floor(v))
         snprintf(b, n, "%.0f%s", v == 0 ? 0.0 : v, sym); /* no -0 */
     else if (unit && (!strcmp(unit, "bytes") || !strcmp(unit, "count")))
         snprintf(b, n, "%.2f%s", v, sym);
     else
         snprintf(b, n, "%.6g%s", v, sym);
+}
+
+/* |v| in decimal digits into b (n >= 41). */
+static char *i128_digits(char *b, size_t n, am_i128 v)
+{
+    am_u128 m = v < 0 ? -(am_u128)v : (am_u128)v;
+    return units_fmt_u128(b, n, m);
+}
+
+/* A figure known in hundredths (c, exactly c / 100 when whole) as fmt_num prints it: a whole
+ * number in full, another number of bytes or a count with two decimals; in another unit (or
+ * not known: known 0) fmt_num of the double v. */
+static void fmt_cents(char *b, size_t n, double v, int known, am_i128 c, int whole,
+                      const char *unit)
+{
+    const char *sym = units_metric_symbol(unit);
+    char d[48];
+    int bytes_or_count = unit && (!strcmp(unit, "bytes") || !strcmp(unit, "count"));
+    if (known && whole)
+        snprintf(b, n, "%s%s%s", c < 0 ? "-" : "", i128_digits(d, sizeof d, c / 100), sym);
+    else if (known && bytes_or_count) {
+        am_i128 a = c < 0 ? -c : c;
+        snprintf(b, n, "%s%s.%02d%s", c < 0 ? "-" : "", i128_digits(d, sizeof d, a / 100),
+                 (int)(a % 100), sym);
+    } else
+        fmt_num(b, n, v, unit);
+}
+
+/* A group's figure in the JSON: as the text has it (in full, or to the hundredth) when
+ * exact_figures knows it (known) and a double does not hold it (from 2^53 on), else the
+ * double exactly (json_kexact). */
+static void json_kcents(json_w *w, const char *k, double v, int known, am_i128 c, int whole)
+{
+    if (!known || fabs(v) < 9007199254740992.0) {
+        json_kexact(w, k, v);
+        return;
+    }
+    char d[48], t[56];
+    am_i128 a = c < 0 ? -c : c;
+    if (whole)
+        snprintf(t, sizeof t, "%s%s", c < 0 ? "-" : "", i128_digits(d, sizeof d, a / 100));
+    else
+        snprintf(t, sizeof t, "%s%s.%02d", c < 0 ? "-" : "", i128_digits(d, sizeof d, a / 100),
+                 (int)(a % 100));
+    json_knumber(w, k, t);
 }
 
 /* The paired t-test of the differences summarised in s. done: t, df and p are defined (t may
@@ -287,10 +453,13 @@ static void print_table(const char *by, const group *g, const summary *sm, int n
     for (int k = 0; k < ng; k++) {
         const summary *s = &sm[k];
         snprintf(cell[k + 1][1], sizeof cell[0][1], "%d", s->n);
-        fmt_num(cell[k + 1][2], sizeof cell[0][2], s->mean, unit);
+        fmt_cents(cell[k + 1][2], sizeof cell[0][2], s->mean, s->cents, s->mean_c,
+                  s->mean_whole, unit);
         fmt_num(cell[k + 1][3], sizeof cell[0][3], s->sd, unit);
-        fmt_num(cell[k + 1][4], sizeof cell[0][4], s->lo, unit);
-        fmt_num(cell[k + 1][5], sizeof cell[0][5], s->hi, unit);
+        fmt_cents(cell[k + 1][4], sizeof cell[0][4], s->lo, s->lohi_cents, s->lo_c,
+                  s->lohi_whole, unit);
+        fmt_cents(cell[k + 1][5], sizeof cell[0][5], s->hi, s->lohi_cents, s->hi_c,
+                  s->lohi_whole, unit);
     }
     /* the column's name and the group names escaped, as check echoes them, and padded by
      * what the terminal shows (until 2026-11-27 a cell "\x1b[2Jbfc" reached the terminal raw) */
@@ -704,7 +873,7 @@ int cmd_stats(int argc, char **argv)
             free(gi.slot);
             goto out;
         }
-        group_add(&g[k], v);
+        group_add(&g[k], v, cell);
         nnum++;
     }
     {
@@ -712,8 +881,10 @@ int cmd_stats(int argc, char **argv)
         for (int k = 0; k < ng; k++) {
             if (has_ok[k])
                 g[kept++] = g[k];
-            else
+            else {
                 free(g[k].v);
+                free(g[k].x);
+            }
         }
         ng = kept;
     }
@@ -753,16 +924,21 @@ int cmd_stats(int argc, char **argv)
     summary *sm = am_calloc((size_t)ng + 1, sizeof *sm);
     for (int k = 0; k < ng; k++) {
         summarize(g[k].v, g[k].n, &sm[k]);
+        if (!g[k].inexact && g[k].big) /* values past a double's whole numbers */
+            exact_figures(&g[k], &sm[k]);
         if (jf) {
             /* numbers exactly: whole ones as integers, others as they read back (until
              * 2026-11-27 12 significant digits: a 1 TiB mean was 1.09951162778e+12) */
             json_key(&w, g[k].name);
             json_obj(&w);
             json_ku64(&w, "n", (uint64_t)sm[k].n);
-            json_kexact(&w, "mean", sm[k].mean);
+            json_kcents(&w, "mean", sm[k].mean, sm[k].cents, sm[k].mean_c,
+                        sm[k].mean_whole);
             json_kexact(&w, "sd", sm[k].sd);
-            json_kexact(&w, "ci95_low", sm[k].lo);
-            json_kexact(&w, "ci95_high", sm[k].hi);
+            json_kcents(&w, "ci95_low", sm[k].lo, sm[k].lohi_cents, sm[k].lo_c,
+                        sm[k].lohi_whole);
+            json_kcents(&w, "ci95_high", sm[k].hi, sm[k].lohi_cents, sm[k].hi_c,
+                        sm[k].lohi_whole);
             json_end_obj(&w);
         }
     }
@@ -870,8 +1046,10 @@ int cmd_stats(int argc, char **argv)
     rc = 0;
 out:
     out_abort(o);
-    for (int k = 0; k < ng; k++)
+    for (int k = 0; k < ng; k++) {
         free(g[k].v);
+        free(g[k].x);
+    }
     free(g);
     free(keycols);
     free(prows);

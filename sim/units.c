@@ -765,18 +765,21 @@ char *units_fmt_real(char *buf, size_t n, double v) { return fmt_shortest(buf, n
 
 /* ---- exact differences of plain decimals ------------------------------------------------- */
 
-/* Digits read exactly on either side of the point by units_exact_diff: two such values aligned
- * to a common power of ten, and their difference, stay below 2 * 10^36 < 2^127. */
-enum { PLAIN_DIGITS = 18 };
-#define PLAIN_ROOM ((u128)1000000000000000000ULL * 1000000000000000000ULL) /* 10^36 */
+/* Digits read exactly by units_exact_diff: up to PLAIN_INTS before the point (every whole number
+ * up to 2^64, 20 digits, and beyond to 10^20) and PLAIN_FRACS after it. Two such values aligned
+ * to a common power of ten stay below 10^38, and their difference below 2 * 10^38 < 2^128.
+ * Until 2026-11-27 18 digits before the point: 1000000000000000001 - 1000000000000000000 was
+ * subtracted as doubles, 0. */
+enum { PLAIN_INTS = 20, PLAIN_FRACS = 18 };
+#define PLAIN_ROOM ((u128)10000000000000000000ULL * 1000000000000000000ULL) /* 10^37 */
 
 /* cell, blanks around it trimmed (as rtable_num does), as an exact value: 0 when it is a plain
- * decimal ([+-]digits[.digits], no exponent) of at most PLAIN_DIGITS digits on either side of
- * the point, else -1. Read with a wider mantissa than read_exact's (36 digits, not 26), so that
- * no digit of such a cell is dropped. */
+ * decimal ([+-]digits[.digits], no exponent) of at most PLAIN_INTS digits before the point and
+ * PLAIN_FRACS after it, else -1. Read with a wider mantissa than read_exact's (38 digits, not
+ * 26), so that no digit of such a cell is dropped. */
 static int read_plain(const char *cell, exact *x)
 {
-    char buf[2 * PLAIN_DIGITS + 3]; /* sign, digits, point, digits, NUL */
+    char buf[PLAIN_INTS + PLAIN_FRACS + 3]; /* sign, digits, point, digits, NUL */
     size_t n = strlen(cell);
     while (n && is_space(*cell))
         cell++, n--;
@@ -788,9 +791,22 @@ static int read_plain(const char *cell, exact *x)
     buf[n] = 0;
     decnum d;
     const char *p = parse_dec_room(buf, &d, PLAIN_ROOM);
-    if (!p || *p || d.scientific || d.ints > PLAIN_DIGITS || d.fracs > PLAIN_DIGITS)
+    if (!p || *p || d.scientific || d.ints > PLAIN_INTS || d.fracs > PLAIN_FRACS)
         return -1;
     to_exact(&d, 1, x);
+    return 0;
+}
+
+int units_plain_fixed(const char *cell, am_i128 *v, int *fracs)
+{
+    exact x;
+    if (read_plain(cell, &x) != 0)
+        return -1;
+    u128 m = x.mag;
+    *fracs = x.exp < 0 ? -x.exp : 0;
+    for (int e = x.exp; e > 0; e--)
+        m *= 10; /* exact: a plain cell is below 10^20 */
+    *v = x.neg ? -(am_i128)m : (am_i128)m; /* below 10^38 < 2^127 */
     return 0;
 }
 
@@ -803,7 +819,7 @@ int units_exact_diff(const char *a, const char *b, double *d)
     u128 ma, mb, m;
     if (align(&xa, e, &ma) != 0 || align(&xb, e, &mb) != 0)
         return -1; /* not reached: both are below 10^36 in units of 10^e */
-    /* a - b as a sign and a magnitude (below 2 * 10^36) */
+    /* a - b as a sign and a magnitude (below 2 * 10^38 < 2^128) */
     int neg;
     if (xa.neg != xb.neg) {
         m = ma + mb;
@@ -820,7 +836,7 @@ int units_exact_diff(const char *a, const char *b, double *d)
     for (; e < 0 && m && m % 10 == 0; e++)
         m /= 10;
     for (; e > 0; e--)
-        m *= 10; /* exact: the values are below 10^18 */
+        m *= 10; /* exact: the values are below 10^20 */
     double p10 = 1;
     for (int i = e; i < 0; i++)
         p10 *= 10; /* exact: 10^18 < 2^63 */

@@ -63,12 +63,17 @@ int units_range_value(units_kind kind, const char *from, const char *to, const c
                       uint64_t k, uint64_t *v, char *buf, size_t n, const char **why);
 
 /* a - b for two numbers as a results table writes them (blanks around each trimmed), computed
- * exactly when both are plain decimals ([+-]digits[.digits], no exponent, at most 18 digits on
- * either side of the point): the exact difference, its trailing zeros dropped, converted once,
+ * exactly when both are plain decimals ([+-]digits[.digits], no exponent, at most 20 digits
+ * before the point, so every whole number up to 2^64, and 18 after it): the exact difference, its trailing zeros dropped, converted once,
  * so that equal differences give the same double whatever digits the values have
  * (10.414853674127 - 10.412853674127 is 0.002 as 10.198 - 10.196 is). 0 and *d, or -1 when
  * either is not such a decimal (the caller then subtracts the doubles). */
 int units_exact_diff(const char *a, const char *b, double *d);
+/* A results-table cell as units_exact_diff reads it (a plain decimal, at most 20 digits before
+ * the point and 18 after it, blanks around it trimmed) in fixed point: *v / 10^*fracs exactly,
+ * *fracs the digits after the point that are not trailing zeros. 0, or -1 when the cell is not
+ * such a decimal. */
+int units_plain_fixed(const char *cell, am_i128 *v, int *fracs);
 
 /* The values of a range {from, to, factor} of sizes or times: value k is from * factor^k
  * computed exactly from the numbers as written (a decimal big integer times a power of ten) and

@@ -504,6 +504,10 @@ static void t_duplicate_id_expired(void)
 }
 BI_T(t_zero_bytes, "zero.trace", H "alloc 1 0\n",
      "amsim: @:2:1: allocation of 0 bytes for id 1 (use --lenient")
+/* a recorded oom of 0 bytes is refused as a 0-byte alloc is (until 2026-11-27 counted as a
+ * served recorded oom, with no placements row or log line) */
+BI_T(t_oom_zero_bytes, "oomzero.trace", H "oom 0\n",
+     "amsim: @:2:1: oom of 0 bytes (use --lenient to count and skip such events)")
 BI_T(t_transfer_unknown_id, "xfid.trace", H "alloc 1 1KiB\ntransfer host hbm 1KiB id=9\n",
      "amsim: @:3:1: use of unknown id 9 (use --lenient to count and skip such events)")
 BI_T(t_wait_unrecorded, "wait.trace", H "record 1 stream=1\nwait 7 stream=1\n",
@@ -556,6 +560,16 @@ static void t_distinct_streams(void)
     CU_ASSERT(access(csv, F_OK) != 0); /* convert wrote nothing */
 }
 
+/* a transfer whose bytes rounded up to the granule reach 2^64 is refused (until 2026-11-27 they
+ * saturated at 2^64 - 1, not a whole number of granules) */
+static void t_transfer_granule_overflow(void)
+{
+    bi_run(&(bi_case){BI_TRACE, "tgover.trace", H "transfer host hbm 18446744073709551000\n", 0,
+                      "amsim: @:2:1: transfer of 18446744073709551000 bytes from 'host' to 'hbm': "
+                      "rounded up to the 4.00 KiB transfer_granule it is 2^64 bytes or more, "
+                      "beyond the 2^64 - 1 bytes a transfer carries",
+                      "--set memories.hbm.transfer_granule=4KiB", NULL});
+}
 static void t_no_link(void)
 {
     bi_run(&(bi_case){BI_TRACE, "nolink.trace", H "alloc 1 1KiB\ntransfer hbm host 1KiB\n", 0,
@@ -3841,9 +3855,12 @@ void suite_badinput(void)
              {"engine: duplicate id whose wait for frees expired, before its free",
               t_duplicate_id_expired},
              {"engine: allocation of 0 bytes", t_zero_bytes},
+             {"engine: oom of 0 bytes", t_oom_zero_bytes},
              {"engine: transfer of an unknown id", t_transfer_unknown_id},
              {"engine: wait on unrecorded event", t_wait_unrecorded},
              {"engine: transfer without link", t_no_link},
+             {"engine: transfer of 2^64 bytes or more after its granule",
+              t_transfer_granule_overflow},
              {"engine: stream above the engine's limit", t_stream_limit},
              {"engine: more than 1024 distinct streams", t_distinct_streams},
              /* lifetime CSV */

@@ -537,6 +537,13 @@ static void test_sweep_repeats(void)
          "X); as the last item it would take the run's -o"},
         {"generate: {kind: serve, args: ['--requests=']}\n",
          "rp.yaml:2:32: generate.args: '--requests=' needs a value after '='"},
+        /* a number in a form gen refuses, at load (until 2026-11-27 gen took it for reals) */
+        {"generate: {kind: kernel, args: [--tflops, '0197']}\n",
+         "rp.yaml:2:43: generate.args: --tflops takes a number, not '0197': leading zeros are "
+         "not allowed"},
+        {"generate: {kind: train, args: ['--mfu=+0.8']}\n",
+         "rp.yaml:2:32: generate.args: --mfu takes a number, not '+0.8': a '+' sign is not "
+         "allowed"},
     };
     char tr[1100], top[1100];
     snprintf(tr, sizeof tr, "%s/traces/gpu_train_step.trace", tu_top());
@@ -1872,12 +1879,19 @@ static void test_numeric_options(void)
     static const struct {
         const char *opt, *want;
     } bad[] = {
-        {"--shard 1/3x", "--shard K/N with 1 <= K <= N, not '1/3x'"},
-        {"--shard '1/3 '", "--shard K/N with 1 <= K <= N, not '1/3 '"},
-        {"--shard ' 1/3'", "--shard K/N with 1 <= K <= N, not ' 1/3'"},
-        {"--shard 1/+3", "--shard K/N with 1 <= K <= N, not '1/+3'"},
-        {"--shard 1/", "--shard K/N with 1 <= K <= N, not '1/'"},
+        {"--shard 1/3x", "--shard K/N with 1 <= K <= N <= 2147483647, not '1/3x'"},
+        {"--shard '1/3 '", "--shard K/N with 1 <= K <= N <= 2147483647, not '1/3 '"},
+        {"--shard ' 1/3'", "--shard K/N with 1 <= K <= N <= 2147483647, not ' 1/3'"},
+        {"--shard 1/+3", "--shard K/N with 1 <= K <= N <= 2147483647, not '1/+3'"},
+        {"--shard 1/", "--shard K/N with 1 <= K <= N <= 2147483647, not '1/'"},
         {"--shard 4294967297/4294967298", "not '4294967297/4294967298'"},
+        /* every number's form: until 2026-11-27 '01/2' was shard 1 of 2 */
+        {"--shard 01/2", "--shard K/N with 1 <= K <= N <= 2147483647, not '01/2': leading zeros "
+                         "are not allowed"},
+        /* N past the limit is refused naming the limit (until 2026-11-27 the message said only
+         * 1 <= K <= N, which the input meets) */
+        {"--shard 1/2147483648", "--shard K/N with 1 <= K <= N <= 2147483647, not "
+                                 "'1/2147483648'"},
         {"-j 2x", "-j takes a number of workers 1..4096, not '2x'"},
         {"-j ' 2'", "-j takes a number of workers 1..4096, not ' 2'"},
         {"-j +2", "-j takes a number of workers 1..4096, not '+2'"},
@@ -3393,6 +3407,29 @@ static void test_stats(void)
     CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"paired\"", "p_two_sided"), p, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(p, 0.0917, 1e-3); /* sanity of the closed form */
     free(j);
+}
+
+/* --paired subtracts whole numbers of 19 and 20 digits exactly (until 2026-11-27 only 18 digits
+ * before the point were read exactly: 1000000000000000001 - 1000000000000000000 was 0 as doubles,
+ * so every difference read 0 B, p = 1) */
+static void test_stats_paired_big_whole(void)
+{
+    const char *csv = tu_write("paired_big.csv",
+                               "policy,seed,m_bytes\n"
+                               "a,1,1000000000000000001\nb,1,1000000000000000000\n"
+                               "a,2,1000000000000000003\nb,2,1000000000000000001\n"
+                               "a,3,18446744073709551615\nb,3,18446744073709551612\n");
+    char args[1200], *out = NULL;
+    snprintf(args, sizeof args, "stats '%s' --metric m_bytes --paired a,b --pair-on seed --json - -q",
+             csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    /* d = 1 2 3: mean 2, sd 1, t = 2 / (1 / sqrt(3)) */
+    CU_ASSERT_DOUBLE_EQUAL(json_num(out, "\"paired\"", "mean_difference"), 2, 0);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(out, "\"paired\"", "sd"), 1, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(out, "\"paired\"", "t"), 2 * sqrt(3.0), 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(out, "\"paired\"", "p_two_sided"), 0.0742, 1e-4);
+    free(out);
 }
 
 /* --paired on 40,000 rows: b's rows in the reverse order of a's, every 10th a without a partner,
@@ -6361,6 +6398,7 @@ void suite_batch(void)
              {"statistics against hand-computed values", test_stats},
              {"stats: long and UTF-8 group names", test_stats_long_utf8_names},
              {"stats --paired on 40,000 rows: fast, same pairs", test_stats_paired_large},
+             {"stats --paired: whole numbers up to 2^64 subtracted exactly", test_stats_paired_big_whole},
              {"stats: a quoted cell of 150,000 lines in linear time; an open quote refused",
               test_stats_long_quoted_cell},
              {"stats --paired: unknown groups, too few pairs", test_stats_paired_groups},

@@ -769,6 +769,7 @@ static void test_csv_engine_rules(void)
         {"r_zero.trace", "amsim-trace v1\nalloc 1 0\n", "2:1: allocation of 0 bytes for id 1"},
         {"r_zero_into.trace", "amsim-trace v1\ntransfer host hbm 0 into=3\n",
          "2:1: allocation of 0 bytes for id 3"},
+        {"r_oom_zero.trace", "amsim-trace v1\noom 0\n", "2:1: oom of 0 bytes"},
         {"r_use.trace", "amsim-trace v1\nalloc 1 4MiB\nuse 2\n", "3:1: use of unknown id 2"},
         /* a transfer's id= is a use (until 2026-11-27 run and convert accepted an unknown one) */
         {"r_use_xfer.trace", "amsim-trace v1\nalloc 1 4MiB\nfree 1\ntransfer hbm host 1MiB id=1\n",

@@ -537,6 +537,11 @@ static void test_number_syntax(void)
         {"kernel --tflops inf", "amsim gen kernel: --tflops takes a number, not 'inf'\n"},
         {"train --mfu nan", "amsim gen train: --mfu takes a number, not 'nan'\n"},
         {"serve --rate ' 5'", "amsim gen serve: --rate takes a number, not ' 5'\n"},
+        /* a real option in every number's form, as --layers 05 (until 2026-11-27 taken) */
+        {"train --tflops 0197", "amsim gen train: --tflops takes a number, not '0197': leading "
+                                "zeros are not allowed (YAML 1.1 reads 010 as octal 8)\n"},
+        {"train --mfu +0.8", "amsim gen train: --mfu takes a number, not '+0.8': a '+' sign is "
+                             "not allowed\n"},
     };
     char args[1024], p[600], *err = NULL;
     snprintf(p, sizeof p, "%s/bad_num.trace", tu_tmpdir());

@@ -905,9 +905,44 @@ static void test_report_makespan_near_limit(void)
     free(h);
 }
 
+/* Figures past a double's whole numbers (2^53) from plain-decimal cells are exact: the mean as
+ * sum / n, the sd from exact deviations, the CI ends to the hundredth; a figure that can only be
+ * approximate prints the digits its double holds. Until 2026-11-27 each was gsl's double
+ * printed in full: 18446744073709551615 had mean 18446744073709551616 B, 9007199254740993 had
+ * 9007199254740992 B, and 1000000000000000001 and ...003 had mean 1000000000000000000 B, sd 0. */
+static void test_stats_exact_figures(void)
+{
+    char csv[600], args[1400], *out = NULL;
+    snprintf(csv, sizeof csv, "%s", tu_write("exact5.csv", "policy,m_bytes\n"
+        "a,18446744073709551615\nb,9007199254740993\n"
+        "c,1000000000000000001\nc,1000000000000000003\n"
+        "d,0\nd,18446744073709551615\n"));
+    snprintf(args, sizeof args, "stats '%s' --metric m_bytes", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    /* the cells' widths are the widest's: look for each figure with its unit */
+    CU_ASSERT(out && strstr(out, " 18446744073709551615 B "));
+    CU_ASSERT(out && strstr(out, " 9007199254740993 B "));
+    CU_ASSERT(out && strstr(out, " 1000000000000000002 B ") && strstr(out, " 1.41 B "));
+    CU_ASSERT(out && strstr(out, " 999999999999999989.30 B ") &&
+              strstr(out, " 1000000000000000014.71 B\n"));
+    /* d's mean is exact to the hundredth; its sd only as a double: 17 digits, not 20 */
+    CU_ASSERT(out && strstr(out, " 9223372036854775807.50 B  1.3043817825332783e+19 B "));
+    CU_ASSERT(out && !strstr(out, "18446744073709551616") && !strstr(out, "9007199254740992"));
+    if (out && !strstr(out, "1000000000000000002 B"))
+        printf("\n  stats:\n%s", out);
+    free(out);
+    out = NULL;
+    snprintf(args, sizeof args, "stats '%s' --metric m_bytes --json - -q", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\"mean\": 18446744073709551615,"));
+    CU_ASSERT(out && strstr(out, "\"mean\": 1000000000000000002,"));
+    free(out);
+}
+
 /* QA: stats' text numbers by one rule. A whole number up to 2^64 prints in full, without
- * decimals: 9007199254741004 beside 9007199254740978 (it was 9.0072e+15), 18446744073709551616 B
- * (it was 18446744073709551616.00 B, and 1.84467e+19 without a unit). Beyond 2^64 the fewest
+ * decimals: 9007199254741004 beside 9007199254740978 (it was 9.0072e+15), the mean of
+ * 18446744073709551615 exactly (it was 18446744073709551616.00 B, and 1.84467e+19 without a
+ * unit; until 2026-11-27 then 18446744073709551616, the double beyond the data). Beyond 2^64 the fewest
  * digits that read back, as in the JSON: 1e+70 B (it was a wrong 63-digit integer, %.2f cut to
  * its 64-byte cell, without B). */
 static void test_stats_big_numbers(void)
@@ -924,8 +959,8 @@ static void test_stats_big_numbers(void)
     CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
     CU_ASSERT(out && strstr(out, "\nb       2      9007199254740991  1.41421      "
                                  "9007199254740978      9007199254741004\n"
-                                 "c       2  18446744073709551616        0  "
-                                 "18446744073709551616  18446744073709551616\n"
+                                 "c       2  18446744073709551615        0  "
+                                 "18446744073709551615  18446744073709551615\n"
                                  "d       2                 1e+70        0                 "
                                  "1e+70                 1e+70\n"));
     if (out && !strstr(out, "9007199254741004\n"))
@@ -934,8 +969,8 @@ static void test_stats_big_numbers(void)
     out = NULL;
     snprintf(args, sizeof args, "stats '%s' --metric m_bytes", csv);
     CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
-    CU_ASSERT(out && strstr(out, "\nc       2  18446744073709551616 B     0 B  "
-                                 "18446744073709551616 B  18446744073709551616 B\n"
+    CU_ASSERT(out && strstr(out, "\nc       2  18446744073709551615 B     0 B  "
+                                 "18446744073709551615 B  18446744073709551615 B\n"
                                  "d       2                 1e+70 B     0 B  "
                                  "               1e+70 B                 1e+70 B\n"));
     CU_ASSERT(out && !strstr(out, ".00 B"));
@@ -1643,6 +1678,7 @@ void suite_report(void)
               test_report_makespan_near_limit},
              {"stats: whole numbers in full up to 2^64, beyond as in the JSON",
               test_stats_big_numbers},
+             {"stats: figures past 2^53 exact from plain decimals", test_stats_exact_figures},
              {"stats --paired: overflowing differences halved, decimal differences exact",
               test_stats_paired_exact_differences},
              {"a long timeline is drawn as a bounded envelope that keeps its peak",
