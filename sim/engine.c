@@ -1696,24 +1696,27 @@ static int attempt_again(sim *s, int level, const alloc_req *r, alloc_out *o, ui
     return rc;
 }
 
-/* A request no runtime action on its level can serve: larger than the level's capacity (once
- * padded to pad_requests_to; a policy's own rounding only adds to it). */
+/* A request no runtime action on its level can serve: larger than what the level's policy can
+ * ever hold (mem_usable: its own pool limit, bfc's or prealloc's memory_limit, else the
+ * capacity; until 2026-11-27 the capacity alone), once padded to pad_requests_to (a policy's own
+ * rounding only adds to it). */
 static int beyond_capacity(sim *s, int level, uint64_t bytes)
 {
     mem_level *m = s->lv[level];
-    return mem_padded(m, bytes) > mem_capacity(m);
+    return mem_padded(m, bytes) > mem_usable(m);
 }
 
-/* A request defragmentation cannot serve: beyond the capacity, or larger than what is free
- * once every buffer that stays is counted, the live buffers at their requested bytes (moved,
- * they still hold at least those) and the blocks whose free is pending (not moved). */
+/* A request defragmentation cannot serve: beyond the usable capacity, or larger than what is
+ * free of it once every buffer that stays is counted, the live buffers at their requested
+ * bytes (moved, they still hold at least those) and the blocks whose free is pending (not
+ * moved). */
 static int defrag_cannot_help(sim *s, int level, uint64_t bytes)
 {
     mem_level *m = s->lv[level];
     if (beyond_capacity(s, level, bytes))
         return 1;
     const mem_metrics *mm = mem_get_metrics(m);
-    uint64_t stays = mm->live_bytes + mem_pending_bytes(m), cap = mem_capacity(m);
+    uint64_t stays = mm->live_bytes + mem_pending_bytes(m), cap = mem_usable(m);
     return stays >= cap || mem_padded(m, bytes) > cap - stays;
 }
 

@@ -203,11 +203,12 @@ static void test_defrag_charges_live_bytes(void)
     static const char *const policies[] = {"best_fit", "bfc"};
     static const char *const modes[] = {"host_roundtrip", "compact"};
     /* {runs, bytes_moved, buffers_moved, copies}: best_fit fits 1 to 4 and one run moves 2
-     * and 4; bfc runs out at 4 (a run with 1, 2 and 3 live does not help) and again at 5 (2
-     * alone is live) */
+     * and 4; bfc runs out at 4, which its 3 MiB pool (memory_fraction 0.75 of 4 MiB) cannot
+     * hold beside 1, 2 and 3 (skipped; until 2026-11-27 a run for nothing: {2, 8000000, 4, 8}
+     * and {2, 1000000, 1, 1}), and again at 5 (2 alone is live) */
     static const uint64_t want[2][2][4] = {
         {{1, 4000000, 2, 4}, {1, 2000000, 2, 2}},
-        {{2, 8000000, 4, 8}, {2, 1000000, 1, 1}},
+        {{1, 2000000, 1, 2}, {1, 1000000, 1, 1}},
     };
     static const char *const granules[] = {"1B", "64KiB"};
     static const am_ps copy_ps[] = {1001 * US, 1049576000}; /* 1 us + bytes / 1 GB/s */
@@ -235,6 +236,7 @@ static void test_defrag_charges_live_bytes(void)
                 const uint64_t *w = want[p][m];
                 CU_ASSERT_EQUAL(su->defrag.ooms_avoided, 1);
                 CU_ASSERT_EQUAL(su->defrag.runs, w[0]);
+                CU_ASSERT_EQUAL(su->defrag.skipped, (uint64_t)p); /* bfc's alloc 4 */
                 CU_ASSERT_EQUAL(su->defrag.bytes_moved, w[1]);
                 CU_ASSERT_EQUAL(su->defrag.buffers_moved, w[2]);
                 CU_ASSERT_EQUAL(su->defrag.time, w[3] * copy_ps[g]);
@@ -1667,6 +1669,84 @@ static void test_donation_ends_donor_at_every_capacity(void)
     }
 }
 
+/* A run of yaml and events (files NAME.yaml, NAME.trace) with its placements: the CSV, and the
+ * report in *out (when out is not NULL); NULL when the run fails. */
+static char *pl_run(const char *name, const char *yaml, const char *events, const char *opts,
+                    char **out)
+{
+    char cfg[256], tr[256], ppath[600], args[2048];
+    snprintf(cfg, sizeof cfg, "%s.yaml", name);
+    snprintf(tr, sizeof tr, "%s.trace", name);
+    const char *c = tu_write(cfg, yaml);
+    const char *t = tu_write(tr, events);
+    snprintf(ppath, sizeof ppath, "%s/%s.csv", tu_tmpdir(), name);
+    snprintf(args, sizeof args, "run -c %s -t %s --placements %s %s", c, t, ppath, opts);
+    char *o = NULL, *e = NULL;
+    int rc = tu_amsim(args, &o, &e);
+    free(e);
+    if (out)
+        *out = o;
+    else
+        free(o);
+    return rc == 0 ? tu_slurp(ppath, NULL) : NULL;
+}
+
+/* The skip rules use the bytes the policy can hold, not the capacity: bfc's memory_limit 4 MiB
+ * in 10 MiB, 2 MiB live, a 3 MiB request: no compaction; a 6 MiB request under the same limit
+ * evicts nothing. Until 2026-11-27 the first moved buffers 2 and 3 (2.099 ms) and failed, the
+ * second spilled buffers 1 and 2 and failed. */
+static void test_recovery_skips_past_pool_limit(void)
+{
+    char *out;
+    char *pl = pl_run("rpl1",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 10MiB\n"
+        "    allocator: {policy: bfc, memory_limit: 4MiB}\n"
+        "    defrag: {mode: compact, trigger: on_oom}\n"
+        "links:\n  hbm_copy: {from: hbm, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n",
+        "amsim-trace v1\nalloc 1 2MiB\nalloc 2 1MiB\nalloc 3 1MiB\nfree 1\nalloc 4 3MiB\n", "",
+        &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_STRING_EQUAL(pl, "seq,id,level,address,requested,allocated,status\n"
+                               "0,1,hbm,0,2097152,2097152,ok\n"
+                               "1,2,hbm,2097152,1048576,1048576,ok\n"
+                               "2,3,hbm,3145728,1048576,1048576,ok\n"
+                               "4,4,hbm,,3145728,,oom\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "defragmentation: 0 runs moved 0 B (0 buffers) in 0 ps;"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "skipped for 1 request it could not serve\n"));
+    free(pl);
+    free(out);
+    pl = pl_run("rpl2",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 10MiB\n"
+        "    allocator: {policy: bfc, memory_limit: 4MiB}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host:\n    capacity: 100MiB\n    allocator: {policy: first_fit}\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n",
+        "amsim-trace v1\nalloc 1 1MiB\nalloc 2 1MiB\nalloc 3 6MiB\n", "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_STRING_EQUAL(pl, "seq,id,level,address,requested,allocated,status\n"
+                               "0,1,hbm,0,1048576,1048576,ok\n"
+                               "1,2,hbm,1048576,1048576,1048576,ok\n"
+                               "2,3,hbm,,6291456,,oom\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 0 buffers (0 B) out to host, 0 (0 B) back, "
+                                       "0 ps;"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "; skipped for 1 request"));
+    free(pl);
+    free(out);
+    /* prealloc: an arena of 0.5 x 8 MiB = 4 MiB, the same 6 MiB request */
+    pl = pl_run("rpl3",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 8MiB\n"
+        "    allocator: {policy: prealloc, memory_fraction: 0.5}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host:\n    capacity: 100MiB\n    allocator: {policy: first_fit}\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n",
+        "amsim-trace v1\nalloc 1 1MiB\nalloc 2 1MiB\nalloc 3 6MiB\n", "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_EQUAL(tu_count(pl, ",spilled\n"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "; skipped for 1 request"));
+    free(pl);
+    free(out);
+}
+
 void suite_hierarchy(void)
 {
     TU_SUITE("hierarchy", {"compaction: bytes moved, OOM avoided", test_compaction},
@@ -1705,5 +1785,7 @@ void suite_hierarchy(void)
              {"spill_victim: largest, ties to the least recently used",
               test_spill_largest_tie_lru},
              {"a donation ends its donor at every capacity",
-              test_donation_ends_donor_at_every_capacity});
+              test_donation_ends_donor_at_every_capacity},
+             {"recovery skips requests past the policy's pool limit",
+              test_recovery_skips_past_pool_limit});
 }
