@@ -1836,10 +1836,16 @@ static AM_NOINLINE void count_defrag(sim *s, int level)
     rt->threshold_disarmed = ext_frag(s, level) > L->defrag.threshold;
 }
 
-/* After a successful allocation: defragmentation triggered by a threshold or a count. */
+/* After a successful allocation: defragmentation triggered by a threshold or a count. Not
+ * inside a start-state prologue, which only recreates the recording's state at its start (its
+ * allocations tile segments and are no requests of the run): its allocations are not counted
+ * for `every` and do not look at the threshold, and its end checks neither, as a run there would
+ * move the recorded start-state blocks before the first event. Until 2026-11-27 they did: a
+ * threshold run moved prologue blocks, charged its copies before the trace started and broke
+ * the validation against recorded addresses. */
 static inline void maybe_defrag(sim *s, int level)
 {
-    if (s->rt[level].counted_defrag)
+    if (s->rt[level].counted_defrag && !s->prologue)
         count_defrag(s, level);
 }
 

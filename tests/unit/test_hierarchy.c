@@ -1747,6 +1747,47 @@ static void test_recovery_skips_past_pool_limit(void)
     free(out);
 }
 
+/* A start-state prologue (prologue=1) recreates state: threshold and every do not look at its
+ * allocations. 5 x 2 MiB fill 10 MiB, 2 and 4 are freed, 7 (1 MiB) goes at 2 MiB: fragmentation
+ * 1 - 2/5 = 0.6 above 0.3, and 3 allocations past every: 2, yet nothing moves, and 6 takes its
+ * recorded 3 MiB. Until 2026-11-27 both moved 3 and 5 inside the prologue (4.196 ms before the
+ * trace started), and 6 went to 7 MiB: validation 0 of 1. */
+static void test_no_defrag_in_prologue(void)
+{
+    static const char *const yaml =
+        "version: 1\nmemories:\n  hbm:\n    capacity: 10MiB\n    allocator: {policy: first_fit}\n"
+        "    defrag: {mode: compact, trigger: on_oom}\n"
+        "links:\n  hbm_copy: {from: hbm, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n";
+    static const char *const events =
+        "amsim-trace v1\nalloc 1 2MiB addr=0 prologue=1\nalloc 2 2MiB addr=2097152 prologue=1\n"
+        "alloc 3 2MiB addr=4194304 prologue=1\nalloc 4 2MiB addr=6291456 prologue=1\n"
+        "alloc 5 2MiB addr=8388608 prologue=1\nfree 2 prologue=1\nfree 4 prologue=1\n"
+        "alloc 7 1MiB addr=2097152 prologue=1\nalloc 6 1MiB addr=3145728\nfree 6\n";
+    static const char *const opts[] = {
+        "--set memories.hbm.defrag.trigger=threshold --set memories.hbm.defrag.threshold=0.3",
+        "--set memories.hbm.defrag.trigger=every --set memories.hbm.defrag.every=2",
+    };
+    for (int i = 0; i < 2; i++) {
+        char *out;
+        char *pl = pl_run("ndp", yaml, events, opts[i], &out);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+        CU_ASSERT_STRING_EQUAL(pl, "seq,id,level,address,requested,allocated,status\n"
+                                   "0,1,hbm,0,2097152,2097152,ok\n"
+                                   "1,2,hbm,2097152,2097152,2097152,ok\n"
+                                   "2,3,hbm,4194304,2097152,2097152,ok\n"
+                                   "3,4,hbm,6291456,2097152,2097152,ok\n"
+                                   "4,5,hbm,8388608,2097152,2097152,ok\n"
+                                   "7,7,hbm,2097152,1048576,1048576,ok\n"
+                                   "8,6,hbm,3145728,1048576,1048576,ok\n");
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "makespan 0 ps, host stalled 0 ps"));
+        CU_ASSERT_PTR_NULL(strstr(out, "defragmentation:"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "validation: 1 of 1 allocations at the recorded "
+                                           "address\n"));
+        free(pl);
+        free(out);
+    }
+}
+
 void suite_hierarchy(void)
 {
     TU_SUITE("hierarchy", {"compaction: bytes moved, OOM avoided", test_compaction},
@@ -1787,5 +1828,7 @@ void suite_hierarchy(void)
              {"a donation ends its donor at every capacity",
               test_donation_ends_donor_at_every_capacity},
              {"recovery skips requests past the policy's pool limit",
-              test_recovery_skips_past_pool_limit});
+              test_recovery_skips_past_pool_limit},
+             {"threshold and every do not run in a start-state prologue",
+              test_no_defrag_in_prologue});
 }
