@@ -283,6 +283,8 @@ typedef struct level_rt {
     uint64_t allocs_since_defrag;
     int threshold_disarmed; /* trigger: threshold: a run left fragmentation above it */
     int relocatable;    /* the policy can have its blocks re-placed (no offline plan) */
+    int recovering;     /* recover() runs on the level: a spill chain that comes back to it
+                         * does not recover it again (spill_one) */
     int retry;          /* policy waits for frees on failure */
     am_ps retry_wait;
     pending *p;
@@ -1606,7 +1608,15 @@ static void defrag(sim *s, int level)
     s->rt[level].allocs_since_defrag = 0;
 }
 
+static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t hint);
+
 /* Evict one buffer of `level` to its spill host (LRU or largest first); 1 if one went. The
+ * host copy's allocation, when it fails, gets the host level's own answers (recover: its
+ * defragmentation, its own spill_to_host to a further level), as a request of that level would;
+ * until 2026-11-27 it failed at once. A chain ends: a level whose recovery is already running
+ * (one that started the chain, or a level between) is not recovered again, so each level makes
+ * room at most once in it and a cycle of spill_host settings (hbm to vmem, vmem to hbm) stops
+ * where it comes back, its copy failing there. The
  * buffer the current event uses (s->in_use: a transfer's source while its destination is
  * allocated) is never the victim: the copy reads it after the allocation. Until 2026-11-27 it
  * could be, and the copy then read a buffer that was on the host. */
@@ -1640,6 +1650,8 @@ static int spill_one(sim *s, int level)
     int rc = mem_alloc_attempt(s->lv[host], &r, &o);
     charge(s, host); /* a failed attempt costs its device call too (until 2026-11-27 its
                       * latency waited for the host level's next charged call) */
+    if (rc != ALLOC_OK && !s->rt[host].recovering)
+        rc = recover(s, host, &r, &o, TR_NO_ADDR);
     if (rc != ALLOC_OK) {
         s->sum.spill.failures++;
         return 0;
@@ -1726,7 +1738,7 @@ static int defrag_cannot_help(sim *s, int level, uint64_t bytes)
  * beyond_capacity): counted in `skipped` (until 2026-11-27 they ran, moved or evicted buffers
  * and charged their copies, and the request failed all the same). Returns the final
  * attempt's result. */
-static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t hint)
+static int recover_level(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t hint)
 {
     const cfg_level *L = &s->cfg->levels[level];
     if (L->defrag.mode != CFG_DEFRAG_NONE) { /* every trigger: a failure defragments */
@@ -1753,6 +1765,16 @@ static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t
         }
     }
     return ALLOC_OOM;
+}
+
+/* recover_level, with the level marked as recovering while it runs (spill_one's chain rule). */
+static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t hint)
+{
+    int was = s->rt[level].recovering;
+    s->rt[level].recovering = 1;
+    int rc = recover_level(s, level, r, o, hint);
+    s->rt[level].recovering = was;
+    return rc;
 }
 
 /* A spilled buffer is used: bring it back from the host (spilling others if needed). One that

@@ -1788,6 +1788,73 @@ static void test_no_defrag_in_prologue(void)
     }
 }
 
+/* A spill's host copy gets the host level's own answers. The 4 MiB host has 2 MiB free in two
+ * 1 MiB holes and compacts (12 and 14 move down) for 1's 2 MiB copy, and 3 fits. A TPU chain:
+ * VMEM spills 3 to HBM, whose 64 KiB are full, so HBM spills 1 to the host first. A cycle (a
+ * spills to b, b to a) ends: b cannot make room in a, which is making room already. Until
+ * 2026-11-27 each copy failed at once (spilling ... 1 failed, and the request out of memory). */
+static void test_spill_copy_uses_host_answers(void)
+{
+    char *out;
+    char *pl = pl_run("sch1",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 4MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host:\n    kind: host\n    capacity: 4MiB\n    allocator: {policy: first_fit}\n"
+        "    defrag: {mode: compact}\n"
+        "links:\n  hcopy: {from: host, to: host, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n"
+        "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n",
+        "amsim-trace v1\nalloc 11 1MiB level=host\nalloc 12 1MiB level=host\n"
+        "alloc 13 1MiB level=host\nalloc 14 1MiB level=host\nfree 11\nfree 13\n"
+        "alloc 1 2MiB\nalloc 2 2MiB\nalloc 3 2MiB\n", "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_STRING_EQUAL(pl, "seq,id,level,address,requested,allocated,status\n"
+                               "0,11,host,0,1048576,1048576,ok\n"
+                               "1,12,host,1048576,1048576,1048576,ok\n"
+                               "2,13,host,2097152,1048576,1048576,ok\n"
+                               "3,14,host,3145728,1048576,1048576,ok\n"
+                               "6,1,hbm,0,2097152,2097152,ok\n"
+                               "7,2,hbm,2097152,2097152,2097152,ok\n"
+                               "8,12,host,0,1048576,1048576,moved\n"
+                               "8,14,host,1048576,1048576,1048576,moved\n"
+                               "8,1,host,2097152,2097152,2097152,spilled\n"
+                               "8,3,hbm,0,2097152,2097152,ok\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "defragmentation: 1 run moved 2.00 MiB (2 buffers) in "
+                                       "2.099 ms; 1 out-of-memory event avoided"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 1 buffer (2.00 MiB) out to host, 0 (0 B) back, "
+                                       "2.098 ms; 1 out-of-memory event avoided, 0 failed\n"));
+    free(pl);
+    free(out);
+    pl = pl_run("sch2",
+        "version: 1\ndevice: tpu-v5e\nmemories:\n  hbm:\n    capacity: 64KiB\n"
+        "    allocator: {policy: first_fit, alignment: 256, commit_granularity: 4KiB}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  vmem:\n    capacity: 40KiB\n    on_oom: spill_to_host\n    spill_host: hbm\n",
+        "amsim-trace v1\nalloc 1 32KiB\nalloc 2 32KiB\nalloc 3 20KiB level=vmem\n"
+        "alloc 4 20KiB level=vmem\nalloc 5 20KiB level=vmem\nuse 3\n", "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pl, "\n3,4,vmem,20480,20480,20480,ok\n"
+                                      "4,1,host,0,32768,32768,spilled\n"
+                                      "4,3,hbm,0,20480,20480,spilled\n"
+                                      "4,5,vmem,0,20480,20480,ok\n"));
+    CU_ASSERT_EQUAL(tu_count(pl, ",oom\n"), 0);
+    free(pl);
+    free(out);
+    pl = pl_run("sch3",
+        "version: 1\nmemories:\n  a:\n    capacity: 4MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: b\n"
+        "  b:\n    capacity: 4MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: a\n"
+        "links:\n  ab: {from: a, to: b, bandwidth: 1GB/s, efficiency: 1, latency: 1us, "
+        "duplex: true}\n",
+        "amsim-trace v1\nalloc 1 2MiB level=b\nalloc 2 2MiB level=b\nalloc 3 2MiB level=a\n"
+        "alloc 4 2MiB level=a\nalloc 5 2MiB level=a\n", "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_EQUAL(tu_count(pl, ",spilled\n"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pl, "\n4,5,a,,2097152,,oom\n"));
+    free(pl);
+    free(out);
+}
+
 void suite_hierarchy(void)
 {
     TU_SUITE("hierarchy", {"compaction: bytes moved, OOM avoided", test_compaction},
@@ -1830,5 +1897,7 @@ void suite_hierarchy(void)
              {"recovery skips requests past the policy's pool limit",
               test_recovery_skips_past_pool_limit},
              {"threshold and every do not run in a start-state prologue",
-              test_no_defrag_in_prologue});
+              test_no_defrag_in_prologue},
+             {"a spill's host copy gets the host level's answers",
+              test_spill_copy_uses_host_answers});
 }
