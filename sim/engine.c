@@ -1616,44 +1616,85 @@ static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t
  * until 2026-11-27 it failed at once. A chain ends: a level whose recovery is already running
  * (one that started the chain, or a level between) is not recovered again, so each level makes
  * room at most once in it and a cycle of spill_host settings (hbm to vmem, vmem to hbm) stops
- * where it comes back, its copy failing there. The
+ * where it comes back, its copy failing there. A victim whose copy does not fit is passed
+ * over for the next in the order (spill_order), and the spill fails (one spill.failures) only
+ * when no victim's copy fits; until 2026-11-27 the first victim's failed copy failed it. The
  * buffer the current event uses (s->in_use: a transfer's source while its destination is
  * allocated) is never the victim: the copy reads it after the allocation. Until 2026-11-27 it
  * could be, and the copy then read a buffer that was on the host. */
-static int spill_one(sim *s, int level)
+/* A spill candidate and its place in the victim order: (a, b, id) ascending. */
+typedef struct victim {
+    uint64_t a, b, id;
+} victim;
+
+static int by_victim_order(const void *p, const void *q)
 {
-    const cfg_level *L = &s->cfg->levels[level];
-    int host = L->spill_host;
-    slot **v, *best = NULL;
-    size_t n = live_on(s, level, &v);
+    const victim *x = p, *y = q;
+    if (x->a != y->a)
+        return x->a < y->a ? -1 : 1;
+    if (x->b != y->b)
+        return x->b < y->b ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The ids of a level's possible victims in the order spill_victim tries them: lru, the least
+ * recently used first; largest, the largest block first, then the least recently used. Ties
+ * (one event can use two buffers) go to the lower id, not to the id map's order. */
+static size_t spill_order(sim *s, int level, victim **out)
+{
+    int largest = s->cfg->levels[level].spill_victim == CFG_VICTIM_LARGEST;
+    slot **v;
+    size_t n = live_on(s, level, &v), k = 0;
+    victim *c = am_malloc((n ? n : 1) * sizeof *c);
     for (size_t i = 0; i < n; i++) {
-        slot *x = v[i];
+        const slot *x = v[i];
         if (x->id == s->in_use)
             continue;
-        /* ties (one event can use two buffers) go to the lower id, not to the id map's order */
-        if (!best)
-            best = x;
-        else if (L->spill_victim == CFG_VICTIM_LARGEST
-                     ? (x->given > best->given ||
-                        (x->given == best->given && (s->lru[x->self] < s->lru[best->self] ||
-                                                     (s->lru[x->self] == s->lru[best->self] &&
-                                                      x->id < best->id))))
-                     : (s->lru[x->self] < s->lru[best->self] ||
-                        (s->lru[x->self] == s->lru[best->self] && x->id < best->id)))
-            best = x;
+        uint64_t used = s->lru[x->self];
+        c[k++] = largest ? (victim){UINT64_MAX - x->given, used, x->id}
+                         : (victim){used, 0, x->id};
     }
     free(v);
-    if (!best || host < 0)
-        return 0;
-    alloc_req r = {best->requested, 0, 0};
-    alloc_out o = {0, 0, 0};
-    int rc = mem_alloc_attempt(s->lv[host], &r, &o);
+    qsort(c, k, sizeof *c, by_victim_order);
+    *out = c;
+    return k;
+}
+
+/* The host copy of victim id: 0 with *o, or -1 when it does not fit even after the host level's
+ * own answers (or the victim is gone: recovery can run stream work). */
+static int spill_copy(sim *s, int level, uint64_t id, slot **victim_out, alloc_out *o)
+{
+    int host = s->cfg->levels[level].spill_host;
+    slot *x = idmap_find(&s->ids, id);
+    if (!x || x->state != ST_LIVE || x->level != level)
+        return -1;
+    alloc_req r = {x->requested, 0, 0};
+    int rc = mem_alloc_attempt(s->lv[host], &r, o);
     charge(s, host); /* a failed attempt costs its device call too (until 2026-11-27 its
                       * latency waited for the host level's next charged call) */
     if (rc != ALLOC_OK && !s->rt[host].recovering)
-        rc = recover(s, host, &r, &o, TR_NO_ADDR);
-    if (rc != ALLOC_OK) {
-        s->sum.spill.failures++;
+        rc = recover(s, host, &r, o, TR_NO_ADDR);
+    if (rc != ALLOC_OK)
+        return -1;
+    *victim_out = x;
+    return 0;
+}
+
+static int spill_one(sim *s, int level)
+{
+    int host = s->cfg->levels[level].spill_host;
+    if (host < 0)
+        return 0;
+    victim *c;
+    size_t n = spill_order(s, level, &c), i = 0;
+    slot *best = NULL;
+    alloc_out o = {0, 0, 0};
+    while (i < n && spill_copy(s, level, c[i].id, &best, &o) < 0)
+        i++;
+    free(c);
+    if (!best) {
+        if (n) /* there were victims, and no copy fitted */
+            s->sum.spill.failures++;
         return 0;
     }
     relocated(s, best, level, host, &o, PL_SPILLED);

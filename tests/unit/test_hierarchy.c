@@ -1855,6 +1855,32 @@ static void test_spill_copy_uses_host_answers(void)
     free(out);
 }
 
+/* A victim whose host copy does not fit is passed over: the 2 MiB host has 1 MiB free, the LRU
+ * victim 1 (3 MiB) cannot go, 2 (1 MiB) can, and 3 takes its place. Until 2026-11-27 the spill
+ * failed with 1's copy and 3 was out of memory. */
+static void test_spill_tries_next_victim(void)
+{
+    char *out;
+    char *pl = pl_run("stn",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 4MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host:\n    kind: host\n    capacity: 2MiB\n    allocator: {policy: first_fit}\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n",
+        "amsim-trace v1\nalloc 11 1MiB level=host\nalloc 1 3MiB\nalloc 2 1MiB\nalloc 3 1MiB\n",
+        "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_STRING_EQUAL(pl, "seq,id,level,address,requested,allocated,status\n"
+                               "0,11,host,0,1048576,1048576,ok\n"
+                               "1,1,hbm,0,3145728,3145728,ok\n"
+                               "2,2,hbm,3145728,1048576,1048576,ok\n"
+                               "3,2,host,1048576,1048576,1048576,spilled\n"
+                               "3,3,hbm,3145728,1048576,1048576,ok\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 1 buffer (1.00 MiB) out to host, 0 (0 B) back, "
+                                       "1.050 ms; 1 out-of-memory event avoided, 0 failed\n"));
+    free(pl);
+    free(out);
+}
+
 void suite_hierarchy(void)
 {
     TU_SUITE("hierarchy", {"compaction: bytes moved, OOM avoided", test_compaction},
@@ -1899,5 +1925,6 @@ void suite_hierarchy(void)
              {"threshold and every do not run in a start-state prologue",
               test_no_defrag_in_prologue},
              {"a spill's host copy gets the host level's answers",
-              test_spill_copy_uses_host_answers});
+              test_spill_copy_uses_host_answers},
+             {"a victim whose copy does not fit is passed over", test_spill_tries_next_victim});
 }
