@@ -163,6 +163,12 @@ struct alloc_ops {
      * cudaMalloc/cudaFree, pool growth) since the last call; returns it and resets it to 0.
      * The engine charges it to the host clock after every allocation and free. */
     am_ps (*take_latency)(void *st);
+    /* Optional: the most bytes this instance can ever hold from the device, a pool limit of
+     * its own below the level's capacity (bfc's and prealloc's memory_limit or
+     * memory_fraction); NULL: the capacity. The engine's "can any runtime action serve this
+     * request" tests (defragmentation's and spilling's skip rules) use it through
+     * mem_usable (memory.h). */
+    uint64_t (*pool_limit)(void *st);
     /* Optional: the policy plans offline and needs every buffer's lifetime before the run
      * (the `offline` policy). bufs lists this level's allocation requests in request order
      * (sim/prepass.h); the policy copies what it needs. Called once, after create and before

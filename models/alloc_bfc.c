@@ -561,6 +561,9 @@ static int bfc_retry(const void *opts, am_ps *wait)
 /* A refused request finally failed (alloc.h count_oom): the one place ooms grows. */
 static void bfc_count_oom(void *st) { ((bfc *)st)->ooms++; }
 
+/* The pool limit (alloc.h pool_limit): no region grows the pool past it. */
+static uint64_t bfc_pool_limit(void *st) { return ((bfc *)st)->limit; }
+
 static const struct alloc_ops bfc_ops = {
     .name = "bfc",
     .summary = "TensorFlow/XLA/JAX best-fit with coalescing, exact (regions, bins, growth, GC)",
@@ -580,6 +583,7 @@ static const struct alloc_ops bfc_ops = {
     .finish = bfc_finish,
     .retry_after_free = bfc_retry,
     .count_oom = bfc_count_oom,
+    .pool_limit = bfc_pool_limit,
 };
 
 const struct alloc_ops *alloc_bfc_ops(void);

@@ -334,6 +334,9 @@ static void pre_destroy(void *st)
 /* A refused request finally failed (alloc.h count_oom): the one place ooms grows. */
 static void pre_count_oom(void *st) { ((pre *)st)->ooms++; }
 
+/* The arena, rounded down to the alignment (alloc.h pool_limit): all it ever holds. */
+static uint64_t pre_pool_limit(void *st) { return ((pre *)st)->limit; }
+
 static const struct alloc_ops pre_ops = {
     .name = "prealloc",
     .summary = "one arena of the limit taken at the first request; bump or first fit inside "
@@ -352,6 +355,7 @@ static const struct alloc_ops pre_ops = {
     .walk = pre_walk,
     .check = pre_check,
     .count_oom = pre_count_oom,
+    .pool_limit = pre_pool_limit,
 };
 
 const struct alloc_ops *alloc_prealloc_ops(void);

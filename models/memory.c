@@ -512,6 +512,14 @@ const mem_metrics *mem_get_metrics(const mem_level *m) { return &m->m; }
 const char *mem_name(const mem_level *m) { return m->name; }
 const char *mem_kind(const mem_level *m) { return m->kind; }
 uint64_t mem_capacity(const mem_level *m) { return m->capacity; }
+
+uint64_t mem_usable(const mem_level *m)
+{
+    if (!m->policy->pool_limit)
+        return m->capacity;
+    uint64_t lim = m->policy->pool_limit(m->st);
+    return AM_MIN(lim, m->capacity);
+}
 const struct alloc_ops *mem_policy(const mem_level *m) { return m->policy; }
 void *mem_policy_state(mem_level *m) { return m->st; }
 uint64_t mem_largest_free(mem_level *m) { return m->policy->largest_free(m->st); }

@@ -112,6 +112,9 @@ const mem_metrics *mem_get_metrics(const mem_level *m);
 const char *mem_name(const mem_level *m);
 const char *mem_kind(const mem_level *m);
 uint64_t mem_capacity(const mem_level *m);
+/* The bytes the level's policy can ever hold: its own pool limit (alloc.h pool_limit), at most
+ * the capacity; the capacity for a policy without one. */
+uint64_t mem_usable(const mem_level *m);
 /* bytes as the policy is asked for them: rounded up to the level's pad_requests_to (requests of
  * more than 4 EiB, out of memory anyway, as they are). */
 uint64_t mem_padded(const mem_level *m, uint64_t bytes);

@@ -284,6 +284,8 @@ typedef struct level_rt {
     uint64_t allocs_since_defrag;
     int threshold_disarmed; /* trigger: threshold: a run left fragmentation above it */
     int relocatable;    /* the policy can have its blocks re-placed (no offline plan) */
+    int recovering;     /* recover() runs on the level: a spill chain that comes back to it
+                         * does not recover it again (spill_one) */
     int retry;          /* policy waits for frees on failure */
     am_ps retry_wait;
     pending *p;
@@ -1626,42 +1628,93 @@ static void defrag(sim *s, int level)
     s->rt[level].allocs_since_defrag = 0;
 }
 
+static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t hint);
+
 /* Evict one buffer of `level` to its spill host (LRU or largest first); 1 if one went. The
+ * host copy's allocation, when it fails, gets the host level's own answers (recover: its
+ * defragmentation, its own spill_to_host to a further level), as a request of that level would;
+ * until 2026-11-27 it failed at once. A chain ends: a level whose recovery is already running
+ * (one that started the chain, or a level between) is not recovered again, so each level makes
+ * room at most once in it and a cycle of spill_host settings (hbm to vmem, vmem to hbm) stops
+ * where it comes back, its copy failing there. A victim whose copy does not fit is passed
+ * over for the next in the order (spill_order), and the spill fails (one spill.failures) only
+ * when no victim's copy fits; until 2026-11-27 the first victim's failed copy failed it. The
  * buffer the current event uses (s->in_use: a transfer's source while its destination is
  * allocated) is never the victim: the copy reads it after the allocation. Until 2026-11-27 it
  * could be, and the copy then read a buffer that was on the host. */
-static int spill_one(sim *s, int level)
+/* A spill candidate and its place in the victim order: (a, b, id) ascending. */
+typedef struct victim {
+    uint64_t a, b, id;
+} victim;
+
+static int by_victim_order(const void *p, const void *q)
 {
-    const cfg_level *L = &s->cfg->levels[level];
-    int host = L->spill_host;
-    slot **v, *best = NULL;
-    size_t n = live_on(s, level, &v);
+    const victim *x = p, *y = q;
+    if (x->a != y->a)
+        return x->a < y->a ? -1 : 1;
+    if (x->b != y->b)
+        return x->b < y->b ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The ids of a level's possible victims in the order spill_victim tries them: lru, the least
+ * recently used first; largest, the largest block first, then the least recently used. Ties
+ * (one event can use two buffers) go to the lower id, not to the id map's order. */
+static size_t spill_order(sim *s, int level, victim **out)
+{
+    int largest = s->cfg->levels[level].spill_victim == CFG_VICTIM_LARGEST;
+    slot **v;
+    size_t n = live_on(s, level, &v), k = 0;
+    victim *c = am_malloc((n ? n : 1) * sizeof *c);
     for (size_t i = 0; i < n; i++) {
-        slot *x = v[i];
+        const slot *x = v[i];
         if (x->id == s->in_use)
             continue;
-        /* ties (one event can use two buffers) go to the lower id, not to the id map's order */
-        if (!best)
-            best = x;
-        else if (L->spill_victim == CFG_VICTIM_LARGEST
-                     ? (x->given > best->given ||
-                        (x->given == best->given && (s->lru[x->self] < s->lru[best->self] ||
-                                                     (s->lru[x->self] == s->lru[best->self] &&
-                                                      x->id < best->id))))
-                     : (s->lru[x->self] < s->lru[best->self] ||
-                        (s->lru[x->self] == s->lru[best->self] && x->id < best->id)))
-            best = x;
+        uint64_t used = s->lru[x->self];
+        c[k++] = largest ? (victim){UINT64_MAX - x->given, used, x->id}
+                         : (victim){used, 0, x->id};
     }
     free(v);
-    if (!best || host < 0)
-        return 0;
-    alloc_req r = {best->requested, 0, 0};
-    alloc_out o = {0, 0, 0};
-    int rc = mem_alloc_attempt(s->lv[host], &r, &o);
+    qsort(c, k, sizeof *c, by_victim_order);
+    *out = c;
+    return k;
+}
+
+/* The host copy of victim id: 0 with *o, or -1 when it does not fit even after the host level's
+ * own answers (or the victim is gone: recovery can run stream work). */
+static int spill_copy(sim *s, int level, uint64_t id, slot **victim_out, alloc_out *o)
+{
+    int host = s->cfg->levels[level].spill_host;
+    slot *x = idmap_find(&s->ids, id);
+    if (!x || x->state != ST_LIVE || x->level != level)
+        return -1;
+    alloc_req r = {x->requested, 0, 0};
+    int rc = mem_alloc_attempt(s->lv[host], &r, o);
     charge(s, host); /* a failed attempt costs its device call too (until 2026-11-27 its
                       * latency waited for the host level's next charged call) */
-    if (rc != ALLOC_OK) {
-        s->sum.spill.failures++;
+    if (rc != ALLOC_OK && !s->rt[host].recovering)
+        rc = recover(s, host, &r, o, TR_NO_ADDR);
+    if (rc != ALLOC_OK)
+        return -1;
+    *victim_out = x;
+    return 0;
+}
+
+static int spill_one(sim *s, int level)
+{
+    int host = s->cfg->levels[level].spill_host;
+    if (host < 0)
+        return 0;
+    victim *c;
+    size_t n = spill_order(s, level, &c), i = 0;
+    slot *best = NULL;
+    alloc_out o = {0, 0, 0};
+    while (i < n && spill_copy(s, level, c[i].id, &best, &o) < 0)
+        i++;
+    free(c);
+    if (!best) {
+        if (n) /* there were victims, and no copy fitted */
+            s->sum.spill.failures++;
         return 0;
     }
     relocated(s, best, level, host, &o, PL_SPILLED);
@@ -1716,34 +1769,61 @@ static int attempt_again(sim *s, int level, const alloc_req *r, alloc_out *o, ui
     return rc;
 }
 
-/* A request no runtime action on its level can serve: larger than the level's capacity (once
- * padded to pad_requests_to; a policy's own rounding only adds to it). */
+/* A request no runtime action on its level can serve: larger than what the level's policy can
+ * ever hold (mem_usable: its own pool limit, bfc's or prealloc's memory_limit, else the
+ * capacity; until 2026-11-27 the capacity alone), once padded to pad_requests_to (a policy's own
+ * rounding only adds to it). */
 static int beyond_capacity(sim *s, int level, uint64_t bytes)
 {
     mem_level *m = s->lv[level];
-    return mem_padded(m, bytes) > mem_capacity(m);
+    return mem_padded(m, bytes) > mem_usable(m);
 }
 
-/* A request defragmentation cannot serve: beyond the capacity, or larger than what is free
- * once every buffer that stays is counted, the live buffers at their requested bytes (moved,
- * they still hold at least those) and the blocks whose free is pending (not moved). */
+/* A request defragmentation cannot serve: beyond the usable capacity, or larger than what is
+ * free of it once every buffer that stays is counted, the live buffers at their requested
+ * bytes (moved, they still hold at least those) and the blocks whose free is pending (not
+ * moved). */
 static int defrag_cannot_help(sim *s, int level, uint64_t bytes)
 {
     mem_level *m = s->lv[level];
     if (beyond_capacity(s, level, bytes))
         return 1;
     const mem_metrics *mm = mem_get_metrics(m);
-    uint64_t stays = mm->live_bytes + mem_pending_bytes(m), cap = mem_capacity(m);
+    uint64_t stays = mm->live_bytes + mem_pending_bytes(m), cap = mem_usable(m);
+    return stays >= cap || mem_padded(m, bytes) > cap - stays;
+}
+
+/* A request spilling cannot serve: beyond the usable capacity, or larger than what is free of it
+ * once every block no spill can evict is counted: the blocks whose free is pending, and the
+ * live bytes that are no possible victim (the buffer the current event uses, the host copies
+ * other levels spilled here), as defrag_cannot_help counts what stays. Until 2026-11-27 only the
+ * capacity was looked at: a 3 MiB request on 4 MiB with a 2 MiB block pending its free evicted
+ * 2 MiB, failed, and brought it back on its next use (4.196 ms for nothing). */
+static int spill_cannot_help(sim *s, int level, uint64_t bytes)
+{
+    mem_level *m = s->lv[level];
+    if (beyond_capacity(s, level, bytes))
+        return 1;
+    slot **v;
+    size_t n = live_on(s, level, &v);
+    uint64_t evictable = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i]->id != s->in_use)
+            evictable += v[i]->requested;
+    free(v);
+    const mem_metrics *mm = mem_get_metrics(m);
+    uint64_t live = mm->live_bytes, cap = mem_usable(m);
+    uint64_t stays = (live > evictable ? live - evictable : 0) + mem_pending_bytes(m);
     return stays >= cap || mem_padded(m, bytes) > cap - stays;
 }
 
 /* After a failed attempt: defragment (on_oom trigger) and spill (on_oom: spill_to_host) until
  * the request fits or nothing more helps; hint is the request's recorded address (or
  * TR_NO_ADDR). Neither runs for a request it cannot serve (defrag_cannot_help,
- * beyond_capacity): counted in `skipped` (until 2026-11-27 they ran, moved or evicted buffers
+ * spill_cannot_help): counted in `skipped` (until 2026-11-27 they ran, moved or evicted buffers
  * and charged their copies, and the request failed all the same). Returns the final
  * attempt's result. */
-static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t hint)
+static int recover_level(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t hint)
 {
     const cfg_level *L = &s->cfg->levels[level];
     if (L->defrag.mode != CFG_DEFRAG_NONE) { /* every trigger: a failure defragments */
@@ -1758,7 +1838,7 @@ static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t
         }
     }
     if (L->on_oom == CFG_ON_OOM_SPILL) {
-        if (beyond_capacity(s, level, r->bytes)) {
+        if (spill_cannot_help(s, level, r->bytes)) {
             s->sum.spill.skipped++;
             return ALLOC_OOM;
         }
@@ -1770,6 +1850,16 @@ static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t
         }
     }
     return ALLOC_OOM;
+}
+
+/* recover_level, with the level marked as recovering while it runs (spill_one's chain rule). */
+static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t hint)
+{
+    int was = s->rt[level].recovering;
+    s->rt[level].recovering = 1;
+    int rc = recover_level(s, level, r, o, hint);
+    s->rt[level].recovering = was;
+    return rc;
 }
 
 /* A spilled buffer is used: bring it back from the host (spilling others if needed). One that
@@ -1853,10 +1943,16 @@ static AM_NOINLINE void count_defrag(sim *s, int level)
     rt->threshold_disarmed = ext_frag(s, level) > L->defrag.threshold;
 }
 
-/* After a successful allocation: defragmentation triggered by a threshold or a count. */
+/* After a successful allocation: defragmentation triggered by a threshold or a count. Not
+ * inside a start-state prologue, which only recreates the recording's state at its start (its
+ * allocations tile segments and are no requests of the run): its allocations are not counted
+ * for `every` and do not look at the threshold, and its end checks neither, as a run there would
+ * move the recorded start-state blocks before the first event. Until 2026-11-27 they did: a
+ * threshold run moved prologue blocks, charged its copies before the trace started and broke
+ * the validation against recorded addresses. */
 static inline void maybe_defrag(sim *s, int level)
 {
-    if (s->rt[level].counted_defrag)
+    if (s->rt[level].counted_defrag && !s->prologue)
         count_defrag(s, level);
 }
 

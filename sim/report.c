@@ -237,7 +237,7 @@ void report_text(FILE *f, sim *s, const report_trace *t)
                 units_fmt_time(c, sizeof c, su->spill.time), su->spill.ooms_avoided,
                 PL(su->spill.ooms_avoided), su->spill.failures);
         if (su->spill.skipped)
-            fprintf(f, "; skipped for %" PRIu64 " request%s larger than the memory",
+            fprintf(f, "; skipped for %" PRIu64 " request%s it could not serve",
                     su->spill.skipped, PL(su->spill.skipped));
         fputc('\n', f);
     }

@@ -4426,8 +4426,10 @@ static void test_mincap_level(void)
 /* A run fits when no level runs out, not only the level searched: hbm (4 MiB) spills into host,
  * so a small host makes hbm run out (the spill finds no room). Three 2 MiB buffers live at once:
  * host needs 4 MiB (two spilled), and at 3 MiB hbm runs out. vmem (12 KiB) spilling into hbm:
- * best_fit on hbm needs 5376 B, at 5375 B vmem runs out. Until 2026-11-27 only the searched
- * level's OOMs counted, and both searches answered one granule (1 B, "ok"). */
+ * best_fit on hbm needs 256 B, at 255 B vmem runs out: 1's 5000-byte copy does not fit, so 2
+ * (100 B in a 256-byte block) goes instead (until 2026-11-27 the spill gave up with 1's copy,
+ * and hbm needed 5376 B). Until 2026-11-27 only the searched level's OOMs counted, and both
+ * searches answered one granule (1 B, "ok"). */
 static void test_mincap_other_levels(void)
 {
     const char *cfg = tu_write("mc-host.yaml", "version: 1\ndevice: tpu-v5e\nmemories:\n"
@@ -4466,13 +4468,13 @@ static void test_mincap_other_levels(void)
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
     j = tu_slurp(js, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
-    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"best_fit\": {", "min_bytes"), 5376, 0);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"best_fit\": {", "min_bytes"), 256, 0);
     CU_ASSERT(strstr(j, "\"vmem\"") != NULL);
     free(j);
     for (int below = 0; below < 2; below++) {
         snprintf(args, sizeof args, "run -q --fail-on-oom -c '%s' -t '%s' --set "
                  "memories.hbm.allocator.policy=best_fit --set memories.hbm.capacity=%d", cfg,
-                 tr, below ? 5375 : 5376);
+                 tr, below ? 255 : 256);
         CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), below ? 3 : 0);
     }
 }

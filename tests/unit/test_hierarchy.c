@@ -203,11 +203,12 @@ static void test_defrag_charges_live_bytes(void)
     static const char *const policies[] = {"best_fit", "bfc"};
     static const char *const modes[] = {"host_roundtrip", "compact"};
     /* {runs, bytes_moved, buffers_moved, copies}: best_fit fits 1 to 4 and one run moves 2
-     * and 4; bfc runs out at 4 (a run with 1, 2 and 3 live does not help) and again at 5 (2
-     * alone is live) */
+     * and 4; bfc runs out at 4, which its 3 MiB pool (memory_fraction 0.75 of 4 MiB) cannot
+     * hold beside 1, 2 and 3 (skipped; until 2026-11-27 a run for nothing: {2, 8000000, 4, 8}
+     * and {2, 1000000, 1, 1}), and again at 5 (2 alone is live) */
     static const uint64_t want[2][2][4] = {
         {{1, 4000000, 2, 4}, {1, 2000000, 2, 2}},
-        {{2, 8000000, 4, 8}, {2, 1000000, 1, 1}},
+        {{1, 2000000, 1, 2}, {1, 1000000, 1, 1}},
     };
     static const char *const granules[] = {"1B", "64KiB"};
     static const am_ps copy_ps[] = {1001 * US, 1049576000}; /* 1 us + bytes / 1 GB/s */
@@ -235,6 +236,7 @@ static void test_defrag_charges_live_bytes(void)
                 const uint64_t *w = want[p][m];
                 CU_ASSERT_EQUAL(su->defrag.ooms_avoided, 1);
                 CU_ASSERT_EQUAL(su->defrag.runs, w[0]);
+                CU_ASSERT_EQUAL(su->defrag.skipped, (uint64_t)p); /* bfc's alloc 4 */
                 CU_ASSERT_EQUAL(su->defrag.bytes_moved, w[1]);
                 CU_ASSERT_EQUAL(su->defrag.buffers_moved, w[2]);
                 CU_ASSERT_EQUAL(su->defrag.time, w[3] * copy_ps[g]);
@@ -1583,7 +1585,7 @@ static void test_recovery_skipped_when_hopeless(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(out);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 0 buffers (0 B) out to host, 0 (0 B) back, 0 ps;"
                                        " 0 out-of-memory events avoided, 0 failed; skipped for 1 "
-                                       "request larger than the memory\n"));
+                                       "request it could not serve\n"));
     free(out);
     out = rec_run("rsk2", compact_cfg,
                   "amsim-trace v1\nalloc 1 2MiB\nalloc 2 2MiB\nalloc 3 2MiB\nfree 2\n"
@@ -1667,6 +1669,245 @@ static void test_donation_ends_donor_at_every_capacity(void)
     }
 }
 
+/* A run of yaml and events (files NAME.yaml, NAME.trace) with its placements: the CSV, and the
+ * report in *out (when out is not NULL); NULL when the run fails. */
+static char *pl_run(const char *name, const char *yaml, const char *events, const char *opts,
+                    char **out)
+{
+    char cfg[256], tr[256], ppath[600], args[2048];
+    snprintf(cfg, sizeof cfg, "%s.yaml", name);
+    snprintf(tr, sizeof tr, "%s.trace", name);
+    const char *c = tu_write(cfg, yaml);
+    const char *t = tu_write(tr, events);
+    snprintf(ppath, sizeof ppath, "%s/%s.csv", tu_tmpdir(), name);
+    snprintf(args, sizeof args, "run -c %s -t %s --placements %s %s", c, t, ppath, opts);
+    char *o = NULL, *e = NULL;
+    int rc = tu_amsim(args, &o, &e);
+    free(e);
+    if (out)
+        *out = o;
+    else
+        free(o);
+    return rc == 0 ? tu_slurp(ppath, NULL) : NULL;
+}
+
+/* The skip rules use the bytes the policy can hold, not the capacity: bfc's memory_limit 4 MiB
+ * in 10 MiB, 2 MiB live, a 3 MiB request: no compaction; a 6 MiB request under the same limit
+ * evicts nothing. Until 2026-11-27 the first moved buffers 2 and 3 (2.099 ms) and failed, the
+ * second spilled buffers 1 and 2 and failed. */
+static void test_recovery_skips_past_pool_limit(void)
+{
+    char *out;
+    char *pl = pl_run("rpl1",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 10MiB\n"
+        "    allocator: {policy: bfc, memory_limit: 4MiB}\n"
+        "    defrag: {mode: compact, trigger: on_oom}\n"
+        "links:\n  hbm_copy: {from: hbm, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n",
+        "amsim-trace v1\nalloc 1 2MiB\nalloc 2 1MiB\nalloc 3 1MiB\nfree 1\nalloc 4 3MiB\n", "",
+        &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_STRING_EQUAL(pl, "seq,id,level,address,requested,allocated,status\n"
+                               "0,1,hbm,0,2097152,2097152,ok\n"
+                               "1,2,hbm,2097152,1048576,1048576,ok\n"
+                               "2,3,hbm,3145728,1048576,1048576,ok\n"
+                               "4,4,hbm,,3145728,,oom\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "defragmentation: 0 runs moved 0 B (0 buffers) in 0 ps;"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "skipped for 1 request it could not serve\n"));
+    free(pl);
+    free(out);
+    pl = pl_run("rpl2",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 10MiB\n"
+        "    allocator: {policy: bfc, memory_limit: 4MiB}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host:\n    capacity: 100MiB\n    allocator: {policy: first_fit}\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n",
+        "amsim-trace v1\nalloc 1 1MiB\nalloc 2 1MiB\nalloc 3 6MiB\n", "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_STRING_EQUAL(pl, "seq,id,level,address,requested,allocated,status\n"
+                               "0,1,hbm,0,1048576,1048576,ok\n"
+                               "1,2,hbm,1048576,1048576,1048576,ok\n"
+                               "2,3,hbm,,6291456,,oom\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 0 buffers (0 B) out to host, 0 (0 B) back, "
+                                       "0 ps;"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "; skipped for 1 request"));
+    free(pl);
+    free(out);
+    /* prealloc: an arena of 0.5 x 8 MiB = 4 MiB, the same 6 MiB request */
+    pl = pl_run("rpl3",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 8MiB\n"
+        "    allocator: {policy: prealloc, memory_fraction: 0.5}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host:\n    capacity: 100MiB\n    allocator: {policy: first_fit}\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n",
+        "amsim-trace v1\nalloc 1 1MiB\nalloc 2 1MiB\nalloc 3 6MiB\n", "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_EQUAL(tu_count(pl, ",spilled\n"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "; skipped for 1 request"));
+    free(pl);
+    free(out);
+}
+
+/* A start-state prologue (prologue=1) recreates state: threshold and every do not look at its
+ * allocations. 5 x 2 MiB fill 10 MiB, 2 and 4 are freed, 7 (1 MiB) goes at 2 MiB: fragmentation
+ * 1 - 2/5 = 0.6 above 0.3, and 3 allocations past every: 2, yet nothing moves, and 6 takes its
+ * recorded 3 MiB. Until 2026-11-27 both moved 3 and 5 inside the prologue (4.196 ms before the
+ * trace started), and 6 went to 7 MiB: validation 0 of 1. */
+static void test_no_defrag_in_prologue(void)
+{
+    static const char *const yaml =
+        "version: 1\nmemories:\n  hbm:\n    capacity: 10MiB\n    allocator: {policy: first_fit}\n"
+        "    defrag: {mode: compact, trigger: on_oom}\n"
+        "links:\n  hbm_copy: {from: hbm, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n";
+    static const char *const events =
+        "amsim-trace v1\nalloc 1 2MiB addr=0 prologue=1\nalloc 2 2MiB addr=2097152 prologue=1\n"
+        "alloc 3 2MiB addr=4194304 prologue=1\nalloc 4 2MiB addr=6291456 prologue=1\n"
+        "alloc 5 2MiB addr=8388608 prologue=1\nfree 2 prologue=1\nfree 4 prologue=1\n"
+        "alloc 7 1MiB addr=2097152 prologue=1\nalloc 6 1MiB addr=3145728\nfree 6\n";
+    static const char *const opts[] = {
+        "--set memories.hbm.defrag.trigger=threshold --set memories.hbm.defrag.threshold=0.3",
+        "--set memories.hbm.defrag.trigger=every --set memories.hbm.defrag.every=2",
+    };
+    for (int i = 0; i < 2; i++) {
+        char *out;
+        char *pl = pl_run("ndp", yaml, events, opts[i], &out);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+        CU_ASSERT_STRING_EQUAL(pl, "seq,id,level,address,requested,allocated,status\n"
+                                   "0,1,hbm,0,2097152,2097152,ok\n"
+                                   "1,2,hbm,2097152,2097152,2097152,ok\n"
+                                   "2,3,hbm,4194304,2097152,2097152,ok\n"
+                                   "3,4,hbm,6291456,2097152,2097152,ok\n"
+                                   "4,5,hbm,8388608,2097152,2097152,ok\n"
+                                   "7,7,hbm,2097152,1048576,1048576,ok\n"
+                                   "8,6,hbm,3145728,1048576,1048576,ok\n");
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "makespan 0 ps, host stalled 0 ps"));
+        CU_ASSERT_PTR_NULL(strstr(out, "defragmentation:"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "validation: 1 of 1 allocations at the recorded "
+                                           "address\n"));
+        free(pl);
+        free(out);
+    }
+}
+
+/* A spill's host copy gets the host level's own answers. The 4 MiB host has 2 MiB free in two
+ * 1 MiB holes and compacts (12 and 14 move down) for 1's 2 MiB copy, and 3 fits. A TPU chain:
+ * VMEM spills 3 to HBM, whose 64 KiB are full, so HBM spills 1 to the host first. A cycle (a
+ * spills to b, b to a) ends: b cannot make room in a, which is making room already. Until
+ * 2026-11-27 each copy failed at once (spilling ... 1 failed, and the request out of memory). */
+static void test_spill_copy_uses_host_answers(void)
+{
+    char *out;
+    char *pl = pl_run("sch1",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 4MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host:\n    kind: host\n    capacity: 4MiB\n    allocator: {policy: first_fit}\n"
+        "    defrag: {mode: compact}\n"
+        "links:\n  hcopy: {from: host, to: host, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n"
+        "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n",
+        "amsim-trace v1\nalloc 11 1MiB level=host\nalloc 12 1MiB level=host\n"
+        "alloc 13 1MiB level=host\nalloc 14 1MiB level=host\nfree 11\nfree 13\n"
+        "alloc 1 2MiB\nalloc 2 2MiB\nalloc 3 2MiB\n", "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_STRING_EQUAL(pl, "seq,id,level,address,requested,allocated,status\n"
+                               "0,11,host,0,1048576,1048576,ok\n"
+                               "1,12,host,1048576,1048576,1048576,ok\n"
+                               "2,13,host,2097152,1048576,1048576,ok\n"
+                               "3,14,host,3145728,1048576,1048576,ok\n"
+                               "6,1,hbm,0,2097152,2097152,ok\n"
+                               "7,2,hbm,2097152,2097152,2097152,ok\n"
+                               "8,12,host,0,1048576,1048576,moved\n"
+                               "8,14,host,1048576,1048576,1048576,moved\n"
+                               "8,1,host,2097152,2097152,2097152,spilled\n"
+                               "8,3,hbm,0,2097152,2097152,ok\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "defragmentation: 1 run moved 2.00 MiB (2 buffers) in "
+                                       "2.099 ms; 1 out-of-memory event avoided"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 1 buffer (2.00 MiB) out to host, 0 (0 B) back, "
+                                       "2.098 ms; 1 out-of-memory event avoided, 0 failed\n"));
+    free(pl);
+    free(out);
+    pl = pl_run("sch2",
+        "version: 1\ndevice: tpu-v5e\nmemories:\n  hbm:\n    capacity: 64KiB\n"
+        "    allocator: {policy: first_fit, alignment: 256, commit_granularity: 4KiB}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  vmem:\n    capacity: 40KiB\n    on_oom: spill_to_host\n    spill_host: hbm\n",
+        "amsim-trace v1\nalloc 1 32KiB\nalloc 2 32KiB\nalloc 3 20KiB level=vmem\n"
+        "alloc 4 20KiB level=vmem\nalloc 5 20KiB level=vmem\nuse 3\n", "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pl, "\n3,4,vmem,20480,20480,20480,ok\n"
+                                      "4,1,host,0,32768,32768,spilled\n"
+                                      "4,3,hbm,0,20480,20480,spilled\n"
+                                      "4,5,vmem,0,20480,20480,ok\n"));
+    CU_ASSERT_EQUAL(tu_count(pl, ",oom\n"), 0);
+    free(pl);
+    free(out);
+    pl = pl_run("sch3",
+        "version: 1\nmemories:\n  a:\n    capacity: 4MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: b\n"
+        "  b:\n    capacity: 4MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: a\n"
+        "links:\n  ab: {from: a, to: b, bandwidth: 1GB/s, efficiency: 1, latency: 1us, "
+        "duplex: true}\n",
+        "amsim-trace v1\nalloc 1 2MiB level=b\nalloc 2 2MiB level=b\nalloc 3 2MiB level=a\n"
+        "alloc 4 2MiB level=a\nalloc 5 2MiB level=a\n", "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_EQUAL(tu_count(pl, ",spilled\n"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pl, "\n4,5,a,,2097152,,oom\n"));
+    free(pl);
+    free(out);
+}
+
+/* A victim whose host copy does not fit is passed over: the 2 MiB host has 1 MiB free, the LRU
+ * victim 1 (3 MiB) cannot go, 2 (1 MiB) can, and 3 takes its place. Until 2026-11-27 the spill
+ * failed with 1's copy and 3 was out of memory. */
+static void test_spill_tries_next_victim(void)
+{
+    char *out;
+    char *pl = pl_run("stn",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 4MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host:\n    kind: host\n    capacity: 2MiB\n    allocator: {policy: first_fit}\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n",
+        "amsim-trace v1\nalloc 11 1MiB level=host\nalloc 1 3MiB\nalloc 2 1MiB\nalloc 3 1MiB\n",
+        "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_STRING_EQUAL(pl, "seq,id,level,address,requested,allocated,status\n"
+                               "0,11,host,0,1048576,1048576,ok\n"
+                               "1,1,hbm,0,3145728,3145728,ok\n"
+                               "2,2,hbm,3145728,1048576,1048576,ok\n"
+                               "3,2,host,1048576,1048576,1048576,spilled\n"
+                               "3,3,hbm,3145728,1048576,1048576,ok\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 1 buffer (1.00 MiB) out to host, 0 (0 B) back, "
+                                       "1.050 ms; 1 out-of-memory event avoided, 0 failed\n"));
+    free(pl);
+    free(out);
+}
+
+/* Spilling counts the blocks pending their free, as defragmentation does: 1's 2 MiB block waits
+ * for its free_completed, so 3 MiB cannot fit 4 MiB whatever goes: nothing is evicted and the
+ * request counts as skipped. Until 2026-11-27 2 was spilled, 3 failed all the same and 2 came
+ * back on its use (4.196 ms for nothing). */
+static void test_spill_skips_for_pending_blocks(void)
+{
+    char *out;
+    char *pl = pl_run("ssp",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 4MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host:\n    kind: host\n    capacity: 100MiB\n    allocator: {policy: first_fit}\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n",
+        "amsim-trace v1\nalloc 1 2MiB\nalloc 2 2MiB\nfree_requested 1\nalloc 3 3MiB\nuse 2\n",
+        "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_STRING_EQUAL(pl, "seq,id,level,address,requested,allocated,status\n"
+                               "0,1,hbm,0,2097152,2097152,ok\n"
+                               "1,2,hbm,2097152,2097152,2097152,ok\n"
+                               "3,3,hbm,,3145728,,oom\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "makespan 0 ps, host stalled 0 ps"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 0 buffers (0 B) out to host, 0 (0 B) back, 0 ps;"
+                                       " 0 out-of-memory events avoided, 0 failed; skipped for 1 "
+                                       "request it could not serve\n"));
+    free(pl);
+    free(out);
+}
+
 void suite_hierarchy(void)
 {
     TU_SUITE("hierarchy", {"compaction: bytes moved, OOM avoided", test_compaction},
@@ -1705,5 +1946,13 @@ void suite_hierarchy(void)
              {"spill_victim: largest, ties to the least recently used",
               test_spill_largest_tie_lru},
              {"a donation ends its donor at every capacity",
-              test_donation_ends_donor_at_every_capacity});
+              test_donation_ends_donor_at_every_capacity},
+             {"recovery skips requests past the policy's pool limit",
+              test_recovery_skips_past_pool_limit},
+             {"threshold and every do not run in a start-state prologue",
+              test_no_defrag_in_prologue},
+             {"a spill's host copy gets the host level's answers",
+              test_spill_copy_uses_host_answers},
+             {"a victim whose copy does not fit is passed over", test_spill_tries_next_victim},
+             {"spilling counts blocks pending their free", test_spill_skips_for_pending_blocks});
 }
