@@ -72,8 +72,8 @@ static void cv_usage(FILE *f)
 {
     fprintf(f,
             "usage: amsim convert IN -o OUT [options]\n"
-            "  IN                  trace: native, lifetime CSV or PyTorch snapshot (by content;\n"
-            "                      gzip-compressed is fine)\n"
+            "  IN                  trace: native, binary, lifetime CSV or PyTorch snapshot (by\n"
+            "                      content; gzip-compressed is fine)\n"
             "  -o, --out FILE      output (\"-\": standard output); written atomically\n"
             "  --to native|csv     output format (default native). csv: lifetime CSV of the\n"
             "                      default level's allocations (transfers' into= included) and\n"

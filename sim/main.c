@@ -66,7 +66,8 @@ static void usage_run(FILE *f)
     fprintf(f,
             "usage: amsim run -c CONFIG -t TRACE [options]\n"
             "  -c, --config FILE       YAML config (required; e.g. configs/default.yaml)\n"
-            "  -t, --trace FILE        trace: native, lifetime CSV or PyTorch snapshot (by content)\n"
+            "  -t, --trace FILE        trace: native, binary, lifetime CSV or PyTorch snapshot (by\n"
+            "                          content; gzip-compressed is fine)\n"
             "  --policy NAME           allocator policy of the default memory level\n"
             "  --set PATH=VALUE        override a config key (repeatable), e.g.\n"
             "                          memories.hbm.allocator.memory_limit=1GiB\n"

@@ -462,8 +462,11 @@ int trace_bin_open(trace *t, am_error *err)
     if (p[4] != TRACE_BIN_VERSION)
         return am_fail(err, AM_EINPUT, "%s: unsupported binary trace version %u (this amsim "
                        "reads %d)", t->path, p[4], TRACE_BIN_VERSION);
-    if ((p[5] & ~BH_SKIPPED) || p[6] || p[7])
+    if (p[5] & ~BH_SKIPPED)
         return am_fail(err, AM_EINPUT, "%s: binary trace header: unknown flags", t->path);
+    if (p[6] || p[7]) /* until 2026-11-27 reported as "unknown flags" */
+        return am_fail(err, AM_EINPUT, "%s: binary trace header: reserved bytes 6 and 7 are "
+                       "not 0", t->path);
     int has_skipped = p[5] & BH_SKIPPED;
     b->pos += 8;
     if (bin_levels(t, b, err) != 0)
@@ -489,15 +492,16 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
     if (p == e) {
         if (b->rerr[0])
             return BFAIL("read error: %s", b->rerr);
-        return BFAIL("truncated binary trace: no end record after %lu records", b->rec - 1);
+        return BFAIL("truncated binary trace: no end record after %lu record%s", b->rec - 1,
+                     b->rec - 1 == 1 ? "" : "s");
     }
     unsigned op = *p++;
     if (op == 0) { /* end record (number b->rec, as messages name it): the count, then nothing */
         uint64_t n;
         GET(n);
         if (n != b->rec - 1)
-            return BFAIL("end record counts %llu records, the file holds %lu",
-                         (unsigned long long)n, b->rec - 1);
+            return BFAIL("end record counts %llu record%s, the file holds %lu",
+                         (unsigned long long)n, n == 1 ? "" : "s", b->rec - 1);
         b->pos = (size_t)(p - b->buf);
         if (b->pos != b->end || !b->eof) {
             bin_fill(t, b);

@@ -298,6 +298,16 @@ BI_TB(b_end_count0, "endc0.amsb", BIN_HDR "\x00\x05",
       "amsim: @:1: end record counts 5 records, the file holds 0")
 BI_TB(b_end_count, "endc.amsb", BIN_HDR "\x06\x05\x06\x05\x00\x03",
       "amsim: @:3: end record counts 3 records, the file holds 2")
+/* A count of one is singular (until 2026-11-27 "1 records"). */
+BI_TB(b_end_count1, "endc1.amsb", BIN_HDR "\x06\x05\x06\x05\x00\x01",
+      "amsim: @:3: end record counts 1 record, the file holds 2")
+BI_TB(b_no_end1, "noend1.amsb", BIN_HDR "\x06\x05",
+      "amsim: @:2: truncated binary trace: no end record after 1 record")
+/* The header's reserved bytes are named as such (until 2026-11-27 "unknown flags", though the
+ * flags byte was 0). */
+BI_TB(b_reserved, "rsv.amsb",
+      "\x41\x4d\x53\x42\x01\x00\x01\x00\x02\x03" "hbm" "\x04" "host" "\x00\x00",
+      "amsim: @: binary trace header: reserved bytes 6 and 7 are not 0")
 /* A gzip-compressed binary trace (3 computes and the end record) without its 8-byte gzip
  * trailer: the read error names the record after the last one read, as the native reader names
  * the line after its last (it named record 1: the reader decompresses ahead). */
@@ -3810,6 +3820,9 @@ void suite_badinput(void)
              {"binary: header's count of skipped rows overlong", b_skipped_count},
              {"binary: end record count, no data records", b_end_count0},
              {"binary: end record count too large", b_end_count},
+             {"binary: end record count of one, singular", b_end_count1},
+             {"binary: no end record after one record, singular", b_no_end1},
+             {"binary: reserved header bytes not 0", b_reserved},
              {"binary: gzip data cut after the end record", b_gzip_cut},
              {"binary: gzip data cut inside the header", b_gzip_cut_header},
              {"binary: a bad level index names one level in the singular", b_level_index1},
