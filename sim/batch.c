@@ -5398,7 +5398,7 @@ static int config_only_key(const char *k) { return cfg_is_top_key(k) && strcmp(k
 
 int batch_sniff_sweep(const char *path)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(am_input_name(path), "rb"); /* "-": check - reads standard input */
     if (!f)
         return 0;
     yaml_parser_t p;

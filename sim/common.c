@@ -450,6 +450,11 @@ int am_path_join(char *dst, size_t n, const char *dir, const char *name)
     return snprintf(dst, n, "%.*s%s%s", (int)l, dir, dir[l - 1] == '/' ? "" : "/", name);
 }
 
+const char *am_input_name(const char *path)
+{
+    return strcmp(path, "-") == 0 ? "/dev/stdin" : path;
+}
+
 FILE *am_fopen_regular(const char *path, const char **what)
 {
     *what = NULL;

@@ -187,6 +187,13 @@ int am_slurp_text(const char *path, char **text, size_t *len, am_error *err);
  * until a writer came, forever; a directory would read as an error. */
 FILE *am_fopen_regular(const char *path, const char **what);
 
+/* The name to open an input named path by: "-" is standard input (README: an input `-` is the
+ * file on standard input), reopened through /dev/stdin so that a reader that rewinds or opens
+ * it again (a trace's start is read twice) reads that file from its start, while messages keep
+ * naming it "-"; any other path is itself. Until 2026-11-27 only --expect read standard input:
+ * `-t -`, `check -`, `stats -` and `convert -` opened a file named '-' in the current folder. */
+const char *am_input_name(const char *path);
+
 /* dir/name into dst (cap n): the slashes that end dir are not doubled ("out1/" and "out1" both
  * give "out1/report.html"; "/" gives "/report.html"). The return is snprintf's. */
 int am_path_join(char *dst, size_t n, const char *dir, const char *name);

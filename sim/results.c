@@ -310,7 +310,8 @@ int rtable_read_cols(rtable *t, const char *path, rt_keep_fn keep_fn, void *arg,
                      am_error *err)
 {
     memset(t, 0, sizeof *t);
-    rt_src src = {.f = fopen(path, "rb"), .path = path, .err = err, .cap = 4096, .line = 1,
+    /* "-": the file on standard input (until 2026-11-27 a file named '-' was read) */
+    rt_src src = {.f = fopen(am_input_name(path), "rb"), .path = path, .err = err, .cap = 4096, .line = 1,
                   .col = 1};
     if (!src.f) {
         /* no host memory to open it is amsim's error (status 2), not the input's */

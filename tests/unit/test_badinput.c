@@ -2006,11 +2006,73 @@ static void path_trace_stream(void)
     const char *paths[] = {"-", fifo, "/dev/null"};
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
         snprintf(args, sizeof args, "run -q -c '%s' -t '%s' < /dev/null", cfg_default(), paths[i]);
-        snprintf(want, sizeof want, "amsim: %s: %s; %s", paths[i],
-                 i == 0 ? "no such file" : "not a regular file (a pipe or a device)", why);
+        snprintf(want, sizeof want, "amsim: %s: not a regular file (a pipe or a device); %s",
+                 paths[i], why);
         bi_expect(args, 1, want);
     }
     unlink(fifo);
+}
+
+/* An input "-" is standard input wherever a command takes one (-t, check, stats, convert,
+ * compare and mincap's -t), never a file named '-' in the current folder: with such a file
+ * there and /dev/null on standard input, `-t -` is refused as any stream is, and the file keeps
+ * its bytes; a regular file on standard input is read. Until 2026-11-27 ./- was read: `run -t -
+ * --placements - < /dev/null >> ./-` appended the placements to the trace it read, status 0,
+ * and `convert - < t.trace` said a trace is read from a file, not a stream. */
+static void bi_copy(const char *from, const char *to);
+
+static void path_dash_is_stdin(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    const char *dir = fresh_dir("dashin");
+    char dash[700], errf[700], cmd[4096];
+    snprintf(dash, sizeof dash, "%s/-", dir);
+    snprintf(errf, sizeof errf, "%s/dash.err", dir);
+    bi_copy(trace_gpu(), dash);
+    char *t0 = tu_slurp(dash, NULL);
+    CU_ASSERT_FATAL(t0 != NULL);
+    static const struct {
+        const char *args; /* {C} the config, {T} a trace, {R} a results table */
+        int want;
+        const char *err; /* in standard error */
+    } cases[] = {
+        {"run -c '{C}' -t - -q --placements - < /dev/null >> ./-", 1,
+         "amsim: -: not a regular file (a pipe or a device)"},
+        {"check - < /dev/null", 1, "amsim: -: not a regular file (a pipe or a device)"},
+        {"compare -c '{C}' -t - --policies bfc < /dev/null", 1, "-: not a regular file"},
+        {"mincap -c '{C}' -t - < /dev/null", 1, "-: not a regular file"},
+        {"stats - --metric x < /dev/null", 1, "-: empty file"},
+        {"convert - -o - < /dev/null", 1, "-: not a regular file"},
+        {"check - < '{T}'", 0, ""},
+        {"check - < '{C}'", 0, ""},
+        {"convert - --to csv -o out.csv < '{T}'", 0, ""},
+        {"stats - --metric x < '{R}'", 0, ""},
+    };
+    char res[700];
+    snprintf(res, sizeof res, "%s/r.csv", dir);
+    FILE *f = fopen(res, "w");
+    CU_ASSERT_FATAL(f && fputs("policy,x\nbfc,1\nbfc,2\n", f) >= 0 && fclose(f) == 0);
+    const char *val[26] = {0};
+    val['C' - 'A'] = cfg_default(), val['T' - 'A'] = trace_gpu(), val['R' - 'A'] = res;
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        char a[2048];
+        bi_subst(a, sizeof a, cases[i].args, val);
+        snprintf(cmd, sizeof cmd, "cd '%s' && %s %s 2>'%s' >/dev/null", dir, bin, a, errf);
+        int st = system(cmd);
+        st = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        char *err = tu_slurp(errf, NULL);
+        int found = err && strstr(err, cases[i].err) != NULL;
+        CU_ASSERT_EQUAL(st, cases[i].want);
+        CU_ASSERT(found);
+        if (st != cases[i].want || !found)
+            fprintf(stderr, "\n  %s\n  status %d (want %d)\n  stderr: %s  expected: %s\n", cmd,
+                    st, cases[i].want, err ? err : "(none)", cases[i].err);
+        free(err);
+    }
+    char *t1 = tu_slurp(dash, NULL);
+    CU_ASSERT(t1 && strcmp(t0, t1) == 0);
+    free(t0);
+    free(t1);
 }
 
 /* amsim check refuses a FIFO, a device and a pipe as run and convert do, at once and before
@@ -4002,6 +4064,7 @@ void suite_badinput(void)
              {"path: config unreadable", path_config_unreadable},
              {"path: trace unreadable", path_trace_unreadable},
              {"path: trace from a stream", path_trace_stream},
+             {"path: an input '-' is standard input, not a file named '-'", path_dash_is_stdin},
              {"path: check of a FIFO, a device or a pipe", path_check_stream},
              {"path: an expectation that is a FIFO or a directory", path_expect_stream},
              {"path: a batch folder's lock file a FIFO or a directory", path_batch_lock_stream},
