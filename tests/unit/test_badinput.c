@@ -2075,6 +2075,28 @@ static void path_dash_is_stdin(void)
     free(t1);
 }
 
+/* convert's own refusals quote what was typed as every message does, a control byte as \xHH:
+ * --to, a second input and --device. Until 2026-11-27 they echoed it raw, so an escape sequence
+ * in an argument reached the terminal. */
+static void convert_args_escaped(void)
+{
+    static const char *const cases[][2] = {
+        {"convert x -o y --to 'a\x1b[31mb'",
+         "amsim convert: --to takes native, csv or binary, not 'a\\x1b[31mb'\n"},
+        {"convert a 'b\x1b[2J' -o y", "amsim convert: one input only ('a' and 'b\\x1b[2J')\n"},
+        {"convert a -o y --device '1\x01'", "amsim convert: --device takes 0..1024, not '1\\x01'\n"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        char *err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(cases[i][0], NULL, &err), 1);
+        CU_ASSERT(err && strcmp(err, cases[i][1]) == 0);
+        if (!err || strcmp(err, cases[i][1]) != 0)
+            fprintf(stderr, "\n  amsim %s\n  stderr: %s  expected: %s", cases[i][0],
+                    err ? err : "(none)", cases[i][1]);
+        free(err);
+    }
+}
+
 /* amsim check refuses a FIFO, a device and a pipe as run and convert do, at once and before
  * reading a byte. Until 2026-11-27 it read the file's first line to tell a config from a trace
  * first: it hung on a FIFO with no writer (the open blocks) and on /dev/zero (a line that never
@@ -4065,6 +4087,8 @@ void suite_badinput(void)
              {"path: trace unreadable", path_trace_unreadable},
              {"path: trace from a stream", path_trace_stream},
              {"path: an input '-' is standard input, not a file named '-'", path_dash_is_stdin},
+             {"convert: a control byte in --to, a second input or --device is escaped",
+              convert_args_escaped},
              {"path: check of a FIFO, a device or a pipe", path_check_stream},
              {"path: an expectation that is a FIFO or a directory", path_expect_stream},
              {"path: a batch folder's lock file a FIFO or a directory", path_batch_lock_stream},
