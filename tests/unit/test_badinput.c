@@ -2097,6 +2097,66 @@ static void convert_args_escaped(void)
     }
 }
 
+/* An expectation and a results table are read a line at a time up to 1 MiB a line (and an
+ * expectation up to 64 MiB in all), refused at FILE:LINE:COL past it, a NUL byte first: a
+ * stream that never ends a line is not held whole. Until 2026-11-27 getline read it all:
+ * `--expect - < /dev/zero` grew to gigabytes. Under timeout(1) and a memory limit, so that a
+ * regression fails instead of stopping the suite. */
+static void text_line_limits(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    const char *dir = fresh_dir("linelimit");
+    char lng[700], exp[700], res[700], big[700], errf[700], cmd[8192];
+    snprintf(lng, sizeof lng, "%s/long.txt", dir);
+    snprintf(exp, sizeof exp, "%s/long.expect", dir);
+    snprintf(res, sizeof res, "%s/long.csv", dir);
+    snprintf(big, sizeof big, "%s/big.expect", dir);
+    snprintf(errf, sizeof errf, "%s/limit.err", dir);
+    FILE *f = fopen(lng, "w"), *e = fopen(exp, "w"), *r = fopen(res, "w"), *b = fopen(big, "w");
+    CU_ASSERT_FATAL(f && e && r && b);
+    fputs("amsim-expect v1\n", e);
+    fputs("policy,x\n", r);
+    fputs("amsim-expect v1\n", b);
+    for (int i = 0; i < (1 << 20) + 10; i++)
+        putc('a', f), putc('a', e), putc('a', r);
+    for (int i = 0; i < (64 << 20) / 32 + 10; i++) /* 32-byte comment lines past 64 MiB */
+        fputs("# a comment line of 32 bytes...\n", b);
+    CU_ASSERT_FATAL(fclose(f) == 0 && fclose(e) == 0 && fclose(r) == 0 && fclose(b) == 0);
+    static const struct {
+        const char *args; /* {C} config, {T} trace, {E} long expect, {R} long table, {B} big */
+        const char *err;
+    } cases[] = {
+        {"run -q -c '{C}' -t '{T}' --expect - < /dev/zero", "amsim: -:1:1: NUL byte"},
+        {"run -q -c '{C}' -t '{T}' --expect - < '{E}'",
+         "amsim: -:2:1048577: line longer than 1048576 bytes"},
+        {"run -q -c '{C}' -t '{T}' --expect '{B}'",
+         "amsim: {B}:2097153:17: larger than 67108864 bytes"},
+        {"stats /dev/stdin --metric x < /dev/zero", "amsim stats: /dev/stdin:1:1: NUL byte"},
+        {"stats - --metric x < '{R}'", "amsim stats: -:2:1048577: line longer than 1048576 bytes"},
+    };
+    const char *val[26] = {0};
+    val['C' - 'A'] = cfg_default(), val['T' - 'A'] = trace_gpu(), val['E' - 'A'] = exp;
+    val['R' - 'A'] = res, val['B' - 'A'] = big;
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        char a[2048], w[2048];
+        bi_subst(a, sizeof a, cases[i].args, val);
+        bi_subst(w, sizeof w, cases[i].err, val);
+        snprintf(cmd, sizeof cmd, "ulimit -v 1000000; timeout 30 %s %s 2>'%s' >/dev/null", bin,
+                 a, errf);
+        int st = system(cmd);
+        st = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        char *err = tu_slurp(errf, NULL);
+        int found = err && strstr(err, w) != NULL;
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(found);
+        if (st != 1 || !found)
+            fprintf(stderr, "\n  %s\n  status %d (want 1)\n  stderr: %s  expected: %s\n", cmd,
+                    st, err ? err : "(none)", w);
+        free(err);
+    }
+    unlink(big);
+}
+
 /* amsim check refuses a FIFO, a device and a pipe as run and convert do, at once and before
  * reading a byte. Until 2026-11-27 it read the file's first line to tell a config from a trace
  * first: it hung on a FIFO with no writer (the open blocks) and on /dev/zero (a line that never
@@ -4089,6 +4149,8 @@ void suite_badinput(void)
              {"path: an input '-' is standard input, not a file named '-'", path_dash_is_stdin},
              {"convert: a control byte in --to, a second input or --device is escaped",
               convert_args_escaped},
+             {"text: an expectation's or a results table's line over 1 MiB, an expectation "
+              "over 64 MiB", text_line_limits},
              {"path: check of a FIFO, a device or a pipe", path_check_stream},
              {"path: an expectation that is a FIFO or a directory", path_expect_stream},
              {"path: a batch folder's lock file a FIFO or a directory", path_batch_lock_stream},
