@@ -5213,6 +5213,12 @@ int cmd_batch(int argc, char **argv)
             break;
         }
         case O_OUT:
+            /* as run refuses -o -: until 2026-11-27 batch and --merge made a folder named '-' */
+            if (strcmp(v, "-") == 0) {
+                am_msg("%s: -o -: -o names a folder (the study's, or the merged one; --merge also "
+                       "takes a file OUT.csv); standard output is no folder\n", prog);
+                goto out;
+            }
             break;
         default: /* an operand: the sweep file, or with --merge a folder (in their order) */
             mdirs[nmerge++] = (char *)(uintptr_t)v;

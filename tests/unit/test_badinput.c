@@ -2157,6 +2157,37 @@ static void text_line_limits(void)
     unlink(big);
 }
 
+/* batch -o - and batch --merge ... -o - are refused as run -o - is: -o names a folder, and
+ * standard output is none. Until 2026-11-27 both made a folder named '-' in the current one. */
+static void batch_out_dash(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    const char *dir = fresh_dir("batchdash");
+    char sw[700], errf[700], cmd[4096], dash[700];
+    snprintf(sw, sizeof sw, "%s/s.yaml", dir);
+    snprintf(errf, sizeof errf, "%s/b.err", dir);
+    snprintf(dash, sizeof dash, "%s/-", dir);
+    FILE *f = fopen(sw, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fprintf(f, "base: %s\ntraces: [%s]\npolicies: [bfc]\n", cfg_default(), trace_gpu());
+    CU_ASSERT_FATAL(fclose(f) == 0);
+    static const char *const args[] = {"batch s.yaml -o -", "batch --merge . -o -"};
+    for (size_t i = 0; i < AM_ARRAY_LEN(args); i++) {
+        snprintf(cmd, sizeof cmd, "cd '%s' && %s %s 2>'%s' >/dev/null", dir, bin, args[i], errf);
+        int st = system(cmd);
+        char *err = tu_slurp(errf, NULL);
+        CU_ASSERT(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 1);
+        CU_ASSERT(err && strcmp(err, "amsim batch: -o -: -o names a folder (the study's, or the "
+                                     "merged one; --merge also takes a file OUT.csv); standard "
+                                     "output is no folder\n") == 0);
+        if (!err || !strstr(err, "standard output is no folder"))
+            fprintf(stderr, "\n  %s\n  stderr: %s\n", cmd, err ? err : "(none)");
+        free(err);
+        CU_ASSERT_NOT_EQUAL(access(dash, F_OK), 0); /* no folder '-' made */
+        rmdir(dash);
+    }
+}
+
 /* amsim check refuses a FIFO, a device and a pipe as run and convert do, at once and before
  * reading a byte. Until 2026-11-27 it read the file's first line to tell a config from a trace
  * first: it hung on a FIFO with no writer (the open blocks) and on /dev/zero (a line that never
@@ -4155,6 +4186,7 @@ void suite_badinput(void)
              {"path: an expectation that is a FIFO or a directory", path_expect_stream},
              {"path: a batch folder's lock file a FIFO or a directory", path_batch_lock_stream},
              {"path: a batch folder's runs a regular file (batch, --merge)", path_batch_runs_file},
+             {"path: batch -o - and batch --merge -o - (no folder '-')", batch_out_dash},
              /* sweeps */
              {"sweep: a matrix over 10 million runs, at the axis", sweep_matrix_too_large},
              {"sweep: a list or map where a value or key goes; an empty PATH", sweep_not_scalar},
