@@ -4641,10 +4641,16 @@ static int run_all(batch *b, int *nskipped, int *nran)
         sl[k] = (batch_worker){0, 0, 0};
         worker_pids[k] = 0;
         active--;
-        done++;
         const sw_run *r = &b->runs[sl_run[k]];
         int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
-        if (!ok)
+        /* a worker the stop killed was interrupted: its run is neither done nor failed (it
+         * runs again on a rerun), so the progress bar counts it as neither; until 2026-11-27
+         * it said "4/6 runs, 1 failed" with nothing failed. A run that failed on its own
+         * exits with a status, not a signal, and still counts. */
+        int interrupted = stop_sig && !ok && WIFSIGNALED(st);
+        if (!interrupted)
+            done++;
+        if (!ok && !interrupted)
             failed++;
         /* a worker that died before writing its marker: record why (not when the batch
          * was stopped: the run was interrupted, not failed, and runs on a rerun) */
