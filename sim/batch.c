@@ -4641,10 +4641,16 @@ static int run_all(batch *b, int *nskipped, int *nran)
         sl[k] = (batch_worker){0, 0, 0};
         worker_pids[k] = 0;
         active--;
-        done++;
         const sw_run *r = &b->runs[sl_run[k]];
         int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
-        if (!ok)
+        /* a worker the stop killed was interrupted: its run is neither done nor failed (it
+         * runs again on a rerun), so the progress bar counts it as neither; until 2026-11-27
+         * it said "4/6 runs, 1 failed" with nothing failed. A run that failed on its own
+         * exits with a status, not a signal, and still counts. */
+        int interrupted = stop_sig && !ok && WIFSIGNALED(st);
+        if (!interrupted)
+            done++;
+        if (!ok && !interrupted)
             failed++;
         /* a worker that died before writing its marker: record why (not when the batch
          * was stopped: the run was interrupted, not failed, and runs on a rerun) */
@@ -5213,6 +5219,12 @@ int cmd_batch(int argc, char **argv)
             break;
         }
         case O_OUT:
+            /* as run refuses -o -: until 2026-11-27 batch and --merge made a folder named '-' */
+            if (strcmp(v, "-") == 0) {
+                am_msg("%s: -o -: -o names a folder (the study's, or the merged one; --merge also "
+                       "takes a file OUT.csv); standard output is no folder\n", prog);
+                goto out;
+            }
             break;
         default: /* an operand: the sweep file, or with --merge a folder (in their order) */
             mdirs[nmerge++] = (char *)(uintptr_t)v;
@@ -5398,7 +5410,7 @@ static int config_only_key(const char *k) { return cfg_is_top_key(k) && strcmp(k
 
 int batch_sniff_sweep(const char *path)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(am_input_name(path), "rb"); /* "-": check - reads standard input */
     if (!f)
         return 0;
     yaml_parser_t p;

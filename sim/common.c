@@ -450,6 +450,37 @@ int am_path_join(char *dst, size_t n, const char *dir, const char *name)
     return snprintf(dst, n, "%.*s%s%s", (int)l, dir, dir[l - 1] == '/' ? "" : "/", name);
 }
 
+long am_getline_max(char **line, size_t *cap, FILE *f, size_t max)
+{
+    size_t n = 0;
+    int c;
+    /* byte by byte (getc_unlocked: no lock per byte), so a line is never read past max + 1
+     * bytes; getline would hold a line of any length in memory first */
+    while ((c = getc_unlocked(f)) != EOF) {
+        if (n + 2 > *cap) {
+            *cap = *cap < 128 ? 128 : *cap * 2;
+            *line = am_realloc(*line, *cap);
+        }
+        if (c != '\n' && n == max) {
+            ungetc(c, f);
+            (*line)[n] = 0;
+            return -2;
+        }
+        (*line)[n++] = (char)c;
+        if (c == '\n')
+            break;
+    }
+    if (n == 0)
+        return -1;
+    (*line)[n] = 0;
+    return (long)n;
+}
+
+const char *am_input_name(const char *path)
+{
+    return strcmp(path, "-") == 0 ? "/dev/stdin" : path;
+}
+
 FILE *am_fopen_regular(const char *path, const char **what)
 {
     *what = NULL;

@@ -187,6 +187,27 @@ int am_slurp_text(const char *path, char **text, size_t *len, am_error *err);
  * until a writer came, forever; a directory would read as an error. */
 FILE *am_fopen_regular(const char *path, const char **what);
 
+/* The longest line an expectation file or a results table may hold (bytes, its newline
+ * left out), and the most an expectation file may hold in all (a config's 64 MiB): a stream
+ * that never ends a line (`--expect - < /dev/zero`) is refused once past the limit instead of
+ * growing without bound (until 2026-11-27 getline took it all, gigabytes). */
+#define AM_TEXT_LINE_MAX (1u << 20)
+#define AM_EXPECT_FILE_MAX (64u << 20)
+
+/* getline(3) with a bound: the next line of f into *line (realloc'd; *cap its size), at most
+ * max bytes before its newline. Returns the bytes read (the newline included, NUL-terminated;
+ * NUL bytes inside are kept), -1 at the end of the file or on a read error (ferror), or -2
+ * when the line goes on past max bytes: *line then holds its first max bytes, and the rest of
+ * the line is left unread. */
+long am_getline_max(char **line, size_t *cap, FILE *f, size_t max);
+
+/* The name to open an input named path by: "-" is standard input (README: an input `-` is the
+ * file on standard input), reopened through /dev/stdin so that a reader that rewinds or opens
+ * it again (a trace's start is read twice) reads that file from its start, while messages keep
+ * naming it "-"; any other path is itself. Until 2026-11-27 only --expect read standard input:
+ * `-t -`, `check -`, `stats -` and `convert -` opened a file named '-' in the current folder. */
+const char *am_input_name(const char *path);
+
 /* dir/name into dst (cap n): the slashes that end dir are not doubled ("out1/" and "out1" both
  * give "out1/report.html"; "/" gives "/report.html"). The return is snprintf's. */
 int am_path_join(char *dst, size_t n, const char *dir, const char *name);

@@ -2402,7 +2402,7 @@ static void preset_list(char dirs[][1024], int ndirs, char *buf, size_t bufn)
 
 int cfg_read_file(const char *path, char **buf, size_t *len, am_error *e)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(am_input_name(path), "rb"); /* "-": standard input, as check - reads it */
     if (!f)
         return am_fail(e, AM_EINPUT, "%s: cannot open: %s", path, strerror(errno));
     size_t cap = 4096, n = 0, r;
@@ -2491,7 +2491,7 @@ static int sniff_read(void *data, unsigned char *buf, size_t size, size_t *got)
 
 int cfg_sniff(const char *path)
 {
-    sniff_src src = {fopen(path, "rb"), CFG_SNIFF_BYTES, LEAD_LINE, 0};
+    sniff_src src = {fopen(am_input_name(path), "rb"), CFG_SNIFF_BYTES, LEAD_LINE, 0};
     if (!src.f)
         return CFG_SNIFF_OTHER;
     yaml_parser_t p;

@@ -838,13 +838,17 @@ int cmd_convert(int argc, char **argv)
             errno = 0;
             long d = strtol(v, &e, 10);
             if (errno || *e || d < 0 || d > 1024) {
-                fprintf(stderr, "amsim convert: --device takes 0..1024, not '%s'\n", v);
+                char shown[CLI_SHOWN]; /* escaped: a control byte never reaches the terminal */
+                fprintf(stderr, "amsim convert: --device takes 0..1024, not '%s'\n",
+                        am_escape_name(shown, sizeof shown, v));
                 return 1;
             }
             device = (int)d;
         } else if (k == CLI_OPERAND) {
             if (in) {
-                fprintf(stderr, "amsim convert: one input only ('%s' and '%s')\n", in, v);
+                char s1[CLI_SHOWN], s2[CLI_SHOWN];
+                fprintf(stderr, "amsim convert: one input only ('%s' and '%s')\n",
+                        am_escape_name(s1, sizeof s1, in), am_escape_name(s2, sizeof s2, v));
                 return 1;
             }
             in = v;
@@ -858,7 +862,12 @@ int cmd_convert(int argc, char **argv)
         to = "native";
     int csv = !strcmp(to, "csv"), bin = !strcmp(to, "binary");
     if (!csv && !bin && strcmp(to, "native") != 0) {
-        fprintf(stderr, "amsim convert: --to takes native, csv or binary, not '%s'\n", to);
+        /* the value as every message quotes what the user typed: control bytes as \xHH (until
+         * 2026-11-27 these three messages echoed them raw, an escape sequence reaching the
+         * terminal) */
+        char shown[CLI_SHOWN];
+        fprintf(stderr, "amsim convert: --to takes native, csv or binary, not '%s'\n",
+                am_escape_name(shown, sizeof shown, to));
         return 1;
     }
     am_error err = {0};

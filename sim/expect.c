@@ -347,6 +347,29 @@ static void fwd_action(void *ctx, const char *what, int level, am_ps start, am_p
         x->inner->action(x->inner->ctx, what, level, start, end, bytes);
 }
 
+/* Line ln just read (got bytes, or -2: past AM_TEXT_LINE_MAX) within the limits, *total the
+ * bytes read so far: 0, or -1 with err at the line and column where a limit was passed. A NUL
+ * byte before that is said first (what /dev/zero holds). Until 2026-11-27 an expectation had
+ * no limit: `--expect - < /dev/zero` grew without end, gigabytes. */
+static int bounded(const char *path, unsigned long ln, const char *line, long got,
+                   size_t *total, am_error *err)
+{
+    size_t n = got < 0 ? AM_TEXT_LINE_MAX : (size_t)got;
+    const char *z = memchr(line, 0, n);
+    if (z && got < 0)
+        return am_fail_at(err, path, ln, (unsigned long)(z - line) + 1,
+                          "NUL byte (an expectation file is text)");
+    if (got < 0)
+        return am_fail_at(err, path, ln, AM_TEXT_LINE_MAX + 1ul, "line longer than %u bytes "
+                          "(an expectation line is KEY=VALUE)", AM_TEXT_LINE_MAX);
+    if (*total + n > AM_EXPECT_FILE_MAX)
+        return am_fail_at(err, path, ln, (unsigned long)(AM_EXPECT_FILE_MAX - *total) + 1,
+                          "larger than %u bytes (an expectation file is a few KiB)",
+                          AM_EXPECT_FILE_MAX);
+    *total += n;
+    return 0;
+}
+
 static int load(expect_ctx *x, const char *path, const am_config *cfg, am_error *err)
 {
     /* refused by its type before any read (am_fopen_regular): a FIFO there would block a run's
@@ -366,12 +389,14 @@ static int load(expect_ctx *x, const char *path, const am_config *cfg, am_error 
     if (!f)
         return am_fail(err, AM_EINPUT, "%s: cannot read expectation: %s", path, strerror(errno));
     char *line = NULL;
-    size_t cap = 0;
-    ssize_t got;
+    size_t cap = 0, total = 0;
+    long got;
     unsigned long ln = 0;
     int rc = 0, keys = 0;
-    while ((got = getline(&line, &cap, f)) > 0) {
+    while ((got = am_getline_max(&line, &cap, f, AM_TEXT_LINE_MAX)) != -1) {
         ln++;
+        if ((rc = bounded(path, ln, line, got, &total, err)) != 0)
+            break;
         /* a UTF-8 byte order mark before the header is skipped, as configs and traces skip one
          * (until 2026-11-27 it made the file "not an expectation file"); line 1's columns count
          * from after it */

@@ -314,8 +314,9 @@ static int first_line_is_version(const char *path)
  * called an "unrecognised trace format". */
 static int check_as_config(const char *path)
 {
+    const char *name = am_input_name(path); /* "-": the file on standard input */
     struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || trace_sniff(path))
+    if (stat(name, &st) != 0 || !S_ISREG(st.st_mode) || trace_sniff(path))
         return 0;
     if (ends_with(path, ".yaml") || ends_with(path, ".yml") || ends_with(path, ".json"))
         return 1;
@@ -323,7 +324,7 @@ static int check_as_config(const char *path)
     case CFG_SNIFF_MAP:
         return 1;
     case CFG_SNIFF_ERROR:
-        return first_line_is_version(path);
+        return first_line_is_version(name);
     default:
         return 0;
     }

@@ -167,10 +167,46 @@ static int is_dev_null(const struct stat *st)
  * /dev/stdout or a process substitution got the bytes as they were written, and a failed run
  * left half a file there (truncated JSON, the placements header). Without a temporary
  * directory to spool in, it is written in place as then. */
+/* An unlinked temporary file in dir ("w+b"), or NULL with errno. Created by mkstemp and made
+ * close-on-exec at once, so that a batch worker's child keeps no copy of it. */
+static FILE *spool_in(const char *dir)
+{
+    char name[4096];
+    if (snprintf(name, sizeof name, "%s/amsim-spool.XXXXXX", dir) >= (int)sizeof name) {
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    int fd = mkstemp(name);
+    if (fd < 0)
+        return NULL;
+    FILE *f = NULL;
+    int unlinked = unlink(name) == 0;
+    if (unlinked && fcntl(fd, F_SETFD, FD_CLOEXEC) == 0)
+        f = fdopen(fd, "w+b");
+    if (!f) {
+        int e = errno;
+        if (!unlinked)
+            unlink(name);
+        close(fd);
+        errno = e;
+    }
+    return f;
+}
+
+/* The spool of an in-place output: in $TMPDIR when it is set and a file can be made there,
+ * else in /tmp, as README says. Until 2026-11-27 glibc's tmpfile() made it, which ignores
+ * $TMPDIR: a large output filled /tmp whatever TMPDIR said. */
+static FILE *spool_open(void)
+{
+    const char *dir = getenv("TMPDIR");
+    FILE *f = dir && *dir ? spool_in(dir) : NULL;
+    return f ? f : spool_in("/tmp");
+}
+
 static void hold(outfile *x, FILE *dest, int spool)
 {
     x->dest = dest;
-    x->f = spool ? tmpfile() : NULL;
+    x->f = spool ? spool_open() : NULL;
     if (!x->f)
         x->f = dest;
     live_set(x, 1);

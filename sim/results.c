@@ -180,17 +180,24 @@ static int src_more(rt_src *s)
         s->off = 0;
     }
     errno = 0;
-    ssize_t n = getline(&s->lbuf, &s->lcap, s->f);
-    if (n < 0) {
+    /* a line is read up to AM_TEXT_LINE_MAX bytes: a stream that never ends one (`stats
+     * /dev/stdin < /dev/zero`) is refused there, where until 2026-11-27 getline took it all */
+    long n = am_getline_max(&s->lbuf, &s->lcap, s->f, AM_TEXT_LINE_MAX);
+    if (n == -1) {
         s->eof = 1;
         if (ferror(s->f) || (errno && errno != EINTR && !feof(s->f)))
             return src_fail(s, NULL);
         return -1;
     }
     s->lines++;
-    const char *nul = memchr(s->lbuf, 0, (size_t)n);
+    const char *nul = memchr(s->lbuf, 0, n < 0 ? AM_TEXT_LINE_MAX : (size_t)n);
     if (nul)
         return src_fail(s, nul);
+    if (n < 0) {
+        s->bad = s->eof = 1;
+        return am_fail_at(s->err, s->path, s->lines, AM_TEXT_LINE_MAX + 1ul, "line longer than "
+                          "%u bytes (a results table's line is a run's row)", AM_TEXT_LINE_MAX);
+    }
     size_t m = (size_t)n;
     if (s->len + m + 1 > s->cap) {
         while (s->len + m + 1 > s->cap)
@@ -310,7 +317,8 @@ int rtable_read_cols(rtable *t, const char *path, rt_keep_fn keep_fn, void *arg,
                      am_error *err)
 {
     memset(t, 0, sizeof *t);
-    rt_src src = {.f = fopen(path, "rb"), .path = path, .err = err, .cap = 4096, .line = 1,
+    /* "-": the file on standard input (until 2026-11-27 a file named '-' was read) */
+    rt_src src = {.f = fopen(am_input_name(path), "rb"), .path = path, .err = err, .cap = 4096, .line = 1,
                   .col = 1};
     if (!src.f) {
         /* no host memory to open it is amsim's error (status 2), not the input's */

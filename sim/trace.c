@@ -138,7 +138,7 @@ static enum trace_fmt trace_magic_fmt(const unsigned char *magic, size_t got)
 
 int trace_sniff(const char *path)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(am_input_name(path), "rb");
     if (!f)
         return 1; /* the reader names why */
     unsigned char magic[4];
@@ -165,18 +165,18 @@ int trace_sniff(const char *path)
 int trace_open(trace **tp, const char *path, const trace_opts *o, am_error *err)
 {
     *tp = NULL;
+    /* "-" is the file on standard input: a pipe or a terminal there is refused below as any
+     * stream is (until 2026-11-27 a file named '-' in the current folder was read) */
+    const char *name = am_input_name(path);
     struct stat st;
-    if (stat(path, &st) != 0) {
-        if (errno == ENOENT && strcmp(path, "-") == 0)
-            return am_fail(err, AM_EINPUT, "-: no such file; a trace is " TRACE_NOT_STREAM);
+    if (stat(name, &st) != 0)
         return am_fail(err, AM_EINPUT, "%s: %s", path, strerror(errno));
-    }
     if (S_ISDIR(st.st_mode))
         return am_fail(err, AM_EINPUT, "%s: %s", path, strerror(EISDIR));
     if (!S_ISREG(st.st_mode))
         return am_fail(err, AM_EINPUT, "%s: not a regular file (a pipe or a device); a trace is "
                        TRACE_NOT_STREAM, path);
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(name, "rb");
     if (!f)
         return am_fail(err, AM_EINPUT, "%s: %s", path, strerror(errno));
 
@@ -196,7 +196,7 @@ int trace_open(trace **tp, const char *path, const trace_opts *o, am_error *err)
     if (trace_gz_magic(magic, got)) {
         /* gzip: read on through a decompressing stream and peek at its first bytes */
         fclose(f);
-        t->f = f = trace_gz_open(path);
+        t->f = f = trace_gz_open(name);
         if (!f) {
             am_fail(err, AM_EINPUT, "%s: %s", path, strerror(errno));
             goto fail;

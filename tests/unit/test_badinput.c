@@ -2016,11 +2016,186 @@ static void path_trace_stream(void)
     const char *paths[] = {"-", fifo, "/dev/null"};
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
         snprintf(args, sizeof args, "run -q -c '%s' -t '%s' < /dev/null", cfg_default(), paths[i]);
-        snprintf(want, sizeof want, "amsim: %s: %s; %s", paths[i],
-                 i == 0 ? "no such file" : "not a regular file (a pipe or a device)", why);
+        snprintf(want, sizeof want, "amsim: %s: not a regular file (a pipe or a device); %s",
+                 paths[i], why);
         bi_expect(args, 1, want);
     }
     unlink(fifo);
+}
+
+/* An input "-" is standard input wherever a command takes one (-t, check, stats, convert,
+ * compare and mincap's -t), never a file named '-' in the current folder: with such a file
+ * there and /dev/null on standard input, `-t -` is refused as any stream is, and the file keeps
+ * its bytes; a regular file on standard input is read. Until 2026-11-27 ./- was read: `run -t -
+ * --placements - < /dev/null >> ./-` appended the placements to the trace it read, status 0,
+ * and `convert - < t.trace` said a trace is read from a file, not a stream. */
+static void bi_copy(const char *from, const char *to);
+
+static void path_dash_is_stdin(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    const char *dir = fresh_dir("dashin");
+    char dash[700], errf[700], cmd[4096];
+    snprintf(dash, sizeof dash, "%s/-", dir);
+    snprintf(errf, sizeof errf, "%s/dash.err", dir);
+    bi_copy(trace_gpu(), dash);
+    char *t0 = tu_slurp(dash, NULL);
+    CU_ASSERT_FATAL(t0 != NULL);
+    static const struct {
+        const char *args; /* {C} the config, {T} a trace, {R} a results table */
+        int want;
+        const char *err; /* in standard error */
+    } cases[] = {
+        {"run -c '{C}' -t - -q --placements - < /dev/null >> ./-", 1,
+         "amsim: -: not a regular file (a pipe or a device)"},
+        {"check - < /dev/null", 1, "amsim: -: not a regular file (a pipe or a device)"},
+        {"compare -c '{C}' -t - --policies bfc < /dev/null", 1, "-: not a regular file"},
+        {"mincap -c '{C}' -t - < /dev/null", 1, "-: not a regular file"},
+        {"stats - --metric x < /dev/null", 1, "-: empty file"},
+        {"convert - -o - < /dev/null", 1, "-: not a regular file"},
+        {"check - < '{T}'", 0, ""},
+        {"check - < '{C}'", 0, ""},
+        {"convert - --to csv -o out.csv < '{T}'", 0, ""},
+        {"stats - --metric x < '{R}'", 0, ""},
+    };
+    char res[700];
+    snprintf(res, sizeof res, "%s/r.csv", dir);
+    FILE *f = fopen(res, "w");
+    CU_ASSERT_FATAL(f && fputs("policy,x\nbfc,1\nbfc,2\n", f) >= 0 && fclose(f) == 0);
+    const char *val[26] = {0};
+    val['C' - 'A'] = cfg_default(), val['T' - 'A'] = trace_gpu(), val['R' - 'A'] = res;
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        char a[2048];
+        bi_subst(a, sizeof a, cases[i].args, val);
+        snprintf(cmd, sizeof cmd, "cd '%s' && %s %s 2>'%s' >/dev/null", dir, bin, a, errf);
+        int st = system(cmd);
+        st = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        char *err = tu_slurp(errf, NULL);
+        int found = err && strstr(err, cases[i].err) != NULL;
+        CU_ASSERT_EQUAL(st, cases[i].want);
+        CU_ASSERT(found);
+        if (st != cases[i].want || !found)
+            fprintf(stderr, "\n  %s\n  status %d (want %d)\n  stderr: %s  expected: %s\n", cmd,
+                    st, cases[i].want, err ? err : "(none)", cases[i].err);
+        free(err);
+    }
+    char *t1 = tu_slurp(dash, NULL);
+    CU_ASSERT(t1 && strcmp(t0, t1) == 0);
+    free(t0);
+    free(t1);
+}
+
+/* convert's own refusals quote what was typed as every message does, a control byte as \xHH:
+ * --to, a second input and --device. Until 2026-11-27 they echoed it raw, so an escape sequence
+ * in an argument reached the terminal. */
+static void convert_args_escaped(void)
+{
+    static const char *const cases[][2] = {
+        {"convert x -o y --to 'a\x1b[31mb'",
+         "amsim convert: --to takes native, csv or binary, not 'a\\x1b[31mb'\n"},
+        {"convert a 'b\x1b[2J' -o y", "amsim convert: one input only ('a' and 'b\\x1b[2J')\n"},
+        {"convert a -o y --device '1\x01'", "amsim convert: --device takes 0..1024, not '1\\x01'\n"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        char *err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(cases[i][0], NULL, &err), 1);
+        CU_ASSERT(err && strcmp(err, cases[i][1]) == 0);
+        if (!err || strcmp(err, cases[i][1]) != 0)
+            fprintf(stderr, "\n  amsim %s\n  stderr: %s  expected: %s", cases[i][0],
+                    err ? err : "(none)", cases[i][1]);
+        free(err);
+    }
+}
+
+/* An expectation and a results table are read a line at a time up to 1 MiB a line (and an
+ * expectation up to 64 MiB in all), refused at FILE:LINE:COL past it, a NUL byte first: a
+ * stream that never ends a line is not held whole. Until 2026-11-27 getline read it all:
+ * `--expect - < /dev/zero` grew to gigabytes. Under timeout(1) and a memory limit, so that a
+ * regression fails instead of stopping the suite. */
+static void text_line_limits(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    const char *dir = fresh_dir("linelimit");
+    char lng[700], exp[700], res[700], big[700], errf[700], cmd[8192];
+    snprintf(lng, sizeof lng, "%s/long.txt", dir);
+    snprintf(exp, sizeof exp, "%s/long.expect", dir);
+    snprintf(res, sizeof res, "%s/long.csv", dir);
+    snprintf(big, sizeof big, "%s/big.expect", dir);
+    snprintf(errf, sizeof errf, "%s/limit.err", dir);
+    FILE *f = fopen(lng, "w"), *e = fopen(exp, "w"), *r = fopen(res, "w"), *b = fopen(big, "w");
+    CU_ASSERT_FATAL(f && e && r && b);
+    fputs("amsim-expect v1\n", e);
+    fputs("policy,x\n", r);
+    fputs("amsim-expect v1\n", b);
+    for (int i = 0; i < (1 << 20) + 10; i++)
+        putc('a', f), putc('a', e), putc('a', r);
+    for (int i = 0; i < (64 << 20) / 32 + 10; i++) /* 32-byte comment lines past 64 MiB */
+        fputs("# a comment line of 32 bytes...\n", b);
+    CU_ASSERT_FATAL(fclose(f) == 0 && fclose(e) == 0 && fclose(r) == 0 && fclose(b) == 0);
+    static const struct {
+        const char *args; /* {C} config, {T} trace, {E} long expect, {R} long table, {B} big */
+        const char *err;
+    } cases[] = {
+        {"run -q -c '{C}' -t '{T}' --expect - < /dev/zero", "amsim: -:1:1: NUL byte"},
+        {"run -q -c '{C}' -t '{T}' --expect - < '{E}'",
+         "amsim: -:2:1048577: line longer than 1048576 bytes"},
+        {"run -q -c '{C}' -t '{T}' --expect '{B}'",
+         "amsim: {B}:2097153:17: larger than 67108864 bytes"},
+        {"stats /dev/stdin --metric x < /dev/zero", "amsim stats: /dev/stdin:1:1: NUL byte"},
+        {"stats - --metric x < '{R}'", "amsim stats: -:2:1048577: line longer than 1048576 bytes"},
+    };
+    const char *val[26] = {0};
+    val['C' - 'A'] = cfg_default(), val['T' - 'A'] = trace_gpu(), val['E' - 'A'] = exp;
+    val['R' - 'A'] = res, val['B' - 'A'] = big;
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        char a[2048], w[2048];
+        bi_subst(a, sizeof a, cases[i].args, val);
+        bi_subst(w, sizeof w, cases[i].err, val);
+        snprintf(cmd, sizeof cmd, "ulimit -v 1000000; timeout 30 %s %s 2>'%s' >/dev/null", bin,
+                 a, errf);
+        int st = system(cmd);
+        st = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        char *err = tu_slurp(errf, NULL);
+        int found = err && strstr(err, w) != NULL;
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(found);
+        if (st != 1 || !found)
+            fprintf(stderr, "\n  %s\n  status %d (want 1)\n  stderr: %s  expected: %s\n", cmd,
+                    st, err ? err : "(none)", w);
+        free(err);
+    }
+    unlink(big);
+}
+
+/* batch -o - and batch --merge ... -o - are refused as run -o - is: -o names a folder, and
+ * standard output is none. Until 2026-11-27 both made a folder named '-' in the current one. */
+static void batch_out_dash(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    const char *dir = fresh_dir("batchdash");
+    char sw[700], errf[700], cmd[4096], dash[700];
+    snprintf(sw, sizeof sw, "%s/s.yaml", dir);
+    snprintf(errf, sizeof errf, "%s/b.err", dir);
+    snprintf(dash, sizeof dash, "%s/-", dir);
+    FILE *f = fopen(sw, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fprintf(f, "base: %s\ntraces: [%s]\npolicies: [bfc]\n", cfg_default(), trace_gpu());
+    CU_ASSERT_FATAL(fclose(f) == 0);
+    static const char *const args[] = {"batch s.yaml -o -", "batch --merge . -o -"};
+    for (size_t i = 0; i < AM_ARRAY_LEN(args); i++) {
+        snprintf(cmd, sizeof cmd, "cd '%s' && %s %s 2>'%s' >/dev/null", dir, bin, args[i], errf);
+        int st = system(cmd);
+        char *err = tu_slurp(errf, NULL);
+        CU_ASSERT(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 1);
+        CU_ASSERT(err && strcmp(err, "amsim batch: -o -: -o names a folder (the study's, or the "
+                                     "merged one; --merge also takes a file OUT.csv); standard "
+                                     "output is no folder\n") == 0);
+        if (!err || !strstr(err, "standard output is no folder"))
+            fprintf(stderr, "\n  %s\n  stderr: %s\n", cmd, err ? err : "(none)");
+        free(err);
+        CU_ASSERT_NOT_EQUAL(access(dash, F_OK), 0); /* no folder '-' made */
+        rmdir(dash);
+    }
 }
 
 /* amsim check refuses a FIFO, a device and a pipe as run and convert do, at once and before
@@ -4015,10 +4190,16 @@ void suite_badinput(void)
              {"path: config unreadable", path_config_unreadable},
              {"path: trace unreadable", path_trace_unreadable},
              {"path: trace from a stream", path_trace_stream},
+             {"path: an input '-' is standard input, not a file named '-'", path_dash_is_stdin},
+             {"convert: a control byte in --to, a second input or --device is escaped",
+              convert_args_escaped},
+             {"text: an expectation's or a results table's line over 1 MiB, an expectation "
+              "over 64 MiB", text_line_limits},
              {"path: check of a FIFO, a device or a pipe", path_check_stream},
              {"path: an expectation that is a FIFO or a directory", path_expect_stream},
              {"path: a batch folder's lock file a FIFO or a directory", path_batch_lock_stream},
              {"path: a batch folder's runs a regular file (batch, --merge)", path_batch_runs_file},
+             {"path: batch -o - and batch --merge -o - (no folder '-')", batch_out_dash},
              /* sweeps */
              {"sweep: a matrix over 10 million runs, at the axis", sweep_matrix_too_large},
              {"sweep: a list or map where a value or key goes; an empty PATH", sweep_not_scalar},

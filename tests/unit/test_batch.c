@@ -2362,6 +2362,42 @@ static void write_slow_trace(const char *path)
     free(cgz);
 }
 
+/* On a terminal, a batch stopped while a run is under way counts that run as neither done
+ * nor failed in its progress bar: it was interrupted, and runs again on a rerun. The batch
+ * runs under script(1) for a terminal, with a small trace then one whose run takes seconds,
+ * and gets SIGINT 1.5 s in. Until 2026-11-27 the last bar said "2/2 runs, 1 failed" with
+ * nothing failed. */
+static void test_stop_progress_counts(void)
+{
+    if (system("command -v script >/dev/null 2>&1") != 0) {
+        printf("\n  skipped: no script(1) for a terminal\n");
+        return;
+    }
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char text[2048], cmd[8192], slow[1200], small[1200], logf[1200];
+    snprintf(slow, sizeof slow, "%s", path_in_tmp("bar-slow.trace"));
+    snprintf(small, sizeof small, "%s", path_in_tmp("bar-small.trace"));
+    snprintf(logf, sizeof logf, "%s", path_in_tmp("bar.log"));
+    tu_write("bar-small.trace", "amsim-trace v1\nalloc 1 4096\nfree 1\n");
+    write_slow_trace(slow);
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s', '%s']\n"
+             "policies: [bfc]\n", tu_top(), small, slow);
+    const char *sw = tu_write("bar.yaml", text);
+    const char *dir = path_in_tmp("bar-out");
+    snprintf(cmd, sizeof cmd, "script -qc \"%s batch '%s' -o '%s' -j 1 & p=\\$!; sleep 1.5; "
+             "kill -INT \\$p; wait \\$p\" /dev/null </dev/null >'%s' 2>&1", bin, sw, dir, logf);
+    CU_ASSERT(system(cmd) != -1);
+    char *log = tu_slurp(logf, NULL);
+    CU_ASSERT_FATAL(log != NULL);
+    CU_ASSERT(strstr(log, "stopped by SIGINT") != NULL);
+    CU_ASSERT(strstr(log, "runs, 0 failed") != NULL);
+    CU_ASSERT(strstr(log, "1 failed") == NULL);
+    CU_ASSERT(strstr(log, "2/2 runs") == NULL);
+    if (!strstr(log, "stopped by SIGINT") || strstr(log, "1 failed") || strstr(log, "2/2 runs"))
+        fprintf(stderr, "\n  %s\n  output: %s\n", cmd, log);
+    free(log);
+}
+
 /* A rerun that runs a run again first removes the earlier results.csv, so an interrupted one
  * leaves no table of the earlier runs beside the new matrix.tsv (until 2026-11-27 it stayed,
  * read by report and stats as current). The first batch runs a small trace; then the trace
@@ -6368,6 +6404,8 @@ void suite_batch(void)
              {"--timeout honours fractions of a second", test_timeout_fraction},
              {"a stopped batch leaves no temporaries", test_stop_leaves_no_temporaries},
              {"SIGHUP stops a batch as SIGINT does", test_stop_by_sighup},
+             {"an interrupted run is neither done nor failed in the progress bar",
+              test_stop_progress_counts},
              {"--timeout stops a worker started with its signals blocked",
               test_timeout_with_signals_blocked},
              {"a worker that does not stop on its signals is killed at its deadline",

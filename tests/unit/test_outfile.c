@@ -549,6 +549,50 @@ static void test_in_place_held(void)
     CU_ASSERT_EQUAL(count_in(dir, "tmp"), 0);
 }
 
+/* Where outfile `-`'s spool is: "DIR/..." from /proc/self/fd, DIR the folder it was made in;
+ * "" when it cannot be told. */
+static void spool_dir_of(const char *tmpdir, char *dir, size_t n)
+{
+    outfile *o = NULL;
+    am_error err = {0};
+    dir[0] = 0;
+    if (tmpdir)
+        setenv("TMPDIR", tmpdir, 1);
+    else
+        unsetenv("TMPDIR");
+    CU_ASSERT_FATAL(out_open(&o, "-", &err) == 0);
+    char fdp[64];
+    snprintf(fdp, sizeof fdp, "/proc/self/fd/%d", fileno(out_fp(o)));
+    ssize_t k = readlink(fdp, dir, n - 1);
+    dir[k > 0 ? k : 0] = 0;
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    out_abort(o);
+}
+
+/* An in-place output's spool (an output "-", a FIFO, /dev/stdout) is made in $TMPDIR, else in
+ * /tmp (an unset or empty TMPDIR, or one where no file can be made). Until 2026-11-27 glibc's
+ * tmpfile() made it in /tmp whatever TMPDIR said. */
+static void test_spool_in_tmpdir(void)
+{
+    const char *dir = fresh("spool_tmpdir");
+    char *real = realpath(dir, NULL), got[4096], bad[1200];
+    CU_ASSERT_FATAL(real != NULL);
+    const char *old = getenv("TMPDIR");
+    char *saved = old ? strdup(old) : NULL;
+    spool_dir_of(dir, got, sizeof got);
+    CU_ASSERT_STRING_EQUAL(got, real);
+    snprintf(bad, sizeof bad, "%s/no-such-folder", dir);
+    spool_dir_of(bad, got, sizeof got);
+    CU_ASSERT_STRING_EQUAL(got, "/tmp");
+    spool_dir_of("", got, sizeof got);
+    CU_ASSERT_STRING_EQUAL(got, "/tmp");
+    spool_dir_of(saved, got, sizeof got); /* and TMPDIR as it was */
+    free(saved);
+    free(real);
+}
+
 /* An output on standard output under another name than "-" (/dev/stdout, /dev/fd/1,
  * /proc/self/fd/1, or the path of the file standard output goes to) is refused beside the
  * text report as `--json -` is, whether standard output is a file or a pipe, and works with
@@ -623,5 +667,6 @@ void suite_outfile(void)
              {"/dev/stdout, /dev/fd/1 on a closed standard output fail",
               test_closed_std_names},
              {"/dev/stdout, /dev/fd/1 and standard output's file are '-' beside the report",
-              test_stdout_spellings});
+              test_stdout_spellings},
+             {"an in-place output's spool is in $TMPDIR, else /tmp", test_spool_in_tmpdir});
 }
