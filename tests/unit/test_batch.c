@@ -2374,7 +2374,7 @@ static void test_stop_progress_counts(void)
         return;
     }
     const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
-    char text[2048], cmd[8192], slow[1200], small[1200], logf[1200];
+    char text[4096], cmd[8192], slow[1200], small[1200], logf[1200];
     snprintf(slow, sizeof slow, "%s", path_in_tmp("bar-slow.trace"));
     snprintf(small, sizeof small, "%s", path_in_tmp("bar-small.trace"));
     snprintf(logf, sizeof logf, "%s", path_in_tmp("bar.log"));
