@@ -963,23 +963,57 @@ static int cmp_input(const void *a, const void *b)
     return ra < rb ? -1 : ra > rb;
 }
 
-/* The number of distinct inputs (trace, seed, other axes) in the table: sorted, so a study of
- * 40,000 rows is counted in n log n, not n^2 comparisons. */
-static int count_inputs(const ctx *c)
+/* The table's inputs (trace, seed, other axes): rows sorted by input, then by row, so a study
+ * of 40,000 rows is grouped in n log n, not n^2 comparisons. rows holds every row, grouped;
+ * group g is rows[start[g]] .. rows[start[g + 1] - 1], in table order, and the groups are in the
+ * order of their first rows (table order). */
+typedef struct input_groups {
+    int *rows, *start, n;
+} input_groups;
+
+static int cmp_group_first(const void *a, const void *b)
 {
-    if (c->t.nrows <= 0)
-        return 0;
-    int *ix = malloc((size_t)c->t.nrows * sizeof *ix), n = 1;
-    if (!ix)
-        return 0;
-    for (int r = 0; r < c->t.nrows; r++)
-        ix[r] = r;
+    const int *ga = a, *gb = b; /* {first row, start} pairs */
+    return ga[0] < gb[0] ? -1 : ga[0] > gb[0];
+}
+
+static void input_groups_make(const ctx *c, input_groups *g)
+{
+    int n = c->t.nrows > 0 ? c->t.nrows : 0;
+    g->rows = am_malloc(((size_t)n + 1) * sizeof *g->rows);
+    g->start = am_malloc(((size_t)n + 2) * sizeof *g->start);
+    g->n = 0;
+    for (int r = 0; r < n; r++)
+        g->rows[r] = r;
     sort_ctx = c;
-    qsort(ix, (size_t)c->t.nrows, sizeof *ix, cmp_input);
-    for (int r = 1; r < c->t.nrows; r++)
-        n += !same_input(c, ix[r - 1], ix[r]);
-    free(ix);
-    return n;
+    qsort(g->rows, (size_t)n, sizeof *g->rows, cmp_input);
+    int *pairs = am_malloc(((size_t)n + 1) * 2 * sizeof *pairs);
+    for (int r = 0; r < n; r++)
+        if (!r || !same_input(c, g->rows[r - 1], g->rows[r])) {
+            pairs[2 * g->n] = g->rows[r];
+            pairs[2 * g->n++ + 1] = r;
+        }
+    /* the groups by their first rows; each group's rows stay together and in row order */
+    qsort(pairs, (size_t)g->n, 2 * sizeof *pairs, cmp_group_first);
+    int *sorted = am_malloc(((size_t)n + 1) * sizeof *sorted), used = 0;
+    for (int q = 0; q < g->n; q++) {
+        g->start[q] = used;
+        for (int r = pairs[2 * q + 1]; r < n && (r == pairs[2 * q + 1] ||
+                                                 same_input(c, g->rows[r - 1], g->rows[r]));
+             r++)
+            sorted[used++] = g->rows[r];
+    }
+    g->start[g->n] = used;
+    free(pairs);
+    free(g->rows);
+    g->rows = sorted;
+}
+
+static void input_groups_free(input_groups *g)
+{
+    free(g->rows);
+    free(g->start);
+    *g = (input_groups){0};
 }
 
 /* The policies of an input past the first RH_MAX_LINES (in table order), each once: the plots
@@ -1039,8 +1073,11 @@ typedef struct tl_bufs {
 } tl_bufs;
 
 /* One plot pair per input (trace, seed, other axes), the first RH_MAX_PLOT_TRACES in table
- * order (until 2026-11-27 runs were grouped by the trace column alone, so a generated trace's
- * seeds, all "gen:serve", shared one plot: bfc on seed 2 drawn against caching on seed 1). */
+ * order that have a line to draw: an input whose runs all failed, or have no timeline of the
+ * level, takes no slot (until 2026-11-27 it did: three failed inputs first in the table left one
+ * slot, and the page said "plotted for the first 4 of 6 inputs" over one plot). Until 2026-11-27
+ * too, runs were grouped by the trace column alone, so a generated trace's seeds, all
+ * "gen:serve", shared one plot: bfc on seed 2 drawn against caching on seed 1. */
 static void timelines(ctx *c)
 {
     if (c->c_trace < 0 || c->c_run < 0)
@@ -1049,18 +1086,15 @@ static void timelines(ctx *c)
     char *files = b->files, *titles = b->titles, *vars = b->vars, *cap = b->cap;
     char(*pols)[64] = b->pols;
     tl_out *lines = b->lines;
-    int refs[RH_MAX_PLOT_TRACES];
-    int nt = 0, header = 0;
-    for (int r = 0; r < c->t.nrows && nt < RH_MAX_PLOT_TRACES; r++) {
-        int k = 0;
-        while (k < nt && !same_input(c, refs[k], r))
-            k++;
-        if (k == nt)
-            refs[nt++] = r;
-    }
-    for (int k = 0; k < nt; k++) {
+    input_groups ig;
+    input_groups_make(c, &ig);
+    int drawn = 0, tried = 0, header = 0;
+    for (int gi = 0; gi < ig.n && drawn < RH_MAX_PLOT_TRACES; gi++) {
+        const int *members = ig.rows + ig.start[gi];
+        int nmembers = ig.start[gi + 1] - ig.start[gi], k = drawn;
+        tried++;
         char label[512];
-        input_label(c, refs[k], label, sizeof label);
+        input_label(c, members[0], label, sizeof label);
         /* the first successful run of each policy on this trace that has a timeline of the
          * level; the caption names the runs plotted, and says which policy's first run had none
          * (until 2026-11-27 another run was plotted silently under "first run of each policy") */
@@ -1070,8 +1104,9 @@ static void timelines(ctx *c)
         tl_span sp = {0};
         const char *line_pol[RH_MAX_LINES];
         left_out left = {0};
-        for (int r = 0; r < c->t.nrows; r++) {
-            if (!finished_row(c, r) || !same_input(c, r, refs[k]))
+        for (int m = 0; m < nmembers; m++) {
+            int r = members[m];
+            if (!finished_row(c, r))
                 continue;
             const char *p = c->c_policy >= 0 ? c->t.rows[r][c->c_policy] : "run";
             int q = 0;
@@ -1102,10 +1137,11 @@ static void timelines(ctx *c)
             strcat(titles, w);
             strcat(titles, " ");
         }
-        if (!nl) {
+        if (!nl) { /* no slot taken: nothing to draw */
             left_out_free(&left);
             continue;
         }
+        drawn++;
         if (!header++)
         {
             fputs("<h2>Memory over time (", c->html);
@@ -1135,16 +1171,24 @@ static void timelines(ctx *c)
         free(more);
         left_out_free(&left);
     }
-    /* the page says when inputs were left out (until 2026-11-27 the first 4 were plotted and
-     * the rest silently not) */
-    int total = header ? count_inputs(c) : 0;
-    if (total > nt)
+    /* the page says when inputs were left out, counting the inputs drawn: those past the limit,
+     * and those before it with no line to draw (until 2026-11-27 the first 4 were plotted and the
+     * rest silently not, then "the first 4 of N" counted inputs with no plot) */
+    int skipped = tried - drawn;
+    if (header && drawn < ig.n && tried < ig.n)
         fprintf(c->html, "<p>Memory over time is plotted for the first %d of %d inputs (trace, "
-                         "seed and other axes, in table order); a report plots at most %d.</p>\n",
-                nt, total, RH_MAX_PLOT_TRACES);
+                         "seed and other axes, in table order)%s; a report plots at most %d.</p>\n",
+                drawn, ig.n, skipped ? " that have a successful run with timeline.csv rows of "
+                                       "the level" : "", RH_MAX_PLOT_TRACES);
+    else if (header && skipped)
+        fprintf(c->html, "<p>Memory over time is plotted for %d of %d inputs (trace, seed and "
+                         "other axes): the other %d ha%s no successful run with timeline.csv "
+                         "rows of the level.</p>\n", drawn, ig.n, skipped,
+                skipped == 1 ? "s" : "ve");
     if (!header)
         fprintf(c->html, "<p>No timelines: run the batch with <code>--timeline</code> (or "
                          "<code>outputs: {timeline: true}</code>) for memory-over-time plots.</p>\n");
+    input_groups_free(&ig);
     free(b);
 }
 
@@ -1440,8 +1484,9 @@ int cmd_report(int argc, char **argv)
         "  writes DIR/report.html from DIR/results.csv (amsim batch) and the runs'\n"
         "  timeline.csv files: tables and inline SVG plots drawn by gnuplot with the\n"
         "  scripts in analysis/ ($AMSIM_ANALYSIS overrides where they are); memory over\n"
-        "  time is plotted for the first 4 inputs (trace, seed, axes) in table order, the\n"
-        "  page saying \"first 4 of N\" when there are more; a report.html\n"
+        "  time is plotted for the first 4 inputs (trace, seed, axes) in table order that\n"
+        "  have a successful run with a timeline, the page saying how many of N it drew\n"
+        "  when some are not; a report.html\n"
         "  that is (or links to) one of those files or DIR/matrix.tsv is refused (status 1)\n";
     static const cli_opt opts[] = {{"help", 'h', 0}, {NULL, 0, 0}};
     const char *dir = NULL, *opt, *v;

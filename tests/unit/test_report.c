@@ -610,6 +610,49 @@ static void test_report_timeline_limit_said(void)
     free(h);
 }
 
+/* QA's s6: failed inputs first in the table (bad.trace) took the 4 timeline slots, so only one
+ * successful input was drawn, under "plotted for the first 4 of 6 inputs". An input with no line
+ * to draw takes no slot, and the note counts the inputs drawn. */
+static void test_report_timeline_slots_drawn(void)
+{
+    char csv[1024] = "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                     "hbm.peak_reserved_bytes\n";
+    for (int k = 1; k <= 8; k++) {
+        char run[16], row[128];
+        snprintf(run, sizeof run, "r%d", k);
+        if (k > 3)
+            write_timeline("tlslots", run);
+        snprintf(row, sizeof row, "%d,%s,bfc,t%d,%s\n", k, run, k,
+                 k > 3 ? "ok,1048576,2097152" : "failed,,");
+        strcat(csv, row);
+    }
+    char *h = report_of("tlslots", csv);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT_EQUAL(tu_count(h, "bytes of hbm over simulated time"), 4);
+    CU_ASSERT(strstr(h, "<figcaption>t4: reserved") && strstr(h, "<figcaption>t7: reserved"));
+    CU_ASSERT(strstr(h, "<p>Memory over time is plotted for the first 4 of 8 inputs (trace, "
+                        "seed and other axes, in table order) that have a successful run with "
+                        "timeline.csv rows of the level; a report plots at most 4.</p>"));
+    free(h);
+    /* 3 failed inputs and one drawn: every input tried, the note says so */
+    h = report_of("tlslots2", "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                              "hbm.peak_reserved_bytes\n1,r1,bfc,t1,failed,,\n2,r2,bfc,t2,failed,,\n"
+                              "3,r3,bfc,t3,failed,,\n4,r4,bfc,t4,ok,1,2\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT_EQUAL(tu_count(h, "bytes of hbm over simulated time"), 0); /* no timelines */
+    free(h);
+    write_timeline("tlslots3", "r4");
+    h = report_of("tlslots3", "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                              "hbm.peak_reserved_bytes\n1,r1,bfc,t1,failed,,\n2,r2,bfc,t2,failed,,\n"
+                              "3,r3,bfc,t3,failed,,\n4,r4,bfc,t4,ok,1,2\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT_EQUAL(tu_count(h, "bytes of hbm over simulated time"), 1);
+    CU_ASSERT(strstr(h, "<p>Memory over time is plotted for 1 of 4 inputs (trace, seed and other "
+                        "axes): the other 3 have no successful run with timeline.csv rows of the "
+                        "level.</p>"));
+    free(h);
+}
+
 /* QA's s12: a generated trace's seeds share the trace column ("gen:serve"); the timeline plots
  * are per input (trace and seed), so bfc on seed 2 is never drawn against caching on seed 1 (one
  * plot "gen:serve" did), and the plot title shows the trace as written, quotes and commas
@@ -1648,6 +1691,8 @@ void suite_report(void)
              {"timeline caption names the runs plotted", test_report_timeline_caption},
              {"timeline plots: the first 4 inputs, and the page says so",
               test_report_timeline_limit_said},
+             {"timeline plots: inputs with nothing to draw take no slot, the note counts those "
+              "drawn", test_report_timeline_slots_drawn},
              {"timeline plots per input (trace, seed); titles as written",
               test_report_timeline_per_input},
              {"timeline plots: every policy up to 16, each its colour; more named",
