@@ -293,16 +293,20 @@ static void fmt_metric(char *b, size_t n, const char *col, const char *v)
         return;
     }
     if (l > 6 && strcmp(col + l - 6, "_bytes") == 0 && x >= 0) {
-        /* the cell's whole number exactly when it is one (a double from 2^53 is rounded, and
-         * one of 2^64 does not convert); else as it is, with its unit */
+        /* the cell's whole number exactly when it is one (a double from 2^53 is rounded); else
+         * the double in the largest binary unit up to EiB, past 16 EiB too ("24.00 EiB", as the
+         * run report's 128-bit totals print): until 2026-11-27 a per-policy mean of 2^64 bytes
+         * or more printed raw, "1.8446744073709552e+19 B" */
         const char *why;
         uint64_t bytes;
         if (units_size_whole(v, &bytes, &why) == 0)
             units_fmt_size(b, n, bytes);
         else if (x < 18446744073709551616.0)
             units_fmt_size(b, n, (uint64_t)x);
+        else if (x < 340282366920938463463374607431768211456.0) /* 2^128: converts */
+            units_fmt_size128(b, n, (am_u128)x);
         else
-            snprintf(b, n, "%s B", v);
+            snprintf(b, n, "%.2f EiB", x / 1152921504606846976.0);
         return;
     }
     if (strstr(col, "ratio") || strstr(col, "utilization") || strstr(col, "fragmentation")) {

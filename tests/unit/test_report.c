@@ -948,6 +948,24 @@ static void test_report_makespan_near_limit(void)
     free(h);
 }
 
+/* QA: a per-policy byte mean at or above 2^64 printed raw, "1.8446744073709552e+19 B"; sizes
+ * print in the largest binary unit up to EiB, past 16 EiB too, in the means and the Runs table
+ * alike. */
+static void test_report_sizes_past_2_64(void)
+{
+    char *h = report_of("past264", "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                        "hbm.peak_reserved_bytes\n"
+                        "1,r1,bfc,t,ok,18446744073709551615,27670116110564327424\n"
+                        "2,r2,bfc,t,ok,18446744073709551615,27670116110564327424\n"
+                        "3,r3,lifo,t,ok,1e40,1e40\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT(strstr(h, "e+19") == NULL && strstr(h, "e+40 B") == NULL);
+    char *t = policy_table(h);
+    CU_ASSERT(t && strstr(t, "<td class=num>16.00 EiB</td><td class=num>24.00 EiB</td>"));
+    CU_ASSERT(t && strstr(t, "<td class=num>8673617379884035735552.00 EiB</td>"));
+    free(h);
+}
+
 /* Figures past a double's whole numbers (2^53) from plain-decimal cells are exact: the mean as
  * sum / n, the sd from exact deviations, the CI ends to the hundredth; a figure that can only be
  * approximate prints the digits its double holds. Until 2026-11-27 each was gsl's double
@@ -1721,6 +1739,8 @@ void suite_report(void)
               test_stats_huge_values},
              {"report: a makespan near the 2^64 ps limit as results.csv has it",
               test_report_makespan_near_limit},
+             {"report: sizes of 2^64 bytes or more in EiB, means and cells",
+              test_report_sizes_past_2_64},
              {"stats: whole numbers in full up to 2^64, beyond as in the JSON",
               test_stats_big_numbers},
              {"stats: figures past 2^53 exact from plain decimals", test_stats_exact_figures},
