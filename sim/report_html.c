@@ -793,7 +793,8 @@ static int timeline_dat(ctx *c, const char *run, const char *out, tl_span *sp, t
     char *rel = am_malloc(strlen(run) + sizeof "runs//timeline.csv");
     sprintf(rel, "runs/%s/timeline.csv", run);
     char *path = path_in(c->dir, rel);
-    FILE *in = fopen(path, "r");
+    const char *what;
+    FILE *in = am_fopen_regular(path, &what); /* checked already; a FIFO would block */
     free(path);
     free(rel);
     if (!in)
@@ -1481,6 +1482,45 @@ static int check_table(const ctx *c, const char *csv)
     return 0;
 }
 
+/* The runs' timeline.csv files the report may plot (those of successful runs), checked before
+ * anything is written: a regular file, by its type, never opened otherwise (a FIFO would block
+ * the report for good: until 2026-11-27 it hung). A run
+ * without one is no error (batch wrote none without --timeline). 0, or 1 after a message. */
+static int check_timelines(const ctx *c)
+{
+    for (int r = 0; c->c_run >= 0 && r < c->t.nrows; r++) {
+        if (!finished_row(c, r))
+            continue;
+        const char *run = c->t.rows[r][c->c_run];
+        char *rel = am_malloc(strlen(run) + sizeof "runs//timeline.csv");
+        sprintf(rel, "runs/%s/timeline.csv", run);
+        char *path = path_in(c->dir, rel);
+        free(rel);
+        const char *what = NULL;
+        struct stat st;
+        FILE *in = NULL;
+        int exists = stat(path, &st) == 0;
+        if (exists && !S_ISREG(st.st_mode))
+            what = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                                                               : "a device or a socket";
+        else if (exists)
+            in = am_fopen_regular(path, &what); /* still regular when opened */
+        am_error e = {0};
+        int bad = 0;
+        if (what)
+            bad = am_fail(&e, AM_EINPUT, "%s: not a regular file (%s); a run's timeline.csv is "
+                          "the file amsim batch --timeline writes", path, what) != 0;
+        if (in)
+            fclose(in);
+        free(path);
+        if (bad) {
+            fprintf(stderr, "%s: %s\n", prog, e.msg);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
     static const char use[] =
@@ -1576,7 +1616,8 @@ int cmd_report(int argc, char **argv)
     }
     /* "out1/" prints out1/report.html (until 2026-11-27 out1//report.html) */
     char *out = path_in(c.dir, "report.html");
-    if (check_output(&c, out, csv) != 0 || check_table(&c, csv) != 0) {
+    if (check_output(&c, out, csv) != 0 || check_table(&c, csv) != 0 ||
+        check_timelines(&c) != 0) {
         ctx_free(&c);
         free(out);
         free(csv);
