@@ -688,6 +688,13 @@ typedef struct tl_row {
     char text[3][32];
 } tl_row;
 
+/* 1 for timeline.csv's header line (skipped by position would do too, but a level named
+ * "level" must not read it as a row). */
+static int header_line(const char *line)
+{
+    return strncmp(line, "time_ps,seq,level,", 18) == 0;
+}
+
 /* line (time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes) into *r: 1 when it is a
  * row of level (the header and other levels' rows are not). */
 static int tl_parse(const char *level, char *line, tl_row *r)
@@ -704,11 +711,21 @@ static int tl_parse(const char *level, char *line, tl_row *r)
     if (n < 6 || strcmp(f[2], level) != 0)
         return 0;
     f[5][strcspn(f[5], "\r\n")] = 0;
-    r->t = strtod(f[0], NULL) / 1e6;
+    /* every cell was checked (check_timeline_text): empty or a finite decimal. An empty one is
+     * NaN, which gnuplot skips, as results.csv's empty cells are left out of the means; a cell
+     * too long to keep as written goes in as its double */
+    double t;
+    r->t = rtable_num(f[0], &t) == 0 ? t / 1e6 : (double)NAN;
     const char *cols[3] = {f[3], f[5], f[4]};
     for (int k = 0; k < 3; k++) {
-        r->v[k] = strtod(cols[k], NULL);
-        snprintf(r->text[k], sizeof r->text[k], "%s", cols[k]);
+        if (rtable_num(cols[k], &r->v[k]) != 0)
+            r->v[k] = (double)NAN;
+        if (isnan(r->v[k]))
+            snprintf(r->text[k], sizeof r->text[k], "NaN");
+        else if (strlen(cols[k]) < sizeof r->text[k])
+            snprintf(r->text[k], sizeof r->text[k], "%s", cols[k]);
+        else
+            snprintf(r->text[k], sizeof r->text[k], "%.17g", r->v[k]);
     }
     return 1;
 }
@@ -789,7 +806,8 @@ static void group_flush(tl_out *w, tl_group *g)
  * at a time: once to count the rows, once to write. 0 when written. */
 static int timeline_dat(ctx *c, const char *run, const char *out, tl_span *sp, tl_out *w)
 {
-    char line[1024];
+    char *line = NULL; /* a row of any length (until 2026-11-27 cut at 1023 bytes) */
+    size_t cap = 0;
     char *rel = am_malloc(strlen(run) + sizeof "runs//timeline.csv");
     sprintf(rel, "runs/%s/timeline.csv", run);
     char *path = path_in(c->dir, rel);
@@ -801,27 +819,30 @@ static int timeline_dat(ctx *c, const char *run, const char *out, tl_span *sp, t
         return -1;
     tl_row r;
     long rows = 0;
-    while (fgets(line, sizeof line, in))
-        if (tl_parse(c->level, line, &r)) {
+    while (getline(&line, &cap, in) > 0)
+        if (!header_line(line) && tl_parse(c->level, line, &r)) {
+            rows++;
+            if (isnan(r.t) || isnan(r.v[1])) /* an empty cell spans nothing */
+                continue;
             sp->t_lo = sp->any && sp->t_lo < r.t ? sp->t_lo : r.t;
             sp->t_hi = sp->any && sp->t_hi > r.t ? sp->t_hi : r.t;
             sp->reserved_hi = sp->any && sp->reserved_hi > r.v[1] ? sp->reserved_hi : r.v[1];
             sp->any = 1;
-            rows++;
         }
     memset(w, 0, sizeof *w);
     w->rows = rows;
     w->last = -1;
     if (!rows || !(w->o = fopen(out, "w"))) {
         fclose(in);
+        free(line);
         return -1;
     }
     rewind(in);
     tl_group g = {0};
     long group = 0;
     int thin = rows > RH_TL_POINTS;
-    for (r.idx = 0; fgets(line, sizeof line, in);) {
-        if (!tl_parse(c->level, line, &r))
+    for (r.idx = 0; getline(&line, &cap, in) > 0;) {
+        if (header_line(line) || !tl_parse(c->level, line, &r))
             continue;
         long gr = (long)((double)r.idx * RH_TL_GROUPS / (double)rows);
         if (!thin || r.idx == 0 || r.idx == rows - 1) {
@@ -836,6 +857,7 @@ static int timeline_dat(ctx *c, const char *run, const char *out, tl_span *sp, t
         r.idx++;
     }
     group_flush(w, &g);
+    free(line);
     fclose(in);
     fclose(w->o);
     return 0;
@@ -1482,9 +1504,70 @@ static int check_table(const ctx *c, const char *csv)
     return 0;
 }
 
+/* The name of cell k of a CSV header line h (its k-th comma-separated field), in a static
+ * buffer. */
+static const char *header_cell(const char *h, int k)
+{
+    static char name[64];
+    for (; k > 0 && strchr(h, ','); k--)
+        h = strchr(h, ',') + 1;
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(h, ","), h);
+    return name;
+}
+
+/* A run's timeline.csv as `amsim batch --timeline` writes it, by the results.csv rule: the
+ * header `time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes`, then rows of 6 cells,
+ * each number cell (all but level) empty or a finite decimal, each row ending in a newline.
+ * 0, or -1 with *e set: FILE:LINE:COL and what is wrong. Until 2026-11-27 a cell `abc` was read
+ * as 0, a short row was skipped and a row cut mid-number was drawn as written, status 0. */
+static int check_timeline_text(FILE *in, const char *path, am_error *e)
+{
+    static const char header[] = "time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes";
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int rc = 0;
+    for (unsigned long ln = 1; rc == 0 && (len = getline(&line, &cap, in)) > 0; ln++) {
+        if (line[len - 1] != '\n') { /* cut short: the last row may have lost digits */
+            rc = am_fail_at(e, path, ln, (unsigned long)len + 1, "the row has no line end (the "
+                            "file was cut short); a run's timeline.csv ends every row with one");
+            break;
+        }
+        line[--len] = 0;
+        if (len && line[len - 1] == '\r')
+            line[--len] = 0;
+        if (ln == 1) {
+            if (strcmp(line, header) != 0)
+                rc = am_fail_at(e, path, 1, 1, "not a timeline.csv header (expected %s)", header);
+            continue;
+        }
+        char *cell = line;
+        for (int k = 0; rc == 0; k++) {
+            char *end = strchr(cell, ',');
+            unsigned long col = (unsigned long)(cell - line) + 1;
+            if (end)
+                *end = 0;
+            double v;
+            if (k == 6)
+                rc = am_fail_at(e, path, ln, col, "a timeline.csv row has 6 cells, this one more");
+            else if (k != 2 && *cell && rtable_num(cell, &v) != 0)
+                rc = am_fail_at(e, path, ln, col, "%s is not a finite number: '%s' (decimal "
+                                "numbers only)", header_cell(header, k), cell);
+            else if (!end && k < 5)
+                rc = am_fail_at(e, path, ln, col + strlen(cell), "a timeline.csv row has 6 "
+                                "cells, this one %d", k + 1);
+            if (!end)
+                break;
+            cell = end + 1;
+        }
+    }
+    free(line);
+    return rc ? -1 : 0;
+}
+
 /* The runs' timeline.csv files the report may plot (those of successful runs), checked before
  * anything is written: a regular file, by its type, never opened otherwise (a FIFO would block
- * the report for good: until 2026-11-27 it hung). A run
+ * the report for good: until 2026-11-27 it hung), and its text by check_timeline_text. A run
  * without one is no error (batch wrote none without --timeline). 0, or 1 after a message. */
 static int check_timelines(const ctx *c)
 {
@@ -1510,6 +1593,8 @@ static int check_timelines(const ctx *c)
         if (what)
             bad = am_fail(&e, AM_EINPUT, "%s: not a regular file (%s); a run's timeline.csv is "
                           "the file amsim batch --timeline writes", path, what) != 0;
+        else if (in)
+            bad = check_timeline_text(in, path, &e) != 0;
         if (in)
             fclose(in);
         free(path);

@@ -3164,6 +3164,50 @@ static void path_report_timeline_fifo(void)
     unlink(tl);
 }
 
+/* A run's timeline.csv is read by the results.csv rule: every number cell empty or a finite
+ * decimal, rows of 6 cells, each ending in a newline, under timeline.csv's header; anything
+ * else is refused at its line and column, status 1, nothing written. Until 2026-11-27 a cell
+ * `abc` was drawn as 0, a short row skipped and a row cut mid-number drawn as written, status
+ * 0. */
+static void report_timeline_damaged(void)
+{
+    static const struct {
+        const char *text, *where, *why;
+    } cases[] = {
+        {"0,0,hbm,abc,1,2\n", "2:9", "live_bytes is not a finite number: 'abc' (decimal numbers "
+                                     "only)"},
+        {"0,0,hbm,1,1,inf\n", "2:13", "reserved_bytes is not a finite number: 'inf'"},
+        {"0,0,hbm,1\n", "2:10", "a timeline.csv row has 6 cells, this one 4"},
+        {"0,0,hbm,1,1,2,7\n", "2:15", "a timeline.csv row has 6 cells, this one more"},
+        {"0,0,hbm,1,1,2\n1000,1,hbm,1,1,20", "3:18", "the row has no line end (the file was cut "
+                                                     "short)"},
+    };
+    const char *dir = timeline_study("tldamaged");
+    char tl[1300], html[1300], args[1400], want[2000];
+    snprintf(tl, sizeof tl, "%s/runs/r1/timeline.csv", dir);
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    snprintf(args, sizeof args, "report '%s'", dir);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        FILE *f = fopen(tl, "w");
+        CU_ASSERT_FATAL(f != NULL);
+        fprintf(f, "time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes\n%s",
+                cases[k].text);
+        fclose(f);
+        snprintf(want, sizeof want, "amsim report: %s:%s: %s", tl, cases[k].where, cases[k].why);
+        bi_expect(args, 1, want);
+        CU_ASSERT(access(html, F_OK) != 0);
+    }
+    /* a header that is not timeline.csv's */
+    FILE *f = fopen(tl, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("time,live\n0,1\n", f);
+    fclose(f);
+    snprintf(want, sizeof want, "amsim report: %s:1:1: not a timeline.csv header (expected "
+             "time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes)", tl);
+    bi_expect(args, 1, want);
+    unlink(tl);
+}
+
 /* A batch folder (or a merge's OUT) whose runs is a regular file: refused before anything is
  * written, naming it, with status 1; the folder keeps only what was there. Until 2026-11-27
  * mkdir took it for a folder: the batch recorded every run `missing`, said "0 failed" and that
@@ -4053,6 +4097,8 @@ void suite_badinput(void)
              {"path: an expectation that is a FIFO or a directory", path_expect_stream},
              {"path: a batch folder's lock file a FIFO or a directory", path_batch_lock_stream},
              {"path: report of a run's timeline.csv that is a FIFO", path_report_timeline_fifo},
+             {"report: a damaged run timeline.csv refused at its line and column",
+              report_timeline_damaged},
              {"path: a batch folder's runs a regular file (batch, --merge)", path_batch_runs_file},
              /* sweeps */
              {"sweep: a matrix over 10 million runs, at the axis", sweep_matrix_too_large},
