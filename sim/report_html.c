@@ -507,6 +507,15 @@ static char *bar_vars(const ctx *c, char *const *labels, int np, int nonzero)
     }
     return vars;
 }
+/* One policy of the per-policy table: its cell in results.csv (the table's own text), its
+ * successful runs, those that ran out of memory and their events, and per metric (live,
+ * reserved, fragmentation ratio) the sum and count of the runs that define it. */
+typedef struct pol_group {
+    const char *name;
+    double sum[3], oom_events;
+    int k[3], n, oom_runs;
+} pol_group;
+
 /* Mean peak live, peak reserved and fragmentation ratio per policy, each over the successful
  * runs that define it and had no out-of-memory event on the level, with the number of runs that
  * ran out and their events: a table and a bar chart. A run that ran out served fewer requests, so
@@ -528,59 +537,50 @@ static void policy_summary(ctx *c)
     }
     if (cc[M_RESERVED] < 0 || cc[M_LIVE] < 0 || c->c_policy < 0)
         return;
-    char names[32][64];
-    double sum[32][M_N] = {{0}}, oom_events[32] = {0};
-    int n[32] = {0}, k[32][M_N] = {{0}}, oom_runs[32] = {0}, np = 0, undefined = 0, any_oom = 0;
-    int any_dev = 0;
+    /* one group per distinct policy cell, whole and as written, as `amsim stats --by policy`
+     * groups rows, on the heap: until 2026-11-27 names were cut at 63 bytes (a longer policy
+     * split into one row per run) and a 33rd policy was left out of the table and the bars */
+    pol_group *g = am_calloc((size_t)c->t.nrows + 1, sizeof *g);
+    int np = 0, undefined = 0, any_oom = 0, any_dev = 0;
     /* policies in the order they first appear in any row, as `amsim stats` orders its groups
      * (until 2026-11-27 by their first successful row); one without a successful run is not
      * shown */
     for (int r = 0; r < c->t.nrows; r++) {
         const char *p = c->t.rows[r][c->c_policy];
         int q = 0;
-        while (q < np && strcmp(names[q], p) != 0)
+        while (q < np && strcmp(g[q].name, p) != 0)
             q++;
-        if (q == np) {
-            if (np == 32)
-                continue;
-            snprintf(names[np++], sizeof names[0], "%s", p);
-        }
+        if (q == np)
+            g[np++].name = p;
         if (!finished_row(c, r))
             continue;
-        n[q]++;
+        g[q].n++;
         any_dev += deviated_row(c, r);
         double o = row_ooms(c, r);
         if (o > 0) {
-            oom_runs[q]++;
-            oom_events[q] += o;
+            g[q].oom_runs++;
+            g[q].oom_events += o;
             any_oom = 1;
             continue;
         }
         for (int m = 0; m < M_N; m++) {
             double v;
             if (cc[m] >= 0 && num_cell(c->t.rows[r][cc[m]], &v)) {
-                sum[q][m] += v;
-                k[q][m]++;
+                g[q].sum[m] += v;
+                g[q].k[m]++;
             } else if (cc[m] >= 0)
                 undefined++;
         }
     }
-    {
-        int kept = 0;
-        for (int q = 0; q < np; q++) {
-            if (!n[q])
-                continue;
-            memmove(names[kept], names[q], sizeof names[0]);
-            memmove(sum[kept], sum[q], sizeof sum[0]);
-            memmove(k[kept], k[q], sizeof k[0]);
-            oom_runs[kept] = oom_runs[q];
-            oom_events[kept] = oom_events[q];
-            n[kept++] = n[q];
-        }
-        np = kept;
-    }
-    if (!np)
+    int kept = 0;
+    for (int q = 0; q < np; q++)
+        if (g[q].n)
+            g[kept++] = g[q];
+    np = kept;
+    if (!np) {
+        free(g);
         return;
+    }
     FILE *f = c->html;
     /* the out-of-memory columns when the table counts them (every batch's does); they count
      * every level's events, as a run that ran out anywhere is left out */
@@ -596,23 +596,25 @@ static void policy_summary(ctx *c)
     snprintf(data, sizeof data, "%s/policies.dat", c->tmp);
     FILE *d = fopen(data, "w");
     int bars = 0, nonzero = 0;
-    char *labels[32]; /* each bar's label, as the plot shows it */
+    char **labels = am_calloc((size_t)np, sizeof *labels); /* each bar's label, as plotted */
     for (int q = 0; q < np; q++) {
         char w[64];
-        fprintf(f, "<tr%s><td>", oom_runs[q] ? " class=bad" : "");
-        html_esc(f, names[q]);
-        fprintf(f, "</td><td class=num>%d</td>", n[q]);
+        const pol_group *pg = &g[q];
+        fprintf(f, "<tr%s><td>", pg->oom_runs ? " class=bad" : "");
+        html_esc(f, pg->name);
+        fprintf(f, "</td><td class=num>%d</td>", pg->n);
         if (c->any_ooms)
-            fprintf(f, "<td class=num>%d</td><td class=num>%.0f</td>", oom_runs[q], oom_events[q]);
+            fprintf(f, "<td class=num>%d</td><td class=num>%.0f</td>", pg->oom_runs,
+                    pg->oom_events);
         for (int m = 0; m < M_N; m++) {
             char b[96];
-            fmt_mean(b, sizeof b, cols[m], sum[q][m], k[q][m], n[q]);
+            fmt_mean(b, sizeof b, cols[m], pg->sum[m], pg->k[m], pg->n);
             fputs("<td class=num>", f);
             html_esc(f, b);
             fputs("</td>", f);
         }
         fputs("</tr>\n", f);
-        labels[q] = bar_label(names[q][0] ? names[q] : "config", oom_runs[q], n[q]);
+        labels[q] = bar_label(pg->name[0] ? pg->name : "config", pg->oom_runs, pg->n);
         /* the label in the data is a readable stand-in for using the script by hand: the plot
          * takes the exact one from the labels array (see bar_vars) */
         word(w, sizeof w, labels[q]);
@@ -621,12 +623,12 @@ static void policy_summary(ctx *c)
         /* NaN: gnuplot draws no bar for a mean no run defines */
         if (d)
             fprintf(d, "\"%s\" %.17g %.17g\n", w,
-                    k[q][M_RESERVED] ? sum[q][M_RESERVED] / k[q][M_RESERVED] : (double)NAN,
-                    k[q][M_LIVE] ? sum[q][M_LIVE] / k[q][M_LIVE] : (double)NAN);
-        bars += k[q][M_RESERVED] > 0;
-        if (k[q][M_RESERVED] && sum[q][M_RESERVED] > 0)
+                    pg->k[M_RESERVED] ? pg->sum[M_RESERVED] / pg->k[M_RESERVED] : (double)NAN,
+                    pg->k[M_LIVE] ? pg->sum[M_LIVE] / pg->k[M_LIVE] : (double)NAN);
+        bars += pg->k[M_RESERVED] > 0;
+        if (pg->k[M_RESERVED] && pg->sum[M_RESERVED] > 0)
             nonzero = 1;
-        if (k[q][M_LIVE] && sum[q][M_LIVE] > 0)
+        if (pg->k[M_LIVE] && pg->sum[M_LIVE] > 0)
             nonzero = 1;
     }
     fputs("</table>\n", f);
@@ -663,6 +665,8 @@ static void policy_summary(ctx *c)
     }
     for (int q = 0; q < np; q++)
         free(labels[q]);
+    free(labels);
+    free(g);
 }
 
 /* The time (us) and reserved bytes a trace's timeline plots span. */
@@ -867,7 +871,8 @@ static int timeline_dat(ctx *c, const char *run, const char *out, tl_span *sp, t
  * "first successful run of each policy: bfc 0001-a-bfc, caching 0002-a-caching.", and for a
  * policy whose first successful run has no timeline of the level, the run plotted instead and
  * why, or that it has no line. Allocated. */
-static char *timeline_runs(const ctx *c, char (*pols)[64], const int *first, const int *plotted,
+static char *timeline_runs(const ctx *c, const char *const *pols, const int *first,
+                           const int *plotted,
                            int np)
 {
     char *text = NULL;
@@ -1046,7 +1051,7 @@ static void input_groups_free(input_groups *g)
 /* The policies of an input past the first RH_MAX_LINES (in table order), each once: the plots
  * draw no line for them, and their captions say which. */
 typedef struct left_out {
-    char (*names)[64];
+    const char **names; /* the table's cells, whole */
     int n, cap;
 } left_out;
 
@@ -1059,7 +1064,7 @@ static void left_out_add(left_out *l, const char *policy)
         l->cap = l->cap ? 2 * l->cap : 8;
         l->names = am_realloc(l->names, (size_t)l->cap * sizeof *l->names);
     }
-    snprintf(l->names[l->n++], sizeof l->names[0], "%s", policy);
+    l->names[l->n++] = policy;
 }
 
 /* For a caption: " No line for 2 more policies (at most 16 policies are drawn, the first in
@@ -1095,7 +1100,7 @@ typedef struct tl_bufs {
     char files[RH_MAX_LINES * (PATH_MAX + 64)], titles[RH_MAX_LINES * 70];
     char vars[RH_MAX_LINES * (PATH_MAX + 200) + 1024], cap[RH_MAX_LINES * 1024];
     char lists[RH_MAX_LINES * 1200]; /* the files and titles lines, escaped (gp_set) */
-    char pols[RH_MAX_LINES][64];
+    const char *pols[RH_MAX_LINES]; /* the table's cells, whole (until 2026-11-27 cut at 63 bytes) */
     tl_out lines[RH_MAX_LINES];
 } tl_bufs;
 
@@ -1111,7 +1116,7 @@ static void timelines(ctx *c)
         return;
     tl_bufs *b = am_malloc(sizeof *b); /* host out of memory: status 2, scratch folder removed */
     char *files = b->files, *titles = b->titles, *vars = b->vars, *cap = b->cap;
-    char(*pols)[64] = b->pols;
+    const char **pols = b->pols;
     tl_out *lines = b->lines;
     input_groups ig;
     input_groups_make(c, &ig);
@@ -1144,7 +1149,7 @@ static void timelines(ctx *c)
                     left_out_add(&left, p);
                     continue;
                 }
-                snprintf(pols[np], sizeof pols[0], "%s", p);
+                pols[np] = p;
                 first[np] = r;
                 plotted[np++] = -1;
             }

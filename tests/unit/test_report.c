@@ -948,6 +948,34 @@ static void test_report_makespan_near_limit(void)
     free(h);
 }
 
+/* QA: a policy name of 64 bytes or more was cut to 63 and split into one per-policy row per run,
+ * and a 33rd distinct policy was left out of the table and the bars. Policies are grouped by
+ * their whole cell, as `amsim stats --by policy` groups them, as many as there are. */
+static void test_report_policy_groups_whole(void)
+{
+    char name[80], csv[8192] = "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                               "hbm.peak_reserved_bytes\n";
+    memset(name, 'p', 70);
+    name[70] = 0;
+    size_t used = strlen(csv);
+    for (int k = 1; k <= 2; k++) /* the long one, twice */
+        used += (size_t)snprintf(csv + used, sizeof csv - used, "%d,r%d,%s,t,ok,1048576,%d\n", k,
+                                 k, name, k * 2097152);
+    for (int k = 3; k <= 42; k++) /* 40 more */
+        used += (size_t)snprintf(csv + used, sizeof csv - used, "%d,r%d,pol%02d,t,ok,1048576,"
+                                 "2097152\n", k, k, k);
+    char *h = report_of("polwhole", csv);
+    char *t = policy_table(h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    char row[160];
+    snprintf(row, sizeof row, "<tr><td>%s</td><td class=num>2</td>", name);
+    CU_ASSERT_EQUAL(tu_count(t, row), 1);
+    CU_ASSERT(strstr(t, "<td class=num>3.00 MiB</td>") != NULL); /* the mean of both runs */
+    CU_ASSERT(strstr(t, "<tr><td>pol42</td>") != NULL);
+    CU_ASSERT_EQUAL(tu_count(t, "<tr>"), 1 + 41); /* the header and 41 policies */
+    free(h);
+}
+
 /* QA: a per-policy byte mean at or above 2^64 printed raw, "1.8446744073709552e+19 B"; sizes
  * print in the largest binary unit up to EiB, past 16 EiB too, in the means and the Runs table
  * alike. */
@@ -1739,6 +1767,8 @@ void suite_report(void)
               test_stats_huge_values},
              {"report: a makespan near the 2^64 ps limit as results.csv has it",
               test_report_makespan_near_limit},
+             {"report: policies grouped by their whole cell, as many as there are",
+              test_report_policy_groups_whole},
              {"report: sizes of 2^64 bytes or more in EiB, means and cells",
               test_report_sizes_past_2_64},
              {"stats: whole numbers in full up to 2^64, beyond as in the JSON",
