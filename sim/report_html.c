@@ -1254,6 +1254,21 @@ static int held_col(const ctx *c, int k)
            k != c->c_status && strcmp(c->t.cols[k], "run_id") != 0;
 }
 
+/* Appends `array NAME[n]` and NAME[i] = each of vals, escaped as the page shows it
+ * (am_escape_dup) and then exactly (gp_set), to the commands in dst (cap bytes). */
+static void axis_labels(char *dst, size_t cap, const char *name, const char *const *vals, int n)
+{
+    size_t used = strlen(dst);
+    snprintf(dst + used, cap - used, "array %s[%d]\n", name, n > 0 ? n : 1);
+    for (int i = 0; i < n; i++) {
+        char key[48];
+        char *shown = am_escape_dup(vals[i]);
+        snprintf(key, sizeof key, "%s[%d]", name, i + 1);
+        gp_set(dst, cap, key, shown);
+        free(shown);
+    }
+}
+
 /* One heat map: the default level's peak reserved over (axis 1, axis 2) among the successful
  * runs that agree with row ref in every held column (its policy, trace, seed, other axes); a
  * run that leaves the metric undefined leaves its cell empty. The caption names the policy and
@@ -1261,14 +1276,21 @@ static int held_col(const ctx *c, int k)
 static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
 {
     int ax = c->c_axis0, ay = c->c_axis0 + 1;
-    char xv[64][64], yv[64][64];
+    /* every axis value, whole, on the heap: until 2026-11-27 64 of 64 bytes each, so a value of
+     * 64 bytes or more was cut and split into duplicate columns, and from the 65th value on
+     * cells were left out silently */
+    const char **xv = am_calloc((size_t)c->t.nrows + 1, sizeof *xv);
+    const char **yv = am_calloc((size_t)c->t.nrows + 1, sizeof *yv);
     int nx = 0, ny = 0;
     char data[PATH_MAX + 64], rel[32];
     snprintf(rel, sizeof rel, "heat%d.dat", nmaps);
     snprintf(data, sizeof data, "%s/%s", c->tmp, rel);
     FILE *d = fopen(data, "w");
-    if (!d)
+    if (!d) {
+        free(xv);
+        free(yv);
         return 0;
+    }
     int pts = 0, oom_cells = 0;
     double lo = 0, hi = 0; /* the cells' range, MiB */
     for (int r = 0; r < c->t.nrows; r++) {
@@ -1282,16 +1304,16 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
         int i = 0, j = 0;
         while (i < nx && strcmp(xv[i], c->t.rows[r][ax]) != 0)
             i++;
-        if (i == nx && nx < 64)
-            snprintf(xv[nx++], sizeof xv[0], "%s", c->t.rows[r][ax]);
+        if (i == nx)
+            xv[nx++] = c->t.rows[r][ax];
         while (j < ny && strcmp(yv[j], c->t.rows[r][ay]) != 0)
             j++;
-        if (j == ny && ny < 64)
-            snprintf(yv[ny++], sizeof yv[0], "%s", c->t.rows[r][ay]);
+        if (j == ny)
+            yv[ny++] = c->t.rows[r][ay];
         double bytes;
         if (!finished_row(c, r) || !num_cell(c->t.rows[r][cm], &bytes))
             continue;
-        if (i < 64 && j < 64) {
+        {
             char lab[64];
             heat_label(lab, sizeof lab, bytes);
             /* a run that ran out of memory on any level served fewer requests: its cell is
@@ -1308,18 +1330,10 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
         }
     }
     fclose(d);
-    if (!pts)
+    if (!pts) {
+        free(xv);
+        free(yv);
         return 0;
-    char xl[64 * 65] = "", yl[64 * 65] = "", w[64];
-    for (int i = 0; i < nx; i++) {
-        word(w, sizeof w, xv[i]);
-        strcat(xl, w);
-        strcat(xl, " ");
-    }
-    for (int j = 0; j < ny; j++) {
-        word(w, sizeof w, yv[j]);
-        strcat(yl, w);
-        strcat(yl, " ");
     }
     /* all cells equal: a colour range around the value, which gnuplot would otherwise widen
      * itself with "Warning: empty cb range" on stderr */
@@ -1331,7 +1345,14 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
         hi += pad;
     }
     const char *pol = c->c_policy >= 0 ? c->t.rows[ref][c->c_policy] : "";
-    char pw[200], vars[PATH_MAX + 12000], cap[2048], zname[300];
+    char pw[200], cap[2048], zname[300];
+    /* the commands, as long as the axis values need (gp_lit: at most 10 bytes a byte) */
+    size_t vcap = PATH_MAX + 12000;
+    for (int i = 0; i < nx; i++)
+        vcap += strlen(xv[i]) * 10 + 64;
+    for (int j = 0; j < ny; j++)
+        vcap += strlen(yv[j]) * 10 + 64;
+    char *vars = am_malloc(vcap);
     gp_str(pw, sizeof pw, pol[0] ? pol : "config");
     char *metric_shown = am_escape_dup(metric); /* LEVEL.peak_reserved_bytes, as the page has it */
     snprintf(zname, sizeof zname, "%s (MiB)", metric_shown);
@@ -1339,19 +1360,24 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
     /* every string escaped: an axis name or value may hold a backslash or a quote (until
      * 2026-11-27 they were written into double-quoted strings as they were) */
     vars[0] = 0;
-    gp_set(vars, sizeof vars, "data", rel); /* gnuplot runs in c->tmp: plot() */
-    gp_set(vars, sizeof vars, "xlabels", xl);
-    gp_set(vars, sizeof vars, "ylabels", yl);
+    gp_set(vars, vcap, "data", rel); /* gnuplot runs in c->tmp: plot() */
+    /* the tick labels: each value one exact string as written (its control bytes escaped as
+     * the page shows them), in arrays xlab and ylab; until 2026-11-27 word lists, with a space
+     * or quote turned into _ */
+    axis_labels(vars, vcap, "xlab", xv, nx);
+    axis_labels(vars, vcap, "ylab", yv, ny);
+    free(xv);
+    free(yv);
     /* the axes' names as the page shows them: gp_lit keeps a control byte exact, and gnuplot
      * would write it raw into the SVG */
     char *xname = am_escape_dup(c->t.cols[ax]), *yname = am_escape_dup(c->t.cols[ay]);
-    gp_set(vars, sizeof vars, "xname", xname);
-    gp_set(vars, sizeof vars, "yname", yname);
+    gp_set(vars, vcap, "xname", xname);
+    gp_set(vars, vcap, "yname", yname);
     free(xname);
     free(yname);
-    gp_set(vars, sizeof vars, "zname", zname);
+    gp_set(vars, vcap, "zname", zname);
     size_t used = strlen(vars);
-    snprintf(vars + used, sizeof vars - used, "ttl = %s.': peak reserved (MiB)'\ncblo = %.17g\n"
+    snprintf(vars + used, vcap - used, "ttl = %s.': peak reserved (MiB)'\ncblo = %.17g\n"
              "cbhi = %.17g", pw, lo, hi);
     int n = snprintf(cap, sizeof cap, "Policy %s: %s in MiB over %s and %s; held at", pol[0] ? pol
                      : "(none)", metric, c->t.cols[ax], c->t.cols[ay]);
@@ -1366,6 +1392,7 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
         snprintf(cap + n, sizeof cap - (size_t)n, " A cell marked OOM is a run that ran out of "
                  "memory on some level: it served fewer requests and can peak lower.");
     plot(c, "heatmap.gp", vars, cap);
+    free(vars);
     return 1;
 }
 

@@ -865,6 +865,65 @@ static void test_report_heatmap_per_policy(void)
     free(h);
 }
 
+/* The heat map's SVG (from the "Two-axis sweep" heading to its </svg>), copied; NULL without. */
+static char *heat_svg(const char *h)
+{
+    const char *a = h ? strstr(h, "Two-axis sweep") : NULL, *b = a ? strstr(a, "</svg>") : NULL;
+    if (!b)
+        return NULL;
+    char *s = malloc((size_t)(b - a) + 1);
+    memcpy(s, a, (size_t)(b - a));
+    s[b - a] = 0;
+    return s;
+}
+
+/* QA's s3 and s9: a heat map axis value of 64 bytes or more was cut to 63 and split into
+ * duplicate columns, from the 65th value on cells were left out silently, and tick labels had
+ * spaces and quotes turned into _. Every value is kept whole and drawn, its label as written. */
+static void test_report_heatmap_axis_values_whole(void)
+{
+    char longv[80], csv[16384] = "run_id,run,ax,ay,policy,trace,status,hbm.peak_live_bytes,"
+                                 "hbm.peak_reserved_bytes\n";
+    memset(longv, '5', 70);
+    longv[0] = '0';
+    longv[1] = '.';
+    longv[70] = 0;
+    size_t used = strlen(csv);
+    /* two long values that agree in their first 63 bytes, against "a b" and a quoted value */
+    static const char *const ys[] = {"a b", "\"q\"\"x\""};
+    for (int k = 0; k < 4; k++)
+        used += (size_t)snprintf(csv + used, sizeof csv - used, "%d,r%d,%s%d,%s,bfc,t,ok,1,"
+                                 "1048576\n", k + 1, k + 1, longv, k % 2, ys[k / 2]);
+    char *h = report_of("heatlong", csv);
+    char *svg = heat_svg(h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(svg);
+    CU_ASSERT_EQUAL(tu_count(svg, ">1 MiB<"), 4);
+    char tick[100];
+    snprintf(tick, sizeof tick, ">%s0<", longv);
+    CU_ASSERT_EQUAL(tu_count(svg, tick), 1);
+    snprintf(tick, sizeof tick, ">%s1<", longv);
+    CU_ASSERT_EQUAL(tu_count(svg, tick), 1);
+    CU_ASSERT(strstr(svg, ">a b<") != NULL);
+    CU_ASSERT(strstr(svg, ">q&quot;x<") != NULL || strstr(svg, ">q\"x<") != NULL);
+    CU_ASSERT(strstr(svg, "a_b") == NULL);
+    free(svg);
+    free(h);
+    /* 66 values of one axis: 66 cells, every tick */
+    strcpy(csv, "run_id,run,ax,ay,policy,trace,status,hbm.peak_live_bytes,"
+                "hbm.peak_reserved_bytes\n");
+    used = strlen(csv);
+    for (int k = 1; k <= 66; k++)
+        used += (size_t)snprintf(csv + used, sizeof csv - used, "%d,r%d,%dus,1us,bfc,t,ok,1,"
+                                 "1048576\n", k, k, k);
+    h = report_of("heat66", csv);
+    svg = heat_svg(h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(svg);
+    CU_ASSERT_EQUAL(tu_count(svg, ">1 MiB<"), 66);
+    CU_ASSERT(strstr(svg, ">66us<") != NULL && strstr(svg, ">65us<") != NULL);
+    free(svg);
+    free(h);
+}
+
 /* stats names the unit of every metric whose name says it and prints whole numbers in full:
  * hbm.capacity and hbm.stats.allocated_bytes.peak said "unit: as in the table" and printed
  * 2.14748e+09. */
@@ -1728,6 +1787,8 @@ void suite_report(void)
              {"regress deviations: counted in the means, marked apart from failures (report "
               "and stats)", test_report_deviation_counts},
              {"heatmap_per_policy", test_report_heatmap_per_policy},
+             {"heat map: axis values whole, every one drawn, labels as written",
+              test_report_heatmap_axis_values_whole},
              {"stats_units_exact", test_stats_units_exact},
              {"stats DIR: a folder, DIR/results.csv suggested", test_stats_folder},
              {"typos: stats --metric/--by and mincap --level hints", test_typo_hints},
