@@ -293,16 +293,20 @@ static void fmt_metric(char *b, size_t n, const char *col, const char *v)
         return;
     }
     if (l > 6 && strcmp(col + l - 6, "_bytes") == 0 && x >= 0) {
-        /* the cell's whole number exactly when it is one (a double from 2^53 is rounded, and
-         * one of 2^64 does not convert); else as it is, with its unit */
+        /* the cell's whole number exactly when it is one (a double from 2^53 is rounded); else
+         * the double in the largest binary unit up to EiB, past 16 EiB too ("24.00 EiB", as the
+         * run report's 128-bit totals print): until 2026-11-27 a per-policy mean of 2^64 bytes
+         * or more printed raw, "1.8446744073709552e+19 B" */
         const char *why;
         uint64_t bytes;
         if (units_size_whole(v, &bytes, &why) == 0)
             units_fmt_size(b, n, bytes);
         else if (x < 18446744073709551616.0)
             units_fmt_size(b, n, (uint64_t)x);
+        else if (x < 340282366920938463463374607431768211456.0) /* 2^128: converts */
+            units_fmt_size128(b, n, (am_u128)x);
         else
-            snprintf(b, n, "%s B", v);
+            snprintf(b, n, "%.2f EiB", x / 1152921504606846976.0);
         return;
     }
     if (strstr(col, "ratio") || strstr(col, "utilization") || strstr(col, "fragmentation")) {
@@ -503,6 +507,15 @@ static char *bar_vars(const ctx *c, char *const *labels, int np, int nonzero)
     }
     return vars;
 }
+/* One policy of the per-policy table: its cell in results.csv (the table's own text), its
+ * successful runs, those that ran out of memory and their events, and per metric (live,
+ * reserved, fragmentation ratio) the sum and count of the runs that define it. */
+typedef struct pol_group {
+    const char *name;
+    double sum[3], oom_events;
+    int k[3], n, oom_runs;
+} pol_group;
+
 /* Mean peak live, peak reserved and fragmentation ratio per policy, each over the successful
  * runs that define it and had no out-of-memory event on the level, with the number of runs that
  * ran out and their events: a table and a bar chart. A run that ran out served fewer requests, so
@@ -524,59 +537,50 @@ static void policy_summary(ctx *c)
     }
     if (cc[M_RESERVED] < 0 || cc[M_LIVE] < 0 || c->c_policy < 0)
         return;
-    char names[32][64];
-    double sum[32][M_N] = {{0}}, oom_events[32] = {0};
-    int n[32] = {0}, k[32][M_N] = {{0}}, oom_runs[32] = {0}, np = 0, undefined = 0, any_oom = 0;
-    int any_dev = 0;
+    /* one group per distinct policy cell, whole and as written, as `amsim stats --by policy`
+     * groups rows, on the heap: until 2026-11-27 names were cut at 63 bytes (a longer policy
+     * split into one row per run) and a 33rd policy was left out of the table and the bars */
+    pol_group *g = am_calloc((size_t)c->t.nrows + 1, sizeof *g);
+    int np = 0, undefined = 0, any_oom = 0, any_dev = 0;
     /* policies in the order they first appear in any row, as `amsim stats` orders its groups
      * (until 2026-11-27 by their first successful row); one without a successful run is not
      * shown */
     for (int r = 0; r < c->t.nrows; r++) {
         const char *p = c->t.rows[r][c->c_policy];
         int q = 0;
-        while (q < np && strcmp(names[q], p) != 0)
+        while (q < np && strcmp(g[q].name, p) != 0)
             q++;
-        if (q == np) {
-            if (np == 32)
-                continue;
-            snprintf(names[np++], sizeof names[0], "%s", p);
-        }
+        if (q == np)
+            g[np++].name = p;
         if (!finished_row(c, r))
             continue;
-        n[q]++;
+        g[q].n++;
         any_dev += deviated_row(c, r);
         double o = row_ooms(c, r);
         if (o > 0) {
-            oom_runs[q]++;
-            oom_events[q] += o;
+            g[q].oom_runs++;
+            g[q].oom_events += o;
             any_oom = 1;
             continue;
         }
         for (int m = 0; m < M_N; m++) {
             double v;
             if (cc[m] >= 0 && num_cell(c->t.rows[r][cc[m]], &v)) {
-                sum[q][m] += v;
-                k[q][m]++;
+                g[q].sum[m] += v;
+                g[q].k[m]++;
             } else if (cc[m] >= 0)
                 undefined++;
         }
     }
-    {
-        int kept = 0;
-        for (int q = 0; q < np; q++) {
-            if (!n[q])
-                continue;
-            memmove(names[kept], names[q], sizeof names[0]);
-            memmove(sum[kept], sum[q], sizeof sum[0]);
-            memmove(k[kept], k[q], sizeof k[0]);
-            oom_runs[kept] = oom_runs[q];
-            oom_events[kept] = oom_events[q];
-            n[kept++] = n[q];
-        }
-        np = kept;
-    }
-    if (!np)
+    int kept = 0;
+    for (int q = 0; q < np; q++)
+        if (g[q].n)
+            g[kept++] = g[q];
+    np = kept;
+    if (!np) {
+        free(g);
         return;
+    }
     FILE *f = c->html;
     /* the out-of-memory columns when the table counts them (every batch's does); they count
      * every level's events, as a run that ran out anywhere is left out */
@@ -592,23 +596,25 @@ static void policy_summary(ctx *c)
     snprintf(data, sizeof data, "%s/policies.dat", c->tmp);
     FILE *d = fopen(data, "w");
     int bars = 0, nonzero = 0;
-    char *labels[32]; /* each bar's label, as the plot shows it */
+    char **labels = am_calloc((size_t)np, sizeof *labels); /* each bar's label, as plotted */
     for (int q = 0; q < np; q++) {
         char w[64];
-        fprintf(f, "<tr%s><td>", oom_runs[q] ? " class=bad" : "");
-        html_esc(f, names[q]);
-        fprintf(f, "</td><td class=num>%d</td>", n[q]);
+        const pol_group *pg = &g[q];
+        fprintf(f, "<tr%s><td>", pg->oom_runs ? " class=bad" : "");
+        html_esc(f, pg->name);
+        fprintf(f, "</td><td class=num>%d</td>", pg->n);
         if (c->any_ooms)
-            fprintf(f, "<td class=num>%d</td><td class=num>%.0f</td>", oom_runs[q], oom_events[q]);
+            fprintf(f, "<td class=num>%d</td><td class=num>%.0f</td>", pg->oom_runs,
+                    pg->oom_events);
         for (int m = 0; m < M_N; m++) {
             char b[96];
-            fmt_mean(b, sizeof b, cols[m], sum[q][m], k[q][m], n[q]);
+            fmt_mean(b, sizeof b, cols[m], pg->sum[m], pg->k[m], pg->n);
             fputs("<td class=num>", f);
             html_esc(f, b);
             fputs("</td>", f);
         }
         fputs("</tr>\n", f);
-        labels[q] = bar_label(names[q][0] ? names[q] : "config", oom_runs[q], n[q]);
+        labels[q] = bar_label(pg->name[0] ? pg->name : "config", pg->oom_runs, pg->n);
         /* the label in the data is a readable stand-in for using the script by hand: the plot
          * takes the exact one from the labels array (see bar_vars) */
         word(w, sizeof w, labels[q]);
@@ -617,12 +623,12 @@ static void policy_summary(ctx *c)
         /* NaN: gnuplot draws no bar for a mean no run defines */
         if (d)
             fprintf(d, "\"%s\" %.17g %.17g\n", w,
-                    k[q][M_RESERVED] ? sum[q][M_RESERVED] / k[q][M_RESERVED] : (double)NAN,
-                    k[q][M_LIVE] ? sum[q][M_LIVE] / k[q][M_LIVE] : (double)NAN);
-        bars += k[q][M_RESERVED] > 0;
-        if (k[q][M_RESERVED] && sum[q][M_RESERVED] > 0)
+                    pg->k[M_RESERVED] ? pg->sum[M_RESERVED] / pg->k[M_RESERVED] : (double)NAN,
+                    pg->k[M_LIVE] ? pg->sum[M_LIVE] / pg->k[M_LIVE] : (double)NAN);
+        bars += pg->k[M_RESERVED] > 0;
+        if (pg->k[M_RESERVED] && pg->sum[M_RESERVED] > 0)
             nonzero = 1;
-        if (k[q][M_LIVE] && sum[q][M_LIVE] > 0)
+        if (pg->k[M_LIVE] && pg->sum[M_LIVE] > 0)
             nonzero = 1;
     }
     fputs("</table>\n", f);
@@ -659,6 +665,8 @@ static void policy_summary(ctx *c)
     }
     for (int q = 0; q < np; q++)
         free(labels[q]);
+    free(labels);
+    free(g);
 }
 
 /* The time (us) and reserved bytes a trace's timeline plots span. */
@@ -684,6 +692,13 @@ typedef struct tl_row {
     char text[3][32];
 } tl_row;
 
+/* 1 for timeline.csv's header line (skipped by position would do too, but a level named
+ * "level" must not read it as a row). */
+static int header_line(const char *line)
+{
+    return strncmp(line, "time_ps,seq,level,", 18) == 0;
+}
+
 /* line (time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes) into *r: 1 when it is a
  * row of level (the header and other levels' rows are not). */
 static int tl_parse(const char *level, char *line, tl_row *r)
@@ -700,11 +715,21 @@ static int tl_parse(const char *level, char *line, tl_row *r)
     if (n < 6 || strcmp(f[2], level) != 0)
         return 0;
     f[5][strcspn(f[5], "\r\n")] = 0;
-    r->t = strtod(f[0], NULL) / 1e6;
+    /* every cell was checked (check_timeline_text): empty or a finite decimal. An empty one is
+     * NaN, which gnuplot skips, as results.csv's empty cells are left out of the means; a cell
+     * too long to keep as written goes in as its double */
+    double t;
+    r->t = rtable_num(f[0], &t) == 0 ? t / 1e6 : (double)NAN;
     const char *cols[3] = {f[3], f[5], f[4]};
     for (int k = 0; k < 3; k++) {
-        r->v[k] = strtod(cols[k], NULL);
-        snprintf(r->text[k], sizeof r->text[k], "%s", cols[k]);
+        if (rtable_num(cols[k], &r->v[k]) != 0)
+            r->v[k] = (double)NAN;
+        if (isnan(r->v[k]))
+            snprintf(r->text[k], sizeof r->text[k], "NaN");
+        else if (strlen(cols[k]) < sizeof r->text[k])
+            snprintf(r->text[k], sizeof r->text[k], "%s", cols[k]);
+        else
+            snprintf(r->text[k], sizeof r->text[k], "%.17g", r->v[k]);
     }
     return 1;
 }
@@ -785,38 +810,43 @@ static void group_flush(tl_out *w, tl_group *g)
  * at a time: once to count the rows, once to write. 0 when written. */
 static int timeline_dat(ctx *c, const char *run, const char *out, tl_span *sp, tl_out *w)
 {
-    char line[1024];
+    char *line = NULL; /* a row of any length (until 2026-11-27 cut at 1023 bytes) */
+    size_t cap = 0;
     char *rel = am_malloc(strlen(run) + sizeof "runs//timeline.csv");
     sprintf(rel, "runs/%s/timeline.csv", run);
     char *path = path_in(c->dir, rel);
-    FILE *in = fopen(path, "r");
+    const char *what;
+    FILE *in = am_fopen_regular(path, &what); /* checked already; a FIFO would block */
     free(path);
     free(rel);
     if (!in)
         return -1;
     tl_row r;
     long rows = 0;
-    while (fgets(line, sizeof line, in))
-        if (tl_parse(c->level, line, &r)) {
+    while (getline(&line, &cap, in) > 0)
+        if (!header_line(line) && tl_parse(c->level, line, &r)) {
+            rows++;
+            if (isnan(r.t) || isnan(r.v[1])) /* an empty cell spans nothing */
+                continue;
             sp->t_lo = sp->any && sp->t_lo < r.t ? sp->t_lo : r.t;
             sp->t_hi = sp->any && sp->t_hi > r.t ? sp->t_hi : r.t;
             sp->reserved_hi = sp->any && sp->reserved_hi > r.v[1] ? sp->reserved_hi : r.v[1];
             sp->any = 1;
-            rows++;
         }
     memset(w, 0, sizeof *w);
     w->rows = rows;
     w->last = -1;
     if (!rows || !(w->o = fopen(out, "w"))) {
         fclose(in);
+        free(line);
         return -1;
     }
     rewind(in);
     tl_group g = {0};
     long group = 0;
     int thin = rows > RH_TL_POINTS;
-    for (r.idx = 0; fgets(line, sizeof line, in);) {
-        if (!tl_parse(c->level, line, &r))
+    for (r.idx = 0; getline(&line, &cap, in) > 0;) {
+        if (header_line(line) || !tl_parse(c->level, line, &r))
             continue;
         long gr = (long)((double)r.idx * RH_TL_GROUPS / (double)rows);
         if (!thin || r.idx == 0 || r.idx == rows - 1) {
@@ -831,6 +861,7 @@ static int timeline_dat(ctx *c, const char *run, const char *out, tl_span *sp, t
         r.idx++;
     }
     group_flush(w, &g);
+    free(line);
     fclose(in);
     fclose(w->o);
     return 0;
@@ -840,7 +871,8 @@ static int timeline_dat(ctx *c, const char *run, const char *out, tl_span *sp, t
  * "first successful run of each policy: bfc 0001-a-bfc, caching 0002-a-caching.", and for a
  * policy whose first successful run has no timeline of the level, the run plotted instead and
  * why, or that it has no line. Allocated. */
-static char *timeline_runs(const ctx *c, char (*pols)[64], const int *first, const int *plotted,
+static char *timeline_runs(const ctx *c, const char *const *pols, const int *first,
+                           const int *plotted,
                            int np)
 {
     char *text = NULL;
@@ -963,29 +995,63 @@ static int cmp_input(const void *a, const void *b)
     return ra < rb ? -1 : ra > rb;
 }
 
-/* The number of distinct inputs (trace, seed, other axes) in the table: sorted, so a study of
- * 40,000 rows is counted in n log n, not n^2 comparisons. */
-static int count_inputs(const ctx *c)
+/* The table's inputs (trace, seed, other axes): rows sorted by input, then by row, so a study
+ * of 40,000 rows is grouped in n log n, not n^2 comparisons. rows holds every row, grouped;
+ * group g is rows[start[g]] .. rows[start[g + 1] - 1], in table order, and the groups are in the
+ * order of their first rows (table order). */
+typedef struct input_groups {
+    int *rows, *start, n;
+} input_groups;
+
+static int cmp_group_first(const void *a, const void *b)
 {
-    if (c->t.nrows <= 0)
-        return 0;
-    int *ix = malloc((size_t)c->t.nrows * sizeof *ix), n = 1;
-    if (!ix)
-        return 0;
-    for (int r = 0; r < c->t.nrows; r++)
-        ix[r] = r;
+    const int *ga = a, *gb = b; /* {first row, start} pairs */
+    return ga[0] < gb[0] ? -1 : ga[0] > gb[0];
+}
+
+static void input_groups_make(const ctx *c, input_groups *g)
+{
+    int n = c->t.nrows > 0 ? c->t.nrows : 0;
+    g->rows = am_malloc(((size_t)n + 1) * sizeof *g->rows);
+    g->start = am_malloc(((size_t)n + 2) * sizeof *g->start);
+    g->n = 0;
+    for (int r = 0; r < n; r++)
+        g->rows[r] = r;
     sort_ctx = c;
-    qsort(ix, (size_t)c->t.nrows, sizeof *ix, cmp_input);
-    for (int r = 1; r < c->t.nrows; r++)
-        n += !same_input(c, ix[r - 1], ix[r]);
-    free(ix);
-    return n;
+    qsort(g->rows, (size_t)n, sizeof *g->rows, cmp_input);
+    int *pairs = am_malloc(((size_t)n + 1) * 2 * sizeof *pairs);
+    for (int r = 0; r < n; r++)
+        if (!r || !same_input(c, g->rows[r - 1], g->rows[r])) {
+            pairs[2 * g->n] = g->rows[r];
+            pairs[2 * g->n++ + 1] = r;
+        }
+    /* the groups by their first rows; each group's rows stay together and in row order */
+    qsort(pairs, (size_t)g->n, 2 * sizeof *pairs, cmp_group_first);
+    int *sorted = am_malloc(((size_t)n + 1) * sizeof *sorted), used = 0;
+    for (int q = 0; q < g->n; q++) {
+        g->start[q] = used;
+        for (int r = pairs[2 * q + 1]; r < n && (r == pairs[2 * q + 1] ||
+                                                 same_input(c, g->rows[r - 1], g->rows[r]));
+             r++)
+            sorted[used++] = g->rows[r];
+    }
+    g->start[g->n] = used;
+    free(pairs);
+    free(g->rows);
+    g->rows = sorted;
+}
+
+static void input_groups_free(input_groups *g)
+{
+    free(g->rows);
+    free(g->start);
+    *g = (input_groups){0};
 }
 
 /* The policies of an input past the first RH_MAX_LINES (in table order), each once: the plots
  * draw no line for them, and their captions say which. */
 typedef struct left_out {
-    char (*names)[64];
+    const char **names; /* the table's cells, whole */
     int n, cap;
 } left_out;
 
@@ -998,7 +1064,7 @@ static void left_out_add(left_out *l, const char *policy)
         l->cap = l->cap ? 2 * l->cap : 8;
         l->names = am_realloc(l->names, (size_t)l->cap * sizeof *l->names);
     }
-    snprintf(l->names[l->n++], sizeof l->names[0], "%s", policy);
+    l->names[l->n++] = policy;
 }
 
 /* For a caption: " No line for 2 more policies (at most 16 policies are drawn, the first in
@@ -1034,33 +1100,33 @@ typedef struct tl_bufs {
     char files[RH_MAX_LINES * (PATH_MAX + 64)], titles[RH_MAX_LINES * 70];
     char vars[RH_MAX_LINES * (PATH_MAX + 200) + 1024], cap[RH_MAX_LINES * 1024];
     char lists[RH_MAX_LINES * 1200]; /* the files and titles lines, escaped (gp_set) */
-    char pols[RH_MAX_LINES][64];
+    const char *pols[RH_MAX_LINES]; /* the table's cells, whole (until 2026-11-27 cut at 63 bytes) */
     tl_out lines[RH_MAX_LINES];
 } tl_bufs;
 
 /* One plot pair per input (trace, seed, other axes), the first RH_MAX_PLOT_TRACES in table
- * order (until 2026-11-27 runs were grouped by the trace column alone, so a generated trace's
- * seeds, all "gen:serve", shared one plot: bfc on seed 2 drawn against caching on seed 1). */
+ * order that have a line to draw: an input whose runs all failed, or have no timeline of the
+ * level, takes no slot (until 2026-11-27 it did: three failed inputs first in the table left one
+ * slot, and the page said "plotted for the first 4 of 6 inputs" over one plot). Until 2026-11-27
+ * too, runs were grouped by the trace column alone, so a generated trace's seeds, all
+ * "gen:serve", shared one plot: bfc on seed 2 drawn against caching on seed 1. */
 static void timelines(ctx *c)
 {
     if (c->c_trace < 0 || c->c_run < 0)
         return;
     tl_bufs *b = am_malloc(sizeof *b); /* host out of memory: status 2, scratch folder removed */
     char *files = b->files, *titles = b->titles, *vars = b->vars, *cap = b->cap;
-    char(*pols)[64] = b->pols;
+    const char **pols = b->pols;
     tl_out *lines = b->lines;
-    int refs[RH_MAX_PLOT_TRACES];
-    int nt = 0, header = 0;
-    for (int r = 0; r < c->t.nrows && nt < RH_MAX_PLOT_TRACES; r++) {
-        int k = 0;
-        while (k < nt && !same_input(c, refs[k], r))
-            k++;
-        if (k == nt)
-            refs[nt++] = r;
-    }
-    for (int k = 0; k < nt; k++) {
+    input_groups ig;
+    input_groups_make(c, &ig);
+    int drawn = 0, tried = 0, header = 0;
+    for (int gi = 0; gi < ig.n && drawn < RH_MAX_PLOT_TRACES; gi++) {
+        const int *members = ig.rows + ig.start[gi];
+        int nmembers = ig.start[gi + 1] - ig.start[gi], k = drawn;
+        tried++;
         char label[512];
-        input_label(c, refs[k], label, sizeof label);
+        input_label(c, members[0], label, sizeof label);
         /* the first successful run of each policy on this trace that has a timeline of the
          * level; the caption names the runs plotted, and says which policy's first run had none
          * (until 2026-11-27 another run was plotted silently under "first run of each policy") */
@@ -1070,8 +1136,9 @@ static void timelines(ctx *c)
         tl_span sp = {0};
         const char *line_pol[RH_MAX_LINES];
         left_out left = {0};
-        for (int r = 0; r < c->t.nrows; r++) {
-            if (!finished_row(c, r) || !same_input(c, r, refs[k]))
+        for (int m = 0; m < nmembers; m++) {
+            int r = members[m];
+            if (!finished_row(c, r))
                 continue;
             const char *p = c->c_policy >= 0 ? c->t.rows[r][c->c_policy] : "run";
             int q = 0;
@@ -1082,7 +1149,7 @@ static void timelines(ctx *c)
                     left_out_add(&left, p);
                     continue;
                 }
-                snprintf(pols[np], sizeof pols[0], "%s", p);
+                pols[np] = p;
                 first[np] = r;
                 plotted[np++] = -1;
             }
@@ -1102,10 +1169,11 @@ static void timelines(ctx *c)
             strcat(titles, w);
             strcat(titles, " ");
         }
-        if (!nl) {
+        if (!nl) { /* no slot taken: nothing to draw */
             left_out_free(&left);
             continue;
         }
+        drawn++;
         if (!header++)
         {
             fputs("<h2>Memory over time (", c->html);
@@ -1135,16 +1203,24 @@ static void timelines(ctx *c)
         free(more);
         left_out_free(&left);
     }
-    /* the page says when inputs were left out (until 2026-11-27 the first 4 were plotted and
-     * the rest silently not) */
-    int total = header ? count_inputs(c) : 0;
-    if (total > nt)
+    /* the page says when inputs were left out, counting the inputs drawn: those past the limit,
+     * and those before it with no line to draw (until 2026-11-27 the first 4 were plotted and the
+     * rest silently not, then "the first 4 of N" counted inputs with no plot) */
+    int skipped = tried - drawn;
+    if (header && drawn < ig.n && tried < ig.n)
         fprintf(c->html, "<p>Memory over time is plotted for the first %d of %d inputs (trace, "
-                         "seed and other axes, in table order); a report plots at most %d.</p>\n",
-                nt, total, RH_MAX_PLOT_TRACES);
+                         "seed and other axes, in table order)%s; a report plots at most %d.</p>\n",
+                drawn, ig.n, skipped ? " that have a successful run with timeline.csv rows of "
+                                       "the level" : "", RH_MAX_PLOT_TRACES);
+    else if (header && skipped)
+        fprintf(c->html, "<p>Memory over time is plotted for %d of %d inputs (trace, seed and "
+                         "other axes): the other %d ha%s no successful run with timeline.csv "
+                         "rows of the level.</p>\n", drawn, ig.n, skipped,
+                skipped == 1 ? "s" : "ve");
     if (!header)
         fprintf(c->html, "<p>No timelines: run the batch with <code>--timeline</code> (or "
                          "<code>outputs: {timeline: true}</code>) for memory-over-time plots.</p>\n");
+    input_groups_free(&ig);
     free(b);
 }
 
@@ -1178,6 +1254,21 @@ static int held_col(const ctx *c, int k)
            k != c->c_status && strcmp(c->t.cols[k], "run_id") != 0;
 }
 
+/* Appends `array NAME[n]` and NAME[i] = each of vals, escaped as the page shows it
+ * (am_escape_dup) and then exactly (gp_set), to the commands in dst (cap bytes). */
+static void axis_labels(char *dst, size_t cap, const char *name, const char *const *vals, int n)
+{
+    size_t used = strlen(dst);
+    snprintf(dst + used, cap - used, "array %s[%d]\n", name, n > 0 ? n : 1);
+    for (int i = 0; i < n; i++) {
+        char key[48];
+        char *shown = am_escape_dup(vals[i]);
+        snprintf(key, sizeof key, "%s[%d]", name, i + 1);
+        gp_set(dst, cap, key, shown);
+        free(shown);
+    }
+}
+
 /* One heat map: the default level's peak reserved over (axis 1, axis 2) among the successful
  * runs that agree with row ref in every held column (its policy, trace, seed, other axes); a
  * run that leaves the metric undefined leaves its cell empty. The caption names the policy and
@@ -1185,14 +1276,21 @@ static int held_col(const ctx *c, int k)
 static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
 {
     int ax = c->c_axis0, ay = c->c_axis0 + 1;
-    char xv[64][64], yv[64][64];
+    /* every axis value, whole, on the heap: until 2026-11-27 64 of 64 bytes each, so a value of
+     * 64 bytes or more was cut and split into duplicate columns, and from the 65th value on
+     * cells were left out silently */
+    const char **xv = am_calloc((size_t)c->t.nrows + 1, sizeof *xv);
+    const char **yv = am_calloc((size_t)c->t.nrows + 1, sizeof *yv);
     int nx = 0, ny = 0;
     char data[PATH_MAX + 64], rel[32];
     snprintf(rel, sizeof rel, "heat%d.dat", nmaps);
     snprintf(data, sizeof data, "%s/%s", c->tmp, rel);
     FILE *d = fopen(data, "w");
-    if (!d)
+    if (!d) {
+        free(xv);
+        free(yv);
         return 0;
+    }
     int pts = 0, oom_cells = 0;
     double lo = 0, hi = 0; /* the cells' range, MiB */
     for (int r = 0; r < c->t.nrows; r++) {
@@ -1206,16 +1304,16 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
         int i = 0, j = 0;
         while (i < nx && strcmp(xv[i], c->t.rows[r][ax]) != 0)
             i++;
-        if (i == nx && nx < 64)
-            snprintf(xv[nx++], sizeof xv[0], "%s", c->t.rows[r][ax]);
+        if (i == nx)
+            xv[nx++] = c->t.rows[r][ax];
         while (j < ny && strcmp(yv[j], c->t.rows[r][ay]) != 0)
             j++;
-        if (j == ny && ny < 64)
-            snprintf(yv[ny++], sizeof yv[0], "%s", c->t.rows[r][ay]);
+        if (j == ny)
+            yv[ny++] = c->t.rows[r][ay];
         double bytes;
         if (!finished_row(c, r) || !num_cell(c->t.rows[r][cm], &bytes))
             continue;
-        if (i < 64 && j < 64) {
+        {
             char lab[64];
             heat_label(lab, sizeof lab, bytes);
             /* a run that ran out of memory on any level served fewer requests: its cell is
@@ -1232,18 +1330,10 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
         }
     }
     fclose(d);
-    if (!pts)
+    if (!pts) {
+        free(xv);
+        free(yv);
         return 0;
-    char xl[64 * 65] = "", yl[64 * 65] = "", w[64];
-    for (int i = 0; i < nx; i++) {
-        word(w, sizeof w, xv[i]);
-        strcat(xl, w);
-        strcat(xl, " ");
-    }
-    for (int j = 0; j < ny; j++) {
-        word(w, sizeof w, yv[j]);
-        strcat(yl, w);
-        strcat(yl, " ");
     }
     /* all cells equal: a colour range around the value, which gnuplot would otherwise widen
      * itself with "Warning: empty cb range" on stderr */
@@ -1255,7 +1345,14 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
         hi += pad;
     }
     const char *pol = c->c_policy >= 0 ? c->t.rows[ref][c->c_policy] : "";
-    char pw[200], vars[PATH_MAX + 12000], cap[2048], zname[300];
+    char pw[200], cap[2048], zname[300];
+    /* the commands, as long as the axis values need (gp_lit: at most 10 bytes a byte) */
+    size_t vcap = PATH_MAX + 12000;
+    for (int i = 0; i < nx; i++)
+        vcap += strlen(xv[i]) * 10 + 64;
+    for (int j = 0; j < ny; j++)
+        vcap += strlen(yv[j]) * 10 + 64;
+    char *vars = am_malloc(vcap);
     gp_str(pw, sizeof pw, pol[0] ? pol : "config");
     char *metric_shown = am_escape_dup(metric); /* LEVEL.peak_reserved_bytes, as the page has it */
     snprintf(zname, sizeof zname, "%s (MiB)", metric_shown);
@@ -1263,19 +1360,24 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
     /* every string escaped: an axis name or value may hold a backslash or a quote (until
      * 2026-11-27 they were written into double-quoted strings as they were) */
     vars[0] = 0;
-    gp_set(vars, sizeof vars, "data", rel); /* gnuplot runs in c->tmp: plot() */
-    gp_set(vars, sizeof vars, "xlabels", xl);
-    gp_set(vars, sizeof vars, "ylabels", yl);
+    gp_set(vars, vcap, "data", rel); /* gnuplot runs in c->tmp: plot() */
+    /* the tick labels: each value one exact string as written (its control bytes escaped as
+     * the page shows them), in arrays xlab and ylab; until 2026-11-27 word lists, with a space
+     * or quote turned into _ */
+    axis_labels(vars, vcap, "xlab", xv, nx);
+    axis_labels(vars, vcap, "ylab", yv, ny);
+    free(xv);
+    free(yv);
     /* the axes' names as the page shows them: gp_lit keeps a control byte exact, and gnuplot
      * would write it raw into the SVG */
     char *xname = am_escape_dup(c->t.cols[ax]), *yname = am_escape_dup(c->t.cols[ay]);
-    gp_set(vars, sizeof vars, "xname", xname);
-    gp_set(vars, sizeof vars, "yname", yname);
+    gp_set(vars, vcap, "xname", xname);
+    gp_set(vars, vcap, "yname", yname);
     free(xname);
     free(yname);
-    gp_set(vars, sizeof vars, "zname", zname);
+    gp_set(vars, vcap, "zname", zname);
     size_t used = strlen(vars);
-    snprintf(vars + used, sizeof vars - used, "ttl = %s.': peak reserved (MiB)'\ncblo = %.17g\n"
+    snprintf(vars + used, vcap - used, "ttl = %s.': peak reserved (MiB)'\ncblo = %.17g\n"
              "cbhi = %.17g", pw, lo, hi);
     int n = snprintf(cap, sizeof cap, "Policy %s: %s in MiB over %s and %s; held at", pol[0] ? pol
                      : "(none)", metric, c->t.cols[ax], c->t.cols[ay]);
@@ -1290,6 +1392,7 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
         snprintf(cap + n, sizeof cap - (size_t)n, " A cell marked OOM is a run that ran out of "
                  "memory on some level: it served fewer requests and can peak lower.");
     plot(c, "heatmap.gp", vars, cap);
+    free(vars);
     return 1;
 }
 
@@ -1433,6 +1536,108 @@ static int check_table(const ctx *c, const char *csv)
     return 0;
 }
 
+/* The name of cell k of a CSV header line h (its k-th comma-separated field), in a static
+ * buffer. */
+static const char *header_cell(const char *h, int k)
+{
+    static char name[64];
+    for (; k > 0 && strchr(h, ','); k--)
+        h = strchr(h, ',') + 1;
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(h, ","), h);
+    return name;
+}
+
+/* A run's timeline.csv as `amsim batch --timeline` writes it, by the results.csv rule: the
+ * header `time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes`, then rows of 6 cells,
+ * each number cell (all but level) empty or a finite decimal, each row ending in a newline.
+ * 0, or -1 with *e set: FILE:LINE:COL and what is wrong. Until 2026-11-27 a cell `abc` was read
+ * as 0, a short row was skipped and a row cut mid-number was drawn as written, status 0. */
+static int check_timeline_text(FILE *in, const char *path, am_error *e)
+{
+    static const char header[] = "time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes";
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int rc = 0;
+    for (unsigned long ln = 1; rc == 0 && (len = getline(&line, &cap, in)) > 0; ln++) {
+        if (line[len - 1] != '\n') { /* cut short: the last row may have lost digits */
+            rc = am_fail_at(e, path, ln, (unsigned long)len + 1, "the row has no line end (the "
+                            "file was cut short); a run's timeline.csv ends every row with one");
+            break;
+        }
+        line[--len] = 0;
+        if (len && line[len - 1] == '\r')
+            line[--len] = 0;
+        if (ln == 1) {
+            if (strcmp(line, header) != 0)
+                rc = am_fail_at(e, path, 1, 1, "not a timeline.csv header (expected %s)", header);
+            continue;
+        }
+        char *cell = line;
+        for (int k = 0; rc == 0; k++) {
+            char *end = strchr(cell, ',');
+            unsigned long col = (unsigned long)(cell - line) + 1;
+            if (end)
+                *end = 0;
+            double v;
+            if (k == 6)
+                rc = am_fail_at(e, path, ln, col, "a timeline.csv row has 6 cells, this one more");
+            else if (k != 2 && *cell && rtable_num(cell, &v) != 0)
+                rc = am_fail_at(e, path, ln, col, "%s is not a finite number: '%s' (decimal "
+                                "numbers only)", header_cell(header, k), cell);
+            else if (!end && k < 5)
+                rc = am_fail_at(e, path, ln, col + strlen(cell), "a timeline.csv row has 6 "
+                                "cells, this one %d", k + 1);
+            if (!end)
+                break;
+            cell = end + 1;
+        }
+    }
+    free(line);
+    return rc ? -1 : 0;
+}
+
+/* The runs' timeline.csv files the report may plot (those of successful runs), checked before
+ * anything is written: a regular file, by its type, never opened otherwise (a FIFO would block
+ * the report for good: until 2026-11-27 it hung), and its text by check_timeline_text. A run
+ * without one is no error (batch wrote none without --timeline). 0, or 1 after a message. */
+static int check_timelines(const ctx *c)
+{
+    for (int r = 0; c->c_run >= 0 && r < c->t.nrows; r++) {
+        if (!finished_row(c, r))
+            continue;
+        const char *run = c->t.rows[r][c->c_run];
+        char *rel = am_malloc(strlen(run) + sizeof "runs//timeline.csv");
+        sprintf(rel, "runs/%s/timeline.csv", run);
+        char *path = path_in(c->dir, rel);
+        free(rel);
+        const char *what = NULL;
+        struct stat st;
+        FILE *in = NULL;
+        int exists = stat(path, &st) == 0;
+        if (exists && !S_ISREG(st.st_mode))
+            what = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                                                               : "a device or a socket";
+        else if (exists)
+            in = am_fopen_regular(path, &what); /* still regular when opened */
+        am_error e = {0};
+        int bad = 0;
+        if (what)
+            bad = am_fail(&e, AM_EINPUT, "%s: not a regular file (%s); a run's timeline.csv is "
+                          "the file amsim batch --timeline writes", path, what) != 0;
+        else if (in)
+            bad = check_timeline_text(in, path, &e) != 0;
+        if (in)
+            fclose(in);
+        free(path);
+        if (bad) {
+            fprintf(stderr, "%s: %s\n", prog, e.msg);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
     static const char use[] =
@@ -1440,8 +1645,9 @@ int cmd_report(int argc, char **argv)
         "  writes DIR/report.html from DIR/results.csv (amsim batch) and the runs'\n"
         "  timeline.csv files: tables and inline SVG plots drawn by gnuplot with the\n"
         "  scripts in analysis/ ($AMSIM_ANALYSIS overrides where they are); memory over\n"
-        "  time is plotted for the first 4 inputs (trace, seed, axes) in table order, the\n"
-        "  page saying \"first 4 of N\" when there are more; a report.html\n"
+        "  time is plotted for the first 4 inputs (trace, seed, axes) in table order that\n"
+        "  have a successful run with a timeline, the page saying how many of N it drew\n"
+        "  when some are not; a report.html\n"
         "  that is (or links to) one of those files or DIR/matrix.tsv is refused (status 1)\n";
     static const cli_opt opts[] = {{"help", 'h', 0}, {NULL, 0, 0}};
     const char *dir = NULL, *opt, *v;
@@ -1527,7 +1733,8 @@ int cmd_report(int argc, char **argv)
     }
     /* "out1/" prints out1/report.html (until 2026-11-27 out1//report.html) */
     char *out = path_in(c.dir, "report.html");
-    if (check_output(&c, out, csv) != 0 || check_table(&c, csv) != 0) {
+    if (check_output(&c, out, csv) != 0 || check_table(&c, csv) != 0 ||
+        check_timelines(&c) != 0) {
         ctx_free(&c);
         free(out);
         free(csv);

@@ -3302,6 +3302,97 @@ static void path_batch_lock_stream(void)
     rmdir(lock);
 }
 
+/* A study folder with one successful run r1 (no gnuplot needed to refuse it): its results.csv,
+ * and runs/r1 for the run's timeline.csv. The folder's path. */
+static const char *timeline_study(const char *name)
+{
+    const char *dir = fresh_dir(name);
+    char p[1200];
+    snprintf(p, sizeof p, "%s/runs", dir);
+    mkdir(p, 0700);
+    snprintf(p, sizeof p, "%s/runs/r1", dir);
+    mkdir(p, 0700);
+    snprintf(p, sizeof p, "%s/results.csv", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("run_id,run,policy,trace,status,hbm.peak_live_bytes,hbm.peak_reserved_bytes\n"
+          "1,r1,bfc,t,ok,1,2\n", f);
+    fclose(f);
+    return dir;
+}
+
+/* A run's timeline.csv that is a FIFO: report refuses it by its type, status 1, nothing
+ * written. Until 2026-11-27 report opened it and waited for a writer for good. Run under
+ * timeout(1) so that a regression fails instead of stopping the suite. */
+static void path_report_timeline_fifo(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    const char *dir = timeline_study("tlfifo");
+    char tl[1300], errf[1024], cmd[4000], want[1600], html[1300];
+    snprintf(tl, sizeof tl, "%s/runs/r1/timeline.csv", dir);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(tl, 0600), 0);
+    snprintf(errf, sizeof errf, "%s/tlfifo.err", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "timeout 20 %s report '%s' 2>'%s' >/dev/null </dev/null", bin, dir,
+             errf);
+    int st = system(cmd);
+    char *err = tu_slurp(errf, NULL);
+    snprintf(want, sizeof want, "amsim report: %s: not a regular file (a FIFO); a run's "
+             "timeline.csv is the file amsim batch --timeline writes\n", tl);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+    CU_ASSERT(err && strstr(err, want) != NULL);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 1 || !err || !strstr(err, want))
+        fprintf(stderr, "\n  %s\n  status %d\n  stderr: %s  expected: %s\n", cmd,
+                WIFEXITED(st) ? WEXITSTATUS(st) : -1, err ? err : "(none)", want);
+    free(err);
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    CU_ASSERT(access(html, F_OK) != 0);
+    unlink(tl);
+}
+
+/* A run's timeline.csv is read by the results.csv rule: every number cell empty or a finite
+ * decimal, rows of 6 cells, each ending in a newline, under timeline.csv's header; anything
+ * else is refused at its line and column, status 1, nothing written. Until 2026-11-27 a cell
+ * `abc` was drawn as 0, a short row skipped and a row cut mid-number drawn as written, status
+ * 0. */
+static void report_timeline_damaged(void)
+{
+    static const struct {
+        const char *text, *where, *why;
+    } cases[] = {
+        {"0,0,hbm,abc,1,2\n", "2:9", "live_bytes is not a finite number: 'abc' (decimal numbers "
+                                     "only)"},
+        {"0,0,hbm,1,1,inf\n", "2:13", "reserved_bytes is not a finite number: 'inf'"},
+        {"0,0,hbm,1\n", "2:10", "a timeline.csv row has 6 cells, this one 4"},
+        {"0,0,hbm,1,1,2,7\n", "2:15", "a timeline.csv row has 6 cells, this one more"},
+        {"0,0,hbm,1,1,2\n1000,1,hbm,1,1,20", "3:18", "the row has no line end (the file was cut "
+                                                     "short)"},
+    };
+    const char *dir = timeline_study("tldamaged");
+    char tl[1300], html[1300], args[1400], want[2000];
+    snprintf(tl, sizeof tl, "%s/runs/r1/timeline.csv", dir);
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    snprintf(args, sizeof args, "report '%s'", dir);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        FILE *f = fopen(tl, "w");
+        CU_ASSERT_FATAL(f != NULL);
+        fprintf(f, "time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes\n%s",
+                cases[k].text);
+        fclose(f);
+        snprintf(want, sizeof want, "amsim report: %s:%s: %s", tl, cases[k].where, cases[k].why);
+        bi_expect(args, 1, want);
+        CU_ASSERT(access(html, F_OK) != 0);
+    }
+    /* a header that is not timeline.csv's */
+    FILE *f = fopen(tl, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("time,live\n0,1\n", f);
+    fclose(f);
+    snprintf(want, sizeof want, "amsim report: %s:1:1: not a timeline.csv header (expected "
+             "time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes)", tl);
+    bi_expect(args, 1, want);
+    unlink(tl);
+}
+
 /* A batch folder (or a merge's OUT) whose runs is a regular file: refused before anything is
  * written, naming it, with status 1; the folder keeps only what was there. Until 2026-11-27
  * mkdir took it for a folder: the batch recorded every run `missing`, said "0 failed" and that
@@ -4198,6 +4289,9 @@ void suite_badinput(void)
              {"path: check of a FIFO, a device or a pipe", path_check_stream},
              {"path: an expectation that is a FIFO or a directory", path_expect_stream},
              {"path: a batch folder's lock file a FIFO or a directory", path_batch_lock_stream},
+             {"path: report of a run's timeline.csv that is a FIFO", path_report_timeline_fifo},
+             {"report: a damaged run timeline.csv refused at its line and column",
+              report_timeline_damaged},
              {"path: a batch folder's runs a regular file (batch, --merge)", path_batch_runs_file},
              {"path: batch -o - and batch --merge -o - (no folder '-')", batch_out_dash},
              /* sweeps */

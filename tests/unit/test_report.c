@@ -610,6 +610,49 @@ static void test_report_timeline_limit_said(void)
     free(h);
 }
 
+/* QA's s6: failed inputs first in the table (bad.trace) took the 4 timeline slots, so only one
+ * successful input was drawn, under "plotted for the first 4 of 6 inputs". An input with no line
+ * to draw takes no slot, and the note counts the inputs drawn. */
+static void test_report_timeline_slots_drawn(void)
+{
+    char csv[1024] = "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                     "hbm.peak_reserved_bytes\n";
+    for (int k = 1; k <= 8; k++) {
+        char run[16], row[128];
+        snprintf(run, sizeof run, "r%d", k);
+        if (k > 3)
+            write_timeline("tlslots", run);
+        snprintf(row, sizeof row, "%d,%s,bfc,t%d,%s\n", k, run, k,
+                 k > 3 ? "ok,1048576,2097152" : "failed,,");
+        strcat(csv, row);
+    }
+    char *h = report_of("tlslots", csv);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT_EQUAL(tu_count(h, "bytes of hbm over simulated time"), 4);
+    CU_ASSERT(strstr(h, "<figcaption>t4: reserved") && strstr(h, "<figcaption>t7: reserved"));
+    CU_ASSERT(strstr(h, "<p>Memory over time is plotted for the first 4 of 8 inputs (trace, "
+                        "seed and other axes, in table order) that have a successful run with "
+                        "timeline.csv rows of the level; a report plots at most 4.</p>"));
+    free(h);
+    /* 3 failed inputs and one drawn: every input tried, the note says so */
+    h = report_of("tlslots2", "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                              "hbm.peak_reserved_bytes\n1,r1,bfc,t1,failed,,\n2,r2,bfc,t2,failed,,\n"
+                              "3,r3,bfc,t3,failed,,\n4,r4,bfc,t4,ok,1,2\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT_EQUAL(tu_count(h, "bytes of hbm over simulated time"), 0); /* no timelines */
+    free(h);
+    write_timeline("tlslots3", "r4");
+    h = report_of("tlslots3", "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                              "hbm.peak_reserved_bytes\n1,r1,bfc,t1,failed,,\n2,r2,bfc,t2,failed,,\n"
+                              "3,r3,bfc,t3,failed,,\n4,r4,bfc,t4,ok,1,2\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT_EQUAL(tu_count(h, "bytes of hbm over simulated time"), 1);
+    CU_ASSERT(strstr(h, "<p>Memory over time is plotted for 1 of 4 inputs (trace, seed and other "
+                        "axes): the other 3 have no successful run with timeline.csv rows of the "
+                        "level.</p>"));
+    free(h);
+}
+
 /* QA's s12: a generated trace's seeds share the trace column ("gen:serve"); the timeline plots
  * are per input (trace and seed), so bfc on seed 2 is never drawn against caching on seed 1 (one
  * plot "gen:serve" did), and the plot title shows the trace as written, quotes and commas
@@ -822,6 +865,65 @@ static void test_report_heatmap_per_policy(void)
     free(h);
 }
 
+/* The heat map's SVG (from the "Two-axis sweep" heading to its </svg>), copied; NULL without. */
+static char *heat_svg(const char *h)
+{
+    const char *a = h ? strstr(h, "Two-axis sweep") : NULL, *b = a ? strstr(a, "</svg>") : NULL;
+    if (!b)
+        return NULL;
+    char *s = malloc((size_t)(b - a) + 1);
+    memcpy(s, a, (size_t)(b - a));
+    s[b - a] = 0;
+    return s;
+}
+
+/* QA's s3 and s9: a heat map axis value of 64 bytes or more was cut to 63 and split into
+ * duplicate columns, from the 65th value on cells were left out silently, and tick labels had
+ * spaces and quotes turned into _. Every value is kept whole and drawn, its label as written. */
+static void test_report_heatmap_axis_values_whole(void)
+{
+    char longv[80], csv[16384] = "run_id,run,ax,ay,policy,trace,status,hbm.peak_live_bytes,"
+                                 "hbm.peak_reserved_bytes\n";
+    memset(longv, '5', 70);
+    longv[0] = '0';
+    longv[1] = '.';
+    longv[70] = 0;
+    size_t used = strlen(csv);
+    /* two long values that agree in their first 63 bytes, against "a b" and a quoted value */
+    static const char *const ys[] = {"a b", "\"q\"\"x\""};
+    for (int k = 0; k < 4; k++)
+        used += (size_t)snprintf(csv + used, sizeof csv - used, "%d,r%d,%s%d,%s,bfc,t,ok,1,"
+                                 "1048576\n", k + 1, k + 1, longv, k % 2, ys[k / 2]);
+    char *h = report_of("heatlong", csv);
+    char *svg = heat_svg(h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(svg);
+    CU_ASSERT_EQUAL(tu_count(svg, ">1 MiB<"), 4);
+    char tick[100];
+    snprintf(tick, sizeof tick, ">%s0<", longv);
+    CU_ASSERT_EQUAL(tu_count(svg, tick), 1);
+    snprintf(tick, sizeof tick, ">%s1<", longv);
+    CU_ASSERT_EQUAL(tu_count(svg, tick), 1);
+    CU_ASSERT(strstr(svg, ">a b<") != NULL);
+    CU_ASSERT(strstr(svg, ">q&quot;x<") != NULL || strstr(svg, ">q\"x<") != NULL);
+    CU_ASSERT(strstr(svg, "a_b") == NULL);
+    free(svg);
+    free(h);
+    /* 66 values of one axis: 66 cells, every tick */
+    strcpy(csv, "run_id,run,ax,ay,policy,trace,status,hbm.peak_live_bytes,"
+                "hbm.peak_reserved_bytes\n");
+    used = strlen(csv);
+    for (int k = 1; k <= 66; k++)
+        used += (size_t)snprintf(csv + used, sizeof csv - used, "%d,r%d,%dus,1us,bfc,t,ok,1,"
+                                 "1048576\n", k, k, k);
+    h = report_of("heat66", csv);
+    svg = heat_svg(h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(svg);
+    CU_ASSERT_EQUAL(tu_count(svg, ">1 MiB<"), 66);
+    CU_ASSERT(strstr(svg, ">66us<") != NULL && strstr(svg, ">65us<") != NULL);
+    free(svg);
+    free(h);
+}
+
 /* stats names the unit of every metric whose name says it and prints whole numbers in full:
  * hbm.capacity and hbm.stats.allocated_bytes.peak said "unit: as in the table" and printed
  * 2.14748e+09. */
@@ -902,6 +1004,52 @@ static void test_report_makespan_near_limit(void)
     CU_ASSERT(runs && strstr(runs, "<td class=num>18446744.074 s</td>"));
     CU_ASSERT(runs && strstr(runs, "<td class=num>16.00 EiB</td>"));
     CU_ASSERT(runs && !strstr(runs, ">0 ps<"));
+    free(h);
+}
+
+/* QA: a policy name of 64 bytes or more was cut to 63 and split into one per-policy row per run,
+ * and a 33rd distinct policy was left out of the table and the bars. Policies are grouped by
+ * their whole cell, as `amsim stats --by policy` groups them, as many as there are. */
+static void test_report_policy_groups_whole(void)
+{
+    char name[80], csv[8192] = "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                               "hbm.peak_reserved_bytes\n";
+    memset(name, 'p', 70);
+    name[70] = 0;
+    size_t used = strlen(csv);
+    for (int k = 1; k <= 2; k++) /* the long one, twice */
+        used += (size_t)snprintf(csv + used, sizeof csv - used, "%d,r%d,%s,t,ok,1048576,%d\n", k,
+                                 k, name, k * 2097152);
+    for (int k = 3; k <= 42; k++) /* 40 more */
+        used += (size_t)snprintf(csv + used, sizeof csv - used, "%d,r%d,pol%02d,t,ok,1048576,"
+                                 "2097152\n", k, k, k);
+    char *h = report_of("polwhole", csv);
+    char *t = policy_table(h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    char row[160];
+    snprintf(row, sizeof row, "<tr><td>%s</td><td class=num>2</td>", name);
+    CU_ASSERT_EQUAL(tu_count(t, row), 1);
+    CU_ASSERT(strstr(t, "<td class=num>3.00 MiB</td>") != NULL); /* the mean of both runs */
+    CU_ASSERT(strstr(t, "<tr><td>pol42</td>") != NULL);
+    CU_ASSERT_EQUAL(tu_count(t, "<tr>"), 1 + 41); /* the header and 41 policies */
+    free(h);
+}
+
+/* QA: a per-policy byte mean at or above 2^64 printed raw, "1.8446744073709552e+19 B"; sizes
+ * print in the largest binary unit up to EiB, past 16 EiB too, in the means and the Runs table
+ * alike. */
+static void test_report_sizes_past_2_64(void)
+{
+    char *h = report_of("past264", "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                        "hbm.peak_reserved_bytes\n"
+                        "1,r1,bfc,t,ok,18446744073709551615,27670116110564327424\n"
+                        "2,r2,bfc,t,ok,18446744073709551615,27670116110564327424\n"
+                        "3,r3,lifo,t,ok,1e40,1e40\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT(strstr(h, "e+19") == NULL && strstr(h, "e+40 B") == NULL);
+    char *t = policy_table(h);
+    CU_ASSERT(t && strstr(t, "<td class=num>16.00 EiB</td><td class=num>24.00 EiB</td>"));
+    CU_ASSERT(t && strstr(t, "<td class=num>8673617379884035735552.00 EiB</td>"));
     free(h);
 }
 
@@ -1639,6 +1787,8 @@ void suite_report(void)
              {"regress deviations: counted in the means, marked apart from failures (report "
               "and stats)", test_report_deviation_counts},
              {"heatmap_per_policy", test_report_heatmap_per_policy},
+             {"heat map: axis values whole, every one drawn, labels as written",
+              test_report_heatmap_axis_values_whole},
              {"stats_units_exact", test_stats_units_exact},
              {"stats DIR: a folder, DIR/results.csv suggested", test_stats_folder},
              {"typos: stats --metric/--by and mincap --level hints", test_typo_hints},
@@ -1648,6 +1798,8 @@ void suite_report(void)
              {"timeline caption names the runs plotted", test_report_timeline_caption},
              {"timeline plots: the first 4 inputs, and the page says so",
               test_report_timeline_limit_said},
+             {"timeline plots: inputs with nothing to draw take no slot, the note counts those "
+              "drawn", test_report_timeline_slots_drawn},
              {"timeline plots per input (trace, seed); titles as written",
               test_report_timeline_per_input},
              {"timeline plots: every policy up to 16, each its colour; more named",
@@ -1676,6 +1828,10 @@ void suite_report(void)
               test_stats_huge_values},
              {"report: a makespan near the 2^64 ps limit as results.csv has it",
               test_report_makespan_near_limit},
+             {"report: policies grouped by their whole cell, as many as there are",
+              test_report_policy_groups_whole},
+             {"report: sizes of 2^64 bytes or more in EiB, means and cells",
+              test_report_sizes_past_2_64},
              {"stats: whole numbers in full up to 2^64, beyond as in the JSON",
               test_stats_big_numbers},
              {"stats: figures past 2^53 exact from plain decimals", test_stats_exact_figures},
