@@ -630,7 +630,7 @@ static void test_report_timeline_slots_drawn(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(h);
     CU_ASSERT_EQUAL(tu_count(h, "bytes of hbm over simulated time"), 4);
     CU_ASSERT(strstr(h, "<figcaption>t4: reserved") && strstr(h, "<figcaption>t7: reserved"));
-    CU_ASSERT(strstr(h, "<p>Memory over time is plotted for the first 4 of 8 inputs (trace, "
+    CU_ASSERT(NULL != strstr(h, "<p>Memory over time is plotted for the first 4 of 8 inputs (trace, "
                         "seed and other axes, in table order) that have a successful run with "
                         "timeline.csv rows of the level; a report plots at most 4.</p>"));
     free(h);
@@ -647,7 +647,7 @@ static void test_report_timeline_slots_drawn(void)
                               "3,r3,bfc,t3,failed,,\n4,r4,bfc,t4,ok,1,2\n");
     CU_ASSERT_PTR_NOT_NULL_FATAL(h);
     CU_ASSERT_EQUAL(tu_count(h, "bytes of hbm over simulated time"), 1);
-    CU_ASSERT(strstr(h, "<p>Memory over time is plotted for 1 of 4 inputs (trace, seed and other "
+    CU_ASSERT(NULL != strstr(h, "<p>Memory over time is plotted for 1 of 4 inputs (trace, seed and other "
                         "axes): the other 3 have no successful run with timeline.csv rows of the "
                         "level.</p>"));
     free(h);
