@@ -215,7 +215,7 @@ static void plot(ctx *c, const char *script, const char *vars, const char *capti
     snprintf(cmd, sizeof cmd, "gnuplot");
     FILE *g = popen(cmd, "w");
     if (!g) {
-        fprintf(stderr, "%s: cannot run gnuplot: %s\n", prog, strerror(errno));
+        am_msg("%s: cannot run gnuplot: %s\n", prog, strerror(errno));
         c->failed++;
         return;
     }
@@ -250,7 +250,7 @@ static void plot(ctx *c, const char *script, const char *vars, const char *capti
     if (!start) {
         char why[64];
         wait_status_text(why, sizeof why, st); /* exited 0 unread: "no SVG written" */
-        fprintf(stderr, "%s: gnuplot failed on %s (%s)\n", prog, script, why);
+        am_msg("%s: gnuplot failed on %s (%s)\n", prog, script, why);
         c->failed++;
         fprintf(c->html, "<p class=err>plot failed: %s</p>\n", script);
         free(svg);
@@ -1486,7 +1486,7 @@ static int check_output(const ctx *c, const char *out, const char *csv)
     const out_named o = {"report.html", out};
     int rc = out_check_paths(&o, 1, ins, n, &err);
     if (rc != 0)
-        fprintf(stderr, "amsim: %s\n", err.msg);
+        am_msg("amsim: %s\n", err.msg);
     for (int k = 0; k < np; k++)
         free(paths[k]);
     free(paths);
@@ -1506,14 +1506,14 @@ static int check_table(const ctx *c, const char *csv)
     static const char *const need[] = {"run", "policy", "trace", "status"};
     for (size_t k = 0; k < AM_ARRAY_LEN(need); k++)
         if (rtable_col(&c->t, need[k]) < 0) {
-            fprintf(stderr, "%s: %s: no column '%s' (a results.csv of amsim batch has run, "
+            am_msg("%s: %s: no column '%s' (a results.csv of amsim batch has run, "
                     "policy, trace, status and the metrics)\n", prog, csv, need[k]);
             return 1;
         }
     char pr[300];
     snprintf(pr, sizeof pr, "%s.peak_reserved_bytes", c->level);
     if (!c->level[0] || rtable_col(&c->t, pr) < 0) {
-        fprintf(stderr, "%s: %s: no column LEVEL.peak_reserved_bytes (a results.csv of amsim "
+        am_msg("%s: %s: no column LEVEL.peak_reserved_bytes (a results.csv of amsim "
                 "batch has one per memory level)\n", prog, csv);
         return 1;
     }
@@ -1529,7 +1529,7 @@ static int check_table(const ctx *c, const char *csv)
             am_fail_at(&e, csv, c->t.pos[r][k].line, c->t.pos[r][k].col,
                        "%s is not a finite number: '%s' (decimal numbers only, such as 5, 0.25 "
                        "or 1e-3)", c->t.cols[k], s);
-            fprintf(stderr, "%s: %s\n", prog, e.msg);
+            am_msg("%s: %s\n", prog, e.msg);
             return 1;
         }
     }
@@ -1631,7 +1631,7 @@ static int check_timelines(const ctx *c)
             fclose(in);
         free(path);
         if (bad) {
-            fprintf(stderr, "%s: %s\n", prog, e.msg);
+            am_msg("%s: %s\n", prog, e.msg);
             return 1;
         }
     }
@@ -1672,7 +1672,7 @@ int cmd_report(int argc, char **argv)
      * and rebuilt): refused, as --merge refuses it (until 2026-11-27 read as it was) */
     am_error lerr = {0};
     if (batch_dir_in_use(dir, &lerr) != 0) {
-        fprintf(stderr, "%s: %s\n", prog, lerr.msg);
+        am_msg("%s: %s\n", prog, lerr.msg);
         return 1;
     }
     ctx c = {0};
@@ -1687,7 +1687,7 @@ int cmd_report(int argc, char **argv)
     am_error rerr = {0};
     /* host memory running out while reading is amsim's error (status 2), not the table's */
     if (rtable_read(&c.t, csv, &rerr) != 0) {
-        fprintf(stderr, "%s: %s\n", prog, rerr.msg);
+        am_msg("%s: %s\n", prog, rerr.msg);
         free(csv);
         free(scripts_abs);
         return rerr.status == AM_EINTERNAL ? 2 : 1;
@@ -1695,7 +1695,7 @@ int cmd_report(int argc, char **argv)
     char *probe = path_in(c.scripts, "peak_reserved.gp");
     int found = access(probe, R_OK) == 0;
     if (!found)
-        fprintf(stderr, "%s: %s: gnuplot scripts not found (set AMSIM_ANALYSIS)\n", prog, probe);
+        am_msg("%s: %s: gnuplot scripts not found (set AMSIM_ANALYSIS)\n", prog, probe);
     free(probe);
     if (!found) {
         ctx_free(&c);
@@ -1706,7 +1706,7 @@ int cmd_report(int argc, char **argv)
     /* every plot needs gnuplot: refuse before writing anything (until 2026-11-27 each of the
      * plots failed with "sh: 1: gnuplot: not found", status 2, and a half-made report.html) */
     if (!gnuplot_on_path()) {
-        fprintf(stderr, "%s: gnuplot not found on PATH (Debian: apt-get install gnuplot-nox)\n",
+        am_msg("%s: gnuplot not found on PATH (Debian: apt-get install gnuplot-nox)\n",
                 prog);
         ctx_free(&c);
         free(csv);
@@ -1749,7 +1749,7 @@ int cmd_report(int argc, char **argv)
         td = "/tmp";
     int tl = snprintf(c.tmp, sizeof c.tmp, "%s/amsim-report-XXXXXX", td);
     if (tl < 0 || (size_t)tl >= sizeof c.tmp || !mkdtemp(c.tmp)) {
-        fprintf(stderr, "%s: cannot make a scratch folder under %s: %s\n", prog, td,
+        am_msg("%s: cannot make a scratch folder under %s: %s\n", prog, td,
                 tl >= 0 && (size_t)tl >= sizeof c.tmp ? "name too long (TMPDIR)"
                                                       : strerror(errno));
         ctx_free(&c);
@@ -1767,12 +1767,12 @@ int cmd_report(int argc, char **argv)
      * run's summary.json overwrote that with HTML, status 0) */
     struct stat lst;
     if (lstat(out, &lst) == 0 && S_ISLNK(lst.st_mode) && unlink(out) != 0) {
-        fprintf(stderr, "%s: %s: cannot remove the symbolic link: %s\n", prog, out,
+        am_msg("%s: %s: cannot remove the symbolic link: %s\n", prog, out,
                 strerror(errno));
         goto done;
     }
     if (out_open(&o, out, &err) != 0) {
-        fprintf(stderr, "amsim: %s\n", err.msg);
+        am_msg("amsim: %s\n", err.msg);
         goto done;
     }
     c.html = out_fp(o);
@@ -1808,7 +1808,7 @@ int cmd_report(int argc, char **argv)
     results_table(&c);
     fprintf(c.html, "</body></html>\n");
     if (out_commit(o, &err) != 0)
-        fprintf(stderr, "amsim: %s\n", err.msg);
+        am_msg("amsim: %s\n", err.msg);
     else {
         rc = c.failed ? 2 : 0;
         /* "1 plot" for one (until 2026-11-27 "1 plots") */

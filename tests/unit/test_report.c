@@ -51,6 +51,48 @@ static char *policy_table(char *h)
     return end ? t : NULL;
 }
 
+/* report's messages name paths with their control bytes as \xHH, as every other command's do:
+ * a folder whose name holds ESC, and an AMSIM_ANALYSIS that does. Until 2026-11-27 report
+ * wrote them raw to the terminal. */
+static void test_report_messages_escaped(void)
+{
+    const char *dir = tmp_path("esc\033[2Jdir");
+    char p[1200], args[1600], *err = NULL;
+    mkdir(dir, 0777);
+    snprintf(p, sizeof p, "%s/results.csv", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("run_id,run,policy\n1,a,bfc\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "report '%s'", dir);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "esc\\x1b[2Jdir/results.csv: no column 'trace'") != NULL);
+    CU_ASSERT(err && strchr(err, '\033') == NULL);
+    free(err);
+    err = NULL;
+    snprintf(p, sizeof p, "%s/results.csv", dir);
+    f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("run_id,run,policy,trace,status,hbm.peak_live_bytes,hbm.peak_reserved_bytes\n"
+          "1,r1,bfc,t1,ok,1,2\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "AMSIM_ANALYSIS='/nonexistent/no\033[2Jpe' %s report '%s'",
+             getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim", dir);
+    char *cmd = malloc(strlen(args) + 64);
+    CU_ASSERT_FATAL(cmd != NULL);
+    snprintf(cmd, strlen(args) + 64, "%s 2>'%s/err.txt'", args, tu_tmpdir());
+    CU_ASSERT(system(cmd) != -1);
+    free(cmd);
+    snprintf(p, sizeof p, "%s/err.txt", tu_tmpdir());
+    err = tu_slurp(p, NULL);
+    CU_ASSERT(err && strstr(err, "/nonexistent/no\\x1b[2Jpe/peak_reserved.gp: gnuplot scripts "
+                                 "not found") != NULL);
+    CU_ASSERT(err && strchr(err, '\033') == NULL);
+    if (err && (!strstr(err, "x1b[2Jpe") || strchr(err, '\033')))
+        printf("\nreport stderr: %s\n", err);
+    free(err);
+}
+
 /* QA's study: one.trace reserves 2 MiB for 1 MiB (ratio 0.5); alloom.trace runs out of memory
  * on both requests and reserves nothing (ratio undefined, an empty cell). The report said
  * 25.0 % (0.5 and "" read as 0), stats 0.5 over n = 1; both now say 0.5 over one run. */
@@ -1830,6 +1872,8 @@ void suite_report(void)
               test_report_makespan_near_limit},
              {"report: policies grouped by their whole cell, as many as there are",
               test_report_policy_groups_whole},
+             {"report: messages escape the control bytes of paths",
+              test_report_messages_escaped},
              {"report: sizes of 2^64 bytes or more in EiB, means and cells",
               test_report_sizes_past_2_64},
              {"stats: whole numbers in full up to 2^64, beyond as in the JSON",
