@@ -26,7 +26,8 @@
  * am_sort_kv), O(rows) memory; that path reports every error, so both give the same messages.
  *
  * Errors (file:line:col): a wrong header, a missing or extra column, a value that is empty, not
- * an unsigned integer or beyond 64 bits, an id used by an earlier row, a time beyond 2^64 ps. */
+ * an unsigned integer or beyond 64 bits, an id used by an earlier row, a tick beyond 2^64 - 3 ps
+ * (a skipped row's too). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,21 +177,41 @@ static unsigned long csv_field_col(const char *line, const char *e, int k)
     return (unsigned long)(o - line) + 1;
 }
 
-/* A row's upper tick after the inclusive adjustment must stay a time: an error at upper's column
- * in line..e when it does not. A skipped row (empty lifetime or size 0) is not checked: it
- * never becomes an event. Checked as the row is parsed, where its columns are known (until
- * 2026-11-27 the check came later, without the line, and pointed at column 1). */
+/* A tick at unit ps per tick: NULL when it is a time a run can hold, else why not. */
+static const char *csv_tick_why(uint64_t tick, am_ps unit)
+{
+    if (tick > UINT64_MAX / unit)
+        return "exceeds 2^64 ps";
+    /* (else tick * unit may be 2^64 - 1 ps, the value that means "no time", or 2^64 - 2 ps,
+     * where a run's clock stops: trace.h's TR_TIME_MAX) */
+    return tick * unit > TR_TIME_MAX ? "is above 2^64 - 3 ps (the most a run can time)" : NULL;
+}
+
+/* A row's ticks must stay times: its upper after the inclusive adjustment, then its lower; an
+ * error at that value's column in line..e when one does not. Every row is checked, a skipped
+ * one (empty lifetime or size 0) too: the format allows no tick out of range (until 2026-11-27
+ * a skipped row was not checked, so `0,5,18446744073709553,0` passed at 1 ns per tick where
+ * the same row of 1 byte was refused; an empty lifetime's lower was never checked). Checked as
+ * the row is parsed, where its columns are known (until 2026-11-27 the check came later,
+ * without the line, and pointed at column 1). */
 static int csv_time_check(trace *t, const csv_row *row, const char *line, const char *e,
                           am_error *err)
 {
     uint64_t l = row->v[1], h = row->v[2], written = h;
     am_ps unit = t->opts.time_unit;
     int over = t->opts.lifetimes_inclusive && h == UINT64_MAX; /* upper + 1 does not fit */
+    const char *why = NULL, *lwhy = NULL;
     if (!over) {
         h += t->opts.lifetimes_inclusive ? 1 : 0;
-        if (h <= l || row->v[3] == 0 || (h <= UINT64_MAX / unit && h * unit <= TR_TIME_MAX))
-            return 0; /* skipped, or in range: the usual case, with no column to find */
+        why = csv_tick_why(h, unit);
+        lwhy = why ? NULL : csv_tick_why(l, unit); /* past upper only in an empty lifetime */
+        if (!why && !lwhy)
+            return 0; /* in range: the usual case, with no column to find */
     }
+    if (lwhy)
+        return am_fail_at(err, t->path, row->line, csv_field_col(line, e, 1),
+                          "time out of range: lower tick %llu at %llu ps per tick %s",
+                          (unsigned long long)l, (unsigned long long)unit, lwhy);
     unsigned long ucol = csv_field_col(line, e, 2);
     if (over)
         return am_fail_at(err, t->path, row->line, ucol,
@@ -198,10 +219,6 @@ static int csv_time_check(trace *t, const csv_row *row, const char *line, const 
                           (unsigned long long)h);
     /* with inclusive lifetimes the message names the upper as written, not the tick + 1 it
      * was read as (until 2026-11-27 it quoted N + 1 as if written) */
-    const char *why = h > UINT64_MAX / unit ? "exceeds 2^64 ps"
-                                            : "is above 2^64 - 3 ps (the most a run can time)";
-    /* (else h * unit is 2^64 - 1 ps, the value that means "no time", or 2^64 - 2 ps, where a
-     * run's clock stops: trace.h's TR_TIME_MAX) */
     if (t->opts.lifetimes_inclusive)
         return am_fail_at(err, t->path, row->line, ucol,
                           "upper %llu + 1 (inclusive lifetimes) is out of range: tick %llu at "

@@ -378,6 +378,22 @@ static void c_time_reserved(void)
                       "1 ps per tick is above 2^64 - 3 ps (the most a run can time)",
                       "--set trace.time_unit=1ps", NULL});
 }
+/* A skipped row's ticks are times too: a 0-byte row's upper and an empty lifetime's lower out of
+ * range are refused as a kept row's are (until 2026-11-27 a skipped row was not checked, but
+ * for the inclusive upper + 1 overflow). */
+static void c_time_skipped_row(void)
+{
+    bi_run(&(bi_case){BI_TRACE, "tz0.csv", "id,lower,upper,size\n0,5,18446744073709553,0\n", 0,
+                      "amsim: @:2:5: time out of range: upper tick 18446744073709553 at 1000 ps "
+                      "per tick exceeds 2^64 ps", NULL, NULL});
+    bi_run(&(bi_case){BI_TRACE, "tzlo.csv", "id,lower,upper,size\n0, 18446744073709553,5,4\n",
+                      0, "amsim: @:2:4: time out of range: lower tick 18446744073709553 at 1000 "
+                      "ps per tick exceeds 2^64 ps", NULL, NULL});
+    bi_run(&(bi_case){BI_TRACE, "tzlo2.csv", "id,lower,upper,size\n0,18446744073709551614,0,4\n",
+                      0, "amsim: @:2:3: time out of range: lower tick 18446744073709551614 at 1 ps "
+                      "per tick is above 2^64 - 3 ps (the most a run can time)",
+                      "--set trace.time_unit=1ps", NULL});
+}
 /* Inclusive lifetimes: upper + 1 must fit too; the column is upper's, past the spaces before it
  * (until 2026-11-27 a CSV time error pointed at column 1). */
 static void c_time_inclusive(void)
@@ -3809,6 +3825,7 @@ void suite_badinput(void)
              {"trace: time going backwards", t_time_backwards},
              {"csv: a time of exactly 2^64 - 1 ps", c_time_reserved},
              {"csv: inclusive upper + 1 overflows", c_time_inclusive},
+             {"csv: a skipped row's ticks out of range", c_time_skipped_row},
              {"binary: a time of exactly 2^64 - 1 ps", b_time_reserved},
              {"binary: a name with a space", b_name_space},
              {"binary: a C1 control character in a name", b_name_c1},
