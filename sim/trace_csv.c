@@ -89,6 +89,7 @@ typedef struct csv {
     size_t nfree_slots;
     uint64_t skipped_declared;    /* "# amsim skipped=N" before the header (csv_directive) */
     unsigned long skipped_line;   /* its line, 0 when none */
+    unsigned long skipped_col;    /* the column of its N */
 } csv;
 
 static int csv_next(trace *t, tr_event *ev, am_error *err);
@@ -319,6 +320,7 @@ static int csv_directive(trace *t, const linebuf *lb, char *line, char *p, size_
                           csv_echo(shown, sizeof shown, p, (size_t)(e - p)), rc == 2 ? "out of range (max "
                           "18446744073709551615)" : "not an unsigned integer (a count of rows)");
     c->skipped_line = lb->line;
+    c->skipped_col = col;
     return 0;
 }
 
@@ -694,11 +696,19 @@ static int csv_stream_next(trace *t, csv *c, tr_event *ev, am_error *err)
     return 1;
 }
 
-/* The rows this file skipped and those its "# amsim skipped=N" declares; at most 2^64 - 1. */
-static uint64_t csv_add_declared(uint64_t skipped, const csv *c)
+/* The rows this file skipped plus those its "# amsim skipped=N" declares, into t->skipped: 0,
+ * or an error at N when the total passes 2^64 - 1 (a count no header can carry: the native and
+ * binary headers hold one 64-bit count, as this line does). Until 2026-11-27 the total stopped at
+ * 2^64 - 1 without a word. */
+static int csv_add_declared(trace *t, const csv *c, uint64_t skipped, am_error *err)
 {
-    return skipped > UINT64_MAX - c->skipped_declared ? UINT64_MAX
-                                                      : skipped + c->skipped_declared;
+    if (skipped > UINT64_MAX - c->skipped_declared)
+        return am_fail_at(err, t->path, c->skipped_line, c->skipped_col,
+                          "skipped count %llu plus the %llu row%s this file skips is more than "
+                          "2^64 - 1 (a count of rows)", (unsigned long long)c->skipped_declared,
+                          (unsigned long long)skipped, skipped == 1 ? "" : "s");
+    t->skipped = skipped + c->skipped_declared;
+    return 0;
 }
 
 int trace_csv_open(trace *t, am_error *err)
@@ -721,15 +731,13 @@ int trace_csv_open(trace *t, am_error *err)
     if (v != SCAN_STREAM) {
         if (csv_load(t, c, err) != 0)
             return -1;
-        t->skipped = csv_add_declared(t->skipped, c);
-        return 0;
+        return csv_add_declared(t, c, t->skipped, err);
     }
     c->stream = 1;
     c->check_ids = !with_set; /* the second pass checks again what costs nothing to check */
     c->rows_total = rows;
-    t->skipped = csv_add_declared(skipped, c);
     linebuf_init(&c->lb, t->f, LINEBUF_MAX_LINE);
-    return 0;
+    return csv_add_declared(t, c, skipped, err);
 }
 
 int trace_csv_streams(const trace *t)
