@@ -1023,6 +1023,49 @@ static void test_skipped_carried(void)
     free(text);
 }
 
+/* Peak live bytes of a lifetime CSV read with inclusive lifetimes or not. */
+static long long csv_peak_read(const char *path, int inclusive)
+{
+    trace *t = NULL;
+    am_error err = {0};
+    trace_opts to = {lv, 2, 0, inclusive, AM_PS_PER_NS, 0};
+    CU_ASSERT_EQUAL_FATAL(trace_open(&t, path, &to, &err), 0);
+    long long live = 0, peak = 0;
+    tr_event ev;
+    while (trace_next(t, &ev, &err) == 1) {
+        live += ev.kind == TR_ALLOC ? (long long)ev.bytes : -(long long)ev.bytes;
+        peak = live > peak ? live : peak;
+    }
+    trace_close(t);
+    return peak;
+}
+
+/* convert --to csv writes rows in the lifetimes convention of its config: under
+ * trace.lifetimes: inclusive each upper is the last event a buffer is live, so the CSV reads
+ * back with the trace's peak (until 2026-11-27 half-open rows were written whatever the config:
+ * read inclusively, a donor overlapped its output, 8 MiB live where the trace peaks at 5). */
+static void test_csv_inclusive(void)
+{
+    const char *tr = tu_write("incl.trace", "amsim-trace v1\nalloc 1 4MiB\n"
+                              "alloc 2 4MiB donate=1\nalloc 3 1MiB\nfree 2\nalloc 4 4MiB\n"
+                              "free 3\nfree 4\n");
+    const char *cfg = tu_write("incl.yaml", "version: 1\ndevice: h100\n"
+                               "trace: {lifetimes: inclusive}\n");
+    char extra[600];
+    snprintf(extra, sizeof extra, "-c %s", cfg);
+    CU_ASSERT_EQUAL_FATAL(convert(tr, tmp("incl.csv"), "csv", extra), 0);
+    char *text = tu_slurp(tmp("incl.csv"), NULL);
+    const char *want = "id,lower,upper,size\n1,0,0,4194304\n2,1,2,4194304\n3,2,4,1048576\n"
+                       "4,4,5,4194304\n";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_STRING_EQUAL(text, want);
+    free(text);
+    CU_ASSERT_EQUAL(csv_peak_read(tmp("incl.csv"), 1), 5242880);
+    /* without the config: half-open rows, read back half-open */
+    CU_ASSERT_EQUAL_FATAL(convert(tr, tmp("half.csv"), "csv", NULL), 0);
+    CU_ASSERT_EQUAL(csv_peak_read(tmp("half.csv"), 0), 5242880);
+}
+
 void suite_convert(void)
 {
     TU_SUITE("convert", {"native -> csv -> native: same placements", test_native_csv_native},
@@ -1035,6 +1078,7 @@ void suite_convert(void)
              {"binary level table larger than the read buffer", test_binary_big_header},
              {"native -> csv keeps peak live (donations, into=) or refuses", test_csv_peak_live},
              {"native -> csv names the kinds of events it drops", test_csv_dropped_kinds},
+             {"native -> csv in the config's inclusive lifetimes", test_csv_inclusive},
              {"native -> csv refuses what run refuses (ids, events)", test_csv_engine_rules},
              {"native -> csv: the offset column, or what its absence loses",
               test_csv_partial_addresses},
