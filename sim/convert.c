@@ -15,7 +15,9 @@
  *           begins), both counted over all events of the input from 0, so the lifetime is
  *           half-open [lower, upper) in event-index units (under the config's
  *           trace.lifetimes: inclusive, [lower, upper - 1], which its reader reads back as the
- *           same lifetime: cv_csv_upper); buffers never freed end at the number of events. Indices are unique but for a donation's two rows, so the CSV
+ *           same lifetime: cv_csv_upper); a buffer never freed has an empty upper, which the
+ *           CSV reader reads as never freed (stderr counts them; until 2026-11-27 they ended at
+ *           the number of events, in silence). Indices are unique but for a donation's two rows, so the CSV
  *           replay order (by time, frees first at equal time) is the input's order of
  *           allocations and frees. Everything else (copies, compute, streams, timestamps, other
  *           levels, segment and oom records) does not survive; what was dropped is printed on
@@ -463,8 +465,8 @@ static uint64_t cv_dropped_list(const uint64_t *dropped, char *buf, size_t n)
     }
     return total;
 }
-/* The rows still live at the end go to the spill as they are (upper UINT64_MAX: the number of
- * events), after which it holds every default-level row; fails on a write error. */
+/* The rows still live at the end go to the spill as they are (upper UINT64_MAX: never freed,
+ * an empty upper), after which it holds every default-level row; fails on a write error. */
 static int cv_spill_rest(cv_rows *c, const char *in, am_error *err)
 {
     for (size_t k = 0; k < c->live.cap; k++) {
@@ -483,15 +485,15 @@ static int cv_spill_rest(cv_rows *c, const char *in, am_error *err)
 /* The upper a row is written with, in the lifetimes convention of the config (incl: inclusive):
  * the CSV reads it back as [lower, upper) of the trace's event indices, so that the peak followed
  * below (csv_live) is the one the CSV's run gives. Half-open: the index of the event that ended
- * the buffer (nevents for one never freed); inclusive: that index - 1, the last event at which it
+ * the buffer; inclusive: that index - 1, the last event at which it
  * is live, which a reader under `trace.lifetimes: inclusive` reads as index - 1 + 1 (until
  * 2026-11-27 the half-open value was written whatever the config: each buffer read back one
  * event longer, and a donor overlapped its output). A lifetime that inclusive ticks cannot
  * express (an empty one, upper <= lower) is refused, not written as one event long. */
-static int cv_csv_upper(const cv_rec *x, uint64_t nevents, int incl, uint64_t *upper,
-                        const char *in, am_error *err)
+static int cv_csv_upper(const cv_rec *x, int incl, uint64_t *upper, const char *in,
+                        am_error *err)
 {
-    uint64_t end = x->upper == UINT64_MAX ? nevents : x->upper;
+    uint64_t end = x->upper;
     if (incl && end <= x->lower)
         return am_fail(err, AM_EINPUT, "%s: a lifetime CSV with inclusive lifetimes (the "
                        "config's trace.lifetimes) cannot hold buffer %" PRIu64 ": it ends at "
@@ -669,7 +671,8 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
     /* The offset column is all or nothing (an empty cell is an error in a CSV): written
      * when every row has a recorded address; when only some have, the summary says what
      * was lost (until 2026-11-27 it was lost in silence) */
-    uint64_t written = 0;
+    uint64_t written = 0, never = 0; /* never: rows of buffers never freed */
+    cv_rec first_never = {0};
     if (r == 0 && cv_spill_rest(&c, in, err) != 0)
         r = -1;
     if (r == 0) {
@@ -688,13 +691,18 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                 const cv_rec *x = &buf[k];
                 if (x->filler)
                     continue;
-                uint64_t upper = 0;
-                if (cv_csv_upper(x, idx, incl, &upper, in, err) != 0) {
-                    r = -1;
-                    break;
+                fprintf(out, "%" PRIu64 ",%" PRIu64 ",", c.reused ? written : x->id, x->lower);
+                if (x->upper != UINT64_MAX) { /* else never freed: an empty upper */
+                    uint64_t upper = 0;
+                    if (cv_csv_upper(x, incl, &upper, in, err) != 0) {
+                        r = -1;
+                        break;
+                    }
+                    fprintf(out, "%" PRIu64, upper);
+                } else if (!never++) {
+                    first_never = *x;
                 }
-                fprintf(out, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
-                        c.reused ? written : x->id, x->lower, upper, x->size);
+                fprintf(out, ",%" PRIu64, x->size);
                 if (offsets)
                     fprintf(out, ",%" PRIu64, x->addr);
                 fputc('\n', out);
@@ -723,6 +731,21 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                 c.reused ? "; ids renumbered from 0 (the input reuses ids)" : "",
                 fillers ? "; the start-state prologue's allocations that it freed again (the "
                           "tiling of blocks free at the start) left out" : "");
+        /* a buffer the trace never frees stays live to the end of the CSV's run too (until
+         * 2026-11-27 its row ended at the number of events, in silence: a run of the CSV freed
+         * it there, and its end state and fragmentation were not the trace's) */
+        if (never) {
+            char where[1200]; /* a start-state prologue's buffer has no line of its own */
+            if (first_never.line)
+                snprintf(where, sizeof where, "allocated at %s:%" PRIu64 ":%" PRIu64, in,
+                         first_never.line, first_never.col);
+            else
+                snprintf(where, sizeof where, "live at the start of %s", in);
+            fprintf(stderr, "amsim convert: %" PRIu64 " buffer%s never freed written with an "
+                    "empty upper, live to the end of the run as in the trace (the first %s); a "
+                    "lifetime CSV reader other than amsim's may need every upper\n", never,
+                    never == 1 ? "" : "s", where);
+        }
         uint64_t with_addr = c.with_addr, without = c.without;
         if (with_addr && without)
             fprintf(stderr, "amsim convert: %" PRIu64 " recorded address%s left out, so a run of "

@@ -6,7 +6,8 @@
  * adds N to t->skipped (csv_directive); spaces around a value are allowed. `lower` and `upper`
  * are ticks of opts->time_unit ps; the lifetime is [lower, upper), or [lower, upper] (upper
  * becomes upper + 1) with opts->lifetimes_inclusive. Rows whose lifetime is empty after that
- * adjustment, or whose size is 0, are skipped and counted in t->skipped. `offset` becomes the
+ * adjustment, or whose size is 0, are skipped and counted in t->skipped. An empty upper is a
+ * buffer never freed: an alloc and no free (as `amsim convert --to csv` writes one). `offset` becomes the
  * recorded address of the allocation (ev.addr), validated as a native addr= is (the reader
  * declares its addresses: trace_records_addrs).
  *
@@ -44,6 +45,12 @@ typedef struct csv_row {
     uint64_t v[5];       /* id, lower, upper (ticks), size (bytes), offset (bytes) */
     unsigned long line;
 } csv_row;
+
+/* An empty upper: the buffer is never freed (live to the end of the run, as a native trace's
+ * buffer without a free). Held as upper 2^64 - 1, which no written upper can be (every tick is
+ * at most 2^64 - 3 ps: csv_time_check refuses it), and its free time is CSV_NEVER. */
+#define CSV_OPEN UINT64_MAX
+#define CSV_NEVER UINT64_MAX
 
 /* Events are am_kv pairs: key the time in ps, val bit 62 set for an alloc and the row index
  * in the low bits; the duplicate-id check sorts pairs of (id, row index). */
@@ -195,14 +202,17 @@ static const char *csv_tick_why(uint64_t tick, am_ps unit)
  * the same row of 1 byte was refused; an empty lifetime's lower was never checked). Checked as
  * the row is parsed, where its columns are known (until 2026-11-27 the check came later,
  * without the line, and pointed at column 1). */
-static int csv_time_check(trace *t, const csv_row *row, const char *line, const char *e,
-                          am_error *err)
+static int csv_time_check(trace *t, const csv_row *row, int open, const char *line,
+                          const char *e, am_error *err)
 {
     uint64_t l = row->v[1], h = row->v[2], written = h;
     am_ps unit = t->opts.time_unit;
-    int over = t->opts.lifetimes_inclusive && h == UINT64_MAX; /* upper + 1 does not fit */
+    int over = !open && t->opts.lifetimes_inclusive && h == UINT64_MAX; /* upper + 1 overflows */
     const char *why = NULL, *lwhy = NULL;
-    if (!over) {
+    if (open) { /* an empty upper (never freed): only the lower is a tick */
+        if (!(lwhy = csv_tick_why(l, unit)))
+            return 0;
+    } else if (!over) {
         h += t->opts.lifetimes_inclusive ? 1 : 0;
         why = csv_tick_why(h, unit);
         lwhy = why ? NULL : csv_tick_why(l, unit); /* past upper only in an empty lifetime */
@@ -231,11 +241,13 @@ static int csv_time_check(trace *t, const csv_row *row, const char *line, const 
 }
 
 /* Parse one data row (line lineno) into r, its times checked (csv_time_check); ncols is 4 or
- * 5. */
+ * 5. An empty upper is a buffer never freed (r->v[2] CSV_OPEN); any other empty value is an
+ * error. */
 static int csv_row_parse(trace *t, unsigned long lineno, char *line, size_t len, int ncols,
                          csv_row *r, am_error *err)
 {
     char *p = line, *e = line + len;
+    int open = 0;
     if (csv_row_plain(p, e, ncols, r))
         goto done;
     /* a carriage return left inside the row (the one before '\n' is gone) is the native
@@ -261,6 +273,11 @@ static int csv_row_parse(trace *t, unsigned long lineno, char *line, size_t len,
         while (fe > s && csv_ws(fe[-1]))
             fe--;
         unsigned long col = (unsigned long)(s - line) + 1;
+        if (s == fe && c == 2) { /* never freed (until 2026-11-27 an error, "empty upper") */
+            r->v[2] = CSV_OPEN;
+            open = 1;
+            continue;
+        }
         if (s == fe)
             return am_fail_at(err, t->path, lineno, col, "empty %s", csv_cols[c]);
         int rc = linebuf_u64(s, (size_t)(fe - s), &r->v[c]);
@@ -288,7 +305,7 @@ done:
                           "bad offset '18446744073709551615': out of range (at most "
                           "18446744073709551614; 2^64 - 1 means no offset)");
     r->line = lineno;
-    return csv_time_check(t, r, line, e, err);
+    return csv_time_check(t, r, open, line, e, err);
 }
 
 /* A comment line before the header (p at its '#'): 0, or -1 (err) for a bad directive. The
@@ -374,14 +391,22 @@ static int csv_read_error(trace *t, const linebuf *lb, int r, am_error *err)
     return am_fail_at(err, t->path, lb->line + 1, 0, "read error: %s", trace_read_why(errno));
 }
 
-/* A row's alloc and free times in ps: 1, or 0 when the row is skipped (empty lifetime or size
- * 0). The row's times were checked as it was parsed (csv_time_check): no overflow here. */
+/* A row's alloc and free times in ps (the free CSV_NEVER for an empty upper): 1, or 0 when the
+ * row is skipped (empty lifetime or size 0). The row's times were checked as it was parsed
+ * (csv_time_check): no overflow here. */
 static int csv_times(trace *t, const csv_row *row, uint64_t *lo, uint64_t *hi)
 {
-    uint64_t l = row->v[1], h = row->v[2] + (t->opts.lifetimes_inclusive ? 1 : 0);
-    if (h <= l || row->v[3] == 0)
+    uint64_t l = row->v[1], h = row->v[2];
+    if (row->v[3] == 0)
         return 0;
     *lo = l * t->opts.time_unit;
+    if (h == CSV_OPEN) {
+        *hi = CSV_NEVER;
+        return 1;
+    }
+    h += t->opts.lifetimes_inclusive ? 1 : 0;
+    if (h <= l)
+        return 0;
     *hi = h * t->opts.time_unit;
     return 1;
 }
@@ -450,7 +475,8 @@ static int csv_load(trace *t, csv *c, am_error *err)
             t->skipped++;
             continue;
         }
-        c->evs[c->nevs++] = (am_kv){hi, i};
+        if (hi != CSV_NEVER) /* a buffer never freed has no free */
+            c->evs[c->nevs++] = (am_kv){hi, i};
         allocs[nalloc++] = (am_kv){lo, CSV_ALLOC_BIT | i};
     }
     memmove(c->evs + c->nevs, allocs, nalloc * sizeof *allocs);
@@ -690,7 +716,8 @@ static int csv_stream_next(trace *t, csv *c, tr_event *ev, am_error *err)
         return 0;
     const csv_row *row = &c->pend;
     csv_payload p = {row->v[0], row->v[3], row->v[4], row->line};
-    csv_heap_push(c, c->pend_hi, c->pend_row, &p);
+    if (c->pend_hi != CSV_NEVER) /* a buffer never freed has no free */
+        csv_heap_push(c, c->pend_hi, c->pend_row, &p);
     csv_event(t, ev, TR_ALLOC, row->v[0], row->v[3], c->pend_lo, row->v[4], row->line);
     c->have_pend = 0;
     return 1;
