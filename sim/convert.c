@@ -83,7 +83,8 @@ static void cv_usage(FILE *f)
             "                      frees only, lifetimes in event-index units [lower, upper)\n"
             "                      ([lower, upper] under the config's trace.lifetimes:\n"
             "                      inclusive), a donation ending the donor where its output\n"
-            "                      begins; refused\n"
+            "                      begins, an empty upper for a buffer never freed; refused\n"
+            "                      when a tick is past 2^64 - 3 ps at the config's time unit,\n"
             "                      when the CSV's peak live bytes would differ from the trace's\n"
             "                      (a recorded oom counts as served: an allocation for its\n"
             "                      instant, which a CSV cannot hold), and when run refuses\n"
@@ -485,11 +486,11 @@ static int cv_spill_rest(cv_rows *c, const char *in, am_error *err)
 /* The upper a row is written with, in the lifetimes convention of the config (incl: inclusive):
  * the CSV reads it back as [lower, upper) of the trace's event indices, so that the peak followed
  * below (csv_live) is the one the CSV's run gives. Half-open: the index of the event that ended
- * the buffer; inclusive: that index - 1, the last event at which it
- * is live, which a reader under `trace.lifetimes: inclusive` reads as index - 1 + 1 (until
- * 2026-11-27 the half-open value was written whatever the config: each buffer read back one
- * event longer, and a donor overlapped its output). A lifetime that inclusive ticks cannot
- * express (an empty one, upper <= lower) is refused, not written as one event long. */
+ * the buffer; inclusive: that index - 1, the last event at which it is live, which a reader
+ * under `trace.lifetimes: inclusive` reads as index - 1 + 1 (until 2026-11-27 the half-open
+ * value was written whatever the config: each buffer read back one event longer, and a donor
+ * overlapped its output). A lifetime that inclusive ticks cannot express (an empty one, upper
+ * <= lower) is refused, not written as one event long. */
 static int cv_csv_upper(const cv_rec *x, int incl, uint64_t *upper, const char *in,
                         am_error *err)
 {
@@ -504,6 +505,22 @@ static int cv_csv_upper(const cv_rec *x, int incl, uint64_t *upper, const char *
     return 0;
 }
 
+/* The ticks of a row as its reader will time them (lower, and the event index its upper reads
+ * back as; an empty upper has none) must be times at unit ps per tick, at most 2^64 - 3 ps as
+ * every CSV tick: a row past that is refused here, not written into a CSV that no run reads
+ * (until 2026-11-27 it was written). */
+static int cv_csv_ticks(const cv_rec *x, am_ps unit, const char *in, am_error *err)
+{
+    uint64_t last = x->upper != UINT64_MAX ? x->upper : x->lower; /* upper > lower */
+    if (last <= TR_TIME_MAX / unit)
+        return 0;
+    return am_fail(err, AM_EINPUT, "%s: a lifetime CSV at %" PRIu64 " ps per tick (the "
+                   "config's trace.time_unit) cannot hold buffer %" PRIu64 ": its %s, event %"
+                   PRIu64 ", is past 2^64 - 3 ps (the most a run can time); convert with a "
+                   "smaller trace.time_unit, or to the native format", in, (uint64_t)unit,
+                   x->id, x->upper != UINT64_MAX ? "end" : "start", last);
+}
+
 /* The lifetime CSV of a trace (see the file comment). Live bytes are followed twice, as the
  * engine counts them for the trace (an allocation adds, free_requested or free subtracts, a
  * donation moves them) and as a replay of the CSV will (a row from lower to upper); the CSV is
@@ -511,6 +528,7 @@ static int cv_csv_upper(const cv_rec *x, int incl, uint64_t *upper, const char *
 static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, am_error *err)
 {
     int deflevel = cfg->default_level, incl = cfg->trace.lifetimes_inclusive;
+    am_ps unit = cfg->trace.time_unit ? cfg->trace.time_unit : AM_PS_PER_NS; /* as the reader */
     cv_rows c = {.deflevel = deflevel, .spill = tmpfile()};
     evtab events; /* event ids recorded so far (a wait needs one) */
     evtab_init(&events, 0);
@@ -691,6 +709,10 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                 const cv_rec *x = &buf[k];
                 if (x->filler)
                     continue;
+                if (cv_csv_ticks(x, unit, in, err) != 0) {
+                    r = -1;
+                    break;
+                }
                 fprintf(out, "%" PRIu64 ",%" PRIu64 ",", c.reused ? written : x->id, x->lower);
                 if (x->upper != UINT64_MAX) { /* else never freed: an empty upper */
                     uint64_t upper = 0;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "../../sim/config.h"
@@ -1075,6 +1076,34 @@ static void test_csv_inclusive(void)
     CU_ASSERT_EQUAL(csv_peak_read(tmp("half.csv"), 0), 5242880);
 }
 
+/* A row whose ticks the config's trace.time_unit cannot time (past 2^64 - 3 ps, which the CSV
+ * reader refuses) is refused by convert, nothing written (until 2026-11-27 the CSV was written,
+ * and every run of it failed: "time out of range: upper tick 4 at 4611686018427387904 ps per
+ * tick exceeds 2^64 ps"). */
+static void test_csv_ticks_in_range(void)
+{
+    const char *tr = tu_write("tu.trace", "amsim-trace v1\nalloc 1 4\nalloc 2 4\nalloc 3 4\n"
+                              "alloc 4 4\nfree 1\n");
+    const char *out = tmp("tu.csv");
+    char args[2048], *errout = NULL;
+    remove(out);
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv --set "
+             "trace.time_unit=4611686018427387904ps", tr, out);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &errout), 1);
+    CU_ASSERT_PTR_NOT_NULL(errout && strstr(errout, "tu.trace: a lifetime CSV at "
+                           "4611686018427387904 ps per tick (the config's trace.time_unit) "
+                           "cannot hold buffer 1: its end, event 4, is past 2^64 - 3 ps (the "
+                           "most a run can time); convert with a smaller trace.time_unit, or to "
+                           "the native format"));
+    free(errout);
+    CU_ASSERT(access(out, F_OK) != 0);
+    /* one tick less fits: 3 * 2^62 ps, and the empty uppers have no tick */
+    tr = tu_write("tu2.trace", "amsim-trace v1\nalloc 1 4\nalloc 2 4\nalloc 3 4\nfree 1\n");
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv --set "
+             "trace.time_unit=4611686018427387904ps", tr, out);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+}
+
 /* A buffer the trace never frees gets an empty upper, read back as never freed, and stderr
  * counts them (until 2026-11-27 their rows ended at the number of events, in silence: a run of
  * the CSV freed them there, 3 frees where the trace's run had 1). */
@@ -1125,6 +1154,7 @@ void suite_convert(void)
              {"native -> csv names the kinds of events it drops", test_csv_dropped_kinds},
              {"native -> csv in the config's inclusive lifetimes", test_csv_inclusive},
              {"native -> csv: buffers never freed get an empty upper", test_csv_never_freed},
+             {"native -> csv: ticks past the config's time unit refused", test_csv_ticks_in_range},
              {"native -> csv refuses what run refuses (ids, events)", test_csv_engine_rules},
              {"native -> csv: the offset column, or what its absence loses",
               test_csv_partial_addresses},
