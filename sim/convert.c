@@ -13,8 +13,11 @@
  *           donation the engine matches: alloc ... donate=ID of a live, not free_requested
  *           buffer of the same level and requested size ends ID's lifetime where the output's
  *           begins), both counted over all events of the input from 0, so the lifetime is
- *           half-open [lower, upper) in event-index units; buffers never freed end at the
- *           number of events. Indices are unique but for a donation's two rows, so the CSV
+ *           half-open [lower, upper) in event-index units (under the config's
+ *           trace.lifetimes: inclusive, [lower, upper - 1], which its reader reads back as the
+ *           same lifetime: cv_csv_upper); a buffer never freed has an empty upper, which the
+ *           CSV reader reads as never freed (stderr counts them; until 2026-11-27 they ended at
+ *           the number of events, in silence). Indices are unique but for a donation's two rows, so the CSV
  *           replay order (by time, frees first at equal time) is the input's order of
  *           allocations and frees. Everything else (copies, compute, streams, timestamps, other
  *           levels, segment and oom records) does not survive; what was dropped is printed on
@@ -77,8 +80,11 @@ static void cv_usage(FILE *f)
             "  -o, --out FILE      output (\"-\": standard output); written atomically\n"
             "  --to native|csv     output format (default native). csv: lifetime CSV of the\n"
             "                      default level's allocations (transfers' into= included) and\n"
-            "                      frees only, lifetimes in event-index units [lower, upper), a\n"
-            "                      donation ending the donor where its output begins; refused\n"
+            "                      frees only, lifetimes in event-index units [lower, upper)\n"
+            "                      ([lower, upper] under the config's trace.lifetimes:\n"
+            "                      inclusive), a donation ending the donor where its output\n"
+            "                      begins, an empty upper for a buffer never freed; refused\n"
+            "                      when a tick is past 2^64 - 3 ps at the config's time unit,\n"
             "                      when the CSV's peak live bytes would differ from the trace's\n"
             "                      (a recorded oom counts as served: an allocation for its\n"
             "                      instant, which a CSV cannot hold), and when run refuses\n"
@@ -460,8 +466,8 @@ static uint64_t cv_dropped_list(const uint64_t *dropped, char *buf, size_t n)
     }
     return total;
 }
-/* The rows still live at the end go to the spill as they are (upper UINT64_MAX: the number of
- * events), after which it holds every default-level row; fails on a write error. */
+/* The rows still live at the end go to the spill as they are (upper UINT64_MAX: never freed,
+ * an empty upper), after which it holds every default-level row; fails on a write error. */
 static int cv_spill_rest(cv_rows *c, const char *in, am_error *err)
 {
     for (size_t k = 0; k < c->live.cap; k++) {
@@ -477,13 +483,52 @@ static int cv_spill_rest(cv_rows *c, const char *in, am_error *err)
     return 0;
 }
 
+/* The upper a row is written with, in the lifetimes convention of the config (incl: inclusive):
+ * the CSV reads it back as [lower, upper) of the trace's event indices, so that the peak followed
+ * below (csv_live) is the one the CSV's run gives. Half-open: the index of the event that ended
+ * the buffer; inclusive: that index - 1, the last event at which it is live, which a reader
+ * under `trace.lifetimes: inclusive` reads as index - 1 + 1 (until 2026-11-27 the half-open
+ * value was written whatever the config: each buffer read back one event longer, and a donor
+ * overlapped its output). A lifetime that inclusive ticks cannot express (an empty one, upper
+ * <= lower) is refused, not written as one event long. */
+static int cv_csv_upper(const cv_rec *x, int incl, uint64_t *upper, const char *in,
+                        am_error *err)
+{
+    uint64_t end = x->upper;
+    if (incl && end <= x->lower)
+        return am_fail(err, AM_EINPUT, "%s: a lifetime CSV with inclusive lifetimes (the "
+                       "config's trace.lifetimes) cannot hold buffer %" PRIu64 ": it ends at "
+                       "event %" PRIu64 ", where it begins, and an inclusive row is at least "
+                       "one tick long; convert without trace.lifetimes: inclusive", in, x->id,
+                       end);
+    *upper = end - (incl ? 1 : 0);
+    return 0;
+}
+
+/* The ticks of a row as its reader will time them (lower, and the event index its upper reads
+ * back as; an empty upper has none) must be times at unit ps per tick, at most 2^64 - 3 ps as
+ * every CSV tick: a row past that is refused here, not written into a CSV that no run reads
+ * (until 2026-11-27 it was written). */
+static int cv_csv_ticks(const cv_rec *x, am_ps unit, const char *in, am_error *err)
+{
+    uint64_t last = x->upper != UINT64_MAX ? x->upper : x->lower; /* upper > lower */
+    if (last <= TR_TIME_MAX / unit)
+        return 0;
+    return am_fail(err, AM_EINPUT, "%s: a lifetime CSV at %" PRIu64 " ps per tick (the "
+                   "config's trace.time_unit) cannot hold buffer %" PRIu64 ": its %s, event %"
+                   PRIu64 ", is past 2^64 - 3 ps (the most a run can time); convert with a "
+                   "smaller trace.time_unit, or to the native format", in, (uint64_t)unit,
+                   x->id, x->upper != UINT64_MAX ? "end" : "start", last);
+}
+
 /* The lifetime CSV of a trace (see the file comment). Live bytes are followed twice, as the
  * engine counts them for the trace (an allocation adds, free_requested or free subtracts, a
  * donation moves them) and as a replay of the CSV will (a row from lower to upper); the CSV is
  * refused when their peaks differ. */
 static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, am_error *err)
 {
-    int deflevel = cfg->default_level;
+    int deflevel = cfg->default_level, incl = cfg->trace.lifetimes_inclusive;
+    am_ps unit = cfg->trace.time_unit ? cfg->trace.time_unit : AM_PS_PER_NS; /* as the reader */
     cv_rows c = {.deflevel = deflevel, .spill = tmpfile()};
     evtab events; /* event ids recorded so far (a wait needs one) */
     evtab_init(&events, 0);
@@ -644,7 +689,8 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
     /* The offset column is all or nothing (an empty cell is an error in a CSV): written
      * when every row has a recorded address; when only some have, the summary says what
      * was lost (until 2026-11-27 it was lost in silence) */
-    uint64_t written = 0;
+    uint64_t written = 0, never = 0; /* never: rows of buffers never freed */
+    cv_rec first_never = {0};
     if (r == 0 && cv_spill_rest(&c, in, err) != 0)
         r = -1;
     if (r == 0) {
@@ -656,22 +702,36 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
         rewind(c.spill);
         cv_rec buf[256];
         size_t got, left = c.nseq;
-        while (left && (got = fread(buf, sizeof *buf, left < 256 ? left : 256, c.spill)) > 0) {
+        while (r == 0 && left &&
+               (got = fread(buf, sizeof *buf, left < 256 ? left : 256, c.spill)) > 0) {
             left -= got;
             for (size_t k = 0; k < got; k++) {
                 const cv_rec *x = &buf[k];
                 if (x->filler)
                     continue;
-                fprintf(out, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
-                        c.reused ? written : x->id, x->lower,
-                        x->upper == UINT64_MAX ? idx : x->upper, x->size);
+                if (cv_csv_ticks(x, unit, in, err) != 0) {
+                    r = -1;
+                    break;
+                }
+                fprintf(out, "%" PRIu64 ",%" PRIu64 ",", c.reused ? written : x->id, x->lower);
+                if (x->upper != UINT64_MAX) { /* else never freed: an empty upper */
+                    uint64_t upper = 0;
+                    if (cv_csv_upper(x, incl, &upper, in, err) != 0) {
+                        r = -1;
+                        break;
+                    }
+                    fprintf(out, "%" PRIu64, upper);
+                } else if (!never++) {
+                    first_never = *x;
+                }
+                fprintf(out, ",%" PRIu64, x->size);
                 if (offsets)
                     fprintf(out, ",%" PRIu64, x->addr);
                 fputc('\n', out);
                 written++;
             }
         }
-        if (left)
+        if (r == 0 && left)
             r = am_fail(err, AM_EINTERNAL, "%s: reading back the lifetime CSV's rows from a "
                         "scratch file: %s", in, ferror(c.spill) ? strerror(errno) :
                         "short read");
@@ -682,15 +742,32 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
         fprintf(stderr, "amsim convert: lifetime CSV keeps the allocations and frees of %s only: "
                 "%" PRIu64 " buffer%s written (%" PRIu64 " of them allocated by a transfer's "
                 "into=; %" PRIu64 " donation%s, each ending the donor where its output begins), "
-                "peak live %s bytes as in the trace; %" PRIu64 " other event%s%s and %"
+                "peak live %s bytes as in the trace%s; %" PRIu64 " other event%s%s and %"
                 PRIu64 " allocation%s of other levels dropped%s%s\n",
                 cfg->levels[deflevel].name, written, written == 1 ? "" : "s", intos, donations,
-                donations == 1 ? "" : "s", units_fmt_u128(n1, sizeof n1, tr_peak), ndropped,
+                donations == 1 ? "" : "s", units_fmt_u128(n1, sizeof n1, tr_peak),
+                incl ? " (rows in inclusive lifetimes [lower, upper], as the config reads them)"
+                     : "", ndropped,
                 ndropped == 1 ? "" : "s", kinds,
                 other_level, other_level == 1 ? "" : "s",
                 c.reused ? "; ids renumbered from 0 (the input reuses ids)" : "",
                 fillers ? "; the start-state prologue's allocations that it freed again (the "
                           "tiling of blocks free at the start) left out" : "");
+        /* a buffer the trace never frees stays live to the end of the CSV's run too (until
+         * 2026-11-27 its row ended at the number of events, in silence: a run of the CSV freed
+         * it there, and its end state and fragmentation were not the trace's) */
+        if (never) {
+            char where[1200]; /* a start-state prologue's buffer has no line of its own */
+            if (first_never.line)
+                snprintf(where, sizeof where, "allocated at %s:%" PRIu64 ":%" PRIu64, in,
+                         first_never.line, first_never.col);
+            else
+                snprintf(where, sizeof where, "live at the start of %s", in);
+            fprintf(stderr, "amsim convert: %" PRIu64 " buffer%s never freed written with an "
+                    "empty upper, live to the end of the run as in the trace (the first %s); a "
+                    "lifetime CSV reader other than amsim's may need every upper\n", never,
+                    never == 1 ? "" : "s", where);
+        }
         uint64_t with_addr = c.with_addr, without = c.without;
         if (with_addr && without)
             fprintf(stderr, "amsim convert: %" PRIu64 " recorded address%s left out, so a run of "

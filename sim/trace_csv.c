@@ -6,7 +6,8 @@
  * adds N to t->skipped (csv_directive); spaces around a value are allowed. `lower` and `upper`
  * are ticks of opts->time_unit ps; the lifetime is [lower, upper), or [lower, upper] (upper
  * becomes upper + 1) with opts->lifetimes_inclusive. Rows whose lifetime is empty after that
- * adjustment, or whose size is 0, are skipped and counted in t->skipped. `offset` becomes the
+ * adjustment, or whose size is 0, are skipped and counted in t->skipped. An empty upper is a
+ * buffer never freed: an alloc and no free (as `amsim convert --to csv` writes one). `offset` becomes the
  * recorded address of the allocation (ev.addr), validated as a native addr= is (the reader
  * declares its addresses: trace_records_addrs).
  *
@@ -26,7 +27,8 @@
  * am_sort_kv), O(rows) memory; that path reports every error, so both give the same messages.
  *
  * Errors (file:line:col): a wrong header, a missing or extra column, a value that is empty, not
- * an unsigned integer or beyond 64 bits, an id used by an earlier row, a time beyond 2^64 ps. */
+ * an unsigned integer or beyond 64 bits, an id used by an earlier row, a tick beyond 2^64 - 3 ps
+ * (a skipped row's too). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +45,12 @@ typedef struct csv_row {
     uint64_t v[5];       /* id, lower, upper (ticks), size (bytes), offset (bytes) */
     unsigned long line;
 } csv_row;
+
+/* An empty upper: the buffer is never freed (live to the end of the run, as a native trace's
+ * buffer without a free). Held as upper 2^64 - 1, which no written upper can be (every tick is
+ * at most 2^64 - 3 ps: csv_time_check refuses it), and its free time is CSV_NEVER. */
+#define CSV_OPEN UINT64_MAX
+#define CSV_NEVER UINT64_MAX
 
 /* Events are am_kv pairs: key the time in ps, val bit 62 set for an alloc and the row index
  * in the low bits; the duplicate-id check sorts pairs of (id, row index). */
@@ -88,6 +96,7 @@ typedef struct csv {
     size_t nfree_slots;
     uint64_t skipped_declared;    /* "# amsim skipped=N" before the header (csv_directive) */
     unsigned long skipped_line;   /* its line, 0 when none */
+    unsigned long skipped_col;    /* the column of its N */
 } csv;
 
 static int csv_next(trace *t, tr_event *ev, am_error *err);
@@ -176,21 +185,44 @@ static unsigned long csv_field_col(const char *line, const char *e, int k)
     return (unsigned long)(o - line) + 1;
 }
 
-/* A row's upper tick after the inclusive adjustment must stay a time: an error at upper's column
- * in line..e when it does not. A skipped row (empty lifetime or size 0) is not checked: it
- * never becomes an event. Checked as the row is parsed, where its columns are known (until
- * 2026-11-27 the check came later, without the line, and pointed at column 1). */
-static int csv_time_check(trace *t, const csv_row *row, const char *line, const char *e,
-                          am_error *err)
+/* A tick at unit ps per tick: NULL when it is a time a run can hold, else why not. */
+static const char *csv_tick_why(uint64_t tick, am_ps unit)
+{
+    if (tick > UINT64_MAX / unit)
+        return "exceeds 2^64 ps";
+    /* (else tick * unit may be 2^64 - 1 ps, the value that means "no time", or 2^64 - 2 ps,
+     * where a run's clock stops: trace.h's TR_TIME_MAX) */
+    return tick * unit > TR_TIME_MAX ? "is above 2^64 - 3 ps (the most a run can time)" : NULL;
+}
+
+/* A row's ticks must stay times: its upper after the inclusive adjustment, then its lower; an
+ * error at that value's column in line..e when one does not. Every row is checked, a skipped
+ * one (empty lifetime or size 0) too: the format allows no tick out of range (until 2026-11-27
+ * a skipped row was not checked, so `0,5,18446744073709553,0` passed at 1 ns per tick where
+ * the same row of 1 byte was refused; an empty lifetime's lower was never checked). Checked as
+ * the row is parsed, where its columns are known (until 2026-11-27 the check came later,
+ * without the line, and pointed at column 1). */
+static int csv_time_check(trace *t, const csv_row *row, int open, const char *line,
+                          const char *e, am_error *err)
 {
     uint64_t l = row->v[1], h = row->v[2], written = h;
     am_ps unit = t->opts.time_unit;
-    int over = t->opts.lifetimes_inclusive && h == UINT64_MAX; /* upper + 1 does not fit */
-    if (!over) {
+    int over = !open && t->opts.lifetimes_inclusive && h == UINT64_MAX; /* upper + 1 overflows */
+    const char *why = NULL, *lwhy = NULL;
+    if (open) { /* an empty upper (never freed): only the lower is a tick */
+        if (!(lwhy = csv_tick_why(l, unit)))
+            return 0;
+    } else if (!over) {
         h += t->opts.lifetimes_inclusive ? 1 : 0;
-        if (h <= l || row->v[3] == 0 || (h <= UINT64_MAX / unit && h * unit <= TR_TIME_MAX))
-            return 0; /* skipped, or in range: the usual case, with no column to find */
+        why = csv_tick_why(h, unit);
+        lwhy = why ? NULL : csv_tick_why(l, unit); /* past upper only in an empty lifetime */
+        if (!why && !lwhy)
+            return 0; /* in range: the usual case, with no column to find */
     }
+    if (lwhy)
+        return am_fail_at(err, t->path, row->line, csv_field_col(line, e, 1),
+                          "time out of range: lower tick %llu at %llu ps per tick %s",
+                          (unsigned long long)l, (unsigned long long)unit, lwhy);
     unsigned long ucol = csv_field_col(line, e, 2);
     if (over)
         return am_fail_at(err, t->path, row->line, ucol,
@@ -198,10 +230,6 @@ static int csv_time_check(trace *t, const csv_row *row, const char *line, const 
                           (unsigned long long)h);
     /* with inclusive lifetimes the message names the upper as written, not the tick + 1 it
      * was read as (until 2026-11-27 it quoted N + 1 as if written) */
-    const char *why = h > UINT64_MAX / unit ? "exceeds 2^64 ps"
-                                            : "is above 2^64 - 3 ps (the most a run can time)";
-    /* (else h * unit is 2^64 - 1 ps, the value that means "no time", or 2^64 - 2 ps, where a
-     * run's clock stops: trace.h's TR_TIME_MAX) */
     if (t->opts.lifetimes_inclusive)
         return am_fail_at(err, t->path, row->line, ucol,
                           "upper %llu + 1 (inclusive lifetimes) is out of range: tick %llu at "
@@ -213,11 +241,13 @@ static int csv_time_check(trace *t, const csv_row *row, const char *line, const 
 }
 
 /* Parse one data row (line lineno) into r, its times checked (csv_time_check); ncols is 4 or
- * 5. */
+ * 5. An empty upper is a buffer never freed (r->v[2] CSV_OPEN); any other empty value is an
+ * error. */
 static int csv_row_parse(trace *t, unsigned long lineno, char *line, size_t len, int ncols,
                          csv_row *r, am_error *err)
 {
     char *p = line, *e = line + len;
+    int open = 0;
     if (csv_row_plain(p, e, ncols, r))
         goto done;
     /* a carriage return left inside the row (the one before '\n' is gone) is the native
@@ -243,6 +273,11 @@ static int csv_row_parse(trace *t, unsigned long lineno, char *line, size_t len,
         while (fe > s && csv_ws(fe[-1]))
             fe--;
         unsigned long col = (unsigned long)(s - line) + 1;
+        if (s == fe && c == 2) { /* never freed (until 2026-11-27 an error, "empty upper") */
+            r->v[2] = CSV_OPEN;
+            open = 1;
+            continue;
+        }
         if (s == fe)
             return am_fail_at(err, t->path, lineno, col, "empty %s", csv_cols[c]);
         int rc = linebuf_u64(s, (size_t)(fe - s), &r->v[c]);
@@ -270,7 +305,7 @@ done:
                           "bad offset '18446744073709551615': out of range (at most "
                           "18446744073709551614; 2^64 - 1 means no offset)");
     r->line = lineno;
-    return csv_time_check(t, r, line, e, err);
+    return csv_time_check(t, r, open, line, e, err);
 }
 
 /* A comment line before the header (p at its '#'): 0, or -1 (err) for a bad directive. The
@@ -302,6 +337,7 @@ static int csv_directive(trace *t, const linebuf *lb, char *line, char *p, size_
                           csv_echo(shown, sizeof shown, p, (size_t)(e - p)), rc == 2 ? "out of range (max "
                           "18446744073709551615)" : "not an unsigned integer (a count of rows)");
     c->skipped_line = lb->line;
+    c->skipped_col = col;
     return 0;
 }
 
@@ -355,14 +391,22 @@ static int csv_read_error(trace *t, const linebuf *lb, int r, am_error *err)
     return am_fail_at(err, t->path, lb->line + 1, 0, "read error: %s", trace_read_why(errno));
 }
 
-/* A row's alloc and free times in ps: 1, or 0 when the row is skipped (empty lifetime or size
- * 0). The row's times were checked as it was parsed (csv_time_check): no overflow here. */
+/* A row's alloc and free times in ps (the free CSV_NEVER for an empty upper): 1, or 0 when the
+ * row is skipped (empty lifetime or size 0). The row's times were checked as it was parsed
+ * (csv_time_check): no overflow here. */
 static int csv_times(trace *t, const csv_row *row, uint64_t *lo, uint64_t *hi)
 {
-    uint64_t l = row->v[1], h = row->v[2] + (t->opts.lifetimes_inclusive ? 1 : 0);
-    if (h <= l || row->v[3] == 0)
+    uint64_t l = row->v[1], h = row->v[2];
+    if (row->v[3] == 0)
         return 0;
     *lo = l * t->opts.time_unit;
+    if (h == CSV_OPEN) {
+        *hi = CSV_NEVER;
+        return 1;
+    }
+    h += t->opts.lifetimes_inclusive ? 1 : 0;
+    if (h <= l)
+        return 0;
     *hi = h * t->opts.time_unit;
     return 1;
 }
@@ -431,7 +475,8 @@ static int csv_load(trace *t, csv *c, am_error *err)
             t->skipped++;
             continue;
         }
-        c->evs[c->nevs++] = (am_kv){hi, i};
+        if (hi != CSV_NEVER) /* a buffer never freed has no free */
+            c->evs[c->nevs++] = (am_kv){hi, i};
         allocs[nalloc++] = (am_kv){lo, CSV_ALLOC_BIT | i};
     }
     memmove(c->evs + c->nevs, allocs, nalloc * sizeof *allocs);
@@ -671,17 +716,26 @@ static int csv_stream_next(trace *t, csv *c, tr_event *ev, am_error *err)
         return 0;
     const csv_row *row = &c->pend;
     csv_payload p = {row->v[0], row->v[3], row->v[4], row->line};
-    csv_heap_push(c, c->pend_hi, c->pend_row, &p);
+    if (c->pend_hi != CSV_NEVER) /* a buffer never freed has no free */
+        csv_heap_push(c, c->pend_hi, c->pend_row, &p);
     csv_event(t, ev, TR_ALLOC, row->v[0], row->v[3], c->pend_lo, row->v[4], row->line);
     c->have_pend = 0;
     return 1;
 }
 
-/* The rows this file skipped and those its "# amsim skipped=N" declares; at most 2^64 - 1. */
-static uint64_t csv_add_declared(uint64_t skipped, const csv *c)
+/* The rows this file skipped plus those its "# amsim skipped=N" declares, into t->skipped: 0,
+ * or an error at N when the total passes 2^64 - 1 (a count no header can carry: the native and
+ * binary headers hold one 64-bit count, as this line does). Until 2026-11-27 the total stopped at
+ * 2^64 - 1 without a word. */
+static int csv_add_declared(trace *t, const csv *c, uint64_t skipped, am_error *err)
 {
-    return skipped > UINT64_MAX - c->skipped_declared ? UINT64_MAX
-                                                      : skipped + c->skipped_declared;
+    if (skipped > UINT64_MAX - c->skipped_declared)
+        return am_fail_at(err, t->path, c->skipped_line, c->skipped_col,
+                          "skipped count %llu plus the %llu row%s this file skips is more than "
+                          "2^64 - 1 (a count of rows)", (unsigned long long)c->skipped_declared,
+                          (unsigned long long)skipped, skipped == 1 ? "" : "s");
+    t->skipped = skipped + c->skipped_declared;
+    return 0;
 }
 
 int trace_csv_open(trace *t, am_error *err)
@@ -704,15 +758,13 @@ int trace_csv_open(trace *t, am_error *err)
     if (v != SCAN_STREAM) {
         if (csv_load(t, c, err) != 0)
             return -1;
-        t->skipped = csv_add_declared(t->skipped, c);
-        return 0;
+        return csv_add_declared(t, c, t->skipped, err);
     }
     c->stream = 1;
     c->check_ids = !with_set; /* the second pass checks again what costs nothing to check */
     c->rows_total = rows;
-    t->skipped = csv_add_declared(skipped, c);
     linebuf_init(&c->lb, t->f, LINEBUF_MAX_LINE);
-    return 0;
+    return csv_add_declared(t, c, skipped, err);
 }
 
 int trace_csv_streams(const trace *t)

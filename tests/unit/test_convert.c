@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "../../sim/config.h"
@@ -642,8 +643,9 @@ static void test_csv_peak_live(void)
         char *text = tu_slurp(csv, NULL);
         CU_ASSERT_PTR_NOT_NULL(text);
         CU_ASSERT(text && strstr(text, "\n1,0,2,1048576\n"));
-        CU_ASSERT(text && (strstr(text, "\n5,1,3,4194304\n") != NULL) == g[i].into_row);
-        if (text && (strstr(text, "\n5,1,3,4194304\n") != NULL) != g[i].into_row)
+        /* 5 is never freed: an empty upper (until 2026-11-27 the number of events, 3) */
+        CU_ASSERT(text && (strstr(text, "\n5,1,,4194304\n") != NULL) == g[i].into_row);
+        if (text && (strstr(text, "\n5,1,,4194304\n") != NULL) != g[i].into_row)
             fprintf(stderr, "\n  --set transfer_guard.%s: %s", g[i].set, text);
         free(text);
     }
@@ -660,7 +662,7 @@ static void test_csv_peak_live(void)
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
     char *gtext = tu_slurp(csv, NULL);
     CU_ASSERT_STRING_EQUAL(gtext ? gtext : "",
-                           "id,lower,upper,size\n1,0,4,1048576\n5,3,5,2097152\n");
+                           "id,lower,upper,size\n1,0,4,1048576\n5,3,,2097152\n");
     free(gtext);
     tr = tu_write("guarded_dup.trace", "amsim-trace v1\nalloc 5 1MiB\n"
                   "transfer host hbm 4MiB into=5 implicit=1\n");
@@ -817,7 +819,7 @@ static void test_csv_engine_rules(void)
     CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
     char *text = tu_slurp(out, NULL);
     CU_ASSERT_STRING_EQUAL(text ? text : "",
-                           "id,lower,upper,size\n0,0,1,4194304\n1,5,10,2097152\n");
+                           "id,lower,upper,size\n0,0,1,4194304\n1,5,,2097152\n");
     free(text);
 }
 
@@ -854,7 +856,10 @@ static void test_csv_partial_addresses(void)
         {"pa_into.trace", "amsim-trace v1\nalloc 1 4MiB addr=0\nalloc 3 1MiB level=host\n"
                           "alloc 2 4MiB addr=4194304\n  transfer host hbm 1MiB into=4\n"
                           "transfer host hbm 1MiB into=5\n",
-         "id,lower,upper,size\n1,0,5,4194304\n2,2,5,4194304\n4,3,5,1048576\n5,4,5,1048576\n",
+         "id,lower,upper,size\n1,0,,4194304\n2,2,,4194304\n4,3,,1048576\n5,4,,1048576\n",
+         "amsim convert: 4 buffers never freed written with an empty upper, live to the end of "
+         "the run as in the trace (the first allocated at @:2:1); a lifetime CSV reader other "
+         "than amsim's may need every upper\n"
          "amsim convert: 2 recorded addresses left out, so a run of the CSV validates no "
          "placement: its offset column needs an address on every row, and 2 buffers have none "
          "(the first allocated at @:5:3); the native and binary forms keep them\n"},
@@ -862,7 +867,10 @@ static void test_csv_partial_addresses(void)
          * (the rows are counted as they are spilled, when they end: 3 before 2) */
         {"pa_order.trace", "amsim-trace v1\nalloc 1 4MiB addr=0\nalloc 2 8MiB\nalloc 3 1MiB\n"
                            "free 3\nfree 2\n",
-         "id,lower,upper,size\n1,0,5,4194304\n2,1,4,8388608\n3,2,3,1048576\n",
+         "id,lower,upper,size\n1,0,,4194304\n2,1,4,8388608\n3,2,3,1048576\n",
+         "amsim convert: 1 buffer never freed written with an empty upper, live to the end of "
+         "the run as in the trace (the first allocated at @:2:1); a lifetime CSV reader other "
+         "than amsim's may need every upper\n"
          "amsim convert: 1 recorded address left out, so a run of the CSV validates no "
          "placement: its offset column needs an address on every row, and 2 buffers have none "
          "(the first allocated at @:3:1); the native and binary forms keep them\n"},
@@ -882,9 +890,11 @@ static void test_csv_partial_addresses(void)
         const char *nl = err ? strchr(err, '\n') : NULL; /* the summary line, then the loss */
         CU_ASSERT_PTR_NOT_NULL_FATAL(nl);
         if (c[i].lost) {
-            char want[1024];
-            char *at = strchr(c[i].lost, '@');
-            snprintf(want, sizeof want, "%.*s%s%s", (int)(at - c[i].lost), c[i].lost, tr, at + 1);
+            char want[2048]; /* every '@' the trace's path */
+            size_t k = 0;
+            for (const char *q = c[i].lost; *q && k + 1 < sizeof want; q++)
+                k += (size_t)snprintf(want + k, sizeof want - k, *q == '@' ? "%s" : "%.1s",
+                                      *q == '@' ? tr : q);
             CU_ASSERT_STRING_EQUAL(nl + 1, want);
         } else {
             CU_ASSERT_STRING_EQUAL(nl + 1, "");
@@ -954,7 +964,7 @@ static void test_csv_memory_follows_live(void)
     char *csv = tu_slurp(out, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
     CU_ASSERT_EQUAL(tu_count(csv, "\n"), 1 + 2 * PAIRS + 1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "id,lower,upper,size\n0,0,10001,4096\n1,1,4,100\n"
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "id,lower,upper,size\n0,0,,4096\n1,1,4,100\n"
                                        "2,2,3,200\n3,5,8,100\n4,6,7,200\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\n5000,9998,9999,200\n"));
     free(csv);
@@ -1023,6 +1033,113 @@ static void test_skipped_carried(void)
     free(text);
 }
 
+/* Peak live bytes of a lifetime CSV read with inclusive lifetimes or not. */
+static long long csv_peak_read(const char *path, int inclusive)
+{
+    trace *t = NULL;
+    am_error err = {0};
+    trace_opts to = {lv, 2, 0, inclusive, AM_PS_PER_NS, 0};
+    CU_ASSERT_EQUAL_FATAL(trace_open(&t, path, &to, &err), 0);
+    long long live = 0, peak = 0;
+    tr_event ev;
+    while (trace_next(t, &ev, &err) == 1) {
+        live += ev.kind == TR_ALLOC ? (long long)ev.bytes : -(long long)ev.bytes;
+        peak = live > peak ? live : peak;
+    }
+    trace_close(t);
+    return peak;
+}
+
+/* convert --to csv writes rows in the lifetimes convention of its config: under
+ * trace.lifetimes: inclusive each upper is the last event a buffer is live, so the CSV reads
+ * back with the trace's peak (until 2026-11-27 half-open rows were written whatever the config:
+ * read inclusively, a donor overlapped its output, 8 MiB live where the trace peaks at 5). */
+static void test_csv_inclusive(void)
+{
+    const char *tr = tu_write("incl.trace", "amsim-trace v1\nalloc 1 4MiB\n"
+                              "alloc 2 4MiB donate=1\nalloc 3 1MiB\nfree 2\nalloc 4 4MiB\n"
+                              "free 3\nfree 4\n");
+    const char *cfg = tu_write("incl.yaml", "version: 1\ndevice: h100\n"
+                               "trace: {lifetimes: inclusive}\n");
+    char extra[600];
+    snprintf(extra, sizeof extra, "-c %s", cfg);
+    CU_ASSERT_EQUAL_FATAL(convert(tr, tmp("incl.csv"), "csv", extra), 0);
+    char *text = tu_slurp(tmp("incl.csv"), NULL);
+    const char *want = "id,lower,upper,size\n1,0,0,4194304\n2,1,2,4194304\n3,2,4,1048576\n"
+                       "4,4,5,4194304\n";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_STRING_EQUAL(text, want);
+    free(text);
+    CU_ASSERT_EQUAL(csv_peak_read(tmp("incl.csv"), 1), 5242880);
+    /* without the config: half-open rows, read back half-open */
+    CU_ASSERT_EQUAL_FATAL(convert(tr, tmp("half.csv"), "csv", NULL), 0);
+    CU_ASSERT_EQUAL(csv_peak_read(tmp("half.csv"), 0), 5242880);
+}
+
+/* A row whose ticks the config's trace.time_unit cannot time (past 2^64 - 3 ps, which the CSV
+ * reader refuses) is refused by convert, nothing written (until 2026-11-27 the CSV was written,
+ * and every run of it failed: "time out of range: upper tick 4 at 4611686018427387904 ps per
+ * tick exceeds 2^64 ps"). */
+static void test_csv_ticks_in_range(void)
+{
+    const char *tr = tu_write("tu.trace", "amsim-trace v1\nalloc 1 4\nalloc 2 4\nalloc 3 4\n"
+                              "alloc 4 4\nfree 1\n");
+    const char *out = tmp("tu.csv");
+    char args[2048], *errout = NULL;
+    remove(out);
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv --set "
+             "trace.time_unit=4611686018427387904ps", tr, out);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &errout), 1);
+    CU_ASSERT_PTR_NOT_NULL(errout && strstr(errout, "tu.trace: a lifetime CSV at "
+                           "4611686018427387904 ps per tick (the config's trace.time_unit) "
+                           "cannot hold buffer 1: its end, event 4, is past 2^64 - 3 ps (the "
+                           "most a run can time); convert with a smaller trace.time_unit, or to "
+                           "the native format"));
+    free(errout);
+    CU_ASSERT(access(out, F_OK) != 0);
+    /* one tick less fits: 3 * 2^62 ps, and the empty uppers have no tick */
+    tr = tu_write("tu2.trace", "amsim-trace v1\nalloc 1 4\nalloc 2 4\nalloc 3 4\nfree 1\n");
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv --set "
+             "trace.time_unit=4611686018427387904ps", tr, out);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+}
+
+/* A buffer the trace never frees gets an empty upper, read back as never freed, and stderr
+ * counts them (until 2026-11-27 their rows ended at the number of events, in silence: a run of
+ * the CSV freed them there, 3 frees where the trace's run had 1). */
+static void test_csv_never_freed(void)
+{
+    const char *tr = tu_write("nf.trace", "amsim-trace v1\nalloc 1 4MiB\nalloc 2 1MiB\nfree 2\n"
+                              "alloc 3 1MiB\n");
+    char args[2048], *errout = NULL;
+    snprintf(args, sizeof args, "convert %s --to csv -o %s", tr, tmp("nf.csv"));
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, &errout), 0);
+    const char *want = "amsim convert: 2 buffers never freed written with an empty upper, live "
+                       "to the end of the run as in the trace (the first allocated at ";
+    CU_ASSERT_PTR_NOT_NULL(errout && strstr(errout, want));
+    CU_ASSERT_PTR_NOT_NULL(errout && strstr(errout, "nf.trace:2:1); a lifetime CSV reader"));
+    free(errout);
+    char *text = tu_slurp(tmp("nf.csv"), NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_STRING_EQUAL(text, "id,lower,upper,size\n1,0,,4194304\n2,1,2,1048576\n"
+                                 "3,3,,1048576\n");
+    free(text);
+    /* read back: three allocations, one free, as the trace's run */
+    trace *t = NULL;
+    am_error err = {0};
+    trace_opts to = {lv, 2, 0, 0, AM_PS_PER_NS, 0};
+    CU_ASSERT_EQUAL_FATAL(trace_open(&t, tmp("nf.csv"), &to, &err), 0);
+    int allocs = 0, frees = 0;
+    tr_event ev;
+    while (trace_next(t, &ev, &err) == 1) {
+        allocs += ev.kind == TR_ALLOC;
+        frees += ev.kind == TR_FREE;
+    }
+    trace_close(t);
+    CU_ASSERT_EQUAL(allocs, 3);
+    CU_ASSERT_EQUAL(frees, 1);
+}
+
 void suite_convert(void)
 {
     TU_SUITE("convert", {"native -> csv -> native: same placements", test_native_csv_native},
@@ -1035,6 +1152,9 @@ void suite_convert(void)
              {"binary level table larger than the read buffer", test_binary_big_header},
              {"native -> csv keeps peak live (donations, into=) or refuses", test_csv_peak_live},
              {"native -> csv names the kinds of events it drops", test_csv_dropped_kinds},
+             {"native -> csv in the config's inclusive lifetimes", test_csv_inclusive},
+             {"native -> csv: buffers never freed get an empty upper", test_csv_never_freed},
+             {"native -> csv: ticks past the config's time unit refused", test_csv_ticks_in_range},
              {"native -> csv refuses what run refuses (ids, events)", test_csv_engine_rules},
              {"native -> csv: the offset column, or what its absence loses",
               test_csv_partial_addresses},

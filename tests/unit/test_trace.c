@@ -717,6 +717,37 @@ static void test_csv_inclusive_offset(void)
     CU_ASSERT_EQUAL(n, 2);
 }
 
+/* An empty upper is a buffer never freed: an alloc and no free, streamed (rows in order) or read
+ * whole (rows out of order), half-open or inclusive; a 0-byte one is skipped, and its lower is a
+ * tick like any (until 2026-11-27 an empty upper was an error, and `amsim convert --to csv`
+ * ended such buffers at the last event). */
+static void test_csv_never_freed(void)
+{
+    static const char *const text[] = {
+        "id,lower,upper,size\n1,0,,64\n2,1,3,32\n3,2, ,16\n4,4,,0\n",  /* streamed */
+        "id,lower,upper,size\n2,1,3,32\n1,0,,64\n3,2, ,16\n4,4,,0\n"}; /* read whole */
+    for (int incl = 0; incl < 2; incl++)
+        for (int k = 0; k < 2; k++) {
+            tr_event e[20];
+            am_error err;
+            trace_opts o = topts();
+            o.lifetimes_inclusive = incl;
+            trace *t;
+            long n = read_all(tu_write("nf.csv", text[k]), &o, e, 20, &err, &t);
+            CU_ASSERT_EQUAL_FATAL(n, 4);
+            CU_ASSERT_EQUAL(trace_skipped(t), 1);
+            trace_close(t);
+            CU_ASSERT(e[0].kind == TR_ALLOC && e[0].id == 1 && e[0].time == 0);
+            CU_ASSERT(e[1].kind == TR_ALLOC && e[1].id == 2 && e[1].time == 1000);
+            CU_ASSERT(e[2].kind == TR_ALLOC && e[2].id == 3 && e[2].time == 2000);
+            CU_ASSERT(e[3].kind == TR_FREE && e[3].id == 2 && e[3].time == (incl ? 4000 : 3000));
+        }
+    expect_error("nf2.csv", "id,lower,upper,size\n1,18446744073709553,,64\n",
+                 "2:3: time out of range: lower tick 18446744073709553 at 1000 ps per tick "
+                 "exceeds 2^64 ps");
+    expect_error("nf3.csv", "id,lower,upper,size\n1,0,,\n", "2:6: empty size");
+}
+
 static void test_csv_errors(void)
 {
     expect_error("c1.csv", "id,lower,upper,size\n1,0,2,64\n2,0,2\n",
@@ -895,6 +926,7 @@ void suite_trace(void)
              {"csv streamed when in order, 150k rows", test_csv_streamed},
              {"csv changed between its two passes", test_csv_changed},
              {"csv inclusive, offset, skipped", test_csv_inclusive_offset},
+             {"csv: an empty upper is a buffer never freed", test_csv_never_freed},
              {"csv errors", test_csv_errors},
              {"csv order matches the BFC oracle", test_oracle_order},
              {"shipped example traces", test_examples});
