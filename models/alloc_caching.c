@@ -1003,6 +1003,14 @@ static int cach_check_opts(const void *opts, const alloc_env *env, am_error *err
         return am_fail_opt(err, "max_split_size", "max_split_size of %llu bytes is not above 20 "
                            "MiB (PyTorch refuses max_split_size_mb <= 20; `unlimited` leaves it "
                            "unset)", (unsigned long long)o->max_split_size);
+    /* max_non_split_rounding_mb must be >= 20 (PyTorch's AllocatorConfig; older releases
+     * required > 20, but then its own default, kLargeBuffer, could not be written): below 20
+     * MiB, 0 included, a cached block of exactly the request's size was refused as oversize.
+     * Until 2026-11-27 amsim ran with such values. */
+    if (o->max_non_split_rounding < CACH_LARGE_BUFFER)
+        return am_fail_opt(err, "max_non_split_rounding", "max_non_split_rounding of %llu bytes "
+                           "is below 20 MiB (PyTorch refuses max_non_split_rounding_mb < 20)",
+                           (unsigned long long)o->max_non_split_rounding);
     if (o->gc_threshold >= 1.0)
         return am_fail_opt(err, "garbage_collection_threshold", "garbage_collection_threshold "
                            "of %g is not below 1 (PyTorch takes 0 < threshold < 1; 0 leaves it "

@@ -1705,6 +1705,15 @@ BI_C(y_caching_max_split, "mss.yaml",
      "amsim: @:3:54: memories.hbm.allocator.max_split_size: caching: max_split_size of 16777216 "
      "bytes is not above 20 MiB (PyTorch refuses max_split_size_mb <= 20; `unlimited` leaves it "
      "unset)")
+/* max_non_split_rounding below 20 MiB (PyTorch's parser requires max_non_split_rounding_mb
+ * >= 20; until 2026-11-27 amsim ran with 0, which refused a cached block of the request's
+ * exact size) */
+BI_C(y_caching_non_split, "mnsr.yaml",
+     V "memories:\n  hbm: {capacity: 1GiB, allocator: {policy: caching, max_non_split_rounding: "
+     "0}}\n",
+     "amsim: @:3:54: memories.hbm.allocator.max_non_split_rounding: caching: "
+     "max_non_split_rounding of 0 bytes is below 20 MiB (PyTorch refuses "
+     "max_non_split_rounding_mb < 20)")
 BI_C(y_caching_gc_threshold, "gct.yaml",
      V "memories:\n  hbm:\n    capacity: 1GiB\n    allocator:\n      policy: caching\n"
      "      memory_fraction: 0.8\n      garbage_collection_threshold: 1\n",
@@ -4269,6 +4278,7 @@ void suite_badinput(void)
              {"yaml: another policy's key out of range", y_other_policy_range},
              {"yaml: a policy's rule on a value (power-of-two alignment)", y_policy_rule},
              {"yaml: caching's max_split_size at or below 20 MiB", y_caching_max_split},
+             {"yaml: caching's max_non_split_rounding below 20 MiB", y_caching_non_split},
              {"yaml: caching's garbage_collection_threshold of 1", y_caching_gc_threshold},
              {"yaml: caching's roundup_power2_divisions above 2^30", y_caching_divisions},
              {"yaml: caching's roundup_power2_divisions item no power of two",
