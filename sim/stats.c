@@ -258,17 +258,13 @@ static void fmt_num(char *b, size_t n, double v, const char *unit)
     /* the unit's symbol after the number: bytes B, seconds s; a fraction or a count has none
      * (until 2026-11-27 only the header named the unit) */
     const char *sym = units_metric_symbol(unit);
-    const double two64 = 18446744073709551616.0;
     if (isnan(v) || isinf(v))
         snprintf(b, n, "n/a");
-    else if (fabs(v) > two64) {
-        /* at most 17 digits and an exponent: 24 characters with the sign, always room */
-        char d[40];
-        snprintf(b, n, "%s%s", units_fmt_shortest(d, sizeof d, v, 1), sym);
-    } else if (v == floor(v) && fabs(v) >= 9007199254740992.0) {
+    else if (fabs(v) >= 9007199254740992.0) {
         /* a computed figure from 2^53 on (an sd, a CI end, a mean of values that are not plain
-         * decimals): a double holds about 16 digits of it, so it is printed with the fewest
-         * that read back, as beyond 2^64 (until 2026-11-27 in full: the mean of
+         * decimals; every such double is whole): a double holds about 16 digits of it, so it
+         * is printed with the fewest that read back, at most 17 and an exponent, 24 characters
+         * with the sign (until 2026-11-27 in full up to 2^64: the mean of
          * 18446744073709551615 read 18446744073709551616, beyond the data) */
         char d[40];
         snprintf(b, n, "%s%s", units_fmt_shortest(d, sizeof d, v, 1), sym);
@@ -287,22 +283,30 @@ static char *i128_digits(char *b, size_t n, am_i128 v)
     return units_fmt_u128(b, n, m);
 }
 
+/* c hundredths as text into t (n >= 56): the sign, the whole part, and two decimals unless
+ * whole. */
+static const char *cents_text(char *t, size_t n, am_i128 c, int whole)
+{
+    char d[48];
+    if (whole)
+        snprintf(t, n, "%s%s", c < 0 ? "-" : "", i128_digits(d, sizeof d, c / 100));
+    else
+        snprintf(t, n, "%s%s.%02d", c < 0 ? "-" : "", i128_digits(d, sizeof d, c / 100),
+                 (int)((c < 0 ? -c : c) % 100));
+    return t;
+}
+
 /* A figure known in hundredths (c, exactly c / 100 when whole) as fmt_num prints it: a whole
  * number in full, another number of bytes or a count with two decimals; in another unit (or
  * not known: known 0) fmt_num of the double v. */
 static void fmt_cents(char *b, size_t n, double v, int known, am_i128 c, int whole,
                       const char *unit)
 {
-    const char *sym = units_metric_symbol(unit);
-    char d[48];
+    char t[56];
     int bytes_or_count = unit && (!strcmp(unit, "bytes") || !strcmp(unit, "count"));
-    if (known && whole)
-        snprintf(b, n, "%s%s%s", c < 0 ? "-" : "", i128_digits(d, sizeof d, c / 100), sym);
-    else if (known && bytes_or_count) {
-        am_i128 a = c < 0 ? -c : c;
-        snprintf(b, n, "%s%s.%02d%s", c < 0 ? "-" : "", i128_digits(d, sizeof d, a / 100),
-                 (int)(a % 100), sym);
-    } else
+    if (known && (whole || bytes_or_count))
+        snprintf(b, n, "%s%s", cents_text(t, sizeof t, c, whole), units_metric_symbol(unit));
+    else
         fmt_num(b, n, v, unit);
 }
 
@@ -315,14 +319,8 @@ static void json_kcents(json_w *w, const char *k, double v, int known, am_i128 c
         json_kexact(w, k, v);
         return;
     }
-    char d[48], t[56];
-    am_i128 a = c < 0 ? -c : c;
-    if (whole)
-        snprintf(t, sizeof t, "%s%s", c < 0 ? "-" : "", i128_digits(d, sizeof d, a / 100));
-    else
-        snprintf(t, sizeof t, "%s%s.%02d", c < 0 ? "-" : "", i128_digits(d, sizeof d, a / 100),
-                 (int)(a % 100));
-    json_knumber(w, k, t);
+    char t[56];
+    json_knumber(w, k, cents_text(t, sizeof t, c, whole));
 }
 
 /* The paired t-test of the differences summarised in s. done: t, df and p are defined (t may
