@@ -829,6 +829,25 @@ static int abort_tracked(void)
 }
 
 
+/* One path the signal handler acts on (the scratch directory, the lock file): on, it takes
+ * path (-1 when one is held already or path does not fit); off, it lets path go (-1 when it
+ * holds another). */
+static int track_slot(char *name, size_t n, volatile sig_atomic_t *used, const char *path,
+                      int on)
+{
+    if (on) {
+        if (*used || strlen(path) >= n)
+            return -1;
+        snprintf(name, n, "%s", path);
+        *used = 1;
+        return 0;
+    }
+    if (!*used || strcmp(name, path) != 0)
+        return -1;
+    *used = 0;
+    return 0;
+}
+
 /* A scratch directory of the command's own (out_track_scratch): emptied and removed by the
  * signal handler. */
 static char scratch_name[4096];
@@ -836,17 +855,7 @@ static volatile sig_atomic_t scratch_used;
 
 int out_track_scratch(const char *path, int on)
 {
-    if (on) {
-        if (scratch_used || strlen(path) >= sizeof scratch_name)
-            return -1;
-        snprintf(scratch_name, sizeof scratch_name, "%s", path);
-        scratch_used = 1;
-        return 0;
-    }
-    if (!scratch_used || strcmp(scratch_name, path) != 0)
-        return -1;
-    scratch_used = 0;
-    return 0;
+    return track_slot(scratch_name, sizeof scratch_name, &scratch_used, path, on);
 }
 
 /* Empty and remove the scratch directory from a signal handler: opendir and readdir may
@@ -893,17 +902,7 @@ static volatile sig_atomic_t lock_used;
 
 int out_track_lock(const char *path, int on)
 {
-    if (on) {
-        if (lock_used || strlen(path) >= sizeof lock_name)
-            return -1;
-        snprintf(lock_name, sizeof lock_name, "%s", path);
-        lock_used = 1;
-        return 0;
-    }
-    if (!lock_used || strcmp(lock_name, path) != 0)
-        return -1;
-    lock_used = 0;
-    return 0;
+    return track_slot(lock_name, sizeof lock_name, &lock_used, path, on);
 }
 
 /* Directories a command made for its outputs, removed on a signal (out_track_dir). */
