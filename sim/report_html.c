@@ -997,15 +997,15 @@ static int cmp_input(const void *a, const void *b)
 
 /* The table's inputs (trace, seed, other axes): rows sorted by input, then by row, so a study
  * of 40,000 rows is grouped in n log n, not n^2 comparisons. rows holds every row, grouped;
- * group g is rows[start[g]] .. rows[start[g + 1] - 1], in table order, and the groups are in the
+ * group g is the len[g] rows from rows[start[g]], in table order, and the groups are in the
  * order of their first rows (table order). */
 typedef struct input_groups {
-    int *rows, *start, n;
+    int *rows, *start, *len, n;
 } input_groups;
 
 static int cmp_group_first(const void *a, const void *b)
 {
-    const int *ga = a, *gb = b; /* {first row, start} pairs */
+    const int *ga = a, *gb = b; /* {first row, start, length} triples */
     return ga[0] < gb[0] ? -1 : ga[0] > gb[0];
 }
 
@@ -1013,38 +1013,37 @@ static void input_groups_make(const ctx *c, input_groups *g)
 {
     int n = c->t.nrows > 0 ? c->t.nrows : 0;
     g->rows = am_malloc(((size_t)n + 1) * sizeof *g->rows);
-    g->start = am_malloc(((size_t)n + 2) * sizeof *g->start);
+    g->start = am_malloc(((size_t)n + 1) * sizeof *g->start);
+    g->len = am_malloc(((size_t)n + 1) * sizeof *g->len);
     g->n = 0;
     for (int r = 0; r < n; r++)
         g->rows[r] = r;
     sort_ctx = c;
     qsort(g->rows, (size_t)n, sizeof *g->rows, cmp_input);
-    int *pairs = am_malloc(((size_t)n + 1) * 2 * sizeof *pairs);
+    /* cmp_input breaks ties by row: each group's rows are together and in table order */
+    int *groups = am_malloc(((size_t)n + 1) * 3 * sizeof *groups);
     for (int r = 0; r < n; r++)
         if (!r || !same_input(c, g->rows[r - 1], g->rows[r])) {
-            pairs[2 * g->n] = g->rows[r];
-            pairs[2 * g->n++ + 1] = r;
+            if (g->n)
+                groups[3 * (g->n - 1) + 2] = r - groups[3 * (g->n - 1) + 1];
+            groups[3 * g->n] = g->rows[r];
+            groups[3 * g->n++ + 1] = r;
         }
-    /* the groups by their first rows; each group's rows stay together and in row order */
-    qsort(pairs, (size_t)g->n, 2 * sizeof *pairs, cmp_group_first);
-    int *sorted = am_malloc(((size_t)n + 1) * sizeof *sorted), used = 0;
+    if (g->n)
+        groups[3 * (g->n - 1) + 2] = n - groups[3 * (g->n - 1) + 1];
+    qsort(groups, (size_t)g->n, 3 * sizeof *groups, cmp_group_first);
     for (int q = 0; q < g->n; q++) {
-        g->start[q] = used;
-        for (int r = pairs[2 * q + 1]; r < n && (r == pairs[2 * q + 1] ||
-                                                 same_input(c, g->rows[r - 1], g->rows[r]));
-             r++)
-            sorted[used++] = g->rows[r];
+        g->start[q] = groups[3 * q + 1];
+        g->len[q] = groups[3 * q + 2];
     }
-    g->start[g->n] = used;
-    free(pairs);
-    free(g->rows);
-    g->rows = sorted;
+    free(groups);
 }
 
 static void input_groups_free(input_groups *g)
 {
     free(g->rows);
     free(g->start);
+    free(g->len);
     *g = (input_groups){0};
 }
 
@@ -1123,7 +1122,7 @@ static void timelines(ctx *c)
     int drawn = 0, tried = 0, header = 0;
     for (int gi = 0; gi < ig.n && drawn < RH_MAX_PLOT_TRACES; gi++) {
         const int *members = ig.rows + ig.start[gi];
-        int nmembers = ig.start[gi + 1] - ig.start[gi], k = drawn;
+        int nmembers = ig.len[gi], k = drawn;
         tried++;
         char label[512];
         input_label(c, members[0], label, sizeof label);
