@@ -167,6 +167,16 @@ static int gp_set(char *dst, size_t n, const char *name, const char *val)
     return 0;
 }
 
+/* gp_set of val as the page shows it: its control bytes escaped (am_escape_dup), since
+ * gp_lit keeps them exact and gnuplot would write them raw into the SVG. */
+static int gp_set_shown(char *dst, size_t n, const char *name, const char *val)
+{
+    char *shown = am_escape_dup(val);
+    int rc = gp_set(dst, n, name, shown);
+    free(shown);
+    return rc;
+}
+
 /* A pclose status in words: "exit status 1", "killed by signal 9", or "no SVG written" when
  * gnuplot exited 0 (until 2026-11-27 the raw wait status was printed, e.g. "status 32512"). */
 static void wait_status_text(char *dst, size_t n, int st)
@@ -1261,10 +1271,8 @@ static void axis_labels(char *dst, size_t cap, const char *name, const char *con
     snprintf(dst + used, cap - used, "array %s[%d]\n", name, n > 0 ? n : 1);
     for (int i = 0; i < n; i++) {
         char key[48];
-        char *shown = am_escape_dup(vals[i]);
         snprintf(key, sizeof key, "%s[%d]", name, i + 1);
-        gp_set(dst, cap, key, shown);
-        free(shown);
+        gp_set_shown(dst, cap, key, vals[i]);
     }
 }
 
@@ -1367,13 +1375,9 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
     axis_labels(vars, vcap, "ylab", yv, ny);
     free(xv);
     free(yv);
-    /* the axes' names as the page shows them: gp_lit keeps a control byte exact, and gnuplot
-     * would write it raw into the SVG */
-    char *xname = am_escape_dup(c->t.cols[ax]), *yname = am_escape_dup(c->t.cols[ay]);
-    gp_set(vars, vcap, "xname", xname);
-    gp_set(vars, vcap, "yname", yname);
-    free(xname);
-    free(yname);
+    /* the axes' names as the page shows them */
+    gp_set_shown(vars, vcap, "xname", c->t.cols[ax]);
+    gp_set_shown(vars, vcap, "yname", c->t.cols[ay]);
     gp_set(vars, vcap, "zname", zname);
     size_t used = strlen(vars);
     snprintf(vars + used, vcap - used, "ttl = %s.': peak reserved (MiB)'\ncblo = %.17g\n"
