@@ -21,7 +21,9 @@
  *     the trace makes there, which every policy is asked for (the observer sees trace
  *     requests only, not spill copies; recorded `oom` lines are left out:
  *     `offline` is not asked for them). L is a lower bound for every policy: a run with no OOM
- *     has served that request, which needs L bytes at once whatever was spilled before;
+ *     has served that request, which needs L bytes at once whatever was spilled before. A
+ *     reference run still short leaves the peak unknown (null, its reason on stderr), not L:
+ *     the search goes on (until 2026-11-27 it stopped the command);
  *  2. per policy, on its own: try ceil(L / G) * G, then double until a run has no OOM on any
  *     level (upper bound); the last failing value (or the multiple of G below L) is the lower
  *     end; a value the policy refuses (too small for it to be configured) counts as failing;
@@ -362,20 +364,34 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         am_msg("amsim: %s\n", err.msg);
         return err.status ? err.status : 2;
     }
+    /* A reference run still short leaves the peak live bytes unknown, nothing else: L, the
+     * largest trace request on the level, is what its last run was asked for, served or not
+     * (a transfer into= the level that a short level skipped is missing from it, which keeps
+     * it a lower bound), and each policy's search is its own, so a policy that needs what
+     * best_fit could not have (a recorded `oom` line above 4 EiB) is its row with no answer,
+     * and one that does not (offline, not asked for `oom` lines) gets its answer. Until
+     * 2026-11-27 the command stopped there with status 1, no table and no --json. */
+    char ref_why[256] = "";
     if (rc > 0) {
         /* the level still short: the searched one, or another named (a host whose failed
          * allocations skip transfers into this level) */
         char on[96];
         if (run_ref_short_prefix(&ref, c->level_s, on, sizeof on)) /* no capacity serves it */
-            am_msg("%s: the reference run (best_fit): level %s runs out of memory whatever its "
-                   "capacity (its allocator's limit)\n", prog, ref.short_level);
+            snprintf(ref_why, sizeof ref_why, "the reference run (best_fit): level %s runs out "
+                     "of memory whatever its capacity (its allocator's limit)", ref.short_level);
         else
-            am_msg("%s: the reference run (best_fit) runs out of memory %seven with %" PRIu64
-                   " bytes\n", prog, on, ref.short_capacity);
-        return 1;
+            snprintf(ref_why, sizeof ref_why, "the reference run (best_fit) runs out of memory "
+                     "%seven with %" PRIu64 " bytes", on, ref.short_capacity);
     }
     uint64_t peak = ref.peak_live, L = ref.max_request;
-    if (peak == 0) { /* no request: no memory is too small, and no answer would be checked */
+    /* no trace request on the level: no memory is too small, and no answer would be checked.
+     * A reference run still short may have served none of them: its alloc_mask says which
+     * levels were asked, and a transfer into= the level that a short level skipped (grow_mask
+     * names such levels) is a request of the level all the same (L is then what was asked,
+     * possibly 0: still a lower bound, the search starting at one granule) */
+    uint64_t self = (uint64_t)1 << c->level;
+    int none = rc > 0 ? !(ref.alloc_mask & self) && !(ref.grow_mask & ~self) : peak == 0;
+    if (none) {
         /* the levels it does allocate on; "choose the level with --level" only when none was
          * given (until 2026-11-27 said after --level too, naming no level) */
         char where[320];
@@ -388,6 +404,9 @@ static int mc_main(mc *c, const char *pols, outfile **op)
                 c->trace, c->level_s, where);
         return 1;
     }
+    if (rc > 0)
+        am_msg("%s: %s: peak live bytes unknown; each policy is searched from the largest "
+               "request (%" PRIu64 " bytes)\n", prog, ref_why, L);
     int status = 0; /* the worst policy's that found no answer */
     for (int i = 0; i < np; i++) {
         if (!c->quiet && isatty(2))
@@ -403,7 +422,13 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         json_w w;
         json_init(&w, out_fp(o), 1);
         json_obj(&w);
-        json_ku64(&w, "peak_live_bytes", peak);
+        /* null with the reason when the reference run stayed short */
+        json_key(&w, "peak_live_bytes");
+        if (rc > 0) {
+            json_null(&w);
+            json_kstr(&w, "peak_live_error", ref_why);
+        } else
+            json_u64(&w, peak);
         json_ku64(&w, "lower_bound_bytes", L);
         json_ku64(&w, "granularity", c->gran);
         json_kstr(&w, "level", c->level_s);
@@ -453,7 +478,11 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         /* the reference run's peak on the level: spill copies other levels put there are in
          * it (until 2026-11-27 the line said "nothing spilled" of them too) */
         printf("peak live bytes (every request held, none spilled from %s; spills into it "
-               "counted): %s\n", c->level_s, units_fmt_size_exact(b, sizeof b, peak));
+               "counted): ", c->level_s);
+        if (rc > 0)
+            printf("unknown: %s\n", ref_why);
+        else
+            printf("%s\n", units_fmt_size_exact(b, sizeof b, peak));
         printf("lower bound for every policy (largest single request): %s\n",
                units_fmt_size_exact(b, sizeof b, L));
         printf("a run fits when no level runs out of memory (an OOM of any level counts)\n\n");
@@ -466,11 +495,12 @@ static int mc_main(mc *c, const char *pols, outfile **op)
                        r->runs, r->error);
                 continue;
             }
-            char pct[32];
+            char pct[32] = "n/a"; /* no peak to compare with (rc > 0) */
             double p = peak ? 100.0 * ((double)r->min_bytes - (double)peak) / (double)peak : 0.0;
             /* three significant digits past what the column holds (a 4 PiB granule on a
              * trace of a few MiB): until 2026-11-27 "+275318057.9 %" pushed the columns out */
-            snprintf(pct, sizeof pct, p < 1e6 ? "%+.1f %%" : "%+.2e %%", p);
+            if (rc == 0)
+                snprintf(pct, sizeof pct, p < 1e6 ? "%+.1f %%" : "%+.2e %%", p);
             char check[400];
             check_text(r, check, sizeof check);
             printf("%-12s %-13s %16" PRIu64 " %12s %14s %5d  %s\n", r->policy, r->knob,

@@ -4016,6 +4016,53 @@ static void test_mincap_policy_order(void)
     free(rows[1]);
 }
 
+/* A reference run still short leaves only the peak live bytes unknown: each policy is searched
+ * from the largest request, so `offline`, never asked for a recorded `oom 5EiB` (above any
+ * capacity, so best_fit's reference run runs out at 4 EiB), gets its 1 MiB, and bfc, asked
+ * for it, is its row with no answer; the table and --json are written, the reason on stderr
+ * and in the JSON (peak_live_bytes null, peak_live_error). Until 2026-11-27 the reference
+ * run's failure stopped mincap with status 1, no table and no --json, offline's answer
+ * withheld. */
+static void test_mincap_reference_short(void)
+{
+    const char *cf = tu_write("mc-ref-short.yaml", "version: 1\nmemories:\n  hbm:\n"
+                              "    capacity: 8MiB\n    allocator:\n      policy: bfc\n"
+                              "      allow_growth: true\n");
+    const char *tr = tu_write("mc-ref-short.trace", "amsim-trace v1\nalloc 1 1MiB\n"
+                              "oom 5EiB\nfree 1\n");
+    const char *js = path_in_tmp("mc-ref-short.json");
+    char args[2048], *out = NULL, *err = NULL;
+    snprintf(args, sizeof args, "mincap -c '%s' -t '%s' --policies offline,bfc --json '%s'", cf,
+             tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1); /* bfc has no answer */
+    CU_ASSERT(out && strstr(out, "counted): unknown: the reference run (best_fit) runs out of "
+                            "memory even with 4611686018427387904 bytes\n"));
+    CU_ASSERT(out && strstr(out, "\noffline      capacity               1048576     1.00 MiB"
+                            "            n/a "));
+    CU_ASSERT(out && strstr(out, "\nbfc          memory_limit                 -"));
+    CU_ASSERT(err && strstr(err, "amsim mincap: the reference run (best_fit) runs out of memory "
+                            "even with 4611686018427387904 bytes: peak live bytes unknown"));
+    CU_ASSERT(err && strstr(err, "amsim mincap: bfc: no minimum found: out of memory even at "
+                            "4503599627370496 bytes (on level hbm)"));
+    CU_ASSERT(err && !strstr(err, "offline: no minimum"));
+    free(out);
+    free(err);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT(strstr(j, "\"peak_live_bytes\": null,") != NULL);
+    CU_ASSERT(strstr(j, "\"peak_live_error\": \"the reference run (best_fit) runs out of memory "
+                     "even with 4611686018427387904 bytes\"") != NULL);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, NULL, "lower_bound_bytes"), 1048576.0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"offline\": {", "min_bytes"), 1048576.0, 0);
+    free(j);
+    /* offline alone: its answer, status 0 */
+    snprintf(args, sizeof args, "mincap -q -c '%s' -t '%s' --policies offline --json '%s'", cf,
+             tr, js);
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+    free(err);
+}
+
 /* Spilling: the search runs the config as given, spilling included, so the answer can be below
  * the trace's peak live. configs/examples/gpu_spill.yaml on traces/gpu_spill_step.trace holds
  * 1.32 GiB at once without spilling, but bfc spilling to host needs a memory_limit of only
@@ -4141,8 +4188,12 @@ static void test_mincap_upper_bound(void)
              tu_top(), tr, js);
     err = NULL;
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    /* the peak live bytes unknown, said on stderr; each policy's row says why it has no
+     * answer (until 2026-11-27 the reference run's failure stopped the command) */
     CU_ASSERT(err && strstr(err, "amsim mincap: the reference run (best_fit) runs out of memory "
-                            "even with 4611686018427387904 bytes\n") != NULL);
+                            "even with 4611686018427387904 bytes: peak live bytes unknown") != NULL);
+    CU_ASSERT(err && strstr(err, "amsim mincap: bfc: no minimum found: the largest request "
+                            "(3458764513820540928 bytes") != NULL);
     free(err);
     /* a 1.5 PiB granule: the largest value searched is 3 PiB, and so is its label (until
      * 2026-11-27 "(4 PiB)") */
@@ -4238,7 +4289,12 @@ static void test_reference_grows_every_level(void)
              "memories.host.allocator.memory_limit=1MiB --json '%s'", cf, tr, js);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     CU_ASSERT(err && strstr(err, "amsim mincap: the reference run (best_fit): level host runs "
-                            "out of memory whatever its capacity (its allocator's limit)\n"));
+                            "out of memory whatever its capacity (its allocator's limit): peak "
+                            "live bytes unknown"));
+    /* hbm's transfers were all skipped (L 0 B), yet they are its requests: searched, and no
+     * hbm size serves them while the host cannot */
+    CU_ASSERT(err && strstr(err, "amsim mincap: best_fit: no minimum found: out of memory even "
+                            "at 4503599627370496 bytes (on level host)"));
     free(err);
 }
 
@@ -6450,6 +6506,8 @@ void suite_batch(void)
              {"mincap --level puts the policies on that level", test_mincap_level},
              {"mincap counts the OOMs of every level", test_mincap_other_levels},
              {"mincap: a policy's answer ignores the other policies", test_mincap_policy_order},
+             {"mincap: a reference run still short withholds no answer",
+              test_mincap_reference_short},
              {"mincap searches with spilling, from the largest request", test_mincap_spill},
              {"mincap takes a value a policy refuses as failing", test_mincap_refused},
              {"mincap: a configured capacity the policy refuses",
