@@ -76,7 +76,7 @@ typedef struct mc {
 /* What a search run found: whether any level ran out, and which. */
 typedef struct probe_out {
     uint64_t ooms_all;    /* the OOM count of every level together */
-    char oom_levels[256]; /* the levels with an OOM, "hbm, host" ("" when none) */
+    char oom_levels[CFG_LEVEL_LIST_MAX]; /* the levels with an OOM, "hbm, host" ("" when none) */
 } probe_out;
 
 static void probe_cb(void *ctx, sim *s, const report_trace *t)
@@ -157,8 +157,9 @@ typedef struct mc_result {
     int runs;
     int ok_at_min, oom_below; /* the verified properties */
     int below;                /* M - G: 1 run, 0 not run (M is one granule: 0 bytes), MC_REFUSED */
-    char below_levels[256];   /* the levels that ran out at M - G ("" when not run or refused) */
-    char error[512];
+    char below_levels[CFG_LEVEL_LIST_MAX]; /* the levels that ran out at M - G ("" when not run
+                                              or refused) */
+    char error[CFG_LEVEL_LIST_MAX + 512];  /* every level's name fits, and err.msg whole */
     int status;               /* when not found: AM_EINPUT (no answer, an input the policy
                                  refuses), or AM_EINTERNAL (amsim's own failure) */
 } mc_result;
@@ -201,7 +202,7 @@ static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
             /* the levels that ran out: another one than the level searched can run out at
              * every size of it (its own requests do not fit, whatever it spills) */
             snprintf(r->error, sizeof r->error, "out of memory even at %" PRIu64 " bytes (on "
-                     "%s %.300s)", hi_k * G, strchr(po.oom_levels, ',') ? "levels" : "level",
+                     "%s %s)", hi_k * G, strchr(po.oom_levels, ',') ? "levels" : "level",
                      po.oom_levels);
             return;
         }
@@ -237,7 +238,7 @@ static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
     return;
 fail:
     r->status = err.status ? err.status : AM_EINTERNAL;
-    snprintf(r->error, sizeof r->error, "%.500s", err.msg);
+    snprintf(r->error, sizeof r->error, "%s", err.msg);
     for (char *q = r->error; *q; q++)
         if (*q == '\n')
             *q = ' ';
@@ -318,7 +319,7 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         /* with "did you mean" and the levels there are (until 2026-11-27 neither: --level hmb
          * said only "no memory level 'hmb'") */
         const char *cands[CFG_MAX_LEVELS + 1];
-        char names[1024];
+        char names[CFG_LEVEL_LIST_MAX];
         cfg_level_names(cfg, names, sizeof names);
         for (int i = 0; i < cfg->nlevels; i++)
             cands[i] = cfg->levels[i].name;
@@ -394,7 +395,7 @@ static int mc_main(mc *c, const char *pols, outfile **op)
     if (none) {
         /* the levels it does allocate on; "choose the level with --level" only when none was
          * given (until 2026-11-27 said after --level too, naming no level) */
-        char where[320];
+        char where[CFG_LEVEL_LIST_MAX + 64];
         if (!ref.alloc_levels[0])
             snprintf(where, sizeof where, "it allocates on no level");
         else
@@ -501,7 +502,7 @@ static int mc_main(mc *c, const char *pols, outfile **op)
              * trace of a few MiB): until 2026-11-27 "+275318057.9 %" pushed the columns out */
             if (rc == 0)
                 snprintf(pct, sizeof pct, p < 1e6 ? "%+.1f %%" : "%+.2e %%", p);
-            char check[400];
+            char check[CFG_LEVEL_LIST_MAX + 128];
             check_text(r, check, sizeof check);
             printf("%-12s %-13s %16" PRIu64 " %12s %14s %5d  %s\n", r->policy, r->knob,
                    r->min_bytes, units_fmt_size(a, sizeof a, r->min_bytes), pct, r->runs, check);

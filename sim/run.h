@@ -76,7 +76,7 @@ typedef struct run_ref {
     uint64_t max_request;   /* its largest trace request on the level (bytes), recorded `oom`
                                lines and spill copies left out */
     uint64_t alloc_mask;    /* the levels (by index) the trace allocates on */
-    char alloc_levels[256]; /* their names, "hbm, vmem" ("" when none) */
+    char alloc_levels[CFG_LEVEL_LIST_MAX]; /* their names, "hbm, vmem" ("" when none) */
     report_trace trace;     /* the trace as the run read it (format: a static name) */
 } run_ref;
 

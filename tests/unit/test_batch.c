@@ -4515,6 +4515,57 @@ static void test_mincap_level(void)
     free(err);
 }
 
+/* Lists of level names are never cut: six levels of 63-character names (the longest a name
+ * may be), each running out of memory, are all named in a row with no answer (stderr, table,
+ * JSON), and a trace allocating on them only names them all when it has nothing to size on
+ * hbm. Until 2026-11-27 those lists held 256 bytes: lev5 and lev6 were dropped and lev4 cut
+ * mid-name. */
+static void test_mincap_long_level_names(void)
+{
+    char yaml[4096] = "version: 1\nmemories:\n  hbm:\n    capacity: 64MiB\n"
+                      "    allocator: {policy: best_fit}\n";
+    char trace[4096] = "amsim-trace v1\n", trace2[4096] = "amsim-trace v1\n";
+    char names[6][64];
+    for (int i = 0; i < 6; i++) {
+        snprintf(names[i], sizeof names[i], "lev%d_%058d", i + 1, 0); /* 63 characters */
+        size_t n = strlen(yaml), t = strlen(trace), t2 = strlen(trace2);
+        snprintf(yaml + n, sizeof yaml - n, "  %s:\n    capacity: 1KiB\n"
+                 "    allocator: {policy: best_fit}\n", names[i]);
+        snprintf(trace + t, sizeof trace - t, "alloc %d 4KiB level=%s\n", 11 + i, names[i]);
+        snprintf(trace2 + t2, sizeof trace2 - t2, "alloc %d 100 level=%s\n", 11 + i, names[i]);
+    }
+    strcat(trace, "alloc 1 1MiB level=hbm\n");
+    CU_ASSERT_EQUAL_FATAL(strlen(names[5]), 63);
+    const char *cf = tu_write("mc-long.yaml", yaml);
+    const char *tr = tu_write("mc-long.trace", trace), *tr2 = tu_write("mc-long2.trace", trace2);
+    const char *js = path_in_tmp("mc-long.json");
+    char all[1024] = "";
+    for (int i = 0; i < 6; i++) {
+        size_t n = strlen(all);
+        snprintf(all + n, sizeof all - n, "%s%s", i ? ", " : "", names[i]);
+    }
+    char args[2048], want[1200], *out = NULL, *err = NULL;
+    snprintf(args, sizeof args, "mincap -c '%s' -t '%s' --policies best_fit --json '%s'", cf,
+             tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    snprintf(want, sizeof want, "out of memory even at 4503599627370496 bytes (on levels %s)",
+             all);
+    CU_ASSERT(out && strstr(out, want));
+    CU_ASSERT(err && strstr(err, want));
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT(j && strstr(j, want));
+    free(j);
+    free(out);
+    free(err);
+    err = NULL;
+    snprintf(args, sizeof args, "mincap -c '%s' -t '%s'", cf, tr2);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    snprintf(want, sizeof want, "nothing to size (choose the level with --level: it allocates "
+             "on %s)\n", all);
+    CU_ASSERT(err && strstr(err, want));
+    free(err);
+}
+
 /* A run fits when no level runs out, not only the level searched: hbm (4 MiB) spills into host,
  * so a small host makes hbm run out (the spill finds no room). Three 2 MiB buffers live at once:
  * host needs 4 MiB (two spilled), and at 3 MiB hbm runs out. vmem (12 KiB) spilling into hbm:
@@ -6505,6 +6556,7 @@ void suite_batch(void)
              {"mincap known answer", test_mincap},
              {"mincap --level puts the policies on that level", test_mincap_level},
              {"mincap counts the OOMs of every level", test_mincap_other_levels},
+             {"mincap names every level, never cut", test_mincap_long_level_names},
              {"mincap: a policy's answer ignores the other policies", test_mincap_policy_order},
              {"mincap: a reference run still short withholds no answer",
               test_mincap_reference_short},
