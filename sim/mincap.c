@@ -432,6 +432,9 @@ static int mc_main(mc *c, const char *pols, outfile **op)
             json_u64(&w, peak);
         json_ku64(&w, "lower_bound_bytes", L);
         json_ku64(&w, "granularity", c->gran);
+        /* trace problems --lenient counted and skipped, as run's events.warnings (the trace's:
+         * every run counts the same; the reference run's is given) */
+        json_ku64(&w, "warnings", ref.warnings);
         json_kstr(&w, "level", c->level_s);
         /* "trace": the path given; "trace_info": the object run's summary has as "trace";
          * "config": the path given (each policy's effective config is its own) */
@@ -486,6 +489,10 @@ static int mc_main(mc *c, const char *pols, outfile **op)
             printf("%s\n", units_fmt_size_exact(b, sizeof b, peak));
         printf("lower bound for every policy (largest single request): %s\n",
                units_fmt_size_exact(b, sizeof b, L));
+        /* as run's report says it (until 2026-11-27 mincap did not) */
+        if (ref.warnings)
+            printf("%" PRIu64 " trace problem%s counted and skipped (--lenient) in every run\n",
+                   ref.warnings, ref.warnings == 1 ? "" : "s");
         printf("a run fits when no level runs out of memory (an OOM of any level counts)\n\n");
         printf("%-12s %-13s %16s %12s %14s %5s  %s\n", "policy", "knob", "min bytes (B)", "min",
                "vs peak live", "runs", "check");

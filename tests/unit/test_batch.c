@@ -4427,6 +4427,51 @@ static void test_reference_stop_rule_largest_served(void)
     }
 }
 
+/* compare --lenient and mincap --lenient say how many trace problems they counted and skipped,
+ * as run --lenient does: one line ("1 trace problem counted and skipped (--lenient) in every
+ * row" / "... in every run") and a JSON field "warnings" (run's events.warnings: each compare
+ * row's, mincap's top level). Until 2026-11-27 both skipped them in silence. */
+static void test_lenient_counts_shown(void)
+{
+    const char *tr = tu_write("len-cnt.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 7\n"
+                              "alloc 2 2MiB\nfree 1\nfree 2\n");
+    const char *js = path_in_tmp("len-cnt.json");
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "compare --lenient -c '%s/configs/default.yaml' -t '%s' "
+             "--policies bfc,best_fit --json '%s'", tu_top(), tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\n1 trace problem counted and skipped (--lenient) in every "
+                            "row\n"));
+    free(out);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"bfc\": {", "warnings"), 1, 0);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"best_fit\": {", "warnings"), 1, 0);
+    free(j);
+    out = NULL;
+    snprintf(args, sizeof args, "mincap --lenient -c '%s/configs/default.yaml' -t '%s' "
+             "--policies best_fit --json '%s'", tu_top(), tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\n1 trace problem counted and skipped (--lenient) in every "
+                            "run\n"));
+    free(out);
+    j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, NULL, "warnings"), 1, 0);
+    free(j);
+    /* none counted: no line, and 0 */
+    tr = tu_write("len-none.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    out = NULL;
+    snprintf(args, sizeof args, "compare --lenient -c '%s/configs/default.yaml' -t '%s' "
+             "--policies bfc --json '%s'", tu_top(), tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && !strstr(out, "trace problem"));
+    free(out);
+    j = tu_slurp(js, NULL);
+    CU_ASSERT(j && strstr(j, "\"warnings\": 0"));
+    free(j);
+}
+
 /* A free of an unknown id: mincap's error suggests --lenient, and mincap takes it (until
  * 2026-11-25 "unknown option '--lenient'"), answering as for the trace without that free; a
  * sweep's run, whose command has no --lenient, records the error without the hint. */
@@ -6572,6 +6617,8 @@ void suite_batch(void)
              {"the reference run's stop rule counts padding and recorded oom lines",
               test_reference_stop_rule_largest_served},
              {"mincap takes --lenient; a sweep's errors do not suggest it", test_mincap_lenient},
+             {"compare and mincap --lenient count the problems skipped",
+              test_lenient_counts_shown},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
              {"run, compare and mincap refuse a --set key of no policy", test_set_typo_commands},
              {"compare: a policy failing on its input is status 1", test_compare_failed_row_status},
