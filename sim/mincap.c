@@ -262,6 +262,8 @@ static void usage(FILE *f)
             "  level; other levels' spill copies into it counted) is shown for comparison:\n"
             "  spilling, or offline skipping recorded oom lines, can need less. A policy with\n"
             "  no answer is its row and a line on stderr: status 1 (2: amsim's own failure).\n"
+            "  A reference run (best_fit) that never serves every request leaves the peak\n"
+            "  live bytes unknown (said on stderr); every policy is still searched.\n"
             "  --lenient: every run counts and skips recoverable trace problems (a free of an\n"
             "  unknown id, ...), as amsim run --lenient does.\n"
             "  --device N: a PyTorch snapshot's device (default 0), as amsim run --device.\n"
