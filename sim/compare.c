@@ -31,6 +31,7 @@ typedef struct cmp_row {
     uint64_t peak_live, peak_reserved, device_calls, allocs;
     uint64_t ooms;       /* every level's, as run's status and mincap count them */
     uint64_t level_ooms; /* the compared (default) level's */
+    uint64_t warnings;   /* trace problems --lenient counted and skipped (run's events.warnings) */
     double utilization, frag;
     am_ps alloc_ps, makespan; /* picoseconds */
 } cmp_row;
@@ -83,6 +84,35 @@ static void collect(void *ctx, sim *s, const report_trace *t)
     r->device_calls = mm->device_allocs + mm->device_frees;
     r->alloc_ps = mm->allocator_ps;
     r->makespan = sim_get_summary(s)->makespan;
+    r->warnings = sim_get_summary(s)->warnings;
+}
+
+/* The trace problems --lenient counted and skipped, one line after the table as run's report
+ * has it, when a row counted any: the count once when every row that ran counted the same (the
+ * problems are the trace's), else each row's. Until 2026-11-27 compare did not say. */
+static void print_warnings(const cmp_row *rows, int n)
+{
+    int first = -1, same = 1;
+    for (int i = 0; i < n; i++) {
+        if (!rows[i].ok)
+            continue;
+        if (first < 0)
+            first = i;
+        else if (rows[i].warnings != rows[first].warnings)
+            same = 0;
+    }
+    if (first < 0 || (same && rows[first].warnings == 0))
+        return;
+    if (same) {
+        printf("%" PRIu64 " trace problem%s counted and skipped (--lenient) in every row\n",
+               rows[first].warnings, rows[first].warnings == 1 ? "" : "s");
+        return;
+    }
+    printf("trace problems counted and skipped (--lenient):");
+    for (int i = 0, k = 0; i < n; i++)
+        if (rows[i].ok)
+            printf("%s %s %" PRIu64, k++ ? "," : "", rows[i].policy, rows[i].warnings);
+    printf("\n");
 }
 
 /* The reference run's answer: the bound, or why it is unknown (the text line and --json's
@@ -180,6 +210,7 @@ static void print_table(const cmp_row *rows, int n, const char *level, const cmp
     }
     printf("peak live: the requests each row served (below the bound when it ran out of "
            "memory); gap = peak reserved - lower bound (n/a when the row ran out)\n");
+    print_warnings(rows, n);
 }
 
 static void usage(FILE *f)
@@ -389,6 +420,8 @@ int cmd_compare(int argc, char **argv)
             json_ku64(&w, "device_calls", r->device_calls);
             json_kseconds(&w, "allocator_seconds", r->alloc_ps);
             json_kseconds(&w, "makespan_seconds", r->makespan);
+            /* trace problems --lenient counted and skipped (run's events.warnings) */
+            json_ku64(&w, "warnings", r->warnings);
         }
         json_end_obj(&w);
     }

@@ -1991,7 +1991,7 @@ static int host_level(am_config *c, int self, const cfg_node *named, const char 
             /* an unknown name is said to be one, with the closest memory or all of them, as
              * a link's end is (until 2026-11-27: "'nohost' is not another memory") */
             const char *cands[CFG_MAX_LEVELS + 1];
-            char names[1024];
+            char names[CFG_LEVEL_LIST_MAX];
             for (int k = 0; k < c->nlevels; k++)
                 cands[k] = c->levels[k].name;
             cands[c->nlevels] = NULL;
@@ -2101,7 +2101,7 @@ void cfg_level_names(const am_config *c, char *buf, size_t n)
 /* links: each names two existing memories (from == to is a copy within one memory). */
 static int build_links(am_config *c, cfg_node *root, am_error *e)
 {
-    char path[CFG_PATH_MAX], names[1024];
+    char path[CFG_PATH_MAX], names[CFG_LEVEL_LIST_MAX];
     cfg_node *links = section(root, "links", e);
     if (!links)
         return -1;
@@ -2317,7 +2317,7 @@ static int build(am_config *c, cfg_node *root, am_error *e)
         map_add(root, "default_memory", node_scalar(c->levels[0].name, CFG_DEFAULT_FILE));
         c->default_level = 0;
     } else {
-        char names[1024];
+        char names[CFG_LEVEL_LIST_MAX];
         if (dm->kind != CFG_SCALAR)
             return node_fail(e, dm, "default_memory: expected a memory name, not a %s",
                              kind_name(dm->kind));

@@ -77,6 +77,11 @@
 #define CFG_MAX_LEVELS 16
 #define CFG_MAX_LINKS 32
 #define CFG_NAME_MAX 64
+/* The longest list of level names "hbm, host, ..." with its NUL: every level (CFG_MAX_LEVELS),
+ * each name of up to CFG_NAME_MAX - 1 characters with its ", " (the first's two spare bytes
+ * hold the NUL). Lists of levels are sized so and never cut (until 2026-11-27 mincap's and the
+ * reference run's held 256 bytes: six 63-character names lost the last two and cut a third). */
+#define CFG_LEVEL_LIST_MAX (CFG_MAX_LEVELS * (CFG_NAME_MAX + 1))
 
 /* A node of the YAML tree. */
 typedef enum { CFG_SCALAR, CFG_MAP, CFG_SEQ } cfg_kind;

@@ -284,7 +284,7 @@ static int check_key_known(const char *path, const metric *m, const am_config *c
     char **own;
     const char **cands = fixed_keys(cfg, &own);
     const char *near = cfg_suggest(k, cands);
-    char levels[512];
+    char levels[CFG_LEVEL_LIST_MAX];
     cfg_level_names(cfg, levels, sizeof levels);
     if (near)
         am_fail_at(err, path, m->line, m->kcol, "unknown metric '%s' (did you mean '%s'?)", k,

@@ -21,7 +21,9 @@
  *     the trace makes there, which every policy is asked for (the observer sees trace
  *     requests only, not spill copies; recorded `oom` lines are left out:
  *     `offline` is not asked for them). L is a lower bound for every policy: a run with no OOM
- *     has served that request, which needs L bytes at once whatever was spilled before;
+ *     has served that request, which needs L bytes at once whatever was spilled before. A
+ *     reference run still short leaves the peak unknown (null, its reason on stderr), not L:
+ *     the search goes on (until 2026-11-27 it stopped the command);
  *  2. per policy, on its own: try ceil(L / G) * G, then double until a run has no OOM on any
  *     level (upper bound); the last failing value (or the multiple of G below L) is the lower
  *     end; a value the policy refuses (too small for it to be configured) counts as failing;
@@ -74,7 +76,7 @@ typedef struct mc {
 /* What a search run found: whether any level ran out, and which. */
 typedef struct probe_out {
     uint64_t ooms_all;    /* the OOM count of every level together */
-    char oom_levels[256]; /* the levels with an OOM, "hbm, host" ("" when none) */
+    char oom_levels[CFG_LEVEL_LIST_MAX]; /* the levels with an OOM, "hbm, host" ("" when none) */
 } probe_out;
 
 static void probe_cb(void *ctx, sim *s, const report_trace *t)
@@ -155,8 +157,9 @@ typedef struct mc_result {
     int runs;
     int ok_at_min, oom_below; /* the verified properties */
     int below;                /* M - G: 1 run, 0 not run (M is one granule: 0 bytes), MC_REFUSED */
-    char below_levels[256];   /* the levels that ran out at M - G ("" when not run or refused) */
-    char error[512];
+    char below_levels[CFG_LEVEL_LIST_MAX]; /* the levels that ran out at M - G ("" when not run
+                                              or refused) */
+    char error[CFG_LEVEL_LIST_MAX + 512];  /* every level's name fits, and err.msg whole */
     int status;               /* when not found: AM_EINPUT (no answer, an input the policy
                                  refuses), or AM_EINTERNAL (amsim's own failure) */
 } mc_result;
@@ -199,7 +202,7 @@ static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
             /* the levels that ran out: another one than the level searched can run out at
              * every size of it (its own requests do not fit, whatever it spills) */
             snprintf(r->error, sizeof r->error, "out of memory even at %" PRIu64 " bytes (on "
-                     "%s %.300s)", hi_k * G, strchr(po.oom_levels, ',') ? "levels" : "level",
+                     "%s %s)", hi_k * G, strchr(po.oom_levels, ',') ? "levels" : "level",
                      po.oom_levels);
             return;
         }
@@ -235,7 +238,7 @@ static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
     return;
 fail:
     r->status = err.status ? err.status : AM_EINTERNAL;
-    snprintf(r->error, sizeof r->error, "%.500s", err.msg);
+    snprintf(r->error, sizeof r->error, "%s", err.msg);
     for (char *q = r->error; *q; q++)
         if (*q == '\n')
             *q = ' ';
@@ -259,6 +262,8 @@ static void usage(FILE *f)
             "  level; other levels' spill copies into it counted) is shown for comparison:\n"
             "  spilling, or offline skipping recorded oom lines, can need less. A policy with\n"
             "  no answer is its row and a line on stderr: status 1 (2: amsim's own failure).\n"
+            "  A reference run (best_fit) that never serves every request leaves the peak\n"
+            "  live bytes unknown (said on stderr); every policy is still searched.\n"
             "  --lenient: every run counts and skips recoverable trace problems (a free of an\n"
             "  unknown id, ...), as amsim run --lenient does.\n"
             "  --device N: a PyTorch snapshot's device (default 0), as amsim run --device.\n"
@@ -316,7 +321,7 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         /* with "did you mean" and the levels there are (until 2026-11-27 neither: --level hmb
          * said only "no memory level 'hmb'") */
         const char *cands[CFG_MAX_LEVELS + 1];
-        char names[1024];
+        char names[CFG_LEVEL_LIST_MAX];
         cfg_level_names(cfg, names, sizeof names);
         for (int i = 0; i < cfg->nlevels; i++)
             cands[i] = cfg->levels[i].name;
@@ -362,23 +367,37 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         am_msg("amsim: %s\n", err.msg);
         return err.status ? err.status : 2;
     }
+    /* A reference run still short leaves the peak live bytes unknown, nothing else: L, the
+     * largest trace request on the level, is what its last run was asked for, served or not
+     * (a transfer into= the level that a short level skipped is missing from it, which keeps
+     * it a lower bound), and each policy's search is its own, so a policy that needs what
+     * best_fit could not have (a recorded `oom` line above 4 EiB) is its row with no answer,
+     * and one that does not (offline, not asked for `oom` lines) gets its answer. Until
+     * 2026-11-27 the command stopped there with status 1, no table and no --json. */
+    char ref_why[256] = "";
     if (rc > 0) {
         /* the level still short: the searched one, or another named (a host whose failed
          * allocations skip transfers into this level) */
         char on[96];
         if (run_ref_short_prefix(&ref, c->level_s, on, sizeof on)) /* no capacity serves it */
-            am_msg("%s: the reference run (best_fit): level %s runs out of memory whatever its "
-                   "capacity (its allocator's limit)\n", prog, ref.short_level);
+            snprintf(ref_why, sizeof ref_why, "the reference run (best_fit): level %s runs out "
+                     "of memory whatever its capacity (its allocator's limit)", ref.short_level);
         else
-            am_msg("%s: the reference run (best_fit) runs out of memory %seven with %" PRIu64
-                   " bytes\n", prog, on, ref.short_capacity);
-        return 1;
+            snprintf(ref_why, sizeof ref_why, "the reference run (best_fit) runs out of memory "
+                     "%seven with %" PRIu64 " bytes", on, ref.short_capacity);
     }
     uint64_t peak = ref.peak_live, L = ref.max_request;
-    if (peak == 0) { /* no request: no memory is too small, and no answer would be checked */
+    /* no trace request on the level: no memory is too small, and no answer would be checked.
+     * A reference run still short may have served none of them: its alloc_mask says which
+     * levels were asked, and a transfer into= the level that a short level skipped (grow_mask
+     * names such levels) is a request of the level all the same (L is then what was asked,
+     * possibly 0: still a lower bound, the search starting at one granule) */
+    uint64_t self = (uint64_t)1 << c->level;
+    int none = rc > 0 ? !(ref.alloc_mask & self) && !(ref.grow_mask & ~self) : peak == 0;
+    if (none) {
         /* the levels it does allocate on; "choose the level with --level" only when none was
          * given (until 2026-11-27 said after --level too, naming no level) */
-        char where[320];
+        char where[CFG_LEVEL_LIST_MAX + 64];
         if (!ref.alloc_levels[0])
             snprintf(where, sizeof where, "it allocates on no level");
         else
@@ -388,6 +407,9 @@ static int mc_main(mc *c, const char *pols, outfile **op)
                 c->trace, c->level_s, where);
         return 1;
     }
+    if (rc > 0)
+        am_msg("%s: %s: peak live bytes unknown; each policy is searched from the largest "
+               "request (%" PRIu64 " bytes)\n", prog, ref_why, L);
     int status = 0; /* the worst policy's that found no answer */
     for (int i = 0; i < np; i++) {
         if (!c->quiet && isatty(2))
@@ -403,9 +425,18 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         json_w w;
         json_init(&w, out_fp(o), 1);
         json_obj(&w);
-        json_ku64(&w, "peak_live_bytes", peak);
+        /* null with the reason when the reference run stayed short */
+        json_key(&w, "peak_live_bytes");
+        if (rc > 0) {
+            json_null(&w);
+            json_kstr(&w, "peak_live_error", ref_why);
+        } else
+            json_u64(&w, peak);
         json_ku64(&w, "lower_bound_bytes", L);
         json_ku64(&w, "granularity", c->gran);
+        /* trace problems --lenient counted and skipped, as run's events.warnings (the trace's:
+         * every run counts the same; the reference run's is given) */
+        json_ku64(&w, "warnings", ref.warnings);
         json_kstr(&w, "level", c->level_s);
         /* "trace": the path given; "trace_info": the object run's summary has as "trace";
          * "config": the path given (each policy's effective config is its own) */
@@ -453,9 +484,17 @@ static int mc_main(mc *c, const char *pols, outfile **op)
         /* the reference run's peak on the level: spill copies other levels put there are in
          * it (until 2026-11-27 the line said "nothing spilled" of them too) */
         printf("peak live bytes (every request held, none spilled from %s; spills into it "
-               "counted): %s\n", c->level_s, units_fmt_size_exact(b, sizeof b, peak));
+               "counted): ", c->level_s);
+        if (rc > 0)
+            printf("unknown: %s\n", ref_why);
+        else
+            printf("%s\n", units_fmt_size_exact(b, sizeof b, peak));
         printf("lower bound for every policy (largest single request): %s\n",
                units_fmt_size_exact(b, sizeof b, L));
+        /* as run's report says it (until 2026-11-27 mincap did not) */
+        if (ref.warnings)
+            printf("%" PRIu64 " trace problem%s counted and skipped (--lenient) in every run\n",
+                   ref.warnings, ref.warnings == 1 ? "" : "s");
         printf("a run fits when no level runs out of memory (an OOM of any level counts)\n\n");
         printf("%-12s %-13s %16s %12s %14s %5s  %s\n", "policy", "knob", "min bytes (B)", "min",
                "vs peak live", "runs", "check");
@@ -466,12 +505,13 @@ static int mc_main(mc *c, const char *pols, outfile **op)
                        r->runs, r->error);
                 continue;
             }
-            char pct[32];
+            char pct[32] = "n/a"; /* no peak to compare with (rc > 0) */
             double p = peak ? 100.0 * ((double)r->min_bytes - (double)peak) / (double)peak : 0.0;
             /* three significant digits past what the column holds (a 4 PiB granule on a
              * trace of a few MiB): until 2026-11-27 "+275318057.9 %" pushed the columns out */
-            snprintf(pct, sizeof pct, p < 1e6 ? "%+.1f %%" : "%+.2e %%", p);
-            char check[400];
+            if (rc == 0)
+                snprintf(pct, sizeof pct, p < 1e6 ? "%+.1f %%" : "%+.2e %%", p);
+            char check[CFG_LEVEL_LIST_MAX + 128];
             check_text(r, check, sizeof check);
             printf("%-12s %-13s %16" PRIu64 " %12s %14s %5d  %s\n", r->policy, r->knob,
                    r->min_bytes, units_fmt_size(a, sizeof a, r->min_bytes), pct, r->runs, check);

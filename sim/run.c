@@ -429,6 +429,7 @@ static void ref_done(void *ctx, sim *s, const report_trace *t)
     r->capacity = mem_capacity(m);
     r->max_request = c->max_request[lv];
     r->alloc_mask = c->alloc_mask;
+    r->warnings = sim_get_summary(s)->warnings;
     /* what leaves requests of the level unserved: its own OOMs, and the levels whose shortage
      * skipped a transfer into= it (a host allocation that failed, or a buffer still waiting
      * there, with no out-of-memory counted yet). Another level's OOMs that feed no transfer

@@ -76,7 +76,9 @@ typedef struct run_ref {
     uint64_t max_request;   /* its largest trace request on the level (bytes), recorded `oom`
                                lines and spill copies left out */
     uint64_t alloc_mask;    /* the levels (by index) the trace allocates on */
-    char alloc_levels[256]; /* their names, "hbm, vmem" ("" when none) */
+    uint64_t warnings;      /* trace problems --lenient counted and skipped (the trace's, the
+                               same in every run: run's events.warnings) */
+    char alloc_levels[CFG_LEVEL_LIST_MAX]; /* their names, "hbm, vmem" ("" when none) */
     report_trace trace;     /* the trace as the run read it (format: a static name) */
 } run_ref;
 

@@ -4016,6 +4016,53 @@ static void test_mincap_policy_order(void)
     free(rows[1]);
 }
 
+/* A reference run still short leaves only the peak live bytes unknown: each policy is searched
+ * from the largest request, so `offline`, never asked for a recorded `oom 5EiB` (above any
+ * capacity, so best_fit's reference run runs out at 4 EiB), gets its 1 MiB, and bfc, asked
+ * for it, is its row with no answer; the table and --json are written, the reason on stderr
+ * and in the JSON (peak_live_bytes null, peak_live_error). Until 2026-11-27 the reference
+ * run's failure stopped mincap with status 1, no table and no --json, offline's answer
+ * withheld. */
+static void test_mincap_reference_short(void)
+{
+    const char *cf = tu_write("mc-ref-short.yaml", "version: 1\nmemories:\n  hbm:\n"
+                              "    capacity: 8MiB\n    allocator:\n      policy: bfc\n"
+                              "      allow_growth: true\n");
+    const char *tr = tu_write("mc-ref-short.trace", "amsim-trace v1\nalloc 1 1MiB\n"
+                              "oom 5EiB\nfree 1\n");
+    const char *js = path_in_tmp("mc-ref-short.json");
+    char args[2048], *out = NULL, *err = NULL;
+    snprintf(args, sizeof args, "mincap -c '%s' -t '%s' --policies offline,bfc --json '%s'", cf,
+             tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1); /* bfc has no answer */
+    CU_ASSERT(out && strstr(out, "counted): unknown: the reference run (best_fit) runs out of "
+                            "memory even with 4611686018427387904 bytes\n"));
+    CU_ASSERT(out && strstr(out, "\noffline      capacity               1048576     1.00 MiB"
+                            "            n/a "));
+    CU_ASSERT(out && strstr(out, "\nbfc          memory_limit                 -"));
+    CU_ASSERT(err && strstr(err, "amsim mincap: the reference run (best_fit) runs out of memory "
+                            "even with 4611686018427387904 bytes: peak live bytes unknown"));
+    CU_ASSERT(err && strstr(err, "amsim mincap: bfc: no minimum found: out of memory even at "
+                            "4503599627370496 bytes (on level hbm)"));
+    CU_ASSERT(err && !strstr(err, "offline: no minimum"));
+    free(out);
+    free(err);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT(strstr(j, "\"peak_live_bytes\": null,") != NULL);
+    CU_ASSERT(strstr(j, "\"peak_live_error\": \"the reference run (best_fit) runs out of memory "
+                     "even with 4611686018427387904 bytes\"") != NULL);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, NULL, "lower_bound_bytes"), 1048576.0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"offline\": {", "min_bytes"), 1048576.0, 0);
+    free(j);
+    /* offline alone: its answer, status 0 */
+    snprintf(args, sizeof args, "mincap -q -c '%s' -t '%s' --policies offline --json '%s'", cf,
+             tr, js);
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+    free(err);
+}
+
 /* Spilling: the search runs the config as given, spilling included, so the answer can be below
  * the trace's peak live. configs/examples/gpu_spill.yaml on traces/gpu_spill_step.trace holds
  * 1.32 GiB at once without spilling, but bfc spilling to host needs a memory_limit of only
@@ -4141,8 +4188,12 @@ static void test_mincap_upper_bound(void)
              tu_top(), tr, js);
     err = NULL;
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    /* the peak live bytes unknown, said on stderr; each policy's row says why it has no
+     * answer (until 2026-11-27 the reference run's failure stopped the command) */
     CU_ASSERT(err && strstr(err, "amsim mincap: the reference run (best_fit) runs out of memory "
-                            "even with 4611686018427387904 bytes\n") != NULL);
+                            "even with 4611686018427387904 bytes: peak live bytes unknown") != NULL);
+    CU_ASSERT(err && strstr(err, "amsim mincap: bfc: no minimum found: the largest request "
+                            "(3458764513820540928 bytes") != NULL);
     free(err);
     /* a 1.5 PiB granule: the largest value searched is 3 PiB, and so is its label (until
      * 2026-11-27 "(4 PiB)") */
@@ -4238,7 +4289,12 @@ static void test_reference_grows_every_level(void)
              "memories.host.allocator.memory_limit=1MiB --json '%s'", cf, tr, js);
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     CU_ASSERT(err && strstr(err, "amsim mincap: the reference run (best_fit): level host runs "
-                            "out of memory whatever its capacity (its allocator's limit)\n"));
+                            "out of memory whatever its capacity (its allocator's limit): peak "
+                            "live bytes unknown"));
+    /* hbm's transfers were all skipped (L 0 B), yet they are its requests: searched, and no
+     * hbm size serves them while the host cannot */
+    CU_ASSERT(err && strstr(err, "amsim mincap: best_fit: no minimum found: out of memory even "
+                            "at 4503599627370496 bytes (on level host)"));
     free(err);
 }
 
@@ -4371,6 +4427,51 @@ static void test_reference_stop_rule_largest_served(void)
     }
 }
 
+/* compare --lenient and mincap --lenient say how many trace problems they counted and skipped,
+ * as run --lenient does: one line ("1 trace problem counted and skipped (--lenient) in every
+ * row" / "... in every run") and a JSON field "warnings" (run's events.warnings: each compare
+ * row's, mincap's top level). Until 2026-11-27 both skipped them in silence. */
+static void test_lenient_counts_shown(void)
+{
+    const char *tr = tu_write("len-cnt.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 7\n"
+                              "alloc 2 2MiB\nfree 1\nfree 2\n");
+    const char *js = path_in_tmp("len-cnt.json");
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "compare --lenient -c '%s/configs/default.yaml' -t '%s' "
+             "--policies bfc,best_fit --json '%s'", tu_top(), tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\n1 trace problem counted and skipped (--lenient) in every "
+                            "row\n"));
+    free(out);
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"bfc\": {", "warnings"), 1, 0);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"best_fit\": {", "warnings"), 1, 0);
+    free(j);
+    out = NULL;
+    snprintf(args, sizeof args, "mincap --lenient -c '%s/configs/default.yaml' -t '%s' "
+             "--policies best_fit --json '%s'", tu_top(), tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\n1 trace problem counted and skipped (--lenient) in every "
+                            "run\n"));
+    free(out);
+    j = tu_slurp(js, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_DOUBLE_EQUAL(json_num(j, NULL, "warnings"), 1, 0);
+    free(j);
+    /* none counted: no line, and 0 */
+    tr = tu_write("len-none.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    out = NULL;
+    snprintf(args, sizeof args, "compare --lenient -c '%s/configs/default.yaml' -t '%s' "
+             "--policies bfc --json '%s'", tu_top(), tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && !strstr(out, "trace problem"));
+    free(out);
+    j = tu_slurp(js, NULL);
+    CU_ASSERT(j && strstr(j, "\"warnings\": 0"));
+    free(j);
+}
+
 /* A free of an unknown id: mincap's error suggests --lenient, and mincap takes it (until
  * 2026-11-25 "unknown option '--lenient'"), answering as for the trace without that free; a
  * sweep's run, whose command has no --lenient, records the error without the hint. */
@@ -4456,6 +4557,57 @@ static void test_mincap_level(void)
     CU_ASSERT(err && !strstr(err, "choose the level"));
     if (err && !strstr(err, "(it allocates on hbm"))
         fprintf(stderr, "\n  mincap --level smem: %s\n", err);
+    free(err);
+}
+
+/* Lists of level names are never cut: six levels of 63-character names (the longest a name
+ * may be), each running out of memory, are all named in a row with no answer (stderr, table,
+ * JSON), and a trace allocating on them only names them all when it has nothing to size on
+ * hbm. Until 2026-11-27 those lists held 256 bytes: lev5 and lev6 were dropped and lev4 cut
+ * mid-name. */
+static void test_mincap_long_level_names(void)
+{
+    char yaml[4096] = "version: 1\nmemories:\n  hbm:\n    capacity: 64MiB\n"
+                      "    allocator: {policy: best_fit}\n";
+    char trace[4096] = "amsim-trace v1\n", trace2[4096] = "amsim-trace v1\n";
+    char names[6][64];
+    for (int i = 0; i < 6; i++) {
+        snprintf(names[i], sizeof names[i], "lev%d_%058d", i + 1, 0); /* 63 characters */
+        size_t n = strlen(yaml), t = strlen(trace), t2 = strlen(trace2);
+        snprintf(yaml + n, sizeof yaml - n, "  %s:\n    capacity: 1KiB\n"
+                 "    allocator: {policy: best_fit}\n", names[i]);
+        snprintf(trace + t, sizeof trace - t, "alloc %d 4KiB level=%s\n", 11 + i, names[i]);
+        snprintf(trace2 + t2, sizeof trace2 - t2, "alloc %d 100 level=%s\n", 11 + i, names[i]);
+    }
+    strcat(trace, "alloc 1 1MiB level=hbm\n");
+    CU_ASSERT_EQUAL_FATAL(strlen(names[5]), 63);
+    const char *cf = tu_write("mc-long.yaml", yaml);
+    const char *tr = tu_write("mc-long.trace", trace), *tr2 = tu_write("mc-long2.trace", trace2);
+    const char *js = path_in_tmp("mc-long.json");
+    char all[1024] = "";
+    for (int i = 0; i < 6; i++) {
+        size_t n = strlen(all);
+        snprintf(all + n, sizeof all - n, "%s%s", i ? ", " : "", names[i]);
+    }
+    char args[2048], want[1200], *out = NULL, *err = NULL;
+    snprintf(args, sizeof args, "mincap -c '%s' -t '%s' --policies best_fit --json '%s'", cf,
+             tr, js);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    snprintf(want, sizeof want, "out of memory even at 4503599627370496 bytes (on levels %s)",
+             all);
+    CU_ASSERT(out && strstr(out, want));
+    CU_ASSERT(err && strstr(err, want));
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT(j && strstr(j, want));
+    free(j);
+    free(out);
+    free(err);
+    err = NULL;
+    snprintf(args, sizeof args, "mincap -c '%s' -t '%s'", cf, tr2);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    snprintf(want, sizeof want, "nothing to size (choose the level with --level: it allocates "
+             "on %s)\n", all);
+    CU_ASSERT(err && strstr(err, want));
     free(err);
 }
 
@@ -6449,7 +6601,10 @@ void suite_batch(void)
              {"mincap known answer", test_mincap},
              {"mincap --level puts the policies on that level", test_mincap_level},
              {"mincap counts the OOMs of every level", test_mincap_other_levels},
+             {"mincap names every level, never cut", test_mincap_long_level_names},
              {"mincap: a policy's answer ignores the other policies", test_mincap_policy_order},
+             {"mincap: a reference run still short withholds no answer",
+              test_mincap_reference_short},
              {"mincap searches with spilling, from the largest request", test_mincap_spill},
              {"mincap takes a value a policy refuses as failing", test_mincap_refused},
              {"mincap: a configured capacity the policy refuses",
@@ -6462,6 +6617,8 @@ void suite_batch(void)
              {"the reference run's stop rule counts padding and recorded oom lines",
               test_reference_stop_rule_largest_served},
              {"mincap takes --lenient; a sweep's errors do not suggest it", test_mincap_lenient},
+             {"compare and mincap --lenient count the problems skipped",
+              test_lenient_counts_shown},
              {"compare and mincap refuse empty or repeated policies", test_policy_lists},
              {"run, compare and mincap refuse a --set key of no policy", test_set_typo_commands},
              {"compare: a policy failing on its input is status 1", test_compare_failed_row_status},

@@ -7,7 +7,8 @@
  * that each preset file also loads on its own, that each device runs its shipped example
  * trace without an out-of-memory, that TPU VMEM pads requests to 4 KiB tiles (exact
  * placements) and the TPU7x accumulator to its 8 KiB buffers (out-of-memory count) while no
- * other level pads, and that TPU VMEM transfers are charged in 4 KiB granules. The figures and
+ * other level pads, that TPU VMEM transfers are charged in 4 KiB granules, and that TPU HBM
+ * (only it) compacts when an allocation fails. The figures and
  * their sources are in the YAML comments and ../shared/specs/hardware.md; a change to a preset
  * must change this table too. */
 #define _GNU_SOURCE
@@ -527,6 +528,57 @@ static void test_tpu7x_accumulator_buffers(void)
     CU_ASSERT_EQUAL(accumulator_ooms(300, "memories.accumulator.pad_requests_to=1B"), 0);
 }
 
+/* Out-of-memory count of a fragmenting trace on hbm under device dev, hbm set to best_fit in
+ * 4 MiB (four 1 MiB buffers, the first and third freed: 2 MiB free in two holes, then a 2 MiB
+ * request), with one more --set or none; UINT64_MAX if the run failed. */
+static uint64_t hbm_fragment_ooms(const char *dev, const char *set)
+{
+    char yaml[128];
+    snprintf(yaml, sizeof yaml, "version: 1\ndevice: %s\n", dev);
+    run_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.config = tu_write("frag.yaml", yaml);
+    sp.trace = tu_write("frag.trace", "amsim-trace v1\nalloc 1 1MiB\nalloc 2 1MiB\n"
+                        "alloc 3 1MiB\nalloc 4 1MiB\nfree 1\nfree 3\nalloc 5 2MiB\n"
+                        "free 2\nfree 4\nfree 5\n");
+    sp.sets[sp.nsets++] = "memories.hbm.allocator.policy=best_fit";
+    sp.sets[sp.nsets++] = "memories.hbm.capacity=4MiB";
+    if (set)
+        sp.sets[sp.nsets++] = set;
+    uint64_t ooms = UINT64_MAX;
+    am_error err = {0};
+    if (run_once(&sp, NULL, NULL, &ooms, &err) != 0) {
+        printf("\n  %s", err.msg);
+        return UINT64_MAX;
+    }
+    return ooms;
+}
+
+/* allocators.md section 2: the TPU runtime defragments automatically when an allocation fails
+ * (compaction toward low addresses, triggered on allocation failure). Every TPU preset's hbm
+ * says so (`defrag: {mode: compact, trigger: on_oom}`), and no GPU preset's (GPU JAX has no
+ * automatic defragmentation): a 2 MiB request in two 1 MiB holes is served after a compaction
+ * (0 OOMs), and fails with defragmentation set back to none. Until 2026-11-27 the TPU presets
+ * left it off and the request ran out of memory. */
+static void test_tpu_defrag(void)
+{
+    for (size_t i = 0; i < NDEV; i++) {
+        am_config *c = load_device(devices[i].name, NULL, 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+        int tpu = strncmp(devices[i].name, "tpu", 3) == 0;
+        for (int k = 0; k < c->nlevels; k++) {
+            int hbm = tpu && !strcmp(c->levels[k].name, "hbm");
+            CU_ASSERT_EQUAL(c->levels[k].defrag.mode,
+                            hbm ? CFG_DEFRAG_COMPACT : CFG_DEFRAG_NONE);
+            if (hbm)
+                CU_ASSERT_EQUAL(c->levels[k].defrag.trigger, CFG_TRIGGER_ON_OOM);
+        }
+        cfg_free(c);
+        CU_ASSERT_EQUAL(hbm_fragment_ooms(devices[i].name, NULL), tpu ? 0 : 1);
+        CU_ASSERT_EQUAL(hbm_fragment_ooms(devices[i].name, "memories.hbm.defrag.mode=none"), 1);
+    }
+}
+
 void suite_devices(void)
 {
     TU_SUITE("devices", {"preset figures exact", test_figures},
@@ -538,5 +590,6 @@ void suite_devices(void)
              {"TPU VMEM pads requests to 4 KiB tiles", test_vmem_tiles},
              {"TPU VMEM transfers are charged in 4 KiB granules", test_vmem_transfer_granule},
              {"TPU7x accumulator pads requests to 8 KiB buffers",
-              test_tpu7x_accumulator_buffers});
+              test_tpu7x_accumulator_buffers},
+             {"TPU HBM compacts on allocation failure", test_tpu_defrag});
 }
