@@ -450,7 +450,7 @@ static uint64_t cv_dropped_list(const uint64_t *dropped, char *buf, size_t n)
     uint64_t total = 0;
     size_t k = 0;
     buf[0] = 0;
-    for (int i = 0; i <= TR_USE; i++) {
+    for (int i = 0; i <= TR_KIND_LAST; i++) {
         if (!dropped[i])
             continue;
         const char *op = tw_op_name(i); /* the trace writer's names; none for index 0 */
@@ -533,7 +533,7 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
     evtab events; /* event ids recorded so far (a wait needs one) */
     evtab_init(&events, 0);
     uint64_t idx = 0, other_level = 0, donations = 0, intos = 0;
-    uint64_t dropped[TR_USE + 1] = {0}; /* events of each kind that give no row */
+    uint64_t dropped[TR_KIND_LAST + 1] = {0}; /* events of each kind that give no row */
     /* live bytes and peaks in 128 bits: four 4 EiB buffers and one more byte pass 2^64 (until
      * 2026-11-27 the sum wrapped, and the peak live printed was 1 byte) */
     am_u128 tr_live = 0, tr_peak = 0, csv_live = 0, csv_peak = 0;
@@ -647,7 +647,7 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                 requested++;
             }
         } else {
-            dropped[ev.kind <= TR_USE ? ev.kind : 0]++;
+            dropped[ev.kind <= TR_KIND_LAST ? ev.kind : 0]++;
         }
         if (adds) {
             tr_live += bytes;

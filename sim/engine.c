@@ -1628,6 +1628,21 @@ static void defrag(sim *s, int level)
     s->rt[level].allocs_since_defrag = 0;
 }
 
+/* A trace's `defrag` line: the level's configured mode runs now, whatever its trigger, exactly
+ * as a triggered run (the same copies, rows, log lines, counters). Under mode none the level has
+ * no defragmentation to run: the line is a counted no-op, so that a trace recorded with JAX's
+ * client.defragment() calls runs under every config, as a `sync` does. */
+static void explicit_defrag(sim *s, int level)
+{
+    if (s->cfg->levels[level].defrag.mode == CFG_DEFRAG_NONE) {
+        s->sum.defrag.explicit_ignored++;
+        return;
+    }
+    uint64_t before = s->sum.defrag.runs;
+    defrag(s, level);
+    s->sum.defrag.explicit_runs += s->sum.defrag.runs - before; /* not one the policy refused */
+}
+
 static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t hint);
 
 /* Evict one buffer of `level` to its spill host (LRU or largest first); 1 if one went. The
@@ -2571,6 +2586,11 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
     }
     case TR_SYNC:
         host_sync(s, ev->stream);
+        break;
+    case TR_DEFRAG:
+        if (level_ok(s, ev->level, file, ev, err))
+            return -1;
+        explicit_defrag(s, ev->level);
         break;
     case TR_SEGMENT_ALLOC:
         if (level_ok(s, ev->level, file, ev, err))

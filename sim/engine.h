@@ -194,6 +194,9 @@ typedef struct sim_summary {
         uint64_t runs, buffers_moved, ooms_avoided, failures, unsupported;
         am_u128 bytes_moved; /* 128-bit: a total that can pass 2^64 bytes (am_u128) */
         uint64_t skipped; /* failed requests it could not serve, so it did not run */
+        /* trace `defrag` lines: runs they made (counted in runs too), and those on a level
+         * whose defrag.mode is none (nothing to run: a counted no-op) */
+        uint64_t explicit_runs, explicit_ignored;
         am_ps time;
     } defrag;
     struct {

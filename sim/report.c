@@ -214,7 +214,8 @@ void report_text(FILE *f, sim *s, const report_trace *t)
     if (su->ooms)
         fprintf(f, "out of memory: %" PRIu64 " allocation request%s failed (the run "
                 "continued)\n", su->ooms, PL(su->ooms));
-    if (su->defrag.runs || su->defrag.unsupported || su->defrag.skipped) {
+    if (su->defrag.runs || su->defrag.unsupported || su->defrag.skipped ||
+        su->defrag.explicit_ignored) {
         fprintf(f, "defragmentation: %" PRIu64 " run%s moved %s (%" PRIu64 " buffer%s) in %s; "
                 "%" PRIu64 " out-of-memory event%s avoided, %" PRIu64 " buffer%s lost%s",
                 su->defrag.runs, PL(su->defrag.runs),
@@ -226,6 +227,12 @@ void report_text(FILE *f, sim *s, const report_trace *t)
         if (su->defrag.skipped)
             fprintf(f, "; skipped for %" PRIu64 " request%s it could not serve",
                     su->defrag.skipped, PL(su->defrag.skipped));
+        if (su->defrag.explicit_runs)
+            fprintf(f, "; %" PRIu64 " run%s at the trace's defrag lines",
+                    su->defrag.explicit_runs, PL(su->defrag.explicit_runs));
+        if (su->defrag.explicit_ignored)
+            fprintf(f, "; %" PRIu64 " defrag line%s ignored (defrag.mode: none)",
+                    su->defrag.explicit_ignored, PL(su->defrag.explicit_ignored));
         fputc('\n', f);
     }
     if (su->spill.evictions || su->spill.failures || su->spill.skipped) {
@@ -499,6 +506,8 @@ void report_json(FILE *f, sim *s, const report_trace *t)
     json_ku64(&w, "failures", su->defrag.failures);
     json_ku64(&w, "unsupported", su->defrag.unsupported);
     json_ku64(&w, "skipped", su->defrag.skipped);
+    json_ku64(&w, "explicit_runs", su->defrag.explicit_runs);
+    json_ku64(&w, "explicit_ignored", su->defrag.explicit_ignored);
     json_key(&w, "not_relocatable");
     json_arr(&w);
     for (int i = 0; i < sim_nlevels(s); i++)

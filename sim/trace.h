@@ -32,8 +32,12 @@ typedef enum tr_kind {
     TR_SEGMENT_ALLOC,  /* recorded device allocation: addr, bytes, level (validation/hints) */
     TR_SEGMENT_FREE,   /* recorded device free: addr, bytes, level */
     TR_OOM_RECORDED,   /* the recording saw an out-of-memory here: bytes */
-    TR_USE             /* buffer id is used now (brings a spilled buffer back; LRU order) */
+    TR_USE,            /* buffer id is used now (brings a spilled buffer back; LRU order) */
+    TR_DEFRAG          /* explicit defragmentation of a level now (JAX's client.defragment()),
+                          whatever its defrag.trigger; stream is TR_ALL (a host action) */
 } tr_kind;
+
+#define TR_KIND_LAST TR_DEFRAG /* the highest tr_kind value (readers and writers check it) */
 
 #define TR_ALL UINT32_MAX      /* TR_SYNC on every stream */
 #define TR_NO_ADDR UINT64_MAX  /* no recorded address */

@@ -45,7 +45,7 @@ int trace_bin_magic(const unsigned char *p, size_t n)
 static inline int kind_has_level(int k)
 {
     return ((1u << k) & (1u << TR_ALLOC | 1u << TR_TRANSFER | 1u << TR_SEGMENT_ALLOC |
-                         1u << TR_SEGMENT_FREE | 1u << TR_OOM_RECORDED)) != 0;
+                         1u << TR_SEGMENT_FREE | 1u << TR_OOM_RECORDED | 1u << TR_DEFRAG)) != 0;
 }
 
 /* The extension fields each kind may carry: those its native line allows (trace_native.c). */
@@ -148,7 +148,7 @@ int trace_bin_write(FILE *out, trace *in, am_error *err)
     int r;
     while ((r = trace_next(in, &ev, err)) == 1) {
         int k = (int)ev.kind;
-        if (k < TR_ALLOC || k > TR_USE)
+        if (k < TR_ALLOC || k > TR_KIND_LAST)
             return am_fail(err, AM_EINTERNAL, "binary trace writer: unknown event kind %d", k);
         unsigned op = (unsigned)k, ext = 0;
         if (kind_has_level(k)) {
@@ -161,7 +161,7 @@ int trace_bin_write(FILE *out, trace *in, am_error *err)
         if (k == TR_TRANSFER && (ev.dst_level < 0 || ev.dst_level >= to->nlevels))
             return am_fail(err, AM_EINTERNAL, "binary trace writer: transfer of line %lu to level "
                            "%d, which the config does not have", ev.line, (int)ev.dst_level);
-        if (ev.stream != st.stream)
+        if (ev.stream != st.stream && k != TR_DEFRAG) /* a defrag takes no stream (TR_ALL) */
             op |= BF_STREAM;
         am_ps at = ev.time;
         if (at != AM_TIME_NONE) {
@@ -221,6 +221,7 @@ int trace_bin_write(FILE *out, trace *in, am_error *err)
             bo_uv(&o, ev.arg);
             break;
         case TR_SYNC:
+        case TR_DEFRAG:
             break;
         case TR_SEGMENT_ALLOC:
         case TR_SEGMENT_FREE:
@@ -514,7 +515,7 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
         return 0;
     }
     int k = (int)(op & BF_KIND);
-    if (k < TR_ALLOC || k > TR_USE)
+    if (k < TR_ALLOC || k > TR_KIND_LAST)
         return BFAIL("bad record kind %d (opcode 0x%02x)", k, op);
     uint64_t v;
     if (op & BF_LEVEL) {
@@ -530,11 +531,15 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
             return BFAIL("bad stream %llu: out of range (max 4294967294)", (unsigned long long)v);
         b->st.stream = (uint32_t)v;
     }
-    if (b->st.stream == TR_ALL && k != TR_SYNC)
+    /* A defrag is a host action on a level: it takes no stream, as its native line takes no
+     * stream= (a STREAM part is refused), and reads as TR_ALL whatever the stream state. */
+    if (k == TR_DEFRAG && (op & BF_STREAM))
+        return BFAIL("a defrag record takes no stream");
+    if (b->st.stream == TR_ALL && k != TR_SYNC && k != TR_DEFRAG)
         return BFAIL("bad stream 4294967295: out of range (max 4294967294)");
     *ev = b->blank; /* every field absent (a struct copy; fields added later start zero) */
     ev->kind = (tr_kind)k;
-    ev->stream = b->st.stream;
+    ev->stream = k == TR_DEFRAG ? TR_ALL : b->st.stream;
     ev->line = b->rec;
     if (op & BF_TIME) {
         GET(v);
@@ -579,6 +584,7 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
         GET(ev->arg);
         break;
     case TR_SYNC:
+    case TR_DEFRAG:
         break;
     case TR_SEGMENT_ALLOC:
     case TR_SEGMENT_FREE:

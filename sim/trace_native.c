@@ -81,6 +81,10 @@ static const native_op native_ops[] = {
      "level, stream, at", "oom BYTES [level=NAME] [stream=S] [at=TIME]"},
     {"use", 'u', TR_USE, 1, {NP_ID, 0, 0}, NK_STREAM | NK_AT, "stream, at",
      "use ID [stream=S] [at=TIME]"},
+    /* an explicit defragmentation (JAX's client.defragment()): a host action on one level, so
+     * no stream= (it waits for the transfers on the level's buffers itself, engine.c) */
+    {"defrag", 0, TR_DEFRAG, 0, {0, 0, 0}, NK_LEVEL | NK_AT, "level, at",
+     "defrag [level=NAME] [at=TIME]"},
 };
 
 typedef struct native {
@@ -500,8 +504,8 @@ static int native_parse(trace *t, native *n, char *line, size_t len, tr_event *e
     const native_op *op = native_find_op(tok, tl);
     if (!op)
         return NFAIL(col, "unknown op '%s' (expected alloc, free, transfer, compute, record, wait, "
-                     "sync, use, free_requested, free_completed, segment_alloc, segment_free or "
-                     "oom)", tok);
+                     "sync, use, free_requested, free_completed, segment_alloc, segment_free, "
+                     "oom or defrag)", tok);
     native_ev_init(t, n, ev, op->kind, col);
 
     int npos = 0;
@@ -538,8 +542,8 @@ static int native_parse(trace *t, native *n, char *line, size_t len, tr_event *e
     }
     if (npos < op->npos)
         return NFAIL(len + 1, "missing %s (usage: %s)", native_pos_names[op->pos[npos]], op->usage);
-    if (op->kind == TR_SYNC && !(seen & NK_STREAM))
-        ev->stream = TR_ALL;
+    if ((op->kind == TR_SYNC && !(seen & NK_STREAM)) || op->kind == TR_DEFRAG)
+        ev->stream = TR_ALL; /* every stream (sync), or none in particular (defrag) */
     return 1;
 }
 

@@ -83,8 +83,8 @@ const char *tw_op_name(int kind)
         [TR_FREE_COMPLETED] = "free_completed", [TR_TRANSFER] = "transfer",
         [TR_COMPUTE] = "compute", [TR_RECORD] = "record", [TR_WAIT] = "wait", [TR_SYNC] = "sync",
         [TR_SEGMENT_ALLOC] = "segment_alloc", [TR_SEGMENT_FREE] = "segment_free",
-        [TR_OOM_RECORDED] = "oom", [TR_USE] = "use"};
-    return kind >= TR_ALLOC && kind <= TR_USE ? ops[kind] : NULL;
+        [TR_OOM_RECORDED] = "oom", [TR_USE] = "use", [TR_DEFRAG] = "defrag"};
+    return kind >= TR_ALLOC && kind <= TR_KIND_LAST ? ops[kind] : NULL;
 }
 
 int tw_event(tw_writer *w, const tr_event *ev, am_error *err)
@@ -96,7 +96,7 @@ int tw_event(tw_writer *w, const tr_event *ev, am_error *err)
     const char *lv = tw_level(w, ev->level);
     int needs_level = ev->kind == TR_ALLOC || ev->kind == TR_TRANSFER ||
                       ev->kind == TR_SEGMENT_ALLOC || ev->kind == TR_SEGMENT_FREE ||
-                      ev->kind == TR_OOM_RECORDED;
+                      ev->kind == TR_OOM_RECORDED || ev->kind == TR_DEFRAG;
     if (needs_level && !lv)
         return am_fail(err, AM_EINTERNAL, "trace writer: event of line %lu names level %d, "
                        "which the config does not have", ev->line, (int)ev->level);
@@ -145,6 +145,9 @@ int tw_event(tw_writer *w, const tr_event *ev, am_error *err)
         break;
     case TR_SYNC:
         break;
+    case TR_DEFRAG: /* the level is always written, as alloc's: the file says which it means */
+        fprintf(f, " level=%s", lv);
+        break;
     case TR_SEGMENT_ALLOC:
     case TR_SEGMENT_FREE:
         fprintf(f, " %" PRIu64 " %" PRIu64 " level=%s", ev->addr, ev->bytes, lv);
@@ -155,7 +158,9 @@ int tw_event(tw_writer *w, const tr_event *ev, am_error *err)
         fprintf(f, " %" PRIu64 " level=%s", ev->bytes, lv);
         break;
     }
-    if (!(ev->kind == TR_SYNC && ev->stream == TR_ALL) && ev->stream != 0)
+    /* a defrag takes no stream= (a host action on a level: its stream is TR_ALL) */
+    if (!((ev->kind == TR_SYNC || ev->kind == TR_DEFRAG) && ev->stream == TR_ALL) &&
+        ev->stream != 0)
         fprintf(f, " stream=%" PRIu32, ev->stream);
     if (ev->kind == TR_SYNC && ev->stream == 0)
         fputs(" stream=0", f);

@@ -269,6 +269,9 @@ BI_TB(b_name_c1, "nc1.amsb",
       "amsim: @:1: name contains a space or a control character")
 BI_TB(b_ext_kind, "ext.amsb", BIN_HDR "\x46\x05\x02\x07\x00\x01",
       "amsim: @:1: extension bits 0x2 do not apply to this record's kind 6 (it takes 0x1)")
+/* a defrag record (kind 14) with a STREAM part: its native line takes no stream= */
+BI_TB(b_defrag_stream, "dstr.amsb", BIN_HDR "\x9e\x00\x01\x00\x01",
+      "amsim: @:1: a defrag record takes no stream")
 BI_TB(b_level_empty, "lv0.amsb", "\x41\x4d\x53\x42\x01\x00\x00\x00\x01\x00\x00\x00",
       "amsim: @: binary trace header: bad level name (1 to 255 bytes)")
 /* A level index past a one-level table: "1 level" (until 2026-11-27 "1 levels"). */
@@ -448,6 +451,12 @@ static void t_clock_defrag(void)
         bi_run(&(bi_case){BI_TRACE, "clkd.trace", BI_DEFRAG_TRACE, 0,
                           "amsim: @:8:1: simulated time reaches 2^64 - 2 ps (about 213 days) by "
                           "this event", args[k], BI_DEFRAG_CFG});
+    /* an explicit `defrag` line: its copies are charged as a triggered run's (trigger on_oom:
+     * nothing else defragments this trace) */
+    bi_run(&(bi_case){BI_TRACE, "clkd3.trace", H "alloc 1 1MiB\nalloc 2 1MiB\nalloc 3 1MiB\n"
+                      "alloc 4 1MiB\nfree 1\nfree 3\ndefrag\n", 0,
+                      "amsim: @:8:1: simulated time reaches 2^64 - 2 ps (about 213 days) by "
+                      "this event", args[0], BI_DEFRAG_CFG});
     /* trigger every: the run after an allocation that succeeded */
     bi_run(&(bi_case){BI_TRACE, "clkd2.trace", H "alloc 1 1MiB\nalloc 2 1MiB\nfree 1\n"
                       "alloc 3 2MiB\n", 0, "amsim: @:5:1: simulated time reaches 2^64 - 2 ps",
@@ -462,6 +471,14 @@ BI_T(t_unknown_level, "lvl.trace", H "alloc 1 1KiB level=dram\n",
      "amsim: @:2:20: unknown level 'dram' (configured: hbm, host)")
 BI_T(t_unknown_level_transfer, "tlvl.trace", H "transfer dram hbm 1KiB\n",
      "amsim: @:2:10: unknown level 'dram' (configured: hbm, host)")
+/* An explicit defragmentation (`defrag`): a level the config does not have, and fields the op
+ * does not take (it has no positional field and no stream=: a host action on one level) */
+BI_T(t_defrag_unknown_level, "dlvl.trace", H "alloc 1 1KiB\ndefrag level=dram\n",
+     "amsim: @:3:14: unknown level 'dram' (configured: hbm, host)")
+BI_T(t_defrag_extra_field, "dxtra.trace", H "defrag hbm\n",
+     "amsim: @:2:8: unexpected field 'hbm' (usage: defrag [level=NAME] [at=TIME])")
+BI_T(t_defrag_stream, "dstr.trace", H "defrag stream=1\n",
+     "amsim: @:2:8: unknown field 'stream' for defrag (allowed: level, at)")
 BI_T(t_name_control, "ctl.trace", H "alloc 1 1 name=a\x01" "b\n",
      "amsim: @:2:17: name contains a control character")
 /* A C1 control (U+009B, a terminal's CSI) as a C0 one, at its first byte's column (until
@@ -4149,6 +4166,10 @@ void suite_badinput(void)
              {"trace: stream out of range", t_stream_overflow},
              {"trace: unknown memory level", t_unknown_level},
              {"trace: unknown level in transfer", t_unknown_level_transfer},
+             {"trace: defrag of an unknown level", t_defrag_unknown_level},
+             {"trace: defrag with a positional field", t_defrag_extra_field},
+             {"trace: defrag with a stream", t_defrag_stream},
+             {"binary: a defrag record with a stream", b_defrag_stream},
              {"trace: control character in name", t_name_control},
              {"trace: C1 control character in name", t_name_c1},
              {"trace: name too long", t_name_too_long},

@@ -257,13 +257,16 @@ static void test_writer_fields(void)
         "alloc 3 10 donate=2\n"
         "segment_alloc 4096 2MiB\nsegment_free 4096 2MiB level=hbm\noom 1GiB stream=1\n"
         "alloc 4 10 prologue=1\nfree 4 prologue=1\nalloc 5 10 prologue=1\n"
-        "free_requested 5 prologue=1\nfree_completed 5\n");
+        "free_requested 5 prologue=1\nfree_completed 5\n"
+        "defrag level=host at=8\ndefrag\n");
     const char *dst = tmp("all2.trace");
     FILE *f = fopen(dst, "w");
     tr_event a[32], b[32];
     char na[32][32], nb[32][32];
     int n = read_all(src, a, 32, na);
-    CU_ASSERT_FATAL(n == 22);
+    CU_ASSERT_FATAL(n == 24);
+    CU_ASSERT(a[22].kind == TR_DEFRAG && a[22].level == 1 && a[22].stream == TR_ALL);
+    CU_ASSERT(a[23].kind == TR_DEFRAG && a[23].level == 0 && a[23].stream == TR_ALL);
     tw_writer w;
     tw_init(&w, f, lv, 2, "round trip", 0);
     am_error err = {0};
@@ -488,6 +491,61 @@ static void test_binary(void)
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     CU_ASSERT(err && strstr(err, "cut.amsb"));
     free(err);
+}
+
+/* An explicit `defrag` line survives every form that can carry it: text -> binary -> text
+ * gives the same lines (the level written out; a stream set before it stays the stream of the
+ * records after it, as a defrag record takes none), the binary form replays with the same
+ * placements (the moves included), and a lifetime CSV, which cannot carry it, says on stderr
+ * that it dropped it. */
+static void test_defrag_forms(void)
+{
+    const char *d = tu_tmpdir();
+    const char *cfg = tu_write("dfc.yaml",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 4MiB\n    allocator: {policy: best_fit, "
+        "commit_granularity: 1MiB}\n    defrag: {mode: compact, trigger: on_oom}\n"
+        "  host: {kind: host, capacity: 1GiB, allocator: {policy: best_fit}}\n"
+        "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
+        "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us}\n");
+    const char *src = tu_write("df.trace",
+        "amsim-trace v1 time_unit=ps\nalloc 1 1MiB\nalloc 2 1MiB stream=2\nalloc 3 1MiB\n"
+        "alloc 4 1MiB\nfree 1\nfree 3\ncompute 1us stream=2\ndefrag at=10us\n"
+        "compute 1us stream=2\ndefrag level=host\nalloc 5 2MiB\n");
+    char args[4096];
+    snprintf(args, sizeof args, "convert -c %s %s -o %s/df.amsb --to binary", cfg, src, d);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "convert -c %s %s/df.amsb -o %s/df_back.trace", cfg, d, d);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char p[600];
+    snprintf(p, sizeof p, "%s/df_back.trace", d);
+    char *back = tu_slurp(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(back);
+    CU_ASSERT_PTR_NOT_NULL(strstr(back, "\nfree 3\ncompute 1000000 stream=2\n"
+                                        "defrag level=hbm at=10000000\n"
+                                        "compute 1000000 stream=2\ndefrag level=host\n"
+                                        "alloc 5 2097152 level=hbm\n"));
+    free(back);
+    char *pl[2];
+    for (int f = 0; f < 2; f++) {
+        snprintf(args, sizeof args, "run -q -c %s -t %s%s --placements %s/dfpl%d.csv", cfg,
+                 f ? d : src, f ? "/df.amsb" : "", d, f);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+        snprintf(p, sizeof p, "%s/dfpl%d.csv", d, f);
+        pl[f] = tu_slurp(p, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(pl[f]);
+    }
+    CU_ASSERT_PTR_NOT_NULL(strstr(pl[0], "\n7,2,hbm,0,1048576,1048576,moved\n"
+                                         "7,4,hbm,1048576,1048576,1048576,moved\n"
+                                         "10,5,hbm,2097152,2097152,2097152,ok\n"));
+    CU_ASSERT_STRING_EQUAL(pl[0], pl[1]);
+    free(pl[0]);
+    free(pl[1]);
+    char *errout = NULL;
+    snprintf(args, sizeof args, "convert -c %s %s --to csv -o %s/df.csv", cfg, src, d);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, &errout), 0);
+    CU_ASSERT_PTR_NOT_NULL(errout && strstr(errout, "; 4 other events (2 compute, 2 defrag) and "
+                                                    "0 allocations of other levels dropped"));
+    free(errout);
 }
 
 /* A level table larger than the reader's 1 MiB buffer (4096 names of 255 bytes, the most the
@@ -1149,6 +1207,7 @@ void suite_convert(void)
              {"native writer round-trips every field", test_writer_fields},
              {"gzip inputs read transparently", test_gzip},
              {"binary form round trip and truncation", test_binary},
+             {"an explicit defrag in native, binary and CSV forms", test_defrag_forms},
              {"binary level table larger than the read buffer", test_binary_big_header},
              {"native -> csv keeps peak live (donations, into=) or refuses", test_csv_peak_live},
              {"native -> csv names the kinds of events it drops", test_csv_dropped_kinds},

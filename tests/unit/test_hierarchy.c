@@ -1259,6 +1259,77 @@ static void test_defrag_moves_recorded(void)
     free(j);
 }
 
+/* An explicit `defrag` line (JAX's client.defragment()) runs the level's mode at that point,
+ * whatever its trigger (on_oom here: nothing else defragments), with a triggered run's rows,
+ * log lines, copies and counters. 1 MiB buffers 1 to 4 fill 4 MiB; 1 and 3 are freed; the
+ * defrag at 10 us packs 2 and 4 down, so 5 (2 MiB) fits above them without a failure. Each
+ * copy: 1 us + 1048576 B / 1e9 B/s = 1049.576 us; compact copies 2 and 4 once (2 copies), the
+ * round trip each to the host and back (4). Under mode none the line is a counted no-op and
+ * 5 runs out of memory, as without the line. */
+#define EXPLICIT_CFG(mode_)                                                                   \
+    "version: 1\nmemories:\n  hbm:\n    capacity: 4MiB\n    allocator: {policy: best_fit, "  \
+    "commit_granularity: 1MiB}\n    defrag: {mode: " mode_ ", trigger: on_oom}\n"             \
+    "  host: {kind: host, capacity: 1GiB, allocator: {policy: best_fit}}\n"                   \
+    "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"                  \
+    "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us, duplex: true}\n"
+#define EXPLICIT_TRACE                                                                         \
+    "amsim-trace v1\nalloc 1 1MiB\nalloc 2 1MiB\nalloc 3 1MiB\nalloc 4 1MiB\nfree 1\nfree 3\n" \
+    "defrag at=10us\nalloc 5 2MiB\n"
+static void test_explicit_defrag(void)
+{
+    static const char *const rows_before =
+        "seq,id,level,address,requested,allocated,status\n"
+        "0,1,hbm,0,1048576,1048576,ok\n"
+        "1,2,hbm,1048576,1048576,1048576,ok\n"
+        "2,3,hbm,2097152,1048576,1048576,ok\n"
+        "3,4,hbm,3145728,1048576,1048576,ok\n";
+    static const struct {
+        const char *name, *yaml, *after, *json[6];
+    } c[] = {
+        {"xd_compact", EXPLICIT_CFG("compact"),
+         "6,2,hbm,0,1048576,1048576,moved\n"
+         "6,4,hbm,1048576,1048576,1048576,moved\n"
+         "7,5,hbm,2097152,2097152,2097152,ok\n",
+         {"\"runs\": 1,", "\"bytes_moved\": 2097152,", "\"buffers_moved\": 2,",
+          "\"explicit_runs\": 1,\n    \"explicit_ignored\": 0,",
+          "\"makespan_seconds\": 0.002109152,", "\"stall_seconds\": 0.002099152,"}},
+        {"xd_roundtrip",
+         EXPLICIT_CFG("host_roundtrip, host: host"),
+         "6,2,hbm,0,1048576,1048576,moved\n"
+         "6,4,hbm,1048576,1048576,1048576,moved\n"
+         "7,5,hbm,2097152,2097152,2097152,ok\n",
+         {"\"runs\": 1,", "\"bytes_moved\": 4194304,", "\"buffers_moved\": 2,",
+          "\"explicit_runs\": 1,\n    \"explicit_ignored\": 0,",
+          "\"makespan_seconds\": 0.004208304,", "\"stall_seconds\": 0.004198304,"}},
+        {"xd_none", EXPLICIT_CFG("none"), "7,5,hbm,,2097152,,oom\n",
+         {"\"runs\": 0,", "\"bytes_moved\": 0,", "\"buffers_moved\": 0,",
+          "\"explicit_runs\": 0,\n    \"explicit_ignored\": 1,", "\"makespan_seconds\": 0.00001,",
+          "\"stall_seconds\": 0,"}},
+    };
+    for (size_t k = 0; k < AM_ARRAY_LEN(c); k++) {
+        char *csv, *log, *j, want[1024];
+        rp_run(c[k].name, c[k].yaml, EXPLICIT_TRACE, &csv, &log, &j);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        snprintf(want, sizeof want, "%s%s", rows_before, c[k].after);
+        CU_ASSERT_STRING_EQUAL(csv, want);
+        for (int i = 0; i < 6; i++) {
+            CU_ASSERT_PTR_NOT_NULL(strstr(j, c[k].json[i]));
+            if (!strstr(j, c[k].json[i]))
+                fprintf(stderr, "\n  %s: no %s\n", c[k].name, c[k].json[i]);
+        }
+        if (k < 2) /* the moves' log lines, as a triggered run's */
+            CU_ASSERT_PTR_NOT_NULL(strstr(log, "hbm: M 2 1048576 0 1048576\n"
+                                               "hbm: M 4 3145728 1048576 1048576\n"
+                                               "hbm: A 5 2097152 2097152\n"));
+        CU_ASSERT_EQUAL(hjson_u64(j, "ooms_avoided"), 0);
+        free(csv);
+        free(log);
+        free(j);
+    }
+}
+
 /* Spilling writes the host copy (spilled, a host A line), restoring the device allocation
  * (restored, an A line): as many as each level's allocations in the summary, and a free drops
  * the buffer where it last went. (Until 2026-11-25 neither was written: 3 hbm rows for 4
@@ -1937,6 +2008,8 @@ void suite_hierarchy(void)
              {"spill, restore and dropped copies write host rows", test_spill_timeline_host_rows},
              {"defragmentation moves in placements and log", test_defrag_moves_recorded},
              {"a donation in placements and log", test_donation_recorded},
+             {"an explicit defrag line: compact, host_roundtrip, mode none",
+              test_explicit_defrag},
              {"spill copies and restores in placements and log", test_spill_restore_recorded},
              {"the observer sees moves, spills and restores", test_observer_moves},
              {"recovery charges its last failed attempt", test_recovery_charges_last_attempt},

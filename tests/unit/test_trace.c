@@ -225,8 +225,8 @@ static void test_native_errors(void)
 {
     expect_error("e1.trace", HDR "alloc 1 10\nmalloc 2 10\n",
                  "3:1: unknown op 'malloc' (expected alloc, free, transfer, compute, record, wait, "
-                 "sync, use, free_requested, free_completed, segment_alloc, segment_free or "
-                 "oom)");
+                 "sync, use, free_requested, free_completed, segment_alloc, segment_free, "
+                 "oom or defrag)");
     expect_error("e2.trace", HDR "alloc 1\n",
                  "2:8: missing BYTES (usage: alloc ID BYTES [level=NAME] [stream=S] [name=TAG] "
                  "[at=TIME] [addr=N] [donate=ID] [prologue=0|1])");
