@@ -910,17 +910,9 @@ int cmd_convert(int argc, char **argv)
                 return 1;
             }
             sets[nsets++] = v;
-        } else if (k == O_DEVICE) {
-            char *e;
-            errno = 0;
-            long d = strtol(v, &e, 10);
-            if (errno || *e || d < 0 || d > 1024) {
-                char shown[CLI_SHOWN]; /* escaped: a control byte never reaches the terminal */
-                fprintf(stderr, "amsim convert: --device takes 0..1024, not '%s'\n",
-                        am_escape_name(shown, sizeof shown, v));
+        } else if (k == O_DEVICE) { /* until 2026-11-27 its own strtol took '+1' and '01' */
+            if (cli_device("amsim convert", v, &device) != 0)
                 return 1;
-            }
-            device = (int)d;
         } else if (k == CLI_OPERAND) {
             if (in) {
                 char s1[CLI_SHOWN], s2[CLI_SHOWN];

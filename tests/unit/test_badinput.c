@@ -2149,7 +2149,11 @@ static void convert_args_escaped(void)
         {"convert x -o y --to 'a\x1b[31mb'",
          "amsim convert: --to takes native, csv or binary, not 'a\\x1b[31mb'\n"},
         {"convert a 'b\x1b[2J' -o y", "amsim convert: one input only ('a' and 'b\\x1b[2J')\n"},
-        {"convert a -o y --device '1\x01'", "amsim convert: --device takes 0..1024, not '1\\x01'\n"},
+        {"convert a -o y --device '1\x01'",
+         "amsim convert: --device takes a device number 0..1024, not '1\\x01'\n"},
+        /* the number rule of every --device (cli_device; until 2026-11-27 convert took 01) */
+        {"convert a -o y --device 01", "amsim convert: --device takes a device number 0..1024, "
+         "not '01': leading zeros are not allowed (YAML 1.1 reads 010 as octal 8)\n"},
     };
     for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
         char *err = NULL;
