@@ -1190,10 +1190,12 @@ static int warn_or_fail_text(sim *s, am_error *err, const char *file, const tr_e
                                              : " (use --lenient to count and skip such events)");
 }
 
-/* warn_or_fail_text of "WHAT ID". */
+/* warn_or_fail_text of "WHAT ID" (formatted only when it is said: --lenient counts it). */
 static int warn_or_fail(sim *s, am_error *err, const char *file, const tr_event *ev,
                         const char *what, uint64_t id)
 {
+    if (s->o.lenient)
+        return warn_or_fail_text(s, err, file, ev, what);
     char text[160];
     snprintf(text, sizeof text, "%s %" PRIu64, what, id);
     return warn_or_fail_text(s, err, file, ev, text);
@@ -1652,7 +1654,7 @@ static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t
  * (one that started the chain, or a level between) is not recovered again, so each level makes
  * room at most once in it and a cycle of spill_host settings (hbm to vmem, vmem to hbm) stops
  * where it comes back, its copy failing there. A victim whose copy does not fit is passed
- * over for the next in the order (spill_order), and the spill fails (one spill.failures) only
+ * over for the next in the order (spill_candidates), and the spill fails (one spill.failures) only
  * when no victim's copy fits; until 2026-11-27 the first victim's failed copy failed it. The
  * buffer the current event uses (s->in_use: a transfer's source while its destination is
  * allocated) is never the victim: the copy reads it after the allocation. Until 2026-11-27 it
@@ -1672,10 +1674,11 @@ static int by_victim_order(const void *p, const void *q)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* The ids of a level's possible victims in the order spill_victim tries them: lru, the least
- * recently used first; largest, the largest block first, then the least recently used. Ties
- * (one event can use two buffers) go to the lower id, not to the id map's order. */
-static size_t spill_order(sim *s, int level, victim **out)
+/* The ids of a level's possible victims, unordered, each with its place in the order
+ * spill_victim tries them (by_victim_order): lru, the least recently used first; largest, the
+ * largest block first, then the least recently used. Ties (one event can use two buffers) go
+ * to the lower id, not to the id map's order. */
+static size_t spill_candidates(sim *s, int level, victim **out)
 {
     int largest = s->cfg->levels[level].spill_victim == CFG_VICTIM_LARGEST;
     slot **v;
@@ -1690,7 +1693,6 @@ static size_t spill_order(sim *s, int level, victim **out)
                          : (victim){used, 0, x->id};
     }
     free(v);
-    qsort(c, k, sizeof *c, by_victim_order);
     *out = c;
     return k;
 }
@@ -1721,11 +1723,25 @@ static int spill_one(sim *s, int level)
     if (host < 0)
         return 0;
     victim *c;
-    size_t n = spill_order(s, level, &c), i = 0;
+    size_t n = spill_candidates(s, level, &c);
     slot *best = NULL;
     alloc_out o = {0, 0, 0};
-    while (i < n && spill_copy(s, level, c[i].id, &best, &o) < 0)
-        i++;
+    if (n) {
+        /* the first in the order by one pass; the rest are sorted only when its copy does not
+         * fit (the order is total: the id breaks ties) */
+        size_t m = 0;
+        for (size_t i = 1; i < n; i++)
+            if (by_victim_order(&c[i], &c[m]) < 0)
+                m = i;
+        victim first = c[m];
+        c[m] = c[0];
+        c[0] = first;
+        if (spill_copy(s, level, c[0].id, &best, &o) < 0) {
+            qsort(c + 1, n - 1, sizeof *c, by_victim_order);
+            for (size_t i = 1; i < n && spill_copy(s, level, c[i].id, &best, &o) < 0; i++) {
+            }
+        }
+    }
     free(c);
     if (!best) {
         if (n) /* there were victims, and no copy fitted */
