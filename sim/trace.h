@@ -39,6 +39,14 @@ typedef enum tr_kind {
 
 #define TR_KIND_LAST TR_DEFRAG /* the highest tr_kind value (readers and writers check it) */
 
+/* Kinds whose events name a memory level (the others run on the default level): the binary
+ * form stores a level only for these, and the text writer names one. */
+static inline int tr_kind_has_level(int k)
+{
+    return ((1u << k) & (1u << TR_ALLOC | 1u << TR_TRANSFER | 1u << TR_SEGMENT_ALLOC |
+                         1u << TR_SEGMENT_FREE | 1u << TR_OOM_RECORDED | 1u << TR_DEFRAG)) != 0;
+}
+
 #define TR_ALL UINT32_MAX      /* TR_SYNC on every stream */
 #define TR_NO_ADDR UINT64_MAX  /* no recorded address */
 /* The latest time a trace may give an event: 2^64 - 3 ps. 2^64 - 1 means "no time"

@@ -41,13 +41,6 @@ int trace_bin_magic(const unsigned char *p, size_t n)
     return n >= 4 && memcmp(p, TRACE_BIN_MAGIC, 4) == 0;
 }
 
-/* Kinds whose events carry a memory level (the others get the default level, as native). */
-static inline int kind_has_level(int k)
-{
-    return ((1u << k) & (1u << TR_ALLOC | 1u << TR_TRANSFER | 1u << TR_SEGMENT_ALLOC |
-                         1u << TR_SEGMENT_FREE | 1u << TR_OOM_RECORDED | 1u << TR_DEFRAG)) != 0;
-}
-
 /* The extension fields each kind may carry: those its native line allows (trace_native.c). */
 static unsigned kind_ext(int k)
 {
@@ -151,7 +144,7 @@ int trace_bin_write(FILE *out, trace *in, am_error *err)
         if (k < TR_ALLOC || k > TR_KIND_LAST)
             return am_fail(err, AM_EINTERNAL, "binary trace writer: unknown event kind %d", k);
         unsigned op = (unsigned)k, ext = 0;
-        if (kind_has_level(k)) {
+        if (tr_kind_has_level(k)) {
             if (ev.level < 0 || ev.level >= to->nlevels)
                 return am_fail(err, AM_EINTERNAL, "binary trace writer: event of line %lu names "
                                "level %d, which the config does not have", ev.line, (int)ev.level);
@@ -550,7 +543,7 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
         b->st.time += v;
         ev->time = b->st.time;
     }
-    if (kind_has_level(k)) {
+    if (tr_kind_has_level(k)) {
         if (b->st.level < 0)
             return BFAIL("record names no level");
         if (b->cur < 0 && bin_level(t, b, (uint64_t)b->st.level, &ev->level, err))

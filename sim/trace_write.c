@@ -94,10 +94,7 @@ int tw_event(tw_writer *w, const tr_event *ev, am_error *err)
     if (!op)
         return am_fail(err, AM_EINTERNAL, "trace writer: unknown event kind %d", (int)ev->kind);
     const char *lv = tw_level(w, ev->level);
-    int needs_level = ev->kind == TR_ALLOC || ev->kind == TR_TRANSFER ||
-                      ev->kind == TR_SEGMENT_ALLOC || ev->kind == TR_SEGMENT_FREE ||
-                      ev->kind == TR_OOM_RECORDED || ev->kind == TR_DEFRAG;
-    if (needs_level && !lv)
+    if (tr_kind_has_level((int)ev->kind) && !lv)
         return am_fail(err, AM_EINTERNAL, "trace writer: event of line %lu names level %d, "
                        "which the config does not have", ev->line, (int)ev->level);
     fputs(op, f);
