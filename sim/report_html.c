@@ -1007,53 +1007,48 @@ static int cmp_input(const void *a, const void *b)
 
 /* The table's inputs (trace, seed, other axes): rows sorted by input, then by row, so a study
  * of 40,000 rows is grouped in n log n, not n^2 comparisons. rows holds every row, grouped;
- * group g is the len[g] rows from rows[start[g]], in table order, and the groups are in the
- * order of their first rows (table order). */
+ * group g is the grp[g].len rows from rows[grp[g].start], in table order, and the groups are in
+ * the order of their first rows (table order). */
+typedef struct input_group {
+    int first, start, len; /* its first row (in table order), where it starts in rows, rows */
+} input_group;
+
 typedef struct input_groups {
-    int *rows, *start, *len, n;
+    int *rows, n;
+    input_group *grp;
 } input_groups;
 
 static int cmp_group_first(const void *a, const void *b)
 {
-    const int *ga = a, *gb = b; /* {first row, start, length} triples */
-    return ga[0] < gb[0] ? -1 : ga[0] > gb[0];
+    const input_group *ga = a, *gb = b;
+    return ga->first < gb->first ? -1 : ga->first > gb->first;
 }
 
 static void input_groups_make(const ctx *c, input_groups *g)
 {
     int n = c->t.nrows > 0 ? c->t.nrows : 0;
     g->rows = am_malloc(((size_t)n + 1) * sizeof *g->rows);
-    g->start = am_malloc(((size_t)n + 1) * sizeof *g->start);
-    g->len = am_malloc(((size_t)n + 1) * sizeof *g->len);
+    g->grp = am_malloc(((size_t)n + 1) * sizeof *g->grp);
     g->n = 0;
     for (int r = 0; r < n; r++)
         g->rows[r] = r;
     sort_ctx = c;
     qsort(g->rows, (size_t)n, sizeof *g->rows, cmp_input);
     /* cmp_input breaks ties by row: each group's rows are together and in table order */
-    int *groups = am_malloc(((size_t)n + 1) * 3 * sizeof *groups);
-    for (int r = 0; r < n; r++)
-        if (!r || !same_input(c, g->rows[r - 1], g->rows[r])) {
-            if (g->n)
-                groups[3 * (g->n - 1) + 2] = r - groups[3 * (g->n - 1) + 1];
-            groups[3 * g->n] = g->rows[r];
-            groups[3 * g->n++ + 1] = r;
+    for (int r = 0; r < n; r++) {
+        if (r && same_input(c, g->rows[r - 1], g->rows[r])) {
+            g->grp[g->n - 1].len++;
+            continue;
         }
-    if (g->n)
-        groups[3 * (g->n - 1) + 2] = n - groups[3 * (g->n - 1) + 1];
-    qsort(groups, (size_t)g->n, 3 * sizeof *groups, cmp_group_first);
-    for (int q = 0; q < g->n; q++) {
-        g->start[q] = groups[3 * q + 1];
-        g->len[q] = groups[3 * q + 2];
+        g->grp[g->n++] = (input_group){g->rows[r], r, 1};
     }
-    free(groups);
+    qsort(g->grp, (size_t)g->n, sizeof *g->grp, cmp_group_first);
 }
 
 static void input_groups_free(input_groups *g)
 {
     free(g->rows);
-    free(g->start);
-    free(g->len);
+    free(g->grp);
     *g = (input_groups){0};
 }
 
@@ -1131,8 +1126,8 @@ static void timelines(ctx *c)
     input_groups_make(c, &ig);
     int drawn = 0, tried = 0, header = 0;
     for (int gi = 0; gi < ig.n && drawn < RH_MAX_PLOT_TRACES; gi++) {
-        const int *members = ig.rows + ig.start[gi];
-        int nmembers = ig.len[gi], k = drawn;
+        const int *members = ig.rows + ig.grp[gi].start;
+        int nmembers = ig.grp[gi].len, k = drawn;
         tried++;
         char label[512];
         input_label(c, members[0], label, sizeof label);
