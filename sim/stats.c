@@ -191,6 +191,19 @@ static am_i128 div_round(am_i128 a, am_i128 b)
     return q;
 }
 
+/* (num + frac) / den rounded to nearest, halves up (den > 0, 0 <= frac < 1): one rounding of
+ * an exact integer part and a double's fraction. */
+static am_i128 div_round_frac(am_i128 num, double frac, am_i128 den)
+{
+    am_i128 q = num / den, r = num % den;
+    if (r < 0) { /* floor division: 0 <= r < den */
+        q -= 1;
+        r += den;
+    }
+    am_i128 k = 2 * r - den; /* round up iff 2 (r + frac) >= den, that is k >= -2 frac */
+    return q + (k >= 0 || (k == -1 && frac >= 0.5));
+}
+
 /* The figures of s from g's exact values (g->x, n of them, in units of 10^-f), for a group
  * gsl's doubles cannot hold (g->big): the mean exactly, as sum / n; the sd from the exact
  * deviations n x_i - sum (each converted once, so it is as close as a double can be); the
@@ -229,13 +242,17 @@ static void exact_figures(const group *g, summary *s)
     double hd = s->half * 100 * (double)den; /* below 2^45 x 100 x 2^92 < 2^144: checked */
     if (!(s->half < 35184372088832.0) || !(hd < 4.2535295865117308e37)) /* 2^45, 2^125; NaN */
         return;
-    am_i128 h = (am_i128)(hd + 0.5);
-    if (__builtin_sub_overflow(a100, h, &s->lo_c) || __builtin_add_overflow(a100, h, &s->hi_c))
+    /* the ends (a100 -+ hd) / den rounded once: hd = H + phi, its whole part exact and its
+     * fraction a double (until 2026-11-27 hd was rounded to a whole unit first, and the ends
+     * then rounded again: 999999999999999989.2938 printed as .30) */
+    double hf = floor(hd), phi = hd - hf;
+    am_i128 h = (am_i128)hf, lo, hi;
+    if (__builtin_sub_overflow(a100, h, &lo) || __builtin_add_overflow(a100, h, &hi))
         return;
-    s->lo_c = div_round(s->lo_c, den);
-    s->hi_c = div_round(s->hi_c, den);
+    s->lo_c = phi > 0 ? div_round_frac(lo - 1, 1.0 - phi, den) : div_round_frac(lo, 0, den);
+    s->hi_c = div_round_frac(hi, phi, den);
     s->lohi_cents = 1;
-    s->lohi_whole = h == 0 && s->mean_whole;
+    s->lohi_whole = hd == 0 && s->mean_whole;
 }
 
 /* A metric cell's number: 0, or -1 for an empty cell or one that is not a finite decimal
