@@ -1656,9 +1656,9 @@ static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t
  * host copy's allocation, when it fails, gets the host level's own answers (recover: its
  * defragmentation, its own spill_to_host to a further level), as a request of that level would;
  * until 2026-11-27 it failed at once. A chain ends: a level whose recovery is already running
- * (one that started the chain, or a level between) is not recovered again, so each level makes
- * room at most once in it and a cycle of spill_host settings (hbm to vmem, vmem to hbm) stops
- * where it comes back, its copy failing there. A victim whose copy does not fit is passed
+ * (one that started the chain, or a level between) takes no copy and is not recovered again,
+ * so each level makes room at most once in it and a cycle of spill_host settings (hbm to vmem,
+ * vmem to hbm) stops where it comes back, its copy failing there. A victim whose copy does not fit is passed
  * over for the next in the order (spill_candidates), and the spill fails (one spill.failures) only
  * when no victim's copy fits; until 2026-11-27 the first victim's failed copy failed it. The
  * buffer the current event uses (s->in_use: a transfer's source while its destination is
@@ -1710,12 +1710,16 @@ static int spill_copy(sim *s, int level, uint64_t id, slot **victim_out, alloc_o
     slot *x = idmap_find(&s->ids, id);
     if (!x || x->state != ST_LIVE || x->level != level)
         return -1;
+    level_rt *hr = &s->rt[host];
+    if (hr->recovering) /* the chain came back to a level being freed: the copy fails there
+                         * (until 2026-11-27 it was allocated when the level had room, so a
+                         * cycle moved the host's buffers into the level making room) */
+        return -1;
     alloc_req r = {x->requested, 0, 0};
     int rc = mem_alloc_attempt(s->lv[host], &r, o);
     charge(s, host); /* a failed attempt costs its device call too (until 2026-11-27 its
                       * latency waited for the host level's next charged call) */
-    level_rt *hr = &s->rt[host];
-    if (rc != ALLOC_OK && !hr->recovering && (!hr->no_room || r.bytes < hr->no_room)) {
+    if (rc != ALLOC_OK && (!hr->no_room || r.bytes < hr->no_room)) {
         rc = recover(s, host, &r, o, TR_NO_ADDR);
         /* Remembered for this episode: the next victims' copies at least this large do not
          * rerun the host's whole recovery (and, in a cycle, every deeper level's for each
@@ -1901,6 +1905,8 @@ static int recover_level(sim *s, int level, const alloc_req *r, alloc_out *o, ui
  * recoveries could not do (level_rt.no_room) is forgotten at its start. */
 static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t hint)
 {
+    uint64_t defrag_avoided = s->sum.defrag.ooms_avoided;
+    uint64_t spill_avoided = s->sum.spill.ooms_avoided;
     if (s->recover_depth == 0)
         for (int i = 0; i < s->nlevels; i++)
             s->rt[i].no_room = 0;
@@ -1910,6 +1916,13 @@ static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t
     int rc = recover_level(s, level, r, o, hint);
     s->recover_depth--;
     s->rt[level].recovering = was;
+    if (s->recover_depth == 0 && rc != ALLOC_OK) {
+        /* An out-of-memory event is avoided only when the request is finally served: the
+         * host copies served inside a chain that still failed it avoided nothing (until
+         * 2026-11-27 each counted). */
+        s->sum.defrag.ooms_avoided = defrag_avoided;
+        s->sum.spill.ooms_avoided = spill_avoided;
+    }
     return rc;
 }
 

@@ -1959,6 +1959,51 @@ static void test_spill_cycle_bounded(void)
     free(out);
 }
 
+/* A cycle stops where it comes back: hbm (3 MiB of 4 used) makes room for 2 MiB and spills to
+ * the full host, which spills to hbm; the host's copies into hbm fail (hbm is being freed), so
+ * nothing moves and the request fails, no event avoided. And an event is avoided only when its
+ * request is served: b makes room for 1's copy by spilling 21 to c, but 2's copy finds b and c
+ * full and 4 fails. Until 2026-11-27 the host's buffers 11 and 12 were spilled into hbm and
+ * "2 out-of-memory events avoided" reported, and the second run said 1. */
+static void test_spill_cycle_stops(void)
+{
+    char *out;
+    char *pl = pl_run("scy2",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 4MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host:\n    capacity: 2MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: hbm\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us, "
+        "duplex: true}\n",
+        "amsim-trace v1\nalloc 1 1MiB\nalloc 2 1MiB\nalloc 3 1MiB\nalloc 11 1MiB level=host\n"
+        "alloc 12 1MiB level=host\nalloc 4 2MiB\n", "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_EQUAL(tu_count(pl, ",spilled\n"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pl, "\n5,4,hbm,,2097152,,oom\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 0 buffers (0 B) out to host, 0 (0 B) back, 0 ps; "
+                                       "0 out-of-memory events avoided, 2 failed\n"));
+    free(pl);
+    free(out);
+    pl = pl_run("scy3",
+        "version: 1\nmemories:\n  a:\n    capacity: 4MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: b\n"
+        "  b:\n    capacity: 2MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: c\n"
+        "  c:\n    capacity: 1MiB\n    allocator: {policy: first_fit}\n"
+        "links:\n  ab: {from: a, to: b, bandwidth: 1GB/s, efficiency: 1, latency: 1us, "
+        "duplex: true}\n  bc: {from: b, to: c, bandwidth: 1GB/s, efficiency: 1, latency: 1us, "
+        "duplex: true}\n",
+        "amsim-trace v1\nalloc 21 1MiB level=b\nalloc 22 1MiB level=b\nalloc 1 1MiB level=a\n"
+        "alloc 2 1MiB level=a\nalloc 3 2MiB level=a\nalloc 4 2MiB level=a\n", "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pl, "\n5,21,c,0,1048576,1048576,spilled\n"
+                                      "5,1,b,0,1048576,1048576,spilled\n"
+                                      "5,4,a,,2097152,,oom\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "; 0 out-of-memory events avoided, 2 failed\n"));
+    free(pl);
+    free(out);
+}
+
 /* A victim whose host copy does not fit is passed over: the 2 MiB host has 1 MiB free, the LRU
  * victim 1 (3 MiB) cannot go, 2 (1 MiB) can, and 3 takes its place. Until 2026-11-27 the spill
  * failed with 1's copy and 3 was out of memory. */
@@ -2061,5 +2106,7 @@ void suite_hierarchy(void)
               test_spill_copy_uses_host_answers},
              {"a victim whose copy does not fit is passed over", test_spill_tries_next_victim},
              {"a spill cycle's recovery runs once per level", test_spill_cycle_bounded},
+             {"a spill cycle stops where it comes back; avoided means served",
+              test_spill_cycle_stops},
              {"spilling counts blocks pending their free", test_spill_skips_for_pending_blocks});
 }
