@@ -264,16 +264,22 @@ int am_check_pow2(am_error *e, const char *key, uint64_t v, uint64_t max, const 
                        key, v, max_text);
 }
 
+void am_fmt_pos(char *out, size_t cap, unsigned long line, unsigned long col)
+{
+    if (col)
+        snprintf(out, cap, ":%lu:%lu", line, col);
+    else
+        snprintf(out, cap, ":%lu", line);
+}
+
 int am_vfail_at(am_error *e, const char *file, unsigned long line, unsigned long col,
                 const char *fmt, va_list ap)
 {
     if (!e)
         return -1;
     char pos[64];
-    if (col)
-        snprintf(pos, sizeof pos, ":%lu:%lu: ", line, col);
-    else
-        snprintf(pos, sizeof pos, ":%lu: ", line);
+    am_fmt_pos(pos, sizeof pos - 2, line, col);
+    strcat(pos, ": ");
     char *raw = format_v(fmt, ap), *body = escaped_copy(raw, 0);
     char *path = escaped_copy(file ? file : "", 0);
     set_msg(e, path, pos, body);

@@ -81,6 +81,9 @@ int am_keys_name(const char *keys, const char *key);
 int am_check_pow2(am_error *e, const char *key, uint64_t v, uint64_t max, const char *max_text);
 /* The greatest common divisor of a and b (a when b is 0). */
 uint64_t am_gcd_u64(uint64_t a, uint64_t b);
+/* A position as messages name it, ":LINE:COL" into out (cap bytes), or ":LINE" when col is 0
+ * (a binary trace's record, a line-only reader's line): the form am_fail_at gives. */
+void am_fmt_pos(char *out, size_t cap, unsigned long line, unsigned long col);
 /* Input error at a position: "file:line:col: message" (col 0 prints "file:line: message"). */
 /* The C1 control character (U+0080..U+009F, UTF-8 C2 80..C2 9F; U+009B is a terminal's CSI)
  * the len bytes at p start with, or -1 when they start with none: the check every reader makes

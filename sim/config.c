@@ -2400,7 +2400,41 @@ static void preset_list(char dirs[][1024], int ndirs, char *buf, size_t bufn)
         snprintf(buf, bufn, "none found");
 }
 
+/* Standard input's text, once a config "-" read it whole: compare and mincap load the config
+ * once per run, and a pipe gives its bytes only once (until 2026-11-27 every run after the
+ * first read it empty: "missing required key 'version'"). Kept for the process's life. */
+static char *stdin_text;
+static size_t stdin_len;
+static int stdin_kept;
+
+static void stdin_copy(char **buf, size_t *len)
+{
+    *buf = am_malloc(stdin_len ? stdin_len : 1);
+    memcpy(*buf, stdin_text, stdin_len);
+    *len = stdin_len;
+}
+
+static int read_file(const char *path, char **buf, size_t *len, am_error *e);
+
 int cfg_read_file(const char *path, char **buf, size_t *len, am_error *e)
+{
+    int from_stdin = strcmp(path, "-") == 0;
+    if (from_stdin && stdin_kept) {
+        stdin_copy(buf, len);
+        return 0;
+    }
+    if (read_file(path, buf, len, e) < 0)
+        return -1;
+    if (from_stdin) {
+        stdin_text = *buf;
+        stdin_len = *len;
+        stdin_kept = 1;
+        stdin_copy(buf, len); /* the caller frees its own copy */
+    }
+    return 0;
+}
+
+static int read_file(const char *path, char **buf, size_t *len, am_error *e)
 {
     FILE *f = fopen(am_input_name(path), "rb"); /* "-": standard input, as check - reads it */
     if (!f)

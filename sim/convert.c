@@ -758,9 +758,12 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
          * it there, and its end state and fragmentation were not the trace's) */
         if (never) {
             char where[1200]; /* a start-state prologue's buffer has no line of its own */
+            char pos[64]; /* a binary input's record has no column (FORMAT.md: FILE:RECORD;
+                           * until 2026-11-27 it was named FILE:RECORD:0) */
+            am_fmt_pos(pos, sizeof pos, (unsigned long)first_never.line,
+                       (unsigned long)first_never.col);
             if (first_never.line)
-                snprintf(where, sizeof where, "allocated at %s:%" PRIu64 ":%" PRIu64, in,
-                         first_never.line, first_never.col);
+                snprintf(where, sizeof where, "allocated at %s%s", in, pos);
             else
                 snprintf(where, sizeof where, "live at the start of %s", in);
             fprintf(stderr, "amsim convert: %" PRIu64 " buffer%s never freed written with an "
@@ -769,14 +772,16 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                     never == 1 ? "" : "s", where);
         }
         uint64_t with_addr = c.with_addr, without = c.without;
+        char pos[64]; /* FILE:RECORD for a binary input, as above */
+        am_fmt_pos(pos, sizeof pos, (unsigned long)c.first_without.line,
+                   (unsigned long)c.first_without.col);
         if (with_addr && without)
             fprintf(stderr, "amsim convert: %" PRIu64 " recorded address%s left out, so a run of "
                     "the CSV validates no placement: its offset column needs an address on every "
-                    "row, and %" PRIu64 " buffer%s %s none (the first allocated at %s:%lu:%lu); "
+                    "row, and %" PRIu64 " buffer%s %s none (the first allocated at %s%s); "
                     "the native and binary forms keep them\n", with_addr,
                     with_addr == 1 ? "" : "es", without, without == 1 ? "" : "s",
-                    without == 1 ? "has" : "have", in, (unsigned long)c.first_without.line,
-                    (unsigned long)c.first_without.col);
+                    without == 1 ? "has" : "have", in, pos);
     }
     cv_rows_free(&c, &events);
     return r < 0 ? -1 : 0;

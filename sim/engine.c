@@ -286,6 +286,9 @@ typedef struct level_rt {
     int relocatable;    /* the policy can have its blocks re-placed (no offline plan) */
     int recovering;     /* recover() runs on the level: a spill chain that comes back to it
                          * does not recover it again (spill_one) */
+    uint64_t no_room;   /* in the current recovery episode (recover_depth > 0): the smallest
+                         * spill copy this level's recovery failed to make room for, 0 when
+                         * none; copies at least that large skip it (spill_copy) */
     int retry;          /* policy waits for frees on failure */
     am_ps retry_wait;
     pending *p;
@@ -372,6 +375,8 @@ struct sim {
     uint64_t in_use; /* id of a buffer the event being handled uses (a transfer's source while
                       * its into= destination is allocated): not a spill victim; TR_NO_ID */
     am_ps issue;     /* when the current trace event began on the host (observer 'event') */
+    int recover_depth; /* recover() calls running: 1 for a request's own, more inside a spill
+                        * chain (a host copy's) */
     int into;        /* the allocation being made is a transfer's into= destination: it does
                       * not wait for frees (retry_after_free), see other_event */
     char buf[256];
@@ -1651,9 +1656,9 @@ static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t
  * host copy's allocation, when it fails, gets the host level's own answers (recover: its
  * defragmentation, its own spill_to_host to a further level), as a request of that level would;
  * until 2026-11-27 it failed at once. A chain ends: a level whose recovery is already running
- * (one that started the chain, or a level between) is not recovered again, so each level makes
- * room at most once in it and a cycle of spill_host settings (hbm to vmem, vmem to hbm) stops
- * where it comes back, its copy failing there. A victim whose copy does not fit is passed
+ * (one that started the chain, or a level between) takes no copy and is not recovered again,
+ * so each level makes room at most once in it and a cycle of spill_host settings (hbm to vmem,
+ * vmem to hbm) stops where it comes back, its copy failing there. A victim whose copy does not fit is passed
  * over for the next in the order (spill_candidates), and the spill fails (one spill.failures) only
  * when no victim's copy fits; until 2026-11-27 the first victim's failed copy failed it. The
  * buffer the current event uses (s->in_use: a transfer's source while its destination is
@@ -1705,12 +1710,24 @@ static int spill_copy(sim *s, int level, uint64_t id, slot **victim_out, alloc_o
     slot *x = idmap_find(&s->ids, id);
     if (!x || x->state != ST_LIVE || x->level != level)
         return -1;
+    level_rt *hr = &s->rt[host];
+    if (hr->recovering) /* the chain came back to a level being freed: the copy fails there
+                         * (until 2026-11-27 it was allocated when the level had room, so a
+                         * cycle moved the host's buffers into the level making room) */
+        return -1;
     alloc_req r = {x->requested, 0, 0};
     int rc = mem_alloc_attempt(s->lv[host], &r, o);
     charge(s, host); /* a failed attempt costs its device call too (until 2026-11-27 its
                       * latency waited for the host level's next charged call) */
-    if (rc != ALLOC_OK && !s->rt[host].recovering)
+    if (rc != ALLOC_OK && (!hr->no_room || r.bytes < hr->no_room)) {
         rc = recover(s, host, &r, o, TR_NO_ADDR);
+        /* Remembered for this episode: the next victims' copies at least this large do not
+         * rerun the host's whole recovery (and, in a cycle, every deeper level's for each
+         * of its victims: until 2026-11-27 a chain of three full levels of n buffers made n^3
+         * attempts and counted n^2 + n + 1 spill failures for one request). */
+        if (rc != ALLOC_OK && (!hr->no_room || r.bytes < hr->no_room))
+            hr->no_room = r.bytes;
+    }
     if (rc != ALLOC_OK)
         return -1;
     *victim_out = x;
@@ -1883,13 +1900,29 @@ static int recover_level(sim *s, int level, const alloc_req *r, alloc_out *o, ui
     return ALLOC_OOM;
 }
 
-/* recover_level, with the level marked as recovering while it runs (spill_one's chain rule). */
+/* recover_level, with the level marked as recovering while it runs (spill_one's chain rule).
+ * The outermost call (a request's, or a restore's) opens a recovery episode: what the levels'
+ * recoveries could not do (level_rt.no_room) is forgotten at its start. */
 static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t hint)
 {
+    uint64_t defrag_avoided = s->sum.defrag.ooms_avoided;
+    uint64_t spill_avoided = s->sum.spill.ooms_avoided;
+    if (s->recover_depth == 0)
+        for (int i = 0; i < s->nlevels; i++)
+            s->rt[i].no_room = 0;
     int was = s->rt[level].recovering;
     s->rt[level].recovering = 1;
+    s->recover_depth++;
     int rc = recover_level(s, level, r, o, hint);
+    s->recover_depth--;
     s->rt[level].recovering = was;
+    if (s->recover_depth == 0 && rc != ALLOC_OK) {
+        /* An out-of-memory event is avoided only when the request is finally served: the
+         * host copies served inside a chain that still failed it avoided nothing (until
+         * 2026-11-27 each counted). */
+        s->sum.defrag.ooms_avoided = defrag_avoided;
+        s->sum.spill.ooms_avoided = spill_avoided;
+    }
     return rc;
 }
 

@@ -234,11 +234,42 @@ static void test_quiet_needs_output(void)
     }
 }
 
+/* A config piped to -c - serves every run of compare and mincap: it is read once. Until
+ * 2026-11-27 each run read standard input again and found it empty, and every row failed
+ * "-:1:1: missing required key 'version'". */
+static void test_piped_config_reused(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char cfg[1024], cmd[4096];
+    snprintf(cfg, sizeof cfg, "%s", tu_write("pipe.yaml", "version: 1\nmemories:\n  hbm:\n"
+                                              "    capacity: 64MiB\n"
+                                              "    allocator: {policy: first_fit}\n"));
+    const char *tr = tu_write("pipe.trace",
+                              "amsim-trace v1\nalloc 1 1MiB\nalloc 2 3MiB\nfree 1\n");
+    static const char *const cmds[] = {"compare -c - -t '%s' --policies first_fit,bfc,best_fit",
+                                       "mincap -q -c - -t '%s' --policies first_fit,bfc --json -"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char args[1024], outf[1024];
+        snprintf(args, sizeof args, cmds[i], tr);
+        snprintf(outf, sizeof outf, "%s/.pipe.out", tu_tmpdir());
+        snprintf(cmd, sizeof cmd, "cat '%s' | %s %s >'%s' 2>&1", cfg, bin, args, outf);
+        int st = system(cmd);
+        char *out = tu_slurp(outf, NULL);
+        CU_ASSERT(st == 0);
+        CU_ASSERT(out && !strstr(out, "failed") && !strstr(out, "missing required key"));
+        if (st != 0 || !out || strstr(out, "missing required key"))
+            fprintf(stderr, "\n  %s: status %d, %s\n", cmd, st, out ? out : "(none)");
+        free(out);
+    }
+}
+
 void suite_cli(void)
 {
     TU_SUITE("cli", {"every form getopt_long takes", test_forms},
              {"refusals and their messages", test_refusals},
              {"a value given twice, in either form", test_once},
              {"help texts: -o/--out, a required -c, every --log line", test_help_texts},
-             {"-q with nothing else to write is a usage error", test_quiet_needs_output});
+             {"-q with nothing else to write is a usage error", test_quiet_needs_output},
+             {"a config piped to -c - serves every run of compare and mincap",
+              test_piped_config_reused});
 }

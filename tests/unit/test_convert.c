@@ -1108,6 +1108,29 @@ static long long csv_peak_read(const char *path, int inclusive)
     return peak;
 }
 
+/* A binary input's positions are FILE:RECORD in convert's notes, as FORMAT.md names them (a
+ * record has no column): the first buffer never freed (record 1) and the first without an
+ * address (record 2). Until 2026-11-27 they read FILE:RECORD:0. */
+static void test_binary_positions_without_column(void)
+{
+    const char *tr = tu_write("bpos.trace", "amsim-trace v1\nalloc 1 4MiB addr=0\n"
+                                            "alloc 2 8MiB\nfree 2\n");
+    const char *bin = tmp("bpos.bin"), *out = tmp("bpos.csv");
+    char args[4096], want[2048], *err = NULL;
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to binary", tr, bin);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", bin, out);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+    snprintf(want, sizeof want, "(the first allocated at %s:1); a lifetime CSV reader", bin);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+    snprintf(want, sizeof want, "(the first allocated at %s:2); the native and binary", bin);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+    if (!strstr(err, want))
+        fprintf(stderr, "\n  stderr: %s", err);
+    free(err);
+}
+
 /* convert --to csv writes rows in the lifetimes convention of its config: under
  * trace.lifetimes: inclusive each upper is the last event a buffer is live, so the CSV reads
  * back with the trace's peak (until 2026-11-27 half-open rows were written whatever the config:
@@ -1217,6 +1240,8 @@ void suite_convert(void)
              {"native -> csv refuses what run refuses (ids, events)", test_csv_engine_rules},
              {"native -> csv: the offset column, or what its absence loses",
               test_csv_partial_addresses},
+             {"a binary input's positions are FILE:RECORD in the notes",
+              test_binary_positions_without_column},
              {"a file name's control characters escaped in the output", test_control_path},
              {"check and csv hold the live buffers' rows, not every event's",
               test_csv_memory_follows_live},

@@ -1926,6 +1926,84 @@ static void test_spill_copy_uses_host_answers(void)
     free(out);
 }
 
+/* A cycle of three full levels (a spills to b, b to c, c to a), 64 buffers of 4 KiB each: a's
+ * 65th request fails after each level's recovery ran once. Until 2026-11-27 every a victim's
+ * failed copy reran b's whole recovery, and each b victim's c's: 64^3 copy attempts and
+ * 4161 spill failures for the one request (1001001 with 1000 buffers, 74 s). */
+static void test_spill_cycle_bounded(void)
+{
+    char yaml[1024], events[8192], *out;
+    const char *lv[3] = {"a", "b", "c"};
+    int k = 0;
+    for (int l = 0; l < 3; l++)
+        k += snprintf(yaml + k, sizeof yaml - (size_t)k,
+                      "%s  %s:\n    capacity: 256KiB\n"
+                      "    allocator: {policy: first_fit, commit_granularity: 4KiB}\n"
+                      "    on_oom: spill_to_host\n    spill_host: %s\n",
+                      l ? "" : "version: 1\nmemories:\n", lv[l], lv[(l + 1) % 3]);
+    snprintf(yaml + k, sizeof yaml - (size_t)k,
+             "links:\n"
+             "  ab: {from: a, to: b, bandwidth: 1GB/s, latency: 1us, duplex: true}\n"
+             "  bc: {from: b, to: c, bandwidth: 1GB/s, latency: 1us, duplex: true}\n"
+             "  ca: {from: c, to: a, bandwidth: 1GB/s, latency: 1us, duplex: true}\n");
+    k = snprintf(events, sizeof events, "amsim-trace v1\n");
+    for (int i = 0; i < 3 * 64 + 1; i++) /* 64 on each level, then one more on a */
+        k += snprintf(events + k, sizeof events - (size_t)k, "alloc %d 4KiB level=%s\n", i + 1,
+                      lv[i < 3 * 64 ? i / 64 : 0]);
+    char *pl = pl_run("scyc", yaml, events, "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_EQUAL(tu_count(pl, ",spilled\n"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pl, "\n192,193,a,,4096,,oom\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "0 out-of-memory events avoided, 3 failed\n"));
+    free(pl);
+    free(out);
+}
+
+/* A cycle stops where it comes back: hbm (3 MiB of 4 used) makes room for 2 MiB and spills to
+ * the full host, which spills to hbm; the host's copies into hbm fail (hbm is being freed), so
+ * nothing moves and the request fails, no event avoided. And an event is avoided only when its
+ * request is served: b makes room for 1's copy by spilling 21 to c, but 2's copy finds b and c
+ * full and 4 fails. Until 2026-11-27 the host's buffers 11 and 12 were spilled into hbm and
+ * "2 out-of-memory events avoided" reported, and the second run said 1. */
+static void test_spill_cycle_stops(void)
+{
+    char *out;
+    char *pl = pl_run("scy2",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 4MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host:\n    capacity: 2MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: hbm\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us, "
+        "duplex: true}\n",
+        "amsim-trace v1\nalloc 1 1MiB\nalloc 2 1MiB\nalloc 3 1MiB\nalloc 11 1MiB level=host\n"
+        "alloc 12 1MiB level=host\nalloc 4 2MiB\n", "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_EQUAL(tu_count(pl, ",spilled\n"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pl, "\n5,4,hbm,,2097152,,oom\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 0 buffers (0 B) out to host, 0 (0 B) back, 0 ps; "
+                                       "0 out-of-memory events avoided, 2 failed\n"));
+    free(pl);
+    free(out);
+    pl = pl_run("scy3",
+        "version: 1\nmemories:\n  a:\n    capacity: 4MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: b\n"
+        "  b:\n    capacity: 2MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: c\n"
+        "  c:\n    capacity: 1MiB\n    allocator: {policy: first_fit}\n"
+        "links:\n  ab: {from: a, to: b, bandwidth: 1GB/s, efficiency: 1, latency: 1us, "
+        "duplex: true}\n  bc: {from: b, to: c, bandwidth: 1GB/s, efficiency: 1, latency: 1us, "
+        "duplex: true}\n",
+        "amsim-trace v1\nalloc 21 1MiB level=b\nalloc 22 1MiB level=b\nalloc 1 1MiB level=a\n"
+        "alloc 2 1MiB level=a\nalloc 3 2MiB level=a\nalloc 4 2MiB level=a\n", "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pl, "\n5,21,c,0,1048576,1048576,spilled\n"
+                                      "5,1,b,0,1048576,1048576,spilled\n"
+                                      "5,4,a,,2097152,,oom\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "; 0 out-of-memory events avoided, 2 failed\n"));
+    free(pl);
+    free(out);
+}
+
 /* A victim whose host copy does not fit is passed over: the 2 MiB host has 1 MiB free, the LRU
  * victim 1 (3 MiB) cannot go, 2 (1 MiB) can, and 3 takes its place. Until 2026-11-27 the spill
  * failed with 1's copy and 3 was out of memory. */
@@ -2027,5 +2105,8 @@ void suite_hierarchy(void)
              {"a spill's host copy gets the host level's answers",
               test_spill_copy_uses_host_answers},
              {"a victim whose copy does not fit is passed over", test_spill_tries_next_victim},
+             {"a spill cycle's recovery runs once per level", test_spill_cycle_bounded},
+             {"a spill cycle stops where it comes back; avoided means served",
+              test_spill_cycle_stops},
              {"spilling counts blocks pending their free", test_spill_skips_for_pending_blocks});
 }
