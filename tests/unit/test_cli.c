@@ -246,11 +246,12 @@ static void test_piped_config_reused(void)
                                               "    allocator: {policy: first_fit}\n"));
     const char *tr = tu_write("pipe.trace",
                               "amsim-trace v1\nalloc 1 1MiB\nalloc 2 3MiB\nfree 1\n");
-    static const char *const cmds[] = {"compare -c - -t '%s' --policies first_fit,bfc,best_fit",
-                                       "mincap -q -c - -t '%s' --policies first_fit,bfc --json -"};
+    static const char *const cmds[][2] = {
+        {"compare -c - -t '", "' --policies first_fit,bfc,best_fit"},
+        {"mincap -q -c - -t '", "' --policies first_fit,bfc --json -"}};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         char args[1024], outf[1024];
-        snprintf(args, sizeof args, cmds[i], tr);
+        snprintf(args, sizeof args, "%s%s%s", cmds[i][0], tr, cmds[i][1]);
         snprintf(outf, sizeof outf, "%s/.pipe.out", tu_tmpdir());
         snprintf(cmd, sizeof cmd, "cat '%s' | %s %s >'%s' 2>&1", cfg, bin, args, outf);
         int st = system(cmd);
