@@ -256,14 +256,7 @@ static int off_set_plan(void *st, const plan_buf *bufs, size_t n, am_error *err)
  * order. */
 static size_t off_find(const offline *f, uint64_t event)
 {
-    size_t lo = 0, hi = f->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (f->event[mid] < event)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = am_lower_bound_u64(f->event, f->n, event);
     return event && lo < f->n && f->event[lo] == event ? lo : SIZE_MAX;
 }
 

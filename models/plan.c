@@ -196,15 +196,7 @@ static void gs_query(const gset *g, size_t x, size_t lo, size_t hi, size_t p, ui
 /* Rows with start < e: the first row whose start is >= e. */
 static size_t gs_prefix(const gset *g, uint64_t e)
 {
-    size_t lo = 0, hi = g->m;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (g->start[mid] < e)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return am_lower_bound_u64(g->start, g->m, e);
 }
 
 static void gs_place(gset *g, size_t row, uint64_t end, uint64_t off, uint64_t top)
@@ -474,15 +466,7 @@ static int64_t fw_sum(const int32_t *t, size_t i)
 /* Rows [0, lo) are those ending at or before s. */
 static size_t gr_ended(const granks *rk, uint64_t s)
 {
-    size_t lo = 0, hi = rk->m;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (rk->ends[mid] <= s)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return am_upper_bound_u64(rk->ends, rk->m, s);
 }
 
 static void gc_init(gcount *c, const granks *rk)

@@ -244,5 +244,31 @@ static inline uint64_t am_round_up_sat(uint64_t n, uint64_t k)
     return r == 0 ? n : k - r > UINT64_MAX - n ? UINT64_MAX : n + (k - r);
 }
 static inline uint64_t am_round_down(uint64_t n, uint64_t k) { return n / k * k; }
+/* In a[0..n) sorted ascending: the first index whose value is >= k (lower), or > k (upper);
+ * n when there is none. */
+static inline size_t am_lower_bound_u64(const uint64_t *a, size_t n, uint64_t k)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+static inline size_t am_upper_bound_u64(const uint64_t *a, size_t n, uint64_t k)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid] <= k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 
 #endif
