@@ -1444,6 +1444,24 @@ static void list_values(char *buf, size_t n, const strlist *l)
         k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? ", " : "", i == 8 ? "..." : l->v[i]);
 }
 
+/* The keys an exclusion may name in this sweep, NULL-terminated in cands (room for
+ * SW_MAX_AXES + 4), and their count: policy only with a 'policies:' list and seed only with a
+ * 'seeds:' list (without one either key is refused, so offering it would send a typo to another
+ * error; until 2026-11-27 both were always listed and suggested), trace always, then the axes. */
+static size_t exclusion_keys(const sweep *s, const char **cands)
+{
+    size_t n = 0;
+    if (s->policies.n)
+        cands[n++] = "policy";
+    cands[n++] = "trace";
+    if (s->seeds.n)
+        cands[n++] = "seed";
+    for (int a = 0; a < s->naxes; a++)
+        cands[n++] = s->axes[a].path;
+    cands[n] = NULL;
+    return n;
+}
+
 /* Every exclusion names a dimension of the sweep, each at most once, and each value matches
  * one of the sweep's values for it: an exclusion that excludes nothing is a typo ({policy:
  * cachng}), so it is refused at its line and column with what would match. */
@@ -1474,12 +1492,9 @@ static int check_exclusions(const sweep *s, am_error *err)
                         vals = &ax->vals;
                     }
             if (!vals) {
-                const char *cands[SW_MAX_AXES + 4] = {"policy", "trace", "seed"};
+                const char *cands[SW_MAX_AXES + 4];
                 char all[2048];
-                size_t n = 3, o = 0;
-                for (int a = 0; a < s->naxes; a++)
-                    cands[n++] = s->axes[a].path;
-                cands[n] = NULL;
+                size_t n = exclusion_keys(s, cands), o = 0;
                 all[0] = 0;
                 for (size_t c = 0; c < n && o + 1 < sizeof all; c++)
                     o += (size_t)snprintf(all + o, sizeof all - o, "%s%s", c ? ", " : "", cands[c]);

@@ -894,7 +894,7 @@ static void test_sweep_errors(void)
         {"{polcy: bfc}", "ex.yaml:7:6: exclude: 'polcy' is not an axis, policy, trace or seed "
                          "(did you mean 'policy'?)"},
         {"{colour: red}", "ex.yaml:7:6: exclude: 'colour' is not an axis, policy, trace or seed "
-                          "(this sweep has: policy, trace, seed, memories.hbm.capacity)"},
+                          "(this sweep has: policy, trace, memories.hbm.capacity)"},
         {"{policy: bfc, memories.hbm.capacity: 3GiB}", "ex.yaml:7:42: exclude: "
          "memories.hbm.capacity '3GiB' matches none of the sweep's values, so it excludes "
          "nothing (values: 1GiB, 2GiB)"},
@@ -965,6 +965,47 @@ static void test_sweep_errors(void)
     CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
     CU_ASSERT_EQUAL(count_lines(out), 2);
     free(out);
+}
+
+/* An exclusion's unknown key is answered with the keys this sweep has: policy only with a
+ * 'policies:' list, seed only with a 'seeds:' list (without one either is refused). Until
+ * 2026-11-27 both were always listed and suggested: {polcy: bfc} in a sweep without policies
+ * got "did you mean 'policy'?", and 'policy' was then refused as needing a 'policies:' list. */
+static void test_exclusion_keys_offered(void)
+{
+    char text[1024];
+    /* no policies:, no seeds: neither offered, no suggestion for a near miss of 'policy' */
+    snprintf(text, sizeof text, "traces: [%s/traces/gpu_train_step.trace]\n"
+             "axes:\n  memories.hbm.capacity: [1GiB, 2GiB]\nexclude:\n  - {polcy: bfc}\n",
+             tu_top());
+    sweep_refused("exkeys.yaml", text, "exkeys.yaml:6:6: exclude: 'polcy' is not an axis, "
+                  "policy, trace or seed (this sweep has: trace, memories.hbm.capacity)");
+    snprintf(text, sizeof text, "traces: [%s/traces/gpu_train_step.trace]\n"
+             "axes:\n  memories.hbm.capacity: [1GiB, 2GiB]\nexclude:\n  - {sead: 1}\n",
+             tu_top());
+    sweep_refused("exkeys.yaml", text, "(this sweep has: trace, memories.hbm.capacity)");
+    /* with a policies: list, policy is suggested again (and seed still not offered) */
+    snprintf(text, sizeof text, "traces: [%s/traces/gpu_train_step.trace]\n"
+             "policies: [bfc, caching]\n"
+             "axes:\n  memories.hbm.capacity: [1GiB, 2GiB]\nexclude:\n  - {polcy: bfc}\n",
+             tu_top());
+    sweep_refused("exkeys.yaml", text, "exkeys.yaml:7:6: exclude: 'polcy' is not an axis, "
+                  "policy, trace or seed (did you mean 'policy'?)");
+    snprintf(text, sizeof text, "traces: [%s/traces/gpu_train_step.trace]\n"
+             "policies: [bfc, caching]\n"
+             "axes:\n  memories.hbm.capacity: [1GiB, 2GiB]\nexclude:\n  - {colour: red}\n",
+             tu_top());
+    sweep_refused("exkeys.yaml", text, "(this sweep has: policy, trace, memories.hbm.capacity)");
+    /* with seeds: (which need generate:) as well, all four */
+    static const char gen[] = "generate: {kind: serve, args: [--requests, '5']}\n"
+                              "policies: [bfc, caching]\nseeds: [1, 2]\n"
+                              "axes:\n  memories.hbm.capacity: [1GiB, 2GiB]\nexclude:\n";
+    snprintf(text, sizeof text, "%s  - {sead: 1}\n", gen);
+    sweep_refused("exkeys.yaml", text, "exkeys.yaml:8:6: exclude: 'sead' is not an axis, "
+                  "policy, trace or seed (did you mean 'seed'?)");
+    snprintf(text, sizeof text, "%s  - {colour: red}\n", gen);
+    sweep_refused("exkeys.yaml", text, "(this sweep has: policy, trace, seed, "
+                  "memories.hbm.capacity)");
 }
 
 /* A key twice in one map, anywhere in the sweep, is refused at the second naming the first:
@@ -6516,6 +6557,7 @@ void suite_batch(void)
              {"a range bound that rounds to 0 bytes", test_range_rounds_to_zero},
              {"a range's error names its field, line:column and why", test_range_errors},
              {"sweep errors name file:line", test_sweep_errors},
+             {"exclusion keys offered are the sweep's own", test_exclusion_keys_offered},
              {"a sweep's base config needs its own version", test_sweep_base_needs_version},
              {"a key twice in a sweep map is refused", test_sweep_duplicate_keys},
              {"sweeps: no anchors, aliases, tags, second documents or deep nesting",

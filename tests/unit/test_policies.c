@@ -7,6 +7,7 @@
  * pad_requests_to, honoured by every policy alike. */
 #define _GNU_SOURCE
 #include <CUnit/CUnit.h>
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1040,6 +1041,45 @@ static void test_two_phase_external_frag(void)
     CU_ASSERT(n >= 8);
 }
 
+/* README.md names `opt` (followed by no further letter of a name: `alloc` is not `alloc_x`). */
+static int readme_names(const char *readme, const char *opt)
+{
+    size_t n = strlen(opt);
+    for (const char *p = strchr(readme, '`'); p; p = strchr(p + 1, '`'))
+        if (!strncmp(p + 1, opt, n) && !(isalnum((unsigned char)p[1 + n]) || p[1 + n] == '_'))
+            return 1;
+    return 0;
+}
+
+/* Every option `amsim policies` lists is documented in README.md, as `name`: until 2026-11-27
+ * platform's alloc_latency, cuda_async's grow_latency and trim_on_oom and bfc's
+ * fragmentation_fraction were in no repository document, and nothing would have said so. */
+static void test_options_in_readme(void)
+{
+    char path[1024], *out = NULL;
+    snprintf(path, sizeof path, "%s/README.md", tu_top());
+    char *readme = tu_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(readme);
+    CU_ASSERT_EQUAL(tu_amsim("policies", &out, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    int options = 0;
+    for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+        char opt[64];
+        /* an option line: four spaces, the name, its default (a policy line starts unindented) */
+        if (strncmp(line, "    ", 4) != 0 || sscanf(line, " %63[a-z0-9_]", opt) != 1)
+            continue;
+        options++;
+        if (!readme_names(readme, opt)) {
+            fprintf(stderr, "\n  `amsim policies` lists %s, which README.md never names as `%s`\n",
+                    opt, opt);
+            CU_FAIL("a policy option is not documented in README.md");
+        }
+    }
+    CU_ASSERT(options >= 30); /* the listing was read, not an empty or changed format */
+    free(out);
+    free(readme);
+}
+
 void suite_policies(void)
 {
     TU_SUITE("policies", {"conformance: every registered policy", test_conformance_all},
@@ -1053,6 +1093,7 @@ void suite_policies(void)
              {"buddy: exact addresses, splits and merges", test_buddy},
              {"tlsf: mapping, good fit, coalescing", test_tlsf},
              {"bad options are input errors", test_bad_options},
+             {"every option amsim policies lists is in README.md", test_options_in_readme},
              {"requests too large to round are out of memory", test_huge_requests},
              {"best_fit, first_fit: commit_granularity near 2^64", test_commit_granularity_near_2_64},
              {"first-fit family: same addresses with the free hints at 70k+ free ranges",
