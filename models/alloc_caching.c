@@ -753,6 +753,21 @@ static uint64_t recorded_va(cach *c, uint64_t size)
     return base;
 }
 
+/* The bytes of an expandable segment's virtual range: 9/8 of the capacity in whole pages, and
+ * at least one page: a capacity under 8 B made a range of 0 B until 2026-11-27, whose empty
+ * segment broke --check's tiling invariant where capacities of 8 B and more ran out of memory
+ * cleanly. The product is capped at the largest multiple of page rather than wrapped (the
+ * config allows 4 EiB, whose 9/8 fits; a caller's capacity near 2^64 would not). */
+static uint64_t expandable_range(uint64_t capacity, uint64_t page)
+{
+    uint64_t most = UINT64_MAX / page * page;
+    uint64_t eighth = capacity / 8;
+    uint64_t want = eighth > most / 9 ? most : eighth * 9;
+    if (want == 0)
+        return page;
+    return want > most - page ? most : am_round_up(want, page); /* (want + page - 1 may wrap) */
+}
+
 /* The (pool, stream slot)'s virtual range, reserved at its first use: where the recording had it
  * (recorded segment addresses), else the next one from CACH_VA_BASE. Until 2026-11-27 always
  * the next one, so no allocation of a recording with expandable segments was where it had been. */
@@ -763,7 +778,7 @@ static cseg *expandable_segment(cach *c, int pool, uint32_t slot)
     if (pl->expseg[slot])
         return pl->expseg[slot];
     uint64_t page = pool == POOL_SMALL ? CACH_SMALL_BUFFER : CACH_LARGE_BUFFER;
-    uint64_t size = am_round_up(c->env.capacity / 8 * 9, page);
+    uint64_t size = expandable_range(c->env.capacity, page);
     uint64_t step = am_round_up(size, 1ULL << 40); /* the next segment's start */
     uint64_t base = recorded_va(c, size);
     if (base == UINT64_MAX && c->next_va > UINT64_MAX - size)

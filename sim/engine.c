@@ -1734,7 +1734,17 @@ static int spill_copy(sim *s, int level, uint64_t id, slot **victim_out, alloc_o
     return 0;
 }
 
-static int spill_one(sim *s, int level)
+/* The last attempt at request r of level failed and the runtime now acts on the level to make
+ * room (sim_observer.attempt_failed). */
+static void attempt_failed(sim *s, int level, const alloc_req *r)
+{
+    if (s->obs && s->obs->attempt_failed)
+        s->obs->attempt_failed(s->obs->ctx, s->host, level, r->stream, r->bytes);
+}
+
+/* r: the request that failed, reported (attempt_failed) once a victim's host copy is made, just
+ * before its eviction: the exporter then writes the failed attempt before the victim's free. */
+static int spill_one(sim *s, int level, const alloc_req *r)
 {
     int host = s->cfg->levels[level].spill_host;
     if (host < 0)
@@ -1765,6 +1775,7 @@ static int spill_one(sim *s, int level)
             s->sum.spill.failures++;
         return 0;
     }
+    attempt_failed(s, level, r);
     relocated(s, best, level, host, &o, PL_SPILLED);
     timeline_row(s, host); /* the host copy's allocation, when it is made */
     if (s->pend[best->self]) {
@@ -1878,8 +1889,11 @@ static int recover_level(sim *s, int level, const alloc_req *r, alloc_out *o, ui
         uint64_t before = s->sum.defrag.runs;
         if (defrag_cannot_help(s, level, r->bytes))
             s->sum.defrag.skipped++;
-        else
+        else {
+            if (s->rt[level].relocatable) /* it moves buffers: the failed attempt comes first */
+                attempt_failed(s, level, r);
             defrag(s, level);
+        }
         if (s->sum.defrag.runs > before && attempt_again(s, level, r, o, hint) == ALLOC_OK) {
             s->sum.defrag.ooms_avoided++;
             return ALLOC_OK;
@@ -1890,7 +1904,7 @@ static int recover_level(sim *s, int level, const alloc_req *r, alloc_out *o, ui
             s->sum.spill.skipped++;
             return ALLOC_OOM;
         }
-        while (spill_one(s, level)) {
+        while (spill_one(s, level, r)) {
             if (attempt_again(s, level, r, o, hint) == ALLOC_OK) {
                 s->sum.spill.ooms_avoided++;
                 return ALLOC_OK;

@@ -520,6 +520,13 @@ static void fwd_event(void *c, am_ps t)
         x->inner->event(x->inner->ctx, t);
 }
 
+static void fwd_attempt_failed(void *c, am_ps t, int level, uint32_t stream, uint64_t requested)
+{
+    expect_ctx *x = c;
+    if (x->inner && x->inner->attempt_failed)
+        x->inner->attempt_failed(x->inner->ctx, t, level, stream, requested);
+}
+
 int expect_begin(expect_ctx **xp, const char *expect, const am_config *cfg,
                  const sim_observer *inner, am_error *err)
 {
@@ -530,7 +537,8 @@ int expect_begin(expect_ctx **xp, const char *expect, const am_config *cfg,
     x->expect_path = expect ? am_strdup(expect) : NULL;
     x->obs = (sim_observer){x, fwd_alloc, fwd_free, fwd_device, fwd_counters, fwd_op, fwd_action,
                             fwd_link, fwd_move, fwd_oom,
-                            fwd_lost, fwd_prologue, fwd_free_failed, fwd_event};
+                            fwd_lost, fwd_prologue, fwd_free_failed, fwd_event,
+                            fwd_attempt_failed};
     if (expect && load(x, expect, cfg, err) != 0) {
         expect_free(x);
         *xp = NULL;

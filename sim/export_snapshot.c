@@ -276,6 +276,27 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
     sn_commit(x);
 }
 
+/* A failed attempt at a request, after which the runtime makes room (a spill, a
+ * defragmentation) and tries again. The device gives since the last allocation or free reported
+ * were made by that attempt's miss path (the caching allocator frees its cached segments, or
+ * unmaps free pages, when a device allocation fails), before any eviction: written as the `oom`
+ * entry PyTorch writes after such gives, so that the replay's allocator fails there too and
+ * gives back the same, rather than serving the request from the victims freed after it (until
+ * 2026-11-27 nothing was written, and sn_free moved those gives behind the next victim's free:
+ * the replay of a spilling `caching` run kept the segments cached and matched 31 of 52
+ * addresses). An attempt that gave nothing back is not written: its replay would change
+ * nothing. */
+static void sn_attempt_failed(void *ctx, am_ps t, int level, uint32_t stream, uint64_t requested)
+{
+    snap_exp *x = ctx;
+    sn_flush(x);
+    if (level != x->cfg->default_level || x->n == x->mark)
+        return;
+    sn_push(x, (snap_rec){SA_OOM, stream, 0, requested, 0, t, 0, 0, 0});
+    x->mark = x->n;
+    sn_commit(x);
+}
+
 /* The free of a block a defragmentation (event seq) released, among its frees: the
  * allocations of its moves held so far stay held (sn_free would write them first). */
 static void sn_defrag_free(snap_exp *x, am_ps t, uint64_t seq, uint64_t id, uint32_t stream,
@@ -381,7 +402,7 @@ int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *e
     x->obs = (sim_observer){.ctx = x, .alloc = sn_alloc, .free = sn_free, .device = sn_device,
                             .move = sn_move, .lost = sn_lost,
                             .prologue = sn_prologue, .free_failed = sn_free_failed,
-                            .event = sn_event};
+                            .event = sn_event, .attempt_failed = sn_attempt_failed};
     *xp = x;
     return 0;
 }

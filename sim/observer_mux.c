@@ -90,6 +90,13 @@ static void mux_prologue(void *ctx, int on)
     MUX_EACH(m, prologue, on);
 }
 
+static void mux_attempt_failed(void *ctx, am_ps t, int level, uint32_t stream,
+                               uint64_t requested)
+{
+    obs_mux *m = ctx;
+    MUX_EACH(m, attempt_failed, t, level, stream, requested);
+}
+
 static void mux_event(void *ctx, am_ps t)
 {
     obs_mux *m = ctx;
@@ -106,7 +113,8 @@ const sim_observer *obs_mux_init(obs_mux *m, const sim_observer *const *list, in
         return m->n ? m->to[0] : NULL;
     m->obs = (sim_observer){m, mux_alloc, mux_free, mux_device, mux_counters, mux_op, mux_action,
                             mux_link, mux_move, mux_oom,
-                            mux_lost, mux_prologue, mux_free_failed, mux_event};
+                            mux_lost, mux_prologue, mux_free_failed, mux_event,
+                            mux_attempt_failed};
     /* the engine calls `event` once per trace event: leave it unset when no observer wants it */
     int want_event = 0;
     for (int i = 0; i < m->n; i++)

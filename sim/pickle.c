@@ -110,9 +110,17 @@ const pkl_value *pkl_get(const pkl_value *d, const char *key)
 
 int pkl_int(const pkl_value *v, int64_t *out)
 {
-    if (!v || (v->type != PKL_INT && v->type != PKL_BOOL))
+    if (!v || (v->type != PKL_INT && v->type != PKL_BOOL) || v->wide)
         return -1;
     *out = v->i;
+    return 0;
+}
+
+int pkl_u64(const pkl_value *v, uint64_t *out)
+{
+    if (!v || (v->type != PKL_INT && v->type != PKL_BOOL) || (!v->wide && v->i < 0))
+        return -1;
+    *out = (uint64_t)v->i;
     return 0;
 }
 
@@ -383,10 +391,14 @@ static pkl_value *interned_int(pkl_parser *p, int64_t i)
     return v;
 }
 
-/* Signed little-endian integer of n bytes (LONG1/LONG4); refuse what exceeds 64 bits. */
+/* Signed little-endian integer of n bytes (LONG1/LONG4); refuse what is below -2^63 or above
+ * 2^64 - 1. One from 2^63 (an address or size near 2^64, which amsim's exporter writes with a
+ * ninth byte 0) sets *wide, its bits in *out: until 2026-11-27 it was refused as wider than 64
+ * bits, so `amsim check` refused the export of a request of 2^63 bytes. */
 static int long_value(pkl_parser *p, const unsigned char *q, size_t n, const char *op,
-                      int64_t *out)
+                      int64_t *out, int *wide)
 {
+    *wide = 0;
     if (n == 0) {
         *out = 0;
         return 0;
@@ -395,11 +407,14 @@ static int long_value(pkl_parser *p, const unsigned char *q, size_t n, const cha
     /* Bytes beyond the 8th must be pure sign extension. */
     for (size_t i = 8; i < n; i++)
         if (q[i] != (neg ? 0xff : 0x00))
-            return fail(p, "pickle opcode %s: integer wider than 64 bits; a memory snapshot "
-                           "holds no such number", op);
-    if (n > 8 && ((q[7] & 0x80) != 0) != neg)
-        return fail(p, "pickle opcode %s: integer wider than 64 bits; a memory snapshot "
-                       "holds no such number", op);
+            return fail(p, "pickle opcode %s: integer %s; a memory snapshot holds no such "
+                           "number", op, neg ? "below -2^63" : "above 2^64 - 1");
+    if (n > 8 && ((q[7] & 0x80) != 0) != neg) {
+        if (neg)
+            return fail(p, "pickle opcode %s: integer below -2^63; a memory snapshot holds no "
+                           "such number", op);
+        *wide = 1; /* from 2^63 to 2^64 - 1 */
+    }
     size_t m = n < 8 ? n : 8;
     uint64_t u = le(q, (int)m);
     if (neg && m < 8)
@@ -570,6 +585,7 @@ static int step(pkl_parser *p)
     size_t n, base = 0;
     pkl_value *v, *k, *c;
     int64_t iv = 0;
+    int wide = 0;
     const char *name, *why = refused(op, &name);
     if (why) {
         return fail(p, "pickle opcode %s %s; a memory snapshot holds only plain data, "
@@ -700,9 +716,16 @@ static int step(pkl_parser *p)
         name = op == 0x8a ? "LONG1" : "LONG4";
         if (take_len(p, op == 0x8a ? 1 : 4, name, &n) < 0 || !(q = take(p, n, name)))
             return -1;
-        if (long_value(p, q, n, name, &iv) < 0)
+        if (long_value(p, q, n, name, &iv, &wide) < 0)
             return -1;
-        push(p, interned_int(p, iv));
+        if (wide) { /* never interned: interned values are below 2^63 */
+            v = new_value(p->doc, PKL_INT);
+            v->i = iv;
+            v->wide = 1;
+            push(p, v);
+        } else {
+            push(p, interned_int(p, iv));
+        }
         return 0;
     case 'G': /* BINFLOAT: big-endian IEEE double */
         if (!(q = take(p, 8, "BINFLOAT")))

@@ -31,6 +31,8 @@ typedef struct pkl_value pkl_value;
 struct pkl_value {
     pkl_type type;
     int64_t i;           /* PKL_INT, PKL_BOOL (0/1) */
+    int wide;            /* PKL_INT from 2^63 to 2^64 - 1: i holds its bits (pkl_u64 reads it,
+                          * pkl_int refuses it) */
     double f;            /* PKL_FLOAT */
     char *s;             /* PKL_STR (UTF-8, NUL-terminated); NULL for PKL_BYTES */
     size_t len;          /* PKL_STR/PKL_BYTES: bytes; containers: items (dict: pairs) */
@@ -51,6 +53,8 @@ void pkl_free(pkl_doc *d);
 const pkl_value *pkl_get(const pkl_value *d, const char *key);
 /* Integer value of v (PKL_INT or PKL_BOOL): 0 and *out, -1 otherwise. */
 int pkl_int(const pkl_value *v, int64_t *out);
+/* A non-negative integer up to 2^64 - 1 (an address or a size): 0 and *out, -1 otherwise. */
+int pkl_u64(const pkl_value *v, uint64_t *out);
 /* "dict", "list", ... for messages. */
 const char *pkl_type_name(pkl_type t);
 

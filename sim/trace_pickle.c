@@ -469,13 +469,11 @@ static int undo(tp_state *s, const tp_entry *e)
 
 /* ---- reading the snapshot ---- */
 
+/* An address or size: 0 to 2^64 - 1, as a native trace allows (amsim's exporter writes one from
+ * 2^63 as LONG1 of 9 bytes; until 2026-11-27 it was refused, from 2^63). */
 static int get_u64(const pkl_value *d, const char *key, uint64_t *out)
 {
-    int64_t v;
-    if (pkl_int(pkl_get(d, key), &v) < 0 || v < 0)
-        return -1;
-    *out = (uint64_t)v;
-    return 0;
+    return pkl_u64(pkl_get(d, key), out);
 }
 
 static int action_of(const pkl_value *a)
@@ -495,12 +493,32 @@ static int action_of(const pkl_value *a)
     return A_OTHER; /* an action of a newer version: skipped and counted */
 }
 
-/* The refusal of a field of the wrong type; what names its place: "device_traces[0][7]". */
+/* The refusal of a field of the wrong type; what names its place: "device_traces[0][7]". An
+ * integer from 2^63 (readable as an address or size only, pkl_u64) is named by its value. */
 static int wrong_type(const trace *t, const char *what, const char *field, const pkl_value *v,
                       am_error *err)
 {
+    if (v->type == PKL_INT)
+        return am_fail(err, AM_EINPUT, "%s: %s: '%s' %llu is out of range (at most 2^63 - 1)",
+                       t->path, what, field, (unsigned long long)(uint64_t)v->i);
     return am_fail(err, AM_EINPUT, "%s: %s: '%s' is a %s, expected an integer", t->path, what,
                    field, pkl_type_name(v->type));
+}
+
+/* An address of 2^64 - 1, which means "no address" inside (TR_NO_ADDR), refused as the native
+ * and binary readers refuse it: from 2^63 addresses are read since 2026-11-27 (pkl_u64), and
+ * this one would have been taken for none. where names the list: "segments" (dev < 0) or a
+ * device's entries. */
+static int addr_none(const trace *t, const char *where, int dev, size_t i, const char *field,
+                     am_error *err)
+{
+    char at[96];
+    if (dev < 0)
+        snprintf(at, sizeof at, "%s[%zu]", where, i);
+    else
+        snprintf(at, sizeof at, "%s[%d][%zu]", where, dev, i);
+    return am_fail(err, AM_EINPUT, "%s: %s: '%s' 18446744073709551615 is out of range (at most "
+                   "18446744073709551614; 2^64 - 1 means none)", t->path, at, field);
 }
 
 /* The place of entry i of device dev's list name, for a message, into buf (returns buf):
@@ -551,6 +569,9 @@ static int bad_time_us(const trace *t, const char *what, const pkl_value *v, am_
         return am_fail(err, AM_EINPUT, "%s: %s: 'time_us' %s is not a whole number of "
                        "microseconds in 64 bits", t->path, what, num);
     }
+    if (v->type == PKL_INT) /* from 2^63 (pkl_int refuses it) */
+        return am_fail(err, AM_EINPUT, "%s: %s: 'time_us' %llu is out of range (at most 2^63 - 1 "
+                       "microseconds)", t->path, what, (unsigned long long)(uint64_t)v->i);
     return am_fail(err, AM_EINPUT, "%s: %s: 'time_us' is a %s, expected an integer "
                    "(microseconds)", t->path, what, pkl_type_name(v->type));
 }
@@ -614,6 +635,10 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
             return am_fail(err, AM_EINPUT, "%s: %s[%d][%zu]: '%s' entry lacks a "
                            "non-negative integer '%s' or 'size'", t->path, name, dev, i,
                            pkl_get(d, "action")->s, field);
+        }
+        if (x->action < A_OOM && x->addr == TR_NO_ADDR) {
+            free(e);
+            return addr_none(t, name, dev, i, "addr", err);
         }
         /* a stream of another type is refused by its own name (until 2026-11-27 it was blamed
          * on 'addr' or 'size') */
@@ -767,6 +792,8 @@ static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *s
             get_u64(d, "total_size", &size) < 0 || !blocks || blocks->type != PKL_LIST)
             return am_fail(err, AM_EINPUT, "%s: segments[%zu]: not a segment (needs "
                            "'address', 'total_size' and a list 'blocks')", t->path, i);
+        if (addr == TR_NO_ADDR)
+            return addr_none(t, "segments", -1, i, "address", err);
         if (segment_device(d) != dev)
             continue;
         /* a private pool's segments (CUDA graphs, torch.cuda.MemPool) serve only that pool's

@@ -787,6 +787,16 @@ BI_TB(p_segment_type, "stype.pickle",
       "X\x0c\x00\x00\x00segment_typeX\x06\x00\x00\x00mediumuaX\x0d\x00\x00\x00"
       "device_traces]]au.",
       "amsim: @: segments[0].segment_type: 'medium' is not a segment type (small or large)")
+/* pickle.dumps({"segments": [], "device_traces": [[{"action": "alloc", "addr": 2**64 - 1,
+ * "size": 512}]]}, protocol=2), optimized: addresses and sizes are read up to 2^64 - 1 since
+ * 2026-11-27 (amsim's export writes them; before, any from 2^63 was refused as wider than 64
+ * bits), but 2^64 - 1 means "no address", as in a native trace */
+BI_TB(p_addr_none, "addrnone.pickle",
+      "\x80\x02}(X\x08\x00\x00\x00segments]X\x0d\x00\x00\x00" "device_traces]]}(X\x06\x00\x00"
+      "\x00" "actionX\x05\x00\x00\x00" "allocX\x04\x00\x00\x00" "addr\x8a\x09\xff\xff\xff\xff"
+      "\xff\xff\xff\xff\x00X\x04\x00\x00\x00sizeM\x00\x02uaau.",
+      "amsim: @: device_traces[0][0]: 'addr' 18446744073709551615 is out of range (at most "
+      "18446744073709551614; 2^64 - 1 means none)")
 BI_TB(p_huge_length, "huge.pickle", "\x80\x04\x8d\x00\x00\x00\x00\x00\x00\x00\x40" "abc.",
       "amsim: @: byte 2: pickle opcode BINUNICODE8 declares 4611686018427387904 bytes but only 4 "
       "remain")
@@ -4262,6 +4272,7 @@ void suite_badinput(void)
              {"pickle: a segment on device 1025, past --device's 1024", p_seg_device_1025},
              {"pickle: a block state PyTorch does not write", p_block_state},
              {"pickle: a segment type PyTorch does not write", p_segment_type},
+             {"pickle: an address of 2^64 - 1 (none)", p_addr_none},
              {"pickle: huge declared length (64-bit)", p_huge_length},
              {"pickle: huge declared length (32-bit)", p_huge_length32},
              {"pickle: truncated", p_truncated},

@@ -448,6 +448,24 @@ static void test_expandable(void)
     fx_close(&f);
 }
 
+/* A capacity under 8 B still reserves a virtual range of one page (9/8 of the capacity rounded
+ * up to whole pages, at least one), so a request runs out of memory cleanly as from 8 B up: until
+ * 2026-11-27 the range was 0 B and the empty segment broke the tiling invariant (al checks it). */
+static void test_expandable_tiny_capacity(void)
+{
+    copt ex[] = {{"expandable_segments", 1, 0}};
+    const uint64_t caps[] = {1, 7, 8, 511};
+    for (size_t i = 0; i < AM_ARRAY_LEN(caps); i++) {
+        fx f;
+        alloc_out a;
+        fx_open(&f, caps[i], 0, ex, 1);
+        CU_ASSERT_EQUAL(al(&f, 512, 0, &a), UINT64_MAX);
+        CU_ASSERT_EQUAL(al(&f, 1, 0, &a), UINT64_MAX);
+        CU_ASSERT_EQUAL(mem_get_metrics(f.m)->reserved_bytes, 0);
+        fx_close(&f);
+    }
+}
+
 /* With recorded segment addresses (a snapshot recorded with expandable segments), a (pool,
  * stream)'s virtual range is reserved where the recording's was: at the start of the recorded
  * segment holding the address the recording gave the request that first needs it. A range that
@@ -707,6 +725,8 @@ void suite_caching(void)
              {"memory fraction and garbage collection", test_memory_fraction_and_gc},
              {"option values PyTorch refuses", test_pytorch_option_rules},
              {"expandable segments map and unmap", test_expandable},
+             {"expandable segments: a capacity under 8 B runs out of memory cleanly",
+              test_expandable_tiny_capacity},
              {"expandable segments report maps and unmaps, not a map that ran out",
               test_expandable_reports_maps},
              {"stream numbers map to dense slots, walks by stream number", test_stream_slots},

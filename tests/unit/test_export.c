@@ -738,6 +738,26 @@ static void test_snapshot_big_ints(void)
     CU_ASSERT(got_half);
     CU_ASSERT(!got_clamped);
     free(p);
+    /* and amsim's reader takes them back exactly (until 2026-11-27 it refused the export: "pickle
+     * opcode LONG1: integer wider than 64 bits") */
+    snprintf(args, sizeof args, "check %s", path);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    static const char *const lv[] = {"hbm", "host"};
+    trace_opts to = {lv, 2, 0, 0, AM_PS_PER_NS, 0};
+    trace *t = NULL;
+    am_error err = {0};
+    CU_ASSERT_FATAL(trace_open(&t, path, &to, &err) == 0);
+    tr_event ev;
+    uint64_t sizes[2] = {0, 0};
+    int nooms = 0, r;
+    while ((r = trace_next(t, &ev, &err)) == 1)
+        if (ev.kind == TR_OOM_RECORDED && nooms < 2)
+            sizes[nooms++] = ev.bytes;
+    CU_ASSERT_EQUAL(r, 0);
+    trace_close(t);
+    CU_ASSERT_EQUAL(nooms, 2);
+    CU_ASSERT_EQUAL(sizes[0], UINT64_MAX);
+    CU_ASSERT_EQUAL(sizes[1], 1ULL << 63);
 }
 
 /* The replay's summary and default level's metrics (run_once's done callback). */
@@ -762,6 +782,35 @@ static void export_run(const char *cfg, const char *tpath, const char *set, cons
     run_spec sp = {.config = cfg, .trace = tpath, .pytorch_snapshot = out, .sets = {set},
                    .nsets = set != NULL};
     CU_ASSERT_FATAL(run_once(&sp, keep_replay, o, NULL, &err) == 0);
+}
+
+/* A caching run that spills (configs/examples/gpu_spill.yaml under caching at 400 MiB): a
+ * request's failed attempt gives the cached segments back before the victims are evicted, and
+ * the export writes that attempt as an `oom` entry before the victims' frees, so the replay's
+ * allocator fails there too and gives back the same. Until 2026-11-27 nothing was written for
+ * it and the gives came after the next victim's free: the replay, served from the freed
+ * victims, kept the segments cached (31 of 52 addresses, 15 of 29 segment events). */
+static void test_snapshot_spill_replay(void)
+{
+    const char *cfg = tu_write("spc.yaml", "version: 1\ndevice: h100\nmemories:\n"
+                               "  hbm:\n    capacity: 400MiB\n    allocator: {policy: caching}\n"
+                               "    on_oom: spill_to_host\n    spill_victim: lru\n"
+                               "    spill_host: host\n");
+    char tpath[512];
+    snprintf(tpath, sizeof tpath, "%s/traces/gpu_spill_step.trace", tu_top());
+    replay_out orig;
+    char out[600];
+    snprintf(out, sizeof out, "%s/spc.pickle", tu_tmpdir());
+    export_run(cfg, tpath, NULL, out, &orig);
+    CU_ASSERT(orig.su.spill.evictions > 0);
+    CU_ASSERT(orig.su.spill.restores > 0);
+    sim_summary su;
+    export_replay(cfg, tpath, 1, &su);
+    CU_ASSERT_EQUAL(su.recorded_allocs, 52);
+    CU_ASSERT_EQUAL(su.address_matches, 52);
+    CU_ASSERT(su.recorded_ooms > 0);
+    CU_ASSERT_EQUAL(su.oom_matches, su.recorded_ooms);
+    CU_ASSERT_EQUAL(su.spill.evictions, 0);
 }
 
 /* The trace entries of a snapshot (the reader's start state left out) as letters: a alloc,
@@ -1181,6 +1230,8 @@ void suite_export(void)
               test_snapshot_expandable},
              {"a snapshot with out-of-memory events replays with every segment event matched",
               test_snapshot_replay_ooms},
+             {"a spilling caching run's snapshot replays at every address and segment event",
+              test_snapshot_spill_replay},
              {"a replayed snapshot's start state is in the export's segments, not its entries",
               test_snapshot_start_state},
              {"a replayed snapshot's start state round-trips under bfc, platform and buddy",
