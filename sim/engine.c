@@ -293,6 +293,10 @@ typedef struct level_rt {
     am_ps retry_wait;
     pending *p;
     size_t n, cap;
+    uint32_t *live;     /* tracked runs: slot indices of the level's live (resident) buffers,
+                         * unordered (sim.lpos; live_enter, live_leave) */
+    size_t nlive, caplive;
+    uint64_t live_requested; /* the requested bytes of those buffers (spill_cannot_help) */
 } level_rt;
 
 typedef struct devctx {
@@ -367,7 +371,9 @@ struct sim {
     int waits;           /* some level waits for frees (retry_after_free): rows keep `shown` */
     uint64_t *lru;   /* tracked runs: event index of each slot's last use, by slot index */
     uint32_t *pend;  /* tracked runs: queued or running transfers of each slot (its buffer) */
-    size_t nlru;     /* entries of lru and pend */
+    uint32_t *lpos;  /* tracked runs: each slot's index in its level's live set + 1, 0 when
+                      * not a member (level_rt.live) */
+    size_t nlru;     /* entries of lru, pend and lpos */
     int track;       /* some level spills to a host level (on_oom: spill_to_host) or
                       * defragments: buffers are moved, so use and pending work are kept */
     segval seg;
@@ -383,23 +389,67 @@ struct sim {
     streamset streams; /* the distinct streams the trace named so far (at most 1024) */
 };
 
+/* Room in the per-slot arrays of tracked runs (lru, pend, lpos) for slot index `self`. */
+static AM_NOINLINE void track_grow(sim *s, uint32_t self)
+{
+    size_t n = s->nlru ? s->nlru : 1024;
+    while (n <= self)
+        n *= 2;
+    s->lru = am_realloc(s->lru, n * sizeof *s->lru);
+    memset(s->lru + s->nlru, 0, (n - s->nlru) * sizeof *s->lru);
+    s->pend = am_realloc(s->pend, n * sizeof *s->pend);
+    memset(s->pend + s->nlru, 0, (n - s->nlru) * sizeof *s->pend);
+    s->lpos = am_realloc(s->lpos, n * sizeof *s->lpos);
+    memset(s->lpos + s->nlru, 0, (n - s->nlru) * sizeof *s->lpos);
+    s->nlru = n;
+}
+
 /* x is used now (the LRU order of spilling); nothing to do in a run that neither spills nor
  * defragments. */
 static inline void touch(sim *s, const slot *x)
 {
     if (!s->track)
         return;
-    if (x->self >= s->nlru) {
-        size_t n = s->nlru ? s->nlru : 1024;
-        while (n <= x->self)
-            n *= 2;
-        s->lru = am_realloc(s->lru, n * sizeof *s->lru);
-        memset(s->lru + s->nlru, 0, (n - s->nlru) * sizeof *s->lru);
-        s->pend = am_realloc(s->pend, n * sizeof *s->pend);
-        memset(s->pend + s->nlru, 0, (n - s->nlru) * sizeof *s->pend);
-        s->nlru = n;
-    }
+    if (x->self >= s->nlru)
+        track_grow(s, x->self);
     s->lru[x->self] = s->seq;
+}
+
+/* The per-level live sets (level_rt.live), kept in runs that spill or defragment: the buffers a
+ * spill can evict and a defragmentation moves are the level's resident ones (ST_LIVE), and those
+ * paths walk only them, not the whole id map (until 2026-11-27 each spill, each defragmentation
+ * and each spill_cannot_help walked every entry of the map's table: every id of every level,
+ * the host copies and the buffers of unrelated levels included). A slot joins when its state
+ * becomes ST_LIVE and leaves when it stops being ST_LIVE or leaves the map; removal moves the
+ * set's last entry into its place (O(1)). */
+static inline void live_enter(sim *s, const slot *x)
+{
+    if (!s->track)
+        return;
+    if (x->self >= s->nlru)
+        track_grow(s, x->self);
+    level_rt *rt = &s->rt[x->level];
+    if (rt->nlive == rt->caplive) {
+        rt->caplive = rt->caplive ? 2 * rt->caplive : 64;
+        rt->live = am_realloc(rt->live, rt->caplive * sizeof *rt->live);
+    }
+    rt->live[rt->nlive++] = x->self;
+    rt->live_requested += x->requested;
+    s->lpos[x->self] = (uint32_t)rt->nlive;
+}
+
+/* x stops being a live buffer of its level (freed, free requested, spilled, lost); nothing when
+ * it is not a member, so callers need not know whether it was live. */
+static inline void live_leave(sim *s, const slot *x)
+{
+    if (!s->track || x->self >= s->nlru || !s->lpos[x->self])
+        return;
+    level_rt *rt = &s->rt[x->level];
+    uint32_t at = s->lpos[x->self] - 1, last = rt->live[--rt->nlive];
+    rt->live[at] = last;
+    rt->live_requested -= x->requested;
+    s->lpos[last] = at + 1;
+    s->lpos[x->self] = 0;
 }
 
 /* Pending stream work on buffers, kept in runs that spill or defragment: a spill copies its
@@ -1053,6 +1103,38 @@ AM_ALWAYS_INLINE void prologue_edge(sim *s, const tr_event *ev)
 
 /* ---- trace events ------------------------------------------------------------------------ */
 
+/* The per-level live sets against the id map (tracked runs): every member is a live buffer of
+ * its level whose index points back at it, and every live buffer of the map is a member. NULL,
+ * or what is broken. */
+static const char *live_sets_broken(const sim *s)
+{
+    if (!s->track)
+        return NULL;
+    size_t members = 0;
+    for (int l = 0; l < s->nlevels; l++) {
+        const level_rt *rt = &s->rt[l];
+        for (size_t i = 0; i < rt->nlive; i++) {
+            uint32_t k = rt->live[i];
+            const slot *x = idmap_slot(&s->ids, (uint64_t)k + 1);
+            if (k >= s->nlru || s->lpos[k] != i + 1)
+                return "a level's live set entry does not point back at itself";
+            if (x->state != ST_LIVE || x->level != l || idmap_find(&s->ids, x->id) != x)
+                return "a level's live set holds a buffer that is not live on it";
+        }
+        members += rt->nlive;
+        uint64_t bytes = 0;
+        for (size_t i = 0; i < rt->nlive; i++)
+            bytes += idmap_slot(&s->ids, (uint64_t)rt->live[i] + 1)->requested;
+        if (bytes != rt->live_requested)
+            return "a level's live requested bytes are not the sum of its live set's";
+    }
+    size_t live = 0;
+    for (size_t i = 0; i < s->ids.cap; i++)
+        if (s->ids.t[i] && idmap_slot(&s->ids, s->ids.t[i])->state == ST_LIVE)
+            live++;
+    return live == members ? NULL : "a live buffer is missing from its level's live set";
+}
+
 static int check_all(sim *s, const char *file, const tr_event *ev, am_error *err)
 {
     for (int i = 0; i < s->nlevels; i++) {
@@ -1061,6 +1143,10 @@ static int check_all(sim *s, const char *file, const tr_event *ev, am_error *err
             return am_fail(err, AM_EINTERNAL, "%s:%lu: invariant broken after this event: %s",
                            file, ev->line, e.msg);
     }
+    const char *why = live_sets_broken(s);
+    if (why)
+        return am_fail(err, AM_EINTERNAL, "%s:%lu: invariant broken after this event: %s", file,
+                       ev->line, why);
     return 0;
 }
 
@@ -1287,6 +1373,7 @@ static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint6
         x->handle = o->handle;
         x->addr = o->addr;
         x->given = o->size;
+        live_enter(s, x);
     } else {
         x->state = ST_OOM;
         x->blame = level_bit(level);
@@ -1462,29 +1549,50 @@ static void host_block(sim *s, am_ps t)
     s->sum.stall = am_ps_add(s->sum.stall, t);
 }
 
-/* Live buffers of a level (pointers into the id map: valid until the map changes). */
+/* Live buffers of a level, unordered: its live set (live_enter), in runs that spill or
+ * defragment, the only ones that call this (pointers into the id map: valid until the map
+ * changes). O(the level's live buffers). */
 static size_t live_on(sim *s, int level, slot ***out)
 {
-    size_t n = 0, cap = 64;
-    slot **v = am_malloc(cap * sizeof *v);
-    for (size_t i = 0; i < s->ids.cap; i++) {
-        if (!s->ids.t[i])
-            continue;
-        slot *x = idmap_slot(&s->ids, s->ids.t[i]);
-        if (x->state == ST_LIVE && x->level == level) {
-            if (n == cap)
-                v = am_realloc(v, (cap *= 2) * sizeof *v);
-            v[n++] = x;
-        }
-    }
+    const level_rt *rt = &s->rt[level];
+    size_t n = rt->nlive;
+    slot **v = am_malloc((n ? n : 1) * sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = idmap_slot(&s->ids, (uint64_t)rt->live[i] + 1);
     *out = v;
     return n;
 }
 
+/* A live buffer in a defragmentation's order: by address, then by its entry's position in the
+ * id map's table, the order a stable sort of a walk of the table gave (until 2026-11-27 the
+ * live buffers were collected by that walk), so that equal addresses keep it. */
+typedef struct placed {
+    uint64_t addr;
+    size_t pos;
+    slot *x;
+} placed;
+
 static int by_addr(const void *a, const void *b)
 {
-    const slot *x = *(slot *const *)a, *y = *(slot *const *)b;
-    return x->addr < y->addr ? -1 : x->addr > y->addr;
+    const placed *x = a, *y = b;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* v (n live buffers) in address order (by_addr), in place. */
+static void sort_by_addr(sim *s, slot **v, size_t n)
+{
+    placed *p = am_malloc((n ? n : 1) * sizeof *p);
+    for (size_t i = 0; i < n; i++) {
+        size_t pos = SIZE_MAX;
+        idmap_find_at(&s->ids, v[i]->id, &pos);
+        p[i] = (placed){v[i]->addr, pos, v[i]};
+    }
+    qsort(p, n, sizeof *p, by_addr);
+    for (size_t i = 0; i < n; i++)
+        v[i] = p[i].x;
+    free(p);
 }
 
 /* Whether a level's timeline row would differ from the one of state `was`. */
@@ -1540,7 +1648,7 @@ static void defrag(sim *s, int level)
             n = live_on(s, level, &v); /* the wait may have retired frees */
         }
     }
-    qsort(v, n, sizeof *v, by_addr);
+    sort_by_addr(s, v, n);
     mem_metrics was = *mem_get_metrics(m); /* the state the level's last row shows */
     mem_set_quiet(m, 1);
     for (size_t i = 0; i < n; i++)
@@ -1560,6 +1668,7 @@ static void defrag(sim *s, int level)
         if (mem_alloc_attempt(m, &r, &o) != ALLOC_OK) {
             /* Could not be placed again: the buffer is lost, an out-of-memory result. */
             s->sum.defrag.failures++;
+            live_leave(s, x);
             x->state = ST_OOM;
             x->blame = level_bit(level);
             mem_count_oom(m);
@@ -1802,6 +1911,7 @@ static int spill_one(sim *s, int level, const alloc_req *r)
      * so the copy's slice started a free latency late. */
     mem_free(s->lv[level], best->handle, best->requested, best->given, 0);
     charge(s, level);
+    live_leave(s, best);
     best->state = ST_SPILLED;
     best->handle = o.handle; /* now the host copy's */
     best->addr = o.addr;
@@ -1863,13 +1973,12 @@ static int spill_cannot_help(sim *s, int level, uint64_t bytes)
     mem_level *m = s->lv[level];
     if (beyond_capacity(s, level, bytes))
         return 1;
-    slot **v;
-    size_t n = live_on(s, level, &v);
-    uint64_t evictable = 0;
-    for (size_t i = 0; i < n; i++)
-        if (v[i]->id != s->in_use)
-            evictable += v[i]->requested;
-    free(v);
+    /* the level's live requested bytes (its live set keeps the sum: until 2026-11-27 this walked
+     * the whole id map), less the buffer in use when it is one of them */
+    uint64_t evictable = s->rt[level].live_requested;
+    const slot *u = s->in_use != TR_NO_ID ? idmap_find(&s->ids, s->in_use) : NULL;
+    if (u && u->state == ST_LIVE && u->level == level)
+        evictable -= u->requested;
     const mem_metrics *mm = mem_get_metrics(m);
     uint64_t live = mm->live_bytes, cap = mem_usable(m);
     uint64_t stays = (live > evictable ? live - evictable : 0) + mem_pending_bytes(m);
@@ -1984,6 +2093,7 @@ static int restore(sim *s, slot *x)
     x->addr = o.addr;
     x->given = o.size;
     touch(s, x);
+    live_enter(s, x);
     timeline_row(s, host); /* the host copy's free, after the copy */
     return 0;
 }
@@ -2125,6 +2235,7 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
         if (d && d->state == ST_LIVE && d->level == level && d->requested == ev->bytes &&
             ev->donate != ev->id) {
             slot keep = *d;
+            live_leave(s, d);
             idmap_del(&s->ids, d);
             x = idmap_put(&s->ids, ev->id);
             uint32_t self = x->self;
@@ -2133,6 +2244,7 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
             x->id = ev->id;
             x->line = ev->line;
             touch(s, x);
+            live_enter(s, x); /* the donor's block, live under the output's id */
             if (s->track && keep.self != self && s->pend[keep.self])
                 pend_move(s, keep.self, self); /* its pending transfers are the output's now */
             s->sum.allocs++;
@@ -2352,6 +2464,7 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
         if (s->obs && s->obs->free)
             s->obs->free(s->obs->ctx, s->host, x->id, level, x->stream, x->addr, x->requested,
                          x->given, 1);
+        live_leave(s, x);
         x->state = ST_REQ_FREED;
         s->sum.frees++;
         break;
@@ -2372,6 +2485,7 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
             s->obs->free(s->obs->ctx, s->host, x->id, level, x->stream, x->addr, x->requested,
                          x->given, x->state == ST_REQ_FREED ? 2 : 0);
         pend_drop(s, x);
+        live_leave(s, x);
         idmap_del_at(&s->ids, x, pos, gen);
         /* the row of the free, then those of the waits it serves: each row the state just
          * after its change (until 2026-11-27 the free's row came after them, repeating
@@ -2835,6 +2949,7 @@ AM_ALWAYS_INLINE int lean_free(sim *s, const tr_event *ev)
     mem_free(s->lv[level], x->handle, x->requested, x->given, 0);
     charge(s, level);
     pend_drop(s, x);
+    live_leave(s, x);
     idmap_del_at(&s->ids, x, pos, gen);
     if (s->rt[level].n)
         retry_pending(s, level);
@@ -3118,6 +3233,7 @@ void sim_destroy(sim *s)
     for (int i = 0; i < s->nlevels; i++) {
         mem_destroy(s->lv[i]);
         free(s->rt[i].p);
+        free(s->rt[i].live);
     }
     for (int i = 0; i < s->nch; i++)
         if (s->ch[i].owner)
@@ -3132,12 +3248,19 @@ void sim_destroy(sim *s)
     free(s->pbuf);
     free(s->lru);
     free(s->pend);
+    free(s->lpos);
     free(s->seg.log);
     free(s->seg.wait);
     free(s);
 }
 
 int sim_nlevels(const sim *s) { return s->nlevels; }
+
+size_t sim_live_buffers(const sim *s, int level)
+{
+    return s->track && level >= 0 && level < s->nlevels ? s->rt[level].nlive : 0;
+}
+
 am_ps sim_host_time(const sim *s) { return s->host; }
 mem_level *sim_level(const sim *s, int i) { return s->lv[i]; }
 const am_config *sim_config(const sim *s) { return s->cfg; }

@@ -140,6 +140,10 @@ int sim_finish(sim *s, am_error *err);
 int sim_nlevels(const sim *s);
 mem_level *sim_level(const sim *s, int i);
 const am_config *sim_config(const sim *s);
+/* The live (resident) buffers of a level in a run that spills or defragments: the size of the
+ * level's live set, the buffers a spill or a defragmentation of it walks (0 in other runs, which
+ * keep no such set). Under sim_opts.check every event verifies the sets against the id map. */
+size_t sim_live_buffers(const sim *s, int level);
 
 typedef struct sim_oom {
     uint64_t seq, id; /* id TR_NO_ID when recorded */

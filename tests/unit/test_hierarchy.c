@@ -2057,6 +2057,60 @@ static void test_spill_skips_for_pending_blocks(void)
     free(out);
 }
 
+/* The per-level live sets that spills and defragmentation walk instead of the whole id map
+ * (until 2026-11-27 each walked every id of every level): a level's set holds exactly its
+ * resident buffers through allocations, compaction, spills, restores, donations, free requests
+ * and frees, and none of another level's or of the host copies (hstart runs with check, which
+ * verifies every set against the id map after every event). */
+static void test_live_sets_follow_buffers(void)
+{
+    hrun r;
+    hstart(&r,
+           HBM_1MIB("    on_oom: spill_to_host\n    defrag: {mode: compact, trigger: on_oom}\n"));
+    for (int i = 1; i <= 4; i++)
+        CU_ASSERT(hev(&r, ALLOC((uint64_t)i, 256 * KiB, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(10, 4 * KiB, 1)) == 0); /* a buffer of the host level itself */
+    CU_ASSERT_EQUAL(sim_live_buffers(r.s, 0), 4);
+    CU_ASSERT_EQUAL(sim_live_buffers(r.s, 1), 1);
+    CU_ASSERT(hev(&r, FREE(1)) == 0);
+    CU_ASSERT(hev(&r, FREE(3)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(5, 512 * KiB, 0)) == 0); /* compaction moves 2 and 4 down */
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->defrag.buffers_moved, 2);
+    CU_ASSERT_EQUAL(sim_live_buffers(r.s, 0), 3);
+    CU_ASSERT(hev(&r, ALLOC(6, 256 * KiB, 0)) == 0); /* spills 2: its copy is no host buffer */
+    CU_ASSERT_EQUAL(su->spill.evictions, 1);
+    CU_ASSERT_EQUAL(sim_live_buffers(r.s, 0), 3);
+    CU_ASSERT_EQUAL(sim_live_buffers(r.s, 1), 1);
+    CU_ASSERT(hev(&r, USE(2)) == 0); /* comes back, 4 spills */
+    CU_ASSERT_EQUAL(su->spill.restores, 1);
+    CU_ASSERT_EQUAL(su->spill.evictions, 2);
+    CU_ASSERT_EQUAL(sim_live_buffers(r.s, 0), 3);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_ALLOC, .id = 7, .bytes = 256 * KiB, .has_donate = 1,
+                                 .donate = 6}) == 0); /* 7 takes 6's block */
+    CU_ASSERT_EQUAL(su->donations_matched, 1);
+    CU_ASSERT_EQUAL(sim_live_buffers(r.s, 0), 3);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_FREE_REQUESTED, .id = 7}) == 0);
+    CU_ASSERT_EQUAL(sim_live_buffers(r.s, 0), 2); /* pending its free: no victim, not moved */
+    CU_ASSERT(hev(&r, FREE(4)) == 0);             /* its host copy */
+    CU_ASSERT_EQUAL(sim_live_buffers(r.s, 0), 2);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_FREE_COMPLETED, .id = 7}) == 0);
+    CU_ASSERT(hev(&r, FREE(5)) == 0);
+    CU_ASSERT(hev(&r, FREE(2)) == 0);
+    CU_ASSERT(hev(&r, FREE(10)) == 0);
+    CU_ASSERT_EQUAL(sim_live_buffers(r.s, 0), 0);
+    CU_ASSERT_EQUAL(sim_live_buffers(r.s, 1), 0);
+    CU_ASSERT(hev(&r, ALLOC(8, 256 * KiB, 0)) == 0); /* a reused slot joins again */
+    CU_ASSERT_EQUAL(sim_live_buffers(r.s, 0), 1);
+    hstop(&r);
+
+    /* a run that neither spills nor defragments keeps no sets */
+    hstart(&r, HBM_1MIB(""));
+    CU_ASSERT(hev(&r, ALLOC(1, 256 * KiB, 0)) == 0);
+    CU_ASSERT_EQUAL(sim_live_buffers(r.s, 0), 0);
+    hstop(&r);
+}
+
 void suite_hierarchy(void)
 {
     TU_SUITE("hierarchy", {"compaction: bytes moved, OOM avoided", test_compaction},
@@ -2108,5 +2162,7 @@ void suite_hierarchy(void)
              {"a spill cycle's recovery runs once per level", test_spill_cycle_bounded},
              {"a spill cycle stops where it comes back; avoided means served",
               test_spill_cycle_stops},
-             {"spilling counts blocks pending their free", test_spill_skips_for_pending_blocks});
+             {"spilling counts blocks pending their free", test_spill_skips_for_pending_blocks},
+             {"per-level live sets follow spills, moves, donations and frees",
+              test_live_sets_follow_buffers});
 }
