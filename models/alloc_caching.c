@@ -23,7 +23,9 @@
  * PyTorch records one segment_map / segment_unmap (a map that runs out of device memory records none).
  *
  * Data structures: free blocks in one size-class set (models/sizeset.h) per (pool, stream) keyed
- * (size, address), its order that of PyTorch's std::set of blocks; unmapped
+ * (size, address), its order that of PyTorch's std::set of blocks; the free blocks among them
+ * that are whole (unsplit, non-expandable) segments also in a list per (pool, stream), the ones
+ * release_cached gives back (sorted by (size, address) then); unmapped
  * expandable ranges in an ordset per (pool, stream) keyed (address); segments in an ordset keyed
  * by address (walk). A block pointer is the handle given to the caller. */
 #include <stdint.h>
@@ -104,10 +106,16 @@ typedef struct cblock {
     uint8_t split_counted;   /* counted in inactive_split_bytes */
     uint8_t pool;            /* its segment's pool and kind, copied at creation (a block */
     uint8_t expandable;      /* never changes segment): no load through seg on the hot path */
+    uint8_t whole;           /* free and a whole segment: in its pool's whole list */
     uint64_t requested;      /* bytes asked for, 0 when free */
     cseg *seg;
     uint64_t gc_base;        /* pool lookup count when the block entered the pool */
-    os_node node;            /* unmapped tree (k1 addr) */
+    /* The unmapped tree (k1 addr) of an expandable segment's range, or the whole list's links
+     * of a free whole non-expandable segment: a block is never in both. */
+    union {
+        os_node node;
+        struct { struct cblock *wprev, *wnext; };
+    };
 } cblock;
 
 #define CB_OF_NODE(n) ((cblock *)(void *)((char *)(n) - offsetof(cblock, node)))
@@ -129,6 +137,11 @@ struct cseg {
 /* Per pool: free and unmapped trees per stream slot, and the lookup counter used for block age. */
 typedef struct cpool {
     sizeset *free;           /* [nstreams]: free blocks by (size, addr) -> cblock, per slot */
+    /* [nstreams]: the free blocks that are whole non-expandable segments, a list in no order
+     * (O(1) to file and unfile on the hot path), so release_cached finds them without walking
+     * every free block (until 2026-11-27 it did, a tree descent per free block on every failed
+     * allocation) */
+    cblock **whole;
     os_tree *unmapped;       /* [nstreams], expandable segments only */
     cseg **expseg;           /* [nstreams], expandable segment of each stream slot */
     size_t nstreams;         /* slots these arrays reach (<= the allocator's nslots) */
@@ -136,6 +149,7 @@ typedef struct cpool {
 } cpool;
 
 typedef struct cstat { uint64_t cur, peak; } cstat;
+
 
 typedef struct cach {
     alloc_env env;
@@ -222,10 +236,12 @@ static AM_NOINLINE void grow_streams(cpool *p, uint32_t s)
 {
     size_t n = AM_MAX((size_t)s + 1, 2 * p->nstreams);
     p->free = am_realloc(p->free, n * sizeof *p->free);
+    p->whole = am_realloc(p->whole, n * sizeof *p->whole);
     p->unmapped = am_realloc(p->unmapped, n * sizeof *p->unmapped);
     p->expseg = am_realloc(p->expseg, n * sizeof *p->expseg);
     for (size_t i = p->nstreams; i < n; i++) {
         memset(&p->free[i], 0, sizeof p->free[i]);
+        p->whole[i] = NULL;
         p->unmapped[i] = (os_tree){.root = NULL};
         p->expseg[i] = NULL;
     }
@@ -287,8 +303,33 @@ static uint32_t stream_slot(cach *c, uint32_t stream)
 
 static int is_split(const cblock *b) { return b->prev || b->next; }
 
+/* A free block that is a whole non-expandable segment joins / leaves its pool's whole list.
+ * Whole it stays while free: a segment's only block has no neighbour to merge or split. */
+static AM_NOINLINE void whole_insert(cach *c, cblock *b)
+{
+    cblock **head = &c->pool[b->pool].whole[b->slot];
+    b->wprev = NULL;
+    b->wnext = *head;
+    if (*head)
+        (*head)->wprev = b;
+    *head = b;
+    b->whole = 1;
+}
+
+static AM_NOINLINE void whole_remove(cach *c, cblock *b)
+{
+    if (b->wprev)
+        b->wprev->wnext = b->wnext;
+    else
+        c->pool[b->pool].whole[b->slot] = b->wnext;
+    if (b->wnext)
+        b->wnext->wprev = b->wprev;
+    b->wprev = b->wnext = NULL;
+    b->whole = 0;
+}
+
 /* What a free mapped block entering its pool changes besides the tree: its key, the largest
- * free block, its age and the inactive-split counts. */
+ * free block, its age, the inactive-split counts and the whole set. */
 static void pool_note(cach *c, cblock *b)
 {
     b->key_size = b->size;
@@ -302,6 +343,8 @@ static void pool_note(cach *c, cblock *b)
     if (b->split_counted) {
         st_add(&c->inactive_split_bytes, b->size);
         st_add(&c->inactive_split, 1);
+    } else if (!b->expandable) {
+        whole_insert(c, b);
     }
 }
 
@@ -316,6 +359,8 @@ static void pool_forget(cach *c, cblock *b)
         st_sub(&c->inactive_split, 1);
         b->split_counted = 0;
     }
+    if (b->whole)
+        whole_remove(c, b);
 }
 
 static sizeset *pool_tree(cach *c, const cblock *b) { return &c->pool[b->pool].free[b->slot]; }
@@ -393,6 +438,7 @@ static cblock *block_new(cach *c, cseg *s, uint64_t addr, uint64_t size)
     b->mapped = 1;
     b->in_tree = 0;
     b->split_counted = 0;
+    b->whole = 0;
     b->pool = (uint8_t)s->pool;
     b->expandable = (uint8_t)s->expandable;
     return b;
@@ -705,32 +751,73 @@ static int release_available(cach *c, const params *p)
     return released >= key;
 }
 
+/* Unmap the free pages of a (pool, slot)'s expandable blocks, in (size, address) order: they
+ * are listed first, since an unmap files the mapped head and tail it leaves. */
+static void unmap_cached(cach *c, sizeset *t)
+{
+    size_t nun = 0, cap = 0;
+    cblock **to_unmap = NULL;
+    ss_iter it;
+    for (cblock *b = ss_first(t, &it); b; b = ss_next(t, &it)) {
+        if (!b->expandable)
+            continue;
+        if (nun == cap) {
+            cap = cap ? 2 * cap : 16;
+            to_unmap = am_realloc(to_unmap, cap * sizeof *to_unmap);
+        }
+        to_unmap[nun++] = b;
+    }
+    for (size_t i = 0; i < nun; i++)
+        unmap_block(c, to_unmap[i]);
+    free(to_unmap);
+}
+
+/* The free sets' order, (size, address), for whole segments (keys are unique). */
+static int by_size_addr(const void *a, const void *b)
+{
+    const cblock *x = *(cblock *const *)a, *y = *(cblock *const *)b;
+    if (x->size != y->size)
+        return x->size < y->size ? -1 : 1;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Give back every whole segment of a whole list, in the free set's (size, address) order. */
+static void release_whole(cach *c, cblock *head)
+{
+    size_t n = 0, cap = 0;
+    cblock **all = NULL;
+    for (cblock *b = head; b; b = b->wnext) {
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            all = am_realloc(all, cap * sizeof *all);
+        }
+        all[n++] = b;
+    }
+    if (n > 1)
+        qsort(all, n, sizeof *all, by_size_addr);
+    for (size_t i = 0; i < n; i++)
+        release_segment(c, all[i]); /* leaves the list */
+    free(all);
+}
+
 /* release_cached_blocks (empty_cache): every completely free segment goes back, large pool
  * first, in (stream, size, address) order; expandable segments unmap their free pages.
- * Pending (stream-ordered) frees are not forced to complete here: the engine owns them. */
+ * The whole segments come from the whole lists, sorted into the free sets' own (size,
+ * address) order, so the cost is O(k log k) for the k segments released plus a look per pool
+ * and stream, not the free blocks cached (until 2026-11-27 every free block was walked); only
+ * with expandable_segments, where every free block may hold pages to unmap, are the free sets
+ * walked. Pending (stream-ordered) frees are not forced to complete here: the engine owns
+ * them. */
 static void release_cached(cach *c)
 {
     for (int pi = POOL_LARGE; pi >= POOL_SMALL; pi--) {
         cpool *pl = &c->pool[pi];
         for (size_t k = 0; k < c->nslots; k++) {
             size_t s = c->slot_order[k];
-            size_t nun = 0, cap = 0;
-            cblock **to_unmap = NULL;
-            for (cblock *b = ss_first(&pl->free[s], NULL), *nb; b; b = nb) {
-                nb = free_after(&pl->free[s], b);
-                if (b->expandable) {
-                    if (nun == cap) {
-                        cap = cap ? 2 * cap : 16;
-                        to_unmap = am_realloc(to_unmap, cap * sizeof *to_unmap);
-                    }
-                    to_unmap[nun++] = b;
-                } else if (!is_split(b)) {
-                    release_segment(c, b);
-                }
-            }
-            for (size_t i = 0; i < nun; i++)
-                unmap_block(c, to_unmap[i]);
-            free(to_unmap);
+            if (pl->whole[s])
+                release_whole(c, pl->whole[s]);
+            if (c->o.expandable_segments)
+                unmap_cached(c, &pl->free[s]);
         }
     }
 }
@@ -1054,6 +1141,7 @@ static void cach_destroy(void *st)
         for (size_t s = 0; s < c->pool[i].nstreams; s++)
             ss_destroy(&c->pool[i].free[s]);
         free(c->pool[i].free);
+        free(c->pool[i].whole);
         free(c->pool[i].unmapped);
         free(c->pool[i].expseg);
     }
@@ -1124,6 +1212,25 @@ static void cach_walk(void *st, void (*fn)(void *arg, const alloc_block *b), voi
     }
 }
 
+/* Entries of a pool's whole lists, each a free whole segment of its pool and slot, its links
+ * both ways intact (whether every such segment is there the block walk counts); UINT64_MAX
+ * when an entry or a list is wrong, or past `limit` entries (a cycle). */
+static uint64_t check_whole(const cach *c, int pool, uint64_t limit)
+{
+    const cpool *pl = &c->pool[pool];
+    uint64_t n = 0;
+    for (size_t s = 0; s < pl->nstreams; s++) {
+        const cblock *prev = NULL;
+        for (const cblock *b = pl->whole[s]; b; prev = b, b = b->wnext, n++) {
+            if (b->wprev != prev || !b->whole || b->state != B_FREE || !b->in_tree ||
+                b->expandable || is_split(b) || b->pool != pool || b->slot != s ||
+                n >= limit)
+                return UINT64_MAX;
+        }
+    }
+    return n;
+}
+
 #define BAD(...) do { if (!bad++) am_fail(err, AM_EINTERNAL, "caching: " __VA_ARGS__); } while (0)
 
 static int cach_check(void *st, am_error *err)
@@ -1131,7 +1238,7 @@ static int cach_check(void *st, am_error *err)
     cach *c = st;
     int bad = 0;
     uint64_t reserved = 0, allocated = 0, active = 0, requested = 0, isplit = 0, nseg = 0;
-    uint64_t prev_end = 0, nfree[2] = {0, 0};
+    uint64_t prev_end = 0, nfree[2] = {0, 0}, nwhole[2] = {0, 0};
     for (os_node *n = os_first(&c->segs); n; n = os_next(n)) {
         cseg *s = (cseg *)n;
         if (s->addr < prev_end)
@@ -1167,8 +1274,13 @@ static int cach_check(void *st, am_error *err)
                     BAD("free neighbours not merged at %llu", (unsigned long long)b->addr);
                 if (!s->expandable && is_split(b))
                     isplit += b->size;
+                if (!s->expandable && !is_split(b))
+                    nwhole[s->pool]++;
+                if (b->whole != (!s->expandable && !is_split(b)))
+                    BAD("free block at %llu %s the whole list", (unsigned long long)b->addr,
+                        b->whole ? "wrongly in" : "missing from");
             } else {
-                if (b->in_tree)
+                if (b->in_tree || b->whole)
                     BAD("used block at %llu in a pool", (unsigned long long)b->addr);
                 active += b->size;
                 requested += b->requested;
@@ -1199,6 +1311,9 @@ static int cach_check(void *st, am_error *err)
         if (n != nfree[i])
             BAD("pool %d holds %llu blocks, %llu are free", i, (unsigned long long)n,
                 (unsigned long long)nfree[i]);
+        if (check_whole(c, i, nfree[i]) != nwhole[i])
+            BAD("pool %d's whole lists disagree with its %llu whole free segments", i,
+                (unsigned long long)nwhole[i]);
     }
     if (reserved != c->reserved_bytes.cur || reserved != c->total_reserved)
         BAD("reserved_bytes %llu, segments hold %llu", (unsigned long long)c->reserved_bytes.cur,
