@@ -27,7 +27,8 @@
  * that are whole (unsplit, non-expandable) segments also in a list per (pool, stream), the ones
  * release_cached gives back (sorted by (size, address) then); unmapped
  * expandable ranges in an ordset per (pool, stream) keyed (address); segments in an ordset keyed
- * by address (walk). A block pointer is the handle given to the caller. */
+ * by address (walk); a bound on the largest free block of each (pool, stream) in a max-tree.
+ * A block pointer is the handle given to the caller. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +151,18 @@ typedef struct cpool {
 
 typedef struct cstat { uint64_t cur, peak; } cstat;
 
+/* The largest free block per (pool, stream slot), bounded from above: leaf 2 * slot + pool of a
+ * max-tree (t[1] the root, leaves from t[nleaves], every inner entry the larger of its two
+ * children). A leaf is at least its set's largest key: a block leaving a set leaves the bound
+ * true, so only a block entering above it raises it (rare: a set's largest block mostly comes
+ * back no larger than it left). The recount takes the root's leaf, reads that set's largest
+ * key, and is done when the bound was exact; else it lowers that leaf and looks again, so each
+ * bound is lowered once per time it was raised or its block left, O(log streams) a step.
+ * Until 2026-11-27 a stale figure was recounted over every stream of both pools. */
+typedef struct cmax {
+    uint64_t *t;             /* [2 * nleaves] */
+    size_t nleaves;          /* a power of two, >= 2 * nslots, or 0 before the first slot */
+} cmax;
 
 typedef struct cach {
     alloc_env env;
@@ -164,6 +177,7 @@ typedef struct cach {
     uint64_t num_alloc_retries, num_ooms, num_device_alloc, num_device_free;
     uint64_t largest;        /* size of the largest free mapped block, unless largest_stale */
     int largest_stale;       /* a block of that size left the pools: recount on the next ask */
+    cmax mx;                 /* per (pool, stream) largest free block, for the recount */
     recpool blocks;          /* block records */
     /* Stream slots: the per-stream trees are indexed by a dense slot given to each stream number
      * at its first request, so memory grows with the streams used, not with their numbers
@@ -255,6 +269,66 @@ static inline void ensure_stream(cpool *p, uint32_t s)
         grow_streams(p, s);
 }
 
+/* ---- the largest free block per (pool, stream): a max-tree over the sets ---- */
+
+static size_t mx_leaf(uint32_t slot, int pool) { return 2 * (size_t)slot + (size_t)pool; }
+
+/* Up to this many stream slots the recount reads every set (no tree: with one or two streams
+ * reading them is cheaper than a descent and a leaf update per allocation and free). */
+#define CACH_MX_LINEAR 4
+
+/* Room for the leaves of the stream slots, made when the slots pass CACH_MX_LINEAR: the tree
+ * doubles and every leaf is read from its set (O(slots), amortized over the slots added). */
+static AM_NOINLINE void mx_grow(cach *c)
+{
+    cmax *m = &c->mx;
+    size_t n = m->nleaves ? m->nleaves : 16;
+    while (n < 2 * c->nslots)
+        n *= 2;
+    if (n == m->nleaves)
+        return;
+    uint64_t *t = am_calloc(2 * n, sizeof *t);
+    for (size_t leaf = 0; leaf < 2 * c->nslots; leaf++) { /* exact: the tightest bounds */
+        const cpool *pl = &c->pool[leaf % 2];
+        t[n + leaf] = leaf / 2 < pl->nstreams ? ss_last_size(&pl->free[leaf / 2]) : 0;
+    }
+    for (size_t i = n - 1; i >= 1; i--)
+        t[i] = AM_MAX(t[2 * i], t[2 * i + 1]);
+    free(m->t);
+    m->t = t;
+    m->nleaves = n;
+}
+
+/* Set a leaf and the maxima above it (stops where an inner entry is already right). */
+static AM_NOINLINE void mx_set(cmax *m, size_t leaf, uint64_t v)
+{
+    size_t i = m->nleaves + leaf;
+    m->t[i] = v;
+    for (i /= 2; i >= 1; i /= 2) {
+        uint64_t x = AM_MAX(m->t[2 * i], m->t[2 * i + 1]);
+        if (m->t[i] == x)
+            break;
+        m->t[i] = x;
+    }
+}
+
+/* A block of `size` bytes entered the set of (pool, slot): its bound rises if below. */
+static inline void mx_raise(cmax *m, uint32_t slot, int pool, uint64_t size)
+{
+    size_t leaf = mx_leaf(slot, pool);
+    if (m->nleaves && size > m->t[m->nleaves + leaf])
+        mx_set(m, leaf, size);
+}
+
+/* The leaf under the root: at each level the child holding the larger entry. */
+static size_t mx_top_leaf(const cmax *m)
+{
+    size_t i = 1;
+    while (i < m->nleaves)
+        i = m->t[2 * i] == m->t[i] ? 2 * i : 2 * i + 1;
+    return i - m->nleaves;
+}
+
 /* Position in slot_order of the first slot whose stream number is >= stream. */
 static size_t slot_rank(const cach *c, uint32_t stream)
 {
@@ -282,6 +356,8 @@ static AM_NOINLINE uint32_t slot_add(cach *c, uint32_t stream, size_t at)
     memmove(&c->slot_order[at + 1], &c->slot_order[at],
             (c->nslots - 1 - at) * sizeof *c->slot_order);
     c->slot_order[at] = slot;
+    if (c->nslots > CACH_MX_LINEAR)
+        mx_grow(c);
     ensure_stream(&c->pool[POOL_SMALL], slot);
     ensure_stream(&c->pool[POOL_LARGE], slot);
     return slot;
@@ -336,6 +412,7 @@ static void pool_note(cach *c, cblock *b)
     b->key_addr = b->addr;
     if (b->size > c->largest)
         c->largest = b->size;
+    mx_raise(&c->mx, b->slot, b->pool, b->size);
     b->in_tree = 1;
     b->gc_base = c->pool[b->pool].lookups;
     /* inactive_split: free pieces of partly used (non-expandable) segments */
@@ -1146,6 +1223,7 @@ static void cach_destroy(void *st)
         free(c->pool[i].expseg);
     }
     recpool_destroy(&c->blocks);
+    free(c->mx.t);
     free(c->slot_stream);
     free(c->slot_order);
     free(c);
@@ -1156,16 +1234,25 @@ static uint64_t cach_largest_free(void *st)
     cach *c = st;
     if (!c->largest_stale)
         return c->largest;
+    cmax *m = &c->mx;
     uint64_t best = 0;
-    for (int i = 0; i < 2; i++)
-        for (size_t s = 0; s < c->pool[i].nstreams; s++) {
-            uint64_t k = ss_last_size(&c->pool[i].free[s]);
-            if (k > best)
-                best = k;
+    if (!m->nleaves) /* few streams: read every set */
+        for (int i = 0; i < 2; i++)
+            for (size_t s = 0; s < c->pool[i].nstreams; s++)
+                best = AM_MAX(best, ss_last_size(&c->pool[i].free[s]));
+    /* lower the top bound until it is exact: then it is the largest of all */
+    while (m->nleaves && m->t[1] > 0) {
+        size_t leaf = mx_top_leaf(m);
+        uint64_t last = ss_last_size(&c->pool[leaf % 2].free[leaf / 2]);
+        if (last == m->t[1]) {
+            best = last;
+            break;
         }
+        mx_set(m, leaf, last);
+    }
     c->largest = best;
     c->largest_stale = 0;
-    return best;
+    return c->largest;
 }
 
 /* PyTorch's resetPeakStats: every peak back to its current value (alloc.h reset_peaks). */
@@ -1229,6 +1316,32 @@ static uint64_t check_whole(const cach *c, int pool, uint64_t limit)
         }
     }
     return n;
+}
+
+/* The max-tree (once there are more than CACH_MX_LINEAR slots): every inner entry the larger of
+ * its children, every leaf at least its set's largest key; and a figure not stale is the
+ * largest of all sets' largest keys. */
+static int check_largest(const cach *c)
+{
+    const cmax *m = &c->mx;
+    for (size_t i = 1; i < m->nleaves; i++)
+        if (m->t[i] != AM_MAX(m->t[2 * i], m->t[2 * i + 1]))
+            return 1;
+    for (size_t leaf = 0; leaf < m->nleaves; leaf++) {
+        const cpool *pl = &c->pool[leaf % 2];
+        uint64_t last = leaf / 2 < pl->nstreams ? ss_last_size(&pl->free[leaf / 2]) : 0;
+        if (m->t[m->nleaves + leaf] < last)
+            return 1;
+    }
+    uint64_t best = 0;
+    for (int i = 0; i < 2; i++)
+        for (size_t s = 0; s < c->pool[i].nstreams; s++)
+            best = AM_MAX(best, ss_last_size(&c->pool[i].free[s]));
+    for (int i = 0; i < 2 && m->nleaves; i++) /* no set beyond the tree's slots holds a block */
+        for (size_t s = m->nleaves / 2; s < c->pool[i].nstreams; s++)
+            if (c->pool[i].free[s].n)
+                return 1;
+    return !c->largest_stale && c->largest != best;
 }
 
 #define BAD(...) do { if (!bad++) am_fail(err, AM_EINTERNAL, "caching: " __VA_ARGS__); } while (0)
@@ -1315,6 +1428,8 @@ static int cach_check(void *st, am_error *err)
             BAD("pool %d's whole lists disagree with its %llu whole free segments", i,
                 (unsigned long long)nwhole[i]);
     }
+    if (check_largest(c))
+        BAD("largest free block figure or its max-tree inconsistent");
     if (reserved != c->reserved_bytes.cur || reserved != c->total_reserved)
         BAD("reserved_bytes %llu, segments hold %llu", (unsigned long long)c->reserved_bytes.cur,
             (unsigned long long)reserved);

@@ -442,6 +442,48 @@ static void test_release_stress(void)
     fx_close(&f);
 }
 
+static uint64_t largest(fx *f) { return alloc_caching_ops()->largest_free(mem_policy_state(f->m)); }
+
+/* Segment bytes of the test below: even MiB from 22 MiB (no rounding up to 2 MiB). */
+static uint64_t seg_of(uint32_t i, uint32_t n) { return (2 * (uint64_t)(n - i) + 20) * MiB; }
+
+/* The largest free block over every pool and stream, asked after every change as the
+ * fragmentation metric does: since 2026-11-27 each (pool, stream)'s largest is bounded by a
+ * leaf of a max-tree, lowered when a recount finds it stale (check() verifies the tree after
+ * every step).
+ * 40 streams each cache one segment, larger for lower stream numbers; taking them largest first
+ * walks the figure down stream by stream, and freeing one puts it back. */
+static void test_largest_over_streams(void)
+{
+    fx f;
+    enum { NS = 40 };
+    alloc_out o[NS], sm, x;
+    fx_open(&f, 4ULL << 30, 0, NULL, 0);
+    CU_ASSERT_EQUAL(largest(&f), 0);
+    CU_ASSERT_EQUAL(al(&f, 512, 5000, &sm), 0); /* a small-pool segment, 2 MiB cached */
+    CU_ASSERT_EQUAL(largest(&f), 2 * MiB - 512);
+    for (uint32_t i = 0; i < NS; i++) /* streams numbered backwards: slots out of order */
+        al(&f, seg_of(i, NS), 3 * (NS - i), &o[i]);
+    for (uint32_t i = 0; i < NS; i++)
+        fr(&f, &o[i], seg_of(i, NS));
+    CU_ASSERT_EQUAL(largest(&f), seg_of(0, NS));
+    for (uint32_t i = 0; i < NS; i++) {
+        /* the largest cached segment, taken whole on its own stream */
+        CU_ASSERT_EQUAL(largest(&f), seg_of(i, NS));
+        al(&f, seg_of(i, NS), 3 * (NS - i), &o[i]);
+    }
+    CU_ASSERT_EQUAL(largest(&f), 2 * MiB - 512);
+    fr(&f, &o[NS / 2], seg_of(NS / 2, NS));
+    CU_ASSERT_EQUAL(largest(&f), seg_of(NS / 2, NS));
+    CU_ASSERT_EQUAL(al(&f, 5 * MiB, 3 * (NS - NS / 2), &x), o[NS / 2].addr); /* split */
+    CU_ASSERT_EQUAL(largest(&f), seg_of(NS / 2, NS) - 5 * MiB);
+    fr(&f, &x, 5 * MiB); /* merged whole again */
+    CU_ASSERT_EQUAL(largest(&f), seg_of(NS / 2, NS));
+    fr(&f, &sm, 512);
+    CU_ASSERT_EQUAL(largest(&f), seg_of(NS / 2, NS));
+    fx_close(&f);
+}
+
 /* research_after_release (allocators.md section 3: PyTorch does not search the pool again after
  * releasing the cached segments; keep that, behind an option) searches again, and finds what
  * the search before the release found: the release only takes free blocks out of the pools,
@@ -816,6 +858,7 @@ void suite_caching(void)
               test_release_order},
              {"release of cached segments: seeded stress on five streams, invariants after "
               "every step", test_release_stress},
+             {"largest free block over 40 streams as blocks come and go", test_largest_over_streams},
              {"research_after_release finds nothing the first search did not",
               test_research_after_release},
              {"memory fraction and garbage collection", test_memory_fraction_and_gc},
