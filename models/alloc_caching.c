@@ -23,9 +23,12 @@
  * PyTorch records one segment_map / segment_unmap (a map that runs out of device memory records none).
  *
  * Data structures: free blocks in one size-class set (models/sizeset.h) per (pool, stream) keyed
- * (size, address), its order that of PyTorch's std::set of blocks; unmapped
+ * (size, address), its order that of PyTorch's std::set of blocks; the free blocks among them
+ * that are whole (unsplit, non-expandable) segments also in a list per (pool, stream), the ones
+ * release_cached gives back (sorted by (size, address) then); unmapped
  * expandable ranges in an ordset per (pool, stream) keyed (address); segments in an ordset keyed
- * by address (walk). A block pointer is the handle given to the caller. */
+ * by address (walk); a bound on the largest free block of each (pool, stream) in a max-tree.
+ * A block pointer is the handle given to the caller. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,10 +107,16 @@ typedef struct cblock {
     uint8_t split_counted;   /* counted in inactive_split_bytes */
     uint8_t pool;            /* its segment's pool and kind, copied at creation (a block */
     uint8_t expandable;      /* never changes segment): no load through seg on the hot path */
+    uint8_t whole;           /* free and a whole segment: in its pool's whole list */
     uint64_t requested;      /* bytes asked for, 0 when free */
     cseg *seg;
     uint64_t gc_base;        /* pool lookup count when the block entered the pool */
-    os_node node;            /* unmapped tree (k1 addr) */
+    /* The unmapped tree (k1 addr) of an expandable segment's range, or the whole list's links
+     * of a free whole non-expandable segment: a block is never in both. */
+    union {
+        os_node node;
+        struct { struct cblock *wprev, *wnext; };
+    };
 } cblock;
 
 #define CB_OF_NODE(n) ((cblock *)(void *)((char *)(n) - offsetof(cblock, node)))
@@ -129,6 +138,11 @@ struct cseg {
 /* Per pool: free and unmapped trees per stream slot, and the lookup counter used for block age. */
 typedef struct cpool {
     sizeset *free;           /* [nstreams]: free blocks by (size, addr) -> cblock, per slot */
+    /* [nstreams]: the free blocks that are whole non-expandable segments, a list in no order
+     * (O(1) to file and unfile on the hot path), so release_cached finds them without walking
+     * every free block (until 2026-11-27 it did, a tree descent per free block on every failed
+     * allocation) */
+    cblock **whole;
     os_tree *unmapped;       /* [nstreams], expandable segments only */
     cseg **expseg;           /* [nstreams], expandable segment of each stream slot */
     size_t nstreams;         /* slots these arrays reach (<= the allocator's nslots) */
@@ -136,6 +150,19 @@ typedef struct cpool {
 } cpool;
 
 typedef struct cstat { uint64_t cur, peak; } cstat;
+
+/* The largest free block per (pool, stream slot), bounded from above: leaf 2 * slot + pool of a
+ * max-tree (t[1] the root, leaves from t[nleaves], every inner entry the larger of its two
+ * children). A leaf is at least its set's largest key: a block leaving a set leaves the bound
+ * true, so only a block entering above it raises it (rare: a set's largest block mostly comes
+ * back no larger than it left). The recount takes the root's leaf, reads that set's largest
+ * key, and is done when the bound was exact; else it lowers that leaf and looks again, so each
+ * bound is lowered once per time it was raised or its block left, O(log streams) a step.
+ * Until 2026-11-27 a stale figure was recounted over every stream of both pools. */
+typedef struct cmax {
+    uint64_t *t;             /* [2 * nleaves] */
+    size_t nleaves;          /* a power of two, >= 2 * nslots, or 0 before the first slot */
+} cmax;
 
 typedef struct cach {
     alloc_env env;
@@ -150,6 +177,7 @@ typedef struct cach {
     uint64_t num_alloc_retries, num_ooms, num_device_alloc, num_device_free;
     uint64_t largest;        /* size of the largest free mapped block, unless largest_stale */
     int largest_stale;       /* a block of that size left the pools: recount on the next ask */
+    cmax mx;                 /* per (pool, stream) largest free block, for the recount */
     recpool blocks;          /* block records */
     /* Stream slots: the per-stream trees are indexed by a dense slot given to each stream number
      * at its first request, so memory grows with the streams used, not with their numbers
@@ -222,10 +250,12 @@ static AM_NOINLINE void grow_streams(cpool *p, uint32_t s)
 {
     size_t n = AM_MAX((size_t)s + 1, 2 * p->nstreams);
     p->free = am_realloc(p->free, n * sizeof *p->free);
+    p->whole = am_realloc(p->whole, n * sizeof *p->whole);
     p->unmapped = am_realloc(p->unmapped, n * sizeof *p->unmapped);
     p->expseg = am_realloc(p->expseg, n * sizeof *p->expseg);
     for (size_t i = p->nstreams; i < n; i++) {
         memset(&p->free[i], 0, sizeof p->free[i]);
+        p->whole[i] = NULL;
         p->unmapped[i] = (os_tree){.root = NULL};
         p->expseg[i] = NULL;
     }
@@ -237,6 +267,66 @@ static inline void ensure_stream(cpool *p, uint32_t s)
 {
     if (s >= p->nstreams)
         grow_streams(p, s);
+}
+
+/* ---- the largest free block per (pool, stream): a max-tree over the sets ---- */
+
+static size_t mx_leaf(uint32_t slot, int pool) { return 2 * (size_t)slot + (size_t)pool; }
+
+/* Up to this many stream slots the recount reads every set (no tree: with one or two streams
+ * reading them is cheaper than a descent and a leaf update per allocation and free). */
+#define CACH_MX_LINEAR 4
+
+/* Room for the leaves of the stream slots, made when the slots pass CACH_MX_LINEAR: the tree
+ * doubles and every leaf is read from its set (O(slots), amortized over the slots added). */
+static AM_NOINLINE void mx_grow(cach *c)
+{
+    cmax *m = &c->mx;
+    size_t n = m->nleaves ? m->nleaves : 16;
+    while (n < 2 * c->nslots)
+        n *= 2;
+    if (n == m->nleaves)
+        return;
+    uint64_t *t = am_calloc(2 * n, sizeof *t);
+    for (size_t leaf = 0; leaf < 2 * c->nslots; leaf++) { /* exact: the tightest bounds */
+        const cpool *pl = &c->pool[leaf % 2];
+        t[n + leaf] = leaf / 2 < pl->nstreams ? ss_last_size(&pl->free[leaf / 2]) : 0;
+    }
+    for (size_t i = n - 1; i >= 1; i--)
+        t[i] = AM_MAX(t[2 * i], t[2 * i + 1]);
+    free(m->t);
+    m->t = t;
+    m->nleaves = n;
+}
+
+/* Set a leaf and the maxima above it (stops where an inner entry is already right). */
+static AM_NOINLINE void mx_set(cmax *m, size_t leaf, uint64_t v)
+{
+    size_t i = m->nleaves + leaf;
+    m->t[i] = v;
+    for (i /= 2; i >= 1; i /= 2) {
+        uint64_t x = AM_MAX(m->t[2 * i], m->t[2 * i + 1]);
+        if (m->t[i] == x)
+            break;
+        m->t[i] = x;
+    }
+}
+
+/* A block of `size` bytes entered the set of (pool, slot): its bound rises if below. */
+static inline void mx_raise(cmax *m, uint32_t slot, int pool, uint64_t size)
+{
+    size_t leaf = mx_leaf(slot, pool);
+    if (m->nleaves && size > m->t[m->nleaves + leaf])
+        mx_set(m, leaf, size);
+}
+
+/* The leaf under the root: at each level the child holding the larger entry. */
+static size_t mx_top_leaf(const cmax *m)
+{
+    size_t i = 1;
+    while (i < m->nleaves)
+        i = m->t[2 * i] == m->t[i] ? 2 * i : 2 * i + 1;
+    return i - m->nleaves;
 }
 
 /* Position in slot_order of the first slot whose stream number is >= stream. */
@@ -266,6 +356,8 @@ static AM_NOINLINE uint32_t slot_add(cach *c, uint32_t stream, size_t at)
     memmove(&c->slot_order[at + 1], &c->slot_order[at],
             (c->nslots - 1 - at) * sizeof *c->slot_order);
     c->slot_order[at] = slot;
+    if (c->nslots > CACH_MX_LINEAR)
+        mx_grow(c);
     ensure_stream(&c->pool[POOL_SMALL], slot);
     ensure_stream(&c->pool[POOL_LARGE], slot);
     return slot;
@@ -287,14 +379,40 @@ static uint32_t stream_slot(cach *c, uint32_t stream)
 
 static int is_split(const cblock *b) { return b->prev || b->next; }
 
+/* A free block that is a whole non-expandable segment joins / leaves its pool's whole list.
+ * Whole it stays while free: a segment's only block has no neighbour to merge or split. */
+static AM_NOINLINE void whole_insert(cach *c, cblock *b)
+{
+    cblock **head = &c->pool[b->pool].whole[b->slot];
+    b->wprev = NULL;
+    b->wnext = *head;
+    if (*head)
+        (*head)->wprev = b;
+    *head = b;
+    b->whole = 1;
+}
+
+static AM_NOINLINE void whole_remove(cach *c, cblock *b)
+{
+    if (b->wprev)
+        b->wprev->wnext = b->wnext;
+    else
+        c->pool[b->pool].whole[b->slot] = b->wnext;
+    if (b->wnext)
+        b->wnext->wprev = b->wprev;
+    b->wprev = b->wnext = NULL;
+    b->whole = 0;
+}
+
 /* What a free mapped block entering its pool changes besides the tree: its key, the largest
- * free block, its age and the inactive-split counts. */
+ * free block, its age, the inactive-split counts and the whole set. */
 static void pool_note(cach *c, cblock *b)
 {
     b->key_size = b->size;
     b->key_addr = b->addr;
     if (b->size > c->largest)
         c->largest = b->size;
+    mx_raise(&c->mx, b->slot, b->pool, b->size);
     b->in_tree = 1;
     b->gc_base = c->pool[b->pool].lookups;
     /* inactive_split: free pieces of partly used (non-expandable) segments */
@@ -302,6 +420,8 @@ static void pool_note(cach *c, cblock *b)
     if (b->split_counted) {
         st_add(&c->inactive_split_bytes, b->size);
         st_add(&c->inactive_split, 1);
+    } else if (!b->expandable) {
+        whole_insert(c, b);
     }
 }
 
@@ -316,6 +436,8 @@ static void pool_forget(cach *c, cblock *b)
         st_sub(&c->inactive_split, 1);
         b->split_counted = 0;
     }
+    if (b->whole)
+        whole_remove(c, b);
 }
 
 static sizeset *pool_tree(cach *c, const cblock *b) { return &c->pool[b->pool].free[b->slot]; }
@@ -393,6 +515,7 @@ static cblock *block_new(cach *c, cseg *s, uint64_t addr, uint64_t size)
     b->mapped = 1;
     b->in_tree = 0;
     b->split_counted = 0;
+    b->whole = 0;
     b->pool = (uint8_t)s->pool;
     b->expandable = (uint8_t)s->expandable;
     return b;
@@ -705,32 +828,73 @@ static int release_available(cach *c, const params *p)
     return released >= key;
 }
 
+/* Unmap the free pages of a (pool, slot)'s expandable blocks, in (size, address) order: they
+ * are listed first, since an unmap files the mapped head and tail it leaves. */
+static void unmap_cached(cach *c, sizeset *t)
+{
+    size_t nun = 0, cap = 0;
+    cblock **to_unmap = NULL;
+    ss_iter it;
+    for (cblock *b = ss_first(t, &it); b; b = ss_next(t, &it)) {
+        if (!b->expandable)
+            continue;
+        if (nun == cap) {
+            cap = cap ? 2 * cap : 16;
+            to_unmap = am_realloc(to_unmap, cap * sizeof *to_unmap);
+        }
+        to_unmap[nun++] = b;
+    }
+    for (size_t i = 0; i < nun; i++)
+        unmap_block(c, to_unmap[i]);
+    free(to_unmap);
+}
+
+/* The free sets' order, (size, address), for whole segments (keys are unique). */
+static int by_size_addr(const void *a, const void *b)
+{
+    const cblock *x = *(cblock *const *)a, *y = *(cblock *const *)b;
+    if (x->size != y->size)
+        return x->size < y->size ? -1 : 1;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Give back every whole segment of a whole list, in the free set's (size, address) order. */
+static void release_whole(cach *c, cblock *head)
+{
+    size_t n = 0, cap = 0;
+    cblock **all = NULL;
+    for (cblock *b = head; b; b = b->wnext) {
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            all = am_realloc(all, cap * sizeof *all);
+        }
+        all[n++] = b;
+    }
+    if (n > 1)
+        qsort(all, n, sizeof *all, by_size_addr);
+    for (size_t i = 0; i < n; i++)
+        release_segment(c, all[i]); /* leaves the list */
+    free(all);
+}
+
 /* release_cached_blocks (empty_cache): every completely free segment goes back, large pool
  * first, in (stream, size, address) order; expandable segments unmap their free pages.
- * Pending (stream-ordered) frees are not forced to complete here: the engine owns them. */
+ * The whole segments come from the whole lists, sorted into the free sets' own (size,
+ * address) order, so the cost is O(k log k) for the k segments released plus a look per pool
+ * and stream, not the free blocks cached (until 2026-11-27 every free block was walked); only
+ * with expandable_segments, where every free block may hold pages to unmap, are the free sets
+ * walked. Pending (stream-ordered) frees are not forced to complete here: the engine owns
+ * them. */
 static void release_cached(cach *c)
 {
     for (int pi = POOL_LARGE; pi >= POOL_SMALL; pi--) {
         cpool *pl = &c->pool[pi];
         for (size_t k = 0; k < c->nslots; k++) {
             size_t s = c->slot_order[k];
-            size_t nun = 0, cap = 0;
-            cblock **to_unmap = NULL;
-            for (cblock *b = ss_first(&pl->free[s], NULL), *nb; b; b = nb) {
-                nb = free_after(&pl->free[s], b);
-                if (b->expandable) {
-                    if (nun == cap) {
-                        cap = cap ? 2 * cap : 16;
-                        to_unmap = am_realloc(to_unmap, cap * sizeof *to_unmap);
-                    }
-                    to_unmap[nun++] = b;
-                } else if (!is_split(b)) {
-                    release_segment(c, b);
-                }
-            }
-            for (size_t i = 0; i < nun; i++)
-                unmap_block(c, to_unmap[i]);
-            free(to_unmap);
+            if (pl->whole[s])
+                release_whole(c, pl->whole[s]);
+            if (c->o.expandable_segments)
+                unmap_cached(c, &pl->free[s]);
         }
     }
 }
@@ -1069,10 +1233,12 @@ static void cach_destroy(void *st)
         for (size_t s = 0; s < c->pool[i].nstreams; s++)
             ss_destroy(&c->pool[i].free[s]);
         free(c->pool[i].free);
+        free(c->pool[i].whole);
         free(c->pool[i].unmapped);
         free(c->pool[i].expseg);
     }
     recpool_destroy(&c->blocks);
+    free(c->mx.t);
     free(c->slot_stream);
     free(c->slot_order);
     free(c);
@@ -1083,16 +1249,25 @@ static uint64_t cach_largest_free(void *st)
     cach *c = st;
     if (!c->largest_stale)
         return c->largest;
+    cmax *m = &c->mx;
     uint64_t best = 0;
-    for (int i = 0; i < 2; i++)
-        for (size_t s = 0; s < c->pool[i].nstreams; s++) {
-            uint64_t k = ss_last_size(&c->pool[i].free[s]);
-            if (k > best)
-                best = k;
+    if (!m->nleaves) /* few streams: read every set */
+        for (int i = 0; i < 2; i++)
+            for (size_t s = 0; s < c->pool[i].nstreams; s++)
+                best = AM_MAX(best, ss_last_size(&c->pool[i].free[s]));
+    /* lower the top bound until it is exact: then it is the largest of all */
+    while (m->nleaves && m->t[1] > 0) {
+        size_t leaf = mx_top_leaf(m);
+        uint64_t last = ss_last_size(&c->pool[leaf % 2].free[leaf / 2]);
+        if (last == m->t[1]) {
+            best = last;
+            break;
         }
+        mx_set(m, leaf, last);
+    }
     c->largest = best;
     c->largest_stale = 0;
-    return best;
+    return c->largest;
 }
 
 /* PyTorch's resetPeakStats: every peak back to its current value (alloc.h reset_peaks). */
@@ -1139,6 +1314,51 @@ static void cach_walk(void *st, void (*fn)(void *arg, const alloc_block *b), voi
     }
 }
 
+/* Entries of a pool's whole lists, each a free whole segment of its pool and slot, its links
+ * both ways intact (whether every such segment is there the block walk counts); UINT64_MAX
+ * when an entry or a list is wrong, or past `limit` entries (a cycle). */
+static uint64_t check_whole(const cach *c, int pool, uint64_t limit)
+{
+    const cpool *pl = &c->pool[pool];
+    uint64_t n = 0;
+    for (size_t s = 0; s < pl->nstreams; s++) {
+        const cblock *prev = NULL;
+        for (const cblock *b = pl->whole[s]; b; prev = b, b = b->wnext, n++) {
+            if (b->wprev != prev || !b->whole || b->state != B_FREE || !b->in_tree ||
+                b->expandable || is_split(b) || b->pool != pool || b->slot != s ||
+                n >= limit)
+                return UINT64_MAX;
+        }
+    }
+    return n;
+}
+
+/* The max-tree (once there are more than CACH_MX_LINEAR slots): every inner entry the larger of
+ * its children, every leaf at least its set's largest key; and a figure not stale is the
+ * largest of all sets' largest keys. */
+static int check_largest(const cach *c)
+{
+    const cmax *m = &c->mx;
+    for (size_t i = 1; i < m->nleaves; i++)
+        if (m->t[i] != AM_MAX(m->t[2 * i], m->t[2 * i + 1]))
+            return 1;
+    for (size_t leaf = 0; leaf < m->nleaves; leaf++) {
+        const cpool *pl = &c->pool[leaf % 2];
+        uint64_t last = leaf / 2 < pl->nstreams ? ss_last_size(&pl->free[leaf / 2]) : 0;
+        if (m->t[m->nleaves + leaf] < last)
+            return 1;
+    }
+    uint64_t best = 0;
+    for (int i = 0; i < 2; i++)
+        for (size_t s = 0; s < c->pool[i].nstreams; s++)
+            best = AM_MAX(best, ss_last_size(&c->pool[i].free[s]));
+    for (int i = 0; i < 2 && m->nleaves; i++) /* no set beyond the tree's slots holds a block */
+        for (size_t s = m->nleaves / 2; s < c->pool[i].nstreams; s++)
+            if (c->pool[i].free[s].n)
+                return 1;
+    return !c->largest_stale && c->largest != best;
+}
+
 #define BAD(...) do { if (!bad++) am_fail(err, AM_EINTERNAL, "caching: " __VA_ARGS__); } while (0)
 
 static int cach_check(void *st, am_error *err)
@@ -1146,7 +1366,7 @@ static int cach_check(void *st, am_error *err)
     cach *c = st;
     int bad = 0;
     uint64_t reserved = 0, allocated = 0, active = 0, requested = 0, isplit = 0, nseg = 0;
-    uint64_t prev_end = 0, nfree[2] = {0, 0};
+    uint64_t prev_end = 0, nfree[2] = {0, 0}, nwhole[2] = {0, 0};
     for (os_node *n = os_first(&c->segs); n; n = os_next(n)) {
         cseg *s = (cseg *)n;
         if (s->addr < prev_end)
@@ -1182,8 +1402,13 @@ static int cach_check(void *st, am_error *err)
                     BAD("free neighbours not merged at %llu", (unsigned long long)b->addr);
                 if (!s->expandable && is_split(b))
                     isplit += b->size;
+                if (!s->expandable && !is_split(b))
+                    nwhole[s->pool]++;
+                if (b->whole != (!s->expandable && !is_split(b)))
+                    BAD("free block at %llu %s the whole list", (unsigned long long)b->addr,
+                        b->whole ? "wrongly in" : "missing from");
             } else {
-                if (b->in_tree)
+                if (b->in_tree || b->whole)
                     BAD("used block at %llu in a pool", (unsigned long long)b->addr);
                 active += b->size;
                 requested += b->requested;
@@ -1214,7 +1439,12 @@ static int cach_check(void *st, am_error *err)
         if (n != nfree[i])
             BAD("pool %d holds %llu blocks, %llu are free", i, (unsigned long long)n,
                 (unsigned long long)nfree[i]);
+        if (check_whole(c, i, nfree[i]) != nwhole[i])
+            BAD("pool %d's whole lists disagree with its %llu whole free segments", i,
+                (unsigned long long)nwhole[i]);
     }
+    if (check_largest(c))
+        BAD("largest free block figure or its max-tree inconsistent");
     if (reserved != c->reserved_bytes.cur || reserved != c->total_reserved)
         BAD("reserved_bytes %llu, segments hold %llu", (unsigned long long)c->reserved_bytes.cur,
             (unsigned long long)reserved);

@@ -332,6 +332,158 @@ static void test_miss_sequence(void)
     fx_close(&f);
 }
 
+/* Device frees in order (the level's on_device reports each segment given back). */
+typedef struct freelog {
+    int n;
+    uint64_t addr[32], bytes[32];
+} freelog;
+
+static void fl_note(void *ctx, int alloc, uint64_t addr, uint64_t bytes)
+{
+    freelog *l = ctx;
+    if (alloc)
+        return;
+    if (l->n < 32) {
+        l->addr[l->n] = addr;
+        l->bytes[l->n] = bytes;
+    }
+    l->n++;
+}
+
+/* release_cached_blocks gives back every whole free segment, large pool first, streams by
+ * number (not by first use), each stream's by (size, address), and keeps the split ones: the
+ * order of the pools' free sets, which the whole lists (found without walking the free blocks,
+ * since 2026-11-27) are sorted into. The 26 MiB segment is whole again through a merge on free. */
+static void test_release_order(void)
+{
+    fx f;
+    freelog fl = {0};
+    alloc_out a, b, s5, g, c, d, e, s2, fo, h, x, big;
+    f.opts = make_opts(NULL, 0);
+    mem_params p = {.name = "hbm", .capacity = 1ULL << 30, .granularity = 1,
+                    .policy = alloc_caching_ops(), .policy_opts = f.opts, .on_device = fl_note,
+                    .on_device_ctx = &fl};
+    am_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(mem_create(&f.m, &p, &err), 0);
+    CU_ASSERT_EQUAL(al(&f, 30 * MiB, 5, &a), 0);
+    CU_ASSERT_EQUAL(al(&f, 22 * MiB, 5, &b), 30 * MiB);
+    CU_ASSERT_EQUAL(al(&f, MiB, 5, &s5), 52 * MiB); /* small pool: 2 MiB */
+    CU_ASSERT_EQUAL(al(&f, 40 * MiB, 2, &c), 54 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 20 * MiB, 2, &d), 94 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 26 * MiB, 2, &e), 114 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 512, 2, &s2), 140 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 22 * MiB, 2, &fo), 142 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 22 * MiB, 5, &g), 164 * MiB);
+    fr(&f, &a, 30 * MiB);
+    fr(&f, &b, 22 * MiB);
+    fr(&f, &g, 22 * MiB);
+    fr(&f, &s5, MiB);
+    fr(&f, &c, 40 * MiB);
+    fr(&f, &s2, 512);
+    fr(&f, &fo, 22 * MiB);
+    fr(&f, &d, 20 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 5 * MiB, 2, &h), 94 * MiB); /* splits the 20 MiB segment, kept */
+    fr(&f, &e, 26 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 24 * MiB, 2, &x), 114 * MiB); /* splits the 26 MiB one ... */
+    fr(&f, &x, 24 * MiB);                                /* ... whole again */
+    CU_ASSERT_EQUAL(fl.n, 0);
+    /* 1010 MiB does not fit beside anything: every whole segment goes, then out of memory */
+    CU_ASSERT_EQUAL(al(&f, 1010 * MiB, 0, &big), UINT64_MAX);
+    static const uint64_t at[] = {142, 114, 54, 30, 164, 0, 140, 52};
+    static const uint64_t len[] = {22, 26, 40, 22, 22, 30, 2, 2};
+    CU_ASSERT_EQUAL_FATAL(fl.n, (int)AM_ARRAY_LEN(at));
+    for (size_t i = 0; i < AM_ARRAY_LEN(at); i++) {
+        CU_ASSERT_EQUAL(fl.addr[i], at[i] * MiB);
+        CU_ASSERT_EQUAL(fl.bytes[i], len[i] * MiB);
+    }
+    CU_ASSERT_EQUAL(stat(&f, "segment"), 1); /* the split 20 MiB one */
+    CU_ASSERT_EQUAL(stat(&f, "num_ooms"), 1);
+    fx_close(&f);
+}
+
+/* Seeded allocations and frees on five streams of both pools, on a device small enough that
+ * misses release cached segments (oversize ones too, max_split_size set), invariants checked
+ * after every step: among them that the whole lists hold exactly the free whole segments. */
+static void test_release_stress(void)
+{
+    fx f;
+    copt mss[] = {{"max_split_size", 48 * MiB, 0}};
+    fx_open(&f, 384 * MiB, 0, mss, 1);
+    enum { N = 96 };
+    static const uint32_t streams[] = {9, 0, 4, 1000, 2};
+    alloc_out live[N];
+    uint64_t bytes[N] = {0};
+    uint64_t seed = 2718281828ULL, fails = 0, served = 0;
+    for (int step = 0; step < 5000; step++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        int k = (int)((seed >> 33) % N);
+        if (bytes[k]) {
+            fr(&f, &live[k], bytes[k]);
+            bytes[k] = 0;
+            continue;
+        }
+        uint64_t r = seed >> 40;
+        uint64_t b = r % 3 == 0 ? 512 + (seed >> 20) % MiB
+                   : r % 3 == 1 ? MiB + (seed >> 16) % (12 * MiB)
+                                : 12 * MiB + (seed >> 14) % (80 * MiB);
+        if (al(&f, b, streams[(seed >> 24) % AM_ARRAY_LEN(streams)], &live[k]) != UINT64_MAX) {
+            bytes[k] = b;
+            served++;
+        } else {
+            fails++;
+        }
+    }
+    CU_ASSERT(fails > 0 && served > fails); /* both paths ran */
+    CU_ASSERT(stat(&f, "num_device_free") > 0);
+    for (int k = 0; k < N; k++)
+        if (bytes[k])
+            fr(&f, &live[k], bytes[k]);
+    CU_ASSERT_EQUAL(mem_get_metrics(f.m)->allocated_bytes, 0);
+    fx_close(&f);
+}
+
+static uint64_t largest(fx *f) { return alloc_caching_ops()->largest_free(mem_policy_state(f->m)); }
+
+/* Segment bytes of the test below: even MiB from 22 MiB (no rounding up to 2 MiB). */
+static uint64_t seg_of(uint32_t i, uint32_t n) { return (2 * (uint64_t)(n - i) + 20) * MiB; }
+
+/* The largest free block over every pool and stream, asked after every change as the
+ * fragmentation metric does: since 2026-11-27 each (pool, stream)'s largest is bounded by a
+ * leaf of a max-tree, lowered when a recount finds it stale (check() verifies the tree after
+ * every step).
+ * 40 streams each cache one segment, larger for lower stream numbers; taking them largest first
+ * walks the figure down stream by stream, and freeing one puts it back. */
+static void test_largest_over_streams(void)
+{
+    fx f;
+    enum { NS = 40 };
+    alloc_out o[NS], sm, x;
+    fx_open(&f, 4ULL << 30, 0, NULL, 0);
+    CU_ASSERT_EQUAL(largest(&f), 0);
+    CU_ASSERT_EQUAL(al(&f, 512, 5000, &sm), 0); /* a small-pool segment, 2 MiB cached */
+    CU_ASSERT_EQUAL(largest(&f), 2 * MiB - 512);
+    for (uint32_t i = 0; i < NS; i++) /* streams numbered backwards: slots out of order */
+        al(&f, seg_of(i, NS), 3 * (NS - i), &o[i]);
+    for (uint32_t i = 0; i < NS; i++)
+        fr(&f, &o[i], seg_of(i, NS));
+    CU_ASSERT_EQUAL(largest(&f), seg_of(0, NS));
+    for (uint32_t i = 0; i < NS; i++) {
+        /* the largest cached segment, taken whole on its own stream */
+        CU_ASSERT_EQUAL(largest(&f), seg_of(i, NS));
+        al(&f, seg_of(i, NS), 3 * (NS - i), &o[i]);
+    }
+    CU_ASSERT_EQUAL(largest(&f), 2 * MiB - 512);
+    fr(&f, &o[NS / 2], seg_of(NS / 2, NS));
+    CU_ASSERT_EQUAL(largest(&f), seg_of(NS / 2, NS));
+    CU_ASSERT_EQUAL(al(&f, 5 * MiB, 3 * (NS - NS / 2), &x), o[NS / 2].addr); /* split */
+    CU_ASSERT_EQUAL(largest(&f), seg_of(NS / 2, NS) - 5 * MiB);
+    fr(&f, &x, 5 * MiB); /* merged whole again */
+    CU_ASSERT_EQUAL(largest(&f), seg_of(NS / 2, NS));
+    fr(&f, &sm, 512);
+    CU_ASSERT_EQUAL(largest(&f), seg_of(NS / 2, NS));
+    fx_close(&f);
+}
+
 /* research_after_release (allocators.md section 3: PyTorch does not search the pool again after
  * releasing the cached segments; keep that, behind an option) searches again, and finds what
  * the search before the release found: the release only takes free blocks out of the pools,
@@ -720,6 +872,11 @@ void suite_caching(void)
              {"split rules", test_split_rules},
              {"merge on free and two-phase free", test_merge_and_two_phase},
              {"miss sequence, retries, OOM", test_miss_sequence},
+             {"release of cached segments: order by pool, stream, size, address",
+              test_release_order},
+             {"release of cached segments: seeded stress on five streams, invariants after "
+              "every step", test_release_stress},
+             {"largest free block over 40 streams as blocks come and go", test_largest_over_streams},
              {"research_after_release finds nothing the first search did not",
               test_research_after_release},
              {"memory fraction and garbage collection", test_memory_fraction_and_gc},
