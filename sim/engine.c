@@ -1651,8 +1651,12 @@ static void defrag(sim *s, int level)
     sort_by_addr(s, v, n);
     mem_metrics was = *mem_get_metrics(m); /* the state the level's last row shows */
     mem_set_quiet(m, 1);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         mem_free(m, v[i]->handle, v[i]->requested, v[i]->given, 0);
+        if (s->obs && s->obs->defrag_free)
+            s->obs->defrag_free(s->obs->ctx, s->host, s->seq, v[i]->id, v[i]->stream, level,
+                                v[i]->addr, v[i]->requested, v[i]->given);
+    }
     uint64_t moved = 0, all = 0, lost = 0;
     /* The copies' time sums saturate at AM_PS_MAX (am_ps_add), as a spill's does: host_block
      * then stops the host clock there and the event is refused (time_overflow). Until

@@ -102,6 +102,16 @@ typedef struct sim_observer {
      * same (until 2026-11-27 it was not reported: a spilling `caching` run's export freed the
      * victims before the request and its replay, served from them, kept the segments cached). */
     void (*attempt_failed)(void *ctx, am_ps t, int level, uint32_t stream, uint64_t requested);
+    /* A defragmentation (event seq) released a live buffer's block: it first releases every
+     * live buffer of the level, in the order their `move` (or `lost`) come, and only then
+     * places them again. The device gives that release made were reported before it, and the
+     * device takes of each placement come before that buffer's `move`. The snapshot exporter
+     * writes the frees here and each move's allocation at its `move`, the order the policy
+     * acted in (until 2026-11-27 it heard of a free only at the buffer's `move`: the frees'
+     * device gives and the placements' takes were written out of order, and the replay missed
+     * those segment events). */
+    void (*defrag_free)(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream,
+                        int level, uint64_t addr, uint64_t requested, uint64_t size);
 } sim_observer;
 
 typedef struct sim_opts {

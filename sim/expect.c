@@ -527,6 +527,15 @@ static void fwd_attempt_failed(void *c, am_ps t, int level, uint32_t stream, uin
         x->inner->attempt_failed(x->inner->ctx, t, level, stream, requested);
 }
 
+/* Not in the digest (the buffer's move settles it), forwarded only. */
+static void fwd_defrag_free(void *c, am_ps t, uint64_t seq, uint64_t id, uint32_t stream,
+                            int level, uint64_t addr, uint64_t requested, uint64_t size)
+{
+    expect_ctx *x = c;
+    if (x->inner && x->inner->defrag_free)
+        x->inner->defrag_free(x->inner->ctx, t, seq, id, stream, level, addr, requested, size);
+}
+
 int expect_begin(expect_ctx **xp, const char *expect, const am_config *cfg,
                  const sim_observer *inner, am_error *err)
 {
@@ -538,7 +547,7 @@ int expect_begin(expect_ctx **xp, const char *expect, const am_config *cfg,
     x->obs = (sim_observer){x, fwd_alloc, fwd_free, fwd_device, fwd_counters, fwd_op, fwd_action,
                             fwd_link, fwd_move, fwd_oom,
                             fwd_lost, fwd_prologue, fwd_free_failed, fwd_event,
-                            fwd_attempt_failed};
+                            fwd_attempt_failed, fwd_defrag_free};
     if (expect && load(x, expect, cfg, err) != 0) {
         expect_free(x);
         *xp = NULL;

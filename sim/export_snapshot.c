@@ -99,11 +99,6 @@ struct snap_exp {
     int spans;       /* some block reached past the end of the range holding its start */
     int mapped;  /* the level's device records are maps of virtual ranges (expandable) */
     int start;   /* a start-state prologue runs: its records are marked start */
-    /* The new places of a defragmentation's moves (one event, seq held_seq), written after all
-     * of its frees (sn_move): a buffer may move to where another one still was. */
-    snap_rec *held;
-    size_t nheld, capheld;
-    uint64_t held_seq;
     /* The prologue's failed requests the trace has not freed yet (few: scanned linearly). */
     snap_failed *failed;
     size_t nfailed, capfailed;
@@ -159,17 +154,6 @@ static void sn_push(snap_exp *x, snap_rec r)
     sn_append(x, r);
 }
 
-/* The held allocations of a defragmentation, after its frees. */
-static void sn_flush(snap_exp *x)
-{
-    for (size_t i = 0; i < x->nheld; i++)
-        sn_append(x, x->held[i]); /* timed when held */
-    if (x->nheld)
-        x->mark = x->n;
-    x->nheld = 0;
-    sn_commit(x);
-}
-
 /* A replayed snapshot's prologue (engine.h) rebuilds the recording's start state by tiling its
  * segments with allocations; PyTorch has the start state only in the dump-time `segments`,
  * from which a reader walks the trace back. So the prologue's records count in the state at
@@ -183,7 +167,7 @@ static void sn_flush(snap_exp *x)
 static void sn_prologue(void *ctx, int on)
 {
     snap_exp *x = ctx;
-    sn_flush(x);
+    sn_commit(x);
     x->start = on;
 }
 
@@ -198,7 +182,6 @@ static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
                      uint64_t addr, uint64_t requested, uint64_t size, int ok)
 {
     snap_exp *x = ctx;
-    sn_flush(x);
     if (level != x->cfg->default_level)
         return;
     sn_push(x, (snap_rec){ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, t, 0, 0,
@@ -225,7 +208,6 @@ static void sn_free_failed(void *ctx, am_ps t, uint64_t id, int level, uint32_t 
                            uint64_t requested, int phase)
 {
     snap_exp *x = ctx;
-    sn_flush(x);
     if (level != x->cfg->default_level)
         return;
     size_t k = x->nfailed;
@@ -248,7 +230,6 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
                     uint64_t requested, uint64_t size, int phase)
 {
     snap_exp *x = ctx;
-    sn_flush(x);
     if (level != x->cfg->default_level)
         return;
     /* The device releases this free made (platform gives every block back), recorded since the
@@ -289,7 +270,6 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
 static void sn_attempt_failed(void *ctx, am_ps t, int level, uint32_t stream, uint64_t requested)
 {
     snap_exp *x = ctx;
-    sn_flush(x);
     if (level != x->cfg->default_level || x->n == x->mark)
         return;
     sn_push(x, (snap_rec){SA_OOM, stream, 0, requested, 0, t, 0, 0, 0});
@@ -297,26 +277,32 @@ static void sn_attempt_failed(void *ctx, am_ps t, int level, uint32_t stream, ui
     sn_commit(x);
 }
 
-/* The free of a block a defragmentation (event seq) released, among its frees: the
- * allocations of its moves held so far stay held (sn_free would write them first). */
-static void sn_defrag_free(snap_exp *x, am_ps t, uint64_t seq, uint64_t id, uint32_t stream,
+/* The free of a block a defragmentation (event seq) released, written as it happens: all of
+ * them come before any of its placements (engine.h, defrag_free), and the device gives a
+ * release made, reported just before, move behind it (sn_free), as PyTorch writes a
+ * segment_free after the free that emptied the segment. Until 2026-11-27 the free was written
+ * at the buffer's move and its allocation held until the next call: a give of the free phase
+ * came after the first free only, though later frees emptied its segment (cuda_async: the
+ * segment_free before a block still allocated in it), and a device call reported after the
+ * last move came before that move's allocation (bfc: the next request's segment_alloc before a
+ * re-placement; caching with expandable segments: a segment_unmap of the retry after
+ * it), so the replay missed those segment events. A buffer that is then not placed again
+ * (lost) needs nothing more: PyTorch has no lost block, and it is freed here. */
+static void sn_defrag_free(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream,
                            int level, uint64_t addr, uint64_t requested, uint64_t size)
 {
-    if (x->nheld && seq != x->held_seq)
-        sn_flush(x);
-    size_t nheld = x->nheld;
-    x->nheld = 0;
-    sn_free(x, t, id, level, stream, addr, requested, size, 0);
-    x->nheld = nheld;
+    (void)seq;
+    sn_free(ctx, t, id, level, stream, addr, requested, size, 0);
 }
 
 /* A buffer that changed place without a request: a snapshot has no move, so it is the free
  * of where it was and the allocation of where it is, each on the default level only (a spill
- * frees it there, a restore allocates it again; the host copy is not in the snapshot). The
- * moves of one defragmentation (same level, one event) are all its frees, then all its
- * allocations: the engine reports each buffer once placed again, and a buffer can take the
- * place of one not reported yet (until 2026-11-25 the snapshot then held two live blocks at
- * one address, and a viewer keying blocks by address lost one). */
+ * frees it there, a restore allocates it again; the host copy is not in the snapshot). A
+ * defragmentation's move (same level) is only the allocation: its free was written with the
+ * others before any placement (sn_defrag_free), so a buffer can take the place of one moved
+ * later (until 2026-11-25 the snapshot then held two live blocks at one address, and a
+ * viewer keying blocks by address lost one), and the device takes of its placement, reported
+ * before the move, come before it. */
 static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream,
                     int from_level, uint64_t from_addr, uint64_t from_size, int level,
                     uint64_t addr, uint64_t requested, uint64_t size)
@@ -327,26 +313,7 @@ static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stre
         sn_alloc(ctx, t, seq, id, level, stream, addr, requested, size, 1);
         return;
     }
-    sn_defrag_free(x, t, seq, id, stream, level, from_addr, requested, from_size);
-    if (x->nheld == x->capheld)
-        x->held = am_realloc(x->held, (x->capheld = x->capheld ? x->capheld * 2 : 64) *
-                                          sizeof *x->held);
-    x->held[x->nheld++] =
-        (snap_rec){SA_ALLOC, stream, addr, requested, size, sn_time(x, t), 0, 0, 0};
-    x->held_seq = seq;
-}
-
-/* A buffer a defragmentation could not place again: PyTorch has no lost block, so it is freed
- * (free_requested, free_completed) where its block was, among that defragmentation's frees;
- * the trace's own free of it comes to nothing. Until 2026-11-27 it was never freed, and the
- * buffers moved onto its block overlapped it. */
-static void sn_lost(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream, int level,
-                    uint64_t addr, uint64_t requested, uint64_t size)
-{
-    snap_exp *x = ctx;
-    if (level != x->cfg->default_level)
-        return;
-    sn_defrag_free(x, t, seq, id, stream, level, addr, requested, size);
+    sn_alloc(ctx, t, seq, id, level, stream, addr, requested, size, 1);
 }
 
 /* The pool (1: small) and stream of the policy's segment holding addr, when it can say
@@ -400,7 +367,7 @@ int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *e
     const cfg_level *L = &cfg->levels[cfg->default_level];
     x->mapped = L->policy->maps_virtual && L->policy->maps_virtual(L->policy_opts);
     x->obs = (sim_observer){.ctx = x, .alloc = sn_alloc, .free = sn_free, .device = sn_device,
-                            .move = sn_move, .lost = sn_lost,
+                            .move = sn_move, .defrag_free = sn_defrag_free,
                             .prologue = sn_prologue, .free_failed = sn_free_failed,
                             .event = sn_event, .attempt_failed = sn_attempt_failed};
     *xp = x;
@@ -767,7 +734,6 @@ static void sn_release(snap_exp *x)
             fclose(x->scratch[k]);
     }
     free(x->r);
-    free(x->held);
     free(x->failed);
     free(x);
 }
@@ -776,7 +742,6 @@ outfile *snap_finish(snap_exp *x, am_error *err)
 {
     if (!x)
         return NULL;
-    sn_flush(x);
     sn_resolve(x, 0); /* takes with no request after them */
     x->mark = x->n;
     sn_commit(x);

@@ -97,6 +97,13 @@ static void mux_attempt_failed(void *ctx, am_ps t, int level, uint32_t stream,
     MUX_EACH(m, attempt_failed, t, level, stream, requested);
 }
 
+static void mux_defrag_free(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream,
+                            int level, uint64_t addr, uint64_t requested, uint64_t size)
+{
+    obs_mux *m = ctx;
+    MUX_EACH(m, defrag_free, t, seq, id, stream, level, addr, requested, size);
+}
+
 static void mux_event(void *ctx, am_ps t)
 {
     obs_mux *m = ctx;
@@ -114,7 +121,7 @@ const sim_observer *obs_mux_init(obs_mux *m, const sim_observer *const *list, in
     m->obs = (sim_observer){m, mux_alloc, mux_free, mux_device, mux_counters, mux_op, mux_action,
                             mux_link, mux_move, mux_oom,
                             mux_lost, mux_prologue, mux_free_failed, mux_event,
-                            mux_attempt_failed};
+                            mux_attempt_failed, mux_defrag_free};
     /* the engine calls `event` once per trace event: leave it unset when no observer wants it */
     int want_event = 0;
     for (int i = 0; i < m->n; i++)

@@ -122,7 +122,9 @@ static void emit(tp_impl *im, const tr_event *e)
     im->ev[im->n++] = *e;
 }
 
-static uint64_t round512(uint64_t n) { return n < TP_MIN_BLOCK ? TP_MIN_BLOCK : am_round_up(n, TP_MIN_BLOCK); }
+/* A block's size from a request: at least 512 B, a multiple of 512, saturated at 2^64 - 1 (a
+ * request within 511 bytes of 2^64 wrapped to 0 until 2026-11-27). */
+static uint64_t round512(uint64_t n) { return n < TP_MIN_BLOCK ? TP_MIN_BLOCK : am_round_up_sat(n, TP_MIN_BLOCK); }
 
 /* Streams: handle -> small integer by first appearance. */
 typedef struct tp_streams {
@@ -421,7 +423,7 @@ static int undo(tp_state *s, const tp_entry *e)
             return 1;
         tp_block f = g->b[i];
         uint64_t size = round512(e->size);
-        if (e->addr + size > f.addr + f.size)
+        if (size > f.addr + f.size - e->addr) /* f holds e->addr; f's end is below 2^64 */
             return 1;
         uint64_t tail = f.addr + f.size - (e->addr + size), guess = 0;
         if (!g->small && tail > 0 && tail <= TP_SMALL_SIZE)
@@ -453,7 +455,7 @@ static int undo(tp_state *s, const tp_entry *e)
         blk_insert(g, 0, (tp_block){e->addr, e->size, 0, S_FREE, 0});
         return 0;
     case A_SEG_MAP: /* the range was not mapped before: cut it out of its segment */
-        if (!(g = seg_find(s, e->addr)) || e->addr + e->size > g->addr + g->size)
+        if (!(g = seg_find(s, e->addr)) || e->size > g->addr + g->size - e->addr)
             return 1;
         i = blk_find(g, e->addr);
         if (g->b[i].state != S_FREE || g->b[i].addr + g->b[i].size < e->addr + e->size)
@@ -519,6 +521,27 @@ static int addr_none(const trace *t, const char *where, int dev, size_t i, const
         snprintf(at, sizeof at, "%s[%d][%zu]", where, dev, i);
     return am_fail(err, AM_EINPUT, "%s: %s: '%s' 18446744073709551615 is out of range (at most "
                    "18446744073709551614; 2^64 - 1 means none)", t->path, at, field);
+}
+
+/* A range [addr, addr + size) must end by 2^64 - 1: every byte it covers is then at most
+ * 2^64 - 2 (2^64 - 1 means "no address"), and every end the reader computes fits 64 bits. From
+ * 2026-11-27 sizes from 2^63 are read (pkl_u64), and a range past that wrapped: two blocks of
+ * 2^63 + 1 MiB summed to 2 MiB and tiled a 2 MiB segment, status 0. */
+static int range_past_end(uint64_t addr, uint64_t size) { return size > UINT64_MAX - addr; }
+
+/* The refusal of a range past 2^64 - 1 (range_past_end): the place (at), both fields and the
+ * true end (128 bits). Only errors call it. */
+__attribute__((noinline, cold)) static int range_refused(const trace *t, const char *at,
+                                                         const char *addr_field, uint64_t addr,
+                                                         const char *size_field, uint64_t size,
+                                                         am_error *err)
+{
+    char end[48];
+    units_fmt_u128(end, sizeof end, (am_u128)addr + size);
+    return am_fail(err, AM_EINPUT, "%s: %s: '%s' %llu + '%s' %llu ends at %s, past 2^64 - 1 "
+                   "(18446744073709551615, the end of the address space)", t->path, at,
+                   addr_field, (unsigned long long)addr, size_field, (unsigned long long)size,
+                   end);
 }
 
 /* The place of entry i of device dev's list name, for a message, into buf (returns buf):
@@ -639,6 +662,13 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
         if (x->action < A_OOM && x->addr == TR_NO_ADDR) {
             free(e);
             return addr_none(t, name, dev, i, "addr", err);
+        }
+        if (x->action < A_OOM && range_past_end(x->addr, x->size)) {
+            char what[96];
+            range_refused(t, entry_where(what, sizeof what, name, dev, i), "addr", x->addr,
+                          "size", x->size, err);
+            free(e);
+            return -1;
         }
         /* a stream of another type is refused by its own name (until 2026-11-27 it was blamed
          * on 'addr' or 'size') */
@@ -794,6 +824,11 @@ static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *s
                            "'address', 'total_size' and a list 'blocks')", t->path, i);
         if (addr == TR_NO_ADDR)
             return addr_none(t, "segments", -1, i, "address", err);
+        if (range_past_end(addr, size)) {
+            char where[64];
+            snprintf(where, sizeof where, "segments[%zu]", i);
+            return range_refused(t, where, "address", addr, "total_size", size, err);
+        }
         if (segment_device(d) != dev)
             continue;
         /* a private pool's segments (CUDA graphs, torch.cuda.MemPool) serve only that pool's
@@ -828,7 +863,9 @@ static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *s
         if (!g)
             return am_fail(err, AM_EINPUT, "%s: segments[%zu]: a second segment at address "
                            "%llu", t->path, i, (unsigned long long)addr);
-        uint64_t at = addr;
+        /* the blocks' sizes are summed in 128 bits: each may be up to 2^64 - 1, and a sum
+         * that wrapped could match the segment's end (until 2026-11-27 it did) */
+        am_u128 at = addr, end = (am_u128)addr + size;
         for (size_t j = 0; j < blocks->len; j++) {
             const pkl_value *b = blocks->items[j], *sv = pkl_get(b, "state");
             tp_block x = {0, 0, 0, S_FREE, 0};
@@ -844,16 +881,20 @@ static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *s
             if (x.state == S_FREE)
                 x.requested = 0;
             at += x.size;
+            if (at > end)
+                continue; /* past the segment: refused below, with the whole sum */
             /* merge adjacent free blocks (the real allocator never leaves them apart) */
             if (g->nb && x.state == S_FREE && g->b[g->nb - 1].state == S_FREE)
                 g->b[g->nb - 1].size += x.size;
             else
                 blk_insert(g, g->nb, x);
         }
-        if (at != addr + size)
-            return am_fail(err, AM_EINPUT, "%s: segments[%zu]: blocks cover %llu of %llu "
-                           "bytes", t->path, i, (unsigned long long)(at - addr),
-                           (unsigned long long)size);
+        if (at != end) {
+            char covered[48];
+            units_fmt_u128(covered, sizeof covered, at - addr);
+            return am_fail(err, AM_EINPUT, "%s: segments[%zu]: blocks cover %s of %llu bytes",
+                           t->path, i, covered, (unsigned long long)size);
+        }
     }
     return 0;
 }

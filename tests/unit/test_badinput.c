@@ -797,6 +797,23 @@ BI_TB(p_addr_none, "addrnone.pickle",
       "\xff\xff\xff\xff\x00X\x04\x00\x00\x00sizeM\x00\x02uaau.",
       "amsim: @: device_traces[0][0]: 'addr' 18446744073709551615 is out of range (at most "
       "18446744073709551614; 2^64 - 1 means none)")
+/* two blocks of 2^63 + 1 MiB: their sum wrapped to 2 MiB in 64 bits and tiled a 2 MiB segment
+ * (until 2026-11-27, status 0); summed in 128 bits it is refused as any overrun is */
+BI_TB(p_block_sum_wraps, "blksum.pickle",
+      "\x80\x02}(X\x08\x00\x00\x00segments]}(X\x07\x00\x00\x00" "addressq\x00K\x00X\x0a\x00\x00"
+      "\x00total_sizeJ\x00\x00 \x00X\x06\x00\x00\x00" "blocks](}(h\x00K\x00X\x04\x00\x00\x00"
+      "sizeq\x01\x8a\x09\x00\x00\x10\x00\x00\x00\x00\x80\x00X\x05\x00\x00\x00stateq\x02X\x08"
+      "\x00\x00\x00inactiveq\x03u}(h\x00\x8a\x09\x00\x00\x10\x00\x00\x00\x00\x80\x00h\x01\x8a"
+      "\x09\x00\x00\x10\x00\x00\x00\x00\x80\x00h\x02h\x03ueuaX\x0d\x00\x00\x00" "device_traces]]au.",
+      "amsim: @: segments[0]: blocks cover 18446744073711648768 of 2097152 bytes")
+/* a segment at 2^64 - 1 MiB of 2 MiB: its end passes 2^64 (until 2026-11-27 it wrapped) */
+BI_TB(p_segment_end_wraps, "segwrap.pickle",
+      "\x80\x02}(X\x08\x00\x00\x00segments]}(X\x07\x00\x00\x00" "addressq\x00\x8a\x09\x00\x00"
+      "\xf0\xff\xff\xff\xff\xff\x00X\x0a\x00\x00\x00total_sizeJ\x00\x00 \x00X\x06\x00\x00\x00"
+      "blocks]}(h\x00\x8a\x09\x00\x00\xf0\xff\xff\xff\xff\xff\x00X\x04\x00\x00\x00sizeJ\x00\x00 "
+      "\x00X\x05\x00\x00\x00stateX\x08\x00\x00\x00inactiveuauaX\x0d\x00\x00\x00" "device_traces]]au.",
+      "amsim: @: segments[0]: 'address' 18446744073708503040 + 'total_size' 2097152 ends at "
+      "18446744073710600192, past 2^64 - 1 (18446744073709551615, the end of the address space)")
 BI_TB(p_huge_length, "huge.pickle", "\x80\x04\x8d\x00\x00\x00\x00\x00\x00\x00\x40" "abc.",
       "amsim: @: byte 2: pickle opcode BINUNICODE8 declares 4611686018427387904 bytes but only 4 "
       "remain")
@@ -4273,6 +4290,8 @@ void suite_badinput(void)
              {"pickle: a block state PyTorch does not write", p_block_state},
              {"pickle: a segment type PyTorch does not write", p_segment_type},
              {"pickle: an address of 2^64 - 1 (none)", p_addr_none},
+             {"pickle: block sizes whose sum wraps past 2^64", p_block_sum_wraps},
+             {"pickle: a segment whose address + total_size passes 2^64", p_segment_end_wraps},
              {"pickle: huge declared length (64-bit)", p_huge_length},
              {"pickle: huge declared length (32-bit)", p_huge_length32},
              {"pickle: truncated", p_truncated},

@@ -517,6 +517,70 @@ static void test_snapshot_defrag_bfc_replay(void)
     CU_ASSERT_EQUAL(su.defrag.runs, 0);
 }
 
+/* A defragmentation's entries in the policy's order (its --log): its frees, each followed by
+ * the device give it made, then its placements, each after the device take it made, and a
+ * device call after it (the next request's, a retry's) after all of them. The three exports
+ * below replay every segment event; until 2026-11-27 the frees were written at each buffer's
+ * move and the placements after the next device call. */
+
+/* bfc: buffer 2 is placed again where it was, then 11 takes a new region: the region's
+ * segment_alloc came before 2's allocation (1 of 2 segment events). */
+static void test_snapshot_defrag_then_take(void)
+{
+    const char *cfg = tu_write("dft.yaml", "version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                               "    capacity: 8MiB\n"
+                               "    allocator: {policy: bfc, allow_growth: true}\n"
+                               "    defrag: {mode: compact, trigger: on_oom}\n");
+    const char *tpath = tu_write("dft.trace", "amsim-trace v1\nalloc 2 1000\ndefrag\n"
+                                 "alloc 11 3MiB\n");
+    sim_summary su;
+    export_replay(cfg, tpath, 0, &su);
+    CU_ASSERT_EQUAL(su.segment_events_recorded, 2);
+    CU_ASSERT_EQUAL(su.segment_events_matched, 2);
+}
+
+/* caching with expandable segments, spilling: 27's on_oom compaction moves 25 down, and the
+ * retry after it unmaps the page range 25 left: the segment_unmap came between 25's free and
+ * its allocation (6 of 7 segment events). */
+static void test_snapshot_defrag_then_unmap(void)
+{
+    const char *cfg = tu_write("dfu.yaml", "version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                               "    capacity: 8MiB\n"
+                               "    allocator: {policy: caching, expandable_segments: true}\n"
+                               "    on_oom: spill_to_host\n    spill_host: host\n"
+                               "    defrag: {mode: compact, trigger: on_oom}\n"
+                               "  host:\n    capacity: 6MiB\n");
+    const char *tpath = tu_write("dfu.trace",
+        "amsim-trace v1\nalloc 5 1048576 stream=2\nalloc 12 1048576\n"
+        "alloc 13 1048576 stream=2\nalloc 16 1048576\nalloc 17 65536 stream=2\n"
+        "alloc 24 1048576 stream=2\nalloc 25 1048576 stream=2\nalloc 26 3145728 stream=2\n"
+        "alloc 27 2097152 stream=1\n");
+    sim_summary su;
+    export_replay(cfg, tpath, 1, &su);
+    CU_ASSERT_EQUAL(su.segment_events_recorded, 7);
+    CU_ASSERT_EQUAL(su.segment_events_matched, 7);
+}
+
+/* cuda_async: the compaction frees 19, 21 and 10 (all of chunk 0) and the chunk goes back
+ * after 10's free; 9's placement takes a chunk again. The segment_free came right after 19's
+ * free, while 21 was still allocated in it (4 of 6 segment events). */
+static void test_snapshot_defrag_chunk_give(void)
+{
+    const char *cfg = tu_write("dfc.yaml", "version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                               "    capacity: 8MiB\n    allocator: {policy: cuda_async}\n"
+                               "    defrag: {mode: compact, trigger: on_oom}\n");
+    const char *tpath = tu_write("dfc.trace",
+        "amsim-trace v1\nalloc 3 1572864 stream=2\nalloc 4 2097152 stream=1\n"
+        "alloc 8 2097152 stream=2\nalloc 9 1048576\nalloc 10 300000\nfree 3\n"
+        "alloc 18 1048576 stream=2\nalloc 19 300000 stream=2\nalloc 21 1048576 stream=1\n"
+        "alloc 22 300000 stream=2\n");
+    sim_summary su;
+    export_replay(cfg, tpath, 1, &su);
+    CU_ASSERT_EQUAL(su.recorded_allocs, 16);
+    CU_ASSERT_EQUAL(su.segment_events_recorded, 6);
+    CU_ASSERT_EQUAL(su.segment_events_matched, 6);
+}
+
 #define RC_YAML                                                                               \
     "version: 1\ndefault_memory: hbm\nmemories:\n  hbm:\n    capacity: 100MiB\n"              \
     "    allocator: {policy: bfc, memory_limit: 300MiB, allow_growth: true, "                  \
@@ -1216,6 +1280,12 @@ void suite_export(void)
              {"pytorch snapshot: a buffer a compaction lost is freed", test_snapshot_defrag_lost},
              {"pytorch snapshot: a bfc compaction run replays at every address",
               test_snapshot_defrag_bfc_replay},
+             {"pytorch snapshot: a compaction before a device take replays it",
+              test_snapshot_defrag_then_take},
+             {"pytorch snapshot: a retry's unmap after a compaction replays",
+              test_snapshot_defrag_then_unmap},
+             {"pytorch snapshot: a chunk a compaction emptied goes after its last free",
+              test_snapshot_defrag_chunk_give},
              {"exported snapshot replays with every segment event matched",
               test_snapshot_replay_validates},
              {"pytorch snapshot: bfc region_coalescing, a pending free merging a later region",
