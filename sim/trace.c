@@ -25,6 +25,7 @@
 #include "trace_bin.h"
 #include "trace_gz.h"
 #include "trace_impl.h"
+#include "units.h"
 
 /* Why a trace must be a file: detection reads its start and rewinds (and a lifetime CSV not in
  * order is read twice). */
@@ -296,6 +297,17 @@ void trace_level_list(const trace *t, char *buf, size_t n)
     }
     if (t->opts.nlevels <= 0)
         snprintf(buf, n, "none");
+}
+
+const char *trace_range_why(char *buf, size_t n, const char *addr_field, uint64_t addr,
+                            const char *size_field, uint64_t size)
+{
+    char end[48];
+    units_fmt_u128(end, sizeof end, (am_u128)addr + size);
+    snprintf(buf, n, "'%s' %llu + '%s' %llu ends at %s, past 2^64 - 1 (18446744073709551615, "
+             "the end of the address space)", addr_field, (unsigned long long)addr, size_field,
+             (unsigned long long)size, end);
+    return buf;
 }
 
 void trace_blank_event(const trace *t, tr_event *ev)

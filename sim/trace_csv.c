@@ -304,6 +304,11 @@ done:
         return am_fail_at(err, t->path, lineno, csv_field_col(line, e, 4),
                           "bad offset '18446744073709551615': out of range (at most "
                           "18446744073709551614; 2^64 - 1 means no offset)");
+    else if (trace_range_past_end(r->v[4], r->v[3])) { /* until 2026-11-27 accepted */
+        char why[TRACE_RANGE_WHY_MAX];
+        return am_fail_at(err, t->path, lineno, csv_field_col(line, e, 4), "%s",
+                          trace_range_why(why, sizeof why, "offset", r->v[4], "size", r->v[3]));
+    }
     r->line = lineno;
     return csv_time_check(t, r, open, line, e, err);
 }

@@ -38,6 +38,23 @@ static inline const char *trace_read_prefix(int gz) { return gz ? "gzip-compress
 #define TRACE_CR_MSG "carriage return inside a line (line endings are LF or CRLF; is this a " \
                      "classic Mac text file?)"
 
+/* A recorded range [addr, addr + size) must end by 2^64 - 1: every byte it covers is then at
+ * most 2^64 - 2 (2^64 - 1 means "no address"), and every end computed from it fits 64 bits. The
+ * snapshot reader has checked it since 2026-11-27; the native, binary and lifetime CSV readers
+ * (and so `amsim convert`) accepted such a range until 2026-11-27 and a run only reported a
+ * validation mismatch. */
+static inline int trace_range_past_end(uint64_t addr, uint64_t size)
+{
+    return size > UINT64_MAX - addr;
+}
+/* The words of that refusal, shared by every reader so that they say the same, into buf
+ * (returns buf): "'addr' A + 'size' S ends at E, past 2^64 - 1 (18446744073709551615, the end
+ * of the address space)", E exact (128 bits). Each reader puts its own place before it. */
+const char *trace_range_why(char *buf, size_t n, const char *addr_field, uint64_t addr,
+                            const char *size_field, uint64_t size);
+/* Enough for trace_range_why with field names of up to 16 bytes. */
+#define TRACE_RANGE_WHY_MAX 256
+
 /* Each opens t->impl from t->f (already detected, rewound to the start) and sets t->reader.
  * 0, or -1 with err; on failure t->impl is either NULL or owned by t->reader->close (trace.c
  * calls close when t->reader is set, otherwise free(t->impl)). */

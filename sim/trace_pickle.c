@@ -523,25 +523,17 @@ static int addr_none(const trace *t, const char *where, int dev, size_t i, const
                    "18446744073709551614; 2^64 - 1 means none)", t->path, at, field);
 }
 
-/* A range [addr, addr + size) must end by 2^64 - 1: every byte it covers is then at most
- * 2^64 - 2 (2^64 - 1 means "no address"), and every end the reader computes fits 64 bits. From
- * 2026-11-27 sizes from 2^63 are read (pkl_u64), and a range past that wrapped: two blocks of
- * 2^63 + 1 MiB summed to 2 MiB and tiled a 2 MiB segment, status 0. */
-static int range_past_end(uint64_t addr, uint64_t size) { return size > UINT64_MAX - addr; }
-
-/* The refusal of a range past 2^64 - 1 (range_past_end): the place (at), both fields and the
- * true end (128 bits). Only errors call it. */
+/* The refusal of a range past 2^64 - 1 (trace_range_past_end): the place (at), then the words
+ * every reader shares (trace_range_why). From 2026-11-27 sizes from 2^63 are read (pkl_u64), and
+ * such a range wrapped until then. Only errors call it. */
 __attribute__((noinline, cold)) static int range_refused(const trace *t, const char *at,
                                                          const char *addr_field, uint64_t addr,
                                                          const char *size_field, uint64_t size,
                                                          am_error *err)
 {
-    char end[48];
-    units_fmt_u128(end, sizeof end, (am_u128)addr + size);
-    return am_fail(err, AM_EINPUT, "%s: %s: '%s' %llu + '%s' %llu ends at %s, past 2^64 - 1 "
-                   "(18446744073709551615, the end of the address space)", t->path, at,
-                   addr_field, (unsigned long long)addr, size_field, (unsigned long long)size,
-                   end);
+    char why[TRACE_RANGE_WHY_MAX];
+    trace_range_why(why, sizeof why, addr_field, addr, size_field, size);
+    return am_fail(err, AM_EINPUT, "%s: %s: %s", t->path, at, why);
 }
 
 /* The place of entry i of device dev's list name, for a message, into buf (returns buf):
@@ -663,7 +655,7 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
             free(e);
             return addr_none(t, name, dev, i, "addr", err);
         }
-        if (x->action < A_OOM && range_past_end(x->addr, x->size)) {
+        if (x->action < A_OOM && trace_range_past_end(x->addr, x->size)) {
             char what[96];
             range_refused(t, entry_where(what, sizeof what, name, dev, i), "addr", x->addr,
                           "size", x->size, err);
@@ -824,7 +816,7 @@ static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *s
                            "'address', 'total_size' and a list 'blocks')", t->path, i);
         if (addr == TR_NO_ADDR)
             return addr_none(t, "segments", -1, i, "address", err);
-        if (range_past_end(addr, size)) {
+        if (trace_range_past_end(addr, size)) {
             char where[64];
             snprintf(where, sizeof where, "segments[%zu]", i);
             return range_refused(t, where, "address", addr, "total_size", size, err);

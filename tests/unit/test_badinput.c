@@ -338,6 +338,27 @@ BI_T(c_offset_none, "offnone.csv", "id,lower,upper,size,offset\n1,0,5,10, 184467
 BI_TB(b_addr_none, "addrnone.amsb",
       BIN_HDR "\xc1\x00\x02\x80\x20\x02\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x00\x01",
       "amsim: @:1: recorded address out of range (at most 2^64 - 2)")
+/* A recorded range (an alloc's addr= + BYTES, a segment's ADDR + BYTES, a CSV row's offset +
+ * size) must end by 2^64 - 1, as in a snapshot: refused at the address, in the snapshot reader's
+ * words (until 2026-11-27 accepted, amsim check said ok and a run reported a mismatch). */
+BI_T(t_alloc_range_wraps, "awrap.trace", H "alloc 1 4096 addr=18446744073709551000\nfree 1\n",
+     "amsim: @:2:19: 'addr' 18446744073709551000 + 'BYTES' 4096 ends at 18446744073709555096, "
+     "past 2^64 - 1 (18446744073709551615, the end of the address space)")
+BI_T(t_segment_range_wraps, "swrap.trace", H "segment_alloc 18446744073709551000 1MiB\n",
+     "amsim: @:2:15: 'ADDR' 18446744073709551000 + 'BYTES' 1048576 ends at "
+     "18446744073710599576, past 2^64 - 1 (18446744073709551615, the end of the address space)")
+BI_T(c_offset_range_wraps, "owrap.csv",
+     "id,lower,upper,size,offset\n1,0,5,4096,18446744073709551000\n",
+     "amsim: @:2:12: 'offset' 18446744073709551000 + 'size' 4096 ends at "
+     "18446744073709555096, past 2^64 - 1 (18446744073709551615, the end of the address space)")
+BI_TB(b_alloc_range_wraps, "awrap.amsb",
+      BIN_HDR "\xc1\x00\x02\x80\x20\x02\x80\xf0\xff\xff\xff\xff\xff\xff\xff\x01\x00\x01",
+      "amsim: @:1: 'addr' 18446744073709549568 + 'BYTES' 4096 ends at 18446744073709553664, "
+      "past 2^64 - 1 (18446744073709551615, the end of the address space)")
+BI_TB(b_segment_range_wraps, "swrap.amsb",
+      BIN_HDR "\x8b\x00\x80\xf0\xff\xff\xff\xff\xff\xff\xff\x01\x80\x80\x40\x00\x01",
+      "amsim: @:1: 'ADDR' 18446744073709549568 + 'BYTES' 1048576 ends at "
+      "18446744073710598144, past 2^64 - 1 (18446744073709551615, the end of the address space)")
 /* A time unit or a time that is not a whole number of picoseconds is refused (a unit of 1.5 ps
  * was rounded to 2 before it multiplied every time); so is a repeated time_unit, a sign on a
  * size or time (as on an ID), and a carriage return inside a line (it was read into a field and
@@ -4197,6 +4218,11 @@ void suite_badinput(void)
              {"trace: transfer id= of 2^64 - 1 (means none)", t_id_none},
              {"csv: offset of 2^64 - 1 (means none)", c_offset_none},
              {"binary: recorded address of 2^64 - 1 (means none)", b_addr_none},
+             {"trace: alloc addr= + BYTES past 2^64 - 1", t_alloc_range_wraps},
+             {"trace: segment_alloc ADDR + BYTES past 2^64 - 1", t_segment_range_wraps},
+             {"csv: offset + size past 2^64 - 1", c_offset_range_wraps},
+             {"binary: alloc addr= + BYTES past 2^64 - 1", b_alloc_range_wraps},
+             {"binary: segment_free ADDR + BYTES past 2^64 - 1", b_segment_range_wraps},
              {"trace: time_unit of a fraction of a picosecond", t_unit_frac},
              {"trace: time_unit twice", t_unit_dup},
              {"trace: a time of a fraction of a picosecond", t_time_subps},

@@ -83,6 +83,25 @@ static void expect_error(const char *name, const char *text, const char *want)
 
 #define HDR "amsim-trace v1\n"
 
+/* A recorded range may end exactly at 2^64 - 1 (its last byte 2^64 - 2): the refusal of one
+ * past it (test_badinput.c, *_range_wraps) must not take these too. */
+static void test_range_to_end(void)
+{
+    tr_event e[4];
+    am_error err;
+    long n = parse("rend.trace", HDR "alloc 1 1 addr=18446744073709551614\nfree 1\n"
+                                     "segment_free 18446744073709547519 4KiB\n", e, 4, &err);
+    CU_ASSERT_EQUAL_FATAL(n, 3);
+    CU_ASSERT(e[0].kind == TR_ALLOC && e[0].addr == UINT64_MAX - 1 && e[0].bytes == 1);
+    CU_ASSERT(e[2].kind == TR_SEGMENT_FREE && e[2].addr == UINT64_MAX - 4096 &&
+              e[2].bytes == 4096);
+    trace_opts o = topts();
+    n = read_all(tu_write("rend.csv", "id,lower,upper,size,offset\n1,0,5,2,18446744073709551613\n"),
+                 &o, e, 4, &err, NULL);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    CU_ASSERT_EQUAL(e[0].addr, UINT64_MAX - 2);
+}
+
 static void test_alloc_fields(void)
 {
     tr_event e[4];
@@ -917,6 +936,7 @@ void suite_trace(void)
              {"native time units", test_time_units},
              {"native comments, blanks, CRLF, BOM", test_layout},
              {"native errors", test_native_errors},
+             {"a recorded range may end at 2^64 - 1", test_range_to_end},
              {"name and line limits", test_limits},
              {"native streaming across chunks", test_streaming},
              {"native alloc/free fast path", test_fast_path},
