@@ -16,6 +16,10 @@
 
 #define PKL_CHUNK 4096 /* values per arena chunk */
 
+/* A snapshot parses into millions of values: on LP64 each stays at 64 bytes (a field added in
+ * the padding after type costs nothing; one between i and f grew it to 72). */
+_Static_assert(sizeof(void *) != 8 || sizeof(pkl_value) <= 64, "a parsed value fits 64 bytes");
+
 struct pkl_doc {
     pkl_value **chunks; /* arena: each chunk holds PKL_CHUNK values */
     size_t nchunks, used; /* used: values taken from the last chunk */

@@ -30,9 +30,9 @@ typedef enum pkl_type {
 typedef struct pkl_value pkl_value;
 struct pkl_value {
     pkl_type type;
-    int64_t i;           /* PKL_INT, PKL_BOOL (0/1) */
     int wide;            /* PKL_INT from 2^63 to 2^64 - 1: i holds its bits (pkl_u64 reads it,
-                          * pkl_int refuses it) */
+                          * pkl_int refuses it); next to type, in what was its padding */
+    int64_t i;           /* PKL_INT, PKL_BOOL (0/1) */
     double f;            /* PKL_FLOAT */
     char *s;             /* PKL_STR (UTF-8, NUL-terminated); NULL for PKL_BYTES */
     size_t len;          /* PKL_STR/PKL_BYTES: bytes; containers: items (dict: pairs) */

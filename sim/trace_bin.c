@@ -427,6 +427,17 @@ __attribute__((noinline, cold)) static int bin_bad_level(trace *t, binr *b, uint
                  b->nlv, b->nlv == 1 ? "" : "s");
 }
 
+/* A recorded range past 2^64 - 1 (trace_range_past_end) refused at this record, in the words
+ * every reader shares: field is "addr" (an alloc's) or "ADDR" (a segment event's), as in text.
+ * Until 2026-11-27 it was accepted here, and a run only reported a validation mismatch. Cold and
+ * out of line, so its message buffer stays out of bin_next's frame. */
+__attribute__((noinline, cold)) static int bin_range_refused(trace *t, binr *b, const char *field,
+                                                             const tr_event *ev, am_error *err)
+{
+    char why[TRACE_RANGE_WHY_MAX];
+    return BFAIL("%s", trace_range_why(why, sizeof why, field, ev->addr, "BYTES", ev->bytes));
+}
+
 static int bin_level(trace *t, binr *b, uint64_t idx, int32_t *out, am_error *err)
 {
     if (idx >= b->nlv)
@@ -585,6 +596,8 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
         if (ev->addr == TR_NO_ADDR)
             return BFAIL("segment address out of range (at most 2^64 - 2)");
         GET(ev->bytes);
+        if (trace_range_past_end(ev->addr, ev->bytes)) /* it ends by 2^64 - 1, as in text */
+            return bin_range_refused(t, b, "ADDR", ev, err);
         break;
     default: /* TR_OOM_RECORDED */
         GET(ev->bytes);
@@ -621,6 +634,8 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
             GET(ev->addr);
             if (ev->addr == TR_NO_ADDR) /* the value that means "no address", as in text */
                 return BFAIL("recorded address out of range (at most 2^64 - 2)");
+            if (trace_range_past_end(ev->addr, ev->bytes)) /* BYTES was read above */
+                return bin_range_refused(t, b, "addr", ev, err);
         }
         if (x & BX_ID) {
             GET(ev->id);
@@ -639,13 +654,6 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
         ev->implicit = (x & BX_IMPLICIT) != 0;
         if (x & BX_PROLOGUE)
             ev->line = 0;
-    }
-    /* a recorded range ends by 2^64 - 1, as in text and in a snapshot (until 2026-11-27
-     * accepted here: a run only reported a validation mismatch) */
-    if (ev->addr != TR_NO_ADDR && trace_range_past_end(ev->addr, ev->bytes)) {
-        char why[TRACE_RANGE_WHY_MAX];
-        return BFAIL("%s", trace_range_why(why, sizeof why, k == TR_ALLOC ? "addr" : "ADDR",
-                                           ev->addr, "BYTES", ev->bytes));
     }
     b->pos = (size_t)(p - b->buf);
     return 1;

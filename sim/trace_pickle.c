@@ -509,16 +509,11 @@ static int wrong_type(const trace *t, const char *what, const char *field, const
 
 /* An address of 2^64 - 1, which means "no address" inside (TR_NO_ADDR), refused as the native
  * and binary readers refuse it: from 2^63 addresses are read since 2026-11-27 (pkl_u64), and
- * this one would have been taken for none. where names the list: "segments" (dev < 0) or a
- * device's entries. */
-static int addr_none(const trace *t, const char *where, int dev, size_t i, const char *field,
-                     am_error *err)
+ * this one would have been taken for none. at names the place, as for range_refused:
+ * "segments[3]" or "device_traces[0][7]". Only errors call it. */
+__attribute__((noinline, cold)) static int addr_none(const trace *t, const char *at,
+                                                     const char *field, am_error *err)
 {
-    char at[96];
-    if (dev < 0)
-        snprintf(at, sizeof at, "%s[%zu]", where, i);
-    else
-        snprintf(at, sizeof at, "%s[%d][%zu]", where, dev, i);
     return am_fail(err, AM_EINPUT, "%s: %s: '%s' 18446744073709551615 is out of range (at most "
                    "18446744073709551614; 2^64 - 1 means none)", t->path, at, field);
 }
@@ -652,8 +647,10 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
                            pkl_get(d, "action")->s, field);
         }
         if (x->action < A_OOM && x->addr == TR_NO_ADDR) {
+            char what[96];
+            addr_none(t, entry_where(what, sizeof what, name, dev, i), "addr", err);
             free(e);
-            return addr_none(t, name, dev, i, "addr", err);
+            return -1;
         }
         if (x->action < A_OOM && trace_range_past_end(x->addr, x->size)) {
             char what[96];
@@ -814,11 +811,12 @@ static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *s
             get_u64(d, "total_size", &size) < 0 || !blocks || blocks->type != PKL_LIST)
             return am_fail(err, AM_EINPUT, "%s: segments[%zu]: not a segment (needs "
                            "'address', 'total_size' and a list 'blocks')", t->path, i);
-        if (addr == TR_NO_ADDR)
-            return addr_none(t, "segments", -1, i, "address", err);
-        if (trace_range_past_end(addr, size)) {
+        /* an address of none, or a range past 2^64 - 1: the place is formatted only then */
+        if (addr == TR_NO_ADDR || trace_range_past_end(addr, size)) {
             char where[64];
             snprintf(where, sizeof where, "segments[%zu]", i);
+            if (addr == TR_NO_ADDR)
+                return addr_none(t, where, "address", err);
             return range_refused(t, where, "address", addr, "total_size", size, err);
         }
         if (segment_device(d) != dev)
