@@ -1563,36 +1563,18 @@ static size_t live_on(sim *s, int level, slot ***out)
     return n;
 }
 
-/* A live buffer in a defragmentation's order: by address, then by its entry's position in the
- * id map's table, the order a stable sort of a walk of the table gave (until 2026-11-27 the
- * live buffers were collected by that walk), so that equal addresses keep it. */
-typedef struct placed {
-    uint64_t addr;
-    size_t pos;
-    slot *x;
-} placed;
-
+/* Live buffers in a defragmentation's order: by address, then by id. The live buffers of one
+ * level never share an address (a defragmentation runs only under a relocatable policy, whose
+ * blocks do not overlap, and 0-byte allocations are refused; a donation hands the donor's block
+ * to the output, which the donor leaves), so the id only makes the order total: qsort is not
+ * stable. Until 2026-11-27 a tie went to the id map table's position, looked up per buffer
+ * (described as a stable sort's order: it never was one, and no tie arises). */
 static int by_addr(const void *a, const void *b)
 {
-    const placed *x = a, *y = b;
+    const slot *x = *(slot *const *)a, *y = *(slot *const *)b;
     if (x->addr != y->addr)
         return x->addr < y->addr ? -1 : 1;
-    return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-/* v (n live buffers) in address order (by_addr), in place. */
-static void sort_by_addr(sim *s, slot **v, size_t n)
-{
-    placed *p = am_malloc((n ? n : 1) * sizeof *p);
-    for (size_t i = 0; i < n; i++) {
-        size_t pos = SIZE_MAX;
-        idmap_find_at(&s->ids, v[i]->id, &pos);
-        p[i] = (placed){v[i]->addr, pos, v[i]};
-    }
-    qsort(p, n, sizeof *p, by_addr);
-    for (size_t i = 0; i < n; i++)
-        v[i] = p[i].x;
-    free(p);
+    return x->id < y->id ? -1 : x->id > y->id;
 }
 
 /* Whether a level's timeline row would differ from the one of state `was`. */
@@ -1648,7 +1630,7 @@ static void defrag(sim *s, int level)
             n = live_on(s, level, &v); /* the wait may have retired frees */
         }
     }
-    sort_by_addr(s, v, n);
+    qsort(v, n, sizeof *v, by_addr);
     mem_metrics was = *mem_get_metrics(m); /* the state the level's last row shows */
     mem_set_quiet(m, 1);
     for (size_t i = 0; i < n; i++) {
