@@ -1549,9 +1549,9 @@ static void host_block(sim *s, am_ps t)
     s->sum.stall = am_ps_add(s->sum.stall, t);
 }
 
-/* Live buffers of a level, unordered: its live set (live_enter), in runs that spill or
- * defragment, the only ones that call this (pointers into the id map: valid until the map
- * changes). O(the level's live buffers). */
+/* Live buffers of a level, unordered: its live set (live_enter, kept in runs that spill or
+ * defragment), copied for defrag, which holds them over its frees and moves (pointers into the
+ * id map: valid until the map changes). O(the level's live buffers). */
 static size_t live_on(sim *s, int level, slot ***out)
 {
     const level_rt *rt = &s->rt[level];
@@ -1781,18 +1781,18 @@ static int by_victim_order(const void *p, const void *q)
 static size_t spill_candidates(sim *s, int level, victim **out)
 {
     int largest = s->cfg->levels[level].spill_victim == CFG_VICTIM_LARGEST;
-    slot **v;
-    size_t n = live_on(s, level, &v), k = 0;
+    /* the level's live set, read in place: nothing changes it while the candidates are made */
+    const level_rt *rt = &s->rt[level];
+    size_t n = rt->nlive, k = 0;
     victim *c = am_malloc((n ? n : 1) * sizeof *c);
     for (size_t i = 0; i < n; i++) {
-        const slot *x = v[i];
+        const slot *x = idmap_slot(&s->ids, (uint64_t)rt->live[i] + 1);
         if (x->id == s->in_use)
             continue;
         uint64_t used = s->lru[x->self];
         c[k++] = largest ? (victim){UINT64_MAX - x->given, used, x->id}
                          : (victim){used, 0, x->id};
     }
-    free(v);
     *out = c;
     return k;
 }
