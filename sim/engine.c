@@ -1113,18 +1113,18 @@ static const char *live_sets_broken(const sim *s)
     size_t members = 0;
     for (int l = 0; l < s->nlevels; l++) {
         const level_rt *rt = &s->rt[l];
+        uint64_t bytes = 0;
         for (size_t i = 0; i < rt->nlive; i++) {
             uint32_t k = rt->live[i];
-            const slot *x = idmap_slot(&s->ids, (uint64_t)k + 1);
+            /* the bounds test first: idmap_slot indexes the map's blocks with k */
             if (k >= s->nlru || s->lpos[k] != i + 1)
                 return "a level's live set entry does not point back at itself";
+            const slot *x = idmap_slot(&s->ids, (uint64_t)k + 1);
             if (x->state != ST_LIVE || x->level != l || idmap_find(&s->ids, x->id) != x)
                 return "a level's live set holds a buffer that is not live on it";
+            bytes += x->requested;
         }
         members += rt->nlive;
-        uint64_t bytes = 0;
-        for (size_t i = 0; i < rt->nlive; i++)
-            bytes += idmap_slot(&s->ids, (uint64_t)rt->live[i] + 1)->requested;
         if (bytes != rt->live_requested)
             return "a level's live requested bytes are not the sum of its live set's";
     }
