@@ -1113,18 +1113,18 @@ static const char *live_sets_broken(const sim *s)
     size_t members = 0;
     for (int l = 0; l < s->nlevels; l++) {
         const level_rt *rt = &s->rt[l];
+        uint64_t bytes = 0;
         for (size_t i = 0; i < rt->nlive; i++) {
             uint32_t k = rt->live[i];
-            const slot *x = idmap_slot(&s->ids, (uint64_t)k + 1);
+            /* the bounds test first: idmap_slot indexes the map's blocks with k */
             if (k >= s->nlru || s->lpos[k] != i + 1)
                 return "a level's live set entry does not point back at itself";
+            const slot *x = idmap_slot(&s->ids, (uint64_t)k + 1);
             if (x->state != ST_LIVE || x->level != l || idmap_find(&s->ids, x->id) != x)
                 return "a level's live set holds a buffer that is not live on it";
+            bytes += x->requested;
         }
         members += rt->nlive;
-        uint64_t bytes = 0;
-        for (size_t i = 0; i < rt->nlive; i++)
-            bytes += idmap_slot(&s->ids, (uint64_t)rt->live[i] + 1)->requested;
         if (bytes != rt->live_requested)
             return "a level's live requested bytes are not the sum of its live set's";
     }
@@ -1549,9 +1549,9 @@ static void host_block(sim *s, am_ps t)
     s->sum.stall = am_ps_add(s->sum.stall, t);
 }
 
-/* Live buffers of a level, unordered: its live set (live_enter), in runs that spill or
- * defragment, the only ones that call this (pointers into the id map: valid until the map
- * changes). O(the level's live buffers). */
+/* Live buffers of a level, unordered: its live set (live_enter, kept in runs that spill or
+ * defragment), copied for defrag, which holds them over its frees and moves (pointers into the
+ * id map: valid until the map changes). O(the level's live buffers). */
 static size_t live_on(sim *s, int level, slot ***out)
 {
     const level_rt *rt = &s->rt[level];
@@ -1563,36 +1563,18 @@ static size_t live_on(sim *s, int level, slot ***out)
     return n;
 }
 
-/* A live buffer in a defragmentation's order: by address, then by its entry's position in the
- * id map's table, the order a stable sort of a walk of the table gave (until 2026-11-27 the
- * live buffers were collected by that walk), so that equal addresses keep it. */
-typedef struct placed {
-    uint64_t addr;
-    size_t pos;
-    slot *x;
-} placed;
-
+/* Live buffers in a defragmentation's order: by address, then by id. The live buffers of one
+ * level never share an address (a defragmentation runs only under a relocatable policy, whose
+ * blocks do not overlap, and 0-byte allocations are refused; a donation hands the donor's block
+ * to the output, which the donor leaves), so the id only makes the order total: qsort is not
+ * stable. Until 2026-11-27 a tie went to the id map table's position, looked up per buffer
+ * (described as a stable sort's order: it never was one, and no tie arises). */
 static int by_addr(const void *a, const void *b)
 {
-    const placed *x = a, *y = b;
+    const slot *x = *(slot *const *)a, *y = *(slot *const *)b;
     if (x->addr != y->addr)
         return x->addr < y->addr ? -1 : 1;
-    return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-/* v (n live buffers) in address order (by_addr), in place. */
-static void sort_by_addr(sim *s, slot **v, size_t n)
-{
-    placed *p = am_malloc((n ? n : 1) * sizeof *p);
-    for (size_t i = 0; i < n; i++) {
-        size_t pos = SIZE_MAX;
-        idmap_find_at(&s->ids, v[i]->id, &pos);
-        p[i] = (placed){v[i]->addr, pos, v[i]};
-    }
-    qsort(p, n, sizeof *p, by_addr);
-    for (size_t i = 0; i < n; i++)
-        v[i] = p[i].x;
-    free(p);
+    return x->id < y->id ? -1 : x->id > y->id;
 }
 
 /* Whether a level's timeline row would differ from the one of state `was`. */
@@ -1648,7 +1630,7 @@ static void defrag(sim *s, int level)
             n = live_on(s, level, &v); /* the wait may have retired frees */
         }
     }
-    sort_by_addr(s, v, n);
+    qsort(v, n, sizeof *v, by_addr);
     mem_metrics was = *mem_get_metrics(m); /* the state the level's last row shows */
     mem_set_quiet(m, 1);
     for (size_t i = 0; i < n; i++) {
@@ -1799,18 +1781,18 @@ static int by_victim_order(const void *p, const void *q)
 static size_t spill_candidates(sim *s, int level, victim **out)
 {
     int largest = s->cfg->levels[level].spill_victim == CFG_VICTIM_LARGEST;
-    slot **v;
-    size_t n = live_on(s, level, &v), k = 0;
+    /* the level's live set, read in place: nothing changes it while the candidates are made */
+    const level_rt *rt = &s->rt[level];
+    size_t n = rt->nlive, k = 0;
     victim *c = am_malloc((n ? n : 1) * sizeof *c);
     for (size_t i = 0; i < n; i++) {
-        const slot *x = v[i];
+        const slot *x = idmap_slot(&s->ids, (uint64_t)rt->live[i] + 1);
         if (x->id == s->in_use)
             continue;
         uint64_t used = s->lru[x->self];
         c[k++] = largest ? (victim){UINT64_MAX - x->given, used, x->id}
                          : (victim){used, 0, x->id};
     }
-    free(v);
     *out = c;
     return k;
 }

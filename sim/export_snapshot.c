@@ -308,11 +308,8 @@ static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stre
                     uint64_t addr, uint64_t requested, uint64_t size)
 {
     snap_exp *x = ctx;
-    if (from_level != level || level != x->cfg->default_level) {
+    if (from_level != level || level != x->cfg->default_level)
         sn_free(ctx, t, id, from_level, stream, from_addr, requested, from_size, 0);
-        sn_alloc(ctx, t, seq, id, level, stream, addr, requested, size, 1);
-        return;
-    }
     sn_alloc(ctx, t, seq, id, level, stream, addr, requested, size, 1);
 }
 
