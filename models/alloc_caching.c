@@ -933,9 +933,9 @@ static uint64_t expandable_range(uint64_t capacity, uint64_t page)
     uint64_t most = UINT64_MAX / page * page;
     uint64_t eighth = capacity / 8;
     uint64_t want = eighth > most / 9 ? most : eighth * 9;
-    if (want == 0)
-        return page;
-    return want > most - page ? most : am_round_up(want, page); /* (want + page - 1 may wrap) */
+    /* want <= most, a multiple of page, so rounding up stays within most and never saturates:
+     * the _sat form only because am_round_up's want + page - 1 wraps near most */
+    return want ? am_round_up_sat(want, page) : page;
 }
 
 /* The (pool, stream slot)'s virtual range, reserved at its first use: where the recording had it
