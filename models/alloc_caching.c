@@ -107,7 +107,6 @@ typedef struct cblock {
     uint8_t split_counted;   /* counted in inactive_split_bytes */
     uint8_t pool;            /* its segment's pool and kind, copied at creation (a block */
     uint8_t expandable;      /* never changes segment): no load through seg on the hot path */
-    uint8_t whole;           /* free and a whole segment: in its pool's whole list */
     uint64_t requested;      /* bytes asked for, 0 when free */
     cseg *seg;
     uint64_t gc_base;        /* pool lookup count when the block entered the pool */
@@ -380,8 +379,10 @@ static uint32_t stream_slot(cach *c, uint32_t stream)
 static int is_split(const cblock *b) { return b->prev || b->next; }
 
 /* A free block that is a whole non-expandable segment joins / leaves its pool's whole list.
- * Whole it stays while free: a segment's only block has no neighbour to merge or split. */
-static AM_NOINLINE void whole_insert(cach *c, cblock *b)
+ * Whole it stays while free: a segment's only block has no neighbour to merge or split.
+ * Inline: every free of an unsplit large segment runs them. The links are only read while the
+ * block is in the list (whole_insert sets both), so leaving it does not clear them. */
+static inline void whole_insert(cach *c, cblock *b)
 {
     cblock **head = &c->pool[b->pool].whole[b->slot];
     b->wprev = NULL;
@@ -389,10 +390,9 @@ static AM_NOINLINE void whole_insert(cach *c, cblock *b)
     if (*head)
         (*head)->wprev = b;
     *head = b;
-    b->whole = 1;
 }
 
-static AM_NOINLINE void whole_remove(cach *c, cblock *b)
+static inline void whole_remove(cach *c, cblock *b)
 {
     if (b->wprev)
         b->wprev->wnext = b->wnext;
@@ -400,8 +400,14 @@ static AM_NOINLINE void whole_remove(cach *c, cblock *b)
         c->pool[b->pool].whole[b->slot] = b->wnext;
     if (b->wnext)
         b->wnext->wprev = b->wprev;
-    b->wprev = b->wnext = NULL;
-    b->whole = 0;
+}
+
+/* Whether b is in its pool's whole list: pool_note files a block there exactly when it counts
+ * it neither as a split piece nor as expandable, and only pool_forget (which unfiles it) clears
+ * split_counted and in_tree; expandable never changes. So no flag mirrors the list. */
+static int in_whole_list(const cblock *b)
+{
+    return b->in_tree && !b->split_counted && !b->expandable;
 }
 
 /* What a free mapped block entering its pool changes besides the tree: its key, the largest
@@ -431,13 +437,14 @@ static void pool_forget(cach *c, cblock *b)
     if (b->key_size == c->largest)
         c->largest_stale = 1; /* maybe the only one that large: recount when asked */
     b->in_tree = 0;
+    /* the same test as pool_note's, which filed b (every block forgotten was noted) */
     if (b->split_counted) {
         st_sub(&c->inactive_split_bytes, b->size);
         st_sub(&c->inactive_split, 1);
         b->split_counted = 0;
-    }
-    if (b->whole)
+    } else if (!b->expandable) {
         whole_remove(c, b);
+    }
 }
 
 static sizeset *pool_tree(cach *c, const cblock *b) { return &c->pool[b->pool].free[b->slot]; }
@@ -515,7 +522,6 @@ static cblock *block_new(cach *c, cseg *s, uint64_t addr, uint64_t size)
     b->mapped = 1;
     b->in_tree = 0;
     b->split_counted = 0;
-    b->whole = 0;
     b->pool = (uint8_t)s->pool;
     b->expandable = (uint8_t)s->expandable;
     return b;
@@ -927,9 +933,9 @@ static uint64_t expandable_range(uint64_t capacity, uint64_t page)
     uint64_t most = UINT64_MAX / page * page;
     uint64_t eighth = capacity / 8;
     uint64_t want = eighth > most / 9 ? most : eighth * 9;
-    if (want == 0)
-        return page;
-    return want > most - page ? most : am_round_up(want, page); /* (want + page - 1 may wrap) */
+    /* want <= most, a multiple of page, so rounding up stays within most and never saturates:
+     * the _sat form only because am_round_up's want + page - 1 wraps near most */
+    return want ? am_round_up_sat(want, page) : page;
 }
 
 /* The (pool, stream slot)'s virtual range, reserved at its first use: where the recording had it
@@ -1324,7 +1330,7 @@ static uint64_t check_whole(const cach *c, int pool, uint64_t limit)
     for (size_t s = 0; s < pl->nstreams; s++) {
         const cblock *prev = NULL;
         for (const cblock *b = pl->whole[s]; b; prev = b, b = b->wnext, n++) {
-            if (b->wprev != prev || !b->whole || b->state != B_FREE || !b->in_tree ||
+            if (b->wprev != prev || !in_whole_list(b) || b->state != B_FREE ||
                 b->expandable || is_split(b) || b->pool != pool || b->slot != s ||
                 n >= limit)
                 return UINT64_MAX;
@@ -1404,11 +1410,11 @@ static int cach_check(void *st, am_error *err)
                     isplit += b->size;
                 if (!s->expandable && !is_split(b))
                     nwhole[s->pool]++;
-                if (b->whole != (!s->expandable && !is_split(b)))
+                if (in_whole_list(b) != (!s->expandable && !is_split(b)))
                     BAD("free block at %llu %s the whole list", (unsigned long long)b->addr,
-                        b->whole ? "wrongly in" : "missing from");
+                        in_whole_list(b) ? "wrongly in" : "missing from");
             } else {
-                if (b->in_tree || b->whole)
+                if (b->in_tree)
                     BAD("used block at %llu in a pool", (unsigned long long)b->addr);
                 active += b->size;
                 requested += b->requested;
