@@ -422,10 +422,8 @@ static inline void touch(sim *s, const slot *x)
  * the host copies and the buffers of unrelated levels included). A slot joins when its state
  * becomes ST_LIVE and leaves when it stops being ST_LIVE or leaves the map; removal moves the
  * set's last entry into its place (O(1)). */
-static inline void live_enter(sim *s, const slot *x)
+static AM_NOINLINE void live_add(sim *s, const slot *x)
 {
-    if (!s->track)
-        return;
     if (x->self >= s->nlru)
         track_grow(s, x->self);
     level_rt *rt = &s->rt[x->level];
@@ -438,11 +436,19 @@ static inline void live_enter(sim *s, const slot *x)
     s->lpos[x->self] = (uint32_t)rt->nlive;
 }
 
+/* Out of line, as live_remove: in an untracked run (most runs) each is one test on the
+ * per-event path, and the bodies stay out of sim_run's loop. */
+static inline void live_enter(sim *s, const slot *x)
+{
+    if (__builtin_expect(s->track, 0))
+        live_add(s, x);
+}
+
 /* x stops being a live buffer of its level (freed, free requested, spilled, lost); nothing when
  * it is not a member, so callers need not know whether it was live. */
-static inline void live_leave(sim *s, const slot *x)
+static AM_NOINLINE void live_remove(sim *s, const slot *x)
 {
-    if (!s->track || x->self >= s->nlru || !s->lpos[x->self])
+    if (x->self >= s->nlru || !s->lpos[x->self])
         return;
     level_rt *rt = &s->rt[x->level];
     uint32_t at = s->lpos[x->self] - 1, last = rt->live[--rt->nlive];
@@ -450,6 +456,12 @@ static inline void live_leave(sim *s, const slot *x)
     rt->live_requested -= x->requested;
     s->lpos[last] = at + 1;
     s->lpos[x->self] = 0;
+}
+
+static inline void live_leave(sim *s, const slot *x)
+{
+    if (__builtin_expect(s->track, 0))
+        live_remove(s, x);
 }
 
 /* Pending stream work on buffers, kept in runs that spill or defragment: a spill copies its
