@@ -877,6 +877,33 @@ static void test_snapshot_spill_replay(void)
     CU_ASSERT_EQUAL(su.spill.evictions, 0);
 }
 
+/* A spill inside a start-state prologue writes no failed-attempt `oom` entry: in
+ * amsim_start_traces an `oom` is a prologue request asked again, so the replay served a 50 MiB
+ * request the run never made, held it and spilled twice (until 2026-11-27). The replay spills
+ * nothing (its prologue rebuilds the state) and matches the one recorded allocation. */
+static void test_snapshot_prologue_spill(void)
+{
+    const char *cfg = tu_write("pps.yaml", "version: 1\ndevice: h100\nmemories:\n"
+                               "  hbm:\n    capacity: 64MiB\n    allocator: {policy: caching}\n"
+                               "    on_oom: spill_to_host\n    spill_host: host\n");
+    const char *tpath = tu_write("pps.trace", "amsim-trace v1\nalloc 1 20MiB prologue=1\n"
+                                 "alloc 2 20MiB prologue=1\nfree 1 prologue=1\n"
+                                 "alloc 3 50MiB prologue=1\nalloc 4 1MiB\nfree 4\nfree 3\n");
+    replay_out orig, rep;
+    char out[600];
+    snprintf(out, sizeof out, "%s/pps.pickle", tu_tmpdir());
+    export_run(cfg, tpath, NULL, out, &orig);
+    CU_ASSERT_EQUAL(orig.su.spill.evictions, 1);
+    am_error err = {0};
+    run_spec rp = {.config = cfg, .trace = out};
+    CU_ASSERT_FATAL(run_once(&rp, keep_replay, &rep, NULL, &err) == 0);
+    CU_ASSERT_EQUAL(rep.su.allocs, orig.su.allocs);
+    CU_ASSERT_EQUAL(rep.su.spill.evictions, 0);
+    CU_ASSERT_EQUAL(rep.su.recorded_allocs, 1);
+    CU_ASSERT_EQUAL(rep.su.address_matches, 1);
+    CU_ASSERT_EQUAL(rep.su.segment_events_matched, rep.su.segment_events_recorded);
+}
+
 /* The trace entries of a snapshot (the reader's start state left out) as letters: a alloc,
  * r free_requested, c free_completed, f free, o oom, s segment take, g segment give. */
 static void snap_entries(const char *path, char *order, size_t n)
@@ -1302,6 +1329,8 @@ void suite_export(void)
               test_snapshot_replay_ooms},
              {"a spilling caching run's snapshot replays at every address and segment event",
               test_snapshot_spill_replay},
+             {"a spill in a start-state prologue writes no oom into amsim_start_traces",
+              test_snapshot_prologue_spill},
              {"a replayed snapshot's start state is in the export's segments, not its entries",
               test_snapshot_start_state},
              {"a replayed snapshot's start state round-trips under bfc, platform and buddy",
