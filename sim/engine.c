@@ -1682,11 +1682,8 @@ static void defrag(sim *s, int level)
                 lost += x->requested;
                 t = am_ps_add(t, xfer_alone(s, d2h, x->requested));
             }
-            /* its block was released above: observers that track blocks (the PyTorch
-             * snapshot) see it go, as no free of it will be reported */
-            if (s->obs && s->obs->lost)
-                s->obs->lost(s->obs->ctx, s->host, s->seq, x->id, x->stream, level, x->addr,
-                             x->requested, x->given);
+            /* its block was released above, reported to observers as `defrag_free` (the
+             * PyTorch snapshot frees it there); no free of it will be reported */
             continue;
         }
         /* the buffer's own bytes are copied (its live bytes), not the block the allocator gave

@@ -71,12 +71,6 @@ typedef struct sim_observer {
      * lost). Each has an oom_events entry and counts in the level's ooms. */
     void (*oom)(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
                 uint64_t requested, const char *what);
-    /* A live buffer lost its block without a free: defragmentation released it, could not
-     * place it again (placements.csv's oom row for it, after its event's moved rows) and
-     * counted an out-of-memory. level's [addr, + size) is no longer its; the trace's free of
-     * it, if any, is not reported. Called among that defragmentation's moves (same seq). */
-    void (*lost)(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream, int level,
-                 uint64_t addr, uint64_t requested, uint64_t size);
     /* A start-state prologue begins (on = 1) or ends (engine.c, "the start-state prologue"):
      * the allocations, frees and device calls reported in between rebuild the recording's state
      * at its trace's start; they are no events of the recording. */
@@ -103,8 +97,8 @@ typedef struct sim_observer {
      * victims before the request and its replay, served from them, kept the segments cached). */
     void (*attempt_failed)(void *ctx, am_ps t, int level, uint32_t stream, uint64_t requested);
     /* A defragmentation (event seq) released a live buffer's block: it first releases every
-     * live buffer of the level, in the order their `move` (or `lost`) come, and only then
-     * places them again. The device gives that release made were reported before it, and the
+     * live buffer of the level, in the order their `move` (or, for a buffer it could not place
+     * again, its oom row) come, and only then places them again. The device gives that release made were reported before it, and the
      * device takes of each placement come before that buffer's `move`. The snapshot exporter
      * writes the frees here and each move's allocation at its `move`, the order the policy
      * acted in (until 2026-11-27 it heard of a free only at the buffer's `move`: the frees'

@@ -181,14 +181,6 @@ static void fwd_oom(void *c, am_ps t, uint64_t seq, uint64_t id, int level, uint
         x->inner->oom(x->inner->ctx, t, seq, id, level, stream, requested, what);
 }
 
-/* Not in the digest (the file comment says why), forwarded only. */
-static void fwd_lost(void *c, am_ps t, uint64_t seq, uint64_t id, uint32_t stream, int level,
-                     uint64_t addr, uint64_t requested, uint64_t size)
-{
-    expect_ctx *x = c;
-    if (x->inner && x->inner->lost)
-        x->inner->lost(x->inner->ctx, t, seq, id, stream, level, addr, requested, size);
-}
 
 /* ---- reading ---------------------------------------------------------------------------- */
 
@@ -546,7 +538,7 @@ int expect_begin(expect_ctx **xp, const char *expect, const am_config *cfg,
     x->expect_path = expect ? am_strdup(expect) : NULL;
     x->obs = (sim_observer){x, fwd_alloc, fwd_free, fwd_device, fwd_counters, fwd_op, fwd_action,
                             fwd_link, fwd_move, fwd_oom,
-                            fwd_lost, fwd_prologue, fwd_free_failed, fwd_event,
+                            fwd_prologue, fwd_free_failed, fwd_event,
                             fwd_attempt_failed, fwd_defrag_free};
     if (expect && load(x, expect, cfg, err) != 0) {
         expect_free(x);

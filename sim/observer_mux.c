@@ -70,12 +70,6 @@ static void mux_oom(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, ui
     MUX_EACH(m, oom, t, seq, id, level, stream, requested, what);
 }
 
-static void mux_lost(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream, int level,
-                     uint64_t addr, uint64_t requested, uint64_t size)
-{
-    obs_mux *m = ctx;
-    MUX_EACH(m, lost, t, seq, id, stream, level, addr, requested, size);
-}
 
 static void mux_free_failed(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
                             uint64_t requested, int phase)
@@ -120,7 +114,7 @@ const sim_observer *obs_mux_init(obs_mux *m, const sim_observer *const *list, in
         return m->n ? m->to[0] : NULL;
     m->obs = (sim_observer){m, mux_alloc, mux_free, mux_device, mux_counters, mux_op, mux_action,
                             mux_link, mux_move, mux_oom,
-                            mux_lost, mux_prologue, mux_free_failed, mux_event,
+                            mux_prologue, mux_free_failed, mux_event,
                             mux_attempt_failed, mux_defrag_free};
     /* the engine calls `event` once per trace event: leave it unset when no observer wants it */
     int want_event = 0;
