@@ -646,16 +646,14 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
                            "non-negative integer '%s' or 'size'", t->path, name, dev, i,
                            pkl_get(d, "action")->s, field);
         }
-        if (x->action < A_OOM && x->addr == TR_NO_ADDR) {
+        if (x->action < A_OOM &&
+            (x->addr == TR_NO_ADDR || trace_range_past_end(x->addr, x->size))) {
             char what[96];
-            addr_none(t, entry_where(what, sizeof what, name, dev, i), "addr", err);
-            free(e);
-            return -1;
-        }
-        if (x->action < A_OOM && trace_range_past_end(x->addr, x->size)) {
-            char what[96];
-            range_refused(t, entry_where(what, sizeof what, name, dev, i), "addr", x->addr,
-                          "size", x->size, err);
+            entry_where(what, sizeof what, name, dev, i);
+            if (x->addr == TR_NO_ADDR)
+                addr_none(t, what, "addr", err);
+            else
+                range_refused(t, what, "addr", x->addr, "size", x->size, err);
             free(e);
             return -1;
         }
