@@ -772,16 +772,17 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                     never == 1 ? "" : "s", where);
         }
         uint64_t with_addr = c.with_addr, without = c.without;
-        char pos[64]; /* FILE:RECORD for a binary input, as above */
-        am_fmt_pos(pos, sizeof pos, (unsigned long)c.first_without.line,
-                   (unsigned long)c.first_without.col);
-        if (with_addr && without)
+        if (with_addr && without) {
+            char pos[64]; /* FILE:RECORD for a binary input, as above */
+            am_fmt_pos(pos, sizeof pos, (unsigned long)c.first_without.line,
+                       (unsigned long)c.first_without.col);
             fprintf(stderr, "amsim convert: %" PRIu64 " recorded address%s left out, so a run of "
                     "the CSV validates no placement: its offset column needs an address on every "
                     "row, and %" PRIu64 " buffer%s %s none (the first allocated at %s%s); "
                     "the native and binary forms keep them\n", with_addr,
                     with_addr == 1 ? "" : "es", without, without == 1 ? "" : "s",
                     without == 1 ? "has" : "have", in, pos);
+        }
     }
     cv_rows_free(&c, &events);
     return r < 0 ? -1 : 0;
