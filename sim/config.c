@@ -2404,8 +2404,7 @@ static void preset_list(char dirs[][1024], int ndirs, char *buf, size_t bufn)
  * once per run, and a pipe gives its bytes only once (until 2026-11-27 every run after the
  * first read it empty: "missing required key 'version'"). Kept for the process's life. */
 static char *stdin_text;
-static size_t stdin_len;
-static int stdin_kept;
+static size_t stdin_len; /* stdin_text is never NULL once read (read_file allocates) */
 
 static void stdin_copy(char **buf, size_t *len)
 {
@@ -2419,7 +2418,7 @@ static int read_file(const char *path, char **buf, size_t *len, am_error *e);
 int cfg_read_file(const char *path, char **buf, size_t *len, am_error *e)
 {
     int from_stdin = strcmp(path, "-") == 0;
-    if (from_stdin && stdin_kept) {
+    if (from_stdin && stdin_text) {
         stdin_copy(buf, len);
         return 0;
     }
@@ -2428,7 +2427,6 @@ int cfg_read_file(const char *path, char **buf, size_t *len, am_error *e)
     if (from_stdin) {
         stdin_text = *buf;
         stdin_len = *len;
-        stdin_kept = 1;
         stdin_copy(buf, len); /* the caller frees its own copy */
     }
     return 0;
