@@ -839,18 +839,12 @@ static int release_available(cach *c, const params *p)
  * are listed first, since an unmap files the mapped head and tail it leaves. */
 static void unmap_cached(cach *c, sizeset *t)
 {
-    size_t nun = 0, cap = 0;
-    cblock **to_unmap = NULL;
+    size_t nun = 0;
+    cblock **to_unmap = am_malloc((t->n ? t->n : 1) * sizeof *to_unmap);
     ss_iter it;
-    for (cblock *b = ss_first(t, &it); b; b = ss_next(t, &it)) {
-        if (!b->expandable)
-            continue;
-        if (nun == cap) {
-            cap = cap ? 2 * cap : 16;
-            to_unmap = am_realloc(to_unmap, cap * sizeof *to_unmap);
-        }
-        to_unmap[nun++] = b;
-    }
+    for (cblock *b = ss_first(t, &it); b; b = ss_next(t, &it))
+        if (b->expandable)
+            to_unmap[nun++] = b;
     for (size_t i = 0; i < nun; i++)
         unmap_block(c, to_unmap[i]);
     free(to_unmap);
@@ -865,18 +859,14 @@ static int by_size_addr(const void *a, const void *b)
     return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Give back every whole segment of a whole list, in the free set's (size, address) order. */
-static void release_whole(cach *c, cblock *head)
+/* Give back every whole segment of a whole list, in the free set's (size, address) order;
+ * t is that free set, which holds every member of the list. */
+static void release_whole(cach *c, cblock *head, const sizeset *t)
 {
-    size_t n = 0, cap = 0;
-    cblock **all = NULL;
-    for (cblock *b = head; b; b = b->wnext) {
-        if (n == cap) {
-            cap = cap ? 2 * cap : 16;
-            all = am_realloc(all, cap * sizeof *all);
-        }
+    size_t n = 0;
+    cblock **all = am_malloc((t->n ? t->n : 1) * sizeof *all);
+    for (cblock *b = head; b; b = b->wnext)
         all[n++] = b;
-    }
     if (n > 1)
         qsort(all, n, sizeof *all, by_size_addr);
     for (size_t i = 0; i < n; i++)
@@ -899,7 +889,7 @@ static void release_cached(cach *c)
         for (size_t k = 0; k < c->nslots; k++) {
             size_t s = c->slot_order[k];
             if (pl->whole[s])
-                release_whole(c, pl->whole[s]);
+                release_whole(c, pl->whole[s], &pl->free[s]);
             if (c->o.expandable_segments)
                 unmap_cached(c, &pl->free[s]);
         }
