@@ -1828,8 +1828,10 @@ static int spill_copy(sim *s, int level, uint64_t id, slot **victim_out, alloc_o
         /* Remembered for this episode: the next victims' copies at least this large do not
          * rerun the host's whole recovery (and, in a cycle, every deeper level's for each
          * of its victims: until 2026-11-27 a chain of three full levels of n buffers made n^3
-         * attempts and counted n^2 + n + 1 spill failures for one request). */
-        if (rc != ALLOC_OK && (!hr->no_room || r.bytes < hr->no_room))
+         * attempts and counted n^2 + n + 1 spill failures for one request). The test above
+         * still holds: only a copy into `host` sets its no_room, and none runs while it is
+         * recovering (the check at the top). */
+        if (rc != ALLOC_OK)
             hr->no_room = r.bytes;
     }
     if (rc != ALLOC_OK)
