@@ -58,7 +58,6 @@ struct mem_level {
     int prologue;          /* a start-state prologue runs: no peaks or metrics (memory.h) */
     int prologue_first;    /* it began before anything else happened on the level */
     mem_metrics m;
-    uint64_t peak_reserved_event; /* reserved peak seen at the end of an event */
     uint64_t pending_bytes; /* given bytes of blocks whose free was requested, not completed:
                                no longer allocated, not yet free (the policy still holds them) */
     uint64_t ext_largest, ext_free; /* the event of max_external_frag: largest free, free bytes */
@@ -131,9 +130,11 @@ static int dev_alloc(void *ctx, uint64_t bytes, uint64_t *addr)
     as_take_at(&m->free_ext, fit, &e, at, bytes);
     *addr = at;
     m->m.reserved_bytes += bytes;
+    /* Every device allocation made counts, one the policy gives back before its request ends
+     * (a map rolled back) too: device_frees counts that return, so the difference is the ranges
+     * held. The reserved peak is not raised here but at the end of the request (update_metrics):
+     * a rolled-back map never shows in any state the run reports. */
     m->m.device_allocs++;
-    if (m->m.reserved_bytes > m->m.peak_reserved_bytes && !m->prologue)
-        m->m.peak_reserved_bytes = m->m.reserved_bytes;
     if (m->log) {
         log_start(m);
         fprintf(m->log, "R %" PRIu64 " %" PRIu64 "\n", at, bytes);
@@ -260,17 +261,20 @@ AM_ALWAYS_INLINE void update_metrics(mem_level *m)
     mem_metrics *s = &m->m;
     if (m->quiet || m->prologue)
         return;
-    if (s->reserved_bytes > s->peak_reserved_bytes) /* dev_alloc's, unless in a prologue */
+    /* The reserved peak is the state left after a request or free, as a timeline row shows it
+     * and as the policies' own reserved peaks count it, with reserved - allocated at that same
+     * point. Until 2026-11-27 dev_alloc raised it on every device allocation, so pages mapped
+     * and given back within one request (caching's expandable segments retrying after freeing
+     * its cache) made a peak no state had, and reserved_unallocated_at_peak was of another. */
+    if (s->reserved_bytes > s->peak_reserved_bytes) {
         s->peak_reserved_bytes = s->reserved_bytes;
+        s->reserved_unallocated_at_peak = s->reserved_bytes - s->allocated_bytes;
+    }
     if (s->allocated_bytes > s->peak_allocated_bytes)
         s->peak_allocated_bytes = s->allocated_bytes;
     uint64_t internal = s->allocated_bytes - s->live_bytes;
     if (internal > s->max_internal_frag)
         s->max_internal_frag = internal;
-    if (s->reserved_bytes > m->peak_reserved_event) {
-        m->peak_reserved_event = s->reserved_bytes;
-        s->reserved_unallocated_at_peak = s->reserved_bytes - s->allocated_bytes;
-    }
     uint64_t total_free = mem_free_in_reserved(m);
     if (total_free) {
         uint64_t largest = m->policy->largest_free(m->st);

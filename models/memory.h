@@ -95,16 +95,19 @@ void mem_finish(mem_level *m);
 typedef struct mem_metrics {
     uint64_t live_bytes, peak_live_bytes;           /* sum of requested sizes */
     uint64_t allocated_bytes, peak_allocated_bytes; /* sum of given sizes */
-    uint64_t reserved_bytes, peak_reserved_bytes;   /* held from the device */
+    uint64_t reserved_bytes, peak_reserved_bytes;   /* held from the device; the peak of the
+                                                       states left after a request or free */
     uint64_t reserved_unallocated_at_peak;          /* reserved - allocated when reserved first
-                                                       reached its peak */
+                                                       reached its peak (that same state) */
     uint64_t internal_frag_at_peak_live;            /* given - requested, at peak live */
     uint64_t max_internal_frag;
     double max_external_frag;                       /* max over events of 1 - largest/total free */
     int have_external_frag;
     uint64_t live_count, peak_live_count;
     uint64_t allocs, frees, ooms;
-    uint64_t device_allocs, device_frees, device_refusals;
+    uint64_t device_allocs, device_frees, device_refusals; /* device calls made (those given
+                                                       back within their request included),
+                                                       returns, refused calls */
     am_ps allocator_ps;                             /* host time spent in the policy */
 } mem_metrics;
 

@@ -1,9 +1,10 @@
 /* report.c - text and JSON reports of a run.
  *
  * Metrics (allocators.md section 6): peak_live_bytes (max of live request sizes),
- * peak_reserved_bytes (max held from the device), utilization = peak_live / peak_reserved,
- * fragmentation_ratio = 1 - utilization, reserved_unallocated_at_peak (reserved - allocated
- * when reserved first reached its peak), internal_fragmentation_bytes (given - requested over
+ * peak_reserved_bytes (max held from the device after an allocation or free: memory.c),
+ * utilization = peak_live / peak_reserved, fragmentation_ratio = 1 - utilization,
+ * reserved_unallocated_at_peak (reserved - allocated in the state where reserved first reached
+ * its peak), internal_fragmentation_bytes (given - requested over
  * live allocations, at the peak of live bytes; the maximum over time is reported too) and
  * max_external_fragmentation (max over events of 1 - largest free block / free bytes inside
  * reserved memory). Every number printed in text carries its unit. */

@@ -127,6 +127,16 @@ static uint64_t stat(fx *f, const char *name)
     return q.cur;
 }
 
+/* A policy statistic's peak (a plain value's own value). */
+static uint64_t stat_peak(fx *f, const char *name)
+{
+    statq q = {name, 0, 0, 0};
+    stat_sink k = {&q, sq_u64, sq_cp, sq_real};
+    alloc_caching_ops()->stats(mem_policy_state(f->m), &k);
+    CU_ASSERT(q.found);
+    return q.peak;
+}
+
 /* ---- rules of section 3 ---- */
 
 static void test_rounding(void)
@@ -690,6 +700,12 @@ static void test_expandable_reports_maps(void)
     CU_ASSERT_EQUAL(mm->reserved_bytes, 42 * MiB);
     CU_ASSERT_EQUAL(mm->device_allocs, 5); /* the level still counts the two pages had */
     CU_ASSERT_EQUAL(mm->device_frees, 2);
+    /* the page had and given back within the request is in no peak: the reserved peak is the
+     * state the request left, 42 MiB, with 8 MiB of it unallocated (until 2026-11-27 the level
+     * peaked at the 62 MiB no state had, against the policy's own 42) */
+    CU_ASSERT_EQUAL(mm->peak_reserved_bytes, 42 * MiB);
+    CU_ASSERT_EQUAL(mm->reserved_unallocated_at_peak, 42 * MiB - 34 * MiB);
+    CU_ASSERT_EQUAL(stat_peak(&f, "reserved_bytes"), 42 * MiB);
     CU_ASSERT_EQUAL(stat(&f, "num_device_alloc"), 3); /* PyTorch counts maps */
     /* after a free, release unmaps the free whole page [20, 40) MiB: one unmap */
     fr(&f, &c, 30 * MiB);

@@ -1844,6 +1844,86 @@ static void test_lookahead_same_results(void)
         }
 }
 
+/* One run of the trace TEXT under caching with expandable segments at capacity CAP: run's JSON
+ * must hold every string of json, compare's JSON every string of cmp (both NULL-ended), and the
+ * timeline must be tl exactly. */
+static void es_run(const char *name, const char *text, const char *cap, const char *const *json,
+                   const char *const *cmp, const char *tl)
+{
+    char y[256], args[2048], tlpath[512], ty[64], tt[64];
+    snprintf(y, sizeof y, "version: 1\nmemories:\n  hbm: {capacity: %s, allocator: {policy: "
+             "caching, expandable_segments: true}}\n", cap);
+    snprintf(ty, sizeof ty, "%s.yaml", name);
+    snprintf(tt, sizeof tt, "%s.trace", name);
+    const char *cfg = tu_write(ty, y);
+    const char *tr = tu_write(tt, text);
+    snprintf(tlpath, sizeof tlpath, "%s/%s.tl.csv", tu_tmpdir(), name);
+    char *out = NULL;
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --json - --timeline '%s'", cfg, tr,
+             tlpath);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, &out, NULL), 0);
+    for (size_t i = 0; json[i]; i++)
+        if (!out || !strstr(out, json[i])) {
+            CU_FAIL("run --json lacks a figure");
+            fprintf(stderr, "\n  %s: no %s in run's JSON\n", name, json[i]);
+        }
+    free(out);
+    char *t = tu_slurp(tlpath, NULL);
+    CU_ASSERT(t && strcmp(t, tl) == 0);
+    if (t && strcmp(t, tl))
+        fprintf(stderr, "\n  %s timeline:\n%s", name, t);
+    free(t);
+    out = NULL;
+    snprintf(args, sizeof args, "compare -q -c '%s' -t '%s' --policies caching --json -", cfg, tr);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, &out, NULL), 0);
+    for (size_t i = 0; cmp[i]; i++)
+        if (!out || !strstr(out, cmp[i])) {
+            CU_FAIL("compare --json lacks a figure");
+            fprintf(stderr, "\n  %s: no %s in compare's JSON\n", name, cmp[i]);
+        }
+    free(out);
+}
+
+/* The reserved peak is the highest state an allocation or free leaves (the timeline's, and the
+ * policy's own reserved_bytes peak), with reserved_unallocated_at_peak of that same state: a
+ * device page mapped and given back within one request is in neither. Under 105 MiB, alloc 2
+ * (45 MiB) maps one more 20 MiB page (100 MiB), cannot have the next, gives it back, releases
+ * stream 1's two cached pages and maps two: it leaves 80 MiB. Under 64 MiB, alloc 2 (70 MiB)
+ * maps pages up to 62 MiB twice and gives them back each time: out of memory, 44 MiB at most.
+ * device_allocs counts every device allocation made, the pages given back included (and
+ * device_frees their returns): 7 in both. Until 2026-11-27 the peak was taken at every device
+ * allocation: 100 MiB (utilization 75 %, gap 25 MiB) and 62 MiB, against a timeline and a
+ * reserved_bytes.peak of 80 and 42 MiB. */
+static void test_reserved_peak_no_rolled_back_map(void)
+{
+    static const char *const sj[] = {"\"peak_reserved_bytes\": 83886080,",
+                                     "\"gap_to_lower_bound_bytes\": 5242880,",
+                                     "\"utilization\": 0.9375,", "\"fragmentation_ratio\": 0.0625,",
+                                     "\"reserved_unallocated_at_peak\": 52428800,",
+                                     "\"device_allocs\": 7,", "\"device_frees\": 3,",
+                                     "\"current\": 83886080,\n          \"peak\": 83886080", NULL};
+    static const char *const sc[] = {"\"peak_reserved_bytes\": 83886080,",
+                                     "\"gap_bytes\": 5242880,", "\"utilization\": 0.9375,",
+                                     "\"fragmentation_ratio\": 0.0625,", NULL};
+    es_run("esp", "amsim-trace v1\nalloc 10 40MiB stream=1\nfree 10 stream=1\nalloc 1 30MiB\n"
+           "alloc 2 45MiB\n", "105MiB", sj, sc,
+           "time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes\n"
+           "0,0,hbm,41943040,41943040,41943040\n0,1,hbm,0,0,41943040\n"
+           "0,2,hbm,31457280,31457280,83886080\n0,3,hbm,78643200,78643200,83886080\n");
+    static const char *const oj[] = {"\"peak_reserved_bytes\": 44040192,",
+                                     "\"gap_to_lower_bound_bytes\": null,",
+                                     "\"utilization\": 0.738095238095,",
+                                     "\"reserved_unallocated_at_peak\": 11534336,",
+                                     "\"device_allocs\": 7,", "\"device_frees\": 6,",
+                                     "\"current\": 2097152,\n          \"peak\": 44040192", NULL};
+    static const char *const oc[] = {"\"peak_reserved_bytes\": 44040192,", NULL};
+    es_run("eso", "amsim-trace v1\nalloc 1 30MiB\nalloc 3 1MiB\nfree 1\nalloc 2 70MiB\n",
+           "64MiB", oj, oc,
+           "time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes\n"
+           "0,0,hbm,31457280,31457280,41943040\n0,1,hbm,32505856,32505856,44040192\n"
+           "0,2,hbm,1048576,1048576,44040192\n0,3,hbm,1048576,1048576,2097152\n");
+}
+
 void suite_engine(void)
 {
     TU_SUITE("engine", {"one transfer: latency + bytes / bandwidth", test_single_transfer},
@@ -1874,6 +1954,8 @@ void suite_engine(void)
              {"validation: oom and segment lines without addresses are validated",
               test_validation_without_addresses},
              {"prologue: the start-state tiling is in no peak or metric", test_prologue_metrics},
+             {"reserved peak: no device page given back within its request",
+              test_reserved_peak_no_rolled_back_map},
              {"prologue: shared snapshots peak at their true live bytes",
               test_prologue_snapshots},
              {"recorded out-of-memory: requested again, counted when it runs out",
