@@ -174,6 +174,19 @@ struct alloc_ops {
      * (sim/prepass.h); the policy copies what it needs. Called once, after create and before
      * the first alloc; 0, or -1 with err. */
     int (*set_plan)(void *st, const plan_buf *bufs, size_t n, am_error *err);
+    /* Optional: a defragmentation has released every live buffer (done = 0) and now places
+     * them again in address order, or has placed them all (done = 1). The blocks the policy
+     * still holds at done = 0 are those that stay (their free is pending): a policy whose
+     * placement would not pack the buffers toward low addresses around them (prealloc's bump
+     * mode, whose top resets only when the arena is empty) places them differently in
+     * between. NULL: the policy's ordinary placement is its compaction. */
+    void (*compact)(void *st, int done);
+    /* 1 when a compaction under this policy packs toward low addresses: placed again in
+     * address order, a buffer goes no higher than it was, so none is raised and none lost
+     * (its old range is free when its turn comes). Under --check the engine holds the policy
+     * to it (first fit and prealloc; not the best-fit policies, whose smallest hole can lie
+     * above the buffer, README "Defragmentation"). */
+    int compacts_down;
 };
 
 /* models/policies.c */

@@ -468,6 +468,7 @@ static const struct alloc_ops first_fit_ops = {
     .walk = fit_walk,
     .check = fit_check,
     .count_oom = fit_count_oom,
+    .compacts_down = 1, /* first fit: a buffer's old range is free when its turn comes */
 };
 
 const struct alloc_ops *alloc_best_fit_ops(void);

@@ -6,7 +6,12 @@
  * `alignment` (256 bytes). Inside the region:
  *   bump:      addresses only grow. A request takes [top, top + size) and fails when it does
  *              not fit below the region's end; freed blocks are not reused until every block
- *              is free, at which point top resets to the region's start.
+ *              is free, at which point top resets to the region's start. A compaction
+ *              (alloc.h compact) packs the buffers it places again from the region's start,
+ *              stepping over the blocks that stay (pending their free) where they are, and
+ *              top becomes the end of the highest block (until 2026-11-27 a pending block kept
+ *              the arena from emptying, so the buffers went back above the old top: raised,
+ *              or lost when they no longer fitted below the end).
  *   first_fit: the lowest-addressed free block that fits (an address-ordered B+-tree keeping
  *              each subtree's largest block, models/addrset.h); the low end is taken and a
  *              freed block merges with its free neighbours at once.
@@ -60,6 +65,9 @@ typedef struct pre {
     int have_arena;
     uint64_t start, end;       /* arena [start, end) */
     uint64_t top;              /* bump: next free address */
+    int compacting;            /* bump: a compaction places buffers again (pre_compact) */
+    uint64_t *stay;            /* bump, compacting: the staying blocks' [addr, end) pairs, */
+    size_t nstay, at_stay;     /* by address; the next one at or above top */
     ll_set live;               /* live blocks */
     as_tree free_set;          /* first_fit: free blocks, key = address, len = size */
     recpool recs; /* pblk records */
@@ -69,6 +77,26 @@ typedef struct pre {
 static pblk *pk_new(pre *p) { return recpool_get(&p->recs); }
 
 static void pk_put(pre *p, pblk *b) { recpool_put(&p->recs, b); }
+
+/* Bump placement during a compaction: the lowest address at or above top where need bytes fit
+ * below the next staying block, stepping over the ones in the way (top moves only up, as in a
+ * bump arena). 0 and *addr, or -1 when it reaches the arena's end. */
+static int pre_compact_place(pre *p, uint64_t need, uint64_t *addr)
+{
+    for (;;) {
+        while (p->at_stay < p->nstay && p->stay[2 * p->at_stay + 1] <= p->top)
+            p->at_stay++; /* behind top */
+        int blocked = p->at_stay < p->nstay && need > p->stay[2 * p->at_stay] - p->top;
+        if (!blocked)
+            break;
+        p->top = p->stay[2 * p->at_stay + 1];
+    }
+    if (need > p->end - p->top)
+        return -1;
+    *addr = p->top;
+    p->top += need;
+    return 0;
+}
 
 static int pre_alloc(void *st, const alloc_req *r, alloc_out *o)
 {
@@ -87,7 +115,10 @@ static int pre_alloc(void *st, const alloc_req *r, alloc_out *o)
     if (need < r->bytes) {
         return ALLOC_OOM;
     }
-    if (p->o.mode == PRE_BUMP) {
+    if (p->o.mode == PRE_BUMP && p->compacting) {
+        if (pre_compact_place(p, need, &addr) < 0)
+            return ALLOC_OOM;
+    } else if (p->o.mode == PRE_BUMP) {
         if (need > p->end - p->top) {
             return ALLOC_OOM;
         }
@@ -133,6 +164,48 @@ static void pre_free(void *st, uint64_t handle)
         return;
     }
     as_give(&p->free_set, addr, size); /* merged with the free neighbours */
+}
+
+/* The end of the highest block held, or the arena's start when none is. */
+static uint64_t pre_highest_end(const pre *p)
+{
+    uint64_t hi = p->start;
+    for (size_t i = 0; i < p->live.n; i++) {
+        const pblk *b = (const pblk *)p->live.v[i];
+        hi = AM_MAX(hi, b->live.addr + b->size);
+    }
+    return hi;
+}
+
+/* A compaction (alloc.h compact). Bump mode only: at its start the blocks still held are the
+ * staying ones; the buffers placed again are packed from the arena's start around them
+ * (pre_compact_place), so none goes higher than it was. At its end top is the end of the
+ * highest block, staying or placed: the gaps below stay unusable until the arena empties, as
+ * bump's freed blocks are. */
+static void pre_compact(void *st, int done)
+{
+    pre *p = st;
+    if (p->o.mode != PRE_BUMP || !p->have_arena)
+        return;
+    if (done) {
+        p->compacting = 0;
+        free(p->stay);
+        p->stay = NULL;
+        p->top = AM_MAX(p->top, pre_highest_end(p));
+        return;
+    }
+    ll_node **v = ll_sorted(&p->live);
+    p->nstay = p->live.n;
+    p->stay = am_malloc((p->nstay ? 2 * p->nstay : 1) * sizeof *p->stay);
+    for (size_t i = 0; i < p->nstay; i++) {
+        const pblk *b = (const pblk *)v[i];
+        p->stay[2 * i] = b->live.addr;
+        p->stay[2 * i + 1] = b->live.addr + b->size;
+    }
+    free(v);
+    p->at_stay = 0;
+    p->top = p->start;
+    p->compacting = 1;
 }
 
 /* Look-ahead hint (alloc.h): a free reads its record (stage 0), then its live-set entry and, in
@@ -326,6 +399,7 @@ static void pre_destroy(void *st)
 {
     pre *p = st;
     ll_destroy(&p->live);
+    free(p->stay);
     as_destroy(&p->free_set);
     recpool_destroy(&p->recs);
     free(p);
@@ -356,6 +430,8 @@ static const struct alloc_ops pre_ops = {
     .check = pre_check,
     .count_oom = pre_count_oom,
     .pool_limit = pre_pool_limit,
+    .compact = pre_compact,
+    .compacts_down = 1,
 };
 
 const struct alloc_ops *alloc_prealloc_ops(void);

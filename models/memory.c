@@ -427,6 +427,12 @@ void mem_set_quiet(mem_level *m, int quiet)
         update_metrics(m);
 }
 
+void mem_compact(mem_level *m, int done)
+{
+    if (m->policy->compact)
+        m->policy->compact(m->st, done);
+}
+
 void mem_set_prologue(mem_level *m, int on)
 {
     m->prologue = on;

@@ -71,6 +71,10 @@ void mem_hint(mem_level *m, uint64_t addr); /* TR_NO_ADDR clears */
  * (the engine's defragmentation frees and re-places every live block in one step). */
 void mem_set_quiet(mem_level *m, int quiet);
 
+/* A defragmentation has released every live buffer and places them again (done = 0), or has
+ * placed them (done = 1): passed to the policy (alloc.h compact) when it has the hook. */
+void mem_compact(mem_level *m, int done);
+
 /* A start-state prologue (engine.c: a snapshot's recovery of the state at its trace's start,
  * whose tiling allocations of blocks free at the start are freed only after every segment is
  * tiled) runs from mem_set_prologue(m, 1) to mem_set_prologue(m, 0): allocations and frees

@@ -358,6 +358,9 @@ struct sim {
     const char *file; /* the trace's path (sim_run), for errors after its last event */
     uint64_t seq;    /* trace event index */
     sim_summary sum;
+    /* Under --check: a defragmentation under a policy that compacts down (alloc.h
+     * compacts_down) raised or lost a buffer; check_all reports it after the event. */
+    char defrag_broken[200];
     sim_oom *ooms; /* grown on demand up to report.max_oom_events (see record_oom) */
     size_t nooms, ooms_cap;
     am_ps next_sample;   /* timeline_interval > 0: the sampling period's end (exclusive) */
@@ -1156,6 +1159,8 @@ static int check_all(sim *s, const char *file, const tr_event *ev, am_error *err
                            file, ev->line, e.msg);
     }
     const char *why = live_sets_broken(s);
+    if (!why && s->defrag_broken[0])
+        why = s->defrag_broken;
     if (why)
         return am_fail(err, AM_EINTERNAL, "%s:%lu: invariant broken after this event: %s", file,
                        ev->line, why);
@@ -1596,6 +1601,24 @@ static int state_changed(const mem_metrics *was, const mem_metrics *now)
            was->reserved_bytes != now->reserved_bytes;
 }
 
+/* Under --check, a policy that compacts down (alloc.h compacts_down) is held to it: buffer x,
+ * placed again at o (NULL: lost), went no higher than it was. The first breach is kept for
+ * check_all. Until 2026-11-27 nothing looked: prealloc's bump mode raised buffers above a
+ * pending block, or lost them, and --check passed. */
+static void defrag_audit(sim *s, int level, const slot *x, const alloc_out *o)
+{
+    if (!s->o.check || s->defrag_broken[0] || !mem_policy(s->lv[level])->compacts_down)
+        return;
+    if (!o)
+        snprintf(s->defrag_broken, sizeof s->defrag_broken, "defragmentation of %s lost buffer "
+                 "%" PRIu64 " (%" PRIu64 " bytes at address %" PRIu64 "), which fits where it was",
+                 mem_name(s->lv[level]), x->id, x->requested, x->addr);
+    else if (o->addr > x->addr)
+        snprintf(s->defrag_broken, sizeof s->defrag_broken, "defragmentation of %s moved buffer "
+                 "%" PRIu64 " up from address %" PRIu64 " to %" PRIu64, mem_name(s->lv[level]),
+                 x->id, x->addr, o->addr);
+}
+
 /* Defragment a level: every live buffer is released and placed again in address order, which
  * packs them toward low addresses (compaction), and the copies are charged: compact moves each
  * buffer whose address changed over the level's own copy link; host_roundtrip copies every live
@@ -1651,6 +1674,7 @@ static void defrag(sim *s, int level)
             s->obs->defrag_free(s->obs->ctx, s->host, s->seq, v[i]->id, v[i]->stream, level,
                                 v[i]->addr, v[i]->requested, v[i]->given);
     }
+    mem_compact(m, 0); /* what the policy still holds stays where it is */
     uint64_t moved = 0, all = 0, lost = 0;
     /* The copies' time sums saturate at AM_PS_MAX (am_ps_add), as a spill's does: host_block
      * then stops the host clock there and the event is refused (time_overflow). Until
@@ -1665,6 +1689,7 @@ static void defrag(sim *s, int level)
         alloc_out o = {0, 0, 0};
         if (mem_alloc_attempt(m, &r, &o) != ALLOC_OK) {
             /* Could not be placed again: the buffer is lost, an out-of-memory result. */
+            defrag_audit(s, level, x, NULL);
             s->sum.defrag.failures++;
             live_leave(s, x);
             x->state = ST_OOM;
@@ -1712,10 +1737,12 @@ static void defrag(sim *s, int level)
              * 30 of 33 addresses) */
             s->obs->move(s->obs->ctx, s->host, s->seq, x->id, x->stream, level, x->addr,
                          x->given, level, o.addr, x->requested, o.size);
+        defrag_audit(s, level, x, &o);
         x->addr = o.addr;
         x->handle = o.handle;
         x->given = o.size;
     }
+    mem_compact(m, 1);
     mem_set_quiet(m, 0);
     free(v);
     charge(s, level);

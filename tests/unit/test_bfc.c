@@ -303,6 +303,30 @@ static void test_garbage_collection(void)
     }
 }
 
+/* garbage_collection gives nothing back when that cannot serve the request, as TensorFlow's
+ * DeallocateFreeRegions returns early when rounded_bytes > memory_limit -
+ * total_region_allocated_bytes + total_free_bytes. Limit 12 MiB: the 2 MiB region at 0 is free,
+ * the 8 MiB one holds buffer 2, so a 6 MiB request could get at most 12 - 10 + 2 = 4 MiB: it
+ * fails, no region goes back (gc_runs 0), and the next 1 KiB is served in the kept region at 0
+ * (README, `bfc`'s garbage_collection). */
+static void test_garbage_collection_skip(void)
+{
+    lvl L;
+    mk(&L, "16MiB", "      memory_limit: 12MiB\n      allow_growth: true\n"
+                    "      garbage_collection: true\n");
+    uint64_t sz, h1;
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1024, &sz, &h1), 0);
+    tl_free(&L, h1, 1024, sz);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 8 * MiB, &sz, NULL), 2 * MiB);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 6 * MiB, &sz, NULL), UINT64_MAX);
+    CU_ASSERT_EQUAL(stat(&L, "gc_runs").v, 0);
+    CU_ASSERT_EQUAL(stat(&L, "regions_freed").v, 0);
+    CU_ASSERT_EQUAL(stat(&L, "pool_bytes").v, 10 * MiB);
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1024, &sz, NULL), 0);
+    CU_ASSERT_STRING_EQUAL(logtext(&L), "R 0 2097152\nR 2097152 8388608\n");
+    tl_close(&L);
+}
+
 static void test_statistics_and_fragmentation(void)
 {
     lvl L;
@@ -434,6 +458,8 @@ void suite_bfc(void)
              {"0.9 back-off", test_backoff},
              {"back-off stops when it stops shrinking", test_backoff_stops},
              {"garbage collection", test_garbage_collection},
+             {"garbage collection skips when it cannot serve the request",
+              test_garbage_collection_skip},
              {"statistics and fragmentation metric", test_statistics_and_fragmentation},
              {"memory_fraction and memory_limit", test_memory_fraction},
              {"region coalescing", test_region_coalescing},

@@ -1259,6 +1259,128 @@ static void test_defrag_moves_recorded(void)
     free(j);
 }
 
+/* The placement rows of `amsim run --check` over yaml and events (exit status in *rc). */
+static char *pending_run(const char *name, const char *yaml, const char *events, int *rc)
+{
+    const char *cfg = tu_write(name, yaml);
+    char tname[64];
+    snprintf(tname, sizeof tname, "%s.trace", name);
+    const char *t = tu_write(tname, events);
+    char args[1024];
+    snprintf(args, sizeof args, "run -q --check -c %s -t %s --placements -", cfg, t);
+    char *out = NULL, *errout = NULL;
+    *rc = tu_amsim(args, &out, &errout);
+    if (*rc)
+        fprintf(stderr, "\n%s\n", errout ? errout : "");
+    free(errout);
+    return out;
+}
+
+#define BUMP_YAML(mode)                                                                     \
+    "version: 1\ndevice: h100\nmemories:\n  hbm:\n    capacity: 16MiB\n"                   \
+    "    defrag: {mode: compact, trigger: on_oom}\n"                                        \
+    "    allocator: {policy: prealloc, mode: " mode "}\n"
+
+/* prealloc's bump mode compacts around a block whose free is pending: the block stays where it
+ * is, the live buffers are packed from the arena's start around it, and top is the end of the
+ * highest block. The 12 MiB arena holds pending 1 at [0, 4 MiB) and live 3 at 8 MiB; a 2 MiB
+ * request fails, compaction moves 3 down to 4 MiB and serves 4 at 7 MiB. (Until 2026-11-27 the
+ * pending block kept the arena from emptying, so 3 went back above the old top: lost, and 4
+ * failed; with a defrag line, 3 was raised from 5 MiB to 8 MiB, 3 MiB of copies charged. --check
+ * passed both; it now holds prealloc and first_fit to compacting down.) */
+static void test_bump_compaction_around_pending(void)
+{
+    int rc;
+    char *csv = pending_run("bump_pend", BUMP_YAML("bump"),
+                            "amsim-trace v1\nalloc 1 4MiB\nalloc 2 4MiB\nalloc 3 3MiB\n"
+                            "free_requested 1\nfree 2\nalloc 4 2MiB\n", &rc);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    CU_ASSERT_STRING_EQUAL(csv, "seq,id,level,address,requested,allocated,status\n"
+                           "0,1,hbm,0,4194304,4194304,ok\n"
+                           "1,2,hbm,4194304,4194304,4194304,ok\n"
+                           "2,3,hbm,8388608,3145728,3145728,ok\n"
+                           "5,3,hbm,4194304,3145728,3145728,moved\n"
+                           "5,4,hbm,7340032,2097152,2097152,ok\n");
+    free(csv);
+    /* nothing pending: the arena empties, 3 goes to 0 and 4 above it */
+    csv = pending_run("bump_nopend", BUMP_YAML("bump"),
+                      "amsim-trace v1\nalloc 1 4MiB\nalloc 2 4MiB\nalloc 3 3MiB\nfree 1\n"
+                      "free 2\nalloc 4 2MiB\n", &rc);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\n5,3,hbm,0,3145728,3145728,moved\n"
+                                       "5,4,hbm,3145728,2097152,2097152,ok\n"));
+    free(csv);
+    /* first_fit serves 4 in the hole at 4 MiB without compacting */
+    csv = pending_run("ff_pend", BUMP_YAML("first_fit"),
+                      "amsim-trace v1\nalloc 1 4MiB\nalloc 2 4MiB\nalloc 3 3MiB\n"
+                      "free_requested 1\nfree 2\nalloc 4 2MiB\n", &rc);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\n5,4,hbm,4194304,2097152,2097152,ok\n"));
+    CU_ASSERT_PTR_NULL(strstr(csv, "moved"));
+    free(csv);
+    /* an explicit defrag: 3 moves down from 5 MiB to 4 MiB, not up to 8 MiB; after the pending
+     * free completes and 3 is freed the arena is empty and resets */
+    csv = pending_run("bump_pendx", BUMP_YAML("bump"),
+                      "amsim-trace v1\nalloc 1 4MiB\nalloc 2 1MiB\nalloc 3 3MiB\n"
+                      "free_requested 1\nfree 2\ndefrag\nuse 3\nfree_completed 1\nfree 3\n"
+                      "alloc 5 1MiB\n", &rc);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\n2,3,hbm,5242880,3145728,3145728,ok\n"
+                                       "5,3,hbm,4194304,3145728,3145728,moved\n"
+                                       "9,5,hbm,0,1048576,1048576,ok\n"));
+    free(csv);
+}
+
+/* Under every policy that relocates, a compaction beside blocks whose free is pending (1 and
+ * 4) moves no buffer up and loses none: each moved row's address is at most the buffer's
+ * previous one, and no row is an out-of-memory result. */
+static void test_compaction_with_pending_never_raises(void)
+{
+    static const char *const alloc[] = {
+        "{policy: first_fit}", "{policy: best_fit}", "{policy: bfc}", "{policy: buddy}",
+        "{policy: tlsf}", "{policy: platform}", "{policy: cuda_async}", "{policy: caching}",
+        "{policy: prealloc}", "{policy: prealloc, mode: bump}"};
+    for (size_t k = 0; k < sizeof alloc / sizeof *alloc; k++) {
+        char yaml[400];
+        snprintf(yaml, sizeof yaml,
+                 "version: 1\ndevice: h100\nmemories:\n  hbm:\n    capacity: 64MiB\n"
+                 "    defrag: {mode: compact, trigger: on_oom}\n    allocator: %s\n", alloc[k]);
+        int rc;
+        char *csv = pending_run("pend_all", yaml,
+                                "amsim-trace v1\nalloc 1 4MiB\nalloc 2 1MiB\nalloc 3 3MiB\n"
+                                "alloc 4 2MiB\nalloc 5 1MiB\nalloc 6 2MiB\nfree_requested 1\n"
+                                "free 2\nfree_requested 4\nfree 5\ndefrag\nfree_completed 1\n"
+                                "free_completed 4\nfree 3\nfree 6\n", &rc);
+        CU_ASSERT_EQUAL(rc, 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+        unsigned long long at[7] = {0};
+        int moves = 0;
+        for (const char *l = strchr(csv, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+            unsigned long long seq, id, addr;
+            char status[16];
+            CU_ASSERT_FATAL(sscanf(l + 1, "%llu,%llu,hbm,%llu,%*u,%*u,%15s", &seq, &id, &addr,
+                                   status) == 4);
+            CU_ASSERT_FATAL(id >= 1 && id <= 6);
+            if (!strcmp(status, "moved")) {
+                moves++;
+                if (addr > at[id])
+                    fprintf(stderr, "\n%s raised buffer %llu\n", alloc[k], id);
+                CU_ASSERT(addr <= at[id]);
+            } else
+                CU_ASSERT_STRING_EQUAL(status, "ok");
+            at[id] = addr;
+        }
+        /* bump (until 2026-11-27 raised 3 from 5 MiB to 12 MiB) moves 3 and 6 down */
+        if (strstr(alloc[k], "bump"))
+            CU_ASSERT_EQUAL(moves, 2);
+        free(csv);
+    }
+}
+
 /* An explicit `defrag` line (JAX's client.defragment()) runs the level's mode at that point,
  * whatever its trigger (on_oom here: nothing else defragments), with a triggered run's rows,
  * log lines, copies and counters. 1 MiB buffers 1 to 4 fill 4 MiB; 1 and 3 are freed; the
@@ -2139,6 +2261,10 @@ void suite_hierarchy(void)
              {"a restore that cannot allocate is an OOM of its level", test_restore_failure_is_oom},
              {"spill, restore and dropped copies write host rows", test_spill_timeline_host_rows},
              {"defragmentation moves in placements and log", test_defrag_moves_recorded},
+             {"bump compaction keeps pending blocks and packs around them",
+              test_bump_compaction_around_pending},
+             {"a compaction beside pending blocks raises and loses no buffer",
+              test_compaction_with_pending_never_raises},
              {"a donation in placements and log", test_donation_recorded},
              {"an explicit defrag line: compact, host_roundtrip, mode none",
               test_explicit_defrag},

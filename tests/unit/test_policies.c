@@ -833,6 +833,29 @@ static void test_tlsf(void)
 }
 
 /* Bad options are input errors, not crashes. */
+/* tlsf and buddy reserve the capacity rounded down to their unit (tlsf's alignment, buddy's
+ * min_block; 256 bytes by default), not the whole capacity: 10000000 bytes reserve 9999872
+ * (README "Not yet supported"; until 2026-11-27 it said the capacity), and buddy with a 1 MiB
+ * min_block 9 MiB. */
+static void test_arena_rounded_down(void)
+{
+    static const struct {
+        const char *policy, *keys;
+        uint64_t reserved;
+    } c[] = {{"tlsf", NULL, 9999872},
+             {"buddy", NULL, 9999872},
+             {"tlsf", "      alignment: 1MiB\n", 9 * MiB},
+             {"buddy", "      min_block: 1MiB\n", 9 * MiB}};
+    for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
+        lvl L;
+        mk(&L, c[k].policy, "10000000", c[k].keys);
+        uint64_t sz, h;
+        CU_ASSERT_NOT_EQUAL(tl_alloc(&L, 1, &sz, &h), NONE); /* buddy: the smallest top block */
+        CU_ASSERT_EQUAL(mem_get_metrics(L.m)->reserved_bytes, c[k].reserved);
+        tl_close(&L);
+    }
+}
+
 static void test_bad_options(void)
 {
     lvl L;
@@ -1093,6 +1116,7 @@ void suite_policies(void)
              {"buddy: exact addresses, splits and merges", test_buddy},
              {"tlsf: mapping, good fit, coalescing", test_tlsf},
              {"bad options are input errors", test_bad_options},
+             {"tlsf and buddy reserve the capacity rounded down", test_arena_rounded_down},
              {"every option amsim policies lists is in README.md", test_options_in_readme},
              {"requests too large to round are out of memory", test_huge_requests},
              {"best_fit, first_fit: commit_granularity near 2^64", test_commit_granularity_near_2_64},
