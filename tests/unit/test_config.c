@@ -1671,6 +1671,23 @@ static void test_effective_config_reads_back(void)
         free(first);
         free(again);
         free(err);
+        /* summary.json's echo of the config lists the same keys, so the rerun's is the same
+         * file (QA: until 2026-11-27 it echoed the preset's bfc key, "allow_growth": "true"
+         * under --policy caching, and the rerun bfc's default, "false") */
+        snprintf(args, sizeof args, "run -c '%s/effback%zu/effective_config.yaml' -t '%s' -q "
+                 "-o '%s/effback%zu.again'", tu_tmpdir(), i, trace, tu_tmpdir(), i);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+        char p1[1024], p2[1024];
+        snprintf(p1, sizeof p1, "%s/effback%zu/summary.json", tu_tmpdir(), i);
+        snprintf(p2, sizeof p2, "%s/effback%zu.again/summary.json", tu_tmpdir(), i);
+        char *s1 = tu_slurp(p1, NULL), *s2 = tu_slurp(p2, NULL);
+        CU_ASSERT(s1 && s2 && strcmp(s1, s2) == 0);
+        if (s1 && s2 && strcmp(s1, s2) != 0)
+            printf("\n  case %zu: the summaries differ", i);
+        if (strcmp(cases[i][1], "caching") == 0)
+            CU_ASSERT(s1 && !strstr(s1, "allow_growth")); /* a bfc key: caching reads none */
+        free(s1);
+        free(s2);
     }
 }
 
@@ -1695,6 +1712,7 @@ void suite_config(void)
              {"mincap: a capacity an option rule refuses fails", test_mincap_refused_capacity},
              {"another policy's bad value: plain where the command switches policies",
               test_other_policy_value_switched},
-             {"run -o's effective_config.yaml reads back without warnings, the same run",
+             {"run -o's effective_config.yaml reads back without warnings, the same run and "
+              "summary.json",
               test_effective_config_reads_back});
 }
