@@ -3198,6 +3198,11 @@ static int key_unread(map_role role, const cfg_node *k)
                             sizeof why);
 }
 
+int cfg_key_unread(const am_config *cfg, const cfg_node *map, const cfg_node *k)
+{
+    return key_unread(map_role_of(cfg, map), k);
+}
+
 /* Maps in block style; lists and anything inside them in flow style. With cfg (a run's
  * effective config) only the keys the run reads: each allocator map its policy's, each defrag
  * map those of its mode and trigger; without (a digest of everything written), every key. */

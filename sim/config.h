@@ -267,6 +267,11 @@ void cfg_print_warnings(const am_config *cfg, FILE *f, const char *prog);
  * warnings, so each level's allocator map holds only its policy's keys (the preset's or the
  * user's keys of other policies, which the run ignores, are left out). */
 int cfg_write_yaml(const am_config *cfg, FILE *f);
+/* Whether key k of map (a map of cfg's tree) is one the run does not read, so that
+ * cfg_write_yaml leaves it out: in a level's allocator map a key of another policy than the one
+ * in effect, in its defrag map a key its mode and trigger never read. summary.json's echo of
+ * the config leaves out the same keys (report.c). */
+int cfg_key_unread(const am_config *cfg, const cfg_node *map, const cfg_node *k);
 /* The whole tree as YAML, other policies' keys included: what a sweep digests, so an edit of
  * any key the sweep's runs may read (under a policies: switch) reruns them. Each map's keys
  * are in one canonical order (by name; memories' and links' entries in their own order, the

@@ -300,6 +300,30 @@ static void sn_defrag_free(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32
     sn_free(ctx, t, id, level, stream, addr, requested, size, 0);
 }
 
+/* A live buffer a defragmentation could not place again (engine.h `oom`, what "defrag"): the
+ * failed placement is written as the `oom` entry PyTorch writes for a request that failed, after
+ * the device gives its miss path made (the caching allocator frees its cached segments), so
+ * that the replay's allocator fails there too, gives back the same, and counts the
+ * out-of-memory the run counted. Until 2026-11-27 nothing was written: those gives moved
+ * behind the next free or came before the next placement, the replay kept the segments cached
+ * and placed a later buffer in one (lb2.trace under `caching` at 80 MiB: 16 of 17 addresses, 8
+ * of 12 segment events), and it had one out-of-memory fewer per lost buffer. Not in a
+ * start-state prologue, where an `oom` is a request asked again (sn_attempt_failed). A spilled
+ * buffer that could not come back ("restore") is not written: its attempts are a recovery's,
+ * reported as they happen. */
+static void sn_oom(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
+                   uint64_t requested, const char *what)
+{
+    snap_exp *x = ctx;
+    (void)seq;
+    (void)id;
+    if (level != x->cfg->default_level || x->start || strcmp(what, "defrag") != 0)
+        return;
+    sn_push(x, (snap_rec){SA_OOM, stream, 0, requested, 0, t, 0, 0, 0});
+    x->mark = x->n;
+    sn_commit(x);
+}
+
 /* A buffer that changed place without a request: a snapshot has no move, so it is the free
  * of where it was and the allocation of where it is, each on the default level only (a spill
  * frees it there, a restore allocates it again; the host copy is not in the snapshot). A
@@ -369,7 +393,7 @@ int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *e
     const cfg_level *L = &cfg->levels[cfg->default_level];
     x->mapped = L->policy->maps_virtual && L->policy->maps_virtual(L->policy_opts);
     x->obs = (sim_observer){.ctx = x, .alloc = sn_alloc, .free = sn_free, .device = sn_device,
-                            .move = sn_move, .defrag_free = sn_defrag_free,
+                            .move = sn_move, .defrag_free = sn_defrag_free, .oom = sn_oom,
                             .prologue = sn_prologue, .free_failed = sn_free_failed,
                             .event = sn_event, .attempt_failed = sn_attempt_failed};
     *xp = x;

@@ -341,8 +341,12 @@ static void sk_real(void *c, const char *name, double v, int is_null)
         json_real(w, v);
 }
 
-/* The effective config tree as JSON (scalars stay strings, as written). */
-static void tree_json(json_w *w, const cfg_node *n)
+/* The effective config tree as JSON (scalars stay strings, as written), with only the keys the
+ * run reads, as effective_config.yaml (cfg_key_unread): a run of that file writes the same
+ * echo. Until 2026-11-27 every key was echoed, a preset's keys of other policies too (`device:
+ * h100` under `--policy caching`: `"allow_growth": "true"`, where the rerun of its
+ * effective_config.yaml echoed bfc's default, `"false"`). */
+static void tree_json(json_w *w, const am_config *cfg, const cfg_node *n)
 {
     switch (n->kind) {
     case CFG_SCALAR:
@@ -351,15 +355,17 @@ static void tree_json(json_w *w, const cfg_node *n)
     case CFG_MAP:
         json_obj(w);
         for (const cfg_node *c = n->child; c; c = c->next) {
+            if (cfg_key_unread(cfg, n, c))
+                continue;
             json_key(w, c->key ? c->key : "");
-            tree_json(w, c);
+            tree_json(w, cfg, c);
         }
         json_end_obj(w);
         break;
     case CFG_SEQ:
         json_arr(w);
         for (const cfg_node *c = n->child; c; c = c->next)
-            tree_json(w, c);
+            tree_json(w, cfg, c);
         json_end_arr(w);
         break;
     }
@@ -386,7 +392,7 @@ void report_json(FILE *f, sim *s, const report_trace *t)
     json_kstr(&w, "amsim_version", AM_VERSION);
     json_key(&w, "config");
     if (cfg->root)
-        tree_json(&w, cfg->root);
+        tree_json(&w, cfg, cfg->root);
     else
         json_null(&w);
     report_json_trace(&w, "trace", t);

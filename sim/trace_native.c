@@ -636,12 +636,9 @@ static int native_header(trace *t, native *n, char *line, size_t len, am_error *
         char last = v[strlen(v) - 1];
         if (!((last >= 'a' && last <= 'z') || (last >= 'A' && last <= 'Z')))
             return NFAIL(col, "time_unit '%s' needs a unit (ps, ns, us, ms or s)", v);
-        char one[64];
-        if ((v[0] >= 'a' && v[0] <= 'z') && strlen(v) < sizeof one - 1) {
-            snprintf(one, sizeof one, "1%s", v); /* a bare unit: time_unit=us */
-            v = one;
-        }
-        if (units_time_whole(v, &u, &why) != 0) /* every unitless time is a multiple */
+        /* the config's trace.time_unit parser: a bare unit (time_unit=us) is 1 of it, and the
+         * value a whole number of picoseconds, as every unitless time is a multiple of it */
+        if (units_time_unit(v, &u, &why) != 0)
             return NFAIL(col, "bad time_unit '%s': %s", tok + 10, why);
         if (u == 0)
             return NFAIL(col, "time_unit must be at least 1 ps");

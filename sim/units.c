@@ -313,6 +313,15 @@ int units_time_whole(const char *s, am_ps *ps, const char **why)
 
 int units_time_unit(const char *s, am_ps *ps, const char **why)
 {
+    /* A bare unit is 1 of it ("us" is 1 us), the one form for a config's trace.time_unit and a
+     * trace header's time_unit= (trace_native.c reads it here; until 2026-11-27 it expanded the
+     * bare unit itself and the config refused `us`: "not a number"). */
+    char one[64];
+    if (s && ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')) &&
+        strlen(s) < sizeof one - 1) {
+        snprintf(one, sizeof one, "1%s", s);
+        s = one;
+    }
     int rc = parse_quantity(s, time_units, AM_PS_PER_S, ps, why, TIME_UNIT_WHY, TIME_WHOLE_WHY,
                             NULL);
     return rc == Q_INEXACT ? -2 : rc;

@@ -32,9 +32,10 @@ int units_bandwidth_nonzero(const char *s, uint64_t *bytes_per_s, const char **w
 int units_time_nonzero(const char *s, am_ps *ps, const char **why);
 int units_time(const char *s, am_ps *ps, const char **why);
 int units_time_whole(const char *s, am_ps *ps, const char **why);
-/* units_time_whole for a unit other times are counted in (a config's trace.time_unit): -2 when
- * the value is well formed but not a whole number of picoseconds (or has more digits than are
- * read exactly), so the message can say why that matters; -1 for any other refusal. */
+/* units_time_whole for a unit other times are counted in (a config's trace.time_unit, a trace
+ * header's time_unit=), where a bare unit means 1 of it (`us`): -2 when the value is well formed
+ * but not a whole number of picoseconds (or has more digits than are read exactly), so the
+ * message can say why that matters; -1 for any other refusal. */
 int units_time_unit(const char *s, am_ps *ps, const char **why);
 /* Same, with an explicit default unit for plain numbers (e.g. traces use ns). */
 int units_time_default(const char *s, am_ps unit_ps, am_ps *ps, const char **why);

@@ -557,6 +557,44 @@ static void test_shipped(void)
     cfg_free(c);
 }
 
+/* trace.time_unit takes the forms a trace header's time_unit= takes (traces/FORMAT.md section
+ * 1), a bare unit meaning 1 of it, in the file and by --set: one parser (units_time_unit).
+ * Until 2026-11-27 the config refused `us`: "trace.time_unit: bad time 'us': not a number". */
+static void test_time_unit_bare(void)
+{
+    am_config *c = load_ok("version: 1\ndevice: h100\ntrace: {time_unit: us}\n", NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_EQUAL(c->trace.time_unit, AM_PS_PER_US);
+    cfg_free(c);
+    const char *const sets[] = {"trace.time_unit=ms"};
+    c = load_ok("version: 1\ndevice: h100\n", sets, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_EQUAL(c->trace.time_unit, AM_PS_PER_MS);
+    cfg_free(c);
+    const char *const bad[] = {"trace.time_unit=xs"};
+    const char *msg = load_err("version: 1\ndevice: h100\n", bad, 1);
+    CU_ASSERT(strstr(msg, "trace.time_unit: bad time 'xs': unknown unit") != NULL);
+    /* a run reads a trace's unitless times in it: 3 ticks of 1 us, from the file and by --set */
+    char cfg[1024], dflt[1024], args[4096];
+    snprintf(cfg, sizeof cfg, "%s",
+             tu_write("tub.yaml", "version: 1\ndevice: h100\ntrace: {time_unit: us}\n"));
+    snprintf(dflt, sizeof dflt, "%s/configs/default.yaml", tu_top());
+    const char *tr = tu_write("tub.trace", "amsim-trace v1\ncompute 3\n");
+    for (int by_set = 0; by_set < 2; by_set++) {
+        snprintf(args, sizeof args, "run -c '%s' -t '%s' %s -q --json -",
+                 by_set ? dflt : cfg, tr,
+                 by_set ? "--set trace.time_unit=us" : "");
+        char *json = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, &json, NULL), 0);
+        static const char want[] = "\"makespan_seconds\": 0.000003,";
+        const char *mk = json ? strstr(json, "\"makespan_seconds\"") : NULL;
+        CU_ASSERT(mk && strncmp(mk, want, sizeof want - 1) == 0);
+        if (!(mk && strncmp(mk, want, sizeof want - 1) == 0))
+            printf("\n  %.60s", mk ? mk : "(no makespan)");
+        free(json);
+    }
+}
+
 static void test_set(void)
 {
     const char *const sets[] = {
@@ -1671,6 +1709,23 @@ static void test_effective_config_reads_back(void)
         free(first);
         free(again);
         free(err);
+        /* summary.json's echo of the config lists the same keys, so the rerun's is the same
+         * file (QA: until 2026-11-27 it echoed the preset's bfc key, "allow_growth": "true"
+         * under --policy caching, and the rerun bfc's default, "false") */
+        snprintf(args, sizeof args, "run -c '%s/effback%zu/effective_config.yaml' -t '%s' -q "
+                 "-o '%s/effback%zu.again'", tu_tmpdir(), i, trace, tu_tmpdir(), i);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+        char p1[1024], p2[1024];
+        snprintf(p1, sizeof p1, "%s/effback%zu/summary.json", tu_tmpdir(), i);
+        snprintf(p2, sizeof p2, "%s/effback%zu.again/summary.json", tu_tmpdir(), i);
+        char *s1 = tu_slurp(p1, NULL), *s2 = tu_slurp(p2, NULL);
+        CU_ASSERT(s1 && s2 && strcmp(s1, s2) == 0);
+        if (s1 && s2 && strcmp(s1, s2) != 0)
+            printf("\n  case %zu: the summaries differ", i);
+        if (strcmp(cases[i][1], "caching") == 0)
+            CU_ASSERT(s1 && !strstr(s1, "allow_growth")); /* a bfc key: caching reads none */
+        free(s1);
+        free(s2);
     }
 }
 
@@ -1679,6 +1734,8 @@ void suite_config(void)
     TU_SUITE("config", {"valid", test_valid}, {"defaults", test_defaults},
              {"preset_merge", test_preset_merge}, {"preset_env", test_preset_env},
              {"shipped", test_shipped}, {"set", test_set}, {"set_errors", test_set_errors},
+             {"trace.time_unit: a bare unit is 1 of it, as in a trace header",
+              test_time_unit_bare},
              {"--set: keys of other policies ignored, of none refused", test_set_allocator_keys},
              {"a size that rounds to 0 bytes", test_size_rounds_to_zero},
              {"errors", test_errors},
@@ -1695,6 +1752,7 @@ void suite_config(void)
              {"mincap: a capacity an option rule refuses fails", test_mincap_refused_capacity},
              {"another policy's bad value: plain where the command switches policies",
               test_other_policy_value_switched},
-             {"run -o's effective_config.yaml reads back without warnings, the same run",
+             {"run -o's effective_config.yaml reads back without warnings, the same run and "
+              "summary.json",
               test_effective_config_reads_back});
 }

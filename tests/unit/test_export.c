@@ -459,8 +459,9 @@ static void export_replay(const char *cfg, const char *tpath, size_t min_gives, 
  * defragmented although nothing could make room for it; such a request no longer does.)
  * Until 2026-11-27 it was never freed, 1 was allocated over it, and the replay matched 6 of 8
  * allocations and skipped a row. Replayed under the same config, every allocation is at its
- * address; the replay has no out-of-memory (a snapshot has no lost block: the run's one is a
- * free there). */
+ * address; the replay has the run's out-of-memory: the lost buffer's failed placement is an
+ * `oom` entry (until 2026-11-27 it had none: a snapshot has no lost block, and the run's one was
+ * a free only). */
 static void test_snapshot_defrag_lost(void)
 {
     const char *cfg = tu_write("dfl.yaml", "version: 1\ndevice: tpu-v5e\nmemories:\n  hbm:\n"
@@ -475,7 +476,9 @@ static void test_snapshot_defrag_lost(void)
     export_replay(cfg, tpath, 0, &su);
     CU_ASSERT_EQUAL(su.recorded_allocs, 9);
     CU_ASSERT_EQUAL(su.address_matches, 9);
-    CU_ASSERT_EQUAL(su.ooms, 0);
+    CU_ASSERT_EQUAL(su.ooms, 1);
+    CU_ASSERT_EQUAL(su.recorded_ooms, 1);
+    CU_ASSERT_EQUAL(su.oom_matches, 1);
     char out[512], order[64] = "";
     snprintf(out, sizeof out, "%s/v.pickle", tu_tmpdir());
     /* 8 and 1 to 4, the free of 8; the compaction: 1, 2 and the lost 4 freed, 1 and 2 placed
@@ -484,6 +487,93 @@ static void test_snapshot_defrag_lost(void)
     CU_ASSERT_STRING_EQUAL(order, "aaaaaffffaaafaffff");
     if (strcmp(order, "aaaaaffffaaafaffff") != 0)
         printf("\n  order %s\n", order);
+}
+
+#define LB_YAML                                                                               \
+    "version: 1\ndevice: h100\nmemories:\n  hbm:\n    capacity: 80MiB\n"                      \
+    "    allocator: {policy: caching}\n    defrag: {mode: compact, trigger: on_oom}\n"
+
+/* caching at 80 MiB: 125's on_oom compaction places 4, 5 and 8 again, and 10 (16 MiB) fits
+ * nowhere: its failed placement frees the two cached 2 MiB segments, and 10 is lost. The
+ * export writes that failure as an `oom` entry after those segment_free entries, so the
+ * replay's allocator fails there too and frees them, and 77 goes where the run put it. Until
+ * 2026-11-27 no entry was written: the replay kept the segments cached and matched 16 of 17
+ * addresses (77 at 0x4800000, not 0x4600000) and 8 of 12 segment events. The replay counts
+ * three out-of-memory requests: 10's, and 125's failed attempt (an `oom` entry, as for a
+ * spill) and its final failure. */
+static void test_snapshot_defrag_lost_gives(void)
+{
+    const char *cfg = tu_write("lb2.yaml", LB_YAML);
+    const char *tpath = tu_write("lb2.trace",
+        "amsim-trace v1\nalloc 4 1323008\nalloc 5 12463793\nalloc 8 12463793\n"
+        "alloc 10 16706251\nalloc 11 6754882 stream=2\nfree_requested 11 stream=2\n"
+        "alloc 30 814819\nalloc 39 318424\nalloc 46 767943 stream=2\nfree 46 stream=2\n"
+        "alloc 59 684032\nalloc 77 350922\nalloc 125 11290137\n");
+    sim_summary orig = {0}, su;
+    run_spec sp = {.config = cfg, .trace = tpath};
+    am_error err = {0};
+    CU_ASSERT_FATAL(run_once(&sp, keep_summary, &orig, NULL, &err) == 0);
+    CU_ASSERT_EQUAL(orig.defrag.failures, 1);
+    export_replay(cfg, tpath, 2, &su);
+    CU_ASSERT_EQUAL(su.recorded_allocs, 17);
+    CU_ASSERT_EQUAL(su.address_matches, 17);
+    CU_ASSERT_EQUAL(su.segment_events_recorded, 12);
+    CU_ASSERT_EQUAL(su.segment_events_matched, 12);
+    CU_ASSERT_EQUAL(su.recorded_ooms, 3);
+    CU_ASSERT_EQUAL(su.oom_matches, 3);
+    CU_ASSERT_EQUAL(su.defrag.runs, 0);
+}
+
+/* lb2.trace's shape with each request's size drawn within 10 % of its own, 24 times (a
+ * deterministic generator: the same traces every run): about half the runs lose a buffer, in
+ * a compaction that frees cached segments or not. Each export replays every address, every
+ * segment event and every recorded out-of-memory. */
+static void test_snapshot_defrag_lost_random(void)
+{
+    static const struct { const char *op; unsigned id; uint64_t bytes; const char *opt; } lb[] = {
+        {"alloc", 4, 1323008, ""}, {"alloc", 5, 12463793, ""}, {"alloc", 8, 12463793, ""},
+        {"alloc", 10, 16706251, ""}, {"alloc", 11, 6754882, " stream=2"},
+        {"free_requested", 11, 0, " stream=2"}, {"alloc", 30, 814819, ""},
+        {"alloc", 39, 318424, ""}, {"alloc", 46, 767943, " stream=2"},
+        {"free", 46, 0, " stream=2"}, {"alloc", 59, 684032, ""}, {"alloc", 77, 350922, ""},
+        {"alloc", 125, 11290137, ""}};
+    char cfg[512]; /* kept: tu_write reuses its 8 path buffers */
+    snprintf(cfg, sizeof cfg, "%s", tu_write("lbr.yaml", LB_YAML));
+    uint64_t rng = 32; /* a 64-bit LCG (Knuth's MMIX constants) */
+    size_t with_lost = 0;
+    for (int run = 0; run < 24; run++) {
+        char text[1024] = "amsim-trace v1\n";
+        size_t len = strlen(text);
+        for (size_t i = 0; i < sizeof lb / sizeof lb[0]; i++) {
+            uint64_t bytes = lb[i].bytes;
+            if (bytes) {
+                rng = rng * 6364136223846793005u + 1442695040888963407u;
+                uint64_t spread = bytes / 10;
+                bytes = bytes - spread + (rng >> 33) % (2 * spread + 1);
+                len += (size_t)snprintf(text + len, sizeof text - len, "%s %u %llu%s\n",
+                                        lb[i].op, lb[i].id, (unsigned long long)bytes, lb[i].opt);
+            } else {
+                len += (size_t)snprintf(text + len, sizeof text - len, "%s %u%s\n", lb[i].op,
+                                        lb[i].id, lb[i].opt);
+            }
+        }
+        const char *tpath = tu_write("lbr.trace", text);
+        sim_summary orig = {0}, su;
+        run_spec sp = {.config = cfg, .trace = tpath};
+        am_error err = {0};
+        CU_ASSERT_FATAL(run_once(&sp, keep_summary, &orig, NULL, &err) == 0);
+        with_lost += orig.defrag.failures > 0;
+        export_replay(cfg, tpath, 0, &su);
+        CU_ASSERT_EQUAL(su.address_matches, su.recorded_allocs);
+        CU_ASSERT_EQUAL(su.oom_matches, su.recorded_ooms);
+        if (su.address_matches != su.recorded_allocs)
+            fprintf(stderr, "\nrun %d: %llu of %llu addresses\n%s", run,
+                    (unsigned long long)su.address_matches,
+                    (unsigned long long)su.recorded_allocs, text);
+    }
+    CU_ASSERT(with_lost >= 6); /* the loop does exercise lost buffers */
+    if (with_lost < 6)
+        fprintf(stderr, "\n%zu of 24 runs lost a buffer\n", with_lost);
 }
 
 /* An export of a bfc run whose on_oom compactions move buffers, and fail 4 requests after
@@ -1305,6 +1395,10 @@ void suite_export(void)
              {"pytorch snapshot: a compaction's frees before its allocations",
               test_snapshot_defrag_order},
              {"pytorch snapshot: a buffer a compaction lost is freed", test_snapshot_defrag_lost},
+             {"pytorch snapshot: a lost buffer's failed placement is an oom entry",
+              test_snapshot_defrag_lost_gives},
+             {"pytorch snapshot: random runs losing buffers replay exactly",
+              test_snapshot_defrag_lost_random},
              {"pytorch snapshot: a bfc compaction run replays at every address",
               test_snapshot_defrag_bfc_replay},
              {"pytorch snapshot: a compaction before a device take replays it",

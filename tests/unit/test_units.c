@@ -140,6 +140,15 @@ static void test_times_whole(void)
     CU_ASSERT_EQUAL(units_time_unit("1x", &v, &why), -1);
     CU_ASSERT_EQUAL(units_time_unit("-1ns", &v, &why), -1);
     CU_ASSERT_EQUAL(units_time_unit("0", &v, &why), 0); /* 0 is the option type's to refuse */
+    /* a bare unit is 1 of it, as a trace header's time_unit=us (until 2026-11-27 the config
+     * refused it: "not a number"); a bare word that is no unit is an unknown unit */
+    CU_ASSERT_EQUAL(units_time_unit("us", &v, &why), 0);
+    CU_ASSERT_EQUAL(v, AM_PS_PER_US);
+    CU_ASSERT_EQUAL(units_time_unit("s", &v, &why), 0);
+    CU_ASSERT_EQUAL(v, AM_PS_PER_S);
+    why = NULL;
+    CU_ASSERT_EQUAL(units_time_unit("US", &v, &why), -1);
+    CU_ASSERT(why && strstr(why, "unknown unit") != NULL);
 }
 
 /* units_size_nonzero: like units_size, but a value that is not 0 and rounds to 0 bytes is
