@@ -8,7 +8,8 @@
  * take latency + 2 B / bandwidth. The bandwidth is a rational num / den bytes per second (an
  * effective bandwidth such as 3 B/s x 0.9 = 27/10 B/s is not a whole number), and work is
  * tracked in integer units of byte x 1e12 x den so that the arithmetic is exact to the
- * picosecond and deterministic.
+ * picosecond and deterministic: sharing transfers finish at exact instants (link.c keeps the
+ * work served to each as virtual work), each rounded up to the picosecond once, when reported.
  *
  * A half-duplex link is one channel that both directions share: each transfer names its side
  * (0 or 1, the direction), and statistics are kept per side as well as for the whole channel. */
@@ -42,8 +43,9 @@ void link_destroy(link_chan *l);
  * link_submit is link_submit_side with side 0. */
 void link_submit(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag);
 void link_submit_side(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int side);
-/* Time of the next completion or phase change, AM_TIME_NONE when idle. */
-am_ps link_next_time(const link_chan *l);
+/* Time of the next completion or phase change, AM_TIME_NONE when idle (not const: it is
+ * remembered until the channel changes). */
+am_ps link_next_time(link_chan *l);
 /* A completed transfer: its tag, and when the channel took it (its submission time, or later
  * when it waited behind the concurrency limit); it completed at the time link_advance got to. */
 typedef struct link_done {
