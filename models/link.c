@@ -7,7 +7,8 @@
 __extension__ typedef unsigned __int128 u128;
 
 typedef struct xfer {
-    uint64_t tag, bytes, seq;
+    uint64_t tag, bytes;
+    uint64_t order;        /* ties among arrivals at one picosecond go by it (link.h) */
     int side;              /* 0 or 1 (link.h) */
     int sharing;           /* in the data phase: counted in ndata, fin is set */
     am_ps submit, started; /* submitted; taken (in flight from then on) */
@@ -51,7 +52,8 @@ struct link_chan {
     am_ps nx_ps;
     u128 nx_frac;
     size_t nx_which;
-    xfer *q;               /* waiting behind the concurrency limit (FIFO ring) */
+    xfer *q;               /* waiting behind the concurrency limit (a ring, in arrival order:
+                            * by submission time, then order) */
     size_t qh, qn, capq;
     uint64_t seq;
     link_stats st;         /* the channel */
@@ -230,26 +232,79 @@ void link_submit(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag)
 
 void link_submit_side(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int side)
 {
+    link_submit_ordered(l, now, bytes, tag, side, l->seq);
+}
+
+/* Queue x behind the concurrency limit: after every transfer that arrived before it, i.e.
+ * earlier, or at the same picosecond with a smaller order. */
+static void wait_in_queue(link_chan *l, xfer x)
+{
+    if (l->qn == l->capq) {
+        size_t nc = l->capq ? 2 * l->capq : 8;
+        xfer *nq = am_malloc(nc * sizeof *nq);
+        for (size_t i = 0; i < l->qn; i++)
+            nq[i] = l->q[(l->qh + i) % l->capq];
+        free(l->q);
+        l->q = nq;
+        l->qh = 0;
+        l->capq = nc;
+    }
+    size_t i = l->qn++;
+    for (; i > 0; i--) {
+        xfer *prev = &l->q[(l->qh + i - 1) % l->capq];
+        if (prev->submit != x.submit || prev->order < x.order)
+            break;
+        l->q[(l->qh + i) % l->capq] = *prev;
+    }
+    l->q[(l->qh + i) % l->capq] = x;
+}
+
+/* The in-flight transfer that x, arriving now at a full channel, goes before: one that arrived
+ * at this very picosecond with a larger order and was taken at once (the largest such order;
+ * nothing has happened to it yet). SIZE_MAX when none. */
+static size_t overtaken(const link_chan *l, const xfer *x)
+{
+    size_t k = SIZE_MAX;
+    for (size_t i = 0; i < l->nfl; i++) {
+        const xfer *y = &l->fl[i];
+        if (y->submit == l->now && y->started == l->now && y->order > x->order &&
+            (k == SIZE_MAX || y->order > l->fl[k].order))
+            k = i;
+    }
+    return k;
+}
+
+/* Put fl[k] back in the queue, as if it had arrived after the transfer taking its place. */
+static void untake(link_chan *l, size_t k)
+{
+    xfer y = l->fl[k];
+    memmove(&l->fl[k], &l->fl[k + 1], (l->nfl - k - 1) * sizeof *l->fl);
+    l->nfl--;
+    l->nside[y.side]--;
+    l->ndata -= (unsigned)y.sharing;
+    y.sharing = 0;
+    l->nx_known = 0;
+    wait_in_queue(l, y);
+}
+
+void link_submit_ordered(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int side,
+                         uint64_t order)
+{
     account(l, now);
     side = side != 0;
-    xfer x = {tag, bytes, l->seq++, side, 0, l->now, l->now, 0, 0};
+    l->seq++;
+    xfer x = {tag, bytes, order, side, 0, l->now, l->now, 0, 0};
     l->st.bytes += bytes;
     l->st.count++;
     l->side[side].bytes += bytes;
     l->side[side].count++;
     if (l->conc && l->nfl >= l->conc) {
-        if (l->qn == l->capq) {
-            size_t nc = l->capq ? 2 * l->capq : 8;
-            xfer *nq = am_malloc(nc * sizeof *nq);
-            for (size_t i = 0; i < l->qn; i++)
-                nq[i] = l->q[(l->qh + i) % l->capq];
-            free(l->q);
-            l->q = nq;
-            l->qh = 0;
-            l->capq = nc;
+        size_t k = overtaken(l, &x);
+        if (k == SIZE_MAX) {
+            wait_in_queue(l, x);
+            return;
         }
-        l->q[(l->qh + l->qn++) % l->capq] = x;
-        return;
+        untake(l, k);
     }
     start(l, x);
     /* without latency it shares from now on (every event before now has been taken) */

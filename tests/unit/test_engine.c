@@ -375,6 +375,42 @@ static void test_duplex_and_limit(void)
     stop(&r);
 }
 
+/* Transfers reaching a link at the same picosecond are taken in trace issue order, however
+ * they got there (a record releasing waits on several streams, computes ending together).
+ * 10 GB/s, 1 us latency, one transfer at a time: the transfer issued first is taken at 10 us
+ * and ends at 111 us, and its stream's 1000 us compute ends the run at 1111 us; taken second it
+ * would end at 212 us (makespan 1212 us). Until 2026-11-27 waits released by one record went by
+ * stream number (stream 2 before stream 5, though issued after it). */
+static void test_link_tie_issue_order(void)
+{
+    for (int shape = 0; shape < 3; shape++) {
+        /* first: the stream whose transfer is issued first; second: the other */
+        uint32_t first = shape == 1 ? 2 : 5, second = shape == 1 ? 5 : 2;
+        run r;
+        start(&r, "1us", "true", "1", "1024");
+        if (shape < 2) { /* both released by stream 0's record */
+            ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 0, .duration = 10 * US});
+            ev(&r, (tr_event){.kind = TR_RECORD, .stream = 0, .arg = 1});
+            ev(&r, (tr_event){.kind = TR_WAIT, .stream = first, .arg = 1});
+            ev(&r, XFER(first, 1, 0, 1000000, 0));
+            ev(&r, (tr_event){.kind = TR_WAIT, .stream = second, .arg = 1});
+            ev(&r, XFER(second, 1, 0, 1000000, 0));
+        } else { /* computes on both streams end at 10 us */
+            ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = first, .duration = 10 * US});
+            ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = second, .duration = 10 * US});
+            ev(&r, XFER(first, 1, 0, 1000000, 0));
+            ev(&r, XFER(second, 1, 0, 1000000, 0));
+        }
+        ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = first, .duration = 1000 * US});
+        finish(&r);
+        CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, 1111 * US);
+        sim_link_result lr[4];
+        sim_links(r.s, lr, 4);
+        CU_ASSERT_EQUAL(lr[0].st->wait_ps, 101 * US);
+        stop(&r);
+    }
+}
+
 static void test_streams_and_events(void)
 {
     run r;
@@ -1826,6 +1862,20 @@ static void test_link_model(void)
     }
     CU_ASSERT_EQUAL(link_next_time(l), AM_TIME_NONE);
     link_destroy(l);
+    /* one at a time, three arriving at 0 in the calls' order 7, 3, 5: taken by order (3, 5, 7),
+     * the one already taken giving way (nothing had happened to it) */
+    l = link_create(1000000000000ULL, 0, 1);
+    link_submit_ordered(l, 0, 1000, 1, 0, 7);
+    link_submit_ordered(l, 0, 1000, 2, 0, 3);
+    link_submit_ordered(l, 0, 1000, 3, 0, 5);
+    static const uint64_t tags[3] = {2, 3, 1};
+    for (int k = 0; k < 3; k++) {
+        CU_ASSERT_EQUAL_FATAL(link_advance(l, (am_ps)(k + 1) * 1000, d, 4), 1);
+        CU_ASSERT_EQUAL(d[0].tag, tags[k]);
+        CU_ASSERT_EQUAL(d[0].started, (am_ps)k * 1000);
+    }
+    CU_ASSERT_EQUAL(link_get_stats(l)->wait_ps, 3000);
+    link_destroy(l);
 }
 
 /* ---- look-ahead ------------------------------------------------------------------------- */
@@ -1978,6 +2028,7 @@ void suite_engine(void)
              {"sampled timeline: every level on its own", test_timeline_sampled_per_level},
              {"link model arithmetic", test_link_model},
              {"link sharing exact to the picosecond", test_link_sharing_exact},
+             {"link ties taken in issue order", test_link_tie_issue_order},
              {"energy per byte", test_link_energy},
              {"totals past 2^64 bytes or ps are exact", test_totals_past_2_64},
              {"half-duplex link: outputs per direction and for the shared channel",
