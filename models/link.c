@@ -7,23 +7,53 @@
 __extension__ typedef unsigned __int128 u128;
 
 typedef struct xfer {
-    uint64_t tag, bytes, seq;
+    uint64_t tag, bytes;
+    uint64_t order;        /* ties among arrivals at one picosecond go by it (link.h) */
     int side;              /* 0 or 1 (link.h) */
+    int sharing;           /* in the data phase: counted in ndata, fin is set */
     am_ps submit, started; /* submitted; taken (in flight from then on) */
     am_ps data_at;         /* data phase starts at data_at */
-    u128 rem;              /* remaining work, bytes x 1e12 x den */
+    u128 fin;              /* sharing: the channel's virtual work at which it is done */
 } xfer;
 
+/* Processor sharing is kept as virtual work: v is the work served to each sharing transfer
+ * since the channel last had none, in units of 2^-shift work unit (work: bytes x 1e12 x den),
+ * and it grows at tps / ndata per ps (tps = bw x 2^shift). A transfer entering its data phase
+ * when the virtual work is v finishes when it reaches fin = v + its work, whatever happens
+ * meanwhile. The anchor is the exact instant (a_ps + a_frac / tps picoseconds) at which v was
+ * last set: a completion moves it to its own exact instant, so completion times are computed
+ * from exact remaining work and rounded up to the picosecond only when reported, never
+ * accumulated. The one rounding is where a transfer enters its data phase while others share
+ * (v is then rounded up to a 2^-shift unit, under ndata / tps ps; shift is 0 while a transfer
+ * is alone, and up to 40 once others join, as fine as the sharing works allow: 1000 transfers
+ * of up to 1 MB sharing a 3 B/s link are off by under 1e-9 ps per entry).
+ * Until 2026-11-27 each transfer's remaining work was decremented by a rounded-down share at
+ * every event and each completion rounded up from there: completions drifted later, ~1/3 ps
+ * per completion for 1000 transfers sharing a 3 B/s link. */
+enum { MAX_SHIFT = 40 };               /* the finest sub-unit: 2^-40 work unit */
 struct link_chan {
     uint64_t bw;           /* effective bandwidth x den: work units (bytes x 1e12 x den) per ps */
     uint64_t den;          /* the bandwidth's denominator (1 for whole bytes per second) */
     am_ps latency;
     uint32_t conc;
-    am_ps now;             /* time the state below describes */
+    am_ps now;             /* time the statistics below describe */
+    int shift;             /* v and fin count 2^-shift work units (shift_for) */
+    u128 tps;              /* bw << shift: v's growth per ps with one transfer sharing */
+    u128 v;                /* virtual work at the anchor */
+    am_ps a_ps;            /* the anchor: a_ps + a_frac / tps picoseconds, a_frac < tps */
+    u128 a_frac;
+    unsigned ndata;        /* transfers sharing the bandwidth (in their data phase) */
     xfer *fl;              /* in flight, in submission order */
     size_t nfl, capfl;
     uint32_t nside[2];     /* of those in flight, how many on each side */
-    xfer *q;               /* waiting behind the concurrency limit (FIFO ring) */
+    int nx_known;          /* the next event below is up to date (link_next_time is called for
+                            * every channel at every engine step: it is remembered) */
+    int nx_kind;
+    am_ps nx_ps;
+    u128 nx_frac;
+    size_t nx_which;
+    xfer *q;               /* waiting behind the concurrency limit (a ring, in arrival order:
+                            * by submission time, then order) */
     size_t qh, qn, capq;
     uint64_t seq;
     link_stats st;         /* the channel */
@@ -42,6 +72,7 @@ link_chan *link_create_rate(uint64_t num, uint64_t den, am_ps latency, uint32_t 
     l->den = den ? den : 1;
     l->latency = latency;
     l->conc = concurrency;
+    l->tps = l->bw;
     return l;
 }
 
@@ -54,12 +85,112 @@ void link_destroy(link_chan *l)
     free(l);
 }
 
-static unsigned data_count(const link_chan *l)
+/* Move the anchor to the whole picosecond t (at or after it). The virtual work there is
+ * rounded up to a 2^-shift unit when it is not whole (only when a transfer enters while others
+ * share): the sharing transfers' completions come under ndata / tps ps early, which rounding
+ * them up to the picosecond absorbs unless the exact instant is that close above a whole ps
+ * (rounding down instead made an exact whole-ps completion 1 ps late). With nothing sharing it
+ * restarts from 0, so v stays small. */
+static void anchor_at(link_chan *l, am_ps t)
 {
-    unsigned n = 0;
+    if (l->ndata == 0)
+        l->v = 0;
+    else if (t < l->a_ps || (t == l->a_ps && l->a_frac))
+        return; /* not after the anchor: events are taken in order, so never */
+    else {
+        /* v += ceil((dt x tps - a_frac) / ndata), with dt split as qd ndata + rd (rd at least
+         * ndata when qd is taken from, so that rd tps - a_frac >= 0 and fits: < 2^123) */
+        u128 n = l->ndata, dt = t - l->a_ps, qd = dt / n, rd = dt - qd * n;
+        if (qd) {
+            qd--;
+            rd += n;
+        }
+        u128 part = (rd * l->tps - l->a_frac + n - 1) / n;
+        if (qd > (~(u128)0 - part - l->v) / l->tps)
+            l->v = ~(u128)0; /* past every finish: cannot happen, events are taken in order */
+        else
+            l->v += qd * l->tps + part;
+    }
+    l->a_ps = t;
+    l->a_frac = 0;
+}
+
+static int bits128(u128 x)
+{
+    int n = 0;
+    for (; x >> 64; x >>= 64)
+        n += 64;
+    return n + (x ? 64 - __builtin_clzll((uint64_t)x) : 0);
+}
+
+/* The finest scale for a work: the scaled work below 2^100 and tps below 2^90 (so that
+ * finish_at's products fit), at most MAX_SHIFT. */
+static int shift_for(u128 work, uint64_t bw)
+{
+    int s = MAX_SHIFT;
+    if (100 - bits128(work) < s)
+        s = 100 - bits128(work);
+    if (90 - bits128(bw) < s)
+        s = 90 - bits128(bw);
+    return s < 0 ? 0 : s;
+}
+
+/* Count v from 0 again (it would grow without bound while the channel stays busy); returns
+ * the largest remaining work, in 2^-shift units. */
+static u128 rebase(link_chan *l)
+{
+    u128 most = 0;
     for (size_t i = 0; i < l->nfl; i++)
-        n += l->fl[i].data_at <= l->now;
-    return n;
+        if (l->fl[i].sharing) {
+            l->fl[i].fin = l->fl[i].fin > l->v ? l->fl[i].fin - l->v : 0;
+            if (l->fl[i].fin > most)
+                most = l->fl[i].fin;
+        }
+    l->v = 0;
+    return most;
+}
+
+/* Go to scale s (v = 0). A finer one is exact (everything doubles); a coarser one (a bigger work
+ * enters while others share) rounds the finishes up, as anchor_at rounds. */
+static void rescale(link_chan *l, int s)
+{
+    for (size_t i = 0; i < l->nfl; i++) {
+        xfer *x = &l->fl[i];
+        if (!x->sharing)
+            continue;
+        if (s > l->shift)
+            x->fin <<= s - l->shift;
+        else {
+            int d = l->shift - s;
+            x->fin = (x->fin >> d) + ((x->fin & (((u128)1 << d) - 1)) != 0);
+        }
+    }
+    l->a_frac = s > l->shift ? l->a_frac << (s - l->shift) : l->a_frac >> (l->shift - s);
+    l->shift = s;
+    l->tps = (u128)l->bw << s;
+}
+
+/* x enters its data phase at the whole picosecond t (no completion falls before t). Alone it
+ * counts whole work units (as fast as can be); joining others, the scale becomes as fine as the
+ * works allow (shift_for), so that rounding v at later entries costs next to nothing. */
+static void enter_data(link_chan *l, xfer *x, am_ps t)
+{
+    u128 work = (u128)x->bytes * AM_PS_PER_S * l->den;
+    if (l->ndata == 0) {
+        l->shift = 0;
+        l->tps = l->bw;
+        anchor_at(l, t);
+    } else {
+        anchor_at(l, t);
+        u128 most = rebase(l) >> l->shift;
+        int s = shift_for(most + 1 > work ? most + 1 : work, l->bw);
+        if (s != l->shift)
+            rescale(l, s);
+    }
+    x->fin = l->v + (work << l->shift);
+    x->sharing = 1;
+    l->ndata++;
+    l->nx_known = 0;
 }
 
 static void start(link_chan *l, xfer x)
@@ -73,13 +204,14 @@ static void start(link_chan *l, xfer x)
     x.started = l->now;
     x.data_at = am_ps_add(l->now, l->latency);
     l->fl[l->nfl++] = x;
+    l->nx_known = 0;
     if (l->nfl > l->st.max_in_flight)
         l->st.max_in_flight = (uint32_t)l->nfl;
     if (++l->nside[x.side] > l->side[x.side].max_in_flight)
         l->side[x.side].max_in_flight = l->nside[x.side];
 }
 
-/* Move the clock to t (no completion may fall before t: the caller advanced first). */
+/* Move the clock to t (no event may fall before t: the caller advanced first). */
 static void account(link_chan *l, am_ps t)
 {
     if (t <= l->now)
@@ -89,13 +221,6 @@ static void account(link_chan *l, am_ps t)
         for (int k = 0; k < 2; k++)
             if (l->nside[k])
                 l->side[k].busy_ps += t - l->now;
-    }
-    unsigned n = data_count(l);
-    if (n) {
-        u128 done = (u128)(t - l->now) * l->bw / n;
-        for (size_t i = 0; i < l->nfl; i++)
-            if (l->fl[i].data_at <= l->now)
-                l->fl[i].rem = l->fl[i].rem > done ? l->fl[i].rem - done : 0;
     }
     l->now = t;
 }
@@ -107,94 +232,223 @@ void link_submit(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag)
 
 void link_submit_side(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int side)
 {
+    link_submit_ordered(l, now, bytes, tag, side, l->seq);
+}
+
+/* Queue x behind the concurrency limit: after every transfer that arrived before it, i.e.
+ * earlier, or at the same picosecond with a smaller order. */
+static void wait_in_queue(link_chan *l, xfer x)
+{
+    if (l->qn == l->capq) {
+        size_t nc = l->capq ? 2 * l->capq : 8;
+        xfer *nq = am_malloc(nc * sizeof *nq);
+        for (size_t i = 0; i < l->qn; i++)
+            nq[i] = l->q[(l->qh + i) % l->capq];
+        free(l->q);
+        l->q = nq;
+        l->qh = 0;
+        l->capq = nc;
+    }
+    size_t i = l->qn++;
+    for (; i > 0; i--) {
+        xfer *prev = &l->q[(l->qh + i - 1) % l->capq];
+        if (prev->submit != x.submit || prev->order < x.order)
+            break;
+        l->q[(l->qh + i) % l->capq] = *prev;
+    }
+    l->q[(l->qh + i) % l->capq] = x;
+}
+
+/* The in-flight transfer that x, arriving now at a full channel, goes before: one that arrived
+ * at this very picosecond with a larger order and was taken at once (the largest such order;
+ * nothing has happened to it yet). SIZE_MAX when none. */
+static size_t overtaken(const link_chan *l, const xfer *x)
+{
+    size_t k = SIZE_MAX;
+    for (size_t i = 0; i < l->nfl; i++) {
+        const xfer *y = &l->fl[i];
+        if (y->submit == l->now && y->started == l->now && y->order > x->order &&
+            (k == SIZE_MAX || y->order > l->fl[k].order))
+            k = i;
+    }
+    return k;
+}
+
+/* Put fl[k] back in the queue, as if it had arrived after the transfer taking its place. */
+static void untake(link_chan *l, size_t k)
+{
+    xfer y = l->fl[k];
+    memmove(&l->fl[k], &l->fl[k + 1], (l->nfl - k - 1) * sizeof *l->fl);
+    l->nfl--;
+    l->nside[y.side]--;
+    l->ndata -= (unsigned)y.sharing;
+    y.sharing = 0;
+    l->nx_known = 0;
+    wait_in_queue(l, y);
+}
+
+void link_submit_ordered(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int side,
+                         uint64_t order)
+{
     account(l, now);
     side = side != 0;
-    xfer x = {tag, bytes, l->seq++, side, l->now, l->now, 0,
-              (u128)bytes * AM_PS_PER_S * l->den};
+    l->seq++;
+    xfer x = {tag, bytes, order, side, 0, l->now, l->now, 0, 0};
     l->st.bytes += bytes;
     l->st.count++;
     l->side[side].bytes += bytes;
     l->side[side].count++;
     if (l->conc && l->nfl >= l->conc) {
-        if (l->qn == l->capq) {
-            size_t nc = l->capq ? 2 * l->capq : 8;
-            xfer *nq = am_malloc(nc * sizeof *nq);
-            for (size_t i = 0; i < l->qn; i++)
-                nq[i] = l->q[(l->qh + i) % l->capq];
-            free(l->q);
-            l->q = nq;
-            l->qh = 0;
-            l->capq = nc;
+        size_t k = overtaken(l, &x);
+        if (k == SIZE_MAX) {
+            wait_in_queue(l, x);
+            return;
         }
-        l->q[(l->qh + l->qn++) % l->capq] = x;
-        return;
+        untake(l, k);
     }
     start(l, x);
+    /* without latency it shares from now on (every event before now has been taken) */
+    if (l->fl[l->nfl - 1].data_at <= l->now)
+        enter_data(l, &l->fl[l->nfl - 1], l->now);
 }
 
-/* ceil(rem x n / bw) picoseconds, saturated at AM_PS_MAX. rem x n fits 128 bits unless rem is
- * huge (work up to 2^124 with a denominator): then it is split as rem = q bw + r. */
-static am_ps ps_needed(u128 rem, unsigned n, uint64_t bw)
+/* The exact instant the virtual work reaches fin: the anchor plus (fin - v) x ndata / tps ps,
+ * as whole picoseconds *ps plus *frac / tps. 0 when it lies past AM_PS_MAX. (fin - v) x ndata
+ * fits 128 bits unless the work is huge (up to 2^124): then it is split as rem = q tps + r. */
+static int finish_at(const link_chan *l, u128 fin, am_ps *ps, u128 *frac)
 {
-    if ((rem >> 90) == 0) { /* rem x n < 2^122: the single division */
-        u128 need = (rem * n + bw - 1) / bw;
-        return need >= AM_PS_MAX ? AM_PS_MAX : (am_ps)need;
+    u128 rem = fin > l->v ? fin - l->v : 0, whole, part;
+    unsigned n = l->ndata;
+    if ((rem >> 90) == 0) { /* rem x n + a_frac < 2^123: the single division */
+        u128 ticks = rem * n + l->a_frac;
+        whole = ticks / l->tps;
+        part = ticks - whole * l->tps;
+    } else { /* r x n + a_frac < 2^84 x 2^32 + 2^84 */
+        u128 q = rem / l->tps, r = rem - q * l->tps;
+        if (q >= AM_PS_MAX / n)
+            return 0;
+        u128 ticks = r * n + l->a_frac;
+        whole = q * n + ticks / l->tps;
+        part = ticks % l->tps;
     }
-    u128 q = rem / bw, r = rem - q * bw;
-    if (q >= AM_PS_MAX / n)
-        return AM_PS_MAX;
-    u128 need = q * n + (r * n + bw - 1) / bw;
-    return need >= AM_PS_MAX ? AM_PS_MAX : (am_ps)need;
+    if (whole >= AM_PS_MAX - l->a_ps)
+        return 0;
+    *ps = l->a_ps + (am_ps)whole;
+    *frac = part;
+    return 1;
 }
 
-am_ps link_next_time(const link_chan *l)
+/* The channel's next event: the earliest completion among sharing transfers (at its exact
+ * instant, *ps + *frac / tps) or, if none comes first, the earliest start of a data phase
+ * (*frac = 0). Returns 0 when idle, 1 for a completion, 2 for a data-phase start. */
+static int next_event(const link_chan *l, am_ps *ps, u128 *frac, size_t *which)
 {
-    if (l->nfl == 0)
-        return AM_TIME_NONE;
-    am_ps next = AM_TIME_NONE;
-    unsigned n = data_count(l);
+    size_t first = SIZE_MAX, enter = SIZE_MAX;
     for (size_t i = 0; i < l->nfl; i++) {
         const xfer *x = &l->fl[i];
-        am_ps t;
-        if (x->data_at > l->now)
-            t = x->data_at;
-        else {
-            am_ps need = ps_needed(x->rem, n, l->bw);
-            t = need >= AM_PS_MAX - l->now ? AM_PS_MAX : l->now + need;
-        }
-        if (t < next)
-            next = t;
+        if (x->sharing) {
+            if (first == SIZE_MAX || x->fin < l->fl[first].fin)
+                first = i;
+        } else if (enter == SIZE_MAX || x->data_at < l->fl[enter].data_at)
+            enter = i;
     }
-    return next;
+    int kind = 0;
+    if (first != SIZE_MAX) {
+        kind = 1;
+        *which = first;
+        if (!finish_at(l, l->fl[first].fin, ps, frac)) {
+            *ps = AM_PS_MAX;
+            *frac = 0;
+        }
+    }
+    /* a completion at the very instant a data phase starts goes first */
+    if (enter != SIZE_MAX &&
+        (kind == 0 || l->fl[enter].data_at < *ps || (l->fl[enter].data_at == *ps && *frac))) {
+        kind = 2;
+        *which = enter;
+        *ps = l->fl[enter].data_at;
+        *frac = 0;
+    }
+    return kind;
+}
+
+/* When an event at ps + frac / tps is seen: the next whole picosecond, never before now. */
+static am_ps seen_at(const link_chan *l, am_ps ps, u128 frac)
+{
+    am_ps t = frac && ps < AM_PS_MAX ? ps + 1 : ps;
+    return t < l->now ? l->now : t;
+}
+
+/* next_event, remembered until the in-flight set changes. */
+static int upcoming(link_chan *l, am_ps *ps, u128 *frac, size_t *which)
+{
+    if (!l->nx_known) {
+        l->nx_kind = next_event(l, &l->nx_ps, &l->nx_frac, &l->nx_which);
+        l->nx_known = 1;
+    }
+    *ps = l->nx_ps;
+    *frac = l->nx_frac;
+    *which = l->nx_which;
+    return l->nx_kind;
+}
+
+am_ps link_next_time(link_chan *l)
+{
+    am_ps ps;
+    u128 frac;
+    size_t which;
+    if (!upcoming(l, &ps, &frac, &which))
+        return AM_TIME_NONE;
+    return seen_at(l, ps, frac);
+}
+
+/* The sharing transfers done at the anchor leave, in submission order, up to max in all; at
+ * the end of time (AM_PS_MAX, where too long a transfer saturates) every one in flight has
+ * finished: the engine stops with an error there. */
+static int retire(link_chan *l, link_done *done, int got, int max)
+{
+    size_t k = 0;
+    int end = l->now >= AM_PS_MAX;
+    for (size_t i = 0; i < l->nfl; i++) {
+        xfer *x = &l->fl[i];
+        if ((end || (x->sharing && x->fin <= l->v)) && got < max) {
+            done[got++] = (link_done){x->tag, x->started};
+            l->st.sum_ps += l->now - x->submit;
+            l->side[x->side].sum_ps += l->now - x->submit;
+            l->nside[x->side]--;
+            l->ndata -= (unsigned)x->sharing;
+        } else {
+            l->fl[k++] = *x;
+        }
+    }
+    l->nfl = k;
+    l->nx_known = 0;
+    return got;
 }
 
 int link_advance(link_chan *l, am_ps t, link_done *done, int max)
 {
     int got = 0;
     for (;;) {
-        am_ps next = link_next_time(l);
-        if (next == AM_TIME_NONE || next > t) {
+        am_ps ps;
+        u128 frac;
+        size_t which;
+        int kind = upcoming(l, &ps, &frac, &which);
+        am_ps seen = kind ? seen_at(l, ps, frac) : AM_TIME_NONE;
+        if (kind == 0 || seen > t) {
             account(l, t);
             return got;
         }
-        account(l, next);
-        /* Complete finished data-phase transfers, in submission order. At the end of time
-         * (AM_PS_MAX, where too long a transfer saturates) every one in flight has finished:
-         * the engine stops with an error there. */
-        size_t k = 0;
-        int end = l->now >= AM_PS_MAX;
-        for (size_t i = 0; i < l->nfl; i++) {
-            xfer *x = &l->fl[i];
-            if (x->data_at <= l->now && (x->rem == 0 || end) && got < max) {
-                done[got++] = (link_done){x->tag, x->started};
-                l->st.sum_ps += l->now - x->submit;
-                l->side[x->side].sum_ps += l->now - x->submit;
-                l->nside[x->side]--;
-            } else {
-                l->fl[k++] = *x;
-            }
+        account(l, seen);
+        if (kind == 2) {
+            enter_data(l, &l->fl[which], ps);
+            continue;
         }
-        l->nfl = k;
+        /* the completion's exact instant becomes the anchor: v is its finish exactly */
+        l->v = l->fl[which].fin;
+        l->a_ps = ps;
+        l->a_frac = frac;
+        got = retire(l, done, got, max);
         while (l->qn && (!l->conc || l->nfl < l->conc)) {
             xfer x = l->q[l->qh];
             l->qh = (l->qh + 1) % l->capq;

@@ -3,12 +3,14 @@
  * Model: a transfer spends `latency` first (no bandwidth used), then moves its bytes while
  * sharing the channel's effective bandwidth (peak x efficiency) equally with every other
  * transfer in its data phase (processor sharing). At most `concurrency` transfers are in flight
- * (0 = no limit); later ones wait in FIFO order. Alone, a transfer of B bytes takes exactly
- * latency + ceil(B * 1e12 / bandwidth) picoseconds; two equal transfers started together each
- * take latency + 2 B / bandwidth. The bandwidth is a rational num / den bytes per second (an
- * effective bandwidth such as 3 B/s x 0.9 = 27/10 B/s is not a whole number), and work is
- * tracked in integer units of byte x 1e12 x den so that the arithmetic is exact to the
- * picosecond and deterministic.
+ * (0 = no limit); later ones wait in arrival order (ties at one picosecond by `order`, below).
+ * Alone, a transfer of B bytes takes exactly latency + ceil(B * 1e12 / bandwidth) picoseconds;
+ * two equal transfers started together each take latency + 2 B / bandwidth. The bandwidth is
+ * a rational num / den bytes per second (an effective bandwidth such as 3 B/s x 0.9 = 27/10 B/s
+ * is not a whole number), and work is tracked in integer units of byte x 1e12 x den so that
+ * the arithmetic is exact to the picosecond and deterministic: sharing transfers finish at
+ * exact instants (link.c keeps the work served to each as virtual work), each rounded up to the
+ * picosecond once, when reported.
  *
  * A half-duplex link is one channel that both directions share: each transfer names its side
  * (0 or 1, the direction), and statistics are kept per side as well as for the whole channel. */
@@ -39,11 +41,17 @@ link_chan *link_create(uint64_t bandwidth_bps, am_ps latency, uint32_t concurren
 link_chan *link_create_rate(uint64_t num, uint64_t den, am_ps latency, uint32_t concurrency);
 void link_destroy(link_chan *l);
 /* Submit a transfer at time `now` (>= every earlier call's time). `tag` comes back on completion.
- * link_submit is link_submit_side with side 0. */
+ * Transfers arriving at the same picosecond are taken in `order` (the engine passes the trace
+ * line's index: the host's issue order), whatever order the calls come in; behind the
+ * concurrency limit they wait in arrival order (time, then order). link_submit_side uses the
+ * submission count as order, link_submit is link_submit_side with side 0. */
 void link_submit(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag);
 void link_submit_side(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int side);
-/* Time of the next completion or phase change, AM_TIME_NONE when idle. */
-am_ps link_next_time(const link_chan *l);
+void link_submit_ordered(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int side,
+                         uint64_t order);
+/* Time of the next completion or phase change, AM_TIME_NONE when idle (not const: it is
+ * remembered until the channel changes). */
+am_ps link_next_time(link_chan *l);
 /* A completed transfer: its tag, and when the channel took it (its submission time, or later
  * when it waited behind the concurrency limit); it completed at the time link_advance got to. */
 typedef struct link_done {

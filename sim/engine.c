@@ -232,6 +232,8 @@ typedef struct op {
                         * up to it); OP_XFER in runs that spill: the buffers it reads and writes
                         * (xfer_refs), 0 when none */
     am_ps issue;       /* host time it was issued */
+    uint64_t order;    /* trace event index it was issued at: transfers reaching a link at the
+                        * same picosecond are taken in this order (link_submit_ordered) */
 } op;
 
 typedef struct stream {
@@ -622,7 +624,8 @@ static void kick(sim *s, uint32_t id)
         case OP_XFER:
             q->busy = 1;
             q->started = s->now;
-            link_submit_side(s->ch[h->chan].l, s->now, h->arg, id, s->ch[h->chan].side);
+            link_submit_ordered(s->ch[h->chan].l, s->now, h->arg, id, s->ch[h->chan].side,
+                                h->order);
             s->inflight++;
             return;
         case OP_RECORD:
@@ -2541,6 +2544,7 @@ static int enqueue(sim *s, const tr_event *ev, op o, const char *file, am_error 
                           "operation (streams 0 to %d)", ev->stream, MAX_STREAMS - 1);
     stream *q = get_stream(s, ev->stream);
     o.issue = s->host;
+    o.order = s->seq;
     if (s->cfg->engine.queue_depth && q->len >= s->cfg->engine.queue_depth) {
         /* The host blocks until the stream retires an operation. */
         am_ps before = s->host;
@@ -2738,7 +2742,8 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
                              ev->has_into ? idmap_find(&s->ids, ev->into) : NULL);
         /* the link carries whole granules: the op's bytes (its time, the link's busy time and
          * bytes, the observers' figures) are the rounded ones */
-        rc = enqueue(s, ev, (op){OP_XFER, (uint32_t)c, chan_bytes(&s->ch[c], ev->bytes), refs, 0},
+        rc = enqueue(s, ev,
+                     (op){OP_XFER, (uint32_t)c, chan_bytes(&s->ch[c], ev->bytes), refs, 0, 0},
                      file, err);
         break;
     }
@@ -2757,10 +2762,10 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
     }
     case TR_COMPUTE:
         s->sum.computes++;
-        rc = enqueue(s, ev, (op){OP_COMPUTE, 0, ev->duration, 0, 0}, file, err);
+        rc = enqueue(s, ev, (op){OP_COMPUTE, 0, ev->duration, 0, 0, 0}, file, err);
         break;
     case TR_RECORD: {
-        rc = enqueue(s, ev, (op){OP_RECORD, 0, ev->arg, 0, 0}, file, err);
+        rc = enqueue(s, ev, (op){OP_RECORD, 0, ev->arg, 0, 0, 0}, file, err);
         if (rc == 0) {
             /* Every op pushed so far was popped or is queued: this one was the last pushed
              * (enqueue may have run the device, which only pops). */
@@ -2781,8 +2786,8 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
             return am_fail_at(err, file, ev->line, ev->col,
                               "wait on event %" PRIu64 ", which was never recorded", ev->arg);
         uint32_t last_stream = (uint32_t)(rec & ((1u << EV_STREAM_BITS) - 1));
-        rc = enqueue(s, ev, (op){OP_WAIT, last_stream, ev->arg, rec >> EV_STREAM_BITS, 0}, file,
-                     err);
+        rc = enqueue(s, ev, (op){OP_WAIT, last_stream, ev->arg, rec >> EV_STREAM_BITS, 0, 0},
+                     file, err);
         break;
     }
     case TR_SYNC:

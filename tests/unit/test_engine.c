@@ -227,6 +227,76 @@ static void test_link_bandwidth_fraction(void)
     }
 }
 
+/* A run on a host>hbm link of `bandwidth` (efficiency 1, no latency) with transfers
+ * bytes[i] on stream i at at_ps[i] (0: at once); returns the makespan, the link's busy and
+ * summed transfer times. */
+static void share_run(const char *bandwidth, const char *efficiency, int n,
+                      const uint64_t *bytes, const am_ps *at_ps, am_ps *makespan, am_ps *busy,
+                      am_u128 *sum)
+{
+    char y[512];
+    snprintf(y, sizeof y, "version: 1\nmemories:\n  hbm: {capacity: 1GiB}\n  host: {capacity: "
+             "1GiB}\nlinks:\n  pcie: {from: host, to: hbm, bandwidth: %s, efficiency: %s, "
+             "latency: 0}\nengine: {queue_depth: 100000}\n", bandwidth, efficiency);
+    run r;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_FATAL(cfg_load_string(&r.cfg, "share.yaml", y, NULL, 0, &r.err) == 0);
+    sim_opts so = {.check = 1};
+    CU_ASSERT_FATAL(sim_create(&r.s, r.cfg, &so, &r.err) == 0);
+    for (int i = 0; i < n; i++)
+        CU_ASSERT(ev(&r, XFER((uint32_t)i, 1, 0, bytes[i], at_ps ? at_ps[i] : 0)) == 0);
+    CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+    *makespan = sim_get_summary(r.s)->makespan;
+    sim_link_result lr[4];
+    CU_ASSERT_FATAL(sim_links(r.s, lr, 4) >= 1);
+    *busy = lr[0].st->busy_ps;
+    *sum = lr[0].st->sum_ps;
+    stop(&r);
+}
+
+/* Processor sharing is exact: each completion is computed from exact remaining work and
+ * rounded up to the picosecond once. Until 2026-11-27 every event credited the sharing
+ * transfers a rounded-down share and each completion rounded up again, so ends drifted later:
+ * 9 B and 18 B sharing 2.7 B/s ended at 10 s + 1 ps, 1000 transfers of 1..1000 B sharing
+ * 3 B/s at 166833.333333333667 s instead of ceil(500500 / 3 s), and a transfer joining two
+ * others (8 B at 0, 6 B at 2 ps, 3 B at 2 s + 1 ps, 3 B/s) ended 1 ps late. */
+static void test_link_sharing_exact(void)
+{
+    am_ps makespan, busy;
+    am_u128 sum;
+    /* 9 B at 1.35 B/s end at 20/3 s (ceil: 6666666666667 ps), the other 9 B at 2.7 B/s 10/3 s
+     * later, at 10 s exactly */
+    uint64_t b27[2] = {9, 18};
+    share_run("3B/s", "0.9", 2, b27, NULL, &makespan, &busy, &sum);
+    CU_ASSERT_EQUAL(makespan, 10 * AM_PS_PER_S);
+    CU_ASSERT_EQUAL(busy, 10 * AM_PS_PER_S);
+    CU_ASSERT(sum == (am_u128)6666666666667ULL + 10 * AM_PS_PER_S);
+
+    /* 1000 transfers of 1..1000 B on 3 B/s: the k-th ends at (k N - k (k - 1) / 2) / 3 s */
+    enum { N = 1000 };
+    static uint64_t many[N];
+    for (int i = 0; i < N; i++)
+        many[i] = (uint64_t)i + 1;
+    share_run("3B/s", "1", N, many, NULL, &makespan, &busy, &sum);
+    am_u128 want_sum = 0;
+    for (uint64_t k = 1; k <= N; k++) {
+        am_u128 num = (am_u128)(k * N - k * (k - 1) / 2) * AM_PS_PER_S;
+        want_sum += (num + 2) / 3;
+    }
+    CU_ASSERT_EQUAL(makespan, 166833333333333334ULL); /* ceil(500500e12 / 3) */
+    CU_ASSERT_EQUAL(busy, 166833333333333334ULL);
+    CU_ASSERT(sum == want_sum);
+
+    /* staggered: 8 B at 0 and 6 B at 2 ps share until 3 B at 2 s + 1 ps joins; exactly, the
+     * 3 B end at 5 s + 1 ps, the 6 B at 5 s + 2 ps and the 8 B at 17/3 s */
+    uint64_t st[3] = {8, 6, 3};
+    am_ps at[3] = {0, 2, 2 * AM_PS_PER_S + 1}; /* 0: issued at once */
+    share_run("3B/s", "1", 3, st, at, &makespan, &busy, &sum);
+    CU_ASSERT_EQUAL(makespan, 5666666666667ULL);
+    CU_ASSERT(sum == (am_u128)5666666666667ULL + (5000000000002ULL - 2) +
+                         (5000000000001ULL - (2 * AM_PS_PER_S + 1)));
+}
+
 static void test_concurrent_share(void)
 {
     run r;
@@ -303,6 +373,42 @@ static void test_duplex_and_limit(void)
     sim_links(r.s, lr, 4);
     CU_ASSERT_EQUAL(lr[0].st->wait_ps, 101 * US);
     stop(&r);
+}
+
+/* Transfers reaching a link at the same picosecond are taken in trace issue order, however
+ * they got there (a record releasing waits on several streams, computes ending together).
+ * 10 GB/s, 1 us latency, one transfer at a time: the transfer issued first is taken at 10 us
+ * and ends at 111 us, and its stream's 1000 us compute ends the run at 1111 us; taken second it
+ * would end at 212 us (makespan 1212 us). Until 2026-11-27 waits released by one record went by
+ * stream number (stream 2 before stream 5, though issued after it). */
+static void test_link_tie_issue_order(void)
+{
+    for (int shape = 0; shape < 3; shape++) {
+        /* first: the stream whose transfer is issued first; second: the other */
+        uint32_t first = shape == 1 ? 2 : 5, second = shape == 1 ? 5 : 2;
+        run r;
+        start(&r, "1us", "true", "1", "1024");
+        if (shape < 2) { /* both released by stream 0's record */
+            ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 0, .duration = 10 * US});
+            ev(&r, (tr_event){.kind = TR_RECORD, .stream = 0, .arg = 1});
+            ev(&r, (tr_event){.kind = TR_WAIT, .stream = first, .arg = 1});
+            ev(&r, XFER(first, 1, 0, 1000000, 0));
+            ev(&r, (tr_event){.kind = TR_WAIT, .stream = second, .arg = 1});
+            ev(&r, XFER(second, 1, 0, 1000000, 0));
+        } else { /* computes on both streams end at 10 us */
+            ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = first, .duration = 10 * US});
+            ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = second, .duration = 10 * US});
+            ev(&r, XFER(first, 1, 0, 1000000, 0));
+            ev(&r, XFER(second, 1, 0, 1000000, 0));
+        }
+        ev(&r, (tr_event){.kind = TR_COMPUTE, .stream = first, .duration = 1000 * US});
+        finish(&r);
+        CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, 1111 * US);
+        sim_link_result lr[4];
+        sim_links(r.s, lr, 4);
+        CU_ASSERT_EQUAL(lr[0].st->wait_ps, 101 * US);
+        stop(&r);
+    }
 }
 
 static void test_streams_and_events(void)
@@ -1740,6 +1846,36 @@ static void test_link_model(void)
     link_submit(l, 0, 1ULL << 50, 2);
     CU_ASSERT_EQUAL(link_next_time(l), 2047999999999069ULL);
     link_destroy(l);
+
+    /* 1000 transfers of 1..1000 B sharing 3 B/s: transfer k ends at ceil((k N - k (k - 1) / 2)
+     * x 1e12 / 3) ps, each computed afresh (until 2026-11-27 they drifted ~1/3 ps per
+     * completion: the last ended 333 ps late) */
+    l = link_create(3, 0, 0);
+    for (uint64_t k = 1; k <= 1000; k++)
+        link_submit(l, 0, k, k);
+    for (uint64_t k = 1; k <= 1000; k++) {
+        am_u128 num = (am_u128)(k * 1000 - k * (k - 1) / 2) * AM_PS_PER_S;
+        am_ps want = (am_ps)((num + 2) / 3);
+        CU_ASSERT_EQUAL_FATAL(link_next_time(l), want);
+        CU_ASSERT_EQUAL_FATAL(link_advance(l, want, d, 4), 1);
+        CU_ASSERT_EQUAL(d[0].tag, k);
+    }
+    CU_ASSERT_EQUAL(link_next_time(l), AM_TIME_NONE);
+    link_destroy(l);
+    /* one at a time, three arriving at 0 in the calls' order 7, 3, 5: taken by order (3, 5, 7),
+     * the one already taken giving way (nothing had happened to it) */
+    l = link_create(1000000000000ULL, 0, 1);
+    link_submit_ordered(l, 0, 1000, 1, 0, 7);
+    link_submit_ordered(l, 0, 1000, 2, 0, 3);
+    link_submit_ordered(l, 0, 1000, 3, 0, 5);
+    static const uint64_t tags[3] = {2, 3, 1};
+    for (int k = 0; k < 3; k++) {
+        CU_ASSERT_EQUAL_FATAL(link_advance(l, (am_ps)(k + 1) * 1000, d, 4), 1);
+        CU_ASSERT_EQUAL(d[0].tag, tags[k]);
+        CU_ASSERT_EQUAL(d[0].started, (am_ps)k * 1000);
+    }
+    CU_ASSERT_EQUAL(link_get_stats(l)->wait_ps, 3000);
+    link_destroy(l);
 }
 
 /* ---- look-ahead ------------------------------------------------------------------------- */
@@ -1973,6 +2109,8 @@ void suite_engine(void)
              {"deterministic outputs", test_determinism},
              {"sampled timeline: every level on its own", test_timeline_sampled_per_level},
              {"link model arithmetic", test_link_model},
+             {"link sharing exact to the picosecond", test_link_sharing_exact},
+             {"link ties taken in issue order", test_link_tie_issue_order},
              {"energy per byte", test_link_energy},
              {"totals past 2^64 bytes or ps are exact", test_totals_past_2_64},
              {"half-duplex link: outputs per direction and for the shared channel",
