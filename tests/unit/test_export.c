@@ -781,6 +781,49 @@ static void test_snapshot_donation_stream(void)
     CU_ASSERT_EQUAL(su.recorded_allocs, 4);
 }
 
+/* best_fit and first_fit with alignment 1 place blocks at byte offsets: 4 (1000 B) starts 256 B
+ * after 3, inside the 512 B that PyTorch's rounding would give 3. Walking the snapshot back,
+ * 3's free carves only its request for sure; the rounding is a guess that 4's earlier entries
+ * take back, as an unsplit remainder's is. Until 2026-11-27 the walk kept 3 at 512 B, 4's
+ * entries no longer fit, and the reader invented a start state (a 1000 B segment at 8388864,
+ * tiled twice) that made the replay match 2 of 4 segment events. Expected: no start state,
+ * 4 of 4 segment events (export_replay asserts every one). */
+static void test_snapshot_unrounded_blocks(void)
+{
+    static const char *const policies[] = {"best_fit", "first_fit"};
+    const char *tr = tu_write("ur.trace", "amsim-trace v1\nalloc 1 100\nfree 1\n"
+                                          "alloc 2 8MiB\nalloc 3 256\nalloc 4 1000\nfree 4\n"
+                                          "free 3\n");
+    for (size_t i = 0; i < 2; i++) {
+        char yaml[256];
+        snprintf(yaml, sizeof yaml, "version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                 "    allocator: {policy: %s, alignment: 1, commit_granularity: 1B}\n",
+                 policies[i]);
+        sim_summary su;
+        export_replay(tu_write("ur.yaml", yaml), tr, 0, &su);
+        CU_ASSERT_EQUAL(su.recorded_allocs, 4);
+        CU_ASSERT_EQUAL(su.address_matches, 4);
+        CU_ASSERT_EQUAL(su.segment_events_recorded, 4);
+        CU_ASSERT_EQUAL(su.segment_events_matched, 4);
+        /* no start state: every event the reader gives is a trace entry's */
+        char out[512];
+        snprintf(out, sizeof out, "%s/v.pickle", tu_tmpdir());
+        static const char *const lv[] = {"hbm"};
+        trace_opts to = {lv, 1, 0, 0, AM_PS_PER_NS, 0};
+        trace *t = NULL;
+        am_error err = {0};
+        CU_ASSERT_FATAL(trace_open(&t, out, &to, &err) == 0);
+        tr_event ev;
+        int r;
+        size_t prologue = 0;
+        while ((r = trace_next(t, &ev, &err)) == 1)
+            prologue += ev.line == 0 && !ev.declared;
+        CU_ASSERT_EQUAL(r, 0);
+        CU_ASSERT_EQUAL(prologue, 0);
+        trace_close(t);
+    }
+}
+
 /* The caching allocator with expandable segments is written as PyTorch writes it: its blocks
  * live in virtual ranges, and the trace has a segment_map / segment_unmap for each map and
  * unmap of a range (none of the device pages behind it), the segments being the mapped runs
@@ -1417,6 +1460,8 @@ void suite_export(void)
               test_snapshot_donation_stream},
              {"every policy's snapshot reads back and replays at its addresses",
               test_snapshot_every_policy},
+             {"pytorch snapshot: blocks placed inside 512 B rounding replay with no start state",
+              test_snapshot_unrounded_blocks},
              {"expandable segments are written as segment_map / segment_unmap of their ranges",
               test_snapshot_expandable},
              {"a snapshot with out-of-memory events replays with every segment event matched",
