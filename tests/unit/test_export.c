@@ -1010,6 +1010,35 @@ static void test_snapshot_spill_replay(void)
     CU_ASSERT_EQUAL(su.spill.evictions, 0);
 }
 
+/* vmem spills to hbm (the default level, platform: one device range per block). `use 1`
+ * restores 1 and frees its hbm copy after the copy back: the copy's release (a segment_free)
+ * comes after the move wrote its free, and belongs there. Until 2026-11-27 it stayed open, and
+ * the next free (free_completed 9) moved it behind its own entries: the replay matched 4 of 5
+ * segment events. */
+static void test_snapshot_restore_release(void)
+{
+    const char *cfg = tu_write("rr.yaml", "version: 1\ndevice: tpu-v5e\nmemories:\n"
+                               "  hbm:\n    capacity: 100MiB\n    allocator: {policy: platform, "
+                               "alloc_latency: 0, free_latency: 0}\n"
+                               "  vmem:\n    capacity: 2MiB\n    on_oom: spill_to_host\n"
+                               "    spill_host: hbm\n    allocator: {policy: best_fit}\n");
+    const char *tpath = tu_write("rr.trace", "amsim-trace v1\nalloc 9 3MiB\nfree_requested 9\n"
+                                 "alloc 1 1MiB level=vmem\nalloc 2 2MiB level=vmem\nuse 1\n"
+                                 "free_completed 9\n");
+    replay_out orig;
+    char out[600];
+    snprintf(out, sizeof out, "%s/rr.pickle", tu_tmpdir());
+    export_run(cfg, tpath, NULL, out, &orig);
+    CU_ASSERT_EQUAL(orig.su.spill.evictions, 2);
+    CU_ASSERT_EQUAL(orig.su.spill.restores, 1);
+    sim_summary su;
+    export_replay(cfg, tpath, 2, &su);
+    CU_ASSERT_EQUAL(su.recorded_allocs, 3);
+    CU_ASSERT_EQUAL(su.address_matches, 3);
+    CU_ASSERT_EQUAL(su.segment_events_recorded, 5);
+    CU_ASSERT_EQUAL(su.segment_events_matched, 5);
+}
+
 /* A spill inside a start-state prologue writes no failed-attempt `oom` entry: in
  * amsim_start_traces an `oom` is a prologue request asked again, so the replay served a 50 MiB
  * request the run never made, held it and spilled twice (until 2026-11-27). The replay spills
@@ -1468,6 +1497,8 @@ void suite_export(void)
               test_snapshot_replay_ooms},
              {"a spilling caching run's snapshot replays at every address and segment event",
               test_snapshot_spill_replay},
+             {"a restored buffer's host-copy release is written after the copy's free",
+              test_snapshot_restore_release},
              {"a spill in a start-state prologue writes no oom into amsim_start_traces",
               test_snapshot_prologue_spill},
              {"a replayed snapshot's start state is in the export's segments, not its entries",
