@@ -187,12 +187,41 @@ static void sn_event(void *ctx, am_ps t)
     x->move_free = 0;
 }
 
+/* The pool (1: small) and stream of the policy's segment holding addr, when it can say
+ * (alloc.h segment_kind); -1 otherwise. */
+static int sn_kind(const snap_exp *x, uint64_t addr, uint32_t *stream)
+{
+    if (!x->sim)
+        return -1;
+    mem_level *m = sim_level(x->sim, x->cfg->default_level);
+    const struct alloc_ops *p = mem_policy(m);
+    int small = 0;
+    if (!p->segment_kind || p->segment_kind(mem_policy_state(m), addr, &small, stream) != 0)
+        return -1;
+    return small;
+}
+
+/* The stream a block at addr is filed on: its segment's, when the policy names it (the caching
+ * allocator keeps a pool per stream, and a block stays in the pool that served it), else the
+ * stream its event names. They differ for a spilled buffer's host copy, which the engine
+ * requests on stream 0 whatever the buffer's stream (engine.c spill_copy): written on the
+ * buffer's stream, its replay asked another stream's pool and took another segment (until
+ * 2026-11-27: two copies sharing one 2 MiB segment replayed 1 of 2 at their address). As for
+ * a donation (FORMAT.md, donate=), the export names the stream the allocator filed it on. */
+static uint32_t sn_block_stream(const snap_exp *x, uint64_t addr, uint32_t stream)
+{
+    uint32_t filed;
+    return sn_kind(x, addr, &filed) >= 0 ? filed : stream;
+}
+
 static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
                      uint64_t addr, uint64_t requested, uint64_t size, int ok)
 {
     snap_exp *x = ctx;
     if (level != x->cfg->default_level)
         return;
+    if (ok)
+        stream = sn_block_stream(x, addr, stream);
     sn_push(x, (snap_rec){ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, t, 0, 0,
                           0});
     if (!ok && x->start) {
@@ -250,6 +279,7 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
     while (k > x->mark && x->r[k - 1].action == SA_SEG_FREE)
         k--;
     size_t nrel = x->n - k;
+    stream = sn_block_stream(x, addr, stream);
     if (phase != 2)
         sn_push(x, (snap_rec){SA_FREE_REQ, stream, addr, requested, size, t, 0, 0, 0});
     if (phase != 1)
@@ -351,20 +381,6 @@ static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stre
     sn_alloc(ctx, t, seq, id, level, stream, addr, requested, size, 1);
     /* set last: sn_alloc's record (another level: none) would clear it */
     x->move_free = from_level != level && from_level == x->cfg->default_level;
-}
-
-/* The pool (1: small) and stream of the policy's segment holding addr, when it can say
- * (alloc.h segment_kind); -1 otherwise. */
-static int sn_kind(const snap_exp *x, uint64_t addr, uint32_t *stream)
-{
-    if (!x->sim)
-        return -1;
-    mem_level *m = sim_level(x->sim, x->cfg->default_level);
-    const struct alloc_ops *p = mem_policy(m);
-    int small = 0;
-    if (!p->segment_kind || p->segment_kind(mem_policy_state(m), addr, &small, stream) != 0)
-        return -1;
-    return small;
 }
 
 /* A device take or give (a map or unmap of a virtual range): on the stream of its segment, as

@@ -781,6 +781,34 @@ static void test_snapshot_donation_stream(void)
     CU_ASSERT_EQUAL(su.recorded_allocs, 4);
 }
 
+/* vmem spills to hbm, both caching: the engine requests each host copy on stream 0, so both
+ * copies (of buffers on streams 2 and 7, one of them a transfer's into= destination) share
+ * stream 0's 2 MiB segment. The export names the stream the allocator filed each block on.
+ * Until 2026-11-27 it wrote each copy on its buffer's stream (and the segment declared on
+ * stream 0 but taken on the first copy's): the replay put the second copy in a segment of its
+ * own, 1 of 2 allocations at the recorded address. */
+static void test_snapshot_spill_copy_stream(void)
+{
+    static const char *const traces[] = {
+        "amsim-trace v1\nalloc 1 4096 level=vmem stream=2\nalloc 2 256 level=vmem stream=7\n"
+        "alloc 3 1MiB level=vmem\nalloc 4 1MiB level=vmem stream=9\n",
+        "amsim-trace v1\nalloc 1 4096 level=vmem stream=2\n"
+        "transfer hbm vmem 256 stream=7 into=2\nalloc 3 1MiB level=vmem\n"
+        "alloc 4 1MiB level=vmem stream=9\n"};
+    const char *cfg = tu_write("scs.yaml", "version: 1\ndevice: tpu-v5e\nmemories:\n"
+                               "  hbm:\n    allocator: {policy: caching}\n"
+                               "  vmem:\n    capacity: 4MiB\n    on_oom: spill_to_host\n"
+                               "    spill_host: hbm\n    allocator: {policy: caching}\n");
+    for (size_t i = 0; i < 2; i++) {
+        sim_summary su;
+        export_replay(cfg, tu_write("scs.trace", traces[i]), 0, &su);
+        CU_ASSERT_EQUAL(su.recorded_allocs, 2);
+        CU_ASSERT_EQUAL(su.address_matches, 2);
+        CU_ASSERT_EQUAL(su.segment_events_recorded, 1);
+        CU_ASSERT_EQUAL(su.segment_events_matched, 1);
+    }
+}
+
 /* best_fit and first_fit with alignment 1 place blocks at byte offsets: 4 (1000 B) starts 256 B
  * after 3, inside the 512 B that PyTorch's rounding would give 3. Walking the snapshot back,
  * 3's free carves only its request for sure; the rounding is a guess that 4's earlier entries
@@ -1489,6 +1517,8 @@ void suite_export(void)
               test_snapshot_donation_stream},
              {"every policy's snapshot reads back and replays at its addresses",
               test_snapshot_every_policy},
+             {"a spilled buffer's host copy keeps the stream its allocator filed it on",
+              test_snapshot_spill_copy_stream},
              {"pytorch snapshot: blocks placed inside 512 B rounding replay with no start state",
               test_snapshot_unrounded_blocks},
              {"expandable segments are written as segment_map / segment_unmap of their ranges",
