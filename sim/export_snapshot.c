@@ -104,6 +104,12 @@ struct snap_exp {
     size_t nfailed, capfailed;
     am_ps issue;    /* when the current event began on the host (sn_event) */
     int have_issue;
+    /* A move to another level wrote the free of where the buffer was (sn_move) before the
+     * engine gave that memory back (engine.c: restore frees the host copy, spill_one the
+     * device block, after the copy has read it): the device gives reported until the level's
+     * counters after that free (sn_counters) are that free's, and stay behind it (sn_device).
+     * Gives after those (a failed attempt's miss path) are not. */
+    int move_free;
 };
 
 /* A record's time: when its event began on the host (sn_event), not when the observer hears
@@ -138,6 +144,8 @@ static void sn_append(snap_exp *x, snap_rec r)
         x->r = am_realloc(x->r, (x->cap = x->cap ? x->cap * 2 : 64) * sizeof *x->r);
     r.start = x->start != 0;
     x->nstart += (uint64_t)r.start;
+    if (r.action != SA_SEG_FREE)
+        x->move_free = 0; /* a later free or allocation: gives after it are not the move's */
     if ((r.action == SA_ALLOC || r.action == SA_OOM) && x->npending)
         sn_resolve(x, r.stream);
     r.pending = r.action == SA_SEG_ALLOC && !r.kind;
@@ -176,6 +184,34 @@ static void sn_event(void *ctx, am_ps t)
     snap_exp *x = ctx;
     x->issue = t;
     x->have_issue = 1;
+    x->move_free = 0;
+}
+
+/* The pool (1: small) and stream of the policy's segment holding addr, when it can say
+ * (alloc.h segment_kind); -1 otherwise. */
+static int sn_kind(const snap_exp *x, uint64_t addr, uint32_t *stream)
+{
+    if (!x->sim)
+        return -1;
+    mem_level *m = sim_level(x->sim, x->cfg->default_level);
+    const struct alloc_ops *p = mem_policy(m);
+    int small = 0;
+    if (!p->segment_kind || p->segment_kind(mem_policy_state(m), addr, &small, stream) != 0)
+        return -1;
+    return small;
+}
+
+/* The stream a block at addr is filed on: its segment's, when the policy names it (the caching
+ * allocator keeps a pool per stream, and a block stays in the pool that served it), else the
+ * stream its event names. They differ for a spilled buffer's host copy, which the engine
+ * requests on stream 0 whatever the buffer's stream (engine.c spill_copy): written on the
+ * buffer's stream, its replay asked another stream's pool and took another segment (until
+ * 2026-11-27: two copies sharing one 2 MiB segment replayed 1 of 2 at their address). As for
+ * a donation (FORMAT.md, donate=), the export names the stream the allocator filed it on. */
+static uint32_t sn_block_stream(const snap_exp *x, uint64_t addr, uint32_t stream)
+{
+    uint32_t filed;
+    return sn_kind(x, addr, &filed) >= 0 ? filed : stream;
 }
 
 static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
@@ -184,6 +220,8 @@ static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
     snap_exp *x = ctx;
     if (level != x->cfg->default_level)
         return;
+    if (ok)
+        stream = sn_block_stream(x, addr, stream);
     sn_push(x, (snap_rec){ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, t, 0, 0,
                           0});
     if (!ok && x->start) {
@@ -241,6 +279,7 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
     while (k > x->mark && x->r[k - 1].action == SA_SEG_FREE)
         k--;
     size_t nrel = x->n - k;
+    stream = sn_block_stream(x, addr, stream);
     if (phase != 2)
         sn_push(x, (snap_rec){SA_FREE_REQ, stream, addr, requested, size, t, 0, 0, 0});
     if (phase != 1)
@@ -340,20 +379,8 @@ static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stre
     if (from_level != level || level != x->cfg->default_level)
         sn_free(ctx, t, id, from_level, stream, from_addr, requested, from_size, 0);
     sn_alloc(ctx, t, seq, id, level, stream, addr, requested, size, 1);
-}
-
-/* The pool (1: small) and stream of the policy's segment holding addr, when it can say
- * (alloc.h segment_kind); -1 otherwise. */
-static int sn_kind(const snap_exp *x, uint64_t addr, uint32_t *stream)
-{
-    if (!x->sim)
-        return -1;
-    mem_level *m = sim_level(x->sim, x->cfg->default_level);
-    const struct alloc_ops *p = mem_policy(m);
-    int small = 0;
-    if (!p->segment_kind || p->segment_kind(mem_policy_state(m), addr, &small, stream) != 0)
-        return -1;
-    return small;
+    /* set last: sn_alloc's record (another level: none) would clear it */
+    x->move_free = from_level != level && from_level == x->cfg->default_level;
 }
 
 /* A device take or give (a map or unmap of a virtual range): on the stream of its segment, as
@@ -367,6 +394,25 @@ static void sn_device(void *ctx, am_ps t, int level, int alloc, uint64_t addr, u
     snap_rec r = {alloc ? SA_SEG_ALLOC : SA_SEG_FREE, 0, addr, bytes, bytes, t, 0, 0, 0};
     r.kind = sn_kind(x, addr, &r.stream) >= 0;
     sn_push(x, r);
+    if (!alloc && x->move_free) {
+        /* the release of the memory a move left, written after its free as a free's release
+         * is (sn_free); until 2026-11-27 it stayed open, and the next free moved it behind its
+         * own entries (a restored buffer's host-copy segment_free after a later
+         * free_completed: the replay matched 4 of 5 segment events) */
+        x->mark = x->n;
+        sn_commit(x);
+    }
+}
+
+/* The level's counters, reported after each of its allocations and frees (engine.h): on the
+ * default level after a move, the end of the release of where the buffer was. */
+static void sn_counters(void *ctx, am_ps t, int level, const mem_metrics *m)
+{
+    snap_exp *x = ctx;
+    (void)t;
+    (void)m;
+    if (level == x->cfg->default_level)
+        x->move_free = 0;
 }
 
 int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *err)
@@ -395,7 +441,8 @@ int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *e
     x->obs = (sim_observer){.ctx = x, .alloc = sn_alloc, .free = sn_free, .device = sn_device,
                             .move = sn_move, .defrag_free = sn_defrag_free, .oom = sn_oom,
                             .prologue = sn_prologue, .free_failed = sn_free_failed,
-                            .event = sn_event, .attempt_failed = sn_attempt_failed};
+                            .event = sn_event, .attempt_failed = sn_attempt_failed,
+                            .counters = sn_counters};
     *xp = x;
     return 0;
 }

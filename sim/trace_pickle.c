@@ -9,9 +9,10 @@
  *  2. Prologue: the state at the start of the trace, recovered by walking the trace backwards
  *     from the dump-time segments (undo alloc: the block becomes free and merges; undo
  *     free_requested: pending -> allocated; undo free_completed: carve the block back out of
- *     the free space, with the rounded request size, and in the large pool absorb a gap of at
- *     most 1 MiB up to the next used block, a guess an earlier entry at an address inside it
- *     takes back (release_guess); undo segment_alloc / segment_free: drop / add the
+ *     the free space, with the request size rounded to 512 B (at most to the free space's
+ *     end), and in the large pool absorb a gap of at most 1 MiB up to the next used block; the
+ *     bytes past the request are a guess an earlier entry at an address inside them takes
+ *     back (release_guess); undo segment_alloc / segment_free: drop / add the
  *     segment; undo segment_map: cut the free range out of its segment, undo segment_unmap:
  *     add it, merged with the segments it touches on its stream, as PyTorch's viewer does).
  *     Segments existing at the start are recreated with allocations the caching allocator
@@ -87,8 +88,9 @@ typedef struct tp_entry {
 typedef struct tp_block {
     uint64_t addr, size, requested;
     int state;
-    /* The bytes at the block's end that undo() only guessed were part of it (the unsplit
-     * remainder of at most 1 MiB it absorbs when carving a free_completed block back out);
+    /* The bytes at the block's end that undo() only guessed were part of it (past the request:
+     * the rounding to 512 B and the unsplit remainder of at most 1 MiB it absorbs when carving
+     * a free_completed block back out; until 2026-11-27 the rounding was taken as certain);
      * release_guess gives them back when an earlier entry shows they were not. 0: exact. */
     uint64_t guess;
 } tp_block;
@@ -422,13 +424,18 @@ static int undo(tp_state *s, const tp_entry *e)
         if (i >= g->nb || g->b[i].state != S_FREE)
             return 1;
         tp_block f = g->b[i];
-        uint64_t size = round512(e->size);
-        if (size > f.addr + f.size - e->addr) /* f holds e->addr; f's end is below 2^64 */
+        uint64_t avail = f.addr + f.size - e->addr; /* f holds e->addr; its end is < 2^64 */
+        if (e->size > avail)
             return 1;
-        uint64_t tail = f.addr + f.size - (e->addr + size), guess = 0;
-        if (!g->small && tail > 0 && tail <= TP_SMALL_SIZE)
-            guess = tail; /* an unsplit remainder stayed inside the block, maybe */
-        size += guess;
+        /* Only the request is known to be the block's; PyTorch's rounding to 512 B is a guess
+         * (an allocator with a finer alignment, such as an amsim export of best_fit with
+         * alignment 1, places the next block inside it), limited to the free space there. */
+        uint64_t size = AM_MIN(round512(e->size), avail);
+        uint64_t tail = avail - size, guess = size - AM_MIN(e->size, size);
+        if (!g->small && tail > 0 && tail <= TP_SMALL_SIZE) {
+            guess += tail; /* an unsplit remainder stayed inside the block, maybe */
+            size += tail;
+        }
         tp_block nb = {e->addr, size, e->size, S_PENDING, guess};
         blk_erase(g, i);
         size_t at = i;

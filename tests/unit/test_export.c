@@ -781,6 +781,77 @@ static void test_snapshot_donation_stream(void)
     CU_ASSERT_EQUAL(su.recorded_allocs, 4);
 }
 
+/* vmem spills to hbm, both caching: the engine requests each host copy on stream 0, so both
+ * copies (of buffers on streams 2 and 7, one of them a transfer's into= destination) share
+ * stream 0's 2 MiB segment. The export names the stream the allocator filed each block on.
+ * Until 2026-11-27 it wrote each copy on its buffer's stream (and the segment declared on
+ * stream 0 but taken on the first copy's): the replay put the second copy in a segment of its
+ * own, 1 of 2 allocations at the recorded address. */
+static void test_snapshot_spill_copy_stream(void)
+{
+    static const char *const traces[] = {
+        "amsim-trace v1\nalloc 1 4096 level=vmem stream=2\nalloc 2 256 level=vmem stream=7\n"
+        "alloc 3 1MiB level=vmem\nalloc 4 1MiB level=vmem stream=9\n",
+        "amsim-trace v1\nalloc 1 4096 level=vmem stream=2\n"
+        "transfer hbm vmem 256 stream=7 into=2\nalloc 3 1MiB level=vmem\n"
+        "alloc 4 1MiB level=vmem stream=9\n"};
+    const char *cfg = tu_write("scs.yaml", "version: 1\ndevice: tpu-v5e\nmemories:\n"
+                               "  hbm:\n    allocator: {policy: caching}\n"
+                               "  vmem:\n    capacity: 4MiB\n    on_oom: spill_to_host\n"
+                               "    spill_host: hbm\n    allocator: {policy: caching}\n");
+    for (size_t i = 0; i < 2; i++) {
+        sim_summary su;
+        export_replay(cfg, tu_write("scs.trace", traces[i]), 0, &su);
+        CU_ASSERT_EQUAL(su.recorded_allocs, 2);
+        CU_ASSERT_EQUAL(su.address_matches, 2);
+        CU_ASSERT_EQUAL(su.segment_events_recorded, 1);
+        CU_ASSERT_EQUAL(su.segment_events_matched, 1);
+    }
+}
+
+/* best_fit and first_fit with alignment 1 place blocks at byte offsets: 4 (1000 B) starts 256 B
+ * after 3, inside the 512 B that PyTorch's rounding would give 3. Walking the snapshot back,
+ * 3's free carves only its request for sure; the rounding is a guess that 4's earlier entries
+ * take back, as an unsplit remainder's is. Until 2026-11-27 the walk kept 3 at 512 B, 4's
+ * entries no longer fit, and the reader invented a start state (a 1000 B segment at 8388864,
+ * tiled twice) that made the replay match 2 of 4 segment events. Expected: no start state,
+ * 4 of 4 segment events (export_replay asserts every one). */
+static void test_snapshot_unrounded_blocks(void)
+{
+    static const char *const policies[] = {"best_fit", "first_fit"};
+    const char *tr = tu_write("ur.trace", "amsim-trace v1\nalloc 1 100\nfree 1\n"
+                                          "alloc 2 8MiB\nalloc 3 256\nalloc 4 1000\nfree 4\n"
+                                          "free 3\n");
+    for (size_t i = 0; i < 2; i++) {
+        char yaml[256];
+        snprintf(yaml, sizeof yaml, "version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                 "    allocator: {policy: %s, alignment: 1, commit_granularity: 1B}\n",
+                 policies[i]);
+        sim_summary su;
+        export_replay(tu_write("ur.yaml", yaml), tr, 0, &su);
+        CU_ASSERT_EQUAL(su.recorded_allocs, 4);
+        CU_ASSERT_EQUAL(su.address_matches, 4);
+        CU_ASSERT_EQUAL(su.segment_events_recorded, 4);
+        CU_ASSERT_EQUAL(su.segment_events_matched, 4);
+        /* no start state: every event the reader gives is a trace entry's */
+        char out[512];
+        snprintf(out, sizeof out, "%s/v.pickle", tu_tmpdir());
+        static const char *const lv[] = {"hbm"};
+        trace_opts to = {lv, 1, 0, 0, AM_PS_PER_NS, 0};
+        trace *t = NULL;
+        am_error err = {0};
+        CU_ASSERT_FATAL(trace_open(&t, out, &to, &err) == 0);
+        tr_event ev;
+        int r;
+        size_t prologue = 0;
+        while ((r = trace_next(t, &ev, &err)) == 1)
+            prologue += ev.line == 0 && !ev.declared;
+        CU_ASSERT_EQUAL(r, 0);
+        CU_ASSERT_EQUAL(prologue, 0);
+        trace_close(t);
+    }
+}
+
 /* The caching allocator with expandable segments is written as PyTorch writes it: its blocks
  * live in virtual ranges, and the trace has a segment_map / segment_unmap for each map and
  * unmap of a range (none of the device pages behind it), the segments being the mapped runs
@@ -965,6 +1036,35 @@ static void test_snapshot_spill_replay(void)
     CU_ASSERT(su.recorded_ooms > 0);
     CU_ASSERT_EQUAL(su.oom_matches, su.recorded_ooms);
     CU_ASSERT_EQUAL(su.spill.evictions, 0);
+}
+
+/* vmem spills to hbm (the default level, platform: one device range per block). `use 1`
+ * restores 1 and frees its hbm copy after the copy back: the copy's release (a segment_free)
+ * comes after the move wrote its free, and belongs there. Until 2026-11-27 it stayed open, and
+ * the next free (free_completed 9) moved it behind its own entries: the replay matched 4 of 5
+ * segment events. */
+static void test_snapshot_restore_release(void)
+{
+    const char *cfg = tu_write("rr.yaml", "version: 1\ndevice: tpu-v5e\nmemories:\n"
+                               "  hbm:\n    capacity: 100MiB\n    allocator: {policy: platform, "
+                               "alloc_latency: 0, free_latency: 0}\n"
+                               "  vmem:\n    capacity: 2MiB\n    on_oom: spill_to_host\n"
+                               "    spill_host: hbm\n    allocator: {policy: best_fit}\n");
+    const char *tpath = tu_write("rr.trace", "amsim-trace v1\nalloc 9 3MiB\nfree_requested 9\n"
+                                 "alloc 1 1MiB level=vmem\nalloc 2 2MiB level=vmem\nuse 1\n"
+                                 "free_completed 9\n");
+    replay_out orig;
+    char out[600];
+    snprintf(out, sizeof out, "%s/rr.pickle", tu_tmpdir());
+    export_run(cfg, tpath, NULL, out, &orig);
+    CU_ASSERT_EQUAL(orig.su.spill.evictions, 2);
+    CU_ASSERT_EQUAL(orig.su.spill.restores, 1);
+    sim_summary su;
+    export_replay(cfg, tpath, 2, &su);
+    CU_ASSERT_EQUAL(su.recorded_allocs, 3);
+    CU_ASSERT_EQUAL(su.address_matches, 3);
+    CU_ASSERT_EQUAL(su.segment_events_recorded, 5);
+    CU_ASSERT_EQUAL(su.segment_events_matched, 5);
 }
 
 /* A spill inside a start-state prologue writes no failed-attempt `oom` entry: in
@@ -1417,12 +1517,18 @@ void suite_export(void)
               test_snapshot_donation_stream},
              {"every policy's snapshot reads back and replays at its addresses",
               test_snapshot_every_policy},
+             {"a spilled buffer's host copy keeps the stream its allocator filed it on",
+              test_snapshot_spill_copy_stream},
+             {"pytorch snapshot: blocks placed inside 512 B rounding replay with no start state",
+              test_snapshot_unrounded_blocks},
              {"expandable segments are written as segment_map / segment_unmap of their ranges",
               test_snapshot_expandable},
              {"a snapshot with out-of-memory events replays with every segment event matched",
               test_snapshot_replay_ooms},
              {"a spilling caching run's snapshot replays at every address and segment event",
               test_snapshot_spill_replay},
+             {"a restored buffer's host-copy release is written after the copy's free",
+              test_snapshot_restore_release},
              {"a spill in a start-state prologue writes no oom into amsim_start_traces",
               test_snapshot_prologue_spill},
              {"a replayed snapshot's start state is in the export's segments, not its entries",
