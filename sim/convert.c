@@ -397,6 +397,8 @@ static int cv_rules(cv_rows *c, evtab *events, const tr_event *ev, int allocates
     case TR_TRANSFER: /* its destination buffer's allocation, or its id taken unallocated */
         if (ev->kind == TR_TRANSFER && ev->id != TR_NO_ID && !cv_live(c, ev->id))
             return am_fail_at(err, in, ev->line, ev->col, "use of unknown id %" PRIu64, ev->id);
+        if (ev->kind == TR_TRANSFER && ev->has_to && !cv_live(c, ev->to)) /* to= is a use too */
+            return am_fail_at(err, in, ev->line, ev->col, "use of unknown id %" PRIu64, ev->to);
         if (ev->kind == TR_TRANSFER && !ev->has_into)
             return 0;
         if (ev->bytes == 0 && (ev->kind == TR_ALLOC || allocates))

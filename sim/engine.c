@@ -2695,12 +2695,30 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
                 return -1;
             break;
         }
+        if (ev->has_to && !idmap_find(&s->ids, ev->to)) {
+            /* to= (the existing buffer the copy writes) is a use too: the same error, and
+             * --lenient skips the transfer (a to= transfer has no into=) */
+            if (warn_or_fail(s, err, file, ev, "use of unknown id", ev->to))
+                return -1;
+            break;
+        }
         int allowed = guard_allows(s, ev, file);
-        if (!allowed || (ev->id != TR_NO_ID && use_buffer(s, ev->id) < 0)) {
-            /* rejected by the guard, or a source with no memory (use_buffer); counted apart
-             * (until 2026-11-27 it was counted nowhere) */
+        uint64_t short_id = TR_NO_ID; /* the named buffer with no memory, if any */
+        if (allowed && ev->id != TR_NO_ID && use_buffer(s, ev->id) < 0)
+            short_id = ev->id;
+        if (allowed && short_id == TR_NO_ID && ev->has_to) {
+            /* the destination comes back from a spill too, without sending the source away */
+            s->in_use = ev->id;
+            if (use_buffer(s, ev->to) < 0)
+                short_id = ev->to;
+            s->in_use = TR_NO_ID;
+        }
+        if (!allowed || short_id != TR_NO_ID) {
+            /* rejected by the guard, or a source or to= destination with no memory
+             * (use_buffer); counted apart (until 2026-11-27 it was counted nowhere, and a
+             * destination with no memory was written to: to= did not exist, and id= named it) */
             s->sum.transfers_skipped++;
-            uint16_t blame = allowed ? no_memory_blame(s, ev->id) : 0;
+            uint16_t blame = allowed ? no_memory_blame(s, short_id) : 0;
             if (ev->has_into && into_skipped(s, ev, allowed ? FR_NONE : FR_ANY, blame, file, err))
                 return -1;
             break;
@@ -2739,7 +2757,9 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
         uint64_t refs = 0;
         if (s->track)
             refs = xfer_refs(s, ev->id != TR_NO_ID ? idmap_find(&s->ids, ev->id) : NULL,
-                             ev->has_into ? idmap_find(&s->ids, ev->into) : NULL);
+                             ev->has_into ? idmap_find(&s->ids, ev->into)
+                             : ev->has_to ? idmap_find(&s->ids, ev->to)
+                                          : NULL);
         /* the link carries whole granules: the op's bytes (its time, the link's busy time and
          * bytes, the observers' figures) are the rounded ones */
         rc = enqueue(s, ev,

@@ -290,14 +290,20 @@ static void g_compute(gctx *g, uint64_t ps, uint32_t stream, const char *fmt, ..
     va_end(ap);
 }
 
+/* A copy of `bytes` from level src to dst; `from` (id=) is the buffer it reads and `to` (to=)
+ * the buffer it writes, 0 for none. The engine skips the copy when either has no memory,
+ * restores either from a spill first and orders their spills after it (traces/FORMAT.md,
+ * `transfer`); until 2026-11-27 kernel's copies named only their destination, with id=. */
 static void g_xfer(gctx *g, const char *src, const char *dst, uint64_t bytes, uint32_t stream,
-                   uint64_t id, const char *name)
+                   uint64_t from, uint64_t to, const char *name)
 {
     if (!bytes)
         return;
     fprintf(g->f, "transfer %s %s %" PRIu64 " stream=%" PRIu32, src, dst, bytes, stream);
-    if (id)
-        fprintf(g->f, " id=%" PRIu64, id);
+    if (from)
+        fprintf(g->f, " id=%" PRIu64, from);
+    if (to)
+        fprintf(g->f, " to=%" PRIu64, to);
     fprintf(g->f, " name=%s\n", name);
 }
 
@@ -684,7 +690,7 @@ int gen_train(const gen_train_opts *o, FILE *f, am_error *err)
             int last_mb = mb + 1 == o->micro_batches;
             fprintf(f, "# micro-batch %" PRIu64 ": forward\n", mb);
             uint64_t batch = g_alloc(&g, 8 * s * b, "hbm", 1, "batch");
-            g_xfer(&g, "host", "hbm", 8 * s * b, 1, batch, "h2d.batch");
+            g_xfer(&g, "host", "hbm", 8 * s * b, 1, 0, batch, "h2d.batch");
             g_join(&g, 1, 0);
             uint64_t x = g_alloc(&g, m.S * d, "hbm", 0, "L0.ln1_in");
             g_compute(&g, g_bytes_ps(&g, (double)(m.S * d), o->hbm_gbps), 0, "embed.fwd");
@@ -729,7 +735,7 @@ int gen_train(const gen_train_opts *o, FILE *f, am_error *err)
                 if (last_mb && dp > 1) {
                     g_join(&g, 0, 2);
                     g_xfer(&g, "hbm", "hbm", mul_div(P[i + 1] * d, 2 * (dp - 1), dp), 2,
-                           G[i + 1], "allreduce.grad");
+                           G[i + 1], 0, "allreduce.grad");
                     ar[i + 1] = g_record(&g, 2);
                 }
             }
@@ -739,7 +745,7 @@ int gen_train(const gen_train_opts *o, FILE *f, am_error *err)
             if (last_mb && dp > 1) {
                 g_join(&g, 0, 2);
                 g_xfer(&g, "hbm", "hbm", mul_div((P[0] + P[nt - 1]) * d, 2 * (dp - 1), dp), 2,
-                       G[0], "allreduce.grad");
+                       G[0], 0, "allreduce.grad");
                 ar[0] = ar[nt - 1] = g_record(&g, 2);
             }
         }
@@ -759,11 +765,11 @@ int gen_train(const gen_train_opts *o, FILE *f, am_error *err)
                 g_compute(&g, g_bytes_ps(&g, bytes, o->hbm_gbps), 0, "adam");
                 continue;
             }
-            g_xfer(&g, "hbm", "host", shard * d, 1, G[t], "d2h.grad");
+            g_xfer(&g, "hbm", "host", shard * d, 1, G[t], 0, "d2h.grad");
             g_join(&g, 1, 3);
             g_compute(&g, g_bytes_ps(&g, bytes, o->host_adam_gbps), 3, "adam.host");
             g_join(&g, 3, 1);
-            g_xfer(&g, "host", "hbm", shard * d, 1, W[t], "h2d.weight");
+            g_xfer(&g, "host", "hbm", shard * d, 1, 0, W[t], "h2d.weight");
         }
         if (o->offload_optimizer)
             g_join(&g, 1, 0);
@@ -772,7 +778,7 @@ int gen_train(const gen_train_opts *o, FILE *f, am_error *err)
             for (uint64_t t = 0; t < nt; t++)
                 wb += P[t] * d;
             g_join(&g, 0, 2);
-            g_xfer(&g, "hbm", "hbm", mul_div(wb, dp - 1, dp), 2, 0, "allgather.weights");
+            g_xfer(&g, "hbm", "hbm", mul_div(wb, dp - 1, dp), 2, 0, 0, "allgather.weights");
             g_join(&g, 2, 0);
         }
         fputs("sync\n", f);
@@ -1133,8 +1139,8 @@ int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err)
     } while (0)
     uint64_t sm, sn, sk;
     KSTEP(0, sm, sn, sk);
-    g_xfer(&g, "hbm", "vmem", sm * sk * d, 1, va[0], "dma.a");
-    g_xfer(&g, "hbm", "vmem", sk * sn * d, 1, vb[0], "dma.b");
+    g_xfer(&g, "hbm", "vmem", sm * sk * d, 1, A, va[0], "dma.a");
+    g_xfer(&g, "hbm", "vmem", sk * sn * d, 1, B, vb[0], "dma.b");
     ev_load[0] = g_record(&g, 1);
     for (uint64_t s = 0; s < steps && !g.clock_over && !g.too_long; s++) { /* see gen_train */
         uint64_t tile = s / nk, kk = s % nk;
@@ -1144,25 +1150,28 @@ int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err)
             KSTEP(s + 1, pm, pn, pk);
             if (s >= 1)
                 g_wait(&g, ev_comp_prev, 1); /* step s-1 has finished with them */
-            g_xfer(&g, "hbm", "vmem", pm * pk * d, 1, va[!slot], "dma.a");
-            g_xfer(&g, "hbm", "vmem", pk * pn * d, 1, vb[!slot], "dma.b");
+            g_xfer(&g, "hbm", "vmem", pm * pk * d, 1, A, va[!slot], "dma.a");
+            g_xfer(&g, "hbm", "vmem", pk * pn * d, 1, B, vb[!slot], "dma.b");
             ev_load[!slot] = g_record(&g, 1);
         }
         KSTEP(s, sm, sn, sk);
         if (kk == 0)
             acc = g_alloc(&g, sm * sn * 4, "accumulator", 0, "acc.t%" PRIu64, tile);
         g_wait(&g, ev_load[slot], 0);
-        g_xfer(&g, "vmem", "accumulator", (sm * sk + sk * sn) * d, 0, acc, "mxu.in");
+        /* the operands in two copies, one per tile read: a transfer names one source buffer,
+         * and each tile's spill must wait for the copy that reads it */
+        g_xfer(&g, "vmem", "accumulator", sm * sk * d, 0, va[slot], acc, "mxu.in");
+        g_xfer(&g, "vmem", "accumulator", sk * sn * d, 0, vb[slot], acc, "mxu.in");
         g_compute(&g, g_flops_ps(&g, 2.0 * (double)sm * (double)sn * (double)sk), 0, "matmul");
         ev_comp_prev = g_record(&g, 0);
         if (kk + 1 == nk) { /* tile done: accumulator -> vmem -> hbm, double-buffered */
             int os = (int)(tile & 1);
             if (tile >= 2)
                 g_wait(&g, ev_wb[os], 0);
-            g_xfer(&g, "accumulator", "vmem", sm * sn * d, 0, vo[os], "acc.out");
+            g_xfer(&g, "accumulator", "vmem", sm * sn * d, 0, acc, vo[os], "acc.out");
             g_free(&g, acc);
             g_join(&g, 0, 2);
-            g_xfer(&g, "vmem", "hbm", sm * sn * d, 2, C, "writeback");
+            g_xfer(&g, "vmem", "hbm", sm * sn * d, 2, vo[os], C, "writeback");
             ev_wb[os] = g_record(&g, 2);
         }
     }

@@ -61,7 +61,8 @@ typedef struct tr_event {
     uint32_t stream;
     int32_t level;       /* level index in the config; the default level when the trace names none */
     int32_t dst_level;   /* TR_TRANSFER */
-    uint64_t id;         /* buffer id (TR_ALLOC/FREE*, optional for TR_TRANSFER: TR_NO_ADDR = none) */
+    uint64_t id;         /* buffer id (TR_ALLOC/FREE*, optional for TR_TRANSFER: the buffer the copy
+                            reads, TR_NO_ADDR = none) */
     uint64_t bytes;
     am_ps time;          /* earliest start (ps), AM_TIME_NONE when the trace gives none */
     am_ps duration;      /* TR_COMPUTE */
@@ -77,7 +78,9 @@ typedef struct tr_event {
     uint8_t implicit;    /* TR_TRANSFER: an implicit transfer (transfer guard applies) */
     uint8_t has_into;    /* TR_TRANSFER: allocate buffer `into` at the destination first */
     uint8_t has_donate;  /* TR_ALLOC: take over buffer `donate` (buffer donation) */
-    uint64_t into, donate;
+    uint8_t has_to;      /* TR_TRANSFER: the copy writes the existing buffer `to` (id= is the
+                            buffer it reads); never with has_into, which allocates one */
+    uint64_t into, donate, to;
 } tr_event;
 
 typedef struct trace_opts {

@@ -34,7 +34,8 @@ enum { BH_SKIPPED = 0x01 };
 enum { BF_KIND = 0x0f, BF_STREAM = 0x10, BF_TIME = 0x20, BF_EXT = 0x40, BF_LEVEL = 0x80 };
 /* extension bits */
 enum { BX_NAME = 1, BX_ADDR = 2, BX_ID = 4, BX_DECLARED = 8, BX_PROLOGUE = 16, BX_INTO = 32,
-       BX_DONATE = 64, BX_IMPLICIT = 128 };
+       BX_DONATE = 64, BX_IMPLICIT = 128, BX_TO = 256 };
+#define BX_ALL 0x1ff /* every extension bit (BX_TO, added 2026-11-27, is the last) */
 
 int trace_bin_magic(const unsigned char *p, size_t n)
 {
@@ -48,7 +49,7 @@ static unsigned kind_ext(int k)
     case TR_ALLOC:
         return BX_NAME | BX_ADDR | BX_DONATE | BX_PROLOGUE;
     case TR_TRANSFER:
-        return BX_NAME | BX_ID | BX_INTO | BX_IMPLICIT;
+        return BX_NAME | BX_ID | BX_INTO | BX_IMPLICIT | BX_TO;
     case TR_COMPUTE:
         return BX_NAME;
     case TR_SEGMENT_ALLOC:
@@ -178,6 +179,8 @@ int trace_bin_write(FILE *out, trace *in, am_error *err)
             ext |= BX_DONATE;
         if (ev.implicit)
             ext |= BX_IMPLICIT;
+        if (k == TR_TRANSFER && ev.has_to)
+            ext |= BX_TO;
         if (ext)
             op |= BF_EXT;
         bo_byte(&o, op);
@@ -240,6 +243,8 @@ int trace_bin_write(FILE *out, trace *in, am_error *err)
                 bo_uv(&o, ev.into);
             if (ext & BX_DONATE)
                 bo_uv(&o, ev.donate);
+            if (ext & BX_TO)
+                bo_uv(&o, ev.to);
         }
         count++;
     }
@@ -606,7 +611,7 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
     if (op & BF_EXT) {
         uint64_t x;
         GET(x);
-        if (x > 0xff)
+        if (x > BX_ALL)
             return BFAIL("unknown extension bits 0x%llx", (unsigned long long)x);
         if (x & ~(uint64_t)kind_ext(k)) /* text would refuse the field: so does binary */
             return BFAIL("extension bits 0x%llx do not apply to this record's kind %d (it "
@@ -649,6 +654,14 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
         if (x & BX_DONATE) {
             GET(ev->donate);
             ev->has_donate = 1;
+        }
+        if (x & BX_TO) {
+            if (x & BX_INTO)
+                return BFAIL(TRACE_INTO_TO_MSG);
+            GET(ev->to);
+            if (ev->to == TR_NO_ADDR)
+                return BFAIL("transfer to= id out of range (at most 2^64 - 2)");
+            ev->has_to = 1;
         }
         ev->declared = (x & BX_DECLARED) != 0;
         ev->implicit = (x & BX_IMPLICIT) != 0;

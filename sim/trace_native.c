@@ -32,7 +32,7 @@
 /* key=value fields, as bits */
 enum { NK_LEVEL = 1, NK_STREAM = 2, NK_NAME = 4, NK_AT = 8, NK_ID = 16, NK_ADDR = 32,
        NK_DECLARED = 64, NK_INTO = 128, NK_IMPLICIT = 256, NK_DONATE = 512,
-       NK_PROLOGUE = 1024 };
+       NK_PROLOGUE = 1024, NK_TO = 2048 };
 /* positional field kinds */
 enum { NP_ID, NP_BYTES, NP_SRC, NP_DST, NP_DURATION, NP_EVENT, NP_ADDR };
 static const char *const native_pos_names[] = {"ID", "BYTES", "SRC", "DST", "DURATION", "EVENT",
@@ -58,9 +58,10 @@ static const native_op native_ops[] = {
     {"free", 'f', TR_FREE, 1, {NP_ID, 0, 0}, NK_STREAM | NK_AT | NK_PROLOGUE,
      "stream, at, prologue", "free ID [stream=S] [at=TIME] [prologue=0|1]"},
     {"transfer", 't', TR_TRANSFER, 3, {NP_SRC, NP_DST, NP_BYTES},
-     NK_STREAM | NK_ID | NK_NAME | NK_AT | NK_INTO | NK_IMPLICIT,
-     "stream, id, name, at, into, implicit",
-     "transfer SRC DST BYTES [stream=S] [id=ID] [name=TAG] [at=TIME] [into=ID] [implicit=0|1]"},
+     NK_STREAM | NK_ID | NK_NAME | NK_AT | NK_INTO | NK_IMPLICIT | NK_TO,
+     "stream, id, name, at, into, to, implicit",
+     "transfer SRC DST BYTES [stream=S] [id=ID] [name=TAG] [at=TIME] [into=ID|to=ID] "
+     "[implicit=0|1]"},
     {"compute", 'c', TR_COMPUTE, 1, {NP_DURATION, 0, 0}, NK_STREAM | NK_NAME | NK_AT,
      "stream, name, at", "compute DURATION [stream=S] [name=TAG] [at=TIME]"},
     {"record", 'r', TR_RECORD, 1, {NP_EVENT, 0, 0}, NK_STREAM | NK_AT, "stream, at",
@@ -239,7 +240,10 @@ static unsigned native_key(const char *k, size_t len)
 {
     switch (len) {
     case 2:
-        return memcmp(k, "at", 2) == 0 ? NK_AT : memcmp(k, "id", 2) == 0 ? NK_ID : 0;
+        return memcmp(k, "at", 2) == 0   ? NK_AT
+               : memcmp(k, "id", 2) == 0 ? NK_ID
+               : memcmp(k, "to", 2) == 0 ? NK_TO
+                                         : 0;
     case 4:
         return memcmp(k, "name", 4) == 0   ? NK_NAME
                : memcmp(k, "addr", 4) == 0 ? NK_ADDR
@@ -324,6 +328,9 @@ static int native_keyval(trace *t, native *n, unsigned key, char *v, size_t len,
     case NK_INTO:
         ev->has_into = 1;
         return native_u64(t, n, "into", v, len, col, &ev->into, err);
+    case NK_TO:
+        ev->has_to = 1;
+        return native_u64_some(t, n, "to", v, len, col, &ev->to, err);
     case NK_DONATE:
         ev->has_donate = 1;
         return native_u64(t, n, "donate", v, len, col, &ev->donate, err);
@@ -550,6 +557,8 @@ static int native_parse(trace *t, native *n, char *line, size_t len, tr_event *e
         if (seen & key)
             return NFAIL(col, "duplicate field '%.*s'", (int)kl, tok);
         seen |= key;
+        if ((seen & (NK_INTO | NK_TO)) == (NK_INTO | NK_TO)) /* one destination buffer */
+            return NFAIL(col, TRACE_INTO_TO_MSG);
         char *v = eq + 1;
         size_t vl = tl - kl - 1;
         unsigned long vcol = col + kl + 1;

@@ -129,6 +129,8 @@ int tw_event(tw_writer *w, const tr_event *ev, am_error *err)
             fprintf(f, " id=%" PRIu64, ev->id);
         if (ev->has_into)
             fprintf(f, " into=%" PRIu64, ev->into);
+        if (ev->has_to)
+            fprintf(f, " to=%" PRIu64, ev->to);
         if (ev->implicit)
             fputs(" implicit=1", f);
         break;

@@ -2,7 +2,7 @@
  *
  * Writes every event kind the native reader accepts, so that reading the output gives the same
  * events back (kind, stream, levels, id, bytes, time, duration, event id, recorded address,
- * name, declared, into, implicit, donate; an alloc, free or free_requested with line 0 - the
+ * name, declared, into, to, implicit, donate; an alloc, free or free_requested with line 0 - the
  * snapshot reader's start-state recovery - is marked prologue=1, so that it stays out of
  * validation and of the metrics until the prologue is over): `amsim convert` uses it. Times
  * are written in picoseconds

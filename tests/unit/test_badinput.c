@@ -574,6 +574,13 @@ BI_T(t_oom_zero_bytes, "oomzero.trace", H "oom 0\n",
      "amsim: @:2:1: oom of 0 bytes (use --lenient to count and skip such events)")
 BI_T(t_transfer_unknown_id, "xfid.trace", H "alloc 1 1KiB\ntransfer host hbm 1KiB id=9\n",
      "amsim: @:3:1: use of unknown id 9 (use --lenient to count and skip such events)")
+/* a transfer's to= (the existing buffer it writes) is a use too, and names the one destination
+ * into= would allocate: not both (to= added 2026-11-27) */
+BI_T(t_transfer_unknown_to, "xfto.trace", H "alloc 1 1KiB\ntransfer host hbm 1KiB to=9\n",
+     "amsim: @:3:1: use of unknown id 9 (use --lenient to count and skip such events)")
+BI_T(t_transfer_into_and_to, "xfintoto.trace", H "transfer host hbm 1KiB into=2 to=3\n",
+     "amsim: @:2:31: a transfer names one destination buffer: into=ID (allocated by the copy) "
+     "or to=ID (already allocated), not both")
 BI_T(t_wait_unrecorded, "wait.trace", H "record 1 stream=1\nwait 7 stream=1\n",
      "amsim: @:3:1: wait on event 7, which was never recorded")
 BI_T(t_stream_limit, "slimit.trace", H "compute 1us stream=4294967294\n",
@@ -4267,6 +4274,8 @@ void suite_badinput(void)
              {"engine: allocation of 0 bytes", t_zero_bytes},
              {"engine: oom of 0 bytes", t_oom_zero_bytes},
              {"engine: transfer of an unknown id", t_transfer_unknown_id},
+             {"engine: transfer to= an unknown id", t_transfer_unknown_to},
+             {"trace: transfer with into= and to=", t_transfer_into_and_to},
              {"engine: wait on unrecorded event", t_wait_unrecorded},
              {"engine: transfer without link", t_no_link},
              {"engine: transfer of 2^64 bytes or more after its granule",

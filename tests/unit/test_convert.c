@@ -474,6 +474,29 @@ static void test_binary(void)
                                        "free_completed 2\n"));
         free(back);
     }
+    /* a transfer's to= (the buffer it writes) survives the binary form too, in an extension
+     * bit of its own (256) that older binary traces do not have; check refuses an unknown to=
+     * as the unknown id it uses */
+    const char *tot = tu_write("to_b.trace", "amsim-trace v1\nalloc 1 1MiB\nalloc 2 1MiB\n"
+                               "transfer hbm hbm 1MiB id=1 to=2 name=x\nfree 2\nfree 1\n");
+    snprintf(args, sizeof args, "convert %s -o %s/to.amsb --to binary", tot, d);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "convert %s/to.amsb -o %s/to_back.trace", d, d);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    {
+        char p[600];
+        snprintf(p, sizeof p, "%s/to_back.trace", d);
+        char *back = tu_slurp(p, NULL);
+        CU_ASSERT(back && strstr(back, "\ntransfer hbm hbm 1048576 id=1 to=2 name=x\n"));
+        free(back);
+        char *err = NULL;
+        const char *unk = tu_write("to_unk.trace", "amsim-trace v1\nalloc 1 1MiB\n"
+                                   "transfer hbm hbm 1MiB id=1 to=5\n");
+        snprintf(args, sizeof args, "check -c %s/configs/default.yaml %s", tu_top(), unk);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, "to_unk.trace:3:1: use of unknown id 5"));
+        free(err);
+    }
     /* cut the binary file short: an input error, not a shorter replay */
     char src[600], cut[600];
     snprintf(src, sizeof src, "%s/b.amsb", d);

@@ -305,6 +305,97 @@ static void test_kernel_buffers(void)
         CU_ASSERT_EQUAL(p.end_live[i], 0);
 }
 
+/* Every copy of gen kernel names the buffer it reads with id= (on its SRC level) and the one
+ * it writes with to= (on its DST level). Until 2026-11-27 each named its destination with id=
+ * (mxu.in the accumulator, acc.out the out tile, writeback C), and the engine's rules, which
+ * read id= as the buffer read, went wrong: see test_kernel_skipped_copies. */
+static void test_kernel_copy_buffers(void)
+{
+    gen_kernel_opts o;
+    gen_kernel_defaults(&o);
+    o.m = 256;
+    o.n = 384;
+    o.k = 256;
+    char *text = tu_slurp(gen_file("kernel", g_kernel, &o), NULL);
+    CU_ASSERT_FATAL(text != NULL);
+    static char level[64][16]; /* the level of each id (ids are small here) */
+    int copies = 0, bad = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        unsigned long long id, bytes, from = 0, to = 0;
+        char lv[16], src[16], dst[16];
+        if (sscanf(line, "alloc %llu %llu level=%15s", &id, &bytes, lv) == 3 && id < 64) {
+            strcpy(level[id], lv);
+            continue;
+        }
+        if (sscanf(line, "transfer %15s %15s %llu", src, dst, &bytes) != 3)
+            continue;
+        const char *i = strstr(line, " id="), *t = strstr(line, " to=");
+        CU_ASSERT_FATAL(i && t); /* every kernel copy reads and writes a buffer of the trace */
+        from = strtoull(i + 4, NULL, 10);
+        to = strtoull(t + 4, NULL, 10);
+        CU_ASSERT_FATAL(from < 64 && to < 64);
+        if (strcmp(level[from], src) || strcmp(level[to], dst)) {
+            fprintf(stderr, "\n  %s: id=%llu on %s, to=%llu on %s", line, from, level[from], to,
+                    level[to]);
+            bad++;
+        }
+        copies++;
+    }
+    CU_ASSERT(copies > 0);
+    CU_ASSERT_EQUAL(bad, 0);
+    free(text);
+}
+
+/* The (indented) JSON of `run --json` for tpath under config (with --set SET when not NULL), in
+ * *json (caller frees). */
+static void run_json(const char *config, const char *tpath, const char *set, char **json)
+{
+    char args[2048], out[600];
+    snprintf(out, sizeof out, "%s/kernel.json", tu_tmpdir());
+    snprintf(args, sizeof args, "run -q -c '%s/configs/devices/%s' -t '%s' --json '%s'%s%s",
+             tu_top(), config, tpath, out, set ? " --set " : "", set ? set : "");
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    *json = tu_slurp(out, NULL);
+    CU_ASSERT_FATAL(*json != NULL);
+}
+
+/* QA's kernels whose buffers run out of memory: a copy does not happen when the buffer it reads
+ * or the one it writes has none. (1) out_tile1 of 128 KiB does not fit in 896 KiB of vmem: its
+ * accumulator's 2 acc.out copies are skipped and so are its 2 writebacks (vmem > hbm 256 KiB in
+ * 2 copies, out_tile0's; until 2026-11-27 512 KiB in 4). (2) tpu-v4's accumulator holds no 4 MiB
+ * tile: no operand reaches it and nothing comes out (until 2026-11-27 accumulator > vmem carried
+ * 8 MiB in 2 copies). */
+static void test_kernel_skipped_copies(void)
+{
+    gen_kernel_opts o;
+    gen_kernel_defaults(&o);
+    o.m = 512, o.n = 256, o.k = 256, o.tm = 256, o.tn = 128, o.tk = 256, o.jitter = 0;
+    o.dtype = "fp32";
+    char *j;
+    run_json("tpu-v5e.yaml", gen_file("k7.trace", g_kernel, &o),
+             "memories.vmem.capacity=896KiB", &j);
+    CU_ASSERT(strstr(j, "\"dma:vmem>hbm\": {\n      \"link\": \"dma\",\n      "
+                        "\"from\": \"vmem\",\n      \"to\": \"hbm\",\n      "
+                        "\"bytes\": 262144,\n      \"count\": 2,") != NULL);
+    CU_ASSERT(strstr(j, "\"mxu:accumulator>vmem\": {\n      \"link\": \"mxu\",\n      "
+                        "\"from\": \"accumulator\",\n      \"to\": \"vmem\",\n      "
+                        "\"bytes\": 262144,\n      \"count\": 2,") != NULL);
+    /* out_tile1's 2 acc.out copies and 2 writebacks, as the text report counts them */
+    CU_ASSERT(strstr(j, "\"transfers_skipped\": 4,") != NULL);
+    free(j);
+
+    gen_kernel_defaults(&o); /* QA's: the default jitter */
+    o.m = 2048, o.n = 1024, o.k = 1024, o.tm = 1024, o.tn = 1024, o.tk = 512, o.dtype = "fp32";
+    run_json("tpu-v4.yaml", gen_file("k2.trace", g_kernel, &o), NULL, &j);
+    CU_ASSERT(strstr(j, "\"mxu:accumulator>vmem\": {\n      \"link\": \"mxu\",\n      "
+                        "\"from\": \"accumulator\",\n      \"to\": \"vmem\",\n      "
+                        "\"bytes\": 0,\n      \"count\": 0,") != NULL);
+    CU_ASSERT(strstr(j, "\"mxu:vmem>accumulator\": {\n      \"link\": \"mxu\",\n      "
+                        "\"from\": \"vmem\",\n      \"to\": \"accumulator\",\n      "
+                        "\"bytes\": 0,\n      \"count\": 0,") != NULL);
+    free(j);
+}
+
 /* A rate so low that a duration or an arrival comes to 2^63 ps or more is an input error (the
  * command then discards what was written), where the rounding used to write 9223372036854775808
  * whatever the true duration. */
@@ -832,6 +923,8 @@ void suite_gen(void)
               test_offload_waits_for_gradients},
              {"serve frees every KV cache", test_serve_frees},
              {"kernel double buffers", test_kernel_buffers},
+             {"kernel copies name the buffers they read and write", test_kernel_copy_buffers},
+             {"kernel copies of buffers with no memory are skipped", test_kernel_skipped_copies},
              {"times past 2^63 ps are input errors", test_times_too_long},
              {"a clock or a sum of durations past 2^63 ps is an input error",
               test_clock_past_2_63},

@@ -472,6 +472,70 @@ static void test_spill_waits_for_pending_transfer(void)
     hstop(&r);
 }
 
+/* A transfer's to= names the existing buffer it writes (id= the one it reads): a spill of the
+ * destination is ordered after the copy, as one of the source is; a spilled destination comes
+ * back first without sending the source away; and a destination with no memory skips the copy.
+ * Until 2026-11-27 a transfer named one buffer, and `gen kernel` named the one it wrote with
+ * id=: a copy from a tile was not waited for before the tile's spill (QA's ksp.yaml case). */
+static void test_transfer_to(void)
+{
+    const am_ps copy = US + 786432000; /* 768 KiB at 1 GB/s + 1 us */
+    /* 9 on the host is copied into 1 on hbm (to=1) from 0 to 787.432 us; 512 KiB more spills
+     * 1 once the copy has written it: the host waits for both */
+    tr_event into1 = {.kind = TR_TRANSFER, .level = 1, .dst_level = 0, .bytes = 768 * KiB,
+                      .stream = 1, .id = 9, .has_to = 1, .to = 1};
+    hrun r;
+    hstart(&r, HBM_1MIB("    on_oom: spill_to_host\n"));
+    CU_ASSERT(hev(&r, ALLOC(9, 768 * KiB, 1)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(1, 768 * KiB, 0)) == 0);
+    CU_ASSERT(hev(&r, into1) == 0);
+    CU_ASSERT_EQUAL(sim_host_time(r.s), 0);
+    CU_ASSERT(hev(&r, ALLOC(2, 512 * KiB, 0)) == 0); /* spills 1 after the copy into it */
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->spill.evictions, 1);
+    CU_ASSERT_EQUAL(su->spill.time, copy);
+    CU_ASSERT_EQUAL(sim_host_time(r.s), 2 * copy); /* without to=: copy, no wait */
+    CU_ASSERT_EQUAL(su->transfers, 1);
+    /* 1 is on the host now: a copy into it again brings it back first (spilling 2) */
+    CU_ASSERT(hev(&r, into1) == 0);
+    CU_ASSERT_EQUAL(su->spill.restores, 1);
+    CU_ASSERT_EQUAL(su->transfers, 2);
+    CU_ASSERT_EQUAL(su->transfers_skipped, 0);
+    hstop(&r);
+
+    /* QA's ksp.yaml case in small, as gen kernel's mxu.in now writes it: the copy reads tile 1
+     * (id=1) into the accumulator 9 (to=9) from 0 to 787.432 us; 512 KiB more spills tile 1,
+     * whose copy out starts when the read ends (until 2026-11-27 the copy named id=9 only, and
+     * tile 1 went out at 0 while it was still read) */
+    hstart(&r, HBM_1MIB("    on_oom: spill_to_host\n"));
+    CU_ASSERT(hev(&r, ALLOC(1, 768 * KiB, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(9, 768 * KiB, 1)) == 0);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 0, .dst_level = 1,
+                                 .bytes = 768 * KiB, .stream = 1, .id = 1, .has_to = 1,
+                                 .to = 9}) == 0);
+    CU_ASSERT(hev(&r, ALLOC(2, 512 * KiB, 0)) == 0);
+    su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->spill.evictions, 1);
+    CU_ASSERT_EQUAL(su->stall, 2 * copy); /* the read, then the copy out */
+    CU_ASSERT_EQUAL(sim_host_time(r.s), 2 * copy);
+    hstop(&r);
+
+    /* a destination whose allocation ran out of memory: the copy does not happen */
+    hstart(&r, HBM_1MIB(""));
+    CU_ASSERT(hev(&r, ALLOC(9, 768 * KiB, 1)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(1, 2048 * KiB, 0)) == 0); /* out of memory */
+    CU_ASSERT(hev(&r, into1) == 0);
+    su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->transfers, 0);
+    CU_ASSERT_EQUAL(su->transfers_skipped, 1);
+    CU_ASSERT_EQUAL(sim_host_time(r.s), 0);
+    /* an unknown to= is the error of a use of an unknown id */
+    into1.to = 77;
+    CU_ASSERT(hev(&r, into1) != 0);
+    CU_ASSERT(strstr(r.err.msg, "use of unknown id 77") != NULL);
+    hstop(&r);
+}
+
 /* Which buffer spills: the least recently used (an allocation or a use counts), or with
  * spill_victim: largest the largest, ties to the least recently used. A spilled buffer's host
  * copy is freed when it comes back or when it is freed while on the host. */
@@ -2246,6 +2310,7 @@ void suite_hierarchy(void)
               test_defrag_waits_for_pending_transfer},
              {"spill round trip costs two transfers", test_spill_round_trip},
              {"a spill waits for transfers on its victim", test_spill_waits_for_pending_transfer},
+             {"a transfer's to= buffer: spill order, restore, no memory", test_transfer_to},
              {"spill victims: LRU, largest, host copies freed", test_spill_victims},
              {"a transfer's source is not spilled for its into=", test_spill_spares_transfer_source},
              {"an into= that does not happen: its free is skipped", test_skipped_into_free},

@@ -251,7 +251,10 @@ static void test_native_errors(void)
                  "[at=TIME] [addr=N] [donate=ID] [prologue=0|1])");
     expect_error("e3.trace", HDR "transfer hbm host stream=1\n",
                  "2:19: missing BYTES before 'stream=1' (usage: transfer SRC DST BYTES [stream=S] "
-                 "[id=ID] [name=TAG] [at=TIME] [into=ID] [implicit=0|1])");
+                 "[id=ID] [name=TAG] [at=TIME] [into=ID|to=ID] [implicit=0|1])");
+    expect_error("e3t.trace", HDR "transfer hbm host 10 into=2 to=3\n",
+                 "2:29: a transfer names one destination buffer: into=ID (allocated by the copy) "
+                 "or to=ID (already allocated), not both");
     expect_error("e3b.trace", HDR "transfer hbm 10\n", "2:14: unknown level '10' (configured: hbm, host, vmem)");
     expect_error("e4.trace", HDR "free 1 2\n", "2:8: unexpected field '2' (usage: free ID [stream=S] [at=TIME] [prologue=0|1])");
     expect_error("e5.trace", HDR "alloc x1 10\n", "2:7: bad ID 'x1': not an unsigned integer");
