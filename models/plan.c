@@ -1168,8 +1168,9 @@ static int subsolve(srch *s, int *bufs, int nb, int slo, int shi)
     return search(s, &p, 0, 0);
 }
 
-/* Every live buffer as a search entry; sections; overlap and member tables. 0, or -1 when the
- * tables would be too large. */
+/* ---- the search's tables: every live buffer as a search entry; sections; overlap and member
+ * tables ---- */
+
 static int ucmp(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -1186,19 +1187,31 @@ static int slo_cmp(const void *ctx, int a, int b)
 
 #define PLAN_MAX_ENTRIES (64u << 20) /* overlap/member table entries the search may build */
 
-static int srch_build(srch *s, const plan_buf *b, const int *map, int n)
+/* The first position in ord[lo, hi) whose buffer's first section is q or later (ord sorted by
+ * first section). */
+static int first_from_section(const srch *s, const int *ord, int lo, int hi, int q)
 {
-    uint64_t *ends = am_malloc(((size_t)n + 1) * sizeof *ends);
-    for (int i = 0; i < n; i++)
-        ends[i] = b[map[i]].end;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (s->slo[ord[mid]] < q)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Sections: the end times kept, in ends[0, return value). Keep the section at end time e only
+ * when some buffer starts in [previous end time, e): otherwise it is a subset of the one
+ * before. What is left are the maximal sets of buffers live together, the same whatever the
+ * clock (times or event indices). ends holds every end time on entry. */
+static int keep_sections(uint64_t *ends, const plan_buf *b, const int *map, int n)
+{
     qsort(ends, (size_t)n, sizeof *ends, ucmp);
     uint64_t *starts = am_malloc(((size_t)n + 1) * sizeof *starts);
     for (int i = 0; i < n; i++)
         starts[i] = b[map[i]].start;
     qsort(starts, (size_t)n, sizeof *starts, ucmp);
-    /* Keep the section at end time e only when some buffer starts in [previous end time, e):
-     * otherwise it is a subset of the one before. What is left are the maximal sets of
-     * buffers live together, the same whatever the clock (times or event indices). */
     int ns = 0, at = 0;
     uint64_t prev = 0;
     for (int i = 0; i < n; i++) {
@@ -1211,13 +1224,31 @@ static int srch_build(srch *s, const plan_buf *b, const int *map, int n)
         prev = ends[i];
     }
     free(starts);
+    return ns;
+}
+
+/* The tables' sizes, measured before anything of their size is allocated, in O(n log n) time
+ * and O(n) memory: their entries are quadratic in the buffers live together (64M for 8k
+ * buffers each overlapping 4k, 256 MB and a second to build), so the budget is weighed against
+ * them first (plan_best, plan_optimal). Sets the sections, each buffer's size, width and
+ * section range, the buffers by (first section, index) (by_slo), *members (section
+ * memberships), *pairs (overlap entries, two a pair) and *peak (bytes, the largest section
+ * total). 0, or -1 when the tables would be too large. */
+static int srch_measure(srch *s, const plan_buf *b, const int *map, int n, size_t *members,
+                        size_t *pairs, uint64_t *peak)
+{
+    uint64_t *ends = am_malloc(((size_t)n + 1) * sizeof *ends);
+    for (int i = 0; i < n; i++)
+        ends[i] = b[map[i]].end;
+    int ns = keep_sections(ends, b, map, n);
     s->n = n;
     s->nsec = ns;
     s->size = am_malloc(((size_t)n + 1) * sizeof *s->size);
     s->width = am_malloc(((size_t)n + 1) * sizeof *s->width);
     s->slo = am_malloc(((size_t)n + 1) * sizeof *s->slo);
     s->shi = am_malloc(((size_t)n + 1) * sizeof *s->shi);
-    size_t members = 0;
+    *members = 0;
+    *pairs = 0;
     int timed = 1; /* trace-time widths only when every buffer has one (plan_timed) */
     for (int i = 0; i < n; i++)
         if (!b[map[i]].timed)
@@ -1244,11 +1275,48 @@ static int srch_build(srch *s, const plan_buf *b, const int *map, int n)
                 lo = mid + 1;
         }
         s->shi[i] = lo;
-        members += (size_t)(s->shi[i] - s->slo[i]);
+        *members += (size_t)(s->shi[i] - s->slo[i]);
     }
     free(ends);
-    if (members > PLAN_MAX_ENTRIES)
+    if (*members > PLAN_MAX_ENTRIES)
         return -1;
+    /* the largest section total, from a difference array (wrapping as the totals' sums would) */
+    uint64_t *diff = am_calloc((size_t)ns + 2, sizeof *diff);
+    for (int i = 0; i < n; i++) {
+        diff[s->slo[i]] += s->size[i];
+        diff[s->shi[i]] -= s->size[i];
+    }
+    uint64_t run = 0;
+    *peak = 0;
+    for (int q = 0; q < ns; q++) {
+        run += diff[q];
+        *peak = AM_MAX(*peak, run);
+    }
+    free(diff);
+    /* overlaps: i and j share a section iff their section ranges intersect. Sorted by
+     * (slo, index), each pair is met once, from the earlier one: the buffers after it whose
+     * first section is before its last, a run found by bisection. */
+    int *ord = am_malloc(((size_t)n + 1) * sizeof *ord);
+    int *tmp = am_malloc(((size_t)n + 1) * sizeof *tmp);
+    for (int i = 0; i < n; i++)
+        ord[i] = i;
+    msort_idx(ord, tmp, (size_t)n, slo_cmp, s);
+    free(tmp);
+    s->by_slo = ord; /* kept: solve_all reads each partition's members off it */
+    for (int a = 0; a < n; a++) {
+        int end = first_from_section(s, ord, a + 1, n, s->shi[ord[a]]);
+        if ((*pairs += 2 * (size_t)(end - a - 1)) > PLAN_MAX_ENTRIES)
+            return -1;
+    }
+    return 0;
+}
+
+/* Builds the tables srch_measure measured: section members and overlaps (CSR), and the
+ * per-section and per-buffer state of the search. */
+static void srch_fill(srch *s, size_t members, size_t pairs)
+{
+    int n = s->n, ns = s->nsec;
+    const int *ord = s->by_slo;
     /* section members (CSR) */
     s->mem_at = am_calloc((size_t)ns + 2, sizeof *s->mem_at);
     s->mem = am_malloc((members + 1) * sizeof *s->mem);
@@ -1263,41 +1331,29 @@ static int srch_build(srch *s, const plan_buf *b, const int *map, int n)
         for (int q = s->slo[i]; q < s->shi[i]; q++)
             s->mem[fill[q]++] = i;
     free(fill);
-    /* overlaps: i and j share a section iff their section ranges intersect. Sorted by
-     * (slo, index), each pair is met once: from the earlier one, while slo_j < shi_i. */
-    int *ord = am_malloc(((size_t)n + 1) * sizeof *ord);
-    int *tmp = am_malloc(((size_t)n + 1) * sizeof *tmp);
-    for (int i = 0; i < n; i++)
-        ord[i] = i;
-    msort_idx(ord, tmp, (size_t)n, slo_cmp, s);
+    /* overlaps (CSR), each pair met once from the earlier one in by_slo order */
     s->ovl_at = am_calloc((size_t)n + 2, sizeof *s->ovl_at);
-    size_t pairs = 0;
     for (int a = 0; a < n; a++) {
         int i = ord[a];
         for (int c = a + 1; c < n && s->slo[ord[c]] < s->shi[i]; c++) {
             s->ovl_at[i + 1]++;
             s->ovl_at[ord[c] + 1]++;
-            if ((pairs += 2) > PLAN_MAX_ENTRIES) {
-                s->by_slo = ord; /* freed with the rest (srch_free) */
-                free(tmp);
-                return -1;
-            }
         }
     }
     for (int i = 0; i < n; i++)
         s->ovl_at[i + 1] += s->ovl_at[i];
     s->ovl = am_malloc((pairs + 1) * sizeof *s->ovl);
-    memcpy(tmp, s->ovl_at, (size_t)n * sizeof *tmp);
+    int *at = am_malloc(((size_t)n + 1) * sizeof *at);
+    memcpy(at, s->ovl_at, (size_t)n * sizeof *at);
     for (int a = 0; a < n; a++) {
         int i = ord[a];
         for (int c = a + 1; c < n && s->slo[ord[c]] < s->shi[i]; c++) {
             int j = ord[c];
-            s->ovl[tmp[i]++] = j;
-            s->ovl[tmp[j]++] = i;
+            s->ovl[at[i]++] = j;
+            s->ovl[at[j]++] = i;
         }
     }
-    s->by_slo = ord; /* kept: solve_all reads each partition's members off it */
-    free(tmp);
+    free(at);
     s->floor = am_calloc((size_t)ns + 1, sizeof *s->floor);
     s->total = am_calloc((size_t)ns + 1, sizeof *s->total);
     s->cuts = am_calloc((size_t)ns + 1, sizeof *s->cuts);
@@ -1314,7 +1370,6 @@ static int srch_build(srch *s, const plan_buf *b, const int *map, int n)
     s->placed = am_calloc((size_t)n + 1, 1);
     s->tot = am_malloc(((size_t)n + 1) * sizeof *s->tot);
     s->tmp = am_malloc(((size_t)n + 1) * sizeof *s->tmp);
-    return 0;
 }
 
 static size_t last_held; /* plan_last_search_held */
@@ -1362,11 +1417,15 @@ typedef struct opt {
     int *map;       /* search entry -> index in the caller's array */
     int m;          /* live buffers */
     uint64_t maxsz; /* bytes of the largest */
+    uint64_t peak;  /* bytes: the largest section total (no lower height exists) */
+    size_t members, pairs; /* table entries: section memberships, overlaps (two a pair) */
+    int filled;     /* the tables are built (opt_solve builds them when a search needs them) */
     uint64_t built; /* work of building the tables */
 } opt;
 
 /* 0, or -2 when the set is too large for the search's tables (o is freed either way by
- * opt_free). */
+ * opt_free). Measures the tables without building them: what they cost is known before
+ * anything of their size is allocated. */
 static int opt_prepare(opt *o, const plan_buf *b, size_t n)
 {
     memset(o, 0, sizeof *o);
@@ -1378,11 +1437,18 @@ static int opt_prepare(opt *o, const plan_buf *b, size_t n)
             o->map[o->m++] = (int)i;
             o->maxsz = AM_MAX(o->maxsz, b[i].size);
         }
-    if (srch_build(&o->s, b, o->map, o->m) != 0)
+    if (srch_measure(&o->s, b, o->map, o->m, &o->members, &o->pairs, &o->peak) != 0)
         return -2;
     /* building the tables is work too: a buffer, a section membership, an overlap each */
-    o->built = (uint64_t)o->m + (uint64_t)o->s.mem_at[o->s.nsec] + (uint64_t)o->s.ovl_at[o->m];
+    o->built = (uint64_t)o->m + (uint64_t)o->members + (uint64_t)o->pairs;
     return 0;
+}
+
+/* 1 when no placement of height capacity exists on sight of the sizes alone: a buffer or a
+ * section's total is larger (no tables needed). */
+static int opt_refutes(const opt *o, uint64_t capacity)
+{
+    return o->maxsz > capacity || o->peak > capacity;
 }
 
 static void opt_free(opt *o)
@@ -1403,11 +1469,18 @@ static int opt_solve(opt *o, plan_buf *b, size_t n, uint64_t capacity, plan_budg
     s->spent = spent0;
     s->have_deadline = 0;
     int rc = S_NOTFOUND;
-    if (o->maxsz > capacity)
+    if (opt_refutes(o, capacity))
         goto out;
-    for (int q = 0; q < s->nsec; q++)
-        if (s->total[q] > capacity)
-            goto out; /* peak live exceeds the capacity */
+    if (lim.work && spent0 >= lim.work) {
+        /* the search would stop before its first node (search() checks the budget first):
+         * the same outcome without building the tables it would not read */
+        rc = S_TIMEOUT;
+        goto out;
+    }
+    if (!o->filled) {
+        srch_fill(s, o->members, o->pairs);
+        o->filled = 1;
+    }
     s->budget = lim.work;
     if (lim.seconds > 0) {
         double dl = now_s() + lim.seconds;
@@ -1474,8 +1547,11 @@ int plan_optimal(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, uint
         opt_free(&o);
         return -2;
     }
-    /* the tables count against this search's budget */
-    int rc = opt_solve(&o, b, n, capacity, lim, o.built, height, spent);
+    /* the tables count against this search's budget; a budget they would use up is not spent
+     * on them (until 2026-11-27 they were built and charged all the same, past the budget) */
+    int rc = -1;
+    if (!lim.work || o.built < lim.work || opt_refutes(&o, capacity))
+        rc = opt_solve(&o, b, n, capacity, lim, o.built, height, spent);
     opt_free(&o);
     return rc;
 }
@@ -1500,7 +1576,8 @@ void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_r
         lo = am_round_up(lo, g);
         if (lo >= r->height)
             break;
-        if (!built) { /* the search's tables: built once, they serve every height */
+        if (!built) { /* the search's tables: measured once, built once (by the first search
+                       * that can pay for them), they serve every height */
             built = 1;
             if (opt_prepare(&o, b, n) != 0) { /* too large whatever the height: stop */
                 r->searches++;
@@ -1528,6 +1605,16 @@ void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_r
             share = 1;
             while (steps >>= 1)
                 share++;
+        }
+        if (lim.work && o.built >= wleft && !opt_refutes(&o, cap)) {
+            /* What is left of the budget does not pay for the tables: this search would stop
+             * before its first node and end the searches, so it is not run and its tables are
+             * not built (they are quadratic in the buffers live together). Until 2026-11-27 it
+             * was run, building them and charged for them past the budget: 64M visits and
+             * 256 MB for a budget of 1000 on 8k buffers each overlapping 4k. */
+            r->searches++;
+            r->timed_out = 1;
+            break;
         }
         plan_budget each = {lim.work ? AM_MAX(wleft / (uint64_t)share, 1) : 0,
                             lim.seconds > 0 ? left / share : 0};

@@ -61,7 +61,9 @@ typedef struct plan_budget {
  * plan.c). Returns 1 when found (offsets written, *height set, the placement verified),
  * 0 when proven impossible, -1 when the budget ran out, -2 when the instance is too large for
  * the search's overlap tables. Offsets are untouched unless it returns 1. *spent (when not
- * NULL) is set to the work done, building the tables included. */
+ * NULL) is set to the work done, building the tables included. A budget the tables alone would
+ * use up is -1 with nothing spent: they are measured first and not built (until 2026-11-27
+ * they were built and charged, past the budget). */
 int plan_optimal(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, uint64_t *height,
                  uint64_t *spent);
 
@@ -86,7 +88,10 @@ typedef struct plan_result {
 
 /* Each search gets a share of what is left of lim: a quarter for the bound, half for the
  * capacity, then an equal part for each bisection step still expected. The search's tables are
- * built once for all of them; each search is charged for them as if it had built its own. */
+ * built once for all of them; each search is charged for them as if it had built its own. When
+ * what is left does not pay for them, the searches end (counted in searches, timed_out set)
+ * without building them, so work stays within lim.work but for the node a search stops after
+ * (at most n + 1); until 2026-11-27 that last search was charged for them past the budget. */
 void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_result *r);
 
 /* Bytes the last exact search's levels held at most beyond its tables: the candidate stack

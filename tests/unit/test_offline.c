@@ -500,11 +500,13 @@ static void test_budget_deterministic(void)
         same &= a[i].offset == b[i].offset;
     CU_ASSERT(same);
     CU_ASSERT_EQUAL(plan_verify(a, n, ra.height, NULL, 0), 0);
-    /* one search alone: out of budget is -1, offsets untouched, the work reported */
-    uint64_t h = 0, spent = 0;
+    /* one search alone: out of budget is -1, offsets untouched, the work reported: none, as
+     * 1000 visits do not pay for its tables (31,708), which are then not built (until
+     * 2026-11-27 they were, and charged: 31,708) */
+    uint64_t h = 0, spent = 1;
     a[0].offset = 12345;
     CU_ASSERT_EQUAL(plan_optimal(a, n, ra.peak_live, (plan_budget){1000, 0}, &h, &spent), -1);
-    CU_ASSERT(spent >= 1000);
+    CU_ASSERT_EQUAL(spent, 0);
     CU_ASSERT_EQUAL(a[0].offset, 12345);
     free(a);
     free(b);
@@ -565,13 +567,17 @@ static void test_tables_once(void)
     CU_ASSERT_EQUAL(plan_optimal(b, N + G, 12u << 20, (plan_budget){0, 0}, &h, &all), 1);
     CU_ASSERT_EQUAL(all, 17997114);
     /* a quarter of the tables and one search's work is not enough for the bound's search
-     * (charged its tables): five searches end at the greedy height */
+     * (charged its tables): five searches end at the greedy height, the fifth not run as what
+     * is left of the budget does not pay for its tables (until 2026-11-27 it was charged for
+     * them all the same: 47,248,029 visits of a budget of 44,988,292) */
     plan_result r;
-    plan_best(b, N + G, UINT64_MAX, (plan_budget){tables + 4 * (all - tables) + 4, 0}, &r);
+    const uint64_t budget = tables + 4 * (all - tables) + 4;
+    plan_best(b, N + G, UINT64_MAX, (plan_budget){budget, 0}, &r);
     CU_ASSERT_EQUAL(r.greedy_height, 13u << 20);
     CU_ASSERT_EQUAL(r.height, 13u << 20);
     CU_ASSERT_EQUAL(r.searches, 5);
-    CU_ASSERT_EQUAL(r.work, 47248029);
+    CU_ASSERT_EQUAL(r.work, 47248029 - tables);
+    CU_ASSERT(r.work <= budget);
     CU_ASSERT_EQUAL(r.timed_out, 1);
     /* four times tables and search: the bound in one search */
     plan_best(b, N + G, UINT64_MAX, (plan_budget){4 * all + 4, 0}, &r);
@@ -580,6 +586,54 @@ static void test_tables_once(void)
     CU_ASSERT_EQUAL(r.work, all);
     CU_ASSERT_EQUAL(r.proven_optimal, 1);
     CU_ASSERT_EQUAL(plan_verify(b, N + G, r.height, NULL, 0), 0);
+    free(b);
+}
+
+/* A budget that does not pay for the search's tables is not spent on them: they are measured
+ * first (O(n log n)) and neither built nor charged. On sliding windows (each buffer overlapping
+ * the n/2 before and after it, then the eight buffers of test_too_large, which greedy does not
+ * place at the bound) the tables cost about 3n^2/2 visits: until 2026-11-27 a budget of 1000
+ * reported 1.5M, 6M and 24M visits of work here (and built 96 MB of tables at n = 4000), and
+ * a search whose share did not pay for them was charged for them past the budget. */
+static void test_budget_below_tables(void)
+{
+    static const size_t sizes[] = {1000, 2000, 4000};
+    for (size_t k = 0; k < AM_ARRAY_LEN(sizes); k++) {
+        size_t n = sizes[k];
+        plan_buf *b = overlap_then_gadget(n, n / 2);
+        plan_result r;
+        plan_best(b, n + GADGET, UINT64_MAX, (plan_budget){1000, 0}, &r);
+        CU_ASSERT_EQUAL(r.greedy_height, 13u << 20);
+        CU_ASSERT_EQUAL(r.height, r.greedy_height); /* the greedy plan stands */
+        CU_ASSERT_EQUAL(r.searches, 1);
+        CU_ASSERT_EQUAL(r.timed_out, 1);
+        CU_ASSERT_EQUAL(r.proven_optimal, 0);
+        CU_ASSERT_EQUAL(r.work, 0); /* whatever n: nothing visited, no table built */
+        CU_ASSERT_EQUAL(plan_verify(b, n + GADGET, r.height, NULL, 0), 0);
+        /* one search alone: out of budget, nothing spent, offsets untouched */
+        uint64_t h = 0, spent = 1;
+        b[0].offset = 12345;
+        CU_ASSERT_EQUAL(plan_optimal(b, n + GADGET, 12u << 20, (plan_budget){1000, 0}, &h,
+                                     &spent), -1);
+        CU_ASSERT_EQUAL(spent, 0);
+        CU_ASSERT_EQUAL(b[0].offset, 12345);
+        free(b);
+    }
+    /* budgets around the tables' cost (n = 1000): the work never passes the budget by more
+     * than the node a search stops after (n + 9 visits at most) */
+    plan_buf *b = overlap_then_gadget(1000, 500);
+    uint64_t h = 0, tables = 0;
+    CU_ASSERT_EQUAL(plan_optimal(b, 1000 + GADGET, (12u << 20) - 1, (plan_budget){0, 0}, &h,
+                                 &tables), 0);
+    static const double share[] = {0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 8.0};
+    for (size_t k = 0; k < AM_ARRAY_LEN(share); k++) {
+        uint64_t budget = (uint64_t)(share[k] * (double)tables);
+        plan_result r;
+        plan_best(b, 1000 + GADGET, UINT64_MAX, (plan_budget){budget, 0}, &r);
+        CU_ASSERT(r.work <= budget + 1000 + GADGET + 1);
+        CU_ASSERT(r.searches >= 1);
+        CU_ASSERT_EQUAL(plan_verify(b, 1000 + GADGET, r.height, NULL, 0), 0);
+    }
     free(b);
 }
 
@@ -898,8 +952,11 @@ static void test_budget_config(void)
             CU_ASSERT_EQUAL(json_u64_after(j, "greedy_height_bytes"), 13312);
             CU_ASSERT_EQUAL(json_u64_after(j, "plan_height_bytes"), c[k].height);
             CU_ASSERT_EQUAL(json_u64_after(j, "plan_proven_optimal"), c[k].proven);
+            /* within the budget: a budget of 1 does not pay for the search's tables, so
+             * nothing is spent (until 2026-11-27 they were charged, past the budget) */
             uint64_t work = json_u64_after(j, "plan_search_work");
-            CU_ASSERT(work > 0 && work < 1000000);
+            CU_ASSERT(work <= strtoull(c[k].budget, NULL, 10));
+            CU_ASSERT(c[k].proven ? work > 0 : work == 0);
             free(j);
         }
         free(out);
@@ -1228,6 +1285,8 @@ void suite_offline(void)
              {"exact search: a work budget stops it alike every time", test_budget_deterministic},
              {"exact search: a set too large for its tables", test_too_large},
              {"exact search: tables built once, charged per search", test_tables_once},
+             {"exact search: a budget below the tables' cost builds none",
+              test_budget_below_tables},
              {"exact search: many independent parts", test_search_many_parts},
              {"exact search: memory bounded whatever the budget", test_search_memory_bounded},
              {"prepass lifetimes", test_prepass},
