@@ -24,6 +24,14 @@ int batch_sniff_sweep(const char *path);
  * read, the matrix built. 0 with the number of runs in *nruns, or -1 with FILE:LINE:COL. */
 struct am_error;
 int batch_check_sweep(const char *file, long *nruns, struct am_error *err);
+/* Work this process's sweep loads and matrix walks have done, summed over all of them: for tests
+ * that guard their complexity by counting instead of timing. trace_stats: stat calls that
+ * compare the traces' files (one per trace); rule_tries: exclusions tried against a run of the
+ * matrix; value_tests: exclusion values compared with a dimension's values. */
+typedef struct batch_counts {
+    unsigned long trace_stats, rule_tries, value_tests;
+} batch_counts;
+extern batch_counts batch_work;
 /* A worker process of a batch, as the scheduler waits for it. */
 typedef struct batch_worker {
     pid_t pid;      /* 0: a free slot */
