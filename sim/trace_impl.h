@@ -71,6 +71,11 @@ int trace_pickle_open(trace *t, am_error *err);
  * a byte (README, "Limits"). A variable so that the tests can lower it. */
 #define TRACE_PICKLE_MAX_BYTES ((size_t)2 << 30)
 extern size_t trace_pickle_max_bytes;
+/* The snapshot reader's work since the program started, in steps: one per operation on its
+ * ordered state (a B+-tree lookup, insertion or removal, O(log n)) and one per record a loop
+ * visits. The tests read it to check that a snapshot's reading grows as n log n in its entries
+ * and segments, not as n^2 (as it did until 2026-11-27), without timing it. */
+extern uint64_t trace_pickle_steps;
 
 /* What an event is before its reader fills it: every field zero or absent (no id, address, time
  * or destination), on the default level. */

@@ -842,6 +842,19 @@ BI_TB(p_segment_end_wraps, "segwrap.pickle",
       "\x00X\x05\x00\x00\x00stateX\x08\x00\x00\x00inactiveuauaX\x0d\x00\x00\x00" "device_traces]]au.",
       "amsim: @: segments[0]: 'address' 18446744073708503040 + 'total_size' 2097152 ends at "
       "18446744073710600192, past 2^64 - 1 (18446744073709551615, the end of the address space)")
+/* pickle.dumps({"segments": [{"address": 0, "total_size": 4 MiB, "blocks": [one inactive]},
+ * {"address": 2 MiB, "total_size": 2 MiB, "blocks": [one inactive]}], "device_traces": [[]]},
+ * protocol=2), optimized: one device's segments are distinct device allocations; until
+ * 2026-11-27 overlapping ones were read and the prologue tiled both (status 0), and the reader,
+ * which keeps every block in one tree by address since then, cannot hold them */
+BI_TB(p_segments_overlap, "segov.pickle",
+      "\x80\x02}(X\x08\x00\x00\x00segments](}(X\x07\x00\x00\x00" "addressq\x00K\x00X\x0a\x00\x00"
+      "\x00total_sizeq\x01J\x00\x00@\x00X\x06\x00\x00\x00" "blocksq\x02]}(h\x00K\x00X\x04\x00\x00"
+      "\x00sizeq\x03J\x00\x00@\x00X\x05\x00\x00\x00stateq\x04X\x08\x00\x00\x00inactiveq\x05uau}"
+      "(h\x00J\x00\x00 \x00h\x01J\x00\x00 \x00h\x02]}(h\x00J\x00\x00 \x00h\x03J\x00\x00 \x00h\x04"
+      "h\x05uaueX\x0d\x00\x00\x00" "device_traces]]au.",
+      "amsim: @: segments[1]: address 2097152 + 2097152 bytes overlaps the segment at address 0 "
+      "(4194304 bytes): one device's segments never overlap")
 BI_TB(p_huge_length, "huge.pickle", "\x80\x04\x8d\x00\x00\x00\x00\x00\x00\x00\x40" "abc.",
       "amsim: @: byte 2: pickle opcode BINUNICODE8 declares 4611686018427387904 bytes but only 4 "
       "remain")
@@ -4327,6 +4340,7 @@ void suite_badinput(void)
              {"pickle: an address of 2^64 - 1 (none)", p_addr_none},
              {"pickle: block sizes whose sum wraps past 2^64", p_block_sum_wraps},
              {"pickle: a segment whose address + total_size passes 2^64", p_segment_end_wraps},
+             {"pickle: segments of one device that overlap", p_segments_overlap},
              {"pickle: huge declared length (64-bit)", p_huge_length},
              {"pickle: huge declared length (32-bit)", p_huge_length32},
              {"pickle: truncated", p_truncated},

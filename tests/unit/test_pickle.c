@@ -1264,6 +1264,94 @@ static void test_nesting_through_memo(void)
                                       "a memory snapshot holds none");
 }
 
+/* ---- the backward walk's work grows as n log n ---- */
+
+/* The reader's steps (trace_pickle_steps) for a snapshot of one segment of segsize bytes with
+ * blocks b and entries e. */
+static uint64_t steps_of(uint64_t segsize, const sblock *b, size_t nb, const sentry *e,
+                         size_t ne)
+{
+    const char *path = write_snapshot("steps.pickle", 1ULL << 40, segsize, b, nb, e, ne);
+    tr_event ev[1];
+    size_t n;
+    char msg[1024];
+    uint64_t before = trace_pickle_steps;
+    CU_ASSERT_EQUAL(read_events(path, 0, ev, 1, &n, msg), 0);
+    return trace_pickle_steps - before;
+}
+
+/* n allocations of 512 B at ascending addresses in one free segment, then their frees: the
+ * walk back carves each block out of the free space before the others. */
+static uint64_t steps_entries(size_t n)
+{
+    sentry *e = calloc(3 * n, sizeof *e);
+    for (size_t i = 0; i < n; i++) {
+        e[i] = (sentry){"alloc", 512 * i, 512};
+        e[n + 2 * i] = (sentry){"free_requested", 512 * i, 512};
+        e[n + 2 * i + 1] = (sentry){"free_completed", 512 * i, 512};
+    }
+    const sblock b[] = {{0, 1024 * n, 0, "inactive"}};
+    uint64_t steps = steps_of(1024 * n, b, 1, e, 3 * n);
+    free(e);
+    return steps;
+}
+
+/* n segments freed in descending address order above the dump-time one: walked back, each is
+ * added below the others. */
+static uint64_t steps_segments(size_t n)
+{
+    sentry *e = calloc(n, sizeof *e);
+    for (size_t i = 0; i < n; i++)
+        e[i] = (sentry){"segment_free", 2 * MB * (n - i), 2 * MB};
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    uint64_t steps = steps_of(2 * MB, b, 1, e, n);
+    free(e);
+    return steps;
+}
+
+/* An expandable segment of n live blocks, a free 2 MiB between their halves, unmapped and
+ * mapped again n times: walked back, each map cuts the segment in two at the middle and each
+ * unmap joins it again. */
+static uint64_t steps_expandable(size_t n)
+{
+    sblock *b = calloc(n + 1, sizeof *b);
+    sentry *e = calloc(2 * n, sizeof *e);
+    uint64_t mid = 512 * (n / 2);
+    for (size_t i = 0, off = 0; i <= n; i++) {
+        int gap = i == n / 2;
+        b[i] = (sblock){off, gap ? 2 * MB : 512, gap ? 0 : 512,
+                        gap ? "inactive" : "active_allocated"};
+        off += b[i].size;
+    }
+    for (size_t i = 0; i < n; i++) {
+        e[2 * i] = (sentry){"segment_unmap", mid, 2 * MB};
+        e[2 * i + 1] = (sentry){"segment_map", mid, 2 * MB};
+    }
+    uint64_t steps = steps_of(512 * n + 2 * MB, b, n + 1, e, 2 * n);
+    free(b);
+    free(e);
+    return steps;
+}
+
+/* Reading a snapshot is n log n in its entries and segments: its steps (one per tree operation
+ * or record visited) grow about fourfold from n to 4n, where they grew sixteenfold until
+ * 2026-11-27 (sorted arrays, each insertion moving the entries after it: 80,000 entries took
+ * 8.4 s). Counted, not timed, so a loaded machine cannot fail it. */
+static void test_linear_steps(void)
+{
+    static const struct { const char *what; uint64_t (*steps)(size_t); } shape[] = {
+        {"entries", steps_entries}, {"segments", steps_segments},
+        {"expandable", steps_expandable}};
+    for (size_t k = 0; k < AM_ARRAY_LEN(shape); k++) {
+        uint64_t small = shape[k].steps(1000), large = shape[k].steps(4000);
+        CU_ASSERT(small > 1000);
+        CU_ASSERT(large <= 5 * small); /* 4 and a margin; quadratic would be 16 */
+        if (large > 5 * small)
+            printf("\n%s: %llu steps for n = 1000, %llu for n = 4000\n", shape[k].what,
+                   (unsigned long long)small, (unsigned long long)large);
+    }
+}
+
 void suite_pickle(void)
 {
     TU_SUITE("pickle",
@@ -1277,6 +1365,7 @@ void suite_pickle(void)
              {"short strs and small ints are shared values", test_interned_scalars},
              {"snapshot round trip", test_round_trip},
              {"backward walk to the trace start", test_backward_walk},
+             {"the backward walk's steps grow as n log n, not n^2", test_linear_steps},
              {"start-state blocks requested with their recorded requested_size",
               test_start_requested_size},
              {"unknown trace actions counted as skipped", test_unknown_actions},
