@@ -65,9 +65,8 @@ typedef struct pre {
     int have_arena;
     uint64_t start, end;       /* arena [start, end) */
     uint64_t top;              /* bump: next free address */
-    int compacting;            /* bump: a compaction places buffers again (pre_compact) */
-    uint64_t *stay;            /* bump, compacting: the staying blocks' [addr, end) pairs, */
-    size_t nstay, at_stay;     /* by address; the next one at or above top */
+    ll_node **stay;            /* bump, compacting: the staying blocks by address (none */
+    size_t nstay, at_stay;     /* otherwise); the next one at or above top */
     ll_set live;               /* live blocks */
     as_tree free_set;          /* first_fit: free blocks, key = address, len = size */
     recpool recs; /* pblk records */
@@ -78,18 +77,21 @@ static pblk *pk_new(pre *p) { return recpool_get(&p->recs); }
 
 static void pk_put(pre *p, pblk *b) { recpool_put(&p->recs, b); }
 
-/* Bump placement during a compaction: the lowest address at or above top where need bytes fit
- * below the next staying block, stepping over the ones in the way (top moves only up, as in a
- * bump arena). 0 and *addr, or -1 when it reaches the arena's end. */
-static int pre_compact_place(pre *p, uint64_t need, uint64_t *addr)
+static uint64_t pk_end(const ll_node *x) { return x->addr + ((const pblk *)x)->size; }
+
+/* Bump placement: the lowest address at or above top where need bytes fit below the next
+ * staying block of a compaction, stepping over the ones in the way (top moves only up, as in a
+ * bump arena; outside a compaction none stays, and this is [top, top + need)). 0 and *addr, or
+ * -1 when it reaches the arena's end. */
+static int bump_place(pre *p, uint64_t need, uint64_t *addr)
 {
     for (;;) {
-        while (p->at_stay < p->nstay && p->stay[2 * p->at_stay + 1] <= p->top)
+        while (p->at_stay < p->nstay && pk_end(p->stay[p->at_stay]) <= p->top)
             p->at_stay++; /* behind top */
-        int blocked = p->at_stay < p->nstay && need > p->stay[2 * p->at_stay] - p->top;
+        int blocked = p->at_stay < p->nstay && need > p->stay[p->at_stay]->addr - p->top;
         if (!blocked)
             break;
-        p->top = p->stay[2 * p->at_stay + 1];
+        p->top = pk_end(p->stay[p->at_stay]);
     }
     if (need > p->end - p->top)
         return -1;
@@ -115,15 +117,9 @@ static int pre_alloc(void *st, const alloc_req *r, alloc_out *o)
     if (need < r->bytes) {
         return ALLOC_OOM;
     }
-    if (p->o.mode == PRE_BUMP && p->compacting) {
-        if (pre_compact_place(p, need, &addr) < 0)
+    if (p->o.mode == PRE_BUMP) {
+        if (bump_place(p, need, &addr) < 0)
             return ALLOC_OOM;
-    } else if (p->o.mode == PRE_BUMP) {
-        if (need > p->end - p->top) {
-            return ALLOC_OOM;
-        }
-        addr = p->top;
-        p->top += need;
     } else {
         as_ent e;
         as_pos at;
@@ -166,46 +162,29 @@ static void pre_free(void *st, uint64_t handle)
     as_give(&p->free_set, addr, size); /* merged with the free neighbours */
 }
 
-/* The end of the highest block held, or the arena's start when none is. */
-static uint64_t pre_highest_end(const pre *p)
-{
-    uint64_t hi = p->start;
-    for (size_t i = 0; i < p->live.n; i++) {
-        const pblk *b = (const pblk *)p->live.v[i];
-        hi = AM_MAX(hi, b->live.addr + b->size);
-    }
-    return hi;
-}
-
 /* A compaction (alloc.h compact). Bump mode only: at its start the blocks still held are the
  * staying ones; the buffers placed again are packed from the arena's start around them
- * (pre_compact_place), so none goes higher than it was. At its end top is the end of the
- * highest block, staying or placed: the gaps below stay unusable until the arena empties, as
- * bump's freed blocks are. */
+ * (bump_place), so none goes higher than it was. At its end top is the end of the highest
+ * block, staying or placed (every placed one ends at or below top; the staying ones, neither
+ * moved nor freed meanwhile, are sorted): the gaps below stay unusable until the arena
+ * empties, as bump's freed blocks are. */
 static void pre_compact(void *st, int done)
 {
     pre *p = st;
     if (p->o.mode != PRE_BUMP || !p->have_arena)
         return;
     if (done) {
-        p->compacting = 0;
+        if (p->nstay)
+            p->top = AM_MAX(p->top, pk_end(p->stay[p->nstay - 1]));
         free(p->stay);
         p->stay = NULL;
-        p->top = AM_MAX(p->top, pre_highest_end(p));
+        p->nstay = p->at_stay = 0;
         return;
     }
-    ll_node **v = ll_sorted(&p->live);
+    p->stay = ll_sorted(&p->live);
     p->nstay = p->live.n;
-    p->stay = am_malloc((p->nstay ? 2 * p->nstay : 1) * sizeof *p->stay);
-    for (size_t i = 0; i < p->nstay; i++) {
-        const pblk *b = (const pblk *)v[i];
-        p->stay[2 * i] = b->live.addr;
-        p->stay[2 * i + 1] = b->live.addr + b->size;
-    }
-    free(v);
     p->at_stay = 0;
     p->top = p->start;
-    p->compacting = 1;
 }
 
 /* Look-ahead hint (alloc.h): a free reads its record (stage 0), then its live-set entry and, in
