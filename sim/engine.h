@@ -69,8 +69,8 @@ typedef struct sim_observer {
      * spilled buffer that could not come back where it was used (what = "restore"; it stays
      * on the host) or a live buffer a defragmentation could not place again ("defrag"; it is
      * lost). Each has an oom_events entry and counts in the level's ooms. The snapshot exporter
-     * writes a "defrag" one as an `oom` entry after the device gives its failed placement made,
-     * so that a replay fails and gives back there too. */
+     * writes either as an `oom` entry after the device gives its failed attempt made, so that a
+     * replay fails and gives back there too (until 2026-11-27 a "restore" one was not written). */
     void (*oom)(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
                 uint64_t requested, const char *what);
     /* A start-state prologue begins (on = 1) or ends (engine.c, "the start-state prologue"):

@@ -1067,6 +1067,35 @@ static void test_snapshot_restore_release(void)
     CU_ASSERT_EQUAL(su.segment_events_matched, 5);
 }
 
+/* A restore that still fails after spilling a victim: `use 7` spills 9, its retry fails and
+ * caching frees 9's cached 2 MiB segment; the level counts one out-of-memory. The export writes
+ * the failed restore as an `oom` entry after that segment_free, so the replay gives it back and
+ * counts the out-of-memory too. Until 2026-11-27 it had no entry: 4 of 5 segment events, 0
+ * out-of-memory events. */
+static void test_snapshot_restore_fails(void)
+{
+    const char *cfg = tu_write("rf.yaml", "version: 1\ndevice: h100\nmemories:\n"
+                               "  hbm:\n    capacity: 48MiB\n    allocator: {policy: caching}\n"
+                               "    on_oom: spill_to_host\n    spill_victim: largest\n"
+                               "  host:\n    capacity: 64MiB\n");
+    const char *tpath = tu_write("rf.trace", "amsim-trace v1\nalloc 1 37MiB\nalloc 7 4MiB\n"
+                                 "alloc 8 42MiB\nalloc 9 128KiB\nuse 7\n");
+    replay_out orig;
+    char out[600];
+    snprintf(out, sizeof out, "%s/rf.pickle", tu_tmpdir());
+    export_run(cfg, tpath, NULL, out, &orig);
+    CU_ASSERT_EQUAL(orig.m.ooms, 1);
+    CU_ASSERT_EQUAL(orig.su.spill.failures, 2); /* no copy of 8 fits, and the restore */
+    sim_summary su;
+    export_replay(cfg, tpath, 2, &su);
+    CU_ASSERT_EQUAL(su.recorded_allocs, 4);
+    CU_ASSERT_EQUAL(su.address_matches, 4);
+    CU_ASSERT_EQUAL(su.segment_events_recorded, 5);
+    CU_ASSERT_EQUAL(su.segment_events_matched, 5);
+    CU_ASSERT_EQUAL(su.recorded_ooms, 1);
+    CU_ASSERT_EQUAL(su.oom_matches, 1);
+}
+
 /* A spill inside a start-state prologue writes no failed-attempt `oom` entry: in
  * amsim_start_traces an `oom` is a prologue request asked again, so the replay served a 50 MiB
  * request the run never made, held it and spilled twice (until 2026-11-27). The replay spills
@@ -1529,6 +1558,8 @@ void suite_export(void)
               test_snapshot_spill_replay},
              {"a restored buffer's host-copy release is written after the copy's free",
               test_snapshot_restore_release},
+             {"a restore that fails after spilling is written as an oom entry",
+              test_snapshot_restore_fails},
              {"a spill in a start-state prologue writes no oom into amsim_start_traces",
               test_snapshot_prologue_spill},
              {"a replayed snapshot's start state is in the export's segments, not its entries",
