@@ -1785,6 +1785,7 @@ static void explicit_defrag(sim *s, int level)
 }
 
 static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t hint);
+static void attempt_failed(sim *s, int level, const alloc_req *r);
 
 /* Evict one buffer of `level` to its spill host (LRU or largest first); 1 if one went. The
  * host copy's allocation, when it fails, gets the host level's own answers (recover: its
@@ -1864,14 +1865,21 @@ static int spill_copy(sim *s, int level, uint64_t id, slot **victim_out, alloc_o
         if (rc != ALLOC_OK)
             hr->no_room = r.bytes;
     }
-    if (rc != ALLOC_OK)
+    if (rc != ALLOC_OK) {
+        /* The copy's last attempt failed on the host level, after what its miss path gave
+         * back there (the caching allocator frees its cached segments): reported, so that an
+         * export writes it where it happened (until 2026-11-27 it was not, and a snapshot of
+         * a `caching` default level receiving spills had those gives and no failure: its
+         * replay kept the segments cached). */
+        attempt_failed(s, host, &r);
         return -1;
+    }
     *victim_out = x;
     return 0;
 }
 
 /* The last attempt at request r of level failed and the runtime now acts on the level to make
- * room (sim_observer.attempt_failed). */
+ * room, or (a spill's host copy) gives up on it (sim_observer.attempt_failed). */
 static void attempt_failed(sim *s, int level, const alloc_req *r)
 {
     if (s->obs && s->obs->attempt_failed)

@@ -91,9 +91,11 @@ typedef struct sim_observer {
      * that noticed it, later than its deadline). */
     void (*event)(void *ctx, am_ps t);
     /* An attempt at a request of `level` failed and the runtime now makes room on the level (a
-     * spill evicts a buffer, or a defragmentation runs), then tries again. What the failed
-     * attempt gave back on its miss path (the caching allocator frees its cached segments) was
-     * reported before, as `device` calls. The snapshot exporter writes it as an `oom` entry when
+     * spill evicts a buffer, or a defragmentation runs), then tries again; or a spill's host
+     * copy into `level` (stream 0) failed for good, after the level's own recovery when it has
+     * one, and the spill tries another victim or gives up (until 2026-11-27 not reported). What
+     * the failed attempt gave back on its miss path (the caching allocator frees its cached
+     * segments) was reported before, as `device` calls. The snapshot exporter writes it as an `oom` entry when
      * it gave something back, so that a replay's allocator fails there too and gives back the
      * same (until 2026-11-27 it was not reported: a spilling `caching` run's export freed the
      * victims before the request and its replay, served from them, kept the segments cached). */

@@ -304,7 +304,10 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
  * gives back the same, rather than serving the request from the victims freed after it (until
  * 2026-11-27 nothing was written, and sn_free moved those gives behind the next victim's free:
  * the replay of a spilling `caching` run kept the segments cached and matched 31 of 52
- * addresses). An attempt that gave nothing back is not written: its replay would change
+ * addresses). So is a spill's host copy into the default level that failed for good (engine.c
+ * spill_copy): a `caching` level receiving another level's spills frees its cached segments
+ * there too (until 2026-11-27 not reported: the replay kept them cached, 1 of 2 segment
+ * events). An attempt that gave nothing back is not written: its replay would change
  * nothing. */
 static void sn_attempt_failed(void *ctx, am_ps t, int level, uint32_t stream, uint64_t requested)
 {

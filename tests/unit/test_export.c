@@ -1096,6 +1096,54 @@ static void test_snapshot_restore_fails(void)
     CU_ASSERT_EQUAL(su.oom_matches, 1);
 }
 
+/* A spill's host copy into the default level (a `caching` hbm) that fails after caching gave
+ * its cached segment back: small spills into hbm, the 2 MiB copy needs a 20 MiB segment of the
+ * 16 MiB hbm, the cached 2 MiB segment goes, the copy still fails. The export writes the failed
+ * copy as an `oom` entry after that segment_free, so the replay gives it back too; also when
+ * hbm itself spills (here its one buffer, to host) before the copy fails. Until 2026-11-27 it
+ * had no entry: 1 of 2 segment events. */
+static void test_snapshot_spill_copy_fails(void)
+{
+    static const char *const base =
+        "version: 1\ndefault_memory: hbm\nmemories:\n"
+        "  hbm:\n    capacity: 16MiB\n    kind: hbm\n    allocator: {policy: caching}\n%s"
+        "  small:\n    capacity: 4MiB\n    kind: vmem\n    allocator: {policy: tlsf}\n"
+        "    on_oom: spill_to_host\n    spill_host: hbm\n    spill_victim: lru\n%s"
+        "links:\n  dma: {from: hbm, to: small, bandwidth: 2GB/s, latency: 0us}\n%s";
+    static const char *const hbm_spills[3] = {
+        "    on_oom: spill_to_host\n    spill_host: host\n    spill_victim: lru\n",
+        "  host:\n    capacity: 64MiB\n    kind: host\n    allocator: {policy: platform}\n",
+        "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 0us}\n"};
+    for (int chain = 0; chain < 2; chain++) {
+        char y[1024];
+        snprintf(y, sizeof y, base, chain ? hbm_spills[0] : "", chain ? hbm_spills[1] : "",
+                 chain ? hbm_spills[2] : "");
+        const char *cfg = tu_write("scf.yaml", y);
+        const char *tpath = tu_write("scf.trace",
+                                     chain ? "amsim-trace v1\nalloc 1 2MiB level=small\n"
+                                             "alloc 2 2MiB level=small\nalloc 3 1000 level=hbm\n"
+                                             "alloc 4 1000 level=hbm\nfree 3\n"
+                                             "alloc 5 1MiB level=small\n"
+                                           : "amsim-trace v1\nalloc 1 2MiB level=small\n"
+                                             "alloc 2 2MiB level=small\nalloc 3 1000 level=hbm\n"
+                                             "free 3\nalloc 4 1MiB level=small\n");
+        replay_out orig;
+        char out[600];
+        snprintf(out, sizeof out, "%s/scf.pickle", tu_tmpdir());
+        export_run(cfg, tpath, NULL, out, &orig);
+        CU_ASSERT_EQUAL(orig.su.spill.evictions, (uint64_t)chain);
+        CU_ASSERT_EQUAL(orig.su.spill.failures, 1);
+        sim_summary su;
+        export_replay(cfg, tpath, 1, &su);
+        CU_ASSERT_EQUAL(su.recorded_allocs, (uint64_t)(1 + chain));
+        CU_ASSERT_EQUAL(su.address_matches, (uint64_t)(1 + chain));
+        CU_ASSERT_EQUAL(su.segment_events_recorded, 2);
+        CU_ASSERT_EQUAL(su.segment_events_matched, 2);
+        CU_ASSERT_EQUAL(su.recorded_ooms, 1);
+        CU_ASSERT_EQUAL(su.oom_matches, 1);
+    }
+}
+
 /* A spill inside a start-state prologue writes no failed-attempt `oom` entry: in
  * amsim_start_traces an `oom` is a prologue request asked again, so the replay served a 50 MiB
  * request the run never made, held it and spilled twice (until 2026-11-27). The replay spills
@@ -1560,6 +1608,8 @@ void suite_export(void)
               test_snapshot_restore_release},
              {"a restore that fails after spilling is written as an oom entry",
               test_snapshot_restore_fails},
+             {"a spill copy into the default level failing after a give is an oom entry",
+              test_snapshot_spill_copy_fails},
              {"a spill in a start-state prologue writes no oom into amsim_start_traces",
               test_snapshot_prologue_spill},
              {"a replayed snapshot's start state is in the export's segments, not its entries",
