@@ -373,6 +373,8 @@ struct sim {
                                         * deadline, shows it; see expire_before) */
     uint8_t shown_set[CFG_MAX_LEVELS]; /* shown[l] holds a row's state */
     int expiring;        /* expire_pending is settling waits: their rows show `shown` */
+    int placed_unsettled; /* settle fails expired waits after the allocator placed the request
+                           * it settles, before observers hear of that allocation */
     int waits;           /* some level waits for frees (retry_after_free): rows keep `shown` */
     uint64_t *lru;   /* tracked runs: event index of each slot's last use, by slot index */
     uint32_t *pend;  /* tracked runs: queued or running transfers of each slot (its buffer) */
@@ -1386,8 +1388,13 @@ static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint6
 {
     am_ps at = w.at;
     /* waits that ran out before this outcome fail first, so that their placements rows, log
-     * lines and OOM entries come before its own too, not only their timeline rows */
-    expire_before(s, at);
+     * lines and OOM entries come before its own too, not only their timeline rows; when it is
+     * an allocation, the allocator has made it already (sim_expiring_after_placement) */
+    if (!s->expiring) { /* (a wait settled by expire_pending fails no others) */
+        s->placed_unsettled = ok;
+        expire_before(s, at);
+        s->placed_unsettled = 0;
+    }
     if (ok) {
         x->state = ST_LIVE;
         x->handle = o->handle;
@@ -3319,6 +3326,7 @@ size_t sim_live_buffers(const sim *s, int level)
 }
 
 am_ps sim_host_time(const sim *s) { return s->host; }
+int sim_expiring_after_placement(const sim *s) { return s->expiring && s->placed_unsettled; }
 mem_level *sim_level(const sim *s, int i) { return s->lv[i]; }
 const am_config *sim_config(const sim *s) { return s->cfg; }
 const sim_summary *sim_get_summary(const sim *s) { return &s->sum; }

@@ -237,5 +237,11 @@ size_t sim_ooms(const sim *s, const sim_oom **list);
 int sim_links(const sim *s, sim_link_result *out, int max);
 /* Current simulated host time (the clock allocations happen at). */
 am_ps sim_host_time(const sim *s);
+/* 1 while waits for frees that ran out are failed (their `alloc` with ok = 0) after the
+ * allocator placed a request that observers hear of next (its `alloc` with ok = 1): the engine
+ * notices expired waits when it settles an outcome, after the allocation is made. The snapshot
+ * exporter writes such a wait's `oom` entry after that allocation's, in the order the allocator
+ * acted in. */
+int sim_expiring_after_placement(const sim *s);
 
 #endif

@@ -73,6 +73,13 @@ typedef struct snap_failed {
     uint64_t rec;
 } snap_failed;
 
+/* An expired wait's `oom` held back until the allocation the engine made before it noticed the
+ * expiry is written (sn_alloc): its record, time set, and its request's id. */
+typedef struct snap_held {
+    snap_rec r;
+    uint64_t id;
+} snap_held;
+
 struct snap_exp {
     outfile *o;
     const char *path;
@@ -102,6 +109,9 @@ struct snap_exp {
     /* The prologue's failed requests the trace has not freed yet (few: scanned linearly). */
     snap_failed *failed;
     size_t nfailed, capfailed;
+    /* Expired waits' oom records waiting for the allocation settled after them (sn_alloc). */
+    snap_held *held;
+    size_t nheld, capheld;
     am_ps issue;    /* when the current event began on the host (sn_event) */
     int have_issue;
     /* A move to another level wrote the free of where the buffer was (sn_move) before the
@@ -214,17 +224,12 @@ static uint32_t sn_block_stream(const snap_exp *x, uint64_t addr, uint32_t strea
     return sn_kind(x, addr, &filed) >= 0 ? filed : stream;
 }
 
-static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
-                     uint64_t addr, uint64_t requested, uint64_t size, int ok)
+/* Append a record of an allocation or failed request (with its time set) and mark it final:
+ * a failed one of a prologue is remembered for the trace's free of it (sn_free_failed). */
+static void sn_append_request(snap_exp *x, snap_rec r, uint64_t id)
 {
-    snap_exp *x = ctx;
-    if (level != x->cfg->default_level)
-        return;
-    if (ok)
-        stream = sn_block_stream(x, addr, stream);
-    sn_push(x, (snap_rec){ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, t, 0, 0,
-                          0});
-    if (!ok && x->start) {
+    sn_append(x, r);
+    if (r.action == SA_OOM && x->start) {
         if (x->nfailed == x->capfailed) {
             x->capfailed = x->capfailed ? x->capfailed * 2 : 16;
             x->failed = am_realloc(x->failed, x->capfailed * sizeof *x->failed);
@@ -233,6 +238,47 @@ static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
     }
     x->mark = x->n;
     sn_commit(x);
+}
+
+/* The held expired waits' oom records, after the allocation they waited for (or at the end). */
+static void sn_release_held(snap_exp *x)
+{
+    for (size_t i = 0; i < x->nheld; i++)
+        sn_append_request(x, x->held[i].r, x->held[i].id);
+    x->nheld = 0;
+}
+
+/* A request's outcome. A wait for frees that ran out is noticed when the engine settles an
+ * outcome, and when that outcome is an allocation, the allocator has already made it
+ * (engine.h, sim_expiring_after_placement): the wait's `oom` is held and written after that
+ * allocation's entry, in the order the allocator acted in, so that a replay fails it with the
+ * allocation made. Until 2026-11-27 it came before: under bfc with a host_roundtrip
+ * defragmentation longer than retry_wait, the replay served the expired 14 MiB request from
+ * the hole the compaction had made for the allocation after it ("0 of 1 recorded
+ * out-of-memory requests ran out here too"). */
+static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
+                     uint64_t addr, uint64_t requested, uint64_t size, int ok)
+{
+    snap_exp *x = ctx;
+    (void)seq;
+    if (level != x->cfg->default_level) {
+        sn_release_held(x); /* the allocation they waited for is on another level */
+        return;
+    }
+    if (ok)
+        stream = sn_block_stream(x, addr, stream);
+    snap_rec r = {ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, sn_time(x, t),
+                  0, 0, 0};
+    if (!ok && x->sim && sim_expiring_after_placement(x->sim)) {
+        if (x->nheld == x->capheld) {
+            x->capheld = x->capheld ? x->capheld * 2 : 4;
+            x->held = am_realloc(x->held, x->capheld * sizeof *x->held);
+        }
+        x->held[x->nheld++] = (snap_held){r, id};
+        return;
+    }
+    sn_append_request(x, r, id);
+    sn_release_held(x);
 }
 
 /* The trace's free of a request that failed in the prologue: a policy or capacity that serves
@@ -815,6 +861,7 @@ static void sn_release(snap_exp *x)
     }
     free(x->r);
     free(x->failed);
+    free(x->held);
     free(x);
 }
 
@@ -822,6 +869,7 @@ outfile *snap_finish(snap_exp *x, am_error *err)
 {
     if (!x)
         return NULL;
+    sn_release_held(x); /* (none: the engine settles the allocation right after them) */
     sn_resolve(x, 0); /* takes with no request after them */
     x->mark = x->n;
     sn_commit(x);

@@ -1363,6 +1363,43 @@ static void test_snapshot_expiry_time(void)
     CU_ASSERT_EQUAL(back.m.ooms, 2);
 }
 
+/* A wait for frees that runs out while a host_roundtrip defragmentation (longer than
+ * retry_wait) makes room for the next request: the engine notices the expiry when it settles
+ * that request, after bfc has placed it in the compacted hole, so request 4's 14 MiB fails with
+ * no room left. The export writes its `oom` after alloc 5's entry, and the replay fails it too;
+ * with mode: compact (shorter than the wait) it ran out at the next event already. Until
+ * 2026-11-27 the `oom` came before alloc 5, and the replay served it from the hole: 0 of 1
+ * recorded out-of-memory requests ran out. */
+static void test_snapshot_expiry_after_placement(void)
+{
+    static const char *const modes[] = {"host_roundtrip", "compact"};
+    for (int k = 0; k < 2; k++) {
+        char y[512];
+        snprintf(y, sizeof y, "version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                 "    capacity: 32MiB\n    allocator: {policy: bfc, memory_limit: 32MiB, "
+                 "retry_after_free: true, retry_wait: 10us}\n"
+                 "    defrag: {mode: %s, trigger: on_oom}\n", modes[k]);
+        const char *cfg = tu_write("eap.yaml", y);
+        const char *tpath = tu_write("eap.trace", "amsim-trace v1\nalloc 1 8MiB\nalloc 2 8MiB\n"
+                                     "alloc 3 8MiB\nfree_requested 2\nalloc 4 14MiB\n"
+                                     "free_completed 2\nalloc 5 12MiB\n");
+        replay_out orig;
+        char out[600];
+        snprintf(out, sizeof out, "%s/eap.pickle", tu_tmpdir());
+        export_run(cfg, tpath, NULL, out, &orig);
+        CU_ASSERT_EQUAL(orig.m.ooms, 1);
+        CU_ASSERT_EQUAL(orig.su.retries_failed, 1);
+        CU_ASSERT_EQUAL(orig.su.defrag.runs, 1);
+        sim_summary su;
+        export_replay(cfg, tpath, 0, &su);
+        CU_ASSERT_EQUAL(su.recorded_allocs, 6);
+        CU_ASSERT_EQUAL(su.address_matches, 6);
+        CU_ASSERT_EQUAL(su.segment_events_matched, 1);
+        CU_ASSERT_EQUAL(su.recorded_ooms, 1);
+        CU_ASSERT_EQUAL(su.oom_matches, 1);
+    }
+}
+
 /* A recorded out-of-memory (`oom` line) that the simulation serves is an allocation for that
  * instant: the export writes it as alloc and free after the segment it took, so the replay
  * makes the same request at the same place. Until 2026-11-27 the export had the segment_alloc
@@ -1618,6 +1655,8 @@ void suite_export(void)
               test_snapshot_start_state_policies},
              {"a snapshot's replay keeps the run's makespan and host time", test_snapshot_timing},
              {"an expired wait is written at its deadline", test_snapshot_expiry_time},
+             {"an expired wait noticed after an allocation is written after it",
+              test_snapshot_expiry_after_placement},
              {"a recorded out-of-memory the run served is written as alloc and free",
               test_snapshot_served_oom},
              {"a prologue's failed request is freed where the trace freed it",
