@@ -373,6 +373,8 @@ struct sim {
                                         * deadline, shows it; see expire_before) */
     uint8_t shown_set[CFG_MAX_LEVELS]; /* shown[l] holds a row's state */
     int expiring;        /* expire_pending is settling waits: their rows show `shown` */
+    int placed_unsettled; /* settle fails expired waits after the allocator placed the request
+                           * it settles, before observers hear of that allocation */
     int waits;           /* some level waits for frees (retry_after_free): rows keep `shown` */
     uint64_t *lru;   /* tracked runs: event index of each slot's last use, by slot index */
     uint32_t *pend;  /* tracked runs: queued or running transfers of each slot (its buffer) */
@@ -1386,8 +1388,13 @@ static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint6
 {
     am_ps at = w.at;
     /* waits that ran out before this outcome fail first, so that their placements rows, log
-     * lines and OOM entries come before its own too, not only their timeline rows */
-    expire_before(s, at);
+     * lines and OOM entries come before its own too, not only their timeline rows; when it is
+     * an allocation, the allocator has made it already (sim_expiring_after_placement) */
+    if (!s->expiring) { /* (a wait settled by expire_pending fails no others) */
+        s->placed_unsettled = ok;
+        expire_before(s, at);
+        s->placed_unsettled = 0;
+    }
     if (ok) {
         x->state = ST_LIVE;
         x->handle = o->handle;
@@ -1785,6 +1792,7 @@ static void explicit_defrag(sim *s, int level)
 }
 
 static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t hint);
+static void attempt_failed(sim *s, int level, const alloc_req *r);
 
 /* Evict one buffer of `level` to its spill host (LRU or largest first); 1 if one went. The
  * host copy's allocation, when it fails, gets the host level's own answers (recover: its
@@ -1864,14 +1872,21 @@ static int spill_copy(sim *s, int level, uint64_t id, slot **victim_out, alloc_o
         if (rc != ALLOC_OK)
             hr->no_room = r.bytes;
     }
-    if (rc != ALLOC_OK)
+    if (rc != ALLOC_OK) {
+        /* The copy's last attempt failed on the host level, after what its miss path gave
+         * back there (the caching allocator frees its cached segments): reported, so that an
+         * export writes it where it happened (until 2026-11-27 it was not, and a snapshot of
+         * a `caching` default level receiving spills had those gives and no failure: its
+         * replay kept the segments cached). */
+        attempt_failed(s, host, &r);
         return -1;
+    }
     *victim_out = x;
     return 0;
 }
 
 /* The last attempt at request r of level failed and the runtime now acts on the level to make
- * room (sim_observer.attempt_failed). */
+ * room, or (a spill's host copy) gives up on it (sim_observer.attempt_failed). */
 static void attempt_failed(sim *s, int level, const alloc_req *r)
 {
     if (s->obs && s->obs->attempt_failed)
@@ -3311,6 +3326,7 @@ size_t sim_live_buffers(const sim *s, int level)
 }
 
 am_ps sim_host_time(const sim *s) { return s->host; }
+int sim_expiring_after_placement(const sim *s) { return s->expiring && s->placed_unsettled; }
 mem_level *sim_level(const sim *s, int i) { return s->lv[i]; }
 const am_config *sim_config(const sim *s) { return s->cfg; }
 const sim_summary *sim_get_summary(const sim *s) { return &s->sum; }

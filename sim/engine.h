@@ -69,8 +69,8 @@ typedef struct sim_observer {
      * spilled buffer that could not come back where it was used (what = "restore"; it stays
      * on the host) or a live buffer a defragmentation could not place again ("defrag"; it is
      * lost). Each has an oom_events entry and counts in the level's ooms. The snapshot exporter
-     * writes a "defrag" one as an `oom` entry after the device gives its failed placement made,
-     * so that a replay fails and gives back there too. */
+     * writes either as an `oom` entry after the device gives its failed attempt made, so that a
+     * replay fails and gives back there too (until 2026-11-27 a "restore" one was not written). */
     void (*oom)(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
                 uint64_t requested, const char *what);
     /* A start-state prologue begins (on = 1) or ends (engine.c, "the start-state prologue"):
@@ -91,9 +91,11 @@ typedef struct sim_observer {
      * that noticed it, later than its deadline). */
     void (*event)(void *ctx, am_ps t);
     /* An attempt at a request of `level` failed and the runtime now makes room on the level (a
-     * spill evicts a buffer, or a defragmentation runs), then tries again. What the failed
-     * attempt gave back on its miss path (the caching allocator frees its cached segments) was
-     * reported before, as `device` calls. The snapshot exporter writes it as an `oom` entry when
+     * spill evicts a buffer, or a defragmentation runs), then tries again; or a spill's host
+     * copy into `level` (stream 0) failed for good, after the level's own recovery when it has
+     * one, and the spill tries another victim or gives up (until 2026-11-27 not reported). What
+     * the failed attempt gave back on its miss path (the caching allocator frees its cached
+     * segments) was reported before, as `device` calls. The snapshot exporter writes it as an `oom` entry when
      * it gave something back, so that a replay's allocator fails there too and gives back the
      * same (until 2026-11-27 it was not reported: a spilling `caching` run's export freed the
      * victims before the request and its replay, served from them, kept the segments cached). */
@@ -235,5 +237,11 @@ size_t sim_ooms(const sim *s, const sim_oom **list);
 int sim_links(const sim *s, sim_link_result *out, int max);
 /* Current simulated host time (the clock allocations happen at). */
 am_ps sim_host_time(const sim *s);
+/* 1 while waits for frees that ran out are failed (their `alloc` with ok = 0) after the
+ * allocator placed a request that observers hear of next (its `alloc` with ok = 1): the engine
+ * notices expired waits when it settles an outcome, after the allocation is made. The snapshot
+ * exporter writes such a wait's `oom` entry after that allocation's, in the order the allocator
+ * acted in. */
+int sim_expiring_after_placement(const sim *s);
 
 #endif

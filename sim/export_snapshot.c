@@ -73,6 +73,13 @@ typedef struct snap_failed {
     uint64_t rec;
 } snap_failed;
 
+/* An expired wait's `oom` held back until the allocation the engine made before it noticed the
+ * expiry is written (sn_alloc): its record, time set, and its request's id. */
+typedef struct snap_held {
+    snap_rec r;
+    uint64_t id;
+} snap_held;
+
 struct snap_exp {
     outfile *o;
     const char *path;
@@ -102,6 +109,9 @@ struct snap_exp {
     /* The prologue's failed requests the trace has not freed yet (few: scanned linearly). */
     snap_failed *failed;
     size_t nfailed, capfailed;
+    /* Expired waits' oom records waiting for the allocation settled after them (sn_alloc). */
+    snap_held *held;
+    size_t nheld, capheld;
     am_ps issue;    /* when the current event began on the host (sn_event) */
     int have_issue;
     /* A move to another level wrote the free of where the buffer was (sn_move) before the
@@ -214,17 +224,12 @@ static uint32_t sn_block_stream(const snap_exp *x, uint64_t addr, uint32_t strea
     return sn_kind(x, addr, &filed) >= 0 ? filed : stream;
 }
 
-static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
-                     uint64_t addr, uint64_t requested, uint64_t size, int ok)
+/* Append a record of an allocation or failed request (with its time set) and mark it final:
+ * a failed one of a prologue is remembered for the trace's free of it (sn_free_failed). */
+static void sn_append_request(snap_exp *x, snap_rec r, uint64_t id)
 {
-    snap_exp *x = ctx;
-    if (level != x->cfg->default_level)
-        return;
-    if (ok)
-        stream = sn_block_stream(x, addr, stream);
-    sn_push(x, (snap_rec){ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, t, 0, 0,
-                          0});
-    if (!ok && x->start) {
+    sn_append(x, r);
+    if (r.action == SA_OOM && x->start) {
         if (x->nfailed == x->capfailed) {
             x->capfailed = x->capfailed ? x->capfailed * 2 : 16;
             x->failed = am_realloc(x->failed, x->capfailed * sizeof *x->failed);
@@ -233,6 +238,47 @@ static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
     }
     x->mark = x->n;
     sn_commit(x);
+}
+
+/* The held expired waits' oom records, after the allocation they waited for (or at the end). */
+static void sn_release_held(snap_exp *x)
+{
+    for (size_t i = 0; i < x->nheld; i++)
+        sn_append_request(x, x->held[i].r, x->held[i].id);
+    x->nheld = 0;
+}
+
+/* A request's outcome. A wait for frees that ran out is noticed when the engine settles an
+ * outcome, and when that outcome is an allocation, the allocator has already made it
+ * (engine.h, sim_expiring_after_placement): the wait's `oom` is held and written after that
+ * allocation's entry, in the order the allocator acted in, so that a replay fails it with the
+ * allocation made. Until 2026-11-27 it came before: under bfc with a host_roundtrip
+ * defragmentation longer than retry_wait, the replay served the expired 14 MiB request from
+ * the hole the compaction had made for the allocation after it ("0 of 1 recorded
+ * out-of-memory requests ran out here too"). */
+static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
+                     uint64_t addr, uint64_t requested, uint64_t size, int ok)
+{
+    snap_exp *x = ctx;
+    (void)seq;
+    if (level != x->cfg->default_level) {
+        sn_release_held(x); /* the allocation they waited for is on another level */
+        return;
+    }
+    if (ok)
+        stream = sn_block_stream(x, addr, stream);
+    snap_rec r = {ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, sn_time(x, t),
+                  0, 0, 0};
+    if (!ok && x->sim && sim_expiring_after_placement(x->sim)) {
+        if (x->nheld == x->capheld) {
+            x->capheld = x->capheld ? x->capheld * 2 : 4;
+            x->held = am_realloc(x->held, x->capheld * sizeof *x->held);
+        }
+        x->held[x->nheld++] = (snap_held){r, id};
+        return;
+    }
+    sn_append_request(x, r, id);
+    sn_release_held(x);
 }
 
 /* The trace's free of a request that failed in the prologue: a policy or capacity that serves
@@ -304,7 +350,10 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
  * gives back the same, rather than serving the request from the victims freed after it (until
  * 2026-11-27 nothing was written, and sn_free moved those gives behind the next victim's free:
  * the replay of a spilling `caching` run kept the segments cached and matched 31 of 52
- * addresses). An attempt that gave nothing back is not written: its replay would change
+ * addresses). So is a spill's host copy into the default level that failed for good (engine.c
+ * spill_copy): a `caching` level receiving another level's spills frees its cached segments
+ * there too (until 2026-11-27 not reported: the replay kept them cached, 1 of 2 segment
+ * events). An attempt that gave nothing back is not written: its replay would change
  * nothing. */
 static void sn_attempt_failed(void *ctx, am_ps t, int level, uint32_t stream, uint64_t requested)
 {
@@ -348,15 +397,19 @@ static void sn_defrag_free(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32
  * and placed a later buffer in one (lb2.trace under `caching` at 80 MiB: 16 of 17 addresses, 8
  * of 12 segment events), and it had one out-of-memory fewer per lost buffer. Not in a
  * start-state prologue, where an `oom` is a request asked again (sn_attempt_failed). A spilled
- * buffer that could not come back ("restore") is not written: its attempts are a recovery's,
- * reported as they happen. */
+ * buffer that could not come back ("restore") is written the same way: its last attempt, made
+ * after the victims the restore evicted were freed, failed there, after the device gives of its
+ * miss path (the caching allocator frees the victims' cached segments), and the level counted
+ * an out-of-memory. Until 2026-11-27 it was not written: the replay kept those segments cached
+ * and counted no out-of-memory (m9c: 4 of 5 segment events, 0 OOMs where the run had 1). */
 static void sn_oom(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
                    uint64_t requested, const char *what)
 {
     snap_exp *x = ctx;
     (void)seq;
     (void)id;
-    if (level != x->cfg->default_level || x->start || strcmp(what, "defrag") != 0)
+    if (level != x->cfg->default_level || x->start ||
+        (strcmp(what, "defrag") != 0 && strcmp(what, "restore") != 0))
         return;
     sn_push(x, (snap_rec){SA_OOM, stream, 0, requested, 0, t, 0, 0, 0});
     x->mark = x->n;
@@ -808,6 +861,7 @@ static void sn_release(snap_exp *x)
     }
     free(x->r);
     free(x->failed);
+    free(x->held);
     free(x);
 }
 
@@ -815,6 +869,7 @@ outfile *snap_finish(snap_exp *x, am_error *err)
 {
     if (!x)
         return NULL;
+    sn_release_held(x); /* (none: the engine settles the allocation right after them) */
     sn_resolve(x, 0); /* takes with no request after them */
     x->mark = x->n;
     sn_commit(x);

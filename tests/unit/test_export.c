@@ -1067,6 +1067,83 @@ static void test_snapshot_restore_release(void)
     CU_ASSERT_EQUAL(su.segment_events_matched, 5);
 }
 
+/* A restore that still fails after spilling a victim: `use 7` spills 9, its retry fails and
+ * caching frees 9's cached 2 MiB segment; the level counts one out-of-memory. The export writes
+ * the failed restore as an `oom` entry after that segment_free, so the replay gives it back and
+ * counts the out-of-memory too. Until 2026-11-27 it had no entry: 4 of 5 segment events, 0
+ * out-of-memory events. */
+static void test_snapshot_restore_fails(void)
+{
+    const char *cfg = tu_write("rf.yaml", "version: 1\ndevice: h100\nmemories:\n"
+                               "  hbm:\n    capacity: 48MiB\n    allocator: {policy: caching}\n"
+                               "    on_oom: spill_to_host\n    spill_victim: largest\n"
+                               "  host:\n    capacity: 64MiB\n");
+    const char *tpath = tu_write("rf.trace", "amsim-trace v1\nalloc 1 37MiB\nalloc 7 4MiB\n"
+                                 "alloc 8 42MiB\nalloc 9 128KiB\nuse 7\n");
+    replay_out orig;
+    char out[600];
+    snprintf(out, sizeof out, "%s/rf.pickle", tu_tmpdir());
+    export_run(cfg, tpath, NULL, out, &orig);
+    CU_ASSERT_EQUAL(orig.m.ooms, 1);
+    CU_ASSERT_EQUAL(orig.su.spill.failures, 2); /* no copy of 8 fits, and the restore */
+    sim_summary su;
+    export_replay(cfg, tpath, 2, &su);
+    CU_ASSERT_EQUAL(su.recorded_allocs, 4);
+    CU_ASSERT_EQUAL(su.address_matches, 4);
+    CU_ASSERT_EQUAL(su.segment_events_recorded, 5);
+    CU_ASSERT_EQUAL(su.segment_events_matched, 5);
+    CU_ASSERT_EQUAL(su.recorded_ooms, 1);
+    CU_ASSERT_EQUAL(su.oom_matches, 1);
+}
+
+/* A spill's host copy into the default level (a `caching` hbm) that fails after caching gave
+ * its cached segment back: small spills into hbm, the 2 MiB copy needs a 20 MiB segment of the
+ * 16 MiB hbm, the cached 2 MiB segment goes, the copy still fails. The export writes the failed
+ * copy as an `oom` entry after that segment_free, so the replay gives it back too; also when
+ * hbm itself spills (here its one buffer, to host) before the copy fails. Until 2026-11-27 it
+ * had no entry: 1 of 2 segment events. */
+static void test_snapshot_spill_copy_fails(void)
+{
+    static const char *const base =
+        "version: 1\ndefault_memory: hbm\nmemories:\n"
+        "  hbm:\n    capacity: 16MiB\n    kind: hbm\n    allocator: {policy: caching}\n%s"
+        "  small:\n    capacity: 4MiB\n    kind: vmem\n    allocator: {policy: tlsf}\n"
+        "    on_oom: spill_to_host\n    spill_host: hbm\n    spill_victim: lru\n%s"
+        "links:\n  dma: {from: hbm, to: small, bandwidth: 2GB/s, latency: 0us}\n%s";
+    static const char *const hbm_spills[3] = {
+        "    on_oom: spill_to_host\n    spill_host: host\n    spill_victim: lru\n",
+        "  host:\n    capacity: 64MiB\n    kind: host\n    allocator: {policy: platform}\n",
+        "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 0us}\n"};
+    for (int chain = 0; chain < 2; chain++) {
+        char y[1024];
+        snprintf(y, sizeof y, base, chain ? hbm_spills[0] : "", chain ? hbm_spills[1] : "",
+                 chain ? hbm_spills[2] : "");
+        const char *cfg = tu_write("scf.yaml", y);
+        const char *tpath = tu_write("scf.trace",
+                                     chain ? "amsim-trace v1\nalloc 1 2MiB level=small\n"
+                                             "alloc 2 2MiB level=small\nalloc 3 1000 level=hbm\n"
+                                             "alloc 4 1000 level=hbm\nfree 3\n"
+                                             "alloc 5 1MiB level=small\n"
+                                           : "amsim-trace v1\nalloc 1 2MiB level=small\n"
+                                             "alloc 2 2MiB level=small\nalloc 3 1000 level=hbm\n"
+                                             "free 3\nalloc 4 1MiB level=small\n");
+        replay_out orig;
+        char out[600];
+        snprintf(out, sizeof out, "%s/scf.pickle", tu_tmpdir());
+        export_run(cfg, tpath, NULL, out, &orig);
+        CU_ASSERT_EQUAL(orig.su.spill.evictions, (uint64_t)chain);
+        CU_ASSERT_EQUAL(orig.su.spill.failures, 1);
+        sim_summary su;
+        export_replay(cfg, tpath, 1, &su);
+        CU_ASSERT_EQUAL(su.recorded_allocs, (uint64_t)(1 + chain));
+        CU_ASSERT_EQUAL(su.address_matches, (uint64_t)(1 + chain));
+        CU_ASSERT_EQUAL(su.segment_events_recorded, 2);
+        CU_ASSERT_EQUAL(su.segment_events_matched, 2);
+        CU_ASSERT_EQUAL(su.recorded_ooms, 1);
+        CU_ASSERT_EQUAL(su.oom_matches, 1);
+    }
+}
+
 /* A spill inside a start-state prologue writes no failed-attempt `oom` entry: in
  * amsim_start_traces an `oom` is a prologue request asked again, so the replay served a 50 MiB
  * request the run never made, held it and spilled twice (until 2026-11-27). The replay spills
@@ -1284,6 +1361,43 @@ static void test_snapshot_expiry_time(void)
     CU_ASSERT_EQUAL(at[1], 50 * AM_PS_PER_US);
     export_run(cfg, a, NULL, NULL, &back);
     CU_ASSERT_EQUAL(back.m.ooms, 2);
+}
+
+/* A wait for frees that runs out while a host_roundtrip defragmentation (longer than
+ * retry_wait) makes room for the next request: the engine notices the expiry when it settles
+ * that request, after bfc has placed it in the compacted hole, so request 4's 14 MiB fails with
+ * no room left. The export writes its `oom` after alloc 5's entry, and the replay fails it too;
+ * with mode: compact (shorter than the wait) it ran out at the next event already. Until
+ * 2026-11-27 the `oom` came before alloc 5, and the replay served it from the hole: 0 of 1
+ * recorded out-of-memory requests ran out. */
+static void test_snapshot_expiry_after_placement(void)
+{
+    static const char *const modes[] = {"host_roundtrip", "compact"};
+    for (int k = 0; k < 2; k++) {
+        char y[512];
+        snprintf(y, sizeof y, "version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                 "    capacity: 32MiB\n    allocator: {policy: bfc, memory_limit: 32MiB, "
+                 "retry_after_free: true, retry_wait: 10us}\n"
+                 "    defrag: {mode: %s, trigger: on_oom}\n", modes[k]);
+        const char *cfg = tu_write("eap.yaml", y);
+        const char *tpath = tu_write("eap.trace", "amsim-trace v1\nalloc 1 8MiB\nalloc 2 8MiB\n"
+                                     "alloc 3 8MiB\nfree_requested 2\nalloc 4 14MiB\n"
+                                     "free_completed 2\nalloc 5 12MiB\n");
+        replay_out orig;
+        char out[600];
+        snprintf(out, sizeof out, "%s/eap.pickle", tu_tmpdir());
+        export_run(cfg, tpath, NULL, out, &orig);
+        CU_ASSERT_EQUAL(orig.m.ooms, 1);
+        CU_ASSERT_EQUAL(orig.su.retries_failed, 1);
+        CU_ASSERT_EQUAL(orig.su.defrag.runs, 1);
+        sim_summary su;
+        export_replay(cfg, tpath, 0, &su);
+        CU_ASSERT_EQUAL(su.recorded_allocs, 6);
+        CU_ASSERT_EQUAL(su.address_matches, 6);
+        CU_ASSERT_EQUAL(su.segment_events_matched, 1);
+        CU_ASSERT_EQUAL(su.recorded_ooms, 1);
+        CU_ASSERT_EQUAL(su.oom_matches, 1);
+    }
 }
 
 /* A recorded out-of-memory (`oom` line) that the simulation serves is an allocation for that
@@ -1529,6 +1643,10 @@ void suite_export(void)
               test_snapshot_spill_replay},
              {"a restored buffer's host-copy release is written after the copy's free",
               test_snapshot_restore_release},
+             {"a restore that fails after spilling is written as an oom entry",
+              test_snapshot_restore_fails},
+             {"a spill copy into the default level failing after a give is an oom entry",
+              test_snapshot_spill_copy_fails},
              {"a spill in a start-state prologue writes no oom into amsim_start_traces",
               test_snapshot_prologue_spill},
              {"a replayed snapshot's start state is in the export's segments, not its entries",
@@ -1537,6 +1655,8 @@ void suite_export(void)
               test_snapshot_start_state_policies},
              {"a snapshot's replay keeps the run's makespan and host time", test_snapshot_timing},
              {"an expired wait is written at its deadline", test_snapshot_expiry_time},
+             {"an expired wait noticed after an allocation is written after it",
+              test_snapshot_expiry_after_placement},
              {"a recorded out-of-memory the run served is written as alloc and free",
               test_snapshot_served_oom},
              {"a prologue's failed request is freed where the trace freed it",
