@@ -256,11 +256,8 @@ static void state_free(tp_state *s)
 /* The record of the last key <= addr in t (keys are (address, 0)), or NULL. */
 static void *floor_of(const bt_tree *t, uint64_t addr)
 {
-    bt_iter it;
     TP_STEP();
-    if (bt_lower_bound(t, addr, 1, &it)) /* the first key past addr */
-        return bt_prev(&it);
-    return bt_last(t, NULL);
+    return bt_floor(t, addr, 0, NULL);
 }
 
 /* The record of the first key > addr in t, or NULL. */
