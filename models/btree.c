@@ -55,6 +55,17 @@ static inline int node_lb(const bt_node *x, uint64_t k1, uint64_t k2)
     return i;
 }
 
+/* Index of the first key > (k1, k2) in x->e[0, n): a forward scan, as node_lb. */
+static inline int node_ub(const bt_node *x, uint64_t k1, uint64_t k2)
+{
+    int i = 0, n = x->n;
+    while (i < n && x->e[i].k1 < k1)
+        i++;
+    while (i < n && x->e[i].k1 == k1 && x->e[i].k2 <= k2)
+        i++;
+    return i;
+}
+
 /* Child of inner node x whose range holds (k1, k2): the last i >= 1 with e[i] <= key, or 0. */
 static inline int node_child(const bt_node *x, uint64_t k1, uint64_t k2)
 {
@@ -345,6 +356,30 @@ void *bt_lower_bound(const bt_tree *t, uint64_t k1, uint64_t k2, bt_iter *it)
         it->i = i;
     }
     return x->e[i].p;
+}
+
+void *bt_floor(const bt_tree *t, uint64_t k1, uint64_t k2, bt_iter *it)
+{
+    bt_node *x = t->root;
+    if (!x)
+        return NULL;
+    while (!x->leaf)
+        x = KID(x, node_child(x, k1, k2));
+    int i = node_ub(x, k1, k2);
+    /* The child a search descends into starts at a separator <= the key, but a stale separator
+     * (removals do not update them) may leave every key of this leaf above it: every key of the
+     * leaves before lies below that separator, so the answer ends the previous leaf. */
+    if (i == 0) {
+        x = x->prev;
+        if (!x)
+            return NULL;
+        i = x->n;
+    }
+    if (it) {
+        it->leaf = x;
+        it->i = i - 1;
+    }
+    return x->e[i - 1].p;
 }
 
 void *bt_first(const bt_tree *t, bt_iter *it)

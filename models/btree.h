@@ -65,6 +65,9 @@ void bt_rekey(bt_tree *t, uint64_t o1, uint64_t o2, uint64_t k1, uint64_t k2, vo
 void *bt_find(const bt_tree *t, uint64_t k1, uint64_t k2);
 /* First key >= (k1, k2): its value (NULL when none) and, if it is not NULL, its position. */
 void *bt_lower_bound(const bt_tree *t, uint64_t k1, uint64_t k2, bt_iter *it);
+/* Last key <= (k1, k2): its value (NULL when none) and, if it is not NULL, its position. One
+ * descent, where bt_lower_bound past the key and bt_prev (or bt_last) take two steps. */
+void *bt_floor(const bt_tree *t, uint64_t k1, uint64_t k2, bt_iter *it);
 /* Smallest / largest key's value (NULL when empty); it may be NULL. */
 void *bt_first(const bt_tree *t, bt_iter *it);
 void *bt_last(const bt_tree *t, bt_iter *it);

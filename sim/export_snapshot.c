@@ -342,6 +342,17 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
     sn_commit(x);
 }
 
+/* Write the `oom` entry of a failed request on stream and mark it, with the device gives
+ * reported before it, as belonging to a reported operation (they stay before it). The callers
+ * decide whether there is one to write: sn_attempt_failed only after device gives, sn_oom even
+ * when nothing was given back (the level counted an out-of-memory). */
+static void sn_write_oom(snap_exp *x, am_ps t, uint32_t stream, uint64_t requested)
+{
+    sn_push(x, (snap_rec){SA_OOM, stream, 0, requested, 0, t, 0, 0, 0});
+    x->mark = x->n;
+    sn_commit(x);
+}
+
 /* A failed attempt at a request, after which the runtime makes room (a spill, a
  * defragmentation) and tries again. The device gives since the last allocation or free reported
  * were made by that attempt's miss path (the caching allocator frees its cached segments, or
@@ -365,9 +376,7 @@ static void sn_attempt_failed(void *ctx, am_ps t, int level, uint32_t stream, ui
      * of 1710 addresses). There the gives stay with the next free, as before. */
     if (level != x->cfg->default_level || x->n == x->mark || x->start)
         return;
-    sn_push(x, (snap_rec){SA_OOM, stream, 0, requested, 0, t, 0, 0, 0});
-    x->mark = x->n;
-    sn_commit(x);
+    sn_write_oom(x, t, stream, requested);
 }
 
 /* The free of a block a defragmentation (event seq) released, written as it happens: all of
@@ -411,9 +420,7 @@ static void sn_oom(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uin
     if (level != x->cfg->default_level || x->start ||
         (strcmp(what, "defrag") != 0 && strcmp(what, "restore") != 0))
         return;
-    sn_push(x, (snap_rec){SA_OOM, stream, 0, requested, 0, t, 0, 0, 0});
-    x->mark = x->n;
-    sn_commit(x);
+    sn_write_oom(x, t, stream, requested);
 }
 
 /* A buffer that changed place without a request: a snapshot has no move, so it is the free

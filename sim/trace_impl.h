@@ -33,14 +33,14 @@ struct trace {
 static inline const char *trace_read_prefix(int gz) { return gz ? "gzip-compressed trace: " : ""; }
 
 /* The text readers' message for a NUL byte (a C string would end there). */
-/* A transfer with both into= (a new destination buffer it allocates) and to= (an existing one
- * it writes): the text and binary readers refuse it with these words. */
-#define TRACE_INTO_TO_MSG "a transfer names one destination buffer: into=ID (allocated by " \
-                          "the copy) or to=ID (already allocated), not both"
 #define TRACE_NUL_MSG "NUL byte (a text trace has none: is the file binary or damaged?)"
 /* ... and for a carriage return inside a line (the one before '\n' is the line ending's). */
 #define TRACE_CR_MSG "carriage return inside a line (line endings are LF or CRLF; is this a " \
                      "classic Mac text file?)"
+/* A transfer with both into= (a new destination buffer it allocates) and to= (an existing one
+ * it writes): the text and binary readers refuse it with these words. */
+#define TRACE_INTO_TO_MSG "a transfer names one destination buffer: into=ID (allocated by " \
+                          "the copy) or to=ID (already allocated), not both"
 
 /* A recorded range [addr, addr + size) must end by 2^64 - 1: every byte it covers is then at
  * most 2^64 - 2 (2^64 - 1 means "no address"), and every end computed from it fits 64 bits. The

@@ -256,11 +256,8 @@ static void state_free(tp_state *s)
 /* The record of the last key <= addr in t (keys are (address, 0)), or NULL. */
 static void *floor_of(const bt_tree *t, uint64_t addr)
 {
-    bt_iter it;
     TP_STEP();
-    if (bt_lower_bound(t, addr, 1, &it)) /* the first key past addr */
-        return bt_prev(&it);
-    return bt_last(t, NULL);
+    return bt_floor(t, addr, 0, NULL);
 }
 
 /* The record of the first key > addr in t, or NULL. */
@@ -1022,32 +1019,23 @@ static void request_recorded_sizes(trace *t, tp_impl *im, tp_tile *tile, size_t 
     }
 }
 
-/* The segments of the start state in address order into a new array (*nmade of them), and
- * their blocks in address order (*nt of them) into another, first[i] the index of segment i's
- * first block (first[*nmade] = *nt): one pass over each tree. */
-static tp_tile *list_tiles(const tp_state *s, tp_seg ***made, size_t *nmade, size_t **first,
-                           size_t *nt)
+/* The blocks of the start state in address order (*nt of them) into a new array, each with its
+ * segment: one pass over each tree. A segment's blocks are consecutive in it, in the order of
+ * the segments. */
+static tp_tile *list_tiles(const tp_state *s, size_t *nt)
 {
-    size_t ns = s->segs.n, nb = s->blocks.n;
-    tp_seg **m = am_malloc((ns ? ns : 1) * sizeof *m);
-    size_t *f = am_malloc((ns + 1) * sizeof *f);
+    size_t nb = s->blocks.n;
     tp_tile *tile = am_malloc((nb ? nb : 1) * sizeof *tile);
     bt_iter si, bi;
-    size_t i = 0, k = 0;
+    size_t k = 0;
     tp_block *b = bt_first(&s->blocks, &bi);
-    for (tp_seg *g = bt_first(&s->segs, &si); g; g = bt_next(&si), i++) {
-        m[i] = g;
-        f[i] = k;
+    for (tp_seg *g = bt_first(&s->segs, &si); g; g = bt_next(&si)) {
         /* every block lies in a segment, so the blocks from here up to g's end are g's */
         for (; b && b->addr - g->addr < g->size; b = bt_next(&bi), k++) {
             TP_STEP();
             tile[k] = (tp_tile){g, b, 0};
         }
     }
-    f[i] = k;
-    *made = m;
-    *nmade = i;
-    *first = f;
     *nt = k;
     return tile;
 }
@@ -1059,11 +1047,11 @@ static void build_prologue(trace *t, tp_impl *im, tp_state *s, uint64_t *next_id
     /* Every segment of the start state is created: one the trace does not allocate existed
      * before it, even when entirely free (a cached segment that best fit may pick). The tiles
      * keep their ids, to free the ones free at the start afterwards. */
-    tp_seg **made;
-    size_t nmade, nt, *first;
-    tp_tile *tile = list_tiles(s, &made, &nmade, &first, &nt);
-    for (size_t i = 0; i < nmade; i++) {
-        tp_seg *g = made[i];
+    size_t nt, k = 0;
+    tp_tile *tile = list_tiles(s, &nt);
+    bt_iter si;
+    /* the segments in address order, as list_tiles walked them: tile[k..] are g's blocks */
+    for (tp_seg *g = bt_first(&s->segs, &si); g; g = bt_next(&si)) {
         ev_base(&e, t, TR_ALLOC); /* creates the segment at its recorded address */
         e.id = (*next_id)++;
         e.bytes = g->small ? TP_MIN_BLOCK : g->size;
@@ -1075,7 +1063,7 @@ static void build_prologue(trace *t, tp_impl *im, tp_state *s, uint64_t *next_id
         e.id = creator;
         e.stream = g->stream;
         emit(im, &e);
-        for (size_t k = first[i]; k < first[i + 1]; k++) {
+        for (; k < nt && tile[k].g == g; k++) {
             const tp_block *b = tile[k].b;
             /* small-pool pieces must stay <= 1 MiB to be served by the small pool */
             uint64_t piece = g->small ? TP_SMALL_SIZE : b->size;
@@ -1091,7 +1079,7 @@ static void build_prologue(trace *t, tp_impl *im, tp_state *s, uint64_t *next_id
         }
     }
     request_recorded_sizes(t, im, tile, nt, next_id);
-    for (size_t k = 0; k < nt; k++) {
+    for (k = 0; k < nt; k++) {
         const tp_block *b = tile[k].b;
         const tp_seg *g = tile[k].g;
         if (b->state == S_FREE) {
@@ -1114,8 +1102,6 @@ static void build_prologue(trace *t, tp_impl *im, tp_state *s, uint64_t *next_id
         emit(im, &e);
     }
     free(tile);
-    free(first);
-    free(made);
 }
 
 /* The start state of a snapshot amsim wrote of a replay that had a prologue

@@ -1,8 +1,8 @@
 /* test_btree.c - the B+-tree (models/btree.c) against the treap (models/ordset.c) it replaces in
- * the free sets: seeded random inserts, removals, lower bounds, first/last and iteration in
- * both directions, removal at an iterator, re-keying (inside a leaf and across leaves), with both
- * structures' invariant checks, at sizes that exercise splits, borrowing, merging and a root that
- * grows and shrinks. */
+ * the free sets: seeded random inserts, removals, lower bounds, floors, first/last and
+ * iteration in both directions, removal at an iterator, re-keying (inside a leaf and across
+ * leaves), with both structures' invariant checks, at sizes that exercise splits, borrowing,
+ * merging and a root that grows and shrinks. */
 #include <CUnit/CUnit.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -122,6 +122,17 @@ static void run(uint64_t seed, size_t cap, size_t steps, uint64_t k1_range, size
                     bad++;
             }
         }
+        { /* the floor: the treap's key before the first one past (q1, q2), or its last */
+            os_node *past = os_lower_bound(&ot, q1, q2 + 1);
+            os_node *fl = past ? os_prev(past) : os_last(&ot);
+            bt_iter fi;
+            void *fv = bt_floor(&bt, q1, q2, &fi);
+            if ((void *)fl != fv || (fv && (bt_val(&fi) != fv || bt_k1(&fi) != fl->k1 ||
+                                            bt_k2(&fi) != fl->k2)))
+                bad++;
+            if (fv && (void *)past != bt_next(&fi)) /* its position steps on to the next key */
+                bad++;
+        }
         if ((void *)os_first(&ot) != bt_first(&bt, NULL) ||
             (void *)os_last(&ot) != bt_last(&bt, NULL))
             bad++;
@@ -179,11 +190,17 @@ static void test_empty(void)
     CU_ASSERT_PTR_NULL(bt_first(&t, &i));
     CU_ASSERT_PTR_NULL(bt_last(&t, NULL));
     CU_ASSERT_PTR_NULL(bt_lower_bound(&t, 0, 0, &i));
+    CU_ASSERT_PTR_NULL(bt_floor(&t, 0, 0, &i));
     CU_ASSERT_PTR_NULL(bt_remove(&t, 1, 2));
     CU_ASSERT_EQUAL(bt_check(&t), 0);
     bt_insert(&t, 5, 5, &v);
     CU_ASSERT_PTR_NULL(bt_lower_bound(&t, 5, 6, NULL));
     CU_ASSERT_PTR_EQUAL(bt_lower_bound(&t, 5, 5, NULL), &v);
+    CU_ASSERT_PTR_NULL(bt_floor(&t, 5, 4, NULL));
+    CU_ASSERT_PTR_NULL(bt_floor(&t, 4, 9, NULL));
+    CU_ASSERT_PTR_EQUAL(bt_floor(&t, 5, 5, NULL), &v);
+    CU_ASSERT_PTR_EQUAL(bt_floor(&t, 5, 6, &i), &v);
+    CU_ASSERT_PTR_NULL(bt_next(&i));
     CU_ASSERT_PTR_EQUAL(bt_remove(&t, 5, 5), &v);
     CU_ASSERT_EQUAL(bt_check(&t), 0);
     bt_destroy(&t);
