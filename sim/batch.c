@@ -1456,10 +1456,11 @@ typedef struct trace_file_id {
 
 batch_counts batch_work;
 
+/* A (device, inode) pair's home slot in a table of cap slots (a power of two), by the
+ * project's one 64-bit mix (am_hash_u64) rather than a mixing of its own. */
 static size_t file_id_slot(dev_t dev, ino_t ino, size_t cap)
 {
-    uint64_t h = ((uint64_t)dev * 0x9e3779b97f4a7c15u) ^ ((uint64_t)ino * 0xff51afd7ed558ccdu);
-    return (size_t)(h ^ (h >> 29)) & (cap - 1);
+    return (size_t)am_hash_u64((uint64_t)dev ^ am_hash_u64((uint64_t)ino)) & (cap - 1);
 }
 
 /* The index of the first trace filed with the same device and inode, or -1 after filing trace
