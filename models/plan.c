@@ -1451,6 +1451,15 @@ static int opt_refutes(const opt *o, uint64_t capacity)
     return o->maxsz > capacity || o->peak > capacity;
 }
 
+/* 1 when a search for height capacity with a budget of work (0: none) would stop before its
+ * first node because the tables alone use the budget up (search() checks the budget first),
+ * and the sizes do not settle it without them. Every search is charged o->built for the
+ * tables; the callers then skip the search, or end it as timed out, without building them. */
+static int opt_unpaid(const opt *o, uint64_t capacity, uint64_t work)
+{
+    return work && o->built >= work && !opt_refutes(o, capacity);
+}
+
 static void opt_free(opt *o)
 {
     srch_free(&o->s);
@@ -1458,22 +1467,21 @@ static void opt_free(opt *o)
 }
 
 /* A placement of height at most capacity: 1 found (offsets written, *height set), 0 none
- * exists, -1 the budget ran out first. The work counts from spent0 (what the budget has paid
- * for already); *spent is where it ended. */
+ * exists, -1 the budget ran out first. The work counts from o->built (the search is charged
+ * for the tables, whether or not it builds them); *spent is where it ended. */
 static int opt_solve(opt *o, plan_buf *b, size_t n, uint64_t capacity, plan_budget lim,
-                     uint64_t spent0, uint64_t *height, uint64_t *spent)
+                     uint64_t *height, uint64_t *spent)
 {
     srch *s = &o->s;
     int m = o->m;
     s->cap = capacity;
-    s->spent = spent0;
+    s->spent = o->built;
     s->have_deadline = 0;
     int rc = S_NOTFOUND;
     if (opt_refutes(o, capacity))
         goto out;
-    if (lim.work && spent0 >= lim.work) {
-        /* the search would stop before its first node (search() checks the budget first):
-         * the same outcome without building the tables it would not read */
+    if (opt_unpaid(o, capacity, lim.work)) {
+        /* the same outcome as the search, without building the tables it would not read */
         rc = S_TIMEOUT;
         goto out;
     }
@@ -1550,8 +1558,8 @@ int plan_optimal(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, uint
     /* the tables count against this search's budget; a budget they would use up is not spent
      * on them (until 2026-11-27 they were built and charged all the same, past the budget) */
     int rc = -1;
-    if (!lim.work || o.built < lim.work || opt_refutes(&o, capacity))
-        rc = opt_solve(&o, b, n, capacity, lim, o.built, height, spent);
+    if (!opt_unpaid(&o, capacity, lim.work))
+        rc = opt_solve(&o, b, n, capacity, lim, height, spent);
     opt_free(&o);
     return rc;
 }
@@ -1606,7 +1614,7 @@ void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_r
             while (steps >>= 1)
                 share++;
         }
-        if (lim.work && o.built >= wleft && !opt_refutes(&o, cap)) {
+        if (opt_unpaid(&o, cap, wleft)) { /* wleft > 0 here when lim.work is set, else 0 */
             /* What is left of the budget does not pay for the tables: this search would stop
              * before its first node and end the searches, so it is not run and its tables are
              * not built (they are quadratic in the buffers live together). Until 2026-11-27 it
@@ -1623,7 +1631,7 @@ void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_r
         /* Each search is charged for the tables as if it had built them, as each did when the
          * tables were not kept: the budget buys what it bought then, and plans stay the same.
          * It writes b's offsets only when it finds a placement. */
-        int rc = opt_solve(&o, b, n, cap, each, o.built, &h, &spent);
+        int rc = opt_solve(&o, b, n, cap, each, &h, &spent);
         r->work += spent;
         r->searches++;
         if (rc == 1) {

@@ -1456,10 +1456,11 @@ typedef struct trace_file_id {
 
 batch_counts batch_work;
 
+/* A (device, inode) pair's home slot in a table of cap slots (a power of two), by the
+ * project's one 64-bit mix (am_hash_u64) rather than a mixing of its own. */
 static size_t file_id_slot(dev_t dev, ino_t ino, size_t cap)
 {
-    uint64_t h = ((uint64_t)dev * 0x9e3779b97f4a7c15u) ^ ((uint64_t)ino * 0xff51afd7ed558ccdu);
-    return (size_t)(h ^ (h >> 29)) & (cap - 1);
+    return (size_t)am_hash_u64((uint64_t)dev ^ am_hash_u64((uint64_t)ino)) & (cap - 1);
 }
 
 /* The index of the first trace filed with the same device and inode, or -1 after filing trace
@@ -1562,10 +1563,12 @@ static val_key val_key_of(const char *t)
     return k;
 }
 
-/* value_match(pat, v, 0) on values read before (pk, vk): text, then whole sizes, then numbers. */
+/* value_match(pat, v, 0) on values read before (pk, vk): text, then whole sizes, then numbers.
+ * The one copy of that rule (value_match calls it). It does not count batch_work.value_tests:
+ * the exclusion filing that counts does so at its calls, so the sweep checks' other
+ * comparisons (repeated values, repeated seeds) stay out of that count. */
 static int val_key_match(const char *pat, const val_key *pk, const char *v, const val_key *vk)
 {
-    batch_work.value_tests++;
     if (strcmp(pat, v) == 0)
         return 1;
     if (pk->has_size && vk->has_size)
@@ -1660,9 +1663,11 @@ static void axis_hits(sweep *s, int d, const char *pat, int **h, int *nh, int *c
     val_key pk = val_key_of(pat);
     uint64_t pv;
     if (!axis_num(ax, pat, &pv)) { /* every value compares as same_value */
-        for (int v = 0; v < e->n; v++)
+        for (int v = 0; v < e->n; v++) {
+            batch_work.value_tests++;
             if (val_key_match(pat, &pk, ax->vals.v[v], &e->keys[v]))
                 push_int(h, nh, cap, v);
+        }
         return;
     }
     int lo = 0, hi = e->nby_num; /* the first with a number >= pv */
@@ -1678,6 +1683,7 @@ static void axis_hits(sweep *s, int d, const char *pat, int **h, int *nh, int *c
         push_int(h, nh, cap, e->by_num[lo].ix);
     for (int k = 0; k < e->nno_num; k++) {
         int v = e->no_num[k];
+        batch_work.value_tests++;
         if (val_key_match(pat, &pk, ax->vals.v[v], &e->keys[v]))
             push_int(h, nh, cap, v);
     }
@@ -1700,9 +1706,11 @@ static int excl_hits(sweep *s, int d, const char *pat, int **out)
         }
     } else if (d < EXD_AXIS) {
         val_key pk = val_key_of(pat);
-        for (int v = 0; v < e->n; v++)
+        for (int v = 0; v < e->n; v++) {
+            batch_work.value_tests++;
             if (val_key_match(pat, &pk, exd_value(s, d, v), &e->keys[v]))
                 push_int(&h, &nh, &cap, v);
+        }
     } else
         axis_hits(s, d, pat, &h, &nh, &cap);
     *out = h;
@@ -2631,23 +2639,16 @@ out:
 /* Values match as text, as sizes (1GiB = 1073741824) or as numbers; traces also by glob. */
 static int value_match(const char *pat, const char *v, int is_trace)
 {
-    if (strcmp(pat, v) == 0)
-        return 1;
     if (is_trace) {
         const char *base = strrchr(v, '/');
-        return fnmatch(pat, v, 0) == 0 || (base && fnmatch(pat, base + 1, 0) == 0);
+        return strcmp(pat, v) == 0 || fnmatch(pat, v, 0) == 0 ||
+               (base && fnmatch(pat, base + 1, 0) == 0);
     }
     /* whole bytes only: units_size rounds, and 0.3 and 0.4 (a memory_fraction) both read as
      * 0 bytes, so {memory_fraction: 0.3} excluded 0.4 too (until 2026-11-25); fractions are
-     * compared as numbers */
-    const char *why;
-    uint64_t a, b;
-    if (units_size_whole(pat, &a, &why) == 0 && units_size_whole(v, &b, &why) == 0)
-        return a == b;
-    double x, y;
-    if (units_real(pat, &x, &why) == 0 && units_real(v, &y, &why) == 0)
-        return x == y;
-    return 0;
+     * compared as numbers. The rule is val_key_match's, the one copy exclusions use too. */
+    val_key pk = val_key_of(pat), vk = val_key_of(v);
+    return val_key_match(pat, &pk, v, &vk);
 }
 
 static const char *run_trace_disp(const sweep *s, const sw_run *r)
