@@ -12,7 +12,9 @@ typedef struct xfer {
     int side;              /* 0 or 1 (link.h) */
     int sharing;           /* in the data phase: counted in ndata, fin is set */
     am_ps submit, started; /* submitted; taken (in flight from then on) */
-    am_ps data_at;         /* data phase starts at data_at */
+    am_ps data_at;         /* data phase starts at data_at + data_frac / (bw << MAX_SHIFT) ps */
+    u128 data_frac;        /* (a fraction: taken from the queue, a transfer starts at the exact
+                            * instant of the completion that freed its slot) */
     u128 fin;              /* sharing: the channel's virtual work at which it is done */
 } xfer;
 
@@ -29,7 +31,15 @@ typedef struct xfer {
  * of up to 1 MB sharing a 3 B/s link are off by under 1e-9 ps per entry).
  * Until 2026-11-27 each transfer's remaining work was decremented by a rounded-down share at
  * every event and each completion rounded up from there: completions drifted later, ~1/3 ps
- * per completion for 1000 transfers sharing a 3 B/s link. */
+ * per completion for 1000 transfers sharing a 3 B/s link.
+ * A transfer waiting behind the concurrency limit is taken at the exact instant of the
+ * completion that frees its slot: its latency, then its data phase, run from that instant (kept
+ * as data_at plus a fraction in 2^-MAX_SHIFT / bw ps, exact for any scale), and the anchor
+ * moves there exactly. Entering alone, the scale is the coarsest that holds that fraction (0 for
+ * a whole picosecond, as before); entering while others share, the fraction is rounded up to the
+ * current scale when coarser (only after a bigger work joined meanwhile). Until 2026-11-27 it
+ * started at the completion rounded up to the picosecond, so a queue drifted up to 1 ps later
+ * per transfer (1000 1-byte transfers one at a time on 3 B/s ended 666 ps late). */
 enum { MAX_SHIFT = 40 };               /* the finest sub-unit: 2^-40 work unit */
 struct link_chan {
     uint64_t bw;           /* effective bandwidth x den: work units (bytes x 1e12 x den) per ps */
@@ -85,34 +95,35 @@ void link_destroy(link_chan *l)
     free(l);
 }
 
-/* Move the anchor to the whole picosecond t (at or after it). The virtual work there is
+/* Move the anchor to the instant t + f / tps (at or after it). The virtual work there is
  * rounded up to a 2^-shift unit when it is not whole (only when a transfer enters while others
  * share): the sharing transfers' completions come under ndata / tps ps early, which rounding
  * them up to the picosecond absorbs unless the exact instant is that close above a whole ps
  * (rounding down instead made an exact whole-ps completion 1 ps late). With nothing sharing it
  * restarts from 0, so v stays small. */
-static void anchor_at(link_chan *l, am_ps t)
+static void anchor_at(link_chan *l, am_ps t, u128 f)
 {
     if (l->ndata == 0)
         l->v = 0;
-    else if (t < l->a_ps || (t == l->a_ps && l->a_frac))
+    else if (t < l->a_ps || (t == l->a_ps && f < l->a_frac))
         return; /* not after the anchor: events are taken in order, so never */
     else {
-        /* v += ceil((dt x tps - a_frac) / ndata), with dt split as qd ndata + rd (rd at least
-         * ndata when qd is taken from, so that rd tps - a_frac >= 0 and fits: < 2^123) */
+        /* v += ceil((dt x tps + f - a_frac) / ndata), with dt split as qd ndata + rd (rd at
+         * least ndata when qd is taken from, so that rd tps + f - a_frac >= 0 and fits: under
+         * 2^124) */
         u128 n = l->ndata, dt = t - l->a_ps, qd = dt / n, rd = dt - qd * n;
         if (qd) {
             qd--;
             rd += n;
         }
-        u128 part = (rd * l->tps - l->a_frac + n - 1) / n;
+        u128 part = (rd * l->tps + f - l->a_frac + n - 1) / n;
         if (qd > (~(u128)0 - part - l->v) / l->tps)
             l->v = ~(u128)0; /* past every finish: cannot happen, events are taken in order */
         else
             l->v += qd * l->tps + part;
     }
     l->a_ps = t;
-    l->a_frac = 0;
+    l->a_frac = f;
 }
 
 static int bits128(u128 x)
@@ -151,7 +162,8 @@ static u128 rebase(link_chan *l)
 }
 
 /* Go to scale s (v = 0). A finer one is exact (everything doubles); a coarser one (a bigger work
- * enters while others share) rounds the finishes up, as anchor_at rounds. */
+ * enters while others share) rounds the finishes up, as anchor_at rounds, and an anchor between
+ * two units of the new scale down (under 1 / tps ps: completions early, as anchor_at's v). */
 static void rescale(link_chan *l, int s)
 {
     for (size_t i = 0; i < l->nfl; i++) {
@@ -170,18 +182,48 @@ static void rescale(link_chan *l, int s)
     l->tps = (u128)l->bw << s;
 }
 
-/* x enters its data phase at the whole picosecond t (no completion falls before t). Alone it
- * counts whole work units (as fast as can be); joining others, the scale becomes as fine as the
- * works allow (shift_for), so that rounding v at later entries costs next to nothing. */
-static void enter_data(link_chan *l, xfer *x, am_ps t)
+/* x's data-phase start at scale s: *t + *f / (bw << s) ps, its fraction rounded up when s
+ * cannot hold it exactly. */
+static void entry_at(const link_chan *l, const xfer *x, int s, am_ps *t, u128 *f)
+{
+    int d = MAX_SHIFT - s;
+    *t = x->data_at;
+    *f = (x->data_frac >> d) + ((x->data_frac & (((u128)1 << d) - 1)) != 0);
+    if (*f == (u128)l->bw << s) { /* rounded up to the next picosecond */
+        *t += 1;
+        *f = 0;
+    }
+}
+
+/* The coarsest scale at which x's data-phase start is exact, at most `most` (0 at a whole ps). */
+static int entry_shift(const xfer *x, int most)
+{
+    if (x->data_frac == 0)
+        return 0;
+    u128 f = x->data_frac;
+    int tz = 0;
+    for (; (f & 1) == 0 && tz < MAX_SHIFT; f >>= 1)
+        tz++;
+    return MAX_SHIFT - tz < most ? MAX_SHIFT - tz : most;
+}
+
+/* x enters its data phase at its data_at (+ data_frac): no completion falls before. Alone it
+ * counts whole work units (as fast as can be) unless it starts between picoseconds (taken from
+ * the queue); joining others, the scale becomes as fine as the works allow (shift_for), so that
+ * rounding v at later entries costs next to nothing. */
+static void enter_data(link_chan *l, xfer *x)
 {
     u128 work = (u128)x->bytes * AM_PS_PER_S * l->den;
+    am_ps t;
+    u128 f;
     if (l->ndata == 0) {
-        l->shift = 0;
-        l->tps = l->bw;
-        anchor_at(l, t);
+        l->shift = entry_shift(x, shift_for(work, l->bw));
+        l->tps = (u128)l->bw << l->shift;
+        entry_at(l, x, l->shift, &t, &f);
+        anchor_at(l, t, f);
     } else {
-        anchor_at(l, t);
+        entry_at(l, x, l->shift, &t, &f);
+        anchor_at(l, t, f);
         u128 most = rebase(l) >> l->shift;
         int s = shift_for(most + 1 > work ? most + 1 : work, l->bw);
         if (s != l->shift)
@@ -193,7 +235,9 @@ static void enter_data(link_chan *l, xfer *x, am_ps t)
     l->nx_known = 0;
 }
 
-static void start(link_chan *l, xfer x)
+/* Take x now, its latency running from the instant at + at_frac / (bw << MAX_SHIFT) ps (at
+ * most now: the completion that freed its slot, or now itself). */
+static void start(link_chan *l, xfer x, am_ps at, u128 at_frac)
 {
     if (l->nfl == l->capfl) {
         l->capfl = l->capfl ? 2 * l->capfl : 8;
@@ -202,7 +246,8 @@ static void start(link_chan *l, xfer x)
     l->st.wait_ps += l->now - x.submit;
     l->side[x.side].wait_ps += l->now - x.submit;
     x.started = l->now;
-    x.data_at = am_ps_add(l->now, l->latency);
+    x.data_at = am_ps_add(at, l->latency);
+    x.data_frac = x.data_at < AM_PS_MAX ? at_frac : 0;
     l->fl[l->nfl++] = x;
     l->nx_known = 0;
     if (l->nfl > l->st.max_in_flight)
@@ -293,7 +338,8 @@ void link_submit_ordered(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, 
     account(l, now);
     side = side != 0;
     l->seq++;
-    xfer x = {tag, bytes, order, side, 0, l->now, l->now, 0, 0};
+    xfer x = {.tag = tag, .bytes = bytes, .order = order, .side = side, .submit = l->now,
+              .started = l->now};
     l->st.bytes += bytes;
     l->st.count++;
     l->side[side].bytes += bytes;
@@ -306,10 +352,10 @@ void link_submit_ordered(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, 
         }
         untake(l, k);
     }
-    start(l, x);
+    start(l, x, l->now, 0);
     /* without latency it shares from now on (every event before now has been taken) */
     if (l->fl[l->nfl - 1].data_at <= l->now)
-        enter_data(l, &l->fl[l->nfl - 1], l->now);
+        enter_data(l, &l->fl[l->nfl - 1]);
 }
 
 /* The exact instant the virtual work reaches fin: the anchor plus (fin - v) x ndata / tps ps,
@@ -338,9 +384,18 @@ static int finish_at(const link_chan *l, u128 fin, am_ps *ps, u128 *frac)
     return 1;
 }
 
+/* Whether x's data phase starts before the instant ps + frac / tps (compared at the finest
+ * scale, where both are exact). */
+static int enters_before(const link_chan *l, const xfer *x, am_ps ps, u128 frac)
+{
+    return x->data_at < ps ||
+           (x->data_at == ps && x->data_frac < frac << (MAX_SHIFT - l->shift));
+}
+
 /* The channel's next event: the earliest completion among sharing transfers (at its exact
  * instant, *ps + *frac / tps) or, if none comes first, the earliest start of a data phase
- * (*frac = 0). Returns 0 when idle, 1 for a completion, 2 for a data-phase start. */
+ * (*frac: its fraction at the finest scale, nonzero between picoseconds). Returns 0 when idle,
+ * 1 for a completion, 2 for a data-phase start. */
 static int next_event(const link_chan *l, am_ps *ps, u128 *frac, size_t *which)
 {
     size_t first = SIZE_MAX, enter = SIZE_MAX;
@@ -349,7 +404,8 @@ static int next_event(const link_chan *l, am_ps *ps, u128 *frac, size_t *which)
         if (x->sharing) {
             if (first == SIZE_MAX || x->fin < l->fl[first].fin)
                 first = i;
-        } else if (enter == SIZE_MAX || x->data_at < l->fl[enter].data_at)
+        } else if (enter == SIZE_MAX || x->data_at < l->fl[enter].data_at ||
+                   (x->data_at == l->fl[enter].data_at && x->data_frac < l->fl[enter].data_frac))
             enter = i;
     }
     int kind = 0;
@@ -362,12 +418,11 @@ static int next_event(const link_chan *l, am_ps *ps, u128 *frac, size_t *which)
         }
     }
     /* a completion at the very instant a data phase starts goes first */
-    if (enter != SIZE_MAX &&
-        (kind == 0 || l->fl[enter].data_at < *ps || (l->fl[enter].data_at == *ps && *frac))) {
+    if (enter != SIZE_MAX && (kind == 0 || enters_before(l, &l->fl[enter], *ps, *frac))) {
         kind = 2;
         *which = enter;
         *ps = l->fl[enter].data_at;
-        *frac = 0;
+        *frac = l->fl[enter].data_frac;
     }
     return kind;
 }
@@ -441,7 +496,7 @@ int link_advance(link_chan *l, am_ps t, link_done *done, int max)
         }
         account(l, seen);
         if (kind == 2) {
-            enter_data(l, &l->fl[which], ps);
+            enter_data(l, &l->fl[which]);
             continue;
         }
         /* the completion's exact instant becomes the anchor: v is its finish exactly */
@@ -449,11 +504,12 @@ int link_advance(link_chan *l, am_ps t, link_done *done, int max)
         l->a_ps = ps;
         l->a_frac = frac;
         got = retire(l, done, got, max);
+        /* the freed slots are taken at that exact instant (reported as taken at `seen`) */
         while (l->qn && (!l->conc || l->nfl < l->conc)) {
             xfer x = l->q[l->qh];
             l->qh = (l->qh + 1) % l->capq;
             l->qn--;
-            start(l, x);
+            start(l, x, ps, frac << (MAX_SHIFT - l->shift));
         }
         if (got == max)
             return got;

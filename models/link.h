@@ -3,7 +3,8 @@
  * Model: a transfer spends `latency` first (no bandwidth used), then moves its bytes while
  * sharing the channel's effective bandwidth (peak x efficiency) equally with every other
  * transfer in its data phase (processor sharing). At most `concurrency` transfers are in flight
- * (0 = no limit); later ones wait in arrival order (ties at one picosecond by `order`, below).
+ * (0 = no limit); later ones wait in arrival order (ties at one picosecond by `order`, below),
+ * each taken at the exact instant (not rounded) of the completion that frees its slot.
  * Alone, a transfer of B bytes takes exactly latency + ceil(B * 1e12 / bandwidth) picoseconds;
  * two equal transfers started together each take latency + 2 B / bandwidth. The bandwidth is
  * a rational num / den bytes per second (an effective bandwidth such as 3 B/s x 0.9 = 27/10 B/s

@@ -227,17 +227,18 @@ static void test_link_bandwidth_fraction(void)
     }
 }
 
-/* A run on a host>hbm link of `bandwidth` (efficiency 1, no latency) with transfers
- * bytes[i] on stream i at at_ps[i] (0: at once); returns the makespan, the link's busy and
- * summed transfer times. */
-static void share_run(const char *bandwidth, const char *efficiency, int n,
-                      const uint64_t *bytes, const am_ps *at_ps, am_ps *makespan, am_ps *busy,
-                      am_u128 *sum)
+/* A run on a host>hbm link of `bandwidth` and `efficiency`, no latency, at most `concurrency`
+ * transfers in flight (0: no limit), with transfers bytes[i] on stream i at at_ps[i] (0: at
+ * once); returns the makespan, the link's busy and summed transfer times. */
+static void share_run_limit(const char *bandwidth, const char *efficiency, int concurrency,
+                            int n, const uint64_t *bytes, const am_ps *at_ps, am_ps *makespan,
+                            am_ps *busy, am_u128 *sum)
 {
     char y[512];
     snprintf(y, sizeof y, "version: 1\nmemories:\n  hbm: {capacity: 1GiB}\n  host: {capacity: "
              "1GiB}\nlinks:\n  pcie: {from: host, to: hbm, bandwidth: %s, efficiency: %s, "
-             "latency: 0}\nengine: {queue_depth: 100000}\n", bandwidth, efficiency);
+             "latency: 0, concurrency: %d}\nengine: {queue_depth: 100000}\n", bandwidth,
+             efficiency, concurrency);
     run r;
     memset(&r, 0, sizeof r);
     CU_ASSERT_FATAL(cfg_load_string(&r.cfg, "share.yaml", y, NULL, 0, &r.err) == 0);
@@ -252,6 +253,14 @@ static void share_run(const char *bandwidth, const char *efficiency, int n,
     *busy = lr[0].st->busy_ps;
     *sum = lr[0].st->sum_ps;
     stop(&r);
+}
+
+/* share_run_limit without a concurrency limit. */
+static void share_run(const char *bandwidth, const char *efficiency, int n,
+                      const uint64_t *bytes, const am_ps *at_ps, am_ps *makespan, am_ps *busy,
+                      am_u128 *sum)
+{
+    share_run_limit(bandwidth, efficiency, 0, n, bytes, at_ps, makespan, busy, sum);
 }
 
 /* Processor sharing is exact: each completion is computed from exact remaining work and
@@ -295,6 +304,37 @@ static void test_link_sharing_exact(void)
     CU_ASSERT_EQUAL(makespan, 5666666666667ULL);
     CU_ASSERT(sum == (am_u128)5666666666667ULL + (5000000000002ULL - 2) +
                          (5000000000001ULL - (2 * AM_PS_PER_S + 1)));
+}
+
+/* A transfer waiting behind the concurrency limit starts at the exact instant of the completion
+ * that frees its slot. Until 2026-11-27 it started at that completion rounded up to the
+ * picosecond, so a queue drifted later: 1000 1-byte transfers one at a time on 3 B/s ended at
+ * 333333333334000 ps, and 3 B waiting for 1 B (1000 B sharing, 2.7 B/s) at 2962962962964 ps. */
+static void test_link_queue_exact(void)
+{
+    am_ps makespan, busy;
+    am_u128 sum;
+    /* one at a time: the k-th ends at k / 3 s exactly, ceil(k x 1e12 / 3) ps when reported, the
+     * 1000 bytes back to back as without a limit */
+    enum { N = 1000 };
+    static uint64_t ones[N];
+    for (int i = 0; i < N; i++)
+        ones[i] = 1;
+    share_run_limit("3B/s", "1", 1, N, ones, NULL, &makespan, &busy, &sum);
+    am_u128 want_sum = 0;
+    for (uint64_t k = 1; k <= N; k++)
+        want_sum += ((am_u128)k * AM_PS_PER_S + 2) / 3;
+    CU_ASSERT_EQUAL(makespan, 333333333333334ULL); /* ceil(1000e12 / 3) */
+    CU_ASSERT_EQUAL(busy, 333333333333334ULL);
+    CU_ASSERT(sum == want_sum);
+
+    /* two at a time at 2.7 B/s: 1 B and 1000 B share, the 1 B ends at 2 / 2.7 s; the 3 B take
+     * its slot then and end 6 / 2.7 s later, at 8 / 2.7 s (2962962962962.96 ps); the 1000 B,
+     * having got 4 B by then, at 1004 / 2.7 s */
+    uint64_t three[3] = {1, 1000, 3};
+    share_run_limit("3B/s", "0.9", 2, 3, three, NULL, &makespan, &busy, &sum);
+    CU_ASSERT_EQUAL(makespan, 371851851851852ULL);
+    CU_ASSERT(sum == (am_u128)740740740741ULL + 2962962962963ULL + 371851851851852ULL);
 }
 
 static void test_concurrent_share(void)
@@ -1878,6 +1918,49 @@ static void test_link_model(void)
     link_destroy(l);
 }
 
+/* One at a time, exactly: a transfer of B bytes submitted at s ends at max(s, the previous
+ * end) + latency + B x 1e12 x den / num ps, exact ends kept in units of 1 / num ps and each
+ * reported rounded up. Random sizes, gaps (queued or not) and latency on 27/10 B/s; until
+ * 2026-11-27 a queued transfer started at the previous end rounded up, drifting later. */
+static void test_link_queue_random(void)
+{
+    const uint64_t num = 27, den = 10;
+    uint64_t x = 41;
+    for (int round = 0; round < 4; round++) {
+        am_ps latency = round % 2 ? 7 : 0;
+        link_chan *l = link_create_rate(num, den, latency, 1);
+        enum { N = 300 };
+        static am_u128 want[N + 1]; /* exact ends x num, by tag */
+        am_u128 prev_end = 0;       /* x num */
+        am_ps t = 0;
+        link_done d[4];
+        uint64_t checked = 0;
+        for (uint64_t k = 1; k <= N + 1; k++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            t += (x >> 33) % (round < 2 ? 2000000000000ULL : 20000000000000ULL);
+            /* the events up to t (data-phase starts too), each completion at its exact end
+             * rounded up */
+            for (am_ps nt; (nt = link_next_time(l)) != AM_TIME_NONE && (k > N || nt <= t);) {
+                int got = link_advance(l, nt, d, 4);
+                CU_ASSERT_FATAL(got <= 1);
+                if (got) {
+                    CU_ASSERT_EQUAL(nt, (am_ps)((want[d[0].tag] + num - 1) / num));
+                    checked++;
+                }
+            }
+            if (k > N)
+                break;
+            uint64_t bytes = 1 + (x >> 20) % 50;
+            am_u128 begin = (am_u128)t * num > prev_end ? (am_u128)t * num : prev_end;
+            prev_end = begin + (am_u128)latency * num + (am_u128)bytes * AM_PS_PER_S * den;
+            want[k] = prev_end;
+            link_submit(l, t, bytes, k);
+        }
+        CU_ASSERT_EQUAL(checked, N);
+        link_destroy(l);
+    }
+}
+
 /* ---- look-ahead ------------------------------------------------------------------------- */
 
 /* A trace whose population rises past 3000 live buffers, falls to a few dozen and rises again,
@@ -2110,6 +2193,8 @@ void suite_engine(void)
              {"sampled timeline: every level on its own", test_timeline_sampled_per_level},
              {"link model arithmetic", test_link_model},
              {"link sharing exact to the picosecond", test_link_sharing_exact},
+             {"link queue taken at exact completions", test_link_queue_exact},
+             {"link queue against an exact one-at-a-time model", test_link_queue_random},
              {"link ties taken in issue order", test_link_tie_issue_order},
              {"energy per byte", test_link_energy},
              {"totals past 2^64 bytes or ps are exact", test_totals_past_2_64},
