@@ -384,7 +384,9 @@ struct sim {
     segval seg;
     int prologue;    /* a start-state prologue runs (prologue_edge) */
     uint64_t in_use; /* id of a buffer the event being handled uses (a transfer's source while
-                      * its into= destination is allocated): not a spill victim; TR_NO_ID */
+                      * its into= destination is allocated or its spilled to= destination
+                      * comes back, the to= destination while its spilled source comes
+                      * back): not a spill victim; TR_NO_ID */
     am_ps issue;     /* when the current trace event began on the host (observer 'event') */
     int recover_depth; /* recover() calls running: 1 for a request's own, more inside a spill
                         * chain (a host copy's) */
@@ -1796,8 +1798,10 @@ static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t
  * over for the next in the order (spill_candidates), and the spill fails (one spill.failures) only
  * when no victim's copy fits; until 2026-11-27 the first victim's failed copy failed it. The
  * buffer the current event uses (s->in_use: a transfer's source while its destination is
- * allocated) is never the victim: the copy reads it after the allocation. Until 2026-11-27 it
- * could be, and the copy then read a buffer that was on the host. */
+ * allocated or brought back, a to= destination while the source is brought back) is never the
+ * victim: the copy reads or writes it after the allocation. Until 2026-11-27 it could be, and
+ * the copy then read a buffer that was on the host (and a to= destination was spilled to bring
+ * its source back). */
 /* A spill candidate and its place in the victim order: (a, b, id) ascending. */
 typedef struct victim {
     uint64_t a, b, id;
@@ -2704,8 +2708,15 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
         }
         int allowed = guard_allows(s, ev, file);
         uint64_t short_id = TR_NO_ID; /* the named buffer with no memory, if any */
-        if (allowed && ev->id != TR_NO_ID && use_buffer(s, ev->id) < 0)
-            short_id = ev->id;
+        if (allowed && ev->id != TR_NO_ID) {
+            /* a spilled source comes back without sending its to= destination away: the copy
+             * writes that buffer right after (until 2026-11-27 it could be the victim, spilled
+             * only to be brought back at once, or left with no memory and the copy skipped) */
+            s->in_use = ev->has_to ? ev->to : TR_NO_ID;
+            if (use_buffer(s, ev->id) < 0)
+                short_id = ev->id;
+            s->in_use = TR_NO_ID;
+        }
         if (allowed && short_id == TR_NO_ID && ev->has_to) {
             /* the destination comes back from a spill too, without sending the source away */
             s->in_use = ev->id;
