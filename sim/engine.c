@@ -2587,6 +2587,19 @@ static int guard_allows(sim *s, const tr_event *ev, const char *file)
     return 1;
 }
 
+const char *sim_to_mismatch(const am_config *cfg, const tr_event *ev, int level,
+                            unsigned long line, char *buf, size_t n)
+{
+    buf[0] = 0;
+    if (level == ev->dst_level)
+        return NULL;
+    const char *on = level >= 0 && level < cfg->nlevels ? cfg->levels[level].name : "?";
+    snprintf(buf, n, "transfer to= buffer %" PRIu64 " is on level '%s' (allocated at line %lu), "
+             "not on the transfer's destination level '%s'", ev->to, on, line,
+             cfg->levels[ev->dst_level].name);
+    return buf;
+}
+
 /* A buffer is used: LRU order, and a spilled buffer comes back first. 0, or -1 when it has no
  * memory to read: it could not come back (counted there), its allocation failed (counted when
  * it did), its allocation still waits for frees (retry_after_free), or it was spilled and its
@@ -2699,12 +2712,24 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
                 return -1;
             break;
         }
-        if (ev->has_to && !idmap_find(&s->ids, ev->to)) {
+        const slot *dst = ev->has_to ? idmap_find(&s->ids, ev->to) : NULL;
+        if (ev->has_to && !dst) {
             /* to= (the existing buffer the copy writes) is a use too: the same error, and
              * --lenient skips the transfer (a to= transfer has no into=) */
             if (warn_or_fail(s, err, file, ev, "use of unknown id", ev->to))
                 return -1;
             break;
+        }
+        if (dst) {
+            /* the to= buffer is the copy's destination: on DST (the buffer's own level,
+             * whatever became of its memory, so that a trace valid at one capacity is valid at
+             * every one); --lenient skips the transfer */
+            char why[320];
+            if (sim_to_mismatch(s->cfg, ev, dst->level, dst->line, why, sizeof why)) {
+                if (warn_or_fail_text(s, err, file, ev, why))
+                    return -1;
+                break;
+            }
         }
         int allowed = guard_allows(s, ev, file);
         uint64_t short_id = TR_NO_ID; /* the named buffer with no memory, if any */
