@@ -112,6 +112,8 @@ typedef struct cv_row {
     int unallocated; /* the into= of a transfer the guard rejects: an id the engine knows as
                         not allocated (its free is skipped), no buffer, level -1 */
     uint64_t seq;    /* a default-level row's place among them (its place in the CSV) */
+    int into_level;  /* unallocated: the level its transfer would have allocated on (DST), which
+                        the engine keeps for it (a to= naming it is checked against it) */
 } cv_row;
 
 /* Open slots by buffer id: a small open-addressing map id -> row index + 1. */
@@ -344,7 +346,7 @@ static cv_row *cv_add(cv_rows *c, const tr_event *ev, uint64_t id, int level, ui
             c->r = am_realloc(c->r, (c->cap = c->cap ? c->cap * 2 : 1024) * sizeof *c->r);
         k = c->n++;
     }
-    c->r[k] = (cv_row){id, i, UINT64_MAX, bytes, addr, ev->line, ev->col, level, 0, 0, 0, 0};
+    c->r[k] = (cv_row){id, i, UINT64_MAX, bytes, addr, ev->line, ev->col, level, 0, 0, 0, 0, -1};
     if (level == c->deflevel && c->spill) {
         c->r[k].seq = c->nseq++;
         if (cv_idset_add(&c->seen, id))
@@ -358,12 +360,14 @@ static cv_row *cv_add(cv_rows *c, const tr_event *ev, uint64_t id, int level, ui
  * whose allocation ran out of memory), so that its free is skipped, not an unknown id's. */
 static void cv_add_unallocated(cv_rows *c, const tr_event *ev, uint64_t i)
 {
-    cv_add(c, ev, ev->into, -1, i, 0, TR_NO_ADDR)->unallocated = 1;
+    cv_row *x = cv_add(c, ev, ev->into, -1, i, 0, TR_NO_ADDR);
+    x->unallocated = 1;
+    x->into_level = ev->dst_level;
 }
 
 /* The rules on ids and events that the engine enforces as it replays a trace (engine.c:
- * do_alloc, do_free, use (a transfer's id= too), wait; traces/FORMAT.md, "Rules the engine
- * enforces"), with the engine's messages at the event's line and column: a CSV of a trace that
+ * do_alloc, do_free, use (a transfer's id= and to= too, its to= on DST), wait;
+ * traces/FORMAT.md, "Rules the engine enforces"), with the engine's messages at the event's line and column: a CSV of a trace that
  * run refuses would be a valid trace of something else (until 2026-11-27 a duplicate id became
  * two rows, an unknown free was dropped and a 0-byte allocation became a row the CSV reader
  * skips, all in silence; and a transfer's unknown id= was accepted). As if every allocation
@@ -377,7 +381,7 @@ static void cv_add_unallocated(cv_rows *c, const tr_event *ev, uint64_t i)
  * (until 2026-11-27 amsim check passed it), and so is an event naming a stream past
  * SIM_MAX_TRACE_STREAMS distinct ones (streamset.h; until 2026-11-27 there was no such limit). */
 static int cv_rules(cv_rows *c, evtab *events, const tr_event *ev, int allocates,
-                    const char *in, am_error *err, int *skippable)
+                    const am_config *cfg, const char *in, am_error *err, int *skippable)
 {
     const cv_row *x;
     uint64_t id = ev->kind == TR_TRANSFER ? ev->into : ev->id;
@@ -397,8 +401,16 @@ static int cv_rules(cv_rows *c, evtab *events, const tr_event *ev, int allocates
     case TR_TRANSFER: /* its destination buffer's allocation, or its id taken unallocated */
         if (ev->kind == TR_TRANSFER && ev->id != TR_NO_ID && !cv_live(c, ev->id))
             return am_fail_at(err, in, ev->line, ev->col, "use of unknown id %" PRIu64, ev->id);
-        if (ev->kind == TR_TRANSFER && ev->has_to && !cv_live(c, ev->to)) /* to= is a use too */
-            return am_fail_at(err, in, ev->line, ev->col, "use of unknown id %" PRIu64, ev->to);
+        if (ev->kind == TR_TRANSFER && ev->has_to) {
+            if (!(x = cv_live(c, ev->to))) /* to= is a use too */
+                return am_fail_at(err, in, ev->line, ev->col, "use of unknown id %" PRIu64,
+                                  ev->to);
+            /* and a destination on DST, as the engine checks it */
+            char why[320];
+            if (sim_to_mismatch(cfg, ev, x->unallocated ? x->into_level : x->level, x->line,
+                                why, sizeof why))
+                return am_fail_at(err, in, ev->line, ev->col, "%s", why);
+        }
         if (ev->kind == TR_TRANSFER && !ev->has_into)
             return 0;
         if (ev->bytes == 0 && (ev->kind == TR_ALLOC || allocates))
@@ -579,7 +591,7 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
          * guard rejects the transfer */
         int dir, into = ev.kind == TR_TRANSFER && ev.has_into &&
                         !cfg_guard_rejects(cfg, ev.level, ev.dst_level, ev.implicit, &dir);
-        if (cv_rules(&c, &events, &ev, into, in, err, NULL) != 0) {
+        if (cv_rules(&c, &events, &ev, into, cfg, in, err, NULL) != 0) {
             r = -1;
             break;
         }
@@ -856,7 +868,7 @@ int convert_check_trace(trace *t, const am_config *cfg, const char *in, int leni
         uint64_t i = (*events)++;
         int dir, into = ev.kind == TR_TRANSFER && ev.has_into &&
                         !cfg_guard_rejects(cfg, ev.level, ev.dst_level, ev.implicit, &dir);
-        if (cv_rules(&c, &evs, &ev, into, in, err, &skippable) == 0) {
+        if (cv_rules(&c, &evs, &ev, into, cfg, in, err, &skippable) == 0) {
             cv_follow(&c, &ev, into, i);
             continue;
         }

@@ -386,7 +386,9 @@ struct sim {
     segval seg;
     int prologue;    /* a start-state prologue runs (prologue_edge) */
     uint64_t in_use; /* id of a buffer the event being handled uses (a transfer's source while
-                      * its into= destination is allocated): not a spill victim; TR_NO_ID */
+                      * its into= destination is allocated or its spilled to= destination
+                      * comes back, the to= destination while its spilled source comes
+                      * back): not a spill victim; TR_NO_ID */
     am_ps issue;     /* when the current trace event began on the host (observer 'event') */
     int recover_depth; /* recover() calls running: 1 for a request's own, more inside a spill
                         * chain (a host copy's) */
@@ -1804,8 +1806,10 @@ static void attempt_failed(sim *s, int level, const alloc_req *r);
  * over for the next in the order (spill_candidates), and the spill fails (one spill.failures) only
  * when no victim's copy fits; until 2026-11-27 the first victim's failed copy failed it. The
  * buffer the current event uses (s->in_use: a transfer's source while its destination is
- * allocated) is never the victim: the copy reads it after the allocation. Until 2026-11-27 it
- * could be, and the copy then read a buffer that was on the host. */
+ * allocated or brought back, a to= destination while the source is brought back) is never the
+ * victim: the copy reads or writes it after the allocation. Until 2026-11-27 it could be, and
+ * the copy then read a buffer that was on the host (and a to= destination was spilled to bring
+ * its source back). */
 /* A spill candidate and its place in the victim order: (a, b, id) ascending. */
 typedef struct victim {
     uint64_t a, b, id;
@@ -2598,6 +2602,19 @@ static int guard_allows(sim *s, const tr_event *ev, const char *file)
     return 1;
 }
 
+const char *sim_to_mismatch(const am_config *cfg, const tr_event *ev, int level,
+                            unsigned long line, char *buf, size_t n)
+{
+    buf[0] = 0;
+    if (level == ev->dst_level)
+        return NULL;
+    const char *on = level >= 0 && level < cfg->nlevels ? cfg->levels[level].name : "?";
+    snprintf(buf, n, "transfer to= buffer %" PRIu64 " is on level '%s' (allocated at line %lu), "
+             "not on the transfer's destination level '%s'", ev->to, on, line,
+             cfg->levels[ev->dst_level].name);
+    return buf;
+}
+
 /* A buffer is used: LRU order, and a spilled buffer comes back first. 0, or -1 when it has no
  * memory to read: it could not come back (counted there), its allocation failed (counted when
  * it did), its allocation still waits for frees (retry_after_free), or it was spilled and its
@@ -2710,17 +2727,36 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
                 return -1;
             break;
         }
-        if (ev->has_to && !idmap_find(&s->ids, ev->to)) {
+        const slot *dst = ev->has_to ? idmap_find(&s->ids, ev->to) : NULL;
+        if (ev->has_to && !dst) {
             /* to= (the existing buffer the copy writes) is a use too: the same error, and
              * --lenient skips the transfer (a to= transfer has no into=) */
             if (warn_or_fail(s, err, file, ev, "use of unknown id", ev->to))
                 return -1;
             break;
         }
+        if (dst) {
+            /* the to= buffer is the copy's destination: on DST (the buffer's own level,
+             * whatever became of its memory, so that a trace valid at one capacity is valid at
+             * every one); --lenient skips the transfer */
+            char why[320];
+            if (sim_to_mismatch(s->cfg, ev, dst->level, dst->line, why, sizeof why)) {
+                if (warn_or_fail_text(s, err, file, ev, why))
+                    return -1;
+                break;
+            }
+        }
         int allowed = guard_allows(s, ev, file);
         uint64_t short_id = TR_NO_ID; /* the named buffer with no memory, if any */
-        if (allowed && ev->id != TR_NO_ID && use_buffer(s, ev->id) < 0)
-            short_id = ev->id;
+        if (allowed && ev->id != TR_NO_ID) {
+            /* a spilled source comes back without sending its to= destination away: the copy
+             * writes that buffer right after (until 2026-11-27 it could be the victim, spilled
+             * only to be brought back at once, or left with no memory and the copy skipped) */
+            s->in_use = ev->has_to ? ev->to : TR_NO_ID;
+            if (use_buffer(s, ev->id) < 0)
+                short_id = ev->id;
+            s->in_use = TR_NO_ID;
+        }
         if (allowed && short_id == TR_NO_ID && ev->has_to) {
             /* the destination comes back from a spill too, without sending the source away */
             s->in_use = ev->id;

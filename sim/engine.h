@@ -139,6 +139,13 @@ void sim_destroy(sim *s);
 int sim_run(sim *s, trace *t, am_error *err);
 /* One event (for tests and embedders); `file` names the trace in messages. */
 int sim_event(sim *s, const tr_event *ev, const char *file, am_error *err);
+/* Whether transfer ev may write its to= buffer, allocated at `line` on level `level`: NULL when
+ * the buffer is on the transfer's DST, else the error (into buf, n bytes) that run, check and
+ * convert give (until 2026-11-27 a to= buffer on another level was accepted). Its size is not
+ * checked: `gen kernel`'s mxu.in copies stream an operand tile larger than the accumulator
+ * tile they name with to= (--tk above twice --tn in bf16). */
+const char *sim_to_mismatch(const am_config *cfg, const tr_event *ev, int level,
+                            unsigned long line, char *buf, size_t n);
 /* Write placement rows buffered so far (sim_finish does it too). */
 void sim_flush(sim *s);
 /* End of trace: drain streams and links, finish policies. */

@@ -578,6 +578,17 @@ BI_T(t_transfer_unknown_id, "xfid.trace", H "alloc 1 1KiB\ntransfer host hbm 1Ki
  * into= would allocate: not both (to= added 2026-11-27) */
 BI_T(t_transfer_unknown_to, "xfto.trace", H "alloc 1 1KiB\ntransfer host hbm 1KiB to=9\n",
      "amsim: @:3:1: use of unknown id 9 (use --lenient to count and skip such events)")
+/* to= names the copy's destination on DST: a buffer on another level is refused whatever became
+ * of its memory (an out-of-memory one too), so a trace valid at one capacity is valid at every
+ * one (until 2026-11-27 it was accepted, and the copy wrote a host buffer as if on hbm) */
+BI_T(t_transfer_to_other_level, "xftolvl.trace",
+     H "alloc 1 8MiB level=host\nalloc 2 1KiB level=host\ntransfer host hbm 8MiB id=1 to=2\n",
+     "amsim: @:4:1: transfer to= buffer 2 is on level 'host' (allocated at line 3), not on the "
+     "transfer's destination level 'hbm' (use --lenient to count and skip such events)")
+BI_T(t_transfer_to_other_level_oom, "xftolvloom.trace",
+     H "alloc 2 100GiB level=host\ntransfer host hbm 1KiB to=2\n",
+     "amsim: @:3:1: transfer to= buffer 2 is on level 'host' (allocated at line 2), not on the "
+     "transfer's destination level 'hbm'")
 BI_T(t_transfer_into_and_to, "xfintoto.trace", H "transfer host hbm 1KiB into=2 to=3\n",
      "amsim: @:2:31: a transfer names one destination buffer: into=ID (allocated by the copy) "
      "or to=ID (already allocated), not both")
@@ -4288,6 +4299,9 @@ void suite_badinput(void)
              {"engine: oom of 0 bytes", t_oom_zero_bytes},
              {"engine: transfer of an unknown id", t_transfer_unknown_id},
              {"engine: transfer to= an unknown id", t_transfer_unknown_to},
+             {"engine: transfer to= a buffer on another level than DST", t_transfer_to_other_level},
+             {"engine: transfer to= an out-of-memory buffer on another level",
+              t_transfer_to_other_level_oom},
              {"trace: transfer with into= and to=", t_transfer_into_and_to},
              {"engine: wait on unrecorded event", t_wait_unrecorded},
              {"engine: transfer without link", t_no_link},

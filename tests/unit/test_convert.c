@@ -496,6 +496,32 @@ static void test_binary(void)
         CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
         CU_ASSERT(err && strstr(err, "to_unk.trace:3:1: use of unknown id 5"));
         free(err);
+        /* a to= buffer on another level than DST: check refuses it as run does, and with
+         * --lenient both count it and skip the transfer (until 2026-11-27 all accepted it) */
+        const char *lvl = tu_write("to_lvl.trace", "amsim-trace v1\nalloc 1 8MiB level=host\n"
+                                   "alloc 2 1KiB level=host\ntransfer host hbm 8MiB id=1 to=2\n"
+                                   "free 1\nfree 2\n");
+        err = NULL;
+        snprintf(args, sizeof args, "check -c %s/configs/default.yaml %s", tu_top(), lvl);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, "to_lvl.trace:4:1: transfer to= buffer 2 is on level "
+                                     "'host' (allocated at line 3), not on the transfer's "
+                                     "destination level 'hbm' (use --lenient"));
+        free(err);
+        char *out = NULL;
+        snprintf(args, sizeof args, "check --lenient -c %s/configs/default.yaml %s", tu_top(),
+                 lvl);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        CU_ASSERT(out && strstr(out, "trace ok (native, 5 events, 0 rows skipped); 1 trace "
+                                     "problem counted and skipped (--lenient)"));
+        free(out);
+        out = NULL;
+        snprintf(args, sizeof args, "run -c %s/configs/default.yaml -t %s --lenient", tu_top(),
+                 lvl);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        CU_ASSERT(out && strstr(out, ", 0 transfers, ") &&
+                  strstr(out, "1 trace problem counted and skipped (--lenient)"));
+        free(out);
     }
     /* cut the binary file short: an input error, not a shorter replay */
     char src[600], cut[600];
@@ -859,6 +885,11 @@ static void test_csv_engine_rules(void)
          "4:1: use of unknown id 1"},
         {"r_use_xfer_into.trace", "amsim-trace v1\ntransfer host hbm 1MiB id=2 into=3\n",
          "2:1: use of unknown id 2"},
+        /* a transfer's to= on another level than its DST (until 2026-11-27 accepted) */
+        {"r_to_level.trace", "amsim-trace v1\nalloc 1 4MiB level=host\nalloc 2 1KiB level=host\n"
+                             "transfer host hbm 4MiB id=1 to=2\n",
+         "4:1: transfer to= buffer 2 is on level 'host' (allocated at line 3), not on the "
+         "transfer's destination level 'hbm'"},
         {"r_wait.trace", "amsim-trace v1\nrecord 1\nwait 2 stream=1\n",
          "3:1: wait on event 2, which was never recorded"},
     };

@@ -536,6 +536,71 @@ static void test_transfer_to(void)
     hstop(&r);
 }
 
+/* A to= transfer protects each named buffer while the other comes back from a spill: neither is
+ * the victim of the other's restore (FORMAT.md: "a spilled one of either comes back first (the
+ * destination without sending the source away)"). QA's c1.yaml: 16 MiB hbm holding two 8 MiB
+ * buffers, spilling to a 64 MiB host, links of 1 GB/s with no latency, so each 8 MiB copy takes
+ * 8388608000 ps. Until 2026-11-27 bringing back the source could spill the destination, which
+ * then came back by spilling another (3 out, 2 back, 50.332 ms), or was left on the host and the
+ * copy skipped. */
+static void test_transfer_to_restore_keeps_other(void)
+{
+    static const char *yaml = "version: 1\ndefault_memory: hbm\nmemories:\n"
+        "  hbm: {capacity: 16MiB, kind: hbm, allocator: {policy: first_fit},"
+        " on_oom: spill_to_host, spill_host: host}\n"
+        "  host: {capacity: 64MiB, kind: host, allocator: {policy: first_fit}}\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 0us}\n"
+        "  cp: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 0us}\n";
+    const am_ps copy = 8388608000ULL; /* 8 MiB at 1 GB/s */
+    const uint64_t MiB8 = 8192 * KiB;
+    hrun r;
+    /* t13: 3 spills 1; the copy 1 -> 2 brings 1 back by spilling 3, not its destination 2:
+     * 2 out, 1 back, and the copy itself: 4 copies, 33.554 ms */
+    hstart(&r, yaml);
+    CU_ASSERT(hev(&r, ALLOC(1, MiB8, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(2, MiB8, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(3, MiB8, 0)) == 0); /* spills 1 */
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 0, .dst_level = 0, .bytes = MiB8,
+                                 .id = 1, .has_to = 1, .to = 2}) == 0);
+    for (uint64_t i = 1; i <= 3; i++)
+        CU_ASSERT(hev(&r, FREE(i)) == 0);
+    CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->spill.evictions, 2);
+    CU_ASSERT_EQUAL(su->spill.restores, 1);
+    CU_ASSERT_EQUAL(su->spill.time, 3 * copy);
+    CU_ASSERT_EQUAL(su->transfers, 1);
+    CU_ASSERT_EQUAL(su->transfers_skipped, 0);
+    CU_ASSERT_EQUAL(su->makespan, 4 * copy);
+    hstop(&r);
+
+    /* t12: 3 spills 1, use 1 brings it back spilling 2, and 1's free is requested (its memory
+     * held until completed). The copy 2 -> 3 cannot bring 2 back without spilling its
+     * destination 3: 2 stays on the host (one out-of-memory) and the copy does not happen;
+     * 2 out, 1 back, 25.166 ms */
+    hstart(&r, yaml);
+    CU_ASSERT(hev(&r, ALLOC(1, MiB8, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(2, MiB8, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(3, MiB8, 0)) == 0); /* spills 1 */
+    CU_ASSERT(hev(&r, USE(1)) == 0);            /* back, spills 2 */
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_FREE_REQUESTED, .id = 1}) == 0);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 0, .dst_level = 0, .bytes = MiB8,
+                                 .id = 2, .has_to = 1, .to = 3}) == 0);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_FREE_COMPLETED, .id = 1}) == 0);
+    CU_ASSERT(hev(&r, FREE(2)) == 0);
+    CU_ASSERT(hev(&r, FREE(3)) == 0);
+    CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+    su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->spill.evictions, 2);
+    CU_ASSERT_EQUAL(su->spill.restores, 1);
+    CU_ASSERT_EQUAL(su->spill.time, 3 * copy);
+    CU_ASSERT_EQUAL(su->ooms, 1);
+    CU_ASSERT_EQUAL(su->transfers, 0);
+    CU_ASSERT_EQUAL(su->transfers_skipped, 1);
+    CU_ASSERT_EQUAL(su->makespan, 3 * copy);
+    hstop(&r);
+}
+
 /* Which buffer spills: the least recently used (an allocation or a use counts), or with
  * spill_victim: largest the largest, ties to the least recently used. A spilled buffer's host
  * copy is freed when it comes back or when it is freed while on the host. */
@@ -2311,6 +2376,8 @@ void suite_hierarchy(void)
              {"spill round trip costs two transfers", test_spill_round_trip},
              {"a spill waits for transfers on its victim", test_spill_waits_for_pending_transfer},
              {"a transfer's to= buffer: spill order, restore, no memory", test_transfer_to},
+             {"a to= transfer's restore spills neither named buffer",
+              test_transfer_to_restore_keeps_other},
              {"spill victims: LRU, largest, host copies freed", test_spill_victims},
              {"a transfer's source is not spilled for its into=", test_spill_spares_transfer_source},
              {"an into= that does not happen: its free is skipped", test_skipped_into_free},
