@@ -1455,6 +1455,18 @@ static void retry_pending(sim *s, int level)
     }
 }
 
+/* Any free on a level wakes its waiting requests (retry_pending), whatever made it: the trace's
+ * free, a spill's release of its victim's device block, a defragmentation that released the
+ * level's buffers (once they are placed again), the free of a spilled buffer's host copy on its
+ * spill_host level, as the real allocator's deallocation wakes its waiters whoever frees.
+ * Until 2026-11-27 only the trace's frees of live buffers did: a wait on a level that
+ * spilled to make room for a later request was never served by the room the spill made. */
+static void wake_waiters(sim *s, int level)
+{
+    if (s->rt[level].n)
+        retry_pending(s, level);
+}
+
 /* Fail waiting requests whose wait ran out before `now` (all of them when force, at the end of
  * the trace), each as an out-of-memory at its deadline with its own event index, in deadline
  * order across levels; a forced one whose deadline is later fails at `now`: no free can come
@@ -1776,6 +1788,11 @@ static void defrag(sim *s, int level)
         s->obs->action(s->obs->ctx, "defrag", level, s->host, am_ps_add(s->host, t), moved);
     host_block(s, t);
     s->rt[level].allocs_since_defrag = 0;
+    /* its buffers were released: the waits are retried once they are placed again (the
+     * compaction is one step for the program), when its copies are done, before the request
+     * that triggered it tries again */
+    if (n)
+        wake_waiters(s, level);
 }
 
 /* A trace's `defrag` line: the level's configured mode runs now, whatever its trigger, exactly
@@ -1963,6 +1980,9 @@ static int spill_one(sim *s, int level, const alloc_req *r)
     best->addr = o.addr;
     best->given = o.size;
     timeline_row(s, level); /* the device free, after the copy */
+    /* then the waits it serves, in arrival order, before the request that spilled tries again:
+     * they asked first (a free's rule, do_free) */
+    wake_waiters(s, level);
     return 1;
 }
 
@@ -2141,6 +2161,7 @@ static int restore(sim *s, slot *x)
     touch(s, x);
     live_enter(s, x);
     timeline_row(s, host); /* the host copy's free, after the copy */
+    wake_waiters(s, host);
     return 0;
 }
 
@@ -2249,8 +2270,11 @@ static void donor_released(sim *s, slot *d)
         free_host_copy(s, d);
     else
         free_failed(s, d, 0);
+    int host = d->state == ST_SPILLED ? s->cfg->levels[d->level].spill_host : -1;
     pend_drop(s, d);
     idmap_del(&s->ids, d);
+    if (host >= 0)
+        wake_waiters(s, host); /* its host copy's room */
 }
 
 static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
@@ -2477,6 +2501,7 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
     }
     if (x->state == ST_SPILLED) {
         /* Dropped while on the host: free the host copy; a later completion is accepted. */
+        int host = s->cfg->levels[level].spill_host;
         free_host_copy(s, x);
         s->sum.frees++;
         if (ev->kind == TR_FREE_REQUESTED)
@@ -2485,6 +2510,7 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
             pend_drop(s, x);
             idmap_del(&s->ids, x);
         }
+        wake_waiters(s, host); /* its host copy's room, on the spill_host level */
         return 0;
     }
     if (x->state == ST_DROPPED) {

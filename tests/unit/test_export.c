@@ -1400,6 +1400,174 @@ static void test_snapshot_expiry_after_placement(void)
     }
 }
 
+/* The --placements CSV of a run of trace under cfg (the caller frees it). */
+static char *placement_rows(const char *cfg, const char *tpath)
+{
+    char pl[512];
+    snprintf(pl, sizeof pl, "%s/rows.csv", tu_tmpdir());
+    am_error err = {0};
+    run_spec sp = {.config = cfg, .trace = tpath, .placements = pl};
+    CU_ASSERT_FATAL(run_once(&sp, NULL, NULL, NULL, &err) == 0);
+    size_t n;
+    char *rows = tu_slurp(pl, &n);
+    CU_ASSERT_FATAL(rows != NULL);
+    return rows;
+}
+
+/* A wait for frees is served by the room a spill makes (its victim's device block given back),
+ * as by a free of the trace. QA 43's b3: 1 and 2 fill hbm's 8 MiB; 3 spills 1 (the host's
+ * 4 MiB full); 4 (3.5 MiB) can spill nothing and waits; `free 1` frees the host copy; 5 spills
+ * 2, whose release serves 4 at 1 MiB (its row carries 5's seq), then 5 takes 4.5 MiB. Its
+ * export replays every allocation, 4 included. Until 2026-11-27 only a trace's free retried
+ * the wait: 5 took 1 MiB, 4 failed at the end ("0 then got memory") and the replay, which
+ * served it after 2's free, said 0 of 1 recorded out-of-memory requests ran out. */
+static void test_spill_serves_wait(void)
+{
+    const char *cfg = tu_write("ssw.yaml", "version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                               "    capacity: 8MiB\n    allocator: {policy: bfc, memory_limit: "
+                               "8388608, retry_after_free: true, retry_wait: 10s}\n"
+                               "    on_oom: spill_to_host\n  host:\n    capacity: 4MiB\n");
+    const char *tr = tu_write("ssw.trace", "amsim-trace v1\nalloc 1 4MiB\nalloc 2 4MiB\n"
+                              "alloc 3 1MiB\nalloc 4 3584KiB\nfree 1\nalloc 5 3328KiB\n");
+    char a[512];
+    snprintf(a, sizeof a, "%s/ssw.pickle", tu_tmpdir());
+    am_error err = {0};
+    char *rows = placement_rows(cfg, tr);
+    CU_ASSERT_STRING_EQUAL(rows, "seq,id,level,address,requested,allocated,status\n"
+                                 "0,1,hbm,0,4194304,4194304,ok\n"
+                                 "1,2,hbm,4194304,4194304,4194304,ok\n"
+                                 "2,1,host,0,4194304,4194304,spilled\n"
+                                 "2,3,hbm,0,1048576,1048576,ok\n"
+                                 "5,2,host,0,4194304,4194304,spilled\n"
+                                 "5,4,hbm,1048576,3670016,3670016,ok\n"
+                                 "5,5,hbm,4718592,3407872,3670016,ok\n");
+    free(rows);
+    replay_out run = {0};
+    export_run(cfg, tr, NULL, a, &run);
+    CU_ASSERT_EQUAL(run.m.ooms, 0);
+    CU_ASSERT_EQUAL(run.su.retries, 1);
+    CU_ASSERT_EQUAL(run.su.retries_succeeded, 1);
+    CU_ASSERT_EQUAL(run.su.spill.evictions, 2);
+    sim_summary su = {0};
+    run_spec rp = {.config = cfg, .trace = a};
+    CU_ASSERT_FATAL(run_once(&rp, keep_summary, &su, NULL, &err) == 0);
+    CU_ASSERT(su.validating);
+    CU_ASSERT_EQUAL(su.recorded_allocs, 5);
+    CU_ASSERT_EQUAL(su.address_matches, 5);
+    CU_ASSERT_EQUAL(su.recorded_ooms, 0);
+    CU_ASSERT_EQUAL(su.ooms, 0);
+}
+
+/* QA 43's b5 under b7 (retry_wait 100 us, spill_victim lru): 12, 14, 15 and 19 wait for 8's
+ * pending free; its completion serves 12, 14 and 15; 22 spills 12, whose release serves 19 at
+ * 0, then spills 14 and 15 and is served. Every wait is served, and the export replays all 6
+ * allocations. Until 2026-11-27 19 failed at the end and its `oom` entry, written after 12's
+ * free, was served by the replay: 5 of 5 allocations and 0 of 1 out-of-memory requests. */
+static void test_spill_serves_wait_lru(void)
+{
+    const char *cfg = tu_write("ssl.yaml", "version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                               "    capacity: 8MiB\n    allocator: {policy: bfc, memory_limit: "
+                               "16777216, retry_after_free: true, retry_wait: 100us}\n"
+                               "    on_oom: spill_to_host\n");
+    const char *tr = tu_write("ssl.trace", "amsim-trace v1\nalloc 8 4631552\nfree_requested 8\n"
+                              "alloc 12 1988608\nalloc 14 1900544\nalloc 15 2197504\n"
+                              "alloc 19 1905664\nfree_completed 8\nalloc 22 3646464\n");
+    char a[512];
+    snprintf(a, sizeof a, "%s/ssl.pickle", tu_tmpdir());
+    replay_out run = {0};
+    export_run(cfg, tr, NULL, a, &run);
+    CU_ASSERT_EQUAL(run.m.ooms, 0);
+    CU_ASSERT_EQUAL(run.su.retries, 4);
+    CU_ASSERT_EQUAL(run.su.retries_succeeded, 4);
+    CU_ASSERT_EQUAL(run.su.spill.evictions, 3);
+    sim_summary su = {0};
+    am_error err = {0};
+    run_spec rp = {.config = cfg, .trace = a};
+    CU_ASSERT_FATAL(run_once(&rp, keep_summary, &su, NULL, &err) == 0);
+    CU_ASSERT_EQUAL(su.recorded_allocs, 6);
+    CU_ASSERT_EQUAL(su.address_matches, 6);
+    CU_ASSERT_EQUAL(su.recorded_ooms, 0);
+    CU_ASSERT_EQUAL(su.ooms, 0);
+}
+
+/* A wait for frees is served by a defragmentation's room, once its buffers are placed again, before
+ * the request that triggered it tries again (the waiter asked first). Four 2 MiB buffers fill
+ * 8 MiB; 5 (3 MiB) waits; freeing 1 and 3 leaves two 2 MiB holes, which 5 does not fit; 6 (3 MiB)
+ * compacts 2 and 4 down, then 5 is served at 4 MiB and 6, with 1 MiB left, waits until the end.
+ * Until 2026-11-27 the compaction woke no wait: 6 took the room and 5 failed. */
+static void test_defrag_serves_wait(void)
+{
+    const char *cfg = tu_write("dsw.yaml", "version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                               "    capacity: 8MiB\n    allocator: {policy: bfc, memory_limit: "
+                               "8MiB, retry_after_free: true, retry_wait: 10s}\n"
+                               "    defrag: {mode: compact, trigger: on_oom}\n");
+    const char *tr = tu_write("dsw.trace", "amsim-trace v1\nalloc 1 2MiB\nalloc 2 2MiB\n"
+                              "alloc 3 2MiB\nalloc 4 2MiB\nalloc 5 3MiB\nfree 1\nfree 3\n"
+                              "alloc 6 3MiB\n");
+    char *rows = placement_rows(cfg, tr);
+    CU_ASSERT_STRING_EQUAL(rows, "seq,id,level,address,requested,allocated,status\n"
+                                 "0,1,hbm,0,2097152,2097152,ok\n"
+                                 "1,2,hbm,2097152,2097152,2097152,ok\n"
+                                 "2,3,hbm,4194304,2097152,2097152,ok\n"
+                                 "3,4,hbm,6291456,2097152,2097152,ok\n"
+                                 "7,2,hbm,0,2097152,2097152,moved\n"
+                                 "7,4,hbm,2097152,2097152,2097152,moved\n"
+                                 "7,5,hbm,4194304,3145728,4194304,ok\n"
+                                 "7,6,hbm,,3145728,,oom\n");
+    free(rows);
+    char a[512];
+    snprintf(a, sizeof a, "%s/dsw.pickle", tu_tmpdir());
+    replay_out run = {0};
+    export_run(cfg, tr, NULL, a, &run);
+    CU_ASSERT_EQUAL(run.su.retries, 2);
+    CU_ASSERT_EQUAL(run.su.retries_succeeded, 1);
+    CU_ASSERT_EQUAL(run.su.defrag.runs, 1);
+    sim_summary su = {0};
+    am_error err = {0};
+    run_spec rp = {.config = cfg, .trace = a};
+    CU_ASSERT_FATAL(run_once(&rp, keep_summary, &su, NULL, &err) == 0);
+    CU_ASSERT_EQUAL(su.address_matches, su.recorded_allocs);
+    CU_ASSERT_EQUAL(su.recorded_ooms, 1);
+    CU_ASSERT_EQUAL(su.oom_matches, 1);
+}
+
+/* A wait on a spill_host level is served by the free of a spilled buffer's host copy there: vmem's
+ * 1 is spilled to hbm's first 2 MiB, 3 fills the rest, 4 (1 MiB) waits, and `free 1` gives the
+ * host copy back, which serves 4 at 0. Until 2026-11-27 the host copy's free woke no wait: 4
+ * failed at the end, and the export's replay, serving it there, said 0 of 1 recorded
+ * out-of-memory requests ran out. */
+static void test_host_copy_free_serves_wait(void)
+{
+    const char *cfg = tu_write("hcw.yaml", "version: 1\ndevice: tpu-v4\nmemories:\n  hbm:\n"
+                               "    capacity: 4MiB\n    allocator: {policy: bfc, memory_limit: "
+                               "4MiB, retry_after_free: true, retry_wait: 10s}\n  vmem:\n"
+                               "    capacity: 2MiB\n    on_oom: spill_to_host\n"
+                               "    spill_host: hbm\n");
+    const char *tr = tu_write("hcw.trace", "amsim-trace v1\nalloc 1 2MiB level=vmem\n"
+                              "alloc 2 2MiB level=vmem\nalloc 3 2MiB level=hbm\n"
+                              "alloc 4 1MiB level=hbm\nfree 1\n");
+    char *rows = placement_rows(cfg, tr);
+    CU_ASSERT_STRING_EQUAL(rows, "seq,id,level,address,requested,allocated,status\n"
+                                 "0,1,vmem,0,2097152,2097152,ok\n"
+                                 "1,1,hbm,0,2097152,2097152,spilled\n"
+                                 "1,2,vmem,0,2097152,2097152,ok\n"
+                                 "2,3,hbm,2097152,2097152,2097152,ok\n"
+                                 "4,4,hbm,0,1048576,1048576,ok\n");
+    free(rows);
+    char a[512];
+    snprintf(a, sizeof a, "%s/hcw.pickle", tu_tmpdir());
+    replay_out run = {0};
+    export_run(cfg, tr, NULL, a, &run);
+    CU_ASSERT_EQUAL(run.su.retries_succeeded, 1);
+    sim_summary su = {0};
+    am_error err = {0};
+    run_spec rp = {.config = cfg, .trace = a};
+    CU_ASSERT_FATAL(run_once(&rp, keep_summary, &su, NULL, &err) == 0);
+    CU_ASSERT_EQUAL(su.recorded_allocs, 3);
+    CU_ASSERT_EQUAL(su.address_matches, 3);
+    CU_ASSERT_EQUAL(su.recorded_ooms, 0);
+}
+
 /* A recorded out-of-memory (`oom` line) that the simulation serves is an allocation for that
  * instant: the export writes it as alloc and free after the segment it took, so the replay
  * makes the same request at the same place. Until 2026-11-27 the export had the segment_alloc
@@ -1655,6 +1823,14 @@ void suite_export(void)
               test_snapshot_start_state_policies},
              {"a snapshot's replay keeps the run's makespan and host time", test_snapshot_timing},
              {"an expired wait is written at its deadline", test_snapshot_expiry_time},
+             {"a spill's release serves a wait for frees, and the export replays it",
+              test_spill_serves_wait},
+             {"a wait is served by the first spill that makes room for it",
+              test_spill_serves_wait_lru},
+             {"a compaction's room serves a wait before the request that ran it",
+              test_defrag_serves_wait},
+             {"a spilled buffer's host-copy free serves a wait on its spill_host level",
+              test_host_copy_free_serves_wait},
              {"an expired wait noticed after an allocation is written after it",
               test_snapshot_expiry_after_placement},
              {"a recorded out-of-memory the run served is written as alloc and free",
