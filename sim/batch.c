@@ -1687,7 +1687,8 @@ static void axis_hits(sweep *s, int d, const char *pat, int **h, int *nh, int *c
         if (val_key_match(pat, &pk, ax->vals.v[v], &e->keys[v]))
             push_int(h, nh, cap, v);
     }
-    qsort(*h, (size_t)*nh, sizeof **h, cmp_int);
+    if (*nh > 1) /* none matched: *h is still NULL, which qsort may not be given */
+        qsort(*h, (size_t)*nh, sizeof **h, cmp_int);
 }
 
 /* The values of dimension d that exclusion value pat matches (as excl_matches did, value by
