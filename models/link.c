@@ -161,6 +161,12 @@ static u128 rebase(link_chan *l)
     return most;
 }
 
+/* v / 2^d rounded up. */
+static u128 shr_ceil(u128 v, int d)
+{
+    return (v >> d) + ((v & (((u128)1 << d) - 1)) != 0);
+}
+
 /* Go to scale s (v = 0). A finer one is exact (everything doubles); a coarser one (a bigger work
  * enters while others share) rounds the finishes up, as anchor_at rounds, and an anchor between
  * two units of the new scale down (under 1 / tps ps: completions early, as anchor_at's v). */
@@ -173,8 +179,7 @@ static void rescale(link_chan *l, int s)
         if (s > l->shift)
             x->fin <<= s - l->shift;
         else {
-            int d = l->shift - s;
-            x->fin = (x->fin >> d) + ((x->fin & (((u128)1 << d) - 1)) != 0);
+            x->fin = shr_ceil(x->fin, l->shift - s);
         }
     }
     l->a_frac = s > l->shift ? l->a_frac << (s - l->shift) : l->a_frac >> (l->shift - s);
@@ -186,9 +191,8 @@ static void rescale(link_chan *l, int s)
  * cannot hold it exactly. */
 static void entry_at(const link_chan *l, const xfer *x, int s, am_ps *t, u128 *f)
 {
-    int d = MAX_SHIFT - s;
     *t = x->data_at;
-    *f = (x->data_frac >> d) + ((x->data_frac & (((u128)1 << d) - 1)) != 0);
+    *f = shr_ceil(x->data_frac, MAX_SHIFT - s);
     if (*f == (u128)l->bw << s) { /* rounded up to the next picosecond */
         *t += 1;
         *f = 0;
@@ -198,13 +202,10 @@ static void entry_at(const link_chan *l, const xfer *x, int s, am_ps *t, u128 *f
 /* The coarsest scale at which x's data-phase start is exact, at most `most` (0 at a whole ps). */
 static int entry_shift(const xfer *x, int most)
 {
-    if (x->data_frac == 0)
-        return 0;
-    u128 f = x->data_frac;
-    int tz = 0;
-    for (; (f & 1) == 0 && tz < MAX_SHIFT; f >>= 1)
-        tz++;
-    return MAX_SHIFT - tz < most ? MAX_SHIFT - tz : most;
+    uint64_t lo = (uint64_t)x->data_frac; /* MAX_SHIFT < 64: the low bits say it all */
+    int tz = lo ? __builtin_ctzll(lo) : 64;
+    int s = MAX_SHIFT - (tz < MAX_SHIFT ? tz : MAX_SHIFT);
+    return s < most ? s : most;
 }
 
 /* x enters its data phase at its data_at (+ data_frac): no completion falls before. Alone it
