@@ -360,9 +360,6 @@ struct sim {
     const char *file; /* the trace's path (sim_run), for errors after its last event */
     uint64_t seq;    /* trace event index */
     sim_summary sum;
-    /* Under --check: a defragmentation under a policy that compacts down (alloc.h
-     * compacts_down) raised or lost a buffer; check_all reports it after the event. */
-    char defrag_broken[200];
     sim_oom *ooms; /* grown on demand up to report.max_oom_events (see record_oom) */
     size_t nooms, ooms_cap;
     am_ps next_sample;   /* timeline_interval > 0: the sampling period's end (exclusive) */
@@ -396,6 +393,10 @@ struct sim {
                       * not wait for frees (retry_after_free), see other_event */
     char buf[256];
     streamset streams; /* the distinct streams the trace named so far (at most 1024) */
+    /* Under --check: a defragmentation under a policy that compacts down (alloc.h
+     * compacts_down) raised or lost a buffer; check_all reports it after the event. Last: it
+     * is cold, and in the middle it moved the hot fields after it by 200 bytes. */
+    char defrag_broken[200];
 };
 
 /* Room in the per-slot arrays of tracked runs (lru, pend, lpos) for slot index `self`. */
@@ -964,9 +965,15 @@ static void expire_pending(sim *s, am_ps now, int force);
  * failed after the event that moved the clock past its deadline, its row dated back to the
  * deadline with the state after that event (a compaction's allocation, 4 MiB where 2 MiB were
  * live). */
+/* Some request waits for frees (retry_after_free) and has not been served or failed yet. */
+static inline int waits_unsettled(const sim *s)
+{
+    return s->sum.retries > s->sum.retries_succeeded + s->sum.retries_failed;
+}
+
 static void expire_before(sim *s, am_ps at)
 {
-    if (!s->expiring && s->sum.retries > s->sum.retries_succeeded + s->sum.retries_failed)
+    if (!s->expiring && waits_unsettled(s))
         expire_pending(s, at, 0);
 }
 
@@ -1392,9 +1399,10 @@ static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint6
     /* waits that ran out before this outcome fail first, so that their placements rows, log
      * lines and OOM entries come before its own too, not only their timeline rows; when it is
      * an allocation, the allocator has made it already (sim_expiring_after_placement) */
-    if (!s->expiring) { /* (a wait settled by expire_pending fails no others) */
+    if (!s->expiring && waits_unsettled(s)) { /* (a wait settled by expire_pending fails no
+                                                 * others) */
         s->placed_unsettled = ok;
-        expire_before(s, at);
+        expire_pending(s, at, 0);
         s->placed_unsettled = 0;
     }
     if (ok) {
@@ -2231,8 +2239,8 @@ static void expire_pending_id(sim *s, slot *x);
 static void free_failed(sim *s, const slot *x, int phase);
 
 /* A spilled buffer's host copy given back (its free, or its donor's id ending), with the
- * host level's row. */
-static void free_host_copy(sim *s, const slot *x)
+ * host level's row; that level, whose waits the caller wakes. */
+static int free_host_copy(sim *s, const slot *x)
 {
     int host = s->cfg->levels[x->level].spill_host;
     mem_free(s->lv[host], x->handle, x->requested, x->given, 0);
@@ -2241,6 +2249,7 @@ static void free_host_copy(sim *s, const slot *x)
         s->obs->free(s->obs->ctx, s->host, x->id, host, x->stream, x->addr, x->requested,
                      x->given, 0);
     timeline_row(s, host);
+    return host;
 }
 
 
@@ -2266,11 +2275,11 @@ static void donor_released(sim *s, slot *d)
 {
     if (d->state == ST_PENDING)
         expire_pending_id(s, d); /* settles d as out of memory: the slot stays in the map */
+    int host = -1;
     if (d->state == ST_SPILLED)
-        free_host_copy(s, d);
+        host = free_host_copy(s, d);
     else
         free_failed(s, d, 0);
-    int host = d->state == ST_SPILLED ? s->cfg->levels[d->level].spill_host : -1;
     pend_drop(s, d);
     idmap_del(&s->ids, d);
     if (host >= 0)
@@ -2501,8 +2510,7 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
     }
     if (x->state == ST_SPILLED) {
         /* Dropped while on the host: free the host copy; a later completion is accepted. */
-        int host = s->cfg->levels[level].spill_host;
-        free_host_copy(s, x);
+        int host = free_host_copy(s, x);
         s->sum.frees++;
         if (ev->kind == TR_FREE_REQUESTED)
             x->state = ST_DROPPED;
@@ -2563,8 +2571,7 @@ static int do_free(sim *s, const tr_event *ev, const char *file, am_error *err)
          * after its change (until 2026-11-27 the free's row came after them, repeating
          * their state, so the timeline never showed the level without them) */
         timeline_row(s, level);
-        if (s->rt[level].n)
-            retry_pending(s, level);
+        wake_waiters(s, level);
         return 0;
     }
     timeline_row(s, level);
@@ -3077,8 +3084,7 @@ AM_ALWAYS_INLINE int lean_free(sim *s, const tr_event *ev)
     pend_drop(s, x);
     live_leave(s, x);
     idmap_del_at(&s->ids, x, pos, gen);
-    if (s->rt[level].n)
-        retry_pending(s, level);
+    wake_waiters(s, level);
     s->seq++;
     return 1;
 }
