@@ -2720,6 +2720,15 @@ static int into_skipped(sim *s, const tr_event *ev, int frees, uint16_t blame, c
     return 0;
 }
 
+/* use_buffer of id while keep (TR_NO_ID: none) is not a spill victim. */
+static int use_keeping(sim *s, uint64_t id, uint64_t keep)
+{
+    s->in_use = keep;
+    int rc = use_buffer(s, id);
+    s->in_use = TR_NO_ID;
+    return rc;
+}
+
 /* Every event but an allocation or a free (sim_event's rare cases, kept out of its hot path).
  * Sets *stop when sim_event must return the result at once (an error before the event counted). */
 static int other_event(sim *s, const tr_event *ev, const char *file, am_error *err, int *stop)
@@ -2781,22 +2790,15 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
         }
         int allowed = guard_allows(s, ev, file);
         uint64_t short_id = TR_NO_ID; /* the named buffer with no memory, if any */
-        if (allowed && ev->id != TR_NO_ID) {
-            /* a spilled source comes back without sending its to= destination away: the copy
-             * writes that buffer right after (until 2026-11-27 it could be the victim, spilled
-             * only to be brought back at once, or left with no memory and the copy skipped) */
-            s->in_use = ev->has_to ? ev->to : TR_NO_ID;
-            if (use_buffer(s, ev->id) < 0)
-                short_id = ev->id;
-            s->in_use = TR_NO_ID;
-        }
-        if (allowed && short_id == TR_NO_ID && ev->has_to) {
-            /* the destination comes back from a spill too, without sending the source away */
-            s->in_use = ev->id;
-            if (use_buffer(s, ev->to) < 0)
-                short_id = ev->to;
-            s->in_use = TR_NO_ID;
-        }
+        /* a spilled source comes back without sending its to= destination away: the copy
+         * writes that buffer right after (until 2026-11-27 it could be the victim, spilled
+         * only to be brought back at once, or left with no memory and the copy skipped); the
+         * destination comes back too, without sending the source away */
+        if (allowed && ev->id != TR_NO_ID &&
+            use_keeping(s, ev->id, ev->has_to ? ev->to : TR_NO_ID) < 0)
+            short_id = ev->id;
+        if (allowed && short_id == TR_NO_ID && ev->has_to && use_keeping(s, ev->to, ev->id) < 0)
+            short_id = ev->to;
         if (!allowed || short_id != TR_NO_ID) {
             /* rejected by the guard, or a source or to= destination with no memory
              * (use_buffer); counted apart (until 2026-11-27 it was counted nowhere, and a
