@@ -55,17 +55,6 @@ static inline int node_lb(const bt_node *x, uint64_t k1, uint64_t k2)
     return i;
 }
 
-/* Index of the first key > (k1, k2) in x->e[0, n): a forward scan, as node_lb. */
-static inline int node_ub(const bt_node *x, uint64_t k1, uint64_t k2)
-{
-    int i = 0, n = x->n;
-    while (i < n && x->e[i].k1 < k1)
-        i++;
-    while (i < n && x->e[i].k1 == k1 && x->e[i].k2 <= k2)
-        i++;
-    return i;
-}
-
 /* Child of inner node x whose range holds (k1, k2): the last i >= 1 with e[i] <= key, or 0. */
 static inline int node_child(const bt_node *x, uint64_t k1, uint64_t k2)
 {
@@ -365,7 +354,9 @@ void *bt_floor(const bt_tree *t, uint64_t k1, uint64_t k2, bt_iter *it)
         return NULL;
     while (!x->leaf)
         x = KID(x, node_child(x, k1, k2));
-    int i = node_ub(x, k1, k2);
+    int i = node_lb(x, k1, k2); /* then past the key itself (keys are unique): the first above */
+    if (i < x->n && x->e[i].k1 == k1 && x->e[i].k2 == k2)
+        i++;
     /* The child a search descends into starts at a separator <= the key, but a stale separator
      * (removals do not update them) may leave every key of this leaf above it: every key of the
      * leaves before lies below that separator, so the answer ends the previous leaf. */
