@@ -583,14 +583,17 @@ __attribute__((noinline, cold)) static int addr_none(const trace *t, const char 
                    "18446744073709551614; 2^64 - 1 means none)", t->path, at, field);
 }
 
-/* The refusal of a range past 2^64 - 1 (trace_range_past_end): the place (at), then the words
- * every reader shares (trace_range_why). From 2026-11-27 sizes from 2^63 are read (pkl_u64), and
- * such a range wrapped until then. Only errors call it. */
+/* The refusal of a range past 2^64 - 1 (trace_range_past_end), or of an address of none
+ * (addr_none): the place (at), then the words every reader shares (trace_range_why). From
+ * 2026-11-27 sizes from 2^63 are read (pkl_u64), and such a range wrapped until then. Only
+ * errors call it. */
 __attribute__((noinline, cold)) static int range_refused(const trace *t, const char *at,
                                                          const char *addr_field, uint64_t addr,
                                                          const char *size_field, uint64_t size,
                                                          am_error *err)
 {
+    if (addr == TR_NO_ADDR)
+        return addr_none(t, at, addr_field, err);
     char why[TRACE_RANGE_WHY_MAX];
     trace_range_why(why, sizeof why, addr_field, addr, size_field, size);
     return am_fail(err, AM_EINPUT, "%s: %s: %s", t->path, at, why);
@@ -715,10 +718,7 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
             (x->addr == TR_NO_ADDR || trace_range_past_end(x->addr, x->size))) {
             char what[96];
             entry_where(what, sizeof what, name, dev, i);
-            if (x->addr == TR_NO_ADDR)
-                addr_none(t, what, "addr", err);
-            else
-                range_refused(t, what, "addr", x->addr, "size", x->size, err);
+            range_refused(t, what, "addr", x->addr, "size", x->size, err);
             free(e);
             return -1;
         }
@@ -878,8 +878,6 @@ static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *s
         if (addr == TR_NO_ADDR || trace_range_past_end(addr, size)) {
             char where[64];
             snprintf(where, sizeof where, "segments[%zu]", i);
-            if (addr == TR_NO_ADDR)
-                return addr_none(t, where, "address", err);
             return range_refused(t, where, "address", addr, "total_size", size, err);
         }
         if (segment_device(d) != dev)
