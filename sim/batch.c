@@ -1790,23 +1790,21 @@ static int check_exclusions(sweep *s, am_error *err)
             const char *key = x->keys.v[k], *val = x->vals.v[k];
             sw_pos kp = x->kpos[k], vp = x->vpos[k];
             const strlist *vals = NULL;
-            const sw_axis *ax = NULL;
             strlist gen = {0};
-            int is_trace = 0, dim = -1;
+            int dim = -1;
             if (!strcmp(key, "policy"))
                 vals = &s->policies, dim = EXD_POLICY;
             else if (!strcmp(key, "seed"))
                 vals = &s->seeds, dim = EXD_SEED;
             else if (!strcmp(key, "trace")) {
-                is_trace = 1, dim = EXD_TRACE;
+                dim = EXD_TRACE;
                 vals = s->gen_disp ? &gen : &s->trace_disp;
                 if (s->gen_disp)
                     sl_push(&gen, am_strdup(s->gen_disp));
             } else
                 for (int a = 0; a < s->naxes && !vals; a++)
                     if (!strcmp(key, s->axes[a].path)) {
-                        ax = &s->axes[a];
-                        vals = &ax->vals;
+                        vals = &s->axes[a].vals;
                         dim = EXD_AXIS + a;
                     }
             if (!vals) {
@@ -1842,14 +1840,14 @@ static int check_exclusions(sweep *s, am_error *err)
                 const char *why;
                 uint64_t u;
                 double d;
-                const char *near = is_trace || units_size(val, &u, &why) == 0 ||
+                const char *near = dim == EXD_TRACE || units_size(val, &u, &why) == 0 ||
                                    units_real(val, &d, &why) == 0 ? NULL : cfg_suggest(val, cands);
                 char hint[256] = "";
                 if (near)
                     snprintf(hint, sizeof hint, "did you mean '%s'? ", near);
                 am_fail_at(err, s->file, vp.line, vp.col, "exclude: %s '%s' matches none of the "
                            "sweep's values, so it excludes nothing (%s%s: %s)", key, val, hint,
-                           is_trace ? "traces" : "values", list);
+                           dim == EXD_TRACE ? "traces" : "values", list);
                 sl_free(&gen);
                 return -1;
             }
