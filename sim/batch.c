@@ -60,6 +60,7 @@
 #include <dirent.h>
 #include <yaml.h>
 
+#include "../models/btree.h"
 #include "batch.h"
 #include "cli.h"
 #include "config.h"
@@ -805,10 +806,9 @@ typedef struct sweep {
     strlist policies;          /* may be empty: the config's own */
     strlist traces, trace_disp;
     sw_pos *trace_pos;         /* where the traces: item that named each trace is written */
-    /* The file (device, inode) of each trace named so far that stat could read, in an
-     * open-addressed hash (trace_repeats): each trace is stat'ed once however many there are */
-    struct trace_file_id *file_ids;
-    size_t file_ids_cap, file_ids_n;
+    /* The file (device, inode) of each trace named so far that stat could read, to its index
+     * + 1 (trace_repeats): each trace is stat'ed once however many there are */
+    bt_tree file_ids;
     /* where the keys traces:, policies: and seeds: are written, for the matrix size limit
      * (matrix_cap_check; unset when absent, as then they multiply nothing) */
     sw_pos traces_kpos, policies_kpos, seeds_kpos;
@@ -862,7 +862,7 @@ static void sweep_free(sweep *s)
     sl_free(&s->traces);
     sl_free(&s->trace_disp);
     free(s->trace_pos);
-    free(s->file_ids);
+    bt_destroy(&s->file_ids);
     for (int i = 0; i < s->naxes; i++) {
         free(s->axes[i].path);
         sl_free(&s->axes[i].vals);
@@ -1447,55 +1447,14 @@ static int trace_names_tsv(const sweep *s, ydoc *y, yaml_node_t *n, const char *
     return 0;
 }
 
-/* One trace's file, as trace_repeats files it; ix is the trace's index + 1 (0: a free slot). */
-typedef struct trace_file_id {
-    dev_t dev;
-    ino_t ino;
-    int ix;
-} trace_file_id;
-
 batch_counts batch_work;
-
-/* A (device, inode) pair's home slot in a table of cap slots (a power of two), by the
- * project's one 64-bit mix (am_hash_u64) rather than a mixing of its own. */
-static size_t file_id_slot(dev_t dev, ino_t ino, size_t cap)
-{
-    return (size_t)am_hash_u64((uint64_t)dev ^ am_hash_u64((uint64_t)ino)) & (cap - 1);
-}
-
-/* The index of the first trace filed with the same device and inode, or -1 after filing trace
- * ix under them. The table stays at most half full (it doubles), so a lookup is O(1). */
-static int file_id_find_or_add(sweep *s, dev_t dev, ino_t ino, int ix)
-{
-    if (2 * (s->file_ids_n + 1) > s->file_ids_cap) {
-        size_t cap = s->file_ids_cap ? 2 * s->file_ids_cap : 64;
-        trace_file_id *t = am_calloc(cap, sizeof *t);
-        for (size_t i = 0; i < s->file_ids_cap; i++)
-            if (s->file_ids[i].ix) {
-                size_t k = file_id_slot(s->file_ids[i].dev, s->file_ids[i].ino, cap);
-                while (t[k].ix)
-                    k = (k + 1) & (cap - 1);
-                t[k] = s->file_ids[i];
-            }
-        free(s->file_ids);
-        s->file_ids = t;
-        s->file_ids_cap = cap;
-    }
-    size_t k = file_id_slot(dev, ino, s->file_ids_cap);
-    for (; s->file_ids[k].ix; k = (k + 1) & (s->file_ids_cap - 1))
-        if (s->file_ids[k].dev == dev && s->file_ids[k].ino == ino)
-            return s->file_ids[k].ix - 1;
-    s->file_ids[k] = (trace_file_id){dev, ino, ix + 1};
-    s->file_ids_n++;
-    return -1;
-}
 
 /* The traces a pattern added (from index before on) against every trace named before each:
  * those of earlier patterns and the pattern's own (a glob or a directory can name one file
  * twice through links; until 2026-11-25 only earlier patterns were compared). The same file
  * (device and inode) twice, under any spelling, would repeat its runs; the message names the
  * first trace of that file. -1 with err at the pattern. Each trace is stat'ed once and filed
- * in a hash by (device, inode): until 2026-11-27 each was stat'ed again against every later
+ * in a B+-tree by (device, inode): until 2026-11-27 each was stat'ed again against every later
  * one (n^2/2 stat calls: 4,000 traces took 18 s to check). */
 static int trace_repeats(sweep *s, ydoc *y, yaml_node_t *n, const char *pat, int before,
                          am_error *err)
@@ -1505,7 +1464,11 @@ static int trace_repeats(sweep *s, ydoc *y, yaml_node_t *n, const char *pat, int
         batch_work.trace_stats++;
         if (stat(s->traces.v[i], &a) != 0)
             continue;
-        int j = file_id_find_or_add(s, a.st_dev, a.st_ino, i);
+        void *first = bt_find(&s->file_ids, (uint64_t)a.st_dev, (uint64_t)a.st_ino);
+        int j = first ? (int)(intptr_t)first - 1 : -1;
+        if (!first)
+            bt_insert(&s->file_ids, (uint64_t)a.st_dev, (uint64_t)a.st_ino,
+                      (void *)(intptr_t)(i + 1));
         if (j >= 0)
             return yfail(err, y, n, "traces: '%s' names %s again (as %s): every run on it "
                          "would run twice; name each trace once", pat, s->trace_disp.v[i],
