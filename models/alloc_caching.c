@@ -272,6 +272,23 @@ static inline void ensure_stream(cpool *p, uint32_t s)
 
 static size_t mx_leaf(uint32_t slot, int pool) { return 2 * (size_t)slot + (size_t)pool; }
 
+/* The largest free block of the set behind leaf (0 when that pool has no such stream). */
+static uint64_t set_last(const cach *c, size_t leaf)
+{
+    const cpool *pl = &c->pool[leaf % 2];
+    return leaf / 2 < pl->nstreams ? ss_last_size(&pl->free[leaf / 2]) : 0;
+}
+
+/* The largest free block of every set, read one by one. */
+static uint64_t largest_scan(const cach *c)
+{
+    uint64_t best = 0;
+    for (int i = 0; i < 2; i++)
+        for (size_t s = 0; s < c->pool[i].nstreams; s++)
+            best = AM_MAX(best, ss_last_size(&c->pool[i].free[s]));
+    return best;
+}
+
 /* Up to this many stream slots the recount reads every set (no tree: with one or two streams
  * reading them is cheaper than a descent and a leaf update per allocation and free). */
 #define CACH_MX_LINEAR 4
@@ -288,8 +305,7 @@ static AM_NOINLINE void mx_grow(cach *c)
         return;
     uint64_t *t = am_calloc(2 * n, sizeof *t);
     for (size_t leaf = 0; leaf < 2 * c->nslots; leaf++) { /* exact: the tightest bounds */
-        const cpool *pl = &c->pool[leaf % 2];
-        t[n + leaf] = leaf / 2 < pl->nstreams ? ss_last_size(&pl->free[leaf / 2]) : 0;
+        t[n + leaf] = set_last(c, leaf);
     }
     for (size_t i = n - 1; i >= 1; i--)
         t[i] = AM_MAX(t[2 * i], t[2 * i + 1]);
@@ -1249,9 +1265,7 @@ static uint64_t cach_largest_free(void *st)
     cmax *m = &c->mx;
     uint64_t best = 0;
     if (!m->nleaves) /* few streams: read every set */
-        for (int i = 0; i < 2; i++)
-            for (size_t s = 0; s < c->pool[i].nstreams; s++)
-                best = AM_MAX(best, ss_last_size(&c->pool[i].free[s]));
+        best = largest_scan(c);
     /* lower the top bound until it is exact: then it is the largest of all */
     while (m->nleaves && m->t[1] > 0) {
         size_t leaf = mx_top_leaf(m);
@@ -1340,15 +1354,10 @@ static int check_largest(const cach *c)
         if (m->t[i] != AM_MAX(m->t[2 * i], m->t[2 * i + 1]))
             return 1;
     for (size_t leaf = 0; leaf < m->nleaves; leaf++) {
-        const cpool *pl = &c->pool[leaf % 2];
-        uint64_t last = leaf / 2 < pl->nstreams ? ss_last_size(&pl->free[leaf / 2]) : 0;
-        if (m->t[m->nleaves + leaf] < last)
+        if (m->t[m->nleaves + leaf] < set_last(c, leaf))
             return 1;
     }
-    uint64_t best = 0;
-    for (int i = 0; i < 2; i++)
-        for (size_t s = 0; s < c->pool[i].nstreams; s++)
-            best = AM_MAX(best, ss_last_size(&c->pool[i].free[s]));
+    uint64_t best = largest_scan(c);
     for (int i = 0; i < 2 && m->nleaves; i++) /* no set beyond the tree's slots holds a block */
         for (size_t s = m->nleaves / 2; s < c->pool[i].nstreams; s++)
             if (c->pool[i].free[s].n)
