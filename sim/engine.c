@@ -1410,6 +1410,11 @@ static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint6
         x->handle = o->handle;
         x->addr = o->addr;
         x->given = o->size;
+        /* A buffer just allocated counts as just used in spill_victim: lru's order, also one
+         * served after a wait for frees (now, at the event whose free or spill served it).
+         * Until 2026-11-27 such a buffer kept the stamp of its request, so a spill could
+         * evict it in the same sequence that had just served it. */
+        touch(s, x);
         live_enter(s, x);
     } else {
         x->state = ST_OOM;

@@ -2013,6 +2013,30 @@ static char *pl_run(const char *name, const char *yaml, const char *events, cons
     return rc == 0 ? tu_slurp(ppath, NULL) : NULL;
 }
 
+/* spill_victim: lru counts a buffer served after a wait for frees as just used. 3 waits (no
+ * victim's copy fits beside 9 on the host); 1 and 2 are used; 9's free makes host room, and 4's
+ * spill of 1 serves 3 in 1's room; 4 still does not fit, and the next victim is 2, the least
+ * recently used, not 3, just allocated. Until 2026-11-27 3 kept its request's stamp and went out
+ * (6.00 MiB spilled, 6.293 ms) right after it was served. */
+static void test_spill_lru_served_wait_is_recent(void)
+{
+    char *pl = pl_run("slw",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 8MiB\n"
+        "    allocator: {policy: bfc, memory_limit: 8MiB, retry_after_free: true, "
+        "retry_wait: 1s}\n"
+        "    on_oom: spill_to_host\n    spill_victim: lru\n    spill_host: host\n"
+        "  host: {capacity: 8MiB, allocator: {policy: first_fit}}\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n",
+        "amsim-trace v1\nalloc 9 6MiB level=host\nalloc 1 4MiB\nalloc 2 4MiB\nalloc 3 2MiB\n"
+        "use 1\nuse 2\nfree 9\nalloc 4 4MiB\n", "", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pl, "\n7,3,hbm,0,2097152,2097152,ok\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(pl, "\n7,2,host,4194304,4194304,4194304,spilled\n"));
+    CU_ASSERT_PTR_NULL(strstr(pl, ",3,host,"));
+    CU_ASSERT_EQUAL(tu_count(pl, ",spilled\n"), 2);
+    free(pl);
+}
+
 /* The skip rules use the bytes the policy can hold, not the capacity: bfc's memory_limit 4 MiB
  * in 10 MiB, 2 MiB live, a 3 MiB request: no compaction; a 6 MiB request under the same limit
  * evicts nothing. Until 2026-11-27 the first moved buffers 2 and 3 (2.099 ms) and failed, the
@@ -2408,6 +2432,8 @@ void suite_hierarchy(void)
               test_recovery_skipped_when_hopeless},
              {"spill_victim: largest, ties to the least recently used",
               test_spill_largest_tie_lru},
+             {"spill_victim: lru counts a served wait as just used",
+              test_spill_lru_served_wait_is_recent},
              {"a donation ends its donor at every capacity",
               test_donation_ends_donor_at_every_capacity},
              {"recovery skips requests past the policy's pool limit",
