@@ -2088,6 +2088,8 @@ static int recover_level(sim *s, int level, const alloc_req *r, alloc_out *o, ui
         }
     }
     if (L->on_oom == CFG_ON_OOM_SPILL) {
+        if (L->spill_host >= 0) /* where this level spills, for the report's wording */
+            s->sum.spill.into_mask |= UINT64_C(1) << L->spill_host;
         if (spill_cannot_help(s, level, r->bytes)) {
             s->sum.spill.skipped++;
             return ALLOC_OOM;
