@@ -1410,6 +1410,11 @@ static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint6
         x->handle = o->handle;
         x->addr = o->addr;
         x->given = o->size;
+        /* A buffer just allocated counts as just used in spill_victim: lru's order, also one
+         * served after a wait for frees (now, at the event whose free or spill served it).
+         * Until 2026-11-27 such a buffer kept the stamp of its request, so a spill could
+         * evict it in the same sequence that had just served it. */
+        touch(s, x);
         live_enter(s, x);
     } else {
         x->state = ST_OOM;
@@ -2083,6 +2088,8 @@ static int recover_level(sim *s, int level, const alloc_req *r, alloc_out *o, ui
         }
     }
     if (L->on_oom == CFG_ON_OOM_SPILL) {
+        if (L->spill_host >= 0) /* where this level spills, for the report's wording */
+            s->sum.spill.into_mask |= UINT64_C(1) << L->spill_host;
         if (spill_cannot_help(s, level, r->bytes)) {
             s->sum.spill.skipped++;
             return ALLOC_OOM;

@@ -117,6 +117,35 @@ static const char *pct(char *b, size_t n, double v)
     return b;
 }
 
+/* The levels spilled buffers went to, by name in level order: "host", "host and hbm", "hbm,
+ * host and vmem". They are the spill_host of each level that spilled (the run's into_mask);
+ * in a run whose spills counted only restores' failures, of each level configured to spill.
+ * Until 2026-11-27 the summary said "out to host" whatever they were (a TPU's vmem spilling
+ * into hbm included). */
+static const char *spill_targets(char *b, size_t n, const am_config *cfg, uint64_t mask)
+{
+    if (!mask)
+        for (int i = 0; i < cfg->nlevels; i++)
+            if (cfg->levels[i].on_oom == CFG_ON_OOM_SPILL && cfg->levels[i].spill_host >= 0)
+                mask |= UINT64_C(1) << cfg->levels[i].spill_host;
+    int total = 0, k = 0;
+    for (int i = 0; i < cfg->nlevels; i++)
+        total += (int)((mask >> i) & 1);
+    size_t len = 0;
+    b[0] = '\0';
+    for (int i = 0; i < cfg->nlevels && len < n; i++) {
+        if (!((mask >> i) & 1))
+            continue;
+        const char *sep = k == 0 ? "" : k == total - 1 ? " and " : ", ";
+        int w = snprintf(b + len, n - len, "%s%s", sep, cfg->levels[i].name);
+        len += w > 0 ? (size_t)w : 0;
+        k++;
+    }
+    if (!total) /* none configured (not reached: only a spilling level spills) */
+        snprintf(b, n, "another level");
+    return b;
+}
+
 void report_text(FILE *f, sim *s, const report_trace *t)
 {
     const am_config *cfg = sim_config(s);
@@ -237,10 +266,12 @@ void report_text(FILE *f, sim *s, const report_trace *t)
         fputc('\n', f);
     }
     if (su->spill.evictions || su->spill.failures || su->spill.skipped) {
-        fprintf(f, "spilling: %" PRIu64 " buffer%s (%s) out to host, %" PRIu64 " (%s) back, %s; "
+        char into[CFG_LEVEL_LIST_MAX + 3 * CFG_MAX_LEVELS]; /* ", " to " and " */
+        fprintf(f, "spilling: %" PRIu64 " buffer%s (%s) out to %s, %" PRIu64 " (%s) back, %s; "
                 "%" PRIu64 " out-of-memory event%s avoided, %" PRIu64 " failed",
                 su->spill.evictions, PL(su->spill.evictions),
                 units_fmt_size128(a, sizeof a, su->spill.bytes_out),
+                spill_targets(into, sizeof into, cfg, su->spill.into_mask),
                 su->spill.restores, units_fmt_size128(b, sizeof b, su->spill.bytes_in),
                 units_fmt_time(c, sizeof c, su->spill.time), su->spill.ooms_avoided,
                 PL(su->spill.ooms_avoided), su->spill.failures);

@@ -1926,6 +1926,34 @@ static void test_recovery_skipped_when_hopeless(void)
     free(out);
 }
 
+/* The summary's spilling line names the levels spilled buffers went to: vmem spills into hbm,
+ * hbm into host. Until 2026-11-27 it said "out to host" whatever they were. */
+static void test_spill_summary_names_target(void)
+{
+    static const char *const cfg =
+        "version: 1\nmemories:\n"
+        "  vmem:\n    capacity: 4MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: hbm\n"
+        "  hbm:\n    capacity: 6MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host: {capacity: 64MiB, allocator: {policy: first_fit}}\n"
+        "links:\n  v: {from: hbm, to: vmem, bandwidth: 1GB/s}\n"
+        "  p: {from: host, to: hbm, bandwidth: 1GB/s}\n";
+    static const char *const vmem_only =
+        "amsim-trace v1\nalloc 1 2MiB level=vmem\nalloc 2 2MiB level=vmem\n"
+        "alloc 3 2MiB level=vmem\n";
+    char *out = rec_run("ssn1", cfg, vmem_only);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 1 buffer (2.00 MiB) out to hbm, 0 (0 B) back"));
+    free(out);
+    char both[256];
+    snprintf(both, sizeof both, "%salloc 4 4MiB level=hbm\nalloc 5 2MiB level=hbm\n", vmem_only);
+    out = rec_run("ssn2", cfg, both);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 2 buffers (6.00 MiB) out to hbm and host, "));
+    free(out);
+}
+
 /* spill_victim: largest takes the largest block, and among equal ones the least recently used:
  * of three 2 MiB buffers, 1 was used last, so 2 goes (not 1, the lowest id). */
 static void test_spill_largest_tie_lru(void)
@@ -2011,6 +2039,30 @@ static char *pl_run(const char *name, const char *yaml, const char *events, cons
     else
         free(o);
     return rc == 0 ? tu_slurp(ppath, NULL) : NULL;
+}
+
+/* spill_victim: lru counts a buffer served after a wait for frees as just used. 3 waits (no
+ * victim's copy fits beside 9 on the host); 1 and 2 are used; 9's free makes host room, and 4's
+ * spill of 1 serves 3 in 1's room; 4 still does not fit, and the next victim is 2, the least
+ * recently used, not 3, just allocated. Until 2026-11-27 3 kept its request's stamp and went out
+ * (6.00 MiB spilled, 6.293 ms) right after it was served. */
+static void test_spill_lru_served_wait_is_recent(void)
+{
+    char *pl = pl_run("slw",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 8MiB\n"
+        "    allocator: {policy: bfc, memory_limit: 8MiB, retry_after_free: true, "
+        "retry_wait: 1s}\n"
+        "    on_oom: spill_to_host\n    spill_victim: lru\n    spill_host: host\n"
+        "  host: {capacity: 8MiB, allocator: {policy: first_fit}}\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n",
+        "amsim-trace v1\nalloc 9 6MiB level=host\nalloc 1 4MiB\nalloc 2 4MiB\nalloc 3 2MiB\n"
+        "use 1\nuse 2\nfree 9\nalloc 4 4MiB\n", "", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pl, "\n7,3,hbm,0,2097152,2097152,ok\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(pl, "\n7,2,host,4194304,4194304,4194304,spilled\n"));
+    CU_ASSERT_PTR_NULL(strstr(pl, ",3,host,"));
+    CU_ASSERT_EQUAL(tu_count(pl, ",spilled\n"), 2);
+    free(pl);
 }
 
 /* The skip rules use the bytes the policy can hold, not the capacity: bfc's memory_limit 4 MiB
@@ -2231,8 +2283,9 @@ static void test_spill_cycle_stops(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
     CU_ASSERT_EQUAL(tu_count(pl, ",spilled\n"), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(pl, "\n5,4,hbm,,2097152,,oom\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 0 buffers (0 B) out to host, 0 (0 B) back, 0 ps; "
-                                       "0 out-of-memory events avoided, 2 failed\n"));
+    /* both levels tried to spill, each into the other: the line names both */
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 0 buffers (0 B) out to hbm and host, 0 (0 B) "
+                                       "back, 0 ps; 0 out-of-memory events avoided, 2 failed\n"));
     free(pl);
     free(out);
     pl = pl_run("scy3",
@@ -2406,8 +2459,12 @@ void suite_hierarchy(void)
              {"recovery keeps the recorded address", test_recovery_keeps_recorded_address},
              {"recovery that cannot serve the request is skipped",
               test_recovery_skipped_when_hopeless},
+             {"the spilling summary names the levels spilled into",
+              test_spill_summary_names_target},
              {"spill_victim: largest, ties to the least recently used",
               test_spill_largest_tie_lru},
+             {"spill_victim: lru counts a served wait as just used",
+              test_spill_lru_served_wait_is_recent},
              {"a donation ends its donor at every capacity",
               test_donation_ends_donor_at_every_capacity},
              {"recovery skips requests past the policy's pool limit",
