@@ -490,6 +490,16 @@ static void test_scratch_write_errors(void)
     check_fsize_cases("scratch_fsize", cases, sizeof cases / sizeof cases[0]);
 }
 
+/* The binary trace writer's write error is the output's, named as the commit names it. Until
+ * 2026-11-27 it said "binary trace writer: write error: File too large", naming no file. */
+static void test_binary_write_error(void)
+{
+    static const fsize_case cases[] = {
+        {"binary", "one.bin"}, {"binary", "-"},
+    };
+    check_fsize_cases("binary_fsize", cases, sizeof cases / sizeof cases[0]);
+}
+
 /* A report or table on standard output that cannot be written (/dev/full, or standard output
  * closed: `>&-`) fails the command, status 1, before its files are renamed into place: an
  * earlier --json stays as it was, an -o folder is not made, for run, compare, mincap and
@@ -749,6 +759,8 @@ void suite_outfile(void)
               test_file_size_limit},
              {"a scratch file that cannot be written is the output's write error",
               test_scratch_write_errors},
+             {"the binary trace writer's write error names the output",
+              test_binary_write_error},
              {"a report that cannot reach standard output publishes no file",
               test_stdout_fails_first},
              {"a FIFO, /dev/stdout and /dev/fd/N get nothing from a failed run",
