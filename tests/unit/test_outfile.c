@@ -500,6 +500,37 @@ static void test_binary_write_error(void)
     check_fsize_cases("binary_fsize", cases, sizeof cases / sizeof cases[0]);
 }
 
+/* A conversion whose output cannot be written prints the write error only, not the summary of
+ * the rows it wrote: that summary comes once the output is committed (until 2026-11-27 `convert
+ * --to csv -o /dev/full` said "1 buffer written" before the write error). Written to a file, the
+ * summary is there. */
+static void test_convert_summary_after_commit(void)
+{
+    const char *dir = fresh("convert_note");
+    char p[1200], args[4096], *err = NULL;
+    snprintf(p, sizeof p, "%s/one.trace", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("amsim-trace v1\nalloc 1 1MiB\nfree 1\n", f);
+    fclose(f);
+    static const char *const to[] = {"csv", "native", "binary"};
+    for (size_t i = 0; i < 3 && access("/dev/full", W_OK) == 0; i++) {
+        snprintf(args, sizeof args, "convert '%s' --to %s -o /dev/full", p, to[i]);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strcmp(err, "amsim: /dev/full: write failed: No space left on "
+                                     "device\n") == 0);
+        if (err && strcmp(err, "amsim: /dev/full: write failed: No space left on device\n"))
+            fprintf(stderr, "\n  convert --to %s -o /dev/full: stderr %s", to[i], err);
+        free(err);
+        err = NULL;
+    }
+    snprintf(args, sizeof args, "convert '%s' --to csv -o '%s/one.csv'", p, dir);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT(err && strstr(err, "amsim convert: lifetime CSV keeps the allocations and frees of "
+                                 "hbm only: 1 buffer written") == err);
+    free(err);
+}
+
 /* A report or table on standard output that cannot be written (/dev/full, or standard output
  * closed: `>&-`) fails the command, status 1, before its files are renamed into place: an
  * earlier --json stays as it was, an -o folder is not made, for run, compare, mincap and
@@ -761,6 +792,8 @@ void suite_outfile(void)
               test_scratch_write_errors},
              {"the binary trace writer's write error names the output",
               test_binary_write_error},
+             {"convert's summary comes after its output is committed",
+              test_convert_summary_after_commit},
              {"a report that cannot reach standard output publishes no file",
               test_stdout_fails_first},
              {"a FIFO, /dev/stdout and /dev/fd/N get nothing from a failed run",
