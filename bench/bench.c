@@ -1310,8 +1310,14 @@ static void bench_readers(const char *name, const char *native_path, const am_co
             trace_close(t);
             return;
         }
-        fclose(f);
         trace_close(t);
+        /* a write error is left on f's stream by trace_bin_write, for its closer to report */
+        int bad = ferror(f) != 0;
+        if (fclose(f) != 0 || bad) {
+            missing++;
+            printf("  binary form: %s: write failed\n", binp);
+            return;
+        }
     } else
         printf("  amsim convert --to binary: %.2f s\n", c.wall);
     uint64_t n1 = 0, n2 = 0;

@@ -481,8 +481,11 @@ static uint64_t cv_dropped_list(const uint64_t *dropped, char *buf, size_t n)
     return total;
 }
 /* The rows still live at the end go to the spill as they are (upper UINT64_MAX: never freed,
- * an empty upper), after which it holds every default-level row; fails on a write error. */
-static int cv_spill_rest(cv_rows *c, const char *in, am_error *err)
+ * an empty upper), after which it holds every default-level row; fails on a write error, which
+ * is out's (status 1, as a full disk or `ulimit -f` is for the output itself: the spill is how
+ * out's rows are written; until 2026-11-27 status 2, "writing the lifetime CSV's rows to a
+ * scratch file", naming the input). */
+static int cv_spill_rest(cv_rows *c, const outfile *out, am_error *err)
 {
     for (size_t k = 0; k < c->live.cap; k++) {
         const cv_row *x = c->live.val[k] ? &c->r[c->live.val[k] - 1] : NULL;
@@ -492,8 +495,7 @@ static int cv_spill_rest(cv_rows *c, const char *in, am_error *err)
     if (!c->spill_err && fflush(c->spill) != 0)
         c->spill_err = errno ? errno : EIO;
     if (c->spill_err)
-        return am_fail(err, AM_EINTERNAL, "%s: writing the lifetime CSV's rows to a scratch "
-                       "file: %s", in, strerror(c->spill_err));
+        return out_write_error(out, c->spill_err, "writing its rows to a scratch file", err);
     return 0;
 }
 
@@ -535,12 +537,17 @@ static int cv_csv_ticks(const cv_rec *x, am_ps unit, const char *in, am_error *e
                    x->id, x->upper != UINT64_MAX ? "end" : "start", last);
 }
 
-/* The lifetime CSV of a trace (see the file comment). Live bytes are followed twice, as the
- * engine counts them for the trace (an allocation adds, free_requested or free subtracts, a
- * donation moves them) and as a replay of the CSV will (a row from lower to upper); the CSV is
- * refused when their peaks differ. */
-static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, am_error *err)
+/* The lifetime CSV of a trace (see the file comment), written to o. Live bytes are followed
+ * twice, as the engine counts them for the trace (an allocation adds, free_requested or free
+ * subtracts, a donation moves them) and as a replay of the CSV will (a row from lower to
+ * upper); the CSV is refused when their peaks differ. The summary of what was written goes to
+ * notes, which the caller prints once o is committed: a conversion whose output then fails to
+ * write has written nothing (until 2026-11-27 the summary went to stderr here, so `-o
+ * /dev/full` reported "1 buffer written" and then the write error). */
+static int cv_to_csv(trace *t, outfile *o, const am_config *cfg, const char *in, FILE *notes,
+                     am_error *err)
 {
+    FILE *out = out_fp(o);
     int deflevel = cfg->default_level, incl = cfg->trace.lifetimes_inclusive;
     am_ps unit = cfg->trace.time_unit ? cfg->trace.time_unit : AM_PS_PER_NS; /* as the reader */
     cv_rows c = {.deflevel = deflevel, .spill = tmpfile()};
@@ -705,7 +712,7 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
      * was lost (until 2026-11-27 it was lost in silence) */
     uint64_t written = 0, never = 0; /* never: rows of buffers never freed */
     cv_rec first_never = {0};
-    if (r == 0 && cv_spill_rest(&c, in, err) != 0)
+    if (r == 0 && cv_spill_rest(&c, o, err) != 0)
         r = -1;
     if (r == 0) {
         /* cv_spill has counted every row (cv_spill_rest the live ones): one read writes */
@@ -753,7 +760,7 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
     if (r == 0) {
         char kinds[512];
         uint64_t ndropped = cv_dropped_list(dropped, kinds, sizeof kinds);
-        fprintf(stderr, "amsim convert: lifetime CSV keeps the allocations and frees of %s only: "
+        fprintf(notes, "amsim convert: lifetime CSV keeps the allocations and frees of %s only: "
                 "%" PRIu64 " buffer%s written (%" PRIu64 " of them allocated by a transfer's "
                 "into=; %" PRIu64 " donation%s, each ending the donor where its output begins), "
                 "peak live %s bytes as in the trace%s; %" PRIu64 " other event%s%s and %"
@@ -780,7 +787,7 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
                 snprintf(where, sizeof where, "allocated at %s%s", in, pos);
             else
                 snprintf(where, sizeof where, "live at the start of %s", in);
-            fprintf(stderr, "amsim convert: %" PRIu64 " buffer%s never freed written with an "
+            fprintf(notes, "amsim convert: %" PRIu64 " buffer%s never freed written with an "
                     "empty upper, live to the end of the run as in the trace (the first %s); a "
                     "lifetime CSV reader other than amsim's may need every upper\n", never,
                     never == 1 ? "" : "s", where);
@@ -790,7 +797,7 @@ static int cv_to_csv(trace *t, FILE *out, const am_config *cfg, const char *in, 
             char pos[64]; /* FILE:RECORD for a binary input, as above */
             am_fmt_pos(pos, sizeof pos, (unsigned long)c.first_without.line,
                        (unsigned long)c.first_without.col);
-            fprintf(stderr, "amsim convert: %" PRIu64 " recorded address%s left out, so a run of "
+            fprintf(notes, "amsim convert: %" PRIu64 " recorded address%s left out, so a run of "
                     "the CSV validates no placement: its offset column needs an address on every "
                     "row, and %" PRIu64 " buffer%s %s none (the first allocated at %s%s); "
                     "the native and binary forms keep them\n", with_addr,
@@ -981,8 +988,14 @@ int cmd_convert(int argc, char **argv)
     }
     if (rc == 0)
         rc = out_open(&o, outp, &err);
+    /* the CSV's summary ("N buffers written") waits here until the output is committed */
+    char *note_text = NULL;
+    size_t note_len = 0;
+    FILE *notes = NULL;
+    if (rc == 0 && csv && !(notes = open_memstream(&note_text, &note_len)))
+        am_oom_exit("a memory stream for convert's summary", NULL);
     if (rc == 0)
-        rc = csv   ? cv_to_csv(t, out_fp(o), cfg, in, &err)
+        rc = csv   ? cv_to_csv(t, o, cfg, in, notes, &err)
              : bin ? trace_bin_write(out_fp(o), t, &err) /* sim/trace_bin.c */
                    : cv_to_native(t, out_fp(o), cfg, in, &err);
     if (rc == 0) {
@@ -992,6 +1005,12 @@ int cmd_convert(int argc, char **argv)
     out_abort(o);
     trace_close(t);
     cfg_free(cfg);
+    if (notes) {
+        fclose(notes); /* note_text holds what was printed to it */
+        if (rc == 0)
+            fputs(note_text, stderr);
+    }
+    free(note_text);
     if (rc != 0) {
         fprintf(stderr, "amsim: %s\n", err.msg[0] ? err.msg : "convert failed");
         return err.status ? err.status : AM_EINTERNAL;

@@ -100,7 +100,8 @@ struct snap_exp {
     uint64_t nstart; /* start records appended so far (an oom's index in amsim_start_traces) */
     FILE *scratch[2]; /* the final records after the prologue [0] and of it [1], in order */
     uint64_t nspilled[2];
-    int scratch_errno; /* a scratch write failed */
+    int scratch_errno; /* a scratch write (or, scratch_read set, a read back) failed */
+    int scratch_read;
     os_tree blocks;  /* sn_blk by address: the blocks live (or pending free) now */
     os_tree ranges;  /* the device ranges held now (sn_range_new) */
     int spans;       /* some block reached past the end of the range holding its start */
@@ -757,8 +758,10 @@ static void sn_entries(snap_exp *x, FILE *f, int expandable, int start)
             pk_dict_end(f);
         }
     }
-    if (left && !x->scratch_errno)
+    if (left && !x->scratch_errno) {
         x->scratch_errno = ferror(in) && errno ? errno : EIO;
+        x->scratch_read = 1;
+    }
     pk_list_end(f);
     pk_list_end(f);
 }
@@ -883,9 +886,15 @@ outfile *snap_finish(snap_exp *x, am_error *err)
     outfile *o = x->o;
     if (!x->scratch_errno)
         sn_write(x, out_fp(o));
+    /* a scratch write that failed (a full /tmp, `ulimit -f`) is the output's write error, status
+     * 1 as for the pickle itself (until 2026-11-27 status 2, an internal error); a scratch
+     * file that does not read back what was written to it is amsim's own failure */
+    if (x->scratch_errno && x->scratch_read)
+        am_fail(err, AM_EINTERNAL, "%s: the snapshot's trace entries could not be read back "
+                "from their scratch file: %s", x->path, strerror(x->scratch_errno));
+    else if (x->scratch_errno)
+        out_write_error(o, x->scratch_errno, "writing its trace entries to a scratch file", err);
     if (x->scratch_errno) {
-        am_fail(err, AM_EINTERNAL, "%s: the snapshot's trace entries could not go through a "
-                "scratch file: %s", x->path, strerror(x->scratch_errno));
         out_abort(o);
         o = NULL;
     }

@@ -556,6 +556,19 @@ static const char *out_name(const outfile *o)
     return o->is_stdout ? "standard output" : o->path;
 }
 
+int out_write_error(const outfile *o, int e, const char *via, am_error *err)
+{
+    if (o->is_stdout)
+        stdout_fail(err, reason(o, e));
+    else
+        write_fail(err, o->path, reason(o, e));
+    if (via) {
+        size_t n = strlen(err->msg);
+        snprintf(err->msg + n, sizeof err->msg - n, " (%s)", via);
+    }
+    return -1;
+}
+
 int out_copy(outfile *dst, outfile *src, am_error *err)
 {
     if (!out_rereadable(src))

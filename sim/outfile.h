@@ -47,6 +47,14 @@ int out_commit(outfile *o, am_error *err);
  * consumed (set to NULL) either way. For a command with several outputs, where out_commit one
  * by one would leave the first published when a later one fails. */
 int out_commit_all(outfile **os, int n, am_error *err);
+/* A write that o's bytes depend on failed with errno e (0: the reason a writer noted, if any)
+ * where out_commit would not see it: a scratch file they go through first (convert --to csv's
+ * rows, --pytorch-snapshot's trace entries). It is o's write error, -1 with err as out_commit
+ * gives one (AM_EINPUT, "PATH: write failed: REASON", "standard output: ..." for "-"), via
+ * (when not NULL) added in parentheses, e.g. "writing its rows to a scratch file". Until 2026-11-27 a scratch
+ * file that could not be written (a full /tmp, `ulimit -f`) was status 2, an internal error
+ * naming no output. The caller still aborts o. */
+int out_write_error(const outfile *o, int e, const char *via, am_error *err);
 /* Close and remove the temporary. NULL is fine. */
 void out_abort(outfile *o);
 /* 1 when what was written to o so far can be read back by name (it goes to a named

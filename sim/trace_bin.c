@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "trace_impl.h"
 
 #define BIN_CHUNK (1u << 20)   /* bytes of the read buffer */
@@ -74,10 +75,14 @@ typedef struct bout {
     int failed;
 } bout;
 
+/* A write that fails stops the writing (the rest would fail too) and leaves the stream's error
+ * flag set, its errno noted for the output's commit to report (out_note_write_error). */
 static void bo_flush(bout *o)
 {
-    if (o->n && fwrite(o->buf, 1, o->n, o->f) != o->n)
+    if (!o->failed && o->n && fwrite(o->buf, 1, o->n, o->f) != o->n) {
         o->failed = 1;
+        out_note_write_error(o->f, errno ? errno : EIO);
+    }
     o->n = 0;
 }
 
@@ -253,8 +258,11 @@ int trace_bin_write(FILE *out, trace *in, am_error *err)
     bo_byte(&o, 0); /* end record */
     bo_uv(&o, count);
     bo_flush(&o);
-    if (o.failed || fflush(out) != 0 || ferror(out))
-        return am_fail(err, AM_EINPUT, "binary trace writer: write error: %s", strerror(errno));
+    /* a write error is the output's, reported by the caller's commit or close with the
+     * output's name (until 2026-11-27 this writer said "binary trace writer: write error: File
+     * too large" under `ulimit -f`, naming no file) */
+    if (!o.failed && fflush(out) != 0)
+        out_note_write_error(out, errno ? errno : EIO);
     return 0;
 }
 

@@ -22,8 +22,12 @@
 int trace_bin_magic(const unsigned char *p, size_t n);
 
 /* Write every remaining event of `in` to `out` in binary form v1, levels named by in's config
- * level names (trace_opts). 0, or -1 with err: a read error of `in` (its message), an event
- * naming a level the config does not have, or a write error. The caller opens and closes out. */
+ * level names (trace_opts). 0, or -1 with err: a read error of `in` (its message) or an event
+ * naming a level the config does not have. The caller opens and closes out, and a write error
+ * is its to report, as for the other writers: it is left on out's stream (ferror), its errno
+ * noted (out_note_write_error), and the writing stops there (out_commit gives "FILE: write
+ * failed: REASON"; until 2026-11-27 this returned "binary trace writer: write error: REASON",
+ * naming no file). */
 int trace_bin_write(FILE *out, trace *in, am_error *err);
 
 /* Reader entry for trace.c (t->f rewound to the start of a file with the magic). */

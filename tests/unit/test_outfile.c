@@ -403,6 +403,134 @@ static void test_file_size_limit(void)
     CU_ASSERT_EQUAL(count_in(dir, "amsim-report-"), 0);
 }
 
+/* Run `sh -c "PREFIX; exec amsim ARGS"` with standard output to /dev/null and standard error
+ * into *err (through a pipe: under `ulimit -f` a file would not take it): the exit status. */
+static int sh_amsim_err(const char *prefix, const char *args, char **err)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "%s; exec %s %s 2>&1 >/dev/null </dev/null", prefix, bin, args);
+    FILE *p = popen(cmd, "r");
+    CU_ASSERT_FATAL(p != NULL);
+    size_t n = 0, cap = 4096;
+    char *buf = malloc(cap);
+    CU_ASSERT_FATAL(buf != NULL);
+    for (size_t got; (got = fread(buf + n, 1, cap - n - 1, p)) > 0;)
+        if ((n += got) + 1 == cap) /* the messages are short: keep the first 4 KiB */
+            break;
+    buf[n] = 0;
+    *err = buf;
+    int st = pclose(p);
+    if (st == -1)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* A command of one output under a file size limit of 0: `convert one.trace --to TO -o OUT`,
+ * or with TO NULL `run -q -c cfg.yaml -t one.trace --pytorch-snapshot OUT` (OUT a name in a
+ * fresh folder, or "-"). It must give status 1, its only line on stderr "amsim: FILE: write
+ * failed: File too large" naming the output ("standard output" for "-"), no summary of what
+ * was written, no file or temporary left. */
+typedef struct fsize_case {
+    const char *to, *out;
+} fsize_case;
+
+static void check_fsize_cases(const char *name, const fsize_case *cases, size_t n)
+{
+    char dname[64], iname[64];
+    snprintf(dname, sizeof dname, "%s_out", name);
+    snprintf(iname, sizeof iname, "%s_in", name);
+    const char *dir = fresh(dname), *in = fresh(iname);
+    char p[1200], cfg[1200];
+    snprintf(p, sizeof p, "%s/one.trace", in);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("amsim-trace v1\nalloc 1 1MiB\nfree 1\n", f);
+    fclose(f);
+    snprintf(cfg, sizeof cfg, "%s/cfg.yaml", in);
+    f = fopen(cfg, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("version: 1\nmemories:\n  hbm:\n    capacity: 16MiB\n    allocator:\n"
+          "      policy: bfc\n      memory_limit: 16MiB\n", f);
+    fclose(f);
+    for (size_t i = 0; i < n; i++) {
+        char out[1200], args[4096], want[1400], *err = NULL;
+        int std = strcmp(cases[i].out, "-") == 0;
+        if (std)
+            snprintf(out, sizeof out, "-");
+        else
+            snprintf(out, sizeof out, "%s/%s", dir, cases[i].out);
+        if (cases[i].to)
+            snprintf(args, sizeof args, "convert '%s' --to %s -o '%s'", p, cases[i].to, out);
+        else
+            snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --pytorch-snapshot '%s'", cfg, p,
+                     out);
+        snprintf(want, sizeof want, "amsim: %s: write failed: File too large",
+                 std ? "standard output" : out);
+        int st = sh_amsim_err("ulimit -f 0", args, &err);
+        int ok = st == 1 && strncmp(err, want, strlen(want)) == 0 && tu_count(err, "\n") == 1;
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  ulimit -f 0; amsim %s: status %d, stderr %s", args, st, err);
+        free(err);
+        CU_ASSERT_EQUAL(count_in(dir, NULL), 0);
+    }
+}
+
+/* An output whose bytes first go through a scratch file (convert --to csv's rows, run
+ * --pytorch-snapshot's trace entries) fails under a file size limit as any output does (the
+ * message adds that it was the scratch file). Until 2026-11-27 that was status 2, an internal
+ * error naming the input or the path "-" ("writing the lifetime CSV's rows to a scratch file:
+ * File too large"). */
+static void test_scratch_write_errors(void)
+{
+    static const fsize_case cases[] = {
+        {"csv", "one.csv"}, {"csv", "-"}, {NULL, "one.pickle"}, {NULL, "-"},
+    };
+    check_fsize_cases("scratch_fsize", cases, sizeof cases / sizeof cases[0]);
+}
+
+/* The binary trace writer's write error is the output's, named as the commit names it. Until
+ * 2026-11-27 it said "binary trace writer: write error: File too large", naming no file. */
+static void test_binary_write_error(void)
+{
+    static const fsize_case cases[] = {
+        {"binary", "one.bin"}, {"binary", "-"},
+    };
+    check_fsize_cases("binary_fsize", cases, sizeof cases / sizeof cases[0]);
+}
+
+/* A conversion whose output cannot be written prints the write error only, not the summary of
+ * the rows it wrote: that summary comes once the output is committed (until 2026-11-27 `convert
+ * --to csv -o /dev/full` said "1 buffer written" before the write error). Written to a file, the
+ * summary is there. */
+static void test_convert_summary_after_commit(void)
+{
+    const char *dir = fresh("convert_note");
+    char p[1200], args[4096], *err = NULL;
+    snprintf(p, sizeof p, "%s/one.trace", dir);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("amsim-trace v1\nalloc 1 1MiB\nfree 1\n", f);
+    fclose(f);
+    static const char *const to[] = {"csv", "native", "binary"};
+    for (size_t i = 0; i < 3 && access("/dev/full", W_OK) == 0; i++) {
+        snprintf(args, sizeof args, "convert '%s' --to %s -o /dev/full", p, to[i]);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strcmp(err, "amsim: /dev/full: write failed: No space left on "
+                                     "device\n") == 0);
+        if (err && strcmp(err, "amsim: /dev/full: write failed: No space left on device\n"))
+            fprintf(stderr, "\n  convert --to %s -o /dev/full: stderr %s", to[i], err);
+        free(err);
+        err = NULL;
+    }
+    snprintf(args, sizeof args, "convert '%s' --to csv -o '%s/one.csv'", p, dir);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT(err && strstr(err, "amsim convert: lifetime CSV keeps the allocations and frees of "
+                                 "hbm only: 1 buffer written") == err);
+    free(err);
+}
+
 /* A report or table on standard output that cannot be written (/dev/full, or standard output
  * closed: `>&-`) fails the command, status 1, before its files are renamed into place: an
  * earlier --json stays as it was, an -o folder is not made, for run, compare, mincap and
@@ -660,6 +788,12 @@ void suite_outfile(void)
               test_report_scratch},
              {"a file size limit is a write error: status 1, no temporaries",
               test_file_size_limit},
+             {"a scratch file that cannot be written is the output's write error",
+              test_scratch_write_errors},
+             {"the binary trace writer's write error names the output",
+              test_binary_write_error},
+             {"convert's summary comes after its output is committed",
+              test_convert_summary_after_commit},
              {"a report that cannot reach standard output publishes no file",
               test_stdout_fails_first},
              {"a FIFO, /dev/stdout and /dev/fd/N get nothing from a failed run",
