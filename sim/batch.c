@@ -2089,6 +2089,61 @@ static int pos_after(sw_pos a, sw_pos b)
     return a.line > b.line || (a.line == b.line && a.col > b.col);
 }
 
+/* The settings set: entry i gives, each written after '\n' and the last followed by one: a map
+ * value's leaf paths, else its own path. The caller frees it. */
+static char *set_entry_leaves(const sweep *s, int i)
+{
+    if (s->set_leaves[i])
+        return am_strdup(s->set_leaves[i]);
+    const char *eq = strchr(s->sets.v[i], '=');
+    int n = eq ? (int)(eq - s->sets.v[i]) : (int)strlen(s->sets.v[i]);
+    return xprintf("\n%.*s\n", n, s->sets.v[i]);
+}
+
+/* The first setting of leaves a (set_entry_leaves) that leaves b gives too, or that one of b's
+ * is inside (a path and a map under it), into out (n bytes); 0 when they share none. */
+static int leaves_overlap(const char *a, const char *b, char *out, size_t n)
+{
+    for (const char *p = a + 1; *p; p = strchr(p, '\n') + 1) {
+        size_t len = strcspn(p, "\n");
+        for (const char *q = b + 1; *q; q = strchr(q, '\n') + 1) {
+            size_t qlen = strcspn(q, "\n"), m = len < qlen ? len : qlen;
+            if (strncmp(p, q, m) || (len != qlen && (len > qlen ? p : q)[m] != '.'))
+                continue;
+            snprintf(out, n, "%.*s", (int)(len > qlen ? len : qlen), len > qlen ? p : q);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Two set: entries that give the same setting (set: {memories.hbm.capacity: 1GiB,
+ * memories.hbm: {capacity: 2GiB}}): the later replaced the earlier in every run, silently
+ * (until 2026-11-27). Refused at the later one's path, naming the earlier. The same path
+ * written twice is no_duplicate_keys's to refuse; this is one written in two forms. */
+static int set_twice(const sweep *s, am_error *err)
+{
+    for (int j = 1; j < s->sets.n; j++) {
+        char *lj = set_entry_leaves(s, j);
+        for (int i = 0; i < j; i++) {
+            char *li = set_entry_leaves(s, i), both[1024];
+            int hit = leaves_overlap(lj, li, both, sizeof both);
+            free(li);
+            if (!hit)
+                continue;
+            free(lj);
+            const char *eq = strchr(s->sets.v[i], '=');
+            int n = eq ? (int)(eq - s->sets.v[i]) : (int)strlen(s->sets.v[i]);
+            return am_fail_at(err, s->file, s->set_kpos[j].line, s->set_kpos[j].col, "set: %s "
+                              "is also given by set: %.*s (line %lu, column %lu): the later "
+                              "entry would replace the earlier one in every run; give it once",
+                              both, n, s->sets.v[i], s->set_kpos[i].line, s->set_kpos[i].col);
+        }
+        free(lj);
+    }
+    return 0;
+}
+
 /* A set: path that is also an axis: the axis replaced the set: value in every run, silently
  * (until 2026-11-27). Refused at the second of the two, naming the first. A set: map under
  * which an axis varies a field (set: {memories.scratch: {...}}, axes: memories.scratch.capacity)
@@ -2577,7 +2632,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
               "expectations; give 'kind: regress' to check them, or remove it");
         goto out;
     }
-    if (set_axis_same_key(s, err) != 0)
+    if (set_twice(s, err) != 0 || set_axis_same_key(s, err) != 0)
         goto out;
     if (s->regress && !s->expect_dir) {
         am_fail_at(err, file, 1, 1, "kind: regress needs 'expectations: DIR'");

@@ -2491,6 +2491,16 @@ static void sweep_number_form(void)
     free(want);
 }
 
+/* Two set: entries giving one setting (a path and a map holding it): until 2026-11-27 the later
+ * silently won. */
+static void sweep_set_twice(void)
+{
+    bi_sweep("settwice.yaml", "set: {memories.hbm.capacity: 1GiB, memories.hbm: {capacity: "
+             "2GiB}}\n", "@:3:36: set: memories.hbm.capacity is also given by set: "
+             "memories.hbm.capacity (line 3, column 7): the later entry would replace the earlier "
+             "one in every run; give it once");
+}
+
 /* --device N keeps the number rule of a sweep's device: and of --set (until 2026-11-27 strtol
  * read '+1', '01' and ' 1' as device 1, though '1 ' was refused), in every command that takes it. */
 static void cli_device_number_form(void)
@@ -4472,6 +4482,7 @@ void suite_badinput(void)
              {"sweep: a list or map where a value or key goes; an empty PATH", sweep_not_scalar},
              {"sweep: seeds, device and range bounds in a config number's form",
               sweep_number_form},
+             {"sweep: two set: entries giving one setting", sweep_set_twice},
              {"cli: --device in a config number's form", cli_device_number_form},
              {"cli: mincap --granularity in a config size's form", cli_granularity_number_form},
              {"cli: batch -j and gen's integers in a config number's form",
