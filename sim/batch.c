@@ -1739,6 +1739,38 @@ static int run_dim_ix(const sweep *s, const sw_run *r, int d)
     return r->ax[d - EXD_AXIS];
 }
 
+/* Why exclusion value val of dimension d is not written as the sweep's values of d must be,
+ * or NULL: a seed as seeds: reads one (check_seeds), a value of an axis whose option takes a
+ * number (a size, time, integer...) in the config's number form (no '+', no leading zero), as
+ * the axis's own values are when the config loads them. Until 2026-11-27 `{seed: 010}` excluded
+ * seed 10, and `{memories.hbm.capacity: 010GiB}`, `+8GiB` or `{engine.queue_depth: 010}` the
+ * runs of 10GiB, 8GiB and 10, values that `seeds:` and the axes refuse. why_buf: room for a
+ * message built here. */
+static const char *excl_value_form(const sweep *s, int d, const char *val, char *why_buf,
+                                   size_t n)
+{
+    const char *form = cfg_number_form(val);
+    if (d == EXD_SEED) {
+        uint64_t seed;
+        const char *why = form ? NULL : gen_seed_parse(val, &seed);
+        if (form)
+            snprintf(why_buf, n, "bad number '%s': %s", val, form);
+        else if (why)
+            snprintf(why_buf, n, "'%s' %s", val, why);
+        return form || why ? why_buf : NULL;
+    }
+    if (d < EXD_AXIS || !form)
+        return NULL;
+    const opt_desc *o = s->axes[d - EXD_AXIS].opt;
+    /* the types whose values the config reads under the number rule (opt_parse); "-1" is a
+     * word of a size that may be unlimited */
+    if (!o || o->type == OPT_BOOL || o->type == OPT_ENUM || o->type == OPT_STRING ||
+        (o->type == OPT_SIZE_OR_UNLIMITED && !strcmp(val, "-1")))
+        return NULL;
+    snprintf(why_buf, n, "bad number '%s': %s", val, form);
+    return why_buf;
+}
+
 /* Every exclusion names a dimension of the sweep, each at most once, and each value matches
  * one of the sweep's values for it: an exclusion that excludes nothing is a typo ({policy:
  * cachng}), so it is refused at its line and column with what would match. */
@@ -1790,6 +1822,12 @@ static int check_exclusions(sweep *s, am_error *err)
                 return am_fail_at(err, s->file, kp.line, kp.col, "exclude: '%s' needs a '%s:' "
                                   "list in the sweep (it has none, so this excludes nothing)", key,
                                   !strcmp(key, "policy") ? "policies" : "seeds");
+            }
+            char bad_form[256];
+            if (excl_value_form(s, dim, val, bad_form, sizeof bad_form)) {
+                sl_free(&gen);
+                return am_fail_at(err, s->file, vp.line, vp.col, "exclude: %s: %s", key,
+                                  bad_form);
             }
             x->dim[k] = dim;
             x->nhits[k] = excl_hits(s, dim, val, &x->hits[k]);

@@ -2491,6 +2491,43 @@ static void sweep_number_form(void)
     free(want);
 }
 
+/* An exclusion's value is read by the rules of the values it matches: a number of an axis whose
+ * option takes one in the config's form, a seed as seeds: reads one. Until 2026-11-27 `{seed:
+ * 010}` excluded seed 10, `{seed: 2e0}` seed 2, and `010GiB`, `+8GiB`, `010`, `+8` the axis
+ * values 10GiB, 8GiB, 10 and 8, all forms that seeds: and the axes refuse. */
+static void sweep_exclusion_number_form(void)
+{
+    static const char *const c[][2] = {
+        {"axes: {memories.hbm.capacity: [8GiB, 10GiB]}\nexclude: [{memories.hbm.capacity: "
+         "010GiB}]\n", "@:4:35: exclude: memories.hbm.capacity: bad number '010GiB': leading "
+         "zeros are not allowed (YAML 1.1 reads 010 as octal 8)"},
+        {"axes: {memories.hbm.capacity: [8GiB, 10GiB]}\nexclude: [{memories.hbm.capacity: "
+         "+8GiB}]\n", "@:4:35: exclude: memories.hbm.capacity: bad number '+8GiB': a '+' sign "
+         "is not allowed"},
+        {"axes: {engine.queue_depth: [8, 10]}\nexclude: [{engine.queue_depth: 010}]\n",
+         "@:4:32: exclude: engine.queue_depth: bad number '010': leading zeros are not allowed"},
+        {"axes: {engine.queue_depth: [8, 10]}\nexclude: [{engine.queue_depth: +8}]\n",
+         "@:4:32: exclude: engine.queue_depth: bad number '+8': a '+' sign is not allowed"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++)
+        bi_sweep("exnumform.yaml", c[i][0], c[i][1]);
+    static const char *const seeds[][2] = {
+        {"010", "@:5:12: exclude: seed: bad number '010': leading zeros are not allowed"},
+        {"2e0", "@:5:12: exclude: seed: '2e0' is not an unsigned integer"},
+    };
+    const char *cfg = bi_write("sw-base.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    for (size_t i = 0; i < AM_ARRAY_LEN(seeds); i++) {
+        char sw[1400], args[1600];
+        snprintf(sw, sizeof sw, "base: %s\nseeds: [2, 10]\ngenerate: {kind: train, args: []}\n"
+                 "exclude:\n  - {seed: %s}\n", cfg, seeds[i][0]);
+        const char *p = bi_write("exnumform-seeds.yaml", sw, strlen(sw));
+        char *want = bi_expand(seeds[i][1], p);
+        snprintf(args, sizeof args, "batch '%s' --list", p);
+        bi_expect(args, 1, want);
+        free(want);
+    }
+}
+
 /* Two set: entries giving one setting (a path and a map holding it): until 2026-11-27 the later
  * silently won. */
 static void sweep_set_twice(void)
@@ -4482,6 +4519,8 @@ void suite_badinput(void)
              {"sweep: a list or map where a value or key goes; an empty PATH", sweep_not_scalar},
              {"sweep: seeds, device and range bounds in a config number's form",
               sweep_number_form},
+             {"sweep: an exclusion value in a number form the sweep refuses",
+              sweep_exclusion_number_form},
              {"sweep: two set: entries giving one setting", sweep_set_twice},
              {"cli: --device in a config number's form", cli_device_number_form},
              {"cli: mincap --granularity in a config size's form", cli_granularity_number_form},
