@@ -2915,12 +2915,19 @@ static int load_as_runs(const sweep *s, cfg_set *v, int n, strlist *presets, cha
 /* With policies:, the batch sets the default level's policy of every run last (as --policy),
  * so a set: or an axis of that path would be overridden: until 2026-11-25 `policies: [bfc]`
  * with an axis `memories.hbm.allocator.policy: [bfc, caching]` ran bfc twice, the second run
- * labelled policy=caching. Refused at the path's line and column (level: the default level
- * after set:). */
-static int policy_overridden(const sweep *s, const char *level, am_error *err)
+ * labelled policy=caching. Refused at the path's line and column. level: a default level some
+ * runs have; chosen_by: NULL when it is the one after set:, else the axis value that makes it
+ * the default ("default_memory=host", at chosen_at): until 2026-11-27 only the level after set:
+ * was checked, so an axis `default_memory: [hbm, host]` beside an axis of
+ * memories.host.allocator.policy ran that axis's runs with the policies: policy, mislabelled. */
+static int policy_overridden(const sweep *s, const char *level, const char *chosen_by,
+                             sw_pos chosen_at, am_error *err)
 {
-    char path[CFG_NAME_MAX + 32];
+    char path[CFG_NAME_MAX + 32], in_runs[CFG_NAME_MAX + 160] = "";
     snprintf(path, sizeof path, "memories.%s.allocator.policy", level);
+    if (chosen_by)
+        snprintf(in_runs, sizeof in_runs, " in the runs of %s (line %lu, column %lu)", chosen_by,
+                 chosen_at.line, chosen_at.col);
     size_t len = strlen(path);
     char *leaf = xprintf("\n%s\n", path);
     for (int i = 0; i < s->sets.n; i++)
@@ -2928,17 +2935,32 @@ static int policy_overridden(const sweep *s, const char *level, am_error *err)
             (s->set_leaves[i] && strstr(s->set_leaves[i], leaf)) /* inside a map value */) {
             free(leaf);
             return am_fail_at(err, s->file, s->set_kpos[i].line, s->set_kpos[i].col, "set: %s "
-                              "is the default level's policy, which 'policies:' sets in every "
-                              "run; give the policy in 'policies:' instead", path);
+                              "is the default level's policy%s, which 'policies:' sets in every "
+                              "run; give the policy in 'policies:' instead", path, in_runs);
         }
     free(leaf);
     for (int a = 0; a < s->naxes; a++)
         if (!strcmp(s->axes[a].path, path))
             return am_fail_at(err, s->file, s->axes[a].kpos.line, s->axes[a].kpos.col, "axes: "
-                              "%s is the default level's policy, which 'policies:' sets in every "
-                              "run (its runs would be labelled with a policy they did not run); "
-                              "give the policies in 'policies:' instead", path);
+                              "%s is the default level's policy%s, which 'policies:' sets in "
+                              "every run (its runs would be labelled with a policy they did not "
+                              "run); give the policies in 'policies:' instead", path, in_runs);
     return 0;
+}
+
+/* policy_overridden for the default level of runs that have value i of axis ax (loaded with
+ * set: into level), once per level: seen holds the levels checked so far. */
+static int axis_level_policy(const sweep *s, const sw_axis *ax, int i, const char *level,
+                             strlist *seen, am_error *err)
+{
+    for (int k = 0; k < seen->n; k++)
+        if (!strcmp(seen->v[k], level))
+            return 0;
+    sl_push(seen, am_strdup(level));
+    char *by = xprintf("%s=%s", ax->path, ax->vals.v[i]);
+    int rc = policy_overridden(s, level, by, ax->pos[i], err);
+    free(by);
+    return rc;
 }
 
 /* Every value of set: and of each axis, loaded into the base config as a run loads it (under
@@ -2946,17 +2968,21 @@ static int policy_overridden(const sweep *s, const char *level, am_error *err)
  * a size that rounds to 0 bytes, an unknown key, a word that is not one of an option's) is an
  * error now, at its line and column in the sweep, not a failure inside every run that has it.
  * Each axis value is checked with set: and without the other axes; a range's values that are
- * not written in the sweep are reported at its step or factor. On success *base gets the base
- * config with set: applied (the caller frees it), loaded once for these checks and the digest. */
+ * not written in the sweep are reported at its step or factor. With policies:, no default
+ * level of any run (after set:, or as an axis value makes it) may have its policy set by set:
+ * or an axis (policy_overridden). On success *base gets the base config with set: applied (the
+ * caller frees it), loaded once for these checks and the digest. */
 static int sweep_check_values(sweep *s, am_config **base, am_error *err)
 {
     cfg_set v[SW_MAX_SETS + 2];
     char level[CFG_NAME_MAX];
+    strlist levels = {0}; /* the default levels checked by policy_overridden */
     int n = sweep_sets(s, v);
     *base = NULL;
     if (load_as_runs(s, v, n, &s->presets, level, base, err) != 0)
         return -1;
-    if (s->policies.n && policy_overridden(s, level, err) != 0)
+    sl_push(&levels, am_strdup(level));
+    if (s->policies.n && policy_overridden(s, level, NULL, (sw_pos){0, 0}, err) != 0)
         goto bad;
     for (int a = 0; a < s->naxes; a++) {
         const sw_axis *ax = &s->axes[a];
@@ -2965,6 +2991,8 @@ static int sweep_check_values(sweep *s, am_config **base, am_error *err)
             v[n] = (cfg_set){t, s->file, ax->pos[i].line, ax->pos[i].col};
             int rc = load_as_runs(s, v, n + 1, &s->presets, level, NULL, err);
             free(t);
+            if (rc == 0 && s->policies.n && axis_level_policy(s, ax, i, level, &levels, err))
+                goto bad;
             if (rc == 0)
                 continue;
             if (ax->gen[i])
@@ -2972,8 +3000,10 @@ static int sweep_check_values(sweep *s, am_config **base, am_error *err)
             goto bad;
         }
     }
+    sl_free(&levels);
     return 0;
 bad:
+    sl_free(&levels);
     cfg_free(*base);
     *base = NULL;
     return -1;

@@ -2528,6 +2528,18 @@ static void sweep_exclusion_number_form(void)
     }
 }
 
+/* With policies:, the policy of every default level a run has is policies:'s to give, the one
+ * an axis chooses included: until 2026-11-27 only the level after set: was checked, and
+ * `default_memory: [hbm, host]` beside an axis of host's policy ran mislabelled duplicates. */
+static void sweep_chosen_level_policy(void)
+{
+    bi_sweep("chosenlevel.yaml", "policies: [bfc, caching]\naxes: {default_memory: [hbm, host], "
+             "memories.host.allocator.policy: [best_fit, first_fit]}\n",
+             "@:4:37: axes: memories.host.allocator.policy is the default level's policy in the "
+             "runs of default_memory=host (line 4, column 30), which 'policies:' sets in every "
+             "run");
+}
+
 /* Two set: entries giving one setting (a path and a map holding it): until 2026-11-27 the later
  * silently won. */
 static void sweep_set_twice(void)
@@ -4521,6 +4533,8 @@ void suite_badinput(void)
               sweep_number_form},
              {"sweep: an exclusion value in a number form the sweep refuses",
               sweep_exclusion_number_form},
+             {"sweep: policies: with an axis of the policy of a level an axis makes default",
+              sweep_chosen_level_policy},
              {"sweep: two set: entries giving one setting", sweep_set_twice},
              {"cli: --device in a config number's form", cli_device_number_form},
              {"cli: mincap --granularity in a config size's form", cli_granularity_number_form},

@@ -1165,6 +1165,16 @@ static void test_sweep_policy_axis(void)
          "'policies:' sets in every run"},
         {"policies: [bfc, caching]\nset:\n  memories.hbm.allocator.policy: caching\n",
          "pa.yaml:5:3: set: memories.hbm.allocator.policy is the default level's policy"},
+        /* a default level that an axis chooses counts too (until 2026-11-27 only the one after
+         * set: did: the host axis ran the policies: policy under best_fit and first_fit labels) */
+        {"policies: [bfc, caching]\naxes:\n  default_memory: [hbm, host]\n"
+         "  memories.host.allocator.policy: [best_fit, first_fit]\n",
+         "pa.yaml:6:3: axes: memories.host.allocator.policy is the default level's policy in the "
+         "runs of default_memory=host (line 5, column 25), which 'policies:' sets in every run"},
+        {"policies: [bfc]\nset:\n  memories.host.allocator.policy: best_fit\n"
+         "axes:\n  default_memory: [hbm, host]\n",
+         "pa.yaml:5:3: set: memories.host.allocator.policy is the default level's policy in the "
+         "runs of default_memory=host (line 7, column 25)"},
     };
     char text[1024], args[1200];
     for (size_t i = 0; i < sizeof pa / sizeof *pa; i++) {
