@@ -1739,6 +1739,38 @@ static int run_dim_ix(const sweep *s, const sw_run *r, int d)
     return r->ax[d - EXD_AXIS];
 }
 
+/* Why exclusion value val of dimension d is not written as the sweep's values of d must be,
+ * or NULL: a seed as seeds: reads one (check_seeds), a value of an axis whose option takes a
+ * number (a size, time, integer...) in the config's number form (no '+', no leading zero), as
+ * the axis's own values are when the config loads them. Until 2026-11-27 `{seed: 010}` excluded
+ * seed 10, and `{memories.hbm.capacity: 010GiB}`, `+8GiB` or `{engine.queue_depth: 010}` the
+ * runs of 10GiB, 8GiB and 10, values that `seeds:` and the axes refuse. why_buf: room for a
+ * message built here. */
+static const char *excl_value_form(const sweep *s, int d, const char *val, char *why_buf,
+                                   size_t n)
+{
+    const char *form = cfg_number_form(val);
+    if (d == EXD_SEED) {
+        uint64_t seed;
+        const char *why = form ? NULL : gen_seed_parse(val, &seed);
+        if (form)
+            snprintf(why_buf, n, "bad number '%s': %s", val, form);
+        else if (why)
+            snprintf(why_buf, n, "'%s' %s", val, why);
+        return form || why ? why_buf : NULL;
+    }
+    if (d < EXD_AXIS || !form)
+        return NULL;
+    const opt_desc *o = s->axes[d - EXD_AXIS].opt;
+    /* the types whose values the config reads under the number rule (opt_parse); "-1" is a
+     * word of a size that may be unlimited */
+    if (!o || o->type == OPT_BOOL || o->type == OPT_ENUM || o->type == OPT_STRING ||
+        (o->type == OPT_SIZE_OR_UNLIMITED && !strcmp(val, "-1")))
+        return NULL;
+    snprintf(why_buf, n, "bad number '%s': %s", val, form);
+    return why_buf;
+}
+
 /* Every exclusion names a dimension of the sweep, each at most once, and each value matches
  * one of the sweep's values for it: an exclusion that excludes nothing is a typo ({policy:
  * cachng}), so it is refused at its line and column with what would match. */
@@ -1790,6 +1822,12 @@ static int check_exclusions(sweep *s, am_error *err)
                 return am_fail_at(err, s->file, kp.line, kp.col, "exclude: '%s' needs a '%s:' "
                                   "list in the sweep (it has none, so this excludes nothing)", key,
                                   !strcmp(key, "policy") ? "policies" : "seeds");
+            }
+            char bad_form[256];
+            if (excl_value_form(s, dim, val, bad_form, sizeof bad_form)) {
+                sl_free(&gen);
+                return am_fail_at(err, s->file, vp.line, vp.col, "exclude: %s: %s", key,
+                                  bad_form);
             }
             x->dim[k] = dim;
             x->nhits[k] = excl_hits(s, dim, val, &x->hits[k]);
@@ -2087,6 +2125,61 @@ static int expect_names_check(const sweep *s, am_error *err)
 static int pos_after(sw_pos a, sw_pos b)
 {
     return a.line > b.line || (a.line == b.line && a.col > b.col);
+}
+
+/* The settings set: entry i gives, each written after '\n' and the last followed by one: a map
+ * value's leaf paths, else its own path. The caller frees it. */
+static char *set_entry_leaves(const sweep *s, int i)
+{
+    if (s->set_leaves[i])
+        return am_strdup(s->set_leaves[i]);
+    const char *eq = strchr(s->sets.v[i], '=');
+    int n = eq ? (int)(eq - s->sets.v[i]) : (int)strlen(s->sets.v[i]);
+    return xprintf("\n%.*s\n", n, s->sets.v[i]);
+}
+
+/* The first setting of leaves a (set_entry_leaves) that leaves b gives too, or that one of b's
+ * is inside (a path and a map under it), into out (n bytes); 0 when they share none. */
+static int leaves_overlap(const char *a, const char *b, char *out, size_t n)
+{
+    for (const char *p = a + 1; *p; p = strchr(p, '\n') + 1) {
+        size_t len = strcspn(p, "\n");
+        for (const char *q = b + 1; *q; q = strchr(q, '\n') + 1) {
+            size_t qlen = strcspn(q, "\n"), m = len < qlen ? len : qlen;
+            if (strncmp(p, q, m) || (len != qlen && (len > qlen ? p : q)[m] != '.'))
+                continue;
+            snprintf(out, n, "%.*s", (int)(len > qlen ? len : qlen), len > qlen ? p : q);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Two set: entries that give the same setting (set: {memories.hbm.capacity: 1GiB,
+ * memories.hbm: {capacity: 2GiB}}): the later replaced the earlier in every run, silently
+ * (until 2026-11-27). Refused at the later one's path, naming the earlier. The same path
+ * written twice is no_duplicate_keys's to refuse; this is one written in two forms. */
+static int set_twice(const sweep *s, am_error *err)
+{
+    for (int j = 1; j < s->sets.n; j++) {
+        char *lj = set_entry_leaves(s, j);
+        for (int i = 0; i < j; i++) {
+            char *li = set_entry_leaves(s, i), both[1024];
+            int hit = leaves_overlap(lj, li, both, sizeof both);
+            free(li);
+            if (!hit)
+                continue;
+            free(lj);
+            const char *eq = strchr(s->sets.v[i], '=');
+            int n = eq ? (int)(eq - s->sets.v[i]) : (int)strlen(s->sets.v[i]);
+            return am_fail_at(err, s->file, s->set_kpos[j].line, s->set_kpos[j].col, "set: %s "
+                              "is also given by set: %.*s (line %lu, column %lu): the later "
+                              "entry would replace the earlier one in every run; give it once",
+                              both, n, s->sets.v[i], s->set_kpos[i].line, s->set_kpos[i].col);
+        }
+        free(lj);
+    }
+    return 0;
 }
 
 /* A set: path that is also an axis: the axis replaced the set: value in every run, silently
@@ -2577,7 +2670,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
               "expectations; give 'kind: regress' to check them, or remove it");
         goto out;
     }
-    if (set_axis_same_key(s, err) != 0)
+    if (set_twice(s, err) != 0 || set_axis_same_key(s, err) != 0)
         goto out;
     if (s->regress && !s->expect_dir) {
         am_fail_at(err, file, 1, 1, "kind: regress needs 'expectations: DIR'");
@@ -2822,12 +2915,19 @@ static int load_as_runs(const sweep *s, cfg_set *v, int n, strlist *presets, cha
 /* With policies:, the batch sets the default level's policy of every run last (as --policy),
  * so a set: or an axis of that path would be overridden: until 2026-11-25 `policies: [bfc]`
  * with an axis `memories.hbm.allocator.policy: [bfc, caching]` ran bfc twice, the second run
- * labelled policy=caching. Refused at the path's line and column (level: the default level
- * after set:). */
-static int policy_overridden(const sweep *s, const char *level, am_error *err)
+ * labelled policy=caching. Refused at the path's line and column. level: a default level some
+ * runs have; chosen_by: NULL when it is the one after set:, else the axis value that makes it
+ * the default ("default_memory=host", at chosen_at): until 2026-11-27 only the level after set:
+ * was checked, so an axis `default_memory: [hbm, host]` beside an axis of
+ * memories.host.allocator.policy ran that axis's runs with the policies: policy, mislabelled. */
+static int policy_overridden(const sweep *s, const char *level, const char *chosen_by,
+                             sw_pos chosen_at, am_error *err)
 {
-    char path[CFG_NAME_MAX + 32];
+    char path[CFG_NAME_MAX + 32], in_runs[CFG_NAME_MAX + 160] = "";
     snprintf(path, sizeof path, "memories.%s.allocator.policy", level);
+    if (chosen_by)
+        snprintf(in_runs, sizeof in_runs, " in the runs of %s (line %lu, column %lu)", chosen_by,
+                 chosen_at.line, chosen_at.col);
     size_t len = strlen(path);
     char *leaf = xprintf("\n%s\n", path);
     for (int i = 0; i < s->sets.n; i++)
@@ -2835,17 +2935,73 @@ static int policy_overridden(const sweep *s, const char *level, am_error *err)
             (s->set_leaves[i] && strstr(s->set_leaves[i], leaf)) /* inside a map value */) {
             free(leaf);
             return am_fail_at(err, s->file, s->set_kpos[i].line, s->set_kpos[i].col, "set: %s "
-                              "is the default level's policy, which 'policies:' sets in every "
-                              "run; give the policy in 'policies:' instead", path);
+                              "is the default level's policy%s, which 'policies:' sets in every "
+                              "run; give the policy in 'policies:' instead", path, in_runs);
         }
     free(leaf);
     for (int a = 0; a < s->naxes; a++)
         if (!strcmp(s->axes[a].path, path))
             return am_fail_at(err, s->file, s->axes[a].kpos.line, s->axes[a].kpos.col, "axes: "
-                              "%s is the default level's policy, which 'policies:' sets in every "
-                              "run (its runs would be labelled with a policy they did not run); "
-                              "give the policies in 'policies:' instead", path);
+                              "%s is the default level's policy%s, which 'policies:' sets in "
+                              "every run (its runs would be labelled with a policy they did not "
+                              "run); give the policies in 'policies:' instead", path, in_runs);
     return 0;
+}
+
+/* policy_overridden for the default level of runs that have value i of axis ax (loaded with
+ * set: into level), once per level: seen holds the levels checked so far. */
+static int axis_level_policy(const sweep *s, const sw_axis *ax, int i, const char *level,
+                             strlist *seen, am_error *err)
+{
+    for (int k = 0; k < seen->n; k++)
+        if (!strcmp(seen->v[k], level))
+            return 0;
+    sl_push(seen, am_strdup(level));
+    char *by = xprintf("%s=%s", ax->path, ax->vals.v[i]);
+    int rc = policy_overridden(s, level, by, ax->pos[i], err);
+    free(by);
+    return rc;
+}
+
+/* Whether another axis of s varies the policy of the level that axis a's path is under
+ * (memories.LEVEL.allocator.policy for an axis memories.LEVEL.allocator.KEY): such a key is read
+ * in the runs of the policies that have it, so it is not warned about (as the config does not
+ * warn about one under a policy that --set or --policy switches). */
+static int axis_policy_varied(const sweep *s, int a)
+{
+    const char *p = s->axes[a].path, *al = strstr(p, ".allocator.");
+    if (strncmp(p, "memories.", 9) || !al)
+        return 0;
+    size_t n = (size_t)(al - p) + strlen(".allocator.");
+    for (int o = 0; o < s->naxes; o++)
+        if (o != a && strlen(s->axes[o].path) == n + strlen("policy") &&
+            !strncmp(s->axes[o].path, p, n) && !strcmp(s->axes[o].path + n, "policy"))
+            return 1;
+    return 0;
+}
+
+/* The first warning of config c about value i of axis a (a policy's key that the level's policy
+ * ignores: the warning is at that value's line and column), moved to the axis's key, into
+ * warns: one per axis, as set: and --set get one per key. 1 when there was one. Until
+ * 2026-11-27 an axis's key got no warning (only set:'s did). */
+static int axis_warning(const sweep *s, int a, int i, const am_config *c, strlist *warns)
+{
+    const sw_axis *ax = &s->axes[a];
+    char *at = xprintf("%s:%lu:%lu: warning: ", s->file, ax->pos[i].line, ax->pos[i].col);
+    size_t len = strlen(at);
+    int found = 0;
+    for (const char *w = c->warnings; w && *w && !found;) {
+        const char *nl = strchr(w, '\n');
+        int n = nl ? (int)(nl - w) : (int)strlen(w);
+        if ((size_t)n > len && !strncmp(w, at, len)) {
+            sl_push(warns, xprintf("%s:%lu:%lu: warning: %.*s", s->file, ax->kpos.line,
+                                   ax->kpos.col, n - (int)len, w + len));
+            found = 1;
+        }
+        w += n + (nl != NULL);
+    }
+    free(at);
+    return found;
 }
 
 /* Every value of set: and of each axis, loaded into the base config as a run loads it (under
@@ -2853,25 +3009,37 @@ static int policy_overridden(const sweep *s, const char *level, am_error *err)
  * a size that rounds to 0 bytes, an unknown key, a word that is not one of an option's) is an
  * error now, at its line and column in the sweep, not a failure inside every run that has it.
  * Each axis value is checked with set: and without the other axes; a range's values that are
- * not written in the sweep are reported at its step or factor. On success *base gets the base
+ * not written in the sweep are reported at its step or factor. With policies:, no default
+ * level of any run (after set:, or as an axis value makes it) may have its policy set by set:
+ * or an axis (policy_overridden). Without policies:, an axis of a key that the level's policy
+ * ignores gets the config's warning, at the axis, in warns. On success *base gets the base
  * config with set: applied (the caller frees it), loaded once for these checks and the digest. */
-static int sweep_check_values(sweep *s, am_config **base, am_error *err)
+static int sweep_check_values(sweep *s, am_config **base, strlist *warns, am_error *err)
 {
     cfg_set v[SW_MAX_SETS + 2];
     char level[CFG_NAME_MAX];
+    strlist levels = {0}; /* the default levels checked by policy_overridden */
     int n = sweep_sets(s, v);
     *base = NULL;
     if (load_as_runs(s, v, n, &s->presets, level, base, err) != 0)
         return -1;
-    if (s->policies.n && policy_overridden(s, level, err) != 0)
+    sl_push(&levels, am_strdup(level));
+    if (s->policies.n && policy_overridden(s, level, NULL, (sw_pos){0, 0}, err) != 0)
         goto bad;
     for (int a = 0; a < s->naxes; a++) {
         const sw_axis *ax = &s->axes[a];
+        int warn = !s->policies.n && !axis_policy_varied(s, a);
         for (int i = 0; i < ax->vals.n; i++) {
             char *t = axis_set_text(ax->path, ax->vals.v[i]);
+            am_config *c = NULL;
             v[n] = (cfg_set){t, s->file, ax->pos[i].line, ax->pos[i].col};
-            int rc = load_as_runs(s, v, n + 1, &s->presets, level, NULL, err);
+            int rc = load_as_runs(s, v, n + 1, &s->presets, level, warn ? &c : NULL, err);
             free(t);
+            if (rc == 0 && warn && axis_warning(s, a, i, c, warns))
+                warn = 0;
+            cfg_free(c);
+            if (rc == 0 && s->policies.n && axis_level_policy(s, ax, i, level, &levels, err))
+                goto bad;
             if (rc == 0)
                 continue;
             if (ax->gen[i])
@@ -2879,8 +3047,10 @@ static int sweep_check_values(sweep *s, am_config **base, am_error *err)
             goto bad;
         }
     }
+    sl_free(&levels);
     return 0;
 bad:
+    sl_free(&levels);
     cfg_free(*base);
     *base = NULL;
     return -1;
@@ -2912,10 +3082,16 @@ static uint64_t study_digest_more(const sweep *s, uint64_t h)
 static int sweep_digest(sweep *s, int update_expect, am_error *err)
 {
     am_config *cfg = NULL;
-    if (sweep_check_values(s, &cfg, err) != 0)
+    strlist axis_warns = {0};
+    if (sweep_check_values(s, &cfg, &axis_warns, err) != 0) {
+        sl_free(&axis_warns);
         return -1;
+    }
     if (!s->policies.n) /* with a policies axis, every run switches the policy */
         cfg_print_warnings(cfg, stderr, "amsim");
+    for (int i = 0; i < axis_warns.n; i++) /* set:'s first, then the axes' in their order */
+        fprintf(stderr, "amsim: %s\n", axis_warns.v[i]);
+    sl_free(&axis_warns);
     /* inputs: the effective config, every key (one of another policy is read under a switch),
      * defaults and amsim's version included; study: only the keys as written */
     int (*const writers[2])(const am_config *, FILE *) = {cfg_write_yaml_all,

@@ -2491,6 +2491,65 @@ static void sweep_number_form(void)
     free(want);
 }
 
+/* An exclusion's value is read by the rules of the values it matches: a number of an axis whose
+ * option takes one in the config's form, a seed as seeds: reads one. Until 2026-11-27 `{seed:
+ * 010}` excluded seed 10, `{seed: 2e0}` seed 2, and `010GiB`, `+8GiB`, `010`, `+8` the axis
+ * values 10GiB, 8GiB, 10 and 8, all forms that seeds: and the axes refuse. */
+static void sweep_exclusion_number_form(void)
+{
+    static const char *const c[][2] = {
+        {"axes: {memories.hbm.capacity: [8GiB, 10GiB]}\nexclude: [{memories.hbm.capacity: "
+         "010GiB}]\n", "@:4:35: exclude: memories.hbm.capacity: bad number '010GiB': leading "
+         "zeros are not allowed (YAML 1.1 reads 010 as octal 8)"},
+        {"axes: {memories.hbm.capacity: [8GiB, 10GiB]}\nexclude: [{memories.hbm.capacity: "
+         "+8GiB}]\n", "@:4:35: exclude: memories.hbm.capacity: bad number '+8GiB': a '+' sign "
+         "is not allowed"},
+        {"axes: {engine.queue_depth: [8, 10]}\nexclude: [{engine.queue_depth: 010}]\n",
+         "@:4:32: exclude: engine.queue_depth: bad number '010': leading zeros are not allowed"},
+        {"axes: {engine.queue_depth: [8, 10]}\nexclude: [{engine.queue_depth: +8}]\n",
+         "@:4:32: exclude: engine.queue_depth: bad number '+8': a '+' sign is not allowed"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++)
+        bi_sweep("exnumform.yaml", c[i][0], c[i][1]);
+    static const char *const seeds[][2] = {
+        {"010", "@:5:12: exclude: seed: bad number '010': leading zeros are not allowed"},
+        {"2e0", "@:5:12: exclude: seed: '2e0' is not an unsigned integer"},
+    };
+    const char *cfg = bi_write("sw-base.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    for (size_t i = 0; i < AM_ARRAY_LEN(seeds); i++) {
+        char sw[1400], args[1600];
+        snprintf(sw, sizeof sw, "base: %s\nseeds: [2, 10]\ngenerate: {kind: train, args: []}\n"
+                 "exclude:\n  - {seed: %s}\n", cfg, seeds[i][0]);
+        const char *p = bi_write("exnumform-seeds.yaml", sw, strlen(sw));
+        char *want = bi_expand(seeds[i][1], p);
+        snprintf(args, sizeof args, "batch '%s' --list", p);
+        bi_expect(args, 1, want);
+        free(want);
+    }
+}
+
+/* With policies:, the policy of every default level a run has is policies:'s to give, the one
+ * an axis chooses included: until 2026-11-27 only the level after set: was checked, and
+ * `default_memory: [hbm, host]` beside an axis of host's policy ran mislabelled duplicates. */
+static void sweep_chosen_level_policy(void)
+{
+    bi_sweep("chosenlevel.yaml", "policies: [bfc, caching]\naxes: {default_memory: [hbm, host], "
+             "memories.host.allocator.policy: [best_fit, first_fit]}\n",
+             "@:4:37: axes: memories.host.allocator.policy is the default level's policy in the "
+             "runs of default_memory=host (line 4, column 30), which 'policies:' sets in every "
+             "run");
+}
+
+/* Two set: entries giving one setting (a path and a map holding it): until 2026-11-27 the later
+ * silently won. */
+static void sweep_set_twice(void)
+{
+    bi_sweep("settwice.yaml", "set: {memories.hbm.capacity: 1GiB, memories.hbm: {capacity: "
+             "2GiB}}\n", "@:3:36: set: memories.hbm.capacity is also given by set: "
+             "memories.hbm.capacity (line 3, column 7): the later entry would replace the earlier "
+             "one in every run; give it once");
+}
+
 /* --device N keeps the number rule of a sweep's device: and of --set (until 2026-11-27 strtol
  * read '+1', '01' and ' 1' as device 1, though '1 ' was refused), in every command that takes it. */
 static void cli_device_number_form(void)
@@ -4472,6 +4531,11 @@ void suite_badinput(void)
              {"sweep: a list or map where a value or key goes; an empty PATH", sweep_not_scalar},
              {"sweep: seeds, device and range bounds in a config number's form",
               sweep_number_form},
+             {"sweep: an exclusion value in a number form the sweep refuses",
+              sweep_exclusion_number_form},
+             {"sweep: policies: with an axis of the policy of a level an axis makes default",
+              sweep_chosen_level_policy},
+             {"sweep: two set: entries giving one setting", sweep_set_twice},
              {"cli: --device in a config number's form", cli_device_number_form},
              {"cli: mincap --granularity in a config size's form", cli_granularity_number_form},
              {"cli: batch -j and gen's integers in a config number's form",

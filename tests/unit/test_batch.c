@@ -1165,6 +1165,16 @@ static void test_sweep_policy_axis(void)
          "'policies:' sets in every run"},
         {"policies: [bfc, caching]\nset:\n  memories.hbm.allocator.policy: caching\n",
          "pa.yaml:5:3: set: memories.hbm.allocator.policy is the default level's policy"},
+        /* a default level that an axis chooses counts too (until 2026-11-27 only the one after
+         * set: did: the host axis ran the policies: policy under best_fit and first_fit labels) */
+        {"policies: [bfc, caching]\naxes:\n  default_memory: [hbm, host]\n"
+         "  memories.host.allocator.policy: [best_fit, first_fit]\n",
+         "pa.yaml:6:3: axes: memories.host.allocator.policy is the default level's policy in the "
+         "runs of default_memory=host (line 5, column 25), which 'policies:' sets in every run"},
+        {"policies: [bfc]\nset:\n  memories.host.allocator.policy: best_fit\n"
+         "axes:\n  default_memory: [hbm, host]\n",
+         "pa.yaml:5:3: set: memories.host.allocator.policy is the default level's policy in the "
+         "runs of default_memory=host (line 7, column 25)"},
     };
     char text[1024], args[1200];
     for (size_t i = 0; i < sizeof pa / sizeof *pa; i++) {
@@ -1187,6 +1197,44 @@ static void test_sweep_policy_axis(void)
     CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
     CU_ASSERT_EQUAL(count_lines(out), 2);
     free(out);
+}
+
+/* Without policies:, an axis of a key that the level's policy ignores gets the config's warning
+ * once, at the axis's key, as a set: of it does, from batch and check alike (until 2026-11-27
+ * only set:'s keys were warned about). Not where another axis varies that level's policy, as
+ * --set of a policy switches it; not with policies:, which switches every run's. */
+static void test_sweep_axis_ignored_key_warns(void)
+{
+    static const struct {
+        const char *body;
+        int warns;
+    } c[] = {
+        {"axes:\n  memories.hbm.allocator.max_split_size: [64MiB, 128MiB]\n", 1},
+        {"axes:\n  memories.hbm.allocator.policy: [bfc, caching]\n"
+         "  memories.hbm.allocator.max_split_size: [64MiB, 128MiB]\n", 0},
+        {"policies: [bfc, caching]\naxes:\n  memories.hbm.allocator.max_split_size: [64MiB]\n", 0},
+        {"axes:\n  memories.hbm.allocator.allow_growth: [true, false]\n", 0},
+    };
+    const char *want = "ax.yaml:4:3: warning: memories.hbm.allocator.max_split_size is an option "
+                       "of caching, not of bfc: ignored\n";
+    char text[1024], args[1200];
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+                 "traces: [%s/traces/gpu_train_step.trace]\n%s", tu_top(), tu_top(), c[i].body);
+        const char *p = tu_write("ax.yaml", text);
+        for (int cmd = 0; cmd < 2; cmd++) {
+            snprintf(args, sizeof args, cmd ? "check '%s'" : "batch '%s' --list", p);
+            char *out = NULL, *err = NULL;
+            CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+            const char *w = err ? strstr(err, want) : NULL;
+            CU_ASSERT_EQUAL(w != NULL, c[i].warns);
+            CU_ASSERT(!w || !strstr(w + strlen(want), "max_split_size")); /* once, not per value */
+            if ((w != NULL) != c[i].warns)
+                fprintf(stderr, "\n  %s%s: %s", c[i].body, args, err ? err : "(none)\n");
+            free(out);
+            free(err);
+        }
+    }
 }
 
 /* One glob or directory naming one file twice (two links to it) is refused at the pattern,
@@ -6663,6 +6711,8 @@ void suite_batch(void)
              {"amsim check reads a sweep's traces", test_check_sweep_reads_traces},
              {"expectations on a matrix, a set: path that is an axis: refused",
               test_sweep_ignored_keys},
+             {"an axis of a key the policy ignores is warned about",
+              test_sweep_axis_ignored_key_warns},
              {"one glob or directory naming a trace twice is refused", test_sweep_trace_links},
              {"many traces: each stat'ed once to find repeats", test_sweep_many_traces_stat_once},
              {"with policies:, an axis or set: of the default policy is refused",
