@@ -2098,6 +2098,38 @@ void cfg_level_names(const am_config *c, char *buf, size_t n)
     }
 }
 
+/* The end (from, then to) of link node ln that the user gave, or NULL. */
+static const cfg_node *user_link_end(const am_config *c, const cfg_node *ln)
+{
+    const cfg_node *from = map_get(ln, "from"), *to = map_get(ln, "to");
+    return user_gave(c, from) ? from : user_gave(c, to) ? to : NULL;
+}
+
+/* Links a (earlier) and b join the same two memories: refused where the user made them meet.
+ * At b's position unless only a's from or to is the user's (a preset link redirected onto
+ * another preset link's memories): then at that value, naming b, so the error is not placed in
+ * the read-only preset (until 2026-11-27 `links: {pcie: {from: hbm}}` on the h100 preset was
+ * reported at configs/devices/h100.yaml:94:3, its hbm_copy). */
+static int link_twice(const am_config *c, const cfg_node *a, const cfg_node *b, am_error *e)
+{
+    const cfg_node *at = b, *other = a, *a_end = a ? user_link_end(c, a) : NULL;
+    char path[CFG_PATH_MAX], where[96] = "";
+    join_path(path, sizeof path, "links", b->key);
+    if (a_end && !user_link_end(c, b)) {
+        at = a_end, other = b;
+        snprintf(path, sizeof path, "links.%s.%s", a->key, a_end->key);
+    }
+    if (other && other->line)
+        snprintf(where, sizeof where, " (%s line %lu)",
+                 other->file && at->file && strcmp(other->file, at->file) ? other->file : "at",
+                 other->line);
+    const cfg_link *l = &c->links[c->nlinks - 1]; /* b's: both ends read and known */
+    return node_fail(e, at, "%s: memories '%s' and '%s' already have link '%s'%s; a link carries "
+                     "transfers both ways: set that link's values instead", path,
+                     c->levels[l->from].name, c->levels[l->to].name,
+                     other ? other->key : "?", where);
+}
+
 /* links: each names two existing memories (from == to is a copy within one memory). */
 static int build_links(am_config *c, cfg_node *root, am_error *e)
 {
@@ -2138,18 +2170,8 @@ static int build_links(am_config *c, cfg_node *root, am_error *e)
          * (until 2026-11-27 it was accepted: a faster `d2h` beside a preset's `pcie` was never
          * used, silently) */
         int first = link_between(c, l->from, l->to, c->nlinks - 1);
-        if (first >= 0) {
-            const cfg_node *on = map_get(links, c->links[first].name);
-            char where[96] = "";
-            if (on && on->line)
-                snprintf(where, sizeof where, " (%s line %lu)",
-                         on->file && kn->file && strcmp(on->file, kn->file) ? on->file : "at",
-                         on->line);
-            return node_fail(e, kn, "%s: memories '%s' and '%s' already have link '%s'%s; a link "
-                             "carries transfers both ways: set that link's values instead", path,
-                             c->levels[l->from].name, c->levels[l->to].name,
-                             c->links[first].name, where);
-        }
+        if (first >= 0)
+            return link_twice(c, map_get(links, c->links[first].name), kn, e);
         if (lo.bandwidth == 0)
             return node_fail(e, map_get(kn, "bandwidth"), "%s.bandwidth: must be > 0", path);
         if (!(lo.efficiency > 0.0))
