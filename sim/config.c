@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -845,6 +846,53 @@ static const char *echo_value(char *buf, size_t n, const char *v)
     return am_echo(buf, n, v, strlen(v), CFG_ECHO_MAX);
 }
 
+/* The reason in msg, a message tree_parse gave about a --set's value parsed as file (its
+ * origin), into out: msg is "FILE:LINE:COL: why" with FILE escaped as am_fail_at escapes a path
+ * (control bytes, newlines and tabs too). On the value's first line the position is dropped
+ * (its column counts from the value, not from the --set's start): "why"; on a later line of a
+ * multi-line value it is kept: "line 2, column 1: why" (one past a value's last line, where
+ * libyaml places an unclosed `[1`, is dropped too). The --set is named once, by the caller.
+ * Until 2026-11-27 FILE was looked for escaped with newlines and tabs kept, so a value holding
+ * either named the --set twice: "bad value:--set '...':2:1: ..." (before that, until
+ * 2026-11-27 too, strlen of the raw origin cut a --policy 'bf\x01c' message mid-word). */
+static void set_value_why(char *out, size_t n, const char *msg, const char *file,
+                          const char *value)
+{
+    char *shown = am_escape_dup(file);
+    size_t skip = strlen(shown);
+    const char *p = strncmp(msg, shown, skip) == 0 ? msg + skip : NULL;
+    free(shown);
+    if (!p) { /* not as expected (never seen): the whole message */
+        snprintf(out, n, "%s", msg);
+        return;
+    }
+    unsigned long line = 0, col = 0;
+    char *end;
+    if (p[0] == ':' && isdigit((unsigned char)p[1])) {
+        line = strtoul(p + 1, &end, 10);
+        p = end;
+        if (p[0] == ':' && isdigit((unsigned char)p[1])) {
+            col = strtoul(p + 1, &end, 10);
+            p = end;
+        }
+    }
+    if (*p == ':')
+        p++;
+    while (*p == ' ')
+        p++;
+    unsigned long lines = 1; /* the value's */
+    for (const char *v = value; *v; v++)
+        lines += *v == '\n' && v[1];
+    if (line > lines)
+        line = 0;
+    if (line > 1 && col)
+        snprintf(out, n, "line %lu, column %lu: %s", line, col, p);
+    else if (line > 1)
+        snprintf(out, n, "line %lu: %s", line, p);
+    else
+        snprintf(out, n, "%s", p);
+}
+
 /* Apply one "PATH=VALUE" to the (user's) tree; its nodes are placed at set->file, line and
  * column, or (no file) at the origin "--set 'PATH=VALUE'" with no position. */
 static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_error *e)
@@ -879,16 +927,9 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
     /* The value is YAML: "1GiB", "\"quoted\"", "[1, 2]" and "{a: 1}" all work. */
     am_error perr = {0};
     if (tree_parse(file, eq + 1, strlen(eq + 1), &val, &perr) < 0) {
-        /* drop the ":line:col" that libyaml's position adds inside a one-line value; the
-         * message holds file escaped (a --policy 'bf\x01c' origin is longer escaped: until
-         * 2026-11-27 strlen of the raw origin cut the message mid-word, "bad value:c':1:3:") */
-        char file_shown[CFG_PATH_MAX + 64];
-        am_escape_controls(file_shown, sizeof file_shown, file);
-        size_t skip = strlen(file_shown);
-        const char *why = strncmp(perr.msg, file_shown, skip) == 0 ? perr.msg + skip : perr.msg;
-        while (*why == ':' || (*why >= '0' && *why <= '9'))
-            why++;
-        node_fail(e, &here, "bad value:%s", why);
+        char why[sizeof perr.msg];
+        set_value_why(why, sizeof why, perr.msg, file, eq + 1);
+        node_fail(e, &here, "bad value: %s", why);
         e->status = perr.status;
         goto err;
     }
