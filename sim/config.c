@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -845,6 +846,53 @@ static const char *echo_value(char *buf, size_t n, const char *v)
     return am_echo(buf, n, v, strlen(v), CFG_ECHO_MAX);
 }
 
+/* The reason in msg, a message tree_parse gave about a --set's value parsed as file (its
+ * origin), into out: msg is "FILE:LINE:COL: why" with FILE escaped as am_fail_at escapes a path
+ * (control bytes, newlines and tabs too). On the value's first line the position is dropped
+ * (its column counts from the value, not from the --set's start): "why"; on a later line of a
+ * multi-line value it is kept: "line 2, column 1: why" (one past a value's last line, where
+ * libyaml places an unclosed `[1`, is dropped too). The --set is named once, by the caller.
+ * Until 2026-11-27 FILE was looked for escaped with newlines and tabs kept, so a value holding
+ * either named the --set twice: "bad value:--set '...':2:1: ..." (before that, until
+ * 2026-11-27 too, strlen of the raw origin cut a --policy 'bf\x01c' message mid-word). */
+static void set_value_why(char *out, size_t n, const char *msg, const char *file,
+                          const char *value)
+{
+    char *shown = am_escape_dup(file);
+    size_t skip = strlen(shown);
+    const char *p = strncmp(msg, shown, skip) == 0 ? msg + skip : NULL;
+    free(shown);
+    if (!p) { /* not as expected (never seen): the whole message */
+        snprintf(out, n, "%s", msg);
+        return;
+    }
+    unsigned long line = 0, col = 0;
+    char *end;
+    if (p[0] == ':' && isdigit((unsigned char)p[1])) {
+        line = strtoul(p + 1, &end, 10);
+        p = end;
+        if (p[0] == ':' && isdigit((unsigned char)p[1])) {
+            col = strtoul(p + 1, &end, 10);
+            p = end;
+        }
+    }
+    if (*p == ':')
+        p++;
+    while (*p == ' ')
+        p++;
+    unsigned long lines = 1; /* the value's */
+    for (const char *v = value; *v; v++)
+        lines += *v == '\n' && v[1];
+    if (line > lines)
+        line = 0;
+    if (line > 1 && col)
+        snprintf(out, n, "line %lu, column %lu: %s", line, col, p);
+    else if (line > 1)
+        snprintf(out, n, "line %lu: %s", line, p);
+    else
+        snprintf(out, n, "%s", p);
+}
+
 /* Apply one "PATH=VALUE" to the (user's) tree; its nodes are placed at set->file, line and
  * column, or (no file) at the origin "--set 'PATH=VALUE'" with no position. */
 static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_error *e)
@@ -879,16 +927,9 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
     /* The value is YAML: "1GiB", "\"quoted\"", "[1, 2]" and "{a: 1}" all work. */
     am_error perr = {0};
     if (tree_parse(file, eq + 1, strlen(eq + 1), &val, &perr) < 0) {
-        /* drop the ":line:col" that libyaml's position adds inside a one-line value; the
-         * message holds file escaped (a --policy 'bf\x01c' origin is longer escaped: until
-         * 2026-11-27 strlen of the raw origin cut the message mid-word, "bad value:c':1:3:") */
-        char file_shown[CFG_PATH_MAX + 64];
-        am_escape_controls(file_shown, sizeof file_shown, file);
-        size_t skip = strlen(file_shown);
-        const char *why = strncmp(perr.msg, file_shown, skip) == 0 ? perr.msg + skip : perr.msg;
-        while (*why == ':' || (*why >= '0' && *why <= '9'))
-            why++;
-        node_fail(e, &here, "bad value:%s", why);
+        char why[sizeof perr.msg];
+        set_value_why(why, sizeof why, perr.msg, file, eq + 1);
+        node_fail(e, &here, "bad value: %s", why);
         e->status = perr.status;
         goto err;
     }
@@ -2098,6 +2139,38 @@ void cfg_level_names(const am_config *c, char *buf, size_t n)
     }
 }
 
+/* The end (from, then to) of link node ln that the user gave, or NULL. */
+static const cfg_node *user_link_end(const am_config *c, const cfg_node *ln)
+{
+    const cfg_node *from = map_get(ln, "from"), *to = map_get(ln, "to");
+    return user_gave(c, from) ? from : user_gave(c, to) ? to : NULL;
+}
+
+/* Links a (earlier) and b join the same two memories: refused where the user made them meet.
+ * At b's position unless only a's from or to is the user's (a preset link redirected onto
+ * another preset link's memories): then at that value, naming b, so the error is not placed in
+ * the read-only preset (until 2026-11-27 `links: {pcie: {from: hbm}}` on the h100 preset was
+ * reported at configs/devices/h100.yaml:94:3, its hbm_copy). */
+static int link_twice(const am_config *c, const cfg_node *a, const cfg_node *b, am_error *e)
+{
+    const cfg_node *at = b, *other = a, *a_end = a ? user_link_end(c, a) : NULL;
+    char path[CFG_PATH_MAX], where[96] = "";
+    join_path(path, sizeof path, "links", b->key);
+    if (a_end && !user_link_end(c, b)) {
+        at = a_end, other = b;
+        snprintf(path, sizeof path, "links.%s.%s", a->key, a_end->key);
+    }
+    if (other && other->line)
+        snprintf(where, sizeof where, " (%s line %lu)",
+                 other->file && at->file && strcmp(other->file, at->file) ? other->file : "at",
+                 other->line);
+    const cfg_link *l = &c->links[c->nlinks - 1]; /* b's: both ends read and known */
+    return node_fail(e, at, "%s: memories '%s' and '%s' already have link '%s'%s; a link carries "
+                     "transfers both ways: set that link's values instead", path,
+                     c->levels[l->from].name, c->levels[l->to].name,
+                     other ? other->key : "?", where);
+}
+
 /* links: each names two existing memories (from == to is a copy within one memory). */
 static int build_links(am_config *c, cfg_node *root, am_error *e)
 {
@@ -2138,18 +2211,8 @@ static int build_links(am_config *c, cfg_node *root, am_error *e)
          * (until 2026-11-27 it was accepted: a faster `d2h` beside a preset's `pcie` was never
          * used, silently) */
         int first = link_between(c, l->from, l->to, c->nlinks - 1);
-        if (first >= 0) {
-            const cfg_node *on = map_get(links, c->links[first].name);
-            char where[96] = "";
-            if (on && on->line)
-                snprintf(where, sizeof where, " (%s line %lu)",
-                         on->file && kn->file && strcmp(on->file, kn->file) ? on->file : "at",
-                         on->line);
-            return node_fail(e, kn, "%s: memories '%s' and '%s' already have link '%s'%s; a link "
-                             "carries transfers both ways: set that link's values instead", path,
-                             c->levels[l->from].name, c->levels[l->to].name,
-                             c->links[first].name, where);
-        }
+        if (first >= 0)
+            return link_twice(c, map_get(links, c->links[first].name), kn, e);
         if (lo.bandwidth == 0)
             return node_fail(e, map_get(kn, "bandwidth"), "%s.bandwidth: must be > 0", path);
         if (!(lo.efficiency > 0.0))

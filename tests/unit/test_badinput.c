@@ -2395,6 +2395,36 @@ static void path_check_stream(void)
 
 /* ---- sweeps ------------------------------------------------------------------------------- */
 
+/* The product is refused as soon as the axes are read, whatever their kind: 100,000 fractions
+ * x 2 policies x 100 queue depths x 2 (40M runs) at the queue depths. Until 2026-11-27 each
+ * fraction was compared with every earlier one for repeats (n^2/2 comparisons, each reading
+ * both values: 8,000 values took `check` 10 s), so this was not refused after 10 minutes.
+ * Under timeout(1), so that a regression fails instead of stopping the suite. */
+static void sweep_product_refused_at_read(const char *cfg)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char sw[4096], want[2048], cmd[4096], errf[1024];
+    snprintf(sw, sizeof sw, "base: %s\ntraces: [%s]\npolicies: [bfc, caching]\naxes:\n"
+             "  memories.hbm.allocator.memory_fraction: {from: 0.00001, to: 1, step: 0.00001}\n"
+             "  engine.queue_depth: {from: 1, to: 100, step: 1}\n"
+             "  report.max_oom_events: [1, 2]\n", cfg, trace_gpu());
+    const char *path = bi_write("cap-frac.yaml", sw, strlen(sw));
+    snprintf(want, sizeof want, "amsim: %s:6:3: axes: engine.queue_depth: its 100 values take "
+             "the matrix to 20000000 runs before exclusions (200000 before it x 100), over the "
+             "limit of 10000000 runs", path);
+    snprintf(errf, sizeof errf, "%s/cap-frac.err", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "timeout 20 %s check '%s' 2>'%s' >/dev/null </dev/null", bin, path,
+             errf);
+    int st = system(cmd);
+    char *err = tu_slurp(errf, NULL);
+    int ok = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 1 && err && strstr(err, want);
+    CU_ASSERT(ok);
+    if (!ok)
+        fprintf(stderr, "\n  %s\n  status %d (124: timed out)\n  stderr: %s  expected: %s\n", cmd,
+                st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1, err ? err : "(none)", want);
+    free(err);
+}
+
 /* A sweep whose matrix has more than 10 million runs before exclusions is refused when it is
  * read, at the axis whose values take it past the limit, by check, batch --list and a batch
  * run alike (until 2026-11-27 with no position, and only after planning every run below the
@@ -2416,6 +2446,7 @@ static void sweep_matrix_too_large(void)
     bi_expect(args, 1, want);
     snprintf(args, sizeof args, "batch '%s' -o '%s.d'", path, path);
     bi_expect(args, 1, want);
+    sweep_product_refused_at_read(cfg);
 }
 
 /* A sweep refused at its line and column: text follows a base: line naming BI_CFG_TEXT and a

@@ -528,10 +528,25 @@ static void test_sweep_repeats(void)
         {"traces: [@T]\naxes:\n  memories.hbm.allocator.memory_limit: {from: 1000000, to: "
          "1000000.3, step: 0.1}\n", "rp.yaml:4:77: range: step '0.1' is less than one byte: "
          "values would repeat"},
+        /* a fraction (no number kind of its own) as a number; the first repeat in the
+         * list's order, as the pairwise scan found it before values were sorted (2026-11-27) */
+        {"traces: [@T]\naxes:\n  memories.hbm.allocator.memory_fraction: [0.5, 0.25, 0.50]\n",
+         "rp.yaml:4:55: axis memories.hbm.allocator.memory_fraction: '0.50' repeats '0.5' (line "
+         "4, column 44)"},
+        {"traces: [@T]\naxes:\n  memories.hbm.allocator.memory_fraction: [0.1, 0.2, 0.3, 0.20, "
+         "0.1]\n", "rp.yaml:4:59: axis memories.hbm.allocator.memory_fraction: '0.20' repeats "
+         "'0.2' (line 4, column 49)"},
+        {"traces: [@T]\naxes:\n  memories.hbm.capacity: [3GiB, 2GiB, 1GiB, 2048MiB, 3GiB]\n",
+         "rp.yaml:4:45: axis memories.hbm.capacity: '2048MiB' repeats '2GiB' (line 4, column "
+         "33)"},
+        {"traces: [@T]\npolicies: [tlsf, caching, bfc, caching, tlsf]\n",
+         "rp.yaml:3:32: policies: 'caching' repeats 'caching' (line 3, column 18)"},
         {"traces: [@T, '@D/../traces/gpu_train_step.trace']\n",
          "/../traces/gpu_train_step.trace again (as "},
         {"generate: {kind: kernel, args: [--m, '64']}\nseeds: [1, 2, 1]\n",
          "rp.yaml:3:15: seeds: '1' repeats '1' (line 3, column 9)"},
+        {"generate: {kind: kernel, args: [--m, '64']}\nseeds: [3, 2, 1, 2, 3]\n",
+         "rp.yaml:3:18: seeds: '2' repeats '2' (line 3, column 12)"},
         {"generate: {kind: kernel, args: [--k, '64', --m]}\nseeds: [1]\n",
          "rp.yaml:2:44: generate.args: '--m' needs a value, the next item (amsim gen kernel --m "
          "X); as the last item it would take the run's -o"},

@@ -722,6 +722,38 @@ static void test_set_errors(void)
     const char *const bad[] = {"memories.hbm.capacity=[1,"};
     ASSERT_MSG(load_err(yaml, bad, 1), "--set 'memories.hbm.capacity=[1,': bad value: did not "
                "find expected node content (while parsing a flow node at line 2, column 1)");
+    /* a value of several lines names the --set once, as a one-line value does, with the line
+     * and column in the value where it is past the first line (until 2026-11-27 a newline or
+     * tab in the value named the --set twice: "bad value:--set '...':2:1: ...") */
+    static const struct {
+        const char *set, *msg;
+    } lines[] = {
+        {"memories.hbm.capacity=1GiB\n---\n2GiB",
+         "--set 'memories.hbm.capacity=1GiB\\x0a---\\x0a2GiB': bad value: line 2, column 1: a "
+         "config holds one YAML document; found a second one"},
+        {"memories.hbm={a: 1,\n b: \"\\x01\"}",
+         "--set 'memories.hbm={a: 1,\\x0a b: \"\\x01\"}': bad value: line 2, column 5: control "
+         "characters are not allowed (byte 0x01, from an escape, in the quoted value at "
+         "character 1)"},
+        {"memories.hbm.capacity=[1,\n&a 2]",
+         "--set 'memories.hbm.capacity=[1,\\x0a&a 2]': bad value: line 2, column 1: YAML "
+         "anchors (&a) are not supported in amsim configs; write the value out"},
+        /* on the first line no position, as before; a tab is escaped (\x09) as a newline is */
+        {"memories.hbm.capacity=\t&a 1GiB",
+         "--set 'memories.hbm.capacity=\\x09&a 1GiB': bad value: found character that cannot "
+         "start any token"},
+        /* unclosed: libyaml's position is past the value's last line, so none */
+        {"memories.hbm.capacity=[1,\n2",
+         "--set 'memories.hbm.capacity=[1,\\x0a2': bad value: did not find expected ',' or ']' "
+         "(while parsing a flow sequence at line 1, column 1)"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(lines); i++) {
+        const char *const one[] = {lines[i].set};
+        const char *m = load_err(yaml, one, 1);
+        CU_ASSERT_EQUAL(strncmp(m, lines[i].msg, strlen(lines[i].msg)), 0);
+        if (strncmp(m, lines[i].msg, strlen(lines[i].msg)) != 0)
+            printf("\n  message:  %s\n  expected: %s\n", m, lines[i].msg);
+    }
 }
 
 /* An allocator key of another policy than the one in use is accepted and ignored by --set (so

@@ -320,6 +320,22 @@ static void test_second_link_refused(void)
     const char *m = load_error(p, NULL, 0);
     CU_ASSERT(strncmp(m, "h.yaml:4:3: links.d2h: memories 'hbm' and 'host' already have link "
                          "'pcie' (", 69) == 0);
+    /* a preset link the user moved onto another preset link's memories: at the user's value,
+     * naming the preset's link (until 2026-11-27 at the preset's hbm_copy or pcie_pageable,
+     * a line of the read-only configs/devices/h100.yaml) */
+    const char *want = "h.yaml:3:16: links.pcie.from: memories 'hbm' and 'hbm' already have link "
+                       "'hbm_copy' (";
+    m = load_error("version: 1\ndevice: h100\nlinks: {pcie: {from: hbm}}\n", NULL, 0);
+    CU_ASSERT(strncmp(m, want, strlen(want)) == 0);
+    if (strncmp(m, want, strlen(want)) != 0)
+        fprintf(stderr, "\n  got: %s\n  expected: %s\n", m, want);
+    const char *set[] = {"links.pcie.from=host_pageable"};
+    want = "--set 'links.pcie.from=host_pageable': links.pcie.from: memories 'host_pageable' and "
+           "'hbm' already have link 'pcie_pageable' (";
+    m = load_error("version: 1\ndevice: h100\n", set, 1);
+    CU_ASSERT(strncmp(m, want, strlen(want)) == 0);
+    if (strncmp(m, want, strlen(want)) != 0)
+        fprintf(stderr, "\n  got: %s\n  expected: %s\n", m, want);
 }
 
 #define NO_LINKS(extra)                                                                    \
