@@ -61,7 +61,9 @@ typedef struct snap_rec {
     uint32_t stream;
     uint64_t addr, size, given; /* size: requested (alloc, oom) or segment bytes; given: block */
     am_ps t;
-    int start; /* made by a start-state prologue: part of the state, not written as an entry */
+    /* made by a start-state prologue (1): part of the state, not written as an entry; 2: by a
+     * recovery there (sn_prologue), folded into the end state only, not in amsim_start_traces */
+    int start;
     int kind;  /* device records: 1 when the policy named the segment's pool and stream */
     int pending; /* a device take waiting for the stream of the request after it */
 } snap_rec;
@@ -107,6 +109,7 @@ struct snap_exp {
     int spans;       /* some block reached past the end of the range holding its start */
     int mapped;  /* the level's device records are maps of virtual ranges (expandable) */
     int start;   /* a start-state prologue runs: its records are marked start */
+    int recovery; /* a defragmentation's free or a move is being recorded (sn_prologue) */
     /* The prologue's failed requests the trace has not freed yet (few: scanned linearly). */
     snap_failed *failed;
     size_t nfailed, capfailed;
@@ -153,8 +156,13 @@ static void sn_append(snap_exp *x, snap_rec r)
 {
     if (x->n == x->cap)
         x->r = am_realloc(x->r, (x->cap = x->cap ? x->cap * 2 : 64) * sizeof *x->r);
-    r.start = x->start != 0;
-    x->nstart += (uint64_t)r.start;
+    /* a prologue's recovery moves a buffer the replay's own recovery moves again
+     * (sn_prologue): it changes the end state but is no entry of amsim_start_traces, whose
+     * indices (nstart, an oom's free names one) count written entries only */
+    int moved = x->recovery &&
+                (r.action == SA_ALLOC || r.action == SA_FREE_REQ || r.action == SA_FREE_DONE);
+    r.start = !x->start ? 0 : moved ? 2 : 1;
+    x->nstart += (uint64_t)(r.start == 1);
     if (r.action != SA_SEG_FREE)
         x->move_free = 0; /* a later free or allocation: gives after it are not the move's */
     if ((r.action == SA_ALLOC || r.action == SA_OOM) && x->npending)
@@ -183,6 +191,13 @@ static void sn_push(snap_exp *x, snap_rec r)
  * tiling of those is other requests than the prologue's, so it rebuilt another state (until
  * 2026-11-27: BFC's replay of MAGMA27's export peaked 8 MiB higher, 396 of 1,721 allocations
  * at their address; platform's 0). */
+/* Only the prologue's requests, though: the frees and placements of a recovery the runtime
+ * made there (a defragmentation's moves, a spill's free, a restore's placement: sn_defrag_free,
+ * sn_move) are folded into the end state but written as no entry (snap_rec start 2). The
+ * replay's prologue asks for the same requests, fails the same one and recovers itself; until
+ * 2026-11-27 the moves were written as requests of the program, and each export / replay
+ * generation added the recovery's frees and allocations once more (a host_roundtrip compaction
+ * of 2 buffers: 2, 4, 6, 8 allocations and 0, 2, 4, 6 frees). */
 static void sn_prologue(void *ctx, int on)
 {
     snap_exp *x = ctx;
@@ -395,7 +410,10 @@ static void sn_defrag_free(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32
                            int level, uint64_t addr, uint64_t requested, uint64_t size)
 {
     (void)seq;
+    snap_exp *x = ctx;
+    x->recovery = 1;
     sn_free(ctx, t, id, level, stream, addr, requested, size, 0);
+    x->recovery = 0;
 }
 
 /* A live buffer a defragmentation could not place again (engine.h `oom`, what "defrag"): the
@@ -437,9 +455,11 @@ static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stre
                     uint64_t addr, uint64_t requested, uint64_t size)
 {
     snap_exp *x = ctx;
+    x->recovery = 1;
     if (from_level != level || level != x->cfg->default_level)
         sn_free(ctx, t, id, from_level, stream, from_addr, requested, from_size, 0);
     sn_alloc(ctx, t, seq, id, level, stream, addr, requested, size, 1);
+    x->recovery = 0;
     /* set last: sn_alloc's record (another level: none) would clear it */
     x->move_free = from_level != level && from_level == x->cfg->default_level;
 }
@@ -674,7 +694,7 @@ static void sn_commit(snap_exp *x)
         p++;
     for (size_t i = 0; i < p; i++) {
         const snap_rec *r = &x->r[i];
-        int k = r->start;
+        int k = r->start != 0;
         if (r->action == SA_ALLOC || r->action == SA_FREE_REQ || r->action == SA_FREE_DONE)
             sn_fold_block(x, r);
         sn_fold_range(x, r);
@@ -688,6 +708,8 @@ static void sn_commit(snap_exp *x)
         w.t = r->t;
         w.start = r->start;
         w.kind = r->kind;
+        if (r->start == 2)
+            continue; /* folded above: the replay's prologue recovers itself */
         if (!x->scratch_errno && fwrite(&w, sizeof w, 1, x->scratch[k]) != 1)
             x->scratch_errno = errno ? errno : EIO;
         x->nspilled[k]++;

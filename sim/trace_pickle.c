@@ -4,8 +4,9 @@
  * events for one device (t->opts.device):
  *
  *  1. Declarations: one TR_SEGMENT_ALLOC with declared = 1 for every segment the recording
- *     shows (dump-time `segments`, and the addresses of `segment_*` trace entries), so that the
- *     engine can note them for recorded placement (mem_note_recorded_segment).
+ *     shows (dump-time `segments`, and the address ranges of `segment_*` trace entries, once
+ *     each: declare_entries), so that the engine can note them for recorded placement
+ *     (mem_note_recorded_segment).
  *  2. Prologue: the state at the start of the trace, recovered by walking the trace backwards
  *     from the dump-time segments (undo alloc: the block becomes free and merges; undo
  *     free_requested: pending -> allocated; undo free_completed: carve the block back out of
@@ -1259,6 +1260,69 @@ static void declare(trace *t, tp_impl *im, uint64_t addr, uint64_t size, uint32_
     emit(im, &e);
 }
 
+/* A range a segment_* entry names, to declare: the entry and its position among the trace's
+ * entries and then the start list's. */
+typedef struct tp_decl {
+    uint64_t addr, size;
+    size_t pos;
+    uint32_t stream;
+} tp_decl;
+
+static int cmp_decl_range(const void *a, const void *b)
+{
+    const tp_decl *x = a, *y = b;
+    if (x->addr != y->addr)
+        return (x->addr > y->addr) - (x->addr < y->addr);
+    if (x->size != y->size)
+        return (x->size > y->size) - (x->size < y->size);
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static int cmp_decl_pos(const void *a, const void *b)
+{
+    const tp_decl *x = a, *y = b;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static int is_segment_entry(const tp_entry *e)
+{
+    return e->action >= A_SEG_ALLOC && e->action <= A_SEG_UNMAP;
+}
+
+/* Declare each segment the entries name (the trace's, then the start list's) that the
+ * dump-time segments do not hold: once per address range, by the first entry naming it, in
+ * entry order. A range taken and given back again and again (platform's device allocation per
+ * request) is one segment: until 2026-11-27 each of its entries declared it, and `convert`
+ * wrote 6 `segment_alloc ... declared=1` lines for one 4 MiB segment taken 3 times. */
+static void declare_entries(trace *t, tp_impl *im, const tp_state *s, const tp_entry *en,
+                            size_t n, const tp_entry *sen, size_t ns)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n + ns; i++) {
+        const tp_entry *e = i < n ? &en[i] : &sen[i - n];
+        k += is_segment_entry(e) && !seg_find(s, e->addr);
+    }
+    if (!k)
+        return;
+    tp_decl *d = am_malloc(k * sizeof *d);
+    k = 0;
+    for (size_t i = 0; i < n + ns; i++) {
+        const tp_entry *e = i < n ? &en[i] : &sen[i - n];
+        if (is_segment_entry(e) && !seg_find(s, e->addr))
+            d[k++] = (tp_decl){e->addr, e->size, i, e->stream};
+    }
+    /* by range, then position: the first of each range stays */
+    qsort(d, k, sizeof *d, cmp_decl_range);
+    size_t u = 0;
+    for (size_t i = 0; i < k; i++)
+        if (!u || d[u - 1].addr != d[i].addr || d[u - 1].size != d[i].size)
+            d[u++] = d[i];
+    qsort(d, u, sizeof *d, cmp_decl_pos);
+    for (size_t i = 0; i < u; i++)
+        declare(t, im, d[i].addr, d[i].size, d[i].stream);
+    free(d);
+}
+
 static void setting(trace *t, const char *key, const char *value)
 {
     if (t->nsettings == TRACE_MAX_SETTINGS)
@@ -1497,14 +1561,7 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
     bt_iter it;
     for (const tp_seg *g = bt_first(&s.segs, &it); g; g = bt_next(&it))
         declare(t, im, g->addr, g->size, g->stream);
-    for (size_t i = 0; i < n; i++)
-        if (en[i].action >= A_SEG_ALLOC && en[i].action <= A_SEG_UNMAP &&
-            !seg_find(&s, en[i].addr))
-            declare(t, im, en[i].addr, en[i].size, en[i].stream);
-    for (size_t i = 0; i < ns; i++)
-        if (sen[i].action >= A_SEG_ALLOC && sen[i].action <= A_SEG_UNMAP &&
-            !seg_find(&s, sen[i].addr))
-            declare(t, im, sen[i].addr, sen[i].size, sen[i].stream);
+    declare_entries(t, im, &s, en, n, sen, ns);
     /* 2. walk backwards to the state at the start. An entry that does not fit the state (an
      * alloc outside every known segment) leaves it as it is, and is still replayed: it is no
      * skipped row (until 2026-11-27 it was counted as one, so a snapshot without segments

@@ -668,6 +668,35 @@ static void test_csv_dropped_kinds(void)
     free(errout);
 }
 
+/* A snapshot's segment taken and given back three times (platform: a device allocation per
+ * request) is one address range, declared once: convert writes one `segment_alloc ...
+ * declared=1` before its 6 real segment events, and --to csv drops 7 events (4 segment_alloc,
+ * 3 segment_free). Until 2026-11-27 each segment_* entry declared its range again: 6 identical
+ * declarations, 12 events dropped. */
+static void test_snapshot_declares_once(void)
+{
+    const char *cfg = tu_write("do.yaml", "version: 1\ndevice: h100\nmemories:\n"
+                               "  hbm:\n    capacity: 8MiB\n    allocator:\n"
+                               "      policy: platform\n");
+    const char *tr = tu_write("do.trace", "amsim-trace v1\nalloc 1 4MiB\nfree 1\nalloc 2 4MiB\n"
+                              "free 2\nalloc 3 4MiB\nfree 3\n");
+    char args[2048], pk[600], *out = NULL, *errout = NULL;
+    snprintf(pk, sizeof pk, "%s/do.pickle", tu_tmpdir());
+    snprintf(args, sizeof args, "run -c %s -t %s --pytorch-snapshot %s -q", cfg, tr, pk);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "convert %s -o -", pk);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_EQUAL(tu_count(out, "segment_alloc 0 4194304 level=hbm declared=1"), 1);
+    CU_ASSERT_EQUAL(tu_count(out, "segment_alloc "), 4);
+    CU_ASSERT_EQUAL(tu_count(out, "segment_free "), 3);
+    snprintf(args, sizeof args, "convert %s --to csv -o %s/do.csv", pk, tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, &errout), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(errout ? errout : "",
+                                  "; 7 other events (4 segment_alloc, 3 segment_free) and"));
+    free(out);
+    free(errout);
+}
+
 static void test_csv_peak_live(void)
 {
     char cfg[1024], spill[1024];
@@ -1288,6 +1317,8 @@ void suite_convert(void)
              {"binary level table larger than the read buffer", test_binary_big_header},
              {"native -> csv keeps peak live (donations, into=) or refuses", test_csv_peak_live},
              {"native -> csv names the kinds of events it drops", test_csv_dropped_kinds},
+             {"snapshot: a segment taken again and again is declared once",
+              test_snapshot_declares_once},
              {"native -> csv in the config's inclusive lifetimes", test_csv_inclusive},
              {"native -> csv: buffers never freed get an empty upper", test_csv_never_freed},
              {"native -> csv: ticks past the config's time unit refused", test_csv_ticks_in_range},

@@ -1146,8 +1146,10 @@ static void test_snapshot_spill_copy_fails(void)
 
 /* A spill inside a start-state prologue writes no failed-attempt `oom` entry: in
  * amsim_start_traces an `oom` is a prologue request asked again, so the replay served a 50 MiB
- * request the run never made, held it and spilled twice (until 2026-11-27). The replay spills
- * nothing (its prologue rebuilds the state) and matches the one recorded allocation. */
+ * request the run never made, held it and spilled twice (until 2026-11-27). Nor is the spill's
+ * free written there: the replay's prologue asks for the same requests and spills the same
+ * buffer itself, once, as the run did (until 2026-11-27 the free was a request of the program,
+ * and the replay spilled nothing), and matches the one recorded allocation. */
 static void test_snapshot_prologue_spill(void)
 {
     const char *cfg = tu_write("pps.yaml", "version: 1\ndevice: h100\nmemories:\n"
@@ -1165,10 +1167,68 @@ static void test_snapshot_prologue_spill(void)
     run_spec rp = {.config = cfg, .trace = out};
     CU_ASSERT_FATAL(run_once(&rp, keep_replay, &rep, NULL, &err) == 0);
     CU_ASSERT_EQUAL(rep.su.allocs, orig.su.allocs);
-    CU_ASSERT_EQUAL(rep.su.spill.evictions, 0);
+    CU_ASSERT_EQUAL(rep.m.frees, orig.m.frees);
+    CU_ASSERT_EQUAL(rep.su.spill.evictions, 1);
     CU_ASSERT_EQUAL(rep.su.recorded_allocs, 1);
     CU_ASSERT_EQUAL(rep.su.address_matches, 1);
     CU_ASSERT_EQUAL(rep.su.segment_events_matched, rep.su.segment_events_recorded);
+}
+
+/* A recovery inside a start-state prologue (a defragmentation's frees and placements) is folded
+ * into the export's end state but written as no entry of amsim_start_traces: those are the
+ * program's requests only, and the replay's prologue, failing the same request, defragments
+ * itself. So export, replay and export again keep the original's counts (allocations, frees,
+ * out-of-memory events, device allocations, the defragmentation) generation after generation.
+ * Until 2026-11-27 the compaction's frees and allocations were written as the program's, and
+ * each generation added them once more: cuda_async with a host_roundtrip of 2 buffers went from
+ * 2 to 4, 6, 8 allocations and 4 to 6, 8, 10 device allocations, caching's compaction from 1 to
+ * 2, 3 allocations; and the replay of a caching prologue whose compaction moved 2 buffers
+ * placed the next request elsewhere (0 of 1 allocations at the recorded address). */
+static void test_snapshot_prologue_defrag_stable(void)
+{
+    static const char *const cfgs[][2] = {
+        {"pdf_ca.yaml", "version: 1\ndevice: a100-80gb\nmemories:\n  hbm:\n    capacity: 24MiB\n"
+         "    allocator:\n      policy: cuda_async\n      pool_granularity: 3MiB\n"
+         "      release_threshold: 4MiB\n      alignment: 1\n"
+         "    defrag: {mode: host_roundtrip, trigger: on_oom}\n  host:\n    capacity: 16MiB\n"},
+        {"pdf_cc.yaml", "version: 1\ndevice: tpu-v5e\nmemories:\n  hbm:\n    capacity: 24MiB\n"
+         "    allocator:\n      policy: caching\n      garbage_collection_threshold: 0.7\n"
+         "      memory_fraction: 0.9\n    defrag: {mode: compact, trigger: on_oom}\n"},
+        {"pdf_c40.yaml", "version: 1\ndevice: h100\nmemories:\n  hbm:\n    capacity: 40MiB\n"
+         "    allocator: {policy: caching}\n    defrag: {mode: compact, trigger: on_oom}\n"}};
+    static const char *const traces[] = {
+        "amsim-trace v1\nalloc 2 4194304 prologue=1\nalloc 3 3154264 prologue=1\n"
+        "alloc 4 13631488 prologue=1\n",
+        "amsim-trace v1\nalloc 2 325694 prologue=1\nalloc 3 1049088 prologue=1\n",
+        "amsim-trace v1\nalloc 1 8MiB stream=1 prologue=1\nalloc 2 14MiB stream=1 prologue=1\n"
+        "alloc 3 2MiB prologue=1\nalloc 5 30MiB prologue=1\nalloc 4 5MiB stream=1\n"};
+    char a[512], b[512], name[64];
+    for (size_t k = 0; k < AM_ARRAY_LEN(cfgs); k++) {
+        const char *cfg = tu_write(cfgs[k][0], cfgs[k][1]);
+        snprintf(name, sizeof name, "pdf_%zu.trace", k);
+        const char *tr = tu_write(name, traces[k]);
+        snprintf(a, sizeof a, "%s/pdf_%zu_a.pickle", tu_tmpdir(), k);
+        snprintf(b, sizeof b, "%s/pdf_%zu_b.pickle", tu_tmpdir(), k);
+        replay_out run = {0};
+        export_run(cfg, tr, NULL, a, &run);
+        CU_ASSERT_EQUAL(run.su.defrag.runs, 1);
+        for (int gen = 0; gen < 3; gen++) { /* a -> b, b -> a, a -> b */
+            replay_out back = {0};
+            export_run(cfg, gen % 2 ? b : a, NULL, gen % 2 ? a : b, &back);
+            CU_ASSERT_EQUAL(back.m.allocs, run.m.allocs);
+            CU_ASSERT_EQUAL(back.m.frees, run.m.frees);
+            CU_ASSERT_EQUAL(back.m.ooms, run.m.ooms);
+            CU_ASSERT_EQUAL(back.m.device_allocs, run.m.device_allocs);
+            CU_ASSERT_EQUAL(back.m.peak_live_bytes, run.m.peak_live_bytes);
+            CU_ASSERT_EQUAL(back.m.live_bytes, run.m.live_bytes);
+            CU_ASSERT_EQUAL(back.su.defrag.runs, run.su.defrag.runs);
+            CU_ASSERT_EQUAL(back.su.address_matches, back.su.recorded_allocs);
+            if (back.m.allocs != run.m.allocs)
+                fprintf(stderr, "\n%s generation %d: %llu allocations (run %llu)\n",
+                        cfgs[k][0], gen + 2, (unsigned long long)back.m.allocs,
+                        (unsigned long long)run.m.allocs);
+        }
+    }
 }
 
 /* The trace entries of a snapshot (the reader's start state left out) as letters: a alloc,
@@ -1817,6 +1877,8 @@ void suite_export(void)
               test_snapshot_spill_copy_fails},
              {"a spill in a start-state prologue writes no oom into amsim_start_traces",
               test_snapshot_prologue_spill},
+             {"a recovery in a start-state prologue is no request of amsim_start_traces: "
+              "export / replay counts stay", test_snapshot_prologue_defrag_stable},
              {"a replayed snapshot's start state is in the export's segments, not its entries",
               test_snapshot_start_state},
              {"a replayed snapshot's start state round-trips under bfc, platform and buddy",
