@@ -1976,6 +1976,10 @@ static int spill_one(sim *s, int level, const alloc_req *r)
     }
     am_ps t = xfer_alone(s, find_chan(s, level, host), best->requested);
     s->sum.spill.evictions++;
+    /* where a buffer went, for the report's wording: set by the eviction itself, not by a
+     * level's attempt (until 2026-11-27 a level that tried to spill named its spill_host even
+     * when it evicted nothing, or its request was skipped as one spilling cannot serve) */
+    s->sum.spill.into_mask |= UINT64_C(1) << host;
     s->sum.spill.bytes_out += best->requested;
     s->sum.spill.time = am_ps_add(s->sum.spill.time, t);
     if (s->obs && s->obs->action)
@@ -2088,8 +2092,6 @@ static int recover_level(sim *s, int level, const alloc_req *r, alloc_out *o, ui
         }
     }
     if (L->on_oom == CFG_ON_OOM_SPILL) {
-        if (L->spill_host >= 0) /* where this level spills, for the report's wording */
-            s->sum.spill.into_mask |= UINT64_C(1) << L->spill_host;
         if (spill_cannot_help(s, level, r->bytes)) {
             s->sum.spill.skipped++;
             return ALLOC_OOM;

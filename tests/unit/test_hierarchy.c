@@ -1954,6 +1954,48 @@ static void test_spill_summary_names_target(void)
     free(out);
 }
 
+/* A level is named when a buffer went out to it, not when a level tried to spill: vmem's
+ * buffer goes into hbm, and hbm's 8 MiB request (beyond its 6 MiB) is skipped, so "out to hbm";
+ * then with 2 MiB levels a transfer into vmem restores 1 into hbm (sending 2 to the host) and
+ * vmem's spill of 6 into hbm finds no room (1 is the copy's source): every eviction went to the
+ * host, so "out to host". Until 2026-11-27 both said "out to hbm and host". */
+static void test_spill_summary_names_only_targets_used(void)
+{
+    static const char *const cfg =
+        "version: 1\nmemories:\n"
+        "  vmem:\n    capacity: 4MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: hbm\n"
+        "  hbm:\n    capacity: 6MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host: {capacity: 64MiB, allocator: {policy: first_fit}}\n"
+        "links:\n  v: {from: hbm, to: vmem, bandwidth: 1GB/s}\n"
+        "  p: {from: host, to: hbm, bandwidth: 1GB/s}\n";
+    char *out = rec_run("sst1", cfg,
+                        "amsim-trace v1\nalloc 1 2MiB level=vmem\nalloc 2 2MiB level=vmem\n"
+                        "alloc 3 2MiB level=vmem\nalloc 4 8MiB level=hbm\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 1 buffer (2.00 MiB) out to hbm, 0 (0 B) back"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "skipped for 1 request it could not serve"));
+    free(out);
+    static const char *const small =
+        "version: 1\nmemories:\n"
+        "  vmem:\n    capacity: 2MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: hbm\n"
+        "  hbm:\n    capacity: 2MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host: {capacity: 64MiB, allocator: {policy: first_fit}}\n"
+        "links:\n  v: {from: hbm, to: vmem, bandwidth: 1GB/s}\n"
+        "  p: {from: host, to: hbm, bandwidth: 1GB/s}\n";
+    out = rec_run("sst2", small,
+                  "amsim-trace v1\nalloc 1 2MiB level=hbm\nalloc 2 2MiB level=hbm\n"
+                  "alloc 6 2MiB level=vmem\n"
+                  "transfer hbm vmem 2MiB id=1 into=5\nsync\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 2 buffers (4.00 MiB) out to host, 1 (2.00 MiB) "
+                                       "back"));
+    free(out);
+}
+
 /* spill_victim: largest takes the largest block, and among equal ones the least recently used:
  * of three 2 MiB buffers, 1 was used last, so 2 goes (not 1, the lowest id). */
 static void test_spill_largest_tie_lru(void)
@@ -2461,6 +2503,8 @@ void suite_hierarchy(void)
               test_recovery_skipped_when_hopeless},
              {"the spilling summary names the levels spilled into",
               test_spill_summary_names_target},
+             {"the spilling summary names only the levels that took a buffer",
+              test_spill_summary_names_only_targets_used},
              {"spill_victim: largest, ties to the least recently used",
               test_spill_largest_tie_lru},
              {"spill_victim: lru counts a served wait as just used",
