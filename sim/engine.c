@@ -1976,6 +1976,10 @@ static int spill_one(sim *s, int level, const alloc_req *r)
     }
     am_ps t = xfer_alone(s, find_chan(s, level, host), best->requested);
     s->sum.spill.evictions++;
+    /* where a buffer went, for the report's wording: set by the eviction itself, not by a
+     * level's attempt (until 2026-11-27 a level that tried to spill named its spill_host even
+     * when it evicted nothing, or its request was skipped as one spilling cannot serve) */
+    s->sum.spill.into_mask |= UINT64_C(1) << host;
     s->sum.spill.bytes_out += best->requested;
     s->sum.spill.time = am_ps_add(s->sum.spill.time, t);
     if (s->obs && s->obs->action)
@@ -2088,8 +2092,6 @@ static int recover_level(sim *s, int level, const alloc_req *r, alloc_out *o, ui
         }
     }
     if (L->on_oom == CFG_ON_OOM_SPILL) {
-        if (L->spill_host >= 0) /* where this level spills, for the report's wording */
-            s->sum.spill.into_mask |= UINT64_C(1) << L->spill_host;
         if (spill_cannot_help(s, level, r->bytes)) {
             s->sum.spill.skipped++;
             return ALLOC_OOM;
@@ -2130,6 +2132,18 @@ static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t
     return rc;
 }
 
+/* A spilled buffer that cannot come back now: an out-of-memory of its level and a spill
+ * failure (restore's, and a transfer's pair of spilled buffers that cannot both come back). */
+static void restore_failed(sim *s, const slot *x)
+{
+    s->sum.spill.failures++;
+    mem_count_oom(s->lv[x->level]);
+    record_oom(s, s->seq, x->id, x->requested, x->level, 0, s->host);
+    if (s->obs && s->obs->oom) /* a marker in the Chrome trace (until 2026-11-27 none) */
+        s->obs->oom(s->obs->ctx, s->host, s->seq, x->id, x->level, x->stream, x->requested,
+                    "restore");
+}
+
 /* A spilled buffer is used: bring it back from the host (spilling others if needed). One that
  * cannot be allocated on its level again is an out-of-memory of that level at this point (its
  * `ooms`, an oom_events entry, so mincap and the OOM column see it) and a spill failure; it
@@ -2148,12 +2162,7 @@ static int restore(sim *s, slot *x)
         x->state = ST_SPILLED;
     }
     if (rc != ALLOC_OK) {
-        s->sum.spill.failures++;
-        mem_count_oom(m);
-        record_oom(s, s->seq, x->id, x->requested, level, 0, s->host);
-        if (s->obs && s->obs->oom) /* a marker in the Chrome trace (until 2026-11-27 none) */
-            s->obs->oom(s->obs->ctx, s->host, s->seq, x->id, level, x->stream, x->requested,
-                        "restore");
+        restore_failed(s, x);
         return -1;
     }
     relocated(s, x, host, level, &o, PL_RESTORED);
@@ -2736,6 +2745,78 @@ static int use_keeping(sim *s, uint64_t id, uint64_t keep)
     return rc;
 }
 
+/* A buffer whose use fails whatever memory is made: its allocation ran out or waits, or it was
+ * dropped while spilled (use_buffer's -1 cases other than a restore that fails). */
+static int memoryless(const slot *x)
+{
+    return x && (x->state == ST_OOM || x->state == ST_PENDING || x->state == ST_DROPPED);
+}
+
+/* A spilled buffer whose restore cannot succeed while keep (the transfer's other buffer, in
+ * use) stays: spill_cannot_help's test of its request, a sure failure (no spill or defrag
+ * makes that room). */
+static int restore_hopeless(sim *s, const slot *x, uint64_t keep)
+{
+    if (!x || x->state != ST_SPILLED)
+        return 0;
+    s->in_use = keep;
+    int hopeless = spill_cannot_help(s, x->level, x->requested);
+    s->in_use = TR_NO_ID;
+    return hopeless;
+}
+
+/* Both buffers spilled from one level, each fitting alone but not both: their sum is a request
+ * spilling cannot serve (padding the sum pads no more than padding each). */
+static int pair_hopeless(sim *s, const slot *x, const slot *y)
+{
+    if (!x || !y || x == y || x->state != ST_SPILLED || y->state != ST_SPILLED ||
+        x->level != y->level)
+        return 0;
+    uint64_t sum = x->requested + y->requested;
+    if (sum < x->requested) /* 2^64 bytes or more: beyond any capacity */
+        return 1;
+    return spill_cannot_help(s, x->level, sum);
+}
+
+/* The uses of a transfer's two named buffers, id= and to= (TR_NO_ID: none): the one with no
+ * memory (TR_NO_ID when both have some). Whether the copy happens is decided before either is
+ * restored, the same way whichever order the trace names them in: a buffer that has no memory
+ * and gets none from a restore, or a spilled one that cannot come back, is used first and
+ * alone (its restore tried and counted as a failure, as any use's), and a pair spilled from one
+ * level that cannot both come back restores neither (the to= one's restore counts as failed).
+ * Until 2026-11-27 id= was restored first whatever became of to=: with to= dropped, out of
+ * memory or unable to come back, id= came back (evicting another buffer) for a copy that did
+ * not happen, and with the names swapped nothing was restored. */
+static uint64_t copy_short_id(sim *s, uint64_t id, uint64_t to)
+{
+    slot *x = id != TR_NO_ID ? idmap_find(&s->ids, id) : NULL;
+    slot *y = to != TR_NO_ID ? idmap_find(&s->ids, to) : NULL;
+    uint64_t first = id, then = to;
+    if (!memoryless(x) && (memoryless(y) || (!restore_hopeless(s, x, to) &&
+                                             restore_hopeless(s, y, id)))) {
+        first = to;
+        then = id;
+    }
+    slot *f = first == id ? x : y;
+    if (memoryless(f) || restore_hopeless(s, f, then)) {
+        use_keeping(s, first, then); /* touched, and a hopeless restore counted */
+        return first;
+    }
+    if (pair_hopeless(s, x, y)) {
+        touch(s, x);
+        touch(s, y);
+        if (s->cfg->levels[y->level].on_oom == CFG_ON_OOM_SPILL)
+            s->sum.spill.skipped++; /* as recover_level counts the restore it would not run */
+        restore_failed(s, y);
+        return to;
+    }
+    if (first != TR_NO_ID && use_keeping(s, first, then) < 0)
+        return first;
+    if (then != TR_NO_ID && use_keeping(s, then, first) < 0)
+        return then;
+    return TR_NO_ID;
+}
+
 /* Every event but an allocation or a free (sim_event's rare cases, kept out of its hot path).
  * Sets *stop when sim_event must return the result at once (an error before the event counted). */
 static int other_event(sim *s, const tr_event *ev, const char *file, am_error *err, int *stop)
@@ -2796,16 +2877,13 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
             }
         }
         int allowed = guard_allows(s, ev, file);
-        uint64_t short_id = TR_NO_ID; /* the named buffer with no memory, if any */
-        /* a spilled source comes back without sending its to= destination away: the copy
+        /* the named buffer with no memory, if any; one the guard rejects uses neither. A
+         * spilled source comes back without sending its to= destination away: the copy
          * writes that buffer right after (until 2026-11-27 it could be the victim, spilled
          * only to be brought back at once, or left with no memory and the copy skipped); the
          * destination comes back too, without sending the source away */
-        if (allowed && ev->id != TR_NO_ID &&
-            use_keeping(s, ev->id, ev->has_to ? ev->to : TR_NO_ID) < 0)
-            short_id = ev->id;
-        if (allowed && short_id == TR_NO_ID && ev->has_to && use_keeping(s, ev->to, ev->id) < 0)
-            short_id = ev->to;
+        uint64_t short_id =
+            allowed ? copy_short_id(s, ev->id, ev->has_to ? ev->to : TR_NO_ID) : TR_NO_ID;
         if (!allowed || short_id != TR_NO_ID) {
             /* rejected by the guard, or a source or to= destination with no memory
              * (use_buffer); counted apart (until 2026-11-27 it was counted nowhere, and a

@@ -231,9 +231,9 @@ typedef struct sim_summary {
         am_u128 bytes_out, bytes_in; /* 128-bit totals (am_u128) */
         uint64_t skipped; /* failed requests larger than the level: nothing was evicted */
         am_ps time;
-        /* the levels (by index) that took, or were asked to take, spilled buffers: the
-         * spill_host of every level that ran out of memory under spill_to_host (the report
-         * names them: "out to hbm") */
+        /* the levels (by index) that took spilled buffers: the spill_host of every eviction
+         * made (the report names them: "out to hbm"; until 2026-11-27 also those of levels
+         * that only tried) */
         uint64_t into_mask;
     } spill;
     uint64_t donations_matched, donations_unmatched;

@@ -118,8 +118,10 @@ static const char *pct(char *b, size_t n, double v)
 }
 
 /* The levels spilled buffers went to, by name in level order: "host", "host and hbm", "hbm,
- * host and vmem". They are the spill_host of each level that spilled (the run's into_mask);
- * in a run whose spills counted only restores' failures, of each level configured to spill.
+ * host and vmem". They are the spill_host of each eviction made (the run's into_mask; until
+ * 2026-11-27 of each level that tried to spill, so a level whose spill was skipped or evicted
+ * nothing was named); in a run that evicted nothing (only failures or skipped requests), of
+ * each level configured to spill.
  * Until 2026-11-27 the summary said "out to host" whatever they were (a TPU's vmem spilling
  * into hbm included). */
 static const char *spill_targets(char *b, size_t n, const am_config *cfg, uint64_t mask)

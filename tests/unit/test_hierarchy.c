@@ -1970,6 +1970,92 @@ static void test_spill_summary_names_target(void)
     free(out);
 }
 
+/* A level is named when a buffer went out to it, not when a level tried to spill: vmem's
+ * buffer goes into hbm, and hbm's 8 MiB request (beyond its 6 MiB) is skipped, so "out to hbm";
+ * then with 2 MiB levels a transfer into vmem restores 1 into hbm (sending 2 to the host) and
+ * vmem's spill of 6 into hbm finds no room (1 is the copy's source): every eviction went to the
+ * host, so "out to host". Until 2026-11-27 both said "out to hbm and host". */
+static void test_spill_summary_names_only_targets_used(void)
+{
+    static const char *const cfg =
+        "version: 1\nmemories:\n"
+        "  vmem:\n    capacity: 4MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: hbm\n"
+        "  hbm:\n    capacity: 6MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host: {capacity: 64MiB, allocator: {policy: first_fit}}\n"
+        "links:\n  v: {from: hbm, to: vmem, bandwidth: 1GB/s}\n"
+        "  p: {from: host, to: hbm, bandwidth: 1GB/s}\n";
+    char *out = rec_run("sst1", cfg,
+                        "amsim-trace v1\nalloc 1 2MiB level=vmem\nalloc 2 2MiB level=vmem\n"
+                        "alloc 3 2MiB level=vmem\nalloc 4 8MiB level=hbm\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 1 buffer (2.00 MiB) out to hbm, 0 (0 B) back"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "skipped for 1 request it could not serve"));
+    free(out);
+    static const char *const small =
+        "version: 1\nmemories:\n"
+        "  vmem:\n    capacity: 2MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: hbm\n"
+        "  hbm:\n    capacity: 2MiB\n    allocator: {policy: first_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host: {capacity: 64MiB, allocator: {policy: first_fit}}\n"
+        "links:\n  v: {from: hbm, to: vmem, bandwidth: 1GB/s}\n"
+        "  p: {from: host, to: hbm, bandwidth: 1GB/s}\n";
+    out = rec_run("sst2", small,
+                  "amsim-trace v1\nalloc 1 2MiB level=hbm\nalloc 2 2MiB level=hbm\n"
+                  "alloc 6 2MiB level=vmem\n"
+                  "transfer hbm vmem 2MiB id=1 into=5\nsync\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 2 buffers (4.00 MiB) out to host, 1 (2.00 MiB) "
+                                       "back"));
+    free(out);
+}
+
+/* A to= transfer whose copy will not happen restores neither buffer, whichever order id= and
+ * to= come in: with one named buffer dropped while spilled (2), or out of memory (4, 8 MiB on
+ * 4 MiB), or both spilled from one level and unable to come back together (3 MiB each on
+ * 4 MiB), or the guard rejecting the copy, nothing comes back. Until 2026-11-27 id= came back
+ * first (evicting another buffer) when to= was the one with no memory: 3 out and 1 back,
+ * 8.389 ms, for a copy that did not happen. */
+static void test_transfer_to_restores_nothing_when_skipped(void)
+{
+    static const char *const cfg =
+        "version: 1\nmemories:\n  hbm:\n    capacity: 4MiB\n    allocator: {policy: best_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host: {capacity: 64MiB, allocator: {policy: best_fit}}\n"
+        "links:\n  p: {from: host, to: hbm, bandwidth: 1GB/s, duplex: true}\n"
+        "  c: {from: hbm, to: hbm, bandwidth: 1GB/s}\n"
+        "transfer_guard: {device_to_device: disallow}\n";
+    static const struct {
+        const char *head, *a, *b, *tail, *want;
+    } cases[] = {
+        {"alloc 1 2MiB\nalloc 2 2MiB\nalloc 3 2MiB\nalloc 4 2MiB\nfree_requested 2\n", "1", "2",
+         "", "spilling: 2 buffers (4.00 MiB) out to host, 0 (0 B) back, 4.194 ms; 2 out-of-memory "
+             "events avoided, 0 failed\n"},
+        {"alloc 1 2MiB\nalloc 2 2MiB\nalloc 3 2MiB\nalloc 4 8MiB\n", "1", "4", "",
+         "spilling: 1 buffer (2.00 MiB) out to host, 0 (0 B) back, 2.097 ms; "},
+        {"alloc 1 3MiB\nalloc 2 3MiB\nalloc 3 3MiB\n", "1", "2", "",
+         "spilling: 2 buffers (6.00 MiB) out to host, 0 (0 B) back, 6.291 ms; 2 out-of-memory "
+         "events avoided, 1 failed; skipped for 1 request"},
+        {"alloc 1 2MiB\nalloc 2 2MiB\nalloc 3 2MiB\nalloc 4 2MiB\n", "1", "2", " implicit=1",
+         "spilling: 2 buffers (4.00 MiB) out to host, 0 (0 B) back, 4.194 ms; "},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int swap = 0; swap < 2; swap++) {
+            char trace[512];
+            snprintf(trace, sizeof trace,
+                     "amsim-trace v1\n%stransfer hbm hbm %s id=%s to=%s%s\nsync\n",
+                     cases[i].head, i == 2 ? "3MiB" : "2MiB", swap ? cases[i].b : cases[i].a,
+                     swap ? cases[i].a : cases[i].b, cases[i].tail);
+            char *out = rec_run("tnr", cfg, trace);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+            CU_ASSERT_PTR_NOT_NULL(strstr(out, cases[i].want));
+            CU_ASSERT_PTR_NOT_NULL(strstr(out, "1 transfer did not happen"));
+            free(out);
+        }
+}
+
 /* spill_victim: largest takes the largest block, and among equal ones the least recently used:
  * of three 2 MiB buffers, 1 was used last, so 2 goes (not 1, the lowest id). */
 static void test_spill_largest_tie_lru(void)
@@ -2477,6 +2563,10 @@ void suite_hierarchy(void)
               test_recovery_skipped_when_hopeless},
              {"the spilling summary names the levels spilled into",
               test_spill_summary_names_target},
+             {"the spilling summary names only the levels that took a buffer",
+              test_spill_summary_names_only_targets_used},
+             {"a to= transfer that does not happen restores neither buffer, in either order",
+              test_transfer_to_restores_nothing_when_skipped},
              {"spill_victim: largest, ties to the least recently used",
               test_spill_largest_tie_lru},
              {"spill_victim: lru counts a served wait as just used",
