@@ -1327,7 +1327,8 @@ static void test_retry_expiry_time(void)
 /* Waits for frees (retry_wait 10 us) that a slow recovery outlasts. QA 46's spill: 4 (36 MiB)
  * waits, free_completed 3 serves it; 5 (3 MiB) waits from 0 us; 6 spills 4, a 695.911 us copy
  * whose end frees 4's block. Compaction: 4 (14 MiB) waits; 5's host_roundtrip compaction
- * (624.809 us) makes a 16 MiB hole. Compaction with compact: QA 46's v1m. */
+ * (624.809 us) makes a 16 MiB hole. Neither wait is served once its deadline has passed:
+ * 5 and 4 fail at 10 us, the requests that recovered take the room. */
 typedef struct slow_case {
     const char *name, *yaml, *trace;
 } slow_case;
@@ -1367,6 +1368,33 @@ static void run_outputs(const char *cfg, const char *tr, const char *tag, const 
     CU_ASSERT_EQUAL(tu_amsim(args, out, NULL), 0);
     *json = tu_slurp(path, NULL);
     CU_ASSERT_PTR_NOT_NULL(*json);
+}
+
+/* A wait whose deadline passed during a spill's or a compaction's copy is not served by the
+ * room the copy's end makes: it failed at its deadline, and the request that recovered takes
+ * the room. Until 2026-11-27 the spill case served 5 late in a run with no observer or timeline
+ * (6 allocations, 0 out of memory), and the compaction case served 4 late in every run,
+ * failing 5 instead. */
+static void test_retry_expiry_during_recovery(void)
+{
+    static const char *const want[] = {"\"id\": 5,", "\"id\": 4,"};
+    for (int k = 0; k < 2; k++) {
+        char cn[32], tn[32];
+        snprintf(cn, sizeof cn, "%s.yaml", slow_cases[k].name);
+        snprintf(tn, sizeof tn, "%s.trace", slow_cases[k].name);
+        const char *cfg = tu_write(cn, slow_cases[k].yaml);
+        const char *tr = tu_write(tn, slow_cases[k].trace);
+        char *out, *js;
+        run_outputs(cfg, tr, slow_cases[k].name, "", &out, &js);
+        const char *oe = js ? strstr(js, "\"oom_events\": [") : NULL;
+        CU_ASSERT(oe && strstr(oe, want[k]) && strstr(oe, "\"time_seconds\": 0.00001\n"));
+        CU_ASSERT(out && strstr(out, k ? "1 failed request waited for frees; 0 then got memory"
+                                       : "2 failed requests waited for frees; 1 then got memory"));
+        CU_ASSERT(out && strstr(out, k ? "hbm: 4 allocations, 1 free, 1 out of memory"
+                                       : "hbm: 5 allocations, 3 frees, 1 out of memory"));
+        free(out);
+        free(js);
+    }
 }
 
 /* Metamorphic: the outputs asked for never change what the run does. Each case runs with
@@ -2263,6 +2291,8 @@ void suite_engine(void)
              {"a transfer's into= does not wait for frees", test_transfer_into_no_wait},
              {"a wait for frees that runs out fails at its deadline", test_retry_expiry_time},
              {"waits for frees: rows in event and time order", test_retry_rows_in_order},
+             {"a wait that a spill's or a compaction's copy outlasts is not served late",
+              test_retry_expiry_during_recovery},
              {"outputs asked for never change the results", test_outputs_keep_results},
              {"a wait for frees cancelled by its free: the request's own seq everywhere",
               test_retry_cancelled_seq},
