@@ -1324,6 +1324,137 @@ static void test_retry_expiry_time(void)
     free(ch);
 }
 
+/* Waits for frees (retry_wait 10 us) that a slow recovery outlasts. QA 46's spill: 4 (36 MiB)
+ * waits, free_completed 3 serves it; 5 (3 MiB) waits from 0 us; 6 spills 4, a 695.911 us copy
+ * whose end frees 4's block. Compaction: 4 (14 MiB) waits; 5's host_roundtrip compaction
+ * (624.809 us) makes a 16 MiB hole. Neither wait is served once its deadline has passed:
+ * 5 and 4 fail at 10 us, the requests that recovered take the room. */
+typedef struct slow_case {
+    const char *name, *yaml, *trace;
+} slow_case;
+
+static const slow_case slow_cases[] = {
+    {"qs", "version: 1\ndevice: h100\nmemories:\n  hbm:\n    capacity: 96MiB\n"
+     "    allocator: {policy: bfc, memory_limit: 96MiB, allow_growth: true, "
+     "garbage_collection: true, retry_after_free: true, retry_wait: 10us}\n"
+     "    on_oom: spill_to_host\n    spill_victim: largest\n",
+     "amsim-trace v1\nalloc 1 24MiB\nfree_requested 1\nalloc 2 21MiB\nfree 2\nalloc 3 42MiB\n"
+     "free_requested 3\nalloc 4 36MiB\nalloc 5 3MiB\nfree_completed 3\nalloc 6 3MiB\n"},
+    {"qr", "version: 1\ndevice: h100\nmemories:\n  hbm:\n    capacity: 32MiB\n"
+     "    allocator: {policy: bfc, memory_limit: 32MiB, retry_after_free: true, "
+     "retry_wait: 10us}\n    defrag: {mode: host_roundtrip, trigger: on_oom}\n",
+     "amsim-trace v1\nalloc 1 8MiB\nalloc 2 8MiB\nalloc 3 8MiB\nfree_requested 2\n"
+     "alloc 4 14MiB\nfree_completed 2\nalloc 5 12MiB\n"},
+    {"qc", "version: 1\ndevice: tpu-v4\nmemories:\n  hbm:\n    capacity: 64MiB\n"
+     "    allocator: {policy: bfc, memory_limit: 64MiB, allow_growth: true, "
+     "retry_after_free: true, retry_wait: 10us}\n    defrag: {mode: compact, trigger: on_oom}\n",
+     "amsim-trace v1\nalloc 1 1054058\nalloc 2 25165824\nalloc 4 3145728\nfree_requested 2\n"
+     "alloc 5 2097664\nfree 4\nalloc 6 24117248\nalloc 7 4194816\nalloc 10 12582912\n"
+     "free_completed 2\nalloc 14 4194304\nalloc 16 117354\nfree_requested 6\n"
+     "alloc 19 3145728\nalloc 20 4246045\nfree_requested 19\nalloc 28 3145728\n"
+     "alloc 29 2097664\nalloc 30 3145728\nfree_completed 19\nalloc 31 385218\n"
+     "transfer host hbm 385218 to=31\nalloc 36 3226076\n"},
+};
+
+/* `amsim run -c cfg -t tr` with --json DIR/tag.json and
+ * the given further options: its stdout and JSON summary (the caller frees both). */
+static void run_outputs(const char *cfg, const char *tr, const char *tag, const char *opts,
+                        char **out, char **json)
+{
+    char args[4096], path[600];
+    snprintf(path, sizeof path, "%s/%s.json", tu_tmpdir(), tag);
+    snprintf(args, sizeof args, "run -c '%s' -t '%s' --json '%s' %s", cfg, tr, path, opts);
+    *out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, out, NULL), 0);
+    *json = tu_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL(*json);
+}
+
+/* A wait whose deadline passed during a spill's or a compaction's copy is not served by the
+ * room the copy's end makes: it failed at its deadline, and the request that recovered takes
+ * the room. Until 2026-11-27 the spill case served 5 late in a run with no observer or timeline
+ * (6 allocations, 0 out of memory), and the compaction case served 4 late in every run,
+ * failing 5 instead. */
+static void test_retry_expiry_during_recovery(void)
+{
+    static const char *const want[] = {"\"id\": 5,", "\"id\": 4,"};
+    for (int k = 0; k < 2; k++) {
+        char cn[32], tn[32];
+        snprintf(cn, sizeof cn, "%s.yaml", slow_cases[k].name);
+        snprintf(tn, sizeof tn, "%s.trace", slow_cases[k].name);
+        const char *cfg = tu_write(cn, slow_cases[k].yaml);
+        const char *tr = tu_write(tn, slow_cases[k].trace);
+        char *out, *js;
+        run_outputs(cfg, tr, slow_cases[k].name, "", &out, &js);
+        const char *oe = js ? strstr(js, "\"oom_events\": [") : NULL;
+        CU_ASSERT(oe && strstr(oe, want[k]) && strstr(oe, "\"time_seconds\": 0.00001\n"));
+        CU_ASSERT(out && strstr(out, k ? "1 failed request waited for frees; 0 then got memory"
+                                       : "2 failed requests waited for frees; 1 then got memory"));
+        CU_ASSERT(out && strstr(out, k ? "hbm: 4 allocations, 1 free, 1 out of memory"
+                                       : "hbm: 5 allocations, 3 frees, 1 out of memory"));
+        free(out);
+        free(js);
+    }
+}
+
+/* Metamorphic: the outputs asked for never change what the run does. Each case runs with
+ * --json alone, then with each output (and all of them) besides: the printed summary and the
+ * JSON summary must be the same byte for byte. Until 2026-11-27 an observer or a timeline
+ * failed expired waits at its rows, a plain run only at the next allocation or event, so QA
+ * 46's spill case served request 5 late without them (6 allocations, 0 out of memory) and
+ * failed it with --timeline, --chrome-trace or --pytorch-snapshot (5 and 1); its compaction
+ * case gave 16 allocations and 3 out of memory against 15 and 4 with --chrome-trace. */
+static void test_outputs_keep_results(void)
+{
+    /* each output and the file it writes (none for --check); the last run takes them all */
+    static const char *const flag[][2] = {
+        {"--pytorch-snapshot", "o.pickle"}, {"--timeline", "o.csv"},
+        {"--chrome-trace", "o_chrome.json"}, {"--check", NULL}, {"--log", "o.log"},
+        {"--placements", "o_pl.csv"}};
+    enum { NF = AM_ARRAY_LEN(flag) };
+    char opts[NF][512], all[NF * 520] = "";
+    for (size_t k = 0; k < NF; k++) {
+        if (flag[k][1])
+            snprintf(opts[k], sizeof opts[k], "%s '%s/%s'", flag[k][0], tu_tmpdir(), flag[k][1]);
+        else
+            snprintf(opts[k], sizeof opts[k], "%s", flag[k][0]);
+        size_t n = strlen(all);
+        snprintf(all + n, sizeof all - n, "%s%s", n ? " " : "", opts[k]);
+    }
+    char ex_cfg[512], ex_tr[512];
+    snprintf(ex_cfg, sizeof ex_cfg, "%s/configs/examples/gpu_spill.yaml", tu_top());
+    snprintf(ex_tr, sizeof ex_tr, "%s/traces/gpu_spill_step.trace", tu_top());
+    const size_t ncases = AM_ARRAY_LEN(slow_cases) + 1;
+    for (size_t c = 0; c < ncases; c++) {
+        const char *cfg = ex_cfg, *tr = ex_tr, *name = "gpu_spill";
+        if (c < AM_ARRAY_LEN(slow_cases)) {
+            char cn[32], tn[32];
+            name = slow_cases[c].name;
+            snprintf(cn, sizeof cn, "%s.yaml", name);
+            snprintf(tn, sizeof tn, "%s.trace", name);
+            cfg = tu_write(cn, slow_cases[c].yaml);
+            tr = tu_write(tn, slow_cases[c].trace);
+        }
+        char *base_out, *base_js;
+        run_outputs(cfg, tr, "base", "", &base_out, &base_js);
+        for (size_t k = 0; k <= NF; k++) {
+            const char *o = k < NF ? opts[k] : all;
+            char *out, *js;
+            run_outputs(cfg, tr, "with", o, &out, &js);
+            int same_out = base_out && out && strcmp(base_out, out) == 0;
+            int same_js = base_js && js && strcmp(base_js, js) == 0;
+            CU_ASSERT(same_out && same_js);
+            if (!same_out || !same_js)
+                fprintf(stderr, "\n  %s with %s: %s differs from the run without it", name,
+                        o, same_out ? "the JSON summary" : "the printed summary");
+            free(out);
+            free(js);
+        }
+        free(base_out);
+        free(base_js);
+    }
+}
+
 /* A transfer whose source has no memory does not happen: one whose allocation waits for frees
  * (the engine holds no stream behind it) or failed for good; with into= its destination is not
  * allocated (transfer_into.failed). Until 2026-11-27 both copies were made and counted. */
@@ -2160,6 +2291,9 @@ void suite_engine(void)
              {"a transfer's into= does not wait for frees", test_transfer_into_no_wait},
              {"a wait for frees that runs out fails at its deadline", test_retry_expiry_time},
              {"waits for frees: rows in event and time order", test_retry_rows_in_order},
+             {"a wait that a spill's or a compaction's copy outlasts is not served late",
+              test_retry_expiry_during_recovery},
+             {"outputs asked for never change the results", test_outputs_keep_results},
              {"a wait for frees cancelled by its free: the request's own seq everywhere",
               test_retry_cancelled_seq},
              {"a compaction's state: a timeline row and counter sample", test_compaction_row},
