@@ -45,7 +45,10 @@
  *           allocation became a row the CSV reader skips).
  * Every form carries the rows the input skipped (trace_skipped: native header skipped=N, the
  * binary header's count, a CSV's "# amsim skipped=N" line), so that its run reports them as the
- * input's did (until 2026-11-27 they were dropped: "0 rows skipped").
+ * input's did (until 2026-11-27 they were dropped: "0 rows skipped"). The native and binary
+ * forms of a snapshot say that it is validated from its start (trace_validated: header
+ * validated=1, binary flag), so that its run reports the snapshot's validation even when no
+ * allocation outside the prologue recorded an address (until 2026-11-27 it reported none).
  * Level names come from the config (-c; default: cfg_load_builtin's, every level name of the
  * shipped device presets, default hbm). */
 #include "convert.h"
@@ -822,7 +825,7 @@ static int cv_to_native(trace *t, FILE *out, const am_config *cfg, const char *i
     snprintf(comment, sizeof comment, "converted by amsim convert from %s (%s)", path,
              trace_format(t));
     tw_writer w;
-    tw_init(&w, out, names, cfg->nlevels, comment, trace_skipped(t));
+    tw_init(&w, out, names, cfg->nlevels, comment, trace_skipped(t), trace_validated(t));
     tr_event ev;
     int r;
     while ((r = trace_next(t, &ev, err)) == 1)

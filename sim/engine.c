@@ -3335,9 +3335,8 @@ int sim_run(sim *s, trace *t, am_error *err)
 {
     tr_event ev, q[LA_W];
     int rc;
-    const char *fmt = trace_format(t);
-    s->sum.validating = strcmp(fmt, "pytorch_snapshot") == 0;
-    /* a trace that can record addresses (amsim convert of a snapshot, a CSV's offsets) too:
+    s->sum.validating = trace_validated(t); /* a snapshot, or one converted from it */
+    /* a trace that can record addresses (a native trace's addr=, a CSV's offsets) too:
      * run_one starts validating at its first recorded address, oom or device call */
     const runctx c = {trace_path(t), trace_records_addrs(t),
                       s->o.progress && isatty(2), lean_possible(s)};

@@ -118,6 +118,12 @@ int trace_records_addrs(const trace *t);
  * of unknown addresses), counted, plus those a converted trace says its source skipped (native
  * header skipped=N, binary header count, CSV "# amsim skipped=N"). */
 uint64_t trace_skipped(const trace *t);
+/* 1 when a run validates the trace against its recorded addresses from its first event, whatever
+ * it records: a snapshot, and a trace converted from one (native header validated=1, binary
+ * header flag), so that the conversion reports the snapshot's validation even when no
+ * allocation outside the prologue recorded an address (until 2026-11-27 it had none). 0: a run
+ * validates once the trace records something it can check (trace_records_addrs). */
+int trace_validated(const trace *t);
 
 /* The allocator settings a recording was made with, as option keys of amsim's caching policy
  * and values in config syntax (a PyTorch snapshot's allocator_settings: max_split_size,

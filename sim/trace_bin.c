@@ -1,7 +1,7 @@
 /* trace_bin.c - reader and writer of the binary trace form, version 1 (traces/FORMAT.md,
  * "Binary format v1"; trace_bin.h).
  *
- * Layout: "AMSB", version byte 1, flags byte (0, or BH_SKIPPED), two reserved zero bytes; a
+ * Layout: "AMSB", version byte 1, flags byte (BH_SKIPPED, BH_VALIDATED), two reserved zero bytes; a
  * varint count of level names and the names (varint length + bytes); with BH_SKIPPED a varint
  * count of skipped rows; then one record per event and an end record.
  * A record is an opcode byte (kind in bits 0-3, then STREAM, TIME, EXT and LEVEL flags), the
@@ -28,8 +28,10 @@
 #define BIN_NAME_MAX 255       /* bytes of a name, as native name= */
 #define BIN_MAX_LEVELS 4096
 
-/* header flags (byte 5): BH_SKIPPED, a varint count of skipped rows follows the level table */
-enum { BH_SKIPPED = 0x01 };
+/* header flags (byte 5): BH_SKIPPED, a varint count of skipped rows follows the level table;
+ * BH_VALIDATED, a run validates the trace from its start (trace_validated: a converted snapshot;
+ * added 2026-11-27 without a version change, an older amsim refuses it as unknown flags) */
+enum { BH_SKIPPED = 0x01, BH_VALIDATED = 0x02 };
 
 /* opcode flags */
 enum { BF_KIND = 0x0f, BF_STREAM = 0x10, BF_TIME = 0x20, BF_EXT = 0x40, BF_LEVEL = 0x80 };
@@ -130,7 +132,7 @@ int trace_bin_write(FILE *out, trace *in, am_error *err)
      * are some, so that a trace that skipped none is written as before */
     uint64_t skipped = trace_skipped(in);
     bo_byte(&o, TRACE_BIN_VERSION);
-    bo_byte(&o, skipped ? BH_SKIPPED : 0);
+    bo_byte(&o, (skipped ? BH_SKIPPED : 0) | (trace_validated(in) ? BH_VALIDATED : 0));
     bo_byte(&o, 0);
     bo_byte(&o, 0);
     bo_uv(&o, (uint64_t)(to->nlevels > 0 ? to->nlevels : 0));
@@ -480,12 +482,13 @@ int trace_bin_open(trace *t, am_error *err)
     if (p[4] != TRACE_BIN_VERSION)
         return am_fail(err, AM_EINPUT, "%s: unsupported binary trace version %u (this amsim "
                        "reads %d)", t->path, p[4], TRACE_BIN_VERSION);
-    if (p[5] & ~BH_SKIPPED)
+    if (p[5] & ~(BH_SKIPPED | BH_VALIDATED))
         return am_fail(err, AM_EINPUT, "%s: binary trace header: unknown flags", t->path);
     if (p[6] || p[7]) /* until 2026-11-27 reported as "unknown flags" */
         return am_fail(err, AM_EINPUT, "%s: binary trace header: reserved bytes 6 and 7 are "
                        "not 0", t->path);
     int has_skipped = p[5] & BH_SKIPPED;
+    t->validated = (p[5] & BH_VALIDATED) != 0;
     b->pos += 8;
     if (bin_levels(t, b, err) != 0)
         return -1;

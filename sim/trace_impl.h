@@ -22,6 +22,8 @@ struct trace {
     FILE *f;          /* open stream positioned at the start of the file (reader owns reads) */
     int gz;           /* 1: f decompresses a gzip-compressed file (read errors say so) */
     uint64_t skipped;
+    int validated;    /* 1: its header says a run validates it from the start (native
+                       * validated=1, binary flag BH_VALIDATED): a converted snapshot */
     trace_setting settings[TRACE_MAX_SETTINGS]; /* trace_settings */
     int nsettings;
     void *impl;       /* reader state */

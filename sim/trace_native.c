@@ -3,8 +3,9 @@
  * One event per line: an op (or its one-letter alias), positional fields, then optional
  * key=value fields, separated by spaces or tabs. '#' starts a comment (a whole line, or after
  * whitespace at the end of a line); blank lines are ignored. The first line that is neither
- * blank nor a comment is the header "amsim-trace v1 [time_unit=TIME] [skipped=N]" (skipped:
- * rows the source of an `amsim convert` skipped, counted into t->skipped).
+ * blank nor a comment is the header "amsim-trace v1 [time_unit=TIME] [skipped=N] [validated=0|1]"
+ * (skipped: rows the source of an `amsim convert` skipped, counted into t->skipped; validated:
+ * the source was validated from its start, a snapshot, into t->validated).
  *
  * Rules checked here (each failure is "file:line:col: message", the column pointing at the
  * offending token, or at the value of a key=value field): unknown ops, missing or extra
@@ -599,7 +600,25 @@ static int native_line(trace *t, native *n, char **line, size_t *len, am_error *
     return r;
 }
 
-/* The header "amsim-trace v1 [time_unit=TIME] [skipped=N]". */
+/* The header field "validated=0|1" (tok, col its 1-based column): 1 says a run validates the
+ * trace against its recorded addresses from the start, as it does the snapshot `amsim convert`
+ * made it from (trace_validated), even when no allocation outside the prologue recorded one
+ * (until 2026-11-27 the field did not exist and such a conversion lost its validation). */
+static int native_validated(trace *t, native *n, const char *tok, unsigned long col,
+                            int *seen, am_error *err)
+{
+    if ((*seen)++)
+        return NFAIL(col, "duplicate header field 'validated'");
+    const char *v = tok + 10;
+    if (!*v)
+        return NFAIL(col + 10, "missing value after 'validated='");
+    if ((v[0] != '0' && v[0] != '1') || v[1])
+        return NFAIL(col + 10, "bad validated '%s': expected 0 or 1", v);
+    t->validated = v[0] == '1';
+    return 0;
+}
+
+/* The header "amsim-trace v1 [time_unit=TIME] [skipped=N] [validated=0|1]". */
 static int native_header(trace *t, native *n, char *line, size_t len, am_error *err)
 {
     char *p = line, *e = line + len;
@@ -613,9 +632,14 @@ static int native_header(trace *t, native *n, char *line, size_t len, am_error *
     if (strcmp(tok, "v1") != 0)
         return NFAIL((unsigned long)(tok - line) + 1,
                      "unsupported trace version '%s' (this amsim reads v1)", tok);
-    int have_unit = 0, have_skipped = 0;
+    int have_unit = 0, have_skipped = 0, have_validated = 0;
     while ((tok = native_token(&p, e, &tl)) != NULL) {
         unsigned long col = (unsigned long)(tok - line) + 1;
+        if (strncmp(tok, "validated=", 10) == 0) {
+            if (native_validated(t, n, tok, col, &have_validated, err) != 0)
+                return -1;
+            continue;
+        }
         if (strncmp(tok, "skipped=", 8) == 0) {
             if (have_skipped++)
                 return NFAIL(col, "duplicate header field 'skipped'");
@@ -633,8 +657,9 @@ static int native_header(trace *t, native *n, char *line, size_t len, am_error *
         if (strncmp(tok, "time_unit=", 10) != 0) {
             if (!memchr(tok, '=', tl))
                 return NFAIL(col, "unexpected header field '%s' (allowed: time_unit=TIME, "
-                             "skipped=N)", tok);
-            return NFAIL(col, "unknown header field '%.*s' (allowed: time_unit, skipped)",
+                             "skipped=N, validated=0|1)", tok);
+            return NFAIL(col, "unknown header field '%.*s' (allowed: time_unit, skipped, "
+                         "validated)",
                          (int)((char *)memchr(tok, '=', tl) - tok), tok);
         }
         const char *v = tok + 10, *why = "not a time";

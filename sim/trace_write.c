@@ -40,7 +40,7 @@ size_t tw_escape(char *out, size_t cap, const char *s)
 }
 
 void tw_init(tw_writer *w, FILE *f, const char *const *level_names, int nlevels,
-             const char *comment, uint64_t skipped)
+             const char *comment, uint64_t skipped, int validated)
 {
     memset(w, 0, sizeof *w);
     w->f = f;
@@ -49,6 +49,8 @@ void tw_init(tw_writer *w, FILE *f, const char *const *level_names, int nlevels,
     fputs("amsim-trace v1 time_unit=ps", f);
     if (skipped) /* only then: a trace that skipped nothing is written as before */
         fprintf(f, " skipped=%" PRIu64, skipped);
+    if (validated) /* a snapshot's conversion: its run validates from the start, as the snapshot's */
+        fputs(" validated=1", f);
     fputc('\n', f);
     /* One `#` line per line of comment. A control character inside a line is written as its
      * escape: the reader refuses a carriage return inside a line, so a raw one (from a file

@@ -24,11 +24,12 @@ typedef struct tw_writer {
 } tw_writer;
 
 /* Start a native trace on f: the header line (with skipped=N when skipped > 0: the rows the
- * source skipped, which the reader counts as skipped again), then `# comment` lines for each
+ * source skipped, which the reader counts as skipped again; with validated=1 when validated: the
+ * source is validated from its start, trace_validated), then `# comment` lines for each
  * line of comment (may be NULL); other control characters in it are written as escapes (\r,
  * \t, \xHH), so that the output reads back. */
 void tw_init(tw_writer *w, FILE *f, const char *const *level_names, int nlevels,
-             const char *comment, uint64_t skipped);
+             const char *comment, uint64_t skipped, int validated);
 /* s with every control character (newline included) written as a C escape (\n, \r, \t,
  * \xHH), into out (cap bytes, NUL-terminated; cut at a whole character when
  * short): text of one comment line, e.g. a file name. Returns the length written. */

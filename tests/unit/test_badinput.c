@@ -178,12 +178,15 @@ BI_T(t_version, "v2.trace", "amsim-trace v2\nalloc 1 1\n",
 BI_T(t_noversion, "nov.trace", "amsim-trace\n",
      "amsim: @:1:12: missing version after 'amsim-trace' (expected v1)")
 BI_T(t_header_field, "hf.trace", "amsim-trace v1 clock=1\n",
-     "amsim: @:1:16: unknown header field 'clock' (allowed: time_unit, skipped)")
+     "amsim: @:1:16: unknown header field 'clock' (allowed: time_unit, skipped, validated)")
 /* skipped=N: the rows the source of an `amsim convert` skipped (a count, once) */
 BI_T(t_header_skipped, "hs.trace", "amsim-trace v1 skipped=2x\n",
      "amsim: @:1:24: bad skipped '2x': not an unsigned integer")
 BI_T(t_header_skipped_dup, "hs2.trace", "amsim-trace v1 skipped=2 skipped=2\n",
      "amsim: @:1:26: duplicate header field 'skipped'")
+/* validated=0|1: the source of an `amsim convert` was validated from its start (a snapshot) */
+BI_T(t_header_validated, "hv.trace", "amsim-trace v1 validated=yes\n",
+     "amsim: @:1:26: bad validated 'yes': expected 0 or 1")
 BI_T(t_header_unit, "hu.trace", "amsim-trace v1 time_unit=10\n",
      "amsim: @:1:26: time_unit '10' needs a unit (ps, ns, us, ms or s)")
 BI_T(t_truncated, "trunc.trace", H "alloc 1 64MiB\nalloc 2", /* no newline at the end */
@@ -306,6 +309,10 @@ BI_TB(b_end_count1, "endc1.amsb", BIN_HDR "\x06\x05\x06\x05\x00\x01",
       "amsim: @:3: end record counts 1 record, the file holds 2")
 BI_TB(b_no_end1, "noend1.amsb", BIN_HDR "\x06\x05",
       "amsim: @:2: truncated binary trace: no end record after 1 record")
+/* Header flags 1 (skipped count) and 2 (validated, added 2026-11-27) are known; 4 is not */
+BI_TB(b_flags, "flg.amsb",
+      "\x41\x4d\x53\x42\x01\x04\x00\x00\x02\x03" "hbm" "\x04" "host" "\x00\x00",
+      "amsim: @: binary trace header: unknown flags")
 /* The header's reserved bytes are named as such (until 2026-11-27 "unknown flags", though the
  * flags byte was 0). */
 BI_TB(b_reserved, "rsv.amsb",
@@ -4285,6 +4292,7 @@ void suite_badinput(void)
              {"trace: unknown header field", t_header_field},
              {"trace: header skipped not a count", t_header_skipped},
              {"trace: header skipped twice", t_header_skipped_dup},
+             {"trace: header validated not 0 or 1", t_header_validated},
              {"trace: header time_unit without unit", t_header_unit},
              /* native trace: fields */
              {"trace: truncated last line", t_truncated},
@@ -4331,6 +4339,7 @@ void suite_badinput(void)
              {"binary: end record count too large", b_end_count},
              {"binary: end record count of one, singular", b_end_count1},
              {"binary: no end record after one record, singular", b_no_end1},
+             {"binary: unknown header flag", b_flags},
              {"binary: reserved header bytes not 0", b_reserved},
              {"binary: gzip data cut after the end record", b_gzip_cut},
              {"binary: gzip data cut inside the header", b_gzip_cut_header},

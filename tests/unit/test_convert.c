@@ -268,7 +268,7 @@ static void test_writer_fields(void)
     CU_ASSERT(a[22].kind == TR_DEFRAG && a[22].level == 1 && a[22].stream == TR_ALL);
     CU_ASSERT(a[23].kind == TR_DEFRAG && a[23].level == 0 && a[23].stream == TR_ALL);
     tw_writer w;
-    tw_init(&w, f, lv, 2, "round trip", 0);
+    tw_init(&w, f, lv, 2, "round trip", 0, 0);
     am_error err = {0};
     for (int i = 0; i < n; i++) {
         a[i].name = na[i][0] ? na[i] : NULL;
@@ -1069,7 +1069,7 @@ static void test_control_path(void)
     FILE *f = fopen(out, "w");
     CU_ASSERT_FATAL(f != NULL);
     tw_writer w;
-    tw_init(&w, f, lv, 2, "a\rb\nc\x7f", 0);
+    tw_init(&w, f, lv, 2, "a\rb\nc\x7f", 0, 0);
     fclose(f);
     text = tu_slurp(out, NULL);
     CU_ASSERT_STRING_EQUAL(text ? text : "", "amsim-trace v1 time_unit=ps\n# a\\rb\n# c\\x7f\n");
@@ -1171,6 +1171,50 @@ static void test_skipped_carried(void)
     CU_ASSERT_EQUAL_FATAL(convert(plain, tmp("plain.amsb"), "binary", NULL), 0);
     text = tu_slurp(tmp("plain.amsb"), &n);
     CU_ASSERT(text && n > 8 && text[5] == 0);
+    free(text);
+}
+
+/* A snapshot whose only allocation is its start state (prologue=1) is validated ("0 of 0
+ * allocations at the recorded address"), and so are its native and binary conversions and a
+ * conversion of the conversion: the header's validated=1 (native) or flag 2 (binary) carries it.
+ * Until 2026-11-27 they had no validation: nothing outside the prologue recorded an address. A
+ * native trace without the field and without addresses is still not validated. */
+static void test_validation_carried(void)
+{
+    const char *cfg = tu_write("val.yaml", "version: 1\ndevice: h100\n"
+                               "memories: {hbm: {capacity: 64MiB, allocator: {policy: bfc}}}\n");
+    const char *tr = tu_write("val.trace", "amsim-trace v1\nalloc 1 1MiB prologue=1\n"
+                              "free 1 at=1000\n");
+    const char *snap = tmp("val.pickle"), *nat = tmp("val-cv.trace"), *bin = tmp("val-cv.amsb"),
+               *again = tmp("val-again.trace");
+    char args[4096];
+    snprintf(args, sizeof args, "run -q -c %s -t %s --pytorch-snapshot %s", cfg, tr, snap);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "-c %s", cfg);
+    CU_ASSERT_EQUAL_FATAL(convert(snap, nat, "native", args), 0);
+    CU_ASSERT_EQUAL_FATAL(convert(snap, bin, "binary", args), 0);
+    CU_ASSERT_EQUAL_FATAL(convert(bin, again, "native", args), 0);
+    const char *paths[] = {snap, nat, bin, again, tr};
+    for (int k = 0; k < 5; k++) {
+        int want = k < 4; /* the plain trace (no addresses, no field) is not validated */
+        char *out = NULL;
+        snprintf(args, sizeof args, "run -q -c %s -t %s --json -", cfg, paths[k]);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        const char *v = out ? strstr(out, "\"validation\": {") : NULL;
+        int has = v && strstr(v, "\"recorded_allocs\": 0,") != NULL;
+        if (has != want)
+            fprintf(stderr, "\n  %s: validation block %s\n", paths[k], has ? "present" : "missing");
+        CU_ASSERT_EQUAL(has, want);
+        free(out);
+        out = NULL;
+        snprintf(args, sizeof args, "run -c %s -t %s", cfg, paths[k]);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        has = out && strstr(out, "validation: 0 of 0 allocations at the recorded address") != NULL;
+        CU_ASSERT_EQUAL(has, want);
+        free(out);
+    }
+    char *text = tu_slurp(nat, NULL);
+    CU_ASSERT(text && strncmp(text, "amsim-trace v1 time_unit=ps validated=1\n", 40) == 0);
     free(text);
 }
 
@@ -1330,5 +1374,6 @@ void suite_convert(void)
              {"a file name's control characters escaped in the output", test_control_path},
              {"check and csv hold the live buffers' rows, not every event's",
               test_csv_memory_follows_live},
-             {"skipped rows carried into every form", test_skipped_carried});
+             {"skipped rows carried into every form", test_skipped_carried},
+             {"a snapshot's validation carried into native and binary", test_validation_carried});
 }

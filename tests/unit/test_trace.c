@@ -298,8 +298,8 @@ static void test_native_errors(void)
     /* header problems */
     expect_error("h1.trace", "amsim-trace v2\n", "1:13: unsupported trace version 'v2' (this amsim reads v1)");
     expect_error("h2.trace", "# x\namsim-trace\n", "2:12: missing version after 'amsim-trace' (expected v1)");
-    expect_error("h3.trace", "amsim-trace v1 clock=1ns\n", "1:16: unknown header field 'clock' (allowed: time_unit, skipped)");
-    expect_error("h4.trace", "amsim-trace v1 fast\n", "1:16: unexpected header field 'fast' (allowed: time_unit=TIME, skipped=N)");
+    expect_error("h3.trace", "amsim-trace v1 clock=1ns\n", "1:16: unknown header field 'clock' (allowed: time_unit, skipped, validated)");
+    expect_error("h4.trace", "amsim-trace v1 fast\n", "1:16: unexpected header field 'fast' (allowed: time_unit=TIME, skipped=N, validated=0|1)");
     expect_error("h5.trace", "amsim-trace v1 time_unit=10\n", "1:26: time_unit '10' needs a unit (ps, ns, us, ms or s)");
 
     /* sizes and times with bad units name the token; the reason comes from units.c */
