@@ -174,6 +174,36 @@ static void test_defrag_triggers(void)
     hstop(&r);
 }
 
+/* A threshold run that leaves fragmentation above the threshold re-arms once fragmentation is
+ * down to it again and the level has made as many allocations and frees as it had live buffers
+ * after the run. caching puts three 600 KiB buffers in each 2 MiB small-pool segment, leaving a
+ * 248 KiB tail no compaction can close: from the 33rd buffer fragmentation is above 0.9, except
+ * while a new segment fills (its 1.4 MiB free tail brings it down). The run at the 33rd moves
+ * nothing; the dips re-arm the trigger only from the 66th allocation, and the next run (69th
+ * buffer) waits until the 138th. Until 2026-11-27 each dip re-armed it: 120 buffers ran 30
+ * compactions that moved nothing, one every segment. */
+static void test_threshold_rearm_bounded(void)
+{
+    hrun r;
+    hstart(&r, "version: 1\nmemories:\n  hbm:\n    capacity: 256MiB\n"
+               "    allocator: {policy: caching}\n"
+               "    defrag: {mode: compact, trigger: threshold, threshold: 0.9}\n"
+               "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n");
+    const sim_summary *su = sim_get_summary(r.s);
+    uint64_t ran_at[4] = {0};
+    for (uint64_t i = 1; i <= 120; i++) {
+        uint64_t before = su->defrag.runs;
+        CU_ASSERT(hev(&r, ALLOC(i, 600 * KiB, 0)) == 0);
+        if (su->defrag.runs != before && before < 4)
+            ran_at[before] = i;
+    }
+    CU_ASSERT_EQUAL(su->defrag.runs, 2);
+    CU_ASSERT_EQUAL(ran_at[0], 33);
+    CU_ASSERT_EQUAL(ran_at[1], 69);
+    CU_ASSERT_EQUAL(su->defrag.buffers_moved, 0);
+    hstop(&r);
+}
+
 static void test_host_roundtrip(void)
 {
     hrun r;
@@ -2424,6 +2454,8 @@ void suite_hierarchy(void)
              {"copying actions need their link; TPU compaction is charged",
               test_copy_links_required},
              {"defragmentation triggers: threshold, every, a failure", test_defrag_triggers},
+             {"a threshold run that cannot help re-arms after as many changes as live buffers",
+              test_threshold_rearm_bounded},
              {"a defragmentation waits for transfers on its level",
               test_defrag_waits_for_pending_transfer},
              {"spill round trip costs two transfers", test_spill_round_trip},
