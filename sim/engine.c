@@ -294,8 +294,10 @@ typedef struct level_rt {
                          * none; copies at least that large skip it (spill_copy) */
     int retry;          /* policy waits for frees on failure */
     am_ps retry_wait;
-    pending *p;
+    pending *p;         /* the waits in arrival order, p[0 .. n), inside pbase[0 .. cap): */
+    pending *pbase;     /* slots before p were freed at the front (pending_remove) */
     size_t n, cap;
+    uint64_t wait_min;  /* at most the bytes of every request in p (retry_pending) */
     uint32_t *live;     /* tracked runs: slot indices of the level's live (resident) buffers,
                          * unordered (sim.lpos; live_enter, live_leave) */
     size_t nlive, caplive;
@@ -1439,15 +1441,62 @@ static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint6
         timeline_row_out(s, level, at, w.seq);
 }
 
+/* Take wait i out of a level's list, moving the shorter side: the waits before it up (the
+ * list then starts one slot later) or those after it down. Serving the first of many waits
+ * costs nothing; until 2026-11-27 the whole list moved (40000 waits served in order: 45 GB
+ * of copying, 1.1 s). */
+static void pending_remove(level_rt *rt, size_t i)
+{
+    if (i < rt->n - i - 1) {
+        memmove(rt->p + 1, rt->p, i * sizeof *rt->p);
+        rt->p++;
+    } else {
+        memmove(&rt->p[i], &rt->p[i + 1], (rt->n - i - 1) * sizeof *rt->p);
+    }
+    rt->n--;
+}
+
+/* Room for one more wait at the end of a level's list: the freed front slots are reclaimed
+ * when they are at least half the array (so each wait is moved O(1) times on average), else
+ * the array doubles. */
+static pending *pending_append(level_rt *rt)
+{
+    size_t head = rt->pbase ? (size_t)(rt->p - rt->pbase) : 0;
+    if (head + rt->n == rt->cap) {
+        if (head && head >= rt->cap / 2) {
+            memmove(rt->pbase, rt->p, rt->n * sizeof *rt->p);
+            head = 0;
+        } else {
+            rt->cap = rt->cap ? 2 * rt->cap : 8;
+            rt->pbase = am_realloc(rt->pbase, rt->cap * sizeof *rt->pbase);
+        }
+        rt->p = rt->pbase + head;
+    }
+    return &rt->p[rt->n++];
+}
+
 /* Retry waiting requests of a level after a free, in arrival order. A served one leaves the list
  * before it is settled: its row may first fail waits whose deadline the allocator's latency
- * passed (expire_before), a prefix of the list, which moves the ones after it forward. */
+ * passed (expire_before), a prefix of the list, which moves the ones after it forward.
+ * An attempt the policy says cannot succeed and would change nothing (mem_cannot_serve) is not
+ * made: the outcome is the same, and once even the smallest waiting request (wait_min, a lower
+ * bound: removals leave it, a full pass makes it exact) is such a one, nobody is tried. Until
+ * 2026-11-27 every waiter was tried after every free: N waits served one per free took N^2
+ * attempts (40000 waits of 1 MiB under bfc: 31 s). */
 static void retry_pending(sim *s, int level)
 {
     level_rt *rt = &s->rt[level];
+    uint64_t least = UINT64_MAX; /* the smallest request this pass leaves waiting */
     size_t i = 0;
     while (i < rt->n) {
+        if (mem_cannot_serve(s->lv[level], rt->wait_min))
+            return; /* neither it nor any larger one: wait_min stays a lower bound */
         pending p = rt->p[i];
+        if (mem_cannot_serve(s->lv[level], p.bytes)) {
+            least = AM_MIN(least, p.bytes);
+            i++;
+            continue;
+        }
         alloc_req r = {p.bytes, p.stream, p.seq + 1};
         alloc_out o = {0, 0, 0};
         mem_hint(s->lv[level], p.addr);
@@ -1455,11 +1504,11 @@ static void retry_pending(sim *s, int level)
         mem_hint(s->lv[level], TR_NO_ADDR);
         charge(s, level);
         if (rc != ALLOC_OK) {
+            least = AM_MIN(least, p.bytes);
             i++;
             continue;
         }
-        memmove(&rt->p[i], &rt->p[i + 1], (rt->n - i - 1) * sizeof *rt->p);
-        rt->n--;
+        pending_remove(rt, i);
         s->sum.retries_succeeded++;
         size_t before = rt->n;
         slot *x = idmap_find(&s->ids, p.id);
@@ -1467,6 +1516,7 @@ static void retry_pending(sim *s, int level)
         size_t gone = before - rt->n; /* failed by its row: they were first in the list */
         i = i > gone ? i - gone : 0;
     }
+    rt->wait_min = least; /* every one left was looked at (or has gone since) */
 }
 
 /* Any free on a level wakes its waiting requests (retry_pending), whatever made it: the trace's
@@ -2391,11 +2441,9 @@ AM_ALWAYS_INLINE int alloc_tail(sim *s, const tr_event *ev, int level, alloc_req
     level_rt *rt = &s->rt[level];
     if (rc != ALLOC_OK && rt->retry && !s->into) {
         /* Wait for frees later on the timeline (allocators.md section 1, "retry"). */
-        if (rt->n == rt->cap) {
-            rt->cap = rt->cap ? 2 * rt->cap : 8;
-            rt->p = am_realloc(rt->p, rt->cap * sizeof *rt->p);
-        }
-        rt->p[rt->n++] = (pending){ev->id, ev->bytes, s->seq, ev->addr, ev->stream, ev->line,
+        if (rt->n == 0 || ev->bytes < rt->wait_min)
+            rt->wait_min = ev->bytes;
+        *pending_append(rt) = (pending){ev->id, ev->bytes, s->seq, ev->addr, ev->stream, ev->line,
                                    am_ps_add(s->host, rt->retry_wait)};
         x->state = ST_PENDING;
         s->sum.retries++;
@@ -3384,7 +3432,7 @@ void sim_destroy(sim *s)
         return;
     for (int i = 0; i < s->nlevels; i++) {
         mem_destroy(s->lv[i]);
-        free(s->rt[i].p);
+        free(s->rt[i].pbase);
         free(s->rt[i].live);
     }
     for (int i = 0; i < s->nch; i++)
