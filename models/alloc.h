@@ -159,6 +159,12 @@ struct alloc_ops {
     /* Optional: 1 when a failed request may wait up to *wait for frees later on the timeline
      * (BFC's retry-after-free option); the engine implements the waiting. */
     int (*retry_after_free)(const void *opts, am_ps *wait);
+    /* Optional, for that retry: 1 only when alloc() of `bytes` (the request as the policy sees
+     * it, padded) would certainly fail and change nothing on its way (no device call, no
+     * cached memory given back, no latency), so the engine may skip the attempt; 0 when unsure.
+     * Monotone in bytes: 1 for some size means 1 for every larger one, so one look at the
+     * smallest waiting request can rule out all of them. NULL: every attempt is made. */
+    int (*cannot_serve)(void *st, uint64_t bytes);
     /* Optional: simulated time the host spent inside the policy (device calls such as
      * cudaMalloc/cudaFree, pool growth) since the last call; returns it and resets it to 0.
      * The engine charges it to the host clock after every allocation and free. */

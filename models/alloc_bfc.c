@@ -384,6 +384,24 @@ static uint64_t bfc_largest_free(void *st)
     return bt_last_k1(&((bfc *)st)->free_set); /* a free chunk's key is (size, address) */
 }
 
+/* alloc.h cannot_serve: the request fails with no side effect when no free chunk holds it
+ * (find_chunk is an exact best fit), Extend refuses it before any device call (more than the
+ * pool's headroom) and garbage collection gives nothing back (it frees regions only when their
+ * free bytes, at most pool - in use, plus the headroom make room). Monotone: a larger request
+ * fails all three tests too. */
+static int bfc_cannot_serve(void *st, uint64_t bytes)
+{
+    bfc *b = st;
+    uint64_t rounded = round256(bytes);
+    if (rounded <= bfc_largest_free(b))
+        return 0;
+    uint64_t headroom = am_round_down(b->limit > b->pool_bytes ? b->limit - b->pool_bytes : 0,
+                                      BFC_MIN);
+    if (b->o.garbage_collection) /* limit - in use >= limit - pool + free regions' bytes */
+        headroom = b->limit > b->bytes_in_use ? b->limit - b->bytes_in_use : 0;
+    return rounded > headroom;
+}
+
 /* Peaks back to the current values (alloc.h reset_peaks), and largest_alloc_size to 0, as
  * TensorFlow's ClearStats does. */
 static void bfc_reset_peaks(void *st)
@@ -582,6 +600,7 @@ static const struct alloc_ops bfc_ops = {
     .check = bfc_check,
     .finish = bfc_finish,
     .retry_after_free = bfc_retry,
+    .cannot_serve = bfc_cannot_serve,
     .count_oom = bfc_count_oom,
     .pool_limit = bfc_pool_limit,
 };

@@ -534,6 +534,13 @@ const struct alloc_ops *mem_policy(const mem_level *m) { return m->policy; }
 void *mem_policy_state(mem_level *m) { return m->st; }
 uint64_t mem_largest_free(mem_level *m) { return m->policy->largest_free(m->st); }
 
+int mem_cannot_serve(mem_level *m, uint64_t bytes)
+{
+    if (bytes > AM_MAX_BYTES)
+        return 1; /* mem_alloc_attempt refuses it before asking the policy */
+    return m->policy->cannot_serve && m->policy->cannot_serve(m->st, mem_padded(m, bytes));
+}
+
 uint64_t mem_padded(const mem_level *m, uint64_t bytes)
 {
     return bytes > AM_MAX_BYTES ? bytes : am_round_up(bytes, m->pad);

@@ -128,6 +128,10 @@ uint64_t mem_padded(const mem_level *m, uint64_t bytes);
 const struct alloc_ops *mem_policy(const mem_level *m);
 void *mem_policy_state(mem_level *m);
 uint64_t mem_largest_free(mem_level *m);
+/* 1 only when mem_alloc_attempt of `bytes` would certainly fail and change nothing (alloc.h
+ * cannot_serve: the policy must say so; a request above any level's size always does); 0 when
+ * unsure. Monotone in bytes. */
+int mem_cannot_serve(mem_level *m, uint64_t bytes);
 /* Free bytes inside reserved memory: reserved - allocated - blocks pending a two-phase free
  * (free_requested done, free_completed not yet: the policy still holds them). */
 uint64_t mem_free_in_reserved(const mem_level *m);

@@ -447,6 +447,72 @@ static void test_stress(void)
     }
 }
 
+/* mem_cannot_serve, which lets the engine skip a waiting request's retry (retry_after_free), is
+ * sound: whenever it says 1 the attempt fails and changes nothing (no device call or refusal,
+ * no region given back, no log line). Without growth, once the pool holds its one region, it is
+ * exact: it says 1 for every attempt that fails. Seeded random states as in test_stress. */
+static void test_cannot_serve(void)
+{
+    static const char *cfgs[] = {
+        "      memory_limit: 16MiB\n",
+        "      memory_limit: 16MiB\n      allow_growth: true\n",
+        "      memory_limit: 16MiB\n      allow_growth: true\n      garbage_collection: true\n",
+    };
+    for (size_t c = 0; c < AM_ARRAY_LEN(cfgs); c++) {
+        lvl L;
+        mk(&L, "100MiB", cfgs[c]);
+        enum { N = 64 };
+        uint64_t h[N] = {0}, sz[N] = {0}, req[N] = {0};
+        uint64_t x = 88172645463325252ULL + c;
+        int said = 0, unsound = 0, missed = 0;
+        for (int step = 0; step < 4000; step++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            int i = (int)(x % N);
+            if (req[i]) {
+                tl_free(&L, h[i], req[i], sz[i]);
+                req[i] = 0;
+                continue;
+            }
+            uint64_t r = 1 + (x >> 20) % ((x >> 60) < 4 ? 6 * MiB : 256 * 1024);
+            mem_metrics was = *mem_get_metrics(L.m);
+            fflush(L.log);
+            size_t logged = L.loglen;
+            int cannot = mem_cannot_serve(L.m, r);
+            alloc_req q = {r, 0, 0};
+            alloc_out o;
+            int rc = mem_alloc_attempt(L.m, &q, &o);
+            const mem_metrics *now = mem_get_metrics(L.m);
+            fflush(L.log);
+            if (cannot) {
+                said++;
+                if (rc == ALLOC_OK || now->device_allocs != was.device_allocs ||
+                    now->device_refusals != was.device_refusals ||
+                    now->device_frees != was.device_frees ||
+                    now->reserved_bytes != was.reserved_bytes || L.loglen != logged)
+                    unsound++;
+            } else if (rc != ALLOC_OK && c == 0 && was.reserved_bytes) {
+                missed++;
+            }
+            if (rc == ALLOC_OK) {
+                req[i] = r;
+                sz[i] = o.size;
+                h[i] = o.handle;
+            }
+            CU_ASSERT(tl_check(&L) == 0);
+        }
+        CU_ASSERT_EQUAL(unsound, 0);
+        CU_ASSERT_EQUAL(missed, 0);
+        CU_ASSERT(said > 100); /* the states tested include many hopeless requests */
+        tl_close(&L);
+    }
+    lvl L;
+    mk(&L, "100MiB", "      memory_limit: 8MiB\n");
+    CU_ASSERT_EQUAL(mem_cannot_serve(L.m, 8 * MiB), 0); /* the pool is taken at the first one */
+    CU_ASSERT_EQUAL(mem_cannot_serve(L.m, 8 * MiB + 1), 1);
+    CU_ASSERT_EQUAL(mem_cannot_serve(L.m, UINT64_MAX), 1);
+    tl_close(&L);
+}
+
 void suite_bfc(void)
 {
     TU_SUITE("bfc", {"rounding to 256", test_rounding}, {"bin numbers", test_bins},
@@ -463,5 +529,6 @@ void suite_bfc(void)
              {"statistics and fragmentation metric", test_statistics_and_fragmentation},
              {"memory_fraction and memory_limit", test_memory_fraction},
              {"region coalescing", test_region_coalescing},
-             {"seeded stress with invariant checks", test_stress});
+             {"seeded stress with invariant checks", test_stress},
+             {"cannot_serve: sound, and exact without growth", test_cannot_serve});
 }

@@ -174,6 +174,36 @@ static void test_defrag_triggers(void)
     hstop(&r);
 }
 
+/* A threshold run that leaves fragmentation above the threshold re-arms once fragmentation is
+ * down to it again and the level has made as many allocations and frees as it had live buffers
+ * after the run. caching puts three 600 KiB buffers in each 2 MiB small-pool segment, leaving a
+ * 248 KiB tail no compaction can close: from the 33rd buffer fragmentation is above 0.9, except
+ * while a new segment fills (its 1.4 MiB free tail brings it down). The run at the 33rd moves
+ * nothing; the dips re-arm the trigger only from the 66th allocation, and the next run (69th
+ * buffer) waits until the 138th. Until 2026-11-27 each dip re-armed it: 120 buffers ran 30
+ * compactions that moved nothing, one every segment. */
+static void test_threshold_rearm_bounded(void)
+{
+    hrun r;
+    hstart(&r, "version: 1\nmemories:\n  hbm:\n    capacity: 256MiB\n"
+               "    allocator: {policy: caching}\n"
+               "    defrag: {mode: compact, trigger: threshold, threshold: 0.9}\n"
+               "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n");
+    const sim_summary *su = sim_get_summary(r.s);
+    uint64_t ran_at[4] = {0};
+    for (uint64_t i = 1; i <= 120; i++) {
+        uint64_t before = su->defrag.runs;
+        CU_ASSERT(hev(&r, ALLOC(i, 600 * KiB, 0)) == 0);
+        if (su->defrag.runs != before && before < 4)
+            ran_at[before] = i;
+    }
+    CU_ASSERT_EQUAL(su->defrag.runs, 2);
+    CU_ASSERT_EQUAL(ran_at[0], 33);
+    CU_ASSERT_EQUAL(ran_at[1], 69);
+    CU_ASSERT_EQUAL(su->defrag.buffers_moved, 0);
+    hstop(&r);
+}
+
 static void test_host_roundtrip(void)
 {
     hrun r;
@@ -2143,6 +2173,97 @@ static char *pl_run(const char *name, const char *yaml, const char *events, cons
     return rc == 0 ? tu_slurp(ppath, NULL) : NULL;
 }
 
+/* retry_after_free retries waits in arrival order after each free; the attempts the policy says
+ * cannot succeed (bfc: larger than its largest free chunk, no headroom to grow) are skipped with
+ * the same outcome. 4 fillers of 1 MiB fill a 4 MiB pool, 40 requests of 1 MiB wait (10 streams),
+ * and each free serves the next waiting one in its chunk: wait k (ids 100..139) at (k - 100) mod 4
+ * MiB, in the row of the free at event 44 + k - 100. Until 2026-11-27 every free tried all the
+ * waits (N^2 attempts); the placements are the same. */
+static void test_retry_after_free_order(void)
+{
+    static const char *const yaml =
+        "version: 1\nmemories:\n  hbm:\n    capacity: 8MiB\n"
+        "    allocator: {policy: bfc, memory_limit: 4MiB, retry_after_free: true}\n";
+    char ev[8192], want[8192];
+    size_t e = 0, w = 0;
+    e += (size_t)snprintf(ev + e, sizeof ev - e, "amsim-trace v1\n");
+    w += (size_t)snprintf(want + w, sizeof want - w, "seq,id,level,address,requested,allocated,"
+                          "status\n");
+    for (int i = 0; i < 4; i++) {
+        e += (size_t)snprintf(ev + e, sizeof ev - e, "alloc %d 1MiB\n", i + 1);
+        w += (size_t)snprintf(want + w, sizeof want - w, "%d,%d,hbm,%llu,1048576,1048576,ok\n",
+                              i, i + 1, (unsigned long long)i << 20);
+    }
+    for (int k = 100; k < 140; k++)
+        e += (size_t)snprintf(ev + e, sizeof ev - e, "alloc %d 1MiB stream=%d\n", k, k % 10);
+    for (int i = 0; i < 4; i++)
+        e += (size_t)snprintf(ev + e, sizeof ev - e, "free %d\n", i + 1);
+    for (int k = 100; k < 140; k++) {
+        e += (size_t)snprintf(ev + e, sizeof ev - e, "free %d stream=%d\n", k, k % 10);
+        w += (size_t)snprintf(want + w, sizeof want - w, "%d,%d,hbm,%llu,1048576,1048576,ok\n",
+                              44 + k - 100, k, (unsigned long long)((k - 100) % 4) << 20);
+    }
+    char *out;
+    char *pl = pl_run("rafo", yaml, ev, "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_STRING_EQUAL(pl, want);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "40 failed requests waited for frees; 40 then got memory"));
+    free(pl);
+    free(out);
+}
+
+/* FNV-1a, 64 bits: a fingerprint of a run's placements. */
+static uint64_t fnv64(const char *s)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* The skipped retries change no placement: a seeded random trace (xorshift; 600 events, sizes
+ * from 256 B to 5 MiB on 4 streams, waits that expire after 200 us or are served) under bfc
+ * with growth and garbage collection in 16 MiB gives the placements, and the counts of waits,
+ * that the code before the skip gave (the fingerprint and counts below were taken with it). */
+static void test_retry_after_free_random(void)
+{
+    static const char *const yaml =
+        "version: 1\nmemories:\n  hbm:\n    capacity: 64MiB\n"
+        "    allocator: {policy: bfc, memory_limit: 16MiB, allow_growth: true, "
+        "garbage_collection: true, retry_after_free: true, retry_wait: 200us}\n";
+    static const uint64_t sizes[] = {100, 256, 3000, 65536, 300000, 1 << 20, 3 << 20, 5 << 20};
+    size_t cap = 65536, e = 0;
+    char *ev = malloc(cap);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    e += (size_t)snprintf(ev + e, cap - e, "amsim-trace v1\n");
+    uint64_t x = 88172645463325252ULL, live[600], t = 0;
+    int nlive = 0, next = 1;
+    for (int k = 0; k < 600; k++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        t += (x >> 8) % 3 == 0 ? 50 : (x >> 8) % 3 == 1 ? 1 : 0;
+        if (nlive && (x >> 16) % 100 < 45) {
+            int j = (int)((x >> 24) % (uint64_t)nlive);
+            e += (size_t)snprintf(ev + e, cap - e, "free %llu at=%lluus\n",
+                                  (unsigned long long)live[j], (unsigned long long)t);
+            live[j] = live[--nlive];
+        } else {
+            uint64_t b = sizes[(x >> 32) % 8] + (x >> 40) % 5000;
+            e += (size_t)snprintf(ev + e, cap - e, "alloc %d %llu stream=%d at=%lluus\n", next,
+                                  (unsigned long long)b, (int)((x >> 56) % 4),
+                                  (unsigned long long)t);
+            live[nlive++] = (uint64_t)next++;
+        }
+    }
+    char *out;
+    char *pl = pl_run("rafr", yaml, ev, "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_EQUAL(fnv64(pl), 0xdd84c498d93f271dULL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "65 failed requests waited for frees; 15 then got memory"));
+    free(pl);
+    free(out);
+    free(ev);
+}
+
 /* spill_victim: lru counts a buffer served after a wait for frees as just used. 3 waits (no
  * victim's copy fits beside 9 on the host); 1 and 2 are used; 9's free makes host room, and 4's
  * spill of 1 serves 3 in 1's room; 4 still does not fit, and the next victim is 2, the least
@@ -2526,6 +2647,11 @@ void suite_hierarchy(void)
              {"copying actions need their link; TPU compaction is charged",
               test_copy_links_required},
              {"defragmentation triggers: threshold, every, a failure", test_defrag_triggers},
+             {"a threshold run that cannot help re-arms after as many changes as live buffers",
+              test_threshold_rearm_bounded},
+             {"retry_after_free serves waits in arrival order", test_retry_after_free_order},
+             {"retry_after_free: skipped retries change no placement",
+              test_retry_after_free_random},
              {"a defragmentation waits for transfers on its level",
               test_defrag_waits_for_pending_transfer},
              {"spill round trip costs two transfers", test_spill_round_trip},
