@@ -980,6 +980,23 @@ static void expire_before(sim *s, am_ps at)
         expire_pending(s, at, 0);
 }
 
+/* A runtime recovery (a defragmentation, a spill's eviction) is about to change a level, or its
+ * copies have just ended: waits whose deadline the clock has passed (the failed attempt's
+ * device call, the wait for the transfers on the buffers it moves, the copies) fail now, at
+ * their deadline, before anything else happens. In the run's order they failed while the room
+ * they waited for was still taken (a recovery releases nothing before its copies are done);
+ * noticed only at the next row, after the recovery's frees or the placement it made room for,
+ * their `oom` came after those in a --pytorch-snapshot export, and the replay served them from
+ * the room the recovery made (until 2026-11-27: a spill's free before a 3 MiB request's expired
+ * wait, "0 of 1 recorded out-of-memory requests ran out here too"). An export writes the ones
+ * that end with the copies before the recovery's entries (sim_observer.action). Not inside a
+ * start-state prologue, where no row notices waits either (timeline_row). */
+static void expire_before_recovery(sim *s)
+{
+    if (!s->prologue)
+        expire_before(s, s->host);
+}
+
 static void timeline_row_out(sim *s, int level, am_ps at, uint64_t seq)
 {
     if (s->prologue)
@@ -1764,6 +1781,7 @@ static void defrag(sim *s, int level)
             n = live_on(s, level, &v); /* the wait may have retired frees */
         }
     }
+    expire_before_recovery(s); /* before its first release */
     qsort(v, n, sizeof *v, by_addr);
     mem_metrics was = *mem_get_metrics(m); /* the state the level's last row shows */
     mem_set_quiet(m, 1);
@@ -1862,6 +1880,9 @@ static void defrag(sim *s, int level)
     if (s->obs && s->obs->action)
         s->obs->action(s->obs->ctx, "defrag", level, s->host, am_ps_add(s->host, t), moved);
     host_block(s, t);
+    /* waits whose deadline passed during its copies fail now, at their deadline, before
+     * anything after it (sim_observer.action) */
+    expire_before_recovery(s);
     s->rt[level].allocs_since_defrag = 0;
     /* its buffers were released: the waits are retried once they are placed again (the
      * compaction is one step for the program), when its copies are done, before the request
@@ -2023,6 +2044,7 @@ static int spill_one(sim *s, int level, const alloc_req *r)
         return 0;
     }
     attempt_failed(s, level, r);
+    expire_before_recovery(s); /* before the eviction's free */
     relocated(s, best, level, host, &o, PL_SPILLED);
     timeline_row(s, host); /* the host copy's allocation, when it is made */
     if (s->pend[best->self]) {
@@ -2048,6 +2070,9 @@ static int spill_one(sim *s, int level, const alloc_req *r)
         s->obs->action(s->obs->ctx, "spill", level, s->host, am_ps_add(s->host, t),
                        best->requested);
     host_block(s, t);
+    /* waits whose deadline passed during the copy fail now, before its release
+     * (sim_observer.action) */
+    expire_before_recovery(s);
     /* The device block is given back once the copy has read it: its free (a device call on a
      * policy that charges one) comes after the copy. Until 2026-11-27 it was charged before,
      * so the copy's slice started a free latency late. */
@@ -3551,6 +3576,7 @@ size_t sim_live_buffers(const sim *s, int level)
 
 am_ps sim_host_time(const sim *s) { return s->host; }
 int sim_expiring_after_placement(const sim *s) { return s->expiring && s->placed_unsettled; }
+int sim_expiring(const sim *s) { return s->expiring; }
 mem_level *sim_level(const sim *s, int i) { return s->lv[i]; }
 const am_config *sim_config(const sim *s) { return s->cfg; }
 const sim_summary *sim_get_summary(const sim *s) { return &s->sum; }

@@ -50,7 +50,13 @@ typedef struct sim_observer {
     /* A compute (chan = -1) or transfer (chan = link channel index) finished on a stream. */
     void (*op)(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes);
     /* A runtime action on a level: what = "defrag" (bytes moved) or "spill" / "restore"
-     * (bytes copied); it occupied the host from start to end. */
+     * (bytes copied); it occupied the host from start to end. Called after a defragmentation's
+     * releases and placements, or a spill's `move`, and before its copies. Waits for frees
+     * whose deadline had passed when a spill or a defragmentation began failed before its first
+     * release or `move`; those whose deadline passes before `end` fail right after its copies
+     * (their `alloc` with ok = 0), before the waits are retried, the spill's device block is
+     * given back or anything else happens. They ran out while the recovery held the host and
+     * its room was not free yet: the snapshot exporter writes them before its entries. */
     void (*action)(void *ctx, const char *what, int level, am_ps start, am_ps end, uint64_t bytes);
     /* A transfer's time on its link channel (called just before its `op`): from when the
      * channel took it, which is later than the op's start when it waited behind the link's
@@ -254,5 +260,8 @@ am_ps sim_host_time(const sim *s);
  * exporter writes such a wait's `oom` entry after that allocation's, in the order the allocator
  * acted in. */
 int sim_expiring_after_placement(const sim *s);
+/* 1 while waits for frees that ran out are failed (their `alloc` with ok = 0, each between
+ * `event` calls, see sim_observer.event). */
+int sim_expiring(const sim *s);
 
 #endif

@@ -124,6 +124,14 @@ struct snap_exp {
      * counters after that free (sn_counters) are that free's, and stay behind it (sn_device).
      * Gives after those (a failed attempt's miss path) are not. */
     int move_free;
+    /* A recovery on the default level (a defragmentation's releases and placements, a spill's
+     * free) is being recorded: its records start at r[recov] (SIZE_MAX: none), and stay
+     * uncommitted until the first record after its copies (recov_done: its `action` came), so
+     * that the `oom` of a wait that ran out while it held the host goes in front of them
+     * (sn_expired_in_recovery). */
+    size_t recov;
+    int recov_done;
+    am_ps recov_end; /* when its copies end (its `action`) */
 };
 
 /* A record's time: when its event began on the host (sn_event), not when the observer hears
@@ -152,8 +160,28 @@ static size_t sn_held_max;
 
 size_t snap_last_held(void) { return sn_held_max; }
 
+/* The recovery's records are final once anything after its copies comes. */
+static void sn_recovery_close(snap_exp *x)
+{
+    if (x->recov_done) {
+        x->recov = SIZE_MAX;
+        x->recov_done = 0;
+    }
+}
+
+/* A recovery on the default level begins with the records not reported yet (the device gives
+ * of its first release come before that release's free). Not in a start-state prologue, whose
+ * recoveries are no entries (sn_prologue). */
+static void sn_recovery_open(snap_exp *x)
+{
+    sn_recovery_close(x); /* the one before it, when nothing came between */
+    if (x->recov == SIZE_MAX && !x->start)
+        x->recov = x->mark;
+}
+
 static void sn_append(snap_exp *x, snap_rec r)
 {
+    sn_recovery_close(x);
     if (x->n == x->cap)
         x->r = am_realloc(x->r, (x->cap = x->cap ? x->cap * 2 : 64) * sizeof *x->r);
     /* a prologue's recovery moves a buffer the replay's own recovery moves again
@@ -264,6 +292,32 @@ static void sn_release_held(snap_exp *x)
     x->nheld = 0;
 }
 
+/* The `oom` of a wait for frees that ran out while a recovery on the default level held the host
+ * (before its copies ended: engine.h, sim_observer.action), written in front of the recovery's
+ * entries (after the ones of earlier such waits): when the wait ran out, the recovery had
+ * released nothing yet (a spill frees its victim's block after the copy has read it, a
+ * compaction's buffers are in place only once copied), so the replay must fail it on the state
+ * before them. Until 2026-11-27 it came after them, and the replay served it from the room the
+ * recovery made: a 3 MiB request whose 100 us wait ran out during a 695.9 us spill ("0 of 1
+ * recorded out-of-memory requests ran out here too"). 1 when written so. */
+static int sn_expired_in_recovery(snap_exp *x, snap_rec r)
+{
+    if (x->recov == SIZE_MAX || !x->sim || !sim_expiring(x->sim) ||
+        (x->recov_done && r.t >= x->recov_end)) /* ran out after it: in order */
+        return 0;
+    /* not through sn_append: the record goes back in time, before records whose device takes
+     * wait for a later request's stream, and the state of a move's release (move_free) stays */
+    if (x->n == x->cap)
+        x->r = am_realloc(x->r, (x->cap = x->cap ? x->cap * 2 : 64) * sizeof *x->r);
+    size_t at = x->recov++;
+    memmove(x->r + at + 1, x->r + at, (x->n - at) * sizeof *x->r);
+    x->r[at] = r;
+    x->n++;
+    x->mark++; /* the recovery started at or before mark */
+    sn_held_max = AM_MAX(sn_held_max, x->n);
+    return 1;
+}
+
 /* A request's outcome. A wait for frees that ran out is noticed when the engine settles an
  * outcome, and when that outcome is an allocation, the allocator has already made it
  * (engine.h, sim_expiring_after_placement): the wait's `oom` is held and written after that
@@ -285,6 +339,8 @@ static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
         stream = sn_block_stream(x, addr, stream);
     snap_rec r = {ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, sn_time(x, t),
                   0, 0, 0};
+    if (!ok && sn_expired_in_recovery(x, r))
+        return;
     if (!ok && x->sim && sim_expiring_after_placement(x->sim)) {
         if (x->nheld == x->capheld) {
             x->capheld = x->capheld ? x->capheld * 2 : 4;
@@ -411,6 +467,8 @@ static void sn_defrag_free(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32
 {
     (void)seq;
     snap_exp *x = ctx;
+    if (level == x->cfg->default_level)
+        sn_recovery_open(x);
     x->recovery = 1;
     sn_free(ctx, t, id, level, stream, addr, requested, size, 0);
     x->recovery = 0;
@@ -455,6 +513,8 @@ static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stre
                     uint64_t addr, uint64_t requested, uint64_t size)
 {
     snap_exp *x = ctx;
+    if (from_level != level && from_level == x->cfg->default_level)
+        sn_recovery_open(x); /* a spill: its free, written here, happens after its copy */
     x->recovery = 1;
     if (from_level != level || level != x->cfg->default_level)
         sn_free(ctx, t, id, from_level, stream, from_addr, requested, from_size, 0);
@@ -496,6 +556,21 @@ static void sn_counters(void *ctx, am_ps t, int level, const mem_metrics *m)
         x->move_free = 0;
 }
 
+/* A recovery's copies begin: what follows them (after the `oom` of the waits that ran out
+ * meanwhile) closes its records (sn_recovery_close). */
+static void sn_action(void *ctx, const char *what, int level, am_ps start, am_ps end,
+                      uint64_t bytes)
+{
+    snap_exp *x = ctx;
+    (void)what;
+    (void)start;
+    (void)bytes;
+    if (level == x->cfg->default_level && x->recov != SIZE_MAX) {
+        x->recov_done = 1;
+        x->recov_end = end;
+    }
+}
+
 int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *err)
 {
     *xp = NULL;
@@ -507,6 +582,7 @@ int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *e
         return -1;
     }
     x->path = path;
+    x->recov = SIZE_MAX;
     sn_held_max = 0;
     x->blocks.no_aug = x->ranges.no_aug = 1;
     for (int k = 0; k < 2; k++)
@@ -523,7 +599,7 @@ int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *e
                             .move = sn_move, .defrag_free = sn_defrag_free, .oom = sn_oom,
                             .prologue = sn_prologue, .free_failed = sn_free_failed,
                             .event = sn_event, .attempt_failed = sn_attempt_failed,
-                            .counters = sn_counters};
+                            .counters = sn_counters, .action = sn_action};
     *xp = x;
     return 0;
 }
@@ -689,8 +765,8 @@ static void sn_fold_range(snap_exp *x, const snap_rec *r)
  * order, and spilled to their scratch file. */
 static void sn_commit(snap_exp *x)
 {
-    size_t p = 0;
-    while (p < x->mark && !x->r[p].pending)
+    size_t p = 0, end = x->recov < x->mark ? x->recov : x->mark; /* a recovery's wait */
+    while (p < end && !x->r[p].pending)
         p++;
     for (size_t i = 0; i < p; i++) {
         const snap_rec *r = &x->r[i];
@@ -718,6 +794,8 @@ static void sn_commit(snap_exp *x)
         memmove(x->r, x->r + p, (x->n - p) * sizeof *x->r);
     x->n -= p;
     x->mark -= p;
+    if (x->recov != SIZE_MAX)
+        x->recov -= p;
 }
 
 static void sn_block(FILE *f, uint64_t addr, uint64_t size, uint64_t requested, const char *state)
@@ -903,6 +981,7 @@ outfile *snap_finish(snap_exp *x, am_error *err)
         return NULL;
     sn_release_held(x); /* (none: the engine settles the allocation right after them) */
     sn_resolve(x, 0); /* takes with no request after them */
+    x->recov = SIZE_MAX; /* (closed by then: the engine settles the waits after the copies) */
     x->mark = x->n;
     sn_commit(x);
     outfile *o = x->o;

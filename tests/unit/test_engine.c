@@ -1397,6 +1397,85 @@ static void test_retry_expiry_during_recovery(void)
     }
 }
 
+/* The number before `what` in text (-1 when absent): "hbm: 5 allocations, ..., 1 out of memory". */
+static long count_before(const char *text, const char *what)
+{
+    const char *p = text ? strstr(text, what) : NULL;
+    if (!p || p == text)
+        return -1;
+    const char *q = p - 1;
+    while (q > text && q[-1] >= '0' && q[-1] <= '9')
+        q--;
+    return strtol(q, NULL, 10);
+}
+
+/* A wait for frees that ran out while a recovery held the host, exported with
+ * --pytorch-snapshot and replayed under the same config: the replay fails the recorded `oom`
+ * too, with every allocation and segment event matched and the run's out-of-memory count. The
+ * deadline before the recovery began (QA 46's spill: 5's 10 us wait, the spill at 20 us; its
+ * compaction: 30's wait ran out while 36's compaction waited for a transfer) or during its
+ * copies (the spill with a 100 us wait; a host_roundtrip compaction of 937 us making 24 MiB
+ * for two 10 MiB requests). Until 2026-11-27 the export wrote the `oom` after the recovery's
+ * frees (or after the allocation it made room for), and the replay served it from that room:
+ * "0 of 1" (spills, compaction during its copies) and "3 of 4" (QA 46's compaction). */
+static void test_export_replays_expired_waits(void)
+{
+    const char *hc_yaml = "version: 1\ndevice: h100\nmemories:\n  hbm:\n    capacity: 48MiB\n"
+                          "    allocator: {policy: bfc, memory_limit: 48MiB, retry_after_free: "
+                          "true, retry_wait: 10us}\n"
+                          "    defrag: {mode: host_roundtrip, trigger: on_oom}\n";
+    const char *hc_trace = "amsim-trace v1\nalloc 1 8MiB\nalloc 2 8MiB\nalloc 3 8MiB\n"
+                           "alloc 4 8MiB\nalloc 5 8MiB\nalloc 6 8MiB\nfree_requested 2\n"
+                           "free_requested 4\nfree_requested 6\nalloc 7 10MiB\n"
+                           "free_completed 2\nfree_completed 4\nfree_completed 6\n"
+                           "alloc 8 10MiB\n";
+    /* QA 46's spill with a wait that runs out during the copy, not before it */
+    size_t n = strlen(slow_cases[0].yaml) + 1;
+    char *qs100 = malloc(n);
+    memcpy(qs100, slow_cases[0].yaml, n);
+    char *w = strstr(qs100, "retry_wait: 10us");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    memcpy(w, "retry_wait: 99us", 16);
+    const struct {
+        const char *name, *yaml, *trace;
+        long ooms;
+    } cases[] = {{"xs", slow_cases[0].yaml, slow_cases[0].trace, 1},
+                 {"xc", slow_cases[2].yaml, slow_cases[2].trace, 4},
+                 {"xs99", qs100, slow_cases[0].trace, 1},
+                 {"xh", hc_yaml, hc_trace, 1}};
+    for (size_t k = 0; k < AM_ARRAY_LEN(cases); k++) {
+        char cn[32], tn[32], sn[600], args[2048], want[160];
+        snprintf(cn, sizeof cn, "%s.yaml", cases[k].name);
+        snprintf(tn, sizeof tn, "%s.trace", cases[k].name);
+        snprintf(sn, sizeof sn, "%s/%s.pickle", tu_tmpdir(), cases[k].name);
+        const char *cfg = tu_write(cn, cases[k].yaml);
+        const char *tr = tu_write(tn, cases[k].trace);
+        char *out = NULL, *rep = NULL;
+        snprintf(args, sizeof args, "run -c '%s' -t '%s' --pytorch-snapshot '%s'", cfg, tr, sn);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        snprintf(args, sizeof args, "run -c '%s' -t '%s'", cfg, sn);
+        CU_ASSERT_EQUAL(tu_amsim(args, &rep, NULL), 0);
+        long ooms = count_before(out, " out of memory (");
+        CU_ASSERT_EQUAL(ooms, cases[k].ooms);
+        /* the replay counts the run's out-of-memory results, each a recorded one it failed */
+        CU_ASSERT_EQUAL(count_before(rep, " out of memory ("), ooms);
+        snprintf(want, sizeof want, "; %ld of %ld recorded out-of-memory requests ran out here "
+                 "too\n", ooms, ooms);
+        CU_ASSERT(rep && strstr(rep, want));
+        const char *v = rep ? strstr(rep, "validation: ") : NULL;
+        long a = -1, b = -2, c = -1, d = -2;
+        CU_ASSERT(v && sscanf(v, "validation: %ld of %ld allocations at the recorded address; "
+                                 "%ld of %ld segment events matched", &a, &b, &c, &d) == 4);
+        CU_ASSERT(a == b && c == d);
+        if (!rep || !strstr(rep, want) || a != b || c != d)
+            fprintf(stderr, "\n  %s: the export's replay says %.*s", cases[k].name,
+                    v ? (int)strcspn(v, "\n") : 4, v ? v : "none");
+        free(out);
+        free(rep);
+    }
+    free(qs100);
+}
+
 /* Metamorphic: the outputs asked for never change what the run does. Each case runs with
  * --json alone, then with each output (and all of them) besides: the printed summary and the
  * JSON summary must be the same byte for byte. Until 2026-11-27 an observer or a timeline
@@ -2294,6 +2373,8 @@ void suite_engine(void)
              {"a wait that a spill's or a compaction's copy outlasts is not served late",
               test_retry_expiry_during_recovery},
              {"outputs asked for never change the results", test_outputs_keep_results},
+             {"a wait that ran out during a recovery replays from the export",
+              test_export_replays_expired_waits},
              {"a wait for frees cancelled by its free: the request's own seq everywhere",
               test_retry_cancelled_seq},
              {"a compaction's state: a timeline row and counter sample", test_compaction_row},
