@@ -2220,7 +2220,7 @@ static int recover(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t
 }
 
 /* A spilled buffer that cannot come back now: an out-of-memory of its level and a spill
- * failure (restore's, and a transfer's pair of spilled buffers that cannot both come back). */
+ * failure. */
 static void restore_failed(sim *s, const slot *x)
 {
     s->sum.spill.failures++;
@@ -2840,75 +2840,48 @@ static int use_keeping(sim *s, uint64_t id, uint64_t keep)
     return rc;
 }
 
-/* A buffer whose use fails whatever memory is made: its allocation ran out or waits, or it was
- * dropped while spilled (use_buffer's -1 cases other than a restore that fails). */
+/* A named buffer with no memory that a restore could give: its allocation ran out or waits, or
+ * its free was requested while it was spilled (use_buffer's -1 cases other than a restore that
+ * fails). A fact of its state, not a prediction. */
 static int memoryless(const slot *x)
 {
     return x && (x->state == ST_OOM || x->state == ST_PENDING || x->state == ST_DROPPED);
 }
 
-/* A spilled buffer whose restore cannot succeed while keep (the transfer's other buffer, in
- * use) stays: spill_cannot_help's test of its request, a sure failure (no spill or defrag
- * makes that room). */
-static int restore_hopeless(sim *s, const slot *x, uint64_t keep)
-{
-    if (!x || x->state != ST_SPILLED)
-        return 0;
-    s->in_use = keep;
-    int hopeless = spill_cannot_help(s, x->level, x->requested);
-    s->in_use = TR_NO_ID;
-    return hopeless;
-}
-
-/* Both buffers spilled from one level, each fitting alone but not both: their sum is a request
- * spilling cannot serve (padding the sum pads no more than padding each). */
-static int pair_hopeless(sim *s, const slot *x, const slot *y)
-{
-    if (!x || !y || x == y || x->state != ST_SPILLED || y->state != ST_SPILLED ||
-        x->level != y->level)
-        return 0;
-    uint64_t sum = x->requested + y->requested;
-    if (sum < x->requested) /* 2^64 bytes or more: beyond any capacity */
-        return 1;
-    return spill_cannot_help(s, x->level, sum);
-}
-
-/* The uses of a transfer's two named buffers, id= and to= (TR_NO_ID: none): the one with no
- * memory (TR_NO_ID when both have some). Whether the copy happens is decided before either is
- * restored, the same way whichever order the trace names them in: a buffer that has no memory
- * and gets none from a restore, or a spilled one that cannot come back, is used first and
- * alone (its restore tried and counted as a failure, as any use's), and a pair spilled from one
- * level that cannot both come back restores neither (the to= one's restore counts as failed).
- * Until 2026-11-27 id= was restored first whatever became of to=: with to= dropped, out of
- * memory or unable to come back, id= came back (evicting another buffer) for a copy that did
- * not happen, and with the names swapped nothing was restored. */
+/* The uses of a transfer's two named buffers, id= (the source) and to= (the destination;
+ * TR_NO_ID: none): the one with no memory, or TR_NO_ID when the copy happens. The rule depends
+ * only on which field names which buffer, never on the order the trace writes them in:
+ *  - when either has no memory a restore could give (memoryless), both count as used and
+ *    neither is brought back (id= is the one blamed when both have none);
+ *  - otherwise id= is used first (brought back if spilled, without sending to= away), then
+ *    to= (brought back without sending id= away): the copy's own order, read then write, and
+ *    the order uses had before any prediction was tried. When one cannot come back (its restore
+ *    fails and is counted, as any use's) the copy does not happen and whatever came back
+ *    before stays: whether a restore will succeed is never predicted (the 2026-11-27 merge
+ *    e649f5f predicted it from capacities and missed the spill host's room, the room a
+ *    restore frees by dropping a host copy kept on the other's level, and evictions that
+ *    change with the order of the names, so the same pair behaved differently with id= and
+ *    to= swapped).
+ * Until 2026-11-27 id= was restored first whatever became of to=, even when to= had no memory
+ * at all, so id= came back (evicting another buffer) for a copy that could never happen. */
 static uint64_t copy_short_id(sim *s, uint64_t id, uint64_t to)
 {
     slot *x = id != TR_NO_ID ? idmap_find(&s->ids, id) : NULL;
     slot *y = to != TR_NO_ID ? idmap_find(&s->ids, to) : NULL;
-    uint64_t first = id, then = to;
-    if (!memoryless(x) && (memoryless(y) || (!restore_hopeless(s, x, to) &&
-                                             restore_hopeless(s, y, id)))) {
-        first = to;
-        then = id;
+    if (memoryless(x) || memoryless(y)) {
+        if (x)
+            touch(s, x);
+        if (y)
+            touch(s, y);
+        return memoryless(x) ? id : to;
     }
-    slot *f = first == id ? x : y;
-    if (memoryless(f) || restore_hopeless(s, f, then)) {
-        use_keeping(s, first, then); /* touched, and a hopeless restore counted */
-        return first;
+    if (x && use_keeping(s, id, to) < 0) {
+        if (y) /* named by the transfer: used, though not brought back for a copy that fails */
+            touch(s, y);
+        return id;
     }
-    if (pair_hopeless(s, x, y)) {
-        touch(s, x);
-        touch(s, y);
-        if (s->cfg->levels[y->level].on_oom == CFG_ON_OOM_SPILL)
-            s->sum.spill.skipped++; /* as recover_level counts the restore it would not run */
-        restore_failed(s, y);
+    if (y && use_keeping(s, to, id) < 0)
         return to;
-    }
-    if (first != TR_NO_ID && use_keeping(s, first, then) < 0)
-        return first;
-    if (then != TR_NO_ID && use_keeping(s, then, first) < 0)
-        return then;
     return TR_NO_ID;
 }
 

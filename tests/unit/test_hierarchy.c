@@ -2042,12 +2042,12 @@ static void test_spill_summary_names_only_targets_used(void)
     free(out);
 }
 
-/* A to= transfer whose copy will not happen restores neither buffer, whichever order id= and
- * to= come in: with one named buffer dropped while spilled (2), or out of memory (4, 8 MiB on
- * 4 MiB), or both spilled from one level and unable to come back together (3 MiB each on
- * 4 MiB), or the guard rejecting the copy, nothing comes back. Until 2026-11-27 id= came back
- * first (evicting another buffer) when to= was the one with no memory: 3 out and 1 back,
- * 8.389 ms, for a copy that did not happen. */
+/* A to= transfer with a named buffer that has no memory a restore could give restores neither,
+ * whichever buffer is id= and whichever field the trace writes first: with one named buffer
+ * dropped while spilled (2), or out of memory (4, 8 MiB on 4 MiB), or the guard rejecting the
+ * copy, nothing comes back. Until 2026-11-27 id= came back first (evicting another buffer)
+ * when to= was the one with no memory: 3 out and 1 back, 8.389 ms, for a copy that did not
+ * happen. */
 static void test_transfer_to_restores_nothing_when_skipped(void)
 {
     static const char *const cfg =
@@ -2065,25 +2065,106 @@ static void test_transfer_to_restores_nothing_when_skipped(void)
              "events avoided, 0 failed\n"},
         {"alloc 1 2MiB\nalloc 2 2MiB\nalloc 3 2MiB\nalloc 4 8MiB\n", "1", "4", "",
          "spilling: 1 buffer (2.00 MiB) out to host, 0 (0 B) back, 2.097 ms; "},
-        {"alloc 1 3MiB\nalloc 2 3MiB\nalloc 3 3MiB\n", "1", "2", "",
-         "spilling: 2 buffers (6.00 MiB) out to host, 0 (0 B) back, 6.291 ms; 2 out-of-memory "
-         "events avoided, 1 failed; skipped for 1 request"},
         {"alloc 1 2MiB\nalloc 2 2MiB\nalloc 3 2MiB\nalloc 4 2MiB\n", "1", "2", " implicit=1",
          "spilling: 2 buffers (4.00 MiB) out to host, 0 (0 B) back, 4.194 ms; "},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        for (int swap = 0; swap < 2; swap++) {
-            char trace[512];
-            snprintf(trace, sizeof trace,
-                     "amsim-trace v1\n%stransfer hbm hbm %s id=%s to=%s%s\nsync\n",
-                     cases[i].head, i == 2 ? "3MiB" : "2MiB", swap ? cases[i].b : cases[i].a,
-                     swap ? cases[i].a : cases[i].b, cases[i].tail);
+        for (int v = 0; v < 4; v++) { /* bit 0: the names swapped; bit 1: to= written first */
+            const char *id = v & 1 ? cases[i].b : cases[i].a, *to = v & 1 ? cases[i].a : cases[i].b;
+            char trace[512], fields[64];
+            if (v & 2)
+                snprintf(fields, sizeof fields, "to=%s id=%s", to, id);
+            else
+                snprintf(fields, sizeof fields, "id=%s to=%s", id, to);
+            snprintf(trace, sizeof trace, "amsim-trace v1\n%stransfer hbm hbm 2MiB %s%s\nsync\n",
+                     cases[i].head, fields, cases[i].tail);
             char *out = rec_run("tnr", cfg, trace);
             CU_ASSERT_PTR_NOT_NULL_FATAL(out);
             CU_ASSERT_PTR_NOT_NULL(strstr(out, cases[i].want));
             CU_ASSERT_PTR_NOT_NULL(strstr(out, "1 transfer did not happen"));
             free(out);
         }
+}
+
+/* Otherwise id= comes back first, then to=, and a copy that then cannot happen leaves what came
+ * back: no restore is predicted, and the order the trace writes the fields in changes nothing
+ * (both orders give the same output). pair: 3 MiB each on 4 MiB, 1 comes back (3 goes), 2
+ * cannot. ord (bfc 8 MiB, 12 MiB host): id=4 to=1 brings both back and copies; id=1 to=4 finds
+ * no room for 1 once 5 and 6 are out (the 5 MiB free lies on both sides of 7, whose copy does
+ * not fit on the host): nothing back. tp (16 MiB, 20 MiB host): 1 comes back (3 goes), and 2
+ * would need 4 out, whose 8 MiB copy does not fit on the host (14 MiB used): 1 stays back, the
+ * copy does not happen. h3 (vmem spills into hbm): 1 coming back
+ * drops its copy from hbm, which makes room for 4. Until 2026-11-27 the merge e649f5f
+ * predicted returns: pair and h3 restored nothing and skipped the copy (h3's could happen),
+ * and tp brought 1 back although it promised a pair that cannot both come back restores
+ * neither. */
+static void test_transfer_restores_id_then_to(void)
+{
+    static const char *const pair =
+        "version: 1\nmemories:\n  hbm:\n    capacity: 4MiB\n    allocator: {policy: best_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "  host: {capacity: 64MiB, allocator: {policy: best_fit}}\n"
+        "links:\n  p: {from: host, to: hbm, bandwidth: 1GB/s, duplex: true}\n"
+        "  c: {from: hbm, to: hbm, bandwidth: 1GB/s}\n";
+    static const char *const ord =
+        "version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+        "    allocator: {policy: bfc, memory_limit: 8MiB, allow_growth: false}\n"
+        "    on_oom: spill_to_host\n    spill_victim: lru\n    spill_host: host\n"
+        "    defrag: {mode: compact, trigger: on_oom}\n  host:\n    capacity: 12MiB\n";
+    static const char *const ord_head = "alloc 1 3MiB\nalloc 3 1536KiB\nalloc 4 2MiB\n"
+                                        "alloc 5 2MiB\nalloc 6 2MiB\nalloc 7 3MiB\n";
+    static const char *const tp =
+        "version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+        "    allocator: {policy: bfc, memory_limit: 16MiB, allow_growth: false}\n"
+        "    on_oom: spill_to_host\n    spill_victim: lru\n    spill_host: host\n"
+        "  host:\n    capacity: 20MiB\n";
+    static const char *const h3 =
+        "version: 1\ndevice: tpu-v5e\nmemories:\n  hbm:\n    capacity: 64KiB\n"
+        "    allocator: {policy: first_fit}\n    on_oom: spill_to_host\n    spill_host: host\n"
+        "  vmem:\n    capacity: 64KiB\n    on_oom: spill_to_host\n    spill_host: hbm\n";
+    static const struct {
+        const char *cfg, *head, *xfer, *id, *to, *want;
+        int copied;
+    } cases[] = {
+        {pair, "alloc 1 3MiB\nalloc 2 3MiB\nalloc 3 3MiB\n", "hbm hbm 3MiB", "1", "2",
+         "spilling: 3 buffers (9.00 MiB) out to host, 1 (3.00 MiB) back, 12.583 ms; 3 "
+         "out-of-memory events avoided, 1 failed; skipped for 1 request",
+         0},
+        {ord, ord_head, "hbm hbm 4KiB", "4", "1",
+         "spilling: 6 buffers (13.50 MiB) out to host, 2 (5.00 MiB) back, 372.593 us; 4 "
+         "out-of-memory events avoided, 0 failed",
+         1},
+        {ord, ord_head, "hbm hbm 4KiB", "1", "4",
+         "spilling: 5 buffers (10.50 MiB) out to host, 0 (0 B) back, 212.391 us; 2 "
+         "out-of-memory events avoided, 2 failed",
+         0},
+        {tp, "alloc 1 6MiB\nalloc 2 6MiB\nalloc 3 8MiB\nalloc 4 8MiB\n", "hbm hbm 1MiB", "1", "2",
+         "spilling: 3 buffers (20.00 MiB) out to host, 1 (6.00 MiB) back, 509.158 us; 2 "
+         "out-of-memory events avoided, 2 failed",
+         0},
+        {h3, "alloc 4 48KiB level=hbm\nalloc 1 32KiB level=vmem\nalloc 2 32KiB level=vmem\n"
+             "alloc 3 32KiB level=vmem\nfree 3\n",
+         "vmem hbm 1KiB", "1", "4",
+         "spilling: 2 buffers (80.00 KiB) out to hbm and host, 2 (80.00 KiB) back, 12.804 us; 2 "
+         "out-of-memory events avoided, 0 failed",
+         1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *outs[2];
+        for (int v = 0; v < 2; v++) { /* v: to= written first */
+            char trace[512];
+            snprintf(trace, sizeof trace, "amsim-trace v1\n%stransfer %s %s=%s %s=%s\nsync\n",
+                     cases[i].head, cases[i].xfer, v ? "to" : "id", v ? cases[i].to : cases[i].id,
+                     v ? "id" : "to", v ? cases[i].id : cases[i].to);
+            outs[v] = rec_run("tit", cases[i].cfg, trace);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(outs[v]);
+            CU_ASSERT_PTR_NOT_NULL(strstr(outs[v], cases[i].want));
+            CU_ASSERT_EQUAL(strstr(outs[v], "1 transfer did not happen") == NULL, cases[i].copied);
+        }
+        CU_ASSERT_STRING_EQUAL(outs[0], outs[1]);
+        free(outs[0]);
+        free(outs[1]);
+    }
 }
 
 /* spill_victim: largest takes the largest block, and among equal ones the least recently used:
@@ -2691,8 +2772,10 @@ void suite_hierarchy(void)
               test_spill_summary_names_target},
              {"the spilling summary names only the levels that took a buffer",
               test_spill_summary_names_only_targets_used},
-             {"a to= transfer that does not happen restores neither buffer, in either order",
+             {"a to= transfer with a memoryless buffer restores neither, in any order",
               test_transfer_to_restores_nothing_when_skipped},
+             {"a to= transfer restores id= then to=, whatever order the fields are written in",
+              test_transfer_restores_id_then_to},
              {"spill_victim: largest, ties to the least recently used",
               test_spill_largest_tie_lru},
              {"spill_victim: lru counts a served wait as just used",
