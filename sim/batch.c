@@ -1395,6 +1395,21 @@ static int axis_list(ydoc *y, yaml_node_t *n, const char *path, sw_axis *ax, am_
     return 0;
 }
 
+/* Each value of the axis in the config's number form where its key reads a number, refused
+ * as the config refuses it, at the value: before the repeat check, which reads '01' as 1 (until
+ * 2026-11-27 `engine.queue_depth: [1, 01]` said `'01' repeats '1'`, and `[8, 010]` was a bad
+ * number). A range's values are amsim's own, already in that form. */
+static int axis_number_forms(const sw_axis *ax, const char *file, am_error *err)
+{
+    for (int i = 0; i < ax->vals.n; i++) {
+        const char *form = ax->gen[i] ? NULL : cfg_opt_number_form(ax->opt, ax->vals.v[i]);
+        if (form)
+            return am_fail_at(err, file, ax->pos[i].line, ax->pos[i].col, "%s: bad number "
+                              "'%s': %s", ax->path, ax->vals.v[i], form);
+    }
+    return 0;
+}
+
 static int parse_axis(ydoc *y, const char *path, yaml_node_t *n, sw_axis *ax, am_error *err)
 {
     ax->path = am_strdup(path);
@@ -1452,6 +1467,8 @@ static int parse_axis(ydoc *y, const char *path, yaml_node_t *n, sw_axis *ax, am
     }
     if (!ax->vals.n)
         return yfail(err, y, n, "axis %s: no values", path);
+    if (axis_number_forms(ax, y->file, err) != 0)
+        return -1;
     /* each value read once: a range can make 100000 of them (first_repeat sorts them) */
     ax->num = am_calloc((size_t)ax->vals.n, sizeof *ax->num);
     ax->has_num = am_calloc((size_t)ax->vals.n, 1);

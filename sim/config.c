@@ -1144,6 +1144,20 @@ static const char *number_form(const char *s)
 
 const char *cfg_number_form(const char *text) { return number_form(text); }
 
+/* Whether option o reads its text as a number, so that number_form applies: not a word (bool,
+ * enum, string) nor the -1 that an unlimited size takes. One rule for opt_parse and for a
+ * sweep's axis values (cfg_opt_number_form). */
+static int opt_reads_number(const opt_desc *o, const char *s)
+{
+    return o->type != OPT_BOOL && o->type != OPT_ENUM && o->type != OPT_STRING &&
+           !(o->type == OPT_SIZE_OR_UNLIMITED && strcmp(s, "-1") == 0);
+}
+
+const char *cfg_opt_number_form(const opt_desc *o, const char *text)
+{
+    return o && opt_reads_number(o, text) ? number_form(text) : NULL;
+}
+
 /* A non-negative integer, plain ("1000") or with an exponent ("1e3", "1.5e3") when its value is
  * whole: sizes took 1e9 and integers did not until 2026-11-27. No unit. */
 static int parse_uint(const char *s, uint64_t *u)
@@ -1198,8 +1212,7 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
                          kind_name(n->kind));
     /* Parse into u, r or b by type; stored below in the field's own width. */
     const char *s = n->value, *sv = echo_value(shown, sizeof shown, s);
-    if (o->type != OPT_BOOL && o->type != OPT_ENUM && o->type != OPT_STRING &&
-        !(o->type == OPT_SIZE_OR_UNLIMITED && strcmp(s, "-1") == 0) && number_form(s))
+    if (opt_reads_number(o, s) && number_form(s))
         return node_fail(e, n, "%s: bad number '%s': %s", path, sv, number_form(s));
     switch (o->type) {
     case OPT_SIZE:
