@@ -178,6 +178,11 @@ typedef struct am_config {
     /* What the config says that has no effect, one "file:line:col: warning: ..." line each
      * (callers print it to stderr), or NULL. */
     char *warnings;
+    /* Line for line with warnings: the path of the setting that keeps the warned key unread
+     * (memories.hbm.allocator.policy for another policy's option, memories.hbm.defrag.trigger
+     * for a threshold under trigger: on_oom), or an empty line when none does. A sweep that
+     * varies that setting in an axis does not warn: some of its runs read the key. */
+    char *warning_deciders;
 } am_config;
 
 /* Load, merge the device preset, apply overrides ("PATH=VALUE" strings) and validate.
