@@ -1395,6 +1395,21 @@ static int axis_list(ydoc *y, yaml_node_t *n, const char *path, sw_axis *ax, am_
     return 0;
 }
 
+/* Each value of the axis in the config's number form where its key reads a number, refused
+ * as the config refuses it, at the value: before the repeat check, which reads '01' as 1 (until
+ * 2026-11-27 `engine.queue_depth: [1, 01]` said `'01' repeats '1'`, and `[8, 010]` was a bad
+ * number). A range's values are amsim's own, already in that form. */
+static int axis_number_forms(const sw_axis *ax, const char *file, am_error *err)
+{
+    for (int i = 0; i < ax->vals.n; i++) {
+        const char *form = ax->gen[i] ? NULL : cfg_opt_number_form(ax->opt, ax->vals.v[i]);
+        if (form)
+            return am_fail_at(err, file, ax->pos[i].line, ax->pos[i].col, "%s: bad number "
+                              "'%s': %s", ax->path, ax->vals.v[i], form);
+    }
+    return 0;
+}
+
 static int parse_axis(ydoc *y, const char *path, yaml_node_t *n, sw_axis *ax, am_error *err)
 {
     ax->path = am_strdup(path);
@@ -1452,6 +1467,8 @@ static int parse_axis(ydoc *y, const char *path, yaml_node_t *n, sw_axis *ax, am
     }
     if (!ax->vals.n)
         return yfail(err, y, n, "axis %s: no values", path);
+    if (axis_number_forms(ax, y->file, err) != 0)
+        return -1;
     /* each value read once: a range can make 100000 of them (first_repeat sorts them) */
     ax->num = am_calloc((size_t)ax->vals.n, sizeof *ax->num);
     ax->has_num = am_calloc((size_t)ax->vals.n, 1);
@@ -3077,45 +3094,137 @@ static int axis_level_policy(const sweep *s, const sw_axis *ax, int i, const cha
     return rc;
 }
 
-/* Whether another axis of s varies the policy of the level that axis a's path is under
- * (memories.LEVEL.allocator.policy for an axis memories.LEVEL.allocator.KEY): such a key is read
- * in the runs of the policies that have it, so it is not warned about (as the config does not
- * warn about one under a policy that --set or --policy switches). */
-static int axis_policy_varied(const sweep *s, int a)
+/* The axis of s whose path is the n bytes at path, or -1. */
+static int axis_named(const sweep *s, const char *path, int n)
 {
-    const char *p = s->axes[a].path, *al = strstr(p, ".allocator.");
-    if (strncmp(p, "memories.", 9) || !al)
+    for (int a = 0; n > 0 && a < s->naxes; a++)
+        if ((int)strlen(s->axes[a].path) == n && !strncmp(s->axes[a].path, path, (size_t)n))
+            return a;
+    return -1;
+}
+
+/* The line at *p of a text of lines (warnings, warning_deciders): its length; *p moves past it.
+ * An empty text or NULL gives empty lines. */
+static int next_text_line(const char **p)
+{
+    if (!*p || !**p)
         return 0;
-    size_t n = (size_t)(al - p) + strlen(".allocator.");
-    for (int o = 0; o < s->naxes; o++)
-        if (o != a && strlen(s->axes[o].path) == n + strlen("policy") &&
-            !strncmp(s->axes[o].path, p, n) && !strcmp(s->axes[o].path + n, "policy"))
+    const char *nl = strchr(*p, '\n');
+    int n = nl ? (int)(nl - *p) : (int)strlen(*p);
+    *p += n + (nl != NULL);
+    return n;
+}
+
+/* A warning of a config: its line (len bytes) and the setting that keeps its key unread (dn
+ * bytes at dec, none when dn is 0; am_config.warning_deciders). */
+typedef struct cfg_warn_line {
+    const char *line, *dec;
+    int len, dn;
+} cfg_warn_line;
+
+/* The first warning of c whose line starts with at ("FILE:LINE:COL: warning: ", the place of the
+ * key it is about), into *w; 0 when there is none. */
+static int find_warning(const am_config *c, const char *at, cfg_warn_line *w)
+{
+    size_t alen = strlen(at);
+    for (const char *t = c->warnings, *d = c->warning_deciders; t && *t;) {
+        *w = (cfg_warn_line){.line = t, .dec = d};
+        w->len = next_text_line(&t);
+        w->dn = next_text_line(&d);
+        if ((size_t)w->len > alen && !strncmp(w->line, at, alen))
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether the n sets v give a value to axis b's path (the axis's own, added by runs_read_key). */
+static int sets_have_axis(const sweep *s, int b, const cfg_set *v, int n)
+{
+    size_t len = strlen(s->axes[b].path);
+    for (int k = 0; k < n; k++)
+        if (!strncmp(v[k].text, s->axes[b].path, len) && v[k].text[len] == '=')
             return 1;
     return 0;
 }
 
-/* The first warning of config c about value i of axis a (a policy's key that the level's policy
- * ignores: the warning is at that value's line and column), moved to the axis's key, into
- * warns: one per axis, as set: and --set get one per key. 1 when there was one. Until
- * 2026-11-27 an axis's key got no warning (only set:'s did). */
-static int axis_warning(const sweep *s, int a, int i, const am_config *c, strlist *warns)
+/* Whether some run of the sweep reads the key that a config loaded with the n sets v warns
+ * about at `at` (a warning's "FILE:LINE:COL: warning: "), w being that warning: an axis of s
+ * varies its decider (a level's policy for another policy's option, defrag's trigger for
+ * threshold or every, its mode for the rest) and under one of that axis's values the key is
+ * read, or is kept unread only by another setting that an axis varies, and so on (a threshold
+ * under mode: none beside axes of mode and trigger is read under compact and threshold). Each
+ * step fixes one more axis, so the chain ends. v has room for one set per axis more than n. */
+static int runs_read_key(const sweep *s, cfg_set *v, int n, const char *at,
+                         const cfg_warn_line *w)
+{
+    int b = axis_named(s, w->dec, w->dn);
+    if (b < 0 || sets_have_axis(s, b, v, n))
+        return 0;
+    const sw_axis *bx = &s->axes[b];
+    int read = 0;
+    for (int j = 0; j < bx->vals.n && !read; j++) {
+        char *t = axis_set_text(bx->path, bx->vals.v[j]);
+        am_config *c = NULL;
+        am_error e = {0};
+        cfg_warn_line next;
+        v[n] = (cfg_set){t, s->file, bx->pos[j].line, bx->pos[j].col};
+        /* a config refused under this value (another policy refusing the key's value) is
+         * not known to leave the key unread: its runs read it, and fail on it */
+        if (cfg_load_sets(&c, s->base, v, n + 1, &e) != 0)
+            read = 1;
+        else
+            read = !find_warning(c, at, &next) || runs_read_key(s, v, n + 1, at, &next);
+        cfg_free(c);
+        free(t);
+    }
+    return read;
+}
+
+/* The first warning of config c (loaded with the n sets v: set: and value i of axis a) about
+ * value i of axis a (a policy's key that the level's policy ignores, a defrag key its trigger
+ * or mode does not read: the warning is at that value's line and column), moved to the axis's
+ * key, into warns: one per axis, as set: and --set get one per key. None when another axis's
+ * values make the key read in some runs (runs_read_key). 1 when the axis's key is settled (a
+ * warning, or read in some runs), 0 to look at its next value. Until 2026-11-27 an axis's key
+ * got no warning (only set:'s did), and then was warned about beside an axis of the defrag
+ * trigger or mode that made it read (only a policy axis was looked at). */
+static int axis_warning(const sweep *s, int a, int i, const am_config *c, cfg_set *v, int n,
+                        strlist *warns)
 {
     const sw_axis *ax = &s->axes[a];
     char *at = xprintf("%s:%lu:%lu: warning: ", s->file, ax->pos[i].line, ax->pos[i].col);
     size_t len = strlen(at);
-    int found = 0;
-    for (const char *w = c->warnings; w && *w && !found;) {
-        const char *nl = strchr(w, '\n');
-        int n = nl ? (int)(nl - w) : (int)strlen(w);
-        if ((size_t)n > len && !strncmp(w, at, len)) {
-            sl_push(warns, xprintf("%s:%lu:%lu: warning: %.*s", s->file, ax->kpos.line,
-                                   ax->kpos.col, n - (int)len, w + len));
-            found = 1;
-        }
-        w += n + (nl != NULL);
-    }
+    cfg_warn_line w;
+    int found = find_warning(c, at, &w);
+    if (found && !runs_read_key(s, v, n, at, &w))
+        sl_push(warns, xprintf("%s:%lu:%lu: warning: %.*s", s->file, ax->kpos.line,
+                               ax->kpos.col, w.len - (int)len, w.line + len));
     free(at);
     return found;
+}
+
+/* The warnings of the base config c (set: applied), as cfg_print_warnings prints them, less
+ * those about a key that some runs read, by another value of a setting an axis varies
+ * (runs_read_key): until 2026-11-27 `set: {memories.hbm.defrag.threshold: 0.3}` beside an axis
+ * `memories.hbm.defrag.trigger: [on_oom, threshold]` warned that the threshold was ignored, and
+ * so did another policy's option in set: beside an axis of the level's policy. */
+static void print_set_warnings(const sweep *s, const am_config *c)
+{
+    cfg_set *v = am_calloc((size_t)(s->sets.n + s->naxes + 1), sizeof *v);
+    int n = sweep_sets(s, v);
+    for (const char *t = c->warnings, *d = c->warning_deciders; t && *t;) {
+        cfg_warn_line w = {.line = t, .dec = d};
+        w.len = next_text_line(&t);
+        w.dn = next_text_line(&d);
+        static const char mark_text[] = ": warning: ";
+        const char *mark = strstr(w.line, mark_text);
+        int at_len = mark ? (int)(mark - w.line) + (int)strlen(mark_text) : 0;
+        char *at = mark && at_len <= w.len ? xprintf("%.*s", at_len, w.line) : NULL;
+        if (!at || !runs_read_key(s, v, n, at, &w))
+            fprintf(stderr, "amsim: %.*s\n", w.len, w.line);
+        free(at);
+    }
+    free(v);
 }
 
 /* Every value of set: and of each axis, loaded into the base config as a run loads it (under
@@ -3126,11 +3235,12 @@ static int axis_warning(const sweep *s, int a, int i, const am_config *c, strlis
  * not written in the sweep are reported at its step or factor. With policies:, no default
  * level of any run (after set:, or as an axis value makes it) may have its policy set by set:
  * or an axis (policy_overridden). Without policies:, an axis of a key that the level's policy
- * ignores gets the config's warning, at the axis, in warns. On success *base gets the base
+ * ignores, or its defrag mode or trigger, gets the config's warning, at the axis, in warns,
+ * unless other axes' values make it read (axis_warning). On success *base gets the base
  * config with set: applied (the caller frees it), loaded once for these checks and the digest. */
 static int sweep_check_values(sweep *s, am_config **base, strlist *warns, am_error *err)
 {
-    cfg_set v[SW_MAX_SETS + 2];
+    cfg_set v[SW_MAX_SETS + SW_MAX_AXES + 2]; /* set:, an axis value, one per axis more */
     char level[CFG_NAME_MAX];
     strlist levels = {0}; /* the default levels checked by policy_overridden */
     int n = sweep_sets(s, v);
@@ -3142,15 +3252,15 @@ static int sweep_check_values(sweep *s, am_config **base, strlist *warns, am_err
         goto bad;
     for (int a = 0; a < s->naxes; a++) {
         const sw_axis *ax = &s->axes[a];
-        int warn = !s->policies.n && !axis_policy_varied(s, a);
+        int warn = !s->policies.n;
         for (int i = 0; i < ax->vals.n; i++) {
             char *t = axis_set_text(ax->path, ax->vals.v[i]);
             am_config *c = NULL;
             v[n] = (cfg_set){t, s->file, ax->pos[i].line, ax->pos[i].col};
             int rc = load_as_runs(s, v, n + 1, &s->presets, level, warn ? &c : NULL, err);
-            free(t);
-            if (rc == 0 && warn && axis_warning(s, a, i, c, warns))
+            if (rc == 0 && warn && axis_warning(s, a, i, c, v, n + 1, warns))
                 warn = 0;
+            free(t); /* after axis_warning, which loads v again */
             cfg_free(c);
             if (rc == 0 && s->policies.n && axis_level_policy(s, ax, i, level, &levels, err))
                 goto bad;
@@ -3202,7 +3312,7 @@ static int sweep_digest(sweep *s, int update_expect, am_error *err)
         return -1;
     }
     if (!s->policies.n) /* with a policies axis, every run switches the policy */
-        cfg_print_warnings(cfg, stderr, "amsim");
+        print_set_warnings(s, cfg);
     for (int i = 0; i < axis_warns.n; i++) /* set:'s first, then the axes' in their order */
         fprintf(stderr, "amsim: %s\n", axis_warns.v[i]);
     sl_free(&axis_warns);

@@ -49,6 +49,9 @@ typedef struct cfg_pool {
  * once the config is built (see join_warnings). */
 typedef struct cfg_warning {
     char *text; /* "FILE:LINE:COL: warning: ...", no newline */
+    /* the path of the setting that keeps the warned key unread (memories.hbm.defrag.trigger),
+     * NULL for none: a sweep may vary it in an axis (am_config.warning_deciders) */
+    char *decider;
     const char *file;
     unsigned long line, col;
 } cfg_warning;
@@ -89,8 +92,10 @@ static void pool_free(cfg_pool *p)
 /* Free the warnings node_warn kept (join_warnings has copied them, or the load failed). */
 static void free_warnings(cfg_owner *o)
 {
-    for (size_t i = 0; i < o->nwarn; i++)
+    for (size_t i = 0; i < o->nwarn; i++) {
         free(o->warn[i].text);
+        free(o->warn[i].decider);
+    }
     free(o->warn);
     o->warn = NULL;
     o->nwarn = o->warn_cap = 0;
@@ -230,9 +235,10 @@ static int node_fail(am_error *e, const cfg_node *n, const char *fmt, ...)
 }
 
 /* Add a warning at a node, placed as node_fail places errors. It is kept with its position
- * so that join_warnings can sort without reading the position back out of the text. */
-__attribute__((format(printf, 3, 4)))
-static void node_warn(am_config *c, const cfg_node *n, const char *fmt, ...)
+ * so that join_warnings can sort without reading the position back out of the text. decider:
+ * the path of the setting that makes the warned key unread (cfg_warning.decider), or NULL. */
+__attribute__((format(printf, 4, 5)))
+static void node_warn(am_config *c, const cfg_node *n, const char *decider, const char *fmt, ...)
 {
     char msg[900];
     va_list ap;
@@ -249,6 +255,7 @@ static void node_warn(am_config *c, const cfg_node *n, const char *fmt, ...)
     /* only "FILE:LINE:COL:" text has a place in a file to sort by */
     int placed = n && n->line && n->col;
     o->warn[o->nwarn++] = (cfg_warning){.text = am_strdup(w.msg),
+                                        .decider = decider ? am_strdup(decider) : NULL,
                                         .file = placed ? n->file : NULL,
                                         .line = placed ? n->line : 0,
                                         .col = placed ? n->col : 0};
@@ -1144,6 +1151,20 @@ static const char *number_form(const char *s)
 
 const char *cfg_number_form(const char *text) { return number_form(text); }
 
+/* Whether option o reads its text as a number, so that number_form applies: not a word (bool,
+ * enum, string) nor the -1 that an unlimited size takes. One rule for opt_parse and for a
+ * sweep's axis values (cfg_opt_number_form). */
+static int opt_reads_number(const opt_desc *o, const char *s)
+{
+    return o->type != OPT_BOOL && o->type != OPT_ENUM && o->type != OPT_STRING &&
+           !(o->type == OPT_SIZE_OR_UNLIMITED && strcmp(s, "-1") == 0);
+}
+
+const char *cfg_opt_number_form(const opt_desc *o, const char *text)
+{
+    return o && opt_reads_number(o, text) ? number_form(text) : NULL;
+}
+
 /* A non-negative integer, plain ("1000") or with an exponent ("1e3", "1.5e3") when its value is
  * whole: sizes took 1e9 and integers did not until 2026-11-27. No unit. */
 static int parse_uint(const char *s, uint64_t *u)
@@ -1198,8 +1219,7 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
                          kind_name(n->kind));
     /* Parse into u, r or b by type; stored below in the field's own width. */
     const char *s = n->value, *sv = echo_value(shown, sizeof shown, s);
-    if (o->type != OPT_BOOL && o->type != OPT_ENUM && o->type != OPT_STRING &&
-        !(o->type == OPT_SIZE_OR_UNLIMITED && strcmp(s, "-1") == 0) && number_form(s))
+    if (opt_reads_number(o, s) && number_form(s))
         return node_fail(e, n, "%s: bad number '%s': %s", path, sv, number_form(s));
     switch (o->type) {
     case OPT_SIZE:
@@ -1624,8 +1644,10 @@ static void warn_other_policy_keys(am_config *c, const cfg_level *lv, const cfg_
                     snprintf(owners + n, sizeof owners - n, "%s%s", n ? ", " : "", (*p)->name);
                     break;
                 }
-        node_warn(c, k, "%s.%s is an option of %s, not of %s%s: ignored", apath, k->key, owners,
-                  lv->policy->name, pn->line ? "" : " (the default policy)");
+        char decider[CFG_PATH_MAX];
+        join_path(decider, sizeof decider, apath, "policy");
+        node_warn(c, k, decider, "%s.%s is an option of %s, not of %s%s: ignored", apath, k->key,
+                  owners, lv->policy->name, pn->line ? "" : " (the default policy)");
     }
 }
 
@@ -1890,12 +1912,15 @@ static int says_default(const cfg_node *k, const opt_desc *opts)
 }
 
 /* Whether the defrag option `key` is read under defrag mode `mode` and trigger `trigger`; when
- * not, why (the words of the warning) into why[n]. One rule for the loader's warning and for the
- * effective config, which leaves such keys out so that reading it back says nothing (until
- * 2026-11-27 it wrote them: `every: 50` under `trigger: threshold` read back with a warning). */
-static int defrag_key_read(const char *key, int mode, int trigger, char *why, size_t n)
+ * not, why (the words of the warning) into why[n] and the defrag key that decides it ("mode" or
+ * "trigger") into *by. One rule for the loader's warning and for the effective config, which
+ * leaves such keys out so that reading it back says nothing (until 2026-11-27 it wrote them:
+ * `every: 50` under `trigger: threshold` read back with a warning). */
+static int defrag_key_read(const char *key, int mode, int trigger, char *why, size_t n,
+                           const char **by)
 {
     why[0] = 0;
+    *by = "mode";
     if (!strcmp(key, "mode"))
         return 1;
     if (mode == CFG_DEFRAG_NONE)
@@ -1906,6 +1931,8 @@ static int defrag_key_read(const char *key, int mode, int trigger, char *why, si
         snprintf(why, n, "read only under trigger: every, not %s", defrag_triggers[trigger]);
     else if (!strcmp(key, "host") && mode != CFG_DEFRAG_HOST_ROUNDTRIP)
         snprintf(why, n, "read only under mode: host_roundtrip, not %s", defrag_modes[mode]);
+    if (!strcmp(key, "threshold") || !strcmp(key, "every"))
+        *by = mode == CFG_DEFRAG_NONE ? "mode" : "trigger";
     return why[0] == 0;
 }
 
@@ -1918,9 +1945,12 @@ static void warn_defrag_unused(am_config *c, const cfg_node *dn, const char *dpa
     for (const cfg_node *k = dn->child; k; k = k->next) {
         if (!k->key || !k->file || !user_written(c, k) || says_default(k, defrag_desc))
             continue;
-        char why[96];
-        if (!defrag_key_read(k->key, d->mode, d->trigger, why, sizeof why))
-            node_warn(c, k, "%s.%s is %s: ignored", dpath, k->key, why);
+        char why[96], decider[CFG_PATH_MAX];
+        const char *by;
+        if (defrag_key_read(k->key, d->mode, d->trigger, why, sizeof why, &by))
+            continue;
+        join_path(decider, sizeof decider, dpath, by);
+        node_warn(c, k, decider, "%s.%s is %s: ignored", dpath, k->key, why);
     }
 }
 
@@ -2781,32 +2811,45 @@ static size_t warn_group(const cfg_warning *v, size_t i)
     return i;
 }
 
+/* The text (deciders 0) or the decider (1, "" for none) of each of the n sorted warnings k,
+ * one a line. */
+static char *warn_lines(const warn_key *k, size_t n, int deciders)
+{
+    size_t total = 1;
+    for (size_t i = 0; i < n; i++) {
+        const char *t = deciders ? k[i].w->decider : k[i].w->text;
+        total += (t ? strlen(t) : 0) + 1;
+    }
+    char *out = am_malloc(total), *p = out;
+    for (size_t i = 0; i < n; i++) {
+        const char *t = deciders ? k[i].w->decider : k[i].w->text;
+        size_t len = t ? strlen(t) : 0;
+        memcpy(p, t ? t : "", len);
+        p += len;
+        *p++ = '\n';
+    }
+    *p = 0;
+    return out;
+}
+
 /* Join o's warnings into pub.warnings, one a line, in the order of the text they point at
  * (within a file), not the order the schema and the preset's memories were walked in: until
  * 2026-11-27 an ignored key of hbm came before one written above it under host when the
- * preset lists hbm first. The records are freed. */
+ * preset lists hbm first; and their deciders into pub.warning_deciders, line for line. The
+ * records are freed. */
 static void join_warnings(cfg_owner *o)
 {
     if (!o->nwarn)
         return;
     warn_key *k = am_calloc(o->nwarn, sizeof *k);
-    size_t total = 1;
-    for (size_t i = 0; i < o->nwarn; i++) {
+    for (size_t i = 0; i < o->nwarn; i++)
         k[i] = (warn_key){.w = &o->warn[i], .group = warn_group(o->warn, i), .order = i};
-        total += strlen(o->warn[i].text) + 1;
-    }
     qsort(k, o->nwarn, sizeof *k, cmp_warn);
-    char *out = am_malloc(total), *p = out;
-    for (size_t i = 0; i < o->nwarn; i++) {
-        size_t len = strlen(k[i].w->text);
-        memcpy(p, k[i].w->text, len);
-        p += len;
-        *p++ = '\n';
-    }
-    *p = 0;
-    free(k);
     free(o->pub.warnings);
-    o->pub.warnings = out;
+    free(o->pub.warning_deciders);
+    o->pub.warnings = warn_lines(k, o->nwarn, 0);
+    o->pub.warning_deciders = warn_lines(k, o->nwarn, 1);
+    free(k);
     free_warnings(o);
 }
 
@@ -2977,6 +3020,7 @@ void cfg_free(am_config *cfg)
     pool_free(&o->pool);
     free_warnings(o);
     free(cfg->warnings);
+    free(cfg->warning_deciders);
     free(o);
 }
 
@@ -3257,8 +3301,9 @@ static int key_unread(map_role role, const cfg_node *k)
     if (!role.defrag)
         return !allocator_key_read(role.lv->policy, k->key);
     char why[96];
+    const char *by;
     return !defrag_key_read(k->key, role.lv->defrag.mode, role.lv->defrag.trigger, why,
-                            sizeof why);
+                            sizeof why, &by);
 }
 
 int cfg_key_unread(const am_config *cfg, const cfg_node *map, const cfg_node *k)

@@ -178,6 +178,11 @@ typedef struct am_config {
     /* What the config says that has no effect, one "file:line:col: warning: ..." line each
      * (callers print it to stderr), or NULL. */
     char *warnings;
+    /* Line for line with warnings: the path of the setting that keeps the warned key unread
+     * (memories.hbm.allocator.policy for another policy's option, memories.hbm.defrag.trigger
+     * for a threshold under trigger: on_oom), or an empty line when none does. A sweep that
+     * varies that setting in an axis does not warn: some of its runs read the key. */
+    char *warning_deciders;
 } am_config;
 
 /* Load, merge the device preset, apply overrides ("PATH=VALUE" strings) and validate.
@@ -326,6 +331,9 @@ int cfg_opt_u64(const opt_desc *o, const char *text, uint64_t *v);
  * '+', no leading zero before a digit, which YAML 1.1 reads as octal), else why not. Sweeps
  * hold their own numbers (seeds, device, range bounds) to it too. */
 const char *cfg_number_form(const char *text);
+/* cfg_number_form for a value of option o, as the loader checks it: NULL when o reads text as a
+ * word (a bool, an enum, a string, -1 for an unlimited size) or o is NULL. */
+const char *cfg_opt_number_form(const opt_desc *o, const char *text);
 
 /* Whether a config node's origin (cfg_node.file) is an override from the command line: a
  * --set ("--set 'PATH=VALUE'") or a --policy ("--policy 'NAME'"), which have no line. The one

@@ -2529,6 +2529,28 @@ static void sweep_number_form(void)
     free(want);
 }
 
+/* An axis value is held to the config's number form before it is compared with the others for
+ * repeats: until 2026-11-27 `[1, 01]` was refused as "'01' repeats '1'", though `[8, 010]` was
+ * a bad number, and so were `[1GiB, 01GiB]` and `[0.5, 00.5]`. */
+static void sweep_axis_number_form(void)
+{
+    static const char *const c[][2] = {
+        {"axes: {engine.queue_depth: [1, 01]}\n",
+         "@:3:32: engine.queue_depth: bad number '01': leading zeros are not allowed (YAML 1.1 "
+         "reads 010 as octal 8)"},
+        {"axes: {engine.queue_depth: [10, 010]}\n",
+         "@:3:33: engine.queue_depth: bad number '010': leading zeros are not allowed"},
+        {"axes: {memories.hbm.capacity: [1GiB, 01GiB]}\n",
+         "@:3:38: memories.hbm.capacity: bad number '01GiB': leading zeros are not allowed"},
+        {"axes: {links.pcie.efficiency: [0.5, 00.5]}\n",
+         "@:3:37: links.pcie.efficiency: bad number '00.5': leading zeros are not allowed"},
+        {"axes: {engine.queue_depth: [8, +8]}\n",
+         "@:3:32: engine.queue_depth: bad number '+8': a '+' sign is not allowed"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++)
+        bi_sweep("axnumform.yaml", c[i][0], c[i][1]);
+}
+
 /* An exclusion's value is read by the rules of the values it matches: a number of an axis whose
  * option takes one in the config's form, a seed as seeds: reads one. Until 2026-11-27 `{seed:
  * 010}` excluded seed 10, `{seed: 2e0}` seed 2, and `010GiB`, `+8GiB`, `010`, `+8` the axis
@@ -4573,6 +4595,8 @@ void suite_badinput(void)
               sweep_number_form},
              {"sweep: an exclusion value in a number form the sweep refuses",
               sweep_exclusion_number_form},
+             {"sweep: an axis value in a number form the config refuses, before repeats",
+              sweep_axis_number_form},
              {"sweep: policies: with an axis of the policy of a level an axis makes default",
               sweep_chosen_level_policy},
              {"sweep: two set: entries giving one setting", sweep_set_twice},
