@@ -478,7 +478,13 @@ static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stre
 {
     snap_exp *x = ctx;
     int from_default = from_level == x->cfg->default_level;
-    x->recovery = 1;
+    /* Inside a prologue, a buffer that comes from another level (a spill into the default
+     * level as that level's spill_host) is a start-state allocation of the default level: the
+     * snapshot holds the default level only, so the replay's prologue has no buffer of the
+     * other level to spill, and nothing would make the copy (until 2026-11-27 it was folded
+     * into the end state only: the replay placed the next request over it, 0 of 1 allocations
+     * at the recorded address). One from the default level the replay's recovery moves itself. */
+    x->recovery = from_default;
     x->move_from = from_default ? from_addr : SN_NO_FROM;
     if (from_level != level || level != x->cfg->default_level)
         sn_free(ctx, t, id, from_level, stream, from_addr, requested, from_size, 0);

@@ -1281,6 +1281,40 @@ static void test_snapshot_prologue_move_free(void)
     }
 }
 
+/* A buffer of another level (vmem) spilled into the default level (hbm, its spill_host) inside
+ * a start-state prologue: the snapshot holds the default level only, so the replay's prologue
+ * has no vmem buffer to spill, and the host copy is written as a start-state allocation of the
+ * default level. Until 2026-11-27 it was folded into the end state only (a 512 KiB active block
+ * at 0) and the replay placed the next request at 0 (0 of 1 allocations at the recorded
+ * address; without prologue=1 the same run replayed 2 of 2). */
+static void test_snapshot_prologue_spill_into_default(void)
+{
+    const char *cfg = tu_write("psd.yaml", "version: 1\ndevice: tpu-v5e\nmemories:\n"
+                               "  vmem:\n    capacity: 1MiB\n    on_oom: spill_to_host\n"
+                               "    spill_host: hbm\n  hbm:\n    capacity: 12MiB\n"
+                               "    allocator: {policy: best_fit}\n");
+    const char *tr = tu_write("psd.trace", "amsim-trace v1\nalloc 1 512KiB prologue=1 level=vmem\n"
+                              "alloc 2 1MiB prologue=1 level=vmem\nalloc 3 64KiB level=hbm\n");
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s/psd_a.pickle", tu_tmpdir());
+    snprintf(b, sizeof b, "%s/psd_b.pickle", tu_tmpdir());
+    replay_out run = {0};
+    export_run(cfg, tr, NULL, a, &run);
+    CU_ASSERT_EQUAL(run.su.spill.evictions, 1);
+    CU_ASSERT_EQUAL(run.m.allocs, 2); /* the host copy and 3 */
+    for (int gen = 0; gen < 3; gen++) {
+        replay_out back = {0};
+        export_run(cfg, gen % 2 ? b : a, NULL, gen % 2 ? a : b, &back);
+        CU_ASSERT_EQUAL(back.m.allocs, run.m.allocs);
+        CU_ASSERT_EQUAL(back.m.frees, run.m.frees);
+        CU_ASSERT_EQUAL(back.m.live_bytes, run.m.live_bytes);
+        CU_ASSERT_EQUAL(back.m.peak_live_bytes, run.m.peak_live_bytes);
+        CU_ASSERT_EQUAL(back.su.recorded_allocs, 1);
+        CU_ASSERT_EQUAL(back.su.address_matches, 1);
+        CU_ASSERT_EQUAL(back.su.segment_events_matched, back.su.segment_events_recorded);
+    }
+}
+
 /* The trace entries of a snapshot (the reader's start state left out) as letters: a alloc,
  * r free_requested, c free_completed, f free, o oom, s segment take, g segment give. */
 static void snap_entries(const char *path, char *order, size_t n)
@@ -1931,6 +1965,8 @@ void suite_export(void)
               "export / replay counts stay", test_snapshot_prologue_defrag_stable},
              {"a free after a prologue compaction names the buffer the recovery moved there",
               test_snapshot_prologue_move_free},
+             {"a prologue spill from another level into the default level is start state",
+              test_snapshot_prologue_spill_into_default},
              {"a replayed snapshot's start state is in the export's segments, not its entries",
               test_snapshot_start_state},
              {"a replayed snapshot's start state round-trips under bfc, platform and buddy",
