@@ -53,6 +53,11 @@ enum { SA_ALLOC, SA_FREE_REQ, SA_FREE_DONE, SA_SEG_ALLOC, SA_SEG_FREE, SA_OOM, S
 static const char *const sa_names[] = {"alloc", "free_requested", "free_completed",
                                        "segment_alloc", "segment_free", "oom",
                                        "amsim_oom_free_requested", "amsim_oom_free_completed"};
+/* The names of a prologue recovery's free and placement (snap_rec start 2) in
+ * amsim_start_traces: no request, only where the buffer went (sn_entries). */
+static const char *const sa_recovery_names[] = {"amsim_recovery_alloc", NULL,
+                                                "amsim_recovery_free"};
+#define SN_NO_FROM UINT64_MAX /* a placement that did not come from the default level */
 /* the names of SA_SEG_ALLOC and SA_SEG_FREE when the segments are written as expandable */
 static const char *const sa_map_names[] = {"segment_map", "segment_unmap"};
 
@@ -62,10 +67,12 @@ typedef struct snap_rec {
     uint64_t addr, size, given; /* size: requested (alloc, oom) or segment bytes; given: block */
     am_ps t;
     /* made by a start-state prologue (1): part of the state, not written as an entry; 2: by a
-     * recovery there (sn_prologue), folded into the end state only, not in amsim_start_traces */
+     * recovery there (sn_prologue), no request: an amsim_recovery_* entry of amsim_start_traces */
     int start;
     int kind;  /* device records: 1 when the policy named the segment's pool and stream */
     int pending; /* a device take waiting for the stream of the request after it */
+    /* start 2, SA_ALLOC: where the moved buffer was on the default level, or SN_NO_FROM */
+    uint64_t from;
 } snap_rec;
 
 /* A failed request of the prologue not freed yet: its id and its SA_OOM record's index among
@@ -110,6 +117,7 @@ struct snap_exp {
     int mapped;  /* the level's device records are maps of virtual ranges (expandable) */
     int start;   /* a start-state prologue runs: its records are marked start */
     int recovery; /* a defragmentation's free or a move is being recorded (sn_prologue) */
+    uint64_t move_from; /* the recovery's placement being recorded came from here (sn_move) */
     /* The prologue's failed requests the trace has not freed yet (few: scanned linearly). */
     snap_failed *failed;
     size_t nfailed, capfailed;
@@ -179,18 +187,26 @@ static void sn_recovery_open(snap_exp *x)
         x->recov = x->mark;
 }
 
+/* Whether a record is an entry of amsim_start_traces: a prologue request, or where a recovery
+ * there moved a buffer (its placement, and its free, once: free_completed) */
+static int sn_start_entry(const snap_rec *r)
+{
+    return r->start == 1 || (r->start == 2 && r->action != SA_FREE_REQ);
+}
+
 static void sn_append(snap_exp *x, snap_rec r)
 {
     sn_recovery_close(x);
     if (x->n == x->cap)
         x->r = am_realloc(x->r, (x->cap = x->cap ? x->cap * 2 : 64) * sizeof *x->r);
     /* a prologue's recovery moves a buffer the replay's own recovery moves again
-     * (sn_prologue): it changes the end state but is no entry of amsim_start_traces, whose
-     * indices (nstart, an oom's free names one) count written entries only */
+     * (sn_prologue): no request of amsim_start_traces but an amsim_recovery_* entry there;
+     * its indices (nstart, an oom's free names one) count written entries */
     int moved = x->recovery &&
                 (r.action == SA_ALLOC || r.action == SA_FREE_REQ || r.action == SA_FREE_DONE);
     r.start = !x->start ? 0 : moved ? 2 : 1;
-    x->nstart += (uint64_t)(r.start == 1);
+    r.from = r.start == 2 && r.action == SA_ALLOC ? x->move_from : SN_NO_FROM;
+    x->nstart += (uint64_t)sn_start_entry(&r);
     if (r.action != SA_SEG_FREE)
         x->move_free = 0; /* a later free or allocation: gives after it are not the move's */
     if ((r.action == SA_ALLOC || r.action == SA_OOM) && x->npending)
@@ -221,11 +237,17 @@ static void sn_push(snap_exp *x, snap_rec r)
  * at their address; platform's 0). */
 /* Only the prologue's requests, though: the frees and placements of a recovery the runtime
  * made there (a defragmentation's moves, a spill's free, a restore's placement: sn_defrag_free,
- * sn_move) are folded into the end state but written as no entry (snap_rec start 2). The
+ * sn_move) are folded into the end state and written as no request (snap_rec start 2). The
  * replay's prologue asks for the same requests, fails the same one and recovers itself; until
  * 2026-11-27 the moves were written as requests of the program, and each export / replay
  * generation added the recovery's frees and allocations once more (a host_roundtrip compaction
- * of 2 buffers: 2, 4, 6, 8 allocations and 0, 2, 4, 6 frees). */
+ * of 2 buffers: 2, 4, 6, 8 allocations and 0, 2, 4, 6 frees). They are written as
+ * amsim_recovery_free (addr: where a buffer left) and amsim_recovery_alloc (addr: where it
+ * went; from: where it was, when on the default level), which the reader replays as no event
+ * but follows, so that a later free at the new address names the buffer that moved there
+ * (until 2026-11-27 nothing was written: after a compaction moved buffer 2 to where spilled
+ * buffer 1 had been, the trace's free of 2 was read as a free of 1, and the replay placed the
+ * next request elsewhere: 0 of 1 allocations at the recorded address). */
 static void sn_prologue(void *ctx, int on)
 {
     snap_exp *x = ctx;
@@ -338,7 +360,7 @@ static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
     if (ok)
         stream = sn_block_stream(x, addr, stream);
     snap_rec r = {ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, sn_time(x, t),
-                  0, 0, 0};
+                  0, 0, 0, SN_NO_FROM};
     if (!ok && sn_expired_in_recovery(x, r))
         return;
     if (!ok && x->sim && sim_expiring_after_placement(x->sim)) {
@@ -373,9 +395,9 @@ static void sn_free_failed(void *ctx, am_ps t, uint64_t id, int level, uint32_t 
         return;
     uint64_t rec = x->failed[k - 1].rec;
     if (phase != 2)
-        sn_push(x, (snap_rec){SA_OOM_FREE_REQ, stream, rec, requested, 0, t, 0, 0, 0});
+        sn_push(x, (snap_rec){SA_OOM_FREE_REQ, stream, rec, requested, 0, t, 0, 0, 0, SN_NO_FROM});
     if (phase != 1) {
-        sn_push(x, (snap_rec){SA_OOM_FREE_DONE, stream, rec, requested, 0, t, 0, 0, 0});
+        sn_push(x, (snap_rec){SA_OOM_FREE_DONE, stream, rec, requested, 0, t, 0, 0, 0, SN_NO_FROM});
         x->failed[k - 1] = x->failed[--x->nfailed];
     }
     x->mark = x->n;
@@ -399,9 +421,9 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
     size_t nrel = x->n - k;
     stream = sn_block_stream(x, addr, stream);
     if (phase != 2)
-        sn_push(x, (snap_rec){SA_FREE_REQ, stream, addr, requested, size, t, 0, 0, 0});
+        sn_push(x, (snap_rec){SA_FREE_REQ, stream, addr, requested, size, t, 0, 0, 0, SN_NO_FROM});
     if (phase != 1)
-        sn_push(x, (snap_rec){SA_FREE_DONE, stream, addr, requested, size, t, 0, 0, 0});
+        sn_push(x, (snap_rec){SA_FREE_DONE, stream, addr, requested, size, t, 0, 0, 0, SN_NO_FROM});
     /* the free's entries, pushed last, go in front of the releases */
     size_t m = x->n - k - nrel;
     if (nrel && m) {
@@ -420,7 +442,7 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
  * when nothing was given back (the level counted an out-of-memory). */
 static void sn_write_oom(snap_exp *x, am_ps t, uint32_t stream, uint64_t requested)
 {
-    sn_push(x, (snap_rec){SA_OOM, stream, 0, requested, 0, t, 0, 0, 0});
+    sn_push(x, (snap_rec){SA_OOM, stream, 0, requested, 0, t, 0, 0, 0, SN_NO_FROM});
     x->mark = x->n;
     sn_commit(x);
 }
@@ -513,13 +535,22 @@ static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stre
                     uint64_t addr, uint64_t requested, uint64_t size)
 {
     snap_exp *x = ctx;
-    if (from_level != level && from_level == x->cfg->default_level)
+    int from_default = from_level == x->cfg->default_level;
+    /* Inside a prologue, a buffer that comes from another level (a spill into the default
+     * level as that level's spill_host) is a start-state allocation of the default level: the
+     * snapshot holds the default level only, so the replay's prologue has no buffer of the
+     * other level to spill, and nothing would make the copy (until 2026-11-27 it was folded
+     * into the end state only: the replay placed the next request over it, 0 of 1 allocations
+     * at the recorded address). One from the default level the replay's recovery moves itself. */
+    if (from_level != level && from_default)
         sn_recovery_open(x); /* a spill: its free, written here, happens after its copy */
-    x->recovery = 1;
+    x->recovery = from_default;
+    x->move_from = from_default ? from_addr : SN_NO_FROM;
     if (from_level != level || level != x->cfg->default_level)
         sn_free(ctx, t, id, from_level, stream, from_addr, requested, from_size, 0);
     sn_alloc(ctx, t, seq, id, level, stream, addr, requested, size, 1);
     x->recovery = 0;
+    x->move_from = SN_NO_FROM;
     /* set last: sn_alloc's record (another level: none) would clear it */
     x->move_free = from_level != level && from_level == x->cfg->default_level;
 }
@@ -532,7 +563,7 @@ static void sn_device(void *ctx, am_ps t, int level, int alloc, uint64_t addr, u
     snap_exp *x = ctx;
     if (level != x->cfg->default_level)
         return;
-    snap_rec r = {alloc ? SA_SEG_ALLOC : SA_SEG_FREE, 0, addr, bytes, bytes, t, 0, 0, 0};
+    snap_rec r = {alloc ? SA_SEG_ALLOC : SA_SEG_FREE, 0, addr, bytes, bytes, t, 0, 0, 0, SN_NO_FROM};
     r.kind = sn_kind(x, addr, &r.stream) >= 0;
     sn_push(x, r);
     if (!alloc && x->move_free) {
@@ -583,6 +614,7 @@ int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *e
     }
     x->path = path;
     x->recov = SIZE_MAX;
+    x->move_from = SN_NO_FROM;
     sn_held_max = 0;
     x->blocks.no_aug = x->ranges.no_aug = 1;
     for (int k = 0; k < 2; k++)
@@ -784,8 +816,9 @@ static void sn_commit(snap_exp *x)
         w.t = r->t;
         w.start = r->start;
         w.kind = r->kind;
-        if (r->start == 2)
-            continue; /* folded above: the replay's prologue recovers itself */
+        w.from = r->from;
+        if (!sn_start_entry(r) && r->start == 2)
+            continue; /* folded above: the placement's free has one entry (free_completed) */
         if (!x->scratch_errno && fwrite(&w, sizeof w, 1, x->scratch[k]) != 1)
             x->scratch_errno = errno ? errno : EIO;
         x->nspilled[k]++;
@@ -835,10 +868,13 @@ static void sn_entries(snap_exp *x, FILE *f, int expandable, int start)
         for (size_t i = 0; i < got; i++) {
             const snap_rec *r = &buf[i];
             pk_dict_begin(f);
-            pk_kstr(f, "action", expandable && (r->action == SA_SEG_ALLOC ||
-                                                r->action == SA_SEG_FREE)
+            pk_kstr(f, "action", r->start == 2 ? sa_recovery_names[r->action]
+                                 : expandable && (r->action == SA_SEG_ALLOC ||
+                                                  r->action == SA_SEG_FREE)
                                      ? sa_map_names[r->action - SA_SEG_ALLOC]
                                      : sa_names[r->action]);
+            if (r->start == 2 && r->from != SN_NO_FROM)
+                pk_kint(f, "from", r->from);
             if (r->action == SA_OOM)
                 pk_kint(f, "device_free", 0);
             else if (r->action == SA_OOM_FREE_REQ || r->action == SA_OOM_FREE_DONE)

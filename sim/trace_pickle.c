@@ -72,9 +72,10 @@
 #define TP_SMALL_SIZE (1ULL << 20)
 #define TP_SMALL_SEGMENT (2ULL << 20)
 
-/* A_OOM_FREE_*: amsim's free of a prologue's failed request (export_snapshot.c) */
+/* A_OOM_FREE_*: amsim's free of a prologue's failed request; A_RECOVERY_*: where a recovery in
+ * amsim's prologue moved a buffer (export_snapshot.c; start list only, build_start) */
 enum { A_ALLOC, A_FREE_REQ, A_FREE_DONE, A_SEG_ALLOC, A_SEG_FREE, A_SEG_MAP, A_SEG_UNMAP, A_OOM,
-       A_OOM_FREE_REQ, A_OOM_FREE_DONE, A_MARK, A_OTHER };
+       A_OOM_FREE_REQ, A_OOM_FREE_DONE, A_RECOVERY_FREE, A_RECOVERY_ALLOC, A_MARK, A_OTHER };
 enum { S_FREE, S_ALLOC, S_PENDING };
 
 typedef struct tp_entry {
@@ -84,6 +85,7 @@ typedef struct tp_entry {
     uint32_t stream;
     am_ps time;
     uint64_t id; /* an oom of the start list: its request's id until freed, else TP_NO_ID */
+    uint64_t from; /* A_RECOVERY_ALLOC: where the buffer was ('from'), else TR_NO_ADDR */
 } tp_entry;
 
 #define TP_NO_ID UINT64_MAX
@@ -552,6 +554,7 @@ static int action_of(const pkl_value *a)
         {"segment_free", A_SEG_FREE}, {"segment_unmap", A_SEG_UNMAP}, {"oom", A_OOM},
         {"amsim_oom_free_requested", A_OOM_FREE_REQ},
         {"amsim_oom_free_completed", A_OOM_FREE_DONE}, {"snapshot", A_MARK},
+        {"amsim_recovery_free", A_RECOVERY_FREE}, {"amsim_recovery_alloc", A_RECOVERY_ALLOC},
     };
     if (!a || a->type != PKL_STR)
         return -1;
@@ -702,6 +705,14 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
         }
         int bad = get_u64(d, "size", &x->size) < 0;
         x->id = TP_NO_ID;
+        x->from = TR_NO_ADDR;
+        if (x->action == A_RECOVERY_ALLOC && pkl_get(d, "from") &&
+            get_u64(d, "from", &x->from) < 0) {
+            free(e);
+            return am_fail(err, AM_EINPUT, "%s: %s[%d][%zu]: 'amsim_recovery_alloc' entry's "
+                           "'from' is not a non-negative integer (an address)", t->path, name,
+                           dev, i);
+        }
         if (x->action == A_OOM)
             x->addr = TR_NO_ADDR;
         else if (x->action == A_OOM_FREE_REQ || x->action == A_OOM_FREE_DONE)
@@ -709,7 +720,8 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
         else if (x->action < A_MARK)
             bad |= get_u64(d, "addr", &x->addr) < 0;
         if (bad && x->action < A_MARK) {
-            const char *field = x->action >= A_OOM_FREE_REQ ? "oom" : "addr"; /* x is in e */
+            int oom = x->action == A_OOM_FREE_REQ || x->action == A_OOM_FREE_DONE;
+            const char *field = oom ? "oom" : "addr"; /* x is in e */
             free(e);
             return am_fail(err, AM_EINPUT, "%s: %s[%d][%zu]: '%s' entry lacks a "
                            "non-negative integer '%s' or 'size'", t->path, name, dev, i,
@@ -1113,7 +1125,32 @@ static void build_prologue(trace *t, tp_impl *im, tp_state *s, uint64_t *next_id
  * itself). Entries that give no event are marked skipped.
  * An oom asks again with an id of its own: the same request fails the same way, and one that
  * a policy or capacity serves is freed where the original trace freed the failed request
- * (amsim_oom_free_requested / _completed naming the oom's index), or never when it did not. */
+ * (amsim_oom_free_requested / _completed naming the oom's index), or never when it did not.
+ * A recovery the run made there (a spill, a defragmentation's moves) is no request, and the
+ * replay's prologue, failing the same request, makes its own; its amsim_recovery_free and
+ * amsim_recovery_alloc entries give no event but say where each buffer went, so that the
+ * trace's frees at the addresses it left them at name the buffers the run freed (follow_move).
+ */
+
+/* A recovery's entry x: a free takes the buffer at its address aside (moved, by that
+ * address: a defragmentation frees all its buffers before placing any, so a placement can
+ * take an address another buffer has not yet been placed away from); a placement puts the
+ * buffer that left `from` at its address. A spilled buffer stays aside: the default level no
+ * longer holds it. Until 2026-11-27 neither was written, and a free at a compacted buffer's
+ * new address named the buffer the prologue had placed there first. */
+static void follow_move(tp_live *live, tp_live *moved, const tp_entry *x)
+{
+    uint64_t id;
+    if (x->action == A_RECOVERY_FREE) {
+        if ((id = live_get(live, x->addr, 1)) != UINT64_MAX)
+            live_put(moved, x->addr, id);
+        return;
+    }
+    if (x->from == TR_NO_ADDR || (id = live_get(moved, x->from, 1)) == UINT64_MAX)
+        return; /* a buffer from another level: not the prologue's request on this one */
+    live_get(live, x->addr, 1); /* a stale entry would shadow it */
+    live_put(live, x->addr, id);
+}
 
 /* The id of the start list's oom entry k, freed (whole = 1: no longer known after), or TP_NO_ID
  * when k names no oom still waiting for its free. */
@@ -1131,6 +1168,8 @@ static void build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, uint64_t 
                         tp_live *live)
 {
     tr_event e;
+    tp_live moved; /* the buffers a recovery took from their address, not yet placed */
+    live_init(&moved, n);
     for (size_t i = 0; i < n; i++) {
         tp_entry *x = &en[i];
         uint64_t id;
@@ -1169,6 +1208,10 @@ static void build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, uint64_t 
                 i++; /* its completion */
             break;
         }
+        case A_RECOVERY_FREE:
+        case A_RECOVERY_ALLOC:
+            follow_move(live, &moved, x);
+            continue;
         case A_SEG_ALLOC:
         case A_SEG_FREE:
         case A_SEG_MAP:
@@ -1182,6 +1225,8 @@ static void build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, uint64_t 
         e.stream = x->stream;
         emit(im, &e);
     }
+    free(moved.key);
+    free(moved.val);
 }
 
 /* The trace entries as events. An entry that gives none (a free of an unknown address, an

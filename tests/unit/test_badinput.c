@@ -799,6 +799,18 @@ BI_TB(p_sub_us_alone, "subus1.pickle",
       "X\x04\x00\x00\x00" "addrq\x09K\x00X\x04\x00\x00\x00sizeq\x0aM\x00\x04X\x0f\x00\x00\x00"
       "amsim_sub_us_psq\x0bM\xf4\x01uaau.",
       "amsim: @: device_traces[0][0]: 'amsim_sub_us_ps' without a 'time_us' to add it to")
+/* pickle.dumps({"segments": [], "device_traces": [[]], "amsim_start_traces": [[{"action":
+ * "amsim_recovery_alloc", "addr": 0, "size": 1024, "from": "x"}]]}, protocol=2): where a
+ * prologue recovery moved a buffer from (export_snapshot.c) is an address */
+BI_TB(p_recovery_from, "recfrom.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05" "aX\x12\x00\x00\x00"
+      "amsim_start_tracesq\x06]q\x07]q\x08}q\x09(X\x06\x00\x00\x00"
+      "actionq\x0aX\x14\x00\x00\x00" "amsim_recovery_allocq\x0bX\x04\x00\x00\x00"
+      "addrq\x0cK\x00X\x04\x00\x00\x00sizeq\x0dM\x00\x04X\x04\x00\x00\x00"
+      "fromq\x0eX\x01\x00\x00\x00xq\x0fuaau.",
+      "amsim: @: amsim_start_traces[0][0]: 'amsim_recovery_alloc' entry's 'from' is not a "
+      "non-negative integer (an address)")
 /* pickle.dumps({"segments": [{"device": D, "address": 0, "total_size": 2097152, "blocks": []}],
  * "device_traces": [[]]}, protocol=2): a segment on a device --device cannot take is refused by
  * its value (until 2026-11-27 device -1 was left out, "trace ok, 0 events", and device 1025
@@ -4468,6 +4480,7 @@ void suite_badinput(void)
              {"pickle: time_us more than 2^64 ps after the first", p_time_overflow},
              {"pickle: amsim_sub_us_ps of a microsecond or more", p_sub_us_range},
              {"pickle: amsim_sub_us_ps without time_us", p_sub_us_alone},
+             {"pickle: amsim_recovery_alloc whose from is no address", p_recovery_from},
              {"pickle: a segment on device -1", p_seg_device_negative},
              {"pickle: a segment on device 1025, past --device's 1024", p_seg_device_1025},
              {"pickle: a block state PyTorch does not write", p_block_state},

@@ -1231,6 +1231,90 @@ static void test_snapshot_prologue_defrag_stable(void)
     }
 }
 
+/* A compaction inside a start-state prologue that moves a buffer to where a spilled one was:
+ * the export writes where the recovery moved each buffer (amsim_recovery_free /
+ * amsim_recovery_alloc in amsim_start_traces), and the reader reads the trace's later free at
+ * the new address as the free of the buffer that moved there. Until 2026-11-27 it read it as
+ * the free of the buffer the prologue had allocated there first (the spilled one): best_fit
+ * replayed 0 of 1 allocations at the recorded address with one free fewer, and bfc 1 of 1 but
+ * with other spills and defragmentations, and 0 of 3 in the second generation. Checked over
+ * three generations (export, replay, export again). */
+static void test_snapshot_prologue_move_free(void)
+{
+    static const char *const policies[] = {"best_fit", "bfc"};
+    const char *tr = tu_write("pmf.trace", "amsim-trace v1\nalloc 1 7MiB prologue=1\n"
+                              "alloc 2 3MiB prologue=1\nalloc 3 12MiB prologue=1\n"
+                              "alloc 4 10MiB prologue=1\nfree 2\nalloc 5 1MiB\n");
+    char body[600], name[64], a[512], b[512];
+    for (size_t k = 0; k < AM_ARRAY_LEN(policies); k++) {
+        snprintf(body, sizeof body, "version: 1\ndevice: a100-80gb\nmemories:\n  hbm:\n"
+                 "    capacity: 16MiB\n    allocator: {policy: %s}\n"
+                 "    on_oom: spill_to_host\n    spill_victim: lru\n"
+                 "    defrag: {mode: compact, trigger: on_oom}\n  host:\n    capacity: 8MiB\n",
+                 policies[k]);
+        snprintf(name, sizeof name, "pmf_%zu.yaml", k);
+        const char *cfg = tu_write(name, body);
+        snprintf(a, sizeof a, "%s/pmf_%zu_a.pickle", tu_tmpdir(), k);
+        snprintf(b, sizeof b, "%s/pmf_%zu_b.pickle", tu_tmpdir(), k);
+        replay_out run = {0};
+        export_run(cfg, tr, NULL, a, &run);
+        CU_ASSERT_EQUAL(run.su.spill.evictions, 1);
+        CU_ASSERT_EQUAL(run.su.defrag.runs, 1);
+        for (int gen = 0; gen < 3; gen++) { /* a -> b, b -> a, a -> b */
+            replay_out back = {0};
+            export_run(cfg, gen % 2 ? b : a, NULL, gen % 2 ? a : b, &back);
+            CU_ASSERT_EQUAL(back.m.allocs, run.m.allocs);
+            CU_ASSERT_EQUAL(back.m.frees, run.m.frees);
+            CU_ASSERT_EQUAL(back.m.ooms, run.m.ooms);
+            CU_ASSERT_EQUAL(back.m.live_bytes, run.m.live_bytes);
+            CU_ASSERT_EQUAL(back.su.spill.evictions, run.su.spill.evictions);
+            CU_ASSERT_EQUAL(back.su.defrag.runs, run.su.defrag.runs);
+            CU_ASSERT_EQUAL(back.su.makespan, run.su.makespan);
+            CU_ASSERT_EQUAL(back.su.recorded_allocs, 1);
+            CU_ASSERT_EQUAL(back.su.address_matches, 1);
+            if (back.su.address_matches != 1 || back.m.frees != run.m.frees)
+                fprintf(stderr, "\n%s generation %d: %llu of 1 at the recorded address, "
+                        "%llu frees (run %llu)\n", policies[k], gen + 2,
+                        (unsigned long long)back.su.address_matches,
+                        (unsigned long long)back.m.frees, (unsigned long long)run.m.frees);
+        }
+    }
+}
+
+/* A buffer of another level (vmem) spilled into the default level (hbm, its spill_host) inside
+ * a start-state prologue: the snapshot holds the default level only, so the replay's prologue
+ * has no vmem buffer to spill, and the host copy is written as a start-state allocation of the
+ * default level. Until 2026-11-27 it was folded into the end state only (a 512 KiB active block
+ * at 0) and the replay placed the next request at 0 (0 of 1 allocations at the recorded
+ * address; without prologue=1 the same run replayed 2 of 2). */
+static void test_snapshot_prologue_spill_into_default(void)
+{
+    const char *cfg = tu_write("psd.yaml", "version: 1\ndevice: tpu-v5e\nmemories:\n"
+                               "  vmem:\n    capacity: 1MiB\n    on_oom: spill_to_host\n"
+                               "    spill_host: hbm\n  hbm:\n    capacity: 12MiB\n"
+                               "    allocator: {policy: best_fit}\n");
+    const char *tr = tu_write("psd.trace", "amsim-trace v1\nalloc 1 512KiB prologue=1 level=vmem\n"
+                              "alloc 2 1MiB prologue=1 level=vmem\nalloc 3 64KiB level=hbm\n");
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s/psd_a.pickle", tu_tmpdir());
+    snprintf(b, sizeof b, "%s/psd_b.pickle", tu_tmpdir());
+    replay_out run = {0};
+    export_run(cfg, tr, NULL, a, &run);
+    CU_ASSERT_EQUAL(run.su.spill.evictions, 1);
+    CU_ASSERT_EQUAL(run.m.allocs, 2); /* the host copy and 3 */
+    for (int gen = 0; gen < 3; gen++) {
+        replay_out back = {0};
+        export_run(cfg, gen % 2 ? b : a, NULL, gen % 2 ? a : b, &back);
+        CU_ASSERT_EQUAL(back.m.allocs, run.m.allocs);
+        CU_ASSERT_EQUAL(back.m.frees, run.m.frees);
+        CU_ASSERT_EQUAL(back.m.live_bytes, run.m.live_bytes);
+        CU_ASSERT_EQUAL(back.m.peak_live_bytes, run.m.peak_live_bytes);
+        CU_ASSERT_EQUAL(back.su.recorded_allocs, 1);
+        CU_ASSERT_EQUAL(back.su.address_matches, 1);
+        CU_ASSERT_EQUAL(back.su.segment_events_matched, back.su.segment_events_recorded);
+    }
+}
+
 /* The trace entries of a snapshot (the reader's start state left out) as letters: a alloc,
  * r free_requested, c free_completed, f free, o oom, s segment take, g segment give. */
 static void snap_entries(const char *path, char *order, size_t n)
@@ -1879,6 +1963,10 @@ void suite_export(void)
               test_snapshot_prologue_spill},
              {"a recovery in a start-state prologue is no request of amsim_start_traces: "
               "export / replay counts stay", test_snapshot_prologue_defrag_stable},
+             {"a free after a prologue compaction names the buffer the recovery moved there",
+              test_snapshot_prologue_move_free},
+             {"a prologue spill from another level into the default level is start state",
+              test_snapshot_prologue_spill_into_default},
              {"a replayed snapshot's start state is in the export's segments, not its entries",
               test_snapshot_start_state},
              {"a replayed snapshot's start state round-trips under bfc, platform and buddy",
