@@ -1009,6 +1009,47 @@ static void export_run(const char *cfg, const char *tpath, const char *set, cons
     CU_ASSERT_FATAL(run_once(&sp, keep_replay, o, NULL, &err) == 0);
 }
 
+/* prealloc in bump mode: 5 (1792 KiB) does not fit above top (4.5 MiB of 6 MiB), and its
+ * compaction puts 1 and 4 back where they were (the 512 KiB gap below the pending 3 holds
+ * neither), so it fails. A compaction that moved nothing beside a pending block writes no
+ * entries: its frees could not empty the bump arena in the replay, which placed 1 again at its
+ * top and moved 4 in its own compaction. Until 2026-11-27 they were written, and the replay
+ * matched 5 of 6 allocations (6 at 4.5 MiB, not 0) and defragmented on its own. With 1 in a
+ * start-state prologue (the arena's device take is then the prologue's, no trace entry) and
+ * without. */
+static void test_snapshot_bump_compaction_in_place(void)
+{
+    const char *cfg = tu_write("bci.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: 6MiB\n"
+                               "    allocator: {policy: prealloc, memory_limit: 6MiB, "
+                               "mode: bump}\n"
+                               "    defrag: {mode: compact, trigger: on_oom}\n"
+                               "links:\n  hbm_copy: {from: hbm, to: hbm, bandwidth: 1GB/s, "
+                               "efficiency: 1, latency: 1us}\n");
+    static const char *const first[] = {"alloc 1 1MiB prologue=1\n", "alloc 1 1MiB\n"};
+    for (int k = 0; k < 2; k++) {
+        char body[512], name[32], a[512], b[512];
+        snprintf(body, sizeof body, "amsim-trace v1\n%salloc 2 512KiB\nalloc 3 1MiB\n"
+                 "alloc 4 2MiB\nfree 2\nfree_requested 3\nalloc 5 1792KiB\n"
+                 "free_completed 3\nfree 1\nfree 4\nalloc 6 1MiB\n", first[k]);
+        snprintf(name, sizeof name, "bci%d.trace", k);
+        const char *tpath = tu_write(name, body);
+        snprintf(a, sizeof a, "%s/bci_a.pickle", tu_tmpdir());
+        snprintf(b, sizeof b, "%s/bci_b.pickle", tu_tmpdir());
+        replay_out run = {0}, back = {0};
+        export_run(cfg, tpath, NULL, a, &run);
+        CU_ASSERT_EQUAL(run.su.defrag.runs, 1);
+        CU_ASSERT_EQUAL(run.su.defrag.buffers_moved, 0);
+        export_run(cfg, a, NULL, b, &back);
+        CU_ASSERT_EQUAL(back.su.recorded_allocs, 5 - (uint64_t)(k == 0));
+        CU_ASSERT_EQUAL(back.su.address_matches, back.su.recorded_allocs);
+        CU_ASSERT_EQUAL(back.su.recorded_ooms, 1);
+        CU_ASSERT_EQUAL(back.su.oom_matches, 1);
+        CU_ASSERT_EQUAL(back.su.segment_events_matched, back.su.segment_events_recorded);
+        CU_ASSERT_EQUAL(back.su.defrag.runs, 0);
+        CU_ASSERT_EQUAL(back.m.peak_live_bytes, run.m.peak_live_bytes);
+    }
+}
+
 /* A caching run that spills (configs/examples/gpu_spill.yaml under caching at 400 MiB): a
  * request's failed attempt gives the cached segments back before the victims are evicted, and
  * the export writes that attempt as an `oom` entry before the victims' frees, so the replay's
@@ -1927,6 +1968,8 @@ void suite_export(void)
               test_snapshot_defrag_lost_random},
              {"pytorch snapshot: a bfc compaction run replays at every address",
               test_snapshot_defrag_bfc_replay},
+             {"pytorch snapshot: a bump compaction in place beside a pending block replays",
+              test_snapshot_bump_compaction_in_place},
              {"pytorch snapshot: a compaction before a device take replays it",
               test_snapshot_defrag_then_take},
              {"pytorch snapshot: a retry's unmap after a compaction replays",
