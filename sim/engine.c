@@ -2755,6 +2755,14 @@ const char *sim_to_mismatch(const am_config *cfg, const tr_event *ev, int level,
     return buf;
 }
 
+/* A named buffer with no memory that a restore could give: its allocation ran out or waits, or
+ * its free was requested while it was spilled (use_buffer's -1 cases other than a restore that
+ * fails). A fact of its state, not a prediction. */
+static int memoryless(const slot *x)
+{
+    return x && (x->state == ST_OOM || x->state == ST_PENDING || x->state == ST_DROPPED);
+}
+
 /* A buffer is used: LRU order, and a spilled buffer comes back first. 0, or -1 when it has no
  * memory to read: it could not come back (counted there), its allocation failed (counted when
  * it did), its allocation still waits for frees (retry_after_free), or it was spilled and its
@@ -2771,9 +2779,7 @@ static int use_buffer(sim *s, uint64_t id)
     touch(s, x);
     if (x->state == ST_SPILLED)
         return restore(s, x);
-    if (x->state == ST_OOM || x->state == ST_PENDING || x->state == ST_DROPPED)
-        return -1;
-    return 0;
+    return memoryless(x) ? -1 : 0;
 }
 
 /* A transfer skipped because its source buffer id had no memory (its allocation ran out, waits,
@@ -2834,14 +2840,6 @@ static int use_keeping(sim *s, uint64_t id, uint64_t keep)
     int rc = use_buffer(s, id);
     s->in_use = TR_NO_ID;
     return rc;
-}
-
-/* A named buffer with no memory that a restore could give: its allocation ran out or waits, or
- * its free was requested while it was spilled (use_buffer's -1 cases other than a restore that
- * fails). A fact of its state, not a prediction. */
-static int memoryless(const slot *x)
-{
-    return x && (x->state == ST_OOM || x->state == ST_PENDING || x->state == ST_DROPPED);
 }
 
 /* The uses of a transfer's two named buffers, id= (the source) and to= (the destination;
