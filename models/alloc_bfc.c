@@ -211,11 +211,17 @@ static void double_region(bfc *b)
         b->curr_region = b->curr_region > UINT64_MAX / 2 ? UINT64_MAX : 2 * b->curr_region;
 }
 
+/* The room Extend may take below the limit: limit - pool, rounded down to BFC_MIN (0 once the
+ * pool has reached the limit). */
+static uint64_t extend_room(const bfc *b)
+{
+    return am_round_down(b->limit > b->pool_bytes ? b->limit - b->pool_bytes : 0, BFC_MIN);
+}
+
 /* Extend: grow the pool by one region able to hold `rounded` bytes. */
 static int extend(bfc *b, uint64_t rounded)
 {
-    uint64_t avail = b->limit > b->pool_bytes ? b->limit - b->pool_bytes : 0;
-    avail = am_round_down(avail, BFC_MIN);
+    uint64_t avail = extend_room(b);
     if (rounded > avail)
         return 0;
     int increased = 0;
@@ -395,11 +401,10 @@ static int bfc_cannot_serve(void *st, uint64_t bytes)
     uint64_t rounded = round256(bytes);
     if (rounded <= bfc_largest_free(b))
         return 0;
-    uint64_t headroom = am_round_down(b->limit > b->pool_bytes ? b->limit - b->pool_bytes : 0,
-                                      BFC_MIN);
-    if (b->o.garbage_collection) /* limit - in use >= limit - pool + free regions' bytes */
-        headroom = b->limit > b->bytes_in_use ? b->limit - b->bytes_in_use : 0;
-    return rounded > headroom;
+    if (!b->o.garbage_collection)
+        return rounded > extend_room(b);
+    /* what garbage collection can make: limit - in use >= limit - pool + free regions' bytes */
+    return rounded > (b->limit > b->bytes_in_use ? b->limit - b->bytes_in_use : 0);
 }
 
 /* Peaks back to the current values (alloc.h reset_peaks), and largest_alloc_size to 0, as

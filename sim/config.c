@@ -2162,10 +2162,27 @@ static int check_copy_links(const am_config *c, am_error *e)
 /* "hbm, host" for messages about unknown memory names. */
 void cfg_level_names(const am_config *c, char *buf, size_t n)
 {
-    buf[0] = 0;
-    for (int i = 0; i < c->nlevels; i++) {
-        size_t k = strlen(buf);
-        snprintf(buf + k, n - k, "%s%s", i ? ", " : "", c->levels[i].name);
+    cfg_level_list(c, ((uint64_t)1 << c->nlevels) - 1, ", ", buf, n); /* nlevels <= 16 */
+}
+
+/* One loop for every list of level names: only the separator before the last name differs
+ * (", " in a list, " and " in a sentence). Until 2026-11-27 the reference run's allocating
+ * levels (run.c) and the summary's spill targets (report.c) each had a copy of it. */
+void cfg_level_list(const am_config *c, uint64_t mask, const char *last_sep, char *buf,
+                    size_t n)
+{
+    int total = 0, k = 0;
+    for (int i = 0; i < c->nlevels; i++)
+        total += (int)((mask >> i) & 1);
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < c->nlevels && len < n; i++) {
+        if (!((mask >> i) & 1))
+            continue;
+        const char *sep = k == 0 ? "" : k == total - 1 ? last_sep : ", ";
+        int w = snprintf(buf + len, n - len, "%s%s", sep, c->levels[i].name);
+        len += w > 0 ? (size_t)w : 0;
+        k++;
     }
 }
 

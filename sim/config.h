@@ -300,6 +300,10 @@ int cfg_is_top_key(const char *k);
 int cfg_level_index(const am_config *cfg, const char *name, size_t len);
 /* The level names, comma-separated ("hbm, host"), into buf (cut to n). */
 void cfg_level_names(const am_config *cfg, char *buf, size_t n);
+/* The names of the levels in mask (bit i: level i), in level order, into buf (cut to n): ", "
+ * between them, last_sep before the last ("hbm, host and vmem" with " and "); "" when none. */
+void cfg_level_list(const am_config *cfg, uint64_t mask, const char *last_sep, char *buf,
+                    size_t n);
 /* The node at a dotted path ("memories.hbm.capacity") under root, or NULL. */
 const cfg_node *cfg_get(const cfg_node *root, const char *path);
 

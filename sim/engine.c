@@ -370,7 +370,7 @@ struct sim {
     uint64_t tl_order;   /* order in which the pending rows were taken (their output order) */
     mem_metrics shown[CFG_MAX_LEVELS]; /* each level's state as its last row showed it: its state
                                         * until the next row (a wait's expiry row, at its
-                                        * deadline, shows it; see expire_before) */
+                                        * deadline, shows it; see expire_due) */
     uint8_t shown_set[CFG_MAX_LEVELS]; /* shown[l] holds a row's state */
     int expiring;        /* expire_pending is settling waits: their rows show `shown` */
     int placed_unsettled; /* settle fails expired waits after the allocator placed the request
@@ -960,48 +960,45 @@ static void timeline_flush(sim *s)
  * took the sample, whatever its level, and the other levels got no row for that period.) */
 static void expire_pending(sim *s, am_ps now, int force);
 
-/* A row of a level at time `at`: waits for frees whose deadline is before it fail first, at their
- * deadline, showing each level's state as its last row did (the state it kept until this
- * change: the change this row is for is already made, and in a slow event, a defragmentation
- * say, the clock passed the deadline before the row). So every level's rows, and the file's,
- * run in time order and a step plot of them is the level's state. Until 2026-11-27 such a wait
- * failed after the event that moved the clock past its deadline, its row dated back to the
- * deadline with the state after that event (a compaction's allocation, 4 MiB where 2 MiB were
- * live). */
 /* Some request waits for frees (retry_after_free) and has not been served or failed yet. */
 static inline int waits_unsettled(const sim *s)
 {
     return s->sum.retries > s->sum.retries_succeeded + s->sum.retries_failed;
 }
 
-static void expire_before(sim *s, am_ps at)
+/* Waits for frees whose deadline the clock has passed fail now, at their deadline, before
+ * anything else happens. Not inside expire_pending (its rows fail no others) nor a start-state
+ * prologue, where no row notices waits either.
+ * - Before a row (timeline_row): they show each level's state as its last row did (the state it
+ *   kept until this change: the change this row is for is already made, and in a slow event, a
+ *   defragmentation say, the clock passed the deadline before the row). So every level's rows,
+ *   and the file's, run in time order and a step plot of them is the level's state. Until
+ *   2026-11-27 such a wait failed after the event that moved the clock past its deadline, its
+ *   row dated back to the deadline with the state after that event (a compaction's allocation,
+ *   4 MiB where 2 MiB were live).
+ * - Before a runtime recovery (a defragmentation, a spill's eviction) changes a level, or when
+ *   its copies have just ended (the failed attempt's device call, the wait for the transfers on
+ *   the buffers it moves, the copies passed them): in the run's order they failed while the
+ *   room they waited for was still taken (a recovery releases nothing before its copies are
+ *   done); noticed only at the next row, after the recovery's frees or the placement it made
+ *   room for, their `oom` came after those in a --pytorch-snapshot export, and the replay
+ *   served them from the room the recovery made (until 2026-11-27: a spill's free before a
+ *   3 MiB request's expired wait, "0 of 1 recorded out-of-memory requests ran out here too").
+ *   An export writes the ones that end with the copies before the recovery's entries
+ *   (sim_observer.action).
+ * (Until 2026-11-27 timeline_row spelt this test out again, and timeline_row_out repeated it.) */
+static void expire_due(sim *s)
 {
-    if (!s->expiring && waits_unsettled(s))
-        expire_pending(s, at, 0);
-}
-
-/* A runtime recovery (a defragmentation, a spill's eviction) is about to change a level, or its
- * copies have just ended: waits whose deadline the clock has passed (the failed attempt's
- * device call, the wait for the transfers on the buffers it moves, the copies) fail now, at
- * their deadline, before anything else happens. In the run's order they failed while the room
- * they waited for was still taken (a recovery releases nothing before its copies are done);
- * noticed only at the next row, after the recovery's frees or the placement it made room for,
- * their `oom` came after those in a --pytorch-snapshot export, and the replay served them from
- * the room the recovery made (until 2026-11-27: a spill's free before a 3 MiB request's expired
- * wait, "0 of 1 recorded out-of-memory requests ran out here too"). An export writes the ones
- * that end with the copies before the recovery's entries (sim_observer.action). Not inside a
- * start-state prologue, where no row notices waits either (timeline_row). */
-static void expire_before_recovery(sim *s)
-{
-    if (!s->prologue)
-        expire_before(s, s->host);
+    if (!s->prologue && !s->expiring && waits_unsettled(s))
+        expire_pending(s, s->host, 0);
 }
 
 static void timeline_row_out(sim *s, int level, am_ps at, uint64_t seq)
 {
     if (s->prologue)
         return; /* no state of the recording: prologue_edge writes the one it leaves */
-    expire_before(s, at);
+    /* waits due before `at` have failed already: both callers (timeline_row, settle) expire
+     * them at this same time first */
     const mem_metrics *m = mem_get_metrics(s->lv[level]);
     if (s->expiring && s->shown_set[level])
         m = &s->shown[level]; /* a failed wait changes nothing but its OOM count */
@@ -1038,8 +1035,7 @@ static inline void timeline_row(sim *s, int level)
      * observer or a timeline did this here, so a wait whose deadline a spill's copy passed was
      * still served by that spill's free in a plain run (6 allocations, 0 out of memory against
      * 5 and 1 with --timeline, --chrome-trace or --pytorch-snapshot). */
-    if (!s->prologue)
-        expire_before(s, s->host);
+    expire_due(s);
     if (s->obs || s->o.timeline)
         timeline_row_out(s, level, s->host, s->seq);
 }
@@ -1501,7 +1497,7 @@ static pending *pending_append(level_rt *rt)
 
 /* Retry waiting requests of a level after a free, in arrival order. A served one leaves the list
  * before it is settled: its row may first fail waits whose deadline the allocator's latency
- * passed (expire_before), a prefix of the list, which moves the ones after it forward.
+ * passed (expire_due), a prefix of the list, which moves the ones after it forward.
  * An attempt the policy says cannot succeed and would change nothing (mem_cannot_serve) is not
  * made: the outcome is the same, and once even the smallest waiting request (wait_min, a lower
  * bound: removals leave it, a full pass makes it exact) is such a one, nobody is tried. Until
@@ -1599,10 +1595,10 @@ static void expire_pending(sim *s, am_ps now, int force)
         s->obs->event(s->obs->ctx, s->issue);
     for (int l = 0; l < s->nlevels; l++) {
         level_rt *rt = &s->rt[l];
-        if (done[l]) {
-            memmove(rt->p, rt->p + done[l], (rt->n - done[l]) * sizeof *rt->p);
-            rt->n -= done[l];
-        }
+        /* the failed prefix's slots are freed at the front, reclaimed by pending_append (until
+         * 2026-11-27 the rest of the list moved down over them) */
+        rt->p += done[l];
+        rt->n -= done[l];
     }
 }
 
@@ -1781,7 +1777,7 @@ static void defrag(sim *s, int level)
             n = live_on(s, level, &v); /* the wait may have retired frees */
         }
     }
-    expire_before_recovery(s); /* before its first release */
+    expire_due(s); /* before its first release */
     qsort(v, n, sizeof *v, by_addr);
     mem_metrics was = *mem_get_metrics(m); /* the state the level's last row shows */
     mem_set_quiet(m, 1);
@@ -1882,7 +1878,7 @@ static void defrag(sim *s, int level)
     host_block(s, t);
     /* waits whose deadline passed during its copies fail now, at their deadline, before
      * anything after it (sim_observer.action) */
-    expire_before_recovery(s);
+    expire_due(s);
     s->rt[level].allocs_since_defrag = 0;
     /* its buffers were released: the waits are retried once they are placed again (the
      * compaction is one step for the program), when its copies are done, before the request
@@ -2044,7 +2040,7 @@ static int spill_one(sim *s, int level, const alloc_req *r)
         return 0;
     }
     attempt_failed(s, level, r);
-    expire_before_recovery(s); /* before the eviction's free */
+    expire_due(s); /* before the eviction's free */
     relocated(s, best, level, host, &o, PL_SPILLED);
     timeline_row(s, host); /* the host copy's allocation, when it is made */
     if (s->pend[best->self]) {
@@ -2072,7 +2068,7 @@ static int spill_one(sim *s, int level, const alloc_req *r)
     host_block(s, t);
     /* waits whose deadline passed during the copy fail now, before its release
      * (sim_observer.action) */
-    expire_before_recovery(s);
+    expire_due(s);
     /* The device block is given back once the copy has read it: its free (a device call on a
      * policy that charges one) comes after the copy. Until 2026-11-27 it was charged before,
      * so the copy's slice started a free latency late. */
@@ -2759,6 +2755,14 @@ const char *sim_to_mismatch(const am_config *cfg, const tr_event *ev, int level,
     return buf;
 }
 
+/* A named buffer with no memory that a restore could give: its allocation ran out or waits, or
+ * its free was requested while it was spilled (use_buffer's -1 cases other than a restore that
+ * fails). A fact of its state, not a prediction. */
+static int memoryless(const slot *x)
+{
+    return x && (x->state == ST_OOM || x->state == ST_PENDING || x->state == ST_DROPPED);
+}
+
 /* A buffer is used: LRU order, and a spilled buffer comes back first. 0, or -1 when it has no
  * memory to read: it could not come back (counted there), its allocation failed (counted when
  * it did), its allocation still waits for frees (retry_after_free), or it was spilled and its
@@ -2775,9 +2779,7 @@ static int use_buffer(sim *s, uint64_t id)
     touch(s, x);
     if (x->state == ST_SPILLED)
         return restore(s, x);
-    if (x->state == ST_OOM || x->state == ST_PENDING || x->state == ST_DROPPED)
-        return -1;
-    return 0;
+    return memoryless(x) ? -1 : 0;
 }
 
 /* A transfer skipped because its source buffer id had no memory (its allocation ran out, waits,
@@ -2838,14 +2840,6 @@ static int use_keeping(sim *s, uint64_t id, uint64_t keep)
     int rc = use_buffer(s, id);
     s->in_use = TR_NO_ID;
     return rc;
-}
-
-/* A named buffer with no memory that a restore could give: its allocation ran out or waits, or
- * its free was requested while it was spilled (use_buffer's -1 cases other than a restore that
- * fails). A fact of its state, not a prediction. */
-static int memoryless(const slot *x)
-{
-    return x && (x->state == ST_OOM || x->state == ST_PENDING || x->state == ST_DROPPED);
 }
 
 /* The uses of a transfer's two named buffers, id= (the source) and to= (the destination;

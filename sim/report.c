@@ -130,20 +130,8 @@ static const char *spill_targets(char *b, size_t n, const am_config *cfg, uint64
         for (int i = 0; i < cfg->nlevels; i++)
             if (cfg->levels[i].on_oom == CFG_ON_OOM_SPILL && cfg->levels[i].spill_host >= 0)
                 mask |= UINT64_C(1) << cfg->levels[i].spill_host;
-    int total = 0, k = 0;
-    for (int i = 0; i < cfg->nlevels; i++)
-        total += (int)((mask >> i) & 1);
-    size_t len = 0;
-    b[0] = '\0';
-    for (int i = 0; i < cfg->nlevels && len < n; i++) {
-        if (!((mask >> i) & 1))
-            continue;
-        const char *sep = k == 0 ? "" : k == total - 1 ? " and " : ", ";
-        int w = snprintf(b + len, n - len, "%s%s", sep, cfg->levels[i].name);
-        len += w > 0 ? (size_t)w : 0;
-        k++;
-    }
-    if (!total) /* none configured (not reached: only a spilling level spills) */
+    cfg_level_list(cfg, mask, " and ", b, n);
+    if (!b[0]) /* none configured (not reached: only a spilling level spills) */
         snprintf(b, n, "another level");
     return b;
 }

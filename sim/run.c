@@ -447,14 +447,7 @@ static void ref_done(void *ctx, sim *s, const report_trace *t)
                                  sim_get_summary(s)->no_memory_into[lv] >> i & 1);
         snprintf(r->names[i], sizeof r->names[i], "%s", cfg->levels[i].name);
     }
-    r->alloc_levels[0] = 0;
-    size_t used = 0;
-    for (int i = 0; i < sim_nlevels(s) && i < CFG_MAX_LEVELS; i++)
-        if ((c->alloc_mask >> i & 1) && used < sizeof r->alloc_levels) {
-            int k = snprintf(r->alloc_levels + used, sizeof r->alloc_levels - used, "%s%s",
-                             used ? ", " : "", cfg->levels[i].name);
-            used += k > 0 ? (size_t)k : 0;
-        }
+    cfg_level_list(cfg, c->alloc_mask, ", ", r->alloc_levels, sizeof r->alloc_levels);
 }
 
 /* One reference run with each level's capacity caps[i] (0: the configured one, as written)
