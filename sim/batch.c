@@ -779,22 +779,34 @@ static int gen_arg_help(const char *a)
     return a && (!strcmp(a, "--help") || !strncmp(a, "-h", 2));
 }
 
+/* Why text is not a seed `seeds:` takes, written into buf (room n) and returned, or NULL: the
+ * config's number form first (until 2026-11-27 seed 010 ran as seed 10), then gen's range. One
+ * rule for a `seeds:` value (check_seeds) and an exclusion's seed (excl_value_form). */
+static const char *seed_text_why(const char *text, char *buf, size_t n)
+{
+    uint64_t seed;
+    const char *form = cfg_number_form(text);
+    if (form) {
+        snprintf(buf, n, "bad number '%s': %s", text, form);
+        return buf;
+    }
+    const char *why = gen_seed_parse(text, &seed);
+    if (why) {
+        snprintf(buf, n, "'%s' %s", text, why);
+        return buf;
+    }
+    return NULL;
+}
+
 /* Every seed of a `seeds:` value (one or a list) is one `amsim gen --seed` takes (gen.h:
  * 0 .. 4294967295), refused at its line and column before any run: a larger seed would give the
  * trace of a smaller one, the runs would repeat under other names. */
 static int check_seeds(ydoc *y, yaml_node_t *n, const strlist *seeds, am_error *err)
 {
-    uint64_t seed;
-    for (int i = 0; i < seeds->n; i++) {
-        /* the config's number form first: until 2026-11-27 seed 010 ran as seed 10 */
-        const char *form = cfg_number_form(seeds->v[i]);
-        if (form)
-            return yfail(err, y, yitem(y, n, i), "seeds: bad number '%s': %s", seeds->v[i],
-                         form);
-        const char *why = gen_seed_parse(seeds->v[i], &seed);
-        if (why)
-            return yfail(err, y, yitem(y, n, i), "seeds: '%s' %s", seeds->v[i], why);
-    }
+    char why[sizeof ((am_error *)0)->msg]; /* a seed of any length, as far as a message holds */
+    for (int i = 0; i < seeds->n; i++)
+        if (seed_text_why(seeds->v[i], why, sizeof why))
+            return yfail(err, y, yitem(y, n, i), "seeds: %s", why);
     return 0;
 }
 
@@ -1880,23 +1892,14 @@ static int run_dim_ix(const sweep *s, const sw_run *r, int d)
 static const char *excl_value_form(const sweep *s, int d, const char *val, char *why_buf,
                                    size_t n)
 {
-    const char *form = cfg_number_form(val);
-    if (d == EXD_SEED) {
-        uint64_t seed;
-        const char *why = form ? NULL : gen_seed_parse(val, &seed);
-        if (form)
-            snprintf(why_buf, n, "bad number '%s': %s", val, form);
-        else if (why)
-            snprintf(why_buf, n, "'%s' %s", val, why);
-        return form || why ? why_buf : NULL;
-    }
-    if (d < EXD_AXIS || !form)
+    if (d == EXD_SEED)
+        return seed_text_why(val, why_buf, n);
+    if (d < EXD_AXIS)
         return NULL;
-    const opt_desc *o = s->axes[d - EXD_AXIS].opt;
-    /* the types whose values the config reads under the number rule (opt_parse); "-1" is a
-     * word of a size that may be unlimited */
-    if (!o || o->type == OPT_BOOL || o->type == OPT_ENUM || o->type == OPT_STRING ||
-        (o->type == OPT_SIZE_OR_UNLIMITED && !strcmp(val, "-1")))
+    /* the loader's own rule for the option's values (opt_parse), as axis_number_forms applies
+     * it to the axis's values */
+    const char *form = cfg_opt_number_form(s->axes[d - EXD_AXIS].opt, val);
+    if (!form)
         return NULL;
     snprintf(why_buf, n, "bad number '%s': %s", val, form);
     return why_buf;
