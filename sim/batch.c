@@ -3106,18 +3106,6 @@ static int axis_named(const sweep *s, const char *path, int n)
     return -1;
 }
 
-/* The line at *p of a text of lines (warnings, warning_deciders): its length; *p moves past it.
- * An empty text or NULL gives empty lines. */
-static int next_text_line(const char **p)
-{
-    if (!*p || !**p)
-        return 0;
-    const char *nl = strchr(*p, '\n');
-    int n = nl ? (int)(nl - *p) : (int)strlen(*p);
-    *p += n + (nl != NULL);
-    return n;
-}
-
 /* A warning of a config: its line (len bytes) and the setting that keeps its key unread (dn
  * bytes at dec, none when dn is 0; am_config.warning_deciders). */
 typedef struct cfg_warn_line {
@@ -3125,18 +3113,28 @@ typedef struct cfg_warn_line {
     int len, dn;
 } cfg_warn_line;
 
+/* The next warning of a config into *w, *t in its warnings and *d in its warning_deciders (start
+ * them at c->warnings and c->warning_deciders), which move past it; 0 when there is no more. The
+ * one walk of both texts line for line (find_warning, print_set_warnings). */
+static int next_warning(const char **t, const char **d, cfg_warn_line *w)
+{
+    if (!*t || !**t)
+        return 0;
+    *w = (cfg_warn_line){.line = *t, .dec = *d};
+    w->len = cfg_text_line(t);
+    w->dn = cfg_text_line(d);
+    return 1;
+}
+
 /* The first warning of c whose line starts with at ("FILE:LINE:COL: warning: ", the place of the
  * key it is about), into *w; 0 when there is none. */
 static int find_warning(const am_config *c, const char *at, cfg_warn_line *w)
 {
     size_t alen = strlen(at);
-    for (const char *t = c->warnings, *d = c->warning_deciders; t && *t;) {
-        *w = (cfg_warn_line){.line = t, .dec = d};
-        w->len = next_text_line(&t);
-        w->dn = next_text_line(&d);
+    const char *t = c->warnings, *d = c->warning_deciders;
+    while (next_warning(&t, &d, w))
         if ((size_t)w->len > alen && !strncmp(w->line, at, alen))
             return 1;
-    }
     return 0;
 }
 
@@ -3215,10 +3213,9 @@ static void print_set_warnings(const sweep *s, const am_config *c)
 {
     cfg_set *v = am_calloc((size_t)(s->sets.n + s->naxes + 1), sizeof *v);
     int n = sweep_sets(s, v);
-    for (const char *t = c->warnings, *d = c->warning_deciders; t && *t;) {
-        cfg_warn_line w = {.line = t, .dec = d};
-        w.len = next_text_line(&t);
-        w.dn = next_text_line(&d);
+    const char *t = c->warnings, *d = c->warning_deciders;
+    cfg_warn_line w;
+    while (next_warning(&t, &d, &w)) {
         static const char mark_text[] = ": warning: ";
         const char *mark = strstr(w.line, mark_text);
         int at_len = mark ? (int)(mark - w.line) + (int)strlen(mark_text) : 0;

@@ -3024,13 +3024,22 @@ void cfg_free(am_config *cfg)
     free(o);
 }
 
+int cfg_text_line(const char **p)
+{
+    if (!*p || !**p)
+        return 0;
+    const char *nl = strchr(*p, '\n');
+    int n = nl ? (int)(nl - *p) : (int)strlen(*p);
+    *p += n + (nl != NULL);
+    return n;
+}
+
 void cfg_print_warnings(const am_config *cfg, FILE *f, const char *prog)
 {
     for (const char *s = cfg->warnings; s && *s;) {
-        const char *nl = strchr(s, '\n');
-        int n = nl ? (int)(nl - s) : (int)strlen(s);
-        fprintf(f, "%s: %.*s\n", prog, n, s);
-        s += n + (nl != NULL);
+        const char *line = s;
+        int n = cfg_text_line(&s);
+        fprintf(f, "%s: %.*s\n", prog, n, line);
     }
 }
 
