@@ -708,16 +708,24 @@ static void yleaves(FILE *f, ydoc *y, const char *at, const yaml_node_t *n)
     }
 }
 
-/* yleaves of a set: entry's map value, ending in '\n'; NULL for another value. */
+/* The length of PATH in a set: text "PATH=VALUE" (or in a set: key): up to its first '=', as
+ * a config reads a --set. */
+static int set_path_len(const char *text)
+{
+    return (int)strcspn(text, "=");
+}
+
+/* The settings set: entry PATH: v gives, each written after '\n' and the last followed by one:
+ * a map value's leaf paths (yleaves), else its own PATH as its set text "PATH=VALUE" is read.
+ * Never NULL: set_twice and policy_overridden read it for every entry. */
 static char *yset_leaves(ydoc *y, const char *path, const yaml_node_t *v)
 {
-    if (!v || v->type != YAML_MAPPING_NODE)
-        return NULL;
+    int plain = !v || v->type != YAML_MAPPING_NODE;
     char *text = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return NULL;
+    FILE *f = plain ? NULL : open_memstream(&text, &len);
+    if (!f) /* a plain value, or no memory stream: the entry's path alone */
+        return xprintf("\n%.*s\n", set_path_len(path), path);
     yleaves(f, y, path, v);
     fputc('\n', f);
     fclose(f);
@@ -955,8 +963,9 @@ typedef struct sweep {
     strlist sets;              /* "PATH=VALUE" */
     sw_pos set_pos[SW_MAX_SETS]; /* where each VALUE is written */
     sw_pos set_kpos[SW_MAX_SETS]; /* where each PATH is written */
-    /* a map value's leaf paths, each followed by '\n' ("\nmemories.hbm.allocator.policy\n"), so
-     * that the policy rule sees a policy inside a map; NULL for a plain value */
+    /* the settings each entry gives (yset_leaves): a map value's leaf paths, a plain value's
+     * path, each after '\n' and the last followed by one ("\nmemories.hbm.allocator.policy\n"),
+     * so that the policy rule sees a policy inside a map and set_twice compares entries */
     char *set_leaves[SW_MAX_SETS];
     strlist policies;          /* may be empty: the config's own */
     strlist traces, trace_disp;
@@ -2261,18 +2270,7 @@ static int pos_after(sw_pos a, sw_pos b)
     return a.line > b.line || (a.line == b.line && a.col > b.col);
 }
 
-/* The settings set: entry i gives, each written after '\n' and the last followed by one: a map
- * value's leaf paths, else its own path. The caller frees it. */
-static char *set_entry_leaves(const sweep *s, int i)
-{
-    if (s->set_leaves[i])
-        return am_strdup(s->set_leaves[i]);
-    const char *eq = strchr(s->sets.v[i], '=');
-    int n = eq ? (int)(eq - s->sets.v[i]) : (int)strlen(s->sets.v[i]);
-    return xprintf("\n%.*s\n", n, s->sets.v[i]);
-}
-
-/* The first setting of leaves a (set_entry_leaves) that leaves b gives too, or that one of b's
+/* The first setting of leaves a (sweep.set_leaves) that leaves b gives too, or that one of b's
  * is inside (a path and a map under it), into out (n bytes); 0 when they share none. */
 static int leaves_overlap(const char *a, const char *b, char *out, size_t n)
 {
@@ -2295,24 +2293,17 @@ static int leaves_overlap(const char *a, const char *b, char *out, size_t n)
  * written twice is no_duplicate_keys's to refuse; this is one written in two forms. */
 static int set_twice(const sweep *s, am_error *err)
 {
-    for (int j = 1; j < s->sets.n; j++) {
-        char *lj = set_entry_leaves(s, j);
+    for (int j = 1; j < s->sets.n; j++)
         for (int i = 0; i < j; i++) {
-            char *li = set_entry_leaves(s, i), both[1024];
-            int hit = leaves_overlap(lj, li, both, sizeof both);
-            free(li);
-            if (!hit)
+            char both[1024];
+            if (!leaves_overlap(s->set_leaves[j], s->set_leaves[i], both, sizeof both))
                 continue;
-            free(lj);
-            const char *eq = strchr(s->sets.v[i], '=');
-            int n = eq ? (int)(eq - s->sets.v[i]) : (int)strlen(s->sets.v[i]);
             return am_fail_at(err, s->file, s->set_kpos[j].line, s->set_kpos[j].col, "set: %s "
                               "is also given by set: %.*s (line %lu, column %lu): the later "
                               "entry would replace the earlier one in every run; give it once",
-                              both, n, s->sets.v[i], s->set_kpos[i].line, s->set_kpos[i].col);
+                              both, set_path_len(s->sets.v[i]), s->sets.v[i],
+                              s->set_kpos[i].line, s->set_kpos[i].col);
         }
-        free(lj);
-    }
     return 0;
 }
 
@@ -2324,8 +2315,7 @@ static int set_axis_same_key(const sweep *s, am_error *err)
 {
     for (int a = 0; a < s->naxes; a++)
         for (int i = 0; i < s->sets.n; i++) {
-            const char *eq = strchr(s->sets.v[i], '=');
-            size_t n = eq ? (size_t)(eq - s->sets.v[i]) : strlen(s->sets.v[i]);
+            size_t n = (size_t)set_path_len(s->sets.v[i]);
             if (strlen(s->axes[a].path) != n || strncmp(s->axes[a].path, s->sets.v[i], n) != 0)
                 continue;
             sw_pos ap = s->axes[a].kpos, sp = s->set_kpos[i];
@@ -3066,7 +3056,7 @@ static int policy_overridden(const sweep *s, const char *level, const char *chos
     char *leaf = xprintf("\n%s\n", path);
     for (int i = 0; i < s->sets.n; i++)
         if ((!strncmp(s->sets.v[i], path, len) && s->sets.v[i][len] == '=') ||
-            (s->set_leaves[i] && strstr(s->set_leaves[i], leaf)) /* inside a map value */) {
+            strstr(s->set_leaves[i], leaf) /* inside a map value */) {
             free(leaf);
             return am_fail_at(err, s->file, s->set_kpos[i].line, s->set_kpos[i].col, "set: %s "
                               "is the default level's policy%s, which 'policies:' sets in every "
