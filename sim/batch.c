@@ -708,16 +708,24 @@ static void yleaves(FILE *f, ydoc *y, const char *at, const yaml_node_t *n)
     }
 }
 
-/* yleaves of a set: entry's map value, ending in '\n'; NULL for another value. */
+/* The length of PATH in a set: text "PATH=VALUE" (or in a set: key): up to its first '=', as
+ * a config reads a --set. */
+static int set_path_len(const char *text)
+{
+    return (int)strcspn(text, "=");
+}
+
+/* The settings set: entry PATH: v gives, each written after '\n' and the last followed by one:
+ * a map value's leaf paths (yleaves), else its own PATH as its set text "PATH=VALUE" is read.
+ * Never NULL: set_twice and policy_overridden read it for every entry. */
 static char *yset_leaves(ydoc *y, const char *path, const yaml_node_t *v)
 {
-    if (!v || v->type != YAML_MAPPING_NODE)
-        return NULL;
+    int plain = !v || v->type != YAML_MAPPING_NODE;
     char *text = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return NULL;
+    FILE *f = plain ? NULL : open_memstream(&text, &len);
+    if (!f) /* a plain value, or no memory stream: the entry's path alone */
+        return xprintf("\n%.*s\n", set_path_len(path), path);
     yleaves(f, y, path, v);
     fputc('\n', f);
     fclose(f);
@@ -779,22 +787,34 @@ static int gen_arg_help(const char *a)
     return a && (!strcmp(a, "--help") || !strncmp(a, "-h", 2));
 }
 
+/* Why text is not a seed `seeds:` takes, written into buf (room n) and returned, or NULL: the
+ * config's number form first (until 2026-11-27 seed 010 ran as seed 10), then gen's range. One
+ * rule for a `seeds:` value (check_seeds) and an exclusion's seed (excl_value_form). */
+static const char *seed_text_why(const char *text, char *buf, size_t n)
+{
+    uint64_t seed;
+    const char *form = cfg_number_form(text);
+    if (form) {
+        snprintf(buf, n, "bad number '%s': %s", text, form);
+        return buf;
+    }
+    const char *why = gen_seed_parse(text, &seed);
+    if (why) {
+        snprintf(buf, n, "'%s' %s", text, why);
+        return buf;
+    }
+    return NULL;
+}
+
 /* Every seed of a `seeds:` value (one or a list) is one `amsim gen --seed` takes (gen.h:
  * 0 .. 4294967295), refused at its line and column before any run: a larger seed would give the
  * trace of a smaller one, the runs would repeat under other names. */
 static int check_seeds(ydoc *y, yaml_node_t *n, const strlist *seeds, am_error *err)
 {
-    uint64_t seed;
-    for (int i = 0; i < seeds->n; i++) {
-        /* the config's number form first: until 2026-11-27 seed 010 ran as seed 10 */
-        const char *form = cfg_number_form(seeds->v[i]);
-        if (form)
-            return yfail(err, y, yitem(y, n, i), "seeds: bad number '%s': %s", seeds->v[i],
-                         form);
-        const char *why = gen_seed_parse(seeds->v[i], &seed);
-        if (why)
-            return yfail(err, y, yitem(y, n, i), "seeds: '%s' %s", seeds->v[i], why);
-    }
+    char why[sizeof ((am_error *)0)->msg]; /* a seed of any length, as far as a message holds */
+    for (int i = 0; i < seeds->n; i++)
+        if (seed_text_why(seeds->v[i], why, sizeof why))
+            return yfail(err, y, yitem(y, n, i), "seeds: %s", why);
     return 0;
 }
 
@@ -943,8 +963,9 @@ typedef struct sweep {
     strlist sets;              /* "PATH=VALUE" */
     sw_pos set_pos[SW_MAX_SETS]; /* where each VALUE is written */
     sw_pos set_kpos[SW_MAX_SETS]; /* where each PATH is written */
-    /* a map value's leaf paths, each followed by '\n' ("\nmemories.hbm.allocator.policy\n"), so
-     * that the policy rule sees a policy inside a map; NULL for a plain value */
+    /* the settings each entry gives (yset_leaves): a map value's leaf paths, a plain value's
+     * path, each after '\n' and the last followed by one ("\nmemories.hbm.allocator.policy\n"),
+     * so that the policy rule sees a policy inside a map and set_twice compares entries */
     char *set_leaves[SW_MAX_SETS];
     strlist policies;          /* may be empty: the config's own */
     strlist traces, trace_disp;
@@ -1880,23 +1901,14 @@ static int run_dim_ix(const sweep *s, const sw_run *r, int d)
 static const char *excl_value_form(const sweep *s, int d, const char *val, char *why_buf,
                                    size_t n)
 {
-    const char *form = cfg_number_form(val);
-    if (d == EXD_SEED) {
-        uint64_t seed;
-        const char *why = form ? NULL : gen_seed_parse(val, &seed);
-        if (form)
-            snprintf(why_buf, n, "bad number '%s': %s", val, form);
-        else if (why)
-            snprintf(why_buf, n, "'%s' %s", val, why);
-        return form || why ? why_buf : NULL;
-    }
-    if (d < EXD_AXIS || !form)
+    if (d == EXD_SEED)
+        return seed_text_why(val, why_buf, n);
+    if (d < EXD_AXIS)
         return NULL;
-    const opt_desc *o = s->axes[d - EXD_AXIS].opt;
-    /* the types whose values the config reads under the number rule (opt_parse); "-1" is a
-     * word of a size that may be unlimited */
-    if (!o || o->type == OPT_BOOL || o->type == OPT_ENUM || o->type == OPT_STRING ||
-        (o->type == OPT_SIZE_OR_UNLIMITED && !strcmp(val, "-1")))
+    /* the loader's own rule for the option's values (opt_parse), as axis_number_forms applies
+     * it to the axis's values */
+    const char *form = cfg_opt_number_form(s->axes[d - EXD_AXIS].opt, val);
+    if (!form)
         return NULL;
     snprintf(why_buf, n, "bad number '%s': %s", val, form);
     return why_buf;
@@ -2258,18 +2270,7 @@ static int pos_after(sw_pos a, sw_pos b)
     return a.line > b.line || (a.line == b.line && a.col > b.col);
 }
 
-/* The settings set: entry i gives, each written after '\n' and the last followed by one: a map
- * value's leaf paths, else its own path. The caller frees it. */
-static char *set_entry_leaves(const sweep *s, int i)
-{
-    if (s->set_leaves[i])
-        return am_strdup(s->set_leaves[i]);
-    const char *eq = strchr(s->sets.v[i], '=');
-    int n = eq ? (int)(eq - s->sets.v[i]) : (int)strlen(s->sets.v[i]);
-    return xprintf("\n%.*s\n", n, s->sets.v[i]);
-}
-
-/* The first setting of leaves a (set_entry_leaves) that leaves b gives too, or that one of b's
+/* The first setting of leaves a (sweep.set_leaves) that leaves b gives too, or that one of b's
  * is inside (a path and a map under it), into out (n bytes); 0 when they share none. */
 static int leaves_overlap(const char *a, const char *b, char *out, size_t n)
 {
@@ -2292,24 +2293,17 @@ static int leaves_overlap(const char *a, const char *b, char *out, size_t n)
  * written twice is no_duplicate_keys's to refuse; this is one written in two forms. */
 static int set_twice(const sweep *s, am_error *err)
 {
-    for (int j = 1; j < s->sets.n; j++) {
-        char *lj = set_entry_leaves(s, j);
+    for (int j = 1; j < s->sets.n; j++)
         for (int i = 0; i < j; i++) {
-            char *li = set_entry_leaves(s, i), both[1024];
-            int hit = leaves_overlap(lj, li, both, sizeof both);
-            free(li);
-            if (!hit)
+            char both[1024];
+            if (!leaves_overlap(s->set_leaves[j], s->set_leaves[i], both, sizeof both))
                 continue;
-            free(lj);
-            const char *eq = strchr(s->sets.v[i], '=');
-            int n = eq ? (int)(eq - s->sets.v[i]) : (int)strlen(s->sets.v[i]);
             return am_fail_at(err, s->file, s->set_kpos[j].line, s->set_kpos[j].col, "set: %s "
                               "is also given by set: %.*s (line %lu, column %lu): the later "
                               "entry would replace the earlier one in every run; give it once",
-                              both, n, s->sets.v[i], s->set_kpos[i].line, s->set_kpos[i].col);
+                              both, set_path_len(s->sets.v[i]), s->sets.v[i],
+                              s->set_kpos[i].line, s->set_kpos[i].col);
         }
-        free(lj);
-    }
     return 0;
 }
 
@@ -2321,8 +2315,7 @@ static int set_axis_same_key(const sweep *s, am_error *err)
 {
     for (int a = 0; a < s->naxes; a++)
         for (int i = 0; i < s->sets.n; i++) {
-            const char *eq = strchr(s->sets.v[i], '=');
-            size_t n = eq ? (size_t)(eq - s->sets.v[i]) : strlen(s->sets.v[i]);
+            size_t n = (size_t)set_path_len(s->sets.v[i]);
             if (strlen(s->axes[a].path) != n || strncmp(s->axes[a].path, s->sets.v[i], n) != 0)
                 continue;
             sw_pos ap = s->axes[a].kpos, sp = s->set_kpos[i];
@@ -3063,7 +3056,7 @@ static int policy_overridden(const sweep *s, const char *level, const char *chos
     char *leaf = xprintf("\n%s\n", path);
     for (int i = 0; i < s->sets.n; i++)
         if ((!strncmp(s->sets.v[i], path, len) && s->sets.v[i][len] == '=') ||
-            (s->set_leaves[i] && strstr(s->set_leaves[i], leaf)) /* inside a map value */) {
+            strstr(s->set_leaves[i], leaf) /* inside a map value */) {
             free(leaf);
             return am_fail_at(err, s->file, s->set_kpos[i].line, s->set_kpos[i].col, "set: %s "
                               "is the default level's policy%s, which 'policies:' sets in every "
@@ -3103,18 +3096,6 @@ static int axis_named(const sweep *s, const char *path, int n)
     return -1;
 }
 
-/* The line at *p of a text of lines (warnings, warning_deciders): its length; *p moves past it.
- * An empty text or NULL gives empty lines. */
-static int next_text_line(const char **p)
-{
-    if (!*p || !**p)
-        return 0;
-    const char *nl = strchr(*p, '\n');
-    int n = nl ? (int)(nl - *p) : (int)strlen(*p);
-    *p += n + (nl != NULL);
-    return n;
-}
-
 /* A warning of a config: its line (len bytes) and the setting that keeps its key unread (dn
  * bytes at dec, none when dn is 0; am_config.warning_deciders). */
 typedef struct cfg_warn_line {
@@ -3122,18 +3103,28 @@ typedef struct cfg_warn_line {
     int len, dn;
 } cfg_warn_line;
 
+/* The next warning of a config into *w, *t in its warnings and *d in its warning_deciders (start
+ * them at c->warnings and c->warning_deciders), which move past it; 0 when there is no more. The
+ * one walk of both texts line for line (find_warning, print_set_warnings). */
+static int next_warning(const char **t, const char **d, cfg_warn_line *w)
+{
+    if (!*t || !**t)
+        return 0;
+    *w = (cfg_warn_line){.line = *t, .dec = *d};
+    w->len = cfg_text_line(t);
+    w->dn = cfg_text_line(d);
+    return 1;
+}
+
 /* The first warning of c whose line starts with at ("FILE:LINE:COL: warning: ", the place of the
  * key it is about), into *w; 0 when there is none. */
 static int find_warning(const am_config *c, const char *at, cfg_warn_line *w)
 {
     size_t alen = strlen(at);
-    for (const char *t = c->warnings, *d = c->warning_deciders; t && *t;) {
-        *w = (cfg_warn_line){.line = t, .dec = d};
-        w->len = next_text_line(&t);
-        w->dn = next_text_line(&d);
+    const char *t = c->warnings, *d = c->warning_deciders;
+    while (next_warning(&t, &d, w))
         if ((size_t)w->len > alen && !strncmp(w->line, at, alen))
             return 1;
-    }
     return 0;
 }
 
@@ -3212,10 +3203,9 @@ static void print_set_warnings(const sweep *s, const am_config *c)
 {
     cfg_set *v = am_calloc((size_t)(s->sets.n + s->naxes + 1), sizeof *v);
     int n = sweep_sets(s, v);
-    for (const char *t = c->warnings, *d = c->warning_deciders; t && *t;) {
-        cfg_warn_line w = {.line = t, .dec = d};
-        w.len = next_text_line(&t);
-        w.dn = next_text_line(&d);
+    const char *t = c->warnings, *d = c->warning_deciders;
+    cfg_warn_line w;
+    while (next_warning(&t, &d, &w)) {
         static const char mark_text[] = ": warning: ";
         const char *mark = strstr(w.line, mark_text);
         int at_len = mark ? (int)(mark - w.line) + (int)strlen(mark_text) : 0;

@@ -1913,27 +1913,32 @@ static int says_default(const cfg_node *k, const opt_desc *opts)
 
 /* Whether the defrag option `key` is read under defrag mode `mode` and trigger `trigger`; when
  * not, why (the words of the warning) into why[n] and the defrag key that decides it ("mode" or
- * "trigger") into *by. One rule for the loader's warning and for the effective config, which
+ * "trigger") into *by, unless by is NULL (*by is left alone when the key is read). One rule for the loader's warning and for the effective config, which
  * leaves such keys out so that reading it back says nothing (until 2026-11-27 it wrote them:
  * `every: 50` under `trigger: threshold` read back with a warning). */
 static int defrag_key_read(const char *key, int mode, int trigger, char *why, size_t n,
                            const char **by)
 {
+    const char *decider = NULL; /* set with why, in the branch that decides */
     why[0] = 0;
-    *by = "mode";
     if (!strcmp(key, "mode"))
         return 1;
-    if (mode == CFG_DEFRAG_NONE)
+    if (mode == CFG_DEFRAG_NONE) {
         snprintf(why, n, "read only when defragmenting, and mode is none");
-    else if (!strcmp(key, "threshold") && trigger != CFG_TRIGGER_THRESHOLD)
+        decider = "mode";
+    } else if (!strcmp(key, "threshold") && trigger != CFG_TRIGGER_THRESHOLD) {
         snprintf(why, n, "read only under trigger: threshold, not %s", defrag_triggers[trigger]);
-    else if (!strcmp(key, "every") && trigger != CFG_TRIGGER_EVERY)
+        decider = "trigger";
+    } else if (!strcmp(key, "every") && trigger != CFG_TRIGGER_EVERY) {
         snprintf(why, n, "read only under trigger: every, not %s", defrag_triggers[trigger]);
-    else if (!strcmp(key, "host") && mode != CFG_DEFRAG_HOST_ROUNDTRIP)
+        decider = "trigger";
+    } else if (!strcmp(key, "host") && mode != CFG_DEFRAG_HOST_ROUNDTRIP) {
         snprintf(why, n, "read only under mode: host_roundtrip, not %s", defrag_modes[mode]);
-    if (!strcmp(key, "threshold") || !strcmp(key, "every"))
-        *by = mode == CFG_DEFRAG_NONE ? "mode" : "trigger";
-    return why[0] == 0;
+        decider = "mode";
+    }
+    if (decider && by)
+        *by = decider;
+    return decider == NULL;
 }
 
 /* A defrag option the user wrote that the mode or trigger never reads is ignored, said as
@@ -3041,13 +3046,22 @@ void cfg_free(am_config *cfg)
     free(o);
 }
 
+int cfg_text_line(const char **p)
+{
+    if (!*p || !**p)
+        return 0;
+    const char *nl = strchr(*p, '\n');
+    int n = nl ? (int)(nl - *p) : (int)strlen(*p);
+    *p += n + (nl != NULL);
+    return n;
+}
+
 void cfg_print_warnings(const am_config *cfg, FILE *f, const char *prog)
 {
     for (const char *s = cfg->warnings; s && *s;) {
-        const char *nl = strchr(s, '\n');
-        int n = nl ? (int)(nl - s) : (int)strlen(s);
-        fprintf(f, "%s: %.*s\n", prog, n, s);
-        s += n + (nl != NULL);
+        const char *line = s;
+        int n = cfg_text_line(&s);
+        fprintf(f, "%s: %.*s\n", prog, n, line);
     }
 }
 
@@ -3318,9 +3332,8 @@ static int key_unread(map_role role, const cfg_node *k)
     if (!role.defrag)
         return !allocator_key_read(role.lv->policy, k->key);
     char why[96];
-    const char *by;
     return !defrag_key_read(k->key, role.lv->defrag.mode, role.lv->defrag.trigger, why,
-                            sizeof why, &by);
+                            sizeof why, NULL);
 }
 
 int cfg_key_unread(const am_config *cfg, const cfg_node *map, const cfg_node *k)

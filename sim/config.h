@@ -268,6 +268,10 @@ int cfg_load_builtin(am_config **cfg, const char *const *sets, int nsets, am_err
 void cfg_free(am_config *cfg);
 /* Print cfg->warnings to f, each line after "prog: ". */
 void cfg_print_warnings(const am_config *cfg, FILE *f, const char *prog);
+/* The line at *p of a text of lines (am_config.warnings, warning_deciders): its length, without
+ * its '\n'; *p moves past it. NULL or an empty text gives empty lines (0, *p unmoved), so a
+ * shorter text read beside a longer one line for line runs out quietly. */
+int cfg_text_line(const char **p);
 /* Write the effective config as YAML: a complete config that reads back to the same run without
  * warnings, so each level's allocator map holds only its policy's keys (the preset's or the
  * user's keys of other policies, which the run ignores, are left out). */
