@@ -1716,5 +1716,6 @@ int trace_pickle_open(trace *t, am_error *err)
     pkl_free(doc);
     t->impl = im;
     t->reader = &tp_reader;
+    t->validated = 1; /* a snapshot is validated from its start (trace_validated) */
     return 0;
 }
