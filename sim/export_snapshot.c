@@ -71,7 +71,8 @@ typedef struct snap_rec {
     int start;
     int kind;  /* device records: 1 when the policy named the segment's pool and stream */
     int pending; /* a device take waiting for the stream of the request after it */
-    /* start 2, SA_ALLOC: where the moved buffer was on the default level, or SN_NO_FROM */
+    /* start 2, SA_ALLOC: where the moved buffer was on the default level, or SN_NO_FROM (set
+     * by sn_append, whatever the record came with) */
     uint64_t from;
 } snap_rec;
 
@@ -117,7 +118,9 @@ struct snap_exp {
     int mapped;  /* the level's device records are maps of virtual ranges (expandable) */
     int start;   /* a start-state prologue runs: its records are marked start */
     int recovery; /* a defragmentation's free or a move is being recorded (sn_prologue) */
-    uint64_t move_from; /* the recovery's placement being recorded came from here (sn_move) */
+    /* the recovery's placement being recorded came from here, or SN_NO_FROM: set by sn_move
+     * before its allocation, read only for that allocation (sn_append, recovery set) */
+    uint64_t move_from;
     /* The prologue's failed requests the trace has not freed yet (few: scanned linearly). */
     snap_failed *failed;
     size_t nfailed, capfailed;
@@ -360,7 +363,7 @@ static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
     if (ok)
         stream = sn_block_stream(x, addr, stream);
     snap_rec r = {ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, sn_time(x, t),
-                  0, 0, 0, SN_NO_FROM};
+                  0, 0, 0, 0};
     if (!ok && sn_expired_in_recovery(x, r))
         return;
     if (!ok && x->sim && sim_expiring_after_placement(x->sim)) {
@@ -395,9 +398,9 @@ static void sn_free_failed(void *ctx, am_ps t, uint64_t id, int level, uint32_t 
         return;
     uint64_t rec = x->failed[k - 1].rec;
     if (phase != 2)
-        sn_push(x, (snap_rec){SA_OOM_FREE_REQ, stream, rec, requested, 0, t, 0, 0, 0, SN_NO_FROM});
+        sn_push(x, (snap_rec){SA_OOM_FREE_REQ, stream, rec, requested, 0, t, 0, 0, 0, 0});
     if (phase != 1) {
-        sn_push(x, (snap_rec){SA_OOM_FREE_DONE, stream, rec, requested, 0, t, 0, 0, 0, SN_NO_FROM});
+        sn_push(x, (snap_rec){SA_OOM_FREE_DONE, stream, rec, requested, 0, t, 0, 0, 0, 0});
         x->failed[k - 1] = x->failed[--x->nfailed];
     }
     x->mark = x->n;
@@ -421,9 +424,9 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
     size_t nrel = x->n - k;
     stream = sn_block_stream(x, addr, stream);
     if (phase != 2)
-        sn_push(x, (snap_rec){SA_FREE_REQ, stream, addr, requested, size, t, 0, 0, 0, SN_NO_FROM});
+        sn_push(x, (snap_rec){SA_FREE_REQ, stream, addr, requested, size, t, 0, 0, 0, 0});
     if (phase != 1)
-        sn_push(x, (snap_rec){SA_FREE_DONE, stream, addr, requested, size, t, 0, 0, 0, SN_NO_FROM});
+        sn_push(x, (snap_rec){SA_FREE_DONE, stream, addr, requested, size, t, 0, 0, 0, 0});
     /* the free's entries, pushed last, go in front of the releases */
     size_t m = x->n - k - nrel;
     if (nrel && m) {
@@ -442,7 +445,7 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
  * when nothing was given back (the level counted an out-of-memory). */
 static void sn_write_oom(snap_exp *x, am_ps t, uint32_t stream, uint64_t requested)
 {
-    sn_push(x, (snap_rec){SA_OOM, stream, 0, requested, 0, t, 0, 0, 0, SN_NO_FROM});
+    sn_push(x, (snap_rec){SA_OOM, stream, 0, requested, 0, t, 0, 0, 0, 0});
     x->mark = x->n;
     sn_commit(x);
 }
@@ -550,7 +553,6 @@ static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stre
         sn_free(ctx, t, id, from_level, stream, from_addr, requested, from_size, 0);
     sn_alloc(ctx, t, seq, id, level, stream, addr, requested, size, 1);
     x->recovery = 0;
-    x->move_from = SN_NO_FROM;
     /* set last: sn_alloc's record (another level: none) would clear it */
     x->move_free = from_level != level && from_level == x->cfg->default_level;
 }
@@ -563,7 +565,7 @@ static void sn_device(void *ctx, am_ps t, int level, int alloc, uint64_t addr, u
     snap_exp *x = ctx;
     if (level != x->cfg->default_level)
         return;
-    snap_rec r = {alloc ? SA_SEG_ALLOC : SA_SEG_FREE, 0, addr, bytes, bytes, t, 0, 0, 0, SN_NO_FROM};
+    snap_rec r = {alloc ? SA_SEG_ALLOC : SA_SEG_FREE, 0, addr, bytes, bytes, t, 0, 0, 0, 0};
     r.kind = sn_kind(x, addr, &r.stream) >= 0;
     sn_push(x, r);
     if (!alloc && x->move_free) {
@@ -614,7 +616,6 @@ int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *e
     }
     x->path = path;
     x->recov = SIZE_MAX;
-    x->move_from = SN_NO_FROM;
     sn_held_max = 0;
     x->blocks.no_aug = x->ranges.no_aug = 1;
     for (int k = 0; k < 2; k++)
