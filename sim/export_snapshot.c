@@ -171,6 +171,20 @@ static size_t sn_held_max;
 
 size_t snap_last_held(void) { return sn_held_max; }
 
+/* Room in x->r for one more record (sn_append, sn_expired_in_recovery). */
+static void sn_reserve(snap_exp *x)
+{
+    if (x->n == x->cap)
+        x->r = am_realloc(x->r, (x->cap = x->cap ? x->cap * 2 : 64) * sizeof *x->r);
+}
+
+/* A record was stored at x->r[x->n] or inserted before it: count it, and the peak with it. */
+static void sn_count_added(snap_exp *x)
+{
+    x->n++;
+    sn_held_max = AM_MAX(sn_held_max, x->n);
+}
+
 /* The recovery's records are final once anything after its copies comes. */
 static void sn_recovery_close(snap_exp *x)
 {
@@ -200,8 +214,7 @@ static int sn_start_entry(const snap_rec *r)
 static void sn_append(snap_exp *x, snap_rec r)
 {
     sn_recovery_close(x);
-    if (x->n == x->cap)
-        x->r = am_realloc(x->r, (x->cap = x->cap ? x->cap * 2 : 64) * sizeof *x->r);
+    sn_reserve(x);
     /* a prologue's recovery moves a buffer the replay's own recovery moves again
      * (sn_prologue): no request of amsim_start_traces but an amsim_recovery_* entry there;
      * its indices (nstart, an oom's free names one) count written entries */
@@ -216,8 +229,8 @@ static void sn_append(snap_exp *x, snap_rec r)
         sn_resolve(x, r.stream);
     r.pending = r.action == SA_SEG_ALLOC && !r.kind;
     x->npending += (size_t)r.pending;
-    x->r[x->n++] = r;
-    sn_held_max = AM_MAX(sn_held_max, x->n);
+    x->r[x->n] = r;
+    sn_count_added(x);
 }
 
 static void sn_commit(snap_exp *x);
@@ -332,14 +345,12 @@ static int sn_expired_in_recovery(snap_exp *x, snap_rec r)
         return 0;
     /* not through sn_append: the record goes back in time, before records whose device takes
      * wait for a later request's stream, and the state of a move's release (move_free) stays */
-    if (x->n == x->cap)
-        x->r = am_realloc(x->r, (x->cap = x->cap ? x->cap * 2 : 64) * sizeof *x->r);
+    sn_reserve(x);
     size_t at = x->recov++;
     memmove(x->r + at + 1, x->r + at, (x->n - at) * sizeof *x->r);
     x->r[at] = r;
-    x->n++;
+    sn_count_added(x);
     x->mark++; /* the recovery started at or before mark */
-    sn_held_max = AM_MAX(sn_held_max, x->n);
     return 1;
 }
 
