@@ -71,7 +71,8 @@ typedef struct snap_rec {
     int start;
     int kind;  /* device records: 1 when the policy named the segment's pool and stream */
     int pending; /* a device take waiting for the stream of the request after it */
-    /* start 2, SA_ALLOC: where the moved buffer was on the default level, or SN_NO_FROM */
+    /* start 2, SA_ALLOC: where the moved buffer was on the default level, or SN_NO_FROM (set
+     * by sn_append, whatever the record came with) */
     uint64_t from;
 } snap_rec;
 
@@ -126,7 +127,9 @@ struct snap_exp {
     int mapped;  /* the level's device records are maps of virtual ranges (expandable) */
     int start;   /* a start-state prologue runs: its records are marked start */
     int recovery; /* a defragmentation's free or a move is being recorded (sn_prologue) */
-    uint64_t move_from; /* the recovery's placement being recorded came from here (sn_move) */
+    /* the recovery's placement being recorded came from here, or SN_NO_FROM: set by sn_move
+     * before its allocation, read only for that allocation (sn_append, recovery set) */
+    uint64_t move_from;
     /* The prologue's failed requests the trace has not freed yet (few: scanned linearly). */
     snap_failed *failed;
     size_t nfailed, capfailed;
@@ -177,6 +180,20 @@ static size_t sn_held_max;
 
 size_t snap_last_held(void) { return sn_held_max; }
 
+/* Room in x->r for one more record (sn_append, sn_expired_in_recovery). */
+static void sn_reserve(snap_exp *x)
+{
+    if (x->n == x->cap)
+        x->r = am_realloc(x->r, (x->cap = x->cap ? x->cap * 2 : 64) * sizeof *x->r);
+}
+
+/* A record was stored at x->r[x->n] or inserted before it: count it, and the peak with it. */
+static void sn_count_added(snap_exp *x)
+{
+    x->n++;
+    sn_held_max = AM_MAX(sn_held_max, x->n);
+}
+
 /* The recovery's records are final once anything after its copies comes. */
 static void sn_recovery_close(snap_exp *x)
 {
@@ -206,8 +223,7 @@ static int sn_start_entry(const snap_rec *r)
 static void sn_append(snap_exp *x, snap_rec r)
 {
     sn_recovery_close(x);
-    if (x->n == x->cap)
-        x->r = am_realloc(x->r, (x->cap = x->cap ? x->cap * 2 : 64) * sizeof *x->r);
+    sn_reserve(x);
     /* a prologue's recovery moves a buffer the replay's own recovery moves again
      * (sn_prologue): no request of amsim_start_traces but an amsim_recovery_* entry there;
      * its indices (nstart, an oom's free names one) count written entries */
@@ -222,8 +238,8 @@ static void sn_append(snap_exp *x, snap_rec r)
         sn_resolve(x, r.stream);
     r.pending = r.action == SA_SEG_ALLOC && !r.kind;
     x->npending += (size_t)r.pending;
-    x->r[x->n++] = r;
-    sn_held_max = AM_MAX(sn_held_max, x->n);
+    x->r[x->n] = r;
+    sn_count_added(x);
 }
 
 static void sn_commit(snap_exp *x);
@@ -338,14 +354,12 @@ static int sn_expired_in_recovery(snap_exp *x, snap_rec r)
         return 0;
     /* not through sn_append: the record goes back in time, before records whose device takes
      * wait for a later request's stream, and the state of a move's release (move_free) stays */
-    if (x->n == x->cap)
-        x->r = am_realloc(x->r, (x->cap = x->cap ? x->cap * 2 : 64) * sizeof *x->r);
+    sn_reserve(x);
     size_t at = x->recov++;
     memmove(x->r + at + 1, x->r + at, (x->n - at) * sizeof *x->r);
     x->r[at] = r;
-    x->n++;
+    sn_count_added(x);
     x->mark++; /* the recovery started at or before mark */
-    sn_held_max = AM_MAX(sn_held_max, x->n);
     return 1;
 }
 
@@ -369,7 +383,7 @@ static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
     if (ok)
         stream = sn_block_stream(x, addr, stream);
     snap_rec r = {ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, sn_time(x, t),
-                  0, 0, 0, SN_NO_FROM};
+                  0, 0, 0, 0};
     if (!ok && sn_expired_in_recovery(x, r))
         return;
     if (!ok && x->sim && sim_expiring_after_placement(x->sim)) {
@@ -404,9 +418,9 @@ static void sn_free_failed(void *ctx, am_ps t, uint64_t id, int level, uint32_t 
         return;
     uint64_t rec = x->failed[k - 1].rec;
     if (phase != 2)
-        sn_push(x, (snap_rec){SA_OOM_FREE_REQ, stream, rec, requested, 0, t, 0, 0, 0, SN_NO_FROM});
+        sn_push(x, (snap_rec){SA_OOM_FREE_REQ, stream, rec, requested, 0, t, 0, 0, 0, 0});
     if (phase != 1) {
-        sn_push(x, (snap_rec){SA_OOM_FREE_DONE, stream, rec, requested, 0, t, 0, 0, 0, SN_NO_FROM});
+        sn_push(x, (snap_rec){SA_OOM_FREE_DONE, stream, rec, requested, 0, t, 0, 0, 0, 0});
         x->failed[k - 1] = x->failed[--x->nfailed];
     }
     x->mark = x->n;
@@ -430,9 +444,9 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
     size_t nrel = x->n - k;
     stream = sn_block_stream(x, addr, stream);
     if (phase != 2)
-        sn_push(x, (snap_rec){SA_FREE_REQ, stream, addr, requested, size, t, 0, 0, 0, SN_NO_FROM});
+        sn_push(x, (snap_rec){SA_FREE_REQ, stream, addr, requested, size, t, 0, 0, 0, 0});
     if (phase != 1)
-        sn_push(x, (snap_rec){SA_FREE_DONE, stream, addr, requested, size, t, 0, 0, 0, SN_NO_FROM});
+        sn_push(x, (snap_rec){SA_FREE_DONE, stream, addr, requested, size, t, 0, 0, 0, 0});
     /* the free's entries, pushed last, go in front of the releases */
     size_t m = x->n - k - nrel;
     if (nrel && m) {
@@ -451,7 +465,7 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
  * when nothing was given back (the level counted an out-of-memory). */
 static void sn_write_oom(snap_exp *x, am_ps t, uint32_t stream, uint64_t requested)
 {
-    sn_push(x, (snap_rec){SA_OOM, stream, 0, requested, 0, t, 0, 0, 0, SN_NO_FROM});
+    sn_push(x, (snap_rec){SA_OOM, stream, 0, requested, 0, t, 0, 0, 0, 0});
     x->mark = x->n;
     sn_commit(x);
 }
@@ -559,7 +573,6 @@ static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stre
         sn_free(ctx, t, id, from_level, stream, from_addr, requested, from_size, 0);
     sn_alloc(ctx, t, seq, id, level, stream, addr, requested, size, 1);
     x->recovery = 0;
-    x->move_from = SN_NO_FROM;
     /* set last: sn_alloc's record (another level: none) would clear it */
     x->move_free = from_level != level && from_level == x->cfg->default_level;
 }
@@ -572,7 +585,7 @@ static void sn_device(void *ctx, am_ps t, int level, int alloc, uint64_t addr, u
     snap_exp *x = ctx;
     if (level != x->cfg->default_level)
         return;
-    snap_rec r = {alloc ? SA_SEG_ALLOC : SA_SEG_FREE, 0, addr, bytes, bytes, t, 0, 0, 0, SN_NO_FROM};
+    snap_rec r = {alloc ? SA_SEG_ALLOC : SA_SEG_FREE, 0, addr, bytes, bytes, t, 0, 0, 0, 0};
     r.kind = sn_kind(x, addr, &r.stream) >= 0;
     sn_push(x, r);
     if (!alloc && x->move_free) {
@@ -689,7 +702,6 @@ int snap_open(snap_exp **xp, const char *path, const am_config *cfg, am_error *e
     }
     x->path = path;
     x->recov = SIZE_MAX;
-    x->move_from = SN_NO_FROM;
     sn_held_max = 0;
     x->blocks.no_aug = x->ranges.no_aug = 1;
     for (int k = 0; k < 2; k++)

@@ -277,10 +277,7 @@ const char *trace_format(const trace *t) { return t->reader ? t->reader->format 
 const char *trace_path(const trace *t) { return t->path; }
 int trace_records_addrs(const trace *t) { return t->reader && t->reader->addrs; }
 uint64_t trace_skipped(const trace *t) { return t->skipped; }
-int trace_validated(const trace *t)
-{
-    return t->validated || strcmp(trace_format(t), "pytorch_snapshot") == 0;
-}
+int trace_validated(const trace *t) { return t->validated; }
 
 int trace_settings(const trace *t, const trace_setting **s)
 {

@@ -22,8 +22,9 @@ struct trace {
     FILE *f;          /* open stream positioned at the start of the file (reader owns reads) */
     int gz;           /* 1: f decompresses a gzip-compressed file (read errors say so) */
     uint64_t skipped;
-    int validated;    /* 1: its header says a run validates it from the start (native
-                       * validated=1, binary flag BH_VALIDATED): a converted snapshot */
+    int validated;    /* 1: a run validates it from the start (trace_validated): a snapshot
+                       * (set by its reader), or a converted one whose header says so (native
+                       * validated=1, binary flag BH_VALIDATED) */
     trace_setting settings[TRACE_MAX_SETTINGS]; /* trace_settings */
     int nsettings;
     void *impl;       /* reader state */

@@ -1342,19 +1342,18 @@ static int is_segment_entry(const tp_entry *e)
 static void declare_entries(trace *t, tp_impl *im, const tp_state *s, const tp_entry *en,
                             size_t n, const tp_entry *sen, size_t ns)
 {
+    /* room for every entry (an upper bound; am_malloc serves 0 bytes too), filled in one
+     * pass: each entry's seg_find lookup is made once, not once to count and once to fill */
+    tp_decl *d = am_malloc((n + ns) * sizeof *d);
     size_t k = 0;
-    for (size_t i = 0; i < n + ns; i++) {
-        const tp_entry *e = i < n ? &en[i] : &sen[i - n];
-        k += is_segment_entry(e) && !seg_find(s, e->addr);
-    }
-    if (!k)
-        return;
-    tp_decl *d = am_malloc(k * sizeof *d);
-    k = 0;
     for (size_t i = 0; i < n + ns; i++) {
         const tp_entry *e = i < n ? &en[i] : &sen[i - n];
         if (is_segment_entry(e) && !seg_find(s, e->addr))
             d[k++] = (tp_decl){e->addr, e->size, i, e->stream};
+    }
+    if (!k) {
+        free(d);
+        return;
     }
     /* by range, then position: the first of each range stays */
     qsort(d, k, sizeof *d, cmp_decl_range);
@@ -1716,5 +1715,6 @@ int trace_pickle_open(trace *t, am_error *err)
     pkl_free(doc);
     t->impl = im;
     t->reader = &tp_reader;
+    t->validated = 1; /* a snapshot is validated from its start (trace_validated) */
     return 0;
 }
