@@ -613,6 +613,35 @@ __attribute__((noinline, cold)) static const char *entry_where(char *buf, size_t
     return buf;
 }
 
+/* Whether entry x's action names a range at 'addr' of 'size' bytes: the device calls and
+ * requests, and a recovery's free and placement (an oom has no address; the amsim_oom_free_*
+ * entries' is an index). */
+static int has_range(int action)
+{
+    return action < A_OOM || action == A_RECOVERY_FREE || action == A_RECOVERY_ALLOC;
+}
+
+/* Refuses (-1, err) an entry whose range is at the "none" address or passes 2^64 - 1: its addr
+ * + size, and a placement's from + size (where the buffer was, as large). Until 2026-11-27 the
+ * recovery entries were not checked (their actions come after A_OOM): an addr of 2^64 - 1 or a
+ * range past the end read as "trace ok", the trace's later free of the buffer dropped. */
+static int entry_range_bad(const trace *t, const tp_entry *x, const char *name, int dev, size_t i,
+                           am_error *err)
+{
+    char what[96];
+    if (!has_range(x->action))
+        return 0;
+    if (x->addr == TR_NO_ADDR || trace_range_past_end(x->addr, x->size))
+        return range_refused(t, entry_where(what, sizeof what, name, dev, i), "addr", x->addr,
+                             "size", x->size, err);
+    /* from is TR_NO_ADDR when absent: then a placement follows no buffer (follow_move) */
+    if (x->action == A_RECOVERY_ALLOC && x->from != TR_NO_ADDR &&
+        trace_range_past_end(x->from, x->size))
+        return range_refused(t, entry_where(what, sizeof what, name, dev, i), "from", x->from,
+                             "size", x->size, err);
+    return 0;
+}
+
 /* An entry's or a segment's optional 'stream' (a CUDA stream handle) into *out: 0 when absent.
  * -1 when it is there but no integer (until 2026-11-27 a segment's was read as stream 0). */
 static int read_stream(const pkl_value *d, int64_t *out)
@@ -713,6 +742,11 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
                            "'from' is not a non-negative integer (an address)", t->path, name,
                            dev, i);
         }
+        if (x->action == A_RECOVERY_ALLOC && x->from == TR_NO_ADDR && pkl_get(d, "from")) {
+            char what[96]; /* a 'from' of 2^64 - 1 would be read as none: no buffer followed */
+            free(e);
+            return addr_none(t, entry_where(what, sizeof what, name, dev, i), "from", err);
+        }
         if (x->action == A_OOM)
             x->addr = TR_NO_ADDR;
         else if (x->action == A_OOM_FREE_REQ || x->action == A_OOM_FREE_DONE)
@@ -727,11 +761,7 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
                            "non-negative integer '%s' or 'size'", t->path, name, dev, i,
                            pkl_get(d, "action")->s, field);
         }
-        if (x->action < A_OOM &&
-            (x->addr == TR_NO_ADDR || trace_range_past_end(x->addr, x->size))) {
-            char what[96];
-            entry_where(what, sizeof what, name, dev, i);
-            range_refused(t, what, "addr", x->addr, "size", x->size, err);
+        if (entry_range_bad(t, x, name, dev, i, err) < 0) {
             free(e);
             return -1;
         }
