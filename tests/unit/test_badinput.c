@@ -852,6 +852,35 @@ BI_TB(p_recovery_from_past_end, "recfrompast.pickle",
       "fromq\x12\x8a\x09\x00\xf0\xff\xff\xff\xff\xff\xff\x00ueau.",
       "amsim: @: amsim_start_traces[0][2]: 'from' 18446744073709547520 + 'size' 8192 ends at "
       "18446744073709555712, past 2^64 - 1 (18446744073709551615, the end of the address space)")
+/* an alloc at 0, then an amsim_recovery_free at 4096, where the prologue holds nothing (until
+ * 2026-11-27 followed silently) */
+BI_TB(p_recovery_free_nothing, "recfree0.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05"
+      "aX\x12\x00\x00\x00"
+      "amsim_start_tracesq\x06]q\x07]q\x08(}q\x09(X\x06\x00\x00\x00"
+      "actionq\x0aX\x05\x00\x00\x00"
+      "allocq\x0bX\x04\x00\x00\x00"
+      "addrq\x0cK\x00X\x04\x00\x00\x00sizeq\x0dM\x00\x04u}q\x0e(h\x0aX\x13\x00\x00\x00"
+      "amsim_recovery_freeq\x0fh\x0cM\x00\x10h\x0dM\x00\x04ueau.",
+      "amsim: @: amsim_start_traces[0][1]: 'amsim_recovery_free' at address 4096, where the "
+      "prologue holds no live buffer (a recovery moves live buffers only)")
+/* allocs at 0 and 1024; the one at 0 recovery-freed and placed at 1024, over the live one
+ * (until 2026-11-27 the trace's free at 1024 then named the moved buffer) */
+BI_TB(p_recovery_alloc_over_live, "recover.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05"
+      "aX\x12\x00\x00\x00"
+      "amsim_start_tracesq\x06]q\x07]q\x08(}q\x09(X\x06\x00\x00\x00"
+      "actionq\x0aX\x05\x00\x00\x00"
+      "allocq\x0bX\x04\x00\x00\x00"
+      "addrq\x0cK\x00X\x04\x00\x00\x00sizeq\x0dM\x00\x04u}q\x0e(h\x0ah\x0bh\x0cM\x00\x04h\x0dM\x00"
+      "\x04u}q\x0f(h\x0aX\x13\x00\x00\x00"
+      "amsim_recovery_freeq\x10h\x0cK\x00h\x0dM\x00\x04u}q\x11(h\x0aX\x14\x00\x00\x00"
+      "amsim_recovery_allocq\x12h\x0cM\x00\x04h\x0dM\x00\x04X\x04\x00\x00\x00"
+      "fromq\x13K\x00ueau.",
+      "amsim: @: amsim_start_traces[0][3]: 'amsim_recovery_alloc' at address 1024, where a "
+      "buffer of the prologue is still live (a recovery places a buffer in free space only)")
 /* pickle.dumps({"segments": [{"device": D, "address": 0, "total_size": 2097152, "blocks": []}],
  * "device_traces": [[]]}, protocol=2): a segment on a device --device cannot take is refused by
  * its value (until 2026-11-27 device -1 was left out, "trace ok, 0 events", and device 1025
@@ -4525,6 +4554,8 @@ void suite_badinput(void)
              {"pickle: amsim_recovery_free at the address of none", p_recovery_free_none},
              {"pickle: amsim_recovery_alloc past 2^64 - 1", p_recovery_alloc_past_end},
              {"pickle: amsim_recovery_alloc from a range past 2^64 - 1", p_recovery_from_past_end},
+             {"pickle: amsim_recovery_free where no buffer is", p_recovery_free_nothing},
+             {"pickle: amsim_recovery_alloc over a live buffer", p_recovery_alloc_over_live},
              {"pickle: a segment on device -1", p_seg_device_negative},
              {"pickle: a segment on device 1025, past --device's 1024", p_seg_device_1025},
              {"pickle: a block state PyTorch does not write", p_block_state},
