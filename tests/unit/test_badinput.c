@@ -881,6 +881,24 @@ BI_TB(p_recovery_alloc_over_live, "recover.pickle",
       "fromq\x13K\x00ueau.",
       "amsim: @: amsim_start_traces[0][3]: 'amsim_recovery_alloc' at address 1024, where a "
       "buffer of the prologue is still live (a recovery places a buffer in free space only)")
+/* pickle.dumps({"segments": [], "device_traces": [[{"action": "alloc", "addr": 0, "size": 1024,
+ * "stream": True}]]}, protocol=2): a bool is no stream handle (until 2026-11-27 read as 1) */
+BI_TB(p_bool_stream, "boolstream.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05}q\x06(X\x06\x00\x00\x00"
+      "actionq\x07X\x05\x00\x00\x00"
+      "allocq\x08X\x04\x00\x00\x00"
+      "addrq\x09K\x00X\x04\x00\x00\x00sizeq\x0aM\x00\x04X\x06\x00\x00\x00streamq\x0b\x88uaau.",
+      "amsim: @: device_traces[0][0]: 'stream' is a bool, expected an integer")
+/* a segment whose 'device' is True (until 2026-11-27 read as device 1) */
+BI_TB(p_bool_device, "booldev.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02}q\x03(X\x07\x00\x00\x00"
+      "addressq\x04K\x00X\x0a\x00\x00\x00total_sizeq\x05J\x00\x00 \x00X\x06\x00\x00\x00"
+      "deviceq\x06\x88X\x06\x00\x00\x00"
+      "blocksq\x07]q\x08uaX\x0d\x00\x00\x00"
+      "device_tracesq\x09]q\x0a]q\x0b"
+      "au.",
+      "amsim: @: segments[0]: 'device' is a bool, expected an integer")
 /* pickle.dumps({"segments": [{"device": D, "address": 0, "total_size": 2097152, "blocks": []}],
  * "device_traces": [[]]}, protocol=2): a segment on a device --device cannot take is refused by
  * its value (until 2026-11-27 device -1 was left out, "trace ok, 0 events", and device 1025
@@ -4556,6 +4574,8 @@ void suite_badinput(void)
              {"pickle: amsim_recovery_alloc from a range past 2^64 - 1", p_recovery_from_past_end},
              {"pickle: amsim_recovery_free where no buffer is", p_recovery_free_nothing},
              {"pickle: amsim_recovery_alloc over a live buffer", p_recovery_alloc_over_live},
+             {"pickle: a bool stream", p_bool_stream},
+             {"pickle: a bool device", p_bool_device},
              {"pickle: a segment on device -1", p_seg_device_negative},
              {"pickle: a segment on device 1025, past --device's 1024", p_seg_device_1025},
              {"pickle: a block state PyTorch does not write", p_block_state},
