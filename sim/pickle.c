@@ -112,9 +112,12 @@ const pkl_value *pkl_get(const pkl_value *d, const char *key)
     return NULL;
 }
 
+/* Only PKL_INT: a bool (NEWTRUE, NEWFALSE) is no integer here, though Python's bool is an int,
+ * as PyTorch writes none where an integer is read (its bools, is_expandable and the like, are
+ * read as PKL_BOOL). Until 2026-11-27 True was read as 1: 'stream': True as stream 1. */
 int pkl_int(const pkl_value *v, int64_t *out)
 {
-    if (!v || (v->type != PKL_INT && v->type != PKL_BOOL) || v->wide)
+    if (!v || v->type != PKL_INT || v->wide)
         return -1;
     *out = v->i;
     return 0;
@@ -122,7 +125,7 @@ int pkl_int(const pkl_value *v, int64_t *out)
 
 int pkl_u64(const pkl_value *v, uint64_t *out)
 {
-    if (!v || (v->type != PKL_INT && v->type != PKL_BOOL) || (!v->wide && v->i < 0))
+    if (!v || v->type != PKL_INT || (!v->wide && v->i < 0)) /* a bool too, as pkl_int */
         return -1;
     *out = (uint64_t)v->i;
     return 0;

@@ -51,7 +51,7 @@ void pkl_free(pkl_doc *d);
 
 /* Dict lookup by string key (NULL when absent or when d is not a dict). Linear. */
 const pkl_value *pkl_get(const pkl_value *d, const char *key);
-/* Integer value of v (PKL_INT or PKL_BOOL): 0 and *out, -1 otherwise. */
+/* Integer value of v (PKL_INT; a PKL_BOOL is refused): 0 and *out, -1 otherwise. */
 int pkl_int(const pkl_value *v, int64_t *out);
 /* A non-negative integer up to 2^64 - 1 (an address or a size): 0 and *out, -1 otherwise. */
 int pkl_u64(const pkl_value *v, uint64_t *out);

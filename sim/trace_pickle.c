@@ -613,6 +613,35 @@ __attribute__((noinline, cold)) static const char *entry_where(char *buf, size_t
     return buf;
 }
 
+/* Whether entry x's action names a range at 'addr' of 'size' bytes: the device calls and
+ * requests, and a recovery's free and placement (an oom has no address; the amsim_oom_free_*
+ * entries' is an index). */
+static int has_range(int action)
+{
+    return action < A_OOM || action == A_RECOVERY_FREE || action == A_RECOVERY_ALLOC;
+}
+
+/* Refuses (-1, err) an entry whose range is at the "none" address or passes 2^64 - 1: its addr
+ * + size, and a placement's from + size (where the buffer was, as large). Until 2026-11-27 the
+ * recovery entries were not checked (their actions come after A_OOM): an addr of 2^64 - 1 or a
+ * range past the end read as "trace ok", the trace's later free of the buffer dropped. */
+static int entry_range_bad(const trace *t, const tp_entry *x, const char *name, int dev, size_t i,
+                           am_error *err)
+{
+    char what[96];
+    if (!has_range(x->action))
+        return 0;
+    if (x->addr == TR_NO_ADDR || trace_range_past_end(x->addr, x->size))
+        return range_refused(t, entry_where(what, sizeof what, name, dev, i), "addr", x->addr,
+                             "size", x->size, err);
+    /* from is TR_NO_ADDR when absent: then a placement follows no buffer (follow_move) */
+    if (x->action == A_RECOVERY_ALLOC && x->from != TR_NO_ADDR &&
+        trace_range_past_end(x->from, x->size))
+        return range_refused(t, entry_where(what, sizeof what, name, dev, i), "from", x->from,
+                             "size", x->size, err);
+    return 0;
+}
+
 /* An entry's or a segment's optional 'stream' (a CUDA stream handle) into *out: 0 when absent.
  * -1 when it is there but no integer (until 2026-11-27 a segment's was read as stream 0). */
 static int read_stream(const pkl_value *d, int64_t *out)
@@ -713,6 +742,11 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
                            "'from' is not a non-negative integer (an address)", t->path, name,
                            dev, i);
         }
+        if (x->action == A_RECOVERY_ALLOC && x->from == TR_NO_ADDR && pkl_get(d, "from")) {
+            char what[96]; /* a 'from' of 2^64 - 1 would be read as none: no buffer followed */
+            free(e);
+            return addr_none(t, entry_where(what, sizeof what, name, dev, i), "from", err);
+        }
         if (x->action == A_OOM)
             x->addr = TR_NO_ADDR;
         else if (x->action == A_OOM_FREE_REQ || x->action == A_OOM_FREE_DONE)
@@ -727,11 +761,7 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
                            "non-negative integer '%s' or 'size'", t->path, name, dev, i,
                            pkl_get(d, "action")->s, field);
         }
-        if (x->action < A_OOM &&
-            (x->addr == TR_NO_ADDR || trace_range_past_end(x->addr, x->size))) {
-            char what[96];
-            entry_where(what, sizeof what, name, dev, i);
-            range_refused(t, what, "addr", x->addr, "size", x->size, err);
+        if (entry_range_bad(t, x, name, dev, i, err) < 0) {
             free(e);
             return -1;
         }
@@ -1137,19 +1167,34 @@ static void build_prologue(trace *t, tp_impl *im, tp_state *s, uint64_t *next_id
  * take an address another buffer has not yet been placed away from); a placement puts the
  * buffer that left `from` at its address. A spilled buffer stays aside: the default level no
  * longer holds it. Until 2026-11-27 neither was written, and a free at a compacted buffer's
- * new address named the buffer the prologue had placed there first. */
-static void follow_move(tp_live *live, tp_live *moved, const tp_entry *x)
+ * new address named the buffer the prologue had placed there first.
+ * An entry that contradicts the prologue's state is refused (-1): a free where no buffer of
+ * the prologue is live (none there, or one a recovery already moved), a placement at the
+ * address of a buffer still live. Only amsim writes them, of its own run, where neither can
+ * happen; until 2026-11-27 both were followed silently, and the trace's later free at that
+ * address named the wrong buffer, or none. */
+static int follow_move(const trace *t, tp_live *live, tp_live *moved, const tp_entry *x,
+                       int dev, size_t i, am_error *err)
 {
     uint64_t id;
     if (x->action == A_RECOVERY_FREE) {
-        if ((id = live_get(live, x->addr, 1)) != UINT64_MAX)
-            live_put(moved, x->addr, id);
-        return;
+        if ((id = live_get(live, x->addr, 1)) == UINT64_MAX)
+            return am_fail(err, AM_EINPUT, "%s: amsim_start_traces[%d][%zu]: "
+                           "'amsim_recovery_free' at address %llu, where the prologue holds no "
+                           "live buffer (a recovery moves live buffers only)", t->path, dev, i,
+                           (unsigned long long)x->addr);
+        live_put(moved, x->addr, id);
+        return 0;
     }
+    if (live_get(live, x->addr, 0) != UINT64_MAX)
+        return am_fail(err, AM_EINPUT, "%s: amsim_start_traces[%d][%zu]: "
+                       "'amsim_recovery_alloc' at address %llu, where a buffer of the prologue "
+                       "is still live (a recovery places a buffer in free space only)", t->path,
+                       dev, i, (unsigned long long)x->addr);
     if (x->from == TR_NO_ADDR || (id = live_get(moved, x->from, 1)) == UINT64_MAX)
-        return; /* a buffer from another level: not the prologue's request on this one */
-    live_get(live, x->addr, 1); /* a stale entry would shadow it */
+        return 0; /* a buffer from another level: not the prologue's request on this one */
     live_put(live, x->addr, id);
+    return 0;
 }
 
 /* The id of the start list's oom entry k, freed (whole = 1: no longer known after), or TP_NO_ID
@@ -1164,9 +1209,10 @@ static uint64_t oom_id(tp_entry *sen, size_t ns, uint64_t k, int whole)
     return id;
 }
 
-static void build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, uint64_t *next_id,
-                        tp_live *live)
+static int build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, int dev, uint64_t *next_id,
+                       tp_live *live, am_error *err)
 {
+    int rc = 0;
     tr_event e;
     tp_live moved; /* the buffers a recovery took from their address, not yet placed */
     live_init(&moved, n);
@@ -1210,7 +1256,10 @@ static void build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, uint64_t 
         }
         case A_RECOVERY_FREE:
         case A_RECOVERY_ALLOC:
-            follow_move(live, &moved, x);
+            if (follow_move(t, live, &moved, x, dev, i, err) < 0) {
+                rc = -1;
+                goto out;
+            }
             continue;
         case A_SEG_ALLOC:
         case A_SEG_FREE:
@@ -1225,8 +1274,10 @@ static void build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, uint64_t 
         e.stream = x->stream;
         emit(im, &e);
     }
+out:
     free(moved.key);
     free(moved.val);
+    return rc;
 }
 
 /* The trace entries as events. An entry that gives none (a free of an unknown address, an
@@ -1616,9 +1667,12 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
     uint64_t next_id = 1, nblocks = s.blocks.n;
     tp_live live;
     live_init(&live, n + (sen ? ns : nblocks));
-    if (sen)
-        build_start(t, im, sen, ns, &next_id, &live);
-    else
+    if (sen && build_start(t, im, sen, ns, dev, &next_id, &live, err) < 0) {
+        free(live.key);
+        free(live.val);
+        goto out;
+    }
+    if (!sen)
         build_prologue(t, im, &s, &next_id, &live);
     /* 3. the trace itself */
     build_trace(t, im, en, n, sen, ns, &next_id, &live);

@@ -811,6 +811,94 @@ BI_TB(p_recovery_from, "recfrom.pickle",
       "fromq\x0eX\x01\x00\x00\x00xq\x0fuaau.",
       "amsim: @: amsim_start_traces[0][0]: 'amsim_recovery_alloc' entry's 'from' is not a "
       "non-negative integer (an address)")
+/* pickle.dumps({"segments": [], "device_traces": [[]], "amsim_start_traces": [[{"action":
+ * "amsim_recovery_free", "addr": 2**64 - 1, "size": 1024}]]}, protocol=2): a recovery's entry
+ * has an address as an alloc's (until 2026-11-27 its range went unchecked: "trace ok") */
+BI_TB(p_recovery_free_none, "recnone.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05"
+      "aX\x12\x00\x00\x00"
+      "amsim_start_tracesq\x06]q\x07]q\x08}q\x09(X\x06\x00\x00\x00"
+      "actionq\x0aX\x13\x00\x00\x00"
+      "amsim_recovery_freeq\x0bX\x04\x00\x00\x00"
+      "addrq\x0c\x8a\x09\xff\xff\xff\xff\xff\xff\xff\xff\x00X\x04\x00\x00\x00sizeq\x0dM\x00\x04"
+      "uaau.",
+      "amsim: @: amsim_start_traces[0][0]: 'addr' 18446744073709551615 is out of range (at most "
+      "18446744073709551614; 2^64 - 1 means none)")
+/* the same with {"action": "amsim_recovery_alloc", "addr": 2**64 - 4096, "size": 8192} */
+BI_TB(p_recovery_alloc_past_end, "recpast.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05"
+      "aX\x12\x00\x00\x00"
+      "amsim_start_tracesq\x06]q\x07]q\x08}q\x09(X\x06\x00\x00\x00"
+      "actionq\x0aX\x14\x00\x00\x00"
+      "amsim_recovery_allocq\x0bX\x04\x00\x00\x00"
+      "addrq\x0c\x8a\x09\x00\xf0\xff\xff\xff\xff\xff\xff\x00X\x04\x00\x00\x00sizeq\x0dM\x00 uaa"
+      "u.",
+      "amsim: @: amsim_start_traces[0][0]: 'addr' 18446744073709547520 + 'size' 8192 ends at "
+      "18446744073709555712, past 2^64 - 1 (18446744073709551615, the end of the address space)")
+/* an alloc at 0 of 8192 bytes, its recovery_free, and its recovery_alloc at 8192 whose 'from'
+ * is 2**64 - 4096: where the buffer was is a range of its size too */
+BI_TB(p_recovery_from_past_end, "recfrompast.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05"
+      "aX\x12\x00\x00\x00"
+      "amsim_start_tracesq\x06]q\x07]q\x08(}q\x09(X\x06\x00\x00\x00"
+      "actionq\x0aX\x05\x00\x00\x00"
+      "allocq\x0bX\x04\x00\x00\x00"
+      "addrq\x0cK\x00X\x04\x00\x00\x00sizeq\x0dM\x00 u}q\x0e(h\x0aX\x13\x00\x00\x00"
+      "amsim_recovery_freeq\x0fh\x0cK\x00h\x0dM\x00 u}q\x10(h\x0aX\x14\x00\x00\x00"
+      "amsim_recovery_allocq\x11h\x0cM\x00 h\x0dM\x00 X\x04\x00\x00\x00"
+      "fromq\x12\x8a\x09\x00\xf0\xff\xff\xff\xff\xff\xff\x00ueau.",
+      "amsim: @: amsim_start_traces[0][2]: 'from' 18446744073709547520 + 'size' 8192 ends at "
+      "18446744073709555712, past 2^64 - 1 (18446744073709551615, the end of the address space)")
+/* an alloc at 0, then an amsim_recovery_free at 4096, where the prologue holds nothing (until
+ * 2026-11-27 followed silently) */
+BI_TB(p_recovery_free_nothing, "recfree0.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05"
+      "aX\x12\x00\x00\x00"
+      "amsim_start_tracesq\x06]q\x07]q\x08(}q\x09(X\x06\x00\x00\x00"
+      "actionq\x0aX\x05\x00\x00\x00"
+      "allocq\x0bX\x04\x00\x00\x00"
+      "addrq\x0cK\x00X\x04\x00\x00\x00sizeq\x0dM\x00\x04u}q\x0e(h\x0aX\x13\x00\x00\x00"
+      "amsim_recovery_freeq\x0fh\x0cM\x00\x10h\x0dM\x00\x04ueau.",
+      "amsim: @: amsim_start_traces[0][1]: 'amsim_recovery_free' at address 4096, where the "
+      "prologue holds no live buffer (a recovery moves live buffers only)")
+/* allocs at 0 and 1024; the one at 0 recovery-freed and placed at 1024, over the live one
+ * (until 2026-11-27 the trace's free at 1024 then named the moved buffer) */
+BI_TB(p_recovery_alloc_over_live, "recover.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05"
+      "aX\x12\x00\x00\x00"
+      "amsim_start_tracesq\x06]q\x07]q\x08(}q\x09(X\x06\x00\x00\x00"
+      "actionq\x0aX\x05\x00\x00\x00"
+      "allocq\x0bX\x04\x00\x00\x00"
+      "addrq\x0cK\x00X\x04\x00\x00\x00sizeq\x0dM\x00\x04u}q\x0e(h\x0ah\x0bh\x0cM\x00\x04h\x0dM\x00"
+      "\x04u}q\x0f(h\x0aX\x13\x00\x00\x00"
+      "amsim_recovery_freeq\x10h\x0cK\x00h\x0dM\x00\x04u}q\x11(h\x0aX\x14\x00\x00\x00"
+      "amsim_recovery_allocq\x12h\x0cM\x00\x04h\x0dM\x00\x04X\x04\x00\x00\x00"
+      "fromq\x13K\x00ueau.",
+      "amsim: @: amsim_start_traces[0][3]: 'amsim_recovery_alloc' at address 1024, where a "
+      "buffer of the prologue is still live (a recovery places a buffer in free space only)")
+/* pickle.dumps({"segments": [], "device_traces": [[{"action": "alloc", "addr": 0, "size": 1024,
+ * "stream": True}]]}, protocol=2): a bool is no stream handle (until 2026-11-27 read as 1) */
+BI_TB(p_bool_stream, "boolstream.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05}q\x06(X\x06\x00\x00\x00"
+      "actionq\x07X\x05\x00\x00\x00"
+      "allocq\x08X\x04\x00\x00\x00"
+      "addrq\x09K\x00X\x04\x00\x00\x00sizeq\x0aM\x00\x04X\x06\x00\x00\x00streamq\x0b\x88uaau.",
+      "amsim: @: device_traces[0][0]: 'stream' is a bool, expected an integer")
+/* a segment whose 'device' is True (until 2026-11-27 read as device 1) */
+BI_TB(p_bool_device, "booldev.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02}q\x03(X\x07\x00\x00\x00"
+      "addressq\x04K\x00X\x0a\x00\x00\x00total_sizeq\x05J\x00\x00 \x00X\x06\x00\x00\x00"
+      "deviceq\x06\x88X\x06\x00\x00\x00"
+      "blocksq\x07]q\x08uaX\x0d\x00\x00\x00"
+      "device_tracesq\x09]q\x0a]q\x0b"
+      "au.",
+      "amsim: @: segments[0]: 'device' is a bool, expected an integer")
 /* pickle.dumps({"segments": [{"device": D, "address": 0, "total_size": 2097152, "blocks": []}],
  * "device_traces": [[]]}, protocol=2): a segment on a device --device cannot take is refused by
  * its value (until 2026-11-27 device -1 was left out, "trace ok, 0 events", and device 1025
@@ -4481,6 +4569,13 @@ void suite_badinput(void)
              {"pickle: amsim_sub_us_ps of a microsecond or more", p_sub_us_range},
              {"pickle: amsim_sub_us_ps without time_us", p_sub_us_alone},
              {"pickle: amsim_recovery_alloc whose from is no address", p_recovery_from},
+             {"pickle: amsim_recovery_free at the address of none", p_recovery_free_none},
+             {"pickle: amsim_recovery_alloc past 2^64 - 1", p_recovery_alloc_past_end},
+             {"pickle: amsim_recovery_alloc from a range past 2^64 - 1", p_recovery_from_past_end},
+             {"pickle: amsim_recovery_free where no buffer is", p_recovery_free_nothing},
+             {"pickle: amsim_recovery_alloc over a live buffer", p_recovery_alloc_over_live},
+             {"pickle: a bool stream", p_bool_stream},
+             {"pickle: a bool device", p_bool_device},
              {"pickle: a segment on device -1", p_seg_device_negative},
              {"pickle: a segment on device 1025, past --device's 1024", p_seg_device_1025},
              {"pickle: a block state PyTorch does not write", p_block_state},

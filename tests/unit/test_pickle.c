@@ -174,6 +174,23 @@ static void test_memo_bigint_types(void)
     CU_ASSERT_EQUAL(pkl_int(wr->items[0], &si), -1);
     pkl_free(wd);
     free(ww.b);
+    /* True and False (NEWTRUE, NEWFALSE) are bools, no integers: PyTorch writes none where an
+     * integer is read (until 2026-11-27 both read them, 'stream': True as stream 1) */
+    const unsigned char bools[] = {0x80, 4, ']', '(', 0x88, 0x89, 'e', '.'};
+    pw wb2 = {0};
+    for (size_t i = 0; i < sizeof bools; i++)
+        wb(&wb2, bools[i]);
+    pkl_doc *bd;
+    CU_ASSERT_EQUAL_FATAL(parse(&wb2, NULL, &bd), AM_OK);
+    const pkl_value *br = pkl_root(bd);
+    CU_ASSERT_EQUAL_FATAL(br->len, 2);
+    CU_ASSERT(br->items[0]->type == PKL_BOOL && br->items[0]->i == 1);
+    CU_ASSERT_EQUAL(pkl_int(br->items[0], &si), -1);
+    CU_ASSERT_EQUAL(pkl_int(br->items[1], &si), -1);
+    CU_ASSERT_EQUAL(pkl_u64(br->items[0], &u), -1);
+    CU_ASSERT_EQUAL(pkl_u64(br->items[1], &u), -1);
+    pkl_free(bd);
+    free(wb2.b);
     /* negative numbers of fewer bytes sign-extend; 2^63 - 1 fits */
     pw w = {0};
     const unsigned char good[] = {0x80, 4, ']', '(', 0x8a, 1, 0xff, 0x94, 0x8a, 8, 0xff, 0xff,
