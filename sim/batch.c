@@ -2999,6 +2999,66 @@ static void note_preset(strlist *presets, const am_config *c)
     sl_push(presets, am_strdup(c->preset));
 }
 
+static long matrix_total(const sweep *s); /* the product and its order, below */
+static sw_run matrix_at(const sweep *s, long i);
+
+/* The first run in matrix_at's order that no exclusion drops and that has the policy and axis
+ * values fix names (-1: any), into *out: 1, or 0 when there is none. Only the runs with those
+ * values are walked (the matrix over the other dimensions, in order), and the walk stops at the
+ * first kept one, so a check costs one run unless exclusions drop the runs it walks. */
+static int kept_run(const sweep *s, const sw_run *fix, sw_run *out)
+{
+    int np = s->policies.n ? s->policies.n : 1, ns = s->seeds.n ? s->seeds.n : 1;
+    long sub = matrix_total(s) / (fix->policy >= 0 ? np : 1);
+    for (int b = 0; b < s->naxes; b++)
+        sub /= fix->ax[b] >= 0 ? s->axes[b].vals.n : 1;
+    for (long k = 0; k < sub; k++) {
+        sw_run r = {0};
+        long rem = k;
+        r.seed = s->seeds.n ? (int)(rem % ns) : -1;
+        rem /= ns;
+        for (int b = s->naxes - 1; b >= 0; b--) {
+            r.ax[b] = fix->ax[b] >= 0 ? fix->ax[b] : (int)(rem % s->axes[b].vals.n);
+            rem /= fix->ax[b] >= 0 ? 1 : s->axes[b].vals.n;
+        }
+        r.policy = !s->policies.n ? -1 : fix->policy >= 0 ? fix->policy : (int)(rem % np);
+        rem /= fix->policy >= 0 ? 1 : np;
+        r.trace = s->traces.n ? (int)rem : -1;
+        if (!excluded(s, &r)) {
+            *out = r;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* fix with every policy and axis value free (kept_run). */
+static sw_run fix_none(void)
+{
+    sw_run f = {.policy = -1};
+    for (int b = 0; b < SW_MAX_AXES; b++)
+        f.ax[b] = -1;
+    return f;
+}
+
+/* Name run r as batch --list does (its id counts the kept runs before it: one walk of the
+ * matrix, made only for a refusal). */
+static void name_run(const sweep *s, sw_run *r)
+{
+    int np = s->policies.n ? s->policies.n : 1, ns = s->seeds.n ? s->seeds.n : 1;
+    long at = r->trace > 0 ? r->trace : 0;
+    at = at * np + (r->policy > 0 ? r->policy : 0);
+    for (int b = 0; b < s->naxes; b++)
+        at = at * s->axes[b].vals.n + r->ax[b];
+    at = at * ns + (r->seed > 0 ? r->seed : 0);
+    r->id = 1;
+    for (long k = 0; k < at; k++) {
+        sw_run o = matrix_at(s, k);
+        r->id += !excluded(s, &o);
+    }
+    run_name(s, r);
+}
+
 /* Load the base config with the overrides v[0..n) as a run does (run_load_config): as it is,
  * then with each policy of policies: switched in last. 0, or -1 with the config's error (at the
  * override's position in the sweep when it is about one). The device presets read go to
@@ -3006,9 +3066,11 @@ static void note_preset(strlist *presets, const am_config *c)
  * (CFG_NAME_MAX bytes). keep not NULL: *keep gets the config as it is (without a policy
  * switched in; the caller frees it), else it is freed. With policies:, the config as it is
  * leaves out the rules of the policy it names, which no run uses (cfg_load_switched): until
- * 2026-11-27 they refused the sweep. */
-static int load_as_runs(const sweep *s, cfg_set *v, int n, strlist *presets, char *level,
-                        am_config **keep, am_error *err)
+ * 2026-11-27 they refused the sweep. fix: the axis values v holds (kept_run); a policy of
+ * policies: that the exclusions drop from every run with them is not loaded (until 2026-11-27
+ * it was, and refused a value that no run of that policy has). */
+static int load_as_runs(const sweep *s, cfg_set *v, int n, const sw_run *fix, strlist *presets,
+                        char *level, am_config **keep, am_error *err)
 {
     am_config *c = NULL;
     if ((s->policies.n ? cfg_load_sets_switched(&c, s->base, v, n, NULL, NULL, err)
@@ -3021,9 +3083,17 @@ static int load_as_runs(const sweep *s, cfg_set *v, int n, strlist *presets, cha
     else
         cfg_free(c);
     for (int p = 0; p < s->policies.n; p++) {
+        sw_run with_p = *fix, r;
+        with_p.policy = p;
         c = NULL;
         if (cfg_load_sets_switched(&c, s->base, v, n, NULL, s->policies.v[p], err) != 0) {
-            err_note(err, "with policy %s", s->policies.v[p]);
+            /* asked only on a refusal, so a sweep that loads pays no walk */
+            if (!kept_run(s, &with_p, &r)) { /* the exclusions drop every run of p with them */
+                *err = (am_error){0};
+                continue;
+            }
+            name_run(s, &r);
+            err_note(err, "with policy %s; the first run is %s", s->policies.v[p], r.folder);
             if (keep) {
                 cfg_free(*keep);
                 *keep = NULL;
@@ -3217,11 +3287,70 @@ static void print_set_warnings(const sweep *s, const am_config *c)
     free(v);
 }
 
+/* Whether axis ax sets a level's policy (memories.LEVEL.allocator.policy): its runs load every
+ * other axis's values under the policy it names, not the base config's. */
+static int is_policy_axis(const sw_axis *ax)
+{
+    static const char tail[] = ".allocator.policy";
+    size_t n = strlen(ax->path), t = sizeof tail - 1;
+    return !strncmp(ax->path, "memories.", 9) && n > t && !strcmp(ax->path + n - t, tail);
+}
+
+/* Each value of axis a loaded as the runs load it under each value of each policy axis q, for
+ * the pairs some run has: a knob's rules are the policy's that runs, so a value checked alone
+ * under the base config's policy can still be refused by another (`max_split_size: [1MiB]` with
+ * an axis `memories.hbm.allocator.policy: [bfc, caching]`). Until 2026-11-27 only policies: was
+ * checked so: check said "sweep ok" and the caching runs failed. v[0..n): set:'s overrides.
+ * -1 with the config's error at the value's line and column, noted with the policy value and
+ * the first run that has both. Costs values(a) x values(q) loads. */
+static int axis_under_policy_axes(const sweep *s, int a, cfg_set *v, int n, am_error *err)
+{
+    const sw_axis *ax = &s->axes[a];
+    char level[CFG_NAME_MAX];
+    strlist presets = {0};
+    int rc = 0;
+    for (int q = 0; q < s->naxes && rc == 0; q++) {
+        const sw_axis *pq = &s->axes[q];
+        if (q == a || !is_policy_axis(pq) || is_policy_axis(ax))
+            continue;
+        for (int j = 0; j < pq->vals.n && rc == 0; j++)
+            for (int i = 0; i < ax->vals.n && rc == 0; i++) {
+                sw_run fix = fix_none(), r;
+                fix.ax[a] = i;
+                fix.ax[q] = j;
+                if (!kept_run(s, &fix, &r))
+                    continue;
+                /* in axis order, as the run's --set list has them */
+                int first = q < a ? q : a, fi = q < a ? j : i, se = q < a ? a : q,
+                    si = q < a ? i : j;
+                char *t1 = axis_set_text(s->axes[first].path, s->axes[first].vals.v[fi]);
+                char *t2 = axis_set_text(s->axes[se].path, s->axes[se].vals.v[si]);
+                v[n] = (cfg_set){t1, s->file, s->axes[first].pos[fi].line,
+                                 s->axes[first].pos[fi].col};
+                v[n + 1] = (cfg_set){t2, s->file, s->axes[se].pos[si].line,
+                                     s->axes[se].pos[si].col};
+                rc = load_as_runs(s, v, n + 2, &fix, &presets, level, NULL, err);
+                free(t1);
+                free(t2);
+                if (rc == 0)
+                    continue;
+                if (ax->gen[i])
+                    err_note(err, "value %d of the range %s", i + 1, ax->range);
+                name_run(s, &r);
+                err_note(err, "in the runs of %s=%s, line %lu, column %lu; the first run is %s",
+                         pq->path, pq->vals.v[j], pq->pos[j].line, pq->pos[j].col, r.folder);
+            }
+    }
+    sl_free(&presets);
+    return rc;
+}
+
 /* Every value of set: and of each axis, loaded into the base config as a run loads it (under
  * the config's policy and each one of policies:): a value that the config refuses (a bad size,
  * a size that rounds to 0 bytes, an unknown key, a word that is not one of an option's) is an
  * error now, at its line and column in the sweep, not a failure inside every run that has it.
- * Each axis value is checked with set: and without the other axes; a range's values that are
+ * Each axis value is checked with set: and without the other axes, and again under each value
+ * of each policy axis (axis_under_policy_axes); a range's values that are
  * not written in the sweep are reported at its step or factor. With policies:, no default
  * level of any run (after set:, or as an axis value makes it) may have its policy set by set:
  * or an axis (policy_overridden). Without policies:, an axis of a key that the level's policy
@@ -3235,7 +3364,8 @@ static int sweep_check_values(sweep *s, am_config **base, strlist *warns, am_err
     strlist levels = {0}; /* the default levels checked by policy_overridden */
     int n = sweep_sets(s, v);
     *base = NULL;
-    if (load_as_runs(s, v, n, &s->presets, level, base, err) != 0)
+    sw_run fix = fix_none();
+    if (load_as_runs(s, v, n, &fix, &s->presets, level, base, err) != 0)
         return -1;
     sl_push(&levels, am_strdup(level));
     if (s->policies.n && policy_overridden(s, level, NULL, (sw_pos){0, 0}, err) != 0)
@@ -3247,7 +3377,9 @@ static int sweep_check_values(sweep *s, am_config **base, strlist *warns, am_err
             char *t = axis_set_text(ax->path, ax->vals.v[i]);
             am_config *c = NULL;
             v[n] = (cfg_set){t, s->file, ax->pos[i].line, ax->pos[i].col};
-            int rc = load_as_runs(s, v, n + 1, &s->presets, level, warn ? &c : NULL, err);
+            fix.ax[a] = i;
+            int rc = load_as_runs(s, v, n + 1, &fix, &s->presets, level, warn ? &c : NULL, err);
+            fix.ax[a] = -1;
             if (rc == 0 && warn && axis_warning(s, a, i, c, v, n + 1, warns))
                 warn = 0;
             free(t); /* after axis_warning, which loads v again */
@@ -3260,6 +3392,8 @@ static int sweep_check_values(sweep *s, am_config **base, strlist *warns, am_err
                 err_note(err, "value %d of the range %s", i + 1, ax->range);
             goto bad;
         }
+        if (axis_under_policy_axes(s, a, v, n, err) != 0)
+            goto bad;
     }
     sl_free(&levels);
     return 0;

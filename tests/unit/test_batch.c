@@ -1539,6 +1539,87 @@ static void test_check_sweep(void)
     free(err);
 }
 
+/* A knob's value is checked under each value of a policy axis, as the runs that have both load
+ * it: until 2026-11-27 it was checked under the base config's policy only, so check said "sweep
+ * ok" for `max_split_size: [1MiB]` beside an axis `memories.hbm.allocator.policy: [bfc,
+ * caching]` and the caching run failed. A pair that the exclusions drop from every run is not
+ * checked. */
+static void test_check_sweep_policy_axis(void)
+{
+    char text[1200], args[1300], *out = NULL, *err = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\naxes:\n"
+             "  memories.hbm.allocator.max_split_size: [1MiB, 64MiB]\n"
+             "  memories.hbm.allocator.policy: [bfc, caching]\n", tu_top(), tiny_trace());
+    const char *want = "cpa.yaml:4:43: memories.hbm.allocator.max_split_size: caching: "
+                       "max_split_size of 1048576 bytes is not above 20 MiB";
+    const char *sw = tu_write("cpa.yaml", text);
+    snprintf(args, sizeof args, "check '%s'", sw);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT(out && !strstr(out, "sweep ok"));
+    CU_ASSERT(err && strstr(err, want) &&
+              strstr(err, "(in the runs of memories.hbm.allocator.policy=caching, line 5, column "
+                          "40; the first run is 0002-tiny-max_split_size=1MiB-policy=caching)"));
+    if (!err || !strstr(err, want))
+        fprintf(stderr, "\n  %s%s\n", out ? out : "", err ? err : "");
+    free(out);
+    free(err);
+    /* batch refuses it the same way, before any run */
+    snprintf(args, sizeof args, "batch '%s' --list", sw);
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, want));
+    free(err);
+    /* the pair excluded: no run has it, the sweep is ok */
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\naxes:\n"
+             "  memories.hbm.allocator.max_split_size: [1MiB, 64MiB]\n"
+             "  memories.hbm.allocator.policy: [bfc, caching]\nexclude:\n"
+             "  - {memories.hbm.allocator.policy: caching, "
+             "memories.hbm.allocator.max_split_size: 1MiB}\n", tu_top(), tiny_trace());
+    snprintf(args, sizeof args, "check '%s'", tu_write("cpa2.yaml", text));
+    out = err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+    CU_ASSERT(out && strstr(out, "cpa2.yaml: sweep ok (3 runs)"));
+    if (!out || !strstr(out, "sweep ok"))
+        fprintf(stderr, "\n  %s%s\n", out ? out : "", err ? err : "");
+    free(out);
+    free(err);
+}
+
+/* A value is loaded under a policy of policies: only when some run has both: until 2026-11-27 a
+ * value that an exclusion keeps from caching's runs was still refused under caching. Refused,
+ * the error names the first run that has both. */
+static void test_check_sweep_policies_excluded(void)
+{
+    char text[1200], args[1300], *out = NULL, *err = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc, caching]\naxes:\n"
+             "  memories.hbm.allocator.max_split_size: [1MiB, 64MiB]\nexclude:\n"
+             "  - {policy: caching, memories.hbm.allocator.max_split_size: 1MiB}\n", tu_top(),
+             tiny_trace());
+    snprintf(args, sizeof args, "check '%s'", tu_write("cpe.yaml", text));
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+    CU_ASSERT(out && strstr(out, "cpe.yaml: sweep ok (3 runs)"));
+    if (!out || !strstr(out, "sweep ok"))
+        fprintf(stderr, "\n  %s%s\n", out ? out : "", err ? err : "");
+    free(out);
+    free(err);
+    /* without the exclusion: refused, naming the run */
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc, caching]\naxes:\n"
+             "  memories.hbm.allocator.max_split_size: [1MiB, 64MiB]\n", tu_top(), tiny_trace());
+    snprintf(args, sizeof args, "check '%s'", tu_write("cpe2.yaml", text));
+    out = err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 1);
+    CU_ASSERT(err && strstr(err, "cpe2.yaml:5:43: memories.hbm.allocator.max_split_size: caching: "
+                                 "max_split_size of 1048576 bytes is not above 20 MiB") &&
+              strstr(err, "(with policy caching; the first run is "
+                          "0003-tiny-caching-max_split_size=1MiB)"));
+    if (!err || !strstr(err, "the first run is"))
+        fprintf(stderr, "\n  %s%s\n", out ? out : "", err ? err : "");
+    free(out);
+    free(err);
+}
+
 /* check SWEEP reads each trace a run reads, as check -c BASE TRACE does, and refuses one that
  * the runs could not read with its own FILE:LINE:COL (until 2026-11-27 traces were only
  * digested: "sweep ok" and every run failed on its trace). An excluded trace is not read. */
@@ -6785,6 +6866,10 @@ void suite_batch(void)
              {"policies: [] and seeds: [] refused", test_sweep_empty_lists},
              {"amsim check validates a sweep as batch --list", test_check_sweep},
              {"amsim check reads a sweep's traces", test_check_sweep_reads_traces},
+             {"amsim check loads an axis under each policy axis value",
+              test_check_sweep_policy_axis},
+             {"amsim check loads a value under the policies: runs that have it",
+              test_check_sweep_policies_excluded},
              {"expectations on a matrix, a set: path that is an axis: refused",
               test_sweep_ignored_keys},
              {"an axis of a key the policy ignores is warned about",
