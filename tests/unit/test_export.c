@@ -419,6 +419,14 @@ static void keep_summary(void *ctx, sim *s, const report_trace *t)
     *(sim_summary *)ctx = *sim_get_summary(s);
 }
 
+/* The run of trace under cfg (a snapshot: its replay), its summary into *su. */
+static void replay_summary(const char *cfg, const char *trace, sim_summary *su)
+{
+    am_error err = {0};
+    run_spec rp = {.config = cfg, .trace = trace};
+    CU_ASSERT_FATAL(run_once(&rp, keep_summary, su, NULL, &err) == 0);
+}
+
 /* Export the run of trace under cfg as a snapshot, replay the snapshot under the same config:
  * every allocation at its address and every segment event matched. The replay's summary into
  * *res when not NULL. */
@@ -1616,7 +1624,6 @@ static void test_spill_serves_wait(void)
                               "alloc 3 1MiB\nalloc 4 3584KiB\nfree 1\nalloc 5 3328KiB\n");
     char a[512];
     snprintf(a, sizeof a, "%s/ssw.pickle", tu_tmpdir());
-    am_error err = {0};
     char *rows = placement_rows(cfg, tr);
     CU_ASSERT_STRING_EQUAL(rows, "seq,id,level,address,requested,allocated,status\n"
                                  "0,1,hbm,0,4194304,4194304,ok\n"
@@ -1634,8 +1641,7 @@ static void test_spill_serves_wait(void)
     CU_ASSERT_EQUAL(run.su.retries_succeeded, 1);
     CU_ASSERT_EQUAL(run.su.spill.evictions, 2);
     sim_summary su = {0};
-    run_spec rp = {.config = cfg, .trace = a};
-    CU_ASSERT_FATAL(run_once(&rp, keep_summary, &su, NULL, &err) == 0);
+    replay_summary(cfg, a, &su);
     CU_ASSERT(su.validating);
     CU_ASSERT_EQUAL(su.recorded_allocs, 5);
     CU_ASSERT_EQUAL(su.address_matches, 5);
@@ -1666,9 +1672,7 @@ static void test_spill_serves_wait_lru(void)
     CU_ASSERT_EQUAL(run.su.retries_succeeded, 4);
     CU_ASSERT_EQUAL(run.su.spill.evictions, 3);
     sim_summary su = {0};
-    am_error err = {0};
-    run_spec rp = {.config = cfg, .trace = a};
-    CU_ASSERT_FATAL(run_once(&rp, keep_summary, &su, NULL, &err) == 0);
+    replay_summary(cfg, a, &su);
     CU_ASSERT_EQUAL(su.recorded_allocs, 6);
     CU_ASSERT_EQUAL(su.address_matches, 6);
     CU_ASSERT_EQUAL(su.recorded_ooms, 0);
@@ -1708,9 +1712,7 @@ static void test_defrag_serves_wait(void)
     CU_ASSERT_EQUAL(run.su.retries_succeeded, 1);
     CU_ASSERT_EQUAL(run.su.defrag.runs, 1);
     sim_summary su = {0};
-    am_error err = {0};
-    run_spec rp = {.config = cfg, .trace = a};
-    CU_ASSERT_FATAL(run_once(&rp, keep_summary, &su, NULL, &err) == 0);
+    replay_summary(cfg, a, &su);
     CU_ASSERT_EQUAL(su.address_matches, su.recorded_allocs);
     CU_ASSERT_EQUAL(su.recorded_ooms, 1);
     CU_ASSERT_EQUAL(su.oom_matches, 1);
@@ -1745,9 +1747,7 @@ static void test_host_copy_free_serves_wait(void)
     export_run(cfg, tr, NULL, a, &run);
     CU_ASSERT_EQUAL(run.su.retries_succeeded, 1);
     sim_summary su = {0};
-    am_error err = {0};
-    run_spec rp = {.config = cfg, .trace = a};
-    CU_ASSERT_FATAL(run_once(&rp, keep_summary, &su, NULL, &err) == 0);
+    replay_summary(cfg, a, &su);
     CU_ASSERT_EQUAL(su.recorded_allocs, 3);
     CU_ASSERT_EQUAL(su.address_matches, 3);
     CU_ASSERT_EQUAL(su.recorded_ooms, 0);
