@@ -2151,40 +2151,58 @@ static int spill_cannot_help(sim *s, int level, uint64_t bytes)
     return stays >= cap || mem_padded(m, bytes) > cap - stays;
 }
 
+/* The on_oom defragmentation of a failed request and its retry: 1 when the retry served it.
+ * Not for a request it cannot serve (defrag_cannot_help, counted in `skipped` when `count`). */
+static int defrag_for(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t hint,
+                      int count)
+{
+    uint64_t before = s->sum.defrag.runs;
+    if (defrag_cannot_help(s, level, r->bytes)) {
+        if (count)
+            s->sum.defrag.skipped++;
+        return 0;
+    }
+    if (s->rt[level].relocatable) /* it moves buffers: the failed attempt comes first */
+        attempt_failed(s, level, r);
+    defrag(s, level);
+    if (s->sum.defrag.runs > before && attempt_again(s, level, r, o, hint) == ALLOC_OK) {
+        s->sum.defrag.ooms_avoided++;
+        return 1;
+    }
+    return 0;
+}
+
 /* After a failed attempt: defragment (on_oom trigger) and spill (on_oom: spill_to_host) until
  * the request fits or nothing more helps; hint is the request's recorded address (or
  * TR_NO_ADDR). Neither runs for a request it cannot serve (defrag_cannot_help,
  * spill_cannot_help): counted in `skipped` (until 2026-11-27 they ran, moved or evicted buffers
- * and charged their copies, and the request failed all the same). Returns the final
- * attempt's result. */
+ * and charged their copies, and the request failed all the same). When the evictions run out
+ * (no victim left, or none whose copy fits) they may have freed enough bytes in holes too
+ * small for the request, which the compaction before them could not see: the level defragments
+ * once more and retries (until 2026-11-28 the request failed there). Only after an eviction,
+ * and only under a policy that relocates: otherwise the level is as the first run left it, or
+ * the run would only count `unsupported` again. Returns the final attempt's result. */
 static int recover_level(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t hint)
 {
     const cfg_level *L = &s->cfg->levels[level];
-    if (L->defrag.mode != CFG_DEFRAG_NONE) { /* every trigger: a failure defragments */
-        uint64_t before = s->sum.defrag.runs;
-        if (defrag_cannot_help(s, level, r->bytes))
-            s->sum.defrag.skipped++;
-        else {
-            if (s->rt[level].relocatable) /* it moves buffers: the failed attempt comes first */
-                attempt_failed(s, level, r);
-            defrag(s, level);
-        }
-        if (s->sum.defrag.runs > before && attempt_again(s, level, r, o, hint) == ALLOC_OK) {
-            s->sum.defrag.ooms_avoided++;
-            return ALLOC_OK;
-        }
-    }
+    /* every trigger: a failure defragments */
+    if (L->defrag.mode != CFG_DEFRAG_NONE && defrag_for(s, level, r, o, hint, 1))
+        return ALLOC_OK;
     if (L->on_oom == CFG_ON_OOM_SPILL) {
         if (spill_cannot_help(s, level, r->bytes)) {
             s->sum.spill.skipped++;
             return ALLOC_OOM;
         }
+        uint64_t evicted = s->sum.spill.evictions;
         while (spill_one(s, level, r)) {
             if (attempt_again(s, level, r, o, hint) == ALLOC_OK) {
                 s->sum.spill.ooms_avoided++;
                 return ALLOC_OK;
             }
         }
+        if (L->defrag.mode != CFG_DEFRAG_NONE && s->sum.spill.evictions > evicted &&
+            s->rt[level].relocatable && defrag_for(s, level, r, o, hint, 0))
+            return ALLOC_OK;
     }
     return ALLOC_OOM;
 }

@@ -1193,6 +1193,50 @@ static void test_snapshot_spill_copy_fails(void)
     }
 }
 
+/* A defragmentation after spilling ran out of victims (test_hierarchy.c,
+ * test_spill_then_compact): hbm's 1 and 3 go to a 512 KiB host, and 5 (512 KiB) is served only
+ * once the compaction has moved 2 and 4 down. The snapshot writes the failed attempt, the
+ * spills' frees, the compaction's frees and placements and 5's allocation in that order, so
+ * the replay matches every allocation and out-of-memory; the Chrome trace's host track has the
+ * two spills and then the compaction, none overlapping. Until 2026-11-28 5 was out of memory
+ * and nothing defragmented after the spills. */
+static void test_snapshot_spill_then_compact(void)
+{
+    const char *cfg = tu_write("stc.yaml",
+        "version: 1\nmemories:\n  hbm:\n    capacity: 1MiB\n    allocator: {policy: best_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "    defrag: {mode: compact, trigger: on_oom}\n"
+        "  host: {kind: host, capacity: 512KiB, allocator: {policy: best_fit}}\n"
+        "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
+        "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us}\n");
+    const char *tpath = tu_write("stc.trace", "amsim-trace v1\nalloc 1 256KiB\nalloc 2 256KiB\n"
+                                 "alloc 3 256KiB\nalloc 4 256KiB\nuse 2\nuse 4\n"
+                                 "alloc 5 512KiB\nfree 5\nfree 2\nfree 4\n");
+    replay_out orig;
+    char out[600];
+    snprintf(out, sizeof out, "%s/stc.pickle", tu_tmpdir());
+    export_run(cfg, tpath, NULL, out, &orig);
+    CU_ASSERT_EQUAL(orig.su.spill.evictions, 2);
+    CU_ASSERT_EQUAL(orig.su.defrag.runs, 1);
+    CU_ASSERT_EQUAL(orig.m.ooms, 0);
+    sim_summary su;
+    export_replay(cfg, tpath, 0, &su);
+    CU_ASSERT_EQUAL(su.recorded_allocs, 7); /* the 5 requests and the 2 placements of 2 and 4 */
+    CU_ASSERT_EQUAL(su.address_matches, 7);
+    CU_ASSERT_EQUAL(su.recorded_ooms, 0);
+    CU_ASSERT_EQUAL(su.ooms, 0);
+    CU_ASSERT_EQUAL(su.defrag.runs, 0);
+    char args[2048];
+    snprintf(args, sizeof args, "run -c '%s' -t '%s'", cfg, tpath);
+    char *t = chrome_tracks(args);
+    if (!t)
+        return;
+    CU_ASSERT(strstr(t, "host runtime: 3 slices, depth 1, defrag hbm|spill hbm\n") != NULL);
+    if (!strstr(t, "host runtime: 3 slices"))
+        printf("\n%s", t);
+    free(t);
+}
+
 /* A spill inside a start-state prologue writes no failed-attempt `oom` entry: in
  * amsim_start_traces an `oom` is a prologue request asked again, so the replay served a 50 MiB
  * request the run never made, held it and spilled twice (until 2026-11-27). Nor is the spill's
@@ -2002,6 +2046,8 @@ void suite_export(void)
               test_snapshot_restore_fails},
              {"a spill copy into the default level failing after a give is an oom entry",
               test_snapshot_spill_copy_fails},
+             {"a compaction after spilling ran out of victims: snapshot and Chrome trace",
+              test_snapshot_spill_then_compact},
              {"a spill in a start-state prologue writes no oom into amsim_start_traces",
               test_snapshot_prologue_spill},
              {"a recovery in a start-state prologue is no request of amsim_start_traces: "

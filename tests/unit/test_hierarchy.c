@@ -2089,9 +2089,11 @@ static void test_transfer_to_restores_nothing_when_skipped(void)
 /* Otherwise id= comes back first, then to=, and a copy that then cannot happen leaves what came
  * back: no restore is predicted, and the order the trace writes the fields in changes nothing
  * (both orders give the same output). pair: 3 MiB each on 4 MiB, 1 comes back (3 goes), 2
- * cannot. ord (bfc 8 MiB, 12 MiB host): id=4 to=1 brings both back and copies; id=1 to=4 finds
- * no room for 1 once 5 and 6 are out (the 5 MiB free lies on both sides of 7, whose copy does
- * not fit on the host): nothing back. tp (16 MiB, 20 MiB host): 1 comes back (3 goes), and 2
+ * cannot. ord (bfc 8 MiB, 12 MiB host): id=4 to=1 brings both back and copies; so does id=1
+ * to=4, by another way: once 5 and 6 are out the 5 MiB free lies on both sides of 7, whose copy
+ * does not fit on the host, and the compaction after the spills moves 7 down to make room for
+ * 1 (until 2026-11-28 none ran there: nothing came back and the copy did not happen). tp
+ * (16 MiB, 20 MiB host): 1 comes back (3 goes), and 2
  * would need 4 out, whose 8 MiB copy does not fit on the host (14 MiB used): 1 stays back, the
  * copy does not happen. h3 (vmem spills into hbm): 1 coming back
  * drops its copy from hbm, which makes room for 4. Until 2026-11-27 the merge e649f5f
@@ -2135,9 +2137,9 @@ static void test_transfer_restores_id_then_to(void)
          "out-of-memory events avoided, 0 failed",
          1},
         {ord, ord_head, "hbm hbm 4KiB", "1", "4",
-         "spilling: 5 buffers (10.50 MiB) out to host, 0 (0 B) back, 212.391 us; 2 "
-         "out-of-memory events avoided, 2 failed",
-         0},
+         "spilling: 6 buffers (13.50 MiB) out to host, 2 (5.00 MiB) back, 372.593 us; 3 "
+         "out-of-memory events avoided, 1 failed",
+         1},
         {tp, "alloc 1 6MiB\nalloc 2 6MiB\nalloc 3 8MiB\nalloc 4 8MiB\n", "hbm hbm 1MiB", "1", "2",
          "spilling: 3 buffers (20.00 MiB) out to host, 1 (6.00 MiB) back, 509.158 us; 2 "
          "out-of-memory events avoided, 2 failed",
@@ -2665,6 +2667,75 @@ static void test_spill_skips_for_pending_blocks(void)
     free(out);
 }
 
+/* Spilling that runs out of victims defragments once more: the evictions freed enough bytes in
+ * total, in holes no request fits. hbm holds four 256 KiB buffers; the 512 KiB host takes two
+ * copies. 5 (512 KiB) cannot be compacted into a full hbm (skipped), so 1 and 3, the least
+ * recently used, go out; their holes at 0 and 512 KiB hold no 512 KiB, and no other copy fits
+ * the host. The compaction then moves 2 and 4 down and 5 is served at 512 KiB. Likewise for a
+ * restore: `use 1` (512 KiB) sends 3 out, leaving 256 KiB holes on both sides of 2, and the
+ * compaction moves 2 down beside 4. Until 2026-11-28 defragmentation ran only before the
+ * evictions, and both requests were out of memory. */
+static void test_spill_then_compact(void)
+{
+    static const char *const yaml =
+        "version: 1\nmemories:\n  hbm:\n    capacity: 1MiB\n    allocator: {policy: best_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "    defrag: {mode: compact, trigger: on_oom}\n"
+        "  host: {kind: host, capacity: %s, allocator: {policy: best_fit}}\n"
+        "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
+        "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us}\n";
+    char y[1024], *out;
+    snprintf(y, sizeof y, yaml, "512KiB");
+    char *pl = pl_run("stc", y,
+                      "amsim-trace v1\nalloc 1 256KiB\nalloc 2 256KiB\nalloc 3 256KiB\n"
+                      "alloc 4 256KiB\nuse 2\nuse 4\nalloc 5 512KiB\n",
+                      "--check", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_STRING_EQUAL(pl, "seq,id,level,address,requested,allocated,status\n"
+                               "0,1,hbm,0,262144,262144,ok\n"
+                               "1,2,hbm,262144,262144,262144,ok\n"
+                               "2,3,hbm,524288,262144,262144,ok\n"
+                               "3,4,hbm,786432,262144,262144,ok\n"
+                               "6,1,host,0,262144,262144,spilled\n"
+                               "6,3,host,262144,262144,262144,spilled\n"
+                               "6,2,hbm,0,262144,262144,moved\n"
+                               "6,4,hbm,262144,262144,262144,moved\n"
+                               "6,5,hbm,524288,524288,524288,ok\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "defragmentation: 1 run moved 512.00 KiB (2 buffers) in "
+                                       "526.288 us; 1 out-of-memory event avoided, 0 buffers "
+                                       "lost; skipped for 1 request it could not serve\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 2 buffers (512.00 KiB) out to host, 0 (0 B) "
+                                       "back, 526.288 us; 0 out-of-memory events avoided, 1 "
+                                       "failed\n"));
+    free(pl);
+    free(out);
+
+    snprintf(y, sizeof y, yaml, "768KiB");
+    pl = pl_run("stcr", y,
+                "amsim-trace v1\nalloc 1 512KiB\nalloc 2 256KiB\nalloc 3 256KiB\n"
+                "alloc 4 256KiB\nuse 2\nuse 1\n",
+                "--check", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_STRING_EQUAL(pl, "seq,id,level,address,requested,allocated,status\n"
+                               "0,1,hbm,0,524288,524288,ok\n"
+                               "1,2,hbm,524288,262144,262144,ok\n"
+                               "2,3,hbm,786432,262144,262144,ok\n"
+                               "3,1,host,0,524288,524288,spilled\n"
+                               "3,4,hbm,0,262144,262144,ok\n"
+                               "5,3,host,524288,262144,262144,spilled\n"
+                               "5,2,hbm,262144,262144,262144,moved\n"
+                               "5,1,hbm,524288,524288,524288,restored\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "hbm          best_fit       1.00 MiB     1.00 MiB"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "defragmentation: 1 run moved 256.00 KiB (1 buffer) in "
+                                       "263.144 us; 1 out-of-memory event avoided, 0 buffers "
+                                       "lost; skipped for 2 requests it could not serve\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spilling: 2 buffers (768.00 KiB) out to host, 1 "
+                                       "(512.00 KiB) back, 1.314 ms; 1 out-of-memory event "
+                                       "avoided, 1 failed\n"));
+    free(pl);
+    free(out);
+}
+
 /* The per-level live sets that spills and defragmentation walk instead of the whole id map
  * (until 2026-11-27 each walked every id of every level): a level's set holds exactly its
  * resident buffers through allocations, compaction, spills, restores, donations, free requests
@@ -2793,6 +2864,7 @@ void suite_hierarchy(void)
              {"a spill cycle stops where it comes back; avoided means served",
               test_spill_cycle_stops},
              {"spilling counts blocks pending their free", test_spill_skips_for_pending_blocks},
+             {"spilling out of victims defragments once more", test_spill_then_compact},
              {"per-level live sets follow spills, moves, donations and frees",
               test_live_sets_follow_buffers});
 }
