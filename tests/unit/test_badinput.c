@@ -1914,6 +1914,12 @@ static void y_offline_unproven_time(void)
                       V "memories:\n  hbm: {capacity: 1MiB, allocator: {policy: offline, planner: "
                       "optimal, search_budget: 0, time_limit: 1ns}}\n"});
 }
+/* An integer past 2^64 - 1 is too large, not "expected a non-negative integer" (until
+ * 2026-11-27, as if 1e30 were no number) */
+BI_C(y_uint_too_large, "big.yaml",
+     V "memories:\n  hbm: {capacity: 1MiB, allocator: {policy: offline, search_budget: 1e30}}\n",
+     "amsim: @:3:54: memories.hbm.allocator.search_budget: '1e30' is too large (at most 2^64 - "
+     "1)")
 /* caching's values PyTorch's parser refuses (until 2026-11-27 amsim ran with them):
  * max_split_size at or below 20 MiB (max_split_size_mb must be > 20), a
  * garbage_collection_threshold of 1 (it must be below 1); `unlimited` and 0 stay "unset" */
@@ -4627,6 +4633,7 @@ void suite_badinput(void)
              {"yaml: offline planner optimal without a proof in its budget", y_offline_unproven},
              {"yaml: offline planner optimal without a proof in its time limit",
               y_offline_unproven_time},
+             {"yaml: an integer option past 2^64 - 1", y_uint_too_large},
              {"yaml: control character (line and column from libyaml's offset)", y_control},
              {"yaml: a refused byte's column in characters, after a BOM, CR line breaks; a raw "
               "U+0085", y_control_position},
