@@ -162,6 +162,35 @@ static void off_destroy(void *st)
     free(f);
 }
 
+/* planner: optimal without a proof: named and placed at the limit that stopped the search,
+ * with its value, else (the set too large to search) at planner. Until 2026-11-27 it was always
+ * "within search_budget N" at the budget, even at 0 (no limit) when the time limit had run out,
+ * and a time limit only added " and time_limit T" (before that day its name alone). */
+static int off_unproven(const offline *f, uint64_t h, uint64_t lb, am_error *err)
+{
+    int by = f->res.stopped_by;
+    char budget[48] = "", limit[64] = "", t[48];
+    if (by & PLAN_BY_WORK)
+        snprintf(budget, sizeof budget, "search_budget %" PRIu64, f->o.budget);
+    if (by & PLAN_BY_TIME)
+        snprintf(limit, sizeof limit, "time_limit %s",
+                 units_fmt_time(t, sizeof t, f->o.time_limit));
+    const char *keys = by == PLAN_BY_WORK ? "search_budget,planner"
+                       : by == PLAN_BY_TIME ? "time_limit,planner"
+                       : by ? "search_budget,time_limit,planner" : "planner";
+    const char *raise = by == PLAN_BY_WORK ? "raise the budget"
+                        : by == PLAN_BY_TIME ? "raise the time limit"
+                                             : "raise both";
+    if (!by)
+        return am_fail_opt(err, keys, "offline: planner optimal: no proof of optimality: the "
+                           "set is too large for the exact search (best height %" PRIu64
+                           " bytes, lower bound %" PRIu64 " bytes); use planner: auto", h, lb);
+    return am_fail_opt(err, keys, "offline: planner optimal: no proof of optimality within "
+                       "%s%s%s (best height %" PRIu64 " bytes, lower bound %" PRIu64 " bytes); "
+                       "%s or use planner: auto", budget, *budget && *limit ? " and " : "",
+                       limit, h, lb, raise);
+}
+
 static int off_set_plan(void *st, const plan_buf *bufs, size_t n, am_error *err)
 {
     offline *f = st;
@@ -210,17 +239,7 @@ static int off_set_plan(void *st, const plan_buf *bufs, size_t n, am_error *err)
     if (f->o.planner == PLANNER_OPTIMAL && !f->res.proven_optimal) {
         uint64_t h = f->res.height, lb = f->res.peak_live;
         free(p);
-        /* the time limit with its value and unit when one is set (until 2026-11-27 only its
-         * name: "within search_budget 250000000 and time_limit") */
-        char when[96] = "", t[48];
-        if (f->o.time_limit)
-            snprintf(when, sizeof when, " and time_limit %s",
-                     units_fmt_time(t, sizeof t, f->o.time_limit));
-        /* placed at the budget the user set (what ran out), else at planner: optimal */
-        return am_fail_opt(err, "search_budget,time_limit,planner", "offline: planner optimal: "
-                           "no proof of optimality within search_budget %" PRIu64 "%s (best "
-                           "height %" PRIu64 " bytes, lower bound %" PRIu64 " bytes); raise the "
-                           "budget or use planner: auto", f->o.budget, when, h, lb);
+        return off_unproven(f, h, lb, err);
     }
     f->n = n;
     f->event = am_malloc((n + 1) * sizeof *f->event);

@@ -838,6 +838,7 @@ typedef struct srch {
     uint64_t spent, budget;     /* work of every pass (plan_budget), and its cap (0: none) */
     struct timespec deadline;
     int have_deadline;
+    int stopped_by;             /* PLAN_BY_WORK or PLAN_BY_TIME: what ended the last S_TIMEOUT */
 } srch;
 
 typedef struct part {
@@ -1100,12 +1101,16 @@ static int search(srch *s, const part *p, uint64_t last_off, int last_pre)
 {
     if (s->node_limit && s->nodes >= s->node_limit)
         return S_ABORT;
-    if (s->budget && s->spent >= s->budget)
+    if (s->budget && s->spent >= s->budget) {
+        s->stopped_by = PLAN_BY_WORK;
         return S_TIMEOUT;
+    }
     s->nodes++;
     s->spent += (uint64_t)p->nb + 1;
-    if ((s->nodes & 127) == 0 && past_deadline(s))
+    if ((s->nodes & 127) == 0 && past_deadline(s)) {
+        s->stopped_by = PLAN_BY_TIME;
         return S_TIMEOUT;
+    }
     uint64_t min_top = UINT64_MAX;
     int any = 0;
     for (int i = 0; i < p->nb; i++) {
@@ -1477,11 +1482,13 @@ static int opt_solve(opt *o, plan_buf *b, size_t n, uint64_t capacity, plan_budg
     s->cap = capacity;
     s->spent = o->built;
     s->have_deadline = 0;
+    s->stopped_by = 0;
     int rc = S_NOTFOUND;
     if (opt_refutes(o, capacity))
         goto out;
     if (opt_unpaid(o, capacity, lim.work)) {
         /* the same outcome as the search, without building the tables it would not read */
+        s->stopped_by = PLAN_BY_WORK;
         rc = S_TIMEOUT;
         goto out;
     }
@@ -1513,6 +1520,7 @@ static int opt_solve(opt *o, plan_buf *b, size_t n, uint64_t capacity, plan_budg
             aborted = 1;
         }
         if (past_deadline(s) || (s->budget && s->spent >= s->budget)) {
+            s->stopped_by = past_deadline(s) ? PLAN_BY_TIME : PLAN_BY_WORK;
             rc = S_TIMEOUT;
             goto done;
         }
@@ -1598,6 +1606,7 @@ void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_r
         uint64_t wleft = lim.work > r->work ? lim.work - r->work : 0;
         if ((lim.seconds > 0 && left <= 0.001) || (lim.work && wleft == 0)) {
             r->timed_out = 1;
+            r->stopped_by |= lim.seconds > 0 && left <= 0.001 ? PLAN_BY_TIME : PLAN_BY_WORK;
             break;
         }
         /* The bound itself first (most sets are tight), with a quarter of the budget; then
@@ -1622,6 +1631,7 @@ void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_r
              * 256 MB for a budget of 1000 on 8k buffers each overlapping 4k. */
             r->searches++;
             r->timed_out = 1;
+            r->stopped_by |= PLAN_BY_WORK;
             break;
         }
         plan_budget each = {lim.work ? AM_MAX(wleft / (uint64_t)share, 1) : 0,
@@ -1637,8 +1647,10 @@ void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_r
         if (rc == 1) {
             r->height = h;
         } else {
-            if (rc < 0)
+            if (rc < 0) {
                 r->timed_out = 1;
+                r->stopped_by |= o.s.stopped_by;
+            }
             lo = cap + 1;
         }
     }

@@ -83,8 +83,14 @@ typedef struct plan_result {
     int proven_optimal;     /* 1 when no lower height is possible */
     int searches;           /* exact searches run */
     int timed_out;          /* 1 when a search ran out of budget (the result may not be optimal) */
+    int stopped_by;         /* with timed_out, what ran out: PLAN_BY_* bits (both when searches
+                               stopped at each, none when the set was too large to search) */
     uint64_t work;          /* work done by all searches (plan_budget) */
 } plan_result;
+
+/* plan_result.stopped_by: lim.work ran out, lim.seconds did. A caller that names the limit to
+ * raise needs to know which one it was. */
+enum { PLAN_BY_WORK = 1, PLAN_BY_TIME = 2 };
 
 /* Each search gets a share of what is left of lim: a quarter for the bound, half for the
  * capacity, then an equal part for each bisection step still expected. The search's tables are

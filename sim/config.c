@@ -1166,7 +1166,9 @@ const char *cfg_opt_number_form(const opt_desc *o, const char *text)
 }
 
 /* A non-negative integer, plain ("1000") or with an exponent ("1e3", "1.5e3") when its value is
- * whole: sizes took 1e9 and integers did not until 2026-11-27. No unit. */
+ * whole: sizes took 1e9 and integers did not until 2026-11-27. No unit. -2 when it is a number
+ * of 2^64 or more, which no field holds (until 2026-11-27 "1e30" was "expected a non-negative
+ * integer", as if it were not a number at all). */
 static int parse_uint(const char *s, uint64_t *u)
 {
     if (number_form(s) || !(s[0] >= '0' && s[0] <= '9'))
@@ -1177,7 +1179,10 @@ static int parse_uint(const char *s, uint64_t *u)
      * many bytes, refusing fractions ("1.5", "1e-3") */
     if (strspn(s, "0123456789.eE+-") != strlen(s))
         return -1;
-    return units_size_whole(s, u, NULL) == 0 ? 0 : -1;
+    if (units_size_whole(s, u, NULL) == 0)
+        return 0;
+    double r;
+    return units_real(s, &r, NULL) == 0 && r >= 18446744073709551616.0 ? -2 : -1;
 }
 
 static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, void *dst,
@@ -1204,7 +1209,10 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
                 return node_fail(e, it, "%s: item %zu: bad number '%s': %s", path, i + 1,
                                  echo_value(shown, sizeof shown, it->value),
                                  number_form(it->value));
-            if (it->kind != CFG_SCALAR || parse_uint(it->value, &u) < 0)
+            if (it->kind == CFG_SCALAR && (rc = parse_uint(it->value, &u)) == -2)
+                return node_fail(e, it, "%s: item %zu: '%s' is too large (at most 2^64 - 1)",
+                                 path, i + 1, echo_value(shown, sizeof shown, it->value));
+            if (it->kind != CFG_SCALAR || rc < 0)
                 return node_fail(e, it, "%s: item %zu: expected a non-negative integer", path,
                                  i + 1);
             if (dst)
@@ -1263,7 +1271,9 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
             return node_fail(e, n, "%s: must be > 0", path);
         break;
     case OPT_UINT:
-        if (parse_uint(s, &u) < 0)
+        if ((rc = parse_uint(s, &u)) == -2)
+            return node_fail(e, n, "%s: '%s' is too large (at most 2^64 - 1)", path, sv);
+        if (rc < 0)
             return node_fail(e, n, "%s: expected a non-negative integer, got '%s'", path, sv);
         break;
     case OPT_BOOL:

@@ -1900,6 +1900,26 @@ static void y_offline_unproven(void)
                       V "memories:\n  hbm: {capacity: 1MiB, allocator: {policy: offline, planner: "
                       "optimal, search_budget: 1}}\n"});
 }
+/* ... and without one within its time_limit: at the time limit, naming it and not the budget of
+ * 0 (no limit; until 2026-11-27 "within search_budget 0 and time_limit 1.000 ns" at the budget,
+ * which had not run out). A limit under a millisecond ends the search before it starts. */
+static void y_offline_unproven_time(void)
+{
+    bi_run(&(bi_case){BI_TRACE, "unproven.csv",
+                      "id,lower,upper,size\n0,1,6,2048\n1,4,10,3072\n2,4,10,1024\n3,7,10,4096\n"
+                      "4,6,10,1024\n5,4,6,3072\n6,5,8,3072\n7,2,4,3072\n", 0,
+                      "bi-config.yaml:3:90: memory level 'hbm': offline: planner optimal: no "
+                      "proof of optimality within time_limit 1.000 ns (best height 13312 bytes, "
+                      "lower bound 12288 bytes); raise the time limit or use planner: auto", NULL,
+                      V "memories:\n  hbm: {capacity: 1MiB, allocator: {policy: offline, planner: "
+                      "optimal, search_budget: 0, time_limit: 1ns}}\n"});
+}
+/* An integer past 2^64 - 1 is too large, not "expected a non-negative integer" (until
+ * 2026-11-27, as if 1e30 were no number) */
+BI_C(y_uint_too_large, "big.yaml",
+     V "memories:\n  hbm: {capacity: 1MiB, allocator: {policy: offline, search_budget: 1e30}}\n",
+     "amsim: @:3:54: memories.hbm.allocator.search_budget: '1e30' is too large (at most 2^64 - "
+     "1)")
 /* caching's values PyTorch's parser refuses (until 2026-11-27 amsim ran with them):
  * max_split_size at or below 20 MiB (max_split_size_mb must be > 20), a
  * garbage_collection_threshold of 1 (it must be below 1); `unlimited` and 0 stay "unset" */
@@ -4611,6 +4631,9 @@ void suite_badinput(void)
               y_check_agrees_with_run},
              {"yaml: a preset's value a policy refuses, at the --policy", y_policy_refuses_preset},
              {"yaml: offline planner optimal without a proof in its budget", y_offline_unproven},
+             {"yaml: offline planner optimal without a proof in its time limit",
+              y_offline_unproven_time},
+             {"yaml: an integer option past 2^64 - 1", y_uint_too_large},
              {"yaml: control character (line and column from libyaml's offset)", y_control},
              {"yaml: a refused byte's column in characters, after a BOM, CR line breaks; a raw "
               "U+0085", y_control_position},
