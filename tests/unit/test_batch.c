@@ -4543,6 +4543,37 @@ static void test_mincap_upper_bound(void)
     free(err);
 }
 
+/* A request within one granule of 2^64 is above 4 PiB like any other: no run, and the value
+ * rounded up to the granularity is 2^64 itself, said in full. Until 2026-11-28 the rounding
+ * ((L + G - 1) / G) wrapped to 0 granules: 33 runs from one granule up, then "out of memory even
+ * at 4503599627370496 bytes". */
+static void test_mincap_request_near_2_64(void)
+{
+    static const char *const cases[][2] = {
+        {"18446744073709551615", ""},                       /* 2^64 - 1, 1 MiB granule */
+        {"18446744073709551615", "--granularity 4PiB"},     /* 4096 granules of 2^52 */
+        {"18446744073708503041", ""},                       /* 2^64 - 1 MiB + 1: the boundary */
+    };
+    const char *js = path_in_tmp("mc-2-64.json");
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        char t[128], args[2048], want[256], *err = NULL;
+        snprintf(t, sizeof t, "amsim-trace v1\nalloc 1 %s\nfree 1\n", cases[i][0]);
+        const char *tr = tu_write("mc-2-64.trace", t);
+        snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --policies "
+                 "best_fit %s --json '%s'", tu_top(), tr, cases[i][1], js);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        snprintf(want, sizeof want, "the largest request (%s bytes, 18446744073709551616 rounded "
+                 "up to the granularity) is above 4503599627370496 bytes (4.00 PiB), the most "
+                 "mincap searches", cases[i][0]);
+        CU_ASSERT(err && strstr(err, want) != NULL);
+        free(err);
+        char *j = tu_slurp(js, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"best_fit\": {", "runs"), 0, 0);
+        free(j);
+    }
+}
+
 /* mincap's and compare's reference run is one (run_reference): a trace whose peak live is
  * above 4 PiB on a level configured at 80 GiB is doubled to 10 PiB, and both commands give its
  * peak live bytes, 6 PiB; mincap then searches each policy, whose spills into a large host
@@ -6958,6 +6989,7 @@ void suite_batch(void)
              {"mincap: a configured capacity the policy refuses",
               test_mincap_configured_capacity_refused},
              {"mincap doubles up to 4 PiB, no further", test_mincap_upper_bound},
+             {"mincap: a request within a granule of 2^64", test_mincap_request_near_2_64},
              {"mincap's reference run is compare's, past 4 PiB", test_mincap_reference_past_4pib},
              {"the reference run grows every level short of memory", test_reference_grows_every_level},
              {"the reference run grows other levels only for its level's requests",
