@@ -4145,6 +4145,29 @@ static void test_stats_bad_cells(void)
     rtable_free(&t);
 }
 
+/* A finite decimal below the smallest double is a number, the 0 it rounds to, as every cell is
+ * the double nearest it: in exponent form and as a plain decimal of 332 characters (until
+ * 2026-11-28 both were "not a finite number", the plain one for its length alone, 128 or more;
+ * config and gen options still refuse such a value, where 0 means something else). */
+static void test_stats_tiny_cells(void)
+{
+    char csv[600], args[1400], plain[340], text[800], *out = NULL, *err = NULL;
+    memcpy(plain, "0.", 2);
+    memset(plain + 2, '0', 329); /* 1e-330 */
+    memcpy(plain + 331, "1", 2);
+    snprintf(text, sizeof text, "run_id,run,policy,status,m\n1,a1,a,ok,1e-330\n2,a2,a,ok,%s\n"
+             "3,b1,b,ok,-1e-330\n4,b2,b,ok,2\n", plain);
+    snprintf(csv, sizeof csv, "%s", tu_write("tiny-cells.csv", text));
+    snprintf(args, sizeof args, "stats '%s' --metric m", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+    CU_ASSERT(out && strstr(out, "\na       2     0        0         0          0\n"));
+    CU_ASSERT(out && strstr(out, "\nb       2     1  1.41421 "));
+    if (!out || !strstr(out, "\na       2     0        0         0          0\n"))
+        fprintf(stderr, "\n  tiny cells: %s %s\n", out ? out : "(none)", err ? err : "");
+    free(out);
+    free(err);
+}
+
 static void test_report_plots(void)
 {
     char text[2048], args[1200], *out = NULL, *err = NULL;
@@ -6878,6 +6901,7 @@ void suite_batch(void)
              {"check and --list of a large matrix in flat memory", test_matrix_count_flat_memory},
              {"run, compare, mincap, convert: 256 --set options, not 257", test_set_limit},
              {"stats refuses a metric cell that is not a number", test_stats_bad_cells},
+             {"stats reads a decimal below the smallest double as 0", test_stats_tiny_cells},
              {"stats --json - needs -q, which leaves the table out", test_stats_json_stdout},
              {"ranges of times and numbers", test_range_kinds},
              {"step ranges computed exactly, to included", test_range_exact_steps},
