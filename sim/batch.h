@@ -91,7 +91,8 @@ int rtable_read_cols(rtable *t, const char *path, rt_keep_fn keep_fn, void *arg,
 void rtable_free(rtable *t);
 /* A metric cell as a number: 0 with *v, 1 when it is empty (or blank: a run without the metric),
  * -1 when it is not a finite decimal number ("0x10", "inf", "nan", "5 kB", "1,5"): one rule for
- * stats and report, the decimal numbers gen's real options take, blanks around it ignored. */
+ * stats and report, the decimal numbers gen's real options take, blanks around it ignored; one
+ * below the smallest double, which gen refuses, is the 0 it rounds to. */
 int rtable_num(const char *cell, double *v);
 /* Column index by name, or -1. */
 int rtable_col(const rtable *t, const char *name);

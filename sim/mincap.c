@@ -164,7 +164,22 @@ typedef struct mc_result {
                                  refuses), or AM_EINTERNAL (amsim's own failure) */
 } mc_result;
 
-static uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+/* ceil(a / b) without wrapping: until 2026-11-28 (a + b - 1) / b, 0 for a request within one
+ * granule of 2^64, whose search then started at one granule */
+static uint64_t div_up(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+
+/* k * G in decimal: the largest request rounded up to the granularity can pass 2^64 - 1 (by
+ * less than one granule), and is said as it is. */
+static const char *fmt_times(char *buf, size_t n, uint64_t k, uint64_t G)
+{
+    __extension__ unsigned __int128 v = (unsigned __int128)k * G;
+    const uint64_t e19 = 10000000000000000000ULL;
+    if (v <= UINT64_MAX)
+        snprintf(buf, n, "%" PRIu64, (uint64_t)v);
+    else /* below 2^64 + 2^52 < 10^20: two parts */
+        snprintf(buf, n, "%" PRIu64 "%019" PRIu64, (uint64_t)(v / e19), (uint64_t)(v % e19));
+    return buf;
+}
 
 /* Step 2 to 4 for r->policy, from the lower bound L (bytes). */
 static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
@@ -182,10 +197,10 @@ static void search(const mc *c, uint64_t L, uint64_t base_cap, mc_result *r)
         /* the label is the value's own size (until 2026-11-27 always "(4 PiB)", though with a
          * granularity that does not divide 4 PiB the largest value searched is less: 3 PiB for
          * a 1.5 PiB granule) */
-        char most[32];
-        snprintf(r->error, sizeof r->error, "the largest request (%" PRIu64 " bytes, %" PRIu64
+        char most[32], up[32];
+        snprintf(r->error, sizeof r->error, "the largest request (%" PRIu64 " bytes, %s"
                  " rounded up to the granularity) is above %" PRIu64 " bytes (%s), the "
-                 "most mincap searches", L, hi_k * G, max_k * G,
+                 "most mincap searches", L, fmt_times(up, sizeof up, hi_k, G), max_k * G,
                  units_fmt_size(most, sizeof most, max_k * G));
         return;
     }

@@ -476,14 +476,23 @@ int rtable_num(const char *cell, double *v)
         n--;
     if (!n)
         return 1;
-    if (n >= sizeof buf)
-        return -1;
-    memcpy(buf, cell, n);
-    buf[n] = 0;
+    /* a long cell is a number all the same (0. and 330 zeros before a 1): until 2026-11-28 one of
+     * 128 characters or more was "not a finite number" */
+    char *p = n < sizeof buf ? buf : am_malloc(n + 1);
+    memcpy(p, cell, n);
+    p[n] = 0;
     /* the syntax is the project's decimal reader's (no hex, inf, nan, no locale); the value
-     * strtod's, correctly rounded (units_real may be an ulp off for 17 digits) */
-    if (units_real(buf, v, &why) != 0)
-        return -1;
-    *v = strtod(buf, NULL);
-    return isfinite(*v) ? 0 : -1;
+     * strtod's, correctly rounded (units_real may be an ulp off for 17 digits). A nonzero
+     * decimal below the smallest double (-2: "1e-330") is a finite decimal like any other, a
+     * measurement rounded to the double nearest it, 0 (until 2026-11-28 refused as "not a
+     * finite number"); units_real refuses it because an option given as 0 means something
+     * else, which a metric cell does not. */
+    int rc = units_real(p, v, &why) == -1 ? -1 : 0;
+    if (rc == 0) {
+        *v = strtod(p, NULL);
+        rc = isfinite(*v) ? 0 : -1;
+    }
+    if (p != buf)
+        free(p);
+    return rc;
 }

@@ -144,22 +144,27 @@ typedef struct summary {
 } summary;
 
 /* Mean and sample sd of v (n >= 1; sd NaN for n = 1) that stay finite for finite data whose
- * squares overflow: gsl's, and when that is not finite, gsl's over v scaled by a power of two
- * that brings the largest magnitude below 1, scaled back. A power of two scales every
+ * squares overflow, and nonzero for tiny data whose squares underflow: gsl's, and when that is
+ * not finite or the largest magnitude is below 2^-400, gsl's over v scaled by a power of two
+ * that brings the largest magnitude into [0.5, 1), scaled back. A power of two scales every
  * intermediate exactly, so ordinary data never reach the second pass and keep gsl's digits.
- * Until 2026-11-27 1e200 and 3e200 had sd n/a (the squared deviation overflowed). */
+ * Until 2026-11-27 1e200 and 3e200 had sd n/a (the squared deviation overflowed); until
+ * 2026-11-28 3e-200 and 1e-200 had sd 0 (it underflowed: a deviation's last digits, 2^-53 of
+ * the largest value, square to below the smallest normal double from about 2^-458 on). */
 static void moments(const double *v, int n, double *mean, double *sd)
 {
-    *mean = gsl_stats_mean(v, 1, (size_t)n);
-    *sd = n > 1 ? gsl_stats_sd(v, 1, (size_t)n) : (double)NAN;
-    if (isfinite(*mean) && (n < 2 || isfinite(*sd)))
-        return;
     double big = 0;
+    int finite = 1;
     for (int i = 0; i < n; i++) {
-        if (!isfinite(v[i]))
-            return; /* an infinite datum: no finite answer to find */
+        finite &= isfinite(v[i]) != 0;
         big = fmax(big, fabs(v[i]));
     }
+    *mean = gsl_stats_mean(v, 1, (size_t)n);
+    *sd = n > 1 ? gsl_stats_sd(v, 1, (size_t)n) : (double)NAN;
+    if (isfinite(*mean) && (n < 2 || isfinite(*sd)) && !(big > 0 && big < 0x1p-400))
+        return;
+    if (!finite)
+        return; /* an infinite datum: no finite answer to find */
     int e;
     frexp(big, &e); /* big < 2^e */
     double *w = am_malloc((size_t)n * sizeof *w);

@@ -4145,6 +4145,29 @@ static void test_stats_bad_cells(void)
     rtable_free(&t);
 }
 
+/* A finite decimal below the smallest double is a number, the 0 it rounds to, as every cell is
+ * the double nearest it: in exponent form and as a plain decimal of 332 characters (until
+ * 2026-11-28 both were "not a finite number", the plain one for its length alone, 128 or more;
+ * config and gen options still refuse such a value, where 0 means something else). */
+static void test_stats_tiny_cells(void)
+{
+    char csv[600], args[1400], plain[340], text[800], *out = NULL, *err = NULL;
+    memcpy(plain, "0.", 2);
+    memset(plain + 2, '0', 329); /* 1e-330 */
+    memcpy(plain + 331, "1", 2);
+    snprintf(text, sizeof text, "run_id,run,policy,status,m\n1,a1,a,ok,1e-330\n2,a2,a,ok,%s\n"
+             "3,b1,b,ok,-1e-330\n4,b2,b,ok,2\n", plain);
+    snprintf(csv, sizeof csv, "%s", tu_write("tiny-cells.csv", text));
+    snprintf(args, sizeof args, "stats '%s' --metric m", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+    CU_ASSERT(out && strstr(out, "\na       2     0        0         0          0\n"));
+    CU_ASSERT(out && strstr(out, "\nb       2     1  1.41421 "));
+    if (!out || !strstr(out, "\na       2     0        0         0          0\n"))
+        fprintf(stderr, "\n  tiny cells: %s %s\n", out ? out : "(none)", err ? err : "");
+    free(out);
+    free(err);
+}
+
 static void test_report_plots(void)
 {
     char text[2048], args[1200], *out = NULL, *err = NULL;
@@ -4541,6 +4564,37 @@ static void test_mincap_upper_bound(void)
     CU_ASSERT(err && strstr(err, "is above 3377699720527872 bytes (3.00 PiB), the most mincap "
                             "searches") != NULL);
     free(err);
+}
+
+/* A request within one granule of 2^64 is above 4 PiB like any other: no run, and the value
+ * rounded up to the granularity is 2^64 itself, said in full. Until 2026-11-28 the rounding
+ * ((L + G - 1) / G) wrapped to 0 granules: 33 runs from one granule up, then "out of memory even
+ * at 4503599627370496 bytes". */
+static void test_mincap_request_near_2_64(void)
+{
+    static const char *const cases[][2] = {
+        {"18446744073709551615", ""},                       /* 2^64 - 1, 1 MiB granule */
+        {"18446744073709551615", "--granularity 4PiB"},     /* 4096 granules of 2^52 */
+        {"18446744073708503041", ""},                       /* 2^64 - 1 MiB + 1: the boundary */
+    };
+    const char *js = path_in_tmp("mc-2-64.json");
+    for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
+        char t[128], args[2048], want[256], *err = NULL;
+        snprintf(t, sizeof t, "amsim-trace v1\nalloc 1 %s\nfree 1\n", cases[i][0]);
+        const char *tr = tu_write("mc-2-64.trace", t);
+        snprintf(args, sizeof args, "mincap -q -c '%s/configs/default.yaml' -t '%s' --policies "
+                 "best_fit %s --json '%s'", tu_top(), tr, cases[i][1], js);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        snprintf(want, sizeof want, "the largest request (%s bytes, 18446744073709551616 rounded "
+                 "up to the granularity) is above 4503599627370496 bytes (4.00 PiB), the most "
+                 "mincap searches", cases[i][0]);
+        CU_ASSERT(err && strstr(err, want) != NULL);
+        free(err);
+        char *j = tu_slurp(js, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        CU_ASSERT_DOUBLE_EQUAL(json_num(j, "\"best_fit\": {", "runs"), 0, 0);
+        free(j);
+    }
 }
 
 /* mincap's and compare's reference run is one (run_reference): a trace whose peak live is
@@ -6847,6 +6901,7 @@ void suite_batch(void)
              {"check and --list of a large matrix in flat memory", test_matrix_count_flat_memory},
              {"run, compare, mincap, convert: 256 --set options, not 257", test_set_limit},
              {"stats refuses a metric cell that is not a number", test_stats_bad_cells},
+             {"stats reads a decimal below the smallest double as 0", test_stats_tiny_cells},
              {"stats --json - needs -q, which leaves the table out", test_stats_json_stdout},
              {"ranges of times and numbers", test_range_kinds},
              {"step ranges computed exactly, to included", test_range_exact_steps},
@@ -6958,6 +7013,7 @@ void suite_batch(void)
              {"mincap: a configured capacity the policy refuses",
               test_mincap_configured_capacity_refused},
              {"mincap doubles up to 4 PiB, no further", test_mincap_upper_bound},
+             {"mincap: a request within a granule of 2^64", test_mincap_request_near_2_64},
              {"mincap's reference run is compare's, past 4 PiB", test_mincap_reference_past_4pib},
              {"the reference run grows every level short of memory", test_reference_grows_every_level},
              {"the reference run grows other levels only for its level's requests",

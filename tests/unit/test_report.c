@@ -1033,6 +1033,27 @@ static void test_stats_huge_values(void)
     free(out);
 }
 
+/* QA: the mirror case, values whose squares underflow (3e-200, 1e-200): until 2026-11-28 sd 0,
+ * and a paired test of such differences said t = +infinity, p = 0; now the figures of 3e-100
+ * and 1e-100, 100 orders down. */
+static void test_stats_tiny_values(void)
+{
+    char csv[600], args[1400], *out = NULL;
+    snprintf(csv, sizeof csv, "%s", tu_write("tiny.csv", "run,policy,trace,seed,status,x_seconds\n"
+                                             "r1,a,t,1,ok,3e-200\nr2,b,t,1,ok,0\n"
+                                             "r3,a,t,2,ok,1e-200\nr4,b,t,2,ok,0\n"));
+    snprintf(args, sizeof args, "stats '%s' --metric x_seconds --paired a,b", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\na       2  2e-200 s  1.41421e-200 s  -1.07062e-199 s  "
+                                 "1.47062e-199 s\n"));
+    CU_ASSERT(out && strstr(out, "  mean difference       2e-200 s  sd 1.41421e-200 s\n"
+                                 "  95% CI          -1.07062e-199 s .. 1.47062e-199 s\n"
+                                 "  t = 2, df = 1, two-sided p = 0.295167\n"));
+    if (out && !strstr(out, "sd 1.41421e-200 s"))
+        printf("\n  stats:\n%s", out);
+    free(out);
+}
+
 /* QA: a run whose makespan is near the 2^64 ps limit (18446744.073709551613 s in results.csv)
  * showed `0 ps` in the Runs table: the double times 1e12 rounded to 2^64, which wrapped. The
  * cell is now read exactly; a byte count of 2^64 - 1 likewise. */
@@ -1870,6 +1891,8 @@ void suite_report(void)
               test_report_odd_tmpdir},
              {"stats: finite values whose squares overflow keep sd and CI",
               test_stats_huge_values},
+             {"stats: tiny values whose squares underflow keep sd and CI",
+              test_stats_tiny_values},
              {"report: a makespan near the 2^64 ps limit as results.csv has it",
               test_report_makespan_near_limit},
              {"report: policies grouped by their whole cell, as many as there are",
