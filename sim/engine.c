@@ -2193,14 +2193,17 @@ static int recover_level(sim *s, int level, const alloc_req *r, alloc_out *o, ui
             s->sum.spill.skipped++;
             return ALLOC_OOM;
         }
-        uint64_t evicted = s->sum.spill.evictions;
+        /* this level's own evictions: a victim's copy may make a deeper level of the chain
+         * evict too, which leaves this one as it was (until 2026-11-28 those counted here) */
+        int evicted = 0;
         while (spill_one(s, level, r)) {
+            evicted = 1;
             if (attempt_again(s, level, r, o, hint) == ALLOC_OK) {
                 s->sum.spill.ooms_avoided++;
                 return ALLOC_OK;
             }
         }
-        if (L->defrag.mode != CFG_DEFRAG_NONE && s->sum.spill.evictions > evicted &&
+        if (L->defrag.mode != CFG_DEFRAG_NONE && evicted &&
             s->rt[level].relocatable && defrag_for(s, level, r, o, hint, 0))
             return ALLOC_OK;
     }

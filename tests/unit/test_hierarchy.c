@@ -2736,6 +2736,39 @@ static void test_spill_then_compact(void)
     free(out);
 }
 
+/* The compaction after spilling runs only after an eviction of the level's own: vmem's victim 3
+ * needs room in a full hbm, whose own recovery evicts 12 to the host and still has none, so
+ * vmem evicted nothing and stays as its first compaction left it (3 moved to 0, the pending 2
+ * still splitting the room). Until 2026-11-28 hbm's eviction counted as vmem's, and vmem
+ * compacted a second time for nothing (2 runs; under host_roundtrip every live byte went out
+ * and back again). */
+static void test_spill_then_compact_own_evictions(void)
+{
+    char *out;
+    char *pl = pl_run("stco",
+        "version: 1\ndefault_memory: vmem\nmemories:\n"
+        "  vmem:\n    kind: vmem\n    capacity: 64KiB\n    allocator: {policy: best_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: hbm\n"
+        "    defrag: {mode: compact, trigger: on_oom}\n"
+        "  hbm:\n    kind: hbm\n    capacity: 64KiB\n    allocator: {policy: best_fit}\n"
+        "    on_oom: spill_to_host\n    spill_host: host\n"
+        "    defrag: {mode: compact, trigger: on_oom}\n"
+        "  host: {kind: host, capacity: 4KiB, allocator: {policy: best_fit}}\n"
+        "links:\n  vcopy: {from: vmem, to: vmem, bandwidth: 1GB/s, latency: 1us}\n"
+        "  hcopy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
+        "  dma: {from: hbm, to: vmem, bandwidth: 1GB/s, latency: 1us}\n"
+        "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us}\n",
+        "amsim-trace v1\nalloc 11 32KiB level=hbm\nalloc 12 4KiB level=hbm\n"
+        "alloc 13 28KiB level=hbm\nalloc 1 24KiB\nalloc 2 16KiB\nalloc 3 8KiB\nalloc 4 16KiB\n"
+        "free_requested 2\nfree 1\nfree 4\nalloc 5 28KiB\n",
+        "--check", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "defragmentation: 1 run moved 8.00 KiB (1 buffer)"));
+    CU_ASSERT_PTR_NULL(strstr(out, "2 runs"));
+    free(pl);
+    free(out);
+}
+
 /* The per-level live sets that spills and defragmentation walk instead of the whole id map
  * (until 2026-11-27 each walked every id of every level): a level's set holds exactly its
  * resident buffers through allocations, compaction, spills, restores, donations, free requests
@@ -2865,6 +2898,7 @@ void suite_hierarchy(void)
               test_spill_cycle_stops},
              {"spilling counts blocks pending their free", test_spill_skips_for_pending_blocks},
              {"spilling out of victims defragments once more", test_spill_then_compact},
+             {"the compaction after spilling needs an eviction of its own level", test_spill_then_compact_own_evictions},
              {"per-level live sets follow spills, moves, donations and frees",
               test_live_sets_follow_buffers});
 }
