@@ -17,7 +17,10 @@
  *           trace.lifetimes: inclusive, [lower, upper - 1], which its reader reads back as the
  *           same lifetime: cv_csv_upper); a buffer never freed has an empty upper, which the
  *           CSV reader reads as never freed (stderr counts them; until 2026-11-27 they ended at
- *           the number of events, in silence). Indices are unique but for a donation's two rows, so the CSV
+ *           the number of events, in silence). A buffer the start-state prologue leaves live
+ *           becomes an ordinary row (a CSV has no start state): the offset column is then left
+ *           out, as a run of the CSV would validate it (until 2026-11-28 it was written), and
+ *           stderr says so. Indices are unique but for a donation's two rows, so the CSV
  *           replay order (by time, frees first at equal time) is the input's order of
  *           allocations and frees. Everything else (copies, compute, streams, timestamps, other
  *           levels, segment and oom records) does not survive; what was dropped is printed on
@@ -255,6 +258,10 @@ typedef struct cv_rows {
     uint64_t with_addr, without;
     cv_rec first_without;
     uint64_t first_without_seq;
+    /* of them, the start state's (allocated by the prologue, line 0, and not freed by it): a
+     * CSV has no start state, so they become ordinary rows, and an offset on them would be
+     * validated where the trace's run does not validate them */
+    uint64_t start_rows;
 } cv_rows;
 
 /* What the last pass held at most (convert_last_held). */
@@ -294,6 +301,8 @@ static void cv_count(cv_rows *c, const cv_row *x, const cv_rec *rec)
 {
     if (x->filler)
         return;
+    if (x->line == 0)
+        c->start_rows++;
     if (x->addr != TR_NO_ADDR) {
         c->with_addr++;
     } else if (!c->without++ || x->seq < c->first_without_seq) {
@@ -714,12 +723,13 @@ static int cv_to_csv(trace *t, outfile *o, const am_config *cfg, const char *in,
      * when every row has a recorded address; when only some have, the summary says what
      * was lost (until 2026-11-27 it was lost in silence) */
     uint64_t written = 0, never = 0; /* never: rows of buffers never freed */
+    int offsets = 0;
     cv_rec first_never = {0};
     if (r == 0 && cv_spill_rest(&c, o, err) != 0)
         r = -1;
     if (r == 0) {
         /* cv_spill has counted every row (cv_spill_rest the live ones): one read writes */
-        int offsets = c.with_addr && !c.without;
+        offsets = c.with_addr && !c.without && !c.start_rows;
         if (trace_skipped(t)) /* the reader counts them again */
             fprintf(out, "# amsim skipped=%" PRIu64 "\n", trace_skipped(t));
         fprintf(out, "id,lower,upper,size%s\n", offsets ? ",offset" : "");
@@ -806,6 +816,26 @@ static int cv_to_csv(trace *t, outfile *o, const am_config *cfg, const char *in,
                     "the native and binary forms keep them\n", with_addr,
                     with_addr == 1 ? "" : "es", without, without == 1 ? "" : "s",
                     without == 1 ? "has" : "have", in, pos);
+        }
+        /* a start state (a snapshot's, or prologue=1 lines) becomes ordinary rows, whose
+         * offsets a run of the CSV would validate: the trace's run counts 1 recorded
+         * allocation of `alloc 1 4096 addr=0 prologue=1; alloc 2 8192 addr=4096`, its CSV's
+         * counted 2, and MAGMA27's had 0 of 1950 at the address where the snapshot has 1721 of
+         * 1721 (until 2026-11-28, in silence) */
+        if (c.start_rows) {
+            char lost[320] = "";
+            if (with_addr && !without) /* else the note above said it */
+                snprintf(lost, sizeof lost, "; an offset column would have that run validate "
+                         "%s, which the trace's run does not, so it is left out: %" PRIu64
+                         " recorded address%s left out, and a run of the CSV validates no "
+                         "placement", c.start_rows == 1 ? "it" : "them", with_addr,
+                         with_addr == 1 ? "" : "es");
+            fprintf(notes, "amsim convert: %" PRIu64 " buffer%s of the start-state prologue "
+                    "(prologue=1) written as %s: a lifetime CSV has no start state, so a run of "
+                    "the CSV allocates %s as the program's own%s; the native and binary forms "
+                    "keep the start state\n", c.start_rows, c.start_rows == 1 ? "" : "s",
+                    c.start_rows == 1 ? "an ordinary row" : "ordinary rows",
+                    c.start_rows == 1 ? "it" : "them", lost);
         }
     }
     cv_rows_free(&c, &events);
