@@ -837,6 +837,14 @@ static int cv_to_csv(trace *t, outfile *o, const am_config *cfg, const char *in,
                     c.start_rows == 1 ? "an ordinary row" : "ordinary rows",
                     c.start_rows == 1 ? "it" : "them", lost);
         }
+        /* a CSV's run validates only its offsets: without them, a trace validated from its
+         * start (a snapshot, validated=1) replays with no validation (until 2026-11-28 in
+         * silence) */
+        if (trace_validated(t) && !offsets)
+            fprintf(notes, "amsim convert: the trace is validated from its start (validated=1, "
+                    "as a snapshot is), which a lifetime CSV cannot say: a run of the CSV "
+                    "validates only an offset column, and this one has none, so it reports no "
+                    "validation; the native and binary forms keep it\n");
     }
     cv_rows_free(&c, &events);
     return r < 0 ? -1 : 0;

@@ -1377,6 +1377,26 @@ static void test_csv_prologue(void)
     free(err);
 }
 
+/* A validated=1 trace with no recorded address: a CSV cannot say it, and the notes name the
+ * loss (until 2026-11-28 it was lost in silence). */
+static void test_csv_validated_note(void)
+{
+    const char *tr = tu_write("vn.trace", "amsim-trace v1 validated=1\nalloc 1 4096\nfree 1\n");
+    char args[4096], *err = NULL;
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", tr, tmp("vn.csv"));
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "amsim convert: the trace is validated from its "
+                                         "start (validated=1, as a snapshot is)"));
+    free(err);
+    /* nothing to say of a trace that is not */
+    tr = tu_write("vn0.trace", "amsim-trace v1\nalloc 1 4096\nfree 1\n");
+    err = NULL;
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", tr, tmp("vn.csv"));
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT_PTR_NULL(err && strstr(err, "validated"));
+    free(err);
+}
+
 void suite_convert(void)
 {
     TU_SUITE("convert", {"native -> csv -> native: same placements", test_native_csv_native},
@@ -1405,5 +1425,7 @@ void suite_convert(void)
               test_csv_memory_follows_live},
              {"skipped rows carried into every form", test_skipped_carried},
              {"a snapshot's validation carried into native and binary", test_validation_carried},
-             {"native -> csv: the start state's rows validate nothing", test_csv_prologue});
+             {"native -> csv: the start state's rows validate nothing", test_csv_prologue},
+             {"native -> csv names a validated=1 trace's lost validation",
+              test_csv_validated_note});
 }
