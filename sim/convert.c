@@ -771,15 +771,19 @@ static int cv_to_csv(trace *t, outfile *o, const am_config *cfg, const char *in,
                         "short read");
     }
     if (r == 0) {
+        /* the input's name as messages echo it, its control bytes escaped (until 2026-11-28
+         * an ESC in it reached the terminal raw) */
+        char *ein = am_escape_dup(in);
         char kinds[512];
         uint64_t ndropped = cv_dropped_list(dropped, kinds, sizeof kinds);
         fprintf(notes, "amsim convert: lifetime CSV keeps the allocations and frees of %s only: "
                 "%" PRIu64 " buffer%s written (%" PRIu64 " of them allocated by a transfer's "
                 "into=; %" PRIu64 " donation%s, each ending the donor where its output begins), "
-                "peak live %s bytes as in the trace%s; %" PRIu64 " other event%s%s and %"
+                "peak live %s byte%s as in the trace%s; %" PRIu64 " other event%s%s and %"
                 PRIu64 " allocation%s of other levels dropped%s%s\n",
                 cfg->levels[deflevel].name, written, written == 1 ? "" : "s", intos, donations,
                 donations == 1 ? "" : "s", units_fmt_u128(n1, sizeof n1, tr_peak),
+                tr_peak == 1 ? "" : "s",
                 incl ? " (rows in inclusive lifetimes [lower, upper], as the config reads them)"
                      : "", ndropped,
                 ndropped == 1 ? "" : "s", kinds,
@@ -797,9 +801,9 @@ static int cv_to_csv(trace *t, outfile *o, const am_config *cfg, const char *in,
             am_fmt_pos(pos, sizeof pos, (unsigned long)first_never.line,
                        (unsigned long)first_never.col);
             if (first_never.line)
-                snprintf(where, sizeof where, "allocated at %s%s", in, pos);
+                snprintf(where, sizeof where, "allocated at %s%s", ein, pos);
             else
-                snprintf(where, sizeof where, "live at the start of %s", in);
+                snprintf(where, sizeof where, "live at the start of %s", ein);
             fprintf(notes, "amsim convert: %" PRIu64 " buffer%s never freed written with an "
                     "empty upper, live to the end of the run as in the trace (the first %s); a "
                     "lifetime CSV reader other than amsim's may need every upper\n", never,
@@ -815,7 +819,7 @@ static int cv_to_csv(trace *t, outfile *o, const am_config *cfg, const char *in,
                     "row, and %" PRIu64 " buffer%s %s none (the first allocated at %s%s); "
                     "the native and binary forms keep them\n", with_addr,
                     with_addr == 1 ? "" : "es", without, without == 1 ? "" : "s",
-                    without == 1 ? "has" : "have", in, pos);
+                    without == 1 ? "has" : "have", ein, pos);
         }
         /* a start state (a snapshot's, or prologue=1 lines) becomes ordinary rows, whose
          * offsets a run of the CSV would validate: the trace's run counts 1 recorded
@@ -845,6 +849,7 @@ static int cv_to_csv(trace *t, outfile *o, const am_config *cfg, const char *in,
                     "as a snapshot is), which a lifetime CSV cannot say: a run of the CSV "
                     "validates only an offset column, and this one has none, so it reports no "
                     "validation; the native and binary forms keep it\n");
+        free(ein);
     }
     cv_rows_free(&c, &events);
     return r < 0 ? -1 : 0;

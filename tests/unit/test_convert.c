@@ -1397,6 +1397,29 @@ static void test_csv_validated_note(void)
     free(err);
 }
 
+/* The CSV notes name the input with its control bytes escaped, as messages do, and say
+ * "1 byte" (until 2026-11-28 the ESC went out raw and the peak read "1 bytes"). */
+static void test_csv_notes_escaped(void)
+{
+    const char *tr = tu_write("nf\x1b[31mred.trace", "amsim-trace v1\nalloc 1 1 addr=0\n"
+                              "alloc 2 1\n");
+    char args[4096], *err = NULL;
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", tr, tmp("esc.csv"));
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+    CU_ASSERT_PTR_NULL(strchr(err, '\x1b'));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "nf\\x1b[31mred.trace:2:1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "nf\\x1b[31mred.trace:3:1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "peak live 2 bytes as in the trace"));
+    free(err);
+    tr = tu_write("one.trace", "amsim-trace v1\nalloc 1 1\nfree 1\n");
+    err = NULL;
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", tr, tmp("esc.csv"));
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "peak live 1 byte as in the trace"));
+    free(err);
+}
+
 void suite_convert(void)
 {
     TU_SUITE("convert", {"native -> csv -> native: same placements", test_native_csv_native},
@@ -1427,5 +1450,6 @@ void suite_convert(void)
              {"a snapshot's validation carried into native and binary", test_validation_carried},
              {"native -> csv: the start state's rows validate nothing", test_csv_prologue},
              {"native -> csv names a validated=1 trace's lost validation",
-              test_csv_validated_note});
+              test_csv_validated_note},
+             {"csv notes escape the input's name and say 1 byte", test_csv_notes_escaped});
 }
