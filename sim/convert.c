@@ -53,7 +53,10 @@
  * validated=1, binary flag), so that its run reports the snapshot's validation even when no
  * allocation outside the prologue recorded an address (until 2026-11-27 it reported none).
  * Level names come from the config (-c; default: cfg_load_builtin's, every level name of the
- * shipped device presets, default hbm). */
+ * shipped device presets, default hbm). An event that named no level is written without one
+ * (native: no level=; binary: the default-memory LEVEL index), so that the output runs on the
+ * default_memory of the config that replays it, as the input does (until 2026-11-28 the
+ * converting config's default was named, hbm without -c). */
 #include "convert.h"
 
 #include <errno.h>
