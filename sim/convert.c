@@ -17,7 +17,10 @@
  *           trace.lifetimes: inclusive, [lower, upper - 1], which its reader reads back as the
  *           same lifetime: cv_csv_upper); a buffer never freed has an empty upper, which the
  *           CSV reader reads as never freed (stderr counts them; until 2026-11-27 they ended at
- *           the number of events, in silence). Indices are unique but for a donation's two rows, so the CSV
+ *           the number of events, in silence). A buffer the start-state prologue leaves live
+ *           becomes an ordinary row (a CSV has no start state): the offset column is then left
+ *           out, as a run of the CSV would validate it (until 2026-11-28 it was written), and
+ *           stderr says so. Indices are unique but for a donation's two rows, so the CSV
  *           replay order (by time, frees first at equal time) is the input's order of
  *           allocations and frees. Everything else (copies, compute, streams, timestamps, other
  *           levels, segment and oom records) does not survive; what was dropped is printed on
@@ -50,7 +53,10 @@
  * validated=1, binary flag), so that its run reports the snapshot's validation even when no
  * allocation outside the prologue recorded an address (until 2026-11-27 it reported none).
  * Level names come from the config (-c; default: cfg_load_builtin's, every level name of the
- * shipped device presets, default hbm). */
+ * shipped device presets, default hbm). An event that named no level is written without one
+ * (native: no level=; binary: the default-memory LEVEL index), so that the output runs on the
+ * default_memory of the config that replays it, as the input does (until 2026-11-28 the
+ * converting config's default was named, hbm without -c). */
 #include "convert.h"
 
 #include <errno.h>
@@ -255,6 +261,10 @@ typedef struct cv_rows {
     uint64_t with_addr, without;
     cv_rec first_without;
     uint64_t first_without_seq;
+    /* of them, the start state's (allocated by the prologue, line 0, and not freed by it): a
+     * CSV has no start state, so they become ordinary rows, and an offset on them would be
+     * validated where the trace's run does not validate them */
+    uint64_t start_rows;
 } cv_rows;
 
 /* What the last pass held at most (convert_last_held). */
@@ -294,6 +304,8 @@ static void cv_count(cv_rows *c, const cv_row *x, const cv_rec *rec)
 {
     if (x->filler)
         return;
+    if (x->line == 0)
+        c->start_rows++;
     if (x->addr != TR_NO_ADDR) {
         c->with_addr++;
     } else if (!c->without++ || x->seq < c->first_without_seq) {
@@ -714,12 +726,13 @@ static int cv_to_csv(trace *t, outfile *o, const am_config *cfg, const char *in,
      * when every row has a recorded address; when only some have, the summary says what
      * was lost (until 2026-11-27 it was lost in silence) */
     uint64_t written = 0, never = 0; /* never: rows of buffers never freed */
+    int offsets = 0;
     cv_rec first_never = {0};
     if (r == 0 && cv_spill_rest(&c, o, err) != 0)
         r = -1;
     if (r == 0) {
         /* cv_spill has counted every row (cv_spill_rest the live ones): one read writes */
-        int offsets = c.with_addr && !c.without;
+        offsets = c.with_addr && !c.without && !c.start_rows;
         if (trace_skipped(t)) /* the reader counts them again */
             fprintf(out, "# amsim skipped=%" PRIu64 "\n", trace_skipped(t));
         fprintf(out, "id,lower,upper,size%s\n", offsets ? ",offset" : "");
@@ -761,15 +774,19 @@ static int cv_to_csv(trace *t, outfile *o, const am_config *cfg, const char *in,
                         "short read");
     }
     if (r == 0) {
+        /* the input's name as messages echo it, its control bytes escaped (until 2026-11-28
+         * an ESC in it reached the terminal raw) */
+        char *ein = am_escape_dup(in);
         char kinds[512];
         uint64_t ndropped = cv_dropped_list(dropped, kinds, sizeof kinds);
         fprintf(notes, "amsim convert: lifetime CSV keeps the allocations and frees of %s only: "
                 "%" PRIu64 " buffer%s written (%" PRIu64 " of them allocated by a transfer's "
                 "into=; %" PRIu64 " donation%s, each ending the donor where its output begins), "
-                "peak live %s bytes as in the trace%s; %" PRIu64 " other event%s%s and %"
+                "peak live %s byte%s as in the trace%s; %" PRIu64 " other event%s%s and %"
                 PRIu64 " allocation%s of other levels dropped%s%s\n",
                 cfg->levels[deflevel].name, written, written == 1 ? "" : "s", intos, donations,
                 donations == 1 ? "" : "s", units_fmt_u128(n1, sizeof n1, tr_peak),
+                tr_peak == 1 ? "" : "s",
                 incl ? " (rows in inclusive lifetimes [lower, upper], as the config reads them)"
                      : "", ndropped,
                 ndropped == 1 ? "" : "s", kinds,
@@ -787,9 +804,9 @@ static int cv_to_csv(trace *t, outfile *o, const am_config *cfg, const char *in,
             am_fmt_pos(pos, sizeof pos, (unsigned long)first_never.line,
                        (unsigned long)first_never.col);
             if (first_never.line)
-                snprintf(where, sizeof where, "allocated at %s%s", in, pos);
+                snprintf(where, sizeof where, "allocated at %s%s", ein, pos);
             else
-                snprintf(where, sizeof where, "live at the start of %s", in);
+                snprintf(where, sizeof where, "live at the start of %s", ein);
             fprintf(notes, "amsim convert: %" PRIu64 " buffer%s never freed written with an "
                     "empty upper, live to the end of the run as in the trace (the first %s); a "
                     "lifetime CSV reader other than amsim's may need every upper\n", never,
@@ -805,8 +822,37 @@ static int cv_to_csv(trace *t, outfile *o, const am_config *cfg, const char *in,
                     "row, and %" PRIu64 " buffer%s %s none (the first allocated at %s%s); "
                     "the native and binary forms keep them\n", with_addr,
                     with_addr == 1 ? "" : "es", without, without == 1 ? "" : "s",
-                    without == 1 ? "has" : "have", in, pos);
+                    without == 1 ? "has" : "have", ein, pos);
         }
+        /* a start state (a snapshot's, or prologue=1 lines) becomes ordinary rows, whose
+         * offsets a run of the CSV would validate: the trace's run counts 1 recorded
+         * allocation of `alloc 1 4096 addr=0 prologue=1; alloc 2 8192 addr=4096`, its CSV's
+         * counted 2, and MAGMA27's had 0 of 1950 at the address where the snapshot has 1721 of
+         * 1721 (until 2026-11-28, in silence) */
+        if (c.start_rows) {
+            char lost[320] = "";
+            if (with_addr && !without) /* else the note above said it */
+                snprintf(lost, sizeof lost, "; an offset column would have that run validate "
+                         "%s, which the trace's run does not, so it is left out: %" PRIu64
+                         " recorded address%s left out, and a run of the CSV validates no "
+                         "placement", c.start_rows == 1 ? "it" : "them", with_addr,
+                         with_addr == 1 ? "" : "es");
+            fprintf(notes, "amsim convert: %" PRIu64 " buffer%s of the start-state prologue "
+                    "(prologue=1) written as %s: a lifetime CSV has no start state, so a run of "
+                    "the CSV allocates %s as the program's own%s; the native and binary forms "
+                    "keep the start state\n", c.start_rows, c.start_rows == 1 ? "" : "s",
+                    c.start_rows == 1 ? "an ordinary row" : "ordinary rows",
+                    c.start_rows == 1 ? "it" : "them", lost);
+        }
+        /* a CSV's run validates only its offsets: without them, a trace validated from its
+         * start (a snapshot, validated=1) replays with no validation (until 2026-11-28 in
+         * silence) */
+        if (trace_validated(t) && !offsets)
+            fprintf(notes, "amsim convert: the trace is validated from its start (validated=1, "
+                    "as a snapshot is), which a lifetime CSV cannot say: a run of the CSV "
+                    "validates only an offset column, and this one has none, so it reports no "
+                    "validation; the native and binary forms keep it\n");
+        free(ein);
     }
     cv_rows_free(&c, &events);
     return r < 0 ? -1 : 0;

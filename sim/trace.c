@@ -315,6 +315,7 @@ void trace_blank_event(const trace *t, tr_event *ev)
 {
     memset(ev, 0, sizeof *ev);
     ev->level = t->opts.default_level;
+    ev->level_default = 1; /* until a level is named */
     ev->dst_level = -1;
     ev->id = TR_NO_ADDR;
     ev->addr = TR_NO_ADDR;

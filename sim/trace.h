@@ -60,6 +60,9 @@ typedef struct tr_event {
     tr_kind kind;
     uint32_t stream;
     int32_t level;       /* level index in the config; the default level when the trace names none */
+    uint8_t level_default; /* 1: the trace named no level (level is the config's default_memory):
+                              the writers leave it unnamed, so that a conversion replays on the
+                              default of the config it runs under, as its input does */
     int32_t dst_level;   /* TR_TRANSFER */
     uint64_t id;         /* buffer id (TR_ALLOC/FREE*, optional for TR_TRANSFER: the buffer the copy
                             reads, TR_NO_ADDR = none) */

@@ -27,6 +27,11 @@
 #define BIN_SLACK 4096u        /* refill when fewer bytes than this remain (a record is less) */
 #define BIN_NAME_MAX 255       /* bytes of a name, as native name= */
 #define BIN_MAX_LEVELS 4096
+/* The LEVEL index of "the default memory of the reading config": the level of an event that
+ * named none (tr_event.level_default). One past the largest table, so no table names it; added
+ * on 2026-11-28 without a version change (older files never use it; an older amsim refuses it
+ * as a bad level index). Until then the writer's default level was stored by its index. */
+#define BIN_LEVEL_DEFAULT BIN_MAX_LEVELS
 
 /* header flags (byte 5): BH_SKIPPED, a varint count of skipped rows follows the level table;
  * BH_VALIDATED, a run validates the trace from its start (trace_validated: a converted snapshot;
@@ -152,11 +157,12 @@ int trace_bin_write(FILE *out, trace *in, am_error *err)
         if (k < TR_ALLOC || k > TR_KIND_LAST)
             return am_fail(err, AM_EINTERNAL, "binary trace writer: unknown event kind %d", k);
         unsigned op = (unsigned)k, ext = 0;
+        int32_t lvl = ev.level_default ? BIN_LEVEL_DEFAULT : ev.level; /* LEVEL's index */
         if (tr_kind_has_level(k)) {
-            if (ev.level < 0 || ev.level >= to->nlevels)
+            if (!ev.level_default && (ev.level < 0 || ev.level >= to->nlevels))
                 return am_fail(err, AM_EINTERNAL, "binary trace writer: event of line %lu names "
                                "level %d, which the config does not have", ev.line, (int)ev.level);
-            if (ev.level != st.level)
+            if (lvl != st.level)
                 op |= BF_LEVEL;
         }
         if (k == TR_TRANSFER && (ev.dst_level < 0 || ev.dst_level >= to->nlevels))
@@ -192,7 +198,7 @@ int trace_bin_write(FILE *out, trace *in, am_error *err)
             op |= BF_EXT;
         bo_byte(&o, op);
         if (op & BF_LEVEL)
-            bo_uv(&o, (uint64_t)(st.level = ev.level));
+            bo_uv(&o, (uint64_t)(st.level = lvl));
         if (op & BF_STREAM)
             bo_uv(&o, st.stream = ev.stream);
         if (op & BF_TIME) {
@@ -540,10 +546,15 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
     uint64_t v;
     if (op & BF_LEVEL) {
         GET(v);
-        if (v >= b->nlv)
-            return bin_bad_level(t, b, v, err);
-        b->st.level = (int32_t)v;
-        b->cur = b->lvmap[v];
+        if (v == BIN_LEVEL_DEFAULT) { /* the reading config's default memory */
+            b->st.level = BIN_LEVEL_DEFAULT;
+            b->cur = t->opts.default_level;
+        } else {
+            if (v >= b->nlv)
+                return bin_bad_level(t, b, v, err);
+            b->st.level = (int32_t)v;
+            b->cur = b->lvmap[v];
+        }
     }
     if (op & BF_STREAM) {
         GET(v);
@@ -576,6 +587,7 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
         if (b->cur < 0 && bin_level(t, b, (uint64_t)b->st.level, &ev->level, err))
             return -1; /* a name the config does not have: the message */
         ev->level = b->cur;
+        ev->level_default = b->st.level == BIN_LEVEL_DEFAULT;
     }
     switch (k) {
     case TR_ALLOC:

@@ -229,7 +229,9 @@ static int native_positional(trace *t, native *n, int kind, char *s, size_t len,
     switch (kind) {
     case NP_ID: return native_u64(t, n, what, s, len, col, &ev->id, err);
     case NP_BYTES: return native_size(t, n, what, s, len, col, &ev->bytes, err);
-    case NP_SRC: return native_level(t, n, s, len, col, &ev->level, err);
+    case NP_SRC:
+        ev->level_default = 0;
+        return native_level(t, n, s, len, col, &ev->level, err);
     case NP_DST: return native_level(t, n, s, len, col, &ev->dst_level, err);
     case NP_DURATION: return native_time(t, n, what, s, len, col, &ev->duration, err);
     case NP_EVENT: return native_u64(t, n, what, s, len, col, &ev->arg, err);
@@ -270,6 +272,7 @@ static int native_keyval(trace *t, native *n, unsigned key, char *v, size_t len,
     uint64_t x;
     switch (key) {
     case NK_LEVEL:
+        ev->level_default = 0;
         return native_level(t, n, v, len, col, &ev->level, err);
     case NK_STREAM: {
         int r = linebuf_u64(v, len, &x);

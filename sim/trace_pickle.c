@@ -1009,6 +1009,7 @@ static void ev_base(tr_event *e, const trace *t, tr_kind k)
     memset(e, 0, sizeof *e);
     e->kind = k;
     e->level = t->opts.default_level;
+    e->level_default = 1; /* a snapshot is of the device the config's default memory models */
     e->dst_level = -1;
     e->addr = TR_NO_ADDR;
     e->time = 0;

@@ -78,6 +78,15 @@ static const char *tw_level(tw_writer *w, int l)
     return l >= 0 && l < w->nlevels ? w->level_names[l] : NULL;
 }
 
+/* level=NAME, unless the event named none: it runs on the default memory of the config that
+ * replays it, as its input's does (until 2026-11-28 the converting config's default was named,
+ * level=hbm without -c, so a replay under default_memory: host ran on hbm). */
+static void tw_level_field(FILE *f, const tr_event *ev, const char *lv)
+{
+    if (!ev->level_default)
+        fprintf(f, " level=%s", lv);
+}
+
 const char *tw_op_name(int kind)
 {
     static const char *const ops[] = {
@@ -102,7 +111,8 @@ int tw_event(tw_writer *w, const tr_event *ev, am_error *err)
     fputs(op, f);
     switch (ev->kind) {
     case TR_ALLOC:
-        fprintf(f, " %" PRIu64 " %" PRIu64 " level=%s", ev->id, ev->bytes, lv);
+        fprintf(f, " %" PRIu64 " %" PRIu64, ev->id, ev->bytes);
+        tw_level_field(f, ev, lv);
         if (ev->addr != TR_NO_ADDR)
             fprintf(f, " addr=%" PRIu64, ev->addr);
         if (ev->has_donate)
@@ -146,17 +156,19 @@ int tw_event(tw_writer *w, const tr_event *ev, am_error *err)
         break;
     case TR_SYNC:
         break;
-    case TR_DEFRAG: /* the level is always written, as alloc's: the file says which it means */
-        fprintf(f, " level=%s", lv);
+    case TR_DEFRAG:
+        tw_level_field(f, ev, lv);
         break;
     case TR_SEGMENT_ALLOC:
     case TR_SEGMENT_FREE:
-        fprintf(f, " %" PRIu64 " %" PRIu64 " level=%s", ev->addr, ev->bytes, lv);
+        fprintf(f, " %" PRIu64 " %" PRIu64, ev->addr, ev->bytes);
+        tw_level_field(f, ev, lv);
         if (ev->kind == TR_SEGMENT_ALLOC && ev->declared)
             fputs(" declared=1", f);
         break;
     default: /* TR_OOM_RECORDED */
-        fprintf(f, " %" PRIu64 " level=%s", ev->bytes, lv);
+        fprintf(f, " %" PRIu64, ev->bytes);
+        tw_level_field(f, ev, lv);
         break;
     }
     /* a defrag takes no stream= (a host action on a level: its stream is TR_ALL) */

@@ -4,7 +4,9 @@
  * events back (kind, stream, levels, id, bytes, time, duration, event id, recorded address,
  * name, declared, into, to, implicit, donate; an alloc, free or free_requested with line 0 - the
  * snapshot reader's start-state recovery - is marked prologue=1, so that it stays out of
- * validation and of the metrics until the prologue is over): `amsim convert` uses it. Times
+ * validation and of the metrics until the prologue is over; an event that named no level,
+ * tr_event.level_default, is written without level=, so that it runs on the default memory of
+ * the config that replays it): `amsim convert` uses it. Times
  * are written in picoseconds
  * under a `time_unit=ps` header, so nothing is rounded. at= times that would decrease (a
  * recording whose clock stepped back) are clamped to the previous one: the engine's host clock

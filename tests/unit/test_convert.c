@@ -569,10 +569,12 @@ static void test_defrag_forms(void)
     snprintf(p, sizeof p, "%s/df_back.trace", d);
     char *back = tu_slurp(p, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(back);
+    /* the lines that named no level name none (until 2026-11-28 level=hbm, the config's
+     * default, was written on them) */
     CU_ASSERT_PTR_NOT_NULL(strstr(back, "\nfree 3\ncompute 1000000 stream=2\n"
-                                        "defrag level=hbm at=10000000\n"
+                                        "defrag at=10000000\n"
                                         "compute 1000000 stream=2\ndefrag level=host\n"
-                                        "alloc 5 2097152 level=hbm\n"));
+                                        "alloc 5 2097152\n"));
     free(back);
     char *pl[2];
     for (int f = 0; f < 2; f++) {
@@ -686,7 +688,7 @@ static void test_snapshot_declares_once(void)
     CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
     snprintf(args, sizeof args, "convert %s -o -", pk);
     CU_ASSERT_EQUAL_FATAL(tu_amsim(args, &out, NULL), 0);
-    CU_ASSERT_EQUAL(tu_count(out, "segment_alloc 0 4194304 level=hbm declared=1"), 1);
+    CU_ASSERT_EQUAL(tu_count(out, "segment_alloc 0 4194304 declared=1"), 1);
     CU_ASSERT_EQUAL(tu_count(out, "segment_alloc "), 4);
     CU_ASSERT_EQUAL(tu_count(out, "segment_free "), 3);
     snprintf(args, sizeof args, "convert %s --to csv -o %s/do.csv", pk, tu_tmpdir());
@@ -1055,7 +1057,7 @@ static void test_control_path(void)
     char *text = tu_slurp(out, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     CU_ASSERT_PTR_NOT_NULL(
-        strstr(text, "cr\\rnl\\nta\\tb\\x01.trace (native)\nalloc 1 4096 level=hbm\n"));
+        strstr(text, "cr\\rnl\\nta\\tb\\x01.trace (native)\nalloc 1 4096\n"));
     CU_ASSERT_EQUAL(tu_count(text, "\n"), 4); /* header, one comment line, alloc, free */
     CU_ASSERT_PTR_NULL(strchr(text, '\r'));
     free(text);
@@ -1348,6 +1350,117 @@ static void test_csv_never_freed(void)
     CU_ASSERT_EQUAL(frees, 1);
 }
 
+/* A start-state (prologue=1) allocation is no validated one: the trace's run counts 1 recorded
+ * allocation. A CSV cannot say "start state", so its row is an ordinary one; an offset on it
+ * would be validated, so the column is left out and the notes say so (until 2026-11-28 it was
+ * written: the CSV's run counted 2 recorded allocations, MAGMA27's 0 of 1950 at the address). */
+static void test_csv_prologue(void)
+{
+    const char *tr = tu_write("pro.trace", "amsim-trace v1\nalloc 1 4096 addr=0 prologue=1\n"
+                              "alloc 2 8192 addr=4096\nfree 2\nfree 1\n");
+    const char *out = tmp("pro.csv");
+    char args[4096], *err = NULL;
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", tr, out);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, &err), 0);
+    char *text = tu_slurp(out, NULL);
+    CU_ASSERT_STRING_EQUAL(text ? text : "", "id,lower,upper,size\n1,0,3,4096\n2,1,2,8192\n");
+    free(text);
+    CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "amsim convert: 1 buffer of the start-state "
+                                         "prologue (prologue=1) written as an ordinary row"));
+    CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "2 recorded addresses left out"));
+    free(err);
+    /* without recorded addresses only the start state is named */
+    tr = tu_write("pro2.trace", "amsim-trace v1\nalloc 1 4096 prologue=1\nfree 1\n");
+    err = NULL;
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", tr, out);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "1 buffer of the start-state prologue"));
+    CU_ASSERT_PTR_NULL(err && strstr(err, "recorded address"));
+    free(err);
+}
+
+/* Events that name no level run on the config's default_memory: the native and binary forms
+ * leave them so, and replay under a config whose default is host on host as the input does
+ * (until 2026-11-28 they said level=hbm, the converting config's default). */
+static void test_default_level_unnamed(void)
+{
+    const char *cfg = tu_write("dmh.yaml", "version: 1\ndevice: h100\ndefault_memory: host\n");
+    const char *tr = tu_write("dm.trace", "amsim-trace v1\nalloc 1 4MiB\nalloc 2 4MiB\n"
+                              "alloc 3 1MiB level=hbm\noom 1MiB\ndefrag\nfree 1\nfree 2\n"
+                              "free 3\n");
+    const char *nat = tmp("dm0.nat"), *bin = tmp("dm0.amsb"), *back = tmp("dm0b.nat");
+    CU_ASSERT_EQUAL_FATAL(convert(tr, nat, "native", NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(convert(tr, bin, "binary", NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(convert(bin, back, "native", NULL), 0);
+    const char *body = "alloc 1 4194304\nalloc 2 4194304\nalloc 3 1048576 level=hbm\n"
+                       "oom 1048576\ndefrag\nfree 1\nfree 2\nfree 3\n";
+    const char *paths[] = {nat, back};
+    for (int k = 0; k < 2; k++) {
+        char *text = tu_slurp(paths[k], NULL);
+        const char *b = text ? strstr(text, ")\n") : NULL;
+        CU_ASSERT_STRING_EQUAL(b ? b + 2 : "", body);
+        free(text);
+    }
+    char *want = placements(cfg, tr, NULL);
+    const char *forms[] = {nat, bin};
+    for (int k = 0; k < 2; k++) {
+        char *got = placements(cfg, forms[k], NULL);
+        CU_ASSERT_STRING_EQUAL(got, want);
+        free(got);
+    }
+    CU_ASSERT_PTR_NOT_NULL(strstr(want, "host"));
+    free(want);
+    /* a lifetime CSV's rows are in the default memory too */
+    const char *csv = tu_write("dm.csv", "id,lower,upper,size\n1,0,2,4096\n");
+    CU_ASSERT_EQUAL_FATAL(convert(csv, nat, "native", NULL), 0);
+    char *text = tu_slurp(nat, NULL);
+    CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "\nalloc 1 4096 at=0\n"));
+    free(text);
+}
+
+/* A validated=1 trace with no recorded address: a CSV cannot say it, and the notes name the
+ * loss (until 2026-11-28 it was lost in silence). */
+static void test_csv_validated_note(void)
+{
+    const char *tr = tu_write("vn.trace", "amsim-trace v1 validated=1\nalloc 1 4096\nfree 1\n");
+    char args[4096], *err = NULL;
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", tr, tmp("vn.csv"));
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "amsim convert: the trace is validated from its "
+                                         "start (validated=1, as a snapshot is)"));
+    free(err);
+    /* nothing to say of a trace that is not */
+    tr = tu_write("vn0.trace", "amsim-trace v1\nalloc 1 4096\nfree 1\n");
+    err = NULL;
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", tr, tmp("vn.csv"));
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT_PTR_NULL(err && strstr(err, "validated"));
+    free(err);
+}
+
+/* The CSV notes name the input with its control bytes escaped, as messages do, and say
+ * "1 byte" (until 2026-11-28 the ESC went out raw and the peak read "1 bytes"). */
+static void test_csv_notes_escaped(void)
+{
+    const char *tr = tu_write("nf\x1b[31mred.trace", "amsim-trace v1\nalloc 1 1 addr=0\n"
+                              "alloc 2 1\n");
+    char args[4096], *err = NULL;
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", tr, tmp("esc.csv"));
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+    CU_ASSERT_PTR_NULL(strchr(err, '\x1b'));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "nf\\x1b[31mred.trace:2:1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "nf\\x1b[31mred.trace:3:1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "peak live 2 bytes as in the trace"));
+    free(err);
+    tr = tu_write("one.trace", "amsim-trace v1\nalloc 1 1\nfree 1\n");
+    err = NULL;
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to csv", tr, tmp("esc.csv"));
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "peak live 1 byte as in the trace"));
+    free(err);
+}
+
 void suite_convert(void)
 {
     TU_SUITE("convert", {"native -> csv -> native: same placements", test_native_csv_native},
@@ -1375,5 +1488,11 @@ void suite_convert(void)
              {"check and csv hold the live buffers' rows, not every event's",
               test_csv_memory_follows_live},
              {"skipped rows carried into every form", test_skipped_carried},
-             {"a snapshot's validation carried into native and binary", test_validation_carried});
+             {"a snapshot's validation carried into native and binary", test_validation_carried},
+             {"native -> csv: the start state's rows validate nothing", test_csv_prologue},
+             {"events naming no level stay so in native and binary",
+              test_default_level_unnamed},
+             {"native -> csv names a validated=1 trace's lost validation",
+              test_csv_validated_note},
+             {"csv notes escape the input's name and say 1 byte", test_csv_notes_escaped});
 }
