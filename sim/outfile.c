@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define OUT_MAX 32
@@ -900,11 +901,40 @@ static int remove_scratch(void)
     return rmdir(scratch_name) == 0;
 }
 
+/* A helper process writing into the scratch directory (out_track_child): stopped and reaped
+ * before the directory is removed. */
+static volatile pid_t child_pid;
+
+int out_track_child(pid_t pid, int on)
+{
+    if (on ? child_pid != 0 || pid <= 0 : child_pid != pid)
+        return -1;
+    child_pid = on ? pid : 0;
+    return 0;
+}
+
+/* SIGKILL, not SIGTERM: gnuplot must not go on writing whatever its handlers make of a
+ * polite signal, and there is nothing of its own to clean up (its files are in the scratch
+ * directory). kill and waitpid are async-signal-safe; the child is unreaped until untracked
+ * (report_html's run_gnuplot waits with WNOWAIT first), so its pid is not another's. */
+static void stop_child(void)
+{
+    pid_t pid = child_pid;
+    if (pid <= 0)
+        return;
+    kill(pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    child_pid = 0;
+}
+
 /* At exit and on error paths: the temporaries, and the scratch directory a command still
- * tracks (an exit on host out of memory in `amsim report`: until 2026-11-27 it stayed). */
+ * tracks (an exit on host out of memory in `amsim report`: until 2026-11-27 it stayed), after
+ * the helper process writing into it. */
 void out_abort_all(void)
 {
     (void)abort_tracked();
+    stop_child();
     (void)remove_scratch();
     scratch_used = 0;
 }
@@ -947,6 +977,7 @@ static void on_signal(int sig)
         (void)w;
     }
     int removed = abort_tracked();
+    stop_child(); /* before its folder goes: until 2026-11-27 gnuplot ran on (see report_html) */
     removed += remove_scratch();
     /* the lock of a directory made here: held until the process ends, but the directory is
      * the command's own, so no other batch can be relying on this file (out_track_lock) */

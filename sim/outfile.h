@@ -115,6 +115,14 @@ int out_track_lock(const char *path, int on);
  * time; -1 when another is tracked or the name is too long. Until 2026-11-27 an interrupted
  * report left it. */
 int out_track_scratch(const char *path, int on);
+/* A child process that writes into the scratch directory (`amsim report`'s gnuplot), on 1;
+ * 0: no longer (the caller reaps it after). A stop signal, and out_abort_all, kill it with
+ * SIGKILL and reap it before the directory is removed, so that none outlives the command. The
+ * caller must not reap it while it is tracked (waitid with WNOWAIT, then untrack, then reap):
+ * its pid could be another process's by then. One at a time; -1 when another is tracked (on)
+ * or pid is not the one tracked (off). Until 2026-11-27 an interrupted report left gnuplot
+ * running. */
+int out_track_child(pid_t pid, int on);
 /* Remove every temporary still open and the scratch directory still tracked (called on error
  * paths, at exit and from signals). */
 void out_abort_all(void);
