@@ -969,13 +969,11 @@ int out_track_dir(const char *path, int on)
     return -1;
 }
 
-static void on_signal(int sig)
+/* What a stop signal removes, from its handler (async-signal-safe calls only): the helper
+ * process, the temporaries, the scratch directory, the lock file and the directories the
+ * command made. How many of the command's outputs went. */
+static int remove_on_stop(void)
 {
-    static const char clear[] = "\r\033[K"; /* the progress line's place (am_progress) */
-    if (am_progress_shown()) {
-        ssize_t w = write(2, clear, sizeof clear - 1);
-        (void)w;
-    }
     int removed = abort_tracked();
     stop_child(); /* before its folder goes: until 2026-11-27 gnuplot ran on (see report_html) */
     removed += remove_scratch();
@@ -988,6 +986,25 @@ static void on_signal(int sig)
     for (int i = DIR_MAX - 1; i >= 0; i--)
         if (dir_used[i])
             removed += rmdir(dir_names[i]) == 0;
+    return removed;
+}
+
+/* End the process with sig as its cause (the shell's 128 + sig): delivered at once, or when
+ * the handler that calls this returns, as sig is blocked in it. */
+static void die_of(int sig)
+{
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void on_signal(int sig)
+{
+    static const char clear[] = "\r\033[K"; /* the progress line's place (am_progress) */
+    if (am_progress_shown()) {
+        ssize_t w = write(2, clear, sizeof clear - 1);
+        (void)w;
+    }
+    int removed = remove_on_stop();
     static const char msg[] = "amsim: interrupted; partial outputs removed\n",
                       pipe_msg[] = "amsim: an output pipe was closed (SIGPIPE); partial "
                                    "outputs removed\n";
@@ -1000,8 +1017,19 @@ static void on_signal(int sig)
         ssize_t r = write(2, pipe_msg, sizeof pipe_msg - 1);
         (void)r;
     }
-    signal(sig, SIG_DFL);
-    raise(sig);
+    die_of(sig);
+}
+
+void out_die_of(int sig)
+{
+    (void)remove_on_stop();
+    die_of(sig);
+    /* still here: sig is blocked (a mask the command was started with) */
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    sigprocmask(SIG_UNBLOCK, &one, NULL);
+    _exit(128 + sig); /* a handler's or an ignored signal's: never back to the caller */
 }
 
 void out_catch(int sig, void (*fn)(int), struct sigaction *old)

@@ -127,6 +127,11 @@ int out_track_child(pid_t pid, int on);
  * paths, at exit and from signals). */
 void out_abort_all(void);
 void out_install_signals(void);
+/* End the command as a stop signal sig does (out_install_signals), without its message: what
+ * it removes removed, then the process ends with sig (status 128 + sig). For a command that
+ * says itself why it stopped (batch: "stopped by SIGINT; ..."), where "interrupted; partial
+ * outputs removed" after it said otherwise (until 2026-11-27). Does not return. */
+void out_die_of(int sig);
 /* The signals that stop a command (out_install_signals; SIGALRM: a batch worker's --timeout):
  * blocked while outputs are renamed, and by batch around a fork. */
 void out_stop_signals(sigset_t *set);
