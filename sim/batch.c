@@ -5511,14 +5511,16 @@ static int run_all(batch *b, int *nskipped, int *nran)
             progress(done, ntodo, failed, t0, 0);
     }
     if (stop_sig) {
-        /* every worker is reaped and its folder clean: now the previous handler, which removes
-         * the parent's temporaries and ends the process with the signal */
+        /* every worker is reaped and its folder clean: now the parent's temporaries go and
+         * the process ends with the signal, as the handler the batch replaced would have done
+         * but without its "amsim: interrupted; partial outputs removed", which said otherwise
+         * after this line (until 2026-11-27) */
         if (tty)
             fputc('\n', stderr);
         am_msg("%s: stopped by %s; the same command again runs what is unfinished\n", prog,
                stop_name(stop_sig));
         batch_restore_stops();
-        raise(stop_sig);
+        out_die_of(stop_sig);
     }
     if (tty)
         progress(done, ntodo, failed, t0, 1);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define OUT_MAX 32
@@ -900,11 +901,40 @@ static int remove_scratch(void)
     return rmdir(scratch_name) == 0;
 }
 
+/* A helper process writing into the scratch directory (out_track_child): stopped and reaped
+ * before the directory is removed. */
+static volatile pid_t child_pid;
+
+int out_track_child(pid_t pid, int on)
+{
+    if (on ? child_pid != 0 || pid <= 0 : child_pid != pid)
+        return -1;
+    child_pid = on ? pid : 0;
+    return 0;
+}
+
+/* SIGKILL, not SIGTERM: gnuplot must not go on writing whatever its handlers make of a
+ * polite signal, and there is nothing of its own to clean up (its files are in the scratch
+ * directory). kill and waitpid are async-signal-safe; the child is unreaped until untracked
+ * (report_html's run_gnuplot waits with WNOWAIT first), so its pid is not another's. */
+static void stop_child(void)
+{
+    pid_t pid = child_pid;
+    if (pid <= 0)
+        return;
+    kill(pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    child_pid = 0;
+}
+
 /* At exit and on error paths: the temporaries, and the scratch directory a command still
- * tracks (an exit on host out of memory in `amsim report`: until 2026-11-27 it stayed). */
+ * tracks (an exit on host out of memory in `amsim report`: until 2026-11-27 it stayed), after
+ * the helper process writing into it. */
 void out_abort_all(void)
 {
     (void)abort_tracked();
+    stop_child();
     (void)remove_scratch();
     scratch_used = 0;
 }
@@ -939,14 +969,13 @@ int out_track_dir(const char *path, int on)
     return -1;
 }
 
-static void on_signal(int sig)
+/* What a stop signal removes, from its handler (async-signal-safe calls only): the helper
+ * process, the temporaries, the scratch directory, the lock file and the directories the
+ * command made. How many of the command's outputs went. */
+static int remove_on_stop(void)
 {
-    static const char clear[] = "\r\033[K"; /* the progress line's place (am_progress) */
-    if (am_progress_shown()) {
-        ssize_t w = write(2, clear, sizeof clear - 1);
-        (void)w;
-    }
     int removed = abort_tracked();
+    stop_child(); /* before its folder goes: until 2026-11-27 gnuplot ran on (see report_html) */
     removed += remove_scratch();
     /* the lock of a directory made here: held until the process ends, but the directory is
      * the command's own, so no other batch can be relying on this file (out_track_lock) */
@@ -957,6 +986,25 @@ static void on_signal(int sig)
     for (int i = DIR_MAX - 1; i >= 0; i--)
         if (dir_used[i])
             removed += rmdir(dir_names[i]) == 0;
+    return removed;
+}
+
+/* End the process with sig as its cause (the shell's 128 + sig): delivered at once, or when
+ * the handler that calls this returns, as sig is blocked in it. */
+static void die_of(int sig)
+{
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void on_signal(int sig)
+{
+    static const char clear[] = "\r\033[K"; /* the progress line's place (am_progress) */
+    if (am_progress_shown()) {
+        ssize_t w = write(2, clear, sizeof clear - 1);
+        (void)w;
+    }
+    int removed = remove_on_stop();
     static const char msg[] = "amsim: interrupted; partial outputs removed\n",
                       pipe_msg[] = "amsim: an output pipe was closed (SIGPIPE); partial "
                                    "outputs removed\n";
@@ -969,8 +1017,19 @@ static void on_signal(int sig)
         ssize_t r = write(2, pipe_msg, sizeof pipe_msg - 1);
         (void)r;
     }
-    signal(sig, SIG_DFL);
-    raise(sig);
+    die_of(sig);
+}
+
+void out_die_of(int sig)
+{
+    (void)remove_on_stop();
+    die_of(sig);
+    /* still here: sig is blocked (a mask the command was started with) */
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    sigprocmask(SIG_UNBLOCK, &one, NULL);
+    _exit(128 + sig); /* a handler's or an ignored signal's: never back to the caller */
 }
 
 void out_catch(int sig, void (*fn)(int), struct sigaction *old)

@@ -2,7 +2,7 @@
  * tables and inline SVG plots of a batch output folder. It reads only outputs: DIR/results.csv
  * and, when the runs wrote them (batch --timeline), DIR/runs/NAME/timeline.csv. Plots are drawn by
  * the gnuplot scripts in analysis/ (found in $AMSIM_ANALYSIS, else the source tree's analysis/),
- * run through popen with `set terminal svg`:
+ * run by a gnuplot started in a scratch folder (start_gnuplot) with `set terminal svg`:
  *   peak_reserved.gp            mean peak reserved (and peak live) per policy
  *   memory_over_time.gp         live vs reserved over time, one line per policy, per trace
  *   fragmentation_over_time.gp  1 - allocated / reserved over time, per trace
@@ -86,6 +86,7 @@ typedef struct ctx {
     int *c_level_ooms; /* the LEVEL.ooms columns (level_ooms_col), found once by cmd_report */
     int n_level_ooms;
     char level[128];
+    char gnuplot[PATH_MAX + 16]; /* find_gnuplot */
 } ctx;
 
 /* Words for gnuplot: no whitespace, quotes or control bytes inside, as gnuplot's word() splits
@@ -177,12 +178,12 @@ static int gp_set_shown(char *dst, size_t n, const char *name, const char *val)
     return rc;
 }
 
-/* A pclose status in words: "exit status 1", "killed by signal 9", or "no SVG written" when
+/* gnuplot's wait status (wait_gnuplot) in words: "exit status 1", "killed by signal 9", or "no SVG written" when
  * gnuplot exited 0 (until 2026-11-27 the raw wait status was printed, e.g. "status 32512"). */
 static void wait_status_text(char *dst, size_t n, int st)
 {
     if (st == -1)
-        snprintf(dst, n, "pclose: %s", strerror(errno));
+        snprintf(dst, n, "wait: %s", strerror(errno));
     else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
         snprintf(dst, n, "exit status %d", WEXITSTATUS(st));
     else if (WIFSIGNALED(st))
@@ -191,49 +192,128 @@ static void wait_status_text(char *dst, size_t n, int st)
         snprintf(dst, n, "no SVG written");
 }
 
-/* 1 when an executable named gnuplot is in a $PATH directory (an empty entry is the current
- * directory, as the shell that popen runs reads it). */
-static int gnuplot_on_path(void)
+/* The gnuplot plot() runs: the first executable named gnuplot in a $PATH directory, into
+ * c->gnuplot, made absolute (an empty entry is the current directory, as a shell reads it, and
+ * gnuplot is started in the scratch folder). 0, or -1 when there is none. */
+static int find_gnuplot(ctx *c)
 {
     const char *path = getenv("PATH");
     if (!path)
         path = "/usr/bin:/bin";
+    char cwd[PATH_MAX] = "";
+    if (!getcwd(cwd, sizeof cwd))
+        cwd[0] = 0; /* a relative entry is then looked up from nowhere: skipped */
     for (const char *p = path;;) {
         size_t l = strcspn(p, ":");
-        char exe[4200];
-        snprintf(exe, sizeof exe, "%.*s%sgnuplot", (int)(l < 4000 ? l : 4000), p, l ? "/" : "");
+        int rel = l == 0 || p[0] != '/';
+        char *exe = c->gnuplot;
+        int k = snprintf(exe, sizeof c->gnuplot, "%s%s%.*s%sgnuplot", rel ? cwd : "",
+                         rel ? "/" : "", (int)l, p, l ? "/" : "");
         struct stat sb;
-        if (stat(exe, &sb) == 0 && S_ISREG(sb.st_mode) && access(exe, X_OK) == 0)
-            return 1;
-        if (!p[l])
+        if ((!rel || cwd[0]) && k > 0 && (size_t)k < sizeof c->gnuplot && stat(exe, &sb) == 0 &&
+            S_ISREG(sb.st_mode) && access(exe, X_OK) == 0)
             return 0;
+        if (!p[l]) {
+            c->gnuplot[0] = 0;
+            return -1;
+        }
         p += l + 1;
     }
 }
 
-/* Run a script with variable assignments; embed the SVG it wrote. gnuplot first changes to the
- * scratch folder, so every file it reads or writes there goes by a plain relative name (tl0_1.dat,
- * plot3.svg) that needs no quoting in the scripts' whitespace-separated `files` list, whatever
- * $TMPDIR holds; the folder and the scripts' folder are gp_lit() literals. (Until 2026-11-27 the
- * full paths were written into double-quoted strings and `files`: a $TMPDIR with a space, a
+/* Start gnuplot in the scratch folder, reading its script from *in: its pid, or -1 with errno.
+ * Its working folder is the scratch folder from the start, so no name it is given can land
+ * anywhere else: until 2026-11-27 it was popen()ed in the caller's folder and sent `cd`
+ * first, and an interrupt that removed the scratch folder before the `cd` ran left it writing
+ * plotN.svg there, emptying the caller's same-named files. It is tracked (out_track_child)
+ * before the stop signals are unblocked, so an interrupt stops and reaps it before the
+ * scratch folder is removed. */
+static pid_t start_gnuplot(ctx *c, FILE **in)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return -1;
+    sigset_t stop, old;
+    out_stop_signals(&stop);
+    sigprocmask(SIG_BLOCK, &stop, &old);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* the command's handlers would remove its files: gnuplot gets the dispositions it
+         * would have got from exec (one ignored at the start stays ignored) */
+        for (int s = 1; s < NSIG; s++) {
+            struct sigaction cur;
+            if (sigismember(&stop, s) && sigaction(s, NULL, &cur) == 0 &&
+                cur.sa_handler != SIG_IGN)
+                signal(s, SIG_DFL);
+        }
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        close(fds[1]);
+        if (dup2(fds[0], 0) < 0 || chdir(c->tmp) != 0)
+            _exit(127);
+        close(fds[0]);
+        execl(c->gnuplot, "gnuplot", (char *)NULL);
+        _exit(127);
+    }
+    int e = errno;
+    if (pid > 0)
+        out_track_child(pid, 1);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    close(fds[0]);
+    *in = pid > 0 ? fdopen(fds[1], "w") : NULL;
+    if (pid > 0 && !*in) { /* no script: gnuplot reads an end of file and exits */
+        e = errno;
+        close(fds[1]);
+    } else if (pid < 0)
+        close(fds[1]);
+    errno = e;
+    return pid;
+}
+
+/* Wait for gnuplot (start_gnuplot) to end: its wait status, or -1 with errno. Waited for
+ * without reaping first, so that it stays tracked (out_track_child) until it is reaped here. */
+static int wait_gnuplot(pid_t pid)
+{
+    siginfo_t si;
+    while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) != 0)
+        if (errno != EINTR)
+            return -1;
+    sigset_t stop, old;
+    out_stop_signals(&stop);
+    sigprocmask(SIG_BLOCK, &stop, &old);
+    out_track_child(pid, 0);
+    int st;
+    pid_t w;
+    while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+        ;
+    int e = errno;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    errno = e;
+    return w == pid ? st : -1;
+}
+
+/* Run a script with variable assignments; embed the SVG it wrote. gnuplot runs in the scratch
+ * folder (start_gnuplot), so every file it reads or writes there goes by a plain relative name
+ * (tl0_1.dat, plot3.svg) that needs no quoting in the scripts' whitespace-separated `files`
+ * list, whatever $TMPDIR holds; the scripts' folder is a gp_lit() literal. (Until 2026-11-27
+ * the full paths were written into double-quoted strings and `files`: a $TMPDIR with a space, a
  * backslash or a double quote broke every timeline plot, status 2.) */
 static void plot(ctx *c, const char *script, const char *vars, const char *caption)
 {
-    char out[PATH_MAX + 64], rel[64], cmd[64];
+    char out[PATH_MAX + 64], rel[64];
     snprintf(rel, sizeof rel, "plot%d.svg", c->nplots++);
     snprintf(out, sizeof out, "%s/%s", c->tmp, rel);
-    snprintf(cmd, sizeof cmd, "gnuplot");
-    FILE *g = popen(cmd, "w");
-    if (!g) {
+    FILE *g = NULL;
+    pid_t pid = start_gnuplot(c, &g);
+    if (pid < 0) {
         am_msg("%s: cannot run gnuplot: %s\n", prog, strerror(errno));
         c->failed++;
         return;
     }
     /* A gnuplot that exits before reading its script closes the pipe: with SIGPIPE ignored
-     * around the write and pclose (after popen, so gnuplot itself keeps its own disposition)
-     * that is a write error, EPIPE, and the plot fails like any other gnuplot failure. Until
-     * 2026-11-27 the outcome was a race: usually "gnuplot failed" (status 2), sometimes the
-     * report killed by SIGPIPE (status 141). */
+     * around the write (after the fork, so gnuplot itself keeps its own disposition) that is a
+     * write error, EPIPE, and the plot fails like any other gnuplot failure. Until 2026-11-27
+     * the outcome was a race: usually "gnuplot failed" (status 2), sometimes the report killed
+     * by SIGPIPE (status 141). */
     struct sigaction ign, old_pipe;
     memset(&ign, 0, sizeof ign);
     ign.sa_handler = SIG_IGN;
@@ -242,18 +322,18 @@ static void plot(ctx *c, const char *script, const char *vars, const char *capti
     char *path = path_in(c->scripts, script), *dir = path_in(c->scripts, "");
     /* analysis_dir: the scripts' folder, ending in '/', where the timeline scripts load the
      * palette they share (timeline_palette.gp) from, as gnuplot runs in the scratch folder */
-    char *cd = gp_lit(c->tmp), *load = gp_lit(path), *adir = gp_lit(dir);
-    if (cd && load && adir)
-        fprintf(g, "cd %s\nout = '%s'\nanalysis_dir = %s\n%s\nload %s\n", cd, rel, adir, vars,
-                load);
+    char *load = gp_lit(path), *adir = gp_lit(dir);
+    if (g && load && adir)
+        fprintf(g, "out = '%s'\nanalysis_dir = %s\n%s\nload %s\n", rel, adir, vars, load);
     /* half a script: no SVG */
-    int write_failed = !cd || !load || !adir || fflush(g) != 0 || ferror(g);
-    free(cd);
+    int write_failed = !g || !load || !adir || fflush(g) != 0 || ferror(g);
+    if (g && fclose(g) != 0)
+        write_failed = 1;
     free(load);
     free(adir);
     free(dir);
     free(path);
-    int st = pclose(g);
+    int st = wait_gnuplot(pid);
     sigaction(SIGPIPE, &old_pipe, NULL);
     char *svg = st == 0 && !write_failed ? am_slurp(out) : NULL;
     char *start = svg ? strstr(svg, "<svg") : NULL;
@@ -1703,7 +1783,7 @@ int cmd_report(int argc, char **argv)
     }
     /* every plot needs gnuplot: refuse before writing anything (until 2026-11-27 each of the
      * plots failed with "sh: 1: gnuplot: not found", status 2, and a half-made report.html) */
-    if (!gnuplot_on_path()) {
+    if (find_gnuplot(&c) != 0) {
         am_msg("%s: gnuplot not found on PATH (Debian: apt-get install gnuplot-nox)\n",
                 prog);
         ctx_free(&c);

@@ -2086,6 +2086,77 @@ static void test_stop_by_sighup(void)
     CU_ASSERT_EQUAL(tree_count(dir, "summary.json"), reports);
 }
 
+/* The pid of a worker of the batch writing into dir: the PID of a messages.tmp.PID in a run
+ * folder, or 0 when there is none (yet). */
+static pid_t running_worker(const char *dir)
+{
+    char cmd[2048], line[256] = "";
+    snprintf(cmd, sizeof cmd, "find '%s' -name 'messages.tmp.*' 2>/dev/null | head -n 1", dir);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return 0;
+    char *got = fgets(line, sizeof line, p);
+    pclose(p);
+    const char *dot = got ? strrchr(line, '.') : NULL;
+    return dot ? (pid_t)atol(dot + 1) : 0;
+}
+
+/* A batch stopped by SIGINT or SIGTERM says one line, "stopped by SIG...; the same command
+ * again runs what is unfinished", and dies of the signal (status 130, 143), as
+ * configs/sweeps/README.md says. Until 2026-11-27 the handler it then ran added "amsim:
+ * interrupted; partial outputs removed", the message of an interrupted command that a batch's
+ * rerun does not follow. Deterministic: the signal comes once a worker is running (its
+ * messages.tmp.PID is there), and that worker is stopped (SIGSTOP) meanwhile, so the batch
+ * cannot have ended before the signal reaches it. */
+static void test_stop_says_one_line(void)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char text[2048];
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
+             "generate: {kind: serve, args: [--requests, \"20000\"]}\nseeds: [1, 2, 3]\n"
+             "policies: [bfc]\n", tu_top());
+    const char *sw = tu_write("oneline.yaml", text);
+    static const int sigs[] = {SIGINT, SIGTERM};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        char dir[1200], errpath[1300];
+        snprintf(dir, sizeof dir, "%s/oneline%zu", tu_tmpdir(), i);
+        snprintf(errpath, sizeof errpath, "%s/oneline%zu.err", tu_tmpdir(), i);
+        pid_t pid = fork();
+        CU_ASSERT_FATAL(pid >= 0);
+        if (pid == 0) {
+            signal(SIGINT, SIG_DFL); /* not a background job's SIG_IGN */
+            if (!freopen("/dev/null", "w", stdout) || !freopen(errpath, "w", stderr))
+                _exit(127);
+            execl(bin, bin, "batch", sw, "-o", dir, "-j", "1", "-q", (char *)NULL);
+            _exit(127);
+        }
+        /* a worker under way (20 s at most), held still until the batch has the signal */
+        pid_t w = 0;
+        int st = 0, ended = 0;
+        for (int k = 0; k < 2000 && !(w = running_worker(dir)); k++) {
+            if (waitpid(pid, &st, WNOHANG) == pid) {
+                ended = 1;
+                break;
+            }
+            usleep(10000);
+        }
+        CU_ASSERT_FATAL(!ended && w > 0);
+        kill(w, SIGSTOP);
+        kill(pid, sigs[i]);
+        kill(w, SIGCONT);
+        CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+        CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == sigs[i]);
+        char *err = tu_slurp(errpath, NULL), want[160];
+        snprintf(want, sizeof want, "amsim batch: stopped by %s; the same command again runs "
+                 "what is unfinished\n", sigs[i] == SIGINT ? "SIGINT" : "SIGTERM");
+        CU_ASSERT(err && strcmp(err, want) == 0);
+        if (!err || strcmp(err, want) != 0)
+            fprintf(stderr, "\n  %s: %s\n", want, err ? err : "(no stderr)");
+        free(err);
+        CU_ASSERT_EQUAL(tree_count(dir, ".tmp."), 0);
+    }
+}
+
 /* --timeout with the batch started with SIGALRM and SIGTERM blocked (a signal mask is inherited
  * through fork and exec: a supervisor or a shell can leave them blocked). The workers unblock
  * them, so the run is still stopped by its timer; until 2026-11-25 the worker kept the mask,
@@ -6959,6 +7030,8 @@ void suite_batch(void)
              {"--timeout honours fractions of a second", test_timeout_fraction},
              {"a stopped batch leaves no temporaries", test_stop_leaves_no_temporaries},
              {"SIGHUP stops a batch as SIGINT does", test_stop_by_sighup},
+             {"a stopped batch says one line, not also \"partial outputs removed\"",
+              test_stop_says_one_line},
              {"an interrupted run is neither done nor failed in the progress bar",
               test_stop_progress_counts},
              {"--timeout stops a worker started with its signals blocked",

@@ -8,6 +8,7 @@
 #include <CUnit/CUnit.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,8 +288,8 @@ static void test_long_name(void)
 
 /* `amsim report` makes its scratch folder under $TMPDIR (until 2026-11-27 always /tmp), and an
  * interrupt removes it, with the page's temporary (until 2026-11-27 it stayed). The fake
- * gnuplot records the script it is given (which names the scratch folder) and stops the report
- * with SIGTERM. */
+ * gnuplot records the folder it runs in (the scratch folder) and the script it is given, and
+ * stops the report with SIGTERM. */
 static void test_report_scratch(void)
 {
     if (access("/proc/self/stat", R_OK) != 0)
@@ -305,12 +306,12 @@ static void test_report_scratch(void)
     snprintf(p, sizeof p, "%s/gnuplot", fake);
     f = fopen(p, "w");
     CU_ASSERT_FATAL(f != NULL);
-    /* popen's shell may or may not exec gnuplot: the nearest ancestor named amsim is sent the
-     * signal (Linux /proc) */
-    fprintf(f, "#!/bin/sh\ncat >'%s/../gp.in'\np=$PPID\n"
+    /* the nearest ancestor named amsim (the report, gnuplot's parent) is sent the signal
+     * (Linux /proc) */
+    fprintf(f, "#!/bin/sh\npwd -P >'%s/../gp.cwd'\ncat >'%s/../gp.in'\np=$PPID\n"
                "while [ \"$p\" -gt 1 ] && [ \"$(cat /proc/$p/comm)\" != amsim ]; do\n"
                "  p=$(cut -d' ' -f4 /proc/$p/stat)\ndone\n"
-               "[ \"$p\" -gt 1 ] && kill -TERM $p\nexit 0\n", fake);
+               "[ \"$p\" -gt 1 ] && kill -TERM $p\nexit 0\n", fake, fake);
     fclose(f);
     chmod(p, 0755);
     snprintf(cmd, sizeof cmd, "TMPDIR='%s' PATH='%s:/usr/bin:/bin' %s report '%s' >/dev/null "
@@ -321,11 +322,14 @@ static void test_report_scratch(void)
                                           : WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM);
     snprintf(p, sizeof p, "%s/../gp.in", fake);
     char *in = tu_slurp(p, NULL);
-    char want[900];
-    /* gnuplot is sent to the scratch folder first (report_html.c, plot()) */
-    snprintf(want, sizeof want, "cd '%s/amsim-report-", td);
-    CU_ASSERT(in && strstr(in, want) != NULL);
+    CU_ASSERT(in && strstr(in, "load ") != NULL); /* it was given its script */
     free(in);
+    snprintf(p, sizeof p, "%s/../gp.cwd", fake);
+    char *cwd = tu_slurp(p, NULL), want[PATH_MAX + 32], rtd[PATH_MAX];
+    /* gnuplot runs in the scratch folder (report_html.c, start_gnuplot) */
+    snprintf(want, sizeof want, "%s/amsim-report-", realpath(td, rtd) ? rtd : td);
+    CU_ASSERT(cwd && strncmp(cwd, want, strlen(want)) == 0);
+    free(cwd);
     CU_ASSERT_EQUAL(count_in(td, NULL), 0);  /* the scratch folder went */
     CU_ASSERT_EQUAL(count_in(dir, NULL), 1); /* results.csv only: no page, no temporary */
 }

@@ -2,7 +2,10 @@
  * metrics left out of means, the heat map's policy named, units and exact integers in stats,
  * the level on every line of a multi-level event log, the run report's columns for sizes up to
  * 16 EiB and for long level, link and direction names. All through the amsim binary. */
+#define _DEFAULT_SOURCE /* realpath, setenv, usleep */
 #include <CUnit/CUnit.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1631,6 +1634,93 @@ static void test_report_small_stack(void)
     CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
+/* QA: an interrupted report (SIGINT while gnuplot draws) stops and reaps gnuplot before it
+ * removes its scratch folder, and gnuplot runs in that folder from the start, so it writes
+ * nothing anywhere else. Until 2026-11-27 gnuplot was started in the caller's folder and sent
+ * `cd SCRATCH` first: one interrupted before the `cd` wrote plotN.svg there, emptying the
+ * caller's own plot2.svg..plot4.svg, and it ran on after the report had gone. Deterministic: a
+ * gnuplot of our own writes plot0.svg in its folder, then its pid, then sleeps, and the report
+ * is interrupted only once the pid is there, gnuplot still running. */
+static void test_report_interrupt_stops_gnuplot(void)
+{
+    const char *dir = gnuplot_study("intr");
+    const char *fake = tmp_path("intrgp"), *td = tmp_path("intr_tmp"),
+               *caller = tmp_path("intr_caller"), *pidf = tmp_path("intr_gp.pid"),
+               *cwdf = tmp_path("intr_gp.cwd");
+    char p[1200], script[4096];
+    mkdir(fake, 0777);
+    mkdir(td, 0777);
+    mkdir(caller, 0777);
+    snprintf(p, sizeof p, "%s/plot0.svg", caller);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("my own figure 0\n", f);
+    fclose(f);
+    /* the pid through a temporary and mv: whole when it appears */
+    snprintf(script, sizeof script, "#!/bin/sh\npwd -P >'%s'\necho gnuplot >plot0.svg\n"
+             "echo $$ >'%s.t' && mv '%s.t' '%s'\nexec sleep 1000 </dev/null\n", cwdf, pidf,
+             pidf, pidf);
+    snprintf(p, sizeof p, "%s/gnuplot", fake);
+    f = fopen(p, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs(script, f);
+    fclose(f);
+    chmod(p, 0755);
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char abin[PATH_MAX];
+    if (!realpath(bin, abin)) /* the report runs from the caller's folder */
+        snprintf(abin, sizeof abin, "%s", bin);
+    snprintf(p, sizeof p, "%s:/usr/bin:/bin", fake);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        if (chdir(caller) != 0 || !freopen("/dev/null", "w", stdout) ||
+            !freopen("/dev/null", "w", stderr))
+            _exit(127);
+        signal(SIGINT, SIG_DFL);
+        setenv("PATH", p, 1);
+        setenv("TMPDIR", td, 1);
+        execl(abin, abin, "report", dir, (char *)NULL);
+        _exit(127);
+    }
+    /* gnuplot started and still running: its pid file (20 s at most, else the report ended) */
+    char *pidtext = NULL;
+    int st = 0, ended = 0;
+    for (int i = 0; i < 2000 && !(pidtext = tu_slurp(pidf, NULL)); i++) {
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            ended = 1;
+            break;
+        }
+        usleep(10000);
+    }
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pidtext);
+    pid_t gp = (pid_t)atol(pidtext);
+    free(pidtext);
+    CU_ASSERT_FATAL(gp > 0);
+    if (!ended) {
+        kill(pid, SIGINT);
+        CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+    }
+    CU_ASSERT(!ended && WIFSIGNALED(st) && WTERMSIG(st) == SIGINT);
+    /* gnuplot gone when the report has: reaped by it, so no such process */
+    int alive = kill(gp, 0) == 0;
+    CU_ASSERT(!alive);
+    if (alive)
+        kill(gp, SIGKILL);
+    char *cwd = tu_slurp(cwdf, NULL);
+    char want[PATH_MAX + 32], rtd[PATH_MAX];
+    snprintf(want, sizeof want, "%s/amsim-report-", realpath(td, rtd) ? rtd : td);
+    CU_ASSERT(cwd && strncmp(cwd, want, strlen(want)) == 0);
+    free(cwd);
+    snprintf(p, sizeof p, "%s/plot0.svg", caller);
+    char *mine = tu_slurp(p, NULL);
+    CU_ASSERT(mine && strcmp(mine, "my own figure 0\n") == 0);
+    free(mine);
+    /* the scratch folder removed, gnuplot's plot0.svg with it */
+    snprintf(p, sizeof p, "[ -z \"$(ls -A '%s')\" ]", td);
+    CU_ASSERT_EQUAL(system(p), 0);
+}
+
 /* QA's hf.yaml: memory_limit [100B, 1GiB] x capacity [1GiB, 2GiB], the 100B runs failing. The
  * heat map keeps the 100B column, its cells empty (it showed only the 1GiB column). All cells
  * equal and a trace of makespan 0 (every timeline row at 0 ps) draw without gnuplot's
@@ -1884,6 +1974,8 @@ void suite_report(void)
               test_report_gnuplot_exits_early},
              {"a 128 KiB stack is enough: no crash, no scratch folder left",
               test_report_small_stack},
+             {"interrupted: gnuplot stopped and reaped, nothing written outside its folder",
+              test_report_interrupt_stops_gnuplot},
              {"nothing reserved: explicit ranges, no gnuplot warnings", test_report_all_zero},
              {"a report.html link is replaced, its target untouched", test_report_replaces_link},
              {"a TMPDIR of 240 bytes: the report is written", test_report_long_tmpdir},
