@@ -603,6 +603,11 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
         ev->id = b->st.id += zz_dec(v);
         break;
     case TR_TRANSFER:
+        /* a native transfer names its source: the default memory's index would make the native
+         * conversion name the converting config's default instead (until 2026-11-28 accepted) */
+        if (ev->level_default)
+            return BFAIL("a transfer's source is level index 4096, which stands only for an "
+                         "event that named no level: a transfer names its source");
         GET(v);
         if (bin_level(t, b, v, &ev->dst_level, err))
             return -1;

@@ -309,6 +309,13 @@ BI_TB(b_end_count1, "endc1.amsb", BIN_HDR "\x06\x05\x06\x05\x00\x01",
       "amsim: @:3: end record counts 1 record, the file holds 2")
 BI_TB(b_no_end1, "noend1.amsb", BIN_HDR "\x06\x05",
       "amsim: @:2: truncated binary trace: no end record after 1 record")
+/* Level index 4096 (the reading config's default memory) stands for an event that named none; a
+ * transfer names its source, so one after LEVEL 4096 is refused (until 2026-11-28 accepted, and
+ * its native conversion named the converting config's default as the source) */
+BI_TB(b_transfer_src_default, "tsd.amsb",
+      BIN_HDR "\x81\x80\x20\x02\x80\x20\x05\x01\x80\x20\x00\x02",
+      "amsim: @:2: a transfer's source is level index 4096, which stands only for an event that "
+      "named no level: a transfer names its source")
 /* Header flags 1 (skipped count) and 2 (validated, added 2026-11-27) are known; 4 is not */
 BI_TB(b_flags, "flg.amsb",
       "\x41\x4d\x53\x42\x01\x04\x00\x00\x02\x03" "hbm" "\x04" "host" "\x00\x00",
@@ -4481,6 +4488,7 @@ void suite_badinput(void)
              {"binary: end record count too large", b_end_count},
              {"binary: end record count of one, singular", b_end_count1},
              {"binary: no end record after one record, singular", b_no_end1},
+             {"binary: a transfer after LEVEL 4096", b_transfer_src_default},
              {"binary: unknown header flag", b_flags},
              {"binary: reserved header bytes not 0", b_reserved},
              {"binary: gzip data cut after the end record", b_gzip_cut},
