@@ -4103,7 +4103,12 @@ static char *worker_msg_path(const char *dir, pid_t pid)
 static void worker_keep_messages(const char *dir)
 {
     char *p = worker_msg_path(dir, getpid());
-    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    /* a new file of the worker's own, as an output's temporary is (sim/outfile.c, tmp_create):
+     * whatever has its name (a file of a process of the same PID, a planted symbolic link) goes
+     * first, and a link is never followed. Until 2026-11-27 it was opened with O_TRUNC: a link
+     * there had the messages written into the file it named. */
+    unlink(p);
+    int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd >= 0)
         am_msg_copy_to(fd);
     free(p);

@@ -130,27 +130,61 @@ static char *link_target(const char *path)
 
 static char *dir_of(const char *path, const char **base);
 
-/* The temporary that path is written to before its rename: "PATH.tmp.PID" next to it, or, when
- * that name would be longer than a directory entry can be (NAME_MAX: an output named with 241
- * bytes or more), ".amsim.tmp.PID.N" in the same directory (the rename must stay within one
- * file system), N counting the command's short names. Both hold ".tmp.", which batch's sweep
- * of a killed worker's leftovers looks for. Until 2026-11-27 such an output was refused ("File
- * name too long") although the file system takes its name. */
-static char *tmp_name(const char *path)
+/* The temporary that path is written to before its rename: "PATH.tmp.PID" next to it (try 0;
+ * "PATH.tmp.PID.K" for a later try K, when that name was taken), or, when that name would be
+ * longer than a directory entry can be (NAME_MAX: an output named with 241 bytes or more),
+ * ".amsim.tmp.PID.N" in the same directory (the rename must stay within one file system), N
+ * counting the command's short names. Both hold ".tmp.", which batch's sweep of a killed
+ * worker's leftovers looks for. Until 2026-11-27 such an output was refused ("File name too
+ * long") although the file system takes its name. */
+static char *tmp_name(const char *path, unsigned try)
 {
     static unsigned nshort;
     char suffix[64];
-    snprintf(suffix, sizeof suffix, ".tmp.%ld", (long)getpid());
+    if (try)
+        snprintf(suffix, sizeof suffix, ".tmp.%ld.%u", (long)getpid(), try);
+    else
+        snprintf(suffix, sizeof suffix, ".tmp.%ld", (long)getpid());
     const char *base;
     char *dir = dir_of(path, &base);
-    size_t n = strlen(path) + 64;
+    size_t n = strlen(path) + 96;
     char *tmp = am_malloc(n);
     if (strlen(base) + strlen(suffix) <= NAME_MAX)
         snprintf(tmp, n, "%s%s", path, suffix);
     else
-        snprintf(tmp, n, "%s/.amsim%s.%u", dir, suffix, nshort++);
+        snprintf(tmp, n, "%s/.amsim.tmp.%ld.%u", dir, (long)getpid(), nshort++);
     free(dir);
     return tmp;
+}
+
+/* Create path's temporary (tmp_name) as a new file of the command's own: O_EXCL, so that a
+ * file or symbolic link already there under that name (planted, or left by a process of the
+ * same PID) is never written through or truncated, but another name tried; O_NOFOLLOW besides,
+ * for a file system where O_EXCL alone would follow a link. The stream, with *tmp its name
+ * (malloc'd), or NULL with errno. Until 2026-11-27 it was opened with fopen "w": a symbolic link
+ * "out.json.tmp.PID" redirected the output's bytes into whatever file it named. */
+static FILE *tmp_create(const char *path, char **tmp)
+{
+    for (unsigned try = 0; try < 100; try++) {
+        char *name = tmp_name(path, try);
+        int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            FILE *f = fdopen(fd, "wb");
+            if (f) {
+                *tmp = name;
+                return f;
+            }
+            int e = errno;
+            close(fd);
+            unlink(name);
+            errno = e;
+        }
+        free(name);
+        if (errno != EEXIST && errno != ELOOP)
+            return NULL;
+    }
+    errno = EEXIST;
+    return NULL;
 }
 
 /* 1 when st is /dev/null's device: what is written there is never read, so nothing is held
@@ -340,12 +374,10 @@ int out_open(outfile **o, const char *path, am_error *err)
     }
     x->path = am_strdup(target ? target : path);
     free(target);
-    x->tmp = tmp_name(x->path);
-    x->f = fopen(x->tmp, "wb");
+    x->f = tmp_create(x->path, &x->tmp);
     if (!x->f) {
         int e = errno;
         free(x->path);
-        free(x->tmp);
         free(x);
         return am_fail(err, AM_EINPUT, "%s: cannot write: %s", path, strerror(e));
     }

@@ -776,6 +776,43 @@ static void test_stdout_spellings(void)
     CU_ASSERT_EQUAL(count_in(dir, "tmp"), 0);
 }
 
+/* A temporary's name that is taken (a symbolic link planted as "NAME.tmp.PID", a file left
+ * there) is neither written through nor truncated: the output goes to another temporary and is
+ * published all the same (until 2026-11-27 the temporary was opened with fopen "w", and the
+ * planted link had the output's bytes written into the file it named). */
+static void test_tmp_name_taken(void)
+{
+    const char *dir = fresh("tmp_taken");
+    char victim[900], link[900], left[900], p[900];
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    FILE *f = fopen(victim, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("precious\n", f);
+    fclose(f);
+    snprintf(link, sizeof link, "%s/o.json.tmp.%ld", dir, (long)getpid());
+    CU_ASSERT_FATAL(symlink(victim, link) == 0);
+    snprintf(left, sizeof left, "%s/p.csv.tmp.%ld", dir, (long)getpid());
+    f = fopen(left, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("left\n", f);
+    fclose(f);
+    outfile *o[2] = {opened(dir, "o.json", "{}\n"), opened(dir, "p.csv", "a,b\n")};
+    am_error err = {0};
+    CU_ASSERT_EQUAL(out_commit_all(o, 2, &err), 0);
+    char *v = tu_slurp(victim, NULL), *l = tu_slurp(left, NULL);
+    snprintf(p, sizeof p, "%s/o.json", dir);
+    char *j = tu_slurp(p, NULL);
+    CU_ASSERT(v && strcmp(v, "precious\n") == 0);
+    CU_ASSERT(l && strcmp(l, "left\n") == 0);
+    CU_ASSERT(j && strcmp(j, "{}\n") == 0);
+    free(v);
+    free(l);
+    free(j);
+    struct stat st;
+    CU_ASSERT(lstat(link, &st) == 0 && S_ISLNK(st.st_mode)); /* not ours: left as it was */
+    CU_ASSERT_EQUAL(count_in(dir, NULL), 5); /* victim, the link, the file left, o.json, p.csv */
+}
+
 void suite_outfile(void)
 {
     TU_SUITE("outfile",
@@ -806,5 +843,7 @@ void suite_outfile(void)
               test_closed_std_names},
              {"/dev/stdout, /dev/fd/1 and standard output's file are '-' beside the report",
               test_stdout_spellings},
-             {"an in-place output's spool is in $TMPDIR, else /tmp", test_spool_in_tmpdir});
+             {"an in-place output's spool is in $TMPDIR, else /tmp", test_spool_in_tmpdir},
+             {"a temporary's name that is taken is not written through",
+              test_tmp_name_taken});
 }
