@@ -782,6 +782,19 @@ int out_same_target(const char *a, const char *b)
     return same_target(a, &ia, b, &ib);
 }
 
+int out_same_entry(const char *a, const char *b)
+{
+    if (!out_same_target(a, b))
+        return 0;
+    /* one file: by the same name too? Resolved (symbolic links followed, `.` and `..` taken),
+     * a hard link's names differ; a file that does not exist yet was compared by its name */
+    char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
+    int same = !ra || !rb || strcmp(ra, rb) == 0;
+    free(ra);
+    free(rb);
+    return same;
+}
+
 /* Two outputs a and b that name one file. One option writing several files (batch's
  * --update-expectations) names both paths, as its label cannot tell them apart (until
  * 2026-11-27 "--update-expectations and --update-expectations both name exp/b.trace.expect",

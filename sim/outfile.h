@@ -69,6 +69,12 @@ int out_copy(outfile *dst, outfile *src, am_error *err);
  * files written in place (devices, FIFOs) are never the same: writing twice there is harmless,
  * while two temporaries of one regular file would collide. */
 int out_same_target(const char *a, const char *b);
+/* 1 when paths a and b name one file by one directory entry (out_same_target, and the same
+ * name once symbolic links are followed): what one rename replaces for both. Two hard links of
+ * a file are two entries, 0: writing the file once by one name would leave the other name with
+ * the old bytes (a rename breaks the link), so such a pair is two outputs, which
+ * out_check_paths refuses as one file. */
+int out_same_entry(const char *a, const char *b);
 /* An option and the path it names, for out_check_paths: label is how the user wrote it
  * ("--json", "-o's report.txt", "the trace"); path NULL: the option was not given. */
 typedef struct out_named {

@@ -212,10 +212,12 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
             char *p = join(sp->outdir, names[i]);
             if (!path[i])
                 path[i] = owned[i] = p;
-            else if (i + O_ND < O_N && !out_same_target(path[i], p))
-                path[i + O_ND] = owned[i + O_ND] = p; /* --json X -o DIR: both */
+            else if (i + O_ND < O_N && !out_same_entry(path[i], p))
+                path[i + O_ND] = owned[i + O_ND] = p; /* --json X -o DIR: both (a hard link
+                                                       * of DIR's file: refused below) */
             else
-                free(p); /* --json DIR/summary.json: that file once */
+                free(p); /* --json DIR/summary.json (any spelling, a symbolic link to it):
+                          * that file once */
         }
     }
     /* Two outputs naming one regular file would share its temporary: the second commit failed
