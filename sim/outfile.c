@@ -309,6 +309,29 @@ static int held_std_fd(const char *path)
     return found;
 }
 
+/* x (fresh) made an output renamed into place at dest: its temporary created (tmp_create)
+ * and tracked. shown: the path as the user gave it, for the error. 0, or -1 with err (x freed). */
+static int open_renamed(outfile **o, outfile *x, const char *dest, const char *shown,
+                        am_error *err)
+{
+    x->path = am_strdup(dest);
+    x->f = tmp_create(x->path, &x->tmp);
+    if (!x->f) {
+        int e = errno;
+        free(x->path);
+        free(x);
+        return am_fail(err, AM_EINPUT, "%s: cannot write: %s", shown, strerror(e));
+    }
+    static char bufs[OUT_MAX][1 << 16];
+    static int nb;
+    if (nb < OUT_MAX)
+        setvbuf(x->f, bufs[nb++], _IOFBF, sizeof bufs[0]);
+    track(x->tmp, 1);
+    live_set(x, 1);
+    *o = x;
+    return 0;
+}
+
 int out_open(outfile **o, const char *path, am_error *err)
 {
     *o = NULL;
@@ -372,23 +395,19 @@ int out_open(outfile **o, const char *path, am_error *err)
         return am_fail(err, AM_EINPUT, "%s: cannot write: cannot follow its symbolic links",
                        path);
     }
-    x->path = am_strdup(target ? target : path);
+    int rc = open_renamed(o, x, target ? target : path, path, err);
     free(target);
-    x->f = tmp_create(x->path, &x->tmp);
-    if (!x->f) {
-        int e = errno;
-        free(x->path);
-        free(x);
-        return am_fail(err, AM_EINPUT, "%s: cannot write: %s", path, strerror(e));
-    }
-    static char bufs[OUT_MAX][1 << 16];
-    static int nb;
-    if (nb < OUT_MAX)
-        setvbuf(x->f, bufs[nb++], _IOFBF, sizeof bufs[0]);
-    track(x->tmp, 1);
-    live_set(x, 1);
-    *o = x;
-    return 0;
+    return rc;
+}
+
+int out_open_own(outfile **o, const char *path, am_error *err)
+{
+    struct stat lst;
+    *o = NULL;
+    if (!path || lstat(path, &lst) != 0 || !S_ISLNK(lst.st_mode))
+        return out_open(o, path, err);
+    /* the link itself is what the rename replaces (rename never follows one) */
+    return open_renamed(o, am_calloc(1, sizeof **o), path, path, err);
 }
 
 FILE *out_fp(outfile *o) { return o ? o->f : NULL; }

@@ -28,6 +28,10 @@ void out_hold_std_fd(int fd);
  * out_commit copies there (out_abort: nothing is written), and so is a device or FIFO. NULL
  * path gives NULL, no error. */
 int out_open(outfile **o, const char *path, am_error *err);
+/* out_open for a file that is the command's own (`amsim report`'s DIR/report.html): a symbolic
+ * link at path is replaced by the file, its target left alone, and only at the commit, so a
+ * command that fails or is interrupted leaves the link as it was; any other path as out_open. */
+int out_open_own(outfile **o, const char *path, am_error *err);
 FILE *out_fp(outfile *o);
 /* A writer that flushes an output's stream itself (the engine's placements rows) notes the errno
  * of a write that failed (f: out_fp's stream; e: errno, 0 ignored): a failed flush drops its

@@ -287,7 +287,9 @@ static void test_long_name(void)
 }
 
 /* `amsim report` makes its scratch folder under $TMPDIR (until 2026-11-27 always /tmp), and an
- * interrupt removes it, with the page's temporary (until 2026-11-27 it stayed). The fake
+ * interrupt removes it, with the page's temporary (until 2026-11-27 it stayed), and leaves a
+ * symbolic link DIR/report.html and its target as they were (until 2026-11-27 the link was
+ * removed before the page was drawn, so an interrupted report lost it). The fake
  * gnuplot records the folder it runs in (the scratch folder) and the script it is given, and
  * stops the report with SIGTERM. */
 static void test_report_scratch(void)
@@ -303,6 +305,14 @@ static void test_report_scratch(void)
           "hbm.fragmentation_ratio\n1,r1,1,1,bfc,t,ok,1048576,1000,0.1\n"
           "2,r2,2,1,bfc,t,ok,2097152,1000,0.1\n", f);
     fclose(f);
+    char old_page[1200];
+    snprintf(old_page, sizeof old_page, "%s/old.html", fake);
+    f = fopen(old_page, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("old\n", f);
+    fclose(f);
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    CU_ASSERT_FATAL(symlink(old_page, p) == 0);
     snprintf(p, sizeof p, "%s/gnuplot", fake);
     f = fopen(p, "w");
     CU_ASSERT_FATAL(f != NULL);
@@ -331,7 +341,14 @@ static void test_report_scratch(void)
     CU_ASSERT(cwd && strncmp(cwd, want, strlen(want)) == 0);
     free(cwd);
     CU_ASSERT_EQUAL(count_in(td, NULL), 0);  /* the scratch folder went */
-    CU_ASSERT_EQUAL(count_in(dir, NULL), 1); /* results.csv only: no page, no temporary */
+    /* results.csv and the link: no page, no temporary */
+    CU_ASSERT_EQUAL(count_in(dir, NULL), 2);
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    struct stat lst;
+    CU_ASSERT(lstat(p, &lst) == 0 && S_ISLNK(lst.st_mode));
+    char *page = tu_slurp(old_page, NULL);
+    CU_ASSERT(page && strcmp(page, "old\n") == 0);
+    free(page);
 }
 
 /* Run `sh -c "PREFIX; exec amsim ARGS"` with standard output to /dev/null: the exit status, or
