@@ -69,8 +69,17 @@ static int write_fail(am_error *err, const char *name, int e)
 static char tmp_names[OUT_MAX][4096];
 static volatile sig_atomic_t tmp_used[OUT_MAX];
 
+/* 1 once a commit published the command's outputs and no temporary is open since: a stop
+ * signal then removes nothing of them, and must not say it did (on_signal). Set with the stop
+ * signals blocked (published), so that one held off during the renames, delivered as they are
+ * unblocked, finds it set. Until 2026-11-27 such a signal said "interrupted; partial outputs
+ * removed" with every output already replaced. */
+static volatile sig_atomic_t outputs_written;
+
 static void track(const char *tmp, int on)
 {
+    if (on)
+        outputs_written = 0;
     for (int i = 0; i < OUT_MAX; i++) {
         if (on && !tmp_used[i]) {
             snprintf(tmp_names[i], sizeof tmp_names[i], "%s", tmp);
@@ -510,6 +519,16 @@ static int finish(outfile *o, am_error *err)
     return bad ? write_fail(err, o->path, reason(o, e)) : 0;
 }
 
+/* After a commit succeeded, with the stop signals blocked: the outputs are written when no
+ * other temporary is still open (a command's last commit). */
+static void published(void)
+{
+    for (int i = 0; i < OUT_MAX; i++)
+        if (tmp_used[i])
+            return;
+    outputs_written = 1;
+}
+
 int out_commit(outfile *o, am_error *err)
 {
     if (!o)
@@ -522,6 +541,11 @@ int out_commit(outfile *o, am_error *err)
         return -1;
     }
     int rc = finish(o, err);
+    /* the rename, the temporary's untracking and the note that the outputs are written as one
+     * step for a stop signal (published) */
+    sigset_t stop, old;
+    out_stop_signals(&stop);
+    sigprocmask(SIG_BLOCK, &stop, &old);
     if (rc == 0 && o->tmp && rename(o->tmp, o->path) != 0)
         rc = write_fail(err, o->path, reason(o, errno));
     if (o->tmp) { /* renamed into place, or removed after a failure */
@@ -529,6 +553,9 @@ int out_commit(outfile *o, am_error *err)
             unlink(o->tmp);
         track(o->tmp, 0);
     }
+    if (rc == 0)
+        published();
+    sigprocmask(SIG_SETMASK, &old, NULL);
     release(o);
     return rc;
 }
@@ -581,6 +608,8 @@ int out_commit_all(outfile **os, int n, am_error *err)
         }
         out_abort(o); /* after a failure: removed, not renamed */
     }
+    if (rc == 0)
+        published(); /* before the unblocking: a signal held off finds the outputs written */
     sigprocmask(SIG_SETMASK, &old, NULL);
     return rc;
 }
@@ -1068,13 +1097,25 @@ static void on_signal(int sig)
         ssize_t w = write(2, clear, sizeof clear - 1);
         (void)w;
     }
+    int written = outputs_written; /* read first: nothing below opens an output */
     int removed = remove_on_stop();
     static const char msg[] = "amsim: interrupted; partial outputs removed\n",
+                      done_msg[] = "amsim: interrupted; its outputs were already written "
+                                   "and stay (nothing removed)\n",
                       pipe_msg[] = "amsim: an output pipe was closed (SIGPIPE); partial "
                                    "outputs removed\n";
     /* a closed pipe (`| head`) is said only when it cost something: the reader that stopped
-     * early asked for no more, and the shell is silent about it as for any other command */
-    if (sig != SIGPIPE) {
+     * early asked for no more, and the shell is silent about it as for any other command.
+     * Once the outputs are written (published) the signal still ends the command, 128 + sig
+     * as a shell expects of an interrupt (a script's loop stops), but says that they stay:
+     * complete, as every one was renamed whole (a command with several commits, batch
+     * --merge's results.csv before its matrix.tsv, may stop between them). */
+    if (written) {
+        if (sig != SIGPIPE) {
+            ssize_t r = write(2, done_msg, sizeof done_msg - 1);
+            (void)r;
+        }
+    } else if (sig != SIGPIPE) {
         ssize_t r = write(2, msg, sizeof msg - 1);
         (void)r;
     } else if (removed) {

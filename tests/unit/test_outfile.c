@@ -830,6 +830,63 @@ static void test_tmp_name_taken(void)
     CU_ASSERT_EQUAL(count_in(dir, NULL), 5); /* victim, the link, the file left, o.json, p.csv */
 }
 
+/* In a child with the command's signal handlers: out_commit (how = 0) or out_commit_all
+ * (how = 1) of dir/name, the commit skipped (how = 2); then SIGINT, as one held off during the
+ * renames is delivered when they are done. The child's standard error goes to dir/name.err;
+ * its wait status. */
+static int interrupted_after(const char *dir, const char *name, int how)
+{
+    char e[900];
+    snprintf(e, sizeof e, "%s/%s.err", dir, name);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGINT, SIG_DFL); /* not a background job's SIG_IGN */
+        out_install_signals();
+        if (!freopen(e, "w", stderr))
+            _exit(3);
+        outfile *o = opened(dir, name, "{}\n");
+        am_error err = {0};
+        if ((how == 0 && out_commit(o, &err) != 0) || (how == 1 && out_commit_all(&o, 1, &err)))
+            _exit(4);
+        raise(SIGINT);
+        _exit(5); /* not reached */
+    }
+    int st = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+    return st;
+}
+
+/* A stop signal that comes once the outputs are committed removes nothing and says so; the
+ * command still ends by the signal (130 for SIGINT). Until 2026-11-27 it said "interrupted;
+ * partial outputs removed" with every output already replaced. One before the commit still
+ * removes the temporary and says that. */
+static void test_interrupt_after_commit(void)
+{
+    const char *dir = fresh("after_commit");
+    static const char *const names[] = {"one.json", "all.json", "none.json"};
+    char p[900];
+    for (int how = 0; how < 3; how++) {
+        int st = interrupted_after(dir, names[how], how);
+        CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT);
+        snprintf(p, sizeof p, "%s/%s.err", dir, names[how]);
+        char *err = tu_slurp(p, NULL);
+        CU_ASSERT_FATAL(err != NULL);
+        if (how < 2) {
+            CU_ASSERT(strstr(err, "amsim: interrupted; its outputs were already written and "
+                             "stay (nothing removed)\n") != NULL);
+            CU_ASSERT(strstr(err, "partial outputs removed") == NULL);
+            CU_ASSERT(exists(dir, names[how]));
+        } else {
+            CU_ASSERT(strstr(err, "amsim: interrupted; partial outputs removed\n") != NULL);
+            CU_ASSERT(!exists(dir, names[how]));
+        }
+        free(err);
+    }
+    CU_ASSERT_EQUAL(count_in(dir, ".tmp."), 0);
+    CU_ASSERT_EQUAL(count_in(dir, NULL), 5); /* two outputs, three .err files */
+}
+
 void suite_outfile(void)
 {
     TU_SUITE("outfile",
@@ -862,5 +919,7 @@ void suite_outfile(void)
               test_stdout_spellings},
              {"an in-place output's spool is in $TMPDIR, else /tmp", test_spool_in_tmpdir},
              {"a temporary's name that is taken is not written through",
-              test_tmp_name_taken});
+              test_tmp_name_taken},
+             {"an interrupt after the commit says the outputs stay",
+              test_interrupt_after_commit});
 }
