@@ -64,13 +64,7 @@ static void html_esc(FILE *f, const char *src)
 /* dir/name on the heap (am_path_join's form: no doubled slash), whatever dir's length: until
  * 2026-11-27 the report's paths were cut at 1024 bytes, so a long DIR read DIR/results.cs and
  * wrote DIR/report.htm, status 0. Freed by the caller. */
-static char *path_in(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = am_malloc(n);
-    am_path_join(p, n, dir, name);
-    return p;
-}
+static char *path_in(const char *dir, const char *name) { return am_path_join_dup(dir, name); }
 
 typedef struct ctx {
     const char *dir;
