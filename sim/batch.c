@@ -4103,7 +4103,12 @@ static char *worker_msg_path(const char *dir, pid_t pid)
 static void worker_keep_messages(const char *dir)
 {
     char *p = worker_msg_path(dir, getpid());
-    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    /* a new file of the worker's own, as an output's temporary is (sim/outfile.c, tmp_create):
+     * whatever has its name (a file of a process of the same PID, a planted symbolic link) goes
+     * first, and a link is never followed. Until 2026-11-27 it was opened with O_TRUNC: a link
+     * there had the messages written into the file it named. */
+    unlink(p);
+    int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd >= 0)
         am_msg_copy_to(fd);
     free(p);
@@ -5801,7 +5806,28 @@ static void untrack_lock(char **lock_path)
     *lock_path = NULL;
 }
 
+static int merge_into(int argc, char **argv, const char *out, int quiet);
+
+/* --merge with its folders (and OUT, unless it is OUT.csv) taken without the slashes that end
+ * them, so that the paths made from them have single slashes (until 2026-11-27 `-o ./sh2/`
+ * said ./sh2//matrix.tsv). OUT.csv/ stays a folder: its slash is gone only after that test. */
 static int merge(int argc, char **argv, const char *out, int quiet)
+{
+    char **dirs = am_calloc((size_t)argc + 1, sizeof *dirs), *o = NULL;
+    for (int i = 0; i < argc; i++)
+        dirs[i] = am_dir_trim(argv[i]);
+    size_t ol = out ? strlen(out) : 0;
+    if (out && !(ol > 4 && strcmp(out + ol - 4, ".csv") == 0))
+        o = am_dir_trim(out);
+    int rc = merge_into(argc, dirs, o ? o : out, quiet);
+    for (int i = 0; i < argc; i++)
+        free(dirs[i]);
+    free(dirs);
+    free(o);
+    return rc;
+}
+
+static int merge_into(int argc, char **argv, const char *out, int quiet)
 {
     char q[SHOWN_MAX]; /* a path as a message quotes it (SHOW) */
     if (!argc || !out) {
@@ -5925,6 +5951,7 @@ int cmd_batch(int argc, char **argv)
     b.self = "/proc/self/exe";
     int rc = 1;
     int lock_fd = -1, made_out = 0, made_lock = 0, made_runs = 0; /* DIR's lock, what we made */
+    char *out_own = NULL; /* b.out without its final slashes (am_dir_trim) */
     char q[SHOWN_MAX], q2[SHOWN_MAX]; /* a value or a path as a message quotes it (SHOW) */
     enum { O_HELP, O_QUIET, O_PLACEMENTS, O_TIMELINE, O_LIST, O_UPDATE, O_MERGE, O_OUT, O_JOBS,
            O_SHARD, O_TIMEOUT, O_N };
@@ -6062,6 +6089,8 @@ int cmd_batch(int argc, char **argv)
         goto out;
     }
     file = mdirs[0];
+    if (b.out) /* DIR/results.csv, not DIR//results.csv, for `-o st/` (am_dir_trim) */
+        b.out = out_own = am_dir_trim(b.out);
     if (!file || (!b.out && !list)) {
         am_msg("%s: SWEEP.yaml and -o DIR are required (see amsim batch --help)\n", prog);
         goto out;
@@ -6202,6 +6231,7 @@ done:
     sweep_free(&b.sw);
 out:
     free(mdirs);
+    free(out_own);
     return rc;
 }
 

@@ -456,6 +456,23 @@ int am_path_join(char *dst, size_t n, const char *dir, const char *name)
     return snprintf(dst, n, "%.*s%s%s", (int)l, dir, dir[l - 1] == '/' ? "" : "/", name);
 }
 
+char *am_path_join_dup(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = am_malloc(n);
+    am_path_join(p, n, dir, name);
+    return p;
+}
+
+char *am_dir_trim(const char *dir)
+{
+    char *d = am_strdup(dir);
+    size_t l = strlen(d);
+    while (l > 1 && d[l - 1] == '/')
+        d[--l] = 0;
+    return d;
+}
+
 long am_getline_max(char **line, size_t *cap, FILE *f, size_t max)
 {
     size_t n = 0;

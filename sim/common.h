@@ -214,6 +214,12 @@ const char *am_input_name(const char *path);
 /* dir/name into dst (cap n): the slashes that end dir are not doubled ("out1/" and "out1" both
  * give "out1/report.html"; "/" gives "/report.html"). The return is snprintf's. */
 int am_path_join(char *dst, size_t n, const char *dir, const char *name);
+/* am_path_join into a malloc'd string. */
+char *am_path_join_dup(const char *dir, const char *name);
+/* A copy of folder path dir (malloc'd) without the slashes that end it ("out1/" gives "out1";
+ * "/" stays "/"), so that every path made from it has single slashes (until 2026-11-27 `batch
+ * SWEEP -o st/` said `st//results.csv`). */
+char *am_dir_trim(const char *dir);
 
 /* A growable list of owned strings; {0} is empty. */
 typedef struct strlist {

@@ -69,8 +69,17 @@ static int write_fail(am_error *err, const char *name, int e)
 static char tmp_names[OUT_MAX][4096];
 static volatile sig_atomic_t tmp_used[OUT_MAX];
 
+/* 1 once a commit published the command's outputs and no temporary is open since: a stop
+ * signal then removes nothing of them, and must not say it did (on_signal). Set with the stop
+ * signals blocked (published), so that one held off during the renames, delivered as they are
+ * unblocked, finds it set. Until 2026-11-27 such a signal said "interrupted; partial outputs
+ * removed" with every output already replaced. */
+static volatile sig_atomic_t outputs_written;
+
 static void track(const char *tmp, int on)
 {
+    if (on)
+        outputs_written = 0;
     for (int i = 0; i < OUT_MAX; i++) {
         if (on && !tmp_used[i]) {
             snprintf(tmp_names[i], sizeof tmp_names[i], "%s", tmp);
@@ -130,27 +139,61 @@ static char *link_target(const char *path)
 
 static char *dir_of(const char *path, const char **base);
 
-/* The temporary that path is written to before its rename: "PATH.tmp.PID" next to it, or, when
- * that name would be longer than a directory entry can be (NAME_MAX: an output named with 241
- * bytes or more), ".amsim.tmp.PID.N" in the same directory (the rename must stay within one
- * file system), N counting the command's short names. Both hold ".tmp.", which batch's sweep
- * of a killed worker's leftovers looks for. Until 2026-11-27 such an output was refused ("File
- * name too long") although the file system takes its name. */
-static char *tmp_name(const char *path)
+/* The temporary that path is written to before its rename: "PATH.tmp.PID" next to it (try 0;
+ * "PATH.tmp.PID.K" for a later try K, when that name was taken), or, when that name would be
+ * longer than a directory entry can be (NAME_MAX: an output named with 241 bytes or more),
+ * ".amsim.tmp.PID.N" in the same directory (the rename must stay within one file system), N
+ * counting the command's short names. Both hold ".tmp.", which batch's sweep of a killed
+ * worker's leftovers looks for. Until 2026-11-27 such an output was refused ("File name too
+ * long") although the file system takes its name. */
+static char *tmp_name(const char *path, unsigned try)
 {
     static unsigned nshort;
     char suffix[64];
-    snprintf(suffix, sizeof suffix, ".tmp.%ld", (long)getpid());
+    if (try)
+        snprintf(suffix, sizeof suffix, ".tmp.%ld.%u", (long)getpid(), try);
+    else
+        snprintf(suffix, sizeof suffix, ".tmp.%ld", (long)getpid());
     const char *base;
     char *dir = dir_of(path, &base);
-    size_t n = strlen(path) + 64;
+    size_t n = strlen(path) + 96;
     char *tmp = am_malloc(n);
     if (strlen(base) + strlen(suffix) <= NAME_MAX)
         snprintf(tmp, n, "%s%s", path, suffix);
     else
-        snprintf(tmp, n, "%s/.amsim%s.%u", dir, suffix, nshort++);
+        snprintf(tmp, n, "%s/.amsim.tmp.%ld.%u", dir, (long)getpid(), nshort++);
     free(dir);
     return tmp;
+}
+
+/* Create path's temporary (tmp_name) as a new file of the command's own: O_EXCL, so that a
+ * file or symbolic link already there under that name (planted, or left by a process of the
+ * same PID) is never written through or truncated, but another name tried; O_NOFOLLOW besides,
+ * for a file system where O_EXCL alone would follow a link. The stream, with *tmp its name
+ * (malloc'd), or NULL with errno. Until 2026-11-27 it was opened with fopen "w": a symbolic link
+ * "out.json.tmp.PID" redirected the output's bytes into whatever file it named. */
+static FILE *tmp_create(const char *path, char **tmp)
+{
+    for (unsigned try = 0; try < 100; try++) {
+        char *name = tmp_name(path, try);
+        int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            FILE *f = fdopen(fd, "wb");
+            if (f) {
+                *tmp = name;
+                return f;
+            }
+            int e = errno;
+            close(fd);
+            unlink(name);
+            errno = e;
+        }
+        free(name);
+        if (errno != EEXIST && errno != ELOOP)
+            return NULL;
+    }
+    errno = EEXIST;
+    return NULL;
 }
 
 /* 1 when st is /dev/null's device: what is written there is never read, so nothing is held
@@ -275,6 +318,29 @@ static int held_std_fd(const char *path)
     return found;
 }
 
+/* x (fresh) made an output renamed into place at dest: its temporary created (tmp_create)
+ * and tracked. shown: the path as the user gave it, for the error. 0, or -1 with err (x freed). */
+static int open_renamed(outfile **o, outfile *x, const char *dest, const char *shown,
+                        am_error *err)
+{
+    x->path = am_strdup(dest);
+    x->f = tmp_create(x->path, &x->tmp);
+    if (!x->f) {
+        int e = errno;
+        free(x->path);
+        free(x);
+        return am_fail(err, AM_EINPUT, "%s: cannot write: %s", shown, strerror(e));
+    }
+    static char bufs[OUT_MAX][1 << 16];
+    static int nb;
+    if (nb < OUT_MAX)
+        setvbuf(x->f, bufs[nb++], _IOFBF, sizeof bufs[0]);
+    track(x->tmp, 1);
+    live_set(x, 1);
+    *o = x;
+    return 0;
+}
+
 int out_open(outfile **o, const char *path, am_error *err)
 {
     *o = NULL;
@@ -338,25 +404,19 @@ int out_open(outfile **o, const char *path, am_error *err)
         return am_fail(err, AM_EINPUT, "%s: cannot write: cannot follow its symbolic links",
                        path);
     }
-    x->path = am_strdup(target ? target : path);
+    int rc = open_renamed(o, x, target ? target : path, path, err);
     free(target);
-    x->tmp = tmp_name(x->path);
-    x->f = fopen(x->tmp, "wb");
-    if (!x->f) {
-        int e = errno;
-        free(x->path);
-        free(x->tmp);
-        free(x);
-        return am_fail(err, AM_EINPUT, "%s: cannot write: %s", path, strerror(e));
-    }
-    static char bufs[OUT_MAX][1 << 16];
-    static int nb;
-    if (nb < OUT_MAX)
-        setvbuf(x->f, bufs[nb++], _IOFBF, sizeof bufs[0]);
-    track(x->tmp, 1);
-    live_set(x, 1);
-    *o = x;
-    return 0;
+    return rc;
+}
+
+int out_open_own(outfile **o, const char *path, am_error *err)
+{
+    struct stat lst;
+    *o = NULL;
+    if (!path || lstat(path, &lst) != 0 || !S_ISLNK(lst.st_mode))
+        return out_open(o, path, err);
+    /* the link itself is what the rename replaces (rename never follows one) */
+    return open_renamed(o, am_calloc(1, sizeof **o), path, path, err);
 }
 
 FILE *out_fp(outfile *o) { return o ? o->f : NULL; }
@@ -459,6 +519,16 @@ static int finish(outfile *o, am_error *err)
     return bad ? write_fail(err, o->path, reason(o, e)) : 0;
 }
 
+/* After a commit succeeded, with the stop signals blocked: the outputs are written when no
+ * other temporary is still open (a command's last commit). */
+static void published(void)
+{
+    for (int i = 0; i < OUT_MAX; i++)
+        if (tmp_used[i])
+            return;
+    outputs_written = 1;
+}
+
 int out_commit(outfile *o, am_error *err)
 {
     if (!o)
@@ -471,6 +541,11 @@ int out_commit(outfile *o, am_error *err)
         return -1;
     }
     int rc = finish(o, err);
+    /* the rename, the temporary's untracking and the note that the outputs are written as one
+     * step for a stop signal (published) */
+    sigset_t stop, old;
+    out_stop_signals(&stop);
+    sigprocmask(SIG_BLOCK, &stop, &old);
     if (rc == 0 && o->tmp && rename(o->tmp, o->path) != 0)
         rc = write_fail(err, o->path, reason(o, errno));
     if (o->tmp) { /* renamed into place, or removed after a failure */
@@ -478,6 +553,9 @@ int out_commit(outfile *o, am_error *err)
             unlink(o->tmp);
         track(o->tmp, 0);
     }
+    if (rc == 0)
+        published();
+    sigprocmask(SIG_SETMASK, &old, NULL);
     release(o);
     return rc;
 }
@@ -530,6 +608,8 @@ int out_commit_all(outfile **os, int n, am_error *err)
         }
         out_abort(o); /* after a failure: removed, not renamed */
     }
+    if (rc == 0)
+        published(); /* before the unblocking: a signal held off finds the outputs written */
     sigprocmask(SIG_SETMASK, &old, NULL);
     return rc;
 }
@@ -748,6 +828,19 @@ int out_same_target(const char *a, const char *b)
     path_look(a, &ia, -1);
     path_look(b, &ib, -1);
     return same_target(a, &ia, b, &ib);
+}
+
+int out_same_entry(const char *a, const char *b)
+{
+    if (!out_same_target(a, b))
+        return 0;
+    /* one file: by the same name too? Resolved (symbolic links followed, `.` and `..` taken),
+     * a hard link's names differ; a file that does not exist yet was compared by its name */
+    char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
+    int same = !ra || !rb || strcmp(ra, rb) == 0;
+    free(ra);
+    free(rb);
+    return same;
 }
 
 /* Two outputs a and b that name one file. One option writing several files (batch's
@@ -1004,13 +1097,25 @@ static void on_signal(int sig)
         ssize_t w = write(2, clear, sizeof clear - 1);
         (void)w;
     }
+    int written = outputs_written; /* read first: nothing below opens an output */
     int removed = remove_on_stop();
     static const char msg[] = "amsim: interrupted; partial outputs removed\n",
+                      done_msg[] = "amsim: interrupted; its outputs were already written "
+                                   "and stay (nothing removed)\n",
                       pipe_msg[] = "amsim: an output pipe was closed (SIGPIPE); partial "
                                    "outputs removed\n";
     /* a closed pipe (`| head`) is said only when it cost something: the reader that stopped
-     * early asked for no more, and the shell is silent about it as for any other command */
-    if (sig != SIGPIPE) {
+     * early asked for no more, and the shell is silent about it as for any other command.
+     * Once the outputs are written (published) the signal still ends the command, 128 + sig
+     * as a shell expects of an interrupt (a script's loop stops), but says that they stay:
+     * complete, as every one was renamed whole (a command with several commits, batch
+     * --merge's results.csv before its matrix.tsv, may stop between them). */
+    if (written) {
+        if (sig != SIGPIPE) {
+            ssize_t r = write(2, done_msg, sizeof done_msg - 1);
+            (void)r;
+        }
+    } else if (sig != SIGPIPE) {
         ssize_t r = write(2, msg, sizeof msg - 1);
         (void)r;
     } else if (removed) {

@@ -28,6 +28,10 @@ void out_hold_std_fd(int fd);
  * out_commit copies there (out_abort: nothing is written), and so is a device or FIFO. NULL
  * path gives NULL, no error. */
 int out_open(outfile **o, const char *path, am_error *err);
+/* out_open for a file that is the command's own (`amsim report`'s DIR/report.html): a symbolic
+ * link at path is replaced by the file, its target left alone, and only at the commit, so a
+ * command that fails or is interrupted leaves the link as it was; any other path as out_open. */
+int out_open_own(outfile **o, const char *path, am_error *err);
 FILE *out_fp(outfile *o);
 /* A writer that flushes an output's stream itself (the engine's placements rows) notes the errno
  * of a write that failed (f: out_fp's stream; e: errno, 0 ignored): a failed flush drops its
@@ -69,6 +73,12 @@ int out_copy(outfile *dst, outfile *src, am_error *err);
  * files written in place (devices, FIFOs) are never the same: writing twice there is harmless,
  * while two temporaries of one regular file would collide. */
 int out_same_target(const char *a, const char *b);
+/* 1 when paths a and b name one file by one directory entry (out_same_target, and the same
+ * name once symbolic links are followed): what one rename replaces for both. Two hard links of
+ * a file are two entries, 0: writing the file once by one name would leave the other name with
+ * the old bytes (a rename breaks the link), so such a pair is two outputs, which
+ * out_check_paths refuses as one file. */
+int out_same_entry(const char *a, const char *b);
 /* An option and the path it names, for out_check_paths: label is how the user wrote it
  * ("--json", "-o's report.txt", "the trace"); path NULL: the option was not given. */
 typedef struct out_named {

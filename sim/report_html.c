@@ -64,13 +64,7 @@ static void html_esc(FILE *f, const char *src)
 /* dir/name on the heap (am_path_join's form: no doubled slash), whatever dir's length: until
  * 2026-11-27 the report's paths were cut at 1024 bytes, so a long DIR read DIR/results.cs and
  * wrote DIR/report.htm, status 0. Freed by the caller. */
-static char *path_in(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = am_malloc(n);
-    am_path_join(p, n, dir, name);
-    return p;
-}
+static char *path_in(const char *dir, const char *name) { return am_path_join_dup(dir, name); }
 
 typedef struct ctx {
     const char *dir;
@@ -1842,14 +1836,10 @@ int cmd_report(int argc, char **argv)
     int rc = 1;
     /* DIR/report.html is the report's own file: a symbolic link there is replaced by the page,
      * its target left alone (until 2026-11-27 the page was written through it: a link to a
-     * run's summary.json overwrote that with HTML, status 0) */
-    struct stat lst;
-    if (lstat(out, &lst) == 0 && S_ISLNK(lst.st_mode) && unlink(out) != 0) {
-        am_msg("%s: %s: cannot remove the symbolic link: %s\n", prog, out,
-                strerror(errno));
-        goto done;
-    }
-    if (out_open(&o, out, &err) != 0) {
+     * run's summary.json overwrote that with HTML, status 0), by the commit's rename, so a
+     * report that fails or is interrupted leaves the link (until 2026-11-27 it was unlinked
+     * before the page was drawn) */
+    if (out_open_own(&o, out, &err) != 0) {
         am_msg("amsim: %s\n", err.msg);
         goto done;
     }

@@ -123,13 +123,9 @@ int run_check_preset(const am_config *cfg, const out_named *outs, int nout, am_e
     return out_check_paths(outs, nout, &pre, 1, err);
 }
 
-static char *join(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = am_malloc(n);
-    snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
+/* DIR/name without doubling DIR's final slash: `-o ro/` names ro/summary.json in messages
+ * (until 2026-11-27 ro//summary.json) */
+static char *join(const char *dir, const char *name) { return am_path_join_dup(dir, name); }
 
 /* O_DJSON, O_DPLACE and O_DTIMELINE are -o DIR's copy of an output also given by path (--json,
  * --placements, --timeline): DIR always gets its whole set, and the named file is the same.
@@ -212,10 +208,12 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
             char *p = join(sp->outdir, names[i]);
             if (!path[i])
                 path[i] = owned[i] = p;
-            else if (i + O_ND < O_N && !out_same_target(path[i], p))
-                path[i + O_ND] = owned[i + O_ND] = p; /* --json X -o DIR: both */
+            else if (i + O_ND < O_N && !out_same_entry(path[i], p))
+                path[i + O_ND] = owned[i + O_ND] = p; /* --json X -o DIR: both (a hard link
+                                                       * of DIR's file: refused below) */
             else
-                free(p); /* --json DIR/summary.json: that file once */
+                free(p); /* --json DIR/summary.json (any spelling, a symbolic link to it):
+                          * that file once */
         }
     }
     /* Two outputs naming one regular file would share its temporary: the second commit failed

@@ -4049,6 +4049,55 @@ static void outputs_same_file(void)
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
 }
 
+/* A file named by --json or --placements that is a hard link of -o DIR's own file is refused as
+ * two outputs on one file are, the link and both files left as they were: written "once" (as
+ * DIR's own file is when named by its path), the rename broke the link and left DIR's name with
+ * the old bytes, status 0 (until 2026-11-27). A symbolic link to DIR's file is its own name
+ * still: written once, through it. */
+static void outputs_dir_hard_link(void)
+{
+    const char *dir = fresh_dir("odir_hl");
+    static const char *const opt[][3] = {{"--json", "summary.json", "-o's summary.json"},
+                                         {"--placements", "placements.csv",
+                                          "-o's placements.csv"}};
+    char args[4096], want[1200], od[700], mine[800], theirs[800];
+    snprintf(od, sizeof od, "%s/hd", dir);
+    CU_ASSERT_FATAL(mkdir(od, 0700) == 0);
+    for (size_t i = 0; i < AM_ARRAY_LEN(opt); i++) {
+        snprintf(mine, sizeof mine, "%s/mine%zu", dir, i);
+        snprintf(theirs, sizeof theirs, "%s/%s", od, opt[i][1]);
+        FILE *f = fopen(mine, "w");
+        CU_ASSERT_FATAL(f != NULL);
+        fputs("stale\n", f);
+        fclose(f);
+        CU_ASSERT_FATAL(link(mine, theirs) == 0);
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s' %s '%s'", cfg_default(),
+                 trace_gpu(), od, opt[i][0], mine);
+        snprintf(want, sizeof want, "amsim: %s and %s both name %s: give each output its own "
+                 "file\n", opt[i][0], opt[i][2], theirs);
+        bi_expect(args, 1, want);
+        char *a = tu_slurp(mine, NULL), *b = tu_slurp(theirs, NULL);
+        CU_ASSERT(a && b && strcmp(a, "stale\n") == 0 && strcmp(b, "stale\n") == 0);
+        free(a);
+        free(b);
+        unlink(theirs);
+    }
+    CU_ASSERT_EQUAL(dir_count(od, NULL), 0);
+    /* a symbolic link to DIR's file: one file, one name in DIR, written once */
+    snprintf(mine, sizeof mine, "%s/sym.json", dir);
+    CU_ASSERT_FATAL(symlink("hd/summary.json", mine) == 0);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s' --json '%s'", cfg_default(),
+             trace_gpu(), od, mine);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(theirs, sizeof theirs, "%s/summary.json", od);
+    char *j = tu_slurp(theirs, NULL);
+    CU_ASSERT(j && strstr(j, "\"makespan_seconds\"") != NULL);
+    free(j);
+    struct stat st;
+    CU_ASSERT(lstat(mine, &st) == 0 && S_ISLNK(st.st_mode));
+    CU_ASSERT_EQUAL(dir_count(od, NULL), 5);
+}
+
 /* An output naming an input (the config, the trace, an expectation, a results table, a sweep)
  * is refused before anything is read or written, naming both options, and the input keeps its
  * bytes: `--json X --expect X` replaced the expectation with the run's summary. Any spelling
@@ -4756,6 +4805,7 @@ void suite_badinput(void)
               outputs_symlink_loop_and_dangling},
              {"outputs: -o DIR gets its whole set next to named files", outputs_dir_and_paths},
              {"outputs: two naming one file", outputs_same_file},
+             {"outputs: -o DIR's file hard-linked to a named output", outputs_dir_hard_link},
              {"outputs: one naming an input", outputs_naming_an_input},
              {"outputs: '-' on an input (the file a standard stream holds)",
               outputs_stream_on_an_input},

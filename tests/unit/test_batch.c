@@ -6956,6 +6956,38 @@ static void test_set_limit(void)
         }
 }
 
+/* A folder given with a final slash (`-o st/`, `--merge ./st/ -o ./sh2/`, `run -o ro/`) is
+ * joined to its files with one slash in every message (until 2026-11-27 `st//results.csv`,
+ * `./sh2//matrix.tsv`, `ts//summary.json`; report's page already said DIR/report.html). */
+static void test_trailing_slash_paths(void)
+{
+    char text[1024], args[4096], *out = NULL, *err = NULL;
+    snprintf(text, sizeof text, "name: slash\nbase: %s/configs/default.yaml\n"
+             "traces: [%s/traces/gpu_train_step.trace]\npolicies: [bfc]\n", tu_top(), tu_top());
+    const char *sw = tu_write("slash.yaml", text);
+    const char *st = path_in_tmp("slash_st"), *sh = path_in_tmp("slash_sh2");
+    snprintf(args, sizeof args, "batch '%s' -j 1 -o '%s/'", sw, st);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+    CU_ASSERT(tu_count(out, "results.csv") + tu_count(err, "results.csv") > 0);
+    CU_ASSERT(tu_count(out, "//") == 0 && tu_count(err, "//") == 0);
+    free(out);
+    free(err);
+    snprintf(args, sizeof args, "batch --merge '%s/' -o '%s/'", st, sh);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &err), 0);
+    CU_ASSERT(out && strstr(out, "results.csv") != NULL);
+    CU_ASSERT(tu_count(out, "//") == 0 && tu_count(err, "//") == 0);
+    free(out);
+    free(err);
+    char want[1200];
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -o '%s/' -t "
+             "'%s/summary.json'", tu_top(), st, st);
+    snprintf(want, sizeof want, "amsim: -o's summary.json and -t both name %s/summary.json",
+             st);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, want) != NULL && tu_count(err, "//") == 0);
+    free(err);
+}
+
 void suite_batch(void)
 {
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
@@ -7142,5 +7174,6 @@ void suite_batch(void)
              {"generate: without seeds: is refused at load", test_generate_needs_seeds},
              {"--update-expectations runs every run again", test_update_expectations_rerun},
              {"--update-expectations on a matrix sweep is refused",
-              test_update_expectations_matrix});
+              test_update_expectations_matrix},
+             {"a folder's final slash is not doubled in its paths", test_trailing_slash_paths});
 }

@@ -287,7 +287,9 @@ static void test_long_name(void)
 }
 
 /* `amsim report` makes its scratch folder under $TMPDIR (until 2026-11-27 always /tmp), and an
- * interrupt removes it, with the page's temporary (until 2026-11-27 it stayed). The fake
+ * interrupt removes it, with the page's temporary (until 2026-11-27 it stayed), and leaves a
+ * symbolic link DIR/report.html and its target as they were (until 2026-11-27 the link was
+ * removed before the page was drawn, so an interrupted report lost it). The fake
  * gnuplot records the folder it runs in (the scratch folder) and the script it is given, and
  * stops the report with SIGTERM. */
 static void test_report_scratch(void)
@@ -303,6 +305,14 @@ static void test_report_scratch(void)
           "hbm.fragmentation_ratio\n1,r1,1,1,bfc,t,ok,1048576,1000,0.1\n"
           "2,r2,2,1,bfc,t,ok,2097152,1000,0.1\n", f);
     fclose(f);
+    char old_page[1200];
+    snprintf(old_page, sizeof old_page, "%s/old.html", fake);
+    f = fopen(old_page, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("old\n", f);
+    fclose(f);
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    CU_ASSERT_FATAL(symlink(old_page, p) == 0);
     snprintf(p, sizeof p, "%s/gnuplot", fake);
     f = fopen(p, "w");
     CU_ASSERT_FATAL(f != NULL);
@@ -331,7 +341,14 @@ static void test_report_scratch(void)
     CU_ASSERT(cwd && strncmp(cwd, want, strlen(want)) == 0);
     free(cwd);
     CU_ASSERT_EQUAL(count_in(td, NULL), 0);  /* the scratch folder went */
-    CU_ASSERT_EQUAL(count_in(dir, NULL), 1); /* results.csv only: no page, no temporary */
+    /* results.csv and the link: no page, no temporary */
+    CU_ASSERT_EQUAL(count_in(dir, NULL), 2);
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    struct stat lst;
+    CU_ASSERT(lstat(p, &lst) == 0 && S_ISLNK(lst.st_mode));
+    char *page = tu_slurp(old_page, NULL);
+    CU_ASSERT(page && strcmp(page, "old\n") == 0);
+    free(page);
 }
 
 /* Run `sh -c "PREFIX; exec amsim ARGS"` with standard output to /dev/null: the exit status, or
@@ -776,6 +793,100 @@ static void test_stdout_spellings(void)
     CU_ASSERT_EQUAL(count_in(dir, "tmp"), 0);
 }
 
+/* A temporary's name that is taken (a symbolic link planted as "NAME.tmp.PID", a file left
+ * there) is neither written through nor truncated: the output goes to another temporary and is
+ * published all the same (until 2026-11-27 the temporary was opened with fopen "w", and the
+ * planted link had the output's bytes written into the file it named). */
+static void test_tmp_name_taken(void)
+{
+    const char *dir = fresh("tmp_taken");
+    char victim[900], link[900], left[900], p[900];
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    FILE *f = fopen(victim, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("precious\n", f);
+    fclose(f);
+    snprintf(link, sizeof link, "%s/o.json.tmp.%ld", dir, (long)getpid());
+    CU_ASSERT_FATAL(symlink(victim, link) == 0);
+    snprintf(left, sizeof left, "%s/p.csv.tmp.%ld", dir, (long)getpid());
+    f = fopen(left, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("left\n", f);
+    fclose(f);
+    outfile *o[2] = {opened(dir, "o.json", "{}\n"), opened(dir, "p.csv", "a,b\n")};
+    am_error err = {0};
+    CU_ASSERT_EQUAL(out_commit_all(o, 2, &err), 0);
+    char *v = tu_slurp(victim, NULL), *l = tu_slurp(left, NULL);
+    snprintf(p, sizeof p, "%s/o.json", dir);
+    char *j = tu_slurp(p, NULL);
+    CU_ASSERT(v && strcmp(v, "precious\n") == 0);
+    CU_ASSERT(l && strcmp(l, "left\n") == 0);
+    CU_ASSERT(j && strcmp(j, "{}\n") == 0);
+    free(v);
+    free(l);
+    free(j);
+    struct stat st;
+    CU_ASSERT(lstat(link, &st) == 0 && S_ISLNK(st.st_mode)); /* not ours: left as it was */
+    CU_ASSERT_EQUAL(count_in(dir, NULL), 5); /* victim, the link, the file left, o.json, p.csv */
+}
+
+/* In a child with the command's signal handlers: out_commit (how = 0) or out_commit_all
+ * (how = 1) of dir/name, the commit skipped (how = 2); then SIGINT, as one held off during the
+ * renames is delivered when they are done. The child's standard error goes to dir/name.err;
+ * its wait status. */
+static int interrupted_after(const char *dir, const char *name, int how)
+{
+    char e[900];
+    snprintf(e, sizeof e, "%s/%s.err", dir, name);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGINT, SIG_DFL); /* not a background job's SIG_IGN */
+        out_install_signals();
+        if (!freopen(e, "w", stderr))
+            _exit(3);
+        outfile *o = opened(dir, name, "{}\n");
+        am_error err = {0};
+        if ((how == 0 && out_commit(o, &err) != 0) || (how == 1 && out_commit_all(&o, 1, &err)))
+            _exit(4);
+        raise(SIGINT);
+        _exit(5); /* not reached */
+    }
+    int st = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+    return st;
+}
+
+/* A stop signal that comes once the outputs are committed removes nothing and says so; the
+ * command still ends by the signal (130 for SIGINT). Until 2026-11-27 it said "interrupted;
+ * partial outputs removed" with every output already replaced. One before the commit still
+ * removes the temporary and says that. */
+static void test_interrupt_after_commit(void)
+{
+    const char *dir = fresh("after_commit");
+    static const char *const names[] = {"one.json", "all.json", "none.json"};
+    char p[900];
+    for (int how = 0; how < 3; how++) {
+        int st = interrupted_after(dir, names[how], how);
+        CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT);
+        snprintf(p, sizeof p, "%s/%s.err", dir, names[how]);
+        char *err = tu_slurp(p, NULL);
+        CU_ASSERT_FATAL(err != NULL);
+        if (how < 2) {
+            CU_ASSERT(strstr(err, "amsim: interrupted; its outputs were already written and "
+                             "stay (nothing removed)\n") != NULL);
+            CU_ASSERT(strstr(err, "partial outputs removed") == NULL);
+            CU_ASSERT(exists(dir, names[how]));
+        } else {
+            CU_ASSERT(strstr(err, "amsim: interrupted; partial outputs removed\n") != NULL);
+            CU_ASSERT(!exists(dir, names[how]));
+        }
+        free(err);
+    }
+    CU_ASSERT_EQUAL(count_in(dir, ".tmp."), 0);
+    CU_ASSERT_EQUAL(count_in(dir, NULL), 5); /* two outputs, three .err files */
+}
+
 void suite_outfile(void)
 {
     TU_SUITE("outfile",
@@ -806,5 +917,9 @@ void suite_outfile(void)
               test_closed_std_names},
              {"/dev/stdout, /dev/fd/1 and standard output's file are '-' beside the report",
               test_stdout_spellings},
-             {"an in-place output's spool is in $TMPDIR, else /tmp", test_spool_in_tmpdir});
+             {"an in-place output's spool is in $TMPDIR, else /tmp", test_spool_in_tmpdir},
+             {"a temporary's name that is taken is not written through",
+              test_tmp_name_taken},
+             {"an interrupt after the commit says the outputs stay",
+              test_interrupt_after_commit});
 }
