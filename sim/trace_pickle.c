@@ -234,6 +234,49 @@ static uint64_t live_get(tp_live *l, uint64_t addr, int take)
     return UINT64_MAX;
 }
 
+/* The address ranges of the blocks live or pending in the forward pass, by address (an
+ * alloc's request, at least 1 byte; a start-state block's certain bytes): a caching allocator
+ * never hands out an address inside one, so an alloc that overlaps one is refused
+ * (until 2026-11-27 it was accepted, and both later frees went to the newest buffer). */
+typedef struct tp_ranges { bt_tree t; recpool ends; } tp_ranges;
+
+static void ranges_init(tp_ranges *r)
+{
+    memset(&r->t, 0, sizeof r->t);
+    recpool_init(&r->ends, sizeof(uint64_t));
+}
+
+static void ranges_free(tp_ranges *r)
+{
+    bt_destroy(&r->t);
+    recpool_destroy(&r->ends);
+}
+
+/* The range at addr is gone (freed, or moved by a recovery). */
+static void ranges_drop(tp_ranges *r, uint64_t addr)
+{
+    uint64_t *end = bt_remove(&r->t, addr, 0);
+    if (end)
+        recpool_put(&r->ends, end);
+}
+
+static void ranges_add(tp_ranges *r, uint64_t addr, uint64_t size)
+{
+    ranges_drop(r, addr);
+    uint64_t *end = recpool_take(&r->ends);
+    *end = addr + (size ? size : 1); /* ends by 2^64 - 1: entry_range_bad */
+    bt_insert(&r->t, addr, 0, end);
+}
+
+/* The start of a range that [addr, addr + size) overlaps, or UINT64_MAX. */
+static uint64_t ranges_overlap(const tp_ranges *r, uint64_t addr, uint64_t size)
+{
+    bt_iter it;
+    uint64_t last = addr + (size ? size - 1 : 0);
+    const uint64_t *end = bt_floor(&r->t, last, 0, &it);
+    return end && *end > addr ? bt_k1(&it) : UINT64_MAX;
+}
+
 /* ---- the state walked backwards ---- */
 
 uint64_t trace_pickle_steps;
@@ -1082,7 +1125,7 @@ static tp_tile *list_tiles(const tp_state *s, size_t *nt)
 }
 
 static void build_prologue(trace *t, tp_impl *im, tp_state *s, uint64_t *next_id,
-                           tp_live *live)
+                           tp_live *live, tp_ranges *rg)
 {
     tr_event e;
     /* Every segment of the start state is created: one the trace does not allocate existed
@@ -1135,6 +1178,7 @@ static void build_prologue(trace *t, tp_impl *im, tp_state *s, uint64_t *next_id
             continue;
         }
         live_put(live, b->addr, tile[k].id);
+        ranges_add(rg, b->addr, b->size - b->guess);
         if (b->state == S_ALLOC)
             continue;
         ev_base(&e, t, TR_FREE_REQUESTED);
@@ -1210,7 +1254,7 @@ static uint64_t oom_id(tp_entry *sen, size_t ns, uint64_t k, int whole)
 }
 
 static int build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, int dev, uint64_t *next_id,
-                       tp_live *live, am_error *err)
+                       tp_live *live, tp_ranges *rg, am_error *err)
 {
     int rc = 0;
     tr_event e;
@@ -1231,6 +1275,7 @@ static int build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, int dev, u
                 e.addr = x->addr;
                 live_get(live, x->addr, 1);
                 live_put(live, x->addr, e.id);
+                ranges_add(rg, x->addr, x->size);
             }
             break;
         case A_FREE_REQ:
@@ -1250,6 +1295,8 @@ static int build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, int dev, u
             }
             ev_base(&e, t, whole ? TR_FREE : TR_FREE_REQUESTED);
             e.id = id;
+            if (whole && !oom)
+                ranges_drop(rg, x->addr);
             if (whole && x->action != done)
                 i++; /* its completion */
             break;
@@ -1260,6 +1307,10 @@ static int build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, int dev, u
                 rc = -1;
                 goto out;
             }
+            if (x->action == A_RECOVERY_FREE)
+                ranges_drop(rg, x->addr);
+            else if (live_get(live, x->addr, 0) != UINT64_MAX)
+                ranges_add(rg, x->addr, x->size);
             continue;
         case A_SEG_ALLOC:
         case A_SEG_FREE:
@@ -1283,15 +1334,23 @@ out:
 /* The trace entries as events. An entry that gives none (a free of an unknown address, an
  * unknown action) is marked skipped; the caller counts the marked entries. sen, ns: the start
  * list (NULL when none), whose failed requests the trace may free. */
-static void build_trace(trace *t, tp_impl *im, tp_entry *en, size_t n, tp_entry *sen, size_t ns,
-                        uint64_t *next_id, tp_live *live)
+static int build_trace(trace *t, tp_impl *im, tp_entry *en, size_t n, tp_entry *sen, size_t ns,
+                       int dev, uint64_t *next_id, tp_live *live, tp_ranges *rg, am_error *err)
 {
     tr_event e;
     for (size_t i = 0; i < n; i++) {
         tp_entry *x = &en[i];
-        uint64_t id;
+        uint64_t id, at;
         switch (x->action) {
         case A_ALLOC:
+            if ((at = ranges_overlap(rg, x->addr, x->size)) != UINT64_MAX)
+                return am_fail(err, AM_EINPUT, "%s: device_traces[%d][%zu]: 'alloc' of %llu "
+                               "bytes at address %llu overlaps the block at address %llu, not "
+                               "yet freed (no free_completed): a caching allocator never hands "
+                               "out such an address", t->path, dev, i,
+                               (unsigned long long)x->size, (unsigned long long)x->addr,
+                               (unsigned long long)at);
+            ranges_add(rg, x->addr, x->size);
             ev_base(&e, t, TR_ALLOC);
             e.id = (*next_id)++;
             e.bytes = x->size;
@@ -1306,6 +1365,8 @@ static void build_trace(trace *t, tp_impl *im, tp_entry *en, size_t n, tp_entry 
                 x->skipped = 1;
                 continue;
             }
+            if (x->action == A_FREE_DONE)
+                ranges_drop(rg, x->addr);
             ev_base(&e, t, x->action == A_FREE_REQ ? TR_FREE_REQUESTED : TR_FREE_COMPLETED);
             e.id = id;
             break;
@@ -1343,6 +1404,7 @@ static void build_trace(trace *t, tp_impl *im, tp_entry *en, size_t n, tp_entry 
         e.line = i + 1;
         emit(im, &e);
     }
+    return 0;
 }
 
 static void declare(trace *t, tp_impl *im, uint64_t addr, uint64_t size, uint32_t stream)
@@ -1666,16 +1728,20 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
             (void)undo(&s, &en[i]);
     uint64_t next_id = 1, nblocks = s.blocks.n;
     tp_live live;
+    tp_ranges rg;
     live_init(&live, n + (sen ? ns : nblocks));
-    if (sen && build_start(t, im, sen, ns, dev, &next_id, &live, err) < 0) {
+    ranges_init(&rg);
+    if (!sen)
+        build_prologue(t, im, &s, &next_id, &live, &rg);
+    /* 3. the trace itself, after the start list's prologue when there is one */
+    if ((sen && build_start(t, im, sen, ns, dev, &next_id, &live, &rg, err) < 0) ||
+        build_trace(t, im, en, n, sen, ns, dev, &next_id, &live, &rg, err) < 0) {
+        ranges_free(&rg);
         free(live.key);
         free(live.val);
         goto out;
     }
-    if (!sen)
-        build_prologue(t, im, &s, &next_id, &live);
-    /* 3. the trace itself */
-    build_trace(t, im, en, n, sen, ns, &next_id, &live);
+    ranges_free(&rg);
     /* each entry that gave no event, once (until 2026-11-27 a free of an unknown address
      * counted twice, in the backward walk and in the trace) */
     for (size_t i = 0; i < n; i++)

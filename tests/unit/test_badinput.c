@@ -881,6 +881,19 @@ BI_TB(p_recovery_alloc_over_live, "recover.pickle",
       "fromq\x13K\x00ueau.",
       "amsim: @: amsim_start_traces[0][3]: 'amsim_recovery_alloc' at address 1024, where a "
       "buffer of the prologue is still live (a recovery places a buffer in free space only)")
+/* pickle.dumps({"segments": [], "device_traces": [[{"action": "alloc", "addr": 0, "size": 1024},
+ * {"action": "alloc", "addr": 512, "size": 1024}]]}, protocol=2): the second request overlaps the
+ * first, still live (until 2026-11-27 accepted, both later frees going to the second) */
+BI_TB(p_alloc_over_live, "allocover.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05(}q\x06(X\x06\x00\x00\x00"
+      "actionq\x07X\x05\x00\x00\x00"
+      "allocq\x08X\x04\x00\x00\x00"
+      "addrq\x09K\x00X\x04\x00\x00\x00sizeq\x0aM\x00\x04u}q\x0b(h\x07h\x08h\x09"
+      "M\x00\x02h\x0aM\x00\x04ueau.",
+      "amsim: @: device_traces[0][1]: 'alloc' of 1024 bytes at address 512 overlaps the block at "
+      "address 0, not yet freed (no free_completed): a caching allocator never hands out such an "
+      "address")
 /* pickle.dumps({"segments": [], "device_traces": [[{"action": "alloc", "addr": 0, "size": 1024,
  * "stream": True}]]}, protocol=2): a bool is no stream handle (until 2026-11-27 read as 1) */
 BI_TB(p_bool_stream, "boolstream.pickle",
@@ -4594,6 +4607,7 @@ void suite_badinput(void)
              {"pickle: amsim_recovery_alloc from a range past 2^64 - 1", p_recovery_from_past_end},
              {"pickle: amsim_recovery_free where no buffer is", p_recovery_free_nothing},
              {"pickle: amsim_recovery_alloc over a live buffer", p_recovery_alloc_over_live},
+             {"pickle: an alloc over a live buffer", p_alloc_over_live},
              {"pickle: a bool stream", p_bool_stream},
              {"pickle: a bool device", p_bool_device},
              {"pickle: a segment on device -1", p_seg_device_negative},

@@ -626,6 +626,48 @@ static void test_outside_segments_replayed(void)
     CU_ASSERT_EQUAL(last_skipped, 0);
 }
 
+/* An alloc whose request overlaps a block still live, or pending (freed but not completed), is
+ * refused at its entry: a caching allocator never hands out such an address. Until 2026-11-27
+ * it was accepted, and the later frees at that address went to the newest buffer. Adjacent
+ * requests and an address reused after its free_completed are accepted. */
+static void test_alloc_over_live(void)
+{
+    const uint64_t base = 1ULL << 30;
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    static const struct {
+        const char *name;
+        sentry e[4];
+        size_t ne;
+        const char *msg; /* NULL: accepted */
+    } c[] = {{"ol1.pickle", {{"alloc", 0, 1000}, {"alloc", 512, 1000}}, 2,
+              "ol1.pickle: device_traces[0][1]: 'alloc' of 1000 bytes at address 1073742336 "
+              "overlaps the block at address 1073741824, not yet freed (no free_completed): a "
+              "caching allocator never hands out such an address"},
+             {"ol2.pickle", {{"alloc", 0, 1000}, {"free_requested", 0, 1000}, {"alloc", 0, 512}},
+              3, "ol2.pickle: device_traces[0][2]: 'alloc' of 512 bytes at address 1073741824 "
+                 "overlaps the block at address 1073741824, not yet freed"},
+             {"ol3.pickle", {{"alloc", 1024, 1000}, {"alloc", 0, 2000}}, 2,
+              "ol3.pickle: device_traces[0][1]: 'alloc' of 2000 bytes at address 1073741824 "
+              "overlaps the block at address 1073742848"},
+             {"ol4.pickle", {{"alloc", 0, 512}, {"alloc", 512, 512}}, 2, NULL},
+             {"ol5.pickle",
+              {{"alloc", 0, 1000}, {"free_requested", 0, 1000}, {"free_completed", 0, 1000},
+               {"alloc", 0, 512}},
+              4, NULL}};
+    for (size_t k = 0; k < AM_ARRAY_LEN(c); k++) {
+        const char *path = write_snapshot(c[k].name, base, 2 * MB, b, 1, c[k].e, c[k].ne);
+        tr_event ev[32];
+        size_t n;
+        char msg[1024] = "";
+        int rc = read_events(path, 0, ev, 32, &n, msg);
+        CU_ASSERT_EQUAL(rc, c[k].msg ? -1 : 0);
+        if (c[k].msg)
+            CU_ASSERT_PTR_NOT_NULL(strstr(msg, c[k].msg));
+        if (rc != (c[k].msg ? -1 : 0) || (c[k].msg && !strstr(msg, c[k].msg)))
+            fprintf(stderr, "\n  %s: status %d: %s\n", c[k].name, rc, msg);
+    }
+}
+
 /* A private pool's segment (segment_pool_id other than (0, 0)) is refused; the default pool's
  * id is read and accepted. */
 static void test_private_pool(void)
@@ -1389,6 +1431,7 @@ void suite_pickle(void)
              {"a free of an unknown address: one skipped row", test_unknown_frees},
              {"entries outside every segment are replayed, not skipped",
               test_outside_segments_replayed},
+             {"an alloc over a live or pending block is refused", test_alloc_over_live},
              {"private memory pools refused", test_private_pool},
              {"recorded allocator settings, and the warning when the config differs",
               test_recorded_settings},
