@@ -1489,20 +1489,97 @@ static void setting(trace *t, const char *key, const char *value)
     snprintf(x->value, sizeof x->value, "%s", value);
 }
 
-/* allocator_settings, as the caching policy's options (what is absent or of another shape is
- * left out: nothing to compare it with). roundup_power2_divisions maps the start of each
- * power-of-two interval in MiB ("1", "2", ... "32768") to its divisions: the same one for all
- * is written as that number, else as a list without its trailing zeros. */
-static void read_settings(trace *t, const pkl_value *a)
+/* The refusal of allocator_settings' key of another type than PyTorch writes (expected: what
+ * it writes). Until 2026-11-27 such a value was left out without a word, so a recording's
+ * setting went unread and `amsim run` could not warn that the config differs. */
+__attribute__((noinline, cold)) static int bad_setting(const trace *t, const char *key,
+                                                       const pkl_value *v, const char *expected,
+                                                       am_error *err)
 {
-    if (!a || a->type != PKL_DICT)
-        return;
+    return am_fail(err, AM_EINPUT, "%s: allocator_settings: '%s' is a %s, expected %s", t->path,
+                   key, pkl_type_name(v->type), expected);
+}
+
+/* An integer value as a message shows it: from 2^63 (wide) unsigned. */
+static void int_text(char *buf, size_t n, const pkl_value *v)
+{
+    if (v->wide)
+        snprintf(buf, n, "%llu", (unsigned long long)(uint64_t)v->i);
+    else
+        snprintf(buf, n, "%lld", (long long)v->i);
+}
+
+/* roundup_power2_divisions as PyTorch writes it: a dict from the start of each power-of-two
+ * interval in MiB ("1", "2", ... "32768") to its divisions, or in older versions one integer
+ * for every interval, into d[16]. Anything else is refused, naming the key. */
+static int read_divisions(const trace *t, const pkl_value *v, int64_t d[16], am_error *err)
+{
+    static const char *const key = "roundup_power2_divisions";
+    int64_t i;
+    if (v->type == PKL_INT && pkl_int(v, &i) == 0 && i >= 0) {
+        for (int k = 0; k < 16; k++)
+            d[k] = i;
+        return 0;
+    }
+    char num[24];
+    if (v->type == PKL_INT) {
+        int_text(num, sizeof num, v);
+        return am_fail(err, AM_EINPUT, "%s: allocator_settings: '%s' %s is out of range (a "
+                       "number of divisions, 0 to 2^63 - 1)", t->path, key, num);
+    }
+    if (v->type != PKL_DICT)
+        return bad_setting(t, key, v, "a dict (interval start in MiB: divisions) or an integer",
+                           err);
+    for (size_t k = 0; k < v->len; k++) {
+        const pkl_value *kv = v->items[2 * k], *val = v->items[2 * k + 1];
+        char *end = NULL;
+        unsigned long mb = kv->type == PKL_STR ? strtoul(kv->s, &end, 10) : 0;
+        if (kv->type != PKL_STR || *end || kv->s[0] < '1' || kv->s[0] > '9' || (mb & (mb - 1)) ||
+            mb > 32768)
+            return am_fail(err, AM_EINPUT, "%s: allocator_settings: '%s' has a key %s%s%s that "
+                           "is no interval start ('1', '2', '4', ... '32768' MiB)", t->path, key,
+                           kv->type == PKL_STR ? "'" : "of type ",
+                           kv->type == PKL_STR ? kv->s : pkl_type_name(kv->type),
+                           kv->type == PKL_STR ? "'" : "");
+        if (val->type == PKL_INT && (pkl_int(val, &i) < 0 || i < 0)) {
+            int_text(num, sizeof num, val);
+            return am_fail(err, AM_EINPUT, "%s: allocator_settings: '%s'['%s'] %s is out of "
+                           "range (a number of divisions, 0 to 2^63 - 1)", t->path, key, kv->s,
+                           num);
+        }
+        if (val->type != PKL_INT)
+            return am_fail(err, AM_EINPUT, "%s: allocator_settings: '%s'['%s'] is a %s, "
+                           "expected an integer (divisions)", t->path, key, kv->s,
+                           pkl_type_name(val->type));
+        d[__builtin_ctzl(mb)] = i;
+    }
+    return 0;
+}
+
+/* allocator_settings, as the caching policy's options (what is absent is left out: nothing to
+ * compare it with; what PyTorch writes as no such type is refused, naming it). The divisions
+ * are written as one number when the same for every interval, else as a list without its
+ * trailing zeros. */
+static int read_settings(trace *t, const pkl_value *a, am_error *err)
+{
+    if (!a)
+        return 0;
+    if (a->type != PKL_DICT)
+        return am_fail(err, AM_EINPUT, "%s: 'allocator_settings' is a %s, expected a dict",
+                       t->path, pkl_type_name(a->type));
     const pkl_value *v;
     int64_t i;
     char buf[160];
-    if ((v = pkl_get(a, "max_split_size")) && pkl_int(v, &i) == 0) {
+    if ((v = pkl_get(a, "max_split_size"))) {
         static const char *const unit[] = {"B", "KiB", "MiB", "GiB"};
         int u = 0;
+        if (v->type != PKL_INT)
+            return bad_setting(t, "max_split_size", v, "an integer (bytes; -1: unlimited)", err);
+        if (pkl_int(v, &i) < 0 || i < -1) {
+            int_text(buf, sizeof buf, v);
+            return am_fail(err, AM_EINPUT, "%s: allocator_settings: 'max_split_size' %s is out "
+                           "of range (bytes up to 2^63 - 1, or -1: unlimited)", t->path, buf);
+        }
         while (u < 3 && i > 0 && i % 1024 == 0) /* exact, in the largest unit that divides it */
             i /= 1024, u++;
         if (i < 0)
@@ -1511,10 +1588,15 @@ static void read_settings(trace *t, const pkl_value *a)
             snprintf(buf, sizeof buf, "%lld%s%s", (long long)i, u ? "" : " ", unit[u]);
         setting(t, "max_split_size", buf);
     }
-    if ((v = pkl_get(a, "expandable_segments")) && v->type == PKL_BOOL)
+    if ((v = pkl_get(a, "expandable_segments"))) {
+        if (v->type != PKL_BOOL) /* a C++ bool: True or False, never 1 or 'True' */
+            return bad_setting(t, "expandable_segments", v, "a bool", err);
         setting(t, "expandable_segments", v->i ? "true" : "false");
-    if ((v = pkl_get(a, "garbage_collection_threshold")) &&
-        (v->type == PKL_FLOAT || v->type == PKL_INT)) {
+    }
+    if ((v = pkl_get(a, "garbage_collection_threshold"))) {
+        /* a C++ double; an int (a tool that went through JSON) is that number */
+        if (v->type != PKL_FLOAT && (v->type != PKL_INT || v->wide))
+            return bad_setting(t, "garbage_collection_threshold", v, "a float", err);
         double g = v->type == PKL_FLOAT ? v->f : (double)v->i;
         snprintf(buf, sizeof buf, "%.15g", g); /* 0.6, not 0.59999999999999998 ... */
         double back = 0;
@@ -1522,18 +1604,10 @@ static void read_settings(trace *t, const pkl_value *a)
             snprintf(buf, sizeof buf, "%.17g", g); /* ... unless that is another number */
         setting(t, "garbage_collection_threshold", buf);
     }
-    if ((v = pkl_get(a, "roundup_power2_divisions")) && v->type == PKL_DICT) {
+    if ((v = pkl_get(a, "roundup_power2_divisions"))) {
         int64_t d[16] = {0};
-        for (size_t k = 0; k < v->len; k++) {
-            const pkl_value *key = v->items[2 * k], *val = v->items[2 * k + 1];
-            char *end;
-            if (key->type != PKL_STR || pkl_int(val, &i) < 0 || i < 0)
-                return;
-            unsigned long mb = strtoul(key->s, &end, 10);
-            if (*end || mb == 0 || (mb & (mb - 1)) || mb > 32768)
-                return;
-            d[__builtin_ctzl(mb)] = i;
-        }
+        if (read_divisions(t, v, d, err) < 0)
+            return -1;
         int last = 15, same = 1;
         for (int k = 1; k < 16; k++)
             same &= d[k] == d[0];
@@ -1550,6 +1624,7 @@ static void read_settings(trace *t, const pkl_value *a)
         }
         setting(t, "roundup_power2_divisions", buf);
     }
+    return 0;
 }
 
 /* Whether the snapshot records anything for device dev: an entry in device_traces[dev] or a
@@ -1692,7 +1767,8 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
     if (check_segment_devices(t, segs, err) != 0 ||
         check_device_recorded(t, segs, dt, dev, err) != 0)
         return -1;
-    read_settings(t, pkl_get(root, "allocator_settings"));
+    if (read_settings(t, pkl_get(root, "allocator_settings"), err) < 0)
+        return -1;
     static const pkl_value no_entries = {.type = PKL_LIST};
     const pkl_value *list = (size_t)dev < dt->len ? dt->items[dev] : &no_entries;
     if (list->type != PKL_LIST)

@@ -881,6 +881,60 @@ BI_TB(p_recovery_alloc_over_live, "recover.pickle",
       "fromq\x13K\x00ueau.",
       "amsim: @: amsim_start_traces[0][3]: 'amsim_recovery_alloc' at address 1024, where a "
       "buffer of the prologue is still live (a recovery places a buffer in free space only)")
+/* pickle.dumps({"segments": [], "device_traces": [[]], "allocator_settings": [1]}, protocol=2): a
+ * setting of another type than PyTorch writes (until 2026-11-27 left out without a word) */
+BI_TB(p_settings_list, "setlist.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05"
+      "aX\x12\x00\x00\x00"
+      "allocator_settingsq\x06]q\x07K\x01"
+      "au.",
+      "amsim: @: 'allocator_settings' is a list, expected a dict")
+/* pickle.dumps({"segments": [], "device_traces": [[]], "allocator_settings": {"expandable_segments": 1}}, protocol=2) */
+BI_TB(p_settings_expandable_int, "setexp.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05"
+      "aX\x12\x00\x00\x00"
+      "allocator_settingsq\x06}q\x07X\x13\x00\x00\x00"
+      "expandable_segmentsq\x08K\x01su.",
+      "amsim: @: allocator_settings: 'expandable_segments' is a int, expected a bool")
+/* pickle.dumps({"segments": [], "device_traces": [[]], "allocator_settings": {"max_split_size": None}}, protocol=2) */
+BI_TB(p_settings_max_split_none, "setmss.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05"
+      "aX\x12\x00\x00\x00"
+      "allocator_settingsq\x06}q\x07X\x0e\x00\x00\x00max_split_sizeq\x08Nsu.",
+      "amsim: @: allocator_settings: 'max_split_size' is a None, expected an integer (bytes; -1: "
+      "unlimited)")
+/* pickle.dumps({"segments": [], "device_traces": [[]], "allocator_settings": {"roundup_power2_divisions": [4, 0]}}, protocol=2) */
+BI_TB(p_settings_divisions_list, "setdivl.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05"
+      "aX\x12\x00\x00\x00"
+      "allocator_settingsq\x06}q\x07X\x18\x00\x00\x00roundup_power2_divisionsq"
+      "\x08]q\x09(K\x04K\x00"
+      "esu.",
+      "amsim: @: allocator_settings: 'roundup_power2_divisions' is a list, expected a dict "
+      "(interval start in MiB: divisions) or an integer")
+/* pickle.dumps({"segments": [], "device_traces": [[]], "allocator_settings": {"roundup_power2_divisions": {"1": "x"}}}, protocol=2) */
+BI_TB(p_settings_divisions_str, "setdivs.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05"
+      "aX\x12\x00\x00\x00"
+      "allocator_settingsq\x06}q\x07X\x18\x00\x00\x00roundup_power2_divisionsq"
+      "\x08}q\x09X\x01\x00\x00\x00"
+      "1q\x0aX\x01\x00\x00\x00xq\x0bssu.",
+      "amsim: @: allocator_settings: 'roundup_power2_divisions'['1'] is a str, expected an "
+      "integer (divisions)")
+/* pickle.dumps({"segments": [], "device_traces": [[]], "allocator_settings": {"garbage_collection_threshold": "0.8"}}, protocol=2) */
+BI_TB(p_settings_gc_str, "setgc.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05"
+      "aX\x12\x00\x00\x00"
+      "allocator_settingsq\x06}q\x07X\x1c\x00\x00\x00garbage_collection_thresh"
+      "oldq\x08X\x03\x00\x00\x00"
+      "0.8q\x09su.",
+      "amsim: @: allocator_settings: 'garbage_collection_threshold' is a str, expected a float")
 /* pickle.dumps({"segments": [], "device_traces": [[{"action": "alloc", "addr": 0, "size": 1024},
  * {"action": "alloc", "addr": 512, "size": 1024}]]}, protocol=2): the second request overlaps the
  * first, still live (until 2026-11-27 accepted, both later frees going to the second) */
@@ -4608,6 +4662,14 @@ void suite_badinput(void)
              {"pickle: amsim_recovery_free where no buffer is", p_recovery_free_nothing},
              {"pickle: amsim_recovery_alloc over a live buffer", p_recovery_alloc_over_live},
              {"pickle: an alloc over a live buffer", p_alloc_over_live},
+             {"pickle: allocator_settings not a dict", p_settings_list},
+             {"pickle: allocator_settings expandable_segments an int", p_settings_expandable_int},
+             {"pickle: allocator_settings max_split_size None", p_settings_max_split_none},
+             {"pickle: allocator_settings roundup_power2_divisions a list",
+              p_settings_divisions_list},
+             {"pickle: allocator_settings roundup_power2_divisions value a str",
+              p_settings_divisions_str},
+             {"pickle: allocator_settings garbage_collection_threshold a str", p_settings_gc_str},
              {"pickle: a bool stream", p_bool_stream},
              {"pickle: a bool device", p_bool_device},
              {"pickle: a segment on device -1", p_seg_device_negative},

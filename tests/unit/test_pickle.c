@@ -229,6 +229,10 @@ static long snap_zero_at = -1; /* with snap_streams: the buffer i / 3 on stream 
 static int snap_settings;  /* 1: allocator_settings as a run with expandable segments and
                               roundup_power2_divisions {1 MiB: 4, 2 MiB: 8} writes them; 2:
                               the same with every interval's divisions 0 */
+static const char *snap_set_key; /* with snap_settings 3: allocator_settings holds only this
+                                   key, of the value snap_set_val writes (write_set_val); with
+                                   snap_settings 4 allocator_settings is a list */
+static const char *snap_set_val;
 static int snap_lists = -1; /* >= 0: device_traces is that many empty lists (no entries) */
 static const char *snap_odd; /* a field of another type (write_odd): "time_us_float",
                                 "time_us_frac", "time_us_str", "stream_str", "stream_none",
@@ -266,6 +270,41 @@ static int write_odd(pw *w, const char *where, const char *key, uint64_t usual)
     else
         wb(w, 'N'); /* None */
     return 1;
+}
+
+/* The value of an allocator setting as snap_set_val names it: "int4", "int1", "int-2",
+ * "list40" ([4, 0]), "str4", "strTrue", "str200MB", "str0.8", "none", "dict1x" ({'1': 'x'}),
+ * "dict3" ({'3': 4}). */
+static void write_set_val(pw *w, const char *how)
+{
+    if (strncmp(how, "int", 3) == 0) {
+        long v = strtol(how + 3, NULL, 10);
+        if (v < 0) {
+            wb(w, 'J'); /* BININT, 4 bytes little-endian */
+            for (int i = 0; i < 4; i++)
+                wb(w, (unsigned char)((unsigned long)v >> (8 * i)));
+        } else
+            wint(w, (uint64_t)v);
+    } else if (strcmp(how, "list40") == 0) {
+        wb(w, ']');
+        wb(w, '(');
+        wint(w, 4);
+        wint(w, 0);
+        wb(w, 'e');
+    } else if (strncmp(how, "str", 3) == 0) {
+        wstr(w, how + 3);
+    } else if (strcmp(how, "none") == 0) {
+        wb(w, 'N');
+    } else {
+        wb(w, '}');
+        wb(w, '(');
+        wstr(w, strcmp(how, "dict1x") == 0 ? "1" : "3");
+        if (strcmp(how, "dict1x") == 0)
+            wstr(w, "x");
+        else
+            wint(w, 4);
+        wb(w, 'u');
+    }
 }
 
 static const char *write_snapshot(const char *name, uint64_t base, uint64_t segsize,
@@ -334,7 +373,17 @@ static const char *write_snapshot(const char *name, uint64_t base, uint64_t segs
         wb(&w, 'e');
         wb(&w, 'a');
     }
-    if (snap_settings) {
+    if (snap_settings == 3) {
+        wstr(&w, "allocator_settings");
+        wb(&w, '}');
+        wb(&w, '(');
+        wstr(&w, snap_set_key);
+        write_set_val(&w, snap_set_val);
+        wb(&w, 'u');
+    } else if (snap_settings == 4) {
+        wstr(&w, "allocator_settings");
+        wb(&w, ']');
+    } else if (snap_settings) {
         wstr(&w, "allocator_settings");
         wb(&w, '}');
         wb(&w, '(');
@@ -762,6 +811,74 @@ static void test_recorded_settings(void)
         CU_ASSERT_EQUAL(warned, d[i].warns);
         free(out);
         free(errs);
+    }
+}
+
+/* allocator_settings of another type than PyTorch writes are refused, naming the key: until
+ * 2026-11-27 they were left out without a word (no warning that the config differs). What real
+ * versions write is read: roundup_power2_divisions as a dict or (older versions) one integer,
+ * garbage_collection_threshold as a float or, through JSON, an int. */
+static void test_settings_types(void)
+{
+    const uint64_t base = 1ULL << 30;
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 0, 1000}};
+    static const struct {
+        const char *key, *val, *msg; /* msg NULL: read, as value */
+        const char *value;
+    } c[] = {
+        {"roundup_power2_divisions", "int4", NULL, "4"},
+        {"garbage_collection_threshold", "int1", NULL, "1"},
+        {"roundup_power2_divisions", "list40", "allocator_settings: 'roundup_power2_divisions' "
+         "is a list, expected a dict (interval start in MiB: divisions) or an integer", NULL},
+        {"roundup_power2_divisions", "str4", "'roundup_power2_divisions' is a str, expected", NULL},
+        {"roundup_power2_divisions", "none", "'roundup_power2_divisions' is a None, expected",
+         NULL},
+        {"roundup_power2_divisions", "dict1x", "allocator_settings: 'roundup_power2_divisions'['1'] "
+         "is a str, expected an integer (divisions)", NULL},
+        {"roundup_power2_divisions", "dict3", "allocator_settings: 'roundup_power2_divisions' has "
+         "a key '3' that is no interval start ('1', '2', '4', ... '32768' MiB)", NULL},
+        {"expandable_segments", "int1", "allocator_settings: 'expandable_segments' is a int, "
+         "expected a bool", NULL},
+        {"expandable_segments", "strTrue", "'expandable_segments' is a str, expected a bool", NULL},
+        {"max_split_size", "none", "allocator_settings: 'max_split_size' is a None, expected an "
+         "integer (bytes; -1: unlimited)", NULL},
+        {"max_split_size", "str200MB", "'max_split_size' is a str, expected an integer", NULL},
+        {"max_split_size", "int-2", "allocator_settings: 'max_split_size' -2 is out of range "
+         "(bytes up to 2^63 - 1, or -1: unlimited)", NULL},
+        {"garbage_collection_threshold", "str0.8", "allocator_settings: "
+         "'garbage_collection_threshold' is a str, expected a float", NULL},
+        {NULL, NULL, "settypes.pickle: 'allocator_settings' is a list, expected a dict", NULL},
+    };
+    for (size_t k = 0; k < AM_ARRAY_LEN(c); k++) {
+        snap_settings = c[k].key ? 3 : 4;
+        snap_set_key = c[k].key;
+        snap_set_val = c[k].val;
+        const char *path = write_snapshot("settypes.pickle", base, 2 * MB, b, 1, e, 1);
+        snap_settings = 0;
+        trace t = {0};
+        t.path = (char *)(uintptr_t)path;
+        t.f = fopen(path, "rb");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t.f);
+        am_error err = {0};
+        int rc = trace_pickle_open(&t, &err);
+        CU_ASSERT_EQUAL(rc, c[k].msg ? -1 : 0);
+        if (c[k].msg && (rc == 0 || !strstr(err.msg, c[k].msg))) {
+            CU_FAIL("wrong refusal");
+            fprintf(stderr, "\n  %s %s: status %d: %s\n", c[k].key ? c[k].key : "(list)",
+                    c[k].val ? c[k].val : "", rc, rc ? err.msg : "accepted");
+        }
+        if (rc == 0) {
+            const trace_setting *ts;
+            int n = trace_settings(&t, &ts);
+            CU_ASSERT_EQUAL(n, c[k].msg ? 0 : 1);
+            if (n == 1 && c[k].value) {
+                CU_ASSERT_STRING_EQUAL(ts[0].key, c[k].key);
+                CU_ASSERT_STRING_EQUAL(ts[0].value, c[k].value);
+            }
+            t.reader->close(&t);
+        }
+        fclose(t.f);
     }
 }
 
@@ -1435,6 +1552,8 @@ void suite_pickle(void)
              {"private memory pools refused", test_private_pool},
              {"recorded allocator settings, and the warning when the config differs",
               test_recorded_settings},
+             {"allocator_settings of another type are refused, naming the key",
+              test_settings_types},
              {"recorded roundup_power2_divisions: a place's 1 is its 0 (off)",
               test_recorded_divisions_one_is_off},
              {"wrong top-level type", test_wrong_top_level},
