@@ -763,8 +763,11 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
                         am_error *err)
 {
     tp_entry *e = am_calloc(list->len ? list->len : 1, sizeof *e);
-    int64_t t0 = origin ? *origin : 0;
+    int64_t t0 = origin ? *origin : 0, hi = 0; /* hi: the latest time_us yet */
     int have_t0 = origin != NULL;
+    uint64_t prev = 0, back = 0; /* the last entry's time (ps); entries whose time went back */
+    size_t first_back = 0;
+    int64_t first_tu = 0, first_hi = 0;
     for (size_t i = 0; i < list->len; i++) {
         const pkl_value *d = list->items[i];
         tp_entry *x = &e[i];
@@ -835,9 +838,15 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
             free(e);
             return -1;
         }
+        if (tr == 1 && tu < 0) { /* microseconds since the epoch, or amsim's origin 0 */
+            free(e);
+            return am_fail(err, AM_EINPUT, "%s: %s[%d][%zu]: 'time_us' %lld is negative (PyTorch "
+                           "writes microseconds since the epoch)", t->path, name, dev, i,
+                           (long long)tu);
+        }
         if (tr == 1) {
             if (!have_t0) {
-                t0 = tu;
+                t0 = hi = tu;
                 have_t0 = 1;
             }
             /* microseconds after the first entry's time; one that does not fit 64 bits in ps
@@ -854,8 +863,27 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
                                origin ? "amsim_time_origin_us" : "the first entry's");
             }
             x->time = us * AM_PS_PER_US + sub;
+            /* The allocator wrote its entries in the order it served them, so that order
+             * stands: an entry whose time goes back is replayed at the time of the one before
+             * it, as the engine would, but not without a word (until 2026-11-27 it was). An
+             * export of amsim's (with an origin) writes an expired wait's oom where the run's
+             * state was, after entries of earlier times (export_snapshot.c): no warning. */
+            if (tu < hi || x->time < prev) { /* before the origin, both are at 0 */
+                if (back++ == 0)
+                    first_back = i, first_tu = tu, first_hi = hi;
+                x->time = prev;
+            }
+            prev = x->time;
+            hi = AM_MAX(hi, tu);
         }
     }
+    if (back && !origin)
+        fprintf(stderr, "amsim: warning: %s: %s[%d][%zu]: 'time_us' %lld is before an earlier "
+                "entry's (%lld); %llu entr%s of %s[%d] go%s back in time so: each is replayed at "
+                "the time of the entry before it (the recorded order stands)\n", t->path, name,
+                dev, first_back, (long long)first_tu, (long long)first_hi,
+                (unsigned long long)back, back == 1 ? "y" : "ies", name, dev,
+                back == 1 ? "es" : "");
     *out = e;
     *nout = list->len;
     return 0;

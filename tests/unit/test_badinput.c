@@ -782,6 +782,18 @@ BI_TB(p_time_overflow, "timeover.pickle",
       "M\x00\x04h\x0b\x8a\x06\x00@\xe5\x9c" "0\x12ueau.",
       "amsim: @: device_traces[0][1]: 'time_us' 20000000000000 is 20000000000000 us after the "
       "first entry's: out of range (at most 2^64 - 3 ps)")
+/* pickle.dumps({"segments": [], "device_traces": [[{"action": "alloc", "addr": 0, "size": 1024,
+ * "time_us": -3}]]}, protocol=2): PyTorch counts microseconds from the epoch (until 2026-11-27 a
+ * negative time was read as one) */
+BI_TB(p_time_negative, "timeneg.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05}q\x06(X\x06\x00\x00\x00"
+      "actionq\x07X\x05\x00\x00\x00"
+      "allocq\x08X\x04\x00\x00\x00"
+      "addrq\x09K\x00X\x04\x00\x00\x00sizeq\x0aM\x00\x04X\x07\x00\x00\x00time_"
+      "usq\x0bJ\xfd\xff\xff\xffuaau.",
+      "amsim: @: device_traces[0][0]: 'time_us' -3 is negative (PyTorch writes microseconds since "
+      "the epoch)")
 /* pickle.dumps({"segments": [], "device_traces": [[alloc at time_us 0 with amsim_sub_us_ps
  * 10**6]]}, protocol=2): the picoseconds past time_us that amsim's export writes
  * (export_snapshot.c) are less than a microsecond */
@@ -4653,6 +4665,7 @@ void suite_badinput(void)
              {"pickle: no device_traces", p_no_traces},
              {"pickle: amsim_start_traces not a list", p_start_traces},
              {"pickle: time_us more than 2^64 ps after the first", p_time_overflow},
+             {"pickle: a negative time_us", p_time_negative},
              {"pickle: amsim_sub_us_ps of a microsecond or more", p_sub_us_range},
              {"pickle: amsim_sub_us_ps without time_us", p_sub_us_alone},
              {"pickle: amsim_recovery_alloc whose from is no address", p_recovery_from},

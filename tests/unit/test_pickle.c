@@ -233,6 +233,7 @@ static const char *snap_set_key; /* with snap_settings 3: allocator_settings hol
                                    key, of the value snap_set_val writes (write_set_val); with
                                    snap_settings 4 allocator_settings is a list */
 static const char *snap_set_val;
+static const long *snap_times; /* entry i's time_us (> -2^31) instead of 1000 + i */
 static int snap_lists = -1; /* >= 0: device_traces is that many empty lists (no entries) */
 static const char *snap_odd; /* a field of another type (write_odd): "time_us_float",
                                 "time_us_frac", "time_us_str", "stream_str", "stream_none",
@@ -366,7 +367,14 @@ static const char *write_snapshot(const char *name, uint64_t base, uint64_t segs
             if (!write_odd(&w, "", "stream", 0))
                 wkv_int(&w, "stream", !snap_streams || (long)(i / 3) == snap_zero_at ? 0
                                                                              : 7 + i / 3);
-            if (!write_odd(&w, "", "time_us", 1000 + i))
+            if (snap_times && snap_times[i] < 0) {
+                wstr(&w, "time_us");
+                wb(&w, 'J'); /* BININT, 4 bytes little-endian */
+                for (int k = 0; k < 4; k++)
+                    wb(&w, (unsigned char)((unsigned long)snap_times[i] >> (8 * k)));
+            } else if (snap_times)
+                wkv_int(&w, "time_us", (uint64_t)snap_times[i]);
+            else if (!write_odd(&w, "", "time_us", 1000 + i))
                 wkv_int(&w, "time_us", 1000 + i);
             wb(&w, 'u');
         }
@@ -715,6 +723,47 @@ static void test_alloc_over_live(void)
         if (rc != (c[k].msg ? -1 : 0) || (c[k].msg && !strstr(msg, c[k].msg)))
             fprintf(stderr, "\n  %s: status %d: %s\n", c[k].name, rc, msg);
     }
+}
+
+/* A time_us that goes back (before an earlier entry's) is replayed at the time of the entry
+ * before it, the allocator's order standing, with a warning naming the first such entry and
+ * the count; until 2026-11-27 it was clamped without a word (a first entry 1 s late: makespan
+ * 0 ps, check ok). A negative time_us, which PyTorch never writes, is refused. */
+static void test_time_backwards(void)
+{
+    const uint64_t base = 1ULL << 30;
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 0, 1000}, {"alloc", 4096, 1000}, {"free_requested", 0, 1000},
+                        {"free_completed", 0, 1000}};
+    static const long late[] = {1000, 5000, 2000, 1500}, neg[] = {1000, -3, 2000, 3000};
+    snap_times = late;
+    const char *path = write_snapshot("back.pickle", base, 2 * MB, b, 1, e, 4);
+    snap_times = NULL;
+    char args[2048], *out = NULL, *errs = NULL;
+    snprintf(args, sizeof args, "run -c '%s/configs/default.yaml' -t '%s' --policy caching",
+             tu_top(), path);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &errs), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(errs);
+    CU_ASSERT_PTR_NOT_NULL(strstr(errs, "amsim: warning: "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(errs, "back.pickle: device_traces[0][2]: 'time_us' 2000 is "
+                                        "before an earlier entry's (5000); 2 entries of "
+                                        "device_traces[0] go back in time so: each is replayed at "
+                                        "the time of the entry before it (the recorded order "
+                                        "stands)"));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "makespan 4.000 ms"));
+    if (!out || !strstr(out, "makespan 4.000 ms"))
+        fprintf(stderr, "\n  %s\n", out ? out : "(no output)");
+    free(out);
+    free(errs);
+    snap_times = neg;
+    path = write_snapshot("neg.pickle", base, 2 * MB, b, 1, e, 4);
+    snap_times = NULL;
+    tr_event ev[32];
+    size_t n;
+    char msg[1024] = "";
+    CU_ASSERT_EQUAL_FATAL(read_events(path, 0, ev, 32, &n, msg), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "neg.pickle: device_traces[0][1]: 'time_us' -3 is "
+                                       "negative (PyTorch writes microseconds since the epoch)"));
 }
 
 /* A private pool's segment (segment_pool_id other than (0, 0)) is refused; the default pool's
@@ -1549,6 +1598,7 @@ void suite_pickle(void)
              {"entries outside every segment are replayed, not skipped",
               test_outside_segments_replayed},
              {"an alloc over a live or pending block is refused", test_alloc_over_live},
+             {"a time_us going back warns, a negative one is refused", test_time_backwards},
              {"private memory pools refused", test_private_pool},
              {"recorded allocator settings, and the warning when the config differs",
               test_recorded_settings},
