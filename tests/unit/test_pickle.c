@@ -863,6 +863,38 @@ static void test_recorded_settings(void)
     }
 }
 
+/* `amsim convert` of a snapshot names the recorded settings that differ from PyTorch's defaults
+ * on stderr: no output form carries them, so a run of the conversion cannot warn that the config
+ * differs (until 2026-11-27 they were dropped without a word). At their defaults: no warning. */
+static void test_convert_names_settings(void)
+{
+    const uint64_t base = 1ULL << 30;
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 0, 1000}};
+    for (int k = 0; k < 2; k++) {
+        snap_settings = k ? 3 : 1;
+        snap_set_key = "max_split_size";
+        snap_set_val = "int-1"; /* unlimited: PyTorch's default */
+        const char *path = write_snapshot("cvset.pickle", base, 2 * MB, b, 1, e, 1);
+        snap_settings = 0;
+        char args[2048], *out = NULL, *errs = NULL;
+        snprintf(args, sizeof args, "convert '%s' -o '%s/cvset.trace'", path, tu_tmpdir());
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, &errs), 0);
+        const char *want = "cvset.pickle was recorded with expandable_segments true, "
+                           "roundup_power2_divisions [4, 8]; ";
+        if (k == 0) {
+            CU_ASSERT_PTR_NOT_NULL(errs && strstr(errs, "amsim convert: warning: "));
+            CU_ASSERT_PTR_NOT_NULL(errs && strstr(errs, want));
+            CU_ASSERT_PTR_NOT_NULL(errs && strstr(errs, "cvset.trace does not carry these "
+                                                        "settings, so a run of it cannot warn "
+                                                        "when the config sets them otherwise"));
+        } else
+            CU_ASSERT_PTR_NULL(errs && strstr(errs, "warning"));
+        free(out);
+        free(errs);
+    }
+}
+
 /* allocator_settings of another type than PyTorch writes are refused, naming the key: until
  * 2026-11-27 they were left out without a word (no warning that the config differs). What real
  * versions write is read: roundup_power2_divisions as a dict or (older versions) one integer,
@@ -1602,6 +1634,7 @@ void suite_pickle(void)
              {"private memory pools refused", test_private_pool},
              {"recorded allocator settings, and the warning when the config differs",
               test_recorded_settings},
+             {"convert names the recorded settings it drops", test_convert_names_settings},
              {"allocator_settings of another type are refused, naming the key",
               test_settings_types},
              {"recorded roundup_power2_divisions: a place's 1 is its 0 (off)",
