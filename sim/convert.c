@@ -602,6 +602,7 @@ static int cv_to_csv(trace *t, outfile *o, const am_config *cfg, const char *in,
         int dir, into = ev.kind == TR_TRANSFER && ev.has_into &&
                         !cfg_guard_rejects(cfg, ev.level, ev.dst_level, ev.implicit, &dir);
         if (cv_rules(&c, &events, &ev, into, cfg, in, err, NULL) != 0) {
+            trace_place_error(t, err);
             r = -1;
             break;
         }
@@ -889,6 +890,7 @@ int convert_check_trace(trace *t, const am_config *cfg, const char *in, int leni
             if (skippable && lenient == 0)
                 snprintf(err->msg + n, sizeof err->msg - n,
                          " (use --lenient to count and skip such events)");
+            trace_place_error(t, err);
             r = -1;
             break;
         }

@@ -725,6 +725,32 @@ static void test_alloc_over_live(void)
     }
 }
 
+/* An error the engine (run) or check finds at a snapshot's entry names it as the reader does,
+ * device_traces[D][I] (I from 0); until 2026-11-27 it was PATH:I+1, a position of no line. */
+static void test_engine_error_names_entry(void)
+{
+    const uint64_t base = 1ULL << 30;
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 0, 1000}, {"free_requested", 0, 1000},
+                        {"free_requested", 0, 1000}};
+    const char *path = write_snapshot("twice.pickle", base, 2 * MB, b, 1, e, 3);
+    for (int k = 0; k < 2; k++) {
+        char args[2048], *out = NULL, *errs = NULL;
+        if (k == 0)
+            snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --policy "
+                     "caching", tu_top(), path);
+        else
+            snprintf(args, sizeof args, "check -c '%s/configs/default.yaml' '%s'", tu_top(), path);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, &errs), 1);
+        CU_ASSERT_PTR_NOT_NULL(errs && strstr(errs, "twice.pickle: device_traces[0][2]: second "
+                                                    "free request of id"));
+        if (!errs || !strstr(errs, "device_traces[0][2]"))
+            fprintf(stderr, "\n  %s\n", errs ? errs : "(none)");
+        free(out);
+        free(errs);
+    }
+}
+
 /* A time_us that goes back (before an earlier entry's) is replayed at the time of the entry
  * before it, the allocator's order standing, with a warning naming the first such entry and
  * the count; until 2026-11-27 it was clamped without a word (a first entry 1 s late: makespan
@@ -1631,6 +1657,7 @@ void suite_pickle(void)
               test_outside_segments_replayed},
              {"an alloc over a live or pending block is refused", test_alloc_over_live},
              {"a time_us going back warns, a negative one is refused", test_time_backwards},
+             {"run's and check's errors name the snapshot entry", test_engine_error_names_entry},
              {"private memory pools refused", test_private_pool},
              {"recorded allocator settings, and the warning when the config differs",
               test_recorded_settings},
