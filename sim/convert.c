@@ -614,6 +614,7 @@ static int cv_to_csv(trace *t, outfile *o, const am_config *cfg, const char *in,
         int dir, into = ev.kind == TR_TRANSFER && ev.has_into &&
                         !cfg_guard_rejects(cfg, ev.level, ev.dst_level, ev.implicit, &dir);
         if (cv_rules(&c, &events, &ev, into, cfg, in, err, NULL) != 0) {
+            trace_place_error(t, err);
             r = -1;
             break;
         }
@@ -935,6 +936,7 @@ int convert_check_trace(trace *t, const am_config *cfg, const char *in, int leni
             if (skippable && lenient == 0)
                 snprintf(err->msg + n, sizeof err->msg - n,
                          " (use --lenient to count and skip such events)");
+            trace_place_error(t, err);
             r = -1;
             break;
         }
@@ -954,6 +956,35 @@ int convert_check_trace(trace *t, const am_config *cfg, const char *in, int leni
     }
     cv_rows_free(&c, &evs);
     return r < 0 ? -1 : 0;
+}
+
+/* The allocator settings a recording was made with (trace_settings: a snapshot's
+ * allocator_settings) that differ from PyTorch's defaults, named on stderr: no output form
+ * carries them, so a run of the conversion cannot warn, as the recording's run does, that the
+ * config sets them otherwise (until 2026-11-27 they were dropped without a word). Settings at
+ * their defaults lose nothing a run of a default caching config would say. */
+static void note_dropped_settings(const trace *t, const char *in, const char *outp)
+{
+    static const char *const dflt[][2] = {{"max_split_size", "unlimited"},
+                                          {"expandable_segments", "false"},
+                                          {"garbage_collection_threshold", "0"},
+                                          {"roundup_power2_divisions", "0"}};
+    const trace_setting *ts;
+    int n = trace_settings(t, &ts), k = 0;
+    char list[1024] = "";
+    size_t m = 0;
+    for (int i = 0; i < n; i++) {
+        int same = 0;
+        for (size_t d = 0; d < AM_ARRAY_LEN(dflt); d++)
+            same |= strcmp(ts[i].key, dflt[d][0]) == 0 && strcmp(ts[i].value, dflt[d][1]) == 0;
+        if (!same && m < sizeof list)
+            m += (size_t)snprintf(list + m, sizeof list - m, "%s%s %s", k++ ? ", " : "",
+                                  ts[i].key, ts[i].value);
+    }
+    if (k)
+        fprintf(stderr, "amsim convert: warning: %s was recorded with %s; %s does not carry "
+                "%s, so a run of it cannot warn when the config sets %s otherwise\n", in, list,
+                outp, k == 1 ? "this setting" : "these settings", k == 1 ? "it" : "them");
 }
 
 int cmd_convert(int argc, char **argv)
@@ -1051,6 +1082,8 @@ int cmd_convert(int argc, char **argv)
         rc = out_commit(o, &err);
         o = NULL;
     }
+    if (rc == 0)
+        note_dropped_settings(t, in, outp);
     out_abort(o);
     trace_close(t);
     cfg_free(cfg);

@@ -284,8 +284,12 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
     if (sim_create(&s, cfg, &so, err) != 0)
         goto out;
     snap_attach(sx, s);
-    if (prepass_attach(s, cfg, sp->trace, &to, sp->progress, err) != 0 || sim_run(s, t, err) != 0)
+    if (prepass_attach(s, cfg, sp->trace, &to, sp->progress, err) != 0)
         goto out;
+    if (sim_run(s, t, err) != 0) {
+        trace_place_error(t, err);
+        goto out;
+    }
     /* an expectation's keys and kinds known only from the run: an input error writes nothing */
     if (xp && expect_check(xp, s, err) != 0)
         goto out;

@@ -277,6 +277,24 @@ const char *trace_format(const trace *t) { return t->reader ? t->reader->format 
 const char *trace_path(const trace *t) { return t->path; }
 int trace_records_addrs(const trace *t) { return t->reader && t->reader->addrs; }
 uint64_t trace_skipped(const trace *t) { return t->skipped; }
+
+void trace_place_error(const trace *t, am_error *err)
+{
+    size_t pl = strlen(t->path);
+    const char *m = err->msg, *p;
+    if (strcmp(trace_format(t), "pytorch_snapshot") != 0 || strncmp(m, t->path, pl) != 0 ||
+        m[pl] != ':' || m[pl + 1] < '1' || m[pl + 1] > '9')
+        return; /* a path written escaped or cut, or the prologue's line 0: as it is */
+    char *end;
+    unsigned long long n = strtoull(m + pl + 1, &end, 10);
+    if (end[0] != ':' || end[1] != ' ')
+        return;
+    p = end + 2;
+    char buf[sizeof err->msg];
+    snprintf(buf, sizeof buf, "%s: device_traces[%d][%llu]: %s", t->path, t->opts.device, n - 1,
+             p);
+    snprintf(err->msg, sizeof err->msg, "%s", buf);
+}
 int trace_validated(const trace *t) { return t->validated; }
 
 int trace_settings(const trace *t, const trace_setting **s)

@@ -121,6 +121,10 @@ int trace_records_addrs(const trace *t);
  * of unknown addresses), counted, plus those a converted trace says its source skipped (native
  * header skipped=N, binary header count, CSV "# amsim skipped=N"). */
 uint64_t trace_skipped(const trace *t);
+/* An error at an event of a PyTorch snapshot's trace, "PATH:N: why" (the engine's and check's
+ * form, N the entry's 1-based position in its device trace), rewritten in the snapshot
+ * reader's form, "PATH: device_traces[D][N-1]: why"; any other error is left as it is. */
+void trace_place_error(const trace *t, am_error *err);
 /* 1 when a run validates the trace against its recorded addresses from its first event, whatever
  * it records: a snapshot, and a trace converted from one (native header validated=1, binary
  * header flag), so that the conversion reports the snapshot's validation even when no

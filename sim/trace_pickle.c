@@ -234,6 +234,49 @@ static uint64_t live_get(tp_live *l, uint64_t addr, int take)
     return UINT64_MAX;
 }
 
+/* The address ranges of the blocks live or pending in the forward pass, by address (an
+ * alloc's request, at least 1 byte; a start-state block's certain bytes): a caching allocator
+ * never hands out an address inside one, so an alloc that overlaps one is refused
+ * (until 2026-11-27 it was accepted, and both later frees went to the newest buffer). */
+typedef struct tp_ranges { bt_tree t; recpool ends; } tp_ranges;
+
+static void ranges_init(tp_ranges *r)
+{
+    memset(&r->t, 0, sizeof r->t);
+    recpool_init(&r->ends, sizeof(uint64_t));
+}
+
+static void ranges_free(tp_ranges *r)
+{
+    bt_destroy(&r->t);
+    recpool_destroy(&r->ends);
+}
+
+/* The range at addr is gone (freed, or moved by a recovery). */
+static void ranges_drop(tp_ranges *r, uint64_t addr)
+{
+    uint64_t *end = bt_remove(&r->t, addr, 0);
+    if (end)
+        recpool_put(&r->ends, end);
+}
+
+static void ranges_add(tp_ranges *r, uint64_t addr, uint64_t size)
+{
+    ranges_drop(r, addr);
+    uint64_t *end = recpool_take(&r->ends);
+    *end = addr + (size ? size : 1); /* ends by 2^64 - 1: entry_range_bad */
+    bt_insert(&r->t, addr, 0, end);
+}
+
+/* The start of a range that [addr, addr + size) overlaps, or UINT64_MAX. */
+static uint64_t ranges_overlap(const tp_ranges *r, uint64_t addr, uint64_t size)
+{
+    bt_iter it;
+    uint64_t last = addr + (size ? size - 1 : 0);
+    const uint64_t *end = bt_floor(&r->t, last, 0, &it);
+    return end && *end > addr ? bt_k1(&it) : UINT64_MAX;
+}
+
 /* ---- the state walked backwards ---- */
 
 uint64_t trace_pickle_steps;
@@ -720,8 +763,11 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
                         am_error *err)
 {
     tp_entry *e = am_calloc(list->len ? list->len : 1, sizeof *e);
-    int64_t t0 = origin ? *origin : 0;
+    int64_t t0 = origin ? *origin : 0, hi = 0; /* hi: the latest time_us yet */
     int have_t0 = origin != NULL;
+    uint64_t prev = 0, back = 0; /* the last entry's time (ps); entries whose time went back */
+    size_t first_back = 0;
+    int64_t first_tu = 0, first_hi = 0;
     for (size_t i = 0; i < list->len; i++) {
         const pkl_value *d = list->items[i];
         tp_entry *x = &e[i];
@@ -792,9 +838,15 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
             free(e);
             return -1;
         }
+        if (tr == 1 && tu < 0) { /* microseconds since the epoch, or amsim's origin 0 */
+            free(e);
+            return am_fail(err, AM_EINPUT, "%s: %s[%d][%zu]: 'time_us' %lld is negative (PyTorch "
+                           "writes microseconds since the epoch)", t->path, name, dev, i,
+                           (long long)tu);
+        }
         if (tr == 1) {
             if (!have_t0) {
-                t0 = tu;
+                t0 = hi = tu;
                 have_t0 = 1;
             }
             /* microseconds after the first entry's time; one that does not fit 64 bits in ps
@@ -811,8 +863,27 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
                                origin ? "amsim_time_origin_us" : "the first entry's");
             }
             x->time = us * AM_PS_PER_US + sub;
+            /* The allocator wrote its entries in the order it served them, so that order
+             * stands: an entry whose time goes back is replayed at the time of the one before
+             * it, as the engine would, but not without a word (until 2026-11-27 it was). An
+             * export of amsim's (with an origin) writes an expired wait's oom where the run's
+             * state was, after entries of earlier times (export_snapshot.c): no warning. */
+            if (tu < hi || x->time < prev) { /* before the origin, both are at 0 */
+                if (back++ == 0)
+                    first_back = i, first_tu = tu, first_hi = hi;
+                x->time = prev;
+            }
+            prev = x->time;
+            hi = AM_MAX(hi, tu);
         }
     }
+    if (back && !origin)
+        fprintf(stderr, "amsim: warning: %s: %s[%d][%zu]: 'time_us' %lld is before an earlier "
+                "entry's (%lld); %llu entr%s of %s[%d] go%s back in time so: each is replayed at "
+                "the time of the entry before it (the recorded order stands)\n", t->path, name,
+                dev, first_back, (long long)first_tu, (long long)first_hi,
+                (unsigned long long)back, back == 1 ? "y" : "ies", name, dev,
+                back == 1 ? "es" : "");
     *out = e;
     *nout = list->len;
     return 0;
@@ -1083,7 +1154,7 @@ static tp_tile *list_tiles(const tp_state *s, size_t *nt)
 }
 
 static void build_prologue(trace *t, tp_impl *im, tp_state *s, uint64_t *next_id,
-                           tp_live *live)
+                           tp_live *live, tp_ranges *rg)
 {
     tr_event e;
     /* Every segment of the start state is created: one the trace does not allocate existed
@@ -1136,6 +1207,7 @@ static void build_prologue(trace *t, tp_impl *im, tp_state *s, uint64_t *next_id
             continue;
         }
         live_put(live, b->addr, tile[k].id);
+        ranges_add(rg, b->addr, b->size - b->guess);
         if (b->state == S_ALLOC)
             continue;
         ev_base(&e, t, TR_FREE_REQUESTED);
@@ -1211,7 +1283,7 @@ static uint64_t oom_id(tp_entry *sen, size_t ns, uint64_t k, int whole)
 }
 
 static int build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, int dev, uint64_t *next_id,
-                       tp_live *live, am_error *err)
+                       tp_live *live, tp_ranges *rg, am_error *err)
 {
     int rc = 0;
     tr_event e;
@@ -1232,6 +1304,7 @@ static int build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, int dev, u
                 e.addr = x->addr;
                 live_get(live, x->addr, 1);
                 live_put(live, x->addr, e.id);
+                ranges_add(rg, x->addr, x->size);
             }
             break;
         case A_FREE_REQ:
@@ -1251,6 +1324,8 @@ static int build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, int dev, u
             }
             ev_base(&e, t, whole ? TR_FREE : TR_FREE_REQUESTED);
             e.id = id;
+            if (whole && !oom)
+                ranges_drop(rg, x->addr);
             if (whole && x->action != done)
                 i++; /* its completion */
             break;
@@ -1261,6 +1336,10 @@ static int build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, int dev, u
                 rc = -1;
                 goto out;
             }
+            if (x->action == A_RECOVERY_FREE)
+                ranges_drop(rg, x->addr);
+            else if (live_get(live, x->addr, 0) != UINT64_MAX)
+                ranges_add(rg, x->addr, x->size);
             continue;
         case A_SEG_ALLOC:
         case A_SEG_FREE:
@@ -1284,15 +1363,23 @@ out:
 /* The trace entries as events. An entry that gives none (a free of an unknown address, an
  * unknown action) is marked skipped; the caller counts the marked entries. sen, ns: the start
  * list (NULL when none), whose failed requests the trace may free. */
-static void build_trace(trace *t, tp_impl *im, tp_entry *en, size_t n, tp_entry *sen, size_t ns,
-                        uint64_t *next_id, tp_live *live)
+static int build_trace(trace *t, tp_impl *im, tp_entry *en, size_t n, tp_entry *sen, size_t ns,
+                       int dev, uint64_t *next_id, tp_live *live, tp_ranges *rg, am_error *err)
 {
     tr_event e;
     for (size_t i = 0; i < n; i++) {
         tp_entry *x = &en[i];
-        uint64_t id;
+        uint64_t id, at;
         switch (x->action) {
         case A_ALLOC:
+            if ((at = ranges_overlap(rg, x->addr, x->size)) != UINT64_MAX)
+                return am_fail(err, AM_EINPUT, "%s: device_traces[%d][%zu]: 'alloc' of %llu "
+                               "bytes at address %llu overlaps the block at address %llu, not "
+                               "yet freed (no free_completed): a caching allocator never hands "
+                               "out such an address", t->path, dev, i,
+                               (unsigned long long)x->size, (unsigned long long)x->addr,
+                               (unsigned long long)at);
+            ranges_add(rg, x->addr, x->size);
             ev_base(&e, t, TR_ALLOC);
             e.id = (*next_id)++;
             e.bytes = x->size;
@@ -1307,6 +1394,8 @@ static void build_trace(trace *t, tp_impl *im, tp_entry *en, size_t n, tp_entry 
                 x->skipped = 1;
                 continue;
             }
+            if (x->action == A_FREE_DONE)
+                ranges_drop(rg, x->addr);
             ev_base(&e, t, x->action == A_FREE_REQ ? TR_FREE_REQUESTED : TR_FREE_COMPLETED);
             e.id = id;
             break;
@@ -1344,6 +1433,7 @@ static void build_trace(trace *t, tp_impl *im, tp_entry *en, size_t n, tp_entry 
         e.line = i + 1;
         emit(im, &e);
     }
+    return 0;
 }
 
 static void declare(trace *t, tp_impl *im, uint64_t addr, uint64_t size, uint32_t stream)
@@ -1428,20 +1518,97 @@ static void setting(trace *t, const char *key, const char *value)
     snprintf(x->value, sizeof x->value, "%s", value);
 }
 
-/* allocator_settings, as the caching policy's options (what is absent or of another shape is
- * left out: nothing to compare it with). roundup_power2_divisions maps the start of each
- * power-of-two interval in MiB ("1", "2", ... "32768") to its divisions: the same one for all
- * is written as that number, else as a list without its trailing zeros. */
-static void read_settings(trace *t, const pkl_value *a)
+/* The refusal of allocator_settings' key of another type than PyTorch writes (expected: what
+ * it writes). Until 2026-11-27 such a value was left out without a word, so a recording's
+ * setting went unread and `amsim run` could not warn that the config differs. */
+__attribute__((noinline, cold)) static int bad_setting(const trace *t, const char *key,
+                                                       const pkl_value *v, const char *expected,
+                                                       am_error *err)
 {
-    if (!a || a->type != PKL_DICT)
-        return;
+    return am_fail(err, AM_EINPUT, "%s: allocator_settings: '%s' is a %s, expected %s", t->path,
+                   key, pkl_type_name(v->type), expected);
+}
+
+/* An integer value as a message shows it: from 2^63 (wide) unsigned. */
+static void int_text(char *buf, size_t n, const pkl_value *v)
+{
+    if (v->wide)
+        snprintf(buf, n, "%llu", (unsigned long long)(uint64_t)v->i);
+    else
+        snprintf(buf, n, "%lld", (long long)v->i);
+}
+
+/* roundup_power2_divisions as PyTorch writes it: a dict from the start of each power-of-two
+ * interval in MiB ("1", "2", ... "32768") to its divisions, or in older versions one integer
+ * for every interval, into d[16]. Anything else is refused, naming the key. */
+static int read_divisions(const trace *t, const pkl_value *v, int64_t d[16], am_error *err)
+{
+    static const char *const key = "roundup_power2_divisions";
+    int64_t i;
+    if (v->type == PKL_INT && pkl_int(v, &i) == 0 && i >= 0) {
+        for (int k = 0; k < 16; k++)
+            d[k] = i;
+        return 0;
+    }
+    char num[24];
+    if (v->type == PKL_INT) {
+        int_text(num, sizeof num, v);
+        return am_fail(err, AM_EINPUT, "%s: allocator_settings: '%s' %s is out of range (a "
+                       "number of divisions, 0 to 2^63 - 1)", t->path, key, num);
+    }
+    if (v->type != PKL_DICT)
+        return bad_setting(t, key, v, "a dict (interval start in MiB: divisions) or an integer",
+                           err);
+    for (size_t k = 0; k < v->len; k++) {
+        const pkl_value *kv = v->items[2 * k], *val = v->items[2 * k + 1];
+        char *end = NULL;
+        unsigned long mb = kv->type == PKL_STR ? strtoul(kv->s, &end, 10) : 0;
+        if (kv->type != PKL_STR || *end || kv->s[0] < '1' || kv->s[0] > '9' || (mb & (mb - 1)) ||
+            mb > 32768)
+            return am_fail(err, AM_EINPUT, "%s: allocator_settings: '%s' has a key %s%s%s that "
+                           "is no interval start ('1', '2', '4', ... '32768' MiB)", t->path, key,
+                           kv->type == PKL_STR ? "'" : "of type ",
+                           kv->type == PKL_STR ? kv->s : pkl_type_name(kv->type),
+                           kv->type == PKL_STR ? "'" : "");
+        if (val->type == PKL_INT && (pkl_int(val, &i) < 0 || i < 0)) {
+            int_text(num, sizeof num, val);
+            return am_fail(err, AM_EINPUT, "%s: allocator_settings: '%s'['%s'] %s is out of "
+                           "range (a number of divisions, 0 to 2^63 - 1)", t->path, key, kv->s,
+                           num);
+        }
+        if (val->type != PKL_INT)
+            return am_fail(err, AM_EINPUT, "%s: allocator_settings: '%s'['%s'] is a %s, "
+                           "expected an integer (divisions)", t->path, key, kv->s,
+                           pkl_type_name(val->type));
+        d[__builtin_ctzl(mb)] = i;
+    }
+    return 0;
+}
+
+/* allocator_settings, as the caching policy's options (what is absent is left out: nothing to
+ * compare it with; what PyTorch writes as no such type is refused, naming it). The divisions
+ * are written as one number when the same for every interval, else as a list without its
+ * trailing zeros. */
+static int read_settings(trace *t, const pkl_value *a, am_error *err)
+{
+    if (!a)
+        return 0;
+    if (a->type != PKL_DICT)
+        return am_fail(err, AM_EINPUT, "%s: 'allocator_settings' is a %s, expected a dict",
+                       t->path, pkl_type_name(a->type));
     const pkl_value *v;
     int64_t i;
     char buf[160];
-    if ((v = pkl_get(a, "max_split_size")) && pkl_int(v, &i) == 0) {
+    if ((v = pkl_get(a, "max_split_size"))) {
         static const char *const unit[] = {"B", "KiB", "MiB", "GiB"};
         int u = 0;
+        if (v->type != PKL_INT)
+            return bad_setting(t, "max_split_size", v, "an integer (bytes; -1: unlimited)", err);
+        if (pkl_int(v, &i) < 0 || i < -1) {
+            int_text(buf, sizeof buf, v);
+            return am_fail(err, AM_EINPUT, "%s: allocator_settings: 'max_split_size' %s is out "
+                           "of range (bytes up to 2^63 - 1, or -1: unlimited)", t->path, buf);
+        }
         while (u < 3 && i > 0 && i % 1024 == 0) /* exact, in the largest unit that divides it */
             i /= 1024, u++;
         if (i < 0)
@@ -1450,10 +1617,15 @@ static void read_settings(trace *t, const pkl_value *a)
             snprintf(buf, sizeof buf, "%lld%s%s", (long long)i, u ? "" : " ", unit[u]);
         setting(t, "max_split_size", buf);
     }
-    if ((v = pkl_get(a, "expandable_segments")) && v->type == PKL_BOOL)
+    if ((v = pkl_get(a, "expandable_segments"))) {
+        if (v->type != PKL_BOOL) /* a C++ bool: True or False, never 1 or 'True' */
+            return bad_setting(t, "expandable_segments", v, "a bool", err);
         setting(t, "expandable_segments", v->i ? "true" : "false");
-    if ((v = pkl_get(a, "garbage_collection_threshold")) &&
-        (v->type == PKL_FLOAT || v->type == PKL_INT)) {
+    }
+    if ((v = pkl_get(a, "garbage_collection_threshold"))) {
+        /* a C++ double; an int (a tool that went through JSON) is that number */
+        if (v->type != PKL_FLOAT && (v->type != PKL_INT || v->wide))
+            return bad_setting(t, "garbage_collection_threshold", v, "a float", err);
         double g = v->type == PKL_FLOAT ? v->f : (double)v->i;
         snprintf(buf, sizeof buf, "%.15g", g); /* 0.6, not 0.59999999999999998 ... */
         double back = 0;
@@ -1461,18 +1633,10 @@ static void read_settings(trace *t, const pkl_value *a)
             snprintf(buf, sizeof buf, "%.17g", g); /* ... unless that is another number */
         setting(t, "garbage_collection_threshold", buf);
     }
-    if ((v = pkl_get(a, "roundup_power2_divisions")) && v->type == PKL_DICT) {
+    if ((v = pkl_get(a, "roundup_power2_divisions"))) {
         int64_t d[16] = {0};
-        for (size_t k = 0; k < v->len; k++) {
-            const pkl_value *key = v->items[2 * k], *val = v->items[2 * k + 1];
-            char *end;
-            if (key->type != PKL_STR || pkl_int(val, &i) < 0 || i < 0)
-                return;
-            unsigned long mb = strtoul(key->s, &end, 10);
-            if (*end || mb == 0 || (mb & (mb - 1)) || mb > 32768)
-                return;
-            d[__builtin_ctzl(mb)] = i;
-        }
+        if (read_divisions(t, v, d, err) < 0)
+            return -1;
         int last = 15, same = 1;
         for (int k = 1; k < 16; k++)
             same &= d[k] == d[0];
@@ -1489,6 +1653,7 @@ static void read_settings(trace *t, const pkl_value *a)
         }
         setting(t, "roundup_power2_divisions", buf);
     }
+    return 0;
 }
 
 /* Whether the snapshot records anything for device dev: an entry in device_traces[dev] or a
@@ -1631,7 +1796,8 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
     if (check_segment_devices(t, segs, err) != 0 ||
         check_device_recorded(t, segs, dt, dev, err) != 0)
         return -1;
-    read_settings(t, pkl_get(root, "allocator_settings"));
+    if (read_settings(t, pkl_get(root, "allocator_settings"), err) < 0)
+        return -1;
     static const pkl_value no_entries = {.type = PKL_LIST};
     const pkl_value *list = (size_t)dev < dt->len ? dt->items[dev] : &no_entries;
     if (list->type != PKL_LIST)
@@ -1667,16 +1833,20 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
             (void)undo(&s, &en[i]);
     uint64_t next_id = 1, nblocks = s.blocks.n;
     tp_live live;
+    tp_ranges rg;
     live_init(&live, n + (sen ? ns : nblocks));
-    if (sen && build_start(t, im, sen, ns, dev, &next_id, &live, err) < 0) {
+    ranges_init(&rg);
+    if (!sen)
+        build_prologue(t, im, &s, &next_id, &live, &rg);
+    /* 3. the trace itself, after the start list's prologue when there is one */
+    if ((sen && build_start(t, im, sen, ns, dev, &next_id, &live, &rg, err) < 0) ||
+        build_trace(t, im, en, n, sen, ns, dev, &next_id, &live, &rg, err) < 0) {
+        ranges_free(&rg);
         free(live.key);
         free(live.val);
         goto out;
     }
-    if (!sen)
-        build_prologue(t, im, &s, &next_id, &live);
-    /* 3. the trace itself */
-    build_trace(t, im, en, n, sen, ns, &next_id, &live);
+    ranges_free(&rg);
     /* each entry that gave no event, once (until 2026-11-27 a free of an unknown address
      * counted twice, in the backward walk and in the trace) */
     for (size_t i = 0; i < n; i++)

@@ -789,6 +789,18 @@ BI_TB(p_time_overflow, "timeover.pickle",
       "M\x00\x04h\x0b\x8a\x06\x00@\xe5\x9c" "0\x12ueau.",
       "amsim: @: device_traces[0][1]: 'time_us' 20000000000000 is 20000000000000 us after the "
       "first entry's: out of range (at most 2^64 - 3 ps)")
+/* pickle.dumps({"segments": [], "device_traces": [[{"action": "alloc", "addr": 0, "size": 1024,
+ * "time_us": -3}]]}, protocol=2): PyTorch counts microseconds from the epoch (until 2026-11-27 a
+ * negative time was read as one) */
+BI_TB(p_time_negative, "timeneg.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05}q\x06(X\x06\x00\x00\x00"
+      "actionq\x07X\x05\x00\x00\x00"
+      "allocq\x08X\x04\x00\x00\x00"
+      "addrq\x09K\x00X\x04\x00\x00\x00sizeq\x0aM\x00\x04X\x07\x00\x00\x00time_"
+      "usq\x0bJ\xfd\xff\xff\xffuaau.",
+      "amsim: @: device_traces[0][0]: 'time_us' -3 is negative (PyTorch writes microseconds since "
+      "the epoch)")
 /* pickle.dumps({"segments": [], "device_traces": [[alloc at time_us 0 with amsim_sub_us_ps
  * 10**6]]}, protocol=2): the picoseconds past time_us that amsim's export writes
  * (export_snapshot.c) are less than a microsecond */
@@ -888,6 +900,73 @@ BI_TB(p_recovery_alloc_over_live, "recover.pickle",
       "fromq\x13K\x00ueau.",
       "amsim: @: amsim_start_traces[0][3]: 'amsim_recovery_alloc' at address 1024, where a "
       "buffer of the prologue is still live (a recovery places a buffer in free space only)")
+/* pickle.dumps({"segments": [], "device_traces": [[]], "allocator_settings": [1]}, protocol=2): a
+ * setting of another type than PyTorch writes (until 2026-11-27 left out without a word) */
+BI_TB(p_settings_list, "setlist.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05"
+      "aX\x12\x00\x00\x00"
+      "allocator_settingsq\x06]q\x07K\x01"
+      "au.",
+      "amsim: @: 'allocator_settings' is a list, expected a dict")
+/* pickle.dumps({"segments": [], "device_traces": [[]], "allocator_settings": {"expandable_segments": 1}}, protocol=2) */
+BI_TB(p_settings_expandable_int, "setexp.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05"
+      "aX\x12\x00\x00\x00"
+      "allocator_settingsq\x06}q\x07X\x13\x00\x00\x00"
+      "expandable_segmentsq\x08K\x01su.",
+      "amsim: @: allocator_settings: 'expandable_segments' is a int, expected a bool")
+/* pickle.dumps({"segments": [], "device_traces": [[]], "allocator_settings": {"max_split_size": None}}, protocol=2) */
+BI_TB(p_settings_max_split_none, "setmss.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05"
+      "aX\x12\x00\x00\x00"
+      "allocator_settingsq\x06}q\x07X\x0e\x00\x00\x00max_split_sizeq\x08Nsu.",
+      "amsim: @: allocator_settings: 'max_split_size' is a None, expected an integer (bytes; -1: "
+      "unlimited)")
+/* pickle.dumps({"segments": [], "device_traces": [[]], "allocator_settings": {"roundup_power2_divisions": [4, 0]}}, protocol=2) */
+BI_TB(p_settings_divisions_list, "setdivl.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05"
+      "aX\x12\x00\x00\x00"
+      "allocator_settingsq\x06}q\x07X\x18\x00\x00\x00roundup_power2_divisionsq"
+      "\x08]q\x09(K\x04K\x00"
+      "esu.",
+      "amsim: @: allocator_settings: 'roundup_power2_divisions' is a list, expected a dict "
+      "(interval start in MiB: divisions) or an integer")
+/* pickle.dumps({"segments": [], "device_traces": [[]], "allocator_settings": {"roundup_power2_divisions": {"1": "x"}}}, protocol=2) */
+BI_TB(p_settings_divisions_str, "setdivs.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05"
+      "aX\x12\x00\x00\x00"
+      "allocator_settingsq\x06}q\x07X\x18\x00\x00\x00roundup_power2_divisionsq"
+      "\x08}q\x09X\x01\x00\x00\x00"
+      "1q\x0aX\x01\x00\x00\x00xq\x0bssu.",
+      "amsim: @: allocator_settings: 'roundup_power2_divisions'['1'] is a str, expected an "
+      "integer (divisions)")
+/* pickle.dumps({"segments": [], "device_traces": [[]], "allocator_settings": {"garbage_collection_threshold": "0.8"}}, protocol=2) */
+BI_TB(p_settings_gc_str, "setgc.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05"
+      "aX\x12\x00\x00\x00"
+      "allocator_settingsq\x06}q\x07X\x1c\x00\x00\x00garbage_collection_thresh"
+      "oldq\x08X\x03\x00\x00\x00"
+      "0.8q\x09su.",
+      "amsim: @: allocator_settings: 'garbage_collection_threshold' is a str, expected a float")
+/* pickle.dumps({"segments": [], "device_traces": [[{"action": "alloc", "addr": 0, "size": 1024},
+ * {"action": "alloc", "addr": 512, "size": 1024}]]}, protocol=2): the second request overlaps the
+ * first, still live (until 2026-11-27 accepted, both later frees going to the second) */
+BI_TB(p_alloc_over_live, "allocover.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05(}q\x06(X\x06\x00\x00\x00"
+      "actionq\x07X\x05\x00\x00\x00"
+      "allocq\x08X\x04\x00\x00\x00"
+      "addrq\x09K\x00X\x04\x00\x00\x00sizeq\x0aM\x00\x04u}q\x0b(h\x07h\x08h\x09"
+      "M\x00\x02h\x0aM\x00\x04ueau.",
+      "amsim: @: device_traces[0][1]: 'alloc' of 1024 bytes at address 512 overlaps the block at "
+      "address 0, not yet freed (no free_completed): a caching allocator never hands out such an "
+      "address")
 /* pickle.dumps({"segments": [], "device_traces": [[{"action": "alloc", "addr": 0, "size": 1024,
  * "stream": True}]]}, protocol=2): a bool is no stream handle (until 2026-11-27 read as 1) */
 BI_TB(p_bool_stream, "boolstream.pickle",
@@ -4643,6 +4722,7 @@ void suite_badinput(void)
              {"pickle: no device_traces", p_no_traces},
              {"pickle: amsim_start_traces not a list", p_start_traces},
              {"pickle: time_us more than 2^64 ps after the first", p_time_overflow},
+             {"pickle: a negative time_us", p_time_negative},
              {"pickle: amsim_sub_us_ps of a microsecond or more", p_sub_us_range},
              {"pickle: amsim_sub_us_ps without time_us", p_sub_us_alone},
              {"pickle: amsim_recovery_alloc whose from is no address", p_recovery_from},
@@ -4651,6 +4731,15 @@ void suite_badinput(void)
              {"pickle: amsim_recovery_alloc from a range past 2^64 - 1", p_recovery_from_past_end},
              {"pickle: amsim_recovery_free where no buffer is", p_recovery_free_nothing},
              {"pickle: amsim_recovery_alloc over a live buffer", p_recovery_alloc_over_live},
+             {"pickle: an alloc over a live buffer", p_alloc_over_live},
+             {"pickle: allocator_settings not a dict", p_settings_list},
+             {"pickle: allocator_settings expandable_segments an int", p_settings_expandable_int},
+             {"pickle: allocator_settings max_split_size None", p_settings_max_split_none},
+             {"pickle: allocator_settings roundup_power2_divisions a list",
+              p_settings_divisions_list},
+             {"pickle: allocator_settings roundup_power2_divisions value a str",
+              p_settings_divisions_str},
+             {"pickle: allocator_settings garbage_collection_threshold a str", p_settings_gc_str},
              {"pickle: a bool stream", p_bool_stream},
              {"pickle: a bool device", p_bool_device},
              {"pickle: a segment on device -1", p_seg_device_negative},

@@ -229,6 +229,11 @@ static long snap_zero_at = -1; /* with snap_streams: the buffer i / 3 on stream 
 static int snap_settings;  /* 1: allocator_settings as a run with expandable segments and
                               roundup_power2_divisions {1 MiB: 4, 2 MiB: 8} writes them; 2:
                               the same with every interval's divisions 0 */
+static const char *snap_set_key; /* with snap_settings 3: allocator_settings holds only this
+                                   key, of the value snap_set_val writes (write_set_val); with
+                                   snap_settings 4 allocator_settings is a list */
+static const char *snap_set_val;
+static const long *snap_times; /* entry i's time_us (> -2^31) instead of 1000 + i */
 static int snap_lists = -1; /* >= 0: device_traces is that many empty lists (no entries) */
 static const char *snap_odd; /* a field of another type (write_odd): "time_us_float",
                                 "time_us_frac", "time_us_str", "stream_str", "stream_none",
@@ -266,6 +271,41 @@ static int write_odd(pw *w, const char *where, const char *key, uint64_t usual)
     else
         wb(w, 'N'); /* None */
     return 1;
+}
+
+/* The value of an allocator setting as snap_set_val names it: "int4", "int1", "int-2",
+ * "list40" ([4, 0]), "str4", "strTrue", "str200MB", "str0.8", "none", "dict1x" ({'1': 'x'}),
+ * "dict3" ({'3': 4}). */
+static void write_set_val(pw *w, const char *how)
+{
+    if (strncmp(how, "int", 3) == 0) {
+        long v = strtol(how + 3, NULL, 10);
+        if (v < 0) {
+            wb(w, 'J'); /* BININT, 4 bytes little-endian */
+            for (int i = 0; i < 4; i++)
+                wb(w, (unsigned char)((unsigned long)v >> (8 * i)));
+        } else
+            wint(w, (uint64_t)v);
+    } else if (strcmp(how, "list40") == 0) {
+        wb(w, ']');
+        wb(w, '(');
+        wint(w, 4);
+        wint(w, 0);
+        wb(w, 'e');
+    } else if (strncmp(how, "str", 3) == 0) {
+        wstr(w, how + 3);
+    } else if (strcmp(how, "none") == 0) {
+        wb(w, 'N');
+    } else {
+        wb(w, '}');
+        wb(w, '(');
+        wstr(w, strcmp(how, "dict1x") == 0 ? "1" : "3");
+        if (strcmp(how, "dict1x") == 0)
+            wstr(w, "x");
+        else
+            wint(w, 4);
+        wb(w, 'u');
+    }
 }
 
 static const char *write_snapshot(const char *name, uint64_t base, uint64_t segsize,
@@ -327,14 +367,31 @@ static const char *write_snapshot(const char *name, uint64_t base, uint64_t segs
             if (!write_odd(&w, "", "stream", 0))
                 wkv_int(&w, "stream", !snap_streams || (long)(i / 3) == snap_zero_at ? 0
                                                                              : 7 + i / 3);
-            if (!write_odd(&w, "", "time_us", 1000 + i))
+            if (snap_times && snap_times[i] < 0) {
+                wstr(&w, "time_us");
+                wb(&w, 'J'); /* BININT, 4 bytes little-endian */
+                for (int k = 0; k < 4; k++)
+                    wb(&w, (unsigned char)((unsigned long)snap_times[i] >> (8 * k)));
+            } else if (snap_times)
+                wkv_int(&w, "time_us", (uint64_t)snap_times[i]);
+            else if (!write_odd(&w, "", "time_us", 1000 + i))
                 wkv_int(&w, "time_us", 1000 + i);
             wb(&w, 'u');
         }
         wb(&w, 'e');
         wb(&w, 'a');
     }
-    if (snap_settings) {
+    if (snap_settings == 3) {
+        wstr(&w, "allocator_settings");
+        wb(&w, '}');
+        wb(&w, '(');
+        wstr(&w, snap_set_key);
+        write_set_val(&w, snap_set_val);
+        wb(&w, 'u');
+    } else if (snap_settings == 4) {
+        wstr(&w, "allocator_settings");
+        wb(&w, ']');
+    } else if (snap_settings) {
         wstr(&w, "allocator_settings");
         wb(&w, '}');
         wb(&w, '(');
@@ -626,6 +683,115 @@ static void test_outside_segments_replayed(void)
     CU_ASSERT_EQUAL(last_skipped, 0);
 }
 
+/* An alloc whose request overlaps a block still live, or pending (freed but not completed), is
+ * refused at its entry: a caching allocator never hands out such an address. Until 2026-11-27
+ * it was accepted, and the later frees at that address went to the newest buffer. Adjacent
+ * requests and an address reused after its free_completed are accepted. */
+static void test_alloc_over_live(void)
+{
+    const uint64_t base = 1ULL << 30;
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    static const struct {
+        const char *name;
+        sentry e[4];
+        size_t ne;
+        const char *msg; /* NULL: accepted */
+    } c[] = {{"ol1.pickle", {{"alloc", 0, 1000}, {"alloc", 512, 1000}}, 2,
+              "ol1.pickle: device_traces[0][1]: 'alloc' of 1000 bytes at address 1073742336 "
+              "overlaps the block at address 1073741824, not yet freed (no free_completed): a "
+              "caching allocator never hands out such an address"},
+             {"ol2.pickle", {{"alloc", 0, 1000}, {"free_requested", 0, 1000}, {"alloc", 0, 512}},
+              3, "ol2.pickle: device_traces[0][2]: 'alloc' of 512 bytes at address 1073741824 "
+                 "overlaps the block at address 1073741824, not yet freed"},
+             {"ol3.pickle", {{"alloc", 1024, 1000}, {"alloc", 0, 2000}}, 2,
+              "ol3.pickle: device_traces[0][1]: 'alloc' of 2000 bytes at address 1073741824 "
+              "overlaps the block at address 1073742848"},
+             {"ol4.pickle", {{"alloc", 0, 512}, {"alloc", 512, 512}}, 2, NULL},
+             {"ol5.pickle",
+              {{"alloc", 0, 1000}, {"free_requested", 0, 1000}, {"free_completed", 0, 1000},
+               {"alloc", 0, 512}},
+              4, NULL}};
+    for (size_t k = 0; k < AM_ARRAY_LEN(c); k++) {
+        const char *path = write_snapshot(c[k].name, base, 2 * MB, b, 1, c[k].e, c[k].ne);
+        tr_event ev[32];
+        size_t n;
+        char msg[1024] = "";
+        int rc = read_events(path, 0, ev, 32, &n, msg);
+        CU_ASSERT_EQUAL(rc, c[k].msg ? -1 : 0);
+        if (c[k].msg)
+            CU_ASSERT_PTR_NOT_NULL(strstr(msg, c[k].msg));
+        if (rc != (c[k].msg ? -1 : 0) || (c[k].msg && !strstr(msg, c[k].msg)))
+            fprintf(stderr, "\n  %s: status %d: %s\n", c[k].name, rc, msg);
+    }
+}
+
+/* An error the engine (run) or check finds at a snapshot's entry names it as the reader does,
+ * device_traces[D][I] (I from 0); until 2026-11-27 it was PATH:I+1, a position of no line. */
+static void test_engine_error_names_entry(void)
+{
+    const uint64_t base = 1ULL << 30;
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 0, 1000}, {"free_requested", 0, 1000},
+                        {"free_requested", 0, 1000}};
+    const char *path = write_snapshot("twice.pickle", base, 2 * MB, b, 1, e, 3);
+    for (int k = 0; k < 2; k++) {
+        char args[2048], *out = NULL, *errs = NULL;
+        if (k == 0)
+            snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --policy "
+                     "caching", tu_top(), path);
+        else
+            snprintf(args, sizeof args, "check -c '%s/configs/default.yaml' '%s'", tu_top(), path);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, &errs), 1);
+        CU_ASSERT_PTR_NOT_NULL(errs && strstr(errs, "twice.pickle: device_traces[0][2]: second "
+                                                    "free request of id"));
+        if (!errs || !strstr(errs, "device_traces[0][2]"))
+            fprintf(stderr, "\n  %s\n", errs ? errs : "(none)");
+        free(out);
+        free(errs);
+    }
+}
+
+/* A time_us that goes back (before an earlier entry's) is replayed at the time of the entry
+ * before it, the allocator's order standing, with a warning naming the first such entry and
+ * the count; until 2026-11-27 it was clamped without a word (a first entry 1 s late: makespan
+ * 0 ps, check ok). A negative time_us, which PyTorch never writes, is refused. */
+static void test_time_backwards(void)
+{
+    const uint64_t base = 1ULL << 30;
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 0, 1000}, {"alloc", 4096, 1000}, {"free_requested", 0, 1000},
+                        {"free_completed", 0, 1000}};
+    static const long late[] = {1000, 5000, 2000, 1500}, neg[] = {1000, -3, 2000, 3000};
+    snap_times = late;
+    const char *path = write_snapshot("back.pickle", base, 2 * MB, b, 1, e, 4);
+    snap_times = NULL;
+    char args[2048], *out = NULL, *errs = NULL;
+    snprintf(args, sizeof args, "run -c '%s/configs/default.yaml' -t '%s' --policy caching",
+             tu_top(), path);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &errs), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(errs);
+    CU_ASSERT_PTR_NOT_NULL(strstr(errs, "amsim: warning: "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(errs, "back.pickle: device_traces[0][2]: 'time_us' 2000 is "
+                                        "before an earlier entry's (5000); 2 entries of "
+                                        "device_traces[0] go back in time so: each is replayed at "
+                                        "the time of the entry before it (the recorded order "
+                                        "stands)"));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "makespan 4.000 ms"));
+    if (!out || !strstr(out, "makespan 4.000 ms"))
+        fprintf(stderr, "\n  %s\n", out ? out : "(no output)");
+    free(out);
+    free(errs);
+    snap_times = neg;
+    path = write_snapshot("neg.pickle", base, 2 * MB, b, 1, e, 4);
+    snap_times = NULL;
+    tr_event ev[32];
+    size_t n;
+    char msg[1024] = "";
+    CU_ASSERT_EQUAL_FATAL(read_events(path, 0, ev, 32, &n, msg), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "neg.pickle: device_traces[0][1]: 'time_us' -3 is "
+                                       "negative (PyTorch writes microseconds since the epoch)"));
+}
+
 /* A private pool's segment (segment_pool_id other than (0, 0)) is refused; the default pool's
  * id is read and accepted. */
 static void test_private_pool(void)
@@ -720,6 +886,106 @@ static void test_recorded_settings(void)
         CU_ASSERT_EQUAL(warned, d[i].warns);
         free(out);
         free(errs);
+    }
+}
+
+/* `amsim convert` of a snapshot names the recorded settings that differ from PyTorch's defaults
+ * on stderr: no output form carries them, so a run of the conversion cannot warn that the config
+ * differs (until 2026-11-27 they were dropped without a word). At their defaults: no warning. */
+static void test_convert_names_settings(void)
+{
+    const uint64_t base = 1ULL << 30;
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 0, 1000}};
+    for (int k = 0; k < 2; k++) {
+        snap_settings = k ? 3 : 1;
+        snap_set_key = "max_split_size";
+        snap_set_val = "int-1"; /* unlimited: PyTorch's default */
+        const char *path = write_snapshot("cvset.pickle", base, 2 * MB, b, 1, e, 1);
+        snap_settings = 0;
+        char args[2048], *out = NULL, *errs = NULL;
+        snprintf(args, sizeof args, "convert '%s' -o '%s/cvset.trace'", path, tu_tmpdir());
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, &errs), 0);
+        const char *want = "cvset.pickle was recorded with expandable_segments true, "
+                           "roundup_power2_divisions [4, 8]; ";
+        if (k == 0) {
+            CU_ASSERT_PTR_NOT_NULL(errs && strstr(errs, "amsim convert: warning: "));
+            CU_ASSERT_PTR_NOT_NULL(errs && strstr(errs, want));
+            CU_ASSERT_PTR_NOT_NULL(errs && strstr(errs, "cvset.trace does not carry these "
+                                                        "settings, so a run of it cannot warn "
+                                                        "when the config sets them otherwise"));
+        } else
+            CU_ASSERT_PTR_NULL(errs && strstr(errs, "warning"));
+        free(out);
+        free(errs);
+    }
+}
+
+/* allocator_settings of another type than PyTorch writes are refused, naming the key: until
+ * 2026-11-27 they were left out without a word (no warning that the config differs). What real
+ * versions write is read: roundup_power2_divisions as a dict or (older versions) one integer,
+ * garbage_collection_threshold as a float or, through JSON, an int. */
+static void test_settings_types(void)
+{
+    const uint64_t base = 1ULL << 30;
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 0, 1000}};
+    static const struct {
+        const char *key, *val, *msg; /* msg NULL: read, as value */
+        const char *value;
+    } c[] = {
+        {"roundup_power2_divisions", "int4", NULL, "4"},
+        {"garbage_collection_threshold", "int1", NULL, "1"},
+        {"roundup_power2_divisions", "list40", "allocator_settings: 'roundup_power2_divisions' "
+         "is a list, expected a dict (interval start in MiB: divisions) or an integer", NULL},
+        {"roundup_power2_divisions", "str4", "'roundup_power2_divisions' is a str, expected", NULL},
+        {"roundup_power2_divisions", "none", "'roundup_power2_divisions' is a None, expected",
+         NULL},
+        {"roundup_power2_divisions", "dict1x", "allocator_settings: 'roundup_power2_divisions'['1'] "
+         "is a str, expected an integer (divisions)", NULL},
+        {"roundup_power2_divisions", "dict3", "allocator_settings: 'roundup_power2_divisions' has "
+         "a key '3' that is no interval start ('1', '2', '4', ... '32768' MiB)", NULL},
+        {"expandable_segments", "int1", "allocator_settings: 'expandable_segments' is a int, "
+         "expected a bool", NULL},
+        {"expandable_segments", "strTrue", "'expandable_segments' is a str, expected a bool", NULL},
+        {"max_split_size", "none", "allocator_settings: 'max_split_size' is a None, expected an "
+         "integer (bytes; -1: unlimited)", NULL},
+        {"max_split_size", "str200MB", "'max_split_size' is a str, expected an integer", NULL},
+        {"max_split_size", "int-2", "allocator_settings: 'max_split_size' -2 is out of range "
+         "(bytes up to 2^63 - 1, or -1: unlimited)", NULL},
+        {"garbage_collection_threshold", "str0.8", "allocator_settings: "
+         "'garbage_collection_threshold' is a str, expected a float", NULL},
+        {NULL, NULL, "settypes.pickle: 'allocator_settings' is a list, expected a dict", NULL},
+    };
+    for (size_t k = 0; k < AM_ARRAY_LEN(c); k++) {
+        snap_settings = c[k].key ? 3 : 4;
+        snap_set_key = c[k].key;
+        snap_set_val = c[k].val;
+        const char *path = write_snapshot("settypes.pickle", base, 2 * MB, b, 1, e, 1);
+        snap_settings = 0;
+        trace t = {0};
+        t.path = (char *)(uintptr_t)path;
+        t.f = fopen(path, "rb");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t.f);
+        am_error err = {0};
+        int rc = trace_pickle_open(&t, &err);
+        CU_ASSERT_EQUAL(rc, c[k].msg ? -1 : 0);
+        if (c[k].msg && (rc == 0 || !strstr(err.msg, c[k].msg))) {
+            CU_FAIL("wrong refusal");
+            fprintf(stderr, "\n  %s %s: status %d: %s\n", c[k].key ? c[k].key : "(list)",
+                    c[k].val ? c[k].val : "", rc, rc ? err.msg : "accepted");
+        }
+        if (rc == 0) {
+            const trace_setting *ts;
+            int n = trace_settings(&t, &ts);
+            CU_ASSERT_EQUAL(n, c[k].msg ? 0 : 1);
+            if (n == 1 && c[k].value) {
+                CU_ASSERT_STRING_EQUAL(ts[0].key, c[k].key);
+                CU_ASSERT_STRING_EQUAL(ts[0].value, c[k].value);
+            }
+            t.reader->close(&t);
+        }
+        fclose(t.f);
     }
 }
 
@@ -1389,9 +1655,15 @@ void suite_pickle(void)
              {"a free of an unknown address: one skipped row", test_unknown_frees},
              {"entries outside every segment are replayed, not skipped",
               test_outside_segments_replayed},
+             {"an alloc over a live or pending block is refused", test_alloc_over_live},
+             {"a time_us going back warns, a negative one is refused", test_time_backwards},
+             {"run's and check's errors name the snapshot entry", test_engine_error_names_entry},
              {"private memory pools refused", test_private_pool},
              {"recorded allocator settings, and the warning when the config differs",
               test_recorded_settings},
+             {"convert names the recorded settings it drops", test_convert_names_settings},
+             {"allocator_settings of another type are refused, naming the key",
+              test_settings_types},
              {"recorded roundup_power2_divisions: a place's 1 is its 0 (off)",
               test_recorded_divisions_one_is_off},
              {"wrong top-level type", test_wrong_top_level},
