@@ -8,7 +8,8 @@
  *   2. --set PATH=VALUE overrides are applied to the user's tree (so `--set device=X` works);
  *   3. `device: NAME` merges configs/devices/NAME.yaml underneath: the preset supplies the key
  *      order, the user's keys replace it key by key (maps recursively, scalars and sequences
- *      whole), user-only keys are appended;
+ *      whole), user-only keys are appended; not under `preset_merged: true`, which an
+ *      effective config writes, as it holds its preset already;
  *   4. validation walks the schema, converts values through units.c and option tables (opts.h),
  *      and appends every missing default to the tree in schema order, so that the tree is the
  *      full effective config that cfg_write_yaml prints.
@@ -1547,8 +1548,8 @@ static const opt_desc report_desc[] = {
     OPT_END,
 };
 
-static const char *const top_keys[] = {"version", "device", "default_memory", "memories",
-                                       "links",   "trace",  "engine",         "report",
+static const char *const top_keys[] = {"version", "device", "preset_merged", "default_memory",
+                                       "memories", "links", "trace", "engine", "report",
                                        "transfer_guard", NULL};
 
 int cfg_is_top_key(const char *k)
@@ -2690,6 +2691,54 @@ static int parse_file(const char *path, cfg_pool *pool, cfg_node **out, am_error
     return rc;
 }
 
+/* device: a scalar and a valid name (it names a file: no walking out of the folder). */
+static int check_device(const cfg_node *dev, am_error *e)
+{
+    if (dev->kind != CFG_SCALAR)
+        return node_fail(e, dev, "device: expected a preset name, not a %s",
+                         kind_name(dev->kind));
+    return check_name(e, dev, "device", dev->value);
+}
+
+/* Unlink the top-level key `key` from root and free it (absent: nothing). */
+static void map_drop(cfg_node *root, const char *key)
+{
+    for (cfg_node **pp = &root->child; *pp; pp = &(*pp)->next)
+        if ((*pp)->key && strcmp((*pp)->key, key) == 0) {
+            cfg_node *n = *pp;
+            *pp = n->next;
+            n->next = NULL;
+            node_free(n);
+            return;
+        }
+}
+
+/* `preset_merged: true` (what an effective config writes beside its device) says the preset
+ * is already in the file, key by key: device is then only the name reports give, and no
+ * preset is looked up. Without it the file read back searched for the preset again from its
+ * own folder: until 2026-11-28 a preset found beside the user's config or through
+ * $AMSIM_DEVICES was `unknown device` there, and a local preset named as a shipped one was
+ * silently replaced by it. The key is taken out of the tree (the summary's echo of the config
+ * stays as for a plain `device:`); *merged gets its value, 0 when absent. */
+static int take_preset_merged(cfg_node *root, int *merged, am_error *e)
+{
+    const cfg_node *m = map_get(root, "preset_merged"), *dev = map_get(root, "device");
+    *merged = 0;
+    if (!m)
+        return 0;
+    if (m->kind != CFG_SCALAR)
+        return node_fail(e, m, "preset_merged: expected true or false, not a %s",
+                         kind_name(m->kind));
+    if (parse_bool(m->value, merged) < 0)
+        return node_fail(e, m, "preset_merged: expected true or false, got '%s'", m->value);
+    if (!dev)
+        return node_fail(e, m, "preset_merged: set, but the config names no device");
+    if (*merged && check_device(dev, e) < 0)
+        return -1;
+    map_drop(root, "preset_merged");
+    return 0;
+}
+
 /* If the user tree names a device, merge its preset underneath; *root may change. The
  * preset's file goes to found (room for 1200 bytes, am_config.preset), else it stays. */
 static int merge_preset(cfg_node **root, const char *cfgdir, cfg_pool *pool, char *found,
@@ -2700,10 +2749,7 @@ static int merge_preset(cfg_node **root, const char *cfgdir, cfg_pool *pool, cha
     cfg_node *pre = NULL;
     if (!dev)
         return 0;
-    if (dev->kind != CFG_SCALAR)
-        return node_fail(e, dev, "device: expected a preset name, not a %s",
-                         kind_name(dev->kind));
-    if (check_name(e, dev, "device", dev->value) < 0)
+    if (check_device(dev, e) < 0)
         return -1;
     /* first readable NAME.yaml in search order wins */
     int ndirs = preset_dirs(cfgdir, dirs), i = 0;
@@ -2915,7 +2961,10 @@ static int load(am_config **out, const char *name, const char *yaml, size_t len,
      * version was accepted as soon as it named a device. */
     if (check_top_keys(root, err) < 0 || check_version(root, err, 1) < 0)
         goto err;
-    if (merge_preset(&c->root, cfgdir, &o->pool, c->preset, err) < 0)
+    int merged;
+    if (take_preset_merged(root, &merged, err) < 0)
+        goto err;
+    if (!merged && merge_preset(&c->root, cfgdir, &o->pool, c->preset, err) < 0)
         goto err;
     if (sw && apply_switch(o, sw, err) < 0)
         goto err;
@@ -3371,6 +3420,9 @@ static void write_block(FILE *f, const am_config *cfg, const cfg_node *map, int 
         fputc(' ', f);
         write_flow(f, c);
         fputc('\n', f);
+        /* the preset is in the file: read back, it is not looked up again (take_preset_merged) */
+        if (cfg && map == cfg->root && !strcmp(c->key, "device"))
+            fputs("preset_merged: true\n", f);
     }
 }
 

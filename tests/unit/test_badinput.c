@@ -1193,6 +1193,13 @@ BI_C(y_syntax, "syntax.yaml", V "memories:\n  hbm: {capacity: 1GiB\n",
      "column 8)")
 BI_C(y_indent, "indent.yaml", V "memories:\n  hbm:\n    capacity: 1GiB\n   kind: hbm\n",
      "amsim: @:5:4: did not find expected key (while parsing a block mapping at line 3, column 3)")
+/* preset_merged (what an effective config writes beside its device: the preset is in the
+ * file, nothing is looked up) takes a boolean and a device to label. */
+BI_C(y_preset_merged_value, "pmerged.yaml", V "device: h100\npreset_merged: maybe\n",
+     "amsim: @:3:1: preset_merged: expected true or false, got 'maybe'")
+BI_C(y_preset_merged_no_device, "pmerged2.yaml",
+     V "preset_merged: true\nmemories: {hbm: {capacity: 1GiB}}\n",
+     "amsim: @:2:1: preset_merged: set, but the config names no device")
 /* A minus sign on a zero config number is refused as on any other negative value, with the
  * same message (until 2026-11-27 memory_limit: -0, timeline_interval: -0, a latency of -0ps and
  * energy_per_byte: -0 were read as 0, though a trace refused "-0"). */
@@ -4759,6 +4766,8 @@ void suite_badinput(void)
              {"pickle: too many open MARKs", p_marks},
              /* YAML */
              {"yaml: syntax error", y_syntax},
+             {"yaml: preset_merged not a boolean", y_preset_merged_value},
+             {"yaml: preset_merged without a device", y_preset_merged_no_device},
              {"yaml: a policy refusing its options, at the value", y_policy_refuses},
              {"yaml: a transfer guard no memory kind triggers", y_guard_no_host_kind},
              {"yaml: a link energy_per_byte above 1e12 pJ", y_energy_too_large},

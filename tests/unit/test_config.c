@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <glob.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -1761,6 +1762,123 @@ static void test_effective_config_reads_back(void)
     }
 }
 
+/* Run `run -q -c CFG -t TRACE -o OUT`, then read OUT/effective_config.yaml back from OUT, which
+ * has no devices/ folder: it must run, warn about nothing and write the same summary.json. */
+static void effcfg_reads_back_alone(const char *cfg, const char *trace, const char *out)
+{
+    char args[4096], eff[1200], again[1200], *err = NULL;
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s'", cfg, trace, out);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(eff, sizeof eff, "%s/effective_config.yaml", out);
+    snprintf(again, sizeof again, "%s.again", out);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s'", eff, trace, again);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT(err && !*err);
+    if (err && *err)
+        printf("\n  %s: %s", eff, err);
+    free(err);
+    snprintf(args, sizeof args, "check '%s'", eff);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    char p1[1300], p2[1300];
+    snprintf(p1, sizeof p1, "%s/summary.json", out);
+    snprintf(p2, sizeof p2, "%s/summary.json", again);
+    char *s1 = tu_slurp(p1, NULL), *s2 = tu_slurp(p2, NULL);
+    CU_ASSERT(s1 && s2 && strcmp(s1, s2) == 0);
+    if (s1 && s2 && strcmp(s1, s2) != 0)
+        printf("\n  %s: the summaries differ", out);
+    /* the device is named as before: the summary's echo and the text report */
+    CU_ASSERT(s2 && strstr(s2, "\"device\": \""));
+    CU_ASSERT(s2 && !strstr(s2, "preset_merged"));
+    free(s1);
+    free(s2);
+    snprintf(p1, sizeof p1, "%s/effective_config.yaml", again);
+    s1 = tu_slurp(eff, NULL), s2 = tu_slurp(p1, NULL);
+    CU_ASSERT(s1 && s2 && strcmp(s1, s2) == 0); /* and writes the same file again */
+    free(s1);
+    free(s2);
+}
+
+/* QA: effective_config.yaml said `device: NAME`, so reading it back searched for the preset
+ * again from the file's own folder: a preset found beside the user's config (or through
+ * $AMSIM_DEVICES, since unset) was `unknown device 'mydev'`, and a local preset with a shipped
+ * preset's name was silently replaced by the shipped one (memories and links added, other
+ * results, status 0). The file says `preset_merged: true`: the device is a label, no preset is
+ * looked up. A file without it (written until 2026-11-28) still loads its preset. */
+static void test_effective_config_without_preset_search(void)
+{
+    static const char *const mydev =
+        "version: 1\nmemories:\n  hbm: {kind: hbm, capacity: 4GiB}\n"
+        "  host: {kind: host_pinned, capacity: 8GiB}\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 10GB/s}\n";
+    char trace[1024], d[1200], cfg[1024], out[1024], args[4096];
+    snprintf(trace, sizeof trace, "%s/traces/gpu_train_step.trace", tu_top());
+    const char *tmp = tu_tmpdir();
+    /* A: p/devices/mydev.yaml beside p/cfg.yaml; B: q/devices/h100.yaml, hbm and host only */
+    const char *folders[] = {"effp", "effq"}, *names[] = {"mydev", "h100"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(d, sizeof d, "%s/%s", tmp, folders[i]);
+        mkdir(d, 0777);
+        snprintf(d, sizeof d, "%s/%s/devices", tmp, folders[i]);
+        mkdir(d, 0777);
+        snprintf(d, sizeof d, "%s/devices/%s.yaml", folders[i], names[i]);
+        tu_write(d, mydev);
+        snprintf(d, sizeof d, "%s/cfg.yaml", folders[i]);
+        snprintf(cfg, sizeof cfg, "%s/%s/cfg.yaml", tmp, folders[i]);
+        tu_write(d, i == 0 ? "version: 1\ndevice: mydev\n" : "version: 1\ndevice: h100\n");
+        snprintf(out, sizeof out, "%s/effout%d", tmp, i);
+        effcfg_reads_back_alone(cfg, trace, out);
+    }
+    char *s = NULL;
+    snprintf(out, sizeof out, "%s/effout1.again/summary.json", tmp);
+    s = tu_slurp(out, NULL);
+    CU_ASSERT(s && !strstr(s, "host_pageable") && !strstr(s, "smem")); /* q's h100, not ours */
+    free(s);
+    /* a preset found through $AMSIM_DEVICES, read back once it is unset */
+    snprintf(d, sizeof d, "%s/effp/devices", tmp);
+    setenv("AMSIM_DEVICES", d, 1);
+    snprintf(cfg, sizeof cfg, "%s", tu_write("effenv.yaml", "version: 1\ndevice: mydev\n"));
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s/effenv'", cfg, trace, tmp);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    unsetenv("AMSIM_DEVICES");
+    snprintf(out, sizeof out, "%s/effenv2", tmp);
+    snprintf(cfg, sizeof cfg, "%s/effenv/effective_config.yaml", tmp);
+    effcfg_reads_back_alone(cfg, trace, out);
+    /* a batch run folder's, for a preset beside the sweep's base config */
+    char sweep[4096], study[1024];
+    snprintf(sweep, sizeof sweep, "base: %s/effp/cfg.yaml\ntraces: ['%s']\npolicies: [bfc]\n",
+             tmp, trace);
+    snprintf(study, sizeof study, "%s/effstudy", tmp);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q -j1", tu_write("effsweep.yaml", sweep),
+             study);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    glob_t g;
+    snprintf(d, sizeof d, "%s/runs/*/effective_config.yaml", study);
+    CU_ASSERT_EQUAL_FATAL(glob(d, 0, NULL, &g), 0);
+    CU_ASSERT_EQUAL(g.gl_pathc, 1);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s'", g.gl_pathv[0], trace);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    globfree(&g);
+    /* the old form: `device: mydev` without the marker still looks its preset up */
+    snprintf(cfg, sizeof cfg, "%s/effout0/effective_config.yaml", tmp);
+    s = tu_slurp(cfg, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    char *m = strstr(s, "preset_merged: true\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    memmove(m, m + strlen("preset_merged: true\n"), strlen(m + strlen("preset_merged: true\n")) + 1);
+    snprintf(cfg, sizeof cfg, "%s", tu_write("effp/old.yaml", s));
+    free(s);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s/effold'", cfg, trace, tmp);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(cfg, sizeof cfg, "%s", tu_write("effold.yaml", "version: 1\ndevice: mydev\n"));
+    snprintf(args, sizeof args, "check '%s'", cfg); /* not beside effp/devices: not found */
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+    /* in the new form, summaries name the device as before */
+    snprintf(out, sizeof out, "%s/effout0/summary.json", tmp);
+    s = tu_slurp(out, NULL);
+    CU_ASSERT(s && strstr(s, "\"device\": \"mydev\""));
+    free(s);
+}
+
 void suite_config(void)
 {
     TU_SUITE("config", {"valid", test_valid}, {"defaults", test_defaults},
@@ -1786,5 +1904,7 @@ void suite_config(void)
               test_other_policy_value_switched},
              {"run -o's effective_config.yaml reads back without warnings, the same run and "
               "summary.json",
-              test_effective_config_reads_back});
+              test_effective_config_reads_back},
+             {"effective_config.yaml reads back wherever it is, without the preset search",
+              test_effective_config_without_preset_search});
 }
