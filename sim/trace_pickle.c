@@ -755,6 +755,25 @@ static int read_sub_us(trace *t, const pkl_value *d, const char *name, int dev, 
     return 0;
 }
 
+/* Whether the warning that entries go back in time is news in this process: compare, mincap
+ * and offline's pre-pass read one snapshot again for every run, and each read found the same
+ * entries (until 2026-11-28 each printed it: mincap 23 times). The file's warning is given
+ * once; another file, device or finding is warned about as before. A batch's runs are
+ * processes of their own: each run warns, as for its other warnings. */
+static int time_back_news(const char *path, int dev, size_t first, uint64_t count)
+{
+    static char last[4096];
+    char key[sizeof last];
+    int n = snprintf(key, sizeof key, "%d %zu %llu %s", dev, first, (unsigned long long)count,
+                     path);
+    if (n < 0 || (size_t)n >= sizeof key) /* a path too long to remember: warn every time */
+        return 1;
+    if (strcmp(key, last) == 0)
+        return 0;
+    memcpy(last, key, (size_t)n + 1);
+    return 1;
+}
+
 /* Times are microseconds after the origin: amsim_time_origin_us when the snapshot has it (an
  * export of amsim's: its simulated time 0), else the first entry's time_us (PyTorch's are
  * microseconds since the epoch). origin NULL: no key. */
@@ -877,7 +896,7 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
             hi = AM_MAX(hi, tu);
         }
     }
-    if (back && !origin)
+    if (back && !origin && time_back_news(t->path, dev, first_back, back))
         fprintf(stderr, "amsim: warning: %s: %s[%d][%zu]: 'time_us' %lld is before an earlier "
                 "entry's (%lld); %llu entr%s of %s[%d] go%s back in time so: each is replayed at "
                 "the time of the entry before it (the recorded order stands)\n", t->path, name,
