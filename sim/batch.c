@@ -5806,20 +5806,23 @@ static void untrack_lock(char **lock_path)
     *lock_path = NULL;
 }
 
-static int merge_into(int argc, char **argv, const char *out, int quiet);
+static int merge_into(int argc, char **argv, const char *out, int is_csv, int quiet);
 
 /* --merge with its folders (and OUT, unless it is OUT.csv) taken without the slashes that end
  * them, so that the paths made from them have single slashes (until 2026-11-27 `-o ./sh2/`
- * said ./sh2//matrix.tsv). OUT.csv/ stays a folder: its slash is gone only after that test. */
+ * said ./sh2//matrix.tsv). Whether OUT names the table itself is decided on OUT as given, and
+ * passed on: OUT.csv/ is a folder, though it ends in .csv once trimmed (until 2026-11-28 the
+ * test came after the trim, and `-o new.csv/` wrote a file new.csv). */
 static int merge(int argc, char **argv, const char *out, int quiet)
 {
     char **dirs = am_calloc((size_t)argc + 1, sizeof *dirs), *o = NULL;
     for (int i = 0; i < argc; i++)
         dirs[i] = am_dir_trim(argv[i]);
     size_t ol = out ? strlen(out) : 0;
-    if (out && !(ol > 4 && strcmp(out + ol - 4, ".csv") == 0))
+    int is_csv = ol > 4 && strcmp(out + ol - 4, ".csv") == 0;
+    if (out && !is_csv)
         o = am_dir_trim(out);
-    int rc = merge_into(argc, dirs, o ? o : out, quiet);
+    int rc = merge_into(argc, dirs, o ? o : out, is_csv, quiet);
     for (int i = 0; i < argc; i++)
         free(dirs[i]);
     free(dirs);
@@ -5827,15 +5830,14 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     return rc;
 }
 
-static int merge_into(int argc, char **argv, const char *out, int quiet)
+/* is_csv: OUT is the table itself (OUT.csv), not a folder (merge). */
+static int merge_into(int argc, char **argv, const char *out, int is_csv, int quiet)
 {
     char q[SHOWN_MAX]; /* a path as a message quotes it (SHOW) */
     if (!argc || !out) {
         am_msg("%s: --merge DIR... -o OUT\n", prog);
         return 1;
     }
-    size_t ol = strlen(out);
-    int is_csv = ol > 4 && strcmp(out + ol - 4, ".csv") == 0;
     char *path = is_csv ? am_strdup(out) : xprintf("%s/results.csv", out);
     char *mpath = is_csv ? NULL : xprintf("%s/matrix.tsv", out);
     am_error err = {0};

@@ -6988,6 +6988,26 @@ static void test_trailing_slash_paths(void)
     free(err);
 }
 
+/* `--merge ... -o x.csv/`: the final slash makes x.csv a folder (results.csv, matrix.tsv,
+ * runs/), as `-o x.csv` is the table itself. Until 2026-11-28 the slash was trimmed before
+ * the .csv test and a file x.csv was written. */
+static void test_merge_csv_slash_is_folder(void)
+{
+    const char *sdir = path_in_tmp("csvslash");
+    tiny_study("csvslash", sdir);
+    char args[4096], p[1300];
+    const char *out = path_in_tmp("csvslash_new.csv");
+    snprintf(args, sizeof args, "batch --merge '%s' -o '%s/' -q", sdir, out);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    struct stat st;
+    CU_ASSERT(stat(out, &st) == 0 && S_ISDIR(st.st_mode));
+    static const char *const files[] = {"results.csv", "matrix.tsv", "runs"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(p, sizeof p, "%s/%s", out, files[i]);
+        CU_ASSERT(access(p, F_OK) == 0);
+    }
+}
+
 void suite_batch(void)
 {
     TU_SUITE("batch", {"matrix expansion (count, order, shards)", test_matrix_expansion},
@@ -7175,5 +7195,6 @@ void suite_batch(void)
              {"--update-expectations runs every run again", test_update_expectations_rerun},
              {"--update-expectations on a matrix sweep is refused",
               test_update_expectations_matrix},
-             {"a folder's final slash is not doubled in its paths", test_trailing_slash_paths});
+             {"a folder's final slash is not doubled in its paths", test_trailing_slash_paths},
+             {"--merge -o x.csv/ is a folder", test_merge_csv_slash_is_folder});
 }
