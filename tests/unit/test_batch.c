@@ -6988,6 +6988,45 @@ static void test_trailing_slash_paths(void)
     free(err);
 }
 
+/* A merge whose OUT/matrix.tsv cannot be written (a folder there), or whose OUT/runs cannot be
+ * made (a dangling link there), fails with status 1 and leaves OUT's results.csv as it was:
+ * results.csv and matrix.tsv are committed together, after runs/ is made. Until 2026-11-28 the
+ * error was said, results.csv replaced, and the status was 0. */
+static void test_merge_write_error_fails(void)
+{
+    const char *sdir = path_in_tmp("mwe");
+    tiny_study("mwe", sdir);
+    char args[4096], res[1300], mt[1300], runs[1300], *err = NULL;
+    const char *out = path_in_tmp("mwe_out");
+    snprintf(args, sizeof args, "batch --merge '%s' -o '%s' -q", sdir, out);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(res, sizeof res, "%s/results.csv", out);
+    snprintf(mt, sizeof mt, "%s/matrix.tsv", out);
+    snprintf(runs, sizeof runs, "%s/runs", out);
+    for (int k = 0; k < 2; k++) {
+        FILE *f = fopen(res, "w");
+        CU_ASSERT_FATAL(f && fputs("old\n", f) >= 0 && fclose(f) == 0);
+        if (k == 0) { /* matrix.tsv a folder */
+            CU_ASSERT_FATAL(unlink(mt) == 0 && mkdir(mt, 0777) == 0);
+        } else { /* matrix.tsv back (rewritten), runs/ a link to nowhere */
+            snprintf(args, sizeof args, "rm -rf '%s' '%s'", mt, runs);
+            CU_ASSERT_FATAL(system(args) == 0);
+            CU_ASSERT_FATAL(symlink("nowhere", runs) == 0);
+        }
+        snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", sdir, out);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, k ? "/runs: cannot create: File exists"
+                                       : "/matrix.tsv: cannot write: Is a directory"));
+        CU_ASSERT(err && !strstr(err, "merged"));
+        char *t = tu_slurp(res, NULL);
+        CU_ASSERT(t && strcmp(t, "old\n") == 0);
+        free(t);
+        free(err);
+        err = NULL;
+    }
+    CU_ASSERT_EQUAL(tree_count(out, ".tmp."), 0);
+}
+
 /* `--merge ... -o x.csv/`: the final slash makes x.csv a folder (results.csv, matrix.tsv,
  * runs/), as `-o x.csv` is the table itself. Until 2026-11-28 the slash was trimmed before
  * the .csv test and a file x.csv was written. */
@@ -7196,5 +7235,7 @@ void suite_batch(void)
              {"--update-expectations on a matrix sweep is refused",
               test_update_expectations_matrix},
              {"a folder's final slash is not doubled in its paths", test_trailing_slash_paths},
-             {"--merge -o x.csv/ is a folder", test_merge_csv_slash_is_folder});
+             {"--merge -o x.csv/ is a folder", test_merge_csv_slash_is_folder},
+             {"--merge that cannot write OUT fails and keeps it",
+              test_merge_write_error_fails});
 }
