@@ -5396,8 +5396,8 @@ static int run_all(batch *b, int *nskipped, int *nran)
     batch_worker *sl = am_calloc((size_t)b->jobs, sizeof *sl);
     int *sl_run = am_calloc((size_t)b->jobs, sizeof *sl_run);
     nworker_slots = b->jobs;
-    stop_sig = 0;
-    batch_catch_stops();
+    /* the batch's stop handlers are in place since before matrix.tsv (cmd_batch): a signal
+     * since then stops it here, before any run, with its own message */
     sigset_t stop, unblocked;
     out_stop_signals(&stop);
     int next = 0, active = 0, done = 0, failed = 0;
@@ -6239,6 +6239,13 @@ int cmd_batch(int argc, char **argv)
     int changed = !old || strcmp(old, mt) != 0;
     if (changed)
         remove_stale_results(b.out);
+    /* matrix.tsv is the first of the batch's commits, results.csv its last
+     * (out_more_commits); a stop signal from here on is the batch's (on_signal), and one that
+     * comes before any run says what a stopped batch says (run_all), not that the outputs
+     * were already written (until 2026-11-28) */
+    out_more_commits(1);
+    stop_sig = 0;
+    batch_catch_stops();
     int wrc = changed ? write_atomic(mp, mt, &err) : 0;
     free(old);
     free(mt);
@@ -6246,6 +6253,9 @@ int cmd_batch(int argc, char **argv)
     if (wrc != 0) {
         am_msg("amsim: %s\n", err.msg);
         unmake_out(b.out, made_out, made_lock, made_runs);
+        batch_restore_stops();
+        if (stop_sig)
+            out_die_of(stop_sig); /* the write failed, and the command was stopped besides */
         goto done;
     }
     int nskipped = 0, nran = 0;
@@ -6253,6 +6263,7 @@ int cmd_batch(int argc, char **argv)
     int mine = run_all(&b, &nskipped, &nran);
     char *csv = xprintf("%s/results.csv", b.out);
     const char *dirs[1] = {b.out};
+    out_more_commits(0); /* results.csv: the last */
     /* a regress check's deviations are said apart from failures (until 2026-11-27 a deviation
      * was counted as "1 failed") */
     csv_tally tally = {0};

@@ -76,6 +76,17 @@ static volatile sig_atomic_t tmp_used[OUT_MAX];
  * removed" with every output already replaced. */
 static volatile sig_atomic_t outputs_written;
 
+/* 1 while the command has commits still to come (out_more_commits): a commit then leaves
+ * outputs_written alone, as the outputs are not all written. */
+static volatile sig_atomic_t more_commits;
+
+void out_more_commits(int more)
+{
+    more_commits = more != 0;
+    if (more)
+        outputs_written = 0;
+}
+
 static void track(const char *tmp, int on)
 {
     if (on)
@@ -540,9 +551,13 @@ static int finish(outfile *o, am_error *err)
 }
 
 /* After a commit succeeded, with the stop signals blocked: the outputs are written when no
- * other temporary is still open (a command's last commit). */
+ * other temporary is still open and no other commit is to come (out_more_commits): the
+ * command's last commit. Until 2026-11-28 any commit with no temporary open counted, so an
+ * interrupt after batch's matrix.tsv, before any run, said its outputs were already written. */
 static void published(void)
 {
+    if (more_commits)
+        return;
     for (int i = 0; i < OUT_MAX; i++)
         if (tmp_used[i])
             return;
@@ -1128,8 +1143,8 @@ static void on_signal(int sig)
      * early asked for no more, and the shell is silent about it as for any other command.
      * Once the outputs are written (published) the signal still ends the command, 128 + sig
      * as a shell expects of an interrupt (a script's loop stops), but says that they stay:
-     * complete, as every one was renamed whole (a command with several commits, batch
-     * --merge's results.csv before its matrix.tsv, may stop between them). */
+     * complete, as every one was renamed whole. A command with several commits (batch)
+     * says which is its last (out_more_commits): one that stops between them says so itself. */
     if (written) {
         if (sig != SIGPIPE) {
             ssize_t r = write(2, done_msg, sizeof done_msg - 1);
