@@ -4967,11 +4967,16 @@ static int merge_refusal(am_error *err, const char *p, const char *dir, const ch
  * each run with a result, in matrix order, its folder name then the run folder that won
  * (DIR/runs/FOLDER), so that the caller need not read matrix.tsv and the results again;
  * mtext, when not NULL, the first folder's matrix.tsv as read and found whole (--merge copies
- * it to OUT: until 2026-11-27 it read the file again, unchecked, after the table was built). */
+ * it to OUT: until 2026-11-27 it read the file again, unchecked, after the table was built).
+ * table, when not NULL, gets the table written but not committed, for the caller to commit
+ * with its other files (--merge: results.csv with matrix.tsv, out_commit_all); else it is
+ * committed here. */
 static int build_csv(const char *const *dirs, int ndirs, const char *out_path, int shard_k,
                      int shard_n, csv_tally *tally, strlist *picked, char **mtext,
-                     am_error *err)
+                     outfile **table, am_error *err)
 {
+    if (table)
+        *table = NULL;
     matrix m;
     if (matrix_read(dirs[0], &m, err) != 0)
         return -1;
@@ -5084,7 +5089,12 @@ static int build_csv(const char *const *dirs, int ndirs, const char *out_path, i
             }
             fputc('\n', f);
         }
-        rc = out_commit(o, err) == 0 ? missing : -1;
+        if (table) {
+            *table = o;
+            rc = missing;
+        } else {
+            rc = out_commit(o, err) == 0 ? missing : -1;
+        }
     }
     for (int i = 0; i < m.n; i++)
         result_free(&res[i]);
@@ -5386,8 +5396,8 @@ static int run_all(batch *b, int *nskipped, int *nran)
     batch_worker *sl = am_calloc((size_t)b->jobs, sizeof *sl);
     int *sl_run = am_calloc((size_t)b->jobs, sizeof *sl_run);
     nworker_slots = b->jobs;
-    stop_sig = 0;
-    batch_catch_stops();
+    /* the batch's stop handlers are in place since before matrix.tsv (cmd_batch): a signal
+     * since then stops it here, before any run, with its own message */
     sigset_t stop, unblocked;
     out_stop_signals(&stop);
     int next = 0, active = 0, done = 0, failed = 0;
@@ -5806,20 +5816,48 @@ static void untrack_lock(char **lock_path)
     *lock_path = NULL;
 }
 
-static int merge_into(int argc, char **argv, const char *out, int quiet);
+/* OUT's matrix.tsv (mtext; none when NULL) opened and written to its temporary in *mo, and
+ * OUT/runs made (*made_runs: the folders made, tracked for a stop signal), for --merge to
+ * commit with results.csv: 0, or -1 with err. Until 2026-11-28 matrix.tsv was committed after
+ * results.csv and a failure to write it (a full disk) or to make runs/ was said with status 0,
+ * OUT left half merged. */
+static int merge_prepare(const char *out, const char *mtext, outfile **mo, int *made_runs,
+                         am_error *err)
+{
+    char q[SHOWN_MAX];
+    char *runs = xprintf("%s/runs", out), *dst = xprintf("%s/matrix.tsv", out);
+    int rc = 0;
+    struct stat st;
+    /* a dangling symbolic link is an EEXIST that mkdir_p lets pass: no folder to link in */
+    if (mkdir_p_made(runs, made_runs) != 0 || (stat(runs, &st) != 0 && (errno = EEXIST)))
+        rc = am_fail(err, AM_EINPUT, "%s: cannot create: %s", SHOW(q, runs), strerror(errno));
+    batch_track_made(runs, *made_runs, 1);
+    if (rc == 0 && mtext && out_open(mo, dst, err) != 0)
+        rc = -1;
+    if (*mo)
+        fputs(mtext, out_fp(*mo));
+    free(runs);
+    free(dst);
+    return rc;
+}
+
+static int merge_into(int argc, char **argv, const char *out, int is_csv, int quiet);
 
 /* --merge with its folders (and OUT, unless it is OUT.csv) taken without the slashes that end
  * them, so that the paths made from them have single slashes (until 2026-11-27 `-o ./sh2/`
- * said ./sh2//matrix.tsv). OUT.csv/ stays a folder: its slash is gone only after that test. */
+ * said ./sh2//matrix.tsv). Whether OUT names the table itself is decided on OUT as given, and
+ * passed on: OUT.csv/ is a folder, though it ends in .csv once trimmed (until 2026-11-28 the
+ * test came after the trim, and `-o new.csv/` wrote a file new.csv). */
 static int merge(int argc, char **argv, const char *out, int quiet)
 {
     char **dirs = am_calloc((size_t)argc + 1, sizeof *dirs), *o = NULL;
     for (int i = 0; i < argc; i++)
         dirs[i] = am_dir_trim(argv[i]);
     size_t ol = out ? strlen(out) : 0;
-    if (out && !(ol > 4 && strcmp(out + ol - 4, ".csv") == 0))
+    int is_csv = ol > 4 && strcmp(out + ol - 4, ".csv") == 0;
+    if (out && !is_csv)
         o = am_dir_trim(out);
-    int rc = merge_into(argc, dirs, o ? o : out, quiet);
+    int rc = merge_into(argc, dirs, o ? o : out, is_csv, quiet);
     for (int i = 0; i < argc; i++)
         free(dirs[i]);
     free(dirs);
@@ -5827,15 +5865,14 @@ static int merge(int argc, char **argv, const char *out, int quiet)
     return rc;
 }
 
-static int merge_into(int argc, char **argv, const char *out, int quiet)
+/* is_csv: OUT is the table itself (OUT.csv), not a folder (merge). */
+static int merge_into(int argc, char **argv, const char *out, int is_csv, int quiet)
 {
     char q[SHOWN_MAX]; /* a path as a message quotes it (SHOW) */
     if (!argc || !out) {
         am_msg("%s: --merge DIR... -o OUT\n", prog);
         return 1;
     }
-    size_t ol = strlen(out);
-    int is_csv = ol > 4 && strcmp(out + ol - 4, ".csv") == 0;
     char *path = is_csv ? am_strdup(out) : xprintf("%s/results.csv", out);
     char *mpath = is_csv ? NULL : xprintf("%s/matrix.tsv", out);
     am_error err = {0};
@@ -5889,37 +5926,52 @@ static int merge_into(int argc, char **argv, const char *out, int quiet)
     }
     sigprocmask(SIG_SETMASK, &unblocked, NULL);
     char *mtext = NULL; /* the first folder's matrix.tsv as build_csv read and checked it */
+    outfile *os[2] = {NULL, NULL}; /* results.csv (or OUT.csv), matrix.tsv: committed as one */
+    int made_runs = 0;
     rc = build_csv((const char *const *)argv, argc, path, 0, 0, &tally, &picked,
-                   is_csv ? NULL : &mtext, &err);
-    if (rc < 0) { /* refused (not a batch folder, another study): OUT is not left behind */
+                   is_csv ? NULL : &mtext, &os[0], &err);
+    if (rc >= 0 && !is_csv && merge_prepare(out, mtext, &os[1], &made_runs, &err) != 0)
+        rc = -1;
+    free(mtext);
+    if (rc >= 0) {
+        /* the stop signals wait from the renames until runs/ links the merge's picks and
+         * nothing is tracked for removal: one held off says the outputs stay, all of them
+         * there by then. One pending before the renames fails the commit (nothing renamed)
+         * and ends the merge as the signals are unblocked below. */
+        sigprocmask(SIG_BLOCK, &stop, NULL);
+        if (out_commit_all(os, 2, &err) != 0) {
+            rc = -1;
+        } else {
+            if (!is_csv) {
+                char *runs = xprintf("%s/runs", out);
+                link_picked_runs(&picked, runs);
+                batch_track_made(runs, made_runs, 0);
+                free(runs);
+            }
+            untrack_lock(&lock_path);
+            batch_track_made(out, made, 0);
+        }
+        sigprocmask(SIG_SETMASK, &unblocked, NULL);
+    }
+    out_abort(os[0]); /* after a failure (out_commit_all consumed them otherwise) */
+    out_abort(os[1]);
+    if (rc < 0) { /* refused (not a batch folder, another study) or not written (a full disk):
+                     OUT is not left behind, nor are a made OUT's runs/ and lock; the old
+                     files of an OUT that was there stay as they were */
+        char *runs = xprintf("%s/runs", out);
         am_msg("%s: %s\n", prog, err.msg);
-        free(mtext);
         untrack_lock(&lock_path);
-        unmake_out(out, made, made_lock, 0);
+        unmake_out(out, made, made_lock, made_runs);
+        batch_track_made(runs, made_runs, 0);
         batch_track_made(out, made, 0);
+        free(runs);
         if (lock_fd >= 0)
             close(lock_fd);
         sl_free(&picked);
         free(path);
         return 1;
     }
-    if (!is_csv) {
-        /* OUT becomes a study folder: matrix.tsv and runs/ linking to the shards' folders */
-        char *dst = xprintf("%s/matrix.tsv", out);
-        if (mtext && write_atomic(dst, mtext, &err) != 0)
-            am_msg("%s: %s\n", prog, err.msg);
-        free(mtext);
-        free(dst);
-        char *runs = xprintf("%s/runs", out);
-        mkdir_p(runs);
-        link_picked_runs(&picked, runs);
-        free(runs);
-    }
-    /* written: OUT stays (its files keep it from rmdir anyway), its lock with it as a batch's
-     * (an interrupt between results.csv's rename and here takes the lock file of the new OUT
-     * alone: no other process holds it, the merge's lock dying with it) */
-    untrack_lock(&lock_path);
-    batch_track_made(out, made, 0);
+    /* written: OUT stays, its lock with it as a batch's */
     /* the same problems, counts and status as the unsharded batch (until 2026-11-27 a
      * deviation was a failure here: status 1 where the batch gave 3); status 1 said under -q
      * as a batch run says it */
@@ -6187,6 +6239,13 @@ int cmd_batch(int argc, char **argv)
     int changed = !old || strcmp(old, mt) != 0;
     if (changed)
         remove_stale_results(b.out);
+    /* matrix.tsv is the first of the batch's commits, results.csv its last
+     * (out_more_commits); a stop signal from here on is the batch's (on_signal), and one that
+     * comes before any run says what a stopped batch says (run_all), not that the outputs
+     * were already written (until 2026-11-28) */
+    out_more_commits(1);
+    stop_sig = 0;
+    batch_catch_stops();
     int wrc = changed ? write_atomic(mp, mt, &err) : 0;
     free(old);
     free(mt);
@@ -6194,6 +6253,9 @@ int cmd_batch(int argc, char **argv)
     if (wrc != 0) {
         am_msg("amsim: %s\n", err.msg);
         unmake_out(b.out, made_out, made_lock, made_runs);
+        batch_restore_stops();
+        if (stop_sig)
+            out_die_of(stop_sig); /* the write failed, and the command was stopped besides */
         goto done;
     }
     int nskipped = 0, nran = 0;
@@ -6201,10 +6263,12 @@ int cmd_batch(int argc, char **argv)
     int mine = run_all(&b, &nskipped, &nran);
     char *csv = xprintf("%s/results.csv", b.out);
     const char *dirs[1] = {b.out};
+    out_more_commits(0); /* results.csv: the last */
     /* a regress check's deviations are said apart from failures (until 2026-11-27 a deviation
      * was counted as "1 failed") */
     csv_tally tally = {0};
-    int missing = build_csv(dirs, 1, csv, b.shard_k, b.shard_n, &tally, NULL, NULL, &err);
+    int missing = build_csv(dirs, 1, csv, b.shard_k, b.shard_n, &tally, NULL, NULL, NULL,
+                            &err);
     if (missing < 0)
         am_msg("amsim: %s\n", err.msg);
     else if (!b.quiet) {

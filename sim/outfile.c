@@ -76,6 +76,17 @@ static volatile sig_atomic_t tmp_used[OUT_MAX];
  * removed" with every output already replaced. */
 static volatile sig_atomic_t outputs_written;
 
+/* 1 while the command has commits still to come (out_more_commits): a commit then leaves
+ * outputs_written alone, as the outputs are not all written. */
+static volatile sig_atomic_t more_commits;
+
+void out_more_commits(int more)
+{
+    more_commits = more != 0;
+    if (more)
+        outputs_written = 0;
+}
+
 static void track(const char *tmp, int on)
 {
     if (on)
@@ -170,11 +181,14 @@ static char *tmp_name(const char *path, unsigned try)
  * file or symbolic link already there under that name (planted, or left by a process of the
  * same PID) is never written through or truncated, but another name tried; O_NOFOLLOW besides,
  * for a file system where O_EXCL alone would follow a link. The stream, with *tmp its name
- * (malloc'd), or NULL with errno. Until 2026-11-27 it was opened with fopen "w": a symbolic link
- * "out.json.tmp.PID" redirected the output's bytes into whatever file it named. */
+ * (malloc'd), or NULL with errno; when every name tried is taken, EEXIST with *tmp the first of
+ * them, for the message (tmp_taken). Until 2026-11-27 it was opened with fopen "w": a symbolic
+ * link "out.json.tmp.PID" redirected the output's bytes into whatever file it named. */
+#define TMP_TRIES 100
 static FILE *tmp_create(const char *path, char **tmp)
 {
-    for (unsigned try = 0; try < 100; try++) {
+    *tmp = NULL;
+    for (unsigned try = 0; try < TMP_TRIES; try++) {
         char *name = tmp_name(path, try);
         int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd >= 0) {
@@ -192,8 +206,22 @@ static FILE *tmp_create(const char *path, char **tmp)
         if (errno != EEXIST && errno != ELOOP)
             return NULL;
     }
+    *tmp = tmp_name(path, 0);
     errno = EEXIST;
     return NULL;
+}
+
+/* The error of an output dest whose temporary names (tmp_create) are all taken, first the
+ * first of them: "out.json: cannot write: its temporary names out.json.tmp.PID[.K] (K 1 to 99)
+ * are all taken; remove them" (the short ".amsim.tmp.PID.N" names count on instead). Until
+ * 2026-11-28 it was "out.json: cannot write: File exists", as if out.json were in the way. */
+static int tmp_taken(am_error *err, const char *shown, const char *dest, const char *first)
+{
+    if (strncmp(first, dest, strlen(dest)) == 0)
+        return am_fail(err, AM_EINPUT, "%s: cannot write: its temporary names %s[.K] (K 1 to "
+                       "%d) are all taken; remove them", shown, first, TMP_TRIES - 1);
+    return am_fail(err, AM_EINPUT, "%s: cannot write: its %d temporary names from %s on are "
+                   "all taken; remove them", shown, TMP_TRIES, first);
 }
 
 /* 1 when st is /dev/null's device: what is written there is never read, so nothing is held
@@ -326,10 +354,13 @@ static int open_renamed(outfile **o, outfile *x, const char *dest, const char *s
     x->path = am_strdup(dest);
     x->f = tmp_create(x->path, &x->tmp);
     if (!x->f) {
-        int e = errno;
+        int e = errno, rc = x->tmp ? tmp_taken(err, shown, x->path, x->tmp)
+                                   : am_fail(err, AM_EINPUT, "%s: cannot write: %s", shown,
+                                             strerror(e));
+        free(x->tmp);
         free(x->path);
         free(x);
-        return am_fail(err, AM_EINPUT, "%s: cannot write: %s", shown, strerror(e));
+        return rc;
     }
     static char bufs[OUT_MAX][1 << 16];
     static int nb;
@@ -520,9 +551,13 @@ static int finish(outfile *o, am_error *err)
 }
 
 /* After a commit succeeded, with the stop signals blocked: the outputs are written when no
- * other temporary is still open (a command's last commit). */
+ * other temporary is still open and no other commit is to come (out_more_commits): the
+ * command's last commit. Until 2026-11-28 any commit with no temporary open counted, so an
+ * interrupt after batch's matrix.tsv, before any run, said its outputs were already written. */
 static void published(void)
 {
+    if (more_commits)
+        return;
     for (int i = 0; i < OUT_MAX; i++)
         if (tmp_used[i])
             return;
@@ -1108,8 +1143,8 @@ static void on_signal(int sig)
      * early asked for no more, and the shell is silent about it as for any other command.
      * Once the outputs are written (published) the signal still ends the command, 128 + sig
      * as a shell expects of an interrupt (a script's loop stops), but says that they stay:
-     * complete, as every one was renamed whole (a command with several commits, batch
-     * --merge's results.csv before its matrix.tsv, may stop between them). */
+     * complete, as every one was renamed whole. A command with several commits (batch)
+     * says which is its last (out_more_commits): one that stops between them says so itself. */
     if (written) {
         if (sig != SIGPIPE) {
             ssize_t r = write(2, done_msg, sizeof done_msg - 1);

@@ -59,6 +59,13 @@ int out_commit_all(outfile **os, int n, am_error *err);
  * file that could not be written (a full /tmp, `ulimit -f`) was status 2, an internal error
  * naming no output. The caller still aborts o. */
 int out_write_error(const outfile *o, int e, const char *via, am_error *err);
+/* A command that commits its outputs one at a time (batch: matrix.tsv, then the runs, then
+ * results.csv) says 1 before its first commit and 0 before its last: a commit marks the outputs
+ * written, so that a stop signal after it says they stay and removes nothing, only when no
+ * more are to come. 0 when the command starts: a single out_commit or out_commit_all is the
+ * last. Until 2026-11-28 any commit with no other temporary open marked them, and an interrupt
+ * after batch's matrix.tsv, before any run, said "its outputs were already written". */
+void out_more_commits(int more);
 /* Close and remove the temporary. NULL is fine. */
 void out_abort(outfile *o);
 /* 1 when what was written to o so far can be read back by name (it goes to a named

@@ -830,6 +830,33 @@ static void test_tmp_name_taken(void)
     CU_ASSERT_EQUAL(count_in(dir, NULL), 5); /* victim, the link, the file left, o.json, p.csv */
 }
 
+/* Every temporary name of an output taken (NAME.tmp.PID and .1 to .99): the error says so and
+ * names the first, none of them is touched. Until 2026-11-28 it said "o.json: cannot write:
+ * File exists", as if o.json were in the way. */
+static void test_tmp_names_all_taken(void)
+{
+    const char *dir = fresh("tmp_all_taken");
+    char p[900], want[1200];
+    for (int k = 0; k < 100; k++) {
+        if (k)
+            snprintf(p, sizeof p, "%s/o.json.tmp.%ld.%d", dir, (long)getpid(), k);
+        else
+            snprintf(p, sizeof p, "%s/o.json.tmp.%ld", dir, (long)getpid());
+        FILE *f = fopen(p, "w");
+        CU_ASSERT_FATAL(f != NULL);
+        fclose(f);
+    }
+    snprintf(p, sizeof p, "%s/o.json", dir);
+    outfile *o = NULL;
+    am_error err = {0};
+    CU_ASSERT_EQUAL(out_open(&o, p, &err), -1);
+    CU_ASSERT(o == NULL);
+    snprintf(want, sizeof want, "%s: cannot write: its temporary names %s.tmp.%ld[.K] (K 1 to "
+             "99) are all taken; remove them", p, p, (long)getpid());
+    CU_ASSERT_STRING_EQUAL(err.msg, want);
+    CU_ASSERT_EQUAL(count_in(dir, NULL), 100);
+}
+
 /* In a child with the command's signal handlers: out_commit (how = 0) or out_commit_all
  * (how = 1) of dir/name, the commit skipped (how = 2); then SIGINT, as one held off during the
  * renames is delivered when they are done. The child's standard error goes to dir/name.err;
@@ -920,6 +947,7 @@ void suite_outfile(void)
              {"an in-place output's spool is in $TMPDIR, else /tmp", test_spool_in_tmpdir},
              {"a temporary's name that is taken is not written through",
               test_tmp_name_taken},
+             {"every temporary name taken is said as such", test_tmp_names_all_taken},
              {"an interrupt after the commit says the outputs stay",
               test_interrupt_after_commit});
 }
