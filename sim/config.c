@@ -65,6 +65,8 @@ typedef struct cfg_owner {
     /* cfg_load_switched without a policy: the level whose policy the caller switches later
      * (each switched load checks its own policy's rules), "" for none */
     char switching[CFG_NAME_MAX];
+    /* the file's own device (NULL: none), before any override; in the pool */
+    const char *file_device;
 } cfg_owner;
 
 /* The pool's copy of s (made on first use). Linear search: a config has a handful of files. */
@@ -2739,6 +2741,28 @@ static int take_preset_merged(cfg_node *root, int *merged, am_error *e)
     return 0;
 }
 
+/* Under preset_merged: true the file's device is only the name of the preset merged into it:
+ * an override naming another device (--set, a sweep's set: or axis value) would relabel the
+ * run and leave the hardware as it is, so it is refused at its position (until 2026-11-28
+ * `--set device=a100-80gb` ran h100's memories and links under the name a100-80gb, and an
+ * axis of devices made identical runs). The same name is no change. file_device: the file's
+ * own device, NULL when it names none. */
+static int check_merged_device(const cfg_node *root, const char *file_device, am_error *e)
+{
+    const cfg_node *dev = map_get(root, "device");
+    if (!dev || (file_device && strcmp(dev->value, file_device) == 0))
+        return 0;
+    if (!file_device)
+        return node_fail(e, dev, "device: '%s' over a config that says preset_merged: true and "
+                         "names no device: start from a config without preset_merged to run a "
+                         "device", dev->value);
+    return node_fail(e, dev, "device: cannot change '%s' to '%s': the preset of '%s' is already "
+                     "merged into this config (preset_merged: true), another name would only "
+                     "relabel its hardware; start from a config without preset_merged (e.g. "
+                     "version: 1 and device: %s) to run another device", file_device,
+                     dev->value, file_device, dev->value);
+}
+
 /* If the user tree names a device, merge its preset underneath; *root may change. The
  * preset's file goes to found (room for 1200 bytes, am_config.preset), else it stays. */
 static int merge_preset(cfg_node **root, const char *cfgdir, cfg_pool *pool, char *found,
@@ -2953,6 +2977,9 @@ static int load(am_config **out, const char *name, const char *yaml, size_t len,
                   kind_name(root->kind));
         goto err;
     }
+    const cfg_node *fdev = map_get(root, "device");
+    if (fdev && fdev->kind == CFG_SCALAR)
+        o->file_device = pool_intern(&o->pool, fdev->value);
     for (int i = 0; i < nsets; i++)
         if (apply_set(root, &sets[i], &o->pool, err) < 0)
             goto err;
@@ -2962,7 +2989,8 @@ static int load(am_config **out, const char *name, const char *yaml, size_t len,
     if (check_top_keys(root, err) < 0 || check_version(root, err, 1) < 0)
         goto err;
     int merged;
-    if (take_preset_merged(root, &merged, err) < 0)
+    if (take_preset_merged(root, &merged, err) < 0 ||
+        (merged && check_merged_device(root, o->file_device, err) < 0))
         goto err;
     if (!merged && merge_preset(&c->root, cfgdir, &o->pool, c->preset, err) < 0)
         goto err;

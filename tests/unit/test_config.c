@@ -8,6 +8,7 @@
 #include <glob.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../sim/config.h"
 #include "testutil.h"
@@ -1879,6 +1880,57 @@ static void test_effective_config_without_preset_search(void)
     free(s);
 }
 
+/* The effective config of `device: h100` on the spill trace, written once into TMP/effh
+ * (a preset_merged: true config); its path into eff (1200 bytes), the trace's into trace. */
+static void effcfg_h100(char *eff, char *trace)
+{
+    char args[4096];
+    snprintf(trace, 1024, "%s/traces/gpu_spill_step.trace", tu_top());
+    snprintf(eff, 1200, "%s/effh/effective_config.yaml", tu_tmpdir());
+    if (access(eff, R_OK) == 0)
+        return;
+    const char *cfg = tu_write("effh.yaml", "version: 1\ndevice: h100\n");
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s/effh'", cfg, trace, tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+}
+
+/* QA: over preset_merged: true, `--set device=h1000` ran (status 0) and only relabelled the
+ * run, `--set device=a100-80gb` ran h100's hardware under that name, and a sweep's axis of
+ * devices made identical runs. Another name is refused at its place; the same one runs. */
+static void test_effective_config_device_fixed(void)
+{
+    char eff[1200], trace[1024], args[4096], sw[4096], *err = NULL;
+    effcfg_h100(eff, trace);
+    const char *other[] = {"h1000", "a100-80gb"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set device=%s", eff, trace, other[i]);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        char want[200];
+        snprintf(want, sizeof want, "--set 'device=%s': device: cannot change 'h100' to '%s'",
+                 other[i], other[i]);
+        ASSERT_HAS(err, want);
+        ASSERT_HAS(err, "start from a config without preset_merged");
+        free(err);
+        err = NULL;
+    }
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set device=h100", eff, trace);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    /* a sweep's axis and set:, at the value */
+    static const char *const lines[] = {"axes: {device: [h100, h1000, nonexistent-gpu]}\n",
+                                        "set: {device: a100-80gb}\n"};
+    static const char *const at[] = {":3:23: device: cannot change 'h100' to 'h1000'",
+                                     ":3:15: device: cannot change 'h100' to 'a100-80gb'"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(sw, sizeof sw, "base: %s\ntraces: ['%s']\n%s", eff, trace, lines[i]);
+        const char *p = tu_write("effdev-sweep.yaml", sw);
+        snprintf(args, sizeof args, "check '%s'", p);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        ASSERT_HAS(err, at[i]);
+        free(err);
+        err = NULL;
+    }
+}
+
 void suite_config(void)
 {
     TU_SUITE("config", {"valid", test_valid}, {"defaults", test_defaults},
@@ -1906,5 +1958,7 @@ void suite_config(void)
               "summary.json",
               test_effective_config_reads_back},
              {"effective_config.yaml reads back wherever it is, without the preset search",
-              test_effective_config_without_preset_search});
+              test_effective_config_without_preset_search},
+             {"over preset_merged: true another device is refused, the same one runs",
+              test_effective_config_device_fixed});
 }
