@@ -2799,6 +2799,13 @@ static int merge_preset(cfg_node **root, const char *cfgdir, cfg_pool *pool, cha
         node_fail(e, map_get(pre, "device"), "a device preset cannot name another device");
         goto err;
     }
+    /* an effective config's key (a preset copied from one): merged under the config, the
+     * effective config would say it twice, unreadable (until 2026-11-28) */
+    if (map_get(pre, "preset_merged")) {
+        node_fail(e, map_get(pre, "preset_merged"), "a device preset cannot say preset_merged "
+                  "(an effective config's key: leave it out of the preset)");
+        goto err;
+    }
     if (check_version(pre, e, 0) < 0)
         goto err;
     /* the preset becomes the root; the user's tree is folded into it and freed */

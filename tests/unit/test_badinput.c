@@ -1223,6 +1223,20 @@ static void y_preset_merged_other_device(void)
     bi_expect(args, 1, w);
     free(w);
 }
+/* A device preset copied from an effective config, preset_merged kept: refused at the key, as
+ * a device in a preset is (until 2026-11-28 the effective config said it twice, unreadable). */
+static void y_preset_says_merged(void)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/devices", tu_tmpdir());
+    mkdir(dir, 0777);
+    const char *pre = "version: 1\npreset_merged: true\nmemories: {hbm: {capacity: 1GiB}}\n";
+    const char *pp = bi_write("devices/pmcopy.yaml", pre, strlen(pre));
+    char *w = bi_expand("amsim: @:2:1: a device preset cannot say preset_merged (an effective "
+                        "config's key: leave it out of the preset)", pp);
+    bi_run(&(bi_case){BI_CONFIG, "pmcopy.yaml", V "device: pmcopy\n", 0, w, NULL, NULL});
+    free(w);
+}
 /* A minus sign on a zero config number is refused as on any other negative value, with the
  * same message (until 2026-11-27 memory_limit: -0, timeline_interval: -0, a latency of -0ps and
  * energy_per_byte: -0 were read as 0, though a trace refused "-0"). */
@@ -4793,6 +4807,7 @@ void suite_badinput(void)
              {"yaml: preset_merged without a device", y_preset_merged_no_device},
              {"yaml: another device over preset_merged: true, by --set or a sweep's axis",
               y_preset_merged_other_device},
+             {"yaml: preset_merged inside a device preset", y_preset_says_merged},
              {"yaml: a policy refusing its options, at the value", y_policy_refuses},
              {"yaml: a transfer guard no memory kind triggers", y_guard_no_host_kind},
              {"yaml: a link energy_per_byte above 1e12 pJ", y_energy_too_large},

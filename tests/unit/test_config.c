@@ -488,6 +488,12 @@ static void test_preset_merge(void)
     path = tu_write("chain.yaml", "version: 1\ndevice: chain\n");
     CU_ASSERT_EQUAL(cfg_load(&c, path, NULL, 0, &e), -1);
     ASSERT_HAS(e.msg, "devices/chain.yaml:1:1: a device preset cannot name another device");
+    /* QA: a preset copied from an effective config, preset_merged: true kept, made the
+     * effective config say the key twice (unreadable) and the summary echo it */
+    write_preset("devices", "copied", "preset_merged: true\nmemories: {hbm: {capacity: 1GiB}}\n");
+    path = tu_write("copied.yaml", "version: 1\ndevice: copied\n");
+    CU_ASSERT_EQUAL(cfg_load(&c, path, NULL, 0, &e), -1);
+    ASSERT_HAS(e.msg, "devices/copied.yaml:1:1: a device preset cannot say preset_merged");
 }
 
 /* $AMSIM_DEVICES is searched first, before the source tree's presets. */
