@@ -65,8 +65,11 @@ typedef struct cfg_owner {
     /* cfg_load_switched without a policy: the level whose policy the caller switches later
      * (each switched load checks its own policy's rules), "" for none */
     char switching[CFG_NAME_MAX];
-    /* the file's own device (NULL: none), before any override; in the pool */
+    /* what the file itself says, before any override (strings in the pool): its device (NULL:
+     * none) and each memory's policy (check_merged_device, drop_switched_keys) */
     const char *file_device;
+    int nfile_levels;
+    const char *file_level[CFG_MAX_LEVELS], *file_policy[CFG_MAX_LEVELS];
 } cfg_owner;
 
 /* The pool's copy of s (made on first use). Linear search: a config has a handful of files. */
@@ -2763,6 +2766,51 @@ static int check_merged_device(const cfg_node *root, const char *file_device, am
                      dev->value, file_device, dev->value);
 }
 
+/* Note what the file root says before the overrides change it: its device and each memory's
+ * policy (best_fit, the default, when it names none). A memory or policy of the wrong type is
+ * left to build's errors. */
+static void note_file(cfg_owner *o, const cfg_node *root)
+{
+    const cfg_node *dev = map_get(root, "device"), *mem = map_get(root, "memories");
+    if (dev && dev->kind == CFG_SCALAR)
+        o->file_device = pool_intern(&o->pool, dev->value);
+    for (const cfg_node *ln = mem ? mem->child : NULL; ln; ln = ln->next) {
+        const cfg_node *a = map_get(ln, "allocator"), *pn = map_get(a, "policy");
+        if (!ln->key || o->nfile_levels == CFG_MAX_LEVELS || (pn && pn->kind != CFG_SCALAR))
+            continue;
+        o->file_level[o->nfile_levels] = pool_intern(&o->pool, ln->key);
+        o->file_policy[o->nfile_levels++] = pool_intern(&o->pool, pn ? pn->value : "best_fit");
+    }
+}
+
+/* Under preset_merged: true a memory's allocator keys in the file are its policy's complete
+ * settings, defaults included, as the effective config writes them. When an override switches
+ * the memory to another policy (--policy, a --set, a sweep's set:, axis or policies:, compare,
+ * mincap), those keys are dropped, as a preset's unwritten defaults never reach another policy:
+ * h100's preset leaves bfc's memory_fraction 0.75 out, but its effective config writes it, and
+ * until 2026-11-28 `--policy caching` over it (caching reads memory_fraction too, default no
+ * cap) ran capped at 0.75. The overrides' own keys (file: not the config's) stay. */
+static void drop_switched_keys(cfg_owner *o, const char *file)
+{
+    cfg_node *mem = map_get(o->pub.root, "memories");
+    for (int i = 0; i < o->nfile_levels; i++) {
+        cfg_node *a = map_get(map_get(mem, o->file_level[i]), "allocator");
+        const cfg_node *pn = map_get(a, "policy");
+        if (!pn || pn->kind != CFG_SCALAR || strcmp(pn->value, o->file_policy[i]) == 0)
+            continue;
+        for (cfg_node **pp = &a->child; *pp;) {
+            cfg_node *k = *pp;
+            if (k == pn || !k->file || strcmp(k->file, file) != 0) {
+                pp = &k->next;
+                continue;
+            }
+            *pp = k->next;
+            k->next = NULL;
+            node_free(k);
+        }
+    }
+}
+
 /* If the user tree names a device, merge its preset underneath; *root may change. The
  * preset's file goes to found (room for 1200 bytes, am_config.preset), else it stays. */
 static int merge_preset(cfg_node **root, const char *cfgdir, cfg_pool *pool, char *found,
@@ -2984,9 +3032,7 @@ static int load(am_config **out, const char *name, const char *yaml, size_t len,
                   kind_name(root->kind));
         goto err;
     }
-    const cfg_node *fdev = map_get(root, "device");
-    if (fdev && fdev->kind == CFG_SCALAR)
-        o->file_device = pool_intern(&o->pool, fdev->value);
+    note_file(o, root);
     for (int i = 0; i < nsets; i++)
         if (apply_set(root, &sets[i], &o->pool, err) < 0)
             goto err;
@@ -3003,6 +3049,8 @@ static int load(am_config **out, const char *name, const char *yaml, size_t len,
         goto err;
     if (sw && apply_switch(o, sw, err) < 0)
         goto err;
+    if (merged)
+        drop_switched_keys(o, file);
     if (build(c, c->root, err) < 0)
         goto err;
     join_warnings(o);
