@@ -70,6 +70,7 @@ typedef struct cfg_owner {
     const char *file_device;
     int nfile_levels;
     const char *file_level[CFG_MAX_LEVELS], *file_policy[CFG_MAX_LEVELS];
+    int preset_merged; /* the config said preset_merged: true: no preset was loaded */
 } cfg_owner;
 
 /* The pool's copy of s (made on first use). Linear search: a config has a handful of files. */
@@ -1980,6 +1981,12 @@ static int build_levels(am_config *c, cfg_node *root, am_error *e)
 {
     cfg_node *mem = map_get(root, "memories");
     char path[CFG_PATH_MAX];
+    /* under preset_merged: true the device's memories are not looked up: say so, as the
+     * file names a device (until 2026-11-28 the message did not tell why) */
+    if (!mem && ((const cfg_owner *)c)->preset_merged)
+        return node_fail(e, root, "missing required key 'memories' (at least one memory): "
+                         "preset_merged: true says the preset of '%s' is already in this file, "
+                         "so no preset is loaded; drop preset_merged to load it", c->device);
     if (!mem)
         return node_fail(e, root, "missing required key 'memories' (at least one memory)");
     if (!as_map(mem) || !mem->child)
@@ -3045,6 +3052,7 @@ static int load(am_config **out, const char *name, const char *yaml, size_t len,
     if (take_preset_merged(root, &merged, err) < 0 ||
         (merged && check_merged_device(root, o->file_device, err) < 0))
         goto err;
+    o->preset_merged = merged;
     if (!merged && merge_preset(&c->root, cfgdir, &o->pool, c->preset, err) < 0)
         goto err;
     if (sw && apply_switch(o, sw, err) < 0)

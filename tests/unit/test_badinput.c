@@ -1237,6 +1237,12 @@ static void y_preset_says_merged(void)
     bi_run(&(bi_case){BI_CONFIG, "pmcopy.yaml", V "device: pmcopy\n", 0, w, NULL, NULL});
     free(w);
 }
+/* preset_merged: true without the preset's keys (typed by hand): no preset is loaded, and the
+ * missing memories say so (until 2026-11-28 the plain "missing required key" beside a device). */
+BI_C(y_preset_merged_no_memories, "pmnomem.yaml", V "device: h100\npreset_merged: true\n",
+     "amsim: @:1:1: missing required key 'memories' (at least one memory): preset_merged: true "
+     "says the preset of 'h100' is already in this file, so no preset is loaded; drop "
+     "preset_merged to load it")
 /* A minus sign on a zero config number is refused as on any other negative value, with the
  * same message (until 2026-11-27 memory_limit: -0, timeline_interval: -0, a latency of -0ps and
  * energy_per_byte: -0 were read as 0, though a trace refused "-0"). */
@@ -4808,6 +4814,7 @@ void suite_badinput(void)
              {"yaml: another device over preset_merged: true, by --set or a sweep's axis",
               y_preset_merged_other_device},
              {"yaml: preset_merged inside a device preset", y_preset_says_merged},
+             {"yaml: preset_merged: true without memories", y_preset_merged_no_memories},
              {"yaml: a policy refusing its options, at the value", y_policy_refuses},
              {"yaml: a transfer guard no memory kind triggers", y_guard_no_host_kind},
              {"yaml: a link energy_per_byte above 1e12 pJ", y_energy_too_large},
