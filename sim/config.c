@@ -65,6 +65,12 @@ typedef struct cfg_owner {
     /* cfg_load_switched without a policy: the level whose policy the caller switches later
      * (each switched load checks its own policy's rules), "" for none */
     char switching[CFG_NAME_MAX];
+    /* what the file itself says, before any override (strings in the pool): its device (NULL:
+     * none) and each memory's policy (check_merged_device, drop_switched_keys) */
+    const char *file_device;
+    int nfile_levels;
+    const char *file_level[CFG_MAX_LEVELS], *file_policy[CFG_MAX_LEVELS];
+    int preset_merged; /* the config said preset_merged: true: no preset was loaded */
 } cfg_owner;
 
 /* The pool's copy of s (made on first use). Linear search: a config has a handful of files. */
@@ -1975,6 +1981,12 @@ static int build_levels(am_config *c, cfg_node *root, am_error *e)
 {
     cfg_node *mem = map_get(root, "memories");
     char path[CFG_PATH_MAX];
+    /* under preset_merged: true the device's memories are not looked up: say so, as the
+     * file names a device (until 2026-11-28 the message did not tell why) */
+    if (!mem && ((const cfg_owner *)c)->preset_merged)
+        return node_fail(e, root, "missing required key 'memories' (at least one memory): "
+                         "preset_merged: true says the preset of '%s' is already in this file, "
+                         "so no preset is loaded; drop preset_merged to load it", c->device);
     if (!mem)
         return node_fail(e, root, "missing required key 'memories' (at least one memory)");
     if (!as_map(mem) || !mem->child)
@@ -2739,6 +2751,73 @@ static int take_preset_merged(cfg_node *root, int *merged, am_error *e)
     return 0;
 }
 
+/* Under preset_merged: true the file's device is only the name of the preset merged into it:
+ * an override naming another device (--set, a sweep's set: or axis value) would relabel the
+ * run and leave the hardware as it is, so it is refused at its position (until 2026-11-28
+ * `--set device=a100-80gb` ran h100's memories and links under the name a100-80gb, and an
+ * axis of devices made identical runs). The same name is no change. file_device: the file's
+ * own device, NULL when it names none. */
+static int check_merged_device(const cfg_node *root, const char *file_device, am_error *e)
+{
+    const cfg_node *dev = map_get(root, "device");
+    if (!dev || (file_device && strcmp(dev->value, file_device) == 0))
+        return 0;
+    if (!file_device)
+        return node_fail(e, dev, "device: '%s' over a config that says preset_merged: true and "
+                         "names no device: start from a config without preset_merged to run a "
+                         "device", dev->value);
+    return node_fail(e, dev, "device: cannot change '%s' to '%s': the preset of '%s' is already "
+                     "merged into this config (preset_merged: true), another name would only "
+                     "relabel its hardware; start from a config without preset_merged (e.g. "
+                     "version: 1 and device: %s) to run another device", file_device,
+                     dev->value, file_device, dev->value);
+}
+
+/* Note what the file root says before the overrides change it: its device and each memory's
+ * policy (best_fit, the default, when it names none). A memory or policy of the wrong type is
+ * left to build's errors. */
+static void note_file(cfg_owner *o, const cfg_node *root)
+{
+    const cfg_node *dev = map_get(root, "device"), *mem = map_get(root, "memories");
+    if (dev && dev->kind == CFG_SCALAR)
+        o->file_device = pool_intern(&o->pool, dev->value);
+    for (const cfg_node *ln = mem ? mem->child : NULL; ln; ln = ln->next) {
+        const cfg_node *a = map_get(ln, "allocator"), *pn = map_get(a, "policy");
+        if (!ln->key || o->nfile_levels == CFG_MAX_LEVELS || (pn && pn->kind != CFG_SCALAR))
+            continue;
+        o->file_level[o->nfile_levels] = pool_intern(&o->pool, ln->key);
+        o->file_policy[o->nfile_levels++] = pool_intern(&o->pool, pn ? pn->value : "best_fit");
+    }
+}
+
+/* Under preset_merged: true a memory's allocator keys in the file are its policy's complete
+ * settings, defaults included, as the effective config writes them. When an override switches
+ * the memory to another policy (--policy, a --set, a sweep's set:, axis or policies:, compare,
+ * mincap), those keys are dropped, as a preset's unwritten defaults never reach another policy:
+ * h100's preset leaves bfc's memory_fraction 0.75 out, but its effective config writes it, and
+ * until 2026-11-28 `--policy caching` over it (caching reads memory_fraction too, default no
+ * cap) ran capped at 0.75. The overrides' own keys (file: not the config's) stay. */
+static void drop_switched_keys(cfg_owner *o, const char *file)
+{
+    cfg_node *mem = map_get(o->pub.root, "memories");
+    for (int i = 0; i < o->nfile_levels; i++) {
+        cfg_node *a = map_get(map_get(mem, o->file_level[i]), "allocator");
+        const cfg_node *pn = map_get(a, "policy");
+        if (!pn || pn->kind != CFG_SCALAR || strcmp(pn->value, o->file_policy[i]) == 0)
+            continue;
+        for (cfg_node **pp = &a->child; *pp;) {
+            cfg_node *k = *pp;
+            if (k == pn || !k->file || strcmp(k->file, file) != 0) {
+                pp = &k->next;
+                continue;
+            }
+            *pp = k->next;
+            k->next = NULL;
+            node_free(k);
+        }
+    }
+}
+
 /* If the user tree names a device, merge its preset underneath; *root may change. The
  * preset's file goes to found (room for 1200 bytes, am_config.preset), else it stays. */
 static int merge_preset(cfg_node **root, const char *cfgdir, cfg_pool *pool, char *found,
@@ -2773,6 +2852,13 @@ static int merge_preset(cfg_node **root, const char *cfgdir, cfg_pool *pool, cha
     }
     if (map_get(pre, "device")) {
         node_fail(e, map_get(pre, "device"), "a device preset cannot name another device");
+        goto err;
+    }
+    /* an effective config's key (a preset copied from one): merged under the config, the
+     * effective config would say it twice, unreadable (until 2026-11-28) */
+    if (map_get(pre, "preset_merged")) {
+        node_fail(e, map_get(pre, "preset_merged"), "a device preset cannot say preset_merged "
+                  "(an effective config's key: leave it out of the preset)");
         goto err;
     }
     if (check_version(pre, e, 0) < 0)
@@ -2953,6 +3039,7 @@ static int load(am_config **out, const char *name, const char *yaml, size_t len,
                   kind_name(root->kind));
         goto err;
     }
+    note_file(o, root);
     for (int i = 0; i < nsets; i++)
         if (apply_set(root, &sets[i], &o->pool, err) < 0)
             goto err;
@@ -2962,12 +3049,16 @@ static int load(am_config **out, const char *name, const char *yaml, size_t len,
     if (check_top_keys(root, err) < 0 || check_version(root, err, 1) < 0)
         goto err;
     int merged;
-    if (take_preset_merged(root, &merged, err) < 0)
+    if (take_preset_merged(root, &merged, err) < 0 ||
+        (merged && check_merged_device(root, o->file_device, err) < 0))
         goto err;
+    o->preset_merged = merged;
     if (!merged && merge_preset(&c->root, cfgdir, &o->pool, c->preset, err) < 0)
         goto err;
     if (sw && apply_switch(o, sw, err) < 0)
         goto err;
+    if (merged)
+        drop_switched_keys(o, file);
     if (build(c, c->root, err) < 0)
         goto err;
     join_warnings(o);

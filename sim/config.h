@@ -11,7 +11,9 @@
  *   version: 1                       required
  *   device: NAME                     optional preset from configs/devices/
  *   preset_merged: true|false        true: the preset is already in the file (an effective
- *                                    config's), device only names it: nothing is looked up
+ *                                    config's), device only names it: nothing is looked up,
+ *                                    an override cannot name another device, and a memory
+ *                                    switched to another policy drops the file's allocator keys
  *   default_memory: NAME             level that traces use when they name none (default: first)
  *   memories:                        map name -> level (at least one)
  *     NAME:

@@ -1200,6 +1200,49 @@ BI_C(y_preset_merged_value, "pmerged.yaml", V "device: h100\npreset_merged: mayb
 BI_C(y_preset_merged_no_device, "pmerged2.yaml",
      V "preset_merged: true\nmemories: {hbm: {capacity: 1GiB}}\n",
      "amsim: @:2:1: preset_merged: set, but the config names no device")
+/* Over preset_merged: true the device is only the merged preset's name: an override naming
+ * another device is refused where it is written, a --set or a sweep's set: or axis value
+ * (until 2026-11-28 it relabelled the run, the hardware staying the file's). */
+#define BI_MERGED V "device: h100\npreset_merged: true\nmemories: {hbm: {capacity: 1GiB}}\n"
+static void y_preset_merged_other_device(void)
+{
+    bi_run(&(bi_case){BI_CONFIG, "pmdev.yaml", BI_MERGED, 0,
+                      "amsim: --set 'device=h1000': device: cannot change 'h100' to 'h1000': the "
+                      "preset of 'h100' is already merged into this config (preset_merged: "
+                      "true), another name would only relabel its hardware; start from a config "
+                      "without preset_merged (e.g. version: 1 and device: h1000) to run another "
+                      "device",
+                      "--set device=h1000", NULL});
+    char sw[4096], args[1200];
+    const char *cfg = bi_write("pmdev-base.yaml", BI_MERGED, strlen(BI_MERGED));
+    snprintf(sw, sizeof sw, "base: %s\ntraces: [%s]\naxes: {device: [h100, a100-80gb]}\n", cfg,
+             trace_gpu());
+    const char *p = bi_write("pmdev-sweep.yaml", sw, strlen(sw));
+    char *w = bi_expand("amsim: @:3:23: device: cannot change 'h100' to 'a100-80gb'", p);
+    snprintf(args, sizeof args, "check '%s'", p);
+    bi_expect(args, 1, w);
+    free(w);
+}
+/* A device preset copied from an effective config, preset_merged kept: refused at the key, as
+ * a device in a preset is (until 2026-11-28 the effective config said it twice, unreadable). */
+static void y_preset_says_merged(void)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/devices", tu_tmpdir());
+    mkdir(dir, 0777);
+    const char *pre = "version: 1\npreset_merged: true\nmemories: {hbm: {capacity: 1GiB}}\n";
+    const char *pp = bi_write("devices/pmcopy.yaml", pre, strlen(pre));
+    char *w = bi_expand("amsim: @:2:1: a device preset cannot say preset_merged (an effective "
+                        "config's key: leave it out of the preset)", pp);
+    bi_run(&(bi_case){BI_CONFIG, "pmcopy.yaml", V "device: pmcopy\n", 0, w, NULL, NULL});
+    free(w);
+}
+/* preset_merged: true without the preset's keys (typed by hand): no preset is loaded, and the
+ * missing memories say so (until 2026-11-28 the plain "missing required key" beside a device). */
+BI_C(y_preset_merged_no_memories, "pmnomem.yaml", V "device: h100\npreset_merged: true\n",
+     "amsim: @:1:1: missing required key 'memories' (at least one memory): preset_merged: true "
+     "says the preset of 'h100' is already in this file, so no preset is loaded; drop "
+     "preset_merged to load it")
 /* A minus sign on a zero config number is refused as on any other negative value, with the
  * same message (until 2026-11-27 memory_limit: -0, timeline_interval: -0, a latency of -0ps and
  * energy_per_byte: -0 were read as 0, though a trace refused "-0"). */
@@ -4768,6 +4811,10 @@ void suite_badinput(void)
              {"yaml: syntax error", y_syntax},
              {"yaml: preset_merged not a boolean", y_preset_merged_value},
              {"yaml: preset_merged without a device", y_preset_merged_no_device},
+             {"yaml: another device over preset_merged: true, by --set or a sweep's axis",
+              y_preset_merged_other_device},
+             {"yaml: preset_merged inside a device preset", y_preset_says_merged},
+             {"yaml: preset_merged: true without memories", y_preset_merged_no_memories},
              {"yaml: a policy refusing its options, at the value", y_policy_refuses},
              {"yaml: a transfer guard no memory kind triggers", y_guard_no_host_kind},
              {"yaml: a link energy_per_byte above 1e12 pJ", y_energy_too_large},

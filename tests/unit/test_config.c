@@ -8,6 +8,7 @@
 #include <glob.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../sim/config.h"
 #include "testutil.h"
@@ -487,6 +488,12 @@ static void test_preset_merge(void)
     path = tu_write("chain.yaml", "version: 1\ndevice: chain\n");
     CU_ASSERT_EQUAL(cfg_load(&c, path, NULL, 0, &e), -1);
     ASSERT_HAS(e.msg, "devices/chain.yaml:1:1: a device preset cannot name another device");
+    /* QA: a preset copied from an effective config, preset_merged: true kept, made the
+     * effective config say the key twice (unreadable) and the summary echo it */
+    write_preset("devices", "copied", "preset_merged: true\nmemories: {hbm: {capacity: 1GiB}}\n");
+    path = tu_write("copied.yaml", "version: 1\ndevice: copied\n");
+    CU_ASSERT_EQUAL(cfg_load(&c, path, NULL, 0, &e), -1);
+    ASSERT_HAS(e.msg, "devices/copied.yaml:1:1: a device preset cannot say preset_merged");
 }
 
 /* $AMSIM_DEVICES is searched first, before the source tree's presets. */
@@ -1879,6 +1886,128 @@ static void test_effective_config_without_preset_search(void)
     free(s);
 }
 
+/* The effective config of `device: h100` on the spill trace, written once into TMP/effh
+ * (a preset_merged: true config); its path into eff (1200 bytes), the trace's into trace. */
+static void effcfg_h100(char *eff, char *trace)
+{
+    char args[4096];
+    snprintf(trace, 1024, "%s/traces/gpu_spill_step.trace", tu_top());
+    snprintf(eff, 1200, "%s/effh/effective_config.yaml", tu_tmpdir());
+    if (access(eff, R_OK) == 0)
+        return;
+    const char *cfg = tu_write("effh.yaml", "version: 1\ndevice: h100\n");
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s/effh'", cfg, trace, tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+}
+
+/* QA: over preset_merged: true, `--set device=h1000` ran (status 0) and only relabelled the
+ * run, `--set device=a100-80gb` ran h100's hardware under that name, and a sweep's axis of
+ * devices made identical runs. Another name is refused at its place; the same one runs. */
+static void test_effective_config_device_fixed(void)
+{
+    char eff[1200], trace[1024], args[4096], sw[4096], *err = NULL;
+    effcfg_h100(eff, trace);
+    const char *other[] = {"h1000", "a100-80gb"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set device=%s", eff, trace, other[i]);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        char want[200];
+        snprintf(want, sizeof want, "--set 'device=%s': device: cannot change 'h100' to '%s'",
+                 other[i], other[i]);
+        ASSERT_HAS(err, want);
+        ASSERT_HAS(err, "start from a config without preset_merged");
+        free(err);
+        err = NULL;
+    }
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --set device=h100", eff, trace);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    /* a sweep's axis and set:, at the value */
+    static const char *const lines[] = {"axes: {device: [h100, h1000, nonexistent-gpu]}\n",
+                                        "set: {device: a100-80gb}\n"};
+    static const char *const at[] = {":3:23: device: cannot change 'h100' to 'h1000'",
+                                     ":3:15: device: cannot change 'h100' to 'a100-80gb'"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(sw, sizeof sw, "base: %s\ntraces: ['%s']\n%s", eff, trace, lines[i]);
+        const char *p = tu_write("effdev-sweep.yaml", sw);
+        snprintf(args, sizeof args, "check '%s'", p);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        ASSERT_HAS(err, at[i]);
+        free(err);
+        err = NULL;
+    }
+}
+
+/* Standard output of `amsim ARGS` with {C} replaced by cfg, its "config" line left out (the
+ * path given); NULL when the status is not want. */
+static char *out_for(const char *args, const char *cfg, int want)
+{
+    char cmd[8192], *out = NULL, *err = NULL;
+    const char *at = strstr(args, "{C}");
+    snprintf(cmd, sizeof cmd, "%.*s'%s'%s", (int)(at - args), args, cfg, at + 3);
+    int st = tu_amsim(cmd, &out, &err);
+    if (st != want)
+        printf("\n  amsim %s: status %d\n  %s", cmd, st, err ? err : "");
+    free(err);
+    if (st != want) {
+        free(out);
+        return NULL;
+    }
+    char *line = out ? strstr(out, "\"config\": \"") : NULL;
+    if (line) { /* "config": "PATH", up to the end of its line */
+        char *end = strchr(line, '\n');
+        memmove(line, end ? end + 1 : line + strlen(line), strlen(end ? end + 1 : line) + 1);
+    }
+    return out;
+}
+
+/* QA: effective_config.yaml writes bfc's default memory_fraction 0.75 for h100's hbm, which the
+ * preset leaves unwritten so that another policy does not get it; a switch to caching (which
+ * reads memory_fraction too, default no cap) over the effective config inherited it: at 1536MiB
+ * 5 OOMs where `device: h100` had none, mincap 1.78 GiB for 1.33 GiB. Under preset_merged: true
+ * a memory switched to another policy drops the file's allocator keys: every command that
+ * switches gives what it gives on the config the file was written from. */
+static void test_effective_config_policy_switch(void)
+{
+    char eff[1200], trace[1024], sw[4096], args[4096];
+    effcfg_h100(eff, trace);
+    const char *plain = tu_write("effh-plain.yaml", "version: 1\ndevice: h100\n");
+    static const char *const cmds[] = {
+        "run -q -c {C} -t '%s' --policy caching --set memories.hbm.capacity=1536MiB --json -",
+        "run -q -c {C} -t '%s' --set memories.hbm.allocator.policy=caching "
+        "--set memories.hbm.capacity=1536MiB --json -",
+        "run -q -c {C} -t '%s' --policy caching --set memories.hbm.allocator.memory_fraction=0.5 "
+        "--json -",
+        "run -q -c {C} -t '%s' --policy bfc --set memories.hbm.capacity=1536MiB --json -",
+        "compare -q -c {C} -t '%s' --policies caching,bfc --set memories.hbm.capacity=1536MiB "
+        "--json -",
+        "mincap -q -c {C} -t '%s' --policies caching --json -",
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(cmds); i++) {
+        snprintf(args, sizeof args, cmds[i], trace);
+        char *a = out_for(args, plain, 0), *b = out_for(args, eff, 0);
+        CU_ASSERT(a && b && strcmp(a, b) == 0);
+        if (a && b && strcmp(a, b) != 0)
+            printf("\n  %s: the outputs differ", cmds[i]);
+        free(a);
+        free(b);
+    }
+    /* a sweep's policies: over it as its base: no OOM, as from the plain config */
+    snprintf(sw, sizeof sw, "base: %s\ntraces: ['%s']\npolicies: [caching]\n"
+             "set: {memories.hbm.capacity: 1536MiB}\n", eff, trace);
+    const char *p = tu_write("effpol-sweep.yaml", sw);
+    snprintf(args, sizeof args, "batch '%s' -o '%s/effpol' -q -j1", p, tu_tmpdir());
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    glob_t g;
+    snprintf(args, sizeof args, "%s/effpol/runs/*/summary.json", tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(glob(args, 0, NULL, &g), 0);
+    CU_ASSERT_EQUAL(g.gl_pathc, 1);
+    char *s = tu_slurp(g.gl_pathv[0], NULL);
+    const char *o = s ? strstr(s, "\"ooms\": ") : NULL; /* hbm's, the first level's */
+    CU_ASSERT(o && strncmp(o, "\"ooms\": 0,", 10) == 0);
+    free(s);
+    globfree(&g);
+}
+
 void suite_config(void)
 {
     TU_SUITE("config", {"valid", test_valid}, {"defaults", test_defaults},
@@ -1906,5 +2035,9 @@ void suite_config(void)
               "summary.json",
               test_effective_config_reads_back},
              {"effective_config.yaml reads back wherever it is, without the preset search",
-              test_effective_config_without_preset_search});
+              test_effective_config_without_preset_search},
+             {"over preset_merged: true another device is refused, the same one runs",
+              test_effective_config_device_fixed},
+             {"over preset_merged: true a switched policy drops the file's allocator keys",
+              test_effective_config_policy_switch});
 }
