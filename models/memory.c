@@ -61,6 +61,7 @@ struct mem_level {
     uint64_t pending_bytes; /* given bytes of blocks whose free was requested, not completed:
                                no longer allocated, not yet free (the policy still holds them) */
     uint64_t ext_largest, ext_free; /* the event of max_external_frag: largest free, free bytes */
+    uint64_t changes;       /* mem_changes: blocks served, freed, pending, device ranges */
 };
 
 /* The device address space's size: [0, capacity), or the whole 64-bit range with recorded
@@ -129,6 +130,7 @@ static int dev_alloc(void *ctx, uint64_t bytes, uint64_t *addr)
     }
     as_take_at(&m->free_ext, fit, &e, at, bytes);
     *addr = at;
+    m->changes++;
     m->m.reserved_bytes += bytes;
     /* Every device allocation made counts, one the policy gives back before its request ends
      * (a map rolled back) too: device_frees counts that return, so the difference is the ranges
@@ -155,6 +157,7 @@ static void dev_free(void *ctx, uint64_t addr, uint64_t bytes)
         m->on_device(m->on_device_ctx, 0, addr, bytes);
     m->m.reserved_bytes -= bytes;
     m->m.device_frees++;
+    m->changes++;
     as_give(&m->free_ext, addr, bytes); /* merged with the free neighbours */
 }
 
@@ -352,6 +355,7 @@ int mem_alloc_attempt(mem_level *m, const alloc_req *r, alloc_out *o)
         return ALLOC_OOM;
     }
     mem_metrics *s = &m->m;
+    m->changes++;
     if (!m->quiet)
         s->allocs++;
     s->live_bytes += r->bytes;
@@ -371,6 +375,7 @@ void mem_free_requested(mem_level *m, uint64_t handle, uint64_t requested, uint6
     m->m.allocated_bytes -= given;
     m->pending_bytes += given;
     m->m.live_count--;
+    m->changes++;
     update_metrics(m);
 }
 
@@ -378,6 +383,7 @@ void mem_free(mem_level *m, uint64_t handle, uint64_t requested, uint64_t given,
               int requested_done)
 {
     m->policy->free(m->st, handle);
+    m->changes++;
     if (!m->quiet)
         m->m.frees++;
     if (requested_done)
@@ -547,6 +553,8 @@ uint64_t mem_padded(const mem_level *m, uint64_t bytes)
 }
 
 uint64_t mem_pending_bytes(const mem_level *m) { return m->pending_bytes; }
+
+uint64_t mem_changes(const mem_level *m) { return m->changes; }
 
 uint64_t mem_free_in_reserved(const mem_level *m)
 {

@@ -137,5 +137,9 @@ int mem_cannot_serve(mem_level *m, uint64_t bytes);
 uint64_t mem_free_in_reserved(const mem_level *m);
 /* Given bytes of the blocks pending a two-phase free (free_requested done, not completed). */
 uint64_t mem_pending_bytes(const mem_level *m);
+/* A count that moves with every change of what the level holds: a block served or freed (quiet
+ * ones too), a free requested, a device range taken or given back. Equal counts mean the same
+ * blocks in the same places (engine.c: a compaction is not repeated on an unchanged level). */
+uint64_t mem_changes(const mem_level *m);
 
 #endif

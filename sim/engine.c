@@ -302,6 +302,8 @@ typedef struct level_rt {
                          * unordered (sim.lpos; live_enter, live_leave) */
     size_t nlive, caplive;
     uint64_t live_requested; /* the requested bytes of those buffers (spill_cannot_help) */
+    int compacted;      /* the last compact run moved nothing, and left the level as it is */
+    uint64_t compacted_at; /* now when mem_changes equals this (compaction_idle) */
 } level_rt;
 
 typedef struct devctx {
@@ -357,6 +359,7 @@ struct sim {
     chan ch[2 * CFG_MAX_LINKS];
     int nch;
     uint64_t inflight;   /* transfers submitted to links and not yet retired */
+    uint64_t npend;      /* the sum of pend[]: references of transfers queued or running */
     char *pbuf;          /* placement rows waiting to be written (PBUF bytes, with placements) */
     size_t pn;
     am_ps host, now; /* host clock; device-side clock */
@@ -490,10 +493,12 @@ static inline uint64_t xfer_refs(sim *s, const slot *src, const slot *dst)
     if (src && src->state == ST_LIVE) {
         g |= (uint64_t)(src->self + 1) << 32;
         s->pend[src->self]++;
+        s->npend++;
     }
     if (dst && dst->state == ST_LIVE) {
         g |= (uint64_t)(dst->self + 1);
         s->pend[dst->self]++;
+        s->npend++;
     }
     return g;
 }
@@ -501,10 +506,14 @@ static inline uint64_t xfer_refs(sim *s, const slot *src, const slot *dst)
 /* A transfer op finished (or its buffers went): its references end. */
 static inline void xfer_unref(sim *s, uint64_t g)
 {
-    if (g >> 32)
+    if (g >> 32) {
         s->pend[(g >> 32) - 1]--;
-    if ((uint32_t)g)
+        s->npend--;
+    }
+    if ((uint32_t)g) {
         s->pend[(uint32_t)g - 1]--;
+        s->npend--;
+    }
 }
 
 /* The queued transfers on slot `from` now refer to slot `to` (a donation), or to nothing (to =
@@ -527,6 +536,8 @@ static AM_NOINLINE void pend_move(sim *s, uint32_t from, uint32_t to)
     }
     if (to != UINT32_MAX)
         s->pend[to] += s->pend[from];
+    else
+        s->npend -= s->pend[from];
     s->pend[from] = 0;
 }
 
@@ -1789,6 +1800,7 @@ static void defrag(sim *s, int level)
     }
     mem_compact(m, 0); /* what the policy still holds stays where it is */
     uint64_t moved = 0, all = 0, lost = 0;
+    int still = 1; /* every buffer went back where it was, in a block of its old size */
     /* The copies' time sums saturate at AM_PS_MAX (am_ps_add), as a spill's does: host_block
      * then stops the host clock there and the event is refused (time_overflow). Until
      * 2026-11-27 they were plain sums, and copies longer than 2^64 ps wrapped to a short run. */
@@ -1804,6 +1816,7 @@ static void defrag(sim *s, int level)
             /* Could not be placed again: the buffer is lost, an out-of-memory result. */
             defrag_audit(s, level, x, NULL);
             s->sum.defrag.failures++;
+            still = 0;
             live_leave(s, x);
             x->state = ST_OOM;
             x->blame = level_bit(level);
@@ -1839,6 +1852,8 @@ static void defrag(sim *s, int level)
             t = am_ps_add(t, xfer_alone(s, self, x->requested));
         }
         /* Recorded: every buffer counted as moved, and one left in place whose block changed */
+        if (o.addr != x->addr || o.size != x->given)
+            still = 0;
         if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP || o.addr != x->addr ||
             o.size != x->given)
             relocated(s, x, level, level, &o, PL_MOVED);
@@ -1880,6 +1895,8 @@ static void defrag(sim *s, int level)
      * anything after it (sim_observer.action) */
     expire_due(s);
     s->rt[level].allocs_since_defrag = 0;
+    s->rt[level].compacted = L->defrag.mode == CFG_DEFRAG_COMPACT && still;
+    s->rt[level].compacted_at = mem_changes(m);
     /* its buffers were released: the waits are retried once they are placed again (the
      * compaction is one step for the program), when its copies are done, before the request
      * that triggered it tries again */
@@ -2151,13 +2168,46 @@ static int spill_cannot_help(sim *s, int level, uint64_t bytes)
     return stays >= cap || mem_padded(m, bytes) > cap - stays;
 }
 
+/* Whether a compact run on the level now would repeat its last one exactly: that run put every
+ * buffer back where it was, in a block of its old size, and lost none (a fixed point), and
+ * nothing the level holds has changed since (no block served, freed, requested free or moved,
+ * no device range taken or given back: mem_changes; spills and restores are frees and
+ * allocations of the level), so the run would release the same buffers, place them in the
+ * same order into the same room where they are and move nothing again. A run that moved
+ * buffers is not enough: under a best-fit policy (bfc, buddy, caching) a second run on the
+ * same live set can move them again (bfc cycled 3 buffers, one run after the other), so it
+ * runs as before. The run would also first wait for the transfers pending on the level's
+ * buffers and then retry the level's waits: with any of either it runs as before. Until
+ * 2026-11-28 each failed request that passed defrag_cannot_help ran it again: N live buffers
+ * and N such requests were O(N^2) (8000 each under bfc: 4.1 s for 8000 runs that moved
+ * nothing). host_roundtrip is not held to it: its runs copy every buffer out and back,
+ * whatever the layout, and are charged as such. */
+static int compaction_idle(sim *s, int level)
+{
+    const level_rt *rt = &s->rt[level];
+    if (!rt->compacted || rt->compacted_at != mem_changes(s->lv[level]) || rt->n)
+        return 0;
+    if (s->npend) /* only then can a buffer of the level have any: look at them */
+        for (size_t i = 0; i < rt->nlive; i++)
+            if (rt->live[i] < s->nlru && s->pend[rt->live[i]])
+                return 0;
+    return 1;
+}
+
 /* The on_oom defragmentation of a failed request and its retry: 1 when the retry served it.
- * Not for a request it cannot serve (defrag_cannot_help, counted in `skipped` when `count`). */
+ * Not for a request it cannot serve (defrag_cannot_help, or a level left as its last compact
+ * run left it: compaction_idle), counted in `skipped` when `count`. */
 static int defrag_for(sim *s, int level, const alloc_req *r, alloc_out *o, uint64_t hint,
                       int count)
 {
     uint64_t before = s->sum.defrag.runs;
     if (defrag_cannot_help(s, level, r->bytes)) {
+        if (count)
+            s->sum.defrag.skipped++;
+        return 0;
+    }
+    if (compaction_idle(s, level)) {
+        expire_due(s); /* as the run would have, before the request fails */
         if (count)
             s->sum.defrag.skipped++;
         return 0;
