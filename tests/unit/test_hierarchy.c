@@ -2813,6 +2813,41 @@ static void test_compaction_once_per_live_set(void)
     free(out);
 }
 
+/* A run that would move nothing still runs when a transfer is pending on one of the level's
+ * buffers: it waits for it first (test_defrag_waits_for_pending_transfer), and skipping it would
+ * change the host's time. As in test_compaction_once_per_live_set, 5's run moves nothing; 1 is
+ * then copied to the host (1 us + 100 B at 1 GB/s: 1.1 us), and 6's run waits for the copy; 7,
+ * with the copy done and the level as it was, fails at once. */
+static void test_compaction_idle_waits_for_transfers(void)
+{
+    hrun r;
+    hstart(&r, "version: 1\nmemories:\n  hbm:\n    capacity: 2MiB\n"
+               "    allocator: {policy: bfc, memory_limit: 1MiB}\n"
+               "    defrag: {mode: compact, trigger: on_oom}\n"
+               "  host: {kind: host, capacity: 1GiB, allocator: {policy: best_fit}}\n"
+               "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
+               "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us}\n");
+    for (int i = 1; i <= 4; i++)
+        CU_ASSERT(hev(&r, ALLOC((uint64_t)i, 100, 0)) == 0);
+    hev(&r, ALLOC(5, 1047776, 0));
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->defrag.runs, 1);
+    CU_ASSERT_EQUAL(su->defrag.buffers_moved, 0);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 0, .dst_level = 1, .bytes = 100,
+                                 .stream = 1, .id = 1}) == 0);
+    CU_ASSERT_EQUAL(sim_host_time(r.s), 0);
+    hev(&r, ALLOC(6, 1047776, 0));
+    CU_ASSERT_EQUAL(su->defrag.runs, 2);
+    CU_ASSERT_EQUAL(su->defrag.skipped, 0);
+    CU_ASSERT_EQUAL(sim_host_time(r.s), US + 100000);
+    CU_ASSERT_EQUAL(su->stall, US + 100000);
+    hev(&r, ALLOC(7, 1047776, 0));
+    CU_ASSERT_EQUAL(su->defrag.runs, 2);
+    CU_ASSERT_EQUAL(su->defrag.skipped, 1);
+    CU_ASSERT_EQUAL(su->ooms, 3);
+    hstop(&r);
+}
+
 /* The per-level live sets that spills and defragmentation walk instead of the whole id map
  * (until 2026-11-27 each walked every id of every level): a level's set holds exactly its
  * resident buffers through allocations, compaction, spills, restores, donations, free requests
@@ -2945,6 +2980,8 @@ void suite_hierarchy(void)
              {"the compaction after spilling needs an eviction of its own level", test_spill_then_compact_own_evictions},
              {"a live set unchanged since its compaction is not compacted again",
               test_compaction_once_per_live_set},
+             {"a compaction that would move nothing still waits for pending transfers",
+              test_compaction_idle_waits_for_transfers},
              {"per-level live sets follow spills, moves, donations and frees",
               test_live_sets_follow_buffers});
 }
