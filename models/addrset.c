@@ -25,12 +25,13 @@ struct as_node {
     int leaf;
     int ptrs;
     int pidx;             /* where the parent last had this node: a guess, checked on use */
-    unsigned gen;         /* the tree's count of nodes made when this one was, 0 once it is
+    uint64_t gen;         /* the tree's count of nodes made when this one was, 0 once it is
                            * given back: a remembered (node, gen) that still matches names the
-                           * same live node (not in the first bytes: the pool's free list) */
+                           * same live node (not in the first bytes: the pool's free list). 64
+                           * bits: a count that wrapped could give a reused node an old gen */
     as_node *prev, *next; /* leaves: neighbours in key order */
-    as_node *parent;      /* NULL at the root: a change found through a back-pointer (as_bp)
-                           * climbs here instead of descending from the root */
+    as_node *parent;      /* NULL at the root: a change made in a leaf found without a descent
+                           * (a back-pointer, a hint) climbs here to fix the largest lengths */
     _Alignas(64) uint64_t key[AS_ORDER]; /* each array in whole cache lines (recpool.c) */
     uint64_t len[AS_ORDER];
     void *p[AS_ORDER];
@@ -96,9 +97,7 @@ static as_node *node_new(as_tree *t, int leaf)
     x->ptrs = !short_leaf;
     x->prev = x->next = x->parent = NULL;
     x->pidx = 0;
-    if (!++t->ngen) /* 0 is a node given back */
-        t->ngen = 1;
-    x->gen = t->ngen;
+    x->gen = ++t->ngen; /* never 0, the gen of a node given back */
     return x;
 }
 
@@ -526,9 +525,6 @@ void as_take(as_tree *t, const as_ent *e, uint64_t addr, uint64_t len)
         as_insert(t, addr + len, end - addr - len, NULL);
 }
 
-/* as_give when the ranges just below and above [addr, addr + len) sit in the leaf the address
- * leads to and the change needs no split or merge of that leaf: done in place, with the one
- * descent; 1, or 0 (nothing changed) when the general path must do it. */
 /* The leaf a hint remembered for addr, when it is still a live leaf holding ranges on both sides
  * of addr (then the place is right whatever moved above it): NULL when there is none. */
 static as_node *hinted_leaf(as_tree *t, uint64_t addr)
@@ -663,6 +659,10 @@ static int give_in_hinted(as_tree *t, as_node *x, uint64_t addr, uint64_t len)
     return 1;
 }
 
+/* as_give when the ranges just below and above [addr, addr + len) sit in the leaf the address
+ * leads to (or, after a hint, in the hinted leaf or at its edge) and the change needs no split or
+ * merge of that leaf: done in place, with at most the one descent; 1, or 0 (nothing changed)
+ * when the general path must do it. */
 static int give_in_leaf(as_tree *t, uint64_t addr, uint64_t len)
 {
     if (t->nhint) {
@@ -776,9 +776,15 @@ static as_node *leaf_of(const as_tree *t, uint64_t k)
  * about 1.5 MB) is left alone: its leaves stay in a core's cache, and the descent would only
  * add its own cost (prealloc at 100k live buffers, 37k free ranges: 10% slower). */
 #define AS_PREFETCH_MIN 65536
+static size_t prefetch_min = AS_PREFETCH_MIN; /* the tests lower it: as_set_prefetch_min */
+
+void as_set_prefetch_min(size_t n) { prefetch_min = n ? n : AS_PREFETCH_MIN; }
+
+int as_prefetches(const as_tree *t) { return t->n >= prefetch_min; }
+
 void as_prefetch(as_tree *t, uint64_t k)
 {
-    if (t->n < AS_PREFETCH_MIN)
+    if (t->n < prefetch_min)
         return;
     as_node *x = leaf_of(t, k);
     if (t->ranges) { /* the give that follows starts from this leaf */
@@ -805,13 +811,13 @@ static void prefetch_leaf_lines(const as_node *x)
 
 void as_prefetch_mark(const as_tree *t, as_mark m)
 {
-    if (t->n >= AS_PREFETCH_MIN && m.leaf)
+    if (t->n >= prefetch_min && m.leaf)
         prefetch_leaf_lines(m.leaf);
 }
 
 void as_prefetch_marked(as_tree *t, uint64_t k, as_mark m)
 {
-    if (t->n < AS_PREFETCH_MIN)
+    if (t->n < prefetch_min)
         return;
     as_node *x = m.leaf;
     if (!x || !m.gen || x->gen != m.gen || !x->leaf || !x->n) { /* given back: descend */

@@ -44,17 +44,18 @@ typedef struct as_tree {
     size_t n;       /* entries */
     uint64_t max;   /* the largest len (0 when empty) */
     int height;     /* 1 = the root is a leaf */
-    int bp;         /* set before first use: every pointer is a record with a back-pointer */
+    int bp;         /* set before first use (never with ranges): every pointer is a record whose
+                     * bytes at bp_off the tree keeps naming the leaf that holds its entry */
     /* the leaves the last as_prefetch calls reached, for the gives that follow them */
     struct as_hint {
         uint64_t addr;
         as_node *leaf;
-        unsigned gen;
+        uint64_t gen;
         int dir; /* the leaf itself (0), or its neighbour before (-1) or after (1) */
     } hint[4];
     unsigned nhint;
-    unsigned ngen;  /* nodes made (their gen) */
-    size_t bp_off;  /* where in the record: the leaf holding its entry, kept up to date */
+    uint64_t ngen;  /* nodes made (their gen) */
+    size_t bp_off;  /* where in the record (bp) */
 } as_tree;
 
 /* A position: a leaf and an index in it (leaf NULL past either end). */
@@ -126,10 +127,11 @@ int as_last(const as_tree *t, as_ent *e, as_iter *it);
 int as_next(as_iter *it, as_ent *e);
 int as_prev(as_iter *it, as_ent *e);
 /* A leaf as it was when a first fit found an entry there (as_mark_at), for a later hint: still
- * the same node when its gen matches. */
+ * the same node when its gen matches (a leaf given back and taken again gets a new gen; node
+ * memory stays the tree's until as_destroy, after which no mark may be used). */
 typedef struct as_mark {
     as_node *leaf;
-    unsigned gen;
+    uint64_t gen;
 } as_mark;
 as_mark as_mark_at(const as_pos *pos);
 /* Hints for a give of k in two steps, with no descent when the mark still names a live leaf:
@@ -138,6 +140,11 @@ as_mark as_mark_at(const as_pos *pos);
  * remembers that for the give (or descends, when the mark is stale). Ranges trees. */
 void as_prefetch_mark(const as_tree *t, as_mark m);
 void as_prefetch_marked(as_tree *t, uint64_t k, as_mark m);
+/* Whether the tree is large enough for the hints to do anything (65,536 entries: smaller
+ * trees stay in cache). as_set_prefetch_min changes that size for every tree, 0 restoring it:
+ * for the tests, whose trees are small, to run the hinted paths. */
+int as_prefetches(const as_tree *t);
+void as_set_prefetch_min(size_t n);
 /* A hint that k is looked up soon: the descent to its leaf, whose lines are prefetched. */
 void as_prefetch(as_tree *t, uint64_t k);
 /* The largest len in the tree (0 when empty), in O(1). */

@@ -287,7 +287,7 @@ static void fit_prefetch_free(void *st, uint64_t handle, int stage)
     recpool_prefetch_linked(b, stage, FB_HOT_SELF, offsetof(fblock, prev), offsetof(fblock, next),
                             FB_HOT_NEXT);
     if (stage == 1 && f->first_fit) {
-        if (f->hinted && f->hinted != b && f->by_addr.n >= 65536)
+        if (f->hinted && f->hinted != b && as_prefetches(&f->by_addr))
             fit_prefetch_leaves(f, f->hinted);
         f->hinted = (fblock *)(uintptr_t)handle;
     }
