@@ -24,13 +24,27 @@ struct as_node {
     int n;
     int leaf;
     int ptrs;
+    int pidx;             /* where the parent last had this node: a guess, checked on use */
+    uint64_t gen;         /* the tree's count of nodes made when this one was, 0 once it is
+                           * given back: a remembered (node, gen) that still matches names the
+                           * same live node (not in the first bytes: the pool's free list). 64
+                           * bits: a count that wrapped could give a reused node an old gen */
     as_node *prev, *next; /* leaves: neighbours in key order */
+    as_node *parent;      /* NULL at the root: a change made in a leaf found without a descent
+                           * (a back-pointer, a hint) climbs here to fix the largest lengths */
     _Alignas(64) uint64_t key[AS_ORDER]; /* each array in whole cache lines (recpool.c) */
     uint64_t len[AS_ORDER];
     void *p[AS_ORDER];
 };
 
 #define KID(x, i) ((as_node *)(x)->p[i])
+
+/* Entry i of leaf x is now in x: its record's back-pointer says so (trees with as_bp only). */
+static inline void bp_set(const as_tree *t, as_node *x, int i)
+{
+    if (t->bp)
+        memcpy((char *)x->p[i] + t->bp_off, &x, sizeof x);
+}
 #define LEAF_NO_P offsetof(as_node, p)
 
 /* Index of the first key >= k in a leaf (a forward scan: one mispredicted branch per node). */
@@ -81,17 +95,21 @@ static as_node *node_new(as_tree *t, int leaf)
     x->n = 0;
     x->leaf = leaf;
     x->ptrs = !short_leaf;
-    x->prev = x->next = NULL;
+    x->prev = x->next = x->parent = NULL;
+    x->pidx = 0;
+    x->gen = ++t->ngen; /* never 0, the gen of a node given back */
     return x;
 }
 
 static void node_put(as_tree *t, as_node *x)
 {
+    x->gen = 0; /* no hint matches a node given back */
     recpool_put(x->ptrs ? &t->nodes : &t->leaves, x);
 }
 
-/* Move entries [from, from + cnt) of src to position at of dst (dst has room). */
-static void node_move(as_node *dst, int at, as_node *src, int from, int cnt)
+/* Move entries [from, from + cnt) of src to position at of dst (dst has room); the moved
+ * children (or, with back-pointers, records) learn their new node. */
+static void node_move(const as_tree *t, as_node *dst, int at, as_node *src, int from, int cnt)
 {
     size_t tail = (size_t)(dst->n - at), rest = (size_t)(src->n - from - cnt), c = (size_t)cnt;
 #define MOVE_ARRAY(a)                                                                     \
@@ -107,6 +125,12 @@ static void node_move(as_node *dst, int at, as_node *src, int from, int cnt)
 #undef MOVE_ARRAY
     dst->n += cnt;
     src->n -= cnt;
+    if (!dst->leaf)
+        for (int j = at; j < at + cnt; j++)
+            KID(dst, j)->parent = dst;
+    else if (t->bp)
+        for (int j = at; j < at + cnt; j++)
+            bp_set(t, dst, j);
 }
 
 static inline void node_put_at(as_node *x, int i, uint64_t key, uint64_t len, void *p)
@@ -142,7 +166,7 @@ static inline void node_del_at(as_node *x, int i)
 static as_node *node_split(as_tree *t, as_node *x)
 {
     as_node *r = node_new(t, x->leaf);
-    node_move(r, 0, x, x->n / 2, x->n - x->n / 2);
+    node_move(t, r, 0, x, x->n / 2, x->n - x->n / 2);
     if (x->leaf) {
         r->next = x->next;
         if (r->next)
@@ -157,7 +181,9 @@ static as_node *node_split(as_tree *t, as_node *x)
 static as_node *ins(as_tree *t, as_node *x, uint64_t key, uint64_t len, void *p)
 {
     if (x->leaf) {
-        node_put_at(x, node_lb(x, key), key, len, p);
+        int i = node_lb(x, key);
+        node_put_at(x, i, key, len, p);
+        bp_set(t, x, i);
     } else {
         int c = node_child(x, key);
         as_node *kid = KID(x, c), *r = ins(t, kid, key, len, p);
@@ -168,6 +194,7 @@ static as_node *ins(as_tree *t, as_node *x, uint64_t key, uint64_t len, void *p)
         }
         x->len[c] = node_max(kid);
         node_put_at(x, c + 1, r->key[0], node_max(r), r);
+        r->parent = x;
     }
     return x->n == AS_ORDER ? node_split(t, x) : NULL;
 }
@@ -186,6 +213,7 @@ void as_insert(as_tree *t, uint64_t key, uint64_t len, void *p)
         as_node *root = node_new(t, 0), *l = t->root;
         node_put_at(root, 0, 0, node_max(l), l);
         node_put_at(root, 1, r->key[0], node_max(r), r);
+        l->parent = r->parent = root;
         t->root = root;
         t->height++;
     }
@@ -200,7 +228,7 @@ static void fix_child(as_node *x, int c, as_tree *t)
     if (!r->leaf) /* r's first child takes its lower bound from the separator */
         r->key[0] = x->key[ri];
     if (l->n + r->n < AS_ORDER) {
-        node_move(l, l->n, r, 0, r->n);
+        node_move(t, l, l->n, r, 0, r->n);
         if (r->leaf) {
             l->next = r->next;
             if (l->next)
@@ -212,9 +240,9 @@ static void fix_child(as_node *x, int c, as_tree *t)
         return;
     }
     if (l->n < r->n)
-        node_move(l, l->n, r, 0, (r->n - l->n) / 2);
+        node_move(t, l, l->n, r, 0, (r->n - l->n) / 2);
     else
-        node_move(r, 0, l, l->n - (l->n - r->n) / 2, (l->n - r->n) / 2);
+        node_move(t, r, 0, l, l->n - (l->n - r->n) / 2, (l->n - r->n) / 2);
     x->key[ri] = r->key[0];
     x->len[li] = node_max(l);
     x->len[ri] = node_max(r);
@@ -251,6 +279,7 @@ int as_remove(as_tree *t, uint64_t key)
     as_node *root = t->root;
     if (!root->leaf && root->n == 1) {
         t->root = KID(root, 0);
+        t->root->parent = NULL;
         t->height--;
         node_put(t, root);
     } else if (root->leaf && root->n == 0) {
@@ -296,8 +325,10 @@ static void set_entry(as_tree *t, as_node *const *path, const int *at, int d, as
     uint64_t o = x->len[i];
     x->key[i] = nkey;
     x->len[i] = len;
-    if (x->ptrs)
+    if (x->ptrs) {
         x->p[i] = p;
+        bp_set(t, x, i);
+    }
     fix_up(t, path, at, d, x, o, len);
 }
 
@@ -388,6 +419,86 @@ void as_remove_at(as_tree *t, const as_pos *pos)
     fix_up(t, pos->node, pos->at, d, x, o, 0);
 }
 
+/* fix_up for leaf x reached through a back-pointer: each parent's entry for the node below is
+ * found by key (a key of that node, or one just removed from it: stale separators still part
+ * the children), so the climb stops where the largest length stops changing. */
+static void fix_up_parents(as_tree *t, as_node *x, uint64_t key, uint64_t o, uint64_t v)
+{
+    for (;;) {
+        as_node *pa = x->parent;
+        uint64_t *pm = &t->max, M, m;
+        if (pa) {
+            int c = x->pidx;
+            if (c >= pa->n || KID(pa, c) != x) /* moved since: found by key */
+                x->pidx = c = node_child(pa, key);
+            pm = &pa->len[c];
+        }
+        M = *pm;
+        if (v >= M)
+            m = v;
+        else if (o < M)
+            break;
+        else
+            m = node_max(x);
+        if (m == M)
+            break;
+        *pm = m;
+        if (!pa)
+            break;
+        o = M;
+        v = m;
+        x = pa;
+    }
+}
+
+void as_update_in(as_tree *t, void *leaf, uint64_t key, uint64_t nkey, uint64_t len, void *p)
+{
+    as_node *x = leaf;
+    int i = node_lb(x, key);
+    /* a key that moves stays between its leaf neighbours, and off the leaf's lower bound */
+    int holds = nkey == key || (nkey < key ? i > 0 && nkey > x->key[i - 1]
+                                           : i + 1 < x->n && nkey < x->key[i + 1]);
+    if (!holds) {
+        as_update(t, key, nkey, len, p);
+        return;
+    }
+    uint64_t o = x->len[i];
+    x->key[i] = nkey;
+    x->len[i] = len;
+    x->p[i] = p;
+    bp_set(t, x, i);
+    fix_up_parents(t, x, nkey, o, len);
+}
+
+void as_remove_in(as_tree *t, void *leaf, uint64_t key)
+{
+    as_node *x = leaf;
+    if (x->n <= (t->height > 1 ? AS_MIN : 1)) { /* the leaf merges or borrows, or empties */
+        as_remove(t, key);
+        return;
+    }
+    int i = node_lb(x, key);
+    uint64_t o = x->len[i];
+    node_del_at(x, i);
+    t->n--;
+    fix_up_parents(t, x, key, o, 0);
+}
+
+void as_prefetch_leaf(const as_tree *t, const void *leaf)
+{
+    const char *c = leaf;
+    (void)t;
+    for (size_t off = 0; off < LEAF_NO_P; off += 64)
+        __builtin_prefetch(c + off);
+}
+
+int as_leaf_has(const void *leaf, uint64_t key)
+{
+    const as_node *x = leaf;
+    int i = node_lb(x, key);
+    return x->leaf && i < x->n && x->key[i] == key;
+}
+
 void as_take_at(as_tree *t, const as_pos *pos, const as_ent *e, uint64_t addr, uint64_t len)
 {
     uint64_t end = e->key + e->len;
@@ -414,11 +525,151 @@ void as_take(as_tree *t, const as_ent *e, uint64_t addr, uint64_t len)
         as_insert(t, addr + len, end - addr - len, NULL);
 }
 
+/* The leaf a hint remembered for addr, when it is still a live leaf holding ranges on both sides
+ * of addr (then the place is right whatever moved above it): NULL when there is none. */
+static as_node *hinted_leaf(as_tree *t, uint64_t addr)
+{
+    for (int k = 0; k < 4; k++) {
+        struct as_hint *h = &t->hint[k];
+        if (h->addr != addr || !h->leaf)
+            continue;
+        as_node *x = h->leaf;
+        h->leaf = NULL;
+        if (!h->gen || x->gen != h->gen || !x->leaf) /* given back (gen 0), or taken again */
+            return NULL;
+        if (h->dir && !(x = h->dir < 0 ? x->prev : x->next))
+            return NULL;
+        return x; /* where addr falls in it: the caller's to check */
+    }
+    return NULL;
+}
+
+/* The lower bound of leaf r's keys, its separator in the parent (1), when the parent still
+ * has r where r remembers and r is not its first child (else 0: not known without a descent). */
+static int leaf_sep(as_node *r, uint64_t *sep)
+{
+    const as_node *pa = r->parent;
+    if (!pa)
+        return 0;
+    int c = r->pidx;
+    if (c >= pa->n || KID(pa, c) != r) /* moved since: found by its first key */
+        r->pidx = c = node_child(pa, r->key[0]);
+    if (c == 0)
+        return 0;
+    *sep = pa->key[c];
+    return 1;
+}
+
+static void set_entry_up(as_tree *t, as_node *x, int i, uint64_t nkey, uint64_t len);
+static int give_in_hinted(as_tree *t, as_node *x, uint64_t addr, uint64_t len);
+
+/* A give at the boundary of two hinted leaves: every key of l is below addr, every key of r
+ * (l's next) above it. The range below is l's last, the one above r's first; a new or moved key
+ * goes to r when it is at least r's separator, else to l. 1, or 0 when the general path must do
+ * it (nothing changed). */
+static int give_between(as_tree *t, as_node *l, as_node *r, uint64_t addr, uint64_t len)
+{
+    int li = l->n - 1, join_prev = l->key[li] + l->len[li] == addr;
+    int join_next = r->key[0] == addr + len;
+    uint64_t rl = r->len[0], sep;
+    if (join_prev) {
+        if (join_next && r->n <= AS_MIN)
+            return 0;
+        set_entry_up(t, l, li, l->key[li], l->len[li] + len + (join_next ? rl : 0));
+        if (join_next) { /* r's first leaves r, whose largest it may have been */
+            uint64_t rk = r->key[0];
+            node_del_at(r, 0);
+            t->n--;
+            fix_up_parents(t, r, rk, rl, 0);
+        }
+        return 1;
+    }
+    if (!leaf_sep(r, &sep))
+        return 0;
+    if (addr >= sep) { /* r's range: its first entry moves down, or one comes before it */
+        if (join_next) {
+            set_entry_up(t, r, 0, addr, rl + len);
+            return 1;
+        }
+        if (r->n + 1 == AS_ORDER)
+            return 0;
+        node_put_at(r, 0, addr, len, NULL);
+        t->n++;
+        fix_up_parents(t, r, addr, 0, len);
+        return 1;
+    }
+    if (join_next || l->n + 1 == AS_ORDER) /* r's first would leave r: the general path */
+        return 0;
+    node_put_at(l, l->n, addr, len, NULL);
+    t->n++;
+    fix_up_parents(t, l, addr, 0, len);
+    return 1;
+}
+
+/* A give in the leaf a hint found, or at its boundary with a neighbour: 1 when done. */
+static int give_hinted(as_tree *t, as_node *x, uint64_t addr, uint64_t len)
+{
+    int i = node_lb(x, addr);
+    if (i > 0 && i < x->n)
+        return give_in_hinted(t, x, addr, len);
+    if (i == x->n && x->n && x->next && x->next->n && x->next->key[0] > addr)
+        return give_between(t, x, x->next, addr, len);
+    as_node *l = x->prev;
+    if (i == 0 && x->n && l && l->n && l->key[l->n - 1] < addr)
+        return give_between(t, l, x, addr, len);
+    return 0;
+}
+
+/* set_entry for a leaf reached without a path: its parents' largest lengths by climbing */
+static void set_entry_up(as_tree *t, as_node *x, int i, uint64_t nkey, uint64_t len)
+{
+    uint64_t o = x->len[i];
+    x->key[i] = nkey;
+    x->len[i] = len;
+    fix_up_parents(t, x, nkey, o, len);
+}
+
+/* give_in_leaf in a leaf a hint found (ranges trees), with no descent. */
+static int give_in_hinted(as_tree *t, as_node *x, uint64_t addr, uint64_t len)
+{
+    int i = node_lb(x, addr), n = x->n;
+    uint64_t pk = x->key[i - 1], pl = x->len[i - 1], nk = x->key[i], nl = x->len[i];
+    int join_prev = pk + pl == addr, join_next = nk == addr + len;
+    if (join_prev && join_next) {
+        if (n <= AS_MIN && t->height > 1) /* the leaf would underflow */
+            return 0;
+        set_entry_up(t, x, i - 1, pk, pl + len + nl);
+        node_del_at(x, i);
+        t->n--;
+        return 1;
+    }
+    if (join_prev) {
+        set_entry_up(t, x, i - 1, pk, pl + len);
+        return 1;
+    }
+    if (join_next) {
+        set_entry_up(t, x, i, addr, nl + len);
+        return 1;
+    }
+    if (n + 1 == AS_ORDER)
+        return 0;
+    node_put_at(x, i, addr, len, NULL);
+    t->n++;
+    fix_up_parents(t, x, addr, 0, len);
+    return 1;
+}
+
 /* as_give when the ranges just below and above [addr, addr + len) sit in the leaf the address
- * leads to and the change needs no split or merge of that leaf: done in place, with the one
- * descent; 1, or 0 (nothing changed) when the general path must do it. */
+ * leads to (or, after a hint, in the hinted leaf or at its edge) and the change needs no split or
+ * merge of that leaf: done in place, with at most the one descent; 1, or 0 (nothing changed)
+ * when the general path must do it. */
 static int give_in_leaf(as_tree *t, uint64_t addr, uint64_t len)
 {
+    if (t->nhint) {
+        as_node *h = hinted_leaf(t, addr);
+        if (h && t->ranges && give_hinted(t, h, addr, len))
+            return 1;
+    }
     as_pos pos;
     as_node *x = descend(t, addr, &pos);
     if (!x)
@@ -503,6 +754,11 @@ int as_first_fit(const as_tree *t, uint64_t need, as_ent *e, as_pos *pos)
         if (x->leaf)
             return out(x, i, e);
         x = KID(x, i);
+        if (d + 2 == t->height) { /* a leaf: its header and lengths at once, not line by line */
+            __builtin_prefetch(x);
+            for (size_t off = 0; off < sizeof x->len; off += 64)
+                __builtin_prefetch((const char *)x->len + off);
+        }
     }
 }
 
@@ -520,13 +776,64 @@ static as_node *leaf_of(const as_tree *t, uint64_t k)
  * about 1.5 MB) is left alone: its leaves stay in a core's cache, and the descent would only
  * add its own cost (prealloc at 100k live buffers, 37k free ranges: 10% slower). */
 #define AS_PREFETCH_MIN 65536
-void as_prefetch(const as_tree *t, uint64_t k)
+static size_t prefetch_min = AS_PREFETCH_MIN; /* the tests lower it: as_set_prefetch_min */
+
+void as_set_prefetch_min(size_t n) { prefetch_min = n ? n : AS_PREFETCH_MIN; }
+
+int as_prefetches(const as_tree *t) { return t->n >= prefetch_min; }
+
+void as_prefetch(as_tree *t, uint64_t k)
 {
-    if (t->n < AS_PREFETCH_MIN)
+    if (t->n < prefetch_min)
         return;
-    const char *c = (const char *)leaf_of(t, k);
+    as_node *x = leaf_of(t, k);
+    if (t->ranges) { /* the give that follows starts from this leaf */
+        struct as_hint *h = &t->hint[t->nhint++ & 3];
+        *h = (struct as_hint){k, x, x->gen, 0};
+    }
+    const char *c = (const char *)x;
     for (size_t off = 0; off < (t->ranges ? LEAF_NO_P : sizeof(as_node)); off += 64)
         __builtin_prefetch(c + off);
+}
+
+as_mark as_mark_at(const as_pos *pos)
+{
+    as_node *x = pos->node[pos->depth - 1];
+    return (as_mark){x, x->gen};
+}
+
+/* The lines a give reads and shifts: the header, keys and lengths (no pointers). */
+static void prefetch_leaf_lines(const as_node *x)
+{
+    for (size_t off = 0; off < LEAF_NO_P; off += 64)
+        __builtin_prefetch((const char *)x + off);
+}
+
+void as_prefetch_mark(const as_tree *t, as_mark m)
+{
+    if (t->n >= prefetch_min && m.leaf)
+        prefetch_leaf_lines(m.leaf);
+}
+
+void as_prefetch_marked(as_tree *t, uint64_t k, as_mark m)
+{
+    if (t->n < prefetch_min)
+        return;
+    as_node *x = m.leaf;
+    if (!x || !m.gen || x->gen != m.gen || !x->leaf || !x->n) { /* given back: descend */
+        as_prefetch(t, k);
+        return;
+    }
+    /* splits and merges since the mark move keys to the neighbours, not further */
+    int dir = k < x->key[0] ? -1 : k > x->key[x->n - 1] ? 1 : 0;
+    as_node *c = dir < 0 ? x->prev : dir > 0 ? x->next : x;
+    if (!c) {
+        as_prefetch(t, k);
+        return;
+    }
+    if (c != x)
+        prefetch_leaf_lines(c);
+    t->hint[t->nhint++ & 3] = (struct as_hint){k, x, m.gen, dir};
 }
 
 int as_lower_bound(const as_tree *t, uint64_t k, as_ent *e, as_iter *it)
@@ -634,6 +941,8 @@ void as_destroy(as_tree *t)
     t->n = 0;
     t->max = 0;
     t->height = 0;
+    memset(t->hint, 0, sizeof t->hint);
+    t->nhint = 0;
 }
 
 /* ---- invariant check ---- */
@@ -660,6 +969,11 @@ static uint64_t check_rec(const as_tree *t, const as_node *x, int depth, int has
         c->last_leaf = x;
         for (int i = 0; i < x->n; i++) {
             uint64_t k = x->key[i];
+            as_node *bp = NULL;
+            if (t->bp)
+                memcpy(&bp, (const char *)x->p[i] + t->bp_off, sizeof bp);
+            if (bp != (t->bp ? x : NULL))
+                c->bad++;
             if ((i && x->key[i - 1] >= k) || (has_lo && k < lo) || (has_hi && k >= hi))
                 c->bad++;
             m = x->len[i] > m ? x->len[i] : m;
@@ -668,7 +982,7 @@ static uint64_t check_rec(const as_tree *t, const as_node *x, int depth, int has
         return m;
     }
     for (int i = 0; i < x->n; i++) {
-        if (i > 1 && x->key[i - 1] >= x->key[i])
+        if ((i > 1 && x->key[i - 1] >= x->key[i]) || KID(x, i)->parent != x)
             c->bad++;
         int hl = i ? 1 : has_lo, hh = i + 1 < x->n ? 1 : has_hi;
         uint64_t l = i ? x->key[i] : lo, h = i + 1 < x->n ? x->key[i + 1] : hi;
@@ -685,6 +999,8 @@ int as_check(const as_tree *t)
     as_chk c = {0, 0, NULL};
     if (!t->root)
         return t->n != 0 || t->height != 0 || t->max != 0;
+    if (t->root->parent)
+        c.bad++;
     uint64_t m = check_rec(t, t->root, 1, 0, 0, 0, 0, &c);
     if (c.n != t->n || (c.last_leaf && c.last_leaf->next) || m != t->max)
         c.bad++;

@@ -44,6 +44,18 @@ typedef struct as_tree {
     size_t n;       /* entries */
     uint64_t max;   /* the largest len (0 when empty) */
     int height;     /* 1 = the root is a leaf */
+    int bp;         /* set before first use (never with ranges): every pointer is a record whose
+                     * bytes at bp_off the tree keeps naming the leaf that holds its entry */
+    /* the leaves the last as_prefetch calls reached, for the gives that follow them */
+    struct as_hint {
+        uint64_t addr;
+        as_node *leaf;
+        uint64_t gen;
+        int dir; /* the leaf itself (0), or its neighbour before (-1) or after (1) */
+    } hint[4];
+    unsigned nhint;
+    uint64_t ngen;  /* nodes made (their gen) */
+    size_t bp_off;  /* where in the record (bp) */
 } as_tree;
 
 /* A position: a leaf and an index in it (leaf NULL past either end). */
@@ -80,6 +92,16 @@ void as_update_at(as_tree *t, const as_pos *pos, uint64_t nkey, uint64_t len, vo
 /* as_remove of the entry a first fit just found at *pos, from its leaf unless the leaf would
  * fall below its minimum fill (then as_remove). */
 void as_remove_at(as_tree *t, const as_pos *pos);
+/* With back-pointers (bp set): as_update and as_remove of the entry at key, found in the leaf
+ * its record's back-pointer names, with no descent (the largest lengths above it are fixed
+ * climbing the nodes' parents). The general path does what the leaf cannot (a key that leaves
+ * the leaf's bounds, a leaf that would underflow). */
+void as_update_in(as_tree *t, void *leaf, uint64_t key, uint64_t nkey, uint64_t len, void *p);
+void as_remove_in(as_tree *t, void *leaf, uint64_t key);
+/* A hint that the leaf a back-pointer names is changed soon: its keys and lengths prefetched. */
+void as_prefetch_leaf(const as_tree *t, const void *leaf);
+/* Whether the leaf holds key (a back-pointer check for as_check's callers). */
+int as_leaf_has(const void *leaf, uint64_t key);
 /* Free ranges kept merged (the device address model, prealloc's arena; pointers unused):
  * as_take carves [addr, addr + len) out of the range e (a copy of the entry that holds it),
  * leaving what is below and above it; as_give files [addr, addr + len), which no range may
@@ -104,8 +126,27 @@ int as_last(const as_tree *t, as_ent *e, as_iter *it);
 /* The entry after / before the iterator's, moving it; 0 past the end. */
 int as_next(as_iter *it, as_ent *e);
 int as_prev(as_iter *it, as_ent *e);
+/* A leaf as it was when a first fit found an entry there (as_mark_at), for a later hint: still
+ * the same node when its gen matches (a leaf given back and taken again gets a new gen; node
+ * memory stays the tree's until as_destroy, after which no mark may be used). */
+typedef struct as_mark {
+    as_node *leaf;
+    uint64_t gen;
+} as_mark;
+as_mark as_mark_at(const as_pos *pos);
+/* Hints for a give of k in two steps, with no descent when the mark still names a live leaf:
+ * as_prefetch_mark prefetches the marked leaf without reading it; as_prefetch_marked, a hint
+ * later, reads it (in cache by then), picks it or the neighbour whose keys k falls among, and
+ * remembers that for the give (or descends, when the mark is stale). Ranges trees. */
+void as_prefetch_mark(const as_tree *t, as_mark m);
+void as_prefetch_marked(as_tree *t, uint64_t k, as_mark m);
+/* Whether the tree is large enough for the hints to do anything (65,536 entries: smaller
+ * trees stay in cache). as_set_prefetch_min changes that size for every tree, 0 restoring it:
+ * for the tests, whose trees are small, to run the hinted paths. */
+int as_prefetches(const as_tree *t);
+void as_set_prefetch_min(size_t n);
 /* A hint that k is looked up soon: the descent to its leaf, whose lines are prefetched. */
-void as_prefetch(const as_tree *t, uint64_t k);
+void as_prefetch(as_tree *t, uint64_t k);
 /* The largest len in the tree (0 when empty), in O(1). */
 uint64_t as_max_len(const as_tree *t);
 /* Invariant check (key order, separators, every subtree's largest length, node fill, leaf

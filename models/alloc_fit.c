@@ -46,7 +46,11 @@ static const opt_desc fit_opt_table[] = {
 
 typedef struct fblock {
     /* what a free reads of its address neighbours, in the record's first 56 bytes */
-    uint64_t key_size, key_addr; /* free: its key in by_size (size, addr) or by_addr (addr) */
+    union {
+        uint64_t key_size; /* best fit, free: its key in by_size is (key_size, key_addr) */
+        void *leaf;        /* first fit, free: the leaf of by_addr that holds it (as_bp) */
+    };
+    uint64_t key_addr; /* free: its key in by_size, or by_addr (addr) */
     uint64_t addr, size;
     struct fblock *prev, *next; /* the blocks just below and above (NULL at the arena's ends) */
     int is_free;
@@ -67,6 +71,7 @@ typedef struct fit {
     sizeset by_size;      /* best fit: free blocks by (size, addr) -> fblock */
     as_tree by_addr;      /* first fit: free blocks by address, length capped at the top */
     fblock *head;         /* the lowest block (at arena_addr) */
+    fblock *hinted;       /* first fit: the block of the last stage-1 hint, while it lives */
     recpool recs; /* fblock records */
     uint64_t in_use_bytes, peak_in_use, num_allocs, ooms, live;
 } fit;
@@ -90,7 +95,8 @@ static inline uint64_t fit_len(const fit *f, const fblock *b)
 
 static void free_insert(fit *f, fblock *b)
 {
-    b->key_size = b->size;
+    if (!f->first_fit)
+        b->key_size = b->size;
     b->key_addr = b->addr;
     b->is_free = 1;
     if (f->first_fit)
@@ -106,8 +112,8 @@ static void free_remove(fit *f, fblock *b, const ss_iter *at, const as_pos *apos
     b->is_free = 0;
     if (f->first_fit && apos)
         as_remove_at(&f->by_addr, apos);
-    else if (f->first_fit)
-        as_remove(&f->by_addr, b->key_addr);
+    else if (f->first_fit) /* its leaf is known: no descent */
+        as_remove_in(&f->by_addr, b->leaf, b->key_addr);
     else if (at)
         ss_remove_at(&f->by_size, at);
     else
@@ -122,12 +128,13 @@ static void resize(fit *f, fblock *x, const ss_iter *at, const as_pos *apos)
     if (f->first_fit && apos)
         as_update_at(&f->by_addr, apos, x->addr, fit_len(f, x), x);
     else if (f->first_fit)
-        as_update(&f->by_addr, x->key_addr, x->addr, fit_len(f, x), x);
+        as_update_in(&f->by_addr, x->leaf, x->key_addr, x->addr, fit_len(f, x), x);
     else if (at)
         ss_rekey_at(&f->by_size, at, x->size, x->addr, x);
     else
         ss_rekey(&f->by_size, x->key_size, x->key_addr, x->size, x->addr, x);
-    x->key_size = x->size;
+    if (!f->first_fit)
+        x->key_size = x->size;
     x->key_addr = x->addr;
 }
 
@@ -224,6 +231,8 @@ static void fit_free(void *st, uint64_t handle)
 {
     fit *f = st;
     fblock *b = (fblock *)(uintptr_t)handle;
+    if (b == f->hinted) /* its record may be taken again: the next hint must not read it */
+        f->hinted = NULL;
     f->in_use_bytes -= b->size;
     f->live--;
     b->requested = 0;
@@ -253,17 +262,35 @@ static void fit_free(void *st, uint64_t handle)
     }
 }
 
-/* Look-ahead hint (alloc.h): a free reads its block (stage 0), then both neighbours and, in first
- * fit, the leaf of by_addr that holds the free neighbours' entries or takes the block's (stage
- * 1). */
+/* First fit, at a stage-1 hint: the block of the previous one (hints come in the order of the
+ * frees) is freed next, and its neighbours' records, prefetched then, are in cache now. The
+ * leaves its merge changes are those its free neighbours' back-pointers name; with none free,
+ * the leaf its entry goes to, found by a descent. */
+static void fit_prefetch_leaves(fit *f, const fblock *b)
+{
+    const fblock *pb = b->prev && b->prev->is_free ? b->prev : NULL;
+    const fblock *nb = b->next && b->next->is_free ? b->next : NULL;
+    if (pb)
+        as_prefetch_leaf(&f->by_addr, pb->leaf);
+    if (nb && (!pb || nb->leaf != pb->leaf))
+        as_prefetch_leaf(&f->by_addr, nb->leaf);
+    if (!pb && !nb)
+        as_prefetch(&f->by_addr, b->addr);
+}
+
+/* Look-ahead hint (alloc.h): a free reads its block (stage 0), then both neighbours (stage 1)
+ * and, in first fit, the leaves of by_addr its merge changes (at the next stage-1 hint). */
 static void fit_prefetch_free(void *st, uint64_t handle, int stage)
 {
-    const fit *f = st;
+    fit *f = st;
     const fblock *b = (const fblock *)(uintptr_t)handle;
     recpool_prefetch_linked(b, stage, FB_HOT_SELF, offsetof(fblock, prev), offsetof(fblock, next),
                             FB_HOT_NEXT);
-    if (stage == 1 && f->first_fit)
-        as_prefetch(&f->by_addr, b->addr);
+    if (stage == 1 && f->first_fit) {
+        if (f->hinted && f->hinted != b && as_prefetches(&f->by_addr))
+            fit_prefetch_leaves(f, f->hinted);
+        f->hinted = (fblock *)(uintptr_t)handle;
+    }
 }
 
 /* Largest free range usable without asking the device: the free block that reaches above the
@@ -358,9 +385,9 @@ static int fit_check(void *st, am_error *err)
         }
         nfree++;
         as_ent e;
-        if (x->key_size != x->size || x->key_addr != x->addr ||
+        if ((!f->first_fit && x->key_size != x->size) || x->key_addr != x->addr ||
             (f->first_fit ? !as_find(&f->by_addr, x->addr, &e) || e.p != x ||
-                                e.len != fit_len(f, x)
+                                e.len != fit_len(f, x) || !as_leaf_has(x->leaf, x->addr)
                           : ss_find(&f->by_size, x->size, x->addr) != x)) {
             bad++;
             am_fail(err, AM_EINTERNAL, "fit: free block at %" PRIu64 " filed under another key",
@@ -406,6 +433,10 @@ static int fit_create_common(void **out, const alloc_env *env, const void *opts,
     f->align = o->alignment;
     f->commit = o->commit;
     f->first_fit = first;
+    if (first) { /* a free block's record names its leaf: merges change it there */
+        f->by_addr.bp = 1;
+        f->by_addr.bp_off = offsetof(fblock, leaf);
+    }
     *out = f;
     return 0;
 }

@@ -56,6 +56,7 @@ typedef struct pblk {     /* a live block */
     ll_node live;        /* first: live.addr is its address */
     uint64_t size;       /* rounded to the alignment */
     uint64_t requested;  /* bytes asked for */
+    as_mark mark;        /* first_fit: the leaf its range was found in (as_prefetch_mark) */
 } pblk;
 
 typedef struct pre {
@@ -69,6 +70,7 @@ typedef struct pre {
     size_t nstay, at_stay;     /* otherwise); the next one at or above top */
     ll_set live;               /* live blocks */
     as_tree free_set;          /* first_fit: free blocks, key = address, len = size */
+    pblk *hinted;              /* first_fit: the block of the last stage-1 hint, while live */
     recpool recs; /* pblk records */
     uint64_t bytes_in_use, peak_bytes_in_use, num_allocs, num_resets, ooms;
 } pre;
@@ -114,6 +116,8 @@ static int pre_alloc(void *st, const alloc_req *r, alloc_out *o)
             as_insert(&p->free_set, p->start, p->limit, NULL);
     }
     uint64_t need = am_round_up(r->bytes, p->o.alignment), addr;
+    as_pos at;
+    as_mark mark = {NULL, 0};
     if (need < r->bytes) {
         return ALLOC_OOM;
     }
@@ -122,14 +126,15 @@ static int pre_alloc(void *st, const alloc_req *r, alloc_out *o)
             return ALLOC_OOM;
     } else {
         as_ent e;
-        as_pos at;
         if (!as_first_fit(&p->free_set, need, &e, &at)) {
             return ALLOC_OOM;
         }
         addr = e.key;
+        mark = as_mark_at(&at); /* before the take, which may give the leaf back */
         as_take_at(&p->free_set, &at, &e, addr, need); /* its low end */
     }
     pblk *b = pk_new(p);
+    b->mark = mark;
     b->live.addr = addr;
     b->size = need;
     b->requested = r->bytes;
@@ -149,6 +154,8 @@ static void pre_free(void *st, uint64_t handle)
     pre *p = st;
     pblk *b = (pblk *)(uintptr_t)handle;
     uint64_t addr = b->live.addr, size = b->size;
+    if (b == p->hinted) /* its record may be taken again: the next hint must not read it */
+        p->hinted = NULL;
     ll_del(&p->live, &b->live);
     pk_put(p, b);
     p->bytes_in_use -= size;
@@ -194,8 +201,14 @@ static void pre_prefetch_free(void *st, uint64_t handle, int stage)
     pre *p = st;
     const pblk *b = (const pblk *)(uintptr_t)handle;
     ll_prefetch_free(&p->live, &b->live, sizeof(pblk), stage);
-    if (stage == 1 && p->o.mode == PRE_FIRST_FIT)
-        as_prefetch(&p->free_set, b->live.addr);
+    if (stage == 1 && p->o.mode == PRE_FIRST_FIT) {
+        /* the previous stage-1 block is freed next: its marked leaf, prefetched then, is read
+         * now; this one's is only prefetched */
+        if (p->hinted && p->hinted != b)
+            as_prefetch_marked(&p->free_set, p->hinted->live.addr, p->hinted->mark);
+        as_prefetch_mark(&p->free_set, b->mark);
+        p->hinted = (pblk *)(uintptr_t)handle;
+    }
 }
 
 static uint64_t pre_largest_free(void *st)

@@ -6,7 +6,10 @@
  * merging and a root that grows and shrinks; and all of it again for a ranges tree, whose
  * leaves hold no pointers. */
 #include <CUnit/CUnit.h>
+#include <inttypes.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,6 +198,138 @@ static void test_update_edges(void)
     CU_ASSERT_EQUAL(as_check(&t), 0);
 }
 
+/* ---- back-pointers (bp): every record names the leaf that holds its entry ---- */
+
+/* Item i owns the keys [i * 16, i * 16 + 16), as above. Its entry's record is rec[cur], the
+ * record being the back-pointer itself (bp_off 0); an update may hand the entry to the other
+ * record, whose back-pointer the tree must then set. */
+typedef struct bp_item {
+    uint64_t key, len;
+    void *rec[2];
+    int in, cur;
+} bp_item;
+
+#define BP_LEAF(x) ((x)->rec[(x)->cur])
+
+/* The record an update passes: now and then the other one, cleared (r odd). */
+static void *bp_rec(bp_item *x, uint64_t r)
+{
+    if (r & 1) {
+        x->cur ^= 1;
+        BP_LEAF(x) = NULL;
+    }
+    return &BP_LEAF(x);
+}
+
+/* The first item in key order (= index order) filed with len >= need, or NULL: first fit the
+ * slow way. */
+static bp_item *bp_first_fit(bp_item *it, size_t cap, uint64_t need)
+{
+    for (size_t i = 0; i < cap; i++)
+        if (it[i].in && it[i].len >= need)
+            return &it[i];
+    return NULL;
+}
+
+/* A key anywhere in item x's own range: it may cross a leaf's edge or a separator. */
+static uint64_t bp_new_key(const bp_item *x, uint64_t r) { return (x->key & ~15ULL) + r % 16; }
+
+/* One run of a back-pointer tree: `cap` items, `steps` random operations, most of them through
+ * the back-pointers (as_update_in, as_remove_in) as first_fit's free does, the others through
+ * the descent or a first fit's position, which must keep the back-pointers too. After every
+ * step as_check (which checks every record's back-pointer and every node's parent pointer, with
+ * the largest lengths) and every answer against the items. A lost back-pointer update is
+ * caught at the step that loses it. */
+static void bp_run(uint64_t seed, size_t cap, size_t steps, uint64_t len_range)
+{
+    bp_item *it = calloc(cap, sizeof *it);
+    as_tree t = {.bp = 1, .bp_off = 0};
+    size_t n = 0;
+    int bad = 0, maxh = 0;
+    const uint64_t seed0 = seed;
+    for (size_t i = 0; i < cap; i++) {
+        it[i].key = i * 16 + tu_rng(&seed) % 16;
+        it[i].len = 1 + tu_rng(&seed) % len_range;
+    }
+    for (size_t s = 0; s < steps && !bad; s++) {
+        uint64_t r = tu_rng(&seed), len = 1 + tu_rng(&seed) % len_range;
+        bp_item *x = &it[r % cap];
+        unsigned q = (unsigned)((r >> 40) % 4);
+        int want_in = s < steps / 3 ? q != 0 : s > 2 * steps / 3 ? q == 0 : q & 1;
+        if (want_in && !x->in) {
+            as_insert(&t, x->key, x->len, bp_rec(x, r >> 50));
+            x->in = 1;
+            n++;
+        } else if (!want_in && x->in) {
+            if ((r >> 20) % 8) /* through its leaf, as a free's merge removes it */
+                as_remove_in(&t, BP_LEAF(x), x->key);
+            else if (as_remove(&t, x->key) != 1)
+                bad++;
+            x->in = 0;
+            n--;
+        } else if (x->in && (r >> 20) % 3) { /* a new length and key, through its leaf */
+            uint64_t k = (r >> 24) % 2 ? bp_new_key(x, r >> 28) : x->key;
+            void *leaf = BP_LEAF(x);
+            as_update_in(&t, leaf, x->key, k, len, bp_rec(x, r >> 50));
+            x->key = k;
+            x->len = len;
+        } else if (x->in) { /* the same through the descent */
+            uint64_t k = bp_new_key(x, r >> 28);
+            if (as_update(&t, x->key, k, len, bp_rec(x, r >> 50)) != 1)
+                bad++;
+            x->key = k;
+            x->len = len;
+        } else { /* a first fit, taken whole or changed where it was found */
+            uint64_t need = 1 + (r >> 24) % len_range;
+            bp_item *y = bp_first_fit(it, cap, need);
+            as_ent e;
+            as_pos pos;
+            int found = as_first_fit(&t, need, &e, &pos);
+            if (found != (y != NULL) ||
+                (y && (e.p != &BP_LEAF(y) || e.key != y->key || e.len != y->len)))
+                bad++;
+            else if (y && (r >> 30) % 2) {
+                as_remove_at(&t, &pos);
+                y->in = 0;
+                n--;
+            } else if (y) {
+                uint64_t k = bp_new_key(y, r >> 32);
+                as_update_at(&t, &pos, k, len, bp_rec(y, r >> 50));
+                y->key = k;
+                y->len = len;
+            }
+        }
+        uint64_t m = 0;
+        for (size_t i = 0; i < cap; i++)
+            m = it[i].in && it[i].len > m ? it[i].len : m;
+        uint64_t need = 1 + tu_rng(&seed) % (len_range + 1);
+        bp_item *y = bp_first_fit(it, cap, need);
+        as_ent e;
+        int found = as_first_fit(&t, need, &e, NULL);
+        if (t.n != n || as_max_len(&t) != m || found != (y != NULL) ||
+            (y && e.p != &BP_LEAF(y)) || as_check(&t) ||
+            (x->in && !as_leaf_has(BP_LEAF(x), x->key)))
+            bad++;
+        maxh = t.height > maxh ? t.height : maxh;
+        if (bad)
+            fprintf(stderr, "\nbp_run(%zu): step %zu of seed %" PRIu64 " went wrong\n", cap, s,
+                    seed0);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(cap < 5000 || maxh >= 3); /* three levels at some point */
+    as_destroy(&t);
+    free(it);
+}
+
+/* Small trees, whose root turns from a leaf to a node and back, and one of three levels. */
+static void test_back_pointers(void)
+{
+    for (uint64_t seed = 1; seed <= 20; seed++)
+        bp_run(seed, 1 + seed * 9, 3000, 6);
+    bp_run(46, 6000, 40000, 40);
+    bp_run(47, 6000, 40000, 1ULL << 40);
+}
+
 /* ---- free ranges kept merged (as_take, as_take_at, as_give) against a plain sorted array ---- */
 
 typedef struct rng_ref {
@@ -271,14 +406,42 @@ static void ref_give(rng_ref *r, uint64_t addr, uint64_t len)
  * length and (every check_every steps) every range and the tree's invariants compared with the
  * sorted array. Small blocks in a large arena give a few thousand ranges: three levels of
  * 64-entry nodes. */
+/* A give after its hint, as prealloc and platform give them (hints on every tree, whatever its
+ * size): the leaf the block's range was taken from (its mark) prefetched, then read, or a
+ * descent to the address (as_prefetch); now and then the mark of another block, or a hint of an
+ * address no give follows. */
+static void hint_give(as_tree *t, uint64_t addr, as_mark m, as_mark other, uint64_t x)
+{
+    switch (x % 5) {
+    case 0:
+        as_prefetch(t, addr);
+        break;
+    case 1:
+    case 2:
+        as_prefetch_mark(t, m);
+        as_prefetch_marked(t, addr, m);
+        break;
+    case 3:
+        as_prefetch_marked(t, addr, other);
+        break;
+    default:
+        as_prefetch(t, addr ^ (x >> 8));
+    }
+}
+
 static void give_take_run(uint64_t seed, uint64_t space, uint64_t max_block, size_t steps,
-                          size_t check_every, int ranges)
+                          size_t check_every, int ranges, int hints)
 {
     as_tree t = {.ranges = ranges};
     rng_ref r = {calloc(space + 1, sizeof(uint64_t)), calloc(space + 1, sizeof(uint64_t)), 0};
     uint64_t *la = calloc(space + 1, sizeof *la), *ll = calloc(space + 1, sizeof *ll);
-    size_t live = 0;
+    as_mark *lm = calloc(space + 1, sizeof *lm); /* where each live block's range was found */
+    /* hinted gives wait 0 to 2 gives after their hint, with takes in between */
+    uint64_t qa[3], ql[3];
+    size_t live = 0, qn = 0;
     int bad = 0, maxh = 0;
+    if (hints)
+        as_set_prefetch_min(1);
     as_insert(&t, 0, space, NULL);
     r.key[0] = 0;
     r.len[0] = space;
@@ -288,10 +451,23 @@ static void give_take_run(uint64_t seed, uint64_t space, uint64_t max_block, siz
         int give = live && (x % 8 < (s % 20000 < 12000 ? 3u : 5u)); /* fill, then drain, ... */
         if (give) {
             size_t v = (size_t)((x >> 8) % live);
-            as_give(&t, la[v], ll[v]);
-            ref_give(&r, la[v], ll[v]);
+            if (!hints) {
+                as_give(&t, la[v], ll[v]);
+                ref_give(&r, la[v], ll[v]);
+            } else {
+                hint_give(&t, la[v], lm[v], lm[(x >> 16) % live], x >> 32);
+                qa[qn] = la[v];
+                ql[qn++] = ll[v];
+                for (; qn > (x >> 24) % 3; qn--) { /* the oldest first */
+                    as_give(&t, qa[0], ql[0]);
+                    ref_give(&r, qa[0], ql[0]);
+                    memmove(qa, qa + 1, (qn - 1) * sizeof qa[0]);
+                    memmove(ql, ql + 1, (qn - 1) * sizeof ql[0]);
+                }
+            }
             la[v] = la[--live];
             ll[v] = ll[live];
+            lm[v] = lm[live];
         } else if ((x >> 8) % 5 == 0 && r.n) { /* carve from inside a free range */
             size_t i = (size_t)((x >> 16) % r.n);
             uint64_t off = (x >> 24) % r.len[i], len = 1 + (x >> 40) % (r.len[i] - off);
@@ -301,6 +477,7 @@ static void give_take_run(uint64_t seed, uint64_t space, uint64_t max_block, siz
                 bad++;
             else {
                 as_take(&t, &e, r.key[i] + off, len);
+                lm[live] = (as_mark){NULL, 0};
                 la[live] = r.key[i] + off;
                 ll[live++] = len;
                 ref_take(&r, i, r.key[i] + off, len);
@@ -314,6 +491,7 @@ static void give_take_run(uint64_t seed, uint64_t space, uint64_t max_block, siz
             if (found != (i < r.n) || (found && (e.key != r.key[i] || e.len != r.len[i])))
                 bad++;
             else if (found) {
+                lm[live] = as_mark_at(&pos); /* before the take, which may free the leaf */
                 as_take_at(&t, (x >> 12) % 4 ? &pos : NULL, &e, e.key, need);
                 la[live] = e.key;
                 ll[live++] = need;
@@ -339,6 +517,8 @@ static void give_take_run(uint64_t seed, uint64_t space, uint64_t max_block, siz
         if (bad)
             break;
     }
+    if (hints)
+        as_set_prefetch_min(0);
     CU_ASSERT_EQUAL(bad, 0);
     CU_ASSERT(maxh >= 3); /* the ranges filled three levels at some point */
     as_destroy(&t);
@@ -346,13 +526,64 @@ static void give_take_run(uint64_t seed, uint64_t space, uint64_t max_block, siz
     free(r.len);
     free(la);
     free(ll);
+    free(lm);
 }
 
 static void test_give_take(void)
 {
-    give_take_run(11, 1 << 18, 24, 300000, 61, 1);
-    give_take_run(12, 1 << 18, 24, 300000, 61, 0);
-    give_take_run(13, 1 << 24, 3000, 240000, 59, 1);
+    give_take_run(11, 1 << 18, 24, 300000, 61, 1, 0);
+    give_take_run(12, 1 << 18, 24, 300000, 61, 0, 0);
+    give_take_run(13, 1 << 24, 3000, 240000, 59, 1, 0);
+}
+
+/* A hinted give that joins the last range of one leaf with the first of the next, which is at
+ * its minimum fill: the first leaves it, so the general path must do it (borrowing or merging).
+ * Ranges [10i, 10i + 5) in ascending order fill leaves of 32; the second is cut to the minimum. */
+static void test_hinted_edges(void)
+{
+    enum { MIN_FILL = AS_ORDER / 4 }; /* addrset.c's AS_MIN */
+    as_tree t = {.ranges = 1};
+    for (uint64_t i = 0; i < 200; i++)
+        as_insert(&t, 10 * i, 5, NULL);
+    as_iter it;
+    as_ent e;
+    uint64_t last_l = 0, r_keys[AS_ORDER];
+    int nr = 0;
+    const void *l = NULL, *r = NULL;
+    for (int h = as_first(&t, &e, &it); h; h = as_next(&it, &e)) {
+        if (!l)
+            l = it.leaf;
+        if (it.leaf == l) {
+            last_l = e.key;
+        } else if (!r || it.leaf == r) {
+            r = it.leaf;
+            r_keys[nr++] = e.key;
+        } else {
+            break;
+        }
+    }
+    CU_ASSERT_FATAL(nr > MIN_FILL);
+    for (int k = nr - 1; k >= MIN_FILL; k--) /* the second leaf down to its minimum, from its end */
+        CU_ASSERT(as_remove(&t, r_keys[k]) == 1);
+    CU_ASSERT_EQUAL(as_check(&t), 0);
+    as_set_prefetch_min(1);
+    as_prefetch(&t, last_l + 5);
+    as_give(&t, last_l + 5, 5); /* [last_l, r_keys[0] + 5) in one range */
+    as_set_prefetch_min(0);
+    CU_ASSERT_EQUAL(as_check(&t), 0);
+    CU_ASSERT(as_find(&t, last_l, &e) && e.len == 15);
+    CU_ASSERT_FALSE(as_find(&t, r_keys[0], NULL));
+    CU_ASSERT_EQUAL(t.n, 200 - (size_t)(nr - MIN_FILL) - 1);
+    as_destroy(&t);
+}
+
+/* The same with the gives' hints (prealloc's marks, platform's descents) at every size, and
+ * every range and invariant checked after every step: a give the hint places wrongly, or a
+ * largest length or parent pointer it leaves stale, fails at that step. */
+static void test_hinted_gives(void)
+{
+    give_take_run(14, 1 << 18, 24, 160000, 1, 1, 1);
+    give_take_run(15, 1 << 24, 3000, 160000, 1, 1, 1);
 }
 
 void suite_addrset(void)
@@ -362,5 +593,8 @@ void suite_addrset(void)
              {"medium trees against the treap", test_medium},
              {"ranges trees (no pointers) against the treap", test_ranges},
              {"200k ranges against the treap", test_large},
-             {"free ranges taken and given against a sorted array", test_give_take});
+             {"free ranges taken and given against a sorted array", test_give_take},
+             {"gives after their hints against a sorted array", test_hinted_gives},
+             {"a hinted give that would empty a leaf below its minimum", test_hinted_edges},
+             {"back-pointers through every change, checked at every step", test_back_pointers});
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../models/addrset.h"
 #include "../../models/memory.h"
 #include "../../sim/config.h"
 #include "../../sim/engine.h"
@@ -883,8 +884,9 @@ static int cmp_blk_addr(const void *a, const void *b)
  * allocation and the free of a uniformly chosen live buffer, with the free hints (stage 0 four
  * pairs ahead, stage 1 two ahead, as the bench gives them) or without: a digest of every
  * allocation's address and size; the number of gaps between the live buffers at the end in
- * *gaps. */
-static uint64_t hint_run(const char *policy, size_t n, int hints, size_t *gaps)
+ * *gaps. check_each: the level's invariants (for the first-fit family, every free record's
+ * back-pointer and the address set's) after every pair too. */
+static uint64_t hint_run(const char *policy, size_t n, int hints, int check_each, size_t *gaps)
 {
     lvl L;
     CU_ASSERT_FATAL(tl_open_log(&L, policy, "    capacity: 64TiB\n", NULL, 0) == 0);
@@ -920,6 +922,10 @@ static uint64_t hint_run(const char *policy, size_t n, int hints, size_t *gaps)
         }
         mem_free(m, lv[v].handle, lv[v].req, lv[v].size, 0);
         lv[v] = lv[n];
+        if (check_each && tl_check(&L) != 0) {
+            bad = 1;
+            break;
+        }
     }
     CU_ASSERT_EQUAL(bad, 0);
     CU_ASSERT_EQUAL(tl_check(&L), 0);
@@ -943,8 +949,8 @@ static void test_hints_at_scale(void)
     static const char *const pols[] = {"first_fit", "prealloc", "platform", "tlsf"};
     for (size_t p = 0; p < sizeof pols / sizeof *pols; p++) {
         size_t gaps_off = 0, gaps_on = 0;
-        uint64_t off = hint_run(pols[p], 250000, 0, &gaps_off);
-        uint64_t on = hint_run(pols[p], 250000, 1, &gaps_on);
+        uint64_t off = hint_run(pols[p], 250000, 0, 0, &gaps_off);
+        uint64_t on = hint_run(pols[p], 250000, 1, 0, &gaps_on);
         CU_ASSERT_EQUAL(on, off);
         CU_ASSERT_EQUAL(gaps_on, gaps_off);
         CU_ASSERT(gaps_on > 70000); /* past the prefetch's threshold of 65,536 free ranges */
@@ -952,6 +958,25 @@ static void test_hints_at_scale(void)
             fprintf(stderr, "\n%s: digests %016" PRIx64 " / %016" PRIx64 ", %zu gaps\n", pols[p],
                     off, on, gaps_on);
     }
+}
+
+/* The same at a size the checks after every pair can afford, with the address set's hints
+ * switched on at 64 free ranges (as_set_prefetch_min): first_fit's leaves found through the
+ * free records' back-pointers, prealloc's marked leaves and platform's hinted ones must place
+ * every buffer where the unhinted run does, and leave every structure whole at every step. */
+static void test_hints_small(void)
+{
+    static const char *const pols[] = {"first_fit", "prealloc", "platform"};
+    as_set_prefetch_min(64);
+    for (size_t p = 0; p < sizeof pols / sizeof *pols; p++) {
+        size_t gaps_off = 0, gaps_on = 0;
+        uint64_t off = hint_run(pols[p], 3000, 0, 1, &gaps_off);
+        uint64_t on = hint_run(pols[p], 3000, 1, 1, &gaps_on);
+        CU_ASSERT_EQUAL(on, off);
+        CU_ASSERT_EQUAL(gaps_on, gaps_off);
+        CU_ASSERT(gaps_on > 256);
+    }
+    as_set_prefetch_min(0);
 }
 
 static void grab_level(void *ctx, sim *s, const report_trace *t)
@@ -1122,6 +1147,8 @@ void suite_policies(void)
              {"best_fit, first_fit: commit_granularity near 2^64", test_commit_granularity_near_2_64},
              {"first-fit family: same addresses with the free hints at 70k+ free ranges",
               test_hints_at_scale},
+             {"first_fit, prealloc, platform: hints on at 64 free ranges, checked at every step",
+              test_hints_small},
              {"pad_requests_to: every policy pads alike", test_pad_requests_to},
              {"two-phase frees: a pending block is not free (external fragmentation)",
               test_two_phase_external_frag});
