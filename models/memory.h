@@ -139,7 +139,9 @@ uint64_t mem_free_in_reserved(const mem_level *m);
 uint64_t mem_pending_bytes(const mem_level *m);
 /* A count that moves with every change of what the level holds: a block served or freed (quiet
  * ones too), a free requested, a device range taken or given back. Equal counts mean the same
- * blocks in the same places (engine.c: a compaction is not repeated on an unchanged level). */
+ * blocks in the same places (engine.c: a compaction is not repeated on an unchanged level);
+ * unequal ones may still be the same layout (a device range taken and given back by a rolled
+ * back map counts twice), so callers rely on equality only. */
 uint64_t mem_changes(const mem_level *m);
 
 #endif

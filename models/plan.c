@@ -1519,8 +1519,11 @@ static int opt_solve(opt *o, plan_buf *b, size_t n, uint64_t capacity, plan_budg
                 goto done;
             aborted = 1;
         }
-        if (past_deadline(s) || (s->budget && s->spent >= s->budget)) {
-            s->stopped_by = past_deadline(s) ? PLAN_BY_TIME : PLAN_BY_WORK;
+        /* each limit read once: both bits when both ran out */
+        int by = (past_deadline(s) ? PLAN_BY_TIME : 0) |
+                 (s->budget && s->spent >= s->budget ? PLAN_BY_WORK : 0);
+        if (by) {
+            s->stopped_by = by;
             rc = S_TIMEOUT;
             goto done;
         }

@@ -2743,8 +2743,8 @@ static int take_preset_merged(cfg_node *root, int *merged, am_error *e)
                          kind_name(m->kind));
     if (parse_bool(m->value, merged) < 0)
         return node_fail(e, m, "preset_merged: expected true or false, got '%s'", m->value);
-    if (!dev)
-        return node_fail(e, m, "preset_merged: set, but the config names no device");
+    if (*merged && !dev) /* false merges nothing: as if absent */
+        return node_fail(e, m, "preset_merged: true, but the config names no device");
     if (*merged && check_device(dev, e) < 0)
         return -1;
     map_drop(root, "preset_merged");

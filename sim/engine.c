@@ -303,7 +303,7 @@ typedef struct level_rt {
     size_t nlive, caplive;
     uint64_t live_requested; /* the requested bytes of those buffers (spill_cannot_help) */
     int compacted;      /* the last compact run moved nothing, and left the level as it is */
-    uint64_t compacted_at; /* now when mem_changes equals this (compaction_idle) */
+    uint64_t compacted_at; /* mem_changes(level) when that run ended (compaction_idle) */
 } level_rt;
 
 typedef struct devctx {
@@ -1742,6 +1742,17 @@ static void defrag_audit(sim *s, int level, const slot *x, const alloc_out *o)
                  x->id, x->addr, o->addr);
 }
 
+/* Whether a transfer queued or running reads or writes a resident buffer of the level. */
+static int level_has_pending(const sim *s, int level)
+{
+    const level_rt *rt = &s->rt[level];
+    if (s->npend) /* only then can a buffer of the level have any: look at them */
+        for (size_t i = 0; i < rt->nlive; i++)
+            if (rt->live[i] < s->nlru && s->pend[rt->live[i]])
+                return 1;
+    return 0;
+}
+
 /* Defragment a level: every live buffer is released and placed again in address order, which
  * packs them toward low addresses (compaction), and the copies are charged: compact moves each
  * buffer whose address changed over the level's own copy link; host_roundtrip copies every live
@@ -1759,7 +1770,7 @@ static void defrag(sim *s, int level)
     mem_level *m = s->lv[level];
     slot **v;
     size_t n = live_on(s, level, &v);
-    if (s->track) {
+    if (s->track && level_has_pending(s, level)) {
         /* Transfers queued or running that read or write a buffer it moves: the compaction
          * synchronizes the device work on them first (the runtime waits for the streams), so the
          * host waits until none is pending on a live buffer of the level, like a spill. Slot
@@ -2185,13 +2196,8 @@ static int spill_cannot_help(sim *s, int level, uint64_t bytes)
 static int compaction_idle(sim *s, int level)
 {
     const level_rt *rt = &s->rt[level];
-    if (!rt->compacted || rt->compacted_at != mem_changes(s->lv[level]) || rt->n)
-        return 0;
-    if (s->npend) /* only then can a buffer of the level have any: look at them */
-        for (size_t i = 0; i < rt->nlive; i++)
-            if (rt->live[i] < s->nlru && s->pend[rt->live[i]])
-                return 0;
-    return 1;
+    return rt->compacted && rt->compacted_at == mem_changes(s->lv[level]) && !rt->n &&
+           !level_has_pending(s, level);
 }
 
 /* The on_oom defragmentation of a failed request and its retry: 1 when the retry served it.

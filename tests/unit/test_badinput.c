@@ -1199,7 +1199,7 @@ BI_C(y_preset_merged_value, "pmerged.yaml", V "device: h100\npreset_merged: mayb
      "amsim: @:3:1: preset_merged: expected true or false, got 'maybe'")
 BI_C(y_preset_merged_no_device, "pmerged2.yaml",
      V "preset_merged: true\nmemories: {hbm: {capacity: 1GiB}}\n",
-     "amsim: @:2:1: preset_merged: set, but the config names no device")
+     "amsim: @:2:1: preset_merged: true, but the config names no device")
 /* Over preset_merged: true the device is only the merged preset's name: an override naming
  * another device is refused where it is written, a --set or a sweep's set: or axis value
  * (until 2026-11-28 it relabelled the run, the hardware staying the file's). */

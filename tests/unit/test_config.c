@@ -494,6 +494,15 @@ static void test_preset_merge(void)
     path = tu_write("copied.yaml", "version: 1\ndevice: copied\n");
     CU_ASSERT_EQUAL(cfg_load(&c, path, NULL, 0, &e), -1);
     ASSERT_HAS(e.msg, "devices/copied.yaml:1:1: a device preset cannot say preset_merged");
+    /* preset_merged: false merges nothing, with or without a device (review: it was refused
+     * without one); true without a device is refused */
+    am_config *f = load_ok("version: 1\npreset_merged: false\nmemories:\n  hbm: {capacity: 1MiB}\n",
+                           NULL, 0);
+    CU_ASSERT_PTR_NOT_NULL(f);
+    cfg_free(f);
+    ASSERT_HAS(load_err("version: 1\npreset_merged: true\nmemories:\n  hbm: {capacity: 1MiB}\n",
+                        NULL, 0),
+               "t.yaml:2:1: preset_merged: true, but the config names no device");
 }
 
 /* $AMSIM_DEVICES is searched first, before the source tree's presets. */
