@@ -896,13 +896,16 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
             hi = AM_MAX(hi, tu);
         }
     }
-    if (back && !origin && time_back_news(t->path, dev, first_back, back))
+    if (back && !origin && time_back_news(t->path, dev, first_back, back)) {
+        char *path = am_escape_dup(t->path); /* as messages echo it: no raw ESC */
         fprintf(stderr, "amsim: warning: %s: %s[%d][%zu]: 'time_us' %lld is before an earlier "
                 "entry's (%lld); %llu entr%s of %s[%d] go%s back in time so: each is replayed at "
-                "the time of the entry before it (the recorded order stands)\n", t->path, name,
+                "the time of the entry before it (the recorded order stands)\n", path, name,
                 dev, first_back, (long long)first_tu, (long long)first_hi,
                 (unsigned long long)back, back == 1 ? "y" : "ies", name, dev,
                 back == 1 ? "es" : "");
+        free(path);
+    }
     *out = e;
     *nout = list->len;
     return 0;

@@ -948,6 +948,34 @@ static void test_convert_names_settings(void)
     }
 }
 
+/* The warnings a snapshot's reading and convert give name the files with their control bytes
+ * escaped, as messages do (until 2026-11-28 the recorded settings' and the time going back
+ * warnings wrote an ESC in a name raw). */
+static void test_warnings_escaped(void)
+{
+    const uint64_t base = 1ULL << 30;
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 0, 1000}, {"alloc", 4096, 1000}};
+    static const long late[] = {5000, 2000};
+    snap_settings = 1;
+    snap_times = late;
+    const char *path = write_snapshot("e\x1b[31mx.pickle", base, 2 * MB, b, 1, e, 2);
+    snap_settings = 0;
+    snap_times = NULL;
+    char args[2048], *errs = NULL;
+    snprintf(args, sizeof args, "convert '%s' -o '%s/o\x1b[31mut.trace'", path, tu_tmpdir());
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &errs), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(errs);
+    CU_ASSERT_PTR_NULL(strchr(errs, '\x1b'));
+    CU_ASSERT_PTR_NOT_NULL(strstr(errs, "e\\x1b[31mx.pickle: device_traces[0][1]: 'time_us' "
+                                        "2000 is before"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(errs, "e\\x1b[31mx.pickle was recorded with "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(errs, "o\\x1b[31mut.trace does not carry"));
+    if (strchr(errs, '\x1b'))
+        fprintf(stderr, "\n  %s\n", errs);
+    free(errs);
+}
+
 /* allocator_settings of another type than PyTorch writes are refused, naming the key: until
  * 2026-11-27 they were left out without a word (no warning that the config differs). What real
  * versions write is read: roundup_power2_divisions as a dict or (older versions) one integer,
@@ -1689,6 +1717,7 @@ void suite_pickle(void)
              {"recorded allocator settings, and the warning when the config differs",
               test_recorded_settings},
              {"convert names the recorded settings it drops", test_convert_names_settings},
+             {"warnings name the files with their control bytes escaped", test_warnings_escaped},
              {"allocator_settings of another type are refused, naming the key",
               test_settings_types},
              {"recorded roundup_power2_divisions: a place's 1 is its 0 (off)",
