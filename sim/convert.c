@@ -981,10 +981,17 @@ static void note_dropped_settings(const trace *t, const char *in, const char *ou
             m += (size_t)snprintf(list + m, sizeof list - m, "%s%s %s", k++ ? ", " : "",
                                   ts[i].key, ts[i].value);
     }
-    if (k)
-        fprintf(stderr, "amsim convert: warning: %s was recorded with %s; %s does not carry "
-                "%s, so a run of it cannot warn when the config sets %s otherwise\n", in, list,
-                outp, k == 1 ? "this setting" : "these settings", k == 1 ? "it" : "them");
+    if (!k)
+        return;
+    /* names and values as messages echo them, control bytes escaped (until 2026-11-28 an ESC
+     * in a file's name reached the terminal raw) */
+    char *ein = am_escape_dup(in), *eout = am_escape_dup(outp), *elist = am_escape_dup(list);
+    fprintf(stderr, "amsim convert: warning: %s was recorded with %s; %s does not carry %s, so a "
+            "run of it cannot warn when the config sets %s otherwise\n", ein, elist, eout,
+            k == 1 ? "this setting" : "these settings", k == 1 ? "it" : "them");
+    free(ein);
+    free(eout);
+    free(elist);
 }
 
 int cmd_convert(int argc, char **argv)

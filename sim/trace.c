@@ -278,22 +278,26 @@ const char *trace_path(const trace *t) { return t->path; }
 int trace_records_addrs(const trace *t) { return t->reader && t->reader->addrs; }
 uint64_t trace_skipped(const trace *t) { return t->skipped; }
 
+/* The path is looked for as messages carry it, its control bytes escaped (am_fail): until
+ * 2026-11-28 the raw path was, so a name with an ESC kept its "PATH:N:" form. */
 void trace_place_error(const trace *t, am_error *err)
 {
-    size_t pl = strlen(t->path);
-    const char *m = err->msg, *p;
-    if (strcmp(trace_format(t), "pytorch_snapshot") != 0 || strncmp(m, t->path, pl) != 0 ||
-        m[pl] != ':' || m[pl + 1] < '1' || m[pl + 1] > '9')
-        return; /* a path written escaped or cut, or the prologue's line 0: as it is */
-    char *end;
-    unsigned long long n = strtoull(m + pl + 1, &end, 10);
-    if (end[0] != ':' || end[1] != ' ')
+    if (strcmp(trace_format(t), "pytorch_snapshot") != 0)
         return;
-    p = end + 2;
-    char buf[sizeof err->msg];
-    snprintf(buf, sizeof buf, "%s: device_traces[%d][%llu]: %s", t->path, t->opts.device, n - 1,
-             p);
-    snprintf(err->msg, sizeof err->msg, "%s", buf);
+    char *path = am_escape_dup(t->path);
+    size_t pl = strlen(path);
+    const char *m = err->msg;
+    char *end;
+    unsigned long long n;
+    /* a path written cut, or the prologue's line 0: as it is */
+    if (strncmp(m, path, pl) == 0 && m[pl] == ':' && m[pl + 1] >= '1' && m[pl + 1] <= '9' &&
+        (n = strtoull(m + pl + 1, &end, 10), end[0] == ':' && end[1] == ' ')) {
+        char buf[sizeof err->msg];
+        snprintf(buf, sizeof buf, "%s: device_traces[%d][%llu]: %s", path, t->opts.device,
+                 n - 1, end + 2);
+        snprintf(err->msg, sizeof err->msg, "%s", buf);
+    }
+    free(path);
 }
 int trace_validated(const trace *t) { return t->validated; }
 

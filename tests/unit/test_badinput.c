@@ -900,6 +900,19 @@ BI_TB(p_recovery_alloc_over_live, "recover.pickle",
       "fromq\x13K\x00ueau.",
       "amsim: @: amsim_start_traces[0][3]: 'amsim_recovery_alloc' at address 1024, where a "
       "buffer of the prologue is still live (a recovery places a buffer in free space only)")
+/* allocs at 0 of 8192 bytes and at 1024 of 1024 in amsim_start_traces: refused as the trace's
+ * alloc is (until 2026-11-28 accepted, and the overlapping ranges then hid a later trace alloc's
+ * overlap of the first, at 4096, from the check) */
+BI_TB(p_start_alloc_overlap, "startover.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05" "aX\x12\x00\x00\x00"
+      "amsim_start_tracesq\x06]q\x07]q\x08(}q\x09(X\x06\x00\x00\x00"
+      "actionq\x0aX\x05\x00\x00\x00" "allocq\x0bX\x04\x00\x00\x00"
+      "addrq\x0cK\x00X\x04\x00\x00\x00sizeq\x0dM\x00 u}q\x0e(h\x0ah\x0bh\x0cM\x00\x04h\x0d"
+      "M\x00\x04ueau.",
+      "amsim: @: amsim_start_traces[0][1]: 'alloc' of 1024 bytes at address 1024 overlaps the "
+      "block at address 0, not yet freed (no free_completed): a caching allocator never hands "
+      "out such an address")
 /* pickle.dumps({"segments": [], "device_traces": [[]], "allocator_settings": [1]}, protocol=2): a
  * setting of another type than PyTorch writes (until 2026-11-27 left out without a word) */
 BI_TB(p_settings_list, "setlist.pickle",
@@ -4781,6 +4794,7 @@ void suite_badinput(void)
              {"pickle: amsim_recovery_alloc from a range past 2^64 - 1", p_recovery_from_past_end},
              {"pickle: amsim_recovery_free where no buffer is", p_recovery_free_nothing},
              {"pickle: amsim_recovery_alloc over a live buffer", p_recovery_alloc_over_live},
+             {"pickle: amsim_start_traces allocs that overlap", p_start_alloc_overlap},
              {"pickle: an alloc over a live buffer", p_alloc_over_live},
              {"pickle: allocator_settings not a dict", p_settings_list},
              {"pickle: allocator_settings expandable_segments an int", p_settings_expandable_int},

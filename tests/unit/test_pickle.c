@@ -733,21 +733,31 @@ static void test_engine_error_names_entry(void)
     const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
     const sentry e[] = {{"alloc", 0, 1000}, {"free_requested", 0, 1000},
                         {"free_requested", 0, 1000}};
-    const char *path = write_snapshot("twice.pickle", base, 2 * MB, b, 1, e, 3);
-    for (int k = 0; k < 2; k++) {
-        char args[2048], *out = NULL, *errs = NULL;
-        if (k == 0)
-            snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' --policy "
-                     "caching", tu_top(), path);
-        else
-            snprintf(args, sizeof args, "check -c '%s/configs/default.yaml' '%s'", tu_top(), path);
-        CU_ASSERT_EQUAL(tu_amsim(args, &out, &errs), 1);
-        CU_ASSERT_PTR_NOT_NULL(errs && strstr(errs, "twice.pickle: device_traces[0][2]: second "
-                                                    "free request of id"));
-        if (!errs || !strstr(errs, "device_traces[0][2]"))
-            fprintf(stderr, "\n  %s\n", errs ? errs : "(none)");
-        free(out);
-        free(errs);
+    /* a name with an ESC too: messages carry it escaped, and until 2026-11-28 the raw name was
+     * looked for there, so such a file's errors kept "tw\x1bice.pickle:3:" */
+    static const char *const names[] = {"twice.pickle", "tw\x1bice.pickle"};
+    static const char *const shown[] = {"twice.pickle", "tw\\x1bice.pickle"};
+    for (int f = 0; f < 2; f++) {
+        const char *path = write_snapshot(names[f], base, 2 * MB, b, 1, e, 3);
+        char want[128];
+        snprintf(want, sizeof want, "%s: device_traces[0][2]: second free request of id",
+                 shown[f]);
+        for (int k = 0; k < 2; k++) {
+            char args[2048], *out = NULL, *errs = NULL;
+            if (k == 0)
+                snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' "
+                         "--policy caching", tu_top(), path);
+            else
+                snprintf(args, sizeof args, "check -c '%s/configs/default.yaml' '%s'", tu_top(),
+                         path);
+            CU_ASSERT_EQUAL(tu_amsim(args, &out, &errs), 1);
+            CU_ASSERT_PTR_NOT_NULL(errs && strstr(errs, want));
+            CU_ASSERT_PTR_NULL(errs && strchr(errs, '\x1b'));
+            if (!errs || !strstr(errs, want))
+                fprintf(stderr, "\n  %s\n", errs ? errs : "(none)");
+            free(out);
+            free(errs);
+        }
     }
 }
 
@@ -936,6 +946,34 @@ static void test_convert_names_settings(void)
         free(out);
         free(errs);
     }
+}
+
+/* The warnings a snapshot's reading and convert give name the files with their control bytes
+ * escaped, as messages do (until 2026-11-28 the recorded settings' and the time going back
+ * warnings wrote an ESC in a name raw). */
+static void test_warnings_escaped(void)
+{
+    const uint64_t base = 1ULL << 30;
+    const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
+    const sentry e[] = {{"alloc", 0, 1000}, {"alloc", 4096, 1000}};
+    static const long late[] = {5000, 2000};
+    snap_settings = 1;
+    snap_times = late;
+    const char *path = write_snapshot("e\x1b[31mx.pickle", base, 2 * MB, b, 1, e, 2);
+    snap_settings = 0;
+    snap_times = NULL;
+    char args[2048], *errs = NULL;
+    snprintf(args, sizeof args, "convert '%s' -o '%s/o\x1b[31mut.trace'", path, tu_tmpdir());
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &errs), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(errs);
+    CU_ASSERT_PTR_NULL(strchr(errs, '\x1b'));
+    CU_ASSERT_PTR_NOT_NULL(strstr(errs, "e\\x1b[31mx.pickle: device_traces[0][1]: 'time_us' "
+                                        "2000 is before"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(errs, "e\\x1b[31mx.pickle was recorded with "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(errs, "o\\x1b[31mut.trace does not carry"));
+    if (strchr(errs, '\x1b'))
+        fprintf(stderr, "\n  %s\n", errs);
+    free(errs);
 }
 
 /* allocator_settings of another type than PyTorch writes are refused, naming the key: until
@@ -1679,6 +1717,7 @@ void suite_pickle(void)
              {"recorded allocator settings, and the warning when the config differs",
               test_recorded_settings},
              {"convert names the recorded settings it drops", test_convert_names_settings},
+             {"warnings name the files with their control bytes escaped", test_warnings_escaped},
              {"allocator_settings of another type are refused, naming the key",
               test_settings_types},
              {"recorded roundup_power2_divisions: a place's 1 is its 0 (off)",
