@@ -897,14 +897,21 @@ int out_same_entry(const char *a, const char *b)
 /* Two outputs a and b that name one file. One option writing several files (batch's
  * --update-expectations) names both paths, as its label cannot tell them apart (until
  * 2026-11-27 "--update-expectations and --update-expectations both name exp/b.trace.expect",
- * with b linking to a.trace.expect and a never named). */
+ * with b linking to a.trace.expect and a never named). Two paths spelt differently are both
+ * named too, and hard links said to be such: until 2026-11-28 `--json hl.json -o ro`, hl.json
+ * a hard link of ro/summary.json, said "--json and -o's summary.json both name
+ * ro/summary.json", a name the user never gave --json. */
 static int same_output(out_named a, out_named b, am_error *err)
 {
-    if (strcmp(a.label, b.label) == 0 && strcmp(a.path, b.path) != 0)
-        return am_fail(err, AM_EINPUT, "%s writes both %s and %s, which are one file: give "
-                       "each output its own file", a.label, a.path, b.path);
-    return am_fail(err, AM_EINPUT, "%s and %s both name %s: give each output its own file",
-                   a.label, b.label, b.path);
+    if (strcmp(a.path, b.path) == 0)
+        return am_fail(err, AM_EINPUT, "%s and %s both name %s: give each output its own file",
+                       a.label, b.label, b.path);
+    const char *how = out_same_entry(a.path, b.path) ? "" : " (hard links)";
+    if (strcmp(a.label, b.label) == 0)
+        return am_fail(err, AM_EINPUT, "%s writes both %s and %s, which are one file%s: give "
+                       "each output its own file", a.label, a.path, b.path, how);
+    return am_fail(err, AM_EINPUT, "%s writes %s and %s writes %s: they are one file%s; give "
+                   "each output its own file", a.label, a.path, b.label, b.path, how);
 }
 
 /* How the user wrote path p: "'-' (standard input)" or "'-' (standard output)" for a stream,

@@ -4164,8 +4164,8 @@ static void outputs_same_file(void)
     char args[4096], want[1200];
     snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --json '%s/x' --placements '%s/./x'",
              cfg_default(), trace_gpu(), dir, dir);
-    snprintf(want, sizeof want, "amsim: --json and --placements both name %s/./x: give each "
-             "output its own file\n", dir);
+    snprintf(want, sizeof want, "amsim: --json writes %s/x and --placements writes %s/./x: "
+             "they are one file; give each output its own file\n", dir, dir);
     bi_expect(args, 1, want);
     snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s/o' --timeline '%s/o/report.txt'",
              cfg_default(), trace_gpu(), dir, dir);
@@ -4181,8 +4181,9 @@ static void outputs_same_file(void)
 /* A file named by --json or --placements that is a hard link of -o DIR's own file is refused as
  * two outputs on one file are, the link and both files left as they were: written "once" (as
  * DIR's own file is when named by its path), the rename broke the link and left DIR's name with
- * the old bytes, status 0 (until 2026-11-27). A symbolic link to DIR's file is its own name
- * still: written once, through it. */
+ * the old bytes, status 0 (until 2026-11-27). The error names both paths, hard links (until
+ * 2026-11-28 it named DIR's twice: "--json and -o's summary.json both name DIR/summary.json").
+ * A symbolic link to DIR's file is its own name still: written once, through it. */
 static void outputs_dir_hard_link(void)
 {
     const char *dir = fresh_dir("odir_hl");
@@ -4202,8 +4203,9 @@ static void outputs_dir_hard_link(void)
         CU_ASSERT_FATAL(link(mine, theirs) == 0);
         snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s' %s '%s'", cfg_default(),
                  trace_gpu(), od, opt[i][0], mine);
-        snprintf(want, sizeof want, "amsim: %s and %s both name %s: give each output its own "
-                 "file\n", opt[i][0], opt[i][2], theirs);
+        snprintf(want, sizeof want, "amsim: %s writes %s and %s writes %s: they are one file "
+                 "(hard links); give each output its own file\n", opt[i][0], mine, opt[i][2],
+                 theirs);
         bi_expect(args, 1, want);
         char *a = tu_slurp(mine, NULL), *b = tu_slurp(theirs, NULL);
         CU_ASSERT(a && b && strcmp(a, "stale\n") == 0 && strcmp(b, "stale\n") == 0);
