@@ -5770,20 +5770,34 @@ static void link_picked_runs(const strlist *picked, const char *runs)
     free(names);
 }
 
-/* 0 when out/runs is a directory or is not there yet, else -1 with err: a regular file (or a
- * FIFO) there is refused before anything is written, the way to go on (to) in the message.
- * Until 2026-11-27 mkdir took its EEXIST as a folder: a batch recorded every run as `missing`
- * saying "0 failed" and that the same command again runs them (it never could), and --merge
- * ended with status 0 and linked no run. A symbolic link to a directory is one. */
+/* 0 when runs (OUT/runs) is a directory or is not there yet, else -1 with err: a regular file,
+ * a FIFO or a symbolic link to nothing there is refused, the way to go on (to) in the message.
+ * A symbolic link to a directory is one. Until 2026-11-28 a link to nothing was found only
+ * when runs/ was made, "OUT/runs: cannot create: File exists". */
+static int runs_in_way(const char *runs, const char *to, am_error *err)
+{
+    char q[SHOWN_MAX];
+    struct stat st;
+    const char *what = NULL;
+    if (stat(runs, &st) == 0)
+        what = S_ISDIR(st.st_mode) ? NULL : S_ISREG(st.st_mode) ? "a regular file"
+             : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or a socket";
+    else if (lstat(runs, &st) == 0 && S_ISLNK(st.st_mode))
+        what = "a symbolic link to nothing";
+    if (!what)
+        return 0;
+    return am_fail(err, AM_EINPUT, "%s: not a directory (%s); remove it to %s", SHOW(q, runs),
+                   what, to);
+}
+
+/* runs_in_way for out/runs, before anything is written. Until 2026-11-27 mkdir took a file's
+ * EEXIST as a folder: a batch recorded every run as `missing` saying "0 failed" and that the
+ * same command again runs them (it never could), and --merge ended with status 0 and linked
+ * no run. */
 static int check_runs_dir(const char *out, const char *to, am_error *err)
 {
-    char *runs = xprintf("%s/runs", out), q[SHOWN_MAX];
-    struct stat st;
-    int rc = 0;
-    if (stat(runs, &st) == 0 && !S_ISDIR(st.st_mode))
-        rc = am_fail(err, AM_EINPUT, "%s: not a directory (%s); remove it to %s", SHOW(q, runs),
-                     S_ISREG(st.st_mode) ? "a regular file" : S_ISFIFO(st.st_mode) ? "a FIFO"
-                                                             : "a device or a socket", to);
+    char *runs = xprintf("%s/runs", out);
+    int rc = runs_in_way(runs, to, err);
     free(runs);
     return rc;
 }
@@ -5826,11 +5840,13 @@ static int merge_prepare(const char *out, const char *mtext, outfile **mo, int *
 {
     char q[SHOWN_MAX];
     char *runs = xprintf("%s/runs", out), *dst = xprintf("%s/matrix.tsv", out);
-    int rc = 0;
-    struct stat st;
-    /* a dangling symbolic link is an EEXIST that mkdir_p lets pass: no folder to link in */
-    if (mkdir_p_made(runs, made_runs) != 0 || (stat(runs, &st) != 0 && (errno = EEXIST)))
+    int rc;
+    /* a dangling symbolic link is an EEXIST that mkdir_p lets pass: no folder to link in
+     * (check_runs_dir said so already, unless it was planted since) */
+    if (mkdir_p_made(runs, made_runs) != 0)
         rc = am_fail(err, AM_EINPUT, "%s: cannot create: %s", SHOW(q, runs), strerror(errno));
+    else
+        rc = runs_in_way(runs, "merge here", err);
     batch_track_made(runs, *made_runs, 1);
     if (rc == 0 && mtext && out_open(mo, dst, err) != 0)
         rc = -1;

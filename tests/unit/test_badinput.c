@@ -3920,10 +3920,11 @@ static void report_timeline_damaged(void)
     unlink(tl);
 }
 
-/* A batch folder (or a merge's OUT) whose runs is a regular file: refused before anything is
- * written, naming it, with status 1; the folder keeps only what was there. Until 2026-11-27
- * mkdir took it for a folder: the batch recorded every run `missing`, said "0 failed" and that
- * the same command again runs them, and --merge ended with status 0 and linked no run. */
+/* A batch folder (or a merge's OUT) whose runs is a regular file, or a symbolic link to
+ * nothing: refused before anything is written, naming it, with status 1; the folder keeps only
+ * what was there. Until 2026-11-27 mkdir took a file for a folder: the batch recorded every run
+ * `missing`, said "0 failed" and that the same command again runs them, and --merge ended with
+ * status 0 and linked no run; until 2026-11-28 the link was "cannot create: File exists". */
 static void path_batch_runs_file(void)
 {
     const char *dir = fresh_dir("runsfile");
@@ -3937,14 +3938,18 @@ static void path_batch_runs_file(void)
     snprintf(out, sizeof out, "%s/out", dir);
     CU_ASSERT_FATAL(mkdir(out, 0700) == 0);
     snprintf(runs, sizeof runs, "%s/runs", out);
-    bi_write("runsfile/out/runs", "", 0);
-    for (int c = 0; c < 2; c++) {
+    for (int c = 0; c < 4; c++) {
         if (c == 0)
+            bi_write("runsfile/out/runs", "", 0);
+        else if (c == 2)
+            CU_ASSERT_FATAL(unlink(runs) == 0 && symlink("nowhere", runs) == 0);
+        if (c % 2 == 0)
             snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, out);
         else
             snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", src, out);
-        snprintf(want, sizeof want, "amsim batch: %s: not a directory (a regular file); remove it "
-                 "to %s\n", runs, c ? "merge here" : "run the study here");
+        snprintf(want, sizeof want, "amsim batch: %s: not a directory (%s); remove it to %s\n",
+                 runs, c < 2 ? "a regular file" : "a symbolic link to nothing",
+                 c % 2 ? "merge here" : "run the study here");
         CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
         CU_ASSERT(err && strcmp(err, want) == 0);
         if (!err || strcmp(err, want) != 0)
