@@ -5831,15 +5831,15 @@ static void untrack_lock(char **lock_path)
 }
 
 /* OUT's matrix.tsv (mtext; none when NULL) opened and written to its temporary in *mo, and
- * OUT/runs made (*made_runs: the folders made, tracked for a stop signal), for --merge to
+ * runs (OUT/runs) made (*made_runs: the folders made, tracked for a stop signal), for --merge to
  * commit with results.csv: 0, or -1 with err. Until 2026-11-28 matrix.tsv was committed after
  * results.csv and a failure to write it (a full disk) or to make runs/ was said with status 0,
  * OUT left half merged. */
-static int merge_prepare(const char *out, const char *mtext, outfile **mo, int *made_runs,
-                         am_error *err)
+static int merge_prepare(const char *out, const char *runs, const char *mtext, outfile **mo,
+                         int *made_runs, am_error *err)
 {
     char q[SHOWN_MAX];
-    char *runs = xprintf("%s/runs", out), *dst = xprintf("%s/matrix.tsv", out);
+    char *dst = xprintf("%s/matrix.tsv", out);
     int rc;
     /* a dangling symbolic link is an EEXIST that mkdir_p lets pass: no folder to link in
      * (check_runs_dir said so already, unless it was planted since) */
@@ -5852,7 +5852,6 @@ static int merge_prepare(const char *out, const char *mtext, outfile **mo, int *
         rc = -1;
     if (*mo)
         fputs(mtext, out_fp(*mo));
-    free(runs);
     free(dst);
     return rc;
 }
@@ -5944,9 +5943,10 @@ static int merge_into(int argc, char **argv, const char *out, int is_csv, int qu
     char *mtext = NULL; /* the first folder's matrix.tsv as build_csv read and checked it */
     outfile *os[2] = {NULL, NULL}; /* results.csv (or OUT.csv), matrix.tsv: committed as one */
     int made_runs = 0;
+    char *runs = is_csv ? NULL : xprintf("%s/runs", out); /* the merge's picks link here */
     rc = build_csv((const char *const *)argv, argc, path, 0, 0, &tally, &picked,
                    is_csv ? NULL : &mtext, &os[0], &err);
-    if (rc >= 0 && !is_csv && merge_prepare(out, mtext, &os[1], &made_runs, &err) != 0)
+    if (rc >= 0 && !is_csv && merge_prepare(out, runs, mtext, &os[1], &made_runs, &err) != 0)
         rc = -1;
     free(mtext);
     if (rc >= 0) {
@@ -5958,11 +5958,9 @@ static int merge_into(int argc, char **argv, const char *out, int is_csv, int qu
         if (out_commit_all(os, 2, &err) != 0) {
             rc = -1;
         } else {
-            if (!is_csv) {
-                char *runs = xprintf("%s/runs", out);
+            if (runs) {
                 link_picked_runs(&picked, runs);
                 batch_track_made(runs, made_runs, 0);
-                free(runs);
             }
             untrack_lock(&lock_path);
             batch_track_made(out, made, 0);
@@ -5974,11 +5972,11 @@ static int merge_into(int argc, char **argv, const char *out, int is_csv, int qu
     if (rc < 0) { /* refused (not a batch folder, another study) or not written (a full disk):
                      OUT is not left behind, nor are a made OUT's runs/ and lock; the old
                      files of an OUT that was there stay as they were */
-        char *runs = xprintf("%s/runs", out);
         am_msg("%s: %s\n", prog, err.msg);
         untrack_lock(&lock_path);
         unmake_out(out, made, made_lock, made_runs);
-        batch_track_made(runs, made_runs, 0);
+        if (runs)
+            batch_track_made(runs, made_runs, 0);
         batch_track_made(out, made, 0);
         free(runs);
         if (lock_fd >= 0)
@@ -6003,6 +6001,7 @@ static int merge_into(int argc, char **argv, const char *out, int is_csv, int qu
     if (lock_fd >= 0)
         close(lock_fd);
     sl_free(&picked);
+    free(runs);
     free(path);
     return csv_status(rc, &tally);
 }
