@@ -5770,20 +5770,34 @@ static void link_picked_runs(const strlist *picked, const char *runs)
     free(names);
 }
 
-/* 0 when out/runs is a directory or is not there yet, else -1 with err: a regular file (or a
- * FIFO) there is refused before anything is written, the way to go on (to) in the message.
- * Until 2026-11-27 mkdir took its EEXIST as a folder: a batch recorded every run as `missing`
- * saying "0 failed" and that the same command again runs them (it never could), and --merge
- * ended with status 0 and linked no run. A symbolic link to a directory is one. */
+/* 0 when runs (OUT/runs) is a directory or is not there yet, else -1 with err: a regular file,
+ * a FIFO or a symbolic link to nothing there is refused, the way to go on (to) in the message.
+ * A symbolic link to a directory is one. Until 2026-11-28 a link to nothing was found only
+ * when runs/ was made, "OUT/runs: cannot create: File exists". */
+static int runs_in_way(const char *runs, const char *to, am_error *err)
+{
+    char q[SHOWN_MAX];
+    struct stat st;
+    const char *what = NULL;
+    if (stat(runs, &st) == 0)
+        what = S_ISDIR(st.st_mode) ? NULL : S_ISREG(st.st_mode) ? "a regular file"
+             : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or a socket";
+    else if (lstat(runs, &st) == 0 && S_ISLNK(st.st_mode))
+        what = "a symbolic link to nothing";
+    if (!what)
+        return 0;
+    return am_fail(err, AM_EINPUT, "%s: not a directory (%s); remove it to %s", SHOW(q, runs),
+                   what, to);
+}
+
+/* runs_in_way for out/runs, before anything is written. Until 2026-11-27 mkdir took a file's
+ * EEXIST as a folder: a batch recorded every run as `missing` saying "0 failed" and that the
+ * same command again runs them (it never could), and --merge ended with status 0 and linked
+ * no run. */
 static int check_runs_dir(const char *out, const char *to, am_error *err)
 {
-    char *runs = xprintf("%s/runs", out), q[SHOWN_MAX];
-    struct stat st;
-    int rc = 0;
-    if (stat(runs, &st) == 0 && !S_ISDIR(st.st_mode))
-        rc = am_fail(err, AM_EINPUT, "%s: not a directory (%s); remove it to %s", SHOW(q, runs),
-                     S_ISREG(st.st_mode) ? "a regular file" : S_ISFIFO(st.st_mode) ? "a FIFO"
-                                                             : "a device or a socket", to);
+    char *runs = xprintf("%s/runs", out);
+    int rc = runs_in_way(runs, to, err);
     free(runs);
     return rc;
 }
@@ -5817,26 +5831,27 @@ static void untrack_lock(char **lock_path)
 }
 
 /* OUT's matrix.tsv (mtext; none when NULL) opened and written to its temporary in *mo, and
- * OUT/runs made (*made_runs: the folders made, tracked for a stop signal), for --merge to
+ * runs (OUT/runs) made (*made_runs: the folders made, tracked for a stop signal), for --merge to
  * commit with results.csv: 0, or -1 with err. Until 2026-11-28 matrix.tsv was committed after
  * results.csv and a failure to write it (a full disk) or to make runs/ was said with status 0,
  * OUT left half merged. */
-static int merge_prepare(const char *out, const char *mtext, outfile **mo, int *made_runs,
-                         am_error *err)
+static int merge_prepare(const char *out, const char *runs, const char *mtext, outfile **mo,
+                         int *made_runs, am_error *err)
 {
     char q[SHOWN_MAX];
-    char *runs = xprintf("%s/runs", out), *dst = xprintf("%s/matrix.tsv", out);
-    int rc = 0;
-    struct stat st;
-    /* a dangling symbolic link is an EEXIST that mkdir_p lets pass: no folder to link in */
-    if (mkdir_p_made(runs, made_runs) != 0 || (stat(runs, &st) != 0 && (errno = EEXIST)))
+    char *dst = xprintf("%s/matrix.tsv", out);
+    int rc;
+    /* a dangling symbolic link is an EEXIST that mkdir_p lets pass: no folder to link in
+     * (check_runs_dir said so already, unless it was planted since) */
+    if (mkdir_p_made(runs, made_runs) != 0)
         rc = am_fail(err, AM_EINPUT, "%s: cannot create: %s", SHOW(q, runs), strerror(errno));
+    else
+        rc = runs_in_way(runs, "merge here", err);
     batch_track_made(runs, *made_runs, 1);
     if (rc == 0 && mtext && out_open(mo, dst, err) != 0)
         rc = -1;
     if (*mo)
         fputs(mtext, out_fp(*mo));
-    free(runs);
     free(dst);
     return rc;
 }
@@ -5928,9 +5943,10 @@ static int merge_into(int argc, char **argv, const char *out, int is_csv, int qu
     char *mtext = NULL; /* the first folder's matrix.tsv as build_csv read and checked it */
     outfile *os[2] = {NULL, NULL}; /* results.csv (or OUT.csv), matrix.tsv: committed as one */
     int made_runs = 0;
+    char *runs = is_csv ? NULL : xprintf("%s/runs", out); /* the merge's picks link here */
     rc = build_csv((const char *const *)argv, argc, path, 0, 0, &tally, &picked,
                    is_csv ? NULL : &mtext, &os[0], &err);
-    if (rc >= 0 && !is_csv && merge_prepare(out, mtext, &os[1], &made_runs, &err) != 0)
+    if (rc >= 0 && !is_csv && merge_prepare(out, runs, mtext, &os[1], &made_runs, &err) != 0)
         rc = -1;
     free(mtext);
     if (rc >= 0) {
@@ -5942,11 +5958,9 @@ static int merge_into(int argc, char **argv, const char *out, int is_csv, int qu
         if (out_commit_all(os, 2, &err) != 0) {
             rc = -1;
         } else {
-            if (!is_csv) {
-                char *runs = xprintf("%s/runs", out);
+            if (runs) {
                 link_picked_runs(&picked, runs);
                 batch_track_made(runs, made_runs, 0);
-                free(runs);
             }
             untrack_lock(&lock_path);
             batch_track_made(out, made, 0);
@@ -5958,11 +5972,11 @@ static int merge_into(int argc, char **argv, const char *out, int is_csv, int qu
     if (rc < 0) { /* refused (not a batch folder, another study) or not written (a full disk):
                      OUT is not left behind, nor are a made OUT's runs/ and lock; the old
                      files of an OUT that was there stay as they were */
-        char *runs = xprintf("%s/runs", out);
         am_msg("%s: %s\n", prog, err.msg);
         untrack_lock(&lock_path);
         unmake_out(out, made, made_lock, made_runs);
-        batch_track_made(runs, made_runs, 0);
+        if (runs)
+            batch_track_made(runs, made_runs, 0);
         batch_track_made(out, made, 0);
         free(runs);
         if (lock_fd >= 0)
@@ -5987,6 +6001,7 @@ static int merge_into(int argc, char **argv, const char *out, int is_csv, int qu
     if (lock_fd >= 0)
         close(lock_fd);
     sl_free(&picked);
+    free(runs);
     free(path);
     return csv_status(rc, &tally);
 }

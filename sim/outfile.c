@@ -150,26 +150,31 @@ static char *link_target(const char *path)
 
 static char *dir_of(const char *path, const char **base);
 
+#define TMP_TRIES 100
+
 /* The temporary that path is written to before its rename: "PATH.tmp.PID" next to it (try 0;
- * "PATH.tmp.PID.K" for a later try K, when that name was taken), or, when that name would be
- * longer than a directory entry can be (NAME_MAX: an output named with 241 bytes or more),
- * ".amsim.tmp.PID.N" in the same directory (the rename must stay within one file system), N
- * counting the command's short names. Both hold ".tmp.", which batch's sweep of a killed
- * worker's leftovers looks for. Until 2026-11-27 such an output was refused ("File name too
- * long") although the file system takes its name. */
+ * "PATH.tmp.PID.K" for a later try K, when that name was taken), or, when the longest of those
+ * names (K 99) would be longer than a directory entry can be (NAME_MAX: an output named with
+ * 241 bytes or more), ".amsim.tmp.PID.N" in the same directory (the rename must stay within
+ * one file system), N counting the command's short names. One form for every try, so that the
+ * all-taken message (tmp_taken) can say which names were tried. Both hold ".tmp.", which
+ * batch's sweep of a killed worker's leftovers looks for. Until 2026-11-27 such an output was
+ * refused ("File name too long") although the file system takes its name; until 2026-11-28 the
+ * form was chosen per try, so a name that fit only without ".K" went short from try 1 on. */
 static char *tmp_name(const char *path, unsigned try)
 {
     static unsigned nshort;
-    char suffix[64];
+    char suffix[64], longest[64];
     if (try)
         snprintf(suffix, sizeof suffix, ".tmp.%ld.%u", (long)getpid(), try);
     else
         snprintf(suffix, sizeof suffix, ".tmp.%ld", (long)getpid());
+    snprintf(longest, sizeof longest, ".tmp.%ld.%d", (long)getpid(), TMP_TRIES - 1);
     const char *base;
     char *dir = dir_of(path, &base);
     size_t n = strlen(path) + 96;
     char *tmp = am_malloc(n);
-    if (strlen(base) + strlen(suffix) <= NAME_MAX)
+    if (strlen(base) + strlen(longest) <= NAME_MAX)
         snprintf(tmp, n, "%s%s", path, suffix);
     else
         snprintf(tmp, n, "%s/.amsim.tmp.%ld.%u", dir, (long)getpid(), nshort++);
@@ -182,11 +187,13 @@ static char *tmp_name(const char *path, unsigned try)
  * same PID) is never written through or truncated, but another name tried; O_NOFOLLOW besides,
  * for a file system where O_EXCL alone would follow a link. The stream, with *tmp its name
  * (malloc'd), or NULL with errno; when every name tried is taken, EEXIST with *tmp the first of
- * them, for the message (tmp_taken). Until 2026-11-27 it was opened with fopen "w": a symbolic
- * link "out.json.tmp.PID" redirected the output's bytes into whatever file it named. */
-#define TMP_TRIES 100
+ * them, for the message (tmp_taken): kept, not made again, as a short name made again would be
+ * one never tried (until 2026-11-28 the message named ".amsim.tmp.PID.N+100"). Until
+ * 2026-11-27 it was opened with fopen "w": a symbolic link "out.json.tmp.PID" redirected the
+ * output's bytes into whatever file it named. */
 static FILE *tmp_create(const char *path, char **tmp)
 {
+    char *first = NULL;
     *tmp = NULL;
     for (unsigned try = 0; try < TMP_TRIES; try++) {
         char *name = tmp_name(path, try);
@@ -194,6 +201,7 @@ static FILE *tmp_create(const char *path, char **tmp)
         if (fd >= 0) {
             FILE *f = fdopen(fd, "wb");
             if (f) {
+                free(first);
                 *tmp = name;
                 return f;
             }
@@ -202,11 +210,19 @@ static FILE *tmp_create(const char *path, char **tmp)
             unlink(name);
             errno = e;
         }
-        free(name);
-        if (errno != EEXIST && errno != ELOOP)
+        if (errno != EEXIST && errno != ELOOP) {
+            int e = errno;
+            free(name);
+            free(first);
+            errno = e;
             return NULL;
+        }
+        if (first)
+            free(name);
+        else
+            first = name;
     }
-    *tmp = tmp_name(path, 0);
+    *tmp = first;
     errno = EEXIST;
     return NULL;
 }
@@ -881,14 +897,21 @@ int out_same_entry(const char *a, const char *b)
 /* Two outputs a and b that name one file. One option writing several files (batch's
  * --update-expectations) names both paths, as its label cannot tell them apart (until
  * 2026-11-27 "--update-expectations and --update-expectations both name exp/b.trace.expect",
- * with b linking to a.trace.expect and a never named). */
+ * with b linking to a.trace.expect and a never named). Two paths spelt differently are both
+ * named too, and hard links said to be such: until 2026-11-28 `--json hl.json -o ro`, hl.json
+ * a hard link of ro/summary.json, said "--json and -o's summary.json both name
+ * ro/summary.json", a name the user never gave --json. */
 static int same_output(out_named a, out_named b, am_error *err)
 {
-    if (strcmp(a.label, b.label) == 0 && strcmp(a.path, b.path) != 0)
-        return am_fail(err, AM_EINPUT, "%s writes both %s and %s, which are one file: give "
-                       "each output its own file", a.label, a.path, b.path);
-    return am_fail(err, AM_EINPUT, "%s and %s both name %s: give each output its own file",
-                   a.label, b.label, b.path);
+    if (strcmp(a.path, b.path) == 0)
+        return am_fail(err, AM_EINPUT, "%s and %s both name %s: give each output its own file",
+                       a.label, b.label, b.path);
+    const char *how = out_same_entry(a.path, b.path) ? "" : " (hard links)";
+    if (strcmp(a.label, b.label) == 0)
+        return am_fail(err, AM_EINPUT, "%s writes both %s and %s, which are one file%s: give "
+                       "each output its own file", a.label, a.path, b.path, how);
+    return am_fail(err, AM_EINPUT, "%s writes %s and %s writes %s: they are one file%s; give "
+                   "each output its own file", a.label, a.path, b.label, b.path, how);
 }
 
 /* How the user wrote path p: "'-' (standard input)" or "'-' (standard output)" for a stream,

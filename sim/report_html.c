@@ -61,11 +61,6 @@ static void html_esc(FILE *f, const char *src)
     free(esc);
 }
 
-/* dir/name on the heap (am_path_join's form: no doubled slash), whatever dir's length: until
- * 2026-11-27 the report's paths were cut at 1024 bytes, so a long DIR read DIR/results.cs and
- * wrote DIR/report.htm, status 0. Freed by the caller. */
-static char *path_in(const char *dir, const char *name) { return am_path_join_dup(dir, name); }
-
 typedef struct ctx {
     const char *dir;
     char tmp[PATH_MAX]; /* under $TMPDIR, any length a path may have (until 2026-11-27 256 bytes) */
@@ -172,8 +167,9 @@ static int gp_set_shown(char *dst, size_t n, const char *name, const char *val)
     return rc;
 }
 
-/* gnuplot's wait status (wait_gnuplot) in words: "exit status 1", "killed by signal 9", or "no SVG written" when
- * gnuplot exited 0 (until 2026-11-27 the raw wait status was printed, e.g. "status 32512"). */
+/* gnuplot's wait status (wait_gnuplot) in words: "exit status 1", "killed by signal 9", or
+ * "no SVG written" when gnuplot exited 0 (until 2026-11-27 the raw wait status was printed,
+ * e.g. "status 32512"). */
 static void wait_status_text(char *dst, size_t n, int st)
 {
     if (st == -1)
@@ -313,7 +309,7 @@ static void plot(ctx *c, const char *script, const char *vars, const char *capti
     ign.sa_handler = SIG_IGN;
     sigemptyset(&ign.sa_mask);
     sigaction(SIGPIPE, &ign, &old_pipe);
-    char *path = path_in(c->scripts, script), *dir = path_in(c->scripts, "");
+    char *path = am_path_join_dup(c->scripts, script), *dir = am_path_join_dup(c->scripts, "");
     /* analysis_dir: the scripts' folder, ending in '/', where the timeline scripts load the
      * palette they share (timeline_palette.gp) from, as gnuplot runs in the scratch folder */
     char *load = gp_lit(path), *adir = gp_lit(dir);
@@ -898,7 +894,7 @@ static int timeline_dat(ctx *c, const char *run, const char *out, tl_span *sp, t
     size_t cap = 0;
     char *rel = am_malloc(strlen(run) + sizeof "runs//timeline.csv");
     sprintf(rel, "runs/%s/timeline.csv", run);
-    char *path = path_in(c->dir, rel);
+    char *path = am_path_join_dup(c->dir, rel);
     const char *what;
     FILE *in = am_fopen_regular(path, &what); /* checked already; a FIFO would block */
     free(path);
@@ -1540,17 +1536,17 @@ static int check_output(const ctx *c, const char *out, const char *csv)
     out_named *ins = am_calloc((size_t)cap, sizeof *ins);
     char **paths = am_calloc((size_t)cap, sizeof *paths); /* the names made here */
     ins[n++] = (out_named){"DIR/results.csv", csv};
-    paths[np] = path_in(c->dir, "matrix.tsv");
+    paths[np] = am_path_join_dup(c->dir, "matrix.tsv");
     ins[n++] = (out_named){"DIR/matrix.tsv", paths[np++]};
     for (size_t k = 0; k < AM_ARRAY_LEN(scripts); k++) {
-        paths[np] = path_in(c->scripts, scripts[k]);
+        paths[np] = am_path_join_dup(c->scripts, scripts[k]);
         ins[n++] = (out_named){"a gnuplot script", paths[np++]};
     }
     for (int r = 0; c->c_run >= 0 && r < c->t.nrows; r++) {
         const char *run = c->t.rows[r][c->c_run];
         char *rel = am_malloc(strlen(run) + sizeof "runs//timeline.csv");
         sprintf(rel, "runs/%s/timeline.csv", run);
-        paths[np] = path_in(c->dir, rel);
+        paths[np] = am_path_join_dup(c->dir, rel);
         free(rel);
         ins[n++] = (out_named){"a run's timeline.csv", paths[np++]};
     }
@@ -1681,7 +1677,7 @@ static int check_timelines(const ctx *c)
         const char *run = c->t.rows[r][c->c_run];
         char *rel = am_malloc(strlen(run) + sizeof "runs//timeline.csv");
         sprintf(rel, "runs/%s/timeline.csv", run);
-        char *path = path_in(c->dir, rel);
+        char *path = am_path_join_dup(c->dir, rel);
         free(rel);
         const char *what = NULL;
         struct stat st;
@@ -1755,7 +1751,7 @@ int cmd_report(int argc, char **argv)
     char *scripts_abs = realpath(c.scripts, NULL);
     if (scripts_abs)
         c.scripts = scripts_abs;
-    char *csv = path_in(c.dir, "results.csv");
+    char *csv = am_path_join_dup(c.dir, "results.csv");
     am_error rerr = {0};
     /* host memory running out while reading is amsim's error (status 2), not the table's */
     if (rtable_read(&c.t, csv, &rerr) != 0) {
@@ -1764,7 +1760,7 @@ int cmd_report(int argc, char **argv)
         free(scripts_abs);
         return rerr.status == AM_EINTERNAL ? 2 : 1;
     }
-    char *probe = path_in(c.scripts, "peak_reserved.gp");
+    char *probe = am_path_join_dup(c.scripts, "peak_reserved.gp");
     int found = access(probe, R_OK) == 0;
     if (!found)
         am_msg("%s: %s: gnuplot scripts not found (set AMSIM_ANALYSIS)\n", prog, probe);
@@ -1804,7 +1800,7 @@ int cmd_report(int argc, char **argv)
             snprintf(c.level, sizeof c.level, "%.*s", (int)(s - c.t.cols[k]), c.t.cols[k]);
     }
     /* "out1/" prints out1/report.html (until 2026-11-27 out1//report.html) */
-    char *out = path_in(c.dir, "report.html");
+    char *out = am_path_join_dup(c.dir, "report.html");
     if (check_output(&c, out, csv) != 0 || check_table(&c, csv) != 0 ||
         check_timelines(&c) != 0) {
         ctx_free(&c);

@@ -123,10 +123,6 @@ int run_check_preset(const am_config *cfg, const out_named *outs, int nout, am_e
     return out_check_paths(outs, nout, &pre, 1, err);
 }
 
-/* DIR/name without doubling DIR's final slash: `-o ro/` names ro/summary.json in messages
- * (until 2026-11-27 ro//summary.json) */
-static char *join(const char *dir, const char *name) { return am_path_join_dup(dir, name); }
-
 /* O_DJSON, O_DPLACE and O_DTIMELINE are -o DIR's copy of an output also given by path (--json,
  * --placements, --timeline): DIR always gets its whole set, and the named file is the same.
  * O_SAVE is --save-expect: one of the set, so that it is committed with the others or not at
@@ -205,7 +201,7 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
         for (int i = 0; i < O_DJSON; i++) {
             if (!names[i])
                 continue;
-            char *p = join(sp->outdir, names[i]);
+            char *p = am_path_join_dup(sp->outdir, names[i]);
             if (!path[i])
                 path[i] = owned[i] = p;
             else if (i + O_ND < O_N && !out_same_entry(path[i], p))

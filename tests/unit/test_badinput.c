@@ -3933,10 +3933,11 @@ static void report_timeline_damaged(void)
     unlink(tl);
 }
 
-/* A batch folder (or a merge's OUT) whose runs is a regular file: refused before anything is
- * written, naming it, with status 1; the folder keeps only what was there. Until 2026-11-27
- * mkdir took it for a folder: the batch recorded every run `missing`, said "0 failed" and that
- * the same command again runs them, and --merge ended with status 0 and linked no run. */
+/* A batch folder (or a merge's OUT) whose runs is a regular file, or a symbolic link to
+ * nothing: refused before anything is written, naming it, with status 1; the folder keeps only
+ * what was there. Until 2026-11-27 mkdir took a file for a folder: the batch recorded every run
+ * `missing`, said "0 failed" and that the same command again runs them, and --merge ended with
+ * status 0 and linked no run; until 2026-11-28 the link was "cannot create: File exists". */
 static void path_batch_runs_file(void)
 {
     const char *dir = fresh_dir("runsfile");
@@ -3950,14 +3951,18 @@ static void path_batch_runs_file(void)
     snprintf(out, sizeof out, "%s/out", dir);
     CU_ASSERT_FATAL(mkdir(out, 0700) == 0);
     snprintf(runs, sizeof runs, "%s/runs", out);
-    bi_write("runsfile/out/runs", "", 0);
-    for (int c = 0; c < 2; c++) {
+    for (int c = 0; c < 4; c++) {
         if (c == 0)
+            bi_write("runsfile/out/runs", "", 0);
+        else if (c == 2)
+            CU_ASSERT_FATAL(unlink(runs) == 0 && symlink("nowhere", runs) == 0);
+        if (c % 2 == 0)
             snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, out);
         else
             snprintf(args, sizeof args, "batch --merge '%s' -o '%s'", src, out);
-        snprintf(want, sizeof want, "amsim batch: %s: not a directory (a regular file); remove it "
-                 "to %s\n", runs, c ? "merge here" : "run the study here");
+        snprintf(want, sizeof want, "amsim batch: %s: not a directory (%s); remove it to %s\n",
+                 runs, c < 2 ? "a regular file" : "a symbolic link to nothing",
+                 c % 2 ? "merge here" : "run the study here");
         CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
         CU_ASSERT(err && strcmp(err, want) == 0);
         if (!err || strcmp(err, want) != 0)
@@ -4177,8 +4182,8 @@ static void outputs_same_file(void)
     char args[4096], want[1200];
     snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --json '%s/x' --placements '%s/./x'",
              cfg_default(), trace_gpu(), dir, dir);
-    snprintf(want, sizeof want, "amsim: --json and --placements both name %s/./x: give each "
-             "output its own file\n", dir);
+    snprintf(want, sizeof want, "amsim: --json writes %s/x and --placements writes %s/./x: "
+             "they are one file; give each output its own file\n", dir, dir);
     bi_expect(args, 1, want);
     snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s/o' --timeline '%s/o/report.txt'",
              cfg_default(), trace_gpu(), dir, dir);
@@ -4194,8 +4199,9 @@ static void outputs_same_file(void)
 /* A file named by --json or --placements that is a hard link of -o DIR's own file is refused as
  * two outputs on one file are, the link and both files left as they were: written "once" (as
  * DIR's own file is when named by its path), the rename broke the link and left DIR's name with
- * the old bytes, status 0 (until 2026-11-27). A symbolic link to DIR's file is its own name
- * still: written once, through it. */
+ * the old bytes, status 0 (until 2026-11-27). The error names both paths, hard links (until
+ * 2026-11-28 it named DIR's twice: "--json and -o's summary.json both name DIR/summary.json").
+ * A symbolic link to DIR's file is its own name still: written once, through it. */
 static void outputs_dir_hard_link(void)
 {
     const char *dir = fresh_dir("odir_hl");
@@ -4215,8 +4221,9 @@ static void outputs_dir_hard_link(void)
         CU_ASSERT_FATAL(link(mine, theirs) == 0);
         snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s' %s '%s'", cfg_default(),
                  trace_gpu(), od, opt[i][0], mine);
-        snprintf(want, sizeof want, "amsim: %s and %s both name %s: give each output its own "
-                 "file\n", opt[i][0], opt[i][2], theirs);
+        snprintf(want, sizeof want, "amsim: %s writes %s and %s writes %s: they are one file "
+                 "(hard links); give each output its own file\n", opt[i][0], mine, opt[i][2],
+                 theirs);
         bi_expect(args, 1, want);
         char *a = tu_slurp(mine, NULL), *b = tu_slurp(theirs, NULL);
         CU_ASSERT(a && b && strcmp(a, "stale\n") == 0 && strcmp(b, "stale\n") == 0);

@@ -857,6 +857,53 @@ static void test_tmp_names_all_taken(void)
     CU_ASSERT_EQUAL(count_in(dir, NULL), 100);
 }
 
+/* The short temporary names (.amsim.tmp.PID.N) of a long output name all taken: the error
+ * names the first tried. base_len 250 is too long for "NAME.tmp.PID"; 255 - strlen(".tmp.PID")
+ * takes that but not "NAME.tmp.PID.K", so every try is short. N is found from an output
+ * opened and aborted first, then N+1 to N+100 are planted. Until 2026-11-28 the error named
+ * N+201, a name never tried, and the second length tried "NAME.tmp.PID" first, then short
+ * names, while its message spoke of "NAME.tmp.PID[.K]". */
+static void short_names_all_taken(const char *dir, size_t base_len)
+{
+    char pid[32], p[1200], want[2600], name[300];
+    int n = snprintf(pid, sizeof pid, ".amsim.tmp.%ld.", (long)getpid());
+    snprintf(p, sizeof p, "%s/", dir);
+    memset(p + strlen(dir) + 1, 'x', base_len);
+    p[strlen(dir) + 1 + base_len] = 0;
+    outfile *o = NULL;
+    am_error err = {0};
+    CU_ASSERT_FATAL(out_open(&o, p, &err) == 0);
+    unsigned first = 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, pid, (size_t)n) == 0)
+            first = (unsigned)strtoul(e->d_name + n, NULL, 10) + 1;
+    closedir(d);
+    out_abort(o);
+    CU_ASSERT_FATAL(first > 0);
+    for (unsigned k = first; k < first + 100; k++) {
+        snprintf(name, sizeof name, "%s/%s%u", dir, pid, k);
+        FILE *f = fopen(name, "w");
+        CU_ASSERT_FATAL(f != NULL);
+        fclose(f);
+    }
+    CU_ASSERT_EQUAL(out_open(&o, p, &err), -1);
+    CU_ASSERT(o == NULL);
+    snprintf(want, sizeof want, "%s: cannot write: its 100 temporary names from %s/%s%u on are "
+             "all taken; remove them", p, dir, pid, first);
+    CU_ASSERT_STRING_EQUAL(err.msg, want);
+    CU_ASSERT_EQUAL(count_in(dir, NULL), 100);
+}
+
+static void test_tmp_short_names_all_taken(void)
+{
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, ".tmp.%ld", (long)getpid());
+    short_names_all_taken(fresh("tmp_short_250"), 250);
+    short_names_all_taken(fresh("tmp_short_fits"), 255 - strlen(suffix));
+}
+
 /* In a child with the command's signal handlers: out_commit (how = 0) or out_commit_all
  * (how = 1) of dir/name, the commit skipped (how = 2); then SIGINT, as one held off during the
  * renames is delivered when they are done. The child's standard error goes to dir/name.err;
@@ -948,6 +995,8 @@ void suite_outfile(void)
              {"a temporary's name that is taken is not written through",
               test_tmp_name_taken},
              {"every temporary name taken is said as such", test_tmp_names_all_taken},
+             {"every short temporary name taken names the first tried",
+              test_tmp_short_names_all_taken},
              {"an interrupt after the commit says the outputs stay",
               test_interrupt_after_commit});
 }
