@@ -495,8 +495,14 @@ void as_prefetch_leaf(const as_tree *t, const void *leaf)
 int as_leaf_has(const void *leaf, uint64_t key)
 {
     const as_node *x = leaf;
-    int i = node_lb(x, key);
-    return x->leaf && i < x->n && x->key[i] == key;
+    /* a node given back holds the pool's free-list link where n and leaf were: its gen, past
+     * the link, says so before either is read; and a count that is not one stops at AS_ORDER */
+    if (!x->gen || !x->leaf)
+        return 0;
+    int i = 0, n = x->n < AS_ORDER ? x->n : AS_ORDER;
+    while (i < n && x->key[i] < key)
+        i++;
+    return i < n && x->key[i] == key;
 }
 
 void as_take_at(as_tree *t, const as_pos *pos, const as_ent *e, uint64_t addr, uint64_t len)

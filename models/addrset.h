@@ -100,7 +100,8 @@ void as_update_in(as_tree *t, void *leaf, uint64_t key, uint64_t nkey, uint64_t 
 void as_remove_in(as_tree *t, void *leaf, uint64_t key);
 /* A hint that the leaf a back-pointer names is changed soon: its keys and lengths prefetched. */
 void as_prefetch_leaf(const as_tree *t, const void *leaf);
-/* Whether the leaf holds key (a back-pointer check for as_check's callers). */
+/* Whether the leaf holds key (a back-pointer check for as_check's callers): 0 also when the
+ * back-pointer names a node given back, which a corrupt record's may. */
 int as_leaf_has(const void *leaf, uint64_t key);
 /* Free ranges kept merged (the device address model, prealloc's arena; pointers unused):
  * as_take carves [addr, addr + len) out of the range e (a copy of the entry that holds it),

@@ -577,6 +577,47 @@ static void test_hinted_edges(void)
     as_destroy(&t);
 }
 
+/* A back-pointer that names a leaf given back (a merge took its entries): as_leaf_has must say
+ * no without reading the leaf's count, whose bytes the pool's free-list link now holds. The
+ * link is whatever the pool had spare; one that reads as a large count (a heap address whose
+ * low half is below 2^31) is written over it for the second check, and the real one put back.
+ * Ranges [10i, 10i + 5) in ascending order fill leaves of 32; the second is cut until it merges
+ * with the first. */
+static void test_stale_leaf(void)
+{
+    enum { MIN_FILL = AS_ORDER / 4 }; /* addrset.c's AS_MIN */
+    as_tree t = {.ranges = 1};
+    for (uint64_t i = 0; i < 200; i++)
+        as_insert(&t, 10 * i, 5, NULL);
+    as_iter it;
+    as_ent e;
+    uint64_t r_keys[AS_ORDER];
+    int nr = 0;
+    void *l = NULL, *r = NULL;
+    for (int h = as_first(&t, &e, &it); h && nr < AS_ORDER; h = as_next(&it, &e)) {
+        if (!l)
+            l = it.leaf;
+        else if (it.leaf != l && (!r || it.leaf == r))
+            r_keys[nr++] = e.key, r = it.leaf;
+        else if (it.leaf != l)
+            break;
+    }
+    CU_ASSERT_FATAL(nr > MIN_FILL);
+    for (int k = nr - 1; k >= MIN_FILL; k--) /* down to the minimum: still r's */
+        CU_ASSERT(as_remove(&t, r_keys[k]) == 1);
+    CU_ASSERT(as_leaf_has(r, r_keys[0]));
+    CU_ASSERT(as_remove(&t, r_keys[MIN_FILL - 1]) == 1); /* r merges into l and is given back */
+    CU_ASSERT_EQUAL(as_check(&t), 0);
+    CU_ASSERT(as_find(&t, r_keys[0], NULL));
+    CU_ASSERT_FALSE(as_leaf_has(r, r_keys[0]));
+    uint64_t link, junk = (uint64_t)0x5555 << 32 | 0x12345678;
+    memcpy(&link, r, sizeof link);
+    memcpy(r, &junk, sizeof junk);
+    CU_ASSERT_FALSE(as_leaf_has(r, r_keys[0]));
+    memcpy(r, &link, sizeof link);
+    as_destroy(&t);
+}
+
 /* The same with the gives' hints (prealloc's marks, platform's descents) at every size, and
  * every range and invariant checked after every step: a give the hint places wrongly, or a
  * largest length or parent pointer it leaves stale, fails at that step. */
@@ -596,5 +637,6 @@ void suite_addrset(void)
              {"free ranges taken and given against a sorted array", test_give_take},
              {"gives after their hints against a sorted array", test_hinted_gives},
              {"a hinted give that would empty a leaf below its minimum", test_hinted_edges},
-             {"back-pointers through every change, checked at every step", test_back_pointers});
+             {"back-pointers through every change, checked at every step", test_back_pointers},
+             {"a back-pointer to a leaf given back", test_stale_leaf});
 }
