@@ -669,12 +669,18 @@ static int give_in_hinted(as_tree *t, as_node *x, uint64_t addr, uint64_t len)
  * leads to (or, after a hint, in the hinted leaf or at its edge) and the change needs no split or
  * merge of that leaf: done in place, with at most the one descent; 1, or 0 (nothing changed)
  * when the general path must do it. */
+static size_t hinted_gives; /* as_hinted_gives: the tests' proof that the hints are used */
+
+size_t as_hinted_gives(void) { return hinted_gives; }
+
 static int give_in_leaf(as_tree *t, uint64_t addr, uint64_t len)
 {
     if (t->nhint) {
         as_node *h = hinted_leaf(t, addr);
-        if (h && t->ranges && give_hinted(t, h, addr, len))
+        if (h && t->ranges && give_hinted(t, h, addr, len)) {
+            hinted_gives++;
             return 1;
+        }
     }
     as_pos pos;
     as_node *x = descend(t, addr, &pos);

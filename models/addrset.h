@@ -146,6 +146,9 @@ void as_prefetch_marked(as_tree *t, uint64_t k, as_mark m);
  * for the tests, whose trees are small, to run the hinted paths. */
 int as_prefetches(const as_tree *t);
 void as_set_prefetch_min(size_t n);
+/* Gives a hint placed without a descent, in every tree so far: for the tests, to tell a hinted
+ * path that works from one that always falls back (both place the same). */
+size_t as_hinted_gives(void);
 /* A hint that k is looked up soon: the descent to its leaf, whose lines are prefetched. */
 void as_prefetch(as_tree *t, uint64_t k);
 /* The largest len in the tree (0 when empty), in O(1). */

@@ -440,6 +440,7 @@ static void give_take_run(uint64_t seed, uint64_t space, uint64_t max_block, siz
     uint64_t qa[3], ql[3];
     size_t live = 0, qn = 0;
     int bad = 0, maxh = 0;
+    size_t hinted0 = as_hinted_gives();
     if (hints)
         as_set_prefetch_min(1);
     as_insert(&t, 0, space, NULL);
@@ -521,6 +522,8 @@ static void give_take_run(uint64_t seed, uint64_t space, uint64_t max_block, siz
         as_set_prefetch_min(0);
     CU_ASSERT_EQUAL(bad, 0);
     CU_ASSERT(maxh >= 3); /* the ranges filled three levels at some point */
+    if (hints) /* a hinted path that always fell back would place the same: it must be used */
+        CU_ASSERT(as_hinted_gives() > hinted0);
     as_destroy(&t);
     free(r.key);
     free(r.len);
@@ -568,7 +571,9 @@ static void test_hinted_edges(void)
     CU_ASSERT_EQUAL(as_check(&t), 0);
     as_set_prefetch_min(1);
     as_prefetch(&t, last_l + 5);
+    size_t hinted0 = as_hinted_gives();
     as_give(&t, last_l + 5, 5); /* [last_l, r_keys[0] + 5) in one range */
+    CU_ASSERT_EQUAL(as_hinted_gives(), hinted0); /* the general path did it */
     as_set_prefetch_min(0);
     CU_ASSERT_EQUAL(as_check(&t), 0);
     CU_ASSERT(as_find(&t, last_l, &e) && e.len == 15);
