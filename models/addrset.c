@@ -531,8 +531,9 @@ void as_take(as_tree *t, const as_ent *e, uint64_t addr, uint64_t len)
         as_insert(t, addr + len, end - addr - len, NULL);
 }
 
-/* The leaf a hint remembered for addr, when it is still a live leaf holding ranges on both sides
- * of addr (then the place is right whatever moved above it): NULL when there is none. */
+/* The leaf a hint remembered for addr (or the neighbour the hint named), when the remembered
+ * leaf is still the live leaf it was: NULL when there is none. Only that is checked: whether
+ * addr falls there is the caller's to check (give_hinted). */
 static as_node *hinted_leaf(as_tree *t, uint64_t addr)
 {
     for (int k = 0; k < 4; k++) {
@@ -545,7 +546,7 @@ static as_node *hinted_leaf(as_tree *t, uint64_t addr)
             return NULL;
         if (h->dir && !(x = h->dir < 0 ? x->prev : x->next))
             return NULL;
-        return x; /* where addr falls in it: the caller's to check */
+        return x; /* alive; whether addr falls there is the caller's to check */
     }
     return NULL;
 }
@@ -836,7 +837,8 @@ void as_prefetch_marked(as_tree *t, uint64_t k, as_mark m)
         as_prefetch(t, k);
         return;
     }
-    /* splits and merges since the mark move keys to the neighbours, not further */
+    /* after splits and merges since the mark, k's leaf is usually the leaf itself or a
+     * neighbour: give_hinted checks, and the give descends otherwise */
     int dir = k < x->key[0] ? -1 : k > x->key[x->n - 1] ? 1 : 0;
     as_node *c = dir < 0 ? x->prev : dir > 0 ? x->next : x;
     if (!c) {

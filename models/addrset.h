@@ -46,7 +46,8 @@ typedef struct as_tree {
     int height;     /* 1 = the root is a leaf */
     int bp;         /* set before first use (never with ranges): every pointer is a record whose
                      * bytes at bp_off the tree keeps naming the leaf that holds its entry */
-    /* the leaves the last as_prefetch calls reached, for the gives that follow them */
+    /* the leaves the last as_prefetch and as_prefetch_marked calls found, for the gives that
+     * follow them (a marked leaf with dir naming the neighbour k fell in) */
     struct as_hint {
         uint64_t addr;
         as_node *leaf;
