@@ -419,6 +419,17 @@ void as_remove_at(as_tree *t, const as_pos *pos)
     fix_up(t, pos->node, pos->at, d, x, o, 0);
 }
 
+/* Where x's parent has x: the slot x remembers, else found by key (a key of x, or one just
+ * removed from it: stale separators still part the children). */
+AS_INLINE int parent_slot(as_node *x, uint64_t key)
+{
+    const as_node *pa = x->parent;
+    int c = x->pidx;
+    if (c >= pa->n || KID(pa, c) != x) /* moved since */
+        x->pidx = c = node_child(pa, key);
+    return c;
+}
+
 /* fix_up for leaf x reached through a back-pointer: each parent's entry for the node below is
  * found by key (a key of that node, or one just removed from it: stale separators still part
  * the children), so the climb stops where the largest length stops changing. */
@@ -427,12 +438,8 @@ static void fix_up_parents(as_tree *t, as_node *x, uint64_t key, uint64_t o, uin
     for (;;) {
         as_node *pa = x->parent;
         uint64_t *pm = &t->max, M, m;
-        if (pa) {
-            int c = x->pidx;
-            if (c >= pa->n || KID(pa, c) != x) /* moved since: found by key */
-                x->pidx = c = node_child(pa, key);
-            pm = &pa->len[c];
-        }
+        if (pa)
+            pm = &pa->len[parent_slot(x, key)];
         M = *pm;
         if (v >= M)
             m = v;
@@ -484,12 +491,17 @@ void as_remove_in(as_tree *t, void *leaf, uint64_t key)
     fix_up_parents(t, x, key, o, 0);
 }
 
+/* The lines a give reads and shifts: the header, keys and lengths (no pointers). */
+static void prefetch_leaf_lines(const as_node *x)
+{
+    for (size_t off = 0; off < LEAF_NO_P; off += 64)
+        __builtin_prefetch((const char *)x + off);
+}
+
 void as_prefetch_leaf(const as_tree *t, const void *leaf)
 {
-    const char *c = leaf;
     (void)t;
-    for (size_t off = 0; off < LEAF_NO_P; off += 64)
-        __builtin_prefetch(c + off);
+    prefetch_leaf_lines(leaf);
 }
 
 int as_leaf_has(const void *leaf, uint64_t key)
@@ -558,9 +570,7 @@ static int leaf_sep(as_node *r, uint64_t *sep)
     const as_node *pa = r->parent;
     if (!pa)
         return 0;
-    int c = r->pidx;
-    if (c >= pa->n || KID(pa, c) != r) /* moved since: found by its first key */
-        r->pidx = c = node_child(pa, r->key[0]);
+    int c = parent_slot(r, r->key[0]);
     if (c == 0)
         return 0;
     *sep = pa->key[c];
@@ -636,34 +646,58 @@ static void set_entry_up(as_tree *t, as_node *x, int i, uint64_t nkey, uint64_t 
     fix_up_parents(t, x, nkey, o, len);
 }
 
-/* give_in_leaf in a leaf a hint found (ranges trees), with no descent. */
-static int give_in_hinted(as_tree *t, as_node *x, uint64_t addr, uint64_t len)
+/* Entry i of leaf x becomes (nkey, len): under path[0..d) (set_entry), or, with no path (a
+ * leaf a hint found), by climbing the parents (set_entry_up). */
+AS_INLINE void give_set(as_tree *t, as_node *const *path, const int *at, int d, as_node *x, int i,
+                        uint64_t nkey, uint64_t len)
 {
-    int i = node_lb(x, addr), n = x->n;
+    if (path)
+        set_entry(t, path, at, d, x, i, nkey, len, NULL);
+    else
+        set_entry_up(t, x, i, nkey, len);
+}
+
+/* The give of [addr, addr + len) in leaf x, whose entry i - 1 is below addr and entry i above
+ * (no range starts at addr), x reached under path[0..d) or, path NULL, by a hint: 1, or 0
+ * (nothing changed) when the leaf would split or underflow. In line at both callers, so the
+ * path test folds away: the descent's give pays nothing for sharing it. */
+AS_INLINE int give_at(as_tree *t, as_node *const *path, const int *at, int d, as_node *x, int i,
+                      uint64_t addr, uint64_t len)
+{
+    int n = x->n;
     uint64_t pk = x->key[i - 1], pl = x->len[i - 1], nk = x->key[i], nl = x->len[i];
     int join_prev = pk + pl == addr, join_next = nk == addr + len;
     if (join_prev && join_next) {
         if (n <= AS_MIN && t->height > 1) /* the leaf would underflow */
             return 0;
-        set_entry_up(t, x, i - 1, pk, pl + len + nl);
-        node_del_at(x, i);
+        give_set(t, path, at, d, x, i - 1, pk, pl + len + nl);
+        node_del_at(x, i); /* shorter than the range that took it in: no largest changes */
         t->n--;
         return 1;
     }
     if (join_prev) {
-        set_entry_up(t, x, i - 1, pk, pl + len);
+        give_set(t, path, at, d, x, i - 1, pk, pl + len);
         return 1;
     }
-    if (join_next) {
-        set_entry_up(t, x, i, addr, nl + len);
+    if (join_next) { /* its start moves down, still above the range below */
+        give_set(t, path, at, d, x, i, addr, nl + len);
         return 1;
     }
-    if (n + 1 == AS_ORDER)
+    if (n + 1 == AS_ORDER) /* the leaf would split */
         return 0;
     node_put_at(x, i, addr, len, NULL);
     t->n++;
-    fix_up_parents(t, x, addr, 0, len);
+    if (path) /* a length appeared: maxima can only grow */
+        fix_up(t, path, at, d, x, 0, len);
+    else
+        fix_up_parents(t, x, addr, 0, len);
     return 1;
+}
+
+/* give_in_leaf in a leaf a hint found (ranges trees), with no descent. */
+static int give_in_hinted(as_tree *t, as_node *x, uint64_t addr, uint64_t len)
+{
+    return give_at(t, NULL, NULL, 0, x, node_lb(x, addr), addr, len);
 }
 
 /* as_give when the ranges just below and above [addr, addr + len) sit in the leaf the address
@@ -687,36 +721,10 @@ static int give_in_leaf(as_tree *t, uint64_t addr, uint64_t len)
     as_node *x = descend(t, addr, &pos);
     if (!x)
         return 0;
-    as_node *const *path = pos.node;
-    const int *at = pos.at;
-    /* entry i - 1 is below addr, entry i above (no range starts at addr) */
-    int d = pos.depth - 1, i = node_lb(x, addr), n = x->n;
-    if (i == 0 || i == n)
+    int i = node_lb(x, addr); /* entry i - 1 is below addr, entry i above */
+    if (i == 0 || i == x->n)
         return 0;
-    uint64_t pk = x->key[i - 1], pl = x->len[i - 1], nk = x->key[i], nl = x->len[i];
-    int join_prev = pk + pl == addr, join_next = nk == addr + len;
-    if (join_prev && join_next) {
-        if (n <= AS_MIN && d > 0) /* the leaf would underflow */
-            return 0;
-        set_entry(t, path, at, d, x, i - 1, pk, pl + len + nl, NULL);
-        node_del_at(x, i); /* shorter than the range that took it in: no largest changes */
-        t->n--;
-        return 1;
-    }
-    if (join_prev) {
-        set_entry(t, path, at, d, x, i - 1, pk, pl + len, NULL);
-        return 1;
-    }
-    if (join_next) { /* its start moves down, still above the range below */
-        set_entry(t, path, at, d, x, i, addr, nl + len, NULL);
-        return 1;
-    }
-    if (n + 1 == AS_ORDER) /* the leaf would split */
-        return 0;
-    node_put_at(x, i, addr, len, NULL);
-    t->n++;
-    fix_up(t, path, at, d, x, 0, len); /* a length appeared: maxima can only grow */
-    return 1;
+    return give_at(t, pos.node, pos.at, pos.depth - 1, x, i, addr, len);
 }
 
 void as_give(as_tree *t, uint64_t addr, uint64_t len)
@@ -813,13 +821,6 @@ as_mark as_mark_at(const as_pos *pos)
 {
     as_node *x = pos->node[pos->depth - 1];
     return (as_mark){x, x->gen};
-}
-
-/* The lines a give reads and shifts: the header, keys and lengths (no pointers). */
-static void prefetch_leaf_lines(const as_node *x)
-{
-    for (size_t off = 0; off < LEAF_NO_P; off += 64)
-        __builtin_prefetch((const char *)x + off);
 }
 
 void as_prefetch_mark(const as_tree *t, as_mark m)
