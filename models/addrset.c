@@ -419,6 +419,17 @@ void as_remove_at(as_tree *t, const as_pos *pos)
     fix_up(t, pos->node, pos->at, d, x, o, 0);
 }
 
+/* Where x's parent has x: the slot x remembers, else found by key (a key of x, or one just
+ * removed from it: stale separators still part the children). */
+AS_INLINE int parent_slot(as_node *x, uint64_t key)
+{
+    const as_node *pa = x->parent;
+    int c = x->pidx;
+    if (c >= pa->n || KID(pa, c) != x) /* moved since */
+        x->pidx = c = node_child(pa, key);
+    return c;
+}
+
 /* fix_up for leaf x reached through a back-pointer: each parent's entry for the node below is
  * found by key (a key of that node, or one just removed from it: stale separators still part
  * the children), so the climb stops where the largest length stops changing. */
@@ -427,12 +438,8 @@ static void fix_up_parents(as_tree *t, as_node *x, uint64_t key, uint64_t o, uin
     for (;;) {
         as_node *pa = x->parent;
         uint64_t *pm = &t->max, M, m;
-        if (pa) {
-            int c = x->pidx;
-            if (c >= pa->n || KID(pa, c) != x) /* moved since: found by key */
-                x->pidx = c = node_child(pa, key);
-            pm = &pa->len[c];
-        }
+        if (pa)
+            pm = &pa->len[parent_slot(x, key)];
         M = *pm;
         if (v >= M)
             m = v;
@@ -484,19 +491,30 @@ void as_remove_in(as_tree *t, void *leaf, uint64_t key)
     fix_up_parents(t, x, key, o, 0);
 }
 
+/* The lines a give reads and shifts: the header, keys and lengths (no pointers). */
+static void prefetch_leaf_lines(const as_node *x)
+{
+    for (size_t off = 0; off < LEAF_NO_P; off += 64)
+        __builtin_prefetch((const char *)x + off);
+}
+
 void as_prefetch_leaf(const as_tree *t, const void *leaf)
 {
-    const char *c = leaf;
     (void)t;
-    for (size_t off = 0; off < LEAF_NO_P; off += 64)
-        __builtin_prefetch(c + off);
+    prefetch_leaf_lines(leaf);
 }
 
 int as_leaf_has(const void *leaf, uint64_t key)
 {
     const as_node *x = leaf;
-    int i = node_lb(x, key);
-    return x->leaf && i < x->n && x->key[i] == key;
+    /* a node given back holds the pool's free-list link where n and leaf were: its gen, past
+     * the link, says so before either is read; and a count that is not one stops at AS_ORDER */
+    if (!x->gen || !x->leaf)
+        return 0;
+    int i = 0, n = x->n < AS_ORDER ? x->n : AS_ORDER;
+    while (i < n && x->key[i] < key)
+        i++;
+    return i < n && x->key[i] == key;
 }
 
 void as_take_at(as_tree *t, const as_pos *pos, const as_ent *e, uint64_t addr, uint64_t len)
@@ -525,8 +543,9 @@ void as_take(as_tree *t, const as_ent *e, uint64_t addr, uint64_t len)
         as_insert(t, addr + len, end - addr - len, NULL);
 }
 
-/* The leaf a hint remembered for addr, when it is still a live leaf holding ranges on both sides
- * of addr (then the place is right whatever moved above it): NULL when there is none. */
+/* The leaf a hint remembered for addr (or the neighbour the hint named), when the remembered
+ * leaf is still the live leaf it was: NULL when there is none. Only that is checked: whether
+ * addr falls there is the caller's to check (give_hinted). */
 static as_node *hinted_leaf(as_tree *t, uint64_t addr)
 {
     for (int k = 0; k < 4; k++) {
@@ -539,7 +558,7 @@ static as_node *hinted_leaf(as_tree *t, uint64_t addr)
             return NULL;
         if (h->dir && !(x = h->dir < 0 ? x->prev : x->next))
             return NULL;
-        return x; /* where addr falls in it: the caller's to check */
+        return x; /* alive; whether addr falls there is the caller's to check */
     }
     return NULL;
 }
@@ -551,9 +570,7 @@ static int leaf_sep(as_node *r, uint64_t *sep)
     const as_node *pa = r->parent;
     if (!pa)
         return 0;
-    int c = r->pidx;
-    if (c >= pa->n || KID(pa, c) != r) /* moved since: found by its first key */
-        r->pidx = c = node_child(pa, r->key[0]);
+    int c = parent_slot(r, r->key[0]);
     if (c == 0)
         return 0;
     *sep = pa->key[c];
@@ -629,81 +646,85 @@ static void set_entry_up(as_tree *t, as_node *x, int i, uint64_t nkey, uint64_t 
     fix_up_parents(t, x, nkey, o, len);
 }
 
-/* give_in_leaf in a leaf a hint found (ranges trees), with no descent. */
-static int give_in_hinted(as_tree *t, as_node *x, uint64_t addr, uint64_t len)
+/* Entry i of leaf x becomes (nkey, len): under path[0..d) (set_entry), or, with no path (a
+ * leaf a hint found), by climbing the parents (set_entry_up). */
+AS_INLINE void give_set(as_tree *t, as_node *const *path, const int *at, int d, as_node *x, int i,
+                        uint64_t nkey, uint64_t len)
 {
-    int i = node_lb(x, addr), n = x->n;
+    if (path)
+        set_entry(t, path, at, d, x, i, nkey, len, NULL);
+    else
+        set_entry_up(t, x, i, nkey, len);
+}
+
+/* The give of [addr, addr + len) in leaf x, whose entry i - 1 is below addr and entry i above
+ * (no range starts at addr), x reached under path[0..d) or, path NULL, by a hint: 1, or 0
+ * (nothing changed) when the leaf would split or underflow. In line at both callers, so the
+ * path test folds away: the descent's give pays nothing for sharing it. */
+AS_INLINE int give_at(as_tree *t, as_node *const *path, const int *at, int d, as_node *x, int i,
+                      uint64_t addr, uint64_t len)
+{
+    int n = x->n;
     uint64_t pk = x->key[i - 1], pl = x->len[i - 1], nk = x->key[i], nl = x->len[i];
     int join_prev = pk + pl == addr, join_next = nk == addr + len;
     if (join_prev && join_next) {
         if (n <= AS_MIN && t->height > 1) /* the leaf would underflow */
             return 0;
-        set_entry_up(t, x, i - 1, pk, pl + len + nl);
-        node_del_at(x, i);
-        t->n--;
-        return 1;
-    }
-    if (join_prev) {
-        set_entry_up(t, x, i - 1, pk, pl + len);
-        return 1;
-    }
-    if (join_next) {
-        set_entry_up(t, x, i, addr, nl + len);
-        return 1;
-    }
-    if (n + 1 == AS_ORDER)
-        return 0;
-    node_put_at(x, i, addr, len, NULL);
-    t->n++;
-    fix_up_parents(t, x, addr, 0, len);
-    return 1;
-}
-
-/* as_give when the ranges just below and above [addr, addr + len) sit in the leaf the address
- * leads to (or, after a hint, in the hinted leaf or at its edge) and the change needs no split or
- * merge of that leaf: done in place, with at most the one descent; 1, or 0 (nothing changed)
- * when the general path must do it. */
-static int give_in_leaf(as_tree *t, uint64_t addr, uint64_t len)
-{
-    if (t->nhint) {
-        as_node *h = hinted_leaf(t, addr);
-        if (h && t->ranges && give_hinted(t, h, addr, len))
-            return 1;
-    }
-    as_pos pos;
-    as_node *x = descend(t, addr, &pos);
-    if (!x)
-        return 0;
-    as_node *const *path = pos.node;
-    const int *at = pos.at;
-    /* entry i - 1 is below addr, entry i above (no range starts at addr) */
-    int d = pos.depth - 1, i = node_lb(x, addr), n = x->n;
-    if (i == 0 || i == n)
-        return 0;
-    uint64_t pk = x->key[i - 1], pl = x->len[i - 1], nk = x->key[i], nl = x->len[i];
-    int join_prev = pk + pl == addr, join_next = nk == addr + len;
-    if (join_prev && join_next) {
-        if (n <= AS_MIN && d > 0) /* the leaf would underflow */
-            return 0;
-        set_entry(t, path, at, d, x, i - 1, pk, pl + len + nl, NULL);
+        give_set(t, path, at, d, x, i - 1, pk, pl + len + nl);
         node_del_at(x, i); /* shorter than the range that took it in: no largest changes */
         t->n--;
         return 1;
     }
     if (join_prev) {
-        set_entry(t, path, at, d, x, i - 1, pk, pl + len, NULL);
+        give_set(t, path, at, d, x, i - 1, pk, pl + len);
         return 1;
     }
     if (join_next) { /* its start moves down, still above the range below */
-        set_entry(t, path, at, d, x, i, addr, nl + len, NULL);
+        give_set(t, path, at, d, x, i, addr, nl + len);
         return 1;
     }
     if (n + 1 == AS_ORDER) /* the leaf would split */
         return 0;
     node_put_at(x, i, addr, len, NULL);
     t->n++;
-    fix_up(t, path, at, d, x, 0, len); /* a length appeared: maxima can only grow */
+    if (path) /* a length appeared: maxima can only grow */
+        fix_up(t, path, at, d, x, 0, len);
+    else
+        fix_up_parents(t, x, addr, 0, len);
     return 1;
+}
+
+/* give_in_leaf in a leaf a hint found (ranges trees), with no descent. */
+static int give_in_hinted(as_tree *t, as_node *x, uint64_t addr, uint64_t len)
+{
+    return give_at(t, NULL, NULL, 0, x, node_lb(x, addr), addr, len);
+}
+
+/* as_give when the ranges just below and above [addr, addr + len) sit in the leaf the address
+ * leads to (or, after a hint, in the hinted leaf or at its edge) and the change needs no split or
+ * merge of that leaf: done in place, with at most the one descent; 1, or 0 (nothing changed)
+ * when the general path must do it. */
+static size_t hinted_gives; /* as_hinted_gives: the tests' proof that the hints are used */
+
+size_t as_hinted_gives(void) { return hinted_gives; }
+
+static int give_in_leaf(as_tree *t, uint64_t addr, uint64_t len)
+{
+    if (t->nhint) {
+        as_node *h = hinted_leaf(t, addr);
+        if (h && t->ranges && give_hinted(t, h, addr, len)) {
+            hinted_gives++;
+            return 1;
+        }
+    }
+    as_pos pos;
+    as_node *x = descend(t, addr, &pos);
+    if (!x)
+        return 0;
+    int i = node_lb(x, addr); /* entry i - 1 is below addr, entry i above */
+    if (i == 0 || i == x->n)
+        return 0;
+    return give_at(t, pos.node, pos.at, pos.depth - 1, x, i, addr, len);
 }
 
 void as_give(as_tree *t, uint64_t addr, uint64_t len)
@@ -802,13 +823,6 @@ as_mark as_mark_at(const as_pos *pos)
     return (as_mark){x, x->gen};
 }
 
-/* The lines a give reads and shifts: the header, keys and lengths (no pointers). */
-static void prefetch_leaf_lines(const as_node *x)
-{
-    for (size_t off = 0; off < LEAF_NO_P; off += 64)
-        __builtin_prefetch((const char *)x + off);
-}
-
 void as_prefetch_mark(const as_tree *t, as_mark m)
 {
     if (t->n >= prefetch_min && m.leaf)
@@ -824,7 +838,8 @@ void as_prefetch_marked(as_tree *t, uint64_t k, as_mark m)
         as_prefetch(t, k);
         return;
     }
-    /* splits and merges since the mark move keys to the neighbours, not further */
+    /* after splits and merges since the mark, k's leaf is usually the leaf itself or a
+     * neighbour: give_hinted checks, and the give descends otherwise */
     int dir = k < x->key[0] ? -1 : k > x->key[x->n - 1] ? 1 : 0;
     as_node *c = dir < 0 ? x->prev : dir > 0 ? x->next : x;
     if (!c) {

@@ -46,7 +46,8 @@ typedef struct as_tree {
     int height;     /* 1 = the root is a leaf */
     int bp;         /* set before first use (never with ranges): every pointer is a record whose
                      * bytes at bp_off the tree keeps naming the leaf that holds its entry */
-    /* the leaves the last as_prefetch calls reached, for the gives that follow them */
+    /* the leaves the last as_prefetch and as_prefetch_marked calls found, for the gives that
+     * follow them (a marked leaf with dir naming the neighbour k fell in) */
     struct as_hint {
         uint64_t addr;
         as_node *leaf;
@@ -100,7 +101,8 @@ void as_update_in(as_tree *t, void *leaf, uint64_t key, uint64_t nkey, uint64_t 
 void as_remove_in(as_tree *t, void *leaf, uint64_t key);
 /* A hint that the leaf a back-pointer names is changed soon: its keys and lengths prefetched. */
 void as_prefetch_leaf(const as_tree *t, const void *leaf);
-/* Whether the leaf holds key (a back-pointer check for as_check's callers). */
+/* Whether the leaf holds key (a back-pointer check for as_check's callers): 0 also when the
+ * back-pointer names a node given back, which a corrupt record's may. */
 int as_leaf_has(const void *leaf, uint64_t key);
 /* Free ranges kept merged (the device address model, prealloc's arena; pointers unused):
  * as_take carves [addr, addr + len) out of the range e (a copy of the entry that holds it),
@@ -145,6 +147,9 @@ void as_prefetch_marked(as_tree *t, uint64_t k, as_mark m);
  * for the tests, whose trees are small, to run the hinted paths. */
 int as_prefetches(const as_tree *t);
 void as_set_prefetch_min(size_t n);
+/* Gives a hint placed without a descent, in every tree so far: for the tests, to tell a hinted
+ * path that works from one that always falls back (both place the same). */
+size_t as_hinted_gives(void);
 /* A hint that k is looked up soon: the descent to its leaf, whose lines are prefetched. */
 void as_prefetch(as_tree *t, uint64_t k);
 /* The largest len in the tree (0 when empty), in O(1). */

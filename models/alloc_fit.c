@@ -22,6 +22,7 @@
  * set's largest length is then the largest free range usable without asking the device, which
  * the fragmentation metric reads after every event, and a first fit that finds nothing there
  * tries that highest block at its full size: no lower block fits, so it is the first fit. */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -436,6 +437,7 @@ static int fit_create_common(void **out, const alloc_env *env, const void *opts,
     if (first) { /* a free block's record names its leaf: merges change it there */
         f->by_addr.bp = 1;
         f->by_addr.bp_off = offsetof(fblock, leaf);
+        assert(!(f->by_addr.bp && f->by_addr.ranges)); /* a ranges leaf has no pointers */
     }
     *out = f;
     return 0;

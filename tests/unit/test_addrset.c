@@ -440,6 +440,7 @@ static void give_take_run(uint64_t seed, uint64_t space, uint64_t max_block, siz
     uint64_t qa[3], ql[3];
     size_t live = 0, qn = 0;
     int bad = 0, maxh = 0;
+    size_t hinted0 = as_hinted_gives();
     if (hints)
         as_set_prefetch_min(1);
     as_insert(&t, 0, space, NULL);
@@ -521,6 +522,8 @@ static void give_take_run(uint64_t seed, uint64_t space, uint64_t max_block, siz
         as_set_prefetch_min(0);
     CU_ASSERT_EQUAL(bad, 0);
     CU_ASSERT(maxh >= 3); /* the ranges filled three levels at some point */
+    if (hints) /* a hinted path that always fell back would place the same: it must be used */
+        CU_ASSERT(as_hinted_gives() > hinted0);
     as_destroy(&t);
     free(r.key);
     free(r.len);
@@ -568,12 +571,55 @@ static void test_hinted_edges(void)
     CU_ASSERT_EQUAL(as_check(&t), 0);
     as_set_prefetch_min(1);
     as_prefetch(&t, last_l + 5);
+    size_t hinted0 = as_hinted_gives();
     as_give(&t, last_l + 5, 5); /* [last_l, r_keys[0] + 5) in one range */
+    CU_ASSERT_EQUAL(as_hinted_gives(), hinted0); /* the general path did it */
     as_set_prefetch_min(0);
     CU_ASSERT_EQUAL(as_check(&t), 0);
     CU_ASSERT(as_find(&t, last_l, &e) && e.len == 15);
     CU_ASSERT_FALSE(as_find(&t, r_keys[0], NULL));
     CU_ASSERT_EQUAL(t.n, 200 - (size_t)(nr - MIN_FILL) - 1);
+    as_destroy(&t);
+}
+
+/* A back-pointer that names a leaf given back (a merge took its entries): as_leaf_has must say
+ * no without reading the leaf's count, whose bytes the pool's free-list link now holds. The
+ * link is whatever the pool had spare; one that reads as a large count (a heap address whose
+ * low half is below 2^31) is written over it for the second check, and the real one put back.
+ * Ranges [10i, 10i + 5) in ascending order fill leaves of 32; the second is cut until it merges
+ * with the first. */
+static void test_stale_leaf(void)
+{
+    enum { MIN_FILL = AS_ORDER / 4 }; /* addrset.c's AS_MIN */
+    as_tree t = {.ranges = 1};
+    for (uint64_t i = 0; i < 200; i++)
+        as_insert(&t, 10 * i, 5, NULL);
+    as_iter it;
+    as_ent e;
+    uint64_t r_keys[AS_ORDER];
+    int nr = 0;
+    void *l = NULL, *r = NULL;
+    for (int h = as_first(&t, &e, &it); h && nr < AS_ORDER; h = as_next(&it, &e)) {
+        if (!l)
+            l = it.leaf;
+        else if (it.leaf != l && (!r || it.leaf == r))
+            r_keys[nr++] = e.key, r = it.leaf;
+        else if (it.leaf != l)
+            break;
+    }
+    CU_ASSERT_FATAL(nr > MIN_FILL);
+    for (int k = nr - 1; k >= MIN_FILL; k--) /* down to the minimum: still r's */
+        CU_ASSERT(as_remove(&t, r_keys[k]) == 1);
+    CU_ASSERT(as_leaf_has(r, r_keys[0]));
+    CU_ASSERT(as_remove(&t, r_keys[MIN_FILL - 1]) == 1); /* r merges into l and is given back */
+    CU_ASSERT_EQUAL(as_check(&t), 0);
+    CU_ASSERT(as_find(&t, r_keys[0], NULL));
+    CU_ASSERT_FALSE(as_leaf_has(r, r_keys[0]));
+    uint64_t link, junk = (uint64_t)0x5555 << 32 | 0x12345678;
+    memcpy(&link, r, sizeof link);
+    memcpy(r, &junk, sizeof junk);
+    CU_ASSERT_FALSE(as_leaf_has(r, r_keys[0]));
+    memcpy(r, &link, sizeof link);
     as_destroy(&t);
 }
 
@@ -596,5 +642,6 @@ void suite_addrset(void)
              {"free ranges taken and given against a sorted array", test_give_take},
              {"gives after their hints against a sorted array", test_hinted_gives},
              {"a hinted give that would empty a leaf below its minimum", test_hinted_edges},
-             {"back-pointers through every change, checked at every step", test_back_pointers});
+             {"back-pointers through every change, checked at every step", test_back_pointers},
+             {"a back-pointer to a leaf given back", test_stale_leaf});
 }

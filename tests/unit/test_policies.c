@@ -971,10 +971,15 @@ static void test_hints_small(void)
     for (size_t p = 0; p < sizeof pols / sizeof *pols; p++) {
         size_t gaps_off = 0, gaps_on = 0;
         uint64_t off = hint_run(pols[p], 3000, 0, 1, &gaps_off);
+        size_t hinted0 = as_hinted_gives();
         uint64_t on = hint_run(pols[p], 3000, 1, 1, &gaps_on);
         CU_ASSERT_EQUAL(on, off);
         CU_ASSERT_EQUAL(gaps_on, gaps_off);
         CU_ASSERT(gaps_on > 256);
+        /* placing the same is not enough (a hinted path that always fell back would too):
+         * prealloc's and platform's hints must place gives (first_fit's are back-pointers) */
+        if (strcmp(pols[p], "first_fit"))
+            CU_ASSERT(as_hinted_gives() > hinted0);
     }
     as_set_prefetch_min(0);
 }
