@@ -1681,6 +1681,13 @@ static int read_settings(trace *t, const pkl_value *a, am_error *err)
             return bad_setting(t, "garbage_collection_threshold", v, "a float", err);
         double g = v->type == PKL_FLOAT ? v->f : (double)v->i;
         snprintf(buf, sizeof buf, "%.15g", g); /* 0.6, not 0.59999999999999998 ... */
+        /* PyTorch takes 0 < threshold < 1 when set, and writes 0 when not: any other value
+         * is no recording of its (until 2026-11-28 a run left out 2, nan or -1 without a
+         * word, as no value a config can have to compare with) */
+        if (!(g >= 0 && g < 1))
+            return am_fail(err, AM_EINPUT, "%s: allocator_settings: "
+                           "'garbage_collection_threshold' %s is out of range (0: off, or above "
+                           "0 and below 1)", t->path, buf);
         double back = 0;
         if (units_real(buf, &back, NULL) != 0 || back != g)
             snprintf(buf, sizeof buf, "%.17g", g); /* ... unless that is another number */
