@@ -1082,6 +1082,42 @@ static void test_recorded_divisions_one_is_off(void)
     }
 }
 
+/* An entry in the same microsecond as the one before it whose amsim_sub_us_ps goes back is
+ * named with both picosecond parts (until 2026-11-28 the warning said 'time_us' 5 was before
+ * an earlier entry's 5). */
+static void test_time_backwards_sub_us(void)
+{
+    /* pickle.dumps({"segments": [], "device_traces": [[{"action": "alloc", "addr": 0,
+     * "size": 10, "stream": 0, "time_us": 5, "amsim_sub_us_ps": 500000}, {... "addr": 100,
+     * ... "time_us": 5, "amsim_sub_us_ps": 100}]]}, protocol=2) */
+    static const char pk[] =
+        "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+        "device_tracesq\x03]q\x04]q\x05(}q\x06(X\x06\x00\x00\x00"
+        "actionq\x07X\x05\x00\x00\x00"
+        "allocq\x08X\x04\x00\x00\x00"
+        "addrq\x09K\x00X\x04\x00\x00\x00sizeq\x0aK\x0aX\x06\x00\x00\x00streamq\x0bK"
+        "\x00X\x07\x00\x00\x00time_usq\x0cK\x05X\x0f\x00\x00\x00"
+        "amsim_sub_us_psq\x0dJ \xa1\x07\x00u}q\x0e(h\x07h\x08h\x09Kdh\x0aK\x0ah\x0bK"
+        "\x00h\x0cK\x05h\x0dKdueau.";
+    char path[512], args[2048], *out = NULL, *errs = NULL;
+    snprintf(path, sizeof path, "%s/subback.pickle", tu_tmpdir());
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fwrite(pk, 1, sizeof pk - 1, f);
+    fclose(f);
+    snprintf(args, sizeof args, "run -c '%s/configs/default.yaml' -t '%s' --policy caching",
+             tu_top(), path);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &errs), 0);
+    const char *want = "subback.pickle: device_traces[0][1]: 'time_us' 5 with 'amsim_sub_us_ps' "
+                       "100 is before an earlier entry's (5 with 500000); 1 entry of "
+                       "device_traces[0] goes back in time so";
+    CU_ASSERT_PTR_NOT_NULL(errs && strstr(errs, want));
+    if (!errs || !strstr(errs, want))
+        fprintf(stderr, "\n  %s\n", errs ? errs : "(none)");
+    free(out);
+    free(errs);
+}
+
 static void test_wrong_top_level(void)
 {
     static const unsigned char lst[] = {0x80, 4, ']', '.'};
@@ -1715,6 +1751,7 @@ void suite_pickle(void)
               test_outside_segments_replayed},
              {"an alloc over a live or pending block is refused", test_alloc_over_live},
              {"a time_us going back warns, a negative one is refused", test_time_backwards},
+             {"an amsim_sub_us_ps going back is named in the warning", test_time_backwards_sub_us},
              {"run's and check's errors name the snapshot entry", test_engine_error_names_entry},
              {"private memory pools refused", test_private_pool},
              {"recorded allocator settings, and the warning when the config differs",
