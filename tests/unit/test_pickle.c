@@ -274,11 +274,13 @@ static int write_odd(pw *w, const char *where, const char *key, uint64_t usual)
 }
 
 /* The value of an allocator setting as snap_set_val names it: "int4", "int1", "int-2",
- * "list40" ([4, 0]), "str4", "strTrue", "str200MB", "str0.8", "none", "dict1x" ({'1': 'x'}),
- * "dict3" ({'3': 4}). */
+ * "float-0" (a float, -0.0), "list40" ([4, 0]), "str4", "strTrue", "str200MB", "str0.8", "none",
+ * "dict1x" ({'1': 'x'}), "dict3" ({'3': 4}). */
 static void write_set_val(pw *w, const char *how)
 {
-    if (strncmp(how, "int", 3) == 0) {
+    if (strncmp(how, "float", 5) == 0) {
+        wfloat(w, strtod(how + 5, NULL));
+    } else if (strncmp(how, "int", 3) == 0) {
         long v = strtol(how + 3, NULL, 10);
         if (v < 0) {
             wb(w, 'J'); /* BININT, 4 bytes little-endian */
@@ -918,16 +920,18 @@ static void test_recorded_settings(void)
 
 /* `amsim convert` of a snapshot names the recorded settings that differ from PyTorch's defaults
  * on stderr: no output form carries them, so a run of the conversion cannot warn that the config
- * differs (until 2026-11-27 they were dropped without a word). At their defaults: no warning. */
+ * differs (until 2026-11-27 they were dropped without a word). At their defaults: no warning,
+ * a garbage_collection_threshold of -0.0 being 0, as run compares it (until 2026-11-28 convert
+ * compared the text "-0" with "0"). */
 static void test_convert_names_settings(void)
 {
     const uint64_t base = 1ULL << 30;
     const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
     const sentry e[] = {{"alloc", 0, 1000}};
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
         snap_settings = k ? 3 : 1;
-        snap_set_key = "max_split_size";
-        snap_set_val = "int-1"; /* unlimited: PyTorch's default */
+        snap_set_key = k == 1 ? "max_split_size" : "garbage_collection_threshold";
+        snap_set_val = k == 1 ? "int-1" : "float-0"; /* unlimited, 0: PyTorch's defaults */
         const char *path = write_snapshot("cvset.pickle", base, 2 * MB, b, 1, e, 1);
         snap_settings = 0;
         char args[2048], *out = NULL, *errs = NULL;
