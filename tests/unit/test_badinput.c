@@ -316,6 +316,12 @@ BI_TB(b_transfer_src_default, "tsd.amsb",
       BIN_HDR "\x81\x80\x20\x02\x80\x20\x05\x01\x80\x20\x00\x02",
       "amsim: @:2: a transfer's source is level index 4096, which stands only for an event that "
       "named no level: a transfer names its source")
+/* A transfer's DST of 4096 (BIN_LEVEL_DEFAULT) is named as the source's is (until 2026-11-28
+ * "bad level index 4096 (the file names 2 levels)") */
+BI_TB(b_transfer_dst_default, "tdd.amsb",
+      BIN_HDR "\x81\x00\x02\x80\x08\x05\x80\x20\x80\x08\x00\x02",
+      "amsim: @:2: a transfer's destination is level index 4096, which stands only for an event "
+      "that named no level: a transfer names its destination")
 /* Header flags 1 (skipped count) and 2 (validated, added 2026-11-27) are known; 4 is not */
 BI_TB(b_flags, "flg.amsb",
       "\x41\x4d\x53\x42\x01\x04\x00\x00\x02\x03" "hbm" "\x04" "host" "\x00\x00",
@@ -4707,6 +4713,7 @@ void suite_badinput(void)
              {"binary: end record count of one, singular", b_end_count1},
              {"binary: no end record after one record, singular", b_no_end1},
              {"binary: a transfer after LEVEL 4096", b_transfer_src_default},
+             {"binary: a transfer's DST of 4096", b_transfer_dst_default},
              {"binary: unknown header flag", b_flags},
              {"binary: reserved header bytes not 0", b_reserved},
              {"binary: gzip data cut after the end record", b_gzip_cut},
