@@ -963,6 +963,16 @@ int convert_check_trace(trace *t, const am_config *cfg, const char *in, int leni
  * carries them, so a run of the conversion cannot warn, as the recording's run does, that the
  * config sets them otherwise (until 2026-11-27 they were dropped without a word). Settings at
  * their defaults lose nothing a run of a default caching config would say. */
+/* Two settings' values the same: as text, or as numbers, as run's comparison reads them (a
+ * recorded threshold of -0.0 is "-0", and 0; until 2026-11-28 it was said to differ). */
+static int same_value(const char *a, const char *b)
+{
+    double x, y;
+    if (strcmp(a, b) == 0)
+        return 1;
+    return units_real(a, &x, NULL) == 0 && units_real(b, &y, NULL) == 0 && x == y;
+}
+
 static void note_dropped_settings(const trace *t, const char *in, const char *outp)
 {
     static const char *const dflt[][2] = {{"max_split_size", "unlimited"},
@@ -976,7 +986,7 @@ static void note_dropped_settings(const trace *t, const char *in, const char *ou
     for (int i = 0; i < n; i++) {
         int same = 0;
         for (size_t d = 0; d < AM_ARRAY_LEN(dflt); d++)
-            same |= strcmp(ts[i].key, dflt[d][0]) == 0 && strcmp(ts[i].value, dflt[d][1]) == 0;
+            same |= strcmp(ts[i].key, dflt[d][0]) == 0 && same_value(ts[i].value, dflt[d][1]);
         if (!same && m < sizeof list)
             m += (size_t)snprintf(list + m, sizeof list - m, "%s%s %s", k++ ? ", " : "",
                                   ts[i].key, ts[i].value);

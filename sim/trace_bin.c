@@ -609,6 +609,9 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
             return BFAIL("a transfer's source is level index 4096, which stands only for an "
                          "event that named no level: a transfer names its source");
         GET(v);
+        if (v == BIN_LEVEL_DEFAULT) /* as the source: named so, not as past the table */
+            return BFAIL("a transfer's destination is level index 4096, which stands only for "
+                         "an event that named no level: a transfer names its destination");
         if (bin_level(t, b, v, &ev->dst_level, err))
             return -1;
         GET(ev->bytes);

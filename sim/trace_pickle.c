@@ -791,6 +791,9 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
     uint64_t prev = 0, back = 0; /* the last entry's time (ps); entries whose time went back */
     size_t first_back = 0;
     int64_t first_tu = 0, first_hi = 0;
+    /* the first such entry's amsim_sub_us_ps and the earlier one's, when only they went back */
+    uint64_t first_sub = 0, first_prev_sub = 0;
+    int sub_back = 0;
     for (size_t i = 0; i < list->len; i++) {
         const pkl_value *d = list->items[i];
         tp_entry *x = &e[i];
@@ -892,8 +895,11 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
              * export of amsim's (with an origin) writes an expired wait's oom where the run's
              * state was, after entries of earlier times (export_snapshot.c): no warning. */
             if (tu < hi || x->time < prev) { /* before the origin, both are at 0 */
-                if (back++ == 0)
+                if (back++ == 0) {
                     first_back = i, first_tu = tu, first_hi = hi;
+                    sub_back = tu == hi; /* same microsecond: prev is in it too */
+                    first_sub = sub, first_prev_sub = prev % AM_PS_PER_US;
+                }
                 x->time = prev;
             }
             prev = x->time;
@@ -902,12 +908,23 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
     }
     if (back && !origin && time_back_news(t->path, dev, first_back, back)) {
         char *path = am_escape_dup(t->path); /* as messages echo it: no raw ESC */
-        fprintf(stderr, "amsim: warning: %s: %s[%d][%zu]: 'time_us' %lld is before an earlier "
-                "entry's (%lld); %llu entr%s of %s[%d] go%s back in time so: each is replayed at "
+        /* when only the picoseconds went back, they are named (until 2026-11-28 the warning
+         * said 'time_us' 5 was before 5) */
+        char now[96], was[64];
+        if (sub_back) {
+            snprintf(now, sizeof now, "%lld with 'amsim_sub_us_ps' %llu", (long long)first_tu,
+                     (unsigned long long)first_sub);
+            snprintf(was, sizeof was, "%lld with %llu", (long long)first_hi,
+                     (unsigned long long)first_prev_sub);
+        } else {
+            snprintf(now, sizeof now, "%lld", (long long)first_tu);
+            snprintf(was, sizeof was, "%lld", (long long)first_hi);
+        }
+        fprintf(stderr, "amsim: warning: %s: %s[%d][%zu]: 'time_us' %s is before an earlier "
+                "entry's (%s); %llu entr%s of %s[%d] go%s back in time so: each is replayed at "
                 "the time of the entry before it (the recorded order stands)\n", path, name,
-                dev, first_back, (long long)first_tu, (long long)first_hi,
-                (unsigned long long)back, back == 1 ? "y" : "ies", name, dev,
-                back == 1 ? "es" : "");
+                dev, first_back, now, was, (unsigned long long)back, back == 1 ? "y" : "ies",
+                name, dev, back == 1 ? "es" : "");
         free(path);
     }
     *out = e;
@@ -1681,6 +1698,13 @@ static int read_settings(trace *t, const pkl_value *a, am_error *err)
             return bad_setting(t, "garbage_collection_threshold", v, "a float", err);
         double g = v->type == PKL_FLOAT ? v->f : (double)v->i;
         snprintf(buf, sizeof buf, "%.15g", g); /* 0.6, not 0.59999999999999998 ... */
+        /* PyTorch takes 0 < threshold < 1 when set, and writes 0 when not: any other value
+         * is no recording of its (until 2026-11-28 a run left out 2, nan or -1 without a
+         * word, as no value a config can have to compare with) */
+        if (!(g >= 0 && g < 1))
+            return am_fail(err, AM_EINPUT, "%s: allocator_settings: "
+                           "'garbage_collection_threshold' %s is out of range (0: off, or above "
+                           "0 and below 1)", t->path, buf);
         double back = 0;
         if (units_real(buf, &back, NULL) != 0 || back != g)
             snprintf(buf, sizeof buf, "%.17g", g); /* ... unless that is another number */

@@ -316,6 +316,12 @@ BI_TB(b_transfer_src_default, "tsd.amsb",
       BIN_HDR "\x81\x80\x20\x02\x80\x20\x05\x01\x80\x20\x00\x02",
       "amsim: @:2: a transfer's source is level index 4096, which stands only for an event that "
       "named no level: a transfer names its source")
+/* A transfer's DST of 4096 (BIN_LEVEL_DEFAULT) is named as the source's is (until 2026-11-28
+ * "bad level index 4096 (the file names 2 levels)") */
+BI_TB(b_transfer_dst_default, "tdd.amsb",
+      BIN_HDR "\x81\x00\x02\x80\x08\x05\x80\x20\x80\x08\x00\x02",
+      "amsim: @:2: a transfer's destination is level index 4096, which stands only for an event "
+      "that named no level: a transfer names its destination")
 /* Header flags 1 (skipped count) and 2 (validated, added 2026-11-27) are known; 4 is not */
 BI_TB(b_flags, "flg.amsb",
       "\x41\x4d\x53\x42\x01\x04\x00\x00\x02\x03" "hbm" "\x04" "host" "\x00\x00",
@@ -967,6 +973,26 @@ BI_TB(p_settings_gc_str, "setgc.pickle",
       "oldq\x08X\x03\x00\x00\x00"
       "0.8q\x09su.",
       "amsim: @: allocator_settings: 'garbage_collection_threshold' is a str, expected a float")
+/* pickle.dumps({"segments": [], "device_traces": [[]], "allocator_settings": {"garbage_collection_threshold": 2.0}}, protocol=2):
+ * no threshold PyTorch takes (0 < threshold < 1, or 0: off; until 2026-11-28 a run left it out
+ * without a word, while convert named it) */
+BI_TB(p_settings_gc_range, "setgcr.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05"
+      "aX\x12\x00\x00\x00"
+      "allocator_settingsq\x06}q\x07X\x1c\x00\x00\x00garbage_collection_thresh"
+      "oldq\x08G@\x00\x00\x00\x00\x00\x00\x00su.",
+      "amsim: @: allocator_settings: 'garbage_collection_threshold' 2 is out of range (0: off, "
+      "or above 0 and below 1)")
+/* the same with float("nan") */
+BI_TB(p_settings_gc_nan, "setgcn.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+      "device_tracesq\x03]q\x04]q\x05"
+      "aX\x12\x00\x00\x00"
+      "allocator_settingsq\x06}q\x07X\x1c\x00\x00\x00garbage_collection_thresh"
+      "oldq\x08G\x7f\xf8\x00\x00\x00\x00\x00\x00su.",
+      "amsim: @: allocator_settings: 'garbage_collection_threshold' nan is out of range (0: "
+      "off, or above 0 and below 1)")
 /* pickle.dumps({"segments": [], "device_traces": [[{"action": "alloc", "addr": 0, "size": 1024},
  * {"action": "alloc", "addr": 512, "size": 1024}]]}, protocol=2): the second request overlaps the
  * first, still live (until 2026-11-27 accepted, both later frees going to the second) */
@@ -4687,6 +4713,7 @@ void suite_badinput(void)
              {"binary: end record count of one, singular", b_end_count1},
              {"binary: no end record after one record, singular", b_no_end1},
              {"binary: a transfer after LEVEL 4096", b_transfer_src_default},
+             {"binary: a transfer's DST of 4096", b_transfer_dst_default},
              {"binary: unknown header flag", b_flags},
              {"binary: reserved header bytes not 0", b_reserved},
              {"binary: gzip data cut after the end record", b_gzip_cut},
@@ -4811,6 +4838,8 @@ void suite_badinput(void)
              {"pickle: allocator_settings roundup_power2_divisions value a str",
               p_settings_divisions_str},
              {"pickle: allocator_settings garbage_collection_threshold a str", p_settings_gc_str},
+             {"pickle: allocator_settings garbage_collection_threshold 2", p_settings_gc_range},
+             {"pickle: allocator_settings garbage_collection_threshold nan", p_settings_gc_nan},
              {"pickle: a bool stream", p_bool_stream},
              {"pickle: a bool device", p_bool_device},
              {"pickle: a segment on device -1", p_seg_device_negative},

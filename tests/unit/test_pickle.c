@@ -274,11 +274,13 @@ static int write_odd(pw *w, const char *where, const char *key, uint64_t usual)
 }
 
 /* The value of an allocator setting as snap_set_val names it: "int4", "int1", "int-2",
- * "list40" ([4, 0]), "str4", "strTrue", "str200MB", "str0.8", "none", "dict1x" ({'1': 'x'}),
- * "dict3" ({'3': 4}). */
+ * "float-0" (a float, -0.0), "list40" ([4, 0]), "str4", "strTrue", "str200MB", "str0.8", "none",
+ * "dict1x" ({'1': 'x'}), "dict3" ({'3': 4}). */
 static void write_set_val(pw *w, const char *how)
 {
-    if (strncmp(how, "int", 3) == 0) {
+    if (strncmp(how, "float", 5) == 0) {
+        wfloat(w, strtod(how + 5, NULL));
+    } else if (strncmp(how, "int", 3) == 0) {
         long v = strtol(how + 3, NULL, 10);
         if (v < 0) {
             wb(w, 'J'); /* BININT, 4 bytes little-endian */
@@ -918,16 +920,18 @@ static void test_recorded_settings(void)
 
 /* `amsim convert` of a snapshot names the recorded settings that differ from PyTorch's defaults
  * on stderr: no output form carries them, so a run of the conversion cannot warn that the config
- * differs (until 2026-11-27 they were dropped without a word). At their defaults: no warning. */
+ * differs (until 2026-11-27 they were dropped without a word). At their defaults: no warning,
+ * a garbage_collection_threshold of -0.0 being 0, as run compares it (until 2026-11-28 convert
+ * compared the text "-0" with "0"). */
 static void test_convert_names_settings(void)
 {
     const uint64_t base = 1ULL << 30;
     const sblock b[] = {{0, 2 * MB, 0, "inactive"}};
     const sentry e[] = {{"alloc", 0, 1000}};
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
         snap_settings = k ? 3 : 1;
-        snap_set_key = "max_split_size";
-        snap_set_val = "int-1"; /* unlimited: PyTorch's default */
+        snap_set_key = k == 1 ? "max_split_size" : "garbage_collection_threshold";
+        snap_set_val = k == 1 ? "int-1" : "float-0"; /* unlimited, 0: PyTorch's defaults */
         const char *path = write_snapshot("cvset.pickle", base, 2 * MB, b, 1, e, 1);
         snap_settings = 0;
         char args[2048], *out = NULL, *errs = NULL;
@@ -990,7 +994,10 @@ static void test_settings_types(void)
         const char *value;
     } c[] = {
         {"roundup_power2_divisions", "int4", NULL, "4"},
-        {"garbage_collection_threshold", "int1", NULL, "1"},
+        {"garbage_collection_threshold", "int0", NULL, "0"}, /* as JSON writes 0.0 */
+        {"garbage_collection_threshold", "int1", "allocator_settings: "
+         "'garbage_collection_threshold' 1 is out of range (0: off, or above 0 and below 1)",
+         NULL}, /* PyTorch takes 0 < threshold < 1 (until 2026-11-28 read) */
         {"roundup_power2_divisions", "list40", "allocator_settings: 'roundup_power2_divisions' "
          "is a list, expected a dict (interval start in MiB: divisions) or an integer", NULL},
         {"roundup_power2_divisions", "str4", "'roundup_power2_divisions' is a str, expected", NULL},
@@ -1077,6 +1084,42 @@ static void test_recorded_divisions_one_is_off(void)
         free(out);
         free(errs);
     }
+}
+
+/* An entry in the same microsecond as the one before it whose amsim_sub_us_ps goes back is
+ * named with both picosecond parts (until 2026-11-28 the warning said 'time_us' 5 was before
+ * an earlier entry's 5). */
+static void test_time_backwards_sub_us(void)
+{
+    /* pickle.dumps({"segments": [], "device_traces": [[{"action": "alloc", "addr": 0,
+     * "size": 10, "stream": 0, "time_us": 5, "amsim_sub_us_ps": 500000}, {... "addr": 100,
+     * ... "time_us": 5, "amsim_sub_us_ps": 100}]]}, protocol=2) */
+    static const char pk[] =
+        "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
+        "device_tracesq\x03]q\x04]q\x05(}q\x06(X\x06\x00\x00\x00"
+        "actionq\x07X\x05\x00\x00\x00"
+        "allocq\x08X\x04\x00\x00\x00"
+        "addrq\x09K\x00X\x04\x00\x00\x00sizeq\x0aK\x0aX\x06\x00\x00\x00streamq\x0bK"
+        "\x00X\x07\x00\x00\x00time_usq\x0cK\x05X\x0f\x00\x00\x00"
+        "amsim_sub_us_psq\x0dJ \xa1\x07\x00u}q\x0e(h\x07h\x08h\x09Kdh\x0aK\x0ah\x0bK"
+        "\x00h\x0cK\x05h\x0dKdueau.";
+    char path[512], args[2048], *out = NULL, *errs = NULL;
+    snprintf(path, sizeof path, "%s/subback.pickle", tu_tmpdir());
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fwrite(pk, 1, sizeof pk - 1, f);
+    fclose(f);
+    snprintf(args, sizeof args, "run -c '%s/configs/default.yaml' -t '%s' --policy caching",
+             tu_top(), path);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, &errs), 0);
+    const char *want = "subback.pickle: device_traces[0][1]: 'time_us' 5 with 'amsim_sub_us_ps' "
+                       "100 is before an earlier entry's (5 with 500000); 1 entry of "
+                       "device_traces[0] goes back in time so";
+    CU_ASSERT_PTR_NOT_NULL(errs && strstr(errs, want));
+    if (!errs || !strstr(errs, want))
+        fprintf(stderr, "\n  %s\n", errs ? errs : "(none)");
+    free(out);
+    free(errs);
 }
 
 static void test_wrong_top_level(void)
@@ -1712,6 +1755,7 @@ void suite_pickle(void)
               test_outside_segments_replayed},
              {"an alloc over a live or pending block is refused", test_alloc_over_live},
              {"a time_us going back warns, a negative one is refused", test_time_backwards},
+             {"an amsim_sub_us_ps going back is named in the warning", test_time_backwards_sub_us},
              {"run's and check's errors name the snapshot entry", test_engine_error_names_entry},
              {"private memory pools refused", test_private_pool},
              {"recorded allocator settings, and the warning when the config differs",
