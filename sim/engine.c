@@ -1742,6 +1742,14 @@ static void defrag_audit(sim *s, int level, const slot *x, const alloc_out *o)
                  x->id, x->addr, o->addr);
 }
 
+/* What a level's device calls and charged host time add up to: a run or a retry that moved it
+ * made device calls (logged, counted) or charged time, which a skipped one would not repeat. */
+static uint64_t device_activity(const sim *s, int level)
+{
+    const mem_metrics *mm = mem_get_metrics(s->lv[level]);
+    return mm->device_allocs + mm->device_frees + mm->device_refusals + mm->allocator_ps;
+}
+
 /* Whether a transfer queued or running reads or writes a resident buffer of the level. */
 static int level_has_pending(const sim *s, int level)
 {
@@ -1810,8 +1818,10 @@ static void defrag(sim *s, int level)
                                 v[i]->addr, v[i]->requested, v[i]->given);
     }
     mem_compact(m, 0); /* what the policy still holds stays where it is */
-    uint64_t moved = 0, all = 0, lost = 0;
-    int still = 1; /* every buffer went back where it was, in a block of its old size */
+    uint64_t moved = 0, all = 0, lost = 0, act = device_activity(s, level);
+    /* every buffer went back where it was, in a block of its old size, with no device call and
+     * no charged time (platform gives its ranges back and takes them again: charged, logged) */
+    int still = 1;
     /* The copies' time sums saturate at AM_PS_MAX (am_ps_add), as a spill's does: host_block
      * then stops the host clock there and the event is refused (time_overflow). Until
      * 2026-11-27 they were plain sums, and copies longer than 2^64 ps wrapped to a short run. */
@@ -1906,7 +1916,8 @@ static void defrag(sim *s, int level)
      * anything after it (sim_observer.action) */
     expire_due(s);
     s->rt[level].allocs_since_defrag = 0;
-    s->rt[level].compacted = L->defrag.mode == CFG_DEFRAG_COMPACT && still;
+    s->rt[level].compacted = L->defrag.mode == CFG_DEFRAG_COMPACT && still &&
+                             device_activity(s, level) == act;
     s->rt[level].compacted_at = mem_changes(m);
     /* its buffers were released: the waits are retried once they are placed again (the
      * compaction is one step for the program), when its copies are done, before the request
@@ -2180,7 +2191,10 @@ static int spill_cannot_help(sim *s, int level, uint64_t bytes)
 }
 
 /* Whether a compact run on the level now would repeat its last one exactly: that run put every
- * buffer back where it was, in a block of its old size, and lost none (a fixed point), and
+ * buffer back where it was, in a block of its old size, and lost none (a fixed point), with no
+ * device call and no charged time, nor did the failed retry after it (device_activity: a
+ * platform run gives its ranges back and takes them again, a cuda_async retry is charged its
+ * refused growth, and a skipped run would drop those from the log and the clock), and
  * nothing the level holds has changed since (no block served, freed, requested free or moved,
  * no device range taken or given back: mem_changes; spills and restores are frees and
  * allocations of the level), so the run would release the same buffers, place them in the
@@ -2221,9 +2235,16 @@ static int defrag_for(sim *s, int level, const alloc_req *r, alloc_out *o, uint6
     if (s->rt[level].relocatable) /* it moves buffers: the failed attempt comes first */
         attempt_failed(s, level, r);
     defrag(s, level);
-    if (s->sum.defrag.runs > before && attempt_again(s, level, r, o, hint) == ALLOC_OK) {
-        s->sum.defrag.ooms_avoided++;
-        return 1;
+    if (s->sum.defrag.runs > before) {
+        uint64_t act = device_activity(s, level);
+        if (attempt_again(s, level, r, o, hint) == ALLOC_OK) {
+            s->sum.defrag.ooms_avoided++;
+            return 1;
+        }
+        /* a retry that made a device call or charged time (cuda_async's refused growth) would
+         * be made again: the level is not idle for the next request (compaction_idle) */
+        if (device_activity(s, level) != act)
+            s->rt[level].compacted = 0;
     }
     return 0;
 }

@@ -2813,6 +2813,42 @@ static void test_compaction_once_per_live_set(void)
     free(out);
 }
 
+/* A run that makes device calls or charges time is not skipped, though it moves nothing:
+ * platform gives its 2 MiB ranges back and takes them again in every run (10 calls of 20 us
+ * each here), and cuda_async's retry is charged its refused growth. QA's traces: the first
+ * version of the rule skipped them, and platform's makespan fell from 821 us to 381 us, its
+ * log losing each run's G and R lines; cuda_async's from 181 us to 121 us. */
+static void test_compaction_not_skipped_with_device_calls(void)
+{
+    static const char *const cfg =
+        "version: 1\ndevice: h100\nmemories:\n  hbm:\n    capacity: %s\n"
+        "    allocator: {policy: %s}\n    defrag: {mode: compact, trigger: on_oom}\n";
+    char y[512], *out;
+    snprintf(y, sizeof y, cfg, "10MiB", "platform");
+    char *pl = pl_run("cnsp", y,
+                      "amsim-trace v1\nalloc 1 1100000\nalloc 2 1100000\nalloc 3 1100000\n"
+                      "alloc 4 1100000\nalloc 5 1100000\nalloc 100000 3000000\ncompute 1us\n"
+                      "alloc 100001 3000000\ncompute 1us\nalloc 100002 3000000\ncompute 1us\n",
+                      "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "makespan 821.000 us"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "defragmentation: 3 runs moved 0 B"));
+    free(pl);
+    free(out);
+    snprintf(y, sizeof y, cfg, "3MiB", "cuda_async");
+    pl = pl_run("cnsc", y,
+                "amsim-trace v1\nalloc 1 1100000\nalloc 100000 1900000\ncompute 1us\n"
+                "alloc 100001 1900000\ncompute 1us\nalloc 100002 1900000\ncompute 1us\n"
+                "alloc 100003 1900000\ncompute 1us\n",
+                "", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "makespan 181.000 us"));
+    if (!strstr(out, "makespan 181.000 us"))
+        fprintf(stderr, "\n%s\n", out);
+    free(pl);
+    free(out);
+}
+
 /* A run that would move nothing still runs when a transfer is pending on one of the level's
  * buffers: it waits for it first (test_defrag_waits_for_pending_transfer), and skipping it would
  * change the host's time. As in test_compaction_once_per_live_set, 5's run moves nothing; 1 is
@@ -2977,6 +3013,7 @@ void suite_hierarchy(void)
               test_spill_cycle_stops},
              {"spilling counts blocks pending their free", test_spill_skips_for_pending_blocks},
              {"spilling out of victims defragments once more", test_spill_then_compact},
+             {"a compaction with device calls is not skipped", test_compaction_not_skipped_with_device_calls},
              {"the compaction after spilling needs an eviction of its own level", test_spill_then_compact_own_evictions},
              {"a live set unchanged since its compaction is not compacted again",
               test_compaction_once_per_live_set},
